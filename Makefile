@@ -1,0 +1,105 @@
+# SPDX-License-Identifier: MIT
+# keel: ARCH=x86_64 (default) | arm64 | sandbox. Objects go to build/$(ARCH)/.
+# The two commands a newcomer needs: `make run` and `make check`.
+
+ARCH ?= $(if $(wildcard arch/x86_64/arch.mk),x86_64,sandbox)
+SANITIZE ?= 0
+V ?= 0
+
+ifeq ($(SANITIZE),1)
+O ?= build/$(ARCH)-asan
+else
+O ?= build/$(ARCH)
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+TOP := $(CURDIR)
+PYTHON := /usr/bin/python3
+KCONFIG := scripts/kconfig.sh
+DEFCONFIG := arch/$(ARCH)/configs/$(ARCH)_defconfig
+
+CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -g -O2 \
+	-Iinclude -Iarch/$(ARCH)/include -I$(O)/include -MMD -MP
+
+# Sources: everything in these directories. The arch may filter some out
+# (ARCH_EXCLUDE) and add its own flags, rules and targets.
+SRCS_C := $(wildcard common/*.c common/lib/*.c boot/*.c arch/$(ARCH)/*.c)
+SRCS_S := $(wildcard arch/$(ARCH)/*.S)
+ARCH_EXCLUDE :=
+
+.PHONY: all run check bench defconfig menuconfig olddefconfig format \
+	check-format clean deps unit fuzz qemu-test FORCE
+
+all:
+
+include arch/$(ARCH)/arch.mk
+
+SRCS := $(filter-out $(ARCH_EXCLUDE),$(SRCS_C) $(SRCS_S))
+OBJS := $(patsubst %,$(O)/%.o,$(SRCS))
+AUTOCONF := $(O)/include/generated/autoconf.h
+
+# --- configuration ------------------------------------------------------
+$(O)/.config:
+	$(Q)$(KCONFIG) defconfig $(ARCH) $(O) $(DEFCONFIG)
+
+$(AUTOCONF): $(O)/.config Kconfig common/Kconfig arch/$(ARCH)/Kconfig
+	$(Q)$(KCONFIG) olddefconfig $(ARCH) $(O)
+	$(Q)$(KCONFIG) genconfig $(ARCH) $(O) --header-path $@
+
+defconfig:
+	$(Q)$(KCONFIG) defconfig $(ARCH) $(O) $(DEFCONFIG)
+	$(Q)$(KCONFIG) genconfig $(ARCH) $(O) --header-path $(AUTOCONF)
+
+olddefconfig:
+	$(Q)$(KCONFIG) olddefconfig $(ARCH) $(O)
+	$(Q)$(KCONFIG) genconfig $(ARCH) $(O) --header-path $(AUTOCONF)
+
+menuconfig: $(O)/.config
+	$(Q)$(KCONFIG) menuconfig $(ARCH) $(O)
+	$(Q)$(KCONFIG) genconfig $(ARCH) $(O) --header-path $(AUTOCONF)
+
+# --- compiling ----------------------------------------------------------
+$(O)/%.c.o: %.c $(AUTOCONF)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC_ARCH) $(CFLAGS_COMMON) $(ARCH_CFLAGS) -c $< -o $@
+
+$(O)/%.S.o: %.S $(AUTOCONF)
+	@mkdir -p $(dir $@)
+	@echo "  AS      $<"
+	$(Q)$(CC_ARCH) $(CFLAGS_COMMON) $(ARCH_CFLAGS) $(ARCH_ASFLAGS) -D__ASSEMBLY__ -c $< -o $@
+
+-include $(OBJS:.o=.d)
+
+# --- deps, tests, formatting ---------------------------------------------
+deps:
+	$(Q)scripts/install-deps.sh
+
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+format:
+	$(Q)clang-format -i $(FORMAT_FILES)
+
+check-format:
+	$(Q)clang-format --dry-run --Werror $(FORMAT_FILES)
+
+# make check: everything CI runs. Each step is its own target so that a
+# failing one is easy to rerun.
+check: deps
+	$(Q)$(MAKE) --no-print-directory unit
+	$(Q)$(MAKE) --no-print-directory fuzz-smoke
+	$(Q)$(MAKE) --no-print-directory ARCH=sandbox all
+	$(Q)$(MAKE) --no-print-directory ARCH=sandbox sandbox-test
+	$(Q)if [ -f arch/x86_64/arch.mk ]; then $(MAKE) --no-print-directory ARCH=x86_64 all qemu-test; fi
+	$(Q)if [ -f arch/arm64/arch.mk ]; then $(MAKE) --no-print-directory ARCH=arm64 all qemu-test; fi
+	@echo "make check: all steps passed"
+
+include tests/tests.mk
+
+clean:
+	rm -rf build

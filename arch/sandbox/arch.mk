@@ -1,0 +1,30 @@
+# SPDX-License-Identifier: MIT
+# The sandbox: keel as a Linux process. RAM is an mmap arena, CPUs are
+# pthreads. Only os.c includes libc; libc also provides the string functions,
+# so keel's own copies (common/lib/libc.c) are left out here.
+
+CC_ARCH := gcc
+ARCH_CFLAGS := -fno-omit-frame-pointer -pthread
+ARCH_LDFLAGS := -pthread
+ARCH_EXCLUDE := common/lib/libc.c
+
+ifeq ($(SANITIZE),1)
+ARCH_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined -O1
+ARCH_LDFLAGS += -fsanitize=address,undefined
+endif
+
+SANDBOX_LIB := $(O)/libkeel.a
+
+all: $(O)/keel
+
+$(SANDBOX_LIB): $(OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(O)/keel: $(SANDBOX_LIB)
+	@echo "  LD      $@"
+	$(Q)$(CC_ARCH) $(ARCH_LDFLAGS) -o $@ -Wl,--whole-archive $< -Wl,--no-whole-archive
+
+SANDBOX_FW ?= tests/data/sandbox-2node.fw
+run: deps $(O)/keel
+	$(O)/keel $(SANDBOX_FW) $(CMDLINE)

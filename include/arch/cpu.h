@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/* Arch hooks: the running CPU, time, stopping the machine. */
+#ifndef ARCH_CPU_H
+#define ARCH_CPU_H
+
+#include <keel/types.h>
+
+/* Logical index (0 = boot CPU) of the CPU running this code. */
+unsigned int arch_cpu_id(void);
+
+/* Spin-wait hint (pause / yield). */
+void arch_cpu_relax(void);
+
+/*
+ * Raw ticks of the boot timer (TSC, CNTVCT_EL0, CLOCK_MONOTONIC_RAW in ns)
+ * and its rate. arch_ticks_hz() is valid once the arch has calibrated it,
+ * which it does before calling keel_main().
+ */
+uint64_t arch_ticks(void);
+uint64_t arch_ticks_hz(void);
+
+/* "x86_64", "arm64", "sandbox" (report `arch`). */
+extern const char arch_name[];
+
+/* Ticks at kernel entry: report times are ns since then. */
+extern uint64_t arch_entry_ticks;
+
+/*
+ * How the boot ends once the report is printed (cmdline after=).
+ * arch_stop(): halt / power off / exit with a status telling PASS from FAIL.
+ * On the sandbox: exit(0) on pass, exit(1) otherwise.
+ */
+enum after_action {
+	AFTER_DEFAULT = 0,	/* the arch's choice: halt on hardware, exit on QEMU/sandbox */
+	AFTER_HALT,
+	AFTER_POWEROFF,
+	AFTER_EXIT,
+	AFTER_RESET,
+};
+__attribute__((noreturn)) void arch_stop(enum after_action how, bool pass);
+
+#endif

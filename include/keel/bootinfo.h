@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * struct bootinfo: everything the firmware told us, in one arch-neutral
+ * shape. The boot/ parsers fill it (multiboot1/2, FDT, ACPI, the sandbox
+ * firmware description), bootinfo_sanitise() makes it consistent, and
+ * common/boot.c consumes it. Nothing here touches hardware.
+ */
+#ifndef KEEL_BOOTINFO_H
+#define KEEL_BOOTINFO_H
+
+#include <keel/config.h>
+#include <keel/types.h>
+
+#define MAX_NUMNODES CONFIG_MAX_NUMNODES
+#define NUMA_NO_NODE 0xffffu
+#define BOOTINFO_MAX_RAM 256
+#define BOOTINFO_MAX_RESERVED 128
+#define BOOTINFO_CMDLINE_MAX 1024
+#define BOOTINFO_NAME_MAX 24
+
+#define NODE_DISTANCE_LOCAL 10
+#define NODE_DISTANCE_REMOTE 20
+
+enum boot_protocol {
+	BOOT_UNKNOWN = 0,
+	BOOT_MULTIBOOT1,
+	BOOT_MULTIBOOT2,
+	BOOT_DT,
+	BOOT_EFI,
+	BOOT_SANDBOX,
+};
+
+/* [start, end) of RAM on one node. */
+struct bi_ram {
+	paddr_t start, end;
+	uint32_t node;
+};
+
+/* [start, end) that must never reach the heap, and why. */
+struct bi_reserved {
+	paddr_t start, end;
+	char name[BOOTINFO_NAME_MAX];
+};
+
+struct bi_cpu {
+	uint64_t hwid;		/* APIC ID / MPIDR affinity / sandbox id */
+	uint32_t node;		/* NUMA_NO_NODE until known; sanitise fixes */
+	uint32_t package, core, thread;
+	bool usable;		/* enabled in firmware (not a hot-plug slot) */
+	bool boot_cpu;		/* the CPU running the boot */
+};
+
+struct bootinfo {
+	enum boot_protocol protocol;
+	char loader[64];
+	char cmdline[BOOTINFO_CMDLINE_MAX];
+
+	struct bi_ram ram[BOOTINFO_MAX_RAM];
+	unsigned int ram_count;
+	struct bi_reserved reserved[BOOTINFO_MAX_RESERVED];
+	unsigned int reserved_count;
+
+	struct bi_cpu cpus[CONFIG_NR_CPUS];
+	unsigned int cpu_count;
+
+	/* Nodes are 0..node_count-1 after sanitise. */
+	unsigned int node_count;
+	uint8_t distance[MAX_NUMNODES][MAX_NUMNODES];
+	bool have_distance;	/* firmware gave a matrix (SLIT / distance-map) */
+
+	/* Highest physical address bit the machine decodes (clamp for ranges). */
+	unsigned int paddr_bits;
+
+	/* Filled by the arch for the report. */
+	int el;			/* arm64 exception level, -1 elsewhere */
+	const char *timer_source;	/* "tsc", "cntvct", "clock_monotonic_raw" */
+	const char *timer_calibrated_by;	/* "pit", "acpi_pm", "hpet", "cntfrq", "cpuid", "os" */
+	uint64_t timer_hz;
+	paddr_t acpi_rsdp;	/* 0 when none */
+
+	/* Warnings and dropped items while building/sanitising (reported). */
+	unsigned int fixups;
+	unsigned int dropped_ram, dropped_reserved, dropped_cpus;
+};
+
+/* bootinfo_init(): empty, protocol set, el = -1, paddr_bits = 52. */
+void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol);
+
+/*
+ * Adders used by the parsers. They only append (with a one-line warning and
+ * a dropped_* count when a table is full or end <= start); ordering,
+ * overlaps and alignment are sanitise's job.
+ * Return: 0 or -ENOSPC / -EINVAL.
+ */
+int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
+		     uint32_t node);
+int bootinfo_add_reserved(struct bootinfo *bi, paddr_t start, paddr_t end,
+			  const char *name);
+int bootinfo_add_cpu(struct bootinfo *bi, uint64_t hwid, uint32_t node,
+		     uint32_t package, uint32_t core, uint32_t thread,
+		     bool usable);
+void bootinfo_set_distance(struct bootinfo *bi, uint32_t a, uint32_t b,
+			   uint8_t d);
+
+/*
+ * bootinfo_sanitise(): RAM trimmed inwards to whole pages, reserved trimmed
+ * outwards; zero-length dropped; ranges sorted and merged (same node);
+ * overlapping RAM of different nodes resolved (lower node keeps it); RAM
+ * clamped to paddr_bits; node ids kept as the firmware gave them (parsers
+ * map PXM/numa-node-id to ids < MAX_NUMNODES), ids >= MAX_NUMNODES and
+ * NUMA_NO_NODE mapped to node 0; node_count = highest id in use + 1 (a node
+ * may have RAM and no CPU, CPUs and no RAM, or neither); distance matrix
+ * validated (diagonal 10, others > 10, symmetric) or replaced by 10/20;
+ * duplicate CPU hwids dropped; at least one CPU (the boot CPU) exists.
+ * One pr_warn() per fix.
+ * Reserved ranges stay as given (overlaps allowed); "reserved wins" is
+ * applied when RAM is handed to bootmem.
+ */
+void bootinfo_sanitise(struct bootinfo *bi);
+
+/* Total RAM bytes (after sanitise). */
+uint64_t bootinfo_ram_bytes(const struct bootinfo *bi);
+
+const char *boot_protocol_name(enum boot_protocol p);
+
+#endif

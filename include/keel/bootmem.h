@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The boot allocator, memblock-shaped: a table of RAM regions (with node)
+ * and a table of reserved regions (with a reason). Allocation is top-down,
+ * node-local first, then nearest node. Every allocation becomes a named
+ * reserved region, so the audit can account for every page. After
+ * bootmem_handoff() the free ranges belong to the heap and bootmem refuses
+ * further allocations.
+ */
+#ifndef KEEL_BOOTMEM_H
+#define KEEL_BOOTMEM_H
+
+#include <keel/bootinfo.h>
+#include <keel/types.h>
+
+#define BOOTMEM_MAX_REGIONS 512
+#define BOOTMEM_ANY_NODE NUMA_NO_NODE
+
+struct bootmem_region {
+	paddr_t start, end;	/* [start, end), page aligned */
+	uint32_t node;		/* RAM: its node; reserved: unused */
+	char name[BOOTINFO_NAME_MAX];	/* reserved: the reason */
+};
+
+void bootmem_init(void);
+
+/*
+ * Feed bootmem from a sanitised bootinfo: all RAM ranges, then all reserved
+ * ranges (trimmed to RAM; outside RAM they only count as firmware reserved).
+ */
+void bootmem_init_from_bootinfo(const struct bootinfo *bi);
+
+/* Return: 0 or -ENOSPC (table full) / -EINVAL. */
+int bootmem_add(paddr_t base, uint64_t size, uint32_t node);
+int bootmem_reserve(paddr_t base, uint64_t size, const char *why);
+
+/*
+ * bootmem_alloc(): @size bytes aligned to @align (power of two, >= page),
+ * top-down, on @node if it can, else the nearest node by distance (ties:
+ * lowest id), BOOTMEM_ANY_NODE for no preference. The memory is not zeroed.
+ * Records a reserved region named @why. Panics naming @why, size, align
+ * and node when nothing fits.
+ */
+paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
+		      const char *why);
+/* As bootmem_alloc() but returns INVALID_PADDR instead of panicking. */
+paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
+			  const char *why);
+/* The distance table used for fallback (bootinfo's). */
+void bootmem_set_distance(const struct bootinfo *bi);
+
+/*
+ * Iterate the free ranges (RAM minus reserved), ascending, each within one
+ * node and one RAM region: @idx is the iterator state, starting at 0.
+ * Return: false when done.
+ */
+bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
+			     uint32_t *node);
+
+#define for_each_free_range(idx, s, e, n)                                  \
+	for ((idx) = 0; bootmem_next_free_range(&(idx), (s), (e), (n));)
+
+/*
+ * bootmem_handoff(): gives every free range to the heap (heap_add_range)
+ * and closes bootmem. Return: number of ranges handed over.
+ */
+unsigned int bootmem_handoff(void);
+
+/* Read-only views for the audit and the report. */
+const struct bootmem_region *bootmem_ram_regions(unsigned int *count);
+const struct bootmem_region *bootmem_reserved_regions(unsigned int *count);
+uint64_t bootmem_allocated_bytes(void);
+unsigned int bootmem_allocation_count(void);
+/* Bytes of RAM covered by reserved regions (each byte counted once). */
+uint64_t bootmem_reserved_ram_bytes(void);
+/* Per-node RAM bytes and the min/max pfn of a node's RAM (false if none). */
+uint64_t bootmem_node_ram_bytes(uint32_t node);
+bool bootmem_node_span(uint32_t node, pfn_t *start, pfn_t *end);
+
+#endif

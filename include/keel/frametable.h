@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The frame table: one struct page_info per RAM page, kept per node in
+ * sections of FT_SECTION_PAGES pages; only sections containing RAM have
+ * storage, allocated from bootmem on the section's node. pfn_to_page() is
+ * O(1): a section table lookup plus an index.
+ *
+ * Invariant (DESIGN §4): an entry is meaningful only if its page is the head
+ * of a free chunk or lies in an allocated block. Tail entries of a free
+ * chunk are never written and never read (heap_init=lazy). The frame table
+ * memory is therefore not zeroed at boot.
+ */
+#ifndef KEEL_FRAMETABLE_H
+#define KEEL_FRAMETABLE_H
+
+#include <keel/types.h>
+
+#define FT_SECTION_SHIFT 15	/* 32768 pages = 128 MiB per section */
+#define FT_SECTION_PAGES (1ULL << FT_SECTION_SHIFT)
+
+enum page_state {
+	PGS_NONE = 0,		/* never a heap page (hole / reserved) */
+	PGS_FREE = 0x5a,	/* head of a free chunk */
+	PGS_ALLOCATED = 0xa5,	/* part of an allocated block */
+	PGS_FREE_TAIL = 0x3c,	/* heap_init=chunked only: written tail */
+};
+
+/* page_info flags */
+#define PGF_CLEAN_POC 0x01	/* chunk cleaned to PoC since last written */
+#define PGF_NEED_FLUSH 0x02	/* allocated with no_flush, not yet flushed */
+
+#define FIRST_DIRTY_NONE 0xffffffffu
+
+struct page_info {
+	struct page_info *next, *prev;	/* free list links (free heads) */
+	uint64_t pfn;		/* this page's frame number */
+	uint32_t first_dirty;	/* free head: first page offset that may be dirty */
+	uint8_t state;		/* enum page_state */
+	uint8_t order;		/* free head / allocated block: its order */
+	uint8_t flags;		/* PGF_* */
+	uint8_t node;
+};
+
+/*
+ * Set up the section table and allocate, per node, the storage of every
+ * section containing RAM (one bootmem allocation per node, node-local).
+ * Needs bootmem populated and the node count.
+ */
+void frametable_init(unsigned int node_count);
+
+/* NULL when the pfn has no frame table storage. */
+struct page_info *pfn_to_page_or_null(pfn_t p);
+
+/* pfn_to_page: the pfn must be RAM (CHECK in debug builds). */
+struct page_info *pfn_to_page(pfn_t p);
+
+static inline pfn_t page_to_pfn(const struct page_info *pg)
+{
+	return pfn(pg->pfn);
+}
+
+/* Bytes of frame table storage allocated (report). */
+uint64_t frametable_bytes(void);
+
+#endif

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sandbox firmware description (DESIGN §3), a text format:
+ *   ram       START END node=N
+ *   reserved  START END [name]
+ *   cpu       HWID node=N package=P core=C thread=T
+ *   distance  A B VALUE
+ * '#' starts a comment; numbers decimal or 0x-hex with optional K/M/G/T.
+ * A pure parser over a buffer: it never reads outside [buf, buf+len).
+ */
+#ifndef KEEL_FWDESC_H
+#define KEEL_FWDESC_H
+
+#include <keel/bootinfo.h>
+
+/*
+ * fwdesc_parse(): append what @buf describes to @bi (already
+ * bootinfo_init()ed). Bad lines are skipped with one warning naming the
+ * line number and the field. A `distance A B V` given one way only is
+ * applied both ways.
+ * Return: number of warnings.
+ */
+unsigned int fwdesc_parse(struct bootinfo *bi, const char *buf, size_t len);
+
+#endif

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * keel's command line options, parsed once by cmdline_parse() into the
+ * global `opts`. Every option is documented in docs/cmdline.md. Unknown keys
+ * and bad values get one warning each and keep the default.
+ */
+#ifndef KEEL_OPTIONS_H
+#define KEEL_OPTIONS_H
+
+#include <arch/cpu.h>
+#include <keel/cachemaint.h>
+#include <keel/heap.h>
+#include <keel/scrub.h>
+#include <keel/types.h>
+
+#define INJECT_MAX 8
+
+enum inject_kind {
+	INJECT_NONE = 0,
+	INJECT_AP_TIMEOUT,	/* inject=ap-timeout:N */
+	INJECT_CPU_ON_FAIL,	/* inject=cpu-on-fail:N */
+	INJECT_NODE_CPUS_FAIL,	/* inject=node-cpus-fail:N */
+	INJECT_SCRUB_STOP,	/* inject=scrub-stop:N */
+	INJECT_BAD_MAP,		/* inject=bad-map */
+};
+
+struct inject {
+	enum inject_kind kind;
+	uint64_t arg;
+};
+
+enum acpi_mode { ACPI_AUTO = 0, ACPI_FORCE, ACPI_OFF };
+enum audit_mode { AUDIT_BASIC = 0, AUDIT_FULL };
+
+struct keel_options {
+	enum scrub_mode bootscrub;
+	uint64_t bootscrub_chunk;
+	bool scrub_smt;
+	enum heap_init_mode heap_init;
+	enum cachemaint_mode cachemaint;
+	bool cachemaint_set;	/* given on the command line */
+	bool bench;
+	uint64_t stress_seconds;
+	enum after_action after;
+	uint64_t mem_limit;	/* mem=: 0 = none */
+	enum acpi_mode acpi;
+	enum audit_mode audit;
+	int loglevel;
+	uint32_t ap_timeout_ms;
+	char console[32];
+	struct inject inject[INJECT_MAX];
+	unsigned int inject_count;
+	unsigned int warnings;	/* problems seen while parsing */
+};
+
+extern struct keel_options opts;
+
+/* Defaults from Kconfig. */
+void options_defaults(struct keel_options *o);
+
+/*
+ * cmdline_parse(): space-separated `key=value` and bare `flag` words
+ * (quotes "..." allowed around values). Bare flags mean `flag=on` for
+ * booleans. Words without a key keel knows get a warning (the first word
+ * is skipped when it looks like a kernel path, as QEMU/GRUB pass one).
+ * Never reads past @len or a NUL.
+ * Return: number of warnings printed.
+ */
+unsigned int cmdline_parse(struct keel_options *o, const char *s, size_t len);
+
+/* Is fault @kind injected with argument @arg? */
+bool inject_has(enum inject_kind kind, uint64_t arg);
+/* Any argument: returns the first, or false. */
+bool inject_get(enum inject_kind kind, uint64_t *arg);
+
+/* For docs and the report: parse a boolean word (on/off/yes/no/1/0/true/false). */
+int parse_bool(const char *s, size_t len, bool *out);
+
+#endif

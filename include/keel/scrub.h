@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scrubbing free memory (DESIGN §5). The boot scrub cuts every node's dirty
+ * chunks into units of bootscrub_chunk bytes (a unit never spans two chunks)
+ * that the node's workers claim from a per-node atomic cursor. A node without
+ * CPUs is scrubbed by the workers of the nearest node that has some. No heap
+ * lock is held while a unit is scrubbed.
+ */
+#ifndef KEEL_SCRUB_H
+#define KEEL_SCRUB_H
+
+#include <keel/bootinfo.h>
+#include <keel/smp.h>
+#include <keel/types.h>
+
+enum scrub_mode {
+	SCRUB_ON = 0,	/* scrub before the heap opens */
+	SCRUB_OFF,	/* trust memory, never scrub at boot */
+	SCRUB_IDLE,	/* heap opens dirty, parked CPUs scrub in background */
+};
+
+struct scrub_node_stats {
+	uint64_t bytes;
+	uint64_t ticks;		/* first unit start .. last unit end */
+	cpumask_t cpus;		/* CPUs that worked on this node */
+	uint32_t helper_of;	/* node whose workers did it, or NUMA_NO_NODE when local */
+};
+
+struct scrub_cpu_stats {
+	uint32_t node;		/* the node whose memory it scrubbed most */
+	uint64_t bytes;
+	uint64_t ticks;		/* busy time, measured on this CPU's clock */
+	uint32_t units;
+	bool worker;
+};
+
+struct scrub_stats {
+	enum scrub_mode mode;
+	uint64_t bytes;
+	uint64_t ticks;		/* wall time of the boot scrub */
+	unsigned int workers;
+	uint64_t heap_ready_ticks;	/* since entry */
+	uint64_t all_clean_ticks;	/* since entry; 0 while not all clean */
+	uint64_t unit_bytes;
+	struct scrub_node_stats node[MAX_NUMNODES];
+	struct scrub_cpu_stats cpu[NR_CPUS];
+};
+
+extern struct scrub_stats scrub_stats;
+
+const char *scrub_mode_name(enum scrub_mode m);
+
+/*
+ * scrub_boot(): the whole boot scrub for @mode (on: scrub everything and
+ * return; off: nothing; idle: start background scrubbing on the parked
+ * CPUs and return at once). @smt: also use SMT siblings.
+ */
+void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt);
+
+/* idle mode: wait until every free chunk is clean (all_clean_ticks set). */
+void scrub_wait_all_clean(void);
+
+/*
+ * Pick the scrub workers: one per core (SMT siblings skipped unless @smt),
+ * and for each node the node whose workers scrub it (itself when it has
+ * CPUs, else the nearest node with CPUs, ties to the lowest id).
+ */
+void scrub_plan(bool smt, cpumask_t *workers, uint32_t scrubbed_by[MAX_NUMNODES]);
+
+/* idle mode: one background step on the calling CPU. Return: false when nothing is left. */
+bool scrub_idle_step(void);
+
+#endif

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CPUs and work dispatch. Secondary CPUs park in smp_secondary_main(),
+ * polling their own mailbox (no interrupts at boot). smp_run_on() posts a
+ * function to a set of CPUs (the caller included when it is in the set),
+ * runs it and waits for all of them.
+ *
+ * Logical CPU ids: 0 is the boot CPU, then the usable bootinfo CPUs in
+ * bootinfo order.
+ */
+#ifndef KEEL_SMP_H
+#define KEEL_SMP_H
+
+#include <keel/bootinfo.h>
+#include <keel/cpumask.h>
+#include <keel/types.h>
+
+struct cpu_info {
+	uint64_t hwid;
+	uint32_t node, package, core, thread;
+	bool present;		/* usable in firmware, we tried to start it */
+	bool online;		/* checked in */
+	bool smt_sibling;	/* not the first thread of its core */
+	const char *fail_reason;	/* why it is not online, or NULL */
+	int64_t tsc_skew_ticks;	/* against the boot CPU, measured at check-in */
+	/* mailbox */
+	void (*volatile fn)(void *);
+	void *volatile arg;
+	volatile uint32_t seq, done_seq;
+} __attribute__((aligned(128)));
+
+extern struct cpu_info cpu_table[NR_CPUS];
+extern unsigned int cpu_count;	/* entries used in cpu_table */
+
+/*
+ * smp_init(): fill cpu_table from bootinfo (boot CPU first) and mark SMT
+ * siblings (same node/package/core, thread != lowest).
+ */
+void smp_init(const struct bootinfo *bi);
+
+/*
+ * smp_boot_cpus(): start every present CPU through arch_cpu_start(), each
+ * with a stack allocated from bootmem on its own node, and wait at most
+ * @timeout_ms for each to check in. CPUs that do not are reported and left
+ * out. Return: number of CPUs online (boot CPU included).
+ */
+unsigned int smp_boot_cpus(unsigned int timeout_ms);
+
+/* Run fn(arg) on every online CPU of @mask (caller included) and wait. */
+void smp_run_on(const cpumask_t *mask, void (*fn)(void *), void *arg);
+/* Post without waiting (caller excluded); smp_wait() waits for them. */
+void smp_post(const cpumask_t *mask, void (*fn)(void *), void *arg);
+void smp_wait(const cpumask_t *mask);
+
+void smp_online_mask(cpumask_t *out);
+unsigned int smp_online_count(void);
+
+/* Stack size per secondary CPU. */
+#define SMP_STACK_SIZE (64 * 1024)
+
+#endif

@@ -1,0 +1,36 @@
+# SPDX-License-Identifier: MIT
+# Unit tests: cmocka, one file per subsystem, linked against the real
+# sources built for the sandbox arch with ASan and UBSan.
+
+UNIT_SRCS := $(wildcard tests/unit/*_test.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,build/sandbox-asan/tests/%,$(UNIT_SRCS))
+
+unit:
+	$(Q)$(MAKE) --no-print-directory ARCH=sandbox SANITIZE=1 unit-run
+
+ifeq ($(ARCH)-$(SANITIZE),sandbox-1)
+build/sandbox-asan/tests/%: tests/unit/%.c tests/unit/test_util.h $(SANDBOX_LIB)
+	@mkdir -p $(dir $@)
+	@echo "  TEST-CC $<"
+	$(Q)$(CC_ARCH) $(CFLAGS_COMMON) $(ARCH_CFLAGS) -Wno-missing-prototypes -Itests/unit -o $@ $< $(SANDBOX_LIB) $(ARCH_LDFLAGS) -lcmocka -lfdt
+
+unit-run: $(UNIT_BINS)
+	$(Q)fail=0; for t in $(UNIT_BINS); do \
+		echo "  RUN     $$t"; \
+		(cd $(TOP) && ASAN_OPTIONS=detect_leaks=0 $$t) || { echo "FAILED: $$t"; fail=1; }; \
+	done; exit $$fail
+endif
+
+# Fuzz targets: tests/fuzz/*_fuzz.c, built with clang and libFuzzer.
+FUZZ_SRCS := $(wildcard tests/fuzz/*_fuzz.c)
+FUZZ_SECONDS ?= 10
+
+fuzz-smoke:
+	$(Q)if [ -n "$(FUZZ_SRCS)" ]; then scripts/fuzz.sh build $(FUZZ_SRCS) && scripts/fuzz.sh run 3 $(FUZZ_SRCS); fi
+
+fuzz:
+	$(Q)scripts/fuzz.sh build $(FUZZ_SRCS) && scripts/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_SRCS)
+
+# Sandbox end to end (the real binary on firmware descriptions).
+sandbox-test: $(O)/keel
+	$(Q)$(PYTHON) tests/sandbox/run.py $(O)/keel
