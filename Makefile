@@ -100,6 +100,7 @@ check: deps
 	@echo "make check: all steps passed"
 
 include tests/tests.mk
+-include tests/bench.mk
 
 clean:
 	rm -rf build

@@ -39,4 +39,11 @@ enum after_action {
 };
 __attribute__((noreturn)) void arch_stop(enum after_action how, bool pass);
 
+
+/*
+ * Called by panic() after the message is printed: stop the machine as a
+ * failed boot. The sandbox calls the test panic hook when one is set.
+ */
+__attribute__((noreturn)) void arch_panic(const char *msg);
+
 #endif
