@@ -17,13 +17,15 @@ SANDBOX_LIB := $(O)/libkeel.a
 
 all: $(O)/keel
 
-$(SANDBOX_LIB): $(OBJS)
+# OBJS is only defined after this file is included: expand it late.
+.SECONDEXPANSION:
+$(SANDBOX_LIB): $$(OBJS)
 	@echo "  AR      $@"
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@.tmp && ar rcs $@.tmp $^ && mv $@.tmp $@
 
 $(O)/keel: $(SANDBOX_LIB)
 	@echo "  LD      $@"
-	$(Q)$(CC_ARCH) $(ARCH_LDFLAGS) -o $@ -Wl,--whole-archive $< -Wl,--no-whole-archive
+	$(Q)$(CC_ARCH) $(ARCH_LDFLAGS) -o $@ -Wl,--whole-archive $< -Wl,--no-whole-archive -lfdt
 
 SANDBOX_FW ?= tests/data/sandbox-2node.fw
 run: deps $(O)/keel

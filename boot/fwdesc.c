@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sandbox firmware description (DESIGN §3): a line-based text file
+ * that plays the part of e820/SRAT/MADT/SLIT for arch/sandbox.
+ *
+ *   ram       START END [node=N]
+ *   reserved  START END [name]
+ *   cpu       HWID [node=N] [package=P] [core=C] [thread=T]
+ *   distance  A B VALUE
+ *
+ * Invariants: reads only [buf, buf+len) (a NUL inside ends the text);
+ * every bad line is skipped with exactly one warning naming the line
+ * number and the field; good lines are appended to the bootinfo in file
+ * order, ordering and overlaps are bootinfo_sanitise()'s business. The
+ * first cpu line is the boot CPU. A missing node= is NUMA_NO_NODE, which
+ * sanitise maps to node 0 with a warning. No lock, no allocation.
+ */
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/fwdesc.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+#define FWDESC_LINE_MAX 256
+#define FWDESC_TOKENS	8
+
+struct token {
+	const char *s;
+	size_t len;
+};
+
+struct line_ctx {
+	struct bootinfo *bi;
+	unsigned int lineno;
+	unsigned int warnings;
+	/* given[a] bit b: "distance a b" appeared explicitly. */
+	uint64_t given[MAX_NUMNODES];
+};
+
+#define line_warn(ctx, fmt, ...)                                     \
+	do {                                                         \
+		(ctx)->warnings++;                                   \
+		pr_warn("fwdesc: line %u: " fmt "\n", (ctx)->lineno, \
+			##__VA_ARGS__);                              \
+	} while (0)
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Split [s, s+len) at blanks. Return: tokens found, or -1 if too many. */
+static int tokenize(const char *s, size_t len, struct token *tok)
+{
+	size_t i = 0;
+	int n = 0;
+
+	while (i < len) {
+		size_t start;
+
+		while (i < len && is_blank(s[i]))
+			i++;
+		if (i >= len)
+			break;
+		if (n == FWDESC_TOKENS)
+			return -1;
+		start = i;
+		while (i < len && !is_blank(s[i]))
+			i++;
+		tok[n].s = s + start;
+		tok[n].len = i - start;
+		n++;
+	}
+	return n;
+}
+
+static bool tok_eq(const struct token *t, const char *word)
+{
+	return t->len == strlen(word) && !memcmp(t->s, word, t->len);
+}
+
+/* A number (decimal, 0x-hex, optional K/M/G/T); warns on failure. */
+static bool tok_number(struct line_ctx *ctx, const struct token *t,
+		       const char *field, uint64_t *out)
+{
+	int ret = parse_size(t->s, t->len, out);
+
+	if (ret)
+		line_warn(ctx, "bad %s \"%.*s\"%s, line skipped", field,
+			  (int)t->len, t->s,
+			  ret == -ERANGE ? " (too large)" : "");
+	return !ret;
+}
+
+static bool tok_u32(struct line_ctx *ctx, const struct token *t,
+		    const char *field, uint32_t max, uint32_t *out)
+{
+	uint64_t v;
+
+	if (!tok_number(ctx, t, field, &v))
+		return false;
+	if (v > max) {
+		line_warn(ctx, "%s %llu out of range (max %u), line skipped",
+			  field, (unsigned long long)v, max);
+		return false;
+	}
+	*out = (uint32_t)v;
+	return true;
+}
+
+/*
+ * key=value attributes after the positional fields; @names lists the keys
+ * allowed, @vals receives them (untouched when absent).
+ */
+static bool parse_attrs(struct line_ctx *ctx, const struct token *tok, int n,
+			const char *const *names, uint32_t *vals,
+			unsigned int count)
+{
+	for (int i = 0; i < n; i++) {
+		const char *eq = memchr(tok[i].s, '=', tok[i].len);
+		struct token key, val;
+		unsigned int k;
+
+		if (!eq) {
+			line_warn(ctx, "unexpected \"%.*s\", line skipped",
+				  (int)tok[i].len, tok[i].s);
+			return false;
+		}
+		key.s = tok[i].s;
+		key.len = (size_t)(eq - tok[i].s);
+		val.s = eq + 1;
+		val.len = tok[i].len - key.len - 1;
+		for (k = 0; k < count; k++)
+			if (tok_eq(&key, names[k]))
+				break;
+		if (k == count) {
+			line_warn(ctx,
+				  "unknown attribute \"%.*s\", line skipped",
+				  (int)key.len, key.s);
+			return false;
+		}
+		/* node ids are capped by sanitise; keep them in 16 bits. */
+		if (!tok_u32(ctx, &val, names[k], k == 0 ? 0xfffe : 0xffffffffu,
+			     &vals[k]))
+			return false;
+	}
+	return true;
+}
+
+static bool parse_range(struct line_ctx *ctx, const struct token *tok,
+			uint64_t *s, uint64_t *e)
+{
+	if (!tok_number(ctx, &tok[0], "START", s) ||
+	    !tok_number(ctx, &tok[1], "END", e))
+		return false;
+	if (*e <= *s) {
+		line_warn(ctx, "END %#llx <= START %#llx, line skipped",
+			  (unsigned long long)*e, (unsigned long long)*s);
+		return false;
+	}
+	return true;
+}
+
+static void do_ram(struct line_ctx *ctx, const struct token *tok, int n)
+{
+	static const char *const names[] = {"node"};
+	uint32_t node = NUMA_NO_NODE;
+	uint64_t s, e;
+
+	if (n < 3) {
+		line_warn(ctx, "ram needs START END, line skipped");
+		return;
+	}
+	if (!parse_range(ctx, &tok[1], &s, &e) ||
+	    !parse_attrs(ctx, &tok[3], n - 3, names, &node, 1))
+		return;
+	if (bootinfo_add_ram(ctx->bi, pa(s), pa(e), node))
+		ctx->warnings++;
+}
+
+static void do_reserved(struct line_ctx *ctx, const struct token *tok, int n)
+{
+	char name[BOOTINFO_NAME_MAX];
+	uint64_t s, e;
+
+	if (n < 3 || n > 4) {
+		line_warn(ctx, "reserved needs START END [name], line skipped");
+		return;
+	}
+	if (!parse_range(ctx, &tok[1], &s, &e))
+		return;
+	name[0] = '\0';
+	if (n == 4) {
+		size_t l = MIN(tok[3].len, sizeof(name) - 1);
+
+		memcpy(name, tok[3].s, l);
+		name[l] = '\0';
+	}
+	if (bootinfo_add_reserved(ctx->bi, pa(s), pa(e),
+				  name[0] ? name : "firmware"))
+		ctx->warnings++;
+}
+
+static void do_cpu(struct line_ctx *ctx, const struct token *tok, int n)
+{
+	static const char *const names[] = {"node", "package", "core",
+					    "thread"};
+	struct bootinfo *bi = ctx->bi;
+	uint32_t vals[4] = {NUMA_NO_NODE, 0, bi->cpu_count, 0};
+	uint64_t hwid;
+
+	if (n < 2) {
+		line_warn(ctx, "cpu needs HWID, line skipped");
+		return;
+	}
+	if (!tok_number(ctx, &tok[1], "HWID", &hwid) ||
+	    !parse_attrs(ctx, &tok[2], n - 2, names, vals, 4))
+		return;
+	if (bootinfo_add_cpu(bi, hwid, vals[0], vals[1], vals[2], vals[3],
+			     true)) {
+		ctx->warnings++;
+		return;
+	}
+	/* The sandbox boots on the first CPU it lists. */
+	if (bi->cpu_count == 1)
+		bi->cpus[0].boot_cpu = true;
+}
+
+static void do_distance(struct line_ctx *ctx, const struct token *tok, int n)
+{
+	uint32_t a, b, v;
+
+	if (n != 4) {
+		line_warn(ctx, "distance needs A B VALUE, line skipped");
+		return;
+	}
+	if (!tok_u32(ctx, &tok[1], "node A", MAX_NUMNODES - 1, &a) ||
+	    !tok_u32(ctx, &tok[2], "node B", MAX_NUMNODES - 1, &b) ||
+	    !tok_u32(ctx, &tok[3], "VALUE", 255, &v))
+		return;
+	if (v == 0) {
+		line_warn(ctx, "distance VALUE 0, line skipped");
+		return;
+	}
+	bootinfo_set_distance(ctx->bi, a, b, (uint8_t)v);
+	ctx->given[a] |= 1ULL << b;
+	/* One direction given: it holds both ways until the other comes. */
+	if (!(ctx->given[b] & (1ULL << a)))
+		bootinfo_set_distance(ctx->bi, b, a, (uint8_t)v);
+}
+
+static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
+{
+	struct token tok[FWDESC_TOKENS];
+	const char *hash = memchr(s, '#', len);
+	int n;
+
+	if (hash)
+		len = (size_t)(hash - s);
+	n = tokenize(s, len, tok);
+	if (n < 0) {
+		line_warn(ctx, "more than %d fields, line skipped",
+			  FWDESC_TOKENS);
+		return;
+	}
+	if (n == 0)
+		return;
+	if (tok_eq(&tok[0], "ram"))
+		do_ram(ctx, tok, n);
+	else if (tok_eq(&tok[0], "reserved"))
+		do_reserved(ctx, tok, n);
+	else if (tok_eq(&tok[0], "cpu"))
+		do_cpu(ctx, tok, n);
+	else if (tok_eq(&tok[0], "distance"))
+		do_distance(ctx, tok, n);
+	else
+		line_warn(ctx, "unknown keyword \"%.*s\", line skipped",
+			  (int)MIN(tok[0].len, (size_t)32), tok[0].s);
+}
+
+/**
+ * fwdesc_parse() - append the description in [buf, buf+len) to @bi.
+ * Return: number of warnings printed (bad lines, full tables).
+ */
+unsigned int fwdesc_parse(struct bootinfo *bi, const char *buf, size_t len)
+{
+	struct line_ctx ctx;
+	size_t pos = 0;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.bi = bi;
+	if (!buf)
+		return 0;
+	len = strnlen(buf, len);
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - buf) : len;
+
+		ctx.lineno++;
+		if (end - pos > FWDESC_LINE_MAX)
+			line_warn(&ctx, "longer than %d bytes, line skipped",
+				  FWDESC_LINE_MAX);
+		else
+			parse_line(&ctx, buf + pos, end - pos);
+		pos = end + 1;
+	}
+	return ctx.warnings;
+}

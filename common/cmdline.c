@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The keel command line (docs/cmdline.md): `key=value` words and bare
+ * boolean flags, parsed into struct keel_options.
+ *
+ * Every option is one row of opt_table (name, type, where it is stored,
+ * allowed words); the parser itself knows no option names. Invariants: the
+ * parser reads only [s, s + min(len, strnlen(s, len))); a bad value keeps
+ * what was there (the default, or an earlier command line: boot.c parses
+ * CONFIG_DEFAULT_CMDLINE first, then the firmware's line, so a later word
+ * overrides an earlier one); every problem is exactly one pr_warn naming
+ * key and value. No lock: called on the boot CPU before SMP.
+ */
+#include <keel/compiler.h>
+#include <keel/config.h>
+#include <keel/errno.h>
+#include <keel/options.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+struct keel_options opts;
+
+enum opt_type {
+	OPT_ENUM, /* one of ->words, stored as int */
+	OPT_BOOL,
+	OPT_SIZE, /* uint64_t with K/M/G/T */
+	OPT_U64,
+	OPT_U32,
+	OPT_INT,    /* int in [min, max] */
+	OPT_STRING, /* char[size] */
+	OPT_INJECT,
+};
+
+struct opt_word {
+	const char *word;
+	int value;
+};
+
+struct opt_desc {
+	const char *name;
+	enum opt_type type;
+	size_t offset;
+	size_t size;		      /* OPT_STRING buffer size */
+	const struct opt_word *words; /* OPT_ENUM, NULL-terminated */
+	int min, max;		      /* OPT_INT */
+	/* Extra validation/side effects after a successful store. */
+	void (*post)(struct keel_options *o, const char *val, size_t len);
+};
+
+static const struct opt_word scrub_words[] = {
+	{"on", SCRUB_ON},
+	{"off", SCRUB_OFF},
+	{"idle", SCRUB_IDLE},
+	{NULL, 0},
+};
+
+static const struct opt_word heap_words[] = {
+	{"lazy", HEAP_INIT_LAZY},
+	{"chunked", HEAP_INIT_CHUNKED},
+	{"pagewise", HEAP_INIT_PAGEWISE},
+	{NULL, 0},
+};
+
+static const struct opt_word cachemaint_words[] = {
+	{"deferred", CACHEMAINT_DEFERRED},
+	{"eager", CACHEMAINT_EAGER},
+	{"clflush", CACHEMAINT_CLFLUSH},
+	{"none", CACHEMAINT_NONE},
+	{NULL, 0},
+};
+
+static const struct opt_word after_words[] = {
+	{"halt", AFTER_HALT},
+	{"poweroff", AFTER_POWEROFF},
+	{"exit", AFTER_EXIT},
+	{"reset", AFTER_RESET},
+	{NULL, 0},
+};
+
+static const struct opt_word acpi_words[] = {
+	{"auto", ACPI_AUTO},
+	{"force", ACPI_FORCE},
+	{"off", ACPI_OFF},
+	{NULL, 0},
+};
+
+static const struct opt_word audit_words[] = {
+	{"basic", AUDIT_BASIC},
+	{"full", AUDIT_FULL},
+	{NULL, 0},
+};
+
+struct inject_desc {
+	const char *name;
+	enum inject_kind kind;
+	bool needs_arg;
+};
+
+static const struct inject_desc inject_kinds[] = {
+	{"ap-timeout", INJECT_AP_TIMEOUT, true},
+	{"cpu-on-fail", INJECT_CPU_ON_FAIL, true},
+	{"node-cpus-fail", INJECT_NODE_CPUS_FAIL, true},
+	{"scrub-stop", INJECT_SCRUB_STOP, true},
+	{"bad-map", INJECT_BAD_MAP, false},
+};
+
+static unsigned int parse_warnings;
+
+/* One warning, counted for the caller's return value. */
+#define opt_warn(fmt, ...)                                    \
+	do {                                                  \
+		parse_warnings++;                             \
+		pr_warn("cmdline: " fmt "\n", ##__VA_ARGS__); \
+	} while (0)
+
+static void post_chunk(struct keel_options *o, const char *val, size_t len)
+{
+	uint64_t c = o->bootscrub_chunk;
+	uint64_t fixed = c < PAGE_SIZE ? PAGE_SIZE : ALIGN_DOWN(c, PAGE_SIZE);
+
+	if (fixed != c) {
+		opt_warn("bootscrub_chunk=%.*s is not a multiple of 4K, using "
+			 "%llu",
+			 (int)len, val, (unsigned long long)fixed);
+		o->bootscrub_chunk = fixed;
+	}
+}
+
+static void post_cachemaint(struct keel_options *o, const char *val, size_t len)
+{
+	o->cachemaint_set = true;
+}
+
+static void post_loglevel(struct keel_options *o, const char *val, size_t len)
+{
+	/* The global options drive the console at once. */
+	if (o == &opts)
+		printk_level = o->loglevel;
+}
+
+#define OFS(field) __builtin_offsetof(struct keel_options, field)
+
+static const struct opt_desc opt_table[] = {
+	{"bootscrub", OPT_ENUM, OFS(bootscrub), 0, scrub_words, 0, 0, NULL},
+	{"bootscrub_chunk", OPT_SIZE, OFS(bootscrub_chunk), 0, NULL, 0, 0,
+	 post_chunk},
+	{"scrub_smt", OPT_BOOL, OFS(scrub_smt), 0, NULL, 0, 0, NULL},
+	{"heap_init", OPT_ENUM, OFS(heap_init), 0, heap_words, 0, 0, NULL},
+	{"cachemaint", OPT_ENUM, OFS(cachemaint), 0, cachemaint_words, 0, 0,
+	 post_cachemaint},
+	{"bench", OPT_BOOL, OFS(bench), 0, NULL, 0, 0, NULL},
+	{"stress", OPT_U64, OFS(stress_seconds), 0, NULL, 0, 0, NULL},
+	{"after", OPT_ENUM, OFS(after), 0, after_words, 0, 0, NULL},
+	{"mem", OPT_SIZE, OFS(mem_limit), 0, NULL, 0, 0, NULL},
+	{"acpi", OPT_ENUM, OFS(acpi), 0, acpi_words, 0, 0, NULL},
+	{"audit", OPT_ENUM, OFS(audit), 0, audit_words, 0, 0, NULL},
+	{"loglevel", OPT_INT, OFS(loglevel), 0, NULL, LOG_ERR, LOG_DEBUG,
+	 post_loglevel},
+	{"ap_timeout_ms", OPT_U32, OFS(ap_timeout_ms), 0, NULL, 0, 0, NULL},
+	{"console", OPT_STRING, OFS(console), sizeof(opts.console), NULL, 0, 0,
+	 NULL},
+	{"inject", OPT_INJECT, 0, 0, NULL, 0, 0, NULL},
+};
+
+/* Enums are stored through int: make sure that is what they are. */
+_Static_assert(sizeof(enum scrub_mode) == sizeof(int), "enum size");
+_Static_assert(sizeof(enum after_action) == sizeof(int), "enum size");
+
+static bool word_eq(const char *s, size_t len, const char *word)
+{
+	return strlen(word) == len && !memcmp(s, word, len);
+}
+
+/**
+ * parse_bool() - on/off, yes/no, 1/0, true/false over exactly [s, s+len).
+ * Return: 0, or -EINVAL for anything else.
+ */
+int parse_bool(const char *s, size_t len, bool *out)
+{
+	static const char *const yes[] = {"on", "yes", "1", "true"};
+	static const char *const no[] = {"off", "no", "0", "false"};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (word_eq(s, len, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (word_eq(s, len, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int lookup_word(const struct opt_word *w, const char *s, size_t len,
+		       int *out)
+{
+	for (; w->word; w++) {
+		if (word_eq(s, len, w->word)) {
+			*out = w->value;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int parse_inject(struct keel_options *o, const char *val, size_t len)
+{
+	const char *colon = memchr(val, ':', len);
+	size_t klen = colon ? (size_t)(colon - val) : len;
+	const struct inject_desc *d = NULL;
+	uint64_t arg = 0;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(inject_kinds); i++)
+		if (word_eq(val, klen, inject_kinds[i].name))
+			d = &inject_kinds[i];
+	if (!d)
+		return -EINVAL;
+	if (colon) {
+		if (parse_u64(colon + 1, len - klen - 1, &arg))
+			return -EINVAL;
+	} else if (d->needs_arg) {
+		return -EINVAL;
+	}
+	if (o->inject_count >= INJECT_MAX)
+		return -ENOSPC;
+	o->inject[o->inject_count].kind = d->kind;
+	o->inject[o->inject_count].arg = arg;
+	o->inject_count++;
+	return 0;
+}
+
+/* Store @val into the option @d describes. Return: 0 or -errno. */
+static int opt_store(struct keel_options *o, const struct opt_desc *d,
+		     const char *val, size_t len)
+{
+	char *field = (char *)o + d->offset;
+	uint64_t u;
+	bool b;
+	int v, ret;
+
+	switch (d->type) {
+	case OPT_ENUM:
+		ret = lookup_word(d->words, val, len, &v);
+		if (!ret)
+			memcpy(field, &v, sizeof(v));
+		return ret;
+	case OPT_BOOL:
+		ret = parse_bool(val, len, &b);
+		if (!ret)
+			memcpy(field, &b, sizeof(b));
+		return ret;
+	case OPT_SIZE:
+	case OPT_U64:
+		ret = d->type == OPT_SIZE ? parse_size(val, len, &u)
+					  : parse_u64(val, len, &u);
+		if (!ret)
+			memcpy(field, &u, sizeof(u));
+		return ret;
+	case OPT_U32: {
+		uint32_t u32;
+
+		ret = parse_u64(val, len, &u);
+		if (ret)
+			return ret;
+		if (u > UINT32_MAX)
+			return -ERANGE;
+		u32 = (uint32_t)u;
+		memcpy(field, &u32, sizeof(u32));
+		return 0;
+	}
+	case OPT_INT:
+		ret = parse_u64(val, len, &u);
+		if (ret)
+			return ret;
+		if (u < (uint64_t)d->min || u > (uint64_t)d->max)
+			return -ERANGE;
+		v = (int)u;
+		memcpy(field, &v, sizeof(v));
+		return 0;
+	case OPT_STRING:
+		if (len >= d->size)
+			return -E2BIG;
+		memcpy(field, val, len);
+		field[len] = '\0';
+		return 0;
+	case OPT_INJECT:
+		return parse_inject(o, val, len);
+	}
+	return -EINVAL;
+}
+
+static const struct opt_desc *opt_find(const char *key, size_t len)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(opt_table); i++)
+		if (word_eq(key, len, opt_table[i].name))
+			return &opt_table[i];
+	return NULL;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Apply one `key[=value]` word; @val is NULL for a bare flag. */
+static void apply_word(struct keel_options *o, const char *key, size_t klen,
+		       const char *val, size_t vlen)
+{
+	const struct opt_desc *d = opt_find(key, klen);
+	int ret;
+
+	if (!d) {
+		if (val)
+			opt_warn("unknown option %.*s=%.*s ignored", (int)klen,
+				 key, (int)vlen, val);
+		else
+			opt_warn("unknown option %.*s ignored", (int)klen, key);
+		return;
+	}
+	if (!val) {
+		if (d->type != OPT_BOOL) {
+			opt_warn("option %.*s needs a value, ignored",
+				 (int)klen, key);
+			return;
+		}
+		val = "on";
+		vlen = 2;
+	}
+	ret = opt_store(o, d, val, vlen);
+	if (ret) {
+		opt_warn(
+			"bad value %.*s=\"%.*s\"%s, keeping the previous value",
+			(int)klen, key, (int)vlen, val,
+			ret == -ERANGE	 ? " (out of range)"
+			: ret == -E2BIG	 ? " (too long)"
+			: ret == -ENOSPC ? " (too many)"
+					 : "");
+		return;
+	}
+	if (d->post)
+		d->post(o, val, vlen);
+}
+
+/**
+ * cmdline_parse() - apply the command line [s, s+len) (stopping early at a
+ * NUL) to @o. Callable several times; later words override earlier ones.
+ * Return: number of warnings printed (also added to @o->warnings).
+ */
+unsigned int cmdline_parse(struct keel_options *o, const char *s, size_t len)
+{
+	size_t i = 0;
+	bool first = true;
+
+	parse_warnings = 0;
+	if (!s)
+		return 0;
+	len = strnlen(s, len);
+	while (i < len) {
+		const char *key, *val = NULL;
+		size_t klen, vlen = 0, wstart;
+		bool has_slash = false;
+
+		while (i < len && is_space(s[i]))
+			i++;
+		if (i >= len)
+			break;
+		wstart = i;
+		key = s + i;
+		while (i < len && !is_space(s[i]) && s[i] != '=') {
+			has_slash |= s[i] == '/';
+			i++;
+		}
+		klen = (size_t)(s + i - key);
+		if (i < len && s[i] == '=') {
+			i++;
+			if (i < len && s[i] == '"') {
+				const char *q;
+
+				i++;
+				q = memchr(s + i, '"', len - i);
+				val = s + i;
+				if (!q) {
+					vlen = len - i;
+					i = len;
+					opt_warn("unterminated quote in %.*s",
+						 (int)(len - wstart),
+						 s + wstart);
+					first = false;
+					continue;
+				}
+				vlen = (size_t)(q - val);
+				i = (size_t)(q - s) + 1;
+			} else {
+				val = s + i;
+				while (i < len && !is_space(s[i]))
+					i++;
+				vlen = (size_t)(s + i - val);
+			}
+		}
+		/* QEMU -kernel / GRUB pass the kernel path as word 0. */
+		if (first && !val && has_slash) {
+			first = false;
+			continue;
+		}
+		first = false;
+		if (klen == 0) {
+			opt_warn("empty option name in \"%.*s\"",
+				 (int)(s + i - (s + wstart)), s + wstart);
+			continue;
+		}
+		apply_word(o, key, klen, val, vlen);
+	}
+	o->warnings += parse_warnings;
+	return parse_warnings;
+}
+
+/**
+ * options_defaults() - fill @o from Kconfig (CONFIG_BOOTSCRUB_DEFAULT,
+ * CONFIG_BOOTSCRUB_CHUNK, CONFIG_AP_TIMEOUT_MS) and the built-in defaults.
+ * A malformed Kconfig string falls back to on / 128M with a warning.
+ */
+void options_defaults(struct keel_options *o)
+{
+	static const char scrub_def[] = CONFIG_BOOTSCRUB_DEFAULT;
+	static const char chunk_def[] = CONFIG_BOOTSCRUB_CHUNK;
+	int mode;
+
+	memset(o, 0, sizeof(*o));
+	o->bootscrub = SCRUB_ON;
+	if (lookup_word(scrub_words, scrub_def, strlen(scrub_def), &mode))
+		pr_warn("cmdline: CONFIG_BOOTSCRUB_DEFAULT=\"%s\" is not "
+			"on/off/idle, using on\n",
+			scrub_def);
+	else
+		o->bootscrub = (enum scrub_mode)mode;
+	o->bootscrub_chunk = 128ULL << 20;
+	if (parse_size(chunk_def, strlen(chunk_def), &o->bootscrub_chunk) ||
+	    o->bootscrub_chunk < PAGE_SIZE ||
+	    !IS_ALIGNED(o->bootscrub_chunk, PAGE_SIZE)) {
+		pr_warn("cmdline: CONFIG_BOOTSCRUB_CHUNK=\"%s\" is not a "
+			"multiple of 4K, using 128M\n",
+			chunk_def);
+		o->bootscrub_chunk = 128ULL << 20;
+	}
+	o->scrub_smt = false;
+	o->heap_init = HEAP_INIT_LAZY;
+	o->cachemaint = CACHEMAINT_DEFERRED;
+	o->after = AFTER_DEFAULT;
+	o->acpi = ACPI_AUTO;
+	o->audit = AUDIT_BASIC;
+	o->loglevel = LOG_INFO;
+	o->ap_timeout_ms = CONFIG_AP_TIMEOUT_MS;
+}
+
+/**
+ * inject_has() - is fault @kind injected with argument @arg (global opts)?
+ * Return: true when an inject= word asked for it.
+ */
+bool inject_has(enum inject_kind kind, uint64_t arg)
+{
+	for (unsigned int i = 0; i < opts.inject_count && i < INJECT_MAX; i++)
+		if (opts.inject[i].kind == kind && opts.inject[i].arg == arg)
+			return true;
+	return false;
+}
+
+/**
+ * inject_get() - the argument of the first inject= word of @kind.
+ * Return: true and *@arg set when there is one, false otherwise.
+ */
+bool inject_get(enum inject_kind kind, uint64_t *arg)
+{
+	for (unsigned int i = 0; i < opts.inject_count && i < INJECT_MAX; i++) {
+		if (opts.inject[i].kind == kind) {
+			if (arg)
+				*arg = opts.inject[i].arg;
+			return true;
+		}
+	}
+	return false;
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * keel's own helpers (not libc names, so built on every arch including the
+ * sandbox): strlcpy, bounded number/size parsing for the parsers, size
+ * formatting for the report, an in-place non-recursive sort and the IEEE
+ * CRC-32 used by U-Boot environments.
+ *
+ * Invariants: the parse_* functions read exactly [s, s+len) and nothing
+ * else; no function allocates, locks or recurses.
+ */
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/string.h>
+
+/**
+ * strlcpy() - copy @src into @dst of @size bytes, truncating.
+ * Return: strlen(@src), so truncation is detected by a result >= @size.
+ */
+size_t strlcpy(char *dst, const char *src, size_t size)
+{
+	size_t n = strlen(src);
+
+	if (size) {
+		size_t c = n < size - 1 ? n : size - 1;
+
+		memcpy(dst, src, c);
+		dst[c] = '\0';
+	}
+	return n;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Parse the number at the front of [s, s+len); *used = bytes consumed. */
+static int parse_number(const char *s, size_t len, uint64_t *out, size_t *used)
+{
+	unsigned int base = 10;
+	size_t i = 0, first;
+	uint64_t v = 0;
+
+	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+		base = 16;
+		i = 2;
+	}
+	first = i;
+	for (; i < len; i++) {
+		int d = hex_digit(s[i]);
+
+		if (d < 0 || (unsigned int)d >= base)
+			break;
+		if (v > (UINT64_MAX - (unsigned int)d) / base)
+			return -ERANGE;
+		v = v * base + (unsigned int)d;
+	}
+	if (i == first)
+		return -EINVAL;
+	*out = v;
+	*used = i;
+	return 0;
+}
+
+/**
+ * parse_u64() - decimal or 0x-hex number filling exactly [s, s+len).
+ * Return: 0, -EINVAL (empty, not a number, junk after it) or -ERANGE.
+ */
+int parse_u64(const char *s, size_t len, uint64_t *out)
+{
+	size_t used;
+	uint64_t v;
+	int ret;
+
+	ret = parse_number(s, len, &v, &used);
+	if (ret)
+		return ret;
+	if (used != len)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+/**
+ * parse_size() - like parse_u64() plus one optional K/M/G/T suffix (either
+ * case, powers of 1024).
+ * Return: 0, -EINVAL or -ERANGE (the scaled value overflows 64 bits).
+ */
+int parse_size(const char *s, size_t len, uint64_t *out)
+{
+	unsigned int shift = 0;
+	size_t used;
+	uint64_t v;
+	int ret;
+
+	ret = parse_number(s, len, &v, &used);
+	if (ret)
+		return ret;
+	if (used + 1 == len) {
+		static const char suffixes[] = "KMGT";
+		char c = s[used] & ~0x20; /* upper case */
+
+		for (unsigned int i = 0; i < 4; i++)
+			if (c == suffixes[i])
+				shift = 10 * (i + 1);
+		if (!shift)
+			return -EINVAL;
+	} else if (used != len) {
+		return -EINVAL;
+	}
+	if (shift && v > (UINT64_MAX >> shift))
+		return -ERANGE;
+	*out = v << shift;
+	return 0;
+}
+
+/**
+ * format_size() - @bytes in the largest binary unit that divides it
+ * exactly: "512M", "1G", "4K"; plain digits otherwise (and for 0).
+ */
+void format_size(char *buf, size_t size, uint64_t bytes)
+{
+	static const char units[] = "TGMK";
+	static const unsigned int shifts[] = {40, 30, 20, 10};
+
+	for (unsigned int i = 0; bytes && i < ARRAY_SIZE(shifts); i++) {
+		uint64_t unit = 1ULL << shifts[i];
+
+		if ((bytes & (unit - 1)) == 0) {
+			snprintf(buf, size, "%llu%c",
+				 (unsigned long long)(bytes >> shifts[i]),
+				 units[i]);
+			return;
+		}
+	}
+	snprintf(buf, size, "%llu", (unsigned long long)bytes);
+}
+
+static void swap_bytes(unsigned char *a, unsigned char *b, size_t size)
+{
+	while (size--) {
+		unsigned char t = *a;
+
+		*a++ = *b;
+		*b++ = t;
+	}
+}
+
+/* Restore the max-heap below @root, looking at elements [0, count). */
+static void sift_down(unsigned char *base, size_t root, size_t count,
+		      size_t size, int (*cmp)(const void *, const void *))
+{
+	for (;;) {
+		size_t child = 2 * root + 1;
+
+		if (child >= count)
+			return;
+		if (child + 1 < count &&
+		    cmp(base + child * size, base + (child + 1) * size) < 0)
+			child++;
+		if (cmp(base + root * size, base + child * size) >= 0)
+			return;
+		swap_bytes(base + root * size, base + child * size, size);
+		root = child;
+	}
+}
+
+/**
+ * sort() - sort @count elements of @size bytes in place. Heapsort: no
+ * recursion, no allocation, O(n log n) worst case; not stable.
+ */
+void sort(void *base, size_t count, size_t size,
+	  int (*cmp)(const void *, const void *))
+{
+	unsigned char *b = base;
+
+	if (count < 2 || size == 0)
+		return;
+	for (size_t i = count / 2; i-- > 0;)
+		sift_down(b, i, count, size, cmp);
+	for (size_t end = count - 1; end > 0; end--) {
+		swap_bytes(b, b + end * size, size);
+		sift_down(b, 0, end, size, cmp);
+	}
+}
+
+/**
+ * crc32() - IEEE 802.3 CRC-32 (reflected, polynomial 0xEDB88320) as zlib
+ * and U-Boot compute it; pass the previous result as @crc to continue,
+ * 0 to start. Bitwise: it runs on small buffers only (env, tests), so no
+ * table is worth its 1 KiB.
+ * Return: the updated CRC.
+ */
+uint32_t crc32(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+
+	crc = ~crc;
+	while (len--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xEDB88320u & -(crc & 1));
+	}
+	return ~crc;
+}

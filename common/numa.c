@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The NUMA node set and its distance matrix, copied once from the
+ * sanitised bootinfo by numa_init() on the boot CPU and read-only after
+ * that (so no lock). Before numa_init() keel looks like one node.
+ *
+ * Invariants: 1 <= node_count <= MAX_NUMNODES; distance[a][a] == 10 and
+ * distance[a][b] > 10 for a != b (bootinfo_sanitise guarantees it; an
+ * unsanitised matrix is replaced by 10/20 here too).
+ */
+#include <keel/compiler.h>
+#include <keel/numa.h>
+#include <keel/printk.h>
+
+static unsigned int node_count = 1;
+static uint8_t distance[MAX_NUMNODES][MAX_NUMNODES] = {
+	[0] = {[0] = NODE_DISTANCE_LOCAL},
+};
+
+static bool matrix_valid(const struct bootinfo *bi, unsigned int n)
+{
+	for (unsigned int a = 0; a < n; a++) {
+		for (unsigned int b = 0; b < n; b++) {
+			uint8_t d = bi->distance[a][b];
+
+			if (a == b ? d != NODE_DISTANCE_LOCAL
+				   : d <= NODE_DISTANCE_LOCAL)
+				return false;
+		}
+	}
+	return true;
+}
+
+/**
+ * numa_init() - take the node count and distances from @bi.
+ */
+void numa_init(const struct bootinfo *bi)
+{
+	unsigned int n = bi->node_count;
+	bool valid;
+
+	if (n == 0 || n > MAX_NUMNODES) {
+		pr_warn("numa: node_count %u out of range, using 1\n", n);
+		n = 1;
+	}
+	valid = bi->have_distance && matrix_valid(bi, n);
+	for (unsigned int a = 0; a < MAX_NUMNODES; a++) {
+		for (unsigned int b = 0; b < MAX_NUMNODES; b++) {
+			uint8_t d = a == b ? NODE_DISTANCE_LOCAL
+					   : NODE_DISTANCE_REMOTE;
+
+			if (valid && a < n && b < n)
+				d = bi->distance[a][b];
+			distance[a][b] = d;
+		}
+	}
+	node_count = n;
+}
+
+/**
+ * numa_node_count() - nodes 0..count-1 exist.
+ * Return: the count (>= 1).
+ */
+unsigned int numa_node_count(void)
+{
+	return node_count;
+}
+
+/**
+ * node_distance() - SLIT-style distance between two nodes.
+ * Return: 10 for a node to itself, > 10 otherwise; 255 for a bad node id.
+ */
+unsigned int node_distance(uint32_t a, uint32_t b)
+{
+	if (a >= node_count || b >= node_count)
+		return 255;
+	return distance[a][b];
+}
+
+/**
+ * numa_nearest() - nearest node to @from among @candidates (bit n = node
+ * n); @from itself when it is a candidate, ties to the lowest id.
+ * Return: the node, or NUMA_NO_NODE when no candidate exists.
+ */
+uint32_t numa_nearest(uint32_t from, uint64_t candidates)
+{
+	uint32_t best = NUMA_NO_NODE;
+	unsigned int best_d = ~0u;
+	unsigned int limit = MIN(node_count, 64u);
+
+	if (from < limit && (candidates >> from) & 1)
+		return from;
+	for (uint32_t n = 0; n < limit; n++) {
+		unsigned int d;
+
+		if (!((candidates >> n) & 1))
+			continue;
+		d = from < node_count ? node_distance(from, n) : 0;
+		if (d < best_d) {
+			best_d = d;
+			best = n;
+		}
+	}
+	return best;
+}
+
+/**
+ * numa_fallback_order() - all nodes sorted by distance from @from
+ * (itself first, ties by id) into @order, which holds MAX_NUMNODES.
+ * Return: the number of nodes written.
+ */
+unsigned int numa_fallback_order(uint32_t from, uint32_t *order)
+{
+	unsigned int n = node_count;
+
+	for (unsigned int i = 0; i < n; i++)
+		order[i] = i;
+	if (from >= n)
+		return n;
+	/* Insertion sort: n <= 64, and it keeps ties in id order. */
+	for (unsigned int i = 1; i < n; i++) {
+		uint32_t v = order[i];
+		unsigned int dv = v == from ? 0 : node_distance(from, v);
+		unsigned int j = i;
+
+		while (j > 0) {
+			uint32_t u = order[j - 1];
+			unsigned int du =
+				u == from ? 0 : node_distance(from, u);
+
+			if (du <= dv)
+				break;
+			order[j] = u;
+			j--;
+		}
+		order[j] = v;
+	}
+	return n;
+}

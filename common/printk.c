@@ -1,0 +1,235 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Console output: printk levels, raw console writes and panic().
+ *
+ * Each message is formatted into a bounded stack buffer first and then
+ * written with one arch_console_write() call under console_lock, so lines
+ * of several CPUs never interleave and a slow UART is never entered with a
+ * half-formatted line.
+ *
+ * Lock: console_lock (a ticket lock) only around arch_console_write().
+ * console_lock_cpu remembers the holder so that a panic() raised by the
+ * CPU while it holds the lock writes unlocked instead of waiting for
+ * itself. panic() never waits unboundedly: it tries the lock
+ * for a while and then writes anyway, because a garbled last line beats a
+ * silent hang.
+ */
+#include <arch/console.h>
+#include <arch/cpu.h>
+#include <keel/atomic.h>
+#include <keel/compiler.h>
+#include <keel/printk.h>
+#include <keel/spinlock.h>
+#include <keel/string.h>
+
+#define PRINTK_BUF 512
+#define NO_CPU	   0xffffffffu
+/* arch_cpu_relax() rounds before panic() writes without the lock. */
+#define PANIC_LOCK_TRIES 10000000u
+
+int printk_level = LOG_INFO;
+unsigned int printk_warn_count;
+unsigned int printk_err_count;
+
+static spinlock_t console_lock = SPINLOCK_INIT;
+static uint32_t console_lock_cpu = NO_CPU;
+static uint32_t panic_cpu = NO_CPU;
+static char panic_msg[256];
+
+/* Ticket-lock trylock: take a ticket only when it is served at once. */
+static bool console_trylock(void)
+{
+	uint32_t owner = atomic_load_acquire(&console_lock.owner);
+	uint32_t next = owner;
+
+	return atomic_cmpxchg(&console_lock.next, &next, owner + 1);
+}
+
+/*
+ * Take the console lock. Return: true when taken (pass to console_unlock),
+ * false when writing unlocked (re-entry on this CPU, or @bounded gave up).
+ */
+static bool console_lock_acquire(bool bounded)
+{
+	uint32_t me = arch_cpu_id();
+
+	/*
+	 * Only panic() may find its own CPU holding the lock (it panicked
+	 * inside a console write). Plain printk never skips the lock: test
+	 * threads on the sandbox may share a CPU id.
+	 */
+	if (bounded && atomic_load_acquire(&console_lock_cpu) == me)
+		return false;
+	if (!bounded) {
+		spin_lock(&console_lock);
+	} else {
+		unsigned int tries = 0;
+
+		while (!console_trylock()) {
+			if (++tries >= PANIC_LOCK_TRIES)
+				return false;
+			arch_cpu_relax();
+		}
+	}
+	atomic_store_release(&console_lock_cpu, me);
+	return true;
+}
+
+static void console_lock_release(bool locked)
+{
+	if (!locked)
+		return;
+	atomic_store_release(&console_lock_cpu, NO_CPU);
+	spin_unlock(&console_lock);
+}
+
+static void console_emit(const char *s, size_t len, bool bounded)
+{
+	bool locked = console_lock_acquire(bounded);
+
+	arch_console_write(s, len);
+	console_lock_release(locked);
+}
+
+/*
+ * Format into buf (PRINTK_BUF bytes). A message cut short still ends in a
+ * newline so that the next line starts cleanly. Return: bytes to write.
+ */
+static size_t format_line(char *buf, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(buf, PRINTK_BUF, fmt, ap);
+	size_t len;
+
+	if (n < 0)
+		return 0;
+	len = (size_t)n;
+	if (len >= PRINTK_BUF) {
+		len = PRINTK_BUF - 1;
+		buf[len - 1] = '\n';
+	}
+	return len;
+}
+
+/**
+ * vprintk() - print one message at @level (LOG_ERR..LOG_DEBUG); messages
+ * above printk_level are dropped. Warnings and errors are counted even
+ * when dropped, so the report still shows them.
+ */
+void vprintk(int level, const char *fmt, va_list ap)
+{
+	char buf[PRINTK_BUF];
+	size_t len;
+
+	if (level == LOG_WARN)
+		atomic_fetch_add_relaxed(&printk_warn_count, 1);
+	else if (level <= LOG_ERR)
+		atomic_fetch_add_relaxed(&printk_err_count, 1);
+	if (level > READ_ONCE(printk_level))
+		return;
+	len = format_line(buf, fmt, ap);
+	console_emit(buf, len, false);
+}
+
+/**
+ * printk() - vprintk() with variadic arguments.
+ */
+void printk(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vprintk(level, fmt, ap);
+	va_end(ap);
+}
+
+/**
+ * console_write() - raw output (no prefix, no level), in one locked write.
+ */
+void console_write(const char *s, size_t len)
+{
+	console_emit(s, len, false);
+}
+
+/**
+ * console_puts() - console_write() of a NUL-terminated string.
+ */
+void console_puts(const char *s)
+{
+	console_emit(s, strlen(s), false);
+}
+
+/**
+ * console_printf() - formatted raw output (bounded like printk; longer
+ * output is cut, so print big documents in pieces).
+ */
+void console_printf(const char *fmt, ...)
+{
+	char buf[PRINTK_BUF];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	console_emit(buf, MIN((size_t)n, sizeof(buf) - 1), false);
+}
+
+static void panic_line(const char *prefix, const char *msg)
+{
+	char buf[PRINTK_BUF];
+	int n = snprintf(buf, sizeof(buf), "%s%s\n", prefix, msg);
+
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf)) {
+		n = sizeof(buf) - 1;
+		buf[n - 1] = '\n';
+	}
+	console_emit(buf, (size_t)n, true);
+}
+
+/**
+ * panic() - print "keel: panic: <msg>" and "KEEL: FAIL panic: <msg>", then
+ * stop through arch_panic(). A panic raised while this CPU is already
+ * panicking skips the formatting and stops at once; a second CPU
+ * panicking meanwhile waits for the first to stop the machine.
+ */
+void panic(const char *fmt, ...)
+{
+	uint32_t me = arch_cpu_id();
+	uint32_t expected = NO_CPU;
+	size_t msg_len;
+	va_list ap;
+
+	if (!atomic_cmpxchg(&panic_cpu, &expected, me)) {
+		if (expected == me)
+			arch_panic("recursive panic");
+		/* Another CPU owns the panic; it stops the machine. */
+		for (unsigned int i = 0; i < PANIC_LOCK_TRIES; i++) {
+			if (atomic_load_acquire(&panic_cpu) == NO_CPU)
+				break;
+			arch_cpu_relax();
+		}
+		arch_panic("concurrent panic");
+	}
+
+	atomic_fetch_add_relaxed(&printk_err_count, 1);
+	va_start(ap, fmt);
+	vsnprintf(panic_msg, sizeof(panic_msg), fmt, ap);
+	va_end(ap);
+	/* Messages end without '\n'; drop one if a caller added it. */
+	msg_len = strlen(panic_msg);
+	if (msg_len && panic_msg[msg_len - 1] == '\n')
+		panic_msg[msg_len - 1] = '\0';
+	panic_line("keel: panic: ", panic_msg);
+	panic_line("KEEL: FAIL panic: ", panic_msg);
+
+	/*
+	 * Test hooks longjmp out of arch_panic() on the sandbox; release the
+	 * guard first so that the next test can panic again.
+	 */
+	atomic_store_release(&panic_cpu, NO_CPU);
+	arch_panic(panic_msg);
+}

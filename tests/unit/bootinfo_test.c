@@ -1,0 +1,523 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * boot/bootinfo.c: adders, bootinfo_sanitise() on malformed and
+ * overlapping inputs, and a property test over random bootinfos.
+ */
+#include <stdlib.h>
+
+#include "test_util.h"
+
+static struct bootinfo bi;
+
+#define MB (1ULL << 20)
+#define GB (1ULL << 30)
+
+static int setup(void **state)
+{
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	test_quiet_begin();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	test_quiet_end();
+	return 0;
+}
+
+static void ram(uint64_t s, uint64_t e, uint32_t node)
+{
+	bootinfo_add_ram(&bi, pa(s), pa(e), node);
+}
+
+static void cpu(uint64_t hwid, uint32_t node)
+{
+	bootinfo_add_cpu(&bi, hwid, node, 0, (uint32_t)hwid, 0, true);
+}
+
+static void expect_ram(unsigned int i, uint64_t s, uint64_t e, uint32_t node)
+{
+	assert_true(i < bi.ram_count);
+	assert_int_equal(pa_val(bi.ram[i].start), s);
+	assert_int_equal(pa_val(bi.ram[i].end), e);
+	assert_int_equal(bi.ram[i].node, node);
+}
+
+static unsigned int console_lines(void)
+{
+	unsigned int n = 0;
+
+	for (const char *p = sandbox_console_buffer(); *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+static void test_init_and_names(void **state)
+{
+	assert_int_equal(bi.protocol, BOOT_SANDBOX);
+	assert_int_equal(bi.el, -1);
+	assert_int_equal(bi.paddr_bits, 52);
+	assert_int_equal(bi.ram_count + bi.reserved_count + bi.cpu_count, 0);
+	assert_string_equal(boot_protocol_name(BOOT_MULTIBOOT1), "multiboot1");
+	assert_string_equal(boot_protocol_name(BOOT_MULTIBOOT2), "multiboot2");
+	assert_string_equal(boot_protocol_name(BOOT_DT), "dt");
+	assert_string_equal(boot_protocol_name(BOOT_EFI), "efi");
+	assert_string_equal(boot_protocol_name(BOOT_SANDBOX), "sandbox");
+	assert_string_equal(boot_protocol_name(BOOT_UNKNOWN), "unknown");
+	assert_string_equal(boot_protocol_name((enum boot_protocol)77),
+			    "unknown");
+}
+
+static void test_adders(void **state)
+{
+	assert_int_equal(bootinfo_add_ram(&bi, pa(4096), pa(4096), 0), -EINVAL);
+	assert_int_equal(bootinfo_add_ram(&bi, pa(8192), pa(4096), 0), -EINVAL);
+	assert_int_equal(bi.dropped_ram, 2);
+	for (unsigned int i = 0; i < BOOTINFO_MAX_RAM; i++)
+		assert_int_equal(
+			bootinfo_add_ram(&bi, pa(i * MB), pa(i * MB + MB), 0),
+			0);
+	assert_int_equal(bootinfo_add_ram(&bi, pa(GB), pa(2 * GB), 0), -ENOSPC);
+	assert_int_equal(bi.dropped_ram, 3);
+	assert_int_equal(bi.ram_count, BOOTINFO_MAX_RAM);
+
+	for (unsigned int i = 0; i < BOOTINFO_MAX_RESERVED; i++)
+		assert_int_equal(
+			bootinfo_add_reserved(&bi, pa(i), pa(i + 1), NULL), 0);
+	assert_int_equal(bootinfo_add_reserved(&bi, pa(0), pa(1), "x"),
+			 -ENOSPC);
+	assert_int_equal(bootinfo_add_reserved(&bi, pa(2), pa(1), "x"),
+			 -EINVAL);
+	assert_int_equal(bi.dropped_reserved, 2);
+	assert_string_equal(bi.reserved[0].name, "reserved");
+
+	bootinfo_init(&bi, BOOT_DT);
+	assert_int_equal(
+		bootinfo_add_reserved(
+			&bi, pa(0), pa(1),
+			"a-name-that-is-much-longer-than-the-table-allows"),
+		0);
+	assert_int_equal(strlen(bi.reserved[0].name), BOOTINFO_NAME_MAX - 1);
+	for (unsigned int i = 0; i < CONFIG_NR_CPUS; i++)
+		assert_int_equal(bootinfo_add_cpu(&bi, i, 0, 0, i, 0, true), 0);
+	assert_int_equal(bootinfo_add_cpu(&bi, 999, 0, 0, 0, 0, true), -ENOSPC);
+	assert_int_equal(bi.dropped_cpus, 1);
+	assert_false(bi.cpus[0].boot_cpu);
+}
+
+static void test_clean_input_no_warnings(void **state)
+{
+	ram(0, GB, 0);
+	ram(4 * GB, 5 * GB, 1);
+	bootinfo_add_reserved(&bi, pa(0), pa(MB), "bios");
+	cpu(0, 0);
+	cpu(1, 1);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_set_distance(&bi, 0, 1, 20);
+	bootinfo_set_distance(&bi, 1, 0, 20);
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.fixups, 0);
+	assert_string_equal(sandbox_console_buffer(), "");
+	assert_int_equal(bi.node_count, 2);
+	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[0][0], 10);
+	assert_int_equal(bi.distance[0][1], 20);
+	assert_int_equal(bootinfo_ram_bytes(&bi), 2 * GB);
+}
+
+static void test_trim_merge_sort(void **state)
+{
+	ram(3 * GB, 4 * GB, 0);
+	ram(0x100, 0x9fc00, 0); /* trimmed to [0x1000, 0x9f000) */
+	ram(GB, 2 * GB, 0);
+	ram(2 * GB, 3 * GB, 0);	      /* adjacent: merged silently */
+	ram(0x800, 0xc00, 0);	      /* no whole page: dropped */
+	ram(GB + MB, GB + 2 * MB, 0); /* inside another: merged */
+	cpu(0, 0);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.ram_count, 2);
+	expect_ram(0, 0x1000, 0x9f000, 0);
+	expect_ram(1, GB, 4 * GB, 0);
+	/* trim, drop, duplicate: one warning each. */
+	assert_int_equal(bi.fixups, 3);
+	assert_int_equal(console_lines(), 3);
+	assert_int_equal(bi.dropped_ram, 1);
+}
+
+static void test_cross_node_overlap(void **state)
+{
+	/* Node 1 claims a range covering node 0's middle: node 0 keeps. */
+	ram(0, 4 * GB, 1);
+	ram(GB, 2 * GB, 0);
+	ram(3 * GB, 5 * GB, 2);
+	cpu(0, 0);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.ram_count, 4);
+	expect_ram(0, 0, GB, 1);
+	expect_ram(1, GB, 2 * GB, 0);
+	expect_ram(2, 2 * GB, 4 * GB, 1);
+	expect_ram(3, 4 * GB, 5 * GB, 2);
+	/* One warning for the disagreement, however many pieces. */
+	assert_int_equal(bi.fixups, 1);
+	assert_int_equal(bi.node_count, 3);
+}
+
+static void test_nodes_and_clamp(void **state)
+{
+	bi.paddr_bits = 40;
+	ram(0, GB, NUMA_NO_NODE);
+	ram(2 * GB, 3 * GB, MAX_NUMNODES); /* -> 0 */
+	ram(GB, 2 * GB, 3);
+	ram((1ULL << 40) - GB, (1ULL << 40) + GB, 3); /* clamped */
+	ram(1ULL << 41, 1ULL << 42, 3);		      /* above: dropped */
+	ram(~0ULL - 100, ~0ULL, 3);
+	cpu(5, 7);
+	cpu(6, 12345);
+	bootinfo_sanitise(&bi);
+	expect_ram(0, 0, GB, 0);
+	expect_ram(1, GB, 2 * GB, 3);
+	expect_ram(2, 2 * GB, 3 * GB, 0);
+	expect_ram(3, (1ULL << 40) - GB, 1ULL << 40, 3);
+	assert_int_equal(bi.ram_count, 4);
+	assert_int_equal(bi.cpus[1].node, 0);
+	/* Highest id in use + 1, holes included. */
+	assert_int_equal(bi.node_count, 8);
+	assert_true(bi.fixups >= 6);
+	assert_int_equal(bi.fixups, console_lines());
+}
+
+static void test_cpus(void **state)
+{
+	/* No CPUs at all: one boot CPU appears. */
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.cpu_count, 1);
+	assert_true(bi.cpus[0].boot_cpu);
+	assert_true(bi.cpus[0].usable);
+	assert_int_equal(bi.node_count, 1);
+
+	/* Duplicates dropped; the boot flag moves to index 0. */
+	bootinfo_init(&bi, BOOT_DT);
+	cpu(10, 0);
+	cpu(11, 0);
+	cpu(10, 0);
+	cpu(12, 0);
+	cpu(11, 0);
+	bi.cpus[3].boot_cpu = true;
+	bi.cpus[3].usable = false;
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.cpu_count, 3);
+	assert_int_equal(bi.dropped_cpus, 2);
+	assert_int_equal(bi.cpus[0].hwid, 12);
+	assert_true(bi.cpus[0].boot_cpu);
+	assert_true(bi.cpus[0].usable);
+	assert_int_equal(bi.cpus[1].hwid, 10);
+	assert_int_equal(bi.cpus[2].hwid, 11);
+	assert_false(bi.cpus[1].boot_cpu || bi.cpus[2].boot_cpu);
+
+	/* Two boot CPUs: the first keeps it. None: the first gets it. */
+	bootinfo_init(&bi, BOOT_DT);
+	cpu(1, 0);
+	cpu(2, 0);
+	cpu(3, 0);
+	bi.cpus[1].boot_cpu = bi.cpus[2].boot_cpu = true;
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.cpus[0].hwid, 2);
+	assert_true(bi.cpus[0].boot_cpu);
+	assert_false(bi.cpus[2].boot_cpu);
+	assert_int_equal(bi.fixups, 1);
+	bootinfo_init(&bi, BOOT_DT);
+	cpu(1, 0);
+	cpu(2, 0);
+	bootinfo_sanitise(&bi);
+	assert_true(bi.cpus[0].boot_cpu);
+	assert_int_equal(bi.cpus[0].hwid, 1);
+}
+
+static void test_distance(void **state)
+{
+	/* Missing: 10/20 silently. */
+	ram(0, GB, 0);
+	ram(GB, 2 * GB, 2);
+	cpu(0, 0);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.fixups, 0);
+	assert_false(bi.have_distance);
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			assert_int_equal(bi.distance[a][b], a == b ? 10 : 20);
+
+	/* Partial: one direction and no diagonal is completed. */
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	ram(0, GB, 0);
+	ram(GB, 2 * GB, 1);
+	cpu(0, 0);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_set_distance(&bi, 1, 0, 31);
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.fixups, 0);
+	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[0][1], 31);
+	assert_int_equal(bi.distance[1][0], 31);
+	assert_int_equal(bi.distance[1][1], 10);
+
+	/* Invalid: below local, bad diagonal, asymmetric -> 10/20 + warn. */
+	static const uint8_t bad[3][3] = {
+		{10, 5, 20},
+		{20, 10, 20},
+		{20, 20, 10},
+	};
+	static const uint8_t bad2[3][3] = {
+		{10, 20, 20},
+		{20, 11, 20},
+		{20, 20, 10},
+	};
+	static const uint8_t bad3[3][3] = {
+		{10, 20, 30},
+		{20, 10, 20},
+		{20, 20, 10},
+	};
+	const uint8_t(*const cases[])[3] = {bad, bad2, bad3};
+
+	for (int c = 0; c < 3; c++) {
+		bootinfo_init(&bi, BOOT_SANDBOX);
+		ram(0, GB, 0);
+		ram(GB, 2 * GB, 2);
+		cpu(0, 0);
+		bi.cpus[0].boot_cpu = true;
+		for (int a = 0; a < 3; a++)
+			for (int b = 0; b < 3; b++)
+				bootinfo_set_distance(&bi, a, b,
+						      cases[c][a][b]);
+		sandbox_console_clear();
+		bootinfo_sanitise(&bi);
+		assert_int_equal(bi.fixups, 1);
+		assert_int_equal(console_lines(), 1);
+		assert_false(bi.have_distance);
+		for (int a = 0; a < 3; a++)
+			for (int b = 0; b < 3; b++)
+				assert_int_equal(bi.distance[a][b],
+						 a == b ? 10 : 20);
+	}
+
+	/* Out-of-range node ids are refused by the setter. */
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_set_distance(&bi, MAX_NUMNODES, 0, 20);
+	assert_false(bi.have_distance);
+	assert_int_equal(bi.fixups, 1);
+}
+
+static void test_reserved(void **state)
+{
+	ram(0, GB, 0);
+	cpu(0, 0);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_add_reserved(&bi, pa(0x1234), pa(0x5678), "kernel");
+	bootinfo_add_reserved(&bi, pa(0x100), pa(0x200), "mbi");
+	bootinfo_add_reserved(&bi, pa(0), pa(2 * GB), "overlapping");
+	bootinfo_add_reserved(&bi, pa(~0ULL - 10), pa(~0ULL), "top");
+	bootinfo_sanitise(&bi);
+	/* Rounded outwards, order kept, routine rounding is not a fixup. */
+	assert_int_equal(bi.fixups, 0);
+	assert_int_equal(bi.reserved_count, 3);
+	assert_int_equal(pa_val(bi.reserved[0].start), 0x1000);
+	assert_int_equal(pa_val(bi.reserved[0].end), 0x6000);
+	assert_string_equal(bi.reserved[0].name, "kernel");
+	assert_int_equal(pa_val(bi.reserved[1].start), 0);
+	assert_int_equal(pa_val(bi.reserved[1].end), 0x1000);
+	assert_int_equal(pa_val(bi.reserved[2].end), 2 * GB);
+}
+
+/* ---- property test ------------------------------------------------------ */
+
+static uint64_t rnd(void)
+{
+	return ((uint64_t)rand() << 31) ^ (uint64_t)rand();
+}
+
+static uint64_t rnd_addr(void)
+{
+	switch (rand() % 4) {
+	case 0:
+		return rnd() % (64 * MB); /* dense, overlaps */
+	case 1:
+		return (rnd() % 64) * GB; /* round */
+	case 2:
+		return rnd() << (rand() % 30); /* anywhere */
+	default:
+		return (rnd() % 16) * MB + (uint64_t)(rand() % 3) * 0x800;
+	}
+}
+
+static bool covered(const struct bootinfo *b, uint64_t addr)
+{
+	for (unsigned int i = 0; i < b->ram_count; i++)
+		if (pa_val(b->ram[i].start) <= addr &&
+		    addr < pa_val(b->ram[i].end))
+			return true;
+	return false;
+}
+
+static void random_bootinfo(struct bootinfo *b)
+{
+	unsigned int nram = (unsigned int)rand() % 40;
+	unsigned int ncpu = (unsigned int)rand() % 12;
+
+	bootinfo_init(b, BOOT_SANDBOX);
+	if (rand() % 4 == 0)
+		b->paddr_bits = (unsigned int)rand() % 70;
+	for (unsigned int i = 0; i < nram; i++) {
+		uint64_t s = rnd_addr(), e = s + rnd_addr() % (8 * GB);
+		uint32_t node =
+			rand() % 8 ? (uint32_t)rand() % 5 : (uint32_t)rnd();
+
+		if (rand() % 10 == 0)
+			e = rnd_addr();
+		bootinfo_add_ram(b, pa(s), pa(e), node);
+	}
+	for (unsigned int i = 0; i < (unsigned int)rand() % 6; i++) {
+		uint64_t s = rnd_addr();
+
+		bootinfo_add_reserved(b, pa(s), pa(s + rnd() % GB), "r");
+	}
+	for (unsigned int i = 0; i < ncpu; i++) {
+		bootinfo_add_cpu(b, (uint64_t)rand() % 8,
+				 rand() % 6 ? (uint32_t)rand() % 6
+					    : NUMA_NO_NODE,
+				 0, i, 0, rand() % 4 != 0);
+		b->cpus[b->cpu_count - 1].boot_cpu = rand() % 5 == 0;
+	}
+	for (unsigned int i = 0; i < (unsigned int)rand() % 10; i++)
+		bootinfo_set_distance(b, (uint32_t)rand() % 6,
+				      (uint32_t)rand() % 6,
+				      (uint8_t)(rand() % 40));
+}
+
+static void check_invariants(const struct bootinfo *b)
+{
+	uint64_t limit = b->paddr_bits >= 64 ? ~0ULL : 1ULL << b->paddr_bits;
+	unsigned int boots = 0;
+
+	assert_true(b->paddr_bits >= 32 && b->paddr_bits <= 64);
+	assert_true(b->node_count >= 1 && b->node_count <= MAX_NUMNODES);
+	for (unsigned int i = 0; i < b->ram_count; i++) {
+		uint64_t s = pa_val(b->ram[i].start), e = pa_val(b->ram[i].end);
+
+		assert_true(s < e);
+		assert_true(IS_ALIGNED(s, PAGE_SIZE) &&
+			    IS_ALIGNED(e, PAGE_SIZE));
+		assert_true(e <= limit);
+		assert_true(b->ram[i].node < b->node_count);
+		if (i) {
+			const struct bi_ram *p = &b->ram[i - 1];
+
+			/* Sorted, disjoint, and merged when touching. */
+			assert_true(pa_val(p->end) <= s);
+			assert_false(pa_val(p->end) == s &&
+				     p->node == b->ram[i].node);
+		}
+	}
+	for (unsigned int i = 0; i < b->reserved_count; i++) {
+		assert_true(pa_val(b->reserved[i].start) <
+			    pa_val(b->reserved[i].end));
+		assert_true(
+			IS_ALIGNED(pa_val(b->reserved[i].start), PAGE_SIZE));
+		assert_true(IS_ALIGNED(pa_val(b->reserved[i].end), PAGE_SIZE));
+	}
+	assert_true(b->cpu_count >= 1);
+	for (unsigned int i = 0; i < b->cpu_count; i++) {
+		assert_true(b->cpus[i].node < b->node_count);
+		boots += b->cpus[i].boot_cpu;
+		for (unsigned int j = 0; j < i; j++)
+			assert_true(b->cpus[i].hwid != b->cpus[j].hwid);
+	}
+	assert_int_equal(boots, 1);
+	assert_true(b->cpus[0].boot_cpu && b->cpus[0].usable);
+	for (unsigned int a = 0; a < b->node_count; a++) {
+		for (unsigned int c = 0; c < b->node_count; c++) {
+			if (a == c)
+				assert_int_equal(b->distance[a][c], 10);
+			else
+				assert_true(b->distance[a][c] > 10 &&
+					    b->distance[a][c] ==
+						    b->distance[c][a]);
+		}
+	}
+}
+
+static struct bootinfo before, again;
+
+static void test_property_random(void **state)
+{
+	srand(2026);
+	for (int iter = 0; iter < 3000; iter++) {
+		random_bootinfo(&bi);
+		before = bi;
+		bootinfo_sanitise(&bi);
+		check_invariants(&bi);
+
+		/*
+		 * Every page-aligned address inside some valid input RAM
+		 * range (below the limit) is still RAM, and nothing new
+		 * became RAM.
+		 */
+		uint64_t limit =
+			bi.paddr_bits >= 64 ? ~0ULL : 1ULL << bi.paddr_bits;
+
+		for (unsigned int i = 0; i < before.ram_count; i++) {
+			uint64_t s = pa_val(before.ram[i].start);
+			uint64_t e = ALIGN_DOWN(pa_val(before.ram[i].end),
+						PAGE_SIZE);
+
+			if (s > PAGE_MASK)
+				continue;
+			s = ALIGN_UP(s, PAGE_SIZE);
+			if (e > ALIGN_DOWN(limit, PAGE_SIZE))
+				e = ALIGN_DOWN(limit, PAGE_SIZE);
+			if (s >= e)
+				continue;
+			assert_true(covered(&bi, s));
+			assert_true(covered(&bi, e - PAGE_SIZE));
+		}
+		for (unsigned int i = 0; i < bi.ram_count; i++) {
+			uint64_t s = pa_val(bi.ram[i].start);
+			bool found = false;
+
+			for (unsigned int j = 0; j < before.ram_count; j++)
+				found |= pa_val(before.ram[j].start) <= s &&
+					 s < pa_val(before.ram[j].end);
+			assert_true(found);
+		}
+
+		/* Idempotent: a second pass changes and warns nothing. */
+		again = bi;
+		again.fixups = 0;
+		sandbox_console_clear();
+		bootinfo_sanitise(&again);
+		assert_int_equal(again.fixups, 0);
+		again.fixups = bi.fixups;
+		assert_memory_equal(&again, &bi, sizeof(bi));
+		sandbox_console_clear();
+	}
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_init_and_names),
+		T(test_adders),
+		T(test_clean_input_no_warnings),
+		T(test_trim_merge_sort),
+		T(test_cross_node_overlap),
+		T(test_nodes_and_clamp),
+		T(test_cpus),
+		T(test_distance),
+		T(test_reserved),
+		T(test_property_random),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/* common/cmdline.c: every option, bad values, quoting, bounds, inject=. */
+#include <stdlib.h>
+
+#include "test_util.h"
+
+static struct keel_options o;
+
+static unsigned int parse(const char *s)
+{
+	return cmdline_parse(&o, s, strlen(s));
+}
+
+static int setup(void **state)
+{
+	options_defaults(&o);
+	test_quiet_begin();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	test_quiet_end();
+	return 0;
+}
+
+static void test_defaults(void **state)
+{
+	assert_int_equal(o.bootscrub, SCRUB_ON);
+	assert_int_equal(o.bootscrub_chunk, 128ULL << 20);
+	assert_false(o.scrub_smt);
+	assert_int_equal(o.heap_init, HEAP_INIT_LAZY);
+	assert_int_equal(o.cachemaint, CACHEMAINT_DEFERRED);
+	assert_false(o.cachemaint_set);
+	assert_false(o.bench);
+	assert_int_equal(o.after, AFTER_DEFAULT);
+	assert_int_equal(o.mem_limit, 0);
+	assert_int_equal(o.loglevel, LOG_INFO);
+	assert_int_equal(o.ap_timeout_ms, CONFIG_AP_TIMEOUT_MS);
+	assert_string_equal(o.console, "");
+	assert_int_equal(o.inject_count, 0);
+	assert_int_equal(o.warnings, 0);
+}
+
+static void test_all_options(void **state)
+{
+	assert_int_equal(parse("bootscrub=idle bootscrub_chunk=2M scrub_smt=on "
+			       "heap_init=pagewise cachemaint=eager bench "
+			       "stress=30 after=poweroff mem=3G acpi=off "
+			       "audit=full loglevel=3 ap_timeout_ms=250 "
+			       "console=com1,115200"),
+			 0);
+	assert_int_equal(o.bootscrub, SCRUB_IDLE);
+	assert_int_equal(o.bootscrub_chunk, 2ULL << 20);
+	assert_true(o.scrub_smt);
+	assert_int_equal(o.heap_init, HEAP_INIT_PAGEWISE);
+	assert_int_equal(o.cachemaint, CACHEMAINT_EAGER);
+	assert_true(o.cachemaint_set);
+	assert_true(o.bench);
+	assert_int_equal(o.stress_seconds, 30);
+	assert_int_equal(o.after, AFTER_POWEROFF);
+	assert_int_equal(o.mem_limit, 3ULL << 30);
+	assert_int_equal(o.acpi, ACPI_OFF);
+	assert_int_equal(o.audit, AUDIT_FULL);
+	assert_int_equal(o.loglevel, 3);
+	assert_int_equal(o.ap_timeout_ms, 250);
+	assert_string_equal(o.console, "com1,115200");
+	assert_string_equal(sandbox_console_buffer(), "");
+
+	/* Every word of every enum. */
+	parse("bootscrub=off heap_init=chunked cachemaint=clflush after=halt "
+	      "acpi=force audit=basic");
+	assert_int_equal(o.bootscrub, SCRUB_OFF);
+	assert_int_equal(o.heap_init, HEAP_INIT_CHUNKED);
+	assert_int_equal(o.cachemaint, CACHEMAINT_CLFLUSH);
+	assert_int_equal(o.after, AFTER_HALT);
+	assert_int_equal(o.acpi, ACPI_FORCE);
+	assert_int_equal(o.audit, AUDIT_BASIC);
+	parse("bootscrub=on heap_init=lazy cachemaint=none after=exit "
+	      "acpi=auto after=reset cachemaint=deferred bench=off");
+	assert_int_equal(o.bootscrub, SCRUB_ON);
+	assert_int_equal(o.heap_init, HEAP_INIT_LAZY);
+	assert_int_equal(o.cachemaint, CACHEMAINT_DEFERRED);
+	assert_int_equal(o.after, AFTER_RESET);
+	assert_int_equal(o.acpi, ACPI_AUTO);
+	assert_false(o.bench);
+	assert_int_equal(o.warnings, 0);
+}
+
+static void test_bad_values(void **state)
+{
+	struct keel_options before;
+
+	memcpy(&before, &o, sizeof(o));
+	assert_int_equal(parse("bootscrub=maybe heap_init= mem=12Q stress=-1 "
+			       "loglevel=4 ap_timeout_ms=0x100000000 "
+			       "console=0123456789012345678901234567890123 "
+			       "bench=2 frobnicate=1 flag mem"),
+			 11);
+	assert_int_equal(o.warnings, 11);
+	before.warnings = 11;
+	assert_memory_equal(&o, &before, sizeof(o));
+	/* One line per problem naming the key and the value. */
+	assert_true(test_console_contains("bootscrub=\"maybe\""));
+	assert_true(test_console_contains("mem=\"12Q\""));
+	assert_true(test_console_contains("loglevel=\"4\""));
+	assert_true(test_console_contains("frobnicate=1"));
+	assert_true(test_console_contains("unknown option flag"));
+	assert_true(test_console_contains("option mem needs a value"));
+	{
+		const char *p = sandbox_console_buffer();
+		int lines = 0;
+
+		for (; *p; p++)
+			lines += *p == '\n';
+		assert_int_equal(lines, 11);
+	}
+}
+
+static void test_chunk_rounding(void **state)
+{
+	assert_int_equal(parse("bootscrub_chunk=5000"), 1);
+	assert_int_equal(o.bootscrub_chunk, 4096);
+	assert_int_equal(parse("bootscrub_chunk=100"), 1);
+	assert_int_equal(o.bootscrub_chunk, 4096);
+	assert_int_equal(parse("bootscrub_chunk=0"), 1);
+	assert_int_equal(o.bootscrub_chunk, 4096);
+	assert_int_equal(parse("bootscrub_chunk=1G"), 0);
+	assert_int_equal(o.bootscrub_chunk, 1ULL << 30);
+	assert_int_equal(parse("bootscrub_chunk=0x3000"), 0);
+	assert_int_equal(o.bootscrub_chunk, 0x3000);
+}
+
+static void test_syntax(void **state)
+{
+	/* Kernel path first: skipped silently, only as the first word. */
+	assert_int_equal(parse("/boot/keel.elf bench"), 0);
+	assert_true(o.bench);
+	assert_int_equal(parse("  \t/boot/keel.elf\n"), 0);
+	assert_int_equal(parse("bench /boot/keel.elf"), 1);
+	assert_int_equal(parse("console=/dev/ttyS0"), 0);
+	assert_string_equal(o.console, "/dev/ttyS0");
+
+	/* Quotes. */
+	assert_int_equal(parse("console=\"pl011 at 0x9000000\" bench=off"), 0);
+	assert_string_equal(o.console, "pl011 at 0x9000000");
+	assert_false(o.bench);
+	assert_int_equal(parse("console=\"\""), 0);
+	assert_string_equal(o.console, "");
+	assert_int_equal(parse("console=\"unterminated bench=on"), 1);
+	assert_false(o.bench);
+	assert_int_equal(parse("=value"), 1);
+	assert_int_equal(parse(""), 0);
+	assert_int_equal(cmdline_parse(&o, NULL, 10), 0);
+
+	/* Bounds: len and NUL. */
+	assert_int_equal(cmdline_parse(&o, "stress=12345", 8), 0);
+	assert_int_equal(o.stress_seconds, 1);
+	assert_int_equal(cmdline_parse(&o, "stress=7\0stress=9", 17), 0);
+	assert_int_equal(o.stress_seconds, 7);
+
+	/* Callable twice: the later line overrides. */
+	assert_int_equal(parse("mem=1G"), 0);
+	assert_int_equal(parse("mem=2G"), 0);
+	assert_int_equal(o.mem_limit, 2ULL << 30);
+	assert_int_equal(parse("mem=bad"), 1);
+	assert_int_equal(o.mem_limit, 2ULL << 30);
+}
+
+static void test_bools(void **state)
+{
+	static const char *const yes[] = {"on", "yes", "1", "true"};
+	static const char *const no[] = {"off", "no", "0", "false"};
+	bool b;
+
+	for (int i = 0; i < 4; i++) {
+		b = false;
+		assert_int_equal(parse_bool(yes[i], strlen(yes[i]), &b), 0);
+		assert_true(b);
+		assert_int_equal(parse_bool(no[i], strlen(no[i]), &b), 0);
+		assert_false(b);
+	}
+	assert_int_equal(parse_bool("onx", 3, &b), -EINVAL);
+	assert_int_equal(parse_bool("onx", 2, &b), 0);
+	assert_int_equal(parse_bool("", 0, &b), -EINVAL);
+}
+
+static void test_inject(void **state)
+{
+	uint64_t arg = 0;
+
+	options_defaults(&opts);
+	assert_int_equal(
+		cmdline_parse(&opts,
+			      "inject=ap-timeout:2 inject=bad-map "
+			      "inject=cpu-on-fail:3 inject=scrub-stop:0x10 "
+			      "inject=node-cpus-fail:1 inject=ap-timeout:5",
+			      200),
+		0);
+	assert_int_equal(opts.inject_count, 6);
+	assert_true(inject_has(INJECT_AP_TIMEOUT, 2));
+	assert_true(inject_has(INJECT_AP_TIMEOUT, 5));
+	assert_false(inject_has(INJECT_AP_TIMEOUT, 3));
+	assert_true(inject_has(INJECT_BAD_MAP, 0));
+	assert_true(inject_has(INJECT_SCRUB_STOP, 16));
+	assert_true(inject_get(INJECT_AP_TIMEOUT, &arg));
+	assert_int_equal(arg, 2);
+	assert_true(inject_get(INJECT_NODE_CPUS_FAIL, &arg));
+	assert_int_equal(arg, 1);
+	assert_true(inject_get(INJECT_CPU_ON_FAIL, &arg));
+	assert_int_equal(arg, 3);
+
+	assert_int_equal(
+		cmdline_parse(&opts,
+			      "inject=ap-timeout inject=melt:1 "
+			      "inject=cpu-on-fail:x inject=scrub-stop:",
+			      200),
+		4);
+	assert_int_equal(opts.inject_count, 6);
+	assert_int_equal(
+		cmdline_parse(&opts,
+			      "inject=bad-map inject=bad-map inject=bad-map",
+			      200),
+		1);
+	assert_int_equal(opts.inject_count, INJECT_MAX);
+
+	options_defaults(&opts);
+	assert_false(inject_get(INJECT_BAD_MAP, &arg));
+	assert_false(inject_has(INJECT_BAD_MAP, 0));
+}
+
+static void test_loglevel_global(void **state)
+{
+	int saved = printk_level;
+
+	options_defaults(&opts);
+	cmdline_parse(&opts, "loglevel=0", 10);
+	assert_int_equal(printk_level, 0);
+	cmdline_parse(&opts, "loglevel=2", 10);
+	assert_int_equal(printk_level, 2);
+	/* A private struct leaves the console alone. */
+	parse("loglevel=3");
+	assert_int_equal(printk_level, 2);
+	printk_level = saved;
+}
+
+/* Random bytes: no crash, no out-of-bounds read (ASan), bounded warnings. */
+static void test_random(void **state)
+{
+	static const char alphabet[] = "ab=\" /:01Mxbench=on\t\n\"inject=scrub";
+	char *buf;
+
+	srand(7);
+	for (int i = 0; i < 3000; i++) {
+		size_t len = (size_t)(rand() % 64);
+
+		buf = malloc(len ? len : 1);
+		for (size_t j = 0; j < len; j++)
+			buf[j] = rand() % 4 ? alphabet[rand() %
+						       (sizeof(alphabet) - 1)]
+					    : (char)rand();
+		options_defaults(&o);
+		assert_true(cmdline_parse(&o, buf, len) <= len);
+		assert_true(o.inject_count <= INJECT_MAX);
+		assert_true(o.loglevel >= 0 && o.loglevel <= 3);
+		assert_true(o.bootscrub_chunk >= 4096 &&
+			    o.bootscrub_chunk % 4096 == 0);
+		assert_true(strlen(o.console) < sizeof(o.console));
+		free(buf);
+		sandbox_console_clear();
+	}
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_defaults),   T(test_all_options),
+		T(test_bad_values), T(test_chunk_rounding),
+		T(test_syntax),	    T(test_bools),
+		T(test_inject),	    T(test_loglevel_global),
+		T(test_random),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

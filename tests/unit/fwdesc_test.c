@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/* boot/fwdesc.c: the sandbox firmware description parser. */
+#include <stdlib.h>
+
+#include "test_util.h"
+#include <keel/fwdesc.h>
+
+static struct bootinfo bi;
+
+#define GB (1ULL << 30)
+
+static unsigned int parse(const char *s)
+{
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	return fwdesc_parse(&bi, s, strlen(s));
+}
+
+static unsigned int console_lines(void)
+{
+	unsigned int n = 0;
+
+	for (const char *p = sandbox_console_buffer(); *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+static int setup(void **state)
+{
+	test_quiet_begin();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	test_quiet_end();
+	return 0;
+}
+
+static void test_example(void **state)
+{
+	assert_int_equal(parse("# 2 nodes, 4 CPUs\n"
+			       "ram 0 1G node=0\n"
+			       "ram 1G 2G node=1\r\n"
+			       "reserved 0 1M firmware\n"
+			       "reserved 0x3ff00000 0x40000000\n"
+			       "\n   \t\n"
+			       "cpu 0 node=0 package=0 core=0 thread=0\n"
+			       "cpu 0x10 node=1 package=1 thread=1 # comment\n"
+			       "cpu 7\n"
+			       "distance 0 1 20"),
+			 0);
+	assert_string_equal(sandbox_console_buffer(), "");
+	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(pa_val(bi.ram[0].start), 0);
+	assert_int_equal(pa_val(bi.ram[0].end), GB);
+	assert_int_equal(bi.ram[0].node, 0);
+	assert_int_equal(pa_val(bi.ram[1].start), GB);
+	assert_int_equal(pa_val(bi.ram[1].end), 2 * GB);
+	assert_int_equal(bi.ram[1].node, 1);
+	assert_int_equal(bi.reserved_count, 2);
+	assert_string_equal(bi.reserved[0].name, "firmware");
+	assert_int_equal(pa_val(bi.reserved[0].end), 1 << 20);
+	assert_string_equal(bi.reserved[1].name, "firmware");
+	assert_int_equal(bi.cpu_count, 3);
+	assert_true(bi.cpus[0].boot_cpu);
+	assert_false(bi.cpus[1].boot_cpu);
+	assert_int_equal(bi.cpus[1].hwid, 0x10);
+	assert_int_equal(bi.cpus[1].node, 1);
+	assert_int_equal(bi.cpus[1].package, 1);
+	assert_int_equal(bi.cpus[1].core, 1); /* default: index */
+	assert_int_equal(bi.cpus[1].thread, 1);
+	assert_int_equal(bi.cpus[2].node, NUMA_NO_NODE);
+	assert_int_equal(bi.cpus[2].core, 2);
+	assert_int_equal(bi.cpus[2].package, 0);
+	assert_true(bi.cpus[2].usable);
+	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[0][1], 20);
+	assert_int_equal(bi.distance[1][0], 20);
+
+	/* Sanitised: no complaints except the node-less CPU. */
+	sandbox_console_clear();
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.fixups, 1);
+	assert_int_equal(bi.cpus[2].node, 0);
+	assert_int_equal(bi.node_count, 2);
+}
+
+static void test_distance_directions(void **state)
+{
+	parse("distance 0 1 20\ndistance 1 0 30\ndistance 2 0 0x19\n");
+	assert_int_equal(bi.distance[0][1], 20);
+	assert_int_equal(bi.distance[1][0], 30);
+	assert_int_equal(bi.distance[2][0], 25);
+	assert_int_equal(bi.distance[0][2], 25);
+	/* The other direction given later overrides the mirrored value. */
+	parse("distance 0 1 20\ndistance 1 0 30\n");
+	assert_int_equal(bi.distance[0][1], 20);
+	parse("distance 1 0 30\ndistance 0 1 20\n");
+	assert_int_equal(bi.distance[0][1], 20);
+	assert_int_equal(bi.distance[1][0], 30);
+}
+
+static void test_malformed(void **state)
+{
+	static const char *const bad[] = {
+		"ram 0x2000 0x1000 node=0",   /* END <= START */
+		"ram 1G 0x4000_0000x node=0", /* junk */
+		"ram 1G",		      /* missing END */
+		"ram",
+		"ram 0 1G node=x",
+		"ram 0 1G nod=1",
+		"ram 0 1G 5",
+		"ram 0 1G node=99999999999",
+		"ram 0 99999999999999999999",
+		"ram 0 17179869184G",
+		"reserved 5G 4G backwards",
+		"reserved 0 1M a b",
+		"bogus 1 2 3",
+		"cpu",
+		"cpu x",
+		"cpu 1 core=",
+		"cpu 1 core=1 core",
+		"cpu 1 socket=1",
+		"distance 0 1",
+		"distance 0 1 2 3",
+		"distance 0 999 20",
+		"distance 0 1 256",
+		"distance 0 1 0",
+		"a b c d e f g h i j k",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char buf[128];
+
+		sandbox_console_clear();
+		snprintf(buf, sizeof(buf), "# head\nram 0 1G node=0\n%s\n",
+			 bad[i]);
+		if (parse(buf) != 1 || console_lines() != 1)
+			fail_msg("\"%s\": %u warnings, console \"%s\"", bad[i],
+				 console_lines(), sandbox_console_buffer());
+		/* One warning naming line 3; the good line kept. */
+		assert_true(test_console_contains("line 3:"));
+		assert_int_equal(bi.ram_count, 1);
+		assert_int_equal(bi.reserved_count, 0);
+		assert_int_equal(bi.cpu_count, 0);
+		assert_false(bi.have_distance);
+	}
+}
+
+static void test_long_lines_and_bounds(void **state)
+{
+	char buf[1024];
+
+	/* A line longer than the limit is skipped, the next one counts. */
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, "ram 0 1G node=0 #", 17);
+	memset(buf + 17, 'x', 400);
+	strcpy(buf + 417, "\nram 1G 2G node=1\n");
+	assert_int_equal(parse(buf), 1);
+	assert_int_equal(bi.ram_count, 1);
+	assert_int_equal(bi.ram[0].node, 1);
+	assert_true(test_console_contains("line 1:"));
+
+	/* Only len bytes are read: "ram 0 1G" of "ram 0 1G node=1". */
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	assert_int_equal(fwdesc_parse(&bi, "ram 0 1G node=1", 8), 0);
+	assert_int_equal(bi.ram_count, 1);
+	assert_int_equal(bi.ram[0].node, NUMA_NO_NODE);
+	/* NUL ends the text. */
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	assert_int_equal(fwdesc_parse(&bi, "ram 0 1G\0bogus", 14), 0);
+	assert_int_equal(fwdesc_parse(&bi, NULL, 5), 0);
+	assert_int_equal(fwdesc_parse(&bi, "", 0), 0);
+}
+
+static void test_file_malformed(void **state)
+{
+	size_t len;
+	char *buf = sandbox_read_file("tests/data/sandbox-malformed.fw", &len);
+	unsigned int w;
+
+	if (!buf)
+		skip();
+
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	w = fwdesc_parse(&bi, buf, len);
+	free(buf);
+	/* Six bad lines at the time of writing; one console line each. */
+	assert_true(w >= 5);
+	assert_int_equal(w, console_lines());
+	bootinfo_sanitise(&bi);
+	assert_true(bi.ram_count >= 1);
+	assert_true(bi.cpu_count >= 1);
+}
+
+static void test_random(void **state)
+{
+	static const char *const words[] = {
+		"ram ", "reserved ", "cpu ",	"distance ", "node=", "core=",
+		"0x",	"1G",	     "12",	" ",	     "\n",    "#",
+		"=",	"K",	     "thread=", "7",
+	};
+	char buf[512];
+
+	srand(99);
+	for (int i = 0; i < 3000; i++) {
+		size_t len = 0, cap = (size_t)(rand() % (int)sizeof(buf));
+		char *heap;
+
+		while (len < cap) {
+			if (rand() % 5) {
+				const char *w = words[rand() % 16];
+				size_t l = strlen(w);
+
+				if (len + l > cap)
+					break;
+				memcpy(buf + len, w, l);
+				len += l;
+			} else {
+				buf[len++] = (char)rand();
+			}
+		}
+		/* Exactly len bytes on the heap: ASan catches overreads. */
+		heap = malloc(len ? len : 1);
+		memcpy(heap, buf, len);
+		bootinfo_init(&bi, BOOT_SANDBOX);
+		fwdesc_parse(&bi, heap, len);
+		assert_true(bi.ram_count <= BOOTINFO_MAX_RAM);
+		for (unsigned int r = 0; r < bi.ram_count; r++)
+			assert_true(pa_val(bi.ram[r].start) <
+				    pa_val(bi.ram[r].end));
+		bootinfo_sanitise(&bi);
+		assert_true(bi.cpu_count >= 1);
+		free(heap);
+		sandbox_console_clear();
+	}
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_example),	T(test_distance_directions),
+		T(test_malformed),	T(test_long_lines_and_bounds),
+		T(test_file_malformed), T(test_random),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* common/lib/lib.c: strlcpy, parse_u64/parse_size, format_size, sort, crc32. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include <keel/errno.h>
+#include <keel/string.h>
+
+static void test_strlcpy(void **state)
+{
+	char buf[8];
+
+	memset(buf, 'X', sizeof(buf));
+	assert_int_equal(strlcpy(buf, "hello", sizeof(buf)), 5);
+	assert_string_equal(buf, "hello");
+	assert_int_equal(strlcpy(buf, "0123456789", sizeof(buf)), 10);
+	assert_string_equal(buf, "0123456");
+	memset(buf, 'X', sizeof(buf));
+	assert_int_equal(strlcpy(buf, "abc", 0), 3);
+	assert_int_equal(buf[0], 'X');
+	assert_int_equal(strlcpy(buf, "abc", 1), 3);
+	assert_int_equal(buf[0], '\0');
+}
+
+static int pu(const char *s, uint64_t *v)
+{
+	return parse_u64(s, strlen(s), v);
+}
+
+static int ps(const char *s, uint64_t *v)
+{
+	return parse_size(s, strlen(s), v);
+}
+
+static void test_parse_u64(void **state)
+{
+	uint64_t v = 77;
+
+	assert_int_equal(pu("0", &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(pu("12345", &v), 0);
+	assert_int_equal(v, 12345);
+	assert_int_equal(pu("0x1F", &v), 0);
+	assert_int_equal(v, 31);
+	assert_int_equal(pu("0XfF", &v), 0);
+	assert_int_equal(v, 255);
+	assert_int_equal(pu("18446744073709551615", &v), 0);
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(pu("0xffffffffffffffff", &v), 0);
+	assert_true(v == UINT64_MAX);
+	v = 77;
+	assert_int_equal(pu("18446744073709551616", &v), -ERANGE);
+	assert_int_equal(pu("0x10000000000000000", &v), -ERANGE);
+	assert_int_equal(pu("", &v), -EINVAL);
+	assert_int_equal(pu("0x", &v), -EINVAL);
+	assert_int_equal(pu("12a", &v), -EINVAL);
+	assert_int_equal(pu("-1", &v), -EINVAL);
+	assert_int_equal(pu(" 1", &v), -EINVAL);
+	assert_int_equal(pu("1 ", &v), -EINVAL);
+	assert_int_equal(pu("1K", &v), -EINVAL);
+	assert_int_equal(v, 77); /* untouched on error */
+	/* Only [s, s+len) is read: "123" of "1234". */
+	assert_int_equal(parse_u64("1234", 3, &v), 0);
+	assert_int_equal(v, 123);
+	assert_int_equal(parse_u64("1234", 0, &v), -EINVAL);
+}
+
+static void test_parse_size(void **state)
+{
+	uint64_t v = 0;
+
+	assert_int_equal(ps("4K", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(ps("4k", &v), 0);
+	assert_int_equal(v, 4096);
+	assert_int_equal(ps("128M", &v), 0);
+	assert_int_equal(v, 128ULL << 20);
+	assert_int_equal(ps("3G", &v), 0);
+	assert_int_equal(v, 3ULL << 30);
+	assert_int_equal(ps("2T", &v), 0);
+	assert_int_equal(v, 2ULL << 40);
+	assert_int_equal(ps("0x10M", &v), 0);
+	assert_int_equal(v, 16ULL << 20);
+	assert_int_equal(ps("777", &v), 0);
+	assert_int_equal(v, 777);
+	assert_int_equal(ps("16777215T", &v), 0);
+	assert_true(v == 16777215ULL << 40);
+	assert_int_equal(ps("16777216T", &v), -ERANGE);
+	assert_int_equal(ps("17179869184G", &v), -ERANGE);
+	assert_int_equal(ps("1X", &v), -EINVAL);
+	assert_int_equal(ps("1KB", &v), -EINVAL);
+	assert_int_equal(ps("K", &v), -EINVAL);
+	assert_int_equal(ps("", &v), -EINVAL);
+	assert_int_equal(parse_size("1MG", 2, &v), 0);
+	assert_int_equal(v, 1ULL << 20);
+}
+
+static void test_format_size(void **state)
+{
+	static const struct {
+		uint64_t bytes;
+		const char *text;
+	} cases[] = {
+		{0, "0"},
+		{1, "1"},
+		{4096, "4K"},
+		{512ULL << 20, "512M"},
+		{1ULL << 30, "1G"},
+		{3ULL << 40, "3T"},
+		{(1ULL << 30) + 4096, "1048580K"},
+		{12345, "12345"},
+		{1536ULL << 20, "1536M"},
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		format_size(buf, sizeof(buf), cases[i].bytes);
+		assert_string_equal(buf, cases[i].text);
+	}
+	format_size(buf, 3, 12345);
+	assert_string_equal(buf, "12");
+	/* Round trip through parse_size. */
+	for (int i = 0; i < 1000; i++) {
+		uint64_t v = ((uint64_t)rand() << 12) * (uint64_t)(rand() % 5),
+			 back = 1;
+
+		format_size(buf, sizeof(buf), v);
+		assert_int_equal(parse_size(buf, strlen(buf), &back), 0);
+		assert_true(back == v);
+	}
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+struct rec {
+	uint64_t key;
+	char pad[13];
+};
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+static void test_sort(void **state)
+{
+	static int a[1000];
+	static unsigned int hist[64], hist2[64];
+	static struct rec r[300];
+
+	srand(42);
+	for (size_t n = 0; n < 1000; n = n * 2 + 1) {
+		for (size_t i = 0; i < 64; i++)
+			hist[i] = hist2[i] = 0;
+		for (size_t i = 0; i < n; i++) {
+			a[i] = rand() % 64 - 32;
+			hist[a[i] + 32]++;
+		}
+		sort(a, n, sizeof(a[0]), cmp_int);
+		for (size_t i = 0; i < n; i++) {
+			hist2[a[i] + 32]++;
+			if (i)
+				assert_true(a[i - 1] <= a[i]);
+		}
+		/* A permutation of the input: same multiset. */
+		for (size_t i = 0; i < 64; i++)
+			assert_int_equal(hist[i], hist2[i]);
+	}
+	/* Odd element size, already sorted and reversed input. */
+	for (size_t i = 0; i < 300; i++) {
+		r[i].key = 300 - i;
+		r[i].pad[0] = (char)i;
+	}
+	sort(r, 300, sizeof(r[0]), cmp_rec);
+	for (size_t i = 0; i < 300; i++) {
+		assert_int_equal(r[i].key, i + 1);
+		assert_int_equal((unsigned char)r[i].pad[0], (299 - i) & 0xff);
+	}
+	sort(r, 300, sizeof(r[0]), cmp_rec);
+	for (size_t i = 0; i < 300; i++)
+		assert_int_equal(r[i].key, i + 1);
+	sort(NULL, 0, 4, cmp_int);
+}
+
+static void test_crc32(void **state)
+{
+	static const char check[] = "123456789";
+	static const char fox[] = "The quick brown fox jumps over the lazy dog";
+
+	assert_int_equal(crc32(0, check, 9), 0xCBF43926u);
+	assert_int_equal(crc32(0, fox, sizeof(fox) - 1), 0x414FA339u);
+	assert_int_equal(crc32(0, "", 0), 0);
+	assert_int_equal(crc32(0, "a", 1), 0xE8B7BE43u);
+	/* Incremental == one shot. */
+	for (size_t cut = 0; cut <= 9; cut++)
+		assert_int_equal(
+			crc32(crc32(0, check, cut), check + cut, 9 - cut),
+			0xCBF43926u);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_strlcpy),
+		cmocka_unit_test(test_parse_u64),
+		cmocka_unit_test(test_parse_size),
+		cmocka_unit_test(test_format_size),
+		cmocka_unit_test(test_sort),
+		cmocka_unit_test(test_crc32),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
