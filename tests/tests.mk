@@ -14,7 +14,13 @@ build/sandbox-asan/tests/%: tests/unit/%.c tests/unit/test_util.h $(SANDBOX_LIB)
 	@echo "  TEST-CC $<"
 	$(Q)$(CC_ARCH) $(CFLAGS_COMMON) $(ARCH_CFLAGS) -Wno-missing-prototypes -Itests/unit -o $@ $< $(SANDBOX_LIB) $(ARCH_LDFLAGS) -lcmocka -lfdt
 
-unit-run: $(UNIT_BINS)
+# Device tree fixtures for fdt_test (dt-quirks.dts is malformed on purpose: -q).
+DT_DTBS := $(patsubst tests/data/%.dts,build/sandbox-asan/tests/data/%.dtb,$(wildcard tests/data/*.dts))
+build/sandbox-asan/tests/data/%.dtb: tests/data/%.dts
+	@mkdir -p $(dir $@)
+	$(Q)dtc -q -I dts -O dtb -o $@ $<
+
+unit-run: $(UNIT_BINS) $(DT_DTBS)
 	$(Q)fail=0; for t in $(UNIT_BINS); do \
 		echo "  RUN     $$t"; \
 		(cd $(TOP) && ASAN_OPTIONS=detect_leaks=0 $$t) || { echo "FAILED: $$t"; fail=1; }; \

@@ -42,6 +42,7 @@ struct scrub_stats {
 	uint64_t heap_ready_ticks;	/* since entry */
 	uint64_t all_clean_ticks;	/* since entry; 0 while not all clean */
 	uint64_t unit_bytes;
+	int stopped_cpu;	/* inject=scrub-stop: the worker that quit, or -1 */
 	struct scrub_node_stats node[MAX_NUMNODES];
 	struct scrub_cpu_stats cpu[NR_CPUS];
 };

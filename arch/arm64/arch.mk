@@ -1,0 +1,56 @@
+# SPDX-License-Identifier: MIT
+# arm64: a Linux arm64 Image for QEMU virt (-kernel) and U-Boot (booti).
+# The kernel is linked position independent (-pie, base 0) and relocates
+# itself in head.S, so any 2 MiB aligned load address works. It links
+# Debian's arm64 libfdt.a, unpacked by scripts/install-deps.sh.
+
+CROSS_COMPILE ?= aarch64-linux-gnu-
+CC_ARCH := $(CROSS_COMPILE)gcc
+LD_ARCH := $(CROSS_COMPILE)ld
+OBJCOPY_ARCH := $(CROSS_COMPILE)objcopy
+
+ARM64_DEPS := build/deps/arm64/usr
+LIBFDT_A := $(ARM64_DEPS)/lib/aarch64-linux-gnu/libfdt.a
+
+ARCH_CFLAGS := -ffreestanding -mgeneral-regs-only -mstrict-align \
+	-mno-outline-atomics -fno-pic -fno-stack-protector -nostdlib \
+	-fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+	-I$(ARM64_DEPS)/include
+ARCH_ASFLAGS :=
+ARCH_LDFLAGS := -pie --no-dynamic-linker -z norelro -z noexecstack \
+	--build-id=none --no-warn-rwx-segments -T arch/arm64/keel.lds
+LIBGCC := $(shell $(CC_ARCH) -print-libgcc-file-name 2>/dev/null)
+
+.PHONY: run-uboot
+
+all: $(O)/Image
+
+$(LIBFDT_A):
+	$(Q)scripts/install-deps.sh
+
+# OBJS is defined after this file is included: expand it at rule time.
+.SECONDEXPANSION:
+$(O)/keel.elf: $$(OBJS) $(LIBFDT_A) arch/arm64/keel.lds
+	@echo "  LD      $@"
+	$(Q)$(LD_ARCH) $(ARCH_LDFLAGS) -Map=$(O)/keel.map -o $@ $(OBJS) \
+		$(LIBFDT_A) $(LIBGCC)
+	@# head.S applies only R_AARCH64_RELATIVE: refuse anything else.
+	$(Q)bad=$$($(CROSS_COMPILE)readelf -rW $@ | awk '/^[0-9a-f]+ / && $$3 != "R_AARCH64_RELATIVE" && $$3 != "R_AARCH64_NONE" { print $$3 }' | sort -u); \
+	if [ -n "$$bad" ]; then echo "arm64: unsupported dynamic relocations: $$bad" >&2; rm -f $@; exit 1; fi
+
+$(O)/Image: $(O)/keel.elf
+	@echo "  OBJCOPY $@"
+	$(Q)$(OBJCOPY_ARCH) -O binary $< $@
+
+# `make run ARCH=arm64`: 4 CPUs, 2 NUMA nodes with distances.
+QEMU_ARM64_ARGS ?= --smp 4 --numa 2 --mem 1G
+run: deps $(O)/Image
+	$(Q)scripts/qemu-arm64.sh --image $(O)/Image $(QEMU_ARM64_ARGS) \
+		--append "$(CMDLINE)" --timeout 120
+
+run-uboot: deps $(O)/Image
+	$(Q)scripts/qemu-arm64.sh --image $(O)/Image $(QEMU_ARM64_ARGS) --uboot \
+		--append "$(CMDLINE)" --timeout 120
+
+qemu-test: $(O)/Image
+	$(Q)$(PYTHON) tests/qemu/arm64.py --image $(O)/Image --logs $(O)/qemu-logs

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exception vectors (VBAR_EL1 or VBAR_EL2, whichever EL keel runs at).
+ * keel runs with every exception masked and expects none: any entry is a
+ * bug, so each vector saves the registers into a struct arm64_regs on the
+ * current stack and calls arm64_trap(), which prints and stops.
+ *
+ * Frame layout (struct arm64_regs in traps.c): x0..x30, sp at entry.
+ */
+#include <asm/arm64.h>
+
+#define FRAME_SIZE (32 * 8)
+
+.macro	ventry	kind
+	.balign	0x80
+	stp	x0, x1, [sp, #-FRAME_SIZE]!
+	mov	x1, #\kind
+	b	trap_common
+.endm
+
+	.text
+	.balign	0x800
+	.globl	arm64_vectors
+arm64_vectors:
+	/* current EL, SP0 */
+	ventry	0
+	ventry	1
+	ventry	2
+	ventry	3
+	/* current EL, SPx (where keel runs) */
+	ventry	4
+	ventry	5
+	ventry	6
+	ventry	7
+	/* lower EL, AArch64 */
+	ventry	8
+	ventry	9
+	ventry	10
+	ventry	11
+	/* lower EL, AArch32 */
+	ventry	12
+	ventry	13
+	ventry	14
+	ventry	15
+
+trap_common:
+	stp	x2, x3, [sp, #16 * 1]
+	stp	x4, x5, [sp, #16 * 2]
+	stp	x6, x7, [sp, #16 * 3]
+	stp	x8, x9, [sp, #16 * 4]
+	stp	x10, x11, [sp, #16 * 5]
+	stp	x12, x13, [sp, #16 * 6]
+	stp	x14, x15, [sp, #16 * 7]
+	stp	x16, x17, [sp, #16 * 8]
+	stp	x18, x19, [sp, #16 * 9]
+	stp	x20, x21, [sp, #16 * 10]
+	stp	x22, x23, [sp, #16 * 11]
+	stp	x24, x25, [sp, #16 * 12]
+	stp	x26, x27, [sp, #16 * 13]
+	stp	x28, x29, [sp, #16 * 14]
+	add	x2, sp, #FRAME_SIZE
+	stp	x30, x2, [sp, #16 * 15]
+	mov	x0, sp
+	mov	x29, xzr		/* the trap frame ends the backtrace */
+	bl	arm64_trap
+1:	wfi
+	b	1b

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arm64-private interfaces between head.S, setup.c, mm.c, pl011.c, traps.c,
+ * timer.c, psci.c and smp.c. Never included by common/ or boot/.
+ */
+#ifndef ASM_ARM64_H
+#define ASM_ARM64_H
+
+#ifndef __ASSEMBLY__
+#include <keel/types.h>
+#include <keel/fdt.h>
+
+#define read_sysreg(r)                                           \
+	({                                                       \
+		uint64_t __v;                                    \
+		__asm__ __volatile__("mrs %0, " #r : "=r"(__v)); \
+		__v;                                             \
+	})
+#define write_sysreg(v, r) \
+	__asm__ __volatile__("msr " #r ", %0" ::"r"((uint64_t)(v)) : "memory")
+#define isb()	 __asm__ __volatile__("isb" ::: "memory")
+#define dsb(opt) __asm__ __volatile__("dsb " #opt ::: "memory")
+
+/* Exception level keel runs at (1 or 2), set first thing by setup.c. */
+extern int arm64_el;
+
+/* Linker symbols (see keel.lds). */
+extern char _head_start[], _end[], __bss_start[], __bss_end[];
+extern char __pgtables_start[], __pgtables_end[];
+
+/* MMU register values, also read by secondaries (MMU off) in head.S. */
+struct arm64_mmu_cfg {
+	uint64_t mair, tcr, ttbr, sctlr;
+};
+extern struct arm64_mmu_cfg arm64_mmu_cfg;
+
+/* mm.c */
+void mm_early_init(paddr_t image_start, paddr_t image_end, paddr_t dtb);
+void mm_map_normal(paddr_t start, paddr_t end);
+void mm_map_device(paddr_t start, uint64_t size);
+void mm_commit(void);
+unsigned int mm_pa_bits(void);
+uint64_t mm_pgtable_bytes_used(void);
+
+/* pl011.c */
+void pl011_set_base(paddr_t base);
+paddr_t pl011_base(void);
+
+/* timer.c */
+void timer_init(uint64_t dt_freq);
+
+/* psci.c */
+void psci_init(const struct dt_arch_info *ai);
+int psci_cpu_on(uint64_t mpidr, paddr_t entry, uint64_t context);
+__attribute__((noreturn)) void psci_system_off(void);
+__attribute__((noreturn)) void psci_system_reset(void);
+
+/* smp.c / head.S: what a starting secondary reads with its MMU off. */
+struct arm64_secondary_boot {
+	uint64_t stack_top;
+	uint64_t cpu;
+};
+void secondary_entry(void);
+__attribute__((noreturn)) void arm64_secondary_start(unsigned int cpu);
+
+/* traps.c */
+extern char arm64_vectors[];
+struct arm64_regs;
+void arm64_trap(struct arm64_regs *regs, unsigned long kind);
+
+/* setup.c */
+__attribute__((noreturn)) void arm64_start(uint64_t dtb, uint64_t entry_ticks,
+					   uint64_t el);
+#endif
+
+/* Offsets into struct arm64_mmu_cfg for head.S. */
+#define MMU_CFG_MAIR   0
+#define MMU_CFG_TCR    8
+#define MMU_CFG_TTBR   16
+#define MMU_CFG_SCTLR  24
+
+#define SCTLR_EL1_RES1 0x30d00800
+#define SCTLR_EL2_RES1 0x30c50830
+#define SCTLR_M	       (1 << 0)
+#define SCTLR_C	       (1 << 2)
+#define SCTLR_SA       (1 << 3)
+#define SCTLR_I	       (1 << 12)
+
+#endif

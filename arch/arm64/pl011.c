@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PL011 console: the arch_console_write() backend.
+ *
+ * Until the DT is read we write to CONFIG_SERIAL_PL011_BASE (QEMU virt:
+ * 0x09000000); setup.c then switches to the UART /chosen/stdout-path names
+ * when it is a PL011. The firmware (or QEMU) has programmed baud rate and
+ * line control already; we only poll the FIFO-full flag and write. Works
+ * with the MMU off (Device memory either way) and on (Device-nGnRE map).
+ *
+ * Lock: none here; printk serialises whole lines with its console lock.
+ */
+#include <arch/console.h>
+#include <asm/arm64.h>
+#include <keel/compiler.h>
+
+#define UART_DR	     0x00
+#define UART_FR	     0x18
+#define UART_FR_TXFF (1u << 5)
+#define SPIN_LIMIT   1000000u
+
+static uintptr_t uart_base = CONFIG_SERIAL_PL011_BASE;
+
+static void pl011_putc(char c)
+{
+	volatile uint32_t *fr = (volatile uint32_t *)(uart_base + UART_FR);
+	volatile uint32_t *dr = (volatile uint32_t *)(uart_base + UART_DR);
+
+	/* Bounded: a wedged UART must not hang the boot. */
+	for (unsigned int i = 0; i < SPIN_LIMIT && (*fr & UART_FR_TXFF); i++)
+		;
+	*dr = (uint8_t)c;
+}
+
+/**
+ * arch_console_write() - write @len bytes, "\n" as "\r\n".
+ * @s: bytes.
+ * @len: count.
+ */
+void arch_console_write(const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\n')
+			pl011_putc('\r');
+		pl011_putc(s[i]);
+	}
+}
+
+/**
+ * pl011_set_base() - switch the console to the PL011 at @base (mapped).
+ * @base: physical (== virtual) address of the UART registers.
+ */
+void pl011_set_base(paddr_t base)
+{
+	uart_base = (uintptr_t)pa_val(base);
+}
+
+/**
+ * pl011_base() - the UART in use.
+ * Return: its physical address.
+ */
+paddr_t pl011_base(void)
+{
+	return pa(uart_base);
+}

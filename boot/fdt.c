@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device Tree -> struct bootinfo, through libfdt (Debian's libfdt-dev: the
+ * host build for tests and fuzzing, the arm64 libfdt.a for the kernel).
+ *
+ * What it owns: the interpretation of the DT nodes keel cares about:
+ *   /memory*            reg (root #address-cells/#size-cells), numa-node-id
+ *   /reserved-memory children: reg (its own cells); "size"-only nodes are
+ *                       for the OS to allocate and are skipped
+ *   memreserve block    each entry reserved as "memreserve"
+ *   /chosen             bootargs, linux,initrd-start/-end, stdout-path
+ *   /cpus/cpu@*         reg = MPIDR, numa-node-id, enable-method, status
+ *   /psci               method (hvc/smc), compatible (0.1 ids vs 0.2+)
+ *   numa-distance-map-v1  distance-matrix triplets
+ *   arm,armv8-timer     clock-frequency (override of CNTFRQ_EL0)
+ * The blob itself is reserved as "dtb" and the initrd as "initrd".
+ *
+ * Invariants: nothing outside [blob, blob + len) is read. The whole
+ * structure is validated once with fdt_check_full() before any lookup,
+ * and every property length is checked before its cells are read. Each
+ * problem is one pr_warn() naming the field and the value, bi->fixups++
+ * and a safe fallback (node 0, boot CPU only, default distances, ...).
+ * Pure: no hardware, no globals, no allocation; safe to fuzz.
+ */
+
+/*
+ * libfdt's own libfdt_env.h pulls in libc headers; keel is freestanding,
+ * so we supply the few definitions libfdt.h needs and skip that file by
+ * defining its include guard first.
+ */
+#define LIBFDT_ENV_H
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef uint16_t fdt16_t;
+typedef uint32_t fdt32_t;
+typedef uint64_t fdt64_t;
+
+static inline uint16_t fdt16_to_cpu(fdt16_t x)
+{
+	return __builtin_bswap16(x);
+}
+static inline fdt16_t cpu_to_fdt16(uint16_t x)
+{
+	return __builtin_bswap16(x);
+}
+static inline uint32_t fdt32_to_cpu(fdt32_t x)
+{
+	return __builtin_bswap32(x);
+}
+static inline fdt32_t cpu_to_fdt32(uint32_t x)
+{
+	return __builtin_bswap32(x);
+}
+static inline uint64_t fdt64_to_cpu(fdt64_t x)
+{
+	return __builtin_bswap64(x);
+}
+static inline fdt64_t cpu_to_fdt64(uint64_t x)
+{
+	return __builtin_bswap64(x);
+}
+
+#include <libfdt.h>
+
+#include <keel/bootinfo.h>
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/fdt.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+#define U64(x)	      ((unsigned long long)(x))
+#define DT_MAX_CELLS  2 /* addresses/sizes we can hold in 64 bits */
+#define DT_MAX_MEMRSV 64
+
+#define dt_warn(bi, fmt, ...)                            \
+	do {                                             \
+		pr_warn("dt: " fmt "\n", ##__VA_ARGS__); \
+		(bi)->fixups++;                          \
+	} while (0)
+
+struct dt_ctx {
+	const void *fdt;
+	struct bootinfo *bi;
+	struct dt_arch_info *ai;
+	bool any_mem_node_id;
+};
+
+/* Read @n (1 or 2) big-endian cells. */
+static uint64_t read_cells(const fdt32_t *p, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = (v << 32) | fdt32_to_cpu(p[i]);
+	return v;
+}
+
+static const char *node_name(const void *fdt, int node)
+{
+	const char *n = fdt_get_name(fdt, node, NULL);
+
+	return n ? n : "?";
+}
+
+/* A NUL-terminated string property, or NULL. */
+static const char *prop_str(const void *fdt, int node, const char *name,
+			    int *lenp)
+{
+	int len;
+	const char *s = fdt_getprop(fdt, node, name, &len);
+
+	if (!s || len <= 0 || strnlen(s, (size_t)len) == (size_t)len)
+		return NULL;
+	if (lenp)
+		*lenp = len;
+	return s;
+}
+
+/* A u32 property: true and *out when present and exactly 4 bytes. */
+static bool prop_u32(struct dt_ctx *c, int node, const char *name,
+		     uint32_t *out)
+{
+	int len;
+	const fdt32_t *p = fdt_getprop(c->fdt, node, name, &len);
+
+	if (!p)
+		return false;
+	if (len != 4) {
+		dt_warn(c->bi, "%s/%s has length %d, expected 4, ignored",
+			node_name(c->fdt, node), name, len);
+		return false;
+	}
+	*out = fdt32_to_cpu(*p);
+	return true;
+}
+
+static bool node_enabled(const void *fdt, int node)
+{
+	const char *s = prop_str(fdt, node, "status", NULL);
+
+	return !s || !strcmp(s, "okay") || !strcmp(s, "ok");
+}
+
+/*
+ * #address-cells / #size-cells of @node (as parent of its children):
+ * missing -> @def with a warning when @warn_missing; out of our range ->
+ * warning and -1 (the caller skips the children).
+ */
+static int cells(struct dt_ctx *c, int node, const char *name, int def,
+		 bool warn_missing)
+{
+	uint32_t v;
+
+	if (!fdt_getprop(c->fdt, node, name, NULL)) {
+		if (warn_missing)
+			dt_warn(c->bi, "%s has no %s, assuming %d",
+				node ? node_name(c->fdt, node) : "/", name,
+				def);
+		return def;
+	}
+	if (!prop_u32(c, node, name, &v))
+		return def;
+	if (v > DT_MAX_CELLS || (v == 0 && name[1] == 'a')) {
+		dt_warn(c->bi, "%s %s = %u is not supported",
+			node ? node_name(c->fdt, node) : "/", name, v);
+		return -1;
+	}
+	return (int)v;
+}
+
+/* The node id of @node: *out, or false when it has none. */
+static bool node_id(struct dt_ctx *c, int node, uint32_t *out)
+{
+	uint32_t id;
+
+	if (!prop_u32(c, node, "numa-node-id", &id))
+		return false;
+	if (id >= MAX_NUMNODES) {
+		dt_warn(c->bi,
+			"%s numa-node-id %u >= MAX_NUMNODES %u, using node 0",
+			node_name(c->fdt, node), id,
+			(unsigned int)MAX_NUMNODES);
+		id = 0;
+	}
+	*out = id;
+	return true;
+}
+
+/*
+ * Walk the reg entries of @node with (@ac, @sc) cells, calling @fn for each
+ * non-empty [start, end). A trailing partial entry is warned about and
+ * ignored; a range that wraps is clamped to the top of the address space.
+ */
+static void for_each_reg(struct dt_ctx *c, int node, int ac, int sc,
+			 void (*fn)(struct dt_ctx *, int, uint64_t, uint64_t,
+				    void *),
+			 void *arg)
+{
+	int len, entry = (ac + sc) * 4;
+	const fdt32_t *p = fdt_getprop(c->fdt, node, "reg", &len);
+
+	if (!p)
+		return;
+	if (len % entry) {
+		dt_warn(c->bi,
+			"%s reg length %d is not a multiple of %d, trailing "
+			"bytes ignored",
+			node_name(c->fdt, node), len, entry);
+	}
+	for (int off = 0; off + entry <= len; off += entry) {
+		uint64_t start = read_cells(p + off / 4, ac);
+		uint64_t size = read_cells(p + off / 4 + ac, sc);
+		uint64_t end = start + size;
+
+		if (!size)
+			continue;
+		if (end < start) {
+			dt_warn(c->bi, "%s reg [%#llx + %#llx] wraps, clamped",
+				node_name(c->fdt, node), U64(start), U64(size));
+			end = ~0ULL & PAGE_MASK;
+		}
+		fn(c, node, start, end, arg);
+	}
+}
+
+/* --- memory ---------------------------------------------------------- */
+
+static bool is_memory_node(const void *fdt, int node)
+{
+	const char *t = prop_str(fdt, node, "device_type", NULL);
+	const char *n = node_name(fdt, node);
+
+	if (t)
+		return !strcmp(t, "memory");
+	return !strncmp(n, "memory", 6) && (n[6] == '\0' || n[6] == '@');
+}
+
+static void add_ram(struct dt_ctx *c, int node, uint64_t s, uint64_t e,
+		    void *arg)
+{
+	(void)node;
+	bootinfo_add_ram(c->bi, pa(s), pa(e), *(uint32_t *)arg);
+}
+
+static void parse_memory(struct dt_ctx *c, int ac, int sc)
+{
+	int node;
+	uint32_t id;
+
+	fdt_for_each_subnode(node, c->fdt, 0)
+	{
+		if (is_memory_node(c->fdt, node) &&
+		    node_enabled(c->fdt, node) &&
+		    fdt_getprop(c->fdt, node, "numa-node-id", NULL))
+			c->any_mem_node_id = true;
+	}
+	fdt_for_each_subnode(node, c->fdt, 0)
+	{
+		if (!is_memory_node(c->fdt, node) ||
+		    !node_enabled(c->fdt, node))
+			continue;
+		if (!node_id(c, node, &id)) {
+			if (c->any_mem_node_id)
+				dt_warn(c->bi,
+					"%s has no numa-node-id while other "
+					"memory has, using node 0",
+					node_name(c->fdt, node));
+			id = 0;
+		}
+		for_each_reg(c, node, ac, sc, add_ram, &id);
+	}
+}
+
+/* --- reserved memory -------------------------------------------------- */
+
+static void add_reserved(struct dt_ctx *c, int node, uint64_t s, uint64_t e,
+			 void *arg)
+{
+	char name[BOOTINFO_NAME_MAX];
+	const char *n = arg ? (const char *)arg : node_name(c->fdt, node);
+
+	strlcpy(name, n, sizeof(name));
+	bootinfo_add_reserved(c->bi, pa(s), pa(e), name);
+}
+
+static void parse_reserved(struct dt_ctx *c, int root_ac, int root_sc)
+{
+	int rm = fdt_path_offset(c->fdt, "/reserved-memory");
+	int n = fdt_num_mem_rsv(c->fdt), node, ac, sc;
+
+	if (n > DT_MAX_MEMRSV) {
+		dt_warn(c->bi,
+			"memreserve block has %d entries, using the first %d",
+			n, DT_MAX_MEMRSV);
+		n = DT_MAX_MEMRSV;
+	}
+	for (int i = 0; i < n; i++) {
+		uint64_t addr, size;
+
+		if (fdt_get_mem_rsv(c->fdt, i, &addr, &size) || !size)
+			continue;
+		if (addr + size < addr) {
+			dt_warn(c->bi,
+				"memreserve [%#llx + %#llx] wraps, ignored",
+				U64(addr), U64(size));
+			continue;
+		}
+		bootinfo_add_reserved(c->bi, pa(addr), pa(addr + size),
+				      "memreserve");
+	}
+	if (rm < 0)
+		return;
+	ac = cells(c, rm, "#address-cells", root_ac, true);
+	sc = cells(c, rm, "#size-cells", root_sc, true);
+	if (ac < 0 || sc < 0)
+		return;
+	fdt_for_each_subnode(node, c->fdt, rm)
+	{
+		if (!node_enabled(c->fdt, node))
+			continue;
+		for_each_reg(c, node, ac, sc, add_reserved, NULL);
+	}
+}
+
+/* --- chosen ------------------------------------------------------------ */
+
+static bool prop_addr(struct dt_ctx *c, int node, const char *name,
+		      uint64_t *out)
+{
+	int len;
+	const fdt32_t *p = fdt_getprop(c->fdt, node, name, &len);
+
+	if (!p)
+		return false;
+	if (len != 4 && len != 8) {
+		dt_warn(c->bi,
+			"chosen/%s has length %d, expected 4 or 8, ignored",
+			name, len);
+		return false;
+	}
+	*out = read_cells(p, len / 4);
+	return true;
+}
+
+static void parse_stdout(struct dt_ctx *c, const char *path, int len)
+{
+	const char *colon = memchr(path, ':', (size_t)len);
+	int plen =
+		colon ? (int)(colon - path) : (int)strnlen(path, (size_t)len);
+	int node = fdt_path_offset_namelen(c->fdt, path, plen);
+	int parent, ac, sc, rlen;
+	const fdt32_t *reg;
+
+	if (node < 0) {
+		dt_warn(c->bi, "chosen/stdout-path \"%.*s\" names no node",
+			plen, path);
+		return;
+	}
+	strlcpy(c->ai->uart_path, node_name(c->fdt, node),
+		sizeof(c->ai->uart_path));
+	parent = fdt_parent_offset(c->fdt, node);
+	if (parent < 0)
+		return;
+	ac = cells(c, parent, "#address-cells", 2, false);
+	sc = cells(c, parent, "#size-cells", 1, false);
+	reg = fdt_getprop(c->fdt, node, "reg", &rlen);
+	if (ac < 0 || sc < 0 || !reg || rlen < ac * 4) {
+		dt_warn(c->bi, "stdout-path node %s has no usable reg",
+			c->ai->uart_path);
+		return;
+	}
+	/* Parent buses are assumed to map 1:1 ("ranges;"), as on virt. */
+	c->ai->uart_base = pa(read_cells(reg, ac));
+	c->ai->uart_is_pl011 =
+		!fdt_node_check_compatible(c->fdt, node, "arm,pl011");
+}
+
+static void parse_chosen(struct dt_ctx *c)
+{
+	int node = fdt_path_offset(c->fdt, "/chosen");
+	const char *s;
+	int len;
+	uint64_t is = 0, ie = 0;
+
+	if (node < 0)
+		return;
+	s = fdt_getprop(c->fdt, node, "bootargs", &len);
+	if (s && len > 0) {
+		size_t n = strnlen(s, (size_t)len);
+
+		if (n >= sizeof(c->bi->cmdline)) {
+			dt_warn(c->bi,
+				"chosen/bootargs is %zu bytes, truncated to "
+				"%zu",
+				n, sizeof(c->bi->cmdline) - 1);
+			n = sizeof(c->bi->cmdline) - 1;
+		}
+		memcpy(c->bi->cmdline, s, n);
+		c->bi->cmdline[n] = '\0';
+	}
+	if (prop_addr(c, node, "linux,initrd-start", &is) &&
+	    prop_addr(c, node, "linux,initrd-end", &ie)) {
+		if (ie <= is) {
+			dt_warn(c->bi,
+				"initrd [%#llx, %#llx) is empty or inverted, "
+				"ignored",
+				U64(is), U64(ie));
+		} else {
+			c->ai->initrd_start = pa(is);
+			c->ai->initrd_end = pa(ie);
+			bootinfo_add_reserved(c->bi, pa(is), pa(ie), "initrd");
+		}
+	}
+	s = fdt_getprop(c->fdt, node, "stdout-path", &len);
+	if (!s)
+		s = fdt_getprop(c->fdt, node, "linux,stdout-path", &len);
+	if (s && len > 0)
+		parse_stdout(c, s, len);
+	if (fdt_getprop(c->fdt, node, "u-boot,version", NULL))
+		strlcpy(c->bi->loader, "u-boot", sizeof(c->bi->loader));
+}
+
+/* --- cpus -------------------------------------------------------------- */
+
+/**
+ * dt_mpidr_topology() - package/core/thread from MPIDR affinity fields.
+ * @mpidr: MPIDR_EL1 value or DT cpu reg.
+ * @package: out.
+ * @core: out.
+ * @thread: out.
+ */
+void dt_mpidr_topology(uint64_t mpidr, uint32_t *package, uint32_t *core,
+		       uint32_t *thread)
+{
+	uint32_t aff0 = mpidr & 0xff, aff1 = (mpidr >> 8) & 0xff;
+	uint32_t aff2 = (mpidr >> 16) & 0xff, aff3 = (mpidr >> 32) & 0xff;
+
+	if (mpidr & MPIDR_MT) {
+		*thread = aff0;
+		*core = aff1;
+		*package = aff2 | aff3 << 8;
+	} else {
+		*thread = 0;
+		*core = aff0;
+		*package = aff1 | aff2 << 8 | aff3 << 16;
+	}
+}
+
+static void parse_cpus(struct dt_ctx *c)
+{
+	int cpus = fdt_path_offset(c->fdt, "/cpus");
+	int node, ac, len;
+	bool any_id = false, warned_spin = false;
+
+	if (cpus < 0) {
+		dt_warn(c->bi, "no /cpus node, booting on the boot CPU only");
+		return;
+	}
+	ac = cells(c, cpus, "#address-cells", 1, true);
+	if (ac < 0)
+		return;
+	fdt_for_each_subnode(node, c->fdt, cpus)
+	{
+		if (fdt_getprop(c->fdt, node, "numa-node-id", NULL))
+			any_id = true;
+	}
+	fdt_for_each_subnode(node, c->fdt, cpus)
+	{
+		const char *t = prop_str(c->fdt, node, "device_type", NULL);
+		const char *em;
+		const fdt32_t *reg;
+		uint32_t id = 0, pkg, core, thread;
+		uint64_t hwid;
+		bool usable;
+
+		if (!t || strcmp(t, "cpu"))
+			continue;
+		reg = fdt_getprop(c->fdt, node, "reg", &len);
+		if (!reg || len < ac * 4) {
+			dt_warn(c->bi, "%s has no reg (MPIDR), CPU ignored",
+				node_name(c->fdt, node));
+			continue;
+		}
+		hwid = read_cells(reg, ac);
+		if (hwid & ~MPIDR_HWID_MASK) {
+			dt_warn(c->bi,
+				"%s reg %#llx has bits outside the MPIDR "
+				"affinity fields, masked",
+				node_name(c->fdt, node), U64(hwid));
+			hwid &= MPIDR_HWID_MASK;
+		}
+		if (!node_id(c, node, &id)) {
+			if (any_id || c->any_mem_node_id)
+				dt_warn(c->bi,
+					"%s has no numa-node-id, using node 0",
+					node_name(c->fdt, node));
+			id = 0;
+		}
+		usable = node_enabled(c->fdt, node);
+		em = prop_str(c->fdt, node, "enable-method", NULL);
+		if (em && strcmp(em, "psci")) {
+			if (!warned_spin)
+				dt_warn(c->bi,
+					"%s enable-method \"%s\" is not "
+					"supported, CPU left out",
+					node_name(c->fdt, node), em);
+			warned_spin = true;
+			usable = false;
+		}
+		dt_mpidr_topology(hwid, &pkg, &core, &thread);
+		bootinfo_add_cpu(c->bi, hwid, id, pkg, core, thread, usable);
+	}
+}
+
+/* --- psci, timer, distances ------------------------------------------- */
+
+static void parse_psci(struct dt_ctx *c)
+{
+	int node = fdt_node_offset_by_compatible(c->fdt, -1, "arm,psci-1.0");
+	const char *m;
+	uint32_t v;
+
+	if (node < 0)
+		node = fdt_node_offset_by_compatible(c->fdt, -1,
+						     "arm,psci-0.2");
+	if (node >= 0) {
+		c->ai->psci_v0_2 = true;
+	} else {
+		node = fdt_node_offset_by_compatible(c->fdt, -1, "arm,psci");
+		if (node < 0)
+			return;
+	}
+	c->ai->psci_cpu_on = PSCI_FN_CPU_ON;
+	c->ai->psci_cpu_off = PSCI_FN_CPU_OFF;
+	if (!c->ai->psci_v0_2) {
+		if (prop_u32(c, node, "cpu_on", &v))
+			c->ai->psci_cpu_on = v;
+		if (prop_u32(c, node, "cpu_off", &v))
+			c->ai->psci_cpu_off = v;
+	}
+	m = prop_str(c->fdt, node, "method", NULL);
+	if (m && !strcmp(m, "hvc"))
+		c->ai->psci_method = DT_PSCI_HVC;
+	else if (m && !strcmp(m, "smc"))
+		c->ai->psci_method = DT_PSCI_SMC;
+	else
+		dt_warn(c->bi,
+			"psci method \"%s\" is not hvc or smc, secondary CPUs "
+			"will not start",
+			m ? m : "(none)");
+}
+
+static void parse_timer(struct dt_ctx *c)
+{
+	int node = fdt_node_offset_by_compatible(c->fdt, -1, "arm,armv8-timer");
+	uint32_t f;
+
+	if (node >= 0 && prop_u32(c, node, "clock-frequency", &f))
+		c->ai->timer_freq = f;
+}
+
+static void parse_distances(struct dt_ctx *c)
+{
+	static const char prop[] = "distance-matrix";
+	int node = fdt_node_offset_by_compatible(c->fdt, -1,
+						 "numa-distance-map-v1");
+	uint8_t d[MAX_NUMNODES][MAX_NUMNODES];
+	int len;
+	const fdt32_t *p;
+
+	if (node < 0)
+		return;
+	p = fdt_getprop(c->fdt, node, prop, &len);
+	if (!p) {
+		dt_warn(c->bi, "distance-map has no %s, using defaults", prop);
+		return;
+	}
+	if (len % 12)
+		dt_warn(c->bi,
+			"%s length %d is not a multiple of 12, trailing bytes "
+			"ignored",
+			prop, len);
+	memset(d, 0, sizeof(d));
+	for (int i = 0; i + 12 <= len; i += 12) {
+		uint32_t a = fdt32_to_cpu(p[i / 4]);
+		uint32_t b = fdt32_to_cpu(p[i / 4 + 1]);
+		uint32_t v = fdt32_to_cpu(p[i / 4 + 2]);
+
+		if (a >= MAX_NUMNODES || b >= MAX_NUMNODES) {
+			dt_warn(c->bi, "%s entry %u %u: node id >= %u, ignored",
+				prop, a, b, (unsigned int)MAX_NUMNODES);
+			continue;
+		}
+		if (v < NODE_DISTANCE_LOCAL || v > 255 ||
+		    (a == b) != (v == NODE_DISTANCE_LOCAL)) {
+			dt_warn(c->bi,
+				"%s entry %u %u = %u is invalid, using "
+				"defaults",
+				prop, a, b, v);
+			return;
+		}
+		d[a][b] = (uint8_t)v;
+	}
+	for (unsigned int a = 0; a < MAX_NUMNODES; a++) {
+		for (unsigned int b = 0; b < MAX_NUMNODES; b++) {
+			if (d[a][b] && d[b][a] && d[a][b] != d[b][a]) {
+				dt_warn(c->bi,
+					"%s is asymmetric: %u->%u = %u but "
+					"%u->%u = %u, using defaults",
+					prop, a, b, d[a][b], b, a, d[b][a]);
+				return;
+			}
+		}
+	}
+	for (unsigned int a = 0; a < MAX_NUMNODES; a++)
+		for (unsigned int b = 0; b < MAX_NUMNODES; b++)
+			if (d[a][b] || d[b][a])
+				bootinfo_set_distance(c->bi, a, b,
+						      d[a][b] ? d[a][b]
+							      : d[b][a]);
+}
+
+/* --- entry ------------------------------------------------------------- */
+
+/**
+ * dt_parse() - fill @bi and @ai from the DT at @blob (see include/keel/fdt.h).
+ * @blob: the flattened DT.
+ * @len: readable bytes at @blob.
+ * @blob_pa: physical address of @blob (for the "dtb" reservation).
+ * @bi: bootinfo_init()ed by the caller.
+ * @ai: filled (zeroed first).
+ * Return: 0, or -EINVAL when the blob is unusable.
+ */
+int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
+	     struct dt_arch_info *ai)
+{
+	struct dt_ctx c = {.fdt = blob, .bi = bi, .ai = ai};
+	uint32_t total;
+	int err, ac, sc;
+
+	memset(ai, 0, sizeof(*ai));
+	if (!blob || len < sizeof(struct fdt_header)) {
+		dt_warn(bi, "blob of %zu bytes is smaller than a header", len);
+		return -EINVAL;
+	}
+	if (fdt_magic(blob) != FDT_MAGIC) {
+		dt_warn(bi, "bad magic %#x", fdt_magic(blob));
+		return -EINVAL;
+	}
+	total = fdt_totalsize(blob);
+	if (total > len) {
+		dt_warn(bi, "totalsize %u exceeds the %zu bytes available",
+			total, len);
+		return -EINVAL;
+	}
+	err = fdt_check_full(blob, total);
+	if (err) {
+		dt_warn(bi, "malformed blob (%s)", fdt_strerror(err));
+		return -EINVAL;
+	}
+	ai->totalsize = total;
+	bootinfo_add_reserved(bi, blob_pa, pa_add(blob_pa, total), "dtb");
+
+	if (!fdt_node_check_compatible(blob, 0, "linux,dummy-virt")) {
+		ai->qemu_virt = true;
+		strlcpy(bi->loader, "qemu", sizeof(bi->loader));
+	}
+	ac = cells(&c, 0, "#address-cells", 2, true);
+	sc = cells(&c, 0, "#size-cells", 1, true);
+	if (ac >= 0 && sc >= 0) {
+		parse_memory(&c, ac, sc);
+		parse_reserved(&c, ac, sc);
+	}
+	parse_chosen(&c);
+	parse_cpus(&c);
+	parse_psci(&c);
+	parse_timer(&c);
+	parse_distances(&c);
+	if (!bi->ram_count)
+		dt_warn(bi, "no usable /memory node");
+	return 0;
+}

@@ -1,0 +1,632 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Scrubbing free memory (DESIGN §5).
+ *
+ * Boot scrub (bootscrub=on), before the heap opens:
+ *  1. scrub_plan() picks the workers (one online CPU per core, the lowest
+ *     thread; every online CPU with scrub_smt) and, for every node, the node
+ *     whose workers scrub it: itself when it has a worker, else the nearest
+ *     node that has one (ties to the lowest id).
+ *  2. Every node's dirty free chunks are copied into a static table
+ *     (heap_for_each_free under the node lock, nothing else done there).
+ *     A node's chunks are cut into units of unit_bytes that never span two
+ *     chunks, numbered 0..units-1 per node; workers claim them with one
+ *     atomic increment of the node's cursor. Should a node have more
+ *     chunks than the table holds, the scrub runs in several passes: a
+ *     chunk scrubbed in one pass is clean and not collected again.
+ *  3. Each worker drains its own node, then the CPU-less nodes it stands
+ *     in for, then whichever node has the most work left. A unit is zeroed
+ *     and cleaned to PoC by arch_scrub_clean_range() with no lock held; the
+ *     last unit of a chunk (per-chunk atomic count) calls heap_mark_clean().
+ *  4. A unit given up (inject=scrub-stop:N) goes to the node's abandoned
+ *     list, which claimers drain once the cursor is exhausted; the boot CPU
+ *     re-runs the workers (minus the quitter) until no node has work left,
+ *     so no unit is ever lost.
+ *
+ * Idle scrub (bootscrub=idle): the heap opens dirty; every online CPU but
+ * the boot CPU loops scrub_idle_step(), which detaches one dirty chunk
+ * (heap_take_dirty), scrubs it with no lock held and gives it back clean
+ * (heap_put_clean). scrub_wait_all_clean() joins them.
+ *
+ * Statistics: each CPU writes only its own scrub_stats.cpu[] entry; node
+ * and total counters are updated with atomics.
+ */
+#include <arch/cpu.h>
+#include <arch/mm.h>
+#include <arch/scrub.h>
+#include <keel/atomic.h>
+#include <keel/bug.h>
+#include <keel/heap.h>
+#include <keel/numa.h>
+#include <keel/options.h>
+#include <keel/printk.h>
+#include <keel/scrub.h>
+#include <keel/smp.h>
+#include <keel/spinlock.h>
+#include <keel/string.h>
+#include <keel/trace.h>
+
+#define SCRUB_MAX_CHUNKS 4096
+
+struct scrub_stats scrub_stats;
+
+struct scrub_chunk {
+	struct page_info *head;
+	uint64_t start_pfn;  /* first dirty page */
+	uint64_t pages;	     /* dirty: start_pfn to chunk end */
+	uint64_t first_unit; /* node-relative index of its first unit */
+	uint32_t units;
+	uint32_t remaining; /* units not yet done (atomic) */
+	uint32_t all_clean; /* every unit reported clean to PoC (atomic) */
+};
+
+struct scrub_node_work {
+	uint32_t first_chunk, chunk_count; /* slice of scrub_chunks[] */
+	uint64_t units;
+	uint64_t cursor; /* next unclaimed unit (atomic) */
+	spinlock_t abandoned_lock;
+	uint32_t abandoned_count; /* atomic read, written under the lock */
+	uint64_t abandoned[NR_CPUS];
+	uint64_t first_start, last_end; /* ticks, whole boot scrub (atomic) */
+};
+
+static struct scrub_chunk scrub_chunks[SCRUB_MAX_CHUNKS];
+static unsigned int scrub_chunk_used;
+static struct scrub_node_work node_work[MAX_NUMNODES];
+static uint64_t cpu_node_bytes[NR_CPUS][MAX_NUMNODES];
+
+static uint32_t scrubbed_by[MAX_NUMNODES];
+static bool planned;
+static unsigned int scrub_nodes;
+static uint64_t unit_pages;
+static cpumask_t workers, idle_workers;
+static bool first_round;
+static uint64_t scrub_start;
+
+/**
+ * scrub_mode_name() - name of a mode for the report.
+ * @m: mode
+ *
+ * Return: "on", "off", "idle" or "?".
+ */
+const char *scrub_mode_name(enum scrub_mode m)
+{
+	switch (m) {
+	case SCRUB_ON:
+		return "on";
+	case SCRUB_OFF:
+		return "off";
+	case SCRUB_IDLE:
+		return "idle";
+	}
+	return "?";
+}
+
+/* Is @i an online CPU that is not the first online thread of its core? */
+static bool online_sibling(unsigned int i)
+{
+	const struct cpu_info *c = &cpu_table[i];
+
+	for (unsigned int j = 0; j < cpu_count; j++) {
+		const struct cpu_info *o = &cpu_table[j];
+
+		if (o->online && o->node == c->node &&
+		    o->package == c->package && o->core == c->core &&
+		    o->thread < c->thread)
+			return true;
+	}
+	return false;
+}
+
+/**
+ * scrub_plan() - choose workers and who scrubs which node.
+ * @smt: use SMT siblings too
+ * @out_workers: out: the worker CPUs
+ * @out_by: out: for each node, the node whose workers scrub it
+ *
+ * Only online CPUs count; a core whose first thread is offline is served by
+ * its lowest online thread.
+ */
+void scrub_plan(bool smt, cpumask_t *out_workers, uint32_t out_by[MAX_NUMNODES])
+{
+	unsigned int nodes = numa_node_count();
+	uint64_t have = 0;
+
+	cpumask_clear(out_workers);
+	for (unsigned int i = 0; i < cpu_count; i++) {
+		if (!cpu_table[i].online || (!smt && online_sibling(i)))
+			continue;
+		cpumask_set(out_workers, i);
+		if (cpu_table[i].node < 64)
+			have |= 1ull << cpu_table[i].node;
+	}
+	for (unsigned int n = 0; n < MAX_NUMNODES; n++) {
+		uint32_t by = NUMA_NO_NODE;
+
+		if (n < nodes) {
+			by = numa_nearest(n, have);
+			if (by == NUMA_NO_NODE)
+				by = cpu_table[0].node;
+		}
+		out_by[n] = by;
+	}
+}
+
+/* ---- work accounting ----------------------------------------------------- */
+
+static void atomic_min64(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = atomic_load_relaxed(p);
+
+	while (v < cur && !atomic_cmpxchg(p, &cur, v))
+		;
+}
+
+static void atomic_max64(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = atomic_load_relaxed(p);
+
+	while (v > cur && !atomic_cmpxchg(p, &cur, v))
+		;
+}
+
+/* Scrub [p, p + pages) for @node on the calling CPU and account for it. */
+static bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
+{
+	unsigned int cpu = arch_cpu_id();
+	uint64_t bytes = pages << PAGE_SHIFT;
+	struct scrub_node_work *nw = &node_work[node];
+	uint64_t t0, t1;
+	bool clean;
+
+	trace_event("scrub_unit", TRACE_BEGIN, node, bytes);
+	t0 = arch_ticks();
+	clean = arch_scrub_clean_range(phys_to_virt(pfn_to_paddr(p)), bytes);
+	t1 = arch_ticks();
+	trace_event("scrub_unit", TRACE_END, node, bytes);
+
+	atomic_fetch_add_relaxed(&scrub_stats.bytes, bytes);
+	atomic_fetch_add_relaxed(&scrub_stats.node[node].bytes, bytes);
+	atomic_fetch_or(&scrub_stats.node[node].cpus.bits[cpu / 64],
+			1ull << (cpu % 64));
+	atomic_min64(&nw->first_start, t0);
+	atomic_max64(&nw->last_end, t1);
+	if (cpu < NR_CPUS) {
+		scrub_stats.cpu[cpu].bytes += bytes;
+		scrub_stats.cpu[cpu].ticks += t1 - t0;
+		scrub_stats.cpu[cpu].units++;
+		cpu_node_bytes[cpu][node] += bytes;
+	}
+	return clean;
+}
+
+/* ---- boot scrub: collecting chunks --------------------------------------- */
+
+struct collect_ctx {
+	uint32_t node;
+	unsigned int limit; /* table index this node may not reach */
+	bool overflow;
+};
+
+static void collect_chunk(struct page_info *head, unsigned int order,
+			  unsigned int zone, void *arg)
+{
+	struct collect_ctx *ctx = arg;
+	struct scrub_node_work *nw = &node_work[ctx->node];
+	uint64_t size = 1ull << order, first = head->first_dirty;
+	struct scrub_chunk *ch;
+
+	(void)zone;
+	if (first == FIRST_DIRTY_NONE || first >= size)
+		return;
+	if (scrub_chunk_used >= ctx->limit) {
+		ctx->overflow = true;
+		return;
+	}
+	ch = &scrub_chunks[scrub_chunk_used++];
+	ch->head = head;
+	ch->start_pfn = pfn_val(page_to_pfn(head)) + first;
+	ch->pages = size - first;
+	ch->first_unit = nw->units;
+	ch->units = (uint32_t)((ch->pages + unit_pages - 1) / unit_pages);
+	ch->remaining = ch->units;
+	ch->all_clean = 1;
+	nw->units += ch->units;
+	nw->chunk_count++;
+}
+
+/* Fill the chunk table for one pass. Return: true if some chunk did not fit. */
+static bool collect_pass(void)
+{
+	unsigned int per_node =
+		SCRUB_MAX_CHUNKS / (scrub_nodes ? scrub_nodes : 1);
+	bool overflow = false;
+
+	scrub_chunk_used = 0;
+	for (unsigned int n = 0; n < scrub_nodes; n++) {
+		struct scrub_node_work *nw = &node_work[n];
+		struct collect_ctx ctx = {n, scrub_chunk_used + per_node,
+					  false};
+
+		nw->first_chunk = scrub_chunk_used;
+		nw->chunk_count = 0;
+		nw->units = 0;
+		nw->cursor = 0;
+		nw->abandoned_count = 0;
+		if (n < heap_node_count())
+			heap_for_each_free(n, collect_chunk, &ctx);
+		overflow |= ctx.overflow;
+	}
+	return overflow;
+}
+
+/* ---- boot scrub: claiming and doing units -------------------------------- */
+
+static bool claim_unit(struct scrub_node_work *nw, uint64_t *unit)
+{
+	bool got = false;
+
+	if (atomic_load_relaxed(&nw->cursor) < nw->units) {
+		uint64_t u = atomic_fetch_add(&nw->cursor, 1);
+
+		if (u < nw->units) {
+			*unit = u;
+			return true;
+		}
+	}
+	if (!atomic_load_acquire(&nw->abandoned_count))
+		return false;
+	spin_lock(&nw->abandoned_lock);
+	if (nw->abandoned_count) {
+		*unit = nw->abandoned[nw->abandoned_count - 1];
+		atomic_store_release(&nw->abandoned_count,
+				     nw->abandoned_count - 1);
+		got = true;
+	}
+	spin_unlock(&nw->abandoned_lock);
+	return got;
+}
+
+static void abandon_unit(struct scrub_node_work *nw, uint64_t unit)
+{
+	spin_lock(&nw->abandoned_lock);
+	/* One unit per quitting CPU at most, so the array cannot overflow. */
+	CHECK(nw->abandoned_count < NR_CPUS);
+	nw->abandoned[nw->abandoned_count] = unit;
+	atomic_store_release(&nw->abandoned_count, nw->abandoned_count + 1);
+	spin_unlock(&nw->abandoned_lock);
+}
+
+static uint64_t work_left(const struct scrub_node_work *nw)
+{
+	uint64_t cur = atomic_load_relaxed(&nw->cursor);
+
+	return (cur < nw->units ? nw->units - cur : 0) +
+	       atomic_load_acquire(&nw->abandoned_count);
+}
+
+static struct scrub_chunk *unit_chunk(const struct scrub_node_work *nw,
+				      uint64_t unit)
+{
+	uint32_t lo = nw->first_chunk, hi = nw->first_chunk + nw->chunk_count;
+
+	/* Last chunk whose first_unit <= unit. */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (scrub_chunks[mid].first_unit <= unit)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return &scrub_chunks[lo];
+}
+
+static void do_unit(uint32_t node, uint64_t unit)
+{
+	struct scrub_chunk *ch = unit_chunk(&node_work[node], unit);
+	uint64_t off = (unit - ch->first_unit) * unit_pages;
+	uint64_t pages = MIN(unit_pages, ch->pages - off);
+
+	if (!scrub_pages(node, pfn(ch->start_pfn + off), pages))
+		atomic_store_relaxed(&ch->all_clean, 0);
+	if (atomic_fetch_sub(&ch->remaining, 1) == 1)
+		heap_mark_clean(ch->head, atomic_load_acquire(&ch->all_clean));
+}
+
+/*
+ * Drain @node. @stop: this CPU quits at its first claim (fault injection),
+ * handing the unit back. Return: false when the worker must stop.
+ */
+static bool drain_node(uint32_t node, bool stop)
+{
+	struct scrub_node_work *nw = &node_work[node];
+	uint64_t unit;
+
+	while (claim_unit(nw, &unit)) {
+		if (stop) {
+			abandon_unit(nw, unit);
+			atomic_store_release(&scrub_stats.stopped_cpu,
+					     (int)arch_cpu_id());
+			return false;
+		}
+		do_unit(node, unit);
+	}
+	return true;
+}
+
+static void scrub_worker(void *arg)
+{
+	unsigned int cpu = arch_cpu_id();
+	uint32_t mine = cpu_table[cpu].node;
+	bool stop = first_round && inject_has(INJECT_SCRUB_STOP, cpu);
+
+	(void)arg;
+	if (mine < scrub_nodes && !drain_node(mine, stop))
+		return;
+	for (uint32_t n = 0; n < scrub_nodes; n++) {
+		if (n != mine && scrubbed_by[n] == mine && !drain_node(n, stop))
+			return;
+	}
+	for (;;) {
+		uint64_t best_left = 0;
+		uint32_t best = NUMA_NO_NODE;
+
+		for (uint32_t n = 0; n < scrub_nodes; n++) {
+			uint64_t left = work_left(&node_work[n]);
+
+			if (left > best_left) {
+				best_left = left;
+				best = n;
+			}
+		}
+		if (best == NUMA_NO_NODE || !drain_node(best, stop))
+			return;
+	}
+}
+
+static bool any_work_left(void)
+{
+	for (uint32_t n = 0; n < scrub_nodes; n++)
+		if (work_left(&node_work[n]))
+			return true;
+	return false;
+}
+
+/* CONFIG_DEBUG: the first, middle and last 64 bytes of a page read zero. */
+static void verify_page(uint64_t p)
+{
+	static const uint64_t offs[] = {0, PAGE_SIZE / 2, PAGE_SIZE - 64};
+	const unsigned char *va = phys_to_virt(pfn_to_paddr(pfn(p)));
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(offs); i++) {
+		const uint64_t *w = (const uint64_t *)(va + offs[i]);
+
+		for (unsigned int k = 0; k < 64 / sizeof(*w); k++)
+			if (w[k])
+				panic("scrub: pfn %#llx not zero at offset "
+				      "%llu after the boot scrub",
+				      (unsigned long long)p,
+				      (unsigned long long)(offs[i] +
+							   k * sizeof(*w)));
+	}
+}
+
+static void verify_pass(void)
+{
+	for (unsigned int i = 0; i < scrub_chunk_used; i++) {
+		const struct scrub_chunk *ch = &scrub_chunks[i];
+
+		for (uint64_t off = 0; off < ch->pages; off += unit_pages) {
+			uint64_t last = MIN(off + unit_pages, ch->pages) - 1;
+
+			verify_page(ch->start_pfn + off);
+			verify_page(ch->start_pfn + last);
+		}
+	}
+}
+
+static void run_boot_scrub(void)
+{
+	unsigned int passes = 0;
+	bool more;
+
+	do {
+		uint64_t before = scrub_stats.bytes;
+		cpumask_t again = workers;
+
+		more = collect_pass();
+		if (!scrub_chunk_used)
+			break;
+		first_round = passes == 0;
+		smp_run_on(&workers, scrub_worker, NULL);
+		first_round = false;
+		/* Units a quitter handed back and nobody took. */
+		if (scrub_stats.stopped_cpu >= 0)
+			cpumask_clear_cpu(
+				&again, (unsigned int)scrub_stats.stopped_cpu);
+		if (!cpumask_weight(&again))
+			cpumask_set(&again, arch_cpu_id());
+		while (any_work_left())
+			smp_run_on(&again, scrub_worker, NULL);
+		if (IS_ENABLED(CONFIG_DEBUG))
+			verify_pass();
+		passes++;
+		/* A pass that scrubbed nothing would repeat forever. */
+		if (scrub_stats.bytes == before)
+			break;
+	} while (more);
+}
+
+/* ---- idle scrub ---------------------------------------------------------- */
+
+static bool idle_scrub_node(uint32_t node)
+{
+	unsigned int order;
+	struct page_info *pg = heap_take_dirty(node, &order);
+	uint64_t size, first, p;
+	bool clean = true;
+
+	if (!pg)
+		return false;
+	size = 1ull << order;
+	first = pg->first_dirty;
+	if (first >= size)
+		first = 0; /* say dirty but no offset: scrub it all */
+	p = pfn_val(page_to_pfn(pg)) + first;
+	for (uint64_t done = 0; done < size - first;) {
+		uint64_t n = MIN(unit_pages, size - first - done);
+
+		clean &= scrub_pages(node, pfn(p + done), n);
+		done += n;
+	}
+	heap_put_clean(pg, order, clean);
+	return true;
+}
+
+/**
+ * scrub_idle_step() - scrub one dirty chunk on the calling CPU.
+ *
+ * Tries the CPU's own node, then the CPU-less nodes that node stands in
+ * for, then any node.
+ *
+ * Return: false when no node had a dirty chunk left.
+ */
+bool scrub_idle_step(void)
+{
+	unsigned int nodes = heap_node_count();
+	uint32_t mine = cpu_table[arch_cpu_id()].node;
+
+	if (!unit_pages)
+		unit_pages = (128ull << 20) >> PAGE_SHIFT;
+	if (mine < nodes && idle_scrub_node(mine))
+		return true;
+	for (uint32_t n = 0; planned && n < nodes; n++)
+		if (n != mine && scrubbed_by[n] == mine && idle_scrub_node(n))
+			return true;
+	for (uint32_t n = 0; n < nodes; n++)
+		if (n != mine && idle_scrub_node(n))
+			return true;
+	return false;
+}
+
+static void idle_worker(void *arg)
+{
+	(void)arg;
+	while (scrub_idle_step())
+		;
+}
+
+/* ---- entry points -------------------------------------------------------- */
+
+static void finish_stats(uint64_t end)
+{
+	scrub_stats.ticks = end - scrub_start;
+	for (unsigned int n = 0; n < scrub_nodes; n++) {
+		struct scrub_node_work *nw = &node_work[n];
+
+		if (nw->last_end > nw->first_start)
+			scrub_stats.node[n].ticks =
+				nw->last_end - nw->first_start;
+	}
+	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
+		struct scrub_cpu_stats *cs = &scrub_stats.cpu[c];
+		uint64_t best = 0;
+
+		cs->node = cpu_table[c].node;
+		for (unsigned int n = 0; n < scrub_nodes; n++) {
+			if (cpu_node_bytes[c][n] > best) {
+				best = cpu_node_bytes[c][n];
+				cs->node = n;
+			}
+		}
+	}
+}
+
+/**
+ * scrub_boot() - the boot scrub for @mode (see the top of this file).
+ * @mode: on, off or idle
+ * @unit_bytes: work unit (bootscrub_chunk), rounded up to whole pages
+ * @smt: SMT siblings scrub too
+ */
+void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
+{
+	uint64_t end;
+
+	memset(&scrub_stats, 0, sizeof(scrub_stats));
+	memset(cpu_node_bytes, 0, sizeof(cpu_node_bytes));
+	scrub_stats.mode = mode;
+	scrub_stats.stopped_cpu = -1;
+	unit_bytes = ALIGN_UP(unit_bytes ? unit_bytes : PAGE_SIZE, PAGE_SIZE);
+	scrub_stats.unit_bytes = unit_bytes;
+	unit_pages = unit_bytes >> PAGE_SHIFT;
+	scrub_nodes = MIN(numa_node_count(), (unsigned int)MAX_NUMNODES);
+	for (unsigned int n = 0; n < MAX_NUMNODES; n++) {
+		memset(&node_work[n], 0, sizeof(node_work[n]));
+		spin_lock_init(&node_work[n].abandoned_lock);
+		node_work[n].first_start = UINT64_MAX;
+		scrub_stats.node[n].helper_of = NUMA_NO_NODE;
+	}
+	scrub_start = arch_ticks();
+	if (mode == SCRUB_OFF) {
+		scrub_stats.heap_ready_ticks = scrub_start - arch_entry_ticks;
+		return;
+	}
+
+	/* arch_scrub_init() is the caller's (boot.c): it may measure. */
+	scrub_plan(smt, &workers, scrubbed_by);
+	planned = true;
+	for (unsigned int n = 0; n < scrub_nodes; n++)
+		if (scrubbed_by[n] != n)
+			scrub_stats.node[n].helper_of = scrubbed_by[n];
+	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++)
+		scrub_stats.cpu[c].worker = cpumask_test(&workers, c);
+
+	if (mode == SCRUB_IDLE) {
+		smp_online_mask(&idle_workers);
+		cpumask_clear_cpu(&idle_workers, arch_cpu_id());
+		scrub_stats.workers = cpumask_weight(&idle_workers);
+		if (!scrub_stats.workers)
+			scrub_stats.workers = 1; /* the boot CPU, later */
+		for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++)
+			scrub_stats.cpu[c].worker =
+				cpumask_test(&idle_workers, c);
+		scrub_stats.heap_ready_ticks = arch_ticks() - arch_entry_ticks;
+		smp_post(&idle_workers, idle_worker, NULL);
+		return;
+	}
+
+	scrub_stats.workers = cpumask_weight(&workers);
+	trace_begin("scrub_boot");
+	run_boot_scrub();
+	trace_end("scrub_boot");
+	end = arch_ticks();
+	finish_stats(end);
+	scrub_stats.heap_ready_ticks = end - arch_entry_ticks;
+	scrub_stats.all_clean_ticks = scrub_stats.heap_ready_ticks;
+	if (scrub_stats.stopped_cpu >= 0)
+		pr_warn("scrub: cpu %d stopped (injected), its work was "
+			"finished by the others\n",
+			scrub_stats.stopped_cpu);
+}
+
+/**
+ * scrub_wait_all_clean() - idle mode: wait until no free chunk is dirty.
+ *
+ * Joins the background workers, then finishes on the calling CPU what is
+ * left (chunks freed dirty meanwhile, or everything when there was no
+ * other CPU).
+ */
+void scrub_wait_all_clean(void)
+{
+	uint64_t end;
+
+	if (scrub_stats.mode != SCRUB_IDLE || scrub_stats.all_clean_ticks)
+		return;
+	smp_wait(&idle_workers);
+	while (scrub_idle_step())
+		;
+	end = arch_ticks();
+	finish_stats(end);
+	scrub_stats.all_clean_ticks = end - arch_entry_ticks;
+}

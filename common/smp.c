@@ -1,0 +1,328 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * CPUs and work dispatch.
+ *
+ * Owns cpu_table[]: logical id 0 is the boot CPU, then the usable bootinfo
+ * CPUs in bootinfo order, then the CPUs firmware marked unusable (present =
+ * false, kept only so that the report can name them).
+ *
+ * Bring-up: CPUs are started one at a time (a shared trampoline on x86
+ * needs that). A secondary announces itself in checked_in[], and only the
+ * boot CPU sets cpu_table[].online, after seeing the check-in inside the
+ * timeout. So a CPU that checks in late is never counted: it waits for an
+ * acceptance that never comes and stays parked.
+ *
+ * Mailbox: each online secondary polls its cpu_info. The poster (the boot
+ * CPU; one poster at a time) waits for done_seq == seq, writes fn and arg,
+ * then publishes seq + 1 with release; the secondary runs fn(arg) and
+ * publishes done_seq = seq with release. No lock: every field has a single
+ * writer.
+ */
+#include <arch/cpu.h>
+#include <arch/mm.h>
+#include <arch/smp.h>
+#include <keel/atomic.h>
+#include <keel/bootmem.h>
+#include <keel/bug.h>
+#include <keel/options.h>
+#include <keel/printk.h>
+#include <keel/smp.h>
+#include <keel/string.h>
+#include <keel/trace.h>
+
+struct cpu_info cpu_table[NR_CPUS];
+unsigned int cpu_count;
+
+/* Written by the secondary: 1 = alive. */
+static uint32_t checked_in[NR_CPUS];
+/* Written by the boot CPU: its ticks at acceptance (0 = not accepted). */
+static uint64_t accept_ticks[NR_CPUS];
+/* Written by the secondary after measuring its skew. */
+static uint32_t skew_done[NR_CPUS];
+
+/*
+ * Field by field, leaving the mailbox alone: a CPU that is still parked
+ * from an earlier boot of the same process (sandbox unit tests) keeps
+ * seeing seq == done_seq and never runs a half-written request.
+ */
+static void cpu_fill(struct cpu_info *c, const struct bi_cpu *b)
+{
+	c->online = false;
+	c->smt_sibling = false;
+	c->fail_reason = NULL;
+	c->tsc_skew_ticks = 0;
+	c->hwid = b->hwid;
+	c->node = b->node == NUMA_NO_NODE ? 0 : b->node;
+	c->package = b->package;
+	c->core = b->core;
+	c->thread = b->thread;
+	c->present = b->usable;
+	if (!b->usable)
+		c->fail_reason = "disabled in firmware (hot-plug slot)";
+}
+
+/**
+ * smp_init() - fill cpu_table from bootinfo and mark SMT siblings.
+ * @bi: sanitised bootinfo (at least one CPU)
+ *
+ * A CPU is an SMT sibling when another CPU of the same node, package and
+ * core has a lower thread number. Firmware that gives no topology (all
+ * zero) therefore yields no siblings, which is the safe reading.
+ */
+void smp_init(const struct bootinfo *bi)
+{
+	unsigned int boot = 0, n = 0;
+
+	for (unsigned int i = 0; i < bi->cpu_count; i++) {
+		if (bi->cpus[i].boot_cpu) {
+			boot = i;
+			break;
+		}
+	}
+	memset(checked_in, 0, sizeof(checked_in));
+	memset(accept_ticks, 0, sizeof(accept_ticks));
+	memset(skew_done, 0, sizeof(skew_done));
+
+	if (bi->cpu_count) {
+		cpu_fill(&cpu_table[n], &bi->cpus[boot]);
+		/* We are running on it, whatever firmware says. */
+		cpu_table[n].present = true;
+		cpu_table[n].online = true;
+		cpu_table[n].fail_reason = NULL;
+		n++;
+	} else {
+		static const struct bi_cpu none = {.usable = true};
+
+		cpu_fill(&cpu_table[0], &none);
+		cpu_table[0].present = cpu_table[0].online = true;
+		n = 1;
+	}
+	for (unsigned int pass = 0; pass < 2; pass++) {
+		for (unsigned int i = 0; i < bi->cpu_count && n < NR_CPUS;
+		     i++) {
+			if (i == boot || bi->cpus[i].usable != (pass == 0))
+				continue;
+			cpu_fill(&cpu_table[n++], &bi->cpus[i]);
+		}
+	}
+	cpu_count = n;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct cpu_info *c = &cpu_table[i];
+
+		for (unsigned int j = 0; j < n; j++) {
+			const struct cpu_info *o = &cpu_table[j];
+
+			if (o->node == c->node && o->package == c->package &&
+			    o->core == c->core && o->thread < c->thread) {
+				c->smt_sibling = true;
+				break;
+			}
+		}
+	}
+}
+
+/* Does fault injection keep @cpu from checking in? */
+static bool cpu_injected_silent(unsigned int cpu)
+{
+	if (inject_has(INJECT_AP_TIMEOUT, cpu))
+		return true;
+	return cpu != 0 &&
+	       inject_has(INJECT_NODE_CPUS_FAIL, cpu_table[cpu].node);
+}
+
+static __noreturn void cpu_park_forever(void)
+{
+	for (;;)
+		arch_cpu_relax();
+}
+
+/**
+ * smp_secondary_main() - the arch-neutral life of a secondary CPU.
+ * @cpu: its logical id
+ *
+ * Checks in, waits to be accepted, measures its timer skew against the
+ * boot CPU's stamp (an upper bound: it includes one cache-line transfer),
+ * then serves its mailbox forever.
+ */
+void smp_secondary_main(unsigned int cpu)
+{
+	struct cpu_info *c = &cpu_table[cpu];
+	uint64_t boot_ticks;
+	uint32_t seq;
+
+	if (cpu >= NR_CPUS || cpu_injected_silent(cpu))
+		cpu_park_forever();
+
+	atomic_store_release(&checked_in[cpu], 1);
+	while (!(boot_ticks = atomic_load_acquire(&accept_ticks[cpu])))
+		arch_cpu_relax();
+	c->tsc_skew_ticks = (int64_t)(arch_ticks() - boot_ticks);
+	atomic_store_release(&skew_done[cpu], 1);
+
+	for (;;) {
+		while ((seq = atomic_load_acquire(&c->seq)) ==
+		       atomic_load_relaxed(&c->done_seq))
+			arch_cpu_relax();
+		c->fn(c->arg);
+		atomic_store_release(&c->done_seq, seq);
+	}
+}
+
+static bool wait_flag(uint32_t *flag, uint64_t deadline)
+{
+	while (!atomic_load_acquire(flag)) {
+		if (arch_ticks() >= deadline)
+			return false;
+		arch_cpu_relax();
+	}
+	return true;
+}
+
+static void cpu_fail(unsigned int cpu, const char *reason)
+{
+	struct cpu_info *c = &cpu_table[cpu];
+
+	c->online = false;
+	c->fail_reason = reason;
+	pr_warn("cpu %u (hwid %#llx): %s, left out\n", cpu,
+		(unsigned long long)c->hwid, reason);
+}
+
+/**
+ * smp_boot_cpus() - start every present secondary and wait for it.
+ * @timeout_ms: how long each CPU may take to check in
+ *
+ * The caller has run arch_smp_prepare() successfully.
+ *
+ * Return: number of CPUs online, boot CPU included.
+ */
+unsigned int smp_boot_cpus(unsigned int timeout_ms)
+{
+	uint64_t timeout = arch_ticks_hz() / 1000 * timeout_ms;
+	unsigned int online = 1;
+
+	/* arch_smp_prepare() already succeeded: the caller (boot.c) ran it. */
+	trace_begin("smp_boot");
+	for (unsigned int cpu = 1; cpu < cpu_count; cpu++) {
+		struct cpu_info *c = &cpu_table[cpu];
+		uint64_t deadline;
+		paddr_t stack;
+
+		if (!c->present)
+			continue;
+		if (inject_has(INJECT_CPU_ON_FAIL, cpu)) {
+			cpu_fail(cpu, "CPU_ON refused (injected)");
+			continue;
+		}
+		stack = bootmem_alloc(SMP_STACK_SIZE, PAGE_SIZE, c->node,
+				      "cpu stack");
+		if (arch_cpu_start(cpu, c->hwid,
+				   (uintptr_t)phys_to_virt(stack) +
+					   SMP_STACK_SIZE)) {
+			cpu_fail(cpu, "start request refused by firmware");
+			continue;
+		}
+		deadline = arch_ticks() + timeout;
+		if (!wait_flag(&checked_in[cpu], deadline)) {
+			cpu_fail(cpu, "did not check in before the timeout");
+			continue;
+		}
+		c->online = true;
+		c->fail_reason = NULL;
+		atomic_store_release(&accept_ticks[cpu], arch_ticks());
+		/* The skew is only informative: do not fail on it. */
+		wait_flag(&skew_done[cpu], arch_ticks() + timeout);
+		online++;
+	}
+	trace_end("smp_boot");
+	return online;
+}
+
+/**
+ * smp_post() - post fn(arg) to the online CPUs of @mask, caller excluded.
+ * @mask: target CPUs
+ * @fn: the work
+ * @arg: its argument
+ *
+ * Waits for each target's previous work to finish before posting.
+ */
+void smp_post(const cpumask_t *mask, void (*fn)(void *), void *arg)
+{
+	unsigned int self = arch_cpu_id(), cpu;
+
+	for_each_cpu_in (cpu, mask) {
+		struct cpu_info *c = &cpu_table[cpu];
+		uint32_t seq;
+
+		if (cpu == self || cpu >= cpu_count || !c->online)
+			continue;
+		while ((seq = atomic_load_relaxed(&c->seq)) !=
+		       atomic_load_acquire(&c->done_seq))
+			arch_cpu_relax();
+		c->fn = fn;
+		c->arg = arg;
+		atomic_store_release(&c->seq, seq + 1);
+	}
+}
+
+/**
+ * smp_wait() - wait until the online CPUs of @mask (caller excluded) are idle.
+ * @mask: CPUs to wait for
+ */
+void smp_wait(const cpumask_t *mask)
+{
+	unsigned int self = arch_cpu_id(), cpu;
+
+	for_each_cpu_in (cpu, mask) {
+		struct cpu_info *c = &cpu_table[cpu];
+
+		if (cpu == self || cpu >= cpu_count || !c->online)
+			continue;
+		while (atomic_load_acquire(&c->done_seq) !=
+		       atomic_load_relaxed(&c->seq))
+			arch_cpu_relax();
+	}
+}
+
+/**
+ * smp_run_on() - run fn(arg) on the online CPUs of @mask and wait.
+ * @mask: target CPUs (the caller runs it too when it is in the set)
+ * @fn: the work
+ * @arg: its argument
+ */
+void smp_run_on(const cpumask_t *mask, void (*fn)(void *), void *arg)
+{
+	unsigned int self = arch_cpu_id();
+
+	smp_post(mask, fn, arg);
+	if (self < NR_CPUS && cpumask_test(mask, self))
+		fn(arg);
+	smp_wait(mask);
+}
+
+/**
+ * smp_online_mask() - the CPUs that checked in (boot CPU included).
+ * @out: filled
+ */
+void smp_online_mask(cpumask_t *out)
+{
+	cpumask_clear(out);
+	for (unsigned int i = 0; i < cpu_count; i++)
+		if (cpu_table[i].online)
+			cpumask_set(out, i);
+}
+
+/**
+ * smp_online_count() - number of online CPUs.
+ *
+ * Return: at least 1 once smp_init() ran.
+ */
+unsigned int smp_online_count(void)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < cpu_count; i++)
+		n += cpu_table[i].online;
+	return n;
+}

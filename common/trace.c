@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Boot timing trace (bootstage-style).
+ *
+ * Owns one bounded buffer of TRACE_EVENTS_PER_CPU events per logical CPU.
+ * Invariant: only CPU c appends to buffer c, so appending needs no lock;
+ * the count is published with release so that a reader on another CPU that
+ * loads it with acquire sees complete events. When a buffer is full, later
+ * events of that CPU are dropped and its overflow flag is set (the report
+ * says so) - the first events of a boot are the ones worth keeping.
+ *
+ * Ticks stay raw until the report converts them with ticks_to_ns*().
+ */
+#include <arch/cpu.h>
+#include <keel/atomic.h>
+#include <keel/cpumask.h>
+#include <keel/trace.h>
+
+#ifdef CONFIG_TRACE
+static struct trace_event trace_buf[NR_CPUS][TRACE_EVENTS_PER_CPU];
+static uint32_t trace_count[NR_CPUS];
+static bool trace_overflow[NR_CPUS];
+
+/**
+ * trace_event() - record one event on the calling CPU.
+ * @name: a string literal (stored by pointer)
+ * @kind: mark, begin or end
+ * @arg0: free-form (e.g. node)
+ * @arg1: free-form (e.g. bytes)
+ */
+void trace_event(const char *name, enum trace_kind kind, uint64_t arg0,
+		 uint64_t arg1)
+{
+	unsigned int cpu = arch_cpu_id();
+	struct trace_event *ev;
+	uint32_t idx;
+
+	if (cpu >= NR_CPUS)
+		return;
+	idx = atomic_load_relaxed(&trace_count[cpu]);
+	if (idx >= TRACE_EVENTS_PER_CPU) {
+		atomic_store_relaxed(&trace_overflow[cpu], true);
+		return;
+	}
+	ev = &trace_buf[cpu][idx];
+	ev->name = name;
+	ev->ticks = arch_ticks();
+	ev->arg0 = arg0;
+	ev->arg1 = arg1;
+	ev->cpu = (uint16_t)cpu;
+	ev->kind = (uint8_t)kind;
+	atomic_store_release(&trace_count[cpu], idx + 1);
+}
+
+/**
+ * trace_events() - the events recorded by @cpu so far.
+ * @cpu: logical CPU
+ * @count: out: number of events
+ * @overflowed: out: events were dropped (may be NULL)
+ *
+ * Return: the first event, or NULL when there are none.
+ */
+const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
+				       bool *overflowed)
+{
+	*count = 0;
+	if (overflowed)
+		*overflowed = false;
+	if (cpu >= NR_CPUS)
+		return NULL;
+	*count = atomic_load_acquire(&trace_count[cpu]);
+	if (overflowed)
+		*overflowed = atomic_load_relaxed(&trace_overflow[cpu]);
+	return *count ? trace_buf[cpu] : NULL;
+}
+#else
+const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
+				       bool *overflowed)
+{
+	(void)cpu;
+	*count = 0;
+	if (overflowed)
+		*overflowed = false;
+	return NULL;
+}
+#endif
+
+/**
+ * ticks_to_ns() - convert a tick delta to ns without overflow.
+ * @delta: ticks
+ *
+ * Split into whole seconds and a remainder so that no 128-bit division
+ * (a libgcc call on freestanding targets) is needed: the remainder is
+ * below hz, so rem * 1e9 fits in 64 bits for any hz up to 18 GHz; faster
+ * timers are scaled down first.
+ *
+ * Return: ns, 0 when the timer rate is unknown.
+ */
+uint64_t ticks_to_ns(uint64_t delta)
+{
+	uint64_t hz = arch_ticks_hz();
+	uint64_t sec, rem;
+
+	if (!hz)
+		return 0;
+	while (hz > 18000000000ull) {
+		hz >>= 1;
+		delta >>= 1;
+	}
+	sec = delta / hz;
+	rem = delta % hz;
+	return sec * 1000000000ull + rem * 1000000000ull / hz;
+}
+
+/**
+ * ticks_to_ns_since_entry() - absolute ticks to ns since kernel entry.
+ * @ticks: an arch_ticks() value
+ *
+ * Return: ns since arch_entry_ticks (0 for stamps taken before entry).
+ */
+uint64_t ticks_to_ns_since_entry(uint64_t ticks)
+{
+	if (ticks <= arch_entry_ticks)
+		return 0;
+	return ticks_to_ns(ticks - arch_entry_ticks);
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Device Tree -> struct bootinfo (boot/fdt.c), through libfdt. A pure
+ * function over a byte buffer: it never touches hardware and never reads
+ * outside [blob, blob + len), so it is unit-tested and fuzzed on the host.
+ *
+ * Besides bootinfo it returns the few facts only the arch needs (console
+ * UART, PSCI conduit and function ids, timer frequency override).
+ */
+#ifndef KEEL_FDT_H
+#define KEEL_FDT_H
+
+#include <keel/bootinfo.h>
+#include <keel/types.h>
+
+enum dt_psci_method {
+	DT_PSCI_NONE = 0, /* no /psci node: secondaries cannot start */
+	DT_PSCI_HVC,
+	DT_PSCI_SMC,
+};
+
+/* PSCI 0.2+ standard function ids (SMC64 where there is a choice). */
+#define PSCI_FN_VERSION	      0x84000000u
+#define PSCI_FN_CPU_OFF	      0x84000002u
+#define PSCI_FN_CPU_ON	      0xc4000003u
+#define PSCI_FN_AFFINITY_INFO 0xc4000004u
+#define PSCI_FN_SYSTEM_OFF    0x84000008u
+#define PSCI_FN_SYSTEM_RESET  0x84000009u
+
+struct dt_arch_info {
+	/* Console: the node /chosen/stdout-path names, if it has a reg. */
+	paddr_t uart_base;  /* 0 when unknown */
+	bool uart_is_pl011; /* compatible contains "arm,pl011" */
+	char uart_path[64];
+	/* PSCI */
+	enum dt_psci_method psci_method;
+	uint32_t psci_cpu_on, psci_cpu_off; /* from /psci (0.1) or standard */
+	bool psci_v0_2;			    /* system_off/reset are available */
+	/* /timer clock-frequency (0 when absent: use CNTFRQ_EL0) */
+	uint64_t timer_freq;
+	/* /chosen initrd, [start, end); both 0 when none */
+	paddr_t initrd_start, initrd_end;
+	uint32_t totalsize; /* the blob's header totalsize (0 when bad) */
+	bool qemu_virt;	    /* root compatible "linux,dummy-virt" (QEMU virt) */
+};
+
+/*
+ * dt_parse(): fill @bi (RAM with nodes, reserved ranges including the blob
+ * itself "dtb", the initrd "initrd", /reserved-memory and the memreserve
+ * block, CPUs with MPIDR/node/topology, distances, cmdline, loader) and
+ * @ai from the flattened DT at @blob, @len readable bytes, loaded at
+ * physical address @blob_pa. @bi must be bootinfo_init()ed by the caller.
+ * Each problem: one pr_warn() naming the field and value, a safe fallback
+ * and bi->fixups++.
+ * Return: 0, or -EINVAL when the blob is unusable (bad magic/version,
+ * totalsize > len, structure errors); @bi then only holds what was parsed.
+ */
+int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
+	     struct dt_arch_info *ai);
+
+/*
+ * MPIDR -> topology: with the MT bit (24) Aff0 is the thread, Aff1 the
+ * core, Aff2/Aff3 the package; without it Aff0 is the core and
+ * Aff1..Aff3 the package (cluster).
+ */
+void dt_mpidr_topology(uint64_t mpidr, uint32_t *package, uint32_t *core,
+		       uint32_t *thread);
+
+/* The affinity bits of an MPIDR (Aff3..Aff0), as in DT cpu reg. */
+#define MPIDR_HWID_MASK 0xff00ffffffULL
+#define MPIDR_MT	(1ULL << 24)
+
+#endif

@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Boot build/arm64/Image on QEMU virt (TCG). Usage:
+#   qemu-arm64.sh [--image Image] [--smp N] [--mem SIZE] [--numa SPEC]
+#                 [--dist A-B=V,...] [--el2] [--gic 2|3] [--uboot]
+#                 [--append "keel args"] [--timeout S] [--log FILE]
+#                 [--dtb FILE] [--initrd FILE] [--dumpdtb FILE] [--dry-run]
+# --numa SPEC: "N" = N nodes of equal memory, CPUs split evenly, all
+#   distances 20 unless --dist; or a comma list of MEM:CPUS per node, e.g.
+#   "512M:0-1,256M:,0:2-3" (node 1 memory only, node 2 CPUs only).
+#   Node memory sizes must sum to --mem.
+# --uboot: boot through U-Boot (Debian u-boot-qemu) with booti. With --numa
+#   the U-Boot environment image from scripts/uboot.sh is used (U-Boot's
+#   default boot hangs on NUMA DTs, see docs/booting-arm64.md).
+# Exit status: QEMU's (0 after PSCI SYSTEM_OFF), 124 on timeout.
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+image=$top/build/arm64/Image
+smp=1 mem=512M numa="" dist="" el2=0 gic=2 uboot=0 append="" timeout_s=60
+log="" dtb="" initrd="" dumpdtb="" dry=0
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--image) image=$2; shift ;;
+	--smp) smp=$2; shift ;;
+	--mem) mem=$2; shift ;;
+	--numa) numa=$2; shift ;;
+	--dist) dist=$2; shift ;;
+	--el2) el2=1 ;;
+	--gic) gic=$2; shift ;;
+	--uboot) uboot=1 ;;
+	--append) append=$2; shift ;;
+	--timeout) timeout_s=$2; shift ;;
+	--log) log=$2; shift ;;
+	--dtb) dtb=$2; shift ;;
+	--initrd) initrd=$2; shift ;;
+	--dumpdtb) dumpdtb=$2; shift ;;
+	--dry-run) dry=1 ;;
+	-h | --help) sed -n '3,17p' "$0"; exit 0 ;;
+	*) echo "qemu-arm64.sh: unknown option $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+to_mib() {
+	local v=${1^^}
+	case $v in
+	*G) echo $((${v%G} * 1024)) ;;
+	*M) echo $((${v%M})) ;;
+	*) echo $((v / 1048576)) ;;
+	esac
+}
+
+machine="virt,gic-version=$gic"
+[ "$el2" = 1 ] && machine+=",virtualization=on"
+[ -n "$dumpdtb" ] && machine+=",dumpdtb=$dumpdtb"
+args=(-M "$machine" -cpu max -smp "$smp" -m "$mem" -nographic
+	-no-reboot -serial mon:stdio)
+
+if [ -n "$numa" ]; then
+	total=$(to_mib "$mem")
+	specs=()
+	if [[ $numa =~ ^[0-9]+$ ]]; then
+		n=$numa
+		per=$((total / n))
+		for ((i = 0; i < n; i++)); do
+			lo=$((i * smp / n)) hi=$(((i + 1) * smp / n - 1))
+			m=$per
+			[ $i -eq $((n - 1)) ] && m=$((total - per * (n - 1)))
+			cpus=""
+			[ $hi -ge $lo ] && cpus="$lo-$hi"
+			specs+=("${m}M:$cpus")
+		done
+		if [ -z "$dist" ]; then
+			for ((a = 0; a < n; a++)); do
+				for ((b = a + 1; b < n; b++)); do
+					dist+="${dist:+,}$a-$b=20"
+				done
+			done
+		fi
+	else
+		IFS=, read -ra specs <<<"$numa"
+	fi
+	i=0
+	for s in "${specs[@]}"; do
+		m=${s%%:*} cpus=${s#*:}
+		[ "$s" = "$m" ] && cpus=""
+		node="node,nodeid=$i"
+		if [ "$(to_mib "$m")" -gt 0 ]; then
+			args+=(-object "memory-backend-ram,id=m$i,size=$(to_mib "$m")M")
+			node+=",memdev=m$i"
+		fi
+		[ -n "$cpus" ] && node+=",cpus=$cpus"
+		args+=(-numa "$node")
+		i=$((i + 1))
+	done
+	if [ -n "$dist" ]; then
+		IFS=, read -ra ds <<<"$dist"
+		for d in "${ds[@]}"; do
+			ab=${d%%=*} v=${d#*=}
+			args+=(-numa "dist,src=${ab%%-*},dst=${ab#*-},val=$v")
+		done
+	fi
+fi
+
+[ -n "$dtb" ] && args+=(-dtb "$dtb")
+[ -n "$initrd" ] && args+=(-initrd "$initrd")
+
+if [ "$uboot" = 1 ]; then
+	args+=(-bios /usr/lib/u-boot/qemu_arm64/u-boot.bin -kernel "$image")
+	[ -n "$append" ] && args+=(-append "$append")
+	if [ -n "$numa" ]; then
+		envimg=$top/build/arm64/uboot-env.img
+		"$top/scripts/uboot.sh" "$envimg"
+		args+=(-drive "if=pflash,format=raw,unit=1,file=$envimg,readonly=on")
+	fi
+else
+	args+=(-kernel "$image")
+	[ -n "$append" ] && args+=(-append "$append")
+fi
+
+if [ "$dry" = 1 ]; then
+	printf '%q ' qemu-system-aarch64 "${args[@]}"
+	echo
+	exit 0
+fi
+if [ -n "$log" ]; then
+	mkdir -p "$(dirname "$log")"
+	timeout "$timeout_s" qemu-system-aarch64 "${args[@]}" </dev/null >"$log" 2>&1
+else
+	timeout --foreground "$timeout_s" qemu-system-aarch64 "${args[@]}"
+fi

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""arm64 QEMU boot matrix for keel (called by `make ARCH=arm64 qemu-test`).
+
+Each case is a fresh QEMU virt boot through scripts/qemu-arm64.sh with a
+timeout, the serial log saved to LOGDIR/<case>.log, and the report checked
+with scripts/report.py (check_report) plus a few arm64 facts (el, loader,
+named reservations). Cases run one at a time (never two QEMUs at once).
+
+Usage: arm64.py [--image build/arm64/Image] [--logs DIR] [--only NAME,...]
+                [--list]
+Prints one line per case and a final "qemu-test arm64: N passed, M failed";
+exit status 1 when any case failed.
+"""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import report  # noqa: E402
+
+QEMU_SH = os.path.join(TOP, "scripts", "qemu-arm64.sh")
+M = 1 << 20
+TIMEOUT = 30
+
+
+def case(name, args, expect=None, el=1, loader="qemu", after="poweroff",
+         append="", reserved=(), setup=None):
+    return dict(name=name, args=args, expect=expect or {}, el=el,
+                loader=loader, after=after, append=append,
+                reserved=list(reserved), setup=setup)
+
+
+def dist(rows):
+    return [list(r) for r in rows]
+
+
+RESERVED_BASE = 0x4c000000  # inside the 256M..512M of RAM, page aligned
+RESERVED_SIZE = 0x200000
+
+
+def make_reserved_dtb(workdir, qemu_args):
+    """QEMU's DT for @qemu_args plus a /reserved-memory child."""
+    node = (
+        "\treserved-memory {\n"
+        "\t\t#address-cells = <2>;\n\t\t#size-cells = <2>;\n\t\tranges;\n"
+        f"\t\tkeeltest@{RESERVED_BASE:x} {{\n"
+        f"\t\t\treg = <0x0 {RESERVED_BASE:#x} 0x0 {RESERVED_SIZE:#x}>;\n"
+        "\t\t\tno-map;\n\t\t};\n\t};\n")
+    return _patched_dtb(workdir, qemu_args, node)
+
+
+def _patched_dtb(workdir, qemu_args, node):
+    """Dump QEMU's DT for @qemu_args and merge @node (DTS text) into /."""
+    dtb = os.path.join(workdir, "virt.dtb")
+    subprocess.run([QEMU_SH, *qemu_args, "--dumpdtb", dtb, "--timeout", "20",
+                    "--log", os.path.join(workdir, "dump.log")], check=False)
+    dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", dtb],
+                         check=True, capture_output=True, text=True).stdout
+    # A second root block: dtc merges it into the first.
+    dts += "\n/ {\n" + node + "};\n"
+    out = os.path.join(workdir, "virt-patched.dtb")
+    subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", out, "-"],
+                   input=dts, check=True, text=True)
+    return ["--dtb", out]
+
+
+def make_bogus_cpu_dtb(workdir, qemu_args):
+    """QEMU's DT plus a CPU whose MPIDR does not exist: CPU_ON must fail."""
+    return _patched_dtb(workdir, qemu_args,
+                        "\tcpus {\n\t\tcpu@ff {\n"
+                        "\t\t\tdevice_type = \"cpu\";\n"
+                        "\t\t\treg = <0xff>;\n"
+                        "\t\t\tenable-method = \"psci\";\n"
+                        "\t\t};\n\t};\n")
+
+
+def make_initrd(workdir, qemu_args):
+    path = os.path.join(workdir, "initrd.img")
+    with open(path, "wb") as f:
+        f.write(os.urandom(3 * M + 12345))
+    return ["--initrd", path]
+
+
+CASES = [
+    case("el1-gic2-smp1", ["--smp", "1", "--mem", "256M"],
+         {"cpus": 1, "online": 1, "nodes": 1, "ram": 256 * M}),
+    case("el2-gic3-smp2", ["--el2", "--gic", "3", "--smp", "2", "--mem", "256M"],
+         {"cpus": 2, "online": 2, "nodes": 1}, el=2),
+    case("el1-gic3-smp4", ["--gic", "3", "--smp", "4", "--mem", "256M"],
+         {"cpus": 4, "online": 4, "nodes": 1}, after="exit"),
+    case("el2-gic2-smp4", ["--el2", "--smp", "4", "--mem", "256M"],
+         {"cpus": 4, "online": 4}, el=2),
+    case("numa2-dist", ["--smp", "4", "--numa", "2", "--mem", "512M",
+                        "--dist", "0-1=20"],
+         {"cpus": 4, "online": 4, "nodes": 2,
+          "node_mem": {0: 256 * M, 1: 256 * M},
+          "distance": dist([(10, 20), (20, 10)]), "scrubbed": True}),
+    case("numa3-memonly-cpuonly",
+         ["--smp", "4", "--numa", "384M:0-1,128M:,0:2-3", "--mem", "512M",
+          "--dist", "0-1=20,0-2=30,1-2=25"],
+         {"cpus": 4, "online": 4, "nodes": 3,
+          "node_mem": {0: 384 * M, 1: 128 * M, 2: 0},
+          "distance": dist([(10, 20, 30), (20, 10, 25), (30, 25, 10)]),
+          "scrubbed": True}),
+    case("numa2-unequal-el2",
+         ["--el2", "--gic", "3", "--smp", "2", "--numa", "384M:0,128M:1",
+          "--mem", "512M"],
+         {"cpus": 2, "online": 2, "nodes": 2,
+          "node_mem": {0: 384 * M, 1: 128 * M}}, el=2),
+    case("uboot", ["--uboot", "--smp", "2", "--mem", "256M"],
+         {"cpus": 2, "online": 2, "cmdline": "after=poweroff"},
+         loader="u-boot"),
+    case("uboot-numa", ["--uboot", "--smp", "4", "--numa", "2", "--mem", "512M"],
+         {"cpus": 4, "online": 4, "nodes": 2,
+          "node_mem": {0: 256 * M, 1: 256 * M},
+          "distance": dist([(10, 20), (20, 10)])}, loader="u-boot"),
+    case("dt-reserved-memory", ["--smp", "2", "--mem", "512M"],
+         {"cpus": 2, "online": 2},
+         reserved=[("keeltest@%x" % RESERVED_BASE, RESERVED_BASE,
+                    RESERVED_BASE + RESERVED_SIZE)],
+         setup=make_reserved_dtb),
+    case("initrd", ["--smp", "2", "--mem", "256M"], {"cpus": 2},
+         reserved=[("initrd", None, None)], setup=make_initrd),
+    case("cpu-on-fails", ["--smp", "2", "--mem", "256M"],
+         {"cpus": 3, "online": 2}, setup=make_bogus_cpu_dtb),
+    case("cmdline-noscrub", ["--smp", "2", "--mem", "256M"],
+         {"cpus": 2, "cmdline": "bootscrub=off"}, append="bootscrub=off"),
+    # No after=: on QEMU virt the default is to power off, not to hang.
+    case("after-default", ["--smp", "1", "--mem", "256M"], {"cpus": 1},
+         after=None),
+]
+
+
+def arm64_checks(c, rep, log):
+    out = []
+    if rep.get("arch") != "arm64":
+        out.append(f"arch {rep.get('arch')!r}, expected 'arm64'")
+    if rep.get("el") != c["el"]:
+        out.append(f"el {rep.get('el')}, expected {c['el']}")
+    if rep.get("loader") != c["loader"]:
+        out.append(f"loader {rep.get('loader')!r}, expected {c['loader']!r}")
+    if rep.get("boot") != "dt":
+        out.append(f"boot {rep.get('boot')!r}, expected 'dt'")
+    t = rep.get("timer", {})
+    if t.get("source") != "cntvct" or t.get("calibrated_by") != "cntfrq":
+        out.append(f"timer {t}, expected cntvct/cntfrq")
+    res = rep.get("memmap", {}).get("reserved", [])
+    names = [r[2] for r in res if len(r) >= 3]
+    for want in ("kernel", "dtb", "page tables"):
+        if want not in names:
+            out.append(f"no {want!r} reservation in memmap.reserved")
+    for name, start, end in c["reserved"]:
+        got = [r for r in res if len(r) >= 3 and r[2] == name]
+        if not got:
+            out.append(f"reservation {name!r} missing (have {names})")
+            continue
+        if start is not None and (got[0][0] > start or got[0][1] < end):
+            out.append(f"reservation {name!r} is [{got[0][0]:#x}, "
+                       f"{got[0][1]:#x}), expected [{start:#x}, {end:#x})")
+        # Not in the heap: report.check_report's audit balance
+        # (free + allocated + reserved == RAM, 0 lost) covers it.
+    if "exception:" in log:
+        out.append("an exception was reported")
+    return out
+
+
+def run_case(c, image, logdir):
+    log_path = os.path.join(logdir, c["name"] + ".log")
+    after = f"after={c['after']}" if c["after"] else ""
+    append = f"{after} {c['append']}".strip()
+    with tempfile.TemporaryDirectory(prefix="keel-arm64-") as work:
+        extra = c["setup"](work, c["args"]) if c["setup"] else []
+        cmd = [QEMU_SH, "--image", image, *c["args"], *extra,
+               "--append", append, "--timeout", str(TIMEOUT), "--log", log_path]
+        t0 = time.monotonic()
+        rc = subprocess.run(cmd, check=False).returncode
+        secs = time.monotonic() - t0
+    with open(log_path, errors="replace") as f:
+        log = f.read()
+    fails = []
+    if rc == 124:
+        fails.append(f"timed out after {TIMEOUT} s")
+    elif rc != 0:
+        fails.append(f"QEMU exited with status {rc}")
+    fails += report.check_report(log, c["expect"])
+    try:
+        rep = report.find_report(log)
+    except Exception:  # already reported by check_report
+        rep = None
+    if rep is not None:
+        fails += arm64_checks(c, rep, log)
+    return fails, secs, log_path
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--image", default=os.path.join(TOP, "build/arm64/Image"))
+    ap.add_argument("--logs", default=os.path.join(TOP, "build/arm64/qemu-logs"))
+    ap.add_argument("--only", help="comma-separated case names")
+    ap.add_argument("--list", action="store_true")
+    args = ap.parse_args()
+    cases = CASES
+    if args.list:
+        for c in cases:
+            print(c["name"])
+        return 0
+    if args.only:
+        want = set(args.only.split(","))
+        cases = [c for c in cases if c["name"] in want]
+    os.makedirs(args.logs, exist_ok=True)
+    passed = failed = 0
+    for c in cases:
+        fails, secs, log_path = run_case(c, os.path.abspath(args.image),
+                                         args.logs)
+        if fails:
+            failed += 1
+            print(f"  FAIL  {c['name']} ({secs:.1f} s, log {log_path})")
+            for f in fails:
+                print(f"        {f}")
+        else:
+            passed += 1
+            print(f"  PASS  {c['name']} ({secs:.1f} s)")
+        sys.stdout.flush()
+    print(f"qemu-test arm64: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,386 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * boot/fdt.c: dt_parse() on the DT fixtures tests/data/dt-*.dts (compiled
+ * by scripts/dtbs.sh into build/sandbox-asan/tests/data/) and on blobs
+ * corrupted here. Blobs are copied into exactly-sized heap buffers so that
+ * ASan catches any read past the length dt_parse() was given.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test_util.h"
+#include <keel/fdt.h>
+
+#define DTB_DIR "build/sandbox-asan/tests/data/"
+#define MB	(1ULL << 20)
+
+static struct bootinfo bi;
+static struct dt_arch_info ai;
+
+static uint8_t *load_dtb(const char *name, size_t *len)
+{
+	char path[256];
+	size_t n;
+	uint8_t *buf;
+
+	snprintf(path, sizeof(path), DTB_DIR "%s.dtb", name);
+	buf = (uint8_t *)sandbox_read_file(path, &n);
+	if (!buf) {
+		/* Not built yet (no tests.mk rule): build the fixtures now. */
+		assert_int_equal(system("scripts/dtbs.sh"), 0);
+		buf = (uint8_t *)sandbox_read_file(path, &n);
+	}
+	assert_non_null(buf);
+	*len = n;
+	return buf;
+}
+
+/* A private copy of exactly @len bytes (ASan-checked bounds). */
+static uint8_t *copy_exact(const uint8_t *src, size_t len)
+{
+	uint8_t *p = malloc(len ? len : 1);
+
+	assert_non_null(p);
+	memcpy(p, src, len);
+	return p;
+}
+
+static int parse_buf(const void *blob, size_t len)
+{
+	bootinfo_init(&bi, BOOT_DT);
+	return dt_parse(blob, len, pa(0x48000000), &bi, &ai);
+}
+
+static int parse_name(const char *name)
+{
+	size_t len;
+	uint8_t *blob = load_dtb(name, &len);
+	uint8_t *exact = copy_exact(blob, len);
+	int r = parse_buf(exact, len);
+
+	free(exact);
+	free(blob);
+	return r;
+}
+
+static const struct bi_reserved *find_reserved(const char *name)
+{
+	for (unsigned int i = 0; i < bi.reserved_count; i++)
+		if (!strcmp(bi.reserved[i].name, name))
+			return &bi.reserved[i];
+	return NULL;
+}
+
+static unsigned int warn_lines(void)
+{
+	unsigned int n = 0;
+	const char *p = sandbox_console_buffer();
+
+	while ((p = strstr(p, "keel: warning: "))) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+static int setup(void **state)
+{
+	test_quiet_begin();
+	sandbox_console_clear();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	test_quiet_end();
+	return 0;
+}
+
+static void test_virt_2node(void **state)
+{
+	const struct bi_reserved *r;
+
+	assert_int_equal(parse_name("dt-virt-2node"), 0);
+	assert_int_equal(warn_lines(), 0);
+	assert_int_equal(bi.fixups, 0);
+	assert_string_equal(bi.loader, "qemu");
+	assert_true(ai.qemu_virt);
+	assert_string_equal(bi.cmdline, "after=poweroff bootscrub=off");
+
+	/* Memory in DT order (node 1 first), each with its node. */
+	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(pa_val(bi.ram[0].start), 0x60000000);
+	assert_int_equal(pa_val(bi.ram[0].end), 0x80000000);
+	assert_int_equal(bi.ram[0].node, 1);
+	assert_int_equal(pa_val(bi.ram[1].start), 0x40000000);
+	assert_int_equal(pa_val(bi.ram[1].end), 0x60000000);
+	assert_int_equal(bi.ram[1].node, 0);
+
+	r = find_reserved("dtb");
+	assert_non_null(r);
+	assert_int_equal(pa_val(r->start), 0x48000000);
+	assert_true(pa_val(r->end) > pa_val(r->start));
+	assert_int_equal(pa_val(r->end) - pa_val(r->start), ai.totalsize);
+	r = find_reserved("initrd");
+	assert_non_null(r);
+	assert_int_equal(pa_val(r->start), 0x48200000);
+	assert_int_equal(pa_val(r->end), 0x48300000);
+	assert_int_equal(pa_val(ai.initrd_start), 0x48200000);
+	r = find_reserved("memreserve");
+	assert_non_null(r);
+	assert_int_equal(pa_val(r->start), 0x40000000);
+	assert_int_equal(pa_val(r->end), 0x40010000);
+	r = find_reserved("fw@5f000000");
+	assert_non_null(r);
+	assert_int_equal(pa_val(r->start), 0x5f000000);
+	assert_int_equal(pa_val(r->end), 0x5f100000);
+	/* size-only and disabled children are not reservations */
+	assert_null(find_reserved("pool"));
+	assert_null(find_reserved("off@5e000000"));
+	assert_int_equal(bi.reserved_count, 4);
+
+	assert_int_equal(bi.cpu_count, 4);
+	assert_int_equal(bi.cpus[0].hwid, 0);
+	assert_int_equal(bi.cpus[2].hwid, 0x100);
+	assert_int_equal(bi.cpus[2].node, 1);
+	assert_int_equal(bi.cpus[2].package, 1);
+	assert_int_equal(bi.cpus[3].core, 1);
+	assert_int_equal(bi.cpus[3].thread, 0);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_true(bi.cpus[i].usable);
+
+	assert_int_equal(ai.psci_method, DT_PSCI_HVC);
+	assert_true(ai.psci_v0_2);
+	assert_int_equal(ai.psci_cpu_on, PSCI_FN_CPU_ON);
+	assert_true(ai.uart_is_pl011);
+	assert_int_equal(pa_val(ai.uart_base), 0x9000000);
+	assert_int_equal(ai.timer_freq, 0);
+
+	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[0][1], 20);
+	assert_int_equal(bi.distance[1][0], 20);
+	assert_int_equal(bi.distance[1][1], 10);
+}
+
+static void test_3node(void **state)
+{
+	assert_int_equal(parse_name("dt-3node"), 0);
+	assert_int_equal(warn_lines(), 0);
+	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(bi.cpu_count, 3);
+	/* 64-bit reg: Aff0 core, Aff1 | Aff2 << 8 | Aff3 << 16 package */
+	assert_int_equal(bi.cpus[2].hwid, 0x100000100ULL);
+	assert_int_equal(bi.cpus[2].thread, 0);
+	assert_int_equal(bi.cpus[2].core, 0);
+	assert_int_equal(bi.cpus[2].package, 1 | 1 << 16);
+	assert_int_equal(bi.cpus[1].core, 1);
+	assert_int_equal(bi.cpus[2].node, 2);
+	assert_int_equal(ai.psci_method, DT_PSCI_SMC);
+	assert_int_equal(ai.timer_freq, 100000000);
+	/* stdout-path through an alias, options after ':' ignored */
+	assert_true(ai.uart_is_pl011);
+	assert_int_equal(pa_val(ai.uart_base), 0x9000000);
+	/* 32-bit initrd properties */
+	assert_int_equal(pa_val(ai.initrd_start), 0x48200000);
+	assert_int_equal(pa_val(ai.initrd_end), 0x48280000);
+
+	/* One-direction distances are mirrored. */
+	assert_int_equal(bi.distance[2][0], 30);
+	assert_int_equal(bi.distance[0][2], 30);
+	assert_int_equal(bi.distance[2][1], 25);
+
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.node_count, 3);
+	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[1][2], 25);
+	assert_int_equal(bootinfo_ram_bytes(&bi), 768 * MB);
+}
+
+static void test_single_node_is_quiet(void **state)
+{
+	assert_int_equal(parse_name("dt-single"), 0);
+	assert_int_equal(warn_lines(), 0);
+	assert_int_equal(bi.fixups, 0);
+	assert_int_equal(bi.ram_count, 1); /* the 0-size entry is skipped */
+	assert_int_equal(pa_val(bi.ram[0].start), 0x80000000);
+	assert_int_equal(pa_val(bi.ram[0].end), 0x88000000);
+	assert_int_equal(bi.ram[0].node, 0);
+	assert_int_equal(bi.cpu_count, 1);
+	assert_true(bi.cpus[0].usable);
+	assert_false(bi.have_distance);
+	/* PSCI 0.1: ids from the node, no SYSTEM_OFF */
+	assert_false(ai.psci_v0_2);
+	assert_int_equal(ai.psci_cpu_on, 0x95c1ba60);
+	assert_int_equal(ai.psci_method, DT_PSCI_HVC);
+	assert_int_equal(pa_val(ai.uart_base), 0);
+	assert_string_equal(bi.loader, "");
+	assert_false(ai.qemu_virt);
+}
+
+static void test_quirks(void **state)
+{
+	assert_int_equal(parse_name("dt-quirks"), 0);
+	assert_true(test_console_contains("/ has no #size-cells, assuming 1"));
+	assert_true(
+		test_console_contains("memory@50000000 has no numa-node-id"));
+	assert_true(test_console_contains("numa-node-id 999 >= MAX_NUMNODES"));
+	assert_true(test_console_contains(
+		"memory@60000000 reg length 20 is not a multiple of 12"));
+	assert_true(test_console_contains("enable-method \"spin-table\""));
+	assert_true(test_console_contains("psci method \"foo\""));
+	assert_true(test_console_contains("asymmetric"));
+	assert_int_equal(warn_lines(), 7);
+	assert_int_equal(bi.fixups, 7);
+
+	/* Fallbacks */
+	assert_int_equal(bi.ram_count, 3);
+	assert_int_equal(bi.ram[0].node, 1);
+	assert_int_equal(bi.ram[1].node, 0);
+	assert_int_equal(bi.ram[2].node, 0);
+	assert_int_equal(pa_val(bi.ram[2].end), 0x70000000);
+	assert_int_equal(bi.cpu_count, 3);
+	assert_true(bi.cpus[0].usable);
+	assert_false(bi.cpus[1].usable); /* spin-table */
+	assert_false(bi.cpus[2].usable); /* disabled */
+	assert_int_equal(ai.psci_method, DT_PSCI_NONE);
+	assert_false(bi.have_distance);
+	assert_false(ai.uart_is_pl011);
+	assert_int_equal(pa_val(ai.uart_base), 0x9000000);
+	assert_string_equal(bi.cmdline, "loglevel=3");
+}
+
+static void test_bad_headers(void **state)
+{
+	size_t len;
+	uint8_t *good = load_dtb("dt-virt-2node", &len);
+	uint8_t *b;
+
+	/* Too small for a header. */
+	b = copy_exact(good, 16);
+	assert_int_equal(parse_buf(b, 16), -EINVAL);
+	free(b);
+	assert_true(test_console_contains("smaller than a header"));
+	assert_int_equal(bi.ram_count, 0);
+
+	/* Bad magic. */
+	sandbox_console_clear();
+	b = copy_exact(good, len);
+	b[0] ^= 0xff;
+	assert_int_equal(parse_buf(b, len), -EINVAL);
+	assert_true(test_console_contains("bad magic"));
+	assert_int_equal(warn_lines(), 1);
+	free(b);
+
+	/* Truncated: totalsize says more than we have. */
+	sandbox_console_clear();
+	b = copy_exact(good, len / 2);
+	assert_int_equal(parse_buf(b, len / 2), -EINVAL);
+	assert_true(test_console_contains("exceeds the"));
+	assert_int_equal(warn_lines(), 1);
+	assert_int_equal(bi.reserved_count, 0);
+	free(b);
+
+	/* totalsize field larger than the buffer, full buffer given. */
+	sandbox_console_clear();
+	b = copy_exact(good, len);
+	b[4] = 0x7f;
+	assert_int_equal(parse_buf(b, len), -EINVAL);
+	assert_int_equal(warn_lines(), 1);
+	free(b);
+
+	/* Structure block offset pointing outside the blob. */
+	sandbox_console_clear();
+	b = copy_exact(good, len);
+	b[8] = 0x7f;
+	assert_int_equal(parse_buf(b, len), -EINVAL);
+	assert_true(test_console_contains("malformed"));
+	assert_int_equal(warn_lines(), 1);
+	free(b);
+
+	/* NULL blob. */
+	sandbox_console_clear();
+	assert_int_equal(parse_buf(NULL, 0), -EINVAL);
+	assert_int_equal(warn_lines(), 1);
+	free(good);
+}
+
+/*
+ * Every single-byte corruption of every fixture: dt_parse() must neither
+ * crash nor read outside the buffer (ASan), and what it returns must be
+ * within bounds.
+ */
+static void test_corruptions(void **state)
+{
+	static const char *const names[] = {"dt-virt-2node", "dt-3node",
+					    "dt-quirks", "dt-single"};
+	static const uint8_t values[] = {0x00, 0xff, 0x01, 0x80};
+
+	for (unsigned int f = 0; f < ARRAY_SIZE(names); f++) {
+		size_t len;
+		uint8_t *good = load_dtb(names[f], &len);
+
+		for (size_t i = 0; i < len; i++) {
+			for (unsigned int v = 0; v < ARRAY_SIZE(values); v++) {
+				uint8_t *b = copy_exact(good, len);
+
+				b[i] = values[v];
+				sandbox_console_clear();
+				parse_buf(b, len);
+				assert_true(bi.ram_count <= BOOTINFO_MAX_RAM);
+				assert_true(bi.cpu_count <= NR_CPUS);
+				assert_int_equal(
+					bi.cmdline[sizeof(bi.cmdline) - 1], 0);
+				for (unsigned int c = 0; c < bi.cpu_count; c++)
+					assert_true(bi.cpus[c].node <
+						    MAX_NUMNODES);
+				for (unsigned int r = 0; r < bi.ram_count; r++)
+					assert_true(bi.ram[r].node <
+						    MAX_NUMNODES);
+				free(b);
+			}
+		}
+		/* Every truncation, too. */
+		for (size_t n = 0; n < len; n += 7) {
+			uint8_t *b = copy_exact(good, n);
+
+			assert_int_equal(parse_buf(b, n), -EINVAL);
+			free(b);
+		}
+		free(good);
+	}
+}
+
+static void test_mpidr_topology(void **state)
+{
+	uint32_t p, c, t;
+
+	dt_mpidr_topology(0x0000000102ULL, &p, &c, &t);
+	assert_int_equal(p, 1);
+	assert_int_equal(c, 2);
+	assert_int_equal(t, 0);
+	dt_mpidr_topology(0x8001030201ULL | MPIDR_MT, &p, &c, &t);
+	assert_int_equal(t, 1);
+	assert_int_equal(c, 2);
+	assert_int_equal(p, 3 | 0x80 << 8);
+	dt_mpidr_topology(0x8000000000ULL, &p, &c, &t);
+	assert_int_equal(p, 0x80 << 16);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_virt_2node, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_3node, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_single_node_is_quiet,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_quirks, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_headers, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_corruptions, setup,
+						teardown),
+		cmocka_unit_test(test_mpidr_topology),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arch/sandbox/os.c: the RAM arena, console capture, the panic hook, the
+ * counted cache maintenance, the scrub primitive and file reading.
+ */
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+#include <arch/cache.h>
+#include <arch/console.h>
+#include <arch/scrub.h>
+
+static void test_arena_maps_phys(void **state)
+{
+	unsigned char *va;
+
+	(void)state;
+	assert_int_equal(sandbox_ram_init(64ull << 20), 0);
+	va = phys_to_virt(pa(0x123000));
+	assert_int_equal(pa_val(virt_to_phys(va)), 0x123000);
+	assert_ptr_equal(phys_to_virt(pa(0x124000)), va + 0x1000);
+	/* Fresh anonymous memory reads zero and is writable. */
+	assert_int_equal(va[17], 0);
+	va[17] = 0x5a;
+	assert_int_equal(*(unsigned char *)phys_to_virt(pa(0x123011)), 0x5a);
+
+	/* A new arena replaces the old one (and is zero again). */
+	assert_int_equal(sandbox_ram_init(32ull << 20), 0);
+	assert_int_equal(*(unsigned char *)phys_to_virt(pa(0x123011)), 0);
+}
+
+static void test_arena_bounds_checked(void **state)
+{
+	(void)state;
+	if (!IS_ENABLED(CONFIG_DEBUG))
+		skip();
+	assert_int_equal(sandbox_ram_init(16ull << 20), 0);
+	/* The end address itself is fine (end-of-range arithmetic). */
+	(void)phys_to_virt(pa(16ull << 20));
+	TEST_EXPECT_PANIC((void)phys_to_virt(pa((16ull << 20) + 4096)),
+			  "check failed");
+	TEST_EXPECT_PANIC((void)virt_to_phys(&state), "check failed");
+}
+
+static void test_big_sparse_arena(void **state)
+{
+	unsigned char *va;
+
+	(void)state;
+	/* 1 TiB of address space costs nothing until touched. */
+	assert_int_equal(sandbox_ram_init(1ull << 40), 0);
+	va = phys_to_virt(pa((1ull << 40) - 4096));
+	va[0] = 1;
+	assert_int_equal(va[0], 1);
+	assert_int_equal(sandbox_ram_init(16ull << 20), 0);
+}
+
+static void test_console_capture(void **state)
+{
+	(void)state;
+	test_quiet_begin();
+	arch_console_write("hello ", 6);
+	console_puts("world\n");
+	test_quiet_end();
+	assert_string_equal(sandbox_console_buffer(), "hello world\n");
+	sandbox_console_clear();
+	assert_string_equal(sandbox_console_buffer(), "");
+}
+
+static void test_panic_hook_catches(void **state)
+{
+	(void)state;
+	TEST_EXPECT_PANIC(panic("disk %d on fire", 3), "disk 3 on fire");
+	assert_string_equal(sandbox_last_panic(), "disk 3 on fire");
+	assert_true(test_console_contains("keel: panic: disk 3 on fire"));
+}
+
+static paddr_t seen_start;
+static uint64_t seen_len;
+static bool seen_inval;
+static unsigned int seen_calls;
+
+static void observer(paddr_t start, uint64_t len, bool invalidate)
+{
+	seen_start = start;
+	seen_len = len;
+	seen_inval = invalidate;
+	seen_calls++;
+}
+
+static void test_cache_counters_and_observer(void **state)
+{
+	struct sandbox_cache_counters cc;
+
+	(void)state;
+	assert_int_equal(sandbox_ram_init(16ull << 20), 0);
+	assert_false(arch_dcache_coherent());
+	assert_int_equal(arch_dcache_line_size(), 64);
+	sandbox_cache_counters_reset();
+	sandbox_set_cache_observer(observer);
+
+	arch_clean_dcache_range(phys_to_virt(pa(0x10000)), 8192);
+	assert_int_equal(pa_val(seen_start), 0x10000);
+	assert_int_equal(seen_len, 8192);
+	assert_false(seen_inval);
+	arch_clean_inval_dcache_range(phys_to_virt(pa(0x20000)), 4096);
+	assert_int_equal(pa_val(seen_start), 0x20000);
+	assert_true(seen_inval);
+	arch_clean_inval_dcache_range(phys_to_virt(pa(0x30000)), 4096);
+	arch_inval_icache_all();
+	assert_int_equal(seen_calls, 3);
+
+	sandbox_cache_counters(&cc);
+	assert_int_equal(cc.clean_ops, 1);
+	assert_int_equal(cc.clean_bytes, 8192);
+	assert_int_equal(cc.clean_inval_ops, 2);
+	assert_int_equal(cc.clean_inval_bytes, 8192);
+	assert_int_equal(cc.icache_invals, 1);
+	assert_int_equal(cc.scrub_clean_ops, 0);
+
+	sandbox_set_cache_observer(NULL);
+	arch_clean_dcache_range(phys_to_virt(pa(0x10000)), 4096);
+	assert_int_equal(seen_calls, 3);
+	sandbox_cache_counters_reset();
+	sandbox_cache_counters(&cc);
+	assert_int_equal(cc.clean_ops + cc.clean_inval_ops + cc.icache_invals,
+			 0);
+}
+
+static void test_scrub_primitive(void **state)
+{
+	struct sandbox_cache_counters cc;
+	unsigned char *va;
+
+	(void)state;
+	assert_int_equal(sandbox_ram_init(16ull << 20), 0);
+	va = phys_to_virt(pa(0x100000));
+	memset(va - 4096, 0xAA, (4 << 20) + 8192);
+	arch_scrub_init();
+	assert_non_null(arch_scrub_primitive());
+
+	arch_scrub_range(va, 2 << 20);
+	sandbox_cache_counters_reset();
+	assert_true(arch_scrub_clean_range(va + (2 << 20), 2 << 20));
+	for (size_t i = 0; i < (4u << 20); i++)
+		if (va[i])
+			fail_msg("byte %zu not zero", i);
+	/* Exactly the range: the neighbours keep their contents. */
+	assert_int_equal(va[-1], 0xAA);
+	assert_int_equal(va[4 << 20], 0xAA);
+	sandbox_cache_counters(&cc);
+	assert_int_equal(cc.scrub_clean_ops, 1);
+	assert_int_equal(cc.scrub_clean_bytes, 2 << 20);
+}
+
+static void test_read_file(void **state)
+{
+	char path[] = "/tmp/keel-sandbox-test-XXXXXX";
+	size_t len = 0;
+	char *buf;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "ram 0 1G node=0\n", 16), 16);
+	close(fd);
+	buf = sandbox_read_file(path, &len);
+	unlink(path);
+	assert_non_null(buf);
+	assert_int_equal(len, 16);
+	assert_string_equal(buf, "ram 0 1G node=0\n");
+	free(buf);
+
+	assert_null(sandbox_read_file("/nonexistent/keel.fw", &len));
+	assert_null(sandbox_read_file("/tmp", &len));
+}
+
+static void test_time_and_ids(void **state)
+{
+	uint64_t a = arch_ticks(), b;
+
+	(void)state;
+	arch_cpu_relax();
+	b = arch_ticks();
+	assert_true(b >= a);
+	assert_int_equal(arch_ticks_hz(), 1000000000ull);
+	assert_int_equal(arch_cpu_id(), 0);
+	assert_string_equal(arch_name, "sandbox");
+	assert_true(sandbox_host_cpus() >= 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_arena_maps_phys),
+		cmocka_unit_test(test_arena_bounds_checked),
+		cmocka_unit_test(test_big_sparse_arena),
+		cmocka_unit_test(test_console_capture),
+		cmocka_unit_test(test_panic_hook_catches),
+		cmocka_unit_test(test_cache_counters_and_observer),
+		cmocka_unit_test(test_scrub_primitive),
+		cmocka_unit_test(test_read_file),
+		cmocka_unit_test(test_time_and_ids),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

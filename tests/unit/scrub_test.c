@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common/scrub.c: the parallel boot scrub, the plan (who scrubs a CPU-less
+ * node), idle mode, off mode and the scrub-stop fault injection. RAM is
+ * filled with 0xAA before the handoff; afterwards every byte of every free
+ * page must read zero.
+ */
+#include "test_util.h"
+
+#include <keel/scrub.h>
+
+#define MIB (1ull << 20)
+
+struct walk {
+	uint64_t pages, nonzero_pages, dirty_chunks, clean_poc_chunks;
+	uint64_t chunks;
+};
+
+static bool page_is_zero(pfn_t p)
+{
+	const uint64_t *w = phys_to_virt(pfn_to_paddr(p));
+
+	for (unsigned int i = 0; i < PAGE_SIZE / sizeof(*w); i++)
+		if (w[i])
+			return false;
+	return true;
+}
+
+static void walk_chunk(struct page_info *head, unsigned int order,
+		       unsigned int zone, void *arg)
+{
+	struct walk *w = arg;
+	uint64_t n = 1ull << order;
+
+	(void)zone;
+	w->chunks++;
+	w->pages += n;
+	if (head->first_dirty != FIRST_DIRTY_NONE)
+		w->dirty_chunks++;
+	if (head->flags & PGF_CLEAN_POC)
+		w->clean_poc_chunks++;
+	for (uint64_t i = 0; i < n; i++)
+		if (!page_is_zero(pfn_add(page_to_pfn(head), i)))
+			w->nonzero_pages++;
+}
+
+static struct walk walk_node(uint32_t node)
+{
+	struct walk w = {0};
+
+	heap_for_each_free(node, walk_chunk, &w);
+	return w;
+}
+
+/* Every free page of every node is zero and every chunk clean. */
+static void assert_all_clean(unsigned int nodes)
+{
+	uint64_t pages = 0;
+
+	for (unsigned int n = 0; n < nodes; n++) {
+		struct walk w = walk_node(n);
+
+		pages += w.pages;
+		assert_int_equal(w.nonzero_pages, 0);
+		assert_int_equal(w.dirty_chunks, 0);
+	}
+	assert_true(pages > 0);
+}
+
+static uint64_t free_bytes_all(unsigned int nodes)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int n = 0; n < nodes; n++)
+		sum += walk_node(n).pages << PAGE_SHIFT;
+	return sum;
+}
+
+/* 3 nodes x 64 MiB; CPUs per node as given. */
+static void boot3(unsigned int c0, unsigned int c1, unsigned int c2,
+		  const char *cmdline)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 3,
+		.node = {{64 * MIB, c0}, {64 * MIB, c1}, {64 * MIB, c2}},
+		.cmdline = cmdline,
+		.fill = 0xAA,
+	};
+
+	test_machine_boot(&cfg);
+}
+
+static void test_boot_scrub_zeroes_everything(void **state)
+{
+	struct sandbox_cache_counters cc;
+	uint64_t free_bytes[3], total = 0;
+	unsigned int workers = 0;
+
+	(void)state;
+	boot3(2, 1, 1, NULL);
+	for (unsigned int n = 0; n < 3; n++) {
+		struct walk w = walk_node(n);
+
+		/* The fill reached the heap: nothing is zero yet. */
+		assert_int_equal(w.nonzero_pages, w.pages);
+		assert_int_equal(w.dirty_chunks, w.chunks);
+		free_bytes[n] = w.pages << PAGE_SHIFT;
+		total += free_bytes[n];
+	}
+
+	sandbox_cache_counters_reset();
+	scrub_boot(SCRUB_ON, 4 * MIB, false);
+	assert_all_clean(3);
+
+	assert_int_equal(scrub_stats.mode, SCRUB_ON);
+	assert_int_equal(scrub_stats.bytes, total);
+	assert_int_equal(scrub_stats.unit_bytes, 4 * MIB);
+	assert_int_equal(scrub_stats.stopped_cpu, -1);
+	assert_int_equal(scrub_stats.workers, 4);
+	assert_true(scrub_stats.heap_ready_ticks > 0);
+	assert_int_equal(scrub_stats.all_clean_ticks,
+			 scrub_stats.heap_ready_ticks);
+	for (unsigned int n = 0; n < 3; n++) {
+		assert_int_equal(scrub_stats.node[n].bytes, free_bytes[n]);
+		assert_true(cpumask_weight(&scrub_stats.node[n].cpus) >= 1);
+		assert_int_equal(scrub_stats.node[n].helper_of, NUMA_NO_NODE);
+		assert_true(scrub_stats.node[n].ticks > 0);
+		/* Units were cleaned to PoC, so the chunks say so. */
+		assert_int_equal(walk_node(n).clean_poc_chunks,
+				 walk_node(n).chunks);
+	}
+	for (unsigned int c = 0; c < 4; c++) {
+		assert_true(scrub_stats.cpu[c].worker);
+		workers += scrub_stats.cpu[c].units > 0;
+	}
+	assert_true(workers >= 1);
+
+	/* One clean per unit, covering exactly the scrubbed bytes. */
+	sandbox_cache_counters(&cc);
+	assert_int_equal(cc.scrub_clean_bytes, total);
+	assert_true(cc.scrub_clean_ops >= total / (4 * MIB));
+}
+
+static void test_cpuless_node_done_by_nearest(void **state)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 3,
+		/* node 1: a CPU, no RAM: its worker goes to node 2 */
+		.node = {{64 * MIB, 1}, {0, 1}, {64 * MIB, 0}},
+		.distance = {{10, 20, 30}, {20, 10, 15}, {30, 15, 10}},
+		.fill = 0xAA,
+	};
+	uint32_t by[MAX_NUMNODES];
+	cpumask_t workers;
+	unsigned int cpu;
+	bool node1_cpu = false;
+
+	(void)state;
+	assert_int_equal(test_machine_boot(&cfg), 2);
+	scrub_plan(false, &workers, by);
+	assert_int_equal(by[0], 0);
+	assert_int_equal(by[1], 1);
+	assert_int_equal(by[2], 1); /* distance 15 beats 30 */
+	assert_int_equal(cpumask_weight(&workers), 2);
+
+	scrub_boot(SCRUB_ON, 1 * MIB, false);
+	assert_all_clean(3);
+	assert_int_equal(scrub_stats.node[2].helper_of, 1);
+	assert_int_equal(scrub_stats.node[2].bytes,
+			 walk_node(2).pages << PAGE_SHIFT);
+	for_each_cpu_in (cpu, &scrub_stats.node[2].cpus)
+		node1_cpu |= cpu_table[cpu].node == 1;
+	assert_true(node1_cpu);
+}
+
+/*
+ * More chunks than the scrub's table gives a node in one pass: 16 nodes
+ * leave 256 entries each, and node 0 has 60 unaligned 2 MiB pieces of
+ * about 16 chunks each. The scrub must run several passes and still get
+ * everything.
+ */
+static void test_many_chunks_multi_pass(void **state)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 16,
+		.fill = 0xAA,
+	};
+	uint64_t total, chunks;
+
+	(void)state;
+	cfg.node[0] = (struct test_node_cfg){120 * MIB, 2, 60};
+	for (unsigned int n = 1; n < 16; n++)
+		cfg.node[n] = (struct test_node_cfg){1 * MIB, 0, 0};
+	test_machine_boot(&cfg);
+	chunks = walk_node(0).chunks;
+	assert_true(chunks > 256);
+	total = free_bytes_all(16);
+	scrub_boot(SCRUB_ON, 1 * MIB, false);
+	assert_all_clean(16);
+	assert_int_equal(scrub_stats.bytes, total);
+	assert_int_equal(scrub_stats.node[0].bytes,
+			 walk_node(0).pages << PAGE_SHIFT);
+}
+
+static void test_plan_ties_and_smt(void **state)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 3,
+		.node = {{16 * MIB, 2}, {16 * MIB, 0}, {16 * MIB, 1}},
+	};
+	uint32_t by[MAX_NUMNODES];
+	cpumask_t workers;
+
+	(void)state;
+	assert_int_equal(test_machine_boot(&cfg), 3);
+	/* node 1 is 20 away from both 0 and 2: the lowest id wins. */
+	scrub_plan(false, &workers, by);
+	assert_int_equal(by[1], 0);
+	assert_int_equal(cpumask_weight(&workers), 3);
+
+	/* Make CPU 1 the second thread of CPU 0's core. */
+	cpu_table[1].package = cpu_table[0].package;
+	cpu_table[1].core = cpu_table[0].core;
+	cpu_table[1].thread = 1;
+	scrub_plan(false, &workers, by);
+	assert_int_equal(cpumask_weight(&workers), 2);
+	assert_false(cpumask_test(&workers, 1));
+	scrub_plan(true, &workers, by);
+	assert_int_equal(cpumask_weight(&workers), 3);
+}
+
+static void test_idle_mode_ends_all_clean(void **state)
+{
+	uint64_t total;
+
+	(void)state;
+	boot3(1, 1, 1, NULL);
+	total = free_bytes_all(3);
+	scrub_boot(SCRUB_IDLE, 4 * MIB, false);
+	assert_int_equal(scrub_stats.mode, SCRUB_IDLE);
+	assert_true(scrub_stats.heap_ready_ticks > 0);
+	assert_int_equal(scrub_stats.all_clean_ticks, 0);
+	scrub_wait_all_clean();
+	assert_true(scrub_stats.all_clean_ticks >=
+		    scrub_stats.heap_ready_ticks);
+	assert_all_clean(3);
+	assert_int_equal(scrub_stats.bytes, total);
+}
+
+static void test_idle_mode_single_cpu(void **state)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 1,
+		.node = {{32 * MIB, 1}},
+		.fill = 0xAA,
+	};
+
+	uint64_t total;
+
+	(void)state;
+	assert_int_equal(test_machine_boot(&cfg), 1);
+	total = free_bytes_all(1);
+	scrub_boot(SCRUB_IDLE, 4 * MIB, false);
+	/* Nobody to work in the background: memory still dirty. */
+	assert_int_not_equal(walk_node(0).dirty_chunks, 0);
+	scrub_wait_all_clean();
+	assert_all_clean(1);
+	assert_int_equal(scrub_stats.cpu[0].bytes, total);
+}
+
+static void test_off_mode_touches_nothing(void **state)
+{
+	struct walk w;
+
+	(void)state;
+	boot3(1, 1, 1, "bootscrub=off");
+	scrub_boot(SCRUB_OFF, 4 * MIB, false);
+	w = walk_node(1);
+	assert_int_equal(w.nonzero_pages, w.pages);
+	assert_int_equal(scrub_stats.bytes, 0);
+	assert_int_equal(scrub_stats.all_clean_ticks, 0);
+	assert_true(scrub_stats.heap_ready_ticks > 0);
+}
+
+static void test_scrub_stop_finished_by_others(void **state)
+{
+	uint64_t total;
+
+	(void)state;
+	/*
+	 * The boot CPU is the quitter: it claims as soon as it has posted the
+	 * work, so it surely finds a unit (a secondary might find none left).
+	 */
+	boot3(2, 1, 1, "inject=scrub-stop:0");
+	total = free_bytes_all(3);
+	test_quiet_begin();
+	scrub_boot(SCRUB_ON, 2 * MIB, false);
+	test_quiet_end();
+	assert_true(test_console_contains("cpu 0 stopped"));
+	assert_all_clean(3);
+	assert_int_equal(scrub_stats.stopped_cpu, 0);
+	/* It gave its unit back before touching it. */
+	assert_int_equal(scrub_stats.cpu[0].bytes, 0);
+	assert_int_equal(scrub_stats.cpu[0].units, 0);
+	assert_int_equal(scrub_stats.bytes, total);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_boot_scrub_zeroes_everything),
+		cmocka_unit_test(test_cpuless_node_done_by_nearest),
+		cmocka_unit_test(test_many_chunks_multi_pass),
+		cmocka_unit_test(test_plan_ties_and_smt),
+		cmocka_unit_test(test_idle_mode_ends_all_clean),
+		cmocka_unit_test(test_idle_mode_single_cpu),
+		cmocka_unit_test(test_off_mode_touches_nothing),
+		cmocka_unit_test(test_scrub_stop_finished_by_others),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common/smp.c: cpu_table layout, bring-up of sandbox pthread CPUs, work
+ * dispatch, and the fault injections that leave a CPU out.
+ */
+#include "test_util.h"
+
+#include <keel/atomic.h>
+
+static unsigned int hits[NR_CPUS];
+static unsigned int wrong_id;
+
+static void count_hit(void *arg)
+{
+	unsigned int cpu = arch_cpu_id();
+
+	/* arg is the table itself: proves it reached the CPU intact. */
+	if (arg != hits || cpu >= NR_CPUS)
+		atomic_fetch_add(&wrong_id, 1);
+	else
+		atomic_fetch_add(&hits[cpu], 1);
+}
+
+static void reset_hits(void)
+{
+	memset(hits, 0, sizeof(hits));
+	wrong_id = 0;
+}
+
+/* 2 nodes x 2 CPUs, 32 MiB each. */
+static unsigned int boot4(const char *cmdline, unsigned int timeout_ms)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 2,
+		.node = {{32ull << 20, 2}, {32ull << 20, 2}},
+		.cmdline = cmdline,
+		.ap_timeout_ms = timeout_ms,
+	};
+
+	return test_machine_boot(&cfg);
+}
+
+static void test_run_on_reaches_each_once(void **state)
+{
+	cpumask_t all, some;
+
+	(void)state;
+	assert_int_equal(boot4(NULL, 0), 4);
+	assert_int_equal(smp_online_count(), 4);
+	assert_int_equal(cpu_count, 4);
+	for (unsigned int i = 0; i < 4; i++) {
+		assert_true(cpu_table[i].online);
+		assert_null(cpu_table[i].fail_reason);
+		assert_int_equal(cpu_table[i].hwid, i);
+		assert_int_equal(cpu_table[i].node, i / 2);
+	}
+
+	smp_online_mask(&all);
+	assert_int_equal(cpumask_weight(&all), 4);
+	reset_hits();
+	smp_run_on(&all, count_hit, hits);
+	for (unsigned int i = 0; i < NR_CPUS; i++)
+		assert_int_equal(hits[i], i < 4 ? 1 : 0);
+	assert_int_equal(wrong_id, 0);
+
+	/* Again, many times: the mailbox sequence keeps working. */
+	reset_hits();
+	for (unsigned int k = 0; k < 50; k++)
+		smp_run_on(&all, count_hit, hits);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_int_equal(hits[i], 50);
+
+	/* A subset without the caller: post, then wait. */
+	cpumask_clear(&some);
+	cpumask_set(&some, 1);
+	cpumask_set(&some, 3);
+	reset_hits();
+	smp_post(&some, count_hit, hits);
+	smp_wait(&some);
+	assert_int_equal(hits[0], 0);
+	assert_int_equal(hits[1], 1);
+	assert_int_equal(hits[2], 0);
+	assert_int_equal(hits[3], 1);
+}
+
+static void test_ap_timeout_left_out(void **state)
+{
+	cpumask_t all;
+
+	(void)state;
+	assert_int_equal(boot4("inject=ap-timeout:2", 300), 3);
+	assert_false(cpu_table[2].online);
+	assert_true(cpu_table[2].present);
+	assert_non_null(cpu_table[2].fail_reason);
+	assert_true(test_console_contains("cpu 2 (hwid 0x2)"));
+
+	/* Broadcasting to "everything" reaches only the online ones. */
+	smp_online_mask(&all);
+	assert_false(cpumask_test(&all, 2));
+	cpumask_set(&all, 2);
+	reset_hits();
+	smp_run_on(&all, count_hit, hits);
+	assert_int_equal(hits[0], 1);
+	assert_int_equal(hits[1], 1);
+	assert_int_equal(hits[2], 0);
+	assert_int_equal(hits[3], 1);
+}
+
+static void test_cpu_on_fail(void **state)
+{
+	(void)state;
+	assert_int_equal(boot4("inject=cpu-on-fail:1", 300), 3);
+	assert_false(cpu_table[1].online);
+	assert_string_equal(cpu_table[1].fail_reason,
+			    "CPU_ON refused (injected)");
+	assert_true(cpu_table[3].online);
+}
+
+static void test_node_cpus_fail(void **state)
+{
+	(void)state;
+	assert_int_equal(boot4("inject=node-cpus-fail:1", 300), 2);
+	assert_true(cpu_table[0].online && cpu_table[1].online);
+	assert_false(cpu_table[2].online || cpu_table[3].online);
+	/* The boot CPU is never failed, even when its node is named. */
+	assert_int_equal(boot4("inject=node-cpus-fail:0", 300), 3);
+	assert_true(cpu_table[0].online);
+	assert_false(cpu_table[1].online);
+}
+
+static void test_table_order_and_smt(void **state)
+{
+	struct bootinfo *bi = &test_bi;
+
+	(void)state;
+	bootinfo_init(bi, BOOT_SANDBOX);
+	/* hwid, node, package, core, thread, usable */
+	bootinfo_add_cpu(bi, 10, 0, 0, 0, 0, true);
+	bootinfo_add_cpu(bi, 11, 0, 0, 0, 1, true);  /* sibling of 10 */
+	bootinfo_add_cpu(bi, 12, 1, 1, 0, 0, false); /* hot-plug slot */
+	bootinfo_add_cpu(bi, 13, 1, 1, 0, 0, true);  /* the boot CPU */
+	bootinfo_add_cpu(bi, 14, 1, 1, 1, 0, true);
+	bi->cpus[3].boot_cpu = true;
+	smp_init(bi);
+
+	assert_int_equal(cpu_count, 5);
+	assert_int_equal(cpu_table[0].hwid, 13);
+	assert_true(cpu_table[0].online);
+	assert_int_equal(cpu_table[1].hwid, 10);
+	assert_int_equal(cpu_table[2].hwid, 11);
+	assert_int_equal(cpu_table[3].hwid, 14);
+	assert_int_equal(cpu_table[4].hwid, 12);
+	assert_false(cpu_table[4].present);
+	assert_string_equal(cpu_table[4].fail_reason,
+			    "disabled in firmware (hot-plug slot)");
+	assert_false(cpu_table[1].smt_sibling);
+	assert_true(cpu_table[2].smt_sibling);
+	assert_false(cpu_table[3].smt_sibling);
+	assert_false(cpu_table[0].smt_sibling);
+	for (unsigned int i = 1; i < 5; i++)
+		assert_false(cpu_table[i].online);
+	assert_int_equal(smp_online_count(), 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_run_on_reaches_each_once),
+		cmocka_unit_test(test_ap_timeout_left_out),
+		cmocka_unit_test(test_cpu_on_fail),
+		cmocka_unit_test(test_node_cpus_fail),
+		cmocka_unit_test(test_table_order_and_smt),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
