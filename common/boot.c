@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The arch-neutral boot flow (DESIGN §1): everything after the arch filled
+ * struct bootinfo, in order:
+ *
+ *   options -> sanitise -> numa -> bootmem (+ mem=) -> frametable -> SMP
+ *   -> heap handoff -> boot scrub -> (idle: wait all clean) -> (bench)
+ *   -> audit -> report -> stop
+ *
+ * Owns boot_bi and boot_times (phase stamps in raw ticks, converted to ns
+ * only by the report). Every phase is a trace_begin/trace_end pair.
+ *
+ * Runs on the boot CPU; the other CPUs only ever run work posted through
+ * smp_run_on() from here. No lock.
+ */
+#include <arch/cache.h>
+#include <arch/cpu.h>
+#include <arch/scrub.h>
+#include <arch/smp.h>
+#include <keel/bench.h>
+#include <keel/boot.h>
+#include <keel/bootinfo.h>
+#include <keel/bootmem.h>
+#include <keel/cachemaint.h>
+#include <keel/frametable.h>
+#include <keel/heap.h>
+#include <keel/numa.h>
+#include <keel/options.h>
+#include <keel/printk.h>
+#include <keel/report.h>
+#include <keel/scrub.h>
+#include <keel/smp.h>
+#include <keel/string.h>
+#include <keel/trace.h>
+
+struct bootinfo *boot_bi;
+struct boot_times boot_times;
+
+static void print_bootinfo(const struct bootinfo *bi)
+{
+	pr_info("arch %s, boot protocol %s, loader \"%s\"\n", arch_name,
+		boot_protocol_name(bi->protocol), bi->loader);
+	pr_info("cmdline \"%s\"\n", bi->cmdline);
+	pr_info("timer %s at %llu Hz (calibrated by %s)\n",
+		bi->timer_source ? bi->timer_source : "unknown",
+		(unsigned long long)arch_ticks_hz(),
+		bi->timer_calibrated_by ? bi->timer_calibrated_by : "unknown");
+	pr_info("RAM map: %u ranges, %llu MiB\n", bi->ram_count,
+		(unsigned long long)(bootinfo_ram_bytes(bi) >> 20));
+	for (unsigned int i = 0; i < bi->ram_count; i++)
+		pr_info("  ram      [%#llx, %#llx) node %u\n",
+			(unsigned long long)pa_val(bi->ram[i].start),
+			(unsigned long long)pa_val(bi->ram[i].end),
+			bi->ram[i].node);
+	for (unsigned int i = 0; i < bi->reserved_count; i++)
+		pr_info("  reserved [%#llx, %#llx) %.*s\n",
+			(unsigned long long)pa_val(bi->reserved[i].start),
+			(unsigned long long)pa_val(bi->reserved[i].end),
+			(int)sizeof(bi->reserved[i].name),
+			bi->reserved[i].name);
+	for (unsigned int n = 0; n < bi->node_count; n++) {
+		uint64_t bytes = 0;
+		unsigned int cpus = 0;
+
+		for (unsigned int i = 0; i < bi->ram_count; i++)
+			if (bi->ram[i].node == n)
+				bytes += pa_val(bi->ram[i].end) -
+					 pa_val(bi->ram[i].start);
+		for (unsigned int c = 0; c < bi->cpu_count; c++)
+			if (bi->cpus[c].node == n && bi->cpus[c].usable)
+				cpus++;
+		pr_info("node %u: %llu MiB, %u CPUs\n", n,
+			(unsigned long long)(bytes >> 20), cpus);
+	}
+	pr_info("%u CPUs described\n", bi->cpu_count);
+}
+
+/* The cachemaint mode: the command line's, else what the platform needs. */
+static enum cachemaint_mode pick_cachemaint(void)
+{
+	if (opts.cachemaint_set)
+		return opts.cachemaint;
+	return arch_dcache_coherent() ? CACHEMAINT_NONE : CACHEMAINT_DEFERRED;
+}
+
+static uint64_t total_dirty_pages(unsigned int nodes)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int n = 0; n < nodes; n++) {
+		const struct heap_node_stats *st = heap_node_stats(n);
+
+		if (st)
+			sum += st->dirty_pages;
+	}
+	return sum;
+}
+
+static void phase_bootmem(struct bootinfo *bi)
+{
+	trace_begin("bootmem");
+	bootmem_init();
+	bootmem_set_distance(bi);
+	bootmem_init_from_bootinfo(bi);
+	if (opts.mem_limit)
+		bootmem_limit(opts.mem_limit);
+	boot_times.bootmem_ready = arch_ticks();
+	trace_end("bootmem");
+}
+
+static void phase_smp(struct bootinfo *bi)
+{
+	unsigned int online;
+	int err;
+
+	trace_begin("smp");
+	smp_init(bi);
+	err = arch_smp_prepare();
+	if (err) {
+		pr_warn("smp: arch_smp_prepare: %d, boot CPU only\n", err);
+		online = smp_online_count();
+	} else {
+		online = smp_boot_cpus(opts.ap_timeout_ms);
+	}
+	boot_times.smp_ready = arch_ticks();
+	trace_end("smp");
+	pr_info("smp: %u of %u CPUs online\n", online, cpu_count);
+}
+
+static void phase_heap(struct bootinfo *bi, unsigned int nodes)
+{
+	unsigned int ranges;
+
+	trace_begin("heap_init");
+	heap_init(opts.heap_init, nodes,
+		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);
+	cachemaint_init(pick_cachemaint());
+	bootmem_set_handoff_dirty(opts.bootscrub != SCRUB_OFF);
+	boot_times.heap_init_begin = arch_ticks();
+	ranges = bootmem_handoff();
+	boot_times.heap_init_end = arch_ticks();
+	trace_end("heap_init");
+	pr_info("heap: %u free ranges handed over in %llu us\n", ranges,
+		(unsigned long long)(ticks_to_ns(boot_times.heap_init_end -
+						 boot_times.heap_init_begin) /
+				     1000));
+}
+
+/**
+ * keel_main() - the arch-neutral boot, from a filled bootinfo to the verdict.
+ * @bi: what the firmware described (sanitised here).
+ *
+ * Return: never; ends in arch_stop().
+ */
+void keel_main(struct bootinfo *bi)
+{
+	const char *fail = NULL;
+	struct audit_result audit;
+	unsigned int nodes;
+	bool pass;
+
+	boot_bi = bi;
+	/* When keel_main ran relative to the arch entry (arg0 = entry ticks). */
+	trace_event("entry", TRACE_MARK, arch_entry_ticks, 0);
+
+	options_defaults(&opts);
+	cmdline_parse(&opts, CONFIG_DEFAULT_CMDLINE,
+		      strlen(CONFIG_DEFAULT_CMDLINE));
+	cmdline_parse(&opts, bi->cmdline,
+		      strnlen(bi->cmdline, sizeof(bi->cmdline)));
+	printk_level = opts.loglevel;
+
+	bootinfo_sanitise(bi);
+	numa_init(bi);
+	nodes = bi->node_count;
+	print_bootinfo(bi);
+	if (!bi->ram_count)
+		pr_err("the firmware describes no usable RAM\n");
+
+	phase_bootmem(bi);
+
+	trace_begin("frametable");
+	frametable_init(nodes);
+	trace_end("frametable");
+
+	phase_smp(bi);
+	phase_heap(bi, nodes);
+
+	trace_begin("scrub");
+	arch_scrub_init();
+	boot_times.scrub_begin = arch_ticks();
+	scrub_boot(opts.bootscrub, opts.bootscrub_chunk, opts.scrub_smt);
+	boot_times.scrub_end = arch_ticks();
+	trace_end("scrub");
+
+	if (opts.bootscrub == SCRUB_IDLE)
+		scrub_wait_all_clean();
+
+	if (opts.bench) {
+		trace_begin("bench");
+		bench_run();
+		trace_end("bench");
+	}
+
+	trace_begin("audit");
+	audit_run(&audit, opts.audit == AUDIT_FULL);
+	trace_end("audit");
+
+	if (!audit.ram_pages)
+		fail = "no usable RAM";
+	else if (!audit.ok && audit.lost_pages)
+		fail = "audit: lost pages";
+	else if (!audit.ok)
+		fail = "audit: heap check problems";
+	else if (opts.bootscrub != SCRUB_OFF && total_dirty_pages(nodes))
+		fail = "scrub incomplete: dirty pages remain";
+
+	/*
+	 * A mark, not a begin/end pair: the end of the report could never
+	 * appear in the report itself, and tools would see an open phase.
+	 */
+	trace_mark("report");
+	boot_times.report = arch_ticks();
+	pass = report_print(bi, &audit, fail);
+
+	arch_stop(opts.after, pass);
+}

@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: MIT
+# make bench: the sandbox benchmarks of DESIGN §9 (heap handoff per mode and
+# RAM size, scrub GB/s against a streaming-store baseline), printed as a
+# markdown table. Always measures the optimised (non-ASan) sandbox build.
+# BENCH_ARGS=--quick stops the handoff sizes at 64 GiB.
+
+BENCH_KEEL := build/sandbox/keel
+BENCH_BASELINE := build/bench/memset_baseline
+BENCH_ARGS ?=
+
+.PHONY: bench bench-sandbox
+
+$(BENCH_BASELINE): tests/bench/memset_baseline.c
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $<"
+	$(Q)gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $<
+
+bench: bench-sandbox
+
+bench-sandbox: $(BENCH_BASELINE)
+	$(Q)$(MAKE) --no-print-directory ARCH=sandbox SANITIZE=0 O=build/sandbox build/sandbox/keel
+	$(Q)$(PYTHON) scripts/bench.py $(BENCH_KEEL) $(BENCH_BASELINE) $(BENCH_ARGS)

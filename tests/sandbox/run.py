@@ -1,0 +1,423 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Sandbox end-to-end tests: the real keel binary on firmware descriptions.
+
+Usage: run.py KEEL_BINARY [CASE_NAME ...]
+
+Each case is a firmware description (tests/data/*.fw), a command line and
+expectations. The expectations about the machine (nodes, RAM per node, CPUs,
+distances) are derived here by reading the .fw file, never copied from
+keel's output; scripts/report.py checks the KEEL-REPORT line against them.
+Every run is bounded by a timeout. One line per case, then
+"sandbox-test: N passed, M failed"; the exit status is non-zero on failure.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(TOP, "scripts"))
+import report  # noqa: E402
+
+DATA = os.path.join(TOP, "tests", "data")
+TIMEOUT = int(os.environ.get("SANDBOX_TEST_TIMEOUT", "120"))
+GIB = 1 << 30
+PAGE = 4096
+
+
+class FwDesc:
+    """What a well-formed .fw file describes (DESIGN section 3)."""
+
+    def __init__(self, path):
+        self.ram = []          # (start, end, node)
+        self.reserved = []     # (start, end, name)
+        self.cpus = []         # (hwid, node)
+        self.dist = {}         # (a, b) -> value
+        with open(path, encoding="utf-8") as f:
+            for line in f:
+                words = line.split("#", 1)[0].split()
+                if not words:
+                    continue
+                kw = dict(w.split("=", 1) for w in words if "=" in w)
+                pos = [w for w in words[1:] if "=" not in w]
+                if words[0] == "ram":
+                    self.ram.append((report.parse_size(pos[0]),
+                                     report.parse_size(pos[1]),
+                                     int(kw.get("node", "0"), 0)))
+                elif words[0] == "reserved":
+                    self.reserved.append((report.parse_size(pos[0]),
+                                          report.parse_size(pos[1]),
+                                          pos[2] if len(pos) > 2 else ""))
+                elif words[0] == "cpu":
+                    self.cpus.append((int(pos[0], 0),
+                                      int(kw.get("node", "0"), 0)))
+                elif words[0] == "distance":
+                    a, b, v = (int(x, 0) for x in pos[:3])
+                    self.dist[(a, b)] = v
+
+    @property
+    def node_count(self):
+        ids = [n for _, _, n in self.ram] + [n for _, n in self.cpus]
+        return max(ids) + 1 if ids else 1
+
+    def node_mem(self):
+        mem = {n: 0 for n in range(self.node_count)}
+        for s, e, n in self.ram:
+            mem[n] += e - s
+        return mem
+
+    def distance(self):
+        n = self.node_count
+        d = [[10 if a == b else 20 for b in range(n)] for a in range(n)]
+        for (a, b), v in self.dist.items():
+            d[a][b] = v
+            if (b, a) not in self.dist:
+                d[b][a] = v
+        return d
+
+    def node_cpus(self):
+        """Logical CPU ids per node: bootinfo order, the first is the boot CPU."""
+        out = {n: [] for n in range(self.node_count)}
+        for i, (_, node) in enumerate(self.cpus):
+            out[node].append(i)
+        return out
+
+    def expectations(self):
+        return {"cpus": len(self.cpus), "online": len(self.cpus),
+                "nodes": self.node_count, "node_mem": self.node_mem(),
+                "distance": self.distance(),
+                "ram": sum(e - s for s, e, _ in self.ram),
+                "boot": "sandbox"}
+
+
+def run_keel(binary, fw, cmdline):
+    """Run one boot. Return: (exit status or None on timeout, log text)."""
+    cmd = [binary, os.path.join(DATA, fw)] + cmdline
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, timeout=TIMEOUT,
+                           env=env, cwd=TOP)
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or b""
+        return None, out.decode("utf-8", "replace")
+    return p.returncode, p.stdout.decode("utf-8", "replace")
+
+
+def status_text(rc):
+    if rc is None:
+        return f"timed out after {TIMEOUT} s"
+    if rc < 0:
+        return f"killed by {signal.Signals(-rc).name}"
+    return f"exit status {rc}"
+
+
+def audit_numbers(rep):
+    a = rep["audit"]
+    return (a["ram_pages"], a["free_pages"] + a["allocated_pages"],
+            a["reserved_pages"], a["lost_pages"])
+
+
+# ---- per-case extra checks (take the parsed report, return failures) ----
+
+def check_memonly_helpers(fw):
+    """A node without CPUs is scrubbed by the nearest node with CPUs.
+
+    DESIGN section 5 lets workers that finished their own node help
+    CPU-less nodes too, so other CPUs may appear; what must hold is that the
+    node is attributed to its nearest node (helper_of) and that CPUs of that
+    node took part.
+    """
+    def check(rep, log):
+        out = []
+        node_cpus = fw.node_cpus()
+        dist = fw.distance()
+        with_cpus = [n for n, c in node_cpus.items() if c]
+        for node, cpus in node_cpus.items():
+            if cpus or not fw.node_mem().get(node):
+                continue
+            nearest = min(with_cpus, key=lambda m: (dist[node][m], m))
+            entry = next((p for p in rep["scrub"]["per_node"]
+                          if p["node"] == node), None)
+            if entry is None:
+                out.append(f"no scrub.per_node entry for node {node}")
+                continue
+            if entry.get("helper_of") != nearest:
+                out.append(f"memory-only node {node}: helper_of "
+                           f"{entry.get('helper_of')}, expected nearest "
+                           f"node {nearest}")
+            if not set(entry["cpus"]) & set(node_cpus[nearest]):
+                out.append(f"memory-only node {node} scrubbed by CPUs "
+                           f"{entry['cpus']}, none of nearest node "
+                           f"{nearest} {node_cpus[nearest]}")
+        return out
+    return check
+
+
+def check_local_scrub(fw):
+    """Every node with CPUs and memory is scrubbed by its own CPUs.
+
+    Remote CPUs may also appear: DESIGN section 5 lets a worker that finished
+    its own node help the node with the most work left.
+    """
+    def check(rep, log):
+        out = []
+        node_cpus = fw.node_cpus()
+        for p in rep["scrub"]["per_node"]:
+            mine = node_cpus.get(p["node"], [])
+            if mine and p["bytes"] and not set(p["cpus"]) & set(mine):
+                out.append(f"node {p['node']} scrubbed only by remote CPUs "
+                           f"{p['cpus']} (its own: {mine})")
+            if p["bytes"] and p.get("helper_of") is not None and mine:
+                out.append(f"node {p['node']} has CPUs but helper_of is "
+                           f"{p['helper_of']}")
+        return out
+    return check
+
+
+def check_cpuonly(fw):
+    def check(rep, log):
+        out = []
+        for node, cpus in fw.node_cpus().items():
+            if fw.node_mem().get(node):
+                continue
+            heap = next((p for p in rep["heap"]["per_node"]
+                         if p["node"] == node), None)
+            if heap and heap["free_pages"]:
+                out.append(f"CPU-only node {node} has "
+                           f"{heap['free_pages']} free pages")
+            rep_cpus = next(n["cpus"] for n in rep["nodes"]
+                            if n["id"] == node)
+            if sorted(rep_cpus) != sorted(cpus):
+                out.append(f"node {node} CPUs {rep_cpus}, expected {cpus}")
+        return out
+    return check
+
+
+def check_offline(cpu):
+    def check(rep, log):
+        c = next((c for c in rep["cpus"] if c["id"] == cpu), None)
+        if c is None:
+            return [f"cpu {cpu} missing from the report"]
+        if c["online"]:
+            return [f"cpu {cpu} online despite inject=ap-timeout:{cpu}"]
+        return []
+    return check
+
+
+def check_unscrubbed(rep, log):
+    out = []
+    if rep["scrub"]["bytes"]:
+        out.append(f"bootscrub=off but {rep['scrub']['bytes']} bytes scrubbed")
+    return out
+
+
+def check_mem_limit(limit):
+    def check(rep, log):
+        a = rep["audit"]
+        usable = (a["free_pages"] + a["allocated_pages"]) * PAGE
+        if usable > limit:
+            return [f"mem={limit >> 20}M but {usable >> 20} MiB in the heap"]
+        names = [r[2] for r in rep["memmap"].get("reserved", [])]
+        if not any("mem=" in n for n in names):
+            return [f"no reserved region named mem= (have {names})"]
+        return []
+    return check
+
+
+def check_scrubbers(smt):
+    """Scrub workers: one per core, or every thread with scrub_smt=on."""
+    def check(rep, log):
+        out = []
+        for c in rep["cpus"]:
+            want = c["online"] and (smt or not c["smt_sibling"])
+            if c["scrubber"] != want:
+                out.append(f"cpu {c['id']} (thread {c['thread']}) scrubber "
+                           f"{c['scrubber']}, expected {want}")
+        if rep["scrub"]["workers"] != sum(c["scrubber"] for c in rep["cpus"]):
+            out.append(f"scrub.workers {rep['scrub']['workers']} != "
+                       "number of cpus[].scrubber")
+        return out
+    return check
+
+
+def check_unit_bytes(unit):
+    def check(rep, log):
+        if rep["scrub"].get("unit_bytes") != unit:
+            return [f"scrub.unit_bytes {rep['scrub'].get('unit_bytes')}, "
+                    f"expected {unit}"]
+        return []
+    return check
+
+
+def check_bench(rep, log):
+    """bench=on: rows for every node with memory, the heap left intact."""
+    bench = rep.get("bench")
+    if not isinstance(bench, list) or not bench:
+        return [f"bench=on but bench is {bench!r}"]
+    out = []
+    nodes = {r["node"] for r in bench}
+    for n in rep["nodes"]:
+        if n["mem_bytes"] and n["id"] not in nodes:
+            out.append(f"no bench row for node {n['id']}")
+    for mode in ("eager",):
+        if not any(r["mode"] == mode for r in bench):
+            out.append(f"no bench row in mode {mode}")
+    return out
+
+
+def check_audit_full(rep, log):
+    if rep["audit"].get("problems") != 0:
+        return [f"audit=full found {rep['audit'].get('problems')} problems"]
+    return []
+
+
+def check_warned(rep, log):
+    if not re.search(r"keel: warning: ", log):
+        return ["no 'keel: warning:' line for a malformed description"]
+    return []
+
+
+# ---- the cases -----------------------------------------------------------
+
+class Case:
+    def __init__(self, name, fw, cmdline=(), checks=(), expect=None,
+                 derive=True, clean_fail_ok=False, group=None):
+        self.name = name
+        self.fw = fw
+        self.cmdline = list(cmdline)
+        self.checks = list(checks)
+        self.expect = expect or {}
+        self.derive = derive
+        self.clean_fail_ok = clean_fail_ok
+        self.group = group      # cases in a group must agree on the audit
+        self.report = None
+
+
+def cases():
+    fw2 = FwDesc(os.path.join(DATA, "sandbox-2node.fw"))
+    fw3 = FwDesc(os.path.join(DATA, "sandbox-3node-memonly.fw"))
+    fwc = FwDesc(os.path.join(DATA, "sandbox-cpuonly.fw"))
+    mib = 1 << 20
+    return [
+        Case("2node-default", "sandbox-2node.fw", [],
+             [check_local_scrub(fw2)], {"scrubbed": True}),
+        Case("1node", "sandbox-1node.fw", [], [], {"scrubbed": True}),
+        Case("bootscrub-off", "sandbox-2node.fw", ["bootscrub=off"],
+             [check_unscrubbed]),
+        Case("bootscrub-idle", "sandbox-2node.fw", ["bootscrub=idle"],
+             [], {"scrubbed": True}),
+        Case("heap-lazy", "sandbox-2node.fw",
+             ["heap_init=lazy", "bootscrub=off"], group="modes"),
+        Case("heap-chunked", "sandbox-2node.fw",
+             ["heap_init=chunked", "bootscrub=off"], group="modes"),
+        Case("heap-pagewise", "sandbox-2node.fw",
+             ["heap_init=pagewise", "bootscrub=off"], group="modes"),
+        Case("3node-memonly", "sandbox-3node-memonly.fw", [],
+             [check_memonly_helpers(fw3), check_local_scrub(fw3)],
+             {"scrubbed": True}),
+        Case("cpuonly-node", "sandbox-cpuonly.fw", [],
+             [check_cpuonly(fwc)], {"scrubbed": True}),
+        Case("64g-sparse", "sandbox-64g-sparse.fw", ["bootscrub=off"]),
+        Case("malformed", "sandbox-malformed.fw", [], [check_warned],
+             derive=False),
+        Case("binary-garbage", "sandbox-binary.fw", [], [check_warned],
+             derive=False),
+        Case("no-ram", "sandbox-noram.fw", [], [], derive=False,
+             clean_fail_ok=True),
+        Case("ap-timeout", "sandbox-2node.fw", ["inject=ap-timeout:1"],
+             [check_offline(1)], {"online": len(fw2.cpus) - 1}),
+        Case("mem-1G", "sandbox-2node.fw", ["mem=1G"],
+             [check_mem_limit(GIB)]),
+        Case("smt-skip", "sandbox-smt.fw", [], [check_scrubbers(False)],
+             {"scrubbed": True}),
+        Case("smt-on", "sandbox-smt.fw", ["scrub_smt=on"],
+             [check_scrubbers(True)], {"scrubbed": True}),
+        Case("scrub-chunk-4M", "sandbox-1node.fw", ["bootscrub_chunk=4M"],
+             [check_unit_bytes(4 * mib)], {"scrubbed": True}),
+        Case("audit-full", "sandbox-3node-memonly.fw",
+             ["audit=full", "heap_init=chunked"], [check_audit_full],
+             {"scrubbed": True}),
+        Case("bench-on", "sandbox-2node.fw", ["bench=on"], [check_bench],
+             {"scrubbed": True}),
+    ]
+
+
+def run_case(binary, case):
+    """Return: list of failures (empty = passed)."""
+    rc, log = run_keel(binary, case.fw, case.cmdline)
+    if rc is None or rc < 0:
+        tail = " | ".join(log.strip().splitlines()[-3:])
+        return [f"{status_text(rc)}; last lines: {tail}"]
+    verdict, reason = report.find_verdict(log)
+    if case.clean_fail_ok and verdict != "PASS" and rc != 0:
+        # A refusal is fine (KEEL: FAIL or an early error exit) as long as
+        # it is not a crash and says why.
+        if not re.search(r"keel: (warning|error|panic): ", log):
+            return [f"{status_text(rc)} without a warning/error line "
+                    "saying why"]
+        return []
+    if verdict is None:
+        return [f"no KEEL: verdict line ({status_text(rc)})"]
+    exp = {}
+    if case.derive:
+        exp.update(FwDesc(os.path.join(DATA, case.fw)).expectations())
+    exp.update(case.expect)
+    exp["cmdline"] = " ".join(case.cmdline) if case.cmdline else None
+    failures = report.check_report(log, exp)
+    if verdict == "PASS" and rc != 0:
+        failures.append(f"PASS but {status_text(rc)}")
+    if verdict == "FAIL" and rc == 0:
+        failures.append("FAIL but exit status 0")
+    if failures:
+        return failures
+    case.report = report.find_report(log)
+    for check in case.checks:
+        failures += check(case.report, log)
+    return failures
+
+
+def main(argv):
+    if len(argv) < 2:
+        print(__doc__)
+        return 2
+    binary = os.path.abspath(argv[1])
+    if not os.access(binary, os.X_OK):
+        print(f"sandbox-test: {binary} is not an executable")
+        return 2
+    only = set(argv[2:])
+    passed = failed = 0
+    groups = {}
+    for case in cases():
+        if only and case.name not in only:
+            continue
+        t0 = time.monotonic()
+        failures = run_case(binary, case)
+        if not failures and case.group:
+            nums = audit_numbers(case.report)
+            first = groups.setdefault(case.group, (case.name, nums))
+            if first[1] != nums:
+                failures.append(f"audit (ram, free+alloc, reserved, lost) "
+                                f"{nums} differs from {first[0]} {first[1]}")
+        dt = time.monotonic() - t0
+        if failures:
+            failed += 1
+            print(f"  FAIL  {case.name} ({dt:.1f} s)")
+            for f in failures:
+                print(f"        {f}")
+        else:
+            passed += 1
+            extra = ""
+            if case.report:
+                extra = " " + report.summary(case.report)
+            print(f"  ok    {case.name} ({dt:.1f} s){extra}")
+    print(f"sandbox-test: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
