@@ -65,6 +65,20 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
  * and closes bootmem. Return: number of ranges handed over.
  */
 unsigned int bootmem_handoff(void);
+/*
+ * Whether bootmem_handoff() gives the heap dirty chunks (default true) or
+ * trusted-clean ones (bootscrub=off, tests). Reset by bootmem_init().
+ */
+void bootmem_set_handoff_dirty(bool dirty);
+
+/*
+ * mem=: keep the first @max_bytes of RAM (ascending, reserved RAM counted);
+ * the RAM above becomes a reserved region named "mem=" (so the audit still
+ * accounts for it). Call after bootmem_init_from_bootinfo(). 0 = no limit.
+ */
+void bootmem_limit(uint64_t max_bytes);
+/* Return: RAM bytes bootmem_limit() took away. */
+uint64_t bootmem_dropped_bytes(void);
 
 /* Read-only views for the audit and the report. */
 const struct bootmem_region *bootmem_ram_regions(unsigned int *count);

@@ -20,7 +20,7 @@
 
 #define MAX_ORDER CONFIG_MAX_ORDER
 #define NR_ZONES 53		/* pfn bit widths 0..52 */
-#define HEAP_MAX_RANGES 64	/* per node */
+#define HEAP_MAX_RANGES 256	/* per node */
 
 enum heap_init_mode {
 	HEAP_INIT_LAZY = 0,	/* one head write per chunk (default) */
@@ -63,9 +63,18 @@ const char *heap_mode_name(enum heap_init_mode mode);
  * heap_add_range(): [start, end) of free RAM on @node becomes heap memory:
  * registered in the node's range table and decomposed into maximal aligned
  * chunks (DESIGN §4). @dirty: chunks need scrubbing before use.
- * Return: number of chunks inserted.
+ * Return: number of chunks of that decomposition (the same figure in every
+ * heap_init mode, pagewise included), 0 when the range is refused
+ * (overlap, unknown node, no frame table storage, range table full).
  */
 uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty);
+
+/*
+ * Order of the first chunk of the free range [s, e) (pfns): min(MAX_ORDER,
+ * fls(e - s) - 1, ffs(s) - 1), and 0 for pfn 0. heap_add_range() cuts a
+ * range by calling it repeatedly. Pure; exposed for tests.
+ */
+unsigned int heap_chunk_order(uint64_t s, uint64_t e);
 
 /*
  * heap_alloc(): a block of 2^@order pages. Prefers clean chunks; a dirty
@@ -107,6 +116,8 @@ struct heap_node_locked {
 };
 struct heap_node_locked heap_lock_node(uint32_t node);
 void heap_unlock_node(struct heap_node_locked l);
+/* Forget every node's lock_max_ticks (benchmarks measure from here). */
+void heap_reset_lock_stats(void);
 
 /*
  * Scrub support (scrub.c). heap_take_dirty(): detach one dirty free chunk

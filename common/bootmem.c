@@ -1,0 +1,555 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The boot allocator (memblock-shaped).
+ *
+ * Owns two tables: RAM regions (sorted, non-overlapping, each on one node;
+ * adjacent regions of the same node are merged) and reserved regions
+ * (sorted, non-overlapping, each with a name; adjacent regions with the
+ * same name are merged). A new reservation only takes the bytes no earlier
+ * reservation holds, so the first name given to a byte is the one the audit
+ * sees, and every reserved byte is counted once. Free memory is RAM minus
+ * reserved: reserved always wins.
+ *
+ * Allocation is top-down inside the free ranges of the requested node, then
+ * of the other nodes in numa_fallback_order(). Each allocation becomes a
+ * reserved region named by its caller, so the audit can name every page.
+ *
+ * bootmem_handoff() gives every free range to the heap and closes bootmem;
+ * any later allocation is a bug and panics.
+ *
+ * Lock: none. bootmem runs on the boot CPU before the APs do any work.
+ */
+#include <keel/bootmem.h>
+#include <keel/bug.h>
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/heap.h>
+#include <keel/numa.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+static struct bootmem_region ram[BOOTMEM_MAX_REGIONS];
+static unsigned int ram_count;
+static struct bootmem_region rsv[BOOTMEM_MAX_REGIONS];
+static unsigned int rsv_count;
+
+static uint64_t alloc_bytes;
+static unsigned int alloc_count;
+static uint64_t dropped_bytes;
+static bool closed;
+static bool handoff_dirty = true;
+
+/**
+ * bootmem_init() - forget everything (tests call it once per machine).
+ */
+void bootmem_init(void)
+{
+	ram_count = 0;
+	rsv_count = 0;
+	alloc_bytes = 0;
+	alloc_count = 0;
+	dropped_bytes = 0;
+	closed = false;
+	handoff_dirty = true;
+}
+
+static void region_insert(struct bootmem_region *tab, unsigned int *count,
+			  unsigned int at, uint64_t s, uint64_t e,
+			  uint32_t node, const char *name)
+{
+	memmove(&tab[at + 1], &tab[at], (*count - at) * sizeof(tab[0]));
+	tab[at].start = pa(s);
+	tab[at].end = pa(e);
+	tab[at].node = node;
+	if (name)
+		strlcpy(tab[at].name, name, sizeof(tab[at].name));
+	else
+		tab[at].name[0] = '\0';
+	(*count)++;
+}
+
+static void region_remove(struct bootmem_region *tab, unsigned int *count,
+			  unsigned int at)
+{
+	memmove(&tab[at], &tab[at + 1], (*count - at - 1) * sizeof(tab[0]));
+	(*count)--;
+}
+
+/**
+ * bootmem_add() - register RAM [base, base + size) on @node.
+ *
+ * The range is trimmed inwards to whole pages. Overlapping an existing RAM
+ * region is refused (bootinfo_sanitise() already resolved overlaps).
+ *
+ * Return: 0, -EINVAL (empty or overlapping) or -ENOSPC (table full).
+ */
+int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
+{
+	uint64_t s = ALIGN_UP(pa_val(base), PAGE_SIZE);
+	uint64_t e = pa_val(base) + size;
+	unsigned int i;
+
+	if (e < pa_val(base))
+		e = ~0ULL;
+	e = ALIGN_DOWN(e, PAGE_SIZE);
+	if (e <= s)
+		return -EINVAL;
+
+	for (i = 0; i < ram_count; i++)
+		if (pa_val(ram[i].start) >= s)
+			break;
+	if ((i > 0 && pa_val(ram[i - 1].end) > s) ||
+	    (i < ram_count && pa_val(ram[i].start) < e)) {
+		pr_warn("bootmem: ram [%#llx, %#llx) overlaps known RAM, "
+			"ignored\n",
+			(unsigned long long)s, (unsigned long long)e);
+		return -EINVAL;
+	}
+	if (i > 0 && pa_val(ram[i - 1].end) == s && ram[i - 1].node == node) {
+		ram[i - 1].end = pa(e);
+		if (i < ram_count && pa_val(ram[i].start) == e &&
+		    ram[i].node == node) {
+			ram[i - 1].end = ram[i].end;
+			region_remove(ram, &ram_count, i);
+		}
+		return 0;
+	}
+	if (i < ram_count && pa_val(ram[i].start) == e && ram[i].node == node) {
+		ram[i].start = pa(s);
+		return 0;
+	}
+	if (ram_count == BOOTMEM_MAX_REGIONS)
+		return -ENOSPC;
+	region_insert(ram, &ram_count, i, s, e, node, NULL);
+	return 0;
+}
+
+/*
+ * Reserve [s, e) exactly (already page aligned) under @why, skipping the
+ * bytes an earlier reservation holds.
+ */
+static int reserve_range(uint64_t s, uint64_t e, const char *why)
+{
+	unsigned int i = 0;
+
+	while (s < e) {
+		uint64_t piece_end;
+
+		/* First reserved region that ends above s. */
+		while (i < rsv_count && pa_val(rsv[i].end) <= s)
+			i++;
+		if (i < rsv_count && pa_val(rsv[i].start) <= s) {
+			s = pa_val(rsv[i].end);
+			continue;
+		}
+		piece_end = e;
+		if (i < rsv_count && pa_val(rsv[i].start) < e)
+			piece_end = pa_val(rsv[i].start);
+
+		/* [s, piece_end) is free of reservations: merge or insert. */
+		if (i > 0 && pa_val(rsv[i - 1].end) == s &&
+		    !strcmp(rsv[i - 1].name, why)) {
+			rsv[i - 1].end = pa(piece_end);
+			if (i < rsv_count &&
+			    pa_val(rsv[i].start) == piece_end &&
+			    !strcmp(rsv[i].name, why)) {
+				rsv[i - 1].end = rsv[i].end;
+				region_remove(rsv, &rsv_count, i);
+			}
+		} else if (i < rsv_count && pa_val(rsv[i].start) == piece_end &&
+			   !strcmp(rsv[i].name, why)) {
+			rsv[i].start = pa(s);
+		} else {
+			if (rsv_count == BOOTMEM_MAX_REGIONS)
+				return -ENOSPC;
+			region_insert(rsv, &rsv_count, i, s, piece_end, 0, why);
+		}
+		s = piece_end;
+	}
+	return 0;
+}
+
+/**
+ * bootmem_reserve() - keep [base, base + size) (widened to whole pages)
+ * away from allocation and from the heap.
+ *
+ * Return: 0, -EINVAL (empty) or -ENOSPC (table full).
+ */
+int bootmem_reserve(paddr_t base, uint64_t size, const char *why)
+{
+	uint64_t s = ALIGN_DOWN(pa_val(base), PAGE_SIZE);
+	uint64_t e = pa_val(base) + size;
+
+	if (!size)
+		return -EINVAL;
+	if (e < pa_val(base) || e > ~0ULL - PAGE_SIZE)
+		e = ALIGN_DOWN(~0ULL, PAGE_SIZE);
+	else
+		e = ALIGN_UP(e, PAGE_SIZE);
+	return reserve_range(s, e, why ? why : "reserved");
+}
+
+/**
+ * bootmem_init_from_bootinfo() - all RAM of @bi, then its reserved ranges
+ * trimmed to RAM (reserved bytes outside RAM never reach bootmem).
+ */
+void bootmem_init_from_bootinfo(const struct bootinfo *bi)
+{
+	unsigned int i, j;
+
+	for (i = 0; i < bi->ram_count; i++) {
+		const struct bi_ram *r = &bi->ram[i];
+
+		if (bootmem_add(r->start, pa_val(r->end) - pa_val(r->start),
+				r->node))
+			pr_warn("bootmem: ram [%#llx, %#llx) node %u not "
+				"added\n",
+				(unsigned long long)pa_val(r->start),
+				(unsigned long long)pa_val(r->end), r->node);
+	}
+	for (i = 0; i < bi->reserved_count; i++) {
+		const struct bi_reserved *r = &bi->reserved[i];
+		uint64_t s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
+		uint64_t e = ALIGN_UP(pa_val(r->end), PAGE_SIZE);
+
+		for (j = 0; j < ram_count; j++) {
+			uint64_t rs = MAX(s, pa_val(ram[j].start));
+			uint64_t re = MIN(e, pa_val(ram[j].end));
+
+			if (rs < re &&
+			    reserve_range(rs, re,
+					  r->name[0] ? r->name : "firmware"))
+				panic("bootmem: reserved table full at %s "
+				      "[%#llx, %#llx)",
+				      r->name, (unsigned long long)rs,
+				      (unsigned long long)re);
+		}
+	}
+}
+
+/**
+ * bootmem_set_distance() - kept for callers written against the first
+ * interface: fallback distances come from numa_fallback_order(), which
+ * numa_init() filled from the same bootinfo.
+ */
+void bootmem_set_distance(const struct bootinfo *bi)
+{
+}
+
+/**
+ * bootmem_set_handoff_dirty() - whether bootmem_handoff() gives the heap
+ * dirty chunks (default) or trusted-clean ones (bootscrub=off, tests).
+ */
+void bootmem_set_handoff_dirty(bool dirty)
+{
+	handoff_dirty = dirty;
+}
+
+/**
+ * bootmem_limit() - mem=: keep only the first @max_bytes of RAM (ascending
+ * addresses, reserved RAM included); RAM above becomes reserved "mem=" so
+ * the audit still accounts for it. 0 means no limit.
+ */
+void bootmem_limit(uint64_t max_bytes)
+{
+	uint64_t seen = 0;
+	unsigned int i;
+
+	if (!max_bytes)
+		return;
+	max_bytes = ALIGN_DOWN(max_bytes, PAGE_SIZE);
+	for (i = 0; i < ram_count; i++) {
+		uint64_t s = pa_val(ram[i].start), e = pa_val(ram[i].end);
+		uint64_t cut = s;
+
+		if (seen + (e - s) <= max_bytes) {
+			seen += e - s;
+			continue;
+		}
+		if (seen < max_bytes)
+			cut = s + (max_bytes - seen);
+		seen = max_bytes;
+		dropped_bytes += e - cut;
+		if (reserve_range(cut, e, "mem="))
+			panic("bootmem: reserved table full applying mem=");
+	}
+}
+
+/**
+ * bootmem_dropped_bytes() - Return: RAM bytes removed by bootmem_limit().
+ */
+uint64_t bootmem_dropped_bytes(void)
+{
+	return dropped_bytes;
+}
+
+/*
+ * Highest fit of @size/@align inside RAM region @r minus reservations.
+ * Walks the gaps of the region from the top down.
+ */
+static bool fit_in_region(const struct bootmem_region *r, uint64_t size,
+			  uint64_t align, uint64_t *out)
+{
+	uint64_t rs = pa_val(r->start);
+	uint64_t top = pa_val(r->end);
+	int j;
+
+	for (j = (int)rsv_count - 1; j >= -1; j--) {
+		uint64_t gap_start = rs, cand;
+
+		if (j >= 0) {
+			if (pa_val(rsv[j].start) >= top)
+				continue;
+			gap_start = MAX(rs, pa_val(rsv[j].end));
+		}
+		if (gap_start < top && top - gap_start >= size) {
+			cand = ALIGN_DOWN(top - size, align);
+			if (cand >= gap_start) {
+				*out = cand;
+				return true;
+			}
+		}
+		if (j < 0 || pa_val(rsv[j].start) <= rs)
+			break;
+		top = MIN(top, pa_val(rsv[j].start));
+	}
+	return false;
+}
+
+static bool fit_on_node(uint32_t node, uint64_t size, uint64_t align,
+			uint64_t *out)
+{
+	int i;
+
+	for (i = (int)ram_count - 1; i >= 0; i--) {
+		if (node != BOOTMEM_ANY_NODE && ram[i].node != node)
+			continue;
+		if (fit_in_region(&ram[i], size, align, out))
+			return true;
+	}
+	return false;
+}
+
+/**
+ * bootmem_alloc_try() - as bootmem_alloc() without the panic on failure.
+ *
+ * Return: the physical address, or INVALID_PADDR when nothing fits.
+ */
+paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
+			  const char *why)
+{
+	uint32_t order[MAX_NUMNODES + 1];
+	unsigned int n = 0, i;
+	uint64_t at;
+
+	if (closed)
+		panic("bootmem closed: allocation of %llu bytes for %s after "
+		      "handoff",
+		      (unsigned long long)size, why ? why : "?");
+	if (!size || (align & (align - 1)))
+		return INVALID_PADDR;
+	size = ALIGN_UP(size, PAGE_SIZE);
+	if (!size)
+		return INVALID_PADDR;
+	align = MAX(align, PAGE_SIZE);
+
+	if (node != BOOTMEM_ANY_NODE && node < numa_node_count())
+		n = numa_fallback_order(node, order);
+	/*
+	 * Last resort, and the only pass without a node preference or a NUMA
+	 * view: all RAM, whatever its node.
+	 */
+	order[n++] = BOOTMEM_ANY_NODE;
+	for (i = 0; i < n; i++) {
+		if (!fit_on_node(order[i], size, align, &at))
+			continue;
+		if (reserve_range(at, at + size, why ? why : "bootmem"))
+			panic("bootmem: reserved table full allocating for %s",
+			      why ? why : "?");
+		alloc_bytes += size;
+		alloc_count++;
+		return pa(at);
+	}
+	return INVALID_PADDR;
+}
+
+/**
+ * bootmem_alloc() - @size bytes, @align aligned, top-down, node-local first.
+ *
+ * Return: the physical address (never fails: panics naming the request).
+ */
+paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
+		      const char *why)
+{
+	paddr_t p = bootmem_alloc_try(size, align, node, why);
+
+	if (pa_val(p) == pa_val(INVALID_PADDR)) {
+		if (node == BOOTMEM_ANY_NODE)
+			panic("bootmem: cannot allocate %llu bytes (align "
+			      "%#llx) on any node for %s",
+			      (unsigned long long)size,
+			      (unsigned long long)align, why ? why : "?");
+		panic("bootmem: cannot allocate %llu bytes (align %#llx) on "
+		      "node %u for %s",
+		      (unsigned long long)size, (unsigned long long)align, node,
+		      why ? why : "?");
+	}
+	return p;
+}
+
+/* Index of the first reserved region ending above @a (ends are sorted). */
+static unsigned int rsv_first_ending_above(uint64_t a)
+{
+	unsigned int lo = 0, hi = rsv_count;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (pa_val(rsv[mid].end) <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/**
+ * bootmem_next_free_range() - the free range at or after the position
+ * kept in @idx (an address), split at RAM region boundaries.
+ *
+ * Return: false when no free range is left.
+ */
+bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
+			     uint32_t *node)
+{
+	uint64_t pos = *idx;
+	unsigned int i;
+
+	for (i = 0; i < ram_count; i++) {
+		unsigned int j;
+		uint64_t s, e;
+
+		if (pa_val(ram[i].end) <= pos)
+			continue;
+		s = MAX(pos, pa_val(ram[i].start));
+		e = pa_val(ram[i].end);
+		j = rsv_first_ending_above(s);
+		for (; j < rsv_count && pa_val(rsv[j].start) <= s; j++)
+			s = MAX(s, pa_val(rsv[j].end));
+		if (s >= e)
+			continue;
+		if (j < rsv_count && pa_val(rsv[j].start) < e)
+			e = pa_val(rsv[j].start);
+		*start = pa(s);
+		*end = pa(e);
+		*node = ram[i].node;
+		*idx = e;
+		return true;
+	}
+	*idx = ~0ULL;
+	return false;
+}
+
+/**
+ * bootmem_handoff() - every free range to the heap, then close bootmem.
+ *
+ * Return: number of ranges handed over.
+ */
+unsigned int bootmem_handoff(void)
+{
+	uint64_t idx;
+	paddr_t s, e;
+	uint32_t node;
+	unsigned int n = 0;
+
+	CHECK(!closed);
+	for_each_free_range (idx, &s, &e, &node) {
+		heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e),
+			       handoff_dirty);
+		n++;
+	}
+	closed = true;
+	return n;
+}
+
+/** bootmem_ram_regions() - Return: the RAM table and its size in @count. */
+const struct bootmem_region *bootmem_ram_regions(unsigned int *count)
+{
+	*count = ram_count;
+	return ram;
+}
+
+/** bootmem_reserved_regions() - Return: the reserved table (@count set). */
+const struct bootmem_region *bootmem_reserved_regions(unsigned int *count)
+{
+	*count = rsv_count;
+	return rsv;
+}
+
+/** bootmem_allocated_bytes() - Return: bytes handed out by bootmem_alloc. */
+uint64_t bootmem_allocated_bytes(void)
+{
+	return alloc_bytes;
+}
+
+/** bootmem_allocation_count() - Return: successful bootmem_alloc calls. */
+unsigned int bootmem_allocation_count(void)
+{
+	return alloc_count;
+}
+
+/** bootmem_reserved_ram_bytes() - Return: RAM bytes under a reservation. */
+uint64_t bootmem_reserved_ram_bytes(void)
+{
+	uint64_t sum = 0;
+	unsigned int i, j = 0;
+
+	/* Both tables are sorted and non-overlapping: one merge walk. */
+	for (i = 0; i < ram_count; i++) {
+		uint64_t rs = pa_val(ram[i].start), re = pa_val(ram[i].end);
+
+		while (j > 0 && pa_val(rsv[j - 1].end) > rs)
+			j--;
+		for (; j < rsv_count && pa_val(rsv[j].start) < re; j++) {
+			uint64_t s = MAX(rs, pa_val(rsv[j].start));
+			uint64_t e = MIN(re, pa_val(rsv[j].end));
+
+			if (s < e)
+				sum += e - s;
+		}
+	}
+	return sum;
+}
+
+/** bootmem_node_ram_bytes() - Return: RAM bytes on @node. */
+uint64_t bootmem_node_ram_bytes(uint32_t node)
+{
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < ram_count; i++)
+		if (ram[i].node == node)
+			sum += pa_val(ram[i].end) - pa_val(ram[i].start);
+	return sum;
+}
+
+/**
+ * bootmem_node_span() - lowest and one-past-highest RAM pfn of @node.
+ *
+ * Return: false when the node has no RAM.
+ */
+bool bootmem_node_span(uint32_t node, pfn_t *start, pfn_t *end)
+{
+	bool found = false;
+	unsigned int i;
+
+	for (i = 0; i < ram_count; i++) {
+		if (ram[i].node != node)
+			continue;
+		if (!found)
+			*start = paddr_to_pfn(ram[i].start);
+		*end = paddr_to_pfn(ram[i].end);
+		found = true;
+	}
+	return found;
+}

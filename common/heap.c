@@ -1,0 +1,1115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The buddy heap.
+ *
+ * Owns, per NUMA node: the free lists [zone][order] (zone = fls64(pfn), so
+ * an aligned power-of-two chunk [s, s + 2^k) with s != 0 never crosses a
+ * zone), a sorted table of heap ranges (adjacent ranges merged), the node
+ * counters, and the node lock.
+ *
+ * Lock order: node locks are never nested. Every path holds at most one
+ * node lock at a time (heap_alloc tries the nodes one after the other).
+ * heap_check takes its scratch lock first, then one node lock at a time.
+ *
+ * Meaning of page_info entries (DESIGN §4): an entry is meaningful only if
+ * its page is the head of a free chunk, the head of a chunk detached by the
+ * scrubber, or lies in an allocated block. Free chunk tails are never
+ * written (heap_init=lazy) and never read.
+ *
+ * Why the buddy check only ever reads meaningful entries: merging a block
+ * B = [p, p + 2^k) that is being freed (or inserted) reads the head entry of
+ * its buddy [b, b + 2^k) only when that buddy lies inside ONE heap range of
+ * the same node, so every page of it is free, detached or allocated. Take
+ * the chunk or block X (order j) that contains page b. If j <= k, X is
+ * aligned to 2^j and b to 2^k, so X starts at b: the entry read is X's
+ * head, which was written when X became free, detached or allocated. If
+ * j > k, X contains the aligned 2^(k+1) parent of B and therefore B itself,
+ * which is impossible: B is not part of any other free chunk or block. So
+ * the entry read is always a head, and "state PGS_FREE and same order" can
+ * be trusted. The same argument shows why heap_alloc only needs to write the
+ * HEAD of the block it returns under the lock (so no concurrent free merges
+ * with it): nobody reads a tail before the entries are written after unlock.
+ *
+ * Stale entries: a block head absorbed by a merge keeps state PGS_FREE, an
+ * allocated tail keeps PGS_ALLOCATED with the block's order after the block
+ * is freed. Neither is ever read by the buddy check (argument above), and
+ * heap_free rejects both: a stale head is not PGS_ALLOCATED, a stale tail is
+ * not aligned to the order it records.
+ *
+ * Handoff (heap_add_range) in three modes that reach the same free lists:
+ *  lazy:     one head write per chunk; then only the first and the last
+ *            chunk of the range can have a free buddy outside it (greedy
+ *            maximal chunks never pair up inside a range), so two merge
+ *            attempts restore full merging. O(chunks).
+ *  chunked:  every entry written (PGS_FREE_TAIL) first, then each chunk
+ *            inserted with merging (Xen 4.17). O(pages).
+ *  pagewise: every entry written as an allocated page, then one free per
+ *            page with merging and the lock taken per page (old Xen).
+ *
+ * Scrub state lives in free heads: first_dirty (offset of the first page
+ * that may be dirty, FIRST_DIRTY_NONE when clean) and PGF_CLEAN_POC (only
+ * on clean chunks). Lists keep clean chunks at the head, dirty at the tail.
+ */
+#include <arch/cpu.h>
+#include <arch/mm.h>
+#include <arch/scrub.h>
+#include <keel/bug.h>
+#include <keel/cachemaint.h>
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/heap.h>
+#include <keel/numa.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+struct free_list {
+	struct page_info *head, *tail;
+};
+
+struct heap_node {
+	spinlock_t lock;
+	uint64_t lock_start; /* ticks when the lock was taken */
+	uint32_t id;
+	/* Bit j of nonempty[z]: list [z][j] is not empty. */
+	uint32_t nonempty[NR_ZONES];
+	struct free_list free[NR_ZONES][MAX_ORDER + 1];
+	struct heap_range ranges[HEAP_MAX_RANGES];
+	unsigned int range_count;
+	struct heap_node_stats stats;
+	uint32_t fallback[MAX_NUMNODES];
+	unsigned int fallback_count;
+};
+
+BUILD_BUG_ON(MAX_ORDER > 31);
+BUILD_BUG_ON(sizeof(struct page_info) > 32);
+
+static struct heap_node nodes[MAX_NUMNODES];
+static unsigned int node_count;
+static enum heap_init_mode mode;
+bool heap_strict = IS_ENABLED(CONFIG_DEBUG);
+
+/* ---- small helpers ----------------------------------------------------- */
+
+static inline unsigned int pfn_zone(uint64_t p)
+{
+	return (unsigned int)fls64(p);
+}
+
+static inline uint64_t chunk_dirty_pages(const struct page_info *pg)
+{
+	if (pg->first_dirty == FIRST_DIRTY_NONE)
+		return 0;
+	return (1ULL << pg->order) - pg->first_dirty;
+}
+
+/*
+ * Entry of pfn @p when @cur is the entry of p - 1 in the same run of RAM:
+ * a block of order > FT_SECTION_SHIFT spans several sections, whose storage
+ * need not be contiguous in general, so look it up again at section starts.
+ */
+static inline struct page_info *next_page(struct page_info *cur, uint64_t p)
+{
+	if (!(p & (FT_SECTION_PAGES - 1)))
+		return pfn_to_page(pfn(p));
+	return cur + 1;
+}
+
+/**
+ * heap_chunk_order() - order of the first chunk of the free range [s, e)
+ * (DESIGN §4): the largest aligned power of two that starts at @s and fits,
+ * capped at MAX_ORDER; pfn 0 is always an order-0 chunk.
+ *
+ * Return: the order; 0 when the range is empty.
+ */
+unsigned int heap_chunk_order(uint64_t s, uint64_t e)
+{
+	unsigned int o;
+
+	if (e <= s || s == 0)
+		return 0;
+	o = (unsigned int)fls64(e - s) - 1;
+	o = MIN(o, (unsigned int)ffs64(s) - 1);
+	return MIN(o, (unsigned int)MAX_ORDER);
+}
+
+/* ---- locking ----------------------------------------------------------- */
+
+/**
+ * heap_lock_node() - take @node's lock.
+ *
+ * Return: the proof of holding it, for the *_locked helpers.
+ */
+struct heap_node_locked heap_lock_node(uint32_t node)
+{
+	struct heap_node *hn = &nodes[node];
+
+	spin_lock(&hn->lock);
+	hn->lock_start = arch_ticks();
+	return (struct heap_node_locked){hn};
+}
+
+/** heap_unlock_node() - drop the lock, recording how long it was held. */
+void heap_unlock_node(struct heap_node_locked l)
+{
+	struct heap_node *hn = l.hn;
+	uint64_t held = arch_ticks() - hn->lock_start;
+
+	if (held > hn->stats.lock_max_ticks)
+		hn->stats.lock_max_ticks = held;
+	spin_unlock(&hn->lock);
+}
+
+/** heap_reset_lock_stats() - forget the longest lock holds (benchmarks). */
+void heap_reset_lock_stats(void)
+{
+	unsigned int n;
+
+	for (n = 0; n < node_count; n++) {
+		struct heap_node_locked l = heap_lock_node(n);
+
+		l.hn->stats.lock_max_ticks = 0;
+		spin_unlock(&l.hn->lock);
+	}
+}
+
+/* ---- free lists (lock held) ------------------------------------------- */
+
+static void list_insert(struct heap_node_locked l, struct page_info *pg)
+{
+	struct heap_node *hn = l.hn;
+	unsigned int z = pfn_zone(pg->pfn), k = pg->order;
+	struct free_list *fl = &hn->free[z][k];
+	uint64_t pages = 1ULL << k;
+
+	if (pg->first_dirty == FIRST_DIRTY_NONE) {
+		pg->prev = NULL;
+		pg->next = fl->head;
+		if (fl->head)
+			fl->head->prev = pg;
+		else
+			fl->tail = pg;
+		fl->head = pg;
+	} else {
+		pg->next = NULL;
+		pg->prev = fl->tail;
+		if (fl->tail)
+			fl->tail->next = pg;
+		else
+			fl->head = pg;
+		fl->tail = pg;
+	}
+	hn->nonempty[z] |= 1u << k;
+	hn->stats.free_pages += pages;
+	hn->stats.zone_free[z] += pages;
+	hn->stats.dirty_pages += chunk_dirty_pages(pg);
+	hn->stats.free_chunks++;
+}
+
+static void list_remove(struct heap_node_locked l, struct page_info *pg)
+{
+	struct heap_node *hn = l.hn;
+	unsigned int z = pfn_zone(pg->pfn), k = pg->order;
+	struct free_list *fl = &hn->free[z][k];
+	uint64_t pages = 1ULL << k;
+
+	if (pg->prev)
+		pg->prev->next = pg->next;
+	else
+		fl->head = pg->next;
+	if (pg->next)
+		pg->next->prev = pg->prev;
+	else
+		fl->tail = pg->prev;
+	if (!fl->head)
+		hn->nonempty[z] &= ~(1u << k);
+	hn->stats.free_pages -= pages;
+	hn->stats.zone_free[z] -= pages;
+	hn->stats.dirty_pages -= chunk_dirty_pages(pg);
+	hn->stats.free_chunks--;
+}
+
+/* Write a free head entry (the one metadata write per chunk). */
+static void write_free_head(struct page_info *pg, uint64_t p, unsigned int k,
+			    uint32_t node, uint32_t first_dirty, uint8_t flags)
+{
+	pg->next = pg->prev = NULL;
+	pg->pfn = p;
+	pg->first_dirty = first_dirty;
+	pg->state = PGS_FREE;
+	pg->order = (uint8_t)k;
+	pg->flags = first_dirty == FIRST_DIRTY_NONE ? flags : 0;
+	pg->node = (uint8_t)node;
+}
+
+/* ---- heap ranges ------------------------------------------------------- */
+
+/* Index of the last range starting at or below @p, or -1. */
+static int range_find(const struct heap_node *hn, uint64_t p)
+{
+	int lo = 0, hi = (int)hn->range_count - 1, best = -1;
+
+	while (lo <= hi) {
+		int mid = (lo + hi) / 2;
+
+		if (pfn_val(hn->ranges[mid].start) <= p) {
+			best = mid;
+			lo = mid + 1;
+		} else {
+			hi = mid - 1;
+		}
+	}
+	return best;
+}
+
+static bool owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k)
+{
+	int i = range_find(l.hn, p);
+
+	return i >= 0 && p + (1ULL << k) <= pfn_val(l.hn->ranges[i].end);
+}
+
+/* Register [s, e): sorted insert, merged with adjacent ranges. */
+static int range_add(struct heap_node_locked l, uint64_t s, uint64_t e)
+{
+	struct heap_node *hn = l.hn;
+	int i = range_find(hn, s);
+	unsigned int at = (unsigned int)(i + 1);
+
+	if (i >= 0 && pfn_val(hn->ranges[i].end) > s)
+		return -EINVAL;
+	if (at < hn->range_count && pfn_val(hn->ranges[at].start) < e)
+		return -EINVAL;
+	if (i >= 0 && pfn_val(hn->ranges[i].end) == s) {
+		hn->ranges[i].end = pfn(e);
+		if (at < hn->range_count &&
+		    pfn_val(hn->ranges[at].start) == e) {
+			hn->ranges[i].end = hn->ranges[at].end;
+			memmove(&hn->ranges[at], &hn->ranges[at + 1],
+				(hn->range_count - at - 1) *
+					sizeof(hn->ranges[0]));
+			hn->range_count--;
+		}
+		return 0;
+	}
+	if (at < hn->range_count && pfn_val(hn->ranges[at].start) == e) {
+		hn->ranges[at].start = pfn(s);
+		return 0;
+	}
+	if (hn->range_count == HEAP_MAX_RANGES)
+		return -ENOSPC;
+	memmove(&hn->ranges[at + 1], &hn->ranges[at],
+		(hn->range_count - at) * sizeof(hn->ranges[0]));
+	hn->ranges[at].start = pfn(s);
+	hn->ranges[at].end = pfn(e);
+	hn->range_count++;
+	return 0;
+}
+
+/* ---- merging ----------------------------------------------------------- */
+
+/*
+ * Insert the chunk whose head @pg (pfn @p, order @k, not on any list) has
+ * been prepared with first_dirty and flags, merging it with free buddies
+ * of the same node (see the file comment for why reading the buddy head is
+ * safe). Return: the head of the chunk finally inserted.
+ */
+static struct page_info *merge_insert(struct heap_node_locked l,
+				      struct page_info *pg, uint64_t p,
+				      unsigned int k)
+{
+	uint32_t fd = pg->first_dirty;
+	uint8_t poc = pg->flags & PGF_CLEAN_POC;
+
+	/* A stale copy of the incoming head must never read as allocated. */
+	pg->state = PGS_FREE;
+	while (k < MAX_ORDER) {
+		uint64_t size = 1ULL << k, b = p ^ size;
+		uint64_t lo = MIN(p, b);
+		struct page_info *bpg;
+		uint32_t lo_fd, hi_fd;
+
+		if (lo == 0) /* no block of order > 0 at pfn 0 */
+			break;
+		if (!owns_locked(l, b, k))
+			break;
+		bpg = pfn_to_page(pfn(b));
+		if (bpg->state != PGS_FREE || bpg->order != k)
+			break;
+		list_remove(l, bpg);
+		if (b < p) {
+			lo_fd = bpg->first_dirty;
+			hi_fd = fd;
+		} else {
+			lo_fd = fd;
+			hi_fd = bpg->first_dirty;
+		}
+		if (lo_fd != FIRST_DIRTY_NONE)
+			fd = lo_fd;
+		else if (hi_fd != FIRST_DIRTY_NONE)
+			fd = (uint32_t)size + hi_fd;
+		else
+			fd = FIRST_DIRTY_NONE;
+		poc = poc & bpg->flags & PGF_CLEAN_POC;
+		if (b < p)
+			pg = bpg; /* the lower half's head leads */
+		p = lo;
+		k++;
+	}
+	write_free_head(pg, p, k, l.hn->id, fd, poc);
+	list_insert(l, pg);
+	return pg;
+}
+
+/* ---- init and handoff -------------------------------------------------- */
+
+/**
+ * heap_init() - empty heap for @count nodes in handoff mode @m.
+ * @distance: used for the fallback order only when the NUMA layer has none.
+ */
+void heap_init(enum heap_init_mode m, unsigned int count,
+	       const uint8_t (*distance)[MAX_NUMNODES])
+{
+	unsigned int n, i, j;
+
+	if (count == 0)
+		count = 1;
+	if (count > MAX_NUMNODES)
+		count = MAX_NUMNODES;
+	memset(nodes, 0, sizeof(nodes));
+	node_count = count;
+	mode = m;
+
+	for (n = 0; n < count; n++) {
+		struct heap_node *hn = &nodes[n];
+		uint32_t order[MAX_NUMNODES];
+		unsigned int c = 0;
+
+		spin_lock_init(&hn->lock);
+		hn->id = n;
+		if (n < numa_node_count())
+			c = numa_fallback_order(n, order);
+		for (i = 0; i < c; i++)
+			if (order[i] < count)
+				hn->fallback[hn->fallback_count++] = order[i];
+		if (hn->fallback_count)
+			continue;
+		/* No NUMA view: sort by @distance (or by id), self first. */
+		for (i = 0; i < count; i++)
+			hn->fallback[i] = (n + i) % count;
+		hn->fallback_count = count;
+		for (i = 1; distance && i < count; i++)
+			for (j = i; j > 1; j--) {
+				uint32_t a = hn->fallback[j - 1];
+				uint32_t b = hn->fallback[j];
+
+				if (distance[n][a] < distance[n][b] ||
+				    (distance[n][a] == distance[n][b] && a < b))
+					break;
+				hn->fallback[j - 1] = b;
+				hn->fallback[j] = a;
+			}
+	}
+}
+
+/** heap_mode() - Return: the handoff mode given to heap_init(). */
+enum heap_init_mode heap_mode(void)
+{
+	return mode;
+}
+
+/** heap_mode_name() - Return: "lazy", "chunked" or "pagewise". */
+const char *heap_mode_name(enum heap_init_mode m)
+{
+	switch (m) {
+	case HEAP_INIT_LAZY:
+		return "lazy";
+	case HEAP_INIT_CHUNKED:
+		return "chunked";
+	case HEAP_INIT_PAGEWISE:
+		return "pagewise";
+	}
+	return "?";
+}
+
+/* Write every entry of [s, e) with @state (chunked / pagewise baselines). */
+static void write_all_entries(uint64_t s, uint64_t e, uint32_t node,
+			      uint8_t state)
+{
+	struct page_info *pg = NULL;
+	uint64_t p;
+
+	for (p = s; p < e; p++) {
+		pg = (p == s) ? pfn_to_page(pfn(p)) : next_page(pg, p);
+		pg->next = pg->prev = NULL;
+		pg->pfn = p;
+		pg->first_dirty = FIRST_DIRTY_NONE;
+		pg->state = state;
+		pg->order = 0;
+		pg->flags = 0;
+		pg->node = (uint8_t)node;
+	}
+}
+
+static uint64_t add_lazy(struct heap_node_locked l, uint64_t s, uint64_t e,
+			 uint32_t fd)
+{
+	uint64_t p = s, last = s, chunks = 0;
+	struct page_info *first, *pg;
+	unsigned int k;
+
+	/* Phase 1: one head write per chunk, no merging. */
+	while (p < e) {
+		k = heap_chunk_order(p, e);
+		pg = pfn_to_page(pfn(p));
+		write_free_head(pg, p, k, l.hn->id, fd, 0);
+		list_insert(l, pg);
+		last = p;
+		p += 1ULL << k;
+		chunks++;
+	}
+
+	/*
+	 * Phase 2: every page of [s, e) is now a free head or inside one, so
+	 * buddy reads are safe. Only the first chunk (buddy below) and the
+	 * last one (buddy above) can pair with memory outside the range;
+	 * merges inside the range follow from those chains.
+	 */
+	first = pfn_to_page(pfn(s));
+	k = first->order;
+	list_remove(l, first);
+	first = merge_insert(l, first, s, k);
+	if (last != s && last >= first->pfn + (1ULL << first->order)) {
+		pg = pfn_to_page(pfn(last));
+		k = pg->order;
+		list_remove(l, pg);
+		merge_insert(l, pg, last, k);
+	}
+	return chunks;
+}
+
+static uint64_t add_chunked(struct heap_node_locked l, uint64_t s, uint64_t e,
+			    uint32_t fd)
+{
+	uint64_t p = s, chunks = 0;
+
+	while (p < e) {
+		unsigned int k = heap_chunk_order(p, e);
+		struct page_info *pg = pfn_to_page(pfn(p));
+
+		write_free_head(pg, p, k, l.hn->id, fd, 0);
+		merge_insert(l, pg, p, k);
+		p += 1ULL << k;
+		chunks++;
+	}
+	return chunks;
+}
+
+/**
+ * heap_add_range() - [start, end) of free RAM on @node joins the heap.
+ *
+ * Return: number of chunks the range decomposes into (DESIGN §4; the same
+ * figure in every mode), 0 when the range was refused.
+ */
+uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
+{
+	uint64_t s = pfn_val(start), e = pfn_val(end), chunks = 0, p;
+	uint32_t fd = dirty ? 0 : FIRST_DIRTY_NONE;
+	uint64_t t0 = arch_ticks();
+	struct heap_node_locked l;
+	int err;
+
+	/* The frame table covers all RAM: a range outside it is a bug. */
+	if (node >= node_count || e <= s || !pfn_to_page_or_null(start) ||
+	    !pfn_to_page_or_null(pfn(e - 1))) {
+		pr_warn("heap: range [%#llx, %#llx) on node %u refused\n",
+			(unsigned long long)s, (unsigned long long)e, node);
+		return 0;
+	}
+	/*
+	 * The baselines write every entry before the range is registered:
+	 * nobody can look at them yet.
+	 */
+	if (mode == HEAP_INIT_CHUNKED)
+		write_all_entries(s, e, node, PGS_FREE_TAIL);
+	else if (mode == HEAP_INIT_PAGEWISE)
+		write_all_entries(s, e, node, PGS_ALLOCATED);
+
+	l = heap_lock_node(node);
+	err = range_add(l, s, e);
+	if (!err) {
+		l.hn->stats.total_pages += e - s;
+		if (mode == HEAP_INIT_LAZY)
+			chunks = add_lazy(l, s, e, fd);
+		else if (mode == HEAP_INIT_CHUNKED)
+			chunks = add_chunked(l, s, e, fd);
+	}
+	heap_unlock_node(l);
+	if (err) {
+		pr_err("heap: range [%#llx, %#llx) on node %u: %s\n",
+		       (unsigned long long)s, (unsigned long long)e, node,
+		       err == -ENOSPC ? "range table full" : "overlaps heap");
+		return 0;
+	}
+
+	if (mode == HEAP_INIT_PAGEWISE) {
+		for (p = s; p < e; p++) {
+			struct page_info *pg = pfn_to_page(pfn(p));
+
+			l = heap_lock_node(node);
+			pg->first_dirty = fd;
+			pg->flags = 0;
+			merge_insert(l, pg, p, 0);
+			heap_unlock_node(l);
+		}
+		for (p = s; p < e; p += 1ULL << heap_chunk_order(p, e))
+			chunks++;
+	}
+
+	l = heap_lock_node(node);
+	l.hn->stats.chunks += chunks;
+	l.hn->stats.init_ticks += arch_ticks() - t0;
+	heap_unlock_node(l);
+	return chunks;
+}
+
+/* ---- allocation -------------------------------------------------------- */
+
+/*
+ * Find and detach a free chunk of order >= @order in zones <= @zone_hi,
+ * highest zone first, clean chunks preferred within a zone, then split it
+ * down to @order. Only the heads of the halves put back are written.
+ * Return: head entry of the block (pfn in *@out_pfn), or NULL.
+ */
+static struct page_info *take_block(struct heap_node_locked l,
+				    unsigned int order, int zone_hi,
+				    uint64_t *out_pfn, uint32_t *out_fd,
+				    uint8_t *out_poc)
+{
+	struct heap_node *hn = l.hn;
+	struct page_info *pg = NULL;
+	uint64_t p;
+	uint32_t fd;
+	uint8_t poc;
+	unsigned int j = 0;
+	int z;
+
+	for (z = zone_hi; z >= 0 && !pg; z--) {
+		uint32_t mask = hn->nonempty[z] & ~((1u << order) - 1);
+		uint32_t m;
+
+		if (!mask)
+			continue;
+		for (m = mask; m; m &= m - 1) {
+			unsigned int o = (unsigned int)ffs64(m) - 1;
+
+			if (hn->free[z][o].head->first_dirty ==
+			    FIRST_DIRTY_NONE) {
+				j = o;
+				break;
+			}
+		}
+		if (!m)
+			j = (unsigned int)ffs64(mask) - 1;
+		pg = hn->free[z][j].head;
+	}
+	if (!pg)
+		return NULL;
+
+	list_remove(l, pg);
+	p = pg->pfn;
+	fd = pg->first_dirty;
+	poc = pg->flags & PGF_CLEAN_POC;
+	/* Put the lower halves back, keep the top (Xen does the same). */
+	while (j > order) {
+		uint64_t half;
+		uint32_t lo_fd;
+
+		j--;
+		half = 1ULL << j;
+		lo_fd = (fd == FIRST_DIRTY_NONE || fd >= half)
+				? FIRST_DIRTY_NONE
+				: fd;
+		write_free_head(pg, p, j, hn->id, lo_fd, poc);
+		list_insert(l, pg);
+		if (fd != FIRST_DIRTY_NONE)
+			fd = fd >= half ? fd - (uint32_t)half : 0;
+		p += half;
+		pg = pfn_to_page(pfn(p));
+	}
+
+	/* Claim the head now so that no free merges with it after unlock. */
+	pg->next = pg->prev = NULL;
+	pg->pfn = p;
+	pg->state = PGS_ALLOCATED;
+	pg->order = (uint8_t)order;
+	pg->node = (uint8_t)hn->id;
+	pg->flags = poc;
+	pg->first_dirty = fd;
+	*out_pfn = p;
+	*out_fd = fd;
+	*out_poc = poc;
+	return pg;
+}
+
+/**
+ * heap_alloc() - a block of 2^@order pages (see heap.h for @flags).
+ *
+ * Return: the head entry, or NULL when no allowed node has a fitting chunk.
+ */
+struct page_info *heap_alloc(unsigned int order, uint32_t flags)
+{
+	unsigned int bits = HEAP_BITS_OF(flags), i, count;
+	int pref = HEAP_NODE_OF(flags), zone_hi = NR_ZONES - 1;
+	const uint32_t *candidates;
+	uint32_t exact;
+	struct page_info *pg = NULL, *cur;
+	uint64_t p = 0, n, q;
+	uint32_t fd = FIRST_DIRTY_NONE;
+	uint8_t poc = 0;
+
+	if (order > MAX_ORDER || !node_count)
+		return NULL;
+	if (bits) {
+		if (bits < PAGE_SHIFT)
+			return NULL;
+		zone_hi = (int)MIN(bits - PAGE_SHIFT, NR_ZONES - 1u);
+	}
+	if (pref < 0 || pref >= (int)node_count)
+		pref = -1;
+	if (pref >= 0 && (flags & HEAP_EXACT_NODE)) {
+		exact = (uint32_t)pref;
+		candidates = &exact;
+		count = 1;
+	} else {
+		/* No CPU->node map here: no preference means node 0 first. */
+		struct heap_node *hn = &nodes[pref < 0 ? 0 : pref];
+
+		candidates = hn->fallback;
+		count = hn->fallback_count;
+	}
+
+	for (i = 0; i < count && !pg; i++) {
+		struct heap_node_locked l = heap_lock_node(candidates[i]);
+
+		pg = take_block(l, order, zone_hi, &p, &fd, &poc);
+		if (pg && cachemaint_mode() == CACHEMAINT_EAGER)
+			cachemaint_in_lock(pg, order);
+		heap_unlock_node(l);
+	}
+	if (!pg)
+		return NULL;
+
+	/* Every entry of the block, outside the lock: nobody reads tails. */
+	n = 1ULL << order;
+	cur = pg;
+	for (q = p; q < p + n; q++) {
+		if (q != p)
+			cur = next_page(cur, q);
+		cur->next = cur->prev = NULL;
+		cur->pfn = q;
+		cur->first_dirty = FIRST_DIRTY_NONE;
+		cur->order = (uint8_t)order;
+		cur->node = pg->node;
+		cur->flags = poc;
+		cur->state = PGS_ALLOCATED;
+	}
+
+	if (fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB))
+		arch_scrub_range(phys_to_virt(pfn_to_paddr(pfn(p + fd))),
+				 (n - fd) << PAGE_SHIFT);
+	cachemaint_after_alloc(pg, order, flags);
+	return pg;
+}
+
+/* ---- free -------------------------------------------------------------- */
+
+/**
+ * heap_free() - give back the block headed by @pg.
+ *
+ * Return: 0, or -EINVAL on misuse when heap_strict is off (panics when on).
+ */
+int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
+{
+	struct heap_node_locked l;
+	const char *why = NULL;
+	uint64_t p = pg ? pg->pfn : ~0ULL;
+	unsigned int got = 0;
+
+	if (!pg)
+		why = "NULL page";
+	else if (order > MAX_ORDER)
+		why = "order above MAX_ORDER";
+	else if (pfn_to_page_or_null(pfn(p)) != pg)
+		why = "not a frame table entry of a heap page";
+	else if (pg->node >= node_count)
+		why = "node out of range";
+	if (why)
+		goto misuse;
+
+	l = heap_lock_node(pg->node);
+	got = pg->order;
+	if (pg->state != PGS_ALLOCATED)
+		why = "not allocated (double free?)";
+	else if (got != order)
+		why = "order does not match the allocation";
+	else if (p & ((1ULL << order) - 1))
+		why = "not the head of an allocated block";
+	else if (!owns_locked(l, p, order))
+		why = "not owned by the heap";
+	if (!why) {
+		pg->first_dirty = need_scrub ? 0 : FIRST_DIRTY_NONE;
+		pg->flags = 0; /* written memory: no longer clean to PoC */
+		merge_insert(l, pg, p, order);
+	}
+	heap_unlock_node(l);
+	if (!why)
+		return 0;
+
+misuse:
+	if (heap_strict)
+		panic("heap_free: pfn %#llx: %s (order %u, recorded %u)",
+		      (unsigned long long)p, why, order, got);
+	pr_warn("heap_free: pfn %#llx: %s (order %u), refused\n",
+		(unsigned long long)p, why, order);
+	return -EINVAL;
+}
+
+/* ---- scrub support ----------------------------------------------------- */
+
+/**
+ * heap_take_dirty() - detach one dirty free chunk of @node.
+ *
+ * Return: its head (order in *@order), or NULL when the node has none.
+ */
+struct page_info *heap_take_dirty(uint32_t node, unsigned int *order)
+{
+	struct heap_node_locked l;
+	struct page_info *pg = NULL;
+	int z;
+
+	if (node >= node_count)
+		return NULL;
+	l = heap_lock_node(node);
+	for (z = NR_ZONES - 1; z >= 0 && !pg; z--) {
+		uint32_t m;
+
+		for (m = l.hn->nonempty[z]; m; m &= m - 1) {
+			unsigned int k = (unsigned int)ffs64(m) - 1;
+			struct page_info *t = l.hn->free[z][k].tail;
+
+			if (t->first_dirty != FIRST_DIRTY_NONE) {
+				pg = t;
+				break;
+			}
+		}
+	}
+	if (pg) {
+		list_remove(l, pg);
+		/* Detached: reads as allocated to every buddy check. */
+		pg->state = PGS_ALLOCATED;
+		*order = pg->order;
+	}
+	heap_unlock_node(l);
+	return pg;
+}
+
+/**
+ * heap_put_clean() - return a chunk detached by heap_take_dirty(), now
+ * zeroed (and cleaned to PoC when @clean_poc).
+ */
+void heap_put_clean(struct page_info *pg, unsigned int order, bool clean_poc)
+{
+	struct heap_node_locked l = heap_lock_node(pg->node);
+
+	CHECK(pg->state == PGS_ALLOCATED && pg->order == order);
+	pg->first_dirty = FIRST_DIRTY_NONE;
+	pg->flags = clean_poc ? PGF_CLEAN_POC : 0;
+	merge_insert(l, pg, pg->pfn, order);
+	heap_unlock_node(l);
+}
+
+/**
+ * heap_mark_clean() - a free chunk has been scrubbed in place (boot scrub):
+ * mark it clean and move it to the clean end of its list.
+ */
+void heap_mark_clean(struct page_info *head, bool clean_poc)
+{
+	struct heap_node_locked l = heap_lock_node(head->node);
+
+	CHECK(head->state == PGS_FREE);
+	list_remove(l, head);
+	head->first_dirty = FIRST_DIRTY_NONE;
+	head->flags = clean_poc ? PGF_CLEAN_POC : 0;
+	list_insert(l, head);
+	heap_unlock_node(l);
+}
+
+/**
+ * heap_for_each_free() - call @fn for every free chunk of @node, under its
+ * lock.
+ */
+void heap_for_each_free(uint32_t node,
+			void (*fn)(struct page_info *head, unsigned int order,
+				   unsigned int zone, void *arg),
+			void *arg)
+{
+	struct heap_node_locked l;
+	unsigned int z, k;
+
+	if (node >= node_count)
+		return;
+	l = heap_lock_node(node);
+	for (z = 0; z < NR_ZONES; z++)
+		for (k = 0; k <= MAX_ORDER; k++) {
+			struct page_info *pg = l.hn->free[z][k].head, *next;
+
+			for (; pg; pg = next) {
+				next = pg->next;
+				fn(pg, k, z, arg);
+			}
+		}
+	heap_unlock_node(l);
+}
+
+/* ---- queries ----------------------------------------------------------- */
+
+/** heap_free_pages() - Return: free pages on all nodes. */
+uint64_t heap_free_pages(void)
+{
+	uint64_t sum = 0;
+	unsigned int n;
+
+	for (n = 0; n < node_count; n++)
+		sum += READ_ONCE(nodes[n].stats.free_pages);
+	return sum;
+}
+
+/** heap_total_pages() - Return: pages handed to the heap. */
+uint64_t heap_total_pages(void)
+{
+	uint64_t sum = 0;
+	unsigned int n;
+
+	for (n = 0; n < node_count; n++)
+		sum += READ_ONCE(nodes[n].stats.total_pages);
+	return sum;
+}
+
+/** heap_allocated_pages() - Return: heap pages not on a free list. */
+uint64_t heap_allocated_pages(void)
+{
+	return heap_total_pages() - heap_free_pages();
+}
+
+/** heap_chunk_count() - Return: chunks inserted at handoff, all nodes. */
+uint64_t heap_chunk_count(void)
+{
+	uint64_t sum = 0;
+	unsigned int n;
+
+	for (n = 0; n < node_count; n++)
+		sum += nodes[n].stats.chunks;
+	return sum;
+}
+
+/** heap_node_stats() - Return: @node's counters (NULL when out of range). */
+const struct heap_node_stats *heap_node_stats(uint32_t node)
+{
+	return node < node_count ? &nodes[node].stats : NULL;
+}
+
+/** heap_node_count() - Return: the node count given to heap_init(). */
+unsigned int heap_node_count(void)
+{
+	return node_count;
+}
+
+/** heap_node_ranges() - Return: @node's sorted range table (@count set). */
+const struct heap_range *heap_node_ranges(uint32_t node, unsigned int *count)
+{
+	if (node >= node_count) {
+		*count = 0;
+		return NULL;
+	}
+	*count = nodes[node].range_count;
+	return nodes[node].ranges;
+}
+
+/** heap_owns() - Return: whether [p, p + 2^order) is in one range of @node. */
+bool heap_owns(uint32_t node, pfn_t p, unsigned int order)
+{
+	struct heap_node_locked l;
+	bool r;
+
+	if (node >= node_count || order > 63)
+		return false;
+	l = heap_lock_node(node);
+	r = owns_locked(l, pfn_val(p), order);
+	heap_unlock_node(l);
+	return r;
+}
+
+/* ---- consistency walk -------------------------------------------------- */
+
+#define CHECK_SCRATCH 16384
+static uint64_t check_scratch[CHECK_SCRATCH]; /* pfn << 6 | order */
+static spinlock_t check_lock = SPINLOCK_INIT;
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static unsigned int check_node(struct heap_node_locked l)
+{
+	struct heap_node *hn = l.hn;
+	uint64_t free = 0, dirty = 0, chunks = 0, zf, end_prev = 0;
+	unsigned int z, k, bad = 0, n;
+
+#define PROBLEM(fmt, ...)                                        \
+	do {                                                     \
+		pr_err("heap_check: node %u: " fmt "\n", hn->id, \
+		       ##__VA_ARGS__);                           \
+		bad++;                                           \
+	} while (0)
+
+	for (n = 1; n < hn->range_count; n++)
+		if (pfn_val(hn->ranges[n].start) <=
+		    pfn_val(hn->ranges[n - 1].end))
+			PROBLEM("ranges %u and %u overlap or touch", n - 1, n);
+
+	for (z = 0; z < NR_ZONES; z++) {
+		unsigned int used = 0;
+
+		zf = 0;
+		for (k = 0; k <= MAX_ORDER; k++) {
+			struct free_list *fl = &hn->free[z][k];
+			struct page_info *pg, *prev = NULL;
+			bool seen_dirty = false;
+
+			if (!!fl->head != !!(hn->nonempty[z] & (1u << k)))
+				PROBLEM("zone %u order %u: nonempty bit wrong",
+					z, k);
+			for (pg = fl->head; pg; prev = pg, pg = pg->next) {
+				uint64_t p = pg->pfn;
+
+				if (pg->prev != prev)
+					PROBLEM("pfn %#llx: broken prev link",
+						(unsigned long long)p);
+				if (pg->state != PGS_FREE || pg->order != k)
+					PROBLEM("pfn %#llx: state %#x order %u "
+						"on list order %u",
+						(unsigned long long)p,
+						pg->state, pg->order, k);
+				if (p & ((1ULL << k) - 1))
+					PROBLEM("pfn %#llx: not aligned to "
+						"order %u",
+						(unsigned long long)p, k);
+				if (p == 0 && k)
+					PROBLEM("pfn 0 with order %u", k);
+				if (pfn_zone(p) != z)
+					PROBLEM("pfn %#llx: on zone %u list",
+						(unsigned long long)p, z);
+				if (pg->node != hn->id)
+					PROBLEM("pfn %#llx: node %u",
+						(unsigned long long)p,
+						pg->node);
+				if (!owns_locked(l, p, k))
+					PROBLEM("pfn %#llx order %u: outside "
+						"the heap ranges",
+						(unsigned long long)p, k);
+				if (pg->first_dirty != FIRST_DIRTY_NONE &&
+				    pg->first_dirty >= (1ULL << k))
+					PROBLEM("pfn %#llx: first_dirty %u",
+						(unsigned long long)p,
+						pg->first_dirty);
+				if (pg->first_dirty != FIRST_DIRTY_NONE) {
+					seen_dirty = true;
+					if (pg->flags & PGF_CLEAN_POC)
+						PROBLEM("pfn %#llx: clean_poc "
+							"on a dirty chunk",
+							(unsigned long long)p);
+				} else if (seen_dirty) {
+					PROBLEM("pfn %#llx: clean chunk after "
+						"a dirty one",
+						(unsigned long long)p);
+				}
+				if (fl->tail == pg && pg->next)
+					PROBLEM("pfn %#llx: tail has a next",
+						(unsigned long long)p);
+				free += 1ULL << k;
+				zf += 1ULL << k;
+				dirty += chunk_dirty_pages(pg);
+				chunks++;
+				if (used < CHECK_SCRATCH)
+					check_scratch[used] = p << 6 | k;
+				used++;
+			}
+			if (fl->tail != prev)
+				PROBLEM("zone %u order %u: tail pointer wrong",
+					z, k);
+		}
+		if (zf != hn->stats.zone_free[z])
+			PROBLEM("zone %u: %llu free pages counted, %llu walked",
+				z, (unsigned long long)hn->stats.zone_free[z],
+				(unsigned long long)zf);
+		/* Chunks never cross zones: overlap checked per zone. */
+		if (used > CHECK_SCRATCH) {
+			pr_warn("heap_check: node %u zone %u: %u chunks, "
+				"overlap check skipped\n",
+				hn->id, z, used);
+			continue;
+		}
+		sort(check_scratch, used, sizeof(check_scratch[0]), cmp_u64);
+		end_prev = 0;
+		for (n = 0; n < used; n++) {
+			uint64_t p = check_scratch[n] >> 6;
+			unsigned int o = check_scratch[n] & 63;
+
+			if (n && p < end_prev)
+				PROBLEM("chunks overlap at pfn %#llx",
+					(unsigned long long)p);
+			end_prev = p + (1ULL << o);
+		}
+	}
+	if (free != hn->stats.free_pages)
+		PROBLEM("free_pages %llu, walked %llu",
+			(unsigned long long)hn->stats.free_pages,
+			(unsigned long long)free);
+	if (dirty != hn->stats.dirty_pages)
+		PROBLEM("dirty_pages %llu, walked %llu",
+			(unsigned long long)hn->stats.dirty_pages,
+			(unsigned long long)dirty);
+	if (chunks != hn->stats.free_chunks)
+		PROBLEM("free_chunks %llu, walked %llu",
+			(unsigned long long)hn->stats.free_chunks,
+			(unsigned long long)chunks);
+	if (free > hn->stats.total_pages)
+		PROBLEM("more free pages than total (%llu > %llu)",
+			(unsigned long long)free,
+			(unsigned long long)hn->stats.total_pages);
+#undef PROBLEM
+	return bad;
+}
+
+/**
+ * heap_check() - full consistency walk of every node.
+ *
+ * Return: number of problems found (each printed).
+ */
+unsigned int heap_check(void)
+{
+	unsigned int n, bad = 0;
+
+	spin_lock(&check_lock);
+	for (n = 0; n < node_count; n++) {
+		struct heap_node_locked l = heap_lock_node(n);
+
+		bad += check_node(l);
+		heap_unlock_node(l);
+	}
+	spin_unlock(&check_lock);
+	return bad;
+}

@@ -1,0 +1,287 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common/bootmem.c: top-down placement, alignment, node preference and
+ * fallback by distance, exhaustion panics naming the request, reserved
+ * wins over RAM, free range iteration, mem= and the handoff.
+ */
+#include "heap_fixture.h"
+
+/* Two nodes of 64 MiB each plus a far third node of 32 MiB. */
+static const struct hf_ram three_nodes[] = {
+	{16 * MiB, 80 * MiB, 0},
+	{80 * MiB, 144 * MiB, 1},
+	{256 * MiB, 288 * MiB, 2},
+};
+
+static void setup_three(const struct hf_rsv *rsv, unsigned int rsv_count,
+			bool far2)
+{
+	struct hf_cfg c = {
+		.ram = three_nodes,
+		.ram_count = 3,
+		.rsv = rsv,
+		.rsv_count = rsv_count,
+		.bootmem_only = true,
+	};
+
+	if (far2) {
+		/* node 0: 1 is near (15), 2 far (40); node 1: 2 at 25 */
+		uint8_t d[3][3] = {{10, 15, 40}, {15, 10, 25}, {40, 25, 10}};
+
+		for (int a = 0; a < 3; a++)
+			for (int b = 0; b < 3; b++)
+				c.distance[a][b] = d[a][b];
+	}
+	hf_setup(&c);
+}
+
+static uint32_t node_of(paddr_t p)
+{
+	unsigned int n, i;
+	const struct bootmem_region *r = bootmem_ram_regions(&n);
+
+	for (i = 0; i < n; i++)
+		if (pa_val(p) >= pa_val(r[i].start) &&
+		    pa_val(p) < pa_val(r[i].end))
+			return r[i].node;
+	return 0xffffffffu;
+}
+
+static bool is_reserved_as(paddr_t p, uint64_t size, const char *name)
+{
+	unsigned int n, i;
+	const struct bootmem_region *r = bootmem_reserved_regions(&n);
+
+	for (i = 0; i < n; i++)
+		if (pa_val(r[i].start) <= pa_val(p) &&
+		    pa_val(p) + size <= pa_val(r[i].end))
+			return !strcmp(r[i].name, name);
+	return false;
+}
+
+static void test_top_down_and_align(void **state)
+{
+	paddr_t a, b, c;
+
+	setup_three(NULL, 0, false);
+	a = bootmem_alloc(4096, 4096, 0, "a");
+	assert_int_equal(pa_val(a), 80 * MiB - 4096);
+	b = bootmem_alloc(5000, 4096, 0, "b"); /* rounded to 2 pages */
+	assert_int_equal(pa_val(b), 80 * MiB - 3 * 4096);
+	c = bootmem_alloc(4096, 2 * MiB, 0, "c");
+	assert_int_equal(pa_val(c), 78 * MiB);
+	assert_int_equal(pa_val(c) % (2 * MiB), 0);
+	assert_true(is_reserved_as(a, 4096, "a"));
+	assert_true(is_reserved_as(b, 8192, "b"));
+	assert_true(is_reserved_as(c, 4096, "c"));
+	/* The gap between c and b stays free and is used next. */
+	a = bootmem_alloc(4096, 4096, 0, "d");
+	assert_int_equal(pa_val(a), 80 * MiB - 4 * 4096);
+	assert_int_equal(bootmem_allocation_count(), 4);
+	assert_int_equal(bootmem_allocated_bytes(), 5 * 4096);
+	/* Bad alignment is refused, not rounded. */
+	assert_int_equal(pa_val(bootmem_alloc_try(4096, 3 * 4096, 0, "x")),
+			 pa_val(INVALID_PADDR));
+}
+
+static void test_same_name_merges(void **state)
+{
+	unsigned int n0, n1, i;
+	paddr_t p;
+
+	setup_three(NULL, 0, false);
+	bootmem_reserved_regions(&n0);
+	for (i = 0; i < 100; i++)
+		bootmem_alloc(4096, 4096, 1, "many");
+	bootmem_reserved_regions(&n1);
+	assert_int_equal(n1, n0 + 1);
+	p = bootmem_alloc(4096, 4096, 1, "other");
+	assert_int_equal(pa_val(p), 144 * MiB - 101 * 4096);
+	bootmem_reserved_regions(&n1);
+	assert_int_equal(n1, n0 + 2);
+}
+
+static void test_node_preference_and_fallback(void **state)
+{
+	paddr_t p;
+
+	setup_three(NULL, 0, true);
+	p = bootmem_alloc(1 * MiB, 4096, 2, "n2");
+	assert_int_equal(node_of(p), 2);
+	assert_int_equal(pa_val(p), 287 * MiB);
+	/* Fill node 0 completely (64 MiB), then the next one goes to 1. */
+	p = bootmem_alloc(64 * MiB, 4096, 0, "fill0");
+	assert_int_equal(pa_val(p), 16 * MiB);
+	p = bootmem_alloc(4096, 4096, 0, "spill");
+	assert_int_equal(node_of(p), 1);
+	/* Fill node 1: node 0's next choice is node 2 (distance 40). */
+	bootmem_alloc(64 * MiB - 4096, 4096, 1, "fill1");
+	p = bootmem_alloc(4096, 4096, 0, "far");
+	assert_int_equal(node_of(p), 2);
+	/* No preference: the highest free memory wherever it is. */
+	p = bootmem_alloc(4096, 4096, BOOTMEM_ANY_NODE, "any");
+	assert_int_equal(node_of(p), 2);
+}
+
+static void test_fallback_order_by_distance(void **state)
+{
+	struct hf_cfg c = {0};
+	static const struct hf_ram r[] = {
+		{16 * MiB, 32 * MiB, 0},
+		{32 * MiB, 48 * MiB, 1},
+		{48 * MiB, 64 * MiB, 2},
+	};
+	paddr_t p;
+
+	/* node 2: node 0 is nearer (12) than node 1 (30). */
+	c.ram = r;
+	c.ram_count = 3;
+	c.bootmem_only = true;
+	c.distance[0][1] = c.distance[1][0] = 20;
+	c.distance[0][2] = c.distance[2][0] = 12;
+	c.distance[1][2] = c.distance[2][1] = 30;
+	c.distance[0][0] = c.distance[1][1] = c.distance[2][2] = 10;
+	hf_setup(&c);
+	bootmem_alloc(16 * MiB, 4096, 2, "fill2");
+	p = bootmem_alloc(4096, 4096, 2, "near");
+	assert_int_equal(node_of(p), 0);
+}
+
+static void test_exhaustion_panics(void **state)
+{
+	setup_three(NULL, 0, false);
+	HF_EXPECT_PANIC(bootmem_alloc(1ULL << 40, 4096, 1, "giant-table"),
+			"cannot allocate 1099511627776 bytes");
+	assert_non_null(strstr(hf_panic_msg, "giant-table"));
+	assert_non_null(strstr(hf_panic_msg, "node 1"));
+	assert_non_null(strstr(hf_panic_msg, "align 0x1000"));
+	assert_int_equal(pa_val(bootmem_alloc_try(1ULL << 40, 4096, 1, "t")),
+			 pa_val(INVALID_PADDR));
+	/* Too aligned to fit anywhere: also a panic naming it. */
+	HF_EXPECT_PANIC(bootmem_alloc(4096, 1ULL << 40, 0, "aligned-thing"),
+			"aligned-thing");
+}
+
+static void test_reserved_wins(void **state)
+{
+	static const struct hf_rsv rsv[] = {
+		{76 * MiB, 84 * MiB, "firmware"}, /* across nodes 0/1 */
+		{20 * MiB, 21 * MiB, "kernel"},
+		{200 * MiB, 300 * MiB, "outside"}, /* partly non-RAM */
+	};
+	uint64_t idx, expect_free;
+	paddr_t s, e, p;
+	uint32_t node;
+	uint64_t free = 0, prev_end = 0;
+	unsigned int ranges = 0;
+
+	setup_three(rsv, 3, false);
+	/* 8 MiB + 1 MiB + 32 MiB of RAM (node 2 entirely) are reserved. */
+	assert_int_equal(bootmem_reserved_ram_bytes(), 41 * MiB);
+	for_each_free_range (idx, &s, &e, &node) {
+		assert_true(pa_val(s) >= prev_end);
+		assert_true(pa_val(s) < pa_val(e));
+		assert_int_equal(node_of(s), node);
+		assert_int_equal(node_of(pa(pa_val(e) - 1)), node);
+		assert_false(pa_val(s) < 84 * MiB && pa_val(e) > 76 * MiB);
+		assert_false(pa_val(s) < 21 * MiB && pa_val(e) > 20 * MiB);
+		prev_end = pa_val(e);
+		free += pa_val(e) - pa_val(s);
+		ranges++;
+	}
+	expect_free = (64 + 64 + 32) * MiB - 41 * MiB;
+	assert_int_equal(free, expect_free);
+	assert_int_equal(ranges, 3); /* [16,20) [21,76) [84,144) */
+	/* Allocation skips reserved memory: node 2 has nothing. */
+	p = bootmem_alloc(4096, 4096, 0, "x");
+	assert_int_equal(pa_val(p), 76 * MiB - 4096);
+	assert_int_equal(bootmem_node_ram_bytes(2), 32 * MiB);
+	HF_EXPECT_PANIC(bootmem_alloc(200 * MiB, 4096, 2, "too-big"),
+			"too-big");
+	/* Reserving over an existing name keeps the first name. */
+	assert_int_equal(bootmem_reserve(pa(19 * MiB), 3 * MiB, "later"), 0);
+	assert_true(is_reserved_as(pa(20 * MiB), MiB, "kernel"));
+	assert_true(is_reserved_as(pa(19 * MiB), MiB, "later"));
+	assert_true(is_reserved_as(pa(21 * MiB), MiB, "later"));
+	assert_int_equal(bootmem_reserved_ram_bytes(),
+			 41 * MiB + 2 * MiB + 4096);
+}
+
+static void test_node_span(void **state)
+{
+	pfn_t s, e;
+
+	setup_three(NULL, 0, false);
+	assert_true(bootmem_node_span(1, &s, &e));
+	assert_int_equal(pfn_val(s), (80 * MiB) >> 12);
+	assert_int_equal(pfn_val(e), (144 * MiB) >> 12);
+	assert_false(bootmem_node_span(5, &s, &e));
+}
+
+static void test_mem_limit(void **state)
+{
+	struct hf_cfg c = {
+		.ram = three_nodes,
+		.ram_count = 3,
+		.no_handoff = true,
+		.mem_limit = 100 * MiB,
+	};
+	uint64_t idx, free = 0;
+	paddr_t s, e;
+	uint32_t node;
+
+	hf_setup(&c);
+	/* 160 MiB of RAM, 100 kept: up to 116 MiB (node 0 + 36 of node 1) */
+	assert_int_equal(bootmem_dropped_bytes(), 60 * MiB);
+	assert_true(is_reserved_as(pa(116 * MiB), 28 * MiB, "mem="));
+	assert_true(is_reserved_as(pa(256 * MiB), 32 * MiB, "mem="));
+	for_each_free_range (idx, &s, &e, &node) {
+		assert_true(pa_val(e) <= 116 * MiB);
+		free += pa_val(e) - pa_val(s);
+	}
+	/* the frame table took some of the 100 MiB */
+	assert_int_equal(free + bootmem_allocated_bytes(), 100 * MiB);
+	assert_int_equal(bootmem_reserved_ram_bytes(),
+			 60 * MiB + bootmem_allocated_bytes());
+}
+
+static void test_handoff_closes(void **state)
+{
+	struct hf_cfg c = {
+		.ram = three_nodes,
+		.ram_count = 3,
+		.no_handoff = true,
+	};
+	uint64_t idx, free = 0;
+	paddr_t s, e;
+	uint32_t node;
+	unsigned int ranges = 0, n;
+
+	hf_setup(&c);
+	for_each_free_range (idx, &s, &e, &node) {
+		free += pa_val(e) - pa_val(s);
+		ranges++;
+	}
+	n = bootmem_handoff();
+	assert_int_equal(n, ranges);
+	assert_int_equal(heap_total_pages(), free >> 12);
+	assert_int_equal(heap_free_pages(), free >> 12);
+	HF_EXPECT_PANIC(bootmem_alloc(4096, 4096, 0, "late"), "bootmem closed");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_top_down_and_align),
+		cmocka_unit_test(test_same_name_merges),
+		cmocka_unit_test(test_node_preference_and_fallback),
+		cmocka_unit_test(test_fallback_order_by_distance),
+		cmocka_unit_test(test_exhaustion_panics),
+		cmocka_unit_test(test_reserved_wins),
+		cmocka_unit_test(test_node_span),
+		cmocka_unit_test(test_mem_limit),
+		cmocka_unit_test(test_handoff_closes),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

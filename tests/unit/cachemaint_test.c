@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common/cachemaint.c with the heap: clean_poc blocks cost 0 operations,
+ * eager is one operation per page, deferred one per allocation, no_flush
+ * batches are flushed exactly once each, and PGF_CLEAN_POC survives a split
+ * but not a free or a merge with an unclean buddy. The sandbox counts the
+ * maintenance the arch would do.
+ */
+#include "heap_fixture.h"
+
+#define BASE (4096ULL + 256) /* pfn: 17 MiB, aligned to 1 MiB */
+
+static const struct hf_ram one_node[] = {
+	{0, 64 * MiB, 0},
+};
+
+static void machine(enum cachemaint_mode mode)
+{
+	struct hf_cfg c = {
+		.ram = one_node,
+		.ram_count = 1,
+		.no_handoff = true,
+		.cachemaint = mode,
+	};
+
+	hf_setup(&c);
+	heap_strict = true;
+	sandbox_cache_counters_reset();
+}
+
+static struct sandbox_cache_counters counters(void)
+{
+	struct sandbox_cache_counters c;
+
+	sandbox_cache_counters(&c);
+	return c;
+}
+
+/* Make every free chunk clean to PoC, as the boot scrubber would. */
+static void mark_all_poc(void)
+{
+	struct hf_snap s = hf_snapshot();
+
+	for (size_t i = 0; i < s.n; i++)
+		heap_mark_clean(pfn_to_page(pfn(s.c[i].pfn)), true);
+	free(s.c);
+}
+
+static void test_clean_poc_costs_nothing(void **state)
+{
+	struct sandbox_cache_counters c;
+	struct page_info *pg;
+	struct hf_snap s;
+
+	machine(CACHEMAINT_DEFERRED);
+	assert_int_equal(cachemaint_mode(), CACHEMAINT_DEFERRED);
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
+	mark_all_poc();
+	pg = heap_alloc(4, 0);
+	assert_non_null(pg);
+	assert_true(pg->flags & PGF_CLEAN_POC);
+	c = counters();
+	assert_int_equal(c.clean_inval_ops + c.clean_ops, 0);
+	assert_int_equal(cachemaint_stats.ops, 0);
+	/* Split halves put back kept the bit. */
+	s = hf_snapshot();
+	for (size_t i = 0; i < s.n; i++)
+		assert_true(s.c[i].flags & PGF_CLEAN_POC);
+	free(s.c);
+	hf_check_clean();
+
+	/* Freed: written memory, no longer clean; the merge drops it. */
+	assert_int_equal(heap_free(pg, 4, false), 0);
+	s = hf_snapshot();
+	assert_int_equal(s.n, 1);
+	assert_false(s.c[0].flags & PGF_CLEAN_POC);
+	free(s.c);
+	pg = heap_alloc(4, 0);
+	assert_false(pg->flags & PGF_CLEAN_POC);
+	c = counters();
+	assert_int_equal(c.clean_inval_ops, 1);
+}
+
+static void test_deferred_one_op(void **state)
+{
+	struct sandbox_cache_counters c;
+	struct page_info *pg;
+
+	machine(CACHEMAINT_DEFERRED);
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
+	pg = heap_alloc(6, 0);
+	assert_non_null(pg);
+	c = counters();
+	assert_int_equal(c.clean_inval_ops, 1);
+	assert_int_equal(c.clean_inval_bytes, 64 * 4096);
+	assert_int_equal(c.icache_invals, 0);
+	assert_int_equal(cachemaint_stats.ops, 1);
+	assert_int_equal(cachemaint_stats.bytes, 64 * 4096);
+	pg = heap_alloc(5, HEAP_ICACHE);
+	assert_non_null(pg);
+	c = counters();
+	assert_int_equal(c.clean_inval_ops, 2);
+	assert_int_equal(c.icache_invals, 1);
+}
+
+static void test_eager_per_page(void **state)
+{
+	struct sandbox_cache_counters c;
+
+	machine(CACHEMAINT_EAGER);
+	assert_int_equal(cachemaint_mode(), CACHEMAINT_EAGER);
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
+	assert_non_null(heap_alloc(6, 0));
+	c = counters();
+	assert_int_equal(c.clean_inval_ops, 64);
+	assert_int_equal(c.clean_inval_bytes, 64 * 4096);
+}
+
+static void test_none_mode(void **state)
+{
+	struct sandbox_cache_counters c;
+
+	machine(CACHEMAINT_NONE);
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
+	assert_non_null(heap_alloc(6, HEAP_ICACHE));
+	c = counters();
+	assert_int_equal(c.clean_inval_ops + c.icache_invals, 0);
+}
+
+/* ---- no_flush batches --------------------------------------------------- */
+
+#define OBS_MAX 256
+static struct {
+	uint64_t start, len;
+} seen[OBS_MAX];
+static unsigned int seen_count;
+
+static void observer(paddr_t start, uint64_t len, bool invalidate)
+{
+	assert_true(invalidate);
+	assert_true(seen_count < OBS_MAX);
+	seen[seen_count].start = pa_val(start);
+	seen[seen_count].len = len;
+	seen_count++;
+}
+
+static void test_no_flush_batch(void **state)
+{
+	struct page_info *pg[70];
+	unsigned int i, j, hits;
+
+	machine(CACHEMAINT_DEFERRED);
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 1024), false));
+	seen_count = 0;
+	sandbox_set_cache_observer(observer);
+	for (i = 0; i < 5; i++) {
+		pg[i] = heap_alloc(i % 3, HEAP_NO_FLUSH);
+		assert_non_null(pg[i]);
+		assert_true(pg[i]->flags & PGF_NEED_FLUSH);
+	}
+	assert_int_equal(seen_count, 0);
+	assert_int_equal(cachemaint_stats.pending_ranges, 5);
+	assert_int_equal(cachemaint_flush_batch(), 5);
+	assert_int_equal(seen_count, 5);
+	for (i = 0; i < 5; i++) {
+		hits = 0;
+		for (j = 0; j < seen_count; j++)
+			if (seen[j].start ==
+				    pa_val(pfn_to_paddr(pfn(pg[i]->pfn))) &&
+			    seen[j].len == (4096ULL << (i % 3)))
+				hits++;
+		assert_int_equal(hits, 1);
+		assert_false(pg[i]->flags & PGF_NEED_FLUSH);
+	}
+	assert_int_equal(cachemaint_flush_batch(), 0);
+	assert_int_equal(seen_count, 5);
+
+	/* More than the batch holds: flushed on the way, each once. */
+	seen_count = 0;
+	for (i = 0; i < 70; i++) {
+		pg[i] = heap_alloc(0, HEAP_NO_FLUSH);
+		assert_non_null(pg[i]);
+	}
+	cachemaint_flush_batch();
+	assert_int_equal(seen_count, 70);
+	for (i = 0; i < 70; i++) {
+		hits = 0;
+		for (j = 0; j < seen_count; j++)
+			hits += seen[j].start ==
+				pa_val(pfn_to_paddr(pfn(pg[i]->pfn)));
+		assert_int_equal(hits, 1);
+		assert_false(pg[i]->flags & PGF_NEED_FLUSH);
+	}
+	sandbox_set_cache_observer(NULL);
+}
+
+/* ---- clean_poc through merges --------------------------------------------- */
+
+static void test_poc_merge_rules(void **state)
+{
+	struct page_info *a, *b, *t;
+	unsigned int order;
+	struct hf_snap s;
+
+	/* A clean_poc chunk merged with a plain clean buddy: bit dropped. */
+	machine(CACHEMAINT_DEFERRED);
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 8), false));
+	mark_all_poc();
+	assert_true(heap_add_range(0, pfn(BASE + 8), pfn(BASE + 16), false));
+	s = hf_snapshot();
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.c[0].order, 4);
+	assert_false(s.c[0].flags & PGF_CLEAN_POC);
+	free(s.c);
+
+	/* Both halves clean_poc (returned by the scrubber): bit kept. */
+	machine(CACHEMAINT_DEFERRED);
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 16), true));
+	a = heap_alloc(3, HEAP_NO_SCRUB);
+	b = heap_alloc(3, HEAP_NO_SCRUB);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(heap_free(a, 3, true), 0);
+	t = heap_take_dirty(0, &order);
+	assert_ptr_equal(t, a);
+	assert_int_equal(order, 3);
+	assert_int_equal(heap_free(b, 3, true), 0);
+	/* b's buddy a is detached: no merge. */
+	t = heap_take_dirty(0, &order);
+	assert_ptr_equal(t, b);
+	assert_null(heap_take_dirty(0, &order));
+	assert_int_equal(heap_free_pages(), 0);
+	heap_put_clean(a, 3, true);
+	heap_put_clean(b, 3, true);
+	s = hf_snapshot();
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.c[0].order, 4);
+	assert_true(s.c[0].flags & PGF_CLEAN_POC);
+	assert_int_equal(s.c[0].first_dirty, FIRST_DIRTY_NONE);
+	free(s.c);
+	assert_int_equal(heap_node_stats(0)->dirty_pages, 0);
+	hf_check_clean();
+
+	/* A half freed clean but written (no clean_poc): the merge drops it. */
+	a = heap_alloc(3, 0);
+	b = heap_alloc(3, 0);
+	assert_int_equal(heap_free(a, 3, false), 0);
+	t = heap_take_dirty(0, &order);
+	assert_null(t); /* clean chunks are never taken */
+	assert_int_equal(heap_free(b, 3, true), 0);
+	s = hf_snapshot();
+	assert_int_equal(s.n, 1);
+	assert_false(s.c[0].flags & PGF_CLEAN_POC);
+	free(s.c);
+	hf_check_clean();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clean_poc_costs_nothing),
+		cmocka_unit_test(test_deferred_one_op),
+		cmocka_unit_test(test_eager_per_page),
+		cmocka_unit_test(test_none_mode),
+		cmocka_unit_test(test_no_flush_batch),
+		cmocka_unit_test(test_poc_merge_rules),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

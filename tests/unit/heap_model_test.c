@@ -1,0 +1,445 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The heap against a reference model: thousands of random allocations and
+ * frees on three nodes with holes and reserved ranges, every result checked
+ * against a per-page bitmap (no overlap, inside RAM of the block's node,
+ * outside reserved memory, HEAP_BITS and exact-node respected, NULL only
+ * when no fitting block exists, counters exact), heap_check() clean, and
+ * freeing everything restores the initial chunk set. For all three modes.
+ */
+#include <pthread.h>
+#include <unistd.h>
+
+#include "heap_fixture.h"
+
+enum { REF_NONE = 0, REF_FREE, REF_ALLOC };
+
+static const struct hf_ram ram[] = {
+	{16 * MiB, 48 * MiB, 0},
+	{48 * MiB, 80 * MiB, 1},
+	/* hole [80M, 84M) */
+	{84 * MiB, 100 * MiB, 1},
+	{100 * MiB, 116 * MiB, 2},
+};
+
+static const struct hf_rsv rsv[] = {
+	{20 * MiB, 20 * MiB + 12288, "kernel"},
+	{47 * MiB + 4096, 49 * MiB, "across-nodes"},
+	{90 * MiB, 90 * MiB + 4096, "one-page"},
+	{100 * MiB, 101 * MiB, "node2-start"},
+};
+
+#define TOP_PFN ((116 * MiB) >> 12)
+
+static uint8_t ref[TOP_PFN];
+static uint8_t ram_node[TOP_PFN]; /* node + 1, 0 = not RAM */
+static bool reserved[TOP_PFN];
+
+struct live {
+	struct page_info *pg;
+	unsigned int order;
+};
+
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static void build_reference(void)
+{
+	unsigned int n, i, count;
+	uint64_t p;
+
+	memset(ref, REF_NONE, sizeof(ref));
+	memset(ram_node, 0, sizeof(ram_node));
+	memset(reserved, 0, sizeof(reserved));
+	for (i = 0; i < ARRAY_SIZE(ram); i++)
+		for (p = ram[i].start >> 12; p < ram[i].end >> 12; p++)
+			ram_node[p] = (uint8_t)(ram[i].node + 1);
+	for (i = 0; i < ARRAY_SIZE(rsv); i++)
+		for (p = rsv[i].start >> 12; p < (rsv[i].end + 4095) >> 12; p++)
+			reserved[p] = true;
+	for (n = 0; n < heap_node_count(); n++) {
+		const struct heap_range *r = heap_node_ranges(n, &count);
+
+		for (i = 0; i < count; i++)
+			for (p = pfn_val(r[i].start); p < pfn_val(r[i].end);
+			     p++) {
+				assert_int_equal(ram_node[p], n + 1);
+				assert_false(reserved[p]);
+				ref[p] = REF_FREE;
+			}
+	}
+}
+
+/* Is there a free aligned 2^k block inside one heap range of @node? */
+static bool fit_exists(uint32_t node, unsigned int k, uint64_t limit_pfn)
+{
+	unsigned int count, i;
+	const struct heap_range *r = heap_node_ranges(node, &count);
+	uint64_t size = 1ULL << k, p, q;
+
+	for (i = 0; i < count; i++) {
+		uint64_t s = ALIGN_UP(pfn_val(r[i].start), size);
+
+		for (p = s; p + size <= pfn_val(r[i].end); p += size) {
+			if (p + size > limit_pfn || (p == 0 && k))
+				continue;
+			for (q = p; q < p + size && ref[q] == REF_FREE; q++)
+				;
+			if (q == p + size)
+				return true;
+		}
+	}
+	return false;
+}
+
+static uint64_t ref_free_on(uint32_t node)
+{
+	uint64_t p, n = 0;
+
+	for (p = 0; p < TOP_PFN; p++)
+		n += ref[p] == REF_FREE && ram_node[p] == node + 1;
+	return n;
+}
+
+static void check_counters(void)
+{
+	uint64_t total = 0;
+	unsigned int n;
+
+	for (n = 0; n < 3; n++) {
+		uint64_t f = ref_free_on(n);
+
+		assert_int_equal(heap_node_stats(n)->free_pages, f);
+		total += f;
+	}
+	assert_int_equal(heap_free_pages(), total);
+	assert_int_equal(heap_allocated_pages(), heap_total_pages() - total);
+}
+
+static void run_model(enum heap_init_mode mode, bool dirty, uint64_t seed)
+{
+	struct hf_cfg c = {
+		.ram = ram,
+		.ram_count = ARRAY_SIZE(ram),
+		.rsv = rsv,
+		.rsv_count = ARRAY_SIZE(rsv),
+		.mode = mode,
+		.dirty = dirty,
+	};
+	static struct live live[8192];
+	unsigned int nlive = 0, op, nulls = 0, allocs = 0;
+	struct hf_snap before, after;
+
+	rng = seed;
+	hf_setup(&c);
+	heap_strict = true;
+	assert_int_equal(heap_node_count(), 3);
+	build_reference();
+	before = hf_snapshot();
+	check_counters();
+	hf_check_clean();
+
+	for (op = 0; op < 6000; op++) {
+		bool do_alloc = nlive == 0 || (rnd() % 100) < 55;
+
+		if (nlive == ARRAY_SIZE(live))
+			do_alloc = false;
+		if (do_alloc) {
+			unsigned int k = rnd() % 8 == 0
+						 ? (unsigned int)(rnd() % 12)
+						 : (unsigned int)(rnd() % 4);
+			uint32_t flags = HEAP_NO_SCRUB;
+			int want = -1;
+			bool exact = false;
+			unsigned int bits = 0;
+			uint64_t limit = ~0ULL, p, q;
+			struct page_info *pg;
+
+			if (rnd() % 2) {
+				want = (int)(rnd() % 3);
+				flags |= HEAP_NODE(want);
+				if (rnd() % 3 == 0) {
+					flags |= HEAP_EXACT_NODE;
+					exact = true;
+				}
+			}
+			if (rnd() % 10 == 0) {
+				bits = 25 + (unsigned int)(rnd() % 3);
+				flags |= HEAP_BITS(bits);
+				limit = 1ULL << (bits - 12);
+			}
+			if (dirty && rnd() % 4 == 0)
+				flags &= ~HEAP_NO_SCRUB;
+			pg = heap_alloc(k, flags);
+			if (!pg) {
+				unsigned int n;
+
+				nulls++;
+				for (n = 0; n < 3; n++) {
+					if (exact && (int)n != want)
+						continue;
+					assert_false(fit_exists(n, k, limit));
+				}
+				continue;
+			}
+			allocs++;
+			p = pg->pfn;
+			assert_int_equal(pg->order, k);
+			assert_int_equal(p & ((1ULL << k) - 1), 0);
+			assert_true(p + (1ULL << k) <= limit);
+			if (exact)
+				assert_int_equal(pg->node, want);
+			for (q = p; q < p + (1ULL << k); q++) {
+				assert_true(q < TOP_PFN);
+				assert_int_equal(ref[q], REF_FREE);
+				assert_int_equal(ram_node[q], pg->node + 1);
+				assert_false(reserved[q]);
+				ref[q] = REF_ALLOC;
+			}
+			live[nlive].pg = pg;
+			live[nlive].order = k;
+			nlive++;
+		} else {
+			unsigned int i = (unsigned int)(rnd() % nlive);
+			uint64_t p = live[i].pg->pfn, q;
+
+			assert_int_equal(heap_free(live[i].pg, live[i].order,
+						   dirty && rnd() % 2),
+					 0);
+			for (q = p; q < p + (1ULL << live[i].order); q++)
+				ref[q] = REF_FREE;
+			live[i] = live[--nlive];
+		}
+		if (op % 500 == 0) {
+			check_counters();
+			hf_check_clean();
+		}
+	}
+	assert_true(allocs > 1000);
+	check_counters();
+	hf_check_clean();
+
+	while (nlive) {
+		nlive--;
+		assert_int_equal(
+			heap_free(live[nlive].pg, live[nlive].order, false), 0);
+	}
+	after = hf_snapshot();
+	/* Same chunks; dirtiness may differ after frees, compare layout. */
+	assert_int_equal(before.n, after.n);
+	for (size_t i = 0; i < before.n; i++) {
+		assert_int_equal(before.c[i].pfn, after.c[i].pfn);
+		assert_int_equal(before.c[i].order, after.c[i].order);
+		assert_int_equal(before.c[i].node, after.c[i].node);
+	}
+	if (!dirty)
+		hf_snap_equal(&before, &after);
+	hf_check_clean();
+	free(before.c);
+	free(after.c);
+}
+
+static void test_model_lazy(void **state)
+{
+	run_model(HEAP_INIT_LAZY, false, 0x1234567);
+	run_model(HEAP_INIT_LAZY, true, 0xabcdef1);
+}
+
+static void test_model_chunked(void **state)
+{
+	run_model(HEAP_INIT_CHUNKED, false, 0x7654321);
+	run_model(HEAP_INIT_CHUNKED, true, 0x1fedcba);
+}
+
+static void test_model_pagewise(void **state)
+{
+	run_model(HEAP_INIT_PAGEWISE, false, 0x3141592);
+	run_model(HEAP_INIT_PAGEWISE, true, 0x2718281);
+}
+
+/* ---- concurrency ------------------------------------------------------ */
+
+#define THREADS	   4
+#define THREAD_OPS 3000
+
+static uint8_t owner[TOP_PFN]; /* 0 = not owned by a thread */
+static volatile bool scrubber_stop;
+static volatile unsigned int conc_errors;
+
+static void conc_fail(void)
+{
+	__atomic_fetch_add(&conc_errors, 1, __ATOMIC_RELAXED);
+}
+
+struct worker {
+	unsigned int id;
+	uint64_t seed;
+};
+
+static void *alloc_worker(void *arg)
+{
+	struct worker *w = arg;
+	static __thread struct live mine[512];
+	unsigned int n = 0, op;
+	uint64_t x = w->seed;
+
+	for (op = 0; op < THREAD_OPS; op++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (n < ARRAY_SIZE(mine) && (n == 0 || x % 100 < 55)) {
+			unsigned int k = (unsigned int)((x >> 8) % 6);
+			uint32_t flags = HEAP_NO_SCRUB;
+			struct page_info *pg;
+
+			if (x & (1 << 20))
+				flags |= HEAP_NODE((x >> 21) % 3);
+			pg = heap_alloc(k, flags);
+			if (!pg)
+				continue;
+			for (uint64_t q = pg->pfn; q < pg->pfn + (1ULL << k);
+			     q++) {
+				uint8_t zero = 0;
+
+				if (q >= TOP_PFN ||
+				    !__atomic_compare_exchange_n(
+					    &owner[q], &zero, (uint8_t)w->id,
+					    false, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE))
+					conc_fail();
+			}
+			mine[n].pg = pg;
+			mine[n].order = k;
+			n++;
+		} else if (n) {
+			unsigned int i = (unsigned int)((x >> 8) % n);
+			struct page_info *pg = mine[i].pg;
+
+			for (uint64_t q = pg->pfn;
+			     q < pg->pfn + (1ULL << mine[i].order); q++) {
+				if (owner[q] != w->id)
+					conc_fail();
+				__atomic_store_n(&owner[q], 0,
+						 __ATOMIC_RELEASE);
+			}
+			if (heap_free(pg, mine[i].order, x & 1))
+				conc_fail();
+			mine[i] = mine[--n];
+		}
+	}
+	while (n) {
+		n--;
+		for (uint64_t q = mine[n].pg->pfn;
+		     q < mine[n].pg->pfn + (1ULL << mine[n].order); q++)
+			__atomic_store_n(&owner[q], 0, __ATOMIC_RELEASE);
+		if (heap_free(mine[n].pg, mine[n].order, false))
+			conc_fail();
+	}
+	return NULL;
+}
+
+/* The idle scrubber's loop: detach a dirty chunk, zero it, put it back. */
+static void *scrub_worker(void *arg)
+{
+	unsigned int rounds = 0;
+
+	(void)arg;
+	while (!__atomic_load_n(&scrubber_stop, __ATOMIC_ACQUIRE) ||
+	       rounds == 0) {
+		for (uint32_t node = 0; node < 3; node++) {
+			unsigned int order;
+			struct page_info *pg = heap_take_dirty(node, &order);
+
+			if (!pg)
+				continue;
+			if (pg->state != PGS_ALLOCATED || pg->order != order)
+				conc_fail();
+			/* contents are not under test: touch one page */
+			memset(phys_to_virt(pfn_to_paddr(pfn(pg->pfn))), 0,
+			       4096);
+			heap_put_clean(pg, order, (rounds & 1) != 0);
+			rounds++;
+		}
+		/* 3 threads on few host cores: let lock holders run */
+		usleep(20);
+	}
+	return NULL;
+}
+
+static void run_concurrent(enum heap_init_mode mode)
+{
+	struct hf_cfg c = {
+		.ram = ram,
+		.ram_count = ARRAY_SIZE(ram),
+		.rsv = rsv,
+		.rsv_count = ARRAY_SIZE(rsv),
+		.mode = mode,
+		.dirty = true,
+	};
+	pthread_t th[THREADS], scrubber;
+	struct worker w[THREADS];
+	struct hf_snap before, after;
+	unsigned int i;
+
+	hf_setup(&c);
+	heap_strict = false; /* a misuse must show up as an error here */
+	memset(owner, 0, sizeof(owner));
+	conc_errors = 0;
+	scrubber_stop = false;
+	before = hf_snapshot();
+	assert_int_equal(pthread_create(&scrubber, NULL, scrub_worker, NULL),
+			 0);
+	for (i = 0; i < THREADS; i++) {
+		w[i].id = i + 1;
+		w[i].seed = 0x5151 * (i + 1) + mode;
+		assert_int_equal(
+			pthread_create(&th[i], NULL, alloc_worker, &w[i]), 0);
+	}
+	for (i = 0; i < THREADS; i++)
+		pthread_join(th[i], NULL);
+	__atomic_store_n(&scrubber_stop, true, __ATOMIC_RELEASE);
+	pthread_join(scrubber, NULL);
+	heap_strict = true;
+
+	assert_int_equal(conc_errors, 0);
+	assert_int_equal(heap_free_pages(), heap_total_pages());
+	hf_check_clean();
+	after = hf_snapshot();
+	assert_int_equal(before.n, after.n);
+	for (size_t j = 0; j < before.n; j++) {
+		assert_int_equal(before.c[j].pfn, after.c[j].pfn);
+		assert_int_equal(before.c[j].order, after.c[j].order);
+	}
+	free(before.c);
+	free(after.c);
+}
+
+static void test_concurrent_lazy(void **state)
+{
+	run_concurrent(HEAP_INIT_LAZY);
+}
+
+static void test_concurrent_chunked(void **state)
+{
+	run_concurrent(HEAP_INIT_CHUNKED);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_model_lazy),
+		cmocka_unit_test(test_model_chunked),
+		cmocka_unit_test(test_model_pagewise),
+		cmocka_unit_test(test_concurrent_lazy),
+		cmocka_unit_test(test_concurrent_chunked),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,599 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common/heap.c: split and merge, exhaustion, restoring the initial chunk
+ * set, no merge across node / hole / reserved boundaries, misuse (strict
+ * and not), HEAP_BITS, exact node vs fallback, the three handoff modes
+ * reaching identical free lists, and lazy handoff writing only heads.
+ */
+#include "heap_fixture.h"
+
+#define PFN_16M 4096ULL
+
+/* node 0: [0, 64M), node 1: [64M, 128M); nothing handed over yet. */
+static const struct hf_ram two_nodes[] = {
+	{0, 64 * MiB, 0},
+	{64 * MiB, 128 * MiB, 1},
+};
+
+static void manual_machine(enum heap_init_mode mode)
+{
+	struct hf_cfg c = {
+		.ram = two_nodes,
+		.ram_count = 2,
+		.no_handoff = true,
+		.mode = mode,
+	};
+
+	hf_setup(&c);
+	heap_strict = true;
+}
+
+static void add(uint32_t node, uint64_t s, uint64_t e, bool dirty)
+{
+	assert_true(heap_add_range(node, pfn(s), pfn(e), dirty) > 0);
+}
+
+static struct hf_chunk *find_chunk(struct hf_snap *s, uint64_t p)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->c[i].pfn == p)
+			return &s->c[i];
+	return NULL;
+}
+
+static void test_split_and_merge(void **state)
+{
+	struct hf_snap before, after;
+	struct page_info *pg;
+	unsigned int k;
+
+	manual_machine(HEAP_INIT_LAZY);
+	add(0, PFN_16M, PFN_16M + 1024, false);
+	before = hf_snapshot();
+	assert_int_equal(before.n, 1);
+	assert_int_equal(before.c[0].order, 10);
+
+	pg = heap_alloc(0, HEAP_NO_SCRUB);
+	assert_non_null(pg);
+	/* The top page is returned, the lower halves go back. */
+	assert_int_equal(pg->pfn, PFN_16M + 1023);
+	assert_int_equal(pg->state, PGS_ALLOCATED);
+	assert_int_equal(pg->order, 0);
+	after = hf_snapshot();
+	assert_int_equal(after.n, 10);
+	for (k = 0; k < 10; k++) {
+		/* order k half sits at 16M + 1024 - 2^(k+1) */
+		struct hf_chunk *c =
+			find_chunk(&after, PFN_16M + 1024 - (2ULL << k));
+
+		assert_non_null(c);
+		assert_int_equal(c->order, k);
+		assert_int_equal(c->first_dirty, FIRST_DIRTY_NONE);
+	}
+	assert_int_equal(heap_free_pages(), 1023);
+	assert_int_equal(heap_allocated_pages(), 1);
+	hf_check_clean();
+	free(after.c);
+
+	assert_int_equal(heap_free(pg, 0, false), 0);
+	after = hf_snapshot();
+	hf_snap_equal(&before, &after);
+	hf_check_clean();
+	free(before.c);
+	free(after.c);
+}
+
+static void test_block_entries_written(void **state)
+{
+	struct page_info *pg;
+	uint64_t i;
+
+	manual_machine(HEAP_INIT_LAZY);
+	add(0, PFN_16M, PFN_16M + 1024, false);
+	pg = heap_alloc(5, 0);
+	assert_non_null(pg);
+	assert_int_equal(pg->pfn % 32, 0);
+	for (i = 0; i < 32; i++) {
+		struct page_info *e = pfn_to_page(pfn(pg->pfn + i));
+
+		assert_int_equal(e->state, PGS_ALLOCATED);
+		assert_int_equal(e->order, 5);
+		assert_int_equal(e->node, 0);
+		assert_int_equal(e->pfn, pg->pfn + i);
+	}
+}
+
+static void test_exhaustion_and_restore(void **state)
+{
+	struct hf_cfg c = {
+		.ram = two_nodes,
+		.ram_count = 2,
+		.mode = HEAP_INIT_LAZY,
+	};
+	static const struct hf_rsv rsv[] = {
+		{20 * MiB, 21 * MiB + 8192, "fw"},
+		{63 * MiB, 66 * MiB, "across"},
+	};
+	struct page_info **pages;
+	struct hf_snap before, after;
+	uint64_t total, n = 0, i;
+
+	c.rsv = rsv;
+	c.rsv_count = 2;
+	hf_setup(&c);
+	heap_strict = true;
+	total = heap_total_pages();
+	assert_int_equal(heap_free_pages(), total);
+	before = hf_snapshot();
+	pages = calloc(total + 1, sizeof(*pages));
+	assert_non_null(pages);
+	while ((pages[n] = heap_alloc(0, HEAP_NO_SCRUB)) != NULL) {
+		assert_true(n < total);
+		n++;
+	}
+	assert_int_equal(n, total);
+	assert_int_equal(heap_free_pages(), 0);
+	assert_null(heap_alloc(0, 0));
+	hf_check_clean();
+	/* Free in a scrambled order: merging must still be complete. */
+	for (i = 0; i < n; i++) {
+		uint64_t j = (i * 7919) % n;
+		struct page_info *t = pages[i];
+
+		pages[i] = pages[j];
+		pages[j] = t;
+	}
+	for (i = 0; i < n; i++)
+		assert_int_equal(heap_free(pages[i], 0, false), 0);
+	after = hf_snapshot();
+	hf_snap_equal(&before, &after);
+	hf_check_clean();
+	free(pages);
+	free(before.c);
+	free(after.c);
+}
+
+static void test_no_merge_across_boundaries(void **state)
+{
+	struct hf_snap s;
+	struct page_info *a, *b;
+
+	/* Same node, two add_range calls: merged into one chunk. */
+	manual_machine(HEAP_INIT_LAZY);
+	add(0, PFN_16M + 512, PFN_16M + 1024, false);
+	add(0, PFN_16M, PFN_16M + 512, false);
+	s = hf_snapshot();
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.c[0].order, 10);
+	free(s.c);
+
+	/* Adjacent on two nodes: never merged, in either order. */
+	manual_machine(HEAP_INIT_LAZY);
+	add(0, PFN_16M, PFN_16M + 512, false);
+	add(1, PFN_16M + 512, PFN_16M + 1024, false);
+	s = hf_snapshot();
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.c[0].order, 9);
+	assert_int_equal(s.c[0].node, 0);
+	assert_int_equal(s.c[1].order, 9);
+	assert_int_equal(s.c[1].node, 1);
+	free(s.c);
+	/* Allocate and free both: still no merge. */
+	a = heap_alloc(9, HEAP_NODE(0) | HEAP_EXACT_NODE);
+	b = heap_alloc(9, HEAP_NODE(1) | HEAP_EXACT_NODE);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(heap_free(b, 9, false), 0);
+	assert_int_equal(heap_free(a, 9, false), 0);
+	s = hf_snapshot();
+	assert_int_equal(s.n, 2);
+	free(s.c);
+	hf_check_clean();
+
+	/* A one-page hole: the buddies on each side never merge. */
+	manual_machine(HEAP_INIT_LAZY);
+	add(0, PFN_16M, PFN_16M + 511, false);
+	add(0, PFN_16M + 512, PFN_16M + 1024, false);
+	a = heap_alloc(0, HEAP_NO_SCRUB);
+	while (a) {
+		assert_int_not_equal(a->pfn, PFN_16M + 511);
+		a = heap_alloc(0, HEAP_NO_SCRUB);
+	}
+	manual_machine(HEAP_INIT_LAZY);
+	add(0, PFN_16M, PFN_16M + 511, false);
+	add(0, PFN_16M + 512, PFN_16M + 1024, false);
+	s = hf_snapshot();
+	for (size_t i = 0; i < s.n; i++)
+		assert_false(s.c[i].pfn <= PFN_16M + 511 &&
+			     s.c[i].pfn + (1ULL << s.c[i].order) >
+				     PFN_16M + 511);
+	free(s.c);
+	hf_check_clean();
+}
+
+static void test_reserved_not_handed(void **state)
+{
+	static const struct hf_rsv rsv[] = {
+		{20 * MiB + 4096, 20 * MiB + 8192, "one-page"},
+	};
+	struct hf_cfg c = {
+		.ram = two_nodes,
+		.ram_count = 2,
+		.rsv = rsv,
+		.rsv_count = 1,
+	};
+	uint64_t bad = (20 * MiB + 4096) >> 12;
+	struct hf_snap s;
+
+	hf_setup(&c);
+	s = hf_snapshot();
+	for (size_t i = 0; i < s.n; i++)
+		assert_false(s.c[i].pfn <= bad &&
+			     s.c[i].pfn + (1ULL << s.c[i].order) > bad);
+	assert_false(heap_owns(0, pfn(bad), 0));
+	assert_true(heap_owns(0, pfn(bad - 1), 0));
+	assert_true(heap_owns(0, pfn(bad + 1), 0));
+	free(s.c);
+	/* node boundary at 64M: nothing spans it */
+	assert_false(heap_owns(0, pfn((64 * MiB >> 12) - 1), 1));
+	assert_true(heap_owns(1, pfn(64 * MiB >> 12), 0));
+	hf_check_clean();
+}
+
+static void misuse_cases(bool strict)
+{
+	struct page_info *a, *b, *fake;
+	uint64_t free0;
+
+	manual_machine(HEAP_INIT_LAZY);
+	heap_strict = strict;
+	add(0, PFN_16M, PFN_16M + 1024, false);
+	a = heap_alloc(3, 0);
+	b = heap_alloc(0, 0);
+	assert_non_null(a);
+	assert_non_null(b);
+	assert_int_equal(heap_free(b, 0, false), 0);
+	free0 = heap_free_pages();
+
+	/* A page the heap never owned, made to look allocated. */
+	fake = pfn_to_page(pfn(PFN_16M + 2048));
+	fake->pfn = PFN_16M + 2048;
+	fake->state = PGS_ALLOCATED;
+	fake->order = 0;
+	fake->node = 0;
+
+	if (strict) {
+		HF_EXPECT_PANIC(heap_free(b, 0, false), "not allocated");
+		assert_non_null(strstr(hf_panic_msg, "heap_free: pfn 0x"));
+		HF_EXPECT_PANIC(heap_free(fake, 0, false), "not owned");
+		HF_EXPECT_PANIC(heap_free(a, 2, false), "order does not match");
+		HF_EXPECT_PANIC(heap_free(a + 1, 0, false),
+				"order does not match");
+		HF_EXPECT_PANIC(heap_free(a + 4, 3, false), "not the head");
+		HF_EXPECT_PANIC(heap_free(a, MAX_ORDER + 1, false),
+				"MAX_ORDER");
+		HF_EXPECT_PANIC(heap_free(a, 64, false), "MAX_ORDER");
+	} else {
+		hf_quiet(true);
+		assert_int_equal(heap_free(b, 0, false), -EINVAL);
+		assert_int_equal(heap_free(fake, 0, false), -EINVAL);
+		assert_int_equal(heap_free(a, 2, false), -EINVAL);
+		assert_int_equal(heap_free(a + 1, 0, false), -EINVAL);
+		assert_int_equal(heap_free(a + 4, 3, false), -EINVAL);
+		assert_int_equal(heap_free(a, MAX_ORDER + 1, false), -EINVAL);
+		hf_quiet(false);
+		assert_non_null(strstr(sandbox_console_buffer(),
+				       "warning: heap_free: pfn"));
+	}
+	assert_int_equal(heap_free_pages(), free0);
+	hf_check_clean();
+	/* The real block still frees fine afterwards. */
+	assert_int_equal(heap_free(a, 3, false), 0);
+	assert_int_equal(heap_free_pages(), 1024);
+	hf_check_clean();
+	heap_strict = true;
+}
+
+static void test_misuse_strict(void **state)
+{
+	misuse_cases(true);
+}
+
+static void test_misuse_refused(void **state)
+{
+	misuse_cases(false);
+}
+
+static void test_heap_bits(void **state)
+{
+	static const struct hf_ram r[] = {
+		{16 * MiB, 48 * MiB, 0},
+		{4 * GiB, 4 * GiB + 32 * MiB, 0},
+	};
+	struct hf_cfg c = {.ram = r, .ram_count = 2};
+	struct page_info *pg;
+	uint64_t low = 0, limit32 = 1ULL << (32 - 12), free1;
+
+	hf_setup(&c);
+	/* No limit: from the highest zone first. */
+	pg = heap_alloc(0, HEAP_NO_SCRUB);
+	assert_non_null(pg);
+	assert_true(pg->pfn >= limit32);
+	free1 = heap_free_pages();
+	/* 32 bits: below 4 GiB until that runs out. */
+	while ((pg = heap_alloc(4, HEAP_NO_SCRUB | HEAP_BITS(32))) != NULL) {
+		assert_true(pg->pfn + 16 <= limit32);
+		low += 16;
+	}
+	assert_true(low > 0);
+	/* 25 bits = 32 MiB: nothing left below it either. */
+	assert_null(heap_alloc(0, HEAP_BITS(25)));
+	assert_null(heap_alloc(0, HEAP_BITS(11)));
+	/* High memory is untouched. */
+	assert_int_equal(heap_free_pages(), free1 - low);
+	assert_true(free1 - low > (30 * MiB >> 12));
+	hf_check_clean();
+
+	hf_setup(&c);
+	pg = heap_alloc(0, HEAP_NO_SCRUB | HEAP_BITS(25));
+	assert_non_null(pg);
+	assert_true(pg->pfn + 1 <= (1ULL << 13));
+}
+
+static void test_exact_node_and_fallback(void **state)
+{
+	struct page_info *pg;
+
+	manual_machine(HEAP_INIT_LAZY);
+	add(0, PFN_16M, PFN_16M + 4, false);
+	add(1, (64 * MiB >> 12), (64 * MiB >> 12) + 64, false);
+	pg = heap_alloc(2, HEAP_NODE(0) | HEAP_EXACT_NODE);
+	assert_non_null(pg);
+	assert_int_equal(pg->node, 0);
+	assert_null(heap_alloc(0, HEAP_NODE(0) | HEAP_EXACT_NODE));
+	pg = heap_alloc(0, HEAP_NODE(0));
+	assert_non_null(pg);
+	assert_int_equal(pg->node, 1);
+	pg = heap_alloc(0, HEAP_NODE(1) | HEAP_EXACT_NODE);
+	assert_non_null(pg);
+	assert_int_equal(pg->node, 1);
+	assert_int_equal(heap_node_stats(1)->free_pages, 62);
+	assert_int_equal(heap_node_stats(0)->free_pages, 0);
+	/* Too big anywhere. */
+	assert_null(heap_alloc(7, 0));
+	assert_null(heap_alloc(MAX_ORDER + 1, 0));
+	hf_check_clean();
+}
+
+/* ---- the three handoff modes ------------------------------------------ */
+
+static uint64_t rng = 12345;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+struct rng_range {
+	uint64_t s, e;
+	uint32_t node;
+	bool dirty;
+};
+
+static struct hf_snap build(enum heap_init_mode mode, const struct rng_range *r,
+			    unsigned int n, uint64_t *counters)
+{
+	unsigned int i;
+
+	manual_machine(mode);
+	for (i = 0; i < n; i++)
+		add(r[i].node, r[i].s, r[i].e, r[i].dirty);
+	hf_check_clean();
+	counters[0] = heap_free_pages();
+	counters[1] = heap_node_stats(0)->dirty_pages +
+		      heap_node_stats(1)->dirty_pages;
+	counters[2] = heap_chunk_count();
+	return hf_snapshot();
+}
+
+static void test_modes_identical(void **state)
+{
+	for (unsigned int round = 0; round < 12; round++) {
+		struct rng_range r[40];
+		unsigned int n = 0, i;
+		uint64_t p = round == 0 ? 0 : rnd() % 64;
+		/* node 0 RAM is pfn [0, 16384) minus its frame table */
+		uint64_t limit = 12000;
+		struct hf_snap base, other;
+		uint64_t cb[3], co[3];
+
+		while (p < limit && n < 40) {
+			uint64_t len = 1 + rnd() % (round & 1 ? 3000 : 300);
+			uint64_t gap = rnd() % 3 ? 0 : rnd() % 40;
+
+			if (p + len > limit)
+				len = limit - p;
+			r[n].s = p;
+			r[n].e = p + len;
+			r[n].node = (rnd() % 4 == 0) ? 1 : 0;
+			r[n].dirty = rnd() % 2;
+			n++;
+			p += len + gap;
+		}
+		/* shuffle: adjacent ranges arrive in any order */
+		for (i = n; i > 1; i--) {
+			unsigned int j = rnd() % i;
+			struct rng_range t = r[i - 1];
+
+			r[i - 1] = r[j];
+			r[j] = t;
+		}
+		base = build(HEAP_INIT_LAZY, r, n, cb);
+		other = build(HEAP_INIT_CHUNKED, r, n, co);
+		hf_snap_equal(&base, &other);
+		assert_memory_equal(cb, co, sizeof(cb));
+		free(other.c);
+		other = build(HEAP_INIT_PAGEWISE, r, n, co);
+		hf_snap_equal(&base, &other);
+		assert_memory_equal(cb, co, sizeof(cb));
+		free(other.c);
+		free(base.c);
+	}
+}
+
+/* Lazy handoff writes exactly one entry per chunk: the rest stay poison. */
+static void test_lazy_writes_heads_only(void **state)
+{
+	const uint64_t s = PFN_16M + 3, e = PFN_16M + 3000;
+	struct page_info poison;
+	struct hf_snap snap;
+	uint64_t p, written = 0;
+
+	manual_machine(HEAP_INIT_LAZY);
+	memset(&poison, 0xa7, sizeof(poison));
+	for (p = s; p < e; p++)
+		memcpy(pfn_to_page(pfn(p)), &poison, sizeof(poison));
+	add(0, s, e, true);
+	snap = hf_snapshot();
+	for (p = s; p < e; p++) {
+		bool head = find_chunk(&snap, p) != NULL;
+		bool untouched =
+			!memcmp(pfn_to_page(pfn(p)), &poison, sizeof(poison));
+
+		assert_true(head != untouched);
+		written += !untouched;
+	}
+	assert_int_equal(written, snap.n);
+	assert_int_equal(written, heap_chunk_count());
+	free(snap.c);
+}
+
+static void test_dirty_split_and_scrub(void **state)
+{
+	struct page_info *pg;
+	uint8_t *va;
+	uint64_t i;
+
+	manual_machine(HEAP_INIT_LAZY);
+	add(0, PFN_16M, PFN_16M + 64, true);
+	memset(phys_to_virt(pfn_to_paddr(pfn(PFN_16M))), 0x5c, 64 * 4096);
+	assert_int_equal(heap_node_stats(0)->dirty_pages, 64);
+	pg = heap_alloc(2, 0);
+	assert_non_null(pg);
+	va = phys_to_virt(pfn_to_paddr(pfn(pg->pfn)));
+	for (i = 0; i < 4 * 4096; i++)
+		assert_int_equal(va[i], 0);
+	assert_int_equal(heap_node_stats(0)->dirty_pages, 60);
+	/* HEAP_NO_SCRUB leaves the contents alone. */
+	pg = heap_alloc(0, HEAP_NO_SCRUB);
+	va = phys_to_virt(pfn_to_paddr(pfn(pg->pfn)));
+	assert_int_equal(va[100], 0x5c);
+	assert_int_equal(heap_node_stats(0)->dirty_pages, 59);
+	/*
+	 * Freed clean, it merges back with its dirty lower buddies: the
+	 * chunk's first_dirty is 0 again, so all 4 pages count as dirty.
+	 */
+	assert_int_equal(heap_free(pg, 0, false), 0);
+	assert_int_equal(heap_node_stats(0)->dirty_pages, 60);
+	hf_check_clean();
+}
+
+/* first_dirty through merges and splits of mixed clean/dirty halves. */
+static void test_first_dirty_arithmetic(void **state)
+{
+	struct hf_snap snap;
+	struct page_info *pg;
+
+	manual_machine(HEAP_INIT_LAZY);
+	add(0, PFN_16M + 8, PFN_16M + 12, false);
+	add(0, PFN_16M + 12, PFN_16M + 16, true);
+	snap = hf_snapshot();
+	assert_int_equal(snap.n, 1);
+	assert_int_equal(snap.c[0].order, 3);
+	assert_int_equal(snap.c[0].first_dirty, 4);
+	assert_int_equal(heap_node_stats(0)->dirty_pages, 4);
+	free(snap.c);
+
+	/* Split: the top half (returned) is dirty, the lower one clean. */
+	pg = heap_alloc(2, HEAP_NO_SCRUB);
+	assert_int_equal(pg->pfn, PFN_16M + 12);
+	snap = hf_snapshot();
+	assert_int_equal(snap.n, 1);
+	assert_int_equal(snap.c[0].first_dirty, FIRST_DIRTY_NONE);
+	assert_int_equal(heap_node_stats(0)->dirty_pages, 0);
+	free(snap.c);
+
+	/* A dirty first_dirty inside the top half survives the split. */
+	assert_int_equal(heap_free(pg, 2, true), 0);
+	pg = heap_alloc(0, HEAP_NO_SCRUB); /* the top page, like Xen */
+	assert_int_equal(pg->pfn, PFN_16M + 15);
+	assert_int_equal(heap_node_stats(0)->dirty_pages, 3);
+	assert_int_equal(heap_free(pg, 0, false), 0);
+	snap = hf_snapshot();
+	assert_int_equal(snap.n, 1);
+	assert_int_equal(snap.c[0].first_dirty, 4);
+	free(snap.c);
+	hf_check_clean();
+}
+
+static void test_bad_ranges_refused(void **state)
+{
+	const struct heap_range *r;
+	unsigned int count;
+
+	manual_machine(HEAP_INIT_LAZY);
+	add(0, PFN_16M, PFN_16M + 100, false);
+	add(0, PFN_16M + 200, PFN_16M + 300, false);
+	hf_quiet(true);
+	/* overlaps, empty, unknown node, no frame table storage */
+	assert_int_equal(heap_add_range(0, pfn(PFN_16M + 50),
+					pfn(PFN_16M + 150), false),
+			 0);
+	assert_int_equal(heap_add_range(0, pfn(PFN_16M + 250),
+					pfn(PFN_16M + 350), false),
+			 0);
+	assert_int_equal(heap_add_range(0, pfn(PFN_16M + 150),
+					pfn(PFN_16M + 150), false),
+			 0);
+	assert_int_equal(heap_add_range(7, pfn(PFN_16M + 400),
+					pfn(PFN_16M + 500), false),
+			 0);
+	assert_int_equal(heap_add_range(0, pfn(1ULL << 30),
+					pfn((1ULL << 30) + 8), false),
+			 0);
+	hf_quiet(false);
+	assert_int_equal(heap_free_pages(), 200);
+	assert_int_equal(heap_total_pages(), 200);
+	/* The gap filled exactly: one merged range. */
+	add(0, PFN_16M + 100, PFN_16M + 200, false);
+	r = heap_node_ranges(0, &count);
+	assert_int_equal(count, 1);
+	assert_int_equal(pfn_val(r[0].start), PFN_16M);
+	assert_int_equal(pfn_val(r[0].end), PFN_16M + 300);
+	hf_check_clean();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_split_and_merge),
+		cmocka_unit_test(test_block_entries_written),
+		cmocka_unit_test(test_exhaustion_and_restore),
+		cmocka_unit_test(test_no_merge_across_boundaries),
+		cmocka_unit_test(test_reserved_not_handed),
+		cmocka_unit_test(test_misuse_strict),
+		cmocka_unit_test(test_misuse_refused),
+		cmocka_unit_test(test_heap_bits),
+		cmocka_unit_test(test_exact_node_and_fallback),
+		cmocka_unit_test(test_modes_identical),
+		cmocka_unit_test(test_lazy_writes_heads_only),
+		cmocka_unit_test(test_dirty_split_and_scrub),
+		cmocka_unit_test(test_first_dirty_arithmetic),
+		cmocka_unit_test(test_bad_ranges_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
