@@ -20,7 +20,13 @@ build/sandbox-asan/tests/data/%.dtb: tests/data/%.dts
 	@mkdir -p $(dir $@)
 	$(Q)dtc -q -I dts -O dtb -o $@ $<
 
-unit-run: $(UNIT_BINS) $(DT_DTBS)
+# ACPI table fixtures for acpi_test, compiled with iasl.
+ACPI_DSL := $(wildcard tests/data/acpi/*.dsl)
+ACPI_AML := $(patsubst tests/data/acpi/%.dsl,build/sandbox-asan/tests/data/acpi/%.aml,$(ACPI_DSL))
+$(ACPI_AML) &: $(ACPI_DSL) scripts/acpi-fixtures.sh
+	$(Q)scripts/acpi-fixtures.sh
+
+unit-run: $(UNIT_BINS) $(DT_DTBS) $(ACPI_AML)
 	$(Q)fail=0; for t in $(UNIT_BINS); do \
 		echo "  RUN     $$t"; \
 		(cd $(TOP) && ASAN_OPTIONS=detect_leaks=0 $$t) || { echo "FAILED: $$t"; fail=1; }; \

@@ -1,0 +1,506 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ACPI discovery: find and validate the RSDP, walk the XSDT (or RSDT),
+ * validate every table it lists (header mapped first, then the length
+ * checked, then the whole table mapped and its checksum verified), hand
+ * the tables keel reads to boot/acpi_tables.c, and turn the result into
+ * struct bootinfo (CPUs, node of each RAM range, distances).
+ *
+ * Physical memory is only reached through struct acpi_mem, so nothing here
+ * dereferences a firmware-supplied address: a pointer to an unmapped or
+ * out-of-RAM table comes back NULL and the table is ignored with a
+ * warning. RAM itself never comes from ACPI (the e820/UEFI map gives it);
+ * the SRAT only labels it with nodes.
+ *
+ * No locks: single-threaded boot code; the arch owns struct acpi_info.
+ */
+#include <keel/errno.h>
+#include <keel/string.h>
+
+#include "acpi_priv.h"
+
+#define EBDA_SEG_PTR   0x40e
+#define EBDA_SCAN_LEN  1024
+#define BIOS_ROM_START 0xe0000
+#define BIOS_ROM_END   0x100000
+#define RSDP_MAX_LEN   4096
+
+/**
+ * acpi_checksum() - byte sum of a table.
+ *
+ * Return: the sum modulo 256 (0 when valid).
+ */
+uint8_t acpi_checksum(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint8_t sum = 0;
+
+	while (len--)
+		sum = (uint8_t)(sum + *p++);
+	return sum;
+}
+
+/**
+ * acpi_info_reset() - an empty result: no tables, one node, 10/20.
+ */
+void acpi_info_reset(struct acpi_info *info)
+{
+	unsigned int i, j;
+
+	memset(info, 0, sizeof(*info));
+	info->node_count = 1;
+	info->node_used[0] = true;
+	info->pm_timer_bits = 24;
+	for (i = 0; i < MAX_NUMNODES; i++)
+		for (j = 0; j < MAX_NUMNODES; j++)
+			info->distance[i][j] = i == j ? NODE_DISTANCE_LOCAL
+						      : NODE_DISTANCE_REMOTE;
+}
+
+static const void *acpi_map(const struct acpi_mem *mem, uint64_t addr,
+			    size_t len)
+{
+	if (addr + len < addr)
+		return NULL;
+	return mem->map(addr, len, mem->ctx);
+}
+
+/* A printable copy of a 4-byte signature for warnings. */
+static void sig_str(char out[5], const uint8_t *sig)
+{
+	unsigned int i;
+
+	for (i = 0; i < 4; i++)
+		out[i] = sig[i] >= 0x20 && sig[i] < 0x7f ? (char)sig[i] : '?';
+	out[4] = '\0';
+}
+
+/*
+ * Map a whole table at @addr: header first, then the length it claims
+ * (36 .. ACPI_TABLE_MAX_LEN), then the checksum. @expect, when set, is the
+ * signature the caller needs. Return: the table, or NULL (warned).
+ */
+static const uint8_t *map_table(const struct acpi_mem *mem, uint64_t addr,
+				const char *expect, const char *who,
+				struct acpi_info *info)
+{
+	const uint8_t *h, *t;
+	char sig[5];
+	uint32_t len;
+
+	h = acpi_map(mem, addr, ACPI_HEADER_SIZE);
+	if (!h) {
+		acpi_warn(info, "%s: table at %#llx is not in memory, ignored",
+			  who, (unsigned long long)addr);
+		return NULL;
+	}
+	sig_str(sig, h);
+	if (expect && memcmp(h, expect, 4)) {
+		acpi_warn(info,
+			  "%s: table at %#llx has signature \"%s\", "
+			  "not %s, ignored",
+			  who, (unsigned long long)addr, sig, expect);
+		return NULL;
+	}
+	len = acpi_get32(h + 4);
+	if (len < ACPI_HEADER_SIZE || len > ACPI_TABLE_MAX_LEN) {
+		acpi_warn(info, "%s at %#llx: length %u invalid, ignored", sig,
+			  (unsigned long long)addr, len);
+		return NULL;
+	}
+	t = acpi_map(mem, addr, len);
+	if (!t) {
+		acpi_warn(info,
+			  "%s at %#llx: length %u runs out of memory, "
+			  "ignored",
+			  sig, (unsigned long long)addr, len);
+		return NULL;
+	}
+	if (acpi_checksum(t, len)) {
+		acpi_warn(info, "%s at %#llx: bad checksum, ignored", sig,
+			  (unsigned long long)addr);
+		return NULL;
+	}
+	return t;
+}
+
+/* acpi_warn() for code that runs before there is a struct acpi_info. */
+#define rsdp_warn(warns, fmt, ...)                        \
+	do {                                              \
+		(*(warns))++;                             \
+		pr_warn("ACPI " fmt "\n", ##__VA_ARGS__); \
+	} while (0)
+
+/*
+ * Check an RSDP: v1 checksum over 20 bytes; with @ext and revision >= 2,
+ * the length and extended checksum too (a failure there keeps the RSDT
+ * usable). @quiet_sig: do not warn when the signature is absent (scan).
+ */
+static bool rsdp_check(const struct acpi_mem *mem, uint64_t addr,
+		       bool quiet_sig, bool ext, uint64_t *rsdt, uint64_t *xsdt,
+		       unsigned int *warns)
+{
+	const uint8_t *p = acpi_map(mem, addr, ACPI_RSDP_V1_SIZE);
+	uint32_t len;
+
+	if (!p) {
+		if (!quiet_sig)
+			rsdp_warn(warns, "RSDP at %#llx is not in memory",
+				  (unsigned long long)addr);
+		return false;
+	}
+	if (memcmp(p, "RSD PTR ", 8)) {
+		if (!quiet_sig)
+			rsdp_warn(warns,
+				  "RSDP at %#llx: no \"RSD PTR \" "
+				  "signature",
+				  (unsigned long long)addr);
+		return false;
+	}
+	if (acpi_checksum(p, ACPI_RSDP_V1_SIZE)) {
+		rsdp_warn(warns, "RSDP at %#llx: bad checksum, ignored",
+			  (unsigned long long)addr);
+		return false;
+	}
+	*rsdt = acpi_get32(p + 16);
+	*xsdt = 0;
+	if (p[15] < 2 || !ext)
+		return true;
+	p = acpi_map(mem, addr, ACPI_RSDP_V2_SIZE);
+	len = p ? acpi_get32(p + 20) : 0;
+	if (len < ACPI_RSDP_V2_SIZE || len > RSDP_MAX_LEN) {
+		rsdp_warn(warns,
+			  "RSDP at %#llx: revision %u length %u invalid, "
+			  "using the RSDT",
+			  (unsigned long long)addr, p ? p[15] : 0, len);
+		return true;
+	}
+	p = acpi_map(mem, addr, len);
+	if (!p || acpi_checksum(p, len)) {
+		rsdp_warn(warns,
+			  "RSDP at %#llx: bad extended checksum, using "
+			  "the RSDT",
+			  (unsigned long long)addr);
+		return true;
+	}
+	*xsdt = acpi_get64(p + 24);
+	return true;
+}
+
+static paddr_t rsdp_scan(const struct acpi_mem *mem, uint64_t start,
+			 uint64_t end, unsigned int *warns)
+{
+	uint64_t a, rsdt, xsdt;
+
+	for (a = start; a + 16 <= end; a += 16)
+		if (rsdp_check(mem, a, true, false, &rsdt, &xsdt, warns))
+			return pa(a);
+	return INVALID_PADDR;
+}
+
+/**
+ * acpi_find_rsdp() - locate the RSDP (see include/keel/acpi.h). Only the
+ * v1 part is checked here; acpi_parse() checks the rest, so that one
+ * problem gives one warning.
+ *
+ * Return: its physical address, or INVALID_PADDR.
+ */
+paddr_t acpi_find_rsdp(const struct acpi_mem *mem, paddr_t hint)
+{
+	unsigned int warns = 0;
+	const uint8_t *seg;
+	uint64_t rsdt, xsdt, ebda;
+	paddr_t r;
+
+	if (pa_val(hint)) {
+		if (rsdp_check(mem, pa_val(hint), false, false, &rsdt, &xsdt,
+			       &warns))
+			return hint;
+		return INVALID_PADDR;
+	}
+	seg = acpi_map(mem, EBDA_SEG_PTR, 2);
+	if (seg) {
+		ebda = (uint64_t)acpi_get16(seg) << 4;
+		/* The EBDA lives just below 640K when it exists at all. */
+		if (ebda >= 0x80000 && ebda < 0xa0000) {
+			r = rsdp_scan(mem, ebda, ebda + EBDA_SCAN_LEN, &warns);
+			if (pa_val(r) != pa_val(INVALID_PADDR))
+				return r;
+		}
+	}
+	return rsdp_scan(mem, BIOS_ROM_START, BIOS_ROM_END, &warns);
+}
+
+/* Record every valid table the root table lists. */
+static void walk_root(const struct acpi_mem *mem, const uint8_t *root,
+		      unsigned int esize, struct acpi_info *info)
+{
+	uint32_t len = acpi_get32(root + 4);
+	uint32_t i, count = (len - ACPI_HEADER_SIZE) / esize;
+	char who[5];
+
+	sig_str(who, root);
+	for (i = 0; i < count; i++) {
+		const uint8_t *e = root + ACPI_HEADER_SIZE + i * esize;
+		uint64_t addr = esize == 8 ? acpi_get64(e) : acpi_get32(e);
+		struct acpi_table_ref *ref;
+		const uint8_t *t;
+
+		if (!addr)
+			continue;
+		t = map_table(mem, addr, NULL, who, info);
+		if (!t)
+			continue;
+		if (info->table_count == ACPI_MAX_TABLES) {
+			acpi_warn(info,
+				  "%s: more than %u tables, the rest "
+				  "ignored",
+				  who, ACPI_MAX_TABLES);
+			return;
+		}
+		ref = &info->table[info->table_count++];
+		memcpy(ref->sig, t, 4);
+		ref->sig[4] = '\0';
+		ref->addr = pa(addr);
+		ref->length = acpi_get32(t + 4);
+	}
+}
+
+/* First table with @sig (warning when listed twice), mapped, or NULL. */
+static const uint8_t *find_table(const struct acpi_mem *mem, const char *sig,
+				 size_t *len, struct acpi_info *info)
+{
+	const struct acpi_table_ref *found = NULL;
+	unsigned int i;
+
+	for (i = 0; i < info->table_count; i++) {
+		const struct acpi_table_ref *r = &info->table[i];
+
+		if (memcmp(r->sig, sig, 4))
+			continue;
+		if (!found) {
+			found = r;
+			continue;
+		}
+		acpi_warn(info,
+			  "%s listed twice (%#llx and %#llx), using the "
+			  "first",
+			  sig, (unsigned long long)pa_val(found->addr),
+			  (unsigned long long)pa_val(r->addr));
+		break;
+	}
+	if (!found)
+		return NULL;
+	*len = found->length;
+	return acpi_map(mem, pa_val(found->addr), found->length);
+}
+
+static void parse_dsdt(const struct acpi_mem *mem, struct acpi_info *info)
+{
+	const uint8_t *t;
+
+	if (!pa_val(info->dsdt)) {
+		if (!info->hw_reduced)
+			acpi_warn(info, "FACP: no DSDT, S5 SLP_TYP 0");
+		return;
+	}
+	t = map_table(mem, pa_val(info->dsdt), "DSDT", "FACP", info);
+	if (!t)
+		return;
+	info->tables |= ACPI_T_DSDT;
+	if (acpi_find_s5(t + ACPI_HEADER_SIZE,
+			 acpi_get32(t + 4) - ACPI_HEADER_SIZE,
+			 &info->s5_slp_typ) == 0) {
+		info->s5_found = true;
+		return;
+	}
+	if (!info->hw_reduced)
+		acpi_warn(info, "DSDT at %#llx: no \\_S5 package, S5 SLP_TYP 0",
+			  (unsigned long long)pa_val(info->dsdt));
+}
+
+/**
+ * acpi_parse() - walk the ACPI tables into @info (see include/keel/acpi.h).
+ *
+ * Return: 0, or -ENOENT without a valid RSDP and root table.
+ */
+int acpi_parse(const struct acpi_mem *mem, paddr_t rsdp, uint64_t hwid_boot,
+	       struct acpi_info *info)
+{
+	const uint8_t *root = NULL, *t;
+	uint64_t rsdt, xsdt;
+	const uint8_t *r;
+	size_t len;
+
+	acpi_info_reset(info);
+	if (pa_val(rsdp) == pa_val(INVALID_PADDR) ||
+	    !rsdp_check(mem, pa_val(rsdp), false, true, &rsdt, &xsdt,
+			&info->warnings))
+		return -ENOENT;
+	info->rsdp = rsdp;
+	r = acpi_map(mem, pa_val(rsdp), ACPI_RSDP_V1_SIZE);
+	if (r) {
+		info->rsdp_revision = r[15];
+		memcpy(info->oem_id, r + 9, 6);
+	}
+
+	if (xsdt) {
+		root = map_table(mem, xsdt, "XSDT", "RSDP", info);
+		if (root) {
+			info->xsdt = pa(xsdt);
+			info->tables |= ACPI_T_XSDT;
+			walk_root(mem, root, 8, info);
+		}
+	}
+	if (!root && rsdt) {
+		root = map_table(mem, rsdt, "RSDT", "RSDP", info);
+		if (root) {
+			info->rsdt = pa(rsdt);
+			info->tables |= ACPI_T_RSDT;
+			walk_root(mem, root, 4, info);
+		}
+	}
+	if (!root)
+		return -ENOENT;
+
+	/* Order matters: SRAT resolves MADT CPUs, SLIT maps SRAT nodes. */
+	t = find_table(mem, "APIC", &len, info);
+	if (t)
+		acpi_parse_madt(t, len, hwid_boot, info);
+	t = find_table(mem, "SRAT", &len, info);
+	if (t)
+		acpi_parse_srat(t, len, info);
+	t = find_table(mem, "SLIT", &len, info);
+	if (t)
+		acpi_parse_slit(t, len, info);
+	t = find_table(mem, "FACP", &len, info);
+	if (t && acpi_parse_fadt(t, len, info) == 0)
+		parse_dsdt(mem, info);
+	t = find_table(mem, "HPET", &len, info);
+	if (t)
+		acpi_parse_hpet(t, len, info);
+	t = find_table(mem, "SPCR", &len, info);
+	if (t)
+		acpi_parse_spcr(t, len, info);
+	return 0;
+}
+
+/**
+ * acpi_fill_bootinfo() - CPUs, distances and the RSDP into @bi.
+ *
+ * Return: the number of CPUs added.
+ */
+unsigned int acpi_fill_bootinfo(struct bootinfo *bi,
+				const struct acpi_info *info)
+{
+	unsigned int i, a, b, added = 0;
+
+	for (i = 0; i < info->cpu_count; i++) {
+		const struct acpi_cpu *c = &info->cpus[i];
+		uint32_t node = info->numa_valid ? c->node : 0;
+
+		if (bootinfo_add_cpu(bi, c->hwid, node, 0, 0, 0, c->usable))
+			continue;
+		bi->cpus[bi->cpu_count - 1].boot_cpu = c->boot_cpu;
+		added++;
+	}
+	if (info->numa_valid && info->have_distance) {
+		for (a = 0; a < MAX_NUMNODES; a++) {
+			if (!info->node_used[a])
+				continue;
+			for (b = 0; b < MAX_NUMNODES; b++)
+				if (info->node_used[b])
+					bootinfo_set_distance(
+						bi, a, b, info->distance[a][b]);
+		}
+		bi->have_distance = true;
+	}
+	bi->acpi_rsdp = info->rsdp;
+	return added;
+}
+
+/* The SRAT range containing @addr, or NULL. */
+static const struct acpi_memblk *memblk_at(const struct acpi_info *info,
+					   uint64_t addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < info->memblk_count; i++)
+		if (addr >= pa_val(info->memblk[i].start) &&
+		    addr < pa_val(info->memblk[i].end))
+			return &info->memblk[i];
+	return NULL;
+}
+
+/*
+ * For uncovered @addr: the node of the nearest SRAT range below it (of the
+ * lowest range when none is below: node 0 may not exist) and the start of
+ * the next range above it (where coverage resumes).
+ */
+static uint32_t memblk_gap(const struct acpi_info *info, uint64_t addr,
+			   uint64_t *next)
+{
+	uint32_t node = info->memblk[0].node; /* numa_valid: count >= 1 */
+	unsigned int i;
+
+	*next = ~0ULL;
+	for (i = 0; i < info->memblk_count; i++) { /* sorted by start */
+		const struct acpi_memblk *m = &info->memblk[i];
+
+		if (pa_val(m->end) <= addr)
+			node = m->node;
+		else if (pa_val(m->start) > addr && pa_val(m->start) < *next)
+			*next = pa_val(m->start);
+	}
+	return node;
+}
+
+/**
+ * acpi_apply_numa() - label RAM ranges with SRAT nodes, splitting them at
+ * SRAT boundaries (see include/keel/acpi.h).
+ */
+void acpi_apply_numa(struct bootinfo *bi, const struct acpi_info *info)
+{
+	bool warned = false;
+	unsigned int i;
+
+	for (i = 0; i < bi->ram_count; i++) {
+		struct bi_ram *r = &bi->ram[i];
+		uint64_t s = pa_val(r->start), e = pa_val(r->end), cut;
+		const struct acpi_memblk *m;
+		uint32_t node;
+
+		if (!info->numa_valid || s >= e) {
+			r->node = 0;
+			continue;
+		}
+		m = memblk_at(info, s);
+		if (m) {
+			node = m->node;
+			cut = pa_val(m->end);
+		} else {
+			node = memblk_gap(info, s, &cut);
+			if (!warned) {
+				pr_warn("ACPI SRAT: RAM [%#llx, %#llx) is in "
+					"no memory affinity range, using node "
+					"%u\n",
+					(unsigned long long)s,
+					(unsigned long long)MIN(e, cut), node);
+				warned = true;
+			}
+		}
+		r->node = node;
+		if (cut >= e)
+			continue;
+		/* The remainder is appended and labelled later in this loop. */
+		if (bi->ram_count >= BOOTINFO_MAX_RAM) {
+			pr_warn("ACPI SRAT: no room to split RAM at %#llx, "
+				"[%#llx, %#llx) stays on node %u\n",
+				(unsigned long long)cut, (unsigned long long)s,
+				(unsigned long long)e, node);
+			continue;
+		}
+		r->end = pa(cut);
+		bootinfo_add_ram(bi, pa(cut), pa(e), node);
+	}
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * 3 nodes.
+ */
+[0004]                          Signature : "SLIT"
+[0004]                       Table Length : 00000000
+[0001]                           Revision : 01
+[0001]                           Checksum : 00
+[0006]                             Oem ID : "KEEL  "
+[0008]                       Oem Table ID : "KEELTEST"
+[0004]                       Oem Revision : 00000001
+[0004]                    Asl Compiler ID : "INTL"
+[0004]              Asl Compiler Revision : 20200925
+
+[0008]                         Localities : 0000000000000003
+[0003]                       Locality   0 : 0A 14 1E
+[0003]                       Locality   1 : 14 0A 19
+[0003]                       Locality   2 : 1E 19 0A
