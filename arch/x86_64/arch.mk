@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: MIT
+# x86_64: a freestanding ELF64 loaded by QEMU -kernel (multiboot1 with the
+# a.out kludge) or GRUB (multiboot2). See docs/booting.md.
+
+CC_ARCH := gcc
+ARCH_CFLAGS := -ffreestanding -fno-pic -fno-pie -mcmodel=small \
+	-mno-red-zone -mno-mmx -mno-sse -mno-sse2 -mno-avx -mgeneral-regs-only \
+	-fno-stack-protector -fno-omit-frame-pointer \
+	-fno-asynchronous-unwind-tables -fcf-protection=none -nostdlib
+ARCH_ASFLAGS :=
+ARCH_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
+	-Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments
+ARCH_EXCLUDE := boot/fdt.c
+
+KEEL_ELF := $(O)/keel.elf
+KEEL_ISO := $(O)/keel.iso
+QEMU_SH := scripts/qemu.sh
+
+all: $(KEEL_ELF)
+
+.PHONY: iso run-iso run-iso-uefi
+
+# OBJS is defined after this file is included: expand it late.
+.SECONDEXPANSION:
+$(KEEL_ELF): $$(OBJS) arch/x86_64/keel.lds
+	@echo "  LD      $@"
+	$(Q)$(CC_ARCH) $(ARCH_LDFLAGS) -Wl,-T,arch/x86_64/keel.lds -o $@ $(OBJS) -lgcc
+
+# The default run: 4 CPUs, 2 NUMA nodes of 512M, distances, after=exit.
+run: deps $(KEEL_ELF)
+	$(Q)$(QEMU_SH) x86_64 --kernel $(KEEL_ELF) --smp 4 --numa 2x512M \
+		--append "$(strip after=exit $(CMDLINE))"; \
+		rc=$$?; [ $$rc -eq 33 ] || { echo "make run: QEMU exit status $$rc (33 = PASS)"; exit 1; }
+
+# keel.iso: for hardware, command line $(CMDLINE) only. keel-qemu.iso: the
+# same with after=exit, for run-iso / run-iso-uefi.
+iso: $(KEEL_ISO)
+
+$(KEEL_ISO): $(KEEL_ELF) scripts/mkiso.sh FORCE
+	$(Q)scripts/mkiso.sh $(KEEL_ELF) $@ "$(strip $(CMDLINE))"
+
+$(O)/keel-qemu.iso: $(KEEL_ELF) scripts/mkiso.sh FORCE
+	$(Q)scripts/mkiso.sh $(KEEL_ELF) $@ "$(strip after=exit $(CMDLINE))"
+
+run-iso: deps $(O)/keel-qemu.iso
+	$(Q)$(QEMU_SH) x86_64 --iso $(O)/keel-qemu.iso --smp 4 --numa 2x512M \
+		--timeout 300; rc=$$?; [ $$rc -eq 33 ]
+
+run-iso-uefi: deps $(O)/keel-qemu.iso
+	$(Q)$(QEMU_SH) x86_64 --iso $(O)/keel-qemu.iso --uefi --smp 4 \
+		--numa 2x512M --timeout 300; rc=$$?; [ $$rc -eq 33 ]
+
+# The boot matrix builds its own ISO (command line after=exit).
+qemu-test: deps $(KEEL_ELF)
+	$(Q)$(PYTHON) tests/qemu/x86_64.py --elf $(KEEL_ELF) --logs $(O)/qemu-logs

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The small x86_64 arch hooks: CPU identity, stopping the machine, SMP
+ * placeholders, cache maintenance and the scrub primitive.
+ *
+ * Stopping (cmdline after=):
+ *   halt      cli; hlt forever (the default: what hardware wants).
+ *   poweroff  ACPI S5: SLP_TYP from the DSDT's \_S5 | SLP_EN written to the
+ *             FADT's PM1a/PM1b control ports (enabling ACPI mode through
+ *             SMI_CMD first if needed); without tables, in a VM, QEMU's
+ *             fixed PM1a port 0x604 (0x2000). QEMU exits with status 0.
+ *             Halt when that did not switch the machine off.
+ *   exit      isa-debug-exit at port 0xf4: QEMU exits with (v << 1) | 1.
+ *             PASS writes 0x10 (exit status 33), FAIL writes 0x11 (35).
+ *             Without the device the write is ignored and we halt.
+ *   The QEMU ports are only written when CPUID says we run in a VM
+ *   (hypervisor bit); on hardware both fall back to halt.
+ *   reset     keyboard controller pulse, then a triple fault.
+ *
+ * Cache: x86 is coherent; the maintenance hooks still do the real thing
+ * (CLFLUSH per line, one MFENCE) for cachemaint=clflush, which the common
+ * code selects; it never calls them otherwise.
+ *
+ * Single CPU for now: arch_cpu_id() is 0 and the SMP hooks say -ENODEV.
+ */
+#include <arch/cache.h>
+#include <arch/cpu.h>
+#include <arch/scrub.h>
+#include <arch/smp.h>
+#include <asm/x86.h>
+#include <keel/acpi.h>
+#include <keel/errno.h>
+#include <keel/options.h>
+#include <keel/printk.h>
+
+#define DEBUG_EXIT_PORT 0xf4
+#define DEBUG_EXIT_PASS 0x10 /* QEMU exit status 33 */
+#define DEBUG_EXIT_FAIL 0x11 /* QEMU exit status 35 */
+#define QEMU_PM1A_CNT	0x604
+#define ACPI_S5_SLP_EN	0x2000
+
+const char arch_name[] = "x86_64";
+
+uint64_t tsc_hz; /* tsc.c calibrates it before keel_main() */
+
+/**
+ * arch_cpu_id() - logical index of the running CPU.
+ * Return: 0 (only the boot CPU runs until the SMP task adds per-CPU GS).
+ */
+unsigned int arch_cpu_id(void)
+{
+	return 0;
+}
+
+/**
+ * arch_cpu_relax() - spin-wait hint.
+ */
+void arch_cpu_relax(void)
+{
+	__asm__ __volatile__("pause" ::: "memory");
+}
+
+/**
+ * arch_ticks() - the TSC.
+ * Return: raw TSC value.
+ */
+uint64_t arch_ticks(void)
+{
+	return rdtsc();
+}
+
+/**
+ * arch_ticks_hz() - TSC rate found by tsc_init().
+ * Return: ticks per second.
+ */
+uint64_t arch_ticks_hz(void)
+{
+	return tsc_hz;
+}
+
+/* ACPI S5 from the FADT's PM1 control blocks and the DSDT's \_S5. */
+static void acpi_poweroff(void)
+{
+	const struct acpi_info *ai = x86_acpi;
+	uint16_t val;
+
+	if (!ai || !ai->s5_found || ai->pm1a_cnt.space_id != ACPI_GAS_IO ||
+	    !ai->pm1a_cnt.address || ai->pm1a_cnt.address > 0xffff)
+		return;
+	/* Firmware left ACPI mode off (SCI_EN clear): ask SMM to enable it. */
+	if (!(inw(ai->pm1a_cnt.address) & 1) && ai->smi_cmd &&
+	    ai->smi_cmd <= 0xffff && ai->acpi_enable) {
+		outb(ai->smi_cmd, ai->acpi_enable);
+		for (unsigned int i = 0; i < 1000000; i++)
+			if (inw(ai->pm1a_cnt.address) & 1)
+				break;
+	}
+	val = (uint16_t)((ai->s5_slp_typ & 7) << 10) | ACPI_S5_SLP_EN;
+	outw(ai->pm1a_cnt.address, val);
+	if (ai->pm1b_cnt.space_id == ACPI_GAS_IO && ai->pm1b_cnt.address &&
+	    ai->pm1b_cnt.address <= 0xffff)
+		outw(ai->pm1b_cnt.address, val);
+}
+
+/**
+ * arch_stop() - end the boot as @how says; see the file comment.
+ */
+void arch_stop(enum after_action how, bool pass)
+{
+	/* QEMU's ports mean nothing on hardware: only poke them in a VM. */
+	bool vm = cpuid(1, 0).ecx & (1u << 31);
+
+	__asm__ __volatile__("cli");
+	switch (how) {
+	case AFTER_EXIT:
+		if (vm)
+			outb(DEBUG_EXIT_PORT,
+			     pass ? DEBUG_EXIT_PASS : DEBUG_EXIT_FAIL);
+		break;
+	case AFTER_POWEROFF:
+		acpi_poweroff();
+		if (vm)
+			outw(QEMU_PM1A_CNT, ACPI_S5_SLP_EN);
+		break;
+	case AFTER_RESET: {
+		static const uint64_t null_idt[2];
+
+		outb(0x64, 0xfe);
+		__asm__ __volatile__("lidt (%0); int3" : : "r"(null_idt));
+		break;
+	}
+	case AFTER_DEFAULT:
+	case AFTER_HALT:
+	default:
+		break;
+	}
+	cpu_halt_forever();
+	__builtin_unreachable();
+}
+
+/*
+ * Failures before keel_main() parsed the options (early exceptions, a bad
+ * memory map) still honour after=exit/poweroff: setup.c scans the raw
+ * command line for it.
+ */
+int x86_early_after = AFTER_DEFAULT;
+
+/**
+ * x86_fail_stop() - stop as a failed boot, by opts.after once parsed, else
+ * by the early scan of the command line.
+ */
+void x86_fail_stop(void)
+{
+	arch_stop(opts.after != AFTER_DEFAULT
+			  ? opts.after
+			  : (enum after_action)x86_early_after,
+		  false);
+}
+
+/**
+ * arch_panic() - stop after panic() printed its lines: a failed boot.
+ */
+void arch_panic(const char *msg)
+{
+	x86_fail_stop();
+}
+
+/**
+ * arch_smp_prepare() - nothing yet.
+ * Return: -ENODEV (secondary CPUs are not started yet).
+ */
+int arch_smp_prepare(void)
+{
+	return -ENODEV;
+}
+
+/**
+ * arch_cpu_start() - not implemented yet.
+ * Return: -ENODEV.
+ */
+int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
+{
+	return -ENODEV;
+}
+
+/**
+ * arch_dcache_line_size() - CLFLUSH line size from CPUID 1 EBX[15:8].
+ * Return: bytes (64 when CPUID gives 0).
+ */
+unsigned int arch_dcache_line_size(void)
+{
+	unsigned int sz = ((cpuid(1, 0).ebx >> 8) & 0xff) * 8;
+
+	return sz ? sz : 64;
+}
+
+static void clflush_range(void *va, size_t len)
+{
+	uintptr_t line = arch_dcache_line_size();
+	uintptr_t p = (uintptr_t)va & ~(line - 1);
+	uintptr_t end = (uintptr_t)va + len;
+
+	for (; p < end; p += line)
+		__asm__ __volatile__("clflush (%0)" : : "r"(p) : "memory");
+	__asm__ __volatile__("mfence" ::: "memory");
+}
+
+/**
+ * arch_clean_dcache_range() - write back [va, va+len) (CLFLUSH, one MFENCE).
+ */
+void arch_clean_dcache_range(void *va, size_t len)
+{
+	clflush_range(va, len);
+}
+
+/**
+ * arch_clean_inval_dcache_range() - write back and invalidate [va, va+len).
+ */
+void arch_clean_inval_dcache_range(void *va, size_t len)
+{
+	clflush_range(va, len);
+}
+
+/**
+ * arch_inval_icache_all() - x86 keeps instruction fetch coherent; a
+ * serialising instruction is all that self-modifying code needs.
+ */
+void arch_inval_icache_all(void)
+{
+	(void)cpuid(0, 0);
+}
+
+/**
+ * arch_dcache_coherent() - x86 caches are coherent with DMA.
+ * Return: true.
+ */
+bool arch_dcache_coherent(void)
+{
+	return true;
+}
+
+/*
+ * Scrub primitive, picked by measurement in arch_scrub_init(): `rep stosb`
+ * (one instruction; with ERMS/FSRM the fastest clear on current cores) or a
+ * movnti loop (non-temporal 8-byte stores, one SFENCE). Under QEMU TCG the
+ * movnti loop is about 10x faster (rep stosb is emulated byte by byte), so
+ * neither can be assumed. The probe clears a 256 KiB bss buffer three times
+ * with each and keeps the faster; being cache-resident it slightly favours
+ * rep stosb, which is also what large clears on ERMS hardware favour.
+ */
+#define SCRUB_PROBE_BYTES (256 * 1024)
+#define SCRUB_PROBE_RUNS  3
+
+static uint8_t scrub_probe[SCRUB_PROBE_BYTES] __aligned(4096);
+static bool scrub_use_movnti;
+
+static void zero_movnti(void *va, size_t len)
+{
+	uint64_t *p = va;
+
+	for (size_t i = 0; i < len / 8; i += 4) {
+		__asm__ __volatile__("movnti %1, (%0)\n\t"
+				     "movnti %1, 8(%0)\n\t"
+				     "movnti %1, 16(%0)\n\t"
+				     "movnti %1, 24(%0)"
+				     :
+				     : "r"(p + i), "r"(0ULL)
+				     : "memory");
+	}
+	__asm__ __volatile__("sfence" ::: "memory");
+}
+
+static void zero_rep_stosb(void *va, size_t len)
+{
+	__asm__ __volatile__("rep stosb"
+			     : "+D"(va), "+c"(len)
+			     : "a"(0)
+			     : "memory");
+}
+
+static uint64_t scrub_probe_ticks(void (*zero)(void *, size_t))
+{
+	uint64_t best = ~0ULL;
+
+	for (int i = 0; i < SCRUB_PROBE_RUNS; i++) {
+		uint64_t t0 = rdtsc();
+
+		zero(scrub_probe, sizeof(scrub_probe));
+		best = MIN(best, rdtsc() - t0);
+	}
+	return best;
+}
+
+/**
+ * arch_scrub_init() - time rep stosb against movnti and keep the faster.
+ */
+void arch_scrub_init(void)
+{
+	uint64_t rep = scrub_probe_ticks(zero_rep_stosb);
+	uint64_t nt = scrub_probe_ticks(zero_movnti);
+
+	scrub_use_movnti = nt < rep;
+	pr_info("scrub: 256 KiB clear: rep stosb %llu, movnti %llu ticks: "
+		"using %s\n",
+		(unsigned long long)rep, (unsigned long long)nt,
+		arch_scrub_primitive());
+}
+
+/**
+ * arch_scrub_range() - zero [va, va+len), page aligned, with the primitive
+ * arch_scrub_init() chose.
+ */
+void arch_scrub_range(void *va, size_t len)
+{
+	if (scrub_use_movnti)
+		zero_movnti(va, len);
+	else
+		zero_rep_stosb(va, len);
+}
+
+/**
+ * arch_scrub_clean_range() - zero; coherent, so clean to PoC already.
+ * Return: true.
+ */
+bool arch_scrub_clean_range(void *va, size_t len)
+{
+	arch_scrub_range(va, len);
+	return true;
+}
+
+/**
+ * arch_scrub_primitive() - name for the report.
+ * Return: "rep stosb" or "movnti".
+ */
+const char *arch_scrub_primitive(void)
+{
+	return scrub_use_movnti ? "movnti" : "rep stosb";
+}

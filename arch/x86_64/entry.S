@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exception entry stubs. Every stub leaves the same frame (struct
+ * trap_frame in traps.c): the general registers pushed by trap_common, then
+ * the vector, the error code (0 when the CPU pushes none) and the frame the
+ * CPU pushed (rip, cs, rflags, rsp, ss). keel runs with interrupts off and
+ * treats every exception as fatal, so nothing ever returns from x86_trap().
+ */
+#include <asm/x86.h>
+
+/* Vectors for which the CPU pushes an error code. */
+#define HAS_ERR(v) ((v) == 8 || (v) == 10 || (v) == 11 || (v) == 12 || \
+		    (v) == 13 || (v) == 14 || (v) == 17 || (v) == 21 || \
+		    (v) == 29 || (v) == 30)
+
+.macro TRAP_STUB v
+	.align 16
+trap_stub_\v:
+	.if !HAS_ERR(\v)
+	pushq $0
+	.endif
+	pushq $\v
+	jmp trap_common
+.endm
+
+	.text
+	.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	TRAP_STUB \v
+	.endr
+
+	/* Vectors 32..255: no interrupt is ever enabled; report as 255. */
+	.align 16
+trap_stub_other:
+	pushq $0
+	pushq $255
+	jmp trap_common
+
+trap_common:
+	pushq %rax
+	pushq %rbx
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %rbp
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	pushq %r12
+	pushq %r13
+	pushq %r14
+	pushq %r15
+	cld
+	movq %rsp, %rdi
+	andq $-16, %rsp
+	call x86_trap
+1:	cli
+	hlt
+	jmp 1b
+
+	.section .rodata
+	.align 8
+	.globl trap_stub_table
+trap_stub_table:
+	.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
+	.quad trap_stub_\v
+	.endr
+	.globl trap_stub_other_addr
+trap_stub_other_addr:
+	.quad trap_stub_other
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,279 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86_64 entry: the multiboot1 and multiboot2 headers, the 32-bit entry
+ * both loaders jump to, the long-mode check, the boot page tables and the
+ * switch to 64-bit mode, then x86_entry(magic, info) in setup.c.
+ *
+ * Loaders: QEMU -kernel reads the multiboot1 header and, because flags
+ * bit 16 (a.out kludge) is set, copies the file by the address fields
+ * (the image is one PT_LOAD whose file layout equals its memory layout, see
+ * keel.lds). GRUB 2.06 `multiboot2` loads the ELF64 itself and jumps to the
+ * entry tag's address. Both enter in 32-bit protected mode, paging off,
+ * EAX = magic, EBX = physical address of the boot information.
+ *
+ * Boot page tables (bss): the first IDENT_MAP_GIB GiB identity mapped,
+ * 2 MiB pages except the first 2 MiB, mapped with 4 KiB pages and page 0
+ * left out so that NULL dereferences fault. The direct map of all RAM is
+ * added later by mm.c in the same PML4.
+ *
+ * Invariants: .bss is zeroed here (not trusted to the loader) before the
+ * stack or the page tables live there; EAX/EBX are saved to .data first.
+ */
+#include <generated/autoconf.h>
+#include <asm/x86.h>
+
+#define MB1_MAGIC 0x1BADB002
+/* bit 0: modules page aligned, bit 1: memory info, bit 16: address fields */
+#define MB1_FLAGS 0x00010003
+#define MB2_MAGIC 0xE85250D6
+
+#define X86_CR0_PE (1 << 0)
+#define X86_CR0_MP (1 << 1)
+#define X86_CR0_EM (1 << 2)
+#define X86_CR0_TS (1 << 3)
+#define X86_CR0_PG (1 << 31)
+#define X86_CR4_PAE (1 << 5)
+#define X86_CR4_OSFXSR (1 << 9)
+#define X86_CR4_OSXMMEXCPT (1 << 10)
+#define MSR_EFER 0xC0000080
+#define EFER_LME (1 << 8)
+
+#define PTE_P 0x1
+#define PTE_RW 0x2
+#define PTE_PS 0x80
+
+#define UART_DIVISOR (115200 / CONFIG_SERIAL_BAUD)
+
+	.section .head.text, "ax"
+	.code32
+
+	/* Multiboot1 (QEMU -kernel): within the first 8 KiB, 4-byte aligned. */
+	.align 8
+mb1_header:
+	.long MB1_MAGIC
+	.long MB1_FLAGS
+	.long -(MB1_MAGIC + MB1_FLAGS)
+	.long mb1_header		/* header_addr */
+	.long _start			/* load_addr */
+	.long _edata			/* load_end_addr */
+	.long _end			/* bss_end_addr */
+	.long _start32			/* entry_addr */
+
+	/* Multiboot2 (GRUB): within the first 32 KiB, 8-byte aligned. */
+	.align 8
+mb2_header:
+	.long MB2_MAGIC
+	.long 0				/* architecture: i386 protected mode */
+	.long mb2_header_end - mb2_header
+	.long -(MB2_MAGIC + (mb2_header_end - mb2_header))
+	/* entry address tag (type 3), padded to 8 bytes */
+	.short 3, 0
+	.long 12
+	.long _start32
+	.long 0
+	/* end tag */
+	.short 0, 0
+	.long 8
+mb2_header_end:
+
+	.globl _start32
+_start32:
+	cli
+	cld
+	movl %eax, boot_magic
+	movl %ebx, boot_info
+
+	/* Zero .bss before the stack and page tables live there. */
+	movl $__bss_start, %edi
+	movl $_end, %ecx
+	subl %edi, %ecx
+	xorl %eax, %eax
+	rep stosb
+	movl $boot_stack_top, %esp
+
+	/* CPUID present (EFLAGS.ID writable)? */
+	pushfl
+	popl %eax
+	movl %eax, %ecx
+	xorl $(1 << 21), %eax
+	pushl %eax
+	popfl
+	pushfl
+	popl %eax
+	pushl %ecx
+	popfl
+	cmpl %eax, %ecx
+	je no_long_mode
+	/* Long mode: CPUID 0x80000001 EDX bit 29. */
+	movl $0x80000000, %eax
+	cpuid
+	cmpl $0x80000001, %eax
+	jb no_long_mode
+	movl $0x80000001, %eax
+	cpuid
+	testl $(1 << 29), %edx
+	jz no_long_mode
+
+	/* Every long-mode CPU has a TSC: time zero of the report. */
+	rdtsc
+	movl %eax, arch_entry_ticks
+	movl %edx, arch_entry_ticks + 4
+
+	/* PML4[0] -> PDPT, PDPT[0..IDENT_MAP_GIB) -> PDs. */
+	movl $boot_pdpt + (PTE_P | PTE_RW), boot_pml4
+	movl $boot_pd + (PTE_P | PTE_RW), %eax
+	xorl %ecx, %ecx
+1:	movl %eax, boot_pdpt(, %ecx, 8)
+	addl $4096, %eax
+	incl %ecx
+	cmpl $IDENT_MAP_GIB, %ecx
+	jb 1b
+	/* PDs: 2 MiB pages for [2 MiB, IDENT_MAP_GIB GiB). */
+	movl $(0x200000 | PTE_P | PTE_RW | PTE_PS), %eax
+	movl $1, %ecx
+2:	movl %eax, boot_pd(, %ecx, 8)
+	addl $0x200000, %eax
+	incl %ecx
+	cmpl $(512 * IDENT_MAP_GIB), %ecx
+	jb 2b
+	/* PD[0] -> PT0: 4 KiB pages for [4 KiB, 2 MiB); page 0 not present. */
+	movl $boot_pt0 + (PTE_P | PTE_RW), boot_pd
+	movl $(0x1000 | PTE_P | PTE_RW), %eax
+	movl $1, %ecx
+3:	movl %eax, boot_pt0(, %ecx, 8)
+	addl $0x1000, %eax
+	incl %ecx
+	cmpl $512, %ecx
+	jb 3b
+
+	/* PAE (+ SSE state enabled so that a stray SSE use does not #UD). */
+	movl %cr4, %eax
+	orl $(X86_CR4_PAE | X86_CR4_OSFXSR | X86_CR4_OSXMMEXCPT), %eax
+	movl %eax, %cr4
+	movl $boot_pml4, %eax
+	movl %eax, %cr3
+	movl $MSR_EFER, %ecx
+	rdmsr
+	orl $EFER_LME, %eax
+	wrmsr
+	movl %cr0, %eax
+	andl $~(X86_CR0_EM | X86_CR0_TS), %eax
+	orl $(X86_CR0_PG | X86_CR0_PE | X86_CR0_MP), %eax
+	movl %eax, %cr0
+	lgdt gdt_ptr
+	ljmp $GDT_CODE64, $long_entry
+
+no_long_mode:
+	call uart32_init
+	movl $msg_no_long_mode, %esi
+	call uart32_puts
+4:	cli
+	hlt
+	jmp 4b
+
+/* Polled 16550 at CONFIG_SERIAL_PORT, 8n1; clobbers eax, edx. */
+uart32_init:
+	movw $(CONFIG_SERIAL_PORT + 1), %dx
+	movb $0x00, %al			/* no interrupts */
+	outb %al, %dx
+	movw $(CONFIG_SERIAL_PORT + 3), %dx
+	movb $0x80, %al			/* DLAB */
+	outb %al, %dx
+	movw $(CONFIG_SERIAL_PORT + 0), %dx
+	movb $(UART_DIVISOR & 0xff), %al
+	outb %al, %dx
+	movw $(CONFIG_SERIAL_PORT + 1), %dx
+	movb $(UART_DIVISOR >> 8), %al
+	outb %al, %dx
+	movw $(CONFIG_SERIAL_PORT + 3), %dx
+	movb $0x03, %al			/* 8n1 */
+	outb %al, %dx
+	movw $(CONFIG_SERIAL_PORT + 2), %dx
+	movb $0xc7, %al			/* FIFO on, cleared */
+	outb %al, %dx
+	movw $(CONFIG_SERIAL_PORT + 4), %dx
+	movb $0x03, %al			/* DTR, RTS */
+	outb %al, %dx
+	ret
+
+/* Print the NUL-terminated string at %esi; clobbers eax, ecx, edx, esi. */
+uart32_puts:
+	lodsb
+	testb %al, %al
+	jz 7f
+	movb %al, %ah
+	movl $100000, %ecx		/* bounded wait for THR empty */
+	movw $(CONFIG_SERIAL_PORT + 5), %dx
+5:	inb %dx, %al
+	testb $0x20, %al
+	jnz 6f
+	loop 5b
+6:	movb %ah, %al
+	movw $CONFIG_SERIAL_PORT, %dx
+	outb %al, %dx
+	jmp uart32_puts
+7:	ret
+
+	.code64
+long_entry:
+	movl $GDT_DATA, %eax
+	movl %eax, %ds
+	movl %eax, %es
+	movl %eax, %ss
+	xorl %eax, %eax
+	movl %eax, %fs
+	movl %eax, %gs
+	movq $boot_stack_top, %rsp
+	xorl %ebp, %ebp			/* ends the frame-pointer chain */
+	movl boot_magic(%rip), %edi
+	movl boot_info(%rip), %esi
+	call x86_entry
+8:	cli
+	hlt
+	jmp 8b
+
+	.section .rodata
+msg_no_long_mode:
+	.asciz "\r\nkeel: error: this CPU has no long mode (x86_64): keel cannot run; halting\r\n"
+
+	.section .data
+	.align 16
+gdt:
+	.quad 0
+	.quad 0x00af9a000000ffff	/* 0x08: 64-bit code, DPL 0 */
+	.quad 0x00cf92000000ffff	/* 0x10: data, DPL 0 */
+gdt_end:
+	.align 8
+	.globl gdt_ptr
+gdt_ptr:
+	.short gdt_end - gdt - 1
+	.quad gdt			/* lgdt in 32-bit mode reads 4 bytes */
+
+	.align 8
+	.globl arch_entry_ticks
+arch_entry_ticks:
+	.quad 0
+boot_magic:
+	.long 0
+boot_info:
+	.long 0
+
+	.section .bss
+	.align 4096
+	.globl boot_pml4
+boot_pml4:
+	.skip 4096
+boot_pdpt:
+	.skip 4096
+boot_pd:
+	.skip 4096 * IDENT_MAP_GIB
+boot_pt0:
+	.skip 4096
+	.align 16
+	.globl boot_stack
+boot_stack:
+	.skip BOOT_STACK_SIZE
+	.globl boot_stack_top
+boot_stack_top:
+
+	.section .note.GNU-stack, "", @progbits

@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86_64 memory layout and the direct map.
+ *
+ * Layout (the simplest one that is robust with both multiboot loaders):
+ *   - The kernel is linked and runs at its load address, KERNEL_LOAD_PA
+ *     (1 MiB), identity mapped. Loaders hand over physical addresses and
+ *     32-bit pointers; running where we were loaded needs no relocation and
+ *     lets head.S and the multiboot parsers use the same addresses. The code
+ *     model is -mcmodel=small (every symbol below 2 GiB).
+ *   - head.S identity maps [0, 4 GiB) (2 MiB pages; page 0 unmapped so
+ *     NULL faults). This covers the image, its bss, the boot stack and every
+ *     multiboot structure (32-bit addresses by definition).
+ *   - The direct map: every RAM range of the firmware map at
+ *     DIRECT_MAP_BASE + pa (0xffff800000000000, PML4 slots 256..383, so pa
+ *     < 2^DIRECT_MAP_BITS = 64 TiB; setup.c clamps paddr_bits to that).
+ *     arch_phys_to_virt(pa) = DIRECT_MAP_BASE + pa; common/ reaches RAM only
+ *     through it. The kernel image is part of RAM, so it is mapped high too.
+ *
+ * The direct map is built once, before keel_main(), from the unsanitised
+ * bootinfo RAM ranges (mapping is idempotent, so overlaps and disorder are
+ * harmless), with 1 GiB pages when CPUID 0x80000001 EDX bit 26 (pdpe1gb)
+ * says so, else 2 MiB pages, each RAM range rounded out to the page size.
+ * Rounding may map a hole next to RAM as write-back; the MTRRs keep MMIO
+ * holes uncached, and nothing dereferences those addresses.
+ *
+ * Page-table pages come from a static pool in .bss (part of the "kernel"
+ * reservation): PT_POOL_PAGES pages map 1 PiB with 1 GiB pages, or about
+ * PT_POOL_PAGES - 1 GiB of RAM with 2 MiB pages. When a machine needs
+ * more, the exact worst-case count is taken from a free RAM range below
+ * 4 GiB (identity mapped, so the tables can be written before the direct
+ * map exists) and added to bootinfo as the "page tables" reservation.
+ *
+ * Lock: none; runs once on the boot CPU.
+ */
+#include <arch/mm.h>
+#include <asm/x86.h>
+#include <keel/bootinfo.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+#define PTE_P		 0x1ULL
+#define PTE_RW		 0x2ULL
+#define PTE_PS		 0x80ULL
+#define PTE_ADDR	 0x000ffffffffff000ULL
+#define PT_POOL_PAGES	 32
+#define SZ_1M		 (1ULL << 20)
+#define SZ_2M		 (1ULL << 21)
+#define SZ_1G		 (1ULL << 30)
+#define SZ_512G		 (1ULL << 39)
+#define SZ_4G		 (1ULL << 32)
+#define DIRECT_MAP_LIMIT (1ULL << DIRECT_MAP_BITS)
+
+static uint64_t pt_pool[PT_POOL_PAGES][512] __aligned(4096);
+static unsigned int pt_pool_used;
+static uint64_t pt_extra_pa, pt_extra_pages, pt_extra_used;
+static bool direct_map_gb;
+
+static uint64_t *pt_alloc(void)
+{
+	uint64_t *page;
+
+	if (pt_pool_used < PT_POOL_PAGES)
+		return pt_pool[pt_pool_used++];
+	if (pt_extra_used >= pt_extra_pages) {
+		/* The count below is an upper bound, so this is a bug. */
+		pr_err("mm: out of page-table pages\n");
+		cpu_halt_forever();
+	}
+	page = (uint64_t *)(uintptr_t)(pt_extra_pa +
+				       pt_extra_used++ * PAGE_SIZE);
+	memset(page, 0, PAGE_SIZE);
+	return page;
+}
+
+/* The next-level table behind @entry, created when absent. */
+static uint64_t *pt_next(uint64_t *entry)
+{
+	if (!(*entry & PTE_P)) {
+		uint64_t *t = pt_alloc();
+
+		*entry = (uint64_t)(uintptr_t)t | PTE_P | PTE_RW;
+	}
+	/* Tables live below 4 GiB, identity mapped. */
+	return (uint64_t *)(uintptr_t)(*entry & PTE_ADDR);
+}
+
+static uint64_t blocks(uint64_t s, uint64_t e, uint64_t unit)
+{
+	return (ALIGN_UP(e, unit) - ALIGN_DOWN(s, unit)) / unit;
+}
+
+/* Upper bound of the tables mapping every RAM range (shared ones counted twice). */
+static uint64_t pt_pages_needed(const struct bootinfo *bi, bool gb)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < bi->ram_count; i++) {
+		uint64_t s = pa_val(bi->ram[i].start);
+		uint64_t e = MIN(pa_val(bi->ram[i].end), DIRECT_MAP_LIMIT);
+
+		if (e <= s)
+			continue;
+		n += blocks(s, e, SZ_512G);
+		if (!gb)
+			n += blocks(s, e, SZ_1G);
+	}
+	return n;
+}
+
+static bool overlaps_reserved(const struct bootinfo *bi, uint64_t s, uint64_t e,
+			      uint64_t *skip_to)
+{
+	for (unsigned int i = 0; i < bi->reserved_count; i++) {
+		uint64_t rs = pa_val(bi->reserved[i].start);
+		uint64_t re = pa_val(bi->reserved[i].end);
+
+		if (rs < e && s < re) {
+			*skip_to = re;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Find @pages free pages of RAM in [1 MiB, 4 GiB). Return: pa or 0. */
+static uint64_t find_low_free(const struct bootinfo *bi, uint64_t pages)
+{
+	uint64_t size = pages * PAGE_SIZE;
+
+	for (unsigned int i = 0; i < bi->ram_count; i++) {
+		uint64_t s = MAX(pa_val(bi->ram[i].start), SZ_1M);
+		uint64_t e = MIN(pa_val(bi->ram[i].end), SZ_4G);
+		uint64_t skip;
+
+		s = ALIGN_UP(s, PAGE_SIZE);
+		while (s < e && e - s >= size) {
+			if (!overlaps_reserved(bi, s, s + size, &skip))
+				return s;
+			s = ALIGN_UP(skip, PAGE_SIZE);
+		}
+	}
+	return 0;
+}
+
+static void map_range(uint64_t s, uint64_t e)
+{
+	uint64_t unit = direct_map_gb ? SZ_1G : SZ_2M;
+
+	for (uint64_t p = ALIGN_DOWN(s, unit); p < e; p += unit) {
+		uint64_t va = DIRECT_MAP_BASE + p;
+		uint64_t *pdpt = pt_next(&boot_pml4[(va >> 39) & 511]);
+		uint64_t *pd;
+
+		if (direct_map_gb) {
+			pdpt[(va >> 30) & 511] = p | PTE_P | PTE_RW | PTE_PS;
+			continue;
+		}
+		pd = pt_next(&pdpt[(va >> 30) & 511]);
+		pd[(va >> 21) & 511] = p | PTE_P | PTE_RW | PTE_PS;
+	}
+}
+
+/**
+ * mm_init_direct_map() - map every RAM range of @bi at DIRECT_MAP_BASE + pa.
+ * Adds the "page tables" reservation to @bi when the static pool is too
+ * small; halts with a message when no low RAM can hold the tables.
+ */
+void mm_init_direct_map(struct bootinfo *bi)
+{
+	uint64_t need;
+	bool warned = false;
+
+	direct_map_gb = cpuid(0x80000000, 0).eax >= 0x80000001 &&
+			(cpuid(0x80000001, 0).edx & (1u << 26));
+	need = pt_pages_needed(bi, direct_map_gb);
+	if (need > PT_POOL_PAGES) {
+		pt_extra_pages = need - PT_POOL_PAGES;
+		pt_extra_pa = find_low_free(bi, pt_extra_pages);
+		if (!pt_extra_pa) {
+			pr_err("mm: no free RAM below 4 GiB for %llu "
+			       "page-table pages; halting\n",
+			       (unsigned long long)pt_extra_pages);
+			cpu_halt_forever();
+		}
+		bootinfo_add_reserved(
+			bi, pa(pt_extra_pa),
+			pa(pt_extra_pa + pt_extra_pages * PAGE_SIZE),
+			"page tables");
+	}
+	for (unsigned int i = 0; i < bi->ram_count; i++) {
+		uint64_t s = pa_val(bi->ram[i].start);
+		uint64_t e = pa_val(bi->ram[i].end);
+
+		if (e > DIRECT_MAP_LIMIT && !warned) {
+			pr_warn("mm: RAM above %llu TiB is not mapped (range "
+				"%#llx-%#llx)\n",
+				(unsigned long long)(DIRECT_MAP_LIMIT >> 40),
+				(unsigned long long)s, (unsigned long long)e);
+			warned = true;
+		}
+		e = MIN(e, DIRECT_MAP_LIMIT);
+		if (s < e)
+			map_range(s, e);
+	}
+	write_cr3(read_cr3());
+	pr_info("mm: direct map at %#llx with %s pages, %llu page-table "
+		"pages\n",
+		(unsigned long long)DIRECT_MAP_BASE,
+		direct_map_gb ? "1 GiB" : "2 MiB",
+		(unsigned long long)(pt_pool_used + pt_extra_used));
+}
+
+/**
+ * mm_direct_mapped() - is [va, va+len) inside the direct map and present?
+ * Used by the exception handler before it follows a frame pointer.
+ * Return: true when every byte is mapped.
+ */
+bool mm_direct_mapped(uint64_t va, uint64_t len)
+{
+	for (uint64_t p = ALIGN_DOWN(va, PAGE_SIZE); p < va + len;
+	     p += PAGE_SIZE) {
+		uint64_t e;
+		const uint64_t *t;
+
+		if (p < DIRECT_MAP_BASE ||
+		    p - DIRECT_MAP_BASE >= DIRECT_MAP_LIMIT)
+			return false;
+		e = boot_pml4[(p >> 39) & 511];
+		if (!(e & PTE_P))
+			return false;
+		t = (const uint64_t *)(uintptr_t)(e & PTE_ADDR);
+		e = t[(p >> 30) & 511];
+		if (!(e & PTE_P))
+			return false;
+		if (e & PTE_PS)
+			continue;
+		t = (const uint64_t *)(uintptr_t)(e & PTE_ADDR);
+		if (!(t[(p >> 21) & 511] & PTE_P))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * arch_phys_to_virt() - the direct-map address of @p.
+ * Return: DIRECT_MAP_BASE + pa.
+ */
+void *arch_phys_to_virt(paddr_t p)
+{
+	return (void *)(uintptr_t)(DIRECT_MAP_BASE + pa_val(p));
+}
+
+/**
+ * arch_virt_to_phys() - inverse of arch_phys_to_virt(); identity-mapped
+ * kernel addresses (image, bss, boot stack) are their own physical address.
+ * Return: the physical address of @va.
+ */
+paddr_t arch_virt_to_phys(const void *va)
+{
+	uint64_t v = (uint64_t)(uintptr_t)va;
+
+	return pa(v >= DIRECT_MAP_BASE ? v - DIRECT_MAP_BASE : v);
+}

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86_64 C entry: x86_entry(magic, info) is called by head.S on the boot
+ * stack, in long mode, with the first 4 GiB identity mapped. In order:
+ * console, IDT, the multiboot information (magic decides mb1 or mb2; the
+ * parsers copy what keel keeps into bootinfo), the reservations, the boot
+ * CPU, the direct map, the ACPI tables (PM timer, S5 only for now), the
+ * TSC, then keel_main() never to return.
+ *
+ * Reservations made here (docs/booting.md):
+ *   [0, 1 MiB)        "low 1M bios/trampoline": IVT, BDA, EBDA, option
+ *                     ROMs, QEMU's multiboot info (0x9000-0x9fff); the SMP
+ *                     trampoline page will come from here.
+ *   [_start, _end)    "kernel": image, bss, boot stack, page-table pool.
+ *   loader info, modules: added by the parsers.
+ *   "page tables":    mm.c, only when the static pool is too small.
+ */
+#include <arch/cpu.h>
+#include <asm/x86.h>
+#include <keel/acpi.h>
+#include <keel/boot.h>
+#include <keel/bootinfo.h>
+#include <keel/multiboot.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+#define SZ_1M	    (1ULL << 20)
+#define IDENT_LIMIT ((uint64_t)IDENT_MAP_GIB << 30)
+
+static struct bootinfo boot_info;
+static struct acpi_info acpi_info;
+const struct acpi_info *x86_acpi;
+
+/* Multiboot1 accessor: the identity map, page 0 excluded (not mapped). */
+static const void *mb1_read(uint64_t p, size_t len, void *ctx)
+{
+	if (p < PAGE_SIZE || p >= IDENT_LIMIT || len > IDENT_LIMIT - p)
+		return NULL;
+	return (const void *)(uintptr_t)p;
+}
+
+/*
+ * ACPI accessor: the identity map below 4 GiB, except page 0 (the BDA's
+ * EBDA pointer) and anything above, which only the direct map reaches.
+ */
+static const void *acpi_map(uint64_t p, size_t len, void *ctx)
+{
+	uint64_t va = DIRECT_MAP_BASE + p;
+
+	if (p >= PAGE_SIZE && p < IDENT_LIMIT && len <= IDENT_LIMIT - p)
+		return (const void *)(uintptr_t)p;
+	if (p < (1ULL << DIRECT_MAP_BITS) && len < (1ULL << DIRECT_MAP_BITS) &&
+	    mm_direct_mapped(va, len))
+		return (const void *)(uintptr_t)va;
+	return NULL;
+}
+
+/*
+ * Read the ACPI tables now for what the arch needs before keel_main(): the
+ * PM timer (TSC cross-check) and the S5 sleep type (after=poweroff). CPUs
+ * and NUMA from MADT/SRAT/SLIT are not applied yet (the SMP change does).
+ */
+static void acpi_early(struct bootinfo *bi, uint32_t apic_id)
+{
+	struct acpi_mem mem = {acpi_map, NULL};
+	paddr_t rsdp = acpi_find_rsdp(&mem, bi->acpi_rsdp);
+
+	if (pa_val(rsdp) == pa_val(INVALID_PADDR)) {
+		pr_info("x86_64: no ACPI RSDP found\n");
+		return;
+	}
+	if (acpi_parse(&mem, rsdp, apic_id, &acpi_info))
+		return;
+	bi->acpi_rsdp = rsdp;
+	x86_acpi = &acpi_info;
+	pr_info("x86_64: ACPI RSDP at %#llx (%s), PM timer %#llx, S5 %s\n",
+		(unsigned long long)pa_val(rsdp), acpi_info.oem_id,
+		(unsigned long long)acpi_info.pm_timer.address,
+		acpi_info.s5_found ? "found" : "not found");
+}
+
+static __noreturn void boot_fail(const char *why)
+{
+	pr_err("%s; stopping\n", why);
+	console_printf("KEEL: FAIL %s\n", why);
+	x86_fail_stop();
+}
+
+/*
+ * after=exit / after=poweroff from the raw command line, so that a failure
+ * before keel_main() parses the options still ends a QEMU test run. The
+ * last occurrence wins, as in cmdline_parse().
+ */
+static void scan_early_after(const char *s)
+{
+	static const struct {
+		const char *word;
+		enum after_action how;
+	} words[] = {
+		{"after=exit", AFTER_EXIT},
+		{"after=poweroff", AFTER_POWEROFF},
+		{"after=halt", AFTER_HALT},
+		{"after=reset", AFTER_RESET},
+	};
+
+	for (const char *p = s; *p; p++) {
+		if (p != s && p[-1] != ' ')
+			continue;
+		for (unsigned int i = 0; i < ARRAY_SIZE(words); i++) {
+			size_t n = strlen(words[i].word);
+
+			if (!strncmp(p, words[i].word, n) &&
+			    (p[n] == ' ' || p[n] == '\0'))
+				x86_early_after = words[i].how;
+		}
+	}
+}
+
+static int parse_multiboot2(struct bootinfo *bi, uint32_t info_pa)
+{
+	uint32_t total;
+
+	if (info_pa < PAGE_SIZE || info_pa > IDENT_LIMIT - 8)
+		boot_fail("multiboot2 information pointer is invalid");
+	if (info_pa & 7)
+		pr_warn("multiboot2: information at %#x is not 8-byte "
+			"aligned\n",
+			info_pa);
+	total = *(const volatile uint32_t *)(uintptr_t)info_pa;
+	if (total > MULTIBOOT2_INFO_MAX) {
+		pr_warn("multiboot2: total_size %u exceeds %u; reading only "
+			"that much\n",
+			total, MULTIBOOT2_INFO_MAX);
+		total = MULTIBOOT2_INFO_MAX;
+	}
+	if (total > IDENT_LIMIT - info_pa)
+		total = (uint32_t)(IDENT_LIMIT - info_pa);
+	return multiboot2_parse(bi, (const void *)(uintptr_t)info_pa, total,
+				info_pa);
+}
+
+static uint32_t boot_apic_id(void)
+{
+	return cpuid(1, 0).ebx >> 24;
+}
+
+static void add_boot_cpu(struct bootinfo *bi)
+{
+	uint32_t apic_id = boot_apic_id();
+	unsigned int idx = bi->cpu_count;
+
+	if (bootinfo_add_cpu(bi, apic_id, 0, 0, 0, 0, true) == 0)
+		bi->cpus[idx].boot_cpu = true;
+}
+
+static unsigned int paddr_bits(void)
+{
+	unsigned int bits = 36;
+
+	if (cpuid(0x80000000, 0).eax >= 0x80000008)
+		bits = cpuid(0x80000008, 0).eax & 0xff;
+	if (!bits)
+		bits = 36;
+	/* The direct map covers 2^DIRECT_MAP_BITS; sanitise clamps RAM to it. */
+	return MIN(bits, (unsigned int)DIRECT_MAP_BITS);
+}
+
+/**
+ * x86_entry() - C entry from head.S.
+ * @magic: EAX from the loader.
+ * @info_pa: EBX from the loader (physical address of the boot information).
+ */
+void x86_entry(uint32_t magic, uint32_t info_pa)
+{
+	struct bootinfo *bi = &boot_info;
+	int rc;
+
+	uart_init();
+	traps_init();
+	console_puts("\n");
+	pr_info("x86_64 entry, magic %#x, info at %#x\n", magic, info_pa);
+
+	if (magic == MULTIBOOT1_BOOTLOADER_MAGIC) {
+		bootinfo_init(bi, BOOT_MULTIBOOT1);
+		rc = multiboot1_parse(bi, info_pa, mb1_read, NULL);
+	} else if (magic == MULTIBOOT2_BOOTLOADER_MAGIC) {
+		bootinfo_init(bi, BOOT_MULTIBOOT2);
+		rc = parse_multiboot2(bi, info_pa);
+	} else {
+		pr_err("boot magic %#x is neither multiboot1 (%#x) nor "
+		       "multiboot2 (%#x)\n",
+		       magic, MULTIBOOT1_BOOTLOADER_MAGIC,
+		       MULTIBOOT2_BOOTLOADER_MAGIC);
+		boot_fail("not started by a multiboot loader");
+	}
+	scan_early_after(bi->cmdline);
+	if (rc)
+		boot_fail("the loader gave no usable memory map");
+
+	bootinfo_add_reserved(bi, pa(0), pa(SZ_1M), "low 1M bios/trampoline");
+	bootinfo_add_reserved(bi, pa((uintptr_t)_start), pa((uintptr_t)_end),
+			      "kernel");
+	add_boot_cpu(bi);
+	bi->paddr_bits = paddr_bits();
+	bi->el = -1;
+
+	mm_init_direct_map(bi);
+	acpi_early(bi, boot_apic_id());
+	tsc_init(bi);
+	keel_main(bi);
+}

@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Exceptions. keel runs with interrupts disabled and never expects an
+ * exception: each one is fatal. x86_trap() prints the vector, error code,
+ * RIP, CR2, the registers and a short frame-pointer stack trace (the kernel
+ * is built with -fno-omit-frame-pointer), then stops the machine as a failed
+ * boot. The IDT is static (one per system; the SMP task loads the same one
+ * on every CPU).
+ *
+ * Invariant: the trace only follows frame pointers that lie inside the
+ * kernel image (the boot stack) or the direct map, are 8-byte aligned and
+ * strictly increasing, so a corrupt chain cannot fault again. A trap taken
+ * while already reporting one halts at once.
+ * Limitation: no IST stack yet, so a kernel stack overflow triple-faults
+ * (QEMU -no-reboot then exits); the SMP task adds a TSS.
+ */
+#include <arch/console.h>
+#include <arch/cpu.h>
+#include <asm/x86.h>
+#include <keel/printk.h>
+
+struct trap_frame {
+	uint64_t r15, r14, r13, r12, r11, r10, r9, r8;
+	uint64_t rbp, rdi, rsi, rdx, rcx, rbx, rax;
+	uint64_t vector, error;
+	uint64_t rip, cs, rflags, rsp, ss;
+};
+
+struct idt_entry {
+	uint16_t off_lo;
+	uint16_t sel;
+	uint8_t ist;
+	uint8_t type;
+	uint16_t off_mid;
+	uint32_t off_hi;
+	uint32_t zero;
+} __packed;
+
+struct idt_ptr {
+	uint16_t limit;
+	uint64_t base;
+} __packed;
+
+extern const uint64_t trap_stub_table[32];
+extern const uint64_t trap_stub_other_addr;
+
+static struct idt_entry idt[256] __aligned(16);
+static volatile int in_trap;
+
+static const char *const trap_names[32] = {
+	"divide error",
+	"debug",
+	"NMI",
+	"breakpoint",
+	"overflow",
+	"bound range",
+	"invalid opcode",
+	"device not available",
+	"double fault",
+	"coprocessor overrun",
+	"invalid TSS",
+	"segment not present",
+	"stack fault",
+	"general protection",
+	"page fault",
+	"reserved",
+	"x87 FP error",
+	"alignment check",
+	"machine check",
+	"SIMD FP error",
+	"virtualization",
+	"control protection",
+	"reserved",
+	"reserved",
+	"reserved",
+	"reserved",
+	"reserved",
+	"reserved",
+	"hypervisor injection",
+	"VMM communication",
+	"security",
+	"reserved",
+};
+
+static void idt_set(unsigned int vec, uint64_t handler)
+{
+	idt[vec] = (struct idt_entry){
+		.off_lo = handler & 0xffff,
+		.sel = GDT_CODE64,
+		.ist = 0,
+		.type = 0x8e, /* present, DPL 0, 64-bit interrupt gate */
+		.off_mid = (handler >> 16) & 0xffff,
+		.off_hi = handler >> 32,
+	};
+}
+
+/**
+ * traps_init() - fill the IDT and load it on this CPU.
+ */
+void traps_init(void)
+{
+	struct idt_ptr p = {sizeof(idt) - 1, (uint64_t)(uintptr_t)idt};
+
+	for (unsigned int v = 0; v < 256; v++)
+		idt_set(v, v < 32 ? trap_stub_table[v] : trap_stub_other_addr);
+	__asm__ __volatile__("lidt %0" : : "m"(p));
+}
+
+static bool frame_ok(uint64_t fp)
+{
+	if (!fp || (fp & 7))
+		return false;
+	if (fp >= (uint64_t)(uintptr_t)_start &&
+	    fp + 16 <= (uint64_t)(uintptr_t)_end)
+		return true;
+	return mm_direct_mapped(fp, 16);
+}
+
+static void print_stack_trace(uint64_t rip, uint64_t rbp)
+{
+	pr_err("stack trace (frame pointers):\n");
+	pr_err("  #0 %016llx\n", (unsigned long long)rip);
+	for (unsigned int depth = 1; depth < 16 && frame_ok(rbp); depth++) {
+		const uint64_t *f = (const uint64_t *)(uintptr_t)rbp;
+		uint64_t ret = f[1];
+
+		if (!ret)
+			break;
+		pr_err("  #%u %016llx\n", depth, (unsigned long long)ret);
+		if (f[0] <= rbp)
+			break;
+		rbp = f[0];
+	}
+}
+
+/**
+ * x86_trap() - report a fatal exception and stop (called from entry.S).
+ */
+__noreturn void x86_trap(struct trap_frame *f);
+__noreturn void x86_trap(struct trap_frame *f)
+{
+	const char *name =
+		f->vector < 32 ? trap_names[f->vector] : "unexpected interrupt";
+
+	if (in_trap++) {
+		static const char msg[] = "keel: error: nested exception\n";
+
+		arch_console_write(msg, sizeof(msg) - 1);
+		arch_stop(AFTER_HALT, false);
+	}
+	pr_err("exception %llu (%s) error 0x%llx on CPU %u\n",
+	       (unsigned long long)f->vector, name,
+	       (unsigned long long)f->error, arch_cpu_id());
+	pr_err("RIP %04llx:%016llx RFLAGS %016llx CR2 %016llx\n",
+	       (unsigned long long)f->cs, (unsigned long long)f->rip,
+	       (unsigned long long)f->rflags, (unsigned long long)read_cr2());
+	pr_err("RSP %04llx:%016llx CR3 %016llx\n", (unsigned long long)f->ss,
+	       (unsigned long long)f->rsp, (unsigned long long)read_cr3());
+	pr_err("RAX %016llx RBX %016llx RCX %016llx\n",
+	       (unsigned long long)f->rax, (unsigned long long)f->rbx,
+	       (unsigned long long)f->rcx);
+	pr_err("RDX %016llx RSI %016llx RDI %016llx\n",
+	       (unsigned long long)f->rdx, (unsigned long long)f->rsi,
+	       (unsigned long long)f->rdi);
+	pr_err("RBP %016llx R8  %016llx R9  %016llx\n",
+	       (unsigned long long)f->rbp, (unsigned long long)f->r8,
+	       (unsigned long long)f->r9);
+	pr_err("R10 %016llx R11 %016llx R12 %016llx\n",
+	       (unsigned long long)f->r10, (unsigned long long)f->r11,
+	       (unsigned long long)f->r12);
+	pr_err("R13 %016llx R14 %016llx R15 %016llx\n",
+	       (unsigned long long)f->r13, (unsigned long long)f->r14,
+	       (unsigned long long)f->r15);
+	print_stack_trace(f->rip, f->rbp);
+	console_printf("KEEL: FAIL exception %llu (%s) at %016llx\n",
+		       (unsigned long long)f->vector, name,
+		       (unsigned long long)f->rip);
+	x86_fail_stop();
+}

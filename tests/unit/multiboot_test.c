@@ -1,0 +1,375 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * boot/multiboot.c: multiboot1 information built in a fake physical memory
+ * image (pa 0 = image[0]) and read through a bounds-checked accessor.
+ */
+#include <stdlib.h>
+
+#include "test_util.h"
+#include <keel/multiboot.h>
+
+#define IMG_SIZE   0x10000
+#define INFO_PA	   0x1000
+#define MMAP_PA	   0x2000
+#define CMD_PA	   0x3000
+#define MODS_PA	   0x4000
+#define NAME_PA	   0x5000
+#define MB_MEM	   (1u << 0)
+#define MB_CMDLINE (1u << 2)
+#define MB_MODS	   (1u << 3)
+#define MB_MMAP	   (1u << 6)
+#define MB_LOADER  (1u << 9)
+
+static struct bootinfo bi;
+static uint8_t *img;
+static size_t img_size;
+static unsigned int reads_refused;
+
+static const void *img_read(uint64_t p, size_t len, void *ctx)
+{
+	if (p > img_size || len > img_size - p) {
+		reads_refused++;
+		return NULL;
+	}
+	return img + p;
+}
+
+static void put32(uint64_t p, uint32_t v)
+{
+	memcpy(img + p, &v, 4);
+}
+
+static void put64(uint64_t p, uint64_t v)
+{
+	memcpy(img + p, &v, 8);
+}
+
+static unsigned int mmap_len;
+
+static void mmap_add_sized(uint32_t size, uint64_t base, uint64_t len,
+			   uint32_t type)
+{
+	put32(MMAP_PA + mmap_len, size);
+	put64(MMAP_PA + mmap_len + 4, base);
+	put64(MMAP_PA + mmap_len + 12, len);
+	put32(MMAP_PA + mmap_len + 20, type);
+	mmap_len += size + 4;
+	put32(INFO_PA + 44, mmap_len);
+}
+
+static void mmap_add(uint64_t base, uint64_t len, uint32_t type)
+{
+	mmap_add_sized(20, base, len, type);
+}
+
+/* QEMU's shape: flags 0x24f, mmap, cmdline, loader name "qemu". */
+static void build_qemu(void)
+{
+	memset(img, 0, IMG_SIZE);
+	mmap_len = 0;
+	put32(INFO_PA, MB_MEM | 2 | MB_CMDLINE | MB_MODS | MB_MMAP | MB_LOADER);
+	put32(INFO_PA + 4, 639);
+	put32(INFO_PA + 8, 130048);
+	put32(INFO_PA + 16, CMD_PA);
+	strcpy((char *)img + CMD_PA, "/path/keel.elf after=exit mem=64M");
+	put32(INFO_PA + 20, 0);
+	put32(INFO_PA + 24, MODS_PA);
+	put32(INFO_PA + 48, MMAP_PA);
+	put32(INFO_PA + 64, NAME_PA);
+	strcpy((char *)img + NAME_PA, "qemu");
+	mmap_add(0, 0x9fc00, 1);
+	mmap_add(0x9fc00, 0x400, 2);
+	mmap_add(0xf0000, 0x10000, 2);
+	mmap_add(0x100000, 0x7ee0000, 1);
+	mmap_add(0x7fe0000, 0x20000, 2);
+	mmap_add(0xfffc0000, 0x40000, 2);
+	mmap_add(0x100000000ULL, 0x40000000, 1);
+}
+
+static int parse(void)
+{
+	bootinfo_init(&bi, BOOT_MULTIBOOT1);
+	sandbox_console_clear();
+	reads_refused = 0;
+	return multiboot1_parse(&bi, INFO_PA, img_read, NULL);
+}
+
+static unsigned int warnings(void)
+{
+	unsigned int n = 0;
+
+	for (const char *p = sandbox_console_buffer();
+	     (p = strstr(p, "keel: warning: ")); p++)
+		n++;
+	return n;
+}
+
+static bool has_reserved(uint64_t s, uint64_t e, const char *name)
+{
+	for (unsigned int i = 0; i < bi.reserved_count; i++)
+		if (pa_val(bi.reserved[i].start) == s &&
+		    pa_val(bi.reserved[i].end) == e &&
+		    !strcmp(bi.reserved[i].name, name))
+			return true;
+	return false;
+}
+
+static bool reserved_covers(uint64_t s, uint64_t e, const char *name)
+{
+	for (unsigned int i = 0; i < bi.reserved_count; i++)
+		if (pa_val(bi.reserved[i].start) <= s &&
+		    pa_val(bi.reserved[i].end) >= e &&
+		    !strcmp(bi.reserved[i].name, name))
+			return true;
+	return false;
+}
+
+static int setup(void **state)
+{
+	img_size = IMG_SIZE;
+	img = calloc(1, IMG_SIZE);
+	test_quiet_begin();
+	return img ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	test_quiet_end();
+	free(img);
+	return 0;
+}
+
+static void test_qemu_info(void **state)
+{
+	build_qemu();
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 0);
+	assert_int_equal(bi.ram_count, 3);
+	assert_int_equal(pa_val(bi.ram[0].start), 0);
+	assert_int_equal(pa_val(bi.ram[0].end), 0x9fc00);
+	assert_int_equal(pa_val(bi.ram[1].start), 0x100000);
+	assert_int_equal(pa_val(bi.ram[1].end), 0x7fe0000);
+	assert_int_equal(pa_val(bi.ram[2].start), 0x100000000ULL);
+	assert_int_equal(pa_val(bi.ram[2].end), 0x140000000ULL);
+	assert_true(has_reserved(0x9fc00, 0xa0000, "reserved"));
+	assert_true(has_reserved(0xfffc0000, 0x100000000ULL, "reserved"));
+	assert_string_equal(bi.cmdline, "/path/keel.elf after=exit mem=64M");
+	assert_string_equal(bi.loader, "qemu");
+	assert_true(reserved_covers(INFO_PA, INFO_PA + 68, "loader info"));
+	assert_true(
+		reserved_covers(MMAP_PA, MMAP_PA + mmap_len, "loader info"));
+	assert_true(reserved_covers(CMD_PA, CMD_PA + 34, "loader info"));
+	assert_true(reserved_covers(NAME_PA, NAME_PA + 5, "loader info"));
+	assert_int_equal(reads_refused, 0);
+	for (unsigned int i = 0; i < bi.ram_count; i++)
+		assert_int_equal(bi.ram[i].node, 0);
+}
+
+static void test_types_named(void **state)
+{
+	build_qemu();
+	mmap_add(0x7fff0000ULL, 0x1000, 3);
+	mmap_add(0x7fff1000ULL, 0x1000, 4);
+	mmap_add(0x7fff2000ULL, 0x1000, 5);
+	mmap_add(0x7fff3000ULL, 0x1000, 12);
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 0);
+	assert_int_equal(bi.ram_count, 3); /* none of them became RAM */
+	assert_true(has_reserved(0x7fff0000, 0x7fff1000, "acpi reclaimable"));
+	assert_true(has_reserved(0x7fff1000, 0x7fff2000, "acpi nvs"));
+	assert_true(has_reserved(0x7fff2000, 0x7fff3000, "bad memory"));
+	assert_true(has_reserved(0x7fff3000, 0x7fff4000, "firmware type 12"));
+}
+
+static void test_modules(void **state)
+{
+	build_qemu();
+	put32(INFO_PA + 20, 3);
+	put32(MODS_PA + 0, 0x200000);
+	put32(MODS_PA + 4, 0x280000);
+	put32(MODS_PA + 8, 0x6000);
+	strcpy((char *)img + 0x6000, "initrd");
+	put32(MODS_PA + 16, 0x300000);
+	put32(MODS_PA + 20, 0x300000); /* empty: warned, skipped */
+	put32(MODS_PA + 32, 0x400000);
+	put32(MODS_PA + 36, 0x3ff000); /* inverted: warned, skipped */
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 2);
+	assert_true(test_console_contains("module 1"));
+	assert_true(test_console_contains("module 2"));
+	assert_true(has_reserved(0x200000, 0x280000, "module"));
+	assert_true(reserved_covers(0x6000, 0x6007, "loader info"));
+	assert_true(reserved_covers(MODS_PA, MODS_PA + 48, "loader info"));
+}
+
+static void test_mods_count_huge(void **state)
+{
+	build_qemu();
+	put32(INFO_PA + 20, 0xffffffff);
+	put32(INFO_PA + 24, 0xfff0); /* 64 modules would run past the image */
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 2);
+	assert_true(test_console_contains("mods_count"));
+	assert_true(test_console_contains("mods_addr"));
+}
+
+static void test_no_mmap_uses_meminfo(void **state)
+{
+	build_qemu();
+	put32(INFO_PA, MB_MEM | MB_CMDLINE);
+	put32(INFO_PA + 4, 1000); /* > 640: clamped */
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 2);
+	assert_true(test_console_contains("mem_lower"));
+	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(pa_val(bi.ram[0].end), 640 << 10);
+	assert_int_equal(pa_val(bi.ram[1].start), 1 << 20);
+	assert_int_equal(pa_val(bi.ram[1].end), (1 << 20) + (130048ULL << 10));
+	assert_string_equal(bi.loader, "multiboot1");
+}
+
+static void test_no_ram_at_all(void **state)
+{
+	build_qemu();
+	put32(INFO_PA, MB_CMDLINE);
+	assert_int_equal(parse(), -EINVAL);
+	assert_int_equal(bi.ram_count, 0);
+	assert_true(test_console_contains("no RAM"));
+}
+
+static void test_info_unreadable(void **state)
+{
+	build_qemu();
+	bootinfo_init(&bi, BOOT_MULTIBOOT1);
+	sandbox_console_clear();
+	assert_int_equal(multiboot1_parse(&bi, IMG_SIZE - 2, img_read, NULL),
+			 -EINVAL);
+	assert_int_equal(warnings(), 1);
+	/* Flags promise 68 bytes but only 8 remain. */
+	put32(IMG_SIZE - 8, MB_MMAP | MB_LOADER);
+	sandbox_console_clear();
+	assert_int_equal(multiboot1_parse(&bi, IMG_SIZE - 8, img_read, NULL),
+			 -EINVAL);
+	assert_int_equal(warnings(), 1);
+	assert_true(test_console_contains("truncated"));
+	assert_int_equal(bi.ram_count, 0);
+}
+
+static void test_mmap_entry_size_zero(void **state)
+{
+	build_qemu();
+	mmap_add_sized(0, 0x200000000ULL, 0x1000, 1);
+	mmap_len += 20; /* room after it that must not be read as entries */
+	put32(INFO_PA + 44, mmap_len);
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 1);
+	assert_true(test_console_contains("size 0"));
+	assert_int_equal(bi.ram_count, 3);
+}
+
+static void test_mmap_entry_size_lies(void **state)
+{
+	build_qemu();
+	mmap_add_sized(4000, 0x200000000ULL, 0x1000, 1);
+	put32(INFO_PA + 44, mmap_len - 4000 + 20);
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 1);
+	assert_true(test_console_contains("runs past mmap_length"));
+	assert_int_equal(bi.ram_count, 3);
+}
+
+static void test_mmap_bigger_entries(void **state)
+{
+	/* size 24: a 4-byte extension the parser must skip. */
+	build_qemu();
+	mmap_len = 0;
+	mmap_add_sized(24, 0, 0x80000, 1);
+	mmap_add_sized(24, 0x100000, 0x100000, 1);
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 0);
+	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(pa_val(bi.ram[1].end), 0x200000);
+}
+
+static void test_mmap_unreadable_falls_back(void **state)
+{
+	build_qemu();
+	put32(INFO_PA + 48, IMG_SIZE - 16); /* mmap_length 140 runs out */
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 2); /* mmap unreadable, meminfo used */
+	assert_true(test_console_contains("mmap at"));
+	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(pa_val(bi.ram[0].end), 639 << 10);
+}
+
+static void test_zero_overlap_wrap(void **state)
+{
+	build_qemu();
+	mmap_add(0x300000000ULL, 0, 1);		      /* zero length */
+	mmap_add(0x100000000ULL + 0x1000, 0x2000, 2); /* overlaps RAM */
+	mmap_add(0xfffffffffffff000ULL, 0x2000, 2);   /* wraps */
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 3);
+	assert_true(test_console_contains("length 0"));
+	assert_true(test_console_contains("overlaps"));
+	assert_true(test_console_contains("wraps"));
+	assert_int_equal(bi.ram_count, 3);
+	assert_true(has_reserved(0x100001000ULL, 0x100003000ULL, "reserved"));
+}
+
+static void test_cmdline_unterminated(void **state)
+{
+	build_qemu();
+	put32(INFO_PA + 16, IMG_SIZE - 5);
+	memcpy(img + IMG_SIZE - 5, "abcde", 5);
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 1);
+	assert_true(test_console_contains("cmdline: unreadable"));
+	assert_string_equal(bi.cmdline, "abcde");
+}
+
+static void test_cmdline_too_long(void **state)
+{
+	build_qemu();
+	memset(img + 0x8000, 'x', 3000);
+	img[0x8000 + 3000] = '\0';
+	put32(INFO_PA + 16, 0x8000);
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 1);
+	assert_true(test_console_contains("truncated"));
+	assert_int_equal(strlen(bi.cmdline), BOOTINFO_CMDLINE_MAX - 1);
+	assert_true(reserved_covers(0x8000, 0x8000 + 3001, "loader info"));
+}
+
+static void test_loader_name_unreadable(void **state)
+{
+	build_qemu();
+	put32(INFO_PA + 64, IMG_SIZE + 100);
+	assert_int_equal(parse(), 0);
+	assert_int_equal(warnings(), 1);
+	assert_true(test_console_contains("boot_loader_name: unreadable"));
+	assert_string_equal(bi.loader, "");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_qemu_info),
+		cmocka_unit_test(test_types_named),
+		cmocka_unit_test(test_modules),
+		cmocka_unit_test(test_mods_count_huge),
+		cmocka_unit_test(test_no_mmap_uses_meminfo),
+		cmocka_unit_test(test_no_ram_at_all),
+		cmocka_unit_test(test_info_unreadable),
+		cmocka_unit_test(test_mmap_entry_size_zero),
+		cmocka_unit_test(test_mmap_entry_size_lies),
+		cmocka_unit_test(test_mmap_bigger_entries),
+		cmocka_unit_test(test_mmap_unreadable_falls_back),
+		cmocka_unit_test(test_zero_overlap_wrap),
+		cmocka_unit_test(test_cmdline_unterminated),
+		cmocka_unit_test(test_cmdline_too_long),
+		cmocka_unit_test(test_loader_name_unreadable),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
