@@ -1,0 +1,364 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Tests of the trace and picture scripts on real sandbox boots.
+
+Usage: scripts_test.py [KEEL_BINARY]   (default build/sandbox/keel)
+
+Boots the sandbox on tests/data/sandbox-2node.fw, converts the log with
+scripts/trace2perfetto.py and checks the Chrome trace-event JSON against
+the report of the same boot: every CPU that scrubbed has a named track,
+every B has a matching E on its track, the scrub-unit slices of a node add
+up to that node's scrub.per_node bytes and each CPU has as many units as
+scrub.per_cpu says. A second boot with tiny scrub units overflows the trace
+buffers and must still convert. plot-boot.py must write a PNG and an SVG.
+keeltrace.py is also fed hand-written traces in every accepted form, and
+the JSON checker is shown a broken trace it must reject.
+
+Prints one line per failed check, then "scripts-test: N passed, M failed";
+the exit status is non-zero on failure. Needs /usr/bin/python3 with
+matplotlib (Debian's python3-matplotlib).
+"""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
+SCRIPTS = os.path.join(TOP, "scripts")
+sys.path.insert(0, SCRIPTS)
+import keeltrace  # noqa: E402
+import report  # noqa: E402
+
+PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
+FW = os.path.join(TOP, "tests", "data", "sandbox-2node.fw")
+TIMEOUT = int(os.environ.get("SCRIPTS_TEST_TIMEOUT", "300"))
+
+passed = 0
+failed = 0
+
+
+def check(name, failures):
+    """Count one check; @failures is a list of strings (empty = pass)."""
+    global passed, failed
+    if failures:
+        failed += 1
+        for f in failures:
+            print(f"scripts-test: FAIL {name}: {f}")
+    else:
+        passed += 1
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True,
+                          timeout=TIMEOUT, **kw)
+
+
+def boot(keel, out, *args):
+    """Run the sandbox, write its log to @out. Return: (rc, log text)."""
+    r = run([keel, FW, *args])
+    text = r.stdout + r.stderr
+    with open(out, "w", encoding="utf-8") as f:
+        f.write(text)
+    return r.returncode, text
+
+
+# ---- the Chrome trace-event checker ---------------------------------------
+
+def check_chrome(doc, rep, complete=True):
+    """Structural checks of a trace2perfetto document against @rep.
+
+    @complete: the trace did not overflow, so byte sums must match.
+    Return: list of failure strings.
+    """
+    out = []
+    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"),
+                                                   list):
+        return ["no traceEvents list"]
+    evs = doc["traceEvents"]
+    names = {}
+    open_by_tid = {}
+    units = {}  # tid -> count
+    node_bytes = {}
+    last_ts = {}
+    for i, e in enumerate(evs):
+        ph = e.get("ph")
+        if ph not in ("B", "E", "X", "i", "I", "C", "M"):
+            out.append(f"event {i}: unknown ph {ph!r}")
+            continue
+        if e.get("pid") != 0:
+            out.append(f"event {i}: pid {e.get('pid')!r}, expected 0")
+        if ph == "M":
+            if e.get("name") == "thread_name":
+                names[e.get("tid")] = e.get("args", {}).get("name")
+            continue
+        ts = e.get("ts")
+        if isinstance(ts, bool) or not isinstance(ts, (int, float)):
+            out.append(f"event {i}: ts {ts!r} is not a number")
+            continue
+        if not isinstance(e.get("name"), str):
+            out.append(f"event {i}: no name")
+        if ph in ("B", "E", "X", "i", "I") and "tid" not in e:
+            out.append(f"event {i}: {ph} without tid")
+        tid = e.get("tid")
+        if ph in ("B", "E"):
+            if ts < last_ts.get(tid, 0):
+                out.append(f"event {i}: tid {tid} goes back in time")
+            last_ts[tid] = ts
+        if ph == "B":
+            open_by_tid.setdefault(tid, []).append(e)
+            if e["name"].startswith("scrub_unit"):
+                args = e.get("args") or {}
+                if not isinstance(args.get("node"), int) or \
+                        not isinstance(args.get("bytes"), int):
+                    out.append(f"event {i}: scrub unit without node/bytes")
+                    continue
+                units[tid] = units.get(tid, 0) + 1
+                node_bytes[args["node"]] = node_bytes.get(args["node"], 0) \
+                    + args["bytes"]
+        elif ph == "E":
+            stack = open_by_tid.get(tid) or []
+            if not stack:
+                out.append(f"event {i}: E {e.get('name')!r} on tid {tid} "
+                           "without a B")
+            elif stack[-1]["name"] != e.get("name"):
+                out.append(f"event {i}: E {e.get('name')!r} closes "
+                           f"B {stack[-1]['name']!r} on tid {tid}")
+                stack.pop()
+            else:
+                b = stack.pop()
+                if ts < b["ts"]:
+                    out.append(f"event {i}: E before its B")
+    for tid, stack in open_by_tid.items():
+        for b in stack:
+            out.append(f"B {b['name']!r} on tid {tid} has no E")
+    for tid in set(units) | set(last_ts):
+        if tid not in names:
+            out.append(f"tid {tid} has events but no thread_name")
+
+    scrub = rep["scrub"]
+    for p in scrub["per_cpu"]:
+        if not p["bytes"]:
+            continue
+        if p["cpu"] not in names:
+            out.append(f"cpu {p['cpu']} scrubbed {p['bytes']} bytes but "
+                       "has no track")
+        if not units.get(p["cpu"]):
+            out.append(f"cpu {p['cpu']} scrubbed but has no scrub_unit "
+                       "slice")
+        elif complete and "units" in p and units[p["cpu"]] != p["units"]:
+            out.append(f"cpu {p['cpu']}: {units[p['cpu']]} unit slices, "
+                       f"report says {p['units']}")
+    if complete:
+        for p in scrub["per_node"]:
+            got = node_bytes.get(p["node"], 0)
+            if got != p["bytes"]:
+                out.append(f"node {p['node']}: scrub-unit slices add up to "
+                           f"{got} bytes, report says {p['bytes']}")
+    return out
+
+
+def perfetto(log, out_json):
+    r = run([PYTHON, os.path.join(SCRIPTS, "trace2perfetto.py"), log,
+             "-o", out_json])
+    if r.returncode:
+        return None, r
+    with open(out_json, encoding="utf-8") as f:
+        return json.load(f), r
+
+
+def picture_ok(path, kind):
+    """Return: failures for a PNG or SVG at @path."""
+    if not os.path.exists(path):
+        return [f"{path} not written"]
+    size = os.path.getsize(path)
+    if size < 4096:
+        return [f"{path} is only {size} bytes"]
+    with open(path, "rb") as f:
+        head = f.read(512)
+    if kind == "png" and not head.startswith(b"\x89PNG\r\n\x1a\n"):
+        return [f"{path} is not a PNG"]
+    if kind == "svg" and b"<svg" not in head:
+        return [f"{path} is not an SVG"]
+    return []
+
+
+# ---- hand-written traces ----------------------------------------------------
+
+def _rep(trace, **extra):
+    rep = {"cpus": [{"id": 0, "node": 0}, {"id": 1, "node": 1}],
+           "trace": trace, "report_ns": 1000,
+           "scrub": {"per_node": [], "per_cpu": []}}
+    rep.update(extra)
+    return rep
+
+
+def synthetic_tests():
+    # DESIGN minimum: no kind. Pairs of a name alternate begin/end.
+    b = keeltrace.Boot(_rep([
+        {"name": "entry", "cpu": 0, "ns": 1},
+        {"name": "heap_init", "cpu": 0, "ns": 10},
+        {"name": "heap_init", "cpu": 0, "ns": 30},
+        {"name": "report", "cpu": 0, "ns": 900}]))
+    got = [(s["name"], s["start"], s["end"]) for s in b.slices]
+    check("minimal form: pairs become slices",
+          [] if got == [("heap_init", 10, 30)] else [f"slices {got}"])
+    check("minimal form: odd names are marks",
+          [] if [m["name"] for m in b.marks] == ["entry", "report"]
+          else [f"marks {b.marks}"])
+
+    # Every spelling of the kinds, nesting, args.
+    b = keeltrace.Boot(_rep([
+        {"name": "scrub", "cpu": 0, "ns": 100, "kind": "B"},
+        {"name": "scrub_unit", "cpu": 1, "ns": 110, "kind": 1,
+         "arg0": 1, "arg1": 4096},
+        {"name": "scrub_unit", "cpu": 0, "ns": 120, "kind": "begin",
+         "arg1": 8192},
+        {"name": "scrub_unit", "cpu": 0, "ns": 130, "kind": "end",
+         "arg1": 8192},
+        {"name": "scrub_unit", "cpu": 1, "ns": 140, "kind": 2,
+         "arg0": 1, "arg1": 4096},
+        {"name": "scrub", "cpu": 0, "ns": 150, "kind": "E"},
+        {"name": "x", "cpu": 0, "ns": 160, "kind": "I"}]))
+    units = sorted((u["cpu"], u["arg0"], u["arg1"], u["depth"])
+                   for u in b.scrub_units())
+    check("kinds: units with node/bytes (arg0 absent = node 0)",
+          [] if units == [(0, 0, 8192, 1), (1, 1, 4096, 0)]
+          else [f"units {units}"])
+    check("kinds: phase depth 0",
+          [] if b.phase("scrub")["depth"] == 0 else ["scrub not at depth 0"])
+
+    # A begin whose end was dropped: open, ends at the report.
+    b = keeltrace.Boot(_rep([
+        {"name": "scrub_unit", "cpu": 1, "ns": 500, "kind": "begin",
+         "arg0": 1, "arg1": 4096}], trace_overflow=True,
+        scrub={"per_node": [], "per_cpu": [{"cpu": 1, "bytes": 8192,
+                                            "ns": 10}]}))
+    u = b.scrub_units()
+    check("open slice ends at report_ns",
+          [] if len(u) == 1 and u[0]["open"] and u[0]["end"] == 1000
+          else [f"units {u}"])
+    check("overflow bool: the CPU is found from the byte counts",
+          [] if b.overflow == {1} and not b.overflow_unknown
+          else [f"overflow {b.overflow} unknown {b.overflow_unknown}"])
+
+    for extra, want in (({"trace_overflow": [1]}, {1}),
+                        ({"trace_overflow_cpus": [0, 1]}, {0, 1}),
+                        ({"trace_overflow": {"0": True, "1": False}}, {0}),
+                        ({"cpus": [{"id": 0, "trace_overflow": True}]}, {0}),
+                        ({"trace_overflow": False}, set())):
+        got, _ = keeltrace.overflowed_cpus(_rep([], **extra))
+        check(f"overflow form {extra}",
+              [] if got == want else [f"got {got}, want {want}"])
+
+    try:
+        keeltrace.Boot(_rep([{"name": "a", "cpu": 0, "ns": 1,
+                              "kind": "sideways"}]))
+        check("bad kind is rejected", ["accepted"])
+    except keeltrace.TraceError:
+        check("bad kind is rejected", [])
+
+    # The checker itself must be able to fail.
+    rep = {"scrub": {"per_cpu": [{"cpu": 0, "bytes": 4096, "units": 1}],
+                     "per_node": [{"node": 0, "bytes": 4096}]}}
+    good = {"traceEvents": [
+        {"ph": "M", "pid": 0, "tid": 0, "name": "thread_name",
+         "args": {"name": "cpu 0"}},
+        {"ph": "B", "pid": 0, "tid": 0, "ts": 1, "name": "scrub_unit node 0",
+         "args": {"node": 0, "bytes": 4096}},
+        {"ph": "E", "pid": 0, "tid": 0, "ts": 2, "name": "scrub_unit node 0"}]}
+    check("checker accepts a good trace", check_chrome(good, rep))
+    bad = json.loads(json.dumps(good))
+    del bad["traceEvents"][2]
+    check("checker rejects a B without E",
+          [] if check_chrome(bad, rep) else ["not rejected"])
+    bad = json.loads(json.dumps(good))
+    bad["traceEvents"][1]["args"]["bytes"] = 8192
+    check("checker rejects wrong node bytes",
+          [] if check_chrome(bad, rep) else ["not rejected"])
+    bad = json.loads(json.dumps(good))
+    del bad["traceEvents"][0]
+    check("checker rejects a track without a name",
+          [] if check_chrome(bad, rep) else ["not rejected"])
+
+
+# ---- real boots -----------------------------------------------------------
+
+def real_tests(keel, tmp):
+    log = os.path.join(tmp, "2node.log")
+    rc, text = boot(keel, log)
+    check("sandbox boot", [] if rc == 0 else [f"exit status {rc}"])
+    try:
+        rep = report.find_report(text)
+    except report.ReportError as e:
+        check("sandbox report", [str(e)])
+        return
+    check("sandbox report", report.check_parsed(rep, text, {}))
+
+    doc, r = perfetto(log, os.path.join(tmp, "boot.json"))
+    if doc is None:
+        check("trace2perfetto.py", [f"exit {r.returncode}: {r.stderr}"])
+        return
+    overflow = rep.get("trace_overflow") not in (None, False, [], {})
+    check("trace2perfetto.py: JSON vs report",
+          check_chrome(doc, rep, complete=not overflow))
+    workers = {p["cpu"] for p in rep["scrub"]["per_cpu"] if p["bytes"]}
+    check("a real boot scrubs on several CPUs",
+          [] if len(workers) >= 2 else [f"workers {workers}"])
+    phases = {e["name"] for e in doc["traceEvents"]
+              if e.get("ph") == "B" and e.get("tid") == 0}
+    missing = {"bootmem", "smp", "heap_init", "scrub", "audit"} - phases
+    check("phases are slices on cpu 0",
+          [f"missing {sorted(missing)}"] if missing else [])
+
+    # Tiny units on a small heap overflow the 512-event buffers.
+    olog = os.path.join(tmp, "overflow.log")
+    rc, text = boot(keel, olog, "mem=256M", "bootscrub_chunk=64K")
+    orep = report.find_report(text) if rc == 0 else None
+    doc, r = perfetto(olog, os.path.join(tmp, "overflow.json"))
+    if doc is None or orep is None:
+        check("overflowed trace converts", [f"rc {rc}, {r.stderr}"])
+    else:
+        check("overflowed trace converts", check_chrome(doc, orep, False))
+        if orep.get("trace_overflow"):
+            warned = "overflowed" in r.stderr
+            flagged = any(e.get("name") == "trace overflow"
+                          for e in doc["traceEvents"])
+            check("overflow is reported", [] if warned and flagged else
+                  [f"warned {warned}, flagged {flagged}"])
+
+    svg = os.path.join(tmp, "boot.svg")
+    png = os.path.join(tmp, "boot.png")
+    r = run([PYTHON, os.path.join(SCRIPTS, "plot-boot.py"), log,
+             "-o", svg, "-o", png])
+    check("plot-boot.py one log", [r.stderr] if r.returncode else [])
+    check("plot-boot.py PNG", picture_ok(png, "png"))
+    check("plot-boot.py SVG", picture_ok(svg, "svg"))
+    cmp_png = os.path.join(tmp, "compare.png")
+    r = run([PYTHON, os.path.join(SCRIPTS, "plot-boot.py"), log, olog,
+             "-o", cmp_png])
+    check("plot-boot.py two logs", [r.stderr] if r.returncode else [])
+    check("plot-boot.py comparison PNG", picture_ok(cmp_png, "png"))
+
+
+def main():
+    keel = sys.argv[1] if len(sys.argv) > 1 else \
+        os.path.join(TOP, "build", "sandbox", "keel")
+    synthetic_tests()
+    if not os.access(keel, os.X_OK):
+        check("keel binary", [f"{keel} is not built (make ARCH=sandbox)"])
+    else:
+        keep = os.environ.get("SCRIPTS_TEST_KEEP")
+        if keep:
+            os.makedirs(keep, exist_ok=True)
+            real_tests(keel, keep)
+        else:
+            with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
+                real_tests(keel, tmp)
+    print(f"scripts-test: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
