@@ -607,6 +607,16 @@ static void json_trace(struct jw *w)
 	}
 	jw_arr_end(w);
 	jw_bool(w, "trace_overflow", any_overflow);
+	jw_arr(w, "trace_overflow_cpus");
+	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
+		unsigned int count;
+		bool overflowed;
+
+		trace_events(c, &count, &overflowed);
+		if (overflowed)
+			jw_u64(w, NULL, c);
+	}
+	jw_arr_end(w);
 }
 
 /**

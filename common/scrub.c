@@ -179,11 +179,11 @@ static bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
 	uint64_t t0, t1;
 	bool clean;
 
-	trace_event("scrub_unit", TRACE_BEGIN, node, bytes);
+	trace_detail("scrub_unit", TRACE_BEGIN, node, bytes);
 	t0 = arch_ticks();
 	clean = arch_scrub_clean_range(phys_to_virt(pfn_to_paddr(p)), bytes);
 	t1 = arch_ticks();
-	trace_event("scrub_unit", TRACE_END, node, bytes);
+	trace_detail("scrub_unit", TRACE_END, node, bytes);
 
 	atomic_fetch_add_relaxed(&scrub_stats.bytes, bytes);
 	atomic_fetch_add_relaxed(&scrub_stats.node[node].bytes, bytes);

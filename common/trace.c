@@ -7,7 +7,10 @@
  * the count is published with release so that a reader on another CPU that
  * loads it with acquire sees complete events. When a buffer is full, later
  * events of that CPU are dropped and its overflow flag is set (the report
- * says so) - the first events of a boot are the ones worth keeping.
+ * says so) - the first events of a boot are the ones worth keeping. Detail
+ * events (trace_detail: one per scrub unit) leave the last
+ * TRACE_PHASE_RESERVE slots to phase events, so a boot with many small
+ * scrub units still records the end of the scrub, the audit and the report.
  *
  * Ticks stay raw until the report converts them with ticks_to_ns*().
  */
@@ -20,6 +23,29 @@
 static struct trace_event trace_buf[NR_CPUS][TRACE_EVENTS_PER_CPU];
 static uint32_t trace_count[NR_CPUS];
 static bool trace_overflow[NR_CPUS];
+/* A detail begin was dropped: drop its end as well (only CPU c writes [c]). */
+static bool trace_detail_dropped[NR_CPUS];
+
+static void trace_record(unsigned int cpu, uint32_t limit, const char *name,
+			 enum trace_kind kind, uint64_t arg0, uint64_t arg1)
+{
+	struct trace_event *ev;
+	uint32_t idx;
+
+	idx = atomic_load_relaxed(&trace_count[cpu]);
+	if (idx >= limit) {
+		atomic_store_relaxed(&trace_overflow[cpu], true);
+		return;
+	}
+	ev = &trace_buf[cpu][idx];
+	ev->name = name;
+	ev->ticks = arch_ticks();
+	ev->arg0 = arg0;
+	ev->arg1 = arg1;
+	ev->cpu = (uint16_t)cpu;
+	ev->kind = (uint8_t)kind;
+	atomic_store_release(&trace_count[cpu], idx + 1);
+}
 
 /**
  * trace_event() - record one event on the calling CPU.
@@ -32,24 +58,39 @@ void trace_event(const char *name, enum trace_kind kind, uint64_t arg0,
 		 uint64_t arg1)
 {
 	unsigned int cpu = arch_cpu_id();
-	struct trace_event *ev;
+
+	if (cpu < NR_CPUS)
+		trace_record(cpu, TRACE_EVENTS_PER_CPU, name, kind, arg0, arg1);
+}
+
+/**
+ * trace_detail() - record a high-volume event, keeping room for phases.
+ * @name: a string literal (stored by pointer)
+ * @kind: mark, begin or end
+ * @arg0: free-form (e.g. node)
+ * @arg1: free-form (e.g. bytes)
+ */
+void trace_detail(const char *name, enum trace_kind kind, uint64_t arg0,
+		  uint64_t arg1)
+{
+	const uint32_t limit = TRACE_EVENTS_PER_CPU - TRACE_PHASE_RESERVE;
+	unsigned int cpu = arch_cpu_id();
 	uint32_t idx;
 
 	if (cpu >= NR_CPUS)
 		return;
+	if (kind == TRACE_END && trace_detail_dropped[cpu]) {
+		trace_detail_dropped[cpu] = false;
+		return;
+	}
 	idx = atomic_load_relaxed(&trace_count[cpu]);
-	if (idx >= TRACE_EVENTS_PER_CPU) {
+	/* A begin needs room for its end. */
+	if (kind == TRACE_BEGIN && idx + 1 >= limit) {
+		trace_detail_dropped[cpu] = true;
 		atomic_store_relaxed(&trace_overflow[cpu], true);
 		return;
 	}
-	ev = &trace_buf[cpu][idx];
-	ev->name = name;
-	ev->ticks = arch_ticks();
-	ev->arg0 = arg0;
-	ev->arg1 = arg1;
-	ev->cpu = (uint16_t)cpu;
-	ev->kind = (uint8_t)kind;
-	atomic_store_release(&trace_count[cpu], idx + 1);
+	trace_record(cpu, limit, name, kind, arg0, arg1);
 }
 
 /**

@@ -25,13 +25,27 @@ struct trace_event {
 };
 
 #define TRACE_EVENTS_PER_CPU 512
+/* Slots of each buffer that detail events (scrub units) may not use. */
+#define TRACE_PHASE_RESERVE 32
 
 #ifdef CONFIG_TRACE
 void trace_event(const char *name, enum trace_kind kind, uint64_t arg0,
 		 uint64_t arg1);
+/*
+ * trace_detail(): a high-volume event (one per scrub unit). It stops being
+ * recorded TRACE_PHASE_RESERVE slots before the buffer is full, so phase
+ * boundaries recorded later still fit; a dropped begin drops its end too.
+ */
+void trace_detail(const char *name, enum trace_kind kind, uint64_t arg0,
+		  uint64_t arg1);
 #else
 static inline void trace_event(const char *name, enum trace_kind kind,
 			       uint64_t arg0, uint64_t arg1)
+{
+	(void)name, (void)kind, (void)arg0, (void)arg1;
+}
+static inline void trace_detail(const char *name, enum trace_kind kind,
+				uint64_t arg0, uint64_t arg1)
 {
 	(void)name, (void)kind, (void)arg0, (void)arg1;
 }
