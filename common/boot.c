@@ -18,6 +18,7 @@
 #include <arch/scrub.h>
 #include <arch/smp.h>
 #include <keel/bench.h>
+#include <keel/stress.h>
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
 #include <keel/bootmem.h>
@@ -193,6 +194,13 @@ void keel_main(struct bootinfo *bi)
 	boot_times.scrub_end = arch_ticks();
 	trace_end("scrub");
 
+	/* Before waiting for idle scrubbing: stress races it on purpose. */
+	if (opts.stress_seconds) {
+		trace_begin("stress");
+		stress_run(opts.stress_seconds);
+		trace_end("stress");
+	}
+
 	if (opts.bootscrub == SCRUB_IDLE)
 		scrub_wait_all_clean();
 
@@ -212,6 +220,8 @@ void keel_main(struct bootinfo *bi)
 		fail = "audit: lost pages";
 	else if (!audit.ok)
 		fail = "audit: heap check problems";
+	else if (opts.stress_seconds && !stress_ok())
+		fail = stress_fail_reason();
 	else if (opts.bootscrub != SCRUB_OFF && total_dirty_pages(nodes))
 		fail = "scrub incomplete: dirty pages remain";
 

@@ -644,7 +644,7 @@ static struct page_info *take_block(struct heap_node_locked l,
 	pg->order = (uint8_t)order;
 	pg->node = (uint8_t)hn->id;
 	pg->flags = poc;
-	pg->first_dirty = fd;
+	pg->first_dirty = FIRST_DIRTY_NONE;
 	*out_pfn = p;
 	*out_fd = fd;
 	*out_poc = poc;
@@ -699,12 +699,15 @@ struct page_info *heap_alloc(unsigned int order, uint32_t flags)
 	if (!pg)
 		return NULL;
 
-	/* Every entry of the block, outside the lock: nobody reads tails. */
+	/*
+	 * The tail entries, outside the lock: nobody reads tails. The head was
+	 * written under the lock by take_block(), and a concurrent free of the
+	 * buddy may read it, so it is not written again here.
+	 */
 	n = 1ULL << order;
 	cur = pg;
-	for (q = p; q < p + n; q++) {
-		if (q != p)
-			cur = next_page(cur, q);
+	for (q = p + 1; q < p + n; q++) {
+		cur = next_page(cur, q);
 		cur->next = cur->prev = NULL;
 		cur->pfn = q;
 		cur->first_dirty = FIRST_DIRTY_NONE;

@@ -30,6 +30,7 @@
 #include <keel/scrub.h>
 #include <keel/smp.h>
 #include <keel/string.h>
+#include <keel/stress.h>
 #include <keel/trace.h>
 
 struct bench_row bench_rows[BENCH_MAX_ROWS];
@@ -342,6 +343,19 @@ static void report_human(const struct bootinfo *bi,
 		}
 	}
 
+	if (stress_stats.ran)
+		pr_info("stress: %llu ops in %llu ms on %u CPUs (%llu ops/s), "
+			"%llu bytes verified, %llu corruptions%s\n",
+			(unsigned long long)stress_stats.ops,
+			(unsigned long long)(ticks_to_ns(stress_stats.ticks) /
+					     1000000),
+			stress_stats.cpus,
+			(unsigned long long)stress_ops_per_s(
+				stress_stats.ops, stress_stats.ticks),
+			(unsigned long long)stress_stats.bytes_verified,
+			(unsigned long long)stress_stats.corruptions,
+			stress_ok() ? "" : " (FAILED)");
+
 	pr_info("audit: %llu RAM pages = %llu free + %llu allocated + %llu "
 		"reserved, %lld lost%s\n",
 		(unsigned long long)a->ram_pages,
@@ -567,6 +581,51 @@ static void json_bench(struct jw *w)
 	jw_arr_end(w);
 }
 
+static void json_stress(struct jw *w)
+{
+	const struct stress_stats *st = &stress_stats;
+
+	if (!st->ran)
+		return;
+	jw_obj(w, "stress");
+	jw_u64(w, "seconds", st->seconds);
+	jw_u64(w, "ns", ticks_to_ns(st->ticks));
+	jw_u64(w, "ops", st->ops);
+	jw_u64(w, "ops_per_s", stress_ops_per_s(st->ops, st->ticks));
+	jw_u64(w, "allocs", st->allocs);
+	jw_u64(w, "frees", st->frees);
+	jw_u64(w, "alloc_failures", st->alloc_failures);
+	jw_u64(w, "bytes_verified", st->bytes_verified);
+	jw_u64(w, "corruptions", st->corruptions);
+	jw_u64(w, "heap_problems", st->heap_problems);
+	jw_u64(w, "free_pages_before", st->free_before);
+	jw_u64(w, "free_pages_after", st->free_after);
+	jw_bool(w, "baseline_exact", st->baseline_exact);
+	jw_bool(w, "zero_check", st->zero_check);
+	jw_bool(w, "ok", stress_ok());
+	jw_str(w, "fail_reason", st->fail_reason);
+	jw_arr(w, "per_cpu");
+	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
+		const struct stress_cpu_stats *pc = &st->cpu[c];
+
+		if (!pc->ran)
+			continue;
+		jw_obj(w, NULL);
+		jw_u64(w, "cpu", c);
+		jw_u64(w, "ops", pc->ops);
+		jw_u64(w, "ops_per_s", stress_ops_per_s(pc->ops, pc->ticks));
+		jw_u64(w, "start_ns", ticks_to_ns(pc->start_ticks));
+		jw_u64(w, "ns", ticks_to_ns(pc->ticks));
+		jw_u64(w, "scrub_steps", pc->scrub_steps);
+		jw_u64(w, "scrub_ns", ticks_to_ns(pc->scrub_ticks));
+		jw_u64(w, "bytes_verified", pc->bytes_verified);
+		jw_u64(w, "corruptions", pc->corruptions);
+		jw_obj_end(w);
+	}
+	jw_arr_end(w);
+	jw_obj_end(w);
+}
+
 static void json_audit(struct jw *w, const struct audit_result *a)
 {
 	jw_obj(w, "audit");
@@ -672,6 +731,7 @@ bool report_print(const struct bootinfo *bi, const struct audit_result *a,
 	jw_obj_end(&w);
 
 	json_bench(&w);
+	json_stress(&w);
 	json_audit(&w, a);
 	json_trace(&w);
 

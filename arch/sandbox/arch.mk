@@ -13,6 +13,12 @@ ARCH_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined -O1
 ARCH_LDFLAGS += -fsanitize=address,undefined
 endif
 
+# SANITIZE=thread: the ThreadSanitizer build of tests/tsan.mk (its own O=).
+ifeq ($(SANITIZE),thread)
+ARCH_CFLAGS += -fsanitize=thread -O1
+ARCH_LDFLAGS += -fsanitize=thread
+endif
+
 SANDBOX_LIB := $(O)/libkeel.a
 
 all: $(O)/keel

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The allocation self-benchmark (bench=on; DESIGN §6, §7 "bench", §9).
+ *
+ * For every node with memory, for orders 0, 9 and 18 (those <= MAX_ORDER
+ * the node can satisfy), for clean pages and dirty pages, for cachemaint
+ * eager and deferred, it allocates `count` blocks with
+ * HEAP_EXACT_NODE | HEAP_NODE(node), frees them again and fills one
+ * bench_rows[] entry (include/keel/report.h):
+ *
+ *  count        blocks actually measured (64 / 16 / 2 by default, fewer
+ *               when the node runs out)
+ *  ns_avg/max   latency of one heap_alloc() call (arch_ticks around it).
+ *               Deferred rows allocate with HEAP_NO_FLUSH, so this is the
+ *               allocation alone; eager rows include the per-page
+ *               maintenance done inside the call (under the lock).
+ *  lock_ns_max  longest hold of the node's heap lock during the measured
+ *               allocations (heap_reset_lock_stats() just before them).
+ *  maint_ns     TOTAL cache maintenance time of the row's `count`
+ *               allocations (not per allocation):
+ *               deferred: time spent in cachemaint_flush_batch(), called
+ *                 (outside the ns_avg window) after each allocation that
+ *                 recorded a range -- 0 for clean_poc blocks, which need
+ *                 nothing;
+ *               eager: for each allocation, its latency minus that of the
+ *                 same allocation made just before with no maintenance
+ *                 at all (cachemaint none), clamped at 0, summed.
+ *  mode         cachemaint_mode_name() of the mode measured: "eager", and
+ *               "deferred" -- or "clflush" on a coherent platform (x86),
+ *               where deferred means no maintenance at all, so the
+ *               by-range flush is measured instead.
+ *  dirty        false: the blocks were PGF_CLEAN_POC (boot scrub) and
+ *               deferred mode did no maintenance for them. true: the
+ *               blocks had been allocated, written (one cache line per
+ *               page, then zeroed again) and freed with need_scrub=false
+ *               first, so they are clean (zero) but not clean to PoC.
+ *
+ * Afterwards the heap is what it was: same free chunks, same counters, and
+ * PGF_CLEAN_POC put back on the chunks that had it (their memory is zero
+ * and was cleaned to PoC again), the cachemaint mode and cachemaint_stats
+ * restored. Only the nodes' lock_max_ticks are left at the bench's values.
+ * Must run with no other heap user (at boot, after the boot scrub; it waits
+ * for a bootscrub=idle background scrub to finish first).
+ */
+#ifndef KEEL_BENCH_H
+#define KEEL_BENCH_H
+
+#include <keel/cachemaint.h>
+#include <keel/report.h>
+#include <keel/types.h>
+
+#define BENCH_MAX_COUNT 64 /* blocks per row at most */
+
+/* What one measurement did besides the row (for tests and the log). */
+struct bench_detail {
+	uint64_t maint_ops, maint_bytes; /* cachemaint_stats deltas */
+	uint64_t clean_poc_blocks; /* measured blocks that were clean_poc */
+};
+
+/* Run the whole self-benchmark and fill bench_rows[] / bench_row_count. */
+void bench_run(void);
+
+/*
+ * bench_one(): one row: @count (<= BENCH_MAX_COUNT) blocks of @order on
+ * @node in cachemaint @mode (CACHEMAINT_DEFERRED or CACHEMAINT_EAGER),
+ * @dirty as above. Leaves the heap and cachemaint as bench_run() does.
+ * Return: 0 with *@row (and *@detail when not NULL) filled, or -ENOMEM
+ * when not a single block could be allocated, -EINVAL for bad arguments.
+ */
+int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
+	      bool dirty, uint64_t count, struct bench_row *row,
+	      struct bench_detail *detail);
+
+#endif
