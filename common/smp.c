@@ -37,8 +37,17 @@ unsigned int cpu_count;
 static uint32_t checked_in[NR_CPUS];
 /* Written by the boot CPU: its ticks at acceptance (0 = not accepted). */
 static uint64_t accept_ticks[NR_CPUS];
-/* Written by the secondary after measuring its skew. */
-static uint32_t skew_done[NR_CPUS];
+/*
+ * Timer skew probe, after acceptance: the boot CPU stamps t0 and posts
+ * round r in skew_ping; the secondary stamps skew_stamp and echoes r in
+ * skew_pong; the boot CPU stamps t2. skew = stamp - (t0 + t2) / 2, within
+ * +-(t2 - t0) / 2; the round with the shortest round trip is kept. A ping
+ * beyond SKEW_ROUNDS tells the secondary to stop (the boot CPU gave up).
+ */
+#define SKEW_ROUNDS 16
+static uint32_t skew_ping[NR_CPUS];
+static uint32_t skew_pong[NR_CPUS];
+static uint64_t skew_stamp[NR_CPUS];
 
 /*
  * Field by field, leaving the mailbox alone: a CPU that is still parked
@@ -81,7 +90,8 @@ void smp_init(const struct bootinfo *bi)
 	}
 	memset(checked_in, 0, sizeof(checked_in));
 	memset(accept_ticks, 0, sizeof(accept_ticks));
-	memset(skew_done, 0, sizeof(skew_done));
+	memset(skew_ping, 0, sizeof(skew_ping));
+	memset(skew_pong, 0, sizeof(skew_pong));
 
 	if (bi->cpu_count) {
 		cpu_fill(&cpu_table[n], &bi->cpus[boot]);
@@ -141,24 +151,30 @@ static __noreturn void cpu_park_forever(void)
  * smp_secondary_main() - the arch-neutral life of a secondary CPU.
  * @cpu: its logical id
  *
- * Checks in, waits to be accepted, measures its timer skew against the
- * boot CPU's stamp (an upper bound: it includes one cache-line transfer),
- * then serves its mailbox forever.
+ * Checks in, waits to be accepted, answers the boot CPU's timer skew
+ * probe (round trips, see skew_ping), then serves its mailbox forever.
  */
 void smp_secondary_main(unsigned int cpu)
 {
 	struct cpu_info *c = &cpu_table[cpu];
-	uint64_t boot_ticks;
 	uint32_t seq;
 
 	if (cpu >= NR_CPUS || cpu_injected_silent(cpu))
 		cpu_park_forever();
 
 	atomic_store_release(&checked_in[cpu], 1);
-	while (!(boot_ticks = atomic_load_acquire(&accept_ticks[cpu])))
+	while (!atomic_load_acquire(&accept_ticks[cpu]))
 		arch_cpu_relax();
-	c->tsc_skew_ticks = (int64_t)(arch_ticks() - boot_ticks);
-	atomic_store_release(&skew_done[cpu], 1);
+	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
+		uint32_t ping;
+
+		while ((ping = atomic_load_acquire(&skew_ping[cpu])) < r)
+			arch_cpu_relax();
+		if (ping > SKEW_ROUNDS)
+			break;
+		atomic_store_relaxed(&skew_stamp[cpu], arch_ticks());
+		atomic_store_release(&skew_pong[cpu], r);
+	}
 
 	for (;;) {
 		while ((seq = atomic_load_acquire(&c->seq)) ==
@@ -169,6 +185,16 @@ void smp_secondary_main(unsigned int cpu)
 	}
 }
 
+static bool wait_flag_value(uint32_t *flag, uint32_t v, uint64_t deadline)
+{
+	while (atomic_load_acquire(flag) != v) {
+		if (arch_ticks() >= deadline)
+			return false;
+		arch_cpu_relax();
+	}
+	return true;
+}
+
 static bool wait_flag(uint32_t *flag, uint64_t deadline)
 {
 	while (!atomic_load_acquire(flag)) {
@@ -177,6 +203,40 @@ static bool wait_flag(uint32_t *flag, uint64_t deadline)
 		arch_cpu_relax();
 	}
 	return true;
+}
+
+/*
+ * The boot CPU's side of the skew probe of @cpu (see skew_ping). Only
+ * informative: a secondary too slow to answer keeps skew 0.
+ */
+static void measure_skew(unsigned int cpu, uint64_t deadline)
+{
+	uint64_t best_rtt = UINT64_MAX;
+	int64_t skew;
+
+	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
+		uint64_t t0 = arch_ticks(), t2;
+
+		atomic_store_release(&skew_ping[cpu], r);
+		if (!wait_flag_value(&skew_pong[cpu], r, deadline)) {
+			atomic_store_release(&skew_ping[cpu], SKEW_ROUNDS + 1);
+			return;
+		}
+		t2 = arch_ticks();
+		if (t2 - t0 < best_rtt) {
+			uint64_t stamp = atomic_load_relaxed(&skew_stamp[cpu]);
+
+			best_rtt = t2 - t0;
+			cpu_table[cpu].tsc_skew_ticks =
+				(int64_t)(stamp - (t0 + best_rtt / 2));
+		}
+	}
+	skew = cpu_table[cpu].tsc_skew_ticks;
+	pr_info("smp: cpu %u timer skew %s%llu ns (+-%llu ns)\n", cpu,
+		skew < 0 ? "-" : "",
+		(unsigned long long)ticks_to_ns(skew < 0 ? (uint64_t)-skew
+							 : (uint64_t)skew),
+		(unsigned long long)ticks_to_ns(best_rtt / 2));
 }
 
 static void cpu_fail(unsigned int cpu, const char *reason)
@@ -232,7 +292,7 @@ unsigned int smp_boot_cpus(unsigned int timeout_ms)
 		c->fail_reason = NULL;
 		atomic_store_release(&accept_ticks[cpu], arch_ticks());
 		/* The skew is only informative: do not fail on it. */
-		wait_flag(&skew_done[cpu], arch_ticks() + timeout);
+		measure_skew(cpu, arch_ticks() + timeout);
 		online++;
 	}
 	trace_end("smp_boot");

@@ -8,11 +8,16 @@
 #   --kernel FILE     boot FILE with -kernel (x86_64: multiboot1 ELF)
 #   --iso FILE        boot a GRUB ISO from CD instead (x86_64)
 #   --uefi            firmware OVMF (/usr/share/ovmf/OVMF.fd) instead of SeaBIOS
-#   --smp N           CPUs (default 1)
+#   --smp SPEC        CPUs: N, or QEMU's N,sockets=S,cores=C,threads=T,
+#                     maxcpus=M (default 1)
 #   --mem SIZE        RAM (-m; default 512M, or the sum of the NUMA nodes)
 #   --numa SPEC       NxSIZE (N equal nodes, e.g. 2x512M) or SIZE,SIZE,...;
-#                     one memory backend per node, CPUs split evenly by
-#                     socket (N must divide --smp), distance 20 between nodes
+#                     one memory backend per node (size 0: a CPU-only node),
+#                     socket i on node i (N sockets of --smp/N cores unless
+#                     --smp gives the topology), distance 20 between nodes
+#   --cpu-nodes LIST  node of each socket, e.g. 0,1 (then nodes not listed
+#                     are memory-only)
+#   --dist LIST       distances A-B=V,... (others stay 20); symmetric
 #   --no-dist         no -numa dist (firmware gives no SLIT)
 #   --file-backed DIR sparse file-backed node memory in DIR (huge RAM on a
 #                     small host; only touched pages cost)
@@ -28,7 +33,7 @@
 set -euo pipefail
 
 usage() {
-	sed -n '3,28p' "$0" | sed 's/^# \{0,1\}//' >&2
+	sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//' >&2
 	exit 2
 }
 
@@ -55,7 +60,7 @@ size_mib() {
 arch=$1
 shift
 kernel= iso= uefi=0 smp=1 mem= numa= dist=1 filedir= machine=pc cpu=max
-append= timeout_s= dry=0
+append= timeout_s= dry=0 cpu_nodes= dists=
 extra=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -66,6 +71,8 @@ while [ $# -gt 0 ]; do
 	--mem) mem=$2; shift 2 ;;
 	--numa) numa=$2; shift 2 ;;
 	--no-dist) dist=0; shift ;;
+	--cpu-nodes) cpu_nodes=$2; shift 2 ;;
+	--dist) dists=$2; shift 2 ;;
 	--file-backed) filedir=$2; shift 2 ;;
 	--machine) machine=$2; shift 2 ;;
 	--cpu) cpu=$2; shift 2 ;;
@@ -77,7 +84,9 @@ while [ $# -gt 0 ]; do
 	*) die "unknown option '$1'" ;;
 	esac
 done
-[[ $smp =~ ^[0-9]+$ ]] && [ "$smp" -ge 1 ] || die "bad --smp '$smp'"
+[[ $smp =~ ^[0-9]+(,[a-z]+=[0-9]+)*$ ]] && [ "${smp%%,*}" -ge 1 ] ||
+	die "bad --smp '$smp'"
+smp_n=${smp%%,*}
 
 # NUMA: node sizes in MiB.
 nodes=()
@@ -126,9 +135,24 @@ if [ ${#nodes[@]} -gt 0 ]; then
 	for s in "${nodes[@]}"; do total=$((total + s)); done
 	[ -z "$mem" ] || [ "$(size_mib "$mem")" = "$total" ] ||
 		die "--mem $mem differs from the NUMA nodes' sum (${total}M)"
-	[ $((smp % n)) = 0 ] || die "--smp $smp is not a multiple of $n nodes"
-	args+=(-m "${total}M" -smp "$smp,sockets=$n,cores=$((smp / n)),threads=1")
+	if [ -n "$cpu_nodes" ]; then
+		IFS=, read -ra sock_node <<<"$cpu_nodes"
+	else
+		sock_node=()
+		for ((i = 0; i < n; i++)); do sock_node+=("$i"); done
+	fi
+	ns=${#sock_node[@]}
+	if [[ $smp == *sockets=* ]]; then
+		args+=(-m "${total}M" -smp "$smp")
+	else
+		[ $((smp_n % ns)) = 0 ] || die "--smp $smp is not a multiple of $ns sockets"
+		args+=(-m "${total}M" -smp "$smp,sockets=$ns,cores=$((smp_n / ns)),threads=1")
+	fi
 	for ((i = 0; i < n; i++)); do
+		if [ "${nodes[i]}" = 0 ]; then
+			args+=(-numa "node,nodeid=$i")
+			continue
+		fi
 		if [ -n "$filedir" ]; then
 			args+=(-object "memory-backend-file,id=m$i,size=${nodes[i]}M,mem-path=$filedir/keel-node$i.mem,share=on")
 		else
@@ -136,13 +160,20 @@ if [ ${#nodes[@]} -gt 0 ]; then
 		fi
 		args+=(-numa "node,nodeid=$i,memdev=m$i")
 	done
-	for ((i = 0; i < n; i++)); do
-		args+=(-numa "cpu,node-id=$i,socket-id=$i")
+	for ((i = 0; i < ns; i++)); do
+		args+=(-numa "cpu,node-id=${sock_node[i]},socket-id=$i")
 	done
 	if [ "$dist" = 1 ]; then
 		for ((i = 0; i < n; i++)); do
 			for ((j = i + 1; j < n; j++)); do
-				args+=(-numa "dist,src=$i,dst=$j,val=20")
+				v=20
+				IFS=, read -ra dl <<<"$dists"
+				for d in "${dl[@]}"; do
+					case $d in
+					"$i-$j="* | "$j-$i="*) v=${d#*=} ;;
+					esac
+				done
+				args+=(-numa "dist,src=$i,dst=$j,val=$v")
 			done
 		done
 	fi

@@ -26,11 +26,20 @@ $(KEEL_ELF): $$(OBJS) arch/x86_64/keel.lds
 	@echo "  LD      $@"
 	$(Q)$(CC_ARCH) $(ARCH_LDFLAGS) -Wl,-T,arch/x86_64/keel.lds -o $@ $(OBJS) -lgcc
 
-# The default run: 4 CPUs, 2 NUMA nodes of 512M, distances, after=exit.
+# The default run: 4 CPUs in 2 sockets, 2 NUMA nodes of 512M (socket i on
+# node i), distance 20, after=exit. The log (build/x86_64/run.log) is then
+# checked by report.py against that machine; with a CMDLINE of your own only
+# the generic checks run (it may turn CPUs, ACPI or the scrub off).
+RUN_EXPECT := $(if $(strip $(CMDLINE)),,--expect-cpus 4 --expect-online 4 \
+	--expect-nodes 2 --expect-node-mem 0:512M,1:512M --mem-tolerance 1M \
+	--expect-distance "10,20;20,10" --expect-scrubbed)
+
 run: deps $(KEEL_ELF)
-	$(Q)$(QEMU_SH) x86_64 --kernel $(KEEL_ELF) --smp 4 --numa 2x512M \
-		--append "$(strip after=exit $(CMDLINE))"; \
-		rc=$$?; [ $$rc -eq 33 ] || { echo "make run: QEMU exit status $$rc (33 = PASS)"; exit 1; }
+	$(Q){ $(QEMU_SH) x86_64 --kernel $(KEEL_ELF) --smp 4 --numa 2x512M \
+		--timeout 300 --append "$(strip after=exit $(CMDLINE))"; \
+		echo $$? > $(O)/run.rc; } | tee $(O)/run.log; \
+		rc=$$(cat $(O)/run.rc); [ $$rc -eq 33 ] || { echo "make run: QEMU exit status $$rc (33 = PASS)"; exit 1; }; \
+		$(PYTHON) scripts/report.py $(O)/run.log $(RUN_EXPECT)
 
 # keel.iso: for hardware, command line $(CMDLINE) only. keel-qemu.iso: the
 # same with after=exit, for run-iso / run-iso-uefi.

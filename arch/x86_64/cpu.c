@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The small x86_64 arch hooks: CPU identity, stopping the machine, SMP
- * placeholders, cache maintenance and the scrub primitive.
+ * The small x86_64 arch hooks: time, stopping the machine, cache
+ * maintenance and the scrub primitive (CPU identity and SMP: smp.c).
  *
  * Stopping (cmdline after=):
  *   halt      cli; hlt forever (the default: what hardware wants).
@@ -21,12 +21,14 @@
  * (CLFLUSH per line, one MFENCE) for cachemaint=clflush, which the common
  * code selects; it never calls them otherwise.
  *
- * Single CPU for now: arch_cpu_id() is 0 and the SMP hooks say -ENODEV.
+ * The scrub primitive is chosen once on the boot CPU (arch_scrub_init)
+ * before any worker runs; arch_scrub_range() then only reads that choice
+ * and touches registers and the range it was given, so every CPU may call
+ * it concurrently.
  */
 #include <arch/cache.h>
 #include <arch/cpu.h>
 #include <arch/scrub.h>
-#include <arch/smp.h>
 #include <asm/x86.h>
 #include <keel/acpi.h>
 #include <keel/errno.h>
@@ -42,15 +44,6 @@
 const char arch_name[] = "x86_64";
 
 uint64_t tsc_hz; /* tsc.c calibrates it before keel_main() */
-
-/**
- * arch_cpu_id() - logical index of the running CPU.
- * Return: 0 (only the boot CPU runs until the SMP task adds per-CPU GS).
- */
-unsigned int arch_cpu_id(void)
-{
-	return 0;
-}
 
 /**
  * arch_cpu_relax() - spin-wait hint.
@@ -163,24 +156,6 @@ void x86_fail_stop(void)
 void arch_panic(const char *msg)
 {
 	x86_fail_stop();
-}
-
-/**
- * arch_smp_prepare() - nothing yet.
- * Return: -ENODEV (secondary CPUs are not started yet).
- */
-int arch_smp_prepare(void)
-{
-	return -ENODEV;
-}
-
-/**
- * arch_cpu_start() - not implemented yet.
- * Return: -ENODEV.
- */
-int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
-{
-	return -ENODEV;
 }
 
 /**

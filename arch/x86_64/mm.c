@@ -31,7 +31,13 @@
  * 4 GiB (identity mapped, so the tables can be written before the direct
  * map exists) and added to bootinfo as the "page tables" reservation.
  *
- * Lock: none; runs once on the boot CPU.
+ * MMIO (the local APIC, the HPET): mm_map_uc() marks the identity-mapped
+ * 2 MiB pages covering a device below 4 GiB uncached (PCD|PWT: UC whatever
+ * the MTRRs and the PAT say). The 2 MiB pages holding the local APIC
+ * (0xfee00000) and the HPET (0xfed00000) hold only MMIO on PC platforms.
+ *
+ * Lock: none; runs on the boot CPU before the secondaries start (they
+ * share these tables read-only).
  */
 #include <arch/mm.h>
 #include <asm/x86.h>
@@ -41,6 +47,8 @@
 
 #define PTE_P		 0x1ULL
 #define PTE_RW		 0x2ULL
+#define PTE_PWT		 0x8ULL
+#define PTE_PCD		 0x10ULL
 #define PTE_PS		 0x80ULL
 #define PTE_ADDR	 0x000ffffffffff000ULL
 #define PT_POOL_PAGES	 32
@@ -50,6 +58,7 @@
 #define SZ_512G		 (1ULL << 39)
 #define SZ_4G		 (1ULL << 32)
 #define DIRECT_MAP_LIMIT (1ULL << DIRECT_MAP_BITS)
+#define IDENT_MAP_LIMIT	 ((uint64_t)IDENT_MAP_GIB << 30)
 
 static uint64_t pt_pool[PT_POOL_PAGES][512] __aligned(4096);
 static unsigned int pt_pool_used;
@@ -261,4 +270,29 @@ paddr_t arch_virt_to_phys(const void *va)
 	uint64_t v = (uint64_t)(uintptr_t)va;
 
 	return pa(v >= DIRECT_MAP_BASE ? v - DIRECT_MAP_BASE : v);
+}
+
+/**
+ * mm_map_uc() - make the device at [pa, pa+len) below 4 GiB reachable
+ * uncached through the identity map.
+ * @pa: physical address of the registers
+ * @len: their size
+ * Return: the virtual address (== pa), or NULL when it is not below 4 GiB.
+ */
+void *mm_map_uc(uint64_t pa, uint64_t len)
+{
+	const uint64_t *pdpt;
+
+	if (!len || pa < SZ_2M || pa >= IDENT_MAP_LIMIT ||
+	    len > IDENT_MAP_LIMIT - pa)
+		return NULL;
+	pdpt = (const uint64_t *)(uintptr_t)(boot_pml4[0] & PTE_ADDR);
+	for (uint64_t p = ALIGN_DOWN(pa, SZ_2M); p < pa + len; p += SZ_2M) {
+		uint64_t *pd =
+			(uint64_t *)(uintptr_t)(pdpt[p >> 30] & PTE_ADDR);
+
+		pd[(p >> 21) & 511] |= PTE_PCD | PTE_PWT;
+		__asm__ __volatile__("invlpg (%0)" : : "r"(p) : "memory");
+	}
+	return (void *)(uintptr_t)pa;
 }

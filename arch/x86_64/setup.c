@@ -4,13 +4,14 @@
  * stack, in long mode, with the first 4 GiB identity mapped. In order:
  * console, IDT, the multiboot information (magic decides mb1 or mb2; the
  * parsers copy what keel keeps into bootinfo), the reservations, the boot
- * CPU, the direct map, the ACPI tables (PM timer, S5 only for now), the
- * TSC, then keel_main() never to return.
+ * CPU's per-CPU data, the direct map, the ACPI tables (CPUs, NUMA nodes,
+ * distances, PM timer, S5), the CPU topology, the TSC, then keel_main()
+ * never to return.
  *
  * Reservations made here (docs/booting.md):
  *   [0, 1 MiB)        "low 1M bios/trampoline": IVT, BDA, EBDA, option
- *                     ROMs, QEMU's multiboot info (0x9000-0x9fff); the SMP
- *                     trampoline page will come from here.
+ *                     ROMs, QEMU's multiboot info (0x9000-0x9fff) and the
+ *                     SMP trampoline page at TRAMP_PA (0x8000).
  *   [_start, _end)    "kernel": image, bss, boot stack, page-table pool.
  *   loader info, modules: added by the parsers.
  *   "page tables":    mm.c, only when the static pool is too small.
@@ -55,28 +56,79 @@ static const void *acpi_map(uint64_t p, size_t len, void *ctx)
 	return NULL;
 }
 
+/* acpi=off on the command line (scan_early_words()). */
+bool x86_acpi_off;
+
+static void add_boot_cpu(struct bootinfo *bi, uint32_t apic_id)
+{
+	unsigned int idx = bi->cpu_count;
+
+	if (bootinfo_add_cpu(bi, apic_id, 0, 0, 0, 0, true) == 0)
+		bi->cpus[idx].boot_cpu = true;
+}
+
+static void print_acpi(const struct acpi_info *ai)
+{
+	unsigned int hotplug = 0;
+
+	for (unsigned int i = 0; i < ai->cpu_count; i++)
+		hotplug += !ai->cpus[i].usable && ai->cpus[i].online_capable;
+	pr_info("x86_64: ACPI RSDP at %#llx (%s), PM timer %#llx, S5 %s, "
+		"HPET %#llx\n",
+		(unsigned long long)pa_val(ai->rsdp), ai->oem_id,
+		(unsigned long long)ai->pm_timer.address,
+		ai->s5_found ? "found" : "not found",
+		(unsigned long long)ai->hpet_base);
+	pr_info("x86_64: MADT %s: %u CPUs enabled (started), %u not "
+		"(hot-plug slots, %u online-capable); SRAT %s, %u nodes; "
+		"SLIT %s\n",
+		ai->tables & ACPI_T_MADT ? "found" : "missing",
+		ai->cpu_usable_count, ai->cpu_count - ai->cpu_usable_count,
+		hotplug, ai->numa_valid ? "valid" : "absent or invalid",
+		ai->node_count, ai->have_distance ? "valid" : "absent (10/20)");
+}
+
 /*
- * Read the ACPI tables now for what the arch needs before keel_main(): the
- * PM timer (TSC cross-check) and the S5 sleep type (after=poweroff). CPUs
- * and NUMA from MADT/SRAT/SLIT are not applied yet (the SMP change does).
+ * The ACPI tables: the PM timer (TSC cross-check) and S5 (after=poweroff)
+ * for the arch, the MADT CPUs (enabled ones are started; online-capable
+ * hot-plug slots are only reported), the SRAT nodes of CPUs and RAM and
+ * the SLIT distances for bootinfo. The RSDP comes from the multiboot2 tag
+ * (14/15, already in bi->acpi_rsdp) else the EBDA/BIOS scan. Must run
+ * after the firmware map's RAM is in @bi (acpi_apply_numa labels it).
+ * Without usable tables (or with acpi=off): one node, the boot CPU only.
  */
-static void acpi_early(struct bootinfo *bi, uint32_t apic_id)
+static void acpi_setup(struct bootinfo *bi, uint32_t apic_id)
 {
 	struct acpi_mem mem = {acpi_map, NULL};
-	paddr_t rsdp = acpi_find_rsdp(&mem, bi->acpi_rsdp);
+	paddr_t rsdp;
 
+	if (x86_acpi_off) {
+		pr_info("x86_64: acpi=off: ACPI tables not used (one node, "
+			"boot CPU only)\n");
+		goto boot_cpu_only;
+	}
+	rsdp = acpi_find_rsdp(&mem, bi->acpi_rsdp);
 	if (pa_val(rsdp) == pa_val(INVALID_PADDR)) {
 		pr_info("x86_64: no ACPI RSDP found\n");
-		return;
+		goto boot_cpu_only;
 	}
 	if (acpi_parse(&mem, rsdp, apic_id, &acpi_info))
-		return;
-	bi->acpi_rsdp = rsdp;
+		goto boot_cpu_only;
 	x86_acpi = &acpi_info;
-	pr_info("x86_64: ACPI RSDP at %#llx (%s), PM timer %#llx, S5 %s\n",
-		(unsigned long long)pa_val(rsdp), acpi_info.oem_id,
-		(unsigned long long)acpi_info.pm_timer.address,
-		acpi_info.s5_found ? "found" : "not found");
+	print_acpi(&acpi_info);
+	acpi_fill_bootinfo(bi, &acpi_info);
+	if (!acpi_info.boot_cpu_found) {
+		pr_warn("ACPI MADT: boot CPU APIC ID %u is not listed, adding "
+			"it\n",
+			apic_id);
+		add_boot_cpu(bi, apic_id);
+	}
+	acpi_apply_numa(bi, &acpi_info);
+	return;
+
+boot_cpu_only:
+	bi->acpi_rsdp = pa(0);
+	add_boot_cpu(bi, apic_id);
 }
 
 static __noreturn void boot_fail(const char *why)
@@ -87,20 +139,25 @@ static __noreturn void boot_fail(const char *why)
 }
 
 /*
- * after=exit / after=poweroff from the raw command line, so that a failure
- * before keel_main() parses the options still ends a QEMU test run. The
- * last occurrence wins, as in cmdline_parse().
+ * Words keel needs before keel_main() parses the options, from the raw
+ * command line: after= (so that a failure before then still ends a QEMU
+ * test run) and acpi= (the tables are read here). The last occurrence
+ * wins, as in cmdline_parse().
  */
-static void scan_early_after(const char *s)
+static void scan_early_words(const char *s)
 {
 	static const struct {
 		const char *word;
-		enum after_action how;
+		int after;    /* AFTER_* or -1 */
+		int acpi_off; /* 1: acpi=off, 0: acpi=on/auto/force, -1 */
 	} words[] = {
-		{"after=exit", AFTER_EXIT},
-		{"after=poweroff", AFTER_POWEROFF},
-		{"after=halt", AFTER_HALT},
-		{"after=reset", AFTER_RESET},
+		{"after=exit", AFTER_EXIT, -1},
+		{"after=poweroff", AFTER_POWEROFF, -1},
+		{"after=halt", AFTER_HALT, -1},
+		{"after=reset", AFTER_RESET, -1},
+		{"acpi=off", -1, 1},
+		{"acpi=auto", -1, 0},
+		{"acpi=force", -1, 0},
 	};
 
 	for (const char *p = s; *p; p++) {
@@ -109,9 +166,13 @@ static void scan_early_after(const char *s)
 		for (unsigned int i = 0; i < ARRAY_SIZE(words); i++) {
 			size_t n = strlen(words[i].word);
 
-			if (!strncmp(p, words[i].word, n) &&
-			    (p[n] == ' ' || p[n] == '\0'))
-				x86_early_after = words[i].how;
+			if (strncmp(p, words[i].word, n) ||
+			    (p[n] != ' ' && p[n] != '\0'))
+				continue;
+			if (words[i].after >= 0)
+				x86_early_after = words[i].after;
+			if (words[i].acpi_off >= 0)
+				x86_acpi_off = words[i].acpi_off;
 		}
 	}
 }
@@ -139,20 +200,6 @@ static int parse_multiboot2(struct bootinfo *bi, uint32_t info_pa)
 				info_pa);
 }
 
-static uint32_t boot_apic_id(void)
-{
-	return cpuid(1, 0).ebx >> 24;
-}
-
-static void add_boot_cpu(struct bootinfo *bi)
-{
-	uint32_t apic_id = boot_apic_id();
-	unsigned int idx = bi->cpu_count;
-
-	if (bootinfo_add_cpu(bi, apic_id, 0, 0, 0, 0, true) == 0)
-		bi->cpus[idx].boot_cpu = true;
-}
-
 static unsigned int paddr_bits(void)
 {
 	unsigned int bits = 36;
@@ -175,6 +222,8 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	struct bootinfo *bi = &boot_info;
 	int rc;
 
+	/* arch_cpu_id() (printk's console lock) reads GS: first thing. */
+	x86_percpu_init(0, x86_apic_id());
 	uart_init();
 	traps_init();
 	console_puts("\n");
@@ -193,19 +242,19 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 		       MULTIBOOT2_BOOTLOADER_MAGIC);
 		boot_fail("not started by a multiboot loader");
 	}
-	scan_early_after(bi->cmdline);
+	scan_early_words(bi->cmdline);
 	if (rc)
 		boot_fail("the loader gave no usable memory map");
 
 	bootinfo_add_reserved(bi, pa(0), pa(SZ_1M), "low 1M bios/trampoline");
 	bootinfo_add_reserved(bi, pa((uintptr_t)_start), pa((uintptr_t)_end),
 			      "kernel");
-	add_boot_cpu(bi);
 	bi->paddr_bits = paddr_bits();
 	bi->el = -1;
 
 	mm_init_direct_map(bi);
-	acpi_early(bi, boot_apic_id());
+	acpi_setup(bi, x86_apic_id());
+	x86_topology_fill(bi);
 	tsc_init(bi);
 	keel_main(bi);
 }

@@ -4,15 +4,15 @@
  * exception: each one is fatal. x86_trap() prints the vector, error code,
  * RIP, CR2, the registers and a short frame-pointer stack trace (the kernel
  * is built with -fno-omit-frame-pointer), then stops the machine as a failed
- * boot. The IDT is static (one per system; the SMP task loads the same one
- * on every CPU).
+ * boot. The IDT is static (one per system; every secondary loads the same
+ * one with traps_load()).
  *
  * Invariant: the trace only follows frame pointers that lie inside the
  * kernel image (the boot stack) or the direct map, are 8-byte aligned and
  * strictly increasing, so a corrupt chain cannot fault again. A trap taken
  * while already reporting one halts at once.
  * Limitation: no IST stack yet, so a kernel stack overflow triple-faults
- * (QEMU -no-reboot then exits); the SMP task adds a TSS.
+ * (QEMU -no-reboot then exits).
  */
 #include <arch/console.h>
 #include <arch/cpu.h>
@@ -99,10 +99,19 @@ static void idt_set(unsigned int vec, uint64_t handler)
  */
 void traps_init(void)
 {
-	struct idt_ptr p = {sizeof(idt) - 1, (uint64_t)(uintptr_t)idt};
-
 	for (unsigned int v = 0; v < 256; v++)
 		idt_set(v, v < 32 ? trap_stub_table[v] : trap_stub_other_addr);
+	traps_load();
+}
+
+/**
+ * traps_load() - load the (already filled) IDT on the calling CPU; the
+ * secondaries call it first thing.
+ */
+void traps_load(void)
+{
+	struct idt_ptr p = {sizeof(idt) - 1, (uint64_t)(uintptr_t)idt};
+
 	__asm__ __volatile__("lidt %0" : : "m"(p));
 }
 

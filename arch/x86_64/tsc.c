@@ -12,7 +12,9 @@
  * is reported and the PIT wins (a firmware/hypervisor bug is likelier than
  * a broken PIT). CPUID 0x16 (nominal MHz) is only printed. The ACPI PM
  * timer (3.579545 MHz, port from the FADT) is a second cross-check when
- * the tables have one in I/O space, and the fallback when the PIT is dead.
+ * the tables have one in I/O space, and the fallback when the PIT is dead;
+ * the HPET (ACPI HPET table, MMIO mapped uncached) is a third cross-check
+ * and the first fallback.
  * Invariant TSC (CPUID 0x80000007 EDX bit 8) is reported; without it (TCG)
  * the TSC still runs at a constant rate in practice but is not promised to.
  */
@@ -99,6 +101,67 @@ static uint64_t pm_timer_calibrate(void)
 	return best * PM_TIMER_HZ / PM_TIMER_TICKS;
 }
 
+#define HPET_CAP	 0x000
+#define HPET_CFG	 0x010
+#define HPET_COUNTER	 0x0f0
+#define HPET_CFG_ENABLE	 0x1
+#define HPET_MAX_PERIOD	 100000000ULL	   /* fs: the spec's 100 ns bound */
+#define HPET_INTERVAL_FS 10000000000000ULL /* 10 ms */
+
+/*
+ * TSC rate against the HPET main counter (ACPI HPET table; its page is
+ * mapped uncached). The counter is enabled for the measurement when the
+ * firmware left it off, and put back as it was. Return: Hz, 0 when unusable.
+ */
+static uint64_t hpet_calibrate(void)
+{
+	const struct acpi_info *ai = x86_acpi;
+	volatile uint64_t *hpet;
+	uint64_t period, cfg, ticks, best = 0, best_n = 1;
+
+	if (!ai || !ai->hpet_base)
+		return 0;
+	hpet = mm_map_uc(ai->hpet_base, PAGE_SIZE);
+	if (!hpet)
+		return 0;
+	period = hpet[HPET_CAP / 8] >> 32;
+	if (!period || period > HPET_MAX_PERIOD) {
+		pr_warn("tsc: HPET counter period %llu fs is out of range\n",
+			(unsigned long long)period);
+		return 0;
+	}
+	ticks = HPET_INTERVAL_FS / period;
+	cfg = hpet[HPET_CFG / 8];
+	if (!(cfg & HPET_CFG_ENABLE))
+		hpet[HPET_CFG / 8] = cfg | HPET_CFG_ENABLE;
+	for (int r = 0; r < PIT_RUNS; r++) {
+		/* 32-bit reads: the counter may be 32 bits wide. */
+		volatile uint32_t *cnt =
+			(volatile uint32_t *)&hpet[HPET_COUNTER / 8];
+		uint32_t start = *cnt, n = 0;
+		uint64_t t0 = rdtsc(), t1;
+		unsigned int i;
+
+		for (i = 0; i < PIT_POLL_MAX; i++) {
+			n = *cnt - start;
+			if (n >= ticks)
+				break;
+		}
+		t1 = rdtsc();
+		if (i == PIT_POLL_MAX)
+			break;
+		if (!best || (t1 - t0) * best_n < best * n) {
+			best = t1 - t0;
+			best_n = n;
+		}
+	}
+	hpet[HPET_CFG / 8] = cfg;
+	if (!best)
+		return 0;
+	/* best TSC ticks over best_n * period fs. */
+	return best * (1000000000000000ULL / period) / best_n;
+}
+
 static uint64_t hypervisor_hz(void)
 {
 	uint32_t max;
@@ -138,6 +201,7 @@ void tsc_init(struct bootinfo *bi)
 	uint32_t max_leaf = cpuid(0, 0).eax;
 	uint64_t pit = pit_calibrate();
 	uint64_t pm = pm_timer_calibrate();
+	uint64_t hpet = hpet_calibrate();
 	uint64_t hz = hypervisor_hz();
 	const char *by = "hypervisor";
 	bool invariant = cpuid(0x80000000, 0).eax >= 0x80000007 &&
@@ -157,9 +221,16 @@ void tsc_init(struct bootinfo *bi)
 		pr_warn("tsc: the PIT measures %llu Hz but the ACPI PM timer "
 			"%llu Hz\n",
 			(unsigned long long)pit, (unsigned long long)pm);
+	if (pit && hpet && !close_enough(hpet, pit))
+		pr_warn("tsc: the PIT measures %llu Hz but the HPET %llu Hz\n",
+			(unsigned long long)pit, (unsigned long long)hpet);
 	if (!hz) {
 		hz = pit;
 		by = "pit";
+	}
+	if (!hz) {
+		hz = hpet;
+		by = "hpet";
 	}
 	if (!hz) {
 		hz = pm;
@@ -177,9 +248,9 @@ void tsc_init(struct bootinfo *bi)
 	bi->timer_calibrated_by = by;
 	bi->timer_hz = hz;
 	pr_info("tsc: %llu.%03llu MHz (%s; PIT %llu Hz, ACPI PM timer %llu "
-		"Hz), invariant TSC: %s\n",
+		"Hz, HPET %llu Hz), invariant TSC: %s\n",
 		(unsigned long long)(hz / 1000000),
 		(unsigned long long)(hz / 1000 % 1000), by,
 		(unsigned long long)pit, (unsigned long long)pm,
-		invariant ? "yes" : "no");
+		(unsigned long long)hpet, invariant ? "yes" : "no");
 }

@@ -16,12 +16,19 @@ page tables): UEFI boots get [m - 16 MiB, m]. Where QEMU splits RAM around
 the PCI hole (pc: 3 GiB once -m >= 3.5 GiB; q35: 2 GiB once -m > 2.75 GiB)
 the case also checks that RAM exists above 4 GiB.
 
-Secondary CPUs and the ACPI NUMA tables come in a later task: until then
-every boot reports 1 CPU online and 1 node, whatever -smp / -numa say.
+SMP and NUMA cases (class Machine) derive every expectation from the QEMU
+configuration they pass: CPUs, their APIC IDs and topology (QEMU 7.2's
+-smp rules for pc: missing values prefer cores; APIC ID = socket, core,
+thread fields of ceil(log2) bits), the node of each CPU (socket i on the
+node --cpu-nodes gives it, else node i), node sizes (per-node tolerance
+as above), distances (20 unless --dist), which CPUs scrub (one thread per
+core unless scrub_smt=on), and who scrubs a memory-only node (the nearest
+node with CPUs, ties to the lowest id).
 """
 
 import argparse
 import os
+import re
 import subprocess
 import sys
 import time
@@ -121,6 +128,183 @@ def reserved_named(name):
     return check
 
 
+def _order(n):
+    b = 0
+    while (1 << b) < n:
+        b += 1
+    return b
+
+
+class Machine:
+    """A QEMU -smp/-numa configuration and what keel must report for it."""
+
+    def __init__(self, smp="1", numa=None, cpu_nodes=None, dist=None,
+                 mem=None, smt_scrub=False, silent=(), tol=SEABIOS_TOL):
+        self.smp = smp
+        self.numa = numa              # list of node sizes in bytes, or None
+        self.cpu_nodes = cpu_nodes    # node of socket i
+        self.dist = dist or {}        # {(a, b): value}
+        self.smt_scrub = smt_scrub
+        self.silent = set(silent)     # cpu indexes that must not come up
+        self.tol = tol
+        self.mem = sum(numa) if numa else mem
+        kv = dict(x.split("=") for x in smp.split(",")[1:])
+        n = int(smp.split(",")[0])
+        maxcpus = int(kv.get("maxcpus", n))
+        threads = int(kv.get("threads", 1))
+        if numa and "sockets" not in kv:
+            sockets = len(cpu_nodes) if cpu_nodes else len(numa)
+        else:
+            sockets = int(kv.get("sockets", 1))
+        cores = int(kv.get("cores", maxcpus // (sockets * threads)))
+        tb, cb = _order(threads), _order(cores)
+        self.cpus = []  # (apic id, socket, core, thread, node, enabled)
+        for i in range(maxcpus):
+            sock, core = i // (cores * threads), (i // threads) % cores
+            thr = i % threads
+            node = 0
+            if numa:
+                node = cpu_nodes[sock] if cpu_nodes else sock
+            apic = (sock << (cb + tb)) | (core << tb) | thr
+            self.cpus.append((apic, sock, core, thr, node, i < n))
+
+    def qemu_args(self):
+        args = ["--smp", self.smp]
+        if not self.numa:
+            return args + ["--mem", f"{self.mem >> 20}M"]
+        args += ["--numa", ",".join(f"{m >> 20}M" for m in self.numa)]
+        if self.cpu_nodes:
+            args += ["--cpu-nodes", ",".join(map(str, self.cpu_nodes))]
+        if self.dist:
+            args += ["--dist", ",".join(f"{a}-{b}={v}" for (a, b), v
+                                        in self.dist.items())]
+        return args
+
+    def distance(self, a, b):
+        if a == b:
+            return 10
+        return self.dist.get((a, b), self.dist.get((b, a), 20))
+
+    def expect(self):
+        online = sum(1 for i, c in enumerate(self.cpus)
+                     if c[5] and i not in self.silent)
+        exp = {"cpus": len(self.cpus), "online": online}
+        if self.numa:
+            n = len(self.numa)
+            exp["nodes"] = n
+            exp["node_mem"] = dict(enumerate(self.numa))
+            exp["mem_tolerance"] = self.tol
+            exp["distance"] = [[self.distance(a, b) for b in range(n)]
+                               for a in range(n)]
+        else:
+            exp["nodes"] = 1
+        return exp
+
+    def check(self, rep):
+        out = []
+        by_hwid = {c["hwid"]: c for c in rep["cpus"]}
+        # The first online thread of each core scrubs (all with smt).
+        first = {}
+        for i, (apic, sock, core, thr, node, en) in enumerate(self.cpus):
+            if en and i not in self.silent:
+                key = (node, sock, core)
+                first[key] = min(first.get(key, thr), thr)
+        for i, (apic, sock, core, thr, node, en) in enumerate(self.cpus):
+            c = by_hwid.get(apic)
+            if c is None:
+                out.append(f"no CPU with APIC ID {apic} in the report")
+                continue
+            up = en and i not in self.silent
+            want = {"node": node if self.numa else 0, "package": sock,
+                    "core": core, "thread": thr, "online": up}
+            if rep["scrub"]["mode"] == "on":
+                want["scrubber"] = up and (
+                    self.smt_scrub or first[(node, sock, core)] == thr)
+            for k, v in want.items():
+                if c[k] != v:
+                    out.append(f"CPU APIC ID {apic}: {k} = {c[k]}, "
+                               f"expected {v}")
+            if not up and not c.get("fail_reason"):
+                out.append(f"CPU APIC ID {apic} is offline with no "
+                           "fail_reason")
+        if not self.numa:
+            return out
+        hw = {c["id"]: c["hwid"] for c in rep["cpus"]}
+        with_cpus = sorted({c[4] for i, c in enumerate(self.cpus)
+                            if c[5] and i not in self.silent})
+        for node in rep["nodes"]:
+            want = sorted(c[0] for c in self.cpus if c[4] == node["id"])
+            got = sorted(hw[i] for i in node["cpus"])
+            if got != want:
+                out.append(f"node {node['id']} CPUs (APIC IDs) {got}, "
+                           f"expected {want}")
+        if rep["scrub"]["mode"] != "on":
+            return out
+        for p in rep["scrub"]["per_node"]:
+            n = p["node"]
+            if n in with_cpus or not self.numa[n]:
+                continue
+            near = min(with_cpus, key=lambda m: (self.distance(n, m), m))
+            if p.get("helper_of") != near:
+                out.append(f"memory-only node {n}: helper_of "
+                           f"{p.get('helper_of')}, expected {near}")
+            helpers = {c["id"] for c in rep["cpus"] if c["node"] == near}
+            if not helpers & set(p["cpus"]):
+                out.append(f"memory-only node {n} scrubbed by CPUs "
+                           f"{p['cpus']}, none of node {near}")
+        return out
+
+
+def smp_case(name, m, append, kern, expect=None, checks=(), extra=(),
+             **kw):
+    exp = dict(m.expect(), boot="multiboot1")
+    exp.update(expect or {})
+    return Case(name, kern + m.qemu_args() + list(extra), m.mem, append,
+                tol=m.tol, expect=exp, checks=[m.check] + list(checks),
+                **kw)
+
+
+def skew_bounded(rep, log):
+    """Every online secondary printed its skew, within its +- bound: TCG
+    gives all vCPUs one clock, so the true skew is 0."""
+    out = []
+    got = {}
+    for line in log.splitlines():
+        m = re.search(r"smp: cpu (\d+) timer skew (-?\d+) ns "
+                      r"\(\+-(\d+) ns\)", line)
+        if m:
+            got[int(m.group(1))] = (int(m.group(2)), int(m.group(3)))
+    for c in rep["cpus"]:
+        if c["id"] == 0 or not c["online"]:
+            continue
+        if c["id"] not in got:
+            out.append(f"no skew line for cpu {c['id']}")
+            continue
+        skew, bound = got[c["id"]]
+        if abs(skew) > bound + 1000:
+            out.append(f"cpu {c['id']}: skew {skew} ns outside its "
+                       f"+-{bound} ns bound")
+        if skew != c["tsc_skew_ns"]:
+            out.append(f"cpu {c['id']}: log skew {skew} != report "
+                       f"{c['tsc_skew_ns']}")
+    return out
+
+
+skew_bounded.wants_log = True
+
+
+def iso_case(name, m, args, **kw):
+    exp = dict(m.expect(), boot="multiboot2", scrubbed=True)
+    return Case(name, args + m.qemu_args(), m.mem, iso=True, tol=m.tol,
+                expect=exp, checks=[m.check, loader_is("GRUB")], **kw)
+
+
+def skew_reported(rep):
+    if not all("tsc_skew_ns" in c for c in rep["cpus"]):
+        return ["cpus[].tsc_skew_ns missing"]
+    return []
+
+
 def build_cases(elf, memdir):
     kern = ["--kernel", elf]
     base = "after=exit"
@@ -132,8 +316,6 @@ def build_cases(elf, memdir):
                                                   cmdline="after=exit"),
              checks=[loader_is("qemu"),
                      log_contains("direct map at 0xffff800000000000")]),
-        Case("mb1-pc-1G-2node", kern + ["--smp", "4", "--numa", "2x512M"],
-             1 * G, base + " bootscrub=on", expect=dict(boot1, scrubbed=True)),
         Case("mb1-pc-3.5G", kern + ["--mem", "3584M"], 3584 * M,
              base + " bootscrub=off", expect=boot1,
              checks=[above_4g, low_ram_ends_at(3 * G)]),
@@ -175,11 +357,72 @@ def build_cases(elf, memdir):
         Case("no-long-mode", kern + ["--mem", "64M", "--cpu", "qemu32"],
              64 * M, base, timeout=5,
              no_report_log="keel: error: this CPU has no long mode"),
-    ] + [
+    ] + smp_cases(kern, base) + [
         Case(f"heap-{mode}", kern + ["--mem", "256M"], 256 * M,
              f"{base} bootscrub=off heap_init={mode}", expect=boot1,
              checks=[log_contains(f"({mode})")])
         for mode in ("lazy", "chunked", "pagewise")
+    ]
+
+
+def smp_cases(kern, base):
+    """SMP, topology and ACPI NUMA (SRAT/SLIT/MADT) cases."""
+    on = base + " bootscrub=on"
+    sc = {"scrubbed": True}
+    return [
+        smp_case("smp-1", Machine("1", mem=128 * M), on, kern, sc),
+        smp_case("smp-2", Machine("2", mem=128 * M), on, kern, sc,
+                 checks=[skew_reported,
+                         log_contains("local APIC xAPIC at 0xfee00000")]),
+        smp_case("smp-4-sockets", Machine("4,sockets=2,cores=2",
+                                          mem=256 * M), on, kern, sc,
+                 checks=[skew_bounded]),
+        # 3 cores per socket: 2 core bits, APIC IDs 0-2 and 4-6 (gaps).
+        smp_case("smp-6-apic-gaps", Machine("6,sockets=2,cores=3",
+                                            numa=[128 * M] * 2),
+                 on, kern, sc),
+        smp_case("smp-q35-numa", Machine("2", numa=[128 * M] * 2), on,
+                 kern, sc, extra=["--machine", "q35"]),
+        smp_case("smp-4-smt", Machine("4,threads=2", mem=128 * M), on,
+                 kern, sc),
+        smp_case("smp-4-smt-scrub", Machine("4,threads=2", mem=128 * M,
+                                            smt_scrub=True),
+                 on + " scrub_smt=on", kern, sc),
+        smp_case("smp-hotplug-slots", Machine("2,maxcpus=4", mem=128 * M),
+                 on, kern, sc),
+        smp_case("numa-2node-dist", Machine("4", numa=[256 * M] * 2,
+                                            dist={(0, 1): 17}),
+                 on, kern, sc),
+        smp_case("numa-3node-memonly",
+                 Machine("2", numa=[256 * M, 256 * M, 128 * M],
+                         cpu_nodes=[0, 1],
+                         dist={(0, 1): 20, (0, 2): 30, (1, 2): 15}),
+                 on, kern, sc),
+        smp_case("numa-cpu-only-node", Machine("4", numa=[256 * M, 0]),
+                 on, kern, sc),
+        smp_case("numa-unequal", Machine("2", numa=[384 * M, 128 * M]),
+                 on, kern, sc),
+        # -m 5G on pc: RAM below 4 GiB ends at 3 GiB, so node 1 (2G-5G)
+        # is [2G, 3G) plus [4G, 6G): split around the PCI hole.
+        smp_case("numa-5G-above-4G", Machine("2", numa=[2 * G, 3 * G]),
+                 base + " bootscrub=off", kern,
+                 checks=[above_4g, low_ram_ends_at(3 * G)]),
+        smp_case("inject-ap-timeout", Machine("4", mem=128 * M,
+                                              silent=[2]),
+                 on + " inject=ap-timeout:2 ap_timeout_ms=200", kern, sc,
+                 checks=[log_contains("did not check in")]),
+        # GRUB multiboot2: the RSDP comes from tag 14 (BIOS) / 15 (UEFI).
+        iso_case("mb2-grub-bios-smp-numa",
+                 Machine("4", numa=[128 * M] * 2, dist={(0, 1): 21}), []),
+        iso_case("mb2-grub-uefi-smp-numa",
+                 Machine("2", numa=[128 * M] * 2, tol=OVMF_TOL),
+                 ["--uefi"], timeout=60),
+        # acpi=off: one node, the boot CPU only, whatever QEMU has.
+        Case("acpi-off", kern + ["--smp", "2", "--numa", "2x128M"],
+             256 * M, on + " acpi=off",
+             expect=dict(boot="multiboot1", online=1, scrubbed=True, cpus=1,
+                         nodes=1),
+             checks=[log_contains("acpi=off")]),
     ]
 
 

@@ -21,6 +21,20 @@
 
 #define GDT_CODE64	0x08
 #define GDT_DATA	0x10
+#define GDT_CODE32	0x18 /* trampoline GDT only */
+
+/*
+ * The SMP trampoline page (docs/booting.md): below 1 MiB (SIPI vector =
+ * TRAMP_PA >> 12), inside the "low 1M" reservation, clear of QEMU's
+ * multiboot information (0x9000-0x9fff) and the EBDA (0x9fc00-).
+ */
+#define TRAMP_PA	 0x8000
+
+#define MSR_APIC_BASE	 0x1b
+#define APIC_BASE_BSP	 0x100
+#define APIC_BASE_X2APIC 0x400
+#define APIC_BASE_EN	 0x800
+#define MSR_GS_BASE	 0xc0000101
 
 #ifndef __ASSEMBLY__
 
@@ -83,6 +97,37 @@ static inline uint64_t rdtsc(void)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+static inline uint64_t rdmsr(uint32_t msr)
+{
+	uint32_t lo, hi;
+
+	__asm__ __volatile__("rdmsr" : "=a"(lo), "=d"(hi) : "c"(msr));
+	return ((uint64_t)hi << 32) | lo;
+}
+
+static inline void wrmsr(uint32_t msr, uint64_t v)
+{
+	__asm__ __volatile__("wrmsr"
+			     :
+			     : "c"(msr), "a"((uint32_t)v),
+			       "d"((uint32_t)(v >> 32))
+			     : "memory");
+}
+
+/*
+ * Per-CPU data, reached through the GS base (MSR_GS_BASE = &x86_percpu[cpu],
+ * set first thing on every CPU): arch_cpu_id() is one %gs-relative load.
+ */
+struct x86_percpu {
+	struct x86_percpu *self;
+	uint32_t cpu;
+	uint32_t apic_id;
+} __attribute__((aligned(64)));
+
+#define X86_PERCPU_CPU_OFFSET 8
+
+void x86_percpu_init(unsigned int cpu, uint32_t apic_id);
+
 static inline uint64_t read_cr2(void)
 {
 	uint64_t v;
@@ -120,11 +165,18 @@ extern uint64_t boot_pml4[512];
 void uart_init(void);
 void uart_putc_raw(char c);
 void traps_init(void);
+void traps_load(void);
+void *mm_map_uc(uint64_t pa, uint64_t len);
 struct bootinfo;
 void mm_init_direct_map(struct bootinfo *bi);
 bool mm_direct_mapped(uint64_t va, uint64_t len);
 void tsc_init(struct bootinfo *bi);
 extern uint64_t tsc_hz; /* calibrated TSC rate (cpu.c, set by tsc.c) */
+/* smp.c: the local APIC, for setup.c's topology and the report. */
+uint32_t x86_apic_id(void);
+void x86_topology_fill(struct bootinfo *bi);
+extern bool x86_acpi_off; /* acpi=off on the command line */
+__attribute__((noreturn)) void x86_ap_entry(unsigned int cpu);
 /* The ACPI tables as parsed by setup.c (NULL when there are none). */
 struct acpi_info;
 extern const struct acpi_info *x86_acpi;
