@@ -650,6 +650,15 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 		dt_warn(bi, "bad magic %#x", fdt_magic(blob));
 		return -EINVAL;
 	}
+	/*
+	 * Pre-v16 blobs (full paths as node names) crash Debian's libfdt
+	 * 1.6.1 fdt_check_full() with a NULL read (found by fdt_fuzz); no
+	 * firmware or QEMU still produces them.
+	 */
+	if (fdt_version(blob) < 16) {
+		dt_warn(bi, "version %u < 16 not supported", fdt_version(blob));
+		return -EINVAL;
+	}
 	total = fdt_totalsize(blob);
 	if (total > len) {
 		dt_warn(bi, "totalsize %u exceeds the %zu bytes available",
@@ -682,4 +691,34 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 	if (!bi->ram_count)
 		dt_warn(bi, "no usable /memory node");
 	return 0;
+}
+
+/**
+ * dt_has_cpus() - quiet check: does the blob describe at least one CPU
+ * (a /cpus child with device_type "cpu")? GRUB installs a DT holding only
+ * /chosen when the firmware gave ACPI alone; such a DT must not win.
+ * @blob: the flattened DT.
+ * @len: readable bytes at @blob.
+ *
+ * Return: true when a CPU node exists; false for a bad or CPU-less blob.
+ */
+bool dt_has_cpus(const void *blob, size_t len)
+{
+	int cpus, node, plen;
+
+	if (!blob || len < sizeof(struct fdt_header) ||
+	    fdt_magic(blob) != FDT_MAGIC || fdt_totalsize(blob) > len ||
+	    fdt_version(blob) < 16 || /* see dt_parse() */
+	    fdt_check_full(blob, fdt_totalsize(blob)))
+		return false;
+	cpus = fdt_path_offset(blob, "/cpus");
+	if (cpus < 0)
+		return false;
+	fdt_for_each_subnode(node, blob, cpus) {
+		const char *t = fdt_getprop(blob, node, "device_type", &plen);
+
+		if (t && plen == 4 && !memcmp(t, "cpu", 4))
+			return true;
+	}
+	return false;
 }

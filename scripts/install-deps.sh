@@ -54,3 +54,4 @@ unpack_foreign() {
 
 unpack_foreign arm64 libfdt-dev
 unpack_foreign arm64 libfdt1
+unpack_foreign arm64 grub-efi-arm64-bin

@@ -5,6 +5,7 @@
 #                 [--dist A-B=V,...] [--el2] [--gic 2|3] [--uboot]
 #                 [--append "keel args"] [--timeout S] [--log FILE]
 #                 [--dtb FILE] [--initrd FILE] [--dumpdtb FILE] [--dry-run]
+#                 [--uefi | --grub [--grub-loader linux|xen]] [--no-acpi]
 # --numa SPEC: "N" = N nodes of equal memory, CPUs split evenly, all
 #   distances 20 unless --dist; or a comma list of MEM:CPUS per node, e.g.
 #   "512M:0-1,256M:,0:2-3" (node 1 memory only, node 2 CPUs only).
@@ -12,13 +13,19 @@
 # --uboot: boot through U-Boot (Debian u-boot-qemu) with booti. With --numa
 #   the U-Boot environment image from scripts/uboot.sh is used (U-Boot's
 #   default boot hangs on NUMA DTs, see docs/booting-arm64.md).
+# --uefi: UEFI firmware (qemu-efi-aarch64's QEMU_EFI.fd) starts the Image as
+#   an EFI application from a FAT disk built by scripts/mkesp-arm64.sh
+#   (arguments through a startup.nsh). --grub: the same firmware starts a
+#   standalone GRUB from that disk, which loads the Image with `linux`
+#   (or `xen_hypervisor` with --grub-loader xen). UEFI on QEMU virt gives
+#   ACPI tables and no DT; --no-acpi (virt,acpi=off) makes it give the DT.
 # Exit status: QEMU's (0 after PSCI SYSTEM_OFF), 124 on timeout.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 image=$top/build/arm64/Image
 smp=1 mem=512M numa="" dist="" el2=0 gic=2 uboot=0 append="" timeout_s=60
-log="" dtb="" initrd="" dumpdtb="" dry=0
+log="" dtb="" initrd="" dumpdtb="" dry=0 efi="" grub_loader=linux acpi=1
 
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -30,6 +37,10 @@ while [ $# -gt 0 ]; do
 	--el2) el2=1 ;;
 	--gic) gic=$2; shift ;;
 	--uboot) uboot=1 ;;
+	--uefi) efi=uefi ;;
+	--grub) efi=grub ;;
+	--grub-loader) grub_loader=$2; shift ;;
+	--no-acpi) acpi=0 ;;
 	--append) append=$2; shift ;;
 	--timeout) timeout_s=$2; shift ;;
 	--log) log=$2; shift ;;
@@ -37,7 +48,7 @@ while [ $# -gt 0 ]; do
 	--initrd) initrd=$2; shift ;;
 	--dumpdtb) dumpdtb=$2; shift ;;
 	--dry-run) dry=1 ;;
-	-h | --help) sed -n '3,17p' "$0"; exit 0 ;;
+	-h | --help) sed -n '3,24p' "$0"; exit 0 ;;
 	*) echo "qemu-arm64.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -55,6 +66,7 @@ to_mib() {
 machine="virt,gic-version=$gic"
 [ "$el2" = 1 ] && machine+=",virtualization=on"
 [ -n "$dumpdtb" ] && machine+=",dumpdtb=$dumpdtb"
+[ "$acpi" = 0 ] && machine+=",acpi=off"
 args=(-M "$machine" -cpu max -smp "$smp" -m "$mem" -nographic
 	-no-reboot -serial mon:stdio)
 
@@ -107,7 +119,17 @@ fi
 [ -n "$dtb" ] && args+=(-dtb "$dtb")
 [ -n "$initrd" ] && args+=(-initrd "$initrd")
 
-if [ "$uboot" = 1 ]; then
+if [ -n "$efi" ]; then
+	# One ESP per run (tests run one QEMU at a time, but keep it private).
+	esp=$(mktemp "$top/build/arm64/esp-XXXXXX.img")
+	trap 'rm -f "$esp"' EXIT
+	"$top/scripts/mkesp-arm64.sh" --image "$image" --out "$esp" \
+		--mode "$efi" --append "$append" --loader "$grub_loader"
+	# No NIC: the firmware would try PXE/HTTP boot first.
+	args+=(-bios /usr/share/qemu-efi-aarch64/QEMU_EFI.fd -net none
+		-drive "if=none,format=raw,file=$esp,id=esp"
+		-device virtio-blk-pci,drive=esp)
+elif [ "$uboot" = 1 ]; then
 	args+=(-bios /usr/lib/u-boot/qemu_arm64/u-boot.bin -kernel "$image")
 	[ -n "$append" ] && args+=(-append "$append")
 	if [ -n "$numa" ]; then

@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: MIT
-# arm64: a Linux arm64 Image for QEMU virt (-kernel) and U-Boot (booti).
+# arm64: a Linux arm64 Image for QEMU virt (-kernel) and U-Boot (booti),
+# which is also a PE/COFF EFI application (UEFI firmware, shell, GRUB).
 # The kernel is linked position independent (-pie, base 0) and relocates
 # itself in head.S, so any 2 MiB aligned load address works. It links
 # Debian's arm64 libfdt.a, unpacked by scripts/install-deps.sh.
@@ -21,7 +22,7 @@ ARCH_LDFLAGS := -pie --no-dynamic-linker -z norelro -z noexecstack \
 	--build-id=none --no-warn-rwx-segments -T arch/arm64/keel.lds
 LIBGCC := $(shell $(CC_ARCH) -print-libgcc-file-name 2>/dev/null)
 
-.PHONY: run-uboot
+.PHONY: run-uboot run-uefi run-grub
 
 all: $(O)/Image
 
@@ -51,6 +52,17 @@ run: deps $(O)/Image
 run-uboot: deps $(O)/Image
 	$(Q)scripts/qemu-arm64.sh --image $(O)/Image $(QEMU_ARM64_ARGS) --uboot \
 		--append "$(CMDLINE)" --timeout 120
+
+# UEFI (QEMU_EFI.fd) starts the Image as an EFI application from a FAT
+# disk (scripts/mkesp-arm64.sh), directly or through a standalone GRUB.
+QEMU_ARM64_EFI_ARGS ?= --smp 4 --numa 2 --mem 1G --dist 0-1=20
+run-uefi: deps $(O)/Image
+	$(Q)scripts/qemu-arm64.sh --image $(O)/Image $(QEMU_ARM64_EFI_ARGS) \
+		--uefi --append "$(CMDLINE)" --timeout 120
+
+run-grub: deps $(O)/Image
+	$(Q)scripts/qemu-arm64.sh --image $(O)/Image $(QEMU_ARM64_EFI_ARGS) \
+		--grub --append "$(CMDLINE)" --timeout 120
 
 qemu-test: $(O)/Image
 	$(Q)$(PYTHON) tests/qemu/arm64.py --image $(O)/Image --logs $(O)/qemu-logs

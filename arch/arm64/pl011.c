@@ -8,18 +8,32 @@
  * line control already; we only poll the FIFO-full flag and write. Works
  * with the MMU off (Device memory either way) and on (Device-nGnRE map).
  *
+ * Booted through UEFI, output first goes to the firmware's ConOut (efi.c's
+ * hook); between ExitBootServices() and the moment setup.c knows the UART
+ * (DT stdout-path or ACPI SPCR) it is held in a small buffer, so a server
+ * whose UART is not at CONFIG_SERIAL_PL011_BASE never sees a write to a
+ * guessed address; pl011_set_base() or pl011_release() flushes it.
+ *
  * Lock: none here; printk serialises whole lines with its console lock.
  */
 #include <arch/console.h>
 #include <asm/arm64.h>
 #include <keel/compiler.h>
+#include <keel/string.h>
 
 #define UART_DR	     0x00
 #define UART_FR	     0x18
 #define UART_FR_TXFF (1u << 5)
 #define SPIN_LIMIT   1000000u
 
+#define HOLD_BYTES   8192u
+
 static uintptr_t uart_base = CONFIG_SERIAL_PL011_BASE;
+static void (*con_hook)(const char *s, size_t len);
+static bool holding;
+static char hold_buf[HOLD_BYTES];
+static size_t hold_len;
+static bool hold_lost;
 
 static void pl011_putc(char c)
 {
@@ -39,6 +53,18 @@ static void pl011_putc(char c)
  */
 void arch_console_write(const char *s, size_t len)
 {
+	if (con_hook) {
+		con_hook(s, len);
+		return;
+	}
+	if (holding) {
+		size_t n = MIN(len, HOLD_BYTES - hold_len);
+
+		memcpy(hold_buf + hold_len, s, n);
+		hold_len += n;
+		hold_lost |= n < len;
+		return;
+	}
 	for (size_t i = 0; i < len; i++) {
 		if (s[i] == '\n')
 			pl011_putc('\r');
@@ -53,6 +79,40 @@ void arch_console_write(const char *s, size_t len)
 void pl011_set_base(paddr_t base)
 {
 	uart_base = (uintptr_t)pa_val(base);
+	pl011_release();
+}
+
+/**
+ * pl011_set_hook() - send console output to @fn instead (UEFI ConOut).
+ * @fn: writer, or NULL to write to the UART (or the hold buffer) again.
+ */
+void pl011_set_hook(void (*fn)(const char *s, size_t len))
+{
+	con_hook = fn;
+}
+
+/**
+ * pl011_hold() - keep console output in memory until the UART is known.
+ */
+void pl011_hold(void)
+{
+	holding = true;
+}
+
+/**
+ * pl011_release() - write what was held to the current UART, stop holding.
+ */
+void pl011_release(void)
+{
+	static const char lost[] = "[console: early output truncated]\n";
+
+	if (!holding)
+		return;
+	holding = false;
+	arch_console_write(hold_buf, hold_len);
+	if (hold_lost)
+		arch_console_write(lost, sizeof(lost) - 1);
+	hold_len = 0;
 }
 
 /**

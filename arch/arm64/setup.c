@@ -1,7 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arm64 C entry (from head.S, MMU off, on the boot stack): console, MMU,
- * DT, reservations, timer, then keel_main().
+ * firmware tables, reservations, timer, then keel_main().
+ *
+ * Two ways in: a Linux-Image boot (QEMU -kernel, U-Boot booti) with x0 =
+ * DTB, everything from the DT; or the EFI stub (efi.c, efi_boot.booted),
+ * where RAM comes from the UEFI memory map and CPUs/NUMA/PSCI/console from
+ * the firmware's DT, or from ACPI (MADT, SRAT, SLIT, FADT, SPCR) when
+ * there is no DT or acpi=force is given (acpi=off: DT only).
  *
  * Order matters: the DT is only parsed once the MMU maps RAM as Normal
  * memory (libfdt does unaligned and exclusive-free byte accesses that
@@ -11,6 +17,7 @@
 #include <arch/cpu.h>
 #include <arch/mm.h>
 #include <asm/arm64.h>
+#include <keel/acpi.h>
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
 #include <keel/compiler.h>
@@ -90,9 +97,223 @@ static void mark_boot_cpu(struct bootinfo *bi)
 	}
 }
 
+/* Map [pa, pa + len) as Normal memory on demand for the ACPI parsers. */
+static const void *acpi_map(uint64_t p, size_t len, void *ctx)
+{
+	(void)ctx;
+	if (!len || p + len < p || p + len > (1ULL << mm_pa_bits()))
+		return NULL;
+	mm_map_normal(pa(ALIGN_DOWN(p, PAGE_SIZE)),
+		      pa(ALIGN_UP(p + len, PAGE_SIZE)));
+	mm_commit();
+	return (const void *)(uintptr_t)p;
+}
+
+/*
+ * The one option the arch needs before common/boot.c parses the rest:
+ * acpi=auto|force|off (the last one given wins, as in cmdline_parse(),
+ * which also reports bad values).
+ */
+static enum acpi_mode acpi_word(const char *s)
+{
+	enum acpi_mode m = ACPI_AUTO;
+
+	while (*s) {
+		size_t n;
+
+		while (*s == ' ')
+			s++;
+		for (n = 0; s[n] && s[n] != ' '; n++)
+			;
+		if (n == 10 && !strncmp(s, "acpi=force", 10))
+			m = ACPI_FORCE;
+		else if (n == 9 && !strncmp(s, "acpi=auto", 9))
+			m = ACPI_AUTO;
+		else if (n == 8 && !strncmp(s, "acpi=off", 8))
+			m = ACPI_OFF;
+		s += n;
+	}
+	return m;
+}
+
+static bool dtb_valid(uint64_t dtb)
+{
+	return dtb && IS_ALIGNED(dtb, 8) &&
+	       be32((const void *)(uintptr_t)dtb) == FDT_MAGIC_BE;
+}
+
+static int parse_dtb(struct bootinfo *bi, uint64_t dtb)
+{
+	size_t dt_len;
+
+	if (!dtb_valid(dtb)) {
+		pr_warn("dt: no device tree at %#llx (bad address or "
+			"magic)\n",
+			(unsigned long long)dtb);
+		return -EINVAL;
+	}
+	dt_len = be32((const uint8_t *)(uintptr_t)dtb + 4);
+	if (dt_len > DTB_MAX_SIZE) {
+		pr_warn("dt: totalsize %zu exceeds the 2 MiB boot "
+			"protocol limit, reading only 2 MiB\n",
+			dt_len);
+		dt_len = DTB_MAX_SIZE;
+	}
+	return dt_parse((const void *)(uintptr_t)dtb, dt_len, pa(dtb), bi,
+			&dt_info);
+}
+
+static void boot_dt(struct bootinfo *bi, uint64_t dtb)
+{
+	bootinfo_init(bi, BOOT_DT);
+	if (parse_dtb(bi, dtb) || !bi->ram_count)
+		panic("arm64: no usable device tree memory map (DTB at %#llx)",
+		      (unsigned long long)dtb);
+}
+
+/*
+ * Under UEFI the DT's /memory nodes describe all RAM, firmware runtime
+ * regions included: RAM comes from the UEFI map, and the DT ranges only
+ * give each piece its node (through acpi_apply_numa() with the DT ranges
+ * as memory affinity blocks, sorted by start as it expects).
+ */
+static void dt_ram_to_memblks(struct bootinfo *bi, struct acpi_info *ai)
+{
+	acpi_info_reset(ai);
+	for (unsigned int i = 0; i < bi->ram_count; i++) {
+		struct acpi_memblk m = {
+			.start = bi->ram[i].start,
+			.end = bi->ram[i].end,
+			.node = bi->ram[i].node,
+		};
+		unsigned int j = ai->memblk_count;
+
+		if (j >= ACPI_MAX_MEMBLKS) {
+			pr_warn("dt: more than %u memory ranges, the rest "
+				"take the node of the range below\n",
+				ACPI_MAX_MEMBLKS);
+			break;
+		}
+		while (j && pa_val(ai->memblk[j - 1].start) > pa_val(m.start)) {
+			ai->memblk[j] = ai->memblk[j - 1];
+			j--;
+		}
+		ai->memblk[j] = m;
+		ai->memblk_count++;
+	}
+	ai->numa_valid = ai->memblk_count > 0;
+	bi->ram_count = 0;
+}
+
+/* CPUs, NUMA, PSCI conduit and console from ACPI. Return: 0 or -ENOENT. */
+static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
+{
+	struct acpi_mem mem = {acpi_map, NULL};
+	uint64_t me = read_sysreg(mpidr_el1) & MPIDR_HWID_MASK;
+	paddr_t rsdp;
+
+	/* Only the UEFI table: a hint of 0 would scan the PC BIOS areas. */
+	if (!efi_boot.rsdp)
+		return -ENOENT;
+	rsdp = acpi_find_rsdp(&mem, pa(efi_boot.rsdp));
+	if (pa_val(rsdp) == pa_val(INVALID_PADDR) ||
+	    acpi_parse(&mem, rsdp, me, ai) || !ai->cpu_count)
+		return -ENOENT;
+	acpi_fill_bootinfo(bi, ai);
+	for (unsigned int i = 0; i < bi->cpu_count; i++) {
+		struct bi_cpu *c = &bi->cpus[i];
+
+		dt_mpidr_topology(c->hwid, &c->package, &c->core, &c->thread);
+	}
+	memset(&dt_info, 0, sizeof(dt_info));
+	if (ai->psci_compliant) {
+		dt_info.psci_method = ai->psci_use_hvc ? DT_PSCI_HVC :
+							 DT_PSCI_SMC;
+		dt_info.psci_v0_2 = true;
+	} else {
+		pr_warn("acpi: FADT arm_boot_arch %#x is not PSCI compliant: "
+			"secondary CPUs cannot start\n",
+			ai->arm_boot_arch);
+	}
+	if ((ai->tables & ACPI_T_SPCR) && ai->spcr_reg.address &&
+	    ai->spcr_reg.space_id == ACPI_GAS_MEMORY &&
+	    (ai->spcr_type == ACPI_SPCR_PL011 ||
+	     ai->spcr_type == ACPI_SPCR_SBSA ||
+	     ai->spcr_type == ACPI_SPCR_SBSA32)) {
+		dt_info.uart_base = pa(ai->spcr_reg.address);
+		dt_info.uart_is_pl011 = true;
+	} else if (ai->tables & ACPI_T_SPCR) {
+		pr_warn("acpi: SPCR interface type %#x at %#llx is not a "
+			"PL011, keeping %#llx\n",
+			ai->spcr_type,
+			(unsigned long long)ai->spcr_reg.address,
+			(unsigned long long)pa_val(pl011_base()));
+	}
+	/* QEMU's tables: power off at the end as with its DT. */
+	dt_info.qemu_virt = !strncmp(ai->oem_id, "BOCHS", 5);
+	return 0;
+}
+
+static struct acpi_info acpi_info_buf;
+
+/*
+ * Started through the EFI stub: RAM from the UEFI map; CPUs, nodes,
+ * distances, PSCI and console from the DT the firmware gave, or from ACPI
+ * when there is no DT, or with acpi=force. acpi=off: DT only.
+ */
+static void boot_efi(struct bootinfo *bi, uint64_t dtb)
+{
+	enum acpi_mode mode = acpi_word(efi_boot.cmdline);
+	bool have_dt = dtb_valid(dtb);
+	bool use_acpi = false;
+	uint64_t reclaim;
+
+	bootinfo_init(bi, BOOT_EFI);
+	/*
+	 * GRUB installs a DT of its own (/chosen only) even when the
+	 * firmware gave ACPI alone: a DT without CPUs does not count.
+	 */
+	if (have_dt && mode == ACPI_AUTO && efi_boot.rsdp &&
+	    !dt_has_cpus((const void *)(uintptr_t)dtb, DTB_MAX_SIZE)) {
+		pr_info("efi: the device tree describes no CPUs, using "
+			"ACPI\n");
+		have_dt = false;
+	}
+	if (mode != ACPI_OFF && (mode == ACPI_FORCE || !have_dt)) {
+		use_acpi = !acpi_tables(bi, &acpi_info_buf);
+		if (!use_acpi)
+			pr_warn("acpi: no usable ACPI tables (RSDP %#llx)%s\n",
+				(unsigned long long)efi_boot.rsdp,
+				have_dt ? ", using the device tree" : "");
+	}
+	if (!use_acpi) {
+		if (!have_dt)
+			panic("arm64: UEFI gave neither a usable device tree "
+			      "nor usable ACPI tables (acpi=%s)",
+			      mode == ACPI_OFF ? "off" : "auto");
+		if (parse_dtb(bi, dtb))
+			panic("arm64: bad device tree at %#llx",
+			      (unsigned long long)dtb);
+		dt_ram_to_memblks(bi, &acpi_info_buf);
+		bi->acpi_rsdp = pa(efi_boot.rsdp);
+	}
+	reclaim = efi_fill_ram(bi);
+	acpi_apply_numa(bi, &acpi_info_buf);
+	if (!bi->ram_count)
+		panic("arm64: the UEFI memory map has no RAM");
+	if (efi_boot.cmdline[0] || !bi->cmdline[0])
+		strlcpy(bi->cmdline, efi_boot.cmdline, sizeof(bi->cmdline));
+	strlcpy(bi->loader, efi_boot.loader, sizeof(bi->loader));
+	pr_info("efi: firmware \"%s\", topology from %s, %llu KiB ACPI "
+		"reclaim kept reserved, ExitBootServices after %u tries\n",
+		efi_boot.fw_vendor, use_acpi ? "ACPI" : "device tree",
+		(unsigned long long)(reclaim >> 10), efi_boot.exit_tries);
+}
+
 /**
  * arm64_start() - the boot CPU's C entry.
- * @dtb: physical address of the DTB (x0 at entry).
+ * @dtb: physical address of the DTB (x0 at entry; from the UEFI
+ *	configuration table on the EFI path, 0 when none).
  * @entry_ticks: CNTVCT_EL0 read first thing in head.S.
  * @el: the exception level we run at (1 or 2).
  */
@@ -101,10 +322,9 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 	struct bootinfo *bi = &boot_info;
 	paddr_t image_start = virt_to_phys(_head_start);
 	paddr_t image_end = virt_to_phys(_end);
-	size_t dt_len = 0;
-	int err;
 
-	arch_entry_ticks = entry_ticks;
+	arch_entry_ticks = efi_boot.booted ? efi_boot.entry_ticks :
+					     entry_ticks;
 	arm64_el = (int)el;
 	if (el == 2)
 		write_sysreg(0, tpidr_el2);
@@ -112,33 +332,18 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 		write_sysreg(0, tpidr_el1);
 
 	mm_early_init(image_start, image_end, pa(dtb));
-	pr_info("arm64: entered at EL%d, image [%#llx, %#llx), DTB at %#llx\n",
-		arm64_el, (unsigned long long)pa_val(image_start),
+	pr_info("arm64: entered at EL%d%s, image [%#llx, %#llx), DTB at "
+		"%#llx\n",
+		arm64_el, efi_boot.booted ? " from the EFI stub" : "",
+		(unsigned long long)pa_val(image_start),
 		(unsigned long long)pa_val(image_end), (unsigned long long)dtb);
 
-	bootinfo_init(bi, BOOT_DT);
-	err = -EINVAL;
-	if (dtb && IS_ALIGNED(dtb, 8) &&
-	    be32((const void *)(uintptr_t)dtb) == FDT_MAGIC_BE) {
-		dt_len = be32((const uint8_t *)(uintptr_t)dtb + 4);
-		if (dt_len > DTB_MAX_SIZE) {
-			pr_warn("dt: totalsize %zu exceeds the 2 MiB boot "
-				"protocol limit, reading only 2 MiB\n",
-				dt_len);
-			dt_len = DTB_MAX_SIZE;
-		}
-		err = dt_parse((const void *)(uintptr_t)dtb, dt_len, pa(dtb),
-			       bi, &dt_info);
-	} else {
-		pr_warn("dt: no device tree at x0 = %#llx (bad address or "
-			"magic)\n",
-			(unsigned long long)dtb);
-	}
-	if (err || !bi->ram_count)
-		panic("arm64: no usable device tree memory map (DTB at %#llx)",
-		      (unsigned long long)dtb);
+	if (efi_boot.booted)
+		boot_efi(bi, dtb);
+	else
+		boot_dt(bi, dtb);
 
-	/* All RAM, and the DT's console, in one batch. */
+	/* All RAM, and the console UART, in one batch. */
 	for (unsigned int i = 0; i < bi->ram_count; i++)
 		mm_map_normal(bi->ram[i].start, bi->ram[i].end);
 	if (dt_info.uart_is_pl011 && pa_val(dt_info.uart_base) &&
@@ -153,6 +358,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 			dt_info.uart_path,
 			(unsigned long long)pa_val(pl011_base()));
 	}
+	pl011_release();
 
 	bootinfo_add_reserved(bi, image_start, virt_to_phys(__pgtables_start),
 			      "kernel");

@@ -59,6 +59,12 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 	     struct dt_arch_info *ai);
 
 /*
+ * dt_has_cpus(): quiet check that the blob (@len readable bytes) is valid
+ * and has a /cpus child with device_type "cpu". Return: true if so.
+ */
+bool dt_has_cpus(const void *blob, size_t len);
+
+/*
  * MPIDR -> topology: with the MT bit (24) Aff0 is the thread, Aff1 the
  * core, Aff2/Aff3 the package; without it Aff0 is the core and
  * Aff1..Aff3 the package (cluster).

@@ -27,6 +27,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bootinfo_init(&bi, BOOT_DT);
 	if (dt_parse(copy, size, pa(0x40000000), &bi, &ai) == 0)
 		FUZZ_CHECK(ai.totalsize <= size);
+	/* A blob dt_parse() rejects never counts as describing CPUs. */
+	if (dt_has_cpus(copy, size))
+		FUZZ_CHECK(ai.totalsize != 0);
 	FUZZ_CHECK(bi.cmdline[sizeof(bi.cmdline) - 1] == '\0');
 	FUZZ_CHECK(ai.uart_path[sizeof(ai.uart_path) - 1] == '\0');
 	for (unsigned int i = 0; i < bi.ram_count; i++) {

@@ -31,10 +31,13 @@ TIMEOUT = 30
 
 
 def case(name, args, expect=None, el=1, loader="qemu", after="poweroff",
-         append="", reserved=(), setup=None):
+         append="", reserved=(), setup=None, boot="dt",
+         named=("kernel", "dtb", "page tables"), timeout=TIMEOUT,
+         log_has=()):
     return dict(name=name, args=args, expect=expect or {}, el=el,
                 loader=loader, after=after, append=append,
-                reserved=list(reserved), setup=setup)
+                reserved=list(reserved), setup=setup, boot=boot,
+                named=named, timeout=timeout, log_has=list(log_has))
 
 
 def dist(rows):
@@ -137,6 +140,71 @@ CASES = [
          after=None),
 ]
 
+# UEFI (QEMU_EFI.fd) boots: the firmware keeps some RAM (runtime services,
+# ACPI tables), so node 0 and the total are checked with a tolerance; node
+# 1 (0x60000000-0x80000000) holds no firmware data. QEMU's UEFI gives ACPI
+# only, or the DT only with virt,acpi=off (--no-acpi): acpi=force and
+# acpi=off must find the same topology. 1G: UEFI zeroes what it allocates.
+EFI_NUMA = ["--smp", "4", "--numa", "2", "--mem", "1G", "--dist", "0-1=30"]
+EFI_EXPECT = {"cpus": 4, "online": 4, "nodes": 2,
+              "node_mem": {0: 512 * M, 1: 512 * M}, "mem_tolerance": 16 * M,
+              "ram": 1024 * M, "ram_tolerance": 16 * M,
+              "distance": dist([(10, 30), (30, 10)]), "scrubbed": True}
+EFI_TIMEOUT = 45
+
+
+def efi_case(name, args, acpi, loader, named):
+    exp = dict(EFI_EXPECT, cmdline=f"acpi={acpi}")
+    src = "ACPI" if acpi == "force" else "device tree"
+    return case(name, args + EFI_NUMA, exp, loader=loader, boot="efi",
+                append=f"acpi={acpi}", named=named, timeout=EFI_TIMEOUT,
+                log_has=[f"topology from {src}"])
+
+
+CASES += [
+    efi_case("uefi-acpi", ["--uefi"], "force", "uefi",
+             ("kernel", "page tables")),
+    efi_case("uefi-dt", ["--uefi", "--no-acpi"], "off", "uefi",
+             ("kernel", "dtb", "page tables")),
+    # No arguments: the firmware starts EFI/BOOT/BOOTAA64.EFI itself (no
+    # shell); at EL2 the FADT names SMC; after= defaults to power off on
+    # QEMU's ACPI tables (OEM "BOCHS") as on its DT.
+    case("uefi-el2-gic3", ["--uefi", "--el2", "--gic", "3", "--smp", "2",
+                           "--mem", "1G"],
+         {"cpus": 2, "online": 2, "nodes": 1, "ram": 1024 * M,
+          "ram_tolerance": 16 * M}, el=2, loader="uefi", boot="efi",
+         after=None, named=("kernel", "page tables"), timeout=EFI_TIMEOUT),
+    # GRUB adds a /chosen-only DT of its own: acpi=force ignores it.
+    efi_case("grub-acpi", ["--grub"], "force", "grub",
+             ("kernel", "page tables")),
+    # GRUB's copy of the DT lives in ACPI reclaim memory, outside RAM, so
+    # its "dtb" reservation is not in memmap.reserved (which lists RAM).
+    efi_case("grub-dt", ["--grub", "--no-acpi"], "off", "grub",
+             ("kernel", "page tables")),
+    # acpi=force on firmware without ACPI: one warning, the DT is used.
+    case("grub-acpi-missing", ["--grub", "--no-acpi", "--smp", "2",
+                               "--mem", "1G"],
+         {"cpus": 2, "online": 2, "nodes": 1, "cmdline": "acpi=force"},
+         loader="grub", boot="efi", append="acpi=force",
+         named=("kernel", "page tables"), timeout=EFI_TIMEOUT,
+         log_has=["warning: acpi: no usable ACPI tables (RSDP 0), using "
+                  "the device tree", "topology from device tree"]),
+    # No acpi=: GRUB's CPU-less DT must not win over the firmware's ACPI.
+    case("grub-auto", ["--grub", "--smp", "2", "--mem", "1G"],
+         {"cpus": 2, "online": 2, "nodes": 1, "ram": 1024 * M,
+          "ram_tolerance": 16 * M}, loader="grub", boot="efi",
+         named=("kernel", "page tables"), timeout=EFI_TIMEOUT,
+         log_has=["describes no CPUs, using ACPI", "topology from ACPI"]),
+    # GRUB's xen_hypervisor loader starts the same EFI entry; it passes no
+    # BOOT_IMAGE= word, so keel only knows UEFI started it.
+    case("grub-xen", ["--grub", "--grub-loader", "xen", "--smp", "2",
+                      "--mem", "1G"],
+         {"cpus": 2, "online": 2, "nodes": 1, "ram": 1024 * M,
+          "ram_tolerance": 16 * M, "cmdline": "bootscrub=off"},
+         loader="uefi", boot="efi", append="bootscrub=off",
+         named=("kernel", "page tables"), timeout=EFI_TIMEOUT),
+]
+
 
 def arm64_checks(c, rep, log):
     out = []
@@ -146,14 +214,14 @@ def arm64_checks(c, rep, log):
         out.append(f"el {rep.get('el')}, expected {c['el']}")
     if rep.get("loader") != c["loader"]:
         out.append(f"loader {rep.get('loader')!r}, expected {c['loader']!r}")
-    if rep.get("boot") != "dt":
-        out.append(f"boot {rep.get('boot')!r}, expected 'dt'")
+    if rep.get("boot") != c["boot"]:
+        out.append(f"boot {rep.get('boot')!r}, expected {c['boot']!r}")
     t = rep.get("timer", {})
     if t.get("source") != "cntvct" or t.get("calibrated_by") != "cntfrq":
         out.append(f"timer {t}, expected cntvct/cntfrq")
     res = rep.get("memmap", {}).get("reserved", [])
     names = [r[2] for r in res if len(r) >= 3]
-    for want in ("kernel", "dtb", "page tables"):
+    for want in c["named"]:
         if want not in names:
             out.append(f"no {want!r} reservation in memmap.reserved")
     for name, start, end in c["reserved"]:
@@ -168,6 +236,9 @@ def arm64_checks(c, rep, log):
         # (free + allocated + reserved == RAM, 0 lost) covers it.
     if "exception:" in log:
         out.append("an exception was reported")
+    for want in c["log_has"]:
+        if want not in log:
+            out.append(f"log lacks {want!r}")
     return out
 
 
@@ -178,7 +249,8 @@ def run_case(c, image, logdir):
     with tempfile.TemporaryDirectory(prefix="keel-arm64-") as work:
         extra = c["setup"](work, c["args"]) if c["setup"] else []
         cmd = [QEMU_SH, "--image", image, *c["args"], *extra,
-               "--append", append, "--timeout", str(TIMEOUT), "--log", log_path]
+               "--append", append, "--timeout", str(c["timeout"]),
+               "--log", log_path]
         t0 = time.monotonic()
         rc = subprocess.run(cmd, check=False).returncode
         secs = time.monotonic() - t0
@@ -186,7 +258,7 @@ def run_case(c, image, logdir):
         log = f.read()
     fails = []
     if rc == 124:
-        fails.append(f"timed out after {TIMEOUT} s")
+        fails.append(f"timed out after {c['timeout']} s")
     elif rc != 0:
         fails.append(f"QEMU exited with status {rc}")
     fails += report.check_report(log, c["expect"])

@@ -10,6 +10,7 @@
 
 #include "test_util.h"
 #include <keel/fdt.h>
+#include <libfdt.h>
 
 #define DTB_DIR "build/sandbox-asan/tests/data/"
 #define MB	(1ULL << 20)
@@ -350,6 +351,31 @@ static void test_corruptions(void **state)
 	}
 }
 
+/* GRUB's stand-in DT (only /chosen) has no CPUs; QEMU's has. */
+static void test_has_cpus(void **state)
+{
+	size_t len;
+	uint8_t *good = load_dtb("dt-single", &len);
+	uint8_t *exact = copy_exact(good, len);
+	uint8_t empty[512];
+
+	assert_true(dt_has_cpus(exact, len));
+	assert_false(dt_has_cpus(exact, len - 1)); /* totalsize > len */
+	assert_false(dt_has_cpus(exact, 8));
+	assert_false(dt_has_cpus(NULL, 0));
+	exact[0] ^= 0xff; /* bad magic */
+	assert_false(dt_has_cpus(exact, len));
+
+	assert_int_equal(fdt_create_empty_tree(empty, sizeof(empty)), 0);
+	assert_true(fdt_add_subnode(empty, 0, "chosen") >= 0);
+	assert_false(dt_has_cpus(empty, sizeof(empty)));
+	assert_true(fdt_add_subnode(empty, 0, "cpus") >= 0);
+	assert_false(dt_has_cpus(empty, sizeof(empty))); /* no cpu child */
+	assert_int_equal(warn_lines(), 0);
+	free(exact);
+	free(good);
+}
+
 static void test_mpidr_topology(void **state)
 {
 	uint32_t p, c, t;
@@ -379,6 +405,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_corruptions, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_has_cpus, setup, teardown),
 		cmocka_unit_test(test_mpidr_topology),
 	};
 

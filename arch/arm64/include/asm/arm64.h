@@ -45,6 +45,28 @@ uint64_t mm_pgtable_bytes_used(void);
 /* pl011.c */
 void pl011_set_base(paddr_t base);
 paddr_t pl011_base(void);
+/* Console hook while UEFI boot services run (efi.c), NULL to drop it. */
+void pl011_set_hook(void (*fn)(const char *s, size_t len));
+/* Buffer console output until pl011_set_base() or pl011_release(). */
+void pl011_hold(void);
+void pl011_release(void);
+
+/* efi.c: what the EFI stub kept from the firmware (all zero otherwise). */
+struct bootinfo;
+struct efi_boot {
+	bool booted;		/* entered through efi_entry */
+	uint64_t entry_ticks;	/* CNTVCT_EL0 at efi_entry */
+	char loader[16];	/* "uefi", or "grub" (BOOT_IMAGE= seen) */
+	char cmdline[BOOTINFO_CMDLINE_MAX]; /* LoadOptions as ASCII */
+	char fw_vendor[40];
+	uint32_t fw_revision;
+	uint32_t exit_tries;	/* ExitBootServices() calls needed */
+	uint64_t rsdp, dtb;	/* configuration tables, 0 when absent */
+	uint64_t image_base;	/* LoadedImage ImageBase */
+	uint64_t mmap_size, desc_size;
+};
+extern struct efi_boot efi_boot;
+uint64_t efi_fill_ram(struct bootinfo *bi);
 
 /* timer.c */
 void timer_init(uint64_t dt_freq);
