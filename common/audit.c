@@ -9,21 +9,83 @@
  * bootmem's RAM table as a reserved region named "mem=", so it is accounted
  * as reserved, not lost.
  *
+ * audit=full in a CONFIG_DEBUG build also samples free memory for zero
+ * (issue 9): the first and the last 64 bytes of the first page of every
+ * free chunk whose first page is clean (first_dirty is not 0) must read
+ * zero. Only when a scrub ran (bootscrub=on/idle): with bootscrub=off the
+ * heap was handed memory it never zeroed and marked it clean on purpose.
+ * Reading a free chunk's page is allowed: the node lock is held and the
+ * audit runs once no CPU allocates any more. Costs two cache lines per
+ * chunk, O(chunks) like the rest of the audit.
+ *
  * Runs on the boot CPU once the heap is quiet (boot scrub done or idle
  * scrubbing finished). heap_for_each_free() takes each node lock in turn.
  */
+#include <arch/mm.h>
 #include <keel/bootmem.h>
+#include <keel/compiler.h>
+#include <keel/config.h>
 #include <keel/heap.h>
 #include <keel/printk.h>
 #include <keel/report.h>
+#include <keel/scrub.h>
+
+#define AUDIT_ZERO_BYTES 64 /* sampled at each end of the first page */
+#define AUDIT_ZERO_PRINT 8  /* non-zero chunks printed, the rest counted */
+
+struct audit_walk {
+	uint64_t free_pages;
+	bool sample;	      /* audit=full + CONFIG_DEBUG + a scrub ran */
+	uint64_t sampled;     /* chunks whose first page was read */
+	unsigned int nonzero; /* of those, chunks not reading zero */
+};
+
+/* Offset of the first non-zero 8-byte word of [va, va + len), or -1. */
+static long first_nonzero(const unsigned char *va, size_t len)
+{
+	const volatile uint64_t *w = (const volatile uint64_t *)va;
+
+	for (size_t i = 0; i < len / sizeof(*w); i++)
+		if (w[i])
+			return (long)(i * sizeof(*w));
+	return -1;
+}
+
+static void audit_sample_zero(struct audit_walk *aw, struct page_info *head,
+			      unsigned int order)
+{
+	static const size_t offs[] = {0, PAGE_SIZE - AUDIT_ZERO_BYTES};
+	const unsigned char *va;
+
+	/* first_dirty 0: the first page itself may hold old data. */
+	if (head->first_dirty == 0)
+		return;
+	va = phys_to_virt(pfn_to_paddr(pfn(head->pfn)));
+	aw->sampled++;
+	for (unsigned int i = 0; i < ARRAY_SIZE(offs); i++) {
+		long at = first_nonzero(va + offs[i], AUDIT_ZERO_BYTES);
+
+		if (at < 0)
+			continue;
+		if (aw->nonzero++ < AUDIT_ZERO_PRINT)
+			pr_err("audit: free clean chunk pfn %#llx order %u "
+			       "node %u is not zero at offset %llu\n",
+			       (unsigned long long)head->pfn, order,
+			       (unsigned int)head->node,
+			       (unsigned long long)(offs[i] + (size_t)at));
+		break;
+	}
+}
 
 static void audit_count_chunk(struct page_info *head, unsigned int order,
 			      unsigned int zone, void *arg)
 {
-	uint64_t *free_pages = arg;
+	struct audit_walk *aw = arg;
 
-	(void)head, (void)zone;
-	*free_pages += 1ULL << order;
+	(void)zone;
+	aw->free_pages += 1ULL << order;
+	if (aw->sample)
+		audit_sample_zero(aw, head, order);
 }
 
 /**
@@ -37,7 +99,11 @@ void audit_run(struct audit_result *out, bool full)
 {
 	const struct bootmem_region *ram;
 	unsigned int count, nodes = heap_node_count();
-	uint64_t walked = 0, counted;
+	struct audit_walk aw = {
+		.sample = full && IS_ENABLED(CONFIG_DEBUG) &&
+			  scrub_stats.mode != SCRUB_OFF,
+	};
+	uint64_t walked, counted;
 
 	out->ram_pages = 0;
 	ram = bootmem_ram_regions(&count);
@@ -46,7 +112,8 @@ void audit_run(struct audit_result *out, bool full)
 			(pa_val(ram[i].end) - pa_val(ram[i].start)) / PAGE_SIZE;
 
 	for (unsigned int n = 0; n < nodes; n++)
-		heap_for_each_free(n, audit_count_chunk, &walked);
+		heap_for_each_free(n, audit_count_chunk, &aw);
+	walked = aw.free_pages;
 	counted = heap_free_pages();
 
 	out->free_pages = walked;
@@ -55,6 +122,12 @@ void audit_run(struct audit_result *out, bool full)
 	out->lost_pages = (int64_t)(out->ram_pages - out->free_pages -
 				    out->allocated_pages - out->reserved_pages);
 	out->problems = full ? heap_check() : 0;
+	if (aw.sample) {
+		pr_info("audit: %llu free chunks sampled for zero, %u not "
+			"zero\n",
+			(unsigned long long)aw.sampled, aw.nonzero);
+		out->problems += aw.nonzero;
+	}
 
 	if (walked != counted) {
 		pr_err("audit: free lists hold %llu pages, counters say %llu\n",

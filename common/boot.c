@@ -76,6 +76,50 @@ static void print_bootinfo(const struct bootinfo *bi)
 	pr_info("%u CPUs described\n", bi->cpu_count);
 }
 
+/*
+ * Fault injection, inject=bad-map (tests only; docs/cmdline.md): a bogus
+ * firmware map entry claims the kernel image (the first reserved range
+ * named "kernel", else the first reserved range) is RAM of another node id
+ * (the node of the RAM around it + 1). Added before bootinfo_sanitise() on
+ * purpose: the sanitiser must resolve the overlap (the lower node keeps
+ * RAM two nodes claim) and "reserved wins" at the bootmem handoff must keep
+ * the kernel out of the heap, so the boot still passes with the kernel
+ * range reserved and audit.lost_pages 0. A kernel handed to the heap would
+ * be scrubbed under our feet: never a silent wrong result.
+ */
+static void inject_bad_map(struct bootinfo *bi)
+{
+	const struct bi_reserved *k = NULL;
+	uint32_t node = 0;
+
+	if (!inject_get(INJECT_BAD_MAP, NULL))
+		return;
+	for (unsigned int i = 0; i < bi->reserved_count; i++) {
+		if (!strncmp(bi->reserved[i].name, "kernel",
+			     sizeof(bi->reserved[i].name))) {
+			k = &bi->reserved[i];
+			break;
+		}
+	}
+	if (!k && bi->reserved_count)
+		k = &bi->reserved[0];
+	if (!k) {
+		pr_warn("inject=bad-map: no reserved range to overlap, "
+			"nothing injected\n");
+		return;
+	}
+	for (unsigned int i = 0; i < bi->ram_count; i++)
+		if (pa_val(bi->ram[i].start) <= pa_val(k->start) &&
+		    pa_val(k->start) < pa_val(bi->ram[i].end))
+			node = bi->ram[i].node;
+	pr_warn("inject=bad-map: firmware map claims [%#llx, %#llx) (%.*s) "
+		"is RAM on node %u\n",
+		(unsigned long long)pa_val(k->start),
+		(unsigned long long)pa_val(k->end), (int)sizeof(k->name),
+		k->name, node + 1);
+	bootinfo_add_ram(bi, k->start, k->end, node + 1);
+}
+
 /* The cachemaint mode: the command line's, else what the platform needs. */
 static enum cachemaint_mode pick_cachemaint(void)
 {
@@ -171,6 +215,7 @@ void keel_main(struct bootinfo *bi)
 		      strnlen(bi->cmdline, sizeof(bi->cmdline)));
 	printk_level = opts.loglevel;
 
+	inject_bad_map(bi);
 	bootinfo_sanitise(bi);
 	numa_init(bi);
 	nodes = bi->node_count;

@@ -518,6 +518,11 @@ static void json_scrub(struct jw *w, unsigned int nodes)
 	jw_u64(w, "all_clean_ns", ticks_to_ns(s->all_clean_ticks));
 	jw_u64(w, "unit_bytes", s->unit_bytes);
 	jw_milli(w, "gbps", gbps_milli(s->bytes, ns));
+	/* inject=scrub-stop:N: the worker that quit (its units were redone). */
+	if (s->stopped_cpu >= 0)
+		jw_u64(w, "stopped_cpu", (uint64_t)s->stopped_cpu);
+	else
+		jw_str(w, "stopped_cpu", NULL);
 	jw_arr(w, "per_node");
 	for (unsigned int n = 0; n < nodes; n++) {
 		const struct scrub_node_stats *sn = &s->node[n];

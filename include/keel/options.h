@@ -22,6 +22,8 @@ enum inject_kind {
 	INJECT_NODE_CPUS_FAIL,	/* inject=node-cpus-fail:N */
 	INJECT_SCRUB_STOP,	/* inject=scrub-stop:N */
 	INJECT_BAD_MAP,		/* inject=bad-map */
+	INJECT_BAD_SRAT,	/* inject=bad-srat: the arch corrupts the SRAT read */
+	INJECT_BAD_SLIT,	/* inject=bad-slit: the arch corrupts the SLIT read */
 };
 
 struct inject {

@@ -135,6 +135,142 @@ def _order(n):
     return b
 
 
+def audit_checked(rep, log):
+    """Every boot: heap_check found nothing. audit=full with a scrub: the
+    free-page zero sampling ran (CONFIG_DEBUG) and found only zeros."""
+    out = []
+    audit = rep["audit"]
+    if audit.get("problems", 0) != 0:
+        out.append(f"audit.problems = {audit['problems']}")
+    if "audit=full" not in rep["cmdline"].split():
+        return out
+    m = re.search(r"audit: (\d+) free chunks sampled for zero, (\d+) not "
+                  r"zero", log)
+    if rep["scrub"]["mode"] == "off" or rep["heap"]["free_pages"] == 0:
+        return out
+    if not m:
+        out.append("audit=full: no zero-sampling line in the log")
+    elif int(m.group(1)) == 0 or int(m.group(2)) != 0:
+        out.append(f"audit=full: {m.group(0)!r}")
+    return out
+
+
+def audit_basic(rep, log):
+    if "audit=full" in rep["cmdline"].split() or \
+            "sampled for zero" in log:
+        return ["expected the default (basic) audit"]
+    return []
+
+
+audit_basic.wants_log = True
+
+
+def json_is(path, want):
+    """rep[path...] == want, path a tuple of keys/indexes."""
+    def check(rep):
+        v = rep
+        for k in path:
+            v = v[k]
+        if v != want:
+            return [f"{'.'.join(map(str, path))} = {v!r}, expected "
+                    f"{want!r}"]
+        return []
+    return check
+
+
+def cpu_failed(cpu, text):
+    def check(rep):
+        c = next((c for c in rep["cpus"] if c["id"] == cpu), None)
+        if c is None or c["online"]:
+            return [f"cpu {cpu} online or missing"]
+        if text not in (c.get("fail_reason") or ""):
+            return [f"cpu {cpu} fail_reason {c.get('fail_reason')!r}, "
+                    f"expected {text!r}"]
+        return []
+    return check
+
+
+def kernel_still_reserved(rep, log):
+    """inject=bad-map: the bogus RAM entry is in the log, the kernel range
+    it claimed is still reserved, and no node RAM range of node 1 (the
+    bogus node) touches it."""
+    m = re.search(r"inject=bad-map: firmware map claims \[(0x[0-9a-f]+), "
+                  r"(0x[0-9a-f]+)\) \(kernel\) is RAM on node (\d+)", log)
+    if not m:
+        return ["log lacks the inject=bad-map line"]
+    start, end, bogus = int(m.group(1), 16), int(m.group(2), 16), \
+        int(m.group(3))
+    out = []
+    kern = [r for r in rep["memmap"]["reserved"] if r[2] == "kernel"]
+    if not any(r[0] <= start and r[1] >= end for r in kern):
+        out.append(f"kernel [{start:#x}, {end:#x}) not reserved: {kern}")
+    for n in rep["nodes"]:
+        if n["id"] != bogus:
+            continue
+        for a, b in n["ranges"]:
+            if a < end and b > start:
+                out.append(f"node {bogus} RAM [{a:#x}, {b:#x}) overlaps "
+                           "the kernel")
+    if rep["warnings"] < 2:
+        out.append(f"{rep['warnings']} warnings, expected the injection's "
+                   "and the sanitiser's")
+    return out
+
+
+kernel_still_reserved.wants_log = True
+
+
+def stress_ok_everywhere(rep):
+    st = rep.get("stress")
+    if not st:
+        return ["no stress object in the report"]
+    out = []
+    if not st["ok"] or st["corruptions"] or st["heap_problems"]:
+        out.append(f"stress ok {st['ok']}, corruptions {st['corruptions']},"
+                   f" heap_problems {st['heap_problems']}")
+    online = {c["id"] for c in rep["cpus"] if c["online"]}
+    ran = {p["cpu"]: p["ops"] for p in st["per_cpu"]}
+    for c in sorted(online):
+        if ran.get(c, 0) <= 0:
+            out.append(f"stress: cpu {c} did no operations")
+    if rep["scrub"]["mode"] == "idle" and not rep["scrub"]["all_clean_ns"]:
+        out.append("idle scrub never finished")
+    return out
+
+
+def bench_rows_every_node(modes):
+    def check(rep):
+        out = []
+        rows = rep["bench"]
+        for n in rep["nodes"]:
+            if not n["mem_bytes"]:
+                continue
+            got = {r["mode"] for r in rows if r["node"] == n["id"]}
+            if not got:
+                out.append(f"no bench rows for node {n['id']}")
+        for r in rows:
+            if r["count"] <= 0 or r["ns_avg"] <= 0:
+                out.append(f"bench row {r}: nothing measured")
+        if rep["cachemaint"]["mode"] not in modes:
+            out.append(f"cachemaint.mode {rep['cachemaint']['mode']!r}, "
+                       f"expected one of {modes}")
+        return out
+    return check
+
+
+def clflush_really_flushes(rep):
+    """cachemaint=clflush: allocating dirty blocks costs maintenance, clean
+    (clean_poc) ones none. The bench restores cachemaint's own counters,
+    so its rows are what shows it."""
+    rows = [r for r in rep["bench"] if r["mode"] == "clflush"]
+    out = []
+    if not any(r["dirty"] and r["maint_ns"] > 0 for r in rows):
+        out.append("cachemaint=clflush: no dirty bench row did maintenance")
+    for r in rows:
+        if not r["dirty"] and r["maint_ns"] != 0:
+            out.append(f"clean_poc row did maintenance: {r}")
+    return out
+
 class Machine:
     """A QEMU -smp/-numa configuration and what keel must report for it."""
 
@@ -307,7 +443,9 @@ def skew_reported(rep):
 
 def build_cases(elf, memdir):
     kern = ["--kernel", elf]
-    base = "after=exit"
+    # audit=full everywhere (heap_check + the free-page zero sampling),
+    # except mb1-pc-6G, which keeps the default audit (basic).
+    base = "after=exit audit=full"
     boot1 = {"boot": "multiboot1", "online": 1}
     boot2 = {"boot": "multiboot2", "online": 1}
     return [
@@ -320,7 +458,8 @@ def build_cases(elf, memdir):
              base + " bootscrub=off", expect=boot1,
              checks=[above_4g, low_ram_ends_at(3 * G)]),
         Case("mb1-pc-6G", kern + ["--mem", "6G"], 6 * G,
-             base + " bootscrub=off", expect=boot1, checks=[above_4g]),
+             "after=exit bootscrub=off", expect=boot1,
+             checks=[above_4g, audit_basic]),
         Case("mb1-pc-6G-2M-pages", kern + ["--mem", "6G", "--cpu", "qemu64"],
              6 * G, base + " bootscrub=off", expect=boot1,
              checks=[above_4g, log_contains("with 2 MiB pages")]),
@@ -352,7 +491,8 @@ def build_cases(elf, memdir):
              base + " bootscrub=off mem=128M", expect=boot1,
              checks=[mem_limited(128 * M)]),
         Case("poweroff-acpi-s5", kern + ["--mem", "128M"], 128 * M,
-             "after=poweroff bootscrub=off", exit_status=0, expect=boot1,
+             "after=poweroff audit=full bootscrub=off", exit_status=0,
+             expect=boot1,
              checks=[log_contains("S5 found")]),
         Case("no-long-mode", kern + ["--mem", "64M", "--cpu", "qemu32"],
              64 * M, base, timeout=5,
@@ -417,6 +557,52 @@ def smp_cases(kern, base):
         iso_case("mb2-grub-uefi-smp-numa",
                  Machine("2", numa=[128 * M] * 2, tol=OVMF_TOL),
                  ["--uefi"], timeout=60),
+        # Fault injection (docs/cmdline.md). The SIPI is never sent.
+        smp_case("inject-cpu-on-fail", Machine("4", mem=128 * M,
+                                               silent=[2]),
+                 on + " inject=cpu-on-fail:2", kern, sc,
+                 checks=[cpu_failed(2, "(injected)")]),
+        # Node 1's CPUs never check in: node 1 is scrubbed by node 0's.
+        smp_case("inject-node-cpus-fail",
+                 Machine("4", numa=[256 * M] * 2, silent=[2, 3]),
+                 on + " inject=node-cpus-fail:1 ap_timeout_ms=200", kern,
+                 sc, checks=[json_is(("scrub", "per_node", 1, "helper_of"),
+                                     0),
+                             cpu_failed(3, "did not check in")]),
+        smp_case("inject-scrub-stop", Machine("4", numa=[256 * M] * 2),
+                 on + " inject=scrub-stop:1 bootscrub_chunk=16M", kern, sc,
+                 checks=[json_is(("scrub", "stopped_cpu"), 1),
+                         log_contains("scrub: cpu 1 stopped (injected)")]),
+        smp_case("inject-bad-map", Machine("2", numa=[128 * M] * 2),
+                 on + " inject=bad-map", kern, sc,
+                 checks=[kernel_still_reserved]),
+        # A corrupted SRAT: one node, every CPU on it, 10/20 irrelevant.
+        Case("inject-bad-srat",
+             kern + ["--smp", "2", "--numa", "2x128M", "--dist", "0-1=17"],
+             256 * M, on + " inject=bad-srat",
+             expect=dict(boot="multiboot1", online=2, cpus=2, nodes=1,
+                         scrubbed=True, distance=[[10]]),
+             checks=[log_contains("ACPI SRAT at"),
+                     log_contains("bad checksum, ignored")]),
+        # A corrupted SLIT: the nodes stay, distances fall back to 10/20.
+        smp_case("inject-bad-slit", Machine("2", numa=[128 * M] * 2),
+                 on + " inject=bad-slit", kern, sc,
+                 extra=["--dist", "0-1=17"],
+                 checks=[log_contains("ACPI SLIT at"),
+                         log_contains("bad checksum, ignored")]),
+        # stress=5 racing the idle scrub on 4 CPUs, 2 nodes, 1 GiB.
+        smp_case("stress-idle", Machine("4", numa=[512 * M] * 2),
+                 base + " bootscrub=idle stress=5", kern, sc,
+                 checks=[stress_ok_everywhere], timeout=60),
+        # bench=on: rows for every node, the audit unchanged (balance).
+        smp_case("bench", Machine("2", numa=[128 * M] * 2),
+                 on + " bench=on", kern, sc,
+                 checks=[bench_rows_every_node(("none",))]),
+        smp_case("bench-clflush", Machine("2", numa=[128 * M] * 2),
+                 on + " bench=on cachemaint=clflush", kern, sc,
+                 checks=[bench_rows_every_node(("clflush",)),
+                         clflush_really_flushes,
+                         log_contains("cachemaint=clflush cleans with")]),
         # acpi=off: one node, the boot CPU only, whatever QEMU has.
         Case("acpi-off", kern + ["--smp", "2", "--numa", "2x128M"],
              256 * M, on + " acpi=off",
@@ -467,6 +653,7 @@ def run_case(case, iso, logdir):
     except report.ReportError:
         pass
     if rep is not None:
+        problems += audit_checked(rep, text)
         for check in case.checks:
             if getattr(check, "wants_log", False):
                 problems += check(rep, text)
@@ -492,7 +679,8 @@ def main():
     iso = None
     if any(c.iso for c in cases):
         iso = os.path.join(args.logs, "qemu-test.iso")
-        subprocess.run([MKISO, args.elf, iso, "after=exit bootscrub=on"],
+        subprocess.run([MKISO, args.elf, iso,
+                        "after=exit bootscrub=on audit=full"],
                        check=True, stdout=subprocess.DEVNULL)
 
     passed = failed = 0
