@@ -104,11 +104,13 @@ static const struct inject_desc inject_kinds[] = {
 	{"bad-map", INJECT_BAD_MAP, false},
 	/*
 	 * Acted on by the arch before keel_main() (x86_64: its ACPI accessor
-	 * hands the parser a copy with one byte flipped); listed here so that
-	 * the word is accepted and reported like the others.
+	 * hands the parser a copy with one byte flipped; arm64: the same for
+	 * ACPI, and a DT copy with an asymmetric distance-matrix); listed here
+	 * so that the word is accepted and reported like the others.
 	 */
 	{"bad-srat", INJECT_BAD_SRAT, false},
 	{"bad-slit", INJECT_BAD_SLIT, false},
+	{"bad-dt-distance", INJECT_BAD_DT_DISTANCE, false},
 };
 
 static unsigned int parse_warnings;

@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""x86_64 QEMU benchmarks (DESIGN section 9), printed as a markdown table.
+"""x86_64 and arm64 QEMU benchmarks (DESIGN section 9), as markdown tables.
 
-Usage: bench-qemu.py KEEL_ELF [--scrub-mem SIZE] [--runs N] [--work DIR]
-                     [--max-seconds S] [--timeout S]
+Usage: bench-qemu.py KERNEL [--arch x86_64|arm64] [--scrub-mem SIZE]
+                     [--runs N] [--work DIR] [--max-seconds S] [--timeout S]
+                     [--bench-mem SIZE]
+
+KERNEL is build/x86_64/keel.elf (--arch x86_64, the default, machine pc
+through scripts/qemu.sh) or build/arm64/Image (--arch arm64, machine virt
+with -cpu max through scripts/qemu-arm64.sh; RAM starts at 1 GiB there).
 
 1. Boot scrub on real (emulated) cores: bootscrub=on with -smp 1, 2 and 4
    on the same RAM size (default 2 GiB, one node): scrub.ns, GB/s
@@ -17,7 +22,12 @@ Usage: bench-qemu.py KEEL_ELF [--scrub-mem SIZE] [--runs N] [--work DIR]
    after each boot). A mode is skipped at a size when the previous size
    took longer than --max-seconds (the next one is 16x larger).
 
-One QEMU at a time, each under a timeout (scripts/qemu.sh --timeout).
+3. arm64 only: allocation latency (bench=on, cachemaint deferred, the
+   arm64 default) on 2 nodes of --bench-mem each (default 2560M: each node
+   keeps a free aligned GiB, so order 18 is measured); the bench rows and
+   the order-18 lock hold, eager against deferred.
+
+One QEMU at a time, each under a timeout (the scripts' --timeout).
 Every number printed is measured by this run; nothing is copied.
 """
 
@@ -32,7 +42,10 @@ sys.path.insert(0, os.path.join(TOP, "scripts"))
 import report  # noqa: E402
 
 QEMU_SH = os.path.join(TOP, "scripts", "qemu.sh")
+QEMU_ARM64_SH = os.path.join(TOP, "scripts", "qemu-arm64.sh")
 EXIT_PASS = 33
+ARCH = "x86_64"   # set by main()
+MACHINE = {"x86_64": "pc", "arm64": "virt, -cpu max"}
 GIB = 1 << 30
 HANDOFF_SIZES = [("1G", 1), ("16G", 16), ("256G", 256)]
 MODES = ["lazy", "chunked", "pagewise"]
@@ -48,8 +61,14 @@ def fmt_ns(ns):
 
 def boot(elf, qemu_args, cmdline, timeout, memdir=None, extra=()):
     """One boot. Return: (report dict or None, wall seconds, problem)."""
-    args = [QEMU_SH, "x86_64", "--kernel", elf] + qemu_args + [
-        "--append", "after=exit " + cmdline, "--timeout", str(timeout)]
+    if ARCH == "arm64":
+        # PSCI SYSTEM_OFF: QEMU exits 0, the verdict is in the log.
+        args = [QEMU_ARM64_SH, "--image", elf] + qemu_args + [
+            "--append", "after=poweroff " + cmdline,
+            "--timeout", str(timeout)]
+    else:
+        args = [QEMU_SH, "x86_64", "--kernel", elf] + qemu_args + [
+            "--append", "after=exit " + cmdline, "--timeout", str(timeout)]
     if extra:
         args += ["--"] + list(extra)
     t0 = time.monotonic()
@@ -66,8 +85,10 @@ def boot(elf, qemu_args, cmdline, timeout, memdir=None, extra=()):
     text = proc.stdout.decode("utf-8", "replace")
     if proc.returncode == 124:
         return None, secs, f"timeout after {timeout} s"
-    if proc.returncode != EXIT_PASS:
+    if proc.returncode != (0 if ARCH == "arm64" else EXIT_PASS):
         return None, secs, f"QEMU exit status {proc.returncode}"
+    if "KEEL: PASS" not in text:
+        return None, secs, "no KEEL: PASS"
     try:
         rep = report.find_report(text)
     except report.ReportError as e:
@@ -76,7 +97,8 @@ def boot(elf, qemu_args, cmdline, timeout, memdir=None, extra=()):
 
 
 def bench_scrub(elf, mem, runs, timeout):
-    print(f"### Boot scrub (QEMU TCG, pc, {mem} RAM preallocated, one "
+    print(f"### Boot scrub (QEMU TCG, {ARCH} {MACHINE[ARCH]}, {mem} RAM "
+          "preallocated, one "
           f"node, bootscrub=on, best of {runs})\n")
     print("| -smp | workers | primitive | scrubbed | scrub time | GB/s | "
           "per worker GB/s | speed-up vs 1 | all runs |")
@@ -111,8 +133,8 @@ def bench_scrub(elf, mem, runs, timeout):
 
 
 def bench_handoff(elf, workdir, timeout, max_seconds):
-    print("### Heap handoff (QEMU TCG, pc, one node, sparse file-backed "
-          "RAM, bootscrub=off, heap.init_ns)\n")
+    print(f"### Heap handoff (QEMU TCG, {ARCH} {MACHINE[ARCH]}, one node, "
+          "sparse file-backed RAM, bootscrub=off, heap.init_ns)\n")
     print("| RAM | " + " | ".join(MODES) + " | chunks (lazy) |")
     print("|---|" + "---|" * (len(MODES) + 1))
     os.makedirs(workdir, exist_ok=True)
@@ -124,8 +146,10 @@ def bench_handoff(elf, workdir, timeout, max_seconds):
                 cells.append("skipped (previous size over "
                              f"{max_seconds} s)")
                 continue
+            where = (["--mem", label] if ARCH == "arm64" else
+                     ["--numa", f"1x{label}"])
             rep, secs, err = boot(
-                elf, ["--numa", f"1x{label}", "--file-backed", workdir],
+                elf, where + ["--file-backed", workdir],
                 f"bootscrub=off heap_init={mode}", timeout, workdir)
             if err:
                 cells.append(err)
@@ -141,9 +165,58 @@ def bench_handoff(elf, workdir, timeout, max_seconds):
     print()
 
 
+def bench_alloc(elf, node_mem, timeout):
+    """arm64: bench=on on 2 nodes; the rows, then order 18 lock holds."""
+    print(f"### Allocation latency (QEMU TCG, arm64 virt, -smp 2, 2 nodes "
+          f"x {node_mem}, bench=on, cachemaint deferred)\n")
+    mib = int(node_mem.rstrip("M")) if node_mem.endswith("M") else \
+        int(node_mem.rstrip("G")) * 1024
+    rep, secs, err = boot(elf, ["--smp", "2", "--numa", "2", "--mem",
+                                f"{2 * mib}M"],
+                          "audit=full bench=on", timeout)
+    if err:
+        print(f"failed: {err}\n")
+        return
+    print(f"KEEL: PASS, audit.lost_pages {rep['audit']['lost_pages']}, "
+          f"audit.problems {rep['audit']['problems']}, "
+          f"{secs:.0f} s wall\n")
+    print("| order | node | mode | dirty | count | ns_avg | ns_max | "
+          "lock_ns_max | maint_ns |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    rows = rep["bench"]
+    for r in sorted(rows, key=lambda r: (r["order"], r["node"], r["dirty"])):
+        print(f"| {r['order']} | {r['node']} | {r['mode']} | "
+              f"{'yes' if r['dirty'] else 'no'} | {r['count']} | "
+              f"{r['ns_avg']} | {r['ns_max']} | {r['lock_ns_max']} | "
+              f"{r['maint_ns']} |")
+    print()
+    print("Order 18, longest node-lock hold, eager divided by deferred:\n")
+    print("| node | dirty | deferred lock_ns_max | eager lock_ns_max | "
+          "eager / deferred |")
+    print("|---|---|---|---|---|")
+    big = {(r["node"], r["dirty"], r["mode"]): r for r in rows
+           if r["order"] == 18}
+    for (node, dirty, mode), r in sorted(big.items()):
+        if mode != "deferred" or (node, dirty, "eager") not in big:
+            continue
+        e = big[(node, dirty, "eager")]["lock_ns_max"]
+        d = r["lock_ns_max"]
+        print(f"| {node} | {'yes' if dirty else 'no'} | {d} | {e} | "
+              f"{e / d:.0f}x |")
+    if not big:
+        print("| (no order-18 rows: no free aligned GiB per node) | | | | |")
+    print()
+
+
 def main():
+    global ARCH
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("elf")
+    ap.add_argument("--arch", choices=("x86_64", "arm64"), default="x86_64")
+    ap.add_argument("--bench-mem", default="2560M",
+                    help="arm64 bench=on: memory per node (2 nodes)")
+    ap.add_argument("--skip", default="",
+                    help="comma list of parts to skip: scrub,handoff,alloc")
     ap.add_argument("--scrub-mem", default="2G")
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--work", default=os.path.join(TOP, "build",
@@ -151,12 +224,18 @@ def main():
     ap.add_argument("--max-seconds", type=float, default=20.0)
     ap.add_argument("--timeout", type=int, default=600)
     args = ap.parse_args()
+    ARCH = args.arch
+    skip = set(args.skip.split(",")) - {""}
     load = os.getloadavg()[0]
     print(f"host: {os.cpu_count()} CPUs, load average at start {load:.1f}; "
-          f"kernel {os.path.relpath(args.elf, TOP)}; QEMU TCG (one QEMU at "
-          "a time)\n")
-    bench_scrub(args.elf, args.scrub_mem, args.runs, args.timeout)
-    bench_handoff(args.elf, args.work, args.timeout, args.max_seconds)
+          f"kernel {os.path.relpath(args.elf, TOP)}; QEMU TCG {ARCH} (one "
+          "QEMU at a time)\n")
+    if "scrub" not in skip:
+        bench_scrub(args.elf, args.scrub_mem, args.runs, args.timeout)
+    if "handoff" not in skip:
+        bench_handoff(args.elf, args.work, args.timeout, args.max_seconds)
+    if ARCH == "arm64" and "alloc" not in skip:
+        bench_alloc(args.elf, args.bench_mem, args.timeout)
     try:
         os.rmdir(args.work)
     except OSError:

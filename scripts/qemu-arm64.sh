@@ -6,6 +6,7 @@
 #                 [--append "keel args"] [--timeout S] [--log FILE]
 #                 [--dtb FILE] [--initrd FILE] [--dumpdtb FILE] [--dry-run]
 #                 [--uefi | --grub [--grub-loader linux|xen]] [--no-acpi]
+#                 [--file-backed DIR] [-- extra QEMU args...]
 # --numa SPEC: "N" = N nodes of equal memory, CPUs split evenly, all
 #   distances 20 unless --dist; or a comma list of MEM:CPUS per node, e.g.
 #   "512M:0-1,256M:,0:2-3" (node 1 memory only, node 2 CPUs only).
@@ -19,12 +20,17 @@
 #   standalone GRUB from that disk, which loads the Image with `linux`
 #   (or `xen_hypervisor` with --grub-loader xen). UEFI on QEMU virt gives
 #   ACPI tables and no DT; --no-acpi (virt,acpi=off) makes it give the DT.
+# --file-backed DIR: node memory in sparse files DIR/keel-node<i>
+#   (memory-backend-file, share=on): huge guest RAM on a small host, only
+#   touched pages cost; the caller deletes the files. Without --numa, one
+#   node. Arguments after -- go to QEMU as they are (e.g. -mem-prealloc).
 # Exit status: QEMU's (0 after PSCI SYSTEM_OFF), 124 on timeout.
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 image=$top/build/arm64/Image
 smp=1 mem=512M numa="" dist="" el2=0 gic=2 uboot=0 append="" timeout_s=60
+filedir="" extra=()
 log="" dtb="" initrd="" dumpdtb="" dry=0 efi="" grub_loader=linux acpi=1
 
 while [ $# -gt 0 ]; do
@@ -48,7 +54,9 @@ while [ $# -gt 0 ]; do
 	--initrd) initrd=$2; shift ;;
 	--dumpdtb) dumpdtb=$2; shift ;;
 	--dry-run) dry=1 ;;
-	-h | --help) sed -n '3,24p' "$0"; exit 0 ;;
+	--file-backed) filedir=$2; shift ;;
+	--) shift; extra=("$@"); break ;;
+	-h | --help) sed -n '3,28p' "$0"; exit 0 ;;
 	*) echo "qemu-arm64.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -70,6 +78,11 @@ machine="virt,gic-version=$gic"
 args=(-M "$machine" -cpu max -smp "$smp" -m "$mem" -nographic
 	-no-reboot -serial mon:stdio)
 
+# File-backed RAM needs a memory backend: one node when --numa is absent.
+if [ -n "$filedir" ]; then
+	mkdir -p "$filedir"
+	[ -z "$numa" ] && numa=1
+fi
 if [ -n "$numa" ]; then
 	total=$(to_mib "$mem")
 	specs=()
@@ -100,7 +113,13 @@ if [ -n "$numa" ]; then
 		[ "$s" = "$m" ] && cpus=""
 		node="node,nodeid=$i"
 		if [ "$(to_mib "$m")" -gt 0 ]; then
-			args+=(-object "memory-backend-ram,id=m$i,size=$(to_mib "$m")M")
+			if [ -n "$filedir" ]; then
+				# Sparse: only pages the guest touches cost.
+				f="$filedir/keel-node$i"
+				args+=(-object "memory-backend-file,id=m$i,size=$(to_mib "$m")M,mem-path=$f,share=on")
+			else
+				args+=(-object "memory-backend-ram,id=m$i,size=$(to_mib "$m")M")
+			fi
 			node+=",memdev=m$i"
 		fi
 		[ -n "$cpus" ] && node+=",cpus=$cpus"
@@ -141,6 +160,8 @@ else
 	args+=(-kernel "$image")
 	[ -n "$append" ] && args+=(-append "$append")
 fi
+
+args+=("${extra[@]}")
 
 if [ "$dry" = 1 ]; then
 	printf '%q ' qemu-system-aarch64 "${args[@]}"

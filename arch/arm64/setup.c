@@ -110,12 +110,40 @@ static const void *acpi_map(uint64_t p, size_t len, void *ctx)
 }
 
 /*
- * The one option the arch needs before common/boot.c parses the rest:
- * acpi=auto|force|off (the last one given wins, as in cmdline_parse(),
- * which also reports bad values).
+ * Fault injection the arch acts on before keel_main() parses the options
+ * (docs/cmdline.md; tests only): the firmware tables are read here.
+ * inject=bad-srat / inject=bad-slit (ACPI boots): the ACPI accessor hands
+ * the parser a copy of that table with one byte after the header flipped,
+ * so its checksum fails. inject=bad-dt-distance (DT boots): the DT is
+ * parsed again from a copy whose distance-matrix is made asymmetric. The
+ * firmware's own tables are never written; the parsers must fall back
+ * (one node, or 10/20 distances) with one warning naming the field.
  */
-static enum acpi_mode acpi_word(const char *s)
+#define INJ_BAD_SRAT	1u
+#define INJ_BAD_SLIT	2u
+#define INJ_BAD_DT_DIST 4u
+
+static unsigned int arm64_inject;
+
+/*
+ * The words the arch needs before common/boot.c parses the rest: acpi=
+ * (the last one given wins, as in cmdline_parse(), which also reports bad
+ * values) and the inject= kinds above (they accumulate, like inject=).
+ */
+static enum acpi_mode scan_early_words(const char *s)
 {
+	static const struct {
+		const char *word;
+		int acpi; /* enum acpi_mode, or -1 */
+		unsigned int inject;
+	} words[] = {
+		{"acpi=force", ACPI_FORCE, 0},
+		{"acpi=auto", ACPI_AUTO, 0},
+		{"acpi=off", ACPI_OFF, 0},
+		{"inject=bad-srat", -1, INJ_BAD_SRAT},
+		{"inject=bad-slit", -1, INJ_BAD_SLIT},
+		{"inject=bad-dt-distance", -1, INJ_BAD_DT_DIST},
+	};
 	enum acpi_mode m = ACPI_AUTO;
 
 	while (*s) {
@@ -125,15 +153,66 @@ static enum acpi_mode acpi_word(const char *s)
 			s++;
 		for (n = 0; s[n] && s[n] != ' '; n++)
 			;
-		if (n == 10 && !strncmp(s, "acpi=force", 10))
-			m = ACPI_FORCE;
-		else if (n == 9 && !strncmp(s, "acpi=auto", 9))
-			m = ACPI_AUTO;
-		else if (n == 8 && !strncmp(s, "acpi=off", 8))
-			m = ACPI_OFF;
+		for (unsigned int i = 0; i < ARRAY_SIZE(words); i++) {
+			if (n != strlen(words[i].word) ||
+			    strncmp(s, words[i].word, n))
+				continue;
+			if (words[i].acpi >= 0)
+				m = (enum acpi_mode)words[i].acpi;
+			arm64_inject |= words[i].inject;
+		}
 		s += n;
 	}
 	return m;
+}
+
+#define INJ_COPY_MAX 8192 /* QEMU's SRAT/SLIT are far smaller */
+
+struct inj_copy {
+	uint64_t pa;  /* table address, 0: not copied yet */
+	uint32_t len; /* bytes copied */
+	uint8_t buf[INJ_COPY_MAX];
+};
+
+static struct inj_copy inj_srat, inj_slit;
+
+/*
+ * The corrupted view of the table at @p (header @h already mapped), or
+ * @h itself for a header-only request (so the length read stays right).
+ * Stays valid until acpi_parse() returns: static, one per table.
+ */
+static const void *inj_corrupt(struct inj_copy *c, uint64_t p, size_t len,
+			       const uint8_t *h)
+{
+	if (len <= ACPI_HEADER_SIZE)
+		return h;
+	if (len > INJ_COPY_MAX)
+		return NULL; /* the parser then ignores the table all the same */
+	if (c->pa != p || c->len < len) {
+		memcpy(c->buf, h, len);
+		c->buf[ACPI_HEADER_SIZE] ^= 0x5a;
+		c->pa = p;
+		c->len = (uint32_t)len;
+		pr_warn("arm64: inject: %.4s at %#llx corrupted (byte %u "
+			"flipped) before parsing\n",
+			(const char *)h, (unsigned long long)p,
+			ACPI_HEADER_SIZE);
+	}
+	return c->buf;
+}
+
+/* acpi_map(), through inj_corrupt() for the table an inject= names. */
+static const void *acpi_map_inject(uint64_t p, size_t len, void *ctx)
+{
+	const uint8_t *h = acpi_map(p, len, ctx);
+
+	if (!h || len < 4)
+		return h;
+	if ((arm64_inject & INJ_BAD_SRAT) && !memcmp(h, "SRAT", 4))
+		return inj_corrupt(&inj_srat, p, len, h);
+	if ((arm64_inject & INJ_BAD_SLIT) && !memcmp(h, "SLIT", 4))
+		return inj_corrupt(&inj_slit, p, len, h);
+	return h;
 }
 
 static bool dtb_valid(uint64_t dtb)
@@ -142,9 +221,134 @@ static bool dtb_valid(uint64_t dtb)
 	       be32((const void *)(uintptr_t)dtb) == FDT_MAGIC_BE;
 }
 
+/*
+ * inject=bad-dt-distance: a copy of the blob's used part (header, memory
+ * reservation block, structure and strings; QEMU pads its DTB to 1 MiB of
+ * free space) with the first off-diagonal distance-matrix value raised by
+ * one, so that a->b no longer equals b->a. 64 KiB covers QEMU virt.
+ */
+#define DT_COPY_MAX	   (64u << 10)
+#define FDT_TOK_BEGIN_NODE 1u
+#define FDT_TOK_END_NODE   2u
+#define FDT_TOK_PROP	   3u
+#define FDT_TOK_NOP	   4u
+
+static uint8_t dt_copy[DT_COPY_MAX] __aligned(8);
+
+static void put_be32(uint8_t *b, uint32_t v)
+{
+	b[0] = (uint8_t)(v >> 24);
+	b[1] = (uint8_t)(v >> 16);
+	b[2] = (uint8_t)(v >> 8);
+	b[3] = (uint8_t)v;
+}
+
+/*
+ * Offset in @b (@used bytes, header already checked) of the value cell of
+ * the first distance-matrix triplet with a != b. Return: it, or 0.
+ */
+static uint32_t dt_matrix_value(const uint8_t *b, uint32_t used)
+{
+	static const char name[] = "distance-matrix";
+	uint32_t off = be32(b + 8), end = off + be32(b + 36);
+	uint32_t str = be32(b + 12), str_len = be32(b + 32);
+
+	if (end < off || end > used || str > used || str_len > used - str)
+		return 0;
+	while (off + 4 <= end) {
+		uint32_t tok = be32(b + off);
+
+		off += 4;
+		if (tok == FDT_TOK_BEGIN_NODE) {
+			while (off < end && b[off])
+				off++;
+			off = ALIGN_UP(off + 1, 4);
+		} else if (tok == FDT_TOK_PROP) {
+			uint32_t len, nameoff;
+
+			if (off + 8 > end)
+				return 0;
+			len = be32(b + off);
+			nameoff = be32(b + off + 4);
+			off += 8;
+			if (len > end - off)
+				return 0;
+			if (nameoff < str_len &&
+			    str_len - nameoff >= sizeof(name) &&
+			    !memcmp(b + str + nameoff, name, sizeof(name))) {
+				for (uint32_t i = 0; i + 12 <= len; i += 12)
+					if (be32(b + off + i) !=
+					    be32(b + off + i + 4))
+						return off + i + 8;
+				return 0;
+			}
+			off = ALIGN_UP(off + len, 4);
+		} else if (tok != FDT_TOK_END_NODE && tok != FDT_TOK_NOP) {
+			return 0; /* FDT_END or garbage */
+		}
+	}
+	return 0;
+}
+
+/*
+ * Parse again from a corrupted copy of the blob at @dtb (@total bytes
+ * valid). Return: 1 when @bi now holds the copy's result, 0 when nothing
+ * was injected (@bi untouched), -EINVAL when the copy did not parse (@bi
+ * must be parsed again from the original).
+ */
+static int parse_bad_distance(struct bootinfo *bi, uint64_t dtb, size_t total)
+{
+	const uint8_t *b = (const uint8_t *)(uintptr_t)dtb;
+	uint32_t used, at, v;
+	enum boot_protocol proto = bi->protocol;
+
+	if (total < 40 || be32(b + 20) < 17) {
+		pr_warn("arm64: inject=bad-dt-distance: DT version %u < 17, "
+			"nothing injected\n",
+			total < 40 ? 0 : be32(b + 20));
+		return 0;
+	}
+	used = be32(b + 8) + be32(b + 36);
+	if (be32(b + 12) + be32(b + 32) > used)
+		used = be32(b + 12) + be32(b + 32);
+	if (used > total || used > DT_COPY_MAX || be32(b + 16) >= used) {
+		pr_warn("arm64: inject=bad-dt-distance: DT uses %u bytes, "
+			"more than the %u-byte copy, nothing injected\n",
+			used, DT_COPY_MAX);
+		return 0;
+	}
+	memcpy(dt_copy, b, used);
+	put_be32(dt_copy + 4, used); /* totalsize: the copy has no free space */
+	at = dt_matrix_value(dt_copy, used);
+	if (!at) {
+		pr_warn("arm64: inject=bad-dt-distance: no distance-matrix "
+			"entry between two nodes, nothing injected\n");
+		return 0;
+	}
+	v = be32(dt_copy + at);
+	put_be32(dt_copy + at, v < 255 ? v + 1 : v - 1);
+	pr_warn("arm64: inject: DT distance-matrix entry %u %u changed from "
+		"%u to %u in a copy before parsing\n",
+		be32(dt_copy + at - 8), be32(dt_copy + at - 4), v,
+		be32(dt_copy + at));
+	bootinfo_init(bi, proto);
+	if (dt_parse(dt_copy, used, pa(dtb), bi, &dt_info)) {
+		pr_warn("arm64: inject=bad-dt-distance: the copy does not "
+			"parse, using the original\n");
+		return -EINVAL;
+	}
+	/* Keep the whole original blob reserved, as the first parse did. */
+	for (unsigned int i = 0; i < bi->reserved_count; i++)
+		if (!strncmp(bi->reserved[i].name, "dtb",
+			     sizeof(bi->reserved[i].name)))
+			bi->reserved[i].end = pa(dtb + total);
+	return 1;
+}
+
 static int parse_dtb(struct bootinfo *bi, uint64_t dtb)
 {
 	size_t dt_len;
+	int err;
 
 	if (!dtb_valid(dtb)) {
 		pr_warn("dt: no device tree at %#llx (bad address or "
@@ -159,8 +363,21 @@ static int parse_dtb(struct bootinfo *bi, uint64_t dtb)
 			dt_len);
 		dt_len = DTB_MAX_SIZE;
 	}
-	return dt_parse((const void *)(uintptr_t)dtb, dt_len, pa(dtb), bi,
-			&dt_info);
+	err = dt_parse((const void *)(uintptr_t)dtb, dt_len, pa(dtb), bi,
+		       &dt_info);
+	if (err)
+		return err;
+	/* A DT boot's command line is in the blob itself: known only now. */
+	scan_early_words(efi_boot.booted && efi_boot.cmdline[0]
+				 ? efi_boot.cmdline
+				 : bi->cmdline);
+	if ((arm64_inject & INJ_BAD_DT_DIST) &&
+	    parse_bad_distance(bi, dtb, dt_info.totalsize) < 0) {
+		bootinfo_init(bi, bi->protocol);
+		return dt_parse((const void *)(uintptr_t)dtb, dt_len, pa(dtb),
+				bi, &dt_info);
+	}
+	return 0;
 }
 
 static void boot_dt(struct bootinfo *bi, uint64_t dtb)
@@ -208,7 +425,10 @@ static void dt_ram_to_memblks(struct bootinfo *bi, struct acpi_info *ai)
 /* CPUs, NUMA, PSCI conduit and console from ACPI. Return: 0 or -ENOENT. */
 static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 {
-	struct acpi_mem mem = {acpi_map, NULL};
+	struct acpi_mem mem = {arm64_inject & (INJ_BAD_SRAT | INJ_BAD_SLIT)
+				       ? acpi_map_inject
+				       : acpi_map,
+			       NULL};
 	uint64_t me = read_sysreg(mpidr_el1) & MPIDR_HWID_MASK;
 	paddr_t rsdp;
 
@@ -227,8 +447,8 @@ static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 	}
 	memset(&dt_info, 0, sizeof(dt_info));
 	if (ai->psci_compliant) {
-		dt_info.psci_method = ai->psci_use_hvc ? DT_PSCI_HVC :
-							 DT_PSCI_SMC;
+		dt_info.psci_method =
+			ai->psci_use_hvc ? DT_PSCI_HVC : DT_PSCI_SMC;
 		dt_info.psci_v0_2 = true;
 	} else {
 		pr_warn("acpi: FADT arm_boot_arch %#x is not PSCI compliant: "
@@ -245,8 +465,7 @@ static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 	} else if (ai->tables & ACPI_T_SPCR) {
 		pr_warn("acpi: SPCR interface type %#x at %#llx is not a "
 			"PL011, keeping %#llx\n",
-			ai->spcr_type,
-			(unsigned long long)ai->spcr_reg.address,
+			ai->spcr_type, (unsigned long long)ai->spcr_reg.address,
 			(unsigned long long)pa_val(pl011_base()));
 	}
 	/* QEMU's tables: power off at the end as with its DT. */
@@ -263,7 +482,7 @@ static struct acpi_info acpi_info_buf;
  */
 static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 {
-	enum acpi_mode mode = acpi_word(efi_boot.cmdline);
+	enum acpi_mode mode = scan_early_words(efi_boot.cmdline);
 	bool have_dt = dtb_valid(dtb);
 	bool use_acpi = false;
 	uint64_t reclaim;
@@ -323,8 +542,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 	paddr_t image_start = virt_to_phys(_head_start);
 	paddr_t image_end = virt_to_phys(_end);
 
-	arch_entry_ticks = efi_boot.booted ? efi_boot.entry_ticks :
-					     entry_ticks;
+	arch_entry_ticks = efi_boot.booted ? efi_boot.entry_ticks : entry_ticks;
 	arm64_el = (int)el;
 	if (el == 2)
 		write_sysreg(0, tpidr_el2);

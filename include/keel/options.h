@@ -24,6 +24,8 @@ enum inject_kind {
 	INJECT_BAD_MAP,		/* inject=bad-map */
 	INJECT_BAD_SRAT,	/* inject=bad-srat: the arch corrupts the SRAT read */
 	INJECT_BAD_SLIT,	/* inject=bad-slit: the arch corrupts the SLIT read */
+	INJECT_BAD_DT_DISTANCE,	/* inject=bad-dt-distance: the arch corrupts
+				 * the DT distance-matrix read */
 };
 
 struct inject {

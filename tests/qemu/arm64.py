@@ -5,7 +5,14 @@
 Each case is a fresh QEMU virt boot through scripts/qemu-arm64.sh with a
 timeout, the serial log saved to LOGDIR/<case>.log, and the report checked
 with scripts/report.py (check_report) plus a few arm64 facts (el, loader,
-named reservations). Cases run one at a time (never two QEMUs at once).
+named reservations) and the case's own checks. Cases run one at a time
+(never two QEMUs at once).
+
+Every case boots with audit=full (heap_check plus, after a scrub, the
+free-page zero sampling) except after-default, which keeps the default
+(basic) audit; audit.problems must be 0 everywhere. Fault injection
+(docs/cmdline.md), stress=5 racing the idle scrub and bench=on have cases
+of their own, as on x86_64.
 
 Usage: arm64.py [--image build/arm64/Image] [--logs DIR] [--only NAME,...]
                 [--list]
@@ -14,8 +21,8 @@ exit status 1 when any case failed.
 """
 
 import argparse
-import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,11 +40,170 @@ TIMEOUT = 30
 def case(name, args, expect=None, el=1, loader="qemu", after="poweroff",
          append="", reserved=(), setup=None, boot="dt",
          named=("kernel", "dtb", "page tables"), timeout=TIMEOUT,
-         log_has=()):
+         log_has=(), checks=(), audit="full"):
+    """@checks: callables (report, log) -> list of problems. @audit: "full"
+    adds audit=full to the command line, None keeps the default."""
+    if audit == "full":
+        append = f"audit=full {append}".strip()
     return dict(name=name, args=args, expect=expect or {}, el=el,
                 loader=loader, after=after, append=append,
                 reserved=list(reserved), setup=setup, boot=boot,
-                named=named, timeout=timeout, log_has=list(log_has))
+                named=named, timeout=timeout, log_has=list(log_has),
+                checks=list(checks), audit=audit)
+
+
+def audit_checked(rep, log):
+    """Every boot: heap_check found nothing. audit=full after a scrub: the
+    free-page zero sampling ran and found only zeros. Default audit: no
+    sampling line."""
+    out = []
+    audit = rep["audit"]
+    if audit.get("problems", 0) != 0:
+        out.append(f"audit.problems = {audit['problems']}")
+    if "audit=full" not in rep["cmdline"].split():
+        if "sampled for zero" in log:
+            out.append("zero sampling ran without audit=full")
+        return out
+    m = re.search(r"audit: (\d+) free chunks sampled for zero, (\d+) not "
+                  r"zero", log)
+    if rep["scrub"]["mode"] == "off" or rep["heap"]["free_pages"] == 0:
+        return out
+    if not m:
+        out.append("audit=full: no zero-sampling line in the log")
+    elif int(m.group(1)) == 0 or int(m.group(2)) != 0:
+        out.append(f"audit=full: {m.group(0)!r}")
+    return out
+
+
+def json_is(path, want):
+    """rep[path...] == want, path a tuple of keys/indexes."""
+    def check(rep, log):
+        v = rep
+        for k in path:
+            v = v[k]
+        if v != want:
+            return [f"{'.'.join(map(str, path))} = {v!r}, expected "
+                    f"{want!r}"]
+        return []
+    return check
+
+
+def cpu_failed(cpu, text):
+    def check(rep, log):
+        c = next((c for c in rep["cpus"] if c["id"] == cpu), None)
+        if c is None or c["online"]:
+            return [f"cpu {cpu} online or missing"]
+        if text not in (c.get("fail_reason") or ""):
+            return [f"cpu {cpu} fail_reason {c.get('fail_reason')!r}, "
+                    f"expected {text!r}"]
+        return []
+    return check
+
+
+def helper_scrubbed(node, helper):
+    """Memory of @node (its CPUs failed) scrubbed by @helper's CPUs."""
+    def check(rep, log):
+        p = next(p for p in rep["scrub"]["per_node"] if p["node"] == node)
+        out = []
+        if p.get("helper_of") != helper:
+            out.append(f"scrub.per_node[{node}].helper_of "
+                       f"{p.get('helper_of')}, expected {helper}")
+        mine = {c["id"] for c in rep["cpus"] if c["node"] == helper}
+        if not p["cpus"] or not set(p["cpus"]) <= mine:
+            out.append(f"node {node} scrubbed by CPUs {p['cpus']}, not "
+                       f"node {helper}'s {sorted(mine)}")
+        return out
+    return check
+
+
+def scrub_complete(rep, log):
+    """Every free byte scrubbed (scrub.bytes = free bytes, none dirty)."""
+    free = rep["heap"]["free_pages"] * 4096
+    out = []
+    if rep["scrub"]["bytes"] != free or rep["heap"]["dirty_pages"]:
+        out.append(f"scrub.bytes {rep['scrub']['bytes']}, free {free}, "
+                   f"dirty pages {rep['heap']['dirty_pages']}")
+    return out
+
+
+def kernel_still_reserved(rep, log):
+    """inject=bad-map: the kernel range the bogus entry claimed is still
+    reserved and no RAM range of the bogus node touches it."""
+    m = re.search(r"inject=bad-map: firmware map claims \[(0x[0-9a-f]+), "
+                  r"(0x[0-9a-f]+)\) \(kernel\) is RAM on node (\d+)", log)
+    if not m:
+        return ["log lacks the inject=bad-map line"]
+    start, end = int(m.group(1), 16), int(m.group(2), 16)
+    bogus = int(m.group(3))
+    out = []
+    kern = [r for r in rep["memmap"]["reserved"] if r[2] == "kernel"]
+    if not any(r[0] <= start and r[1] >= end for r in kern):
+        out.append(f"kernel [{start:#x}, {end:#x}) not reserved: {kern}")
+    for n in rep["nodes"]:
+        if n["id"] == bogus:
+            for a, b in n["ranges"]:
+                if a < end and b > start:
+                    out.append(f"node {bogus} RAM [{a:#x}, {b:#x}) "
+                               "overlaps the kernel")
+    if rep["audit"]["lost_pages"]:
+        out.append(f"audit.lost_pages {rep['audit']['lost_pages']}")
+    if rep["warnings"] < 2:
+        out.append(f"{rep['warnings']} warnings, expected the injection's "
+                   "and the sanitiser's")
+    return out
+
+
+def stress_ok_everywhere(rep, log):
+    st = rep.get("stress")
+    if not st:
+        return ["no stress object in the report"]
+    out = []
+    if not st["ok"] or st["corruptions"] or st["heap_problems"]:
+        out.append(f"stress ok {st['ok']}, corruptions {st['corruptions']},"
+                   f" heap_problems {st['heap_problems']}")
+    ran = {p["cpu"]: p["ops"] for p in st["per_cpu"]}
+    for c in rep["cpus"]:
+        if c["online"] and ran.get(c["id"], 0) <= 0:
+            out.append(f"stress: cpu {c['id']} did no operations")
+    if rep["scrub"]["mode"] != "idle" or not rep["scrub"]["all_clean_ns"]:
+        out.append("idle scrub never finished")
+    return out
+
+
+BENCH_LINE = re.compile(r"bench: node (\d+) order +(\d+) (\w+) +(clean|dirty): "
+                        r"(\d+) allocs, .* maint (\d+) ns \((\d+) ops\)")
+
+
+def bench_checked(rep, log):
+    """bench=on (cachemaint deferred, arm64's default): rows for every node
+    with memory; clean deferred rows do no maintenance at all (the blocks
+    are clean_poc after the scrub); eager rows clean every page (ops =
+    allocations x pages per block); dirty deferred rows one by-range op per
+    block. The log's human rows (with op counts) match the JSON rows."""
+    out = []
+    if rep["cachemaint"]["mode"] != "deferred":
+        out.append(f"cachemaint.mode {rep['cachemaint']['mode']!r}")
+    rows = rep["bench"]
+    lines = [m.groups() for m in BENCH_LINE.finditer(log)]
+    if len(lines) != len(rows) or not rows:
+        out.append(f"{len(lines)} bench log lines, {len(rows)} JSON rows")
+    for n in rep["nodes"]:
+        if n["mem_bytes"] and not any(r["node"] == n["id"] for r in rows):
+            out.append(f"no bench rows for node {n['id']}")
+    for node, order, mode, state, count, maint_ns, ops in lines:
+        order, count, ops = int(order), int(count), int(ops)
+        what = f"node {node} order {order} {mode} {state}"
+        if mode == "deferred" and state == "clean" and \
+                (ops or int(maint_ns)):
+            out.append(f"{what}: {ops} ops, {maint_ns} ns (expected 0)")
+        if mode == "eager" and ops != count << order:
+            out.append(f"{what}: {ops} ops, expected {count << order}")
+        if mode == "deferred" and state == "dirty" and ops != count:
+            out.append(f"{what}: {ops} ops, expected {count}")
+    for r in rows:
+        if r["count"] <= 0 or r["ns_avg"] <= 0:
+            out.append(f"bench row {r}: nothing measured")
+    return out
 
 
 def dist(rows):
@@ -137,7 +303,59 @@ CASES = [
          {"cpus": 2, "cmdline": "bootscrub=off"}, append="bootscrub=off"),
     # No after=: on QEMU virt the default is to power off, not to hang.
     case("after-default", ["--smp", "1", "--mem", "256M"], {"cpus": 1},
-         after=None),
+         after=None, audit=None),
+]
+
+# Fault injection (docs/cmdline.md "Fault injection"): each boot reaches
+# KEEL: PASS with the degradation in the log and the report. Parked CPUs
+# spin; PSCI SYSTEM_OFF still ends QEMU. The refused CPU_ON of a CPU that
+# does not exist is cpu-on-fails above (a real firmware refusal).
+NUMA2 = ["--smp", "4", "--numa", "2", "--mem", "512M"]
+NUMA2_EXPECT = {"cpus": 4, "nodes": 2, "node_mem": {0: 256 * M, 1: 256 * M},
+                "scrubbed": True}
+CASES += [
+    case("inject-ap-timeout", ["--smp", "4", "--mem", "256M"],
+         {"cpus": 4, "online": 3, "scrubbed": True},
+         append="inject=ap-timeout:2 ap_timeout_ms=200",
+         checks=[cpu_failed(2, "did not check in")],
+         log_has=["cpu 2 (hwid 0x2): did not check in"]),
+    # PSCI CPU_ON is never called for CPU 2 (common/smp.c).
+    case("inject-cpu-on-fail", ["--smp", "4", "--mem", "256M"],
+         {"cpus": 4, "online": 3, "scrubbed": True},
+         append="inject=cpu-on-fail:2",
+         checks=[cpu_failed(2, "CPU_ON refused (injected)")]),
+    # Node 1's CPUs never check in: node 1 is scrubbed by node 0's.
+    case("inject-node-cpus-fail", NUMA2, dict(NUMA2_EXPECT, online=2),
+         append="inject=node-cpus-fail:1 ap_timeout_ms=200",
+         checks=[cpu_failed(2, "did not check in"),
+                 cpu_failed(3, "did not check in"),
+                 helper_scrubbed(1, 0), scrub_complete]),
+    case("inject-scrub-stop", NUMA2, dict(NUMA2_EXPECT, online=4),
+         append="inject=scrub-stop:1 bootscrub_chunk=16M",
+         checks=[json_is(("scrub", "stopped_cpu"), 1), scrub_complete],
+         log_has=["scrub: cpu 1 stopped (injected)"]),
+    case("inject-bad-map", ["--smp", "2", "--numa", "2", "--mem", "512M"],
+         {"cpus": 2, "online": 2, "nodes": 2, "scrubbed": True},
+         append="inject=bad-map", checks=[kernel_still_reserved]),
+    # An asymmetric distance-matrix (0->1 raised by one in a copy of the
+    # DT): one warning, the nodes stay, distances fall back to 10/20.
+    case("inject-bad-dt-distance",
+         ["--smp", "2", "--numa", "2", "--mem", "512M", "--dist", "0-1=30"],
+         {"cpus": 2, "online": 2, "nodes": 2,
+          "node_mem": {0: 256 * M, 1: 256 * M},
+          "distance": dist([(10, 20), (20, 10)]), "scrubbed": True},
+         append="inject=bad-dt-distance",
+         log_has=["inject: DT distance-matrix entry 0 1 changed from 30 "
+                  "to 31", "distance-matrix is asymmetric: 0->1 = 31 but "
+                  "1->0 = 30, using defaults"]),
+    # stress=5 racing the idle scrub: 4 CPUs, 2 nodes.
+    case("stress-idle", NUMA2, dict(NUMA2_EXPECT, online=4),
+         append="bootscrub=idle stress=5", timeout=60,
+         checks=[stress_ok_everywhere]),
+    # bench=on: rows per node, the audit unchanged (report.py's balance).
+    case("bench", ["--smp", "2", "--numa", "2", "--mem", "512M"],
+         {"cpus": 2, "online": 2, "nodes": 2, "scrubbed": True},
+         append="bench=on", timeout=60, checks=[bench_checked]),
 ]
 
 # UEFI (QEMU_EFI.fd) boots: the firmware keeps some RAM (runtime services,
@@ -195,6 +413,19 @@ CASES += [
           "ram_tolerance": 16 * M}, loader="grub", boot="efi",
          named=("kernel", "page tables"), timeout=EFI_TIMEOUT,
          log_has=["describes no CPUs, using ACPI", "topology from ACPI"]),
+    # inject=bad-srat / bad-slit on an ACPI boot: the arch's ACPI accessor
+    # hands the parser a corrupted copy (as on x86_64).
+    case("uefi-inject-bad-srat", ["--uefi"] + EFI_NUMA,
+         {"cpus": 4, "online": 4, "nodes": 1, "distance": [[10]],
+          "scrubbed": True, "ram": 1024 * M, "ram_tolerance": 16 * M},
+         loader="uefi", boot="efi", append="acpi=force inject=bad-srat",
+         named=("kernel", "page tables"), timeout=EFI_TIMEOUT,
+         log_has=["arm64: inject: SRAT at", "bad checksum, ignored"]),
+    case("uefi-inject-bad-slit", ["--uefi"] + EFI_NUMA,
+         dict(EFI_EXPECT, distance=dist([(10, 20), (20, 10)])),
+         loader="uefi", boot="efi", append="acpi=force inject=bad-slit",
+         named=("kernel", "page tables"), timeout=EFI_TIMEOUT,
+         log_has=["arm64: inject: SLIT at", "bad checksum, ignored"]),
     # GRUB's xen_hypervisor loader starts the same EFI entry; it passes no
     # BOOT_IMAGE= word, so keel only knows UEFI started it.
     case("grub-xen", ["--grub", "--grub-loader", "xen", "--smp", "2",
@@ -239,6 +470,11 @@ def arm64_checks(c, rep, log):
     for want in c["log_has"]:
         if want not in log:
             out.append(f"log lacks {want!r}")
+    out += audit_checked(rep, log)
+    if c["audit"] is None and "audit=full" in rep["cmdline"].split():
+        out.append("expected the default (basic) audit")
+    for check in c["checks"]:
+        out += check(rep, log)
     return out
 
 
