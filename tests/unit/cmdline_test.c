@@ -227,6 +227,18 @@ static void test_inject(void **state)
 	options_defaults(&opts);
 	assert_false(inject_get(INJECT_BAD_MAP, &arg));
 	assert_false(inject_has(INJECT_BAD_MAP, 0));
+
+	/* The firmware-table corruptions take no argument. */
+	assert_int_equal(cmdline_parse(&opts,
+				       "inject=bad-srat inject=bad-slit "
+				       "inject=bad-dt-distance",
+				       200),
+			 0);
+	assert_int_equal(opts.inject_count, 3);
+	assert_true(inject_has(INJECT_BAD_SRAT, 0));
+	assert_true(inject_has(INJECT_BAD_SLIT, 0));
+	assert_true(inject_has(INJECT_BAD_DT_DISTANCE, 0));
+	assert_false(inject_has(INJECT_BAD_MAP, 0));
 }
 
 static void test_loglevel_global(void **state)
