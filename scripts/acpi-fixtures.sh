@@ -42,13 +42,14 @@ done
 # images (first 8 bytes: RSDP address; RSDP, XSDT, RSDT, tables, DSDT, all
 # under 4 KiB) for acpi_tree.
 C=tests/fuzz/corpus
-for t in madt srat slit fadt; do mkdir -p "$C/acpi_$t"; done
+for t in madt srat slit fadt hpet spcr; do mkdir -p "$C/acpi_$t"; done
 mkdir -p "$C/acpi_tree" "$C/acpi_rsdp"
 cp "$OUT"/madt-*.aml "$C/acpi_madt/"
 cp "$OUT"/srat-*.aml "$C/acpi_srat/"
 cp "$OUT"/slit-*.aml "$C/acpi_slit/"
-cp "$OUT"/facp-*.aml "$OUT"/dsdt-*.aml "$OUT"/hpet.aml "$OUT"/spcr.aml \
-	"$C/acpi_fadt/"
+cp "$OUT"/facp-*.aml "$OUT"/dsdt-*.aml "$C/acpi_fadt/"
+cp "$OUT"/hpet.aml "$C/acpi_hpet/"
+cp "$OUT"/spcr.aml "$C/acpi_spcr/"
 /usr/bin/python3 - "$OUT" "$C" <<'PY'
 import struct, sys
 out, corpus = sys.argv[1], sys.argv[2]
