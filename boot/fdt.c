@@ -714,7 +714,8 @@ bool dt_has_cpus(const void *blob, size_t len)
 	cpus = fdt_path_offset(blob, "/cpus");
 	if (cpus < 0)
 		return false;
-	fdt_for_each_subnode(node, blob, cpus) {
+	fdt_for_each_subnode(node, blob, cpus)
+	{
 		const char *t = fdt_getprop(blob, node, "device_type", &plen);
 
 		if (t && plen == 4 && !memcmp(t, "cpu", 4))

@@ -119,16 +119,19 @@ int uefi_mmap_to_bootinfo(const void *map, size_t map_size, size_t desc_size,
 	memset(st, 0, sizeof(*st));
 	if (desc_size < sizeof(struct uefi_mem_desc) ||
 	    desc_size > UEFI_DESC_MAX || (desc_size & 7)) {
-		uefi_warn(bi, "memory map DescriptorSize %zu is invalid, map "
-			      "ignored", desc_size);
+		uefi_warn(bi,
+			  "memory map DescriptorSize %zu is invalid, map "
+			  "ignored",
+			  desc_size);
 		return -EINVAL;
 	}
 	if (!map)
 		map_size = 0;
 	n = map_size / desc_size;
 	if (map_size % desc_size)
-		uefi_warn(bi, "memory map size %zu is not a multiple of "
-			      "DescriptorSize %zu, last %zu bytes ignored",
+		uefi_warn(bi,
+			  "memory map size %zu is not a multiple of "
+			  "DescriptorSize %zu, last %zu bytes ignored",
 			  map_size, desc_size, map_size % desc_size);
 
 	for (size_t i = 0; i < n; i++) {
@@ -141,14 +144,16 @@ int uefi_mmap_to_bootinfo(const void *map, size_t map_size, size_t desc_size,
 		if (!d.pages)
 			continue;
 		if (s & ((1ULL << UEFI_PAGE_SHIFT) - 1)) {
-			uefi_warn(bi, "descriptor %zu PhysicalStart %#llx is "
-				      "not 4 KiB aligned, skipped",
+			uefi_warn(bi,
+				  "descriptor %zu PhysicalStart %#llx is "
+				  "not 4 KiB aligned, skipped",
 				  i, U64(s));
 			continue;
 		}
 		if (d.pages > ((~0ULL - s) >> UEFI_PAGE_SHIFT)) {
-			uefi_warn(bi, "descriptor %zu [%#llx, +%llu pages) "
-				      "overflows, skipped",
+			uefi_warn(bi,
+				  "descriptor %zu [%#llx, +%llu pages) "
+				  "overflows, skipped",
 				  i, U64(s), U64(d.pages));
 			continue;
 		}

@@ -28,14 +28,14 @@
 #include <keel/string.h>
 #include <keel/uefi.h>
 
-#define EFI_SUCCESS		 0ULL
-#define EFI_ERR			 (1ULL << 63)
-#define EFI_LOAD_ERROR		 (EFI_ERR | 1)
-#define EFI_INVALID_PARAMETER	 (EFI_ERR | 2)
-#define EFI_BUFFER_TOO_SMALL	 (EFI_ERR | 5)
+#define EFI_SUCCESS	      0ULL
+#define EFI_ERR		      (1ULL << 63)
+#define EFI_LOAD_ERROR	      (EFI_ERR | 1)
+#define EFI_INVALID_PARAMETER (EFI_ERR | 2)
+#define EFI_BUFFER_TOO_SMALL  (EFI_ERR | 5)
 
-#define EFI_MMAP_BYTES		 (48u << 10)
-#define EFI_EXIT_RETRIES	 4
+#define EFI_MMAP_BYTES	      (48u << 10)
+#define EFI_EXIT_RETRIES      4
 
 struct efi_guid {
 	uint32_t d1;
@@ -103,16 +103,24 @@ struct efi_loaded_image {
 };
 
 static const struct efi_guid acpi20_guid = {
-	0x8868e871, 0xe4f1, 0x11d3,
+	0x8868e871,
+	0xe4f1,
+	0x11d3,
 	{0xbc, 0x22, 0x00, 0x80, 0xc7, 0x3c, 0x88, 0x81}};
 static const struct efi_guid acpi10_guid = {
-	0xeb9d2d30, 0x2d88, 0x11d3,
+	0xeb9d2d30,
+	0x2d88,
+	0x11d3,
 	{0x9a, 0x16, 0x00, 0x90, 0x27, 0x3f, 0xc1, 0x4d}};
 static const struct efi_guid dtb_guid = {
-	0xb1b621d5, 0xf19c, 0x41a5,
+	0xb1b621d5,
+	0xf19c,
+	0x41a5,
 	{0x83, 0x0b, 0xd9, 0x15, 0x2c, 0x69, 0xaa, 0xe0}};
 static const struct efi_guid loaded_image_guid = {
-	0x5b1b31a1, 0x9562, 0x11d2,
+	0x5b1b31a1,
+	0x9562,
+	0x11d2,
 	{0x8e, 0x3f, 0x00, 0xa0, 0xc9, 0x69, 0x72, 0x3b}};
 
 struct efi_boot efi_boot;
@@ -287,7 +295,7 @@ uint64_t efi_fill_ram(struct bootinfo *bi)
 {
 	struct uefi_mmap_stats st;
 
-	uefi_mmap_to_bootinfo(efi_mmap, efi_boot.mmap_size,
-			      efi_boot.desc_size, bi, &st);
+	uefi_mmap_to_bootinfo(efi_mmap, efi_boot.mmap_size, efi_boot.desc_size,
+			      bi, &st);
 	return st.acpi_reclaim_bytes;
 }

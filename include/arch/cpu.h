@@ -31,14 +31,14 @@ extern uint64_t arch_entry_ticks;
  * On the sandbox: exit(0) on pass, exit(1) otherwise.
  */
 enum after_action {
-	AFTER_DEFAULT = 0,	/* the arch's choice: halt on hardware, exit on QEMU/sandbox */
+	AFTER_DEFAULT =
+		0, /* the arch's choice: halt on hardware, exit on QEMU/sandbox */
 	AFTER_HALT,
 	AFTER_POWEROFF,
 	AFTER_EXIT,
 	AFTER_RESET,
 };
 __attribute__((noreturn)) void arch_stop(enum after_action how, bool pass);
-
 
 /*
  * Called by panic() after the message is printed: stop the machine as a

@@ -8,15 +8,15 @@
 
 #include <keel/types.h>
 
-#define atomic_load_acquire(p) __atomic_load_n((p), __ATOMIC_ACQUIRE)
-#define atomic_load_relaxed(p) __atomic_load_n((p), __ATOMIC_RELAXED)
+#define atomic_load_acquire(p)	   __atomic_load_n((p), __ATOMIC_ACQUIRE)
+#define atomic_load_relaxed(p)	   __atomic_load_n((p), __ATOMIC_RELAXED)
 #define atomic_store_release(p, v) __atomic_store_n((p), (v), __ATOMIC_RELEASE)
 #define atomic_store_relaxed(p, v) __atomic_store_n((p), (v), __ATOMIC_RELAXED)
-#define atomic_fetch_add(p, v) __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
+#define atomic_fetch_add(p, v)	   __atomic_fetch_add((p), (v), __ATOMIC_ACQ_REL)
 #define atomic_fetch_add_relaxed(p, v) \
 	__atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 #define atomic_fetch_sub(p, v) __atomic_fetch_sub((p), (v), __ATOMIC_ACQ_REL)
-#define atomic_fetch_or(p, v) __atomic_fetch_or((p), (v), __ATOMIC_ACQ_REL)
+#define atomic_fetch_or(p, v)  __atomic_fetch_or((p), (v), __ATOMIC_ACQ_REL)
 #define atomic_cmpxchg(p, expected_ptr, desired)                           \
 	__atomic_compare_exchange_n((p), (expected_ptr), (desired), false, \
 				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)

@@ -11,15 +11,15 @@
 #include <keel/config.h>
 #include <keel/types.h>
 
-#define MAX_NUMNODES CONFIG_MAX_NUMNODES
-#define NUMA_NO_NODE 0xffffu
-#define BOOTINFO_MAX_RAM 256
+#define MAX_NUMNODES	      CONFIG_MAX_NUMNODES
+#define NUMA_NO_NODE	      0xffffu
+#define BOOTINFO_MAX_RAM      256
 #define BOOTINFO_MAX_RESERVED 128
-#define BOOTINFO_CMDLINE_MAX 1024
-#define BOOTINFO_NAME_MAX 24
+#define BOOTINFO_CMDLINE_MAX  1024
+#define BOOTINFO_NAME_MAX     24
 
-#define NODE_DISTANCE_LOCAL 10
-#define NODE_DISTANCE_REMOTE 20
+#define NODE_DISTANCE_LOCAL   10
+#define NODE_DISTANCE_REMOTE  20
 
 enum boot_protocol {
 	BOOT_UNKNOWN = 0,
@@ -43,11 +43,11 @@ struct bi_reserved {
 };
 
 struct bi_cpu {
-	uint64_t hwid;		/* APIC ID / MPIDR affinity / sandbox id */
-	uint32_t node;		/* NUMA_NO_NODE until known; sanitise fixes */
+	uint64_t hwid; /* APIC ID / MPIDR affinity / sandbox id */
+	uint32_t node; /* NUMA_NO_NODE until known; sanitise fixes */
 	uint32_t package, core, thread;
-	bool usable;		/* enabled in firmware (not a hot-plug slot) */
-	bool boot_cpu;		/* the CPU running the boot */
+	bool usable;   /* enabled in firmware (not a hot-plug slot) */
+	bool boot_cpu; /* the CPU running the boot */
 };
 
 struct bootinfo {
@@ -66,17 +66,18 @@ struct bootinfo {
 	/* Nodes are 0..node_count-1 after sanitise. */
 	unsigned int node_count;
 	uint8_t distance[MAX_NUMNODES][MAX_NUMNODES];
-	bool have_distance;	/* firmware gave a matrix (SLIT / distance-map) */
+	bool have_distance; /* firmware gave a matrix (SLIT / distance-map) */
 
 	/* Highest physical address bit the machine decodes (clamp for ranges). */
 	unsigned int paddr_bits;
 
 	/* Filled by the arch for the report. */
-	int el;			/* arm64 exception level, -1 elsewhere */
-	const char *timer_source;	/* "tsc", "cntvct", "clock_monotonic_raw" */
-	const char *timer_calibrated_by;	/* "pit", "acpi_pm", "hpet", "cntfrq", "cpuid", "os" */
+	int el;			  /* arm64 exception level, -1 elsewhere */
+	const char *timer_source; /* "tsc", "cntvct", "clock_monotonic_raw" */
+	const char *
+		timer_calibrated_by; /* "pit", "acpi_pm", "hpet", "cntfrq", "cpuid", "os" */
 	uint64_t timer_hz;
-	paddr_t acpi_rsdp;	/* 0 when none */
+	paddr_t acpi_rsdp; /* 0 when none */
 
 	/* Warnings and dropped items while building/sanitising (reported). */
 	unsigned int fixups;

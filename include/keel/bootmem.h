@@ -14,12 +14,12 @@
 #include <keel/types.h>
 
 #define BOOTMEM_MAX_REGIONS 512
-#define BOOTMEM_ANY_NODE NUMA_NO_NODE
+#define BOOTMEM_ANY_NODE    NUMA_NO_NODE
 
 struct bootmem_region {
-	paddr_t start, end;	/* [start, end), page aligned */
-	uint32_t node;		/* RAM: its node; reserved: unused */
-	char name[BOOTINFO_NAME_MAX];	/* reserved: the reason */
+	paddr_t start, end;	      /* [start, end), page aligned */
+	uint32_t node;		      /* RAM: its node; reserved: unused */
+	char name[BOOTINFO_NAME_MAX]; /* reserved: the reason */
 };
 
 void bootmem_init(void);
@@ -57,7 +57,7 @@ void bootmem_set_distance(const struct bootinfo *bi);
 bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 			     uint32_t *node);
 
-#define for_each_free_range(idx, s, e, n)                                  \
+#define for_each_free_range(idx, s, e, n) \
 	for ((idx) = 0; bootmem_next_free_range(&(idx), (s), (e), (n));)
 
 /*

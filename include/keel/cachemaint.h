@@ -11,14 +11,14 @@
 #include <keel/types.h>
 
 enum cachemaint_mode {
-	CACHEMAINT_DEFERRED = 0,	/* by range, outside the lock (default) */
-	CACHEMAINT_EAGER,	/* per page, inside the lock (baseline) */
-	CACHEMAINT_CLFLUSH,	/* x86: do it even though coherent */
-	CACHEMAINT_NONE,	/* coherent platform: nothing */
+	CACHEMAINT_DEFERRED = 0, /* by range, outside the lock (default) */
+	CACHEMAINT_EAGER,	 /* per page, inside the lock (baseline) */
+	CACHEMAINT_CLFLUSH,	 /* x86: do it even though coherent */
+	CACHEMAINT_NONE,	 /* coherent platform: nothing */
 };
 
 struct cachemaint_stats {
-	uint64_t ops;		/* maintenance calls (ranges or pages) */
+	uint64_t ops; /* maintenance calls (ranges or pages) */
 	uint64_t bytes;
 	uint64_t batches;
 	uint64_t pending_ranges;

@@ -8,11 +8,13 @@
 
 #include <generated/autoconf.h>
 
-#define __KEEL_ARG_PLACEHOLDER_1 0,
+#define __KEEL_ARG_PLACEHOLDER_1	      0,
 #define __keel_take_second(ignored, val, ...) val
-#define __keel_is_defined(x) ___keel_is_defined(x)
-#define ___keel_is_defined(val) ____keel_is_defined(__KEEL_ARG_PLACEHOLDER_##val)
-#define ____keel_is_defined(arg1_or_junk) __keel_take_second(arg1_or_junk 1, 0, 0)
+#define __keel_is_defined(x)		      ___keel_is_defined(x)
+#define ___keel_is_defined(val) \
+	____keel_is_defined(__KEEL_ARG_PLACEHOLDER_##val)
+#define ____keel_is_defined(arg1_or_junk) \
+	__keel_take_second(arg1_or_junk 1, 0, 0)
 #define IS_ENABLED(option) __keel_is_defined(option)
 
 #endif

@@ -5,7 +5,7 @@
 #include <keel/config.h>
 #include <keel/types.h>
 
-#define NR_CPUS CONFIG_NR_CPUS
+#define NR_CPUS	      CONFIG_NR_CPUS
 #define CPUMASK_WORDS ((NR_CPUS + 63) / 64)
 
 typedef struct {
@@ -42,8 +42,8 @@ static inline unsigned int cpumask_weight(const cpumask_t *m)
 	return n;
 }
 
-#define for_each_cpu_in(cpu, mask)                                         \
-	for ((cpu) = 0; (cpu) < NR_CPUS; (cpu)++)                          \
+#define for_each_cpu_in(cpu, mask)                \
+	for ((cpu) = 0; (cpu) < NR_CPUS; (cpu)++) \
 		if (cpumask_test((mask), (cpu)))
 
 #endif

@@ -15,29 +15,30 @@
 
 #include <keel/types.h>
 
-#define FT_SECTION_SHIFT 15	/* 32768 pages = 128 MiB per section */
+#define FT_SECTION_SHIFT 15 /* 32768 pages = 128 MiB per section */
 #define FT_SECTION_PAGES (1ULL << FT_SECTION_SHIFT)
 
 enum page_state {
-	PGS_NONE = 0,		/* never a heap page (hole / reserved) */
-	PGS_FREE = 0x5a,	/* head of a free chunk */
-	PGS_ALLOCATED = 0xa5,	/* part of an allocated block */
-	PGS_FREE_TAIL = 0x3c,	/* heap_init=chunked only: written tail */
+	PGS_NONE = 0,	      /* never a heap page (hole / reserved) */
+	PGS_FREE = 0x5a,      /* head of a free chunk */
+	PGS_ALLOCATED = 0xa5, /* part of an allocated block */
+	PGS_FREE_TAIL = 0x3c, /* heap_init=chunked only: written tail */
 };
 
 /* page_info flags */
-#define PGF_CLEAN_POC 0x01	/* chunk cleaned to PoC since last written */
-#define PGF_NEED_FLUSH 0x02	/* allocated with no_flush, not yet flushed */
+#define PGF_CLEAN_POC	 0x01 /* chunk cleaned to PoC since last written */
+#define PGF_NEED_FLUSH	 0x02 /* allocated with no_flush, not yet flushed */
 
 #define FIRST_DIRTY_NONE 0xffffffffu
 
 struct page_info {
-	struct page_info *next, *prev;	/* free list links (free heads) */
-	uint64_t pfn;		/* this page's frame number */
-	uint32_t first_dirty;	/* free head: first page offset that may be dirty */
-	uint8_t state;		/* enum page_state */
-	uint8_t order;		/* free head / allocated block: its order */
-	uint8_t flags;		/* PGF_* */
+	struct page_info *next, *prev; /* free list links (free heads) */
+	uint64_t pfn;		       /* this page's frame number */
+	uint32_t
+		first_dirty; /* free head: first page offset that may be dirty */
+	uint8_t state;	     /* enum page_state */
+	uint8_t order;	     /* free head / allocated block: its order */
+	uint8_t flags;	     /* PGF_* */
 	uint8_t node;
 };
 

@@ -18,40 +18,40 @@
 #include <keel/spinlock.h>
 #include <keel/types.h>
 
-#define MAX_ORDER CONFIG_MAX_ORDER
-#define NR_ZONES 53		/* pfn bit widths 0..52 */
-#define HEAP_MAX_RANGES 256	/* per node */
+#define MAX_ORDER	CONFIG_MAX_ORDER
+#define NR_ZONES	53  /* pfn bit widths 0..52 */
+#define HEAP_MAX_RANGES 256 /* per node */
 
 enum heap_init_mode {
-	HEAP_INIT_LAZY = 0,	/* one head write per chunk (default) */
-	HEAP_INIT_CHUNKED,	/* every entry of every chunk written (Xen 4.17) */
-	HEAP_INIT_PAGEWISE,	/* one free per page (pre-2022 Xen) */
+	HEAP_INIT_LAZY = 0, /* one head write per chunk (default) */
+	HEAP_INIT_CHUNKED,  /* every entry of every chunk written (Xen 4.17) */
+	HEAP_INIT_PAGEWISE, /* one free per page (pre-2022 Xen) */
 };
 
 /* heap_alloc flags: low byte = node + 1 (0 = no preference). */
-#define HEAP_NODE(n) ((uint32_t)((n) + 1) & 0xff)
-#define HEAP_NODE_OF(f) ((int)((f) & 0xff) - 1)
-#define HEAP_EXACT_NODE (1u << 8)	/* fail rather than go off-node */
-#define HEAP_NO_SCRUB (1u << 9)		/* caller does not need zeroed pages */
-#define HEAP_NO_FLUSH (1u << 10)	/* record maintenance, do it later */
-#define HEAP_ICACHE (1u << 11)		/* also invalidate the I-cache */
+#define HEAP_NODE(n)	((uint32_t)((n) + 1) & 0xff)
+#define HEAP_NODE_OF(f) ((int)((f)&0xff) - 1)
+#define HEAP_EXACT_NODE (1u << 8)  /* fail rather than go off-node */
+#define HEAP_NO_SCRUB	(1u << 9)  /* caller does not need zeroed pages */
+#define HEAP_NO_FLUSH	(1u << 10) /* record maintenance, do it later */
+#define HEAP_ICACHE	(1u << 11) /* also invalidate the I-cache */
 /* address-width limit: block must lie below 2^bits (DMA). 0 = none */
-#define HEAP_BITS(b) ((uint32_t)(b) << 16)
+#define HEAP_BITS(b)	((uint32_t)(b) << 16)
 #define HEAP_BITS_OF(f) (((f) >> 16) & 0xff)
 
 struct heap_range {
-	pfn_t start, end;	/* [start, end) */
+	pfn_t start, end; /* [start, end) */
 };
 
 struct heap_node_stats {
-	uint64_t total_pages;	/* pages handed to this node */
+	uint64_t total_pages; /* pages handed to this node */
 	uint64_t free_pages;
-	uint64_t dirty_pages;	/* free pages that still need scrubbing */
-	uint64_t chunks;	/* chunks inserted at handoff */
-	uint64_t free_chunks;	/* current free list entries */
-	uint64_t init_ticks;	/* time spent in heap_add_range for the node */
+	uint64_t dirty_pages; /* free pages that still need scrubbing */
+	uint64_t chunks;      /* chunks inserted at handoff */
+	uint64_t free_chunks; /* current free list entries */
+	uint64_t init_ticks;  /* time spent in heap_add_range for the node */
 	uint64_t zone_free[NR_ZONES];
-	uint64_t lock_max_ticks;	/* longest hold of the node lock */
+	uint64_t lock_max_ticks; /* longest hold of the node lock */
 };
 
 void heap_init(enum heap_init_mode mode, unsigned int node_count,

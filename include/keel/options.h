@@ -17,14 +17,14 @@
 
 enum inject_kind {
 	INJECT_NONE = 0,
-	INJECT_AP_TIMEOUT,	/* inject=ap-timeout:N */
-	INJECT_CPU_ON_FAIL,	/* inject=cpu-on-fail:N */
-	INJECT_NODE_CPUS_FAIL,	/* inject=node-cpus-fail:N */
-	INJECT_SCRUB_STOP,	/* inject=scrub-stop:N */
-	INJECT_BAD_MAP,		/* inject=bad-map */
-	INJECT_BAD_SRAT,	/* inject=bad-srat: the arch corrupts the SRAT read */
-	INJECT_BAD_SLIT,	/* inject=bad-slit: the arch corrupts the SLIT read */
-	INJECT_BAD_DT_DISTANCE,	/* inject=bad-dt-distance: the arch corrupts
+	INJECT_AP_TIMEOUT,     /* inject=ap-timeout:N */
+	INJECT_CPU_ON_FAIL,    /* inject=cpu-on-fail:N */
+	INJECT_NODE_CPUS_FAIL, /* inject=node-cpus-fail:N */
+	INJECT_SCRUB_STOP,     /* inject=scrub-stop:N */
+	INJECT_BAD_MAP,	       /* inject=bad-map */
+	INJECT_BAD_SRAT, /* inject=bad-srat: the arch corrupts the SRAT read */
+	INJECT_BAD_SLIT, /* inject=bad-slit: the arch corrupts the SLIT read */
+	INJECT_BAD_DT_DISTANCE, /* inject=bad-dt-distance: the arch corrupts
 				 * the DT distance-matrix read */
 };
 
@@ -42,11 +42,11 @@ struct keel_options {
 	bool scrub_smt;
 	enum heap_init_mode heap_init;
 	enum cachemaint_mode cachemaint;
-	bool cachemaint_set;	/* given on the command line */
+	bool cachemaint_set; /* given on the command line */
 	bool bench;
 	uint64_t stress_seconds;
 	enum after_action after;
-	uint64_t mem_limit;	/* mem=: 0 = none */
+	uint64_t mem_limit; /* mem=: 0 = none */
 	enum acpi_mode acpi;
 	enum audit_mode audit;
 	int loglevel;
@@ -54,7 +54,7 @@ struct keel_options {
 	char console[32];
 	struct inject inject[INJECT_MAX];
 	unsigned int inject_count;
-	unsigned int warnings;	/* problems seen while parsing */
+	unsigned int warnings; /* problems seen while parsing */
 };
 
 extern struct keel_options opts;

@@ -31,9 +31,9 @@ void console_puts(const char *s);
 void console_write(const char *s, size_t len);
 void console_printf(const char *fmt, ...) __printf(1, 2);
 
-#define pr_err(fmt, ...) printk(LOG_ERR, "keel: error: " fmt, ##__VA_ARGS__)
-#define pr_warn(fmt, ...) printk(LOG_WARN, "keel: warning: " fmt, ##__VA_ARGS__)
-#define pr_info(fmt, ...) printk(LOG_INFO, "keel: " fmt, ##__VA_ARGS__)
+#define pr_err(fmt, ...)   printk(LOG_ERR, "keel: error: " fmt, ##__VA_ARGS__)
+#define pr_warn(fmt, ...)  printk(LOG_WARN, "keel: warning: " fmt, ##__VA_ARGS__)
+#define pr_info(fmt, ...)  printk(LOG_INFO, "keel: " fmt, ##__VA_ARGS__)
 #define pr_debug(fmt, ...) printk(LOG_DEBUG, "keel: " fmt, ##__VA_ARGS__)
 
 /*

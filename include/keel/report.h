@@ -11,11 +11,11 @@
 
 struct audit_result {
 	uint64_t ram_pages;
-	uint64_t free_pages;		/* walked on the free lists */
-	uint64_t allocated_pages;	/* heap blocks currently allocated */
-	uint64_t reserved_pages;	/* RAM in named reserved regions */
-	int64_t lost_pages;		/* ram - free - allocated - reserved */
-	unsigned int problems;		/* heap_check() findings (audit=full) */
+	uint64_t free_pages;	  /* walked on the free lists */
+	uint64_t allocated_pages; /* heap blocks currently allocated */
+	uint64_t reserved_pages;  /* RAM in named reserved regions */
+	int64_t lost_pages;	  /* ram - free - allocated - reserved */
+	unsigned int problems;	  /* heap_check() findings (audit=full) */
 	bool ok;
 };
 
@@ -31,7 +31,7 @@ struct bench_row {
 	unsigned int order, node;
 	uint64_t count;
 	uint64_t ns_avg, ns_max, lock_ns_max, maint_ns;
-	const char *mode;	/* "eager" / "deferred" */
+	const char *mode; /* "eager" / "deferred" */
 	bool dirty;
 };
 #define BENCH_MAX_ROWS 64

@@ -14,22 +14,23 @@
 #include <keel/types.h>
 
 enum scrub_mode {
-	SCRUB_ON = 0,	/* scrub before the heap opens */
-	SCRUB_OFF,	/* trust memory, never scrub at boot */
-	SCRUB_IDLE,	/* heap opens dirty, parked CPUs scrub in background */
+	SCRUB_ON = 0, /* scrub before the heap opens */
+	SCRUB_OFF,    /* trust memory, never scrub at boot */
+	SCRUB_IDLE,   /* heap opens dirty, parked CPUs scrub in background */
 };
 
 struct scrub_node_stats {
 	uint64_t bytes;
-	uint64_t ticks;		/* first unit start .. last unit end */
-	cpumask_t cpus;		/* CPUs that worked on this node */
-	uint32_t helper_of;	/* node whose workers did it, or NUMA_NO_NODE when local */
+	uint64_t ticks; /* first unit start .. last unit end */
+	cpumask_t cpus; /* CPUs that worked on this node */
+	uint32_t
+		helper_of; /* node whose workers did it, or NUMA_NO_NODE when local */
 };
 
 struct scrub_cpu_stats {
-	uint32_t node;		/* the node whose memory it scrubbed most */
+	uint32_t node; /* the node whose memory it scrubbed most */
 	uint64_t bytes;
-	uint64_t ticks;		/* busy time, measured on this CPU's clock */
+	uint64_t ticks; /* busy time, measured on this CPU's clock */
 	uint32_t units;
 	bool worker;
 };
@@ -37,12 +38,12 @@ struct scrub_cpu_stats {
 struct scrub_stats {
 	enum scrub_mode mode;
 	uint64_t bytes;
-	uint64_t ticks;		/* wall time of the boot scrub */
+	uint64_t ticks; /* wall time of the boot scrub */
 	unsigned int workers;
-	uint64_t heap_ready_ticks;	/* since entry */
-	uint64_t all_clean_ticks;	/* since entry; 0 while not all clean */
+	uint64_t heap_ready_ticks; /* since entry */
+	uint64_t all_clean_ticks;  /* since entry; 0 while not all clean */
 	uint64_t unit_bytes;
-	int stopped_cpu;	/* inject=scrub-stop: the worker that quit, or -1 */
+	int stopped_cpu; /* inject=scrub-stop: the worker that quit, or -1 */
 	struct scrub_node_stats node[MAX_NUMNODES];
 	struct scrub_cpu_stats cpu[NR_CPUS];
 };
@@ -66,7 +67,8 @@ void scrub_wait_all_clean(void);
  * and for each node the node whose workers scrub it (itself when it has
  * CPUs, else the nearest node with CPUs, ties to the lowest id).
  */
-void scrub_plan(bool smt, cpumask_t *workers, uint32_t scrubbed_by[MAX_NUMNODES]);
+void scrub_plan(bool smt, cpumask_t *workers,
+		uint32_t scrubbed_by[MAX_NUMNODES]);
 
 /* idle mode: one background step on the calling CPU. Return: false when nothing is left. */
 bool scrub_idle_step(void);

@@ -18,11 +18,11 @@
 struct cpu_info {
 	uint64_t hwid;
 	uint32_t node, package, core, thread;
-	bool present;		/* usable in firmware, we tried to start it */
-	bool online;		/* checked in */
-	bool smt_sibling;	/* not the first thread of its core */
-	const char *fail_reason;	/* why it is not online, or NULL */
-	int64_t tsc_skew_ticks;	/* against the boot CPU, measured at check-in */
+	bool present;		 /* usable in firmware, we tried to start it */
+	bool online;		 /* checked in */
+	bool smt_sibling;	 /* not the first thread of its core */
+	const char *fail_reason; /* why it is not online, or NULL */
+	int64_t tsc_skew_ticks; /* against the boot CPU, measured at check-in */
 	/* mailbox */
 	void (*volatile fn)(void *);
 	void *volatile arg;
@@ -30,7 +30,7 @@ struct cpu_info {
 } __attribute__((aligned(128)));
 
 extern struct cpu_info cpu_table[NR_CPUS];
-extern unsigned int cpu_count;	/* entries used in cpu_table */
+extern unsigned int cpu_count; /* entries used in cpu_table */
 
 /*
  * smp_init(): fill cpu_table from bootinfo (boot CPU first) and mark SMT

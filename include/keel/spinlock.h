@@ -11,7 +11,10 @@ typedef struct {
 	uint32_t owner;
 } spinlock_t;
 
-#define SPINLOCK_INIT { 0, 0 }
+#define SPINLOCK_INIT \
+	{             \
+		0, 0  \
+	}
 
 static inline void spin_lock_init(spinlock_t *l)
 {

@@ -19,7 +19,7 @@ enum trace_kind {
 struct trace_event {
 	const char *name;
 	uint64_t ticks;
-	uint64_t arg0, arg1;	/* e.g. node, bytes of a scrub unit */
+	uint64_t arg0, arg1; /* e.g. node, bytes of a scrub unit */
 	uint16_t cpu;
 	uint8_t kind;
 };
@@ -51,9 +51,9 @@ static inline void trace_detail(const char *name, enum trace_kind kind,
 }
 #endif
 
-#define trace_mark(name) trace_event((name), TRACE_MARK, 0, 0)
+#define trace_mark(name)  trace_event((name), TRACE_MARK, 0, 0)
 #define trace_begin(name) trace_event((name), TRACE_BEGIN, 0, 0)
-#define trace_end(name) trace_event((name), TRACE_END, 0, 0)
+#define trace_end(name)	  trace_event((name), TRACE_END, 0, 0)
 
 /* Iterate all recorded events of @cpu; overflowed: events were dropped. */
 const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,

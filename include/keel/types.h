@@ -13,8 +13,8 @@
 #include <stdarg.h>
 
 #define PAGE_SHIFT 12
-#define PAGE_SIZE (1ULL << PAGE_SHIFT)
-#define PAGE_MASK (~(PAGE_SIZE - 1))
+#define PAGE_SIZE  (1ULL << PAGE_SHIFT)
+#define PAGE_MASK  (~(PAGE_SIZE - 1))
 
 typedef struct {
 	uint64_t v;
@@ -24,16 +24,40 @@ typedef struct {
 	uint64_t v;
 } pfn_t;
 
-static inline paddr_t pa(uint64_t v) { return (paddr_t){ v }; }
-static inline uint64_t pa_val(paddr_t p) { return p.v; }
-static inline pfn_t pfn(uint64_t v) { return (pfn_t){ v }; }
-static inline uint64_t pfn_val(pfn_t p) { return p.v; }
-static inline paddr_t pfn_to_paddr(pfn_t p) { return pa(p.v << PAGE_SHIFT); }
-static inline pfn_t paddr_to_pfn(paddr_t p) { return pfn(p.v >> PAGE_SHIFT); }
-static inline pfn_t pfn_add(pfn_t p, uint64_t n) { return pfn(p.v + n); }
-static inline paddr_t pa_add(paddr_t p, uint64_t n) { return pa(p.v + n); }
+static inline paddr_t pa(uint64_t v)
+{
+	return (paddr_t){v};
+}
+static inline uint64_t pa_val(paddr_t p)
+{
+	return p.v;
+}
+static inline pfn_t pfn(uint64_t v)
+{
+	return (pfn_t){v};
+}
+static inline uint64_t pfn_val(pfn_t p)
+{
+	return p.v;
+}
+static inline paddr_t pfn_to_paddr(pfn_t p)
+{
+	return pa(p.v << PAGE_SHIFT);
+}
+static inline pfn_t paddr_to_pfn(paddr_t p)
+{
+	return pfn(p.v >> PAGE_SHIFT);
+}
+static inline pfn_t pfn_add(pfn_t p, uint64_t n)
+{
+	return pfn(p.v + n);
+}
+static inline paddr_t pa_add(paddr_t p, uint64_t n)
+{
+	return pa(p.v + n);
+}
 
 #define INVALID_PADDR pa(~0ULL)
-#define INVALID_PFN pfn(~0ULL)
+#define INVALID_PFN   pfn(~0ULL)
 
 #endif

@@ -39,15 +39,15 @@ struct uefi_mem_desc {
 	uint64_t phys_start, virt_start, pages, attribute;
 };
 
-#define UEFI_MEMORY_WB (1ULL << 3) /* cacheable write-back */
+#define UEFI_MEMORY_WB	(1ULL << 3) /* cacheable write-back */
 #define UEFI_PAGE_SHIFT 12
 
 /* What uefi_mmap_to_bootinfo() saw, for the boot log. */
 struct uefi_mmap_stats {
-	unsigned int descs;	   /* descriptors read */
-	uint64_t ram_bytes;	   /* RAM added */
+	unsigned int descs; /* descriptors read */
+	uint64_t ram_bytes; /* RAM added */
 	uint64_t acpi_reclaim_bytes;
-	uint64_t runtime_bytes;	   /* runtime services code + data */
+	uint64_t runtime_bytes; /* runtime services code + data */
 };
 
 /*

@@ -549,9 +549,9 @@ static void test_bad_ranges_refused(void **state)
 	add(0, PFN_16M + 200, PFN_16M + 300, false);
 	hf_quiet(true);
 	/* overlaps, empty, unknown node, no frame table storage */
-	assert_int_equal(heap_add_range(0, pfn(PFN_16M + 50),
-					pfn(PFN_16M + 150), false),
-			 0);
+	assert_int_equal(
+		heap_add_range(0, pfn(PFN_16M + 50), pfn(PFN_16M + 150), false),
+		0);
 	assert_int_equal(heap_add_range(0, pfn(PFN_16M + 250),
 					pfn(PFN_16M + 350), false),
 			 0);

@@ -10,8 +10,8 @@
 #include <keel/errno.h>
 #include <keel/uefi.h>
 
-#define KB (1ULL << 10)
-#define MB (1ULL << 20)
+#define KB   (1ULL << 10)
+#define MB   (1ULL << 20)
 #define DESC 48 /* QEMU_EFI.fd's DescriptorSize */
 
 static struct bootinfo bi;
@@ -99,8 +99,7 @@ static void test_qemu_like(void **state)
 	struct uefi_mmap_stats st;
 
 	(void)state;
-	assert_int_equal(uefi_mmap_to_bootinfo(m, n * DESC, DESC, &bi, &st),
-			 0);
+	assert_int_equal(uefi_mmap_to_bootinfo(m, n * DESC, DESC, &bi, &st), 0);
 	assert_int_equal(warn_lines(), 0);
 	assert_int_equal(bi.fixups, 0);
 	assert_int_equal(st.descs, n);
@@ -138,7 +137,7 @@ static void test_stride_and_uncached(void **state)
 		{UEFI_CONVENTIONAL, 0x100000, 1 * MB, WB},
 		{UEFI_CONVENTIONAL, 0x200000, 1 * MB, 0}, /* UC only: skipped */
 		{UEFI_BOOT_SERVICES_CODE, 0x300000, 1 * MB, WB},
-		{UEFI_CONVENTIONAL, 0x400000, 0, WB},	/* empty: skipped */
+		{UEFI_CONVENTIONAL, 0x400000, 0, WB}, /* empty: skipped */
 	};
 	uint8_t *m = build_map(ds, ARRAY_SIZE(ds), 64);
 
@@ -162,9 +161,9 @@ static void test_bad_desc_size(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
 		sandbox_console_clear();
 		bootinfo_init(&bi, BOOT_EFI);
-		assert_int_equal(uefi_mmap_to_bootinfo(m, 2048, bad[i], &bi,
-						       NULL),
-				 -EINVAL);
+		assert_int_equal(
+			uefi_mmap_to_bootinfo(m, 2048, bad[i], &bi, NULL),
+			-EINVAL);
 		assert_int_equal(warn_lines(), 1);
 		assert_true(test_console_contains("DescriptorSize"));
 		assert_int_equal(bi.ram_count, 0);
@@ -189,9 +188,8 @@ static void test_malformed_descs(void **state)
 
 	assert_non_null(r);
 	memcpy(r, m, 4 * DESC);
-	assert_int_equal(uefi_mmap_to_bootinfo(r, 4 * DESC + 10, DESC, &bi,
-					       NULL),
-			 0);
+	assert_int_equal(
+		uefi_mmap_to_bootinfo(r, 4 * DESC + 10, DESC, &bi, NULL), 0);
 	assert_true(test_console_contains("not a multiple"));
 	assert_true(test_console_contains("not 4 KiB aligned"));
 	assert_true(test_console_contains("overflows"));
@@ -205,8 +203,7 @@ static void test_malformed_descs(void **state)
 	/* No map at all: nothing, quietly. */
 	sandbox_console_clear();
 	bootinfo_init(&bi, BOOT_EFI);
-	assert_int_equal(uefi_mmap_to_bootinfo(NULL, 4096, DESC, &bi, NULL),
-			 0);
+	assert_int_equal(uefi_mmap_to_bootinfo(NULL, 4096, DESC, &bi, NULL), 0);
 	assert_int_equal(bi.ram_count, 0);
 	assert_int_equal(warn_lines(), 0);
 }

@@ -54,15 +54,15 @@ void pl011_release(void);
 /* efi.c: what the EFI stub kept from the firmware (all zero otherwise). */
 struct bootinfo;
 struct efi_boot {
-	bool booted;		/* entered through efi_entry */
-	uint64_t entry_ticks;	/* CNTVCT_EL0 at efi_entry */
-	char loader[16];	/* "uefi", or "grub" (BOOT_IMAGE= seen) */
+	bool booted;	      /* entered through efi_entry */
+	uint64_t entry_ticks; /* CNTVCT_EL0 at efi_entry */
+	char loader[16];      /* "uefi", or "grub" (BOOT_IMAGE= seen) */
 	char cmdline[BOOTINFO_CMDLINE_MAX]; /* LoadOptions as ASCII */
 	char fw_vendor[40];
 	uint32_t fw_revision;
-	uint32_t exit_tries;	/* ExitBootServices() calls needed */
-	uint64_t rsdp, dtb;	/* configuration tables, 0 when absent */
-	uint64_t image_base;	/* LoadedImage ImageBase */
+	uint32_t exit_tries; /* ExitBootServices() calls needed */
+	uint64_t rsdp, dtb;  /* configuration tables, 0 when absent */
+	uint64_t image_base; /* LoadedImage ImageBase */
 	uint64_t mmap_size, desc_size;
 };
 extern struct efi_boot efi_boot;
