@@ -145,7 +145,6 @@ static void phase_bootmem(struct bootinfo *bi)
 {
 	trace_begin("bootmem");
 	bootmem_init();
-	bootmem_set_distance(bi);
 	bootmem_init_from_bootinfo(bi);
 	if (opts.mem_limit)
 		bootmem_limit(opts.mem_limit);

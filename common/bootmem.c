@@ -228,15 +228,6 @@ void bootmem_init_from_bootinfo(const struct bootinfo *bi)
 }
 
 /**
- * bootmem_set_distance() - kept for callers written against the first
- * interface: fallback distances come from numa_fallback_order(), which
- * numa_init() filled from the same bootinfo.
- */
-void bootmem_set_distance(const struct bootinfo *bi)
-{
-}
-
-/**
  * bootmem_set_handoff_dirty() - whether bootmem_handoff() gives the heap
  * dirty chunks (default) or trusted-clean ones (bootscrub=off, tests).
  */

@@ -46,8 +46,6 @@ paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
 /* As bootmem_alloc() but returns INVALID_PADDR instead of panicking. */
 paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
 			  const char *why);
-/* The distance table used for fallback (bootinfo's). */
-void bootmem_set_distance(const struct bootinfo *bi);
 
 /*
  * Iterate the free ranges (RAM minus reserved), ascending, each within one

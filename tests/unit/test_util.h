@@ -195,7 +195,6 @@ static inline unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 
 	numa_init(bi);
 	bootmem_init();
-	bootmem_set_distance(bi);
 	bootmem_init_from_bootinfo(bi);
 	frametable_init(bi->node_count);
 	smp_init(bi);
