@@ -692,8 +692,21 @@ struct page_info *heap_alloc(unsigned int order, uint32_t flags)
 		struct heap_node_locked l = heap_lock_node(candidates[i]);
 
 		pg = take_block(l, order, zone_hi, &p, &fd, &poc);
-		if (pg && cachemaint_mode() == CACHEMAINT_EAGER)
+		if (pg && cachemaint_mode() == CACHEMAINT_EAGER) {
+			/*
+			 * The classic order, all under the lock: zero, then
+			 * clean. Cleaning first and zeroing after the unlock
+			 * would leave the zeros in the cache, not at PoC.
+			 */
+			if (fd != FIRST_DIRTY_NONE &&
+			    !(flags & HEAP_NO_SCRUB)) {
+				arch_scrub_range(
+					phys_to_virt(pfn_to_paddr(pfn(p + fd))),
+					((1ULL << order) - fd) << PAGE_SHIFT);
+				fd = FIRST_DIRTY_NONE;
+			}
 			cachemaint_in_lock(pg, order);
+		}
 		heap_unlock_node(l);
 	}
 	if (!pg)

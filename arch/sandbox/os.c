@@ -525,6 +525,26 @@ static void scrub_prepare(void *va, size_t len)
 		madvise(va, len, MADV_HUGEPAGE);
 }
 
+static void (*scrub_observer)(paddr_t start, uint64_t len, bool clean);
+
+/**
+ * sandbox_set_scrub_observer() - per-range callback for tests.
+ * @fn: called with the physical range after it was zeroed
+ */
+void sandbox_set_scrub_observer(void (*fn)(paddr_t start, uint64_t len,
+					   bool clean))
+{
+	scrub_observer = fn;
+}
+
+static void observe_scrub(void *va, size_t len, bool clean)
+{
+	void (*fn)(paddr_t, uint64_t, bool) = scrub_observer;
+
+	if (fn && in_arena(va, len))
+		fn(arch_virt_to_phys(va), len, clean);
+}
+
 /**
  * arch_scrub_range() - zero [va, va+len) with streaming stores.
  * @va: page aligned
@@ -534,6 +554,7 @@ void arch_scrub_range(void *va, size_t len)
 {
 	scrub_prepare(va, len);
 	scrub_stream(va, len);
+	observe_scrub(va, len, false);
 }
 
 /**
@@ -547,6 +568,7 @@ bool arch_scrub_clean_range(void *va, size_t len)
 {
 	scrub_prepare(va, len);
 	scrub_stream(va, len);
+	observe_scrub(va, len, true);
 	__atomic_fetch_add(&cc.scrub_clean_ops, 1, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&cc.scrub_clean_bytes, len, __ATOMIC_RELAXED);
 	return true;

@@ -3,8 +3,9 @@
  * common/cachemaint.c with the heap: clean_poc blocks cost 0 operations,
  * eager is one operation per page, deferred one per allocation, no_flush
  * batches are flushed exactly once each, and PGF_CLEAN_POC survives a split
- * but not a free or a merge with an unclean buddy. The sandbox counts the
- * maintenance the arch would do.
+ * but not a free or a merge with an unclean buddy; a random model checks
+ * that every block is handed out cleaned exactly once since its pages were
+ * last written. The sandbox counts the maintenance the arch would do.
  */
 #include "heap_fixture.h"
 
@@ -255,6 +256,134 @@ static void test_poc_merge_rules(void **state)
 	hf_check_clean();
 }
 
+/* ---- a model of "clean since last written" ------------------------------- */
+
+/*
+ * Every page's number of cleans to PoC since it was last written, kept from
+ * the sandbox observers: the scrub primitive writes (and, for the boot
+ * scrubber's variant, cleans), maintenance cleans, the test writes what it
+ * holds before freeing it. Handing out a block whose pages are not clean
+ * exactly once since their last write is the bug this model looks for:
+ * zero cleans leaves the caller's view stale, two is wasted maintenance.
+ */
+#define M_PAGES 1024
+#define M_HELD	24
+
+static uint8_t m_cleans[M_PAGES];
+
+static void m_range(paddr_t start, uint64_t len, int set, bool add)
+{
+	uint64_t p = pa_val(start) >> PAGE_SHIFT, n = len >> PAGE_SHIFT;
+
+	assert_true(p >= BASE && p + n <= BASE + M_PAGES);
+	for (uint64_t i = p - BASE; i < p - BASE + n; i++)
+		m_cleans[i] = add ? (uint8_t)(m_cleans[i] + 1) : (uint8_t)set;
+}
+
+static void m_cache_obs(paddr_t start, uint64_t len, bool invalidate)
+{
+	m_range(start, len, 0, true);
+}
+
+static void m_scrub_obs(paddr_t start, uint64_t len, bool clean)
+{
+	m_range(start, len, clean ? 1 : 0, false);
+}
+
+static void m_expect_once(const struct page_info *pg, unsigned int order)
+{
+	for (uint64_t i = 0; i < (1ULL << order); i++)
+		if (m_cleans[pg->pfn - BASE + i] != 1)
+			fail_msg("pfn %#llx of a block of order %u handed out "
+				 "cleaned %u times since written",
+				 (unsigned long long)(pg->pfn + i), order,
+				 m_cleans[pg->pfn - BASE + i]);
+}
+
+static void m_write(const struct page_info *pg, unsigned int order)
+{
+	uint64_t n = 1ULL << order;
+
+	memset(phys_to_virt(pfn_to_paddr(pfn(pg->pfn))), 0x5a, n << PAGE_SHIFT);
+	memset(&m_cleans[pg->pfn - BASE], 0, n);
+}
+
+static void clean_once_model(enum cachemaint_mode mode, unsigned int seed)
+{
+	struct {
+		struct page_info *pg;
+		unsigned int order;
+		bool pending;
+	} held[M_HELD];
+	unsigned int count = 0, handed = 0;
+
+	machine(mode);
+	/* Handed over dirty and never cleaned: zero cleans everywhere. */
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + M_PAGES), true));
+	memset(m_cleans, 0, sizeof(m_cleans));
+	sandbox_set_cache_observer(m_cache_obs);
+	sandbox_set_scrub_observer(m_scrub_obs);
+	srand(seed);
+	for (unsigned int op = 0; op < 4000; op++) {
+		unsigned int i = count ? (unsigned int)rand() % count : 0;
+
+		if (count < M_HELD && (count == 0 || rand() % 2)) {
+			unsigned int order = (unsigned int)rand() % 5;
+			bool defer =
+				mode == CACHEMAINT_DEFERRED && !(rand() % 4);
+			struct page_info *pg =
+				heap_alloc(order, defer ? HEAP_NO_FLUSH : 0);
+
+			if (!pg)
+				continue;
+			if (!defer)
+				m_expect_once(pg, order);
+			held[count].pg = pg;
+			held[count].order = order;
+			held[count].pending = defer;
+			count++;
+			handed++;
+		} else if (rand() % 8 == 0) {
+			/* A hypervisor flushes a built guest in one pass. */
+			cachemaint_flush_batch();
+			for (unsigned int j = 0; j < count; j++) {
+				if (!held[j].pending)
+					continue;
+				m_expect_once(held[j].pg, held[j].order);
+				held[j].pending = false;
+			}
+		} else if (!held[i].pending) {
+			m_write(held[i].pg, held[i].order);
+			assert_int_equal(heap_free(held[i].pg, held[i].order,
+						   rand() % 2),
+					 0);
+			held[i] = held[--count];
+		}
+	}
+	assert_true(handed > 500);
+	cachemaint_flush_batch();
+	while (count) {
+		count--;
+		m_write(held[count].pg, held[count].order);
+		assert_int_equal(
+			heap_free(held[count].pg, held[count].order, true), 0);
+	}
+	sandbox_set_cache_observer(NULL);
+	sandbox_set_scrub_observer(NULL);
+	assert_int_equal(heap_check(), 0);
+}
+
+static void test_clean_once_deferred(void **state)
+{
+	clean_once_model(CACHEMAINT_DEFERRED, 1);
+	clean_once_model(CACHEMAINT_DEFERRED, 2);
+}
+
+static void test_clean_once_eager(void **state)
+{
+	clean_once_model(CACHEMAINT_EAGER, 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -264,6 +393,8 @@ int main(void)
 		cmocka_unit_test(test_none_mode),
 		cmocka_unit_test(test_no_flush_batch),
 		cmocka_unit_test(test_poc_merge_rules),
+		cmocka_unit_test(test_clean_once_deferred),
+		cmocka_unit_test(test_clean_once_eager),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -47,6 +47,14 @@ void sandbox_cache_counters_reset(void);
 void sandbox_set_cache_observer(void (*fn)(paddr_t start, uint64_t len,
 					   bool invalidate));
 
+/*
+ * Optional observer of the scrub primitive for tests: called after
+ * arch_scrub_range() (@clean false) and arch_scrub_clean_range() (@clean
+ * true) with the physical range just zeroed. NULL to disable.
+ */
+void sandbox_set_scrub_observer(void (*fn)(paddr_t start, uint64_t len,
+					   bool clean));
+
 /* Host CPU count (for pinning and the benchmark table). */
 unsigned int sandbox_host_cpus(void);
 
