@@ -1,31 +1,39 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""x86_64 and arm64 QEMU benchmarks (DESIGN section 9), as markdown tables.
+"""x86_64 and arm64 QEMU benchmarks (DESIGN section 9), markdown and JSON.
 
-Usage: bench-qemu.py KERNEL [--arch x86_64|arm64] [--scrub-mem SIZE]
-                     [--runs N] [--work DIR] [--max-seconds S] [--timeout S]
-                     [--bench-mem SIZE]
+Usage: bench-qemu.py KERNEL [--arch x86_64|arm64] [--quick] [--md FILE]
+                     [--json FILE] [--scrub-mem SIZE] [--runs N]
+                     [--work DIR] [--max-seconds S] [--timeout S]
+                     [--bench-mem SIZE] [--skip scrub,handoff,alloc]
 
 KERNEL is build/x86_64/keel.elf (--arch x86_64, the default, machine pc
 through scripts/qemu.sh) or build/arm64/Image (--arch arm64, machine virt
 with -cpu max through scripts/qemu-arm64.sh; RAM starts at 1 GiB there).
 
-1. Boot scrub on real (emulated) cores: bootscrub=on with -smp 1, 2 and 4
-   on the same RAM size (default 2 GiB, one node): scrub.ns, GB/s
-   (scrub.bytes / scrub.ns), per-worker GB/s and the speed-up against the
-   one-worker boot of the same run. Guest RAM is preallocated
-   (-mem-prealloc) so that host page faults on first touch are not
-   measured as scrub time; best of --runs boots per row.
-2. Heap handoff (heap.init_ns) per heap_init mode at 1, 16 and 256 GiB of
-   guest RAM, bootscrub=off, one node backed by a sparse file under --work
-   (only what keel touches costs host memory or disk; the file is deleted
-   after each boot). A mode is skipped at a size when the previous size
-   took longer than --max-seconds (the next one is 16x larger).
-
-3. arm64 only: allocation latency (bench=on, cachemaint deferred, the
-   arm64 default) on 2 nodes of --bench-mem each (default 2560M: each node
-   keeps a free aligned GiB, so order 18 is measured); the bench rows and
-   the order-18 lock hold, eager against deferred.
+1. Boot scrub on emulated cores: bootscrub=on with -smp 1, 2 and 4 on one
+   node and with -smp 2 and 4 on two nodes, the same RAM size in all
+   (default 2 GiB): scrub.ns, GB/s (scrub.bytes / scrub.ns), per node and
+   per worker GB/s and the speed-up against the one-worker boot of the
+   same run. There is no guest-side baseline program: the one-worker boot
+   is the single-thread streaming-store loop (movnti / dc zva, the
+   primitive arch_scrub_init() picked), so per-worker rates are compared
+   with it. Guest RAM is preallocated (-mem-prealloc) so that host page
+   faults on first touch are not measured as scrub time; best of --runs.
+2. Heap handoff (heap.init_ns) per heap_init mode at 1, 16, 64, 256 GiB
+   and 1 TiB of guest RAM, bootscrub=off, one node backed by a sparse file
+   under --work (only what keel touches costs host memory or disk; the
+   file is deleted after each boot); best of --handoff-runs boots per
+   cell, one boot where a boot takes longer than --repeat-below seconds. chunked and pagewise are skipped
+   where their page_info writes would exceed --max-ft-bytes of the file
+   (1 TiB: 8 GiB of disk) or where the previous size took longer than
+   --max-seconds. x86_64 above 512 GiB needs -cpu max,phys-bits=42 (QEMU's
+   TCG default of 40 bits ends at 1 TiB and the pc machine puts RAM above
+   4 GiB).
+3. Allocation latency: bench=on (audit=full) on 2 nodes of --bench-mem
+   each (default 2560M: each node keeps a free aligned GiB, so order 18
+   is measured), -smp 2; the rows and the order-18 lock hold, deferred (on
+   x86_64: clflush, by range outside the lock) against eager.
 
 One QEMU at a time, each under a timeout (the scripts' --timeout).
 Every number printed is measured by this run; nothing is copied.
@@ -40,27 +48,23 @@ import time
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 import report  # noqa: E402
+from bench import (alloc_markdown, alloc_rows, fmt_ns,  # noqa: E402
+                   host_info, scrub_markdown, scrub_row, write_outputs)
 
 QEMU_SH = os.path.join(TOP, "scripts", "qemu.sh")
 QEMU_ARM64_SH = os.path.join(TOP, "scripts", "qemu-arm64.sh")
 EXIT_PASS = 33
 ARCH = "x86_64"   # set by main()
-MACHINE = {"x86_64": "pc", "arm64": "virt, -cpu max"}
+MACHINE = {"x86_64": "pc, -cpu max", "arm64": "virt, -cpu max"}
 GIB = 1 << 30
-HANDOFF_SIZES = [("1G", 1), ("16G", 16), ("256G", 256)]
+HANDOFF_SIZES = [("1G", 1), ("16G", 16), ("64G", 64), ("256G", 256),
+                 ("1T", 1024)]
 MODES = ["lazy", "chunked", "pagewise"]
-
-
-def fmt_ns(ns):
-    if ns >= 1e9:
-        return f"{ns / 1e9:.2f} s"
-    if ns >= 1e6:
-        return f"{ns / 1e6:.2f} ms"
-    return f"{ns / 1e3:.1f} us"
+PAGE_INFO_BYTES = 32
 
 
 def boot(elf, qemu_args, cmdline, timeout, memdir=None, extra=()):
-    """One boot. Return: (report dict or None, wall seconds, problem)."""
+    """One boot. Return: (report or None, wall seconds, problem, log)."""
     if ARCH == "arm64":
         # PSCI SYSTEM_OFF: QEMU exits 0, the verdict is in the log.
         args = [QEMU_ARM64_SH, "--image", elf] + qemu_args + [
@@ -84,128 +88,162 @@ def boot(elf, qemu_args, cmdline, timeout, memdir=None, extra=()):
     secs = time.monotonic() - t0
     text = proc.stdout.decode("utf-8", "replace")
     if proc.returncode == 124:
-        return None, secs, f"timeout after {timeout} s"
+        return None, secs, f"timeout after {timeout} s", text
     if proc.returncode != (0 if ARCH == "arm64" else EXIT_PASS):
-        return None, secs, f"QEMU exit status {proc.returncode}"
+        last = text.strip().splitlines()[-1:] or [""]
+        return None, secs, (f"QEMU exit status {proc.returncode}: "
+                            f"{last[0][:120]}"), text
     if "KEEL: PASS" not in text:
-        return None, secs, "no KEEL: PASS"
+        return None, secs, "no KEEL: PASS", text
     try:
         rep = report.find_report(text)
     except report.ReportError as e:
-        return None, secs, str(e)
-    return rep, secs, None
+        return None, secs, str(e), text
+    return rep, secs, None, text
 
 
-def bench_scrub(elf, mem, runs, timeout):
-    print(f"### Boot scrub (QEMU TCG, {ARCH} {MACHINE[ARCH]}, {mem} RAM "
-          "preallocated, one "
-          f"node, bootscrub=on, best of {runs})\n")
-    print("| -smp | workers | primitive | scrubbed | scrub time | GB/s | "
-          "per worker GB/s | speed-up vs 1 | all runs |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    base = None
-    for n in (1, 2, 4):
+def mem_args(nodes, mem):
+    """QEMU script arguments for @nodes equal nodes of @mem in all."""
+    if nodes == 1:
+        return ["--mem", mem]
+    mib = report.parse_size(mem) >> 20
+    if ARCH == "arm64":
+        return ["--numa", str(nodes), "--mem", f"{mib}M"]
+    return ["--numa", f"{nodes}x{mib // nodes}M"]
+
+
+def bench_scrub(elf, args, out):
+    mem, runs = args.scrub_mem, args.runs
+    out.append(f"### Boot scrub (QEMU TCG, {ARCH} {MACHINE[ARCH]}, {mem} "
+               "RAM in all, preallocated, bootscrub=on, best of "
+               f"{runs})\n")
+    out.append("The baseline is the `-smp 1` boot of the same run (one "
+               "worker running the streaming-store primitive alone).\n")
+    rows = []
+    configs = [(1, 1), (1, 2), (1, 4), (2, 2), (2, 4)]
+    for nodes, n in configs:
         best, err, times = None, None, []
         for _ in range(runs):
-            rep, _, err = boot(elf, ["--smp", str(n), "--mem", mem],
-                               "bootscrub=on", timeout,
-                               extra=["-mem-prealloc"])
+            rep, _, err, _ = boot(elf, ["--smp", str(n)] +
+                                  mem_args(nodes, mem), "bootscrub=on",
+                                  args.timeout, extra=["-mem-prealloc"])
             if err:
                 break
             times.append(rep["scrub"]["ns"])
             if best is None or rep["scrub"]["ns"] < best["scrub"]["ns"]:
                 best = rep
-        if err:
-            print(f"| {n} | | | | {err} | | | | |")
-            continue
-        rep = best
-        sc = rep["scrub"]
-        gbps = sc["bytes"] / sc["ns"]
-        per = [c["bytes"] / c["ns"] for c in sc["per_cpu"] if c["ns"]]
-        if base is None and n == 1:
-            base = sc["ns"]
-        speed = f"{base / sc['ns']:.2f}x" if base else "n/a"
-        print(f"| {n} | {sc['workers']} | {sc['primitive']} | "
-              f"{sc['bytes'] >> 20} MiB | {fmt_ns(sc['ns'])} | "
-              f"{gbps:.3f} | {sum(per) / len(per):.3f} | {speed} | "
-              + ", ".join(fmt_ns(t) for t in times) + " |")
-    print()
+        if best is None:
+            rows.append({"nodes": nodes, "cpus": n, "error": err})
+        else:
+            rows.append(scrub_row(best, nodes, n, times))
+        sys.stderr.write(f"bench: {ARCH} scrub {nodes} node(s) -smp {n} "
+                         f"{'failed: ' + err if best is None else 'done'}"
+                         "\n")
+    ref = next((r["per_worker_gbps"] for r in rows
+                if r.get("workers") == 1), None)
+    scrub_markdown(rows, ref, "1 worker", out)
+    return {"baseline_gbps": ref, "mem": mem,
+            "baseline_name": "the -smp 1 boot of the same run",
+            "rows": rows}
 
 
-def bench_handoff(elf, workdir, timeout, max_seconds):
-    print(f"### Heap handoff (QEMU TCG, {ARCH} {MACHINE[ARCH]}, one node, "
-          "sparse file-backed RAM, bootscrub=off, heap.init_ns)\n")
-    print("| RAM | " + " | ".join(MODES) + " | chunks (lazy) |")
-    print("|---|" + "---|" * (len(MODES) + 1))
+def bench_handoff(elf, args, out):
+    workdir = args.work
+    sizes = HANDOFF_SIZES[:2] if args.quick else HANDOFF_SIZES
+    out.append(f"### Heap handoff (QEMU TCG, {ARCH} {MACHINE[ARCH]}, one "
+               "node, sparse file-backed RAM, bootscrub=off, "
+               "heap.init_ns, best of "
+               f"{args.handoff_runs} boots, one boot where a boot took over "
+               f"{args.repeat_below:g} s)\n")
+    out.append("| RAM | " + " | ".join(MODES) + " | chunks (lazy) | "
+               "lazy per chunk |")
+    out.append("|---|" + "---|" * (len(MODES) + 2))
     os.makedirs(workdir, exist_ok=True)
     slow = set()
-    for label, gib in HANDOFF_SIZES:
-        cells, chunks = [], ""
+    results = []
+    for label, gib in sizes:
+        cells, chunks, per = [], "", ""
         for mode in MODES:
+            row = {"ram": label, "ram_bytes": gib * GIB, "nodes": 1,
+                   "mode": mode, "init_ns": None, "chunks": None}
+            results.append(row)
+            ft = gib * GIB // 4096 * PAGE_INFO_BYTES
+            if mode != "lazy" and ft > args.max_ft_bytes:
+                cells.append(f"skipped (would write {ft >> 30} GiB of "
+                             "page_info)")
+                row["skipped"] = cells[-1]
+                continue
             if mode in slow:
                 cells.append("skipped (previous size over "
-                             f"{max_seconds} s)")
+                             f"{args.max_seconds:g} s)")
+                row["skipped"] = cells[-1]
                 continue
-            where = (["--mem", label] if ARCH == "arm64" else
-                     ["--numa", f"1x{label}"])
-            rep, secs, err = boot(
-                elf, where + ["--file-backed", workdir],
-                f"bootscrub=off heap_init={mode}", timeout, workdir)
-            if err:
+            where = (["--mem", f"{gib}G"] if ARCH == "arm64" else
+                     ["--numa", f"1x{gib}G"])
+            extra = ()
+            if ARCH == "x86_64" and gib > 512:
+                extra = ("-cpu", "max,phys-bits=42")
+                row["qemu_extra"] = " ".join(extra)
+            # Best of --handoff-runs, but boots that take longer than
+            # --repeat-below seconds only once (the host is shared).
+            ns, runs = None, []
+            for _ in range(args.handoff_runs):
+                rep, secs, err, _ = boot(
+                    elf, where + ["--file-backed", workdir],
+                    f"bootscrub=off heap_init={mode}", args.timeout,
+                    workdir, extra)
+                if err:
+                    break
+                runs.append(rep["heap"]["init_ns"])
+                ns = min(runs)
+                if secs > args.repeat_below:
+                    break
+            if ns is None:
                 cells.append(err)
+                row["error"] = err
                 slow.add(mode)
                 continue
-            ns = rep["heap"]["init_ns"]
+            row["init_ns"] = ns
+            row["runs_ns"] = runs
+            row["chunks"] = rep["heap"]["chunks"]
+            row["wall_s"] = round(secs, 2)
             cells.append(fmt_ns(ns))
             if mode == "lazy":
                 chunks = str(rep["heap"]["chunks"])
-            if ns / 1e9 > max_seconds:
+                per = fmt_ns(ns / rep["heap"]["chunks"])
+            if ns / 1e9 > args.max_seconds:
                 slow.add(mode)
-        print(f"| {label} | " + " | ".join(cells) + f" | {chunks} |")
-    print()
+        out.append(f"| {label} | " + " | ".join(cells) +
+                   f" | {chunks} | {per} |")
+        sys.stderr.write(f"bench: {ARCH} handoff {label} done\n")
+    out.append("")
+    return results
 
 
-def bench_alloc(elf, node_mem, timeout):
-    """arm64: bench=on on 2 nodes; the rows, then order 18 lock holds."""
-    print(f"### Allocation latency (QEMU TCG, arm64 virt, -smp 2, 2 nodes "
-          f"x {node_mem}, bench=on, cachemaint deferred)\n")
-    mib = int(node_mem.rstrip("M")) if node_mem.endswith("M") else \
-        int(node_mem.rstrip("G")) * 1024
-    rep, secs, err = boot(elf, ["--smp", "2", "--numa", "2", "--mem",
-                                f"{2 * mib}M"],
-                          "audit=full bench=on", timeout)
+def bench_alloc(elf, args, out):
+    node_mem = args.bench_mem
+    mib = report.parse_size(node_mem) >> 20
+    out.append(f"### Allocation latency (QEMU TCG, {ARCH} "
+               f"{MACHINE[ARCH]}, -smp 2, 2 nodes x {node_mem}, "
+               "audit=full bench=on)\n")
+    if ARCH == "arm64":
+        where = ["--numa", "2", "--mem", f"{2 * mib}M"]
+    else:
+        where = ["--numa", f"2x{mib}M"]
+    rep, secs, err, log = boot(elf, ["--smp", "2"] + where,
+                               "audit=full bench=on", args.timeout)
     if err:
-        print(f"failed: {err}\n")
-        return
-    print(f"KEEL: PASS, audit.lost_pages {rep['audit']['lost_pages']}, "
-          f"audit.problems {rep['audit']['problems']}, "
-          f"{secs:.0f} s wall\n")
-    print("| order | node | mode | dirty | count | ns_avg | ns_max | "
-          "lock_ns_max | maint_ns |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    rows = rep["bench"]
-    for r in sorted(rows, key=lambda r: (r["order"], r["node"], r["dirty"])):
-        print(f"| {r['order']} | {r['node']} | {r['mode']} | "
-              f"{'yes' if r['dirty'] else 'no'} | {r['count']} | "
-              f"{r['ns_avg']} | {r['ns_max']} | {r['lock_ns_max']} | "
-              f"{r['maint_ns']} |")
-    print()
-    print("Order 18, longest node-lock hold, eager divided by deferred:\n")
-    print("| node | dirty | deferred lock_ns_max | eager lock_ns_max | "
-          "eager / deferred |")
-    print("|---|---|---|---|---|")
-    big = {(r["node"], r["dirty"], r["mode"]): r for r in rows
-           if r["order"] == 18}
-    for (node, dirty, mode), r in sorted(big.items()):
-        if mode != "deferred" or (node, dirty, "eager") not in big:
-            continue
-        e = big[(node, dirty, "eager")]["lock_ns_max"]
-        d = r["lock_ns_max"]
-        print(f"| {node} | {'yes' if dirty else 'no'} | {d} | {e} | "
-              f"{e / d:.0f}x |")
-    if not big:
-        print("| (no order-18 rows: no free aligned GiB per node) | | | | |")
-    print()
+        out.append(f"failed: {err}\n")
+        return {"error": err}
+    out.append(f"KEEL: PASS, cachemaint {rep['cachemaint']['mode']}, "
+               f"audit.lost_pages {rep['audit']['lost_pages']}, "
+               f"audit.problems {rep['audit']['problems']}, "
+               f"{secs:.0f} s wall\n")
+    rows = alloc_rows(rep, log)
+    alloc_markdown(rows, out)
+    return {"config": f"-smp 2, 2 nodes x {node_mem}, audit=full bench=on",
+            "cachemaint": rep["cachemaint"]["mode"],
+            "lost_pages": rep["audit"]["lost_pages"], "rows": rows}
 
 
 def main():
@@ -213,33 +251,61 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("elf")
     ap.add_argument("--arch", choices=("x86_64", "arm64"), default="x86_64")
+    ap.add_argument("--quick", action="store_true",
+                    help="handoff at 1 and 16 GiB, 1 GiB scrub, one run")
     ap.add_argument("--bench-mem", default="2560M",
-                    help="arm64 bench=on: memory per node (2 nodes)")
+                    help="bench=on: memory per node (2 nodes)")
     ap.add_argument("--skip", default="",
                     help="comma list of parts to skip: scrub,handoff,alloc")
-    ap.add_argument("--scrub-mem", default="2G")
-    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--scrub-mem", default=None,
+                    help="scrubbed guest RAM (default 2G, --quick 1G)")
+    ap.add_argument("--runs", type=int, default=None,
+                    help="scrub boots per row (default 3, --quick 1)")
+    ap.add_argument("--handoff-runs", type=int, default=None,
+                    help="handoff boots per cell (default 3, --quick 1)")
+    ap.add_argument("--repeat-below", type=float, default=10.0,
+                    help="repeat only handoff boots shorter than this (s)")
     ap.add_argument("--work", default=os.path.join(TOP, "build",
                                                    "bench-qemu"))
-    ap.add_argument("--max-seconds", type=float, default=20.0)
+    ap.add_argument("--max-seconds", type=float, default=60.0)
+    ap.add_argument("--max-ft-bytes", type=int, default=4 << 30,
+                    help="skip chunked/pagewise above this much page_info")
     ap.add_argument("--timeout", type=int, default=600)
+    ap.add_argument("--md", help="write the markdown here, not stdout")
+    ap.add_argument("--json", help="write the results here (JSON)")
     args = ap.parse_args()
     ARCH = args.arch
+    if args.runs is None:
+        args.runs = 1 if args.quick else 3
+    if args.handoff_runs is None:
+        args.handoff_runs = 1 if args.quick else 3
+    if args.scrub_mem is None:
+        args.scrub_mem = "1G" if args.quick else "2G"
     skip = set(args.skip.split(",")) - {""}
-    load = os.getloadavg()[0]
-    print(f"host: {os.cpu_count()} CPUs, load average at start {load:.1f}; "
-          f"kernel {os.path.relpath(args.elf, TOP)}; QEMU TCG {ARCH} (one "
-          "QEMU at a time)\n")
+    host = host_info()
+    out = [f"## QEMU {ARCH} benchmark", "",
+           f"host: {host['cpu_model']}, {host['cpus']} CPUs, load average "
+           f"at start {host['load_start']:.1f}; kernel "
+           f"{os.path.relpath(args.elf, TOP)}; {host['qemu'].get(ARCH)}, "
+           f"TCG (one QEMU at a time)" + ("; --quick" if args.quick else ""),
+           ""]
+    results = {"platform": f"qemu-{ARCH}", "host": host,
+               "quick": args.quick,
+               "command": "scripts/bench-qemu.py " + " ".join(sys.argv[1:]),
+               "handoff": [], "scrub": None, "alloc": None}
     if "scrub" not in skip:
-        bench_scrub(args.elf, args.scrub_mem, args.runs, args.timeout)
+        results["scrub"] = bench_scrub(args.elf, args, out)
     if "handoff" not in skip:
-        bench_handoff(args.elf, args.work, args.timeout, args.max_seconds)
-    if ARCH == "arm64" and "alloc" not in skip:
-        bench_alloc(args.elf, args.bench_mem, args.timeout)
+        results["handoff"] = bench_handoff(args.elf, args, out)
+    if "alloc" not in skip:
+        results["alloc"] = bench_alloc(args.elf, args, out)
     try:
         os.rmdir(args.work)
     except OSError:
         pass
+    results["load_end"] = round(os.getloadavg()[0], 2)
+    out.append(f"Load average at the end: {results['load_end']:.1f}.")
+    write_outputs(args, out, results)
     return 0
 
 

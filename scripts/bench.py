@@ -1,8 +1,9 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Sandbox benchmarks of DESIGN section 9, printed as a markdown table.
+"""Sandbox benchmarks of DESIGN section 9, as markdown tables and JSON.
 
-Usage: bench.py KEEL_BINARY BASELINE_BINARY [--quick] [--max-seconds S]
+Usage: bench.py KEEL_BINARY BASELINE_BINARY [--quick] [--md FILE]
+                [--json FILE] [--max-seconds S] [--repeat N]
 
 1. Heap handoff: heap.init_ns of the KEEL-REPORT for heap_init=lazy,
    chunked and pagewise at 1, 16, 64, 256 GiB and 1 TiB of described RAM,
@@ -12,16 +13,23 @@ Usage: bench.py KEEL_BINARY BASELINE_BINARY [--quick] [--max-seconds S]
    --max-ft-bytes of host memory or where the previous size already took
    longer than --max-seconds.
 2. The ratios section 9 asks for, from the same run.
-3. Boot scrub: GB/s with 1 and 2 worker CPUs (CPUs come from the generated
-   firmware description) against a single-thread streaming-store baseline
-   (tests/bench/memset_baseline.c) measured in the same run.
+3. Boot scrub: GB/s with 1 and 2 worker CPUs on one node and with 1 and 2
+   CPUs per node on two nodes (CPUs come from the generated firmware
+   description), per node, against a single-thread streaming-store
+   baseline (tests/bench/memset_baseline.c) measured in the same run.
+4. Allocation latency: bench=on on 2 nodes x 2.5 GiB (order 18 fits).
 
-Every number printed is measured by this run; nothing is copied.
+The markdown goes to stdout (or --md FILE), the machine-readable results
+to --json FILE (read by scripts/bench-plot.py). The helpers at the top
+(host_info, fmt_ns, alloc_rows, ...) are shared with bench-qemu.py and
+bench-plot.py. Every number printed is measured by this run; nothing is
+copied.
 """
 
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -29,6 +37,7 @@ import time
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
+import keeltrace  # noqa: E402
 import report  # noqa: E402
 
 GIB = 1 << 30
@@ -36,7 +45,210 @@ SIZES = [("1G", GIB), ("16G", 16 * GIB), ("64G", 64 * GIB),
          ("256G", 256 * GIB), ("1T", 1024 * GIB)]
 MODES = ["lazy", "chunked", "pagewise"]
 PAGE_INFO_BYTES = 32
+# Human allocation-benchmark line of common/bench.c; only it has the op
+# count (the report row has maint_ns only).
+BENCH_LINE = re.compile(r"bench: node (\d+) order\s+(\d+) (\S+)\s+"
+                        r"(clean|dirty): .*\((\d+) ops\)")
 
+
+# ---- helpers shared with bench-qemu.py and bench-plot.py ----------------
+
+def host_info():
+    """CPU model, CPU count, QEMU versions and load of this host."""
+    model = "unknown"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    qemu = {}
+    for arch, exe in (("x86_64", "qemu-system-x86_64"),
+                      ("arm64", "qemu-system-aarch64")):
+        try:
+            out = subprocess.run([exe, "--version"], stdout=subprocess.PIPE,
+                                 stderr=subprocess.DEVNULL, timeout=10)
+            qemu[arch] = out.stdout.decode().splitlines()[0].strip()
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            qemu[arch] = None
+    mem = None
+    try:
+        with open("/proc/meminfo", encoding="utf-8") as f:
+            mem = int(f.readline().split()[1]) << 10
+    except (OSError, ValueError, IndexError):
+        pass
+    return {"cpu_model": model, "cpus": os.cpu_count(), "mem_bytes": mem,
+            "qemu": qemu, "kernel": os.uname().release,
+            "date": time.strftime("%Y-%m-%d %H:%M %Z"),
+            "load_start": round(os.getloadavg()[0], 2)}
+
+
+def fmt_ns(ns):
+    """Human duration: 35.2 us, 4.37 ms, 1.25 s."""
+    if ns is None:
+        return "-"
+    if ns >= 1e9:
+        return f"{ns / 1e9:.2f} s"
+    if ns >= 1e6:
+        return f"{ns / 1e6:.2f} ms"
+    return f"{ns / 1e3:.1f} us"
+
+
+def alloc_rows(rep, log):
+    """bench=on rows of @rep, each with maint_ops from the boot @log."""
+    ops = {}
+    for m in BENCH_LINE.finditer(log):
+        ops[(int(m.group(1)), int(m.group(2)), m.group(3),
+             m.group(4) == "dirty")] = int(m.group(5))
+    rows = []
+    for r in rep.get("bench", []):
+        r = dict(r)
+        r["maint_ops"] = ops.get((r["node"], r["order"], r["mode"],
+                                  r["dirty"]))
+        rows.append(r)
+    return sorted(rows, key=lambda r: (r["order"], r["node"], r["dirty"],
+                                       r["mode"] == "eager"))
+
+
+def alloc_markdown(rows, out):
+    """The bench=on table and the order-18 lock-hold ratio table."""
+    out.append("| order | node | mode | dirty | count | ns_avg | ns_max | "
+               "lock_ns_max | maint_ns | maint ops |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        ops = "?" if r["maint_ops"] is None else r["maint_ops"]
+        out.append(f"| {r['order']} | {r['node']} | {r['mode']} | "
+                   f"{'yes' if r['dirty'] else 'no'} | {r['count']} | "
+                   f"{r['ns_avg']} | {r['ns_max']} | {r['lock_ns_max']} | "
+                   f"{r['maint_ns']} | {ops} |")
+    out.append("")
+    out.append("Order 18, longest node-lock hold, deferred (or clflush) "
+               "against eager:\n")
+    out.append("| node | dirty | deferred lock_ns_max | eager lock_ns_max | "
+               "deferred / eager |")
+    out.append("|---|---|---|---|---|")
+    n = 0
+    for node, dirty, d, e in lock_pairs(rows):
+        out.append(f"| {node} | {'yes' if dirty else 'no'} | "
+                   f"{d['lock_ns_max']} ({d['mode']}) | {e['lock_ns_max']} | "
+                   f"{100 * d['lock_ns_max'] / e['lock_ns_max']:.4f}% |")
+        n += 1
+    if not n:
+        out.append("| (no order-18 rows: no free aligned GiB per node) "
+                   "| | | | |")
+    out.append("")
+
+
+def lock_pairs(rows):
+    """(node, dirty, deferred row, eager row) of every order-18 pair."""
+    big = {}
+    for r in rows:
+        if r["order"] == 18:
+            kind = "eager" if r["mode"] == "eager" else "deferred"
+            big[(r["node"], r["dirty"], kind)] = r
+    for (node, dirty, kind), r in sorted(big.items()):
+        e = big.get((node, dirty, "eager"))
+        if kind == "deferred" and e and e["lock_ns_max"]:
+            yield node, dirty, r, e
+
+
+def local_share(rep):
+    """{node: share of its scrubbed bytes done by CPUs of that node}.
+
+    From the scrub_unit trace events (arg0 = node, arg1 = bytes); None
+    when the trace lost events. Workers drain their own node first and
+    then help the node with the most work left (common/scrub.c), so a
+    share below 1 means remote CPUs took over leftovers.
+    """
+    try:
+        b = keeltrace.Boot(rep)
+    except keeltrace.TraceError:
+        return None
+    if b.overflow or b.overflow_unknown:
+        return None
+    tot, loc = {}, {}
+    for u in b.scrub_units():
+        node = u["arg0"]
+        tot[node] = tot.get(node, 0) + u["arg1"]
+        if b.cpu_node(u["cpu"]) == node:
+            loc[node] = loc.get(node, 0) + u["arg1"]
+    return {n: loc.get(n, 0) / t for n, t in sorted(tot.items()) if t}
+
+
+def scrub_row(rep, nodes, cpus, times):
+    """The JSON row of a scrub boot (the best of @times)."""
+    s = rep["scrub"]
+    per = [c["bytes"] / c["ns"] for c in s["per_cpu"]
+           if c["ns"] and c["bytes"]]
+    share = local_share(rep)
+    return {"nodes": nodes, "cpus": cpus, "workers": s["workers"],
+            "primitive": s["primitive"], "bytes": s["bytes"],
+            "ns": s["ns"], "gbps": s["bytes"] / s["ns"] if s["ns"] else 0,
+            "per_worker_gbps": sum(per) / len(per) if per else 0,
+            "per_node": [{"node": p["node"],
+                          "gbps": p["bytes"] / p["ns"] if p["ns"] else 0,
+                          "cpus": p["cpus"], "helper_of": p["helper_of"]}
+                         for p in s["per_node"]],
+            "local_share": share,
+            "local_workers": (None if share is None else
+                              all(v >= 1 for v in share.values())),
+            "runs_ns": times}
+
+
+def fmt_share(share):
+    """Per-node local share: "100% / 93%", "?" without a full trace."""
+    if share is None:
+        return "? (trace incomplete)"
+    return " / ".join(f"{100 * v:.0f}%" for v in share.values())
+
+
+def scrub_markdown(rows, ref, ref_name, out):
+    """Scrub table; @ref GB/s is the single-thread baseline."""
+    out.append("| nodes | CPUs | workers | primitive | scrubbed | scrub time "
+               "| GB/s | per node GB/s | per worker GB/s | per worker / "
+               f"{ref_name} | speed-up vs 1 worker | done by local "
+               "workers, per node | "
+               "all runs |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+    one = next((r["gbps"] for r in rows if r["workers"] == 1), None)
+    for r in rows:
+        if "error" in r:
+            out.append(f"| {r['nodes']} | {r['cpus']} | | | | "
+                       f"{r['error']} | | | | | | | |")
+            continue
+        pn = " / ".join(f"{p['gbps']:.2f}" for p in r["per_node"])
+        ratio = (f"{100 * r['per_worker_gbps'] / ref:.0f}%" if ref else "-")
+        speed = f"{r['gbps'] / one:.2f}x" if one else "-"
+        out.append(f"| {r['nodes']} | {r['cpus']} | {r['workers']} | "
+                   f"{r['primitive']} | {r['bytes'] >> 20} MiB | "
+                   f"{fmt_ns(r['ns'])} | {r['gbps']:.2f} | {pn} | "
+                   f"{r['per_worker_gbps']:.2f} | {ratio} | {speed} | "
+                   f"{fmt_share(r['local_share'])} | "
+                   + ", ".join(fmt_ns(t) for t in r["runs_ns"]) + " |")
+    out.append("")
+
+
+def write_outputs(args, out, results):
+    """Markdown to --md or stdout, results to --json."""
+    text = "\n".join(out) + "\n"
+    if args.md:
+        os.makedirs(os.path.dirname(os.path.abspath(args.md)),
+                    exist_ok=True)
+        with open(args.md, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+    if args.json:
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)),
+                    exist_ok=True)
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=1)
+            f.write("\n")
+
+
+# ---- sandbox ------------------------------------------------------------
 
 def write_fw(path, ram_bytes, nodes, cpus_per_node):
     """A machine with @ram_bytes split evenly over @nodes, above 1 MiB."""
@@ -57,33 +269,39 @@ def write_fw(path, ram_bytes, nodes, cpus_per_node):
                 f.write(f"distance {a} {b} 20\n")
 
 
+# 2 nodes x 2.5 GiB: each node keeps a free aligned GiB, so the bench=on
+# table has order-18 rows (tests/data/sandbox-2node.fw has none).
+ALLOC_FW = """# generated by scripts/bench.py: 2 nodes x 2.5 GiB
+ram       0x0      2560M   node=0
+ram       4G       6656M   node=1
+reserved  0x0      1M      bios
+cpu       0  node=0 package=0 core=0 thread=0
+cpu       1  node=0 package=0 core=1 thread=0
+cpu       2  node=1 package=1 core=0 thread=0
+cpu       3  node=1 package=1 core=1 thread=0
+distance  0 1 20
+"""
+
+
 def boot(keel, fw, cmdline, timeout):
-    """Run one boot; return (parsed report or None, seconds, error)."""
+    """Run one boot; return (parsed report or None, seconds, error, log)."""
     t0 = time.monotonic()
     try:
         p = subprocess.run([keel, fw] + cmdline, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return None, time.monotonic() - t0, f"timeout {timeout} s"
+        return None, time.monotonic() - t0, f"timeout {timeout} s", ""
     dt = time.monotonic() - t0
     log = p.stdout.decode("utf-8", "replace")
     failures = report.check_report(log, {})
     if failures or p.returncode:
         return None, dt, (failures[0] if failures else
-                          f"exit status {p.returncode}")
-    return report.find_report(log), dt, None
-
-
-def fmt_ns(ns):
-    if ns >= 1e9:
-        return f"{ns / 1e9:.2f} s"
-    if ns >= 1e6:
-        return f"{ns / 1e6:.2f} ms"
-    return f"{ns / 1e3:.1f} us"
+                          f"exit status {p.returncode}"), log
+    return report.find_report(log), dt, None, log
 
 
 def bench_handoff(keel, tmp, args, out):
-    results = {}
+    results = []
     sizes = SIZES[:3] if args.quick else SIZES
     out.append("## Heap handoff (sandbox, bootscrub=off, heap.init_ns)\n")
     out.append(f"Each cell: best of {args.repeat} boots (one boot when a "
@@ -99,22 +317,28 @@ def bench_handoff(keel, tmp, args, out):
             cells = {}
             chunks = "-"
             for mode in MODES:
+                row = {"ram": label, "ram_bytes": size, "nodes": nodes,
+                       "mode": mode, "init_ns": None, "chunks": None}
+                results.append(row)
                 ft = size // 4096 * PAGE_INFO_BYTES
                 if mode != "lazy" and ft > args.max_ft_bytes:
-                    cells[mode] = (f"skipped (would write {ft >> 30} GiB "
-                                   "of page_info)")
+                    cells[mode] = row["skipped"] = (
+                        f"skipped (would write {ft >> 30} GiB of "
+                        "page_info)")
                     continue
                 if mode in slow:
-                    cells[mode] = (f"skipped (smaller size took > "
-                                   f"{args.max_seconds} s)")
+                    cells[mode] = row["skipped"] = (
+                        f"skipped (smaller size took > {args.max_seconds} "
+                        "s)")
                     continue
                 # The host is shared: keep the best of --repeat boots, but
                 # do not repeat boots that take seconds.
                 ns = None
-                for i in range(args.repeat):
-                    rep, dt, err = boot(keel, fw, ["bootscrub=off",
-                                                   f"heap_init={mode}"],
-                                        args.timeout)
+                for _ in range(args.repeat):
+                    rep, dt, err, _ = boot(keel, fw,
+                                           ["bootscrub=off",
+                                            f"heap_init={mode}"],
+                                           args.timeout)
                     if rep is None:
                         break
                     t = rep["heap"]["init_ns"]
@@ -122,11 +346,12 @@ def bench_handoff(keel, tmp, args, out):
                     if dt > args.repeat_below:
                         break
                 if rep is None:
-                    cells[mode] = f"error: {err}"
+                    cells[mode] = row["error"] = f"error: {err}"
                     if err.startswith("timeout"):
                         slow.add(mode)
                     continue
-                results[(label, nodes, mode)] = ns
+                row["init_ns"] = ns
+                row["chunks"] = rep["heap"]["chunks"]
                 cells[mode] = fmt_ns(ns)
                 if mode == "lazy":
                     chunks = str(rep["heap"]["chunks"])
@@ -134,7 +359,8 @@ def bench_handoff(keel, tmp, args, out):
                     slow.add(mode)
             out.append(f"| {label} | {nodes} | {cells['lazy']} | {chunks} | "
                        f"{cells['chunked']} | {cells['pagewise']} |")
-            sys.stderr.write(f"bench: handoff {label} x{nodes} done\n")
+            sys.stderr.write(f"bench: sandbox handoff {label} x{nodes} "
+                             "done\n")
     out.append("")
     return results
 
@@ -142,12 +368,12 @@ def bench_handoff(keel, tmp, args, out):
 def ratio_line(what, num, den, target):
     if num is None or den is None or not den:
         return f"| {what} | n/a (not measured) | {target} |"
-    r = num / den
-    return f"| {what} | {r:.1f}x | {target} |"
+    return f"| {what} | {num / den:.1f}x | {target} |"
 
 
 def bench_ratios(results, out):
-    g = results.get
+    g = {(r["ram"], r["nodes"], r["mode"]): r["init_ns"]
+         for r in results}.get
     out.append("## Ratios (DESIGN §9, 1 node and 4 nodes)\n")
     out.append("| ratio | measured | target |")
     out.append("|---|---|---|")
@@ -170,7 +396,7 @@ def bench_scrub(keel, baseline, tmp, args, out):
         [baseline, str(mib), "3"], stdout=subprocess.PIPE, check=True,
         timeout=args.timeout).stdout)
     ref = base["nt_fresh"]
-    out.append(f"## Boot scrub ({mib} MiB on 1 node, sandbox, best of "
+    out.append(f"## Boot scrub (sandbox, {mib} MiB in all, best of "
                f"{args.repeat} boots)\n")
     out.append("Baseline, one host thread, same run: non-temporal stores "
                f"into fresh memory {base['nt_fresh']:.2f} GB/s, memset "
@@ -178,37 +404,49 @@ def bench_scrub(keel, baseline, tmp, args, out):
                f"memory: {base['nt_warm']:.2f} / {base['memset_warm']:.2f} "
                "GB/s). The sandbox RAM arena is a fresh mapping, so the "
                "fresh-memory numbers are the comparable ones.\n")
-    out.append("| workers | primitive | scrub GB/s | per worker GB/s | "
-               "per worker / baseline | speed-up |")
-    out.append("|---|---|---|---|---|---|")
-    one = None
-    for cpus in (1, 2):
-        fw = os.path.join(tmp, f"s-{cpus}.fw")
-        write_fw(fw, (mib << 20) + (1 << 20), 1, cpus)
-        rep = None
+    rows = []
+    for nodes, cpn in ((1, 1), (1, 2), (2, 1), (2, 2)):
+        fw = os.path.join(tmp, f"s-{nodes}-{cpn}.fw")
+        # Node 0 also holds the 1 MiB reserved at 0.
+        write_fw(fw, (mib << 20) + (nodes << 20), nodes, cpn)
+        best, times, err = None, [], None
         for _ in range(args.repeat):
-            r, _, err = boot(keel, fw, ["bootscrub=on"], args.timeout)
+            r, _, err, _ = boot(keel, fw, ["bootscrub=on"], args.timeout)
             if r is None:
                 break
-            s = r["scrub"]
-            if rep is None or (s["ns"] and s["bytes"] / s["ns"] >
-                               rep["scrub"]["bytes"] /
-                               max(rep["scrub"]["ns"], 1)):
-                rep = r
-        if rep is None:
-            out.append(f"| {cpus} | - | error: {err} | | | |")
+            times.append(r["scrub"]["ns"])
+            if best is None or r["scrub"]["ns"] < best["scrub"]["ns"]:
+                best = r
+        if best is None:
+            rows.append({"nodes": nodes, "cpus": nodes * cpn,
+                         "error": f"error: {err}"})
             continue
-        s = rep["scrub"]
-        total = s["bytes"] / s["ns"] if s["ns"] else 0
-        per = [c["bytes"] / c["ns"] for c in s["per_cpu"]
-               if c["ns"] and c["bytes"]]
-        avg = sum(per) / len(per) if per else 0
-        if cpus == 1:
-            one = total
-        speed = f"{total / one:.2f}x" if one else "-"
-        out.append(f"| {s['workers']} | {s['primitive']} | {total:.2f} | "
-                   f"{avg:.2f} | {100 * avg / ref:.0f}% | {speed} |")
-    out.append("")
+        rows.append(scrub_row(best, nodes, nodes * cpn, times))
+        sys.stderr.write(f"bench: sandbox scrub {nodes} node(s) x {cpn} "
+                         "CPU(s) done\n")
+    scrub_markdown(rows, ref, "baseline", out)
+    return {"baseline": base, "baseline_gbps": ref,
+            "baseline_name": "nt_fresh (memset_baseline, 1 host thread)",
+            "mib": mib, "rows": rows}
+
+
+def bench_alloc(keel, tmp, args, out):
+    fw = os.path.join(tmp, "alloc-2x2560M.fw")
+    with open(fw, "w", encoding="utf-8") as f:
+        f.write(ALLOC_FW)
+    out.append("## Allocation latency (sandbox, 2 nodes x 2.5 GiB, 4 CPUs, "
+               "bench=on, cachemaint deferred)\n")
+    rep, secs, err, log = boot(keel, fw, ["audit=full", "bench=on"],
+                               args.timeout)
+    if rep is None:
+        out.append(f"failed: {err}\n")
+        return {"error": err}
+    out.append(f"KEEL: PASS, audit.lost_pages {rep['audit']['lost_pages']}, "
+               f"{secs:.1f} s wall\n")
+    rows = alloc_rows(rep, log)
+    alloc_markdown(rows, out)
+    return {"config": "2 nodes x 2560M, 4 CPUs, audit=full bench=on",
+            "lost_pages": rep["audit"]["lost_pages"], "rows": rows}
 
 
 def main(argv=None):
@@ -216,28 +454,50 @@ def main(argv=None):
     ap.add_argument("keel")
     ap.add_argument("baseline")
     ap.add_argument("--quick", action="store_true",
-                    help="sizes up to 64 GiB only")
+                    help="sizes up to 64 GiB, 512 MiB scrub, one boot each")
     ap.add_argument("--timeout", type=int, default=120)
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="boots per measurement (the best is kept)")
+    ap.add_argument("--repeat", type=int, default=None,
+                    help="boots per measurement, the best is kept "
+                    "(default 3, --quick 1)")
     ap.add_argument("--repeat-below", type=float, default=1.0,
                     help="repeat only boots shorter than this (s)")
     ap.add_argument("--max-seconds", type=float, default=60)
     ap.add_argument("--max-ft-bytes", type=int, default=4 << 30,
                     help="skip chunked/pagewise above this much page_info")
-    ap.add_argument("--scrub-mib", type=int, default=2048)
+    ap.add_argument("--scrub-mib", type=int, default=None,
+                    help="scrubbed RAM in all (default 2048, --quick 512)")
+    ap.add_argument("--skip", default="",
+                    help="comma list of parts to skip: handoff,scrub,alloc")
+    ap.add_argument("--md", help="write the markdown here, not stdout")
+    ap.add_argument("--json", help="write the results here (JSON)")
     args = ap.parse_args(argv)
+    if args.repeat is None:
+        args.repeat = 1 if args.quick else 3
+    if args.scrub_mib is None:
+        args.scrub_mib = 512 if args.quick else 2048
+    skip = set(args.skip.split(",")) - {""}
 
-    load = os.getloadavg()
+    host = host_info()
     out = ["# keel sandbox benchmark", "",
-           f"host: {os.cpu_count()} CPUs, load average at start "
-           f"{load[0]:.1f}; binary {args.keel}", ""]
+           f"host: {host['cpu_model']}, {host['cpus']} CPUs, load average "
+           f"at start {host['load_start']:.1f}; binary {args.keel}"
+           + ("; --quick" if args.quick else ""), ""]
+    results = {"platform": "sandbox", "host": host, "quick": args.quick,
+               "command": "scripts/bench.py " + " ".join(
+                   sys.argv[1:] if argv is None else argv),
+               "handoff": [], "scrub": None, "alloc": None}
     with tempfile.TemporaryDirectory(prefix="keel-bench-") as tmp:
-        results = bench_handoff(args.keel, tmp, args, out)
-        bench_ratios(results, out)
-        bench_scrub(args.keel, args.baseline, tmp, args, out)
-    out.append(f"Load average at the end: {os.getloadavg()[0]:.1f}.")
-    print("\n".join(out))
+        if "handoff" not in skip:
+            results["handoff"] = bench_handoff(args.keel, tmp, args, out)
+            bench_ratios(results["handoff"], out)
+        if "scrub" not in skip:
+            results["scrub"] = bench_scrub(args.keel, args.baseline, tmp,
+                                           args, out)
+        if "alloc" not in skip:
+            results["alloc"] = bench_alloc(args.keel, tmp, args, out)
+    results["load_end"] = round(os.getloadavg()[0], 2)
+    out.append(f"Load average at the end: {results['load_end']:.1f}.")
+    write_outputs(args, out, results)
     return 0
 
 

@@ -1,43 +1,105 @@
 # SPDX-License-Identifier: MIT
-# make bench: the sandbox benchmarks of DESIGN §9 (heap handoff per mode and
-# RAM size, scrub GB/s against a streaming-store baseline), printed as a
-# markdown table. Always measures the optimised (non-ASan) sandbox build.
-# BENCH_ARGS=--quick stops the handoff sizes at 64 GiB.
+# make bench: the benchmarks of DESIGN §9, the single entry point.
+#
+#   make bench                 sandbox + QEMU x86_64 + QEMU arm64, in turn
+#                              (one QEMU at a time), then one combined
+#                              table on stdout and the handoff plot
+#   make bench BENCH_QUICK=1   short run (smaller sizes, one boot per cell)
+#   make bench BENCH_PARTS="sandbox arm64"   a subset of the parts
+#
+# Every part writes its full markdown and its machine-readable results to
+# build/bench/<part>.md and build/bench/<part>.json (part = sandbox,
+# qemu-x86_64, qemu-arm64); scripts/bench-plot.py reads the JSON files
+# present, prints the combined table and draws handoff time against RAM
+# size (log-log) to $(BENCH_PLOT): docs/img/handoff.png for a full run,
+# build/bench/handoff.png for BENCH_QUICK=1 (a quick run does not replace
+# the documented picture). A full run takes about 10-15 minutes on the
+# 2-core development VM; see docs/benchmarks.md.
+#
+# The parts alone, markdown on stdout (and JSON under build/bench):
+#   make bench-sandbox   make bench-qemu (x86_64)   make bench-qemu-arm64
+# Extra script arguments: BENCH_ARGS (bench.py), BENCH_QEMU_ARGS
+# (bench-qemu.py). Always the optimised (non-ASan) builds.
 
 BENCH_KEEL := build/sandbox/keel
 BENCH_BASELINE := build/bench/memset_baseline
+BENCH_DIR := build/bench
 BENCH_ARGS ?=
+BENCH_QEMU_ARGS ?=
+BENCH_QUICK ?= 0
+BENCH_PARTS ?= sandbox x86_64 arm64
+ifeq ($(BENCH_QUICK),1)
+BENCH_QARG := --quick
+BENCH_PLOT ?= $(BENCH_DIR)/handoff.png
+else
+BENCH_QARG :=
+BENCH_PLOT ?= docs/img/handoff.png
+endif
 
-.PHONY: bench bench-sandbox
+# This run's result files, in the order of BENCH_PARTS.
+BENCH_JSON = $(foreach p,$(BENCH_PARTS),$(BENCH_DIR)/$(if $(filter \
+	sandbox,$(p)),sandbox,qemu-$(p)).json)
+
+BENCH_RUN_SANDBOX = $(PYTHON) scripts/bench.py $(BENCH_KEEL) \
+	$(BENCH_BASELINE) $(BENCH_QARG) $(BENCH_ARGS) \
+	--json $(BENCH_DIR)/sandbox.json
+BENCH_RUN_X86 = $(PYTHON) scripts/bench-qemu.py build/x86_64/keel.elf \
+	$(BENCH_QARG) $(BENCH_QEMU_ARGS) --json $(BENCH_DIR)/qemu-x86_64.json
+BENCH_RUN_ARM64 = $(PYTHON) scripts/bench-qemu.py build/arm64/Image \
+	--arch arm64 --work build/bench-qemu-arm64 $(BENCH_QARG) \
+	$(BENCH_QEMU_ARGS) --json $(BENCH_DIR)/qemu-arm64.json
+
+.PHONY: bench bench-sandbox bench-qemu bench-qemu-arm64 bench-build-sandbox \
+	bench-build-x86_64 bench-build-arm64 bench-plot
 
 $(BENCH_BASELINE): tests/bench/memset_baseline.c
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $<"
 	$(Q)gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $<
 
-bench: bench-sandbox
+BENCH_SUBMAKE = $(MAKE) --no-print-directory
 
-bench-sandbox: $(BENCH_BASELINE)
-	$(Q)$(MAKE) --no-print-directory ARCH=sandbox SANITIZE=0 O=build/sandbox build/sandbox/keel
-	$(Q)$(PYTHON) scripts/bench.py $(BENCH_KEEL) $(BENCH_BASELINE) $(BENCH_ARGS)
+bench-build-sandbox: $(BENCH_BASELINE)
+	$(Q)$(BENCH_SUBMAKE) ARCH=sandbox SANITIZE=0 O=build/sandbox \
+		build/sandbox/keel
 
-# The x86_64 QEMU part (scripts/bench-qemu.py): boot scrub GB/s with -smp
-# 1/2/4 on 2 GiB and the speed-up against one worker; heap handoff per
-# mode at 1, 16 and 256 GiB of sparse file-backed guest RAM (files under
-# build/bench-qemu, deleted after each boot). Not part of `make bench`'s
-# default: it takes minutes under TCG.
-.PHONY: bench-qemu
+bench-build-x86_64:
+	$(Q)$(BENCH_SUBMAKE) ARCH=x86_64 O=build/x86_64 build/x86_64/keel.elf
 
-bench-qemu:
-	$(Q)$(MAKE) --no-print-directory ARCH=x86_64 O=build/x86_64 build/x86_64/keel.elf
-	$(Q)$(PYTHON) scripts/bench-qemu.py build/x86_64/keel.elf $(BENCH_QEMU_ARGS)
+bench-build-arm64:
+	$(Q)$(BENCH_SUBMAKE) ARCH=arm64 O=build/arm64 build/arm64/Image
 
-# The arm64 part (scripts/bench-qemu.py --arch arm64, QEMU virt -cpu max):
-# the same scrub and handoff tables, plus bench=on allocation latency on
-# 2 nodes x 2.5 GiB (order 18 lock hold, eager against deferred).
-.PHONY: bench-qemu-arm64
+# One recipe, so that even `make -j bench` runs the parts one after the
+# other (never two QEMUs at a time). Old results are removed first: the
+# combined table and the plot show this run only.
+BENCH_STEP_sandbox = $(BENCH_RUN_SANDBOX) --md $(BENCH_DIR)/sandbox.md &&
+BENCH_STEP_x86_64 = $(BENCH_RUN_X86) --md $(BENCH_DIR)/qemu-x86_64.md &&
+BENCH_STEP_arm64 = $(BENCH_RUN_ARM64) --md $(BENCH_DIR)/qemu-arm64.md &&
 
-bench-qemu-arm64:
-	$(Q)$(MAKE) --no-print-directory ARCH=arm64 O=build/arm64 build/arm64/Image
-	$(Q)$(PYTHON) scripts/bench-qemu.py build/arm64/Image --arch arm64 \
-		--work build/bench-qemu-arm64 $(BENCH_QEMU_ARGS)
+bench: $(addprefix bench-build-,$(BENCH_PARTS))
+	$(Q)mkdir -p $(BENCH_DIR)
+	$(Q)rm -f $(BENCH_DIR)/sandbox.json $(BENCH_DIR)/qemu-x86_64.json \
+		$(BENCH_DIR)/qemu-arm64.json
+	$(Q)$(foreach p,$(BENCH_PARTS),$(BENCH_STEP_$(p))) \
+		$(PYTHON) scripts/bench-plot.py $(BENCH_JSON) -o $(BENCH_PLOT)
+
+# The combined table and the plot again, from the JSON files present.
+bench-plot:
+	$(Q)$(PYTHON) scripts/bench-plot.py $(wildcard $(BENCH_DIR)/*.json) \
+		-o $(BENCH_PLOT)
+
+bench-sandbox: bench-build-sandbox
+	$(Q)mkdir -p $(BENCH_DIR)
+	$(Q)$(BENCH_RUN_SANDBOX)
+
+# QEMU x86_64 (machine pc, TCG): scrub with -smp 1/2/4 on 1 and 2 nodes,
+# heap handoff per mode at 1 GiB .. 1 TiB of sparse file-backed guest RAM
+# (files under build/bench-qemu, deleted after each boot), bench=on.
+bench-qemu: bench-build-x86_64
+	$(Q)mkdir -p $(BENCH_DIR)
+	$(Q)$(BENCH_RUN_X86)
+
+# The same on arm64 (QEMU virt, -cpu max, TCG).
+bench-qemu-arm64: bench-build-arm64
+	$(Q)mkdir -p $(BENCH_DIR)
+	$(Q)$(BENCH_RUN_ARM64)
