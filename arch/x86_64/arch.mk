@@ -39,7 +39,8 @@ run: deps $(KEEL_ELF)
 		--timeout 300 --append "$(strip after=exit $(CMDLINE))"; \
 		echo $$? > $(O)/run.rc; } | tee $(O)/run.log; \
 		rc=$$(cat $(O)/run.rc); [ $$rc -eq 33 ] || { echo "make run: QEMU exit status $$rc (33 = PASS)"; exit 1; }; \
-		$(PYTHON) scripts/report.py $(O)/run.log $(RUN_EXPECT)
+		$(PYTHON) scripts/report.py $(O)/run.log $(RUN_EXPECT); \
+		echo "make run: serial log in $(O)/run.log (pictures: make report LOG=$(O)/run.log)"
 
 # keel.iso: for hardware, command line $(CMDLINE) only. keel-qemu.iso: the
 # same with after=exit, for run-iso / run-iso-uefi.
