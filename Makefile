@@ -81,12 +81,20 @@ $(O)/%.S.o: %.S $(AUTOCONF)
 deps:
 	$(Q)scripts/install-deps.sh
 
-FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null)
+# `make -j run` on a fresh machine: configure and compile only after deps
+# has installed python3-kconfiglib and the compilers.
+$(O)/.config: | $(if $(filter deps run run-% check qemu-test,$(MAKECMDGOALS)),deps)
+
+# The tracked C files; outside a git work tree (a tarball), every C file
+# but build/. Never empty: clang-format without files would read stdin.
+FORMAT_FILES = $(or $(shell git ls-files '*.c' '*.h' 2>/dev/null), \
+	$(shell find . -path ./build -prune -o \( -name '*.c' -o -name '*.h' \) \
+		-type f -print))
 format:
 	$(Q)clang-format -i $(FORMAT_FILES)
 
 check-format:
-	$(Q)clang-format --dry-run --Werror $(FORMAT_FILES)
+	$(Q)clang-format --dry-run --Werror $(FORMAT_FILES) </dev/null
 
 # make check: everything CI runs (scripts/check.sh runs each step even when
 # an earlier one failed, then prints one summary line).

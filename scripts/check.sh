@@ -23,7 +23,7 @@ steps=(
 	"arm64 QEMU boot matrix|$MAKE --no-print-directory ARCH=arm64 qemu-test")
 steps+=("format|$MAKE --no-print-directory check-format")
 
-passed=0 failed=0 failures=()
+passed=0 failed=0 failures=() t0=$(date +%s)
 for s in "${steps[@]}"; do
 	name=${s%%|*} cmd=${s#*|}
 	echo "=== $name: $cmd"
@@ -38,5 +38,6 @@ for s in "${steps[@]}"; do
 	fi
 done
 for f in "${failures[@]}"; do echo "failed step: $f"; done
+echo "=== all steps: $(($(date +%s) - t0)) s, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "check: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -20,7 +20,7 @@ ARCH_CFLAGS := -ffreestanding -mgeneral-regs-only -mstrict-align \
 ARCH_ASFLAGS :=
 ARCH_LDFLAGS := -pie --no-dynamic-linker -z norelro -z noexecstack \
 	--build-id=none --no-warn-rwx-segments -T arch/arm64/keel.lds
-LIBGCC := $(shell $(CC_ARCH) -print-libgcc-file-name 2>/dev/null)
+LIBGCC = $(shell $(CC_ARCH) -print-libgcc-file-name 2>/dev/null)
 
 .PHONY: run-uboot run-uefi run-grub
 
