@@ -504,3 +504,76 @@ void acpi_apply_numa(struct bootinfo *bi, const struct acpi_info *info)
 		bootinfo_add_ram(bi, pa(cut), pa(e), node);
 	}
 }
+
+/* ---- fault injection ---------------------------------------------------- */
+
+#define CORRUPT_COPY_MAX 8192 /* QEMU's SRAT and SLIT are far smaller */
+
+struct corrupt_copy {
+	uint64_t pa;  /* table address, 0: not copied yet */
+	uint32_t len; /* bytes copied */
+	uint8_t buf[CORRUPT_COPY_MAX];
+};
+
+static struct {
+	struct acpi_mem inner;
+	unsigned int which;
+	struct corrupt_copy srat, slit;
+} corrupt;
+
+/*
+ * The corrupted view of the table at @p (header @h already mapped), or @h
+ * itself for a header-only request, so that the length the parser reads
+ * stays right.
+ */
+static const void *corrupt_copy(struct corrupt_copy *c, uint64_t p, size_t len,
+				const uint8_t *h)
+{
+	if (len <= ACPI_HEADER_SIZE)
+		return h;
+	if (len > CORRUPT_COPY_MAX)
+		return NULL; /* unmapped: the parser ignores the table too */
+	if (c->pa != p || c->len < len) {
+		memcpy(c->buf, h, len);
+		c->buf[ACPI_HEADER_SIZE] ^= 0x5a;
+		c->pa = p;
+		c->len = (uint32_t)len;
+		pr_warn("acpi: inject: %.4s at %#llx corrupted (byte %u "
+			"flipped) before parsing\n",
+			(const char *)h, (unsigned long long)p,
+			ACPI_HEADER_SIZE);
+	}
+	return c->buf;
+}
+
+static const void *corrupt_map(uint64_t p, size_t len, void *ctx)
+{
+	const uint8_t *h = corrupt.inner.map(p, len, corrupt.inner.ctx);
+
+	(void)ctx;
+	if (!h || len < 4)
+		return h;
+	if ((corrupt.which & ACPI_CORRUPT_SRAT) && !memcmp(h, "SRAT", 4))
+		return corrupt_copy(&corrupt.srat, p, len, h);
+	if ((corrupt.which & ACPI_CORRUPT_SLIT) && !memcmp(h, "SLIT", 4))
+		return corrupt_copy(&corrupt.slit, p, len, h);
+	return h;
+}
+
+/**
+ * acpi_mem_corrupting() - an accessor that corrupts the tables in @which.
+ * @inner: the real accessor
+ * @which: ACPI_CORRUPT_* bits; 0 returns @inner unchanged
+ *
+ * Return: the accessor to pass to acpi_find_rsdp() / acpi_parse().
+ */
+struct acpi_mem acpi_mem_corrupting(const struct acpi_mem *inner,
+				    unsigned int which)
+{
+	if (!which)
+		return *inner;
+	memset(&corrupt, 0, sizeof(corrupt));
+	corrupt.inner = *inner;
+	corrupt.which = which;
+	return (struct acpi_mem){corrupt_map, NULL};
+}

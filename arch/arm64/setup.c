@@ -119,8 +119,8 @@ static const void *acpi_map(uint64_t p, size_t len, void *ctx)
  * firmware's own tables are never written; the parsers must fall back
  * (one node, or 10/20 distances) with one warning naming the field.
  */
-#define INJ_BAD_SRAT	1u
-#define INJ_BAD_SLIT	2u
+#define INJ_BAD_SRAT	ACPI_CORRUPT_SRAT
+#define INJ_BAD_SLIT	ACPI_CORRUPT_SLIT
 #define INJ_BAD_DT_DIST 4u
 
 static unsigned int arm64_inject;
@@ -164,55 +164,6 @@ static enum acpi_mode scan_early_words(const char *s)
 		s += n;
 	}
 	return m;
-}
-
-#define INJ_COPY_MAX 8192 /* QEMU's SRAT/SLIT are far smaller */
-
-struct inj_copy {
-	uint64_t pa;  /* table address, 0: not copied yet */
-	uint32_t len; /* bytes copied */
-	uint8_t buf[INJ_COPY_MAX];
-};
-
-static struct inj_copy inj_srat, inj_slit;
-
-/*
- * The corrupted view of the table at @p (header @h already mapped), or
- * @h itself for a header-only request (so the length read stays right).
- * Stays valid until acpi_parse() returns: static, one per table.
- */
-static const void *inj_corrupt(struct inj_copy *c, uint64_t p, size_t len,
-			       const uint8_t *h)
-{
-	if (len <= ACPI_HEADER_SIZE)
-		return h;
-	if (len > INJ_COPY_MAX)
-		return NULL; /* the parser then ignores the table all the same */
-	if (c->pa != p || c->len < len) {
-		memcpy(c->buf, h, len);
-		c->buf[ACPI_HEADER_SIZE] ^= 0x5a;
-		c->pa = p;
-		c->len = (uint32_t)len;
-		pr_warn("arm64: inject: %.4s at %#llx corrupted (byte %u "
-			"flipped) before parsing\n",
-			(const char *)h, (unsigned long long)p,
-			ACPI_HEADER_SIZE);
-	}
-	return c->buf;
-}
-
-/* acpi_map(), through inj_corrupt() for the table an inject= names. */
-static const void *acpi_map_inject(uint64_t p, size_t len, void *ctx)
-{
-	const uint8_t *h = acpi_map(p, len, ctx);
-
-	if (!h || len < 4)
-		return h;
-	if ((arm64_inject & INJ_BAD_SRAT) && !memcmp(h, "SRAT", 4))
-		return inj_corrupt(&inj_srat, p, len, h);
-	if ((arm64_inject & INJ_BAD_SLIT) && !memcmp(h, "SLIT", 4))
-		return inj_corrupt(&inj_slit, p, len, h);
-	return h;
 }
 
 static bool dtb_valid(uint64_t dtb)
@@ -425,10 +376,9 @@ static void dt_ram_to_memblks(struct bootinfo *bi, struct acpi_info *ai)
 /* CPUs, NUMA, PSCI conduit and console from ACPI. Return: 0 or -ENOENT. */
 static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 {
-	struct acpi_mem mem = {arm64_inject & (INJ_BAD_SRAT | INJ_BAD_SLIT)
-				       ? acpi_map_inject
-				       : acpi_map,
-			       NULL};
+	struct acpi_mem real = {acpi_map, NULL};
+	struct acpi_mem mem = acpi_mem_corrupting(
+		&real, arm64_inject & (INJ_BAD_SRAT | INJ_BAD_SLIT));
 	uint64_t me = read_sysreg(mpidr_el1) & MPIDR_HWID_MASK;
 	paddr_t rsdp;
 

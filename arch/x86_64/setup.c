@@ -65,60 +65,13 @@ bool x86_acpi_off;
  * parses the options. The accessor below then hands the parser a copy of
  * that table with one byte after the header flipped, so its checksum
  * fails and the parser must fall back (one node / 10-20 distances) with a
- * warning naming the table. The firmware's own copy is never written.
+ * warning naming the table (acpi_mem_corrupting() in boot/acpi.c). The
+ * firmware's own copy is never written.
  */
-#define INJ_BAD_SRAT 1u
-#define INJ_BAD_SLIT 2u
-#define INJ_COPY_MAX 8192 /* QEMU's tables are far smaller */
+#define INJ_BAD_SRAT ACPI_CORRUPT_SRAT
+#define INJ_BAD_SLIT ACPI_CORRUPT_SLIT
 
 static unsigned int x86_acpi_inject;
-
-struct inj_copy {
-	uint64_t pa;  /* table address, 0: not copied yet */
-	uint32_t len; /* bytes copied */
-	uint8_t buf[INJ_COPY_MAX];
-};
-
-static struct inj_copy inj_srat, inj_slit;
-
-/*
- * The corrupted view of the table at @p (header @h already mapped), or
- * @h itself for a header-only request (so the length read stays right).
- * Stays valid until acpi_parse() returns: static, one per table.
- */
-static const void *inj_corrupt(struct inj_copy *c, uint64_t p, size_t len,
-			       const uint8_t *h)
-{
-	if (len <= ACPI_HEADER_SIZE)
-		return h;
-	if (len > INJ_COPY_MAX)
-		return NULL; /* "runs out of memory": ignored all the same */
-	if (c->pa != p || c->len < len) {
-		memcpy(c->buf, h, len);
-		c->buf[ACPI_HEADER_SIZE] ^= 0x5a;
-		c->pa = p;
-		c->len = (uint32_t)len;
-		pr_warn("x86_64: inject: %.4s at %#llx corrupted (byte %u "
-			"flipped) before parsing\n",
-			(const char *)h, (unsigned long long)p,
-			ACPI_HEADER_SIZE);
-	}
-	return c->buf;
-}
-
-/* acpi_map(), through inj_corrupt() for the table an inject= names. */
-static const void *acpi_map_inject(uint64_t p, size_t len, void *ctx)
-{
-	const uint8_t *h = acpi_map(p, len, ctx);
-
-	if (!h || len < 4)
-		return h;
-	if ((x86_acpi_inject & INJ_BAD_SRAT) && !memcmp(h, "SRAT", 4))
-		return inj_corrupt(&inj_srat, p, len, h);
-	if ((x86_acpi_inject & INJ_BAD_SLIT) && !memcmp(h, "SLIT", 4))
-		return inj_corrupt(&inj_slit, p, len, h);
-	return h;
-}
 
 static void add_boot_cpu(struct bootinfo *bi, uint32_t apic_id)
 {
@@ -160,8 +113,8 @@ static void print_acpi(const struct acpi_info *ai)
  */
 static void acpi_setup(struct bootinfo *bi, uint32_t apic_id)
 {
-	struct acpi_mem mem = {x86_acpi_inject ? acpi_map_inject : acpi_map,
-			       NULL};
+	struct acpi_mem real = {acpi_map, NULL};
+	struct acpi_mem mem = acpi_mem_corrupting(&real, x86_acpi_inject);
 	paddr_t rsdp;
 
 	if (x86_acpi_off) {

@@ -234,4 +234,17 @@ uint8_t acpi_checksum(const void *buf, size_t len);
 /* acpi_info_reset(): empty info, one node, distances 10/20. */
 void acpi_info_reset(struct acpi_info *info);
 
+/*
+ * Fault injection (inject=bad-srat / inject=bad-slit): an accessor that
+ * wraps @inner and hands the parser a copy of each table named in @which
+ * (ACPI_CORRUPT_*) with the first byte after the header flipped, so its
+ * checksum fails and the parser must take its documented fallback. The
+ * firmware's tables are never written. One such accessor at a time (boot
+ * code, one CPU); its copies stay valid until the next call.
+ */
+#define ACPI_CORRUPT_SRAT 1u
+#define ACPI_CORRUPT_SLIT 2u
+struct acpi_mem acpi_mem_corrupting(const struct acpi_mem *inner,
+				    unsigned int which);
+
 #endif

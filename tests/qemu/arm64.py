@@ -420,12 +420,12 @@ CASES += [
           "scrubbed": True, "ram": 1024 * M, "ram_tolerance": 16 * M},
          loader="uefi", boot="efi", append="acpi=force inject=bad-srat",
          named=("kernel", "page tables"), timeout=EFI_TIMEOUT,
-         log_has=["arm64: inject: SRAT at", "bad checksum, ignored"]),
+         log_has=["acpi: inject: SRAT at", "bad checksum, ignored"]),
     case("uefi-inject-bad-slit", ["--uefi"] + EFI_NUMA,
          dict(EFI_EXPECT, distance=dist([(10, 20), (20, 10)])),
          loader="uefi", boot="efi", append="acpi=force inject=bad-slit",
          named=("kernel", "page tables"), timeout=EFI_TIMEOUT,
-         log_has=["arm64: inject: SLIT at", "bad checksum, ignored"]),
+         log_has=["acpi: inject: SLIT at", "bad checksum, ignored"]),
     # GRUB's xen_hypervisor loader starts the same EFI entry; it passes no
     # BOOT_IMAGE= word, so keel only knows UEFI started it.
     case("grub-xen", ["--grub", "--grub-loader", "xen", "--smp", "2",

@@ -620,6 +620,42 @@ static void test_bad_checksum_srat(void **state)
 	assert_int_equal(bi.ram_count, 1);
 }
 
+/* inject=bad-srat / bad-slit: the parser sees corrupted copies only. */
+static void test_corrupting_accessor(void **state)
+{
+	struct acpi_mem bad;
+	uint8_t before[64];
+	paddr_t r;
+
+	BUILD(X86_2NODE);
+	memcpy(before, tbl(1), sizeof(before));
+	bad = acpi_mem_corrupting(&mem, ACPI_CORRUPT_SRAT);
+	sandbox_console_clear();
+	r = acpi_find_rsdp(&bad, pa(0));
+	assert_int_equal(acpi_parse(&bad, r, 0, &info), 0);
+	assert_true(test_console_contains("acpi: inject: SRAT at"));
+	assert_true(test_console_contains("SRAT at 0x102000: bad checksum"));
+	assert_false(info.tables & ACPI_T_SRAT);
+	assert_false(test_console_contains("inject: SLIT"));
+	expect_single_node();
+	/* The firmware's table is untouched. */
+	assert_memory_equal(tbl(1), before, sizeof(before));
+
+	bad = acpi_mem_corrupting(&mem, ACPI_CORRUPT_SLIT);
+	sandbox_console_clear();
+	assert_int_equal(acpi_parse(&bad, r, 0, &info), 0);
+	assert_true(test_console_contains("acpi: inject: SLIT at"));
+	assert_true(info.tables & ACPI_T_SRAT);
+	assert_false(info.tables & ACPI_T_SLIT);
+	assert_true(info.numa_valid);
+	assert_int_equal(info.distance[0][1], 20);
+
+	/* No bits: the accessor itself. */
+	bad = acpi_mem_corrupting(&mem, 0);
+	assert_ptr_equal(bad.map, mem.map);
+	assert_ptr_equal(bad.ctx, mem.ctx);
+}
+
 static void test_truncated_tables(void **state)
 {
 	/* Length larger than memory: the SRAT moved to the image's end. */
@@ -989,6 +1025,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_s5_scanner, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_bad_checksum_srat, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_corrupting_accessor, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_truncated_tables, setup,
 						teardown),
