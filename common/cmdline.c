@@ -114,12 +114,15 @@ static const struct inject_desc inject_kinds[] = {
 };
 
 static unsigned int parse_warnings;
+/* options_early(): count problems but leave the reporting to the real parse. */
+static bool parse_quiet;
 
 /* One warning, counted for the caller's return value. */
-#define opt_warn(fmt, ...)                                    \
-	do {                                                  \
-		parse_warnings++;                             \
-		pr_warn("cmdline: " fmt "\n", ##__VA_ARGS__); \
+#define opt_warn(fmt, ...)                                            \
+	do {                                                          \
+		parse_warnings++;                                     \
+		if (!parse_quiet)                                     \
+			pr_warn("cmdline: " fmt "\n", ##__VA_ARGS__); \
 	} while (0)
 
 static void post_chunk(struct keel_options *o, const char *val, size_t len)
@@ -438,19 +441,20 @@ void options_defaults(struct keel_options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->bootscrub = SCRUB_ON;
-	if (lookup_word(scrub_words, scrub_def, strlen(scrub_def), &mode))
+	if (!lookup_word(scrub_words, scrub_def, strlen(scrub_def), &mode))
+		o->bootscrub = (enum scrub_mode)mode;
+	else if (!parse_quiet)
 		pr_warn("cmdline: CONFIG_BOOTSCRUB_DEFAULT=\"%s\" is not "
 			"on/off/idle, using on\n",
 			scrub_def);
-	else
-		o->bootscrub = (enum scrub_mode)mode;
 	o->bootscrub_chunk = 128ULL << 20;
 	if (parse_size(chunk_def, strlen(chunk_def), &o->bootscrub_chunk) ||
 	    o->bootscrub_chunk < PAGE_SIZE ||
 	    !IS_ALIGNED(o->bootscrub_chunk, PAGE_SIZE)) {
-		pr_warn("cmdline: CONFIG_BOOTSCRUB_CHUNK=\"%s\" is not a "
-			"multiple of 4K, using 128M\n",
-			chunk_def);
+		if (!parse_quiet)
+			pr_warn("cmdline: CONFIG_BOOTSCRUB_CHUNK=\"%s\" is not "
+				"a multiple of 4K, using 128M\n",
+				chunk_def);
 		o->bootscrub_chunk = 128ULL << 20;
 	}
 	o->scrub_smt = false;
@@ -464,15 +468,41 @@ void options_defaults(struct keel_options *o)
 }
 
 /**
+ * options_early() - the options an arch needs before keel_main() parses
+ * them (acpi=, after=, inject= of firmware tables), into @o: defaults,
+ * then CONFIG_DEFAULT_CMDLINE and [s, s+len) as keel_main() will apply
+ * them, but silently: keel_main()'s parse reports every problem once.
+ */
+void options_early(struct keel_options *o, const char *s, size_t len)
+{
+	parse_quiet = true;
+	options_defaults(o);
+	cmdline_parse(o, CONFIG_DEFAULT_CMDLINE,
+		      strlen(CONFIG_DEFAULT_CMDLINE));
+	cmdline_parse(o, s, len);
+	parse_quiet = false;
+}
+
+/**
+ * options_inject_has() - is fault @kind injected with argument @arg in @o?
+ * Return: true when an inject= word asked for it.
+ */
+bool options_inject_has(const struct keel_options *o, enum inject_kind kind,
+			uint64_t arg)
+{
+	for (unsigned int i = 0; i < o->inject_count && i < INJECT_MAX; i++)
+		if (o->inject[i].kind == kind && o->inject[i].arg == arg)
+			return true;
+	return false;
+}
+
+/**
  * inject_has() - is fault @kind injected with argument @arg (global opts)?
  * Return: true when an inject= word asked for it.
  */
 bool inject_has(enum inject_kind kind, uint64_t arg)
 {
-	for (unsigned int i = 0; i < opts.inject_count && i < INJECT_MAX; i++)
-		if (opts.inject[i].kind == kind && opts.inject[i].arg == arg)
-			return true;
-	return false;
+	return options_inject_has(&opts, kind, arg);
 }
 
 /**

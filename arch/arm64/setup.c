@@ -126,44 +126,24 @@ static const void *acpi_map(uint64_t p, size_t len, void *ctx)
 static unsigned int arm64_inject;
 
 /*
- * The words the arch needs before common/boot.c parses the rest: acpi=
- * (the last one given wins, as in cmdline_parse(), which also reports bad
- * values) and the inject= kinds above (they accumulate, like inject=).
+ * What the arch needs before common/boot.c parses the options
+ * (options_early(): the same parse, quiet): acpi= and the inject= kinds
+ * above.
  */
 static enum acpi_mode scan_early_words(const char *s)
 {
-	static const struct {
-		const char *word;
-		int acpi; /* enum acpi_mode, or -1 */
-		unsigned int inject;
-	} words[] = {
-		{"acpi=force", ACPI_FORCE, 0},
-		{"acpi=auto", ACPI_AUTO, 0},
-		{"acpi=off", ACPI_OFF, 0},
-		{"inject=bad-srat", -1, INJ_BAD_SRAT},
-		{"inject=bad-slit", -1, INJ_BAD_SLIT},
-		{"inject=bad-dt-distance", -1, INJ_BAD_DT_DIST},
-	};
-	enum acpi_mode m = ACPI_AUTO;
+	struct keel_options early;
 
-	while (*s) {
-		size_t n;
-
-		while (*s == ' ')
-			s++;
-		for (n = 0; s[n] && s[n] != ' '; n++)
-			;
-		for (unsigned int i = 0; i < ARRAY_SIZE(words); i++) {
-			if (n != strlen(words[i].word) ||
-			    strncmp(s, words[i].word, n))
-				continue;
-			if (words[i].acpi >= 0)
-				m = (enum acpi_mode)words[i].acpi;
-			arm64_inject |= words[i].inject;
-		}
-		s += n;
-	}
-	return m;
+	options_early(&early, s, strlen(s));
+	arm64_inject =
+		(options_inject_has(&early, INJECT_BAD_SRAT, 0) ? INJ_BAD_SRAT
+								: 0) |
+		(options_inject_has(&early, INJECT_BAD_SLIT, 0) ? INJ_BAD_SLIT
+								: 0) |
+		(options_inject_has(&early, INJECT_BAD_DT_DISTANCE, 0)
+			 ? INJ_BAD_DT_DIST
+			 : 0);
+	return early.acpi;
 }
 
 static bool dtb_valid(uint64_t dtb)

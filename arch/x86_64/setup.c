@@ -22,6 +22,7 @@
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
 #include <keel/multiboot.h>
+#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
@@ -154,46 +155,24 @@ static __noreturn void boot_fail(const char *why)
 }
 
 /*
- * Words keel needs before keel_main() parses the options, from the raw
- * command line: after= (so that a failure before then still ends a QEMU
- * test run) and acpi= (the tables are read here). The last occurrence
- * wins, as in cmdline_parse().
+ * What keel needs before keel_main() parses the options, from the raw
+ * command line (options_early(): the same parse, quiet): after= (so that a
+ * failure before then still ends a QEMU test run), acpi= and the
+ * inject= kinds that corrupt firmware tables (the tables are read here).
  */
 static void scan_early_words(const char *s)
 {
-	static const struct {
-		const char *word;
-		int after;    /* AFTER_* or -1 */
-		int acpi_off; /* 1: acpi=off, 0: acpi=on/auto/force, -1 */
-		unsigned int inject; /* INJ_* (accumulates, like inject=) */
-	} words[] = {
-		{"after=exit", AFTER_EXIT, -1, 0},
-		{"after=poweroff", AFTER_POWEROFF, -1, 0},
-		{"after=halt", AFTER_HALT, -1, 0},
-		{"after=reset", AFTER_RESET, -1, 0},
-		{"acpi=off", -1, 1, 0},
-		{"acpi=auto", -1, 0, 0},
-		{"acpi=force", -1, 0, 0},
-		{"inject=bad-srat", -1, -1, INJ_BAD_SRAT},
-		{"inject=bad-slit", -1, -1, INJ_BAD_SLIT},
-	};
+	struct keel_options early;
 
-	for (const char *p = s; *p; p++) {
-		if (p != s && p[-1] != ' ')
-			continue;
-		for (unsigned int i = 0; i < ARRAY_SIZE(words); i++) {
-			size_t n = strlen(words[i].word);
-
-			if (strncmp(p, words[i].word, n) ||
-			    (p[n] != ' ' && p[n] != '\0'))
-				continue;
-			if (words[i].after >= 0)
-				x86_early_after = words[i].after;
-			if (words[i].acpi_off >= 0)
-				x86_acpi_off = words[i].acpi_off;
-			x86_acpi_inject |= words[i].inject;
-		}
-	}
+	options_early(&early, s, strlen(s));
+	if (early.after != AFTER_DEFAULT)
+		x86_early_after = early.after;
+	x86_acpi_off = early.acpi == ACPI_OFF;
+	x86_acpi_inject =
+		(options_inject_has(&early, INJECT_BAD_SRAT, 0) ? INJ_BAD_SRAT
+								: 0) |
+		(options_inject_has(&early, INJECT_BAD_SLIT, 0) ? INJ_BAD_SLIT
+								: 0);
 }
 
 static int parse_multiboot2(struct bootinfo *bi, uint32_t info_pa)

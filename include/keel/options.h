@@ -72,6 +72,15 @@ void options_defaults(struct keel_options *o);
  */
 unsigned int cmdline_parse(struct keel_options *o, const char *s, size_t len);
 
+/*
+ * options_early(): what keel_main() will parse, for the arch to read before
+ * it runs (acpi=, after=, inject= of firmware tables): quiet, so every
+ * problem is still reported once, by keel_main().
+ */
+void options_early(struct keel_options *o, const char *s, size_t len);
+bool options_inject_has(const struct keel_options *o, enum inject_kind kind,
+			uint64_t arg);
+
 /* Is fault @kind injected with argument @arg? */
 bool inject_has(enum inject_kind kind, uint64_t arg);
 /* Any argument: returns the first, or false. */

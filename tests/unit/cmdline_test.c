@@ -283,6 +283,32 @@ static void test_random(void **state)
 	}
 }
 
+/* options_early(): the same result as the real parse, printed by nobody. */
+static void test_early(void **state)
+{
+	static const char line[] = "/boot/keel.elf acpi=off after=exit "
+				   "inject=bad-srat frob=1 bootscrub=maybe "
+				   "loglevel=0";
+	struct keel_options early;
+	int saved = printk_level;
+
+	sandbox_console_clear();
+	options_early(&early, line, sizeof(line) - 1);
+	assert_string_equal(sandbox_console_buffer(), "");
+	assert_int_equal(printk_level, saved);
+	assert_int_equal(early.acpi, ACPI_OFF);
+	assert_int_equal(early.after, AFTER_EXIT);
+	assert_true(options_inject_has(&early, INJECT_BAD_SRAT, 0));
+	assert_false(options_inject_has(&early, INJECT_BAD_SLIT, 0));
+	assert_int_equal(early.bootscrub, SCRUB_ON);
+
+	/* The real parse afterwards still reports each problem once. */
+	options_defaults(&o);
+	assert_int_equal(cmdline_parse(&o, line, sizeof(line) - 1), 2);
+	assert_true(test_console_contains("frob=1"));
+	assert_true(test_console_contains("bootscrub=\"maybe\""));
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
@@ -291,7 +317,7 @@ int main(void)
 		T(test_bad_values), T(test_chunk_rounding),
 		T(test_syntax),	    T(test_bools),
 		T(test_inject),	    T(test_loglevel_global),
-		T(test_random),
+		T(test_random),	    T(test_early),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
