@@ -335,6 +335,29 @@ def check_report(log_text, expectations=None):
     return check_parsed(rep, log_text, expectations)
 
 
+def check_audit_log(rep, log_text):
+    """The audit as the serial log shows it: heap_check found nothing; with
+    audit=full after a scrub, the free-page zero sampling (debug builds)
+    ran and found only zeros; without audit=full it did not run. Returns a
+    list of problems."""
+    out = []
+    if rep["audit"].get("problems", 0) != 0:
+        out.append(f"audit.problems = {rep['audit']['problems']}")
+    if "audit=full" not in rep["cmdline"].split():
+        if "sampled for zero" in log_text:
+            out.append("zero sampling ran without audit=full")
+        return out
+    if rep["scrub"]["mode"] == "off" or rep["heap"]["free_pages"] == 0:
+        return out
+    m = re.search(r"audit: (\d+) free chunks sampled for zero, (\d+) not "
+                  r"zero", log_text)
+    if not m:
+        out.append("audit=full: no zero-sampling line in the log")
+    elif int(m.group(1)) == 0 or int(m.group(2)) != 0:
+        out.append(f"audit=full: {m.group(0)!r}")
+    return out
+
+
 def summary(rep):
     """One-line description of a report for OK lines."""
     online = sum(1 for c in rep.get("cpus", []) if c.get("online"))

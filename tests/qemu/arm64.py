@@ -52,27 +52,7 @@ def case(name, args, expect=None, el=1, loader="qemu", after="poweroff",
                 checks=list(checks), audit=audit)
 
 
-def audit_checked(rep, log):
-    """Every boot: heap_check found nothing. audit=full after a scrub: the
-    free-page zero sampling ran and found only zeros. Default audit: no
-    sampling line."""
-    out = []
-    audit = rep["audit"]
-    if audit.get("problems", 0) != 0:
-        out.append(f"audit.problems = {audit['problems']}")
-    if "audit=full" not in rep["cmdline"].split():
-        if "sampled for zero" in log:
-            out.append("zero sampling ran without audit=full")
-        return out
-    m = re.search(r"audit: (\d+) free chunks sampled for zero, (\d+) not "
-                  r"zero", log)
-    if rep["scrub"]["mode"] == "off" or rep["heap"]["free_pages"] == 0:
-        return out
-    if not m:
-        out.append("audit=full: no zero-sampling line in the log")
-    elif int(m.group(1)) == 0 or int(m.group(2)) != 0:
-        out.append(f"audit=full: {m.group(0)!r}")
-    return out
+audit_checked = report.check_audit_log
 
 
 def json_is(path, want):
