@@ -7,6 +7,9 @@
  * zone), a sorted table of heap ranges (adjacent ranges merged), the node
  * counters, and the node lock.
  *
+ * Queries, walks of the free lists and heap_check() are in
+ * common/heap_check.c; the state both files share is in heap_priv.h.
+ *
  * Lock order: node locks are never nested. Every path holds at most one
  * node lock at a time (heap_alloc tries the nodes one after the other).
  * heap_check takes its scratch lock first, then one node lock at a time.
@@ -62,45 +65,14 @@
 #include <keel/printk.h>
 #include <keel/string.h>
 
-struct free_list {
-	struct page_info *head, *tail;
-};
+#include "heap_priv.h"
 
-struct heap_node {
-	spinlock_t lock;
-	uint64_t lock_start; /* ticks when the lock was taken */
-	uint32_t id;
-	/* Bit j of nonempty[z]: list [z][j] is not empty. */
-	uint32_t nonempty[NR_ZONES];
-	struct free_list free[NR_ZONES][MAX_ORDER + 1];
-	struct heap_range ranges[HEAP_MAX_RANGES];
-	unsigned int range_count;
-	struct heap_node_stats stats;
-	uint32_t fallback[MAX_NUMNODES];
-	unsigned int fallback_count;
-};
-
-BUILD_BUG_ON(MAX_ORDER > 31);
-BUILD_BUG_ON(sizeof(struct page_info) > 32);
-
-static struct heap_node nodes[MAX_NUMNODES];
-static unsigned int node_count;
+struct heap_node heap_nodes[MAX_NUMNODES];
+unsigned int heap_nr_nodes;
 static enum heap_init_mode mode;
 bool heap_strict = IS_ENABLED(CONFIG_DEBUG);
 
 /* ---- small helpers ----------------------------------------------------- */
-
-static inline unsigned int pfn_zone(uint64_t p)
-{
-	return (unsigned int)fls64(p);
-}
-
-static inline uint64_t chunk_dirty_pages(const struct page_info *pg)
-{
-	if (pg->first_dirty == FIRST_DIRTY_NONE)
-		return 0;
-	return (1ULL << pg->order) - pg->first_dirty;
-}
 
 /*
  * Entry of pfn @p when @cur is the entry of p - 1 in the same run of RAM:
@@ -141,7 +113,7 @@ unsigned int heap_chunk_order(uint64_t s, uint64_t e)
  */
 struct heap_node_locked heap_lock_node(uint32_t node)
 {
-	struct heap_node *hn = &nodes[node];
+	struct heap_node *hn = &heap_nodes[node];
 
 	spin_lock(&hn->lock);
 	hn->lock_start = arch_ticks();
@@ -164,7 +136,7 @@ void heap_reset_lock_stats(void)
 {
 	unsigned int n;
 
-	for (n = 0; n < node_count; n++) {
+	for (n = 0; n < heap_nr_nodes; n++) {
 		struct heap_node_locked l = heap_lock_node(n);
 
 		l.hn->stats.lock_max_ticks = 0;
@@ -261,7 +233,8 @@ static int range_find(const struct heap_node *hn, uint64_t p)
 	return best;
 }
 
-static bool owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k)
+/* Is [p, p + 2^k) inside one heap range of the locked node? */
+bool heap_owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k)
 {
 	int i = range_find(l.hn, p);
 
@@ -330,7 +303,7 @@ static struct page_info *merge_insert(struct heap_node_locked l,
 
 		if (lo == 0) /* no block of order > 0 at pfn 0 */
 			break;
-		if (!owns_locked(l, b, k))
+		if (!heap_owns_locked(l, b, k))
 			break;
 		bpg = pfn_to_page(pfn(b));
 		if (bpg->state != PGS_FREE || bpg->order != k)
@@ -375,12 +348,12 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 		count = 1;
 	if (count > MAX_NUMNODES)
 		count = MAX_NUMNODES;
-	memset(nodes, 0, sizeof(nodes));
-	node_count = count;
+	memset(heap_nodes, 0, sizeof(heap_nodes));
+	heap_nr_nodes = count;
 	mode = m;
 
 	for (n = 0; n < count; n++) {
-		struct heap_node *hn = &nodes[n];
+		struct heap_node *hn = &heap_nodes[n];
 		uint32_t order[MAX_NUMNODES];
 		unsigned int c = 0;
 
@@ -519,7 +492,7 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
 	int err;
 
 	/* The frame table covers all RAM: a range outside it is a bug. */
-	if (node >= node_count || e <= s || !pfn_to_page_or_null(start) ||
+	if (node >= heap_nr_nodes || e <= s || !pfn_to_page_or_null(start) ||
 	    !pfn_to_page_or_null(pfn(e - 1))) {
 		pr_warn("heap: range [%#llx, %#llx) on node %u refused\n",
 			(unsigned long long)s, (unsigned long long)e, node);
@@ -667,14 +640,14 @@ struct page_info *heap_alloc(unsigned int order, uint32_t flags)
 	uint32_t fd = FIRST_DIRTY_NONE;
 	uint8_t poc = 0;
 
-	if (order > MAX_ORDER || !node_count)
+	if (order > MAX_ORDER || !heap_nr_nodes)
 		return NULL;
 	if (bits) {
 		if (bits < PAGE_SHIFT)
 			return NULL;
 		zone_hi = (int)MIN(bits - PAGE_SHIFT, NR_ZONES - 1u);
 	}
-	if (pref < 0 || pref >= (int)node_count)
+	if (pref < 0 || pref >= (int)heap_nr_nodes)
 		pref = -1;
 	if (pref >= 0 && (flags & HEAP_EXACT_NODE)) {
 		exact = (uint32_t)pref;
@@ -682,7 +655,7 @@ struct page_info *heap_alloc(unsigned int order, uint32_t flags)
 		count = 1;
 	} else {
 		/* No CPU->node map here: no preference means node 0 first. */
-		struct heap_node *hn = &nodes[pref < 0 ? 0 : pref];
+		struct heap_node *hn = &heap_nodes[pref < 0 ? 0 : pref];
 
 		candidates = hn->fallback;
 		count = hn->fallback_count;
@@ -757,7 +730,7 @@ int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
 		why = "order above MAX_ORDER";
 	else if (pfn_to_page_or_null(pfn(p)) != pg)
 		why = "not a frame table entry of a heap page";
-	else if (pg->node >= node_count)
+	else if (pg->node >= heap_nr_nodes)
 		why = "node out of range";
 	if (why)
 		goto misuse;
@@ -770,7 +743,7 @@ int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
 		why = "order does not match the allocation";
 	else if (p & ((1ULL << order) - 1))
 		why = "not the head of an allocated block";
-	else if (!owns_locked(l, p, order))
+	else if (!heap_owns_locked(l, p, order))
 		why = "not owned by the heap";
 	if (!why) {
 		pg->first_dirty = need_scrub ? 0 : FIRST_DIRTY_NONE;
@@ -803,7 +776,7 @@ struct page_info *heap_take_dirty(uint32_t node, unsigned int *order)
 	struct page_info *pg = NULL;
 	int z;
 
-	if (node >= node_count)
+	if (node >= heap_nr_nodes)
 		return NULL;
 	l = heap_lock_node(node);
 	for (z = NR_ZONES - 1; z >= 0 && !pg; z--) {
@@ -858,274 +831,4 @@ void heap_mark_clean(struct page_info *head, bool clean_poc)
 	head->flags = clean_poc ? PGF_CLEAN_POC : 0;
 	list_insert(l, head);
 	heap_unlock_node(l);
-}
-
-/**
- * heap_for_each_free() - call @fn for every free chunk of @node, under its
- * lock.
- */
-void heap_for_each_free(uint32_t node,
-			void (*fn)(struct page_info *head, unsigned int order,
-				   unsigned int zone, void *arg),
-			void *arg)
-{
-	struct heap_node_locked l;
-	unsigned int z, k;
-
-	if (node >= node_count)
-		return;
-	l = heap_lock_node(node);
-	for (z = 0; z < NR_ZONES; z++)
-		for (k = 0; k <= MAX_ORDER; k++) {
-			struct page_info *pg = l.hn->free[z][k].head, *next;
-
-			for (; pg; pg = next) {
-				next = pg->next;
-				fn(pg, k, z, arg);
-			}
-		}
-	heap_unlock_node(l);
-}
-
-/* ---- queries ----------------------------------------------------------- */
-
-/** heap_free_pages() - Return: free pages on all nodes. */
-uint64_t heap_free_pages(void)
-{
-	uint64_t sum = 0;
-	unsigned int n;
-
-	for (n = 0; n < node_count; n++)
-		sum += READ_ONCE(nodes[n].stats.free_pages);
-	return sum;
-}
-
-/** heap_total_pages() - Return: pages handed to the heap. */
-uint64_t heap_total_pages(void)
-{
-	uint64_t sum = 0;
-	unsigned int n;
-
-	for (n = 0; n < node_count; n++)
-		sum += READ_ONCE(nodes[n].stats.total_pages);
-	return sum;
-}
-
-/** heap_allocated_pages() - Return: heap pages not on a free list. */
-uint64_t heap_allocated_pages(void)
-{
-	return heap_total_pages() - heap_free_pages();
-}
-
-/** heap_chunk_count() - Return: chunks inserted at handoff, all nodes. */
-uint64_t heap_chunk_count(void)
-{
-	uint64_t sum = 0;
-	unsigned int n;
-
-	for (n = 0; n < node_count; n++)
-		sum += nodes[n].stats.chunks;
-	return sum;
-}
-
-/** heap_node_stats() - Return: @node's counters (NULL when out of range). */
-const struct heap_node_stats *heap_node_stats(uint32_t node)
-{
-	return node < node_count ? &nodes[node].stats : NULL;
-}
-
-/** heap_node_count() - Return: the node count given to heap_init(). */
-unsigned int heap_node_count(void)
-{
-	return node_count;
-}
-
-/** heap_node_ranges() - Return: @node's sorted range table (@count set). */
-const struct heap_range *heap_node_ranges(uint32_t node, unsigned int *count)
-{
-	if (node >= node_count) {
-		*count = 0;
-		return NULL;
-	}
-	*count = nodes[node].range_count;
-	return nodes[node].ranges;
-}
-
-/** heap_owns() - Return: whether [p, p + 2^order) is in one range of @node. */
-bool heap_owns(uint32_t node, pfn_t p, unsigned int order)
-{
-	struct heap_node_locked l;
-	bool r;
-
-	if (node >= node_count || order > 63)
-		return false;
-	l = heap_lock_node(node);
-	r = owns_locked(l, pfn_val(p), order);
-	heap_unlock_node(l);
-	return r;
-}
-
-/* ---- consistency walk -------------------------------------------------- */
-
-#define CHECK_SCRATCH 16384
-static uint64_t check_scratch[CHECK_SCRATCH]; /* pfn << 6 | order */
-static spinlock_t check_lock = SPINLOCK_INIT;
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static unsigned int check_node(struct heap_node_locked l)
-{
-	struct heap_node *hn = l.hn;
-	uint64_t free = 0, dirty = 0, chunks = 0, zf, end_prev = 0;
-	unsigned int z, k, bad = 0, n;
-
-#define PROBLEM(fmt, ...)                                        \
-	do {                                                     \
-		pr_err("heap_check: node %u: " fmt "\n", hn->id, \
-		       ##__VA_ARGS__);                           \
-		bad++;                                           \
-	} while (0)
-
-	for (n = 1; n < hn->range_count; n++)
-		if (pfn_val(hn->ranges[n].start) <=
-		    pfn_val(hn->ranges[n - 1].end))
-			PROBLEM("ranges %u and %u overlap or touch", n - 1, n);
-
-	for (z = 0; z < NR_ZONES; z++) {
-		unsigned int used = 0;
-
-		zf = 0;
-		for (k = 0; k <= MAX_ORDER; k++) {
-			struct free_list *fl = &hn->free[z][k];
-			struct page_info *pg, *prev = NULL;
-			bool seen_dirty = false;
-
-			if (!!fl->head != !!(hn->nonempty[z] & (1u << k)))
-				PROBLEM("zone %u order %u: nonempty bit wrong",
-					z, k);
-			for (pg = fl->head; pg; prev = pg, pg = pg->next) {
-				uint64_t p = pg->pfn;
-
-				if (pg->prev != prev)
-					PROBLEM("pfn %#llx: broken prev link",
-						(unsigned long long)p);
-				if (pg->state != PGS_FREE || pg->order != k)
-					PROBLEM("pfn %#llx: state %#x order %u "
-						"on list order %u",
-						(unsigned long long)p,
-						pg->state, pg->order, k);
-				if (p & ((1ULL << k) - 1))
-					PROBLEM("pfn %#llx: not aligned to "
-						"order %u",
-						(unsigned long long)p, k);
-				if (p == 0 && k)
-					PROBLEM("pfn 0 with order %u", k);
-				if (pfn_zone(p) != z)
-					PROBLEM("pfn %#llx: on zone %u list",
-						(unsigned long long)p, z);
-				if (pg->node != hn->id)
-					PROBLEM("pfn %#llx: node %u",
-						(unsigned long long)p,
-						pg->node);
-				if (!owns_locked(l, p, k))
-					PROBLEM("pfn %#llx order %u: outside "
-						"the heap ranges",
-						(unsigned long long)p, k);
-				if (pg->first_dirty != FIRST_DIRTY_NONE &&
-				    pg->first_dirty >= (1ULL << k))
-					PROBLEM("pfn %#llx: first_dirty %u",
-						(unsigned long long)p,
-						pg->first_dirty);
-				if (pg->first_dirty != FIRST_DIRTY_NONE) {
-					seen_dirty = true;
-					if (pg->flags & PGF_CLEAN_POC)
-						PROBLEM("pfn %#llx: clean_poc "
-							"on a dirty chunk",
-							(unsigned long long)p);
-				} else if (seen_dirty) {
-					PROBLEM("pfn %#llx: clean chunk after "
-						"a dirty one",
-						(unsigned long long)p);
-				}
-				if (fl->tail == pg && pg->next)
-					PROBLEM("pfn %#llx: tail has a next",
-						(unsigned long long)p);
-				free += 1ULL << k;
-				zf += 1ULL << k;
-				dirty += chunk_dirty_pages(pg);
-				chunks++;
-				if (used < CHECK_SCRATCH)
-					check_scratch[used] = p << 6 | k;
-				used++;
-			}
-			if (fl->tail != prev)
-				PROBLEM("zone %u order %u: tail pointer wrong",
-					z, k);
-		}
-		if (zf != hn->stats.zone_free[z])
-			PROBLEM("zone %u: %llu free pages counted, %llu walked",
-				z, (unsigned long long)hn->stats.zone_free[z],
-				(unsigned long long)zf);
-		/* Chunks never cross zones: overlap checked per zone. */
-		if (used > CHECK_SCRATCH) {
-			pr_warn("heap_check: node %u zone %u: %u chunks, "
-				"overlap check skipped\n",
-				hn->id, z, used);
-			continue;
-		}
-		sort(check_scratch, used, sizeof(check_scratch[0]), cmp_u64);
-		end_prev = 0;
-		for (n = 0; n < used; n++) {
-			uint64_t p = check_scratch[n] >> 6;
-			unsigned int o = check_scratch[n] & 63;
-
-			if (n && p < end_prev)
-				PROBLEM("chunks overlap at pfn %#llx",
-					(unsigned long long)p);
-			end_prev = p + (1ULL << o);
-		}
-	}
-	if (free != hn->stats.free_pages)
-		PROBLEM("free_pages %llu, walked %llu",
-			(unsigned long long)hn->stats.free_pages,
-			(unsigned long long)free);
-	if (dirty != hn->stats.dirty_pages)
-		PROBLEM("dirty_pages %llu, walked %llu",
-			(unsigned long long)hn->stats.dirty_pages,
-			(unsigned long long)dirty);
-	if (chunks != hn->stats.free_chunks)
-		PROBLEM("free_chunks %llu, walked %llu",
-			(unsigned long long)hn->stats.free_chunks,
-			(unsigned long long)chunks);
-	if (free > hn->stats.total_pages)
-		PROBLEM("more free pages than total (%llu > %llu)",
-			(unsigned long long)free,
-			(unsigned long long)hn->stats.total_pages);
-#undef PROBLEM
-	return bad;
-}
-
-/**
- * heap_check() - full consistency walk of every node.
- *
- * Return: number of problems found (each printed).
- */
-unsigned int heap_check(void)
-{
-	unsigned int n, bad = 0;
-
-	spin_lock(&check_lock);
-	for (n = 0; n < node_count; n++) {
-		struct heap_node_locked l = heap_lock_node(n);
-
-		bad += check_node(l);
-		heap_unlock_node(l);
-	}
-	spin_unlock(&check_lock);
-	return bad;
 }

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The heap's private state, shared by common/heap.c (lists, handoff,
+ * allocation) and common/heap_check.c (queries, walks, the consistency
+ * check). Not an interface: nothing outside common/heap*.c includes it.
+ */
+#ifndef COMMON_HEAP_PRIV_H
+#define COMMON_HEAP_PRIV_H
+
+#include <keel/bug.h>
+#include <keel/compiler.h>
+#include <keel/heap.h>
+
+struct free_list {
+	struct page_info *head, *tail;
+};
+
+struct heap_node {
+	spinlock_t lock;
+	uint64_t lock_start; /* ticks when the lock was taken */
+	uint32_t id;
+	/* Bit j of nonempty[z]: list [z][j] is not empty. */
+	uint32_t nonempty[NR_ZONES];
+	struct free_list free[NR_ZONES][MAX_ORDER + 1];
+	struct heap_range ranges[HEAP_MAX_RANGES];
+	unsigned int range_count;
+	struct heap_node_stats stats;
+	uint32_t fallback[MAX_NUMNODES];
+	unsigned int fallback_count;
+};
+
+BUILD_BUG_ON(MAX_ORDER > 31);
+BUILD_BUG_ON(sizeof(struct page_info) > 32);
+
+/* common/heap.c owns them; heap_check.c reads them under the node locks. */
+extern struct heap_node heap_nodes[MAX_NUMNODES];
+extern unsigned int heap_nr_nodes;
+
+/* Is [p, p + 2^k) inside one heap range of the locked node? */
+bool heap_owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k);
+
+static inline unsigned int pfn_zone(uint64_t p)
+{
+	return (unsigned int)fls64(p);
+}
+
+static inline uint64_t chunk_dirty_pages(const struct page_info *pg)
+{
+	if (pg->first_dirty == FIRST_DIRTY_NONE)
+		return 0;
+	return (1ULL << pg->order) - pg->first_dirty;
+}
+
+#endif
