@@ -31,6 +31,8 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 import report  # noqa: E402
+from checks import (cpu_failed, json_is,  # noqa: E402
+                    kernel_still_reserved, stress_ok_everywhere)
 
 QEMU_SH = os.path.join(TOP, "scripts", "qemu-arm64.sh")
 M = 1 << 20
@@ -53,31 +55,6 @@ def case(name, args, expect=None, el=1, loader="qemu", after="poweroff",
 
 
 audit_checked = report.check_audit_log
-
-
-def json_is(path, want):
-    """rep[path...] == want, path a tuple of keys/indexes."""
-    def check(rep, log):
-        v = rep
-        for k in path:
-            v = v[k]
-        if v != want:
-            return [f"{'.'.join(map(str, path))} = {v!r}, expected "
-                    f"{want!r}"]
-        return []
-    return check
-
-
-def cpu_failed(cpu, text):
-    def check(rep, log):
-        c = next((c for c in rep["cpus"] if c["id"] == cpu), None)
-        if c is None or c["online"]:
-            return [f"cpu {cpu} online or missing"]
-        if text not in (c.get("fail_reason") or ""):
-            return [f"cpu {cpu} fail_reason {c.get('fail_reason')!r}, "
-                    f"expected {text!r}"]
-        return []
-    return check
 
 
 def helper_scrubbed(node, helper):
@@ -106,53 +83,9 @@ def scrub_complete(rep, log):
     return out
 
 
-def kernel_still_reserved(rep, log):
-    """inject=bad-map: the kernel range the bogus entry claimed is still
-    reserved and no RAM range of the bogus node touches it."""
-    m = re.search(r"inject=bad-map: firmware map claims \[(0x[0-9a-f]+), "
-                  r"(0x[0-9a-f]+)\) \(kernel\) is RAM on node (\d+)", log)
-    if not m:
-        return ["log lacks the inject=bad-map line"]
-    start, end = int(m.group(1), 16), int(m.group(2), 16)
-    bogus = int(m.group(3))
-    out = []
-    kern = [r for r in rep["memmap"]["reserved"] if r[2] == "kernel"]
-    if not any(r[0] <= start and r[1] >= end for r in kern):
-        out.append(f"kernel [{start:#x}, {end:#x}) not reserved: {kern}")
-    for n in rep["nodes"]:
-        if n["id"] == bogus:
-            for a, b in n["ranges"]:
-                if a < end and b > start:
-                    out.append(f"node {bogus} RAM [{a:#x}, {b:#x}) "
-                               "overlaps the kernel")
-    if rep["audit"]["lost_pages"]:
-        out.append(f"audit.lost_pages {rep['audit']['lost_pages']}")
-    if rep["warnings"] < 2:
-        out.append(f"{rep['warnings']} warnings, expected the injection's "
-                   "and the sanitiser's")
-    return out
-
-
-def stress_ok_everywhere(rep, log):
-    st = rep.get("stress")
-    if not st:
-        return ["no stress object in the report"]
-    out = []
-    if not st["ok"] or st["corruptions"] or st["heap_problems"]:
-        out.append(f"stress ok {st['ok']}, corruptions {st['corruptions']},"
-                   f" heap_problems {st['heap_problems']}")
-    ran = {p["cpu"]: p["ops"] for p in st["per_cpu"]}
-    for c in rep["cpus"]:
-        if c["online"] and ran.get(c["id"], 0) <= 0:
-            out.append(f"stress: cpu {c['id']} did no operations")
-    if rep["scrub"]["mode"] != "idle" or not rep["scrub"]["all_clean_ns"]:
-        out.append("idle scrub never finished")
-    return out
-
 
 BENCH_LINE = re.compile(r"bench: node (\d+) order +(\d+) (\w+) +(clean|dirty): "
                         r"(\d+) allocs, .* maint (\d+) ns \((\d+) ops\)")
-
 
 def bench_checked(rep, log):
     """bench=on (cachemaint deferred, arm64's default): rows for every node

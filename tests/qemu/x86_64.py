@@ -36,6 +36,8 @@ import time
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 import report  # noqa: E402
+from checks import (cpu_failed, json_is,  # noqa: E402
+                    kernel_still_reserved, stress_ok_everywhere)
 
 QEMU_SH = os.path.join(TOP, "scripts", "qemu.sh")
 MKISO = os.path.join(TOP, "scripts", "mkiso.sh")
@@ -136,79 +138,6 @@ def _order(n):
 
 
 audit_checked = report.check_audit_log
-
-
-def json_is(path, want):
-    """rep[path...] == want, path a tuple of keys/indexes."""
-    def check(rep):
-        v = rep
-        for k in path:
-            v = v[k]
-        if v != want:
-            return [f"{'.'.join(map(str, path))} = {v!r}, expected "
-                    f"{want!r}"]
-        return []
-    return check
-
-
-def cpu_failed(cpu, text):
-    def check(rep):
-        c = next((c for c in rep["cpus"] if c["id"] == cpu), None)
-        if c is None or c["online"]:
-            return [f"cpu {cpu} online or missing"]
-        if text not in (c.get("fail_reason") or ""):
-            return [f"cpu {cpu} fail_reason {c.get('fail_reason')!r}, "
-                    f"expected {text!r}"]
-        return []
-    return check
-
-
-def kernel_still_reserved(rep, log):
-    """inject=bad-map: the bogus RAM entry is in the log, the kernel range
-    it claimed is still reserved, and no node RAM range of node 1 (the
-    bogus node) touches it."""
-    m = re.search(r"inject=bad-map: firmware map claims \[(0x[0-9a-f]+), "
-                  r"(0x[0-9a-f]+)\) \(kernel\) is RAM on node (\d+)", log)
-    if not m:
-        return ["log lacks the inject=bad-map line"]
-    start, end, bogus = int(m.group(1), 16), int(m.group(2), 16), \
-        int(m.group(3))
-    out = []
-    kern = [r for r in rep["memmap"]["reserved"] if r[2] == "kernel"]
-    if not any(r[0] <= start and r[1] >= end for r in kern):
-        out.append(f"kernel [{start:#x}, {end:#x}) not reserved: {kern}")
-    for n in rep["nodes"]:
-        if n["id"] != bogus:
-            continue
-        for a, b in n["ranges"]:
-            if a < end and b > start:
-                out.append(f"node {bogus} RAM [{a:#x}, {b:#x}) overlaps "
-                           "the kernel")
-    if rep["warnings"] < 2:
-        out.append(f"{rep['warnings']} warnings, expected the injection's "
-                   "and the sanitiser's")
-    return out
-
-
-kernel_still_reserved.wants_log = True
-
-
-def stress_ok_everywhere(rep):
-    st = rep.get("stress")
-    if not st:
-        return ["no stress object in the report"]
-    out = []
-    if not st["ok"] or st["corruptions"] or st["heap_problems"]:
-        out.append(f"stress ok {st['ok']}, corruptions {st['corruptions']},"
-                   f" heap_problems {st['heap_problems']}")
-    online = {c["id"] for c in rep["cpus"] if c["online"]}
-    ran = {p["cpu"]: p["ops"] for p in st["per_cpu"]}
-    for c in sorted(online):
-        if ran.get(c, 0) <= 0:
-            out.append(f"stress: cpu {c} did no operations")
-    if rep["scrub"]["mode"] == "idle" and not rep["scrub"]["all_clean_ns"]:
-        out.append("idle scrub never finished")
-    return out
 
 
 def bench_rows_every_node(modes):

@@ -1,0 +1,88 @@
+# SPDX-License-Identifier: MIT
+"""Checks on a KEEL-REPORT and its serial log, shared by the QEMU boot
+matrices (tests/qemu/x86_64.py, tests/qemu/arm64.py). Each check takes
+(report, log) and returns a list of problems; `wants_log` tells the x86_64
+runner, whose own checks take only the report, to pass the log."""
+
+import re
+
+
+def _log_aware(check):
+    check.wants_log = True
+    return check
+
+
+def json_is(path, want):
+    """rep[path...] == want, path a tuple of keys/indexes."""
+    def check(rep, log):
+        v = rep
+        for k in path:
+            v = v[k]
+        if v != want:
+            return [f"{'.'.join(map(str, path))} = {v!r}, expected "
+                    f"{want!r}"]
+        return []
+    return _log_aware(check)
+
+
+def cpu_failed(cpu, text):
+    """CPU @cpu is offline and its fail_reason contains @text."""
+    def check(rep, log):
+        c = next((c for c in rep["cpus"] if c["id"] == cpu), None)
+        if c is None or c["online"]:
+            return [f"cpu {cpu} online or missing"]
+        if text not in (c.get("fail_reason") or ""):
+            return [f"cpu {cpu} fail_reason {c.get('fail_reason')!r}, "
+                    f"expected {text!r}"]
+        return []
+    return _log_aware(check)
+
+
+@_log_aware
+def kernel_still_reserved(rep, log):
+    """inject=bad-map: the kernel range the bogus entry claimed is still
+    reserved, no RAM range of the bogus node touches it, nothing is lost,
+    and both the injection and the sanitiser warned."""
+    m = re.search(r"inject=bad-map: firmware map claims \[(0x[0-9a-f]+), "
+                  r"(0x[0-9a-f]+)\) \(kernel\) is RAM on node (\d+)", log)
+    if not m:
+        return ["log lacks the inject=bad-map line"]
+    start, end = int(m.group(1), 16), int(m.group(2), 16)
+    bogus = int(m.group(3))
+    out = []
+    kern = [r for r in rep["memmap"]["reserved"] if r[2] == "kernel"]
+    if not any(r[0] <= start and r[1] >= end for r in kern):
+        out.append(f"kernel [{start:#x}, {end:#x}) not reserved: {kern}")
+    for n in rep["nodes"]:
+        if n["id"] != bogus:
+            continue
+        for a, b in n["ranges"]:
+            if a < end and b > start:
+                out.append(f"node {bogus} RAM [{a:#x}, {b:#x}) overlaps "
+                           "the kernel")
+    if rep["audit"]["lost_pages"]:
+        out.append(f"audit.lost_pages {rep['audit']['lost_pages']}")
+    if rep["warnings"] < 2:
+        out.append(f"{rep['warnings']} warnings, expected the injection's "
+                   "and the sanitiser's")
+    return out
+
+
+@_log_aware
+def stress_ok_everywhere(rep, log):
+    """stress=N: ok, no corruption, every online CPU did operations, and
+    with bootscrub=idle the background scrub finished."""
+    st = rep.get("stress")
+    if not st:
+        return ["no stress object in the report"]
+    out = []
+    if not st["ok"] or st["corruptions"] or st["heap_problems"]:
+        out.append(f"stress ok {st['ok']}, corruptions {st['corruptions']},"
+                   f" heap_problems {st['heap_problems']}")
+    ran = {p["cpu"]: p["ops"] for p in st["per_cpu"]}
+    for c in rep["cpus"]:
+        if c["online"] and ran.get(c["id"], 0) <= 0:
+            out.append(f"stress: cpu {c['id']} did no operations")
+    if rep["scrub"]["mode"] == "idle" and not rep["scrub"]["all_clean_ns"]:
+        out.append("idle scrub never finished")
+    return out
