@@ -15,7 +15,9 @@
  *     chunks than the table holds, the scrub runs in several passes: a
  *     chunk scrubbed in one pass is clean and not collected again.
  *  3. Each worker drains its own node, then the CPU-less nodes it stands
- *     in for, then whichever node has the most work left. A unit is zeroed
+ *     in for, then whichever node with CPUs has the most work left: a
+ *     CPU-less node is scrubbed by the workers of its nearest node only
+ *     (locality; others join only in the re-runs of step 4). A unit is zeroed
  *     and cleaned to PoC by arch_scrub_clean_range() with no lock held; the
  *     last unit of a chunk (per-chunk atomic count) calls heap_mark_clean().
  *  4. A unit given up (inject=scrub-stop:N) goes to the node's abandoned
@@ -375,6 +377,13 @@ static void scrub_worker(void *arg)
 		for (uint32_t n = 0; n < scrub_nodes; n++) {
 			uint64_t left = work_left(&node_work[n]);
 
+			/*
+			 * A CPU-less node is its stand-in node's work: only
+			 * the re-runs after the first round (a stand-in quit)
+			 * let anyone else in.
+			 */
+			if (first_round && scrubbed_by[n] != n)
+				continue;
 			if (left > best_left) {
 				best_left = left;
 				best = n;
