@@ -177,18 +177,6 @@ static void build(const char *const *names)
 		build(n_);                                           \
 	} while (0)
 
-static unsigned int warnings(void)
-{
-	const char *s = sandbox_console_buffer();
-	unsigned int n = 0;
-
-	while ((s = strstr(s, "warning:")) != NULL) {
-		n++;
-		s++;
-	}
-	return n;
-}
-
 /* Parse via the scan; require @nwarn warnings and @must in the log. */
 static void parse_expect(uint64_t hwid_boot, unsigned int nwarn,
 			 const char *must)
@@ -199,11 +187,13 @@ static void parse_expect(uint64_t hwid_boot, unsigned int nwarn,
 	sandbox_console_clear();
 	r = acpi_find_rsdp(&mem, pa(0));
 	assert_int_equal(pa_val(r), w.rsdp);
-	scan_warnings = warnings();
+	scan_warnings = test_console_warnings();
 	assert_int_equal(acpi_parse(&mem, r, hwid_boot, &info), 0);
-	if (warnings() != nwarn || info.warnings != nwarn - scan_warnings)
+	if (test_console_warnings() != nwarn ||
+	    info.warnings != nwarn - scan_warnings)
 		fail_msg("expected %u warnings, got %u (info %u):\n%s", nwarn,
-			 warnings(), info.warnings, sandbox_console_buffer());
+			 test_console_warnings(), info.warnings,
+			 sandbox_console_buffer());
 	if (must && !test_console_contains(must))
 		fail_msg("no \"%s\" in:\n%s", must, sandbox_console_buffer());
 }
@@ -372,7 +362,7 @@ static void test_x86_bootinfo(void **state)
 	bootinfo_add_ram(&bi, pa(4 * GB), pa(4 * GB + 512 * MB), 0);
 	sandbox_console_clear();
 	acpi_apply_numa(&bi, &info);
-	assert_int_equal(warnings(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(bi.ram_count, 4);
 	expect_ram(0, 0, 0x9fc00, 0);
 	expect_ram(1, MB, 512 * MB, 0);
@@ -414,7 +404,7 @@ static void test_x2apic_3node_rsdt(void **state)
 	bootinfo_add_ram(&bi, pa(4 * GB), pa(8 * GB), 0);
 	sandbox_console_clear();
 	acpi_apply_numa(&bi, &info);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("SRAT: RAM [0x180000000"));
 	assert_int_equal(bi.ram_count, 4);
 	expect_ram(0, 0, GB, 0);
@@ -435,7 +425,7 @@ static void test_arm64(void **state)
 	/* MPIDR_EL1 with its RES1 bit 31: only affinity bits compare. */
 	assert_int_equal(acpi_parse(&mem, pa(0x1ff000), 0x80000101ULL, &info),
 			 0);
-	assert_int_equal(warnings(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 
 	assert_int_equal(info.gicd_base, 0x08000000);
 	assert_int_equal(info.gic_version, 3);
@@ -495,7 +485,7 @@ static void test_numa_below_srat(void **state)
 	bootinfo_add_ram(&bi, pa(256 * MB), pa(3 * GB), 0);
 	sandbox_console_clear();
 	acpi_apply_numa(&bi, &info);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("[0x10000000, 0x40000000) is in no "
 					  "memory affinity range, using node "
 					  "1"));
@@ -884,7 +874,7 @@ static void test_rsdp_bad_checksum(void **state)
 	sandbox_console_clear();
 	assert_int_equal(pa_val(acpi_find_rsdp(&mem, pa(0))),
 			 pa_val(INVALID_PADDR));
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 
 	/* A bad extended checksum keeps the RSDT usable. */
 	write_rsdp(RSDP_SCAN_AT, 2, XSDT_AT);
@@ -898,7 +888,7 @@ static void test_rsdp_bad_checksum(void **state)
 	sandbox_console_clear();
 	assert_int_equal(pa_val(acpi_find_rsdp(&mem, pa(0x1000))),
 			 pa_val(INVALID_PADDR));
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_int_equal(acpi_parse(&mem, pa(0x1000), 0, &info), -ENOENT);
 }
 
@@ -928,7 +918,7 @@ static void test_xsdt_outside_memory(void **state)
 	at(RSDT_AT)[0] = 'Q';
 	sandbox_console_clear();
 	assert_int_equal(acpi_parse(&mem, pa(RSDP_SCAN_AT), 0, &info), -ENOENT);
-	assert_int_equal(warnings(), 2);
+	assert_int_equal(test_console_warnings(), 2);
 }
 
 static void test_duplicate_tables(void **state)
@@ -962,7 +952,7 @@ static void test_fuzz_seeds(void **state)
 		free(buf);
 		sandbox_console_clear();
 		assert_int_equal(acpi_parse(&mem, pa(rsdp), 0, &info), 0);
-		if (warnings())
+		if (test_console_warnings())
 			fail_msg("%s: %s", seeds[k], sandbox_console_buffer());
 		assert_true(info.numa_valid);
 		assert_true(info.cpu_count == 5 || info.cpu_count == 6);

@@ -72,18 +72,6 @@ static const struct bi_reserved *find_reserved(const char *name)
 	return NULL;
 }
 
-static unsigned int warn_lines(void)
-{
-	unsigned int n = 0;
-	const char *p = sandbox_console_buffer();
-
-	while ((p = strstr(p, "keel: warning: "))) {
-		n++;
-		p++;
-	}
-	return n;
-}
-
 static int setup(void **state)
 {
 	test_quiet_begin();
@@ -102,7 +90,7 @@ static void test_virt_2node(void **state)
 	const struct bi_reserved *r;
 
 	assert_int_equal(parse_name("dt-virt-2node"), 0);
-	assert_int_equal(warn_lines(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(bi.fixups, 0);
 	assert_string_equal(bi.loader, "qemu");
 	assert_true(ai.qemu_virt);
@@ -166,7 +154,7 @@ static void test_virt_2node(void **state)
 static void test_3node(void **state)
 {
 	assert_int_equal(parse_name("dt-3node"), 0);
-	assert_int_equal(warn_lines(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(bi.ram_count, 2);
 	assert_int_equal(bi.cpu_count, 3);
 	/* 64-bit reg: Aff0 core, Aff1 | Aff2 << 8 | Aff3 << 16 package */
@@ -200,7 +188,7 @@ static void test_3node(void **state)
 static void test_single_node_is_quiet(void **state)
 {
 	assert_int_equal(parse_name("dt-single"), 0);
-	assert_int_equal(warn_lines(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(bi.fixups, 0);
 	assert_int_equal(bi.ram_count, 1); /* the 0-size entry is skipped */
 	assert_int_equal(pa_val(bi.ram[0].start), 0x80000000);
@@ -230,7 +218,7 @@ static void test_quirks(void **state)
 	assert_true(test_console_contains("enable-method \"spin-table\""));
 	assert_true(test_console_contains("psci method \"foo\""));
 	assert_true(test_console_contains("asymmetric"));
-	assert_int_equal(warn_lines(), 7);
+	assert_int_equal(test_console_warnings(), 7);
 	assert_int_equal(bi.fixups, 7);
 
 	/* Fallbacks */
@@ -269,7 +257,7 @@ static void test_bad_headers(void **state)
 	b[0] ^= 0xff;
 	assert_int_equal(parse_buf(b, len), -EINVAL);
 	assert_true(test_console_contains("bad magic"));
-	assert_int_equal(warn_lines(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	free(b);
 
 	/* Truncated: totalsize says more than we have. */
@@ -277,7 +265,7 @@ static void test_bad_headers(void **state)
 	b = copy_exact(good, len / 2);
 	assert_int_equal(parse_buf(b, len / 2), -EINVAL);
 	assert_true(test_console_contains("exceeds the"));
-	assert_int_equal(warn_lines(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_int_equal(bi.reserved_count, 0);
 	free(b);
 
@@ -286,7 +274,7 @@ static void test_bad_headers(void **state)
 	b = copy_exact(good, len);
 	b[4] = 0x7f;
 	assert_int_equal(parse_buf(b, len), -EINVAL);
-	assert_int_equal(warn_lines(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	free(b);
 
 	/* Structure block offset pointing outside the blob. */
@@ -295,13 +283,13 @@ static void test_bad_headers(void **state)
 	b[8] = 0x7f;
 	assert_int_equal(parse_buf(b, len), -EINVAL);
 	assert_true(test_console_contains("malformed"));
-	assert_int_equal(warn_lines(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	free(b);
 
 	/* NULL blob. */
 	sandbox_console_clear();
 	assert_int_equal(parse_buf(NULL, 0), -EINVAL);
-	assert_int_equal(warn_lines(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	free(good);
 }
 
@@ -371,7 +359,7 @@ static void test_has_cpus(void **state)
 	assert_false(dt_has_cpus(empty, sizeof(empty)));
 	assert_true(fdt_add_subnode(empty, 0, "cpus") >= 0);
 	assert_false(dt_has_cpus(empty, sizeof(empty))); /* no cpu child */
-	assert_int_equal(warn_lines(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	free(exact);
 	free(good);
 }

@@ -117,26 +117,6 @@ static int parse(void)
 	return parse_len(blk_len, INFO_PA);
 }
 
-static unsigned int warnings(void)
-{
-	unsigned int n = 0;
-
-	for (const char *p = sandbox_console_buffer();
-	     (p = strstr(p, "keel: warning: ")); p++)
-		n++;
-	return n;
-}
-
-static bool has_reserved(uint64_t s, uint64_t e, const char *name)
-{
-	for (unsigned int i = 0; i < bi.reserved_count; i++)
-		if (pa_val(bi.reserved[i].start) == s &&
-		    pa_val(bi.reserved[i].end) == e &&
-		    !strcmp(bi.reserved[i].name, name))
-			return true;
-	return false;
-}
-
 static bool reserved_named(const char *name)
 {
 	for (unsigned int i = 0; i < bi.reserved_count; i++)
@@ -183,16 +163,18 @@ static void test_grub_bios(void **state)
 
 	build_grub_bios(&rsdp_off);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_string_equal(bi.cmdline, "after=exit bootscrub=off");
 	assert_string_equal(bi.loader, "GRUB 2.06-13+deb12u1");
 	assert_int_equal(bi.ram_count, 2);
 	assert_int_equal(pa_val(bi.ram[0].end), 0x9fc00);
 	assert_int_equal(pa_val(bi.ram[1].start), 0x100000);
 	assert_int_equal(pa_val(bi.ram[1].end), 0x3ffe0000);
-	assert_true(has_reserved(0x400000, 0x480000, "module"));
-	assert_true(has_reserved(INFO_PA, INFO_PA + blk_len, "loader info"));
-	assert_true(has_reserved(0xfffc0000, 0x100000000ULL, "reserved"));
+	assert_true(test_has_reserved(&bi, 0x400000, 0x480000, "module"));
+	assert_true(test_has_reserved(&bi, INFO_PA, INFO_PA + blk_len,
+				      "loader info"));
+	assert_true(
+		test_has_reserved(&bi, 0xfffc0000, 0x100000000ULL, "reserved"));
 	assert_int_equal(pa_val(bi.acpi_rsdp), INFO_PA + rsdp_off + 8);
 }
 
@@ -222,18 +204,21 @@ static void test_grub_uefi(void **state)
 	tag_efi(d, ARRAY_SIZE(d));
 	finish();
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(pa_val(bi.acpi_rsdp), INFO_PA + v2_off + 8);
 	assert_int_equal(bi.ram_count, 6);
 	assert_int_equal(pa_val(bi.ram[0].end), 0xa0000);
 	assert_int_equal(pa_val(bi.ram[5].start), 0x100000000ULL);
 	assert_int_equal(pa_val(bi.ram[5].end), 0x140000000ULL);
-	assert_true(has_reserved(0x500000, 0x510000, "efi runtime data"));
-	assert_true(has_reserved(0x510000, 0x520000, "acpi nvs"));
-	assert_true(has_reserved(0x520000, 0x530000, "acpi reclaimable"));
-	assert_true(has_reserved(0xffc00000, 0x100000000ULL, "efi mmio"));
-	assert_true(has_reserved(0x530000, 0x540000, "efi reserved"));
-	assert_true(has_reserved(0x540000, 0x550000, "efi type 99"));
+	assert_true(
+		test_has_reserved(&bi, 0x500000, 0x510000, "efi runtime data"));
+	assert_true(test_has_reserved(&bi, 0x510000, 0x520000, "acpi nvs"));
+	assert_true(
+		test_has_reserved(&bi, 0x520000, 0x530000, "acpi reclaimable"));
+	assert_true(
+		test_has_reserved(&bi, 0xffc00000, 0x100000000ULL, "efi mmio"));
+	assert_true(test_has_reserved(&bi, 0x530000, 0x540000, "efi reserved"));
+	assert_true(test_has_reserved(&bi, 0x540000, 0x550000, "efi type 99"));
 	assert_string_equal(bi.loader, "multiboot2");
 }
 
@@ -249,7 +234,7 @@ static void test_mmap_wins_over_efi(void **state)
 	tag_mmap(bios_map, 6);
 	finish();
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(bi.ram_count, 2);
 	assert_false(reserved_named("efi runtime data"));
 }
@@ -279,7 +264,7 @@ static void test_rsdp_bad(void **state)
 	tag(15, shortr, sizeof(shortr)); /* too short for v2 */
 	finish();
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 2);
+	assert_int_equal(test_console_warnings(), 2);
 	assert_true(test_console_contains("no RSDP signature"));
 	assert_true(test_console_contains("tag 15"));
 	assert_int_equal(pa_val(bi.acpi_rsdp), 0);
@@ -292,7 +277,7 @@ static void test_total_size_lies(void **state)
 	build_grub_bios(&rsdp_off);
 	put32(0, (uint32_t)blk_len + 4096); /* larger than given */
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("total_size"));
 	assert_int_equal(bi.ram_count, 2);
 
@@ -331,7 +316,7 @@ static void test_tag_size_overflow(void **state)
 	finish();
 	put32(off + 4, 0x7ffffff0);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("size 2147483632"));
 	assert_string_equal(bi.cmdline, "");
 	assert_int_equal(bi.ram_count, 2);
@@ -347,7 +332,7 @@ static void test_tag_size_too_small(void **state)
 	finish();
 	put32(off + 4, 4);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("size 4"));
 }
 
@@ -362,7 +347,7 @@ static void test_bad_mmap_entry_size_meminfo(void **state)
 	finish();
 	put32(off + 8, 16);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 2);
+	assert_int_equal(test_console_warnings(), 2);
 	assert_true(test_console_contains("entry_size 16"));
 	assert_true(test_console_contains("mem_upper"));
 	assert_int_equal(bi.ram_count, 2);
@@ -383,7 +368,7 @@ static void test_mmap_odd_entry_size(void **state)
 	tag(6, buf, sizeof(buf));
 	finish();
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_int_equal(bi.ram_count, 2);
 	assert_int_equal(pa_val(bi.ram[1].end), 0x3ffe0000);
 }
@@ -394,7 +379,7 @@ static void test_no_end_tag_and_no_ram(void **state)
 	tag_str(1, "x");
 	put32(0, (uint32_t)blk_len);
 	assert_int_equal(parse(), -EINVAL);
-	assert_int_equal(warnings(), 2);
+	assert_int_equal(test_console_warnings(), 2);
 	assert_true(test_console_contains("no end tag"));
 	assert_true(test_console_contains("no RAM"));
 	assert_string_equal(bi.cmdline, "x");
@@ -414,7 +399,7 @@ static void test_duplicates_and_strings(void **state)
 	tag_mmap(bios_map, 1);
 	finish();
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 4);
+	assert_int_equal(test_console_warnings(), 4);
 	assert_int_equal(strlen(bi.cmdline), BOOTINFO_CMDLINE_MAX - 1);
 	assert_string_equal(bi.loader, "GRUB");
 	assert_true(test_console_contains("duplicate tag 1"));
@@ -440,7 +425,7 @@ static void test_map_problems(void **state)
 	tag_mmap(bad, ARRAY_SIZE(bad));
 	finish();
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 3);
+	assert_int_equal(test_console_warnings(), 3);
 	assert_true(test_console_contains("overlaps"));
 	assert_true(test_console_contains("length 0"));
 	assert_true(test_console_contains("wraps"));
@@ -451,7 +436,7 @@ static void test_map_problems(void **state)
 	tag_efi(huge, ARRAY_SIZE(huge));
 	finish();
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_int_equal(bi.ram_count, 1);
 }
 
@@ -461,7 +446,7 @@ static void test_misaligned_info(void **state)
 
 	build_grub_bios(&rsdp_off);
 	assert_int_equal(parse_len(blk_len, INFO_PA + 4), 0);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("not 8-byte aligned"));
 	assert_int_equal(pa_val(bi.acpi_rsdp), INFO_PA + 4 + rsdp_off + 8);
 }

@@ -94,26 +94,6 @@ static int parse(void)
 	return multiboot1_parse(&bi, INFO_PA, img_read, NULL);
 }
 
-static unsigned int warnings(void)
-{
-	unsigned int n = 0;
-
-	for (const char *p = sandbox_console_buffer();
-	     (p = strstr(p, "keel: warning: ")); p++)
-		n++;
-	return n;
-}
-
-static bool has_reserved(uint64_t s, uint64_t e, const char *name)
-{
-	for (unsigned int i = 0; i < bi.reserved_count; i++)
-		if (pa_val(bi.reserved[i].start) == s &&
-		    pa_val(bi.reserved[i].end) == e &&
-		    !strcmp(bi.reserved[i].name, name))
-			return true;
-	return false;
-}
-
 static bool reserved_covers(uint64_t s, uint64_t e, const char *name)
 {
 	for (unsigned int i = 0; i < bi.reserved_count; i++)
@@ -143,7 +123,7 @@ static void test_qemu_info(void **state)
 {
 	build_qemu();
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(bi.ram_count, 3);
 	assert_int_equal(pa_val(bi.ram[0].start), 0);
 	assert_int_equal(pa_val(bi.ram[0].end), 0x9fc00);
@@ -151,8 +131,9 @@ static void test_qemu_info(void **state)
 	assert_int_equal(pa_val(bi.ram[1].end), 0x7fe0000);
 	assert_int_equal(pa_val(bi.ram[2].start), 0x100000000ULL);
 	assert_int_equal(pa_val(bi.ram[2].end), 0x140000000ULL);
-	assert_true(has_reserved(0x9fc00, 0xa0000, "reserved"));
-	assert_true(has_reserved(0xfffc0000, 0x100000000ULL, "reserved"));
+	assert_true(test_has_reserved(&bi, 0x9fc00, 0xa0000, "reserved"));
+	assert_true(
+		test_has_reserved(&bi, 0xfffc0000, 0x100000000ULL, "reserved"));
 	assert_string_equal(bi.cmdline, "/path/keel.elf after=exit mem=64M");
 	assert_string_equal(bi.loader, "qemu");
 	assert_true(reserved_covers(INFO_PA, INFO_PA + 68, "loader info"));
@@ -173,12 +154,15 @@ static void test_types_named(void **state)
 	mmap_add(0x7fff2000ULL, 0x1000, 5);
 	mmap_add(0x7fff3000ULL, 0x1000, 12);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(bi.ram_count, 3); /* none of them became RAM */
-	assert_true(has_reserved(0x7fff0000, 0x7fff1000, "acpi reclaimable"));
-	assert_true(has_reserved(0x7fff1000, 0x7fff2000, "acpi nvs"));
-	assert_true(has_reserved(0x7fff2000, 0x7fff3000, "bad memory"));
-	assert_true(has_reserved(0x7fff3000, 0x7fff4000, "firmware type 12"));
+	assert_true(test_has_reserved(&bi, 0x7fff0000, 0x7fff1000,
+				      "acpi reclaimable"));
+	assert_true(test_has_reserved(&bi, 0x7fff1000, 0x7fff2000, "acpi nvs"));
+	assert_true(
+		test_has_reserved(&bi, 0x7fff2000, 0x7fff3000, "bad memory"));
+	assert_true(test_has_reserved(&bi, 0x7fff3000, 0x7fff4000,
+				      "firmware type 12"));
 }
 
 static void test_modules(void **state)
@@ -194,10 +178,10 @@ static void test_modules(void **state)
 	put32(MODS_PA + 32, 0x400000);
 	put32(MODS_PA + 36, 0x3ff000); /* inverted: warned, skipped */
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 2);
+	assert_int_equal(test_console_warnings(), 2);
 	assert_true(test_console_contains("module 1"));
 	assert_true(test_console_contains("module 2"));
-	assert_true(has_reserved(0x200000, 0x280000, "module"));
+	assert_true(test_has_reserved(&bi, 0x200000, 0x280000, "module"));
 	assert_true(reserved_covers(0x6000, 0x6007, "loader info"));
 	assert_true(reserved_covers(MODS_PA, MODS_PA + 48, "loader info"));
 }
@@ -208,7 +192,7 @@ static void test_mods_count_huge(void **state)
 	put32(INFO_PA + 20, 0xffffffff);
 	put32(INFO_PA + 24, 0xfff0); /* 64 modules would run past the image */
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 2);
+	assert_int_equal(test_console_warnings(), 2);
 	assert_true(test_console_contains("mods_count"));
 	assert_true(test_console_contains("mods_addr"));
 }
@@ -219,7 +203,7 @@ static void test_no_mmap_uses_meminfo(void **state)
 	put32(INFO_PA, MB_MEM | MB_CMDLINE);
 	put32(INFO_PA + 4, 1000); /* > 640: clamped */
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 2);
+	assert_int_equal(test_console_warnings(), 2);
 	assert_true(test_console_contains("mem_lower"));
 	assert_int_equal(bi.ram_count, 2);
 	assert_int_equal(pa_val(bi.ram[0].end), 640 << 10);
@@ -244,13 +228,13 @@ static void test_info_unreadable(void **state)
 	sandbox_console_clear();
 	assert_int_equal(multiboot1_parse(&bi, IMG_SIZE - 2, img_read, NULL),
 			 -EINVAL);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	/* Flags promise 68 bytes but only 8 remain. */
 	put32(IMG_SIZE - 8, MB_MMAP | MB_LOADER);
 	sandbox_console_clear();
 	assert_int_equal(multiboot1_parse(&bi, IMG_SIZE - 8, img_read, NULL),
 			 -EINVAL);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("truncated"));
 	assert_int_equal(bi.ram_count, 0);
 }
@@ -262,7 +246,7 @@ static void test_mmap_entry_size_zero(void **state)
 	mmap_len += 20; /* room after it that must not be read as entries */
 	put32(INFO_PA + 44, mmap_len);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("size 0"));
 	assert_int_equal(bi.ram_count, 3);
 }
@@ -273,7 +257,7 @@ static void test_mmap_entry_size_lies(void **state)
 	mmap_add_sized(4000, 0x200000000ULL, 0x1000, 1);
 	put32(INFO_PA + 44, mmap_len - 4000 + 20);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("runs past mmap_length"));
 	assert_int_equal(bi.ram_count, 3);
 }
@@ -286,7 +270,7 @@ static void test_mmap_bigger_entries(void **state)
 	mmap_add_sized(24, 0, 0x80000, 1);
 	mmap_add_sized(24, 0x100000, 0x100000, 1);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(bi.ram_count, 2);
 	assert_int_equal(pa_val(bi.ram[1].end), 0x200000);
 }
@@ -296,7 +280,8 @@ static void test_mmap_unreadable_falls_back(void **state)
 	build_qemu();
 	put32(INFO_PA + 48, IMG_SIZE - 16); /* mmap_length 140 runs out */
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 2); /* mmap unreadable, meminfo used */
+	assert_int_equal(test_console_warnings(),
+			 2); /* mmap unreadable, meminfo used */
 	assert_true(test_console_contains("mmap at"));
 	assert_int_equal(bi.ram_count, 2);
 	assert_int_equal(pa_val(bi.ram[0].end), 639 << 10);
@@ -309,12 +294,13 @@ static void test_zero_overlap_wrap(void **state)
 	mmap_add(0x100000000ULL + 0x1000, 0x2000, 2); /* overlaps RAM */
 	mmap_add(0xfffffffffffff000ULL, 0x2000, 2);   /* wraps */
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 3);
+	assert_int_equal(test_console_warnings(), 3);
 	assert_true(test_console_contains("length 0"));
 	assert_true(test_console_contains("overlaps"));
 	assert_true(test_console_contains("wraps"));
 	assert_int_equal(bi.ram_count, 3);
-	assert_true(has_reserved(0x100001000ULL, 0x100003000ULL, "reserved"));
+	assert_true(test_has_reserved(&bi, 0x100001000ULL, 0x100003000ULL,
+				      "reserved"));
 }
 
 static void test_cmdline_unterminated(void **state)
@@ -323,7 +309,7 @@ static void test_cmdline_unterminated(void **state)
 	put32(INFO_PA + 16, IMG_SIZE - 5);
 	memcpy(img + IMG_SIZE - 5, "abcde", 5);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("cmdline: unreadable"));
 	assert_string_equal(bi.cmdline, "abcde");
 }
@@ -335,7 +321,7 @@ static void test_cmdline_too_long(void **state)
 	img[0x8000 + 3000] = '\0';
 	put32(INFO_PA + 16, 0x8000);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("truncated"));
 	assert_int_equal(strlen(bi.cmdline), BOOTINFO_CMDLINE_MAX - 1);
 	assert_true(reserved_covers(0x8000, 0x8000 + 3001, "loader info"));
@@ -346,7 +332,7 @@ static void test_loader_name_unreadable(void **state)
 	build_qemu();
 	put32(INFO_PA + 64, IMG_SIZE + 100);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(warnings(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("boot_loader_name: unreadable"));
 	assert_string_equal(bi.loader, "");
 }

@@ -58,6 +58,31 @@ static inline bool test_console_contains(const char *s)
 	return strstr(sandbox_console_buffer(), s) != NULL;
 }
 
+/* Number of "keel: warning: " lines captured since the last clear. */
+static inline unsigned int test_console_warnings(void)
+{
+	const char *p = sandbox_console_buffer();
+	unsigned int n = 0;
+
+	while ((p = strstr(p, "keel: warning: ")) != NULL) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+/* Does @bi hold the reserved range [s, e) named @name? */
+static inline bool test_has_reserved(const struct bootinfo *bi, uint64_t s,
+				     uint64_t e, const char *name)
+{
+	for (unsigned int i = 0; i < bi->reserved_count; i++)
+		if (pa_val(bi->reserved[i].start) == s &&
+		    pa_val(bi->reserved[i].end) == e &&
+		    !strcmp(bi->reserved[i].name, name))
+			return true;
+	return false;
+}
+
 /* ---- panics -------------------------------------------------------------- */
 
 static jmp_buf test_panic_jmp __attribute__((unused));

@@ -43,18 +43,6 @@ static uint8_t *build_map(const struct d *ds, size_t n, size_t stride)
 	return m;
 }
 
-static unsigned int warn_lines(void)
-{
-	unsigned int n = 0;
-	const char *p = sandbox_console_buffer();
-
-	while ((p = strstr(p, "keel: warning: "))) {
-		n++;
-		p++;
-	}
-	return n;
-}
-
 static const struct bi_reserved *reserved(const char *name, unsigned int nth)
 {
 	for (unsigned int i = 0; i < bi.reserved_count; i++)
@@ -100,7 +88,7 @@ static void test_qemu_like(void **state)
 
 	(void)state;
 	assert_int_equal(uefi_mmap_to_bootinfo(m, n * DESC, DESC, &bi, &st), 0);
-	assert_int_equal(warn_lines(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(bi.fixups, 0);
 	assert_int_equal(st.descs, n);
 	assert_int_equal(st.acpi_reclaim_bytes, 64 * KB);
@@ -143,7 +131,7 @@ static void test_stride_and_uncached(void **state)
 
 	(void)state;
 	assert_int_equal(uefi_mmap_to_bootinfo(m, 4 * 64, 64, &bi, NULL), 0);
-	assert_int_equal(warn_lines(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(bi.ram_count, 2);
 	assert_int_equal(pa_val(bi.ram[0].end), 0x200000);
 	assert_int_equal(pa_val(bi.ram[1].start), 0x300000);
@@ -164,7 +152,7 @@ static void test_bad_desc_size(void **state)
 		assert_int_equal(
 			uefi_mmap_to_bootinfo(m, 2048, bad[i], &bi, NULL),
 			-EINVAL);
-		assert_int_equal(warn_lines(), 1);
+		assert_int_equal(test_console_warnings(), 1);
 		assert_true(test_console_contains("DescriptorSize"));
 		assert_int_equal(bi.ram_count, 0);
 		assert_int_equal(bi.fixups, 1);
@@ -193,7 +181,7 @@ static void test_malformed_descs(void **state)
 	assert_true(test_console_contains("not a multiple"));
 	assert_true(test_console_contains("not 4 KiB aligned"));
 	assert_true(test_console_contains("overflows"));
-	assert_int_equal(warn_lines(), 3);
+	assert_int_equal(test_console_warnings(), 3);
 	assert_int_equal(bi.fixups, 3);
 	assert_int_equal(bi.ram_count, 2);
 	assert_int_equal(pa_val(bi.ram[1].start), 0x3000000);
@@ -205,7 +193,7 @@ static void test_malformed_descs(void **state)
 	bootinfo_init(&bi, BOOT_EFI);
 	assert_int_equal(uefi_mmap_to_bootinfo(NULL, 4096, DESC, &bi, NULL), 0);
 	assert_int_equal(bi.ram_count, 0);
-	assert_int_equal(warn_lines(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 }
 
 /* @s as UCS-2 at an odd address (alignment must not matter). */
@@ -254,12 +242,12 @@ static void test_load_options(void **state)
 	assert_string_equal(out, "");
 	assert_false(lo("  acpi=off", out, sizeof(out)));
 	assert_string_equal(out, "acpi=off");
-	assert_int_equal(warn_lines(), 0);
+	assert_int_equal(test_console_warnings(), 0);
 
 	/* Truncated to the buffer, one warning. */
 	assert_false(lo("after=poweroff acpi=force", out, 10));
 	assert_string_equal(out, "after=pow");
-	assert_int_equal(warn_lines(), 1);
+	assert_int_equal(test_console_warnings(), 1);
 
 	/* Odd byte count: the last half character is ignored. */
 	{
@@ -282,7 +270,7 @@ static void test_load_options(void **state)
 		sandbox_console_clear();
 		assert_false(uefi_load_options(w, sizeof(w), out, sizeof(out)));
 		assert_string_equal(out, "");
-		assert_int_equal(warn_lines(), 1);
+		assert_int_equal(test_console_warnings(), 1);
 		assert_true(test_console_contains("not text"));
 	}
 	assert_false(uefi_load_options(NULL, 100, out, sizeof(out)));
