@@ -77,9 +77,68 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 	return 0;
 }
 
+static int cmp_reserved(const void *a, const void *b)
+{
+	uint64_t x = pa_val(((const struct bi_reserved *)a)->start);
+	uint64_t y = pa_val(((const struct bi_reserved *)b)->start);
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The table is full and [start, end) must still be reserved: sort the
+ * table by start and merge the two neighbours with the smallest gap, which
+ * frees one slot. The new range takes part: it is merged if it is nearest.
+ * Every byte reserved before stays reserved; the gap joins them.
+ */
+static void reserved_merge_nearest(struct bootinfo *bi, paddr_t start,
+				   paddr_t end, const char *name)
+{
+	static struct bi_reserved tab[BOOTINFO_MAX_RESERVED + 1];
+	unsigned int n = bi->reserved_count, best = 0;
+	uint64_t best_gap = ~0ULL, reach = 0;
+
+	memcpy(tab, bi->reserved, n * sizeof(tab[0]));
+	tab[n].start = start;
+	tab[n].end = end;
+	strlcpy(tab[n].name, name, sizeof(tab[n].name));
+	n++;
+	sort(tab, n, sizeof(tab[0]), cmp_reserved);
+	for (unsigned int i = 0; i + 1 < n; i++) {
+		/* Overlapping ranges have gap 0: they merge first. */
+		uint64_t gap;
+
+		reach = MAX(reach, pa_val(tab[i].end));
+		gap = pa_val(tab[i + 1].start) > reach
+			      ? pa_val(tab[i + 1].start) - reach
+			      : 0;
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = i;
+		}
+	}
+	if (!bi->merged_reserved++)
+		fix_warn(bi,
+			 "more than %u reserved ranges: merging the nearest "
+			 "ones, the bytes between them are reserved too",
+			 BOOTINFO_MAX_RESERVED);
+	bi->merged_reserved_gap += best_gap;
+	tab[best].end =
+		pa(MAX(pa_val(tab[best].end), pa_val(tab[best + 1].end)));
+	tab[best].name[sizeof(tab[best].name) - 1] = '\0';
+	if (strncmp(tab[best].name, tab[best + 1].name, sizeof(tab[0].name)))
+		strlcpy(tab[best].name, "merged", sizeof(tab[best].name));
+	memmove(&tab[best + 1], &tab[best + 2],
+		(n - best - 2) * sizeof(tab[0]));
+	n--;
+	memcpy(bi->reserved, tab, n * sizeof(tab[0]));
+	bi->reserved_count = n;
+}
+
 /**
  * bootinfo_add_reserved() - append reserved [start, end) named @name.
- * Return: 0, -EINVAL (end <= start) or -ENOSPC (table full).
+ * Return: 0 or -EINVAL (end <= start). A full table merges (see the
+ * header); nothing reserved is ever dropped for want of room.
  */
 int bootinfo_add_reserved(struct bootinfo *bi, paddr_t start, paddr_t end,
 			  const char *name)
@@ -95,13 +154,9 @@ int bootinfo_add_reserved(struct bootinfo *bi, paddr_t start, paddr_t end,
 		return -EINVAL;
 	}
 	if (bi->reserved_count >= BOOTINFO_MAX_RESERVED) {
-		fix_warn(bi,
-			 "reserved %s [%#llx, %#llx): more than %u ranges, "
-			 "dropped",
-			 name, U64(pa_val(start)), U64(pa_val(end)),
-			 BOOTINFO_MAX_RESERVED);
-		bi->dropped_reserved++;
-		return -ENOSPC;
+		bi->reserved_count = BOOTINFO_MAX_RESERVED;
+		reserved_merge_nearest(bi, start, end, name);
+		return 0;
 	}
 	r = &bi->reserved[bi->reserved_count++];
 	r->start = start;

@@ -141,13 +141,33 @@ static uint64_t total_dirty_pages(unsigned int nodes)
 	return sum;
 }
 
+/*
+ * The free RAM the boot needs below a mem= cut at @max_bytes: the frame
+ * table of what is kept, a stack per CPU, and MEM_LIMIT_SLACK for the heap
+ * users that run after the handoff.
+ */
+#define MEM_LIMIT_SLACK (4ULL << 20)
+
+static uint64_t mem_limit_need(const struct bootinfo *bi, uint64_t max_bytes)
+{
+	return (max_bytes >> PAGE_SHIFT) * sizeof(struct page_info) +
+	       (uint64_t)bi->cpu_count * SMP_STACK_SIZE + MEM_LIMIT_SLACK;
+}
+
 static void phase_bootmem(struct bootinfo *bi)
 {
 	trace_begin("bootmem");
 	bootmem_init();
 	bootmem_init_from_bootinfo(bi);
-	if (opts.mem_limit)
-		bootmem_limit(opts.mem_limit);
+	if (opts.mem_limit &&
+	    bootmem_limit(opts.mem_limit, mem_limit_need(bi, opts.mem_limit)))
+		pr_warn("mem=%lluK leaves less than the %llu KiB of free RAM "
+			"the boot needs (frame table, CPU stacks): mem= "
+			"ignored\n",
+			(unsigned long long)(opts.mem_limit >> 10),
+			(unsigned long long)(mem_limit_need(bi,
+							    opts.mem_limit) >>
+					     10));
 	boot_times.bootmem_ready = arch_ticks();
 	trace_end("bootmem");
 }

@@ -17,8 +17,15 @@
  * bootmem_handoff() gives every free range to the heap and closes bootmem;
  * any later allocation is a bug and panics.
  *
+ * A full reserved table never drops a reservation: the two neighbouring
+ * regions with the smallest gap between them are merged into one (named
+ * "merged" unless they share a name), so the gap is reserved too. Some RAM
+ * may be kept from the heap that way, never handed to it by mistake; it is
+ * counted and said once.
+ *
  * Lock: none. bootmem runs on the boot CPU before the APs do any work.
  */
+#include <arch/mm.h>
 #include <keel/bootmem.h>
 #include <keel/bug.h>
 #include <keel/compiler.h>
@@ -36,6 +43,9 @@ static unsigned int rsv_count;
 static uint64_t alloc_bytes;
 static unsigned int alloc_count;
 static uint64_t dropped_bytes;
+static uint64_t limit_top = ~0ULL;
+static unsigned int merged_regions;
+static uint64_t merged_gap_bytes;
 static bool closed;
 static bool handoff_dirty = true;
 
@@ -49,6 +59,9 @@ void bootmem_init(void)
 	alloc_bytes = 0;
 	alloc_count = 0;
 	dropped_bytes = 0;
+	limit_top = ~0ULL;
+	merged_regions = 0;
+	merged_gap_bytes = 0;
 	closed = false;
 	handoff_dirty = true;
 }
@@ -125,10 +138,39 @@ int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 }
 
 /*
- * Reserve [s, e) exactly (already page aligned) under @why, skipping the
- * bytes an earlier reservation holds.
+ * The reserved table is full: merge the two neighbours with the smallest
+ * gap, reserving the gap with them, to make room for one more region.
  */
-static int reserve_range(uint64_t s, uint64_t e, const char *why)
+static void rsv_coalesce(void)
+{
+	unsigned int best = 0;
+	uint64_t gap, best_gap = ~0ULL;
+
+	for (unsigned int i = 0; i + 1 < rsv_count; i++) {
+		gap = pa_val(rsv[i + 1].start) - pa_val(rsv[i].end);
+		if (gap < best_gap) {
+			best_gap = gap;
+			best = i;
+		}
+	}
+	if (!merged_regions++)
+		pr_warn("bootmem: more than %u reserved regions: merging the "
+			"nearest neighbours, the RAM between them stays "
+			"reserved\n",
+			BOOTMEM_MAX_REGIONS);
+	merged_gap_bytes += best_gap;
+	rsv[best].end = rsv[best + 1].end;
+	if (strcmp(rsv[best].name, rsv[best + 1].name))
+		strlcpy(rsv[best].name, "merged", sizeof(rsv[best].name));
+	region_remove(rsv, &rsv_count, best + 1);
+}
+
+/*
+ * Reserve [s, e) exactly (already page aligned) under @why, skipping the
+ * bytes an earlier reservation holds. Never fails: a full table is made
+ * room in by merging neighbours (rsv_coalesce()).
+ */
+static void reserve_range(uint64_t s, uint64_t e, const char *why)
 {
 	unsigned int i = 0;
 
@@ -160,20 +202,23 @@ static int reserve_range(uint64_t s, uint64_t e, const char *why)
 			   !strcmp(rsv[i].name, why)) {
 			rsv[i].start = pa(s);
 		} else {
-			if (rsv_count == BOOTMEM_MAX_REGIONS)
-				return -ENOSPC;
+			if (rsv_count == BOOTMEM_MAX_REGIONS) {
+				/* Indexes move: look again from the start. */
+				rsv_coalesce();
+				i = 0;
+				continue;
+			}
 			region_insert(rsv, &rsv_count, i, s, piece_end, 0, why);
 		}
 		s = piece_end;
 	}
-	return 0;
 }
 
 /**
  * bootmem_reserve() - keep [base, base + size) (widened to whole pages)
  * away from allocation and from the heap.
  *
- * Return: 0, -EINVAL (empty) or -ENOSPC (table full).
+ * Return: 0 or -EINVAL (empty).
  */
 int bootmem_reserve(paddr_t base, uint64_t size, const char *why)
 {
@@ -186,7 +231,8 @@ int bootmem_reserve(paddr_t base, uint64_t size, const char *why)
 		e = ALIGN_DOWN(~0ULL, PAGE_SIZE);
 	else
 		e = ALIGN_UP(e, PAGE_SIZE);
-	return reserve_range(s, e, why ? why : "reserved");
+	reserve_range(s, e, why ? why : "reserved");
+	return 0;
 }
 
 /**
@@ -216,13 +262,10 @@ void bootmem_init_from_bootinfo(const struct bootinfo *bi)
 			uint64_t rs = MAX(s, pa_val(ram[j].start));
 			uint64_t re = MIN(e, pa_val(ram[j].end));
 
-			if (rs < re &&
-			    reserve_range(rs, re,
-					  r->name[0] ? r->name : "firmware"))
-				panic("bootmem: reserved table full at %s "
-				      "[%#llx, %#llx)",
-				      r->name, (unsigned long long)rs,
-				      (unsigned long long)re);
+			if (rs < re)
+				reserve_range(rs, re,
+					      r->name[0] ? r->name
+							 : "firmware");
 		}
 	}
 }
@@ -236,34 +279,81 @@ void bootmem_set_handoff_dirty(bool dirty)
 	handoff_dirty = dirty;
 }
 
+/* Free (unreserved) bytes of RAM in [0, top). */
+static uint64_t free_bytes_below(uint64_t top)
+{
+	uint64_t idx, sum = 0;
+	paddr_t s, e;
+	uint32_t node;
+
+	for_each_free_range (idx, &s, &e, &node) {
+		if (pa_val(s) >= top)
+			break;
+		sum += MIN(pa_val(e), top) - pa_val(s);
+	}
+	return sum;
+}
+
 /**
  * bootmem_limit() - mem=: keep only the first @max_bytes of RAM (ascending
  * addresses, reserved RAM included); RAM above becomes reserved "mem=" so
  * the audit still accounts for it. 0 means no limit.
+ * @min_free: the free bytes the rest of the boot needs below the cut; a
+ * limit that would leave less is not applied.
+ *
+ * Return: 0 (applied, or nothing to cut) or -ENOMEM (not applied).
  */
-void bootmem_limit(uint64_t max_bytes)
+int bootmem_limit(uint64_t max_bytes, uint64_t min_free)
 {
-	uint64_t seen = 0;
+	uint64_t seen = 0, top = ~0ULL;
 	unsigned int i;
 
 	if (!max_bytes)
-		return;
+		return 0;
 	max_bytes = ALIGN_DOWN(max_bytes, PAGE_SIZE);
-	for (i = 0; i < ram_count; i++) {
+	for (i = 0; i < ram_count && top == ~0ULL; i++) {
 		uint64_t s = pa_val(ram[i].start), e = pa_val(ram[i].end);
-		uint64_t cut = s;
 
-		if (seen + (e - s) <= max_bytes) {
-			seen += e - s;
-			continue;
-		}
-		if (seen < max_bytes)
-			cut = s + (max_bytes - seen);
-		seen = max_bytes;
-		dropped_bytes += e - cut;
-		if (reserve_range(cut, e, "mem="))
-			panic("bootmem: reserved table full applying mem=");
+		if (seen + (e - s) > max_bytes)
+			top = s + (max_bytes - seen);
+		seen += e - s;
 	}
+	if (top == ~0ULL)
+		return 0;
+	if (free_bytes_below(top) < min_free)
+		return -ENOMEM;
+	for (i = 0; i < ram_count; i++) {
+		uint64_t s = MAX(pa_val(ram[i].start), top);
+		uint64_t e = pa_val(ram[i].end);
+
+		if (s >= e)
+			continue;
+		dropped_bytes += e - s;
+		reserve_range(s, e, "mem=");
+	}
+	limit_top = top;
+	return 0;
+}
+
+/**
+ * bootmem_limit_top() - Return: the address mem= cut RAM at (all RAM above
+ * is reserved "mem="), or the top of the address space when no limit.
+ */
+paddr_t bootmem_limit_top(void)
+{
+	return pa(limit_top);
+}
+
+/**
+ * bootmem_merged_regions() - Return: reserved regions merged into a
+ * neighbour because the table was full; @gap_bytes (may be NULL): bytes
+ * reserved between them that no one asked for.
+ */
+unsigned int bootmem_merged_regions(uint64_t *gap_bytes)
+{
+	if (gap_bytes)
+		*gap_bytes = merged_gap_bytes;
+	return merged_regions;
 }
 
 /**
@@ -354,9 +444,7 @@ paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
 	for (i = 0; i < n; i++) {
 		if (!fit_on_node(order[i], size, align, &at))
 			continue;
-		if (reserve_range(at, at + size, why ? why : "bootmem"))
-			panic("bootmem: reserved table full allocating for %s",
-			      why ? why : "?");
+		reserve_range(at, at + size, why ? why : "bootmem");
 		alloc_bytes += size;
 		alloc_count++;
 		return pa(at);
@@ -375,6 +463,9 @@ paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
 	paddr_t p = bootmem_alloc_try(size, align, node, why);
 
 	if (pa_val(p) == pa_val(INVALID_PADDR)) {
+		if (dropped_bytes)
+			pr_err("bootmem: mem= hides %llu MiB of RAM\n",
+			       (unsigned long long)(dropped_bytes >> 20));
 		if (node == BOOTMEM_ANY_NODE)
 			panic("bootmem: cannot allocate %llu bytes (align "
 			      "%#llx) on any node for %s",
@@ -441,6 +532,34 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 	return false;
 }
 
+/*
+ * Give every node whose free ranges outnumber its heap range table a
+ * table that holds them all, from its own memory. Each table allocated can
+ * split one free range in two (of any node), hence the slack.
+ */
+static void size_heap_ranges(void)
+{
+	unsigned int count[MAX_NUMNODES] = {0};
+	unsigned int slack = heap_node_count() + 8;
+	uint64_t idx;
+	paddr_t s, e;
+	uint32_t node;
+
+	for_each_free_range (idx, &s, &e, &node)
+		if (node < MAX_NUMNODES)
+			count[node]++;
+	for (node = 0; node < heap_node_count(); node++) {
+		unsigned int cap = count[node] + slack;
+		paddr_t p;
+
+		if (count[node] + slack <= heap_range_capacity(node))
+			continue;
+		p = bootmem_alloc(cap * sizeof(struct heap_range), PAGE_SIZE,
+				  node, "heap ranges");
+		heap_grow_ranges(node, phys_to_virt(p), cap);
+	}
+}
+
 /**
  * bootmem_handoff() - every free range to the heap, then close bootmem.
  *
@@ -454,6 +573,7 @@ unsigned int bootmem_handoff(void)
 	unsigned int n = 0;
 
 	CHECK(!closed);
+	size_heap_ranges();
 	for_each_free_range (idx, &s, &e, &node) {
 		heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e),
 			       handoff_dirty);

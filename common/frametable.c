@@ -3,17 +3,28 @@
  * The frame table: struct page_info storage for every RAM page.
  *
  * Physical memory is cut into sections of FT_SECTION_PAGES pages. A section
- * table, sized by the highest RAM pfn and allocated from bootmem, gives for
- * each section the storage of its entries and the window [lo, hi) of page
+ * table, sized by the highest RAM pfn kept (mem= hides the rest) and
+ * allocated from bootmem, gives for each section the window [lo, hi) of page
  * indexes that have storage (the lowest to the highest RAM page of the
  * section), so holes at the edges of a section cost nothing and
  * pfn_to_page_or_null() tells them apart.
  *
- * Each node gets ONE node-local bootmem allocation holding the entries of
- * every section whose lowest RAM page is on that node (a section shared by
- * two nodes belongs to the node of its lowest RAM page). Within it, sections
- * are laid out in ascending pfn order, so the entries of a block that lies in
- * consecutive full sections of one node are contiguous.
+ * A section belongs to the node of its lowest RAM page. Its storage is
+ * taken from bootmem in the largest piece the node's free memory allows,
+ * trying in turn:
+ *
+ *   1. one node-local allocation for every section of the node, laid out in
+ *      ascending pfn order (so the entries of consecutive full sections are
+ *      contiguous);
+ *   2. one allocation per section;
+ *   3. one allocation per block of FT_BLOCK_PAGES pages that holds RAM, with
+ *      a small table of block pointers for the section.
+ *
+ * Level 3 only needs 16 KiB pieces, so a node whose RAM is many small
+ * ranges (a fragmented but valid map) still gets its frame table; a map
+ * with no 16 KiB of free RAM left fails with a message naming the range.
+ * Entries are contiguous within a block whatever the level, which is what
+ * pfn_to_page_next() relies on.
  *
  * The storage is NOT zeroed: DESIGN §4's invariant says an entry is only
  * read when it is the head of a free chunk or lies in an allocated block,
@@ -31,25 +42,33 @@
 #include <keel/compiler.h>
 #include <keel/frametable.h>
 #include <keel/printk.h>
+#include <keel/string.h>
+
+#define FT_BLOCKS (FT_SECTION_PAGES / FT_BLOCK_PAGES)
 
 struct ft_section {
-	struct page_info *base; /* entry of page index lo */
-	uint32_t lo, hi;	/* page indexes with storage: [lo, hi) */
+	struct page_info *base;	   /* entry of page index lo, or NULL */
+	struct page_info **blocks; /* level 3: per-block storage, or NULL */
+	uint32_t lo, hi;	   /* page indexes with storage: [lo, hi) */
+	uint32_t node;		   /* owner (node of the lowest RAM page) */
 };
 
 static struct ft_section *sections;
 static uint64_t section_count;
 static uint64_t ft_bytes;
+static unsigned int ft_pieces;
 
-/* Lowest / highest RAM page of section @sec, and the node of the lowest. */
+/* Lowest / highest RAM page of section @sec below @top_pfn, and its node. */
 static bool section_ram_window(uint64_t sec, const struct bootmem_region *ram,
-			       unsigned int ram_count, unsigned int *cursor,
-			       uint32_t *lo, uint32_t *hi, uint32_t *node)
+			       unsigned int ram_count, uint64_t top_pfn,
+			       unsigned int *cursor, uint32_t *lo, uint32_t *hi,
+			       uint32_t *node)
 {
 	uint64_t s0 = sec << FT_SECTION_SHIFT, s1 = s0 + FT_SECTION_PAGES;
 	bool found = false;
 	unsigned int i;
 
+	s1 = MIN(s1, top_pfn);
 	/* RAM regions are sorted: resume from where the last section was. */
 	while (*cursor < ram_count &&
 	       pfn_val(paddr_to_pfn(ram[*cursor].end)) <= s0)
@@ -70,77 +89,170 @@ static bool section_ram_window(uint64_t sec, const struct bootmem_region *ram,
 	return found;
 }
 
+/* One bootmem piece for the frame table, accounted. NULL when none fits. */
+static void *ft_alloc(uint64_t bytes, uint32_t node)
+{
+	paddr_t p = bootmem_alloc_try(bytes, PAGE_SIZE, node, "frametable");
+
+	if (pa_val(p) == pa_val(INVALID_PADDR))
+		return NULL;
+	ft_bytes += ALIGN_UP(bytes, PAGE_SIZE);
+	ft_pieces++;
+	return phys_to_virt(p);
+}
+
+static uint64_t section_entries(const struct ft_section *fs)
+{
+	return fs->hi - fs->lo;
+}
+
+/* Level 1: one piece for all of @node's sections. */
+static bool store_node(uint32_t node, uint64_t entries)
+{
+	struct page_info *next;
+
+	next = ft_alloc(entries * sizeof(struct page_info), node);
+	if (!next)
+		return false;
+	for (uint64_t sec = 0; sec < section_count; sec++) {
+		struct ft_section *fs = &sections[sec];
+
+		if (fs->node != node || !section_entries(fs))
+			continue;
+		fs->base = next;
+		next += section_entries(fs);
+	}
+	return true;
+}
+
+/* Whether pages [s, e) (pfns) hold any RAM below @top_pfn. */
+static bool has_ram(const struct bootmem_region *ram, unsigned int ram_count,
+		    uint64_t s, uint64_t e)
+{
+	for (unsigned int i = 0; i < ram_count; i++) {
+		uint64_t rs = pfn_val(paddr_to_pfn(ram[i].start));
+		uint64_t re = pfn_val(paddr_to_pfn(ram[i].end));
+
+		if (rs < e && re > s)
+			return true;
+		if (rs >= e)
+			break;
+	}
+	return false;
+}
+
+/* Level 3: a block table and one piece per block with RAM. */
+static void store_blocks(uint64_t sec, const struct bootmem_region *ram,
+			 unsigned int ram_count)
+{
+	struct ft_section *fs = &sections[sec];
+	uint64_t s0 = sec << FT_SECTION_SHIFT;
+	uint32_t b0 = fs->lo / FT_BLOCK_PAGES;
+	uint32_t b1 = (fs->hi + FT_BLOCK_PAGES - 1) / FT_BLOCK_PAGES;
+
+	fs->blocks = ft_alloc(FT_BLOCKS * sizeof(*fs->blocks), fs->node);
+	if (!fs->blocks)
+		goto fail;
+	for (uint32_t b = 0; b < FT_BLOCKS; b++)
+		fs->blocks[b] = NULL;
+	for (uint32_t b = b0; b < b1; b++) {
+		uint64_t bs = s0 + (uint64_t)b * FT_BLOCK_PAGES;
+
+		if (!has_ram(ram, ram_count, bs, bs + FT_BLOCK_PAGES))
+			continue;
+		fs->blocks[b] = ft_alloc(
+			FT_BLOCK_PAGES * sizeof(struct page_info), fs->node);
+		if (!fs->blocks[b])
+			goto fail;
+	}
+	return;
+fail:
+	panic("frametable: no free RAM left for the page entries of "
+	      "[%#llx, %#llx) on node %u (%u pieces, %llu bytes so far)",
+	      (unsigned long long)pa_val(pfn_to_paddr(pfn(s0 + fs->lo))),
+	      (unsigned long long)pa_val(pfn_to_paddr(pfn(s0 + fs->hi))),
+	      fs->node, ft_pieces, (unsigned long long)ft_bytes);
+}
+
+/* Levels 2 and 3 for each of @node's sections. */
+static void store_sections(uint32_t node, const struct bootmem_region *ram,
+			   unsigned int ram_count)
+{
+	unsigned int split = 0;
+
+	for (uint64_t sec = 0; sec < section_count; sec++) {
+		struct ft_section *fs = &sections[sec];
+
+		if (fs->node != node || !section_entries(fs))
+			continue;
+		fs->base = ft_alloc(
+			section_entries(fs) * sizeof(struct page_info), node);
+		if (fs->base)
+			continue;
+		store_blocks(sec, ram, ram_count);
+		split++;
+	}
+	pr_info("frametable: node %u has no free piece for all its entries: "
+		"%u pieces, %u sections in %u-page blocks\n",
+		node, ft_pieces, split, (unsigned int)FT_BLOCK_PAGES);
+}
+
 /**
- * frametable_init() - section table plus one storage allocation per node.
+ * frametable_init() - section table plus the storage of every section.
  * @node_count: nodes 0..node_count-1 may own sections.
  */
 void frametable_init(unsigned int node_count)
 {
 	const struct bootmem_region *ram;
-	unsigned int ram_count, cursor, n;
+	unsigned int ram_count, cursor;
 	uint64_t node_entries[MAX_NUMNODES] = {0};
-	struct page_info *node_next[MAX_NUMNODES];
-	uint64_t max_pfn, sec;
+	uint64_t top_pfn, sec;
 	paddr_t p;
 
 	ram = bootmem_ram_regions(&ram_count);
 	sections = NULL;
 	section_count = 0;
 	ft_bytes = 0;
+	ft_pieces = 0;
 	if (!ram_count)
 		return;
 	if (node_count > MAX_NUMNODES)
 		node_count = MAX_NUMNODES;
 
-	max_pfn = pfn_val(paddr_to_pfn(ram[ram_count - 1].end));
-	section_count = (max_pfn + FT_SECTION_PAGES - 1) >> FT_SECTION_SHIFT;
+	/* RAM that mem= hid never reaches the heap: no entries for it. */
+	top_pfn = pfn_val(paddr_to_pfn(ram[ram_count - 1].end));
+	top_pfn = MIN(top_pfn, pfn_val(paddr_to_pfn(bootmem_limit_top())));
+	section_count = (top_pfn + FT_SECTION_PAGES - 1) >> FT_SECTION_SHIFT;
+	if (!section_count)
+		return;
 	p = bootmem_alloc(section_count * sizeof(*sections), PAGE_SIZE,
 			  BOOTMEM_ANY_NODE, "frametable");
 	sections = phys_to_virt(p);
 	ft_bytes += ALIGN_UP(section_count * sizeof(*sections), PAGE_SIZE);
+	ft_pieces++;
 
-	/* Pass 1: windows and owners; count entries per node. */
+	/* Windows and owners; count entries per node. */
 	cursor = 0;
 	for (sec = 0; sec < section_count; sec++) {
 		struct ft_section *fs = &sections[sec];
 		uint32_t lo = 0, hi = 0, node = 0;
 
-		fs->base = NULL;
-		fs->lo = fs->hi = 0;
-		if (!section_ram_window(sec, ram, ram_count, &cursor, &lo, &hi,
-					&node))
+		memset(fs, 0, sizeof(*fs));
+		if (!section_ram_window(sec, ram, ram_count, top_pfn, &cursor,
+					&lo, &hi, &node))
 			continue;
 		if (node >= node_count)
 			node = 0;
 		fs->lo = lo;
 		fs->hi = hi;
-		/* Owner parked in base until pass 2 hands out storage. */
-		fs->base = (struct page_info *)(uintptr_t)(node + 1);
+		fs->node = node;
 		node_entries[node] += hi - lo;
 	}
 
-	/* One node-local allocation per node. */
-	for (n = 0; n < node_count; n++) {
-		uint64_t bytes = node_entries[n] * sizeof(struct page_info);
-
-		node_next[n] = NULL;
-		if (!bytes)
+	for (uint32_t n = 0; n < node_count; n++) {
+		if (!node_entries[n] || store_node(n, node_entries[n]))
 			continue;
-		p = bootmem_alloc(bytes, PAGE_SIZE, n, "frametable");
-		node_next[n] = phys_to_virt(p);
-		ft_bytes += ALIGN_UP(bytes, PAGE_SIZE);
-	}
-
-	/* Pass 2: sections take consecutive storage of their node. */
-	for (sec = 0; sec < section_count; sec++) {
-		struct ft_section *fs = &sections[sec];
-		unsigned int owner;
-
-		if (!fs->base)
-			continue;
-		owner = (unsigned int)((uintptr_t)fs->base - 1);
-		fs->base = node_next[owner];
-		node_next[owner] += fs->hi - fs->lo;
+		store_sections(n, ram, ram_count);
 	}
 }
 
@@ -154,13 +266,17 @@ struct page_info *pfn_to_page_or_null(pfn_t p)
 	uint64_t v = pfn_val(p), sec = v >> FT_SECTION_SHIFT;
 	uint32_t idx = (uint32_t)(v & (FT_SECTION_PAGES - 1));
 	const struct ft_section *fs;
+	struct page_info *blk;
 
 	if (sec >= section_count)
 		return NULL;
 	fs = &sections[sec];
 	if (idx < fs->lo || idx >= fs->hi)
 		return NULL;
-	return fs->base + (idx - fs->lo);
+	if (likely(!fs->blocks))
+		return fs->base + (idx - fs->lo);
+	blk = fs->blocks[idx / FT_BLOCK_PAGES];
+	return blk ? blk + idx % FT_BLOCK_PAGES : NULL;
 }
 
 /**
@@ -182,4 +298,10 @@ struct page_info *pfn_to_page(pfn_t p)
 uint64_t frametable_bytes(void)
 {
 	return ft_bytes;
+}
+
+/** frametable_pieces() - Return: bootmem allocations the table took. */
+unsigned int frametable_pieces(void)
+{
+	return ft_pieces;
 }

@@ -69,22 +69,11 @@
 
 struct heap_node heap_nodes[MAX_NUMNODES];
 unsigned int heap_nr_nodes;
+static struct heap_range range_store[MAX_NUMNODES][HEAP_MAX_RANGES];
 static enum heap_init_mode mode;
 bool heap_strict = IS_ENABLED(CONFIG_DEBUG);
 
 /* ---- small helpers ----------------------------------------------------- */
-
-/*
- * Entry of pfn @p when @cur is the entry of p - 1 in the same run of RAM:
- * a block of order > FT_SECTION_SHIFT spans several sections, whose storage
- * need not be contiguous in general, so look it up again at section starts.
- */
-static inline struct page_info *next_page(struct page_info *cur, uint64_t p)
-{
-	if (!(p & (FT_SECTION_PAGES - 1)))
-		return pfn_to_page(pfn(p));
-	return cur + 1;
-}
 
 /**
  * heap_chunk_order() - order of the first chunk of the free range [s, e)
@@ -268,7 +257,7 @@ static int range_add(struct heap_node_locked l, uint64_t s, uint64_t e)
 		hn->ranges[at].start = pfn(s);
 		return 0;
 	}
-	if (hn->range_count == HEAP_MAX_RANGES)
+	if (hn->range_count == hn->range_cap)
 		return -ENOSPC;
 	memmove(&hn->ranges[at + 1], &hn->ranges[at],
 		(hn->range_count - at) * sizeof(hn->ranges[0]));
@@ -359,6 +348,8 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 
 		spin_lock_init(&hn->lock);
 		hn->id = n;
+		hn->ranges = range_store[n];
+		hn->range_cap = HEAP_MAX_RANGES;
 		if (n < numa_node_count())
 			c = numa_fallback_order(n, order);
 		for (i = 0; i < c; i++)
@@ -382,6 +373,34 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 				hn->fallback[j] = a;
 			}
 	}
+}
+
+/**
+ * heap_range_capacity() - Return: how many ranges @node's table holds.
+ */
+unsigned int heap_range_capacity(uint32_t node)
+{
+	return node < heap_nr_nodes ? heap_nodes[node].range_cap : 0;
+}
+
+/**
+ * heap_grow_ranges() - give @node a larger range table: @tab of @cap
+ * entries (boot memory the caller owns for good). The ranges already
+ * registered move over. Ignored when @cap is not larger.
+ */
+void heap_grow_ranges(uint32_t node, struct heap_range *tab, unsigned int cap)
+{
+	struct heap_node_locked l;
+
+	if (node >= heap_nr_nodes)
+		return;
+	l = heap_lock_node(node);
+	if (cap > l.hn->range_cap) {
+		memcpy(tab, l.hn->ranges, l.hn->range_count * sizeof(tab[0]));
+		l.hn->ranges = tab;
+		l.hn->range_cap = cap;
+	}
+	heap_unlock_node(l);
 }
 
 /** heap_mode() - Return: the handoff mode given to heap_init(). */
@@ -412,7 +431,7 @@ static void write_all_entries(uint64_t s, uint64_t e, uint32_t node,
 	uint64_t p;
 
 	for (p = s; p < e; p++) {
-		pg = (p == s) ? pfn_to_page(pfn(p)) : next_page(pg, p);
+		pg = (p == s) ? pfn_to_page(pfn(p)) : pfn_to_page_next(pg, p);
 		pg->next = pg->prev = NULL;
 		pg->pfn = p;
 		pg->first_dirty = FIRST_DIRTY_NONE;
@@ -693,7 +712,7 @@ struct page_info *heap_alloc(unsigned int order, uint32_t flags)
 	n = 1ULL << order;
 	cur = pg;
 	for (q = p + 1; q < p + n; q++) {
-		cur = next_page(cur, q);
+		cur = pfn_to_page_next(cur, q);
 		cur->next = cur->prev = NULL;
 		cur->pfn = q;
 		cur->first_dirty = FIRST_DIRTY_NONE;

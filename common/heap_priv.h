@@ -22,8 +22,8 @@ struct heap_node {
 	/* Bit j of nonempty[z]: list [z][j] is not empty. */
 	uint32_t nonempty[NR_ZONES];
 	struct free_list free[NR_ZONES][MAX_ORDER + 1];
-	struct heap_range ranges[HEAP_MAX_RANGES];
-	unsigned int range_count;
+	struct heap_range *ranges; /* sorted; HEAP_MAX_RANGES static slots */
+	unsigned int range_count, range_cap;
 	struct heap_node_stats stats;
 	uint32_t fallback[MAX_NUMNODES];
 	unsigned int fallback_count;

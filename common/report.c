@@ -464,6 +464,8 @@ static void json_memmap(struct jw *w, const struct bootinfo *bi)
 	jw_u64(w, "allocated_bytes", bootmem_allocated_bytes());
 	jw_u64(w, "allocations", bootmem_allocation_count());
 	jw_u64(w, "frametable_bytes", frametable_bytes());
+	jw_u64(w, "frametable_pieces", frametable_pieces());
+	jw_u64(w, "merged_regions", bootmem_merged_regions(NULL));
 	jw_obj_end(w);
 }
 
@@ -746,6 +748,7 @@ bool report_print(const struct bootinfo *bi, const struct audit_result *a,
 	jw_u64(&w, "fixups", bi->fixups);
 	jw_u64(&w, "dropped_ram", bi->dropped_ram);
 	jw_u64(&w, "dropped_reserved", bi->dropped_reserved);
+	jw_u64(&w, "merged_reserved", bi->merged_reserved);
 	jw_u64(&w, "dropped_cpus", bi->dropped_cpus);
 	jw_u64(&w, "report_ns", at_ns(boot_times.report));
 	jw_str(&w, "result", pass ? "pass" : "fail");

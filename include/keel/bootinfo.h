@@ -13,8 +13,8 @@
 
 #define MAX_NUMNODES	      CONFIG_MAX_NUMNODES
 #define NUMA_NO_NODE	      0xffffu
-#define BOOTINFO_MAX_RAM      256
-#define BOOTINFO_MAX_RESERVED 128
+#define BOOTINFO_MAX_RAM      512
+#define BOOTINFO_MAX_RESERVED 512
 #define BOOTINFO_CMDLINE_MAX  1024
 #define BOOTINFO_NAME_MAX     24
 
@@ -79,6 +79,13 @@ struct bootinfo {
 	uint64_t timer_hz;
 	paddr_t acpi_rsdp; /* 0 when none */
 
+	/*
+	 * Reserved ranges merged into their nearest neighbour because the
+	 * table was full, and the bytes between them reserved with them.
+	 */
+	unsigned int merged_reserved;
+	uint64_t merged_reserved_gap;
+
 	/* Warnings and dropped items while building/sanitising (reported). */
 	unsigned int fixups;
 	unsigned int dropped_ram, dropped_reserved, dropped_cpus;
@@ -90,7 +97,10 @@ void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol);
 /*
  * Adders used by the parsers. They only append (with a one-line warning and
  * a dropped_* count when a table is full or end <= start); ordering,
- * overlaps and alignment are sanitise's job.
+ * overlaps and alignment are sanitise's job. A reserved range is never
+ * dropped for want of room: when the table is full the two nearest ranges
+ * (the new one among them) are merged, the bytes between them reserved
+ * too, with one warning for the whole boot (merged_reserved counts them).
  * Return: 0 or -ENOSPC / -EINVAL.
  */
 int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,

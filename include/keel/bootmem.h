@@ -13,7 +13,7 @@
 #include <keel/bootinfo.h>
 #include <keel/types.h>
 
-#define BOOTMEM_MAX_REGIONS 512
+#define BOOTMEM_MAX_REGIONS 1024
 #define BOOTMEM_ANY_NODE    NUMA_NO_NODE
 
 struct bootmem_region {
@@ -30,7 +30,10 @@ void bootmem_init(void);
  */
 void bootmem_init_from_bootinfo(const struct bootinfo *bi);
 
-/* Return: 0 or -ENOSPC (table full) / -EINVAL. */
+/*
+ * Return: 0 or -ENOSPC (RAM table full) / -EINVAL. A full reserved table
+ * merges neighbouring reservations instead of failing.
+ */
 int bootmem_add(paddr_t base, uint64_t size, uint32_t node);
 int bootmem_reserve(paddr_t base, uint64_t size, const char *why);
 
@@ -73,8 +76,16 @@ void bootmem_set_handoff_dirty(bool dirty);
  * mem=: keep the first @max_bytes of RAM (ascending, reserved RAM counted);
  * the RAM above becomes a reserved region named "mem=" (so the audit still
  * accounts for it). Call after bootmem_init_from_bootinfo(). 0 = no limit.
+ * Not applied (-ENOMEM) when less than @min_free bytes would stay free.
  */
-void bootmem_limit(uint64_t max_bytes);
+int bootmem_limit(uint64_t max_bytes, uint64_t min_free);
+/* Where mem= cut RAM (top of the address space when it did not). */
+paddr_t bootmem_limit_top(void);
+/*
+ * Reserved regions merged into a neighbour because the table was full, and
+ * (@gap_bytes, may be NULL) the bytes between them reserved with them.
+ */
+unsigned int bootmem_merged_regions(uint64_t *gap_bytes);
 /* Return: RAM bytes bootmem_limit() took away. */
 uint64_t bootmem_dropped_bytes(void);
 

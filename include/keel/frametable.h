@@ -2,8 +2,10 @@
 /*
  * The frame table: one struct page_info per RAM page, kept per node in
  * sections of FT_SECTION_PAGES pages; only sections containing RAM have
- * storage, allocated from bootmem on the section's node. pfn_to_page() is
- * O(1): a section table lookup plus an index.
+ * storage, allocated from bootmem on the section's node (in one piece per
+ * node, per section, or per FT_BLOCK_PAGES block when the node's free RAM
+ * is fragmented). pfn_to_page() is O(1): a section table lookup plus an
+ * index. Entries are contiguous within a block.
  *
  * Invariant (DESIGN §4): an entry is meaningful only if its page is the head
  * of a free chunk or lies in an allocated block. Tail entries of a free
@@ -17,6 +19,8 @@
 
 #define FT_SECTION_SHIFT 15 /* 32768 pages = 128 MiB per section */
 #define FT_SECTION_PAGES (1ULL << FT_SECTION_SHIFT)
+#define FT_BLOCK_SHIFT	 9 /* 512 pages: 16 KiB of entries */
+#define FT_BLOCK_PAGES	 (1U << FT_BLOCK_SHIFT)
 
 enum page_state {
 	PGS_NONE = 0,	      /* never a heap page (hole / reserved) */
@@ -60,7 +64,22 @@ static inline pfn_t page_to_pfn(const struct page_info *pg)
 	return pfn(pg->pfn);
 }
 
+/*
+ * The entry of pfn @p when @cur is the entry of p - 1 and both are RAM of
+ * one run: entries are contiguous within a block, so only a block start
+ * needs a lookup.
+ */
+static inline struct page_info *pfn_to_page_next(struct page_info *cur,
+						 uint64_t p)
+{
+	if (!(p & (FT_BLOCK_PAGES - 1)))
+		return pfn_to_page(pfn(p));
+	return cur + 1;
+}
+
 /* Bytes of frame table storage allocated (report). */
 uint64_t frametable_bytes(void);
+/* Bootmem allocations the frame table took (1 + nodes when unfragmented). */
+unsigned int frametable_pieces(void);
 
 #endif

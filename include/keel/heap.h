@@ -20,7 +20,7 @@
 
 #define MAX_ORDER	CONFIG_MAX_ORDER
 #define NR_ZONES	53  /* pfn bit widths 0..52 */
-#define HEAP_MAX_RANGES 256 /* per node */
+#define HEAP_MAX_RANGES 256 /* per node, static; heap_grow_ranges() for more */
 
 enum heap_init_mode {
 	HEAP_INIT_LAZY = 0, /* one head write per chunk (default) */
@@ -103,6 +103,13 @@ uint64_t heap_chunk_count(void);
 const struct heap_node_stats *heap_node_stats(uint32_t node);
 unsigned int heap_node_count(void);
 const struct heap_range *heap_node_ranges(uint32_t node, unsigned int *count);
+/*
+ * A node's range table holds HEAP_MAX_RANGES until heap_grow_ranges()
+ * gives it @cap entries of caller memory (bootmem_handoff() does, for a
+ * node with more free ranges than that).
+ */
+unsigned int heap_range_capacity(uint32_t node);
+void heap_grow_ranges(uint32_t node, struct heap_range *tab, unsigned int cap);
 /* Is [p, p + 2^order) inside one heap range of @node? */
 bool heap_owns(uint32_t node, pfn_t p, unsigned int order);
 

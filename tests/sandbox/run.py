@@ -229,6 +229,43 @@ def check_mem_limit(limit):
     return check
 
 
+def check_fw_reserved_kept(fw):
+    """Every page the firmware reserved inside RAM is reserved in the
+    report (bootmem's table), so it was neither free nor scrubbed."""
+    def check(rep, log):
+        regions = sorted((r[0], r[1]) for r in rep["memmap"]["reserved"])
+        out = []
+        for s, e, name in fw.reserved:
+            s, e = s & ~(PAGE - 1), (e + PAGE - 1) & ~(PAGE - 1)
+            if not any(rs < e and s < re for rs, re, _ in fw.ram):
+                continue
+            covered = any(rs <= s and e <= re for rs, re in regions)
+            if not covered:
+                out.append(f"firmware reserved {name} [{s:#x}, {e:#x}) "
+                           "is not reserved in the report")
+        return out
+    return check
+
+
+def check_mem_ignored(rep, log):
+    """A mem= too small to boot is refused with a warning naming it, and
+    the heap keeps all of the RAM."""
+    out = []
+    if not re.search(r"keel: warning: mem=\S+ .*mem= ignored", log):
+        out.append("no warning saying mem= is ignored")
+    if any("mem=" in r[2] for r in rep["memmap"]["reserved"]):
+        out.append("a mem= region exists although mem= was refused")
+    return out
+
+
+def check_frametable_split(rep, log):
+    """A fragmented node's frame table takes more than one piece."""
+    if rep["bootmem"]["frametable_pieces"] <= 2:
+        return [f"frametable_pieces {rep['bootmem']['frametable_pieces']}"
+                ", expected one per section"]
+    return []
+
+
 def check_scrubbers(smt):
     """Scrub workers: one per core, or every thread with scrub_smt=on."""
     def check(rep, log):
@@ -302,6 +339,7 @@ def cases():
     fw2 = FwDesc(os.path.join(DATA, "sandbox-2node.fw"))
     fw3 = FwDesc(os.path.join(DATA, "sandbox-3node-memonly.fw"))
     fwc = FwDesc(os.path.join(DATA, "sandbox-cpuonly.fw"))
+    fwr = FwDesc(os.path.join(DATA, "sandbox-150-reserved.fw"))
     mib = 1 << 20
     return [
         Case("2node-default", "sandbox-2node.fw", [],
@@ -344,6 +382,12 @@ def cases():
              {"scrubbed": True}),
         Case("bench-on", "sandbox-2node.fw", ["bench=on"], [check_bench],
              {"scrubbed": True}),
+        Case("150-reserved", "sandbox-150-reserved.fw", ["audit=full"],
+             [check_fw_reserved_kept(fwr)], {"scrubbed": True}),
+        Case("fragmented", "sandbox-fragmented.fw", ["audit=full"],
+             [check_frametable_split], {"scrubbed": True}),
+        Case("mem-too-small", "sandbox-2node.fw", ["mem=1M"],
+             [check_mem_ignored], {"scrubbed": True}),
     ]
 
 

@@ -84,12 +84,14 @@ static void test_adders(void **state)
 	for (unsigned int i = 0; i < BOOTINFO_MAX_RESERVED; i++)
 		assert_int_equal(
 			bootinfo_add_reserved(&bi, pa(i), pa(i + 1), NULL), 0);
-	assert_int_equal(bootinfo_add_reserved(&bi, pa(0), pa(1), "x"),
-			 -ENOSPC);
+	/* Full: merged with the nearest, never dropped. */
+	assert_int_equal(bootinfo_add_reserved(&bi, pa(0), pa(1), "x"), 0);
+	assert_int_equal(bi.merged_reserved, 1);
+	assert_int_equal(bi.reserved_count, BOOTINFO_MAX_RESERVED);
 	assert_int_equal(bootinfo_add_reserved(&bi, pa(2), pa(1), "x"),
 			 -EINVAL);
-	assert_int_equal(bi.dropped_reserved, 2);
-	assert_string_equal(bi.reserved[0].name, "reserved");
+	assert_int_equal(bi.dropped_reserved, 1);
+	assert_string_equal(bi.reserved[1].name, "reserved");
 
 	bootinfo_init(&bi, BOOT_DT);
 	assert_int_equal(
@@ -330,6 +332,63 @@ static void test_reserved(void **state)
 	assert_int_equal(pa_val(bi.reserved[2].end), 2 * GB);
 }
 
+/* Is [s, e) inside one reserved range of bi? */
+static bool reserved_covers(uint64_t s, uint64_t e)
+{
+	for (unsigned int i = 0; i < bi.reserved_count; i++)
+		if (pa_val(bi.reserved[i].start) <= s &&
+		    e <= pa_val(bi.reserved[i].end))
+			return true;
+	return false;
+}
+
+/*
+ * Issue 12: more reserved ranges than the table holds. None may be lost:
+ * the nearest ones merge (one warning), and the bytes between them become
+ * reserved too, so nothing the firmware reserved can reach the heap.
+ */
+static void test_reserved_overflow_merges(void **state)
+{
+	const unsigned int n = BOOTINFO_MAX_RESERVED + 88;
+	unsigned int warned = 0;
+	uint64_t gaps = 0;
+	const char *p;
+
+	ram(0, 4 * GB, 0);
+	cpu(0, 0);
+	bi.cpus[0].boot_cpu = true;
+	/* Pages 2 apart at 1 GiB, then pages 5 apart at 2 GiB (added in
+	 * reverse order, so the table is not sorted). */
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t a = i < 300 ? GB + (299 - i) * 2 * 4096ULL
+				     : 2 * GB + (i - 300) * 5 * 4096ULL;
+
+		assert_int_equal(
+			bootinfo_add_reserved(&bi, pa(a), pa(a + 4096), "fw"),
+			0);
+	}
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.reserved_count, BOOTINFO_MAX_RESERVED);
+	assert_int_equal(bi.merged_reserved, 88);
+	assert_int_equal(bi.dropped_reserved, 0);
+	/* The smallest gaps (one page, in the first cluster) went first. */
+	assert_int_equal(bi.merged_reserved_gap, 88 * 4096ULL);
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t a = i < 300 ? GB + (299 - i) * 2 * 4096ULL
+				     : 2 * GB + (i - 300) * 5 * 4096ULL;
+
+		assert_true(reserved_covers(a, a + 4096));
+	}
+	for (unsigned int i = 0; i < bi.reserved_count; i++)
+		gaps += pa_val(bi.reserved[i].end) -
+			pa_val(bi.reserved[i].start);
+	assert_int_equal(gaps, n * 4096ULL + bi.merged_reserved_gap);
+	for (p = sandbox_console_buffer(); (p = strstr(p, "reserved ranges"));
+	     p++)
+		warned++;
+	assert_int_equal(warned, 1);
+}
+
 /* ---- property test ------------------------------------------------------ */
 
 static uint64_t rnd(void)
@@ -516,6 +575,7 @@ int main(void)
 		T(test_cpus),
 		T(test_distance),
 		T(test_reserved),
+		T(test_reserved_overflow_merges),
 		T(test_property_random),
 	};
 

@@ -245,6 +245,105 @@ static void test_mem_limit(void **state)
 			 60 * MiB + bootmem_allocated_bytes());
 }
 
+/* mem= that would leave too little free RAM is not applied at all. */
+static void test_mem_limit_refused(void **state)
+{
+	struct hf_cfg c = {
+		.ram = three_nodes,
+		.ram_count = 3,
+		.bootmem_only = true,
+	};
+
+	hf_setup(&c);
+	/* 2 MiB kept (all free) but 3 MiB needed: refused, nothing cut. */
+	assert_int_equal(bootmem_limit(2 * MiB, 3 * MiB), -ENOMEM);
+	assert_int_equal(bootmem_dropped_bytes(), 0);
+	assert_int_equal(bootmem_reserved_ram_bytes(), 0);
+	assert_int_equal(pa_val(bootmem_limit_top()), ~0ULL);
+	/* Enough: applied, and the cut is where the 2 MiB end. */
+	assert_int_equal(bootmem_limit(2 * MiB, 1 * MiB), 0);
+	assert_int_equal(pa_val(bootmem_limit_top()), 18 * MiB);
+	assert_int_equal(bootmem_dropped_bytes(), 158 * MiB);
+	/* More RAM than there is: nothing to cut. */
+	bootmem_init();
+	bootmem_init_from_bootinfo(&hf_bi);
+	assert_int_equal(bootmem_limit(1 * GiB, 0), 0);
+	assert_int_equal(bootmem_dropped_bytes(), 0);
+}
+
+/* The frame table covers the RAM mem= keeps, not the RAM it hides. */
+static void test_mem_limit_frametable(void **state)
+{
+	struct hf_cfg c = {
+		.ram = three_nodes,
+		.ram_count = 3,
+		.no_handoff = true,
+		.mem_limit = 8 * MiB,
+	};
+
+	hf_setup(&c);
+	assert_non_null(pfn_to_page_or_null(pfn((16 * MiB) >> 12)));
+	assert_non_null(pfn_to_page_or_null(pfn((24 * MiB >> 12) - 1)));
+	assert_null(pfn_to_page_or_null(pfn(24 * MiB >> 12)));
+	assert_null(pfn_to_page_or_null(pfn(100 * MiB >> 12)));
+	assert_null(pfn_to_page_or_null(pfn(260 * MiB >> 12)));
+	/* 8 MiB of entries at most (+ section table, page rounding) */
+	assert_true(frametable_bytes() <=
+		    (8 * MiB >> 12) * sizeof(struct page_info) + 2 * 4096);
+}
+
+/*
+ * More reservations than the table holds: neighbours with the smallest
+ * gaps merge, every byte asked for stays reserved, none becomes free.
+ */
+static void test_reserved_table_full_merges(void **state)
+{
+	const unsigned int n = BOOTMEM_MAX_REGIONS + 300;
+	struct hf_cfg c = {
+		.ram = three_nodes,
+		.ram_count = 3,
+		.bootmem_only = true,
+	};
+	uint64_t idx, gap = 0;
+	paddr_t s, e;
+	uint32_t node;
+	unsigned int count;
+	char name[16];
+
+	hf_setup(&c);
+	hf_quiet(true);
+	/* One page every 3 pages from 16 MiB; each its own name. */
+	for (unsigned int i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "r%u", i);
+		assert_int_equal(bootmem_reserve(pa(16 * MiB + i * 3 * 4096ULL),
+						 4096, name),
+				 0);
+	}
+	hf_quiet(false);
+	bootmem_reserved_regions(&count);
+	assert_true(count <= BOOTMEM_MAX_REGIONS);
+	assert_true(bootmem_merged_regions(&gap) >= 300);
+	/* every merge reserved one 2-page gap */
+	assert_int_equal(gap, bootmem_merged_regions(NULL) * 2 * 4096ULL);
+	for (unsigned int i = 0; i < n; i++) {
+		paddr_t a = pa(16 * MiB + i * 3 * 4096ULL);
+
+		snprintf(name, sizeof(name), "r%u", i);
+		assert_true(is_reserved_as(a, 4096, name) ||
+			    is_reserved_as(a, 4096, "merged"));
+	}
+	for_each_free_range (idx, &s, &e, &node)
+		for (unsigned int i = 0; i < n; i++) {
+			uint64_t a = 16 * MiB + i * 3 * 4096ULL;
+
+			assert_false(a >= pa_val(s) && a < pa_val(e));
+		}
+	/* Allocation still works with a full table, and is reserved. */
+	s = bootmem_alloc(8192, 4096, 0, "late");
+	assert_true(is_reserved_as(s, 8192, "late") ||
+		    is_reserved_as(s, 8192, "merged"));
+}
+
 static void test_handoff_closes(void **state)
 {
 	struct hf_cfg c = {
@@ -280,6 +379,9 @@ int main(void)
 		cmocka_unit_test(test_reserved_wins),
 		cmocka_unit_test(test_node_span),
 		cmocka_unit_test(test_mem_limit),
+		cmocka_unit_test(test_mem_limit_refused),
+		cmocka_unit_test(test_mem_limit_frametable),
+		cmocka_unit_test(test_reserved_table_full_merges),
 		cmocka_unit_test(test_handoff_closes),
 	};
 

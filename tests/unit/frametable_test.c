@@ -88,11 +88,84 @@ static void test_node_local_storage(void **state)
 			    16 * 4096);
 }
 
+/*
+ * Build a one-node machine of @n RAM ranges of @len bytes every @stride
+ * bytes from @base, hand it to the heap, and check every RAM pfn has its
+ * own entry, consecutive entries agree with pfn_to_page_next(), and the
+ * audit's sum balances (nothing lost to the heap's range table).
+ */
+static void check_fragmented(unsigned int n, uint64_t base, uint64_t len,
+			     uint64_t stride)
+{
+	struct hf_ram *r = calloc(n, sizeof(*r));
+	struct hf_cfg c = {.ram = r, .ram_count = n};
+	uint64_t idx, free_bytes = 0, p;
+	paddr_t s, e;
+	uint32_t node;
+
+	assert_non_null(r);
+	for (unsigned int i = 0; i < n; i++) {
+		r[i].start = base + i * stride;
+		r[i].end = r[i].start + len;
+	}
+	c.no_handoff = true;
+	hf_setup(&c);
+	for_each_free_range (idx, &s, &e, &node)
+		free_bytes += pa_val(e) - pa_val(s);
+	for (unsigned int i = 0; i < n; i++) {
+		struct page_info *prev = NULL;
+
+		for (p = r[i].start >> 12; p < r[i].end >> 12; p++) {
+			struct page_info *pg = pfn_to_page_or_null(pfn(p));
+
+			assert_non_null(pg);
+			if (prev)
+				assert_ptr_equal(pfn_to_page_next(prev, p), pg);
+			pg->pfn = p;
+			prev = pg;
+		}
+	}
+	for (unsigned int i = 0; i < n; i++)
+		for (p = r[i].start >> 12; p < r[i].end >> 12; p += 5)
+			assert_int_equal(pfn_to_page(pfn(p))->pfn, p);
+	hf_quiet(true);
+	bootmem_handoff();
+	hf_quiet(false);
+	/* Free before, minus what the handoff took for range tables. */
+	assert_true(heap_free_pages() <= free_bytes >> 12);
+	assert_int_equal(heap_free_pages() * 4096 +
+				 bootmem_reserved_ram_bytes(),
+			 n * len);
+	hf_check_clean();
+	free(r);
+}
+
+/* Issue 12: 100 ranges of 4 MiB every 8 MiB: no 6 MiB piece anywhere. */
+static void test_fragmented_node(void **state)
+{
+	check_fragmented(100, 0, 4 * MiB, 8 * MiB);
+	/* One piece per section, not one for the node. */
+	assert_true(frametable_pieces() > 2);
+}
+
+/*
+ * 512 KiB every 1 MiB: no free piece holds a whole section's 1 MiB of
+ * entries, so sections are stored in 512-page blocks. 300 ranges is also
+ * more than a heap range table holds by default.
+ */
+static void test_fragmented_blocks(void **state)
+{
+	check_fragmented(300, 64 * MiB, 512 * 1024, 1 * MiB);
+	assert_true(frametable_pieces() > 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_ram_pfn_has_an_entry),
 		cmocka_unit_test(test_node_local_storage),
+		cmocka_unit_test(test_fragmented_node),
+		cmocka_unit_test(test_fragmented_blocks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -137,7 +137,7 @@ static inline void hf_setup(const struct hf_cfg *c)
 	bootmem_init();
 	bootmem_init_from_bootinfo(bi);
 	if (c->mem_limit)
-		bootmem_limit(c->mem_limit);
+		bootmem_limit(c->mem_limit, 0);
 	if (c->bootmem_only) {
 		hf_quiet(false);
 		return;
