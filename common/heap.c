@@ -78,7 +78,7 @@ bool heap_strict = IS_ENABLED(CONFIG_DEBUG);
 /**
  * heap_chunk_order() - order of the first chunk of the free range [s, e)
  * (DESIGN §4): the largest aligned power of two that starts at @s and fits,
- * capped at MAX_ORDER; pfn 0 is always an order-0 chunk.
+ * capped at MAX_FREE_ORDER; pfn 0 is always an order-0 chunk.
  *
  * Return: the order; 0 when the range is empty.
  */
@@ -90,7 +90,7 @@ unsigned int heap_chunk_order(uint64_t s, uint64_t e)
 		return 0;
 	o = (unsigned int)fls64(e - s) - 1;
 	o = MIN(o, (unsigned int)ffs64(s) - 1);
-	return MIN(o, (unsigned int)MAX_ORDER);
+	return MIN(o, (unsigned int)MAX_FREE_ORDER);
 }
 
 /* ---- locking ----------------------------------------------------------- */
@@ -284,7 +284,7 @@ static struct page_info *merge_insert(struct heap_node_locked l,
 
 	/* A stale copy of the incoming head must never read as allocated. */
 	pg->state = PGS_FREE;
-	while (k < MAX_ORDER) {
+	while (k < MAX_FREE_ORDER) {
 		uint64_t size = 1ULL << k, b = p ^ size;
 		uint64_t lo = MIN(p, b);
 		struct page_info *bpg;
@@ -572,6 +572,37 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
  * down to @order. Only the heads of the halves put back are written.
  * Return: head entry of the block (pfn in *@out_pfn), or NULL.
  */
+/*
+ * Split the free chunk @pg (pfn *@p, order @j, first dirty offset *@fd,
+ * already off its list) down to order @order: the lower halves go back to
+ * the free lists, the top piece is returned with its pfn in *@p and its
+ * first dirty offset in *@fd. The top piece is dirty whenever the chunk
+ * was (its dirty pages are [fd, 2^j)). Xen keeps the top the same way.
+ */
+static struct page_info *split_down(struct heap_node_locked l,
+				    struct page_info *pg, uint64_t *p,
+				    unsigned int j, unsigned int order,
+				    uint32_t *fd, uint8_t poc)
+{
+	while (j > order) {
+		uint64_t half;
+		uint32_t lo_fd;
+
+		j--;
+		half = 1ULL << j;
+		lo_fd = (*fd == FIRST_DIRTY_NONE || *fd >= half)
+				? FIRST_DIRTY_NONE
+				: *fd;
+		write_free_head(pg, *p, j, l.hn->id, lo_fd, poc);
+		list_insert(l, pg);
+		if (*fd != FIRST_DIRTY_NONE)
+			*fd = *fd >= half ? *fd - (uint32_t)half : 0;
+		*p += half;
+		pg = pfn_to_page(pfn(*p));
+	}
+	return pg;
+}
+
 static struct page_info *take_block(struct heap_node_locked l,
 				    unsigned int order, int zone_hi,
 				    uint64_t *out_pfn, uint32_t *out_fd,
@@ -611,23 +642,7 @@ static struct page_info *take_block(struct heap_node_locked l,
 	p = pg->pfn;
 	fd = pg->first_dirty;
 	poc = pg->flags & PGF_CLEAN_POC;
-	/* Put the lower halves back, keep the top (Xen does the same). */
-	while (j > order) {
-		uint64_t half;
-		uint32_t lo_fd;
-
-		j--;
-		half = 1ULL << j;
-		lo_fd = (fd == FIRST_DIRTY_NONE || fd >= half)
-				? FIRST_DIRTY_NONE
-				: fd;
-		write_free_head(pg, p, j, hn->id, lo_fd, poc);
-		list_insert(l, pg);
-		if (fd != FIRST_DIRTY_NONE)
-			fd = fd >= half ? fd - (uint32_t)half : 0;
-		p += half;
-		pg = pfn_to_page(pfn(p));
-	}
+	pg = split_down(l, pg, &p, j, order, &fd, poc);
 
 	/* Claim the head now so that no free merges with it after unlock. */
 	pg->next = pg->prev = NULL;
@@ -785,7 +800,9 @@ misuse:
 /* ---- scrub support ----------------------------------------------------- */
 
 /**
- * heap_take_dirty() - detach one dirty free chunk of @node.
+ * heap_take_dirty() - detach one dirty free chunk of @node, of order
+ * MAX_ORDER at most (a larger one is split first, its lower halves stay
+ * free and dirty), so an idle scrubber holds a bounded piece.
  *
  * Return: its head (order in *@order), or NULL when the node has none.
  */
@@ -812,10 +829,19 @@ struct page_info *heap_take_dirty(uint32_t node, unsigned int *order)
 		}
 	}
 	if (pg) {
+		uint64_t p = pg->pfn;
+		uint32_t fd = pg->first_dirty;
+		unsigned int k = pg->order;
+
 		list_remove(l, pg);
+		if (k > MAX_ORDER) {
+			pg = split_down(l, pg, &p, k, MAX_ORDER, &fd, 0);
+			k = MAX_ORDER;
+			write_free_head(pg, p, k, l.hn->id, fd, 0);
+		}
 		/* Detached: reads as allocated to every buddy check. */
 		pg->state = PGS_ALLOCATED;
-		*order = pg->order;
+		*order = k;
 	}
 	heap_unlock_node(l);
 	return pg;

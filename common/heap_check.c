@@ -31,7 +31,7 @@ void heap_for_each_free(uint32_t node,
 		return;
 	l = heap_lock_node(node);
 	for (z = 0; z < NR_ZONES; z++)
-		for (k = 0; k <= MAX_ORDER; k++) {
+		for (k = 0; k <= MAX_FREE_ORDER; k++) {
 			struct page_info *pg = l.hn->free[z][k].head, *next;
 
 			for (; pg; pg = next) {
@@ -155,7 +155,7 @@ static unsigned int check_node(struct heap_node_locked l)
 		unsigned int used = 0;
 
 		zf = 0;
-		for (k = 0; k <= MAX_ORDER; k++) {
+		for (k = 0; k <= MAX_FREE_ORDER; k++) {
 			struct free_list *fl = &hn->free[z][k];
 			struct page_info *pg, *prev = NULL;
 			bool seen_dirty = false;

@@ -21,7 +21,7 @@ struct heap_node {
 	uint32_t id;
 	/* Bit j of nonempty[z]: list [z][j] is not empty. */
 	uint32_t nonempty[NR_ZONES];
-	struct free_list free[NR_ZONES][MAX_ORDER + 1];
+	struct free_list free[NR_ZONES][MAX_FREE_ORDER + 1];
 	struct heap_range *ranges; /* sorted; HEAP_MAX_RANGES static slots */
 	unsigned int range_count, range_cap;
 	struct heap_node_stats stats;
@@ -29,7 +29,8 @@ struct heap_node {
 	unsigned int fallback_count;
 };
 
-BUILD_BUG_ON(MAX_ORDER > 31);
+BUILD_BUG_ON(MAX_FREE_ORDER > 31);
+BUILD_BUG_ON(MAX_ORDER > MAX_FREE_ORDER);
 BUILD_BUG_ON(sizeof(struct page_info) > 32);
 
 /* common/heap.c owns them; heap_check.c reads them under the node locks. */

@@ -478,6 +478,7 @@ static void json_heap(struct jw *w, unsigned int nodes)
 	jw_u64(w, "total_pages", heap_total_pages());
 	jw_u64(w, "free_pages", heap_free_pages());
 	jw_u64(w, "max_order", MAX_ORDER);
+	jw_u64(w, "max_free_order", MAX_FREE_ORDER);
 	jw_u64(w, "allocated_pages", heap_allocated_pages());
 	jw_u64(w, "dirty_pages", heap_dirty_pages(nodes));
 	jw_arr(w, "per_node");

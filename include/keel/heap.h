@@ -18,7 +18,14 @@
 #include <keel/spinlock.h>
 #include <keel/types.h>
 
-#define MAX_ORDER	CONFIG_MAX_ORDER
+#define MAX_ORDER CONFIG_MAX_ORDER
+/*
+ * Free chunks may be larger than what a caller can allocate: up to
+ * 2^MAX_FREE_ORDER pages (8 TiB), so that handing over a range costs one
+ * head write per 8 TiB, not per 2^MAX_ORDER pages. 31 keeps first_dirty
+ * offsets and the per-zone order masks 32-bit.
+ */
+#define MAX_FREE_ORDER	31
 #define NR_ZONES	53  /* pfn bit widths 0..52 */
 #define HEAP_MAX_RANGES 256 /* per node, static; heap_grow_ranges() for more */
 
@@ -70,7 +77,7 @@ const char *heap_mode_name(enum heap_init_mode mode);
 uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty);
 
 /*
- * Order of the first chunk of the free range [s, e) (pfns): min(MAX_ORDER,
+ * Order of the first chunk of the free range [s, e) (pfns): min(MAX_FREE_ORDER,
  * fls(e - s) - 1, ffs(s) - 1), and 0 for pfn 0. heap_add_range() cuts a
  * range by calling it repeatedly. Pure; exposed for tests.
  */

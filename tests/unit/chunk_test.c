@@ -43,7 +43,7 @@ static uint64_t check_range(uint64_t s, uint64_t e)
 		unsigned int k = heap_chunk_order(p, e);
 		uint64_t size = 1ULL << k;
 
-		assert_true(k <= MAX_ORDER);
+		assert_true(k <= MAX_FREE_ORDER);
 		/* power-of-two sized and aligned */
 		assert_int_equal(p & (size - 1), 0);
 		/* inside the range */
@@ -55,9 +55,9 @@ static uint64_t check_range(uint64_t s, uint64_t e)
 		if (p == 0)
 			assert_int_equal(k, 0);
 		/* maximal: the next order up would not be aligned or fit */
-		if (k < MAX_ORDER && p != 0)
+		if (k < MAX_FREE_ORDER && p != 0)
 			assert_true((p & (2 * size - 1)) || p + 2 * size > e);
-		/* orders go up, then down (plus a run at MAX_ORDER) */
+		/* orders go up, then down (plus a run at MAX_FREE_ORDER) */
 		if ((int)k < last_order)
 			descending = true;
 		else if (descending)
@@ -96,26 +96,32 @@ static void test_random_ranges(void **state)
 		chunks = check_range(s, s + len);
 		/*
 		 * O(log): at most two chunks per order on the way up and
-		 * down, plus the full MAX_ORDER chunks in the middle.
+		 * down, plus the full MAX_FREE_ORDER chunks in the middle.
 		 */
-		bound = 2 * (MAX_ORDER + 2) + (len >> MAX_ORDER);
+		bound = 2 * (MAX_FREE_ORDER + 2) + (len >> MAX_FREE_ORDER);
 		assert_true(chunks <= bound);
 		assert_true(chunks >= 1);
 		if (len > 1)
-			assert_true(chunks <=
-				    2 * ilog2(len) + 3 + (len >> MAX_ORDER));
+			assert_true(chunks <= 2 * ilog2(len) + 3 +
+						      (len >> MAX_FREE_ORDER));
 	}
 }
 
+/*
+ * Issue 13: a range costs O(log) chunks, not one per 2^MAX_ORDER pages.
+ * 1 TiB at 1 GiB: orders 18 up to 27 (2^28 - 2^18 pages), then one order-18
+ * chunk for the last 2^18 pages: 11 chunks (1024 with 1 GiB chunks).
+ */
 static void test_big_contiguous(void **state)
 {
-	/* 1 TiB at 1 GiB: 2^28 pages = 1024 MAX_ORDER (=18) chunks. */
 	uint64_t s = (1ULL << 30) >> 12, e = s + (1ULL << 28);
 
-	if (MAX_ORDER == 18)
-		assert_int_equal(check_range(s, e), 1024);
-	else
-		check_range(s, e);
+	assert_int_equal(check_range(s, e), 11);
+	/* 64 TiB at 8 TiB: 2^34 pages in 2^31-page chunks, exactly 8. */
+	s = 1ULL << 31;
+	assert_int_equal(check_range(s, s + (1ULL << 34)), 8);
+	/* 64 TiB at 4 KiB: up from order 0 to 30, 7 full, down. */
+	assert_true(check_range(1, 1 + (1ULL << 34)) <= 2 * 31 + 8);
 }
 
 int main(void)

@@ -31,9 +31,49 @@ static const struct hf_rsv rsv[] = {
 
 #define TOP_PFN ((116 * MiB) >> 12)
 
-static uint8_t ref[TOP_PFN];
-static uint8_t ram_node[TOP_PFN]; /* node + 1, 0 = not RAM */
-static bool reserved[TOP_PFN];
+/*
+ * A machine whose free chunks are larger than a caller may allocate
+ * (issue 13): node 0's 4 GiB at 2 GiB hand over with an order-19 chunk
+ * (MAX_ORDER is 18), node 1 has a reserved page in its middle, node 2 is
+ * small. Allocations split them, frees must merge them back past
+ * MAX_ORDER, and the idle scrubber must only ever detach MAX_ORDER.
+ */
+static const struct hf_ram big_ram[] = {
+	{2 * GiB, 6 * GiB, 0},
+	{6 * GiB, 7 * GiB, 1},
+	{7 * GiB, 7 * GiB + 64 * MiB, 2},
+};
+
+static const struct hf_rsv big_rsv[] = {
+	{6 * GiB + 512 * MiB, 6 * GiB + 512 * MiB + 4096, "one-page"},
+};
+
+#define BIG_TOP_PFN ((7 * GiB + 64 * MiB) >> 12)
+
+struct machine {
+	const struct hf_ram *ram;
+	unsigned int ram_count;
+	const struct hf_rsv *rsv;
+	unsigned int rsv_count;
+	uint64_t top_pfn;
+	unsigned int bits_lo; /* HEAP_BITS limits tried: bits_lo + 0..2 */
+	bool big;	      /* orders up to MAX_ORDER, not 11 */
+};
+
+static const struct machine small_machine = {
+	ram, ARRAY_SIZE(ram), rsv, ARRAY_SIZE(rsv), TOP_PFN, 25, false,
+};
+static const struct machine big_machine = {
+	big_ram,     ARRAY_SIZE(big_ram),
+	big_rsv,     ARRAY_SIZE(big_rsv),
+	BIG_TOP_PFN, 32,
+	true,
+};
+
+static const struct machine *mach = &small_machine;
+static uint8_t *ref;
+static uint8_t *ram_node; /* node + 1, 0 = not RAM */
+static bool *reserved;
 
 struct live {
 	struct page_info *pg;
@@ -55,14 +95,20 @@ static void build_reference(void)
 	unsigned int n, i, count;
 	uint64_t p;
 
-	memset(ref, REF_NONE, sizeof(ref));
-	memset(ram_node, 0, sizeof(ram_node));
-	memset(reserved, 0, sizeof(reserved));
-	for (i = 0; i < ARRAY_SIZE(ram); i++)
-		for (p = ram[i].start >> 12; p < ram[i].end >> 12; p++)
-			ram_node[p] = (uint8_t)(ram[i].node + 1);
-	for (i = 0; i < ARRAY_SIZE(rsv); i++)
-		for (p = rsv[i].start >> 12; p < (rsv[i].end + 4095) >> 12; p++)
+	free(ref);
+	free(ram_node);
+	free(reserved);
+	ref = calloc(mach->top_pfn, 1);
+	ram_node = calloc(mach->top_pfn, 1);
+	reserved = calloc(mach->top_pfn, sizeof(*reserved));
+	assert_true(ref && ram_node && reserved);
+	for (i = 0; i < mach->ram_count; i++)
+		for (p = mach->ram[i].start >> 12; p < mach->ram[i].end >> 12;
+		     p++)
+			ram_node[p] = (uint8_t)(mach->ram[i].node + 1);
+	for (i = 0; i < mach->rsv_count; i++)
+		for (p = mach->rsv[i].start >> 12;
+		     p < (mach->rsv[i].end + 4095) >> 12; p++)
 			reserved[p] = true;
 	for (n = 0; n < heap_node_count(); n++) {
 		const struct heap_range *r = heap_node_ranges(n, &count);
@@ -103,7 +149,7 @@ static uint64_t ref_free_on(uint32_t node)
 {
 	uint64_t p, n = 0;
 
-	for (p = 0; p < TOP_PFN; p++)
+	for (p = 0; p < mach->top_pfn; p++)
 		n += ref[p] == REF_FREE && ram_node[p] == node + 1;
 	return n;
 }
@@ -126,10 +172,10 @@ static void check_counters(void)
 static void run_model(enum heap_init_mode mode, bool dirty, uint64_t seed)
 {
 	struct hf_cfg c = {
-		.ram = ram,
-		.ram_count = ARRAY_SIZE(ram),
-		.rsv = rsv,
-		.rsv_count = ARRAY_SIZE(rsv),
+		.ram = mach->ram,
+		.ram_count = mach->ram_count,
+		.rsv = mach->rsv,
+		.rsv_count = mach->rsv_count,
 		.mode = mode,
 		.dirty = dirty,
 	};
@@ -155,6 +201,9 @@ static void run_model(enum heap_init_mode mode, bool dirty, uint64_t seed)
 			unsigned int k = rnd() % 8 == 0
 						 ? (unsigned int)(rnd() % 12)
 						 : (unsigned int)(rnd() % 4);
+
+			if (mach->big && rnd() % 16 == 0)
+				k = MAX_ORDER - (unsigned int)(rnd() % 3);
 			uint32_t flags = HEAP_NO_SCRUB;
 			int want = -1;
 			bool exact = false;
@@ -171,7 +220,8 @@ static void run_model(enum heap_init_mode mode, bool dirty, uint64_t seed)
 				}
 			}
 			if (rnd() % 10 == 0) {
-				bits = 25 + (unsigned int)(rnd() % 3);
+				bits = mach->bits_lo +
+				       (unsigned int)(rnd() % 3);
 				flags |= HEAP_BITS(bits);
 				limit = 1ULL << (bits - 12);
 			}
@@ -197,7 +247,7 @@ static void run_model(enum heap_init_mode mode, bool dirty, uint64_t seed)
 			if (exact)
 				assert_int_equal(pg->node, want);
 			for (q = p; q < p + (1ULL << k); q++) {
-				assert_true(q < TOP_PFN);
+				assert_true(q < mach->top_pfn);
 				assert_int_equal(ref[q], REF_FREE);
 				assert_int_equal(ram_node[q], pg->node + 1);
 				assert_false(reserved[q]);
@@ -250,6 +300,67 @@ static void test_model_lazy(void **state)
 {
 	run_model(HEAP_INIT_LAZY, false, 0x1234567);
 	run_model(HEAP_INIT_LAZY, true, 0xabcdef1);
+}
+
+/*
+ * Free chunks above MAX_ORDER: the handoff makes them, allocation splits
+ * them, frees merge back up to them (the proof at the top of heap.c), and
+ * an idle scrubber detaches at most MAX_ORDER of one.
+ */
+static void test_model_big_chunks(void **state)
+{
+	static struct live taken[1024];
+	struct hf_snap before, after;
+	unsigned int order, n = 0, at_max = 0;
+	size_t above = 0;
+	struct page_info *pg;
+
+	struct hf_cfg c = {
+		.ram = big_ram,
+		.ram_count = ARRAY_SIZE(big_ram),
+		.rsv = big_rsv,
+		.rsv_count = ARRAY_SIZE(big_rsv),
+		.dirty = true,
+	};
+
+	mach = &big_machine;
+	run_model(HEAP_INIT_LAZY, false, 0x5eed5eed);
+	run_model(HEAP_INIT_LAZY, true, 0x0ddba11);
+
+	/* A fresh dirty handoff: every chunk is dirty from its first page. */
+	hf_setup(&c);
+	before = hf_snapshot();
+	for (size_t i = 0; i < before.n; i++)
+		above += before.c[i].order > MAX_ORDER;
+	/* At least node 0's [2G, 4G): one 2^19-page chunk. */
+	assert_true(above >= 1);
+	/* Detach every dirty piece: never more than MAX_ORDER at once. */
+	for (uint32_t node = 0; node < 3; node++)
+		while ((pg = heap_take_dirty(node, &order))) {
+			assert_true(n < ARRAY_SIZE(taken));
+			assert_true(order <= MAX_ORDER);
+			assert_int_equal(pg->order, order);
+			assert_int_equal(pg->state, PGS_ALLOCATED);
+			at_max += order == MAX_ORDER;
+			taken[n].pg = pg;
+			taken[n++].order = order;
+		}
+	assert_true(at_max >= 2); /* a 2^19 chunk is two 2^18 pieces */
+	assert_int_equal(heap_node_stats(0)->dirty_pages, 0);
+	hf_check_clean();
+	while (n--)
+		heap_put_clean(taken[n].pg, taken[n].order, false);
+	hf_check_clean();
+	/* Everything merged back to the chunks the handoff made. */
+	after = hf_snapshot();
+	assert_int_equal(before.n, after.n);
+	for (size_t i = 0; i < before.n; i++) {
+		assert_int_equal(before.c[i].pfn, after.c[i].pfn);
+		assert_int_equal(before.c[i].order, after.c[i].order);
+	}
+	free(before.c);
+	free(after.c);
+	mach = &small_machine;
 }
 
 static void test_model_chunked(void **state)
@@ -435,6 +546,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_model_lazy),
+		cmocka_unit_test(test_model_big_chunks),
 		cmocka_unit_test(test_model_chunked),
 		cmocka_unit_test(test_model_pagewise),
 		cmocka_unit_test(test_concurrent_lazy),
