@@ -529,7 +529,8 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 /**
  * arch_stop() - end the boot: PSCI SYSTEM_OFF for poweroff/exit (QEMU then
  * exits 0; PASS/FAIL is in the log), SYSTEM_RESET for reset, else halt;
- * the default is poweroff on QEMU virt and halt elsewhere.
+ * the default is exit on QEMU virt (its DT or its ACPI tables) and halt
+ * elsewhere.
  * @how: the after= action.
  * @pass: verdict (already printed).
  */
@@ -538,7 +539,7 @@ void arch_stop(enum after_action how, bool pass)
 	(void)pass;
 	/* The arch's choice: exit QEMU (the log has the verdict), halt on HW. */
 	if (how == AFTER_DEFAULT && dt_info.qemu_virt)
-		how = AFTER_POWEROFF;
+		how = AFTER_EXIT;
 	switch (how) {
 	case AFTER_POWEROFF:
 	case AFTER_EXIT:
