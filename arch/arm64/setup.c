@@ -59,11 +59,19 @@ static uint32_t be32(const void *p)
 /*
  * The DT cpu reg holds only the affinity fields; whether Aff0 counts
  * threads (MPIDR.MT) is known from our own MPIDR. Assume a homogeneous
- * system and redo the topology with it.
+ * system and redo the topology with it. A DT cpu-map (dt_info.cpu_map)
+ * says more than MPIDR and is kept; ACPI boots use MPIDR (PPTT is not
+ * read).
  */
 static void apply_mt_bit(struct bootinfo *bi)
 {
-	if (!(read_sysreg(mpidr_el1) & MPIDR_MT))
+	bool mt = read_sysreg(mpidr_el1) & MPIDR_MT;
+
+	pr_info("arm64: CPU topology from %s\n",
+		dt_info.cpu_map ? "the DT cpu-map"
+		: mt		? "MPIDR (MT: Aff0 = thread, Aff1 = core)"
+				: "MPIDR (Aff0 = core)");
+	if (dt_info.cpu_map || !mt)
 		return;
 	for (unsigned int i = 0; i < bi->cpu_count; i++) {
 		struct bi_cpu *c = &bi->cpus[i];
@@ -529,7 +537,8 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 /**
  * arch_stop() - end the boot: PSCI SYSTEM_OFF for poweroff/exit (QEMU then
  * exits 0; PASS/FAIL is in the log), SYSTEM_RESET for reset, else halt;
- * the default is poweroff on QEMU virt and halt elsewhere.
+ * the default is exit on QEMU virt (its DT or its ACPI tables) and halt
+ * elsewhere.
  * @how: the after= action.
  * @pass: verdict (already printed).
  */
@@ -538,7 +547,7 @@ void arch_stop(enum after_action how, bool pass)
 	(void)pass;
 	/* The arch's choice: exit QEMU (the log has the verdict), halt on HW. */
 	if (how == AFTER_DEFAULT && dt_info.qemu_virt)
-		how = AFTER_POWEROFF;
+		how = AFTER_EXIT;
 	switch (how) {
 	case AFTER_POWEROFF:
 	case AFTER_EXIT:

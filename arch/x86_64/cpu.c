@@ -4,17 +4,23 @@
  * maintenance and the scrub primitive (CPU identity and SMP: smp.c).
  *
  * Stopping (cmdline after=):
- *   halt      cli; hlt forever (the default: what hardware wants).
+ *   default   exit under QEMU, halt elsewhere (x86_qemu_init() decides:
+ *             CPUID's hypervisor bit, then QEMU's fw_cfg signature "QEMU"
+ *             at selector port 0x510 / data port 0x511; hardware never
+ *             sees a write to those ports).
+ *   halt      cli; hlt forever.
  *   poweroff  ACPI S5: SLP_TYP from the DSDT's \_S5 | SLP_EN written to the
  *             FADT's PM1a/PM1b control ports (enabling ACPI mode through
- *             SMI_CMD first if needed); without tables, in a VM, QEMU's
- *             fixed PM1a port 0x604 (0x2000). QEMU exits with status 0.
+ *             SMI_CMD first if needed); then, under QEMU, its fixed PM1a
+ *             port 0x604 (0x2000: PIIX4 and ICH9 PM both at 0x600, for
+ *             acpi=off or missing tables). QEMU exits with status 0.
  *             Halt when that did not switch the machine off.
  *   exit      isa-debug-exit at port 0xf4: QEMU exits with (v << 1) | 1.
  *             PASS writes 0x10 (exit status 33), FAIL writes 0x11 (35).
- *             Without the device the write is ignored and we halt.
- *   The QEMU ports are only written when CPUID says we run in a VM
- *   (hypervisor bit); on hardware both fall back to halt.
+ *             Without the device the write is ignored and exit goes on as
+ *             poweroff, so that QEMU still stops (status 0).
+ *   QEMU's ports are only written under QEMU; elsewhere exit halts and
+ *   poweroff uses ACPI only.
  *   reset     keyboard controller pulse, then a triple fault.
  *
  * Cache: x86 is coherent; the maintenance hooks still do the real thing
@@ -44,11 +50,14 @@
 #include <keel/options.h>
 #include <keel/printk.h>
 
-#define DEBUG_EXIT_PORT 0xf4
-#define DEBUG_EXIT_PASS 0x10 /* QEMU exit status 33 */
-#define DEBUG_EXIT_FAIL 0x11 /* QEMU exit status 35 */
-#define QEMU_PM1A_CNT	0x604
-#define ACPI_S5_SLP_EN	0x2000
+#define DEBUG_EXIT_PORT	 0xf4
+#define DEBUG_EXIT_PASS	 0x10 /* QEMU exit status 33 */
+#define DEBUG_EXIT_FAIL	 0x11 /* QEMU exit status 35 */
+#define QEMU_PM1A_CNT	 0x604
+#define FW_CFG_PORT_SEL	 0x510
+#define FW_CFG_PORT_DATA 0x511
+#define FW_CFG_SIGNATURE 0x0000
+#define ACPI_S5_SLP_EN	 0x2000
 
 const char arch_name[] = "x86_64";
 
@@ -104,24 +113,73 @@ static void acpi_poweroff(void)
 		outw(ai->pm1b_cnt.address, val);
 }
 
+static bool in_vm(void)
+{
+	return cpuid(1, 0).ecx & (1u << 31);
+}
+
+/* -1: not probed yet; else whether fw_cfg said "QEMU". */
+static int qemu_found = -1;
+
+static bool qemu_probe(void)
+{
+	static const char sig[4] = {'Q', 'E', 'M', 'U'};
+
+	/* Ports 0x510/0x511 may be anything on hardware: VMs only. */
+	if (!in_vm())
+		return false;
+	outw(FW_CFG_PORT_SEL, FW_CFG_SIGNATURE);
+	for (unsigned int i = 0; i < sizeof(sig); i++)
+		if (inb(FW_CFG_PORT_DATA) != (uint8_t)sig[i])
+			return false;
+	return true;
+}
+
+/**
+ * x86_qemu() - are we running under QEMU (TCG or KVM)? Probed once.
+ * Return: true when fw_cfg carries QEMU's signature.
+ */
+bool x86_qemu(void)
+{
+	if (qemu_found < 0)
+		qemu_found = qemu_probe();
+	return qemu_found;
+}
+
+/**
+ * x86_qemu_init() - probe for QEMU on the boot CPU and say what after=
+ * defaults to (the probe would otherwise run quietly in arch_stop()).
+ */
+void x86_qemu_init(void)
+{
+	if (x86_qemu())
+		pr_info("x86_64: QEMU (fw_cfg signature \"QEMU\"): after= "
+			"defaults to exit\n");
+	else
+		pr_info("x86_64: not QEMU: after= defaults to halt\n");
+}
+
 /**
  * arch_stop() - end the boot as @how says; see the file comment.
  */
 void arch_stop(enum after_action how, bool pass)
 {
-	/* QEMU's ports mean nothing on hardware: only poke them in a VM. */
-	bool vm = cpuid(1, 0).ecx & (1u << 31);
+	/* QEMU's ports mean nothing elsewhere: only poke them under QEMU. */
+	bool qemu = x86_qemu();
 
 	__asm__ __volatile__("cli");
+	if (how == AFTER_DEFAULT)
+		how = qemu ? AFTER_EXIT : AFTER_HALT;
 	switch (how) {
 	case AFTER_EXIT:
-		if (vm)
-			outb(DEBUG_EXIT_PORT,
-			     pass ? DEBUG_EXIT_PASS : DEBUG_EXIT_FAIL);
-		break;
+		if (!qemu)
+			break;
+		outb(DEBUG_EXIT_PORT, pass ? DEBUG_EXIT_PASS : DEBUG_EXIT_FAIL);
+		/* Still here: no isa-debug-exit device. Power off instead. */
+		__attribute__((__fallthrough__));
 	case AFTER_POWEROFF:
 		acpi_poweroff();
-		if (vm)
+		if (qemu)
 			outw(QEMU_PM1A_CNT, ACPI_S5_SLP_EN);
 		break;
 	case AFTER_RESET: {
@@ -131,7 +189,6 @@ void arch_stop(enum after_action how, bool pass)
 		__asm__ __volatile__("lidt (%0); int3" : : "r"(null_idt));
 		break;
 	}
-	case AFTER_DEFAULT:
 	case AFTER_HALT:
 	default:
 		break;

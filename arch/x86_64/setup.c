@@ -254,5 +254,6 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	acpi_setup(bi, x86_apic_id());
 	x86_topology_fill(bi);
 	tsc_init(bi);
+	x86_qemu_init();
 	keel_main(bi);
 }

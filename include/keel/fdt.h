@@ -42,6 +42,7 @@ struct dt_arch_info {
 	paddr_t initrd_start, initrd_end;
 	uint32_t totalsize; /* the blob's header totalsize (0 when bad) */
 	bool qemu_virt;	    /* root compatible "linux,dummy-virt" (QEMU virt) */
+	bool cpu_map; /* CPU topology from /cpus/cpu-map, not from MPIDR */
 };
 
 /*
@@ -65,7 +66,7 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 bool dt_has_cpus(const void *blob, size_t len);
 
 /*
- * MPIDR -> topology: with the MT bit (24) Aff0 is the thread, Aff1 the
+ * MPIDR -> topology (CPUs without a usable /cpus/cpu-map): with the MT bit (24) Aff0 is the thread, Aff1 the
  * core, Aff2/Aff3 the package; without it Aff0 is the core and
  * Aff1..Aff3 the package (cluster).
  */

@@ -119,6 +119,43 @@ def bench_checked(rep, log):
     return out
 
 
+def smp_topology(smp, gic=2):
+    """What keel must report for QEMU 7.2 virt's -smp @smp (N,sockets=S,
+    clusters=C,cores=K,threads=T) from the DT cpu-map QEMU writes: CPU i
+    is socket i // (C*K*T), cluster i // (K*T) % C, core i // T % K,
+    thread i % T, with MPIDR Aff0 = i % n, Aff1 = i // n (n = 8 CPUs per
+    affinity cluster with GICv2, 16 with GICv3). keel: package = socket,
+    core = cluster * K + core (unique within the package), thread; with
+    bootscrub=on only thread 0 of each core scrubs."""
+    kv = dict(x.split("=") for x in smp.split(",")[1:])
+    n = int(smp.split(",")[0])
+    cl, k, t = (int(kv.get(x, 1)) for x in ("clusters", "cores", "threads"))
+    per_aff1 = 8 if gic == 2 else 16
+
+    def check(rep, log):
+        out = []
+        by_hwid = {c["hwid"]: c for c in rep["cpus"]}
+        if len(rep["cpus"]) != n:
+            out.append(f"{len(rep['cpus'])} CPUs, expected {n}")
+        for i in range(n):
+            hwid = (i // per_aff1) << 8 | i % per_aff1
+            c = by_hwid.get(hwid)
+            if c is None:
+                out.append(f"no CPU with MPIDR {hwid:#x}")
+                continue
+            thread = i % t
+            want = {"package": i // (cl * k * t),
+                    "core": (i // (k * t)) % cl * k + (i // t) % k,
+                    "thread": thread, "online": True,
+                    "scrubber": thread == 0}
+            for key, v in want.items():
+                if c[key] != v:
+                    out.append(f"CPU MPIDR {hwid:#x}: {key} = {c[key]}, "
+                               f"expected {v}")
+        return out
+    return check
+
+
 def dist(rows):
     return [list(r) for r in rows]
 
@@ -217,6 +254,21 @@ CASES = [
     # No after=: on QEMU virt the default is to power off, not to hang.
     case("after-default", ["--smp", "1", "--mem", "256M"], {"cpus": 1},
          after=None),
+    # Topology from the DT cpu-map (MPIDR says one cluster, no threads):
+    # SMT siblings other than thread 0 do not scrub.
+    case("cpu-map-smt", ["--smp", "8,sockets=2,cores=2,threads=2",
+                         "--mem", "256M"],
+         {"cpus": 8, "online": 8, "scrubbed": True}, append="bootscrub=on",
+         log_has=["CPU topology from the DT cpu-map"],
+         checks=[smp_topology("8,sockets=2,cores=2,threads=2")]),
+    # Two clusters per socket, core leaves (no threads): core ids stay
+    # unique within the package.
+    case("cpu-map-clusters",
+         ["--smp", "8,sockets=2,clusters=2,cores=2,threads=1",
+          "--mem", "256M"],
+         {"cpus": 8, "online": 8, "scrubbed": True}, append="bootscrub=on",
+         log_has=["CPU topology from the DT cpu-map"],
+         checks=[smp_topology("8,sockets=2,clusters=2,cores=2,threads=1")]),
 ]
 
 # Fault injection (docs/cmdline.md "Fault injection"): each boot reaches

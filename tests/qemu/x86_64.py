@@ -5,6 +5,9 @@
 Each case is one fresh QEMU boot through scripts/qemu.sh with after=exit
 and a timeout; the serial log is saved under --logs and checked with
 scripts/report.py (check_report) plus the case's own checks on the JSON.
+The after-* cases leave after= out (or the isa-debug-exit device, or the
+CPUID hypervisor bit) and check how the boot ends: exit status 33 from the
+debug-exit port, 0 from the ACPI power-off fallback, or a halt (timeout).
 
 Expected RAM is derived from the QEMU configuration, not from what keel
 prints: the firmware map holds -m bytes minus what the firmware keeps
@@ -29,6 +32,7 @@ node with CPUs, ties to the lowest id).
 import argparse
 import os
 import re
+import shlex
 import subprocess
 import sys
 import time
@@ -43,6 +47,9 @@ QEMU_SH = os.path.join(TOP, "scripts", "qemu.sh")
 MKISO = os.path.join(TOP, "scripts", "mkiso.sh")
 EXIT_PASS = 33   # isa-debug-exit: (0x10 << 1) | 1
 EXIT_FAIL = 35   # (0x11 << 1) | 1
+EXIT_POWEROFF = 0  # ACPI S5 (after=poweroff, or exit without the device)
+EXIT_HALT = 124  # scripts/qemu.sh --timeout expired: keel halted
+ISO_CMDLINE = "after=exit bootscrub=on audit=full"
 M = 1 << 20
 G = 1 << 30
 SEABIOS_TOL = 1 * M
@@ -57,9 +64,15 @@ def ram_expect(mem, tol):
 class Case:
     def __init__(self, name, qemu_args, mem, append="", timeout=30,
                  iso=False, tol=SEABIOS_TOL, expect=None, checks=(),
-                 no_report_log=None, exit_status=EXIT_PASS):
+                 no_report_log=None, exit_status=EXIT_PASS,
+                 iso_cmdline=None, debug_exit=True):
         self.name = name
+        # EXIT_HALT: the boot must end in a halt, which the timeout ends.
         self.exit_status = exit_status
+        # The ISO's grub.cfg command line (None: the matrix's usual one).
+        self.iso_cmdline = iso_cmdline
+        # False: QEMU runs without -device isa-debug-exit.
+        self.debug_exit = debug_exit
         # A boot that must stop before any report, printing this line
         # (and then halt: the timeout ends it).
         self.no_report_log = no_report_log
@@ -399,11 +412,43 @@ def build_cases(elf, memdir):
         Case("no-long-mode", kern + ["--mem", "64M", "--cpu", "qemu32"],
              64 * M, base, timeout=5,
              no_report_log="keel: error: this CPU has no long mode"),
-    ] + smp_cases(kern, base) + [
+    ] + after_cases(kern) + smp_cases(kern, base) + [
         Case(f"heap-{mode}", kern + ["--mem", "256M"], 256 * M,
              f"{base} bootscrub=off heap_init={mode}", expect=boot1,
              checks=[log_contains(f"({mode})")])
         for mode in ("lazy", "chunked", "pagewise")
+    ]
+
+
+def after_cases(kern):
+    """How a boot ends (docs/booting.md "How a boot ends"). Without after=,
+    keel exits QEMU by itself: status 33 through isa-debug-exit; without
+    that device after=exit powers off (ACPI S5, status 0); on what is not
+    QEMU (no CPUID hypervisor bit) the default is a halt. Each must end
+    well inside its timeout with KEEL: PASS."""
+    mb1 = {"boot": "multiboot1", "online": 1}
+    said = log_contains("QEMU (fw_cfg signature \"QEMU\"): after= "
+                        "defaults to exit")
+    return [
+        Case("after-default-mb1", kern + ["--mem", "128M"], 128 * M,
+             "audit=full bootscrub=on", timeout=20,
+             expect=dict(mb1, scrubbed=True), checks=[said]),
+        Case("after-default-grub", ["--mem", "256M"], 256 * M, iso=True,
+             iso_cmdline="audit=full bootscrub=on", timeout=30,
+             expect={"boot": "multiboot2", "online": 1, "scrubbed": True},
+             checks=[said, loader_is("GRUB")]),
+        Case("after-exit-no-device", kern + ["--mem", "128M"], 128 * M,
+             "after=exit audit=full bootscrub=off", timeout=20,
+             debug_exit=False, exit_status=EXIT_POWEROFF, expect=mb1),
+        Case("after-default-no-device-q35",
+             kern + ["--machine", "q35", "--mem", "128M"], 128 * M,
+             "audit=full bootscrub=off", timeout=20, debug_exit=False,
+             exit_status=EXIT_POWEROFF, expect=mb1, checks=[said]),
+        Case("after-default-not-qemu",
+             kern + ["--mem", "128M", "--cpu", "max,hypervisor=off"],
+             128 * M, "audit=full bootscrub=off", timeout=8,
+             exit_status=EXIT_HALT, expect=mb1,
+             checks=[log_contains("not QEMU: after= defaults to halt")]),
     ]
 
 
@@ -514,13 +559,27 @@ def smp_cases(kern, base):
     ]
 
 
-def run_case(case, iso, logdir):
+def without_debug_exit(args):
+    """scripts/qemu.sh @args as the QEMU command it would run, minus its
+    -device isa-debug-exit (always added there)."""
+    out = subprocess.run(args + ["--dry-run"], check=True, text=True,
+                         capture_output=True).stdout
+    cmd = shlex.split(out)
+    i = next(i for i, a in enumerate(cmd)
+             if a == "-device" and cmd[i + 1].startswith("isa-debug-exit"))
+    return cmd[:i] + cmd[i + 2:]
+
+
+def run_case(case, isos, logdir):
     args = [QEMU_SH, "x86_64"] + case.qemu_args
     if case.iso:
+        iso = isos[case.iso_cmdline or ISO_CMDLINE]
         args = [QEMU_SH, "x86_64", "--iso", iso] + case.qemu_args
     elif case.append:
         args += ["--append", case.append]
     args += ["--timeout", str(case.timeout)]
+    if not case.debug_exit:
+        args = without_debug_exit(args)
     log_path = os.path.join(logdir, case.name + ".log")
     t0 = time.monotonic()
     with open(log_path, "wb") as log:
@@ -543,7 +602,7 @@ def run_case(case, iso, logdir):
             problems.append(f"QEMU exit status {proc.returncode}, "
                             "expected a halt (timeout)")
         return problems, secs, log_path, None
-    if proc.returncode == 124:
+    if proc.returncode == 124 and case.exit_status != EXIT_HALT:
         problems.append(f"timeout after {case.timeout} s")
     elif proc.returncode != case.exit_status:
         problems.append(f"QEMU exit status {proc.returncode}, expected "
@@ -578,17 +637,18 @@ def main():
         names = set(args.only.split(","))
         cases = [c for c in cases if c.name in names]
 
-    iso = None
-    if any(c.iso for c in cases):
-        iso = os.path.join(args.logs, "qemu-test.iso")
-        subprocess.run([MKISO, args.elf, iso,
-                        "after=exit bootscrub=on audit=full"],
-                       check=True, stdout=subprocess.DEVNULL)
+    isos = {}
+    for line in sorted({c.iso_cmdline or ISO_CMDLINE
+                        for c in cases if c.iso}):
+        iso = os.path.join(args.logs, f"qemu-test-{len(isos)}.iso")
+        subprocess.run([MKISO, args.elf, iso, line], check=True,
+                       stdout=subprocess.DEVNULL)
+        isos[line] = iso
 
     passed = failed = 0
     reps = {}
     for case in cases:
-        problems, secs, log_path, rep = run_case(case, iso, args.logs)
+        problems, secs, log_path, rep = run_case(case, isos, args.logs)
         reps[case.name] = rep
         if problems:
             failed += 1

@@ -129,6 +129,7 @@ static void test_virt_2node(void **state)
 	assert_int_equal(bi.reserved_count, 4);
 
 	assert_int_equal(bi.cpu_count, 4);
+	assert_true(ai.cpu_map); /* QEMU's: socket0 and socket1, 2 cores */
 	assert_int_equal(bi.cpus[0].hwid, 0);
 	assert_int_equal(bi.cpus[2].hwid, 0x100);
 	assert_int_equal(bi.cpus[2].node, 1);
@@ -301,7 +302,8 @@ static void test_bad_headers(void **state)
 static void test_corruptions(void **state)
 {
 	static const char *const names[] = {"dt-virt-2node", "dt-3node",
-					    "dt-quirks", "dt-single"};
+					    "dt-quirks",     "dt-single",
+					    "dt-cpumap",     "dt-cpumap-bad"};
 	static const uint8_t values[] = {0x00, 0xff, 0x01, 0x80};
 
 	for (unsigned int f = 0; f < ARRAY_SIZE(names); f++) {
@@ -364,6 +366,242 @@ static void test_has_cpus(void **state)
 	free(good);
 }
 
+/*
+ * dt-cpumap.dts: 2 sockets x 2 clusters x 2 cores x 2 threads. CPU k (DT
+ * order) sits at socket k/8, cluster k/4%2, core k/2%2, thread k%2 and
+ * has reg (socket*2 + cluster) << 8 | core*2 + thread (see the fixture).
+ */
+#define CM_CPUS 16
+
+struct cm_pos {
+	uint32_t socket, cluster, core, thread;
+};
+
+static struct cm_pos cm_pos(unsigned int k)
+{
+	return (struct cm_pos){k / 8, k / 4 % 2, k / 2 % 2, k % 2};
+}
+
+/* From the map: package = socket, core unique within it, thread. */
+static void assert_cpumap_topology(void)
+{
+	assert_int_equal(bi.cpu_count, CM_CPUS);
+	for (unsigned int k = 0; k < CM_CPUS; k++) {
+		struct cm_pos p = cm_pos(k);
+
+		assert_int_equal(bi.cpus[k].hwid,
+				 (p.socket * 2 + p.cluster) << 8 |
+					 (p.core * 2 + p.thread));
+		assert_int_equal(bi.cpus[k].package, p.socket);
+		assert_int_equal(bi.cpus[k].core, p.cluster * 2 + p.core);
+		assert_int_equal(bi.cpus[k].thread, p.thread);
+	}
+}
+
+/* The MPIDR fallback: Aff1 = package, Aff0 = core, no threads. */
+static void assert_mpidr_topology(void)
+{
+	for (unsigned int k = 0; k < bi.cpu_count; k++) {
+		uint64_t hwid = bi.cpus[k].hwid;
+
+		assert_int_equal(bi.cpus[k].package, hwid >> 8);
+		assert_int_equal(bi.cpus[k].core, hwid & 0xff);
+		assert_int_equal(bi.cpus[k].thread, 0);
+	}
+}
+
+static void test_cpu_map(void **state)
+{
+	assert_int_equal(parse_name("dt-cpumap"), 0);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_int_equal(bi.fixups, 0);
+	assert_true(ai.cpu_map);
+	assert_cpumap_topology();
+	/* Each (package, core) holds exactly the threads 0 and 1. */
+	for (unsigned int a = 0; a < CM_CPUS; a++) {
+		unsigned int same = 0;
+
+		for (unsigned int b = 0; b < CM_CPUS; b++)
+			same += bi.cpus[a].package == bi.cpus[b].package &&
+				bi.cpus[a].core == bi.cpus[b].core;
+		assert_int_equal(same, 2);
+	}
+}
+
+static void test_cpu_map_bad_fixture(void **state)
+{
+	/* A dangling phandle, and a leaf without cpu: one warning. */
+	assert_int_equal(parse_name("dt-cpumap-bad"), 0);
+	assert_int_equal(test_console_warnings(), 1);
+	assert_int_equal(bi.fixups, 1);
+	assert_true(test_console_contains(
+		"cpu-map thread0: cpu phandle names no CPU"));
+	assert_false(ai.cpu_map);
+	assert_int_equal(bi.cpu_count, 4);
+	assert_mpidr_topology();
+}
+
+/* A writable copy of dt-cpumap with room for edits. */
+static uint8_t *cpumap_copy(size_t *len)
+{
+	size_t n;
+	uint8_t *good = load_dtb("dt-cpumap", &n);
+	uint8_t *b = malloc(n + 1024);
+
+	assert_non_null(b);
+	assert_int_equal(fdt_open_into(good, b, (int)(n + 1024)), 0);
+	free(good);
+	*len = n + 1024;
+	return b;
+}
+
+static int cm_node(const void *fdt, const char *path)
+{
+	int off = fdt_path_offset(fdt, path);
+
+	assert_true(off >= 0);
+	return off;
+}
+
+/*
+ * One defect at a time in a copy of the good map: each is exactly one
+ * warning naming it, and every CPU falls back to its MPIDR topology.
+ */
+static void test_cpu_map_defects(void **state)
+{
+	static const char leaf[] =
+		"/cpus/cpu-map/socket1/cluster0/core1/thread1";
+	static const struct {
+		const char *what, *warning;
+	} cases[] = {
+		{"dangling", "thread1: cpu phandle names no CPU"},
+		{"no-cpu", "thread1: no cpu phandle"},
+		{"short-cpu", "thread1: no cpu phandle"},
+		{"twice", "thread1: cpu phandle names no CPU, or one placed"},
+		{"left-out", "does not place the CPU with MPIDR 0x301"},
+		{"no-thread0", "core1: no cpu phandle"},
+		{"too-deep", "clusters nested too deep"},
+		{"no-phandle", "does not place the CPU with MPIDR 0x400"},
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(cases); i++) {
+		size_t len;
+		uint8_t *b = cpumap_copy(&len);
+		const char *w = cases[i].what;
+		int off = cm_node(b, leaf);
+
+		if (!strcmp(w, "dangling")) {
+			assert_int_equal(fdt_setprop_u32(b, off, "cpu", 0x999),
+					 0);
+		} else if (!strcmp(w, "no-cpu")) {
+			assert_int_equal(fdt_delprop(b, off, "cpu"), 0);
+		} else if (!strcmp(w, "short-cpu")) {
+			assert_int_equal(fdt_setprop(b, off, "cpu", "", 1), 0);
+		} else if (!strcmp(w, "twice")) {
+			/* thread1 names thread0's CPU (placed just before). */
+			int t0 = cm_node(b, "/cpus/cpu-map/socket1/cluster0/"
+					    "core1/thread0");
+			const void *ph = fdt_getprop(b, t0, "cpu", NULL);
+			uint32_t v;
+
+			memcpy(&v, ph, 4);
+			assert_int_equal(fdt_setprop(b, off, "cpu", &v, 4), 0);
+		} else if (!strcmp(w, "left-out")) {
+			/* CPU 13 (reg 0x301) no longer in the map. */
+			off = cm_node(b, "/cpus/cpu-map/socket1/cluster1/core0/"
+					 "thread1");
+			assert_int_equal(fdt_del_node(b, off), 0);
+		} else if (!strcmp(w, "no-thread0")) {
+			/* Without thread0 the core is the leaf: no cpu. */
+			off = cm_node(b, "/cpus/cpu-map/socket1/cluster1/core1/"
+					 "thread0");
+			assert_int_equal(fdt_del_node(b, off), 0);
+		} else if (!strcmp(w, "no-phandle")) {
+			/* A 17th CPU, which no leaf can name. */
+			int cpu = fdt_add_subnode(b, cm_node(b, "/cpus"),
+						  "cpu@400");
+
+			assert_true(cpu >= 0);
+			assert_int_equal(fdt_setprop_string(
+						 b, cpu, "device_type", "cpu"),
+					 0);
+			assert_int_equal(fdt_setprop_u32(b, cpu, "reg", 0x400),
+					 0);
+		} else {
+			/* cluster2 of socket0 nests ten clusters deep. */
+			int n = cm_node(b, "/cpus/cpu-map/socket0");
+
+			for (int d = 0; d < 10; d++) {
+				n = fdt_add_subnode(
+					b, n, d ? "cluster0" : "cluster2");
+				assert_true(n >= 0);
+			}
+		}
+		sandbox_console_clear();
+		assert_int_equal(parse_buf(b, len), 0);
+		if (test_console_warnings() != 1 ||
+		    !test_console_contains(cases[i].warning))
+			fail_msg("%s: %u warnings, want 1 with \"%s\":\n%s", w,
+				 test_console_warnings(), cases[i].warning,
+				 sandbox_console_buffer());
+		assert_int_equal(bi.fixups, 1);
+		assert_false(ai.cpu_map);
+		assert_int_equal(bi.cpu_count,
+				 CM_CPUS + !strcmp(w, "no-phandle"));
+		assert_mpidr_topology();
+		free(b);
+	}
+}
+
+/*
+ * No socket level: each top cluster is a package, and a core leaf (no
+ * threadN) is thread 0. Derived from dt-cpumap: socketN renamed
+ * clusterN, and socket0's cluster0/core0 loses its threads, its leaf
+ * naming CPU 0 (CPU 1 is then left out, so it is dropped from /cpus too).
+ */
+static void test_cpu_map_clusters_only(void **state)
+{
+	size_t len;
+	uint8_t *b = cpumap_copy(&len);
+	int core0, t;
+	const void *ph;
+	uint32_t v;
+
+	assert_int_equal(fdt_set_name(b, cm_node(b, "/cpus/cpu-map/socket0"),
+				      "cluster0"),
+			 0);
+	assert_int_equal(fdt_set_name(b, cm_node(b, "/cpus/cpu-map/socket1"),
+				      "cluster1"),
+			 0);
+	core0 = cm_node(b, "/cpus/cpu-map/cluster0/cluster0/core0");
+	t = cm_node(b, "/cpus/cpu-map/cluster0/cluster0/core0/thread0");
+	ph = fdt_getprop(b, t, "cpu", NULL);
+	memcpy(&v, ph, 4);
+	assert_int_equal(fdt_setprop(b, core0, "cpu", &v, 4), 0);
+	/* Offsets after core0 moved: look thread0 up again. */
+	t = cm_node(b, "/cpus/cpu-map/cluster0/cluster0/core0/thread0");
+	assert_int_equal(fdt_del_node(b, t), 0);
+	assert_int_equal(
+		fdt_del_node(b, cm_node(b, "/cpus/cpu-map/cluster0/cluster0/"
+					   "core0/thread1")),
+		0);
+	assert_int_equal(fdt_del_node(b, cm_node(b, "/cpus/cpu@1")), 0);
+
+	assert_int_equal(parse_buf(b, len), 0);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_true(ai.cpu_map);
+	assert_int_equal(bi.cpu_count, CM_CPUS - 1);
+	for (unsigned int i = 0; i < bi.cpu_count; i++) {
+		/* CPU k of the fixture, k = 1 removed. */
+		struct cm_pos p = cm_pos(i ? i + 1 : 0);
+
+		assert_int_equal(bi.cpus[i].package, p.socket);
+		assert_int_equal(bi.cpus[i].core, p.cluster * 2 + p.core);
+		assert_int_equal(bi.cpus[i].thread, p.thread);
+	}
+	free(b);
+}
+
 static void test_mpidr_topology(void **state)
 {
 	uint32_t p, c, t;
@@ -394,6 +632,13 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_corruptions, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_has_cpus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_map, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_map_bad_fixture, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_map_defects, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_map_clusters_only,
+						setup, teardown),
 		cmocka_unit_test(test_mpidr_topology),
 	};
 

@@ -180,6 +180,9 @@ __attribute__((noreturn)) void x86_ap_entry(unsigned int cpu);
 /* The ACPI tables as parsed by setup.c (NULL when there are none). */
 struct acpi_info;
 extern const struct acpi_info *x86_acpi;
+/* cpu.c: QEMU detection (fw_cfg signature), probed once; after= default. */
+bool x86_qemu(void);
+void x86_qemu_init(void);
 /* after= as the raw command line says, for failures before keel_main(). */
 extern int x86_early_after;
 __attribute__((noreturn)) void x86_fail_stop(void);
