@@ -105,8 +105,14 @@ void mb_map_add(struct mb_map *m, uint64_t base, uint64_t len, const char *name)
 	uint64_t end = base + len;
 
 	if (!len) {
-		pr_warn("%s: entry %u at %#llx has length 0, ignored\n",
+		/* Counted like every other range the firmware gave and we drop. */
+		pr_warn("%s: entry %u at %#llx has length 0, dropped\n",
 			m->what, idx, U64(base));
+		m->bi->fixups++;
+		if (name)
+			m->bi->dropped_reserved++;
+		else
+			m->bi->dropped_ram++;
 		return;
 	}
 	if (end < base) {

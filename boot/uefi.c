@@ -141,8 +141,16 @@ int uefi_mmap_to_bootinfo(const void *map, size_t map_size, size_t desc_size,
 		memcpy(&d, p + i * desc_size, sizeof(d));
 		st->descs++;
 		s = d.phys_start;
-		if (!d.pages)
+		if (!d.pages) {
+			/* Empty: bootinfo warns and counts it as dropped. */
+			if (is_ram(&d))
+				bootinfo_add_ram(bi, pa(s), pa(s),
+						 NUMA_NO_NODE);
+			else if (reserved_name(d.type))
+				bootinfo_add_reserved(bi, pa(s), pa(s),
+						      reserved_name(d.type));
 			continue;
+		}
 		if (s & ((1ULL << UEFI_PAGE_SHIFT) - 1)) {
 			uefi_warn(bi,
 				  "descriptor %zu PhysicalStart %#llx is "

@@ -429,6 +429,8 @@ static void test_map_problems(void **state)
 	assert_true(test_console_contains("overlaps"));
 	assert_true(test_console_contains("length 0"));
 	assert_true(test_console_contains("wraps"));
+	/* The zero-length RAM entry is counted as dropped, like any other. */
+	assert_int_equal(bi.dropped_ram, 1);
 	for (unsigned int i = 0; i < bi.ram_count; i++)
 		assert_true(pa_val(bi.ram[i].start) < pa_val(bi.ram[i].end));
 

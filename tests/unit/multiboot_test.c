@@ -299,6 +299,9 @@ static void test_zero_overlap_wrap(void **state)
 	assert_true(test_console_contains("overlaps"));
 	assert_true(test_console_contains("wraps"));
 	assert_int_equal(bi.ram_count, 3);
+	/* The zero-length RAM entry is counted as dropped, like any other. */
+	assert_int_equal(bi.dropped_ram, 1);
+	assert_int_equal(bi.dropped_reserved, 0);
 	assert_true(test_has_reserved(&bi, 0x100001000ULL, 0x100003000ULL,
 				      "reserved"));
 }
