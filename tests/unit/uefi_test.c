@@ -246,10 +246,18 @@ static void test_load_options(void **state)
 	assert_string_equal(out, "acpi=off");
 	assert_int_equal(test_console_warnings(), 0);
 
-	/* Truncated to the buffer, one warning. */
-	assert_false(lo("after=poweroff acpi=force", out, 10));
-	assert_string_equal(out, "after=pow");
+	/* Too long for the buffer: whole words dropped, one warning. */
+	assert_false(lo("after=poweroff acpi=force", out, 16));
+	assert_string_equal(out, "after=poweroff");
 	assert_int_equal(test_console_warnings(), 1);
+	/* Never a cut word, even when that leaves nothing. */
+	assert_false(lo("after=poweroff acpi=force", out, 10));
+	assert_string_equal(out, "");
+	assert_int_equal(test_console_warnings(), 2);
+	/* The image's word takes no room; a later short word still fits. */
+	assert_true(lo("BOOT_IMAGE=/boot/keel a=1 bbbb=2 c=3", out, 8));
+	assert_string_equal(out, "a=1 c=3");
+	assert_int_equal(test_console_warnings(), 3);
 
 	/* Odd byte count: the last half character is ignored. */
 	{
