@@ -15,6 +15,10 @@
 
 #define INJECT_MAX 8
 
+/* Bounds of stress= and ap_timeout_ms=: values outside are clamped, warned. */
+#define STRESS_MAX_SECONDS 3600
+#define AP_TIMEOUT_MIN_MS  10
+
 enum inject_kind {
 	INJECT_NONE = 0,
 	INJECT_AP_TIMEOUT,     /* inject=ap-timeout:N */
