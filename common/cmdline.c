@@ -505,6 +505,18 @@ void options_early(struct keel_options *o, const char *s, size_t len)
 }
 
 /**
+ * inject_name() - the inject= word of @kind ("ap-timeout", ...).
+ * Return: the name, or "?" for a kind with none.
+ */
+const char *inject_name(enum inject_kind kind)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(inject_kinds); i++)
+		if (inject_kinds[i].kind == kind)
+			return inject_kinds[i].name;
+	return "?";
+}
+
+/**
  * options_inject_has() - is fault @kind injected with argument @arg in @o?
  * Return: true when an inject= word asked for it.
  */

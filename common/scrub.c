@@ -552,6 +552,28 @@ static void finish_stats(uint64_t end)
 	}
 }
 
+/*
+ * inject=scrub-stop:N does something only to a boot scrub worker of
+ * bootscrub=on (smp_init() already warned about a CPU that does not exist).
+ */
+static void check_scrub_stop(enum scrub_mode mode)
+{
+	for (unsigned int i = 0; i < opts.inject_count && i < INJECT_MAX; i++) {
+		uint64_t cpu = opts.inject[i].arg;
+
+		if (opts.inject[i].kind != INJECT_SCRUB_STOP ||
+		    cpu >= cpu_count)
+			continue;
+		if (mode == SCRUB_ON &&
+		    cpumask_test(&workers, (unsigned int)cpu))
+			continue;
+		pr_warn("inject=scrub-stop:%llu: cpu %llu is not a boot scrub "
+			"worker (bootscrub=%s), nothing injected\n",
+			(unsigned long long)cpu, (unsigned long long)cpu,
+			scrub_mode_name(mode));
+	}
+}
+
 /**
  * scrub_boot() - the boot scrub for @mode (see the top of this file).
  * @mode: on, off or idle
@@ -578,6 +600,7 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 	}
 	scrub_start = arch_ticks();
 	if (mode == SCRUB_OFF) {
+		check_scrub_stop(mode);
 		scrub_stats.heap_ready_ticks = scrub_start - arch_entry_ticks;
 		return;
 	}
@@ -590,6 +613,7 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 			scrub_stats.node[n].helper_of = scrubbed_by[n];
 	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++)
 		scrub_stats.cpu[c].worker = cpumask_test(&workers, c);
+	check_scrub_stop(mode);
 
 	if (mode == SCRUB_IDLE) {
 		smp_online_mask(&idle_workers);

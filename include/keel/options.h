@@ -90,6 +90,9 @@ bool inject_has(enum inject_kind kind, uint64_t arg);
 /* Any argument: returns the first, or false. */
 bool inject_get(enum inject_kind kind, uint64_t *arg);
 
+/* The inject= word of @kind, for warnings. */
+const char *inject_name(enum inject_kind kind);
+
 /* For docs and the report: parse a boolean word (on/off/yes/no/1/0/true/false). */
 int parse_bool(const char *s, size_t len, bool *out);
 

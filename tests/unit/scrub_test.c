@@ -305,6 +305,22 @@ static void test_scrub_stop_finished_by_others(void **state)
 	assert_int_equal(scrub_stats.bytes, total);
 }
 
+/* scrub-stop naming a CPU that does not scrub at boot says so. */
+static void test_scrub_stop_not_a_worker(void **state)
+{
+	(void)state;
+	boot3(1, 1, 1, "inject=scrub-stop:1");
+	test_quiet_begin();
+	scrub_boot(SCRUB_IDLE, 4 * MIB, false);
+	scrub_wait_all_clean();
+	test_quiet_end();
+	assert_true(
+		test_console_contains("inject=scrub-stop:1: cpu 1 is not "
+				      "a boot scrub worker (bootscrub=idle), "
+				      "nothing injected"));
+	assert_int_equal(scrub_stats.stopped_cpu, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_idle_mode_single_cpu),
 		cmocka_unit_test(test_off_mode_touches_nothing),
 		cmocka_unit_test(test_scrub_stop_finished_by_others),
+		cmocka_unit_test(test_scrub_stop_not_a_worker),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
