@@ -67,6 +67,7 @@ static inline fdt64_t cpu_to_fdt64(uint64_t x)
 #include <libfdt.h>
 
 #include <keel/bootinfo.h>
+#include <keel/cmdline_copy.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/fdt.h>
@@ -390,19 +391,9 @@ static void parse_chosen(struct dt_ctx *c)
 	if (node < 0)
 		return;
 	s = fdt_getprop(c->fdt, node, "bootargs", &len);
-	if (s && len > 0) {
-		size_t n = strnlen(s, (size_t)len);
-
-		if (n >= sizeof(c->bi->cmdline)) {
-			dt_warn(c->bi,
-				"chosen/bootargs is %zu bytes, truncated to "
-				"%zu",
-				n, sizeof(c->bi->cmdline) - 1);
-			n = sizeof(c->bi->cmdline) - 1;
-		}
-		memcpy(c->bi->cmdline, s, n);
-		c->bi->cmdline[n] = '\0';
-	}
+	if (s && len > 0)
+		cmdline_copy_bootinfo(c->bi, s, (size_t)len, NULL,
+				      "dt: chosen/bootargs");
 	if (prop_addr(c, node, "linux,initrd-start", &is) &&
 	    prop_addr(c, node, "linux,initrd-end", &ie)) {
 		if (ie <= is) {

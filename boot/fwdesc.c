@@ -23,6 +23,8 @@
 
 #define FWDESC_LINE_MAX 256
 #define FWDESC_TOKENS	8
+/* Bytes of a token a warning shows (the rest is "..."). */
+#define ECHO_MAX 32
 
 struct token {
 	const char *s;
@@ -79,15 +81,55 @@ static bool tok_eq(const struct token *t, const char *word)
 	return t->len == strlen(word) && !memcmp(t->s, word, t->len);
 }
 
+/* A token as a warning shows it; see tok_echo(). */
+struct echo {
+	char s[ECHO_MAX * 4 + sizeof("...")];
+};
+
+/*
+ * @t made safe to print: printable ASCII as is, a backslash as \\, any
+ * other byte as \xNN, at most ECHO_MAX bytes then "...". A binary file's
+ * bytes would otherwise reach the console raw.
+ * Return: @e->s.
+ */
+static const char *tok_echo(struct echo *e, const struct token *t)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = MIN(t->len, (size_t)ECHO_MAX), o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)t->s[i];
+
+		if (c == '\\') {
+			e->s[o++] = '\\';
+			e->s[o++] = '\\';
+		} else if (c >= 0x20 && c < 0x7f) {
+			e->s[o++] = (char)c;
+		} else {
+			e->s[o++] = '\\';
+			e->s[o++] = 'x';
+			e->s[o++] = hex[c >> 4];
+			e->s[o++] = hex[c & 15];
+		}
+	}
+	if (n < t->len) {
+		memcpy(e->s + o, "...", 3);
+		o += 3;
+	}
+	e->s[o] = '\0';
+	return e->s;
+}
+
 /* A number (decimal, 0x-hex, optional K/M/G/T); warns on failure. */
 static bool tok_number(struct line_ctx *ctx, const struct token *t,
 		       const char *field, uint64_t *out)
 {
 	int ret = parse_size(t->s, t->len, out);
+	struct echo e;
 
 	if (ret)
-		line_warn(ctx, "bad %s \"%.*s\"%s, line skipped", field,
-			  (int)t->len, t->s,
+		line_warn(ctx, "bad %s \"%s\"%s, line skipped", field,
+			  tok_echo(&e, t),
 			  ret == -ERANGE ? " (too large)" : "");
 	return !ret;
 }
@@ -119,11 +161,12 @@ static bool parse_attrs(struct line_ctx *ctx, const struct token *tok, int n,
 	for (int i = 0; i < n; i++) {
 		const char *eq = memchr(tok[i].s, '=', tok[i].len);
 		struct token key, val;
+		struct echo e;
 		unsigned int k;
 
 		if (!eq) {
-			line_warn(ctx, "unexpected \"%.*s\", line skipped",
-				  (int)tok[i].len, tok[i].s);
+			line_warn(ctx, "unexpected \"%s\", line skipped",
+				  tok_echo(&e, &tok[i]));
 			return false;
 		}
 		key.s = tok[i].s;
@@ -134,9 +177,8 @@ static bool parse_attrs(struct line_ctx *ctx, const struct token *tok, int n,
 			if (tok_eq(&key, names[k]))
 				break;
 		if (k == count) {
-			line_warn(ctx,
-				  "unknown attribute \"%.*s\", line skipped",
-				  (int)key.len, key.s);
+			line_warn(ctx, "unknown attribute \"%s\", line skipped",
+				  tok_echo(&e, &key));
 			return false;
 		}
 		/* node ids are capped by sanitise; keep them in 16 bits. */
@@ -147,15 +189,22 @@ static bool parse_attrs(struct line_ctx *ctx, const struct token *tok, int n,
 	return true;
 }
 
+/*
+ * START END of a ram or reserved line. An empty or inverted range is a
+ * range the firmware gave and we drop: counted in @dropped (the report's
+ * dropped_ram / dropped_reserved) like bootinfo_add_ram() counts its own.
+ */
 static bool parse_range(struct line_ctx *ctx, const struct token *tok,
-			uint64_t *s, uint64_t *e)
+			uint64_t *s, uint64_t *e, unsigned int *dropped)
 {
 	if (!tok_number(ctx, &tok[0], "START", s) ||
 	    !tok_number(ctx, &tok[1], "END", e))
 		return false;
 	if (*e <= *s) {
-		line_warn(ctx, "END %#llx <= START %#llx, line skipped",
+		line_warn(ctx, "END %#llx <= START %#llx, range dropped",
 			  (unsigned long long)*e, (unsigned long long)*s);
+		ctx->bi->fixups++;
+		(*dropped)++;
 		return false;
 	}
 	return true;
@@ -171,7 +220,7 @@ static void do_ram(struct line_ctx *ctx, const struct token *tok, int n)
 		line_warn(ctx, "ram needs START END, line skipped");
 		return;
 	}
-	if (!parse_range(ctx, &tok[1], &s, &e) ||
+	if (!parse_range(ctx, &tok[1], &s, &e, &ctx->bi->dropped_ram) ||
 	    !parse_attrs(ctx, &tok[3], n - 3, names, &node, 1))
 		return;
 	if (bootinfo_add_ram(ctx->bi, pa(s), pa(e), node))
@@ -187,7 +236,7 @@ static void do_reserved(struct line_ctx *ctx, const struct token *tok, int n)
 		line_warn(ctx, "reserved needs START END [name], line skipped");
 		return;
 	}
-	if (!parse_range(ctx, &tok[1], &s, &e))
+	if (!parse_range(ctx, &tok[1], &s, &e, &ctx->bi->dropped_reserved))
 		return;
 	name[0] = '\0';
 	if (n == 4) {
@@ -253,6 +302,7 @@ static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
 {
 	struct token tok[FWDESC_TOKENS];
 	const char *hash = memchr(s, '#', len);
+	struct echo e;
 	int n;
 
 	if (hash)
@@ -274,8 +324,8 @@ static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
 	else if (tok_eq(&tok[0], "distance"))
 		do_distance(ctx, tok, n);
 	else
-		line_warn(ctx, "unknown keyword \"%.*s\", line skipped",
-			  (int)MIN(tok[0].len, (size_t)32), tok[0].s);
+		line_warn(ctx, "unknown keyword \"%s\", line skipped",
+			  tok_echo(&e, &tok[0]));
 }
 
 /**

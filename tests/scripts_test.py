@@ -12,7 +12,8 @@ up to that node's scrub.per_node bytes and each CPU has as many units as
 scrub.per_cpu says. A second boot with tiny scrub units overflows the trace
 buffers and must still convert. plot-boot.py must write a PNG and an SVG.
 keeltrace.py is also fed hand-written traces in every accepted form, and
-the JSON checker is shown a broken trace it must reject.
+the JSON checker is shown a broken trace it must reject. The QEMU wrappers
+must answer --help with their usage on stdout and exit status 0.
 
 Prints one line per failed check, then "scripts-test: N passed, M failed";
 the exit status is non-zero on failure. Needs /usr/bin/python3 with
@@ -285,6 +286,20 @@ def synthetic_tests():
 
 # ---- real boots -----------------------------------------------------------
 
+def usage_tests():
+    """--help is a request, not an error: usage on stdout, status 0."""
+    for script, option in (("qemu.sh", "--kernel"),
+                           ("qemu-arm64.sh", "--image")):
+        for args in (["--help"], ["-h"]):
+            r = run([os.path.join(SCRIPTS, script)] + args)
+            out = []
+            if r.returncode != 0:
+                out.append(f"exit status {r.returncode}: {r.stderr.strip()}")
+            if option not in r.stdout:
+                out.append(f"stdout does not describe {option}")
+            check(f"{script} {args[0]}", out)
+
+
 def real_tests(keel, tmp):
     log = os.path.join(tmp, "2node.log")
     rc, text = boot(keel, log)
@@ -346,6 +361,7 @@ def main():
     keel = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(TOP, "build", "sandbox", "keel")
     synthetic_tests()
+    usage_tests()
     if not os.access(keel, os.X_OK):
         check("keel binary", [f"{keel} is not built (make ARCH=sandbox)"])
     else:

@@ -365,6 +365,24 @@ def skew_reported(rep):
     return []
 
 
+def long_cmdline(elf, base, limit):
+    """A command line on which mem=LIMIT straddles byte 1023 (the old
+    1 KiB bootinfo limit cut it to "mem=12" and the boot panicked).
+
+    QEMU's multiboot command line is the kernel path, a space, then
+    -append; one loglevel= word with leading zeros (still LOG_INFO, 2) pads
+    it so that the mem= word starts at byte 1020.
+    """
+    head = f"{elf} {base} bootscrub=off loglevel="
+    word = f"mem={limit >> 20}M"
+    # head, zeros, "2", " ", word: the word starts at byte 1020.
+    zeros = 1020 - len(head) - 2
+    line = f"{base} bootscrub=off loglevel={'0' * zeros}2 {word} after=exit"
+    start = len(elf) + 1 + line.index(word)
+    assert start < 1023 < start + len(word) - 1, start
+    return line
+
+
 def build_cases(elf, memdir):
     kern = ["--kernel", elf]
     # audit=full everywhere (heap_check + the free-page zero sampling); the
@@ -413,6 +431,11 @@ def build_cases(elf, memdir):
              checks=[warned, log_contains("keel: warning:")]),
         Case("mem-limit", kern + ["--mem", "512M"], 512 * M,
              base + " bootscrub=off mem=128M", expect=boot1,
+             checks=[mem_limited(128 * M)]),
+        # Kept whole past the old 1 KiB limit (docs/cmdline.md).
+        Case("cmdline-long-mem", kern + ["--mem", "512M"], 512 * M,
+             long_cmdline(elf, base, 128 * M),
+             expect=dict(boot1, cmdline="mem=128M after=exit"),
              checks=[mem_limited(128 * M)]),
         Case("poweroff-acpi-s5", kern + ["--mem", "128M"], 128 * M,
              "after=poweroff audit=full bootscrub=off", exit_status=0,

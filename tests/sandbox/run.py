@@ -319,6 +319,71 @@ def check_warned(rep, log):
     return []
 
 
+def check_log(text, count=1):
+    """The log holds @text exactly @count times."""
+    def check(rep, log):
+        n = log.count(text)
+        if n != count:
+            return [f"{text!r} appears {n} times in the log, expected "
+                    f"{count}"]
+        return []
+    return check
+
+
+def check_warnings_printable(rep, log):
+    """Warnings show a binary file's bytes escaped, never raw."""
+    out = []
+    for line in log.splitlines():
+        if "keel: warning: " in line and not all(
+                " " <= ch <= "~" for ch in line):
+            out.append(f"raw bytes in {line!r}")
+    return out
+
+
+def check_dropped(key, least):
+    def check(rep, log):
+        if rep[key] < least:
+            return [f"{key} {rep[key]}, expected at least {least}"]
+        return []
+    return check
+
+
+def check_cmdline_fixup(rep, log):
+    """A command line that lost words: one warning, one fixup."""
+    out = []
+    if rep["fixups"] < 1:
+        out.append(f"fixups {rep['fixups']}, expected at least 1")
+    if rep["warnings"] < 1:
+        out.append(f"warnings {rep['warnings']}, expected at least 1")
+    return out
+
+
+def check_scrubbers_consistent(rep, log):
+    """Every CPU in scrub.per_cpu is a cpus[].scrubber, and
+    scrub.workers counts them."""
+    out = []
+    scrubber = {c["id"]: c["scrubber"] for c in rep["cpus"]}
+    for p in rep["scrub"]["per_cpu"]:
+        if not scrubber.get(p["cpu"]):
+            out.append(f"cpu {p['cpu']} in scrub.per_cpu ({p['bytes']} "
+                       "bytes) but cpus[].scrubber is false")
+    if rep["scrub"]["workers"] != sum(scrubber.values()):
+        out.append(f"scrub.workers {rep['scrub']['workers']} != "
+                   f"{sum(scrubber.values())} cpus[].scrubber")
+    return out
+
+
+def long_mem_cmdline(limit_word, at):
+    """Words on which @limit_word starts at byte @at of the joined line
+    (argv joined by single spaces): one loglevel= word with leading zeros
+    (still 2, LOG_INFO) pads it."""
+    head = "bootscrub=off loglevel="
+    zeros = at - len(head) - 2
+    words = ["bootscrub=off", "loglevel=" + "0" * zeros + "2", limit_word]
+    assert " ".join(words).index(limit_word) == at
+    return words
+
+
 # ---- the cases -----------------------------------------------------------
 
 class Case:
@@ -361,16 +426,47 @@ def cases():
         Case("cpuonly-node", "sandbox-cpuonly.fw", [],
              [check_cpuonly(fwc)], {"scrubbed": True}),
         Case("64g-sparse", "sandbox-64g-sparse.fw", ["bootscrub=off"]),
-        Case("malformed", "sandbox-malformed.fw", [], [check_warned],
+        Case("malformed", "sandbox-malformed.fw", [],
+             # Dropped ranges are counted: "ram 0x2000 0x1000" (end
+             # before start) and "ram 0x100 0x1000" (no whole page);
+             # "reserved 5G 4G backwards".
+             [check_warned, check_dropped("dropped_ram", 2),
+              check_dropped("dropped_reserved", 1)],
              derive=False),
-        Case("binary-garbage", "sandbox-binary.fw", [], [check_warned],
-             derive=False),
+        Case("binary-garbage", "sandbox-binary.fw", [],
+             [check_warned, check_warnings_printable], derive=False),
         Case("no-ram", "sandbox-noram.fw", [], [], derive=False,
              clean_fail_ok=True),
         Case("ap-timeout", "sandbox-2node.fw", ["inject=ap-timeout:1"],
              [check_offline(1)], {"online": len(fw2.cpus) - 1}),
         Case("mem-1G", "sandbox-2node.fw", ["mem=1G"],
              [check_mem_limit(GIB)]),
+        # mem=1G straddles byte 1023, the old 1 KiB limit: kept whole.
+        Case("cmdline-mem-across-1k", "sandbox-2node.fw",
+             long_mem_cmdline("mem=1G", 1020), [check_mem_limit(GIB)]),
+        # Over 4 KiB: a 5000-byte word is dropped whole, the rest kept.
+        Case("cmdline-over-4k", "sandbox-2node.fw",
+             ["bootscrub=off", "z" * 5000, "mem=1G"],
+             [check_mem_limit(GIB), check_cmdline_fixup,
+              check_log("1 word dropped whole")],
+             {"cmdline": "bootscrub=off mem=1G"}),
+        # Injections that cannot do anything: one warning each, then a
+        # normal boot (CPU 0 is the boot CPU; no CPU 99, no node 9).
+        Case("inject-meaningless", "sandbox-2node.fw",
+             ["bootscrub=off", "inject=ap-timeout:0",
+              "inject=ap-timeout:999", "inject=cpu-on-fail:0",
+              "inject=node-cpus-fail:9", "inject=scrub-stop:99"],
+             [check_log("nothing injected", 5)]),
+        # 0 ms would leave healthy CPUs out: clamped to 10 with a warning.
+        Case("ap-timeout-0", "sandbox-2node.fw",
+             ["bootscrub=off", "ap_timeout_ms=0"],
+             [check_log("ap_timeout_ms=0 is below 10, using 10")],
+             {"online": None}),
+        # The boot CPU takes idle scrub steps during stress: it scrubbed,
+        # so it is a scrubber everywhere the report says so.
+        Case("idle-stress-scrubbers", "sandbox-2node.fw",
+             ["bootscrub=idle", "stress=2"], [check_scrubbers_consistent],
+             {"scrubbed": True}),
         Case("smt-skip", "sandbox-smt.fw", [], [check_scrubbers(False)],
              {"scrubbed": True}),
         Case("smt-on", "sandbox-smt.fw", ["scrub_smt=on"],
@@ -411,7 +507,8 @@ def run_case(binary, case):
     if case.derive:
         exp.update(FwDesc(os.path.join(DATA, case.fw)).expectations())
     exp.update(case.expect)
-    exp["cmdline"] = " ".join(case.cmdline) if case.cmdline else None
+    if "cmdline" not in case.expect:
+        exp["cmdline"] = " ".join(case.cmdline) if case.cmdline else None
     failures = report.check_report(log, exp)
     if verdict == "PASS" and rc != 0:
         failures.append(f"PASS but {status_text(rc)}")

@@ -147,6 +147,52 @@ static void test_malformed(void **state)
 	}
 }
 
+/* Empty and inverted ranges are dropped and counted as such. */
+static void test_empty_ranges_counted(void **state)
+{
+	assert_int_equal(parse("ram 0 1G node=0\n"
+			       "ram 2G 2G node=0\n"
+			       "ram 0x2000 0x1000 node=0\n"
+			       "reserved 1M 1M bios\n"),
+			 3);
+	assert_int_equal(bi.ram_count, 1);
+	assert_int_equal(bi.dropped_ram, 2);
+	assert_int_equal(bi.dropped_reserved, 1);
+	assert_true(test_console_contains("line 2:"));
+	assert_true(test_console_contains("range dropped"));
+}
+
+/* A binary file's bytes are shown escaped and bounded, never raw. */
+static void test_garbage_echo_escaped(void **state)
+{
+	static const char junk[] = "\x01\x02\xff\xfe\\z garbage\n";
+	char long_word[100];
+	const char *out;
+
+	assert_int_equal(parse(junk), 1);
+	assert_true(test_console_contains(
+		"unknown keyword \"\\x01\\x02\\xff\\xfe\\\\z\""));
+	for (out = sandbox_console_buffer(); *out; out++)
+		assert_true(*out == '\n' || (*out >= 0x20 && *out < 0x7f));
+
+	/* At most 32 bytes of a token, then "...". */
+	memset(long_word, 'k', sizeof(long_word) - 2);
+	long_word[sizeof(long_word) - 2] = '\n';
+	long_word[sizeof(long_word) - 1] = '\0';
+	sandbox_console_clear();
+	assert_int_equal(parse(long_word), 1);
+	assert_true(test_console_contains(
+		"\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...\""));
+	assert_false(
+		test_console_contains("kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"));
+
+	/* The same in a number and an attribute. */
+	sandbox_console_clear();
+	assert_int_equal(parse("ram 0 1\x07G node=0\nram 0 1G n\x1b=0\n"), 2);
+	assert_true(test_console_contains("bad END \"1\\x07G\""));
+	assert_true(test_console_contains("unknown attribute \"n\\x1b\""));
+}
+
 static void test_long_lines_and_bounds(void **state)
 {
 	char buf[1024];
@@ -240,9 +286,14 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_example),	T(test_distance_directions),
-		T(test_malformed),	T(test_long_lines_and_bounds),
-		T(test_file_malformed), T(test_random),
+		T(test_example),
+		T(test_distance_directions),
+		T(test_malformed),
+		T(test_long_lines_and_bounds),
+		T(test_file_malformed),
+		T(test_random),
+		T(test_empty_ranges_counted),
+		T(test_garbage_echo_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -266,6 +266,41 @@ static void test_idle_mode_single_cpu(void **state)
 	scrub_wait_all_clean();
 	assert_all_clean(1);
 	assert_int_equal(scrub_stats.cpu[0].bytes, total);
+	/* It scrubbed, so the report calls it a scrubber (cpus[].scrubber). */
+	assert_true(scrub_stats.cpu[0].worker);
+	assert_int_equal(scrub_stats.workers, 1);
+}
+
+/*
+ * Idle mode: the boot CPU is not an idle worker, but whatever it scrubs
+ * (stress=N's idle steps, scrub_wait_all_clean()) makes it a scrubber, and
+ * scrub.workers counts exactly the CPUs marked so.
+ */
+static void test_idle_mode_boot_cpu_scrubs(void **state)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 1,
+		.node = {{64 * MIB, 2}},
+		.fill = 0xAA,
+	};
+	unsigned int marked = 0;
+
+	(void)state;
+	assert_int_equal(test_machine_boot(&cfg), 2);
+	scrub_boot(SCRUB_IDLE, 1 * MIB, false);
+	assert_false(scrub_stats.cpu[0].worker);
+	/* What stress=N does on every CPU, the boot CPU included. */
+	while (scrub_idle_step())
+		;
+	scrub_wait_all_clean();
+	assert_all_clean(1);
+	for (unsigned int c = 0; c < 2; c++) {
+		if (scrub_stats.cpu[c].bytes)
+			assert_true(scrub_stats.cpu[c].worker);
+		marked += scrub_stats.cpu[c].worker;
+	}
+	assert_true(scrub_stats.cpu[1].worker);
+	assert_int_equal(scrub_stats.workers, marked);
 }
 
 static void test_off_mode_touches_nothing(void **state)
@@ -305,6 +340,22 @@ static void test_scrub_stop_finished_by_others(void **state)
 	assert_int_equal(scrub_stats.bytes, total);
 }
 
+/* scrub-stop naming a CPU that does not scrub at boot says so. */
+static void test_scrub_stop_not_a_worker(void **state)
+{
+	(void)state;
+	boot3(1, 1, 1, "inject=scrub-stop:1");
+	test_quiet_begin();
+	scrub_boot(SCRUB_IDLE, 4 * MIB, false);
+	scrub_wait_all_clean();
+	test_quiet_end();
+	assert_true(
+		test_console_contains("inject=scrub-stop:1: cpu 1 is not "
+				      "a boot scrub worker (bootscrub=idle), "
+				      "nothing injected"));
+	assert_int_equal(scrub_stats.stopped_cpu, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -314,8 +365,10 @@ int main(void)
 		cmocka_unit_test(test_plan_ties_and_smt),
 		cmocka_unit_test(test_idle_mode_ends_all_clean),
 		cmocka_unit_test(test_idle_mode_single_cpu),
+		cmocka_unit_test(test_idle_mode_boot_cpu_scrubs),
 		cmocka_unit_test(test_off_mode_touches_nothing),
 		cmocka_unit_test(test_scrub_stop_finished_by_others),
+		cmocka_unit_test(test_scrub_stop_not_a_worker),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
