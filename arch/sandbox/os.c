@@ -831,5 +831,6 @@ __attribute__((weak)) int main(int argc, char **argv)
 			(unsigned long long)top);
 		return 2;
 	}
+	sandbox_canary_arm(argv[1], top);
 	keel_main(bi);
 }
