@@ -43,6 +43,7 @@ Usage:
                [--keep-failures DIR] [--timeout SECONDS]
   fuzz-maps.py --seed S --case I --print        # the .fw text of one case
   fuzz-maps.py --replay FILE.fw [...]           # check given files
+  fuzz-maps.py --minimize FILE.fw               # shrink a failing map
 
 Prints one line per failed case (seed, case, first problems, file) and
 "fuzz-maps: N passed, M failed"; exit status 1 when any case failed.
@@ -756,6 +757,45 @@ def _one(job):
     return index, path, text, log, problems
 
 
+def minimize(keel, path, cfg, timeout):
+    """Drop lines of @path while the boot still fails the same invariants.
+
+    Greedy: chunks of halving size, then single lines (comments and the
+    cmdline line are kept). Return: the smallest failing text found.
+    """
+    with open(path, encoding="utf-8", errors="replace") as f:
+        lines = f.read().splitlines()
+
+    def failing(cand, tmp):
+        text = "\n".join(cand) + "\n"
+        fw = os.path.join(tmp, "min.fw")
+        with open(fw, "w") as f:
+            f.write(text)
+        log, rc, hung = run_map(keel, fw, text, timeout)
+        return {invariant(p) for p in check(text, log, rc, hung, cfg)}
+
+    with tempfile.TemporaryDirectory(prefix="keel-fuzz-maps-") as tmp:
+        want = failing(lines, tmp)
+        if not want:
+            return None
+        chunk = max(1, len(lines) // 2)
+        while True:
+            i = 0
+            while i < len(lines):
+                cand = lines[:i] + [ln for ln in lines[i:i + chunk]
+                                    if ln.startswith("#")] + \
+                    lines[i + chunk:]
+                if len(cand) < len(lines) and \
+                        want <= failing(cand, tmp):
+                    lines = cand
+                else:
+                    i += chunk
+            if chunk == 1:
+                break
+            chunk = max(1, chunk // 2)
+    return "\n".join(lines) + "\n"
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--keel", default=os.path.join(TOP, "build", "sandbox",
@@ -769,6 +809,9 @@ def main(argv=None):
                     help="print the .fw text of --case and exit")
     ap.add_argument("--replay", nargs="+", metavar="FILE",
                     help="check these .fw files instead of generating")
+    ap.add_argument("--minimize", metavar="FILE",
+                    help="print the smallest map, by dropping lines, that "
+                    "still fails the invariants FILE fails")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--timeout", type=float, default=30.0,
                     help="seconds before a boot counts as a hang")
@@ -785,6 +828,13 @@ def main(argv=None):
     if not os.access(args.keel, os.X_OK):
         print(f"fuzz-maps: {args.keel} is not built (make ARCH=sandbox)")
         return 2
+    if args.minimize:
+        text = minimize(args.keel, args.minimize, cfg, args.timeout)
+        if text is None:
+            print(f"fuzz-maps: {args.minimize} does not fail")
+            return 1
+        sys.stdout.write(text)
+        return 0
 
     with tempfile.TemporaryDirectory(prefix="keel-fuzz-maps-") as tmp:
         if args.replay:
