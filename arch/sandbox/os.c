@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sandbox arch: keel as a Linux process. This is the only file of keel
- * that includes libc.
+ * that includes libc (besides canary.c, an opt-in test observer).
  *
  * What it owns:
  *  - the RAM arena: one MAP_NORESERVE mapping of [0, top) so that physical
@@ -843,5 +843,6 @@ __attribute__((weak)) int main(int argc, char **argv)
 			(unsigned long long)top);
 		return 2;
 	}
+	sandbox_canary_arm(argv[1], top);
 	keel_main(bi);
 }
