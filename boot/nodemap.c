@@ -71,8 +71,8 @@ void nodemap_add(struct nodemap *m, uint32_t fw)
 }
 
 /* A distance usable to rank kept nodes, else "infinitely far". */
-static unsigned int rank(nodemap_distance_fn dist, const void *ctx,
-			 uint32_t a, uint32_t b)
+static unsigned int rank(nodemap_distance_fn dist, const void *ctx, uint32_t a,
+			 uint32_t b)
 {
 	unsigned int d = dist ? dist(ctx, a, b) : 0;
 

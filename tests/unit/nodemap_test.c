@@ -68,23 +68,24 @@ static void test_no_fold(void **state)
  * MAX_NUMNODES + 3 ids, added highest first: the lowest MAX_NUMNODES are
  * kept. Folds: by the folded id's own row; a tie broken by the reverse
  * distance; unreachable (255) and invalid (<= 10) entries ignored; with
- * nothing usable, the lowest kept node (1 here: there is no id 0).
+ * nothing usable, the lowest kept node (0: id MAX_NUMNODES took it).
  */
 static void test_fold_nearest(void **state)
 {
 	const uint32_t f = MAX_NUMNODES + 1; /* first folded id */
 	struct dist_table t = {
 		.count = 8,
-		.e = {
-			{f, 4, 30},
-			{f, 5, 25}, /* f -> 5 */
-			{f + 1, 2, 14},
-			{f + 1, 3, 14}, /* tie, the reverse decides: */
-			{2, f + 1, 40},
-			{3, f + 1, 16}, /* f+1 -> 3 */
-			{f + 2, 6, 255},
-			{f + 2, 7, 9}, /* neither usable: lowest, 1 */
-		},
+		.e =
+			{
+				{f, 4, 30},
+				{f, 5, 25}, /* f -> 5 */
+				{f + 1, 2, 14},
+				{f + 1, 3, 14}, /* tie, the reverse decides: */
+				{2, f + 1, 40},
+				{3, f + 1, 16}, /* f+1 -> 3 */
+				{f + 2, 6, 255},
+				{f + 2, 7, 9}, /* neither usable: lowest, 1 */
+			},
 	};
 	char want[128];
 
