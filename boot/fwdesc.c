@@ -13,16 +13,28 @@
  * number and the field; good lines are appended to the bootinfo in file
  * order, ordering and overlaps are bootinfo_sanitise()'s business. The
  * first cpu line is the boot CPU. A missing node= is NUMA_NO_NODE, which
- * sanitise maps to node 0 with a warning. No lock, no allocation.
+ * sanitise maps to node 0 with a warning.
+ *
+ * node= and distance ids are firmware ids: once the whole text is read
+ * they go through a node map (include/keel/nodemap.h), as ACPI proximity
+ * domains and DT numa-node-ids do, so more than MAX_NUMNODES nodes fold
+ * into their nearest kept node with one warning. Distances follow
+ * include/keel/bootinfo.h ("Node distances"): asymmetric and 255 are
+ * kept, a line with a value ACPI forbids is skipped; a distance naming a
+ * node that has neither RAM nor CPU is ignored with one warning for all
+ * such lines. No lock, no allocation: the node map and the distance lines
+ * wait in static tables (one parse at a time, on the boot CPU).
  */
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/fwdesc.h>
+#include <keel/nodemap.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
-#define FWDESC_LINE_MAX 256
-#define FWDESC_TOKENS	8
+#define FWDESC_LINE_MAX	     256
+#define FWDESC_TOKENS	     8
+#define FWDESC_MAX_DISTANCES 1024
 /* Bytes of a token a warning shows (the rest is "..."). */
 #define ECHO_MAX 32
 
@@ -31,11 +43,21 @@ struct token {
 	size_t len;
 };
 
+/* One `distance A B V` line, in firmware ids, until the ids are mapped. */
+struct fw_distance {
+	uint32_t a, b;
+	uint8_t v;
+	unsigned int lineno;
+};
+
 struct line_ctx {
 	struct bootinfo *bi;
 	unsigned int lineno;
 	unsigned int warnings;
-	/* given[a] bit b: "distance a b" appeared explicitly. */
+	struct nodemap *nodes;
+	struct fw_distance *dist;
+	unsigned int dist_count;
+	/* given[a] bit b: "distance a b" appeared explicitly (keel ids). */
 	uint64_t given[MAX_NUMNODES];
 };
 
@@ -225,6 +247,8 @@ static void do_ram(struct line_ctx *ctx, const struct token *tok, int n)
 		return;
 	if (bootinfo_add_ram(ctx->bi, pa(s), pa(e), node))
 		ctx->warnings++;
+	else if (node != NUMA_NO_NODE)
+		nodemap_add(ctx->nodes, node);
 }
 
 static void do_reserved(struct line_ctx *ctx, const struct token *tok, int n)
@@ -270,6 +294,8 @@ static void do_cpu(struct line_ctx *ctx, const struct token *tok, int n)
 		ctx->warnings++;
 		return;
 	}
+	if (vals[0] != NUMA_NO_NODE)
+		nodemap_add(ctx->nodes, vals[0]);
 	/* The sandbox boots on the first CPU it lists. */
 	if (bi->cpu_count == 1)
 		bi->cpus[0].boot_cpu = true;
@@ -277,25 +303,108 @@ static void do_cpu(struct line_ctx *ctx, const struct token *tok, int n)
 
 static void do_distance(struct line_ctx *ctx, const struct token *tok, int n)
 {
+	struct fw_distance *d;
 	uint32_t a, b, v;
+	const char *why;
 
 	if (n != 4) {
 		line_warn(ctx, "distance needs A B VALUE, line skipped");
 		return;
 	}
-	if (!tok_u32(ctx, &tok[1], "node A", MAX_NUMNODES - 1, &a) ||
-	    !tok_u32(ctx, &tok[2], "node B", MAX_NUMNODES - 1, &b) ||
+	if (!tok_u32(ctx, &tok[1], "node A", 0xfffe, &a) ||
+	    !tok_u32(ctx, &tok[2], "node B", 0xfffe, &b) ||
 	    !tok_u32(ctx, &tok[3], "VALUE", 255, &v))
 		return;
-	if (v == 0) {
-		line_warn(ctx, "distance VALUE 0, line skipped");
+	why = bootinfo_distance_problem(a, b, v);
+	if (why) {
+		line_warn(ctx, "distance %u %u %u: %s, line skipped", a, b, v,
+			  why);
 		return;
 	}
-	bootinfo_set_distance(ctx->bi, a, b, (uint8_t)v);
-	ctx->given[a] |= 1ULL << b;
-	/* One direction given: it holds both ways until the other comes. */
-	if (!(ctx->given[b] & (1ULL << a)))
-		bootinfo_set_distance(ctx->bi, b, a, (uint8_t)v);
+	if (ctx->dist_count == FWDESC_MAX_DISTANCES) {
+		line_warn(ctx, "more than %u distance lines, line skipped",
+			  FWDESC_MAX_DISTANCES);
+		return;
+	}
+	d = &ctx->dist[ctx->dist_count++];
+	d->a = a;
+	d->b = b;
+	d->v = (uint8_t)v;
+	d->lineno = ctx->lineno;
+}
+
+/* Firmware distance @fa -> @fb: the last line for it, else the reverse. */
+static unsigned int fw_distance(const void *p, uint32_t fa, uint32_t fb)
+{
+	const struct line_ctx *ctx = p;
+	unsigned int d = 0, rev = 0;
+
+	for (unsigned int i = 0; i < ctx->dist_count; i++) {
+		const struct fw_distance *e = &ctx->dist[i];
+
+		if (e->a == fa && e->b == fb)
+			d = e->v;
+		else if (e->a == fb && e->b == fa)
+			rev = e->v;
+	}
+	return d ? d : rev;
+}
+
+/*
+ * After the last line: keel node ids for what this parse added (from @ram0
+ * / @cpu0 on), then the distances between kept nodes, in line order. One
+ * direction holds both ways until the other direction comes.
+ */
+static void map_nodes(struct line_ctx *ctx, unsigned int ram0,
+		      unsigned int cpu0)
+{
+	struct bootinfo *bi = ctx->bi;
+	const struct fw_distance *unknown = NULL;
+	unsigned int folded, unknown_count = 0;
+
+	folded = nodemap_finalise(ctx->nodes, fw_distance, ctx);
+	if (folded) {
+		ctx->warnings++;
+		bi->dropped_nodes += folded;
+	}
+	for (unsigned int i = ram0; i < bi->ram_count; i++)
+		if (bi->ram[i].node != NUMA_NO_NODE)
+			bi->ram[i].node =
+				nodemap_node(ctx->nodes, bi->ram[i].node);
+	for (unsigned int i = cpu0; i < bi->cpu_count; i++)
+		if (bi->cpus[i].node != NUMA_NO_NODE)
+			bi->cpus[i].node =
+				nodemap_node(ctx->nodes, bi->cpus[i].node);
+	for (unsigned int i = 0; i < ctx->dist_count; i++) {
+		const struct fw_distance *e = &ctx->dist[i];
+		uint32_t a, b;
+
+		if (!nodemap_has(ctx->nodes, e->a) ||
+		    !nodemap_has(ctx->nodes, e->b)) {
+			if (!unknown_count++)
+				unknown = e;
+			continue;
+		}
+		/* A folded node's distances go: its kept node's stand. */
+		if (!nodemap_kept(ctx->nodes, e->a) ||
+		    !nodemap_kept(ctx->nodes, e->b))
+			continue;
+		a = nodemap_node(ctx->nodes, e->a);
+		b = nodemap_node(ctx->nodes, e->b);
+		bootinfo_set_distance(bi, a, b, e->v);
+		ctx->given[a] |= 1ULL << b;
+		if (!(ctx->given[b] & (1ULL << a)))
+			bootinfo_set_distance(bi, b, a, e->v);
+	}
+	if (unknown_count) {
+		ctx->warnings++;
+		pr_warn("fwdesc: line %u: distance %u %u %u: node %u has "
+			"neither RAM nor CPU, ignored (%u such line%s)\n",
+			unknown->lineno, unknown->a, unknown->b, unknown->v,
+			nodemap_has(ctx->nodes, unknown->a) ? unknown->b
+							    : unknown->a,
+			unknown_count, unknown_count == 1 ? "" : "s");
+	}
 }
 
 static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
@@ -334,11 +443,17 @@ static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
  */
 unsigned int fwdesc_parse(struct bootinfo *bi, const char *buf, size_t len)
 {
+	static struct nodemap nodes;
+	static struct fw_distance dist[FWDESC_MAX_DISTANCES];
+	unsigned int ram0 = bi->ram_count, cpu0 = bi->cpu_count;
 	struct line_ctx ctx;
 	size_t pos = 0;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.bi = bi;
+	ctx.nodes = &nodes;
+	ctx.dist = dist;
+	nodemap_init(&nodes, "fwdesc");
 	if (!buf)
 		return 0;
 	len = strnlen(buf, len);
@@ -354,5 +469,6 @@ unsigned int fwdesc_parse(struct bootinfo *bi, const char *buf, size_t len)
 			parse_line(&ctx, buf + pos, end - pos);
 		pos = end + 1;
 	}
+	map_nodes(&ctx, ram0, cpu0);
 	return ctx.warnings;
 }

@@ -751,6 +751,7 @@ bool report_print(const struct bootinfo *bi, const struct audit_result *a,
 	jw_u64(&w, "dropped_reserved", bi->dropped_reserved);
 	jw_u64(&w, "merged_reserved", bi->merged_reserved);
 	jw_u64(&w, "dropped_cpus", bi->dropped_cpus);
+	jw_u64(&w, "dropped_nodes", bi->dropped_nodes);
 	jw_u64(&w, "report_ns", at_ns(boot_times.report));
 	jw_str(&w, "result", pass ? "pass" : "fail");
 	jw_str(&w, "fail_reason", fail_reason);

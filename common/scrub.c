@@ -5,8 +5,10 @@
  * Boot scrub (bootscrub=on), before the heap opens:
  *  1. scrub_plan() picks the workers (one online CPU per core, the lowest
  *     thread; every online CPU with scrub_smt) and, for every node, the node
- *     whose workers scrub it: itself when it has a worker, else the nearest
- *     node that has one (ties to the lowest id).
+ *     whose workers scrub it: itself when it has a worker, else the node
+ *     with workers whose CPUs are nearest to its memory, the smallest
+ *     distance[helper][node] (numa_nearest_to(); the matrix may be
+ *     asymmetric; ties to the lowest id, unreachable helpers last).
  *  2. Every node's dirty free chunks are copied into a static table
  *     (heap_for_each_free under the node lock, nothing else done there).
  *     A node's chunks are cut into units of unit_bytes that never span two
@@ -146,7 +148,7 @@ void scrub_plan(bool smt, cpumask_t *out_workers, uint32_t out_by[MAX_NUMNODES])
 		uint32_t by = NUMA_NO_NODE;
 
 		if (n < nodes) {
-			by = numa_nearest(n, have);
+			by = numa_nearest_to(n, have);
 			if (by == NUMA_NO_NODE)
 				by = cpu_table[0].node;
 		}
