@@ -340,8 +340,14 @@ unsigned int smp_boot_cpus(unsigned int timeout_ms)
 			cpu_fail(cpu, "CPU_ON refused (injected)");
 			continue;
 		}
-		stack = bootmem_alloc(SMP_STACK_SIZE, PAGE_SIZE, c->node,
-				      "cpu stack");
+		/* No RAM left for a stack: the CPU stays down, the boot goes
+		 * on (a map with no usable RAM ends in a FAIL, not a panic). */
+		stack = bootmem_alloc_try(SMP_STACK_SIZE, PAGE_SIZE, c->node,
+					  "cpu stack");
+		if (pa_val(stack) == pa_val(INVALID_PADDR)) {
+			cpu_fail(cpu, "no free RAM for its stack");
+			continue;
+		}
 		if (arch_cpu_start(cpu, c->hwid,
 				   (uintptr_t)phys_to_virt(stack) +
 					   SMP_STACK_SIZE)) {

@@ -23,11 +23,12 @@ failure file replays by itself:
   3. the audit balances: lost_pages 0, problems 0, free + allocated +
      reserved = RAM, the heap counters agree, every free byte scrubbed
      (scripts/report.py's checks);
-  4. every RAM byte is on the node the firmware gave it: where RAM of two
-     nodes overlaps the lower id keeps it, a missing node= is node 0, a node
-     id >= MAX_NUMNODES folds into the nearest kept node (the unique kept
-     node at the smallest distance the file gives; any kept node when the
-     file gives none); no RAM appears that the firmware did not describe;
+  4. every RAM byte is on the node the firmware gave it, mapped by the
+     policy of include/keel/nodemap.h (node_map() below: the lowest
+     MAX_NUMNODES ids are kept, the others fold into the kept node nearest
+     by distance); where RAM of two nodes overlaps the lower keel id keeps
+     it; a missing node= is node 0; no RAM appears that the firmware did
+     not describe;
   5. CPUs: the first cpu line is logical CPU 0, duplicate hwids keep the
      first, at most NR_CPUS, each on its firmware node (same fold rule);
      nodes are 0..max-1 with a valid distance matrix.
@@ -401,27 +402,65 @@ def total(ranges):
 
 # ---- the oracle ----------------------------------------------------------
 
-def _fold_targets(fw, kept, maxn):
-    """{big id: set of acceptable kept nodes} for node ids >= @maxn."""
-    big = {n for _s, _e, n in fw["ram"] if n is not None and n >= maxn}
-    big |= {n for _h, n in fw["cpus"] if n is not None and n >= maxn}
-    anyk = set(kept) | {0}  # no unique nearest: any kept node, or 0
-    out = {}
-    for f in big:
-        near = {}
-        for a, b, v in fw["distance"]:
-            if a == f and b in kept:
-                near[b] = min(v, near.get(b, 256))
-            elif b == f and a in kept:
-                near[a] = min(v, near.get(a, 256))
-        near = {k: v for k, v in near.items() if v > 10}
-        if near:
-            best = min(near.values())
-            cands = {k for k, v in near.items() if v == best}
-            out[f] = cands if len(cands) == 1 else anyk
-        else:
-            out[f] = anyk
-    return out
+NODEMAP_MAX_IDS = 256  # boot/nodemap.h: distinct firmware ids tracked
+
+
+def _fw_distance(fw, a, b):
+    """fwdesc.c's lookup: the last valid line a -> b, else the last b -> a."""
+    d = rev = 0
+    for x, y, v in fw["distance"]:
+        if (x == y and v != 10) or (x != y and v <= 10):
+            continue  # a line fwdesc.c skips
+        if (x, y) == (a, b):
+            d = v
+        elif (x, y) == (b, a):
+            rev = v
+    return d or rev
+
+
+def node_map(fw, maxn, nr):
+    """{firmware node id: keel node id}, and the set of kept ids, by the
+    policy of include/keel/nodemap.h: keep the lowest @maxn ids (of RAM
+    lines and of the cpu lines the build holds), ids below @maxn keep their
+    number, larger kept ones take the lowest free numbers in id order, the
+    rest go to the kept node nearest by distance[folded][kept], ties by
+    distance[kept][folded] then lower keel id; with no usable distance, to
+    the lowest kept keel id."""
+    ids = {n for _s, _e, n in fw["ram"] if n is not None}
+    ids |= {n for _h, n in fw["cpus"][:nr] if n is not None}
+    ids = sorted(ids)
+    tracked = ids[:NODEMAP_MAX_IDS]
+    kept = tracked[:maxn]
+    out, used = {}, set()
+    for f in kept:
+        if f < maxn:
+            out[f] = f
+            used.add(f)
+    nxt = 0
+    for f in kept:
+        if f >= maxn:
+            while nxt in used:
+                nxt += 1
+            out[f] = nxt
+            used.add(nxt)
+    fallback = min(used) if used else 0
+
+    def rank(a, b):
+        d = _fw_distance(fw, a, b)
+        return d if 10 < d < 255 else None
+
+    for f in ids[len(kept):]:
+        best = None
+        if f in tracked:
+            for k in kept:
+                d, r = rank(f, k), rank(k, f)
+                if d is None:
+                    continue
+                key = (d, r if r is not None else 1 << 30, out[k])
+                if best is None or key < best[0]:
+                    best = (key, out[k])
+        out[f] = best[1] if best else fallback
+    return out, set(kept)
 
 
 def oracle(text, cfg):
@@ -444,29 +483,24 @@ def oracle(text, cfg):
             cpus.append((hwid, 0 if n is None else n))
     if not cpus:
         cpus = [(0, 0)]  # sanitise assumes one boot CPU, hwid 0, node 0
-    kept = {n for _s, _e, n in ram if n < maxn} | \
-        {n for _h, n in cpus if n < maxn}
-    folds = _fold_targets(fw, kept, maxn)
+    nmap, kept = node_map(fw, maxn, nr)
+    folds = {f: {n} for f, n in nmap.items() if f not in kept}
+
+    def mapped(n):
+        return nmap.get(n, 0)
 
     def accept(n):
-        return folds[n] if n >= maxn else {n}
+        return {mapped(n)}
 
-    # Elementary pieces: the lowest claimant keeps a piece claimed by
-    # kept nodes only; a folded claimant makes any fold target acceptable.
+    # Elementary pieces: ids are mapped first (fwdesc.c), then the lowest
+    # keel node claiming a piece keeps it (bootinfo_sanitise()).
     points = sorted({p for s, e, _n in ram for p in (s, e)})
     pieces = []
     for s, e in zip(points, points[1:]):
         claim = {n for rs, re_, n in ram if rs <= s and re_ >= e}
         if not claim:
             continue
-        if all(n < maxn for n in claim):
-            ok = {min(claim)}
-        else:
-            # Where the fold happens relative to the overlap rule is the
-            # implementation's choice: any claimant's node is accepted.
-            ok = set()
-            for n in claim:
-                ok |= accept(n)
+        ok = {min(mapped(n) for n in claim)}
         if pieces and pieces[-1][1] == s and pieces[-1][2:] == (ok, claim):
             pieces[-1] = (pieces[-1][0], e, ok, claim)
         else:
