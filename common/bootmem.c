@@ -554,9 +554,12 @@ static void size_heap_ranges(void)
 
 		if (count[node] + slack <= heap_range_capacity(node))
 			continue;
-		p = bootmem_alloc(cap * sizeof(struct heap_range), PAGE_SIZE,
-				  node, "heap ranges");
-		heap_grow_ranges(node, phys_to_virt(p), cap);
+		p = bootmem_alloc_try(cap * sizeof(struct heap_range),
+				      PAGE_SIZE, node, "heap ranges");
+		/* No room: the heap refuses the ranges it cannot hold, each
+		 * with an error, and the audit shows their pages as lost. */
+		if (pa_val(p) != pa_val(INVALID_PADDR))
+			heap_grow_ranges(node, phys_to_virt(p), cap);
 	}
 }
 

@@ -465,6 +465,7 @@ static void json_memmap(struct jw *w, const struct bootinfo *bi)
 	jw_u64(w, "allocations", bootmem_allocation_count());
 	jw_u64(w, "frametable_bytes", frametable_bytes());
 	jw_u64(w, "frametable_pieces", frametable_pieces());
+	jw_u64(w, "frametable_left_out_bytes", frametable_left_out_bytes());
 	jw_u64(w, "merged_regions", bootmem_merged_regions(NULL));
 	jw_obj_end(w);
 }

@@ -713,6 +713,8 @@ def check(text, log, rc, timed_out, cfg):
     except report.ReportError as e:
         out.append(str(e))
         return out
+    if o["tight"] and verdict == "FAIL" and "no usable RAM" in reason:
+        return out  # expected refusal: no RAM left for the heap
     if o["no_ram"]:
         if verdict != "FAIL" or "no usable RAM" not in reason:
             out.append(f"map without RAM ended KEEL: {verdict} {reason}, "
