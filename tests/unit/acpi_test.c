@@ -28,6 +28,8 @@
 #define FIXTURES     "build/sandbox-asan/tests/data/acpi/"
 #define MAX_T	     8
 
+#define STR_(x)	     #x
+#define STR(x)	     STR_(x)
 #define MB	     (1ULL << 20)
 #define GB	     (1ULL << 30)
 
@@ -495,30 +497,181 @@ static void test_numa_below_srat(void **state)
 	expect_ram(2, 2 * GB, 3 * GB, 0);
 }
 
+/* ---- generated big machines (x2APIC, more CPUs than the build) ------ */
+
+/* Generated tables live past the fixtures: up to 16K MADT CPU entries. */
+#define GEN_MADT_AT 0x150000ULL
+#define GEN_SRAT_AT 0x190000ULL
+#define GEN_SLIT_AT 0x1f0000ULL
+
+/*
+ * The APIC ID of generated CPU @i: every other ID (gaps, as with cores
+ * that are not a power of two), so 512 CPUs reach ID 1022.
+ */
+static uint32_t gen_apic_id(unsigned int i)
+{
+	return 2 * i;
+}
+
+/* Node of generated CPU @i: @cpus spread evenly over @nodes. */
+static uint32_t gen_node(unsigned int i, unsigned int cpus, unsigned int nodes)
+{
+	return i / ((cpus + nodes - 1) / nodes);
+}
+
+/* Distance between generated nodes: 10 local, 20 + 2 * |a - b|. */
+static uint8_t gen_distance(unsigned int a, unsigned int b)
+{
+	return a == b ? 10 : (uint8_t)(20 + 2 * (a > b ? a - b : b - a));
+}
+
+/*
+ * A machine of @cpus CPUs on @nodes nodes (1 GiB of RAM each at n GiB)
+ * as firmware of a big server lists it: MADT type 0 (xAPIC) entries for
+ * APIC IDs below 255 and type 9 (x2APIC) entries above, SRAT type 0 / type
+ * 2 affinity entries likewise, and a SLIT. The boot CPU is APIC ID 0.
+ */
+static void gen_machine(unsigned int cpus, unsigned int nodes)
+{
+	uint32_t madt_len = 44, srat_len = 48, slit_len = 44 + nodes * nodes;
+	uint8_t *m = at(GEN_MADT_AT), *s = at(GEN_SRAT_AT),
+		*l = at(GEN_SLIT_AT);
+
+	memset(w.mem, 0, IMG_SIZE);
+	for (unsigned int i = 0; i < cpus; i++) {
+		uint32_t id = gen_apic_id(i), node = gen_node(i, cpus, nodes);
+		uint8_t *e = m + madt_len, *a = s + srat_len;
+
+		if (id < 0xff) {
+			e[0] = 0, e[1] = 8, e[2] = (uint8_t)i,
+			e[3] = (uint8_t)id;
+			put32(e + 4, 1);
+			a[0] = 0, a[1] = 16, a[2] = (uint8_t)node;
+			a[3] = (uint8_t)id;
+			put32(a + 4, 1);
+		} else {
+			e[0] = 9, e[1] = 16;
+			put32(e + 4, id);
+			put32(e + 8, 1);
+			put32(e + 12, i);
+			a[0] = 2, a[1] = 24;
+			put32(a + 4, node);
+			put32(a + 8, id);
+			put32(a + 12, 1);
+		}
+		madt_len += e[1];
+		srat_len += a[1];
+		assert_true(GEN_MADT_AT + madt_len <= GEN_SRAT_AT);
+	}
+	for (unsigned int n = 0; n < nodes; n++) {
+		uint8_t *a = s + srat_len;
+
+		a[0] = 1, a[1] = 40;
+		put32(a + 2, n);
+		put64(a + 8, (n + 1) * GB);
+		put64(a + 16, GB);
+		put32(a + 28, 1);
+		srat_len += 40;
+	}
+	assert_true(GEN_SRAT_AT + srat_len <= GEN_SLIT_AT);
+	write_header(m, "APIC", madt_len, 5);
+	put32(m + 36, 0xfee00000);
+	write_header(s, "SRAT", srat_len, 3);
+	put32(s + 36, 1);
+	write_header(l, "SLIT", slit_len, 1);
+	put64(l + 36, nodes);
+	for (unsigned int a = 0; a < nodes; a++)
+		for (unsigned int b = 0; b < nodes; b++)
+			l[44 + a * nodes + b] = gen_distance(a, b);
+	fix_checksum(m);
+	fix_checksum(s);
+	fix_checksum(l);
+	w.count = 3;
+	w.addr[0] = GEN_MADT_AT;
+	w.addr[1] = GEN_SRAT_AT;
+	w.addr[2] = GEN_SLIT_AT;
+	write_roots();
+	write_rsdp(RSDP_SCAN_AT, 2, XSDT_AT);
+}
+
+/* The generated machine through acpi_fill_bootinfo() and sanitise. */
+static void gen_bootinfo(unsigned int nodes)
+{
+	bootinfo_init(&bi, BOOT_MULTIBOOT2);
+	for (unsigned int n = 0; n < nodes; n++)
+		bootinfo_add_ram(&bi, pa((n + 1) * GB), pa((n + 2) * GB), 0);
+	acpi_fill_bootinfo(&bi, &info);
+	acpi_apply_numa(&bi, &info);
+	bootinfo_sanitise(&bi);
+}
+
+/* 512 CPUs, APIC IDs up to 1022, 8 nodes: x2APIC entries and affinity. */
+static void test_x2apic_512_cpus_8_nodes(void **state)
+{
+	const unsigned int cpus = 512, nodes = 8;
+	unsigned int x2 = 0;
+
+	(void)state;
+	_Static_assert(512 <= ACPI_MAX_CPUS, "the build holds 512 CPUs");
+	gen_machine(cpus, nodes);
+	parse_expect(0, 0, NULL);
+	assert_int_equal(info.cpu_count, cpus);
+	assert_int_equal(info.cpu_usable_count, cpus);
+	assert_int_equal(info.cpu_dropped, 0);
+	assert_true(info.numa_valid);
+	assert_true(info.have_distance);
+	assert_int_equal(info.node_count, nodes);
+	for (unsigned int i = 0; i < cpus; i++) {
+		expect_cpu(i, gen_apic_id(i), gen_node(i, cpus, nodes), true,
+			   i == 0);
+		x2 += info.cpus[i].kind == ACPI_CPU_X2APIC;
+	}
+	/* IDs 0, 2 .. 254 are xAPIC entries, the rest x2APIC. */
+	assert_int_equal(x2, cpus - 128);
+
+	sandbox_console_clear();
+	gen_bootinfo(nodes);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_int_equal(bi.cpu_count, cpus);
+	assert_int_equal(bi.dropped_cpus, 0);
+	assert_int_equal(bi.node_count, nodes);
+	assert_true(bi.cpus[0].boot_cpu);
+	assert_int_equal(bi.cpus[cpus - 1].hwid, gen_apic_id(cpus - 1));
+	assert_int_equal(bi.cpus[cpus - 1].node, nodes - 1);
+	for (unsigned int a = 0; a < nodes; a++)
+		for (unsigned int b = 0; b < nodes; b++)
+			assert_int_equal(bi.distance[a][b], gen_distance(a, b));
+}
+
+/*
+ * More CPUs than the build holds: the first ACPI_MAX_CPUS kept, the rest
+ * counted, and exactly one warning naming both counts and the option.
+ */
 static void test_madt_too_many_cpus(void **state)
 {
-	unsigned int i, n = ACPI_MAX_CPUS + 4;
-	uint8_t *m;
+	const unsigned int extra = 32, n = ACPI_MAX_CPUS + extra;
+	char want[160];
 
-	BUILD("madt-2node");
-	m = tbl(0);
-	memset(m, 0, 0x1000);
-	assert_true(44 + 8 * n <= 0x1000);
-	write_header(m, "APIC", 44 + 8 * n, 5);
-	for (i = 0; i < n; i++) {
-		uint8_t *e = m + 44 + 8 * i;
-
-		e[0] = 0;
-		e[1] = 8;
-		e[2] = (uint8_t)i;
-		e[3] = (uint8_t)i;
-		e[4] = 1;
-	}
-	fix_checksum(m);
-	parse_expect(0, 1, "more CPUs than NR_CPUS");
+	(void)state;
+	gen_machine(n, 4);
+	parse_expect(0, 0, NULL); /* the parser only counts */
 	assert_int_equal(info.cpu_count, ACPI_MAX_CPUS);
-	assert_int_equal(info.cpu_dropped, 4);
+	assert_int_equal(info.cpu_dropped, extra);
 	assert_true(info.cpus[0].boot_cpu);
+	assert_int_equal(info.cpus[ACPI_MAX_CPUS - 1].hwid,
+			 gen_apic_id(ACPI_MAX_CPUS - 1));
+
+	sandbox_console_clear();
+	gen_bootinfo(4);
+	snprintf(want, sizeof(want),
+		 "firmware describes %u CPUs, this build holds %u "
+		 "(CONFIG_NR_CPUS): %u dropped",
+		 n, (unsigned int)CONFIG_NR_CPUS, extra);
+	if (test_console_warnings() != 1 || !test_console_contains(want))
+		fail_msg("want one warning \"%s\", got:\n%s", want,
+			 sandbox_console_buffer());
+	assert_int_equal(bi.cpu_count, CONFIG_NR_CPUS);
+	assert_int_equal(bi.dropped_cpus, extra);
 }
 
 static void test_ebda_scan(void **state)
@@ -730,8 +883,8 @@ static void test_srat_pxm_remap(void **state)
 		put32(s + 48 + 6 * 16 + i * 40 + 2, 0x101);
 	fix_checksum(s);
 	parse_expect(0, 1,
-		     "proximity domain 257 >= MAX_NUMNODES=16, using "
-		     "node 1");
+		     "proximity domain 257 >= MAX_NUMNODES=" STR(
+			     CONFIG_MAX_NUMNODES) ", using node 1");
 	assert_true(info.numa_valid);
 	assert_int_equal(info.node_count, 2);
 	assert_int_equal(info.pxm[1], 0x101);
@@ -1008,6 +1161,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_madt_too_many_cpus, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_x2apic_512_cpus_8_nodes,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ebda_scan, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fadt_variants, setup,

@@ -618,6 +618,80 @@ static void test_mpidr_topology(void **state)
 	assert_int_equal(p, 0x80 << 16);
 }
 
+/*
+ * A DT with @cpus cpu nodes (MPIDR Aff2.Aff1.Aff0 = k / 256, k / 16 % 16,
+ * k % 16) and 1 GiB of RAM, built with libfdt's sequential writer.
+ */
+static void *many_cpus_dt(unsigned int cpus, size_t *len)
+{
+	size_t size = 256 + (size_t)cpus * 96;
+	void *fdt = malloc(size);
+	/* <0 0x40000000 0 0x40000000>: [1 GiB, 2 GiB) */
+	const fdt32_t mem_reg[4] = {0, cpu_to_fdt32(0x40000000), 0,
+				    cpu_to_fdt32(0x40000000)};
+	char name[32];
+
+	assert_non_null(fdt);
+	assert_int_equal(fdt_create(fdt, (int)size), 0);
+	assert_int_equal(fdt_finish_reservemap(fdt), 0);
+	assert_int_equal(fdt_begin_node(fdt, ""), 0);
+	assert_int_equal(fdt_property_u32(fdt, "#address-cells", 2), 0);
+	assert_int_equal(fdt_property_u32(fdt, "#size-cells", 2), 0);
+	assert_int_equal(fdt_begin_node(fdt, "cpus"), 0);
+	assert_int_equal(fdt_property_u32(fdt, "#address-cells", 1), 0);
+	assert_int_equal(fdt_property_u32(fdt, "#size-cells", 0), 0);
+	for (unsigned int k = 0; k < cpus; k++) {
+		uint32_t mpidr = (k / 256) << 16 | (k / 16 % 16) << 8 | k % 16;
+
+		snprintf(name, sizeof(name), "cpu@%x", mpidr);
+		assert_int_equal(fdt_begin_node(fdt, name), 0);
+		assert_int_equal(fdt_property_string(fdt, "device_type", "cpu"),
+				 0);
+		assert_int_equal(fdt_property_u32(fdt, "reg", mpidr), 0);
+		assert_int_equal(fdt_end_node(fdt), 0);
+	}
+	assert_int_equal(fdt_end_node(fdt), 0);
+	assert_int_equal(fdt_begin_node(fdt, "memory@40000000"), 0);
+	assert_int_equal(fdt_property_string(fdt, "device_type", "memory"), 0);
+	assert_int_equal(fdt_property(fdt, "reg", mem_reg, sizeof(mem_reg)), 0);
+	assert_int_equal(fdt_end_node(fdt), 0);
+	assert_int_equal(fdt_end_node(fdt), 0);
+	assert_int_equal(fdt_finish(fdt), 0);
+	*len = fdt_totalsize(fdt);
+	return fdt;
+}
+
+/*
+ * More cpu nodes than CONFIG_NR_CPUS: the first NR_CPUS kept, the rest
+ * counted in dropped_cpus, one warning for all of them (not one per CPU).
+ */
+static void test_too_many_cpus(void **state)
+{
+	const unsigned int extra = 5, cpus = CONFIG_NR_CPUS + extra;
+	size_t len;
+	void *fdt = many_cpus_dt(cpus, &len);
+	char want[160];
+
+	(void)state;
+	assert_int_equal(parse_buf(fdt, len), 0);
+	assert_int_equal(bi.cpu_count, CONFIG_NR_CPUS);
+	assert_int_equal(bi.dropped_cpus, extra);
+	assert_int_equal(bi.cpus[CONFIG_NR_CPUS - 1].hwid,
+			 (CONFIG_NR_CPUS - 1) / 256 << 16 |
+				 ((CONFIG_NR_CPUS - 1) / 16 % 16) << 8 |
+				 (CONFIG_NR_CPUS - 1) % 16);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_sanitise(&bi);
+	snprintf(want, sizeof(want),
+		 "firmware describes %u CPUs, this build holds %u "
+		 "(CONFIG_NR_CPUS): %u dropped",
+		 cpus, (unsigned int)CONFIG_NR_CPUS, extra);
+	if (test_console_warnings() != 1 || !test_console_contains(want))
+		fail_msg("want one warning \"%s\", got:\n%s", want,
+			 sandbox_console_buffer());
+	free(fdt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -640,6 +714,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cpu_map_clusters_only,
 						setup, teardown),
 		cmocka_unit_test(test_mpidr_topology),
+		cmocka_unit_test_setup_teardown(test_too_many_cpus, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
