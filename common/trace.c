@@ -13,38 +13,85 @@
  * scrub units still records the end of the scrub, the audit and the report.
  *
  * Ticks stay raw until the report converts them with ticks_to_ns*().
+ *
+ * Sizing: the boot CPU traces from kernel entry, before any allocator, so
+ * its buffer is static; trace_init_cpus() (from smp_init(), once the CPU
+ * count is known) takes the buffers of CPUs 1..count-1 from bootmem.
+ * Before that, and for ids >= trace_cpus, events are not recorded.
  */
 #include <arch/cpu.h>
+#include <arch/mm.h>
 #include <keel/atomic.h>
+#include <keel/bootmem.h>
+#include <keel/compiler.h>
 #include <keel/cpumask.h>
+#include <keel/string.h>
 #include <keel/trace.h>
 
 #ifdef CONFIG_TRACE
-static struct trace_event trace_buf[NR_CPUS][TRACE_EVENTS_PER_CPU];
-static uint32_t trace_count[NR_CPUS];
-static bool trace_overflow[NR_CPUS];
-/* A detail begin was dropped: drop its end as well (only CPU c writes [c]). */
-static bool trace_detail_dropped[NR_CPUS];
+struct trace_cpu {
+	struct trace_event buf[TRACE_EVENTS_PER_CPU];
+	uint32_t count;
+	bool overflow;
+	/* A detail begin was dropped: drop its end as well (own CPU only). */
+	bool detail_dropped;
+};
+
+static struct trace_cpu trace_boot_cpu;
+static struct trace_cpu *trace_other; /* CPUs 1 .. trace_cpus - 1 */
+static unsigned int trace_cpus = 1;
+
+static struct trace_cpu *trace_cpu(unsigned int cpu)
+{
+	if (cpu == 0)
+		return &trace_boot_cpu;
+	return cpu < trace_cpus ? &trace_other[cpu - 1] : NULL;
+}
+
+/**
+ * trace_init_cpus() - buffers for CPUs 1 .. @count - 1 from bootmem.
+ * @count: CPUs of this boot (cpu_count)
+ *
+ * The boot CPU's buffer (static) keeps what it recorded so far.
+ */
+void trace_init_cpus(unsigned int count)
+{
+	uint64_t bytes;
+
+	trace_cpus = 1;
+	trace_other = NULL;
+	if (count <= 1)
+		return;
+	bytes = ALIGN_UP((uint64_t)(count - 1) * sizeof(struct trace_cpu),
+			 PAGE_SIZE);
+	trace_other = phys_to_virt(bootmem_alloc(
+		bytes, PAGE_SIZE, BOOTMEM_ANY_NODE, "trace buffers"));
+	memset(trace_other, 0, bytes);
+	atomic_store_release(&trace_cpus, count);
+}
 
 static void trace_record(unsigned int cpu, uint32_t limit, const char *name,
 			 enum trace_kind kind, uint64_t arg0, uint64_t arg1)
 {
+	struct trace_cpu *tc = trace_cpu(cpu);
 	struct trace_event *ev;
 	uint32_t idx;
 
-	idx = atomic_load_relaxed(&trace_count[cpu]);
+	if (!tc)
+		return;
+	idx = atomic_load_relaxed(&tc->count);
 	if (idx >= limit) {
-		atomic_store_relaxed(&trace_overflow[cpu], true);
+		atomic_store_relaxed(&tc->overflow, true);
 		return;
 	}
-	ev = &trace_buf[cpu][idx];
+	ev = &tc->buf[idx];
 	ev->name = name;
 	ev->ticks = arch_ticks();
 	ev->arg0 = arg0;
 	ev->arg1 = arg1;
 	ev->cpu = (uint16_t)cpu;
 	ev->kind = (uint8_t)kind;
-	atomic_store_release(&trace_count[cpu], idx + 1);
+	atomic_store_release(&tc->count, idx + 1);
 }
 
 /**
@@ -57,10 +104,8 @@ static void trace_record(unsigned int cpu, uint32_t limit, const char *name,
 void trace_event(const char *name, enum trace_kind kind, uint64_t arg0,
 		 uint64_t arg1)
 {
-	unsigned int cpu = arch_cpu_id();
-
-	if (cpu < NR_CPUS)
-		trace_record(cpu, TRACE_EVENTS_PER_CPU, name, kind, arg0, arg1);
+	trace_record(arch_cpu_id(), TRACE_EVENTS_PER_CPU, name, kind, arg0,
+		     arg1);
 }
 
 /**
@@ -75,19 +120,20 @@ void trace_detail(const char *name, enum trace_kind kind, uint64_t arg0,
 {
 	const uint32_t limit = TRACE_EVENTS_PER_CPU - TRACE_PHASE_RESERVE;
 	unsigned int cpu = arch_cpu_id();
+	struct trace_cpu *tc = trace_cpu(cpu);
 	uint32_t idx;
 
-	if (cpu >= NR_CPUS)
+	if (!tc)
 		return;
-	if (kind == TRACE_END && trace_detail_dropped[cpu]) {
-		trace_detail_dropped[cpu] = false;
+	if (kind == TRACE_END && tc->detail_dropped) {
+		tc->detail_dropped = false;
 		return;
 	}
-	idx = atomic_load_relaxed(&trace_count[cpu]);
+	idx = atomic_load_relaxed(&tc->count);
 	/* A begin needs room for its end. */
 	if (kind == TRACE_BEGIN && idx + 1 >= limit) {
-		trace_detail_dropped[cpu] = true;
-		atomic_store_relaxed(&trace_overflow[cpu], true);
+		tc->detail_dropped = true;
+		atomic_store_relaxed(&tc->overflow, true);
 		return;
 	}
 	trace_record(cpu, limit, name, kind, arg0, arg1);
@@ -104,15 +150,18 @@ void trace_detail(const char *name, enum trace_kind kind, uint64_t arg0,
 const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
 				       bool *overflowed)
 {
+	const struct trace_cpu *tc;
+
 	*count = 0;
 	if (overflowed)
 		*overflowed = false;
-	if (cpu >= NR_CPUS)
+	if (cpu >= atomic_load_acquire(&trace_cpus))
 		return NULL;
-	*count = atomic_load_acquire(&trace_count[cpu]);
+	tc = trace_cpu(cpu);
+	*count = atomic_load_acquire(&tc->count);
 	if (overflowed)
-		*overflowed = atomic_load_relaxed(&trace_overflow[cpu]);
-	return *count ? trace_buf[cpu] : NULL;
+		*overflowed = atomic_load_relaxed(&tc->overflow);
+	return *count ? tc->buf : NULL;
 }
 #else
 const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
