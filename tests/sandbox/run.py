@@ -506,7 +506,7 @@ def cases():
     fw2 = FwDesc(os.path.join(DATA, "sandbox-2node.fw"))
     fw3 = FwDesc(os.path.join(DATA, "sandbox-3node-memonly.fw"))
     fwa = FwDesc(os.path.join(DATA, "sandbox-asym-memonly.fw"))
-    fwf = FwDesc(os.path.join(DATA, "sandbox-18node-fold.fw"))
+    fwf = FwDesc(os.path.join(DATA, "sandbox-68node-fold.fw"))
     fwc = FwDesc(os.path.join(DATA, "sandbox-cpuonly.fw"))
     fwr = FwDesc(os.path.join(DATA, "sandbox-150-reserved.fw"))
     fwbig = FwDesc(os.path.join(DATA, "sandbox-1024cpu-16node.fw"))
@@ -532,7 +532,7 @@ def cases():
              [check_memonly_helpers(fwa), check_local_scrub(fwa),
               check_no_warnings],
              {"scrubbed": True}),
-        Case("node-fold", "sandbox-18node-fold.fw", ["bootscrub=off"],
+        Case("node-fold", "sandbox-68node-fold.fw", ["bootscrub=off"],
              [check_fold(fwf)], derive=False),
         Case("cpuonly-node", "sandbox-cpuonly.fw", [],
              [check_cpuonly(fwc)], {"scrubbed": True}),
