@@ -32,9 +32,15 @@
 #include <keel/printk.h>
 #include <keel/string.h>
 
-#define FWDESC_LINE_MAX	     256
-#define FWDESC_TOKENS	     8
-#define FWDESC_MAX_DISTANCES 1024
+#define FWDESC_LINE_MAX 256
+#define FWDESC_TOKENS	8
+/*
+ * Distance lines kept for the node map: a full matrix of 128 firmware
+ * nodes (twice the default MAX_NUMNODES, so folding has rows to go by).
+ * 256 KiB of .bss, in the sandbox only (the hardware arches leave this
+ * file out). Lines past it are skipped with one warning each.
+ */
+#define FWDESC_MAX_DISTANCES (128 * 128)
 /* Bytes of a token a warning shows (the rest is "..."). */
 #define ECHO_MAX 32
 

@@ -587,6 +587,18 @@ unsigned int bootmem_handoff(void)
 	return n;
 }
 
+/** bootmem_largest_free() - Return: bytes of the largest free range. */
+uint64_t bootmem_largest_free(void)
+{
+	uint64_t idx, best = 0;
+	paddr_t s, e;
+	uint32_t node;
+
+	for_each_free_range (idx, &s, &e, &node)
+		best = MAX(best, pa_val(e) - pa_val(s));
+	return best;
+}
+
 /** bootmem_ram_regions() - Return: the RAM table and its size in @count. */
 const struct bootmem_region *bootmem_ram_regions(unsigned int *count)
 {

@@ -55,6 +55,17 @@ static uint32_t *skew_ping;
 static uint32_t *skew_pong;
 static uint64_t *skew_stamp;
 
+/*
+ * Per-CPU state of the boot CPU alone when the map leaves no free RAM at
+ * all: the boot then reaches its report (KEEL: FAIL no usable RAM) rather
+ * than a panic. Pages, like bootmem's pieces.
+ */
+#define PERCPU_POOL_PAGES  8
+#define PERCPU_STATE_BYTES 4096
+static uint8_t percpu_pool[PERCPU_POOL_PAGES * PAGE_SIZE]
+	__attribute__((aligned(PAGE_SIZE)));
+static size_t percpu_pool_used;
+
 /**
  * smp_percpu_alloc() - a zeroed array of one @size entry per CPU.
  * @size: bytes per CPU
@@ -69,9 +80,19 @@ void *smp_percpu_alloc(size_t size, const char *why)
 {
 	uint64_t bytes = ALIGN_UP((uint64_t)size * (cpu_count ? cpu_count : 1),
 				  PAGE_SIZE);
-	void *p = phys_to_virt(
-		bootmem_alloc(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE, why));
+	paddr_t at = bootmem_alloc_try(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE, why);
+	void *p;
 
+	if (pa_val(at) != pa_val(INVALID_PADDR)) {
+		p = phys_to_virt(at);
+	} else if (bytes <= sizeof(percpu_pool) - percpu_pool_used) {
+		/* No free RAM at all (smp_init() then kept one CPU). */
+		p = percpu_pool + percpu_pool_used;
+		percpu_pool_used += bytes;
+	} else {
+		panic("smp: no free RAM for %s (%llu bytes for %u CPUs)", why,
+		      (unsigned long long)bytes, cpu_count);
+	}
 	memset(p, 0, bytes);
 	return p;
 }
@@ -92,12 +113,11 @@ static void *carve(char **p, size_t size)
 static void alloc_tables(unsigned int count)
 {
 	size_t sync = 3 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
-	size_t bytes = (sizeof(struct cpu_info) + sync + 16) * count;
+	size_t bytes = (sizeof(struct cpu_info) + sync + 16) *
+		       count; /* +16: carve() alignment */
 	char *p;
 
-	p = phys_to_virt(bootmem_alloc(ALIGN_UP(bytes, PAGE_SIZE), PAGE_SIZE,
-				       BOOTMEM_ANY_NODE, "cpu table"));
-	memset(p, 0, ALIGN_UP(bytes, PAGE_SIZE));
+	p = smp_percpu_alloc(bytes / count, "cpu table");
 	cpu_table = carve(&p, sizeof(struct cpu_info) * count);
 	accept_ticks = carve(&p, sizeof(uint64_t) * count);
 	skew_stamp = carve(&p, sizeof(uint64_t) * count);
@@ -214,6 +234,22 @@ void smp_init(const struct bootinfo *bi)
 	 * firmware tables never hold more than NR_CPUS, so this is the cap.
 	 */
 	cpu_count = MIN(MAX(bi->cpu_count, 1u), (unsigned int)NR_CPUS);
+	/*
+	 * No free piece holds the per-CPU state of every CPU (the CPU table,
+	 * scrub and stress rows: together well under PERCPU_STATE_BYTES a
+	 * CPU; stacks come later, one by one): the boot CPU alone, its state
+	 * in the static pool, so the boot still ends in its report.
+	 */
+	if (cpu_count > 1 &&
+	    bootmem_largest_free() < (uint64_t)cpu_count * PERCPU_STATE_BYTES) {
+		pr_warn("smp: no free piece of %llu KiB for the state of %u "
+			"CPUs: the boot CPU runs alone\n",
+			(unsigned long long)cpu_count * PERCPU_STATE_BYTES >>
+				10,
+			cpu_count);
+		cpu_count = 1;
+	}
+	percpu_pool_used = 0;
 	alloc_tables(cpu_count);
 	trace_init_cpus(cpu_count);
 

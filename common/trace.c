@@ -25,6 +25,7 @@
 #include <keel/bootmem.h>
 #include <keel/compiler.h>
 #include <keel/cpumask.h>
+#include <keel/printk.h>
 #include <keel/string.h>
 #include <keel/trace.h>
 
@@ -57,6 +58,7 @@ static struct trace_cpu *trace_cpu(unsigned int cpu)
 void trace_init_cpus(unsigned int count)
 {
 	uint64_t bytes;
+	paddr_t at;
 
 	trace_cpus = 1;
 	trace_other = NULL;
@@ -64,8 +66,15 @@ void trace_init_cpus(unsigned int count)
 		return;
 	bytes = ALIGN_UP((uint64_t)(count - 1) * sizeof(struct trace_cpu),
 			 PAGE_SIZE);
-	trace_other = phys_to_virt(bootmem_alloc(
-		bytes, PAGE_SIZE, BOOTMEM_ANY_NODE, "trace buffers"));
+	at = bootmem_alloc_try(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE,
+			       "trace buffers");
+	if (pa_val(at) == pa_val(INVALID_PADDR)) {
+		pr_warn("trace: no free RAM for %u CPUs' buffers, only the "
+			"boot CPU is traced\n",
+			count - 1);
+		return;
+	}
+	trace_other = phys_to_virt(at);
 	memset(trace_other, 0, bytes);
 	atomic_store_release(&trace_cpus, count);
 }

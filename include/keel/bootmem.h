@@ -89,6 +89,9 @@ unsigned int bootmem_merged_regions(uint64_t *gap_bytes);
 /* Return: RAM bytes bootmem_limit() took away. */
 uint64_t bootmem_dropped_bytes(void);
 
+/* Bytes of the largest free range (the largest allocation that fits). */
+uint64_t bootmem_largest_free(void);
+
 /* Read-only views for the audit and the report. */
 const struct bootmem_region *bootmem_ram_regions(unsigned int *count);
 const struct bootmem_region *bootmem_reserved_regions(unsigned int *count);
