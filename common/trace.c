@@ -12,12 +12,26 @@
  * TRACE_PHASE_RESERVE slots to phase events, so a boot with many small
  * scrub units still records the end of the scrub, the audit and the report.
  *
+ * Detail events are also summed, whatever the mode: per CPU (only CPU c
+ * writes trace_cpu_sum[c], no lock) and per node (arg0; several CPUs add
+ * to one node, so with atomics: add for counts, compare-exchange for the
+ * first/last stamps). With trace=summary (the default) that sum is all that
+ * is kept of them, so the report stays small on big machines and tiny
+ * scrub units never fill the buffers; trace=full stores every one as well.
+ *
  * Ticks stay raw until the report converts them with ticks_to_ns*().
  */
 #include <arch/cpu.h>
 #include <keel/atomic.h>
 #include <keel/cpumask.h>
+#include <keel/options.h>
 #include <keel/trace.h>
+
+/** trace_full() - Return: trace=full is in force. */
+bool trace_full(void)
+{
+	return opts.trace == TRACE_MODE_FULL;
+}
 
 #ifdef CONFIG_TRACE
 static struct trace_event trace_buf[NR_CPUS][TRACE_EVENTS_PER_CPU];
@@ -25,6 +39,65 @@ static uint32_t trace_count[NR_CPUS];
 static bool trace_overflow[NR_CPUS];
 /* A detail begin was dropped: drop its end as well (only CPU c writes [c]). */
 static bool trace_detail_dropped[NR_CPUS];
+static struct trace_summary trace_cpu_sum[NR_CPUS];
+static struct trace_summary trace_node_sum[MAX_NUMNODES];
+/* Stamp of the open detail begin of each CPU (0: none open). */
+static uint64_t trace_detail_begin[NR_CPUS];
+
+static void atomic_min_u64(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = atomic_load_relaxed(p);
+
+	while ((!cur || v < cur) && !atomic_cmpxchg(p, &cur, v))
+		;
+}
+
+static void atomic_max_u64(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = atomic_load_relaxed(p);
+
+	while (v > cur && !atomic_cmpxchg(p, &cur, v))
+		;
+}
+
+/*
+ * Sum one detail event of @cpu. A begin only remembers its stamp; the end
+ * adds the completed pair, so a pair still open at the report is not
+ * counted (as in the buffers, where it would be an open slice).
+ */
+static void trace_detail_sum(unsigned int cpu, const char *name,
+			     enum trace_kind kind, uint64_t node,
+			     uint64_t bytes)
+{
+	struct trace_summary *c = &trace_cpu_sum[cpu];
+	uint64_t now = arch_ticks();
+	uint64_t begin = trace_detail_begin[cpu];
+
+	if (kind == TRACE_BEGIN) {
+		trace_detail_begin[cpu] = now;
+		return;
+	}
+	if (kind != TRACE_END || !begin)
+		return;
+	trace_detail_begin[cpu] = 0;
+	c->name = name;
+	c->count++;
+	c->arg1 += bytes;
+	c->busy_ticks += now - begin;
+	if (!c->first_ticks)
+		c->first_ticks = begin;
+	c->last_ticks = now;
+	if (node < MAX_NUMNODES) {
+		struct trace_summary *n = &trace_node_sum[node];
+
+		atomic_store_relaxed(&n->name, name);
+		atomic_fetch_add_relaxed(&n->count, 1);
+		atomic_fetch_add_relaxed(&n->arg1, bytes);
+		atomic_fetch_add_relaxed(&n->busy_ticks, now - begin);
+		atomic_min_u64(&n->first_ticks, begin);
+		atomic_max_u64(&n->last_ticks, now);
+	}
+}
 
 static void trace_record(unsigned int cpu, uint32_t limit, const char *name,
 			 enum trace_kind kind, uint64_t arg0, uint64_t arg1)
@@ -79,6 +152,9 @@ void trace_detail(const char *name, enum trace_kind kind, uint64_t arg0,
 
 	if (cpu >= NR_CPUS)
 		return;
+	trace_detail_sum(cpu, name, kind, arg0, arg1);
+	if (!trace_full())
+		return;
 	if (kind == TRACE_END && trace_detail_dropped[cpu]) {
 		trace_detail_dropped[cpu] = false;
 		return;
@@ -114,6 +190,48 @@ const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
 		*overflowed = atomic_load_relaxed(&trace_overflow[cpu]);
 	return *count ? trace_buf[cpu] : NULL;
 }
+
+static bool trace_summary_copy(const struct trace_summary *s,
+			       struct trace_summary *out)
+{
+	out->name = atomic_load_relaxed(&s->name);
+	out->count = atomic_load_relaxed(&s->count);
+	out->arg1 = atomic_load_relaxed(&s->arg1);
+	out->first_ticks = atomic_load_relaxed(&s->first_ticks);
+	out->last_ticks = atomic_load_relaxed(&s->last_ticks);
+	out->busy_ticks = atomic_load_relaxed(&s->busy_ticks);
+	return out->count != 0;
+}
+
+/**
+ * trace_summary_node() - the completed detail pairs whose arg0 is @node.
+ * @node: node id
+ * @out: filled (zero when there are none)
+ *
+ * Return: true when there is at least one.
+ */
+bool trace_summary_node(unsigned int node, struct trace_summary *out)
+{
+	*out = (struct trace_summary){0};
+	if (node >= MAX_NUMNODES)
+		return false;
+	return trace_summary_copy(&trace_node_sum[node], out);
+}
+
+/**
+ * trace_summary_cpu() - the completed detail pairs recorded by @cpu.
+ * @cpu: logical CPU
+ * @out: filled (zero when there are none)
+ *
+ * Return: true when there is at least one.
+ */
+bool trace_summary_cpu(unsigned int cpu, struct trace_summary *out)
+{
+	*out = (struct trace_summary){0};
+	if (cpu >= NR_CPUS)
+		return false;
+	return trace_summary_copy(&trace_cpu_sum[cpu], out);
+}
 #else
 const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
 				       bool *overflowed)
@@ -123,6 +241,20 @@ const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
 	if (overflowed)
 		*overflowed = false;
 	return NULL;
+}
+
+bool trace_summary_node(unsigned int node, struct trace_summary *out)
+{
+	(void)node;
+	*out = (struct trace_summary){0};
+	return false;
+}
+
+bool trace_summary_cpu(unsigned int cpu, struct trace_summary *out)
+{
+	(void)cpu;
+	*out = (struct trace_summary){0};
+	return false;
 }
 #endif
 

@@ -11,6 +11,7 @@
 #include <keel/cachemaint.h>
 #include <keel/heap.h>
 #include <keel/scrub.h>
+#include <keel/trace.h>
 #include <keel/types.h>
 
 #define INJECT_MAX 8
@@ -49,6 +50,7 @@ struct keel_options {
 	uint64_t mem_limit; /* mem=: 0 = none */
 	enum acpi_mode acpi;
 	enum audit_mode audit;
+	enum trace_mode trace;
 	int loglevel;
 	uint32_t ap_timeout_ms;
 	char console[32];
