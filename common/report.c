@@ -306,17 +306,29 @@ static void json_nodes(struct jw *w, const struct bootinfo *bi)
 /* Rows printed for memmap.reserved at most (docs/report-format.md). */
 #define REPORT_RESERVED_MAX 64
 
+/*
+ * How much the boundary between regions @i and @i + 1 is worth keeping: a
+ * change of name first (so a few named regions - kernel, initrd, mem= -
+ * survive among hundreds of firmware ones), then the width of the gap.
+ */
 static uint64_t reserved_gap(const struct bootmem_region *r, unsigned int i)
 {
-	return pa_val(r[i + 1].start) - pa_val(r[i].end);
+	const uint64_t name_change = 1ull << 63;
+	uint64_t gap = pa_val(r[i + 1].start) - pa_val(r[i].end);
+
+	if (gap >= name_change)
+		gap = name_change - 1;
+	if (strncmp(r[i].name, r[i + 1].name, sizeof(r[i].name)))
+		gap |= name_change;
+	return gap;
 }
 
 /*
  * How many of the gaps between the @count regions of @r to keep as row
  * boundaries so that at most REPORT_RESERVED_MAX rows remain, and which:
  * every gap wider than *@thresh, then gaps equal to it, lowest address
- * first, up to *@ties of them. The widest gaps are kept, so the rows that
- * merge are the regions closest together. Found by bisecting the width
+ * first, up to *@ties of them. The widest gaps (reserved_gap()) are kept,
+ * so the rows that merge are regions of one name, closest together first. Found by bisecting the width
  * instead of sorting: no scratch array.
  */
 static void reserved_cuts(const struct bootmem_region *r, unsigned int count,
@@ -345,9 +357,10 @@ static void reserved_cuts(const struct bootmem_region *r, unsigned int count,
 
 /*
  * memmap.reserved: bootmem's reserved table, one row per region; beyond
- * REPORT_RESERVED_MAX regions (real firmware can describe hundreds), the
- * regions closest together are merged into one row [first start, last end,
- * name], the name kept when they share it, else "merged". Every reserved
+ * REPORT_RESERVED_MAX regions (real firmware can describe hundreds),
+ * neighbours are merged into one row [first start, last end, name]: those
+ * of one name first, closest together first; the name is kept when they
+ * share it, else "merged". Every reserved
  * byte stays inside some row; memmap.reserved_regions has the true count.
  */
 static void json_reserved(struct jw *w)

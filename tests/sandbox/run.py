@@ -373,6 +373,20 @@ def check_reserved_bounded(fw):
     return check
 
 
+def check_reserved_row(fw, name):
+    """The firmware range called @name, alone of its name among many
+    others, keeps a row of its own with its exact bounds when rows merge
+    (boundaries between names are kept first)."""
+    def check(rep, log):
+        want = [[s, e, n] for s, e, n in fw.reserved if n == name]
+        got = [r for r in rep["memmap"]["reserved"] if r[2] == name]
+        if got != want:
+            return [f"memmap.reserved rows named {name!r}: {got}, "
+                    f"expected {want}"]
+        return []
+    return check
+
+
 # Report size (DESIGN section 9: the KEEL-REPORT line <= 32 KiB at 256 CPUs
 # in 8 nodes). The size is measured at 64 CPUs (the sandbox's NR_CPUS may be
 # 64) and split into a per-CPU and a per-node cost by booting 16 CPUs in 8
@@ -483,6 +497,7 @@ def cases():
     fw3 = FwDesc(os.path.join(DATA, "sandbox-3node-memonly.fw"))
     fwc = FwDesc(os.path.join(DATA, "sandbox-cpuonly.fw"))
     fwr = FwDesc(os.path.join(DATA, "sandbox-150-reserved.fw"))
+    fwn = FwDesc(os.path.join(DATA, "sandbox-200-reserved-named.fw"))
     mib = 1 << 20
     return [
         Case("2node-default", "sandbox-2node.fw", [],
@@ -536,6 +551,9 @@ def cases():
         Case("150-reserved", "sandbox-150-reserved.fw", ["audit=full"],
              [check_fw_reserved_kept(fwr), check_reserved_bounded(fwr)],
              {"scrubbed": True}),
+        Case("200-reserved-named", "sandbox-200-reserved-named.fw", [],
+             [check_fw_reserved_kept(fwn), check_reserved_bounded(fwn),
+              check_reserved_row(fwn, "initrd")], {"scrubbed": True}),
         Case("fragmented", "sandbox-fragmented.fw", ["audit=full"],
              [check_frametable_split], {"scrubbed": True}),
         Case("mem-too-small", "sandbox-2node.fw", ["mem=1M"],
