@@ -363,16 +363,21 @@ int acpi_parse(const struct acpi_mem *mem, paddr_t rsdp, uint64_t hwid_boot,
 	if (!root)
 		return -ENOENT;
 
-	/* Order matters: SRAT resolves MADT CPUs, SLIT maps SRAT nodes. */
+	/*
+	 * Order matters: SRAT resolves MADT CPUs; the SLIT comes first so
+	 * that the SRAT can fold extra domains by its distances and then
+	 * map its rows to nodes.
+	 */
 	t = find_table(mem, "APIC", &len, info);
 	if (t)
 		acpi_parse_madt(t, len, hwid_boot, info);
-	t = find_table(mem, "SRAT", &len, info);
-	if (t)
-		acpi_parse_srat(t, len, info);
 	t = find_table(mem, "SLIT", &len, info);
 	if (t)
 		acpi_parse_slit(t, len, info);
+	t = find_table(mem, "SRAT", &len, info);
+	if (t)
+		acpi_parse_srat(t, len, info);
+	info->slit = NULL; /* the matrix is only valid while parsing */
 	t = find_table(mem, "FACP", &len, info);
 	if (t && acpi_parse_fadt(t, len, info) == 0)
 		parse_dsdt(mem, info);
@@ -415,6 +420,8 @@ unsigned int acpi_fill_bootinfo(struct bootinfo *bi,
 		}
 		bi->have_distance = true;
 	}
+	if (info->numa_valid)
+		bi->dropped_nodes += info->dropped_nodes;
 	bi->acpi_rsdp = info->rsdp;
 	return added;
 }

@@ -10,9 +10,18 @@
  * Invariants after a parse: cpus[].node < MAX_NUMNODES; with numa_valid,
  * memblk[] is sorted and non-overlapping and every memblk/CPU node is in
  * node_used[]; without it everything is on node 0 and distances are 10/20.
+ * Distances of used nodes follow include/keel/bootinfo.h ("Node
+ * distances"): 10 on the diagonal, 11..255 elsewhere, asymmetric allowed.
+ *
+ * SRAT and SLIT need each other: proximity domains beyond MAX_NUMNODES
+ * fold into their nearest kept node by SLIT distance (boot/nodemap.c), and
+ * the SLIT's rows are mapped to nodes by the SRAT. Whichever of the two is
+ * parsed second completes the job: acpi_parse() checks the SLIT first
+ * (keeping a pointer to its matrix while it parses), then the SRAT.
  * No locks: this runs once, on the boot CPU, before SMP.
  */
 #include <keel/errno.h>
+#include <keel/nodemap.h>
 #include <keel/string.h>
 
 #include "acpi_priv.h"
@@ -194,6 +203,8 @@ static void numa_reset(struct acpi_info *info)
 	info->numa_valid = false;
 	info->memblk_count = 0;
 	info->node_count = 1;
+	info->dropped_nodes = 0;
+	nodemap_init(&info->nodemap, "ACPI SRAT");
 	memset(info->node_used, 0, sizeof(info->node_used));
 	memset(info->pxm, 0, sizeof(info->pxm));
 	info->node_used[0] = true;
@@ -243,47 +254,25 @@ static uint8_t srat_min_len(uint8_t type)
 	return type < ARRAY_SIZE(min) ? min[type] : 0;
 }
 
-static int pxm_to_node(const struct acpi_info *info, uint32_t pxm)
+/* SLIT distance from PXM @a to PXM @b (its one fix applied), 0 if none. */
+static unsigned int slit_distance(const void *ctx, uint32_t a, uint32_t b)
 {
-	unsigned int n;
+	const struct acpi_info *info = ctx;
+	uint64_t n = info->slit_localities;
 
-	for (n = 0; n < MAX_NUMNODES; n++)
-		if (info->node_used[n] && info->pxm[n] == pxm)
-			return (int)n;
-	return -1;
+	if (!info->slit || a >= n || b >= n)
+		return 0;
+	if (info->slit_fixed && a == info->slit_fix_a && b == info->slit_fix_b)
+		return info->slit_fix_v;
+	return info->slit[a * n + b];
 }
 
-/*
- * Node ids: a PXM below MAX_NUMNODES keeps its number (QEMU's PXM is its
- * node id, so keel's report matches the command line); a larger one gets
- * the lowest free id. Return: 0, or -EINVAL with too many domains.
- */
-static int srat_assign_nodes(struct acpi_info *info, const uint32_t *pxms,
-			     unsigned int count)
+/* node_used[] and pxm[] from the finalised node map. */
+static void srat_assign_nodes(struct acpi_info *info)
 {
-	unsigned int i, n;
-
-	for (i = 0; i < count; i++) {
-		if (pxms[i] >= MAX_NUMNODES)
-			continue;
-		info->node_used[pxms[i]] = true;
-		info->pxm[pxms[i]] = pxms[i];
-	}
-	for (i = 0; i < count; i++) {
-		if (pxms[i] < MAX_NUMNODES)
-			continue;
-		for (n = 0; n < MAX_NUMNODES && info->node_used[n]; n++)
-			;
-		if (n == MAX_NUMNODES)
-			return -EINVAL; /* cannot happen: count <= MAX */
-		info->node_used[n] = true;
-		info->pxm[n] = pxms[i];
-		acpi_warn(info,
-			  "SRAT: proximity domain %u >= MAX_NUMNODES=%u, "
-			  "using node %u",
-			  pxms[i], (unsigned int)MAX_NUMNODES, n);
-	}
-	return 0;
+	for (uint32_t n = 0; n < MAX_NUMNODES; n++)
+		info->node_used[n] =
+			nodemap_fw_id(&info->nodemap, n, &info->pxm[n]);
 }
 
 static void srat_set_cpu_node(struct acpi_info *info, uint8_t type, uint64_t id,
@@ -319,13 +308,10 @@ static void memblk_sort(struct acpi_memblk *m, unsigned int count)
 }
 
 /* Pass 1: entry lengths and the set of proximity domains. */
-static int srat_scan(struct acpi_info *info, const uint8_t *p, uint32_t tlen,
-		     uint32_t *pxms, unsigned int *count)
+static int srat_scan(struct acpi_info *info, const uint8_t *p, uint32_t tlen)
 {
 	uint32_t off, pxm;
-	unsigned int i;
 
-	*count = 0;
 	for (off = SRAT_ENTRIES; off + 2 <= tlen; off += p[off + 1]) {
 		const uint8_t *e = p + off;
 
@@ -337,20 +323,8 @@ static int srat_scan(struct acpi_info *info, const uint8_t *p, uint32_t tlen,
 				  e[0], off, e[1], tlen);
 			return -EINVAL;
 		}
-		if (!srat_entry_pxm(e, &pxm))
-			continue;
-		for (i = 0; i < *count && pxms[i] != pxm; i++)
-			;
-		if (i < *count)
-			continue;
-		if (*count == MAX_NUMNODES) {
-			acpi_warn(info,
-				  "SRAT: proximity domain %u is one more "
-				  "than MAX_NUMNODES=%u, using one node",
-				  pxm, (unsigned int)MAX_NUMNODES);
-			return -EINVAL;
-		}
-		pxms[(*count)++] = pxm;
+		if (srat_entry_pxm(e, &pxm))
+			nodemap_add(&info->nodemap, pxm);
 	}
 	return 0;
 }
@@ -368,7 +342,7 @@ static int srat_fill(struct acpi_info *info, const uint8_t *p, uint32_t tlen)
 
 		if (!srat_entry_pxm(e, &pxm))
 			continue;
-		node = (uint32_t)pxm_to_node(info, pxm);
+		node = nodemap_node(&info->nodemap, pxm);
 		switch (e[0]) {
 		case 0:
 			srat_set_cpu_node(info, 0, e[3], node);
@@ -439,10 +413,14 @@ static void srat_orphan_cpus(struct acpi_info *info)
 			  node);
 }
 
+static int slit_apply(struct acpi_info *info);
+
 /**
  * acpi_parse_srat() - NUMA nodes of memory ranges and CPUs. Call after
- * acpi_parse_madt() so that CPU entries resolve. Any problem falls back to
- * a single node.
+ * acpi_parse_madt() so that CPU entries resolve. Proximity domains beyond
+ * MAX_NUMNODES are folded (include/keel/nodemap.h) by the distances of a
+ * SLIT parsed before, whose distances are then applied. Any problem falls
+ * back to a single node.
  *
  * Return: 0, or -EINVAL (one warning printed, single node).
  */
@@ -450,8 +428,7 @@ int acpi_parse_srat(const void *buf, size_t len, struct acpi_info *info)
 {
 	const uint8_t *p = buf;
 	uint32_t tlen = acpi_table_len(p, len);
-	uint32_t pxms[MAX_NUMNODES];
-	unsigned int count, i;
+	unsigned int i;
 
 	numa_reset(info);
 	if (tlen < SRAT_ENTRIES) {
@@ -459,12 +436,16 @@ int acpi_parse_srat(const void *buf, size_t len, struct acpi_info *info)
 			  tlen);
 		return -EINVAL;
 	}
-	if (srat_scan(info, p, tlen, pxms, &count))
+	if (srat_scan(info, p, tlen))
 		goto fail;
-	memset(info->node_used, 0, sizeof(info->node_used));
+	info->dropped_nodes =
+		nodemap_finalise(&info->nodemap, slit_distance, info);
+	if (info->dropped_nodes)
+		info->warnings++;
+	srat_assign_nodes(info);
 	for (i = 0; i < info->cpu_count; i++)
 		info->cpus[i].node = NUMA_NO_NODE;
-	if (srat_assign_nodes(info, pxms, count) || srat_fill(info, p, tlen))
+	if (srat_fill(info, p, tlen))
 		goto fail;
 	if (!info->memblk_count) {
 		acpi_warn(info, "SRAT: no enabled memory affinity entry, "
@@ -494,6 +475,8 @@ int acpi_parse_srat(const void *buf, size_t len, struct acpi_info *info)
 	srat_orphan_cpus(info);
 	info->numa_valid = true;
 	info->tables |= ACPI_T_SRAT;
+	if (info->slit)
+		slit_apply(info);
 	return 0;
 fail:
 	numa_reset(info);
@@ -507,51 +490,91 @@ static void slit_reject(struct acpi_info *info)
 	unsigned int i, j;
 
 	info->have_distance = false;
+	info->slit = NULL;
+	info->slit_fixed = false;
 	for (i = 0; i < MAX_NUMNODES; i++)
 		for (j = 0; j < MAX_NUMNODES; j++)
 			info->distance[i][j] = i == j ? NODE_DISTANCE_LOCAL
 						      : NODE_DISTANCE_REMOTE;
 }
 
-/* Diagonal 10, others > 10, symmetric. Return: 0 or -EINVAL (warned). */
+/*
+ * What ACPI forbids (include/keel/bootinfo.h, "Node distances"): one bad
+ * entry is mended (10 on the diagonal, else the reverse entry), more
+ * reject the table. Asymmetric and 255 entries are fine.
+ * Return: 0 or -EINVAL (warned).
+ */
 static int slit_check(struct acpi_info *info, const uint8_t *d, uint32_t n)
 {
-	uint32_t i, j;
+	uint32_t i, j, bi = 0, bj = 0, bad = 0;
+	const char *why;
+	uint8_t v;
 
 	for (i = 0; i < n; i++) {
 		for (j = 0; j < n; j++) {
-			uint8_t v = d[i * n + j];
-
-			if (i == j && v != NODE_DISTANCE_LOCAL) {
-				acpi_warn(info,
-					  "SLIT: distance[%u][%u] = %u, "
-					  "not 10, using 10/20",
-					  i, j, v);
-				return -EINVAL;
-			}
-			if (i != j && v <= NODE_DISTANCE_LOCAL) {
-				acpi_warn(info,
-					  "SLIT: distance[%u][%u] = %u, "
-					  "not > 10, using 10/20",
-					  i, j, v);
-				return -EINVAL;
-			}
-			if (v != d[j * n + i]) {
-				acpi_warn(info,
-					  "SLIT: distance[%u][%u] = %u "
-					  "but distance[%u][%u] = %u, using "
-					  "10/20",
-					  i, j, v, j, i, d[j * n + i]);
-				return -EINVAL;
+			if (bootinfo_distance_problem(i, j, d[i * n + j]) &&
+			    !bad++) {
+				bi = i;
+				bj = j;
 			}
 		}
 	}
+	if (!bad)
+		return 0;
+	v = d[bi * n + bj];
+	why = bootinfo_distance_problem(bi, bj, v);
+	if (bad > 1) {
+		acpi_warn(info,
+			  "SLIT: distance[%u][%u] = %u: %s (%u bad entries), "
+			  "using 10/20",
+			  bi, bj, v, why, bad);
+		return -EINVAL;
+	}
+	info->slit_fixed = true;
+	info->slit_fix_a = bi;
+	info->slit_fix_b = bj;
+	info->slit_fix_v = bi == bj ? NODE_DISTANCE_LOCAL : d[bj * n + bi];
+	acpi_warn(info, "SLIT: distance[%u][%u] = %u: %s, using %u", bi, bj, v,
+		  why, info->slit_fix_v);
+	return 0;
+}
+
+/* Node distances from the SLIT's PXM rows. Return: 0 or -EINVAL (warned). */
+static int slit_apply(struct acpi_info *info)
+{
+	unsigned int a, b;
+
+	for (a = 0; a < MAX_NUMNODES; a++) {
+		if (info->node_used[a] &&
+		    info->pxm[a] >= info->slit_localities) {
+			acpi_warn(info,
+				  "SLIT: locality count %llu does not "
+				  "cover proximity domain %u, using 10/20",
+				  (unsigned long long)info->slit_localities,
+				  info->pxm[a]);
+			slit_reject(info);
+			return -EINVAL;
+		}
+	}
+	for (a = 0; a < MAX_NUMNODES; a++) {
+		if (!info->node_used[a])
+			continue;
+		for (b = 0; b < MAX_NUMNODES; b++) {
+			if (info->node_used[b])
+				info->distance[a][b] = (uint8_t)slit_distance(
+					info, info->pxm[a], info->pxm[b]);
+		}
+	}
+	info->have_distance = true;
+	info->tables |= ACPI_T_SLIT;
 	return 0;
 }
 
 /**
  * acpi_parse_slit() - node distances, mapped from PXM rows to node ids.
- * Ignored without a valid SRAT (there are no nodes to apply it to).
+ * Without a valid SRAT yet, the matrix is only checked and remembered
+ * (@buf must stay readable until acpi_parse_srat() ran): the SRAT folds
+ * extra domains by it and then applies it.
  *
  * Return: 0, or -EINVAL (one warning, distances 10/20).
  */
@@ -560,9 +583,9 @@ int acpi_parse_slit(const void *buf, size_t len, struct acpi_info *info)
 	const uint8_t *p = buf;
 	uint32_t tlen = acpi_table_len(p, len);
 	uint64_t n;
-	unsigned int a, b;
 
 	slit_reject(info);
+	info->slit_localities = 0;
 	if (tlen < SLIT_MATRIX) {
 		acpi_warn(info, "SLIT: length %u too short, using 10/20", tlen);
 		return -EINVAL;
@@ -578,30 +601,10 @@ int acpi_parse_slit(const void *buf, size_t len, struct acpi_info *info)
 	}
 	if (slit_check(info, p + SLIT_MATRIX, (uint32_t)n))
 		return -EINVAL;
+	info->slit = p + SLIT_MATRIX;
 	if (!info->numa_valid)
 		return 0;
-	for (a = 0; a < MAX_NUMNODES; a++) {
-		if (info->node_used[a] && info->pxm[a] >= n) {
-			acpi_warn(info,
-				  "SLIT: locality count %llu does not "
-				  "cover proximity domain %u, using 10/20",
-				  (unsigned long long)n, info->pxm[a]);
-			return -EINVAL;
-		}
-	}
-	for (a = 0; a < MAX_NUMNODES; a++) {
-		if (!info->node_used[a])
-			continue;
-		for (b = 0; b < MAX_NUMNODES; b++) {
-			if (info->node_used[b])
-				info->distance[a][b] =
-					p[SLIT_MATRIX + info->pxm[a] * n +
-					  info->pxm[b]];
-		}
-	}
-	info->have_distance = true;
-	info->tables |= ACPI_T_SLIT;
-	return 0;
+	return slit_apply(info);
 }
 
 /* ---- FADT and \_S5 ------------------------------------------------ */

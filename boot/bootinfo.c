@@ -10,8 +10,9 @@
  *  - reserved: page-aligned outwards, non-empty, otherwise as given
  *    (overlaps allowed: "reserved wins" is applied by bootmem).
  *  - node ids < node_count <= MAX_NUMNODES, node_count >= 1; distance
- *    matrix valid for [0, node_count)^2 (10 on the diagonal, > 10 and
- *    symmetric elsewhere), else 10/20.
+ *    matrix valid for [0, node_count)^2: 10 on the diagonal, 11..255
+ *    elsewhere (asymmetric allowed, 255 = unreachable); one bad entry is
+ *    mended, more mean 10/20 (include/keel/bootinfo.h, "Node distances").
  *  - CPUs: 1 <= cpu_count, hwids unique, exactly one boot_cpu, which is
  *    usable and sits at index 0 (logical CPU 0 is the boot CPU).
  *
@@ -206,6 +207,22 @@ void bootinfo_set_distance(struct bootinfo *bi, uint32_t a, uint32_t b,
 	}
 	bi->distance[a][b] = d;
 	bi->have_distance = true;
+}
+
+/**
+ * bootinfo_distance_problem() - why @v cannot be distance[@a][@b].
+ * Return: NULL when it can (10 on the diagonal, 11..255 elsewhere).
+ */
+const char *bootinfo_distance_problem(uint32_t a, uint32_t b, uint32_t v)
+{
+	if (a == b)
+		return v == NODE_DISTANCE_LOCAL ? NULL
+						: "a local distance must be 10";
+	if (v <= NODE_DISTANCE_LOCAL)
+		return "a remote distance must be above 10";
+	if (v > NODE_DISTANCE_UNREACHABLE)
+		return "above 255 (unreachable)";
+	return NULL;
 }
 
 /* --- sanitise ------------------------------------------------------- */
@@ -468,40 +485,60 @@ static void cpus_fix(struct bootinfo *bi)
 	}
 }
 
+/*
+ * Fill what was not given, then apply the policy of include/keel/bootinfo.h
+ * ("Node distances"): asymmetric and unreachable (255) entries stay, one
+ * bad entry is mended, two or more mean 10/20 for all nodes.
+ */
 static void distance_fix(struct bootinfo *bi)
 {
-	unsigned int n = bi->node_count;
+	unsigned int n = bi->node_count, bad = 0, ba = 0, bb = 0;
 	bool ok = bi->have_distance;
 
-	/* 0 = not given: diagonal 10, off-diagonal from the reverse or 20. */
+	/* 0 = not given: diagonal 10, else the valid reverse, else 20. */
 	for (unsigned int a = 0; ok && a < n; a++) {
 		for (unsigned int b = 0; b < n; b++) {
 			uint8_t *d = &bi->distance[a][b];
+			uint8_t rev = bi->distance[b][a];
 
 			if (*d)
 				continue;
 			if (a == b)
 				*d = NODE_DISTANCE_LOCAL;
-			else if (bi->distance[b][a])
-				*d = bi->distance[b][a];
+			else if (rev && !bootinfo_distance_problem(b, a, rev))
+				*d = rev;
 			else
 				*d = NODE_DISTANCE_REMOTE;
 		}
 	}
 	for (unsigned int a = 0; ok && a < n; a++) {
-		for (unsigned int b = 0; ok && b < n; b++) {
-			uint8_t d = bi->distance[a][b];
-
-			if (a == b ? d == NODE_DISTANCE_LOCAL
-				   : (d > NODE_DISTANCE_LOCAL &&
-				      d == bi->distance[b][a]))
-				continue;
-			fix_warn(bi,
-				 "distance %u %u = %u is invalid, using 10/20 "
-				 "for all nodes",
-				 a, b, d);
-			ok = false;
+		for (unsigned int b = 0; b < n; b++) {
+			if (bootinfo_distance_problem(a, b,
+						      bi->distance[a][b]) &&
+			    !bad++) {
+				ba = a;
+				bb = b;
+			}
 		}
+	}
+	if (bad == 1) {
+		/* The reverse is valid: only this entry is bad. */
+		uint8_t *d = &bi->distance[ba][bb];
+		uint8_t to =
+			ba == bb ? NODE_DISTANCE_LOCAL : bi->distance[bb][ba];
+
+		fix_warn(bi, "distance %u %u = %u: %s, using %u", ba, bb, *d,
+			 bootinfo_distance_problem(ba, bb, *d), to);
+		*d = to;
+	} else if (bad) {
+		fix_warn(
+			bi,
+			"distance %u %u = %u: %s (%u bad entries), using "
+			"10/20 for all nodes",
+			ba, bb, bi->distance[ba][bb],
+			bootinfo_distance_problem(ba, bb, bi->distance[ba][bb]),
+			bad);
+		ok = false;
 	}
 	if (!ok)
 		bi->have_distance = false;

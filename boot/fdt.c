@@ -14,6 +14,12 @@
  *                       thread of each CPU (MPIDR affinity without it)
  *   /psci               method (hvc/smc), compatible (0.1 ids vs 0.2+)
  *   numa-distance-map-v1  distance-matrix triplets
+ * numa-node-id values are firmware ids: they go through a node map
+ * (include/keel/nodemap.h) once every id and distance is known, so more
+ * than MAX_NUMNODES nodes fold into their nearest kept node like ACPI
+ * proximity domains do. Distances follow include/keel/bootinfo.h ("Node
+ * distances"): asymmetric and 255 kept, one bad triplet skipped, more
+ * drop the whole map.
  *   arm,armv8-timer     clock-frequency (override of CNTFRQ_EL0)
  * The blob itself is reserved as "dtb" and the initrd as "initrd".
  *
@@ -22,7 +28,8 @@
  * and every property length is checked before its cells are read. Each
  * problem is one pr_warn() naming the field and the value, bi->fixups++
  * and a safe fallback (node 0, boot CPU only, default distances, ...).
- * Pure: no hardware, no globals, no allocation; safe to fuzz.
+ * Pure: no hardware, no allocation; the only global is the node map's
+ * table (a few KiB, kept off small boot stacks); safe to fuzz.
  */
 
 /*
@@ -67,9 +74,11 @@ static inline fdt64_t cpu_to_fdt64(uint64_t x)
 #include <libfdt.h>
 
 #include <keel/bootinfo.h>
+#include <keel/cmdline_copy.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/fdt.h>
+#include <keel/nodemap.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
@@ -88,6 +97,11 @@ struct dt_ctx {
 	struct bootinfo *bi;
 	struct dt_arch_info *ai;
 	bool any_mem_node_id;
+	struct nodemap *nodes; /* numa-node-id -> keel node */
+	/* distance-matrix triplets, NULL when absent or dropped */
+	const fdt32_t *dist;
+	unsigned int dist_count;
+	int dist_skip; /* the one bad triplet, -1 when none */
 };
 
 /* Read @n (1 or 2) big-endian cells. */
@@ -173,20 +187,17 @@ static int cells(struct dt_ctx *c, int node, const char *name, int def,
 	return (int)v;
 }
 
-/* The node id of @node: *out, or false when it has none. */
+/*
+ * The firmware node id of @node: *out, or false when it has none. The id
+ * is recorded in the node map; dt_nodes_finish() turns it into a keel id.
+ */
 static bool node_id(struct dt_ctx *c, int node, uint32_t *out)
 {
 	uint32_t id;
 
 	if (!prop_u32(c, node, "numa-node-id", &id))
 		return false;
-	if (id >= MAX_NUMNODES) {
-		dt_warn(c->bi,
-			"%s numa-node-id %u >= MAX_NUMNODES %u, using node 0",
-			node_name(c->fdt, node), id,
-			(unsigned int)MAX_NUMNODES);
-		id = 0;
-	}
+	nodemap_add(c->nodes, id);
 	*out = id;
 	return true;
 }
@@ -271,6 +282,7 @@ static void parse_memory(struct dt_ctx *c, int ac, int sc)
 					"memory has, using node 0",
 					node_name(c->fdt, node));
 			id = 0;
+			nodemap_add(c->nodes, id);
 		}
 		for_each_reg(c, node, ac, sc, add_ram, &id);
 	}
@@ -390,19 +402,9 @@ static void parse_chosen(struct dt_ctx *c)
 	if (node < 0)
 		return;
 	s = fdt_getprop(c->fdt, node, "bootargs", &len);
-	if (s && len > 0) {
-		size_t n = strnlen(s, (size_t)len);
-
-		if (n >= sizeof(c->bi->cmdline)) {
-			dt_warn(c->bi,
-				"chosen/bootargs is %zu bytes, truncated to "
-				"%zu",
-				n, sizeof(c->bi->cmdline) - 1);
-			n = sizeof(c->bi->cmdline) - 1;
-		}
-		memcpy(c->bi->cmdline, s, n);
-		c->bi->cmdline[n] = '\0';
-	}
+	if (s && len > 0)
+		cmdline_copy_bootinfo(c->bi, s, (size_t)len, NULL,
+				      "dt: chosen/bootargs");
 	if (prop_addr(c, node, "linux,initrd-start", &is) &&
 	    prop_addr(c, node, "linux,initrd-end", &ie)) {
 		if (ie <= is) {
@@ -650,6 +652,7 @@ static void parse_cpus(struct dt_ctx *c)
 					"%s has no numa-node-id, using node 0",
 					node_name(c->fdt, node));
 			id = 0;
+			nodemap_add(c->nodes, id);
 		}
 		usable = node_enabled(c->fdt, node);
 		em = prop_str(c->fdt, node, "enable-method", NULL);
@@ -720,19 +723,32 @@ static void parse_timer(struct dt_ctx *c)
 		c->ai->timer_freq = f;
 }
 
+/* Triplet @i of the distance-matrix. */
+static void dt_triplet(const struct dt_ctx *c, unsigned int i, uint32_t *a,
+		       uint32_t *b, uint32_t *v)
+{
+	*a = fdt32_to_cpu(c->dist[3 * i]);
+	*b = fdt32_to_cpu(c->dist[3 * i + 1]);
+	*v = fdt32_to_cpu(c->dist[3 * i + 2]);
+}
+
+/*
+ * Check the distance-matrix triplets (structure and the values ACPI
+ * forbids) and keep them for dt_nodes_finish(); ids are firmware ids.
+ */
 static void parse_distances(struct dt_ctx *c)
 {
 	static const char prop[] = "distance-matrix";
 	int node = fdt_node_offset_by_compatible(c->fdt, -1,
 						 "numa-distance-map-v1");
-	uint8_t d[MAX_NUMNODES][MAX_NUMNODES];
+	unsigned int bad = 0, first = 0;
+	uint32_t a, b, v;
 	int len;
-	const fdt32_t *p;
 
 	if (node < 0)
 		return;
-	p = fdt_getprop(c->fdt, node, prop, &len);
-	if (!p) {
+	c->dist = fdt_getprop(c->fdt, node, prop, &len);
+	if (!c->dist) {
 		dt_warn(c->bi, "distance-map has no %s, using defaults", prop);
 		return;
 	}
@@ -741,44 +757,97 @@ static void parse_distances(struct dt_ctx *c)
 			"%s length %d is not a multiple of 12, trailing bytes "
 			"ignored",
 			prop, len);
-	memset(d, 0, sizeof(d));
-	for (int i = 0; i + 12 <= len; i += 12) {
-		uint32_t a = fdt32_to_cpu(p[i / 4]);
-		uint32_t b = fdt32_to_cpu(p[i / 4 + 1]);
-		uint32_t v = fdt32_to_cpu(p[i / 4 + 2]);
+	c->dist_count = (unsigned int)len / 12;
+	for (unsigned int i = 0; i < c->dist_count; i++) {
+		dt_triplet(c, i, &a, &b, &v);
+		if (bootinfo_distance_problem(a, b, v) && !bad++)
+			first = i;
+	}
+	if (!bad)
+		return;
+	dt_triplet(c, first, &a, &b, &v);
+	if (bad > 1) {
+		dt_warn(c->bi,
+			"%s entry %u %u = %u: %s (%u bad entries), using "
+			"defaults",
+			prop, a, b, v, bootinfo_distance_problem(a, b, v), bad);
+		c->dist = NULL;
+		c->dist_count = 0;
+		return;
+	}
+	dt_warn(c->bi, "%s entry %u %u = %u: %s, entry skipped", prop, a, b, v,
+		bootinfo_distance_problem(a, b, v));
+	c->dist_skip = (int)first;
+}
 
-		if (a >= MAX_NUMNODES || b >= MAX_NUMNODES) {
-			dt_warn(c->bi, "%s entry %u %u: node id >= %u, ignored",
-				prop, a, b, (unsigned int)MAX_NUMNODES);
+/* Firmware distance @fa -> @fb (the reverse when only that is given). */
+static unsigned int dt_distance(const void *ctx, uint32_t fa, uint32_t fb)
+{
+	const struct dt_ctx *c = ctx;
+	unsigned int d = 0, rev = 0;
+	uint32_t a, b, v;
+
+	for (unsigned int i = 0; i < c->dist_count; i++) {
+		if ((int)i == c->dist_skip)
+			continue;
+		dt_triplet(c, i, &a, &b, &v);
+		if (a == fa && b == fb)
+			d = v;
+		else if (a == fb && b == fa)
+			rev = v;
+	}
+	return d ? d : rev;
+}
+
+/*
+ * Keel node ids for the RAM and CPUs this parse added (from @ram0 /
+ * @cpu0 on), folding extra nodes by the distance-matrix, then the
+ * distances between kept nodes (one-direction entries mirrored until the
+ * other direction comes).
+ */
+static void dt_nodes_finish(struct dt_ctx *c, unsigned int ram0,
+			    unsigned int cpu0)
+{
+	struct bootinfo *bi = c->bi;
+	unsigned int folded, unknown = 0;
+	uint32_t a, b, v, ua = 0, ub = 0;
+
+	folded = nodemap_finalise(c->nodes, c->dist ? dt_distance : NULL, c);
+	if (folded) {
+		bi->fixups++;
+		bi->dropped_nodes += folded;
+	}
+	for (unsigned int i = ram0; i < bi->ram_count; i++)
+		bi->ram[i].node = nodemap_node(c->nodes, bi->ram[i].node);
+	for (unsigned int i = cpu0; i < bi->cpu_count; i++)
+		bi->cpus[i].node = nodemap_node(c->nodes, bi->cpus[i].node);
+	for (unsigned int i = 0; i < c->dist_count; i++) {
+		uint32_t na, nb;
+
+		if ((int)i == c->dist_skip)
+			continue;
+		dt_triplet(c, i, &a, &b, &v);
+		if (!nodemap_has(c->nodes, a) || !nodemap_has(c->nodes, b)) {
+			if (!unknown++) {
+				ua = a;
+				ub = b;
+			}
 			continue;
 		}
-		if (v < NODE_DISTANCE_LOCAL || v > 255 ||
-		    (a == b) != (v == NODE_DISTANCE_LOCAL)) {
-			dt_warn(c->bi,
-				"%s entry %u %u = %u is invalid, using "
-				"defaults",
-				prop, a, b, v);
-			return;
-		}
-		d[a][b] = (uint8_t)v;
+		/* A folded node's distances go: its kept node's stand. */
+		if (!nodemap_kept(c->nodes, a) || !nodemap_kept(c->nodes, b))
+			continue;
+		na = nodemap_node(c->nodes, a);
+		nb = nodemap_node(c->nodes, b);
+		bootinfo_set_distance(bi, na, nb, (uint8_t)v);
+		if (!bi->distance[nb][na])
+			bootinfo_set_distance(bi, nb, na, (uint8_t)v);
 	}
-	for (unsigned int a = 0; a < MAX_NUMNODES; a++) {
-		for (unsigned int b = 0; b < MAX_NUMNODES; b++) {
-			if (d[a][b] && d[b][a] && d[a][b] != d[b][a]) {
-				dt_warn(c->bi,
-					"%s is asymmetric: %u->%u = %u but "
-					"%u->%u = %u, using defaults",
-					prop, a, b, d[a][b], b, a, d[b][a]);
-				return;
-			}
-		}
-	}
-	for (unsigned int a = 0; a < MAX_NUMNODES; a++)
-		for (unsigned int b = 0; b < MAX_NUMNODES; b++)
-			if (d[a][b] || d[b][a])
-				bootinfo_set_distance(c->bi, a, b,
-						      d[a][b] ? d[a][b]
-							      : d[b][a]);
+	if (unknown)
+		dt_warn(bi,
+			"distance-matrix entry %u %u names node %u, which has "
+			"no memory and no CPU: ignored (%u such entries)",
+			ua, ub, nodemap_has(c->nodes, ua) ? ub : ua, unknown);
 }
 
 /* --- entry ------------------------------------------------------------- */
@@ -795,11 +864,18 @@ static void parse_distances(struct dt_ctx *c)
 int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 	     struct dt_arch_info *ai)
 {
-	struct dt_ctx c = {.fdt = blob, .bi = bi, .ai = ai};
+	static struct nodemap nodes;
+	struct dt_ctx c = {.fdt = blob,
+			   .bi = bi,
+			   .ai = ai,
+			   .nodes = &nodes,
+			   .dist_skip = -1};
+	unsigned int ram0 = bi->ram_count, cpu0 = bi->cpu_count;
 	uint32_t total;
 	int err, ac, sc;
 
 	memset(ai, 0, sizeof(*ai));
+	nodemap_init(&nodes, "dt");
 	if (!blob || len < sizeof(struct fdt_header)) {
 		dt_warn(bi, "blob of %zu bytes is smaller than a header", len);
 		return -EINVAL;
@@ -846,6 +922,7 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 	parse_psci(&c);
 	parse_timer(&c);
 	parse_distances(&c);
+	dt_nodes_finish(&c, ram0, cpu0);
 	if (!bi->ram_count)
 		dt_warn(bi, "no usable /memory node");
 	return 0;

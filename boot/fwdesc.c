@@ -13,27 +13,51 @@
  * number and the field; good lines are appended to the bootinfo in file
  * order, ordering and overlaps are bootinfo_sanitise()'s business. The
  * first cpu line is the boot CPU. A missing node= is NUMA_NO_NODE, which
- * sanitise maps to node 0 with a warning. No lock, no allocation.
+ * sanitise maps to node 0 with a warning.
+ *
+ * node= and distance ids are firmware ids: once the whole text is read
+ * they go through a node map (include/keel/nodemap.h), as ACPI proximity
+ * domains and DT numa-node-ids do, so more than MAX_NUMNODES nodes fold
+ * into their nearest kept node with one warning. Distances follow
+ * include/keel/bootinfo.h ("Node distances"): asymmetric and 255 are
+ * kept, a line with a value ACPI forbids is skipped; a distance naming a
+ * node that has neither RAM nor CPU is ignored with one warning for all
+ * such lines. No lock, no allocation: the node map and the distance lines
+ * wait in static tables (one parse at a time, on the boot CPU).
  */
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/fwdesc.h>
+#include <keel/nodemap.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
-#define FWDESC_LINE_MAX 256
-#define FWDESC_TOKENS	8
+#define FWDESC_LINE_MAX	     256
+#define FWDESC_TOKENS	     8
+#define FWDESC_MAX_DISTANCES 1024
+/* Bytes of a token a warning shows (the rest is "..."). */
+#define ECHO_MAX 32
 
 struct token {
 	const char *s;
 	size_t len;
 };
 
+/* One `distance A B V` line, in firmware ids, until the ids are mapped. */
+struct fw_distance {
+	uint32_t a, b;
+	uint8_t v;
+	unsigned int lineno;
+};
+
 struct line_ctx {
 	struct bootinfo *bi;
 	unsigned int lineno;
 	unsigned int warnings;
-	/* given[a] bit b: "distance a b" appeared explicitly. */
+	struct nodemap *nodes;
+	struct fw_distance *dist;
+	unsigned int dist_count;
+	/* given[a] bit b: "distance a b" appeared explicitly (keel ids). */
 	uint64_t given[MAX_NUMNODES];
 };
 
@@ -79,15 +103,55 @@ static bool tok_eq(const struct token *t, const char *word)
 	return t->len == strlen(word) && !memcmp(t->s, word, t->len);
 }
 
+/* A token as a warning shows it; see tok_echo(). */
+struct echo {
+	char s[ECHO_MAX * 4 + sizeof("...")];
+};
+
+/*
+ * @t made safe to print: printable ASCII as is, a backslash as \\, any
+ * other byte as \xNN, at most ECHO_MAX bytes then "...". A binary file's
+ * bytes would otherwise reach the console raw.
+ * Return: @e->s.
+ */
+static const char *tok_echo(struct echo *e, const struct token *t)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t n = MIN(t->len, (size_t)ECHO_MAX), o = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)t->s[i];
+
+		if (c == '\\') {
+			e->s[o++] = '\\';
+			e->s[o++] = '\\';
+		} else if (c >= 0x20 && c < 0x7f) {
+			e->s[o++] = (char)c;
+		} else {
+			e->s[o++] = '\\';
+			e->s[o++] = 'x';
+			e->s[o++] = hex[c >> 4];
+			e->s[o++] = hex[c & 15];
+		}
+	}
+	if (n < t->len) {
+		memcpy(e->s + o, "...", 3);
+		o += 3;
+	}
+	e->s[o] = '\0';
+	return e->s;
+}
+
 /* A number (decimal, 0x-hex, optional K/M/G/T); warns on failure. */
 static bool tok_number(struct line_ctx *ctx, const struct token *t,
 		       const char *field, uint64_t *out)
 {
 	int ret = parse_size(t->s, t->len, out);
+	struct echo e;
 
 	if (ret)
-		line_warn(ctx, "bad %s \"%.*s\"%s, line skipped", field,
-			  (int)t->len, t->s,
+		line_warn(ctx, "bad %s \"%s\"%s, line skipped", field,
+			  tok_echo(&e, t),
 			  ret == -ERANGE ? " (too large)" : "");
 	return !ret;
 }
@@ -119,11 +183,12 @@ static bool parse_attrs(struct line_ctx *ctx, const struct token *tok, int n,
 	for (int i = 0; i < n; i++) {
 		const char *eq = memchr(tok[i].s, '=', tok[i].len);
 		struct token key, val;
+		struct echo e;
 		unsigned int k;
 
 		if (!eq) {
-			line_warn(ctx, "unexpected \"%.*s\", line skipped",
-				  (int)tok[i].len, tok[i].s);
+			line_warn(ctx, "unexpected \"%s\", line skipped",
+				  tok_echo(&e, &tok[i]));
 			return false;
 		}
 		key.s = tok[i].s;
@@ -134,9 +199,8 @@ static bool parse_attrs(struct line_ctx *ctx, const struct token *tok, int n,
 			if (tok_eq(&key, names[k]))
 				break;
 		if (k == count) {
-			line_warn(ctx,
-				  "unknown attribute \"%.*s\", line skipped",
-				  (int)key.len, key.s);
+			line_warn(ctx, "unknown attribute \"%s\", line skipped",
+				  tok_echo(&e, &key));
 			return false;
 		}
 		/* node ids are capped by sanitise; keep them in 16 bits. */
@@ -147,15 +211,22 @@ static bool parse_attrs(struct line_ctx *ctx, const struct token *tok, int n,
 	return true;
 }
 
+/*
+ * START END of a ram or reserved line. An empty or inverted range is a
+ * range the firmware gave and we drop: counted in @dropped (the report's
+ * dropped_ram / dropped_reserved) like bootinfo_add_ram() counts its own.
+ */
 static bool parse_range(struct line_ctx *ctx, const struct token *tok,
-			uint64_t *s, uint64_t *e)
+			uint64_t *s, uint64_t *e, unsigned int *dropped)
 {
 	if (!tok_number(ctx, &tok[0], "START", s) ||
 	    !tok_number(ctx, &tok[1], "END", e))
 		return false;
 	if (*e <= *s) {
-		line_warn(ctx, "END %#llx <= START %#llx, line skipped",
+		line_warn(ctx, "END %#llx <= START %#llx, range dropped",
 			  (unsigned long long)*e, (unsigned long long)*s);
+		ctx->bi->fixups++;
+		(*dropped)++;
 		return false;
 	}
 	return true;
@@ -171,11 +242,13 @@ static void do_ram(struct line_ctx *ctx, const struct token *tok, int n)
 		line_warn(ctx, "ram needs START END, line skipped");
 		return;
 	}
-	if (!parse_range(ctx, &tok[1], &s, &e) ||
+	if (!parse_range(ctx, &tok[1], &s, &e, &ctx->bi->dropped_ram) ||
 	    !parse_attrs(ctx, &tok[3], n - 3, names, &node, 1))
 		return;
 	if (bootinfo_add_ram(ctx->bi, pa(s), pa(e), node))
 		ctx->warnings++;
+	else if (node != NUMA_NO_NODE)
+		nodemap_add(ctx->nodes, node);
 }
 
 static void do_reserved(struct line_ctx *ctx, const struct token *tok, int n)
@@ -187,7 +260,7 @@ static void do_reserved(struct line_ctx *ctx, const struct token *tok, int n)
 		line_warn(ctx, "reserved needs START END [name], line skipped");
 		return;
 	}
-	if (!parse_range(ctx, &tok[1], &s, &e))
+	if (!parse_range(ctx, &tok[1], &s, &e, &ctx->bi->dropped_reserved))
 		return;
 	name[0] = '\0';
 	if (n == 4) {
@@ -221,6 +294,8 @@ static void do_cpu(struct line_ctx *ctx, const struct token *tok, int n)
 		ctx->warnings++;
 		return;
 	}
+	if (vals[0] != NUMA_NO_NODE)
+		nodemap_add(ctx->nodes, vals[0]);
 	/* The sandbox boots on the first CPU it lists. */
 	if (bi->cpu_count == 1)
 		bi->cpus[0].boot_cpu = true;
@@ -228,31 +303,115 @@ static void do_cpu(struct line_ctx *ctx, const struct token *tok, int n)
 
 static void do_distance(struct line_ctx *ctx, const struct token *tok, int n)
 {
+	struct fw_distance *d;
 	uint32_t a, b, v;
+	const char *why;
 
 	if (n != 4) {
 		line_warn(ctx, "distance needs A B VALUE, line skipped");
 		return;
 	}
-	if (!tok_u32(ctx, &tok[1], "node A", MAX_NUMNODES - 1, &a) ||
-	    !tok_u32(ctx, &tok[2], "node B", MAX_NUMNODES - 1, &b) ||
+	if (!tok_u32(ctx, &tok[1], "node A", 0xfffe, &a) ||
+	    !tok_u32(ctx, &tok[2], "node B", 0xfffe, &b) ||
 	    !tok_u32(ctx, &tok[3], "VALUE", 255, &v))
 		return;
-	if (v == 0) {
-		line_warn(ctx, "distance VALUE 0, line skipped");
+	why = bootinfo_distance_problem(a, b, v);
+	if (why) {
+		line_warn(ctx, "distance %u %u %u: %s, line skipped", a, b, v,
+			  why);
 		return;
 	}
-	bootinfo_set_distance(ctx->bi, a, b, (uint8_t)v);
-	ctx->given[a] |= 1ULL << b;
-	/* One direction given: it holds both ways until the other comes. */
-	if (!(ctx->given[b] & (1ULL << a)))
-		bootinfo_set_distance(ctx->bi, b, a, (uint8_t)v);
+	if (ctx->dist_count == FWDESC_MAX_DISTANCES) {
+		line_warn(ctx, "more than %u distance lines, line skipped",
+			  FWDESC_MAX_DISTANCES);
+		return;
+	}
+	d = &ctx->dist[ctx->dist_count++];
+	d->a = a;
+	d->b = b;
+	d->v = (uint8_t)v;
+	d->lineno = ctx->lineno;
+}
+
+/* Firmware distance @fa -> @fb: the last line for it, else the reverse. */
+static unsigned int fw_distance(const void *p, uint32_t fa, uint32_t fb)
+{
+	const struct line_ctx *ctx = p;
+	unsigned int d = 0, rev = 0;
+
+	for (unsigned int i = 0; i < ctx->dist_count; i++) {
+		const struct fw_distance *e = &ctx->dist[i];
+
+		if (e->a == fa && e->b == fb)
+			d = e->v;
+		else if (e->a == fb && e->b == fa)
+			rev = e->v;
+	}
+	return d ? d : rev;
+}
+
+/*
+ * After the last line: keel node ids for what this parse added (from @ram0
+ * / @cpu0 on), then the distances between kept nodes, in line order. One
+ * direction holds both ways until the other direction comes.
+ */
+static void map_nodes(struct line_ctx *ctx, unsigned int ram0,
+		      unsigned int cpu0)
+{
+	struct bootinfo *bi = ctx->bi;
+	const struct fw_distance *unknown = NULL;
+	unsigned int folded, unknown_count = 0;
+
+	folded = nodemap_finalise(ctx->nodes, fw_distance, ctx);
+	if (folded) {
+		ctx->warnings++;
+		bi->dropped_nodes += folded;
+	}
+	for (unsigned int i = ram0; i < bi->ram_count; i++)
+		if (bi->ram[i].node != NUMA_NO_NODE)
+			bi->ram[i].node =
+				nodemap_node(ctx->nodes, bi->ram[i].node);
+	for (unsigned int i = cpu0; i < bi->cpu_count; i++)
+		if (bi->cpus[i].node != NUMA_NO_NODE)
+			bi->cpus[i].node =
+				nodemap_node(ctx->nodes, bi->cpus[i].node);
+	for (unsigned int i = 0; i < ctx->dist_count; i++) {
+		const struct fw_distance *e = &ctx->dist[i];
+		uint32_t a, b;
+
+		if (!nodemap_has(ctx->nodes, e->a) ||
+		    !nodemap_has(ctx->nodes, e->b)) {
+			if (!unknown_count++)
+				unknown = e;
+			continue;
+		}
+		/* A folded node's distances go: its kept node's stand. */
+		if (!nodemap_kept(ctx->nodes, e->a) ||
+		    !nodemap_kept(ctx->nodes, e->b))
+			continue;
+		a = nodemap_node(ctx->nodes, e->a);
+		b = nodemap_node(ctx->nodes, e->b);
+		bootinfo_set_distance(bi, a, b, e->v);
+		ctx->given[a] |= 1ULL << b;
+		if (!(ctx->given[b] & (1ULL << a)))
+			bootinfo_set_distance(bi, b, a, e->v);
+	}
+	if (unknown_count) {
+		ctx->warnings++;
+		pr_warn("fwdesc: line %u: distance %u %u %u: node %u has "
+			"neither RAM nor CPU, ignored (%u such line%s)\n",
+			unknown->lineno, unknown->a, unknown->b, unknown->v,
+			nodemap_has(ctx->nodes, unknown->a) ? unknown->b
+							    : unknown->a,
+			unknown_count, unknown_count == 1 ? "" : "s");
+	}
 }
 
 static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
 {
 	struct token tok[FWDESC_TOKENS];
 	const char *hash = memchr(s, '#', len);
+	struct echo e;
 	int n;
 
 	if (hash)
@@ -274,8 +433,8 @@ static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
 	else if (tok_eq(&tok[0], "distance"))
 		do_distance(ctx, tok, n);
 	else
-		line_warn(ctx, "unknown keyword \"%.*s\", line skipped",
-			  (int)MIN(tok[0].len, (size_t)32), tok[0].s);
+		line_warn(ctx, "unknown keyword \"%s\", line skipped",
+			  tok_echo(&e, &tok[0]));
 }
 
 /**
@@ -284,11 +443,17 @@ static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
  */
 unsigned int fwdesc_parse(struct bootinfo *bi, const char *buf, size_t len)
 {
+	static struct nodemap nodes;
+	static struct fw_distance dist[FWDESC_MAX_DISTANCES];
+	unsigned int ram0 = bi->ram_count, cpu0 = bi->cpu_count;
 	struct line_ctx ctx;
 	size_t pos = 0;
 
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.bi = bi;
+	ctx.nodes = &nodes;
+	ctx.dist = dist;
+	nodemap_init(&nodes, "fwdesc");
 	if (!buf)
 		return 0;
 	len = strnlen(buf, len);
@@ -304,5 +469,6 @@ unsigned int fwdesc_parse(struct bootinfo *bi, const char *buf, size_t len)
 			parse_line(&ctx, buf + pos, end - pos);
 		pos = end + 1;
 	}
+	map_nodes(&ctx, ram0, cpu0);
 	return ctx.warnings;
 }

@@ -12,6 +12,7 @@
  *
  * Also the shared e820-style memory map helpers (multiboot_priv.h).
  */
+#include <keel/cmdline_copy.h>
 #include <keel/errno.h>
 #include <keel/multiboot.h>
 #include <keel/printk.h>
@@ -41,10 +42,14 @@
 #define MB1_MODS_MAX	   64
 #define MB1_MMAP_MAX	   (64 * 1024)
 #define MB1_MMAP_ENTRY_MIN 20 /* size field excluded */
-#define MB1_STRING_MAX	   4096
+/*
+ * Longest string looked for: well past BOOTINFO_CMDLINE_MAX, so that an
+ * overlong command line is seen whole and loses whole words only.
+ */
+#define MB1_STRING_MAX (64 * 1024)
 
-#define SZ_1M		   (1ULL << 20)
-#define LOW_MEM_MAX	   (640ULL << 10)
+#define SZ_1M	       (1ULL << 20)
+#define LOW_MEM_MAX    (640ULL << 10)
 
 /**
  * mb_e820_name() - reserved-range name for an e820 memory type.
@@ -105,8 +110,14 @@ void mb_map_add(struct mb_map *m, uint64_t base, uint64_t len, const char *name)
 	uint64_t end = base + len;
 
 	if (!len) {
-		pr_warn("%s: entry %u at %#llx has length 0, ignored\n",
+		/* Counted like every other range the firmware gave and we drop. */
+		pr_warn("%s: entry %u at %#llx has length 0, dropped\n",
 			m->what, idx, U64(base));
+		m->bi->fixups++;
+		if (name)
+			m->bi->dropped_reserved++;
+		else
+			m->bi->dropped_ram++;
 		return;
 	}
 	if (end < base) {
@@ -174,10 +185,11 @@ static void mb1_reserve(struct bootinfo *bi, uint64_t s, uint64_t e)
 /*
  * Read a string at @p through the accessor one byte at a time, so that a
  * string ending just before unreadable memory still works; reserve it.
+ * Return: its length (the bytes readable before a NUL).
  */
-static void mb1_string(struct bootinfo *bi, uint64_t p, char *dst,
-		       size_t dst_size, mb_read_fn read, void *ctx,
-		       const char *what)
+static size_t mb1_string(struct bootinfo *bi, uint64_t p, char *dst,
+			 size_t dst_size, mb_read_fn read, void *ctx,
+			 const char *what)
 {
 	size_t n = 0;
 	bool nul = false;
@@ -207,6 +219,36 @@ static void mb1_string(struct bootinfo *bi, uint64_t p, char *dst,
 	}
 	if (n || nul)
 		mb1_reserve(bi, p, p + n + nul);
+	return n;
+}
+
+/* The command line, read through the accessor (see mb1_cmdline()). */
+struct mb1_text {
+	mb_read_fn read;
+	void *ctx;
+	uint64_t pa;
+};
+
+static char mb1_text_at(const void *src, size_t i)
+{
+	const struct mb1_text *t = src;
+	const char *c = t->read(t->pa + i, 1, t->ctx);
+
+	return c ? *c : '\0';
+}
+
+/*
+ * The command line into bi->cmdline, whole words only: measured (and
+ * reserved) by mb1_string(), then copied byte by byte through the accessor,
+ * which never promised that a longer read at once works.
+ */
+static void mb1_cmdline(struct bootinfo *bi, uint64_t p, mb_read_fn read,
+			void *ctx)
+{
+	const struct mb1_text t = {read, ctx, p};
+	size_t n = mb1_string(bi, p, NULL, 0, read, ctx, "multiboot1: cmdline");
+
+	cmdline_copy_bootinfo(bi, &t, n, mb1_text_at, "multiboot1: cmdline");
 }
 
 static bool mb1_mmap(struct bootinfo *bi, const uint8_t *info, mb_read_fn read,
@@ -370,9 +412,7 @@ int multiboot1_parse(struct bootinfo *bi, uint64_t info_pa, mb_read_fn read,
 	if (!ram && (flags & MB1_FLAG_MEM))
 		ram = mb1_meminfo(bi, info);
 	if (flags & MB1_FLAG_CMDLINE)
-		mb1_string(bi, mb_u32(info + MB1_CMDLINE), bi->cmdline,
-			   sizeof(bi->cmdline), read, ctx,
-			   "multiboot1: cmdline");
+		mb1_cmdline(bi, mb_u32(info + MB1_CMDLINE), read, ctx);
 	if (flags & MB1_FLAG_MODS)
 		mb1_mods(bi, info, read, ctx);
 	if (flags & MB1_FLAG_LOADER)

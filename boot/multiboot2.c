@@ -11,6 +11,7 @@
  * (only when there is no tag 6). The whole block is reserved as "loader
  * info" (the RSDP copy lives in it), modules as "module".
  */
+#include <keel/cmdline_copy.h>
 #include <keel/errno.h>
 #include <keel/multiboot.h>
 #include <keel/printk.h>
@@ -201,10 +202,13 @@ static void mb2_tag(struct mb2_state *st, size_t off, uint32_t type,
 
 	switch (type) {
 	case MB2_TAG_CMDLINE:
-		if (tag_once(&st->have_cmdline, off, type))
-			mb_copy_string(bi->cmdline, sizeof(bi->cmdline),
-				       (const char *)t + 8, size - 8,
+		if (tag_once(&st->have_cmdline, off, type)) {
+			/* Only measured here: whole words are kept below. */
+			mb_copy_string(NULL, 0, (const char *)t + 8, size - 8,
 				       "multiboot2: cmdline");
+			cmdline_copy_bootinfo(bi, t + 8, size - 8, NULL,
+					      "multiboot2: cmdline");
+		}
 		break;
 	case MB2_TAG_LOADER:
 		if (tag_once(&st->have_loader, off, type))

@@ -7,6 +7,7 @@
  * functions read only inside [buf, buf + len) and never dereference an
  * address found in the data. No lock, no state: pure functions.
  */
+#include <keel/cmdline_copy.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/printk.h>
@@ -141,8 +142,16 @@ int uefi_mmap_to_bootinfo(const void *map, size_t map_size, size_t desc_size,
 		memcpy(&d, p + i * desc_size, sizeof(d));
 		st->descs++;
 		s = d.phys_start;
-		if (!d.pages)
+		if (!d.pages) {
+			/* Empty: bootinfo warns and counts it as dropped. */
+			if (is_ram(&d))
+				bootinfo_add_ram(bi, pa(s), pa(s),
+						 NUMA_NO_NODE);
+			else if (reserved_name(d.type))
+				bootinfo_add_reserved(bi, pa(s), pa(s),
+						      reserved_name(d.type));
 			continue;
+		}
 		if (s & ((1ULL << UEFI_PAGE_SHIFT) - 1)) {
 			uefi_warn(bi,
 				  "descriptor %zu PhysicalStart %#llx is "
@@ -180,30 +189,57 @@ static uint16_t ucs2_at(const uint8_t *b, size_t i)
 	return (uint16_t)(b[2 * i] | b[2 * i + 1] << 8);
 }
 
-static void drop_word0(char *s)
+static bool is_blank(uint16_t c)
 {
-	char *sp = strchr(s, ' ');
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n';
+}
 
-	if (sp)
-		memmove(s, sp + 1, strlen(sp + 1) + 1);
-	else
-		s[0] = '\0';
+/* LoadOptions from character @from on, as cmdline_copy() reads it. */
+struct load_options {
+	const uint8_t *b;
+	size_t from;
+};
+
+/* Only called on text (checked first): tabs and newlines read as spaces. */
+static char load_options_at(const void *src, size_t i)
+{
+	const struct load_options *lo = src;
+	uint16_t c = ucs2_at(lo->b, lo->from + i);
+
+	return is_blank(c) ? ' ' : (char)c;
+}
+
+/* Does [s, e) start with the ASCII @prefix? */
+static bool has_prefix(const uint8_t *b, size_t s, size_t e, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	if (e - s < n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (ucs2_at(b, s + i) != (uint8_t)prefix[i])
+			return false;
+	return true;
 }
 
 /* "\keel.efi", "fs0:\efi\keel", "keel.efi": a path, not an option. */
-static bool word0_is_path(const char *s)
+static bool word_is_path(const uint8_t *b, size_t s, size_t e)
 {
-	size_t n = 0;
+	size_t n = e - s;
 	bool sep = false;
 
-	for (; s[n] && s[n] != ' '; n++) {
-		if (s[n] == '=')
+	for (size_t i = s; i < e; i++) {
+		uint16_t c = ucs2_at(b, i);
+
+		if (c == '=')
 			return false;
-		if (s[n] == '\\' || s[n] == '/' || s[n] == ':')
+		if (c == '\\' || c == '/' || c == ':')
 			sep = true;
 	}
-	if (n >= 4 && s[n - 4] == '.' && (s[n - 3] | 0x20) == 'e' &&
-	    (s[n - 2] | 0x20) == 'f' && (s[n - 1] | 0x20) == 'i')
+	if (n >= 4 && ucs2_at(b, e - 4) == '.' &&
+	    (ucs2_at(b, e - 3) | 0x20) == 'e' &&
+	    (ucs2_at(b, e - 2) | 0x20) == 'f' &&
+	    (ucs2_at(b, e - 1) | 0x20) == 'i')
 		return true;
 	return sep;
 }
@@ -215,49 +251,52 @@ static bool word0_is_path(const char *s)
  * @out: output buffer.
  * @out_len: its size (>= 1).
  *
+ * The text is checked first, the word naming the image found and skipped
+ * in the UCS-2 itself, and the rest copied by cmdline_copy(): a line too
+ * long for @out loses whole words, never part of one.
+ *
  * Return: true when GRUB's BOOT_IMAGE= word was seen (and dropped).
  */
 bool uefi_load_options(const void *opts, size_t bytes, char *out,
 		       size_t out_len)
 {
 	const uint8_t *b = opts;
-	size_t n = b ? bytes / 2 : 0, o = 0;
+	size_t n = b ? bytes / 2 : 0, len = 0, w0, w0_end;
+	struct load_options lo = {b, 0};
 	bool grub = false;
 
 	if (!out || !out_len)
 		return false;
 	out[0] = '\0';
-	for (size_t i = 0; i < n; i++) {
-		uint16_t c = ucs2_at(b, i);
+	for (; len < n; len++) {
+		uint16_t c = ucs2_at(b, len);
 
 		if (!c)
 			break;
-		if (c == '\t' || c == '\r' || c == '\n')
-			c = ' ';
-		if (c < 0x20 || c > 0x7e) {
+		if (!is_blank(c) && (c < 0x20 || c > 0x7e)) {
 			pr_warn("efi: LoadOptions character %zu is %#x, not "
 				"text: command line ignored\n",
-				i, c);
-			out[0] = '\0';
+				len, c);
 			return false;
 		}
-		if (o + 1 >= out_len) {
-			pr_warn("efi: LoadOptions longer than %zu bytes, "
-				"truncated\n",
-				out_len - 1);
-			break;
-		}
-		out[o++] = (char)c;
 	}
-	out[o] = '\0';
 	/* Leading blanks would make word 0 empty. */
-	while (out[0] == ' ')
-		memmove(out, out + 1, strlen(out));
-	if (!strncmp(out, "BOOT_IMAGE=", 11)) {
+	for (w0 = 0; w0 < len && is_blank(ucs2_at(b, w0)); w0++)
+		;
+	for (w0_end = w0; w0_end < len && !is_blank(ucs2_at(b, w0_end));
+	     w0_end++)
+		;
+	lo.from = w0;
+	if (has_prefix(b, w0, w0_end, "BOOT_IMAGE=")) {
 		grub = true;
-		drop_word0(out);
-	} else if (out[0] && word0_is_path(out)) {
-		drop_word0(out);
+		lo.from = w0_end;
+	} else if (w0 < len && word_is_path(b, w0, w0_end)) {
+		lo.from = w0_end;
 	}
+	/* The blank after a dropped word 0 is not part of the line. */
+	if (lo.from > w0 && lo.from < len)
+		lo.from++;
+	cmdline_copy(out, out_len, &lo, len - lo.from, load_options_at,
+		     "efi: LoadOptions");
 	return grub;
 }

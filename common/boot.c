@@ -320,7 +320,8 @@ void keel_main(struct bootinfo *bi)
 	audit_run(&audit, opts.audit == AUDIT_FULL);
 	trace_end("audit");
 
-	if (!audit.ram_pages)
+	/* RAM but none of it free for the heap is no usable RAM either. */
+	if (!audit.ram_pages || !heap_total_pages())
 		fail = "no usable RAM";
 	else if (!audit.ok && audit.lost_pages)
 		fail = "audit: lost pages";

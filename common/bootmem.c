@@ -137,6 +137,22 @@ int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 	return 0;
 }
 
+/* Index of the first reserved region ending above @a (ends are sorted). */
+static unsigned int rsv_first_ending_above(uint64_t a)
+{
+	unsigned int lo = 0, hi = rsv_count;
+
+	while (lo < hi) {
+		unsigned int mid = (lo + hi) / 2;
+
+		if (pa_val(rsv[mid].end) <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /*
  * The reserved table is full: merge the two neighbours with the smallest
  * gap, reserving the gap with them, to make room for one more region.
@@ -172,14 +188,17 @@ static void rsv_coalesce(void)
  */
 static void reserve_range(uint64_t s, uint64_t e, const char *why)
 {
-	unsigned int i = 0;
+	unsigned int i;
 
 	while (s < e) {
 		uint64_t piece_end;
 
-		/* First reserved region that ends above s. */
-		while (i < rsv_count && pa_val(rsv[i].end) <= s)
-			i++;
+		/*
+		 * First reserved region that ends above s, looked up afresh
+		 * each time: a merge below may have removed a region and
+		 * grown the one before it past s.
+		 */
+		i = rsv_first_ending_above(s);
 		if (i < rsv_count && pa_val(rsv[i].start) <= s) {
 			s = pa_val(rsv[i].end);
 			continue;
@@ -203,9 +222,7 @@ static void reserve_range(uint64_t s, uint64_t e, const char *why)
 			rsv[i].start = pa(s);
 		} else {
 			if (rsv_count == BOOTMEM_MAX_REGIONS) {
-				/* Indexes move: look again from the start. */
-				rsv_coalesce();
-				i = 0;
+				rsv_coalesce(); /* indexes move: look again */
 				continue;
 			}
 			region_insert(rsv, &rsv_count, i, s, piece_end, 0, why);
@@ -479,22 +496,6 @@ paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
 	return p;
 }
 
-/* Index of the first reserved region ending above @a (ends are sorted). */
-static unsigned int rsv_first_ending_above(uint64_t a)
-{
-	unsigned int lo = 0, hi = rsv_count;
-
-	while (lo < hi) {
-		unsigned int mid = (lo + hi) / 2;
-
-		if (pa_val(rsv[mid].end) <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /**
  * bootmem_next_free_range() - the free range at or after the position
  * kept in @idx (an address), split at RAM region boundaries.
@@ -554,9 +555,12 @@ static void size_heap_ranges(void)
 
 		if (count[node] + slack <= heap_range_capacity(node))
 			continue;
-		p = bootmem_alloc(cap * sizeof(struct heap_range), PAGE_SIZE,
-				  node, "heap ranges");
-		heap_grow_ranges(node, phys_to_virt(p), cap);
+		p = bootmem_alloc_try(cap * sizeof(struct heap_range),
+				      PAGE_SIZE, node, "heap ranges");
+		/* No room: the heap refuses the ranges it cannot hold, each
+		 * with an error, and the audit shows their pages as lost. */
+		if (pa_val(p) != pa_val(INVALID_PADDR))
+			heap_grow_ranges(node, phys_to_virt(p), cap);
 	}
 }
 

@@ -137,10 +137,30 @@ static void post_chunk(struct keel_options *o, const char *val, size_t len)
 	uint64_t fixed = c < PAGE_SIZE ? PAGE_SIZE : ALIGN_DOWN(c, PAGE_SIZE);
 
 	if (fixed != c) {
-		opt_warn("bootscrub_chunk=%.*s is not a multiple of 4K, using "
-			 "%llu",
-			 (int)len, val, (unsigned long long)fixed);
+		opt_warn("bootscrub_chunk=%.*s is %s 4K, using %llu", (int)len,
+			 val, c < PAGE_SIZE ? "below" : "not a multiple of",
+			 (unsigned long long)fixed);
 		o->bootscrub_chunk = fixed;
+	}
+}
+
+/* A stress run longer than an hour is a typo, not a test. */
+static void post_stress(struct keel_options *o, const char *val, size_t len)
+{
+	if (o->stress_seconds > STRESS_MAX_SECONDS) {
+		opt_warn("stress=%.*s is over %u s, using %u", (int)len, val,
+			 STRESS_MAX_SECONDS, STRESS_MAX_SECONDS);
+		o->stress_seconds = STRESS_MAX_SECONDS;
+	}
+}
+
+/* Below a few ms, healthy CPUs miss the check-in and are left out. */
+static void post_ap_timeout(struct keel_options *o, const char *val, size_t len)
+{
+	if (o->ap_timeout_ms < AP_TIMEOUT_MIN_MS) {
+		opt_warn("ap_timeout_ms=%.*s is below %u, using %u", (int)len,
+			 val, AP_TIMEOUT_MIN_MS, AP_TIMEOUT_MIN_MS);
+		o->ap_timeout_ms = AP_TIMEOUT_MIN_MS;
 	}
 }
 
@@ -167,7 +187,7 @@ static const struct opt_desc opt_table[] = {
 	{"cachemaint", OPT_ENUM, OFS(cachemaint), 0, cachemaint_words, 0, 0,
 	 post_cachemaint},
 	{"bench", OPT_BOOL, OFS(bench), 0, NULL, 0, 0, NULL},
-	{"stress", OPT_U64, OFS(stress_seconds), 0, NULL, 0, 0, NULL},
+	{"stress", OPT_U64, OFS(stress_seconds), 0, NULL, 0, 0, post_stress},
 	{"after", OPT_ENUM, OFS(after), 0, after_words, 0, 0, NULL},
 	{"mem", OPT_SIZE, OFS(mem_limit), 0, NULL, 0, 0, NULL},
 	{"acpi", OPT_ENUM, OFS(acpi), 0, acpi_words, 0, 0, NULL},
@@ -175,7 +195,8 @@ static const struct opt_desc opt_table[] = {
 	{"trace", OPT_ENUM, OFS(trace), 0, trace_words, 0, 0, NULL},
 	{"loglevel", OPT_INT, OFS(loglevel), 0, NULL, LOG_ERR, LOG_DEBUG,
 	 post_loglevel},
-	{"ap_timeout_ms", OPT_U32, OFS(ap_timeout_ms), 0, NULL, 0, 0, NULL},
+	{"ap_timeout_ms", OPT_U32, OFS(ap_timeout_ms), 0, NULL, 0, 0,
+	 post_ap_timeout},
 	{"console", OPT_STRING, OFS(console), sizeof(opts.console), NULL, 0, 0,
 	 NULL},
 	{"inject", OPT_INJECT, 0, 0, NULL, 0, 0, NULL},
@@ -488,6 +509,18 @@ void options_early(struct keel_options *o, const char *s, size_t len)
 		      strlen(CONFIG_DEFAULT_CMDLINE));
 	cmdline_parse(o, s, len);
 	parse_quiet = false;
+}
+
+/**
+ * inject_name() - the inject= word of @kind ("ap-timeout", ...).
+ * Return: the name, or "?" for a kind with none.
+ */
+const char *inject_name(enum inject_kind kind)
+{
+	for (unsigned int i = 0; i < ARRAY_SIZE(inject_kinds); i++)
+		if (inject_kinds[i].kind == kind)
+			return inject_kinds[i].name;
+	return "?";
 }
 
 /**

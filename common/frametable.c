@@ -21,8 +21,11 @@
  *      a small table of block pointers for the section.
  *
  * Level 3 only needs 16 KiB pieces, so a node whose RAM is many small
- * ranges (a fragmented but valid map) still gets its frame table; a map
- * with no 16 KiB of free RAM left fails with a message naming the range.
+ * ranges (a fragmented but valid map) still gets its frame table. RAM
+ * whose entries find no room at all (a map with almost no free RAM) is
+ * reserved as "no frametable", with one warning: it never reaches the heap,
+ * the audit still accounts for it, and the boot goes on (or ends in FAIL
+ * when no RAM is left for the heap); it never panics.
  * Entries are contiguous within a block whatever the level, which is what
  * pfn_to_page_next() relies on.
  *
@@ -57,6 +60,39 @@ static struct ft_section *sections;
 static uint64_t section_count;
 static uint64_t ft_bytes;
 static unsigned int ft_pieces;
+static uint64_t ft_left_out; /* bytes of RAM reserved as "no frametable" */
+
+/* Bytes of RAM in pfns [s, e). */
+static uint64_t ram_bytes_in(uint64_t s, uint64_t e)
+{
+	const struct bootmem_region *ram;
+	unsigned int count;
+	uint64_t sum = 0;
+
+	ram = bootmem_ram_regions(&count);
+	for (unsigned int i = 0; i < count; i++) {
+		uint64_t rs = pfn_val(paddr_to_pfn(ram[i].start));
+		uint64_t re = pfn_val(paddr_to_pfn(ram[i].end));
+
+		if (rs < e && re > s)
+			sum += (MIN(re, e) - MAX(rs, s)) << PAGE_SHIFT;
+	}
+	return sum;
+}
+
+/* RAM in pfns [s, e) gets no entries: keep it away from the heap. */
+static void leave_out(uint64_t s, uint64_t e)
+{
+	if (!ft_left_out)
+		pr_warn("frametable: no free RAM left for the page entries of "
+			"[%#llx, %#llx): that RAM is reserved (\"no "
+			"frametable\"), not used\n",
+			(unsigned long long)pa_val(pfn_to_paddr(pfn(s))),
+			(unsigned long long)pa_val(pfn_to_paddr(pfn(e))));
+	ft_left_out += ram_bytes_in(s, e);
+	bootmem_reserve(pfn_to_paddr(pfn(s)), (e - s) << PAGE_SHIFT,
+			"no frametable");
+}
 
 /* Lowest / highest RAM page of section @sec below @top_pfn, and its node. */
 static bool section_ram_window(uint64_t sec, const struct bootmem_region *ram,
@@ -151,8 +187,11 @@ static void store_blocks(uint64_t sec, const struct bootmem_region *ram,
 	uint32_t b1 = (fs->hi + FT_BLOCK_PAGES - 1) / FT_BLOCK_PAGES;
 
 	fs->blocks = ft_alloc(FT_BLOCKS * sizeof(*fs->blocks), fs->node);
-	if (!fs->blocks)
-		goto fail;
+	if (!fs->blocks) {
+		leave_out(s0 + fs->lo, s0 + fs->hi);
+		fs->lo = fs->hi = 0;
+		return;
+	}
 	for (uint32_t b = 0; b < FT_BLOCKS; b++)
 		fs->blocks[b] = NULL;
 	for (uint32_t b = b0; b < b1; b++) {
@@ -163,15 +202,9 @@ static void store_blocks(uint64_t sec, const struct bootmem_region *ram,
 		fs->blocks[b] = ft_alloc(
 			FT_BLOCK_PAGES * sizeof(struct page_info), fs->node);
 		if (!fs->blocks[b])
-			goto fail;
+			leave_out(MAX(bs, s0 + fs->lo),
+				  MIN(bs + FT_BLOCK_PAGES, s0 + fs->hi));
 	}
-	return;
-fail:
-	panic("frametable: no free RAM left for the page entries of "
-	      "[%#llx, %#llx) on node %u (%u pieces, %llu bytes so far)",
-	      (unsigned long long)pa_val(pfn_to_paddr(pfn(s0 + fs->lo))),
-	      (unsigned long long)pa_val(pfn_to_paddr(pfn(s0 + fs->hi))),
-	      fs->node, ft_pieces, (unsigned long long)ft_bytes);
 }
 
 /* Levels 2 and 3 for each of @node's sections. */
@@ -214,6 +247,7 @@ void frametable_init(unsigned int node_count)
 	section_count = 0;
 	ft_bytes = 0;
 	ft_pieces = 0;
+	ft_left_out = 0;
 	if (!ram_count)
 		return;
 	if (node_count > MAX_NUMNODES)
@@ -225,8 +259,20 @@ void frametable_init(unsigned int node_count)
 	section_count = (top_pfn + FT_SECTION_PAGES - 1) >> FT_SECTION_SHIFT;
 	if (!section_count)
 		return;
-	p = bootmem_alloc(section_count * sizeof(*sections), PAGE_SIZE,
-			  BOOTMEM_ANY_NODE, "frametable");
+	p = bootmem_alloc_try(section_count * sizeof(*sections), PAGE_SIZE,
+			      BOOTMEM_ANY_NODE, "frametable");
+	if (pa_val(p) == pa_val(INVALID_PADDR)) {
+		/* Not even the section table fits: no RAM gets entries. */
+		for (unsigned int i = 0; i < ram_count; i++) {
+			uint64_t s = pfn_val(paddr_to_pfn(ram[i].start));
+			uint64_t e = pfn_val(paddr_to_pfn(ram[i].end));
+
+			if (s < top_pfn)
+				leave_out(s, MIN(e, top_pfn));
+		}
+		section_count = 0;
+		return;
+	}
 	sections = phys_to_virt(p);
 	ft_bytes += ALIGN_UP(section_count * sizeof(*sections), PAGE_SIZE);
 	ft_pieces++;
@@ -298,6 +344,15 @@ struct page_info *pfn_to_page(pfn_t p)
 uint64_t frametable_bytes(void)
 {
 	return ft_bytes;
+}
+
+/**
+ * frametable_left_out_bytes() - Return: RAM bytes reserved because their
+ * entries found no free RAM ("no frametable").
+ */
+uint64_t frametable_left_out_bytes(void)
+{
+	return ft_left_out;
 }
 
 /** frametable_pieces() - Return: bootmem allocations the table took. */

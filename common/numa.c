@@ -6,7 +6,9 @@
  *
  * Invariants: 1 <= node_count <= MAX_NUMNODES; distance[a][a] == 10 and
  * distance[a][b] > 10 for a != b (bootinfo_sanitise guarantees it; an
- * unsanitised matrix is replaced by 10/20 here too).
+ * unsanitised matrix is replaced by 10/20 here too). The matrix may be
+ * asymmetric and 255 means unreachable: every query below names its
+ * direction (include/keel/bootinfo.h, "Node distances").
  */
 #include <keel/compiler.h>
 #include <keel/numa.h>
@@ -77,25 +79,27 @@ unsigned int node_distance(uint32_t a, uint32_t b)
 	return distance[a][b];
 }
 
-/**
- * numa_nearest() - nearest node to @from among @candidates (bit n = node
- * n); @from itself when it is a candidate, ties to the lowest id.
- * Return: the node, or NUMA_NO_NODE when no candidate exists.
+/*
+ * The candidate with the smallest distance @self -> candidate (@to_self
+ * false) or candidate -> @self (@to_self true); @self first when it is a
+ * candidate, ties to the lowest id. 255 sorts after every reachable node.
  */
-uint32_t numa_nearest(uint32_t from, uint64_t candidates)
+static uint32_t nearest(uint32_t self, uint64_t candidates, bool to_self)
 {
 	uint32_t best = NUMA_NO_NODE;
 	unsigned int best_d = ~0u;
 	unsigned int limit = MIN(node_count, 64u);
 
-	if (from < limit && (candidates >> from) & 1)
-		return from;
+	if (self < limit && (candidates >> self) & 1)
+		return self;
 	for (uint32_t n = 0; n < limit; n++) {
-		unsigned int d;
+		unsigned int d = 0;
 
 		if (!((candidates >> n) & 1))
 			continue;
-		d = from < node_count ? node_distance(from, n) : 0;
+		if (self < node_count)
+			d = to_self ? node_distance(n, self)
+				    : node_distance(self, n);
 		if (d < best_d) {
 			best_d = d;
 			best = n;
@@ -105,8 +109,32 @@ uint32_t numa_nearest(uint32_t from, uint64_t candidates)
 }
 
 /**
- * numa_fallback_order() - all nodes sorted by distance from @from
- * (itself first, ties by id) into @order, which holds MAX_NUMNODES.
+ * numa_nearest() - the candidate nearest as seen from @from: the smallest
+ * distance[@from][c] (bit c of @candidates); @from itself when it is a
+ * candidate, ties to the lowest id.
+ * Return: the node, or NUMA_NO_NODE when no candidate exists.
+ */
+uint32_t numa_nearest(uint32_t from, uint64_t candidates)
+{
+	return nearest(from, candidates, false);
+}
+
+/**
+ * numa_nearest_to() - the candidate nearest to @to as seen from the
+ * candidate: the smallest distance[c][@to]. A memory-only node's scrub
+ * helper is chosen this way, because the helper's CPUs write @to's memory.
+ * Return: the node, or NUMA_NO_NODE when no candidate exists.
+ */
+uint32_t numa_nearest_to(uint32_t to, uint64_t candidates)
+{
+	return nearest(to, candidates, true);
+}
+
+/**
+ * numa_fallback_order() - all nodes sorted by distance[@from][other]
+ * (itself first, ties by id, unreachable ones last) into @order, which
+ * holds MAX_NUMNODES: the order in which bootmem and the heap fall back
+ * for an allocation on @from.
  * Return: the number of nodes written.
  */
 unsigned int numa_fallback_order(uint32_t from, uint32_t *order)

@@ -434,6 +434,7 @@ static void json_memmap(struct jw *w, const struct bootinfo *bi)
 	jw_u64(w, "allocations", bootmem_allocation_count());
 	jw_u64(w, "frametable_bytes", frametable_bytes());
 	jw_u64(w, "frametable_pieces", frametable_pieces());
+	jw_u64(w, "frametable_left_out_bytes", frametable_left_out_bytes());
 	jw_u64(w, "merged_regions", bootmem_merged_regions(NULL));
 	jw_obj_end(w);
 }
@@ -776,6 +777,7 @@ bool report_print(const struct bootinfo *bi, const struct audit_result *a,
 	jw_u64(&w, "dropped_reserved", bi->dropped_reserved);
 	jw_u64(&w, "merged_reserved", bi->merged_reserved);
 	jw_u64(&w, "dropped_cpus", bi->dropped_cpus);
+	jw_u64(&w, "dropped_nodes", bi->dropped_nodes);
 	jw_u64(&w, "report_ns", at_ns(boot_times.report));
 	jw_str(&w, "result", pass ? "pass" : "fail");
 	jw_str(&w, "fail_reason", fail_reason);

@@ -5,8 +5,10 @@
  * Boot scrub (bootscrub=on), before the heap opens:
  *  1. scrub_plan() picks the workers (one online CPU per core, the lowest
  *     thread; every online CPU with scrub_smt) and, for every node, the node
- *     whose workers scrub it: itself when it has a worker, else the nearest
- *     node that has one (ties to the lowest id).
+ *     whose workers scrub it: itself when it has a worker, else the node
+ *     with workers whose CPUs are nearest to its memory, the smallest
+ *     distance[helper][node] (numa_nearest_to(); the matrix may be
+ *     asymmetric; ties to the lowest id, unreachable helpers last).
  *  2. Every node's dirty free chunks are copied into a static table
  *     (heap_for_each_free under the node lock, nothing else done there).
  *     A node's chunks are cut into units of unit_bytes that never span two
@@ -146,7 +148,7 @@ void scrub_plan(bool smt, cpumask_t *out_workers, uint32_t out_by[MAX_NUMNODES])
 		uint32_t by = NUMA_NO_NODE;
 
 		if (n < nodes) {
-			by = numa_nearest(n, have);
+			by = numa_nearest_to(n, have);
 			if (by == NUMA_NO_NODE)
 				by = cpu_table[0].node;
 		}
@@ -531,6 +533,19 @@ static void idle_worker(void *arg)
 static void finish_stats(uint64_t end)
 {
 	scrub_stats.ticks = end - scrub_start;
+	/*
+	 * A CPU that scrubbed is a scrubber, whoever planned it: with
+	 * bootscrub=idle the boot CPU finishes the work (and stress=N has
+	 * every CPU take idle steps), so cpus[].scrubber, scrub.workers and
+	 * scrub.per_cpu[] all say the same.
+	 */
+	scrub_stats.workers = 0;
+	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
+		struct scrub_cpu_stats *cs = &scrub_stats.cpu[c];
+
+		cs->worker |= cs->bytes != 0;
+		scrub_stats.workers += cs->worker;
+	}
 	for (unsigned int n = 0; n < scrub_nodes; n++) {
 		struct scrub_node_work *nw = &node_work[n];
 
@@ -549,6 +564,28 @@ static void finish_stats(uint64_t end)
 				cs->node = n;
 			}
 		}
+	}
+}
+
+/*
+ * inject=scrub-stop:N does something only to a boot scrub worker of
+ * bootscrub=on (smp_init() already warned about a CPU that does not exist).
+ */
+static void check_scrub_stop(enum scrub_mode mode)
+{
+	for (unsigned int i = 0; i < opts.inject_count && i < INJECT_MAX; i++) {
+		uint64_t cpu = opts.inject[i].arg;
+
+		if (opts.inject[i].kind != INJECT_SCRUB_STOP ||
+		    cpu >= cpu_count)
+			continue;
+		if (mode == SCRUB_ON &&
+		    cpumask_test(&workers, (unsigned int)cpu))
+			continue;
+		pr_warn("inject=scrub-stop:%llu: cpu %llu is not a boot scrub "
+			"worker (bootscrub=%s), nothing injected\n",
+			(unsigned long long)cpu, (unsigned long long)cpu,
+			scrub_mode_name(mode));
 	}
 }
 
@@ -578,6 +615,7 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 	}
 	scrub_start = arch_ticks();
 	if (mode == SCRUB_OFF) {
+		check_scrub_stop(mode);
 		scrub_stats.heap_ready_ticks = scrub_start - arch_entry_ticks;
 		return;
 	}
@@ -590,16 +628,20 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 			scrub_stats.node[n].helper_of = scrubbed_by[n];
 	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++)
 		scrub_stats.cpu[c].worker = cpumask_test(&workers, c);
+	check_scrub_stop(mode);
 
 	if (mode == SCRUB_IDLE) {
 		smp_online_mask(&idle_workers);
 		cpumask_clear_cpu(&idle_workers, arch_cpu_id());
 		scrub_stats.workers = cpumask_weight(&idle_workers);
-		if (!scrub_stats.workers)
-			scrub_stats.workers = 1; /* the boot CPU, later */
 		for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++)
 			scrub_stats.cpu[c].worker =
 				cpumask_test(&idle_workers, c);
+		if (!scrub_stats.workers) {
+			/* The boot CPU, later (scrub_wait_all_clean()). */
+			scrub_stats.workers = 1;
+			scrub_stats.cpu[arch_cpu_id()].worker = true;
+		}
 		scrub_stats.heap_ready_ticks = arch_ticks() - arch_entry_ticks;
 		smp_post(&idle_workers, idle_worker, NULL);
 		return;

@@ -70,13 +70,77 @@ static void cpu_fill(struct cpu_info *c, const struct bi_cpu *b)
 		c->fail_reason = "disabled in firmware (hot-plug slot)";
 }
 
+/* inject= of a CPU: the first one started is 1, and only present CPUs. */
+static const char *inject_cpu_problem(uint64_t cpu)
+{
+	if (cpu == 0)
+		return "is the boot CPU, which is never started";
+	if (cpu >= cpu_count)
+		return "does not exist";
+	if (!cpu_table[cpu].present)
+		return "is disabled in firmware, never started";
+	return NULL;
+}
+
+/* inject=node-cpus-fail: some CPU of the node other than the boot CPU. */
+static const char *inject_node_problem(uint64_t node, unsigned int nodes)
+{
+	if (node >= nodes)
+		return "does not exist";
+	for (unsigned int cpu = 1; cpu < cpu_count; cpu++)
+		if (cpu_table[cpu].present && cpu_table[cpu].node == node)
+			return NULL;
+	return "has no CPU to start";
+}
+
+/*
+ * The inject= words naming a CPU or a node can only be checked once the
+ * CPUs and nodes are known, which is here. One that would do nothing gets
+ * one warning instead of passing silently (the test expecting it would
+ * otherwise pass without testing anything).
+ */
+static void smp_check_inject(const struct bootinfo *bi)
+{
+	for (unsigned int i = 0; i < opts.inject_count && i < INJECT_MAX; i++) {
+		const struct inject *in = &opts.inject[i];
+		const char *problem = NULL, *what = "CPU";
+
+		switch (in->kind) {
+		case INJECT_AP_TIMEOUT:
+		case INJECT_CPU_ON_FAIL:
+			problem = inject_cpu_problem(in->arg);
+			break;
+		case INJECT_NODE_CPUS_FAIL:
+			what = "node";
+			problem = inject_node_problem(in->arg, bi->node_count);
+			break;
+		case INJECT_SCRUB_STOP:
+			/* Whether it scrubs is scrub_boot()'s to check. */
+			if (in->arg >= cpu_count)
+				problem = "does not exist";
+			break;
+		default:
+			break;
+		}
+		if (!problem)
+			continue;
+		opts.warnings++;
+		pr_warn("inject=%s:%llu: %s %llu %s (%u CPUs, %u nodes), "
+			"nothing injected\n",
+			inject_name(in->kind), (unsigned long long)in->arg,
+			what, (unsigned long long)in->arg, problem, cpu_count,
+			bi->node_count);
+	}
+}
+
 /**
  * smp_init() - fill cpu_table from bootinfo and mark SMT siblings.
  * @bi: sanitised bootinfo (at least one CPU)
  *
  * A CPU is an SMT sibling when another CPU of the same node, package and
  * core has a lower thread number. Firmware that gives no topology (all
- * zero) therefore yields no siblings, which is the safe reading.
+ * zero) therefore yields no siblings, which is the safe reading. Then the
+ * inject= words naming a CPU or node that would do nothing are warned.
  */
 void smp_init(const struct bootinfo *bi)
 {
@@ -130,6 +194,7 @@ void smp_init(const struct bootinfo *bi)
 			}
 		}
 	}
+	smp_check_inject(bi);
 }
 
 /* Does fault injection keep @cpu from checking in? */
@@ -275,8 +340,14 @@ unsigned int smp_boot_cpus(unsigned int timeout_ms)
 			cpu_fail(cpu, "CPU_ON refused (injected)");
 			continue;
 		}
-		stack = bootmem_alloc(SMP_STACK_SIZE, PAGE_SIZE, c->node,
-				      "cpu stack");
+		/* No RAM left for a stack: the CPU stays down, the boot goes
+		 * on (a map with no usable RAM ends in a FAIL, not a panic). */
+		stack = bootmem_alloc_try(SMP_STACK_SIZE, PAGE_SIZE, c->node,
+					  "cpu stack");
+		if (pa_val(stack) == pa_val(INVALID_PADDR)) {
+			cpu_fail(cpu, "no free RAM for its stack");
+			continue;
+		}
 		if (arch_cpu_start(cpu, c->hwid,
 				   (uintptr_t)phys_to_virt(stack) +
 					   SMP_STACK_SIZE)) {

@@ -42,7 +42,7 @@ import report  # noqa: E402
 
 GIB = 1 << 30
 SIZES = [("1G", GIB), ("16G", 16 * GIB), ("64G", 64 * GIB),
-         ("256G", 256 * GIB), ("1T", 1024 * GIB)]
+         ("256G", 256 * GIB), ("1T", 1024 * GIB), ("64T", 64 << 40)]
 MODES = ["lazy", "chunked", "pagewise"]
 PAGE_INFO_BYTES = 32
 # Human allocation-benchmark line of common/bench.c; only it has the op
@@ -381,6 +381,9 @@ def bench_ratios(results, out):
         out.append(ratio_line(f"lazy 1T / lazy 1G ({nodes} node)",
                               g(("1T", nodes, "lazy")),
                               g(("1G", nodes, "lazy")), "<= 2x"))
+        out.append(ratio_line(f"lazy 64T / lazy 1G ({nodes} node)",
+                              g(("64T", nodes, "lazy")),
+                              g(("1G", nodes, "lazy")), "(informative)"))
         out.append(ratio_line(f"pagewise / lazy at 64G ({nodes} node)",
                               g(("64G", nodes, "pagewise")),
                               g(("64G", nodes, "lazy")), ">= 100x"))

@@ -12,6 +12,7 @@ steps=(
 	"fuzz smoke|$MAKE --no-print-directory fuzz-smoke"
 	"sandbox build|$MAKE --no-print-directory -j$J ARCH=sandbox all"
 	"sandbox end to end|$MAKE --no-print-directory ARCH=sandbox sandbox-test"
+	"hostile firmware maps|$MAKE --no-print-directory fuzz-maps-smoke"
 )
 [ -f tests/tsan.mk ] && steps+=("sandbox stress under TSan|$MAKE --no-print-directory -j$J tsan-test")
 [ -f tests/scripts_test.py ] && steps+=("trace and plot scripts|/usr/bin/python3 tests/scripts_test.py")

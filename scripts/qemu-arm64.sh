@@ -56,7 +56,10 @@ while [ $# -gt 0 ]; do
 	--dry-run) dry=1 ;;
 	--file-backed) filedir=$2; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h | --help) sed -n '3,28p' "$0"; exit 0 ;;
+	-h | --help)
+		sed -n '3,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
 	*) echo "qemu-arm64.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift

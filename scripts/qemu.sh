@@ -32,8 +32,16 @@
 # 0 = powered off (after=poweroff); 124 = timeout.
 set -euo pipefail
 
+# The comment block at the top. usage 0: asked for (stdout, exit 0);
+# otherwise a usage error (stderr, exit 2).
 usage() {
-	sed -n '3,34p' "$0" | sed 's/^# \{0,1\}//' >&2
+	local text
+	text=$(sed -n '3,/^[^#]/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//')
+	if [ "${1:-2}" = 0 ]; then
+		echo "$text"
+		exit 0
+	fi
+	echo "$text" >&2
 	exit 2
 }
 
@@ -57,6 +65,7 @@ size_mib() {
 }
 
 [ $# -ge 1 ] || usage
+case $1 in -h | --help) usage 0 ;; esac
 arch=$1
 shift
 kernel= iso= uefi=0 smp=1 mem= numa= dist=1 filedir= machine=pc cpu=max
@@ -80,7 +89,7 @@ while [ $# -gt 0 ]; do
 	--timeout) timeout_s=$2; shift 2 ;;
 	--dry-run) dry=1; shift ;;
 	--) shift; extra=("$@"); break ;;
-	-h | --help) usage ;;
+	-h | --help) usage 0 ;;
 	*) die "unknown option '$1'" ;;
 	esac
 done

@@ -15,15 +15,22 @@ buffers and must still convert; with the default trace=summary it must
 not overflow, and each worker gets one summed slice of its bytes.
 plot-boot.py must write a PNG and an SVG.
 keeltrace.py is also fed hand-written traces in every accepted form, and
-the JSON checker is shown a broken trace it must reject.
+the JSON checker is shown a broken trace it must reject. The QEMU wrappers
+must answer --help with their usage on stdout and exit status 0. The checker of
+scripts/fuzz-maps.py is shown one real boot of a hostile map (it must
+pass), then copies of its log with one invariant broken each (a reserved
+byte free, a page lost, a panic, a clobbered canary, a wrong node, a crash,
+a hang): it must flag every one; its generator must be repeatable.
 
 Prints one line per failed check, then "scripts-test: N passed, M failed";
 the exit status is non-zero on failure. Needs /usr/bin/python3 with
 matplotlib (Debian's python3-matplotlib).
 """
 
+import importlib.util
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,6 +40,11 @@ SCRIPTS = os.path.join(TOP, "scripts")
 sys.path.insert(0, SCRIPTS)
 import keeltrace  # noqa: E402
 import report  # noqa: E402
+
+_spec = importlib.util.spec_from_file_location(
+    "fuzz_maps", os.path.join(SCRIPTS, "fuzz-maps.py"))
+fuzz_maps = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fuzz_maps)
 
 PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
 FW = os.path.join(TOP, "tests", "data", "sandbox-2node.fw")
@@ -380,7 +392,140 @@ def compact_tests():
           [] if not b.incomplete_cpus() else [f"{b.incomplete_cpus()}"])
 
 
+# ---- fuzz-maps.py: the checker must fail on bad boots -------------------
+
+# Two nodes, an unaligned reservation inside node 1's RAM, one reservation
+# across the end of node 0's RAM and one in the hole above all RAM.
+FUZZ_FW = """# cmdline: bootscrub=on
+ram       0x0        0x1000000  node=0
+ram       0x1000000  0x2000800  node=1
+reserved  0x0        0x100000   bios
+reserved  0xfff000   0x1001000  edge
+reserved  0x1800123  0x1800456  acpi
+reserved  0x8000000  0x8001000  hole
+cpu 0 node=0
+cpu 1 node=1
+"""
+FUZZ_CFG = {"max_numnodes": 16, "nr_cpus": 64}
+
+
+def _with_report(log, edit):
+    """@log with its KEEL-REPORT JSON passed through @edit(rep)."""
+    out = []
+    for ln in log.splitlines():
+        if ln.startswith("KEEL-REPORT "):
+            rep = json.loads(ln[len("KEEL-REPORT "):])
+            edit(rep)
+            ln = "KEEL-REPORT " + json.dumps(rep)
+        out.append(ln)
+    return "\n".join(out) + "\n"
+
+
+def _free_reserved_byte(rep):
+    # Cut the page holding 0x1800123 (firmware "acpi") out of the table.
+    regions = []
+    for s, e, name in rep["memmap"]["reserved"]:
+        if s <= 0x1800000 < e:
+            if s < 0x1800000:
+                regions.append([s, 0x1800000, name])
+            if 0x1801000 < e:
+                regions.append([0x1801000, e, name])
+        else:
+            regions.append([s, e, name])
+    rep["memmap"]["reserved"] = regions
+
+
+def _lose_page(rep):
+    rep["audit"]["lost_pages"] = 1
+    rep["audit"]["free_pages"] -= 1
+    rep["heap"]["free_pages"] -= 1
+    rep["heap"]["per_node"][0]["free_pages"] -= 1
+
+
+def _move_ram(rep):
+    for r in rep["memmap"]["ranges"]:
+        r[2] = 0
+
+
+def _flags(name, text, log, rc=0, hung=False, want="", cfg=FUZZ_CFG):
+    probs = fuzz_maps.check(text, log, rc, hung, cfg)
+    hit = [p for p in probs if want in p]
+    check(f"fuzz-maps flags {name}", [] if hit else
+          [f"not flagged (problems: {probs})"])
+
+
+def fuzz_maps_synthetic():
+    a = fuzz_maps.generate(7, 3)
+    check("fuzz-maps: a case is repeatable",
+          [] if a == fuzz_maps.generate(7, 3) else ["two texts for 7/3"])
+    check("fuzz-maps: cases differ",
+          [] if a != fuzz_maps.generate(7, 4) else ["7/3 == 7/4"])
+    o = fuzz_maps.oracle(FUZZ_FW, FUZZ_CFG)
+    # 256 bios pages + 1 edge page below 16M and 1 above + 1 acpi page.
+    check("fuzz-maps oracle: reserved RAM pages",
+          [] if o["canary_pages"] == 259 else [f"{o['canary_pages']}"])
+    # No RAM page at all: the only acceptable end is FAIL no usable RAM.
+    noram = "ram 0x100 0x200 node=0\ncpu 0\ncpu 1\n"
+    panic = ("keel: panic: bootmem: cannot allocate 65536 bytes (align "
+             "0x1000) on node 0 for cpu stack\nKEEL: FAIL panic: bootmem: "
+             "cannot allocate 65536 bytes\nsandbox: canary: 0 reserved "
+             "pages intact, 0 clobbered\n")
+    _flags("a panic on a map without RAM", noram, panic, rc=1,
+           want="panic:")
+    # A map whose free RAM cannot hold a CPU stack may panic, clearly.
+    tight = "ram 0 0x10000 node=0\nreserved 0 0xc000\ncpu 0\ncpu 1\n"
+    probs = fuzz_maps.check(tight, panic.replace("0 reserved", "12 reserved"),
+                            1, False, FUZZ_CFG)
+    check("fuzz-maps accepts a clear panic on a tight map",
+          [f"{probs}"] if probs else [])
+
+
+def fuzz_maps_real(keel, tmp):
+    path = os.path.join(tmp, "hostile.fw")
+    with open(path, "w") as f:
+        f.write(FUZZ_FW)
+    log, rc, hung = fuzz_maps.run_map(keel, path, FUZZ_FW, TIMEOUT)
+    good = fuzz_maps.check(FUZZ_FW, log, rc, hung, FUZZ_CFG)
+    check("fuzz-maps passes a good boot", good)
+    if good or "KEEL-REPORT" not in log:
+        return
+    _flags("a reserved byte that is free", FUZZ_FW,
+           _with_report(log, _free_reserved_byte),
+           want="firmware-reserved RAM not reserved")
+    _flags("lost_pages 1", FUZZ_FW, _with_report(log, _lose_page),
+           want="lost_pages")
+    _flags("a panic", FUZZ_FW, log.replace(
+        "KEEL: PASS", "keel: panic: heap_free: pfn 0x10: double free\n"
+        "KEEL: FAIL panic: heap_free: pfn 0x10: double free"), rc=1,
+        want="panic:")
+    _flags("a clobbered canary", FUZZ_FW,
+           re.sub(r"canary: (\d+) reserved pages intact, 0 clobbered",
+                  lambda m: f"canary: {int(m.group(1)) - 1} reserved pages "
+                  "intact, 1 clobbered", log), rc=1, want="clobbered")
+    _flags("RAM on the wrong node", FUZZ_FW, _with_report(log, _move_ram),
+           want="on node 0, firmware says 1")
+    _flags("a crash", FUZZ_FW, log, rc=-11, want="signal 11")
+    _flags("a hang", FUZZ_FW, log.split("KEEL-REPORT")[0], rc=-9,
+           hung=True, want="hang")
+    _flags("a missing verdict", FUZZ_FW, log.replace("KEEL: PASS", ""),
+           want="verdict")
+
+
 # ---- real boots -----------------------------------------------------------
+
+def usage_tests():
+    """--help is a request, not an error: usage on stdout, status 0."""
+    for script, option in (("qemu.sh", "--kernel"),
+                           ("qemu-arm64.sh", "--image")):
+        for args in (["--help"], ["-h"]):
+            r = run([os.path.join(SCRIPTS, script)] + args)
+            out = []
+            if r.returncode != 0:
+                out.append(f"exit status {r.returncode}: {r.stderr.strip()}")
+            if option not in r.stdout:
+                out.append(f"stdout does not describe {option}")
+            check(f"{script} {args[0]}", out)
+
 
 def real_tests(keel, tmp):
     # trace=full: one slice per scrub unit, checked against the report.
@@ -489,6 +634,8 @@ def main():
         os.path.join(TOP, "build", "sandbox", "keel")
     synthetic_tests()
     compact_tests()
+    usage_tests()
+    fuzz_maps_synthetic()
     if not os.access(keel, os.X_OK):
         check("keel binary", [f"{keel} is not built (make ARCH=sandbox)"])
     else:
@@ -496,9 +643,11 @@ def main():
         if keep:
             os.makedirs(keep, exist_ok=True)
             real_tests(keel, keep)
+            fuzz_maps_real(keel, keep)
         else:
             with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
                 real_tests(keel, tmp)
+                fuzz_maps_real(keel, tmp)
     print(f"scripts-test: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

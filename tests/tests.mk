@@ -49,3 +49,24 @@ fuzz:
 # Sandbox end to end (the real binary on firmware descriptions).
 sandbox-test: $(O)/keel
 	$(Q)$(PYTHON) tests/sandbox/run.py $(O)/keel
+
+# Hostile firmware maps booted on the sandbox, each checked for its
+# invariants (scripts/fuzz-maps.py, docs/fuzzing.md). N cases of seed SEED;
+# failing maps and their logs are kept in FUZZ_MAPS_KEEP for replay with
+# `scripts/fuzz-maps.py --replay FILE.fw`. make check runs the smoke (the
+# first FUZZ_MAPS_SMOKE_N cases of seed 1).
+N ?= 1000
+SEED ?= 1
+FUZZ_MAPS_SMOKE_N ?= 300
+FUZZ_MAPS_KEEP ?= build/fuzz-maps
+FUZZ_MAPS = $(PYTHON) scripts/fuzz-maps.py --keel build/sandbox/keel \
+	--keep-failures $(FUZZ_MAPS_KEEP)
+
+.PHONY: fuzz-maps fuzz-maps-smoke
+fuzz-maps:
+	$(Q)$(MAKE) --no-print-directory ARCH=sandbox all
+	$(Q)$(FUZZ_MAPS) --seed $(SEED) --count $(N)
+
+fuzz-maps-smoke:
+	$(Q)$(MAKE) --no-print-directory ARCH=sandbox all
+	$(Q)$(FUZZ_MAPS) --seed 1 --count $(FUZZ_MAPS_SMOKE_N)

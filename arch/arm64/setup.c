@@ -163,8 +163,8 @@ static bool dtb_valid(uint64_t dtb)
 /*
  * inject=bad-dt-distance: a copy of the blob's used part (header, memory
  * reservation block, structure and strings; QEMU pads its DTB to 1 MiB of
- * free space) with the first off-diagonal distance-matrix value raised by
- * one, so that a->b no longer equals b->a. 64 KiB covers QEMU virt.
+ * free space) with the first off-diagonal distance-matrix value set to 10,
+ * which ACPI forbids between two nodes. 64 KiB covers QEMU virt.
  */
 #define DT_COPY_MAX	   (64u << 10)
 #define FDT_TOK_BEGIN_NODE 1u
@@ -265,7 +265,7 @@ static int parse_bad_distance(struct bootinfo *bi, uint64_t dtb, size_t total)
 		return 0;
 	}
 	v = be32(dt_copy + at);
-	put_be32(dt_copy + at, v < 255 ? v + 1 : v - 1);
+	put_be32(dt_copy + at, NODE_DISTANCE_LOCAL);
 	pr_warn("arm64: inject: DT distance-matrix entry %u %u changed from "
 		"%u to %u in a copy before parsing\n",
 		be32(dt_copy + at - 8), be32(dt_copy + at - 4), v,

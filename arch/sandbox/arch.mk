@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # The sandbox: keel as a Linux process. RAM is an mmap arena, CPUs are
-# pthreads. Only os.c includes libc; libc also provides the string functions,
+# pthreads. Only os.c (and canary.c) include libc; libc also provides the string functions,
 # so keel's own copies (common/lib/libc.c) are left out here.
 
 CC_ARCH := gcc

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sandbox arch: keel as a Linux process. This is the only file of keel
- * that includes libc.
+ * that includes libc (besides canary.c, an opt-in test observer).
  *
  * What it owns:
  *  - the RAM arena: one MAP_NORESERVE mapping of [0, top) so that physical
@@ -42,6 +42,7 @@
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
 #include <keel/bug.h>
+#include <keel/cmdline_copy.h>
 #include <keel/cpumask.h>
 #include <keel/fwdesc.h>
 
@@ -740,27 +741,34 @@ char *sandbox_read_file(const char *path, size_t *len)
 
 static struct bootinfo sandbox_bi;
 
-/* argv[first..] joined by spaces; too long is truncated with a warning. */
-static void join_cmdline(char *out, size_t size, int argc, char **argv,
-			 int first)
+/*
+ * argv[first..] joined by spaces into bi->cmdline the way every loader's
+ * line is copied (cmdline_copy_bootinfo()): a line too long loses whole
+ * words, with one counted warning. Return: -ENOMEM when the host has no
+ * memory for the joined line.
+ */
+static int join_cmdline(struct bootinfo *bi, int argc, char **argv, int first)
 {
-	size_t used = 0;
+	size_t len = 0, used = 0;
+	char *line;
 
-	out[0] = '\0';
+	for (int i = first; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	line = malloc(len + 1);
+	if (!line)
+		return -ENOMEM;
 	for (int i = first; i < argc; i++) {
-		int n = snprintf(out + used, size - used, "%s%s",
-				 i > first ? " " : "", argv[i]);
+		size_t n = strlen(argv[i]);
 
-		if (n < 0 || (size_t)n >= size - used) {
-			fprintf(stderr,
-				"keel: warning: command line longer than %zu "
-				"bytes, truncated\n",
-				size - 1);
-			out[used] = '\0';
-			return;
-		}
-		used += (size_t)n;
+		if (used)
+			line[used++] = ' ';
+		memcpy(line + used, argv[i], n);
+		used += n;
 	}
+	line[used] = '\0';
+	cmdline_copy_bootinfo(bi, line, used, NULL, "sandbox: command line");
+	free(line);
+	return 0;
 }
 
 /**
@@ -802,7 +810,11 @@ __attribute__((weak)) int main(int argc, char **argv)
 	bootinfo_init(bi, BOOT_SANDBOX);
 	fwdesc_parse(bi, buf, len);
 	free(buf);
-	join_cmdline(bi->cmdline, sizeof(bi->cmdline), argc, argv, 2);
+	if (join_cmdline(bi, argc, argv, 2)) {
+		fprintf(stderr,
+			"keel: error: no memory for the command line\n");
+		return 2;
+	}
 	snprintf(bi->loader, sizeof(bi->loader), "sandbox");
 	bi->timer_source = "clock_monotonic_raw";
 	bi->timer_calibrated_by = "os";
@@ -831,5 +843,6 @@ __attribute__((weak)) int main(int argc, char **argv)
 			(unsigned long long)top);
 		return 2;
 	}
+	sandbox_canary_arm(argv[1], top);
 	keel_main(bi);
 }

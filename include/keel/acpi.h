@@ -20,13 +20,18 @@
  *
  * Every problem is one pr_warn() naming the table, the field and the value,
  * with a safe fallback: a table with a bad checksum or length is ignored;
- * a bad SRAT means one node (all RAM and CPUs on node 0); a bad SLIT means
- * the default 10/20 distances.
+ * a bad SRAT means one node (all RAM and CPUs on node 0); a SLIT with one
+ * bad entry is mended, one with more means the default 10/20 distances
+ * (include/keel/bootinfo.h, "Node distances": asymmetric SLITs and 255 are
+ * kept). More than MAX_NUMNODES proximity domains: the lowest ones are
+ * kept, the others fold into their nearest kept node by SLIT distance
+ * (include/keel/nodemap.h), one warning, counted in dropped_nodes.
  */
 #ifndef KEEL_ACPI_H
 #define KEEL_ACPI_H
 
 #include <keel/bootinfo.h>
+#include <keel/nodemap.h>
 #include <keel/types.h>
 
 /* Physical memory accessor (see above). */
@@ -135,9 +140,16 @@ struct acpi_info {
 	unsigned int memblk_count;
 	uint32_t pxm[MAX_NUMNODES]; /* pxm[node] = proximity domain */
 	bool node_used[MAX_NUMNODES];
-	bool have_distance;			      /* SLIT valid */
+	struct nodemap nodemap;	    /* PXM -> node, folds included */
+	unsigned int dropped_nodes; /* proximity domains folded */
+	bool have_distance;	    /* SLIT valid */
 	uint8_t distance[MAX_NUMNODES][MAX_NUMNODES]; /* 10/20 if no SLIT */
 	uint64_t slit_localities;
+	/* The checked SLIT matrix while parsing (acpi_parse() clears it). */
+	const uint8_t *slit;
+	bool slit_fixed; /* its one bad entry, mended: */
+	uint32_t slit_fix_a, slit_fix_b;
+	uint8_t slit_fix_v;
 
 	/* FADT (+ DSDT) */
 	uint8_t fadt_revision;
@@ -190,7 +202,8 @@ int acpi_parse(const struct acpi_mem *mem, paddr_t rsdp, uint64_t hwid_boot,
 /*
  * acpi_fill_bootinfo(): bootinfo_add_cpu() for every MADT CPU (node from
  * SRAT, topology 0 for the arch to fill, usable = enabled, boot_cpu
- * marked), the SLIT distances when valid, bi->acpi_rsdp.
+ * marked), the SLIT distances when valid, bi->acpi_rsdp, and the folded
+ * proximity domains into bi->dropped_nodes.
  * Return: the number of CPUs added.
  */
 unsigned int acpi_fill_bootinfo(struct bootinfo *bi,

@@ -15,11 +15,38 @@
 #define NUMA_NO_NODE	      0xffffu
 #define BOOTINFO_MAX_RAM      512
 #define BOOTINFO_MAX_RESERVED 512
-#define BOOTINFO_CMDLINE_MAX  1024
+#define BOOTINFO_CMDLINE_MAX  4096
 #define BOOTINFO_NAME_MAX     24
 
-#define NODE_DISTANCE_LOCAL   10
-#define NODE_DISTANCE_REMOTE  20
+/*
+ * Node distances (ACPI SLIT semantics, also for the DT distance-map and the
+ * sandbox `distance A B V` lines): distance[a][b] is the cost seen from
+ * node a (its CPUs) reaching node b (its memory). ACPI allows
+ * distance[a][b] != distance[b][a], and so does keel: an asymmetric matrix
+ * is kept as given. What ACPI forbids is rejected: a local distance
+ * (a == b) other than 10, a remote one <= 10. 255 means "unreachable": it
+ * is kept and ranks after every reachable node (a helper or fallback node
+ * is never one that is unreachable unless nothing else exists).
+ *
+ * A bad entry costs only itself when it is the only one: it takes 10 on
+ * the diagonal, else the reverse distance[b][a] (valid, as only one entry
+ * is bad), with one warning naming it. Two or more bad entries mean the
+ * matrix as a whole cannot be trusted (a wrong locality count, a garbled
+ * table): it is replaced by 10/20 with one warning naming the first bad
+ * entry and the count. The SLIT parser applies this to the table in PXM
+ * terms, the DT parser to the distance-matrix triplets (a single bad
+ * triplet is skipped), the sandbox parser skips each bad line with its
+ * own line warning, and bootinfo_sanitise() applies it once more to the
+ * node matrix for whatever a parser let through.
+ *
+ * Directions, used by common/numa.c: allocations for node n fall back in
+ * the order of distance[n][other]; a memory-only node m is scrubbed by the
+ * node h with CPUs that minimises distance[h][m] (h's CPUs write m's
+ * memory).
+ */
+#define NODE_DISTANCE_LOCAL	  10
+#define NODE_DISTANCE_REMOTE	  20
+#define NODE_DISTANCE_UNREACHABLE 255
 
 enum boot_protocol {
 	BOOT_UNKNOWN = 0,
@@ -89,6 +116,8 @@ struct bootinfo {
 	/* Warnings and dropped items while building/sanitising (reported). */
 	unsigned int fixups;
 	unsigned int dropped_ram, dropped_reserved, dropped_cpus;
+	/* Firmware NUMA nodes folded into others (include/keel/nodemap.h). */
+	unsigned int dropped_nodes;
 };
 
 /* bootinfo_init(): empty, protocol set, el = -1, paddr_bits = 52. */
@@ -114,14 +143,24 @@ void bootinfo_set_distance(struct bootinfo *bi, uint32_t a, uint32_t b,
 			   uint8_t d);
 
 /*
+ * bootinfo_distance_problem(): why @v cannot be the distance from node @a
+ * to node @b (see "Node distances" above), for a parser's warning.
+ * Return: NULL when it can.
+ */
+const char *bootinfo_distance_problem(uint32_t a, uint32_t b, uint32_t v);
+
+/*
  * bootinfo_sanitise(): RAM trimmed inwards to whole pages, reserved trimmed
  * outwards; zero-length dropped; ranges sorted and merged (same node);
  * overlapping RAM of different nodes resolved (lower node keeps it); RAM
- * clamped to paddr_bits; node ids kept as the firmware gave them (parsers
- * map PXM/numa-node-id to ids < MAX_NUMNODES), ids >= MAX_NUMNODES and
- * NUMA_NO_NODE mapped to node 0; node_count = highest id in use + 1 (a node
- * may have RAM and no CPU, CPUs and no RAM, or neither); distance matrix
- * validated (diagonal 10, others > 10, symmetric) or replaced by 10/20;
+ * clamped to paddr_bits; node ids kept as the parsers gave them (they map
+ * PXM / numa-node-id / node= through include/keel/nodemap.h to ids <
+ * MAX_NUMNODES), ids >= MAX_NUMNODES (a caller that bypassed the node map)
+ * and NUMA_NO_NODE mapped to node 0; node_count = highest id in use + 1 (a
+ * node may have RAM and no CPU, CPUs and no RAM, or neither); distance
+ * matrix: an entry not given takes 10 on the diagonal, else the reverse
+ * entry when that is valid, else 20; then validated as described under
+ * "Node distances" (asymmetric and 255 kept);
  * duplicate CPU hwids dropped; at least one CPU (the boot CPU) exists.
  * One pr_warn() per fix.
  * Reserved ranges stay as given (overlaps allowed); "reserved wins" is

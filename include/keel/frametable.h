@@ -81,5 +81,7 @@ static inline struct page_info *pfn_to_page_next(struct page_info *cur,
 uint64_t frametable_bytes(void);
 /* Bootmem allocations the frame table took (1 + nodes when unfragmented). */
 unsigned int frametable_pieces(void);
+/* RAM reserved as "no frametable": its entries found no free RAM. */
+uint64_t frametable_left_out_bytes(void);
 
 #endif

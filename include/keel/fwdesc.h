@@ -17,7 +17,9 @@
  * fwdesc_parse(): append what @buf describes to @bi (already
  * bootinfo_init()ed). Bad lines are skipped with one warning naming the
  * line number and the field. A `distance A B V` given one way only is
- * applied both ways.
+ * applied both ways; both ways given may differ (asymmetric, kept). Node
+ * ids go through include/keel/nodemap.h: more than MAX_NUMNODES fold into
+ * their nearest kept node (one warning, bi->dropped_nodes).
  * Return: number of warnings.
  */
 unsigned int fwdesc_parse(struct bootinfo *bi, const char *buf, size_t len);

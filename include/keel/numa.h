@@ -9,12 +9,24 @@ void numa_init(const struct bootinfo *bi);
 unsigned int numa_node_count(void);
 unsigned int node_distance(uint32_t a, uint32_t b);
 /*
- * Nearest node to @from among those with bit set in @candidates (bit n =
- * node n), @from itself first if it is a candidate; ties go to the lowest
+ * Distances may be asymmetric (include/keel/bootinfo.h, "Node distances"),
+ * so every query says its direction. 255 (unreachable) ranks last: such a
+ * node is only chosen when no reachable candidate exists.
+ *
+ * numa_nearest(): the candidate c (bit c of @candidates) with the smallest
+ * distance[@from][c], seen from @from: where @from's CPUs should go.
+ * numa_nearest_to(): the candidate c with the smallest distance[c][@to],
+ * seen from the candidate: whose CPUs are nearest to @to's memory (the
+ * scrub helper of a memory-only node).
+ * Both: @from / @to itself first if it is a candidate, ties to the lowest
  * id. Return: the node, or NUMA_NO_NODE when @candidates is empty.
  */
 uint32_t numa_nearest(uint32_t from, uint64_t candidates);
-/* Nodes ordered by distance from @from (itself first). Return: count. */
+uint32_t numa_nearest_to(uint32_t to, uint64_t candidates);
+/*
+ * Nodes ordered by distance[@from][other] (itself first, ties by id): the
+ * order in which an allocation for @from falls back. Return: count.
+ */
 unsigned int numa_fallback_order(uint32_t from, uint32_t *order);
 
 #endif

@@ -16,6 +16,10 @@
 
 #define INJECT_MAX 8
 
+/* Bounds of stress= and ap_timeout_ms=: values outside are clamped, warned. */
+#define STRESS_MAX_SECONDS 3600
+#define AP_TIMEOUT_MIN_MS  10
+
 enum inject_kind {
 	INJECT_NONE = 0,
 	INJECT_AP_TIMEOUT,     /* inject=ap-timeout:N */
@@ -87,6 +91,9 @@ bool options_inject_has(const struct keel_options *o, enum inject_kind kind,
 bool inject_has(enum inject_kind kind, uint64_t arg);
 /* Any argument: returns the first, or false. */
 bool inject_get(enum inject_kind kind, uint64_t *arg);
+
+/* The inject= word of @kind, for warnings. */
+const char *inject_name(enum inject_kind kind);
 
 /* For docs and the report: parse a boolean word (on/off/yes/no/1/0/true/false). */
 int parse_bool(const char *s, size_t len, bool *out);

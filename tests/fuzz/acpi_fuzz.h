@@ -51,9 +51,9 @@ static inline void acpi_fuzz_check(const struct acpi_info *ai)
 		for (b = 0; b < MAX_NUMNODES; b++) {
 			if (!ai->node_used[a] || !ai->node_used[b])
 				continue;
+			/* Asymmetric allowed (ACPI SLIT semantics). */
 			FUZZ_CHECK(a == b ? ai->distance[a][b] == 10
 					  : ai->distance[a][b] > 10);
-			FUZZ_CHECK(ai->distance[a][b] == ai->distance[b][a]);
 		}
 	}
 	FUZZ_CHECK(ai->pm_timer_bits == 24 || ai->pm_timer_bits == 32);

@@ -302,17 +302,17 @@ CASES += [
     case("inject-bad-map", ["--smp", "2", "--numa", "2", "--mem", "512M"],
          {"cpus": 2, "online": 2, "nodes": 2, "scrubbed": True},
          append="inject=bad-map", checks=[kernel_still_reserved]),
-    # An asymmetric distance-matrix (0->1 raised by one in a copy of the
-    # DT): one warning, the nodes stay, distances fall back to 10/20.
+    # A forbidden remote distance (0->1 set to 10 in a copy of the DT):
+    # one warning, that entry alone is skipped and takes 1->0 = 30.
     case("inject-bad-dt-distance",
          ["--smp", "2", "--numa", "2", "--mem", "512M", "--dist", "0-1=30"],
          {"cpus": 2, "online": 2, "nodes": 2,
           "node_mem": {0: 256 * M, 1: 256 * M},
-          "distance": dist([(10, 20), (20, 10)]), "scrubbed": True},
+          "distance": dist([(10, 30), (30, 10)]), "scrubbed": True},
          append="inject=bad-dt-distance",
          log_has=["inject: DT distance-matrix entry 0 1 changed from 30 "
-                  "to 31", "distance-matrix is asymmetric: 0->1 = 31 but "
-                  "1->0 = 30, using defaults"]),
+                  "to 10", "distance-matrix entry 0 1 = 10: a remote "
+                  "distance must be above 10, entry skipped"]),
     # stress=5 racing the idle scrub: 4 CPUs, 2 nodes.
     case("stress-idle", NUMA2, dict(NUMA2_EXPECT, online=4),
          append="bootscrub=idle stress=5", timeout=60,

@@ -24,6 +24,7 @@ sys.path.insert(0, os.path.join(TOP, "scripts"))
 import report  # noqa: E402
 
 DATA = os.path.join(TOP, "tests", "data")
+BINARY = None  # the keel under test (main sets it)
 TIMEOUT = int(os.environ.get("SANDBOX_TEST_TIMEOUT", "120"))
 GIB = 1 << 30
 PAGE = 4096
@@ -71,13 +72,48 @@ class FwDesc:
         return mem
 
     def distance(self):
+        """distance[a][b]: from a's CPUs to b's memory, as given.
+
+        Asymmetric input stays asymmetric; a direction given only one way
+        holds both ways (DESIGN section 3).
+        """
         n = self.node_count
         d = [[10 if a == b else 20 for b in range(n)] for a in range(n)]
         for (a, b), v in self.dist.items():
             d[a][b] = v
+        for (a, b), v in self.dist.items():
             if (b, a) not in self.dist:
                 d[b][a] = v
         return d
+
+    def node_map(self, max_nodes):
+        """Firmware node id -> keel node id (include/keel/nodemap.h).
+
+        The lowest max_nodes ids are kept (ids below max_nodes keep their
+        number, higher kept ones take the lowest free ids in order); every
+        other id folds into the kept node nearest by its own distance row
+        (ties: the reverse distance, then the lower keel id; unknown,
+        <= 10 and 255 count as infinitely far; nothing usable: the lowest
+        kept node).
+        """
+        ids = sorted({n for _, _, n in self.ram} | {n for _, n in self.cpus})
+        kept, rest = ids[:max_nodes], ids[max_nodes:]
+        out = {i: i for i in kept if i < max_nodes}
+        free = (n for n in range(max_nodes) if n not in out.values())
+        for i in kept:
+            if i >= max_nodes:
+                out[i] = next(free)
+        inf = float("inf")
+
+        def dist(a, b):
+            v = self.dist.get((a, b)) or self.dist.get((b, a)) or 0
+            return v if 10 < v < 255 else inf
+
+        for f in rest:
+            best = min(kept, key=lambda k: (dist(f, k), dist(k, f), out[k]))
+            out[f] = (out[best] if dist(f, best) < inf
+                      else min(out.values()))
+        return out
 
     def node_cpus(self):
         """Logical CPU ids per node: bootinfo order, the first is the boot CPU."""
@@ -127,10 +163,13 @@ def audit_numbers(rep):
 def check_memonly_helpers(fw):
     """A node without CPUs is scrubbed by the nearest node with CPUs.
 
-    DESIGN section 5 lets workers that finished their own node help
-    CPU-less nodes too, so other CPUs may appear; what must hold is that the
-    node is attributed to its nearest node (helper_of) and that CPUs of that
-    node took part.
+    Nearest in the helper -> node direction: the smallest
+    distance[helper][node], the cost of the helper's CPUs writing the node's
+    memory (the matrix may be asymmetric); 255 (unreachable) last, ties to
+    the lowest id. DESIGN section 5 lets workers that finished their own
+    node help CPU-less nodes too, so other CPUs may appear; what must hold
+    is that the node is attributed to its nearest node (helper_of) and that
+    CPUs of that node took part.
     """
     def check(rep, log):
         out = []
@@ -140,7 +179,7 @@ def check_memonly_helpers(fw):
         for node, cpus in node_cpus.items():
             if cpus or not fw.node_mem().get(node):
                 continue
-            nearest = min(with_cpus, key=lambda m: (dist[node][m], m))
+            nearest = min(with_cpus, key=lambda m: (dist[m][node], m))
             entry = next((p for p in rep["scrub"]["per_node"]
                           if p["node"] == node), None)
             if entry is None:
@@ -154,6 +193,58 @@ def check_memonly_helpers(fw):
                 out.append(f"memory-only node {node} scrubbed by CPUs "
                            f"{entry['cpus']}, none of nearest node "
                            f"{nearest} {node_cpus[nearest]}")
+        return out
+    return check
+
+
+def check_no_warnings(rep, log):
+    """A valid description (asymmetric distances included) warns nothing."""
+    found = re.findall(r"keel: warning: .*", log)
+    return [f"unexpected warning: {w}" for w in found[:3]]
+
+
+def build_max_numnodes():
+    """CONFIG_MAX_NUMNODES of the binary under test."""
+    conf = os.path.join(os.path.dirname(BINARY), "include", "generated",
+                        "autoconf.h")
+    with open(conf, encoding="utf-8") as f:
+        m = re.search(r"#define CONFIG_MAX_NUMNODES (\d+)", f.read())
+    return int(m.group(1))
+
+
+def check_fold(fw):
+    """More nodes than MAX_NUMNODES: the extra ones fold, said once."""
+    def check(rep, log):
+        out = []
+        max_nodes = build_max_numnodes()
+        nmap = fw.node_map(max_nodes)
+        ids = sorted(nmap)
+        folded = len(ids) - min(len(ids), max_nodes)
+        mem = {}
+        for s, e, n in fw.ram:
+            mem[nmap[n]] = mem.get(nmap[n], 0) + e - s
+        line = (f"keel: warning: fwdesc: {len(ids)} proximity domains, "
+                f"{min(len(ids), max_nodes)} kept (MAX_NUMNODES={max_nodes})"
+                f", {folded} folded into their nearest node")
+        if log.count(line) != 1:
+            out.append(f"expected once: {line!r}")
+        if rep.get("dropped_nodes") != folded:
+            out.append(f"dropped_nodes {rep.get('dropped_nodes')}, "
+                       f"expected {folded}")
+        got = {n["id"]: n["mem_bytes"] for n in rep["nodes"]}
+        if got != {n: mem.get(n, 0) for n in range(max(nmap.values()) + 1)}:
+            out.append(f"node memory {got}, expected {mem}")
+        for i, (_, node) in enumerate(fw.cpus):
+            c = next(c for c in rep["cpus"] if c["id"] == i)
+            if c["node"] != nmap[node]:
+                out.append(f"cpu {i} on node {c['node']}, expected "
+                           f"{nmap[node]} (firmware node {node})")
+        for (a, b), v in fw.dist.items():
+            if a in nmap and b in nmap and nmap[a] == a and nmap[b] == b:
+                row = next(n for n in rep["nodes"] if n["id"] == a)
+                if row["distance"][b] != v:
+                    out.append(f"distance {a} {b} = {row['distance'][b]}, "
+                               f"expected {v}")
         return out
     return check
 
@@ -387,6 +478,17 @@ def check_reserved_row(fw, name):
     return check
 
 
+def check_log(text, count=1):
+    """The log holds @text exactly @count times."""
+    def check(rep, log):
+        n = log.count(text)
+        if n != count:
+            return [f"{text!r} appears {n} times in the log, expected "
+                    f"{count}"]
+        return []
+    return check
+
+
 # Report size (DESIGN section 9: the KEEL-REPORT line <= 32 KiB at 256 CPUs
 # in 8 nodes). The size is measured at 64 CPUs (the sandbox's NR_CPUS may be
 # 64) and split into a per-CPU and a per-node cost by booting 16 CPUs in 8
@@ -473,6 +575,60 @@ def nr_cpus(binary):
     return int(m.group(1)) if m else 0
 
 
+def check_warnings_printable(rep, log):
+    """Warnings show a binary file's bytes escaped, never raw."""
+    out = []
+    for line in log.splitlines():
+        if "keel: warning: " in line and not all(
+                " " <= ch <= "~" for ch in line):
+            out.append(f"raw bytes in {line!r}")
+    return out
+
+
+def check_dropped(key, least):
+    def check(rep, log):
+        if rep[key] < least:
+            return [f"{key} {rep[key]}, expected at least {least}"]
+        return []
+    return check
+
+
+def check_cmdline_fixup(rep, log):
+    """A command line that lost words: one warning, one fixup."""
+    out = []
+    if rep["fixups"] < 1:
+        out.append(f"fixups {rep['fixups']}, expected at least 1")
+    if rep["warnings"] < 1:
+        out.append(f"warnings {rep['warnings']}, expected at least 1")
+    return out
+
+
+def check_scrubbers_consistent(rep, log):
+    """Every CPU in scrub.per_cpu is a cpus[].scrubber, and
+    scrub.workers counts them."""
+    out = []
+    scrubber = {c["id"]: c["scrubber"] for c in rep["cpus"]}
+    for p in rep["scrub"]["per_cpu"]:
+        if not scrubber.get(p["cpu"]):
+            out.append(f"cpu {p['cpu']} in scrub.per_cpu ({p['bytes']} "
+                       "bytes) but cpus[].scrubber is false")
+    if rep["scrub"]["workers"] != sum(scrubber.values()):
+        out.append(f"scrub.workers {rep['scrub']['workers']} != "
+                   f"{sum(scrubber.values())} cpus[].scrubber")
+    return out
+
+
+def long_mem_cmdline(limit_word, at):
+    """Words on which @limit_word starts at byte @at of the joined line
+    (argv joined by single spaces): one loglevel= word with leading zeros
+    (still 2, LOG_INFO) pads it."""
+    head = "bootscrub=off loglevel="
+    zeros = at - len(head) - 2
+    words = ["bootscrub=off", "loglevel=" + "0" * zeros + "2", limit_word]
+    assert " ".join(words).index(limit_word) == at
+    return words
+
+
 # ---- the cases -----------------------------------------------------------
 
 class Case:
@@ -489,12 +645,11 @@ class Case:
         self.report = None
 
 
-BINARY = None
-
-
 def cases():
     fw2 = FwDesc(os.path.join(DATA, "sandbox-2node.fw"))
     fw3 = FwDesc(os.path.join(DATA, "sandbox-3node-memonly.fw"))
+    fwa = FwDesc(os.path.join(DATA, "sandbox-asym-memonly.fw"))
+    fwf = FwDesc(os.path.join(DATA, "sandbox-18node-fold.fw"))
     fwc = FwDesc(os.path.join(DATA, "sandbox-cpuonly.fw"))
     fwr = FwDesc(os.path.join(DATA, "sandbox-150-reserved.fw"))
     fwn = FwDesc(os.path.join(DATA, "sandbox-200-reserved-named.fw"))
@@ -524,19 +679,56 @@ def cases():
         Case("3node-memonly", "sandbox-3node-memonly.fw", [],
              [check_memonly_helpers(fw3), check_local_scrub(fw3)],
              {"scrubbed": True}),
+        Case("asym-memonly", "sandbox-asym-memonly.fw", [],
+             [check_memonly_helpers(fwa), check_local_scrub(fwa),
+              check_no_warnings],
+             {"scrubbed": True}),
+        Case("node-fold", "sandbox-18node-fold.fw", ["bootscrub=off"],
+             [check_fold(fwf)], derive=False),
         Case("cpuonly-node", "sandbox-cpuonly.fw", [],
              [check_cpuonly(fwc)], {"scrubbed": True}),
         Case("64g-sparse", "sandbox-64g-sparse.fw", ["bootscrub=off"]),
-        Case("malformed", "sandbox-malformed.fw", [], [check_warned],
+        Case("malformed", "sandbox-malformed.fw", [],
+             # Dropped ranges are counted: "ram 0x2000 0x1000" (end
+             # before start) and "ram 0x100 0x1000" (no whole page);
+             # "reserved 5G 4G backwards".
+             [check_warned, check_dropped("dropped_ram", 2),
+              check_dropped("dropped_reserved", 1)],
              derive=False),
-        Case("binary-garbage", "sandbox-binary.fw", [], [check_warned],
-             derive=False),
+        Case("binary-garbage", "sandbox-binary.fw", [],
+             [check_warned, check_warnings_printable], derive=False),
         Case("no-ram", "sandbox-noram.fw", [], [], derive=False,
              clean_fail_ok=True),
         Case("ap-timeout", "sandbox-2node.fw", ["inject=ap-timeout:1"],
              [check_offline(1)], {"online": len(fw2.cpus) - 1}),
         Case("mem-1G", "sandbox-2node.fw", ["mem=1G"],
              [check_mem_limit(GIB)]),
+        # mem=1G straddles byte 1023, the old 1 KiB limit: kept whole.
+        Case("cmdline-mem-across-1k", "sandbox-2node.fw",
+             long_mem_cmdline("mem=1G", 1020), [check_mem_limit(GIB)]),
+        # Over 4 KiB: a 5000-byte word is dropped whole, the rest kept.
+        Case("cmdline-over-4k", "sandbox-2node.fw",
+             ["bootscrub=off", "z" * 5000, "mem=1G"],
+             [check_mem_limit(GIB), check_cmdline_fixup,
+              check_log("1 word dropped whole")],
+             {"cmdline": "bootscrub=off mem=1G"}),
+        # Injections that cannot do anything: one warning each, then a
+        # normal boot (CPU 0 is the boot CPU; no CPU 99, no node 9).
+        Case("inject-meaningless", "sandbox-2node.fw",
+             ["bootscrub=off", "inject=ap-timeout:0",
+              "inject=ap-timeout:999", "inject=cpu-on-fail:0",
+              "inject=node-cpus-fail:9", "inject=scrub-stop:99"],
+             [check_log("nothing injected", 5)]),
+        # 0 ms would leave healthy CPUs out: clamped to 10 with a warning.
+        Case("ap-timeout-0", "sandbox-2node.fw",
+             ["bootscrub=off", "ap_timeout_ms=0"],
+             [check_log("ap_timeout_ms=0 is below 10, using 10")],
+             {"online": None}),
+        # The boot CPU takes idle scrub steps during stress: it scrubbed,
+        # so it is a scrubber everywhere the report says so.
+        Case("idle-stress-scrubbers", "sandbox-2node.fw",
+             ["bootscrub=idle", "stress=2"], [check_scrubbers_consistent],
+             {"scrubbed": True}),
         Case("smt-skip", "sandbox-smt.fw", [], [check_scrubbers(False)],
              {"scrubbed": True}),
         Case("smt-on", "sandbox-smt.fw", ["scrub_smt=on"],
@@ -590,7 +782,8 @@ def run_case(binary, case):
     if case.derive:
         exp.update(FwDesc(os.path.join(DATA, case.fw)).expectations())
     exp.update(case.expect)
-    exp["cmdline"] = " ".join(case.cmdline) if case.cmdline else None
+    if "cmdline" not in case.expect:
+        exp["cmdline"] = " ".join(case.cmdline) if case.cmdline else None
     failures = report.check_report(log, exp)
     if verdict == "PASS" and rc != 0:
         failures.append(f"PASS but {status_text(rc)}")
@@ -609,7 +802,7 @@ def main(argv):
         print(__doc__)
         return 2
     global BINARY
-    binary = os.path.abspath(argv[1])
+    binary = BINARY = os.path.abspath(argv[1])
     if not os.access(binary, os.X_OK):
         print(f"sandbox-test: {binary} is not an executable")
         return 2

@@ -721,7 +721,7 @@ static void test_srat_pxm_remap(void **state)
 	uint8_t *s;
 	unsigned int i;
 
-	/* PXM 1 -> 0x100 everywhere: node 1 with one warning (no SLIT). */
+	/* PXM 1 -> 0x101 everywhere: node 1, nothing lost (no warning). */
 	BUILD("madt-2node", "srat-2node");
 	s = tbl(1);
 	for (i = 2; i < 6; i++)
@@ -729,9 +729,7 @@ static void test_srat_pxm_remap(void **state)
 	for (i = 2; i < 4; i++)
 		put32(s + 48 + 6 * 16 + i * 40 + 2, 0x101);
 	fix_checksum(s);
-	parse_expect(0, 1,
-		     "proximity domain 257 >= MAX_NUMNODES=16, using "
-		     "node 1");
+	parse_expect(0, 0, "ACPI SRAT: firmware node 257 is keel node 1");
 	assert_true(info.numa_valid);
 	assert_int_equal(info.node_count, 2);
 	assert_int_equal(info.pxm[1], 0x101);
@@ -742,7 +740,7 @@ static void test_srat_pxm_remap(void **state)
 	memcpy(copy, s, sizeof(copy));
 	BUILD("madt-2node", "srat-2node", "slit-2node");
 	memcpy(tbl(1), copy, sizeof(copy));
-	parse_expect(0, 2,
+	parse_expect(0, 1,
 		     "locality count 2 does not cover proximity "
 		     "domain 257");
 	assert_true(info.numa_valid);
@@ -770,8 +768,23 @@ static void test_srat_too_many_pxm(void **state)
 		put32(e + 28, 1);
 	}
 	fix_checksum(s);
-	parse_expect(0, 1, "one more than MAX_NUMNODES");
-	expect_single_node();
+	/*
+	 * One domain too many: folded into node 0 (no SLIT: the lowest kept
+	 * node), one warning with the counts, the rest kept. The CPUs have
+	 * no affinity entries: the second warning.
+	 */
+	parse_expect(0, 2,
+		     "ACPI SRAT: 17 proximity domains, 16 kept "
+		     "(MAX_NUMNODES=16), 1 folded into their nearest node");
+	assert_true(info.numa_valid);
+	assert_int_equal(info.node_count, MAX_NUMNODES);
+	assert_int_equal(info.dropped_nodes, 1);
+	expect_memblk(MAX_NUMNODES, MAX_NUMNODES * GB, (MAX_NUMNODES + 1) * GB,
+		      0, false);
+	expect_memblk(MAX_NUMNODES - 1, (MAX_NUMNODES - 1) * GB,
+		      MAX_NUMNODES * GB, MAX_NUMNODES - 1, false);
+	acpi_fill_bootinfo(&bi, &info);
+	assert_int_equal(bi.dropped_nodes, 1);
 
 	/*
 	 * One domain fewer is fine: the full node range. The MADT's CPUs
@@ -816,32 +829,53 @@ static void test_slit_bad(void **state)
 {
 	uint8_t *m;
 
-	/* Not symmetric. */
+	/* Not symmetric: ACPI allows it, kept as given, no warning. */
 	BUILD(X86_2NODE);
 	m = tbl(2) + 44;
 	m[1] = 22;
 	fix_checksum(tbl(2));
-	parse_expect(0, 1, "distance[0][1] = 22 but distance[1][0] = 21");
+	parse_expect(0, 0, NULL);
 	assert_true(info.numa_valid);
-	assert_false(info.have_distance);
-	assert_int_equal(info.distance[0][1], 20);
-	assert_int_equal(info.distance[1][1], 10);
+	assert_true(info.have_distance);
+	assert_int_equal(info.distance[0][1], 22);
+	assert_int_equal(info.distance[1][0], 21);
 	acpi_fill_bootinfo(&bi, &info);
-	assert_false(bi.have_distance);
+	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[0][1], 22);
+	assert_int_equal(bi.distance[1][0], 21);
 
-	/* Diagonal not 10. */
+	/* One bad diagonal entry: mended alone, one warning. */
 	BUILD(X86_2NODE);
 	tbl(2)[44 + 3] = 11;
 	fix_checksum(tbl(2));
-	parse_expect(0, 1, "distance[1][1] = 11, not 10");
-	assert_false(info.have_distance);
+	parse_expect(0, 1,
+		     "SLIT: distance[1][1] = 11: a local distance must be "
+		     "10, using 10");
+	assert_true(info.have_distance);
+	assert_int_equal(info.distance[1][1], 10);
+	assert_int_equal(info.distance[0][1], 21);
 
-	/* Off-diagonal 10. */
+	/* One remote entry of 10: it takes the reverse, 21. */
+	BUILD(X86_2NODE);
+	tbl(2)[44 + 2] = 10;
+	fix_checksum(tbl(2));
+	parse_expect(0, 1,
+		     "SLIT: distance[1][0] = 10: a remote distance must be "
+		     "above 10, using 21");
+	assert_true(info.have_distance);
+	assert_int_equal(info.distance[1][0], 21);
+
+	/* Two bad entries: the table is not trusted, 10/20. */
 	BUILD(X86_2NODE);
 	tbl(2)[44 + 1] = 10;
 	tbl(2)[44 + 2] = 10;
 	fix_checksum(tbl(2));
-	parse_expect(0, 1, "distance[0][1] = 10, not > 10");
+	parse_expect(0, 1,
+		     "SLIT: distance[0][1] = 10: a remote distance must be "
+		     "above 10 (2 bad entries), using 10/20");
+	assert_false(info.have_distance);
+	assert_int_equal(info.distance[0][1], 20);
+	assert_int_equal(info.distance[1][1], 10);
 
 	/* Locality count larger than the matrix. */
 	BUILD(X86_2NODE);
@@ -858,6 +892,106 @@ static void test_slit_bad(void **state)
 	assert_true(info.numa_valid);
 	assert_false(info.have_distance);
 	assert_int_equal(info.distance[0][1], 20);
+}
+
+/*
+ * An asymmetric SLIT with an unreachable entry is kept; the memory-only
+ * node 2 is nearest to node 1's CPUs (distance[1][2] = 15) although its own
+ * row says node 0 (distance[2][0] = 12): the scrub helper direction.
+ */
+static void test_slit_asymmetric(void **state)
+{
+	/* slit-3node-asym.dsl, row by row. */
+	static const uint8_t want[3][3] = {
+		{10, 20, 40},
+		{21, 10, 15},
+		{12, 255, 10},
+	};
+	uint32_t order[MAX_NUMNODES];
+
+	BUILD("madt-x2apic", "srat-3node", "slit-3node-asym");
+	parse_expect(0x100, 0, NULL);
+	assert_true(info.have_distance);
+	assert_true(info.tables & ACPI_T_SLIT);
+	for (unsigned int a = 0; a < 3; a++)
+		for (unsigned int b = 0; b < 3; b++)
+			assert_int_equal(info.distance[a][b], want[a][b]);
+
+	acpi_fill_bootinfo(&bi, &info);
+	bootinfo_add_ram(&bi, pa(0), pa(2 * GB), 0);
+	bootinfo_add_ram(&bi, pa(4 * GB), pa(6 * GB), 0);
+	acpi_apply_numa(&bi, &info);
+	sandbox_console_clear();
+	bootinfo_sanitise(&bi);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_int_equal(bi.node_count, 3);
+	for (unsigned int a = 0; a < 3; a++)
+		for (unsigned int b = 0; b < 3; b++)
+			assert_int_equal(bi.distance[a][b], want[a][b]);
+
+	numa_init(&bi);
+	/* Nodes 0 and 1 have CPUs: node 2's helper by distance[h][2]. */
+	assert_int_equal(numa_nearest_to(2, 0x3), 1);
+	/* Node 2's allocations fall back by its row: 0 (12), 1 (255). */
+	assert_int_equal(numa_fallback_order(2, order), 3);
+	assert_int_equal(order[0], 2);
+	assert_int_equal(order[1], 0);
+	assert_int_equal(order[2], 1);
+}
+
+/*
+ * srat-20node + slit-20node (see their comments): 20 domains, the lowest
+ * 16 kept as nodes 0-15, PXM 16 -> node 3, 17 -> 9, 18 (unreachable) -> 0,
+ * 19 -> 7, one warning; CPUs and memory follow; the kept nodes' distances
+ * are the SLIT's (asymmetric).
+ */
+static void test_srat_fold_20(void **state)
+{
+	static const uint32_t fold[4] = {3, 9, 0, 7}; /* PXM 16..19 */
+
+	if (MAX_NUMNODES != 16)
+		skip(); /* the fixtures are drawn for MAX_NUMNODES=16 */
+	/* SLIT after the SRAT in the XSDT: acpi_parse reads it first. */
+	BUILD("madt-x2apic", "srat-20node", "slit-20node");
+	parse_expect(0, 1,
+		     "ACPI SRAT: 20 proximity domains, 16 kept "
+		     "(MAX_NUMNODES=16), 4 folded into their nearest node");
+	assert_true(info.numa_valid);
+	assert_int_equal(info.node_count, 16);
+	assert_int_equal(info.dropped_nodes, 4);
+	assert_true(info.have_distance);
+	/* Memory: PXM i owns [i GiB, i + 1 GiB). */
+	assert_int_equal(info.memblk_count, 20);
+	for (unsigned int i = 0; i < 20; i++)
+		expect_memblk(i, i * GB, (i + 1) * GB,
+			      i < 16 ? i : fold[i - 16], false);
+	/* x2APIC 0 -> PXM 0, 1 -> PXM 17, 0x100 -> PXM 1, 0x101 -> 16. */
+	expect_cpu(0, 0, 0, true, true);
+	expect_cpu(1, 1, 9, true, false);
+	expect_cpu(2, 0x100, 1, true, false);
+	expect_cpu(3, 0x101, 3, true, false);
+	/* Kept distances: 20 + 2|a - b| (+1 when a > b). */
+	for (unsigned int a = 0; a < 16; a++)
+		for (unsigned int b = 0; b < 16; b++)
+			assert_int_equal(
+				info.distance[a][b],
+				a == b ? 10
+				       : 20 + 2 * (a > b ? a - b : b - a) +
+						 (a > b));
+
+	acpi_fill_bootinfo(&bi, &info);
+	assert_int_equal(bi.dropped_nodes, 4);
+	assert_int_equal(bi.cpus[1].node, 9);
+	assert_int_equal(bi.distance[1][0], 23);
+	assert_int_equal(bi.distance[0][1], 22);
+
+	/* The same SRAT parsed alone (no SLIT): every fold goes to node 0. */
+	acpi_info_reset(&info);
+	sandbox_console_clear();
+	assert_int_equal(acpi_parse_srat(tbl(1), 0x1000, &info), 0);
+	assert_int_equal(test_console_warnings(), 1);
+	for (unsigned int i = 16; i < 20; i++)
+		expect_memblk(i, i * GB, (i + 1) * GB, 0, false);
 }
 
 static void test_rsdp_bad_checksum(void **state)
@@ -1033,6 +1167,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_srat_all_disabled, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_slit_bad, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_slit_asymmetric, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_srat_fold_20, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(test_rsdp_bad_checksum, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_xsdt_outside_memory, setup,

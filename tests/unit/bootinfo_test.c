@@ -237,6 +237,19 @@ static void test_cpus(void **state)
 	assert_int_equal(bi.cpus[0].hwid, 1);
 }
 
+/* Nodes 0 and 2 with RAM (node_count 3), the boot CPU, matrix @m. */
+static void three_nodes(const uint8_t (*m)[3])
+{
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	ram(0, GB, 0);
+	ram(GB, 2 * GB, 2);
+	cpu(0, 0);
+	bi.cpus[0].boot_cpu = true;
+	for (uint32_t a = 0; a < 3; a++)
+		for (uint32_t b = 0; b < 3; b++)
+			bootinfo_set_distance(&bi, a, b, m[a][b]);
+}
+
 static void test_distance(void **state)
 {
 	/* Missing: 10/20 silently. */
@@ -265,50 +278,132 @@ static void test_distance(void **state)
 	assert_int_equal(bi.distance[1][0], 31);
 	assert_int_equal(bi.distance[1][1], 10);
 
-	/* Invalid: below local, bad diagonal, asymmetric -> 10/20 + warn. */
-	static const uint8_t bad[3][3] = {
-		{10, 5, 20},
+	/*
+	 * One entry ACPI forbids is mended alone, with one warning naming
+	 * it: a remote 5 takes the reverse (20), a local 11 becomes 10. The
+	 * rest of the matrix (here asymmetric: 0->2 = 30, 2->0 = 25) stays.
+	 */
+	static const uint8_t below[3][3] = {
+		{10, 5, 30},
 		{20, 10, 20},
-		{20, 20, 10},
+		{25, 20, 10},
 	};
-	static const uint8_t bad2[3][3] = {
-		{10, 20, 20},
-		{20, 11, 20},
-		{20, 20, 10},
-	};
-	static const uint8_t bad3[3][3] = {
+	static const uint8_t diag[3][3] = {
 		{10, 20, 30},
-		{20, 10, 20},
-		{20, 20, 10},
+		{20, 11, 20},
+		{25, 20, 10},
 	};
-	const uint8_t(*const cases[])[3] = {bad, bad2, bad3};
+	static const struct {
+		const uint8_t (*m)[3];
+		unsigned int a, b, want;
+		const char *msg;
+	} one[] = {
+		{below, 0, 1, 20,
+		 "distance 0 1 = 5: a remote distance must be above 10, "
+		 "using 20"},
+		{diag, 1, 1, 10,
+		 "distance 1 1 = 11: a local distance must be 10, using 10"},
+	};
 
-	for (int c = 0; c < 3; c++) {
-		bootinfo_init(&bi, BOOT_SANDBOX);
-		ram(0, GB, 0);
-		ram(GB, 2 * GB, 2);
-		cpu(0, 0);
-		bi.cpus[0].boot_cpu = true;
-		for (int a = 0; a < 3; a++)
-			for (int b = 0; b < 3; b++)
-				bootinfo_set_distance(&bi, a, b,
-						      cases[c][a][b]);
+	for (unsigned int c = 0; c < ARRAY_SIZE(one); c++) {
+		three_nodes(one[c].m);
 		sandbox_console_clear();
 		bootinfo_sanitise(&bi);
 		assert_int_equal(bi.fixups, 1);
 		assert_int_equal(console_lines(), 1);
-		assert_false(bi.have_distance);
-		for (int a = 0; a < 3; a++)
-			for (int b = 0; b < 3; b++)
+		assert_true(test_console_contains(one[c].msg));
+		assert_true(bi.have_distance);
+		for (unsigned int a = 0; a < 3; a++)
+			for (unsigned int b = 0; b < 3; b++)
 				assert_int_equal(bi.distance[a][b],
-						 a == b ? 10 : 20);
+						 a == one[c].a && b == one[c].b
+							 ? one[c].want
+							 : one[c].m[a][b]);
 	}
+
+	/* Two bad entries: the matrix is not trusted, 10/20 + one warning. */
+	static const uint8_t two[3][3] = {
+		{10, 5, 30},
+		{20, 11, 20},
+		{25, 20, 10},
+	};
+
+	three_nodes(two);
+	sandbox_console_clear();
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.fixups, 1);
+	assert_int_equal(console_lines(), 1);
+	assert_true(test_console_contains(
+		"distance 0 1 = 5: a remote distance must be above 10 (2 bad "
+		"entries), using 10/20 for all nodes"));
+	assert_false(bi.have_distance);
+	for (int a = 0; a < 3; a++)
+		for (int b = 0; b < 3; b++)
+			assert_int_equal(bi.distance[a][b], a == b ? 10 : 20);
 
 	/* Out-of-range node ids are refused by the setter. */
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	bootinfo_set_distance(&bi, MAX_NUMNODES, 0, 20);
 	assert_false(bi.have_distance);
 	assert_int_equal(bi.fixups, 1);
+}
+
+/*
+ * ACPI allows distance[a][b] != distance[b][a]: the matrix is kept as
+ * given, quietly (it was replaced by 10/20 before, which lost that node
+ * 2's memory is nearest to node 1's CPUs).
+ */
+static void test_distance_asymmetric_kept(void **state)
+{
+	static const uint8_t m[3][3] = {
+		{10, 20, 40},
+		{21, 10, 15},
+		{12, 50, 10},
+	};
+
+	three_nodes(m);
+	sandbox_console_clear();
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.fixups, 0);
+	assert_int_equal(console_lines(), 0);
+	assert_true(bi.have_distance);
+	for (unsigned int a = 0; a < 3; a++)
+		for (unsigned int b = 0; b < 3; b++)
+			assert_int_equal(bi.distance[a][b], m[a][b]);
+	/* Idempotent. */
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.fixups, 0);
+	assert_int_equal(bi.distance[1][2], 15);
+}
+
+/* 255 = unreachable: a valid remote distance, kept both as given and
+ * when it fills an unset reverse. */
+static void test_distance_unreachable(void **state)
+{
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	ram(0, GB, 0);
+	ram(GB, 2 * GB, 1);
+	ram(2 * GB, 3 * GB, 2);
+	cpu(0, 0);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_set_distance(&bi, 0, 1, 255);
+	bootinfo_set_distance(&bi, 1, 0, 20);
+	bootinfo_set_distance(&bi, 2, 0, 255);
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.fixups, 0);
+	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[0][1], 255);
+	assert_int_equal(bi.distance[1][0], 20);
+	assert_int_equal(bi.distance[2][0], 255);
+	assert_int_equal(bi.distance[0][2], 255); /* the reverse */
+	assert_int_equal(bi.distance[1][2], 20);  /* not given */
+	/* The policy as parsers see it. */
+	assert_null(bootinfo_distance_problem(0, 1, 255));
+	assert_null(bootinfo_distance_problem(0, 1, 11));
+	assert_null(bootinfo_distance_problem(3, 3, 10));
+	assert_non_null(bootinfo_distance_problem(0, 1, 10));
+	assert_non_null(bootinfo_distance_problem(2, 2, 255));
+	assert_non_null(bootinfo_distance_problem(0, 1, 256));
 }
 
 static void test_reserved(void **state)
@@ -498,10 +593,8 @@ static void check_invariants(const struct bootinfo *b)
 		for (unsigned int c = 0; c < b->node_count; c++) {
 			if (a == c)
 				assert_int_equal(b->distance[a][c], 10);
-			else
-				assert_true(b->distance[a][c] > 10 &&
-					    b->distance[a][c] ==
-						    b->distance[c][a]);
+			else /* asymmetric allowed */
+				assert_true(b->distance[a][c] > 10);
 		}
 	}
 }
@@ -574,6 +667,8 @@ int main(void)
 		T(test_nodes_and_clamp),
 		T(test_cpus),
 		T(test_distance),
+		T(test_distance_asymmetric_kept),
+		T(test_distance_unreachable),
 		T(test_reserved),
 		T(test_reserved_overflow_merges),
 		T(test_property_random),

@@ -344,6 +344,76 @@ static void test_reserved_table_full_merges(void **state)
 		    is_reserved_as(s, 8192, "merged"));
 }
 
+/* The reserved table is sorted, non-overlapping, and covers @model. */
+static void check_rsv_table(const bool *model, unsigned int pages)
+{
+	unsigned int n, i;
+	const struct bootmem_region *r = bootmem_reserved_regions(&n);
+
+	for (i = 0; i < n; i++) {
+		assert_true(pa_val(r[i].start) < pa_val(r[i].end));
+		if (i)
+			assert_true(pa_val(r[i - 1].end) <= pa_val(r[i].start));
+	}
+	for (unsigned int p = 0; p < pages; p++) {
+		uint64_t a = 16 * MiB + p * 4096ULL;
+		bool in = false;
+
+		for (i = 0; i < n; i++)
+			in |= pa_val(r[i].start) <= a && a < pa_val(r[i].end);
+		assert_int_equal(in, model[p]);
+	}
+}
+
+/*
+ * A reservation that merges with the region before it and absorbs the one
+ * after it, then goes on past it (found by fuzz-maps: the table was left
+ * overlapping and a reserved page was handed to the heap), and random
+ * reservation sequences against a page model.
+ */
+static void test_reserve_merge_across(void **state)
+{
+	static bool model[4096];
+	struct hf_cfg c = {
+		.ram = three_nodes,
+		.ram_count = 3,
+		.bootmem_only = true,
+	};
+	uint64_t x = 0x2545f4914f6cdd1dULL;
+
+	hf_setup(&c);
+	/* [16M+0, +5 pages) "a", [16M+28, +100) "a", then [16M+1, +30) "a" */
+	bootmem_reserve(pa(16 * MiB), 5 * 4096, "a");
+	bootmem_reserve(pa(16 * MiB + 28 * 4096), 100 * 4096, "a");
+	bootmem_reserve(pa(16 * MiB + 1 * 4096), 30 * 4096, "a");
+	memset(model, 0, sizeof(model));
+	for (unsigned int p = 0; p < 128; p++)
+		model[p] = true;
+	check_rsv_table(model, 256);
+
+	for (unsigned int round = 0; round < 20; round++) {
+		hf_setup(&c);
+		memset(model, 0, sizeof(model));
+		for (unsigned int k = 0; k < 300; k++) {
+			unsigned int p, len;
+			static const char *const names[] = {"a", "b", "c"};
+
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			p = (unsigned int)(x % 4000);
+			len = 1 + (unsigned int)((x >> 20) % 60);
+			if (p + len > 4096)
+				len = 4096 - p;
+			bootmem_reserve(pa(16 * MiB + p * 4096ULL),
+					len * 4096ULL, names[(x >> 40) % 3]);
+			for (unsigned int q = p; q < p + len; q++)
+				model[q] = true;
+		}
+		check_rsv_table(model, 4096);
+	}
+}
+
 static void test_handoff_closes(void **state)
 {
 	struct hf_cfg c = {
@@ -382,6 +452,7 @@ int main(void)
 		cmocka_unit_test(test_mem_limit_refused),
 		cmocka_unit_test(test_mem_limit_frametable),
 		cmocka_unit_test(test_reserved_table_full_merges),
+		cmocka_unit_test(test_reserve_merge_across),
 		cmocka_unit_test(test_handoff_closes),
 	};
 

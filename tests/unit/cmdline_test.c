@@ -121,14 +121,43 @@ static void test_chunk_rounding(void **state)
 {
 	assert_int_equal(parse("bootscrub_chunk=5000"), 1);
 	assert_int_equal(o.bootscrub_chunk, 4096);
+	assert_true(test_console_contains("not a multiple of 4K"));
+	/* 0 and 100 are multiples of nothing wrong: they are below 4K. */
+	sandbox_console_clear();
 	assert_int_equal(parse("bootscrub_chunk=100"), 1);
 	assert_int_equal(o.bootscrub_chunk, 4096);
 	assert_int_equal(parse("bootscrub_chunk=0"), 1);
 	assert_int_equal(o.bootscrub_chunk, 4096);
+	assert_true(test_console_contains("bootscrub_chunk=0 is below 4K"));
+	assert_false(test_console_contains("not a multiple"));
 	assert_int_equal(parse("bootscrub_chunk=1G"), 0);
 	assert_int_equal(o.bootscrub_chunk, 1ULL << 30);
 	assert_int_equal(parse("bootscrub_chunk=0x3000"), 0);
 	assert_int_equal(o.bootscrub_chunk, 0x3000);
+}
+
+/* stress= at most STRESS_MAX_SECONDS, ap_timeout_ms= at least 10. */
+static void test_bounds(void **state)
+{
+	/* 1000000 s is 11.6 days: clamped to an hour, one warning. */
+	assert_int_equal(parse("stress=1000000"), 1);
+	assert_int_equal(o.stress_seconds, 3600);
+	assert_true(test_console_contains("stress=1000000 is over 3600 s"));
+	assert_int_equal(parse("stress=3600"), 0);
+	assert_int_equal(o.stress_seconds, 3600);
+	assert_int_equal(parse("stress=0"), 0);
+	assert_int_equal(o.stress_seconds, 0);
+
+	/* 0 ms would leave every healthy secondary out. */
+	sandbox_console_clear();
+	assert_int_equal(parse("ap_timeout_ms=0"), 1);
+	assert_int_equal(o.ap_timeout_ms, 10);
+	assert_true(test_console_contains("ap_timeout_ms=0 is below 10"));
+	assert_int_equal(parse("ap_timeout_ms=9"), 1);
+	assert_int_equal(o.ap_timeout_ms, 10);
+	assert_int_equal(parse("ap_timeout_ms=10"), 0);
+	assert_int_equal(o.ap_timeout_ms, 10);
+	assert_int_equal(o.warnings, 3);
 }
 
 static void test_syntax(void **state)
@@ -318,6 +347,7 @@ int main(void)
 		T(test_syntax),	    T(test_bools),
 		T(test_inject),	    T(test_loglevel_global),
 		T(test_random),	    T(test_early),
+		T(test_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -213,27 +213,31 @@ static void test_quirks(void **state)
 	assert_true(test_console_contains("/ has no #size-cells, assuming 1"));
 	assert_true(
 		test_console_contains("memory@50000000 has no numa-node-id"));
-	assert_true(test_console_contains("numa-node-id 999 >= MAX_NUMNODES"));
+	/* Node id 999: only 3 ids, nothing folds; it becomes node 2. */
+	assert_true(
+		test_console_contains("dt: firmware node 999 is keel node 2"));
 	assert_true(test_console_contains(
 		"memory@60000000 reg length 20 is not a multiple of 12"));
 	assert_true(test_console_contains("enable-method \"spin-table\""));
 	assert_true(test_console_contains("psci method \"foo\""));
-	assert_true(test_console_contains("asymmetric"));
-	assert_int_equal(test_console_warnings(), 7);
-	assert_int_equal(bi.fixups, 7);
+	assert_int_equal(test_console_warnings(), 5);
+	assert_int_equal(bi.fixups, 5);
 
 	/* Fallbacks */
 	assert_int_equal(bi.ram_count, 3);
 	assert_int_equal(bi.ram[0].node, 1);
 	assert_int_equal(bi.ram[1].node, 0);
-	assert_int_equal(bi.ram[2].node, 0);
+	assert_int_equal(bi.ram[2].node, 2);
 	assert_int_equal(pa_val(bi.ram[2].end), 0x70000000);
 	assert_int_equal(bi.cpu_count, 3);
 	assert_true(bi.cpus[0].usable);
 	assert_false(bi.cpus[1].usable); /* spin-table */
 	assert_false(bi.cpus[2].usable); /* disabled */
 	assert_int_equal(ai.psci_method, DT_PSCI_NONE);
-	assert_false(bi.have_distance);
+	/* The asymmetric matrix is valid (ACPI semantics): kept. */
+	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[0][1], 20);
+	assert_int_equal(bi.distance[1][0], 30);
 	assert_false(ai.uart_is_pl011);
 	assert_int_equal(pa_val(ai.uart_base), 0x9000000);
 	assert_string_equal(bi.cmdline, "loglevel=3");
@@ -338,6 +342,194 @@ static void test_corruptions(void **state)
 			free(b);
 		}
 		free(good);
+	}
+}
+
+/* ---- NUMA: a blob built here, one memory node and one CPU per id ---- */
+
+#define GB (1ULL << 30)
+
+/*
+ * Memory [i GiB, i+1 GiB) and CPU MPIDR i for each ids[i], listed in the
+ * given order, and a distance-map of @count (a, b, v) triplets.
+ * Return: a malloc'ed exact-size blob, its length in *@len.
+ */
+static uint8_t *numa_dt(const uint32_t *ids, unsigned int n,
+			const uint32_t (*trip)[3], unsigned int count,
+			size_t *len)
+{
+	size_t size = 1 << 16;
+	uint8_t *b = calloc(1, size), *exact;
+	fdt32_t cells[3 * 64];
+	int cpus, off;
+
+	assert_non_null(b);
+	assert_int_equal(fdt_create_empty_tree(b, (int)size), 0);
+	assert_int_equal(fdt_setprop_u32(b, 0, "#address-cells", 2), 0);
+	assert_int_equal(fdt_setprop_u32(b, 0, "#size-cells", 2), 0);
+	cpus = fdt_add_subnode(b, 0, "cpus");
+	assert_true(cpus >= 0);
+	assert_int_equal(fdt_setprop_u32(b, cpus, "#address-cells", 1), 0);
+	assert_int_equal(fdt_setprop_u32(b, cpus, "#size-cells", 0), 0);
+	for (unsigned int i = 0; i < n; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "memory@%llx",
+			 (unsigned long long)(i * GB));
+		off = fdt_add_subnode(b, 0, name);
+		assert_true(off >= 0);
+		assert_int_equal(
+			fdt_setprop_string(b, off, "device_type", "memory"), 0);
+		assert_int_equal(fdt_appendprop_u64(b, off, "reg", i * GB), 0);
+		assert_int_equal(fdt_appendprop_u64(b, off, "reg", GB), 0);
+		assert_int_equal(
+			fdt_setprop_u32(b, off, "numa-node-id", ids[i]), 0);
+		snprintf(name, sizeof(name), "cpu@%x", i);
+		cpus = fdt_path_offset(b, "/cpus"); /* offsets moved */
+		off = fdt_add_subnode(b, cpus, name);
+		assert_true(off >= 0);
+		assert_int_equal(
+			fdt_setprop_string(b, off, "device_type", "cpu"), 0);
+		assert_int_equal(fdt_setprop_u32(b, off, "reg", i), 0);
+		assert_int_equal(
+			fdt_setprop_u32(b, off, "numa-node-id", ids[i]), 0);
+	}
+	if (count) {
+		assert_true(count <= 64);
+		off = fdt_add_subnode(b, 0, "distance-map");
+		assert_true(off >= 0);
+		assert_int_equal(fdt_setprop_string(b, off, "compatible",
+						    "numa-distance-map-v1"),
+				 0);
+		for (unsigned int i = 0; i < 3 * count; i++)
+			cells[i] = cpu_to_fdt32(trip[i / 3][i % 3]);
+		assert_int_equal(fdt_setprop(b, off, "distance-matrix", cells,
+					     (int)(12 * count)),
+				 0);
+	}
+	assert_int_equal(fdt_pack(b), 0);
+	*len = fdt_totalsize(b);
+	exact = copy_exact(b, *len);
+	free(b);
+	return exact;
+}
+
+static void parse_numa_dt(const uint32_t *ids, unsigned int n,
+			  const uint32_t (*trip)[3], unsigned int count)
+{
+	size_t len;
+	uint8_t *blob = numa_dt(ids, n, trip, count, &len);
+
+	sandbox_console_clear();
+	assert_int_equal(parse_buf(blob, len), 0);
+	free(blob);
+}
+
+/*
+ * An asymmetric distance-map with an unreachable (255) entry is kept as
+ * given (it was replaced by the defaults before); a one-way entry is
+ * mirrored; an entry naming a node without memory or CPU: one warning.
+ */
+static void test_distance_asymmetric(void **state)
+{
+	static const uint32_t ids[3] = {0, 1, 2};
+	static const uint32_t trip[][3] = {
+		{0, 1, 20}, {1, 0, 21},	 {0, 2, 40}, {2, 0, 12},
+		{1, 2, 15}, {2, 1, 255}, {0, 7, 30}, {7, 1, 30},
+	};
+	static const uint8_t want[3][3] = {
+		{10, 20, 40},
+		{21, 10, 15},
+		{12, 255, 10},
+	};
+
+	parse_numa_dt(ids, 3, trip, ARRAY_SIZE(trip));
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains(
+		"distance-matrix entry 0 7 names node 7, which has no memory "
+		"and no CPU: ignored (2 such entries)"));
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.node_count, 3);
+	assert_true(bi.have_distance);
+	for (unsigned int a = 0; a < 3; a++)
+		for (unsigned int b = 0; b < 3; b++)
+			assert_int_equal(bi.distance[a][b], want[a][b]);
+}
+
+/* One bad triplet is skipped (the reverse stands in); two drop the map. */
+static void test_distance_bad_entries(void **state)
+{
+	static const uint32_t ids[2] = {0, 1};
+	static const uint32_t one[][3] = {{0, 0, 10}, {0, 1, 10}, {1, 0, 30}};
+	static const uint32_t two[][3] = {{0, 0, 11}, {0, 1, 10}, {1, 0, 30}};
+
+	parse_numa_dt(ids, 2, one, ARRAY_SIZE(one));
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains(
+		"distance-matrix entry 0 1 = 10: a remote distance must be "
+		"above 10, entry skipped"));
+	bootinfo_sanitise(&bi);
+	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[0][1], 30);
+	assert_int_equal(bi.distance[1][0], 30);
+
+	parse_numa_dt(ids, 2, two, ARRAY_SIZE(two));
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains(
+		"distance-matrix entry 0 0 = 11: a local distance must be 10 "
+		"(2 bad entries), using defaults"));
+	bootinfo_sanitise(&bi);
+	assert_false(bi.have_distance);
+	assert_int_equal(bi.distance[1][0], 20);
+}
+
+/*
+ * 20 numa-node-ids, in the blob in ascending and then in descending order:
+ * either way the lowest MAX_NUMNODES (0-15) are kept, 16-19 fold into the
+ * kept node nearest by their own row (16 -> 3, 17 -> 9, 18 unreachable
+ * everywhere -> 0, 19 ties 5 and 7 at 13, the reverse 7 -> 19 = 14 <
+ * 5 -> 19 = 30 picks 7); one warning, counted.
+ */
+static void test_node_fold(void **state)
+{
+	static const uint32_t trip[][3] = {
+		{16, 3, 11},  {16, 4, 30},  {17, 9, 12}, {17, 8, 13},
+		{18, 0, 255}, {18, 1, 255}, {19, 5, 13}, {19, 7, 13},
+		{5, 19, 30},  {7, 19, 14},  {3, 5, 25},	 {5, 3, 35},
+		{3, 16, 12},
+	};
+	static const uint32_t fold[4] = {3, 9, 0, 7};
+	uint32_t ids[20];
+
+	if (MAX_NUMNODES != 16)
+		skip(); /* the folds are drawn for MAX_NUMNODES=16 */
+	for (unsigned int order = 0; order < 2; order++) {
+		for (unsigned int i = 0; i < 20; i++)
+			ids[i] = order ? 19 - i : i;
+		parse_numa_dt(ids, 20, trip, ARRAY_SIZE(trip));
+		assert_int_equal(test_console_warnings(), 1);
+		assert_true(test_console_contains(
+			"dt: 20 proximity domains, 16 kept (MAX_NUMNODES=16), "
+			"4 folded into their nearest node"));
+		assert_int_equal(bi.fixups, 1);
+		assert_int_equal(bi.dropped_nodes, 4);
+		assert_int_equal(bi.ram_count, 20);
+		assert_int_equal(bi.cpu_count, 20);
+		/* RAM [i GiB, i+1 GiB) and MPIDR i belong to ids[i]. */
+		for (unsigned int r = 0; r < 20; r++) {
+			uint32_t id = ids[pa_val(bi.ram[r].start) / GB];
+
+			assert_int_equal(bi.ram[r].node,
+					 id < 16 ? id : fold[id - 16]);
+			id = ids[bi.cpus[r].hwid];
+			assert_int_equal(bi.cpus[r].node,
+					 id < 16 ? id : fold[id - 16]);
+		}
+		bootinfo_sanitise(&bi);
+		assert_int_equal(bi.node_count, 16);
+		assert_int_equal(bi.distance[3][5], 25);
+		assert_int_equal(bi.distance[5][3], 35);
+		assert_int_equal(bi.distance[3][4], 20); /* not given */
 	}
 }
 
@@ -640,6 +832,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_cpu_map_clusters_only,
 						setup, teardown),
 		cmocka_unit_test(test_mpidr_topology),
+		cmocka_unit_test_setup_teardown(test_distance_asymmetric, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_distance_bad_entries,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_node_fold, setup,
+						teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

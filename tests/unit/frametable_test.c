@@ -159,6 +159,57 @@ static void test_fragmented_blocks(void **state)
 	assert_true(frametable_pieces() > 100);
 }
 
+/*
+ * 64 ranges of 2 pages every 2 MiB: no 16 KiB piece anywhere, so most RAM
+ * cannot get entries. That RAM must be reserved ("no frametable") rather
+ * than handed to the heap or make the boot panic, and the pages still
+ * balance: free + reserved = RAM.
+ */
+static void test_no_room_left_out(void **state)
+{
+	struct hf_ram r[64];
+	struct hf_cfg c = {.ram = r, .ram_count = 64, .no_handoff = true};
+	const struct bootmem_region *rsv;
+	unsigned int count, i;
+	uint64_t left = 0;
+
+	for (i = 0; i < 64; i++) {
+		r[i].start = 64 * MiB + i * 2 * MiB;
+		r[i].end = r[i].start + 2 * 4096;
+		r[i].node = 0;
+	}
+	hf_setup(&c);
+	assert_true(frametable_left_out_bytes() > 0);
+	rsv = bootmem_reserved_regions(&count);
+	for (i = 0; i < count; i++)
+		if (!strcmp(rsv[i].name, "no frametable"))
+			left += pa_val(rsv[i].end) - pa_val(rsv[i].start);
+	/* Left out: RAM only, all of it under "no frametable" (its region
+	 * may also cover holes, and skips pages reserved before). */
+	assert_true(frametable_left_out_bytes() <= 64 * 2 * 4096ULL);
+	assert_true(left > 0);
+	/*
+	 * Every RAM page has an entry or is reserved (left out, or holding
+	 * the frame table's own pieces), never neither.
+	 */
+	for (i = 0; i < 64; i++)
+		for (uint64_t p = r[i].start >> 12; p < r[i].end >> 12; p++) {
+			bool out = false;
+
+			for (unsigned int j = 0; j < count; j++)
+				out |= pa_val(rsv[j].start) <= p << 12 &&
+				       p << 12 < pa_val(rsv[j].end);
+			assert_true(out || pfn_to_page_or_null(pfn(p)));
+		}
+	hf_quiet(true);
+	bootmem_handoff();
+	hf_quiet(false);
+	assert_int_equal(heap_free_pages() * 4096 +
+				 bootmem_reserved_ram_bytes(),
+			 64 * 2 * 4096ULL);
+	hf_check_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -166,6 +217,7 @@ int main(void)
 		cmocka_unit_test(test_node_local_storage),
 		cmocka_unit_test(test_fragmented_node),
 		cmocka_unit_test(test_fragmented_blocks),
+		cmocka_unit_test(test_no_room_left_out),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

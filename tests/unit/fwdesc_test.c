@@ -85,19 +85,143 @@ static void test_example(void **state)
 	assert_int_equal(bi.node_count, 2);
 }
 
+#define THREE_NODES "ram 0 1G node=0\nram 1G 2G node=1\ncpu 0 node=2\n"
+
 static void test_distance_directions(void **state)
 {
-	parse("distance 0 1 20\ndistance 1 0 30\ndistance 2 0 0x19\n");
+	assert_int_equal(parse(THREE_NODES "distance 0 1 20\ndistance 1 0 30\n"
+					   "distance 2 0 0x19\n"),
+			 0);
 	assert_int_equal(bi.distance[0][1], 20);
 	assert_int_equal(bi.distance[1][0], 30);
 	assert_int_equal(bi.distance[2][0], 25);
 	assert_int_equal(bi.distance[0][2], 25);
 	/* The other direction given later overrides the mirrored value. */
-	parse("distance 0 1 20\ndistance 1 0 30\n");
+	parse(THREE_NODES "distance 0 1 20\ndistance 1 0 30\n");
 	assert_int_equal(bi.distance[0][1], 20);
-	parse("distance 1 0 30\ndistance 0 1 20\n");
+	parse(THREE_NODES "distance 1 0 30\ndistance 0 1 20\n");
 	assert_int_equal(bi.distance[0][1], 20);
 	assert_int_equal(bi.distance[1][0], 30);
+}
+
+/*
+ * Asymmetric lines and 255 (unreachable) are kept through sanitise; values
+ * ACPI forbids are skipped with one line warning each, and the entry then
+ * takes the reverse distance.
+ */
+static void test_distance_policy(void **state)
+{
+	sandbox_console_clear();
+	assert_int_equal(parse(THREE_NODES "distance 0 2 40\n"
+					   "distance 2 0 12\n"
+					   "distance 1 2 255\n"
+					   "distance 2 1 15\n"
+					   "distance 0 1 9\n" /* line 8 */
+					   "distance 1 0 21\n"
+					   "distance 1 1 11\n"), /* line 10 */
+			 2);
+	assert_true(test_console_contains(
+		"line 8: distance 0 1 9: a remote distance must be above 10, "
+		"line skipped"));
+	assert_true(test_console_contains(
+		"line 10: distance 1 1 11: a local distance must be 10, line "
+		"skipped"));
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.fixups, 0);
+	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[0][2], 40);
+	assert_int_equal(bi.distance[2][0], 12);
+	assert_int_equal(bi.distance[1][2], 255);
+	assert_int_equal(bi.distance[2][1], 15);
+	assert_int_equal(bi.distance[0][1], 21); /* the reverse */
+	assert_int_equal(bi.distance[1][1], 10);
+}
+
+/*
+ * Issue 12 item 10: a distance naming a node with neither RAM nor CPU was
+ * dropped silently. One warning for all such lines, naming the first.
+ */
+static void test_distance_unknown_node(void **state)
+{
+	sandbox_console_clear();
+	assert_int_equal(parse("ram 0 1G node=0\n"
+			       "ram 1G 2G node=1\n"
+			       "distance 0 1 30\n"
+			       "distance 0 5 30\n"
+			       "distance 5 0 30\n"
+			       "distance 1 9 40\n"),
+			 1);
+	assert_int_equal(console_lines(), 1);
+	assert_true(test_console_contains(
+		"line 4: distance 0 5 30: node 5 has neither RAM nor CPU, "
+		"ignored (3 such lines)"));
+	assert_int_equal(bi.distance[0][1], 30);
+	assert_int_equal(bi.distance[0][5], 0);
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.node_count, 2);
+}
+
+/*
+ * More node ids than MAX_NUMNODES: the lowest are kept (ids below
+ * MAX_NUMNODES keep their number; the lines list the highest first), the
+ * others fold into the kept node nearest by their own distance row, one
+ * warning, counted in dropped_nodes. Id 100 is among the lowest
+ * MAX_NUMNODES ids: kept, as the free id MAX_NUMNODES - 1.
+ */
+static void test_node_fold(void **state)
+{
+	static char buf[8192];
+	const uint32_t extra = 100, f0 = MAX_NUMNODES + 200;
+	size_t n = 0;
+	unsigned int i;
+
+	/* Ids 0..MAX-2, 100, f0..f0+2 (3 to fold); RAM [id G, id+1 G). */
+	for (i = f0 + 2; i + 1 > 0; i--) {
+		if (!(i < MAX_NUMNODES - 1 || i == extra || i >= f0))
+			continue;
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+				      "ram %uG %uG node=%u\ncpu %u node=%u\n",
+				      i, i + 1, i, i, i);
+	}
+	/*
+	 * f0's row: 3 (12) beats 5 (30). f0+1's row: 100 (11) beats 2 (14),
+	 * although the reverse 100 -> f0+1 is far (60). f0+2: no row, so the
+	 * lowest kept node, 0.
+	 */
+	n += (size_t)snprintf(buf + n, sizeof(buf) - n,
+			      "distance %u 3 12\ndistance %u 5 30\n"
+			      "distance %u 100 11\ndistance 100 %u 60\n"
+			      "distance %u 2 14\n"
+			      "distance 3 5 25\ndistance 5 3 35\n",
+			      f0, f0, f0 + 1, f0 + 1, f0 + 1);
+	sandbox_console_clear();
+	assert_int_equal(parse(buf), 1);
+	assert_int_equal(test_console_warnings(), 1);
+	snprintf(buf, sizeof(buf),
+		 "fwdesc: %u proximity domains, %u kept (MAX_NUMNODES=%u), 3 "
+		 "folded into their nearest node",
+		 MAX_NUMNODES + 3, MAX_NUMNODES, MAX_NUMNODES);
+	assert_true(test_console_contains(buf));
+	assert_int_equal(bi.dropped_nodes, 3);
+	assert_int_equal(bi.ram_count, MAX_NUMNODES + 3);
+	for (i = 0; i < bi.ram_count; i++) {
+		uint32_t fw = (uint32_t)(pa_val(bi.ram[i].start) / GB);
+		uint32_t want = fw < MAX_NUMNODES - 1 ? fw
+				: fw == extra	      ? MAX_NUMNODES - 1
+				: fw == f0	      ? 3
+				: fw == f0 + 1	      ? MAX_NUMNODES - 1
+						      : 0;
+
+		assert_int_equal(bi.ram[i].node, want);
+		assert_int_equal(bi.cpus[i].hwid, fw);
+		assert_int_equal(bi.cpus[i].node, want);
+	}
+	/* Kept nodes' distances stay (asymmetric), folded ones' go. */
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.node_count, MAX_NUMNODES);
+	assert_int_equal(bi.distance[3][5], 25);
+	assert_int_equal(bi.distance[5][3], 35);
+	assert_int_equal(bi.distance[MAX_NUMNODES - 1][2], 20);
 }
 
 static void test_malformed(void **state)
@@ -147,6 +271,52 @@ static void test_malformed(void **state)
 	}
 }
 
+/* Empty and inverted ranges are dropped and counted as such. */
+static void test_empty_ranges_counted(void **state)
+{
+	assert_int_equal(parse("ram 0 1G node=0\n"
+			       "ram 2G 2G node=0\n"
+			       "ram 0x2000 0x1000 node=0\n"
+			       "reserved 1M 1M bios\n"),
+			 3);
+	assert_int_equal(bi.ram_count, 1);
+	assert_int_equal(bi.dropped_ram, 2);
+	assert_int_equal(bi.dropped_reserved, 1);
+	assert_true(test_console_contains("line 2:"));
+	assert_true(test_console_contains("range dropped"));
+}
+
+/* A binary file's bytes are shown escaped and bounded, never raw. */
+static void test_garbage_echo_escaped(void **state)
+{
+	static const char junk[] = "\x01\x02\xff\xfe\\z garbage\n";
+	char long_word[100];
+	const char *out;
+
+	assert_int_equal(parse(junk), 1);
+	assert_true(test_console_contains(
+		"unknown keyword \"\\x01\\x02\\xff\\xfe\\\\z\""));
+	for (out = sandbox_console_buffer(); *out; out++)
+		assert_true(*out == '\n' || (*out >= 0x20 && *out < 0x7f));
+
+	/* At most 32 bytes of a token, then "...". */
+	memset(long_word, 'k', sizeof(long_word) - 2);
+	long_word[sizeof(long_word) - 2] = '\n';
+	long_word[sizeof(long_word) - 1] = '\0';
+	sandbox_console_clear();
+	assert_int_equal(parse(long_word), 1);
+	assert_true(test_console_contains(
+		"\"kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...\""));
+	assert_false(
+		test_console_contains("kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk"));
+
+	/* The same in a number and an attribute. */
+	sandbox_console_clear();
+	assert_int_equal(parse("ram 0 1\x07G node=0\nram 0 1G n\x1b=0\n"), 2);
+	assert_true(test_console_contains("bad END \"1\\x07G\""));
+	assert_true(test_console_contains("unknown attribute \"n\\x1b\""));
+}
+
 static void test_long_lines_and_bounds(void **state)
 {
 	char buf[1024];
@@ -185,9 +355,9 @@ static void test_file_malformed(void **state)
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	w = fwdesc_parse(&bi, buf, len);
 	free(buf);
-	/* Six bad lines at the time of writing; one console line each. */
+	/* Eight bad lines at the time of writing; one warning each. */
 	assert_true(w >= 5);
-	assert_int_equal(w, console_lines());
+	assert_int_equal(w, test_console_warnings());
 	bootinfo_sanitise(&bi);
 	assert_true(bi.ram_count >= 1);
 	assert_true(bi.cpu_count >= 1);
@@ -240,9 +410,17 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_example),	T(test_distance_directions),
-		T(test_malformed),	T(test_long_lines_and_bounds),
-		T(test_file_malformed), T(test_random),
+		T(test_example),
+		T(test_distance_directions),
+		T(test_malformed),
+		T(test_long_lines_and_bounds),
+		T(test_file_malformed),
+		T(test_random),
+		T(test_empty_ranges_counted),
+		T(test_garbage_echo_escaped),
+		T(test_distance_policy),
+		T(test_distance_unknown_node),
+		T(test_node_fold),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

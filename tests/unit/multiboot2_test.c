@@ -399,13 +399,46 @@ static void test_duplicates_and_strings(void **state)
 	tag_mmap(bios_map, 1);
 	finish();
 	assert_int_equal(parse(), 0);
-	assert_int_equal(test_console_warnings(), 4);
-	assert_int_equal(strlen(bi.cmdline), BOOTINFO_CMDLINE_MAX - 1);
+	assert_int_equal(test_console_warnings(), 3);
+	/* Over the old 1 KiB limit, under BOOTINFO_CMDLINE_MAX: whole. */
+	assert_string_equal(bi.cmdline, longstr);
 	assert_string_equal(bi.loader, "GRUB");
 	assert_true(test_console_contains("duplicate tag 1"));
 	assert_true(test_console_contains("duplicate tag 6"));
 	assert_true(test_console_contains("not NUL-terminated"));
 	assert_int_equal(bi.ram_count, 2);
+}
+
+/*
+ * A command line longer than BOOTINFO_CMDLINE_MAX loses whole words: the
+ * mem= word across the last byte goes, the short word after it stays.
+ */
+static void test_cmdline_whole_words(void **state)
+{
+	static const char head[] = "loglevel=6 ";
+	size_t pad = BOOTINFO_CMDLINE_MAX - 6 - strlen(head);
+	char *line = malloc(BOOTINFO_CMDLINE_MAX + 64);
+	char *want = malloc(BOOTINFO_CMDLINE_MAX);
+
+	assert_non_null(line);
+	assert_non_null(want);
+	strcpy(line, head);
+	memset(line + strlen(head), 'p', pad);
+	strcpy(line + strlen(head) + pad, " mem=900M b=2");
+	snprintf(want, BOOTINFO_CMDLINE_MAX, "%.*s b=2",
+		 (int)(strlen(head) + pad), line);
+	begin();
+	tag_mmap(bios_map, 6);
+	tag_str(1, line);
+	finish();
+	assert_int_equal(parse(), 0);
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains("multiboot2: cmdline"));
+	assert_true(test_console_contains("\"mem=900M\""));
+	assert_string_equal(bi.cmdline, want);
+	assert_int_equal(bi.fixups, 1);
+	free(line);
+	free(want);
 }
 
 static void test_map_problems(void **state)
@@ -429,6 +462,8 @@ static void test_map_problems(void **state)
 	assert_true(test_console_contains("overlaps"));
 	assert_true(test_console_contains("length 0"));
 	assert_true(test_console_contains("wraps"));
+	/* The zero-length RAM entry is counted as dropped, like any other. */
+	assert_int_equal(bi.dropped_ram, 1);
 	for (unsigned int i = 0; i < bi.ram_count; i++)
 		assert_true(pa_val(bi.ram[i].start) < pa_val(bi.ram[i].end));
 
@@ -467,6 +502,7 @@ int main(void)
 		cmocka_unit_test(test_mmap_odd_entry_size),
 		cmocka_unit_test(test_no_end_tag_and_no_ram),
 		cmocka_unit_test(test_duplicates_and_strings),
+		cmocka_unit_test(test_cmdline_whole_words),
 		cmocka_unit_test(test_map_problems),
 		cmocka_unit_test(test_misaligned_info),
 	};

@@ -299,6 +299,9 @@ static void test_zero_overlap_wrap(void **state)
 	assert_true(test_console_contains("overlaps"));
 	assert_true(test_console_contains("wraps"));
 	assert_int_equal(bi.ram_count, 3);
+	/* The zero-length RAM entry is counted as dropped, like any other. */
+	assert_int_equal(bi.dropped_ram, 1);
+	assert_int_equal(bi.dropped_reserved, 0);
 	assert_true(test_has_reserved(&bi, 0x100001000ULL, 0x100003000ULL,
 				      "reserved"));
 }
@@ -314,17 +317,65 @@ static void test_cmdline_unterminated(void **state)
 	assert_string_equal(bi.cmdline, "abcde");
 }
 
+/* Longer than the old 1 KiB limit: kept whole, mem= across byte 1023 too. */
+static void test_cmdline_over_1k(void **state)
+{
+	char *line = (char *)img + 0x8000;
+	size_t pad = 1020 - strlen("a=1 ");
+
+	build_qemu();
+	strcpy(line, "a=1 ");
+	memset(line + 4, 'x', pad);
+	strcpy(line + 4 + pad, " mem=900M after=exit");
+	assert_true(strstr(line, "mem=900M") - line < 1023);
+	assert_true(strstr(line, "mem=900M") - line + 8 > 1023);
+	put32(INFO_PA + 16, 0x8000);
+	assert_int_equal(parse(), 0);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_string_equal(bi.cmdline, line);
+	assert_int_equal(bi.fixups, 0);
+	assert_true(reserved_covers(0x8000, 0x8000 + strlen(line) + 1,
+				    "loader info"));
+}
+
+/*
+ * Longer than BOOTINFO_CMDLINE_MAX: words that do not fit are dropped
+ * whole, never cut, and the shorter words after them still fit.
+ */
 static void test_cmdline_too_long(void **state)
 {
+	static const char head[] = "a=1 ";
+	char *line = (char *)img + 0x8000;
+	size_t pad = BOOTINFO_CMDLINE_MAX - 6 - strlen(head);
+	char *want = malloc(BOOTINFO_CMDLINE_MAX);
+
+	assert_non_null(want);
 	build_qemu();
-	memset(img + 0x8000, 'x', 3000);
-	img[0x8000 + 3000] = '\0';
+	/* "a=1 xxx...x mem=900M b=2": mem=900M straddles the last byte. */
+	strcpy(line, head);
+	memset(line + strlen(head), 'x', pad);
+	strcpy(line + strlen(head) + pad, " mem=900M b=2");
+	put32(INFO_PA + 16, 0x8000);
+	snprintf(want, BOOTINFO_CMDLINE_MAX, "%.*s b=2",
+		 (int)(strlen(head) + pad), line);
+	assert_int_equal(parse(), 0);
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains("1 word dropped whole"));
+	assert_true(test_console_contains("\"mem=900M\""));
+	assert_string_equal(bi.cmdline, want);
+	assert_int_equal(bi.fixups, 1);
+	assert_true(reserved_covers(0x8000, 0x8000 + strlen(line) + 1,
+				    "loader info"));
+
+	/* One word longer than the whole buffer: only that word goes. */
+	build_qemu();
+	memset(line, 'y', 5000);
+	strcpy(line + 5000, " after=exit");
 	put32(INFO_PA + 16, 0x8000);
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 1);
-	assert_true(test_console_contains("truncated"));
-	assert_int_equal(strlen(bi.cmdline), BOOTINFO_CMDLINE_MAX - 1);
-	assert_true(reserved_covers(0x8000, 0x8000 + 3001, "loader info"));
+	assert_string_equal(bi.cmdline, "after=exit");
+	free(want);
 }
 
 static void test_loader_name_unreadable(void **state)
@@ -353,6 +404,7 @@ int main(void)
 		cmocka_unit_test(test_mmap_unreadable_falls_back),
 		cmocka_unit_test(test_zero_overlap_wrap),
 		cmocka_unit_test(test_cmdline_unterminated),
+		cmocka_unit_test(test_cmdline_over_1k),
 		cmocka_unit_test(test_cmdline_too_long),
 		cmocka_unit_test(test_loader_name_unreadable),
 	};

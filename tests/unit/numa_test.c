@@ -97,6 +97,72 @@ static void test_fallback_order(void **state)
 	}
 }
 
+/*
+ * Asymmetric matrix (ACPI allows it): each query has a direction.
+ *   from\to  0    1    2
+ *     0     10   20   40
+ *     1     21   10   15
+ *     2     12  255   10
+ */
+static void asymmetric(void)
+{
+	static const uint8_t m[3][3] = {
+		{10, 20, 40},
+		{21, 10, 15},
+		{12, 255, 10},
+	};
+
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bi.node_count = 3;
+	for (uint32_t a = 0; a < 3; a++)
+		for (uint32_t b = 0; b < 3; b++)
+			bootinfo_set_distance(&bi, a, b, m[a][b]);
+	numa_init(&bi);
+}
+
+static void test_asymmetric_directions(void **state)
+{
+	uint32_t order[MAX_NUMNODES];
+
+	asymmetric();
+	/* Kept as given. */
+	assert_int_equal(node_distance(1, 2), 15);
+	assert_int_equal(node_distance(2, 1), 255);
+	assert_int_equal(node_distance(0, 1), 20);
+	assert_int_equal(node_distance(1, 0), 21);
+	/* Seen from node 2 (its row): 0 is near, 1 unreachable. */
+	assert_int_equal(numa_nearest(2, 0x3), 0);
+	/* Seen from the candidates (distance[c][2]): 1's CPUs are nearer. */
+	assert_int_equal(numa_nearest_to(2, 0x3), 1);
+	assert_int_equal(numa_nearest_to(2, 0x7), 2); /* itself */
+	assert_int_equal(numa_nearest_to(0, 0x6), 2); /* 12 < 20 */
+	assert_int_equal(numa_nearest(0, 0x6), 1);    /* 20 < 40 */
+	assert_int_equal(numa_nearest_to(1, 0), NUMA_NO_NODE);
+	/* Fallback for allocations on node n: by distance[n][other]. */
+	assert_int_equal(numa_fallback_order(0, order), 3);
+	assert_int_equal(order[1], 1);
+	assert_int_equal(order[2], 2);
+	numa_fallback_order(1, order);
+	assert_int_equal(order[1], 2); /* 15 < 21 */
+	assert_int_equal(order[2], 0);
+	/* Unreachable last. */
+	numa_fallback_order(2, order);
+	assert_int_equal(order[0], 2);
+	assert_int_equal(order[1], 0);
+	assert_int_equal(order[2], 1);
+}
+
+/* An unreachable node is chosen only when nothing else is a candidate. */
+static void test_unreachable_only_as_last_resort(void **state)
+{
+	asymmetric();
+	assert_int_equal(numa_nearest(2, 0x2), 1);
+	assert_int_equal(numa_nearest_to(1, 0x4), 2);
+	/* 255 from 2 to 1, 12 from 2 to 0: 0 even though 1 has the lower
+	 * id would win a tie. */
+	assert_int_equal(numa_nearest(2, 0x3), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -104,6 +170,8 @@ int main(void)
 		cmocka_unit_test(test_distances),
 		cmocka_unit_test(test_nearest),
 		cmocka_unit_test(test_fallback_order),
+		cmocka_unit_test(test_asymmetric_directions),
+		cmocka_unit_test(test_unreachable_only_as_last_resort),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -174,6 +174,68 @@ static void test_cpuless_node_done_by_nearest(void **state)
 }
 
 /*
+ * Asymmetric distances (ACPI allows them): node 2 has memory and no CPUs;
+ * node 1's CPUs reach it at 15, node 0's at 40, while node 2's own row says
+ * the opposite (2 -> 0 = 12, 2 -> 1 = 255, unreachable). The helper is the
+ * node whose CPUs are nearest to node 2's memory, distance[helper][2]: 1.
+ * (Before, the matrix was replaced by 10/20 and node 0 won the tie; by
+ * node 2's own row node 0 would win too.)
+ */
+static void test_cpuless_node_helper_direction(void **state)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 3,
+		.node = {{32 * MIB, 1}, {32 * MIB, 1}, {64 * MIB, 0}},
+		.distance = {{10, 20, 40}, {21, 10, 15}, {12, 255, 10}},
+		.fill = 0xAA,
+	};
+	uint32_t by[MAX_NUMNODES];
+	cpumask_t workers;
+	unsigned int cpu;
+	bool node1_cpu = false;
+
+	(void)state;
+	assert_int_equal(test_machine_boot(&cfg), 2);
+	assert_int_equal(node_distance(1, 2), 15);
+	assert_int_equal(node_distance(2, 1), 255);
+	scrub_plan(false, &workers, by);
+	assert_int_equal(by[0], 0);
+	assert_int_equal(by[1], 1);
+	assert_int_equal(by[2], 1);
+
+	scrub_boot(SCRUB_ON, 1 * MIB, false);
+	assert_all_clean(3);
+	assert_int_equal(scrub_stats.node[2].helper_of, 1);
+	for_each_cpu_in (cpu, &scrub_stats.node[2].cpus)
+		node1_cpu |= cpu_table[cpu].node == 1;
+	assert_true(node1_cpu);
+}
+
+/*
+ * A helper that cannot reach the node (255) is only used when no other
+ * node with CPUs exists.
+ */
+static void test_unreachable_helper_last(void **state)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 3,
+		.node = {{16 * MIB, 1}, {16 * MIB, 1}, {16 * MIB, 0}},
+		.distance = {{10, 20, 255}, {20, 10, 254}, {30, 30, 10}},
+	};
+	uint32_t by[MAX_NUMNODES];
+	cpumask_t workers;
+
+	(void)state;
+	assert_int_equal(test_machine_boot(&cfg), 2);
+	scrub_plan(false, &workers, by);
+	assert_int_equal(by[2], 1);  /* 254 beats unreachable */
+	cpu_table[1].online = false; /* node 1's only CPU */
+	scrub_plan(false, &workers, by);
+	assert_int_equal(by[2], 0); /* nothing else left */
+	cpu_table[1].online = true;
+}
+
+/*
  * More chunks than the scrub's table gives a node in one pass: 16 nodes
  * leave 256 entries each, and node 0 has 60 unaligned 2 MiB pieces of
  * about 16 chunks each. The scrub must run several passes and still get
@@ -266,6 +328,41 @@ static void test_idle_mode_single_cpu(void **state)
 	scrub_wait_all_clean();
 	assert_all_clean(1);
 	assert_int_equal(scrub_stats.cpu[0].bytes, total);
+	/* It scrubbed, so the report calls it a scrubber (cpus[].scrubber). */
+	assert_true(scrub_stats.cpu[0].worker);
+	assert_int_equal(scrub_stats.workers, 1);
+}
+
+/*
+ * Idle mode: the boot CPU is not an idle worker, but whatever it scrubs
+ * (stress=N's idle steps, scrub_wait_all_clean()) makes it a scrubber, and
+ * scrub.workers counts exactly the CPUs marked so.
+ */
+static void test_idle_mode_boot_cpu_scrubs(void **state)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 1,
+		.node = {{64 * MIB, 2}},
+		.fill = 0xAA,
+	};
+	unsigned int marked = 0;
+
+	(void)state;
+	assert_int_equal(test_machine_boot(&cfg), 2);
+	scrub_boot(SCRUB_IDLE, 1 * MIB, false);
+	assert_false(scrub_stats.cpu[0].worker);
+	/* What stress=N does on every CPU, the boot CPU included. */
+	while (scrub_idle_step())
+		;
+	scrub_wait_all_clean();
+	assert_all_clean(1);
+	for (unsigned int c = 0; c < 2; c++) {
+		if (scrub_stats.cpu[c].bytes)
+			assert_true(scrub_stats.cpu[c].worker);
+		marked += scrub_stats.cpu[c].worker;
+	}
+	assert_true(scrub_stats.cpu[1].worker);
+	assert_int_equal(scrub_stats.workers, marked);
 }
 
 static void test_off_mode_touches_nothing(void **state)
@@ -305,17 +402,37 @@ static void test_scrub_stop_finished_by_others(void **state)
 	assert_int_equal(scrub_stats.bytes, total);
 }
 
+/* scrub-stop naming a CPU that does not scrub at boot says so. */
+static void test_scrub_stop_not_a_worker(void **state)
+{
+	(void)state;
+	boot3(1, 1, 1, "inject=scrub-stop:1");
+	test_quiet_begin();
+	scrub_boot(SCRUB_IDLE, 4 * MIB, false);
+	scrub_wait_all_clean();
+	test_quiet_end();
+	assert_true(
+		test_console_contains("inject=scrub-stop:1: cpu 1 is not "
+				      "a boot scrub worker (bootscrub=idle), "
+				      "nothing injected"));
+	assert_int_equal(scrub_stats.stopped_cpu, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_boot_scrub_zeroes_everything),
 		cmocka_unit_test(test_cpuless_node_done_by_nearest),
+		cmocka_unit_test(test_cpuless_node_helper_direction),
+		cmocka_unit_test(test_unreachable_helper_last),
 		cmocka_unit_test(test_many_chunks_multi_pass),
 		cmocka_unit_test(test_plan_ties_and_smt),
 		cmocka_unit_test(test_idle_mode_ends_all_clean),
 		cmocka_unit_test(test_idle_mode_single_cpu),
+		cmocka_unit_test(test_idle_mode_boot_cpu_scrubs),
 		cmocka_unit_test(test_off_mode_touches_nothing),
 		cmocka_unit_test(test_scrub_stop_finished_by_others),
+		cmocka_unit_test(test_scrub_stop_not_a_worker),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

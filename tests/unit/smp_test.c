@@ -128,6 +128,58 @@ static void test_node_cpus_fail(void **state)
 	assert_false(cpu_table[1].online);
 }
 
+static unsigned int count_in_console(const char *s)
+{
+	const char *p = sandbox_console_buffer();
+	unsigned int n = 0;
+
+	while ((p = strstr(p, s)) != NULL) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+/* An inject= word that would do nothing says so, once each. */
+static void test_inject_meaningless_warned(void **state)
+{
+	struct test_machine_cfg memonly = {
+		.nodes = 2,
+		.node = {{32ull << 20, 2}, {32ull << 20, 0}},
+		.cmdline = "inject=node-cpus-fail:1",
+	};
+
+	(void)state;
+	/* 2 nodes x 2 CPUs: CPU 0 is the boot CPU, none is 999, no node 9. */
+	assert_int_equal(boot4("inject=ap-timeout:0 inject=ap-timeout:999 "
+			       "inject=cpu-on-fail:0 inject=node-cpus-fail:9 "
+			       "inject=scrub-stop:99",
+			       300),
+			 4);
+	assert_int_equal(count_in_console("nothing injected"), 5);
+	assert_int_equal(test_console_warnings(), 5);
+	assert_true(test_console_contains("inject=ap-timeout:0: CPU 0 is the "
+					  "boot CPU"));
+	assert_true(test_console_contains("inject=ap-timeout:999: CPU 999 "
+					  "does not exist"));
+	assert_true(test_console_contains("inject=cpu-on-fail:0: CPU 0"));
+	assert_true(test_console_contains("inject=node-cpus-fail:9: node 9 "
+					  "does not exist"));
+	assert_true(test_console_contains("inject=scrub-stop:99: CPU 99"));
+
+	/* A node with memory and no CPU: nothing to fail. */
+	assert_int_equal(test_machine_boot(&memonly), 2);
+	assert_true(test_console_contains("inject=node-cpus-fail:1: node 1 "
+					  "has no CPU to start"));
+
+	/* Meaningful ones stay quiet. */
+	assert_int_equal(boot4("inject=ap-timeout:3 inject=cpu-on-fail:1 "
+			       "inject=node-cpus-fail:0 inject=scrub-stop:2",
+			       300),
+			 2);
+	assert_int_equal(count_in_console("nothing injected"), 0);
+}
+
 static void test_table_order_and_smt(void **state)
 {
 	struct bootinfo *bi = &test_bi;
@@ -169,6 +221,7 @@ int main(void)
 		cmocka_unit_test(test_ap_timeout_left_out),
 		cmocka_unit_test(test_cpu_on_fail),
 		cmocka_unit_test(test_node_cpus_fail),
+		cmocka_unit_test(test_inject_meaningless_warned),
 		cmocka_unit_test(test_table_order_and_smt),
 	};
 

@@ -125,13 +125,15 @@ static void test_stride_and_uncached(void **state)
 		{UEFI_CONVENTIONAL, 0x100000, 1 * MB, WB},
 		{UEFI_CONVENTIONAL, 0x200000, 1 * MB, 0}, /* UC only: skipped */
 		{UEFI_BOOT_SERVICES_CODE, 0x300000, 1 * MB, WB},
-		{UEFI_CONVENTIONAL, 0x400000, 0, WB}, /* empty: skipped */
+		{UEFI_CONVENTIONAL, 0x400000, 0, WB}, /* empty: dropped */
 	};
 	uint8_t *m = build_map(ds, ARRAY_SIZE(ds), 64);
 
 	(void)state;
 	assert_int_equal(uefi_mmap_to_bootinfo(m, 4 * 64, 64, &bi, NULL), 0);
-	assert_int_equal(test_console_warnings(), 0);
+	/* The empty RAM descriptor is warned and counted, not skipped. */
+	assert_int_equal(test_console_warnings(), 1);
+	assert_int_equal(bi.dropped_ram, 1);
 	assert_int_equal(bi.ram_count, 2);
 	assert_int_equal(pa_val(bi.ram[0].end), 0x200000);
 	assert_int_equal(pa_val(bi.ram[1].start), 0x300000);
@@ -244,10 +246,18 @@ static void test_load_options(void **state)
 	assert_string_equal(out, "acpi=off");
 	assert_int_equal(test_console_warnings(), 0);
 
-	/* Truncated to the buffer, one warning. */
-	assert_false(lo("after=poweroff acpi=force", out, 10));
-	assert_string_equal(out, "after=pow");
+	/* Too long for the buffer: whole words dropped, one warning. */
+	assert_false(lo("after=poweroff acpi=force", out, 16));
+	assert_string_equal(out, "after=poweroff");
 	assert_int_equal(test_console_warnings(), 1);
+	/* Never a cut word, even when that leaves nothing. */
+	assert_false(lo("after=poweroff acpi=force", out, 10));
+	assert_string_equal(out, "");
+	assert_int_equal(test_console_warnings(), 2);
+	/* The image's word takes no room; a later short word still fits. */
+	assert_true(lo("BOOT_IMAGE=/boot/keel a=1 bbbb=2 c=3", out, 8));
+	assert_string_equal(out, "a=1 c=3");
+	assert_int_equal(test_console_warnings(), 3);
 
 	/* Odd byte count: the last half character is ignored. */
 	{

@@ -61,4 +61,7 @@ unsigned int sandbox_host_cpus(void);
 /* Read a whole file into a malloc'ed buffer. Return: NULL on error. */
 char *sandbox_read_file(const char *path, size_t *len);
 
+/* KEEL_SANDBOX_CANARY=1: check the firmware's reserved RAM pages at exit. */
+void sandbox_canary_arm(const char *path, uint64_t top);
+
 #endif

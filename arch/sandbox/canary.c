@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The reserved-page canary: a test observer of the sandbox, opt-in with
+ * KEEL_SANDBOX_CANARY=1 in the environment (scripts/fuzz-maps.py sets it).
+ *
+ * Before keel runs, every page of the firmware description's `reserved`
+ * lines that lies inside one of its `ram` lines gets a pattern that depends
+ * only on the page's address. When the process ends (PASS, FAIL or panic:
+ * all of them leave through exit()), every such page is compared with the
+ * pattern and one line is printed:
+ *
+ *   sandbox: canary: N reserved pages intact, M clobbered
+ *
+ * A clobbered page was scrubbed, handed out or written by keel although the
+ * firmware reserved it; then the exit status becomes 1 whatever the
+ * verdict was. The first few clobbered pages are named on their own lines.
+ *
+ * The description is read again here rather than taken from the bootinfo:
+ * the bootinfo tables are bounded and what they drop is exactly what must
+ * still be checked. Numbers are parsed as boot/fwdesc.c does (parse_size);
+ * a line that does not parse is simply not a canary.
+ *
+ * Like os.c this file includes libc. It runs on the main thread only,
+ * before keel starts and from the atexit handler.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <arch/mm.h>
+#include <asm/sandbox.h>
+#include <keel/compiler.h>
+#include <keel/string.h>
+
+#define CANARY_ENV "KEEL_SANDBOX_CANARY"
+/* Host memory bound: at most this many canary pages (1 GiB). */
+#define CANARY_MAX_PAGES     (1ull << 18)
+#define CANARY_NAMED_CLOBBER 4
+
+struct canary_range {
+	uint64_t start, end; /* page aligned, [start, end) */
+};
+
+static struct canary_range *canary;
+static size_t canary_count;
+static uint64_t canary_pages;
+static bool canary_capped;
+
+static uint64_t canary_word(uint64_t pa)
+{
+	return (pa * 0x9e3779b97f4a7c15ull) ^ 0x6b65656c63616e79ull;
+}
+
+/* The fields of one line at blanks; returns how many (at most @max). */
+static int split(char *line, char **tok, int max)
+{
+	int n = 0;
+	char *save = NULL;
+
+	for (char *t = strtok_r(line, " \t\r\v\f", &save); t && n < max;
+	     t = strtok_r(NULL, " \t\r\v\f", &save))
+		tok[n++] = t;
+	return n;
+}
+
+static bool range_of(char **tok, uint64_t *s, uint64_t *e)
+{
+	return !parse_size(tok[1], strlen(tok[1]), s) &&
+	       !parse_size(tok[2], strlen(tok[2]), e) && *e > *s;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct canary_range *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Sort and merge so that every page is written and counted once. */
+static void canary_merge(void)
+{
+	size_t out = 0;
+
+	qsort(canary, canary_count, sizeof(*canary), cmp_range);
+	for (size_t i = 0; i < canary_count; i++) {
+		if (out && canary[i].start <= canary[out - 1].end) {
+			if (canary[i].end > canary[out - 1].end)
+				canary[out - 1].end = canary[i].end;
+			continue;
+		}
+		canary[out++] = canary[i];
+	}
+	canary_count = out;
+}
+
+static void canary_add(uint64_t s, uint64_t e)
+{
+	struct canary_range *nc;
+
+	if (s >= e)
+		return;
+	nc = realloc(canary, (canary_count + 1) * sizeof(*canary));
+	if (!nc)
+		return;
+	canary = nc;
+	canary[canary_count].start = s;
+	canary[canary_count].end = e;
+	canary_count++;
+}
+
+/*
+ * Collect reserved pages inside RAM: @rsv and @ram are the parsed lines
+ * (ram page-trimmed inwards, reserved widened outwards, as sanitise does).
+ */
+static void canary_collect(const struct canary_range *ram, size_t nram,
+			   const struct canary_range *rsv, size_t nrsv,
+			   uint64_t top)
+{
+	for (size_t i = 0; i < nrsv; i++) {
+		for (size_t j = 0; j < nram; j++) {
+			uint64_t s = rsv[i].start > ram[j].start ? rsv[i].start
+								 : ram[j].start;
+			uint64_t e = rsv[i].end < ram[j].end ? rsv[i].end
+							     : ram[j].end;
+
+			if (e > top)
+				e = top;
+			canary_add(s, e);
+		}
+	}
+	canary_merge();
+}
+
+static void canary_check(void)
+{
+	uint64_t intact = 0, clobbered = 0;
+
+	for (size_t i = 0; i < canary_count; i++) {
+		for (uint64_t p = canary[i].start; p < canary[i].end;
+		     p += PAGE_SIZE) {
+			const uint64_t *w = arch_phys_to_virt(pa(p));
+			bool ok = true;
+
+			for (size_t k = 0; k < PAGE_SIZE / 8; k++) {
+				if (w[k] != canary_word(p + k * 8)) {
+					ok = false;
+					break;
+				}
+			}
+			if (ok) {
+				intact++;
+				continue;
+			}
+			if (clobbered++ < CANARY_NAMED_CLOBBER)
+				printf("sandbox: canary: reserved page %#llx "
+				       "clobbered\n",
+				       (unsigned long long)p);
+		}
+	}
+	printf("sandbox: canary: %llu reserved pages intact, %llu "
+	       "clobbered%s\n",
+	       (unsigned long long)intact, (unsigned long long)clobbered,
+	       canary_capped ? " (capped)" : "");
+	fflush(stdout);
+	if (clobbered)
+		_exit(1);
+}
+
+/**
+ * sandbox_canary_arm() - with KEEL_SANDBOX_CANARY=1, fill the firmware's
+ * reserved RAM pages of @path with the pattern and check them at exit.
+ * @path: the firmware description
+ * @top: end of the arena (canaries above it cannot exist)
+ *
+ * Does nothing without the variable or when @path cannot be read again.
+ */
+void sandbox_canary_arm(const char *path, uint64_t top)
+{
+	struct canary_range *ram = NULL, *rsv = NULL, *n;
+	size_t nram = 0, nrsv = 0, len;
+	const char *env = getenv(CANARY_ENV);
+	char *buf, *save = NULL;
+
+	if (!env || strcmp(env, "1"))
+		return;
+	buf = sandbox_read_file(path, &len);
+	if (!buf)
+		return;
+	for (char *line = strtok_r(buf, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#'), *tok[3];
+		bool is_ram;
+		uint64_t s, e;
+
+		if (hash)
+			*hash = '\0';
+		if (split(line, tok, 3) < 3 || !range_of(tok, &s, &e))
+			continue;
+		is_ram = !strcmp(tok[0], "ram");
+		if (!is_ram && strcmp(tok[0], "reserved"))
+			continue;
+		if (is_ram) {
+			s = ALIGN_UP(s, PAGE_SIZE);
+			e = ALIGN_DOWN(e, PAGE_SIZE);
+		} else {
+			s = ALIGN_DOWN(s, PAGE_SIZE);
+			e = e > PAGE_MASK ? PAGE_MASK : ALIGN_UP(e, PAGE_SIZE);
+		}
+		if (s >= e)
+			continue;
+		n = realloc(is_ram ? ram : rsv,
+			    ((is_ram ? nram : nrsv) + 1) * sizeof(*n));
+		if (!n)
+			break;
+		if (is_ram) {
+			ram = n;
+			ram[nram++] = (struct canary_range){s, e};
+		} else {
+			rsv = n;
+			rsv[nrsv++] = (struct canary_range){s, e};
+		}
+	}
+	free(buf);
+	canary_collect(ram, nram, rsv, nrsv, top);
+	free(ram);
+	free(rsv);
+
+	for (size_t i = 0; i < canary_count; i++) {
+		uint64_t pages = (canary[i].end - canary[i].start) / PAGE_SIZE;
+
+		if (canary_pages + pages > CANARY_MAX_PAGES) {
+			canary_capped = true;
+			pages = CANARY_MAX_PAGES - canary_pages;
+			canary[i].end = canary[i].start + pages * PAGE_SIZE;
+			canary_count = i + 1;
+		}
+		canary_pages += pages;
+		for (uint64_t p = canary[i].start; p < canary[i].end; p += 8)
+			*(uint64_t *)arch_phys_to_virt(pa(p)) = canary_word(p);
+	}
+	atexit(canary_check);
+}
