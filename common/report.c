@@ -362,6 +362,7 @@ static void reserved_cuts(const struct bootmem_region *r, unsigned int count,
  * of one name first, closest together first; the name is kept when they
  * share it, else "merged". Every reserved
  * byte stays inside some row; memmap.reserved_regions has the true count.
+ * report=full lists every region.
  */
 static void json_reserved(struct jw *w)
 {
@@ -370,13 +371,16 @@ static void json_reserved(struct jw *w)
 	uint64_t thresh = ~0ull;
 	unsigned int first = 0;
 
+	bool bounded;
+
 	if (!r)
 		count = 0;
-	if (count > REPORT_RESERVED_MAX)
+	bounded = opts.report != REPORT_FULL && count > REPORT_RESERVED_MAX;
+	if (bounded)
 		reserved_cuts(r, count, &thresh, &ties);
 	jw_arr(w, "reserved");
 	for (unsigned int i = 0; i < count; i++) {
-		bool cut = i + 1 == count || count <= REPORT_RESERVED_MAX;
+		bool cut = i + 1 == count || !bounded;
 		bool same = true;
 
 		if (!cut) {

@@ -414,7 +414,10 @@ def _with_report(log, edit):
     out = []
     for ln in log.splitlines():
         if ln.startswith("KEEL-REPORT "):
-            rep = json.loads(ln[len("KEEL-REPORT "):])
+            # Edited in the expanded form (lists of objects), which
+            # report.py reads as well as the tables keel prints.
+            rep = report.expand_tables(json.loads(ln[len("KEEL-REPORT "):]))
+            rep.pop("report_bytes", None)  # the edit changes the length
             edit(rep)
             ln = "KEEL-REPORT " + json.dumps(rep)
         out.append(ln)

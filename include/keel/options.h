@@ -10,6 +10,7 @@
 #include <arch/cpu.h>
 #include <keel/cachemaint.h>
 #include <keel/heap.h>
+#include <keel/report.h>
 #include <keel/scrub.h>
 #include <keel/trace.h>
 #include <keel/types.h>
@@ -55,6 +56,7 @@ struct keel_options {
 	enum acpi_mode acpi;
 	enum audit_mode audit;
 	enum trace_mode trace;
+	enum report_mode report;
 	int loglevel;
 	uint32_t ap_timeout_ms;
 	char console[32];

@@ -464,6 +464,22 @@ def check_reserved_bounded(fw):
     return check
 
 
+def check_reserved_full(fw):
+    """report=full: every region of bootmem's reserved table has its row."""
+    def check(rep, log):
+        m = rep["memmap"]
+        if len(m["reserved"]) != m.get("reserved_regions"):
+            return [f"report=full: {len(m['reserved'])} memmap.reserved rows"
+                    f" for {m.get('reserved_regions')} regions"]
+        if len(m["reserved"]) <= RESERVED_ROWS_MAX:
+            return [f"only {len(m['reserved'])} regions: the case does not "
+                    "exceed the default bound"]
+        names = {r[2] for r in m["reserved"]}
+        missing = [n for _s, _e, n in fw.reserved if n not in names]
+        return [f"no row named {missing[:3]}"] if missing else []
+    return check
+
+
 def check_reserved_row(fw, name):
     """The firmware range called @name, alone of its name among many
     others, keeps a row of its own with its exact bounds when rows merge
@@ -742,6 +758,10 @@ def cases():
              {"scrubbed": True}),
         Case("150-reserved", "sandbox-150-reserved.fw", ["audit=full"],
              [check_fw_reserved_kept(fwr), check_reserved_bounded(fwr)],
+             {"scrubbed": True}),
+        Case("150-reserved-full", "sandbox-150-reserved.fw",
+             ["report=full"],
+             [check_fw_reserved_kept(fwr), check_reserved_full(fwr)],
              {"scrubbed": True}),
         Case("200-reserved-named", "sandbox-200-reserved-named.fw", [],
              [check_fw_reserved_kept(fwn), check_reserved_bounded(fwn),
