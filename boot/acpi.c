@@ -422,6 +422,9 @@ unsigned int acpi_fill_bootinfo(struct bootinfo *bi,
 	}
 	if (info->numa_valid)
 		bi->dropped_nodes += info->dropped_nodes;
+	/* Beyond the MADT table's NR_CPUS entries: one warning in sanitise. */
+	bi->cpus_over_cap += info->cpu_dropped;
+	bi->dropped_cpus += info->cpu_dropped;
 	bi->acpi_rsdp = info->rsdp;
 	return added;
 }

@@ -64,13 +64,11 @@ static void madt_add_cpu(struct acpi_info *info, uint8_t kind, uint64_t hwid,
 		}
 	}
 	if (info->cpu_count >= ACPI_MAX_CPUS) {
-		/* One line, not one per CPU of a big machine. */
-		if (!info->cpu_dropped++)
-			acpi_warn(info,
-				  "MADT: more CPUs than NR_CPUS=%u, hwid "
-				  "%#llx and later ones ignored",
-				  (unsigned int)ACPI_MAX_CPUS,
-				  (unsigned long long)hwid);
+		/*
+		 * Counted only: acpi_fill_bootinfo() passes the count on and
+		 * bootinfo_sanitise() prints the one line for all of them.
+		 */
+		info->cpu_dropped++;
 		return;
 	}
 	c = &info->cpus[info->cpu_count++];

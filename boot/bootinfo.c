@@ -177,8 +177,8 @@ int bootinfo_add_cpu(struct bootinfo *bi, uint64_t hwid, uint32_t node,
 	struct bi_cpu *c;
 
 	if (bi->cpu_count >= CONFIG_NR_CPUS) {
-		fix_warn(bi, "cpu hwid %#llx: more than %u CPUs, dropped",
-			 U64(hwid), (unsigned int)CONFIG_NR_CPUS);
+		/* Counted here, warned about once by bootinfo_sanitise(). */
+		bi->cpus_over_cap++;
 		bi->dropped_cpus++;
 		return -ENOSPC;
 	}
@@ -423,6 +423,13 @@ static void cpus_fix(struct bootinfo *bi)
 
 	if (bi->cpu_count > CONFIG_NR_CPUS)
 		bi->cpu_count = CONFIG_NR_CPUS;
+	/* One line for the whole table, never one per CPU. */
+	if (bi->cpus_over_cap)
+		fix_warn(bi,
+			 "firmware describes %u CPUs, this build holds %u "
+			 "(CONFIG_NR_CPUS): %u dropped",
+			 (unsigned int)CONFIG_NR_CPUS + bi->cpus_over_cap,
+			 (unsigned int)CONFIG_NR_CPUS, bi->cpus_over_cap);
 	for (unsigned int i = 0; i < bi->cpu_count; i++) {
 		struct bi_cpu c = bi->cpus[i];
 		bool dup = false;

@@ -220,6 +220,10 @@ static void phase_smp(struct bootinfo *bi)
 
 	trace_begin("smp");
 	smp_init(bi);
+	/* Per-CPU state, sized by the CPUs described, while bootmem is open. */
+	scrub_init_cpus();
+	if (opts.stress_seconds)
+		stress_init_cpus();
 	err = arch_smp_prepare();
 	if (err) {
 		pr_warn("smp: arch_smp_prepare: %d, boot CPU only\n", err);

@@ -33,7 +33,9 @@
  * (heap_put_clean). scrub_wait_all_clean() joins them.
  *
  * Statistics: each CPU writes only its own scrub_stats.cpu[] entry; node
- * and total counters are updated with atomics.
+ * and total counters are updated with atomics. The per-CPU arrays
+ * (scrub_stats.cpu, cpu_node_bytes, the abandoned lists) come from bootmem
+ * through scrub_init_cpus(), sized by the CPUs of the boot, not NR_CPUS.
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
@@ -70,14 +72,36 @@ struct scrub_node_work {
 	uint64_t cursor; /* next unclaimed unit (atomic) */
 	spinlock_t abandoned_lock;
 	uint32_t abandoned_count; /* atomic read, written under the lock */
-	uint64_t abandoned[NR_CPUS];
+	uint64_t *abandoned;	  /* cpu_count entries (scrub_init_cpus) */
 	uint64_t first_start, last_end; /* ticks, whole boot scrub (atomic) */
 };
 
 static struct scrub_chunk scrub_chunks[SCRUB_MAX_CHUNKS];
 static unsigned int scrub_chunk_used;
 static struct scrub_node_work node_work[MAX_NUMNODES];
-static uint64_t cpu_node_bytes[NR_CPUS][MAX_NUMNODES];
+/* [cpu][node]: bytes @cpu scrubbed on @node (cpu_count rows). */
+static uint64_t (*cpu_node_bytes)[MAX_NUMNODES];
+static uint64_t *abandoned_store; /* scrub_nodes rows of cpu_count */
+static unsigned int abandoned_rows;
+
+/* The node bit sets below (helpers, plans) are one 64-bit word. */
+_Static_assert(MAX_NUMNODES <= 64, "node masks in scrub.c are uint64_t");
+
+/**
+ * scrub_init_cpus() - the per-CPU arrays, from bootmem.
+ *
+ * Call after smp_init() and numa_init(), before the heap handoff.
+ */
+void scrub_init_cpus(void)
+{
+	abandoned_rows = MIN(numa_node_count(), (unsigned int)MAX_NUMNODES);
+	scrub_stats.cpu = smp_percpu_alloc(sizeof(*scrub_stats.cpu),
+					   "scrub per-cpu stats");
+	cpu_node_bytes = smp_percpu_alloc(sizeof(*cpu_node_bytes),
+					  "scrub per-cpu node bytes");
+	abandoned_store = smp_percpu_alloc(abandoned_rows * sizeof(uint64_t),
+					   "scrub abandoned units");
+}
 
 static uint32_t scrubbed_by[MAX_NUMNODES];
 static bool planned;
@@ -195,7 +219,7 @@ static bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
 			1ull << (cpu % 64));
 	atomic_min64(&nw->first_start, t0);
 	atomic_max64(&nw->last_end, t1);
-	if (cpu < NR_CPUS) {
+	if (cpu < cpu_count) {
 		scrub_stats.cpu[cpu].bytes += bytes;
 		scrub_stats.cpu[cpu].ticks += t1 - t0;
 		scrub_stats.cpu[cpu].units++;
@@ -295,7 +319,7 @@ static void abandon_unit(struct scrub_node_work *nw, uint64_t unit)
 {
 	spin_lock(&nw->abandoned_lock);
 	/* One unit per quitting CPU at most, so the array cannot overflow. */
-	CHECK(nw->abandoned_count < NR_CPUS);
+	CHECK(nw->abandoned_count < cpu_count);
 	nw->abandoned[nw->abandoned_count] = unit;
 	atomic_store_release(&nw->abandoned_count, nw->abandoned_count + 1);
 	spin_unlock(&nw->abandoned_lock);
@@ -553,7 +577,7 @@ static void finish_stats(uint64_t end)
 			scrub_stats.node[n].ticks =
 				nw->last_end - nw->first_start;
 	}
-	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
+	for (unsigned int c = 0; c < cpu_count; c++) {
 		struct scrub_cpu_stats *cs = &scrub_stats.cpu[c];
 		uint64_t best = 0;
 
@@ -599,8 +623,13 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 {
 	uint64_t end;
 
+	struct scrub_cpu_stats *cpus = scrub_stats.cpu;
+
+	CHECK(cpus && cpu_node_bytes && abandoned_store);
 	memset(&scrub_stats, 0, sizeof(scrub_stats));
-	memset(cpu_node_bytes, 0, sizeof(cpu_node_bytes));
+	scrub_stats.cpu = cpus;
+	memset(cpus, 0, sizeof(*cpus) * cpu_count);
+	memset(cpu_node_bytes, 0, sizeof(*cpu_node_bytes) * cpu_count);
 	scrub_stats.mode = mode;
 	scrub_stats.stopped_cpu = -1;
 	unit_bytes = ALIGN_UP(unit_bytes ? unit_bytes : PAGE_SIZE, PAGE_SIZE);
@@ -610,6 +639,9 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 	for (unsigned int n = 0; n < MAX_NUMNODES; n++) {
 		memset(&node_work[n], 0, sizeof(node_work[n]));
 		spin_lock_init(&node_work[n].abandoned_lock);
+		if (n < abandoned_rows)
+			node_work[n].abandoned =
+				abandoned_store + (uint64_t)n * cpu_count;
 		node_work[n].first_start = UINT64_MAX;
 		scrub_stats.node[n].helper_of = NUMA_NO_NODE;
 	}
@@ -626,7 +658,7 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 	for (unsigned int n = 0; n < scrub_nodes; n++)
 		if (scrubbed_by[n] != n)
 			scrub_stats.node[n].helper_of = scrubbed_by[n];
-	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++)
+	for (unsigned int c = 0; c < cpu_count; c++)
 		scrub_stats.cpu[c].worker = cpumask_test(&workers, c);
 	check_scrub_stop(mode);
 
@@ -634,7 +666,7 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 		smp_online_mask(&idle_workers);
 		cpumask_clear_cpu(&idle_workers, arch_cpu_id());
 		scrub_stats.workers = cpumask_weight(&idle_workers);
-		for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++)
+		for (unsigned int c = 0; c < cpu_count; c++)
 			scrub_stats.cpu[c].worker =
 				cpumask_test(&idle_workers, c);
 		if (!scrub_stats.workers) {

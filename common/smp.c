@@ -12,6 +12,12 @@
  * timeout. So a CPU that checks in late is never counted: it waits for an
  * acceptance that never comes and stays parked.
  *
+ * Sizing: cpu_table and the check-in/skew arrays are allocated from
+ * bootmem by smp_init(), one entry per CPU the firmware described (after
+ * the CONFIG_NR_CPUS cap the parsers apply), never NR_CPUS entries: a 4096
+ * CPU build keeps a small .bss. Other per-CPU state comes from
+ * smp_percpu_alloc() on the same count.
+ *
  * Mailbox: each online secondary polls its cpu_info. The poster (the boot
  * CPU; one poster at a time) waits for done_seq == seq, writes fn and arg,
  * then publishes seq + 1 with release; the secondary runs fn(arg) and
@@ -30,13 +36,13 @@
 #include <keel/string.h>
 #include <keel/trace.h>
 
-struct cpu_info cpu_table[NR_CPUS];
+struct cpu_info *cpu_table;
 unsigned int cpu_count;
 
 /* Written by the secondary: 1 = alive. */
-static uint32_t checked_in[NR_CPUS];
+static uint32_t *checked_in;
 /* Written by the boot CPU: its ticks at acceptance (0 = not accepted). */
-static uint64_t accept_ticks[NR_CPUS];
+static uint64_t *accept_ticks;
 /*
  * Timer skew probe, after acceptance: the boot CPU stamps t0 and posts
  * round r in skew_ping; the secondary stamps skew_stamp and echoes r in
@@ -45,9 +51,60 @@ static uint64_t accept_ticks[NR_CPUS];
  * beyond SKEW_ROUNDS tells the secondary to stop (the boot CPU gave up).
  */
 #define SKEW_ROUNDS 16
-static uint32_t skew_ping[NR_CPUS];
-static uint32_t skew_pong[NR_CPUS];
-static uint64_t skew_stamp[NR_CPUS];
+static uint32_t *skew_ping;
+static uint32_t *skew_pong;
+static uint64_t *skew_stamp;
+
+/**
+ * smp_percpu_alloc() - a zeroed array of one @size entry per CPU.
+ * @size: bytes per CPU
+ * @why: the name of the bootmem reservation
+ *
+ * For per-CPU state sized by the CPUs firmware described (cpu_count, set
+ * by smp_init()) rather than by NR_CPUS. Bootmem must still be open.
+ *
+ * Return: the array (direct-map address).
+ */
+void *smp_percpu_alloc(size_t size, const char *why)
+{
+	uint64_t bytes = ALIGN_UP((uint64_t)size * (cpu_count ? cpu_count : 1),
+				  PAGE_SIZE);
+	void *p = phys_to_virt(
+		bootmem_alloc(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE, why));
+
+	memset(p, 0, bytes);
+	return p;
+}
+
+/* Carve @size bytes (8-byte aligned) from *@p. */
+static void *carve(char **p, size_t size)
+{
+	void *r = *p;
+
+	*p += ALIGN_UP(size, 8);
+	return r;
+}
+
+/*
+ * cpu_table and the bring-up arrays for @count CPUs, in one zeroed bootmem
+ * block (one reservation for the report, not six).
+ */
+static void alloc_tables(unsigned int count)
+{
+	size_t sync = 3 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
+	size_t bytes = (sizeof(struct cpu_info) + sync + 16) * count;
+	char *p;
+
+	p = phys_to_virt(bootmem_alloc(ALIGN_UP(bytes, PAGE_SIZE), PAGE_SIZE,
+				       BOOTMEM_ANY_NODE, "cpu table"));
+	memset(p, 0, ALIGN_UP(bytes, PAGE_SIZE));
+	cpu_table = carve(&p, sizeof(struct cpu_info) * count);
+	accept_ticks = carve(&p, sizeof(uint64_t) * count);
+	skew_stamp = carve(&p, sizeof(uint64_t) * count);
+	checked_in = carve(&p, sizeof(uint32_t) * count);
+	skew_ping = carve(&p, sizeof(uint32_t) * count);
+	skew_pong = carve(&p, sizeof(uint32_t) * count);
+}
 
 /*
  * Field by field, leaving the mailbox alone: a CPU that is still parked
@@ -152,10 +209,13 @@ void smp_init(const struct bootinfo *bi)
 			break;
 		}
 	}
-	memset(checked_in, 0, sizeof(checked_in));
-	memset(accept_ticks, 0, sizeof(accept_ticks));
-	memset(skew_ping, 0, sizeof(skew_ping));
-	memset(skew_pong, 0, sizeof(skew_pong));
+	/*
+	 * One entry per CPU described (the boot CPU alone without any):
+	 * firmware tables never hold more than NR_CPUS, so this is the cap.
+	 */
+	cpu_count = MIN(MAX(bi->cpu_count, 1u), (unsigned int)NR_CPUS);
+	alloc_tables(cpu_count);
+	trace_init_cpus(cpu_count);
 
 	if (bi->cpu_count) {
 		cpu_fill(&cpu_table[n], &bi->cpus[boot]);
@@ -172,7 +232,7 @@ void smp_init(const struct bootinfo *bi)
 		n = 1;
 	}
 	for (unsigned int pass = 0; pass < 2; pass++) {
-		for (unsigned int i = 0; i < bi->cpu_count && n < NR_CPUS;
+		for (unsigned int i = 0; i < bi->cpu_count && n < cpu_count;
 		     i++) {
 			if (i == boot || bi->cpus[i].usable != (pass == 0))
 				continue;
@@ -224,7 +284,7 @@ void smp_secondary_main(unsigned int cpu)
 	struct cpu_info *c = &cpu_table[cpu];
 	uint32_t seq;
 
-	if (cpu >= NR_CPUS || cpu_injected_silent(cpu))
+	if (cpu >= cpu_count || cpu_injected_silent(cpu))
 		cpu_park_forever();
 
 	atomic_store_release(&checked_in[cpu], 1);
@@ -244,7 +304,7 @@ void smp_secondary_main(unsigned int cpu)
 	for (;;) {
 		while ((seq = atomic_load_acquire(&c->seq)) ==
 		       atomic_load_relaxed(&c->done_seq))
-			arch_cpu_relax();
+			arch_cpu_idle_relax();
 		c->fn(c->arg);
 		atomic_store_release(&c->done_seq, seq);
 	}
@@ -427,7 +487,7 @@ void smp_run_on(const cpumask_t *mask, void (*fn)(void *), void *arg)
 	unsigned int self = arch_cpu_id();
 
 	smp_post(mask, fn, arg);
-	if (self < NR_CPUS && cpumask_test(mask, self))
+	if (self < cpu_count && cpumask_test(mask, self))
 		fn(arg);
 	smp_wait(mask);
 }

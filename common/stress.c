@@ -93,10 +93,25 @@ struct stress_run {
 struct stress_stats stress_stats;
 void (*stress_test_corrupt_hook)(unsigned int cpu, pfn_t p, unsigned int order);
 
-static struct stress_cpu stress_cpus[NR_CPUS];
+static struct stress_cpu *stress_cpus; /* cpu_count entries */
 static struct stress_run run;
 /* bootscrub=on: the boot scrub's figures, kept apart from stress re-scrubs. */
 static struct scrub_stats scrub_saved;
+static struct scrub_cpu_stats *scrub_saved_cpu; /* its per-CPU part */
+
+/**
+ * stress_init_cpus() - the per-CPU tables for cpu_count CPUs, from bootmem.
+ *
+ * Call after smp_init(), before the heap handoff.
+ */
+void stress_init_cpus(void)
+{
+	stress_cpus = smp_percpu_alloc(sizeof(*stress_cpus), "stress per-cpu");
+	stress_stats.cpu = smp_percpu_alloc(sizeof(*stress_stats.cpu),
+					    "stress per-cpu stats");
+	scrub_saved_cpu = smp_percpu_alloc(sizeof(*scrub_saved_cpu),
+					   "stress saved scrub stats");
+}
 
 /* xorshift64*: small, no state beyond one word, good enough for choices. */
 static uint64_t rnd(struct stress_cpu *sc)
@@ -400,7 +415,12 @@ static void prepare(uint64_t seconds)
 	unsigned int online = smp_online_count();
 	uint64_t budget;
 
+	struct stress_cpu_stats *cpus = stress_stats.cpu;
+
+	CHECK(cpus && stress_cpus);
 	memset(&stress_stats, 0, sizeof(stress_stats));
+	stress_stats.cpu = cpus;
+	memset(cpus, 0, sizeof(*cpus) * cpu_count);
 	stress_stats.seconds = seconds;
 	run.nodes = heap_node_count();
 	run.poster = arch_cpu_id();
@@ -421,7 +441,7 @@ static void finish(void)
 {
 	struct stress_stats *s = &stress_stats;
 
-	for (unsigned int c = 0; c < NR_CPUS; c++) {
+	for (unsigned int c = 0; c < cpu_count; c++) {
 		const struct stress_cpu_stats *st = &s->cpu[c];
 
 		if (!st->ran)
@@ -468,14 +488,17 @@ void stress_run(uint64_t seconds)
 		finish();
 		return;
 	}
-	if (scrub_stats.mode == SCRUB_ON)
+	if (scrub_stats.mode == SCRUB_ON) {
 		scrub_saved = scrub_stats;
+		memcpy(scrub_saved_cpu, scrub_stats.cpu,
+		       sizeof(*scrub_saved_cpu) * cpu_count);
+	}
 	smp_online_mask(&all);
 	run.pending = all;
 	cpumask_clear_cpu(&run.pending, self);
 	/* Every other mailbox free: nobody holds a detached chunk now. */
 	stress_stats.baseline_exact = true;
-	for (unsigned int c = 0; c < NR_CPUS; c++)
+	for (unsigned int c = 0; c < cpu_count; c++)
 		if (cpumask_test(&run.pending, c) && !mailbox_free(c))
 			stress_stats.baseline_exact = false;
 	stress_stats.free_before = free_pages_locked();
@@ -498,8 +521,12 @@ void stress_run(uint64_t seconds)
 	    (scrub_stats.mode == SCRUB_IDLE && scrub_stats.all_clean_ticks))
 		while (scrub_idle_step())
 			;
-	if (scrub_stats.mode == SCRUB_ON)
+	if (scrub_stats.mode == SCRUB_ON) {
+		memcpy(scrub_stats.cpu, scrub_saved_cpu,
+		       sizeof(*scrub_saved_cpu) * cpu_count);
+		scrub_saved.cpu = scrub_stats.cpu;
 		scrub_stats = scrub_saved;
+	}
 	stress_stats.ticks = arch_ticks() - run.start;
 	finish();
 }

@@ -13,18 +13,27 @@
  * scrub units still records the end of the scrub, the audit and the report.
  *
  * Detail events are also summed, whatever the mode: per CPU (only CPU c
- * writes trace_cpu_sum[c], no lock) and per node (arg0; several CPUs add
- * to one node, so with atomics: add for counts, compare-exchange for the
- * first/last stamps). With trace=summary (the default) that sum is all that
- * is kept of them, so the report stays small on big machines and tiny
- * scrub units never fill the buffers; trace=full stores every one as well.
+ * writes its own sum, no lock) and per node (arg0; several CPUs add to one
+ * node, so with atomics: add for counts, compare-exchange for the first/last
+ * stamps). With trace=summary (the default) that sum is all that is kept of
+ * them, so the report stays small on big machines and tiny scrub units
+ * never fill the buffers; trace=full stores every one as well.
  *
  * Ticks stay raw until the report converts them with ticks_to_ns*().
+ *
+ * Sizing: the boot CPU traces from kernel entry, before any allocator, so
+ * its buffer is static; trace_init_cpus() (from smp_init(), once the CPU
+ * count is known) takes the buffers of CPUs 1..count-1 from bootmem.
+ * Before that, and for ids >= trace_cpus, events are not recorded.
  */
 #include <arch/cpu.h>
+#include <arch/mm.h>
 #include <keel/atomic.h>
+#include <keel/bootmem.h>
+#include <keel/compiler.h>
 #include <keel/cpumask.h>
 #include <keel/options.h>
+#include <keel/string.h>
 #include <keel/trace.h>
 
 /** trace_full() - Return: trace=full is in force. */
@@ -34,15 +43,74 @@ bool trace_full(void)
 }
 
 #ifdef CONFIG_TRACE
-static struct trace_event trace_buf[NR_CPUS][TRACE_EVENTS_PER_CPU];
-static uint32_t trace_count[NR_CPUS];
-static bool trace_overflow[NR_CPUS];
-/* A detail begin was dropped: drop its end as well (only CPU c writes [c]). */
-static bool trace_detail_dropped[NR_CPUS];
-static struct trace_summary trace_cpu_sum[NR_CPUS];
+struct trace_cpu {
+	struct trace_event buf[TRACE_EVENTS_PER_CPU];
+	uint32_t count;
+	bool overflow;
+	/* A detail begin was dropped: drop its end as well (own CPU only). */
+	bool detail_dropped;
+	struct trace_summary sum; /* this CPU's detail events */
+	uint64_t detail_begin;	  /* stamp of its open detail begin, 0: none */
+};
+
 static struct trace_summary trace_node_sum[MAX_NUMNODES];
-/* Stamp of the open detail begin of each CPU (0: none open). */
-static uint64_t trace_detail_begin[NR_CPUS];
+
+static struct trace_cpu trace_boot_cpu;
+static struct trace_cpu *trace_other; /* CPUs 1 .. trace_cpus - 1 */
+static unsigned int trace_cpus = 1;
+
+static struct trace_cpu *trace_cpu(unsigned int cpu)
+{
+	if (cpu == 0)
+		return &trace_boot_cpu;
+	return cpu < trace_cpus ? &trace_other[cpu - 1] : NULL;
+}
+
+/**
+ * trace_init_cpus() - buffers for CPUs 1 .. @count - 1 from bootmem.
+ * @count: CPUs of this boot (cpu_count)
+ *
+ * The boot CPU's buffer (static) keeps what it recorded so far.
+ */
+void trace_init_cpus(unsigned int count)
+{
+	uint64_t bytes;
+
+	trace_cpus = 1;
+	trace_other = NULL;
+	if (count <= 1)
+		return;
+	bytes = ALIGN_UP((uint64_t)(count - 1) * sizeof(struct trace_cpu),
+			 PAGE_SIZE);
+	trace_other = phys_to_virt(bootmem_alloc(
+		bytes, PAGE_SIZE, BOOTMEM_ANY_NODE, "trace buffers"));
+	memset(trace_other, 0, bytes);
+	atomic_store_release(&trace_cpus, count);
+}
+
+static void trace_record(unsigned int cpu, uint32_t limit, const char *name,
+			 enum trace_kind kind, uint64_t arg0, uint64_t arg1)
+{
+	struct trace_cpu *tc = trace_cpu(cpu);
+	struct trace_event *ev;
+	uint32_t idx;
+
+	if (!tc)
+		return;
+	idx = atomic_load_relaxed(&tc->count);
+	if (idx >= limit) {
+		atomic_store_relaxed(&tc->overflow, true);
+		return;
+	}
+	ev = &tc->buf[idx];
+	ev->name = name;
+	ev->ticks = arch_ticks();
+	ev->arg0 = arg0;
+	ev->arg1 = arg1;
+	ev->cpu = (uint16_t)cpu;
+	ev->kind = (uint8_t)kind;
+	atomic_store_release(&tc->count, idx + 1);
+}
 
 static void atomic_min_u64(uint64_t *p, uint64_t v)
 {
@@ -61,32 +129,33 @@ static void atomic_max_u64(uint64_t *p, uint64_t v)
 }
 
 /*
- * Sum one detail event of @cpu. A begin only remembers its stamp; the end
- * adds the completed pair, so a pair still open at the report is not
- * counted (as in the buffers, where it would be an open slice).
+ * Sum one detail event of the CPU owning @tc. A begin only remembers its
+ * stamp; the end adds the completed pair, so a pair still open at the
+ * report is not counted (as in the buffers, where it would be an open
+ * slice).
  */
-static void trace_detail_sum(unsigned int cpu, const char *name,
+static void trace_detail_sum(struct trace_cpu *tc, const char *name,
 			     enum trace_kind kind, uint64_t node,
 			     uint64_t bytes)
 {
-	struct trace_summary *c = &trace_cpu_sum[cpu];
+	struct trace_summary *c = &tc->sum;
 	uint64_t now = arch_ticks();
-	uint64_t begin = trace_detail_begin[cpu];
+	uint64_t begin = tc->detail_begin;
 
 	if (kind == TRACE_BEGIN) {
-		trace_detail_begin[cpu] = now;
+		tc->detail_begin = now;
 		return;
 	}
 	if (kind != TRACE_END || !begin)
 		return;
-	trace_detail_begin[cpu] = 0;
-	c->name = name;
-	c->count++;
-	c->arg1 += bytes;
-	c->busy_ticks += now - begin;
+	tc->detail_begin = 0;
+	atomic_store_relaxed(&c->name, name);
+	atomic_store_relaxed(&c->count, c->count + 1);
+	atomic_store_relaxed(&c->arg1, c->arg1 + bytes);
+	atomic_store_relaxed(&c->busy_ticks, c->busy_ticks + (now - begin));
 	if (!c->first_ticks)
-		c->first_ticks = begin;
-	c->last_ticks = now;
+		atomic_store_relaxed(&c->first_ticks, begin);
+	atomic_store_relaxed(&c->last_ticks, now);
 	if (node < MAX_NUMNODES) {
 		struct trace_summary *n = &trace_node_sum[node];
 
@@ -99,27 +168,6 @@ static void trace_detail_sum(unsigned int cpu, const char *name,
 	}
 }
 
-static void trace_record(unsigned int cpu, uint32_t limit, const char *name,
-			 enum trace_kind kind, uint64_t arg0, uint64_t arg1)
-{
-	struct trace_event *ev;
-	uint32_t idx;
-
-	idx = atomic_load_relaxed(&trace_count[cpu]);
-	if (idx >= limit) {
-		atomic_store_relaxed(&trace_overflow[cpu], true);
-		return;
-	}
-	ev = &trace_buf[cpu][idx];
-	ev->name = name;
-	ev->ticks = arch_ticks();
-	ev->arg0 = arg0;
-	ev->arg1 = arg1;
-	ev->cpu = (uint16_t)cpu;
-	ev->kind = (uint8_t)kind;
-	atomic_store_release(&trace_count[cpu], idx + 1);
-}
-
 /**
  * trace_event() - record one event on the calling CPU.
  * @name: a string literal (stored by pointer)
@@ -130,10 +178,8 @@ static void trace_record(unsigned int cpu, uint32_t limit, const char *name,
 void trace_event(const char *name, enum trace_kind kind, uint64_t arg0,
 		 uint64_t arg1)
 {
-	unsigned int cpu = arch_cpu_id();
-
-	if (cpu < NR_CPUS)
-		trace_record(cpu, TRACE_EVENTS_PER_CPU, name, kind, arg0, arg1);
+	trace_record(arch_cpu_id(), TRACE_EVENTS_PER_CPU, name, kind, arg0,
+		     arg1);
 }
 
 /**
@@ -148,22 +194,23 @@ void trace_detail(const char *name, enum trace_kind kind, uint64_t arg0,
 {
 	const uint32_t limit = TRACE_EVENTS_PER_CPU - TRACE_PHASE_RESERVE;
 	unsigned int cpu = arch_cpu_id();
+	struct trace_cpu *tc = trace_cpu(cpu);
 	uint32_t idx;
 
-	if (cpu >= NR_CPUS)
+	if (!tc)
 		return;
-	trace_detail_sum(cpu, name, kind, arg0, arg1);
+	trace_detail_sum(tc, name, kind, arg0, arg1);
 	if (!trace_full())
 		return;
-	if (kind == TRACE_END && trace_detail_dropped[cpu]) {
-		trace_detail_dropped[cpu] = false;
+	if (kind == TRACE_END && tc->detail_dropped) {
+		tc->detail_dropped = false;
 		return;
 	}
-	idx = atomic_load_relaxed(&trace_count[cpu]);
+	idx = atomic_load_relaxed(&tc->count);
 	/* A begin needs room for its end. */
 	if (kind == TRACE_BEGIN && idx + 1 >= limit) {
-		trace_detail_dropped[cpu] = true;
-		atomic_store_relaxed(&trace_overflow[cpu], true);
+		tc->detail_dropped = true;
+		atomic_store_relaxed(&tc->overflow, true);
 		return;
 	}
 	trace_record(cpu, limit, name, kind, arg0, arg1);
@@ -180,15 +227,18 @@ void trace_detail(const char *name, enum trace_kind kind, uint64_t arg0,
 const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
 				       bool *overflowed)
 {
+	const struct trace_cpu *tc;
+
 	*count = 0;
 	if (overflowed)
 		*overflowed = false;
-	if (cpu >= NR_CPUS)
+	if (cpu >= atomic_load_acquire(&trace_cpus))
 		return NULL;
-	*count = atomic_load_acquire(&trace_count[cpu]);
+	tc = trace_cpu(cpu);
+	*count = atomic_load_acquire(&tc->count);
 	if (overflowed)
-		*overflowed = atomic_load_relaxed(&trace_overflow[cpu]);
-	return *count ? trace_buf[cpu] : NULL;
+		*overflowed = atomic_load_relaxed(&tc->overflow);
+	return *count ? tc->buf : NULL;
 }
 
 static bool trace_summary_copy(const struct trace_summary *s,
@@ -227,10 +277,13 @@ bool trace_summary_node(unsigned int node, struct trace_summary *out)
  */
 bool trace_summary_cpu(unsigned int cpu, struct trace_summary *out)
 {
+	const struct trace_cpu *tc;
+
 	*out = (struct trace_summary){0};
-	if (cpu >= NR_CPUS)
+	if (cpu >= atomic_load_acquire(&trace_cpus))
 		return false;
-	return trace_summary_copy(&trace_cpu_sum[cpu], out);
+	tc = trace_cpu(cpu);
+	return tc && trace_summary_copy(&tc->sum, out);
 }
 #else
 const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,

@@ -2,13 +2,14 @@
 /*
  * Starting secondary CPUs with PSCI CPU_ON (common/smp.c decides which and
  * waits for them). The new CPU enters head.S secondary_entry at our EL with
- * its MMU off and x0 = &boot_args[cpu]; it reads that and arm64_mmu_cfg
- * from memory, so both are cleaned to PoC before the call. It then shares
+ * its MMU off and x0 = its struct arm64_secondary_boot, which sits at the
+ * top of its own stack (so nothing here is sized by NR_CPUS); it reads that
+ * and arm64_mmu_cfg from memory, so both are cleaned to PoC before the call. It then shares
  * the boot CPU's page tables (read-only from here on), sets TPIDR_ELx to
  * its logical id (arch_cpu_id()) and calls smp_secondary_main().
  *
- * Lock: none; boot_args[cpu] is written only by the boot CPU before it
- * starts @cpu.
+ * Lock: none; a CPU's boot block is written only by the boot CPU before
+ * it starts that CPU.
  */
 #include <arch/cache.h>
 #include <arch/cpu.h>
@@ -18,8 +19,6 @@
 #include <keel/compiler.h>
 #include <keel/cpumask.h>
 #include <keel/errno.h>
-
-static struct arm64_secondary_boot boot_args[NR_CPUS] __aligned(64);
 
 /**
  * arch_cpu_id() - logical id of this CPU, kept in TPIDR_EL2/TPIDR_EL1.
@@ -38,6 +37,14 @@ unsigned int arch_cpu_id(void)
 void arch_cpu_relax(void)
 {
 	__asm__ __volatile__("yield" ::: "memory");
+}
+
+/**
+ * arch_cpu_idle_relax() - spin-wait hint of an idle CPU: a yield.
+ */
+void arch_cpu_idle_relax(void)
+{
+	arch_cpu_relax();
 }
 
 /**
@@ -61,10 +68,12 @@ int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
 {
 	struct arm64_secondary_boot *b;
 
-	if (cpu >= NR_CPUS || !stack_top)
+	if (cpu >= NR_CPUS || stack_top < 64 + sizeof(*b))
 		return -EINVAL;
-	b = &boot_args[cpu];
-	b->stack_top = stack_top;
+	/* The block in the top cache lines of the stack, the stack below. */
+	b = (struct arm64_secondary_boot *)((stack_top - sizeof(*b)) &
+					    ~(uintptr_t)63);
+	b->stack_top = (uintptr_t)b;
 	b->cpu = cpu;
 	arch_clean_dcache_range(b, sizeof(*b));
 	arch_clean_dcache_range(&arm64_mmu_cfg, sizeof(arm64_mmu_cfg));

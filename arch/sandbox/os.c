@@ -16,7 +16,8 @@
  *  - the console (stdout, optionally captured for tests) and the panic hook.
  *
  * Threads of a previous boot (unit tests boot several machines in one
- * process) are cancelled when their logical CPU is started again: the
+ * process) are cancelled when a new arena is mapped (their per-CPU state
+ * lived in the old one) or their logical CPU is started again: the
  * secondary loop spins in arch_cpu_relax(), which is a cancellation point.
  */
 #define _GNU_SOURCE
@@ -51,6 +52,8 @@ uint64_t arch_entry_ticks;
 
 /* ---- RAM arena ----------------------------------------------------------- */
 
+static void retire_all_cpus(void);
+
 static unsigned char *arena;
 static uint64_t arena_top;
 
@@ -64,6 +67,7 @@ int sandbox_ram_init(uint64_t top)
 {
 	void *p;
 
+	retire_all_cpus();
 	sandbox_ram_fini();
 	top = (top + PAGE_SIZE - 1) & PAGE_MASK;
 	if (!top)
@@ -132,7 +136,10 @@ static __thread uint64_t spin_start, spin_last;
 #define SPIN_GAP_NS 100000ull
 /* After spinning this long, a thread sleeps between polls. */
 #define SPIN_SLEEP_AFTER_NS 2000000ull
-#define SPIN_SLEEP_NS	    200000l
+/* Sleep 1/SPIN_SLEEP_SHARE of the time waited so far, within these. */
+#define SPIN_SLEEP_MIN_NS 200000ull
+#define SPIN_SLEEP_MAX_NS 20000000ull
+#define SPIN_SLEEP_SHARE  8
 
 /**
  * arch_cpu_id() - logical id of the calling thread's CPU.
@@ -144,17 +151,15 @@ unsigned int arch_cpu_id(void)
 	return this_cpu;
 }
 
-/**
- * arch_cpu_relax() - spin-wait hint.
- *
- * A pause instruction per call. The host may have fewer cores than the
- * sandbox has CPUs, and a spinning thread must not starve the one it waits
- * for, so every 64th call is a cancellation point that yields the host CPU
- * - and once a spin has lasted 2 ms (a parked CPU, or one that fault
- * injection keeps from checking in), sleeps 200 us instead. Short waits
- * (locks, a quick smp_run_on) keep their latency.
+/*
+ * The common part of both hints: a pause instruction per call, and every
+ * 64th call a cancellation point that gives the host CPU away. The host may
+ * have fewer cores than the sandbox has CPUs, and a spinning thread must
+ * not starve the one it waits for: until a spin has lasted 2 ms it yields;
+ * after that it sleeps. Short waits (locks, a quick smp_run_on) keep their
+ * latency.
  */
-void arch_cpu_relax(void)
+static void relax(bool idle)
 {
 	uint64_t now;
 
@@ -173,13 +178,39 @@ void arch_cpu_relax(void)
 		spin_start = now;
 	spin_last = now;
 	if (now - spin_start > SPIN_SLEEP_AFTER_NS) {
-		struct timespec ts = {0, SPIN_SLEEP_NS};
+		uint64_t ns = idle ? (now - spin_start) / SPIN_SLEEP_SHARE : 0;
+		struct timespec ts = {0, (long)MIN(MAX(ns, SPIN_SLEEP_MIN_NS),
+						   SPIN_SLEEP_MAX_NS)};
 
 		nanosleep(&ts, NULL);
 		spin_last = arch_ticks();
 	} else {
 		sched_yield();
 	}
+}
+
+/**
+ * arch_cpu_relax() - spin-wait hint: after 2 ms of spinning, 200 us sleeps.
+ *
+ * Back-to-back waits (the boot CPU starting one CPU after another) look
+ * like one long spin here, so the sleep stays short.
+ */
+void arch_cpu_relax(void)
+{
+	relax(false);
+}
+
+/**
+ * arch_cpu_idle_relax() - spin-wait hint of a CPU with nothing to do.
+ *
+ * After 2 ms it sleeps 1/8 of the time waited so far, from 200 us up to
+ * 20 ms: a thousand parked CPUs then cost the host some 50 wake-ups per
+ * CPU per second, not a busy core each, and a CPU that gets work after
+ * waiting t answers within t/8.
+ */
+void arch_cpu_idle_relax(void)
+{
+	relax(true);
 }
 
 /**
@@ -600,7 +631,27 @@ struct sandbox_cpu {
 	volatile bool exited; /* set by the cancellation cleanup */
 };
 
-static struct sandbox_cpu sandbox_cpus[NR_CPUS];
+/*
+ * Thread slots, allocated 64 at a time as CPUs are started (never moved:
+ * a running thread holds a pointer to its slot), so a 4096-CPU build costs
+ * a table of 64 pointers, not 4096 slots.
+ */
+#define CPU_SLOTS_PER_CHUNK 64
+static struct sandbox_cpu
+	*sandbox_cpu_chunk[(NR_CPUS + CPU_SLOTS_PER_CHUNK - 1) /
+			   CPU_SLOTS_PER_CHUNK];
+
+/* Return: the slot of @cpu (< NR_CPUS), or NULL when @alloc is false or
+ * memory is short. */
+static struct sandbox_cpu *cpu_slot(unsigned int cpu, bool alloc)
+{
+	struct sandbox_cpu **chunk =
+		&sandbox_cpu_chunk[cpu / CPU_SLOTS_PER_CHUNK];
+
+	if (!*chunk && alloc)
+		*chunk = calloc(CPU_SLOTS_PER_CHUNK, sizeof(**chunk));
+	return *chunk ? &(*chunk)[cpu % CPU_SLOTS_PER_CHUNK] : NULL;
+}
 
 /**
  * arch_smp_prepare() - nothing to prepare for pthreads.
@@ -622,9 +673,10 @@ static void cpu_thread_exit(void *arg)
 static void *cpu_thread(void *arg)
 {
 	unsigned int cpu = (unsigned int)(uintptr_t)arg;
+	struct sandbox_cpu *const slot = cpu_slot(cpu, false);
 
 	this_cpu = cpu;
-	pthread_cleanup_push(cpu_thread_exit, &sandbox_cpus[cpu]);
+	pthread_cleanup_push(cpu_thread_exit, slot);
 	smp_secondary_main(cpu);
 	pthread_cleanup_pop(1);
 	return NULL;
@@ -637,14 +689,24 @@ static void *cpu_thread(void *arg)
  */
 static void retire_cpu(unsigned int cpu)
 {
-	struct sandbox_cpu *sc = &sandbox_cpus[cpu];
+	struct sandbox_cpu *sc = cpu_slot(cpu, false);
 
-	if (!sc->started)
+	if (!sc || !sc->started)
 		return;
 	pthread_cancel(sc->thread);
 	while (!__atomic_load_n(&sc->exited, __ATOMIC_ACQUIRE))
 		sched_yield();
 	sc->started = false;
+}
+
+/*
+ * Before a new arena replaces the old one (the next boot of a unit test):
+ * the threads of the last boot poll per-CPU state that lives in the arena.
+ */
+static void retire_all_cpus(void)
+{
+	for (unsigned int cpu = 1; cpu < NR_CPUS; cpu++)
+		retire_cpu(cpu);
 }
 
 /**
@@ -666,7 +728,9 @@ int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
 	(void)stack_top;
 	if (cpu == 0 || cpu >= NR_CPUS)
 		return -EINVAL;
-	sc = &sandbox_cpus[cpu];
+	sc = cpu_slot(cpu, true);
+	if (!sc)
+		return -ENOMEM;
 	retire_cpu(cpu);
 
 	pthread_attr_init(&attr);

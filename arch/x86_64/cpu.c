@@ -72,6 +72,14 @@ void arch_cpu_relax(void)
 }
 
 /**
+ * arch_cpu_idle_relax() - spin-wait hint of an idle CPU: a pause.
+ */
+void arch_cpu_idle_relax(void)
+{
+	arch_cpu_relax();
+}
+
+/**
  * arch_ticks() - the TSC.
  * Return: raw TSC value.
  */

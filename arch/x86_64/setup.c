@@ -221,7 +221,7 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	int rc;
 
 	/* arch_cpu_id() (printk's console lock) reads GS: first thing. */
-	x86_percpu_init(0, x86_apic_id());
+	x86_percpu_init(NULL, 0, x86_apic_id());
 	uart_init();
 	traps_init();
 	console_puts("\n");

@@ -5,9 +5,11 @@
  * ones; hot-plug slots are never started), allocates each stack on the
  * CPU's node and waits, bounded, for each to check in.
  *
- * Per-CPU data: MSR_GS_BASE = &x86_percpu[cpu], written first thing on
- * every CPU (x86_entry on the boot CPU, x86_ap_entry on the others), so
- * arch_cpu_id() is one %gs-relative load.
+ * Per-CPU data: MSR_GS_BASE = the CPU's struct x86_percpu, written first
+ * thing on every CPU (x86_entry on the boot CPU, x86_ap_entry on the
+ * others), so arch_cpu_id() is one %gs-relative load. The boot CPU's is
+ * static; a secondary's sits at the top of its own stack (node-local,
+ * from bootmem), so no table is sized by NR_CPUS.
  *
  * Local APIC: x2APIC (MSRs) when CPUID.1:ECX[21] says so, else xAPIC MMIO
  * at the MADT's address (else IA32_APIC_BASE), mapped uncached. IPIs go
@@ -71,7 +73,7 @@ _Static_assert(offsetof(struct x86_percpu, cpu) == X86_PERCPU_CPU_OFFSET,
 extern const char x86_tramp_start[], x86_tramp_params[], x86_tramp_end[];
 extern const uint8_t gdt_ptr[];
 
-struct x86_percpu x86_percpu[NR_CPUS];
+static struct x86_percpu boot_percpu;
 
 static volatile uint32_t *lapic;
 static bool x2apic;
@@ -79,13 +81,14 @@ static struct x86_tramp_params *tramp;
 
 /**
  * x86_percpu_init() - point this CPU's GS base at its per-CPU data.
+ * @p: the data (NULL: the boot CPU's)
  * @cpu: logical id
  * @apic_id: its APIC ID
  */
-void x86_percpu_init(unsigned int cpu, uint32_t apic_id)
+void x86_percpu_init(struct x86_percpu *p, unsigned int cpu, uint32_t apic_id)
 {
-	struct x86_percpu *p = &x86_percpu[cpu < NR_CPUS ? cpu : 0];
-
+	if (!p)
+		p = &boot_percpu;
 	p->self = p;
 	p->cpu = cpu;
 	p->apic_id = apic_id;
@@ -246,24 +249,30 @@ int arch_smp_prepare(void)
 int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
 {
 	uint64_t hz = tsc_hz ? tsc_hz : 1000000000ULL;
+	struct x86_percpu *pc;
 	uint64_t end;
 	int err;
 
 	if (!tramp)
 		return -ENODEV;
-	if (cpu >= NR_CPUS || !stack_top || (!x2apic && hwid > 0xfe) ||
-	    hwid > 0xffffffffULL)
+	if (cpu >= NR_CPUS || stack_top < sizeof(*pc) ||
+	    (!x2apic && hwid > 0xfe) || hwid > 0xffffffffULL)
 		return -EINVAL;
+	/* Its per-CPU data at the top of its stack; the stack below it. */
+	pc = (struct x86_percpu *)((stack_top - sizeof(*pc)) &
+				   ~(uintptr_t)(_Alignof(struct x86_percpu) -
+						1));
 	/* A previous CPU that started but has not read its block yet. */
 	end = rdtsc() + hz / 1000000 * TRAMP_REUSE_WAIT_US;
 	while (atomic_load_acquire(&tramp->started) &&
 	       !atomic_load_acquire(&tramp->taken) && rdtsc() < end)
 		arch_cpu_relax();
 
-	x86_percpu[cpu].cpu = cpu;
-	x86_percpu[cpu].apic_id = (uint32_t)hwid;
+	memset(pc, 0, sizeof(*pc));
+	pc->cpu = cpu;
+	pc->apic_id = (uint32_t)hwid;
 	tramp->cr3 = read_cr3();
-	tramp->stack = stack_top;
+	tramp->stack = (uintptr_t)pc;
 	tramp->entry = (uint64_t)(uintptr_t)x86_ap_entry;
 	tramp->apic_va = (uint64_t)(uintptr_t)lapic;
 	tramp->cpu = cpu;
@@ -298,10 +307,11 @@ fail:
 /**
  * x86_ap_entry() - C entry of a secondary (trampoline.S), own stack.
  * @cpu: logical id
+ * @pc: its per-CPU data, right above the stack (arch_cpu_start)
  */
-void x86_ap_entry(unsigned int cpu)
+void x86_ap_entry(unsigned int cpu, struct x86_percpu *pc)
 {
-	x86_percpu_init(cpu, x86_percpu[cpu < NR_CPUS ? cpu : 0].apic_id);
+	x86_percpu_init(pc, cpu, pc->apic_id);
 	__asm__ __volatile__("lgdt (%0)" : : "r"(gdt_ptr) : "memory");
 	traps_load();
 	apic_enable_local();

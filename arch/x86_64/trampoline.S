@@ -92,6 +92,7 @@ tramp64:
 2:	cmpl T(tramp_hwid), %eax
 	jne 3f
 	movq T(tramp_stack), %rsp
+	movq %rsp, %rsi			/* its struct x86_percpu, above the stack */
 	movl T(tramp_cpu), %edi
 	movq T(tramp_entry), %rax
 	movl $1, T(tramp_taken)

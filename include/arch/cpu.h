@@ -12,6 +12,14 @@ unsigned int arch_cpu_id(void);
 void arch_cpu_relax(void);
 
 /*
+ * Spin-wait hint of a CPU with nothing to do (a secondary polling its
+ * mailbox): may give the CPU away for longer than arch_cpu_relax(). On
+ * hardware the same pause / yield; the sandbox, whose CPUs are threads
+ * sharing a few host cores, sleeps there for a growing share of the wait.
+ */
+void arch_cpu_idle_relax(void);
+
+/*
  * Raw ticks of the boot timer (TSC, CNTVCT_EL0, CLOCK_MONOTONIC_RAW in ns)
  * and its rate. arch_ticks_hz() is valid once the arch has calibrated it,
  * which it does before calling keel_main().

@@ -87,6 +87,11 @@ struct bootinfo {
 	struct bi_reserved reserved[BOOTINFO_MAX_RESERVED];
 	unsigned int reserved_count;
 
+	/*
+	 * Static, unlike every other per-CPU table: the parsers fill it
+	 * before any allocator exists (32 bytes a CPU, .bss only: 128 KiB
+	 * at NR_CPUS 4096). Beyond it CPUs are counted in cpus_over_cap.
+	 */
 	struct bi_cpu cpus[CONFIG_NR_CPUS];
 	unsigned int cpu_count;
 
@@ -118,6 +123,11 @@ struct bootinfo {
 	unsigned int dropped_ram, dropped_reserved, dropped_cpus;
 	/* Firmware NUMA nodes folded into others (include/keel/nodemap.h). */
 	unsigned int dropped_nodes;
+	/*
+	 * CPUs beyond the CONFIG_NR_CPUS entries of cpus[] (part of
+	 * dropped_cpus): counted by the parsers, one warning from sanitise.
+	 */
+	unsigned int cpus_over_cap;
 };
 
 /* bootinfo_init(): empty, protocol set, el = -1, paddr_bits = 52. */

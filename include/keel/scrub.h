@@ -45,12 +45,19 @@ struct scrub_stats {
 	uint64_t unit_bytes;
 	int stopped_cpu; /* inject=scrub-stop: the worker that quit, or -1 */
 	struct scrub_node_stats node[MAX_NUMNODES];
-	struct scrub_cpu_stats cpu[NR_CPUS];
+	/* cpu_count entries, from scrub_init_cpus() (kept across runs). */
+	struct scrub_cpu_stats *cpu;
 };
 
 extern struct scrub_stats scrub_stats;
 
 const char *scrub_mode_name(enum scrub_mode m);
+
+/*
+ * scrub_init_cpus(): allocate the per-CPU statistics and work arrays for
+ * cpu_count CPUs from bootmem. After smp_init(), before the handoff.
+ */
+void scrub_init_cpus(void);
 
 /*
  * scrub_boot(): the whole boot scrub for @mode (on: scrub everything and

@@ -29,14 +29,23 @@ struct cpu_info {
 	volatile uint32_t seq, done_seq;
 } __attribute__((aligned(128)));
 
-extern struct cpu_info cpu_table[NR_CPUS];
-extern unsigned int cpu_count; /* entries used in cpu_table */
+/* cpu_count entries, from bootmem (smp_init()); NULL before. */
+extern struct cpu_info *cpu_table;
+extern unsigned int cpu_count; /* entries in cpu_table, <= NR_CPUS */
 
 /*
- * smp_init(): fill cpu_table from bootinfo (boot CPU first) and mark SMT
- * siblings (same node/package/core, thread != lowest).
+ * smp_init(): allocate cpu_table for the CPUs bootinfo describes (bootmem
+ * must be ready), fill it (boot CPU first), mark SMT siblings (same
+ * node/package/core, thread != lowest) and size the per-CPU trace buffers.
  */
 void smp_init(const struct bootinfo *bi);
+
+/*
+ * smp_percpu_alloc(): a zeroed array of cpu_count entries of @size bytes
+ * from bootmem, reserved as @why. For per-CPU state that must not be a
+ * static NR_CPUS-sized array. Call after smp_init(), before the handoff.
+ */
+void *smp_percpu_alloc(size_t size, const char *why);
 
 /*
  * smp_boot_cpus(): start every present CPU through arch_cpu_start(), each

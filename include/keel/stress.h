@@ -48,7 +48,8 @@ struct stress_stats {
 	unsigned int cpus;	    /* CPUs that ran */
 	bool ran;
 	const char *fail_reason; /* NULL when ok */
-	struct stress_cpu_stats cpu[NR_CPUS];
+	/* cpu_count entries, from stress_init_cpus() (kept across runs). */
+	struct stress_cpu_stats *cpu;
 };
 
 extern struct stress_stats stress_stats;
@@ -59,6 +60,12 @@ extern struct stress_stats stress_stats;
  * CPU must call it; other CPUs still busy (idle scrub) join when free.
  */
 void stress_run(uint64_t seconds);
+
+/*
+ * stress_init_cpus(): allocate the per-CPU tables for cpu_count CPUs from
+ * bootmem. After smp_init(), before the handoff.
+ */
+void stress_init_cpus(void);
 
 /* Return: false when the last stress_run() found a problem. */
 bool stress_ok(void);

@@ -63,7 +63,16 @@ void trace_event(const char *name, enum trace_kind kind, uint64_t arg0,
  */
 void trace_detail(const char *name, enum trace_kind kind, uint64_t arg0,
 		  uint64_t arg1);
+/*
+ * trace_init_cpus(): buffers for logical CPUs 1..@count-1, from bootmem
+ * (the boot CPU's is static: it traces from entry). Called by smp_init().
+ */
+void trace_init_cpus(unsigned int count);
 #else
+static inline void trace_init_cpus(unsigned int count)
+{
+	(void)count;
+}
 static inline void trace_event(const char *name, enum trace_kind kind,
 			       uint64_t arg0, uint64_t arg1)
 {

@@ -28,6 +28,8 @@
 #define FIXTURES     "build/sandbox-asan/tests/data/acpi/"
 #define MAX_T	     8
 
+#define STR_(x)	     #x
+#define STR(x)	     STR_(x)
 #define MB	     (1ULL << 20)
 #define GB	     (1ULL << 30)
 
@@ -495,30 +497,181 @@ static void test_numa_below_srat(void **state)
 	expect_ram(2, 2 * GB, 3 * GB, 0);
 }
 
+/* ---- generated big machines (x2APIC, more CPUs than the build) ------ */
+
+/* Generated tables live past the fixtures: up to 16K MADT CPU entries. */
+#define GEN_MADT_AT 0x150000ULL
+#define GEN_SRAT_AT 0x190000ULL
+#define GEN_SLIT_AT 0x1f0000ULL
+
+/*
+ * The APIC ID of generated CPU @i: every other ID (gaps, as with cores
+ * that are not a power of two), so 512 CPUs reach ID 1022.
+ */
+static uint32_t gen_apic_id(unsigned int i)
+{
+	return 2 * i;
+}
+
+/* Node of generated CPU @i: @cpus spread evenly over @nodes. */
+static uint32_t gen_node(unsigned int i, unsigned int cpus, unsigned int nodes)
+{
+	return i / ((cpus + nodes - 1) / nodes);
+}
+
+/* Distance between generated nodes: 10 local, 20 + 2 * |a - b|. */
+static uint8_t gen_distance(unsigned int a, unsigned int b)
+{
+	return a == b ? 10 : (uint8_t)(20 + 2 * (a > b ? a - b : b - a));
+}
+
+/*
+ * A machine of @cpus CPUs on @nodes nodes (1 GiB of RAM each at n GiB)
+ * as firmware of a big server lists it: MADT type 0 (xAPIC) entries for
+ * APIC IDs below 255 and type 9 (x2APIC) entries above, SRAT type 0 / type
+ * 2 affinity entries likewise, and a SLIT. The boot CPU is APIC ID 0.
+ */
+static void gen_machine(unsigned int cpus, unsigned int nodes)
+{
+	uint32_t madt_len = 44, srat_len = 48, slit_len = 44 + nodes * nodes;
+	uint8_t *m = at(GEN_MADT_AT), *s = at(GEN_SRAT_AT),
+		*l = at(GEN_SLIT_AT);
+
+	memset(w.mem, 0, IMG_SIZE);
+	for (unsigned int i = 0; i < cpus; i++) {
+		uint32_t id = gen_apic_id(i), node = gen_node(i, cpus, nodes);
+		uint8_t *e = m + madt_len, *a = s + srat_len;
+
+		if (id < 0xff) {
+			e[0] = 0, e[1] = 8, e[2] = (uint8_t)i,
+			e[3] = (uint8_t)id;
+			put32(e + 4, 1);
+			a[0] = 0, a[1] = 16, a[2] = (uint8_t)node;
+			a[3] = (uint8_t)id;
+			put32(a + 4, 1);
+		} else {
+			e[0] = 9, e[1] = 16;
+			put32(e + 4, id);
+			put32(e + 8, 1);
+			put32(e + 12, i);
+			a[0] = 2, a[1] = 24;
+			put32(a + 4, node);
+			put32(a + 8, id);
+			put32(a + 12, 1);
+		}
+		madt_len += e[1];
+		srat_len += a[1];
+		assert_true(GEN_MADT_AT + madt_len <= GEN_SRAT_AT);
+	}
+	for (unsigned int n = 0; n < nodes; n++) {
+		uint8_t *a = s + srat_len;
+
+		a[0] = 1, a[1] = 40;
+		put32(a + 2, n);
+		put64(a + 8, (n + 1) * GB);
+		put64(a + 16, GB);
+		put32(a + 28, 1);
+		srat_len += 40;
+	}
+	assert_true(GEN_SRAT_AT + srat_len <= GEN_SLIT_AT);
+	write_header(m, "APIC", madt_len, 5);
+	put32(m + 36, 0xfee00000);
+	write_header(s, "SRAT", srat_len, 3);
+	put32(s + 36, 1);
+	write_header(l, "SLIT", slit_len, 1);
+	put64(l + 36, nodes);
+	for (unsigned int a = 0; a < nodes; a++)
+		for (unsigned int b = 0; b < nodes; b++)
+			l[44 + a * nodes + b] = gen_distance(a, b);
+	fix_checksum(m);
+	fix_checksum(s);
+	fix_checksum(l);
+	w.count = 3;
+	w.addr[0] = GEN_MADT_AT;
+	w.addr[1] = GEN_SRAT_AT;
+	w.addr[2] = GEN_SLIT_AT;
+	write_roots();
+	write_rsdp(RSDP_SCAN_AT, 2, XSDT_AT);
+}
+
+/* The generated machine through acpi_fill_bootinfo() and sanitise. */
+static void gen_bootinfo(unsigned int nodes)
+{
+	bootinfo_init(&bi, BOOT_MULTIBOOT2);
+	for (unsigned int n = 0; n < nodes; n++)
+		bootinfo_add_ram(&bi, pa((n + 1) * GB), pa((n + 2) * GB), 0);
+	acpi_fill_bootinfo(&bi, &info);
+	acpi_apply_numa(&bi, &info);
+	bootinfo_sanitise(&bi);
+}
+
+/* 512 CPUs, APIC IDs up to 1022, 8 nodes: x2APIC entries and affinity. */
+static void test_x2apic_512_cpus_8_nodes(void **state)
+{
+	const unsigned int cpus = 512, nodes = 8;
+	unsigned int x2 = 0;
+
+	(void)state;
+	_Static_assert(512 <= ACPI_MAX_CPUS, "the build holds 512 CPUs");
+	gen_machine(cpus, nodes);
+	parse_expect(0, 0, NULL);
+	assert_int_equal(info.cpu_count, cpus);
+	assert_int_equal(info.cpu_usable_count, cpus);
+	assert_int_equal(info.cpu_dropped, 0);
+	assert_true(info.numa_valid);
+	assert_true(info.have_distance);
+	assert_int_equal(info.node_count, nodes);
+	for (unsigned int i = 0; i < cpus; i++) {
+		expect_cpu(i, gen_apic_id(i), gen_node(i, cpus, nodes), true,
+			   i == 0);
+		x2 += info.cpus[i].kind == ACPI_CPU_X2APIC;
+	}
+	/* IDs 0, 2 .. 254 are xAPIC entries, the rest x2APIC. */
+	assert_int_equal(x2, cpus - 128);
+
+	sandbox_console_clear();
+	gen_bootinfo(nodes);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_int_equal(bi.cpu_count, cpus);
+	assert_int_equal(bi.dropped_cpus, 0);
+	assert_int_equal(bi.node_count, nodes);
+	assert_true(bi.cpus[0].boot_cpu);
+	assert_int_equal(bi.cpus[cpus - 1].hwid, gen_apic_id(cpus - 1));
+	assert_int_equal(bi.cpus[cpus - 1].node, nodes - 1);
+	for (unsigned int a = 0; a < nodes; a++)
+		for (unsigned int b = 0; b < nodes; b++)
+			assert_int_equal(bi.distance[a][b], gen_distance(a, b));
+}
+
+/*
+ * More CPUs than the build holds: the first ACPI_MAX_CPUS kept, the rest
+ * counted, and exactly one warning naming both counts and the option.
+ */
 static void test_madt_too_many_cpus(void **state)
 {
-	unsigned int i, n = ACPI_MAX_CPUS + 4;
-	uint8_t *m;
+	const unsigned int extra = 32, n = ACPI_MAX_CPUS + extra;
+	char want[160];
 
-	BUILD("madt-2node");
-	m = tbl(0);
-	memset(m, 0, 0x1000);
-	assert_true(44 + 8 * n <= 0x1000);
-	write_header(m, "APIC", 44 + 8 * n, 5);
-	for (i = 0; i < n; i++) {
-		uint8_t *e = m + 44 + 8 * i;
-
-		e[0] = 0;
-		e[1] = 8;
-		e[2] = (uint8_t)i;
-		e[3] = (uint8_t)i;
-		e[4] = 1;
-	}
-	fix_checksum(m);
-	parse_expect(0, 1, "more CPUs than NR_CPUS");
+	(void)state;
+	gen_machine(n, 4);
+	parse_expect(0, 0, NULL); /* the parser only counts */
 	assert_int_equal(info.cpu_count, ACPI_MAX_CPUS);
-	assert_int_equal(info.cpu_dropped, 4);
+	assert_int_equal(info.cpu_dropped, extra);
 	assert_true(info.cpus[0].boot_cpu);
+	assert_int_equal(info.cpus[ACPI_MAX_CPUS - 1].hwid,
+			 gen_apic_id(ACPI_MAX_CPUS - 1));
+
+	sandbox_console_clear();
+	gen_bootinfo(4);
+	snprintf(want, sizeof(want),
+		 "firmware describes %u CPUs, this build holds %u "
+		 "(CONFIG_NR_CPUS): %u dropped",
+		 n, (unsigned int)CONFIG_NR_CPUS, extra);
+	if (test_console_warnings() != 1 || !test_console_contains(want))
+		fail_msg("want one warning \"%s\", got:\n%s", want,
+			 sandbox_console_buffer());
+	assert_int_equal(bi.cpu_count, CONFIG_NR_CPUS);
+	assert_int_equal(bi.dropped_cpus, extra);
 }
 
 static void test_ebda_scan(void **state)
@@ -752,6 +905,7 @@ static void test_srat_too_many_pxm(void **state)
 	uint8_t *s;
 	unsigned int i, n = MAX_NUMNODES + 1;
 	uint32_t len = 48 + n * 40;
+	char want[128];
 
 	BUILD("madt-2node", "srat-2node");
 	s = tbl(1);
@@ -773,9 +927,11 @@ static void test_srat_too_many_pxm(void **state)
 	 * node), one warning with the counts, the rest kept. The CPUs have
 	 * no affinity entries: the second warning.
 	 */
-	parse_expect(0, 2,
-		     "ACPI SRAT: 17 proximity domains, 16 kept "
-		     "(MAX_NUMNODES=16), 1 folded into their nearest node");
+	snprintf(want, sizeof(want),
+		 "ACPI SRAT: %u proximity domains, %u kept (MAX_NUMNODES=%u), "
+		 "1 folded into their nearest node",
+		 n, n - 1, n - 1);
+	parse_expect(0, 2, want);
 	assert_true(info.numa_valid);
 	assert_int_equal(info.node_count, MAX_NUMNODES);
 	assert_int_equal(info.dropped_nodes, 1);
@@ -940,58 +1096,68 @@ static void test_slit_asymmetric(void **state)
 }
 
 /*
- * srat-20node + slit-20node (see their comments): 20 domains, the lowest
- * 16 kept as nodes 0-15, PXM 16 -> node 3, 17 -> 9, 18 (unreachable) -> 0,
- * 19 -> 7, one warning; CPUs and memory follow; the kept nodes' distances
- * are the SLIT's (asymmetric).
+ * MAX_NUMNODES + 4 proximity domains, one CPU and 1 GiB each (generated,
+ * so it holds for any MAX_NUMNODES): the lowest MAX_NUMNODES are kept as
+ * nodes 0.., the four others X+k fold into the kept node nearest in their
+ * SLIT row: X -> 3, X+1 -> 9, X+2 (every entry unreachable) -> 0, X+3 ->
+ * 7, with one warning; CPUs and memory follow; the kept nodes' distances
+ * are the SLIT's (asymmetric after the edit below).
  */
-static void test_srat_fold_20(void **state)
+static void test_srat_fold(void **state)
 {
-	static const uint32_t fold[4] = {3, 9, 0, 7}; /* PXM 16..19 */
+	static const uint32_t fold[4] = {3, 9, 0, 7};
+	const unsigned int x = MAX_NUMNODES, n = MAX_NUMNODES + 4;
+	uint8_t *l = at(GEN_SLIT_AT);
+	char want[128];
 
-	if (MAX_NUMNODES != 16)
-		skip(); /* the fixtures are drawn for MAX_NUMNODES=16 */
-	/* SLIT after the SRAT in the XSDT: acpi_parse reads it first. */
-	BUILD("madt-x2apic", "srat-20node", "slit-20node");
-	parse_expect(0, 1,
-		     "ACPI SRAT: 20 proximity domains, 16 kept "
-		     "(MAX_NUMNODES=16), 4 folded into their nearest node");
+	(void)state;
+	gen_machine(n, n);
+	/* Folded rows: far from everyone, but near their target. */
+	for (unsigned int k = 0; k < 4; k++)
+		for (unsigned int b = 0; b < n; b++)
+			if (b != x + k)
+				l[44 + (x + k) * n + b] = k == 2 ? 255 : 200;
+	l[44 + (x + 0) * n + 3] = 11;
+	l[44 + (x + 1) * n + 9] = 12;
+	l[44 + (x + 3) * n + 7] = 13;
+	l[44 + 1 * n + 0] = 23; /* asymmetric: [1][0] 23, [0][1] 22 */
+	fix_checksum(l);
+	snprintf(want, sizeof(want),
+		 "ACPI SRAT: %u proximity domains, %u kept (MAX_NUMNODES=%u), "
+		 "4 folded into their nearest node",
+		 n, x, x);
+	parse_expect(0, 1, want);
 	assert_true(info.numa_valid);
-	assert_int_equal(info.node_count, 16);
+	assert_int_equal(info.node_count, x);
 	assert_int_equal(info.dropped_nodes, 4);
 	assert_true(info.have_distance);
-	/* Memory: PXM i owns [i GiB, i + 1 GiB). */
-	assert_int_equal(info.memblk_count, 20);
-	for (unsigned int i = 0; i < 20; i++)
-		expect_memblk(i, i * GB, (i + 1) * GB,
-			      i < 16 ? i : fold[i - 16], false);
-	/* x2APIC 0 -> PXM 0, 1 -> PXM 17, 0x100 -> PXM 1, 0x101 -> 16. */
-	expect_cpu(0, 0, 0, true, true);
-	expect_cpu(1, 1, 9, true, false);
-	expect_cpu(2, 0x100, 1, true, false);
-	expect_cpu(3, 0x101, 3, true, false);
-	/* Kept distances: 20 + 2|a - b| (+1 when a > b). */
-	for (unsigned int a = 0; a < 16; a++)
-		for (unsigned int b = 0; b < 16; b++)
-			assert_int_equal(
-				info.distance[a][b],
-				a == b ? 10
-				       : 20 + 2 * (a > b ? a - b : b - a) +
-						 (a > b));
+	/* Memory: PXM i owns [i + 1 GiB, i + 2 GiB). */
+	assert_int_equal(info.memblk_count, n);
+	for (unsigned int i = 0; i < n; i++)
+		expect_memblk(i, (i + 1) * GB, (i + 2) * GB,
+			      i < x ? i : fold[i - x], false);
+	for (unsigned int i = 0; i < n; i++)
+		expect_cpu(i, gen_apic_id(i), i < x ? i : fold[i - x], true,
+			   i == 0);
+	for (unsigned int a = 0; a < x; a++)
+		for (unsigned int b = 0; b < x; b++)
+			assert_int_equal(info.distance[a][b],
+					 a == 1 && b == 0 ? 23
+							  : gen_distance(a, b));
 
 	acpi_fill_bootinfo(&bi, &info);
 	assert_int_equal(bi.dropped_nodes, 4);
-	assert_int_equal(bi.cpus[1].node, 9);
+	assert_int_equal(bi.cpus[x + 1].node, 9);
 	assert_int_equal(bi.distance[1][0], 23);
 	assert_int_equal(bi.distance[0][1], 22);
 
 	/* The same SRAT parsed alone (no SLIT): every fold goes to node 0. */
 	acpi_info_reset(&info);
 	sandbox_console_clear();
-	assert_int_equal(acpi_parse_srat(tbl(1), 0x1000, &info), 0);
+	assert_int_equal(acpi_parse_srat(at(GEN_SRAT_AT), 0x10000, &info), 0);
 	assert_int_equal(test_console_warnings(), 1);
-	for (unsigned int i = 16; i < 20; i++)
-		expect_memblk(i, i * GB, (i + 1) * GB, 0, false);
+	for (unsigned int i = x; i < n; i++)
+		expect_memblk(i, (i + 1) * GB, (i + 2) * GB, 0, false);
 }
 
 static void test_rsdp_bad_checksum(void **state)
@@ -1142,6 +1308,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_madt_too_many_cpus, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_x2apic_512_cpus_8_nodes,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_ebda_scan, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_fadt_variants, setup,
@@ -1169,7 +1337,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_slit_bad, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_slit_asymmetric, setup,
 						teardown),
-		cmocka_unit_test_setup_teardown(test_srat_fold_20, setup,
+		cmocka_unit_test_setup_teardown(test_srat_fold, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_rsdp_bad_checksum, setup,
 						teardown),

@@ -492,41 +492,50 @@ static void test_distance_bad_entries(void **state)
  */
 static void test_node_fold(void **state)
 {
-	static const uint32_t trip[][3] = {
-		{16, 3, 11},  {16, 4, 30},  {17, 9, 12}, {17, 8, 13},
-		{18, 0, 255}, {18, 1, 255}, {19, 5, 13}, {19, 7, 13},
-		{5, 19, 30},  {7, 19, 14},  {3, 5, 25},	 {5, 3, 35},
-		{3, 16, 12},
+	/*
+	 * MAX_NUMNODES + 4 ids: the extra four are X = MAX_NUMNODES + 0..3.
+	 * X+0 -> 3 (11 beats 30), X+1 -> 9 (12 beats 13), X+2 -> 0 (only
+	 * unreachable entries: the lowest kept node), X+3 -> 7 (a tie at 13
+	 * broken by the reverse distance, 14 beats 30).
+	 */
+	const uint32_t x = MAX_NUMNODES, n = MAX_NUMNODES + 4;
+	const uint32_t trip[][3] = {
+		{x, 3, 11},	{x, 4, 30},	 {x + 1, 9, 12},
+		{x + 1, 8, 13}, {x + 2, 0, 255}, {x + 2, 1, 255},
+		{x + 3, 5, 13}, {x + 3, 7, 13},	 {5, x + 3, 30},
+		{7, x + 3, 14}, {3, 5, 25},	 {5, 3, 35},
+		{3, x, 12},
 	};
 	static const uint32_t fold[4] = {3, 9, 0, 7};
-	uint32_t ids[20];
+	static uint32_t ids[MAX_NUMNODES + 4];
+	char want[128];
 
-	if (MAX_NUMNODES != 16)
-		skip(); /* the folds are drawn for MAX_NUMNODES=16 */
+	snprintf(want, sizeof(want),
+		 "dt: %u proximity domains, %u kept (MAX_NUMNODES=%u), 4 "
+		 "folded into their nearest node",
+		 n, x, x);
 	for (unsigned int order = 0; order < 2; order++) {
-		for (unsigned int i = 0; i < 20; i++)
-			ids[i] = order ? 19 - i : i;
-		parse_numa_dt(ids, 20, trip, ARRAY_SIZE(trip));
+		for (unsigned int i = 0; i < n; i++)
+			ids[i] = order ? n - 1 - i : i;
+		parse_numa_dt(ids, n, trip, ARRAY_SIZE(trip));
 		assert_int_equal(test_console_warnings(), 1);
-		assert_true(test_console_contains(
-			"dt: 20 proximity domains, 16 kept (MAX_NUMNODES=16), "
-			"4 folded into their nearest node"));
+		assert_true(test_console_contains(want));
 		assert_int_equal(bi.fixups, 1);
 		assert_int_equal(bi.dropped_nodes, 4);
-		assert_int_equal(bi.ram_count, 20);
-		assert_int_equal(bi.cpu_count, 20);
+		assert_int_equal(bi.ram_count, n);
+		assert_int_equal(bi.cpu_count, n);
 		/* RAM [i GiB, i+1 GiB) and MPIDR i belong to ids[i]. */
-		for (unsigned int r = 0; r < 20; r++) {
+		for (unsigned int r = 0; r < n; r++) {
 			uint32_t id = ids[pa_val(bi.ram[r].start) / GB];
 
 			assert_int_equal(bi.ram[r].node,
-					 id < 16 ? id : fold[id - 16]);
+					 id < x ? id : fold[id - x]);
 			id = ids[bi.cpus[r].hwid];
 			assert_int_equal(bi.cpus[r].node,
-					 id < 16 ? id : fold[id - 16]);
+					 id < x ? id : fold[id - x]);
 		}
 		bootinfo_sanitise(&bi);
-		assert_int_equal(bi.node_count, 16);
+		assert_int_equal(bi.node_count, x);
 		assert_int_equal(bi.distance[3][5], 25);
 		assert_int_equal(bi.distance[5][3], 35);
 		assert_int_equal(bi.distance[3][4], 20); /* not given */
@@ -810,6 +819,80 @@ static void test_mpidr_topology(void **state)
 	assert_int_equal(p, 0x80 << 16);
 }
 
+/*
+ * A DT with @cpus cpu nodes (MPIDR Aff2.Aff1.Aff0 = k / 256, k / 16 % 16,
+ * k % 16) and 1 GiB of RAM, built with libfdt's sequential writer.
+ */
+static void *many_cpus_dt(unsigned int cpus, size_t *len)
+{
+	size_t size = 256 + (size_t)cpus * 96;
+	void *fdt = malloc(size);
+	/* <0 0x40000000 0 0x40000000>: [1 GiB, 2 GiB) */
+	const fdt32_t mem_reg[4] = {0, cpu_to_fdt32(0x40000000), 0,
+				    cpu_to_fdt32(0x40000000)};
+	char name[32];
+
+	assert_non_null(fdt);
+	assert_int_equal(fdt_create(fdt, (int)size), 0);
+	assert_int_equal(fdt_finish_reservemap(fdt), 0);
+	assert_int_equal(fdt_begin_node(fdt, ""), 0);
+	assert_int_equal(fdt_property_u32(fdt, "#address-cells", 2), 0);
+	assert_int_equal(fdt_property_u32(fdt, "#size-cells", 2), 0);
+	assert_int_equal(fdt_begin_node(fdt, "cpus"), 0);
+	assert_int_equal(fdt_property_u32(fdt, "#address-cells", 1), 0);
+	assert_int_equal(fdt_property_u32(fdt, "#size-cells", 0), 0);
+	for (unsigned int k = 0; k < cpus; k++) {
+		uint32_t mpidr = (k / 256) << 16 | (k / 16 % 16) << 8 | k % 16;
+
+		snprintf(name, sizeof(name), "cpu@%x", mpidr);
+		assert_int_equal(fdt_begin_node(fdt, name), 0);
+		assert_int_equal(fdt_property_string(fdt, "device_type", "cpu"),
+				 0);
+		assert_int_equal(fdt_property_u32(fdt, "reg", mpidr), 0);
+		assert_int_equal(fdt_end_node(fdt), 0);
+	}
+	assert_int_equal(fdt_end_node(fdt), 0);
+	assert_int_equal(fdt_begin_node(fdt, "memory@40000000"), 0);
+	assert_int_equal(fdt_property_string(fdt, "device_type", "memory"), 0);
+	assert_int_equal(fdt_property(fdt, "reg", mem_reg, sizeof(mem_reg)), 0);
+	assert_int_equal(fdt_end_node(fdt), 0);
+	assert_int_equal(fdt_end_node(fdt), 0);
+	assert_int_equal(fdt_finish(fdt), 0);
+	*len = fdt_totalsize(fdt);
+	return fdt;
+}
+
+/*
+ * More cpu nodes than CONFIG_NR_CPUS: the first NR_CPUS kept, the rest
+ * counted in dropped_cpus, one warning for all of them (not one per CPU).
+ */
+static void test_too_many_cpus(void **state)
+{
+	const unsigned int extra = 5, cpus = CONFIG_NR_CPUS + extra;
+	size_t len;
+	void *fdt = many_cpus_dt(cpus, &len);
+	char want[160];
+
+	(void)state;
+	assert_int_equal(parse_buf(fdt, len), 0);
+	assert_int_equal(bi.cpu_count, CONFIG_NR_CPUS);
+	assert_int_equal(bi.dropped_cpus, extra);
+	assert_int_equal(bi.cpus[CONFIG_NR_CPUS - 1].hwid,
+			 (CONFIG_NR_CPUS - 1) / 256 << 16 |
+				 ((CONFIG_NR_CPUS - 1) / 16 % 16) << 8 |
+				 (CONFIG_NR_CPUS - 1) % 16);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_sanitise(&bi);
+	snprintf(want, sizeof(want),
+		 "firmware describes %u CPUs, this build holds %u "
+		 "(CONFIG_NR_CPUS): %u dropped",
+		 cpus, (unsigned int)CONFIG_NR_CPUS, extra);
+	if (test_console_warnings() != 1 || !test_console_contains(want))
+		fail_msg("want one warning \"%s\", got:\n%s", want,
+			 sandbox_console_buffer());
+	free(fdt);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -837,6 +920,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_distance_bad_entries,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_fold, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_too_many_cpus, setup,
 						teardown),
 	};
 

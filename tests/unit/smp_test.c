@@ -180,11 +180,20 @@ static void test_inject_meaningless_warned(void **state)
 	assert_int_equal(count_in_console("nothing injected"), 0);
 }
 
+/* A fresh arena and bootmem with 32 MiB of RAM, for smp_init() alone. */
+static void fresh_bootmem(void)
+{
+	assert_int_equal(sandbox_ram_init(TEST_RAM_BASE + (32ull << 20)), 0);
+	bootmem_init();
+	assert_int_equal(bootmem_add(pa(TEST_RAM_BASE), 32ull << 20, 0), 0);
+}
+
 static void test_table_order_and_smt(void **state)
 {
 	struct bootinfo *bi = &test_bi;
 
 	(void)state;
+	fresh_bootmem();
 	bootinfo_init(bi, BOOT_SANDBOX);
 	/* hwid, node, package, core, thread, usable */
 	bootinfo_add_cpu(bi, 10, 0, 0, 0, 0, true);

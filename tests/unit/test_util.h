@@ -37,7 +37,9 @@
 #include <keel/numa.h>
 #include <keel/options.h>
 #include <keel/printk.h>
+#include <keel/scrub.h>
 #include <keel/smp.h>
+#include <keel/stress.h>
 
 /* ---- console ------------------------------------------------------------- */
 
@@ -223,6 +225,8 @@ static inline unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 	bootmem_init_from_bootinfo(bi);
 	frametable_init(bi->node_count);
 	smp_init(bi);
+	scrub_init_cpus();
+	stress_init_cpus();
 	online = smp_boot_cpus(cfg->ap_timeout_ms ? cfg->ap_timeout_ms : 1000);
 	heap_init(HEAP_INIT_LAZY, bi->node_count,
 		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);

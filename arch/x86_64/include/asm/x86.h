@@ -115,7 +115,7 @@ static inline void wrmsr(uint32_t msr, uint64_t v)
 }
 
 /*
- * Per-CPU data, reached through the GS base (MSR_GS_BASE = &x86_percpu[cpu],
+ * Per-CPU data, reached through the GS base (MSR_GS_BASE = this struct,
  * set first thing on every CPU): arch_cpu_id() is one %gs-relative load.
  */
 struct x86_percpu {
@@ -126,7 +126,7 @@ struct x86_percpu {
 
 #define X86_PERCPU_CPU_OFFSET 8
 
-void x86_percpu_init(unsigned int cpu, uint32_t apic_id);
+void x86_percpu_init(struct x86_percpu *p, unsigned int cpu, uint32_t apic_id);
 
 static inline uint64_t read_cr2(void)
 {
@@ -176,7 +176,8 @@ extern uint64_t tsc_hz; /* calibrated TSC rate (cpu.c, set by tsc.c) */
 uint32_t x86_apic_id(void);
 void x86_topology_fill(struct bootinfo *bi);
 extern bool x86_acpi_off; /* acpi=off on the command line */
-__attribute__((noreturn)) void x86_ap_entry(unsigned int cpu);
+__attribute__((noreturn)) void x86_ap_entry(unsigned int cpu,
+					    struct x86_percpu *pc);
 /* The ACPI tables as parsed by setup.c (NULL when there are none). */
 struct acpi_info;
 extern const struct acpi_info *x86_acpi;
