@@ -37,8 +37,19 @@
 struct bootinfo *boot_bi;
 struct boot_times boot_times;
 
+/*
+ * The firmware's view, before keel changes anything: a few lines plus one
+ * per node at the default log level; one per RAM or reserved range at
+ * loglevel=3 (docs/report-format.md: the human lines stay bounded).
+ */
 static void print_bootinfo(const struct bootinfo *bi)
 {
+	uint64_t reserved = 0;
+
+	for (unsigned int i = 0; i < bi->reserved_count; i++)
+		reserved += pa_val(bi->reserved[i].end) -
+			    pa_val(bi->reserved[i].start);
+
 	pr_info("arch %s, boot protocol %s, loader \"%s\"\n", arch_name,
 		boot_protocol_name(bi->protocol), bi->loader);
 	pr_info("cmdline \"%s\"\n", bi->cmdline);
@@ -46,19 +57,22 @@ static void print_bootinfo(const struct bootinfo *bi)
 		bi->timer_source ? bi->timer_source : "unknown",
 		(unsigned long long)arch_ticks_hz(),
 		bi->timer_calibrated_by ? bi->timer_calibrated_by : "unknown");
-	pr_info("RAM map: %u ranges, %llu MiB\n", bi->ram_count,
-		(unsigned long long)(bootinfo_ram_bytes(bi) >> 20));
+	pr_info("RAM map: %u ranges, %llu MiB; %u reserved ranges, %llu KiB\n",
+		bi->ram_count,
+		(unsigned long long)(bootinfo_ram_bytes(bi) >> 20),
+		bi->reserved_count, (unsigned long long)(reserved >> 10));
+	/* Per range: debug only (real firmware maps run to hundreds). */
 	for (unsigned int i = 0; i < bi->ram_count; i++)
-		pr_info("  ram      [%#llx, %#llx) node %u\n",
-			(unsigned long long)pa_val(bi->ram[i].start),
-			(unsigned long long)pa_val(bi->ram[i].end),
-			bi->ram[i].node);
+		pr_debug("  ram      [%#llx, %#llx) node %u\n",
+			 (unsigned long long)pa_val(bi->ram[i].start),
+			 (unsigned long long)pa_val(bi->ram[i].end),
+			 bi->ram[i].node);
 	for (unsigned int i = 0; i < bi->reserved_count; i++)
-		pr_info("  reserved [%#llx, %#llx) %.*s\n",
-			(unsigned long long)pa_val(bi->reserved[i].start),
-			(unsigned long long)pa_val(bi->reserved[i].end),
-			(int)sizeof(bi->reserved[i].name),
-			bi->reserved[i].name);
+		pr_debug("  reserved [%#llx, %#llx) %.*s\n",
+			 (unsigned long long)pa_val(bi->reserved[i].start),
+			 (unsigned long long)pa_val(bi->reserved[i].end),
+			 (int)sizeof(bi->reserved[i].name),
+			 bi->reserved[i].name);
 	for (unsigned int n = 0; n < bi->node_count; n++) {
 		uint64_t bytes = 0;
 		unsigned int cpus = 0;
@@ -74,6 +88,33 @@ static void print_bootinfo(const struct bootinfo *bi)
 			(unsigned long long)(bytes >> 20), cpus);
 	}
 	pr_info("%u CPUs described\n", bi->cpu_count);
+}
+
+/*
+ * One line for the timer skews of every secondary: the largest, and on
+ * which CPU (per-CPU lines are debug only; the JSON has every value).
+ */
+static void print_skew_summary(void)
+{
+	uint64_t worst = 0;
+	unsigned int worst_cpu = 0, measured = 0;
+
+	for (unsigned int c = 1; c < cpu_count && c < NR_CPUS; c++) {
+		int64_t t = cpu_table[c].tsc_skew_ticks;
+		uint64_t mag = t < 0 ? (uint64_t)0 - (uint64_t)t : (uint64_t)t;
+
+		if (!cpu_table[c].online)
+			continue;
+		measured++;
+		if (mag >= worst) {
+			worst = mag;
+			worst_cpu = c;
+		}
+	}
+	if (measured)
+		pr_info("smp: timer skew of %u CPUs at most %llu ns (cpu %u)\n",
+			measured, (unsigned long long)ticks_to_ns(worst),
+			worst_cpu);
 }
 
 /*
@@ -193,6 +234,7 @@ static void phase_smp(struct bootinfo *bi)
 	boot_times.smp_ready = arch_ticks();
 	trace_end("smp");
 	pr_info("smp: %u of %u CPUs online\n", online, cpu_count);
+	print_skew_summary();
 }
 
 static void phase_heap(struct bootinfo *bi, unsigned int nodes)

@@ -90,6 +90,18 @@ static const struct opt_word audit_words[] = {
 	{NULL, 0},
 };
 
+static const struct opt_word report_words[] = {
+	{"compact", REPORT_COMPACT},
+	{"full", REPORT_FULL},
+	{NULL, 0},
+};
+
+static const struct opt_word trace_words[] = {
+	{"summary", TRACE_MODE_SUMMARY},
+	{"full", TRACE_MODE_FULL},
+	{NULL, 0},
+};
+
 struct inject_desc {
 	const char *name;
 	enum inject_kind kind;
@@ -186,6 +198,8 @@ static const struct opt_desc opt_table[] = {
 	{"mem", OPT_SIZE, OFS(mem_limit), 0, NULL, 0, 0, NULL},
 	{"acpi", OPT_ENUM, OFS(acpi), 0, acpi_words, 0, 0, NULL},
 	{"audit", OPT_ENUM, OFS(audit), 0, audit_words, 0, 0, NULL},
+	{"trace", OPT_ENUM, OFS(trace), 0, trace_words, 0, 0, NULL},
+	{"report", OPT_ENUM, OFS(report), 0, report_words, 0, 0, NULL},
 	{"loglevel", OPT_INT, OFS(loglevel), 0, NULL, LOG_ERR, LOG_DEBUG,
 	 post_loglevel},
 	{"ap_timeout_ms", OPT_U32, OFS(ap_timeout_ms), 0, NULL, 0, 0,

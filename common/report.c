@@ -6,12 +6,14 @@
  * the "KEEL: PASS" / "KEEL: FAIL <reason>" verdict, plus the benchmark row
  * table the self-benchmark fills (empty until it exists).
  *
- * The JSON is produced by a tiny streaming writer: a 256-byte staging buffer
- * flushed to console_write(), so the report needs no heap and no large
- * buffer, and the whole JSON document is one line (no newline until the
- * end). Comma state lives on a small stack, one entry per open container.
- * No floating point: the kernel may be built without FP/SIMD registers, so
- * rates are printed as fixed-point thousandths ("1.234").
+ * The JSON is produced by the streaming writer of common/json.c (no heap,
+ * no large buffer, one line). It must stay carriable by a 115200-baud
+ * serial console on big machines (DESIGN §9: <= 32 KiB at 256 CPUs), so:
+ * every list of same-shaped objects is a table (column names once, rows of
+ * values), scrub units are summed per node unless trace=full, the reserved
+ * list is cut to REPORT_RESERVED_MAX rows, and the document ends with its
+ * own length (report_bytes). The human lines stay per node; per-CPU and
+ * per-range lines are debug (loglevel=3).
  *
  * Runs on the boot CPU only, after every other CPU is parked: no lock.
  * Keys are never renamed (tools parse them); new keys may be added.
@@ -24,6 +26,7 @@
 #include <keel/compiler.h>
 #include <keel/frametable.h>
 #include <keel/heap.h>
+#include <keel/json.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/report.h>
@@ -35,174 +38,6 @@
 
 struct bench_row bench_rows[BENCH_MAX_ROWS];
 unsigned int bench_row_count;
-
-/* ---- streaming JSON writer ------------------------------------------- */
-
-#define JW_MAX_DEPTH 8
-#define JW_BUF	     256
-
-struct jw {
-	char buf[JW_BUF];
-	size_t len;
-	unsigned int depth;
-	bool first[JW_MAX_DEPTH]; /* next item is the first of its level */
-};
-
-static void jw_flush(struct jw *w)
-{
-	if (w->len)
-		console_write(w->buf, w->len);
-	w->len = 0;
-}
-
-static void jw_raw(struct jw *w, const char *s, size_t n)
-{
-	while (n) {
-		size_t room = JW_BUF - w->len;
-		size_t k = n < room ? n : room;
-
-		memcpy(w->buf + w->len, s, k);
-		w->len += k;
-		s += k;
-		n -= k;
-		if (w->len == JW_BUF)
-			jw_flush(w);
-	}
-}
-
-static void jw_ch(struct jw *w, char c)
-{
-	jw_raw(w, &c, 1);
-}
-
-static void jw_udec(struct jw *w, uint64_t v)
-{
-	char tmp[20];
-	unsigned int i = sizeof(tmp);
-
-	do {
-		tmp[--i] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	jw_raw(w, tmp + i, sizeof(tmp) - i);
-}
-
-/*
- * Quoted, escaped string of at most @max bytes (stops at NUL). Everything
- * outside printable ASCII is \u-escaped so the line is valid JSON whatever
- * bytes the firmware or the command line contained.
- */
-static void jw_qstr(struct jw *w, const char *s, size_t max)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	jw_ch(w, '"');
-	for (size_t i = 0; s && i < max && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			jw_ch(w, '\\');
-			jw_ch(w, (char)c);
-		} else if (c < 0x20 || c >= 0x7f) {
-			char e[6] = {'\\', 'u', '0', '0'};
-
-			e[4] = hex[c >> 4];
-			e[5] = hex[c & 15];
-			jw_raw(w, e, sizeof(e));
-		} else {
-			jw_ch(w, (char)c);
-		}
-	}
-	jw_ch(w, '"');
-}
-
-/* Separator and key for the next item (@key NULL inside arrays). */
-static void jw_item(struct jw *w, const char *key)
-{
-	if (!w->first[w->depth])
-		jw_ch(w, ',');
-	w->first[w->depth] = false;
-	if (key) {
-		jw_qstr(w, key, 64);
-		jw_ch(w, ':');
-	}
-}
-
-static void jw_open(struct jw *w, const char *key, char c)
-{
-	jw_item(w, key);
-	jw_ch(w, c);
-	/* Deeper than the stack: stop tracking commas rather than overflow. */
-	if (w->depth + 1 < JW_MAX_DEPTH)
-		w->depth++;
-	w->first[w->depth] = true;
-}
-
-static void jw_close(struct jw *w, char c)
-{
-	jw_ch(w, c);
-	if (w->depth)
-		w->depth--;
-}
-
-#define jw_obj(w, key) jw_open((w), (key), '{')
-#define jw_obj_end(w)  jw_close((w), '}')
-#define jw_arr(w, key) jw_open((w), (key), '[')
-#define jw_arr_end(w)  jw_close((w), ']')
-
-static void jw_u64(struct jw *w, const char *key, uint64_t v)
-{
-	jw_item(w, key);
-	jw_udec(w, v);
-}
-
-static void jw_i64(struct jw *w, const char *key, int64_t v)
-{
-	jw_item(w, key);
-	if (v < 0) {
-		jw_ch(w, '-');
-		jw_udec(w, (uint64_t)0 - (uint64_t)v);
-	} else {
-		jw_udec(w, (uint64_t)v);
-	}
-}
-
-/* A non-negative fixed-point number given in thousandths: 1234 -> 1.234. */
-static void jw_milli(struct jw *w, const char *key, uint64_t milli)
-{
-	uint64_t frac = milli % 1000;
-
-	jw_item(w, key);
-	jw_udec(w, milli / 1000);
-	jw_ch(w, '.');
-	jw_ch(w, (char)('0' + frac / 100));
-	jw_ch(w, (char)('0' + frac / 10 % 10));
-	jw_ch(w, (char)('0' + frac % 10));
-}
-
-static void jw_str(struct jw *w, const char *key, const char *s)
-{
-	jw_item(w, key);
-	if (s)
-		jw_qstr(w, s, ~(size_t)0);
-	else
-		jw_raw(w, "null", 4);
-}
-
-static void jw_strn(struct jw *w, const char *key, const char *s, size_t max)
-{
-	jw_item(w, key);
-	jw_qstr(w, s, max);
-}
-
-static void jw_bool(struct jw *w, const char *key, bool v)
-{
-	jw_item(w, key);
-	if (v)
-		jw_raw(w, "true", 4);
-	else
-		jw_raw(w, "false", 5);
-}
 
 /* ---- helpers ----------------------------------------------------------- */
 
@@ -271,6 +106,35 @@ static const char *trace_kind_name(uint8_t kind)
 
 /* ---- human lines --------------------------------------------------------- */
 
+/*
+ * ", CPUs x.xxx-y.yyy GB/s": the spread of the busy-time rates of the
+ * workers whose main node is @node, or "" when none scrubbed. It stands in
+ * for the per-CPU lines, which are debug only.
+ */
+static const char *node_cpu_rates(unsigned int node, char *buf, size_t size)
+{
+	uint64_t lo = ~0ull, hi = 0;
+
+	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
+		const struct scrub_cpu_stats *s = &scrub_stats.cpu[c];
+		uint64_t r;
+
+		if (!s->bytes || s->node != node)
+			continue;
+		r = gbps_milli(s->bytes, ticks_to_ns(s->ticks));
+		lo = r < lo ? r : lo;
+		hi = r > hi ? r : hi;
+	}
+	if (lo > hi)
+		return "";
+	snprintf(buf, size, ", CPUs %llu.%03llu-%llu.%03llu GB/s",
+		 (unsigned long long)(lo / 1000),
+		 (unsigned long long)(lo % 1000),
+		 (unsigned long long)(hi / 1000),
+		 (unsigned long long)(hi % 1000));
+	return buf;
+}
+
 static void report_human(const struct bootinfo *bi,
 			 const struct audit_result *a)
 {
@@ -300,6 +164,7 @@ static void report_human(const struct bootinfo *bi,
 	if (scrub_stats.mode != SCRUB_OFF) {
 		uint64_t ns = ticks_to_ns(scrub_stats.ticks);
 		uint64_t r = gbps_milli(scrub_stats.bytes, ns);
+		char rates[64];
 
 		pr_info("scrub: %s, %llu MiB by %u workers in %llu us "
 			"(%llu.%03llu GB/s, %s)\n",
@@ -319,13 +184,15 @@ static void report_human(const struct bootinfo *bi,
 			ns = ticks_to_ns(s->ticks);
 			r = gbps_milli(s->bytes, ns);
 			pr_info("scrub: node %u: %llu MiB in %llu us "
-				"(%llu.%03llu GB/s) by %u CPUs%s\n",
+				"(%llu.%03llu GB/s) by %u CPUs%s%s\n",
 				n, (unsigned long long)(s->bytes >> 20),
 				(unsigned long long)(ns / 1000),
 				(unsigned long long)(r / 1000),
 				(unsigned long long)(r % 1000),
-				cpumask_weight(&s->cpus), by);
+				cpumask_weight(&s->cpus), by,
+				node_cpu_rates(n, rates, sizeof(rates)));
 		}
+		/* One line per CPU: only at loglevel=3 (the JSON has them). */
 		for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
 			const struct scrub_cpu_stats *s = &scrub_stats.cpu[c];
 
@@ -333,13 +200,13 @@ static void report_human(const struct bootinfo *bi,
 				continue;
 			ns = ticks_to_ns(s->ticks);
 			r = gbps_milli(s->bytes, ns);
-			pr_info("scrub: cpu %u (node %u): %llu MiB in %u "
-				"units, %llu us (%llu.%03llu GB/s)\n",
-				c, s->node,
-				(unsigned long long)(s->bytes >> 20), s->units,
-				(unsigned long long)(ns / 1000),
-				(unsigned long long)(r / 1000),
-				(unsigned long long)(r % 1000));
+			pr_debug("scrub: cpu %u (node %u): %llu MiB in %u "
+				 "units, %llu us (%llu.%03llu GB/s)\n",
+				 c, s->node,
+				 (unsigned long long)(s->bytes >> 20), s->units,
+				 (unsigned long long)(ns / 1000),
+				 (unsigned long long)(r / 1000),
+				 (unsigned long long)(r % 1000));
 		}
 	}
 
@@ -367,40 +234,51 @@ static void report_human(const struct bootinfo *bi,
 
 /* ---- JSON sections ------------------------------------------------------ */
 
+#define TABLE(w, key, cols) jw_table((w), (key), (cols), ARRAY_SIZE(cols))
+
 static void json_cpus(struct jw *w)
 {
-	jw_arr(w, "cpus");
+	static const char *const cols[] = {
+		"id",	       "hwid",	      "node",	     "package",
+		"core",	       "thread",      "online",	     "scrubber",
+		"smt_sibling", "fail_reason", "tsc_skew_ns",
+	};
+
+	TABLE(w, "cpus", cols);
 	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
 		const struct cpu_info *ci = &cpu_table[c];
 
-		jw_obj(w, NULL);
-		jw_u64(w, "id", c);
-		jw_u64(w, "hwid", ci->hwid);
-		jw_u64(w, "node", ci->node);
-		jw_u64(w, "package", ci->package);
-		jw_u64(w, "core", ci->core);
-		jw_u64(w, "thread", ci->thread);
-		jw_bool(w, "online", ci->online);
-		jw_bool(w, "scrubber", scrub_stats.cpu[c].worker);
-		jw_bool(w, "smt_sibling", ci->smt_sibling);
-		jw_str(w, "fail_reason", ci->online ? NULL : ci->fail_reason);
-		jw_i64(w, "tsc_skew_ns",
-		       signed_ticks_to_ns(ci->tsc_skew_ticks));
-		jw_obj_end(w);
+		jw_row(w);
+		jw_u64(w, NULL, c);
+		jw_u64(w, NULL, ci->hwid);
+		jw_u64(w, NULL, ci->node);
+		jw_u64(w, NULL, ci->package);
+		jw_u64(w, NULL, ci->core);
+		jw_u64(w, NULL, ci->thread);
+		jw_bool(w, NULL, ci->online);
+		jw_bool(w, NULL, scrub_stats.cpu[c].worker);
+		jw_bool(w, NULL, ci->smt_sibling);
+		jw_str(w, NULL, ci->online ? NULL : ci->fail_reason);
+		jw_i64(w, NULL, signed_ticks_to_ns(ci->tsc_skew_ticks));
+		jw_row_end(w);
 	}
-	jw_arr_end(w);
+	jw_table_end(w);
 }
 
 static void json_nodes(struct jw *w, const struct bootinfo *bi)
 {
-	jw_arr(w, "nodes");
+	static const char *const cols[] = {
+		"id", "mem_bytes", "ranges", "cpus", "distance", "free_bytes",
+	};
+
+	TABLE(w, "nodes", cols);
 	for (unsigned int n = 0; n < bi->node_count; n++) {
 		const struct heap_node_stats *st = heap_node_stats(n);
 
-		jw_obj(w, NULL);
-		jw_u64(w, "id", n);
-		jw_u64(w, "mem_bytes", node_ram_bytes(bi, n));
-		jw_arr(w, "ranges");
+		jw_row(w);
+		jw_u64(w, NULL, n);
+		jw_u64(w, NULL, node_ram_bytes(bi, n));
+		jw_arr(w, NULL);
 		for (unsigned int i = 0; i < bi->ram_count; i++) {
 			if (bi->ram[i].node != n)
 				continue;
@@ -410,25 +288,129 @@ static void json_nodes(struct jw *w, const struct bootinfo *bi)
 			jw_arr_end(w);
 		}
 		jw_arr_end(w);
-		jw_arr(w, "cpus");
+		jw_arr(w, NULL);
 		for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++)
 			if (cpu_table[c].node == n)
 				jw_u64(w, NULL, c);
 		jw_arr_end(w);
-		jw_arr(w, "distance");
+		jw_arr(w, NULL);
 		for (unsigned int m = 0; m < bi->node_count; m++)
 			jw_u64(w, NULL, bi->distance[n][m]);
 		jw_arr_end(w);
-		jw_u64(w, "free_bytes", st ? st->free_pages * PAGE_SIZE : 0);
-		jw_obj_end(w);
+		jw_u64(w, NULL, st ? st->free_pages * PAGE_SIZE : 0);
+		jw_row_end(w);
+	}
+	jw_table_end(w);
+}
+
+/* Rows printed for memmap.reserved at most (docs/report-format.md). */
+#define REPORT_RESERVED_MAX 64
+
+/*
+ * How much the boundary between regions @i and @i + 1 is worth keeping: a
+ * change of name first (so a few named regions - kernel, initrd, mem= -
+ * survive among hundreds of firmware ones), then the width of the gap.
+ */
+static uint64_t reserved_gap(const struct bootmem_region *r, unsigned int i)
+{
+	const uint64_t name_change = 1ull << 63;
+	uint64_t gap = pa_val(r[i + 1].start) - pa_val(r[i].end);
+
+	if (gap >= name_change)
+		gap = name_change - 1;
+	if (strncmp(r[i].name, r[i + 1].name, sizeof(r[i].name)))
+		gap |= name_change;
+	return gap;
+}
+
+/*
+ * How many of the gaps between the @count regions of @r to keep as row
+ * boundaries so that at most REPORT_RESERVED_MAX rows remain, and which:
+ * every gap wider than *@thresh, then gaps equal to it, lowest address
+ * first, up to *@ties of them. The widest gaps (reserved_gap()) are kept,
+ * so the rows that merge are regions of one name, closest together first. Found by bisecting the width
+ * instead of sorting: no scratch array.
+ */
+static void reserved_cuts(const struct bootmem_region *r, unsigned int count,
+			  uint64_t *thresh, unsigned int *ties)
+{
+	const unsigned int want = REPORT_RESERVED_MAX - 1;
+	uint64_t lo = 0, hi = ~0ull; /* count(gap >= lo) >= want */
+	unsigned int above = 0;
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2 + 1;
+		unsigned int n = 0;
+
+		for (unsigned int i = 0; i + 1 < count; i++)
+			n += reserved_gap(r, i) >= mid;
+		if (n >= want)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	for (unsigned int i = 0; i + 1 < count; i++)
+		above += reserved_gap(r, i) > lo;
+	*thresh = lo;
+	*ties = want - above;
+}
+
+/*
+ * memmap.reserved: bootmem's reserved table, one row per region; beyond
+ * REPORT_RESERVED_MAX regions (real firmware can describe hundreds),
+ * neighbours are merged into one row [first start, last end, name]: those
+ * of one name first, closest together first; the name is kept when they
+ * share it, else "merged". Every reserved
+ * byte stays inside some row; memmap.reserved_regions has the true count.
+ * report=full lists every region.
+ */
+static void json_reserved(struct jw *w)
+{
+	unsigned int count = 0, ties = 0;
+	const struct bootmem_region *r = bootmem_reserved_regions(&count);
+	uint64_t thresh = ~0ull;
+	unsigned int first = 0;
+
+	bool bounded;
+
+	if (!r)
+		count = 0;
+	bounded = opts.report != REPORT_FULL && count > REPORT_RESERVED_MAX;
+	if (bounded)
+		reserved_cuts(r, count, &thresh, &ties);
+	jw_arr(w, "reserved");
+	for (unsigned int i = 0; i < count; i++) {
+		bool cut = i + 1 == count || !bounded;
+		bool same = true;
+
+		if (!cut) {
+			uint64_t gap = reserved_gap(r, i);
+
+			cut = gap > thresh || (gap == thresh && ties);
+			if (gap == thresh && ties)
+				ties--;
+		}
+		if (!cut)
+			continue;
+		for (unsigned int j = first + 1; j <= i; j++)
+			same &= !strncmp(r[j].name, r[first].name,
+					 sizeof(r[j].name));
+		jw_arr(w, NULL);
+		jw_u64(w, NULL, pa_val(r[first].start));
+		jw_u64(w, NULL, pa_val(r[i].end));
+		if (same)
+			jw_strn(w, NULL, r[first].name, sizeof(r[first].name));
+		else
+			jw_str(w, NULL, "merged");
+		jw_arr_end(w);
+		first = i + 1;
 	}
 	jw_arr_end(w);
+	jw_u64(w, "reserved_regions", count);
 }
 
 static void json_memmap(struct jw *w, const struct bootinfo *bi)
 {
-	const struct bootmem_region *r;
-	unsigned int count;
 	uint64_t fw_reserved = 0;
 
 	for (unsigned int i = 0; i < bi->reserved_count; i++)
@@ -448,16 +430,7 @@ static void json_memmap(struct jw *w, const struct bootinfo *bi)
 		jw_arr_end(w);
 	}
 	jw_arr_end(w);
-	jw_arr(w, "reserved");
-	r = bootmem_reserved_regions(&count);
-	for (unsigned int i = 0; r && i < count; i++) {
-		jw_arr(w, NULL);
-		jw_u64(w, NULL, pa_val(r[i].start));
-		jw_u64(w, NULL, pa_val(r[i].end));
-		jw_strn(w, NULL, r[i].name, sizeof(r[i].name));
-		jw_arr_end(w);
-	}
-	jw_arr_end(w);
+	json_reserved(w);
 	jw_obj_end(w);
 
 	jw_obj(w, "bootmem");
@@ -472,6 +445,12 @@ static void json_memmap(struct jw *w, const struct bootinfo *bi)
 
 static void json_heap(struct jw *w, unsigned int nodes)
 {
+	static const char *const cols[] = {
+		"node",	       "free_pages",  "chunks",
+		"init_ns",     "total_pages", "dirty_pages",
+		"free_chunks", "ranges",      "lock_max_ns",
+	};
+
 	jw_obj(w, "heap");
 	jw_str(w, "mode", heap_mode_name(heap_mode()));
 	jw_u64(w, "init_ns", heap_init_ns());
@@ -482,7 +461,7 @@ static void json_heap(struct jw *w, unsigned int nodes)
 	jw_u64(w, "max_free_order", MAX_FREE_ORDER);
 	jw_u64(w, "allocated_pages", heap_allocated_pages());
 	jw_u64(w, "dirty_pages", heap_dirty_pages(nodes));
-	jw_arr(w, "per_node");
+	TABLE(w, "per_node", cols);
 	for (unsigned int n = 0; n < nodes; n++) {
 		const struct heap_node_stats *st = heap_node_stats(n);
 		unsigned int rc = 0;
@@ -490,24 +469,30 @@ static void json_heap(struct jw *w, unsigned int nodes)
 		if (!st)
 			continue;
 		heap_node_ranges(n, &rc);
-		jw_obj(w, NULL);
-		jw_u64(w, "node", n);
-		jw_u64(w, "free_pages", st->free_pages);
-		jw_u64(w, "chunks", st->chunks);
-		jw_u64(w, "init_ns", ticks_to_ns(st->init_ticks));
-		jw_u64(w, "total_pages", st->total_pages);
-		jw_u64(w, "dirty_pages", st->dirty_pages);
-		jw_u64(w, "free_chunks", st->free_chunks);
-		jw_u64(w, "ranges", rc);
-		jw_u64(w, "lock_max_ns", ticks_to_ns(st->lock_max_ticks));
-		jw_obj_end(w);
+		jw_row(w);
+		jw_u64(w, NULL, n);
+		jw_u64(w, NULL, st->free_pages);
+		jw_u64(w, NULL, st->chunks);
+		jw_u64(w, NULL, ticks_to_ns(st->init_ticks));
+		jw_u64(w, NULL, st->total_pages);
+		jw_u64(w, NULL, st->dirty_pages);
+		jw_u64(w, NULL, st->free_chunks);
+		jw_u64(w, NULL, rc);
+		jw_u64(w, NULL, ticks_to_ns(st->lock_max_ticks));
+		jw_row_end(w);
 	}
-	jw_arr_end(w);
+	jw_table_end(w);
 	jw_obj_end(w);
 }
 
 static void json_scrub(struct jw *w, unsigned int nodes)
 {
+	static const char *const node_cols[] = {
+		"node", "bytes", "ns", "cpus", "helper_of", "gbps",
+	};
+	static const char *const cpu_cols[] = {
+		"cpu", "node", "bytes", "ns", "units", "gbps",
+	};
 	const struct scrub_stats *s = &scrub_stats;
 	uint64_t ns = ticks_to_ns(s->ticks);
 	unsigned int c;
@@ -526,72 +511,82 @@ static void json_scrub(struct jw *w, unsigned int nodes)
 	if (s->stopped_cpu >= 0)
 		jw_u64(w, "stopped_cpu", (uint64_t)s->stopped_cpu);
 	else
-		jw_str(w, "stopped_cpu", NULL);
-	jw_arr(w, "per_node");
+		jw_null(w, "stopped_cpu");
+	TABLE(w, "per_node", node_cols);
 	for (unsigned int n = 0; n < nodes; n++) {
 		const struct scrub_node_stats *sn = &s->node[n];
 		uint64_t nns = ticks_to_ns(sn->ticks);
 
-		jw_obj(w, NULL);
-		jw_u64(w, "node", n);
-		jw_u64(w, "bytes", sn->bytes);
-		jw_u64(w, "ns", nns);
-		jw_arr(w, "cpus");
+		jw_row(w);
+		jw_u64(w, NULL, n);
+		jw_u64(w, NULL, sn->bytes);
+		jw_u64(w, NULL, nns);
+		jw_arr(w, NULL);
 		for_each_cpu_in (c, &sn->cpus)
 			jw_u64(w, NULL, c);
 		jw_arr_end(w);
 		if (sn->helper_of == NUMA_NO_NODE)
-			jw_str(w, "helper_of", NULL);
+			jw_null(w, NULL);
 		else
-			jw_u64(w, "helper_of", sn->helper_of);
-		jw_milli(w, "gbps", gbps_milli(sn->bytes, nns));
-		jw_obj_end(w);
+			jw_u64(w, NULL, sn->helper_of);
+		jw_milli(w, NULL, gbps_milli(sn->bytes, nns));
+		jw_row_end(w);
 	}
-	jw_arr_end(w);
-	jw_arr(w, "per_cpu");
+	jw_table_end(w);
+	TABLE(w, "per_cpu", cpu_cols);
 	for (c = 0; c < cpu_count && c < NR_CPUS; c++) {
 		const struct scrub_cpu_stats *sc = &s->cpu[c];
 		uint64_t cns = ticks_to_ns(sc->ticks);
 
 		if (!sc->worker && !sc->bytes)
 			continue;
-		jw_obj(w, NULL);
-		jw_u64(w, "cpu", c);
-		jw_u64(w, "node", sc->node);
-		jw_u64(w, "bytes", sc->bytes);
-		jw_u64(w, "ns", cns);
-		jw_u64(w, "units", sc->units);
-		jw_milli(w, "gbps", gbps_milli(sc->bytes, cns));
-		jw_obj_end(w);
+		jw_row(w);
+		jw_u64(w, NULL, c);
+		jw_u64(w, NULL, sc->node);
+		jw_u64(w, NULL, sc->bytes);
+		jw_u64(w, NULL, cns);
+		jw_u64(w, NULL, sc->units);
+		jw_milli(w, NULL, gbps_milli(sc->bytes, cns));
+		jw_row_end(w);
 	}
-	jw_arr_end(w);
+	jw_table_end(w);
 	jw_obj_end(w);
 }
 
 static void json_bench(struct jw *w)
 {
-	jw_arr(w, "bench");
+	static const char *const cols[] = {
+		"order",       "node",	   "count", "ns_avg", "ns_max",
+		"lock_ns_max", "maint_ns", "mode",  "dirty",
+	};
+
+	TABLE(w, "bench", cols);
 	for (unsigned int i = 0; i < bench_row_count && i < BENCH_MAX_ROWS;
 	     i++) {
 		const struct bench_row *b = &bench_rows[i];
 
-		jw_obj(w, NULL);
-		jw_u64(w, "order", b->order);
-		jw_u64(w, "node", b->node);
-		jw_u64(w, "count", b->count);
-		jw_u64(w, "ns_avg", b->ns_avg);
-		jw_u64(w, "ns_max", b->ns_max);
-		jw_u64(w, "lock_ns_max", b->lock_ns_max);
-		jw_u64(w, "maint_ns", b->maint_ns);
-		jw_str(w, "mode", b->mode);
-		jw_bool(w, "dirty", b->dirty);
-		jw_obj_end(w);
+		jw_row(w);
+		jw_u64(w, NULL, b->order);
+		jw_u64(w, NULL, b->node);
+		jw_u64(w, NULL, b->count);
+		jw_u64(w, NULL, b->ns_avg);
+		jw_u64(w, NULL, b->ns_max);
+		jw_u64(w, NULL, b->lock_ns_max);
+		jw_u64(w, NULL, b->maint_ns);
+		jw_str(w, NULL, b->mode);
+		jw_bool(w, NULL, b->dirty);
+		jw_row_end(w);
 	}
-	jw_arr_end(w);
+	jw_table_end(w);
 }
 
 static void json_stress(struct jw *w)
 {
+	static const char *const cols[] = {
+		"cpu",	       "ops",	      "ops_per_s", "start_ns",
+		"ns",	       "scrub_steps", "scrub_ns",  "bytes_verified",
+		"corruptions",
+	};
 	const struct stress_stats *st = &stress_stats;
 
 	if (!st->ran)
@@ -613,25 +608,25 @@ static void json_stress(struct jw *w)
 	jw_bool(w, "zero_check", st->zero_check);
 	jw_bool(w, "ok", stress_ok());
 	jw_str(w, "fail_reason", st->fail_reason);
-	jw_arr(w, "per_cpu");
+	TABLE(w, "per_cpu", cols);
 	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
 		const struct stress_cpu_stats *pc = &st->cpu[c];
 
 		if (!pc->ran)
 			continue;
-		jw_obj(w, NULL);
-		jw_u64(w, "cpu", c);
-		jw_u64(w, "ops", pc->ops);
-		jw_u64(w, "ops_per_s", stress_ops_per_s(pc->ops, pc->ticks));
-		jw_u64(w, "start_ns", ticks_to_ns(pc->start_ticks));
-		jw_u64(w, "ns", ticks_to_ns(pc->ticks));
-		jw_u64(w, "scrub_steps", pc->scrub_steps);
-		jw_u64(w, "scrub_ns", ticks_to_ns(pc->scrub_ticks));
-		jw_u64(w, "bytes_verified", pc->bytes_verified);
-		jw_u64(w, "corruptions", pc->corruptions);
-		jw_obj_end(w);
+		jw_row(w);
+		jw_u64(w, NULL, c);
+		jw_u64(w, NULL, pc->ops);
+		jw_u64(w, NULL, stress_ops_per_s(pc->ops, pc->ticks));
+		jw_u64(w, NULL, ticks_to_ns(pc->start_ticks));
+		jw_u64(w, NULL, ticks_to_ns(pc->ticks));
+		jw_u64(w, NULL, pc->scrub_steps);
+		jw_u64(w, NULL, ticks_to_ns(pc->scrub_ticks));
+		jw_u64(w, NULL, pc->bytes_verified);
+		jw_u64(w, NULL, pc->corruptions);
+		jw_row_end(w);
 	}
-	jw_arr_end(w);
+	jw_table_end(w);
 	jw_obj_end(w);
 }
 
@@ -648,11 +643,45 @@ static void json_audit(struct jw *w, const struct audit_result *a)
 	jw_obj_end(w);
 }
 
-static void json_trace(struct jw *w)
+/*
+ * trace_summary: the detail events (scrub units) summed per node, printed
+ * in every trace mode; with trace=summary it is all the report has of them.
+ */
+static void json_trace_summary(struct jw *w, unsigned int nodes)
 {
+	static const char *const cols[] = {
+		"name",	    "node",    "count",	  "bytes",
+		"first_ns", "last_ns", "busy_ns",
+	};
+
+	TABLE(w, "trace_summary", cols);
+	for (unsigned int n = 0; n < nodes; n++) {
+		struct trace_summary ts;
+
+		if (!trace_summary_node(n, &ts))
+			continue;
+		jw_row(w);
+		jw_str(w, NULL, ts.name);
+		jw_u64(w, NULL, n);
+		jw_u64(w, NULL, ts.count);
+		jw_u64(w, NULL, ts.arg1);
+		jw_u64(w, NULL, ticks_to_ns_since_entry(ts.first_ticks));
+		jw_u64(w, NULL, ticks_to_ns_since_entry(ts.last_ticks));
+		jw_u64(w, NULL, ticks_to_ns(ts.busy_ticks));
+		jw_row_end(w);
+	}
+	jw_table_end(w);
+}
+
+static void json_trace(struct jw *w, unsigned int nodes)
+{
+	static const char *const cols[] = {
+		"name", "cpu", "ns", "kind", "arg0", "arg1",
+	};
 	bool any_overflow = false;
 
-	jw_arr(w, "trace");
+	jw_str(w, "trace_mode", trace_full() ? "full" : "summary");
+	TABLE(w, "trace", cols);
 	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
 		unsigned int count = 0;
 		bool overflowed = false;
@@ -661,19 +690,18 @@ static void json_trace(struct jw *w)
 
 		any_overflow |= overflowed;
 		for (unsigned int i = 0; ev && i < count; i++) {
-			jw_obj(w, NULL);
-			jw_str(w, "name", ev[i].name);
-			jw_u64(w, "cpu", ev[i].cpu);
-			jw_u64(w, "ns", ticks_to_ns_since_entry(ev[i].ticks));
-			jw_str(w, "kind", trace_kind_name(ev[i].kind));
-			if (ev[i].arg0 || ev[i].arg1) {
-				jw_u64(w, "arg0", ev[i].arg0);
-				jw_u64(w, "arg1", ev[i].arg1);
-			}
-			jw_obj_end(w);
+			jw_row(w);
+			jw_str(w, NULL, ev[i].name);
+			jw_u64(w, NULL, ev[i].cpu);
+			jw_u64(w, NULL, ticks_to_ns_since_entry(ev[i].ticks));
+			jw_str(w, NULL, trace_kind_name(ev[i].kind));
+			jw_u64(w, NULL, ev[i].arg0);
+			jw_u64(w, NULL, ev[i].arg1);
+			jw_row_end(w);
 		}
 	}
-	jw_arr_end(w);
+	jw_table_end(w);
+	json_trace_summary(w, nodes);
 	jw_bool(w, "trace_overflow", any_overflow);
 	jw_arr(w, "trace_overflow_cpus");
 	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
@@ -698,7 +726,7 @@ static void json_trace(struct jw *w)
 bool report_print(const struct bootinfo *bi, const struct audit_result *a,
 		  const char *fail_reason)
 {
-	struct jw w = {.len = 0, .depth = 0, .first = {true}};
+	struct jw w;
 	unsigned int nodes = bi->node_count;
 	bool pass;
 
@@ -710,6 +738,7 @@ bool report_print(const struct bootinfo *bi, const struct audit_result *a,
 	report_human(bi, a);
 
 	console_puts("KEEL-REPORT ");
+	jw_init(&w);
 	jw_obj(&w, NULL);
 	jw_u64(&w, "schema", 1);
 	jw_str(&w, "arch", arch_name);
@@ -742,7 +771,7 @@ bool report_print(const struct bootinfo *bi, const struct audit_result *a,
 	json_bench(&w);
 	json_stress(&w);
 	json_audit(&w, a);
-	json_trace(&w);
+	json_trace(&w, nodes);
 
 	jw_u64(&w, "online_cpus", smp_online_count());
 	jw_u64(&w, "warnings", printk_warn_count);
@@ -756,7 +785,8 @@ bool report_print(const struct bootinfo *bi, const struct audit_result *a,
 	jw_u64(&w, "report_ns", at_ns(boot_times.report));
 	jw_str(&w, "result", pass ? "pass" : "fail");
 	jw_str(&w, "fail_reason", fail_reason);
-	jw_obj_end(&w);
+	/* Last: the length of the JSON text, this key included. */
+	jw_end_with_length(&w, "report_bytes");
 	jw_flush(&w);
 	console_puts("\n");
 

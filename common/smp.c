@@ -393,11 +393,11 @@ static void measure_skew(unsigned int cpu, uint64_t deadline)
 		}
 	}
 	skew = cpu_table[cpu].tsc_skew_ticks;
-	pr_info("smp: cpu %u timer skew %s%llu ns (+-%llu ns)\n", cpu,
-		skew < 0 ? "-" : "",
-		(unsigned long long)ticks_to_ns(skew < 0 ? (uint64_t)-skew
-							 : (uint64_t)skew),
-		(unsigned long long)ticks_to_ns(best_rtt / 2));
+	pr_debug("smp: cpu %u timer skew %s%llu ns (+-%llu ns)\n", cpu,
+		 skew < 0 ? "-" : "",
+		 (unsigned long long)ticks_to_ns(skew < 0 ? (uint64_t)-skew
+							  : (uint64_t)skew),
+		 (unsigned long long)ticks_to_ns(best_rtt / 2));
 }
 
 static void cpu_fail(unsigned int cpu, const char *reason)

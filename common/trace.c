@@ -12,6 +12,13 @@
  * TRACE_PHASE_RESERVE slots to phase events, so a boot with many small
  * scrub units still records the end of the scrub, the audit and the report.
  *
+ * Detail events are also summed, whatever the mode: per CPU (only CPU c
+ * writes its own sum, no lock) and per node (arg0; several CPUs add to one
+ * node, so with atomics: add for counts, compare-exchange for the first/last
+ * stamps). With trace=summary (the default) that sum is all that is kept of
+ * them, so the report stays small on big machines and tiny scrub units
+ * never fill the buffers; trace=full stores every one as well.
+ *
  * Ticks stay raw until the report converts them with ticks_to_ns*().
  *
  * Sizing: the boot CPU traces from kernel entry, before any allocator, so
@@ -25,9 +32,16 @@
 #include <keel/bootmem.h>
 #include <keel/compiler.h>
 #include <keel/cpumask.h>
+#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 #include <keel/trace.h>
+
+/** trace_full() - Return: trace=full is in force. */
+bool trace_full(void)
+{
+	return opts.trace == TRACE_MODE_FULL;
+}
 
 #ifdef CONFIG_TRACE
 struct trace_cpu {
@@ -36,7 +50,11 @@ struct trace_cpu {
 	bool overflow;
 	/* A detail begin was dropped: drop its end as well (own CPU only). */
 	bool detail_dropped;
+	struct trace_summary sum; /* this CPU's detail events */
+	uint64_t detail_begin;	  /* stamp of its open detail begin, 0: none */
 };
+
+static struct trace_summary trace_node_sum[MAX_NUMNODES];
 
 static struct trace_cpu trace_boot_cpu;
 static struct trace_cpu *trace_other; /* CPUs 1 .. trace_cpus - 1 */
@@ -103,6 +121,62 @@ static void trace_record(unsigned int cpu, uint32_t limit, const char *name,
 	atomic_store_release(&tc->count, idx + 1);
 }
 
+static void atomic_min_u64(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = atomic_load_relaxed(p);
+
+	while ((!cur || v < cur) && !atomic_cmpxchg(p, &cur, v))
+		;
+}
+
+static void atomic_max_u64(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = atomic_load_relaxed(p);
+
+	while (v > cur && !atomic_cmpxchg(p, &cur, v))
+		;
+}
+
+/*
+ * Sum one detail event of the CPU owning @tc. A begin only remembers its
+ * stamp; the end adds the completed pair, so a pair still open at the
+ * report is not counted (as in the buffers, where it would be an open
+ * slice).
+ */
+static void trace_detail_sum(struct trace_cpu *tc, const char *name,
+			     enum trace_kind kind, uint64_t node,
+			     uint64_t bytes)
+{
+	struct trace_summary *c = &tc->sum;
+	uint64_t now = arch_ticks();
+	uint64_t begin = tc->detail_begin;
+
+	if (kind == TRACE_BEGIN) {
+		tc->detail_begin = now;
+		return;
+	}
+	if (kind != TRACE_END || !begin)
+		return;
+	tc->detail_begin = 0;
+	atomic_store_relaxed(&c->name, name);
+	atomic_store_relaxed(&c->count, c->count + 1);
+	atomic_store_relaxed(&c->arg1, c->arg1 + bytes);
+	atomic_store_relaxed(&c->busy_ticks, c->busy_ticks + (now - begin));
+	if (!c->first_ticks)
+		atomic_store_relaxed(&c->first_ticks, begin);
+	atomic_store_relaxed(&c->last_ticks, now);
+	if (node < MAX_NUMNODES) {
+		struct trace_summary *n = &trace_node_sum[node];
+
+		atomic_store_relaxed(&n->name, name);
+		atomic_fetch_add_relaxed(&n->count, 1);
+		atomic_fetch_add_relaxed(&n->arg1, bytes);
+		atomic_fetch_add_relaxed(&n->busy_ticks, now - begin);
+		atomic_min_u64(&n->first_ticks, begin);
+		atomic_max_u64(&n->last_ticks, now);
+	}
+}
+
 /**
  * trace_event() - record one event on the calling CPU.
  * @name: a string literal (stored by pointer)
@@ -133,6 +207,9 @@ void trace_detail(const char *name, enum trace_kind kind, uint64_t arg0,
 	uint32_t idx;
 
 	if (!tc)
+		return;
+	trace_detail_sum(tc, name, kind, arg0, arg1);
+	if (!trace_full())
 		return;
 	if (kind == TRACE_END && tc->detail_dropped) {
 		tc->detail_dropped = false;
@@ -172,6 +249,51 @@ const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
 		*overflowed = atomic_load_relaxed(&tc->overflow);
 	return *count ? tc->buf : NULL;
 }
+
+static bool trace_summary_copy(const struct trace_summary *s,
+			       struct trace_summary *out)
+{
+	out->name = atomic_load_relaxed(&s->name);
+	out->count = atomic_load_relaxed(&s->count);
+	out->arg1 = atomic_load_relaxed(&s->arg1);
+	out->first_ticks = atomic_load_relaxed(&s->first_ticks);
+	out->last_ticks = atomic_load_relaxed(&s->last_ticks);
+	out->busy_ticks = atomic_load_relaxed(&s->busy_ticks);
+	return out->count != 0;
+}
+
+/**
+ * trace_summary_node() - the completed detail pairs whose arg0 is @node.
+ * @node: node id
+ * @out: filled (zero when there are none)
+ *
+ * Return: true when there is at least one.
+ */
+bool trace_summary_node(unsigned int node, struct trace_summary *out)
+{
+	*out = (struct trace_summary){0};
+	if (node >= MAX_NUMNODES)
+		return false;
+	return trace_summary_copy(&trace_node_sum[node], out);
+}
+
+/**
+ * trace_summary_cpu() - the completed detail pairs recorded by @cpu.
+ * @cpu: logical CPU
+ * @out: filled (zero when there are none)
+ *
+ * Return: true when there is at least one.
+ */
+bool trace_summary_cpu(unsigned int cpu, struct trace_summary *out)
+{
+	const struct trace_cpu *tc;
+
+	*out = (struct trace_summary){0};
+	if (cpu >= atomic_load_acquire(&trace_cpus))
+		return false;
+	tc = trace_cpu(cpu);
+	return tc && trace_summary_copy(&tc->sum, out);
+}
 #else
 const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
 				       bool *overflowed)
@@ -181,6 +303,20 @@ const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
 	if (overflowed)
 		*overflowed = false;
 	return NULL;
+}
+
+bool trace_summary_node(unsigned int node, struct trace_summary *out)
+{
+	(void)node;
+	*out = (struct trace_summary){0};
+	return false;
+}
+
+bool trace_summary_cpu(unsigned int cpu, struct trace_summary *out)
+{
+	(void)cpu;
+	*out = (struct trace_summary){0};
+	return false;
 }
 #endif
 

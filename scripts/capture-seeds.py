@@ -352,8 +352,11 @@ def capture_acpi():
             q.close()
         m = re.search(r"KEEL-REPORT (\{.*\})", q.serial())
         if m:
-            write_seed("bootinfo", f"qemu-{name}",
-                       bootinfo_program(json.loads(m.group(1))))
+            # report.py expands the compact tables (cpus, nodes, ...).
+            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+            import report
+            write_seed("bootinfo", f"qemu-{name}", bootinfo_program(
+                report.expand_tables(json.loads(m.group(1)))))
         write_seed("acpi_tree", f"qemu-{name}",
                    acpi_tree_image(rsdp, root, tables, dsdt, facs))
         write_seed("acpi_rsdp", f"qemu-{name}", window)

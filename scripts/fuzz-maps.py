@@ -787,7 +787,9 @@ def invariant(problem):
 
 def run_map(keel, path, text, timeout):
     """Boot @path. Return: (log text, return code, timed out)."""
-    cmd = [keel, path] + parse_fw(text)["cmdline"]
+    # report=full: check_reserved needs every reserved region, not the
+    # 64 rows keel prints by default.
+    cmd = [keel, path] + parse_fw(text)["cmdline"] + ["report=full"]
     env = dict(os.environ, KEEL_SANDBOX_CANARY="1")
     try:
         r = subprocess.run(cmd, stdout=subprocess.PIPE,

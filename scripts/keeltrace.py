@@ -21,6 +21,14 @@ one unknown), a list of CPU ids, or a {cpu: bool} object; a top-level
 Without "kind", a name seen an even number of times on a CPU is read as
 alternating begin/end, anything else as a mark.
 
+Summed scrub units (trace=summary, keel's default): the trace has no
+"scrub_unit" events; the report's "trace_summary" gives, per node, the
+first unit start, and "scrub.per_cpu" each worker's node, bytes, units and
+busy ns. Each worker then gets one slice "scrub_unit" flagged "summary",
+from its node's first unit start for its busy time: where the CPU spent
+its scrub time is placed approximately, the bytes are exact. Boot the
+kernel with trace=full for one slice per unit.
+
 Slices are paired per CPU with a stack (a begin is closed by the next end of
 the same name on the same CPU, innermost first). A begin with no end - the
 buffer overflowed, or the phase was still open at the report - becomes a
@@ -182,6 +190,33 @@ def _slice(b, end, depth, is_open):
             "arg1": b["arg1"], "open": is_open}
 
 
+def summary_slices(rep, evs):
+    """One slice per scrub worker from the summed units (see above), or []
+    when the trace has the units themselves or the report no summary."""
+    if any(e["name"] == SCRUB_UNIT for e in evs):
+        return []
+    rows = rep.get("trace_summary")
+    per_cpu = (rep.get("scrub") or {}).get("per_cpu")
+    if not isinstance(rows, list) or not isinstance(per_cpu, list):
+        return []
+    first = {r.get("node"): r.get("first_ns", 0) for r in rows
+             if isinstance(r, dict) and r.get("name") == SCRUB_UNIT}
+    out = []
+    for p in per_cpu:
+        if not isinstance(p, dict) or not p.get("bytes"):
+            continue
+        node = p.get("node", 0)
+        start = first.get(node)
+        if start is None:
+            start = min(first.values(), default=0)
+        s = {"name": SCRUB_UNIT, "cpu": int(p.get("cpu", 0)),
+             "start": start, "end": start + max(p.get("ns", 0), 0),
+             "depth": 0, "arg0": node, "arg1": p["bytes"], "open": False,
+             "summary": True, "units": p.get("units")}
+        out.append(s)
+    return out
+
+
 def _fix_depths(sl):
     """Depth = how many slices of the same CPU enclose this one."""
     by_cpu = {}
@@ -223,6 +258,11 @@ class Boot:
         self.end_ns = max([e["ns"] for e in self.events] +
                           [rep.get("report_ns") or 0])
         self.slices, self.marks = slices(self.events, self.end_ns)
+        summed = summary_slices(rep, self.events)
+        self.summarised = bool(summed)
+        if summed:
+            self.slices = sorted(self.slices + summed,
+                                 key=lambda s: (s["start"], s["depth"]))
         _fix_depths(self.slices)
         self.overflow, self.overflow_unknown = overflowed_cpus(rep)
         if self.overflow_unknown and self.incomplete_cpus():

@@ -125,7 +125,8 @@ def _draw_timeline(ax, boot, ypos, lo, hi, width_in):
                            (y - 0.38, 0.76),
                            facecolors=_node_colour(s["arg0"]),
                            edgecolor="white", linewidth=edge,
-                           hatch="//" if s["open"] else None)
+                           hatch="//" if s["open"] else
+                           ".." if s.get("summary") else None)
             continue
         depth = min(s["depth"], 1)
         height = 0.76 if depth == 0 else 0.34
@@ -333,6 +334,8 @@ def title_of(boot):
         text += f"scrub {mode} by {scrub.get('workers', '?')} workers"
     if boot.overflow_unknown:
         text += " (trace overflowed)"
+    if getattr(boot, "summarised", False):
+        text += " (units summed per CPU: trace=full for each unit)"
     return text
 
 

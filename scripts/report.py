@@ -4,9 +4,12 @@
 
 A keel boot prints human lines, exactly one line "KEEL-REPORT {json}" and a
 verdict line "KEEL: PASS" or "KEEL: FAIL <reason>". This module finds the
-JSON, checks that it has every required key with the right type, that the
-page audit balances, that the numbers agree with each other, and that they
-match what the caller expected from the machine it booted.
+JSON (expanding its compact tables back into lists of objects, so callers
+never see the difference: find_report()), checks that it has every
+required key with the right type, that the page audit balances, that the
+numbers agree with each other (report_bytes is the length of the JSON
+text), and that they match what the caller expected from the machine it
+booted.
 
 Library use (the QEMU and sandbox tests do this):
 
@@ -21,7 +24,7 @@ Command line:
               [--expect-distance "10,20;20,10"] [--expect-ram BYTES]
               [--ram-tolerance BYTES] [--expect-cmdline STR]
               [--expect-boot PROTO] [--expect-scrubbed] [--expect-fail]
-              [--json]
+              [--max-report-bytes SIZE] [--json]
 
 Exit status 0 and one "report.py: OK (...)" line when every check holds,
 else one line per failed check and exit status 1 (2 for usage errors).
@@ -144,10 +147,42 @@ def _check_schema(obj, schema, path, out):
             out.append(f"{where}: expected {kind}, got {value!r:.40}")
 
 
-def find_report(log_text):
-    """Return the parsed JSON of the single KEEL-REPORT line of @log_text.
+def is_table(value):
+    """A compact table: {"columns": [names], "rows": [[values], ...]}."""
+    return (isinstance(value, dict) and set(value) == {"columns", "rows"}
+            and isinstance(value["columns"], list)
+            and isinstance(value["rows"], list))
 
-    Raises ReportError when there is none, more than one, or bad JSON.
+
+def expand_tables(value, path=""):
+    """Turn every compact table inside @value into a list of dicts, one per
+    row, keyed by the column names (docs/report-format.md, "Tables"), so
+    that callers see the same shape whether keel printed tables or lists of
+    objects. Raises ReportError on a row whose length differs from the
+    number of columns.
+    """
+    if is_table(value):
+        cols = value["columns"]
+        out = []
+        for i, row in enumerate(value["rows"]):
+            if not isinstance(row, list) or len(row) != len(cols):
+                raise ReportError(f"{path}.rows[{i}]: expected a list of "
+                                  f"{len(cols)} values ({', '.join(map(str, cols))})")
+            out.append({c: expand_tables(v, f"{path}[{i}].{c}")
+                        for c, v in zip(cols, row)})
+        return out
+    if isinstance(value, dict):
+        return {k: expand_tables(v, f"{path}.{k}" if path else k)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_tables(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def report_text(log_text):
+    """The JSON text of the single KEEL-REPORT line of @log_text, as printed.
+
+    Raises ReportError when there is none or more than one.
     """
     lines = [ln for ln in log_text.splitlines() if "KEEL-REPORT " in ln]
     if not lines:
@@ -155,14 +190,24 @@ def find_report(log_text):
     if len(lines) > 1:
         raise ReportError(f"{len(lines)} KEEL-REPORT lines in the log "
                           "(expected exactly one)")
-    text = lines[0].split("KEEL-REPORT ", 1)[1].strip()
+    return lines[0].split("KEEL-REPORT ", 1)[1].rstrip("\r\n")
+
+
+def find_report(log_text, raw=False):
+    """Return the parsed JSON of the single KEEL-REPORT line of @log_text.
+
+    Compact tables are expanded into lists of objects (expand_tables())
+    unless @raw. Raises ReportError when there is none, more than one, or
+    bad JSON.
+    """
+    text = report_text(log_text).strip()
     try:
         rep = json.loads(text)
     except json.JSONDecodeError as e:
         raise ReportError(f"KEEL-REPORT is not valid JSON: {e}") from e
     if not isinstance(rep, dict):
         raise ReportError("KEEL-REPORT is not a JSON object")
-    return rep
+    return rep if raw else expand_tables(rep)
 
 
 def find_verdict(log_text):
@@ -176,6 +221,19 @@ def find_verdict(log_text):
 
 def _parse_distance(text):
     return [[int(v) for v in row.split(",")] for row in text.split(";")]
+
+
+def _report_size(rep, log_text, out):
+    """report_bytes, when printed, is the length of the JSON text."""
+    if "report_bytes" not in rep or "KEEL-REPORT " not in (log_text or ""):
+        return
+    try:
+        got = len(report_text(log_text).encode("utf-8"))
+    except ReportError:
+        return
+    if rep["report_bytes"] != got:
+        out.append(f"report_bytes {rep['report_bytes']} != length of the "
+                   f"KEEL-REPORT JSON {got}")
 
 
 def _consistency(rep, out):
@@ -279,6 +337,11 @@ def _expectations(rep, log_text, exp, out):
     if exp.get("cmdline") is not None and exp["cmdline"] not in rep["cmdline"]:
         out.append(f"cmdline {rep['cmdline']!r} does not contain "
                    f"{exp['cmdline']!r}")
+    if exp.get("max_report_bytes") is not None and "KEEL-REPORT " in log_text:
+        size = len(report_text(log_text).encode("utf-8"))
+        if size > exp["max_report_bytes"]:
+            out.append(f"KEEL-REPORT JSON is {size} bytes, more than "
+                       f"{exp['max_report_bytes']}")
     if exp.get("boot") is not None and rep["boot"] != exp["boot"]:
         out.append(f"boot is {rep['boot']!r}, expected {exp['boot']!r}")
     if exp.get("scrubbed"):
@@ -313,6 +376,7 @@ def check_parsed(rep, log_text="", expectations=None):
     out = []
     _check_schema(rep, SCHEMA, "", out)
     _consistency(rep, out)
+    _report_size(rep, log_text, out)
     if out:
         return out  # the rest reads keys that may be missing
     expectations = expectations or {}
@@ -327,7 +391,8 @@ def check_report(log_text, expectations=None):
 
     @expectations: dict with any of cpus, online, nodes, node_mem
     ({node: bytes}), mem_tolerance, distance ([[...], ...]), ram,
-    ram_tolerance, cmdline, boot, scrubbed (bool), fail (bool).
+    ram_tolerance, cmdline, boot, scrubbed (bool), fail (bool),
+    max_report_bytes (the JSON text of the KEEL-REPORT line at most).
     Return: a list of failure strings, empty when everything holds.
     """
     try:
@@ -380,7 +445,8 @@ def expectations_from_args(args):
            "nodes": args.expect_nodes, "mem_tolerance": args.mem_tolerance,
            "ram": args.expect_ram, "ram_tolerance": args.ram_tolerance,
            "cmdline": args.expect_cmdline, "boot": args.expect_boot,
-           "scrubbed": args.expect_scrubbed, "fail": args.expect_fail}
+           "scrubbed": args.expect_scrubbed, "fail": args.expect_fail,
+           "max_report_bytes": args.max_report_bytes}
     if args.expect_node_mem:
         exp["node_mem"] = {}
         for item in args.expect_node_mem.split(","):
@@ -406,6 +472,8 @@ def main(argv=None):
     ap.add_argument("--expect-boot", choices=BOOT_PROTOCOLS)
     ap.add_argument("--expect-scrubbed", action="store_true")
     ap.add_argument("--expect-fail", action="store_true")
+    ap.add_argument("--max-report-bytes", type=parse_size,
+                    help="fail when the KEEL-REPORT JSON is longer")
     ap.add_argument("--json", action="store_true",
                     help="dump the parsed JSON to stdout")
     args = ap.parse_args(argv)

@@ -8,7 +8,10 @@ The output opens in https://ui.perfetto.dev and chrome://tracing: process 0
 is the keel boot, thread N is CPU N ("cpu N (node M)"). Boot phases are
 slices on the CPU that ran them (nested: smp_boot inside smp, scrub_boot
 inside scrub); every scrub unit is a slice "scrub_unit node M" on the worker
-CPU that scrubbed it, with node and bytes in its args. Marks are instant
+CPU that scrubbed it, with node and bytes in its args. With keel's default
+trace=summary the units were only summed: each worker gets one slice
+"scrub_unit node M (summed)" of its busy time, from its node's first unit
+(args: summary, units), see keeltrace.py. Marks are instant
 events; the report's heap_ready_ns and all_clean_ns are global instants; a
 counter track per node shows the bytes scrubbed so far. A CPU whose trace
 buffer overflowed gets a "trace overflow" instant after its last event.
@@ -35,7 +38,8 @@ def _us(ns):
 
 def _slice_name(s):
     if s["name"] == keeltrace.SCRUB_UNIT:
-        return f"scrub_unit node {s['arg0']}"
+        extra = " (summed)" if s.get("summary") else ""
+        return f"scrub_unit node {s['arg0']}{extra}"
     return s["name"]
 
 
@@ -46,6 +50,10 @@ def _slice_args(s):
         dur = s["end"] - s["start"]
         if dur > 0:
             args["GB/s"] = round(s["arg1"] / dur, 3)
+        if s.get("summary"):
+            # trace=summary: the CPU's units summed, placed at its node's
+            # first unit (keeltrace.summary_slices()).
+            args.update(summary=True, units=s.get("units"))
     else:
         args = {"dur_us": round(_us(s["end"] - s["start"]), 3)}
         if s["arg0"] or s["arg1"]:

@@ -4,13 +4,16 @@
 
 Usage: scripts_test.py [KEEL_BINARY]   (default build/sandbox/keel)
 
-Boots the sandbox on tests/data/sandbox-2node.fw, converts the log with
-scripts/trace2perfetto.py and checks the Chrome trace-event JSON against
+Checks report.py's expansion of the compact tables and report_bytes on
+hand-written reports. Boots the sandbox on tests/data/sandbox-2node.fw with
+trace=full, converts the log with scripts/trace2perfetto.py and checks the Chrome trace-event JSON against
 the report of the same boot: every CPU that scrubbed has a named track,
 every B has a matching E on its track, the scrub-unit slices of a node add
 up to that node's scrub.per_node bytes and each CPU has as many units as
 scrub.per_cpu says. A second boot with tiny scrub units overflows the trace
-buffers and must still convert. plot-boot.py must write a PNG and an SVG.
+buffers and must still convert; with the default trace=summary it must
+not overflow, and each worker gets one summed slice of its bytes.
+plot-boot.py must write a PNG and an SVG.
 keeltrace.py is also fed hand-written traces in every accepted form, and
 the JSON checker is shown a broken trace it must reject. The QEMU wrappers
 must answer --help with their usage on stdout and exit status 0. The checker of
@@ -295,6 +298,100 @@ def synthetic_tests():
           [] if check_chrome(bad, rep) else ["not rejected"])
 
 
+# ---- the compact report form -------------------------------------------------
+
+def _log(obj):
+    text = json.dumps(obj, separators=(",", ":"))
+    return f"keel: hello\nKEEL-REPORT {text}\nKEEL: PASS\n"
+
+
+def compact_tests():
+    """report.py expands {columns, rows} tables anywhere in the report into
+    the lists of objects older keels printed, and checks report_bytes."""
+    compact = {
+        "cpus": {"columns": ["id", "hwid", "online", "fail_reason"],
+                 "rows": [[0, 0, True, None], [1, 257, False, "timeout"]]},
+        "nodes": {"columns": ["id", "ranges", "cpus"],
+                  "rows": [[0, [[0, 4096], [8192, 12288]], [0, 1]]]},
+        "scrub": {"mode": "on",
+                  "per_cpu": {"columns": ["cpu", "bytes", "gbps"],
+                              "rows": [[0, 4096, 1.5]]},
+                  "per_node": {"columns": ["node", "cpus", "helper_of"],
+                               "rows": []}},
+        "memmap": {"reserved": [[0, 4096, "bios"]],
+                   "columns": ["not", "a", "table"]},
+    }
+    expanded = {
+        "cpus": [{"id": 0, "hwid": 0, "online": True, "fail_reason": None},
+                 {"id": 1, "hwid": 257, "online": False,
+                  "fail_reason": "timeout"}],
+        "nodes": [{"id": 0, "ranges": [[0, 4096], [8192, 12288]],
+                   "cpus": [0, 1]}],
+        "scrub": {"mode": "on", "per_cpu": [{"cpu": 0, "bytes": 4096,
+                                             "gbps": 1.5}],
+                  "per_node": []},
+        "memmap": {"reserved": [[0, 4096, "bios"]],
+                   "columns": ["not", "a", "table"]},
+    }
+    got = report.find_report(_log(compact))
+    check("compact: tables expand to lists of objects",
+          [] if got == expanded else [f"got {got}"])
+    check("compact: raw=True keeps the tables",
+          [] if report.find_report(_log(compact), raw=True) == compact
+          else ["raw report changed"])
+    check("compact: the old form is left alone",
+          [] if report.find_report(_log(expanded)) == expanded
+          else ["list form changed"])
+    bad = json.loads(json.dumps(compact))
+    bad["cpus"]["rows"][1].pop()
+    try:
+        report.find_report(_log(bad))
+        check("compact: a short row is rejected", ["accepted"])
+    except report.ReportError as e:
+        check("compact: a short row is rejected",
+              [] if "cpus.rows[1]" in str(e) else [f"message {e}"])
+
+    # report_bytes: the length of the JSON text, itself included.
+    doc = {"schema": 1, "report_bytes": 0}
+    for _ in range(3):
+        doc["report_bytes"] = len(json.dumps(doc, separators=(",", ":")))
+    text = _log(doc)
+    out = []
+    report._report_size(report.find_report(text), text, out)
+    check("report_bytes: the right length passes", out)
+    doc["report_bytes"] += 1
+    text = _log(doc)
+    out = []
+    report._report_size(report.find_report(text), text, out)
+    check("report_bytes: a wrong length fails",
+          [] if out else ["not detected"])
+    out = []
+    report._expectations(
+        {"cpus": [], "nodes": [], "result": "pass"}, text,
+        {"max_report_bytes": 10}, out)
+    check("max_report_bytes: a longer line fails",
+          [] if any("more than 10" in f for f in out) else [f"got {out}"])
+
+    # Summed scrub units become one slice per worker.
+    rep = _rep([{"name": "scrub", "cpu": 0, "ns": 100, "kind": "begin"},
+                {"name": "scrub", "cpu": 0, "ns": 900, "kind": "end"}],
+               trace_summary=[{"name": "scrub_unit", "node": 1, "count": 3,
+                               "bytes": 12288, "first_ns": 200,
+                               "last_ns": 700, "busy_ns": 400}],
+               scrub={"per_node": [{"node": 1, "bytes": 12288}],
+                      "per_cpu": [{"cpu": 1, "node": 1, "bytes": 12288,
+                                   "ns": 300, "units": 3},
+                                  {"cpu": 0, "node": 0, "bytes": 0,
+                                   "ns": 0, "units": 0}]})
+    b = keeltrace.Boot(rep)
+    got = [(u["cpu"], u["arg0"], u["arg1"], u["start"], u["end"],
+            u.get("summary")) for u in b.scrub_units()]
+    check("summary: one slice per worker that scrubbed",
+          [] if got == [(1, 1, 12288, 200, 500, True)] else [f"got {got}"])
+    check("summary: the CPU is not taken for an overflow",
+          [] if not b.incomplete_cpus() else [f"{b.incomplete_cpus()}"])
+
+
 # ---- fuzz-maps.py: the checker must fail on bad boots -------------------
 
 # Two nodes, an unaligned reservation inside node 1's RAM, one reservation
@@ -317,7 +414,10 @@ def _with_report(log, edit):
     out = []
     for ln in log.splitlines():
         if ln.startswith("KEEL-REPORT "):
-            rep = json.loads(ln[len("KEEL-REPORT "):])
+            # Edited in the expanded form (lists of objects), which
+            # report.py reads as well as the tables keel prints.
+            rep = report.expand_tables(json.loads(ln[len("KEEL-REPORT "):]))
+            rep.pop("report_bytes", None)  # the edit changes the length
             edit(rep)
             ln = "KEEL-REPORT " + json.dumps(rep)
         out.append(ln)
@@ -431,8 +531,9 @@ def usage_tests():
 
 
 def real_tests(keel, tmp):
+    # trace=full: one slice per scrub unit, checked against the report.
     log = os.path.join(tmp, "2node.log")
-    rc, text = boot(keel, log)
+    rc, text = boot(keel, log, "trace=full")
     check("sandbox boot", [] if rc == 0 else [f"exit status {rc}"])
     try:
         rep = report.find_report(text)
@@ -457,9 +558,12 @@ def real_tests(keel, tmp):
     check("phases are slices on cpu 0",
           [f"missing {sorted(missing)}"] if missing else [])
 
+    summary_boot(keel, tmp)
+
     # Tiny units on a small heap overflow the 512-event buffers.
     olog = os.path.join(tmp, "overflow.log")
-    rc, text = boot(keel, olog, "mem=256M", "bootscrub_chunk=64K")
+    rc, text = boot(keel, olog, "mem=256M", "bootscrub_chunk=64K",
+                    "trace=full")
     orep = report.find_report(text) if rc == 0 else None
     doc, r = perfetto(olog, os.path.join(tmp, "overflow.json"))
     if doc is None or orep is None:
@@ -487,10 +591,52 @@ def real_tests(keel, tmp):
     check("plot-boot.py comparison PNG", picture_ok(cmp_png, "png"))
 
 
+def summary_boot(keel, tmp):
+    """The default trace=summary: tiny units no longer fill the buffers,
+    the units are summed per node, and the scripts draw one slice per
+    worker whose bytes are its scrub.per_cpu bytes."""
+    log = os.path.join(tmp, "summary.log")
+    rc, text = boot(keel, log, "mem=256M", "bootscrub_chunk=64K")
+    try:
+        rep = report.find_report(text)
+    except report.ReportError as e:
+        check("summary boot", [f"rc {rc}: {e}"])
+        return
+    check("summary boot", report.check_parsed(rep, text, {}))
+    check("summary: tiny units do not overflow the trace",
+          [] if rep.get("trace_overflow") is False
+          else [f"trace_overflow {rep.get('trace_overflow')!r}"])
+    nodes = {r["node"]: r["bytes"] for r in rep.get("trace_summary", [])}
+    want = {p["node"]: p["bytes"] for p in rep["scrub"]["per_node"]
+            if p["bytes"]}
+    check("summary: trace_summary bytes = scrub.per_node bytes",
+          [] if nodes == want else [f"{nodes} != {want}"])
+    doc, r = perfetto(log, os.path.join(tmp, "summary.json"))
+    if doc is None:
+        check("trace2perfetto.py summary", [f"exit {r.returncode}: "
+                                            f"{r.stderr}"])
+        return
+    check("trace2perfetto.py summary: JSON vs report",
+          check_chrome(doc, rep, complete=False))
+    got = {}
+    for e in doc["traceEvents"]:
+        if e.get("ph") == "B" and e["name"].endswith("(summed)"):
+            got[e["tid"]] = got.get(e["tid"], 0) + e["args"]["bytes"]
+    want = {p["cpu"]: p["bytes"] for p in rep["scrub"]["per_cpu"]
+            if p["bytes"]}
+    check("trace2perfetto.py summary: one slice per worker, its bytes",
+          [] if got == want else [f"{got} != {want}"])
+    png = os.path.join(tmp, "summary.png")
+    r = run([PYTHON, os.path.join(SCRIPTS, "plot-boot.py"), log, "-o", png])
+    check("plot-boot.py summary", [r.stderr] if r.returncode else [])
+    check("plot-boot.py summary PNG", picture_ok(png, "png"))
+
+
 def main():
     keel = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(TOP, "build", "sandbox", "keel")
     synthetic_tests()
+    compact_tests()
     usage_tests()
     fuzz_maps_synthetic()
     if not os.access(keel, os.X_OK):

@@ -10,7 +10,9 @@
 #include <arch/cpu.h>
 #include <keel/cachemaint.h>
 #include <keel/heap.h>
+#include <keel/report.h>
 #include <keel/scrub.h>
+#include <keel/trace.h>
 #include <keel/types.h>
 
 #define INJECT_MAX 8
@@ -53,6 +55,8 @@ struct keel_options {
 	uint64_t mem_limit; /* mem=: 0 = none */
 	enum acpi_mode acpi;
 	enum audit_mode audit;
+	enum trace_mode trace;
+	enum report_mode report;
 	int loglevel;
 	uint32_t ap_timeout_ms;
 	char console[32];

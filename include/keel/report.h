@@ -9,6 +9,16 @@
 #include <keel/bootinfo.h>
 #include <keel/types.h>
 
+/*
+ * report= (docs/cmdline.md): compact (default) bounds the lists that grow
+ * with the firmware (memmap.reserved: at most 64 rows); full prints them
+ * whole, for checkers that need every region (scripts/fuzz-maps.py).
+ */
+enum report_mode {
+	REPORT_COMPACT = 0,
+	REPORT_FULL,
+};
+
 struct audit_result {
 	uint64_t ram_pages;
 	uint64_t free_pages;	  /* walked on the free lists */

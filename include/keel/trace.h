@@ -24,6 +24,29 @@ struct trace_event {
 	uint8_t kind;
 };
 
+/*
+ * trace= (docs/cmdline.md): summary (default) keeps detail events (one per
+ * scrub unit) out of the per-CPU buffers and only sums them per node and
+ * per CPU; full records every one of them as well.
+ */
+enum trace_mode {
+	TRACE_MODE_SUMMARY = 0,
+	TRACE_MODE_FULL,
+};
+
+/*
+ * The sum of completed detail begin/end pairs (arg0 = node, arg1 = bytes)
+ * of one node or one CPU. Ticks are absolute (arch_ticks()); busy_ticks is
+ * the sum of end - begin (per node: over every CPU, so it may exceed
+ * last - first).
+ */
+struct trace_summary {
+	const char *name; /* NULL while nothing was recorded */
+	uint64_t count;
+	uint64_t arg1; /* bytes */
+	uint64_t first_ticks, last_ticks, busy_ticks;
+};
+
 #define TRACE_EVENTS_PER_CPU 512
 /* Slots of each buffer that detail events (scrub units) may not use. */
 #define TRACE_PHASE_RESERVE 32
@@ -32,7 +55,9 @@ struct trace_event {
 void trace_event(const char *name, enum trace_kind kind, uint64_t arg0,
 		 uint64_t arg1);
 /*
- * trace_detail(): a high-volume event (one per scrub unit). It stops being
+ * trace_detail(): a high-volume event (one per scrub unit), arg0 = node,
+ * arg1 = bytes. Always summed per node and per CPU (trace_summary_*());
+ * stored in the buffer only with trace=full, and then it stops being
  * recorded TRACE_PHASE_RESERVE slots before the buffer is full, so phase
  * boundaries recorded later still fit; a dropped begin drops its end too.
  */
@@ -67,6 +92,16 @@ static inline void trace_detail(const char *name, enum trace_kind kind,
 /* Iterate all recorded events of @cpu; overflowed: events were dropped. */
 const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
 				       bool *overflowed);
+
+/*
+ * trace_summary_node() / trace_summary_cpu(): the detail events of node
+ * @node (arg0) or recorded by CPU @cpu, whatever the trace mode. Return:
+ * false when there are none.
+ */
+bool trace_summary_node(unsigned int node, struct trace_summary *out);
+bool trace_summary_cpu(unsigned int cpu, struct trace_summary *out);
+/* trace_full(): trace=full is in force (detail events are in the buffers). */
+bool trace_full(void);
 
 /* Convert raw ticks (absolute) to ns since kernel entry. */
 uint64_t ticks_to_ns_since_entry(uint64_t ticks);

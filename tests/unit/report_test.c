@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of common/audit.c and common/report.c on a small sandbox machine:
- * the audit balances and sees allocations and broken books; the report is
- * one well-formed JSON line with escaped strings and the right verdict.
+ * Tests of common/audit.c, common/json.c and common/report.c on a small
+ * sandbox machine: the audit balances and sees allocations and broken
+ * books; the writer's tables and self-inclusive length are exact; the
+ * report is one well-formed JSON line with escaped strings, per-CPU tables
+ * and the right verdict.
  */
 #include "test_util.h"
 
+#include <stdlib.h>
+
+#include <keel/json.h>
 #include <keel/report.h>
 
 #define NODE_BYTES (64ull << 20)
@@ -56,6 +61,76 @@ static void test_audit_sees_allocation(void **state)
 	assert_int_equal(heap_free(pg, 4, false), 0);
 	audit_run(&after, false);
 	assert_int_equal(after.free_pages, before.free_pages);
+}
+
+/* A table is the column names once, then one list of values per row. */
+static void test_json_table_rows(void **state)
+{
+	static const char *const cols[] = {"a", "b"};
+	static const char want[] =
+		"{\"k\":1,\"t\":{\"columns\":[\"a\",\"b\"],\"rows\":[[1,\"x\"],"
+		"[2,null],[3,true]]},\"n\":[]}";
+	struct jw w;
+
+	(void)state;
+	test_quiet_begin();
+	jw_init(&w);
+	jw_obj(&w, NULL);
+	jw_u64(&w, "k", 1);
+	jw_table(&w, "t", cols, 2);
+	jw_row(&w);
+	jw_u64(&w, NULL, 1);
+	jw_str(&w, NULL, "x");
+	jw_row_end(&w);
+	jw_row(&w);
+	jw_u64(&w, NULL, 2);
+	jw_null(&w, NULL);
+	jw_row_end(&w);
+	jw_row(&w);
+	jw_u64(&w, NULL, 3);
+	jw_bool(&w, NULL, true);
+	jw_row_end(&w);
+	jw_table_end(&w);
+	jw_arr(&w, "n");
+	jw_arr_end(&w);
+	jw_obj_end(&w);
+	jw_flush(&w);
+	test_quiet_end();
+	assert_string_equal(sandbox_console_buffer(), want);
+	assert_int_equal(w.total, strlen(want));
+}
+
+/*
+ * jw_end_with_length() counts itself: for documents whose length crosses
+ * 10, 100 and 1000 (where the number gains a digit), the printed value is
+ * the length of what was printed.
+ */
+static void test_json_length_counts_itself(void **state)
+{
+	static char pad[1200];
+
+	(void)state;
+	memset(pad, 'p', sizeof(pad) - 1);
+	for (size_t n = 0; n < sizeof(pad) - 1; n++) {
+		struct jw w;
+		const char *out, *num;
+		uint64_t got;
+
+		test_quiet_begin();
+		jw_init(&w);
+		jw_obj(&w, NULL);
+		if (n)
+			jw_strn(&w, "p", pad, n - 1);
+		got = jw_end_with_length(&w, "len");
+		jw_flush(&w);
+		test_quiet_end();
+		out = sandbox_console_buffer();
+		assert_int_equal(got, strlen(out));
+		num = strstr(out, "\"len\":");
+		assert_non_null(num);
+		assert_int_equal(strtoull(num + 6, NULL, 10), got);
+		assert_int_equal(out[strlen(out) - 1], '}');
+	}
 }
 
 /* Count braces/brackets outside strings; false on imbalance or bad escape. */
@@ -127,6 +202,49 @@ static void test_report_json_pass(void **state)
 	test_bi.cmdline[0] = '\0';
 }
 
+/* Count non-overlapping occurrences of @needle in [s, end). */
+static unsigned int count_in(const char *s, const char *end, const char *needle)
+{
+	unsigned int n = 0;
+
+	while ((s = strstr(s, needle)) != NULL && s < end) {
+		n++;
+		s += strlen(needle);
+	}
+	return n;
+}
+
+/*
+ * The per-CPU lists are tables (key names once, not once per CPU), scrub
+ * units are summed unless trace=full, and report_bytes is the length of
+ * the JSON text.
+ */
+static void test_report_compact(void **state)
+{
+	struct audit_result a;
+	const char *json, *end, *p;
+	unsigned long long bytes;
+
+	(void)state;
+	audit_run(&a, false);
+	test_quiet_begin();
+	report_print(&test_bi, &a, NULL);
+	test_quiet_end();
+	json = report_line(sandbox_console_buffer(), &end);
+	assert_non_null(
+		strstr(json, "\"cpus\":{\"columns\":[\"id\",\"hwid\","));
+	/* Column names appear once whatever the CPU count. */
+	assert_int_equal(count_in(json, end, "\"tsc_skew_ns\""), 1);
+	assert_int_equal(count_in(json, end, "\"hwid\""), 1);
+	assert_non_null(strstr(json, "\"trace_mode\":\"summary\""));
+	assert_int_equal(count_in(json, end, "\"scrub_unit\""), 0);
+	p = strstr(json, ",\"report_bytes\":");
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, ",\"report_bytes\":%llu}", &bytes), 1);
+	assert_int_equal(bytes, (unsigned long long)(end - json));
+	assert_ptr_equal(strchr(p, '}'), end - 1);
+}
+
 static void test_report_fail_on_lost_pages(void **state)
 {
 	struct audit_result a;
@@ -167,7 +285,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_audit_balances),
 		cmocka_unit_test(test_audit_sees_allocation),
+		cmocka_unit_test(test_json_table_rows),
+		cmocka_unit_test(test_json_length_counts_itself),
 		cmocka_unit_test(test_report_json_pass),
+		cmocka_unit_test(test_report_compact),
 		cmocka_unit_test(test_report_fail_on_lost_pages),
 		cmocka_unit_test(test_report_fail_reason_given),
 	};

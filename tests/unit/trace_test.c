@@ -2,6 +2,7 @@
 /* common/trace.c: per-CPU bounded buffers and tick conversion. */
 #include "test_util.h"
 
+#include <keel/options.h>
 #include <keel/trace.h>
 
 static void test_events_recorded_in_order(void **state)
@@ -51,6 +52,57 @@ static void test_other_cpu_empty(void **state)
 	assert_int_equal(count, 0);
 }
 
+/*
+ * trace=summary (the default): detail events (scrub units) are summed per
+ * node and per CPU and kept out of the buffer; trace=full stores them too.
+ * An end without its begin is not a unit.
+ */
+static void test_detail_summary_and_full(void **state)
+{
+	struct trace_summary n, c;
+	unsigned int before, count;
+	bool over;
+	uint64_t t0 = arch_ticks();
+
+	(void)state;
+	opts.trace = TRACE_MODE_SUMMARY;
+	assert_false(trace_full());
+	assert_false(trace_summary_node(3, &n));
+	trace_events(0, &before, &over);
+	trace_detail("unit", TRACE_END, 3, 1); /* no begin: ignored */
+	trace_detail("unit", TRACE_BEGIN, 3, 4096);
+	trace_detail("unit", TRACE_END, 3, 4096);
+	trace_detail("unit", TRACE_BEGIN, 3, 8192);
+	trace_detail("unit", TRACE_END, 3, 8192);
+	trace_events(0, &count, &over);
+	assert_int_equal(count, before);
+
+	assert_true(trace_summary_node(3, &n));
+	assert_string_equal(n.name, "unit");
+	assert_int_equal(n.count, 2);
+	assert_int_equal(n.arg1, 4096 + 8192);
+	assert_true(n.first_ticks >= t0);
+	assert_true(n.last_ticks >= n.first_ticks);
+	assert_true(n.busy_ticks <= n.last_ticks - n.first_ticks);
+	assert_true(trace_summary_cpu(0, &c));
+	assert_int_equal(c.count, 2);
+	assert_int_equal(c.arg1, 4096 + 8192);
+	assert_int_equal(c.first_ticks, n.first_ticks);
+	assert_false(trace_summary_node(4, &n));
+	assert_false(trace_summary_cpu(1, &c));
+	assert_false(trace_summary_node(MAX_NUMNODES, &n));
+
+	opts.trace = TRACE_MODE_FULL;
+	assert_true(trace_full());
+	trace_detail("unit", TRACE_BEGIN, 3, 4096);
+	trace_detail("unit", TRACE_END, 3, 4096);
+	trace_events(0, &count, &over);
+	assert_int_equal(count, before + 2);
+	assert_true(trace_summary_node(3, &n));
+	assert_int_equal(n.count, 3);
+	opts.trace = TRACE_MODE_SUMMARY;
+}
+
 static void test_overflow_keeps_first_events(void **state)
 {
 	const struct trace_event *ev;
@@ -92,6 +144,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_events_recorded_in_order),
 		cmocka_unit_test(test_other_cpu_empty),
+		cmocka_unit_test(test_detail_summary_and_full),
 		cmocka_unit_test(test_overflow_keeps_first_events),
 		cmocka_unit_test(test_ticks_to_ns),
 	};
