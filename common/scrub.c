@@ -12,8 +12,13 @@
  *  2. Every node's dirty free chunks are copied into a static table
  *     (heap_for_each_free under the node lock, nothing else done there).
  *     A node's chunks are cut into units of unit_bytes that never span two
- *     chunks, numbered 0..units-1 per node; workers claim them with one
- *     atomic increment of the node's cursor. Should a node have more
+ *     chunks, numbered 0..units-1 per node. The numbers are split into
+ *     SCRUB_STRIPES contiguous stripes, each with its own cursor on its
+ *     own cache line: a worker claims with one atomic increment in the
+ *     stripe of its CPU id, and moves to the next stripe when that one is
+ *     empty, so hundreds of workers on one node do not all bounce one
+ *     line, and they start far apart in the node's memory. Should a node
+ *     have more
  *     chunks than the table holds, the scrub runs in several passes: a
  *     chunk scrubbed in one pass is clean and not collected again.
  *  3. Each worker drains its own node, then the CPU-less nodes it stands
@@ -53,6 +58,7 @@
 #include <keel/trace.h>
 
 #define SCRUB_MAX_CHUNKS 4096
+#define SCRUB_STRIPES	 8 /* claim cursors per node, a cache line each */
 
 struct scrub_stats scrub_stats;
 
@@ -66,10 +72,15 @@ struct scrub_chunk {
 	uint32_t all_clean; /* every unit reported clean to PoC (atomic) */
 };
 
+/* One stripe of a node's units: [next, end), next claimed atomically. */
+struct scrub_stripe {
+	uint64_t next, end;
+} __attribute__((aligned(64)));
+
 struct scrub_node_work {
+	struct scrub_stripe stripe[SCRUB_STRIPES];
 	uint32_t first_chunk, chunk_count; /* slice of scrub_chunks[] */
 	uint64_t units;
-	uint64_t cursor; /* next unclaimed unit (atomic) */
 	spinlock_t abandoned_lock;
 	uint32_t abandoned_count; /* atomic read, written under the lock */
 	uint64_t *abandoned;	  /* cpu_count entries (scrub_init_cpus) */
@@ -263,6 +274,15 @@ static void collect_chunk(struct page_info *head, unsigned int order,
 	nw->chunk_count++;
 }
 
+/* Cut [0, units) into SCRUB_STRIPES contiguous stripes (some may be empty). */
+static void stripe_units(struct scrub_node_work *nw)
+{
+	for (unsigned int i = 0; i < SCRUB_STRIPES; i++) {
+		nw->stripe[i].next = nw->units * i / SCRUB_STRIPES;
+		nw->stripe[i].end = nw->units * (i + 1) / SCRUB_STRIPES;
+	}
+}
+
 /* Fill the chunk table for one pass. Return: true if some chunk did not fit. */
 static bool collect_pass(void)
 {
@@ -279,11 +299,11 @@ static bool collect_pass(void)
 		nw->first_chunk = scrub_chunk_used;
 		nw->chunk_count = 0;
 		nw->units = 0;
-		nw->cursor = 0;
 		nw->abandoned_count = 0;
 		if (n < heap_node_count())
 			heap_for_each_free(n, collect_chunk, &ctx);
 		overflow |= ctx.overflow;
+		stripe_units(nw);
 	}
 	return overflow;
 }
@@ -292,12 +312,18 @@ static bool collect_pass(void)
 
 static bool claim_unit(struct scrub_node_work *nw, uint64_t *unit)
 {
+	unsigned int first = arch_cpu_id() % SCRUB_STRIPES;
 	bool got = false;
 
-	if (atomic_load_relaxed(&nw->cursor) < nw->units) {
-		uint64_t u = atomic_fetch_add(&nw->cursor, 1);
+	for (unsigned int k = 0; k < SCRUB_STRIPES; k++) {
+		struct scrub_stripe *st =
+			&nw->stripe[(first + k) % SCRUB_STRIPES];
+		uint64_t u;
 
-		if (u < nw->units) {
+		if (atomic_load_relaxed(&st->next) >= st->end)
+			continue;
+		u = atomic_fetch_add(&st->next, 1);
+		if (u < st->end) {
 			*unit = u;
 			return true;
 		}
@@ -327,10 +353,15 @@ static void abandon_unit(struct scrub_node_work *nw, uint64_t unit)
 
 static uint64_t work_left(const struct scrub_node_work *nw)
 {
-	uint64_t cur = atomic_load_relaxed(&nw->cursor);
+	uint64_t left = 0;
 
-	return (cur < nw->units ? nw->units - cur : 0) +
-	       atomic_load_acquire(&nw->abandoned_count);
+	for (unsigned int i = 0; i < SCRUB_STRIPES; i++) {
+		uint64_t cur = atomic_load_relaxed(&nw->stripe[i].next);
+
+		if (cur < nw->stripe[i].end)
+			left += nw->stripe[i].end - cur;
+	}
+	return left + atomic_load_acquire(&nw->abandoned_count);
 }
 
 static struct scrub_chunk *unit_chunk(const struct scrub_node_work *nw,
