@@ -62,36 +62,33 @@ static uint64_t ft_bytes;
 static unsigned int ft_pieces;
 static uint64_t ft_left_out; /* bytes of RAM reserved as "no frametable" */
 
-/* Bytes of RAM in pfns [s, e). */
-static uint64_t ram_bytes_in(uint64_t s, uint64_t e)
+/*
+ * RAM in pfns [s, e) gets no entries: reserve it (only the RAM in it, the
+ * holes between stay outside bootmem's tables) so it never reaches the
+ * heap. One warning for the boot.
+ */
+static void leave_out(uint64_t s, uint64_t e)
 {
 	const struct bootmem_region *ram;
 	unsigned int count;
-	uint64_t sum = 0;
 
-	ram = bootmem_ram_regions(&count);
-	for (unsigned int i = 0; i < count; i++) {
-		uint64_t rs = pfn_val(paddr_to_pfn(ram[i].start));
-		uint64_t re = pfn_val(paddr_to_pfn(ram[i].end));
-
-		if (rs < e && re > s)
-			sum += (MIN(re, e) - MAX(rs, s)) << PAGE_SHIFT;
-	}
-	return sum;
-}
-
-/* RAM in pfns [s, e) gets no entries: keep it away from the heap. */
-static void leave_out(uint64_t s, uint64_t e)
-{
 	if (!ft_left_out)
 		pr_warn("frametable: no free RAM left for the page entries of "
 			"[%#llx, %#llx): that RAM is reserved (\"no "
 			"frametable\"), not used\n",
 			(unsigned long long)pa_val(pfn_to_paddr(pfn(s))),
 			(unsigned long long)pa_val(pfn_to_paddr(pfn(e))));
-	ft_left_out += ram_bytes_in(s, e);
-	bootmem_reserve(pfn_to_paddr(pfn(s)), (e - s) << PAGE_SHIFT,
-			"no frametable");
+	ram = bootmem_ram_regions(&count);
+	for (unsigned int i = 0; i < count; i++) {
+		uint64_t rs = MAX(pfn_val(paddr_to_pfn(ram[i].start)), s);
+		uint64_t re = MIN(pfn_val(paddr_to_pfn(ram[i].end)), e);
+
+		if (rs >= re)
+			continue;
+		ft_left_out += (re - rs) << PAGE_SHIFT;
+		bootmem_reserve(pfn_to_paddr(pfn(rs)), (re - rs) << PAGE_SHIFT,
+				"no frametable");
+	}
 }
 
 /* Lowest / highest RAM page of section @sec below @top_pfn, and its node. */

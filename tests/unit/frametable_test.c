@@ -181,9 +181,18 @@ static void test_no_room_left_out(void **state)
 	hf_setup(&c);
 	assert_true(frametable_left_out_bytes() > 0);
 	rsv = bootmem_reserved_regions(&count);
-	for (i = 0; i < count; i++)
-		if (!strcmp(rsv[i].name, "no frametable"))
-			left += pa_val(rsv[i].end) - pa_val(rsv[i].start);
+	for (i = 0; i < count; i++) {
+		bool in_ram = false;
+
+		if (strcmp(rsv[i].name, "no frametable"))
+			continue;
+		left += pa_val(rsv[i].end) - pa_val(rsv[i].start);
+		/* Only RAM is reserved, never the holes around it. */
+		for (unsigned int j = 0; j < 64; j++)
+			in_ram |= r[j].start <= pa_val(rsv[i].start) &&
+				  pa_val(rsv[i].end) <= r[j].end;
+		assert_true(in_ram);
+	}
 	/* Left out: RAM only, all of it under "no frametable" (its region
 	 * may also cover holes, and skips pages reserved before). */
 	assert_true(frametable_left_out_bytes() <= 64 * 2 * 4096ULL);
