@@ -875,7 +875,7 @@ def main(argv=None):
                     help="print the smallest map, by dropping lines, that "
                     "still fails the invariants FILE fails")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
-    ap.add_argument("--timeout", type=float, default=30.0,
+    ap.add_argument("--timeout", type=float, default=90.0,
                     help="seconds before a boot counts as a hang")
     ap.add_argument("--keep-failures", metavar="DIR",
                     help="write each failing case's .fw and .log here")
