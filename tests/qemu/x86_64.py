@@ -639,8 +639,8 @@ def smp_cases(kern, base, memdir):
                          clflush_really_flushes,
                          log_contains("cachemaint=clflush cleans with")]),
         # 96 vCPUs, a build that holds 64: 32 dropped, one warning, the
-        # 64 kept all online. bootscrub=off: starting 63 APs under TCG
-        # with 96 vCPUs on 2 host cores is most of the ~40 s.
+        # 64 kept all online. bootscrub=off. About 3 s since parked CPUs
+        # halt (40-67 s when they spun: 96 vCPUs on 2 host cores).
         Case("nr-cpus-64-smp-96",
              ["--kernel", small_cap_elf(kern[1]), "--smp", "96",
               "--mem", "128M"],
