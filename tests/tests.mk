@@ -70,3 +70,14 @@ fuzz-maps:
 fuzz-maps-smoke:
 	$(Q)$(MAKE) --no-print-directory ARCH=sandbox all
 	$(Q)$(FUZZ_MAPS) --seed 1 --count $(FUZZ_MAPS_SMOKE_N)
+
+# make check-scale: the big-machine boots too slow for make check on a
+# 2-core CI runner (240 x86_64 CPUs in 2 nodes, 256 arm64 CPUs in 4;
+# docs/benchmarks.md "Big machines under QEMU"). make check keeps one boot
+# over 128 CPUs per arch. Both arches run even when the first fails.
+.PHONY: check-scale qemu-scale-test
+check-scale: deps
+	$(Q)fail=0; for a in x86_64 arm64; do \
+		$(MAKE) --no-print-directory ARCH=$$a all && \
+		$(MAKE) --no-print-directory ARCH=$$a qemu-scale-test || fail=1; \
+	done; exit $$fail

@@ -71,3 +71,7 @@ run-grub: deps $(O)/Image
 
 qemu-test: $(O)/Image
 	$(Q)$(PYTHON) tests/qemu/arm64.py --image $(O)/Image --logs $(O)/qemu-logs
+
+# make check-scale: the largest machine (tests/qemu/arm64.py --scale).
+qemu-scale-test: deps $(O)/Image
+	$(Q)$(PYTHON) tests/qemu/arm64.py --scale --image $(O)/Image --logs $(O)/qemu-scale-logs

@@ -72,11 +72,12 @@ void arch_cpu_relax(void)
 }
 
 /**
- * arch_cpu_idle_relax() - spin-wait hint of an idle CPU: a pause.
+ * arch_cpu_idle_relax() - wait of an idle secondary: a halt that the
+ * local APIC timer ends (x86_idle_wait), else a pause.
  */
 void arch_cpu_idle_relax(void)
 {
-	arch_cpu_relax();
+	x86_idle_wait();
 }
 
 /**

@@ -5,6 +5,7 @@
  * the vector, the error code (0 when the CPU pushes none) and the frame the
  * CPU pushed (rip, cs, rflags, rsp, ss). keel runs with interrupts off and
  * treats every exception as fatal, so nothing ever returns from x86_trap().
+ * The two interrupt stubs (wake, spurious) return with iretq.
  */
 #include <asm/x86.h>
 
@@ -28,7 +29,43 @@ trap_stub_\v:
 	TRAP_STUB \v
 	.endr
 
-	/* Vectors 32..255: no interrupt is ever enabled; report as 255. */
+	/*
+	 * X86_WAKE_VEC: the local APIC timer ending an idle halt (smp.c
+	 * x86_idle_wait). The C calling convention's scratch registers are
+	 * saved; 5 + 9 quadwords keep %rsp 16-byte aligned at the call.
+	 */
+	.align 16
+	.globl x86_wake_stub
+x86_wake_stub:
+	pushq %rax
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	cld
+	call x86_apic_eoi
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rax
+	iretq
+
+	/* The APIC's spurious vector: no EOI, nothing to do. */
+	.align 16
+	.globl x86_spurious_stub
+x86_spurious_stub:
+	iretq
+
+	/* Other vectors 32..255: never enabled; report as 255. */
 	.align 16
 trap_stub_other:
 	pushq $0

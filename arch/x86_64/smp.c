@@ -22,6 +22,18 @@
  * 12, and a second STARTUP only when the AP has not marked the trampoline
  * `started` within 1 ms. The AP runs trampoline.S, then x86_ap_entry().
  *
+ * Idle secondaries halt (x86_idle_wait, arch_cpu_idle_relax): a pause
+ * loop costs a whole core under QEMU TCG, where hundreds of vCPU threads
+ * share a few host cores and starve the boot CPU. Each halt is ended by a
+ * one-shot local APIC timer (vector X86_WAKE_VEC, whose handler only
+ * writes the EOI; interrupts are on for the sti; hlt alone). Its length
+ * doubles from IDLE_MIN_US to IDLE_MAX_US while the CPU stays idle and
+ * starts over after a gap of more than IDLE_GAP_US between two calls
+ * (the CPU ran work), so a mailbox request waits at most IDLE_MAX_US and
+ * a busy phase still answers quickly. The timer's rate is measured once
+ * against the TSC on the boot CPU (apic_timer_calibrate); without it (no
+ * TSC rate, a timer slower than 1 MHz) the wait stays a pause.
+ *
  * Topology: the boot CPU's CPUID leaf 0x1F or 0xB (else leaf 1 + leaf 4 on
  * Intel, 0x80000008/0x8000001E on AMD) gives the APIC ID bit fields of
  * thread and core; x86_topology_fill() applies them to every MADT APIC ID.
@@ -42,8 +54,14 @@
 
 #define APIC_ID		    0x020
 #define APIC_SVR	    0x0f0
+#define APIC_EOI	    0x0b0
 #define APIC_ICR_LO	    0x300
 #define APIC_ICR_HI	    0x310
+#define APIC_LVT_TIMER	    0x320
+#define APIC_TIMER_INIT	    0x380
+#define APIC_TIMER_CUR	    0x390
+#define APIC_TIMER_DIV	    0x3e0
+#define X2APIC_MSR_BASE	    0x800 /* + xAPIC register offset >> 4 */
 #define X2APIC_MSR_ID	    0x802
 #define X2APIC_MSR_SVR	    0x80f
 #define X2APIC_MSR_ICR	    0x830
@@ -54,7 +72,13 @@
 #define ICR_ASSERT	    0x00004000
 #define ICR_LEVEL	    0x00008000
 #define SVR_ENABLE	    0x100
-#define SVR_SPURIOUS_VEC    0xff
+#define SVR_SPURIOUS_VEC    X86_SPURIOUS_VEC
+#define LVT_MASKED	    0x10000
+#define TIMER_DIV_1	    0xb
+
+#define IDLE_MIN_US	    20
+#define IDLE_MAX_US	    10000
+#define IDLE_GAP_US	    200
 
 #define INIT_DELAY_US	    10000
 #define SIPI_WAIT_US	    1000
@@ -78,6 +102,8 @@ static struct x86_percpu boot_percpu;
 static volatile uint32_t *lapic;
 static bool x2apic;
 static struct x86_tramp_params *tramp;
+/* Local APIC timer ticks per microsecond (divide by 1); 0: no idle halt. */
+static uint32_t apic_ticks_per_us;
 
 /**
  * x86_percpu_init() - point this CPU's GS base at its per-CPU data.
@@ -176,6 +202,79 @@ static void apic_enable_local(void)
 	lapic[APIC_SVR / 4] = SVR_ENABLE | SVR_SPURIOUS_VEC;
 }
 
+static uint32_t apic_read(uint32_t reg)
+{
+	if (x2apic)
+		return (uint32_t)rdmsr(X2APIC_MSR_BASE + (reg >> 4));
+	return lapic[reg / 4];
+}
+
+static void apic_write(uint32_t reg, uint32_t v)
+{
+	if (x2apic)
+		wrmsr(X2APIC_MSR_BASE + (reg >> 4), v);
+	else
+		lapic[reg / 4] = v;
+}
+
+/* Count the (masked) local APIC timer down for 1 ms of TSC. */
+static void apic_timer_calibrate(void)
+{
+	uint64_t end;
+	uint32_t left;
+
+	if (!tsc_hz)
+		return;
+	apic_write(APIC_TIMER_DIV, TIMER_DIV_1);
+	apic_write(APIC_LVT_TIMER, LVT_MASKED | X86_WAKE_VEC);
+	apic_write(APIC_TIMER_INIT, 0xffffffffu);
+	end = rdtsc() + tsc_hz / 1000;
+	while (rdtsc() < end)
+		arch_cpu_relax();
+	left = apic_read(APIC_TIMER_CUR);
+	apic_write(APIC_TIMER_INIT, 0);
+	apic_ticks_per_us = (0xffffffffu - left) / 1000;
+	if (apic_ticks_per_us > 0xffffffffu / IDLE_MAX_US)
+		apic_ticks_per_us = 0;
+	pr_debug("x86_64: local APIC timer %u ticks/us: idle CPUs %s\n",
+		 apic_ticks_per_us, apic_ticks_per_us ? "halt" : "spin");
+}
+
+/**
+ * x86_apic_eoi() - end of the wake interrupt (entry.S x86_wake_stub).
+ */
+void x86_apic_eoi(void)
+{
+	apic_write(APIC_EOI, 0);
+}
+
+/**
+ * x86_idle_wait() - one wait of an idle secondary: a halt ended by its
+ * local APIC timer, IDLE_MIN_US to IDLE_MAX_US long (see the top of the
+ * file); a pause on the boot CPU or without a calibrated timer.
+ */
+void x86_idle_wait(void)
+{
+	struct x86_percpu *pc;
+	uint64_t us = tsc_hz / 1000000;
+
+	__asm__ __volatile__("movq %%gs:0, %0" : "=r"(pc));
+	if (!apic_ticks_per_us || !us || !pc->cpu) {
+		arch_cpu_relax();
+		return;
+	}
+	if (rdtsc() - pc->idle_last > IDLE_GAP_US * us || !pc->idle_us)
+		pc->idle_us = IDLE_MIN_US;
+	apic_write(APIC_TIMER_INIT, pc->idle_us * apic_ticks_per_us);
+	/* sti shadows hlt: an interrupt already pending ends the halt. */
+	__asm__ __volatile__("sti; hlt; cli" ::: "memory");
+	if (pc->idle_us < IDLE_MAX_US / 2)
+		pc->idle_us *= 2;
+	else
+		pc->idle_us = IDLE_MAX_US;
+	pc->idle_last = rdtsc();
+}
+
 /* Bring up the boot CPU's local APIC. Return: 0 or -ENODEV. */
 static int apic_init(void)
 {
@@ -201,6 +300,7 @@ static int apic_init(void)
 		}
 	}
 	apic_enable_local();
+	apic_timer_calibrate();
 	pr_info("x86_64: local APIC %s at %#llx, boot CPU APIC ID %u\n",
 		x2apic ? "x2APIC" : "xAPIC", (unsigned long long)phys,
 		x86_apic_id());
@@ -315,6 +415,11 @@ void x86_ap_entry(unsigned int cpu, struct x86_percpu *pc)
 	__asm__ __volatile__("lgdt (%0)" : : "r"(gdt_ptr) : "memory");
 	traps_load();
 	apic_enable_local();
+	if (apic_ticks_per_us) {
+		/* One-shot, unmasked: x86_idle_wait() only sets the count. */
+		apic_write(APIC_TIMER_DIV, TIMER_DIV_1);
+		apic_write(APIC_LVT_TIMER, X86_WAKE_VEC);
+	}
 	smp_secondary_main(cpu);
 }
 

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Exceptions. keel runs with interrupts disabled and never expects an
- * exception: each one is fatal. x86_trap() prints the vector, error code,
+ * Exceptions. keel runs with interrupts disabled (but for an idle
+ * secondary's sti; hlt, which the local APIC timer's X86_WAKE_VEC ends:
+ * x86_wake_stub only writes the EOI; the spurious vector only returns)
+ * and never expects an exception: each one is fatal. x86_trap() prints the vector, error code,
  * RIP, CR2, the registers and a short frame-pointer stack trace (the kernel
  * is built with -fno-omit-frame-pointer), then stops the machine as a failed
  * boot. The IDT is static (one per system; every secondary loads the same
@@ -43,6 +45,7 @@ struct idt_ptr {
 
 extern const uint64_t trap_stub_table[32];
 extern const uint64_t trap_stub_other_addr;
+extern const char x86_wake_stub[], x86_spurious_stub[];
 
 static struct idt_entry idt[256] __aligned(16);
 static volatile int in_trap;
@@ -101,6 +104,8 @@ void traps_init(void)
 {
 	for (unsigned int v = 0; v < 256; v++)
 		idt_set(v, v < 32 ? trap_stub_table[v] : trap_stub_other_addr);
+	idt_set(X86_WAKE_VEC, (uint64_t)(uintptr_t)x86_wake_stub);
+	idt_set(X86_SPURIOUS_VEC, (uint64_t)(uintptr_t)x86_spurious_stub);
 	traps_load();
 }
 

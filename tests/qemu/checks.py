@@ -86,3 +86,45 @@ def stress_ok_everywhere(rep, log):
     if rep["scrub"]["mode"] == "idle" and not rep["scrub"]["all_clean_ns"]:
         out.append("idle scrub never finished")
     return out
+
+
+def scrubbers_are(n):
+    """Exactly @n CPUs scrub (one per core unless scrub_smt=on)."""
+    def check(rep, log):
+        got = sum(1 for c in rep["cpus"] if c["scrubber"])
+        if got != n:
+            return [f"{got} scrubbers, expected {n}"]
+        return []
+    return _log_aware(check)
+
+
+def warning_lines_at_most(n):
+    """At most @n lines of the serial log say "warning" (keel's and
+    QEMU's): a big machine must not flood the console."""
+    def check(rep, log):
+        lines = [l for l in log.splitlines() if "warning" in l]
+        if len(lines) > n:
+            return [f"{len(lines)} warning lines, expected at most {n}: "
+                    f"{lines[:3]}..."]
+        return []
+    return _log_aware(check)
+
+
+@_log_aware
+def every_node_scrubbed(rep, log):
+    """Each node with memory was scrubbed whole, its own CPUs among the
+    scrubbers (others may help once their node is done)."""
+    out = []
+    per = {p["node"]: p for p in rep["scrub"]["per_node"]}
+    for n in rep["nodes"]:
+        if not n["mem_bytes"]:
+            continue
+        p = per.get(n["id"])
+        if p is None or not p["bytes"] or p["bytes"] != n["free_bytes"]:
+            out.append(f"node {n['id']}: scrubbed "
+                       f"{p and p['bytes']} of {n['free_bytes']} bytes")
+            continue
+        if n["cpus"] and not set(p["cpus"]) & set(n["cpus"]):
+            out.append(f"node {n['id']} scrubbed by CPUs {p['cpus']}, "
+                       "none of its own")
+    return out
