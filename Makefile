@@ -83,7 +83,7 @@ deps:
 
 # `make -j run` on a fresh machine: configure and compile only after deps
 # has installed python3-kconfiglib and the compilers.
-$(O)/.config: | $(if $(filter deps run run-% check qemu-test,$(MAKECMDGOALS)),deps)
+$(O)/.config: | $(if $(filter deps run run-% check check-scale qemu-test qemu-scale-test,$(MAKECMDGOALS)),deps)
 
 # The tracked C files; outside a git work tree (a tarball), every C file
 # but build/. Never empty: clang-format without files would read stdin.

@@ -13,9 +13,11 @@ void arch_cpu_relax(void);
 
 /*
  * Spin-wait hint of a CPU with nothing to do (a secondary polling its
- * mailbox): may give the CPU away for longer than arch_cpu_relax(). On
- * hardware the same pause / yield; the sandbox, whose CPUs are threads
- * sharing a few host cores, sleeps there for a growing share of the wait.
+ * mailbox): may give the CPU away for longer than arch_cpu_relax().
+ * x86_64 halts until a local APIC timer (20 us growing to 10 ms while
+ * idle); arm64 is the same pause / yield as arch_cpu_relax(); the
+ * sandbox, whose CPUs are threads sharing a few host cores, sleeps for a
+ * growing share of the wait.
  */
 void arch_cpu_idle_relax(void);
 
