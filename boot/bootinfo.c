@@ -423,13 +423,15 @@ static void cpus_fix(struct bootinfo *bi)
 
 	if (bi->cpu_count > CONFIG_NR_CPUS)
 		bi->cpu_count = CONFIG_NR_CPUS;
-	/* One line for the whole table, never one per CPU. */
-	if (bi->cpus_over_cap)
+	/* One line for the whole table, never one per CPU, and only once. */
+	if (bi->cpus_over_cap && !bi->cpus_over_cap_said) {
+		bi->cpus_over_cap_said = true;
 		fix_warn(bi,
 			 "firmware describes %u CPUs, this build holds %u "
 			 "(CONFIG_NR_CPUS): %u dropped",
 			 (unsigned int)CONFIG_NR_CPUS + bi->cpus_over_cap,
 			 (unsigned int)CONFIG_NR_CPUS, bi->cpus_over_cap);
+	}
 	for (unsigned int i = 0; i < bi->cpu_count; i++) {
 		struct bi_cpu c = bi->cpus[i];
 		bool dup = false;

@@ -128,6 +128,7 @@ struct bootinfo {
 	 * dropped_cpus): counted by the parsers, one warning from sanitise.
 	 */
 	unsigned int cpus_over_cap;
+	bool cpus_over_cap_said; /* its warning printed (sanitise is idempotent) */
 };
 
 /* bootinfo_init(): empty, protocol set, el = -1, paddr_bits = 52. */

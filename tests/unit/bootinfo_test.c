@@ -484,6 +484,26 @@ static void test_reserved_overflow_merges(void **state)
 	assert_int_equal(warned, 1);
 }
 
+/* CPUs past the table: one warning, even when sanitise runs twice. */
+static void test_cpus_over_cap_said_once(void **state)
+{
+	unsigned int said = 0;
+	const char *p;
+
+	ram(0, GB, 0);
+	for (unsigned int i = 0; i < CONFIG_NR_CPUS + 3; i++)
+		cpu(i, 0);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_sanitise(&bi);
+	bootinfo_sanitise(&bi);
+	for (p = sandbox_console_buffer(); (p = strstr(p, "this build holds"));
+	     p++)
+		said++;
+	assert_int_equal(said, 1);
+	assert_int_equal(bi.dropped_cpus, 3);
+	assert_int_equal(bi.cpu_count, CONFIG_NR_CPUS);
+}
+
 /* ---- property test ------------------------------------------------------ */
 
 static uint64_t rnd(void)
@@ -671,6 +691,7 @@ int main(void)
 		T(test_distance_unreachable),
 		T(test_reserved),
 		T(test_reserved_overflow_merges),
+		T(test_cpus_over_cap_said_once),
 		T(test_property_random),
 	};
 
