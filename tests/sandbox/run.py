@@ -22,6 +22,13 @@ import time
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 import report  # noqa: E402
+import importlib.util  # noqa: E402
+
+# One oracle of the node-map policy, shared with the hostile-map fuzzer.
+_spec = importlib.util.spec_from_file_location(
+    "fuzz_maps", os.path.join(TOP, "scripts", "fuzz-maps.py"))
+fuzz_maps = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(fuzz_maps)
 
 DATA = os.path.join(TOP, "tests", "data")
 BINARY = None  # the keel under test (main sets it)
@@ -87,33 +94,12 @@ class FwDesc:
         return d
 
     def node_map(self, max_nodes):
-        """Firmware node id -> keel node id (include/keel/nodemap.h).
-
-        The lowest max_nodes ids are kept (ids below max_nodes keep their
-        number, higher kept ones take the lowest free ids in order); every
-        other id folds into the kept node nearest by its own distance row
-        (ties: the reverse distance, then the lower keel id; unknown,
-        <= 10 and 255 count as infinitely far; nothing usable: the lowest
-        kept node).
-        """
-        ids = sorted({n for _, _, n in self.ram} | {n for _, n in self.cpus})
-        kept, rest = ids[:max_nodes], ids[max_nodes:]
-        out = {i: i for i in kept if i < max_nodes}
-        free = (n for n in range(max_nodes) if n not in out.values())
-        for i in kept:
-            if i >= max_nodes:
-                out[i] = next(free)
-        inf = float("inf")
-
-        def dist(a, b):
-            v = self.dist.get((a, b)) or self.dist.get((b, a)) or 0
-            return v if 10 < v < 255 else inf
-
-        for f in rest:
-            best = min(kept, key=lambda k: (dist(f, k), dist(k, f), out[k]))
-            out[f] = (out[best] if dist(f, best) < inf
-                      else min(out.values()))
-        return out
+        """Firmware node id -> keel node id, by the policy of
+        include/keel/nodemap.h as scripts/fuzz-maps.py's oracle states it
+        (node_map() there)."""
+        fw = {"ram": self.ram, "cpus": self.cpus,
+              "distance": [(a, b, v) for (a, b), v in self.dist.items()]}
+        return fuzz_maps.node_map(fw, max_nodes, len(self.cpus))[0]
 
     def node_cpus(self):
         """Logical CPU ids per node: bootinfo order, the first is the boot CPU."""
