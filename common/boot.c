@@ -197,18 +197,17 @@ static uint64_t mem_limit_need(const struct bootinfo *bi, uint64_t max_bytes)
 
 static void phase_bootmem(struct bootinfo *bi)
 {
+	uint64_t need = mem_limit_need(bi, opts.mem_limit);
+
 	trace_begin("bootmem");
 	bootmem_init();
 	bootmem_init_from_bootinfo(bi);
-	if (opts.mem_limit &&
-	    bootmem_limit(opts.mem_limit, mem_limit_need(bi, opts.mem_limit)))
+	if (opts.mem_limit && bootmem_limit(opts.mem_limit, need))
 		pr_warn("mem=%lluK leaves less than the %llu KiB of free RAM "
 			"the boot needs (frame table, CPU stacks): mem= "
 			"ignored\n",
 			(unsigned long long)(opts.mem_limit >> 10),
-			(unsigned long long)(mem_limit_need(bi,
-							    opts.mem_limit) >>
-					     10));
+			(unsigned long long)(need >> 10));
 	boot_times.bootmem_ready = arch_ticks();
 	trace_end("bootmem");
 }
