@@ -100,6 +100,8 @@ static uint8_t madt_min_len(uint8_t type)
 		return 76; /* ACPI 5.1 GICC; 6.x adds fields we ignore */
 	case 0xc:
 		return 24;
+	case 0xe:
+		return 16;
 	default:
 		return 0;
 	}
@@ -182,6 +184,20 @@ int acpi_parse_madt(const void *buf, size_t len, uint64_t hwid_boot,
 		case 0xc: /* GIC distributor */
 			info->gicd_base = acpi_get64(e + 8);
 			info->gic_version = e[20];
+			break;
+		case 0xe: /* GIC redistributor region */
+			if (info->gicr_count >= ACPI_MAX_GICR) {
+				if (!info->gicr_dropped++)
+					acpi_warn(info,
+						  "MADT: more than %u GICR "
+						  "entries, the rest ignored",
+						  ACPI_MAX_GICR);
+				break;
+			}
+			info->gicr[info->gicr_count].base = acpi_get64(e + 4);
+			info->gicr[info->gicr_count].length =
+				acpi_get32(e + 12);
+			info->gicr_count++;
 			break;
 		default: /* I/O APIC, overrides, NMIs, ITS...: not ours */
 			break;

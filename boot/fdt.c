@@ -723,6 +723,56 @@ static void parse_timer(struct dt_ctx *c)
 		c->ai->timer_freq = f;
 }
 
+/*
+ * The GICv3 node: reg is the distributor, then #redistributor-regions
+ * (default 1) redistributor regions; GICC/GICH/GICV may follow. A GICv2
+ * (or no GIC) leaves gicd_base 0: the arch then keeps its spinning idle.
+ */
+static void parse_gic(struct dt_ctx *c)
+{
+	int node = fdt_node_offset_by_compatible(c->fdt, -1, "arm,gic-v3");
+	int parent, ac, sc, rlen, n;
+	uint32_t regions = 1;
+	const fdt32_t *reg;
+
+	if (node < 0)
+		return;
+	parent = fdt_parent_offset(c->fdt, node);
+	if (parent < 0)
+		return;
+	ac = cells(c, parent, "#address-cells", 2, false);
+	sc = cells(c, parent, "#size-cells", 1, false);
+	reg = fdt_getprop(c->fdt, node, "reg", &rlen);
+	prop_u32(c, node, "#redistributor-regions", &regions);
+	if (ac < 0 || sc < 0 || !reg || rlen < 0) {
+		dt_warn(c->bi, "%s has no usable reg, idle CPUs will spin",
+			node_name(c->fdt, node));
+		return;
+	}
+	n = rlen / (4 * (ac + sc));
+	if (regions < 1 || (int)regions >= n) {
+		dt_warn(c->bi,
+			"%s: #redistributor-regions %u with %d reg entries, "
+			"idle CPUs will spin",
+			node_name(c->fdt, node), regions, n);
+		return;
+	}
+	if (regions > DT_MAX_GICR) {
+		dt_warn(c->bi,
+			"%s: %u redistributor regions, only the first %u kept",
+			node_name(c->fdt, node), regions, DT_MAX_GICR);
+		regions = DT_MAX_GICR;
+	}
+	c->ai->gicd_base = pa(read_cells(reg, ac));
+	for (uint32_t i = 1; i <= regions; i++) {
+		const fdt32_t *r = reg + (size_t)i * (size_t)(ac + sc);
+
+		c->ai->gicr[i - 1].base = pa(read_cells(r, ac));
+		c->ai->gicr[i - 1].size = read_cells(r + ac, sc);
+	}
+	c->ai->gicr_count = regions;
+}
+
 /* Triplet @i of the distance-matrix. */
 static void dt_triplet(const struct dt_ctx *c, unsigned int i, uint32_t *a,
 		       uint32_t *b, uint32_t *v)
@@ -921,6 +971,7 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 	parse_cpus(&c);
 	parse_psci(&c);
 	parse_timer(&c);
+	parse_gic(&c);
 	parse_distances(&c);
 	dt_nodes_finish(&c, ram0, cpu0);
 	if (!bi->ram_count)

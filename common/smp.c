@@ -23,6 +23,13 @@
  * then publishes seq + 1 with release; the secondary runs fn(arg) and
  * publishes done_seq = seq with release. No lock: every field has a single
  * writer.
+ *
+ * Idle: a secondary whose mailbox is empty waits in arch_cpu_idle_wait()
+ * (a halt or WFI ended by a timer) for IDLE_MIN_US, doubling up to
+ * IDLE_MAX_US while it stays idle and starting over after each piece of
+ * work: under QEMU TCG hundreds of vCPU threads share a few host cores,
+ * and a spinning one starves the boot CPU, while a request posted to an
+ * idle CPU waits at most IDLE_MAX_US and a busy phase still answers fast.
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
@@ -51,6 +58,9 @@ static uint64_t *accept_ticks;
  * beyond SKEW_ROUNDS tells the secondary to stop (the boot CPU gave up).
  */
 #define SKEW_ROUNDS 16
+
+#define IDLE_MIN_US 20
+#define IDLE_MAX_US 10000
 static uint32_t *skew_ping;
 static uint32_t *skew_pong;
 static uint64_t *skew_stamp;
@@ -305,7 +315,7 @@ static bool cpu_injected_silent(unsigned int cpu)
 static __noreturn void cpu_park_forever(void)
 {
 	for (;;)
-		arch_cpu_relax();
+		arch_cpu_idle_wait(IDLE_MAX_US);
 }
 
 /**
@@ -338,9 +348,13 @@ void smp_secondary_main(unsigned int cpu)
 	}
 
 	for (;;) {
+		uint32_t us = IDLE_MIN_US;
+
 		while ((seq = atomic_load_acquire(&c->seq)) ==
-		       atomic_load_relaxed(&c->done_seq))
-			arch_cpu_idle_relax();
+		       atomic_load_relaxed(&c->done_seq)) {
+			arch_cpu_idle_wait(us);
+			us = MIN(2 * us, IDLE_MAX_US);
+		}
 		c->fn(c->arg);
 		atomic_store_release(&c->done_seq, seq);
 	}

@@ -406,6 +406,14 @@ static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 			ai->spcr_type, (unsigned long long)ai->spcr_reg.address,
 			(unsigned long long)pa_val(pl011_base()));
 	}
+	if (ai->gicd_base && (ai->gic_version == 0 || ai->gic_version >= 3)) {
+		dt_info.gicd_base = pa(ai->gicd_base);
+		dt_info.gicr_count = ai->gicr_count;
+		for (unsigned int i = 0; i < ai->gicr_count; i++) {
+			dt_info.gicr[i].base = pa(ai->gicr[i].base);
+			dt_info.gicr[i].size = ai->gicr[i].length;
+		}
+	}
 	/* QEMU's tables: power off at the end as with its DT. */
 	dt_info.qemu_virt = !strncmp(ai->oem_id, "BOCHS", 5);
 	return 0;
@@ -486,6 +494,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 		write_sysreg(0, tpidr_el2);
 	else
 		write_sysreg(0, tpidr_el1);
+	write_sysreg(0, tpidrro_el0); /* the boot CPU never idles (smp.c) */
 
 	mm_early_init(image_start, image_end, pa(dtb));
 	pr_info("arm64: entered at EL%d%s, image [%#llx, %#llx), DTB at "
@@ -505,6 +514,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 	if (dt_info.uart_is_pl011 && pa_val(dt_info.uart_base) &&
 	    pa_val(dt_info.uart_base) != pa_val(pl011_base()))
 		mm_map_device(dt_info.uart_base, PAGE_SIZE);
+	gic_map(&dt_info);
 	mm_commit();
 	if (dt_info.uart_is_pl011 && pa_val(dt_info.uart_base)) {
 		pl011_set_base(dt_info.uart_base);
@@ -524,6 +534,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 	apply_mt_bit(bi);
 
 	timer_init(dt_info.timer_freq);
+	gic_init();
 	psci_init(&dt_info);
 	bi->el = arm64_el;
 	bi->paddr_bits = mm_pa_bits() > 48 ? 48 : mm_pa_bits();

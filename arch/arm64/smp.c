@@ -8,6 +8,8 @@
  * the boot CPU's page tables (read-only from here on), sets TPIDR_ELx to
  * its logical id (arch_cpu_id()) and calls smp_secondary_main().
  *
+ * Idle secondaries sleep in WFI until their virtual timer fires (gic.c).
+ *
  * Lock: none; a CPU's boot block is written only by the boot CPU before
  * it starts that CPU.
  */
@@ -19,6 +21,8 @@
 #include <keel/compiler.h>
 #include <keel/cpumask.h>
 #include <keel/errno.h>
+
+#define IDLE_MAX_US 10000 /* the longest wait that is asked for */
 
 /**
  * arch_cpu_id() - logical id of this CPU, kept in TPIDR_EL2/TPIDR_EL1.
@@ -40,11 +44,18 @@ void arch_cpu_relax(void)
 }
 
 /**
- * arch_cpu_idle_relax() - spin-wait hint of an idle CPU: a yield.
+ * arch_cpu_idle_wait() - WFI until the virtual timer fires after @max_us
+ * (gic.c); a yield on the boot CPU and on CPUs whose GIC setup failed.
+ * TPIDRRO_EL0 is 1 on the CPUs that can sleep (arm64_secondary_start).
+ * @max_us: the wait, at most IDLE_MAX_US.
  */
-void arch_cpu_idle_relax(void)
+void arch_cpu_idle_wait(uint32_t max_us)
 {
-	arch_cpu_relax();
+	if (!read_sysreg(tpidrro_el0)) {
+		arch_cpu_relax();
+		return;
+	}
+	gic_idle_wait(arch_ticks_hz() * MIN(max_us, IDLE_MAX_US) / 1000000);
 }
 
 /**
@@ -87,5 +98,6 @@ int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
  */
 void arm64_secondary_start(unsigned int cpu)
 {
+	write_sysreg(gic_cpu_init() ? 1 : 0, tpidrro_el0);
 	smp_secondary_main(cpu);
 }

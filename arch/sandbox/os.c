@@ -159,7 +159,7 @@ unsigned int arch_cpu_id(void)
  * after that it sleeps. Short waits (locks, a quick smp_run_on) keep their
  * latency.
  */
-static void relax(bool idle)
+static void relax(bool idle, uint64_t max_ns)
 {
 	uint64_t now;
 
@@ -179,8 +179,10 @@ static void relax(bool idle)
 	spin_last = now;
 	if (now - spin_start > SPIN_SLEEP_AFTER_NS) {
 		uint64_t ns = idle ? (now - spin_start) / SPIN_SLEEP_SHARE : 0;
-		struct timespec ts = {0, (long)MIN(MAX(ns, SPIN_SLEEP_MIN_NS),
-						   SPIN_SLEEP_MAX_NS)};
+		struct timespec ts = {0,
+				      (long)MIN(MIN(MAX(ns, SPIN_SLEEP_MIN_NS),
+						    SPIN_SLEEP_MAX_NS),
+						max_ns)};
 
 		nanosleep(&ts, NULL);
 		spin_last = arch_ticks();
@@ -197,20 +199,21 @@ static void relax(bool idle)
  */
 void arch_cpu_relax(void)
 {
-	relax(false);
+	relax(false, SPIN_SLEEP_MAX_NS);
 }
 
 /**
- * arch_cpu_idle_relax() - spin-wait hint of a CPU with nothing to do.
+ * arch_cpu_idle_wait() - one wait of a CPU with nothing to do.
+ * @max_us: the longest sleep.
  *
  * After 2 ms it sleeps 1/8 of the time waited so far, from 200 us up to
- * 20 ms: a thousand parked CPUs then cost the host some 50 wake-ups per
- * CPU per second, not a busy core each, and a CPU that gets work after
- * waiting t answers within t/8.
+ * 20 ms and at most @max_us: a thousand parked CPUs then cost the host
+ * some 100 wake-ups per CPU per second, not a busy core each, and a CPU
+ * that gets work after waiting t answers within t/8.
  */
-void arch_cpu_idle_relax(void)
+void arch_cpu_idle_wait(uint32_t max_us)
 {
-	relax(true);
+	relax(true, (uint64_t)max_us * 1000);
 }
 
 /**

@@ -72,15 +72,6 @@ void arch_cpu_relax(void)
 }
 
 /**
- * arch_cpu_idle_relax() - wait of an idle secondary: a halt that the
- * local APIC timer ends (x86_idle_wait), else a pause.
- */
-void arch_cpu_idle_relax(void)
-{
-	x86_idle_wait();
-}
-
-/**
  * arch_ticks() - the TSC.
  * Return: raw TSC value.
  */

@@ -22,17 +22,14 @@
  * 12, and a second STARTUP only when the AP has not marked the trampoline
  * `started` within 1 ms. The AP runs trampoline.S, then x86_ap_entry().
  *
- * Idle secondaries halt (x86_idle_wait, arch_cpu_idle_relax): a pause
- * loop costs a whole core under QEMU TCG, where hundreds of vCPU threads
- * share a few host cores and starve the boot CPU. Each halt is ended by a
- * one-shot local APIC timer (vector X86_WAKE_VEC, whose handler only
- * writes the EOI; interrupts are on for the sti; hlt alone). Its length
- * doubles from IDLE_MIN_US to IDLE_MAX_US while the CPU stays idle and
- * starts over after a gap of more than IDLE_GAP_US between two calls
- * (the CPU ran work), so a mailbox request waits at most IDLE_MAX_US and
- * a busy phase still answers quickly. The timer's rate is measured once
- * against the TSC on the boot CPU (apic_timer_calibrate); without it (no
- * TSC rate, a timer slower than 1 MHz) the wait stays a pause.
+ * Idle secondaries halt (arch_cpu_idle_wait; common/smp.c picks how
+ * long): a pause loop costs a whole core under QEMU TCG, where hundreds of
+ * vCPU threads share a few host cores and starve the boot CPU. Each halt
+ * is ended by a one-shot local APIC timer (vector X86_WAKE_VEC, whose
+ * handler only writes the EOI; interrupts are on for the sti; hlt alone).
+ * The timer's rate is measured once against the TSC on the boot CPU
+ * (apic_timer_calibrate); without it (no TSC rate, a timer slower than
+ * 1 MHz) the wait stays a pause.
  *
  * Topology: the boot CPU's CPUID leaf 0x1F or 0xB (else leaf 1 + leaf 4 on
  * Intel, 0x80000008/0x8000001E on AMD) gives the APIC ID bit fields of
@@ -76,9 +73,7 @@
 #define LVT_MASKED	    0x10000
 #define TIMER_DIV_1	    0xb
 
-#define IDLE_MIN_US	    20
-#define IDLE_MAX_US	    10000
-#define IDLE_GAP_US	    200
+#define IDLE_MAX_US	    10000 /* the longest wait that is asked for */
 
 #define INIT_DELAY_US	    10000
 #define SIPI_WAIT_US	    1000
@@ -249,30 +244,23 @@ void x86_apic_eoi(void)
 }
 
 /**
- * x86_idle_wait() - one wait of an idle secondary: a halt ended by its
- * local APIC timer, IDLE_MIN_US to IDLE_MAX_US long (see the top of the
- * file); a pause on the boot CPU or without a calibrated timer.
+ * arch_cpu_idle_wait() - a halt that a one-shot local APIC timer ends
+ * after @max_us; a pause on the boot CPU or without a calibrated timer.
+ * @max_us: at most IDLE_MAX_US (longer waits are cut to it).
  */
-void x86_idle_wait(void)
+void arch_cpu_idle_wait(uint32_t max_us)
 {
 	struct x86_percpu *pc;
-	uint64_t us = tsc_hz / 1000000;
 
 	__asm__ __volatile__("movq %%gs:0, %0" : "=r"(pc));
-	if (!apic_ticks_per_us || !us || !pc->cpu) {
+	if (!apic_ticks_per_us || !pc->cpu) {
 		arch_cpu_relax();
 		return;
 	}
-	if (rdtsc() - pc->idle_last > IDLE_GAP_US * us || !pc->idle_us)
-		pc->idle_us = IDLE_MIN_US;
-	apic_write(APIC_TIMER_INIT, pc->idle_us * apic_ticks_per_us);
+	apic_write(APIC_TIMER_INIT,
+		   MIN(max_us, IDLE_MAX_US) * apic_ticks_per_us);
 	/* sti shadows hlt: an interrupt already pending ends the halt. */
 	__asm__ __volatile__("sti; hlt; cli" ::: "memory");
-	if (pc->idle_us < IDLE_MAX_US / 2)
-		pc->idle_us *= 2;
-	else
-		pc->idle_us = IDLE_MAX_US;
-	pc->idle_last = rdtsc();
 }
 
 /* Bring up the boot CPU's local APIC. Return: 0 or -ENODEV. */
@@ -416,7 +404,7 @@ void x86_ap_entry(unsigned int cpu, struct x86_percpu *pc)
 	traps_load();
 	apic_enable_local();
 	if (apic_ticks_per_us) {
-		/* One-shot, unmasked: x86_idle_wait() only sets the count. */
+		/* One-shot, unmasked: arch_cpu_idle_wait() only sets the count. */
 		apic_write(APIC_TIMER_DIV, TIMER_DIV_1);
 		apic_write(APIC_LVT_TIMER, X86_WAKE_VEC);
 	}

@@ -12,14 +12,16 @@ unsigned int arch_cpu_id(void);
 void arch_cpu_relax(void);
 
 /*
- * Spin-wait hint of a CPU with nothing to do (a secondary polling its
- * mailbox): may give the CPU away for longer than arch_cpu_relax().
- * x86_64 halts until a local APIC timer (20 us growing to 10 ms while
- * idle); arm64 is the same pause / yield as arch_cpu_relax(); the
- * sandbox, whose CPUs are threads sharing a few host cores, sleeps for a
- * growing share of the wait.
+ * One wait of a secondary with nothing to do (polling its mailbox, or
+ * parked): give the CPU away for at most about @max_us microseconds. It
+ * may return earlier (an interrupt, a spurious wake-up) and the caller
+ * checks again; common/smp.c grows @max_us while the CPU stays idle.
+ * x86_64 halts until a one-shot local APIC timer; arm64 waits in WFI
+ * until its virtual timer fires through the GICv3 (a yield without one);
+ * the sandbox, whose CPUs are threads sharing a few host cores, spins a
+ * little and then sleeps at most @max_us.
  */
-void arch_cpu_idle_relax(void);
+void arch_cpu_idle_wait(uint32_t max_us);
 
 /*
  * Raw ticks of the boot timer (TSC, CNTVCT_EL0, CLOCK_MONOTONIC_RAW in ns)

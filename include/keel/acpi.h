@@ -105,6 +105,7 @@ struct acpi_memblk {
 #define ACPI_MAX_CPUS	 CONFIG_NR_CPUS
 #define ACPI_MAX_MEMBLKS 128
 #define ACPI_MAX_TABLES	 64
+#define ACPI_MAX_GICR	 16
 
 /* A table listed by the root table (checksum and length valid). */
 struct acpi_table_ref {
@@ -127,6 +128,13 @@ struct acpi_info {
 	uint32_t madt_flags; /* bit 0: PC-AT dual 8259 */
 	uint64_t gicd_base;  /* MADT type 0xC, 0 when none */
 	uint8_t gic_version;
+	/* MADT type 0xE: GICv3 redistributor regions, in table order */
+	struct acpi_gicr {
+		uint64_t base;
+		uint32_t length;
+	} gicr[ACPI_MAX_GICR];
+	unsigned int gicr_count;
+	unsigned int gicr_dropped; /* entries beyond ACPI_MAX_GICR */
 	struct acpi_cpu cpus[ACPI_MAX_CPUS];
 	unsigned int cpu_count; /* entries in cpus[] (usable or not) */
 	unsigned int cpu_usable_count;

@@ -27,6 +27,9 @@ enum dt_psci_method {
 #define PSCI_FN_SYSTEM_OFF    0x84000008u
 #define PSCI_FN_SYSTEM_RESET  0x84000009u
 
+/* Redistributor regions kept (a GICv3 has one per socket or chiplet). */
+#define DT_MAX_GICR 16
+
 struct dt_arch_info {
 	/* Console: the node /chosen/stdout-path names, if it has a reg. */
 	paddr_t uart_base;  /* 0 when unknown */
@@ -43,6 +46,18 @@ struct dt_arch_info {
 	uint32_t totalsize; /* the blob's header totalsize (0 when bad) */
 	bool qemu_virt;	    /* root compatible "linux,dummy-virt" (QEMU virt) */
 	bool cpu_map; /* CPU topology from /cpus/cpu-map, not from MPIDR */
+	/*
+	 * GICv3/v4 (compatible "arm,gic-v3", or the MADT's GICD and GICR
+	 * entries): where the distributor and the redistributor regions
+	 * are, for the idle CPUs' timer wake-up. gicd_base 0: none found
+	 * (a GICv2, or no interrupt controller described).
+	 */
+	paddr_t gicd_base;
+	unsigned int gicr_count;
+	struct dt_gicr {
+		paddr_t base;
+		uint64_t size;
+	} gicr[DT_MAX_GICR];
 };
 
 /*

@@ -431,6 +431,11 @@ static void test_arm64(void **state)
 
 	assert_int_equal(info.gicd_base, 0x08000000);
 	assert_int_equal(info.gic_version, 3);
+	assert_int_equal(info.gicr_count, 2);
+	assert_int_equal(info.gicr[0].base, 0x080a0000);
+	assert_int_equal(info.gicr[0].length, 0xf60000);
+	assert_int_equal(info.gicr[1].base, 0x4000000000ULL);
+	assert_int_equal(info.gicr[1].length, 0x4000000);
 	assert_int_equal(info.cpu_count, 5);
 	assert_int_equal(info.cpu_usable_count, 4);
 	expect_cpu(0, 0, 0, true, false);
@@ -672,6 +677,38 @@ static void test_madt_too_many_cpus(void **state)
 			 sandbox_console_buffer());
 	assert_int_equal(bi.cpu_count, CONFIG_NR_CPUS);
 	assert_int_equal(bi.dropped_cpus, extra);
+}
+
+/*
+ * GICR regions beyond ACPI_MAX_GICR: the first ones kept in table order,
+ * the rest counted, one warning; a GICR entry too short is skipped.
+ */
+static void test_madt_gicr_many(void **state)
+{
+	uint8_t *m;
+
+	(void)state;
+	BUILD("madt-gicr-many", "facp-arm", "dsdt-qemu-s5");
+	parse_expect(0, 1, "MADT: more than 16 GICR entries, the rest ignored");
+	assert_int_equal(info.gicr_count, ACPI_MAX_GICR);
+	assert_int_equal(info.gicr_dropped, 18 - ACPI_MAX_GICR);
+	for (unsigned int i = 0; i < ACPI_MAX_GICR; i++) {
+		assert_int_equal(info.gicr[i].base, 0x10000000 + i * 0x100000);
+		assert_int_equal(info.gicr[i].length, 0x20000);
+	}
+	assert_int_equal(info.cpu_count, 1);
+
+	/* The last GICR entry 12 bytes long (the table 4 bytes shorter). */
+	BUILD("madt-gicr-many", "facp-arm", "dsdt-qemu-s5");
+	m = tbl(0);
+	assert_int_equal(get32(m + 4), 44 + 24 + 80 + 18 * 16);
+	put32(m + 4, 44 + 24 + 80 + 18 * 16 - 4);
+	m[44 + 24 + 80 + 17 * 16 + 1] = 12;
+	fix_checksum(m);
+	parse_expect(0, 2, "MADT: entry type 14 at offset 420 has length 12");
+	assert_int_equal(info.gicr_count, ACPI_MAX_GICR);
+	assert_int_equal(info.gicr_dropped, 1);
+	assert_int_equal(info.gicr[0].base, 0x10000000);
 }
 
 static void test_ebda_scan(void **state)
@@ -1305,6 +1342,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_arm64, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_numa_below_srat, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_madt_gicr_many, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_madt_too_many_cpus, setup,
 						teardown),

@@ -145,11 +145,69 @@ static void test_virt_2node(void **state)
 	assert_true(ai.uart_is_pl011);
 	assert_int_equal(pa_val(ai.uart_base), 0x9000000);
 	assert_int_equal(ai.timer_freq, 0);
+	assert_int_equal(pa_val(ai.gicd_base), 0x8000000);
+	assert_int_equal(ai.gicr_count, 2);
+	assert_int_equal(pa_val(ai.gicr[0].base), 0x80a0000);
+	assert_int_equal(ai.gicr[0].size, 0xf60000);
+	assert_int_equal(pa_val(ai.gicr[1].base), 0x4000000000ULL);
+	assert_int_equal(ai.gicr[1].size, 0x4000000);
 
 	assert_true(bi.have_distance);
 	assert_int_equal(bi.distance[0][1], 20);
 	assert_int_equal(bi.distance[1][0], 20);
 	assert_int_equal(bi.distance[1][1], 10);
+}
+
+/* Parse dt-virt-2node with the GIC's #redistributor-regions set to @n. */
+static int parse_gic_regions(uint32_t n, bool v2)
+{
+	size_t len;
+	uint8_t *blob = load_dtb("dt-virt-2node", &len);
+	size_t big = len + 256;
+	uint8_t *b = malloc(big);
+	int node, r;
+
+	assert_non_null(b);
+	assert_int_equal(fdt_open_into(blob, b, (int)big), 0);
+	node = fdt_node_offset_by_compatible(b, -1, "arm,gic-v3");
+	assert_true(node >= 0);
+	assert_int_equal(fdt_setprop_u32(b, node, "#redistributor-regions", n),
+			 0);
+	if (v2)
+		assert_int_equal(fdt_setprop_string(b, node, "compatible",
+						    "arm,gic-400"),
+				 0);
+	sandbox_console_clear();
+	memset(&ai, 0, sizeof(ai));
+	r = parse_buf(b, big);
+	free(b);
+	free(blob);
+	return r;
+}
+
+/*
+ * #redistributor-regions must leave the distributor its reg entry: with
+ * 3 entries, 1 and 2 regions are fine, 0 and 3 give one warning and no
+ * GIC (idle CPUs then spin); a GICv2 is not looked at.
+ */
+static void test_gic_regions(void **state)
+{
+	assert_int_equal(parse_gic_regions(1, false), 0);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_int_equal(ai.gicr_count, 1);
+	assert_int_equal(pa_val(ai.gicr[0].base), 0x80a0000);
+
+	for (uint32_t n = 0; n <= 3; n += 3) {
+		assert_int_equal(parse_gic_regions(n, false), 0);
+		assert_int_equal(test_console_warnings(), 1);
+		assert_true(test_console_contains("with 3 reg entries"));
+		assert_int_equal(pa_val(ai.gicd_base), 0);
+		assert_int_equal(ai.gicr_count, 0);
+	}
+
+	assert_int_equal(parse_gic_regions(2, true), 0);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_int_equal(pa_val(ai.gicd_base), 0);
 }
 
 static void test_3node(void **state)
@@ -897,6 +955,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_virt_2node, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_gic_regions, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_3node, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_single_node_is_quiet,

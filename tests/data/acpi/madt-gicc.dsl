@@ -2,7 +2,9 @@
 /*
  * arm64 MADT like QEMU virt: GICD v3 at 0x08000000; GICC MPIDR 0x0, 0x1,
  * 0x100, 0x101 (UIDs 0-3, CPU interface numbers 0-3) enabled; MPIDR 0x102 (UID 4)
- * disabled (iasl 2020 cannot set the online-capable bit 3: the test patches it).
+ * disabled (iasl 2020 cannot set the online-capable bit 3: the test patches it);
+ * GICR regions at 0x080a0000 (0xf60000 bytes) and 0x4000000000 (0x4000000
+ * bytes), virt's two redistributor regions.
  */
 [0004]                          Signature : "APIC"
 [0004]                       Table Length : 00000000
@@ -137,3 +139,14 @@
 [0001]                           Reserved : 00
 [0002]             SPE Overflow Interrupt : 0000
 
+[0001]                      Subtable Type : 0E [Generic Interrupt Redistributor]
+[0001]                             Length : 10
+[0002]                           Reserved : 0000
+[0008]                       Base Address : 00000000080A0000
+[0004]                             Length : 00F60000
+
+[0001]                      Subtable Type : 0E [Generic Interrupt Redistributor]
+[0001]                             Length : 10
+[0002]                           Reserved : 0000
+[0008]                       Base Address : 0000004000000000
+[0004]                             Length : 04000000

@@ -85,6 +85,12 @@ struct arm64_secondary_boot {
 void secondary_entry(void);
 __attribute__((noreturn)) void arm64_secondary_start(unsigned int cpu);
 
+/* gic.c */
+void gic_map(const struct dt_arch_info *ai);
+void gic_init(void);
+bool gic_cpu_init(void);
+void gic_idle_wait(uint64_t ticks);
+
 /* traps.c */
 extern char arm64_vectors[];
 struct arm64_regs;

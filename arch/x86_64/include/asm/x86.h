@@ -122,9 +122,6 @@ struct x86_percpu {
 	struct x86_percpu *self;
 	uint32_t cpu;
 	uint32_t apic_id;
-	/* x86_idle_wait(): the next halt's length, the last wake-up. */
-	uint32_t idle_us;
-	uint64_t idle_last;
 } __attribute__((aligned(64)));
 
 #define X86_PERCPU_CPU_OFFSET 8
@@ -183,11 +180,10 @@ __attribute__((noreturn)) void x86_ap_entry(unsigned int cpu,
 					    struct x86_percpu *pc);
 /*
  * The only interrupts keel takes: the local APIC timer that ends an idle
- * secondary's halt (x86_idle_wait) and the APIC's spurious vector.
+ * secondary's halt (arch_cpu_idle_wait) and the APIC's spurious vector.
  */
 #define X86_WAKE_VEC	 0xf0
 #define X86_SPURIOUS_VEC 0xff
-void x86_idle_wait(void);
 void x86_apic_eoi(void);
 /* The ACPI tables as parsed by setup.c (NULL when there are none). */
 struct acpi_info;

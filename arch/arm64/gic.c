@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Just enough GICv3 for an idle secondary to sleep. It waits in WFI until
+ * its EL1 virtual timer fires (PPI 27, the number the Arm BSA gives that
+ * timer) with interrupts masked in PSTATE: the interrupt is never taken,
+ * it only ends the WFI, and turning the timer off withdraws it again (the
+ * PPI is level-sensitive). Nothing is ever acknowledged. Without this an
+ * idle CPU can only yield, and under QEMU TCG (where WFE does not sleep)
+ * hundreds of yielding vCPU threads on a few host cores starve the boot
+ * CPU: a 256-CPU boot did not finish starting its CPUs in an hour.
+ *
+ * gic_map() on the boot CPU, in setup.c's mapping batch: the distributor
+ * and each redistributor region, Device. gic_init() after the batch:
+ * check the architecture revision, turn on affinity routing and Group 1
+ * in the distributor. gic_cpu_init() on each secondary: find its
+ * redistributor by MPIDR, wake it, make PPI 27 Group 1, enabled; turn on
+ * the system-register CPU interface with Group 1 and the priority mask
+ * open. What fails (no GICv3, no redistributor for this MPIDR, CPU
+ * interface registers off) leaves that CPU yielding, with one warning for
+ * the whole boot; nothing panics.
+ *
+ * Lock: none. gic_map()/gic_init() run on the boot CPU before the first
+ * CPU_ON; each gic_cpu_init() touches its own redistributor only; the
+ * one warning is claimed with an atomic or.
+ */
+#include <asm/arm64.h>
+#include <keel/atomic.h>
+#include <keel/printk.h>
+
+#define GICD_CTLR	   0x0000
+#define GICD_CTLR_GRP1	   0x3 /* EnableGrp1 and EnableGrp1A, in every view */
+#define GICD_CTLR_ARE	   (1u << 4)
+#define GICD_CTLR_RWP	   (1u << 31)
+#define GIC_PIDR2	   0xffe8 /* GICD_PIDR2, GICR_PIDR2 */
+#define GIC_PIDR2_ARCH(v)  (((v) >> 4) & 0xf)
+
+#define GICR_FRAME	   0x20000 /* RD_base + SGI_base */
+#define GICR_FRAME_VLPI	   0x40000 /* plus VLPI_base + reserved (GICv4) */
+#define GICR_TYPER	   0x0008
+#define GICR_TYPER_VLPIS   (1ull << 1)
+#define GICR_TYPER_LAST	   (1ull << 4)
+#define GICR_WAKER	   0x0014
+#define GICR_WAKER_SLEEP   (1u << 1)
+#define GICR_WAKER_ASLEEP  (1u << 2)
+#define GICR_SGI	   0x10000
+#define GICR_IGROUPR0	   0x0080
+#define GICR_ISENABLER0	   0x0100
+#define GICR_IPRIORITYR(n) (0x0400 + (n))
+
+#define WAKE_PPI	   27	/* EL1 virtual timer */
+#define WAKE_PRIO	   0x80 /* any priority the mask lets through */
+#define POLL_TRIES	   1000000
+#define MAX_FRAMES	   8192 /* a region of unknown size is walked this far */
+#define ICC_SRE_SRE	   (1u << 0)
+#define ICC_SRE_EN	   (1u << 3) /* ICC_SRE_EL2: lower ELs may use SRE */
+#define PFR0_GIC(v)	   (((v) >> 24) & 0xf)
+#define CNTV_ENABLE	   1u
+#define CNTV_IMASK	   2u
+
+static struct dt_gicr gicr[DT_MAX_GICR];
+static unsigned int gicr_count;
+static uintptr_t gicd;
+static uint32_t warned;
+
+static uint32_t rd32(uintptr_t a)
+{
+	return *(volatile uint32_t *)a;
+}
+
+static uint64_t rd64(uintptr_t a)
+{
+	return *(volatile uint64_t *)a;
+}
+
+static void wr32(uintptr_t a, uint32_t v)
+{
+	*(volatile uint32_t *)a = v;
+}
+
+static bool poll_clear(uintptr_t a, uint32_t bits)
+{
+	for (unsigned int i = 0; i < POLL_TRIES; i++)
+		if (!(rd32(a) & bits))
+			return true;
+	return false;
+}
+
+static void warn_once(const char *what, uint64_t mpidr)
+{
+	if (!atomic_fetch_or(&warned, 1))
+		pr_warn("gic: %s (first: MPIDR %#llx): such CPUs spin when "
+			"idle\n",
+			what, (unsigned long long)mpidr);
+}
+
+/**
+ * gic_map() - map the GICv3 the DT or the MADT describes, Device.
+ * @ai: the firmware's description (gicd_base 0: none, nothing mapped).
+ */
+void gic_map(const struct dt_arch_info *ai)
+{
+	if (!pa_val(ai->gicd_base) || !ai->gicr_count)
+		return;
+	mm_map_device(ai->gicd_base, 0x10000);
+	for (unsigned int i = 0; i < ai->gicr_count; i++) {
+		if (!ai->gicr[i].size)
+			continue;
+		mm_map_device(ai->gicr[i].base, ai->gicr[i].size);
+		gicr[gicr_count++] = ai->gicr[i];
+	}
+	gicd = (uintptr_t)pa_val(ai->gicd_base);
+}
+
+/**
+ * gic_init() - affinity routing and Group 1 on in the distributor.
+ * Runs after gic_map()'s batch is committed, before any CPU_ON.
+ */
+void gic_init(void)
+{
+	uint32_t ctlr, arch;
+
+	if (!gicd)
+		return;
+	arch = GIC_PIDR2_ARCH(rd32(gicd + GIC_PIDR2));
+	if (arch != 3 && arch != 4) {
+		pr_warn("gic: distributor at %#llx reports architecture %u, "
+			"not a GICv3/v4: idle CPUs spin\n",
+			(unsigned long long)gicd, arch);
+		gicd = 0;
+		return;
+	}
+	ctlr = rd32(gicd + GICD_CTLR);
+	if (!(ctlr & GICD_CTLR_ARE)) {
+		/* ARE may only change with the groups off. */
+		wr32(gicd + GICD_CTLR, 0);
+		poll_clear(gicd + GICD_CTLR, GICD_CTLR_RWP);
+		wr32(gicd + GICD_CTLR, GICD_CTLR_ARE);
+		poll_clear(gicd + GICD_CTLR, GICD_CTLR_RWP);
+		ctlr = GICD_CTLR_ARE;
+	}
+	wr32(gicd + GICD_CTLR, ctlr | GICD_CTLR_GRP1);
+	if (!poll_clear(gicd + GICD_CTLR, GICD_CTLR_RWP) ||
+	    !(rd32(gicd + GICD_CTLR) & GICD_CTLR_ARE)) {
+		pr_warn("gic: distributor at %#llx refused affinity routing: "
+			"idle CPUs spin\n",
+			(unsigned long long)gicd);
+		gicd = 0;
+		return;
+	}
+	pr_info("gic: GICv%u, distributor at %#llx, %u redistributor "
+		"region(s): idle CPUs sleep in WFI\n",
+		arch, (unsigned long long)gicd, gicr_count);
+}
+
+/* The RD_base of the redistributor whose affinity is @aff, or 0. */
+static uintptr_t find_redist(uint32_t aff)
+{
+	for (unsigned int r = 0; r < gicr_count; r++) {
+		uintptr_t base = (uintptr_t)pa_val(gicr[r].base);
+		uint64_t off = 0;
+		unsigned int arch = GIC_PIDR2_ARCH(rd32(base + GIC_PIDR2));
+
+		if (arch != 3 && arch != 4)
+			continue;
+		for (unsigned int n = 0; n < MAX_FRAMES; n++) {
+			uint64_t typer;
+
+			if (off + GICR_FRAME > gicr[r].size)
+				break;
+			typer = rd64(base + off + GICR_TYPER);
+			if ((uint32_t)(typer >> 32) == aff)
+				return base + off;
+			if (typer & GICR_TYPER_LAST)
+				break;
+			off += typer & GICR_TYPER_VLPIS ? GICR_FRAME_VLPI
+							: GICR_FRAME;
+		}
+	}
+	return 0;
+}
+
+/* The system-register CPU interface, Group 1 on, mask open. */
+static bool cpu_if_init(void)
+{
+	uint64_t sre;
+
+	if (!PFR0_GIC(read_sysreg(id_aa64pfr0_el1)))
+		return false;
+	if (arm64_el == 2) {
+		sre = read_sysreg(S3_4_C12_C9_5); /* ICC_SRE_EL2 */
+		write_sysreg(sre | ICC_SRE_SRE | ICC_SRE_EN, S3_4_C12_C9_5);
+		isb();
+		sre = read_sysreg(S3_4_C12_C9_5);
+	} else {
+		sre = read_sysreg(S3_0_C12_C12_5); /* ICC_SRE_EL1 */
+		write_sysreg(sre | ICC_SRE_SRE, S3_0_C12_C12_5);
+		isb();
+		sre = read_sysreg(S3_0_C12_C12_5);
+	}
+	if (!(sre & ICC_SRE_SRE))
+		return false;
+	write_sysreg(0xff, S3_0_C4_C6_0); /* ICC_PMR_EL1 */
+	write_sysreg(1, S3_0_C12_C12_7);  /* ICC_IGRPEN1_EL1 */
+	isb();
+	return true;
+}
+
+/**
+ * gic_cpu_init() - prepare this secondary for gic_idle_wait().
+ * Return: true when its timer can wake it from WFI.
+ */
+bool gic_cpu_init(void)
+{
+	uint64_t mpidr = read_sysreg(mpidr_el1);
+	uint32_t aff =
+		(uint32_t)((mpidr & 0xffffff) | ((mpidr >> 32) & 0xff) << 24);
+	uintptr_t rd, sgi;
+
+	if (!gicd)
+		return false;
+	rd = find_redist(aff);
+	if (!rd) {
+		warn_once("no redistributor for this CPU", mpidr);
+		return false;
+	}
+	wr32(rd + GICR_WAKER, rd32(rd + GICR_WAKER) & ~GICR_WAKER_SLEEP);
+	if (!poll_clear(rd + GICR_WAKER, GICR_WAKER_ASLEEP)) {
+		warn_once("redistributor did not wake", mpidr);
+		return false;
+	}
+	sgi = rd + GICR_SGI;
+	wr32(sgi + GICR_IGROUPR0, rd32(sgi + GICR_IGROUPR0) | (1u << WAKE_PPI));
+	*(volatile uint8_t *)(sgi + GICR_IPRIORITYR(WAKE_PPI)) = WAKE_PRIO;
+	wr32(sgi + GICR_ISENABLER0, 1u << WAKE_PPI);
+	if (!cpu_if_init()) {
+		warn_once("no GIC system-register interface", mpidr);
+		return false;
+	}
+	write_sysreg(CNTV_IMASK, cntv_ctl_el0);
+	isb();
+	return true;
+}
+
+/**
+ * gic_idle_wait() - WFI until the virtual timer fires @ticks from now
+ * (or anything else wakes the CPU). Interrupts stay masked.
+ * @ticks: timer ticks (CNTFRQ rate).
+ */
+void gic_idle_wait(uint64_t ticks)
+{
+	write_sysreg(ticks, cntv_tval_el0);
+	write_sysreg(CNTV_ENABLE, cntv_ctl_el0);
+	isb();
+	__asm__ __volatile__("wfi" ::: "memory");
+	write_sysreg(CNTV_IMASK, cntv_ctl_el0);
+	isb();
+}
