@@ -189,6 +189,8 @@ static const struct opt_desc opt_table[] = {
 	{"bootscrub_chunk", OPT_SIZE, OFS(bootscrub_chunk), 0, NULL, 0, 0,
 	 post_chunk},
 	{"scrub_smt", OPT_BOOL, OFS(scrub_smt), 0, NULL, 0, 0, NULL},
+	{"scrub_primitive", OPT_STRING, OFS(scrub_primitive),
+	 sizeof(opts.scrub_primitive), NULL, 0, 0, NULL},
 	{"heap_init", OPT_ENUM, OFS(heap_init), 0, heap_words, 0, 0, NULL},
 	{"cachemaint", OPT_ENUM, OFS(cachemaint), 0, cachemaint_words, 0, 0,
 	 post_cachemaint},

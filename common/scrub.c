@@ -85,6 +85,7 @@ struct scrub_node_work {
 	uint32_t abandoned_count; /* atomic read, written under the lock */
 	uint64_t *abandoned;	  /* cpu_count entries (scrub_init_cpus) */
 	uint64_t first_start, last_end; /* ticks, whole boot scrub (atomic) */
+	uint64_t unit_pages;		/* scrub_unit_pages() */
 };
 
 static struct scrub_chunk scrub_chunks[SCRUB_MAX_CHUNKS];
@@ -117,7 +118,7 @@ void scrub_init_cpus(void)
 static uint32_t scrubbed_by[MAX_NUMNODES];
 static bool planned;
 static unsigned int scrub_nodes;
-static uint64_t unit_pages;
+static uint64_t unit_pages; /* the cap (bootscrub_chunk); idle mode's unit */
 static cpumask_t workers, idle_workers;
 static bool first_round;
 static uint64_t scrub_start;
@@ -234,6 +235,7 @@ static bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
 		scrub_stats.cpu[cpu].bytes += bytes;
 		scrub_stats.cpu[cpu].ticks += t1 - t0;
 		scrub_stats.cpu[cpu].units++;
+		scrub_stats.cpu[cpu].last_end = t1;
 		cpu_node_bytes[cpu][node] += bytes;
 	}
 	return clean;
@@ -267,7 +269,8 @@ static void collect_chunk(struct page_info *head, unsigned int order,
 	ch->start_pfn = pfn_val(page_to_pfn(head)) + first;
 	ch->pages = size - first;
 	ch->first_unit = nw->units;
-	ch->units = (uint32_t)((ch->pages + unit_pages - 1) / unit_pages);
+	ch->units =
+		(uint32_t)((ch->pages + nw->unit_pages - 1) / nw->unit_pages);
 	ch->remaining = ch->units;
 	ch->all_clean = 1;
 	nw->units += ch->units;
@@ -384,8 +387,9 @@ static struct scrub_chunk *unit_chunk(const struct scrub_node_work *nw,
 static void do_unit(uint32_t node, uint64_t unit)
 {
 	struct scrub_chunk *ch = unit_chunk(&node_work[node], unit);
-	uint64_t off = (unit - ch->first_unit) * unit_pages;
-	uint64_t pages = MIN(unit_pages, ch->pages - off);
+	uint64_t up = node_work[node].unit_pages;
+	uint64_t off = (unit - ch->first_unit) * up;
+	uint64_t pages = MIN(up, ch->pages - off);
 
 	if (!scrub_pages(node, pfn(ch->start_pfn + off), pages))
 		atomic_store_relaxed(&ch->all_clean, 0);
@@ -478,17 +482,24 @@ static void verify_page(uint64_t p)
 	}
 }
 
+static void verify_chunk(const struct scrub_chunk *ch, uint64_t up)
+{
+	for (uint64_t off = 0; off < ch->pages; off += up) {
+		uint64_t last = MIN(off + up, ch->pages) - 1;
+
+		verify_page(ch->start_pfn + off);
+		verify_page(ch->start_pfn + last);
+	}
+}
+
 static void verify_pass(void)
 {
-	for (unsigned int i = 0; i < scrub_chunk_used; i++) {
-		const struct scrub_chunk *ch = &scrub_chunks[i];
+	for (unsigned int n = 0; n < scrub_nodes; n++) {
+		const struct scrub_node_work *nw = &node_work[n];
 
-		for (uint64_t off = 0; off < ch->pages; off += unit_pages) {
-			uint64_t last = MIN(off + unit_pages, ch->pages) - 1;
-
-			verify_page(ch->start_pfn + off);
-			verify_page(ch->start_pfn + last);
-		}
+		for (unsigned int i = nw->first_chunk;
+		     i < nw->first_chunk + nw->chunk_count; i++)
+			verify_chunk(&scrub_chunks[i], nw->unit_pages);
 	}
 }
 
@@ -522,6 +533,209 @@ static void run_boot_scrub(void)
 		if (scrub_stats.bytes == before)
 			break;
 	} while (more);
+}
+
+/* ---- choosing the primitive and the unit -------------------------------- */
+
+/* Does scrub_primitive=@forced name @name ('_' standing for ' ')? */
+static bool primitive_matches(const char *forced, const char *name)
+{
+	for (; *forced && *name; forced++, name++) {
+		char f = *forced == '_' ? ' ' : *forced;
+
+		if (f != *name)
+			return false;
+	}
+	return !*forced && !*name;
+}
+
+/* Is @a faster than @b (bytes per tick; unmeasured is slowest)? */
+static bool calib_faster(const struct scrub_calib *a,
+			 const struct scrub_calib *b)
+{
+	if (!a->bytes)
+		return false;
+	if (!b->bytes)
+		return true;
+	/* Below the clock's resolution: as fast as it gets. */
+	if (!a->ticks || !b->ticks)
+		return !a->ticks && b->ticks;
+	/* a->bytes / a->ticks > b->bytes / b->ticks, without division. */
+	return (unsigned __int128)a->bytes * b->ticks >
+	       (unsigned __int128)b->bytes * a->ticks;
+}
+
+/**
+ * scrub_choose_primitive() - the primitive to use (see keel/scrub.h).
+ * @c: the candidates, with their measurements
+ * @count: how many
+ * @forced: scrub_primitive= ("" when not given)
+ * @forced_unknown: out: @forced names no candidate
+ *
+ * Return: the index of the primitive to use.
+ */
+unsigned int scrub_choose_primitive(const struct scrub_calib *c,
+				    unsigned int count, const char *forced,
+				    bool *forced_unknown)
+{
+	unsigned int best = 0;
+
+	*forced_unknown = false;
+	if (forced && *forced) {
+		for (unsigned int i = 0; i < count; i++)
+			if (primitive_matches(forced, c[i].primitive))
+				return i;
+		*forced_unknown = true;
+	}
+	for (unsigned int i = 1; i < count; i++)
+		if (calib_faster(&c[i], &c[best]))
+			best = i;
+	return best;
+}
+
+/**
+ * scrub_unit_pages() - a node's work unit (see keel/scrub.h).
+ * @dirty_pages: what the node has to scrub
+ * @worker_count: the workers that start on it
+ * @cap_pages: bootscrub_chunk, in pages
+ *
+ * Return: pages per unit.
+ */
+uint64_t scrub_unit_pages(uint64_t dirty_pages, unsigned int worker_count,
+			  uint64_t cap_pages)
+{
+	uint64_t min = SCRUB_MIN_UNIT_BYTES >> PAGE_SHIFT, want;
+
+	if (!cap_pages)
+		cap_pages = 1;
+	if (!worker_count)
+		worker_count = 1;
+	want = dirty_pages / ((uint64_t)worker_count * SCRUB_UNITS_PER_WORKER);
+	want = MAX(ALIGN_DOWN(want, min), min);
+	return MIN(want, cap_pages);
+}
+
+/* Every node's unit, from its dirty pages and the workers that start on it. */
+static void size_units(void)
+{
+	unsigned int all = cpumask_weight(&workers), c;
+
+	for (unsigned int n = 0; n < scrub_nodes; n++) {
+		const struct heap_node_stats *st =
+			n < heap_node_count() ? heap_node_stats(n) : NULL;
+		unsigned int w = 0;
+
+		for_each_cpu_in (c, &workers)
+			w += cpu_table[c].node == scrubbed_by[n];
+		node_work[n].unit_pages = scrub_unit_pages(
+			st ? st->dirty_pages : 0, w ? w : all, unit_pages);
+		scrub_stats.node[n].unit_bytes = node_work[n].unit_pages
+						 << PAGE_SHIFT;
+	}
+}
+
+/*
+ * The calibration region: the start of the largest dirty chunk, on the
+ * boot CPU's node when it has one. Dirty free memory before the heap opens
+ * is used by nobody, and the scrub zeroes it again afterwards.
+ * Return: its bytes (0: no dirty memory).
+ */
+static uint64_t calib_region(void **va)
+{
+	uint32_t home = cpu_table[arch_cpu_id()].node;
+	const struct scrub_chunk *best = NULL;
+	bool best_local = false;
+
+	for (unsigned int n = 0; n < scrub_nodes; n++) {
+		const struct scrub_node_work *nw = &node_work[n];
+
+		for (unsigned int i = nw->first_chunk;
+		     i < nw->first_chunk + nw->chunk_count; i++) {
+			const struct scrub_chunk *ch = &scrub_chunks[i];
+			bool local = n == home;
+
+			if (!best || (local && !best_local) ||
+			    (local == best_local && ch->pages > best->pages)) {
+				best = ch;
+				best_local = local;
+			}
+		}
+	}
+	if (!best)
+		return 0;
+	*va = phys_to_virt(pfn_to_paddr(pfn(best->start_pfn)));
+	return MIN(SCRUB_PROBE_BYTES, best->pages << PAGE_SHIFT);
+}
+
+/*
+ * Time every primitive the arch offers on the calibration region (a
+ * warm-up with the first, then two rounds in turn, the best of each) and
+ * select the fastest, or the one scrub_primitive= names.
+ */
+static void scrub_calibrate(bool measure)
+{
+	const char *names[ARCH_SCRUB_MAX_PRIMITIVES];
+	unsigned int count = arch_scrub_candidates(names, ARRAY_SIZE(names));
+	struct scrub_calib *c = scrub_stats.calib;
+	uint64_t t_start = arch_ticks(), len = 0;
+	unsigned int pick;
+	bool unknown;
+	void *va = NULL;
+
+	if (measure) {
+		collect_pass();
+		len = calib_region(&va);
+	}
+	for (unsigned int i = 0; i < count; i++) {
+		c[i].primitive = names[i];
+		c[i].bytes = 0;
+		c[i].ticks = 0;
+	}
+	if (len) {
+		arch_scrub_probe(0, va, len);
+		for (unsigned int round = 0; round < 2; round++) {
+			for (unsigned int i = 0; i < count; i++) {
+				uint64_t t0 = arch_ticks(), t;
+
+				arch_scrub_probe(i, va, len);
+				t = arch_ticks() - t0;
+				if (!c[i].bytes || t < c[i].ticks)
+					c[i].ticks = t;
+				c[i].bytes = len;
+			}
+		}
+		scrub_stats.calib_count = count;
+	}
+	pick = scrub_choose_primitive(c, count, opts.scrub_primitive, &unknown);
+	if (unknown)
+		pr_warn("scrub_primitive=%s: this CPU has no such primitive, "
+			"using %s\n",
+			opts.scrub_primitive, names[pick]);
+	scrub_stats.choice = !unknown && opts.scrub_primitive[0]
+				     ? SCRUB_CHOICE_FORCED
+			     : len ? SCRUB_CHOICE_MEASURED
+				   : SCRUB_CHOICE_DEFAULT;
+	arch_scrub_select(pick);
+	scrub_stats.calib_ticks = arch_ticks() - t_start;
+}
+
+/**
+ * scrub_choice_name() - how scrub.primitive was chosen, for the report.
+ * @c: the choice
+ *
+ * Return: "measured", "forced" or "default".
+ */
+const char *scrub_choice_name(enum scrub_choice c)
+{
+	switch (c) {
+	case SCRUB_CHOICE_MEASURED:
+		return "measured";
+	case SCRUB_CHOICE_FORCED:
+		return "forced";
+	case SCRUB_CHOICE_DEFAULT:
+		break;
+	}
+	return "default";
 }
 
 /* ---- idle scrub ---------------------------------------------------------- */
@@ -601,6 +815,16 @@ static void finish_stats(uint64_t end)
 		cs->worker |= cs->bytes != 0;
 		scrub_stats.workers += cs->worker;
 	}
+	/* What each worker did not scrub of the wall time, at the end. */
+	for (unsigned int c = 0; c < cpu_count; c++) {
+		struct scrub_cpu_stats *cs = &scrub_stats.cpu[c];
+
+		if (!cs->worker)
+			continue;
+		cs->idle_ticks = end - (cs->bytes && cs->last_end >= scrub_start
+						? cs->last_end
+						: scrub_start);
+	}
 	for (unsigned int n = 0; n < scrub_nodes; n++) {
 		struct scrub_node_work *nw = &node_work[n];
 
@@ -676,16 +900,20 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 		node_work[n].first_start = UINT64_MAX;
 		scrub_stats.node[n].helper_of = NUMA_NO_NODE;
 	}
-	scrub_start = arch_ticks();
 	if (mode == SCRUB_OFF) {
+		scrub_calibrate(false);
+		scrub_start = arch_ticks();
 		check_scrub_stop(mode);
 		scrub_stats.heap_ready_ticks = scrub_start - arch_entry_ticks;
 		return;
 	}
 
-	/* arch_scrub_init() is the caller's (boot.c): it may measure. */
+	/* arch_scrub_init() is the caller's (boot.c), before this. */
 	scrub_plan(smt, &workers, scrubbed_by);
 	planned = true;
+	size_units();
+	scrub_calibrate(true);
+	scrub_start = arch_ticks();
 	for (unsigned int n = 0; n < scrub_nodes; n++)
 		if (scrubbed_by[n] != n)
 			scrub_stats.node[n].helper_of = scrubbed_by[n];

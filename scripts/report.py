@@ -295,6 +295,10 @@ def _balance(rep, out):
     if scrub["all_clean_ns"] and scrub["heap_ready_ns"] > scrub["all_clean_ns"]:
         out.append(f"scrub.heap_ready_ns {scrub['heap_ready_ns']} after "
                    f"all_clean_ns {scrub['all_clean_ns']}")
+    cal = [c.get("primitive") for c in scrub.get("calibration") or []]
+    if cal and scrub.get("primitive") not in cal:
+        out.append(f"scrub.primitive {scrub.get('primitive')!r} is not in "
+                   f"scrub.calibration {cal}")
     if scrub["mode"] == "on":
         free = {p["node"]: p["free_pages"] * PAGE_SIZE
                 for p in heap["per_node"]}

@@ -55,7 +55,7 @@ BENCH_RUN_ARM64 = $(PYTHON) scripts/bench-qemu.py build/arm64/Image \
 $(BENCH_BASELINE): tests/bench/memset_baseline.c
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $<"
-	$(Q)gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $<
+	$(Q)gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -lpthread
 
 BENCH_SUBMAKE = $(MAKE) --no-print-directory
 

@@ -93,6 +93,39 @@ void sandbox_ram_fini(void)
 }
 
 /**
+ * sandbox_ram_prefault() - fault [start, end) of the arena in now, with
+ * huge pages where the host gives them, so that a later scrub measures its
+ * stores and not the host's first-touch page faults (`--prefault`).
+ * @start: physical start
+ * @end: physical end (clipped to the arena)
+ *
+ * Return: 0, or -ENOMEM when the host cannot back the range.
+ */
+static int sandbox_ram_prefault(uint64_t start, uint64_t end)
+{
+	unsigned char *p;
+	size_t len;
+
+	start &= ~((2ull << 20) - 1);
+	end = MIN(end, arena_top);
+	if (!arena || start >= end)
+		return 0;
+	p = arena + start;
+	len = end - start;
+	madvise(p, len, MADV_HUGEPAGE);
+#ifdef MADV_POPULATE_WRITE
+	if (!madvise(p, len, MADV_POPULATE_WRITE))
+		return 0;
+	if (errno == ENOMEM || errno == EFAULT)
+		return -ENOMEM;
+#endif
+	/* Older hosts: one write per page does the same. */
+	for (size_t off = 0; off < len; off += PAGE_SIZE)
+		((volatile unsigned char *)p)[off] = 0;
+	return 0;
+}
+
+/**
  * arch_phys_to_virt() - the arena address of @p.
  * @p: physical address in [0, top] (top itself for end-of-range math).
  *
@@ -514,17 +547,19 @@ void sandbox_set_cache_observer(void (*fn)(paddr_t start, uint64_t len,
 /* ---- scrub primitive ----------------------------------------------------- */
 
 /*
- * Measured on the development host (256 MiB, GB/s, 4 MiB / 128 MiB units):
- * memset 24 / 56, movntdq loop 48 / 50, movnti 24 / 24, rep stosb 25 / 60.
- * glibc's memset only switches to non-temporal stores above a fraction of
- * the LLC, so for the units a scrub mostly sees (chunk tails, small nodes)
- * a 16-byte streaming-store loop is about twice as fast and never worse
- * than 10% behind. Other hosts use memset.
+ * The host's ways of zeroing, chosen by the boot-time calibration
+ * (common/scrub.c) like on hardware. On x86 hosts: a 16-byte streaming-store
+ * loop (the default: glibc's memset only switches to non-temporal stores
+ * above a fraction of the LLC, so for the units a scrub mostly sees it is
+ * about twice as fast), 8-byte movnti, 32-byte vmovntdq when the host has
+ * AVX, rep stosb, memset. Elsewhere memset only.
  */
-#if defined(__SSE2__)
-#include <emmintrin.h>
+typedef void (*zero_fn)(void *va, size_t len);
 
-static void scrub_stream(void *va, size_t len)
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+static void zero_movntdq(void *va, size_t len)
 {
 	__m128i zero = _mm_setzero_si128();
 	char *p = va;
@@ -538,14 +573,82 @@ static void scrub_stream(void *va, size_t len)
 	/* Streaming stores are weakly ordered: publish them before return. */
 	_mm_sfence();
 }
-#define SCRUB_PRIMITIVE "movntdq"
-#else
-static void scrub_stream(void *va, size_t len)
+
+static void zero_movnti(void *va, size_t len)
+{
+	long long *p = va;
+
+	for (size_t i = 0; i < len / 8; i += 4) {
+		_mm_stream_si64(p + i, 0);
+		_mm_stream_si64(p + i + 1, 0);
+		_mm_stream_si64(p + i + 2, 0);
+		_mm_stream_si64(p + i + 3, 0);
+	}
+	_mm_sfence();
+}
+
+__attribute__((target("avx"))) static void zero_vmovntdq(void *va, size_t len)
+{
+	__m256i zero = _mm256_setzero_si256();
+	char *p = va;
+
+	for (size_t i = 0; i < len; i += 64) {
+		_mm256_stream_si256((__m256i *)(p + i), zero);
+		_mm256_stream_si256((__m256i *)(p + i + 32), zero);
+	}
+	_mm_sfence();
+	_mm256_zeroupper();
+}
+
+static void zero_rep_stosb(void *va, size_t len)
+{
+	__asm__ __volatile__("rep stosb"
+			     : "+D"(va), "+c"(len)
+			     : "a"(0)
+			     : "memory");
+}
+#endif
+
+static void zero_memset(void *va, size_t len)
 {
 	memset(va, 0, len);
 }
-#define SCRUB_PRIMITIVE "memset"
+
+static struct {
+	const char *name;
+	zero_fn fn;
+} scrub_prims[ARCH_SCRUB_MAX_PRIMITIVES];
+static unsigned int scrub_prim_count;
+static unsigned int scrub_prim_cur;
+
+static void add_prim(const char *name, zero_fn fn)
+{
+	if (scrub_prim_count < ARCH_SCRUB_MAX_PRIMITIVES) {
+		scrub_prims[scrub_prim_count].name = name;
+		scrub_prims[scrub_prim_count].fn = fn;
+		scrub_prim_count++;
+	}
+}
+
+static void scrub_prims_probe(void)
+{
+	if (scrub_prim_count)
+		return;
+#if defined(__x86_64__)
+	add_prim("movntdq", zero_movntdq);
+	add_prim("movnti", zero_movnti);
+	if (__builtin_cpu_supports("avx"))
+		add_prim("vmovntdq", zero_vmovntdq);
+	add_prim("rep stosb", zero_rep_stosb);
 #endif
+	add_prim("memset", zero_memset);
+}
+
+static void scrub_stream(void *va, size_t len)
+{
+	scrub_prims_probe();
+	scrub_prims[scrub_prim_cur].fn(va, len);
+}
 
 /*
  * The first touch of an arena page is what the host pays for in a sandbox
@@ -610,20 +713,68 @@ bool arch_scrub_clean_range(void *va, size_t len)
 }
 
 /**
- * arch_scrub_init() - nothing to choose at run time on the sandbox.
+ * arch_scrub_init() - list the host's primitives (the first is the default).
  */
 void arch_scrub_init(void)
 {
+	scrub_prims_probe();
+	scrub_prim_cur = 0;
+}
+
+/**
+ * arch_scrub_candidates() - the host's primitives, the default first.
+ * @names: out: their names
+ * @max: room in @names
+ *
+ * Return: how many were stored (at least 1 when @max is).
+ */
+unsigned int arch_scrub_candidates(const char **names, unsigned int max)
+{
+	unsigned int n;
+
+	scrub_prims_probe();
+	n = MIN(scrub_prim_count, max);
+	for (unsigned int i = 0; i < n; i++)
+		names[i] = scrub_prims[i].name;
+	return n;
+}
+
+/**
+ * arch_scrub_probe() - zero [va, va+len) with candidate @idx, as
+ * arch_scrub_clean_range() would (the clean is not counted: the
+ * calibration is no scrub, and the scrub zeroes the range again).
+ * @idx: index into arch_scrub_candidates()
+ * @va: page aligned
+ * @len: page multiple
+ */
+void arch_scrub_probe(unsigned int idx, void *va, size_t len)
+{
+	scrub_prims_probe();
+	if (idx >= scrub_prim_count)
+		idx = 0;
+	scrub_prepare(va, len);
+	scrub_prims[idx].fn(va, len);
+}
+
+/**
+ * arch_scrub_select() - use candidate @idx from now on.
+ * @idx: index into arch_scrub_candidates(); out of range keeps the default
+ */
+void arch_scrub_select(unsigned int idx)
+{
+	scrub_prims_probe();
+	scrub_prim_cur = idx < scrub_prim_count ? idx : 0;
 }
 
 /**
  * arch_scrub_primitive() - name for the report.
  *
- * Return: "movntdq" on x86 hosts, else "memset".
+ * Return: the selected primitive ("movntdq", "memset", ...).
  */
 const char *arch_scrub_primitive(void)
 {
-	return SCRUB_PRIMITIVE;
+	scrub_prims_probe();
+	return scrub_prims[scrub_prim_cur].name;
 }
 
 /* ---- SMP: CPUs are pthreads ---------------------------------------------- */
@@ -838,8 +989,21 @@ static int join_cmdline(struct bootinfo *bi, int argc, char **argv, int first)
 	return 0;
 }
 
+static int usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [--prefault] FILE [keel command line words...]\n"
+		"  FILE: sandbox firmware description "
+		"(ram/reserved/cpu/distance lines)\n"
+		"  --prefault: fault the RAM in (huge pages where the host "
+		"gives them) before the boot\n",
+		prog);
+	return 2;
+}
+
 /**
- * main() - `keel FILE [command line words...]`: boot the sandbox.
+ * main() - `keel [--prefault] FILE [command line words...]`: boot the
+ * sandbox.
  * @argc: argument count
  * @argv: FILE is the firmware description (DESIGN §3)
  *
@@ -852,19 +1016,20 @@ __attribute__((weak)) int main(int argc, char **argv)
 {
 	struct bootinfo *bi = &sandbox_bi;
 	uint64_t top = 0, limit;
-	bool have_boot = false;
+	bool have_boot = false, prefault = false;
 	size_t len;
 	char *buf;
 
 	arch_entry_ticks = arch_ticks();
-	if (argc < 2) {
-		fprintf(stderr,
-			"usage: %s FILE [keel command line words...]\n"
-			"  FILE: sandbox firmware description "
-			"(ram/reserved/cpu/distance lines)\n",
-			argc > 0 ? argv[0] : "keel");
-		return 2;
+	if (argc < 2)
+		return usage(argc > 0 ? argv[0] : "keel");
+	if (!strcmp(argv[1], "--prefault")) {
+		prefault = true;
+		argv++;
+		argc--;
 	}
+	if (argc < 2)
+		return usage(argv[0]);
 	buf = sandbox_read_file(argv[1], &len);
 	if (!buf) {
 		fprintf(stderr,
@@ -909,6 +1074,14 @@ __attribute__((weak)) int main(int argc, char **argv)
 			"keel: error: cannot map %llu bytes of sandbox RAM\n",
 			(unsigned long long)top);
 		return 2;
+	}
+	for (unsigned int i = 0; prefault && i < bi->ram_count; i++) {
+		if (sandbox_ram_prefault(pa_val(bi->ram[i].start),
+					 pa_val(bi->ram[i].end))) {
+			fprintf(stderr, "keel: error: --prefault: the host "
+					"cannot back the RAM\n");
+			return 2;
+		}
 	}
 	sandbox_canary_arm(argv[1], top);
 	keel_main(bi);

@@ -46,6 +46,7 @@ struct keel_options {
 	enum scrub_mode bootscrub;
 	uint64_t bootscrub_chunk;
 	bool scrub_smt;
+	char scrub_primitive[16]; /* "" = the calibration decides */
 	enum heap_init_mode heap_init;
 	enum cachemaint_mode cachemaint;
 	bool cachemaint_set; /* given on the command line */

@@ -9,6 +9,7 @@
 #ifndef KEEL_SCRUB_H
 #define KEEL_SCRUB_H
 
+#include <arch/scrub.h>
 #include <keel/bootinfo.h>
 #include <keel/smp.h>
 #include <keel/types.h>
@@ -21,8 +22,9 @@ enum scrub_mode {
 
 struct scrub_node_stats {
 	uint64_t bytes;
-	uint64_t ticks; /* first unit start .. last unit end */
-	cpumask_t cpus; /* CPUs that worked on this node */
+	uint64_t unit_bytes; /* this node's work unit (scrub_unit_pages()) */
+	uint64_t ticks;	     /* first unit start .. last unit end */
+	cpumask_t cpus;	     /* CPUs that worked on this node */
 	uint32_t
 		helper_of; /* node whose workers did it, or NUMA_NO_NODE when local */
 };
@@ -30,9 +32,25 @@ struct scrub_node_stats {
 struct scrub_cpu_stats {
 	uint32_t node; /* the node whose memory it scrubbed most */
 	uint64_t bytes;
-	uint64_t ticks; /* busy time, measured on this CPU's clock */
+	uint64_t ticks;	     /* busy time, measured on this CPU's clock */
+	uint64_t last_end;   /* when its last unit ended (ticks) */
+	uint64_t idle_ticks; /* its last unit's end .. the scrub's end */
 	uint32_t units;
 	bool worker;
+};
+
+/* One calibrated primitive: its best time zeroing @bytes. */
+struct scrub_calib {
+	const char *primitive;
+	uint64_t bytes;
+	uint64_t ticks;
+};
+
+/* How scrub.primitive was chosen. */
+enum scrub_choice {
+	SCRUB_CHOICE_DEFAULT = 0, /* nothing measured (no dirty memory) */
+	SCRUB_CHOICE_MEASURED,	  /* the fastest of the calibration */
+	SCRUB_CHOICE_FORCED,	  /* scrub_primitive= */
 };
 
 struct scrub_stats {
@@ -44,6 +62,11 @@ struct scrub_stats {
 	uint64_t all_clean_ticks;  /* since entry; 0 while not all clean */
 	uint64_t unit_bytes;
 	int stopped_cpu; /* inject=scrub-stop: the worker that quit, or -1 */
+	/* Boot-time calibration of the arch's primitives (not in ticks). */
+	struct scrub_calib calib[ARCH_SCRUB_MAX_PRIMITIVES];
+	unsigned int calib_count;
+	uint64_t calib_ticks;
+	enum scrub_choice choice;
 	struct scrub_node_stats node[MAX_NUMNODES];
 	/* cpu_count entries, from scrub_init_cpus() (kept across runs). */
 	struct scrub_cpu_stats *cpu;
@@ -52,6 +75,7 @@ struct scrub_stats {
 extern struct scrub_stats scrub_stats;
 
 const char *scrub_mode_name(enum scrub_mode m);
+const char *scrub_choice_name(enum scrub_choice c);
 
 /*
  * scrub_init_cpus(): allocate the per-CPU statistics and work arrays for
@@ -76,6 +100,37 @@ void scrub_wait_all_clean(void);
  */
 void scrub_plan(bool smt, cpumask_t *workers,
 		uint32_t scrubbed_by[MAX_NUMNODES]);
+
+/* Bytes each primitive zeroes per calibration run (and warm-up). */
+#define SCRUB_PROBE_BYTES (8ull << 20)
+/* A node's work is cut into at least this many units per worker. */
+#define SCRUB_UNITS_PER_WORKER 16
+/* ...but units are not made smaller than this (unless bootscrub_chunk is). */
+#define SCRUB_MIN_UNIT_BYTES (2ull << 20)
+
+/*
+ * scrub_choose_primitive(): which of @count calibrated primitives to use:
+ * the one @forced names (scrub_primitive=; '_' matches ' ', so that
+ * "rep_stosb" needs no quotes), else the highest rate (bytes/ticks; a
+ * primitive not measured, ticks 0 with bytes 0, never wins over a measured
+ * one; ties to the lower index, the arch's default first). @forced_unknown:
+ * out, true when @forced is non-empty and names none of them.
+ * Return: an index below @count (0 when @count is 0).
+ */
+unsigned int scrub_choose_primitive(const struct scrub_calib *c,
+				    unsigned int count, const char *forced,
+				    bool *forced_unknown);
+
+/*
+ * scrub_unit_pages(): the work unit of a node with @dirty_pages to scrub
+ * and @workers workers: at most @cap_pages (bootscrub_chunk), small enough
+ * that each worker gets SCRUB_UNITS_PER_WORKER units so that the last ones
+ * leave nobody idle for long, but not below SCRUB_MIN_UNIT_BYTES (whole
+ * 2 MiB units, the huge-page size).
+ * Return: pages, at least 1.
+ */
+uint64_t scrub_unit_pages(uint64_t dirty_pages, unsigned int worker_count,
+			  uint64_t cap_pages);
 
 /* idle mode: one background step on the calling CPU. Return: false when nothing is left. */
 bool scrub_idle_step(void);

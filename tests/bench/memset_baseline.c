@@ -1,30 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Scrub baseline for `make bench` (DESIGN §9): how fast one host thread
- * zeroes memory with plain streaming stores, measured in the same run as
- * the sandbox scrub so the ratio means something.
+ * Scrub baselines for `make bench` (DESIGN §9): how fast this host zeroes
+ * memory, measured in the same run as the sandbox scrub so that the ratio
+ * means something.
  *
- * Usage: memset_baseline MIB [PASSES]
- * Prints one JSON object: GB/s (1e9 bytes/s) of the best pass for
- *   nt_fresh      non-temporal 16-byte stores into a fresh mmap (page
- *                 faults included: what the sandbox scrub pays, as its RAM
- *                 arena is a fresh MAP_NORESERVE mapping; huge pages asked
- *                 for with MADV_HUGEPAGE, as the sandbox scrub does)
- *   memset_fresh  memset() into a fresh mmap
- *   nt_warm / memset_warm   the same into memory already faulted in
+ * Usage: memset_baseline MIB [PASSES [THREADS]]
+ * Prints one JSON object, GB/s (1e9 bytes/s) of the best pass:
+ *   warm: memory already faulted in (what a prefaulted sandbox arena and
+ *         real hardware give a scrub), for one thread ("1") and for
+ *         THREADS threads ("all", default: the online CPUs), each thread
+ *         zeroing its own MIB/THREADS slice at the same time:
+ *           memset    glibc memset
+ *           sse2_nt   16-byte non-temporal stores (movntdq)
+ *           avx2_nt   32-byte non-temporal stores (vmovntdq; null when the
+ *                     host has no AVX2)
+ *         and best_1 / best_all, the best of them.
+ *   nt_fresh / memset_fresh: one thread into a fresh mmap (page faults
+ *         included, huge pages asked for: the sandbox without --prefault).
  *
- * A host tool, not kernel code: it uses libc and SSE2 intrinsics.
+ * A host tool, not kernel code: it uses libc, pthreads and intrinsics.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
-#ifdef __SSE2__
-#include <emmintrin.h>
+#include <unistd.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
 #endif
+
+typedef void (*zero_fn)(void *, size_t);
 
 static double now_s(void)
 {
@@ -34,9 +43,16 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-static void nt_zero(void *p, size_t len)
+static void plain_zero(void *p, size_t len)
 {
-#ifdef __SSE2__
+	memset(p, 0, len);
+	/* Keep the compiler from dropping a store to memory never read. */
+	__asm__ __volatile__("" : : "r"(p) : "memory");
+}
+
+#if defined(__x86_64__)
+static void sse2_nt(void *p, size_t len)
+{
 	__m128i z = _mm_setzero_si128();
 	__m128i *q = p;
 
@@ -47,20 +63,28 @@ static void nt_zero(void *p, size_t len)
 		_mm_stream_si128(q + i + 3, z);
 	}
 	_mm_sfence();
-#else
-	memset(p, 0, len);
-	__asm__ __volatile__("" : : "r"(p) : "memory");
-#endif
 }
 
-static void plain_zero(void *p, size_t len)
+__attribute__((target("avx2"))) static void avx2_nt(void *p, size_t len)
 {
-	memset(p, 0, len);
-	/* Keep the compiler from dropping a store to memory never read. */
-	__asm__ __volatile__("" : : "r"(p) : "memory");
-}
+	__m256i z = _mm256_setzero_si256();
+	__m256i *q = p;
 
-static void *fresh(size_t len)
+	for (size_t i = 0; i < len / 32; i += 4) {
+		_mm256_stream_si256(q + i, z);
+		_mm256_stream_si256(q + i + 1, z);
+		_mm256_stream_si256(q + i + 2, z);
+		_mm256_stream_si256(q + i + 3, z);
+	}
+	_mm_sfence();
+	_mm256_zeroupper();
+}
+#else
+#define sse2_nt plain_zero
+#define avx2_nt plain_zero
+#endif
+
+static void *map(size_t len)
 {
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -74,49 +98,123 @@ static void *fresh(size_t len)
 	return p;
 }
 
-/* Best GB/s of @passes runs of @fn, each on a fresh or a reused mapping. */
-static double measure(void (*fn)(void *, size_t), size_t len, int passes,
-		      int warm)
+/* One thread, fresh mapping per pass: page faults included. */
+static double fresh_rate(zero_fn fn, size_t len, int passes)
 {
 	double best = 0;
-	void *p = warm ? fresh(len) : NULL;
 
-	if (warm)
-		plain_zero(p, len);
 	for (int i = 0; i < passes; i++) {
-		double t0, t1, rate;
+		void *p = map(len);
+		double t0 = now_s(), rate;
 
-		if (!warm)
-			p = fresh(len);
-		t0 = now_s();
 		fn(p, len);
-		t1 = now_s();
-		rate = len / (t1 - t0) / 1e9;
-		if (rate > best)
-			best = rate;
-		if (!warm)
-			munmap(p, len);
-	}
-	if (warm)
+		rate = len / (now_s() - t0) / 1e9;
+		best = rate > best ? rate : best;
 		munmap(p, len);
+	}
 	return best;
+}
+
+struct slice {
+	zero_fn fn;
+	char *p;
+	size_t len;
+	pthread_barrier_t *start;
+};
+
+static void *slice_run(void *arg)
+{
+	struct slice *s = arg;
+
+	pthread_barrier_wait(s->start);
+	s->fn(s->p, s->len);
+	return NULL;
+}
+
+/* @threads threads zero @len of faulted-in memory at once: best GB/s. */
+static double warm_rate(zero_fn fn, char *buf, size_t len, int threads,
+			int passes)
+{
+	pthread_t tid[threads];
+	struct slice sl[threads];
+	pthread_barrier_t start;
+	size_t per = (len / threads) & ~(size_t)4095;
+	double best = 0;
+
+	pthread_barrier_init(&start, NULL, threads + 1);
+	for (int i = 0; i < passes; i++) {
+		double t0, rate;
+
+		for (int t = 0; t < threads; t++) {
+			sl[t] = (struct slice){fn, buf + t * per, per, &start};
+			pthread_create(&tid[t], NULL, slice_run, &sl[t]);
+		}
+		t0 = now_s();
+		pthread_barrier_wait(&start);
+		for (int t = 0; t < threads; t++)
+			pthread_join(tid[t], NULL);
+		rate = per * threads / (now_s() - t0) / 1e9;
+		best = rate > best ? rate : best;
+	}
+	pthread_barrier_destroy(&start);
+	return best;
+}
+
+static int have_avx2(void)
+{
+#if defined(__x86_64__)
+	return __builtin_cpu_supports("avx2");
+#else
+	return 0;
+#endif
 }
 
 int main(int argc, char **argv)
 {
 	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 0) : 1024;
 	int passes = argc > 2 ? atoi(argv[2]) : 3;
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	int threads = argc > 3 ? atoi(argv[3]) : (int)(ncpu > 0 ? ncpu : 1);
 	size_t len = mib << 20;
+	static const char *const names[] = {"memset", "sse2_nt", "avx2_nt"};
+	zero_fn fns[] = {plain_zero, sse2_nt, avx2_nt};
+	double r[2][3], best[2] = {0, 0};
+	char *buf;
 
-	if (!mib || passes < 1) {
-		fprintf(stderr, "usage: %s MIB [PASSES]\n", argv[0]);
+	if (!mib || passes < 1 || threads < 1 || threads > 1024) {
+		fprintf(stderr, "usage: %s MIB [PASSES [THREADS]]\n", argv[0]);
 		return 2;
 	}
-	printf("{\"bytes\": %zu, \"nt_fresh\": %.3f, \"memset_fresh\": %.3f, "
-	       "\"nt_warm\": %.3f, \"memset_warm\": %.3f}\n",
-	       len, measure(nt_zero, len, passes, 0),
-	       measure(plain_zero, len, passes, 0),
-	       measure(nt_zero, len, passes, 1),
-	       measure(plain_zero, len, passes, 1));
+	buf = map(len);
+	plain_zero(buf, len); /* fault it in */
+	for (int k = 0; k < 3; k++) {
+		int n[2] = {1, threads};
+
+		for (int j = 0; j < 2; j++) {
+			r[j][k] = k == 2 && !have_avx2()
+					  ? -1
+					  : warm_rate(fns[k], buf, len, n[j],
+						      passes);
+			best[j] = r[j][k] > best[j] ? r[j][k] : best[j];
+		}
+	}
+	munmap(buf, len);
+	printf("{\"bytes\": %zu, \"threads\": %d", len, threads);
+	for (int j = 0; j < 2; j++) {
+		printf(", \"warm_%s\": {", j ? "all" : "1");
+		for (int k = 0; k < 3; k++) {
+			if (r[j][k] < 0)
+				printf("%s\"%s\": null", k ? ", " : "",
+				       names[k]);
+			else
+				printf("%s\"%s\": %.3f", k ? ", " : "",
+				       names[k], r[j][k]);
+		}
+		printf("}");
+	}
+	printf(", \"best_1\": %.3f, \"best_all\": %.3f", best[0], best[1]);
+	printf(", \"nt_fresh\": %.3f, \"memset_fresh\": %.3f}\n",
+	       fresh_rate(sse2_nt, len, passes),
+	       fresh_rate(plain_zero, len, passes));
 	return 0;
 }

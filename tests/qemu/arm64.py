@@ -32,8 +32,9 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 import report  # noqa: E402
 from checks import (cpu_failed, every_node_scrubbed,  # noqa: E402
-                    json_is, kernel_still_reserved, scrubbers_are,
-                    stress_ok_everywhere, warning_lines_at_most)
+                    json_is, kernel_still_reserved, scrub_calibrated,
+                    scrubbers_are, stress_ok_everywhere,
+                    warning_lines_at_most)
 
 QEMU_SH = os.path.join(TOP, "scripts", "qemu-arm64.sh")
 M = 1 << 20
@@ -261,6 +262,14 @@ CASES = [
          {"cpus": 2, "online": 2, "nodes": 1}, el=2),
     case("el1-gic3-smp4", ["--gic", "3", "--smp", "4", "--mem", "256M"],
          {"cpus": 4, "online": 4, "nodes": 1}, after="exit"),
+    # dc zva, stnp q and stp are timed; the fastest is used, or the one
+    # scrub_primitive= names.
+    case("scrub-calibrated", ["--smp", "2", "--mem", "256M"],
+         {"cpus": 2, "online": 2, "scrubbed": True},
+         checks=[scrub_calibrated()]),
+    case("scrub-primitive-forced", ["--smp", "2", "--mem", "256M"],
+         {"cpus": 2, "online": 2, "scrubbed": True},
+         append="scrub_primitive=stp", checks=[scrub_calibrated("stp")]),
     case("el2-gic2-smp4", ["--el2", "--smp", "4", "--mem", "256M"],
          {"cpus": 4, "online": 4}, el=2),
     case("numa2-dist", ["--smp", "4", "--numa", "2", "--mem", "512M",

@@ -128,3 +128,35 @@ def every_node_scrubbed(rep, log):
             out.append(f"node {n['id']} scrubbed by CPUs {p['cpus']}, "
                        "none of its own")
     return out
+
+
+def scrub_calibrated(forced=None):
+    """scrub.calibration lists >= 1 primitive; scrub.primitive is the
+    fastest of them ("measured"), or @forced ("forced"), which must be one
+    of them."""
+    def check(rep, log):
+        s = rep["scrub"]
+        cal = s.get("calibration") or []
+        if not cal:
+            return ["scrub.calibration is empty"]
+        names = [c["primitive"] for c in cal]
+        if forced is not None:
+            out = []
+            if s["primitive"] != forced or s.get("primitive_by") != "forced":
+                out.append(f"scrub.primitive {s['primitive']!r} by "
+                           f"{s.get('primitive_by')!r}, expected {forced!r}"
+                           " forced")
+            if forced not in names:
+                out.append(f"{forced!r} not in scrub.calibration {names}")
+            return out
+        rate = {c["primitive"]: c["bytes"] / max(c["ns"], 1) for c in cal}
+        best = max(rate.values())
+        if s.get("primitive_by") != "measured":
+            return [f"scrub.primitive_by {s.get('primitive_by')!r}, "
+                    "expected 'measured'"]
+        # ns are rounded from ticks: allow a rounding step between equals.
+        if rate.get(s["primitive"], 0) < best * 0.999:
+            return [f"scrub.primitive {s['primitive']!r} is not the "
+                    f"fastest of {rate}"]
+        return []
+    return _log_aware(check)

@@ -41,8 +41,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(TOP, "scripts"))
 import report  # noqa: E402
 from checks import (cpu_failed, every_node_scrubbed,  # noqa: E402
-                    json_is, kernel_still_reserved, scrubbers_are,
-                    stress_ok_everywhere)
+                    json_is, kernel_still_reserved, scrub_calibrated,
+                    scrubbers_are, stress_ok_everywhere)
 
 QEMU_SH = os.path.join(TOP, "scripts", "qemu.sh")
 MKISO = os.path.join(TOP, "scripts", "mkiso.sh")
@@ -552,6 +552,13 @@ def smp_cases(kern, base, memdir):
                  kern, sc, extra=["--machine", "q35"]),
         smp_case("smp-4-smt", Machine("4,threads=2", mem=128 * M), on,
                  kern, sc),
+        # Every primitive -cpu max offers is timed; the fastest is used,
+        # or the one scrub_primitive= names.
+        smp_case("scrub-calibrated", Machine("2", mem=256 * M), on, kern,
+                 sc, checks=[scrub_calibrated()]),
+        smp_case("scrub-primitive-forced", Machine("2", mem=256 * M),
+                 on + " scrub_primitive=movntdq", kern, sc,
+                 checks=[scrub_calibrated("movntdq")]),
         smp_case("smp-4-smt-scrub", Machine("4,threads=2", mem=128 * M,
                                             smt_scrub=True),
                  on + " scrub_smt=on", kern, sc),

@@ -118,7 +118,10 @@ class FwDesc:
 
 def run_keel(binary, fw, cmdline, timeout=None):
     """Run one boot. Return: (exit status or None on timeout, log text)."""
-    cmd = [binary, os.path.join(DATA, fw)] + cmdline
+    # Sandbox options (--prefault) go before the firmware description.
+    opts = [w for w in cmdline if w.startswith("--")]
+    cmd = ([binary] + opts + [os.path.join(DATA, fw)]
+           + [w for w in cmdline if not w.startswith("--")])
     env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
     try:
         p = subprocess.run(cmd, stdout=subprocess.PIPE,
@@ -376,6 +379,26 @@ def check_unit_bytes(unit):
                     f"expected {unit}"]
         return []
     return check
+
+
+def check_calibrated(forced=None):
+    """scrub.calibration: every primitive timed, the fastest (or @forced)
+    used; the checks shared with the QEMU matrices."""
+    spec = importlib.util.spec_from_file_location(
+        "checks", os.path.join(TOP, "tests", "qemu", "checks.py"))
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.scrub_calibrated(forced)
+
+
+def check_idle_reported(rep, log):
+    """Every scrub worker has idle_ns, within the scrub's wall time."""
+    out = []
+    for c in rep["scrub"]["per_cpu"]:
+        if not 0 <= c.get("idle_ns", -1) <= rep["scrub"]["ns"]:
+            out.append(f"scrub.per_cpu[{c['cpu']}].idle_ns "
+                       f"{c.get('idle_ns')} not in [0, scrub.ns]")
+    return out
 
 
 def check_bench(rep, log):
@@ -749,6 +772,11 @@ def cases():
              [check_scrubbers(True)], {"scrubbed": True}),
         Case("scrub-chunk-4M", "sandbox-1node.fw", ["bootscrub_chunk=4M"],
              [check_unit_bytes(4 * mib)], {"scrubbed": True}),
+        Case("scrub-calibrated", "sandbox-2node.fw", ["--prefault"],
+             [check_calibrated(), check_idle_reported], {"scrubbed": True}),
+        Case("scrub-primitive-forced", "sandbox-2node.fw",
+             ["scrub_primitive=memset"], [check_calibrated("memset")],
+             {"scrubbed": True}),
         Case("audit-full", "sandbox-3node-memonly.fw",
              ["audit=full", "heap_init=chunked"], [check_audit_full],
              {"scrubbed": True}),
@@ -810,7 +838,8 @@ def run_case(binary, case):
         exp.update(FwDesc(os.path.join(DATA, case.fw)).expectations())
     exp.update(case.expect)
     if "cmdline" not in case.expect:
-        exp["cmdline"] = " ".join(case.cmdline) if case.cmdline else None
+        words = [w for w in case.cmdline if not w.startswith("--")]
+        exp["cmdline"] = " ".join(words) if words else None
     failures = report.check_report(log, exp)
     if verdict == "PASS" and rc != 0:
         failures.append(f"PASS but {status_text(rc)}")

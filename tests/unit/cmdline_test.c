@@ -270,6 +270,23 @@ static void test_inject(void **state)
 	assert_false(inject_has(INJECT_BAD_MAP, 0));
 }
 
+/* scrub_primitive=: any short name is kept for the calibration to check. */
+static void test_scrub_primitive(void **state)
+{
+	assert_string_equal(o.scrub_primitive, "");
+	assert_int_equal(parse("scrub_primitive=rep_stosb"), 0);
+	assert_string_equal(o.scrub_primitive, "rep_stosb");
+	assert_int_equal(parse("scrub_primitive=\"dc zva\""), 0);
+	assert_string_equal(o.scrub_primitive, "dc zva");
+	/* 16 characters do not fit the 15 the option holds: kept as was. */
+	assert_int_equal(parse("scrub_primitive=0123456789abcdef"), 1);
+	assert_string_equal(o.scrub_primitive, "dc zva");
+	assert_true(test_console_contains("scrub_primitive"));
+	/* Empty: back to the calibration's choice. */
+	assert_int_equal(parse("scrub_primitive="), 0);
+	assert_string_equal(o.scrub_primitive, "");
+}
+
 static void test_loglevel_global(void **state)
 {
 	int saved = printk_level;
@@ -347,7 +364,7 @@ int main(void)
 		T(test_syntax),	    T(test_bools),
 		T(test_inject),	    T(test_loglevel_global),
 		T(test_random),	    T(test_early),
-		T(test_bounds),
+		T(test_bounds),	    T(test_scrub_primitive),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
