@@ -29,6 +29,7 @@ enum opt_type {
 	OPT_INT,    /* int in [min, max] */
 	OPT_STRING, /* char[size] */
 	OPT_INJECT,
+	OPT_CONSOLE, /* console=: char[size] plus its struct console_spec */
 };
 
 struct opt_word {
@@ -206,7 +207,7 @@ static const struct opt_desc opt_table[] = {
 	 post_loglevel},
 	{"ap_timeout_ms", OPT_U32, OFS(ap_timeout_ms), 0, NULL, 0, 0,
 	 post_ap_timeout},
-	{"console", OPT_STRING, OFS(console), sizeof(opts.console), NULL, 0, 0,
+	{"console", OPT_CONSOLE, OFS(console), sizeof(opts.console), NULL, 0, 0,
 	 NULL},
 	{"inject", OPT_INJECT, 0, 0, NULL, 0, 0, NULL},
 };
@@ -336,6 +337,21 @@ static int opt_store(struct keel_options *o, const struct opt_desc *d,
 		return 0;
 	case OPT_INJECT:
 		return parse_inject(o, val, len);
+	case OPT_CONSOLE: {
+		struct console_spec cs;
+
+		if (len >= d->size)
+			return -E2BIG;
+		/* console="": back to the firmware's / the build's console. */
+		memset(&cs, 0, sizeof(cs));
+		ret = len ? console_spec_parse(val, len, &cs) : 0;
+		if (ret)
+			return ret;
+		memcpy(field, val, len);
+		field[len] = '\0';
+		o->console_spec = cs;
+		return 0;
+	}
 	}
 	return -EINVAL;
 }
@@ -506,7 +522,7 @@ void options_defaults(struct keel_options *o)
 
 /**
  * options_early() - the options an arch needs before keel_main() parses
- * them (acpi=, after=, inject= of firmware tables), into @o: defaults,
+ * them (acpi=, after=, console=, inject= of firmware tables), into @o: defaults,
  * then CONFIG_DEFAULT_CMDLINE and [s, s+len) as keel_main() will apply
  * them, but silently: keel_main()'s parse reports every problem once.
  */

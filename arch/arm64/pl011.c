@@ -14,12 +14,17 @@
  * whose UART is not at CONFIG_SERIAL_PL011_BASE never sees a write to a
  * guessed address; pl011_set_base() or pl011_release() flushes it.
  *
+ * setup.c may instead pick a 16550 in memory space (console=uart8250,mmio
+ * or an SPCR naming one): pl011_set_8250() then sends the bytes through
+ * common/uart8250.c's register logic.
+ *
  * Lock: none here; printk serialises whole lines with its console lock.
  */
 #include <arch/console.h>
 #include <asm/arm64.h>
 #include <keel/compiler.h>
 #include <keel/string.h>
+#include <keel/uart8250.h>
 
 #define UART_DR	     0x00
 #define UART_FR	     0x18
@@ -29,6 +34,9 @@
 #define HOLD_BYTES   8192u
 
 static uintptr_t uart_base = CONFIG_SERIAL_PL011_BASE;
+/* Set by pl011_set_8250(): the console is that 16550, not a PL011. */
+static struct uart8250 con_8250;
+static bool use_8250;
 static void (*con_hook)(const char *s, size_t len);
 static bool holding;
 static char hold_buf[HOLD_BYTES];
@@ -66,6 +74,12 @@ void arch_console_write(const char *s, size_t len)
 		return;
 	}
 	for (size_t i = 0; i < len; i++) {
+		if (use_8250) {
+			if (s[i] == '\n')
+				uart8250_putc(&con_8250, '\r');
+			uart8250_putc(&con_8250, s[i]);
+			continue;
+		}
 		if (s[i] == '\n')
 			pl011_putc('\r');
 		pl011_putc(s[i]);
@@ -79,6 +93,25 @@ void arch_console_write(const char *s, size_t len)
 void pl011_set_base(paddr_t base)
 {
 	uart_base = (uintptr_t)pa_val(base);
+	use_8250 = false;
+	pl011_release();
+}
+
+/**
+ * pl011_set_8250() - switch the console to the 16550 at @base (mapped
+ * Device), programmed for @baud (0: as the firmware left it).
+ * @base: physical (== virtual) address of its registers.
+ * @reg_shift: register i at @base + (i << @reg_shift); 2 = 32-bit access.
+ * @baud: rate, assuming the PC clock 1.8432 MHz (as Linux's earlycon does).
+ */
+void pl011_set_8250(paddr_t base, unsigned int reg_shift, uint32_t baud)
+{
+	con_8250.base = (uintptr_t)pa_val(base);
+	con_8250.reg_shift = reg_shift;
+	con_8250.in = uart8250_mmio_in;
+	con_8250.out = uart8250_mmio_out;
+	uart8250_init(&con_8250, baud);
+	use_8250 = true;
 	pl011_release();
 }
 

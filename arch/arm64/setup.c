@@ -21,6 +21,7 @@
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
 #include <keel/compiler.h>
+#include <keel/console_spec.h>
 #include <keel/errno.h>
 #include <keel/fdt.h>
 #include <keel/options.h>
@@ -133,16 +134,23 @@ static const void *acpi_map(uint64_t p, size_t len, void *ctx)
 
 static unsigned int arm64_inject;
 
+/* console= (scan_early_words()) and an SPCR's 16550 (acpi_tables()). */
+static struct console_spec cmdline_console, spcr_8250;
+static char cmdline_console_why[sizeof(opts.console) + 8];
+
 /*
  * What the arch needs before common/boot.c parses the options
- * (options_early(): the same parse, quiet): acpi= and the inject= kinds
- * above.
+ * (options_early(): the same parse, quiet): acpi=, console= and the
+ * inject= kinds above.
  */
 static enum acpi_mode scan_early_words(const char *s)
 {
 	struct keel_options early;
 
 	options_early(&early, s, strlen(s));
+	cmdline_console = early.console_spec;
+	snprintf(cmdline_console_why, sizeof(cmdline_console_why), "console=%s",
+		 early.console);
 	arm64_inject =
 		(options_inject_has(&early, INJECT_BAD_SRAT, 0) ? INJ_BAD_SRAT
 								: 0) |
@@ -368,7 +376,9 @@ static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 	struct acpi_mem mem = acpi_mem_corrupting(
 		&real, arm64_inject & (INJ_BAD_SRAT | INJ_BAD_SLIT));
 	uint64_t me = read_sysreg(mpidr_el1) & MPIDR_HWID_MASK;
+	struct console_spec spcr;
 	paddr_t rsdp;
+	int rc;
 
 	/* Only the UEFI table: a hint of 0 would scan the PC BIOS areas. */
 	if (!efi_boot.rsdp)
@@ -393,17 +403,18 @@ static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 			"secondary CPUs cannot start\n",
 			ai->arm_boot_arch);
 	}
-	if ((ai->tables & ACPI_T_SPCR) && ai->spcr_reg.address &&
-	    ai->spcr_reg.space_id == ACPI_GAS_MEMORY &&
-	    (ai->spcr_type == ACPI_SPCR_PL011 ||
-	     ai->spcr_type == ACPI_SPCR_SBSA ||
-	     ai->spcr_type == ACPI_SPCR_SBSA32)) {
-		dt_info.uart_base = pa(ai->spcr_reg.address);
+	rc = acpi_spcr_console(ai, &spcr);
+	if (!rc && spcr.kind == CONSOLE_PL011) {
+		dt_info.uart_base = pa(spcr.addr);
 		dt_info.uart_is_pl011 = true;
-	} else if (ai->tables & ACPI_T_SPCR) {
-		pr_warn("acpi: SPCR interface type %#x at %#llx is not a "
-			"PL011, keeping %#llx\n",
-			ai->spcr_type, (unsigned long long)ai->spcr_reg.address,
+	} else if (!rc && spcr.kind == CONSOLE_8250_MMIO) {
+		spcr_8250 = spcr;
+	} else if (rc != -ENOENT) {
+		pr_warn("acpi: SPCR interface type %#x in address space %u at "
+			"%#llx is not a PL011 or 16550 in memory, keeping "
+			"%#llx\n",
+			ai->spcr_type, ai->spcr_reg.space_id,
+			(unsigned long long)ai->spcr_reg.address,
 			(unsigned long long)pa_val(pl011_base()));
 	}
 	if (ai->gicd_base && (ai->gic_version == 0 || ai->gic_version >= 3)) {
@@ -475,6 +486,63 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 		(unsigned long long)(reclaim >> 10), efi_boot.exit_tries);
 }
 
+/*
+ * The console: console= (a PL011 or a 16550 in memory space), else the
+ * firmware's (DT stdout-path PL011, ACPI SPCR PL011 / SBSA / 16550), else
+ * CONFIG_SERIAL_PL011_BASE (kind CONSOLE_DEFAULT). @why: for the log.
+ */
+static struct console_spec console_pick(const char **why)
+{
+	struct console_spec cs = {CONSOLE_DEFAULT, 0, 0, 0};
+
+	if (cmdline_console.kind == CONSOLE_PL011 ||
+	    cmdline_console.kind == CONSOLE_8250_MMIO) {
+		*why = cmdline_console_why;
+		return cmdline_console;
+	}
+	if (cmdline_console.kind == CONSOLE_8250_IO)
+		pr_warn("console=: an 8250 at I/O port %#llx cannot be the "
+			"console on arm64 (no I/O ports), using the "
+			"firmware's console\n",
+			(unsigned long long)cmdline_console.addr);
+	*why = dt_info.uart_path[0] ? "DT stdout-path" : "ACPI SPCR";
+	if (dt_info.uart_is_pl011 && pa_val(dt_info.uart_base)) {
+		cs.kind = CONSOLE_PL011;
+		cs.addr = pa_val(dt_info.uart_base);
+	} else if (spcr_8250.kind == CONSOLE_8250_MMIO) {
+		cs = spcr_8250;
+	} else if (dt_info.uart_path[0]) {
+		pr_warn("dt: stdout-path \"%s\" is not a PL011, keeping "
+			"%#llx\n",
+			dt_info.uart_path,
+			(unsigned long long)pa_val(pl011_base()));
+	}
+	return cs;
+}
+
+/* Switch to @cs (mapped Device already) and flush what was held. */
+static void console_use(const struct console_spec *cs, const char *why)
+{
+	if (cs->kind == CONSOLE_PL011) {
+		pl011_set_base(pa(cs->addr));
+		if (cs->baud)
+			pr_info("console: PL011 at %#llx (%s); %u baud not "
+				"programmed: the PL011's clock is not known, "
+				"the firmware's rate stays\n",
+				(unsigned long long)cs->addr, why, cs->baud);
+		else
+			pr_info("console: PL011 at %#llx (%s)\n",
+				(unsigned long long)cs->addr, why);
+	} else if (cs->kind == CONSOLE_8250_MMIO) {
+		pl011_set_8250(pa(cs->addr), cs->reg_shift, cs->baud);
+		pr_info("console: 8250 MMIO at %#llx%s, baud %u%s (%s)\n",
+			(unsigned long long)cs->addr,
+			cs->reg_shift ? " (32-bit registers)" : "", cs->baud,
+			cs->baud ? "" : " (as the firmware set it)", why);
+	}
+	pl011_release();
+}
+
 /**
  * arm64_start() - the boot CPU's C entry.
  * @dtb: physical address of the DTB (x0 at entry; from the UEFI
@@ -485,6 +553,8 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 {
 	struct bootinfo *bi = &boot_info;
+	struct console_spec con;
+	const char *why;
 	paddr_t image_start = virt_to_phys(_head_start);
 	paddr_t image_end = virt_to_phys(_end);
 
@@ -509,22 +579,18 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 		boot_dt(bi, dtb);
 
 	/* All RAM, and the console UART, in one batch. */
+	con = console_pick(&why);
 	for (unsigned int i = 0; i < bi->ram_count; i++)
 		mm_map_normal(bi->ram[i].start, bi->ram[i].end);
-	if (dt_info.uart_is_pl011 && pa_val(dt_info.uart_base) &&
-	    pa_val(dt_info.uart_base) != pa_val(pl011_base()))
-		mm_map_device(dt_info.uart_base, PAGE_SIZE);
+	if (con.kind != CONSOLE_DEFAULT &&
+	    (con.kind != CONSOLE_PL011 || con.addr != pa_val(pl011_base())))
+		mm_map_device(
+			pa(ALIGN_DOWN(con.addr, PAGE_SIZE)),
+			ALIGN_UP(con.addr + (8u << con.reg_shift), PAGE_SIZE) -
+				ALIGN_DOWN(con.addr, PAGE_SIZE));
 	gic_map(&dt_info);
 	mm_commit();
-	if (dt_info.uart_is_pl011 && pa_val(dt_info.uart_base)) {
-		pl011_set_base(dt_info.uart_base);
-	} else if (dt_info.uart_path[0]) {
-		pr_warn("dt: stdout-path \"%s\" is not a PL011, keeping "
-			"%#llx\n",
-			dt_info.uart_path,
-			(unsigned long long)pa_val(pl011_base()));
-	}
-	pl011_release();
+	console_use(&con, why);
 
 	bootinfo_add_reserved(bi, image_start, virt_to_phys(__pgtables_start),
 			      "kernel");

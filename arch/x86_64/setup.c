@@ -73,6 +73,9 @@ bool x86_acpi_off;
 #define INJ_BAD_SLIT ACPI_CORRUPT_SLIT
 
 static unsigned int x86_acpi_inject;
+/* console= (options_early()), used once the direct map exists. */
+static struct console_spec early_console;
+static char early_console_text[sizeof(opts.console)];
 
 static void add_boot_cpu(struct bootinfo *bi, uint32_t apic_id)
 {
@@ -158,7 +161,8 @@ static __noreturn void boot_fail(const char *why)
  * What keel needs before keel_main() parses the options, from the raw
  * command line (options_early(): the same parse, quiet): after= (so that a
  * failure before then still ends a QEMU test run), acpi= and the
- * inject= kinds that corrupt firmware tables (the tables are read here).
+ * inject= kinds that corrupt firmware tables (the tables are read here),
+ * console= (the console is chosen before keel_main()).
  */
 static void scan_early_words(const char *s)
 {
@@ -168,6 +172,8 @@ static void scan_early_words(const char *s)
 	if (early.after != AFTER_DEFAULT)
 		x86_early_after = early.after;
 	x86_acpi_off = early.acpi == ACPI_OFF;
+	early_console = early.console_spec;
+	strlcpy(early_console_text, early.console, sizeof(early_console_text));
 	x86_acpi_inject =
 		(options_inject_has(&early, INJECT_BAD_SRAT, 0) ? INJ_BAD_SRAT
 								: 0) |
@@ -251,7 +257,9 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	bi->el = -1;
 
 	mm_init_direct_map(bi);
+	x86_console_cmdline(&early_console, early_console_text);
 	acpi_setup(bi, x86_apic_id());
+	x86_console_firmware(x86_acpi);
 	x86_topology_fill(bi);
 	tsc_init(bi);
 	x86_qemu_init();

@@ -9,6 +9,7 @@
 
 #include <arch/cpu.h>
 #include <keel/cachemaint.h>
+#include <keel/console_spec.h>
 #include <keel/heap.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
@@ -60,7 +61,8 @@ struct keel_options {
 	enum report_mode report;
 	int loglevel;
 	uint32_t ap_timeout_ms;
-	char console[32];
+	char console[48];		  /* console=, as given */
+	struct console_spec console_spec; /* and parsed (kind 0: none) */
 	struct inject inject[INJECT_MAX];
 	unsigned int inject_count;
 	unsigned int warnings; /* problems seen while parsing */
@@ -83,7 +85,7 @@ unsigned int cmdline_parse(struct keel_options *o, const char *s, size_t len);
 
 /*
  * options_early(): what keel_main() will parse, for the arch to read before
- * it runs (acpi=, after=, inject= of firmware tables): quiet, so every
+ * it runs (acpi=, after=, console=, inject= of firmware tables): quiet, so every
  * problem is still reported once, by keel_main().
  */
 void options_early(struct keel_options *o, const char *s, size_t len);

@@ -310,6 +310,28 @@ CASES = [
     # No after=: on QEMU virt the default is to power off, not to hang.
     case("after-default", ["--smp", "1", "--mem", "256M"], {"cpus": 1},
          after=None),
+    # console= (docs/booting.md, "The console"): QEMU virt's one PL011 at
+    # 0x09000000, named in the Linux earlycon spellings; baud rates are
+    # accepted but a PL011's are not programmed (its clock is unknown).
+    case("console-pl011", ["--smp", "1", "--mem", "256M"], {"cpus": 1},
+         append="console=pl011,0x9000000",
+         log_has=["console: PL011 at 0x9000000 (console=pl011,"
+                  "0x9000000)"]),
+    case("console-pl011-mmio32", ["--smp", "1", "--mem", "256M"],
+         {"cpus": 1}, append="console=pl011,mmio32,0x09000000,115200n8",
+         log_has=["console: PL011 at 0x9000000 (console=pl011,mmio32,"
+                  "0x09000000,115200n8); 115200 baud not programmed"]),
+    # No I/O ports on arm64, and a misaligned PL011: one warning each,
+    # the DT's stdout-path PL011 stays.
+    case("console-com1-refused", ["--smp", "1", "--mem", "256M"],
+         {"cpus": 1}, append="console=com1",
+         log_has=["warning: console=: an 8250 at I/O port 0x3f8 cannot be "
+                  "the console on arm64",
+                  "console: PL011 at 0x9000000 (DT stdout-path)"]),
+    case("console-bad", ["--smp", "1", "--mem", "256M"], {"cpus": 1},
+         append="console=pl011,0x9000001",
+         log_has=['warning: cmdline: bad value console="pl011,0x9000001"',
+                  "console: PL011 at 0x9000000 (DT stdout-path)"]),
     # Topology from the DT cpu-map (MPIDR says one cluster, no threads):
     # SMT siblings other than thread 0 do not scrub.
     case("cpu-map-smt", ["--smp", "8,sockets=2,cores=2,threads=2",

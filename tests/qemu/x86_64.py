@@ -66,8 +66,14 @@ class Case:
     def __init__(self, name, qemu_args, mem, append="", timeout=30,
                  iso=False, tol=SEABIOS_TOL, expect=None, checks=(),
                  no_report_log=None, exit_status=EXIT_PASS,
-                 iso_cmdline=None, debug_exit=True):
+                 iso_cmdline=None, debug_exit=True, console=None,
+                 qemu_tail=()):
         self.name = name
+        # "com1" / "com2": QEMU gets a second serial port (COM2, a file);
+        # the report must be on that port's log and not on the other.
+        self.console = console
+        # Extra QEMU arguments (after scripts/qemu.sh's --).
+        self.qemu_tail = list(qemu_tail)
         # EXIT_HALT: the boot must end in a halt, which the timeout ends.
         self.exit_status = exit_status
         # The ISO's grub.cfg command line (None: the matrix's usual one).
@@ -154,6 +160,22 @@ def dropped_cpus_warned_once(described, held):
             out.append(f"dropped_cpus {rep['dropped_cpus']}, expected "
                        f"{described - held}")
         return out
+    check.wants_log = True
+    return check
+
+
+ACPI_DATA = os.path.join(TOP, "tests", "data", "acpi")
+
+
+def warnings_about(text, count):
+    """Exactly @count warning lines mentioning @text."""
+    def check(rep, log):
+        lines = [l for l in log.splitlines()
+                 if "warning:" in l and text in l]
+        if len(lines) != count:
+            return [f"{len(lines)} warnings about {text!r}, expected "
+                    f"{count}: {lines}"]
+        return []
     check.wants_log = True
     return check
 
@@ -491,7 +513,8 @@ def build_cases(elf, memdir):
         Case("no-long-mode", kern + ["--mem", "64M", "--cpu", "qemu32"],
              64 * M, base, timeout=5,
              no_report_log="keel: error: this CPU has no long mode"),
-    ] + after_cases(kern) + smp_cases(kern, base, memdir) + [
+    ] + after_cases(kern) + smp_cases(kern, base, memdir) + \
+        console_cases(kern) + [
         Case(f"heap-{mode}", kern + ["--mem", "256M"], 256 * M,
              f"{base} bootscrub=off heap_init={mode}", expect=boot1,
              checks=[log_contains(f"({mode})")])
@@ -672,6 +695,55 @@ def smp_cases(kern, base, memdir):
     ]
 
 
+def console_cases(kern):
+    """console= and the ACPI SPCR choosing the serial port (docs/booting.md,
+    "The console"). COM2 is QEMU's second -serial (a file), COM1 stays
+    stdio; 0x2f8 is COM2 on every PC."""
+    con = "after=exit audit=full"
+    one = {"boot": "multiboot1", "online": 1}
+    return [
+        Case("console-com2", kern + ["--mem", "128M"], 128 * M,
+             con + " console=com2", expect=one, console="com2",
+             checks=[log_contains("console: 8250 I/O port at 0x2f8, baud "
+                                  "115200 (console=com2)"),
+                     warnings_about("console", 0)]),
+        Case("console-uart8250-io", kern + ["--mem", "128M"], 128 * M,
+             con + " console=uart8250,io,0x2f8,57600n8", expect=one,
+             console="com2",
+             checks=[log_contains("console: 8250 I/O port at 0x2f8, baud "
+                                  "57600 (console=uart8250,io,0x2f8,"
+                                  "57600n8)")]),
+        # A bad console= value: one warning, the build's COM1 stays.
+        Case("console-bad", kern + ["--mem", "128M"], 128 * M,
+             con + " console=com9", expect=one, console="com1",
+             checks=[warnings_about('console="com9"', 1)]),
+        # A real SPCR (tests/data/acpi/spcr-real.txt): HP DL360 G7's, with
+        # its register block at COM2 (I/O 0x2f8), interface type 1, baud
+        # byte 3 = 9600. Without console= it picks the console...
+        Case("console-spcr-com2", kern + ["--mem", "128M"], 128 * M, con,
+             expect=one, console="com2",
+             qemu_tail=["-acpitable", f"file={ACPI_DATA}/"
+                        "spcr-hp-dl360g7-com2.bin"],
+             checks=[log_contains("console: 8250 I/O port at 0x2f8, baud "
+                                  "9600 (ACPI SPCR)"),
+                     warnings_about("SPCR", 0)]),
+        # ...and console= wins over it.
+        Case("console-spcr-cmdline-wins", kern + ["--mem", "128M"],
+             128 * M, con + " console=com1", expect=one, console="com1",
+             qemu_tail=["-acpitable", f"file={ACPI_DATA}/"
+                        "spcr-hp-dl360g7-com2.bin"]),
+        # Dell R820's real SPCR with redirection off (address 0): an info
+        # line, no warning, COM1 stays.
+        Case("console-spcr-address0", kern + ["--mem", "128M"], 128 * M,
+             con, expect=one, console="com1",
+             qemu_tail=["-acpitable", f"file={ACPI_DATA}/"
+                        "spcr-dell-r820.bin"],
+             checks=[log_contains("ACPI SPCR: base address 0 (no console "
+                                  "redirection), ignored"),
+                     warnings_about("SPCR", 0)]),
+    ]
+
+
 def big_case(name, smp, numa, kern, append, timeout):
     """A big machine: every CPU online, one scrubber per core (SMT
     siblings do not scrub by default), each node's CPUs by APIC ID
@@ -712,6 +784,14 @@ def run_case(case, isos, logdir):
     elif case.append:
         args += ["--append", case.append]
     args += ["--timeout", str(case.timeout)]
+    com2_path = os.path.join(logdir, case.name + ".com2.log")
+    tail = case.qemu_tail
+    if case.console:
+        if os.path.exists(com2_path):
+            os.unlink(com2_path)
+        tail = ["-serial", f"file:{com2_path}"] + tail
+    if tail:
+        args += ["--"] + tail
     if not case.debug_exit:
         args = without_debug_exit(args)
     log_path = os.path.join(logdir, case.name + ".log")
@@ -727,6 +807,16 @@ def run_case(case, isos, logdir):
     with open(log_path, "rb") as f:
         text = f.read().decode("utf-8", "replace")
     problems = []
+    if case.console:
+        com2 = ""
+        if os.path.exists(com2_path):
+            with open(com2_path, "rb") as f:
+                com2 = f.read().decode("utf-8", "replace")
+        text, other = (com2, text) if case.console == "com2" else (text,
+                                                                   com2)
+        if "KEEL-REPORT" in other:
+            problems.append(f"the report is on the port other than "
+                            f"{case.console}")
     if case.no_report_log is not None:
         if case.no_report_log not in text:
             problems.append(f"log lacks {case.no_report_log!r}")

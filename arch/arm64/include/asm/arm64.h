@@ -44,6 +44,7 @@ uint64_t mm_pgtable_bytes_used(void);
 
 /* pl011.c */
 void pl011_set_base(paddr_t base);
+void pl011_set_8250(paddr_t base, unsigned int reg_shift, uint32_t baud);
 paddr_t pl011_base(void);
 /* Console hook while UEFI boot services run (efi.c), NULL to drop it. */
 void pl011_set_hook(void (*fn)(const char *s, size_t len));

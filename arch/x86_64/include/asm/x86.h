@@ -164,6 +164,10 @@ extern uint64_t boot_pml4[512];
 /* setup.c / uart16550.c / traps.c / mm.c / tsc.c */
 void uart_init(void);
 void uart_putc_raw(char c);
+struct console_spec;
+struct acpi_info;
+void x86_console_cmdline(const struct console_spec *cs, const char *text);
+void x86_console_firmware(const struct acpi_info *ai);
 void traps_init(void);
 void traps_load(void);
 void *mm_map_uc(uint64_t pa, uint64_t len);
