@@ -277,11 +277,14 @@ static void ram_trim(struct bootinfo *bi, uint64_t limit)
 			bi->dropped_ram++;
 			continue;
 		}
+		/*
+		 * Not a fault of the map: a PC BIOS ends low RAM where the
+		 * EBDA starts (0x9fc00), so an info line, not a warning.
+		 */
 		if (ns != s || ne != e)
-			fix_warn(bi,
-				 "ram [%#llx, %#llx) trimmed to pages [%#llx, "
-				 "%#llx)",
-				 U64(s), U64(e), U64(ns), U64(ne));
+			pr_info("bootinfo: ram [%#llx, %#llx) trimmed to pages "
+				"[%#llx, %#llx)\n",
+				U64(s), U64(e), U64(ns), U64(ne));
 		r.start = pa(ns);
 		r.end = pa(ne);
 		bi->ram[out++] = r;
