@@ -791,7 +791,9 @@ int acpi_parse_spcr(const void *buf, size_t len, struct acpi_info *info)
 	acpi_get_gas(p + 40, &info->spcr_reg);
 	info->spcr_type = p[36];
 	if (!info->spcr_reg.address) {
-		acpi_warn(info, "SPCR: base address 0, ignored");
+		/* Console redirection off in the firmware setup: not a fault. */
+		pr_info("ACPI SPCR: base address 0 (console redirection off), "
+			"ignored\n");
 		return -EINVAL;
 	}
 	if (tlen >= 59)
