@@ -121,8 +121,8 @@ static void ram_from_srat(struct bootinfo *bi)
  *
  * Return: 0, or -ENOENT when the text holds no valid table.
  */
-int acpi_replay(struct bootinfo *bi, const char *text, size_t len,
-		uint8_t *buf, size_t size)
+int acpi_replay(struct bootinfo *bi, const char *text, size_t len, uint8_t *buf,
+		size_t size)
 {
 	bool have_ram = bi->ram_count > 0, have_cpus = bi->cpu_count > 0;
 	unsigned int cpu0 = bi->cpu_count, cpu_count;

@@ -18,9 +18,9 @@
 #define BYTES_PER_LINE 16
 #define HEADER_LEN     36
 
-#define dump_warn(d, fmt, ...)                                  \
-	do {                                                    \
-		(d)->warnings++;                                \
+#define dump_warn(d, fmt, ...)                                 \
+	do {                                                   \
+		(d)->warnings++;                               \
 		pr_warn("acpidump: " fmt "\n", ##__VA_ARGS__); \
 	} while (0)
 
@@ -115,7 +115,8 @@ static int hex_line(const char *s, size_t len, uint64_t *offset,
 	while (n < BYTES_PER_LINE && i + 3 <= len && s[i] == ' ' &&
 	       hex_val(s[i + 1]) >= 0 && hex_val(s[i + 2]) >= 0 &&
 	       (i + 3 == len || is_space(s[i + 3]))) {
-		out[n++] = (uint8_t)(hex_val(s[i + 1]) << 4 | hex_val(s[i + 2]));
+		out[n++] =
+			(uint8_t)(hex_val(s[i + 1]) << 4 | hex_val(s[i + 2]));
 		i += 3;
 	}
 	return n ? n : -1;
