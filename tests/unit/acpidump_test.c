@@ -268,7 +268,7 @@ static void build_machine(void)
 		e[0] = 0;
 		e[1] = 8;
 		e[2] = (uint8_t)i;
-		e[3] = (uint8_t)(i * 2); /* APIC ids 0, 2, 4 */
+		e[3] = (uint8_t)(i * 2);      /* APIC ids 0, 2, 4 */
 		put32(e + 4, i == 2 ? 0 : 1); /* 4: absent */
 	}
 	e[0] = 9;
@@ -486,11 +486,11 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_parse_tables),	     T(test_parse_rsdp_and_crlf),
-		T(test_parse_malformed),     T(test_parse_bounds),
-		T(test_parse_too_many),	     T(test_parse_random),
-		T(test_replay_machine),	     T(test_replay_with_lines),
-		T(test_replay_nothing),	     T(test_replay_bad_checksum),
+		T(test_parse_tables),	       T(test_parse_rsdp_and_crlf),
+		T(test_parse_malformed),       T(test_parse_bounds),
+		T(test_parse_too_many),	       T(test_parse_random),
+		T(test_replay_machine),	       T(test_replay_with_lines),
+		T(test_replay_nothing),	       T(test_replay_bad_checksum),
 		T(test_replay_real_addresses), T(test_fwdesc_files),
 		T(test_fwdesc_fw_id),
 	};
