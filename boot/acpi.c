@@ -14,6 +14,7 @@
  *
  * No locks: single-threaded boot code; the arch owns struct acpi_info.
  */
+#include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/string.h>
 
@@ -75,9 +76,24 @@ static void sig_str(char out[5], const uint8_t *sig)
 	out[4] = '\0';
 }
 
+/* Is @sig a table acpi_parse() reads (or walks to reach the others)? */
+static bool acpi_table_read_by_keel(const char *sig)
+{
+	static const char *const read[] = {
+		"APIC", "SRAT", "SLIT", "FACP", "DSDT",
+		"HPET", "SPCR", "XSDT", "RSDT",
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(read); i++)
+		if (!memcmp(sig, read[i], 4))
+			return true;
+	return false;
+}
+
 /*
  * Map a whole table at @addr: header first, then the length it claims
- * (36 .. ACPI_TABLE_MAX_LEN), then the checksum. @expect, when set, is the
+ * (36 .. ACPI_TABLE_MAX_LEN), then the checksum (tables keel does not
+ * read pass without it). @expect, when set, is the
  * signature the caller needs. Return: the table, or NULL (warned).
  */
 static const uint8_t *map_table(const struct acpi_mem *mem, uint64_t addr,
@@ -117,6 +133,12 @@ static const uint8_t *map_table(const struct acpi_mem *mem, uint64_t addr,
 		return NULL;
 	}
 	if (acpi_checksum(t, len)) {
+		/*
+		 * Vendor tables (AMI's OEMB, ...) often carry no valid
+		 * checksum; keel never reads them, so that is no news.
+		 */
+		if (!acpi_table_read_by_keel(sig))
+			return t;
 		acpi_warn(info, "%s at %#llx: bad checksum, ignored", sig,
 			  (unsigned long long)addr);
 		return NULL;
@@ -319,6 +341,9 @@ static void parse_dsdt(const struct acpi_mem *mem, struct acpi_info *info)
 			  (unsigned long long)pa_val(info->dsdt));
 }
 
+static void parse_known(const struct acpi_mem *mem, uint64_t hwid_boot,
+			struct acpi_info *info);
+
 /**
  * acpi_parse() - walk the ACPI tables into @info (see include/keel/acpi.h).
  *
@@ -327,10 +352,9 @@ static void parse_dsdt(const struct acpi_mem *mem, struct acpi_info *info)
 int acpi_parse(const struct acpi_mem *mem, paddr_t rsdp, uint64_t hwid_boot,
 	       struct acpi_info *info)
 {
-	const uint8_t *root = NULL, *t;
+	const uint8_t *root = NULL;
 	uint64_t rsdt, xsdt;
 	const uint8_t *r;
-	size_t len;
 
 	acpi_info_reset(info);
 	if (pa_val(rsdp) == pa_val(INVALID_PADDR) ||
@@ -362,6 +386,51 @@ int acpi_parse(const struct acpi_mem *mem, paddr_t rsdp, uint64_t hwid_boot,
 	}
 	if (!root)
 		return -ENOENT;
+	parse_known(mem, hwid_boot, info);
+	return 0;
+}
+
+/**
+ * acpi_parse_tables() - parse the tables at @list (see include/keel/acpi.h).
+ *
+ * Return: 0, or -ENOENT when none of them is valid.
+ */
+int acpi_parse_tables(const struct acpi_mem *mem,
+		      const struct acpi_table_ref *list, unsigned int count,
+		      uint64_t hwid_boot, struct acpi_info *info)
+{
+	acpi_info_reset(info);
+	for (unsigned int i = 0; i < count; i++) {
+		const struct acpi_table_ref *r = &list[i];
+		struct acpi_table_ref *ref;
+
+		/* No standard header and checksum: nothing keel reads. */
+		if (strlen(r->sig) != 4 || !strcmp(r->sig, "FACS"))
+			continue;
+		if (!map_table(mem, pa_val(r->addr), r->sig, "replay", info))
+			continue;
+		if (info->table_count == ACPI_MAX_TABLES) {
+			acpi_warn(info,
+				  "replay: more than %u tables, the "
+				  "rest ignored",
+				  ACPI_MAX_TABLES);
+			break;
+		}
+		ref = &info->table[info->table_count++];
+		*ref = *r;
+	}
+	if (!info->table_count)
+		return -ENOENT;
+	parse_known(mem, hwid_boot, info);
+	return 0;
+}
+
+/* Every table keel reads, from info->table[], in dependency order. */
+static void parse_known(const struct acpi_mem *mem, uint64_t hwid_boot,
+			struct acpi_info *info)
+{
+	const uint8_t *t;
+	size_t len;
 
 	/*
 	 * Order matters: SRAT resolves MADT CPUs; the SLIT comes first so
@@ -379,15 +448,19 @@ int acpi_parse(const struct acpi_mem *mem, paddr_t rsdp, uint64_t hwid_boot,
 		acpi_parse_srat(t, len, info);
 	info->slit = NULL; /* the matrix is only valid while parsing */
 	t = find_table(mem, "FACP", &len, info);
-	if (t && acpi_parse_fadt(t, len, info) == 0)
+	if (t && acpi_parse_fadt(t, len, info) == 0) {
+		/* Only a dump lists the DSDT: its address is the one to use. */
+		for (unsigned int i = 0; i < info->table_count; i++)
+			if (!memcmp(info->table[i].sig, "DSDT", 4))
+				info->dsdt = info->table[i].addr;
 		parse_dsdt(mem, info);
+	}
 	t = find_table(mem, "HPET", &len, info);
 	if (t)
 		acpi_parse_hpet(t, len, info);
 	t = find_table(mem, "SPCR", &len, info);
 	if (t)
 		acpi_parse_spcr(t, len, info);
-	return 0;
 }
 
 /**
@@ -420,8 +493,10 @@ unsigned int acpi_fill_bootinfo(struct bootinfo *bi,
 		}
 		bi->have_distance = true;
 	}
-	if (info->numa_valid)
+	if (info->numa_valid) {
 		bi->dropped_nodes += info->dropped_nodes;
+		nodemap_export_fw_ids(&info->nodemap, bi);
+	}
 	/* Beyond the MADT table's NR_CPUS entries: one warning in sanitise. */
 	bi->cpus_over_cap += info->cpu_dropped;
 	bi->dropped_cpus += info->cpu_dropped;

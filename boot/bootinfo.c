@@ -47,6 +47,8 @@ void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol)
 	bi->protocol = protocol;
 	bi->el = -1;
 	bi->paddr_bits = 52;
+	for (unsigned int n = 0; n < MAX_NUMNODES; n++)
+		bi->node_fw_id[n] = NODE_FW_ID_NONE;
 }
 
 /**

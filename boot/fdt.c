@@ -867,6 +867,7 @@ static void dt_nodes_finish(struct dt_ctx *c, unsigned int ram0,
 		bi->fixups++;
 		bi->dropped_nodes += folded;
 	}
+	nodemap_export_fw_ids(c->nodes, bi);
 	for (unsigned int i = ram0; i < bi->ram_count; i++)
 		bi->ram[i].node = nodemap_node(c->nodes, bi->ram[i].node);
 	for (unsigned int i = cpu0; i < bi->cpu_count; i++)

@@ -7,6 +7,12 @@
  *   reserved  START END [name]
  *   cpu       HWID [node=N] [package=P] [core=C] [thread=T]
  *   distance  A B VALUE
+ *   acpidump  FILE
+ *   dtb       FILE
+ *
+ * acpidump and dtb name files for the loader (arch/sandbox/os.c) to read
+ * and replay (boot/acpi_replay.c, boot/fdt.c); this parser only records
+ * the paths.
  *
  * Invariants: reads only [buf, buf+len) (a NUL inside ends the text);
  * every bad line is skipped with exactly one warning naming the line
@@ -65,6 +71,7 @@ struct line_ctx {
 	unsigned int dist_count;
 	/* given[a] bit b: "distance a b" appeared explicitly (keel ids). */
 	uint64_t given[MAX_NUMNODES];
+	struct fwdesc_files *files; /* NULL: acpidump/dtb not accepted */
 };
 
 #define line_warn(ctx, fmt, ...)                                     \
@@ -373,6 +380,7 @@ static void map_nodes(struct line_ctx *ctx, unsigned int ram0,
 		ctx->warnings++;
 		bi->dropped_nodes += folded;
 	}
+	nodemap_export_fw_ids(ctx->nodes, bi);
 	for (unsigned int i = ram0; i < bi->ram_count; i++)
 		if (bi->ram[i].node != NUMA_NO_NODE)
 			bi->ram[i].node =
@@ -413,6 +421,37 @@ static void map_nodes(struct line_ctx *ctx, unsigned int ram0,
 	}
 }
 
+/* acpidump FILE / dtb FILE: record the path for the loader. */
+static void do_file(struct line_ctx *ctx, const struct token *tok, int n)
+{
+	char *path;
+	struct echo e;
+
+	if (n != 2) {
+		line_warn(ctx, "%s needs FILE, line skipped",
+			  tok_echo(&e, &tok[0]));
+		return;
+	}
+	if (!ctx->files) {
+		line_warn(ctx, "%s: no firmware replay here, line skipped",
+			  tok_echo(&e, &tok[0]));
+		return;
+	}
+	path = tok_eq(&tok[0], "dtb") ? ctx->files->dtb : ctx->files->acpidump;
+	if (path[0]) {
+		line_warn(ctx, "a second %s line, line skipped",
+			  tok_echo(&e, &tok[0]));
+		return;
+	}
+	if (tok[1].len >= FWDESC_PATH_MAX) {
+		line_warn(ctx, "FILE longer than %d bytes, line skipped",
+			  FWDESC_PATH_MAX - 1);
+		return;
+	}
+	memcpy(path, tok[1].s, tok[1].len);
+	path[tok[1].len] = '\0';
+}
+
 static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
 {
 	struct token tok[FWDESC_TOKENS];
@@ -438,6 +477,8 @@ static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
 		do_cpu(ctx, tok, n);
 	else if (tok_eq(&tok[0], "distance"))
 		do_distance(ctx, tok, n);
+	else if (tok_eq(&tok[0], "acpidump") || tok_eq(&tok[0], "dtb"))
+		do_file(ctx, tok, n);
 	else
 		line_warn(ctx, "unknown keyword \"%s\", line skipped",
 			  tok_echo(&e, &tok[0]));
@@ -449,6 +490,16 @@ static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
  */
 unsigned int fwdesc_parse(struct bootinfo *bi, const char *buf, size_t len)
 {
+	return fwdesc_parse_files(bi, buf, len, NULL);
+}
+
+/**
+ * fwdesc_parse_files() - fwdesc_parse(), acpidump/dtb paths into @files.
+ * Return: number of warnings printed.
+ */
+unsigned int fwdesc_parse_files(struct bootinfo *bi, const char *buf,
+				size_t len, struct fwdesc_files *files)
+{
 	static struct nodemap nodes;
 	static struct fw_distance dist[FWDESC_MAX_DISTANCES];
 	unsigned int ram0 = bi->ram_count, cpu0 = bi->cpu_count;
@@ -459,6 +510,9 @@ unsigned int fwdesc_parse(struct bootinfo *bi, const char *buf, size_t len)
 	ctx.bi = bi;
 	ctx.nodes = &nodes;
 	ctx.dist = dist;
+	ctx.files = files;
+	if (files)
+		memset(files, 0, sizeof(*files));
 	nodemap_init(&nodes, "fwdesc");
 	if (!buf)
 		return 0;

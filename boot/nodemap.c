@@ -193,3 +193,16 @@ bool nodemap_fw_id(const struct nodemap *m, uint32_t node, uint32_t *fw)
 	}
 	return false;
 }
+
+/**
+ * nodemap_export_fw_ids() - the kept firmware ids into @bi->node_fw_id[].
+ */
+void nodemap_export_fw_ids(const struct nodemap *m, struct bootinfo *bi)
+{
+	for (uint32_t n = 0; n < MAX_NUMNODES; n++) {
+		uint32_t fw;
+
+		if (nodemap_fw_id(m, n, &fw))
+			bi->node_fw_id[n] = fw;
+	}
+}

@@ -296,7 +296,8 @@ static void json_cpus(struct jw *w)
 static void json_nodes(struct jw *w, const struct bootinfo *bi)
 {
 	static const char *const cols[] = {
-		"id", "mem_bytes", "ranges", "cpus", "distance", "free_bytes",
+		"id",	    "mem_bytes",  "ranges", "cpus",
+		"distance", "free_bytes", "fw_id",
 	};
 
 	TABLE(w, "nodes", cols);
@@ -326,6 +327,10 @@ static void json_nodes(struct jw *w, const struct bootinfo *bi)
 			jw_u64(w, NULL, bi->distance[n][m]);
 		jw_arr_end(w);
 		jw_u64(w, NULL, st ? st->free_pages * PAGE_SIZE : 0);
+		if (bi->node_fw_id[n] == NODE_FW_ID_NONE)
+			jw_str(w, NULL, NULL); /* null */
+		else
+			jw_u64(w, NULL, bi->node_fw_id[n]);
 		jw_row_end(w);
 	}
 	jw_table_end(w);

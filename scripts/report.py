@@ -44,6 +44,7 @@ _BOOL = "bool"
 _LIST = "list"
 _OBJ = "object"
 _STR_OR_NULL = "str-or-null"
+_INT_OR_NULL = "int-or-null"
 
 # Required keys of DESIGN section 7, in report order: name -> type, or a
 # nested dict for objects, or ("list", {item keys}) for lists of objects.
@@ -58,7 +59,8 @@ SCHEMA = {
                      "package": _INT, "core": _INT, "thread": _INT,
                      "online": _BOOL, "scrubber": _BOOL}),
     "nodes": (_LIST, {"id": _INT, "mem_bytes": _INT, "ranges": _LIST,
-                      "cpus": _LIST, "distance": _LIST}),
+                      "cpus": _LIST, "distance": _LIST,
+                      "fw_id": _INT_OR_NULL}),
     "memmap": {"ram_bytes": _INT, "reserved_bytes": _INT, "ranges": _LIST},
     "bootmem": {"allocated_bytes": _INT, "allocations": _INT,
                 "frametable_pieces": _INT, "merged_regions": _INT},
@@ -113,6 +115,8 @@ def _type_ok(value, kind):
         return isinstance(value, str)
     if kind == _STR_OR_NULL:
         return value is None or isinstance(value, str)
+    if kind == _INT_OR_NULL:
+        return value is None or _type_ok(value, _INT)
     if kind == _BOOL:
         return isinstance(value, bool)
     if kind == _LIST:

@@ -46,9 +46,14 @@ fuzz-smoke:
 fuzz:
 	$(Q)scripts/fuzz.sh build $(FUZZ_SRCS) && scripts/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_SRCS)
 
-# Sandbox end to end (the real binary on firmware descriptions).
+# Sandbox end to end (the real binary on firmware descriptions), then the
+# replay of real machines' firmware (tests/data/machines, docs/replay.md).
 sandbox-test: $(O)/keel
-	$(Q)$(PYTHON) tests/sandbox/run.py $(O)/keel
+	$(Q)$(PYTHON) tests/sandbox/run.py $(O)/keel && \
+		$(PYTHON) tests/machines/replay.py $(O)/keel
+
+replay-test: $(O)/keel
+	$(Q)$(PYTHON) tests/machines/replay.py $(O)/keel
 
 # Hostile firmware maps booted on the sandbox, each checked for its
 # invariants (scripts/fuzz-maps.py, docs/fuzzing.md). N cases of seed SEED;

@@ -208,10 +208,38 @@ int acpi_parse(const struct acpi_mem *mem, paddr_t rsdp, uint64_t hwid_boot,
 	       struct acpi_info *info);
 
 /*
+ * acpi_parse_tables(): acpi_parse() for tables found without a root table
+ * (a firmware replay, boot/acpi_replay.c): @list names each table by
+ * signature, address and length; the RSDP, root tables and FACS in it are
+ * skipped, every other one is validated as acpi_parse() validates what the
+ * XSDT lists. A DSDT in @list is the one the FADT's \_S5 is looked up in.
+ * Return: 0, or -ENOENT when no table in @list is valid.
+ */
+int acpi_parse_tables(const struct acpi_mem *mem,
+		      const struct acpi_table_ref *list, unsigned int count,
+		      uint64_t hwid_boot, struct acpi_info *info);
+
+/*
+ * acpi_replay(): firmware replay (boot/acpi_replay.c): the tables in @text,
+ * the output of Linux's acpidump (include/keel/acpidump.h), parsed as on
+ * hardware into @bi. @buf (@size bytes, len / 3 + 16 suffices) receives
+ * the decoded tables and must stay valid while @bi is built. CPUs come
+ * from the MADT (node from the SRAT, the first enabled entry boots)
+ * unless @bi already has CPUs; RAM is @bi's own, labelled with SRAT nodes,
+ * or when @bi has none the SRAT's enabled non-hot-pluggable ranges (one
+ * warning); distances from the SLIT; node_fw_id[] from the SRAT. Every
+ * warning is counted in bi->fixups.
+ * Return: 0, or -ENOENT when @text holds no valid table (warned).
+ */
+int acpi_replay(struct bootinfo *bi, const char *text, size_t len, uint8_t *buf,
+		size_t size);
+
+/*
  * acpi_fill_bootinfo(): bootinfo_add_cpu() for every MADT CPU (node from
  * SRAT, topology 0 for the arch to fill, usable = enabled, boot_cpu
- * marked), the SLIT distances when valid, bi->acpi_rsdp, and the folded
- * proximity domains into bi->dropped_nodes.
+ * marked), the SLIT distances when valid, bi->acpi_rsdp, the folded
+ * proximity domains into bi->dropped_nodes and, with a valid SRAT, each
+ * node's proximity domain into bi->node_fw_id[].
  * Return: the number of CPUs added.
  */
 unsigned int acpi_fill_bootinfo(struct bootinfo *bi,

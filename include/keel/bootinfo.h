@@ -47,6 +47,7 @@
 #define NODE_DISTANCE_LOCAL	  10
 #define NODE_DISTANCE_REMOTE	  20
 #define NODE_DISTANCE_UNREACHABLE 255
+#define NODE_FW_ID_NONE		  0xffffffffu
 
 enum boot_protocol {
 	BOOT_UNKNOWN = 0,
@@ -99,6 +100,13 @@ struct bootinfo {
 	unsigned int node_count;
 	uint8_t distance[MAX_NUMNODES][MAX_NUMNODES];
 	bool have_distance; /* firmware gave a matrix (SLIT / distance-map) */
+	/*
+	 * The firmware's id of each node (ACPI proximity domain, DT
+	 * numa-node-id, sandbox node=), NODE_FW_ID_NONE when the firmware
+	 * named none (no SRAT, a node made up by sanitise). A folded id is
+	 * not listed: its node shows the id it was folded into.
+	 */
+	uint32_t node_fw_id[MAX_NUMNODES];
 
 	/* Highest physical address bit the machine decodes (clamp for ranges). */
 	unsigned int paddr_bits;

@@ -5,6 +5,8 @@
  *   reserved  START END [name]
  *   cpu       HWID node=N package=P core=C thread=T
  *   distance  A B VALUE
+ *   acpidump  FILE		(a machine's ACPI tables: firmware replay)
+ *   dtb       FILE		(a flattened device tree: firmware replay)
  * '#' starts a comment; numbers decimal or 0x-hex with optional K/M/G/T.
  * A pure parser over a buffer: it never reads outside [buf, buf+len).
  */
@@ -23,5 +25,21 @@
  * Return: number of warnings.
  */
 unsigned int fwdesc_parse(struct bootinfo *bi, const char *buf, size_t len);
+
+/* The files a description names, for its loader to read (paths as given). */
+#define FWDESC_PATH_MAX 224
+struct fwdesc_files {
+	char acpidump[FWDESC_PATH_MAX]; /* "" when none */
+	char dtb[FWDESC_PATH_MAX];
+};
+
+/*
+ * fwdesc_parse_files(): fwdesc_parse() that also accepts `acpidump FILE`
+ * and `dtb FILE` (one of each at most, later ones warned and skipped) and
+ * returns their paths in @files. fwdesc_parse() warns about such lines.
+ * Return: number of warnings.
+ */
+unsigned int fwdesc_parse_files(struct bootinfo *bi, const char *buf,
+				size_t len, struct fwdesc_files *files);
 
 #endif

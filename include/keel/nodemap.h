@@ -89,4 +89,10 @@ bool nodemap_kept(const struct nodemap *m, uint32_t fw);
  */
 bool nodemap_fw_id(const struct nodemap *m, uint32_t node, uint32_t *fw);
 
+/*
+ * nodemap_export_fw_ids(): bi->node_fw_id[n] = the firmware id kept as
+ * node n, for every node the finalised map @m assigned.
+ */
+void nodemap_export_fw_ids(const struct nodemap *m, struct bootinfo *bi);
+
 #endif
