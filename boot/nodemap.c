@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Firmware node ids -> keel node ids: which MAX_NUMNODES domains keel keeps
- * and where the others fold. The policy is written once, in
+ * Firmware node ids -> keel node ids: which MAX_NUMNODES domains keel keeps,
+ * the keel id each gets and where the others fold. The policy is written once, in
  * include/keel/nodemap.h, and used by boot/acpi_tables.c (SRAT),
  * boot/fdt.c (numa-node-id) and boot/fwdesc.c (node=).
  *
  * Invariants: fw[0..count) is sorted ascending without repeats; after
  * nodemap_finalise() every node[i] < MAX_NUMNODES, the first
- * MIN(count, MAX_NUMNODES) entries are the kept ids with distinct keel
- * ids, and the others hold the keel id they were folded into.
+ * MIN(count, MAX_NUMNODES) entries are the kept ids with node[i] == i,
+ * and the others hold the keel id they were folded into.
  * No lock: used by one parser on the boot CPU.
  */
 #include <keel/compiler.h>
@@ -105,8 +105,9 @@ static uint32_t nearest_kept(const struct nodemap *m, unsigned int i,
 }
 
 /**
- * nodemap_finalise() - keep the lowest MAX_NUMNODES ids, fold the rest
- * into their nearest kept node, warn once about the fold.
+ * nodemap_finalise() - keep the lowest MAX_NUMNODES ids as keel nodes 0..,
+ * in id order; fold the rest into their nearest kept node, warn once
+ * about the fold.
  * @m: the map.
  * @dist: the firmware's distances by firmware id, or NULL.
  * @ctx: passed to @dist.
@@ -117,29 +118,17 @@ unsigned int nodemap_finalise(struct nodemap *m, nodemap_distance_fn dist,
 			      const void *ctx)
 {
 	unsigned int keep = MIN(m->count, (unsigned int)MAX_NUMNODES);
-	bool used[MAX_NUMNODES] = {false};
-	uint32_t next = 0;
+	bool renumbered = false;
 
-	/* Sorted: every id below MAX_NUMNODES is among the kept ones. */
 	for (unsigned int i = 0; i < keep; i++) {
-		if (m->fw[i] >= MAX_NUMNODES)
-			continue;
-		m->node[i] = m->fw[i];
-		used[m->fw[i]] = true;
+		m->node[i] = i;
+		renumbered |= m->fw[i] != i;
 	}
-	for (unsigned int i = 0; i < keep; i++) {
-		if (m->fw[i] < MAX_NUMNODES)
-			continue;
-		while (used[next])
-			next++;
-		m->node[i] = next;
-		used[next] = true;
-		pr_info("%s: firmware node %u is keel node %u\n", m->what,
-			m->fw[i], next);
-	}
+	if (renumbered)
+		pr_info("%s: firmware node ids %u..%u are keel nodes 0..%u "
+			"(the report's nodes[].fw_id)\n",
+			m->what, m->fw[0], m->fw[keep - 1], keep - 1);
 	m->fallback = 0;
-	while (keep && !used[m->fallback])
-		m->fallback++;
 	for (unsigned int i = keep; i < m->count; i++)
 		m->node[i] = nearest_kept(m, i, keep, dist, ctx);
 	m->folded = m->count - keep + m->forgotten;

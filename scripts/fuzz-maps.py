@@ -424,9 +424,8 @@ def _fw_distance(fw, a, b):
 def node_map(fw, maxn, nr):
     """{firmware node id: keel node id}, and the set of kept ids, by the
     policy of include/keel/nodemap.h: keep the lowest @maxn ids (of RAM
-    lines and of the cpu lines the build holds), ids below @maxn keep their
-    number, larger kept ones take the lowest free numbers in id order, the
-    rest go to the kept node nearest by distance[folded][kept], ties by
+    lines and of the cpu lines the build holds) as keel nodes 0, 1, ... in
+    id order; the rest go to the kept node nearest by distance[folded][kept], ties by
     distance[kept][folded] then lower keel id; with no usable distance, to
     the lowest kept keel id."""
     ids = {n for _s, _e, n in fw["ram"] if n is not None}
@@ -434,19 +433,8 @@ def node_map(fw, maxn, nr):
     ids = sorted(ids)
     tracked = ids[:NODEMAP_MAX_IDS]
     kept = tracked[:maxn]
-    out, used = {}, set()
-    for f in kept:
-        if f < maxn:
-            out[f] = f
-            used.add(f)
-    nxt = 0
-    for f in kept:
-        if f >= maxn:
-            while nxt in used:
-                nxt += 1
-            out[f] = nxt
-            used.add(nxt)
-    fallback = min(used) if used else 0
+    out = {f: i for i, f in enumerate(kept)}
+    fallback = 0
 
     def rank(a, b):
         d = _fw_distance(fw, a, b)

@@ -7,10 +7,11 @@
  *  - Keel keeps MAX_NUMNODES of them: the lowest firmware ids, whatever
  *    order the tables list them in (SRAT entry and DT node order carry no
  *    meaning, so the result must not depend on it).
- *  - A kept id below MAX_NUMNODES keeps its number (QEMU's -numa node ids
- *    are its PXMs and numa-node-ids, so the report matches the command
- *    line); a kept id >= MAX_NUMNODES takes the lowest free keel id, in
- *    increasing firmware-id order (one info line each).
+ *  - The kept ids become keel nodes 0, 1, ... in increasing firmware-id
+ *    order, so keel's nodes are dense: a server whose proximity domains
+ *    are 1..4 has nodes 0..3, not an empty node 0 (the report's
+ *    nodes[].fw_id gives the firmware's id back; one info line when any
+ *    id changes). QEMU's -numa node ids 0..N-1 keep their numbers.
  *  - Every other id is folded into its nearest kept node: the smallest
  *    distance[folded][kept] (the folded domain's own row: where its CPUs
  *    and memory are closest), ties to the smaller distance[kept][folded],

@@ -919,7 +919,8 @@ static void test_srat_pxm_remap(void **state)
 	for (i = 2; i < 4; i++)
 		put32(s + 48 + 6 * 16 + i * 40 + 2, 0x101);
 	fix_checksum(s);
-	parse_expect(0, 0, "ACPI SRAT: firmware node 257 is keel node 1");
+	parse_expect(0, 0,
+		     "ACPI SRAT: firmware node ids 0..257 are keel nodes 0..1");
 	assert_true(info.numa_valid);
 	assert_int_equal(info.node_count, 2);
 	assert_int_equal(info.pxm[1], 0x101);
@@ -992,14 +993,23 @@ static void test_srat_too_many_pxm(void **state)
 	assert_int_equal(info.node_count, MAX_NUMNODES);
 	assert_int_equal(info.cpus[5].node, 0);
 
-	/* PXMs 1..15: node 0 does not exist, the CPUs go to node 1. */
+	/*
+	 * PXMs 1..n-2: keel nodes 0..n-3 (dense, no empty node 0), the CPUs
+	 * without affinity go to node 0, which is PXM 1.
+	 */
 	for (i = 0; i < n; i++)
 		put32(s + 48 + i * 40 + 2, i + 1);
 	put32(s + 4, len - 80);
 	fix_checksum(s);
-	parse_expect(0, 1, "using node 1");
-	assert_false(info.node_used[0]);
-	assert_int_equal(info.cpus[0].node, 1);
+	parse_expect(0, 1, "using node 0");
+	assert_true(info.node_used[0]);
+	assert_int_equal(info.pxm[0], 1);
+	assert_true(info.node_used[n - 3]);
+	assert_false(info.node_used[n - 2]);
+	assert_int_equal(info.cpus[0].node, 0);
+	snprintf(want, sizeof(want),
+		 "firmware node ids 1..%u are keel nodes 0..%u", n - 2, n - 3);
+	assert_true(test_console_contains(want));
 }
 
 static void test_srat_all_disabled(void **state)

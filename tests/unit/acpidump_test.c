@@ -353,31 +353,32 @@ static void test_replay_machine(void **state)
 	assert_false(cpu_by_hwid(2)->boot_cpu);
 	assert_false(cpu_by_hwid(4)->usable);
 	assert_true(cpu_by_hwid(0x100)->usable);
-	/* Nodes keep their PXM numbers; fw_id says so. */
-	assert_int_equal(cpu_by_hwid(0)->node, 1);
-	assert_int_equal(cpu_by_hwid(2)->node, 2);
-	assert_int_equal(cpu_by_hwid(0x100)->node, 2);
-	assert_int_equal(bi.node_fw_id[1], 1);
-	assert_int_equal(bi.node_fw_id[2], 2);
-	assert_int_equal(bi.node_fw_id[0], NODE_FW_ID_NONE);
+	/* PXMs 1 and 2 are keel nodes 0 and 1; fw_id gives the PXM back. */
+	assert_int_equal(cpu_by_hwid(0)->node, 0);
+	assert_int_equal(cpu_by_hwid(2)->node, 1);
+	assert_int_equal(cpu_by_hwid(0x100)->node, 1);
+	assert_int_equal(bi.node_fw_id[0], 1);
+	assert_int_equal(bi.node_fw_id[1], 2);
+	assert_int_equal(bi.node_fw_id[2], NODE_FW_ID_NONE);
 
 	/* RAM: the two non-hot-pluggable ranges, on PXM 1's node. */
 	assert_int_equal(bi.ram_count, 2);
 	assert_int_equal(pa_val(bi.ram[0].end), 2 * GB);
 	assert_int_equal(pa_val(bi.ram[1].start), 4 * GB);
-	assert_int_equal(bi.ram[0].node, 1);
-	assert_int_equal(bi.ram[1].node, 1);
+	assert_int_equal(bi.ram[0].node, 0);
+	assert_int_equal(bi.ram[1].node, 0);
 
 	/* Distances by PXM from the 3x3 SLIT: rows 1 and 2. */
 	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[0][0], 10);
+	assert_int_equal(bi.distance[0][1], 21);
+	assert_int_equal(bi.distance[1][0], 21);
 	assert_int_equal(bi.distance[1][1], 10);
-	assert_int_equal(bi.distance[1][2], 21);
-	assert_int_equal(bi.distance[2][1], 21);
-	assert_int_equal(bi.distance[2][2], 10);
 
+	/* Two nodes, not an empty node 0 for the unused PXM 0. */
 	bootinfo_sanitise(&bi);
-	assert_int_equal(bi.node_count, 3);
-	assert_int_equal(bi.node_fw_id[2], 2);
+	assert_int_equal(bi.node_count, 2);
+	assert_int_equal(bi.node_fw_id[1], 2);
 }
 
 /* ram and cpu lines stand for the e820 map and the MADT. */
@@ -397,8 +398,8 @@ static void test_replay_with_lines(void **state)
 	/* [1G, 2G) and [2G, 4G) split at the SRAT boundary, [4G, 5G). */
 	assert_int_equal(bi.ram_count, 3);
 	for (unsigned int i = 0; i < bi.ram_count; i++)
-		assert_int_equal(bi.ram[i].node, 1);
-	assert_int_equal(bi.distance[1][2], 21);
+		assert_int_equal(bi.ram[i].node, 0); /* PXM 1 */
+	assert_int_equal(bi.distance[0][1], 21);
 }
 
 static void test_replay_nothing(void **state)
@@ -477,9 +478,12 @@ static void test_fwdesc_fw_id(void **state)
 	(void)state;
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	fwdesc_parse(&bi, desc, strlen(desc));
-	assert_int_equal(bi.node_fw_id[3], 3);
-	assert_int_equal(bi.node_fw_id[9], 9);
-	assert_int_equal(bi.node_fw_id[0], NODE_FW_ID_NONE);
+	/* Ids 3 and 9 are keel nodes 0 and 1. */
+	assert_int_equal(bi.node_fw_id[0], 3);
+	assert_int_equal(bi.node_fw_id[1], 9);
+	assert_int_equal(bi.node_fw_id[2], NODE_FW_ID_NONE);
+	assert_int_equal(bi.ram[0].node, 0);
+	assert_int_equal(bi.cpus[0].node, 1);
 }
 
 int main(void)

@@ -162,11 +162,11 @@ static void test_distance_unknown_node(void **state)
 }
 
 /*
- * More node ids than MAX_NUMNODES: the lowest are kept (ids below
- * MAX_NUMNODES keep their number; the lines list the highest first), the
- * others fold into the kept node nearest by their own distance row, one
- * warning, counted in dropped_nodes. Id 100 is among the lowest
- * MAX_NUMNODES ids: kept, as the free id MAX_NUMNODES - 1.
+ * More node ids than MAX_NUMNODES: the lowest are kept as nodes 0.. in id
+ * order (the lines list the highest first), the others fold into the
+ * kept node nearest by their own distance row, one warning, counted in
+ * dropped_nodes. Id 100 is among the lowest MAX_NUMNODES ids: kept, as
+ * node MAX_NUMNODES - 1 (its rank).
  */
 static void test_node_fold(void **state)
 {
@@ -328,7 +328,8 @@ static void test_long_lines_and_bounds(void **state)
 	strcpy(buf + 417, "\nram 1G 2G node=1\n");
 	assert_int_equal(parse(buf), 1);
 	assert_int_equal(bi.ram_count, 1);
-	assert_int_equal(bi.ram[0].node, 1);
+	assert_int_equal(bi.ram[0].node, 0); /* node=1, the only id */
+	assert_int_equal(bi.node_fw_id[0], 1);
 	assert_true(test_console_contains("line 1:"));
 
 	/* Only len bytes are read: "ram 0 1G" of "ram 0 1G node=1". */

@@ -38,7 +38,7 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Few ids: nothing folds, no warning; ids >= MAX_NUMNODES renumbered. */
+/* Few ids: nothing folds, no warning; keel ids 0.. in id order. */
 static void test_no_fold(void **state)
 {
 	uint32_t fw;
@@ -51,13 +51,14 @@ static void test_no_fold(void **state)
 	nodemap_add(&m, 500);
 	assert_int_equal(nodemap_finalise(&m, NULL, NULL), 0);
 	assert_int_equal(test_console_warnings(), 0);
+	assert_true(test_console_contains(
+		"test: firmware node ids 0..1000 are keel nodes 0..3"));
 	assert_int_equal(nodemap_node(&m, 0), 0);
-	assert_int_equal(nodemap_node(&m, 3), 3);
-	/* In firmware-id order, the lowest free ids: 500 -> 1, 1000 -> 2. */
-	assert_int_equal(nodemap_node(&m, 500), 1);
-	assert_int_equal(nodemap_node(&m, 1000), 2);
+	assert_int_equal(nodemap_node(&m, 3), 1);
+	assert_int_equal(nodemap_node(&m, 500), 2);
+	assert_int_equal(nodemap_node(&m, 1000), 3);
 	assert_true(nodemap_kept(&m, 1000));
-	assert_true(nodemap_fw_id(&m, 2, &fw));
+	assert_true(nodemap_fw_id(&m, 3, &fw));
 	assert_int_equal(fw, 1000);
 	assert_false(nodemap_fw_id(&m, 4, &fw));
 	assert_false(nodemap_has(&m, 7));
@@ -68,7 +69,7 @@ static void test_no_fold(void **state)
  * MAX_NUMNODES + 3 ids, added highest first: the lowest MAX_NUMNODES are
  * kept. Folds: by the folded id's own row; a tie broken by the reverse
  * distance; unreachable (255) and invalid (<= 10) entries ignored; with
- * nothing usable, the lowest kept node (0: id MAX_NUMNODES took it).
+ * nothing usable, the lowest kept node (0: id 1). Kept id k is node k - 1.
  */
 static void test_fold_nearest(void **state)
 {
@@ -78,13 +79,13 @@ static void test_fold_nearest(void **state)
 		.e =
 			{
 				{f, 4, 30},
-				{f, 5, 25}, /* f -> 5 */
+				{f, 5, 25}, /* f -> 5 (node 4) */
 				{f + 1, 2, 14},
 				{f + 1, 3, 14}, /* tie, the reverse decides: */
 				{2, f + 1, 40},
-				{3, f + 1, 16}, /* f+1 -> 3 */
+				{3, f + 1, 16}, /* f+1 -> 3 (node 2) */
 				{f + 2, 6, 255},
-				{f + 2, 7, 9}, /* neither usable: lowest, 1 */
+				{f + 2, 7, 9}, /* neither usable: node 0 */
 			},
 	};
 	char want[128];
@@ -99,12 +100,11 @@ static void test_fold_nearest(void **state)
 		 MAX_NUMNODES + 3, MAX_NUMNODES, MAX_NUMNODES);
 	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains(want));
-	/* Ids 1..MAX-1 keep their number; MAX takes the free id 0. */
-	for (uint32_t id = 1; id < MAX_NUMNODES; id++)
-		assert_int_equal(nodemap_node(&m, id), id);
-	assert_int_equal(nodemap_node(&m, MAX_NUMNODES), 0);
-	assert_int_equal(nodemap_node(&m, f), 5);
-	assert_int_equal(nodemap_node(&m, f + 1), 3);
+	/* Ids 1..MAX are keel nodes 0..MAX-1. */
+	for (uint32_t id = 1; id <= MAX_NUMNODES; id++)
+		assert_int_equal(nodemap_node(&m, id), id - 1);
+	assert_int_equal(nodemap_node(&m, f), 4);
+	assert_int_equal(nodemap_node(&m, f + 1), 2);
 	assert_int_equal(nodemap_node(&m, f + 2), 0);
 	assert_false(nodemap_kept(&m, f));
 	assert_true(nodemap_has(&m, f));
