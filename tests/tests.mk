@@ -48,7 +48,7 @@ fuzz:
 
 # Sandbox end to end (the real binary on firmware descriptions).
 sandbox-test: $(O)/keel
-	$(Q)$(PYTHON) tests/sandbox/run.py $(O)/keel
+	$(Q)$(PYTHON) -m tests.sandbox.run $(O)/keel
 
 # Hostile firmware maps booted on the sandbox, each checked for its
 # invariants (scripts/fuzz-maps.py, docs/fuzzing.md). N cases of seed SEED;
