@@ -31,11 +31,10 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 from matplotlib.ticker import FixedLocator, FuncFormatter  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench import fmt_ns, fmt_share, lock_pairs  # noqa: E402
+from keel.bench import fmt_ns, fmt_share, lock_pairs  # noqa: E402
+from keel.report import HEAP_MODES  # noqa: E402
 
 GIB = 1 << 30
-MODES = ("lazy", "chunked", "pagewise")
 MODE_COLOURS = {"lazy": "#1f77b4", "chunked": "#ff7f0e",
                 "pagewise": "#2ca02c"}
 PLATFORM_STYLE = {"sandbox": ("-", "o"), "qemu-x86_64": ("--", "s"),
@@ -82,7 +81,7 @@ def plot(results, outs):
     sizes = set()
     for d in results:
         ls, marker = PLATFORM_STYLE.get(d["platform"], ("-.", "x"))
-        for mode in MODES:
+        for mode in HEAP_MODES:
             pts = sorted((r["ram_bytes"], r["init_ns"] / 1e9)
                          for r in ok_rows(d) if r["mode"] == mode)
             if not pts:
@@ -101,7 +100,7 @@ def plot(results, outs):
     ax.grid(True, which="major", alpha=0.35)
     ax.grid(True, which="minor", axis="y", alpha=0.12)
     handles = [Line2D([], [], color=MODE_COLOURS[m], lw=2, label=m)
-               for m in MODES]
+               for m in HEAP_MODES]
     handles += [Line2D([], [], color="0.3",
                        ls=PLATFORM_STYLE.get(d["platform"], ("-.", "x"))[0],
                        marker=PLATFORM_STYLE.get(d["platform"],
@@ -141,7 +140,7 @@ def handoff_table(results, out):
                 keys.append((r["nodes"], r["ram_bytes"], r["ram"]))
         for nodes, _, ram in sorted(keys):
             cells = []
-            for mode in MODES:
+            for mode in HEAP_MODES:
                 r = get(d, ram, mode, nodes)
                 if r is None:
                     cells.append("-")

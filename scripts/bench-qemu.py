@@ -41,65 +41,42 @@ Every number printed is measured by this run; nothing is copied.
 
 import argparse
 import os
-import subprocess
 import sys
-import time
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(TOP, "scripts"))
-import report  # noqa: E402
-from bench import (alloc_markdown, alloc_rows, fmt_ns,  # noqa: E402
-                   host_info, scrub_markdown, scrub_row, write_outputs)
+from keel import boot, report
+from keel.bench import (PAGE_INFO_BYTES, alloc_markdown, alloc_rows, fmt_ns,
+                        host_info, scrub_markdown, scrub_row, write_outputs)
+from keel.boot import TOP
+from keel.report import HEAP_MODES
 
-QEMU_SH = os.path.join(TOP, "scripts", "qemu.sh")
-QEMU_ARM64_SH = os.path.join(TOP, "scripts", "qemu-arm64.sh")
 EXIT_PASS = 33
 ARCH = "x86_64"   # set by main()
 MACHINE = {"x86_64": "pc, -cpu max", "arm64": "virt, -cpu max"}
 GIB = 1 << 30
 HANDOFF_SIZES = [("1G", 1), ("16G", 16), ("64G", 64), ("256G", 256),
                  ("1T", 1024)]
-MODES = ["lazy", "chunked", "pagewise"]
-PAGE_INFO_BYTES = 32
 
 
-def boot(elf, qemu_args, cmdline, timeout, memdir=None, extra=()):
+def run(elf, qemu_args, cmdline, timeout, memdir=None, extra=()):
     """One boot. Return: (report or None, wall seconds, problem, log)."""
     if ARCH == "arm64":
         # PSCI SYSTEM_OFF: QEMU exits 0, the verdict is in the log.
-        args = [QEMU_ARM64_SH, "--image", elf] + qemu_args + [
-            "--append", "after=poweroff " + cmdline,
-            "--timeout", str(timeout)]
+        cmd = boot.arm64_cmd(elf, qemu_args, "after=poweroff " + cmdline,
+                             timeout, extra)
     else:
-        args = [QEMU_SH, "x86_64", "--kernel", elf] + qemu_args + [
-            "--append", "after=exit " + cmdline, "--timeout", str(timeout)]
-    if extra:
-        args += ["--"] + list(extra)
-    t0 = time.monotonic()
+        cmd = boot.x86_64_cmd(["--kernel", elf] + qemu_args,
+                              "after=exit " + cmdline, timeout, extra)
     try:
-        proc = subprocess.run(args, stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL)
+        b = boot.qemu(cmd, timeout)
     finally:
         if memdir:
             for f in os.listdir(memdir):
                 if f.startswith("keel-node"):
                     os.unlink(os.path.join(memdir, f))
-    secs = time.monotonic() - t0
-    text = proc.stdout.decode("utf-8", "replace")
-    if proc.returncode == 124:
-        return None, secs, f"timeout after {timeout} s", text
-    if proc.returncode != (0 if ARCH == "arm64" else EXIT_PASS):
-        last = text.strip().splitlines()[-1:] or [""]
-        return None, secs, (f"QEMU exit status {proc.returncode}: "
-                            f"{last[0][:120]}"), text
-    if "KEEL: PASS" not in text:
-        return None, secs, "no KEEL: PASS", text
-    try:
-        rep = report.find_report(text)
-    except report.ReportError as e:
-        return None, secs, str(e), text
-    return rep, secs, None, text
+    failures = b.problems(0 if ARCH == "arm64" else EXIT_PASS, {})
+    if failures:
+        return None, b.elapsed, failures[0], b.log
+    return b.report, b.elapsed, None, b.log
 
 
 def mem_args(nodes, mem):
@@ -124,9 +101,9 @@ def bench_scrub(elf, args, out):
     for nodes, n in configs:
         best, err, times = None, None, []
         for _ in range(runs):
-            rep, _, err, _ = boot(elf, ["--smp", str(n)] +
-                                  mem_args(nodes, mem), "bootscrub=on",
-                                  args.timeout, extra=["-mem-prealloc"])
+            rep, _, err, _ = run(elf, ["--smp", str(n)] +
+                                 mem_args(nodes, mem), "bootscrub=on",
+                                 args.timeout, extra=["-mem-prealloc"])
             if err:
                 break
             times.append(rep["scrub"]["ns"])
@@ -155,15 +132,15 @@ def bench_handoff(elf, args, out):
                "heap.init_ns, best of "
                f"{args.handoff_runs} boots, one boot where a boot took over "
                f"{args.repeat_below:g} s)\n")
-    out.append("| RAM | " + " | ".join(MODES) + " | chunks (lazy) | "
+    out.append("| RAM | " + " | ".join(HEAP_MODES) + " | chunks (lazy) | "
                "lazy per chunk |")
-    out.append("|---|" + "---|" * (len(MODES) + 2))
+    out.append("|---|" + "---|" * (len(HEAP_MODES) + 2))
     os.makedirs(workdir, exist_ok=True)
     slow = set()
     results = []
     for label, gib in sizes:
         cells, chunks, per = [], "", ""
-        for mode in MODES:
+        for mode in HEAP_MODES:
             row = {"ram": label, "ram_bytes": gib * GIB, "nodes": 1,
                    "mode": mode, "init_ns": None, "chunks": None}
             results.append(row)
@@ -188,7 +165,7 @@ def bench_handoff(elf, args, out):
             # --repeat-below seconds only once (the host is shared).
             ns, runs = None, []
             for _ in range(args.handoff_runs):
-                rep, secs, err, _ = boot(
+                rep, secs, err, _ = run(
                     elf, where + ["--file-backed", workdir],
                     f"bootscrub=off heap_init={mode}", args.timeout,
                     workdir, extra)
@@ -230,8 +207,8 @@ def bench_alloc(elf, args, out):
         where = ["--numa", "2", "--mem", f"{2 * mib}M"]
     else:
         where = ["--numa", f"2x{mib}M"]
-    rep, secs, err, log = boot(elf, ["--smp", "2"] + where,
-                               "audit=full bench=on", args.timeout)
+    rep, secs, err, log = run(elf, ["--smp", "2"] + where,
+                              "audit=full bench=on", args.timeout)
     if err:
         out.append(f"failed: {err}\n")
         return {"error": err}

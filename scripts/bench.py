@@ -20,238 +20,27 @@ Usage: bench.py KEEL_BINARY BASELINE_BINARY [--quick] [--md FILE]
 4. Allocation latency: bench=on on 2 nodes x 2.5 GiB (order 18 fits).
 
 The markdown goes to stdout (or --md FILE), the machine-readable results
-to --json FILE (read by scripts/bench-plot.py). The helpers at the top
-(host_info, fmt_ns, alloc_rows, ...) are shared with bench-qemu.py and
-bench-plot.py. Every number printed is measured by this run; nothing is
-copied.
+to --json FILE (read by scripts/bench-plot.py). The helpers shared with
+bench-qemu.py and bench-plot.py (host_info, fmt_ns, alloc_rows, ...) are
+in scripts/keel/bench.py, the boots go through scripts/keel/boot.py.
+Every number printed is measured by this run; nothing is copied.
 """
 
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
-import time
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-sys.path.insert(0, os.path.join(TOP, "scripts"))
-import keeltrace  # noqa: E402
-import report  # noqa: E402
+from keel import boot
+from keel.bench import (PAGE_INFO_BYTES, alloc_markdown, alloc_rows, fmt_ns,
+                        host_info, scrub_markdown, scrub_row, write_outputs)
+from keel.report import HEAP_MODES
 
 GIB = 1 << 30
 SIZES = [("1G", GIB), ("16G", 16 * GIB), ("64G", 64 * GIB),
          ("256G", 256 * GIB), ("1T", 1024 * GIB), ("64T", 64 << 40)]
-MODES = ["lazy", "chunked", "pagewise"]
-PAGE_INFO_BYTES = 32
-# Human allocation-benchmark line of common/bench.c; only it has the op
-# count (the report row has maint_ns only).
-BENCH_LINE = re.compile(r"bench: node (\d+) order\s+(\d+) (\S+)\s+"
-                        r"(clean|dirty): .*\((\d+) ops\)")
-
-
-# ---- helpers shared with bench-qemu.py and bench-plot.py ----------------
-
-def host_info():
-    """CPU model, CPU count, QEMU versions and load of this host."""
-    model = "unknown"
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    model = line.split(":", 1)[1].strip()
-                    break
-    except OSError:
-        pass
-    qemu = {}
-    for arch, exe in (("x86_64", "qemu-system-x86_64"),
-                      ("arm64", "qemu-system-aarch64")):
-        try:
-            out = subprocess.run([exe, "--version"], stdout=subprocess.PIPE,
-                                 stderr=subprocess.DEVNULL, timeout=10)
-            qemu[arch] = out.stdout.decode().splitlines()[0].strip()
-        except (OSError, IndexError, subprocess.TimeoutExpired):
-            qemu[arch] = None
-    mem = None
-    try:
-        with open("/proc/meminfo", encoding="utf-8") as f:
-            mem = int(f.readline().split()[1]) << 10
-    except (OSError, ValueError, IndexError):
-        pass
-    return {"cpu_model": model, "cpus": os.cpu_count(), "mem_bytes": mem,
-            "qemu": qemu, "kernel": os.uname().release,
-            "date": time.strftime("%Y-%m-%d %H:%M %Z"),
-            "load_start": round(os.getloadavg()[0], 2)}
-
-
-def fmt_ns(ns):
-    """Human duration: 35.2 us, 4.37 ms, 1.25 s."""
-    if ns is None:
-        return "-"
-    if ns >= 1e9:
-        return f"{ns / 1e9:.2f} s"
-    if ns >= 1e6:
-        return f"{ns / 1e6:.2f} ms"
-    return f"{ns / 1e3:.1f} us"
-
-
-def alloc_rows(rep, log):
-    """bench=on rows of @rep, each with maint_ops from the boot @log."""
-    ops = {}
-    for m in BENCH_LINE.finditer(log):
-        ops[(int(m.group(1)), int(m.group(2)), m.group(3),
-             m.group(4) == "dirty")] = int(m.group(5))
-    rows = []
-    for r in rep.get("bench", []):
-        r = dict(r)
-        r["maint_ops"] = ops.get((r["node"], r["order"], r["mode"],
-                                  r["dirty"]))
-        rows.append(r)
-    return sorted(rows, key=lambda r: (r["order"], r["node"], r["dirty"],
-                                       r["mode"] == "eager"))
-
-
-def alloc_markdown(rows, out):
-    """The bench=on table and the order-18 lock-hold ratio table."""
-    out.append("| order | node | mode | dirty | count | ns_avg | ns_max | "
-               "lock_ns_max | maint_ns | maint ops |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|")
-    for r in rows:
-        ops = "?" if r["maint_ops"] is None else r["maint_ops"]
-        out.append(f"| {r['order']} | {r['node']} | {r['mode']} | "
-                   f"{'yes' if r['dirty'] else 'no'} | {r['count']} | "
-                   f"{r['ns_avg']} | {r['ns_max']} | {r['lock_ns_max']} | "
-                   f"{r['maint_ns']} | {ops} |")
-    out.append("")
-    out.append("Order 18, longest node-lock hold, deferred (or clflush) "
-               "against eager:\n")
-    out.append("| node | dirty | deferred lock_ns_max | eager lock_ns_max | "
-               "deferred / eager |")
-    out.append("|---|---|---|---|---|")
-    n = 0
-    for node, dirty, d, e in lock_pairs(rows):
-        out.append(f"| {node} | {'yes' if dirty else 'no'} | "
-                   f"{d['lock_ns_max']} ({d['mode']}) | {e['lock_ns_max']} | "
-                   f"{100 * d['lock_ns_max'] / e['lock_ns_max']:.4f}% |")
-        n += 1
-    if not n:
-        out.append("| (no order-18 rows: no free aligned GiB per node) "
-                   "| | | | |")
-    out.append("")
-
-
-def lock_pairs(rows):
-    """(node, dirty, deferred row, eager row) of every order-18 pair."""
-    big = {}
-    for r in rows:
-        if r["order"] == 18:
-            kind = "eager" if r["mode"] == "eager" else "deferred"
-            big[(r["node"], r["dirty"], kind)] = r
-    for (node, dirty, kind), r in sorted(big.items()):
-        e = big.get((node, dirty, "eager"))
-        if kind == "deferred" and e and e["lock_ns_max"]:
-            yield node, dirty, r, e
-
-
-def local_share(rep):
-    """{node: share of its scrubbed bytes done by CPUs of that node}.
-
-    From the scrub_unit trace events (arg0 = node, arg1 = bytes); None
-    when the trace lost events. Workers drain their own node first and
-    then help the node with the most work left (common/scrub.c), so a
-    share below 1 means remote CPUs took over leftovers.
-    """
-    try:
-        b = keeltrace.Boot(rep)
-    except keeltrace.TraceError:
-        return None
-    if b.overflow or b.overflow_unknown:
-        return None
-    tot, loc = {}, {}
-    for u in b.scrub_units():
-        node = u["arg0"]
-        tot[node] = tot.get(node, 0) + u["arg1"]
-        if b.cpu_node(u["cpu"]) == node:
-            loc[node] = loc.get(node, 0) + u["arg1"]
-    return {n: loc.get(n, 0) / t for n, t in sorted(tot.items()) if t}
-
-
-def scrub_row(rep, nodes, cpus, times):
-    """The JSON row of a scrub boot (the best of @times)."""
-    s = rep["scrub"]
-    per = [c["bytes"] / c["ns"] for c in s["per_cpu"]
-           if c["ns"] and c["bytes"]]
-    share = local_share(rep)
-    return {"nodes": nodes, "cpus": cpus, "workers": s["workers"],
-            "primitive": s["primitive"], "bytes": s["bytes"],
-            "ns": s["ns"], "gbps": s["bytes"] / s["ns"] if s["ns"] else 0,
-            "per_worker_gbps": sum(per) / len(per) if per else 0,
-            "per_node": [{"node": p["node"],
-                          "gbps": p["bytes"] / p["ns"] if p["ns"] else 0,
-                          "cpus": p["cpus"], "helper_of": p["helper_of"]}
-                         for p in s["per_node"]],
-            "calibration": s.get("calibration", []),
-            "idle_ns": [c.get("idle_ns", 0) for c in s["per_cpu"]],
-            "unit_bytes": [p.get("unit_bytes") for p in s["per_node"]],
-            "local_share": share,
-            "local_workers": (None if share is None else
-                              all(v >= 1 for v in share.values())),
-            "runs_ns": times}
-
-
-def fmt_share(share):
-    """Per-node local share: "100% / 93%", "?" without a full trace."""
-    if share is None:
-        return "? (trace incomplete)"
-    return " / ".join(f"{100 * v:.0f}%" for v in share.values())
-
-
-def scrub_markdown(rows, ref, ref_name, out):
-    """Scrub table; @ref GB/s is the single-thread baseline."""
-    out.append("| nodes | CPUs | workers | primitive | scrubbed | scrub time "
-               "| GB/s | per node GB/s | per worker GB/s | per worker / "
-               f"{ref_name} | speed-up vs 1 worker | done by local "
-               "workers, per node | idle at the end, per worker | "
-               "all runs |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    one = next((r["gbps"] for r in rows if r["workers"] == 1), None)
-    for r in rows:
-        if "error" in r:
-            out.append(f"| {r['nodes']} | {r['cpus']} | | | | "
-                       f"{r['error']} | | | | | | | | |")
-            continue
-        pn = " / ".join(f"{p['gbps']:.2f}" for p in r["per_node"])
-        ratio = (f"{100 * r['per_worker_gbps'] / ref:.0f}%" if ref else "-")
-        speed = f"{r['gbps'] / one:.2f}x" if one else "-"
-        pf = "" if r.get("prefault", True) else " (fresh arena)"
-        out.append(f"| {r['nodes']} | {r['cpus']}{pf} | {r['workers']} | "
-                   f"{r['primitive']} | {r['bytes'] >> 20} MiB | "
-                   f"{fmt_ns(r['ns'])} | {r['gbps']:.2f} | {pn} | "
-                   f"{r['per_worker_gbps']:.2f} | {ratio} | {speed} | "
-                   f"{fmt_share(r['local_share'])} | "
-                   + (" / ".join(fmt_ns(t) for t in r.get("idle_ns", []))
-                      or "-") + " | "
-                   + ", ".join(fmt_ns(t) for t in r["runs_ns"]) + " |")
-    out.append("")
-
-
-def write_outputs(args, out, results):
-    """Markdown to --md or stdout, results to --json."""
-    text = "\n".join(out) + "\n"
-    if args.md:
-        os.makedirs(os.path.dirname(os.path.abspath(args.md)),
-                    exist_ok=True)
-        with open(args.md, "w", encoding="utf-8") as f:
-            f.write(text)
-    else:
-        sys.stdout.write(text)
-    if args.json:
-        os.makedirs(os.path.dirname(os.path.abspath(args.json)),
-                    exist_ok=True)
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(results, f, indent=1)
-            f.write("\n")
 
 
 # ---- sandbox ------------------------------------------------------------
@@ -289,23 +78,14 @@ distance  0 1 20
 """
 
 
-def boot(keel, fw, cmdline, timeout, pre=()):
+def run(keel, fw, cmdline, timeout, pre=()):
     """Run one boot; return (parsed report or None, seconds, error, log).
     @pre: sandbox options before the firmware description (--prefault)."""
-    t0 = time.monotonic()
-    try:
-        p = subprocess.run([keel] + list(pre) + [fw] + cmdline,
-                           stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        return None, time.monotonic() - t0, f"timeout {timeout} s", ""
-    dt = time.monotonic() - t0
-    log = p.stdout.decode("utf-8", "replace")
-    failures = report.check_report(log, {})
-    if failures or p.returncode:
-        return None, dt, (failures[0] if failures else
-                          f"exit status {p.returncode}"), log
-    return report.find_report(log), dt, None, log
+    b = boot.sandbox(keel, fw, cmdline, opts=pre, timeout=timeout)
+    failures = b.problems(0, {})
+    if failures:
+        return None, b.elapsed, failures[0], b.log
+    return b.report, b.elapsed, None, b.log
 
 
 def bench_handoff(keel, tmp, args, out):
@@ -324,7 +104,7 @@ def bench_handoff(keel, tmp, args, out):
             write_fw(fw, size, nodes, 1)
             cells = {}
             chunks = "-"
-            for mode in MODES:
+            for mode in HEAP_MODES:
                 row = {"ram": label, "ram_bytes": size, "nodes": nodes,
                        "mode": mode, "init_ns": None, "chunks": None}
                 results.append(row)
@@ -343,10 +123,10 @@ def bench_handoff(keel, tmp, args, out):
                 # do not repeat boots that take seconds.
                 ns = None
                 for _ in range(args.repeat):
-                    rep, dt, err, _ = boot(keel, fw,
-                                           ["bootscrub=off",
-                                            f"heap_init={mode}"],
-                                           args.timeout)
+                    rep, dt, err, _ = run(keel, fw,
+                                          ["bootscrub=off",
+                                           f"heap_init={mode}"],
+                                          args.timeout)
                     if rep is None:
                         break
                     t = rep["heap"]["init_ns"]
@@ -355,7 +135,7 @@ def bench_handoff(keel, tmp, args, out):
                         break
                 if rep is None:
                     cells[mode] = row["error"] = f"error: {err}"
-                    if err.startswith("timeout"):
+                    if err.startswith("timed out"):
                         slow.add(mode)
                     continue
                 row["init_ns"] = ns
@@ -405,7 +185,7 @@ def scrub_boots(keel, fw, cmdline, args, pre):
     """Best of args.repeat boots: (best report or None, all ns, error)."""
     best, times, err = None, [], None
     for _ in range(args.repeat):
-        r, _, err, _ = boot(keel, fw, cmdline, args.timeout, pre)
+        r, _, err, _ = run(keel, fw, cmdline, args.timeout, pre)
         if r is None:
             break
         times.append(r["scrub"]["ns"])
@@ -515,8 +295,8 @@ def bench_alloc(keel, tmp, args, out):
         f.write(ALLOC_FW)
     out.append("## Allocation latency (sandbox, 2 nodes x 2.5 GiB, 4 CPUs, "
                "bench=on, cachemaint deferred)\n")
-    rep, secs, err, log = boot(keel, fw, ["audit=full", "bench=on"],
-                               args.timeout)
+    rep, secs, err, log = run(keel, fw, ["audit=full", "bench=on"],
+                              args.timeout)
     if rep is None:
         out.append(f"failed: {err}\n")
         return {"error": err}

@@ -33,7 +33,6 @@ import hashlib
 import json
 import os
 import re
-import select
 import shutil
 import socket
 import struct
@@ -41,6 +40,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from keel import boot
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CORPUS = os.path.join(TOP, "tests", "fuzz", "corpus")
@@ -63,40 +64,27 @@ def write_seed(target, name, data):
 
 
 class Qemu:
-    """One QEMU via scripts/qemu.sh with a QMP socket; serial on a pipe."""
+    """One QEMU via scripts/qemu.sh (keel.boot.Live) with a QMP socket."""
 
     def __init__(self, qemu_args, timeout=90):
         self.tmp = tempfile.mkdtemp(prefix="keel-seeds-")
         self.sock_path = os.path.join(self.tmp, "qmp.sock")
         qmp = ["-qmp", f"unix:{self.sock_path},server=on,wait=off"]
-        if "--" not in qemu_args:
-            qemu_args = qemu_args + ["--"]
-        cmd = [os.path.join(TOP, "scripts", "qemu.sh"), "x86_64",
-               "--timeout", str(timeout)] + qemu_args + qmp
+        own, extra = qemu_args, []
+        if "--" in qemu_args:
+            i = qemu_args.index("--")
+            own, extra = qemu_args[:i], qemu_args[i + 1:]
+        cmd = boot.x86_64_cmd(own, timeout=timeout, extra=extra + qmp)
         log("$ " + " ".join(cmd))
-        self.proc = subprocess.Popen(cmd, stdout=subprocess.PIPE,
-                                     stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL)
-        self.out = b""
+        self.live = boot.Live(cmd, timeout)
         self.qmp = None
         self.buf = b""
 
     def wait_for(self, pattern, secs):
-        end = time.time() + secs
-        rx = re.compile(pattern.encode())
-        while time.time() < end:
-            if rx.search(self.out):
-                return True
-            r, _, _ = select.select([self.proc.stdout], [], [], 0.5)
-            if r:
-                chunk = os.read(self.proc.stdout.fileno(), 65536)
-                if not chunk:
-                    break
-                self.out += chunk
-        return bool(rx.search(self.out))
+        return self.live.wait_for(pattern, secs)
 
     def serial(self):
-        return self.out.decode("latin-1")
+        return self.live.log
 
     def _cmd(self, execute, **arguments):
         msg = {"execute": execute}
@@ -146,15 +134,11 @@ class Qemu:
                 self._cmd("quit")
         except (OSError, RuntimeError):
             pass
-        try:
-            self.proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.proc.terminate()
-            self.proc.wait()
+        self.live.stop(10)
         shutil.rmtree(self.tmp, ignore_errors=True)
 
 
-def boot(qemu_args, timeout=90):
+def boot_to_verdict(qemu_args, timeout=90):
     """Boot, wait for the verdict, stop the guest. Returns the Qemu."""
     q = Qemu(qemu_args, timeout)
     if not q.wait_for(r"KEEL: (PASS|FAIL)", timeout - 10):
@@ -342,21 +326,17 @@ def capture_acpi():
     seen = set()
     for name, opts in ACPI_CONFIGS.items():
         own, extra = split_qemu_args(opts)
-        q = boot(own + ["--kernel", KEEL_ELF, "--append", CMDLINE, "--"] +
-                 extra)
+        q = boot_to_verdict(own + ["--kernel", KEEL_ELF, "--append",
+                                   CMDLINE, "--"] + extra)
         try:
             m = re.search(r"MADT [^\n]*", q.serial())
             log("  keel: " + (m.group(0) if m else "no MADT line"))
             rsdp, window, root, tables, dsdt, facs = capture_acpi_tables(q)
         finally:
             q.close()
-        m = re.search(r"KEEL-REPORT (\{.*\})", q.serial())
-        if m:
-            # report.py expands the compact tables (cpus, nodes, ...).
-            sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-            import report
-            write_seed("bootinfo", f"qemu-{name}", bootinfo_program(
-                report.expand_tables(json.loads(m.group(1)))))
+        rep = q.live.report()
+        if rep:
+            write_seed("bootinfo", f"qemu-{name}", bootinfo_program(rep))
         write_seed("acpi_tree", f"qemu-{name}",
                    acpi_tree_image(rsdp, root, tables, dsdt, facs))
         write_seed("acpi_rsdp", f"qemu-{name}", window)
@@ -404,8 +384,8 @@ def capture_mb1():
     }
     for name, opts in configs.items():
         own, extra = split_qemu_args(opts)
-        q = boot(own + ["--kernel", KEEL_ELF, "--append",
-                        CMDLINE + " loglevel=2", "--"] + extra)
+        q = boot_to_verdict(own + ["--kernel", KEEL_ELF, "--append",
+                                   CMDLINE + " loglevel=2", "--"] + extra)
         try:
             magic, info_pa = entry_info(q)
             assert magic == 0x2BADB002, hex(magic)
@@ -472,7 +452,7 @@ def capture_mb2():
         "grub-ovmf-q35": ["--uefi", "--machine", "q35", "--mem", "256M"],
     }
     for name, opts in configs.items():
-        q = boot(opts + ["--iso", HALT_ISO], timeout=240)
+        q = boot_to_verdict(opts + ["--iso", HALT_ISO], timeout=240)
         try:
             magic, info_pa = entry_info(q)
             assert magic == 0x36D76289, hex(magic)

@@ -32,8 +32,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import Patch  # noqa: E402
 from matplotlib.ticker import FuncFormatter  # noqa: E402
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import keeltrace  # noqa: E402
+from keel import keeltrace  # noqa: E402
+from keel.bench import fmt_ns  # noqa: E402
 
 NODE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                 "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")
@@ -48,17 +48,6 @@ RUN_COLOURS = ("#4c72b0", "#dd8452", "#55a868", "#c44e52", "#8172b3",
 # whole timeline (else it would be a few pixels wide).
 SPLIT_SHARE = 0.15
 FIG_WIDTH = 12
-
-
-def fmt_ns(ns):
-    """Human duration: 812 ns, 35.2 us, 4.37 ms, 1.25 s."""
-    if ns < 1e3:
-        return f"{ns:.0f} ns"
-    if ns < 1e6:
-        return f"{ns / 1e3:.3g} us"
-    if ns < 1e9:
-        return f"{ns / 1e6:.3g} ms"
-    return f"{ns / 1e9:.3g} s"
 
 
 def _unit(span_ns):

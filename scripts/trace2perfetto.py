@@ -23,11 +23,9 @@ Timestamps are microseconds (the format's unit) with ns precision.
 
 import argparse
 import json
-import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import keeltrace  # noqa: E402
+from keel import keeltrace
 
 PID = 0
 

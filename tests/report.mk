@@ -38,4 +38,4 @@ report: $(if $(LOG),,report-sandbox-log)
 
 scripts-test:
 	$(Q)$(REPORT_BUILD)
-	$(Q)$(PYTHON) tests/scripts_test.py $(REPORT_KEEL)
+	$(Q)$(PYTHON) -m tests.scripts_test $(REPORT_KEEL)

@@ -1,8 +1,13 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Tests of the trace and picture scripts on real sandbox boots.
+"""Tests of the scripts and of scripts/keel/ on real sandbox boots.
 
-Usage: scripts_test.py [KEEL_BINARY]   (default build/sandbox/keel)
+Usage, from the top directory:
+  python3 -m tests.scripts_test [KEEL_BINARY]   (default build/sandbox/keel)
+
+keel.boot runs a boot and reads it: a captured real log gives its report
+and no problems, its exit status is compared, a timeout and a log without
+a report are clear failures, a crash names its signal, the QEMU commands
+it builds are what scripts/qemu.sh and qemu-arm64.sh parse.
 
 Checks report.py's expansion of the compact tables and report_bytes on
 hand-written reports. Boots the sandbox on tests/data/sandbox-2node.fw with
@@ -27,7 +32,6 @@ the exit status is non-zero on failure. Needs /usr/bin/python3 with
 matplotlib (Debian's python3-matplotlib).
 """
 
-import importlib.util
 import json
 import os
 import re
@@ -35,16 +39,12 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
-SCRIPTS = os.path.join(TOP, "scripts")
-sys.path.insert(0, SCRIPTS)
-import keeltrace  # noqa: E402
-import report  # noqa: E402
+from scripts.keel import boot, keeltrace, report
+from scripts.keel import fuzzmaps as fuzz_maps
+from scripts.keel.bench import fmt_ns
+from scripts.keel.boot import TOP
 
-_spec = importlib.util.spec_from_file_location(
-    "fuzz_maps", os.path.join(SCRIPTS, "fuzz-maps.py"))
-fuzz_maps = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fuzz_maps)
+SCRIPTS = os.path.join(TOP, "scripts")
 
 PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
 FW = os.path.join(TOP, "tests", "data", "sandbox-2node.fw")
@@ -70,13 +70,10 @@ def run(cmd, **kw):
                           timeout=TIMEOUT, **kw)
 
 
-def boot(keel, out, *args):
-    """Run the sandbox, write its log to @out. Return: (rc, log text)."""
-    r = run([keel, FW, *args])
-    text = r.stdout + r.stderr
-    with open(out, "w", encoding="utf-8") as f:
-        f.write(text)
-    return r.returncode, text
+def sandbox_boot(keel, out, *args):
+    """Run the sandbox, its log in @out. Return: (rc, log text)."""
+    b = boot.sandbox(keel, FW, args, timeout=TIMEOUT, log_path=out)
+    return b.status, b.log
 
 
 # ---- the Chrome trace-event checker ---------------------------------------
@@ -514,6 +511,103 @@ def fuzz_maps_real(keel, tmp):
            want="verdict")
 
 
+# ---- keel.boot -------------------------------------------------------------
+
+def _fake(tmp, name, body):
+    """An executable shell script @name in @tmp that runs @body: a stand-in
+    for keel whose ending the test chooses."""
+    path = os.path.join(tmp, name)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("#!/bin/sh\n" + body + "\n")
+    os.chmod(path, 0o755)
+    return path
+
+
+def boot_fake_tests(tmp):
+    """Endings that are not a pass, on stand-ins (no keel needed)."""
+    hang = _fake(tmp, "hang", "echo started; exec sleep 60")
+    b = boot.sandbox(hang, FW, timeout=1)
+    want = ["timed out after 1 s", "no KEEL-REPORT line in the log"]
+    check("boot: a timeout is a clear failure",
+          ([] if b.timed_out and b.status is None and b.problems() == want
+           and b.elapsed < 30 and "started" in b.log
+           else [f"status {b.status}, {b.elapsed:.1f} s, {b.problems()}, "
+                 f"log {b.log!r}"]))
+
+    nothing = _fake(tmp, "noreport", "echo 'keel: hello'; echo 'KEEL: PASS'")
+    b = boot.sandbox(nothing, FW, timeout=30)
+    check("boot: a missing report is a failure",
+          [] if (b.status == 0 and b.report is None
+                 and b.report_error == "no KEEL-REPORT line in the log"
+                 and b.problems() == [b.report_error])
+          else [f"report {b.report}, error {b.report_error!r}, "
+                f"problems {b.problems()}"])
+
+    crash = _fake(tmp, "crash", "echo 'keel: hello'; kill -SEGV $$")
+    b = boot.sandbox(crash, FW, timeout=30)
+    check("boot: a crash names its signal",
+          [] if b.status_text() == "killed by SIGSEGV" and not b.timed_out
+          else [f"status {b.status}: {b.status_text()!r}"])
+
+    # timeout(1)'s 124 from a QEMU script: a timeout, unless the case
+    # expects the halt that the timeout ends (x86_64's no-device cases).
+    halt = _fake(tmp, "halt", "echo 'keel: halting'; exit 124")
+    b = boot.qemu([halt], timeout=5)
+    got = (b.timed_out, b.problems(0)[:1], b.problems(124)[:1])
+    want = (True, ["timed out after 5 s"], ["no KEEL-REPORT line in the log"])
+    check("boot: QEMU status 124 is its timeout",
+          [] if got == want else [f"{got} != {want}"])
+
+    # The arguments reach the scripts in the form they parse.
+    kernel = _fake(tmp, "kernel", "")
+    r = run(boot.x86_64_cmd(["--dry-run", "--kernel", kernel, "--mem",
+                             "128M"], "after=exit audit=full", 17,
+                            ["-no-reboot"]))
+    want = ["timeout", " 17 ", "-m 128", "-append after=exit\\ audit=full",
+            "-no-reboot"]
+    check("boot: x86_64_cmd as qemu.sh reads it",
+          [f"{w!r} not in {r.stdout!r}" for w in want if w not in r.stdout]
+          + ([r.stderr] if r.returncode else []))
+    r = run(boot.arm64_cmd(kernel, ["--dry-run", "--smp", "2"],
+                           "after=poweroff", 17, ["-no-reboot"]))
+    want = ["-smp 2", f"-kernel {kernel}", "-append after=poweroff",
+            "-no-reboot"]
+    check("boot: arm64_cmd as qemu-arm64.sh reads it",
+          [f"{w!r} not in {r.stdout!r}" for w in want if w not in r.stdout]
+          + ([r.stderr] if r.returncode else []))
+
+    want = {None: "-", 812: "812 ns", 35200: "35.2 us", 4.37e6: "4.37 ms",
+            1.25e9: "1.25 s"}
+    got = {ns: fmt_ns(ns) for ns in want}
+    check("fmt_ns", [] if got == want else [f"{got} != {want}"])
+
+
+def boot_real_tests(keel, tmp):
+    """A real boot captured to a file gives its report and no problems;
+    the same log with another exit status is that status's failure."""
+    path = os.path.join(tmp, "captured.log")
+    b = boot.sandbox(keel, FW, ["bootscrub=on"], timeout=TIMEOUT,
+                     log_path=path)
+    with open(path, encoding="utf-8", errors="replace") as f:
+        saved = f.read()
+    with open(FW, encoding="utf-8") as f:
+        fw_cpus = sum(1 for ln in f if ln.split()[:1] == ["cpu"])
+    out = b.problems(0, {"cpus": fw_cpus, "boot": "sandbox",
+                         "cmdline": "bootscrub=on", "scrubbed": True})
+    if saved != b.log:
+        out.append(f"{path} holds {len(saved)} chars, the log {len(b.log)}")
+    if b.report is None:
+        out.append(f"no report: {b.report_error}")
+    check("boot: a captured sandbox log and its report", out)
+    if b.status != 0:
+        return
+    replay = _fake(tmp, "replay", f"cat '{path}'; exit 3")
+    r = boot.sandbox(replay, FW, timeout=30)
+    check("boot: another exit status is a failure",
+          [] if r.problems(0) == ["exit status 3, expected 0"]
+          and r.report == b.report else [str(r.problems(0))])
+
+
 # ---- real boots -----------------------------------------------------------
 
 def usage_tests():
@@ -533,7 +627,7 @@ def usage_tests():
 def real_tests(keel, tmp):
     # trace=full: one slice per scrub unit, checked against the report.
     log = os.path.join(tmp, "2node.log")
-    rc, text = boot(keel, log, "trace=full")
+    rc, text = sandbox_boot(keel, log, "trace=full")
     check("sandbox boot", [] if rc == 0 else [f"exit status {rc}"])
     try:
         rep = report.find_report(text)
@@ -562,8 +656,8 @@ def real_tests(keel, tmp):
 
     # Tiny units on a small heap overflow the 512-event buffers.
     olog = os.path.join(tmp, "overflow.log")
-    rc, text = boot(keel, olog, "mem=256M", "bootscrub_chunk=64K",
-                    "trace=full")
+    rc, text = sandbox_boot(keel, olog, "mem=256M", "bootscrub_chunk=64K",
+                            "trace=full")
     orep = report.find_report(text) if rc == 0 else None
     doc, r = perfetto(olog, os.path.join(tmp, "overflow.json"))
     if doc is None or orep is None:
@@ -596,7 +690,7 @@ def summary_boot(keel, tmp):
     the units are summed per node, and the scripts draw one slice per
     worker whose bytes are its scrub.per_cpu bytes."""
     log = os.path.join(tmp, "summary.log")
-    rc, text = boot(keel, log, "mem=256M", "bootscrub_chunk=64K")
+    rc, text = sandbox_boot(keel, log, "mem=256M", "bootscrub_chunk=64K")
     try:
         rep = report.find_report(text)
     except report.ReportError as e:
@@ -639,16 +733,20 @@ def main():
     compact_tests()
     usage_tests()
     fuzz_maps_synthetic()
+    with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
+        boot_fake_tests(tmp)
     if not os.access(keel, os.X_OK):
         check("keel binary", [f"{keel} is not built (make ARCH=sandbox)"])
     else:
         keep = os.environ.get("SCRIPTS_TEST_KEEP")
         if keep:
             os.makedirs(keep, exist_ok=True)
+            boot_real_tests(keel, keep)
             real_tests(keel, keep)
             fuzz_maps_real(keel, keep)
         else:
             with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
+                boot_real_tests(keel, tmp)
                 real_tests(keel, tmp)
                 fuzz_maps_real(keel, tmp)
     print(f"scripts-test: {passed} passed, {failed} failed")

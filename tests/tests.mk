@@ -49,11 +49,11 @@ fuzz:
 # Sandbox end to end (the real binary on firmware descriptions), then the
 # replay of real machines' firmware (tests/data/machines, docs/replay.md).
 sandbox-test: $(O)/keel
-	$(Q)$(PYTHON) tests/sandbox/run.py $(O)/keel && \
-		$(PYTHON) tests/machines/replay.py $(O)/keel
+	$(Q)$(PYTHON) -m tests.sandbox.run $(O)/keel && \
+		$(PYTHON) -m tests.machines.replay $(O)/keel
 
 replay-test: $(O)/keel
-	$(Q)$(PYTHON) tests/machines/replay.py $(O)/keel
+	$(Q)$(PYTHON) -m tests.machines.replay $(O)/keel
 
 # Hostile firmware maps booted on the sandbox, each checked for its
 # invariants (scripts/fuzz-maps.py, docs/fuzzing.md). N cases of seed SEED;

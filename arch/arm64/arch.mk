@@ -71,8 +71,8 @@ run-grub: deps $(O)/Image
 		--grub --append "$(CMDLINE)" --timeout 120
 
 qemu-test: $(O)/Image
-	$(Q)$(PYTHON) tests/qemu/arm64.py --image $(O)/Image --logs $(O)/qemu-logs
+	$(Q)$(PYTHON) -m tests.qemu.arm64 --image $(O)/Image --logs $(O)/qemu-logs
 
 # make check-scale: the largest machine (tests/qemu/arm64.py --scale).
 qemu-scale-test: deps $(O)/Image
-	$(Q)$(PYTHON) tests/qemu/arm64.py --scale --image $(O)/Image --logs $(O)/qemu-scale-logs
+	$(Q)$(PYTHON) -m tests.qemu.arm64 --scale --image $(O)/Image --logs $(O)/qemu-scale-logs

@@ -62,8 +62,8 @@ run-iso-uefi: deps $(O)/keel-qemu.iso
 
 # The boot matrix builds its own ISO (command line after=exit).
 qemu-test: deps $(KEEL_ELF)
-	$(Q)$(PYTHON) tests/qemu/x86_64.py --elf $(KEEL_ELF) --logs $(O)/qemu-logs
+	$(Q)$(PYTHON) -m tests.qemu.x86_64 --elf $(KEEL_ELF) --logs $(O)/qemu-logs
 
 # make check-scale: the largest machine (tests/qemu/x86_64.py --scale).
 qemu-scale-test: deps $(KEEL_ELF)
-	$(Q)$(PYTHON) tests/qemu/x86_64.py --scale --elf $(KEEL_ELF) --logs $(O)/qemu-scale-logs
+	$(Q)$(PYTHON) -m tests.qemu.x86_64 --scale --elf $(KEEL_ELF) --logs $(O)/qemu-scale-logs

@@ -4,7 +4,7 @@
 the sandbox keel with bootscrub=off, its report checked against
 NAME.expect.json.
 
-Usage: replay.py KEEL_BINARY [NAME ...]
+Usage: python3 -m tests.machines.replay KEEL_BINARY [NAME ...]
 
 The expectations were written by hand from each machine's specification
 and an iasl decode of its tables (SRAT memory ranges and CPU domains, SLIT
@@ -16,12 +16,10 @@ them. One line per machine, then "replay: N passed, M failed".
 import glob
 import json
 import os
-import subprocess
 import sys
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(TOP, "scripts"))
-import report  # noqa: E402
+from scripts.keel import boot, report
+from scripts.keel.boot import TOP
 
 DATA = os.path.join(TOP, "tests", "data", "machines")
 TIMEOUT = int(os.environ.get("SANDBOX_TEST_TIMEOUT", "120"))
@@ -101,15 +99,13 @@ def main(argv):
     for name in names:
         with open(os.path.join(DATA, name + ".expect.json")) as f:
             exp = json.load(f)
-        cmd = [keel, os.path.join(DATA, name + ".fw"), "bootscrub=off"]
-        try:
-            p = subprocess.run(cmd, capture_output=True, text=True,
-                               timeout=TIMEOUT)
-            log = p.stdout + p.stderr
-            problems = [] if p.returncode == 0 else [f"exit {p.returncode}"]
-            problems += check(name, exp, log)
-        except subprocess.TimeoutExpired:
-            problems = [f"timeout after {TIMEOUT} s"]
+        b = boot.sandbox(keel, os.path.join(DATA, name + ".fw"),
+                         ["bootscrub=off"], timeout=TIMEOUT)
+        if b.timed_out:
+            problems = [b.status_text()]
+        else:
+            problems = [] if b.status == 0 else [b.status_text()]
+            problems += check(name, exp, b.log)
         if problems:
             failed += 1
             print(f"FAIL {name}: " + "; ".join(problems))

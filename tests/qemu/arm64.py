@@ -1,12 +1,11 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """arm64 QEMU boot matrix for keel (called by `make ARCH=arm64 qemu-test`).
 
 Each case is a fresh QEMU virt boot through scripts/qemu-arm64.sh with a
-timeout, the serial log saved to LOGDIR/<case>.log, and the report checked
-with scripts/report.py (check_report) plus a few arm64 facts (el, loader,
-named reservations) and the case's own checks. Cases run one at a time
-(never two QEMUs at once).
+timeout (scripts/keel/boot.py), the serial log saved to LOGDIR/<case>.log,
+and the report checked with keel.report (check_report) plus a few arm64
+facts (el, loader, named reservations) and the case's own checks. Cases
+run one at a time (never two QEMUs at once).
 
 Every case boots with audit=full (heap_check plus, after a scrub, the
 free-page zero sampling; the default audit is covered by the sandbox
@@ -14,8 +13,9 @@ cases); audit.problems must be 0 everywhere. Fault injection
 (docs/cmdline.md), stress=5 racing the idle scrub and bench=on have cases
 of their own, as on x86_64.
 
-Usage: arm64.py [--image build/arm64/Image] [--logs DIR] [--only NAME,...]
-                [--list]
+Usage, from the top directory:
+  python3 -m tests.qemu.arm64 [--image build/arm64/Image] [--logs DIR]
+                              [--only NAME,...] [--list] [--scale]
 Prints one line per case and a final "qemu-test arm64: N passed, M failed";
 exit status 1 when any case failed.
 """
@@ -26,17 +26,14 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "scripts"))
-import report  # noqa: E402
-from checks import (cpu_failed, every_node_scrubbed,  # noqa: E402
-                    json_is, kernel_still_reserved, scrub_calibrated,
-                    scrubbers_are, stress_ok_everywhere,
-                    warning_lines_at_most)
+from scripts.keel import boot, report
+from scripts.keel.boot import TOP
 
-QEMU_SH = os.path.join(TOP, "scripts", "qemu-arm64.sh")
+from .checks import (cpu_failed, every_node_scrubbed, json_is,
+                     kernel_still_reserved, scrub_calibrated, scrubbers_are,
+                     stress_ok_everywhere, warning_lines_at_most)
+
 M = 1 << 20
 TIMEOUT = 30
 
@@ -226,7 +223,8 @@ def make_reserved_dtb(workdir, qemu_args):
 def _patched_dtb(workdir, qemu_args, node):
     """Dump QEMU's DT for @qemu_args and merge @node (DTS text) into /."""
     dtb = os.path.join(workdir, "virt.dtb")
-    subprocess.run([QEMU_SH, *qemu_args, "--dumpdtb", dtb, "--timeout", "20",
+    subprocess.run([boot.QEMU_ARM64_SH, *qemu_args, "--dumpdtb", dtb,
+                    "--timeout", "20",
                     "--log", os.path.join(workdir, "dump.log")], check=False)
     dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", dtb],
                          check=True, capture_output=True, text=True).stdout
@@ -536,27 +534,13 @@ def run_case(c, image, logdir):
     append = f"{after} {c['append']}".strip()
     with tempfile.TemporaryDirectory(prefix="keel-arm64-") as work:
         extra = c["setup"](work, c["args"]) if c["setup"] else []
-        cmd = [QEMU_SH, "--image", image, *c["args"], *extra,
-               "--append", append, "--timeout", str(c["timeout"]),
-               "--log", log_path]
-        t0 = time.monotonic()
-        rc = subprocess.run(cmd, check=False).returncode
-        secs = time.monotonic() - t0
-    with open(log_path, errors="replace") as f:
-        log = f.read()
-    fails = []
-    if rc == 124:
-        fails.append(f"timed out after {c['timeout']} s")
-    elif rc != 0:
-        fails.append(f"QEMU exited with status {rc}")
-    fails += report.check_report(log, c["expect"])
-    try:
-        rep = report.find_report(log)
-    except Exception:  # already reported by check_report
-        rep = None
-    if rep is not None:
-        fails += arm64_checks(c, rep, log)
-    return fails, secs, log_path
+        cmd = boot.arm64_cmd(image, [*c["args"], *extra], append,
+                             c["timeout"])
+        b = boot.qemu(cmd, c["timeout"], log_path)
+    fails = b.problems(0, c["expect"])
+    if b.report is not None:
+        fails += arm64_checks(c, b.report, b.log)
+    return fails, b.elapsed, log_path
 
 
 def main():

@@ -1,10 +1,13 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """The x86_64 QEMU boot matrix (make ARCH=x86_64 qemu-test).
 
+Run from the top directory: python3 -m tests.qemu.x86_64 --elf ELF --logs
+DIR [--only NAME,...] [--list] [--scale].
+
 Each case is one fresh QEMU boot through scripts/qemu.sh with after=exit
-and a timeout; the serial log is saved under --logs and checked with
-scripts/report.py (check_report) plus the case's own checks on the JSON.
+and a timeout (scripts/keel/boot.py); the serial log is saved under --logs
+and checked with keel.report (check_report) plus the case's own checks on
+the JSON.
 The after-* cases leave after= out (or the isa-debug-exit device, or the
 CPUID hypervisor bit) and check how the boot ends: exit status 33 from the
 debug-exit port, 0 from the ACPI power-off fallback, or a halt (timeout).
@@ -35,21 +38,20 @@ import re
 import shlex
 import subprocess
 import sys
-import time
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(TOP, "scripts"))
-import report  # noqa: E402
-from checks import (cpu_failed, every_node_scrubbed,  # noqa: E402
-                    json_is, kernel_still_reserved, scrub_calibrated,
-                    scrubbers_are, stress_ok_everywhere)
+from scripts.keel import boot, report
+from scripts.keel.boot import TOP
+from scripts.keel.report import HEAP_MODES
 
-QEMU_SH = os.path.join(TOP, "scripts", "qemu.sh")
+from .checks import (cpu_failed, every_node_scrubbed, json_is,
+                     kernel_still_reserved, scrub_calibrated, scrubbers_are,
+                     stress_ok_everywhere)
+
 MKISO = os.path.join(TOP, "scripts", "mkiso.sh")
 EXIT_PASS = 33   # isa-debug-exit: (0x10 << 1) | 1
 EXIT_FAIL = 35   # (0x11 << 1) | 1
 EXIT_POWEROFF = 0  # ACPI S5 (after=poweroff, or exit without the device)
-EXIT_HALT = 124  # scripts/qemu.sh --timeout expired: keel halted
+EXIT_HALT = boot.TIMEOUT_STATUS  # scripts/qemu.sh --timeout: keel halted
 ISO_CMDLINE = "after=exit bootscrub=on audit=full"
 M = 1 << 20
 G = 1 << 30
@@ -518,7 +520,7 @@ def build_cases(elf, memdir):
         Case(f"heap-{mode}", kern + ["--mem", "256M"], 256 * M,
              f"{base} bootscrub=off heap_init={mode}", expect=boot1,
              checks=[log_contains(f"({mode})")])
-        for mode in ("lazy", "chunked", "pagewise")
+        for mode in HEAP_MODES
     ]
 
 
@@ -777,35 +779,27 @@ def without_debug_exit(args):
 
 
 def run_case(case, isos, logdir):
-    args = [QEMU_SH, "x86_64"] + case.qemu_args
+    args = case.qemu_args
     if case.iso:
         iso = isos[case.iso_cmdline or ISO_CMDLINE]
-        args = [QEMU_SH, "x86_64", "--iso", iso] + case.qemu_args
-    elif case.append:
-        args += ["--append", case.append]
-    args += ["--timeout", str(case.timeout)]
+        args = ["--iso", iso] + case.qemu_args
     com2_path = os.path.join(logdir, case.name + ".com2.log")
-    tail = case.qemu_tail
+    extra = list(case.qemu_tail)
     if case.console:
         if os.path.exists(com2_path):
             os.unlink(com2_path)
-        tail = ["-serial", f"file:{com2_path}"] + tail
-    if tail:
-        args += ["--"] + tail
+        extra = ["-serial", f"file:{com2_path}"] + extra
+    cmd = boot.x86_64_cmd(args, None if case.iso else case.append or None,
+                          case.timeout, extra)
     if not case.debug_exit:
-        args = without_debug_exit(args)
+        cmd = without_debug_exit(cmd)
     log_path = os.path.join(logdir, case.name + ".log")
-    t0 = time.monotonic()
-    with open(log_path, "wb") as log:
-        proc = subprocess.run(args, stdout=log, stderr=subprocess.STDOUT,
-                              stdin=subprocess.DEVNULL)
-    secs = time.monotonic() - t0
+    b = boot.qemu(cmd, case.timeout, log_path)
     if "--file-backed" in case.qemu_args:
         memdir = case.qemu_args[case.qemu_args.index("--file-backed") + 1]
         for f in os.listdir(memdir):
             os.unlink(os.path.join(memdir, f))
-    with open(log_path, "rb") as f:
-        text = f.read().decode("utf-8", "replace")
+    text = b.log
     problems = []
     if case.console:
         com2 = ""
@@ -817,26 +811,18 @@ def run_case(case, isos, logdir):
         if "KEEL-REPORT" in other:
             problems.append(f"the report is on the port other than "
                             f"{case.console}")
+        b.log = text  # the report is read from the chosen port
     if case.no_report_log is not None:
         if case.no_report_log not in text:
             problems.append(f"log lacks {case.no_report_log!r}")
         if "KEEL-REPORT" in text:
             problems.append("a report was printed")
-        if proc.returncode != 124:
-            problems.append(f"QEMU exit status {proc.returncode}, "
-                            "expected a halt (timeout)")
-        return problems, secs, log_path, None
-    if proc.returncode == 124 and case.exit_status != EXIT_HALT:
-        problems.append(f"timeout after {case.timeout} s")
-    elif proc.returncode != case.exit_status:
-        problems.append(f"QEMU exit status {proc.returncode}, expected "
-                        f"{case.exit_status}")
-    problems += report.check_report(text, case.expect)
-    rep = None
-    try:
-        rep = report.find_report(text)
-    except report.ReportError:
-        pass
+        if b.status != EXIT_HALT:
+            problems.append(f"QEMU {b.status_text()}, expected a halt "
+                            "(timeout)")
+        return problems, b.elapsed, log_path, None
+    problems += b.problems(case.exit_status, case.expect)
+    rep = b.report
     if rep is not None:
         problems += audit_checked(rep, text)
         for check in case.checks:
@@ -844,24 +830,31 @@ def run_case(case, isos, logdir):
                 problems += check(rep, text)
             else:
                 problems += check(rep)
-    return problems, secs, log_path, rep
+    return problems, b.elapsed, log_path, rep
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--elf", required=True)
-    ap.add_argument("--logs", required=True)
+    ap.add_argument("--elf", default=os.path.join(TOP, "build", "x86_64",
+                                                  "keel.elf"))
+    ap.add_argument("--logs", default=os.path.join(TOP, "build", "x86_64",
+                                                   "qemu-logs"))
     ap.add_argument("--only", help="comma-separated case names")
+    ap.add_argument("--list", action="store_true",
+                    help="print the case names and exit")
     ap.add_argument("--scale", action="store_true",
                     help="the big-machine cases (make check-scale) instead")
     args = ap.parse_args()
-    os.makedirs(args.logs, exist_ok=True)
     memdir = os.path.join(args.logs, "mem")
-    os.makedirs(memdir, exist_ok=True)
     if args.scale:
         cases = scale_cases(args.elf)
     else:
         cases = build_cases(args.elf, memdir)
+    if args.list:
+        for c in cases:
+            print(c.name)
+        return 0
+    os.makedirs(memdir, exist_ok=True)
     if args.only:
         names = set(args.only.split(","))
         cases = [c for c in cases if c.name in names]
@@ -892,7 +885,7 @@ def main():
             print(f"  PASS    {case.name} ({secs:.1f} s)")
 
     # heap_init modes: the same machine must account identically.
-    modes = [reps.get(f"heap-{m}") for m in ("lazy", "chunked", "pagewise")]
+    modes = [reps.get(f"heap-{m}") for m in HEAP_MODES]
     if all(modes):
         keys = lambda r: (r["heap"]["total_pages"], r["heap"]["free_pages"],
                           r["audit"]["ram_pages"], r["audit"]["free_pages"],

@@ -1,34 +1,29 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Sandbox end-to-end tests: the real keel binary on firmware descriptions.
 
-Usage: run.py KEEL_BINARY [CASE_NAME ...]
+Usage, from the top directory:
+  python3 -m tests.sandbox.run KEEL_BINARY [CASE_NAME ...]
 
 Each case is a firmware description (tests/data/*.fw), a command line and
 expectations. The expectations about the machine (nodes, RAM per node, CPUs,
 distances) are derived here by reading the .fw file, never copied from
-keel's output; scripts/report.py checks the KEEL-REPORT line against them.
-Every run is bounded by a timeout. One line per case, then
-"sandbox-test: N passed, M failed"; the exit status is non-zero on failure.
+keel's output; keel.report checks the KEEL-REPORT line against them.
+Every run is bounded by a timeout (scripts/keel/boot.py runs the boots).
+One line per case, then "sandbox-test: N passed, M failed"; the exit
+status is non-zero on failure.
 """
 
 import os
 import re
-import signal
-import subprocess
 import sys
 import time
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
-sys.path.insert(0, os.path.join(TOP, "scripts"))
-import report  # noqa: E402
-import importlib.util  # noqa: E402
-
 # One oracle of the node-map policy, shared with the hostile-map fuzzer.
-_spec = importlib.util.spec_from_file_location(
-    "fuzz_maps", os.path.join(TOP, "scripts", "fuzz-maps.py"))
-fuzz_maps = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(fuzz_maps)
+from scripts.keel import boot, report
+from scripts.keel import fuzzmaps as fuzz_maps
+from scripts.keel.boot import TOP
+
+from ..qemu import checks
 
 DATA = os.path.join(TOP, "tests", "data")
 BINARY = None  # the keel under test (main sets it)
@@ -95,8 +90,8 @@ class FwDesc:
 
     def node_map(self, max_nodes):
         """Firmware node id -> keel node id, by the policy of
-        include/keel/nodemap.h as scripts/fuzz-maps.py's oracle states it
-        (node_map() there)."""
+        include/keel/nodemap.h as scripts/keel/fuzzmaps.py's oracle states
+        it (node_map() there)."""
         fw = {"ram": self.ram, "cpus": self.cpus,
               "distance": [(a, b, v) for (a, b), v in self.dist.items()]}
         return fuzz_maps.node_map(fw, max_nodes, len(self.cpus))[0]
@@ -117,28 +112,13 @@ class FwDesc:
 
 
 def run_keel(binary, fw, cmdline, timeout=None):
-    """Run one boot. Return: (exit status or None on timeout, log text)."""
+    """Run one boot of tests/data/@fw. Return: a keel.boot.Boot."""
     # Sandbox options (--prefault) go before the firmware description.
-    opts = [w for w in cmdline if w.startswith("--")]
-    cmd = ([binary] + opts + [os.path.join(DATA, fw)]
-           + [w for w in cmdline if not w.startswith("--")])
-    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0")
-    try:
-        p = subprocess.run(cmd, stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT,
-                           timeout=timeout or TIMEOUT, env=env, cwd=TOP)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout or b""
-        return None, out.decode("utf-8", "replace")
-    return p.returncode, p.stdout.decode("utf-8", "replace")
-
-
-def status_text(rc, timeout=None):
-    if rc is None:
-        return f"timed out after {timeout or TIMEOUT} s"
-    if rc < 0:
-        return f"killed by {signal.Signals(-rc).name}"
-    return f"exit status {rc}"
+    return boot.sandbox(binary, os.path.join(DATA, fw),
+                        [w for w in cmdline if not w.startswith("--")],
+                        opts=[w for w in cmdline if w.startswith("--")],
+                        timeout=timeout or TIMEOUT,
+                        env={"ASAN_OPTIONS": "detect_leaks=0"}, cwd=TOP)
 
 
 def audit_numbers(rep):
@@ -384,11 +364,7 @@ def check_unit_bytes(unit):
 def check_calibrated(forced=None):
     """scrub.calibration: every primitive timed, the fastest (or @forced)
     used; the checks shared with the QEMU matrices."""
-    spec = importlib.util.spec_from_file_location(
-        "checks", os.path.join(TOP, "tests", "qemu", "checks.py"))
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod.scrub_calibrated(forced)
+    return checks.scrub_calibrated(forced)
 
 
 def check_idle_reported(rep, log):
@@ -541,10 +517,10 @@ SIZE_CMDLINE = ["bootscrub_chunk=1M"]  # every CPU gets units, on every node
 
 
 def report_size(fw, cmdline):
-    rc, log = run_keel(BINARY, fw, cmdline)
-    if rc != 0:
-        return None, f"{fw}: {status_text(rc)}"
-    return len(report.report_text(log).encode()), None
+    b = run_keel(BINARY, fw, cmdline)
+    if b.status != 0:
+        return None, f"{fw}: {b.status_text()}"
+    return len(report.report_text(b.log).encode()), None
 
 
 def check_report_size(rep, log):
@@ -819,20 +795,20 @@ def big_cases():
 
 def run_case(binary, case):
     """Return: list of failures (empty = passed)."""
-    rc, log = run_keel(binary, case.fw, case.cmdline, case.timeout)
-    if rc is None or rc < 0:
-        tail = " | ".join(log.strip().splitlines()[-3:])
-        return [f"{status_text(rc, case.timeout)}; last lines: {tail}"]
-    verdict, reason = report.find_verdict(log)
+    b = run_keel(binary, case.fw, case.cmdline, case.timeout)
+    rc, log = b.status, b.log
+    if b.timed_out or rc < 0:
+        return [f"{b.status_text()}; last lines: {b.tail()}"]
+    verdict, reason = b.verdict()
     if case.clean_fail_ok and verdict != "PASS" and rc != 0:
         # A refusal is fine (KEEL: FAIL or an early error exit) as long as
         # it is not a crash and says why.
         if not re.search(r"keel: (warning|error|panic): ", log):
-            return [f"{status_text(rc)} without a warning/error line "
+            return [f"{b.status_text()} without a warning/error line "
                     "saying why"]
         return []
     if verdict is None:
-        return [f"no KEEL: verdict line ({status_text(rc)})"]
+        return [f"no KEEL: verdict line ({b.status_text()})"]
     exp = {}
     if case.derive:
         exp.update(FwDesc(os.path.join(DATA, case.fw)).expectations())
@@ -842,12 +818,12 @@ def run_case(binary, case):
         exp["cmdline"] = " ".join(words) if words else None
     failures = report.check_report(log, exp)
     if verdict == "PASS" and rc != 0:
-        failures.append(f"PASS but {status_text(rc)}")
+        failures.append(f"PASS but {b.status_text()}")
     if verdict == "FAIL" and rc == 0:
         failures.append("FAIL but exit status 0")
     if failures:
         return failures
-    case.report = report.find_report(log)
+    case.report = b.report
     for check in case.checks:
         failures += check(case.report, log)
     return failures

@@ -35,11 +35,7 @@ buffer overflowed, or the phase was still open at the report - becomes a
 slice to the last timestamp of the trace, flagged "open".
 """
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import report  # noqa: E402
+from . import report
 
 SCRUB_UNIT = "scrub_unit"
 

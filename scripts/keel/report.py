@@ -1,0 +1,519 @@
+# SPDX-License-Identifier: MIT
+"""Parse and check a keel boot log (DESIGN section 7).
+
+A keel boot prints human lines, exactly one line "KEEL-REPORT {json}" and a
+verdict line "KEEL: PASS" or "KEEL: FAIL <reason>". This module finds the
+JSON (expanding its compact tables back into lists of objects, so callers
+never see the difference: find_report()), checks that it has every
+required key with the right type, that the page audit balances, that the
+numbers agree with each other (report_bytes is the length of the JSON
+text), and that they match what the caller expected from the machine it
+booted.
+
+Library use (the QEMU and sandbox tests do this):
+
+    from keel import report        # scripts; the tests: scripts.keel
+    failures = report.check_report(log_text, {"cpus": 4, "nodes": 2})
+    # [] when everything holds, else one human-readable string per problem
+
+Command line (scripts/report.py runs main()):
+
+    report.py LOG [--expect-cpus N] [--expect-online N] [--expect-nodes N]
+              [--expect-node-mem 0:512M,1:512M] [--mem-tolerance BYTES]
+              [--expect-distance "10,20;20,10"] [--expect-ram BYTES]
+              [--ram-tolerance BYTES] [--expect-cmdline STR]
+              [--expect-boot PROTO] [--expect-scrubbed] [--expect-fail]
+              [--max-report-bytes SIZE] [--json]
+
+Exit status 0 and one "report.py: OK (...)" line when every check holds,
+else one line per failed check and exit status 1 (2 for usage errors).
+"""
+
+import argparse
+import json
+import re
+import sys
+
+PAGE_SIZE = 4096
+
+_INT = "int"
+_NUM = "number"
+_STR = "str"
+_BOOL = "bool"
+_LIST = "list"
+_OBJ = "object"
+_STR_OR_NULL = "str-or-null"
+_INT_OR_NULL = "int-or-null"
+
+# Required keys of DESIGN section 7, in report order: name -> type, or a
+# nested dict for objects, or ("list", {item keys}) for lists of objects.
+SCHEMA = {
+    "schema": _INT,
+    "arch": _STR,
+    "boot": _STR,
+    "loader": _STR,
+    "cmdline": _STR,
+    "timer": {"source": _STR, "hz": _INT, "calibrated_by": _STR},
+    "cpus": (_LIST, {"id": _INT, "hwid": _INT, "node": _INT,
+                     "package": _INT, "core": _INT, "thread": _INT,
+                     "online": _BOOL, "scrubber": _BOOL}),
+    "nodes": (_LIST, {"id": _INT, "mem_bytes": _INT, "ranges": _LIST,
+                      "cpus": _LIST, "distance": _LIST,
+                      "fw_id": _INT_OR_NULL}),
+    "memmap": {"ram_bytes": _INT, "reserved_bytes": _INT, "ranges": _LIST},
+    "bootmem": {"allocated_bytes": _INT, "allocations": _INT,
+                "frametable_pieces": _INT, "merged_regions": _INT},
+    "heap": {"mode": _STR, "init_ns": _NUM, "chunks": _INT,
+             "total_pages": _INT, "free_pages": _INT, "max_order": _INT,
+             "max_free_order": _INT,
+             "per_node": (_LIST, {"node": _INT, "free_pages": _INT,
+                                  "chunks": _INT, "init_ns": _NUM})},
+    "scrub": {"mode": _STR, "ns": _NUM, "bytes": _INT, "workers": _INT,
+              "primitive": _STR, "heap_ready_ns": _NUM,
+              "all_clean_ns": _NUM,
+              "per_node": (_LIST, {"node": _INT, "bytes": _INT,
+                                   "ns": _NUM, "cpus": _LIST}),
+              "per_cpu": (_LIST, {"cpu": _INT, "node": _INT,
+                                  "bytes": _INT, "ns": _NUM})},
+    "cachemaint": {"mode": _STR, "ops": _INT, "bytes": _INT},
+    "audit": {"ram_pages": _INT, "free_pages": _INT,
+              "allocated_pages": _INT, "reserved_pages": _INT,
+              "lost_pages": _INT, "ok": _BOOL},
+    "trace": (_LIST, {"name": _STR, "cpu": _INT, "ns": _NUM}),
+    "result": _STR,
+}
+
+BENCH_ROW = {"order": _INT, "count": _INT, "ns_avg": _NUM, "ns_max": _NUM,
+             "lock_ns_max": _NUM, "maint_ns": _NUM, "mode": _STR}
+
+BOOT_PROTOCOLS = ("multiboot1", "multiboot2", "dt", "efi", "sandbox")
+
+# heap.mode: how the heap took over the free memory (heap_init=).
+HEAP_MODES = ("lazy", "chunked", "pagewise")
+
+_SUFFIX = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+class ReportError(Exception):
+    """The log holds no usable report (none, several, or bad JSON)."""
+
+
+def parse_size(text):
+    """'512M' -> 536870912; decimal or 0x-hex with an optional K/M/G/T."""
+    t = text.strip()
+    mult = 1
+    if t and t[-1].upper() in _SUFFIX:
+        mult = _SUFFIX[t[-1].upper()]
+        t = t[:-1]
+    return int(t, 0) * mult
+
+
+def _type_ok(value, kind):
+    if kind == _INT:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == _NUM:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if kind == _STR:
+        return isinstance(value, str)
+    if kind == _STR_OR_NULL:
+        return value is None or isinstance(value, str)
+    if kind == _INT_OR_NULL:
+        return value is None or _type_ok(value, _INT)
+    if kind == _BOOL:
+        return isinstance(value, bool)
+    if kind == _LIST:
+        return isinstance(value, list)
+    if kind == _OBJ:
+        return isinstance(value, dict)
+    raise ValueError(kind)
+
+
+def _check_schema(obj, schema, path, out):
+    for key, kind in schema.items():
+        where = f"{path}.{key}" if path else key
+        if key not in obj:
+            out.append(f"missing key {where}")
+            continue
+        value = obj[key]
+        if isinstance(kind, dict):
+            if not isinstance(value, dict):
+                out.append(f"{where}: expected an object")
+            else:
+                _check_schema(value, kind, where, out)
+        elif isinstance(kind, tuple):
+            if not isinstance(value, list):
+                out.append(f"{where}: expected a list")
+                continue
+            for i, item in enumerate(value):
+                if not isinstance(item, dict):
+                    out.append(f"{where}[{i}]: expected an object")
+                else:
+                    _check_schema(item, kind[1], f"{where}[{i}]", out)
+        elif not _type_ok(value, kind):
+            out.append(f"{where}: expected {kind}, got {value!r:.40}")
+
+
+def is_table(value):
+    """A compact table: {"columns": [names], "rows": [[values], ...]}."""
+    return (isinstance(value, dict) and set(value) == {"columns", "rows"}
+            and isinstance(value["columns"], list)
+            and isinstance(value["rows"], list))
+
+
+def expand_tables(value, path=""):
+    """Turn every compact table inside @value into a list of dicts, one per
+    row, keyed by the column names (docs/report-format.md, "Tables"), so
+    that callers see the same shape whether keel printed tables or lists of
+    objects. Raises ReportError on a row whose length differs from the
+    number of columns.
+    """
+    if is_table(value):
+        cols = value["columns"]
+        out = []
+        for i, row in enumerate(value["rows"]):
+            if not isinstance(row, list) or len(row) != len(cols):
+                raise ReportError(f"{path}.rows[{i}]: expected a list of "
+                                  f"{len(cols)} values ({', '.join(map(str, cols))})")
+            out.append({c: expand_tables(v, f"{path}[{i}].{c}")
+                        for c, v in zip(cols, row)})
+        return out
+    if isinstance(value, dict):
+        return {k: expand_tables(v, f"{path}.{k}" if path else k)
+                for k, v in value.items()}
+    if isinstance(value, list):
+        return [expand_tables(v, f"{path}[{i}]") for i, v in enumerate(value)]
+    return value
+
+
+def report_text(log_text):
+    """The JSON text of the single KEEL-REPORT line of @log_text, as printed.
+
+    Raises ReportError when there is none or more than one.
+    """
+    lines = [ln for ln in log_text.splitlines() if "KEEL-REPORT " in ln]
+    if not lines:
+        raise ReportError("no KEEL-REPORT line in the log")
+    if len(lines) > 1:
+        raise ReportError(f"{len(lines)} KEEL-REPORT lines in the log "
+                          "(expected exactly one)")
+    return lines[0].split("KEEL-REPORT ", 1)[1].rstrip("\r\n")
+
+
+def find_report(log_text, raw=False):
+    """Return the parsed JSON of the single KEEL-REPORT line of @log_text.
+
+    Compact tables are expanded into lists of objects (expand_tables())
+    unless @raw. Raises ReportError when there is none, more than one, or
+    bad JSON.
+    """
+    text = report_text(log_text).strip()
+    try:
+        rep = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ReportError(f"KEEL-REPORT is not valid JSON: {e}") from e
+    if not isinstance(rep, dict):
+        raise ReportError("KEEL-REPORT is not a JSON object")
+    return rep if raw else expand_tables(rep)
+
+
+def find_verdict(log_text):
+    """('PASS', None), ('FAIL', reason) or (None, None) when no verdict."""
+    for ln in log_text.splitlines():
+        m = re.search(r"KEEL: (PASS|FAIL)\b ?(.*)", ln)
+        if m:
+            return m.group(1), (m.group(2).strip() or None)
+    return None, None
+
+
+def _parse_distance(text):
+    return [[int(v) for v in row.split(",")] for row in text.split(";")]
+
+
+def _report_size(rep, log_text, out):
+    """report_bytes, when printed, is the length of the JSON text."""
+    if "report_bytes" not in rep or "KEEL-REPORT " not in (log_text or ""):
+        return
+    try:
+        got = len(report_text(log_text).encode("utf-8"))
+    except ReportError:
+        return
+    if rep["report_bytes"] != got:
+        out.append(f"report_bytes {rep['report_bytes']} != length of the "
+                   f"KEEL-REPORT JSON {got}")
+
+
+def _consistency(rep, out):
+    """Checks that hold on every boot, whatever the machine."""
+    if rep.get("schema") != 1:
+        out.append(f"schema is {rep.get('schema')!r}, expected 1")
+    if rep.get("boot") not in BOOT_PROTOCOLS:
+        out.append(f"boot is {rep.get('boot')!r}, not one of "
+                   f"{', '.join(BOOT_PROTOCOLS)}")
+    if rep.get("arch") == "arm64" and not _type_ok(rep.get("el"), _INT):
+        out.append("missing key el (arm64)")
+    if "bench" in rep:
+        if not isinstance(rep["bench"], list):
+            out.append("bench: expected a list")
+        else:
+            for i, row in enumerate(rep["bench"]):
+                if isinstance(row, dict):
+                    _check_schema(row, BENCH_ROW, f"bench[{i}]", out)
+                else:
+                    out.append(f"bench[{i}]: expected an object")
+    elif re.search(r"(^|\s)bench(=on|=yes|=1|\s|$)", rep.get("cmdline", "")):
+        out.append("missing key bench (bench=on)")
+
+
+
+def _balance(rep, out):
+    """The books must balance on every passing boot."""
+    audit = rep["audit"]
+    heap = rep["heap"]
+    if audit["lost_pages"] != 0:
+        out.append(f"audit.lost_pages = {audit['lost_pages']} (must be 0)")
+    if not audit["ok"]:
+        out.append("audit.ok is false")
+    accounted = (audit["free_pages"] + audit["allocated_pages"] +
+                 audit["reserved_pages"])
+    if accounted != audit["ram_pages"]:
+        out.append(f"audit: free {audit['free_pages']} + allocated "
+                   f"{audit['allocated_pages']} + reserved "
+                   f"{audit['reserved_pages']} = {accounted} != ram_pages "
+                   f"{audit['ram_pages']}")
+    if heap["free_pages"] != audit["free_pages"]:
+        out.append(f"heap.free_pages {heap['free_pages']} != "
+                   f"audit.free_pages {audit['free_pages']} (walked)")
+    node_mem = sum(n["mem_bytes"] for n in rep["nodes"])
+    if node_mem != rep["memmap"]["ram_bytes"]:
+        out.append(f"sum of nodes[].mem_bytes {node_mem} != "
+                   f"memmap.ram_bytes {rep['memmap']['ram_bytes']}")
+    per_node_free = sum(p["free_pages"] for p in heap["per_node"])
+    if per_node_free != heap["free_pages"]:
+        out.append(f"sum of heap.per_node[].free_pages {per_node_free} != "
+                   f"heap.free_pages {heap['free_pages']}")
+    ids = [c["id"] for c in rep["cpus"]]
+    if len(set(ids)) != len(ids):
+        out.append(f"duplicate cpu ids {ids}")
+    if rep["result"] not in ("pass", "fail"):
+        out.append(f"result is {rep['result']!r}")
+
+    scrub = rep["scrub"]
+    if scrub["all_clean_ns"] and scrub["heap_ready_ns"] > scrub["all_clean_ns"]:
+        out.append(f"scrub.heap_ready_ns {scrub['heap_ready_ns']} after "
+                   f"all_clean_ns {scrub['all_clean_ns']}")
+    cal = [c.get("primitive") for c in scrub.get("calibration") or []]
+    if cal and scrub.get("primitive") not in cal:
+        out.append(f"scrub.primitive {scrub.get('primitive')!r} is not in "
+                   f"scrub.calibration {cal}")
+    if scrub["mode"] == "on":
+        free = {p["node"]: p["free_pages"] * PAGE_SIZE
+                for p in heap["per_node"]}
+        for p in scrub["per_node"]:
+            want = free.get(p["node"], 0)
+            if p["bytes"] != want:
+                out.append(f"scrub.per_node[{p['node']}].bytes {p['bytes']} "
+                           f"!= node {p['node']} free bytes {want}")
+
+
+def _expectations(rep, log_text, exp, out):
+    cpus = rep["cpus"]
+    nodes = rep["nodes"]
+    if exp.get("cpus") is not None and len(cpus) != exp["cpus"]:
+        out.append(f"{len(cpus)} CPUs reported, expected {exp['cpus']}")
+    if exp.get("online") is not None:
+        online = sum(1 for c in cpus if c["online"])
+        if online != exp["online"]:
+            out.append(f"{online} CPUs online, expected {exp['online']}")
+    if exp.get("nodes") is not None and len(nodes) != exp["nodes"]:
+        out.append(f"{len(nodes)} nodes reported, expected {exp['nodes']}")
+    tol = exp.get("mem_tolerance", 0)
+    for node, want in sorted((exp.get("node_mem") or {}).items()):
+        got = next((n["mem_bytes"] for n in nodes if n["id"] == node), None)
+        if got is None:
+            out.append(f"node {node} missing, expected {want} bytes")
+        elif abs(got - want) > tol:
+            out.append(f"node {node} has {got} bytes of RAM, expected "
+                       f"{want} (tolerance {tol})")
+    if exp.get("distance") is not None:
+        got = [n["distance"] for n in sorted(nodes, key=lambda n: n["id"])]
+        if got != exp["distance"]:
+            out.append(f"distance matrix {got}, expected {exp['distance']}")
+    if exp.get("ram") is not None:
+        got = rep["memmap"]["ram_bytes"]
+        rtol = exp.get("ram_tolerance", 0)
+        if abs(got - exp["ram"]) > rtol:
+            out.append(f"memmap.ram_bytes {got}, expected {exp['ram']} "
+                       f"(tolerance {rtol})")
+    if exp.get("cmdline") is not None and exp["cmdline"] not in rep["cmdline"]:
+        out.append(f"cmdline {rep['cmdline']!r} does not contain "
+                   f"{exp['cmdline']!r}")
+    if exp.get("max_report_bytes") is not None and "KEEL-REPORT " in log_text:
+        size = len(report_text(log_text).encode("utf-8"))
+        if size > exp["max_report_bytes"]:
+            out.append(f"KEEL-REPORT JSON is {size} bytes, more than "
+                       f"{exp['max_report_bytes']}")
+    if exp.get("boot") is not None and rep["boot"] != exp["boot"]:
+        out.append(f"boot is {rep['boot']!r}, expected {exp['boot']!r}")
+    if exp.get("scrubbed"):
+        scrub = rep["scrub"]
+        free_bytes = rep["heap"]["free_pages"] * PAGE_SIZE
+        if scrub["mode"] not in ("on", "idle"):
+            out.append(f"scrub.mode is {scrub['mode']!r}, expected a scrub")
+        if rep["heap"].get("dirty_pages", 0) != 0:
+            out.append(f"heap.dirty_pages = {rep['heap']['dirty_pages']} "
+                       "after the scrub")
+        if scrub["mode"] == "on" and scrub["bytes"] != free_bytes:
+            out.append(f"scrub.bytes {scrub['bytes']} != free bytes "
+                       f"{free_bytes}")
+        if scrub["mode"] == "idle" and not scrub["all_clean_ns"]:
+            out.append("scrub.all_clean_ns is 0 in idle mode")
+
+    verdict, reason = find_verdict(log_text)
+    if exp.get("fail"):
+        if verdict != "FAIL" or rep["result"] != "fail":
+            out.append(f"expected KEEL: FAIL, got {verdict} "
+                       f"(result {rep['result']!r})")
+    else:
+        if verdict != "PASS":
+            out.append(f"verdict is {verdict or 'missing'}"
+                       f"{': ' + reason if reason else ''}, expected PASS")
+        if rep["result"] != "pass":
+            out.append(f"result is {rep['result']!r}, expected 'pass'")
+
+
+def check_parsed(rep, log_text="", expectations=None):
+    """Check an already parsed report. Return: list of failure strings."""
+    out = []
+    _check_schema(rep, SCHEMA, "", out)
+    _consistency(rep, out)
+    _report_size(rep, log_text, out)
+    if out:
+        return out  # the rest reads keys that may be missing
+    expectations = expectations or {}
+    if not expectations.get("fail"):
+        _balance(rep, out)
+    _expectations(rep, log_text, expectations, out)
+    return out
+
+
+def check_report(log_text, expectations=None):
+    """Check the log of one keel boot.
+
+    @expectations: dict with any of cpus, online, nodes, node_mem
+    ({node: bytes}), mem_tolerance, distance ([[...], ...]), ram,
+    ram_tolerance, cmdline, boot, scrubbed (bool), fail (bool),
+    max_report_bytes (the JSON text of the KEEL-REPORT line at most).
+    Return: a list of failure strings, empty when everything holds.
+    """
+    try:
+        rep = find_report(log_text)
+    except ReportError as e:
+        return [str(e)]
+    return check_parsed(rep, log_text, expectations)
+
+
+def check_audit_log(rep, log_text):
+    """The audit as the serial log shows it: heap_check found nothing; with
+    audit=full after a scrub, the free-page zero sampling (debug builds)
+    ran and found only zeros; without audit=full it did not run. Returns a
+    list of problems."""
+    out = []
+    if rep["audit"].get("problems", 0) != 0:
+        out.append(f"audit.problems = {rep['audit']['problems']}")
+    if "audit=full" not in rep["cmdline"].split():
+        if "sampled for zero" in log_text:
+            out.append("zero sampling ran without audit=full")
+        return out
+    if rep["scrub"]["mode"] == "off" or rep["heap"]["free_pages"] == 0:
+        return out
+    m = re.search(r"audit: (\d+) free chunks sampled for zero, (\d+) not "
+                  r"zero", log_text)
+    if not m:
+        out.append("audit=full: no zero-sampling line in the log")
+    elif int(m.group(1)) == 0 or int(m.group(2)) != 0:
+        out.append(f"audit=full: {m.group(0)!r}")
+    return out
+
+
+def summary(rep):
+    """One-line description of a report for OK lines."""
+    online = sum(1 for c in rep.get("cpus", []) if c.get("online"))
+    heap = rep.get("heap", {})
+    return (f"{rep.get('arch')}/{rep.get('boot')}, "
+            f"{len(rep.get('nodes', []))} nodes, {online}/"
+            f"{len(rep.get('cpus', []))} CPUs, "
+            f"{rep.get('memmap', {}).get('ram_bytes', 0) >> 20} MiB RAM, "
+            f"{heap.get('free_pages', 0)} pages free in "
+            f"{heap.get('chunks', 0)} chunks, heap {heap.get('mode')} "
+            f"{heap.get('init_ns', 0) / 1000:.1f} us, scrub "
+            f"{rep.get('scrub', {}).get('mode')}, "
+            f"audit lost {rep.get('audit', {}).get('lost_pages')}")
+
+
+def expectations_from_args(args):
+    exp = {"cpus": args.expect_cpus, "online": args.expect_online,
+           "nodes": args.expect_nodes, "mem_tolerance": args.mem_tolerance,
+           "ram": args.expect_ram, "ram_tolerance": args.ram_tolerance,
+           "cmdline": args.expect_cmdline, "boot": args.expect_boot,
+           "scrubbed": args.expect_scrubbed, "fail": args.expect_fail,
+           "max_report_bytes": args.max_report_bytes}
+    if args.expect_node_mem:
+        exp["node_mem"] = {}
+        for item in args.expect_node_mem.split(","):
+            node, size = item.split(":", 1)
+            exp["node_mem"][int(node)] = parse_size(size)
+    if args.expect_distance:
+        exp["distance"] = _parse_distance(args.expect_distance)
+    return exp
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("log", help="serial log of one boot ('-' for stdin)")
+    ap.add_argument("--expect-cpus", type=int)
+    ap.add_argument("--expect-online", type=int)
+    ap.add_argument("--expect-nodes", type=int)
+    ap.add_argument("--expect-node-mem", metavar="N:SIZE,...")
+    ap.add_argument("--mem-tolerance", type=parse_size, default=0)
+    ap.add_argument("--expect-distance", metavar="'10,20;20,10'")
+    ap.add_argument("--expect-ram", type=parse_size)
+    ap.add_argument("--ram-tolerance", type=parse_size, default=0)
+    ap.add_argument("--expect-cmdline")
+    ap.add_argument("--expect-boot", choices=BOOT_PROTOCOLS)
+    ap.add_argument("--expect-scrubbed", action="store_true")
+    ap.add_argument("--expect-fail", action="store_true")
+    ap.add_argument("--max-report-bytes", type=parse_size,
+                    help="fail when the KEEL-REPORT JSON is longer")
+    ap.add_argument("--json", action="store_true",
+                    help="dump the parsed JSON to stdout")
+    args = ap.parse_args(argv)
+    try:
+        exp = expectations_from_args(args)
+    except ValueError as e:
+        ap.error(f"bad expectation: {e}")
+
+    if args.log == "-":
+        text = sys.stdin.read()
+    else:
+        with open(args.log, encoding="utf-8", errors="replace") as f:
+            text = f.read()
+
+    try:
+        rep = find_report(text)
+    except ReportError as e:
+        print(f"report.py: {e}")
+        return 1
+    if args.json:
+        json.dump(rep, sys.stdout, indent=2)
+        print()
+    failures = check_parsed(rep, text, exp)
+    for f in failures:
+        print(f"report.py: FAIL: {f}")
+    if failures:
+        return 1
+    print(f"report.py: OK ({summary(rep)})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
