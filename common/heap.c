@@ -69,6 +69,7 @@
 
 struct heap_node heap_nodes[MAX_NUMNODES];
 unsigned int heap_nr_nodes;
+RANGE_TABLE_CHECK_TYPE(struct heap_range, start, end);
 static struct heap_range range_store[MAX_NUMNODES][HEAP_MAX_RANGES];
 static enum heap_init_mode mode;
 bool heap_strict = IS_ENABLED(CONFIG_DEBUG);
@@ -189,82 +190,39 @@ static void list_remove(struct heap_node_locked l, struct page_info *pg)
 	hn->stats.free_chunks--;
 }
 
-/* Write a free head entry (the one metadata write per chunk). */
-static void write_free_head(struct page_info *pg, uint64_t p, unsigned int k,
-			    uint32_t node, uint32_t first_dirty, uint8_t flags)
+/*
+ * Write every field of @pg, the entry of pfn @p: the one place a
+ * page_info is written whole (heads, tails, baselines).
+ */
+static void page_set(struct page_info *pg, uint64_t p, uint8_t state,
+		     unsigned int k, uint32_t node, uint32_t first_dirty,
+		     uint8_t flags)
 {
 	pg->next = pg->prev = NULL;
 	pg->pfn = p;
 	pg->first_dirty = first_dirty;
-	pg->state = PGS_FREE;
+	pg->state = state;
 	pg->order = (uint8_t)k;
-	pg->flags = first_dirty == FIRST_DIRTY_NONE ? flags : 0;
+	pg->flags = flags;
 	pg->node = (uint8_t)node;
+}
+
+/* Write a free head entry (the one metadata write per chunk). */
+static void write_free_head(struct page_info *pg, uint64_t p, unsigned int k,
+			    uint32_t node, uint32_t first_dirty, uint8_t flags)
+{
+	page_set(pg, p, PGS_FREE, k, node, first_dirty,
+		 first_dirty == FIRST_DIRTY_NONE ? flags : 0);
 }
 
 /* ---- heap ranges ------------------------------------------------------- */
 
-/* Index of the last range starting at or below @p, or -1. */
-static int range_find(const struct heap_node *hn, uint64_t p)
-{
-	int lo = 0, hi = (int)hn->range_count - 1, best = -1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (pfn_val(hn->ranges[mid].start) <= p) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	return best;
-}
-
 /* Is [p, p + 2^k) inside one heap range of the locked node? */
 bool heap_owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k)
 {
-	int i = range_find(l.hn, p);
+	const struct range *r = range_table_find(&l.hn->ranges, p);
 
-	return i >= 0 && p + (1ULL << k) <= pfn_val(l.hn->ranges[i].end);
-}
-
-/* Register [s, e): sorted insert, merged with adjacent ranges. */
-static int range_add(struct heap_node_locked l, uint64_t s, uint64_t e)
-{
-	struct heap_node *hn = l.hn;
-	int i = range_find(hn, s);
-	unsigned int at = (unsigned int)(i + 1);
-
-	if (i >= 0 && pfn_val(hn->ranges[i].end) > s)
-		return -EINVAL;
-	if (at < hn->range_count && pfn_val(hn->ranges[at].start) < e)
-		return -EINVAL;
-	if (i >= 0 && pfn_val(hn->ranges[i].end) == s) {
-		hn->ranges[i].end = pfn(e);
-		if (at < hn->range_count &&
-		    pfn_val(hn->ranges[at].start) == e) {
-			hn->ranges[i].end = hn->ranges[at].end;
-			memmove(&hn->ranges[at], &hn->ranges[at + 1],
-				(hn->range_count - at - 1) *
-					sizeof(hn->ranges[0]));
-			hn->range_count--;
-		}
-		return 0;
-	}
-	if (at < hn->range_count && pfn_val(hn->ranges[at].start) == e) {
-		hn->ranges[at].start = pfn(s);
-		return 0;
-	}
-	if (hn->range_count == hn->range_cap)
-		return -ENOSPC;
-	memmove(&hn->ranges[at + 1], &hn->ranges[at],
-		(hn->range_count - at) * sizeof(hn->ranges[0]));
-	hn->ranges[at].start = pfn(s);
-	hn->ranges[at].end = pfn(e);
-	hn->range_count++;
-	return 0;
+	return r && p + (1ULL << k) <= r->end;
 }
 
 /* ---- merging ----------------------------------------------------------- */
@@ -348,8 +306,8 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 
 		spin_lock_init(&hn->lock);
 		hn->id = n;
-		hn->ranges = range_store[n];
-		hn->range_cap = HEAP_MAX_RANGES;
+		hn->ranges = (struct range_table)RANGE_TABLE_INIT(
+			range_store[n], HEAP_MAX_RANGES, NULL);
 		if (n < numa_node_count())
 			c = numa_fallback_order(n, order);
 		for (i = 0; i < c; i++)
@@ -380,7 +338,7 @@ void heap_init(enum heap_init_mode m, unsigned int count,
  */
 unsigned int heap_range_capacity(uint32_t node)
 {
-	return node < heap_nr_nodes ? heap_nodes[node].range_cap : 0;
+	return node < heap_nr_nodes ? heap_nodes[node].ranges.cap : 0;
 }
 
 /**
@@ -395,11 +353,7 @@ void heap_grow_ranges(uint32_t node, struct heap_range *tab, unsigned int cap)
 	if (node >= heap_nr_nodes)
 		return;
 	l = heap_lock_node(node);
-	if (cap > l.hn->range_cap) {
-		memcpy(tab, l.hn->ranges, l.hn->range_count * sizeof(tab[0]));
-		l.hn->ranges = tab;
-		l.hn->range_cap = cap;
-	}
+	range_table_grow(&l.hn->ranges, tab, cap);
 	heap_unlock_node(l);
 }
 
@@ -432,13 +386,7 @@ static void write_all_entries(uint64_t s, uint64_t e, uint32_t node,
 
 	for (p = s; p < e; p++) {
 		pg = (p == s) ? pfn_to_page(pfn(p)) : pfn_to_page_next(pg, p);
-		pg->next = pg->prev = NULL;
-		pg->pfn = p;
-		pg->first_dirty = FIRST_DIRTY_NONE;
-		pg->state = state;
-		pg->order = 0;
-		pg->flags = 0;
-		pg->node = (uint8_t)node;
+		page_set(pg, p, state, 0, node, FIRST_DIRTY_NONE, 0);
 	}
 }
 
@@ -527,7 +475,7 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
 		write_all_entries(s, e, node, PGS_ALLOCATED);
 
 	l = heap_lock_node(node);
-	err = range_add(l, s, e);
+	err = range_table_add(&l.hn->ranges, s, e, &(struct heap_range){});
 	if (!err) {
 		l.hn->stats.total_pages += e - s;
 		if (mode == HEAP_INIT_LAZY)
@@ -645,13 +593,7 @@ static struct page_info *take_block(struct heap_node_locked l,
 	pg = split_down(l, pg, &p, j, order, &fd, poc);
 
 	/* Claim the head now so that no free merges with it after unlock. */
-	pg->next = pg->prev = NULL;
-	pg->pfn = p;
-	pg->state = PGS_ALLOCATED;
-	pg->order = (uint8_t)order;
-	pg->node = (uint8_t)hn->id;
-	pg->flags = poc;
-	pg->first_dirty = FIRST_DIRTY_NONE;
+	page_set(pg, p, PGS_ALLOCATED, order, hn->id, FIRST_DIRTY_NONE, poc);
 	*out_pfn = p;
 	*out_fd = fd;
 	*out_poc = poc;
@@ -728,13 +670,8 @@ struct page_info *heap_alloc(unsigned int order, uint32_t flags)
 	cur = pg;
 	for (q = p + 1; q < p + n; q++) {
 		cur = pfn_to_page_next(cur, q);
-		cur->next = cur->prev = NULL;
-		cur->pfn = q;
-		cur->first_dirty = FIRST_DIRTY_NONE;
-		cur->order = (uint8_t)order;
-		cur->node = pg->node;
-		cur->flags = poc;
-		cur->state = PGS_ALLOCATED;
+		page_set(cur, q, PGS_ALLOCATED, order, pg->node,
+			 FIRST_DIRTY_NONE, poc);
 	}
 
 	if (fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB))

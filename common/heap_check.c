@@ -102,8 +102,8 @@ const struct heap_range *heap_node_ranges(uint32_t node, unsigned int *count)
 		*count = 0;
 		return NULL;
 	}
-	*count = heap_nodes[node].range_count;
-	return heap_nodes[node].ranges;
+	*count = heap_nodes[node].ranges.count;
+	return heap_nodes[node].ranges.regions;
 }
 
 /** heap_owns() - Return: whether [p, p + 2^order) is in one range of @node. */
@@ -126,13 +126,6 @@ bool heap_owns(uint32_t node, pfn_t p, unsigned int order)
 static uint64_t check_scratch[CHECK_SCRATCH]; /* pfn << 6 | order */
 static spinlock_t check_lock = SPINLOCK_INIT;
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static unsigned int check_node(struct heap_node_locked l)
 {
 	struct heap_node *hn = l.hn;
@@ -146,9 +139,9 @@ static unsigned int check_node(struct heap_node_locked l)
 		bad++;                                           \
 	} while (0)
 
-	for (n = 1; n < hn->range_count; n++)
-		if (pfn_val(hn->ranges[n].start) <=
-		    pfn_val(hn->ranges[n - 1].end))
+	for (n = 1; n < hn->ranges.count; n++)
+		if (range_at(&hn->ranges, n)->start <=
+		    range_at(&hn->ranges, n - 1)->end)
 			PROBLEM("ranges %u and %u overlap or touch", n - 1, n);
 
 	for (z = 0; z < NR_ZONES; z++) {

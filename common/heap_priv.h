@@ -10,6 +10,7 @@
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/heap.h>
+#include <keel/range_table.h>
 
 struct free_list {
 	struct page_info *head, *tail;
@@ -22,8 +23,8 @@ struct heap_node {
 	/* Bit j of nonempty[z]: list [z][j] is not empty. */
 	uint32_t nonempty[NR_ZONES];
 	struct free_list free[NR_ZONES][MAX_FREE_ORDER + 1];
-	struct heap_range *ranges; /* sorted; HEAP_MAX_RANGES static slots */
-	unsigned int range_count, range_cap;
+	/* struct heap_range, HEAP_MAX_RANGES static slots to begin with */
+	struct range_table ranges;
 	struct heap_node_stats stats;
 	uint32_t fallback[MAX_NUMNODES];
 	unsigned int fallback_count;
