@@ -35,7 +35,7 @@
 		pr_warn("bootinfo: " fmt "\n", ##__VA_ARGS__); \
 	} while (0)
 
-#define U64(x) ((unsigned long long)(x))
+#include "boot_priv.h"
 
 /**
  * bootinfo_init() - empty @bi for @protocol: no ranges, no CPUs,
@@ -296,13 +296,6 @@ static void ram_trim(struct bootinfo *bi, uint64_t limit)
 
 static uint64_t ram_points[2 * BOOTINFO_MAX_RAM];
 static struct bi_ram ram_out[BOOTINFO_MAX_RAM];
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
 
 /*
  * Sort, merge and resolve overlaps: cut the address space at every range
@@ -601,16 +594,25 @@ void bootinfo_sanitise(struct bootinfo *bi)
 }
 
 /**
- * bootinfo_ram_bytes() - total RAM described by @bi.
+ * bootinfo_node_ram_bytes() - RAM described by @bi on @node, or on every
+ * node for NUMA_NO_NODE.
  * Return: bytes (meaningful after sanitise, when ranges do not overlap).
  */
-uint64_t bootinfo_ram_bytes(const struct bootinfo *bi)
+uint64_t bootinfo_node_ram_bytes(const struct bootinfo *bi, uint32_t node)
 {
 	uint64_t total = 0;
 
 	for (unsigned int i = 0; i < bi->ram_count && i < BOOTINFO_MAX_RAM; i++)
-		total += pa_val(bi->ram[i].end) - pa_val(bi->ram[i].start);
+		if (node == NUMA_NO_NODE || bi->ram[i].node == node)
+			total += pa_val(bi->ram[i].end) -
+				 pa_val(bi->ram[i].start);
 	return total;
+}
+
+/** bootinfo_ram_bytes() - Return: all RAM described by @bi. */
+uint64_t bootinfo_ram_bytes(const struct bootinfo *bi)
+{
+	return bootinfo_node_ram_bytes(bi, NUMA_NO_NODE);
 }
 
 /**

@@ -82,7 +82,7 @@ static inline fdt64_t cpu_to_fdt64(uint64_t x)
 #include <keel/printk.h>
 #include <keel/string.h>
 
-#define U64(x)	      ((unsigned long long)(x))
+#include "boot_priv.h"
 #define DT_MAX_CELLS  2 /* addresses/sizes we can hold in 64 bits */
 #define DT_MAX_MEMRSV 64
 

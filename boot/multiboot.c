@@ -20,8 +20,6 @@
 
 #include "multiboot_priv.h"
 
-#define U64(x)		 ((unsigned long long)(x))
-
 #define MB1_FLAG_MEM	 (1u << 0)
 #define MB1_FLAG_CMDLINE (1u << 2)
 #define MB1_FLAG_MODS	 (1u << 3)

@@ -19,8 +19,6 @@
 
 #include "multiboot_priv.h"
 
-#define U64(x)		   ((unsigned long long)(x))
-
 #define MB2_TAG_END	   0
 #define MB2_TAG_CMDLINE	   1
 #define MB2_TAG_LOADER	   2

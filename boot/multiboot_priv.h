@@ -10,6 +10,8 @@
 #include <keel/bootinfo.h>
 #include <keel/string.h>
 
+#include "boot_priv.h"
+
 /* Loads through memcpy: info blocks need not be aligned. */
 static inline uint32_t mb_u32(const void *p)
 {

@@ -14,7 +14,7 @@
 #include <keel/string.h>
 #include <keel/uefi.h>
 
-#define U64(x) ((unsigned long long)(x))
+#include "boot_priv.h"
 
 /* A reasonable descriptor stride: version 1 is 40 bytes, firmware uses 48. */
 #define UEFI_DESC_MAX 1024

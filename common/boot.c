@@ -74,13 +74,9 @@ static void print_bootinfo(const struct bootinfo *bi)
 			 (int)sizeof(bi->reserved[i].name),
 			 bi->reserved[i].name);
 	for (unsigned int n = 0; n < bi->node_count; n++) {
-		uint64_t bytes = 0;
+		uint64_t bytes = bootinfo_node_ram_bytes(bi, n);
 		unsigned int cpus = 0;
 
-		for (unsigned int i = 0; i < bi->ram_count; i++)
-			if (bi->ram[i].node == n)
-				bytes += pa_val(bi->ram[i].end) -
-					 pa_val(bi->ram[i].start);
 		for (unsigned int c = 0; c < bi->cpu_count; c++)
 			if (bi->cpus[c].node == n && bi->cpus[c].usable)
 				cpus++;
@@ -208,7 +204,6 @@ static void phase_bootmem(struct bootinfo *bi)
 			"ignored\n",
 			(unsigned long long)(opts.mem_limit >> 10),
 			(unsigned long long)(need >> 10));
-	boot_times.bootmem_ready = arch_ticks();
 	trace_end("bootmem");
 }
 
@@ -230,7 +225,6 @@ static void phase_smp(struct bootinfo *bi)
 	} else {
 		online = smp_boot_cpus(opts.ap_timeout_ms);
 	}
-	boot_times.smp_ready = arch_ticks();
 	trace_end("smp");
 	pr_info("smp: %u of %u CPUs online\n", online, cpu_count);
 	print_skew_summary();
@@ -298,9 +292,7 @@ void keel_main(struct bootinfo *bi)
 
 	trace_begin("scrub");
 	arch_scrub_init();
-	boot_times.scrub_begin = arch_ticks();
 	scrub_boot(opts.bootscrub, opts.bootscrub_chunk, opts.scrub_smt);
-	boot_times.scrub_end = arch_ticks();
 	trace_end("scrub");
 
 	/* Before waiting for idle scrubbing: stress races it on purpose. */

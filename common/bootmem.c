@@ -8,7 +8,8 @@
  * same name are merged). A new reservation only takes the bytes no earlier
  * reservation holds, so the first name given to a byte is the one the audit
  * sees, and every reserved byte is counted once. Free memory is RAM minus
- * reserved: reserved always wins.
+ * reserved: reserved always wins. Both are struct range_table
+ * (include/keel/range_table.h) over struct bootmem_region.
  *
  * Allocation is top-down inside the free ranges of the requested node, then
  * of the other nodes in numa_fallback_order(). Each allocation becomes a
@@ -33,12 +34,28 @@
 #include <keel/heap.h>
 #include <keel/numa.h>
 #include <keel/printk.h>
+#include <keel/range_table.h>
 #include <keel/string.h>
 
+static bool same_node(const void *a, const void *b)
+{
+	return ((const struct bootmem_region *)a)->node ==
+	       ((const struct bootmem_region *)b)->node;
+}
+
+static bool same_name(const void *a, const void *b)
+{
+	return !strcmp(((const struct bootmem_region *)a)->name,
+		       ((const struct bootmem_region *)b)->name);
+}
+
+RANGE_TABLE_CHECK_TYPE(struct bootmem_region, start, end);
 static struct bootmem_region ram[BOOTMEM_MAX_REGIONS];
-static unsigned int ram_count;
 static struct bootmem_region rsv[BOOTMEM_MAX_REGIONS];
-static unsigned int rsv_count;
+static struct range_table ram_table =
+	RANGE_TABLE_INIT(ram, BOOTMEM_MAX_REGIONS, same_node);
+static struct range_table rsv_table =
+	RANGE_TABLE_INIT(rsv, BOOTMEM_MAX_REGIONS, same_name);
 
 static uint64_t alloc_bytes;
 static unsigned int alloc_count;
@@ -54,8 +71,8 @@ static bool handoff_dirty = true;
  */
 void bootmem_init(void)
 {
-	ram_count = 0;
-	rsv_count = 0;
+	ram_table.count = 0;
+	rsv_table.count = 0;
 	alloc_bytes = 0;
 	alloc_count = 0;
 	dropped_bytes = 0;
@@ -64,28 +81,6 @@ void bootmem_init(void)
 	merged_gap_bytes = 0;
 	closed = false;
 	handoff_dirty = true;
-}
-
-static void region_insert(struct bootmem_region *tab, unsigned int *count,
-			  unsigned int at, uint64_t s, uint64_t e,
-			  uint32_t node, const char *name)
-{
-	memmove(&tab[at + 1], &tab[at], (*count - at) * sizeof(tab[0]));
-	tab[at].start = pa(s);
-	tab[at].end = pa(e);
-	tab[at].node = node;
-	if (name)
-		strlcpy(tab[at].name, name, sizeof(tab[at].name));
-	else
-		tab[at].name[0] = '\0';
-	(*count)++;
-}
-
-static void region_remove(struct bootmem_region *tab, unsigned int *count,
-			  unsigned int at)
-{
-	memmove(&tab[at], &tab[at + 1], (*count - at - 1) * sizeof(tab[0]));
-	(*count)--;
 }
 
 /**
@@ -98,59 +93,22 @@ static void region_remove(struct bootmem_region *tab, unsigned int *count,
  */
 int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 {
+	struct bootmem_region r = {.node = node};
 	uint64_t s = ALIGN_UP(pa_val(base), PAGE_SIZE);
 	uint64_t e = pa_val(base) + size;
-	unsigned int i;
+	int err;
 
 	if (e < pa_val(base))
 		e = ~0ULL;
 	e = ALIGN_DOWN(e, PAGE_SIZE);
 	if (e <= s)
 		return -EINVAL;
-
-	for (i = 0; i < ram_count; i++)
-		if (pa_val(ram[i].start) >= s)
-			break;
-	if ((i > 0 && pa_val(ram[i - 1].end) > s) ||
-	    (i < ram_count && pa_val(ram[i].start) < e)) {
+	err = range_table_add(&ram_table, s, e, &r);
+	if (err == -EINVAL)
 		pr_warn("bootmem: ram [%#llx, %#llx) overlaps known RAM, "
 			"ignored\n",
 			(unsigned long long)s, (unsigned long long)e);
-		return -EINVAL;
-	}
-	if (i > 0 && pa_val(ram[i - 1].end) == s && ram[i - 1].node == node) {
-		ram[i - 1].end = pa(e);
-		if (i < ram_count && pa_val(ram[i].start) == e &&
-		    ram[i].node == node) {
-			ram[i - 1].end = ram[i].end;
-			region_remove(ram, &ram_count, i);
-		}
-		return 0;
-	}
-	if (i < ram_count && pa_val(ram[i].start) == e && ram[i].node == node) {
-		ram[i].start = pa(s);
-		return 0;
-	}
-	if (ram_count == BOOTMEM_MAX_REGIONS)
-		return -ENOSPC;
-	region_insert(ram, &ram_count, i, s, e, node, NULL);
-	return 0;
-}
-
-/* Index of the first reserved region ending above @a (ends are sorted). */
-static unsigned int rsv_first_ending_above(uint64_t a)
-{
-	unsigned int lo = 0, hi = rsv_count;
-
-	while (lo < hi) {
-		unsigned int mid = (lo + hi) / 2;
-
-		if (pa_val(rsv[mid].end) <= a)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return err;
 }
 
 /*
@@ -159,76 +117,33 @@ static unsigned int rsv_first_ending_above(uint64_t a)
  */
 static void rsv_coalesce(void)
 {
-	unsigned int best = 0;
-	uint64_t gap, best_gap = ~0ULL;
+	uint64_t gap;
+	unsigned int best = range_table_nearest_pair(&rsv_table, &gap);
 
-	for (unsigned int i = 0; i + 1 < rsv_count; i++) {
-		gap = pa_val(rsv[i + 1].start) - pa_val(rsv[i].end);
-		if (gap < best_gap) {
-			best_gap = gap;
-			best = i;
-		}
-	}
 	if (!merged_regions++)
 		pr_warn("bootmem: more than %u reserved regions: merging the "
 			"nearest neighbours, the RAM between them stays "
 			"reserved\n",
 			BOOTMEM_MAX_REGIONS);
-	merged_gap_bytes += best_gap;
-	rsv[best].end = rsv[best + 1].end;
+	merged_gap_bytes += gap;
 	if (strcmp(rsv[best].name, rsv[best + 1].name))
 		strlcpy(rsv[best].name, "merged", sizeof(rsv[best].name));
-	region_remove(rsv, &rsv_count, best + 1);
+	range_table_join_next(&rsv_table, best);
 }
 
 /*
  * Reserve [s, e) exactly (already page aligned) under @why, skipping the
  * bytes an earlier reservation holds. Never fails: a full table is made
- * room in by merging neighbours (rsv_coalesce()).
+ * room in by merging neighbours (rsv_coalesce()), and the fill carries on
+ * from where it stopped.
  */
 static void reserve_range(uint64_t s, uint64_t e, const char *why)
 {
-	unsigned int i;
+	struct bootmem_region r = {.node = 0};
 
-	while (s < e) {
-		uint64_t piece_end;
-
-		/*
-		 * First reserved region that ends above s, looked up afresh
-		 * each time: a merge below may have removed a region and
-		 * grown the one before it past s.
-		 */
-		i = rsv_first_ending_above(s);
-		if (i < rsv_count && pa_val(rsv[i].start) <= s) {
-			s = pa_val(rsv[i].end);
-			continue;
-		}
-		piece_end = e;
-		if (i < rsv_count && pa_val(rsv[i].start) < e)
-			piece_end = pa_val(rsv[i].start);
-
-		/* [s, piece_end) is free of reservations: merge or insert. */
-		if (i > 0 && pa_val(rsv[i - 1].end) == s &&
-		    !strcmp(rsv[i - 1].name, why)) {
-			rsv[i - 1].end = pa(piece_end);
-			if (i < rsv_count &&
-			    pa_val(rsv[i].start) == piece_end &&
-			    !strcmp(rsv[i].name, why)) {
-				rsv[i - 1].end = rsv[i].end;
-				region_remove(rsv, &rsv_count, i);
-			}
-		} else if (i < rsv_count && pa_val(rsv[i].start) == piece_end &&
-			   !strcmp(rsv[i].name, why)) {
-			rsv[i].start = pa(s);
-		} else {
-			if (rsv_count == BOOTMEM_MAX_REGIONS) {
-				rsv_coalesce(); /* indexes move: look again */
-				continue;
-			}
-			region_insert(rsv, &rsv_count, i, s, piece_end, 0, why);
-		}
-		s = piece_end;
-	}
+	strlcpy(r.name, why, sizeof(r.name));
+	while (range_table_fill(&rsv_table, s, e, &r) == -ENOSPC)
+		rsv_coalesce();
 }
 
 /**
@@ -275,7 +190,7 @@ void bootmem_init_from_bootinfo(const struct bootinfo *bi)
 		uint64_t s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
 		uint64_t e = ALIGN_UP(pa_val(r->end), PAGE_SIZE);
 
-		for (j = 0; j < ram_count; j++) {
+		for (j = 0; j < ram_table.count; j++) {
 			uint64_t rs = MAX(s, pa_val(ram[j].start));
 			uint64_t re = MIN(e, pa_val(ram[j].end));
 
@@ -328,7 +243,7 @@ int bootmem_limit(uint64_t max_bytes, uint64_t min_free)
 	if (!max_bytes)
 		return 0;
 	max_bytes = ALIGN_DOWN(max_bytes, PAGE_SIZE);
-	for (i = 0; i < ram_count && top == ~0ULL; i++) {
+	for (i = 0; i < ram_table.count && top == ~0ULL; i++) {
 		uint64_t s = pa_val(ram[i].start), e = pa_val(ram[i].end);
 
 		if (seen + (e - s) > max_bytes)
@@ -339,7 +254,7 @@ int bootmem_limit(uint64_t max_bytes, uint64_t min_free)
 		return 0;
 	if (free_bytes_below(top) < min_free)
 		return -ENOMEM;
-	for (i = 0; i < ram_count; i++) {
+	for (i = 0; i < ram_table.count; i++) {
 		uint64_t s = MAX(pa_val(ram[i].start), top);
 		uint64_t e = pa_val(ram[i].end);
 
@@ -373,14 +288,6 @@ unsigned int bootmem_merged_regions(uint64_t *gap_bytes)
 	return merged_regions;
 }
 
-/**
- * bootmem_dropped_bytes() - Return: RAM bytes removed by bootmem_limit().
- */
-uint64_t bootmem_dropped_bytes(void)
-{
-	return dropped_bytes;
-}
-
 /*
  * Highest fit of @size/@align inside RAM region @r minus reservations.
  * Walks the gaps of the region from the top down.
@@ -392,7 +299,7 @@ static bool fit_in_region(const struct bootmem_region *r, uint64_t size,
 	uint64_t top = pa_val(r->end);
 	int j;
 
-	for (j = (int)rsv_count - 1; j >= -1; j--) {
+	for (j = (int)rsv_table.count - 1; j >= -1; j--) {
 		uint64_t gap_start = rs, cand;
 
 		if (j >= 0) {
@@ -419,7 +326,7 @@ static bool fit_on_node(uint32_t node, uint64_t size, uint64_t align,
 {
 	int i;
 
-	for (i = (int)ram_count - 1; i >= 0; i--) {
+	for (i = (int)ram_table.count - 1; i >= 0; i--) {
 		if (node != BOOTMEM_ANY_NODE && ram[i].node != node)
 			continue;
 		if (fit_in_region(&ram[i], size, align, out))
@@ -508,7 +415,7 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 	uint64_t pos = *idx;
 	unsigned int i;
 
-	for (i = 0; i < ram_count; i++) {
+	for (i = 0; i < ram_table.count; i++) {
 		unsigned int j;
 		uint64_t s, e;
 
@@ -516,12 +423,12 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 			continue;
 		s = MAX(pos, pa_val(ram[i].start));
 		e = pa_val(ram[i].end);
-		j = rsv_first_ending_above(s);
-		for (; j < rsv_count && pa_val(rsv[j].start) <= s; j++)
+		j = range_table_first_ending_above(&rsv_table, s);
+		for (; j < rsv_table.count && pa_val(rsv[j].start) <= s; j++)
 			s = MAX(s, pa_val(rsv[j].end));
 		if (s >= e)
 			continue;
-		if (j < rsv_count && pa_val(rsv[j].start) < e)
+		if (j < rsv_table.count && pa_val(rsv[j].start) < e)
 			e = pa_val(rsv[j].start);
 		*start = pa(s);
 		*end = pa(e);
@@ -602,14 +509,14 @@ uint64_t bootmem_largest_free(void)
 /** bootmem_ram_regions() - Return: the RAM table and its size in @count. */
 const struct bootmem_region *bootmem_ram_regions(unsigned int *count)
 {
-	*count = ram_count;
+	*count = ram_table.count;
 	return ram;
 }
 
 /** bootmem_reserved_regions() - Return: the reserved table (@count set). */
 const struct bootmem_region *bootmem_reserved_regions(unsigned int *count)
 {
-	*count = rsv_count;
+	*count = rsv_table.count;
 	return rsv;
 }
 
@@ -632,12 +539,12 @@ uint64_t bootmem_reserved_ram_bytes(void)
 	unsigned int i, j = 0;
 
 	/* Both tables are sorted and non-overlapping: one merge walk. */
-	for (i = 0; i < ram_count; i++) {
+	for (i = 0; i < ram_table.count; i++) {
 		uint64_t rs = pa_val(ram[i].start), re = pa_val(ram[i].end);
 
 		while (j > 0 && pa_val(rsv[j - 1].end) > rs)
 			j--;
-		for (; j < rsv_count && pa_val(rsv[j].start) < re; j++) {
+		for (; j < rsv_table.count && pa_val(rsv[j].start) < re; j++) {
 			uint64_t s = MAX(rs, pa_val(rsv[j].start));
 			uint64_t e = MIN(re, pa_val(rsv[j].end));
 
@@ -646,37 +553,4 @@ uint64_t bootmem_reserved_ram_bytes(void)
 		}
 	}
 	return sum;
-}
-
-/** bootmem_node_ram_bytes() - Return: RAM bytes on @node. */
-uint64_t bootmem_node_ram_bytes(uint32_t node)
-{
-	uint64_t sum = 0;
-	unsigned int i;
-
-	for (i = 0; i < ram_count; i++)
-		if (ram[i].node == node)
-			sum += pa_val(ram[i].end) - pa_val(ram[i].start);
-	return sum;
-}
-
-/**
- * bootmem_node_span() - lowest and one-past-highest RAM pfn of @node.
- *
- * Return: false when the node has no RAM.
- */
-bool bootmem_node_span(uint32_t node, pfn_t *start, pfn_t *end)
-{
-	bool found = false;
-	unsigned int i;
-
-	for (i = 0; i < ram_count; i++) {
-		if (ram[i].node != node)
-			continue;
-		if (!found)
-			*start = paddr_to_pfn(ram[i].start);
-		*end = paddr_to_pfn(ram[i].end);
-		found = true;
-	}
-	return found;
 }

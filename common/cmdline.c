@@ -500,15 +500,15 @@ void options_defaults(struct keel_options *o)
 		pr_warn("cmdline: CONFIG_BOOTSCRUB_DEFAULT=\"%s\" is not "
 			"on/off/idle, using on\n",
 			scrub_def);
-	o->bootscrub_chunk = 128ULL << 20;
+	o->bootscrub_chunk = SCRUB_UNIT_DEFAULT;
 	if (parse_size(chunk_def, strlen(chunk_def), &o->bootscrub_chunk) ||
 	    o->bootscrub_chunk < PAGE_SIZE ||
 	    !IS_ALIGNED(o->bootscrub_chunk, PAGE_SIZE)) {
 		if (!parse_quiet)
 			pr_warn("cmdline: CONFIG_BOOTSCRUB_CHUNK=\"%s\" is not "
-				"a multiple of 4K, using 128M\n",
-				chunk_def);
-		o->bootscrub_chunk = 128ULL << 20;
+				"a multiple of 4K, using %lluM\n",
+				chunk_def, SCRUB_UNIT_DEFAULT >> 20);
+		o->bootscrub_chunk = SCRUB_UNIT_DEFAULT;
 	}
 	o->scrub_smt = false;
 	o->heap_init = HEAP_INIT_LAZY;

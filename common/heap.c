@@ -8,7 +8,7 @@
  * counters, and the node lock.
  *
  * Queries, walks of the free lists and heap_check() are in
- * common/heap_check.c; the state both files share is in heap_priv.h.
+ * common/heap_check.c; the state the heap files share is in heap_priv.h.
  *
  * Lock order: node locks are never nested. Every path holds at most one
  * node lock at a time (heap_alloc tries the nodes one after the other).
@@ -39,15 +39,7 @@
  * heap_free rejects both: a stale head is not PGS_ALLOCATED, a stale tail is
  * not aligned to the order it records.
  *
- * Handoff (heap_add_range) in three modes that reach the same free lists:
- *  lazy:     one head write per chunk; then only the first and the last
- *            chunk of the range can have a free buddy outside it (greedy
- *            maximal chunks never pair up inside a range), so two merge
- *            attempts restore full merging. O(chunks).
- *  chunked:  every entry written (PGS_FREE_TAIL) first, then each chunk
- *            inserted with merging (Xen 4.17). O(pages).
- *  pagewise: every entry written as an allocated page, then one free per
- *            page with merging and the lock taken per page (old Xen).
+ * Init and handoff (heap_init, heap_add_range) are in common/heap_init.c.
  *
  * Scrub state lives in free heads: first_dirty (offset of the first page
  * that may be dirty, FIRST_DIRTY_NONE when clean) and PGF_CLEAN_POC (only
@@ -69,8 +61,6 @@
 
 struct heap_node heap_nodes[MAX_NUMNODES];
 unsigned int heap_nr_nodes;
-static struct heap_range range_store[MAX_NUMNODES][HEAP_MAX_RANGES];
-static enum heap_init_mode mode;
 bool heap_strict = IS_ENABLED(CONFIG_DEBUG);
 
 /* ---- small helpers ----------------------------------------------------- */
@@ -135,7 +125,7 @@ void heap_reset_lock_stats(void)
 
 /* ---- free lists (lock held) ------------------------------------------- */
 
-static void list_insert(struct heap_node_locked l, struct page_info *pg)
+void heap_list_insert(struct heap_node_locked l, struct page_info *pg)
 {
 	struct heap_node *hn = l.hn;
 	unsigned int z = pfn_zone(pg->pfn), k = pg->order;
@@ -166,7 +156,7 @@ static void list_insert(struct heap_node_locked l, struct page_info *pg)
 	hn->stats.free_chunks++;
 }
 
-static void list_remove(struct heap_node_locked l, struct page_info *pg)
+void heap_list_remove(struct heap_node_locked l, struct page_info *pg)
 {
 	struct heap_node *hn = l.hn;
 	unsigned int z = pfn_zone(pg->pfn), k = pg->order;
@@ -189,82 +179,14 @@ static void list_remove(struct heap_node_locked l, struct page_info *pg)
 	hn->stats.free_chunks--;
 }
 
-/* Write a free head entry (the one metadata write per chunk). */
-static void write_free_head(struct page_info *pg, uint64_t p, unsigned int k,
-			    uint32_t node, uint32_t first_dirty, uint8_t flags)
-{
-	pg->next = pg->prev = NULL;
-	pg->pfn = p;
-	pg->first_dirty = first_dirty;
-	pg->state = PGS_FREE;
-	pg->order = (uint8_t)k;
-	pg->flags = first_dirty == FIRST_DIRTY_NONE ? flags : 0;
-	pg->node = (uint8_t)node;
-}
-
 /* ---- heap ranges ------------------------------------------------------- */
-
-/* Index of the last range starting at or below @p, or -1. */
-static int range_find(const struct heap_node *hn, uint64_t p)
-{
-	int lo = 0, hi = (int)hn->range_count - 1, best = -1;
-
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-
-		if (pfn_val(hn->ranges[mid].start) <= p) {
-			best = mid;
-			lo = mid + 1;
-		} else {
-			hi = mid - 1;
-		}
-	}
-	return best;
-}
 
 /* Is [p, p + 2^k) inside one heap range of the locked node? */
 bool heap_owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k)
 {
-	int i = range_find(l.hn, p);
+	const struct range *r = range_table_find(&l.hn->ranges, p);
 
-	return i >= 0 && p + (1ULL << k) <= pfn_val(l.hn->ranges[i].end);
-}
-
-/* Register [s, e): sorted insert, merged with adjacent ranges. */
-static int range_add(struct heap_node_locked l, uint64_t s, uint64_t e)
-{
-	struct heap_node *hn = l.hn;
-	int i = range_find(hn, s);
-	unsigned int at = (unsigned int)(i + 1);
-
-	if (i >= 0 && pfn_val(hn->ranges[i].end) > s)
-		return -EINVAL;
-	if (at < hn->range_count && pfn_val(hn->ranges[at].start) < e)
-		return -EINVAL;
-	if (i >= 0 && pfn_val(hn->ranges[i].end) == s) {
-		hn->ranges[i].end = pfn(e);
-		if (at < hn->range_count &&
-		    pfn_val(hn->ranges[at].start) == e) {
-			hn->ranges[i].end = hn->ranges[at].end;
-			memmove(&hn->ranges[at], &hn->ranges[at + 1],
-				(hn->range_count - at - 1) *
-					sizeof(hn->ranges[0]));
-			hn->range_count--;
-		}
-		return 0;
-	}
-	if (at < hn->range_count && pfn_val(hn->ranges[at].start) == e) {
-		hn->ranges[at].start = pfn(s);
-		return 0;
-	}
-	if (hn->range_count == hn->range_cap)
-		return -ENOSPC;
-	memmove(&hn->ranges[at + 1], &hn->ranges[at],
-		(hn->range_count - at) * sizeof(hn->ranges[0]));
-	hn->ranges[at].start = pfn(s);
-	hn->ranges[at].end = pfn(e);
-	hn->range_count++;
-	return 0;
+	return r && p + (1ULL << k) <= r->end;
 }
 
 /* ---- merging ----------------------------------------------------------- */
@@ -275,9 +197,9 @@ static int range_add(struct heap_node_locked l, uint64_t s, uint64_t e)
  * of the same node (see the file comment for why reading the buddy head is
  * safe). Return: the head of the chunk finally inserted.
  */
-static struct page_info *merge_insert(struct heap_node_locked l,
-				      struct page_info *pg, uint64_t p,
-				      unsigned int k)
+struct page_info *heap_merge_insert(struct heap_node_locked l,
+				    struct page_info *pg, uint64_t p,
+				    unsigned int k)
 {
 	uint32_t fd = pg->first_dirty;
 	uint8_t poc = pg->flags & PGF_CLEAN_POC;
@@ -297,7 +219,7 @@ static struct page_info *merge_insert(struct heap_node_locked l,
 		bpg = pfn_to_page(pfn(b));
 		if (bpg->state != PGS_FREE || bpg->order != k)
 			break;
-		list_remove(l, bpg);
+		heap_list_remove(l, bpg);
 		if (b < p) {
 			lo_fd = bpg->first_dirty;
 			hi_fd = fd;
@@ -318,250 +240,8 @@ static struct page_info *merge_insert(struct heap_node_locked l,
 		k++;
 	}
 	write_free_head(pg, p, k, l.hn->id, fd, poc);
-	list_insert(l, pg);
+	heap_list_insert(l, pg);
 	return pg;
-}
-
-/* ---- init and handoff -------------------------------------------------- */
-
-/**
- * heap_init() - empty heap for @count nodes in handoff mode @m.
- * @distance: used for the fallback order only when the NUMA layer has none.
- */
-void heap_init(enum heap_init_mode m, unsigned int count,
-	       const uint8_t (*distance)[MAX_NUMNODES])
-{
-	unsigned int n, i, j;
-
-	if (count == 0)
-		count = 1;
-	if (count > MAX_NUMNODES)
-		count = MAX_NUMNODES;
-	memset(heap_nodes, 0, sizeof(heap_nodes));
-	heap_nr_nodes = count;
-	mode = m;
-
-	for (n = 0; n < count; n++) {
-		struct heap_node *hn = &heap_nodes[n];
-		uint32_t order[MAX_NUMNODES];
-		unsigned int c = 0;
-
-		spin_lock_init(&hn->lock);
-		hn->id = n;
-		hn->ranges = range_store[n];
-		hn->range_cap = HEAP_MAX_RANGES;
-		if (n < numa_node_count())
-			c = numa_fallback_order(n, order);
-		for (i = 0; i < c; i++)
-			if (order[i] < count)
-				hn->fallback[hn->fallback_count++] = order[i];
-		if (hn->fallback_count)
-			continue;
-		/* No NUMA view: sort by @distance (or by id), self first. */
-		for (i = 0; i < count; i++)
-			hn->fallback[i] = (n + i) % count;
-		hn->fallback_count = count;
-		for (i = 1; distance && i < count; i++)
-			for (j = i; j > 1; j--) {
-				uint32_t a = hn->fallback[j - 1];
-				uint32_t b = hn->fallback[j];
-
-				if (distance[n][a] < distance[n][b] ||
-				    (distance[n][a] == distance[n][b] && a < b))
-					break;
-				hn->fallback[j - 1] = b;
-				hn->fallback[j] = a;
-			}
-	}
-}
-
-/**
- * heap_range_capacity() - Return: how many ranges @node's table holds.
- */
-unsigned int heap_range_capacity(uint32_t node)
-{
-	return node < heap_nr_nodes ? heap_nodes[node].range_cap : 0;
-}
-
-/**
- * heap_grow_ranges() - give @node a larger range table: @tab of @cap
- * entries (boot memory the caller owns for good). The ranges already
- * registered move over. Ignored when @cap is not larger.
- */
-void heap_grow_ranges(uint32_t node, struct heap_range *tab, unsigned int cap)
-{
-	struct heap_node_locked l;
-
-	if (node >= heap_nr_nodes)
-		return;
-	l = heap_lock_node(node);
-	if (cap > l.hn->range_cap) {
-		memcpy(tab, l.hn->ranges, l.hn->range_count * sizeof(tab[0]));
-		l.hn->ranges = tab;
-		l.hn->range_cap = cap;
-	}
-	heap_unlock_node(l);
-}
-
-/** heap_mode() - Return: the handoff mode given to heap_init(). */
-enum heap_init_mode heap_mode(void)
-{
-	return mode;
-}
-
-/** heap_mode_name() - Return: "lazy", "chunked" or "pagewise". */
-const char *heap_mode_name(enum heap_init_mode m)
-{
-	switch (m) {
-	case HEAP_INIT_LAZY:
-		return "lazy";
-	case HEAP_INIT_CHUNKED:
-		return "chunked";
-	case HEAP_INIT_PAGEWISE:
-		return "pagewise";
-	}
-	return "?";
-}
-
-/* Write every entry of [s, e) with @state (chunked / pagewise baselines). */
-static void write_all_entries(uint64_t s, uint64_t e, uint32_t node,
-			      uint8_t state)
-{
-	struct page_info *pg = NULL;
-	uint64_t p;
-
-	for (p = s; p < e; p++) {
-		pg = (p == s) ? pfn_to_page(pfn(p)) : pfn_to_page_next(pg, p);
-		pg->next = pg->prev = NULL;
-		pg->pfn = p;
-		pg->first_dirty = FIRST_DIRTY_NONE;
-		pg->state = state;
-		pg->order = 0;
-		pg->flags = 0;
-		pg->node = (uint8_t)node;
-	}
-}
-
-static uint64_t add_lazy(struct heap_node_locked l, uint64_t s, uint64_t e,
-			 uint32_t fd)
-{
-	uint64_t p = s, last = s, chunks = 0;
-	struct page_info *first, *pg;
-	unsigned int k;
-
-	/* Phase 1: one head write per chunk, no merging. */
-	while (p < e) {
-		k = heap_chunk_order(p, e);
-		pg = pfn_to_page(pfn(p));
-		write_free_head(pg, p, k, l.hn->id, fd, 0);
-		list_insert(l, pg);
-		last = p;
-		p += 1ULL << k;
-		chunks++;
-	}
-
-	/*
-	 * Phase 2: every page of [s, e) is now a free head or inside one, so
-	 * buddy reads are safe. Only the first chunk (buddy below) and the
-	 * last one (buddy above) can pair with memory outside the range;
-	 * merges inside the range follow from those chains.
-	 */
-	first = pfn_to_page(pfn(s));
-	k = first->order;
-	list_remove(l, first);
-	first = merge_insert(l, first, s, k);
-	if (last != s && last >= first->pfn + (1ULL << first->order)) {
-		pg = pfn_to_page(pfn(last));
-		k = pg->order;
-		list_remove(l, pg);
-		merge_insert(l, pg, last, k);
-	}
-	return chunks;
-}
-
-static uint64_t add_chunked(struct heap_node_locked l, uint64_t s, uint64_t e,
-			    uint32_t fd)
-{
-	uint64_t p = s, chunks = 0;
-
-	while (p < e) {
-		unsigned int k = heap_chunk_order(p, e);
-		struct page_info *pg = pfn_to_page(pfn(p));
-
-		write_free_head(pg, p, k, l.hn->id, fd, 0);
-		merge_insert(l, pg, p, k);
-		p += 1ULL << k;
-		chunks++;
-	}
-	return chunks;
-}
-
-/**
- * heap_add_range() - [start, end) of free RAM on @node joins the heap.
- *
- * Return: number of chunks the range decomposes into (DESIGN §4; the same
- * figure in every mode), 0 when the range was refused.
- */
-uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
-{
-	uint64_t s = pfn_val(start), e = pfn_val(end), chunks = 0, p;
-	uint32_t fd = dirty ? 0 : FIRST_DIRTY_NONE;
-	uint64_t t0 = arch_ticks();
-	struct heap_node_locked l;
-	int err;
-
-	/* The frame table covers all RAM: a range outside it is a bug. */
-	if (node >= heap_nr_nodes || e <= s || !pfn_to_page_or_null(start) ||
-	    !pfn_to_page_or_null(pfn(e - 1))) {
-		pr_warn("heap: range [%#llx, %#llx) on node %u refused\n",
-			(unsigned long long)s, (unsigned long long)e, node);
-		return 0;
-	}
-	/*
-	 * The baselines write every entry before the range is registered:
-	 * nobody can look at them yet.
-	 */
-	if (mode == HEAP_INIT_CHUNKED)
-		write_all_entries(s, e, node, PGS_FREE_TAIL);
-	else if (mode == HEAP_INIT_PAGEWISE)
-		write_all_entries(s, e, node, PGS_ALLOCATED);
-
-	l = heap_lock_node(node);
-	err = range_add(l, s, e);
-	if (!err) {
-		l.hn->stats.total_pages += e - s;
-		if (mode == HEAP_INIT_LAZY)
-			chunks = add_lazy(l, s, e, fd);
-		else if (mode == HEAP_INIT_CHUNKED)
-			chunks = add_chunked(l, s, e, fd);
-	}
-	heap_unlock_node(l);
-	if (err) {
-		pr_err("heap: range [%#llx, %#llx) on node %u: %s\n",
-		       (unsigned long long)s, (unsigned long long)e, node,
-		       err == -ENOSPC ? "range table full" : "overlaps heap");
-		return 0;
-	}
-
-	if (mode == HEAP_INIT_PAGEWISE) {
-		for (p = s; p < e; p++) {
-			struct page_info *pg = pfn_to_page(pfn(p));
-
-			l = heap_lock_node(node);
-			pg->first_dirty = fd;
-			pg->flags = 0;
-			merge_insert(l, pg, p, 0);
-			heap_unlock_node(l);
-		}
-		for (p = s; p < e; p += 1ULL << heap_chunk_order(p, e))
-			chunks++;
-	}
-
-	l = heap_lock_node(node);
-	l.hn->stats.chunks += chunks;
-	l.hn->stats.init_ticks += arch_ticks() - t0;
-	heap_unlock_node(l);
-	return chunks;
 }
 
 /* ---- allocation -------------------------------------------------------- */
@@ -594,7 +274,7 @@ static struct page_info *split_down(struct heap_node_locked l,
 				? FIRST_DIRTY_NONE
 				: *fd;
 		write_free_head(pg, *p, j, l.hn->id, lo_fd, poc);
-		list_insert(l, pg);
+		heap_list_insert(l, pg);
 		if (*fd != FIRST_DIRTY_NONE)
 			*fd = *fd >= half ? *fd - (uint32_t)half : 0;
 		*p += half;
@@ -638,24 +318,49 @@ static struct page_info *take_block(struct heap_node_locked l,
 	if (!pg)
 		return NULL;
 
-	list_remove(l, pg);
+	heap_list_remove(l, pg);
 	p = pg->pfn;
 	fd = pg->first_dirty;
 	poc = pg->flags & PGF_CLEAN_POC;
 	pg = split_down(l, pg, &p, j, order, &fd, poc);
 
 	/* Claim the head now so that no free merges with it after unlock. */
-	pg->next = pg->prev = NULL;
-	pg->pfn = p;
-	pg->state = PGS_ALLOCATED;
-	pg->order = (uint8_t)order;
-	pg->node = (uint8_t)hn->id;
-	pg->flags = poc;
-	pg->first_dirty = FIRST_DIRTY_NONE;
+	page_set(pg, p, PGS_ALLOCATED, order, hn->id, FIRST_DIRTY_NONE, poc);
 	*out_pfn = p;
 	*out_fd = fd;
 	*out_poc = poc;
 	return pg;
+}
+
+/*
+ * The nodes heap_alloc() tries, in order, for node preference @flags: the
+ * preferred node's fallback order, or only that node with HEAP_EXACT_NODE
+ * (kept in *@exact). Return: the array, its length in *@count.
+ */
+static const uint32_t *alloc_candidates(uint32_t flags, uint32_t *exact,
+					unsigned int *count)
+{
+	int pref = HEAP_NODE_OF(flags);
+	struct heap_node *hn;
+
+	if (pref < 0 || pref >= (int)heap_nr_nodes)
+		pref = -1;
+	if (pref >= 0 && (flags & HEAP_EXACT_NODE)) {
+		*exact = (uint32_t)pref;
+		*count = 1;
+		return exact;
+	}
+	/* No CPU->node map here: no preference means node 0 first. */
+	hn = &heap_nodes[pref < 0 ? 0 : pref];
+	*count = hn->fallback_count;
+	return hn->fallback;
+}
+
+/* Zero the pages of the block at pfn @p from its first dirty page @fd. */
+static void scrub_from(uint64_t p, unsigned int order, uint32_t fd)
+{
+	arch_scrub_range(phys_to_virt(pfn_to_paddr(pfn(p + fd))),
+			 ((1ULL << order) - fd) << PAGE_SHIFT);
 }
 
 /**
@@ -666,7 +371,7 @@ static struct page_info *take_block(struct heap_node_locked l,
 struct page_info *heap_alloc(unsigned int order, uint32_t flags)
 {
 	unsigned int bits = HEAP_BITS_OF(flags), i, count;
-	int pref = HEAP_NODE_OF(flags), zone_hi = NR_ZONES - 1;
+	int zone_hi = NR_ZONES - 1;
 	const uint32_t *candidates;
 	uint32_t exact;
 	struct page_info *pg = NULL, *cur;
@@ -681,19 +386,7 @@ struct page_info *heap_alloc(unsigned int order, uint32_t flags)
 			return NULL;
 		zone_hi = (int)MIN(bits - PAGE_SHIFT, NR_ZONES - 1u);
 	}
-	if (pref < 0 || pref >= (int)heap_nr_nodes)
-		pref = -1;
-	if (pref >= 0 && (flags & HEAP_EXACT_NODE)) {
-		exact = (uint32_t)pref;
-		candidates = &exact;
-		count = 1;
-	} else {
-		/* No CPU->node map here: no preference means node 0 first. */
-		struct heap_node *hn = &heap_nodes[pref < 0 ? 0 : pref];
-
-		candidates = hn->fallback;
-		count = hn->fallback_count;
-	}
+	candidates = alloc_candidates(flags, &exact, &count);
 
 	for (i = 0; i < count && !pg; i++) {
 		struct heap_node_locked l = heap_lock_node(candidates[i]);
@@ -707,9 +400,7 @@ struct page_info *heap_alloc(unsigned int order, uint32_t flags)
 			 */
 			if (fd != FIRST_DIRTY_NONE &&
 			    !(flags & HEAP_NO_SCRUB)) {
-				arch_scrub_range(
-					phys_to_virt(pfn_to_paddr(pfn(p + fd))),
-					((1ULL << order) - fd) << PAGE_SHIFT);
+				scrub_from(p, order, fd);
 				fd = FIRST_DIRTY_NONE;
 			}
 			cachemaint_in_lock(pg, order);
@@ -728,18 +419,12 @@ struct page_info *heap_alloc(unsigned int order, uint32_t flags)
 	cur = pg;
 	for (q = p + 1; q < p + n; q++) {
 		cur = pfn_to_page_next(cur, q);
-		cur->next = cur->prev = NULL;
-		cur->pfn = q;
-		cur->first_dirty = FIRST_DIRTY_NONE;
-		cur->order = (uint8_t)order;
-		cur->node = pg->node;
-		cur->flags = poc;
-		cur->state = PGS_ALLOCATED;
+		page_set(cur, q, PGS_ALLOCATED, order, pg->node,
+			 FIRST_DIRTY_NONE, poc);
 	}
 
 	if (fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB))
-		arch_scrub_range(phys_to_virt(pfn_to_paddr(pfn(p + fd))),
-				 (n - fd) << PAGE_SHIFT);
+		scrub_from(p, order, fd);
 	cachemaint_after_alloc(pg, order, flags);
 	return pg;
 }
@@ -782,7 +467,7 @@ int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
 	if (!why) {
 		pg->first_dirty = need_scrub ? 0 : FIRST_DIRTY_NONE;
 		pg->flags = 0; /* written memory: no longer clean to PoC */
-		merge_insert(l, pg, p, order);
+		heap_merge_insert(l, pg, p, order);
 	}
 	heap_unlock_node(l);
 	if (!why)
@@ -833,7 +518,7 @@ struct page_info *heap_take_dirty(uint32_t node, unsigned int *order)
 		uint32_t fd = pg->first_dirty;
 		unsigned int k = pg->order;
 
-		list_remove(l, pg);
+		heap_list_remove(l, pg);
 		if (k > MAX_ORDER) {
 			pg = split_down(l, pg, &p, k, MAX_ORDER, &fd, 0);
 			k = MAX_ORDER;
@@ -858,7 +543,7 @@ void heap_put_clean(struct page_info *pg, unsigned int order, bool clean_poc)
 	CHECK(pg->state == PGS_ALLOCATED && pg->order == order);
 	pg->first_dirty = FIRST_DIRTY_NONE;
 	pg->flags = clean_poc ? PGF_CLEAN_POC : 0;
-	merge_insert(l, pg, pg->pfn, order);
+	heap_merge_insert(l, pg, pg->pfn, order);
 	heap_unlock_node(l);
 }
 
@@ -871,9 +556,9 @@ void heap_mark_clean(struct page_info *head, bool clean_poc)
 	struct heap_node_locked l = heap_lock_node(head->node);
 
 	CHECK(head->state == PGS_FREE);
-	list_remove(l, head);
+	heap_list_remove(l, head);
 	head->first_dirty = FIRST_DIRTY_NONE;
 	head->flags = clean_poc ? PGF_CLEAN_POC : 0;
-	list_insert(l, head);
+	heap_list_insert(l, head);
 	heap_unlock_node(l);
 }

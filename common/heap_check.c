@@ -102,8 +102,8 @@ const struct heap_range *heap_node_ranges(uint32_t node, unsigned int *count)
 		*count = 0;
 		return NULL;
 	}
-	*count = heap_nodes[node].range_count;
-	return heap_nodes[node].ranges;
+	*count = heap_nodes[node].ranges.count;
+	return heap_nodes[node].ranges.regions;
 }
 
 /** heap_owns() - Return: whether [p, p + 2^order) is in one range of @node. */
@@ -126,143 +126,146 @@ bool heap_owns(uint32_t node, pfn_t p, unsigned int order)
 static uint64_t check_scratch[CHECK_SCRATCH]; /* pfn << 6 | order */
 static spinlock_t check_lock = SPINLOCK_INIT;
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+/* One node's walk: the lock held, problems and totals so far. */
+struct walk {
+	struct heap_node_locked l;
+	unsigned int bad;
+	uint64_t free, dirty, chunks, zone_free;
+	unsigned int used; /* chunks of the zone walked (check_scratch) */
+};
 
-	return x < y ? -1 : x > y;
+#define PROBLEM(w, fmt, ...)                                            \
+	do {                                                            \
+		pr_err("heap_check: node %u: " fmt "\n", (w)->l.hn->id, \
+		       ##__VA_ARGS__);                                  \
+		(w)->bad++;                                             \
+	} while (0)
+
+/* The chunk @pg on list [@z][@k]; *@seen_dirty: a dirty one came before. */
+static void check_chunk(struct walk *w, const struct free_list *fl,
+			struct page_info *pg, struct page_info *prev,
+			unsigned int z, unsigned int k, bool *seen_dirty)
+{
+	uint64_t p = pg->pfn;
+	unsigned long long pu = p;
+
+	if (pg->prev != prev)
+		PROBLEM(w, "pfn %#llx: broken prev link", pu);
+	if (pg->state != PGS_FREE || pg->order != k)
+		PROBLEM(w, "pfn %#llx: state %#x order %u on list order %u", pu,
+			pg->state, pg->order, k);
+	if (p & ((1ULL << k) - 1))
+		PROBLEM(w, "pfn %#llx: not aligned to order %u", pu, k);
+	if (p == 0 && k)
+		PROBLEM(w, "pfn 0 with order %u", k);
+	if (pfn_zone(p) != z)
+		PROBLEM(w, "pfn %#llx: on zone %u list", pu, z);
+	if (pg->node != w->l.hn->id)
+		PROBLEM(w, "pfn %#llx: node %u", pu, pg->node);
+	if (!heap_owns_locked(w->l, p, k))
+		PROBLEM(w, "pfn %#llx order %u: outside the heap ranges", pu,
+			k);
+	if (pg->first_dirty != FIRST_DIRTY_NONE &&
+	    pg->first_dirty >= (1ULL << k))
+		PROBLEM(w, "pfn %#llx: first_dirty %u", pu, pg->first_dirty);
+	if (pg->first_dirty != FIRST_DIRTY_NONE) {
+		*seen_dirty = true;
+		if (pg->flags & PGF_CLEAN_POC)
+			PROBLEM(w, "pfn %#llx: clean_poc on a dirty chunk", pu);
+	} else if (*seen_dirty) {
+		PROBLEM(w, "pfn %#llx: clean chunk after a dirty one", pu);
+	}
+	if (fl->tail == pg && pg->next)
+		PROBLEM(w, "pfn %#llx: tail has a next", pu);
+	w->free += 1ULL << k;
+	w->zone_free += 1ULL << k;
+	w->dirty += chunk_dirty_pages(pg);
+	w->chunks++;
+	if (w->used < CHECK_SCRATCH)
+		check_scratch[w->used] = p << 6 | k;
+	w->used++;
+}
+
+static void check_list(struct walk *w, unsigned int z, unsigned int k)
+{
+	struct heap_node *hn = w->l.hn;
+	struct free_list *fl = &hn->free[z][k];
+	struct page_info *pg, *prev = NULL;
+	bool seen_dirty = false;
+
+	if (!!fl->head != !!(hn->nonempty[z] & (1u << k)))
+		PROBLEM(w, "zone %u order %u: nonempty bit wrong", z, k);
+	for (pg = fl->head; pg; prev = pg, pg = pg->next)
+		check_chunk(w, fl, pg, prev, z, k, &seen_dirty);
+	if (fl->tail != prev)
+		PROBLEM(w, "zone %u order %u: tail pointer wrong", z, k);
+}
+
+/* Chunks never cross zones: overlap is checked per zone. */
+static void check_zone_overlap(struct walk *w, unsigned int z)
+{
+	uint64_t end_prev = 0;
+
+	if (w->used > CHECK_SCRATCH) {
+		pr_warn("heap_check: node %u zone %u: %u chunks, "
+			"overlap check skipped\n",
+			w->l.hn->id, z, w->used);
+		return;
+	}
+	sort(check_scratch, w->used, sizeof(check_scratch[0]), cmp_u64);
+	for (unsigned int n = 0; n < w->used; n++) {
+		uint64_t p = check_scratch[n] >> 6;
+		unsigned int o = check_scratch[n] & 63;
+
+		if (n && p < end_prev)
+			PROBLEM(w, "chunks overlap at pfn %#llx",
+				(unsigned long long)p);
+		end_prev = p + (1ULL << o);
+	}
 }
 
 static unsigned int check_node(struct heap_node_locked l)
 {
 	struct heap_node *hn = l.hn;
-	uint64_t free = 0, dirty = 0, chunks = 0, zf, end_prev = 0;
-	unsigned int z, k, bad = 0, n;
+	const struct heap_node_stats *st = &hn->stats;
+	struct walk w = {.l = l};
+	unsigned int z, k, n;
 
-#define PROBLEM(fmt, ...)                                        \
-	do {                                                     \
-		pr_err("heap_check: node %u: " fmt "\n", hn->id, \
-		       ##__VA_ARGS__);                           \
-		bad++;                                           \
-	} while (0)
-
-	for (n = 1; n < hn->range_count; n++)
-		if (pfn_val(hn->ranges[n].start) <=
-		    pfn_val(hn->ranges[n - 1].end))
-			PROBLEM("ranges %u and %u overlap or touch", n - 1, n);
-
+	for (n = 1; n < hn->ranges.count; n++)
+		if (range_at(&hn->ranges, n)->start <=
+		    range_at(&hn->ranges, n - 1)->end)
+			PROBLEM(&w, "ranges %u and %u overlap or touch", n - 1,
+				n);
 	for (z = 0; z < NR_ZONES; z++) {
-		unsigned int used = 0;
-
-		zf = 0;
-		for (k = 0; k <= MAX_FREE_ORDER; k++) {
-			struct free_list *fl = &hn->free[z][k];
-			struct page_info *pg, *prev = NULL;
-			bool seen_dirty = false;
-
-			if (!!fl->head != !!(hn->nonempty[z] & (1u << k)))
-				PROBLEM("zone %u order %u: nonempty bit wrong",
-					z, k);
-			for (pg = fl->head; pg; prev = pg, pg = pg->next) {
-				uint64_t p = pg->pfn;
-
-				if (pg->prev != prev)
-					PROBLEM("pfn %#llx: broken prev link",
-						(unsigned long long)p);
-				if (pg->state != PGS_FREE || pg->order != k)
-					PROBLEM("pfn %#llx: state %#x order %u "
-						"on list order %u",
-						(unsigned long long)p,
-						pg->state, pg->order, k);
-				if (p & ((1ULL << k) - 1))
-					PROBLEM("pfn %#llx: not aligned to "
-						"order %u",
-						(unsigned long long)p, k);
-				if (p == 0 && k)
-					PROBLEM("pfn 0 with order %u", k);
-				if (pfn_zone(p) != z)
-					PROBLEM("pfn %#llx: on zone %u list",
-						(unsigned long long)p, z);
-				if (pg->node != hn->id)
-					PROBLEM("pfn %#llx: node %u",
-						(unsigned long long)p,
-						pg->node);
-				if (!heap_owns_locked(l, p, k))
-					PROBLEM("pfn %#llx order %u: outside "
-						"the heap ranges",
-						(unsigned long long)p, k);
-				if (pg->first_dirty != FIRST_DIRTY_NONE &&
-				    pg->first_dirty >= (1ULL << k))
-					PROBLEM("pfn %#llx: first_dirty %u",
-						(unsigned long long)p,
-						pg->first_dirty);
-				if (pg->first_dirty != FIRST_DIRTY_NONE) {
-					seen_dirty = true;
-					if (pg->flags & PGF_CLEAN_POC)
-						PROBLEM("pfn %#llx: clean_poc "
-							"on a dirty chunk",
-							(unsigned long long)p);
-				} else if (seen_dirty) {
-					PROBLEM("pfn %#llx: clean chunk after "
-						"a dirty one",
-						(unsigned long long)p);
-				}
-				if (fl->tail == pg && pg->next)
-					PROBLEM("pfn %#llx: tail has a next",
-						(unsigned long long)p);
-				free += 1ULL << k;
-				zf += 1ULL << k;
-				dirty += chunk_dirty_pages(pg);
-				chunks++;
-				if (used < CHECK_SCRATCH)
-					check_scratch[used] = p << 6 | k;
-				used++;
-			}
-			if (fl->tail != prev)
-				PROBLEM("zone %u order %u: tail pointer wrong",
-					z, k);
-		}
-		if (zf != hn->stats.zone_free[z])
-			PROBLEM("zone %u: %llu free pages counted, %llu walked",
-				z, (unsigned long long)hn->stats.zone_free[z],
-				(unsigned long long)zf);
-		/* Chunks never cross zones: overlap checked per zone. */
-		if (used > CHECK_SCRATCH) {
-			pr_warn("heap_check: node %u zone %u: %u chunks, "
-				"overlap check skipped\n",
-				hn->id, z, used);
-			continue;
-		}
-		sort(check_scratch, used, sizeof(check_scratch[0]), cmp_u64);
-		end_prev = 0;
-		for (n = 0; n < used; n++) {
-			uint64_t p = check_scratch[n] >> 6;
-			unsigned int o = check_scratch[n] & 63;
-
-			if (n && p < end_prev)
-				PROBLEM("chunks overlap at pfn %#llx",
-					(unsigned long long)p);
-			end_prev = p + (1ULL << o);
-		}
+		w.used = 0;
+		w.zone_free = 0;
+		for (k = 0; k <= MAX_FREE_ORDER; k++)
+			check_list(&w, z, k);
+		if (w.zone_free != st->zone_free[z])
+			PROBLEM(&w,
+				"zone %u: %llu free pages counted, %llu "
+				"walked",
+				z, (unsigned long long)st->zone_free[z],
+				(unsigned long long)w.zone_free);
+		check_zone_overlap(&w, z);
 	}
-	if (free != hn->stats.free_pages)
-		PROBLEM("free_pages %llu, walked %llu",
-			(unsigned long long)hn->stats.free_pages,
-			(unsigned long long)free);
-	if (dirty != hn->stats.dirty_pages)
-		PROBLEM("dirty_pages %llu, walked %llu",
-			(unsigned long long)hn->stats.dirty_pages,
-			(unsigned long long)dirty);
-	if (chunks != hn->stats.free_chunks)
-		PROBLEM("free_chunks %llu, walked %llu",
-			(unsigned long long)hn->stats.free_chunks,
-			(unsigned long long)chunks);
-	if (free > hn->stats.total_pages)
-		PROBLEM("more free pages than total (%llu > %llu)",
-			(unsigned long long)free,
-			(unsigned long long)hn->stats.total_pages);
-#undef PROBLEM
-	return bad;
+	if (w.free != st->free_pages)
+		PROBLEM(&w, "free_pages %llu, walked %llu",
+			(unsigned long long)st->free_pages,
+			(unsigned long long)w.free);
+	if (w.dirty != st->dirty_pages)
+		PROBLEM(&w, "dirty_pages %llu, walked %llu",
+			(unsigned long long)st->dirty_pages,
+			(unsigned long long)w.dirty);
+	if (w.chunks != st->free_chunks)
+		PROBLEM(&w, "free_chunks %llu, walked %llu",
+			(unsigned long long)st->free_chunks,
+			(unsigned long long)w.chunks);
+	if (w.free > st->total_pages)
+		PROBLEM(&w, "more free pages than total (%llu > %llu)",
+			(unsigned long long)w.free,
+			(unsigned long long)st->total_pages);
+	return w.bad;
 }
 
 /**

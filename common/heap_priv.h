@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The heap's private state, shared by common/heap.c (lists, handoff,
- * allocation) and common/heap_check.c (queries, walks, the consistency
- * check). Not an interface: nothing outside common/heap*.c includes it.
+ * The heap's private state, shared by common/heap.c (lists, merging,
+ * allocation), common/heap_init.c (init, handoff) and common/heap_check.c
+ * (queries, walks, the consistency check), and page_set(), the one writer
+ * of a whole page_info. Not an interface: nothing outside common/heap*.c
+ * includes it.
  */
 #ifndef COMMON_HEAP_PRIV_H
 #define COMMON_HEAP_PRIV_H
@@ -10,6 +12,7 @@
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/heap.h>
+#include <keel/range_table.h>
 
 struct free_list {
 	struct page_info *head, *tail;
@@ -22,8 +25,8 @@ struct heap_node {
 	/* Bit j of nonempty[z]: list [z][j] is not empty. */
 	uint32_t nonempty[NR_ZONES];
 	struct free_list free[NR_ZONES][MAX_FREE_ORDER + 1];
-	struct heap_range *ranges; /* sorted; HEAP_MAX_RANGES static slots */
-	unsigned int range_count, range_cap;
+	/* struct heap_range, HEAP_MAX_RANGES static slots to begin with */
+	struct range_table ranges;
 	struct heap_node_stats stats;
 	uint32_t fallback[MAX_NUMNODES];
 	unsigned int fallback_count;
@@ -39,6 +42,42 @@ extern unsigned int heap_nr_nodes;
 
 /* Is [p, p + 2^k) inside one heap range of the locked node? */
 bool heap_owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k);
+/* Free lists (lock held): add or take off a free head, counters kept. */
+void heap_list_insert(struct heap_node_locked l, struct page_info *pg);
+void heap_list_remove(struct heap_node_locked l, struct page_info *pg);
+/*
+ * Insert the free chunk headed by @pg (pfn @p, order @k, first_dirty and
+ * flags prepared), merged with its free buddies. Return: the final head.
+ */
+struct page_info *heap_merge_insert(struct heap_node_locked l,
+				    struct page_info *pg, uint64_t p,
+				    unsigned int k);
+
+/*
+ * Write every field of @pg, the entry of pfn @p: the one place a
+ * page_info is written whole (heads, tails, baselines).
+ */
+static inline void page_set(struct page_info *pg, uint64_t p, uint8_t state,
+			    unsigned int k, uint32_t node, uint32_t first_dirty,
+			    uint8_t flags)
+{
+	pg->next = pg->prev = NULL;
+	pg->pfn = p;
+	pg->first_dirty = first_dirty;
+	pg->state = state;
+	pg->order = (uint8_t)k;
+	pg->flags = flags;
+	pg->node = (uint8_t)node;
+}
+
+/* Write a free head entry (the one metadata write per chunk). */
+static inline void write_free_head(struct page_info *pg, uint64_t p,
+				   unsigned int k, uint32_t node,
+				   uint32_t first_dirty, uint8_t flags)
+{
+	page_set(pg, p, PGS_FREE, k, node, first_dirty,
+		 first_dirty == FIRST_DIRTY_NONE ? flags : 0);
+}
 
 static inline unsigned int pfn_zone(uint64_t p)
 {

@@ -778,7 +778,7 @@ bool scrub_idle_step(void)
 	uint32_t mine = cpu_table[arch_cpu_id()].node;
 
 	if (!unit_pages)
-		unit_pages = (128ull << 20) >> PAGE_SHIFT;
+		unit_pages = SCRUB_UNIT_DEFAULT >> PAGE_SHIFT;
 	if (mine < nodes && idle_scrub_node(mine))
 		return true;
 	for (uint32_t n = 0; planned && n < nodes; n++)

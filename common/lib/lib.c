@@ -190,6 +190,14 @@ void sort(void *base, size_t count, size_t size,
 	}
 }
 
+/** cmp_u64() - sort() order of uint64_t: Return: <0, 0 or >0. */
+int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 /**
  * crc32() - IEEE 802.3 CRC-32 (reflected, polynomial 0xEDB88320) as zlib
  * and U-Boot compute it; pass the previous result as @crc to continue,

@@ -187,8 +187,9 @@ const char *bootinfo_distance_problem(uint32_t a, uint32_t b, uint32_t v);
  */
 void bootinfo_sanitise(struct bootinfo *bi);
 
-/* Total RAM bytes (after sanitise). */
+/* Total RAM bytes, and on one node (NUMA_NO_NODE: all), after sanitise. */
 uint64_t bootinfo_ram_bytes(const struct bootinfo *bi);
+uint64_t bootinfo_node_ram_bytes(const struct bootinfo *bi, uint32_t node);
 
 const char *boot_protocol_name(enum boot_protocol p);
 

@@ -86,8 +86,6 @@ paddr_t bootmem_limit_top(void);
  * (@gap_bytes, may be NULL) the bytes between them reserved with them.
  */
 unsigned int bootmem_merged_regions(uint64_t *gap_bytes);
-/* Return: RAM bytes bootmem_limit() took away. */
-uint64_t bootmem_dropped_bytes(void);
 
 /* Bytes of the largest free range (the largest allocation that fits). */
 uint64_t bootmem_largest_free(void);
@@ -99,8 +97,5 @@ uint64_t bootmem_allocated_bytes(void);
 unsigned int bootmem_allocation_count(void);
 /* Bytes of RAM covered by reserved regions (each byte counted once). */
 uint64_t bootmem_reserved_ram_bytes(void);
-/* Per-node RAM bytes and the min/max pfn of a node's RAM (false if none). */
-uint64_t bootmem_node_ram_bytes(uint32_t node);
-bool bootmem_node_span(uint32_t node, pfn_t *start, pfn_t *end);
 
 #endif

@@ -2,8 +2,6 @@
 #ifndef KEEL_COMPILER_H
 #define KEEL_COMPILER_H
 
-#define __init		    __attribute__((section(".init.text")))
-#define __initdata	    __attribute__((section(".init.data")))
 #define __noreturn	    __attribute__((noreturn))
 #define __packed	    __attribute__((packed))
 #define __aligned(x)	    __attribute__((aligned(x)))

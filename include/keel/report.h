@@ -31,8 +31,7 @@ struct audit_result {
 
 /* Phase times in ticks since entry, filled by common/boot.c. */
 struct boot_times {
-	uint64_t bootmem_ready, smp_ready, heap_init_begin, heap_init_end;
-	uint64_t scrub_begin, scrub_end, report;
+	uint64_t heap_init_begin, heap_init_end, report;
 };
 extern struct boot_times boot_times;
 

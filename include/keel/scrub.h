@@ -14,6 +14,9 @@
 #include <keel/smp.h>
 #include <keel/types.h>
 
+/* The scrub unit when CONFIG_BOOTSCRUB_CHUNK is unusable or before options. */
+#define SCRUB_UNIT_DEFAULT (128ULL << 20)
+
 enum scrub_mode {
 	SCRUB_ON = 0, /* scrub before the heap opens */
 	SCRUB_OFF,    /* trust memory, never scrub at boot */

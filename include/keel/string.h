@@ -43,6 +43,7 @@ void format_size(char *buf, size_t size, uint64_t bytes);
 /* qsort-style insertion/heap sort without libc. */
 void sort(void *base, size_t count, size_t size,
 	  int (*cmp)(const void *, const void *));
+int cmp_u64(const void *a, const void *b); /* ascending uint64_t */
 
 uint32_t crc32(uint32_t crc, const void *buf, size_t len);
 

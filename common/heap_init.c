@@ -1,0 +1,263 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bringing up the buddy heap: heap_init() (empty nodes, their range tables
+ * and fallback orders) and heap_add_range(), the handoff of a free range.
+ * The free lists and merging they rely on are in common/heap.c.
+ *
+ * Handoff (heap_add_range) in three modes that reach the same free lists:
+ *  lazy:     one head write per chunk; then only the first and the last
+ *            chunk of the range can have a free buddy outside it (greedy
+ *            maximal chunks never pair up inside a range), so two merge
+ *            attempts restore full merging. O(chunks).
+ *  chunked:  every entry written (PGS_FREE_TAIL) first, then each chunk
+ *            inserted with merging (Xen 4.17). O(pages).
+ *  pagewise: every entry written as an allocated page, then one free per
+ *            page with merging and the lock taken per page (old Xen).
+ *
+ * Lock: heap_add_range() takes the node lock around the range table and the
+ * free lists; the baselines write their entries before that, when nobody
+ * can see the range yet.
+ */
+#include <arch/cpu.h>
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/heap.h>
+#include <keel/numa.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+#include "heap_priv.h"
+
+RANGE_TABLE_CHECK_TYPE(struct heap_range, start, end);
+static struct heap_range range_store[MAX_NUMNODES][HEAP_MAX_RANGES];
+static enum heap_init_mode mode;
+
+/**
+ * heap_init() - empty heap for @count nodes in handoff mode @m.
+ * @distance: used for the fallback order only when the NUMA layer has none.
+ */
+void heap_init(enum heap_init_mode m, unsigned int count,
+	       const uint8_t (*distance)[MAX_NUMNODES])
+{
+	unsigned int n, i, j;
+
+	if (count == 0)
+		count = 1;
+	if (count > MAX_NUMNODES)
+		count = MAX_NUMNODES;
+	memset(heap_nodes, 0, sizeof(heap_nodes));
+	heap_nr_nodes = count;
+	mode = m;
+
+	for (n = 0; n < count; n++) {
+		struct heap_node *hn = &heap_nodes[n];
+		uint32_t order[MAX_NUMNODES];
+		unsigned int c = 0;
+
+		spin_lock_init(&hn->lock);
+		hn->id = n;
+		hn->ranges = (struct range_table)RANGE_TABLE_INIT(
+			range_store[n], HEAP_MAX_RANGES, NULL);
+		if (n < numa_node_count())
+			c = numa_fallback_order(n, order);
+		for (i = 0; i < c; i++)
+			if (order[i] < count)
+				hn->fallback[hn->fallback_count++] = order[i];
+		if (hn->fallback_count)
+			continue;
+		/* No NUMA view: sort by @distance (or by id), self first. */
+		for (i = 0; i < count; i++)
+			hn->fallback[i] = (n + i) % count;
+		hn->fallback_count = count;
+		for (i = 1; distance && i < count; i++)
+			for (j = i; j > 1; j--) {
+				uint32_t a = hn->fallback[j - 1];
+				uint32_t b = hn->fallback[j];
+
+				if (distance[n][a] < distance[n][b] ||
+				    (distance[n][a] == distance[n][b] && a < b))
+					break;
+				hn->fallback[j - 1] = b;
+				hn->fallback[j] = a;
+			}
+	}
+}
+
+/**
+ * heap_range_capacity() - Return: how many ranges @node's table holds.
+ */
+unsigned int heap_range_capacity(uint32_t node)
+{
+	return node < heap_nr_nodes ? heap_nodes[node].ranges.cap : 0;
+}
+
+/**
+ * heap_grow_ranges() - give @node a larger range table: @tab of @cap
+ * entries (boot memory the caller owns for good). The ranges already
+ * registered move over. Ignored when @cap is not larger.
+ */
+void heap_grow_ranges(uint32_t node, struct heap_range *tab, unsigned int cap)
+{
+	struct heap_node_locked l;
+
+	if (node >= heap_nr_nodes)
+		return;
+	l = heap_lock_node(node);
+	range_table_grow(&l.hn->ranges, tab, cap);
+	heap_unlock_node(l);
+}
+
+/** heap_mode() - Return: the handoff mode given to heap_init(). */
+enum heap_init_mode heap_mode(void)
+{
+	return mode;
+}
+
+/** heap_mode_name() - Return: "lazy", "chunked" or "pagewise". */
+const char *heap_mode_name(enum heap_init_mode m)
+{
+	switch (m) {
+	case HEAP_INIT_LAZY:
+		return "lazy";
+	case HEAP_INIT_CHUNKED:
+		return "chunked";
+	case HEAP_INIT_PAGEWISE:
+		return "pagewise";
+	}
+	return "?";
+}
+
+/* Write every entry of [s, e) with @state (chunked / pagewise baselines). */
+static void write_all_entries(uint64_t s, uint64_t e, uint32_t node,
+			      uint8_t state)
+{
+	struct page_info *pg = NULL;
+	uint64_t p;
+
+	for (p = s; p < e; p++) {
+		pg = (p == s) ? pfn_to_page(pfn(p)) : pfn_to_page_next(pg, p);
+		page_set(pg, p, state, 0, node, FIRST_DIRTY_NONE, 0);
+	}
+}
+
+static uint64_t add_lazy(struct heap_node_locked l, uint64_t s, uint64_t e,
+			 uint32_t fd)
+{
+	uint64_t p = s, last = s, chunks = 0;
+	struct page_info *first, *pg;
+	unsigned int k;
+
+	/* Phase 1: one head write per chunk, no merging. */
+	while (p < e) {
+		k = heap_chunk_order(p, e);
+		pg = pfn_to_page(pfn(p));
+		write_free_head(pg, p, k, l.hn->id, fd, 0);
+		heap_list_insert(l, pg);
+		last = p;
+		p += 1ULL << k;
+		chunks++;
+	}
+
+	/*
+	 * Phase 2: every page of [s, e) is now a free head or inside one, so
+	 * buddy reads are safe. Only the first chunk (buddy below) and the
+	 * last one (buddy above) can pair with memory outside the range;
+	 * merges inside the range follow from those chains.
+	 */
+	first = pfn_to_page(pfn(s));
+	k = first->order;
+	heap_list_remove(l, first);
+	first = heap_merge_insert(l, first, s, k);
+	if (last != s && last >= first->pfn + (1ULL << first->order)) {
+		pg = pfn_to_page(pfn(last));
+		k = pg->order;
+		heap_list_remove(l, pg);
+		heap_merge_insert(l, pg, last, k);
+	}
+	return chunks;
+}
+
+static uint64_t add_chunked(struct heap_node_locked l, uint64_t s, uint64_t e,
+			    uint32_t fd)
+{
+	uint64_t p = s, chunks = 0;
+
+	while (p < e) {
+		unsigned int k = heap_chunk_order(p, e);
+		struct page_info *pg = pfn_to_page(pfn(p));
+
+		write_free_head(pg, p, k, l.hn->id, fd, 0);
+		heap_merge_insert(l, pg, p, k);
+		p += 1ULL << k;
+		chunks++;
+	}
+	return chunks;
+}
+
+/**
+ * heap_add_range() - [start, end) of free RAM on @node joins the heap.
+ *
+ * Return: number of chunks the range decomposes into (DESIGN §4; the same
+ * figure in every mode), 0 when the range was refused.
+ */
+uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
+{
+	uint64_t s = pfn_val(start), e = pfn_val(end), chunks = 0, p;
+	uint32_t fd = dirty ? 0 : FIRST_DIRTY_NONE;
+	uint64_t t0 = arch_ticks();
+	struct heap_node_locked l;
+	int err;
+
+	/* The frame table covers all RAM: a range outside it is a bug. */
+	if (node >= heap_nr_nodes || e <= s || !pfn_to_page_or_null(start) ||
+	    !pfn_to_page_or_null(pfn(e - 1))) {
+		pr_warn("heap: range [%#llx, %#llx) on node %u refused\n",
+			(unsigned long long)s, (unsigned long long)e, node);
+		return 0;
+	}
+	/*
+	 * The baselines write every entry before the range is registered:
+	 * nobody can look at them yet.
+	 */
+	if (mode == HEAP_INIT_CHUNKED)
+		write_all_entries(s, e, node, PGS_FREE_TAIL);
+	else if (mode == HEAP_INIT_PAGEWISE)
+		write_all_entries(s, e, node, PGS_ALLOCATED);
+
+	l = heap_lock_node(node);
+	err = range_table_add(&l.hn->ranges, s, e, &(struct heap_range){});
+	if (!err) {
+		l.hn->stats.total_pages += e - s;
+		if (mode == HEAP_INIT_LAZY)
+			chunks = add_lazy(l, s, e, fd);
+		else if (mode == HEAP_INIT_CHUNKED)
+			chunks = add_chunked(l, s, e, fd);
+	}
+	heap_unlock_node(l);
+	if (err) {
+		pr_err("heap: range [%#llx, %#llx) on node %u: %s\n",
+		       (unsigned long long)s, (unsigned long long)e, node,
+		       err == -ENOSPC ? "range table full" : "overlaps heap");
+		return 0;
+	}
+
+	if (mode == HEAP_INIT_PAGEWISE) {
+		for (p = s; p < e; p++) {
+			struct page_info *pg = pfn_to_page(pfn(p));
+
+			l = heap_lock_node(node);
+			pg->first_dirty = fd;
+			pg->flags = 0;
+			heap_merge_insert(l, pg, p, 0);
+			heap_unlock_node(l);
+		}
+		for (p = s; p < e; p += 1ULL << heap_chunk_order(p, e))
+			chunks++;
+	}
+
+	l = heap_lock_node(node);
+	l.hn->stats.chunks += chunks;
+	l.hn->stats.init_ticks += arch_ticks() - t0;
+	heap_unlock_node(l);
+	return chunks;
+}

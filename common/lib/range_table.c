@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sorted range table (include/keel/range_table.h).
+ *
+ * Invariant: regions [0, count) are sorted by start, each non-empty and
+ * none overlapping, so their ends are sorted too and every lookup is a
+ * binary search on the ends. Two regions may touch only when same() keeps
+ * them apart; the add paths merge every other touching pair.
+ *
+ * @payload, wherever it is taken, is a region of the user's type whose
+ * bounds are ignored: what follows them is copied into a new region and
+ * handed to same().
+ *
+ * No allocation and no lock: the user owns the storage and the locking.
+ */
+#include <keel/errno.h>
+#include <keel/range_table.h>
+#include <keel/string.h>
+
+/**
+ * range_table_first_ending_above() - the first region ending above @a.
+ *
+ * Return: its index, or the count when none does.
+ */
+unsigned int range_table_first_ending_above(const struct range_table *t,
+					    uint64_t a)
+{
+	unsigned int lo = 0, hi = t->count;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (range_at(t, mid)->end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/**
+ * range_table_find() - the region holding address @a.
+ *
+ * Return: it, or NULL when no region does.
+ */
+const struct range *range_table_find(const struct range_table *t, uint64_t a)
+{
+	unsigned int i = range_table_first_ending_above(t, a);
+
+	if (i < t->count && range_at(t, i)->start <= a)
+		return range_at(t, i);
+	return NULL;
+}
+
+static bool may_extend(const struct range_table *t, unsigned int i,
+		       const void *payload)
+{
+	return i < t->count && (!t->same || t->same(range_at(t, i), payload));
+}
+
+static void delete_at(struct range_table *t, unsigned int i)
+{
+	memmove(range_at(t, i), range_at(t, i + 1),
+		(size_t)(t->count - i - 1) * t->size);
+	t->count--;
+}
+
+/*
+ * [s, e) is free of regions and @i is the first region above it: extend
+ * the region below or the one above when same() allows (joining the two
+ * when [s, e) closes the gap between them), else insert a new region.
+ * Return: 0, or -ENOSPC when a new region was needed and the table is full.
+ */
+static int place(struct range_table *t, unsigned int i, uint64_t s, uint64_t e,
+		 const void *payload)
+{
+	struct range *r;
+
+	if (i > 0 && range_at(t, i - 1)->end == s &&
+	    may_extend(t, i - 1, payload)) {
+		r = range_at(t, i - 1);
+		r->end = e;
+		if (i < t->count && range_at(t, i)->start == e &&
+		    may_extend(t, i, payload)) {
+			r->end = range_at(t, i)->end;
+			delete_at(t, i);
+		}
+		return 0;
+	}
+	if (i < t->count && range_at(t, i)->start == e &&
+	    may_extend(t, i, payload)) {
+		range_at(t, i)->start = s;
+		return 0;
+	}
+	if (t->count == t->cap)
+		return -ENOSPC;
+	r = range_at(t, i);
+	memmove(range_at(t, i + 1), r, (size_t)(t->count - i) * t->size);
+	memcpy(r, payload, t->size);
+	r->start = s;
+	r->end = e;
+	t->count++;
+	return 0;
+}
+
+/**
+ * range_table_add() - add [@start, @end) with @payload, merged with the
+ * touching regions same() allows.
+ *
+ * Return: 0, -EINVAL (empty, or overlapping a region) or -ENOSPC (full).
+ */
+int range_table_add(struct range_table *t, uint64_t start, uint64_t end,
+		    const void *payload)
+{
+	unsigned int i = range_table_first_ending_above(t, start);
+
+	if (end <= start || (i < t->count && range_at(t, i)->start < end))
+		return -EINVAL;
+	return place(t, i, start, end, payload);
+}
+
+/**
+ * range_table_fill() - cover [@start, @end) with @payload where no region
+ * does yet: what is covered keeps its region, each gap is added (and
+ * merged as range_table_add() would).
+ *
+ * Return: 0, or -ENOSPC when a gap found the table full; the gaps below it
+ * are filled, so calling again once there is room carries on.
+ */
+int range_table_fill(struct range_table *t, uint64_t start, uint64_t end,
+		     const void *payload)
+{
+	uint64_t s = start;
+
+	while (s < end) {
+		unsigned int i = range_table_first_ending_above(t, s);
+		uint64_t piece_end = end;
+		int err;
+
+		if (i < t->count && range_at(t, i)->start <= s) {
+			s = range_at(t, i)->end;
+			continue;
+		}
+		if (i < t->count && range_at(t, i)->start < end)
+			piece_end = range_at(t, i)->start;
+		err = place(t, i, s, piece_end, payload);
+		if (err)
+			return err;
+		s = piece_end;
+	}
+	return 0;
+}
+
+/**
+ * range_table_remove() - take [@start, @end) out of the table: regions
+ * inside it go, regions across its edges are cut, and a region holding all
+ * of it is split in two (both halves keep the payload).
+ *
+ * Return: 0, or -ENOSPC when a split needs a slot and the table is full
+ * (then nothing is changed).
+ */
+int range_table_remove(struct range_table *t, uint64_t start, uint64_t end)
+{
+	unsigned int i = range_table_first_ending_above(t, start);
+	struct range *r;
+
+	if (end <= start)
+		return 0;
+	if (i < t->count && range_at(t, i)->start < start &&
+	    range_at(t, i)->end > end) {
+		if (t->count == t->cap)
+			return -ENOSPC;
+		r = range_at(t, i);
+		memmove(range_at(t, i + 1), r,
+			(size_t)(t->count - i) * t->size);
+		t->count++;
+		r->end = start;
+		range_at(t, i + 1)->start = end;
+		return 0;
+	}
+	while (i < t->count && range_at(t, i)->start < end) {
+		r = range_at(t, i);
+		if (r->start < start) {
+			r->end = start;
+			i++;
+		} else if (r->end > end) {
+			r->start = end;
+			i++;
+		} else {
+			delete_at(t, i);
+		}
+	}
+	return 0;
+}
+
+/**
+ * range_table_nearest_pair() - the neighbours with the smallest gap between
+ * them (the lowest such pair on a tie), for a full table that must make
+ * room. At least two regions.
+ *
+ * Return: the index of the lower one; the gap in *@gap.
+ */
+unsigned int range_table_nearest_pair(const struct range_table *t,
+				      uint64_t *gap)
+{
+	unsigned int best = 0;
+	uint64_t best_gap = ~0ULL;
+
+	CHECK(t->count >= 2);
+	for (unsigned int i = 0; i + 1 < t->count; i++) {
+		uint64_t g = range_at(t, i + 1)->start - range_at(t, i)->end;
+
+		if (g < best_gap) {
+			best_gap = g;
+			best = i;
+		}
+	}
+	*gap = best_gap;
+	return best;
+}
+
+/**
+ * range_table_join_next() - region @i grows over the gap and region @i + 1,
+ * which goes; @i keeps its payload.
+ */
+void range_table_join_next(struct range_table *t, unsigned int i)
+{
+	CHECK(i + 1 < t->count);
+	range_at(t, i)->end = range_at(t, i + 1)->end;
+	delete_at(t, i + 1);
+}
+
+/**
+ * range_table_grow() - move the table to @store of @cap regions, when that
+ * is larger (storage the user keeps for good).
+ *
+ * Return: whether it moved.
+ */
+bool range_table_grow(struct range_table *t, void *store, unsigned int cap)
+{
+	if (cap <= t->cap)
+		return false;
+	memcpy(store, t->regions, (size_t)t->count * t->size);
+	t->regions = store;
+	t->cap = cap;
+	return true;
+}
