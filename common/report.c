@@ -68,17 +68,6 @@ static uint64_t heap_init_ns(void)
 			   boot_times.heap_init_begin);
 }
 
-static uint64_t node_ram_bytes(const struct bootinfo *bi, uint32_t node)
-{
-	uint64_t sum = 0;
-
-	for (unsigned int i = 0; i < bi->ram_count; i++)
-		if (bi->ram[i].node == node)
-			sum += pa_val(bi->ram[i].end) -
-			       pa_val(bi->ram[i].start);
-	return sum;
-}
-
 static uint64_t heap_dirty_pages(unsigned int node_count)
 {
 	uint64_t sum = 0;
@@ -306,7 +295,7 @@ static void json_nodes(struct jw *w, const struct bootinfo *bi)
 
 		jw_row(w);
 		jw_u64(w, NULL, n);
-		jw_u64(w, NULL, node_ram_bytes(bi, n));
+		jw_u64(w, NULL, bootinfo_node_ram_bytes(bi, n));
 		jw_arr(w, NULL);
 		for (unsigned int i = 0; i < bi->ram_count; i++) {
 			if (bi->ram[i].node != n)
