@@ -39,7 +39,7 @@ import subprocess
 import sys
 import tempfile
 
-from scripts.keel import boot, keeltrace, report
+from scripts.keel import boot, keeltrace, report, schema
 from scripts.keel import fuzzmaps as fuzz_maps
 from scripts.keel.bench import fmt_ns
 from scripts.keel.boot import TOP
@@ -726,6 +726,52 @@ def summary_boot(keel, tmp):
     check("plot-boot.py summary PNG", picture_ok(png, "png"))
 
 
+# ---- the report schema (scripts/keel/report_schema.json) ---------------------
+
+def schema_tests(keel, tmp):
+    """docs/report-format.md's key table is the one the schema renders; a
+    real report passes the schema, and the same report with an
+    undocumented key, without a required key or with a value of the wrong
+    type does not."""
+    with open(schema.DOC) as f:
+        current = schema.doc_current(f.read())
+    check("docs/report-format.md key table is generated from the schema",
+          [] if current == schema.doc_table() else
+          ["docs/report-format.md differs from the schema: run "
+           "python3 -m scripts.keel.schema --doc"])
+    b = boot.sandbox(keel, FW, ["stress=1", "bench=on"], timeout=TIMEOUT,
+                     log_path=os.path.join(tmp, "schema.log"))
+    rep = b.report
+    if rep is None:
+        check("schema: a real report", [b.report_error or "no report"])
+        return
+    check("schema: a real report (stress, bench) has every key",
+          schema.check(rep))
+    bad = json.loads(json.dumps(rep))
+    bad["heap"]["made_up_ns"] = 1
+    got = schema.check(bad)
+    check("schema: an undocumented key is refused",
+          [] if any("heap.made_up_ns is not in the report schema" in p
+                    for p in got) else [f"not refused: {got}"])
+    bad = json.loads(json.dumps(rep))
+    del bad["audit"]["lost_pages"]
+    for row in bad["scrub"]["per_cpu"]:
+        del row["idle_ns"]
+    got = schema.check(bad)
+    check("schema: missing keys are refused",
+          [] if sorted(got) == ["missing key audit.lost_pages",
+                                "missing key scrub.per_cpu[].idle_ns"]
+          else [f"got {got}"])
+    bad = json.loads(json.dumps(rep))
+    bad["nodes"][0]["fw_id"] = "zero"
+    got = schema.check(bad)
+    check("schema: a value of the wrong type is refused",
+          [] if any(p.startswith("nodes[].fw_id: expected int or null")
+                    for p in got) else [f"got {got}"])
+    del rep["stress"]
+    check("schema: stress is optional", schema.check(rep))
+
+
 def main():
     keel = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(TOP, "build", "sandbox", "keel")
@@ -742,11 +788,13 @@ def main():
         if keep:
             os.makedirs(keep, exist_ok=True)
             boot_real_tests(keel, keep)
+            schema_tests(keel, keep)
             real_tests(keel, keep)
             fuzz_maps_real(keel, keep)
         else:
             with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
                 boot_real_tests(keel, tmp)
+                schema_tests(keel, tmp)
                 real_tests(keel, tmp)
                 fuzz_maps_real(keel, tmp)
     print(f"scripts-test: {passed} passed, {failed} failed")

@@ -34,57 +34,9 @@ import json
 import re
 import sys
 
+from . import schema
+
 PAGE_SIZE = 4096
-
-_INT = "int"
-_NUM = "number"
-_STR = "str"
-_BOOL = "bool"
-_LIST = "list"
-_OBJ = "object"
-_STR_OR_NULL = "str-or-null"
-_INT_OR_NULL = "int-or-null"
-
-# Required keys of DESIGN section 7, in report order: name -> type, or a
-# nested dict for objects, or ("list", {item keys}) for lists of objects.
-SCHEMA = {
-    "schema": _INT,
-    "arch": _STR,
-    "boot": _STR,
-    "loader": _STR,
-    "cmdline": _STR,
-    "timer": {"source": _STR, "hz": _INT, "calibrated_by": _STR},
-    "cpus": (_LIST, {"id": _INT, "hwid": _INT, "node": _INT,
-                     "package": _INT, "core": _INT, "thread": _INT,
-                     "online": _BOOL, "scrubber": _BOOL}),
-    "nodes": (_LIST, {"id": _INT, "mem_bytes": _INT, "ranges": _LIST,
-                      "cpus": _LIST, "distance": _LIST,
-                      "fw_id": _INT_OR_NULL}),
-    "memmap": {"ram_bytes": _INT, "reserved_bytes": _INT, "ranges": _LIST},
-    "bootmem": {"allocated_bytes": _INT, "allocations": _INT,
-                "frametable_pieces": _INT, "merged_regions": _INT},
-    "heap": {"mode": _STR, "init_ns": _NUM, "chunks": _INT,
-             "total_pages": _INT, "free_pages": _INT, "max_order": _INT,
-             "max_free_order": _INT,
-             "per_node": (_LIST, {"node": _INT, "free_pages": _INT,
-                                  "chunks": _INT, "init_ns": _NUM})},
-    "scrub": {"mode": _STR, "ns": _NUM, "bytes": _INT, "workers": _INT,
-              "primitive": _STR, "heap_ready_ns": _NUM,
-              "all_clean_ns": _NUM,
-              "per_node": (_LIST, {"node": _INT, "bytes": _INT,
-                                   "ns": _NUM, "cpus": _LIST}),
-              "per_cpu": (_LIST, {"cpu": _INT, "node": _INT,
-                                  "bytes": _INT, "ns": _NUM})},
-    "cachemaint": {"mode": _STR, "ops": _INT, "bytes": _INT},
-    "audit": {"ram_pages": _INT, "free_pages": _INT,
-              "allocated_pages": _INT, "reserved_pages": _INT,
-              "lost_pages": _INT, "ok": _BOOL},
-    "trace": (_LIST, {"name": _STR, "cpu": _INT, "ns": _NUM}),
-    "result": _STR,
-}
-
-BENCH_ROW = {"order": _INT, "count": _INT, "ns_avg": _NUM, "ns_max": _NUM,
-             "lock_ns_max": _NUM, "maint_ns": _NUM, "mode": _STR}
 
 BOOT_PROTOCOLS = ("multiboot1", "multiboot2", "dt", "efi", "sandbox")
 
@@ -106,51 +58,6 @@ def parse_size(text):
         mult = _SUFFIX[t[-1].upper()]
         t = t[:-1]
     return int(t, 0) * mult
-
-
-def _type_ok(value, kind):
-    if kind == _INT:
-        return isinstance(value, int) and not isinstance(value, bool)
-    if kind == _NUM:
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if kind == _STR:
-        return isinstance(value, str)
-    if kind == _STR_OR_NULL:
-        return value is None or isinstance(value, str)
-    if kind == _INT_OR_NULL:
-        return value is None or _type_ok(value, _INT)
-    if kind == _BOOL:
-        return isinstance(value, bool)
-    if kind == _LIST:
-        return isinstance(value, list)
-    if kind == _OBJ:
-        return isinstance(value, dict)
-    raise ValueError(kind)
-
-
-def _check_schema(obj, schema, path, out):
-    for key, kind in schema.items():
-        where = f"{path}.{key}" if path else key
-        if key not in obj:
-            out.append(f"missing key {where}")
-            continue
-        value = obj[key]
-        if isinstance(kind, dict):
-            if not isinstance(value, dict):
-                out.append(f"{where}: expected an object")
-            else:
-                _check_schema(value, kind, where, out)
-        elif isinstance(kind, tuple):
-            if not isinstance(value, list):
-                out.append(f"{where}: expected a list")
-                continue
-            for i, item in enumerate(value):
-                if not isinstance(item, dict):
-                    out.append(f"{where}[{i}]: expected an object")
-                else:
-                    _check_schema(item, kind[1], f"{where}[{i}]", out)
-        elif not _type_ok(value, kind):
-            out.append(f"{where}: expected {kind}, got {value!r:.40}")
 
 
 def is_table(value):
@@ -249,19 +156,11 @@ def _consistency(rep, out):
     if rep.get("boot") not in BOOT_PROTOCOLS:
         out.append(f"boot is {rep.get('boot')!r}, not one of "
                    f"{', '.join(BOOT_PROTOCOLS)}")
-    if rep.get("arch") == "arm64" and not _type_ok(rep.get("el"), _INT):
+    if rep.get("arch") == "arm64" and "el" not in rep:
         out.append("missing key el (arm64)")
-    if "bench" in rep:
-        if not isinstance(rep["bench"], list):
-            out.append("bench: expected a list")
-        else:
-            for i, row in enumerate(rep["bench"]):
-                if isinstance(row, dict):
-                    _check_schema(row, BENCH_ROW, f"bench[{i}]", out)
-                else:
-                    out.append(f"bench[{i}]: expected an object")
-    elif re.search(r"(^|\s)bench(=on|=yes|=1|\s|$)", rep.get("cmdline", "")):
-        out.append("missing key bench (bench=on)")
+    if re.search(r"(^|\s)stress=[1-9]", rep.get("cmdline", "")) and \
+            "stress" not in rep:
+        out.append("missing key stress (stress=N)")
 
 
 
@@ -384,7 +283,7 @@ def _expectations(rep, log_text, exp, out):
 def check_parsed(rep, log_text="", expectations=None):
     """Check an already parsed report. Return: list of failure strings."""
     out = []
-    _check_schema(rep, SCHEMA, "", out)
+    out += schema.check(rep)
     _consistency(rep, out)
     _report_size(rep, log_text, out)
     if out:
