@@ -27,8 +27,9 @@
 #include <keel/config.h>
 #include <keel/heap.h>
 #include <keel/printk.h>
-#include <keel/report.h>
+#include <keel/audit.h>
 #include <keel/scrub.h>
+#include <keel/json.h>
 
 #define AUDIT_ZERO_BYTES 64 /* sampled at each end of the first page */
 #define AUDIT_ZERO_PRINT 8  /* non-zero chunks printed, the rest counted */
@@ -143,4 +144,37 @@ void audit_run(struct audit_result *out, bool full)
 		       (unsigned long long)out->allocated_pages,
 		       (unsigned long long)out->reserved_pages);
 	out->ok = out->lost_pages == 0 && out->problems == 0;
+}
+
+/**
+ * audit_report_human() - the "audit:" line.
+ * @a: the audit result.
+ */
+void audit_report_human(const struct audit_result *a)
+{
+	pr_info("audit: %llu RAM pages = %llu free + %llu allocated + %llu "
+		"reserved, %lld lost%s\n",
+		(unsigned long long)a->ram_pages,
+		(unsigned long long)a->free_pages,
+		(unsigned long long)a->allocated_pages,
+		(unsigned long long)a->reserved_pages, (long long)a->lost_pages,
+		a->ok ? "" : " (NOT OK)");
+}
+
+/**
+ * audit_report_json() - the report's "audit" object (keys audit.*).
+ * @w: the report's writer.
+ * @a: the audit result.
+ */
+void audit_report_json(struct jw *w, const struct audit_result *a)
+{
+	jw_obj(w, "audit");
+	jw_u64(w, "ram_pages", a->ram_pages);
+	jw_u64(w, "free_pages", a->free_pages);
+	jw_u64(w, "allocated_pages", a->allocated_pages);
+	jw_u64(w, "reserved_pages", a->reserved_pages);
+	jw_i64(w, "lost_pages", a->lost_pages);
+	jw_u64(w, "problems", a->problems);
+	jw_bool(w, "ok", a->ok);
+	jw_obj_end(w);
 }

@@ -28,6 +28,7 @@
 #include <keel/numa.h>
 #include <keel/options.h>
 #include <keel/printk.h>
+#include <keel/audit.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
 #include <keel/smp.h>
@@ -165,19 +166,6 @@ static enum cachemaint_mode pick_cachemaint(void)
 	return arch_dcache_coherent() ? CACHEMAINT_NONE : CACHEMAINT_DEFERRED;
 }
 
-static uint64_t total_dirty_pages(unsigned int nodes)
-{
-	uint64_t sum = 0;
-
-	for (unsigned int n = 0; n < nodes; n++) {
-		const struct heap_node_stats *st = heap_node_stats(n);
-
-		if (st)
-			sum += st->dirty_pages;
-	}
-	return sum;
-}
-
 /*
  * The free RAM the boot needs below a mem= cut at @max_bytes: the frame
  * table of what is kept, a stack per CPU, and MEM_LIMIT_SLACK for the heap
@@ -250,6 +238,29 @@ static void phase_heap(struct bootinfo *bi, unsigned int nodes)
 }
 
 /**
+ * boot_verdict() - the one place a boot's verdict is decided.
+ * @a: the audit of this boot.
+ *
+ * Return: why the boot failed (printed after "KEEL: FAIL"), or NULL for a
+ * PASS. A CPU that did not come up is not a failure (it is reported).
+ */
+const char *boot_verdict(const struct audit_result *a)
+{
+	/* RAM but none of it free for the heap is no usable RAM either. */
+	if (!a->ram_pages || !heap_total_pages())
+		return "no usable RAM";
+	if (!a->ok && a->lost_pages)
+		return "audit: lost pages";
+	if (!a->ok)
+		return "audit: heap check problems";
+	if (opts.stress_seconds && !stress_ok())
+		return stress_fail_reason();
+	if (opts.bootscrub != SCRUB_OFF && heap_dirty_pages())
+		return "scrub incomplete: dirty pages remain";
+	return NULL;
+}
+
+/**
  * keel_main() - the arch-neutral boot, from a filled bootinfo to the verdict.
  * @bi: what the firmware described (sanitised here).
  *
@@ -315,17 +326,7 @@ void keel_main(struct bootinfo *bi)
 	audit_run(&audit, opts.audit == AUDIT_FULL);
 	trace_end("audit");
 
-	/* RAM but none of it free for the heap is no usable RAM either. */
-	if (!audit.ram_pages || !heap_total_pages())
-		fail = "no usable RAM";
-	else if (!audit.ok && audit.lost_pages)
-		fail = "audit: lost pages";
-	else if (!audit.ok)
-		fail = "audit: heap check problems";
-	else if (opts.stress_seconds && !stress_ok())
-		fail = stress_fail_reason();
-	else if (opts.bootscrub != SCRUB_OFF && total_dirty_pages(nodes))
-		fail = "scrub incomplete: dirty pages remain";
+	fail = boot_verdict(&audit);
 
 	/*
 	 * A mark, not a begin/end pair: the end of the report could never
@@ -333,7 +334,8 @@ void keel_main(struct bootinfo *bi)
 	 */
 	trace_mark("report");
 	boot_times.report = arch_ticks();
-	pass = report_print(bi, &audit, fail);
+	pass = !fail;
+	report_print(bi, &audit, fail);
 
 	arch_stop(opts.after, pass);
 }

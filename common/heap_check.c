@@ -72,6 +72,16 @@ uint64_t heap_allocated_pages(void)
 	return heap_total_pages() - heap_free_pages();
 }
 
+/** heap_dirty_pages() - Return: free pages still to be scrubbed, all nodes. */
+uint64_t heap_dirty_pages(void)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int n = 0; n < heap_nr_nodes; n++)
+		sum += heap_nodes[n].stats.dirty_pages;
+	return sum;
+}
+
 /** heap_chunk_count() - Return: chunks inserted at handoff, all nodes. */
 uint64_t heap_chunk_count(void)
 {

@@ -13,6 +13,9 @@
 #include <keel/compiler.h>
 #include <keel/numa.h>
 #include <keel/printk.h>
+#include <keel/heap.h>
+#include <keel/json.h>
+#include <keel/smp.h>
 
 static unsigned int node_count = 1;
 static uint8_t distance[MAX_NUMNODES][MAX_NUMNODES] = {
@@ -164,4 +167,52 @@ unsigned int numa_fallback_order(uint32_t from, uint32_t *order)
 		order[j] = v;
 	}
 	return n;
+}
+
+/**
+ * numa_report_json() - the report's "nodes" table (keys nodes[].*).
+ * @w: the report's writer.
+ * @bi: the sanitised bootinfo of this boot.
+ */
+void numa_report_json(struct jw *w, const struct bootinfo *bi)
+{
+	static const char *const cols[] = {
+		"id",	    "mem_bytes",  "ranges", "cpus",
+		"distance", "free_bytes", "fw_id",
+	};
+
+	JW_TABLE(w, "nodes", cols);
+	for (unsigned int n = 0; n < bi->node_count; n++) {
+		const struct heap_node_stats *st = heap_node_stats(n);
+
+		jw_row(w);
+		jw_u64(w, NULL, n);
+		jw_u64(w, NULL, bootinfo_node_ram_bytes(bi, n));
+		jw_arr(w, NULL);
+		for (unsigned int i = 0; i < bi->ram_count; i++) {
+			if (bi->ram[i].node != n)
+				continue;
+			jw_arr(w, NULL);
+			jw_u64(w, NULL, pa_val(bi->ram[i].start));
+			jw_u64(w, NULL, pa_val(bi->ram[i].end));
+			jw_arr_end(w);
+		}
+		jw_arr_end(w);
+		jw_arr(w, NULL);
+		for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++)
+			if (cpu_table[c].node == n)
+				jw_u64(w, NULL, c);
+		jw_arr_end(w);
+		jw_arr(w, NULL);
+		for (unsigned int m = 0; m < bi->node_count; m++)
+			jw_u64(w, NULL, bi->distance[n][m]);
+		jw_arr_end(w);
+		jw_u64(w, NULL, st ? st->free_pages * PAGE_SIZE : 0);
+		if (bi->node_fw_id[n] == NODE_FW_ID_NONE)
+			jw_str(w, NULL, NULL); /* null */
+		else
+			jw_u64(w, NULL, bi->node_fw_id[n]);
+		jw_row_end(w);
+	}
+	jw_table_end(w);
 }

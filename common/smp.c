@@ -42,6 +42,8 @@
 #include <keel/smp.h>
 #include <keel/string.h>
 #include <keel/trace.h>
+#include <keel/json.h>
+#include <keel/scrub.h>
 
 struct cpu_info *cpu_table;
 unsigned int cpu_count;
@@ -566,4 +568,46 @@ unsigned int smp_online_count(void)
 	for (unsigned int i = 0; i < cpu_count; i++)
 		n += cpu_table[i].online;
 	return n;
+}
+
+/* ---- helpers ----------------------------------------------------------- */
+
+static int64_t signed_ticks_to_ns(int64_t t)
+{
+	if (t < 0)
+		return -(int64_t)ticks_to_ns((uint64_t)0 - (uint64_t)t);
+	return (int64_t)ticks_to_ns((uint64_t)t);
+}
+
+/**
+ * smp_report_json() - the report's "cpus" table (keys cpus[].*).
+ * @w: the report's writer.
+ */
+void smp_report_json(struct jw *w)
+{
+	static const char *const cols[] = {
+		"id",	       "hwid",	      "node",	     "package",
+		"core",	       "thread",      "online",	     "scrubber",
+		"smt_sibling", "fail_reason", "tsc_skew_ns",
+	};
+
+	JW_TABLE(w, "cpus", cols);
+	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
+		const struct cpu_info *ci = &cpu_table[c];
+
+		jw_row(w);
+		jw_u64(w, NULL, c);
+		jw_u64(w, NULL, ci->hwid);
+		jw_u64(w, NULL, ci->node);
+		jw_u64(w, NULL, ci->package);
+		jw_u64(w, NULL, ci->core);
+		jw_u64(w, NULL, ci->thread);
+		jw_bool(w, NULL, ci->online);
+		jw_bool(w, NULL, scrub_stats.cpu[c].worker);
+		jw_bool(w, NULL, ci->smt_sibling);
+		jw_str(w, NULL, ci->online ? NULL : ci->fail_reason);
+		jw_i64(w, NULL, signed_ticks_to_ns(ci->tsc_skew_ticks));
+		jw_row_end(w);
+	}
+	jw_table_end(w);
 }

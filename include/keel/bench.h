@@ -6,7 +6,7 @@
  * the node can satisfy), for clean pages and dirty pages, for cachemaint
  * eager and deferred, it allocates `count` blocks with
  * HEAP_EXACT_NODE | HEAP_NODE(node), frees them again and fills one
- * bench_rows[] entry (include/keel/report.h):
+ * bench_rows[] entry (below):
  *
  *  count        blocks actually measured (64 / 16 / 2 by default, fewer
  *               when the node runs out)
@@ -46,10 +46,26 @@
 #define KEEL_BENCH_H
 
 #include <keel/cachemaint.h>
-#include <keel/report.h>
 #include <keel/types.h>
 
 #define BENCH_MAX_COUNT 64 /* blocks per row at most */
+
+struct jw;
+
+/* One row of the report's "bench" table (durations in ns). */
+struct bench_row {
+	unsigned int order, node;
+	uint64_t count;
+	uint64_t ns_avg, ns_max, lock_ns_max, maint_ns;
+	const char *mode; /* "eager" / "deferred" */
+	bool dirty;
+};
+#define BENCH_MAX_ROWS 64
+extern struct bench_row bench_rows[BENCH_MAX_ROWS];
+extern unsigned int bench_row_count;
+
+/* The report's "bench" table (keys bench[].*; empty unless bench=on). */
+void bench_report_json(struct jw *w);
 
 /* What one measurement did besides the row (for tests and the log). */
 struct bench_detail {

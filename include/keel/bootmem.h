@@ -13,6 +13,8 @@
 #include <keel/bootinfo.h>
 #include <keel/types.h>
 
+struct jw;
+
 #define BOOTMEM_MAX_REGIONS 1024
 #define BOOTMEM_ANY_NODE    NUMA_NO_NODE
 
@@ -97,5 +99,9 @@ uint64_t bootmem_allocated_bytes(void);
 unsigned int bootmem_allocation_count(void);
 /* Bytes of RAM covered by reserved regions (each byte counted once). */
 uint64_t bootmem_reserved_ram_bytes(void);
+
+/* The report's "memmap" and "bootmem" objects (keys memmap.*, bootmem.*;
+ * common/bootmem_report.c). */
+void bootmem_report_json(struct jw *w, const struct bootinfo *bi);
 
 #endif

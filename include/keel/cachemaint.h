@@ -10,6 +10,8 @@
 #include <keel/frametable.h>
 #include <keel/types.h>
 
+struct jw;
+
 enum cachemaint_mode {
 	CACHEMAINT_DEFERRED = 0, /* by range, outside the lock (default) */
 	CACHEMAINT_EAGER,	 /* per page, inside the lock (baseline) */
@@ -38,5 +40,8 @@ void cachemaint_in_lock(struct page_info *pg, unsigned int order);
 
 /* Flush every range recorded by HEAP_NO_FLUSH allocations. Return: ranges flushed. */
 unsigned int cachemaint_flush_batch(void);
+
+/* The report's "cachemaint" object (keys cachemaint.*). */
+void cachemaint_report_json(struct jw *w);
 
 #endif

@@ -18,6 +18,8 @@
 #include <keel/spinlock.h>
 #include <keel/types.h>
 
+struct jw;
+
 #define MAX_ORDER CONFIG_MAX_ORDER
 /*
  * Free chunks may be larger than what a caller can allocate: up to
@@ -106,6 +108,7 @@ extern bool heap_strict;
 uint64_t heap_free_pages(void);
 uint64_t heap_total_pages(void);
 uint64_t heap_allocated_pages(void);
+uint64_t heap_dirty_pages(void);
 uint64_t heap_chunk_count(void);
 const struct heap_node_stats *heap_node_stats(uint32_t node);
 unsigned int heap_node_count(void);
@@ -164,5 +167,10 @@ void heap_mark_clean(struct page_info *head, bool clean_poc);
  * problems found (each printed with pr_err).
  */
 unsigned int heap_check(void);
+
+/* The report's "heap" object (keys heap.*) and the "heap:" lines
+ * (common/heap_report.c). */
+void heap_report_json(struct jw *w, unsigned int nodes);
+void heap_report_human(unsigned int nodes);
 
 #endif

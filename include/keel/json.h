@@ -8,10 +8,14 @@
  * Tables: a list of objects that all have the same keys is written as
  * {"columns": [names...], "rows": [[values...], ...]} - the key names once
  * instead of once per row (docs/report-format.md, "Tables").
+ *
+ * Used by common/report.c and by each subsystem's *_report_json(), which
+ * writes that subsystem's section of the report.
  */
 #ifndef KEEL_JSON_H
 #define KEEL_JSON_H
 
+#include <keel/compiler.h>
 #include <keel/types.h>
 
 #define JW_MAX_DEPTH 10
@@ -54,6 +58,13 @@ void jw_table(struct jw *w, const char *key, const char *const *cols,
 #define jw_row(w)     jw_arr((w), NULL)
 #define jw_row_end(w) jw_arr_end(w)
 void jw_table_end(struct jw *w);
+#define JW_TABLE(w, key, cols) jw_table((w), (key), (cols), ARRAY_SIZE(cols))
+
+/* Bytes per ns is GB/s, in thousandths (jw_milli); 1 TiB * 1000 fits. */
+static inline uint64_t rate_gbps_milli(uint64_t bytes, uint64_t ns)
+{
+	return ns ? bytes * 1000 / ns : 0;
+}
 
 /*
  * jw_end_with_length(): write `,"@key":N}` closing the top-level object,

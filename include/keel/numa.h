@@ -5,6 +5,8 @@
 
 #include <keel/bootinfo.h>
 
+struct jw;
+
 void numa_init(const struct bootinfo *bi);
 unsigned int numa_node_count(void);
 unsigned int node_distance(uint32_t a, uint32_t b);
@@ -28,5 +30,8 @@ uint32_t numa_nearest_to(uint32_t to, uint64_t candidates);
  * order in which an allocation for @from falls back. Return: count.
  */
 unsigned int numa_fallback_order(uint32_t from, uint32_t *order);
+
+/* The report's "nodes" table (keys nodes[].*). */
+void numa_report_json(struct jw *w, const struct bootinfo *bi);
 
 #endif

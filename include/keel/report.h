@@ -19,42 +19,17 @@ enum report_mode {
 	REPORT_FULL,
 };
 
-struct audit_result {
-	uint64_t ram_pages;
-	uint64_t free_pages;	  /* walked on the free lists */
-	uint64_t allocated_pages; /* heap blocks currently allocated */
-	uint64_t reserved_pages;  /* RAM in named reserved regions */
-	int64_t lost_pages;	  /* ram - free - allocated - reserved */
-	unsigned int problems;	  /* heap_check() findings (audit=full) */
-	bool ok;
-};
-
-/* Phase times in ticks since entry, filled by common/boot.c. */
-struct boot_times {
-	uint64_t heap_init_begin, heap_init_end, report;
-};
-extern struct boot_times boot_times;
-
-/* Benchmark rows (bench=on), filled by the self-benchmark. */
-struct bench_row {
-	unsigned int order, node;
-	uint64_t count;
-	uint64_t ns_avg, ns_max, lock_ns_max, maint_ns;
-	const char *mode; /* "eager" / "deferred" */
-	bool dirty;
-};
-#define BENCH_MAX_ROWS 64
-extern struct bench_row bench_rows[BENCH_MAX_ROWS];
-extern unsigned int bench_row_count;
-
-void audit_run(struct audit_result *out, bool full);
+struct audit_result;
 
 /*
- * report_print(): the human summary and the JSON line, then the verdict.
- * @fail_reason: NULL for PASS. Return: true when the verdict is PASS
- * (audit ok and no fail reason).
+ * report_print(): the human summary, the JSON line, then the verdict
+ * common/boot.c decided: "KEEL: PASS" when @fail_reason is NULL, else
+ * "KEEL: FAIL @fail_reason". Each section comes from the subsystem that
+ * owns its numbers (*_report_json(), *_report_human()); this file writes
+ * the keys of the boot itself (schema, arch, timer, the counters at the
+ * end) and the order.
  */
-bool report_print(const struct bootinfo *bi, const struct audit_result *a,
+void report_print(const struct bootinfo *bi, const struct audit_result *a,
 		  const char *fail_reason);
 
 #endif

@@ -15,6 +15,8 @@
 #include <keel/cpumask.h>
 #include <keel/types.h>
 
+struct jw;
+
 struct cpu_info {
 	uint64_t hwid;
 	uint32_t node, package, core, thread;
@@ -66,5 +68,8 @@ unsigned int smp_online_count(void);
 
 /* Stack size per secondary CPU. */
 #define SMP_STACK_SIZE (64 * 1024)
+
+/* The report's "cpus" table (keys cpus[].*). */
+void smp_report_json(struct jw *w);
 
 #endif

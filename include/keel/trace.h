@@ -10,6 +10,8 @@
 #include <keel/config.h>
 #include <keel/types.h>
 
+struct jw;
+
 enum trace_kind {
 	TRACE_MARK = 0,
 	TRACE_BEGIN,
@@ -107,5 +109,9 @@ bool trace_full(void);
 uint64_t ticks_to_ns_since_entry(uint64_t ticks);
 /* Convert a tick delta to ns. */
 uint64_t ticks_to_ns(uint64_t delta);
+
+/* The report's trace keys: trace_mode, trace[], trace_summary[],
+ * trace_overflow, trace_overflow_cpus. */
+void trace_report_json(struct jw *w, unsigned int nodes);
 
 #endif

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The page audit (common/audit.c): every RAM page is free, allocated or
+ * reserved, and the heap's free lists agree with its counters.
+ */
+#ifndef KEEL_AUDIT_H
+#define KEEL_AUDIT_H
+
+#include <keel/types.h>
+
+struct jw;
+
+struct audit_result {
+	uint64_t ram_pages;
+	uint64_t free_pages;	  /* walked on the free lists */
+	uint64_t allocated_pages; /* heap blocks currently allocated */
+	uint64_t reserved_pages;  /* RAM in named reserved regions */
+	int64_t lost_pages;	  /* ram - free - allocated - reserved */
+	unsigned int problems;	  /* heap_check() findings (audit=full) */
+	bool ok;
+};
+
+/* Walk the heap and bootmem; @full adds heap_check() (audit=full). */
+void audit_run(struct audit_result *out, bool full);
+
+/* The report's "audit" object (keys audit.*) and the "audit:" line. */
+void audit_report_json(struct jw *w, const struct audit_result *a);
+void audit_report_human(const struct audit_result *a);
+
+#endif
