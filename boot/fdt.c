@@ -13,7 +13,8 @@
  *   /cpus/cpu-map       socketN/clusterN/coreN/threadN -> package, core,
  *                       thread of each CPU (MPIDR affinity without it)
  *   /psci               method (hvc/smc), compatible (0.1 ids vs 0.2+)
- *   numa-distance-map-v1  distance-matrix triplets
+ *   numa-distance-map-v1  distance-matrix triplets (a /distance-map of
+ *                       another compatible: one warning, defaults)
  * numa-node-id values are firmware ids: they go through a node map
  * (include/keel/nodemap.h) once every id and distance is known, so more
  * than MAX_NUMNODES nodes fold into their nearest kept node like ACPI
@@ -783,6 +784,30 @@ static void dt_triplet(const struct dt_ctx *c, unsigned int i, uint32_t *a,
 }
 
 /*
+ * A /distance-map that is not numa-distance-map-v1: ignored, as Linux does,
+ * but said, so default distances are not taken for the firmware's. Early
+ * arm64 NUMA device trees (Cavium's two-socket ThunderX) named the binding
+ * numa,distance-map-v1.
+ */
+static void parse_distance_map_other(struct dt_ctx *c)
+{
+	int node = fdt_subnode_offset(c->fdt, 0, "distance-map");
+	const char *compat;
+
+	if (node < 0 || !fdt_getprop(c->fdt, node, "distance-matrix", NULL))
+		return;
+	compat = prop_str(c->fdt, node, "compatible", NULL);
+	if (compat)
+		dt_warn(c->bi,
+			"distance-map is \"%s\", not numa-distance-map-v1: "
+			"ignored, using default distances",
+			compat);
+	else
+		dt_warn(c->bi, "distance-map has no compatible: ignored, "
+			       "using default distances");
+}
+
+/*
  * Check the distance-matrix triplets (structure and the values ACPI
  * forbids) and keep them for dt_nodes_finish(); ids are firmware ids.
  */
@@ -795,8 +820,10 @@ static void parse_distances(struct dt_ctx *c)
 	uint32_t a, b, v;
 	int len;
 
-	if (node < 0)
+	if (node < 0) {
+		parse_distance_map_other(c);
 		return;
+	}
 	c->dist = fdt_getprop(c->fdt, node, prop, &len);
 	if (!c->dist) {
 		dt_warn(c->bi, "distance-map has no %s, using defaults", prop);

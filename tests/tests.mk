@@ -46,13 +46,24 @@ fuzz-smoke:
 fuzz:
 	$(Q)scripts/fuzz.sh build $(FUZZ_SRCS) && scripts/fuzz.sh run $(FUZZ_SECONDS) $(FUZZ_SRCS)
 
+# Real arm64 machines' device trees (tests/data/machines/src, README.md
+# there), built as Linux builds its dtbs: cpp for the #includes, then dtc.
+# The replay finds them next to the binary, in $(O)/machines.
+MACHINE_SRC := tests/data/machines/src
+MACHINE_DTBS := $(patsubst $(MACHINE_SRC)/%.dts,$(O)/machines/%.dtb,$(wildcard $(MACHINE_SRC)/*.dts))
+$(O)/machines/%.dtb: $(MACHINE_SRC)/%.dts $(wildcard $(MACHINE_SRC)/*.dtsi $(MACHINE_SRC)/include/*/*/*.h)
+	@mkdir -p $(dir $@)
+	@echo "  DTC     $@"
+	$(Q)cpp -nostdinc -undef -x assembler-with-cpp -D__DTS__ -I $(MACHINE_SRC)/include $< | \
+		dtc -q -I dts -O dtb -i $(MACHINE_SRC) -o $@ -
+
 # Sandbox end to end (the real binary on firmware descriptions), then the
 # replay of real machines' firmware (tests/data/machines, docs/replay.md).
-sandbox-test: $(O)/keel
+sandbox-test: $(O)/keel $(MACHINE_DTBS)
 	$(Q)$(PYTHON) -m tests.sandbox.run $(O)/keel && \
 		$(PYTHON) -m tests.machines.replay $(O)/keel
 
-replay-test: $(O)/keel
+replay-test: $(O)/keel $(MACHINE_DTBS)
 	$(Q)$(PYTHON) -m tests.machines.replay $(O)/keel
 
 # Hostile firmware maps booted on the sandbox, each checked for its

@@ -542,6 +542,58 @@ static void test_distance_bad_entries(void **state)
 }
 
 /*
+ * A /distance-map under another compatible (numa,distance-map-v1, as in
+ * Cavium's first two-socket ThunderX device tree) or none: ignored as
+ * Linux ignores it, with one warning instead of silence, and the default
+ * distances, not the map's 30.
+ */
+static void test_distance_map_other_compatible(void **state)
+{
+	static const uint32_t ids[2] = {0, 1};
+	static const uint32_t trip[][3] = {{0, 0, 10}, {0, 1, 30}, {1, 1, 10}};
+	static const char *const compat[] = {"numa,distance-map-v1", NULL};
+	static const char *const said[] = {
+		"distance-map is \"numa,distance-map-v1\", not "
+		"numa-distance-map-v1: ignored, using default distances",
+		"distance-map has no compatible: ignored, using default "
+		"distances",
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(compat); i++) {
+		size_t len;
+		uint8_t *blob = numa_dt(ids, 2, trip, ARRAY_SIZE(trip), &len);
+		uint8_t *b = malloc(len + 256), *exact;
+		int off;
+
+		assert_non_null(b);
+		assert_int_equal(fdt_open_into(blob, b, (int)len + 256), 0);
+		off = fdt_path_offset(b, "/distance-map");
+		assert_true(off >= 0);
+		if (compat[i])
+			assert_int_equal(fdt_setprop_string(b, off,
+							    "compatible",
+							    compat[i]),
+					 0);
+		else
+			assert_int_equal(fdt_delprop(b, off, "compatible"), 0);
+		assert_int_equal(fdt_pack(b), 0);
+		exact = copy_exact(b, fdt_totalsize(b));
+		sandbox_console_clear();
+		assert_int_equal(parse_buf(exact, fdt_totalsize(b)), 0);
+		assert_int_equal(test_console_warnings(), 1);
+		assert_true(test_console_contains(said[i]));
+		bootinfo_sanitise(&bi);
+		assert_int_equal(bi.node_count, 2);
+		assert_false(bi.have_distance);
+		assert_int_equal(bi.distance[0][1], 20);
+		assert_int_equal(bi.distance[1][0], 20);
+		free(exact);
+		free(b);
+		free(blob);
+	}
+}
+
+/*
  * 20 numa-node-ids, in the blob in ascending and then in descending order:
  * either way the lowest MAX_NUMNODES (0-15) are kept, 16-19 fold into the
  * kept node nearest by their own row (16 -> 3, 17 -> 9, 18 unreachable
@@ -979,6 +1031,8 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(test_distance_bad_entries,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			test_distance_map_other_compatible, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_node_fold, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_too_many_cpus, setup,
