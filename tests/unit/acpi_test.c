@@ -15,7 +15,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 
 #include <keel/acpi.h>
 

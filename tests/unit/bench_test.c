@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 
 #include <keel/bench.h>
 #include <keel/report.h>
@@ -132,7 +132,7 @@ static void boot2(bool scrub)
 		.nodes = 2,
 		.node = {{NODE_RAM, 1}, {NODE_RAM, 1}},
 		.fill = scrub ? 0xAA : 0,
-		.clean_handoff = !scrub,
+		.dirty = scrub,
 	};
 
 	test_machine_boot(&cfg);

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 
 static struct bootinfo bi;
 

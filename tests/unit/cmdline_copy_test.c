@@ -2,7 +2,7 @@
 /* boot/cmdline_copy.c: whole words only, one warning, bounds. */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/cmdline_copy.h>
 
 static int setup(void **state)

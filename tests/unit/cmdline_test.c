@@ -2,7 +2,7 @@
 /* common/cmdline.c: every option, bad values, quoting, bounds, inject=. */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 
 static struct keel_options o;
 

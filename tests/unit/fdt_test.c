@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/fdt.h>
 #include <libfdt.h>
 

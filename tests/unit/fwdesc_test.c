@@ -2,7 +2,7 @@
 /* boot/fwdesc.c: the sandbox firmware description parser. */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/fwdesc.h>
 
 static struct bootinfo bi;

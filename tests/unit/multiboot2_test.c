@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/multiboot.h>
 
 #define INFO_PA 0x348000ULL

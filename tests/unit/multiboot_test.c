@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/multiboot.h>
 
 #define IMG_SIZE   0x10000

@@ -3,7 +3,7 @@
  * boot/nodemap.c: which firmware node ids keel keeps and where the others
  * fold (the policy of include/keel/nodemap.h).
  */
-#include "test_util.h"
+#include "common.h"
 
 #include <keel/nodemap.h>
 

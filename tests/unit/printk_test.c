@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 
 static int saved_level;
 

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/errno.h>
 #include <keel/uefi.h>
 
