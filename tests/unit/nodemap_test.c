@@ -25,19 +25,6 @@ static unsigned int table_distance(const void *ctx, uint32_t a, uint32_t b)
 	return 0;
 }
 
-static int setup(void **state)
-{
-	test_quiet_begin();
-	sandbox_console_clear();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	test_quiet_end();
-	return 0;
-}
-
 /* Few ids: nothing folds, no warning; keel ids 0.. in id order. */
 static void test_no_fold(void **state)
 {
@@ -127,7 +114,7 @@ static void test_table_full(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_no_fold),
 		T(test_fold_nearest),
