@@ -227,10 +227,16 @@ out:
 
 /* ---- heap snapshots ------------------------------------------------------ */
 
+struct snap_ctx {
+	struct test_snap *s;
+	uint8_t flags_mask;
+};
+
 static void snap_chunk(struct page_info *head, unsigned int order,
 		       unsigned int zone, void *arg)
 {
-	struct test_snap *s = arg;
+	const struct snap_ctx *ctx = arg;
+	struct test_snap *s = ctx->s;
 
 	if (s->n == s->cap) {
 		s->cap = s->cap ? 2 * s->cap : 256;
@@ -241,7 +247,7 @@ static void snap_chunk(struct page_info *head, unsigned int order,
 	s->c[s->n].order = (uint8_t)order;
 	s->c[s->n].node = head->node;
 	s->c[s->n].first_dirty = head->first_dirty;
-	s->c[s->n].flags = head->flags;
+	s->c[s->n].flags = head->flags & ctx->flags_mask;
 	s->n++;
 }
 
@@ -252,15 +258,21 @@ static int chunk_cmp(const void *a, const void *b)
 	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
 }
 
-struct test_snap test_heap_snapshot(void)
+struct test_snap test_heap_snapshot_flags(uint8_t flags_mask)
 {
 	struct test_snap s = {0};
+	struct snap_ctx ctx = {&s, flags_mask};
 
 	for (unsigned int n = 0; n < heap_node_count(); n++)
-		heap_for_each_free(n, snap_chunk, &s);
+		heap_for_each_free(n, snap_chunk, &ctx);
 	if (s.n)
 		qsort(s.c, s.n, sizeof(*s.c), chunk_cmp);
 	return s;
+}
+
+struct test_snap test_heap_snapshot(void)
+{
+	return test_heap_snapshot_flags(0xff);
 }
 
 void test_snap_equal(const struct test_snap *a, const struct test_snap *b)
@@ -272,12 +284,12 @@ void test_snap_equal(const struct test_snap *a, const struct test_snap *b)
 		if (x->pfn != y->pfn || x->order != y->order ||
 		    x->node != y->node || x->first_dirty != y->first_dirty ||
 		    x->flags != y->flags)
-			fail_msg("chunk %zu: pfn %#llx/o%u/n%u/fd%u vs pfn "
-				 "%#llx/o%u/n%u/fd%u",
+			fail_msg("chunk %zu: pfn %#llx o%u n%u fd%u f%#x, now "
+				 "pfn %#llx o%u n%u fd%u f%#x",
 				 i, (unsigned long long)x->pfn, x->order,
-				 x->node, x->first_dirty,
+				 x->node, x->first_dirty, x->flags,
 				 (unsigned long long)y->pfn, y->order, y->node,
-				 y->first_dirty);
+				 y->first_dirty, y->flags);
 	}
 }
 

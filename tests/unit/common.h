@@ -183,6 +183,8 @@ struct test_snap {
 
 /* Every free chunk of every node, sorted by pfn. free() s.c when done. */
 struct test_snap test_heap_snapshot(void);
+/* The same, keeping only the chunk flags in @flags_mask. */
+struct test_snap test_heap_snapshot_flags(uint8_t flags_mask);
 /* Fail unless @a and @b hold the same chunks. */
 void test_snap_equal(const struct test_snap *a, const struct test_snap *b);
 /* A run of heap_check() that must find nothing (output captured). */
