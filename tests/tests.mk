@@ -9,10 +9,18 @@ unit:
 	$(Q)$(MAKE) --no-print-directory ARCH=sandbox SANITIZE=1 unit-run
 
 ifeq ($(ARCH)-$(SANITIZE),sandbox-1)
-build/sandbox-asan/tests/%: tests/unit/%.c tests/unit/test_util.h $(SANDBOX_LIB)
+# The fixture (tests/unit/common.{c,h}) is compiled once and linked into
+# every test binary.
+UNIT_COMMON := build/sandbox-asan/tests/common.o
+$(UNIT_COMMON): tests/unit/common.c tests/unit/common.h
 	@mkdir -p $(dir $@)
 	@echo "  TEST-CC $<"
-	$(Q)$(CC_ARCH) $(CFLAGS_COMMON) $(ARCH_CFLAGS) -Wno-missing-prototypes -Itests/unit -o $@ $< $(SANDBOX_LIB) $(ARCH_LDFLAGS) -lcmocka -lfdt
+	$(Q)$(CC_ARCH) $(CFLAGS_COMMON) $(ARCH_CFLAGS) -Itests/unit -c -o $@ $<
+
+build/sandbox-asan/tests/%: tests/unit/%.c tests/unit/common.h $(UNIT_COMMON) $(SANDBOX_LIB)
+	@mkdir -p $(dir $@)
+	@echo "  TEST-CC $<"
+	$(Q)$(CC_ARCH) $(CFLAGS_COMMON) $(ARCH_CFLAGS) -Wno-missing-prototypes -Itests/unit -o $@ $< $(UNIT_COMMON) $(SANDBOX_LIB) $(ARCH_LDFLAGS) -lcmocka -lfdt
 
 # Device tree fixtures for fdt_test (dt-quirks.dts is malformed on purpose: -q).
 DT_DTBS := $(patsubst tests/data/%.dts,build/sandbox-asan/tests/data/%.dtb,$(wildcard tests/data/*.dts))

@@ -15,7 +15,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 
 #include <keel/acpi.h>
 
@@ -205,15 +205,13 @@ static int setup(void **state)
 	w.mem = calloc(1, IMG_SIZE);
 	assert_non_null(w.mem);
 	bootinfo_init(&bi, BOOT_MULTIBOOT2);
-	test_quiet_begin();
-	return 0;
+	return test_setup(state);
 }
 
 static int teardown(void **state)
 {
-	test_quiet_end();
 	free(w.mem);
-	return 0;
+	return test_teardown(state);
 }
 
 static void expect_cpu(unsigned int i, uint64_t hwid, uint32_t node,

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/acpi.h>
 #include <keel/acpidump.h>
 #include <keel/fwdesc.h>
@@ -23,21 +23,12 @@ static struct bootinfo bi;
 
 static int setup(void **state)
 {
-	(void)state;
-	test_quiet_begin();
 	tlen = 0;
 	text[0] = '\0';
 	memset(&d, 0, sizeof(d));
 	d.buf = dbuf;
 	d.size = sizeof(dbuf);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	test_quiet_end();
-	return 0;
+	return test_setup(state);
 }
 
 static void emit(const char *s)
@@ -488,7 +479,7 @@ static void test_fwdesc_fw_id(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_parse_tables),	       T(test_parse_rsdp_and_crlf),
 		T(test_parse_malformed),       T(test_parse_bounds),

@@ -8,7 +8,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 
 #include <keel/bench.h>
 #include <keel/report.h>
@@ -19,75 +19,38 @@
 
 /* ---- heap snapshots ----------------------------------------------------- */
 
-struct chunk {
-	uint64_t pfn;
-	uint32_t first_dirty;
-	uint8_t order, node, flags;
-};
-
 struct snap {
-	struct chunk c[4096];
-	size_t n;
+	/* PGF_NEED_FLUSH is meaningless on a free chunk: not compared. */
+	struct test_snap chunks;
 	uint64_t free_pages[MAX_NUMNODES], free_chunks[MAX_NUMNODES];
 	uint64_t dirty_pages[MAX_NUMNODES];
 };
-
-static void snap_cb(struct page_info *head, unsigned int order,
-		    unsigned int zone, void *arg)
-{
-	struct snap *s = arg;
-
-	(void)zone;
-	assert_true(s->n < sizeof(s->c) / sizeof(s->c[0]));
-	s->c[s->n].pfn = head->pfn;
-	s->c[s->n].first_dirty = head->first_dirty;
-	s->c[s->n].order = (uint8_t)order;
-	s->c[s->n].node = head->node;
-	/* PGF_NEED_FLUSH is meaningless on a free chunk. */
-	s->c[s->n].flags = head->flags & PGF_CLEAN_POC;
-	s->n++;
-}
-
-static int chunk_cmp(const void *a, const void *b)
-{
-	const struct chunk *x = a, *y = b;
-
-	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
-}
 
 static struct snap *snap_take(void)
 {
 	struct snap *s = calloc(1, sizeof(*s));
 
 	assert_non_null(s);
+	s->chunks = test_heap_snapshot_flags(PGF_CLEAN_POC);
 	for (unsigned int n = 0; n < heap_node_count(); n++) {
 		const struct heap_node_stats *st = heap_node_stats(n);
 
-		heap_for_each_free(n, snap_cb, s);
 		s->free_pages[n] = st->free_pages;
 		s->free_chunks[n] = st->free_chunks;
 		s->dirty_pages[n] = st->dirty_pages;
 	}
-	qsort(s->c, s->n, sizeof(s->c[0]), chunk_cmp);
 	return s;
+}
+
+static void snap_free(struct snap *s)
+{
+	free(s->chunks.c);
+	free(s);
 }
 
 static void snap_equal(const struct snap *a, const struct snap *b)
 {
-	assert_int_equal(a->n, b->n);
-	for (size_t i = 0; i < a->n; i++) {
-		const struct chunk *x = &a->c[i], *y = &b->c[i];
-
-		if (x->pfn != y->pfn || x->order != y->order ||
-		    x->node != y->node || x->first_dirty != y->first_dirty ||
-		    x->flags != y->flags)
-			fail_msg("chunk %zu: pfn %#llx o%u n%u fd%u f%#x, now "
-				 "pfn %#llx o%u n%u fd%u f%#x",
-				 i, (unsigned long long)x->pfn, x->order,
-				 x->node, x->first_dirty, x->flags,
-				 (unsigned long long)y->pfn, y->order, y->node,
-				 y->first_dirty, y->flags);
-	}
+	test_snap_equal(&a->chunks, &b->chunks);
 	for (unsigned int n = 0; n < MAX_NUMNODES; n++) {
 		assert_int_equal(a->free_pages[n], b->free_pages[n]);
 		assert_int_equal(a->free_chunks[n], b->free_chunks[n]);
@@ -98,29 +61,19 @@ static void snap_equal(const struct snap *a, const struct snap *b)
 /* Every free page reads as zero (the bench's writes were undone). */
 static void assert_free_memory_zero(const struct snap *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		const uint8_t *va =
-			phys_to_virt(pfn_to_paddr(pfn(s->c[i].pfn)));
-		uint64_t len = PAGE_SIZE << s->c[i].order;
+	for (size_t i = 0; i < s->chunks.n; i++) {
+		const struct test_chunk *c = &s->chunks.c[i];
+		const uint8_t *va = phys_to_virt(pfn_to_paddr(pfn(c->pfn)));
+		uint64_t len = PAGE_SIZE << c->order;
 
-		if (s->c[i].first_dirty != FIRST_DIRTY_NONE)
+		if (c->first_dirty != FIRST_DIRTY_NONE)
 			continue;
 		for (uint64_t off = 0; off < len; off += 8)
 			if (*(const uint64_t *)(va + off))
 				fail_msg("pfn %#llx + %#llx is not zero",
-					 (unsigned long long)s->c[i].pfn,
+					 (unsigned long long)c->pfn,
 					 (unsigned long long)off);
 	}
-}
-
-static void heap_check_none(void)
-{
-	unsigned int bad;
-
-	test_quiet_begin();
-	bad = heap_check();
-	test_quiet_end();
-	assert_int_equal(bad, 0);
 }
 
 /* ---- machines ------------------------------------------------------------ */
@@ -132,7 +85,7 @@ static void boot2(bool scrub)
 		.nodes = 2,
 		.node = {{NODE_RAM, 1}, {NODE_RAM, 1}},
 		.fill = scrub ? 0xAA : 0,
-		.clean_handoff = !scrub,
+		.dirty = scrub,
 	};
 
 	test_machine_boot(&cfg);
@@ -176,8 +129,8 @@ static void test_run_rows_and_heap_unchanged(void **state)
 	boot2(true);
 	before = snap_take();
 	/* The boot scrub left every chunk clean to PoC. */
-	for (size_t i = 0; i < before->n; i++)
-		assert_int_equal(before->c[i].flags, PGF_CLEAN_POC);
+	for (size_t i = 0; i < before->chunks.n; i++)
+		assert_int_equal(before->chunks.c[i].flags, PGF_CLEAN_POC);
 	cs_before = cachemaint_stats;
 
 	test_quiet_begin();
@@ -208,13 +161,13 @@ static void test_run_rows_and_heap_unchanged(void **state)
 	after = snap_take();
 	snap_equal(before, after);
 	assert_int_equal(heap_free_pages(), heap_total_pages());
-	heap_check_none();
+	test_heap_check_clean();
 	assert_free_memory_zero(after);
 	assert_int_equal(cachemaint_mode(), CACHEMAINT_DEFERRED);
 	assert_int_equal(cachemaint_stats.ops, cs_before.ops);
 	assert_int_equal(cachemaint_stats.bytes, cs_before.bytes);
-	free(before);
-	free(after);
+	snap_free(before);
+	snap_free(after);
 }
 
 /* bootscrub=off: nothing is clean_poc, so only dirty rows can exist. */
@@ -235,9 +188,9 @@ static void test_run_without_boot_scrub(void **state)
 		assert_true(bench_rows[i].dirty);
 	after = snap_take();
 	snap_equal(before, after);
-	heap_check_none();
-	free(before);
-	free(after);
+	test_heap_check_clean();
+	snap_free(before);
+	snap_free(after);
 }
 
 /* ---- single rows: what maintenance really happened ---------------------- */
@@ -263,8 +216,8 @@ static struct one run_one(uint32_t node, unsigned int order,
 	sandbox_cache_counters(&o.cc);
 	after = snap_take();
 	snap_equal(before, after);
-	free(before);
-	free(after);
+	snap_free(before);
+	snap_free(after);
 	assert_int_equal(o.row.node, node);
 	assert_int_equal(o.row.order, order);
 	assert_int_equal(o.row.count, count);
@@ -290,7 +243,7 @@ static void test_clean_deferred_does_no_maintenance(void **state)
 	o = run_one(0, 0, CACHEMAINT_DEFERRED, false, 64);
 	assert_int_equal(o.det.clean_poc_blocks, 64);
 	assert_int_equal(o.cc.clean_inval_ops + o.cc.clean_ops, 0);
-	heap_check_none();
+	test_heap_check_clean();
 }
 
 static void test_clean_eager_flushes_every_page(void **state)
@@ -307,7 +260,7 @@ static void test_clean_eager_flushes_every_page(void **state)
 	assert_int_equal(o.cc.clean_inval_ops, 16 * 512);
 	assert_int_equal(o.cc.clean_inval_bytes, 16 * 512 * PAGE_SIZE);
 	assert_int_equal(o.det.maint_ops, 16 * 512);
-	heap_check_none();
+	test_heap_check_clean();
 }
 
 static void test_dirty_rows_need_maintenance(void **state)
@@ -333,12 +286,12 @@ static void test_dirty_rows_need_maintenance(void **state)
 	o = run_one(0, 9, CACHEMAINT_DEFERRED, false, 16);
 	assert_false(o.row.dirty);
 	assert_int_equal(o.cc.clean_inval_ops, 0);
-	heap_check_none();
+	test_heap_check_clean();
 	{
 		struct snap *s = snap_take();
 
 		assert_free_memory_zero(s);
-		free(s);
+		snap_free(s);
 	}
 }
 
@@ -367,8 +320,8 @@ static void test_bad_arguments(void **state)
 		-ENOMEM);
 	after = snap_take();
 	snap_equal(before, after);
-	free(before);
-	free(after);
+	snap_free(before);
+	snap_free(after);
 }
 
 int main(void)

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 
 static struct bootinfo bi;
 
@@ -15,14 +15,7 @@ static struct bootinfo bi;
 static int setup(void **state)
 {
 	bootinfo_init(&bi, BOOT_SANDBOX);
-	test_quiet_begin();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	test_quiet_end();
-	return 0;
+	return test_setup(state);
 }
 
 static void ram(uint64_t s, uint64_t e, uint32_t node)
@@ -41,15 +34,6 @@ static void expect_ram(unsigned int i, uint64_t s, uint64_t e, uint32_t node)
 	assert_int_equal(pa_val(bi.ram[i].start), s);
 	assert_int_equal(pa_val(bi.ram[i].end), e);
 	assert_int_equal(bi.ram[i].node, node);
-}
-
-static unsigned int console_lines(void)
-{
-	unsigned int n = 0;
-
-	for (const char *p = sandbox_console_buffer(); *p; p++)
-		n += *p == '\n';
-	return n;
 }
 
 static void test_init_and_names(void **state)
@@ -144,7 +128,7 @@ static void test_trim_merge_sort(void **state)
 	/* drop, duplicate: one warning each; the trim is an info line. */
 	assert_int_equal(bi.fixups, 2);
 	assert_int_equal(test_console_warnings(), 2);
-	assert_int_equal(console_lines(), 3);
+	assert_int_equal(test_console_lines(), 3);
 	assert_true(test_console_contains("ram [0x100, 0x9fc00) trimmed to "
 					  "pages [0x1000, 0x9f000)"));
 	assert_int_equal(bi.dropped_ram, 1);
@@ -190,7 +174,7 @@ static void test_nodes_and_clamp(void **state)
 	/* Highest id in use + 1, holes included. */
 	assert_int_equal(bi.node_count, 8);
 	assert_true(bi.fixups >= 6);
-	assert_int_equal(bi.fixups, console_lines());
+	assert_int_equal(bi.fixups, test_console_lines());
 }
 
 static void test_cpus(void **state)
@@ -313,7 +297,7 @@ static void test_distance(void **state)
 		sandbox_console_clear();
 		bootinfo_sanitise(&bi);
 		assert_int_equal(bi.fixups, 1);
-		assert_int_equal(console_lines(), 1);
+		assert_int_equal(test_console_lines(), 1);
 		assert_true(test_console_contains(one[c].msg));
 		assert_true(bi.have_distance);
 		for (unsigned int a = 0; a < 3; a++)
@@ -335,7 +319,7 @@ static void test_distance(void **state)
 	sandbox_console_clear();
 	bootinfo_sanitise(&bi);
 	assert_int_equal(bi.fixups, 1);
-	assert_int_equal(console_lines(), 1);
+	assert_int_equal(test_console_lines(), 1);
 	assert_true(test_console_contains(
 		"distance 0 1 = 5: a remote distance must be above 10 (2 bad "
 		"entries), using 10/20 for all nodes"));
@@ -368,7 +352,7 @@ static void test_distance_asymmetric_kept(void **state)
 	sandbox_console_clear();
 	bootinfo_sanitise(&bi);
 	assert_int_equal(bi.fixups, 0);
-	assert_int_equal(console_lines(), 0);
+	assert_int_equal(test_console_lines(), 0);
 	assert_true(bi.have_distance);
 	for (unsigned int a = 0; a < 3; a++)
 		for (unsigned int b = 0; b < 3; b++)
@@ -680,7 +664,7 @@ static void test_property_random(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_init_and_names),
 		T(test_adders),

@@ -4,19 +4,19 @@
  * fallback by distance, exhaustion panics naming the request, reserved
  * wins over RAM, free range iteration, mem= and the handoff.
  */
-#include "heap_fixture.h"
+#include "common.h"
 
 /* Two nodes of 64 MiB each plus a far third node of 32 MiB. */
-static const struct hf_ram three_nodes[] = {
+static const struct test_ram three_nodes[] = {
 	{16 * MiB, 80 * MiB, 0},
 	{80 * MiB, 144 * MiB, 1},
 	{256 * MiB, 288 * MiB, 2},
 };
 
-static void setup_three(const struct hf_rsv *rsv, unsigned int rsv_count,
+static void setup_three(const struct test_rsv *rsv, unsigned int rsv_count,
 			bool far2)
 {
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = three_nodes,
 		.ram_count = 3,
 		.rsv = rsv,
@@ -32,7 +32,7 @@ static void setup_three(const struct hf_rsv *rsv, unsigned int rsv_count,
 			for (int b = 0; b < 3; b++)
 				c.distance[a][b] = d[a][b];
 	}
-	hf_setup(&c);
+	test_machine_boot(&c);
 }
 
 static uint32_t node_of(paddr_t p)
@@ -139,8 +139,8 @@ static void test_node_preference_and_fallback(void **state)
 
 static void test_fallback_order_by_distance(void **state)
 {
-	struct hf_cfg c = {0};
-	static const struct hf_ram r[] = {
+	struct test_machine_cfg c = {0};
+	static const struct test_ram r[] = {
 		{16 * MiB, 32 * MiB, 0},
 		{32 * MiB, 48 * MiB, 1},
 		{48 * MiB, 64 * MiB, 2},
@@ -155,7 +155,7 @@ static void test_fallback_order_by_distance(void **state)
 	c.distance[0][2] = c.distance[2][0] = 12;
 	c.distance[1][2] = c.distance[2][1] = 30;
 	c.distance[0][0] = c.distance[1][1] = c.distance[2][2] = 10;
-	hf_setup(&c);
+	test_machine_boot(&c);
 	bootmem_alloc(16 * MiB, 4096, 2, "fill2");
 	p = bootmem_alloc(4096, 4096, 2, "near");
 	assert_int_equal(node_of(p), 0);
@@ -164,21 +164,21 @@ static void test_fallback_order_by_distance(void **state)
 static void test_exhaustion_panics(void **state)
 {
 	setup_three(NULL, 0, false);
-	HF_EXPECT_PANIC(bootmem_alloc(1ULL << 40, 4096, 1, "giant-table"),
-			"cannot allocate 1099511627776 bytes");
-	assert_non_null(strstr(hf_panic_msg, "giant-table"));
-	assert_non_null(strstr(hf_panic_msg, "node 1"));
-	assert_non_null(strstr(hf_panic_msg, "align 0x1000"));
+	TEST_EXPECT_PANIC(bootmem_alloc(1ULL << 40, 4096, 1, "giant-table"),
+			  "cannot allocate 1099511627776 bytes");
+	assert_non_null(strstr(sandbox_last_panic(), "giant-table"));
+	assert_non_null(strstr(sandbox_last_panic(), "node 1"));
+	assert_non_null(strstr(sandbox_last_panic(), "align 0x1000"));
 	assert_int_equal(pa_val(bootmem_alloc_try(1ULL << 40, 4096, 1, "t")),
 			 pa_val(INVALID_PADDR));
 	/* Too aligned to fit anywhere: also a panic naming it. */
-	HF_EXPECT_PANIC(bootmem_alloc(4096, 1ULL << 40, 0, "aligned-thing"),
-			"aligned-thing");
+	TEST_EXPECT_PANIC(bootmem_alloc(4096, 1ULL << 40, 0, "aligned-thing"),
+			  "aligned-thing");
 }
 
 static void test_reserved_wins(void **state)
 {
-	static const struct hf_rsv rsv[] = {
+	static const struct test_rsv rsv[] = {
 		{76 * MiB, 84 * MiB, "firmware"}, /* across nodes 0/1 */
 		{20 * MiB, 21 * MiB, "kernel"},
 		{200 * MiB, 300 * MiB, "outside"}, /* partly non-RAM */
@@ -210,8 +210,8 @@ static void test_reserved_wins(void **state)
 	p = bootmem_alloc(4096, 4096, 0, "x");
 	assert_int_equal(pa_val(p), 76 * MiB - 4096);
 	assert_int_equal(region_bytes(2, NULL), 32 * MiB);
-	HF_EXPECT_PANIC(bootmem_alloc(200 * MiB, 4096, 2, "too-big"),
-			"too-big");
+	TEST_EXPECT_PANIC(bootmem_alloc(200 * MiB, 4096, 2, "too-big"),
+			  "too-big");
 	/* Reserving over an existing name keeps the first name. */
 	assert_int_equal(bootmem_reserve(pa(19 * MiB), 3 * MiB, "later"), 0);
 	assert_true(is_reserved_as(pa(20 * MiB), MiB, "kernel"));
@@ -223,7 +223,7 @@ static void test_reserved_wins(void **state)
 
 static void test_mem_limit(void **state)
 {
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = three_nodes,
 		.ram_count = 3,
 		.no_handoff = true,
@@ -233,7 +233,7 @@ static void test_mem_limit(void **state)
 	paddr_t s, e;
 	uint32_t node;
 
-	hf_setup(&c);
+	test_machine_boot(&c);
 	/* 160 MiB of RAM, 100 kept: up to 116 MiB (node 0 + 36 of node 1) */
 	assert_int_equal(region_bytes(0, "mem="), 60 * MiB);
 	assert_true(is_reserved_as(pa(116 * MiB), 28 * MiB, "mem="));
@@ -251,13 +251,13 @@ static void test_mem_limit(void **state)
 /* mem= that would leave too little free RAM is not applied at all. */
 static void test_mem_limit_refused(void **state)
 {
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = three_nodes,
 		.ram_count = 3,
 		.bootmem_only = true,
 	};
 
-	hf_setup(&c);
+	test_machine_boot(&c);
 	/* 2 MiB kept (all free) but 3 MiB needed: refused, nothing cut. */
 	assert_int_equal(bootmem_limit(2 * MiB, 3 * MiB), -ENOMEM);
 	assert_int_equal(region_bytes(0, "mem="), 0);
@@ -269,7 +269,7 @@ static void test_mem_limit_refused(void **state)
 	assert_int_equal(region_bytes(0, "mem="), 158 * MiB);
 	/* More RAM than there is: nothing to cut. */
 	bootmem_init();
-	bootmem_init_from_bootinfo(&hf_bi);
+	bootmem_init_from_bootinfo(&test_bi);
 	assert_int_equal(bootmem_limit(1 * GiB, 0), 0);
 	assert_int_equal(region_bytes(0, "mem="), 0);
 }
@@ -277,14 +277,14 @@ static void test_mem_limit_refused(void **state)
 /* The frame table covers the RAM mem= keeps, not the RAM it hides. */
 static void test_mem_limit_frametable(void **state)
 {
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = three_nodes,
 		.ram_count = 3,
 		.no_handoff = true,
 		.mem_limit = 8 * MiB,
 	};
 
-	hf_setup(&c);
+	test_machine_boot(&c);
 	assert_non_null(pfn_to_page_or_null(pfn((16 * MiB) >> 12)));
 	assert_non_null(pfn_to_page_or_null(pfn((24 * MiB >> 12) - 1)));
 	assert_null(pfn_to_page_or_null(pfn(24 * MiB >> 12)));
@@ -302,7 +302,7 @@ static void test_mem_limit_frametable(void **state)
 static void test_reserved_table_full_merges(void **state)
 {
 	const unsigned int n = BOOTMEM_MAX_REGIONS + 300;
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = three_nodes,
 		.ram_count = 3,
 		.bootmem_only = true,
@@ -313,8 +313,8 @@ static void test_reserved_table_full_merges(void **state)
 	unsigned int count;
 	char name[16];
 
-	hf_setup(&c);
-	hf_quiet(true);
+	test_machine_boot(&c);
+	test_quiet_begin();
 	/* One page every 3 pages from 16 MiB; each its own name. */
 	for (unsigned int i = 0; i < n; i++) {
 		snprintf(name, sizeof(name), "r%u", i);
@@ -322,7 +322,7 @@ static void test_reserved_table_full_merges(void **state)
 						 4096, name),
 				 0);
 	}
-	hf_quiet(false);
+	test_quiet_end();
 	bootmem_reserved_regions(&count);
 	assert_true(count <= BOOTMEM_MAX_REGIONS);
 	assert_true(bootmem_merged_regions(&gap) >= 300);
@@ -377,14 +377,14 @@ static void check_rsv_table(const bool *model, unsigned int pages)
 static void test_reserve_merge_across(void **state)
 {
 	static bool model[4096];
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = three_nodes,
 		.ram_count = 3,
 		.bootmem_only = true,
 	};
 	uint64_t x = 0x2545f4914f6cdd1dULL;
 
-	hf_setup(&c);
+	test_machine_boot(&c);
 	/* [16M+0, +5 pages) "a", [16M+28, +100) "a", then [16M+1, +30) "a" */
 	bootmem_reserve(pa(16 * MiB), 5 * 4096, "a");
 	bootmem_reserve(pa(16 * MiB + 28 * 4096), 100 * 4096, "a");
@@ -395,7 +395,7 @@ static void test_reserve_merge_across(void **state)
 	check_rsv_table(model, 256);
 
 	for (unsigned int round = 0; round < 20; round++) {
-		hf_setup(&c);
+		test_machine_boot(&c);
 		memset(model, 0, sizeof(model));
 		for (unsigned int k = 0; k < 300; k++) {
 			unsigned int p, len;
@@ -419,7 +419,7 @@ static void test_reserve_merge_across(void **state)
 
 static void test_handoff_closes(void **state)
 {
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = three_nodes,
 		.ram_count = 3,
 		.no_handoff = true,
@@ -429,7 +429,7 @@ static void test_handoff_closes(void **state)
 	uint32_t node;
 	unsigned int ranges = 0, n;
 
-	hf_setup(&c);
+	test_machine_boot(&c);
 	for_each_free_range (idx, &s, &e, &node) {
 		free += pa_val(e) - pa_val(s);
 		ranges++;
@@ -438,7 +438,8 @@ static void test_handoff_closes(void **state)
 	assert_int_equal(n, ranges);
 	assert_int_equal(heap_total_pages(), free >> 12);
 	assert_int_equal(heap_free_pages(), free >> 12);
-	HF_EXPECT_PANIC(bootmem_alloc(4096, 4096, 0, "late"), "bootmem closed");
+	TEST_EXPECT_PANIC(bootmem_alloc(4096, 4096, 0, "late"),
+			  "bootmem closed");
 }
 
 int main(void)

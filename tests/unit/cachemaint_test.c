@@ -7,24 +7,24 @@
  * that every block is handed out cleaned exactly once since its pages were
  * last written. The sandbox counts the maintenance the arch would do.
  */
-#include "heap_fixture.h"
+#include "common.h"
 
 #define BASE (4096ULL + 256) /* pfn: 17 MiB, aligned to 1 MiB */
 
-static const struct hf_ram one_node[] = {
+static const struct test_ram one_node[] = {
 	{0, 64 * MiB, 0},
 };
 
 static void machine(enum cachemaint_mode mode)
 {
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = one_node,
 		.ram_count = 1,
 		.no_handoff = true,
 		.cachemaint = mode,
 	};
 
-	hf_setup(&c);
+	test_machine_boot(&c);
 	heap_strict = true;
 	sandbox_cache_counters_reset();
 }
@@ -40,7 +40,7 @@ static struct sandbox_cache_counters counters(void)
 /* Make every free chunk clean to PoC, as the boot scrubber would. */
 static void mark_all_poc(void)
 {
-	struct hf_snap s = hf_snapshot();
+	struct test_snap s = test_heap_snapshot();
 
 	for (size_t i = 0; i < s.n; i++)
 		heap_mark_clean(pfn_to_page(pfn(s.c[i].pfn)), true);
@@ -51,7 +51,7 @@ static void test_clean_poc_costs_nothing(void **state)
 {
 	struct sandbox_cache_counters c;
 	struct page_info *pg;
-	struct hf_snap s;
+	struct test_snap s;
 
 	machine(CACHEMAINT_DEFERRED);
 	assert_int_equal(cachemaint_mode(), CACHEMAINT_DEFERRED);
@@ -64,15 +64,15 @@ static void test_clean_poc_costs_nothing(void **state)
 	assert_int_equal(c.clean_inval_ops + c.clean_ops, 0);
 	assert_int_equal(cachemaint_stats.ops, 0);
 	/* Split halves put back kept the bit. */
-	s = hf_snapshot();
+	s = test_heap_snapshot();
 	for (size_t i = 0; i < s.n; i++)
 		assert_true(s.c[i].flags & PGF_CLEAN_POC);
 	free(s.c);
-	hf_check_clean();
+	test_heap_check_clean();
 
 	/* Freed: written memory, no longer clean; the merge drops it. */
 	assert_int_equal(heap_free(pg, 4, false), 0);
-	s = hf_snapshot();
+	s = test_heap_snapshot();
 	assert_int_equal(s.n, 1);
 	assert_false(s.c[0].flags & PGF_CLEAN_POC);
 	free(s.c);
@@ -201,14 +201,14 @@ static void test_poc_merge_rules(void **state)
 {
 	struct page_info *a, *b, *t;
 	unsigned int order;
-	struct hf_snap s;
+	struct test_snap s;
 
 	/* A clean_poc chunk merged with a plain clean buddy: bit dropped. */
 	machine(CACHEMAINT_DEFERRED);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 8), false));
 	mark_all_poc();
 	assert_true(heap_add_range(0, pfn(BASE + 8), pfn(BASE + 16), false));
-	s = hf_snapshot();
+	s = test_heap_snapshot();
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.c[0].order, 4);
 	assert_false(s.c[0].flags & PGF_CLEAN_POC);
@@ -233,14 +233,14 @@ static void test_poc_merge_rules(void **state)
 	assert_int_equal(heap_free_pages(), 0);
 	heap_put_clean(a, 3, true);
 	heap_put_clean(b, 3, true);
-	s = hf_snapshot();
+	s = test_heap_snapshot();
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.c[0].order, 4);
 	assert_true(s.c[0].flags & PGF_CLEAN_POC);
 	assert_int_equal(s.c[0].first_dirty, FIRST_DIRTY_NONE);
 	free(s.c);
 	assert_int_equal(heap_node_stats(0)->dirty_pages, 0);
-	hf_check_clean();
+	test_heap_check_clean();
 
 	/* A half freed clean but written (no clean_poc): the merge drops it. */
 	a = heap_alloc(3, 0);
@@ -249,11 +249,11 @@ static void test_poc_merge_rules(void **state)
 	t = heap_take_dirty(0, &order);
 	assert_null(t); /* clean chunks are never taken */
 	assert_int_equal(heap_free(b, 3, true), 0);
-	s = hf_snapshot();
+	s = test_heap_snapshot();
 	assert_int_equal(s.n, 1);
 	assert_false(s.c[0].flags & PGF_CLEAN_POC);
 	free(s.c);
-	hf_check_clean();
+	test_heap_check_clean();
 }
 
 /* ---- a model of "clean since last written" ------------------------------- */

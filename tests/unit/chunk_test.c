@@ -4,7 +4,7 @@
  * aligned power-of-two chunks (DESIGN §4), checked by its properties over
  * thousands of random ranges rather than by a list of expected outputs.
  */
-#include "heap_fixture.h"
+#include "common.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 

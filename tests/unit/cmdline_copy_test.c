@@ -2,20 +2,8 @@
 /* boot/cmdline_copy.c: whole words only, one warning, bounds. */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/cmdline_copy.h>
-
-static int setup(void **state)
-{
-	test_quiet_begin();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	test_quiet_end();
-	return 0;
-}
 
 static unsigned int copy(char *dst, size_t size, const char *src)
 {
@@ -135,7 +123,7 @@ static void test_accessor_and_bootinfo(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_fits_verbatim),
 		T(test_whole_words),

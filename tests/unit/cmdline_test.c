@@ -2,7 +2,7 @@
 /* common/cmdline.c: every option, bad values, quoting, bounds, inject=. */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 
 static struct keel_options o;
 
@@ -14,14 +14,7 @@ static unsigned int parse(const char *s)
 static int setup(void **state)
 {
 	options_defaults(&o);
-	test_quiet_begin();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	test_quiet_end();
-	return 0;
+	return test_setup(state);
 }
 
 static void test_defaults(void **state)
@@ -359,7 +352,7 @@ static void test_early(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_defaults),   T(test_all_options),
 		T(test_bad_values), T(test_chunk_rounding),

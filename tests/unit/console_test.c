@@ -7,7 +7,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 
 #include <keel/acpi.h>
 #include <keel/console_spec.h>

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/fdt.h>
 #include <libfdt.h>
 
@@ -70,19 +70,6 @@ static const struct bi_reserved *find_reserved(const char *name)
 		if (!strcmp(bi.reserved[i].name, name))
 			return &bi.reserved[i];
 	return NULL;
-}
-
-static int setup(void **state)
-{
-	test_quiet_begin();
-	sandbox_console_clear();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	test_quiet_end();
-	return 0;
 }
 
 static void test_virt_2node(void **state)
@@ -1006,37 +993,42 @@ static void test_too_many_cpus(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_virt_2node, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_gic_regions, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_3node, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_virt_2node, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_gic_regions, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_3node, test_setup,
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_single_node_is_quiet,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_quirks, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_headers, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_corruptions, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_has_cpus, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cpu_map, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_cpu_map_bad_fixture, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_cpu_map_defects, setup,
-						teardown),
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_quirks, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_headers, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_corruptions, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_has_cpus, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_map, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_map_bad_fixture,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_map_defects,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_map_clusters_only,
-						setup, teardown),
+						test_setup, test_teardown),
 		cmocka_unit_test(test_mpidr_topology),
-		cmocka_unit_test_setup_teardown(test_distance_asymmetric, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_distance_asymmetric,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_distance_bad_entries,
-						setup, teardown),
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(
-			test_distance_map_other_compatible, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_node_fold, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_too_many_cpus, setup,
-						teardown),
+			test_distance_map_other_compatible, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_node_fold, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_too_many_cpus, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

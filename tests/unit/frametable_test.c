@@ -4,9 +4,9 @@
  * edges have none, a section shared by two nodes lives on the node of its
  * lowest RAM page, each node's storage is node-local and accounted.
  */
-#include "heap_fixture.h"
+#include "common.h"
 
-static const struct hf_ram ram[] = {
+static const struct test_ram ram[] = {
 	{16 * MiB, 100 * MiB, 0},
 	{100 * MiB, 300 * MiB, 1},
 	{1 * GiB, 1 * GiB + 64 * MiB, 2},
@@ -22,13 +22,13 @@ static uint32_t node_of_paddr(uint64_t a)
 
 static void setup(void)
 {
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = ram,
 		.ram_count = ARRAY_SIZE(ram),
 		.no_handoff = true,
 	};
 
-	hf_setup(&c);
+	test_machine_boot(&c);
 }
 
 static void test_every_ram_pfn_has_an_entry(void **state)
@@ -49,7 +49,7 @@ static void test_every_ram_pfn_has_an_entry(void **state)
 	for (unsigned int i = 0; i < ARRAY_SIZE(ram); i++)
 		for (p = ram[i].start >> 12; p < ram[i].end >> 12; p += 7)
 			assert_int_equal(pfn_to_page(pfn(p))->pfn, p);
-	HF_EXPECT_PANIC(pfn_to_page(pfn(0)), "no frame table entry");
+	TEST_EXPECT_PANIC(pfn_to_page(pfn(0)), "no frame table entry");
 }
 
 static void test_node_local_storage(void **state)
@@ -97,8 +97,8 @@ static void test_node_local_storage(void **state)
 static void check_fragmented(unsigned int n, uint64_t base, uint64_t len,
 			     uint64_t stride)
 {
-	struct hf_ram *r = calloc(n, sizeof(*r));
-	struct hf_cfg c = {.ram = r, .ram_count = n};
+	struct test_ram *r = calloc(n, sizeof(*r));
+	struct test_machine_cfg c = {.ram = r, .ram_count = n};
 	uint64_t idx, free_bytes = 0, p;
 	paddr_t s, e;
 	uint32_t node;
@@ -109,7 +109,7 @@ static void check_fragmented(unsigned int n, uint64_t base, uint64_t len,
 		r[i].end = r[i].start + len;
 	}
 	c.no_handoff = true;
-	hf_setup(&c);
+	test_machine_boot(&c);
 	for_each_free_range (idx, &s, &e, &node)
 		free_bytes += pa_val(e) - pa_val(s);
 	for (unsigned int i = 0; i < n; i++) {
@@ -128,15 +128,15 @@ static void check_fragmented(unsigned int n, uint64_t base, uint64_t len,
 	for (unsigned int i = 0; i < n; i++)
 		for (p = r[i].start >> 12; p < r[i].end >> 12; p += 5)
 			assert_int_equal(pfn_to_page(pfn(p))->pfn, p);
-	hf_quiet(true);
+	test_quiet_begin();
 	bootmem_handoff();
-	hf_quiet(false);
+	test_quiet_end();
 	/* Free before, minus what the handoff took for range tables. */
 	assert_true(heap_free_pages() <= free_bytes >> 12);
 	assert_int_equal(heap_free_pages() * 4096 +
 				 bootmem_reserved_ram_bytes(),
 			 n * len);
-	hf_check_clean();
+	test_heap_check_clean();
 	free(r);
 }
 
@@ -167,8 +167,9 @@ static void test_fragmented_blocks(void **state)
  */
 static void test_no_room_left_out(void **state)
 {
-	struct hf_ram r[64];
-	struct hf_cfg c = {.ram = r, .ram_count = 64, .no_handoff = true};
+	struct test_ram r[64];
+	struct test_machine_cfg c = {
+		.ram = r, .ram_count = 64, .no_handoff = true};
 	const struct bootmem_region *rsv;
 	unsigned int count, i;
 	uint64_t left = 0;
@@ -178,7 +179,7 @@ static void test_no_room_left_out(void **state)
 		r[i].end = r[i].start + 2 * 4096;
 		r[i].node = 0;
 	}
-	hf_setup(&c);
+	test_machine_boot(&c);
 	assert_true(frametable_left_out_bytes() > 0);
 	rsv = bootmem_reserved_regions(&count);
 	for (i = 0; i < count; i++) {
@@ -210,13 +211,13 @@ static void test_no_room_left_out(void **state)
 				       p << 12 < pa_val(rsv[j].end);
 			assert_true(out || pfn_to_page_or_null(pfn(p)));
 		}
-	hf_quiet(true);
+	test_quiet_begin();
 	bootmem_handoff();
-	hf_quiet(false);
+	test_quiet_end();
 	assert_int_equal(heap_free_pages() * 4096 +
 				 bootmem_reserved_ram_bytes(),
 			 64 * 2 * 4096ULL);
-	hf_check_clean();
+	test_heap_check_clean();
 }
 
 int main(void)

@@ -2,7 +2,7 @@
 /* boot/fwdesc.c: the sandbox firmware description parser. */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/fwdesc.h>
 
 static struct bootinfo bi;
@@ -13,27 +13,6 @@ static unsigned int parse(const char *s)
 {
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	return fwdesc_parse(&bi, s, strlen(s));
-}
-
-static unsigned int console_lines(void)
-{
-	unsigned int n = 0;
-
-	for (const char *p = sandbox_console_buffer(); *p; p++)
-		n += *p == '\n';
-	return n;
-}
-
-static int setup(void **state)
-{
-	test_quiet_begin();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	test_quiet_end();
-	return 0;
 }
 
 static void test_example(void **state)
@@ -151,7 +130,7 @@ static void test_distance_unknown_node(void **state)
 			       "distance 5 0 30\n"
 			       "distance 1 9 40\n"),
 			 1);
-	assert_int_equal(console_lines(), 1);
+	assert_int_equal(test_console_lines(), 1);
 	assert_true(test_console_contains(
 		"line 4: distance 0 5 30: node 5 has neither RAM nor CPU, "
 		"ignored (3 such lines)"));
@@ -259,9 +238,10 @@ static void test_malformed(void **state)
 		sandbox_console_clear();
 		snprintf(buf, sizeof(buf), "# head\nram 0 1G node=0\n%s\n",
 			 bad[i]);
-		if (parse(buf) != 1 || console_lines() != 1)
+		if (parse(buf) != 1 || test_console_lines() != 1)
 			fail_msg("\"%s\": %u warnings, console \"%s\"", bad[i],
-				 console_lines(), sandbox_console_buffer());
+				 test_console_lines(),
+				 sandbox_console_buffer());
 		/* One warning naming line 3; the good line kept. */
 		assert_true(test_console_contains("line 3:"));
 		assert_int_equal(bi.ram_count, 1);
@@ -411,7 +391,7 @@ static void test_random(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_example),
 		T(test_distance_directions),

@@ -10,11 +10,11 @@
 #include <pthread.h>
 #include <unistd.h>
 
-#include "heap_fixture.h"
+#include "common.h"
 
 enum { REF_NONE = 0, REF_FREE, REF_ALLOC };
 
-static const struct hf_ram ram[] = {
+static const struct test_ram ram[] = {
 	{16 * MiB, 48 * MiB, 0},
 	{48 * MiB, 80 * MiB, 1},
 	/* hole [80M, 84M) */
@@ -22,7 +22,7 @@ static const struct hf_ram ram[] = {
 	{100 * MiB, 116 * MiB, 2},
 };
 
-static const struct hf_rsv rsv[] = {
+static const struct test_rsv rsv[] = {
 	{20 * MiB, 20 * MiB + 12288, "kernel"},
 	{47 * MiB + 4096, 49 * MiB, "across-nodes"},
 	{90 * MiB, 90 * MiB + 4096, "one-page"},
@@ -38,22 +38,22 @@ static const struct hf_rsv rsv[] = {
  * small. Allocations split them, frees must merge them back past
  * MAX_ORDER, and the idle scrubber must only ever detach MAX_ORDER.
  */
-static const struct hf_ram big_ram[] = {
+static const struct test_ram big_ram[] = {
 	{2 * GiB, 6 * GiB, 0},
 	{6 * GiB, 7 * GiB, 1},
 	{7 * GiB, 7 * GiB + 64 * MiB, 2},
 };
 
-static const struct hf_rsv big_rsv[] = {
+static const struct test_rsv big_rsv[] = {
 	{6 * GiB + 512 * MiB, 6 * GiB + 512 * MiB + 4096, "one-page"},
 };
 
 #define BIG_TOP_PFN ((7 * GiB + 64 * MiB) >> 12)
 
 struct machine {
-	const struct hf_ram *ram;
+	const struct test_ram *ram;
 	unsigned int ram_count;
-	const struct hf_rsv *rsv;
+	const struct test_rsv *rsv;
 	unsigned int rsv_count;
 	uint64_t top_pfn;
 	unsigned int bits_lo; /* HEAP_BITS limits tried: bits_lo + 0..2 */
@@ -171,7 +171,7 @@ static void check_counters(void)
 
 static void run_model(enum heap_init_mode mode, bool dirty, uint64_t seed)
 {
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = mach->ram,
 		.ram_count = mach->ram_count,
 		.rsv = mach->rsv,
@@ -181,16 +181,16 @@ static void run_model(enum heap_init_mode mode, bool dirty, uint64_t seed)
 	};
 	static struct live live[8192];
 	unsigned int nlive = 0, op, nulls = 0, allocs = 0;
-	struct hf_snap before, after;
+	struct test_snap before, after;
 
 	rng = seed;
-	hf_setup(&c);
+	test_machine_boot(&c);
 	heap_strict = true;
 	assert_int_equal(heap_node_count(), 3);
 	build_reference();
-	before = hf_snapshot();
+	before = test_heap_snapshot();
 	check_counters();
-	hf_check_clean();
+	test_heap_check_clean();
 
 	for (op = 0; op < 6000; op++) {
 		bool do_alloc = nlive == 0 || (rnd() % 100) < 55;
@@ -269,19 +269,19 @@ static void run_model(enum heap_init_mode mode, bool dirty, uint64_t seed)
 		}
 		if (op % 500 == 0) {
 			check_counters();
-			hf_check_clean();
+			test_heap_check_clean();
 		}
 	}
 	assert_true(allocs > 1000);
 	check_counters();
-	hf_check_clean();
+	test_heap_check_clean();
 
 	while (nlive) {
 		nlive--;
 		assert_int_equal(
 			heap_free(live[nlive].pg, live[nlive].order, false), 0);
 	}
-	after = hf_snapshot();
+	after = test_heap_snapshot();
 	/* Same chunks; dirtiness may differ after frees, compare layout. */
 	assert_int_equal(before.n, after.n);
 	for (size_t i = 0; i < before.n; i++) {
@@ -290,8 +290,8 @@ static void run_model(enum heap_init_mode mode, bool dirty, uint64_t seed)
 		assert_int_equal(before.c[i].node, after.c[i].node);
 	}
 	if (!dirty)
-		hf_snap_equal(&before, &after);
-	hf_check_clean();
+		test_snap_equal(&before, &after);
+	test_heap_check_clean();
 	free(before.c);
 	free(after.c);
 }
@@ -310,12 +310,12 @@ static void test_model_lazy(void **state)
 static void test_model_big_chunks(void **state)
 {
 	static struct live taken[1024];
-	struct hf_snap before, after;
+	struct test_snap before, after;
 	unsigned int order, n = 0, at_max = 0;
 	size_t above = 0;
 	struct page_info *pg;
 
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = big_ram,
 		.ram_count = ARRAY_SIZE(big_ram),
 		.rsv = big_rsv,
@@ -328,8 +328,8 @@ static void test_model_big_chunks(void **state)
 	run_model(HEAP_INIT_LAZY, true, 0x0ddba11);
 
 	/* A fresh dirty handoff: every chunk is dirty from its first page. */
-	hf_setup(&c);
-	before = hf_snapshot();
+	test_machine_boot(&c);
+	before = test_heap_snapshot();
 	for (size_t i = 0; i < before.n; i++)
 		above += before.c[i].order > MAX_ORDER;
 	/* At least node 0's [2G, 4G): one 2^19-page chunk. */
@@ -347,12 +347,12 @@ static void test_model_big_chunks(void **state)
 		}
 	assert_true(at_max >= 2); /* a 2^19 chunk is two 2^18 pieces */
 	assert_int_equal(heap_node_stats(0)->dirty_pages, 0);
-	hf_check_clean();
+	test_heap_check_clean();
 	while (n--)
 		heap_put_clean(taken[n].pg, taken[n].order, false);
-	hf_check_clean();
+	test_heap_check_clean();
 	/* Everything merged back to the chunks the handoff made. */
-	after = hf_snapshot();
+	after = test_heap_snapshot();
 	assert_int_equal(before.n, after.n);
 	for (size_t i = 0; i < before.n; i++) {
 		assert_int_equal(before.c[i].pfn, after.c[i].pfn);
@@ -486,7 +486,7 @@ static void *scrub_worker(void *arg)
 
 static void run_concurrent(enum heap_init_mode mode)
 {
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = ram,
 		.ram_count = ARRAY_SIZE(ram),
 		.rsv = rsv,
@@ -496,15 +496,15 @@ static void run_concurrent(enum heap_init_mode mode)
 	};
 	pthread_t th[THREADS], scrubber;
 	struct worker w[THREADS];
-	struct hf_snap before, after;
+	struct test_snap before, after;
 	unsigned int i;
 
-	hf_setup(&c);
+	test_machine_boot(&c);
 	heap_strict = false; /* a misuse must show up as an error here */
 	memset(owner, 0, sizeof(owner));
 	conc_errors = 0;
 	scrubber_stop = false;
-	before = hf_snapshot();
+	before = test_heap_snapshot();
 	assert_int_equal(pthread_create(&scrubber, NULL, scrub_worker, NULL),
 			 0);
 	for (i = 0; i < THREADS; i++) {
@@ -521,8 +521,8 @@ static void run_concurrent(enum heap_init_mode mode)
 
 	assert_int_equal(conc_errors, 0);
 	assert_int_equal(heap_free_pages(), heap_total_pages());
-	hf_check_clean();
-	after = hf_snapshot();
+	test_heap_check_clean();
+	after = test_heap_snapshot();
 	assert_int_equal(before.n, after.n);
 	for (size_t j = 0; j < before.n; j++) {
 		assert_int_equal(before.c[j].pfn, after.c[j].pfn);

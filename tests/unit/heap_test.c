@@ -5,26 +5,26 @@
  * and not), HEAP_BITS, exact node vs fallback, the three handoff modes
  * reaching identical free lists, and lazy handoff writing only heads.
  */
-#include "heap_fixture.h"
+#include "common.h"
 
 #define PFN_16M 4096ULL
 
 /* node 0: [0, 64M), node 1: [64M, 128M); nothing handed over yet. */
-static const struct hf_ram two_nodes[] = {
+static const struct test_ram two_nodes[] = {
 	{0, 64 * MiB, 0},
 	{64 * MiB, 128 * MiB, 1},
 };
 
 static void manual_machine(enum heap_init_mode mode)
 {
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = two_nodes,
 		.ram_count = 2,
 		.no_handoff = true,
 		.mode = mode,
 	};
 
-	hf_setup(&c);
+	test_machine_boot(&c);
 	heap_strict = true;
 }
 
@@ -33,7 +33,7 @@ static void add(uint32_t node, uint64_t s, uint64_t e, bool dirty)
 	assert_true(heap_add_range(node, pfn(s), pfn(e), dirty) > 0);
 }
 
-static struct hf_chunk *find_chunk(struct hf_snap *s, uint64_t p)
+static struct test_chunk *find_chunk(struct test_snap *s, uint64_t p)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (s->c[i].pfn == p)
@@ -43,13 +43,13 @@ static struct hf_chunk *find_chunk(struct hf_snap *s, uint64_t p)
 
 static void test_split_and_merge(void **state)
 {
-	struct hf_snap before, after;
+	struct test_snap before, after;
 	struct page_info *pg;
 	unsigned int k;
 
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 1024, false);
-	before = hf_snapshot();
+	before = test_heap_snapshot();
 	assert_int_equal(before.n, 1);
 	assert_int_equal(before.c[0].order, 10);
 
@@ -59,11 +59,11 @@ static void test_split_and_merge(void **state)
 	assert_int_equal(pg->pfn, PFN_16M + 1023);
 	assert_int_equal(pg->state, PGS_ALLOCATED);
 	assert_int_equal(pg->order, 0);
-	after = hf_snapshot();
+	after = test_heap_snapshot();
 	assert_int_equal(after.n, 10);
 	for (k = 0; k < 10; k++) {
 		/* order k half sits at 16M + 1024 - 2^(k+1) */
-		struct hf_chunk *c =
+		struct test_chunk *c =
 			find_chunk(&after, PFN_16M + 1024 - (2ULL << k));
 
 		assert_non_null(c);
@@ -72,13 +72,13 @@ static void test_split_and_merge(void **state)
 	}
 	assert_int_equal(heap_free_pages(), 1023);
 	assert_int_equal(heap_allocated_pages(), 1);
-	hf_check_clean();
+	test_heap_check_clean();
 	free(after.c);
 
 	assert_int_equal(heap_free(pg, 0, false), 0);
-	after = hf_snapshot();
-	hf_snap_equal(&before, &after);
-	hf_check_clean();
+	after = test_heap_snapshot();
+	test_snap_equal(&before, &after);
+	test_heap_check_clean();
 	free(before.c);
 	free(after.c);
 }
@@ -105,26 +105,26 @@ static void test_block_entries_written(void **state)
 
 static void test_exhaustion_and_restore(void **state)
 {
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = two_nodes,
 		.ram_count = 2,
 		.mode = HEAP_INIT_LAZY,
 	};
-	static const struct hf_rsv rsv[] = {
+	static const struct test_rsv rsv[] = {
 		{20 * MiB, 21 * MiB + 8192, "fw"},
 		{63 * MiB, 66 * MiB, "across"},
 	};
 	struct page_info **pages;
-	struct hf_snap before, after;
+	struct test_snap before, after;
 	uint64_t total, n = 0, i;
 
 	c.rsv = rsv;
 	c.rsv_count = 2;
-	hf_setup(&c);
+	test_machine_boot(&c);
 	heap_strict = true;
 	total = heap_total_pages();
 	assert_int_equal(heap_free_pages(), total);
-	before = hf_snapshot();
+	before = test_heap_snapshot();
 	pages = calloc(total + 1, sizeof(*pages));
 	assert_non_null(pages);
 	while ((pages[n] = heap_alloc(0, HEAP_NO_SCRUB)) != NULL) {
@@ -134,7 +134,7 @@ static void test_exhaustion_and_restore(void **state)
 	assert_int_equal(n, total);
 	assert_int_equal(heap_free_pages(), 0);
 	assert_null(heap_alloc(0, 0));
-	hf_check_clean();
+	test_heap_check_clean();
 	/* Free in a scrambled order: merging must still be complete. */
 	for (i = 0; i < n; i++) {
 		uint64_t j = (i * 7919) % n;
@@ -145,9 +145,9 @@ static void test_exhaustion_and_restore(void **state)
 	}
 	for (i = 0; i < n; i++)
 		assert_int_equal(heap_free(pages[i], 0, false), 0);
-	after = hf_snapshot();
-	hf_snap_equal(&before, &after);
-	hf_check_clean();
+	after = test_heap_snapshot();
+	test_snap_equal(&before, &after);
+	test_heap_check_clean();
 	free(pages);
 	free(before.c);
 	free(after.c);
@@ -155,14 +155,14 @@ static void test_exhaustion_and_restore(void **state)
 
 static void test_no_merge_across_boundaries(void **state)
 {
-	struct hf_snap s;
+	struct test_snap s;
 	struct page_info *a, *b;
 
 	/* Same node, two add_range calls: merged into one chunk. */
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M + 512, PFN_16M + 1024, false);
 	add(0, PFN_16M, PFN_16M + 512, false);
-	s = hf_snapshot();
+	s = test_heap_snapshot();
 	assert_int_equal(s.n, 1);
 	assert_int_equal(s.c[0].order, 10);
 	free(s.c);
@@ -171,7 +171,7 @@ static void test_no_merge_across_boundaries(void **state)
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 512, false);
 	add(1, PFN_16M + 512, PFN_16M + 1024, false);
-	s = hf_snapshot();
+	s = test_heap_snapshot();
 	assert_int_equal(s.n, 2);
 	assert_int_equal(s.c[0].order, 9);
 	assert_int_equal(s.c[0].node, 0);
@@ -185,10 +185,10 @@ static void test_no_merge_across_boundaries(void **state)
 	assert_non_null(b);
 	assert_int_equal(heap_free(b, 9, false), 0);
 	assert_int_equal(heap_free(a, 9, false), 0);
-	s = hf_snapshot();
+	s = test_heap_snapshot();
 	assert_int_equal(s.n, 2);
 	free(s.c);
-	hf_check_clean();
+	test_heap_check_clean();
 
 	/* A one-page hole: the buddies on each side never merge. */
 	manual_machine(HEAP_INIT_LAZY);
@@ -202,31 +202,31 @@ static void test_no_merge_across_boundaries(void **state)
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 511, false);
 	add(0, PFN_16M + 512, PFN_16M + 1024, false);
-	s = hf_snapshot();
+	s = test_heap_snapshot();
 	for (size_t i = 0; i < s.n; i++)
 		assert_false(s.c[i].pfn <= PFN_16M + 511 &&
 			     s.c[i].pfn + (1ULL << s.c[i].order) >
 				     PFN_16M + 511);
 	free(s.c);
-	hf_check_clean();
+	test_heap_check_clean();
 }
 
 static void test_reserved_not_handed(void **state)
 {
-	static const struct hf_rsv rsv[] = {
+	static const struct test_rsv rsv[] = {
 		{20 * MiB + 4096, 20 * MiB + 8192, "one-page"},
 	};
-	struct hf_cfg c = {
+	struct test_machine_cfg c = {
 		.ram = two_nodes,
 		.ram_count = 2,
 		.rsv = rsv,
 		.rsv_count = 1,
 	};
 	uint64_t bad = (20 * MiB + 4096) >> 12;
-	struct hf_snap s;
+	struct test_snap s;
 
-	hf_setup(&c);
-	s = hf_snapshot();
+	test_machine_boot(&c);
+	s = test_heap_snapshot();
 	for (size_t i = 0; i < s.n; i++)
 		assert_false(s.c[i].pfn <= bad &&
 			     s.c[i].pfn + (1ULL << s.c[i].order) > bad);
@@ -237,7 +237,7 @@ static void test_reserved_not_handed(void **state)
 	/* node boundary at 64M: nothing spans it */
 	assert_false(heap_owns(0, pfn((64 * MiB >> 12) - 1), 1));
 	assert_true(heap_owns(1, pfn(64 * MiB >> 12), 0));
-	hf_check_clean();
+	test_heap_check_clean();
 }
 
 static void misuse_cases(bool strict)
@@ -263,34 +263,36 @@ static void misuse_cases(bool strict)
 	fake->node = 0;
 
 	if (strict) {
-		HF_EXPECT_PANIC(heap_free(b, 0, false), "not allocated");
-		assert_non_null(strstr(hf_panic_msg, "heap_free: pfn 0x"));
-		HF_EXPECT_PANIC(heap_free(fake, 0, false), "not owned");
-		HF_EXPECT_PANIC(heap_free(a, 2, false), "order does not match");
-		HF_EXPECT_PANIC(heap_free(a + 1, 0, false),
-				"order does not match");
-		HF_EXPECT_PANIC(heap_free(a + 4, 3, false), "not the head");
-		HF_EXPECT_PANIC(heap_free(a, MAX_ORDER + 1, false),
-				"MAX_ORDER");
-		HF_EXPECT_PANIC(heap_free(a, 64, false), "MAX_ORDER");
+		TEST_EXPECT_PANIC(heap_free(b, 0, false), "not allocated");
+		assert_non_null(
+			strstr(sandbox_last_panic(), "heap_free: pfn 0x"));
+		TEST_EXPECT_PANIC(heap_free(fake, 0, false), "not owned");
+		TEST_EXPECT_PANIC(heap_free(a, 2, false),
+				  "order does not match");
+		TEST_EXPECT_PANIC(heap_free(a + 1, 0, false),
+				  "order does not match");
+		TEST_EXPECT_PANIC(heap_free(a + 4, 3, false), "not the head");
+		TEST_EXPECT_PANIC(heap_free(a, MAX_ORDER + 1, false),
+				  "MAX_ORDER");
+		TEST_EXPECT_PANIC(heap_free(a, 64, false), "MAX_ORDER");
 	} else {
-		hf_quiet(true);
+		test_quiet_begin();
 		assert_int_equal(heap_free(b, 0, false), -EINVAL);
 		assert_int_equal(heap_free(fake, 0, false), -EINVAL);
 		assert_int_equal(heap_free(a, 2, false), -EINVAL);
 		assert_int_equal(heap_free(a + 1, 0, false), -EINVAL);
 		assert_int_equal(heap_free(a + 4, 3, false), -EINVAL);
 		assert_int_equal(heap_free(a, MAX_ORDER + 1, false), -EINVAL);
-		hf_quiet(false);
+		test_quiet_end();
 		assert_non_null(strstr(sandbox_console_buffer(),
 				       "warning: heap_free: pfn"));
 	}
 	assert_int_equal(heap_free_pages(), free0);
-	hf_check_clean();
+	test_heap_check_clean();
 	/* The real block still frees fine afterwards. */
 	assert_int_equal(heap_free(a, 3, false), 0);
 	assert_int_equal(heap_free_pages(), 1024);
-	hf_check_clean();
+	test_heap_check_clean();
 	heap_strict = true;
 }
 
@@ -306,15 +308,15 @@ static void test_misuse_refused(void **state)
 
 static void test_heap_bits(void **state)
 {
-	static const struct hf_ram r[] = {
+	static const struct test_ram r[] = {
 		{16 * MiB, 48 * MiB, 0},
 		{4 * GiB, 4 * GiB + 32 * MiB, 0},
 	};
-	struct hf_cfg c = {.ram = r, .ram_count = 2};
+	struct test_machine_cfg c = {.ram = r, .ram_count = 2};
 	struct page_info *pg;
 	uint64_t low = 0, limit32 = 1ULL << (32 - 12), free1;
 
-	hf_setup(&c);
+	test_machine_boot(&c);
 	/* No limit: from the highest zone first. */
 	pg = heap_alloc(0, HEAP_NO_SCRUB);
 	assert_non_null(pg);
@@ -332,9 +334,9 @@ static void test_heap_bits(void **state)
 	/* High memory is untouched. */
 	assert_int_equal(heap_free_pages(), free1 - low);
 	assert_true(free1 - low > (30 * MiB >> 12));
-	hf_check_clean();
+	test_heap_check_clean();
 
-	hf_setup(&c);
+	test_machine_boot(&c);
 	pg = heap_alloc(0, HEAP_NO_SCRUB | HEAP_BITS(25));
 	assert_non_null(pg);
 	assert_true(pg->pfn + 1 <= (1ULL << 13));
@@ -362,7 +364,7 @@ static void test_exact_node_and_fallback(void **state)
 	/* Too big anywhere. */
 	assert_null(heap_alloc(7, 0));
 	assert_null(heap_alloc(MAX_ORDER + 1, 0));
-	hf_check_clean();
+	test_heap_check_clean();
 }
 
 /* ---- the three handoff modes ------------------------------------------ */
@@ -383,20 +385,21 @@ struct rng_range {
 	bool dirty;
 };
 
-static struct hf_snap build(enum heap_init_mode mode, const struct rng_range *r,
-			    unsigned int n, uint64_t *counters)
+static struct test_snap build(enum heap_init_mode mode,
+			      const struct rng_range *r, unsigned int n,
+			      uint64_t *counters)
 {
 	unsigned int i;
 
 	manual_machine(mode);
 	for (i = 0; i < n; i++)
 		add(r[i].node, r[i].s, r[i].e, r[i].dirty);
-	hf_check_clean();
+	test_heap_check_clean();
 	counters[0] = heap_free_pages();
 	counters[1] = heap_node_stats(0)->dirty_pages +
 		      heap_node_stats(1)->dirty_pages;
 	counters[2] = heap_chunk_count();
-	return hf_snapshot();
+	return test_heap_snapshot();
 }
 
 static void test_modes_identical(void **state)
@@ -407,7 +410,7 @@ static void test_modes_identical(void **state)
 		uint64_t p = round == 0 ? 0 : rnd() % 64;
 		/* node 0 RAM is pfn [0, 16384) minus its frame table */
 		uint64_t limit = 12000;
-		struct hf_snap base, other;
+		struct test_snap base, other;
 		uint64_t cb[3], co[3];
 
 		while (p < limit && n < 40) {
@@ -433,11 +436,11 @@ static void test_modes_identical(void **state)
 		}
 		base = build(HEAP_INIT_LAZY, r, n, cb);
 		other = build(HEAP_INIT_CHUNKED, r, n, co);
-		hf_snap_equal(&base, &other);
+		test_snap_equal(&base, &other);
 		assert_memory_equal(cb, co, sizeof(cb));
 		free(other.c);
 		other = build(HEAP_INIT_PAGEWISE, r, n, co);
-		hf_snap_equal(&base, &other);
+		test_snap_equal(&base, &other);
 		assert_memory_equal(cb, co, sizeof(cb));
 		free(other.c);
 		free(base.c);
@@ -449,7 +452,7 @@ static void test_lazy_writes_heads_only(void **state)
 {
 	const uint64_t s = PFN_16M + 3, e = PFN_16M + 3000;
 	struct page_info poison;
-	struct hf_snap snap;
+	struct test_snap snap;
 	uint64_t p, written = 0;
 
 	manual_machine(HEAP_INIT_LAZY);
@@ -457,7 +460,7 @@ static void test_lazy_writes_heads_only(void **state)
 	for (p = s; p < e; p++)
 		memcpy(pfn_to_page(pfn(p)), &poison, sizeof(poison));
 	add(0, s, e, true);
-	snap = hf_snapshot();
+	snap = test_heap_snapshot();
 	for (p = s; p < e; p++) {
 		bool head = find_chunk(&snap, p) != NULL;
 		bool untouched =
@@ -498,19 +501,19 @@ static void test_dirty_split_and_scrub(void **state)
 	 */
 	assert_int_equal(heap_free(pg, 0, false), 0);
 	assert_int_equal(heap_node_stats(0)->dirty_pages, 60);
-	hf_check_clean();
+	test_heap_check_clean();
 }
 
 /* first_dirty through merges and splits of mixed clean/dirty halves. */
 static void test_first_dirty_arithmetic(void **state)
 {
-	struct hf_snap snap;
+	struct test_snap snap;
 	struct page_info *pg;
 
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M + 8, PFN_16M + 12, false);
 	add(0, PFN_16M + 12, PFN_16M + 16, true);
-	snap = hf_snapshot();
+	snap = test_heap_snapshot();
 	assert_int_equal(snap.n, 1);
 	assert_int_equal(snap.c[0].order, 3);
 	assert_int_equal(snap.c[0].first_dirty, 4);
@@ -520,7 +523,7 @@ static void test_first_dirty_arithmetic(void **state)
 	/* Split: the top half (returned) is dirty, the lower one clean. */
 	pg = heap_alloc(2, HEAP_NO_SCRUB);
 	assert_int_equal(pg->pfn, PFN_16M + 12);
-	snap = hf_snapshot();
+	snap = test_heap_snapshot();
 	assert_int_equal(snap.n, 1);
 	assert_int_equal(snap.c[0].first_dirty, FIRST_DIRTY_NONE);
 	assert_int_equal(heap_node_stats(0)->dirty_pages, 0);
@@ -532,11 +535,11 @@ static void test_first_dirty_arithmetic(void **state)
 	assert_int_equal(pg->pfn, PFN_16M + 15);
 	assert_int_equal(heap_node_stats(0)->dirty_pages, 3);
 	assert_int_equal(heap_free(pg, 0, false), 0);
-	snap = hf_snapshot();
+	snap = test_heap_snapshot();
 	assert_int_equal(snap.n, 1);
 	assert_int_equal(snap.c[0].first_dirty, 4);
 	free(snap.c);
-	hf_check_clean();
+	test_heap_check_clean();
 }
 
 static void test_bad_ranges_refused(void **state)
@@ -547,7 +550,7 @@ static void test_bad_ranges_refused(void **state)
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 100, false);
 	add(0, PFN_16M + 200, PFN_16M + 300, false);
-	hf_quiet(true);
+	test_quiet_begin();
 	/* overlaps, empty, unknown node, no frame table storage */
 	assert_int_equal(
 		heap_add_range(0, pfn(PFN_16M + 50), pfn(PFN_16M + 150), false),
@@ -564,7 +567,7 @@ static void test_bad_ranges_refused(void **state)
 	assert_int_equal(heap_add_range(0, pfn(1ULL << 30),
 					pfn((1ULL << 30) + 8), false),
 			 0);
-	hf_quiet(false);
+	test_quiet_end();
 	assert_int_equal(heap_free_pages(), 200);
 	assert_int_equal(heap_total_pages(), 200);
 	/* The gap filled exactly: one merged range. */
@@ -573,7 +576,7 @@ static void test_bad_ranges_refused(void **state)
 	assert_int_equal(count, 1);
 	assert_int_equal(pfn_val(r[0].start), PFN_16M);
 	assert_int_equal(pfn_val(r[0].end), PFN_16M + 300);
-	hf_check_clean();
+	test_heap_check_clean();
 }
 
 int main(void)

@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/multiboot.h>
 
 #define INFO_PA 0x348000ULL
@@ -123,18 +123,6 @@ static bool reserved_named(const char *name)
 		if (!strcmp(bi.reserved[i].name, name))
 			return true;
 	return false;
-}
-
-static int setup(void **state)
-{
-	test_quiet_begin();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	test_quiet_end();
-	return 0;
 }
 
 /* GRUB 2.06 under SeaBIOS: tags 21, 1, 2, 3, 4, 6, 14. */
@@ -507,5 +495,5 @@ int main(void)
 		cmocka_unit_test(test_misaligned_info),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, test_setup, test_teardown);
 }

@@ -5,7 +5,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/multiboot.h>
 
 #define IMG_SIZE   0x10000
@@ -108,15 +108,15 @@ static int setup(void **state)
 {
 	img_size = IMG_SIZE;
 	img = calloc(1, IMG_SIZE);
-	test_quiet_begin();
-	return img ? 0 : -1;
+	if (!img)
+		return -1;
+	return test_setup(state);
 }
 
 static int teardown(void **state)
 {
-	test_quiet_end();
 	free(img);
-	return 0;
+	return test_teardown(state);
 }
 
 static void test_qemu_info(void **state)

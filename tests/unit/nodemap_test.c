@@ -3,7 +3,7 @@
  * boot/nodemap.c: which firmware node ids keel keeps and where the others
  * fold (the policy of include/keel/nodemap.h).
  */
-#include "test_util.h"
+#include "common.h"
 
 #include <keel/nodemap.h>
 
@@ -22,19 +22,6 @@ static unsigned int table_distance(const void *ctx, uint32_t a, uint32_t b)
 	for (unsigned int i = 0; i < t->count; i++)
 		if (t->e[i][0] == a && t->e[i][1] == b)
 			return t->e[i][2];
-	return 0;
-}
-
-static int setup(void **state)
-{
-	test_quiet_begin();
-	sandbox_console_clear();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	test_quiet_end();
 	return 0;
 }
 
@@ -127,7 +114,7 @@ static void test_table_full(void **state)
 
 int main(void)
 {
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_no_fold),
 		T(test_fold_nearest),

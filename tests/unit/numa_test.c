@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* common/numa.c: node count, distances, nearest node, fallback order. */
-#include "test_util.h"
+#include "common.h"
 
 static struct bootinfo bi;
 

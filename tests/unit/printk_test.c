@@ -3,7 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 
 static int saved_level;
 
@@ -11,15 +11,13 @@ static int setup(void **state)
 {
 	saved_level = printk_level;
 	printk_level = LOG_INFO;
-	test_quiet_begin();
-	return 0;
+	return test_setup(state);
 }
 
 static int teardown(void **state)
 {
-	test_quiet_end();
 	printk_level = saved_level;
-	return 0;
+	return test_teardown(state);
 }
 
 static void test_levels(void **state)

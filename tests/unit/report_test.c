@@ -6,7 +6,7 @@
  * report is one well-formed JSON line with escaped strings, per-CPU tables
  * and the right verdict.
  */
-#include "test_util.h"
+#include "common.h"
 
 #include <stdlib.h>
 
@@ -22,7 +22,6 @@ static int machine_setup(void **state)
 	struct test_machine_cfg cfg = {
 		.nodes = 2,
 		.node = {{NODE_BYTES, 1}, {NODE_BYTES, 1}},
-		.clean_handoff = true,
 	};
 
 	(void)state;

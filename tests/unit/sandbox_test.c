@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "test_util.h"
+#include "common.h"
 
 #include <arch/cache.h>
 #include <arch/console.h>

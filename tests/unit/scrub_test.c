@@ -5,7 +5,7 @@
  * filled with 0xAA before the handoff; afterwards every byte of every free
  * page must read zero.
  */
-#include "test_util.h"
+#include "common.h"
 
 #include <keel/scrub.h>
 
@@ -81,6 +81,7 @@ static void boot3(unsigned int c0, unsigned int c1, unsigned int c2,
 		  const char *cmdline)
 {
 	struct test_machine_cfg cfg = {
+		.dirty = true, /* as booted: bootscrub on */
 		.nodes = 3,
 		.node = {{64 * MIB, c0}, {64 * MIB, c1}, {64 * MIB, c2}},
 		.cmdline = cmdline,
@@ -144,6 +145,7 @@ static void test_boot_scrub_zeroes_everything(void **state)
 static void test_cpuless_node_done_by_nearest(void **state)
 {
 	struct test_machine_cfg cfg = {
+		.dirty = true, /* as booted: bootscrub on */
 		.nodes = 3,
 		/* node 1: a CPU, no RAM: its worker goes to node 2 */
 		.node = {{64 * MIB, 1}, {0, 1}, {64 * MIB, 0}},
@@ -184,6 +186,7 @@ static void test_cpuless_node_done_by_nearest(void **state)
 static void test_cpuless_node_helper_direction(void **state)
 {
 	struct test_machine_cfg cfg = {
+		.dirty = true, /* as booted: bootscrub on */
 		.nodes = 3,
 		.node = {{32 * MIB, 1}, {32 * MIB, 1}, {64 * MIB, 0}},
 		.distance = {{10, 20, 40}, {21, 10, 15}, {12, 255, 10}},
@@ -218,6 +221,7 @@ static void test_cpuless_node_helper_direction(void **state)
 static void test_unreachable_helper_last(void **state)
 {
 	struct test_machine_cfg cfg = {
+		.dirty = true, /* as booted: bootscrub on */
 		.nodes = 3,
 		.node = {{16 * MIB, 1}, {16 * MIB, 1}, {16 * MIB, 0}},
 		.distance = {{10, 20, 255}, {20, 10, 254}, {30, 30, 10}},
@@ -244,6 +248,7 @@ static void test_unreachable_helper_last(void **state)
 static void test_many_chunks_multi_pass(void **state)
 {
 	struct test_machine_cfg cfg = {
+		.dirty = true, /* as booted: bootscrub on */
 		.nodes = 16,
 		.fill = 0xAA,
 	};
@@ -267,6 +272,7 @@ static void test_many_chunks_multi_pass(void **state)
 static void test_plan_ties_and_smt(void **state)
 {
 	struct test_machine_cfg cfg = {
+		.dirty = true, /* as booted: bootscrub on */
 		.nodes = 3,
 		.node = {{16 * MIB, 2}, {16 * MIB, 0}, {16 * MIB, 1}},
 	};
@@ -312,6 +318,7 @@ static void test_idle_mode_ends_all_clean(void **state)
 static void test_idle_mode_single_cpu(void **state)
 {
 	struct test_machine_cfg cfg = {
+		.dirty = true, /* as booted: bootscrub on */
 		.nodes = 1,
 		.node = {{32 * MIB, 1}},
 		.fill = 0xAA,
@@ -341,6 +348,7 @@ static void test_idle_mode_single_cpu(void **state)
 static void test_idle_mode_boot_cpu_scrubs(void **state)
 {
 	struct test_machine_cfg cfg = {
+		.dirty = true, /* as booted: bootscrub on */
 		.nodes = 1,
 		.node = {{64 * MIB, 2}},
 		.fill = 0xAA,

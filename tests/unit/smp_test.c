@@ -3,7 +3,7 @@
  * common/smp.c: cpu_table layout, bring-up of sandbox pthread CPUs, work
  * dispatch, and the fault injections that leave a CPU out.
  */
-#include "test_util.h"
+#include "common.h"
 
 #include <keel/atomic.h>
 
@@ -31,6 +31,7 @@ static void reset_hits(void)
 static unsigned int boot4(const char *cmdline, unsigned int timeout_ms)
 {
 	struct test_machine_cfg cfg = {
+		.dirty = true, /* as booted: bootscrub on */
 		.nodes = 2,
 		.node = {{32ull << 20, 2}, {32ull << 20, 2}},
 		.cmdline = cmdline,
@@ -144,6 +145,7 @@ static unsigned int count_in_console(const char *s)
 static void test_inject_meaningless_warned(void **state)
 {
 	struct test_machine_cfg memonly = {
+		.dirty = true, /* as booted: bootscrub on */
 		.nodes = 2,
 		.node = {{32ull << 20, 2}, {32ull << 20, 0}},
 		.cmdline = "inject=node-cpus-fail:1",

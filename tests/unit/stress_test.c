@@ -6,7 +6,7 @@
  * test hook, free memory that the heap believes clean) and require the
  * verifier to catch and count it.
  */
-#include "test_util.h"
+#include "common.h"
 
 #include <keel/scrub.h>
 #include <keel/stress.h>
@@ -14,6 +14,7 @@
 #define MIB (1ull << 20)
 
 static const struct test_machine_cfg two_nodes = {
+	.dirty = true, /* as booted: bootscrub on */
 	.nodes = 2,
 	.node = {{32 * MIB, 2, 0}, {32 * MIB, 2, 0}},
 	/* Dirty memory is not zero: a missed scrub shows as a corruption. */

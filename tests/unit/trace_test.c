@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* common/trace.c: per-CPU bounded buffers and tick conversion. */
-#include "test_util.h"
+#include "common.h"
 
 #include <keel/options.h>
 #include <keel/trace.h>

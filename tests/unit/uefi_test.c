@@ -6,7 +6,7 @@
  */
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/errno.h>
 #include <keel/uefi.h>
 
@@ -53,18 +53,8 @@ static const struct bi_reserved *reserved(const char *name, unsigned int nth)
 
 static int setup(void **state)
 {
-	(void)state;
-	test_quiet_begin();
-	sandbox_console_clear();
 	bootinfo_init(&bi, BOOT_EFI);
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	test_quiet_end();
-	return 0;
+	return test_setup(state);
 }
 
 /* The layout QEMU_EFI.fd gives a 1G virt machine (simplified). */
@@ -291,15 +281,15 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_qemu_like, setup,
-						teardown),
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_stride_and_uncached, setup,
-						teardown),
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_desc_size, setup,
-						teardown),
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_malformed_descs, setup,
-						teardown),
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_load_options, setup,
-						teardown),
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
