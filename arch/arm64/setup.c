@@ -31,7 +31,6 @@
 #define DTB_MAX_SIZE (2u << 20) /* booting.rst: the DTB is at most 2 MiB */
 #define FDT_MAGIC_BE 0xd00dfeedu
 
-const char arch_name[] = "arm64";
 int arm64_el;
 
 static struct bootinfo boot_info;
@@ -612,40 +611,11 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 }
 
 /**
- * arch_stop() - end the boot: PSCI SYSTEM_OFF for poweroff/exit (QEMU then
- * exits 0; PASS/FAIL is in the log), SYSTEM_RESET for reset, else halt;
- * the default is exit on QEMU virt (its DT or its ACPI tables) and halt
- * elsewhere.
- * @how: the after= action.
- * @pass: verdict (already printed).
+ * arm64_qemu_virt() - whether the firmware tables are QEMU virt's (its DT,
+ * or its ACPI tables): arch_stop() then exits QEMU by default.
+ * Return: true on QEMU virt.
  */
-void arch_stop(enum after_action how, bool pass)
+bool arm64_qemu_virt(void)
 {
-	(void)pass;
-	/* The arch's choice: exit QEMU (the log has the verdict), halt on HW. */
-	if (how == AFTER_DEFAULT && dt_info.qemu_virt)
-		how = AFTER_EXIT;
-	switch (how) {
-	case AFTER_POWEROFF:
-	case AFTER_EXIT:
-		psci_system_off();
-	case AFTER_RESET:
-		psci_system_reset();
-	default:
-		break;
-	}
-	__asm__ __volatile__("msr daifset, #0xf");
-	for (;;)
-		__asm__ __volatile__("wfi");
-}
-
-/**
- * arch_panic() - after panic() printed: stop as a failed boot, honouring
- * after= like arch_stop() (so QEMU tests do not wait for their timeout).
- * @msg: the panic message (already printed).
- */
-void arch_panic(const char *msg)
-{
-	(void)msg;
-	arch_stop(opts.after, false);
+	return dt_info.qemu_virt;
 }

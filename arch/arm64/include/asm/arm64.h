@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arm64-private interfaces between head.S, setup.c, mm.c, pl011.c, traps.c,
- * timer.c, psci.c and smp.c. Never included by common/ or boot/.
+ * cpu.c, cache.c, scrub.c, psci.c and smp.c. Never included by common/ or boot/.
  */
 #ifndef ASM_ARM64_H
 #define ASM_ARM64_H
@@ -69,7 +69,7 @@ struct efi_boot {
 extern struct efi_boot efi_boot;
 uint64_t efi_fill_ram(struct bootinfo *bi);
 
-/* timer.c */
+/* cpu.c */
 void timer_init(uint64_t dt_freq);
 
 /* psci.c */
@@ -100,6 +100,11 @@ void arm64_trap(struct arm64_regs *regs, unsigned long kind);
 /* setup.c */
 __attribute__((noreturn)) void arm64_start(uint64_t dtb, uint64_t entry_ticks,
 					   uint64_t el);
+bool arm64_qemu_virt(void);
+
+/* cache.c: CTR_EL0 and DCZID_EL0, read once (again by arm64_cache_probe). */
+void arm64_cache_probe(void);
+unsigned int arm64_zva_block(void); /* bytes; 0 = DC ZVA prohibited */
 #endif
 
 /* Offsets into struct arm64_mmu_cfg for head.S. */
