@@ -15,6 +15,7 @@
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
 #include <keel/cmdline_copy.h>
+#include <keel/fwboot.h>
 #include <keel/fwdesc.h>
 
 #include "sandbox_priv.h"
@@ -79,7 +80,7 @@ __attribute__((weak)) int main(int argc, char **argv)
 	static struct fwdesc_files files;
 	struct bootinfo *bi = &sandbox_bi;
 	uint64_t top = 0, limit;
-	bool have_boot = false, prefault = false;
+	bool prefault = false;
 	size_t len;
 	char *buf;
 
@@ -119,10 +120,8 @@ __attribute__((weak)) int main(int argc, char **argv)
 	bi->el = -1;
 	bi->paddr_bits = 48;
 
-	for (unsigned int i = 0; i < bi->cpu_count; i++)
-		have_boot |= bi->cpus[i].boot_cpu;
-	if (!have_boot && bi->cpu_count)
-		bi->cpus[0].boot_cpu = true;
+	/* A dtb replay marks none: the sandbox boots on the first CPU. */
+	fwboot_boot_cpu(bi, NULL, 0, NULL, NULL);
 
 	/* The arena covers every RAM byte sanitise can keep (48 bits). */
 	limit = 1ull << bi->paddr_bits;
