@@ -64,6 +64,41 @@ static int usage(const char *prog)
 	return 2;
 }
 
+/*
+ * Map the arena over every RAM byte sanitise can keep (paddr_bits), its
+ * top into @top; with @prefault, fault the RAM in. Return: 0, or -ENOMEM
+ * after an error on stderr.
+ */
+static int map_ram(const struct bootinfo *bi, bool prefault, uint64_t *top)
+{
+	uint64_t limit = 1ull << bi->paddr_bits;
+
+	*top = 0;
+	for (unsigned int i = 0; i < bi->ram_count; i++) {
+		uint64_t e = pa_val(bi->ram[i].end);
+
+		if (e > limit)
+			e = limit;
+		if (e > *top)
+			*top = e;
+	}
+	if (sandbox_ram_init(*top)) {
+		fprintf(stderr,
+			"keel: error: cannot map %llu bytes of sandbox RAM\n",
+			(unsigned long long)*top);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; prefault && i < bi->ram_count; i++) {
+		if (sandbox_ram_prefault(pa_val(bi->ram[i].start),
+					 pa_val(bi->ram[i].end))) {
+			fprintf(stderr, "keel: error: --prefault: the host "
+					"cannot back the RAM\n");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 /**
  * main() - `keel [--prefault] FILE [command line words...]`: boot the
  * sandbox.
@@ -79,7 +114,7 @@ __attribute__((weak)) int main(int argc, char **argv)
 {
 	static struct fwdesc_files files;
 	struct bootinfo *bi = &sandbox_bi;
-	uint64_t top = 0, limit;
+	uint64_t top;
 	bool prefault = false;
 	size_t len;
 	char *buf;
@@ -123,30 +158,8 @@ __attribute__((weak)) int main(int argc, char **argv)
 	/* A dtb replay marks none: the sandbox boots on the first CPU. */
 	fwboot_boot_cpu(bi, NULL, 0, NULL, NULL);
 
-	/* The arena covers every RAM byte sanitise can keep (48 bits). */
-	limit = 1ull << bi->paddr_bits;
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		uint64_t e = pa_val(bi->ram[i].end);
-
-		if (e > limit)
-			e = limit;
-		if (e > top)
-			top = e;
-	}
-	if (sandbox_ram_init(top)) {
-		fprintf(stderr,
-			"keel: error: cannot map %llu bytes of sandbox RAM\n",
-			(unsigned long long)top);
+	if (map_ram(bi, prefault, &top))
 		return 2;
-	}
-	for (unsigned int i = 0; prefault && i < bi->ram_count; i++) {
-		if (sandbox_ram_prefault(pa_val(bi->ram[i].start),
-					 pa_val(bi->ram[i].end))) {
-			fprintf(stderr, "keel: error: --prefault: the host "
-					"cannot back the RAM\n");
-			return 2;
-		}
-	}
 	sandbox_canary_arm(argv[1], top);
 	keel_main(bi);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * arm64-private interfaces between head.S, setup.c, mm.c, pl011.c, traps.c,
- * cpu.c, cache.c, scrub.c, psci.c and smp.c. Never included by common/ or boot/.
+ * cpu.c, cache.c, scrub.c, psci.c and smp.c. Never included by common/ or
+ * boot/.
  */
 #ifndef ASM_ARM64_H
 #define ASM_ARM64_H
