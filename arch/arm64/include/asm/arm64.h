@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arm64-private interfaces between head.S, setup.c, mm.c, pl011.c, traps.c,
+ * arm64-private interfaces between head.S, setup.c, mm.c, console.c, traps.c,
  * cpu.c, cache.c, scrub.c, psci.c and smp.c. Never included by common/ or
  * boot/.
  */
@@ -43,7 +43,7 @@ void mm_commit(void);
 unsigned int mm_pa_bits(void);
 uint64_t mm_pgtable_bytes_used(void);
 
-/* pl011.c */
+/* console.c: the PL011 (or 16550) console */
 void pl011_set_base(paddr_t base);
 void pl011_set_8250(paddr_t base, unsigned int reg_shift, uint32_t baud);
 paddr_t pl011_base(void);

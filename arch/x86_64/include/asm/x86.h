@@ -161,7 +161,7 @@ extern char _start[], _edata[], _end[], __bss_start[];
 /* head.S: the boot page tables (PML4 and the first PDPT). */
 extern uint64_t boot_pml4[512];
 
-/* setup.c / uart16550.c / traps.c / mm.c / tsc.c */
+/* setup.c / console.c / traps.c / mm.c / tsc.c */
 void uart_init(void);
 void uart_putc_raw(char c);
 struct console_spec;
