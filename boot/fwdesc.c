@@ -10,7 +10,7 @@
  *   acpidump  FILE
  *   dtb       FILE
  *
- * acpidump and dtb name files for the loader (arch/sandbox/os.c) to read
+ * acpidump and dtb name files for the loader (arch/sandbox/replay.c) to read
  * and replay (boot/acpi_replay.c, boot/fdt.c); this parser only records
  * the paths.
  *

@@ -12,7 +12,7 @@
 # -fsanitize=fuzzer-no-link,address,undefined into build/fuzz/obj/ (against
 # a sandbox defconfig generated in build/fuzz/cfg/), archives them once
 # for all targets, and links each target with -fsanitize=fuzzer
-# (arch/sandbox/os.c's main is weak, so libFuzzer's main wins). Objects are
+# (arch/sandbox/main.c's main is weak, so libFuzzer's main wins). Objects are
 # rebuilt when their source or any header is newer, targets when their
 # source, the archive or tests/fuzz/*.h is; FUZZ_JOBS (default 2) compiles
 # and links in parallel. FUZZ_OUT moves build/fuzz elsewhere.

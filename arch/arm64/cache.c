@@ -1,27 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arm64 cache maintenance and the scrub primitive (DESIGN §5, §6).
+ * arm64 arch hooks of <arch/cache.h>: cache maintenance (DESIGN §5).
  *
- * Line sizes come from CTR_EL0 (DminLine), the zeroing block from
- * DCZID_EL0; both are read once by arch_scrub_init() (and lazily before).
- * Every range operation issues its per-line instructions and then exactly
- * one DSB: never a barrier per line.
- *
- * arch_scrub_clean_range() zeroes one block (a DC ZVA block, or 256 bytes
- * of stores) and immediately cleans its lines to PoC while they are still
- * in the cache, so the clean costs no extra memory read; one DSB at the end
- * makes the whole range clean. The primitive is chosen by the calibration
- * (arch_scrub_select()) on the boot CPU before any worker runs.
+ * Line sizes come from CTR_EL0 (DminLine), the zeroing block (for
+ * scrub.c) from DCZID_EL0; both are read once by arch_scrub_init() (and
+ * lazily before). Every range operation issues its per-line instructions
+ * and then exactly one DSB: never a barrier per line.
  */
 #include <arch/cache.h>
-#include <arch/scrub.h>
 #include <asm/arm64.h>
 #include <keel/compiler.h>
 
 static unsigned int dline;     /* D-cache line, bytes */
 static unsigned int zva_block; /* DC ZVA block, bytes; 0 = prohibited */
 
-static void cache_probe(void)
+/**
+ * arm64_cache_probe() - read the D-cache line and DC ZVA block sizes.
+ */
+void arm64_cache_probe(void)
 {
 	uint64_t ctr = read_sysreg(ctr_el0);
 	uint64_t dczid = read_sysreg(dczid_el0);
@@ -33,7 +29,7 @@ static void cache_probe(void)
 static inline unsigned int line_size(void)
 {
 	if (unlikely(!dline))
-		cache_probe();
+		arm64_cache_probe();
 	return dline;
 }
 
@@ -44,6 +40,16 @@ static inline unsigned int line_size(void)
 unsigned int arch_dcache_line_size(void)
 {
 	return line_size();
+}
+
+/**
+ * arm64_zva_block() - the DC ZVA block (DCZID_EL0).
+ * Return: bytes, 0 when DC ZVA is prohibited.
+ */
+unsigned int arm64_zva_block(void)
+{
+	line_size();
+	return zva_block;
 }
 
 /**
@@ -93,202 +99,4 @@ void arch_inval_icache_all(void)
 	__asm__ __volatile__("ic iallu" ::: "memory");
 	dsb(nsh);
 	isb();
-}
-
-/*
- * Scrub primitives, timed by the boot-time calibration (common/scrub.c):
- *   dc zva   zero a DCZID_EL0 block (when DZP is clear and the block is at
- *            most a page)
- *   stnp q   non-temporal pairs of zeroed q registers, 64 bytes a step
- *            (FP/SIMD is enabled by head.S on every CPU)
- *   stp      pairs of xzr, 64 bytes a step (a memset-style loop)
- * Each zeroes a block and cleans its lines to PoC at once (DESIGN §6).
- */
-enum zero_prim { ZERO_DC_ZVA, ZERO_STNP_Q, ZERO_STP };
-
-static const char *const prim_names[] = {
-	[ZERO_DC_ZVA] = "dc zva",
-	[ZERO_STNP_Q] = "stnp q",
-	[ZERO_STP] = "stp",
-};
-
-static enum zero_prim prims[3];
-static unsigned int prim_count, prim_cur;
-
-static void prims_probe(void)
-{
-	line_size();
-	prim_count = 0;
-	if (zva_block && zva_block <= PAGE_SIZE)
-		prims[prim_count++] = ZERO_DC_ZVA;
-	prims[prim_count++] = ZERO_STNP_Q;
-	prims[prim_count++] = ZERO_STP;
-}
-
-static void zero_stores(uintptr_t a, uintptr_t end)
-{
-	for (; a < end; a += 64)
-		__asm__ __volatile__("stp xzr, xzr, [%0]\n\t"
-				     "stp xzr, xzr, [%0, #16]\n\t"
-				     "stp xzr, xzr, [%0, #32]\n\t"
-				     "stp xzr, xzr, [%0, #48]" ::"r"(a)
-				     : "memory");
-}
-
-/* q0 and q1 must be zero (zero_q_setup()). */
-static void zero_stnp_q(uintptr_t a, uintptr_t end)
-{
-	for (; a < end; a += 64)
-		__asm__ __volatile__("stnp q0, q1, [%0]\n\t"
-				     "stnp q0, q1, [%0, #32]" ::"r"(a)
-				     : "memory");
-}
-
-static void zero_q_setup(void)
-{
-	__asm__ __volatile__("movi v0.2d, #0\n\t"
-			     "movi v1.2d, #0" ::
-				     : "memory");
-}
-
-/* Zero [a, a + b) with @p: one DC ZVA block, or stores. */
-static inline void zero_block(enum zero_prim p, uintptr_t a, uintptr_t b)
-{
-	switch (p) {
-	case ZERO_DC_ZVA:
-		for (uintptr_t z = a; z < a + b; z += zva_block)
-			__asm__ __volatile__("dc zva, %0" ::"r"(z) : "memory");
-		break;
-	case ZERO_STNP_Q:
-		zero_stnp_q(a, a + b);
-		break;
-	case ZERO_STP:
-		zero_stores(a, a + b);
-		break;
-	}
-}
-
-/* The step of a primitive: a ZVA block, or 256 bytes; whole lines. */
-static uintptr_t zero_step(enum zero_prim p)
-{
-	uintptr_t l = line_size();
-
-	if (p == ZERO_DC_ZVA)
-		return MAX((uintptr_t)zva_block, l);
-	return MAX((uintptr_t)256, l);
-}
-
-static void scrub_clean_with(enum zero_prim p, void *va, size_t len)
-{
-	uintptr_t a = (uintptr_t)va, end = a + len;
-	uintptr_t l = line_size(), b = zero_step(p);
-
-	if (p == ZERO_STNP_Q)
-		zero_q_setup();
-	for (; a < end; a += b) {
-		zero_block(p, a, b);
-		for (uintptr_t c = a; c < a + b; c += l)
-			__asm__ __volatile__("dc cvac, %0" ::"r"(c) : "memory");
-	}
-	dsb(sy);
-}
-
-/**
- * arch_scrub_init() - read the line and DC ZVA block sizes, list the
- * primitives (dc zva first when allowed).
- */
-void arch_scrub_init(void)
-{
-	cache_probe();
-	prims_probe();
-	prim_cur = 0;
-}
-
-/**
- * arch_scrub_candidates() - the primitives this CPU may use, the default
- * first.
- * @names: out: their names
- * @max: room in @names
- *
- * Return: how many were stored.
- */
-unsigned int arch_scrub_candidates(const char **names, unsigned int max)
-{
-	unsigned int n;
-
-	if (!prim_count)
-		prims_probe();
-	n = MIN(prim_count, max);
-	for (unsigned int i = 0; i < n; i++)
-		names[i] = prim_names[prims[i]];
-	return n;
-}
-
-/**
- * arch_scrub_probe() - zero and clean [va, va+len) with candidate @idx.
- * @idx: index into arch_scrub_candidates() (out of range: the default)
- * @va: page aligned
- * @len: page multiple
- */
-void arch_scrub_probe(unsigned int idx, void *va, size_t len)
-{
-	if (!prim_count)
-		prims_probe();
-	scrub_clean_with(prims[idx < prim_count ? idx : 0], va, len);
-}
-
-/**
- * arch_scrub_select() - use candidate @idx from now on.
- * @idx: index into arch_scrub_candidates() (out of range: the default)
- */
-void arch_scrub_select(unsigned int idx)
-{
-	if (!prim_count)
-		prims_probe();
-	prim_cur = idx < prim_count ? idx : 0;
-}
-
-/**
- * arch_scrub_primitive() - the name of the primitive in use.
- * Return: "dc zva", "stnp q" or "stp".
- */
-const char *arch_scrub_primitive(void)
-{
-	if (!prim_count)
-		prims_probe();
-	return prim_names[prims[prim_cur]];
-}
-
-/**
- * arch_scrub_range() - zero [va, va+len) (page aligned) with the selected
- * primitive; no cleaning.
- * @va: start.
- * @len: bytes.
- */
-void arch_scrub_range(void *va, size_t len)
-{
-	enum zero_prim p;
-
-	if (!prim_count)
-		prims_probe();
-	p = prims[prim_cur];
-	if (p == ZERO_STNP_Q)
-		zero_q_setup();
-	zero_block(p, (uintptr_t)va, len);
-	dsb(ish);
-}
-
-/**
- * arch_scrub_clean_range() - zero [va, va+len) and clean it to PoC, each
- * block cleaned right after it is zeroed, one DSB at the end.
- * @va: start (page aligned).
- * @len: bytes (page multiple).
- * Return: true (the range is clean to PoC).
- */
-bool arch_scrub_clean_range(void *va, size_t len)
-{
-	if (!prim_count)
-		prims_probe();
-	scrub_clean_with(prims[prim_cur], va, len);
-	return true;
 }

@@ -14,7 +14,7 @@
  * (efi_fill_ram()), with keel's own MMU on. Translating what was saved
  * (memory map, LoadOptions) is boot/uefi.c's job, a host-tested parser.
  *
- * Console: UEFI ConOut until ExitBootServices(); from then on pl011.c
+ * Console: UEFI ConOut until ExitBootServices(); from then on console.c
  * buffers lines until setup.c knows the UART (DT stdout-path or SPCR).
  *
  * Invariants: no firmware call after ExitBootServices() succeeded; the
@@ -131,7 +131,7 @@ static struct efi_text_output *con_out;
 void efi_enter_kernel(uint64_t dtb) __attribute__((noreturn));
 uint64_t efi_main(void *image, struct efi_system_table *st);
 
-/* pl011.c's console hook while boot services run: UCS-2 through ConOut. */
+/* console.c's hook while boot services run: UCS-2 through ConOut. */
 static void efi_con_write(const char *s, size_t len)
 {
 	uint16_t buf[129];

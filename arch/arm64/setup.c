@@ -24,6 +24,7 @@
 #include <keel/console_spec.h>
 #include <keel/errno.h>
 #include <keel/fdt.h>
+#include <keel/fwboot.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -31,7 +32,6 @@
 #define DTB_MAX_SIZE (2u << 20) /* booting.rst: the DTB is at most 2 MiB */
 #define FDT_MAGIC_BE 0xd00dfeedu
 
-const char arch_name[] = "arm64";
 int arm64_el;
 
 static struct bootinfo boot_info;
@@ -82,28 +82,19 @@ static void apply_mt_bit(struct bootinfo *bi)
 	}
 }
 
+/* The boot CPU runs, whatever its entry says; not listed: added. */
 static void mark_boot_cpu(struct bootinfo *bi)
 {
-	uint64_t me = read_sysreg(mpidr_el1) & MPIDR_HWID_MASK;
+	struct bi_cpu me = {
+		.hwid = read_sysreg(mpidr_el1) & MPIDR_HWID_MASK,
+		.node = NUMA_NO_NODE,
+	};
+	int i;
 
-	for (unsigned int i = 0; i < bi->cpu_count; i++) {
-		if ((bi->cpus[i].hwid & MPIDR_HWID_MASK) == me) {
-			bi->cpus[i].boot_cpu = true;
-			bi->cpus[i].usable = true;
-			return;
-		}
-	}
-	/* Not in the DT (or no DT): describe ourselves so the boot goes on. */
-	{
-		uint32_t pkg, core, thread;
-
-		pr_warn("dt: boot CPU MPIDR %#llx not in /cpus, adding it\n",
-			(unsigned long long)me);
-		dt_mpidr_topology(me, &pkg, &core, &thread);
-		if (!bootinfo_add_cpu(bi, me, NUMA_NO_NODE, pkg, core, thread,
-				      true))
-			bi->cpus[bi->cpu_count - 1].boot_cpu = true;
-	}
+	dt_mpidr_topology(me.hwid, &me.package, &me.core, &me.thread);
+	i = fwboot_boot_cpu(bi, &me, MPIDR_HWID_MASK, "dt", "MPIDR");
+	if (i >= 0)
+		bi->cpus[i].usable = true;
 }
 
 /* Map [pa, pa + len) as Normal memory on demand for the ACPI parsers. */
@@ -119,19 +110,10 @@ static const void *acpi_map(uint64_t p, size_t len, void *ctx)
 }
 
 /*
- * Fault injection the arch acts on before keel_main() parses the options
- * (docs/cmdline.md; tests only): the firmware tables are read here.
- * inject=bad-srat / inject=bad-slit (ACPI boots): the ACPI accessor hands
- * the parser a copy of that table with one byte after the header flipped,
- * so its checksum fails. inject=bad-dt-distance (DT boots): the DT is
- * parsed again from a copy whose distance-matrix is made asymmetric. The
- * firmware's own tables are never written; the parsers must fall back
- * (one node, or 10/20 distances) with one warning naming the field.
+ * Fault injection acted on before keel_main() parses the options, because
+ * the firmware tables are read here (FWBOOT_INJ_*, include/keel/fwboot.h):
+ * bad-srat / bad-slit on ACPI boots, bad-dt-distance on DT boots.
  */
-#define INJ_BAD_SRAT	ACPI_CORRUPT_SRAT
-#define INJ_BAD_SLIT	ACPI_CORRUPT_SLIT
-#define INJ_BAD_DT_DIST 4u
-
 static unsigned int arm64_inject;
 
 /* console= (scan_early_words()) and an SPCR's 16550 (acpi_tables()). */
@@ -147,18 +129,10 @@ static enum acpi_mode scan_early_words(const char *s)
 {
 	struct keel_options early;
 
-	options_early(&early, s, strlen(s));
+	arm64_inject = fwboot_early(&early, s);
 	cmdline_console = early.console_spec;
 	snprintf(cmdline_console_why, sizeof(cmdline_console_why), "console=%s",
 		 early.console);
-	arm64_inject =
-		(options_inject_has(&early, INJECT_BAD_SRAT, 0) ? INJ_BAD_SRAT
-								: 0) |
-		(options_inject_has(&early, INJECT_BAD_SLIT, 0) ? INJ_BAD_SLIT
-								: 0) |
-		(options_inject_has(&early, INJECT_BAD_DT_DISTANCE, 0)
-			 ? INJ_BAD_DT_DIST
-			 : 0);
 	return early.acpi;
 }
 
@@ -166,130 +140,6 @@ static bool dtb_valid(uint64_t dtb)
 {
 	return dtb && IS_ALIGNED(dtb, 8) &&
 	       be32((const void *)(uintptr_t)dtb) == FDT_MAGIC_BE;
-}
-
-/*
- * inject=bad-dt-distance: a copy of the blob's used part (header, memory
- * reservation block, structure and strings; QEMU pads its DTB to 1 MiB of
- * free space) with the first off-diagonal distance-matrix value set to 10,
- * which ACPI forbids between two nodes. 64 KiB covers QEMU virt.
- */
-#define DT_COPY_MAX	   (64u << 10)
-#define FDT_TOK_BEGIN_NODE 1u
-#define FDT_TOK_END_NODE   2u
-#define FDT_TOK_PROP	   3u
-#define FDT_TOK_NOP	   4u
-
-static uint8_t dt_copy[DT_COPY_MAX] __aligned(8);
-
-static void put_be32(uint8_t *b, uint32_t v)
-{
-	b[0] = (uint8_t)(v >> 24);
-	b[1] = (uint8_t)(v >> 16);
-	b[2] = (uint8_t)(v >> 8);
-	b[3] = (uint8_t)v;
-}
-
-/*
- * Offset in @b (@used bytes, header already checked) of the value cell of
- * the first distance-matrix triplet with a != b. Return: it, or 0.
- */
-static uint32_t dt_matrix_value(const uint8_t *b, uint32_t used)
-{
-	static const char name[] = "distance-matrix";
-	uint32_t off = be32(b + 8), end = off + be32(b + 36);
-	uint32_t str = be32(b + 12), str_len = be32(b + 32);
-
-	if (end < off || end > used || str > used || str_len > used - str)
-		return 0;
-	while (off + 4 <= end) {
-		uint32_t tok = be32(b + off);
-
-		off += 4;
-		if (tok == FDT_TOK_BEGIN_NODE) {
-			while (off < end && b[off])
-				off++;
-			off = ALIGN_UP(off + 1, 4);
-		} else if (tok == FDT_TOK_PROP) {
-			uint32_t len, nameoff;
-
-			if (off + 8 > end)
-				return 0;
-			len = be32(b + off);
-			nameoff = be32(b + off + 4);
-			off += 8;
-			if (len > end - off)
-				return 0;
-			if (nameoff < str_len &&
-			    str_len - nameoff >= sizeof(name) &&
-			    !memcmp(b + str + nameoff, name, sizeof(name))) {
-				for (uint32_t i = 0; i + 12 <= len; i += 12)
-					if (be32(b + off + i) !=
-					    be32(b + off + i + 4))
-						return off + i + 8;
-				return 0;
-			}
-			off = ALIGN_UP(off + len, 4);
-		} else if (tok != FDT_TOK_END_NODE && tok != FDT_TOK_NOP) {
-			return 0; /* FDT_END or garbage */
-		}
-	}
-	return 0;
-}
-
-/*
- * Parse again from a corrupted copy of the blob at @dtb (@total bytes
- * valid). Return: 1 when @bi now holds the copy's result, 0 when nothing
- * was injected (@bi untouched), -EINVAL when the copy did not parse (@bi
- * must be parsed again from the original).
- */
-static int parse_bad_distance(struct bootinfo *bi, uint64_t dtb, size_t total)
-{
-	const uint8_t *b = (const uint8_t *)(uintptr_t)dtb;
-	uint32_t used, at, v;
-	enum boot_protocol proto = bi->protocol;
-
-	if (total < 40 || be32(b + 20) < 17) {
-		pr_warn("arm64: inject=bad-dt-distance: DT version %u < 17, "
-			"nothing injected\n",
-			total < 40 ? 0 : be32(b + 20));
-		return 0;
-	}
-	used = be32(b + 8) + be32(b + 36);
-	if (be32(b + 12) + be32(b + 32) > used)
-		used = be32(b + 12) + be32(b + 32);
-	if (used > total || used > DT_COPY_MAX || be32(b + 16) >= used) {
-		pr_warn("arm64: inject=bad-dt-distance: DT uses %u bytes, "
-			"more than the %u-byte copy, nothing injected\n",
-			used, DT_COPY_MAX);
-		return 0;
-	}
-	memcpy(dt_copy, b, used);
-	put_be32(dt_copy + 4, used); /* totalsize: the copy has no free space */
-	at = dt_matrix_value(dt_copy, used);
-	if (!at) {
-		pr_warn("arm64: inject=bad-dt-distance: no distance-matrix "
-			"entry between two nodes, nothing injected\n");
-		return 0;
-	}
-	v = be32(dt_copy + at);
-	put_be32(dt_copy + at, NODE_DISTANCE_LOCAL);
-	pr_warn("arm64: inject: DT distance-matrix entry %u %u changed from "
-		"%u to %u in a copy before parsing\n",
-		be32(dt_copy + at - 8), be32(dt_copy + at - 4), v,
-		be32(dt_copy + at));
-	bootinfo_init(bi, proto);
-	if (dt_parse(dt_copy, used, pa(dtb), bi, &dt_info)) {
-		pr_warn("arm64: inject=bad-dt-distance: the copy does not "
-			"parse, using the original\n");
-		return -EINVAL;
-	}
-	/* Keep the whole original blob reserved, as the first parse did. */
-	for (unsigned int i = 0; i < bi->reserved_count; i++)
-		if (!strncmp(bi->reserved[i].name, "dtb",
-			     sizeof(bi->reserved[i].name)))
-			bi->reserved[i].end = pa(dtb + total);
-	return 1;
 }
 
 static int parse_dtb(struct bootinfo *bi, uint64_t dtb)
@@ -318,8 +168,10 @@ static int parse_dtb(struct bootinfo *bi, uint64_t dtb)
 	scan_early_words(efi_boot.booted && efi_boot.cmdline[0]
 				 ? efi_boot.cmdline
 				 : bi->cmdline);
-	if ((arm64_inject & INJ_BAD_DT_DIST) &&
-	    parse_bad_distance(bi, dtb, dt_info.totalsize) < 0) {
+	if ((arm64_inject & FWBOOT_INJ_BAD_DT_DIST) &&
+	    dt_parse_bad_distance((const void *)(uintptr_t)dtb,
+				  dt_info.totalsize, pa(dtb), bi,
+				  &dt_info) < 0) {
 		bootinfo_init(bi, bi->protocol);
 		return dt_parse((const void *)(uintptr_t)dtb, dt_len, pa(dtb),
 				bi, &dt_info);
@@ -372,22 +224,15 @@ static void dt_ram_to_memblks(struct bootinfo *bi, struct acpi_info *ai)
 /* CPUs, NUMA, PSCI conduit and console from ACPI. Return: 0 or -ENOENT. */
 static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 {
-	struct acpi_mem real = {acpi_map, NULL};
-	struct acpi_mem mem = acpi_mem_corrupting(
-		&real, arm64_inject & (INJ_BAD_SRAT | INJ_BAD_SLIT));
+	struct acpi_mem mem = {acpi_map, NULL};
 	uint64_t me = read_sysreg(mpidr_el1) & MPIDR_HWID_MASK;
 	struct console_spec spcr;
-	paddr_t rsdp;
 	int rc;
 
 	/* Only the UEFI table: a hint of 0 would scan the PC BIOS areas. */
-	if (!efi_boot.rsdp)
+	if (!efi_boot.rsdp || fwboot_acpi(bi, &mem, pa(efi_boot.rsdp), me,
+					  arm64_inject, true, ai))
 		return -ENOENT;
-	rsdp = acpi_find_rsdp(&mem, pa(efi_boot.rsdp));
-	if (pa_val(rsdp) == pa_val(INVALID_PADDR) ||
-	    acpi_parse(&mem, rsdp, me, ai) || !ai->cpu_count)
-		return -ENOENT;
-	acpi_fill_bootinfo(bi, ai);
 	for (unsigned int i = 0; i < bi->cpu_count; i++) {
 		struct bi_cpu *c = &bi->cpus[i];
 
@@ -603,7 +448,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 	gic_init();
 	psci_init(&dt_info);
 	bi->el = arm64_el;
-	bi->paddr_bits = mm_pa_bits() > 48 ? 48 : mm_pa_bits();
+	bi->paddr_bits = fwboot_paddr_bits(mm_pa_bits(), 48);
 	bi->timer_source = "cntvct";
 	bi->timer_calibrated_by = dt_info.timer_freq ? "dt" : "cntfrq";
 	bi->timer_hz = arch_ticks_hz();
@@ -612,40 +457,11 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 }
 
 /**
- * arch_stop() - end the boot: PSCI SYSTEM_OFF for poweroff/exit (QEMU then
- * exits 0; PASS/FAIL is in the log), SYSTEM_RESET for reset, else halt;
- * the default is exit on QEMU virt (its DT or its ACPI tables) and halt
- * elsewhere.
- * @how: the after= action.
- * @pass: verdict (already printed).
+ * arm64_qemu_virt() - whether the firmware tables are QEMU virt's (its DT,
+ * or its ACPI tables): arch_stop() then exits QEMU by default.
+ * Return: true on QEMU virt.
  */
-void arch_stop(enum after_action how, bool pass)
+bool arm64_qemu_virt(void)
 {
-	(void)pass;
-	/* The arch's choice: exit QEMU (the log has the verdict), halt on HW. */
-	if (how == AFTER_DEFAULT && dt_info.qemu_virt)
-		how = AFTER_EXIT;
-	switch (how) {
-	case AFTER_POWEROFF:
-	case AFTER_EXIT:
-		psci_system_off();
-	case AFTER_RESET:
-		psci_system_reset();
-	default:
-		break;
-	}
-	__asm__ __volatile__("msr daifset, #0xf");
-	for (;;)
-		__asm__ __volatile__("wfi");
-}
-
-/**
- * arch_panic() - after panic() printed: stop as a failed boot, honouring
- * after= like arch_stop() (so QEMU tests do not wait for their timeout).
- * @msg: the panic message (already printed).
- */
-void arch_panic(const char *msg)
-{
-	(void)msg;
-	arch_stop(opts.after, false);
+	return dt_info.qemu_virt;
 }

@@ -8,7 +8,8 @@
  * the boot CPU's page tables (read-only from here on), sets TPIDR_ELx to
  * its logical id (arch_cpu_id()) and calls smp_secondary_main().
  *
- * Idle secondaries sleep in WFI until their virtual timer fires (gic.c).
+ * Idle secondaries sleep in WFI until their virtual timer fires (cpu.c,
+ * gic.c).
  *
  * Lock: none; a CPU's boot block is written only by the boot CPU before
  * it starts that CPU.
@@ -21,42 +22,6 @@
 #include <keel/compiler.h>
 #include <keel/cpumask.h>
 #include <keel/errno.h>
-
-#define IDLE_MAX_US 10000 /* the longest wait that is asked for */
-
-/**
- * arch_cpu_id() - logical id of this CPU, kept in TPIDR_EL2/TPIDR_EL1.
- * Return: 0 for the boot CPU.
- */
-unsigned int arch_cpu_id(void)
-{
-	if (arm64_el == 2)
-		return (unsigned int)read_sysreg(tpidr_el2);
-	return (unsigned int)read_sysreg(tpidr_el1);
-}
-
-/**
- * arch_cpu_relax() - spin-wait hint.
- */
-void arch_cpu_relax(void)
-{
-	__asm__ __volatile__("yield" ::: "memory");
-}
-
-/**
- * arch_cpu_idle_wait() - WFI until the virtual timer fires after @max_us
- * (gic.c); a yield on the boot CPU and on CPUs whose GIC setup failed.
- * TPIDRRO_EL0 is 1 on the CPUs that can sleep (arm64_secondary_start).
- * @max_us: the wait, at most IDLE_MAX_US.
- */
-void arch_cpu_idle_wait(uint32_t max_us)
-{
-	if (!read_sysreg(tpidrro_el0)) {
-		arch_cpu_relax();
-		return;
-	}
-	gic_idle_wait(arch_ticks_hz() * MIN(max_us, IDLE_MAX_US) / 1000000);
-}
 
 /**
  * arch_smp_prepare() - nothing to prepare beyond what setup.c did.

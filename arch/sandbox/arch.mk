@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 # The sandbox: keel as a Linux process. RAM is an mmap arena, CPUs are
-# pthreads. Only os.c (and canary.c) include libc; libc also provides the string functions,
-# so keel's own copies (common/lib/libc.c) are left out here.
+# pthreads. Only the files of arch/sandbox include libc (one per arch
+# header, plus os.c, replay.c, main.c and the canary.c observer); libc also
+# provides the string functions, so keel's own copies (common/lib/libc.c)
+# are left out here.
 
 CC_ARCH := gcc
 ARCH_CFLAGS := -fno-omit-frame-pointer -pthread

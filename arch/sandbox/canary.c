@@ -20,7 +20,7 @@
  * still be checked. Numbers are parsed as boot/fwdesc.c does (parse_size);
  * a line that does not parse is simply not a canary.
  *
- * Like os.c this file includes libc. It runs on the main thread only,
+ * Like the rest of arch/sandbox this file includes libc. It runs on the main thread only,
  * before keel starts and from the atexit handler.
  */
 #define _GNU_SOURCE

@@ -21,6 +21,8 @@
 #include <keel/acpi.h>
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
+#include <keel/errno.h>
+#include <keel/fwboot.h>
 #include <keel/multiboot.h>
 #include <keel/options.h>
 #include <keel/printk.h>
@@ -63,27 +65,12 @@ bool x86_acpi_off;
 /*
  * Fault injection inject=bad-srat / inject=bad-slit (docs/cmdline.md),
  * seen by scan_early_words(): the tables are read before keel_main()
- * parses the options. The accessor below then hands the parser a copy of
- * that table with one byte after the header flipped, so its checksum
- * fails and the parser must fall back (one node / 10-20 distances) with a
- * warning naming the table (acpi_mem_corrupting() in boot/acpi.c). The
- * firmware's own copy is never written.
+ * parses the options; fwboot_acpi() then parses corrupted copies.
  */
-#define INJ_BAD_SRAT ACPI_CORRUPT_SRAT
-#define INJ_BAD_SLIT ACPI_CORRUPT_SLIT
-
 static unsigned int x86_acpi_inject;
 /* console= (options_early()), used once the direct map exists. */
 static struct console_spec early_console;
 static char early_console_text[sizeof(opts.console)];
-
-static void add_boot_cpu(struct bootinfo *bi, uint32_t apic_id)
-{
-	unsigned int idx = bi->cpu_count;
-
-	if (bootinfo_add_cpu(bi, apic_id, 0, 0, 0, 0, true) == 0)
-		bi->cpus[idx].boot_cpu = true;
-}
 
 static void print_acpi(const struct acpi_info *ai)
 {
@@ -117,37 +104,30 @@ static void print_acpi(const struct acpi_info *ai)
  */
 static void acpi_setup(struct bootinfo *bi, uint32_t apic_id)
 {
-	struct acpi_mem real = {acpi_map, NULL};
-	struct acpi_mem mem = acpi_mem_corrupting(&real, x86_acpi_inject);
-	paddr_t rsdp;
+	struct acpi_mem mem = {acpi_map, NULL};
+	struct bi_cpu me = {.hwid = apic_id, .node = 0};
+	int rc;
 
 	if (x86_acpi_off) {
 		pr_info("x86_64: acpi=off: ACPI tables not used (one node, "
 			"boot CPU only)\n");
 		goto boot_cpu_only;
 	}
-	rsdp = acpi_find_rsdp(&mem, bi->acpi_rsdp);
-	if (pa_val(rsdp) == pa_val(INVALID_PADDR)) {
+	rc = fwboot_acpi(bi, &mem, bi->acpi_rsdp, apic_id, x86_acpi_inject,
+			 false, &acpi_info);
+	if (rc == -ENOENT)
 		pr_info("x86_64: no ACPI RSDP found\n");
-		goto boot_cpu_only;
-	}
-	if (acpi_parse(&mem, rsdp, apic_id, &acpi_info))
+	if (rc)
 		goto boot_cpu_only;
 	x86_acpi = &acpi_info;
 	print_acpi(&acpi_info);
-	acpi_fill_bootinfo(bi, &acpi_info);
-	if (!acpi_info.boot_cpu_found) {
-		pr_warn("ACPI MADT: boot CPU APIC ID %u is not listed, adding "
-			"it\n",
-			apic_id);
-		add_boot_cpu(bi, apic_id);
-	}
+	fwboot_boot_cpu(bi, &me, ~0ull, "ACPI MADT", "APIC ID");
 	acpi_apply_numa(bi, &acpi_info);
 	return;
 
 boot_cpu_only:
 	bi->acpi_rsdp = pa(0);
-	add_boot_cpu(bi, apic_id);
+	fwboot_boot_cpu(bi, &me, ~0ull, NULL, NULL);
 }
 
 static __noreturn void boot_fail(const char *why)
@@ -167,18 +147,14 @@ static __noreturn void boot_fail(const char *why)
 static void scan_early_words(const char *s)
 {
 	struct keel_options early;
+	unsigned int inject = fwboot_early(&early, s);
 
-	options_early(&early, s, strlen(s));
 	if (early.after != AFTER_DEFAULT)
 		x86_early_after = early.after;
 	x86_acpi_off = early.acpi == ACPI_OFF;
 	early_console = early.console_spec;
 	strlcpy(early_console_text, early.console, sizeof(early_console_text));
-	x86_acpi_inject =
-		(options_inject_has(&early, INJECT_BAD_SRAT, 0) ? INJ_BAD_SRAT
-								: 0) |
-		(options_inject_has(&early, INJECT_BAD_SLIT, 0) ? INJ_BAD_SLIT
-								: 0);
+	x86_acpi_inject = inject & (FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_SLIT);
 }
 
 static int parse_multiboot2(struct bootinfo *bi, uint32_t info_pa)
@@ -206,14 +182,12 @@ static int parse_multiboot2(struct bootinfo *bi, uint32_t info_pa)
 
 static unsigned int paddr_bits(void)
 {
-	unsigned int bits = 36;
+	unsigned int bits = 0;
 
 	if (cpuid(0x80000000, 0).eax >= 0x80000008)
 		bits = cpuid(0x80000008, 0).eax & 0xff;
-	if (!bits)
-		bits = 36;
 	/* The direct map covers 2^DIRECT_MAP_BITS; sanitise clamps RAM to it. */
-	return MIN(bits, (unsigned int)DIRECT_MAP_BITS);
+	return fwboot_paddr_bits(bits, DIRECT_MAP_BITS);
 }
 
 /**

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Arch hooks: cache maintenance by virtual address range. One barrier per
- * call, never per line. On coherent x86_64 these are no-ops unless
- * cachemaint=clflush selected them (arch_cache_set_mode). The sandbox counts
- * operations and bytes instead.
+ * call, never per line. On coherent x86_64 common/cachemaint.c calls them
+ * only when cachemaint=clflush selected that mode (cachemaint_init()). The
+ * sandbox counts operations and bytes instead.
  */
 #ifndef ARCH_CACHE_H
 #define ARCH_CACHE_H

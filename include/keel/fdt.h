@@ -81,6 +81,15 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 bool dt_has_cpus(const void *blob, size_t len);
 
 /*
+ * dt_parse_bad_distance(): inject=bad-dt-distance, dt_parse() again from a
+ * copy of @blob (@total bytes) with one remote distance set to 10
+ * (boot/fdt_inject.c). Return: 1 injected and parsed, 0 nothing injected
+ * (@bi untouched), -EINVAL the copy did not parse (parse the original).
+ */
+int dt_parse_bad_distance(const void *blob, size_t total, paddr_t blob_pa,
+			  struct bootinfo *bi, struct dt_arch_info *ai);
+
+/*
  * MPIDR -> topology (CPUs without a usable /cpus/cpu-map): with the MT bit (24) Aff0 is the thread, Aff1 the
  * core, Aff2/Aff3 the package; without it Aff0 is the core and
  * Aff1..Aff3 the package (cluster).

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arch/sandbox/os.c: the RAM arena, console capture, the panic hook, the
+ * arch/sandbox: the RAM arena, console capture, the panic hook, the
  * counted cache maintenance, the scrub primitive and file reading.
  */
 #include <stdlib.h>

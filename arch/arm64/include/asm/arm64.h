@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * arm64-private interfaces between head.S, setup.c, mm.c, pl011.c, traps.c,
- * timer.c, psci.c and smp.c. Never included by common/ or boot/.
+ * arm64-private interfaces between head.S, setup.c, mm.c, console.c, traps.c,
+ * cpu.c, cache.c, scrub.c, psci.c and smp.c. Never included by common/ or
+ * boot/.
  */
 #ifndef ASM_ARM64_H
 #define ASM_ARM64_H
@@ -42,7 +43,7 @@ void mm_commit(void);
 unsigned int mm_pa_bits(void);
 uint64_t mm_pgtable_bytes_used(void);
 
-/* pl011.c */
+/* console.c: the PL011 (or 16550) console */
 void pl011_set_base(paddr_t base);
 void pl011_set_8250(paddr_t base, unsigned int reg_shift, uint32_t baud);
 paddr_t pl011_base(void);
@@ -69,7 +70,7 @@ struct efi_boot {
 extern struct efi_boot efi_boot;
 uint64_t efi_fill_ram(struct bootinfo *bi);
 
-/* timer.c */
+/* cpu.c */
 void timer_init(uint64_t dt_freq);
 
 /* psci.c */
@@ -100,6 +101,11 @@ void arm64_trap(struct arm64_regs *regs, unsigned long kind);
 /* setup.c */
 __attribute__((noreturn)) void arm64_start(uint64_t dtb, uint64_t entry_ticks,
 					   uint64_t el);
+bool arm64_qemu_virt(void);
+
+/* cache.c: CTR_EL0 and DCZID_EL0, read once (again by arm64_cache_probe). */
+void arm64_cache_probe(void);
+unsigned int arm64_zva_block(void); /* bytes; 0 = DC ZVA prohibited */
 #endif
 
 /* Offsets into struct arm64_mmu_cfg for head.S. */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Sandbox-only interfaces, for arch/sandbox and the unit tests (never for
- * common/ or boot/). Implemented in arch/sandbox/os.c.
+ * common/ or boot/). Implemented in the files of arch/sandbox.
  */
 #ifndef ASM_SANDBOX_H
 #define ASM_SANDBOX_H

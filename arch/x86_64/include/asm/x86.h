@@ -161,7 +161,7 @@ extern char _start[], _edata[], _end[], __bss_start[];
 /* head.S: the boot page tables (PML4 and the first PDPT). */
 extern uint64_t boot_pml4[512];
 
-/* setup.c / uart16550.c / traps.c / mm.c / tsc.c */
+/* setup.c / console.c / traps.c / mm.c / tsc.c */
 void uart_init(void);
 void uart_putc_raw(char c);
 struct console_spec;
@@ -199,6 +199,8 @@ void x86_qemu_init(void);
 extern int x86_early_after;
 __attribute__((noreturn)) void x86_fail_stop(void);
 __attribute__((noreturn)) void x86_entry(uint32_t magic, uint32_t info_pa);
+/* cache.c: choose the maintenance instructions and print them. */
+void x86_cache_setup(void);
 
 #endif /* __ASSEMBLY__ */
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * PL011 console: the arch_console_write() backend.
+ * arm64 arch hook of <arch/console.h>: the PL011 console behind
+ * arch_console_write() (or a 16550 in memory space, see below).
  *
  * Until the DT is read we write to CONFIG_SERIAL_PL011_BASE (QEMU virt:
  * 0x09000000); setup.c then switches to the UART /chosen/stdout-path names

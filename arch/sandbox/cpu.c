@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sandbox arch hooks of <arch/cpu.h>: the CPU id (a __thread variable, 0
+ * on the main thread, set by each CPU thread of smp.c), the spin and idle
+ * hints (which must not starve the host, see relax()), time
+ * (CLOCK_MONOTONIC_RAW in ns, hz = 1e9), and the end of the process:
+ * arch_stop() exits with the verdict, arch_panic() calls the tests' panic
+ * hook (sandbox_set_panic_hook()) when one is set on the panicking thread.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <arch/cpu.h>
+#include <asm/sandbox.h>
+#include <keel/compiler.h>
+
+#include "sandbox_priv.h"
+
+const char arch_name[] = "sandbox";
+uint64_t arch_entry_ticks;
+
+static __thread unsigned int this_cpu;
+static __thread unsigned int relax_count;
+static __thread uint64_t spin_start, spin_last;
+
+/* A gap this long between relax batches starts a new spin. */
+#define SPIN_GAP_NS 100000ull
+/* After spinning this long, a thread sleeps between polls. */
+#define SPIN_SLEEP_AFTER_NS 2000000ull
+/* Sleep 1/SPIN_SLEEP_SHARE of the time waited so far, within these. */
+#define SPIN_SLEEP_MIN_NS 200000ull
+#define SPIN_SLEEP_MAX_NS 20000000ull
+#define SPIN_SLEEP_SHARE  8
+
+/**
+ * arch_cpu_id() - logical id of the calling thread's CPU.
+ *
+ * Return: 0 for the main thread, the started id for secondaries.
+ */
+unsigned int arch_cpu_id(void)
+{
+	return this_cpu;
+}
+
+/**
+ * sandbox_set_cpu_id() - what arch_cpu_id() returns on the calling thread.
+ * @cpu: its logical id (set first thing by each CPU thread, smp.c)
+ */
+void sandbox_set_cpu_id(unsigned int cpu)
+{
+	this_cpu = cpu;
+}
+
+/*
+ * The common part of both hints: a pause instruction per call, and every
+ * 64th call a cancellation point that gives the host CPU away. The host may
+ * have fewer cores than the sandbox has CPUs, and a spinning thread must
+ * not starve the one it waits for: until a spin has lasted 2 ms it yields;
+ * after that it sleeps. Short waits (locks, a quick smp_run_on) keep their
+ * latency.
+ */
+static void relax(bool idle, uint64_t max_ns)
+{
+	uint64_t now;
+
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	__asm__ __volatile__("" ::: "memory");
+#endif
+	if ((++relax_count & 63) != 0)
+		return;
+	pthread_testcancel();
+	now = arch_ticks();
+	if (now - spin_last > SPIN_GAP_NS)
+		spin_start = now;
+	spin_last = now;
+	if (now - spin_start > SPIN_SLEEP_AFTER_NS) {
+		uint64_t ns = idle ? (now - spin_start) / SPIN_SLEEP_SHARE : 0;
+		struct timespec ts = {0,
+				      (long)MIN(MIN(MAX(ns, SPIN_SLEEP_MIN_NS),
+						    SPIN_SLEEP_MAX_NS),
+						max_ns)};
+
+		nanosleep(&ts, NULL);
+		spin_last = arch_ticks();
+	} else {
+		sched_yield();
+	}
+}
+
+/**
+ * arch_cpu_relax() - spin-wait hint: after 2 ms of spinning, 200 us sleeps.
+ *
+ * Back-to-back waits (the boot CPU starting one CPU after another) look
+ * like one long spin here, so the sleep stays short.
+ */
+void arch_cpu_relax(void)
+{
+	relax(false, SPIN_SLEEP_MAX_NS);
+}
+
+/**
+ * arch_cpu_idle_wait() - one wait of a CPU with nothing to do.
+ * @max_us: the longest sleep.
+ *
+ * After 2 ms it sleeps 1/8 of the time waited so far, from 200 us up to
+ * 20 ms and at most @max_us: a thousand parked CPUs then cost the host
+ * some 100 wake-ups per CPU per second, not a busy core each, and a CPU
+ * that gets work after waiting t answers within t/8.
+ */
+void arch_cpu_idle_wait(uint32_t max_us)
+{
+	relax(true, (uint64_t)max_us * 1000);
+}
+
+/**
+ * arch_ticks() - CLOCK_MONOTONIC_RAW in ns.
+ *
+ * Return: the current time in ticks (ns).
+ */
+uint64_t arch_ticks(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/**
+ * arch_ticks_hz() - the tick rate.
+ *
+ * Return: 1e9 (ticks are ns).
+ */
+uint64_t arch_ticks_hz(void)
+{
+	return 1000000000ull;
+}
+
+static void (*panic_hook)(const char *msg);
+/* Tests longjmp out of the hook: only legal on the thread that set it. */
+static pthread_t panic_hook_thread;
+static char last_panic[512];
+
+/**
+ * arch_stop() - end the process: 0 after PASS, 1 otherwise.
+ * @how: ignored (a process can only exit)
+ * @pass: the verdict
+ */
+void arch_stop(enum after_action how, bool pass)
+{
+	(void)how;
+	fflush(stdout);
+	exit(pass ? 0 : 1);
+}
+
+/**
+ * sandbox_set_panic_hook() - let tests catch panics (hook must not return).
+ * @hook: NULL to restore exit(1); only panics on the calling thread reach it
+ */
+void sandbox_set_panic_hook(void (*hook)(const char *msg))
+{
+	panic_hook_thread = pthread_self();
+	panic_hook = hook;
+}
+
+/**
+ * sandbox_last_panic() - the message of the last panic.
+ *
+ * Return: a string, empty when there was none.
+ */
+const char *sandbox_last_panic(void)
+{
+	return last_panic;
+}
+
+/**
+ * arch_panic() - after panic() printed @msg: call the test hook or exit(1).
+ * @msg: the message without the "keel: panic: " prefix
+ *
+ * A panic on another thread (a secondary CPU) cannot be caught by a test:
+ * it ends the process, so the failure is still seen.
+ */
+void arch_panic(const char *msg)
+{
+	void (*hook)(const char *) = panic_hook;
+
+	snprintf(last_panic, sizeof(last_panic), "%s", msg ? msg : "");
+	if (hook && pthread_equal(panic_hook_thread, pthread_self())) {
+		hook(last_panic);
+		/* A hook that returns broke its contract: still stop. */
+	}
+	fflush(stdout);
+	exit(1);
+}

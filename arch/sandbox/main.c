@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sandbox's main(): read the firmware description (DESIGN §3) into a
+ * bootinfo, replay the firmware tables it names, join the command line,
+ * map the RAM arena (--prefault: fault it in), then keel_main().
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arch/cpu.h>
+#include <asm/sandbox.h>
+#include <keel/boot.h>
+#include <keel/bootinfo.h>
+#include <keel/cmdline_copy.h>
+#include <keel/fwboot.h>
+#include <keel/fwdesc.h>
+
+#include "sandbox_priv.h"
+
+static struct bootinfo sandbox_bi;
+
+/*
+ * argv[first..] joined by spaces into bi->cmdline the way every loader's
+ * line is copied (cmdline_copy_bootinfo()): a line too long loses whole
+ * words, with one counted warning. Return: -ENOMEM when the host has no
+ * memory for the joined line.
+ */
+static int join_cmdline(struct bootinfo *bi, int argc, char **argv, int first)
+{
+	size_t len = 0, used = 0;
+	char *line;
+
+	for (int i = first; i < argc; i++)
+		len += strlen(argv[i]) + 1;
+	line = malloc(len + 1);
+	if (!line)
+		return -ENOMEM;
+	for (int i = first; i < argc; i++) {
+		size_t n = strlen(argv[i]);
+
+		if (used)
+			line[used++] = ' ';
+		memcpy(line + used, argv[i], n);
+		used += n;
+	}
+	line[used] = '\0';
+	cmdline_copy_bootinfo(bi, line, used, NULL, "sandbox: command line");
+	free(line);
+	return 0;
+}
+
+static int usage(const char *prog)
+{
+	fprintf(stderr,
+		"usage: %s [--prefault] FILE [keel command line words...]\n"
+		"  FILE: sandbox firmware description "
+		"(ram/reserved/cpu/distance/acpidump/dtb lines)\n"
+		"  --prefault: fault the RAM in (huge pages where the host "
+		"gives them) before the boot\n",
+		prog);
+	return 2;
+}
+
+/*
+ * Map the arena over every RAM byte sanitise can keep (paddr_bits), its
+ * top into @top; with @prefault, fault the RAM in. Return: 0, or -ENOMEM
+ * after an error on stderr.
+ */
+static int map_ram(const struct bootinfo *bi, bool prefault, uint64_t *top)
+{
+	uint64_t limit = 1ull << bi->paddr_bits;
+
+	*top = 0;
+	for (unsigned int i = 0; i < bi->ram_count; i++) {
+		uint64_t e = pa_val(bi->ram[i].end);
+
+		if (e > limit)
+			e = limit;
+		if (e > *top)
+			*top = e;
+	}
+	if (sandbox_ram_init(*top)) {
+		fprintf(stderr,
+			"keel: error: cannot map %llu bytes of sandbox RAM\n",
+			(unsigned long long)*top);
+		return -ENOMEM;
+	}
+	for (unsigned int i = 0; prefault && i < bi->ram_count; i++) {
+		if (sandbox_ram_prefault(pa_val(bi->ram[i].start),
+					 pa_val(bi->ram[i].end))) {
+			fprintf(stderr, "keel: error: --prefault: the host "
+					"cannot back the RAM\n");
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/**
+ * main() - `keel [--prefault] FILE [command line words...]`: boot the
+ * sandbox.
+ * @argc: argument count
+ * @argv: FILE is the firmware description (DESIGN §3)
+ *
+ * Weak, because unit tests and libFuzzer bring their own main().
+ *
+ * Return: does not return on success (keel_main stops the process);
+ * 2 on usage errors or when FILE cannot be read or RAM cannot be mapped.
+ */
+__attribute__((weak)) int main(int argc, char **argv)
+{
+	static struct fwdesc_files files;
+	struct bootinfo *bi = &sandbox_bi;
+	uint64_t top;
+	bool prefault = false;
+	size_t len;
+	char *buf;
+
+	arch_entry_ticks = arch_ticks();
+	if (argc < 2)
+		return usage(argc > 0 ? argv[0] : "keel");
+	if (!strcmp(argv[1], "--prefault")) {
+		prefault = true;
+		argv++;
+		argc--;
+	}
+	if (argc < 2)
+		return usage(argv[0]);
+	buf = sandbox_read_file(argv[1], &len);
+	if (!buf) {
+		fprintf(stderr,
+			"keel: error: cannot read firmware description %s: "
+			"%s\n",
+			argv[1], strerror(errno));
+		return 2;
+	}
+
+	bootinfo_init(bi, BOOT_SANDBOX);
+	fwdesc_parse_files(bi, buf, len, &files);
+	free(buf);
+	if (sandbox_replay_firmware(bi, argv[1], &files))
+		return 2;
+	if (join_cmdline(bi, argc, argv, 2)) {
+		fprintf(stderr,
+			"keel: error: no memory for the command line\n");
+		return 2;
+	}
+	snprintf(bi->loader, sizeof(bi->loader), "sandbox");
+	bi->timer_source = "clock_monotonic_raw";
+	bi->timer_calibrated_by = "os";
+	bi->timer_hz = arch_ticks_hz();
+	bi->el = -1;
+	bi->paddr_bits = 48;
+
+	/* A dtb replay marks none: the sandbox boots on the first CPU. */
+	fwboot_boot_cpu(bi, NULL, 0, NULL, NULL);
+
+	if (map_ram(bi, prefault, &top))
+		return 2;
+	sandbox_canary_arm(argv[1], top);
+	keel_main(bi);
+}

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Sandbox arch hooks of <arch/mm.h>, and the RAM arena behind them: one
+ * MAP_NORESERVE mapping of [0, top), so that physical address pa lives at
+ * arena + pa and only touched pages cost host memory. --prefault faults a
+ * range in ahead of the boot (sandbox_ram_prefault()).
+ *
+ * A new arena (the next boot of a unit test) first retires the CPU threads
+ * of the last boot: their per-CPU state lived in the old arena.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sys/mman.h>
+
+#include <arch/mm.h>
+#include <asm/sandbox.h>
+#include <keel/bug.h>
+
+#include "sandbox_priv.h"
+
+static unsigned char *arena;
+static uint64_t arena_top;
+
+/**
+ * sandbox_ram_init() - map a fresh arena covering [0, @top).
+ * @top: highest physical address + 1 (rounded up to a page).
+ *
+ * Return: 0, or -ENOMEM when the host refuses the mapping.
+ */
+int sandbox_ram_init(uint64_t top)
+{
+	void *p;
+
+	sandbox_retire_all_cpus();
+	sandbox_ram_fini();
+	top = (top + PAGE_SIZE - 1) & PAGE_MASK;
+	if (!top)
+		top = PAGE_SIZE;
+	p = mmap(NULL, top, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	arena = p;
+	arena_top = top;
+	return 0;
+}
+
+/**
+ * sandbox_ram_fini() - unmap the arena (no-op when there is none).
+ */
+void sandbox_ram_fini(void)
+{
+	if (arena)
+		munmap(arena, arena_top);
+	arena = NULL;
+	arena_top = 0;
+}
+
+/**
+ * sandbox_ram_prefault() - fault [start, end) of the arena in now, with
+ * huge pages where the host gives them, so that a later scrub measures its
+ * stores and not the host's first-touch page faults (`--prefault`).
+ * @start: physical start
+ * @end: physical end (clipped to the arena)
+ *
+ * Return: 0, or -ENOMEM when the host cannot back the range.
+ */
+int sandbox_ram_prefault(uint64_t start, uint64_t end)
+{
+	unsigned char *p;
+	size_t len;
+
+	start &= ~((2ull << 20) - 1);
+	end = MIN(end, arena_top);
+	if (!arena || start >= end)
+		return 0;
+	p = arena + start;
+	len = end - start;
+	madvise(p, len, MADV_HUGEPAGE);
+#ifdef MADV_POPULATE_WRITE
+	if (!madvise(p, len, MADV_POPULATE_WRITE))
+		return 0;
+	if (errno == ENOMEM || errno == EFAULT)
+		return -ENOMEM;
+#endif
+	/* Older hosts: one write per page does the same. */
+	for (size_t off = 0; off < len; off += PAGE_SIZE)
+		((volatile unsigned char *)p)[off] = 0;
+	return 0;
+}
+
+/**
+ * arch_phys_to_virt() - the arena address of @p.
+ * @p: physical address in [0, top] (top itself for end-of-range math).
+ *
+ * Return: the virtual address.
+ */
+void *arch_phys_to_virt(paddr_t p)
+{
+	DEBUG_CHECK(arena && pa_val(p) <= arena_top);
+	return arena + pa_val(p);
+}
+
+/**
+ * arch_virt_to_phys() - inverse of arch_phys_to_virt().
+ * @va: an address inside the arena.
+ *
+ * Return: the physical address.
+ */
+paddr_t arch_virt_to_phys(const void *va)
+{
+	const unsigned char *c = va;
+
+	DEBUG_CHECK(arena && c >= arena && c <= arena + arena_top);
+	return pa((uint64_t)(c - arena));
+}
+
+/**
+ * sandbox_in_arena() - whether [@va, @va + @len) lies in the arena.
+ * @va: an address
+ * @len: bytes
+ *
+ * Return: true when the whole range is arena memory.
+ */
+bool sandbox_in_arena(const void *va, size_t len)
+{
+	const unsigned char *c = va;
+
+	return arena && c >= arena && c <= arena + arena_top &&
+	       len <= (size_t)(arena + arena_top - c);
+}

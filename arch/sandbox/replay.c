@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Firmware replay: the `acpidump` and `dtb` lines of a sandbox firmware
+ * description name files of a real machine's tables, which boot/ parses
+ * as it does on hardware (acpi_replay(), dt_parse()).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <asm/sandbox.h>
+#include <keel/acpi.h>
+#include <keel/bootinfo.h>
+#include <keel/fdt.h>
+#include <keel/fwdesc.h>
+
+#include "sandbox_priv.h"
+
+/*
+ * @file as the description at @desc names it: relative paths start in the
+ * description's folder. Return: a malloc'ed path, or NULL.
+ */
+static char *replay_path(const char *desc, const char *file)
+{
+	const char *slash = strrchr(desc, '/');
+	int dir = slash ? (int)(slash - desc) : 0;
+	char *out;
+
+	if (file[0] == '/' || !slash)
+		return strdup(file);
+	if (asprintf(&out, "%.*s/%s", dir, desc, file) < 0)
+		return NULL;
+	return out;
+}
+
+/* Read @file for a replay line; NULL after an error on stderr. */
+static char *replay_read(const char *desc, const char *file, const char *what,
+			 size_t *len)
+{
+	char *path = replay_path(desc, file), *buf = NULL;
+
+	if (path)
+		buf = sandbox_read_file(path, len);
+	if (!buf)
+		fprintf(stderr, "keel: error: cannot read %s file %s: %s\n",
+			what, path ? path : file, strerror(errno));
+	free(path);
+	return buf;
+}
+
+/*
+ * The `acpidump` and `dtb` lines of @desc: the machine's tables parsed by
+ * boot/ as on hardware, into @bi (which keeps no pointer into the files,
+ * so both are freed here). Return: 0, or 2 (usage error, said on stderr).
+ */
+int sandbox_replay_firmware(struct bootinfo *bi, const char *desc,
+			    const struct fwdesc_files *files)
+{
+	size_t len;
+	char *text;
+
+	if (files->acpidump[0]) {
+		uint8_t *tables;
+		size_t size;
+
+		text = replay_read(desc, files->acpidump, "acpidump", &len);
+		if (!text)
+			return 2;
+		size = len / 3 + 16;
+		tables = malloc(size);
+		if (!tables) {
+			free(text);
+			return 2;
+		}
+		acpi_replay(bi, text, len, tables, size);
+		free(tables);
+		free(text);
+	}
+	if (files->dtb[0]) {
+		struct dt_arch_info ai;
+		unsigned int r0 = bi->reserved_count;
+
+		if (files->acpidump[0]) {
+			fprintf(stderr,
+				"keel: error: acpidump and dtb in one "
+				"description: a machine boots with one\n");
+			return 2;
+		}
+		text = replay_read(desc, files->dtb, "dtb", &len);
+		if (!text)
+			return 2;
+		dt_parse(text, len, pa(0), bi, &ai);
+		/* The blob lives in this process, not in the machine's RAM. */
+		for (unsigned int i = r0; i < bi->reserved_count; i++) {
+			if (strcmp(bi->reserved[i].name, "dtb"))
+				continue;
+			memmove(&bi->reserved[i], &bi->reserved[i + 1],
+				(bi->reserved_count - i - 1) *
+					sizeof(bi->reserved[0]));
+			bi->reserved_count--;
+			break;
+		}
+		free(text);
+	}
+	return 0;
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of arch/sandbox share among themselves (not for the unit
+ * tests: those use <asm/sandbox.h>).
+ */
+#ifndef SANDBOX_PRIV_H
+#define SANDBOX_PRIV_H
+
+#include <keel/bootinfo.h>
+#include <keel/fwdesc.h>
+#include <keel/types.h>
+
+/* mm.c: the RAM arena. */
+bool sandbox_in_arena(const void *va, size_t len);
+int sandbox_ram_prefault(uint64_t start, uint64_t end);
+
+/* cpu.c: set arch_cpu_id() of the calling thread. */
+void sandbox_set_cpu_id(unsigned int cpu);
+
+/* smp.c: cancel the CPU threads of the last boot. */
+void sandbox_retire_all_cpus(void);
+
+/* cache.c: count one arch_scrub_clean_range() of @len bytes. */
+void sandbox_cache_count_scrub_clean(size_t len);
+
+/* replay.c: the acpidump and dtb lines of the description @desc. */
+int sandbox_replay_firmware(struct bootinfo *bi, const char *desc,
+			    const struct fwdesc_files *files);
+
+#endif

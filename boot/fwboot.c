@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The firmware interpretation every arch's setup shares, done here once:
+ *  - the command-line words the arch needs before keel_main() parses the
+ *    options (options_early(): the same parse, quiet), and the inject=
+ *    kinds that corrupt firmware tables (include/keel/fwboot.h);
+ *  - the ACPI tables into bootinfo: the RSDP, the parse (through a
+ *    corrupting accessor when asked), the CPUs and distances;
+ *  - the boot CPU: marked, or added when the firmware did not list it, so
+ *    that the boot goes on;
+ *  - the physical address width: the CPU's, within what the arch maps.
+ * The arch passes what differs (its accessor, its RSDP hint, its hwid and
+ * its mask) as parameters; nothing here knows which arch runs it.
+ */
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/fwboot.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+/**
+ * fwboot_early() - parse @cmdline quietly into @early, as keel_main() will.
+ * @early: out: the options (after=, acpi=, console= are what arches read)
+ * @cmdline: the loader's command line
+ *
+ * Return: the FWBOOT_INJ_* kinds asked for.
+ */
+unsigned int fwboot_early(struct keel_options *early, const char *cmdline)
+{
+	unsigned int inject = 0;
+
+	options_early(early, cmdline, strlen(cmdline));
+	if (options_inject_has(early, INJECT_BAD_SRAT, 0))
+		inject |= FWBOOT_INJ_BAD_SRAT;
+	if (options_inject_has(early, INJECT_BAD_SLIT, 0))
+		inject |= FWBOOT_INJ_BAD_SLIT;
+	if (options_inject_has(early, INJECT_BAD_DT_DISTANCE, 0))
+		inject |= FWBOOT_INJ_BAD_DT_DIST;
+	return inject;
+}
+
+/**
+ * fwboot_acpi() - the ACPI tables' CPUs and distances into @bi.
+ * @bi: bootinfo (its RAM is labelled later by acpi_apply_numa(@ai))
+ * @mem: the arch's accessor of physical memory
+ * @hint: where the firmware said the RSDP is (0: scan the BIOS areas)
+ * @boot_hwid: the boot CPU's APIC ID / MPIDR, marked in the MADT
+ * @inject: FWBOOT_INJ_* kinds; SRAT and SLIT are read from corrupted copies
+ * @need_cpus: tables without a CPU are not usable (where ACPI is only one
+ *	of the firmware's descriptions)
+ * @ai: out: the parsed tables
+ *
+ * Return: 0; -ENOENT when no RSDP was found; -EINVAL when the tables do
+ * not parse or lack the CPUs asked for (@bi untouched then).
+ */
+int fwboot_acpi(struct bootinfo *bi, const struct acpi_mem *mem, paddr_t hint,
+		uint64_t boot_hwid, unsigned int inject, bool need_cpus,
+		struct acpi_info *ai)
+{
+	struct acpi_mem cmem = acpi_mem_corrupting(
+		mem, inject & (FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_SLIT));
+	paddr_t rsdp = acpi_find_rsdp(&cmem, hint);
+
+	if (pa_val(rsdp) == pa_val(INVALID_PADDR))
+		return -ENOENT;
+	if (acpi_parse(&cmem, rsdp, boot_hwid, ai) ||
+	    (need_cpus && !ai->cpu_count))
+		return -EINVAL;
+	acpi_fill_bootinfo(bi, ai);
+	return 0;
+}
+
+/**
+ * fwboot_boot_cpu() - mark the CPU running the boot in @bi, adding it when
+ * the firmware did not list it (one warning; the boot goes on).
+ * @bi: bootinfo with the firmware's CPUs
+ * @me: the boot CPU as it would be added (hwid, node, topology); NULL when
+ *	its hwid is not known (the sandbox): then the first CPU is the boot
+ *	CPU unless one is marked already
+ * @mask: the bits of a listed hwid that identify a CPU
+ * @source: who should have listed it, for the warning; NULL: the firmware
+ *	gave no CPU list, add it without a warning
+ * @id_name: what the hwid is, for the warning ("APIC ID", "MPIDR")
+ *
+ * Return: the boot CPU's index in @bi->cpus, or -1 (none, or no room).
+ */
+int fwboot_boot_cpu(struct bootinfo *bi, const struct bi_cpu *me, uint64_t mask,
+		    const char *source, const char *id_name)
+{
+	unsigned int n = bi->cpu_count;
+
+	if (!me) {
+		for (unsigned int i = 0; i < n; i++)
+			if (bi->cpus[i].boot_cpu)
+				return (int)i;
+		if (!n)
+			return -1;
+		bi->cpus[0].boot_cpu = true;
+		return 0;
+	}
+	for (unsigned int i = 0; i < n; i++) {
+		if ((bi->cpus[i].hwid & mask) == me->hwid) {
+			bi->cpus[i].boot_cpu = true;
+			return (int)i;
+		}
+	}
+	if (source)
+		pr_warn("%s: boot CPU %s %#llx is not listed, adding it\n",
+			source, id_name, (unsigned long long)me->hwid);
+	if (bootinfo_add_cpu(bi, me->hwid, me->node, me->package, me->core,
+			     me->thread, true))
+		return -1;
+	bi->cpus[n].boot_cpu = true;
+	return (int)n;
+}
+
+/**
+ * fwboot_paddr_bits() - the physical address width to give bootinfo.
+ * @cpu_bits: what the CPU reports; 0 when it does not say
+ *	(FWBOOT_PADDR_BITS_UNKNOWN then)
+ * @map_bits: the most the arch can map (bootinfo_sanitise() clamps RAM to
+ *	the result)
+ *
+ * Return: bits.
+ */
+unsigned int fwboot_paddr_bits(unsigned int cpu_bits, unsigned int map_bits)
+{
+	if (!cpu_bits)
+		cpu_bits = FWBOOT_PADDR_BITS_UNKNOWN;
+	return MIN(cpu_bits, map_bits);
+}

@@ -1,0 +1,186 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * boot/fwboot.c and boot/fdt_inject.c: what every arch's setup asks of
+ * boot/ before keel_main() (early words, the boot-CPU fix-up, the address
+ * width, inject=bad-dt-distance on a copy of the DT).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "test_util.h"
+#include <keel/fdt.h>
+#include <keel/fwboot.h>
+
+#define DTB_DIR "build/sandbox-asan/tests/data/"
+
+static struct bootinfo bi;
+static struct dt_arch_info ai;
+
+static int setup(void **state)
+{
+	test_quiet_begin();
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	test_quiet_end();
+	return 0;
+}
+
+static void test_early_inject(void **state)
+{
+	struct keel_options early;
+
+	assert_int_equal(fwboot_early(&early, "acpi=off"), 0);
+	assert_int_equal(early.acpi, ACPI_OFF);
+	assert_int_equal(fwboot_early(&early, "inject=bad-slit inject=bad-map"),
+			 FWBOOT_INJ_BAD_SLIT);
+	assert_int_equal(fwboot_early(&early, "inject=bad-srat "
+					      "inject=bad-dt-distance"),
+			 FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_DT_DIST);
+}
+
+static void test_paddr_bits(void **state)
+{
+	/* A CPU that does not say: 36 bits, within what the arch maps. */
+	assert_int_equal(fwboot_paddr_bits(0, 46), FWBOOT_PADDR_BITS_UNKNOWN);
+	assert_int_equal(fwboot_paddr_bits(0, 32), 32);
+	assert_int_equal(fwboot_paddr_bits(40, 46), 40);
+	assert_int_equal(fwboot_paddr_bits(52, 48), 48);
+}
+
+static void test_boot_cpu_listed(void **state)
+{
+	struct bi_cpu me = {.hwid = 0x101, .node = NUMA_NO_NODE};
+
+	bootinfo_init(&bi, BOOT_DT);
+	bootinfo_add_cpu(&bi, 0x100, 0, 0, 0, 0, true);
+	/* Listed with a bit the mask leaves out (MPIDR.MT, say). */
+	bootinfo_add_cpu(&bi, 0x1000101, 0, 0, 1, 0, true);
+	assert_int_equal(fwboot_boot_cpu(&bi, &me, 0xffff, "dt", "MPIDR"), 1);
+	assert_int_equal(bi.cpu_count, 2);
+	assert_false(bi.cpus[0].boot_cpu);
+	assert_true(bi.cpus[1].boot_cpu);
+	assert_int_equal(test_console_warnings(), 0);
+}
+
+static void test_boot_cpu_missing(void **state)
+{
+	struct bi_cpu me = {.hwid = 7, .node = 0, .core = 3};
+
+	bootinfo_init(&bi, BOOT_MULTIBOOT2);
+	bootinfo_add_cpu(&bi, 0, 0, 0, 0, 0, true);
+	assert_int_equal(
+		fwboot_boot_cpu(&bi, &me, ~0ull, "ACPI MADT", "APIC ID"), 1);
+	assert_int_equal(bi.cpu_count, 2);
+	assert_int_equal(bi.cpus[1].hwid, 7);
+	assert_int_equal(bi.cpus[1].core, 3);
+	assert_true(bi.cpus[1].boot_cpu);
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains("ACPI MADT: boot CPU APIC ID 0x7"));
+
+	/* No CPU list at all (acpi=off): added without a warning. */
+	sandbox_console_clear();
+	bootinfo_init(&bi, BOOT_MULTIBOOT1);
+	assert_int_equal(fwboot_boot_cpu(&bi, &me, ~0ull, NULL, NULL), 0);
+	assert_true(bi.cpus[0].boot_cpu);
+	assert_int_equal(test_console_warnings(), 0);
+}
+
+static void test_boot_cpu_unknown_hwid(void **state)
+{
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	assert_int_equal(fwboot_boot_cpu(&bi, NULL, 0, NULL, NULL), -1);
+	bootinfo_add_cpu(&bi, 5, 0, 0, 0, 0, true);
+	bootinfo_add_cpu(&bi, 6, 0, 0, 1, 0, true);
+	assert_int_equal(fwboot_boot_cpu(&bi, NULL, 0, NULL, NULL), 0);
+	assert_true(bi.cpus[0].boot_cpu);
+	/* One marked already: it stays the only one. */
+	bi.cpus[0].boot_cpu = false;
+	bi.cpus[1].boot_cpu = true;
+	assert_int_equal(fwboot_boot_cpu(&bi, NULL, 0, NULL, NULL), 1);
+	assert_false(bi.cpus[0].boot_cpu);
+}
+
+static uint8_t *load_dtb(const char *name, size_t *len)
+{
+	char path[256];
+	uint8_t *buf;
+
+	snprintf(path, sizeof(path), DTB_DIR "%s.dtb", name);
+	buf = (uint8_t *)sandbox_read_file(path, len);
+	if (!buf) {
+		assert_int_equal(system("scripts/dtbs.sh"), 0);
+		buf = (uint8_t *)sandbox_read_file(path, len);
+	}
+	assert_non_null(buf);
+	return buf;
+}
+
+static void test_bad_dt_distance(void **state)
+{
+	size_t len;
+	uint8_t *blob = load_dtb("dt-virt-2node", &len);
+	const paddr_t at = pa(0x48000000);
+
+	bootinfo_init(&bi, BOOT_DT);
+	assert_int_equal(dt_parse(blob, len, at, &bi, &ai), 0);
+	/* The fixture: <0 1 20>, <1 0 20>. */
+	assert_int_equal(bi.distance[0][1], 20);
+	assert_int_equal(bi.fixups, 0);
+
+	assert_int_equal(dt_parse_bad_distance(blob, len, at, &bi, &ai), 1);
+	assert_true(test_console_contains("inject: DT distance-matrix entry "
+					  "0 1 changed from 20 to 10"));
+	/* 0 -> 1 = 10 is forbidden: skipped, the reverse entry stands. */
+	assert_int_equal(bi.fixups, 1);
+	assert_int_equal(bi.distance[0][1], 20);
+	assert_int_equal(bi.ram_count, 2);
+	for (unsigned int i = 0; i < bi.reserved_count; i++)
+		if (!strcmp(bi.reserved[i].name, "dtb"))
+			assert_int_equal(pa_val(bi.reserved[i].end),
+					 pa_val(at) + len);
+	/* The firmware's blob is not written: it parses clean again. */
+	bootinfo_init(&bi, BOOT_DT);
+	assert_int_equal(dt_parse(blob, len, at, &bi, &ai), 0);
+	assert_int_equal(bi.fixups, 0);
+	free(blob);
+}
+
+static void test_bad_dt_distance_none(void **state)
+{
+	size_t len;
+	uint8_t *blob = load_dtb("dt-single", &len);
+
+	bootinfo_init(&bi, BOOT_DT);
+	assert_int_equal(dt_parse(blob, len, pa(0x48000000), &bi, &ai), 0);
+	bi.loader[0] = 'X'; /* untouched when nothing is injected */
+	assert_int_equal(
+		dt_parse_bad_distance(blob, len, pa(0x48000000), &bi, &ai), 0);
+	assert_int_equal(bi.loader[0], 'X');
+	assert_true(test_console_contains("no distance-matrix entry between "
+					  "two nodes, nothing injected"));
+	free(blob);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_early_inject, setup,
+						teardown),
+		cmocka_unit_test(test_paddr_bits),
+		cmocka_unit_test_setup_teardown(test_boot_cpu_listed, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_boot_cpu_missing, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_boot_cpu_unknown_hwid,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_dt_distance, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_bad_dt_distance_none,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
