@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "test_util.h"
+#include "common.h"
 #include <keel/fdt.h>
 #include <keel/fwboot.h>
 
@@ -15,18 +15,6 @@
 
 static struct bootinfo bi;
 static struct dt_arch_info ai;
-
-static int setup(void **state)
-{
-	test_quiet_begin();
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	test_quiet_end();
-	return 0;
-}
 
 static void test_early_inject(void **state)
 {
@@ -167,19 +155,19 @@ static void test_bad_dt_distance_none(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_early_inject, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_early_inject, test_setup,
+						test_teardown),
 		cmocka_unit_test(test_paddr_bits),
-		cmocka_unit_test_setup_teardown(test_boot_cpu_listed, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_boot_cpu_missing, setup,
-						teardown),
+		cmocka_unit_test_setup_teardown(test_boot_cpu_listed,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_boot_cpu_missing,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_boot_cpu_unknown_hwid,
-						setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_dt_distance, setup,
-						teardown),
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_dt_distance,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_bad_dt_distance_none,
-						setup, teardown),
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
