@@ -15,7 +15,7 @@ steps=(
 	"hostile firmware maps|$MAKE --no-print-directory fuzz-maps-smoke"
 )
 [ -f tests/tsan.mk ] && steps+=("sandbox stress under TSan|$MAKE --no-print-directory -j$J tsan-test")
-[ -f tests/scripts_test.py ] && steps+=("trace and plot scripts|/usr/bin/python3 tests/scripts_test.py")
+[ -f tests/scripts_test.py ] && steps+=("scripts, schema, trace and plot|$MAKE --no-print-directory scripts-test")
 [ -f arch/x86_64/arch.mk ] && steps+=(
 	"x86_64 build|$MAKE --no-print-directory -j$J ARCH=x86_64 all"
 	"x86_64 QEMU boot matrix|$MAKE --no-print-directory ARCH=x86_64 qemu-test")
