@@ -12,7 +12,7 @@ ifeq ($(ARCH)-$(SANITIZE),sandbox-1)
 # The fixture (tests/unit/common.{c,h}) is compiled once and linked into
 # every test binary.
 UNIT_COMMON := build/sandbox-asan/tests/common.o
-$(UNIT_COMMON): tests/unit/common.c tests/unit/common.h
+$(UNIT_COMMON): tests/unit/common.c tests/unit/common.h $(AUTOCONF)
 	@mkdir -p $(dir $@)
 	@echo "  TEST-CC $<"
 	$(Q)$(CC_ARCH) $(CFLAGS_COMMON) $(ARCH_CFLAGS) -Itests/unit -c -o $@ $<
