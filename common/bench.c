@@ -243,79 +243,60 @@ static bool measured(uint64_t p, unsigned int n)
 	return false;
 }
 
-/**
- * bench_one() - measure one row (see include/keel/bench.h).
- *
- * Return: 0, -ENOMEM when no block could be allocated, -EINVAL for a bad
- * node, order or mode.
+/*
+ * Step 2, dirty rows: with cachemaint none, allocate up to @count blocks,
+ * dirty one line per page of each (pfns kept in prep_pfn[]), free them.
+ * Return: blocks prepared.
  */
-int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
-	      bool dirty, uint64_t count, struct bench_row *row,
-	      struct bench_detail *detail)
+static unsigned int prepare_dirty(unsigned int count, unsigned int order,
+				  uint32_t flags, unsigned int line)
 {
-	const uint32_t flags = HEAP_EXACT_NODE | HEAP_NODE(node);
-	const struct heap_node_stats *st = heap_node_stats(node);
-	enum cachemaint_mode saved_mode = cachemaint_mode();
-	struct cachemaint_stats saved_stats;
-	unsigned int line = arch_dcache_line_size();
-	unsigned int n, prepared = 0, i;
-	uint64_t sum = 0, max = 0, maint = 0, ops0, bytes0, poc = 0;
-	bool eager = mode == CACHEMAINT_EAGER;
-	int ret = 0;
+	uint64_t maint = 0; /* no flush: stays 0 */
+	unsigned int prepared, i;
 
-	if (!st || order > MAX_ORDER || !count ||
-	    (mode != CACHEMAINT_EAGER && mode != CACHEMAINT_DEFERRED))
-		return -EINVAL;
-	count = MIN(count, (uint64_t)BENCH_MAX_COUNT);
-	count = MIN(count, st->free_pages >> order);
-	if (!count)
-		return -ENOMEM;
-	if (line > PAGE_SIZE || !line)
-		line = 64;
-
-	/* Nothing recorded by someone else may be lost by cachemaint_init. */
-	cachemaint_flush_batch();
-	saved_stats = cachemaint_stats;
-	snap_take(node);
-
-	if (dirty) {
-		cachemaint_init(CACHEMAINT_NONE);
-		prepared = alloc_blocks((unsigned int)count, order, flags,
-					ref_ticks, false, &maint, NULL);
-		for (i = 0; i < prepared; i++) {
-			prep_pfn[i] = blocks[i]->pfn;
-			dirty_block(prep_pfn[i], order, line);
-		}
-		free_blocks(prepared, order);
-		if (!prepared) {
-			ret = -ENOMEM;
-			goto out;
-		}
-		count = prepared;
-	}
-
-	/*
-	 * The same allocations without maintenance: the reference eager
-	 * maint_ns is measured against, and for every mode a warm-up (the
-	 * first touch of 2^order page_info entries must not be billed to
-	 * whichever mode happens to come first).
-	 */
 	cachemaint_init(CACHEMAINT_NONE);
-	n = alloc_blocks((unsigned int)count, order, flags, ref_ticks, false,
-			 &maint, NULL);
-	free_blocks(n, order);
-	if (!n) {
-		ret = -ENOMEM;
-		goto out;
+	prepared = alloc_blocks(count, order, flags, ref_ticks, false, &maint,
+				NULL);
+	for (i = 0; i < prepared; i++) {
+		prep_pfn[i] = blocks[i]->pfn;
+		dirty_block(prep_pfn[i], order, line);
 	}
-	count = n;
-	/*
-	 * Untouched blocks are still zero and clean to PoC: give the clean
-	 * variant its clean_poc back (not the dirty one, whose written lines
-	 * are not cleaned yet).
-	 */
-	if (!dirty)
-		snap_restore(node);
+	free_blocks(prepared, order);
+	return prepared;
+}
+
+/*
+ * Step 3: the same allocations without maintenance, timed in ref_ticks[],
+ * then freed. Return: blocks obtained.
+ */
+static unsigned int time_reference(unsigned int count, unsigned int order,
+				   uint32_t flags)
+{
+	uint64_t maint = 0; /* no flush: stays 0 */
+	unsigned int n;
+
+	cachemaint_init(CACHEMAINT_NONE);
+	n = alloc_blocks(count, order, flags, ref_ticks, false, &maint, NULL);
+	free_blocks(n, order);
+	return n;
+}
+
+/*
+ * Step 4: the measured allocations in @mode, timed in lat_ticks[] and
+ * still held in blocks[]; deferred mode's flush time in *@maint, the
+ * clean_poc blocks in *@poc. Fills @row's lock_ns_max and mode, and
+ * @detail. Return: blocks obtained.
+ */
+static unsigned int time_measured(const struct heap_node_stats *st,
+				  enum cachemaint_mode mode, unsigned int count,
+				  unsigned int order, uint32_t flags,
+				  struct bench_row *row,
+				  struct bench_detail *detail, uint64_t *maint,
+				  uint64_t *poc)
+{
+	bool eager = mode == CACHEMAINT_EAGER;
+	uint64_t ops0, bytes0;
+	unsigned int n;
 
 	cachemaint_init(mode);
 	/* Coherent platform: deferred is "none"; measure the by-range flush. */
@@ -323,30 +304,30 @@ int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
 		cachemaint_init(CACHEMAINT_CLFLUSH);
 	ops0 = cachemaint_stats.ops;
 	bytes0 = cachemaint_stats.bytes;
-	maint = 0;
+	*maint = 0;
 	heap_reset_lock_stats();
-	n = alloc_blocks((unsigned int)count, order,
-			 eager ? flags : flags | HEAP_NO_FLUSH, lat_ticks,
-			 !eager, &maint, &poc);
+	n = alloc_blocks(count, order, eager ? flags : flags | HEAP_NO_FLUSH,
+			 lat_ticks, !eager, maint, poc);
 	row->lock_ns_max = ticks_to_ns(st->lock_max_ticks);
 	if (detail) {
 		detail->maint_ops = cachemaint_stats.ops - ops0;
 		detail->maint_bytes = cachemaint_stats.bytes - bytes0;
-		detail->clean_poc_blocks = poc;
+		detail->clean_poc_blocks = *poc;
 	}
 	row->mode = cachemaint_mode_name(cachemaint_mode());
+	return n;
+}
 
-	/* Prepared lines the measured maintenance did not reach. */
-	for (i = 0; i < prepared; i++)
-		if (!measured(prep_pfn[i], n))
-			clean_block(prep_pfn[i], order, line);
-	free_blocks(n, order);
-	if (!n) {
-		ret = -ENOMEM;
-		goto out;
-	}
+/*
+ * The rest of @row from the @n measured latencies; eager mode's
+ * maintenance is added to @maint from the reference allocations.
+ */
+static void fill_row(struct bench_row *row, uint32_t node, unsigned int order,
+		     unsigned int n, bool eager, uint64_t maint, uint64_t poc)
+{
+	uint64_t sum = 0, max = 0;
 
-	for (i = 0; i < n; i++) {
+	for (unsigned int i = 0; i < n; i++) {
 		sum += lat_ticks[i];
 		max = MAX(max, lat_ticks[i]);
 		/*
@@ -365,8 +346,91 @@ int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
 	row->ns_max = ticks_to_ns(max);
 	row->maint_ns = ticks_to_ns(maint);
 	row->dirty = poc < n;
+}
 
-out:
+/*
+ * Steps 2 to 4 and the row, with the snapshot taken: @count blocks at
+ * most (known to be free). Return: 0, or -ENOMEM when no block came.
+ */
+static int measure_row(uint32_t node, unsigned int order,
+		       enum cachemaint_mode mode, bool dirty,
+		       unsigned int count, unsigned int line,
+		       struct bench_row *row, struct bench_detail *detail)
+{
+	const uint32_t flags = HEAP_EXACT_NODE | HEAP_NODE(node);
+	unsigned int n, prepared = 0;
+	uint64_t maint = 0, poc = 0;
+
+	if (dirty) {
+		prepared = prepare_dirty(count, order, flags, line);
+		if (!prepared)
+			return -ENOMEM;
+		count = prepared;
+	}
+
+	/*
+	 * The same allocations without maintenance: the reference eager
+	 * maint_ns is measured against, and for every mode a warm-up (the
+	 * first touch of 2^order page_info entries must not be billed to
+	 * whichever mode happens to come first).
+	 */
+	n = time_reference(count, order, flags);
+	if (!n)
+		return -ENOMEM;
+	count = n;
+	/*
+	 * Untouched blocks are still zero and clean to PoC: give the clean
+	 * variant its clean_poc back (not the dirty one, whose written lines
+	 * are not cleaned yet).
+	 */
+	if (!dirty)
+		snap_restore(node);
+
+	n = time_measured(heap_node_stats(node), mode, count, order, flags, row,
+			  detail, &maint, &poc);
+	/* Prepared lines the measured maintenance did not reach. */
+	for (unsigned int i = 0; i < prepared; i++)
+		if (!measured(prep_pfn[i], n))
+			clean_block(prep_pfn[i], order, line);
+	free_blocks(n, order);
+	if (!n)
+		return -ENOMEM;
+	fill_row(row, node, order, n, mode == CACHEMAINT_EAGER, maint, poc);
+	return 0;
+}
+
+/**
+ * bench_one() - measure one row (see include/keel/bench.h).
+ *
+ * Return: 0, -ENOMEM when no block could be allocated, -EINVAL for a bad
+ * node, order or mode.
+ */
+int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
+	      bool dirty, uint64_t count, struct bench_row *row,
+	      struct bench_detail *detail)
+{
+	const struct heap_node_stats *st = heap_node_stats(node);
+	enum cachemaint_mode saved_mode = cachemaint_mode();
+	struct cachemaint_stats saved_stats;
+	unsigned int line = arch_dcache_line_size();
+	int ret;
+
+	if (!st || order > MAX_ORDER || !count ||
+	    (mode != CACHEMAINT_EAGER && mode != CACHEMAINT_DEFERRED))
+		return -EINVAL;
+	count = MIN(count, (uint64_t)BENCH_MAX_COUNT);
+	count = MIN(count, st->free_pages >> order);
+	if (!count)
+		return -ENOMEM;
+	if (line > PAGE_SIZE || !line)
+		line = 64;
+
+	/* Nothing recorded by someone else may be lost by cachemaint_init. */
+	cachemaint_flush_batch();
+	saved_stats = cachemaint_stats;
+	snap_take(node);
+	ret = measure_row(node, order, mode, dirty, (unsigned int)count, line,
+			  row, detail);
 	if (snap_restore(node))
 		pr_warn("bench: node %u: more than %u clean_poc chunks, some "
 			"lose clean_poc\n",

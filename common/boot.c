@@ -260,6 +260,59 @@ const char *boot_verdict(const struct audit_result *a)
 	return NULL;
 }
 
+/* The options: Kconfig's default command line, then the loader's. */
+static void phase_options(const struct bootinfo *bi)
+{
+	options_defaults(&opts);
+	cmdline_parse(&opts, CONFIG_DEFAULT_CMDLINE,
+		      strlen(CONFIG_DEFAULT_CMDLINE));
+	cmdline_parse(&opts, bi->cmdline,
+		      strnlen(bi->cmdline, sizeof(bi->cmdline)));
+	printk_level = opts.loglevel;
+}
+
+/* The firmware's description made sane (inject=bad-map first), then shown. */
+static void phase_firmware(struct bootinfo *bi)
+{
+	inject_bad_map(bi);
+	bootinfo_sanitise(bi);
+	numa_init(bi);
+	print_bootinfo(bi);
+	if (!bi->ram_count)
+		pr_err("the firmware describes no usable RAM\n");
+}
+
+/* The arch's scrub primitives set up, then the boot scrub of bootscrub=. */
+static void phase_scrub(void)
+{
+	trace_begin("scrub");
+	arch_scrub_init();
+	scrub_boot(opts.bootscrub, opts.bootscrub_chunk, opts.scrub_smt);
+	trace_end("scrub");
+}
+
+/*
+ * stress=N and bench=on, on the open heap. Stress comes before the wait
+ * for the idle scrub: it races the background scrub on purpose.
+ */
+static void phase_exercise(void)
+{
+	if (opts.stress_seconds) {
+		trace_begin("stress");
+		stress_run(opts.stress_seconds);
+		trace_end("stress");
+	}
+
+	if (opts.bootscrub == SCRUB_IDLE)
+		scrub_wait_all_clean();
+
+	if (opts.bench) {
+		trace_begin("bench");
+		bench_run();
+		trace_end("bench");
+	}
+}
+
 /**
  * keel_main() - the arch-neutral boot, from a filled bootinfo to the verdict.
  * @bi: what the firmware described (sanitised here).
@@ -277,20 +330,9 @@ void keel_main(struct bootinfo *bi)
 	/* When keel_main ran relative to the arch entry (arg0 = entry ticks). */
 	trace_event("entry", TRACE_MARK, arch_entry_ticks, 0);
 
-	options_defaults(&opts);
-	cmdline_parse(&opts, CONFIG_DEFAULT_CMDLINE,
-		      strlen(CONFIG_DEFAULT_CMDLINE));
-	cmdline_parse(&opts, bi->cmdline,
-		      strnlen(bi->cmdline, sizeof(bi->cmdline)));
-	printk_level = opts.loglevel;
-
-	inject_bad_map(bi);
-	bootinfo_sanitise(bi);
-	numa_init(bi);
+	phase_options(bi);
+	phase_firmware(bi);
 	nodes = bi->node_count;
-	print_bootinfo(bi);
-	if (!bi->ram_count)
-		pr_err("the firmware describes no usable RAM\n");
 
 	phase_bootmem(bi);
 
@@ -300,27 +342,8 @@ void keel_main(struct bootinfo *bi)
 
 	phase_smp(bi);
 	phase_heap(bi, nodes);
-
-	trace_begin("scrub");
-	arch_scrub_init();
-	scrub_boot(opts.bootscrub, opts.bootscrub_chunk, opts.scrub_smt);
-	trace_end("scrub");
-
-	/* Before waiting for idle scrubbing: stress races it on purpose. */
-	if (opts.stress_seconds) {
-		trace_begin("stress");
-		stress_run(opts.stress_seconds);
-		trace_end("stress");
-	}
-
-	if (opts.bootscrub == SCRUB_IDLE)
-		scrub_wait_all_clean();
-
-	if (opts.bench) {
-		trace_begin("bench");
-		bench_run();
-		trace_end("bench");
-	}
+	phase_scrub();
+	phase_exercise();
 
 	trace_begin("audit");
 	audit_run(&audit, opts.audit == AUDIT_FULL);

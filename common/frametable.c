@@ -227,6 +227,60 @@ static void store_sections(uint32_t node, const struct bootmem_region *ram,
 		node, ft_pieces, split, (unsigned int)FT_BLOCK_PAGES);
 }
 
+/*
+ * The section table for pfns below @top_pfn. When not even it fits, all
+ * RAM below @top_pfn is left out. Return: false then.
+ */
+static bool alloc_section_table(const struct bootmem_region *ram,
+				unsigned int ram_count, uint64_t top_pfn)
+{
+	paddr_t p;
+
+	p = bootmem_alloc_try(section_count * sizeof(*sections), PAGE_SIZE,
+			      BOOTMEM_ANY_NODE, "frametable");
+	if (pa_val(p) == pa_val(INVALID_PADDR)) {
+		/* Not even the section table fits: no RAM gets entries. */
+		for (unsigned int i = 0; i < ram_count; i++) {
+			uint64_t s = pfn_val(paddr_to_pfn(ram[i].start));
+			uint64_t e = pfn_val(paddr_to_pfn(ram[i].end));
+
+			if (s < top_pfn)
+				leave_out(s, MIN(e, top_pfn));
+		}
+		section_count = 0;
+		return false;
+	}
+	sections = phys_to_virt(p);
+	ft_bytes += ALIGN_UP(section_count * sizeof(*sections), PAGE_SIZE);
+	ft_pieces++;
+	return true;
+}
+
+/* Every section's RAM window and owner; entries per node in @node_entries. */
+static void fill_windows(const struct bootmem_region *ram,
+			 unsigned int ram_count, uint64_t top_pfn,
+			 unsigned int node_count,
+			 uint64_t node_entries[MAX_NUMNODES])
+{
+	unsigned int cursor = 0;
+
+	for (uint64_t sec = 0; sec < section_count; sec++) {
+		struct ft_section *fs = &sections[sec];
+		uint32_t lo = 0, hi = 0, node = 0;
+
+		memset(fs, 0, sizeof(*fs));
+		if (!section_ram_window(sec, ram, ram_count, top_pfn, &cursor,
+					&lo, &hi, &node))
+			continue;
+		if (node >= node_count)
+			node = 0;
+		fs->lo = lo;
+		fs->hi = hi;
+		fs->node = node;
+		node_entries[node] += hi - lo;
+	}
+}
+
 /**
  * frametable_init() - section table plus the storage of every section.
  * @node_count: nodes 0..node_count-1 may own sections.
@@ -234,10 +288,9 @@ static void store_sections(uint32_t node, const struct bootmem_region *ram,
 void frametable_init(unsigned int node_count)
 {
 	const struct bootmem_region *ram;
-	unsigned int ram_count, cursor;
+	unsigned int ram_count;
 	uint64_t node_entries[MAX_NUMNODES] = {0};
-	uint64_t top_pfn, sec;
-	paddr_t p;
+	uint64_t top_pfn;
 
 	ram = bootmem_ram_regions(&ram_count);
 	sections = NULL;
@@ -254,44 +307,10 @@ void frametable_init(unsigned int node_count)
 	top_pfn = pfn_val(paddr_to_pfn(ram[ram_count - 1].end));
 	top_pfn = MIN(top_pfn, pfn_val(paddr_to_pfn(bootmem_limit_top())));
 	section_count = (top_pfn + FT_SECTION_PAGES - 1) >> FT_SECTION_SHIFT;
-	if (!section_count)
+	if (!section_count || !alloc_section_table(ram, ram_count, top_pfn))
 		return;
-	p = bootmem_alloc_try(section_count * sizeof(*sections), PAGE_SIZE,
-			      BOOTMEM_ANY_NODE, "frametable");
-	if (pa_val(p) == pa_val(INVALID_PADDR)) {
-		/* Not even the section table fits: no RAM gets entries. */
-		for (unsigned int i = 0; i < ram_count; i++) {
-			uint64_t s = pfn_val(paddr_to_pfn(ram[i].start));
-			uint64_t e = pfn_val(paddr_to_pfn(ram[i].end));
 
-			if (s < top_pfn)
-				leave_out(s, MIN(e, top_pfn));
-		}
-		section_count = 0;
-		return;
-	}
-	sections = phys_to_virt(p);
-	ft_bytes += ALIGN_UP(section_count * sizeof(*sections), PAGE_SIZE);
-	ft_pieces++;
-
-	/* Windows and owners; count entries per node. */
-	cursor = 0;
-	for (sec = 0; sec < section_count; sec++) {
-		struct ft_section *fs = &sections[sec];
-		uint32_t lo = 0, hi = 0, node = 0;
-
-		memset(fs, 0, sizeof(*fs));
-		if (!section_ram_window(sec, ram, ram_count, top_pfn, &cursor,
-					&lo, &hi, &node))
-			continue;
-		if (node >= node_count)
-			node = 0;
-		fs->lo = lo;
-		fs->hi = hi;
-		fs->node = node;
-		node_entries[node] += hi - lo;
-	}
-
+	fill_windows(ram, ram_count, top_pfn, node_count, node_entries);
 	for (uint32_t n = 0; n < node_count; n++) {
 		if (!node_entries[n] || store_node(n, node_entries[n]))
 			continue;

@@ -15,7 +15,7 @@
  *   scrub.*               scrub_report_json()      common/scrub_report.c
  *   cachemaint.*          cachemaint_report_json() common/cachemaint.c
  *   bench[]               bench_report_json()      common/bench.c
- *   stress.*              stress_report_json()     common/stress.c
+ *   stress.*              stress_report_json()     common/stress_report.c
  *   audit.*               audit_report_json()      common/audit.c
  *   trace*                trace_report_json()      common/trace.c
  * The keys and their types are listed once, in

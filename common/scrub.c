@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Scrubbing free memory (DESIGN §5).
+ * Scrubbing free memory (DESIGN §5): the plan, the entry points, the idle
+ * scrub and the statistics. The boot scrub's units and workers are in
+ * common/scrub_work.c, the choice of primitive and unit size in
+ * common/scrub_calib.c; common/scrub_priv.h is what the three share.
  *
  * Boot scrub (bootscrub=on), before the heap opens:
  *  1. scrub_plan() picks the workers (one online CPU per core, the lowest
@@ -9,28 +12,12 @@
  *     with workers whose CPUs are nearest to its memory, the smallest
  *     distance[helper][node] (numa_nearest_to(); the matrix may be
  *     asymmetric; ties to the lowest id, unreachable helpers last).
- *  2. Every node's dirty free chunks are copied into a static table
- *     (heap_for_each_free under the node lock, nothing else done there).
- *     A node's chunks are cut into units of unit_bytes that never span two
- *     chunks, numbered 0..units-1 per node. The numbers are split into
- *     SCRUB_STRIPES contiguous stripes, each with its own cursor on its
- *     own cache line: a worker claims with one atomic increment in the
- *     stripe of its CPU id, and moves to the next stripe when that one is
- *     empty, so hundreds of workers on one node do not all bounce one
- *     line, and they start far apart in the node's memory. Should a node
- *     have more
- *     chunks than the table holds, the scrub runs in several passes: a
- *     chunk scrubbed in one pass is clean and not collected again.
- *  3. Each worker drains its own node, then the CPU-less nodes it stands
- *     in for, then whichever node with CPUs has the most work left: a
- *     CPU-less node is scrubbed by the workers of its nearest node only
- *     (locality; others join only in the re-runs of step 4). A unit is zeroed
- *     and cleaned to PoC by arch_scrub_clean_range() with no lock held; the
- *     last unit of a chunk (per-chunk atomic count) calls heap_mark_clean().
- *  4. A unit given up (inject=scrub-stop:N) goes to the node's abandoned
- *     list, which claimers drain once the cursor is exhausted; the boot CPU
- *     re-runs the workers (minus the quitter) until no node has work left,
- *     so no unit is ever lost.
+ *     size_units() then sizes every node's unit, and scrub_calibrate()
+ *     picks the fastest primitive on dirty memory.
+ *  2. to 4. scrub_run_passes() cuts every node's dirty chunks into units
+ *     that the workers claim and scrub with no lock held, in passes, until
+ *     no node has work left, even when a worker quits
+ *     (inject=scrub-stop:N). The top of common/scrub_work.c tells how.
  *
  * Idle scrub (bootscrub=idle): the heap opens dirty; every online CPU but
  * the boot CPU loops scrub_idle_step(), which detaches one dirty chunk
@@ -41,6 +28,8 @@
  * and total counters are updated with atomics. The per-CPU arrays
  * (scrub_stats.cpu, cpu_node_bytes, the abandoned lists) come from bootmem
  * through scrub_init_cpus(), sized by the CPUs of the boot, not NR_CPUS.
+ * The plan (workers, scrubbed_by[]) is written by the boot CPU before any
+ * worker starts, read-only afterwards.
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
@@ -57,40 +46,10 @@
 #include <keel/string.h>
 #include <keel/trace.h>
 
-#define SCRUB_MAX_CHUNKS 4096
-#define SCRUB_STRIPES	 8 /* claim cursors per node, a cache line each */
+#include "scrub_priv.h"
 
 struct scrub_stats scrub_stats;
 
-struct scrub_chunk {
-	struct page_info *head;
-	uint64_t start_pfn;  /* first dirty page */
-	uint64_t pages;	     /* dirty: start_pfn to chunk end */
-	uint64_t first_unit; /* node-relative index of its first unit */
-	uint32_t units;
-	uint32_t remaining; /* units not yet done (atomic) */
-	uint32_t all_clean; /* every unit reported clean to PoC (atomic) */
-};
-
-/* One stripe of a node's units: [next, end), next claimed atomically. */
-struct scrub_stripe {
-	uint64_t next, end;
-} __attribute__((aligned(64)));
-
-struct scrub_node_work {
-	struct scrub_stripe stripe[SCRUB_STRIPES];
-	uint32_t first_chunk, chunk_count; /* slice of scrub_chunks[] */
-	uint64_t units;
-	spinlock_t abandoned_lock;
-	uint32_t abandoned_count; /* atomic read, written under the lock */
-	uint64_t *abandoned;	  /* cpu_count entries (scrub_init_cpus) */
-	uint64_t first_start, last_end; /* ticks, whole boot scrub (atomic) */
-	uint64_t unit_pages;		/* scrub_unit_pages() */
-};
-
-static struct scrub_chunk scrub_chunks[SCRUB_MAX_CHUNKS];
-static unsigned int scrub_chunk_used;
-static struct scrub_node_work node_work[MAX_NUMNODES];
 /* [cpu][node]: bytes @cpu scrubbed on @node (cpu_count rows). */
 static uint64_t (*cpu_node_bytes)[MAX_NUMNODES];
 static uint64_t *abandoned_store; /* scrub_nodes rows of cpu_count */
@@ -115,12 +74,11 @@ void scrub_init_cpus(void)
 					   "scrub abandoned units");
 }
 
-static uint32_t scrubbed_by[MAX_NUMNODES];
+uint32_t scrubbed_by[MAX_NUMNODES];
+unsigned int scrub_nodes;
 static bool planned;
-static unsigned int scrub_nodes;
 static uint64_t unit_pages; /* the cap (bootscrub_chunk); idle mode's unit */
 static cpumask_t workers, idle_workers;
-static bool first_round;
 static uint64_t scrub_start;
 
 /**
@@ -194,6 +152,7 @@ void scrub_plan(bool smt, cpumask_t *out_workers, uint32_t out_by[MAX_NUMNODES])
 
 /* ---- work accounting ----------------------------------------------------- */
 
+/* *@p = min(*@p, @v), atomically. */
 static void atomic_min64(uint64_t *p, uint64_t v)
 {
 	uint64_t cur = atomic_load_relaxed(p);
@@ -202,6 +161,7 @@ static void atomic_min64(uint64_t *p, uint64_t v)
 		;
 }
 
+/* *@p = max(*@p, @v), atomically. */
 static void atomic_max64(uint64_t *p, uint64_t v)
 {
 	uint64_t cur = atomic_load_relaxed(p);
@@ -210,12 +170,21 @@ static void atomic_max64(uint64_t *p, uint64_t v)
 		;
 }
 
-/* Scrub [p, p + pages) for @node on the calling CPU and account for it. */
-static bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
+/**
+ * scrub_pages() - scrub [@p, @p + @pages) for @node on the calling CPU.
+ * @node: the node whose statistics it counts for
+ * @p: first page
+ * @pages: how many
+ *
+ * Accounts for it in scrub_stats (this CPU's entry, the node's, the total).
+ *
+ * Return: true when the range was also cleaned to PoC.
+ */
+bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
 {
 	unsigned int cpu = arch_cpu_id();
 	uint64_t bytes = pages << PAGE_SHIFT;
-	struct scrub_node_work *nw = &node_work[node];
+	struct scrub_node_work *nw = &scrub_work[node];
 	uint64_t t0, t1;
 	bool clean;
 
@@ -241,380 +210,6 @@ static bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
 	return clean;
 }
 
-/* ---- boot scrub: collecting chunks --------------------------------------- */
-
-struct collect_ctx {
-	uint32_t node;
-	unsigned int limit; /* table index this node may not reach */
-	bool overflow;
-};
-
-static void collect_chunk(struct page_info *head, unsigned int order,
-			  unsigned int zone, void *arg)
-{
-	struct collect_ctx *ctx = arg;
-	struct scrub_node_work *nw = &node_work[ctx->node];
-	uint64_t size = 1ull << order, first = head->first_dirty;
-	struct scrub_chunk *ch;
-
-	(void)zone;
-	if (first == FIRST_DIRTY_NONE || first >= size)
-		return;
-	if (scrub_chunk_used >= ctx->limit) {
-		ctx->overflow = true;
-		return;
-	}
-	ch = &scrub_chunks[scrub_chunk_used++];
-	ch->head = head;
-	ch->start_pfn = pfn_val(page_to_pfn(head)) + first;
-	ch->pages = size - first;
-	ch->first_unit = nw->units;
-	ch->units =
-		(uint32_t)((ch->pages + nw->unit_pages - 1) / nw->unit_pages);
-	ch->remaining = ch->units;
-	ch->all_clean = 1;
-	nw->units += ch->units;
-	nw->chunk_count++;
-}
-
-/* Cut [0, units) into SCRUB_STRIPES contiguous stripes (some may be empty). */
-static void stripe_units(struct scrub_node_work *nw)
-{
-	for (unsigned int i = 0; i < SCRUB_STRIPES; i++) {
-		nw->stripe[i].next = nw->units * i / SCRUB_STRIPES;
-		nw->stripe[i].end = nw->units * (i + 1) / SCRUB_STRIPES;
-	}
-}
-
-/* Fill the chunk table for one pass. Return: true if some chunk did not fit. */
-static bool collect_pass(void)
-{
-	unsigned int per_node =
-		SCRUB_MAX_CHUNKS / (scrub_nodes ? scrub_nodes : 1);
-	bool overflow = false;
-
-	scrub_chunk_used = 0;
-	for (unsigned int n = 0; n < scrub_nodes; n++) {
-		struct scrub_node_work *nw = &node_work[n];
-		struct collect_ctx ctx = {n, scrub_chunk_used + per_node,
-					  false};
-
-		nw->first_chunk = scrub_chunk_used;
-		nw->chunk_count = 0;
-		nw->units = 0;
-		nw->abandoned_count = 0;
-		if (n < heap_node_count())
-			heap_for_each_free(n, collect_chunk, &ctx);
-		overflow |= ctx.overflow;
-		stripe_units(nw);
-	}
-	return overflow;
-}
-
-/* ---- boot scrub: claiming and doing units -------------------------------- */
-
-static bool claim_unit(struct scrub_node_work *nw, uint64_t *unit)
-{
-	unsigned int first = arch_cpu_id() % SCRUB_STRIPES;
-	bool got = false;
-
-	for (unsigned int k = 0; k < SCRUB_STRIPES; k++) {
-		struct scrub_stripe *st =
-			&nw->stripe[(first + k) % SCRUB_STRIPES];
-		uint64_t u;
-
-		if (atomic_load_relaxed(&st->next) >= st->end)
-			continue;
-		u = atomic_fetch_add(&st->next, 1);
-		if (u < st->end) {
-			*unit = u;
-			return true;
-		}
-	}
-	if (!atomic_load_acquire(&nw->abandoned_count))
-		return false;
-	spin_lock(&nw->abandoned_lock);
-	if (nw->abandoned_count) {
-		*unit = nw->abandoned[nw->abandoned_count - 1];
-		atomic_store_release(&nw->abandoned_count,
-				     nw->abandoned_count - 1);
-		got = true;
-	}
-	spin_unlock(&nw->abandoned_lock);
-	return got;
-}
-
-static void abandon_unit(struct scrub_node_work *nw, uint64_t unit)
-{
-	spin_lock(&nw->abandoned_lock);
-	/* One unit per quitting CPU at most, so the array cannot overflow. */
-	CHECK(nw->abandoned_count < cpu_count);
-	nw->abandoned[nw->abandoned_count] = unit;
-	atomic_store_release(&nw->abandoned_count, nw->abandoned_count + 1);
-	spin_unlock(&nw->abandoned_lock);
-}
-
-static uint64_t work_left(const struct scrub_node_work *nw)
-{
-	uint64_t left = 0;
-
-	for (unsigned int i = 0; i < SCRUB_STRIPES; i++) {
-		uint64_t cur = atomic_load_relaxed(&nw->stripe[i].next);
-
-		if (cur < nw->stripe[i].end)
-			left += nw->stripe[i].end - cur;
-	}
-	return left + atomic_load_acquire(&nw->abandoned_count);
-}
-
-static struct scrub_chunk *unit_chunk(const struct scrub_node_work *nw,
-				      uint64_t unit)
-{
-	uint32_t lo = nw->first_chunk, hi = nw->first_chunk + nw->chunk_count;
-
-	/* Last chunk whose first_unit <= unit. */
-	while (hi - lo > 1) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (scrub_chunks[mid].first_unit <= unit)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return &scrub_chunks[lo];
-}
-
-static void do_unit(uint32_t node, uint64_t unit)
-{
-	struct scrub_chunk *ch = unit_chunk(&node_work[node], unit);
-	uint64_t up = node_work[node].unit_pages;
-	uint64_t off = (unit - ch->first_unit) * up;
-	uint64_t pages = MIN(up, ch->pages - off);
-
-	if (!scrub_pages(node, pfn(ch->start_pfn + off), pages))
-		atomic_store_relaxed(&ch->all_clean, 0);
-	if (atomic_fetch_sub(&ch->remaining, 1) == 1)
-		heap_mark_clean(ch->head, atomic_load_acquire(&ch->all_clean));
-}
-
-/*
- * Drain @node. @stop: this CPU quits at its first claim (fault injection),
- * handing the unit back. Return: false when the worker must stop.
- */
-static bool drain_node(uint32_t node, bool stop)
-{
-	struct scrub_node_work *nw = &node_work[node];
-	uint64_t unit;
-
-	while (claim_unit(nw, &unit)) {
-		if (stop) {
-			abandon_unit(nw, unit);
-			atomic_store_release(&scrub_stats.stopped_cpu,
-					     (int)arch_cpu_id());
-			return false;
-		}
-		do_unit(node, unit);
-	}
-	return true;
-}
-
-static void scrub_worker(void *arg)
-{
-	unsigned int cpu = arch_cpu_id();
-	uint32_t mine = cpu_table[cpu].node;
-	bool stop = first_round && inject_has(INJECT_SCRUB_STOP, cpu);
-
-	(void)arg;
-	if (mine < scrub_nodes && !drain_node(mine, stop))
-		return;
-	for (uint32_t n = 0; n < scrub_nodes; n++) {
-		if (n != mine && scrubbed_by[n] == mine && !drain_node(n, stop))
-			return;
-	}
-	for (;;) {
-		uint64_t best_left = 0;
-		uint32_t best = NUMA_NO_NODE;
-
-		for (uint32_t n = 0; n < scrub_nodes; n++) {
-			uint64_t left = work_left(&node_work[n]);
-
-			/*
-			 * A CPU-less node is its stand-in node's work: only
-			 * the re-runs after the first round (a stand-in quit)
-			 * let anyone else in.
-			 */
-			if (first_round && scrubbed_by[n] != n)
-				continue;
-			if (left > best_left) {
-				best_left = left;
-				best = n;
-			}
-		}
-		if (best == NUMA_NO_NODE || !drain_node(best, stop))
-			return;
-	}
-}
-
-static bool any_work_left(void)
-{
-	for (uint32_t n = 0; n < scrub_nodes; n++)
-		if (work_left(&node_work[n]))
-			return true;
-	return false;
-}
-
-/* CONFIG_DEBUG: the first, middle and last 64 bytes of a page read zero. */
-static void verify_page(uint64_t p)
-{
-	static const uint64_t offs[] = {0, PAGE_SIZE / 2, PAGE_SIZE - 64};
-	const unsigned char *va = phys_to_virt(pfn_to_paddr(pfn(p)));
-
-	for (unsigned int i = 0; i < ARRAY_SIZE(offs); i++) {
-		const uint64_t *w = (const uint64_t *)(va + offs[i]);
-
-		for (unsigned int k = 0; k < 64 / sizeof(*w); k++)
-			if (w[k])
-				panic("scrub: pfn %#llx not zero at offset "
-				      "%llu after the boot scrub",
-				      (unsigned long long)p,
-				      (unsigned long long)(offs[i] +
-							   k * sizeof(*w)));
-	}
-}
-
-static void verify_chunk(const struct scrub_chunk *ch, uint64_t up)
-{
-	for (uint64_t off = 0; off < ch->pages; off += up) {
-		uint64_t last = MIN(off + up, ch->pages) - 1;
-
-		verify_page(ch->start_pfn + off);
-		verify_page(ch->start_pfn + last);
-	}
-}
-
-static void verify_pass(void)
-{
-	for (unsigned int n = 0; n < scrub_nodes; n++) {
-		const struct scrub_node_work *nw = &node_work[n];
-
-		for (unsigned int i = nw->first_chunk;
-		     i < nw->first_chunk + nw->chunk_count; i++)
-			verify_chunk(&scrub_chunks[i], nw->unit_pages);
-	}
-}
-
-static void run_boot_scrub(void)
-{
-	unsigned int passes = 0;
-	bool more;
-
-	do {
-		uint64_t before = scrub_stats.bytes;
-		cpumask_t again = workers;
-
-		more = collect_pass();
-		if (!scrub_chunk_used)
-			break;
-		first_round = passes == 0;
-		smp_run_on(&workers, scrub_worker, NULL);
-		first_round = false;
-		/* Units a quitter handed back and nobody took. */
-		if (scrub_stats.stopped_cpu >= 0)
-			cpumask_clear_cpu(
-				&again, (unsigned int)scrub_stats.stopped_cpu);
-		if (!cpumask_weight(&again))
-			cpumask_set(&again, arch_cpu_id());
-		while (any_work_left())
-			smp_run_on(&again, scrub_worker, NULL);
-		if (IS_ENABLED(CONFIG_DEBUG))
-			verify_pass();
-		passes++;
-		/* A pass that scrubbed nothing would repeat forever. */
-		if (scrub_stats.bytes == before)
-			break;
-	} while (more);
-}
-
-/* ---- choosing the primitive and the unit -------------------------------- */
-
-/* Does scrub_primitive=@forced name @name ('_' standing for ' ')? */
-static bool primitive_matches(const char *forced, const char *name)
-{
-	for (; *forced && *name; forced++, name++) {
-		char f = *forced == '_' ? ' ' : *forced;
-
-		if (f != *name)
-			return false;
-	}
-	return !*forced && !*name;
-}
-
-/* Is @a faster than @b (bytes per tick; unmeasured is slowest)? */
-static bool calib_faster(const struct scrub_calib *a,
-			 const struct scrub_calib *b)
-{
-	if (!a->bytes)
-		return false;
-	if (!b->bytes)
-		return true;
-	/* Below the clock's resolution: as fast as it gets. */
-	if (!a->ticks || !b->ticks)
-		return !a->ticks && b->ticks;
-	/* a->bytes / a->ticks > b->bytes / b->ticks, without division. */
-	return (unsigned __int128)a->bytes * b->ticks >
-	       (unsigned __int128)b->bytes * a->ticks;
-}
-
-/**
- * scrub_choose_primitive() - the primitive to use (see keel/scrub.h).
- * @c: the candidates, with their measurements
- * @count: how many
- * @forced: scrub_primitive= ("" when not given)
- * @forced_unknown: out: @forced names no candidate
- *
- * Return: the index of the primitive to use.
- */
-unsigned int scrub_choose_primitive(const struct scrub_calib *c,
-				    unsigned int count, const char *forced,
-				    bool *forced_unknown)
-{
-	unsigned int best = 0;
-
-	*forced_unknown = false;
-	if (forced && *forced) {
-		for (unsigned int i = 0; i < count; i++)
-			if (primitive_matches(forced, c[i].primitive))
-				return i;
-		*forced_unknown = true;
-	}
-	for (unsigned int i = 1; i < count; i++)
-		if (calib_faster(&c[i], &c[best]))
-			best = i;
-	return best;
-}
-
-/**
- * scrub_unit_pages() - a node's work unit (see keel/scrub.h).
- * @dirty_pages: what the node has to scrub
- * @worker_count: the workers that start on it
- * @cap_pages: bootscrub_chunk, in pages
- *
- * Return: pages per unit.
- */
-uint64_t scrub_unit_pages(uint64_t dirty_pages, unsigned int worker_count,
-			  uint64_t cap_pages)
-{
-	uint64_t min = SCRUB_MIN_UNIT_BYTES >> PAGE_SHIFT, want;
-
-	if (!cap_pages)
-		cap_pages = 1;
-	if (!worker_count)
-		worker_count = 1;
-	want = dirty_pages / ((uint64_t)worker_count * SCRUB_UNITS_PER_WORKER);
-	want = MAX(ALIGN_DOWN(want, min), min);
-	return MIN(want, cap_pages);
-}
-
 /* Every node's unit, from its dirty pages and the workers that start on it. */
 static void size_units(void)
 {
@@ -627,119 +222,16 @@ static void size_units(void)
 
 		for_each_cpu_in (c, &workers)
 			w += cpu_table[c].node == scrubbed_by[n];
-		node_work[n].unit_pages = scrub_unit_pages(
+		scrub_work[n].unit_pages = scrub_unit_pages(
 			st ? st->dirty_pages : 0, w ? w : all, unit_pages);
-		scrub_stats.node[n].unit_bytes = node_work[n].unit_pages
+		scrub_stats.node[n].unit_bytes = scrub_work[n].unit_pages
 						 << PAGE_SHIFT;
 	}
 }
 
-/*
- * The calibration region: the start of the largest dirty chunk, on the
- * boot CPU's node when it has one. Dirty free memory before the heap opens
- * is used by nobody, and the scrub zeroes it again afterwards.
- * Return: its bytes (0: no dirty memory).
- */
-static uint64_t calib_region(void **va)
-{
-	uint32_t home = cpu_table[arch_cpu_id()].node;
-	const struct scrub_chunk *best = NULL;
-	bool best_local = false;
-
-	for (unsigned int n = 0; n < scrub_nodes; n++) {
-		const struct scrub_node_work *nw = &node_work[n];
-
-		for (unsigned int i = nw->first_chunk;
-		     i < nw->first_chunk + nw->chunk_count; i++) {
-			const struct scrub_chunk *ch = &scrub_chunks[i];
-			bool local = n == home;
-
-			if (!best || (local && !best_local) ||
-			    (local == best_local && ch->pages > best->pages)) {
-				best = ch;
-				best_local = local;
-			}
-		}
-	}
-	if (!best)
-		return 0;
-	*va = phys_to_virt(pfn_to_paddr(pfn(best->start_pfn)));
-	return MIN(SCRUB_PROBE_BYTES, best->pages << PAGE_SHIFT);
-}
-
-/*
- * Time every primitive the arch offers on the calibration region (a
- * warm-up with the first, then two rounds in turn, the best of each) and
- * select the fastest, or the one scrub_primitive= names.
- */
-static void scrub_calibrate(bool measure)
-{
-	const char *names[ARCH_SCRUB_MAX_PRIMITIVES];
-	unsigned int count = arch_scrub_candidates(names, ARRAY_SIZE(names));
-	struct scrub_calib *c = scrub_stats.calib;
-	uint64_t t_start = arch_ticks(), len = 0;
-	unsigned int pick;
-	bool unknown;
-	void *va = NULL;
-
-	if (measure) {
-		collect_pass();
-		len = calib_region(&va);
-	}
-	for (unsigned int i = 0; i < count; i++) {
-		c[i].primitive = names[i];
-		c[i].bytes = 0;
-		c[i].ticks = 0;
-	}
-	if (len) {
-		arch_scrub_probe(0, va, len);
-		for (unsigned int round = 0; round < 2; round++) {
-			for (unsigned int i = 0; i < count; i++) {
-				uint64_t t0 = arch_ticks(), t;
-
-				arch_scrub_probe(i, va, len);
-				t = arch_ticks() - t0;
-				if (!c[i].bytes || t < c[i].ticks)
-					c[i].ticks = t;
-				c[i].bytes = len;
-			}
-		}
-		scrub_stats.calib_count = count;
-	}
-	pick = scrub_choose_primitive(c, count, opts.scrub_primitive, &unknown);
-	if (unknown)
-		pr_warn("scrub_primitive=%s: this CPU has no such primitive, "
-			"using %s\n",
-			opts.scrub_primitive, names[pick]);
-	scrub_stats.choice = !unknown && opts.scrub_primitive[0]
-				     ? SCRUB_CHOICE_FORCED
-			     : len ? SCRUB_CHOICE_MEASURED
-				   : SCRUB_CHOICE_DEFAULT;
-	arch_scrub_select(pick);
-	scrub_stats.calib_ticks = arch_ticks() - t_start;
-}
-
-/**
- * scrub_choice_name() - how scrub.primitive was chosen, for the report.
- * @c: the choice
- *
- * Return: "measured", "forced" or "default".
- */
-const char *scrub_choice_name(enum scrub_choice c)
-{
-	switch (c) {
-	case SCRUB_CHOICE_MEASURED:
-		return "measured";
-	case SCRUB_CHOICE_FORCED:
-		return "forced";
-	case SCRUB_CHOICE_DEFAULT:
-		break;
-	}
-	return "default";
-}
-
 /* ---- idle scrub ---------------------------------------------------------- */
 
+/* Detach one dirty chunk of @node, scrub it, give it back. Return: false if none. */
 static bool idle_scrub_node(uint32_t node)
 {
 	unsigned int order;
@@ -790,6 +282,7 @@ bool scrub_idle_step(void)
 	return false;
 }
 
+/* A background scrubber of bootscrub=idle: until no chunk is dirty. */
 static void idle_worker(void *arg)
 {
 	(void)arg;
@@ -799,6 +292,7 @@ static void idle_worker(void *arg)
 
 /* ---- entry points -------------------------------------------------------- */
 
+/* The run's figures, at @end: workers, idle times, node times, main nodes. */
 static void finish_stats(uint64_t end)
 {
 	scrub_stats.ticks = end - scrub_start;
@@ -826,7 +320,7 @@ static void finish_stats(uint64_t end)
 						: scrub_start);
 	}
 	for (unsigned int n = 0; n < scrub_nodes; n++) {
-		struct scrub_node_work *nw = &node_work[n];
+		struct scrub_node_work *nw = &scrub_work[n];
 
 		if (nw->last_end > nw->first_start)
 			scrub_stats.node[n].ticks =
@@ -868,16 +362,9 @@ static void check_scrub_stop(enum scrub_mode mode)
 	}
 }
 
-/**
- * scrub_boot() - the boot scrub for @mode (see the top of this file).
- * @mode: on, off or idle
- * @unit_bytes: work unit (bootscrub_chunk), rounded up to whole pages
- * @smt: SMT siblings scrub too
- */
-void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
+/* Clear the statistics and every node's work for a run of @mode. */
+static void scrub_reset(enum scrub_mode mode, uint64_t unit_bytes)
 {
-	uint64_t end;
-
 	struct scrub_cpu_stats *cpus = scrub_stats.cpu;
 
 	CHECK(cpus && cpu_node_bytes && abandoned_store);
@@ -892,14 +379,71 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 	unit_pages = unit_bytes >> PAGE_SHIFT;
 	scrub_nodes = MIN(numa_node_count(), (unsigned int)MAX_NUMNODES);
 	for (unsigned int n = 0; n < MAX_NUMNODES; n++) {
-		memset(&node_work[n], 0, sizeof(node_work[n]));
-		spin_lock_init(&node_work[n].abandoned_lock);
+		memset(&scrub_work[n], 0, sizeof(scrub_work[n]));
+		spin_lock_init(&scrub_work[n].abandoned_lock);
 		if (n < abandoned_rows)
-			node_work[n].abandoned =
+			scrub_work[n].abandoned =
 				abandoned_store + (uint64_t)n * cpu_count;
-		node_work[n].first_start = UINT64_MAX;
+		scrub_work[n].first_start = UINT64_MAX;
 		scrub_stats.node[n].helper_of = NUMA_NO_NODE;
 	}
+}
+
+/* The plan in the statistics: who stands in for whom, who is a worker. */
+static void record_plan(void)
+{
+	for (unsigned int n = 0; n < scrub_nodes; n++)
+		if (scrubbed_by[n] != n)
+			scrub_stats.node[n].helper_of = scrubbed_by[n];
+	for (unsigned int c = 0; c < cpu_count; c++)
+		scrub_stats.cpu[c].worker = cpumask_test(&workers, c);
+}
+
+/* bootscrub=idle: open the heap dirty, every other online CPU scrubbing. */
+static void start_idle(void)
+{
+	smp_online_mask(&idle_workers);
+	cpumask_clear_cpu(&idle_workers, arch_cpu_id());
+	scrub_stats.workers = cpumask_weight(&idle_workers);
+	for (unsigned int c = 0; c < cpu_count; c++)
+		scrub_stats.cpu[c].worker = cpumask_test(&idle_workers, c);
+	if (!scrub_stats.workers) {
+		/* The boot CPU, later (scrub_wait_all_clean()). */
+		scrub_stats.workers = 1;
+		scrub_stats.cpu[arch_cpu_id()].worker = true;
+	}
+	scrub_stats.heap_ready_ticks = arch_ticks() - arch_entry_ticks;
+	smp_post(&idle_workers, idle_worker, NULL);
+}
+
+/* bootscrub=on: scrub everything now, then the statistics. */
+static void run_boot_scrub(void)
+{
+	uint64_t end;
+
+	scrub_stats.workers = cpumask_weight(&workers);
+	trace_begin("scrub_boot");
+	scrub_run_passes(&workers);
+	trace_end("scrub_boot");
+	end = arch_ticks();
+	finish_stats(end);
+	scrub_stats.heap_ready_ticks = end - arch_entry_ticks;
+	scrub_stats.all_clean_ticks = scrub_stats.heap_ready_ticks;
+	if (scrub_stats.stopped_cpu >= 0)
+		pr_warn("scrub: cpu %d stopped (injected), its work was "
+			"finished by the others\n",
+			scrub_stats.stopped_cpu);
+}
+
+/**
+ * scrub_boot() - the boot scrub for @mode (see the top of this file).
+ * @mode: on, off or idle
+ * @unit_bytes: work unit (bootscrub_chunk), rounded up to whole pages
+ * @smt: SMT siblings scrub too
+ */
+void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
+{
+	scrub_reset(mode, unit_bytes);
 	if (mode == SCRUB_OFF) {
 		scrub_calibrate(false);
 		scrub_start = arch_ticks();
@@ -914,42 +458,13 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 	size_units();
 	scrub_calibrate(true);
 	scrub_start = arch_ticks();
-	for (unsigned int n = 0; n < scrub_nodes; n++)
-		if (scrubbed_by[n] != n)
-			scrub_stats.node[n].helper_of = scrubbed_by[n];
-	for (unsigned int c = 0; c < cpu_count; c++)
-		scrub_stats.cpu[c].worker = cpumask_test(&workers, c);
+	record_plan();
 	check_scrub_stop(mode);
 
-	if (mode == SCRUB_IDLE) {
-		smp_online_mask(&idle_workers);
-		cpumask_clear_cpu(&idle_workers, arch_cpu_id());
-		scrub_stats.workers = cpumask_weight(&idle_workers);
-		for (unsigned int c = 0; c < cpu_count; c++)
-			scrub_stats.cpu[c].worker =
-				cpumask_test(&idle_workers, c);
-		if (!scrub_stats.workers) {
-			/* The boot CPU, later (scrub_wait_all_clean()). */
-			scrub_stats.workers = 1;
-			scrub_stats.cpu[arch_cpu_id()].worker = true;
-		}
-		scrub_stats.heap_ready_ticks = arch_ticks() - arch_entry_ticks;
-		smp_post(&idle_workers, idle_worker, NULL);
-		return;
-	}
-
-	scrub_stats.workers = cpumask_weight(&workers);
-	trace_begin("scrub_boot");
-	run_boot_scrub();
-	trace_end("scrub_boot");
-	end = arch_ticks();
-	finish_stats(end);
-	scrub_stats.heap_ready_ticks = end - arch_entry_ticks;
-	scrub_stats.all_clean_ticks = scrub_stats.heap_ready_ticks;
-	if (scrub_stats.stopped_cpu >= 0)
-		pr_warn("scrub: cpu %d stopped (injected), its work was "
-			"finished by the others\n",
-			scrub_stats.stopped_cpu);
+	if (mode == SCRUB_IDLE)
+		start_idle();
+	else
+		run_boot_scrub();
 }
 
 /**

@@ -130,41 +130,19 @@ void scrub_report_human(unsigned int nodes)
 	}
 }
 
-/**
- * scrub_report_json() - the report's "scrub" object (keys scrub.*).
- * @w: the report's writer.
- * @nodes: node count of this boot.
- */
-void scrub_report_json(struct jw *w, unsigned int nodes)
+/* The "calibration" table: every primitive timed at boot, and its rate. */
+static void calib_json(struct jw *w)
 {
-	static const char *const node_cols[] = {
-		"node",	     "bytes", "ns",	    "cpus",
-		"helper_of", "gbps",  "unit_bytes",
-	};
-	static const char *const cpu_cols[] = {
-		"cpu", "node", "bytes", "ns", "units", "gbps", "idle_ns",
-	};
-	static const char *const calib_cols[] = {
+	static const char *const cols[] = {
 		"primitive",
 		"gbps",
 		"bytes",
 		"ns",
 	};
-	const struct scrub_stats *s = &scrub_stats;
-	uint64_t ns = ticks_to_ns(s->ticks);
-	unsigned int c;
 
-	jw_obj(w, "scrub");
-	jw_str(w, "mode", scrub_mode_name(s->mode));
-	jw_u64(w, "ns", ns);
-	jw_u64(w, "bytes", s->bytes);
-	jw_u64(w, "workers", s->workers);
-	jw_str(w, "primitive", arch_scrub_primitive());
-	jw_str(w, "primitive_by", scrub_choice_name(s->choice));
-	jw_u64(w, "calibration_ns", ticks_to_ns(s->calib_ticks));
-	JW_TABLE(w, "calibration", calib_cols);
-	for (unsigned int i = 0; i < s->calib_count; i++) {
-		const struct scrub_calib *sc = &s->calib[i];
+	JW_TABLE(w, "calibration", cols);
+	for (unsigned int i = 0; i < scrub_stats.calib_count; i++) {
+		const struct scrub_calib *sc = &scrub_stats.calib[i];
 		uint64_t cns = ticks_to_ns(sc->ticks);
 
 		jw_row(w);
@@ -175,18 +153,20 @@ void scrub_report_json(struct jw *w, unsigned int nodes)
 		jw_row_end(w);
 	}
 	jw_table_end(w);
-	jw_u64(w, "heap_ready_ns", ticks_to_ns(s->heap_ready_ticks));
-	jw_u64(w, "all_clean_ns", ticks_to_ns(s->all_clean_ticks));
-	jw_u64(w, "unit_bytes", s->unit_bytes);
-	jw_milli(w, "gbps", rate_gbps_milli(s->bytes, ns));
-	/* inject=scrub-stop:N: the worker that quit (its units were redone). */
-	if (s->stopped_cpu >= 0)
-		jw_u64(w, "stopped_cpu", (uint64_t)s->stopped_cpu);
-	else
-		jw_null(w, "stopped_cpu");
-	JW_TABLE(w, "per_node", node_cols);
+}
+
+/* The "per_node" table: what was scrubbed on each of @nodes, and by whom. */
+static void per_node_json(struct jw *w, unsigned int nodes)
+{
+	static const char *const cols[] = {
+		"node",	     "bytes", "ns",	    "cpus",
+		"helper_of", "gbps",  "unit_bytes",
+	};
+	unsigned int c;
+
+	JW_TABLE(w, "per_node", cols);
 	for (unsigned int n = 0; n < nodes; n++) {
-		const struct scrub_node_stats *sn = &s->node[n];
+		const struct scrub_node_stats *sn = &scrub_stats.node[n];
 		uint64_t nns = ticks_to_ns(sn->ticks);
 
 		jw_row(w);
@@ -206,9 +186,18 @@ void scrub_report_json(struct jw *w, unsigned int nodes)
 		jw_row_end(w);
 	}
 	jw_table_end(w);
-	JW_TABLE(w, "per_cpu", cpu_cols);
-	for (c = 0; c < cpu_count && c < NR_CPUS; c++) {
-		const struct scrub_cpu_stats *sc = &s->cpu[c];
+}
+
+/* The "per_cpu" table: one row per CPU that was a worker or scrubbed. */
+static void per_cpu_json(struct jw *w)
+{
+	static const char *const cols[] = {
+		"cpu", "node", "bytes", "ns", "units", "gbps", "idle_ns",
+	};
+
+	JW_TABLE(w, "per_cpu", cols);
+	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
+		const struct scrub_cpu_stats *sc = &scrub_stats.cpu[c];
 		uint64_t cns = ticks_to_ns(sc->ticks);
 
 		if (!sc->worker && !sc->bytes)
@@ -224,5 +213,37 @@ void scrub_report_json(struct jw *w, unsigned int nodes)
 		jw_row_end(w);
 	}
 	jw_table_end(w);
+}
+
+/**
+ * scrub_report_json() - the report's "scrub" object (keys scrub.*).
+ * @w: the report's writer.
+ * @nodes: node count of this boot.
+ */
+void scrub_report_json(struct jw *w, unsigned int nodes)
+{
+	const struct scrub_stats *s = &scrub_stats;
+	uint64_t ns = ticks_to_ns(s->ticks);
+
+	jw_obj(w, "scrub");
+	jw_str(w, "mode", scrub_mode_name(s->mode));
+	jw_u64(w, "ns", ns);
+	jw_u64(w, "bytes", s->bytes);
+	jw_u64(w, "workers", s->workers);
+	jw_str(w, "primitive", arch_scrub_primitive());
+	jw_str(w, "primitive_by", scrub_choice_name(s->choice));
+	jw_u64(w, "calibration_ns", ticks_to_ns(s->calib_ticks));
+	calib_json(w);
+	jw_u64(w, "heap_ready_ns", ticks_to_ns(s->heap_ready_ticks));
+	jw_u64(w, "all_clean_ns", ticks_to_ns(s->all_clean_ticks));
+	jw_u64(w, "unit_bytes", s->unit_bytes);
+	jw_milli(w, "gbps", rate_gbps_milli(s->bytes, ns));
+	/* inject=scrub-stop:N: the worker that quit (its units were redone). */
+	if (s->stopped_cpu >= 0)
+		jw_u64(w, "stopped_cpu", (uint64_t)s->stopped_cpu);
+	else
+		jw_null(w, "stopped_cpu");
+	per_node_json(w, nodes);
+	per_cpu_json(w);
 	jw_obj_end(w);
 }

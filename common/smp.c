@@ -4,18 +4,13 @@
  *
  * Owns cpu_table[]: logical id 0 is the boot CPU, then the usable bootinfo
  * CPUs in bootinfo order, then the CPUs firmware marked unusable (present =
- * false, kept only so that the report can name them).
+ * false, kept only so that the report can name them). Starting the
+ * secondaries is common/smp_boot.c's.
  *
- * Bring-up: CPUs are started one at a time (a shared trampoline on x86
- * needs that). A secondary announces itself in checked_in[], and only the
- * boot CPU sets cpu_table[].online, after seeing the check-in inside the
- * timeout. So a CPU that checks in late is never counted: it waits for an
- * acceptance that never comes and stays parked.
- *
- * Sizing: cpu_table and the check-in/skew arrays are allocated from
- * bootmem by smp_init(), one entry per CPU the firmware described (after
- * the CONFIG_NR_CPUS cap the parsers apply), never NR_CPUS entries: a 4096
- * CPU build keeps a small .bss. Other per-CPU state comes from
+ * Sizing: cpu_table (and smp_boot.c's check-in/skew arrays) are allocated
+ * from bootmem by smp_init(), one entry per CPU the firmware described
+ * (after the CONFIG_NR_CPUS cap the parsers apply), never NR_CPUS entries:
+ * a 4096 CPU build keeps a small .bss. Other per-CPU state comes from
  * smp_percpu_alloc() on the same count.
  *
  * Mailbox: each online secondary polls its cpu_info. The poster (the boot
@@ -23,17 +18,9 @@
  * then publishes seq + 1 with release; the secondary runs fn(arg) and
  * publishes done_seq = seq with release. No lock: every field has a single
  * writer.
- *
- * Idle: a secondary whose mailbox is empty waits in arch_cpu_idle_wait()
- * (a halt or WFI ended by a timer) for IDLE_MIN_US, doubling up to
- * IDLE_MAX_US while it stays idle and starting over after each piece of
- * work: under QEMU TCG hundreds of vCPU threads share a few host cores,
- * and a spinning one starves the boot CPU, while a request posted to an
- * idle CPU waits at most IDLE_MAX_US and a busy phase still answers fast.
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
-#include <arch/smp.h>
 #include <keel/atomic.h>
 #include <keel/bootmem.h>
 #include <keel/bug.h>
@@ -45,27 +32,10 @@
 #include <keel/json.h>
 #include <keel/scrub.h>
 
+#include "smp_priv.h"
+
 struct cpu_info *cpu_table;
 unsigned int cpu_count;
-
-/* Written by the secondary: 1 = alive. */
-static uint32_t *checked_in;
-/* Written by the boot CPU: its ticks at acceptance (0 = not accepted). */
-static uint64_t *accept_ticks;
-/*
- * Timer skew probe, after acceptance: the boot CPU stamps t0 and posts
- * round r in skew_ping; the secondary stamps skew_stamp and echoes r in
- * skew_pong; the boot CPU stamps t2. skew = stamp - (t0 + t2) / 2, within
- * +-(t2 - t0) / 2; the round with the shortest round trip is kept. A ping
- * beyond SKEW_ROUNDS tells the secondary to stop (the boot CPU gave up).
- */
-#define SKEW_ROUNDS 16
-
-#define IDLE_MIN_US 20
-#define IDLE_MAX_US 10000
-static uint32_t *skew_ping;
-static uint32_t *skew_pong;
-static uint64_t *skew_stamp;
 
 /*
  * Per-CPU state of the boot CPU alone when the map leaves no free RAM at
@@ -107,35 +77,6 @@ void *smp_percpu_alloc(size_t size, const char *why)
 	}
 	memset(p, 0, bytes);
 	return p;
-}
-
-/* Carve @size bytes (8-byte aligned) from *@p. */
-static void *carve(char **p, size_t size)
-{
-	void *r = *p;
-
-	*p += ALIGN_UP(size, 8);
-	return r;
-}
-
-/*
- * cpu_table and the bring-up arrays for @count CPUs, in one zeroed bootmem
- * block (one reservation for the report, not six).
- */
-static void alloc_tables(unsigned int count)
-{
-	size_t sync = 3 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
-	size_t bytes = (sizeof(struct cpu_info) + sync + 16) *
-		       count; /* +16: carve() alignment */
-	char *p;
-
-	p = smp_percpu_alloc(bytes / count, "cpu table");
-	cpu_table = carve(&p, sizeof(struct cpu_info) * count);
-	accept_ticks = carve(&p, sizeof(uint64_t) * count);
-	skew_stamp = carve(&p, sizeof(uint64_t) * count);
-	checked_in = carve(&p, sizeof(uint32_t) * count);
-	skew_ping = carve(&p, sizeof(uint32_t) * count);
-	skew_pong = carve(&p, sizeof(uint32_t) * count);
 }
 
 /*
@@ -222,48 +163,44 @@ static void smp_check_inject(const struct bootinfo *bi)
 	}
 }
 
-/**
- * smp_init() - fill cpu_table from bootinfo and mark SMT siblings.
- * @bi: sanitised bootinfo (at least one CPU)
- *
- * A CPU is an SMT sibling when another CPU of the same node, package and
- * core has a lower thread number. Firmware that gives no topology (all
- * zero) therefore yields no siblings, which is the safe reading. Then the
- * inject= words naming a CPU or node that would do nothing are warned.
+/*
+ * How many CPUs get per-CPU state: those described (the boot CPU alone
+ * without any), capped at NR_CPUS, or the boot CPU alone when no free piece
+ * holds the state of them all.
  */
-void smp_init(const struct bootinfo *bi)
+static unsigned int cpus_to_keep(const struct bootinfo *bi)
 {
-	unsigned int boot = 0, n = 0;
-
-	for (unsigned int i = 0; i < bi->cpu_count; i++) {
-		if (bi->cpus[i].boot_cpu) {
-			boot = i;
-			break;
-		}
-	}
 	/*
 	 * One entry per CPU described (the boot CPU alone without any):
 	 * firmware tables never hold more than NR_CPUS, so this is the cap.
 	 */
-	cpu_count = MIN(MAX(bi->cpu_count, 1u), (unsigned int)NR_CPUS);
+	unsigned int count = MIN(MAX(bi->cpu_count, 1u), (unsigned int)NR_CPUS);
+
 	/*
 	 * No free piece holds the per-CPU state of every CPU (the CPU table,
 	 * scrub and stress rows: together well under PERCPU_STATE_BYTES a
 	 * CPU; stacks come later, one by one): the boot CPU alone, its state
 	 * in the static pool, so the boot still ends in its report.
 	 */
-	if (cpu_count > 1 &&
-	    bootmem_largest_free() < (uint64_t)cpu_count * PERCPU_STATE_BYTES) {
+	if (count > 1 &&
+	    bootmem_largest_free() < (uint64_t)count * PERCPU_STATE_BYTES) {
 		pr_warn("smp: no free piece of %llu KiB for the state of %u "
 			"CPUs: the boot CPU runs alone\n",
-			(unsigned long long)cpu_count * PERCPU_STATE_BYTES >>
-				10,
-			cpu_count);
-		cpu_count = 1;
+			(unsigned long long)count * PERCPU_STATE_BYTES >> 10,
+			count);
+		count = 1;
 	}
-	percpu_pool_used = 0;
-	alloc_tables(cpu_count);
-	trace_init_cpus(cpu_count);
+	return count;
+}
+
+/*
+ * cpu_table from bootinfo, up to cpu_count entries: the boot CPU (bootinfo
+ * index @boot) first, then the usable CPUs, then the unusable ones.
+ * Return: the entries filled.
+ */
+static unsigned int fill_table(const struct bootinfo *bi, unsigned int boot)
+{
+	unsigned int n = 0;
 
 	if (bi->cpu_count) {
 		cpu_fill(&cpu_table[n], &bi->cpus[boot]);
@@ -287,12 +224,16 @@ void smp_init(const struct bootinfo *bi)
 			cpu_fill(&cpu_table[n++], &bi->cpus[i]);
 		}
 	}
-	cpu_count = n;
+	return n;
+}
 
-	for (unsigned int i = 0; i < n; i++) {
+/* Mark the SMT siblings: a lower thread of the same node, package, core. */
+static void mark_smt_siblings(void)
+{
+	for (unsigned int i = 0; i < cpu_count; i++) {
 		struct cpu_info *c = &cpu_table[i];
 
-		for (unsigned int j = 0; j < n; j++) {
+		for (unsigned int j = 0; j < cpu_count; j++) {
 			const struct cpu_info *o = &cpu_table[j];
 
 			if (o->node == c->node && o->package == c->package &&
@@ -302,184 +243,34 @@ void smp_init(const struct bootinfo *bi)
 			}
 		}
 	}
-	smp_check_inject(bi);
-}
-
-/* Does fault injection keep @cpu from checking in? */
-static bool cpu_injected_silent(unsigned int cpu)
-{
-	if (inject_has(INJECT_AP_TIMEOUT, cpu))
-		return true;
-	return cpu != 0 &&
-	       inject_has(INJECT_NODE_CPUS_FAIL, cpu_table[cpu].node);
-}
-
-static __noreturn void cpu_park_forever(void)
-{
-	for (;;)
-		arch_cpu_idle_wait(IDLE_MAX_US);
 }
 
 /**
- * smp_secondary_main() - the arch-neutral life of a secondary CPU.
- * @cpu: its logical id
+ * smp_init() - fill cpu_table from bootinfo and mark SMT siblings.
+ * @bi: sanitised bootinfo (at least one CPU)
  *
- * Checks in, waits to be accepted, answers the boot CPU's timer skew
- * probe (round trips, see skew_ping), then serves its mailbox forever.
+ * A CPU is an SMT sibling when another CPU of the same node, package and
+ * core has a lower thread number. Firmware that gives no topology (all
+ * zero) therefore yields no siblings, which is the safe reading. Then the
+ * inject= words naming a CPU or node that would do nothing are warned.
  */
-void smp_secondary_main(unsigned int cpu)
+void smp_init(const struct bootinfo *bi)
 {
-	struct cpu_info *c = &cpu_table[cpu];
-	uint32_t seq;
+	unsigned int boot = 0;
 
-	if (cpu >= cpu_count || cpu_injected_silent(cpu))
-		cpu_park_forever();
-
-	atomic_store_release(&checked_in[cpu], 1);
-	while (!atomic_load_acquire(&accept_ticks[cpu]))
-		arch_cpu_relax();
-	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
-		uint32_t ping;
-
-		while ((ping = atomic_load_acquire(&skew_ping[cpu])) < r)
-			arch_cpu_relax();
-		if (ping > SKEW_ROUNDS)
+	for (unsigned int i = 0; i < bi->cpu_count; i++) {
+		if (bi->cpus[i].boot_cpu) {
+			boot = i;
 			break;
-		atomic_store_relaxed(&skew_stamp[cpu], arch_ticks());
-		atomic_store_release(&skew_pong[cpu], r);
-	}
-
-	for (;;) {
-		uint32_t us = IDLE_MIN_US;
-
-		while ((seq = atomic_load_acquire(&c->seq)) ==
-		       atomic_load_relaxed(&c->done_seq)) {
-			arch_cpu_idle_wait(us);
-			us = MIN(2 * us, IDLE_MAX_US);
-		}
-		c->fn(c->arg);
-		atomic_store_release(&c->done_seq, seq);
-	}
-}
-
-static bool wait_flag_value(uint32_t *flag, uint32_t v, uint64_t deadline)
-{
-	while (atomic_load_acquire(flag) != v) {
-		if (arch_ticks() >= deadline)
-			return false;
-		arch_cpu_relax();
-	}
-	return true;
-}
-
-static bool wait_flag(uint32_t *flag, uint64_t deadline)
-{
-	while (!atomic_load_acquire(flag)) {
-		if (arch_ticks() >= deadline)
-			return false;
-		arch_cpu_relax();
-	}
-	return true;
-}
-
-/*
- * The boot CPU's side of the skew probe of @cpu (see skew_ping). Only
- * informative: a secondary too slow to answer keeps skew 0.
- */
-static void measure_skew(unsigned int cpu, uint64_t deadline)
-{
-	uint64_t best_rtt = UINT64_MAX;
-	int64_t skew;
-
-	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
-		uint64_t t0 = arch_ticks(), t2;
-
-		atomic_store_release(&skew_ping[cpu], r);
-		if (!wait_flag_value(&skew_pong[cpu], r, deadline)) {
-			atomic_store_release(&skew_ping[cpu], SKEW_ROUNDS + 1);
-			return;
-		}
-		t2 = arch_ticks();
-		if (t2 - t0 < best_rtt) {
-			uint64_t stamp = atomic_load_relaxed(&skew_stamp[cpu]);
-
-			best_rtt = t2 - t0;
-			cpu_table[cpu].tsc_skew_ticks =
-				(int64_t)(stamp - (t0 + best_rtt / 2));
 		}
 	}
-	skew = cpu_table[cpu].tsc_skew_ticks;
-	pr_debug("smp: cpu %u timer skew %s%llu ns (+-%llu ns)\n", cpu,
-		 skew < 0 ? "-" : "",
-		 (unsigned long long)ticks_to_ns(skew < 0 ? (uint64_t)-skew
-							  : (uint64_t)skew),
-		 (unsigned long long)ticks_to_ns(best_rtt / 2));
-}
-
-static void cpu_fail(unsigned int cpu, const char *reason)
-{
-	struct cpu_info *c = &cpu_table[cpu];
-
-	c->online = false;
-	c->fail_reason = reason;
-	pr_warn("cpu %u (hwid %#llx): %s, left out\n", cpu,
-		(unsigned long long)c->hwid, reason);
-}
-
-/**
- * smp_boot_cpus() - start every present secondary and wait for it.
- * @timeout_ms: how long each CPU may take to check in
- *
- * The caller has run arch_smp_prepare() successfully.
- *
- * Return: number of CPUs online, boot CPU included.
- */
-unsigned int smp_boot_cpus(unsigned int timeout_ms)
-{
-	uint64_t timeout = arch_ticks_hz() / 1000 * timeout_ms;
-	unsigned int online = 1;
-
-	/* arch_smp_prepare() already succeeded: the caller (boot.c) ran it. */
-	trace_begin("smp_boot");
-	for (unsigned int cpu = 1; cpu < cpu_count; cpu++) {
-		struct cpu_info *c = &cpu_table[cpu];
-		uint64_t deadline;
-		paddr_t stack;
-
-		if (!c->present)
-			continue;
-		if (inject_has(INJECT_CPU_ON_FAIL, cpu)) {
-			cpu_fail(cpu, "CPU_ON refused (injected)");
-			continue;
-		}
-		/* No RAM left for a stack: the CPU stays down, the boot goes
-		 * on (a map with no usable RAM ends in a FAIL, not a panic). */
-		stack = bootmem_alloc_try(SMP_STACK_SIZE, PAGE_SIZE, c->node,
-					  "cpu stack");
-		if (pa_val(stack) == pa_val(INVALID_PADDR)) {
-			cpu_fail(cpu, "no free RAM for its stack");
-			continue;
-		}
-		if (arch_cpu_start(cpu, c->hwid,
-				   (uintptr_t)phys_to_virt(stack) +
-					   SMP_STACK_SIZE)) {
-			cpu_fail(cpu, "start request refused by firmware");
-			continue;
-		}
-		deadline = arch_ticks() + timeout;
-		if (!wait_flag(&checked_in[cpu], deadline)) {
-			cpu_fail(cpu, "did not check in before the timeout");
-			continue;
-		}
-		c->online = true;
-		c->fail_reason = NULL;
-		atomic_store_release(&accept_ticks[cpu], arch_ticks());
-		/* The skew is only informative: do not fail on it. */
-		measure_skew(cpu, arch_ticks() + timeout);
-		online++;
-	}
-	trace_end("smp_boot");
-	return online;
+	cpu_count = cpus_to_keep(bi);
+	percpu_pool_used = 0;
+	smp_alloc_tables(cpu_count);
+	trace_init_cpus(cpu_count);
+	cpu_count = fill_table(bi, boot);
+	mark_smt_siblings();
+	smp_check_inject(bi);
 }
 
 /**

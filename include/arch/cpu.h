@@ -15,7 +15,7 @@ void arch_cpu_relax(void);
  * One wait of a secondary with nothing to do (polling its mailbox, or
  * parked): give the CPU away for at most about @max_us microseconds. It
  * may return earlier (an interrupt, a spurious wake-up) and the caller
- * checks again; common/smp.c grows @max_us while the CPU stays idle.
+ * checks again; common/smp_boot.c grows @max_us while the CPU stays idle.
  * x86_64 halts until a one-shot local APIC timer; arm64 waits in WFI
  * until its virtual timer fires through the GICv3 (a yield without one);
  * the sandbox, whose CPUs are threads sharing a few host cores, spins a

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Arch hooks: starting secondary CPUs. common/smp.c decides which CPUs to
- * start, allocates their stacks on their own node and waits (bounded) for
+ * Arch hooks: starting secondary CPUs. common/smp_boot.c decides which CPUs
+ * to start, allocates their stacks on their own node and waits (bounded) for
  * each to check in; the arch only knows how to kick one.
  */
 #ifndef ARCH_SMP_H
@@ -23,7 +23,7 @@ int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top);
 /* One-time arch work before the first arch_cpu_start() (trampoline, ...). */
 int arch_smp_prepare(void);
 
-/* Called in the arch-neutral entry of each secondary, in common/smp.c. */
+/* Called in the arch-neutral entry of each secondary, in common/smp_boot.c. */
 __attribute__((noreturn)) void smp_secondary_main(unsigned int cpu);
 
 #endif

@@ -1,0 +1,268 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bringing the secondary CPUs up, and their life afterwards.
+ *
+ * Bring-up: CPUs are started one at a time (a shared trampoline on x86
+ * needs that). A secondary announces itself in checked_in[], and only the
+ * boot CPU sets cpu_table[].online, after seeing the check-in inside the
+ * timeout. So a CPU that checks in late is never counted: it waits for an
+ * acceptance that never comes and stays parked.
+ *
+ * Sizing: the check-in and skew arrays share cpu_table's bootmem block
+ * (smp_alloc_tables(), called by smp_init()), one entry per CPU described,
+ * never NR_CPUS entries.
+ *
+ * After acceptance a secondary serves its mailbox (common/smp.c posts to
+ * it). Idle: a secondary whose mailbox is empty waits in
+ * arch_cpu_idle_wait() (a halt or WFI ended by a timer) for IDLE_MIN_US,
+ * doubling up to IDLE_MAX_US while it stays idle and starting over after
+ * each piece of work: under QEMU TCG hundreds of vCPU threads share a few
+ * host cores, and a spinning one starves the boot CPU, while a request
+ * posted to an idle CPU waits at most IDLE_MAX_US and a busy phase still
+ * answers fast.
+ *
+ * Lock: none. Every array entry has a single writer (the secondary or the
+ * boot CPU, as marked), published with release and read with acquire.
+ */
+#include <arch/cpu.h>
+#include <arch/mm.h>
+#include <arch/smp.h>
+#include <keel/atomic.h>
+#include <keel/bootmem.h>
+#include <keel/options.h>
+#include <keel/printk.h>
+#include <keel/smp.h>
+#include <keel/trace.h>
+
+#include "smp_priv.h"
+
+/* Written by the secondary: 1 = alive. */
+static uint32_t *checked_in;
+/* Written by the boot CPU: its ticks at acceptance (0 = not accepted). */
+static uint64_t *accept_ticks;
+/*
+ * Timer skew probe, after acceptance: the boot CPU stamps t0 and posts
+ * round r in skew_ping; the secondary stamps skew_stamp and echoes r in
+ * skew_pong; the boot CPU stamps t2. skew = stamp - (t0 + t2) / 2, within
+ * +-(t2 - t0) / 2; the round with the shortest round trip is kept. A ping
+ * beyond SKEW_ROUNDS tells the secondary to stop (the boot CPU gave up).
+ */
+#define SKEW_ROUNDS 16
+
+#define IDLE_MIN_US 20
+#define IDLE_MAX_US 10000
+static uint32_t *skew_ping;
+static uint32_t *skew_pong;
+static uint64_t *skew_stamp;
+
+/* Carve @size bytes (8-byte aligned) from *@p. */
+static void *carve(char **p, size_t size)
+{
+	void *r = *p;
+
+	*p += ALIGN_UP(size, 8);
+	return r;
+}
+
+/**
+ * smp_alloc_tables() - cpu_table and the bring-up arrays, for @count CPUs.
+ * @count: the CPUs smp_init() keeps
+ *
+ * In one zeroed bootmem block: one reservation for the report, not six.
+ */
+void smp_alloc_tables(unsigned int count)
+{
+	size_t sync = 3 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
+	size_t bytes = (sizeof(struct cpu_info) + sync + 16) *
+		       count; /* +16: carve() alignment */
+	char *p;
+
+	p = smp_percpu_alloc(bytes / count, "cpu table");
+	cpu_table = carve(&p, sizeof(struct cpu_info) * count);
+	accept_ticks = carve(&p, sizeof(uint64_t) * count);
+	skew_stamp = carve(&p, sizeof(uint64_t) * count);
+	checked_in = carve(&p, sizeof(uint32_t) * count);
+	skew_ping = carve(&p, sizeof(uint32_t) * count);
+	skew_pong = carve(&p, sizeof(uint32_t) * count);
+}
+
+/* Does fault injection keep @cpu from checking in? */
+static bool cpu_injected_silent(unsigned int cpu)
+{
+	if (inject_has(INJECT_AP_TIMEOUT, cpu))
+		return true;
+	return cpu != 0 &&
+	       inject_has(INJECT_NODE_CPUS_FAIL, cpu_table[cpu].node);
+}
+
+/* A CPU that takes no part: idle forever, never spinning. */
+static __noreturn void cpu_park_forever(void)
+{
+	for (;;)
+		arch_cpu_idle_wait(IDLE_MAX_US);
+}
+
+/**
+ * smp_secondary_main() - the arch-neutral life of a secondary CPU.
+ * @cpu: its logical id
+ *
+ * Checks in, waits to be accepted, answers the boot CPU's timer skew
+ * probe (round trips, see skew_ping), then serves its mailbox forever.
+ */
+void smp_secondary_main(unsigned int cpu)
+{
+	struct cpu_info *c = &cpu_table[cpu];
+	uint32_t seq;
+
+	if (cpu >= cpu_count || cpu_injected_silent(cpu))
+		cpu_park_forever();
+
+	atomic_store_release(&checked_in[cpu], 1);
+	while (!atomic_load_acquire(&accept_ticks[cpu]))
+		arch_cpu_relax();
+	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
+		uint32_t ping;
+
+		while ((ping = atomic_load_acquire(&skew_ping[cpu])) < r)
+			arch_cpu_relax();
+		if (ping > SKEW_ROUNDS)
+			break;
+		atomic_store_relaxed(&skew_stamp[cpu], arch_ticks());
+		atomic_store_release(&skew_pong[cpu], r);
+	}
+
+	for (;;) {
+		uint32_t us = IDLE_MIN_US;
+
+		while ((seq = atomic_load_acquire(&c->seq)) ==
+		       atomic_load_relaxed(&c->done_seq)) {
+			arch_cpu_idle_wait(us);
+			us = MIN(2 * us, IDLE_MAX_US);
+		}
+		c->fn(c->arg);
+		atomic_store_release(&c->done_seq, seq);
+	}
+}
+
+/* Wait until *@flag reads @v. Return: false at @deadline (ticks). */
+static bool wait_flag_value(uint32_t *flag, uint32_t v, uint64_t deadline)
+{
+	while (atomic_load_acquire(flag) != v) {
+		if (arch_ticks() >= deadline)
+			return false;
+		arch_cpu_relax();
+	}
+	return true;
+}
+
+/* Wait until *@flag is set. Return: false at @deadline (ticks). */
+static bool wait_flag(uint32_t *flag, uint64_t deadline)
+{
+	while (!atomic_load_acquire(flag)) {
+		if (arch_ticks() >= deadline)
+			return false;
+		arch_cpu_relax();
+	}
+	return true;
+}
+
+/*
+ * The boot CPU's side of the skew probe of @cpu (see skew_ping). Only
+ * informative: a secondary too slow to answer keeps skew 0.
+ */
+static void measure_skew(unsigned int cpu, uint64_t deadline)
+{
+	uint64_t best_rtt = UINT64_MAX;
+	int64_t skew;
+
+	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
+		uint64_t t0 = arch_ticks(), t2;
+
+		atomic_store_release(&skew_ping[cpu], r);
+		if (!wait_flag_value(&skew_pong[cpu], r, deadline)) {
+			atomic_store_release(&skew_ping[cpu], SKEW_ROUNDS + 1);
+			return;
+		}
+		t2 = arch_ticks();
+		if (t2 - t0 < best_rtt) {
+			uint64_t stamp = atomic_load_relaxed(&skew_stamp[cpu]);
+
+			best_rtt = t2 - t0;
+			cpu_table[cpu].tsc_skew_ticks =
+				(int64_t)(stamp - (t0 + best_rtt / 2));
+		}
+	}
+	skew = cpu_table[cpu].tsc_skew_ticks;
+	pr_debug("smp: cpu %u timer skew %s%llu ns (+-%llu ns)\n", cpu,
+		 skew < 0 ? "-" : "",
+		 (unsigned long long)ticks_to_ns(skew < 0 ? (uint64_t)-skew
+							  : (uint64_t)skew),
+		 (unsigned long long)ticks_to_ns(best_rtt / 2));
+}
+
+/* @cpu stays out of the boot, for @reason (one warning, kept for the report). */
+static void cpu_fail(unsigned int cpu, const char *reason)
+{
+	struct cpu_info *c = &cpu_table[cpu];
+
+	c->online = false;
+	c->fail_reason = reason;
+	pr_warn("cpu %u (hwid %#llx): %s, left out\n", cpu,
+		(unsigned long long)c->hwid, reason);
+}
+
+/**
+ * smp_boot_cpus() - start every present secondary and wait for it.
+ * @timeout_ms: how long each CPU may take to check in
+ *
+ * The caller has run arch_smp_prepare() successfully.
+ *
+ * Return: number of CPUs online, boot CPU included.
+ */
+unsigned int smp_boot_cpus(unsigned int timeout_ms)
+{
+	uint64_t timeout = arch_ticks_hz() / 1000 * timeout_ms;
+	unsigned int online = 1;
+
+	/* arch_smp_prepare() already succeeded: the caller (boot.c) ran it. */
+	trace_begin("smp_boot");
+	for (unsigned int cpu = 1; cpu < cpu_count; cpu++) {
+		struct cpu_info *c = &cpu_table[cpu];
+		uint64_t deadline;
+		paddr_t stack;
+
+		if (!c->present)
+			continue;
+		if (inject_has(INJECT_CPU_ON_FAIL, cpu)) {
+			cpu_fail(cpu, "CPU_ON refused (injected)");
+			continue;
+		}
+		/* No RAM left for a stack: the CPU stays down, the boot goes
+		 * on (a map with no usable RAM ends in a FAIL, not a panic). */
+		stack = bootmem_alloc_try(SMP_STACK_SIZE, PAGE_SIZE, c->node,
+					  "cpu stack");
+		if (pa_val(stack) == pa_val(INVALID_PADDR)) {
+			cpu_fail(cpu, "no free RAM for its stack");
+			continue;
+		}
+		if (arch_cpu_start(cpu, c->hwid,
+				   (uintptr_t)phys_to_virt(stack) +
+					   SMP_STACK_SIZE)) {
+			cpu_fail(cpu, "start request refused by firmware");
+			continue;
+		}
+		deadline = arch_ticks() + timeout;
+		if (!wait_flag(&checked_in[cpu], deadline)) {
+			cpu_fail(cpu, "did not check in before the timeout");
+			continue;
+		}
+		c->online = true;
+		c->fail_reason = NULL;
+		atomic_store_release(&accept_ticks[cpu], arch_ticks());
+		/* The skew is only informative: do not fail on it. */
+		measure_skew(cpu, arch_ticks() + timeout);
+		online++;
+	}
+	trace_end("smp_boot");
+	return online;
+}
