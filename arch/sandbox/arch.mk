@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: MIT
 # The sandbox: keel as a Linux process. RAM is an mmap arena, CPUs are
-# pthreads. Only the files of arch/sandbox include libc (one per arch
-# header, plus os.c, replay.c, main.c and the canary.c observer); libc also
-# provides the string functions, so keel's own copies (common/lib/libc.c)
-# are left out here.
+# pthreads. One file per arch header (cpu.c, mm.c, console.c, cache.c,
+# scrub.c, smp.c), the firmware replay (replay.c), main() (main.c), the
+# canary.c test observer, and os.c: the only file that includes host
+# headers, behind <asm/os.h>. libc provides the string functions of
+# <keel/string.h>, so keel's own copies (common/lib/libc.c) are left out.
 
 CC_ARCH := gcc
 ARCH_CFLAGS := -fno-omit-frame-pointer -pthread

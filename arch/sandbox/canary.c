@@ -20,16 +20,11 @@
  * still be checked. Numbers are parsed as boot/fwdesc.c does (parse_size);
  * a line that does not parse is simply not a canary.
  *
- * Like the rest of arch/sandbox this file includes libc. It runs on the main thread only,
- * before keel starts and from the atexit handler.
+ * It runs on the main thread only, before keel starts and from the exit
+ * handler; the host is reached through <asm/os.h>.
  */
-#define _GNU_SOURCE
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include <arch/mm.h>
+#include <asm/os.h>
 #include <asm/sandbox.h>
 #include <keel/compiler.h>
 #include <keel/string.h>
@@ -53,15 +48,27 @@ static uint64_t canary_word(uint64_t pa)
 	return (pa * 0x9e3779b97f4a7c15ull) ^ 0x6b65656c63616e79ull;
 }
 
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
 /* The fields of one line at blanks; returns how many (at most @max). */
 static int split(char *line, char **tok, int max)
 {
 	int n = 0;
-	char *save = NULL;
 
-	for (char *t = strtok_r(line, " \t\r\v\f", &save); t && n < max;
-	     t = strtok_r(NULL, " \t\r\v\f", &save))
-		tok[n++] = t;
+	while (n < max) {
+		while (is_blank(*line))
+			line++;
+		if (!*line)
+			break;
+		tok[n++] = line;
+		while (*line && !is_blank(*line))
+			line++;
+		if (*line)
+			*line++ = '\0';
+	}
 	return n;
 }
 
@@ -69,6 +76,19 @@ static bool range_of(char **tok, uint64_t *s, uint64_t *e)
 {
 	return !parse_size(tok[1], strlen(tok[1]), s) &&
 	       !parse_size(tok[2], strlen(tok[2]), e) && *e > *s;
+}
+
+/* Append [s, e) to the array @*v of @*n. Return: false when out of memory. */
+static bool range_push(struct canary_range **v, size_t *n, uint64_t s,
+		       uint64_t e)
+{
+	struct canary_range *nv = os_realloc(*v, (*n + 1) * sizeof(**v));
+
+	if (!nv)
+		return false;
+	*v = nv;
+	(*v)[(*n)++] = (struct canary_range){s, e};
+	return true;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -83,7 +103,7 @@ static void canary_merge(void)
 {
 	size_t out = 0;
 
-	qsort(canary, canary_count, sizeof(*canary), cmp_range);
+	sort(canary, canary_count, sizeof(*canary), cmp_range);
 	for (size_t i = 0; i < canary_count; i++) {
 		if (out && canary[i].start <= canary[out - 1].end) {
 			if (canary[i].end > canary[out - 1].end)
@@ -97,17 +117,8 @@ static void canary_merge(void)
 
 static void canary_add(uint64_t s, uint64_t e)
 {
-	struct canary_range *nc;
-
-	if (s >= e)
-		return;
-	nc = realloc(canary, (canary_count + 1) * sizeof(*canary));
-	if (!nc)
-		return;
-	canary = nc;
-	canary[canary_count].start = s;
-	canary[canary_count].end = e;
-	canary_count++;
+	if (s < e)
+		range_push(&canary, &canary_count, s, e);
 }
 
 /*
@@ -154,79 +165,73 @@ static void canary_check(void)
 				continue;
 			}
 			if (clobbered++ < CANARY_NAMED_CLOBBER)
-				printf("sandbox: canary: reserved page %#llx "
-				       "clobbered\n",
-				       (unsigned long long)p);
+				os_printf(
+					"sandbox: canary: reserved page %#llx "
+					"clobbered\n",
+					(unsigned long long)p);
 		}
 	}
-	printf("sandbox: canary: %llu reserved pages intact, %llu "
-	       "clobbered%s\n",
-	       (unsigned long long)intact, (unsigned long long)clobbered,
-	       canary_capped ? " (capped)" : "");
-	fflush(stdout);
+	os_printf("sandbox: canary: %llu reserved pages intact, %llu "
+		  "clobbered%s\n",
+		  (unsigned long long)intact, (unsigned long long)clobbered,
+		  canary_capped ? " (capped)" : "");
 	if (clobbered)
-		_exit(1);
+		os_exit_now(1);
 }
 
-/**
- * sandbox_canary_arm() - with KEEL_SANDBOX_CANARY=1, fill the firmware's
- * reserved RAM pages of @path with the pattern and check them at exit.
- * @path: the firmware description
- * @top: end of the arena (canaries above it cannot exist)
- *
- * Does nothing without the variable or when @path cannot be read again.
+/*
+ * One line of the description: a `ram` line (trimmed inwards to pages) or a
+ * `reserved` line (widened outwards, as sanitise does) into [@s, @e).
+ * Return: false for any other line, or one that does not parse.
  */
-void sandbox_canary_arm(const char *path, uint64_t top)
+static bool canary_line(char *line, bool *is_ram, uint64_t *s, uint64_t *e)
 {
-	struct canary_range *ram = NULL, *rsv = NULL, *n;
-	size_t nram = 0, nrsv = 0, len;
-	const char *env = getenv(CANARY_ENV);
-	char *buf, *save = NULL;
+	char *hash = strchr(line, '#'), *tok[3];
 
-	if (!env || strcmp(env, "1"))
-		return;
-	buf = sandbox_read_file(path, &len);
-	if (!buf)
-		return;
-	for (char *line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
-		char *hash = strchr(line, '#'), *tok[3];
+	if (hash)
+		*hash = '\0';
+	if (split(line, tok, 3) < 3 || !range_of(tok, s, e))
+		return false;
+	*is_ram = !strcmp(tok[0], "ram");
+	if (!*is_ram && strcmp(tok[0], "reserved"))
+		return false;
+	if (*is_ram) {
+		*s = ALIGN_UP(*s, PAGE_SIZE);
+		*e = ALIGN_DOWN(*e, PAGE_SIZE);
+	} else {
+		*s = ALIGN_DOWN(*s, PAGE_SIZE);
+		*e = *e > PAGE_MASK ? PAGE_MASK : ALIGN_UP(*e, PAGE_SIZE);
+	}
+	return *s < *e;
+}
+
+/* Collect the canary ranges of the description text @buf (consumed). */
+static void canary_parse(char *buf, uint64_t top)
+{
+	struct canary_range *ram = NULL, *rsv = NULL;
+	size_t nram = 0, nrsv = 0;
+
+	for (char *line = buf, *next; line; line = next) {
 		bool is_ram;
 		uint64_t s, e;
 
-		if (hash)
-			*hash = '\0';
-		if (split(line, tok, 3) < 3 || !range_of(tok, &s, &e))
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!canary_line(line, &is_ram, &s, &e))
 			continue;
-		is_ram = !strcmp(tok[0], "ram");
-		if (!is_ram && strcmp(tok[0], "reserved"))
-			continue;
-		if (is_ram) {
-			s = ALIGN_UP(s, PAGE_SIZE);
-			e = ALIGN_DOWN(e, PAGE_SIZE);
-		} else {
-			s = ALIGN_DOWN(s, PAGE_SIZE);
-			e = e > PAGE_MASK ? PAGE_MASK : ALIGN_UP(e, PAGE_SIZE);
-		}
-		if (s >= e)
-			continue;
-		n = realloc(is_ram ? ram : rsv,
-			    ((is_ram ? nram : nrsv) + 1) * sizeof(*n));
-		if (!n)
+		if (!range_push(is_ram ? &ram : &rsv, is_ram ? &nram : &nrsv, s,
+				e))
 			break;
-		if (is_ram) {
-			ram = n;
-			ram[nram++] = (struct canary_range){s, e};
-		} else {
-			rsv = n;
-			rsv[nrsv++] = (struct canary_range){s, e};
-		}
 	}
-	free(buf);
 	canary_collect(ram, nram, rsv, nrsv, top);
-	free(ram);
-	free(rsv);
+	os_free(ram);
+	os_free(rsv);
+}
 
+/* Write the pattern into every canary page, at most CANARY_MAX_PAGES. */
+static void canary_fill(void)
+{
 	for (size_t i = 0; i < canary_count; i++) {
 		uint64_t pages = (canary[i].end - canary[i].start) / PAGE_SIZE;
 
@@ -240,5 +245,29 @@ void sandbox_canary_arm(const char *path, uint64_t top)
 		for (uint64_t p = canary[i].start; p < canary[i].end; p += 8)
 			*(uint64_t *)arch_phys_to_virt(pa(p)) = canary_word(p);
 	}
-	atexit(canary_check);
+}
+
+/**
+ * sandbox_canary_arm() - with KEEL_SANDBOX_CANARY=1, fill the firmware's
+ * reserved RAM pages of @path with the pattern and check them at exit.
+ * @path: the firmware description
+ * @top: end of the arena (canaries above it cannot exist)
+ *
+ * Does nothing without the variable or when @path cannot be read again.
+ */
+void sandbox_canary_arm(const char *path, uint64_t top)
+{
+	const char *env = os_getenv(CANARY_ENV);
+	size_t len;
+	char *buf;
+
+	if (!env || strcmp(env, "1"))
+		return;
+	buf = sandbox_read_file(path, &len);
+	if (!buf)
+		return;
+	canary_parse(buf, top);
+	os_free(buf);
+	canary_fill();
+	os_atexit(canary_check);
 }

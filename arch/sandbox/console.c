@@ -2,19 +2,15 @@
 /*
  * Sandbox arch hook of <arch/console.h>: the console is stdout. Tests may
  * capture it into a buffer (sandbox_console_capture()), quietly or not;
- * one lock orders the writers of both.
+ * one lock, the host's stdout lock (os_stdout_lock()), orders the writers
+ * of both.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <pthread.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include <arch/console.h>
+#include <asm/os.h>
 #include <asm/sandbox.h>
+#include <keel/string.h>
 
-static pthread_mutex_t console_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Under os_stdout_lock(). */
 static bool capture_on, capture_quiet;
 static char *capture_buf;
 static size_t capture_len, capture_cap;
@@ -27,7 +23,7 @@ static void capture_append(const char *s, size_t len)
 
 		while (capture_len + len + 1 > cap)
 			cap *= 2;
-		nb = realloc(capture_buf, cap);
+		nb = os_realloc(capture_buf, cap);
 		if (!nb)
 			return; /* drop output rather than fail a test */
 		capture_buf = nb;
@@ -45,27 +41,12 @@ static void capture_append(const char *s, size_t len)
  */
 void arch_console_write(const char *s, size_t len)
 {
-	int old;
-
-	/* write() is a cancellation point: never die holding the lock. */
-	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-	pthread_mutex_lock(&console_lock);
+	os_stdout_lock();
 	if (capture_on)
 		capture_append(s, len);
-	if (!capture_on || !capture_quiet) {
-		while (len) {
-			ssize_t n = write(1, s, len);
-
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			s += n;
-			len -= (size_t)n;
-		}
-	}
-	pthread_mutex_unlock(&console_lock);
-	pthread_setcancelstate(old, NULL);
+	if (!capture_on || !capture_quiet)
+		os_write_stdout(s, len);
+	os_stdout_unlock();
 }
 
 /**
@@ -75,10 +56,10 @@ void arch_console_write(const char *s, size_t len)
  */
 void sandbox_console_capture(bool enable, bool quiet)
 {
-	pthread_mutex_lock(&console_lock);
+	os_stdout_lock();
 	capture_on = enable;
 	capture_quiet = quiet;
-	pthread_mutex_unlock(&console_lock);
+	os_stdout_unlock();
 }
 
 /**
@@ -96,9 +77,9 @@ const char *sandbox_console_buffer(void)
  */
 void sandbox_console_clear(void)
 {
-	pthread_mutex_lock(&console_lock);
+	os_stdout_lock();
 	capture_len = 0;
 	if (capture_buf)
 		capture_buf[0] = '\0';
-	pthread_mutex_unlock(&console_lock);
+	os_stdout_unlock();
 }

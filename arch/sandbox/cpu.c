@@ -7,16 +7,11 @@
  * arch_stop() exits with the verdict, arch_panic() calls the tests' panic
  * hook (sandbox_set_panic_hook()) when one is set on the panicking thread.
  */
-#define _GNU_SOURCE
-#include <pthread.h>
-#include <sched.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-
 #include <arch/cpu.h>
+#include <asm/os.h>
 #include <asm/sandbox.h>
 #include <keel/compiler.h>
+#include <keel/string.h>
 
 #include "sandbox_priv.h"
 
@@ -76,22 +71,20 @@ static void relax(bool idle, uint64_t max_ns)
 #endif
 	if ((++relax_count & 63) != 0)
 		return;
-	pthread_testcancel();
+	os_thread_testcancel();
 	now = arch_ticks();
 	if (now - spin_last > SPIN_GAP_NS)
 		spin_start = now;
 	spin_last = now;
 	if (now - spin_start > SPIN_SLEEP_AFTER_NS) {
 		uint64_t ns = idle ? (now - spin_start) / SPIN_SLEEP_SHARE : 0;
-		struct timespec ts = {0,
-				      (long)MIN(MIN(MAX(ns, SPIN_SLEEP_MIN_NS),
-						    SPIN_SLEEP_MAX_NS),
-						max_ns)};
 
-		nanosleep(&ts, NULL);
+		os_sleep_ns(
+			MIN(MIN(MAX(ns, SPIN_SLEEP_MIN_NS), SPIN_SLEEP_MAX_NS),
+			    max_ns));
 		spin_last = arch_ticks();
 	} else {
-		sched_yield();
+		os_yield();
 	}
 }
 
@@ -127,10 +120,7 @@ void arch_cpu_idle_wait(uint32_t max_us)
  */
 uint64_t arch_ticks(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return os_clock_ns();
 }
 
 /**
@@ -144,8 +134,12 @@ uint64_t arch_ticks_hz(void)
 }
 
 static void (*panic_hook)(const char *msg);
-/* Tests longjmp out of the hook: only legal on the thread that set it. */
-static pthread_t panic_hook_thread;
+/*
+ * Tests longjmp out of the hook: only legal on the thread that set it,
+ * which panic_hook_owner names by the address of its own panic_hook_mark.
+ */
+static __thread char panic_hook_mark;
+static const char *panic_hook_owner;
 static char last_panic[512];
 
 /**
@@ -156,8 +150,7 @@ static char last_panic[512];
 void arch_stop(enum after_action how, bool pass)
 {
 	(void)how;
-	fflush(stdout);
-	exit(pass ? 0 : 1);
+	os_exit(pass ? 0 : 1);
 }
 
 /**
@@ -166,7 +159,7 @@ void arch_stop(enum after_action how, bool pass)
  */
 void sandbox_set_panic_hook(void (*hook)(const char *msg))
 {
-	panic_hook_thread = pthread_self();
+	panic_hook_owner = &panic_hook_mark;
 	panic_hook = hook;
 }
 
@@ -192,10 +185,9 @@ void arch_panic(const char *msg)
 	void (*hook)(const char *) = panic_hook;
 
 	snprintf(last_panic, sizeof(last_panic), "%s", msg ? msg : "");
-	if (hook && pthread_equal(panic_hook_thread, pthread_self())) {
+	if (hook && panic_hook_owner == &panic_hook_mark) {
 		hook(last_panic);
 		/* A hook that returns broke its contract: still stop. */
 	}
-	fflush(stdout);
-	exit(1);
+	os_exit(1);
 }

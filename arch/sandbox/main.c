@@ -4,19 +4,16 @@
  * bootinfo, replay the firmware tables it names, join the command line,
  * map the RAM arena (--prefault: fault it in), then keel_main().
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include <arch/cpu.h>
+#include <asm/os.h>
 #include <asm/sandbox.h>
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
 #include <keel/cmdline_copy.h>
+#include <keel/errno.h>
 #include <keel/fwboot.h>
 #include <keel/fwdesc.h>
+#include <keel/string.h>
 
 #include "sandbox_priv.h"
 
@@ -35,7 +32,7 @@ static int join_cmdline(struct bootinfo *bi, int argc, char **argv, int first)
 
 	for (int i = first; i < argc; i++)
 		len += strlen(argv[i]) + 1;
-	line = malloc(len + 1);
+	line = os_malloc(len + 1);
 	if (!line)
 		return -ENOMEM;
 	for (int i = first; i < argc; i++) {
@@ -48,19 +45,18 @@ static int join_cmdline(struct bootinfo *bi, int argc, char **argv, int first)
 	}
 	line[used] = '\0';
 	cmdline_copy_bootinfo(bi, line, used, NULL, "sandbox: command line");
-	free(line);
+	os_free(line);
 	return 0;
 }
 
 static int usage(const char *prog)
 {
-	fprintf(stderr,
-		"usage: %s [--prefault] FILE [keel command line words...]\n"
-		"  FILE: sandbox firmware description "
-		"(ram/reserved/cpu/distance/acpidump/dtb lines)\n"
-		"  --prefault: fault the RAM in (huge pages where the host "
-		"gives them) before the boot\n",
-		prog);
+	os_eprintf("usage: %s [--prefault] FILE [keel command line words...]\n"
+		   "  FILE: sandbox firmware description "
+		   "(ram/reserved/cpu/distance/acpidump/dtb lines)\n"
+		   "  --prefault: fault the RAM in (huge pages where the host "
+		   "gives them) before the boot\n",
+		   prog);
 	return 2;
 }
 
@@ -83,7 +79,7 @@ static int map_ram(const struct bootinfo *bi, bool prefault, uint64_t *top)
 			*top = e;
 	}
 	if (sandbox_ram_init(*top)) {
-		fprintf(stderr,
+		os_eprintf(
 			"keel: error: cannot map %llu bytes of sandbox RAM\n",
 			(unsigned long long)*top);
 		return -ENOMEM;
@@ -91,8 +87,8 @@ static int map_ram(const struct bootinfo *bi, bool prefault, uint64_t *top)
 	for (unsigned int i = 0; prefault && i < bi->ram_count; i++) {
 		if (sandbox_ram_prefault(pa_val(bi->ram[i].start),
 					 pa_val(bi->ram[i].end))) {
-			fprintf(stderr, "keel: error: --prefault: the host "
-					"cannot back the RAM\n");
+			os_eprintf("keel: error: --prefault: the host "
+				   "cannot back the RAM\n");
 			return -ENOMEM;
 		}
 	}
@@ -131,21 +127,19 @@ __attribute__((weak)) int main(int argc, char **argv)
 		return usage(argv[0]);
 	buf = sandbox_read_file(argv[1], &len);
 	if (!buf) {
-		fprintf(stderr,
-			"keel: error: cannot read firmware description %s: "
-			"%s\n",
-			argv[1], strerror(errno));
+		os_eprintf("keel: error: cannot read firmware description %s: "
+			   "%s\n",
+			   argv[1], os_errstr());
 		return 2;
 	}
 
 	bootinfo_init(bi, BOOT_SANDBOX);
 	fwdesc_parse_files(bi, buf, len, &files);
-	free(buf);
+	os_free(buf);
 	if (sandbox_replay_firmware(bi, argv[1], &files))
 		return 2;
 	if (join_cmdline(bi, argc, argv, 2)) {
-		fprintf(stderr,
-			"keel: error: no memory for the command line\n");
+		os_eprintf("keel: error: no memory for the command line\n");
 		return 2;
 	}
 	snprintf(bi->loader, sizeof(bi->loader), "sandbox");

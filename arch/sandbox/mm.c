@@ -8,13 +8,12 @@
  * A new arena (the next boot of a unit test) first retires the CPU threads
  * of the last boot: their per-CPU state lived in the old arena.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <sys/mman.h>
-
 #include <arch/mm.h>
+#include <asm/os.h>
 #include <asm/sandbox.h>
 #include <keel/bug.h>
+#include <keel/compiler.h>
+#include <keel/errno.h>
 
 #include "sandbox_priv.h"
 
@@ -36,9 +35,8 @@ int sandbox_ram_init(uint64_t top)
 	top = (top + PAGE_SIZE - 1) & PAGE_MASK;
 	if (!top)
 		top = PAGE_SIZE;
-	p = mmap(NULL, top, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	p = os_map_ram(top);
+	if (!p)
 		return -ENOMEM;
 	arena = p;
 	arena_top = top;
@@ -51,7 +49,7 @@ int sandbox_ram_init(uint64_t top)
 void sandbox_ram_fini(void)
 {
 	if (arena)
-		munmap(arena, arena_top);
+		os_unmap_ram(arena, arena_top);
 	arena = NULL;
 	arena_top = 0;
 }
@@ -69,6 +67,7 @@ int sandbox_ram_prefault(uint64_t start, uint64_t end)
 {
 	unsigned char *p;
 	size_t len;
+	int err;
 
 	start &= ~((2ull << 20) - 1);
 	end = MIN(end, arena_top);
@@ -76,13 +75,10 @@ int sandbox_ram_prefault(uint64_t start, uint64_t end)
 		return 0;
 	p = arena + start;
 	len = end - start;
-	madvise(p, len, MADV_HUGEPAGE);
-#ifdef MADV_POPULATE_WRITE
-	if (!madvise(p, len, MADV_POPULATE_WRITE))
-		return 0;
-	if (errno == ENOMEM || errno == EFAULT)
-		return -ENOMEM;
-#endif
+	os_advise_hugepage(p, len);
+	err = os_populate_write(p, len);
+	if (err != -EINVAL)
+		return err;
 	/* Older hosts: one write per page does the same. */
 	for (size_t off = 0; off < len; off += PAGE_SIZE)
 		((volatile unsigned char *)p)[off] = 0;

@@ -1,16 +1,284 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sandbox's host services that are not an arch hook: the host CPU
- * count and reading a whole file.
+ * The sandbox's host services, <asm/os.h>: the only file of arch/sandbox
+ * that includes libc, pthread or kernel headers (the way U-Boot's sandbox
+ * keeps them in os.c). Each wrapper is the one host call it names, with
+ * host types and errno turned into keel's; the policy (what to map, when
+ * to sleep, what to print) stays in the file that calls it.
+ *
+ * Also the two sandbox_* services of <asm/sandbox.h> that are nothing but
+ * host calls: the host CPU count and reading a whole file.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include <asm/os.h>
 #include <asm/sandbox.h>
+
+_Static_assert(sizeof(pthread_t) <= sizeof(unsigned long),
+	       "struct os_thread's handle holds a pthread_t");
+
+/** os_malloc() - malloc(). Return: the memory, or NULL. */
+void *os_malloc(size_t size)
+{
+	return malloc(size);
+}
+
+/** os_calloc() - calloc(). Return: zeroed memory, or NULL. */
+void *os_calloc(size_t count, size_t size)
+{
+	return calloc(count, size);
+}
+
+/** os_realloc() - realloc(). Return: the memory, or NULL (@p kept). */
+void *os_realloc(void *p, size_t size)
+{
+	return realloc(p, size);
+}
+
+/** os_free() - free(). */
+void os_free(void *p)
+{
+	free(p);
+}
+
+/** os_map_ram() - anonymous MAP_NORESERVE mapping. Return: it, or NULL. */
+void *os_map_ram(size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/** os_unmap_ram() - munmap() a mapping of os_map_ram(). */
+void os_unmap_ram(void *p, size_t len)
+{
+	munmap(p, len);
+}
+
+/** os_advise_hugepage() - madvise(MADV_HUGEPAGE); refusal is harmless. */
+void os_advise_hugepage(void *p, size_t len)
+{
+	madvise(p, len, MADV_HUGEPAGE);
+}
+
+/**
+ * os_populate_write() - madvise(MADV_POPULATE_WRITE) where the host has it.
+ * @p: page aligned
+ * @len: bytes
+ *
+ * Return: 0, -ENOMEM when the host cannot back the range, -EINVAL when it
+ * cannot populate (older kernels and headers).
+ */
+int os_populate_write(void *p, size_t len)
+{
+#ifdef MADV_POPULATE_WRITE
+	if (!madvise(p, len, MADV_POPULATE_WRITE))
+		return 0;
+	if (errno == ENOMEM || errno == EFAULT)
+		return -ENOMEM;
+#endif
+	return -EINVAL;
+}
+
+/** os_clock_ns() - CLOCK_MONOTONIC_RAW. Return: the time in ns. */
+uint64_t os_clock_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/** os_sleep_ns() - nanosleep() (a cancellation point). */
+void os_sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000ull),
+			      (long)(ns % 1000000000ull)};
+
+	nanosleep(&ts, NULL);
+}
+
+/** os_yield() - sched_yield(). */
+void os_yield(void)
+{
+	sched_yield();
+}
+
+static void os_thread_exited(void *arg)
+{
+	struct os_thread *t = arg;
+
+	__atomic_store_n(&t->exited, true, __ATOMIC_RELEASE);
+}
+
+static void *os_thread_main(void *arg)
+{
+	struct os_thread *const t = arg;
+
+	pthread_cleanup_push(os_thread_exited, t);
+	t->fn(t->arg);
+	pthread_cleanup_pop(1);
+	return NULL;
+}
+
+/**
+ * os_thread_start() - a detached pthread running @fn(@arg), pinned.
+ * @t: its state (must not move until the thread has ended)
+ * @fn: the thread's body
+ * @arg: for @fn
+ * @host_cpu: the host CPU to pin it to (pinning is a performance hint: a
+ *            restricted host may refuse it)
+ *
+ * Return: 0, or -errno when the thread cannot be created.
+ */
+int os_thread_start(struct os_thread *t, void (*fn)(void *arg), void *arg,
+		    unsigned int host_cpu)
+{
+	pthread_attr_t attr;
+	pthread_t thread;
+	cpu_set_t set;
+	int err;
+
+	t->fn = fn;
+	t->arg = arg;
+	t->exited = false;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&thread, &attr, os_thread_main, t);
+	pthread_attr_destroy(&attr);
+	if (err)
+		return -err;
+	t->handle = (unsigned long)thread;
+
+	CPU_ZERO(&set);
+	CPU_SET(host_cpu, &set);
+	pthread_setaffinity_np(thread, sizeof(set), &set);
+	return 0;
+}
+
+/**
+ * os_thread_cancel() - pthread_cancel(), then yield until it has ended.
+ * @t: a thread of os_thread_start()
+ */
+void os_thread_cancel(struct os_thread *t)
+{
+	pthread_cancel((pthread_t)t->handle);
+	while (!__atomic_load_n(&t->exited, __ATOMIC_ACQUIRE))
+		sched_yield();
+}
+
+/** os_thread_testcancel() - pthread_testcancel(). */
+void os_thread_testcancel(void)
+{
+	pthread_testcancel();
+}
+
+static pthread_mutex_t stdout_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The holder's cancel state before os_stdout_lock(); under stdout_lock. */
+static int stdout_lock_cancel_state;
+
+/** os_stdout_lock() - take the stdout lock, holding cancellation off. */
+void os_stdout_lock(void)
+{
+	int old;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	pthread_mutex_lock(&stdout_lock);
+	stdout_lock_cancel_state = old;
+}
+
+/** os_stdout_unlock() - release it, restoring the cancel state. */
+void os_stdout_unlock(void)
+{
+	int old = stdout_lock_cancel_state;
+
+	pthread_mutex_unlock(&stdout_lock);
+	pthread_setcancelstate(old, NULL);
+}
+
+/** os_write_stdout() - write(1) all of @s (stops at the first error). */
+void os_write_stdout(const char *s, size_t len)
+{
+	while (len) {
+		ssize_t n = write(1, s, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		s += n;
+		len -= (size_t)n;
+	}
+}
+
+/** os_printf() - vprintf() and fflush(stdout). Return: vprintf's. */
+int os_printf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vprintf(fmt, ap);
+	va_end(ap);
+	fflush(stdout);
+	return n;
+}
+
+/** os_eprintf() - vfprintf(stderr). Return: vfprintf's. */
+int os_eprintf(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+/** os_errstr() - strerror(errno). Return: the host's text. */
+const char *os_errstr(void)
+{
+	return strerror(errno);
+}
+
+/** os_getenv() - getenv(). Return: the value, or NULL. */
+const char *os_getenv(const char *name)
+{
+	return getenv(name);
+}
+
+/** os_atexit() - atexit(). Return: 0, or -ENOMEM. */
+int os_atexit(void (*fn)(void))
+{
+	return atexit(fn) ? -ENOMEM : 0;
+}
+
+/** os_exit() - fflush(stdout), exit(): the atexit handlers run. */
+void os_exit(int status)
+{
+	fflush(stdout);
+	exit(status);
+}
+
+/** os_exit_now() - _exit(): from inside an exit handler. */
+void os_exit_now(int status)
+{
+	_exit(status);
+}
 
 /**
  * sandbox_host_cpus() - host CPUs this process may run on.
@@ -23,7 +291,6 @@ unsigned int sandbox_host_cpus(void)
 
 	return n > 0 ? (unsigned int)n : 1;
 }
-
 /**
  * sandbox_read_file() - read a whole file into a malloc'ed buffer.
  * @path: file name

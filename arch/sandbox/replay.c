@@ -4,34 +4,30 @@
  * description name files of a real machine's tables, which boot/ parses
  * as it does on hardware (acpi_replay(), dt_parse()).
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
+#include <asm/os.h>
 #include <asm/sandbox.h>
 #include <keel/acpi.h>
 #include <keel/bootinfo.h>
 #include <keel/fdt.h>
 #include <keel/fwdesc.h>
+#include <keel/string.h>
 
 #include "sandbox_priv.h"
 
 /*
  * @file as the description at @desc names it: relative paths start in the
- * description's folder. Return: a malloc'ed path, or NULL.
+ * description's folder. Return: an os_malloc()'ed path, or NULL.
  */
 static char *replay_path(const char *desc, const char *file)
 {
 	const char *slash = strrchr(desc, '/');
-	int dir = slash ? (int)(slash - desc) : 0;
-	char *out;
+	/* The folder with its slash, or nothing. */
+	size_t dir = file[0] == '/' || !slash ? 0 : (size_t)(slash - desc) + 1;
+	size_t size = dir + strlen(file) + 1;
+	char *out = os_malloc(size);
 
-	if (file[0] == '/' || !slash)
-		return strdup(file);
-	if (asprintf(&out, "%.*s/%s", dir, desc, file) < 0)
-		return NULL;
+	if (out)
+		snprintf(out, size, "%.*s%s", (int)dir, desc, file);
 	return out;
 }
 
@@ -44,9 +40,9 @@ static char *replay_read(const char *desc, const char *file, const char *what,
 	if (path)
 		buf = sandbox_read_file(path, len);
 	if (!buf)
-		fprintf(stderr, "keel: error: cannot read %s file %s: %s\n",
-			what, path ? path : file, strerror(errno));
-	free(path);
+		os_eprintf("keel: error: cannot read %s file %s: %s\n", what,
+			   path ? path : file, os_errstr());
+	os_free(path);
 	return buf;
 }
 
@@ -69,23 +65,22 @@ int sandbox_replay_firmware(struct bootinfo *bi, const char *desc,
 		if (!text)
 			return 2;
 		size = len / 3 + 16;
-		tables = malloc(size);
+		tables = os_malloc(size);
 		if (!tables) {
-			free(text);
+			os_free(text);
 			return 2;
 		}
 		acpi_replay(bi, text, len, tables, size);
-		free(tables);
-		free(text);
+		os_free(tables);
+		os_free(text);
 	}
 	if (files->dtb[0]) {
 		struct dt_arch_info ai;
 		unsigned int r0 = bi->reserved_count;
 
 		if (files->acpidump[0]) {
-			fprintf(stderr,
-				"keel: error: acpidump and dtb in one "
-				"description: a machine boots with one\n");
+			os_eprintf("keel: error: acpidump and dtb in one "
+				   "description: a machine boots with one\n");
 			return 2;
 		}
 		text = replay_read(desc, files->dtb, "dtb", &len);
@@ -102,7 +97,7 @@ int sandbox_replay_firmware(struct bootinfo *bi, const char *desc,
 			bi->reserved_count--;
 			break;
 		}
-		free(text);
+		os_free(text);
 	}
 	return 0;
 }

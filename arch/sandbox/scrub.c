@@ -4,14 +4,12 @@
  * optional observer of every zeroed range for the tests
  * (sandbox_set_scrub_observer()).
  */
-#define _GNU_SOURCE
-#include <string.h>
-#include <sys/mman.h>
-
 #include <arch/mm.h>
 #include <arch/scrub.h>
+#include <asm/os.h>
 #include <asm/sandbox.h>
 #include <keel/compiler.h>
+#include <keel/string.h>
 
 #include "sandbox_priv.h"
 
@@ -26,6 +24,8 @@
 typedef void (*zero_fn)(void *va, size_t len);
 
 #if defined(__x86_64__)
+/* The compiler's intrinsics for the streaming stores, not libc (though it
+ * pulls in <stdlib.h> for _mm_malloc(), which nothing here calls). */
 #include <immintrin.h>
 
 static void zero_movntdq(void *va, size_t len)
@@ -129,7 +129,7 @@ static void scrub_stream(void *va, size_t len)
 static void scrub_prepare(void *va, size_t len)
 {
 	if (len >= (2u << 20))
-		madvise(va, len, MADV_HUGEPAGE);
+		os_advise_hugepage(va, len);
 }
 
 static void (*scrub_observer)(paddr_t start, uint64_t len, bool clean);

@@ -1,31 +1,26 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Sandbox arch hooks of <arch/smp.h>: each secondary CPU is a detached
- * pthread pinned round-robin to the host CPUs; its logical id is set for
- * arch_cpu_id() first thing.
+ * host thread (os_thread_start()) pinned round-robin to the host CPUs; its
+ * logical id is set for arch_cpu_id() first thing.
  *
  * Threads of a previous boot (unit tests boot several machines in one
  * process) are cancelled when a new arena is mapped (their per-CPU state
  * lived in the old one) or their logical CPU is started again: the
  * secondary loop spins in arch_cpu_relax(), which is a cancellation point.
  */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <pthread.h>
-#include <sched.h>
-#include <stdlib.h>
-
 #include <arch/cpu.h>
 #include <arch/smp.h>
+#include <asm/os.h>
 #include <asm/sandbox.h>
 #include <keel/cpumask.h>
+#include <keel/errno.h>
 
 #include "sandbox_priv.h"
 
 struct sandbox_cpu {
-	pthread_t thread;
+	struct os_thread thread; /* the running thread writes to it */
 	bool started;
-	volatile bool exited; /* set by the cancellation cleanup */
 };
 
 /*
@@ -46,7 +41,7 @@ static struct sandbox_cpu *cpu_slot(unsigned int cpu, bool alloc)
 		&sandbox_cpu_chunk[cpu / CPU_SLOTS_PER_CHUNK];
 
 	if (!*chunk && alloc)
-		*chunk = calloc(CPU_SLOTS_PER_CHUNK, sizeof(**chunk));
+		*chunk = os_calloc(CPU_SLOTS_PER_CHUNK, sizeof(**chunk));
 	return *chunk ? &(*chunk)[cpu % CPU_SLOTS_PER_CHUNK] : NULL;
 }
 
@@ -60,23 +55,12 @@ int arch_smp_prepare(void)
 	return 0;
 }
 
-static void cpu_thread_exit(void *arg)
-{
-	struct sandbox_cpu *sc = arg;
-
-	__atomic_store_n(&sc->exited, true, __ATOMIC_RELEASE);
-}
-
-static void *cpu_thread(void *arg)
+static void cpu_thread(void *arg)
 {
 	unsigned int cpu = (unsigned int)(uintptr_t)arg;
-	struct sandbox_cpu *const slot = cpu_slot(cpu, false);
 
 	sandbox_set_cpu_id(cpu);
-	pthread_cleanup_push(cpu_thread_exit, slot);
 	smp_secondary_main(cpu);
-	pthread_cleanup_pop(1);
-	return NULL;
 }
 
 /*
@@ -90,9 +74,7 @@ static void retire_cpu(unsigned int cpu)
 
 	if (!sc || !sc->started)
 		return;
-	pthread_cancel(sc->thread);
-	while (!__atomic_load_n(&sc->exited, __ATOMIC_ACQUIRE))
-		sched_yield();
+	os_thread_cancel(&sc->thread);
 	sc->started = false;
 }
 
@@ -107,7 +89,7 @@ void sandbox_retire_all_cpus(void)
 }
 
 /**
- * arch_cpu_start() - start logical CPU @cpu as a detached pthread.
+ * arch_cpu_start() - start logical CPU @cpu as a detached host thread.
  * @cpu: logical id (also the pinning slot, round-robin on host CPUs)
  * @hwid: unused on the sandbox
  * @stack_top: unused: pthreads bring their own stack
@@ -117,8 +99,6 @@ void sandbox_retire_all_cpus(void)
 int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
 {
 	struct sandbox_cpu *sc;
-	pthread_attr_t attr;
-	cpu_set_t set;
 	int err;
 
 	(void)hwid;
@@ -130,19 +110,10 @@ int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
 		return -ENOMEM;
 	retire_cpu(cpu);
 
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	sc->exited = false;
-	err = pthread_create(&sc->thread, &attr, cpu_thread,
-			     (void *)(uintptr_t)cpu);
-	pthread_attr_destroy(&attr);
+	err = os_thread_start(&sc->thread, cpu_thread, (void *)(uintptr_t)cpu,
+			      cpu % sandbox_host_cpus());
 	if (err)
-		return -err;
+		return err;
 	sc->started = true;
-
-	/* Pinning is a performance hint; a restricted host may refuse it. */
-	CPU_ZERO(&set);
-	CPU_SET(cpu % sandbox_host_cpus(), &set);
-	pthread_setaffinity_np(sc->thread, sizeof(set), &set);
 	return 0;
 }
