@@ -39,14 +39,14 @@
 
 /**
  * bootinfo_init() - empty @bi for @protocol: no ranges, no CPUs,
- * el = -1, paddr_bits = 52.
+ * el = -1, paddr_bits BOOTINFO_PADDR_BITS_DEFAULT.
  */
 void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol)
 {
 	memset(bi, 0, sizeof(*bi));
 	bi->protocol = protocol;
 	bi->el = -1;
-	bi->paddr_bits = 52;
+	bi->paddr_bits = BOOTINFO_PADDR_BITS_DEFAULT;
 	for (unsigned int n = 0; n < MAX_NUMNODES; n++)
 		bi->node_fw_id[n] = NODE_FW_ID_NONE;
 }
@@ -568,9 +568,9 @@ void bootinfo_sanitise(struct bootinfo *bi)
 	uint32_t top = 0;
 
 	if (bi->paddr_bits < 32 || bi->paddr_bits > 64) {
-		fix_warn(bi, "paddr_bits %u out of range, using 52",
-			 bi->paddr_bits);
-		bi->paddr_bits = 52;
+		fix_warn(bi, "paddr_bits %u out of range, using %u",
+			 bi->paddr_bits, BOOTINFO_PADDR_BITS_DEFAULT);
+		bi->paddr_bits = BOOTINFO_PADDR_BITS_DEFAULT;
 	}
 	limit = bi->paddr_bits == 64 ? ~0ULL : 1ULL << bi->paddr_bits;
 	if (bi->ram_count > BOOTINFO_MAX_RAM)
