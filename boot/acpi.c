@@ -3,7 +3,7 @@
  * ACPI discovery: find and validate the RSDP, walk the XSDT (or RSDT),
  * validate every table it lists (header mapped first, then the length
  * checked, then the whole table mapped and its checksum verified), hand
- * the tables keel reads to boot/acpi_tables.c, and turn the result into
+ * the tables keel reads to boot/acpi_*.c, and turn the result into
  * struct bootinfo (CPUs, node of each RAM range, distances).
  *
  * Physical memory is only reached through struct acpi_mem, so nothing here

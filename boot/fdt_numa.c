@@ -122,8 +122,7 @@ static unsigned int dt_distance(const void *ctx, uint32_t fa, uint32_t fb)
  * distances between kept nodes (one-direction entries mirrored until the
  * other direction comes).
  */
-void dt_nodes_finish(struct dt_ctx *c, unsigned int ram0,
-			    unsigned int cpu0)
+void dt_nodes_finish(struct dt_ctx *c, unsigned int ram0, unsigned int cpu0)
 {
 	struct bootinfo *bi = c->bi;
 	unsigned int folded, unknown = 0;

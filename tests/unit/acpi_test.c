@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/acpi.c and boot/acpi_tables.c on a fake physical memory image.
+ * boot/acpi.c and boot/acpi_*.c on a fake physical memory image.
  *
  * The tables are the iasl-compiled .dsl fixtures of tests/data/acpi
  * (scripts/acpi-fixtures.sh puts them in build/sandbox-asan/tests/data/acpi);
