@@ -10,10 +10,10 @@
 
 #include "acpi_priv.h"
 
-#define FADT_MIN_LEN		  116 /* ACPI 1.0 FADT */
-#define FADT_TMR_VAL_EXT	  (1u << 8)
-#define FADT_RESET_REG_SUP	  (1u << 10)
-#define FADT_HW_REDUCED		  (1u << 20)
+#define FADT_MIN_LEN	   116 /* ACPI 1.0 FADT */
+#define FADT_TMR_VAL_EXT   (1u << 8)
+#define FADT_RESET_REG_SUP (1u << 10)
+#define FADT_HW_REDUCED	   (1u << 20)
 
 /* ---- FADT and \_S5 ------------------------------------------------ */
 

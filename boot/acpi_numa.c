@@ -22,12 +22,12 @@
 
 #include "acpi_priv.h"
 
-#define SRAT_ENTRIES		  48
-#define SLIT_MATRIX		  44
-#define SLIT_MAX_LOCALITIES	  1024
-#define SRAT_ENABLED		  (1u << 0)
-#define SRAT_MEM_HOTPLUG	  (1u << 1)
-#define SRAT_MEM_NONVOLATILE	  (1u << 2)
+#define SRAT_ENTRIES	     48
+#define SLIT_MATRIX	     44
+#define SLIT_MAX_LOCALITIES  1024
+#define SRAT_ENABLED	     (1u << 0)
+#define SRAT_MEM_HOTPLUG     (1u << 1)
+#define SRAT_MEM_NONVOLATILE (1u << 2)
 
 /* ---- SRAT --------------------------------------------------------- */
 
