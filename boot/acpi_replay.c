@@ -2,7 +2,7 @@
 /*
  * Firmware replay: a machine's ACPI tables, as `acpidump` printed them,
  * turned into struct bootinfo by the same parsers that read them on
- * x86_64 and arm64 hardware (boot/acpi.c, boot/acpi_tables.c). The sandbox
+ * x86_64 and arm64 hardware (boot/acpi.c, boot/acpi_*.c). The sandbox
  * calls it for an `acpidump FILE` line of its firmware description, so a
  * user sees what keel would find on a server before rebooting it.
  *
@@ -24,6 +24,7 @@
 #include <keel/acpi.h>
 #include <keel/acpidump.h>
 #include <keel/errno.h>
+#include <keel/fwboot.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
@@ -125,7 +126,7 @@ int acpi_replay(struct bootinfo *bi, const char *text, size_t len, uint8_t *buf,
 		size_t size)
 {
 	bool have_ram = bi->ram_count > 0, have_cpus = bi->cpu_count > 0;
-	unsigned int cpu0 = bi->cpu_count, cpu_count;
+	unsigned int cpu0 = bi->cpu_count, madt_cpus;
 
 	dump.buf = buf;
 	dump.size = size;
@@ -146,17 +147,18 @@ int acpi_replay(struct bootinfo *bi, const char *text, size_t len, uint8_t *buf,
 		info.have_distance ? ", SLIT" : "");
 
 	/* cpu lines stand for the MADT: fill the rest only. */
-	cpu_count = info.cpu_count;
+	madt_cpus = info.cpu_count;
 	if (have_cpus)
 		info.cpu_count = 0;
 	acpi_fill_bootinfo(bi, &info);
-	info.cpu_count = cpu_count;
+	info.cpu_count = madt_cpus;
 	bi->acpi_rsdp = pa(0); /* nothing for a driver to find in the sandbox */
 	for (unsigned int i = cpu0; !have_cpus && i < bi->cpu_count; i++)
 		bi->cpus[i].core = i - cpu0;
+	/* The sandbox boots on the first enabled MADT CPU. */
 	for (unsigned int i = cpu0; !have_cpus && i < bi->cpu_count; i++) {
 		if (bi->cpus[i].usable) {
-			bi->cpus[i].boot_cpu = true;
+			fwboot_boot_cpu(bi, &bi->cpus[i], ~0ULL, NULL, NULL);
 			break;
 		}
 	}

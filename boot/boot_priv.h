@@ -8,4 +8,14 @@
 /* printk's %llx/%llu take unsigned long long: one cast for every width. */
 #define U64(x) ((unsigned long long)(x))
 
+/*
+ * One fix-up of bootinfo (boot/bootinfo.c, boot/bootinfo_sanitise.c): a
+ * warning line, counted in bi->fixups.
+ */
+#define fix_warn(bi, fmt, ...)                                 \
+	do {                                                   \
+		(bi)->fixups++;                                \
+		pr_warn("bootinfo: " fmt "\n", ##__VA_ARGS__); \
+	} while (0)
+
 #endif

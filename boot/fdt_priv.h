@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* libfdt for the files of boot/ that read a flattened DT (fdt*.c). */
+/*
+ * libfdt for the files of boot/ that read a flattened DT (fdt*.c), and
+ * what the parts of dt_parse() share.
+ */
 #ifndef BOOT_FDT_PRIV_H
 #define BOOT_FDT_PRIV_H
 
@@ -43,5 +46,60 @@ static inline fdt64_t cpu_to_fdt64(uint64_t x)
 }
 
 #include <libfdt.h>
+
+#include <keel/bootinfo.h>
+#include <keel/fdt.h>
+#include <keel/nodemap.h>
+#include <keel/printk.h>
+
+/*
+ * What the files of dt_parse() share (boot/fdt.c and the fdt_*.c it calls,
+ * one per node family): the parse context, the warning that counts a
+ * fix-up, the property readers (fdt.c) and each family's parser.
+ */
+#define DT_MAX_CELLS 2 /* addresses/sizes we can hold in 64 bits */
+
+#define dt_warn(bi, fmt, ...)                            \
+	do {                                             \
+		pr_warn("dt: " fmt "\n", ##__VA_ARGS__); \
+		(bi)->fixups++;                          \
+	} while (0)
+
+struct dt_ctx {
+	const void *fdt;
+	struct bootinfo *bi;
+	struct dt_arch_info *ai;
+	bool any_mem_node_id;
+	struct nodemap *nodes; /* numa-node-id -> keel node */
+	/* distance-matrix triplets, NULL when absent or dropped */
+	const fdt32_t *dist;
+	unsigned int dist_count;
+	int dist_skip; /* the one bad triplet, -1 when none */
+};
+
+/* Property readers (boot/fdt.c). */
+uint64_t dt_read_cells(const fdt32_t *p, int n);
+const char *dt_node_name(const void *fdt, int node);
+const char *dt_prop_str(const void *fdt, int node, const char *name, int *lenp);
+bool dt_prop_u32(struct dt_ctx *c, int node, const char *name, uint32_t *out);
+bool dt_node_enabled(const void *fdt, int node);
+int dt_cells(struct dt_ctx *c, int node, const char *name, int def,
+	     bool warn_missing);
+bool dt_node_id(struct dt_ctx *c, int node, uint32_t *out);
+void dt_for_each_reg(struct dt_ctx *c, int node, int ac, int sc,
+		     void (*fn)(struct dt_ctx *, int, uint64_t, uint64_t,
+				void *),
+		     void *arg);
+
+/* One parser per node family, in the order dt_parse() calls them. */
+void dt_parse_memory(struct dt_ctx *c, int ac, int sc);
+void dt_parse_reserved(struct dt_ctx *c, int root_ac, int root_sc);
+void dt_parse_chosen(struct dt_ctx *c);
+void dt_parse_cpus(struct dt_ctx *c);
+void dt_parse_psci(struct dt_ctx *c);
+void dt_parse_timer(struct dt_ctx *c);
+void dt_parse_gic(struct dt_ctx *c);
+void dt_parse_distances(struct dt_ctx *c);
+void dt_nodes_finish(struct dt_ctx *c, unsigned int ram0, unsigned int cpu0);
 
 #endif

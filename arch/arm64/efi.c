@@ -197,27 +197,10 @@ static uint64_t get_map(struct efi_boot_services *bs, uint64_t *key)
 	return EFI_SUCCESS;
 }
 
-/**
- * efi_main() - C entry from head.S efi_entry, boot services running.
- * @image: our EFI_HANDLE.
- * @st: the EFI system table.
- *
- * Return: an EFI error status when keel cannot start (the firmware or
- * GRUB regains control); on success it does not return.
- */
-uint64_t efi_main(void *image, struct efi_system_table *st)
+/* The firmware's vendor (printable ASCII) and revision, for the report. */
+static void save_vendor(const struct efi_system_table *st)
 {
-	struct efi_boot_services *bs = st->boot_services;
-	struct efi_loaded_image *li = NULL;
-	uint64_t key = 0, s;
 	unsigned int i;
-
-	efi_boot.entry_ticks = read_sysreg(cntvct_el0);
-	efi_boot.booted = true;
-	strlcpy(efi_boot.loader, "uefi", sizeof(efi_boot.loader));
-	con_out = st->con_out;
-	if (con_out)
-		pl011_set_hook(efi_con_write);
 
 	for (i = 0; st->firmware_vendor && st->firmware_vendor[i] &&
 		    i + 1 < sizeof(efi_boot.fw_vendor);
@@ -231,29 +214,21 @@ uint64_t efi_main(void *image, struct efi_system_table *st)
 	pr_info("efi: keel EFI stub, firmware \"%s\" rev %#x, UEFI %u.%u\n",
 		efi_boot.fw_vendor, efi_boot.fw_revision,
 		st->hdr.revision >> 16, (st->hdr.revision & 0xffff) / 10);
+}
 
-	s = bs->handle_protocol(image, &loaded_image_guid, (void **)&li);
-	if (s == EFI_SUCCESS && li) {
-		efi_boot.image_base = (uint64_t)(uintptr_t)li->image_base;
-		copy_cmdline(li);
-	} else {
-		pr_warn("efi: no LoadedImage protocol on handle %p (%#llx): "
-			"no command line\n",
-			image, (unsigned long long)s);
-	}
-	find_tables(st);
-	pr_info("efi: image at %#llx, ACPI RSDP %#llx, DTB %#llx, "
-		"cmdline \"%s\"\n",
-		(unsigned long long)efi_boot.image_base,
-		(unsigned long long)efi_boot.rsdp,
-		(unsigned long long)efi_boot.dtb, efi_boot.cmdline);
+/*
+ * The final memory map, then ExitBootServices(). It fails with
+ * EFI_INVALID_PARAMETER when the map changed since GetMemoryMap() (an
+ * event allocated memory): fetch a fresh map and key and try again. No
+ * printing in between: the console may allocate.
+ * Return: EFI_SUCCESS (boot services gone, efi_boot.exit_tries set) or
+ * the failing status.
+ */
+static uint64_t leave_boot_services(void *image, struct efi_boot_services *bs)
+{
+	uint64_t key = 0, s;
+	unsigned int i;
 
-	/*
-	 * ExitBootServices() fails with EFI_INVALID_PARAMETER when the map
-	 * changed since GetMemoryMap() (an event allocated memory): fetch
-	 * a fresh map and key and try again. No printing in between: the
-	 * console may allocate.
-	 */
 	s = get_map(bs, &key);
 	if (s != EFI_SUCCESS) {
 		pr_err("efi: GetMemoryMap failed (%#llx)\n",
@@ -271,11 +246,54 @@ uint64_t efi_main(void *image, struct efi_system_table *st)
 			break;
 		s = get_map(bs, &key);
 	}
-	if (s != EFI_SUCCESS) {
-		/* Boot services may be half torn down: no console here. */
-		return s;
+	/* On failure boot services may be half torn down: no console. */
+	if (s == EFI_SUCCESS)
+		efi_boot.exit_tries = i;
+	return s;
+}
+
+/**
+ * efi_main() - C entry from head.S efi_entry, boot services running.
+ * @image: our EFI_HANDLE.
+ * @st: the EFI system table.
+ *
+ * Return: an EFI error status when keel cannot start (the firmware or
+ * GRUB regains control); on success it does not return.
+ */
+uint64_t efi_main(void *image, struct efi_system_table *st)
+{
+	struct efi_boot_services *bs = st->boot_services;
+	struct efi_loaded_image *li = NULL;
+	uint64_t s;
+
+	efi_boot.entry_ticks = read_sysreg(cntvct_el0);
+	efi_boot.booted = true;
+	strlcpy(efi_boot.loader, "uefi", sizeof(efi_boot.loader));
+	con_out = st->con_out;
+	if (con_out)
+		pl011_set_hook(efi_con_write);
+
+	save_vendor(st);
+
+	s = bs->handle_protocol(image, &loaded_image_guid, (void **)&li);
+	if (s == EFI_SUCCESS && li) {
+		efi_boot.image_base = (uint64_t)(uintptr_t)li->image_base;
+		copy_cmdline(li);
+	} else {
+		pr_warn("efi: no LoadedImage protocol on handle %p (%#llx): "
+			"no command line\n",
+			image, (unsigned long long)s);
 	}
-	efi_boot.exit_tries = i;
+	find_tables(st);
+	pr_info("efi: image at %#llx, ACPI RSDP %#llx, DTB %#llx, "
+		"cmdline \"%s\"\n",
+		(unsigned long long)efi_boot.image_base,
+		(unsigned long long)efi_boot.rsdp,
+		(unsigned long long)efi_boot.dtb, efi_boot.cmdline);
+
+	s = leave_boot_services(image, bs);
+	if (s != EFI_SUCCESS)
+		return s;
 	/* Boot services are gone: buffer the console until a UART is known. */
 	con_out = NULL;
 	pl011_set_hook(NULL);

@@ -188,46 +188,13 @@ static void dcache_inval_poc(uint64_t start, uint64_t end)
 	dsb(sy);
 }
 
-/**
- * mm_early_init() - build the first map and turn the MMU and caches on.
- * @image_start: physical start of the image (_head).
- * @image_end: physical end of the image including .bss and page tables.
- * @dtb: physical address of the DTB (0 when none).
- *
- * Runs with the MMU off: plain aligned writes only.
+/*
+ * Load arm64_mmu_cfg's MAIR, TCR and TTBR0 at our EL, invalidate its TLB,
+ * then turn the MMU and caches on (the SCTLR kept in arm64_mmu_cfg).
  */
-void mm_early_init(paddr_t image_start, paddr_t image_end, paddr_t dtb)
+static void mmu_enable(void)
 {
-	uint64_t mmfr0 = read_sysreg(id_aa64mmfr0_el1);
-	unsigned int parange = mmfr0 & 0xf;
 	uint64_t sctlr;
-
-	if (parange >= ARRAY_SIZE(parange_bits))
-		parange = ARRAY_SIZE(parange_bits) - 1;
-	pa_bits = parange_bits[parange];
-	/* 52-bit output needs FEAT_LPA2 descriptors; we use 48-bit ones. */
-	if (parange > 5)
-		parange = 5;
-
-	pt_root = pt_alloc();
-	map_range(ALIGN_DOWN(pa_val(image_start), 1ULL << 30),
-		  ALIGN_UP(pa_val(image_end), 1ULL << 30), false);
-	if (pa_val(dtb))
-		map_range(ALIGN_DOWN(pa_val(dtb), 1ULL << 30),
-			  ALIGN_UP(pa_val(dtb) + (2ULL << 20), 1ULL << 30),
-			  false);
-	map_range(CONFIG_SERIAL_PL011_BASE,
-		  CONFIG_SERIAL_PL011_BASE + PAGE_SIZE, true);
-
-	arm64_mmu_cfg.mair = MAIR_VALUE;
-	arm64_mmu_cfg.tcr = tcr_value(parange);
-	arm64_mmu_cfg.ttbr = (uint64_t)(uintptr_t)pt_root;
-
-	/*
-	 * Lines of the image (tables, .data, .bss, stack) may be stale in
-	 * the caches from before we were loaded; memory is right.
-	 */
-	dcache_inval_poc(pa_val(image_start), pa_val(image_end));
 
 	if (arm64_el == 2) {
 		write_sysreg(arm64_mmu_cfg.mair, mair_el2);
@@ -259,6 +226,49 @@ void mm_early_init(paddr_t image_start, paddr_t image_end, paddr_t dtb)
 	__asm__ __volatile__("ic iallu" ::: "memory");
 	dsb(nsh);
 	isb();
+}
+
+/**
+ * mm_early_init() - build the first map and turn the MMU and caches on.
+ * @image_start: physical start of the image (_head).
+ * @image_end: physical end of the image including .bss and page tables.
+ * @dtb: physical address of the DTB (0 when none).
+ *
+ * Runs with the MMU off: plain aligned writes only.
+ */
+void mm_early_init(paddr_t image_start, paddr_t image_end, paddr_t dtb)
+{
+	uint64_t mmfr0 = read_sysreg(id_aa64mmfr0_el1);
+	unsigned int parange = mmfr0 & 0xf;
+
+	if (parange >= ARRAY_SIZE(parange_bits))
+		parange = ARRAY_SIZE(parange_bits) - 1;
+	pa_bits = parange_bits[parange];
+	/* 52-bit output needs FEAT_LPA2 descriptors; we use 48-bit ones. */
+	if (parange > 5)
+		parange = 5;
+
+	pt_root = pt_alloc();
+	map_range(ALIGN_DOWN(pa_val(image_start), 1ULL << 30),
+		  ALIGN_UP(pa_val(image_end), 1ULL << 30), false);
+	if (pa_val(dtb))
+		map_range(ALIGN_DOWN(pa_val(dtb), 1ULL << 30),
+			  ALIGN_UP(pa_val(dtb) + (2ULL << 20), 1ULL << 30),
+			  false);
+	map_range(CONFIG_SERIAL_PL011_BASE,
+		  CONFIG_SERIAL_PL011_BASE + PAGE_SIZE, true);
+
+	arm64_mmu_cfg.mair = MAIR_VALUE;
+	arm64_mmu_cfg.tcr = tcr_value(parange);
+	arm64_mmu_cfg.ttbr = (uint64_t)(uintptr_t)pt_root;
+
+	/*
+	 * Lines of the image (tables, .data, .bss, stack) may be stale in
+	 * the caches from before we were loaded; memory is right.
+	 */
+	dcache_inval_poc(pa_val(image_start), pa_val(image_end));
+
+	mmu_enable();
 }
 
 /**

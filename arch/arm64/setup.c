@@ -187,91 +187,17 @@ static void boot_dt(struct bootinfo *bi, uint64_t dtb)
 		      (unsigned long long)dtb);
 }
 
-/*
- * Under UEFI the DT's /memory nodes describe all RAM, firmware runtime
- * regions included: RAM comes from the UEFI map, and the DT ranges only
- * give each piece its node (through acpi_apply_numa() with the DT ranges
- * as memory affinity blocks, sorted by start as it expects).
- */
-static void dt_ram_to_memblks(struct bootinfo *bi, struct acpi_info *ai)
-{
-	acpi_info_reset(ai);
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		struct acpi_memblk m = {
-			.start = bi->ram[i].start,
-			.end = bi->ram[i].end,
-			.node = bi->ram[i].node,
-		};
-		unsigned int j = ai->memblk_count;
-
-		if (j >= ACPI_MAX_MEMBLKS) {
-			pr_warn("dt: more than %u memory ranges, the rest "
-				"take the node of the range below\n",
-				ACPI_MAX_MEMBLKS);
-			break;
-		}
-		while (j && pa_val(ai->memblk[j - 1].start) > pa_val(m.start)) {
-			ai->memblk[j] = ai->memblk[j - 1];
-			j--;
-		}
-		ai->memblk[j] = m;
-		ai->memblk_count++;
-	}
-	ai->numa_valid = ai->memblk_count > 0;
-	bi->ram_count = 0;
-}
-
 /* CPUs, NUMA, PSCI conduit and console from ACPI. Return: 0 or -ENOENT. */
 static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 {
 	struct acpi_mem mem = {acpi_map, NULL};
 	uint64_t me = read_sysreg(mpidr_el1) & MPIDR_HWID_MASK;
-	struct console_spec spcr;
-	int rc;
 
 	/* Only the UEFI table: a hint of 0 would scan the PC BIOS areas. */
 	if (!efi_boot.rsdp || fwboot_acpi(bi, &mem, pa(efi_boot.rsdp), me,
 					  arm64_inject, true, ai))
 		return -ENOENT;
-	for (unsigned int i = 0; i < bi->cpu_count; i++) {
-		struct bi_cpu *c = &bi->cpus[i];
-
-		dt_mpidr_topology(c->hwid, &c->package, &c->core, &c->thread);
-	}
-	memset(&dt_info, 0, sizeof(dt_info));
-	if (ai->psci_compliant) {
-		dt_info.psci_method =
-			ai->psci_use_hvc ? DT_PSCI_HVC : DT_PSCI_SMC;
-		dt_info.psci_v0_2 = true;
-	} else {
-		pr_warn("acpi: FADT arm_boot_arch %#x is not PSCI compliant: "
-			"secondary CPUs cannot start\n",
-			ai->arm_boot_arch);
-	}
-	rc = acpi_spcr_console(ai, &spcr);
-	if (!rc && spcr.kind == CONSOLE_PL011) {
-		dt_info.uart_base = pa(spcr.addr);
-		dt_info.uart_is_pl011 = true;
-	} else if (!rc && spcr.kind == CONSOLE_8250_MMIO) {
-		spcr_8250 = spcr;
-	} else if (rc != -ENOENT) {
-		pr_warn("acpi: SPCR interface type %#x in address space %u at "
-			"%#llx is not a PL011 or 16550 in memory, keeping "
-			"%#llx\n",
-			ai->spcr_type, ai->spcr_reg.space_id,
-			(unsigned long long)ai->spcr_reg.address,
-			(unsigned long long)pa_val(pl011_base()));
-	}
-	if (ai->gicd_base && (ai->gic_version == 0 || ai->gic_version >= 3)) {
-		dt_info.gicd_base = pa(ai->gicd_base);
-		dt_info.gicr_count = ai->gicr_count;
-		for (unsigned int i = 0; i < ai->gicr_count; i++) {
-			dt_info.gicr[i].base = pa(ai->gicr[i].base);
-			dt_info.gicr[i].size = ai->gicr[i].length;
-		}
-	}
-	/* QEMU's tables: power off at the end as with its DT. */
-	dt_info.qemu_virt = !strncmp(ai->oem_id, "BOCHS", 5);
+	dt_info_from_acpi(bi, ai, pl011_base(), &dt_info, &spcr_8250);
 	return 0;
 }
 
@@ -315,7 +241,7 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 		if (parse_dtb(bi, dtb))
 			panic("arm64: bad device tree at %#llx",
 			      (unsigned long long)dtb);
-		dt_ram_to_memblks(bi, &acpi_info_buf);
+		dt_ram_to_numa(bi, &acpi_info_buf);
 		bi->acpi_rsdp = pa(efi_boot.rsdp);
 	}
 	reclaim = efi_fill_ram(bi);

@@ -147,7 +147,8 @@ __attribute__((weak)) int main(int argc, char **argv)
 	bi->timer_calibrated_by = "os";
 	bi->timer_hz = arch_ticks_hz();
 	bi->el = -1;
-	bi->paddr_bits = 48;
+	/* The width the sandbox simulates: a CPU with 4-level paging. */
+	bi->paddr_bits = fwboot_paddr_bits(48, BOOTINFO_PADDR_BITS_DEFAULT);
 
 	/* A dtb replay marks none: the sandbox boots on the first CPU. */
 	fwboot_boot_cpu(bi, NULL, 0, NULL, NULL);

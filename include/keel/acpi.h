@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ACPI static table parsers (boot/acpi.c, boot/acpi_tables.c): RSDP ->
+ * ACPI static table parsers (boot/acpi.c, boot/acpi_*.c): RSDP ->
  * XSDT/RSDT -> MADT, SRAT, SLIT, FADT (+ the DSDT's \_S5), HPET, SPCR.
  *
  * The parsers never dereference a physical address: the arch gives them a

@@ -139,7 +139,20 @@ struct bootinfo {
 	bool cpus_over_cap_said; /* its warning printed (sanitise is idempotent) */
 };
 
-/* bootinfo_init(): empty, protocol set, el = -1, paddr_bits = 52. */
+/*
+ * The physical address width of a bootinfo no arch has set yet
+ * (bootinfo_init()), and sanitise's fallback for a width out of range:
+ * 52, the most x86-64 and arm64 (LPA) can decode, so that nothing is
+ * clamped that a real machine could have. Each arch sets its own through
+ * fwboot_paddr_bits() (what its CPU reports, within what it maps; the
+ * sandbox passes the width it simulates).
+ */
+#define BOOTINFO_PADDR_BITS_DEFAULT 52
+
+/*
+ * bootinfo_init(): empty, protocol set, el = -1, paddr_bits
+ * BOOTINFO_PADDR_BITS_DEFAULT.
+ */
 void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol);
 
 /*

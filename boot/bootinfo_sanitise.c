@@ -1,0 +1,417 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bootinfo_sanitise(), which turns whatever the firmware said (through
+ * the adders of boot/bootinfo.c) into the shape the rest of keel relies
+ * on:
+ *
+ *  - RAM: page-aligned (trimmed inwards), clamped to paddr_bits, non-empty,
+ *    sorted by start, non-overlapping, adjacent ranges of one node merged;
+ *    where RAM of two nodes overlaps the lower node id keeps it.
+ *  - reserved: page-aligned outwards, non-empty, otherwise as given
+ *    (overlaps allowed: "reserved wins" is applied by bootmem).
+ *  - node ids < node_count <= MAX_NUMNODES, node_count >= 1; distance
+ *    matrix valid for [0, node_count)^2: 10 on the diagonal, 11..255
+ *    elsewhere (asymmetric allowed, 255 = unreachable); one bad entry is
+ *    mended, more mean 10/20 (include/keel/bootinfo.h, "Node distances").
+ *  - CPUs: 1 <= cpu_count, hwids unique, exactly one boot_cpu, which is
+ *    usable and sits at index 0 (logical CPU 0 is the boot CPU).
+ *
+ * Every fix prints one warning and counts in bi->fixups. Rounding a
+ * reserved range outwards is routine (loader structures sit at arbitrary
+ * addresses) and only logged at debug level.
+ *
+ * No lock: runs once on the boot CPU. The scratch arrays of the overlap
+ * resolution are static to keep them off small boot stacks.
+ */
+#include <keel/bootinfo.h>
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+#include "boot_priv.h"
+
+static uint32_t fix_node(struct bootinfo *bi, uint32_t node, const char *what,
+			 uint64_t id)
+{
+	if (node < MAX_NUMNODES)
+		return node;
+	if (node == NUMA_NO_NODE)
+		fix_warn(bi, "%s %#llx has no node, using node 0", what,
+			 U64(id));
+	else
+		fix_warn(bi, "%s %#llx: node %u >= %u, using node 0", what,
+			 U64(id), node, (unsigned int)MAX_NUMNODES);
+	return 0;
+}
+
+/* Clamp, trim to pages and drop empty RAM ranges, compacting the table. */
+static void ram_trim(struct bootinfo *bi, uint64_t limit)
+{
+	unsigned int out = 0;
+
+	for (unsigned int i = 0; i < bi->ram_count; i++) {
+		struct bi_ram r = bi->ram[i];
+		uint64_t s = pa_val(r.start), e = pa_val(r.end);
+		uint64_t ns, ne;
+
+		r.node = fix_node(bi, r.node, "ram at", s);
+		if (s >= limit) {
+			fix_warn(bi,
+				 "ram [%#llx, %#llx) above the %u-bit address "
+				 "limit, dropped",
+				 U64(s), U64(e), bi->paddr_bits);
+			bi->dropped_ram++;
+			continue;
+		}
+		if (e > limit) {
+			fix_warn(bi,
+				 "ram [%#llx, %#llx) above the %u-bit address "
+				 "limit, clamped",
+				 U64(s), U64(e), bi->paddr_bits);
+			e = limit;
+		}
+		ns = s > PAGE_MASK ? e : ALIGN_UP(s, PAGE_SIZE);
+		ne = ALIGN_DOWN(e, PAGE_SIZE);
+		if (ns >= ne) {
+			fix_warn(bi,
+				 "ram [%#llx, %#llx) holds no whole page, "
+				 "dropped",
+				 U64(s), U64(pa_val(r.end)));
+			bi->dropped_ram++;
+			continue;
+		}
+		/*
+		 * Not a fault of the map: a PC BIOS ends low RAM where the
+		 * EBDA starts (0x9fc00), so an info line, not a warning.
+		 */
+		if (ns != s || ne != e)
+			pr_info("bootinfo: ram [%#llx, %#llx) trimmed to pages "
+				"[%#llx, %#llx)\n",
+				U64(s), U64(e), U64(ns), U64(ne));
+		r.start = pa(ns);
+		r.end = pa(ne);
+		bi->ram[out++] = r;
+	}
+	bi->ram_count = out;
+}
+
+static uint64_t ram_points[2 * BOOTINFO_MAX_RAM];
+static struct bi_ram ram_out[BOOTINFO_MAX_RAM];
+
+/*
+ * The node of the piece [@s, @e) of the address space: the lowest of the
+ * RAM ranges covering it, NUMA_NO_NODE when none does (ram_trim() gave
+ * every range a node below MAX_NUMNODES). Two ranges covering it are one
+ * warning: a duplicate, or, once for the whole disagreement through
+ * @warned_cross, two nodes claiming it.
+ */
+static uint32_t ram_piece_node(struct bootinfo *bi, uint64_t s, uint64_t e,
+			       bool *warned_cross)
+{
+	uint32_t node = NUMA_NO_NODE;
+	int first = -1, other = -1;
+
+	for (unsigned int i = 0; i < bi->ram_count; i++) {
+		const struct bi_ram *r = &bi->ram[i];
+
+		if (pa_val(r->start) > s || pa_val(r->end) < e)
+			continue;
+		if (first < 0)
+			first = (int)i;
+		else if (other < 0)
+			other = (int)i;
+		if (r->node < node)
+			node = r->node;
+	}
+	if (other < 0)
+		return node;
+	if (bi->ram[first].node == bi->ram[other].node) {
+		fix_warn(bi,
+			 "ram [%#llx, %#llx) listed twice on node %u, merged",
+			 U64(s), U64(e), bi->ram[first].node);
+	} else if (!*warned_cross) {
+		*warned_cross = true;
+		fix_warn(bi,
+			 "ram [%#llx, %#llx) claimed by nodes %u and %u, node "
+			 "%u keeps it",
+			 U64(s), U64(e), bi->ram[first].node,
+			 bi->ram[other].node, node);
+	}
+	return node;
+}
+
+/*
+ * Sort, merge and resolve overlaps: cut the address space at every range
+ * boundary; each elementary piece covered by some range goes to the
+ * lowest node covering it. O(n^2) for n <= BOOTINFO_MAX_RAM, once a boot.
+ */
+static void ram_resolve(struct bootinfo *bi)
+{
+	unsigned int np = 0, out = 0;
+	bool warned_cross = false;
+
+	for (unsigned int i = 0; i < bi->ram_count; i++) {
+		ram_points[np++] = pa_val(bi->ram[i].start);
+		ram_points[np++] = pa_val(bi->ram[i].end);
+	}
+	sort(ram_points, np, sizeof(ram_points[0]), cmp_u64);
+
+	for (unsigned int p = 0; p + 1 < np; p++) {
+		uint64_t s = ram_points[p], e = ram_points[p + 1];
+		uint32_t node;
+
+		if (s == e)
+			continue;
+		node = ram_piece_node(bi, s, e, &warned_cross);
+		if (node == NUMA_NO_NODE)
+			continue;
+		if (out && pa_val(ram_out[out - 1].end) == s &&
+		    ram_out[out - 1].node == node) {
+			ram_out[out - 1].end = pa(e);
+			continue;
+		}
+		if (out >= BOOTINFO_MAX_RAM) {
+			fix_warn(bi,
+				 "ram [%#llx, %#llx): too many pieces after "
+				 "resolving overlaps, dropped",
+				 U64(s), U64(e));
+			bi->dropped_ram++;
+			continue;
+		}
+		ram_out[out].start = pa(s);
+		ram_out[out].end = pa(e);
+		ram_out[out].node = node;
+		out++;
+	}
+	memcpy(bi->ram, ram_out, out * sizeof(ram_out[0]));
+	bi->ram_count = out;
+}
+
+static void reserved_trim(struct bootinfo *bi)
+{
+	unsigned int out = 0;
+
+	for (unsigned int i = 0; i < bi->reserved_count; i++) {
+		struct bi_reserved r = bi->reserved[i];
+		uint64_t s = pa_val(r.start), e = pa_val(r.end);
+		uint64_t ns = ALIGN_DOWN(s, PAGE_SIZE);
+		uint64_t ne =
+			e > PAGE_MASK ? PAGE_MASK : ALIGN_UP(e, PAGE_SIZE);
+
+		r.name[sizeof(r.name) - 1] = '\0';
+		if (e <= s) {
+			fix_warn(bi,
+				 "reserved %s [%#llx, %#llx) is empty, dropped",
+				 r.name, U64(s), U64(e));
+			bi->dropped_reserved++;
+			continue;
+		}
+		if (ns >= ne) {
+			/* Inside the last page of the address space: no RAM
+			 * can be there (RAM ends at PAGE_MASK at most). */
+			pr_debug("bootinfo: reserved %s [%#llx, %#llx) beyond "
+				 "RAM, dropped\n",
+				 r.name, U64(s), U64(e));
+			continue;
+		}
+		if (ns != s || ne != e)
+			pr_debug("bootinfo: reserved %s [%#llx, %#llx) rounded "
+				 "to pages\n",
+				 r.name, U64(s), U64(e));
+		r.start = pa(ns);
+		r.end = pa(ne);
+		bi->reserved[out++] = r;
+	}
+	bi->reserved_count = out;
+}
+
+/* Cap the table, give each CPU a node, drop repeated hwids (first stays). */
+static void cpus_dedup(struct bootinfo *bi)
+{
+	unsigned int out = 0;
+
+	if (bi->cpu_count > CONFIG_NR_CPUS)
+		bi->cpu_count = CONFIG_NR_CPUS;
+	/* One line for the whole table, never one per CPU, and only once. */
+	if (bi->cpus_over_cap && !bi->cpus_over_cap_said) {
+		bi->cpus_over_cap_said = true;
+		fix_warn(bi,
+			 "firmware describes %u CPUs, this build holds %u "
+			 "(CONFIG_NR_CPUS): %u dropped",
+			 (unsigned int)CONFIG_NR_CPUS + bi->cpus_over_cap,
+			 (unsigned int)CONFIG_NR_CPUS, bi->cpus_over_cap);
+	}
+	for (unsigned int i = 0; i < bi->cpu_count; i++) {
+		struct bi_cpu c = bi->cpus[i];
+		bool dup = false;
+
+		c.node = fix_node(bi, c.node, "cpu hwid", c.hwid);
+		for (unsigned int j = 0; j < out; j++) {
+			if (bi->cpus[j].hwid != c.hwid)
+				continue;
+			dup = true;
+			fix_warn(bi,
+				 "cpu hwid %#llx listed twice, dropped the "
+				 "second",
+				 U64(c.hwid));
+			bi->dropped_cpus++;
+			/* The boot flag survives on the entry that stays. */
+			if (c.boot_cpu)
+				bi->cpus[j].boot_cpu = true;
+			break;
+		}
+		if (!dup)
+			bi->cpus[out++] = c;
+	}
+	bi->cpu_count = out;
+}
+
+/*
+ * Exactly one boot CPU, usable, in cpus[0] (logical CPU 0): the first
+ * marked, else the first listed; a CPU table left empty gets one.
+ */
+static void cpus_fix(struct bootinfo *bi)
+{
+	unsigned int boot = ~0u;
+
+	cpus_dedup(bi);
+
+	if (!bi->cpu_count) {
+		fix_warn(bi, "no CPUs described, assuming one boot CPU (hwid "
+			     "0, node 0)");
+		bootinfo_add_cpu(bi, 0, 0, 0, 0, 0, true);
+		bi->cpus[0].boot_cpu = true;
+	}
+	for (unsigned int i = 0; i < bi->cpu_count; i++) {
+		if (!bi->cpus[i].boot_cpu)
+			continue;
+		if (boot == ~0u) {
+			boot = i;
+			continue;
+		}
+		fix_warn(bi, "cpu hwid %#llx also marked as boot CPU, cleared",
+			 U64(bi->cpus[i].hwid));
+		bi->cpus[i].boot_cpu = false;
+	}
+	if (boot == ~0u) {
+		fix_warn(bi, "no boot CPU marked, using the first (hwid %#llx)",
+			 U64(bi->cpus[0].hwid));
+		boot = 0;
+		bi->cpus[0].boot_cpu = true;
+	}
+	if (!bi->cpus[boot].usable) {
+		fix_warn(bi,
+			 "boot CPU hwid %#llx marked unusable, it runs anyway",
+			 U64(bi->cpus[boot].hwid));
+		bi->cpus[boot].usable = true;
+	}
+	/* Logical CPU 0 is the boot CPU: rotate it to the front. */
+	if (boot) {
+		struct bi_cpu c = bi->cpus[boot];
+
+		memmove(&bi->cpus[1], &bi->cpus[0], boot * sizeof(c));
+		bi->cpus[0] = c;
+	}
+}
+
+/*
+ * Fill what was not given, then apply the policy of include/keel/bootinfo.h
+ * ("Node distances"): asymmetric and unreachable (255) entries stay, one
+ * bad entry is mended, two or more mean 10/20 for all nodes.
+ */
+static void distance_fix(struct bootinfo *bi)
+{
+	unsigned int n = bi->node_count, bad = 0, ba = 0, bb = 0;
+	bool ok = bi->have_distance;
+
+	/* 0 = not given: diagonal 10, else the valid reverse, else 20. */
+	for (unsigned int a = 0; ok && a < n; a++) {
+		for (unsigned int b = 0; b < n; b++) {
+			uint8_t *d = &bi->distance[a][b];
+			uint8_t rev = bi->distance[b][a];
+
+			if (*d)
+				continue;
+			if (a == b)
+				*d = NODE_DISTANCE_LOCAL;
+			else if (rev && !bootinfo_distance_problem(b, a, rev))
+				*d = rev;
+			else
+				*d = NODE_DISTANCE_REMOTE;
+		}
+	}
+	for (unsigned int a = 0; ok && a < n; a++) {
+		for (unsigned int b = 0; b < n; b++) {
+			if (bootinfo_distance_problem(a, b,
+						      bi->distance[a][b]) &&
+			    !bad++) {
+				ba = a;
+				bb = b;
+			}
+		}
+	}
+	if (bad == 1) {
+		/* The reverse is valid: only this entry is bad. */
+		uint8_t *d = &bi->distance[ba][bb];
+		uint8_t to =
+			ba == bb ? NODE_DISTANCE_LOCAL : bi->distance[bb][ba];
+
+		fix_warn(bi, "distance %u %u = %u: %s, using %u", ba, bb, *d,
+			 bootinfo_distance_problem(ba, bb, *d), to);
+		*d = to;
+	} else if (bad) {
+		fix_warn(
+			bi,
+			"distance %u %u = %u: %s (%u bad entries), using "
+			"10/20 for all nodes",
+			ba, bb, bi->distance[ba][bb],
+			bootinfo_distance_problem(ba, bb, bi->distance[ba][bb]),
+			bad);
+		ok = false;
+	}
+	if (!ok)
+		bi->have_distance = false;
+	for (unsigned int a = 0; a < MAX_NUMNODES; a++)
+		for (unsigned int b = 0; b < MAX_NUMNODES; b++)
+			if (!ok || a >= n || b >= n)
+				bi->distance[a][b] =
+					a == b ? NODE_DISTANCE_LOCAL
+					       : NODE_DISTANCE_REMOTE;
+}
+
+/**
+ * bootinfo_sanitise() - make @bi consistent (see the top of this file and
+ * include/keel/bootinfo.h). Idempotent: a second call changes nothing and
+ * warns about nothing.
+ */
+void bootinfo_sanitise(struct bootinfo *bi)
+{
+	uint64_t limit;
+	uint32_t top = 0;
+
+	if (bi->paddr_bits < 32 || bi->paddr_bits > 64) {
+		fix_warn(bi, "paddr_bits %u out of range, using %u",
+			 bi->paddr_bits, BOOTINFO_PADDR_BITS_DEFAULT);
+		bi->paddr_bits = BOOTINFO_PADDR_BITS_DEFAULT;
+	}
+	limit = bi->paddr_bits == 64 ? ~0ULL : 1ULL << bi->paddr_bits;
+	if (bi->ram_count > BOOTINFO_MAX_RAM)
+		bi->ram_count = BOOTINFO_MAX_RAM;
+	if (bi->reserved_count > BOOTINFO_MAX_RESERVED)
+		bi->reserved_count = BOOTINFO_MAX_RESERVED;
+	bi->loader[sizeof(bi->loader) - 1] = '\0';
+	bi->cmdline[sizeof(bi->cmdline) - 1] = '\0';
+
+	ram_trim(bi, limit);
+	ram_resolve(bi);
+	reserved_trim(bi);
+	cpus_fix(bi);
+
+	for (unsigned int i = 0; i < bi->ram_count; i++)
+		top = MAX(top, bi->ram[i].node);
+	for (unsigned int i = 0; i < bi->cpu_count; i++)
+		top = MAX(top, bi->cpus[i].node);
+	bi->node_count = top + 1;
+	distance_fix(bi);
+}

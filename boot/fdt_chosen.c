@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The device tree's facts for the arch, for dt_parse() (boot/fdt.c):
+ * /chosen (bootargs, initrd, stdout-path console, U-Boot as loader),
+ * /psci (conduit, 0.1 function ids or 0.2+), the arm,armv8-timer
+ * clock-frequency override, and the GICv3 distributor and redistributors.
+ */
+#include "fdt_priv.h"
+
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/string.h>
+#include <keel/cmdline_copy.h>
+
+#include "boot_priv.h"
+
+/* --- chosen ------------------------------------------------------------ */
+
+static bool prop_addr(struct dt_ctx *c, int node, const char *name,
+		      uint64_t *out)
+{
+	int len;
+	const fdt32_t *p = fdt_getprop(c->fdt, node, name, &len);
+
+	if (!p)
+		return false;
+	if (len != 4 && len != 8) {
+		dt_warn(c->bi,
+			"chosen/%s has length %d, expected 4 or 8, ignored",
+			name, len);
+		return false;
+	}
+	*out = dt_read_cells(p, len / 4);
+	return true;
+}
+
+static void parse_stdout(struct dt_ctx *c, const char *path, int len)
+{
+	const char *colon = memchr(path, ':', (size_t)len);
+	int plen =
+		colon ? (int)(colon - path) : (int)strnlen(path, (size_t)len);
+	int node = fdt_path_offset_namelen(c->fdt, path, plen);
+	int parent, ac, sc, rlen;
+	const fdt32_t *reg;
+
+	if (node < 0) {
+		dt_warn(c->bi, "chosen/stdout-path \"%.*s\" names no node",
+			plen, path);
+		return;
+	}
+	strlcpy(c->ai->uart_path, dt_node_name(c->fdt, node),
+		sizeof(c->ai->uart_path));
+	parent = fdt_parent_offset(c->fdt, node);
+	if (parent < 0)
+		return;
+	ac = dt_cells(c, parent, "#address-cells", 2, false);
+	sc = dt_cells(c, parent, "#size-cells", 1, false);
+	reg = fdt_getprop(c->fdt, node, "reg", &rlen);
+	if (ac < 0 || sc < 0 || !reg || rlen < ac * 4) {
+		dt_warn(c->bi, "stdout-path node %s has no usable reg",
+			c->ai->uart_path);
+		return;
+	}
+	/* Parent buses are assumed to map 1:1 ("ranges;"), as on virt. */
+	c->ai->uart_base = pa(dt_read_cells(reg, ac));
+	c->ai->uart_is_pl011 =
+		!fdt_node_check_compatible(c->fdt, node, "arm,pl011");
+}
+
+void dt_parse_chosen(struct dt_ctx *c)
+{
+	int node = fdt_path_offset(c->fdt, "/chosen");
+	const char *s;
+	int len;
+	uint64_t is = 0, ie = 0;
+
+	if (node < 0)
+		return;
+	s = fdt_getprop(c->fdt, node, "bootargs", &len);
+	if (s && len > 0)
+		cmdline_copy_bootinfo(c->bi, s, (size_t)len, NULL,
+				      "dt: chosen/bootargs");
+	if (prop_addr(c, node, "linux,initrd-start", &is) &&
+	    prop_addr(c, node, "linux,initrd-end", &ie)) {
+		if (ie <= is) {
+			dt_warn(c->bi,
+				"initrd [%#llx, %#llx) is empty or inverted, "
+				"ignored",
+				U64(is), U64(ie));
+		} else {
+			c->ai->initrd_start = pa(is);
+			c->ai->initrd_end = pa(ie);
+			bootinfo_add_reserved(c->bi, pa(is), pa(ie), "initrd");
+		}
+	}
+	s = fdt_getprop(c->fdt, node, "stdout-path", &len);
+	if (!s)
+		s = fdt_getprop(c->fdt, node, "linux,stdout-path", &len);
+	if (s && len > 0)
+		parse_stdout(c, s, len);
+	if (fdt_getprop(c->fdt, node, "u-boot,version", NULL))
+		strlcpy(c->bi->loader, "u-boot", sizeof(c->bi->loader));
+}
+
+/* --- psci, timer, gic ---------------------------------------------------- */
+
+void dt_parse_psci(struct dt_ctx *c)
+{
+	int node = fdt_node_offset_by_compatible(c->fdt, -1, "arm,psci-1.0");
+	const char *m;
+	uint32_t v;
+
+	if (node < 0)
+		node = fdt_node_offset_by_compatible(c->fdt, -1,
+						     "arm,psci-0.2");
+	if (node >= 0) {
+		c->ai->psci_v0_2 = true;
+	} else {
+		node = fdt_node_offset_by_compatible(c->fdt, -1, "arm,psci");
+		if (node < 0)
+			return;
+	}
+	c->ai->psci_cpu_on = PSCI_FN_CPU_ON;
+	c->ai->psci_cpu_off = PSCI_FN_CPU_OFF;
+	if (!c->ai->psci_v0_2) {
+		if (dt_prop_u32(c, node, "cpu_on", &v))
+			c->ai->psci_cpu_on = v;
+		if (dt_prop_u32(c, node, "cpu_off", &v))
+			c->ai->psci_cpu_off = v;
+	}
+	m = dt_prop_str(c->fdt, node, "method", NULL);
+	if (m && !strcmp(m, "hvc"))
+		c->ai->psci_method = DT_PSCI_HVC;
+	else if (m && !strcmp(m, "smc"))
+		c->ai->psci_method = DT_PSCI_SMC;
+	else
+		dt_warn(c->bi,
+			"psci method \"%s\" is not hvc or smc, secondary CPUs "
+			"will not start",
+			m ? m : "(none)");
+}
+
+void dt_parse_timer(struct dt_ctx *c)
+{
+	int node = fdt_node_offset_by_compatible(c->fdt, -1, "arm,armv8-timer");
+	uint32_t f;
+
+	if (node >= 0 && dt_prop_u32(c, node, "clock-frequency", &f))
+		c->ai->timer_freq = f;
+}
+
+/*
+ * The GICv3 node: reg is the distributor, then #redistributor-regions
+ * (default 1) redistributor regions; GICC/GICH/GICV may follow. A GICv2
+ * (or no GIC) leaves gicd_base 0: the arch then keeps its spinning idle.
+ */
+void dt_parse_gic(struct dt_ctx *c)
+{
+	int node = fdt_node_offset_by_compatible(c->fdt, -1, "arm,gic-v3");
+	int parent, ac, sc, rlen, n;
+	uint32_t regions = 1;
+	const fdt32_t *reg;
+
+	if (node < 0)
+		return;
+	parent = fdt_parent_offset(c->fdt, node);
+	if (parent < 0)
+		return;
+	ac = dt_cells(c, parent, "#address-cells", 2, false);
+	sc = dt_cells(c, parent, "#size-cells", 1, false);
+	reg = fdt_getprop(c->fdt, node, "reg", &rlen);
+	dt_prop_u32(c, node, "#redistributor-regions", &regions);
+	if (ac < 0 || sc < 0 || !reg || rlen < 0) {
+		dt_warn(c->bi, "%s has no usable reg, idle CPUs will spin",
+			dt_node_name(c->fdt, node));
+		return;
+	}
+	n = rlen / (4 * (ac + sc));
+	if (regions < 1 || (int)regions >= n) {
+		dt_warn(c->bi,
+			"%s: #redistributor-regions %u with %d reg entries, "
+			"idle CPUs will spin",
+			dt_node_name(c->fdt, node), regions, n);
+		return;
+	}
+	if (regions > DT_MAX_GICR) {
+		dt_warn(c->bi,
+			"%s: %u redistributor regions, only the first %u kept",
+			dt_node_name(c->fdt, node), regions, DT_MAX_GICR);
+		regions = DT_MAX_GICR;
+	}
+	c->ai->gicd_base = pa(dt_read_cells(reg, ac));
+	for (uint32_t i = 1; i <= regions; i++) {
+		const fdt32_t *r = reg + (size_t)i * (size_t)(ac + sc);
+
+		c->ai->gicr[i - 1].base = pa(dt_read_cells(r, ac));
+		c->ai->gicr[i - 1].size = dt_read_cells(r + ac, sc);
+	}
+	c->ai->gicr_count = regions;
+}
