@@ -24,17 +24,6 @@
 		pr_warn("acpidump: " fmt "\n", ##__VA_ARGS__); \
 	} while (0)
 
-static int hex_val(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool is_space(char c)
 {
 	return c == ' ' || c == '\t' || c == '\r';
@@ -49,10 +38,10 @@ static bool hex_number(const char *s, size_t len, size_t *i, uint64_t *out)
 	unsigned int digits = 0;
 	uint64_t v = 0;
 
-	while (*i < len && hex_val(s[*i]) >= 0) {
+	while (*i < len && hex_digit(s[*i]) >= 0) {
 		if (++digits > 16)
 			return false;
-		v = (v << 4) | (uint64_t)hex_val(s[*i]);
+		v = (v << 4) | (uint64_t)hex_digit(s[*i]);
 		(*i)++;
 	}
 	*out = v;
@@ -113,10 +102,10 @@ static int hex_line(const char *s, size_t len, uint64_t *offset,
 		return -1;
 	i++;
 	while (n < BYTES_PER_LINE && i + 3 <= len && s[i] == ' ' &&
-	       hex_val(s[i + 1]) >= 0 && hex_val(s[i + 2]) >= 0 &&
+	       hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0 &&
 	       (i + 3 == len || is_space(s[i + 3]))) {
 		out[n++] =
-			(uint8_t)(hex_val(s[i + 1]) << 4 | hex_val(s[i + 2]));
+			(uint8_t)(hex_digit(s[i + 1]) << 4 | hex_digit(s[i + 2]));
 		i += 3;
 	}
 	return n ? n : -1;

@@ -29,7 +29,11 @@ size_t strlcpy(char *dst, const char *src, size_t size)
 	return n;
 }
 
-static int hex_digit(char c)
+/**
+ * hex_digit() - the value of hex digit @c (either case).
+ * Return: 0-15, or -1 when @c is not one.
+ */
+int hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';

@@ -35,6 +35,8 @@ int snprintf(char *buf, size_t size, const char *fmt, ...)
  * Return: 0, or -EINVAL (not a number, junk after it) / -ERANGE (overflow).
  */
 int parse_u64(const char *s, size_t len, uint64_t *out);
+/* Value of hex digit @c (0-15), -1 when it is not one. */
+int hex_digit(char c);
 int parse_size(const char *s, size_t len, uint64_t *out);
 
 /* format_size: "512M", "1G", "4K" or "12345" when not a round unit. */
