@@ -104,8 +104,8 @@ static int hex_line(const char *s, size_t len, uint64_t *offset,
 	while (n < BYTES_PER_LINE && i + 3 <= len && s[i] == ' ' &&
 	       hex_digit(s[i + 1]) >= 0 && hex_digit(s[i + 2]) >= 0 &&
 	       (i + 3 == len || is_space(s[i + 3]))) {
-		out[n++] =
-			(uint8_t)(hex_digit(s[i + 1]) << 4 | hex_digit(s[i + 2]));
+		out[n++] = (uint8_t)(hex_digit(s[i + 1]) << 4 |
+				     hex_digit(s[i + 2]));
 		i += 3;
 	}
 	return n ? n : -1;
