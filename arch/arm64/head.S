@@ -263,7 +263,15 @@ el_setup:
 	msr	cpacr_el1, x1
 	isb
 	ret
-1:	mov	x1, #(1 << 31)		/* HCR_EL2.RW: EL1 is AArch64; nothing trapped */
+	/*
+	 * HCR_EL2.RW: EL1 is AArch64; IMO/FMO: physical IRQs and FIQs go to
+	 * EL2, keel's own level, so that the idle CPUs' timer interrupt
+	 * (gic.c), pending but masked by PSTATE, is one that ends their WFI
+	 * rather than one routed to an EL1 that does not run. Nothing else
+	 * is trapped.
+	 */
+1:	mov	x1, #(1 << 31)
+	orr	x1, x1, #(3 << 3)
 	msr	hcr_el2, x1
 	ldr	x1, =0x33ff		/* CPTR_EL2 RES1 bits, TFP = 0 */
 	msr	cptr_el2, x1
