@@ -9,6 +9,7 @@
 #include <asm/os.h>
 #include <asm/sandbox.h>
 #include <keel/compiler.h>
+#include <keel/scrub_prims.h>
 #include <keel/string.h>
 
 #include "sandbox_priv.h"
@@ -21,7 +22,6 @@
  * about twice as fast), 8-byte movnti, 32-byte vmovntdq when the host has
  * AVX, rep stosb, memset. Elsewhere memset only.
  */
-typedef void (*zero_fn)(void *va, size_t len);
 
 #if defined(__x86_64__)
 /* The compiler's intrinsics for the streaming stores, not libc (though it
@@ -83,40 +83,26 @@ static void zero_memset(void *va, size_t len)
 	memset(va, 0, len);
 }
 
-static struct {
-	const char *name;
-	zero_fn fn;
-} scrub_prims[ARCH_SCRUB_MAX_PRIMITIVES];
-static unsigned int scrub_prim_count;
-static unsigned int scrub_prim_cur;
-
-static void add_prim(const char *name, zero_fn fn)
-{
-	if (scrub_prim_count < ARCH_SCRUB_MAX_PRIMITIVES) {
-		scrub_prims[scrub_prim_count].name = name;
-		scrub_prims[scrub_prim_count].fn = fn;
-		scrub_prim_count++;
-	}
-}
+static struct scrub_prims prims;
 
 static void scrub_prims_probe(void)
 {
-	if (scrub_prim_count)
+	if (prims.count)
 		return;
 #if defined(__x86_64__)
-	add_prim("movntdq", zero_movntdq);
-	add_prim("movnti", zero_movnti);
+	scrub_prims_add(&prims, "movntdq", zero_movntdq);
+	scrub_prims_add(&prims, "movnti", zero_movnti);
 	if (__builtin_cpu_supports("avx"))
-		add_prim("vmovntdq", zero_vmovntdq);
-	add_prim("rep stosb", zero_rep_stosb);
+		scrub_prims_add(&prims, "vmovntdq", zero_vmovntdq);
+	scrub_prims_add(&prims, "rep stosb", zero_rep_stosb);
 #endif
-	add_prim("memset", zero_memset);
+	scrub_prims_add(&prims, "memset", zero_memset);
 }
 
 static void scrub_stream(void *va, size_t len)
 {
 	scrub_prims_probe();
-	scrub_prims[scrub_prim_cur].fn(va, len);
+	prims.zero[prims.cur](va, len);
 }
 
 /*
@@ -186,7 +172,7 @@ bool arch_scrub_clean_range(void *va, size_t len)
 void arch_scrub_init(void)
 {
 	scrub_prims_probe();
-	scrub_prim_cur = 0;
+	prims.cur = 0;
 }
 
 /**
@@ -198,13 +184,8 @@ void arch_scrub_init(void)
  */
 unsigned int arch_scrub_candidates(const char **names, unsigned int max)
 {
-	unsigned int n;
-
 	scrub_prims_probe();
-	n = MIN(scrub_prim_count, max);
-	for (unsigned int i = 0; i < n; i++)
-		names[i] = scrub_prims[i].name;
-	return n;
+	return scrub_prims_names(&prims, names, max);
 }
 
 /**
@@ -218,10 +199,8 @@ unsigned int arch_scrub_candidates(const char **names, unsigned int max)
 void arch_scrub_probe(unsigned int idx, void *va, size_t len)
 {
 	scrub_prims_probe();
-	if (idx >= scrub_prim_count)
-		idx = 0;
 	scrub_prepare(va, len);
-	scrub_prims[idx].fn(va, len);
+	prims.zero[scrub_prims_pick(&prims, idx)](va, len);
 }
 
 /**
@@ -231,7 +210,7 @@ void arch_scrub_probe(unsigned int idx, void *va, size_t len)
 void arch_scrub_select(unsigned int idx)
 {
 	scrub_prims_probe();
-	scrub_prim_cur = idx < scrub_prim_count ? idx : 0;
+	prims.cur = scrub_prims_pick(&prims, idx);
 }
 
 /**
@@ -242,5 +221,5 @@ void arch_scrub_select(unsigned int idx)
 const char *arch_scrub_primitive(void)
 {
 	scrub_prims_probe();
-	return scrub_prims[scrub_prim_cur].name;
+	return prims.name[prims.cur];
 }

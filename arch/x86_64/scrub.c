@@ -16,6 +16,7 @@
 #include <keel/compiler.h>
 #include <keel/cpumask.h>
 #include <keel/printk.h>
+#include <keel/scrub_prims.h>
 #include <keel/smp.h>
 
 /*
@@ -33,7 +34,6 @@
  * SFENCE. keel is built without SSE (-mno-sse), so no compiler-generated
  * code uses the vector registers these loops clobber.
  */
-typedef void (*zero_fn)(void *va, size_t len);
 
 static void zero_movnti(void *va, size_t len)
 {
@@ -104,21 +104,7 @@ static void zero_rep_stosb(void *va, size_t len)
 			     : "memory");
 }
 
-static struct {
-	const char *name;
-	zero_fn fn;
-} scrub_prims[ARCH_SCRUB_MAX_PRIMITIVES];
-static unsigned int scrub_prim_count;
-static unsigned int scrub_prim_cur;
-
-static void add_prim(const char *name, zero_fn fn)
-{
-	if (scrub_prim_count < ARCH_SCRUB_MAX_PRIMITIVES) {
-		scrub_prims[scrub_prim_count].name = name;
-		scrub_prims[scrub_prim_count].fn = fn;
-		scrub_prim_count++;
-	}
-}
+static struct scrub_prims prims;
 
 #define X86_CR4_OSXSAVE	 (1ul << 18)
 #define XCR0_X87_SSE_AVX 0x7u
@@ -179,24 +165,23 @@ void arch_scrub_init(void)
 
 	if (cpuid(0, 0).eax >= 7)
 		l7 = cpuid(7, 0);
-	scrub_prim_count = 0;
-	scrub_prim_cur = 0;
-	add_prim("movnti", zero_movnti);
-	add_prim("movntdq", zero_movntdq);
+	prims.count = 0;
+	prims.cur = 0;
+	scrub_prims_add(&prims, "movnti", zero_movnti);
+	scrub_prims_add(&prims, "movntdq", zero_movntdq);
 	if (avx_possible()) {
 		smp_online_mask(&online);
 		smp_run_on(&online, avx_enable_cpu, NULL);
 		if (avx_enabled())
-			add_prim("vmovntdq", zero_vmovntdq);
+			scrub_prims_add(&prims, "vmovntdq", zero_vmovntdq);
 	}
 	if (have_clzero())
-		add_prim("clzero", zero_clzero);
-	add_prim("rep stosb", zero_rep_stosb);
+		scrub_prims_add(&prims, "clzero", zero_clzero);
+	scrub_prims_add(&prims, "rep stosb", zero_rep_stosb);
 	pr_info("scrub: this CPU has movnti, movntdq%s%s, rep stosb "
 		"(ERMS %s, FSRM %s)\n",
-		scrub_prim_count > 3 && scrub_prims[2].fn == zero_vmovntdq
-			? ", vmovntdq"
-			: "",
+		prims.count > 3 && prims.zero[2] == zero_vmovntdq ? ", vmovntdq"
+								  : "",
 		have_clzero() ? ", clzero" : "",
 		l7.ebx & (1u << 9) ? "yes" : "no",
 		l7.edx & (1u << 4) ? "yes" : "no");
@@ -213,14 +198,9 @@ void arch_scrub_init(void)
  */
 unsigned int arch_scrub_candidates(const char **names, unsigned int max)
 {
-	unsigned int n;
-
-	if (!scrub_prim_count)
-		add_prim("movnti", zero_movnti);
-	n = MIN(scrub_prim_count, max);
-	for (unsigned int i = 0; i < n; i++)
-		names[i] = scrub_prims[i].name;
-	return n;
+	if (!prims.count)
+		scrub_prims_add(&prims, "movnti", zero_movnti);
+	return scrub_prims_names(&prims, names, max);
 }
 
 /**
@@ -231,9 +211,9 @@ unsigned int arch_scrub_candidates(const char **names, unsigned int max)
  */
 void arch_scrub_probe(unsigned int idx, void *va, size_t len)
 {
-	if (!scrub_prim_count)
-		add_prim("movnti", zero_movnti);
-	scrub_prims[idx < scrub_prim_count ? idx : 0].fn(va, len);
+	if (!prims.count)
+		scrub_prims_add(&prims, "movnti", zero_movnti);
+	prims.zero[scrub_prims_pick(&prims, idx)](va, len);
 }
 
 /**
@@ -242,7 +222,7 @@ void arch_scrub_probe(unsigned int idx, void *va, size_t len)
  */
 void arch_scrub_select(unsigned int idx)
 {
-	scrub_prim_cur = idx < scrub_prim_count ? idx : 0;
+	prims.cur = scrub_prims_pick(&prims, idx);
 }
 
 /**
@@ -251,7 +231,7 @@ void arch_scrub_select(unsigned int idx)
  */
 void arch_scrub_range(void *va, size_t len)
 {
-	arch_scrub_probe(scrub_prim_cur, va, len);
+	arch_scrub_probe(prims.cur, va, len);
 }
 
 /**
@@ -270,5 +250,5 @@ bool arch_scrub_clean_range(void *va, size_t len)
  */
 const char *arch_scrub_primitive(void)
 {
-	return scrub_prim_count ? scrub_prims[scrub_prim_cur].name : "movnti";
+	return prims.count ? prims.name[prims.cur] : "movnti";
 }
