@@ -49,8 +49,7 @@ static uint64_t *accept_ticks;
  */
 #define SKEW_ROUNDS 16
 
-#define IDLE_MIN_US 20
-#define IDLE_MAX_US 10000
+#define IDLE_MIN_US 20 /* up to IDLE_MAX_US (arch/cpu.h) */
 static uint32_t *skew_ping;
 static uint32_t *skew_pong;
 static uint64_t *skew_stamp;

@@ -20,8 +20,6 @@
 #include <keel/options.h>
 #include <keel/printk.h>
 
-#define IDLE_MAX_US 10000 /* the longest wait that is asked for */
-
 const char arch_name[] = "arm64";
 uint64_t arch_entry_ticks;
 static uint64_t ticks_hz;

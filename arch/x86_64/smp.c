@@ -73,8 +73,6 @@
 #define LVT_MASKED	    0x10000
 #define TIMER_DIV_1	    0xb
 
-#define IDLE_MAX_US	    10000 /* the longest wait that is asked for */
-
 #define INIT_DELAY_US	    10000
 #define SIPI_WAIT_US	    1000
 #define ICR_TIMEOUT_US	    100000

@@ -22,6 +22,8 @@ void arch_cpu_relax(void);
  * little and then sleeps at most @max_us.
  */
 void arch_cpu_idle_wait(uint32_t max_us);
+/* The longest idle wait common/smp asks for (an arch may cut longer ones). */
+#define IDLE_MAX_US 10000
 
 /*
  * Raw ticks of the boot timer (TSC, CNTVCT_EL0, CLOCK_MONOTONIC_RAW in ns)
