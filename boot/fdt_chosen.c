@@ -34,13 +34,33 @@ static bool prop_addr(struct dt_ctx *c, int node, const char *name,
 	return true;
 }
 
+/*
+ * The reg of @node with its parent's #address-cells / #size-cells (*@ac,
+ * *@sc; parent buses are assumed to map 1:1, "ranges;", as on virt).
+ * Return: the property and *@rlen its length, or NULL (no parent, a bad
+ * cell count, no reg).
+ */
+static const fdt32_t *node_reg(struct dt_ctx *c, int node, int *ac, int *sc,
+			       int *rlen)
+{
+	int parent = fdt_parent_offset(c->fdt, node);
+	const fdt32_t *reg;
+
+	if (parent < 0)
+		return NULL;
+	*ac = dt_cells(c, parent, "#address-cells", 2, false);
+	*sc = dt_cells(c, parent, "#size-cells", 1, false);
+	reg = fdt_getprop(c->fdt, node, "reg", rlen);
+	return *ac < 0 || *sc < 0 || !reg || *rlen < 0 ? NULL : reg;
+}
+
 static void parse_stdout(struct dt_ctx *c, const char *path, int len)
 {
 	const char *colon = memchr(path, ':', (size_t)len);
 	int plen =
 		colon ? (int)(colon - path) : (int)strnlen(path, (size_t)len);
 	int node = fdt_path_offset_namelen(c->fdt, path, plen);
-	int parent, ac, sc, rlen;
+	int ac, sc, rlen;
 	const fdt32_t *reg;
 
 	if (node < 0) {
@@ -50,18 +70,14 @@ static void parse_stdout(struct dt_ctx *c, const char *path, int len)
 	}
 	strlcpy(c->ai->uart_path, dt_node_name(c->fdt, node),
 		sizeof(c->ai->uart_path));
-	parent = fdt_parent_offset(c->fdt, node);
-	if (parent < 0)
+	if (fdt_parent_offset(c->fdt, node) < 0)
 		return;
-	ac = dt_cells(c, parent, "#address-cells", 2, false);
-	sc = dt_cells(c, parent, "#size-cells", 1, false);
-	reg = fdt_getprop(c->fdt, node, "reg", &rlen);
-	if (ac < 0 || sc < 0 || !reg || rlen < ac * 4) {
+	reg = node_reg(c, node, &ac, &sc, &rlen);
+	if (!reg || rlen < ac * 4) {
 		dt_warn(c->bi, "stdout-path node %s has no usable reg",
 			c->ai->uart_path);
 		return;
 	}
-	/* Parent buses are assumed to map 1:1 ("ranges;"), as on virt. */
 	c->ai->uart_base = pa(dt_read_cells(reg, ac));
 	c->ai->uart_is_pl011 =
 		!fdt_node_check_compatible(c->fdt, node, "arm,pl011");
@@ -157,20 +173,15 @@ void dt_parse_timer(struct dt_ctx *c)
 void dt_parse_gic(struct dt_ctx *c)
 {
 	int node = fdt_node_offset_by_compatible(c->fdt, -1, "arm,gic-v3");
-	int parent, ac, sc, rlen, n;
+	int ac, sc, rlen, n;
 	uint32_t regions = 1;
 	const fdt32_t *reg;
 
-	if (node < 0)
+	if (node < 0 || fdt_parent_offset(c->fdt, node) < 0)
 		return;
-	parent = fdt_parent_offset(c->fdt, node);
-	if (parent < 0)
-		return;
-	ac = dt_cells(c, parent, "#address-cells", 2, false);
-	sc = dt_cells(c, parent, "#size-cells", 1, false);
-	reg = fdt_getprop(c->fdt, node, "reg", &rlen);
+	reg = node_reg(c, node, &ac, &sc, &rlen);
 	dt_prop_u32(c, node, "#redistributor-regions", &regions);
-	if (ac < 0 || sc < 0 || !reg || rlen < 0) {
+	if (!reg) {
 		dt_warn(c->bi, "%s has no usable reg, idle CPUs will spin",
 			dt_node_name(c->fdt, node));
 		return;
