@@ -76,6 +76,18 @@ static uint64_t free_bytes_all(unsigned int nodes)
 	return sum;
 }
 
+/* Memory-only @node was scrubbed by @helper's workers (and marked so). */
+static void assert_scrubbed_by(unsigned int node, unsigned int helper)
+{
+	bool helper_cpu = false;
+	unsigned int cpu;
+
+	assert_int_equal(scrub_stats.node[node].helper_of, helper);
+	for_each_cpu_in (cpu, &scrub_stats.node[node].cpus)
+		helper_cpu |= cpu_table[cpu].node == helper;
+	assert_true(helper_cpu);
+}
+
 /* 3 nodes x 64 MiB; CPUs per node as given. */
 static void boot3(unsigned int c0, unsigned int c1, unsigned int c2,
 		  const char *cmdline)
@@ -154,8 +166,6 @@ static void test_cpuless_node_done_by_nearest(void **state)
 	};
 	uint32_t by[MAX_NUMNODES];
 	cpumask_t workers;
-	unsigned int cpu;
-	bool node1_cpu = false;
 
 	(void)state;
 	assert_int_equal(test_machine_boot(&cfg), 2);
@@ -167,12 +177,9 @@ static void test_cpuless_node_done_by_nearest(void **state)
 
 	scrub_boot(SCRUB_ON, 1 * MIB, false);
 	assert_all_clean(3);
-	assert_int_equal(scrub_stats.node[2].helper_of, 1);
 	assert_int_equal(scrub_stats.node[2].bytes,
 			 walk_node(2).pages << PAGE_SHIFT);
-	for_each_cpu_in (cpu, &scrub_stats.node[2].cpus)
-		node1_cpu |= cpu_table[cpu].node == 1;
-	assert_true(node1_cpu);
+	assert_scrubbed_by(2, 1);
 }
 
 /*
@@ -194,8 +201,6 @@ static void test_cpuless_node_helper_direction(void **state)
 	};
 	uint32_t by[MAX_NUMNODES];
 	cpumask_t workers;
-	unsigned int cpu;
-	bool node1_cpu = false;
 
 	(void)state;
 	assert_int_equal(test_machine_boot(&cfg), 2);
@@ -208,10 +213,7 @@ static void test_cpuless_node_helper_direction(void **state)
 
 	scrub_boot(SCRUB_ON, 1 * MIB, false);
 	assert_all_clean(3);
-	assert_int_equal(scrub_stats.node[2].helper_of, 1);
-	for_each_cpu_in (cpu, &scrub_stats.node[2].cpus)
-		node1_cpu |= cpu_table[cpu].node == 1;
-	assert_true(node1_cpu);
+	assert_scrubbed_by(2, 1);
 }
 
 /*
