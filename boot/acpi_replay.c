@@ -155,13 +155,8 @@ int acpi_replay(struct bootinfo *bi, const char *text, size_t len, uint8_t *buf,
 	bi->acpi_rsdp = pa(0); /* nothing for a driver to find in the sandbox */
 	for (unsigned int i = cpu0; !have_cpus && i < bi->cpu_count; i++)
 		bi->cpus[i].core = i - cpu0;
-	/* The sandbox boots on the first enabled MADT CPU. */
-	for (unsigned int i = cpu0; !have_cpus && i < bi->cpu_count; i++) {
-		if (bi->cpus[i].usable) {
-			fwboot_boot_cpu(bi, &bi->cpus[i], ~0ULL, NULL, NULL);
-			break;
-		}
-	}
+	/* The sandbox boots on the first enabled MADT CPU (or cpu line). */
+	fwboot_boot_cpu_first(bi, cpu0);
 	if (!have_ram)
 		ram_from_srat(bi);
 	acpi_apply_numa(bi, &info);

@@ -74,9 +74,7 @@ int fwboot_acpi(struct bootinfo *bi, const struct acpi_mem *mem, paddr_t hint,
  * fwboot_boot_cpu() - mark the CPU running the boot in @bi, adding it when
  * the firmware did not list it (one warning; the boot goes on).
  * @bi: bootinfo with the firmware's CPUs
- * @me: the boot CPU as it would be added (hwid, node, topology); NULL when
- *	its hwid is not known (the sandbox): then the first CPU is the boot
- *	CPU unless one is marked already
+ * @me: the boot CPU as it would be added (hwid, node, topology)
  * @mask: the bits of a listed hwid that identify a CPU
  * @source: who should have listed it, for the warning; NULL: the firmware
  *	gave no CPU list, add it without a warning
@@ -89,15 +87,6 @@ int fwboot_boot_cpu(struct bootinfo *bi, const struct bi_cpu *me, uint64_t mask,
 {
 	unsigned int n = bi->cpu_count;
 
-	if (!me) {
-		for (unsigned int i = 0; i < n; i++)
-			if (bi->cpus[i].boot_cpu)
-				return (int)i;
-		if (!n)
-			return -1;
-		bi->cpus[0].boot_cpu = true;
-		return 0;
-	}
 	for (unsigned int i = 0; i < n; i++) {
 		if ((bi->cpus[i].hwid & mask) == me->hwid) {
 			bi->cpus[i].boot_cpu = true;
@@ -112,6 +101,29 @@ int fwboot_boot_cpu(struct bootinfo *bi, const struct bi_cpu *me, uint64_t mask,
 		return -1;
 	bi->cpus[n].boot_cpu = true;
 	return (int)n;
+}
+
+/**
+ * fwboot_boot_cpu_first() - where the boot CPU's hwid is not known (a
+ * replayed machine in the sandbox): the CPU already marked, else the first
+ * usable one from @from on, as firmware lists the boot CPU first.
+ * @bi: bootinfo with the firmware's CPUs
+ * @from: the first CPU this firmware described
+ *
+ * Return: the boot CPU's index in @bi->cpus, or -1 when there is none.
+ */
+int fwboot_boot_cpu_first(struct bootinfo *bi, unsigned int from)
+{
+	for (unsigned int i = 0; i < bi->cpu_count; i++)
+		if (bi->cpus[i].boot_cpu)
+			return (int)i;
+	for (unsigned int i = from; i < bi->cpu_count; i++) {
+		if (bi->cpus[i].usable) {
+			bi->cpus[i].boot_cpu = true;
+			return (int)i;
+		}
+	}
+	return -1;
 }
 
 /**

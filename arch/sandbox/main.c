@@ -150,9 +150,6 @@ __attribute__((weak)) int main(int argc, char **argv)
 	/* The width the sandbox simulates: a CPU with 4-level paging. */
 	bi->paddr_bits = fwboot_paddr_bits(48, BOOTINFO_PADDR_BITS_DEFAULT);
 
-	/* A dtb replay marks none: the sandbox boots on the first CPU. */
-	fwboot_boot_cpu(bi, NULL, 0, NULL, NULL);
-
 	if (map_ram(bi, prefault, &top))
 		return 2;
 	sandbox_canary_arm(argv[1], top);

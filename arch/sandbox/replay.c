@@ -10,6 +10,7 @@
 #include <keel/bootinfo.h>
 #include <keel/fdt.h>
 #include <keel/fwdesc.h>
+#include <keel/fwboot.h>
 #include <keel/string.h>
 
 #include "sandbox_priv.h"
@@ -76,7 +77,7 @@ int sandbox_replay_firmware(struct bootinfo *bi, const char *desc,
 	}
 	if (files->dtb[0]) {
 		struct dt_arch_info ai;
-		unsigned int r0 = bi->reserved_count;
+		unsigned int r0 = bi->reserved_count, c0 = bi->cpu_count;
 
 		if (files->acpidump[0]) {
 			os_eprintf("keel: error: acpidump and dtb in one "
@@ -87,6 +88,8 @@ int sandbox_replay_firmware(struct bootinfo *bi, const char *desc,
 		if (!text)
 			return 2;
 		dt_parse(text, len, pa(0), bi, &ai);
+		/* A DT names no boot CPU: the first usable one it lists. */
+		fwboot_boot_cpu_first(bi, c0);
 		/* The blob lives in this process, not in the machine's RAM. */
 		for (unsigned int i = r0; i < bi->reserved_count; i++) {
 			if (strcmp(bi->reserved[i].name, "dtb"))

@@ -36,6 +36,7 @@ int fwboot_acpi(struct bootinfo *bi, const struct acpi_mem *mem, paddr_t hint,
 		struct acpi_info *ai);
 int fwboot_boot_cpu(struct bootinfo *bi, const struct bi_cpu *me, uint64_t mask,
 		    const char *source, const char *id_name);
+int fwboot_boot_cpu_first(struct bootinfo *bi, unsigned int from);
 unsigned int fwboot_paddr_bits(unsigned int cpu_bits, unsigned int map_bits);
 
 #endif

@@ -79,16 +79,23 @@ static void test_boot_cpu_missing(void **state)
 static void test_boot_cpu_unknown_hwid(void **state)
 {
 	bootinfo_init(&bi, BOOT_SANDBOX);
-	assert_int_equal(fwboot_boot_cpu(&bi, NULL, 0, NULL, NULL), -1);
+	assert_int_equal(fwboot_boot_cpu_first(&bi, 0), -1);
 	bootinfo_add_cpu(&bi, 5, 0, 0, 0, 0, true);
 	bootinfo_add_cpu(&bi, 6, 0, 0, 1, 0, true);
-	assert_int_equal(fwboot_boot_cpu(&bi, NULL, 0, NULL, NULL), 0);
+	assert_int_equal(fwboot_boot_cpu_first(&bi, 0), 0);
 	assert_true(bi.cpus[0].boot_cpu);
 	/* One marked already: it stays the only one. */
 	bi.cpus[0].boot_cpu = false;
 	bi.cpus[1].boot_cpu = true;
-	assert_int_equal(fwboot_boot_cpu(&bi, NULL, 0, NULL, NULL), 1);
+	assert_int_equal(fwboot_boot_cpu_first(&bi, 0), 1);
 	assert_false(bi.cpus[0].boot_cpu);
+	/* None marked: the first usable one from @from on. */
+	bi.cpus[1].boot_cpu = false;
+	bootinfo_add_cpu(&bi, 7, 0, 0, 2, 0, false);
+	bootinfo_add_cpu(&bi, 8, 0, 0, 3, 0, true);
+	assert_int_equal(fwboot_boot_cpu_first(&bi, 2), 3);
+	assert_true(bi.cpus[3].boot_cpu);
+	assert_false(bi.cpus[2].boot_cpu);
 }
 
 static uint8_t *load_dtb(const char *name, size_t *len)
