@@ -50,7 +50,7 @@
 #define WAKE_PPI	   27	/* EL1 virtual timer */
 #define WAKE_PRIO	   0x80 /* any priority the mask lets through */
 #define POLL_TRIES	   1000000
-#define MAX_FRAMES	   8192 /* a region of unknown size is walked this far */
+#define MAX_FRAMES	   8192 /* frames walked (and mapped) per region at most */
 #define ICC_SRE_SRE	   (1u << 0)
 #define ICC_SRE_EN	   (1u << 3) /* ICC_SRE_EL2: lower ELs may use SRE */
 #define PFR0_GIC(v)	   (((v) >> 24) & 0xf)
@@ -103,12 +103,24 @@ void gic_map(const struct dt_arch_info *ai)
 		return;
 	mm_map_device(ai->gicd_base, 0x10000);
 	for (unsigned int i = 0; i < ai->gicr_count; i++) {
-		if (!ai->gicr[i].size)
+		struct dt_gicr r = ai->gicr[i];
+
+		/* Less than one frame: its registers are not all there. */
+		if (r.size < GICR_FRAME) {
+			pr_warn("gic: redistributor region %#llx has %#llx "
+				"bytes, less than a frame: ignored\n",
+				(unsigned long long)pa_val(r.base),
+				(unsigned long long)r.size);
 			continue;
-		mm_map_device(ai->gicr[i].base, ai->gicr[i].size);
-		gicr[gicr_count++] = ai->gicr[i];
+		}
+		/* find_redist() walks no further than this. */
+		if (r.size > (uint64_t)MAX_FRAMES * GICR_FRAME_VLPI)
+			r.size = (uint64_t)MAX_FRAMES * GICR_FRAME_VLPI;
+		mm_map_device(r.base, r.size);
+		gicr[gicr_count++] = r;
 	}
-	gicd = (uintptr_t)pa_val(ai->gicd_base);
+	if (gicr_count)
+		gicd = (uintptr_t)pa_val(ai->gicd_base);
 }
 
 /**

@@ -246,6 +246,23 @@ def make_bogus_cpu_dtb(workdir, qemu_args):
                         "\t\t};\n\t};\n")
 
 
+def no_wfi_idle(rep, log):
+    """Without a usable redistributor region no CPU may claim WFI idle."""
+    return (["the log says idle CPUs sleep in WFI"]
+            if "idle CPUs sleep in WFI" in log else [])
+
+
+def make_small_gicr_dtb(workdir, qemu_args):
+    """QEMU's DT with its one GICv3 redistributor region cut to 4 KiB,
+    less than a frame: keel must ignore it (one warning) and idle by
+    yielding, not read registers it did not map."""
+    return _patched_dtb(workdir, qemu_args,
+                        "\tintc@8000000 {\n"
+                        "\t\treg = <0x0 0x8000000 0x0 0x10000>,\n"
+                        "\t\t      <0x0 0x80a0000 0x0 0x1000>;\n"
+                        "\t};\n")
+
+
 def make_initrd(workdir, qemu_args):
     path = os.path.join(workdir, "initrd.img")
     with open(path, "wb") as f:
@@ -303,6 +320,11 @@ CASES = [
          reserved=[("initrd", None, None)], setup=make_initrd),
     case("cpu-on-fails", ["--smp", "2", "--mem", "256M"],
          {"cpus": 3, "online": 2}, setup=make_bogus_cpu_dtb),
+    case("gicr-too-small", ["--gic", "3", "--smp", "4", "--mem", "256M"],
+         {"cpus": 4, "online": 4}, setup=make_small_gicr_dtb,
+         log_has=("gic: redistributor region 0x80a0000 has 0x1000 bytes, "
+                  "less than a frame: ignored",),
+         checks=[json_is(("warnings",), 1), no_wfi_idle]),
     case("cmdline-noscrub", ["--smp", "2", "--mem", "256M"],
          {"cpus": 2, "cmdline": "bootscrub=off"}, append="bootscrub=off"),
     # No after=: on QEMU virt the default is to power off, not to hang.
