@@ -46,11 +46,13 @@ $(O)/Image: $(O)/keel.elf
 	@echo "  OBJCOPY $@"
 	$(Q)$(OBJCOPY_ARCH) -O binary $< $@
 
-# `make run ARCH=arm64`: 4 CPUs, 2 NUMA nodes with distances.
+# `make run ARCH=arm64`: 4 CPUs, 2 NUMA nodes with distances, the guest RAM
+# preallocated (-mem-prealloc: no host page fault on first touch).
 QEMU_ARM64_ARGS ?= --smp 4 --numa 2 --mem 1G
 run: deps $(O)/Image
 	$(Q){ scripts/qemu-arm64.sh --image $(O)/Image $(QEMU_ARM64_ARGS) \
-		--append "$(CMDLINE)" --timeout 120; echo $$? > $(O)/run.rc; } | \
+		--append "$(CMDLINE)" --timeout 120 -- -mem-prealloc; \
+		echo $$? > $(O)/run.rc; } | \
 		tee $(O)/run.log; \
 		echo "make run: serial log in $(O)/run.log (pictures: make report LOG=$(O)/run.log)"; \
 		exit $$(cat $(O)/run.rc)

@@ -38,7 +38,7 @@ $(O)/keel: $(SANDBOX_LIB)
 
 SANDBOX_FW ?= tests/data/sandbox-2node.fw
 run: deps $(O)/keel
-	$(Q){ $(O)/keel $(SANDBOX_FW) $(CMDLINE); echo $$? > $(O)/run.rc; } | \
+	$(Q){ $(O)/keel --prefault $(SANDBOX_FW) $(CMDLINE); echo $$? > $(O)/run.rc; } | \
 		tee $(O)/run.log; \
 		echo "make run: serial log in $(O)/run.log (pictures: make report LOG=$(O)/run.log)"; \
 		exit $$(cat $(O)/run.rc)
