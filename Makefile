@@ -27,7 +27,8 @@ CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -g -O2 \
 	-Iinclude -Iarch/$(ARCH)/include -I$(O)/include -MMD -MP
 
-# Sources: everything in these directories. The arch may filter some out
+# Sources: everything in these directories but the firmware readers the
+# configuration leaves out (BOOT_OFF, below). The arch may filter more out
 # (ARCH_EXCLUDE) and add its own flags, rules and targets.
 SRCS_C := $(wildcard common/*.c common/lib/*.c boot/*.c arch/$(ARCH)/*.c)
 SRCS_S := $(wildcard arch/$(ARCH)/*.S)
@@ -40,16 +41,31 @@ all:
 
 include arch/$(ARCH)/arch.mk
 
-SRCS := $(filter-out $(ARCH_EXCLUDE),$(SRCS_C) $(SRCS_S))
+# Which firmware readers in boot/ this build has: Kconfig (boot/Kconfig),
+# read from .config, which make generates first when it is missing.
+ifeq ($(filter clean deps format check-format,$(MAKECMDGOALS)),)
+-include $(O)/.config
+endif
+BOOT_OFF := \
+	$(if $(CONFIG_BOOT_MULTIBOOT),,$(wildcard boot/multiboot*.c)) \
+	$(if $(CONFIG_BOOT_FDT),,$(wildcard boot/fdt*.c) boot/acpi_dt.c) \
+	$(if $(CONFIG_BOOT_ACPI),,$(wildcard boot/acpi*.c)) \
+	$(if $(CONFIG_BOOT_UEFI),,boot/uefi.c) \
+	$(if $(CONFIG_BOOT_REPLAY),,boot/fwdesc.c boot/acpidump.c boot/acpi_replay.c)
+
+SRCS := $(filter-out $(ARCH_EXCLUDE) $(BOOT_OFF),$(SRCS_C) $(SRCS_S))
 OBJS := $(patsubst %,$(O)/%.o,$(SRCS))
 AUTOCONF := $(O)/include/generated/autoconf.h
 
 # --- configuration ------------------------------------------------------
-$(O)/.config:
-	$(Q)$(KCONFIG) defconfig $(ARCH) $(O) $(DEFCONFIG)
+# .config is also read by this Makefile (BOOT_OFF): a Kconfig change
+# brings it up to date (olddefconfig) before the sources are chosen.
+KCONFIG_FILES := Kconfig boot/Kconfig common/Kconfig arch/$(ARCH)/Kconfig
+$(O)/.config: $(KCONFIG_FILES)
+	$(Q)if [ -f $@ ]; then $(KCONFIG) olddefconfig $(ARCH) $(O); \
+	else $(KCONFIG) defconfig $(ARCH) $(O) $(DEFCONFIG); fi; touch $@
 
-$(AUTOCONF): $(O)/.config Kconfig common/Kconfig arch/$(ARCH)/Kconfig
-	$(Q)$(KCONFIG) olddefconfig $(ARCH) $(O)
+$(AUTOCONF): $(O)/.config
 	$(Q)$(KCONFIG) genconfig $(ARCH) $(O) --header-path $@
 
 defconfig:

@@ -20,7 +20,6 @@ ARCH_CFLAGS := -ffreestanding -mgeneral-regs-only -mstrict-align \
 ARCH_ASFLAGS :=
 # The sandbox firmware description and its ACPI/DT replay are the
 # sandbox's alone.
-ARCH_EXCLUDE := boot/fwdesc.c boot/acpidump.c boot/acpi_replay.c
 ARCH_LDFLAGS := -pie --no-dynamic-linker -z norelro -z noexecstack \
 	--build-id=none --no-warn-rwx-segments -T arch/arm64/keel.lds
 LIBGCC = $(shell $(CC_ARCH) -print-libgcc-file-name 2>/dev/null)

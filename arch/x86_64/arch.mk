@@ -10,7 +10,6 @@ ARCH_CFLAGS := -ffreestanding -fno-pic -fno-pie -mcmodel=small \
 ARCH_ASFLAGS :=
 ARCH_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
 	-Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments
-ARCH_EXCLUDE := $(wildcard boot/fdt*.c) boot/fwdesc.c boot/acpidump.c boot/acpi_replay.c
 
 KEEL_ELF := $(O)/keel.elf
 KEEL_ISO := $(O)/keel.iso

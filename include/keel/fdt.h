@@ -90,7 +90,7 @@ int dt_parse_bad_distance(const void *blob, size_t total, paddr_t blob_pa,
 			  struct bootinfo *bi, struct dt_arch_info *ai);
 
 /*
- * dt_info_from_acpi() (boot/fdt_acpi.c): @dt from ACPI tables instead of a
+ * dt_info_from_acpi() (boot/acpi_dt.c): @dt from ACPI tables instead of a
  * DT (PSCI from the FADT, PL011 console from the SPCR, GICv3 from the
  * MADT; an SPCR 16550 in memory space into @spcr_8250), and @bi's CPUs
  * their topology from MPIDR. @uart_kept: the console named when the
@@ -103,7 +103,7 @@ void dt_info_from_acpi(struct bootinfo *bi, const struct acpi_info *ai,
 		       struct console_spec *spcr_8250);
 
 /*
- * dt_ram_to_numa() (boot/fdt_acpi.c): a UEFI boot on a DT takes RAM from
+ * dt_ram_to_numa() (boot/acpi_dt.c): a UEFI boot on a DT takes RAM from
  * the UEFI map; the DT's RAM ranges (moved out of @bi) become @ai's
  * memory affinity blocks, sorted, for acpi_apply_numa().
  */

@@ -480,7 +480,7 @@ static void test_arm64(void **state)
 
 /*
  * An arm64 UEFI boot on ACPI: the arch's DT facts from the tables
- * (boot/fdt_acpi.c). Expected values from madt-gicc, facp-arm and spcr.
+ * (boot/acpi_dt.c). Expected values from madt-gicc, facp-arm and spcr.
  */
 static void test_arm64_dt_info(void **state)
 {
