@@ -7,7 +7,7 @@
  *   -> heap handoff -> boot scrub -> (idle: wait all clean) -> (bench)
  *   -> audit -> report -> stop
  *
- * Owns boot_bi and boot_times (phase stamps in raw ticks, converted to ns
+ * Owns boot_times (phase stamps in raw ticks, converted to ns
  * only by the report). Every phase is a trace_begin/trace_end pair.
  *
  * Runs on the boot CPU; the other CPUs only ever run work posted through
@@ -35,7 +35,6 @@
 #include <keel/string.h>
 #include <keel/trace.h>
 
-struct bootinfo *boot_bi;
 struct boot_times boot_times;
 
 /*
@@ -326,7 +325,6 @@ void keel_main(struct bootinfo *bi)
 	unsigned int nodes;
 	bool pass;
 
-	boot_bi = bi;
 	/* When keel_main ran relative to the arch entry (arg0 = entry ticks). */
 	trace_event("entry", TRACE_MARK, arch_entry_ticks, 0);
 

@@ -25,7 +25,7 @@ MAX_FUNC_LINES = 60
 PARSERS = {
     "boot/acpi_madt.c": {"acpi_parse_madt"},
     "boot/acpi_fadt.c": {"acpi_parse_fadt"},
-    "boot/fdt.c": {"parse_cpus", "dt_parse"},
+    "boot/fdt.c": {"dt_parse"},
     "boot/fdt_cpus.c": {"dt_parse_cpus"},
     "boot/multiboot2.c": {"mb2_tag"},
     "boot/uefi.c": {"uefi_mmap_to_bootinfo"},

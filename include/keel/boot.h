@@ -17,9 +17,6 @@ __attribute__((noreturn)) void keel_main(struct bootinfo *bi);
 /* Why the boot failed, from its audit and phases; NULL: it passed. */
 const char *boot_verdict(const struct audit_result *a);
 
-/* The bootinfo keel_main() was given (report, smp, ...). */
-extern struct bootinfo *boot_bi;
-
 /* Phase stamps in raw ticks (common/boot.c): the heap handoff's wall time
  * (heap.init_ns) and the start of the report (report_ns). */
 struct boot_times {
