@@ -93,6 +93,11 @@ $(O)/%.S.o: %.S $(AUTOCONF)
 
 -include $(OBJS:.o=.d)
 
+# The objects this build links, for scripts/check-layers.py.
+.PHONY: objs-list
+objs-list: $(OBJS)
+	$(Q)echo $(filter %.o,$(OBJS)) > $(O)/objs.txt
+
 # --- deps, tests, formatting ---------------------------------------------
 deps:
 	$(Q)scripts/install-deps.sh

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* common/printk.c: levels, counters, raw output, truncation, panic, SMP. */
+/* common/lib/printk.c: levels, counters, raw output, truncation, panic, SMP. */
 #include <pthread.h>
 #include <stdlib.h>
 
