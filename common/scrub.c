@@ -420,6 +420,7 @@ static void start_idle(void)
 static void run_boot_scrub(void)
 {
 	uint64_t end;
+	unsigned int c;
 
 	scrub_stats.workers = cpumask_weight(&workers);
 	trace_begin("scrub_boot");
@@ -429,10 +430,13 @@ static void run_boot_scrub(void)
 	finish_stats(end);
 	scrub_stats.heap_ready_ticks = end - arch_entry_ticks;
 	scrub_stats.all_clean_ticks = scrub_stats.heap_ready_ticks;
-	if (scrub_stats.stopped_cpu >= 0)
-		pr_warn("scrub: cpu %d stopped (injected), its work was "
+	for_each_cpu_in (c, &scrub_stats.stopped) {
+		if (scrub_stats.stopped_cpu < 0)
+			scrub_stats.stopped_cpu = (int)c;
+		pr_warn("scrub: cpu %u stopped (injected), its work was "
 			"finished by the others\n",
-			scrub_stats.stopped_cpu);
+			c);
+	}
 }
 
 /**

@@ -224,6 +224,7 @@ void scrub_report_json(struct jw *w, unsigned int nodes)
 {
 	const struct scrub_stats *s = &scrub_stats;
 	uint64_t ns = ticks_to_ns(s->ticks);
+	unsigned int c;
 
 	jw_obj(w, "scrub");
 	jw_str(w, "mode", scrub_mode_name(s->mode));
@@ -238,11 +239,18 @@ void scrub_report_json(struct jw *w, unsigned int nodes)
 	jw_u64(w, "all_clean_ns", ticks_to_ns(s->all_clean_ticks));
 	jw_u64(w, "unit_bytes", s->unit_bytes);
 	jw_milli(w, "gbps", rate_gbps_milli(s->bytes, ns));
-	/* inject=scrub-stop:N: the worker that quit (its units were redone). */
+	/*
+	 * inject=scrub-stop:N: the workers that quit (their units were
+	 * redone); stopped_cpu, the first key, names the lowest of them.
+	 */
 	if (s->stopped_cpu >= 0)
 		jw_u64(w, "stopped_cpu", (uint64_t)s->stopped_cpu);
 	else
 		jw_null(w, "stopped_cpu");
+	jw_arr(w, "stopped_cpus");
+	for_each_cpu_in (c, &s->stopped)
+		jw_u64(w, NULL, c);
+	jw_arr_end(w);
 	per_node_json(w, nodes);
 	per_cpu_json(w);
 	jw_obj_end(w);

@@ -66,7 +66,9 @@ struct scrub_stats {
 	uint64_t heap_ready_ticks; /* since entry */
 	uint64_t all_clean_ticks;  /* since entry; 0 while not all clean */
 	uint64_t unit_bytes;
-	int stopped_cpu; /* inject=scrub-stop: the worker that quit, or -1 */
+	/* inject=scrub-stop: the workers that quit (set atomically, by word) */
+	cpumask_t stopped;
+	int stopped_cpu; /* the lowest of them, or -1 */
 	/* Boot-time calibration of the arch's primitives (not in ticks). */
 	struct scrub_calib calib[ARCH_SCRUB_MAX_PRIMITIVES];
 	unsigned int calib_count;

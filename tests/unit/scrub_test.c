@@ -412,6 +412,32 @@ static void test_scrub_stop_finished_by_others(void **state)
 	assert_int_equal(scrub_stats.bytes, total);
 }
 
+/*
+ * Several scrub-stop words: every worker that quit is in scrub_stats.stopped
+ * with one warning each, stopped_cpu is the lowest. CPU 0 (the boot CPU)
+ * surely claims a unit; CPU 1 may find none and then did not stop.
+ */
+static void test_scrub_stop_several(void **state)
+{
+	unsigned int n;
+
+	(void)state;
+	boot3(2, 1, 1, "inject=scrub-stop:2 inject=scrub-stop:0");
+	test_quiet_begin();
+	scrub_boot(SCRUB_ON, 2 * MIB, false);
+	test_quiet_end();
+	assert_all_clean(3);
+	assert_true(cpumask_test(&scrub_stats.stopped, 0));
+	assert_false(cpumask_test(&scrub_stats.stopped, 1));
+	assert_false(cpumask_test(&scrub_stats.stopped, 3));
+	assert_int_equal(scrub_stats.stopped_cpu, 0);
+	n = cpumask_weight(&scrub_stats.stopped);
+	assert_int_equal(test_console_warnings(), n);
+	assert_true(test_console_contains("cpu 0 stopped"));
+	assert_int_equal(test_console_contains("cpu 2 stopped"),
+			 cpumask_test(&scrub_stats.stopped, 2));
+}
+
 /* scrub-stop naming a CPU that does not scrub at boot says so. */
 static void test_scrub_stop_not_a_worker(void **state)
 {
@@ -589,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_off_mode_touches_nothing),
 		cmocka_unit_test(test_scrub_stop_finished_by_others),
 		cmocka_unit_test(test_scrub_stop_not_a_worker),
+		cmocka_unit_test(test_scrub_stop_several),
 		cmocka_unit_test(test_choose_primitive),
 		cmocka_unit_test(test_unit_pages),
 		cmocka_unit_test(test_calibration_picks_fastest),
