@@ -13,7 +13,9 @@
  *     distance[helper][node] (numa_nearest_to(); the matrix may be
  *     asymmetric; ties to the lowest id, unreachable helpers last).
  *     size_units() then sizes every node's unit, and scrub_calibrate()
- *     picks the fastest primitive on dirty memory.
+ *     opens the calibration: the first units are timed with each
+ *     primitive in turn, then every worker uses the fastest
+ *     (common/scrub_calib.c).
  *  2. to 4. scrub_run_passes() cuts every node's dirty chunks into units
  *     that the workers claim and scrub with no lock held, in passes, until
  *     no node has work left, even when a worker quits
@@ -41,6 +43,7 @@
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>
+#include <keel/scrub_prims.h>
 #include <keel/smp.h>
 #include <keel/spinlock.h>
 #include <keel/string.h>
@@ -170,6 +173,28 @@ static void atomic_max64(uint64_t *p, uint64_t v)
 		;
 }
 
+/*
+ * Zero and clean [va, va+bytes) with the selected primitive, or, when the
+ * calibration makes this unit a sample, its first SCRUB_PROBE_BYTES with
+ * the candidate it is given (common/scrub_calib.c), timed.
+ * Return: true when the range is clean to PoC.
+ */
+static bool scrub_range(char *va, uint64_t bytes)
+{
+	int cand = scrub_calib_claim();
+	uint64_t probe, t0;
+
+	if (cand < 0)
+		return arch_scrub_clean_range(va, bytes);
+	probe = MIN(bytes, SCRUB_PROBE_BYTES);
+	t0 = arch_ticks();
+	scrub_prims_zero((unsigned int)cand, va, probe, true);
+	scrub_calib_account((unsigned int)cand, probe, arch_ticks() - t0);
+	if (probe < bytes)
+		return arch_scrub_clean_range(va + probe, bytes - probe);
+	return true;
+}
+
 /**
  * scrub_pages() - scrub [@p, @p + @pages) for @node on the calling CPU.
  * @node: the node whose statistics it counts for
@@ -190,7 +215,7 @@ bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
 
 	trace_detail("scrub_unit", TRACE_BEGIN, node, bytes);
 	t0 = arch_ticks();
-	clean = arch_scrub_clean_range(phys_to_virt(pfn_to_paddr(p)), bytes);
+	clean = scrub_range(phys_to_virt(pfn_to_paddr(p)), bytes);
 	t1 = arch_ticks();
 	trace_detail("scrub_unit", TRACE_END, node, bytes);
 
@@ -426,6 +451,7 @@ static void run_boot_scrub(void)
 	trace_begin("scrub_boot");
 	scrub_run_passes(&workers);
 	trace_end("scrub_boot");
+	scrub_calib_end();
 	end = arch_ticks();
 	finish_stats(end);
 	scrub_stats.heap_ready_ticks = end - arch_entry_ticks;
@@ -487,6 +513,7 @@ void scrub_wait_all_clean(void)
 	smp_wait(&idle_workers);
 	while (scrub_idle_step())
 		;
+	scrub_calib_end();
 	end = arch_ticks();
 	finish_stats(end);
 	scrub_stats.all_clean_ticks = end - arch_entry_ticks;
