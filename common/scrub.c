@@ -181,7 +181,7 @@ static void atomic_max64(uint64_t *p, uint64_t v)
  */
 static bool scrub_range(char *va, uint64_t bytes)
 {
-	int cand = scrub_calib_claim();
+	int cand = scrub_calib_claim(bytes);
 	uint64_t probe, t0;
 
 	if (cand < 0)

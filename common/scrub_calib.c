@@ -6,8 +6,8 @@
  * (scrub_unit_pages()).
  *
  * The calibration writes no memory of its own. The first
- * count * SCRUB_CALIB_ROUNDS units the scrub does (boot or idle scrub, on
- * any worker) are samples: each is given a candidate in turn
+ * count * SCRUB_CALIB_ROUNDS units of at least 2 MiB (or bootscrub_chunk)
+ * the scrub does (boot or idle scrub, on any worker) are samples: each is given a candidate in turn
  * (scrub_calib_claim(): sample t gets candidate t % count), which zeroes
  * its first SCRUB_PROBE_BYTES; the rest of the unit, and every other
  * unit, uses the selected primitive (the default, or scrub_primitive=,
@@ -118,6 +118,7 @@ static unsigned int calib_done;	   /* samples accounted (atomic) */
 static unsigned int calib_open;	   /* sampling, no choice yet (atomic) */
 static unsigned int calib_forced;  /* scrub_primitive= names a candidate */
 static uint64_t calib_start;
+static uint64_t calib_min_bytes; /* smaller units are no samples */
 
 /**
  * scrub_calibrate() - list the candidates, select the default or the one
@@ -152,6 +153,7 @@ void scrub_calibrate(bool measure)
 	calib_claimed = 0;
 	calib_done = 0;
 	calib_start = arch_ticks();
+	calib_min_bytes = MIN(SCRUB_MIN_UNIT_BYTES, scrub_stats.unit_bytes);
 	scrub_stats.calib_ticks = 0;
 	atomic_store_release(&calib_open, measure ? 1u : 0u);
 }
@@ -177,14 +179,16 @@ static void calib_finish(void)
 
 /**
  * scrub_calib_claim() - should the unit about to be scrubbed be a sample?
+ * @bytes: its size; a piece below a whole unit (2 MiB, or bootscrub_chunk
+ * when smaller) is not: too short to time memory rather than the call.
  *
  * Return: the candidate to time on its first SCRUB_PROBE_BYTES, or -1.
  */
-int scrub_calib_claim(void)
+int scrub_calib_claim(uint64_t bytes)
 {
 	unsigned int t;
 
-	if (!atomic_load_acquire(&calib_open) ||
+	if (bytes < calib_min_bytes || !atomic_load_acquire(&calib_open) ||
 	    atomic_load_relaxed(&calib_claimed) >= calib_total)
 		return -1;
 	t = atomic_fetch_add(&calib_claimed, 1u);
