@@ -196,8 +196,8 @@ def shape_bytes(raw):
     with every measured value at a fixed width: times (keys ending in
     "ns"), rates ("gbps"), the per-CPU scrub split, raw ticks; the chosen
     primitive's name as long as the longest candidate's; a node's
-    scrubbing CPUs counted as its own CPUs. Two boots of one machine and command line
-    have the same shape_bytes() whatever the host's speed.
+    scrubbing CPUs counted as its own CPUs. Two boots of one machine and
+    command line have the same shape_bytes() whatever the host's speed.
     """
     nodes = raw.get("nodes") if isinstance(raw, dict) else None
     node_cpus = {}
