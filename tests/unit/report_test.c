@@ -114,7 +114,9 @@ static void test_json_utf8(void **state)
 		{"caf\xc3\xa9", "\"caf\xc3\xa9\""},
 		{"\xe2\x82\xac \xf0\x9f\x98\x80",
 		 "\"\xe2\x82\xac \xf0\x9f\x98\x80\""},
-		{"a\xff" "b", "\"a\\u00ffb\""},
+		{"a\xff"
+		 "b",
+		 "\"a\\u00ffb\""},
 		{"x\xc3", "\"x\\u00c3\""},
 		{"\xe2\x82", "\"\\u00e2\\u0082\""},
 		{"\xc0\xaf", "\"\\u00c0\\u00af\""},
