@@ -181,15 +181,16 @@ static void atomic_max64(uint64_t *p, uint64_t v)
  */
 static bool scrub_range(char *va, uint64_t bytes)
 {
-	int cand = scrub_calib_claim(bytes);
+	unsigned int cand;
+	int ticket = scrub_calib_claim(bytes, &cand);
 	uint64_t probe, t0;
 
-	if (cand < 0)
+	if (ticket < 0)
 		return arch_scrub_clean_range(va, bytes);
 	probe = MIN(bytes, SCRUB_PROBE_BYTES);
 	t0 = arch_ticks();
-	scrub_prims_zero((unsigned int)cand, va, probe, true);
-	scrub_calib_account((unsigned int)cand, probe, arch_ticks() - t0);
+	scrub_prims_zero(cand, va, probe, true);
+	scrub_calib_account(ticket, probe, arch_ticks() - t0);
 	if (probe < bytes)
 		return arch_scrub_clean_range(va + probe, bytes - probe);
 	return true;

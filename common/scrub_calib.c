@@ -12,12 +12,14 @@
  * its first SCRUB_PROBE_BYTES; the rest of the unit, and every other
  * unit, uses the selected primitive (the default, or scrub_primitive=,
  * until the choice). So each candidate is timed on cold DRAM under the
- * load of the real scrub, not on a cache-resident sample. The worker that
+ * load of the real scrub, not on a cache-resident sample; its fastest
+ * sample counts. The worker that
  * accounts for the last sample selects the fastest for every worker
  * (scrub_prims_select()); a scrub with fewer units ends the calibration
  * with what it measured (scrub_calib_end(), unmeasured ones are slowest).
  *
- * Lock-free: the sample tickets and per-candidate sums are atomics; the
+ * Lock-free: a sample's ticket (an atomic counter) is its own slot in
+ * calib_sample[], published by the atomic count of samples done; the
  * choice is made once (calib_open is cleared by whoever makes it).
  * scrub_calibrate() and scrub_calib_end() run on the boot CPU while no
  * worker scrubs.
@@ -31,6 +33,7 @@
 #include <keel/scrub.h>
 #include <keel/scrub_prims.h>
 #include <keel/smp.h>
+#include <keel/string.h>
 
 #include "scrub_priv.h"
 
@@ -119,6 +122,9 @@ static unsigned int calib_open;	   /* sampling, no choice yet (atomic) */
 static unsigned int calib_forced;  /* scrub_primitive= names a candidate */
 static uint64_t calib_start;
 static uint64_t calib_min_bytes; /* smaller units are no samples */
+/* Sample t (candidate t % count), written by the CPU that timed it. */
+static struct scrub_calib
+	calib_sample[ARCH_SCRUB_MAX_PRIMITIVES * SCRUB_CALIB_ROUNDS];
 
 /**
  * scrub_calibrate() - list the candidates, select the default or the one
@@ -150,6 +156,7 @@ void scrub_calibrate(bool measure)
 		calib_forced ? SCRUB_CHOICE_FORCED : SCRUB_CHOICE_DEFAULT;
 	scrub_prims_select(calib_forced ? pick : 0);
 	calib_total = count * SCRUB_CALIB_ROUNDS;
+	memset(calib_sample, 0, sizeof(calib_sample));
 	calib_claimed = 0;
 	calib_done = 0;
 	calib_start = arch_ticks();
@@ -158,17 +165,40 @@ void scrub_calibrate(bool measure)
 	atomic_store_release(&calib_open, measure ? 1u : 0u);
 }
 
+/*
+ * Each candidate's fastest sample into scrub_stats.calib[]: the best of
+ * its rounds, so that a sample whose CPU was interrupted (or, in the
+ * sandbox, not run by the host for a while) does not count against it.
+ * Return: how many candidates have a sample.
+ */
+static unsigned int calib_best(unsigned int count)
+{
+	unsigned int measured = 0;
+
+	for (unsigned int i = 0; i < count; i++) {
+		struct scrub_calib *c = &scrub_stats.calib[i];
+
+		for (unsigned int t = i; t < calib_total; t += count)
+			if (calib_faster(&calib_sample[t], c)) {
+				c->bytes = calib_sample[t].bytes;
+				c->ticks = calib_sample[t].ticks;
+			}
+		measured += c->bytes != 0;
+	}
+	return measured;
+}
+
 /* Select the fastest measured (unless forced); once. */
 static void calib_finish(void)
 {
-	unsigned int count = scrub_stats.calib_count, pick, measured = 0;
+	unsigned int count = scrub_stats.calib_count, pick, measured;
 	bool unknown;
 
 	if (!__atomic_exchange_n(&calib_open, 0u, __ATOMIC_ACQ_REL))
 		return;
-	for (unsigned int i = 0; i < count; i++)
-		measured +=
-			atomic_load_relaxed(&scrub_stats.calib[i].bytes) != 0;
+	/* Every sample accounted before calib_done's update is visible. */
+	(void)atomic_load_acquire(&calib_done);
+	measured = calib_best(count);
 	scrub_stats.calib_ticks = arch_ticks() - calib_start;
 	if (calib_forced || !measured)
 		return;
@@ -181,10 +211,11 @@ static void calib_finish(void)
  * scrub_calib_claim() - should the unit about to be scrubbed be a sample?
  * @bytes: its size; a piece below a whole unit (2 MiB, or bootscrub_chunk
  * when smaller) is not: too short to time memory rather than the call.
+ * @cand: out: the candidate to time on its first SCRUB_PROBE_BYTES
  *
- * Return: the candidate to time on its first SCRUB_PROBE_BYTES, or -1.
+ * Return: the sample's ticket for scrub_calib_account(), or -1: no sample.
  */
-int scrub_calib_claim(uint64_t bytes)
+int scrub_calib_claim(uint64_t bytes, unsigned int *cand)
 {
 	unsigned int t;
 
@@ -194,19 +225,20 @@ int scrub_calib_claim(uint64_t bytes)
 	t = atomic_fetch_add(&calib_claimed, 1u);
 	if (t >= calib_total)
 		return -1;
-	return (int)(t % scrub_stats.calib_count);
+	*cand = t % scrub_stats.calib_count;
+	return (int)t;
 }
 
 /**
  * scrub_calib_account() - a sample's result; the last one makes the choice.
- * @idx: from scrub_calib_claim()
- * @bytes: zeroed with it
+ * @ticket: from scrub_calib_claim()
+ * @bytes: zeroed with its candidate
  * @ticks: in this many ticks of the calling CPU
  */
-void scrub_calib_account(unsigned int idx, uint64_t bytes, uint64_t ticks)
+void scrub_calib_account(int ticket, uint64_t bytes, uint64_t ticks)
 {
-	atomic_fetch_add_relaxed(&scrub_stats.calib[idx].ticks, ticks);
-	atomic_fetch_add(&scrub_stats.calib[idx].bytes, bytes);
+	calib_sample[ticket].bytes = bytes;
+	calib_sample[ticket].ticks = ticks;
 	if (atomic_fetch_add(&calib_done, 1u) + 1 == calib_total)
 		calib_finish();
 }

@@ -548,10 +548,9 @@ static void test_calibration_picks_fastest(void **state)
 	for (unsigned int i = 0; i < count; i++) {
 		assert_string_equal(scrub_stats.calib[i].primitive,
 				    scrub_prims_name(i));
-		/* Timed on units of the scrub, at most 8 MiB of each. */
+		/* Its fastest sample: at most 8 MiB of a unit. */
 		assert_true(scrub_stats.calib[i].bytes > 0);
-		assert_true(scrub_stats.calib[i].bytes <=
-			    SCRUB_CALIB_ROUNDS * SCRUB_PROBE_BYTES);
+		assert_true(scrub_stats.calib[i].bytes <= SCRUB_PROBE_BYTES);
 	}
 	assert_int_equal(scrub_stats.choice, SCRUB_CHOICE_MEASURED);
 	assert_string_equal(scrub_prims_current_name(), fastest_calibrated());
@@ -571,9 +570,9 @@ static void test_calibration_picks_fastest(void **state)
 
 /*
  * The calibration times the scrub's own units: with 1 MiB units each
- * candidate zeroes SCRUB_CALIB_ROUNDS whole units (not 8 MiB of memory
- * of its own), every byte is zeroed and cleaned once (the cleans count
- * exactly the scrubbed bytes), and the choice is made during the scrub.
+ * candidate's fastest sample is one whole unit (not 8 MiB of memory of its
+ * own), every byte is zeroed and cleaned once (the cleans count exactly
+ * the scrubbed bytes), and the choice is made during the scrub.
  */
 static void test_calibration_on_real_units(void **state)
 {
@@ -590,8 +589,7 @@ static void test_calibration_on_real_units(void **state)
 	assert_all_clean(3);
 	assert_int_equal(scrub_stats.calib_count, count);
 	for (unsigned int i = 0; i < count; i++) {
-		assert_int_equal(scrub_stats.calib[i].bytes,
-				 SCRUB_CALIB_ROUNDS * MIB);
+		assert_int_equal(scrub_stats.calib[i].bytes, MIB);
 		sampled += scrub_stats.calib[i].bytes;
 	}
 	assert_true(sampled <= scrub_stats.bytes);
