@@ -800,6 +800,23 @@ def shape_tests():
           [] if more > fast else [f"{more} <= {fast}"])
 
 
+def stopped_tests():
+    """scrub.stopped_cpu must be the lowest of scrub.stopped_cpus (null
+    when none), the list ascending."""
+    def problems(scrub):
+        out = []
+        report._stopped(scrub, out)
+        return out
+    check("stopped_cpus: consistent",
+          problems({"stopped_cpu": 1, "stopped_cpus": [1, 3]})
+          + problems({"stopped_cpu": None, "stopped_cpus": []}))
+    bad = [{"stopped_cpu": 3, "stopped_cpus": [1, 3]},
+           {"stopped_cpu": None, "stopped_cpus": [2]},
+           {"stopped_cpu": 1, "stopped_cpus": [3, 1]}]
+    check("stopped_cpus: inconsistent ones fail",
+          [f"{b} passed" for b in bad if not problems(b)])
+
+
 def stress_refused_test(keel, tmp):
     """A good boot whose stress= value keel refused (it warns and runs no
     stress) passes report.py: it reads the report, not the command line."""
@@ -817,6 +834,7 @@ def main():
     synthetic_tests()
     compact_tests()
     shape_tests()
+    stopped_tests()
     usage_tests()
     fuzz_maps_synthetic()
     with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
