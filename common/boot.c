@@ -23,6 +23,7 @@
 #include <keel/bootinfo.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
+#include <keel/escape.h>
 #include <keel/frametable.h>
 #include <keel/heap.h>
 #include <keel/numa.h>
@@ -45,6 +46,7 @@ struct boot_times boot_times;
  */
 static void print_bootinfo(const struct bootinfo *bi)
 {
+	static char cmdline_esc[ESCAPE_SIZE(BOOTINFO_CMDLINE_MAX)];
 	uint64_t reserved = 0;
 
 	for (unsigned int i = 0; i < bi->reserved_count; i++)
@@ -53,7 +55,9 @@ static void print_bootinfo(const struct bootinfo *bi)
 
 	pr_info("arch %s, boot protocol %s, loader \"%s\"\n", arch_name,
 		boot_protocol_name(bi->protocol), bi->loader);
-	pr_info("cmdline \"%s\"\n", bi->cmdline);
+	pr_info("cmdline \"%s\"\n",
+		escape_bytes(cmdline_esc, sizeof(cmdline_esc), bi->cmdline,
+			     strnlen(bi->cmdline, sizeof(bi->cmdline))));
 	pr_info("timer %s at %llu Hz (calibrated by %s)\n",
 		bi->timer_source ? bi->timer_source : "unknown",
 		(unsigned long long)arch_ticks_hz(),

@@ -14,6 +14,7 @@
 #include <keel/compiler.h>
 #include <keel/config.h>
 #include <keel/errno.h>
+#include <keel/escape.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -130,6 +131,10 @@ static unsigned int parse_warnings;
 /* options_early(): count problems but leave the reporting to the real parse. */
 static bool parse_quiet;
 
+/* Words in warnings: escaped (keel/escape.h), cut to fit printk's line. */
+static char esc_buf[2][128];
+#define ESC(i, p, n) escape_bytes(esc_buf[i], sizeof(esc_buf[i]), (p), (n))
+
 /* One warning, counted for the caller's return value. */
 #define opt_warn(fmt, ...)                                            \
 	do {                                                          \
@@ -144,8 +149,9 @@ static void post_chunk(struct keel_options *o, const char *val, size_t len)
 	uint64_t fixed = c < PAGE_SIZE ? PAGE_SIZE : ALIGN_DOWN(c, PAGE_SIZE);
 
 	if (fixed != c) {
-		opt_warn("bootscrub_chunk=%.*s is %s 4K, using %llu", (int)len,
-			 val, c < PAGE_SIZE ? "below" : "not a multiple of",
+		opt_warn("bootscrub_chunk=%s is %s 4K, using %llu",
+			 ESC(0, val, len),
+			 c < PAGE_SIZE ? "below" : "not a multiple of",
 			 (unsigned long long)fixed);
 		o->bootscrub_chunk = fixed;
 	}
@@ -155,7 +161,7 @@ static void post_chunk(struct keel_options *o, const char *val, size_t len)
 static void post_stress(struct keel_options *o, const char *val, size_t len)
 {
 	if (o->stress_seconds > STRESS_MAX_SECONDS) {
-		opt_warn("stress=%.*s is over %u s, using %u", (int)len, val,
+		opt_warn("stress=%s is over %u s, using %u", ESC(0, val, len),
 			 STRESS_MAX_SECONDS, STRESS_MAX_SECONDS);
 		o->stress_seconds = STRESS_MAX_SECONDS;
 	}
@@ -165,8 +171,9 @@ static void post_stress(struct keel_options *o, const char *val, size_t len)
 static void post_ap_timeout(struct keel_options *o, const char *val, size_t len)
 {
 	if (o->ap_timeout_ms < AP_TIMEOUT_MIN_MS) {
-		opt_warn("ap_timeout_ms=%.*s is below %u, using %u", (int)len,
-			 val, AP_TIMEOUT_MIN_MS, AP_TIMEOUT_MIN_MS);
+		opt_warn("ap_timeout_ms=%s is below %u, using %u",
+			 ESC(0, val, len), AP_TIMEOUT_MIN_MS,
+			 AP_TIMEOUT_MIN_MS);
 		o->ap_timeout_ms = AP_TIMEOUT_MIN_MS;
 	}
 }
@@ -379,16 +386,17 @@ static void apply_word(struct keel_options *o, const char *key, size_t klen,
 
 	if (!d) {
 		if (val)
-			opt_warn("unknown option %.*s=%.*s ignored", (int)klen,
-				 key, (int)vlen, val);
+			opt_warn("unknown option %s=%s ignored",
+				 ESC(0, key, klen), ESC(1, val, vlen));
 		else
-			opt_warn("unknown option %.*s ignored", (int)klen, key);
+			opt_warn("unknown option %s ignored",
+				 ESC(0, key, klen));
 		return;
 	}
 	if (!val) {
 		if (d->type != OPT_BOOL) {
-			opt_warn("option %.*s needs a value, ignored",
-				 (int)klen, key);
+			opt_warn("option %s needs a value, ignored",
+				 ESC(0, key, klen));
 			return;
 		}
 		val = "on";
@@ -396,13 +404,12 @@ static void apply_word(struct keel_options *o, const char *key, size_t klen,
 	}
 	ret = opt_store(o, d, val, vlen);
 	if (ret) {
-		opt_warn(
-			"bad value %.*s=\"%.*s\"%s, keeping the previous value",
-			(int)klen, key, (int)vlen, val,
-			ret == -ERANGE	 ? " (out of range)"
-			: ret == -E2BIG	 ? " (too long)"
-			: ret == -ENOSPC ? " (too many)"
-					 : "");
+		opt_warn("bad value %s=\"%s\"%s, keeping the previous value",
+			 ESC(0, key, klen), ESC(1, val, vlen),
+			 ret == -ERANGE	  ? " (out of range)"
+			 : ret == -E2BIG  ? " (too long)"
+			 : ret == -ENOSPC ? " (too many)"
+					  : "");
 		return;
 	}
 	if (d->post)
@@ -450,9 +457,9 @@ unsigned int cmdline_parse(struct keel_options *o, const char *s, size_t len)
 				if (!q) {
 					vlen = len - i;
 					i = len;
-					opt_warn("unterminated quote in %.*s",
-						 (int)(len - wstart),
-						 s + wstart);
+					opt_warn("unterminated quote in %s",
+						 ESC(0, s + wstart,
+						     len - wstart));
 					first = false;
 					continue;
 				}
@@ -472,8 +479,8 @@ unsigned int cmdline_parse(struct keel_options *o, const char *s, size_t len)
 		}
 		first = false;
 		if (klen == 0) {
-			opt_warn("empty option name in \"%.*s\"",
-				 (int)(s + i - (s + wstart)), s + wstart);
+			opt_warn("empty option name in \"%s\"",
+				 ESC(0, s + wstart, i - wstart));
 			continue;
 		}
 		apply_word(o, key, klen, val, vlen);

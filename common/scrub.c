@@ -13,7 +13,9 @@
  *     distance[helper][node] (numa_nearest_to(); the matrix may be
  *     asymmetric; ties to the lowest id, unreachable helpers last).
  *     size_units() then sizes every node's unit, and scrub_calibrate()
- *     picks the fastest primitive on dirty memory.
+ *     opens the calibration: the first units are timed with each
+ *     primitive in turn, then every worker uses the fastest
+ *     (common/scrub_calib.c).
  *  2. to 4. scrub_run_passes() cuts every node's dirty chunks into units
  *     that the workers claim and scrub with no lock held, in passes, until
  *     no node has work left, even when a worker quits
@@ -41,6 +43,7 @@
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>
+#include <keel/scrub_prims.h>
 #include <keel/smp.h>
 #include <keel/spinlock.h>
 #include <keel/string.h>
@@ -170,6 +173,29 @@ static void atomic_max64(uint64_t *p, uint64_t v)
 		;
 }
 
+/*
+ * Zero and clean [va, va+bytes) with the selected primitive, or, when the
+ * calibration makes this unit a sample, its first SCRUB_PROBE_BYTES with
+ * the candidate it is given (common/scrub_calib.c), timed.
+ * Return: true when the range is clean to PoC.
+ */
+static bool scrub_range(char *va, uint64_t bytes)
+{
+	unsigned int cand;
+	int ticket = scrub_calib_claim(bytes, &cand);
+	uint64_t probe, t0;
+
+	if (ticket < 0)
+		return arch_scrub_clean_range(va, bytes);
+	probe = MIN(bytes, SCRUB_PROBE_BYTES);
+	t0 = arch_ticks();
+	scrub_prims_zero(cand, va, probe, true);
+	scrub_calib_account(ticket, probe, arch_ticks() - t0);
+	if (probe < bytes)
+		return arch_scrub_clean_range(va + probe, bytes - probe);
+	return true;
+}
+
 /**
  * scrub_pages() - scrub [@p, @p + @pages) for @node on the calling CPU.
  * @node: the node whose statistics it counts for
@@ -190,7 +216,7 @@ bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
 
 	trace_detail("scrub_unit", TRACE_BEGIN, node, bytes);
 	t0 = arch_ticks();
-	clean = arch_scrub_clean_range(phys_to_virt(pfn_to_paddr(p)), bytes);
+	clean = scrub_range(phys_to_virt(pfn_to_paddr(p)), bytes);
 	t1 = arch_ticks();
 	trace_detail("scrub_unit", TRACE_END, node, bytes);
 
@@ -420,19 +446,24 @@ static void start_idle(void)
 static void run_boot_scrub(void)
 {
 	uint64_t end;
+	unsigned int c;
 
 	scrub_stats.workers = cpumask_weight(&workers);
 	trace_begin("scrub_boot");
 	scrub_run_passes(&workers);
 	trace_end("scrub_boot");
+	scrub_calib_end();
 	end = arch_ticks();
 	finish_stats(end);
 	scrub_stats.heap_ready_ticks = end - arch_entry_ticks;
 	scrub_stats.all_clean_ticks = scrub_stats.heap_ready_ticks;
-	if (scrub_stats.stopped_cpu >= 0)
-		pr_warn("scrub: cpu %d stopped (injected), its work was "
+	for_each_cpu_in (c, &scrub_stats.stopped) {
+		if (scrub_stats.stopped_cpu < 0)
+			scrub_stats.stopped_cpu = (int)c;
+		pr_warn("scrub: cpu %u stopped (injected), its work was "
 			"finished by the others\n",
-			scrub_stats.stopped_cpu);
+			c);
+	}
 }
 
 /**
@@ -483,6 +514,7 @@ void scrub_wait_all_clean(void)
 	smp_wait(&idle_workers);
 	while (scrub_idle_step())
 		;
+	scrub_calib_end();
 	end = arch_ticks();
 	finish_stats(end);
 	scrub_stats.all_clean_ticks = end - arch_entry_ticks;

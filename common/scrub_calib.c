@@ -1,21 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Choosing how to scrub (DESIGN §5): the arch's zeroing primitive, timed
- * at boot on dirty memory nobody uses yet (scrub_calibrate(), the choice
+ * on the real work (scrub_calibrate() .. scrub_calib_end(), the choice
  * itself in scrub_choose_primitive()), and the size of a node's work unit
  * (scrub_unit_pages()).
  *
- * Writes scrub_stats' calibration fields. Runs on the boot CPU before any
- * worker starts, and reads the chunk table of common/scrub_work.c
- * (common/scrub_priv.h) that nobody else touches then: no lock.
+ * The calibration writes no memory of its own. The first
+ * count * SCRUB_CALIB_ROUNDS units of at least 2 MiB (or bootscrub_chunk)
+ * the scrub does (boot or idle scrub, on any worker) are samples: each is given a candidate in turn
+ * (scrub_calib_claim(): sample t gets candidate t % count), which zeroes
+ * its first SCRUB_PROBE_BYTES; the rest of the unit, and every other
+ * unit, uses the selected primitive (the default, or scrub_primitive=,
+ * until the choice). So each candidate is timed on cold DRAM under the
+ * load of the real scrub, not on a cache-resident sample; its fastest
+ * sample counts. The worker that
+ * accounts for the last sample selects the fastest for every worker
+ * (scrub_prims_select()); a scrub with fewer units ends the calibration
+ * with what it measured (scrub_calib_end(), unmeasured ones are slowest).
+ *
+ * Lock-free: a sample's ticket (an atomic counter) is its own slot in
+ * calib_sample[], published by the atomic count of samples done; the
+ * choice is made once (calib_open is cleared by whoever makes it).
+ * scrub_calibrate() and scrub_calib_end() run on the boot CPU while no
+ * worker scrubs.
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
 #include <arch/scrub.h>
+#include <keel/atomic.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>
+#include <keel/scrub_prims.h>
 #include <keel/smp.h>
+#include <keel/string.h>
 
 #include "scrub_priv.h"
 
@@ -97,92 +115,142 @@ uint64_t scrub_unit_pages(uint64_t dirty_pages, unsigned int worker_count,
 	return MIN(want, cap_pages);
 }
 
-/*
- * The calibration region: the start of the largest dirty chunk, on the
- * boot CPU's node when it has one. Dirty free memory before the heap opens
- * is used by nobody, and the scrub zeroes it again afterwards.
- * Return: its bytes (0: no dirty memory).
- */
-static uint64_t calib_region(void **va)
-{
-	uint32_t home = cpu_table[arch_cpu_id()].node;
-	const struct scrub_chunk *best = NULL;
-	bool best_local = false;
-
-	for (unsigned int n = 0; n < scrub_nodes; n++) {
-		const struct scrub_node_work *nw = &scrub_work[n];
-
-		for (unsigned int i = nw->first_chunk;
-		     i < nw->first_chunk + nw->chunk_count; i++) {
-			const struct scrub_chunk *ch = &scrub_chunks[i];
-			bool local = n == home;
-
-			if (!best || (local && !best_local) ||
-			    (local == best_local && ch->pages > best->pages)) {
-				best = ch;
-				best_local = local;
-			}
-		}
-	}
-	if (!best)
-		return 0;
-	*va = phys_to_virt(pfn_to_paddr(pfn(best->start_pfn)));
-	return MIN(SCRUB_PROBE_BYTES, best->pages << PAGE_SHIFT);
-}
+static unsigned int calib_total;   /* samples wanted (count * rounds) */
+static unsigned int calib_claimed; /* samples handed out (atomic) */
+static unsigned int calib_done;	   /* samples accounted (atomic) */
+static unsigned int calib_open;	   /* sampling, no choice yet (atomic) */
+static unsigned int calib_forced;  /* scrub_primitive= names a candidate */
+static uint64_t calib_start;
+static uint64_t calib_min_bytes; /* smaller units are no samples */
+/* Sample t (candidate t % count), written by the CPU that timed it. */
+static struct scrub_calib
+	calib_sample[ARCH_SCRUB_MAX_PRIMITIVES * SCRUB_CALIB_ROUNDS];
 
 /**
- * scrub_calibrate() - time the arch's primitives, select one.
- * @measure: time them (false: bootscrub=off, nothing to measure on)
- *
- * Every primitive the arch offers is timed on the calibration region (a
- * warm-up with the first, then two rounds in turn, the best of each) and
- * the fastest selected, or the one scrub_primitive= names.
+ * scrub_calibrate() - list the candidates, select the default or the one
+ * scrub_primitive= names, and open the sampling of the scrub's units.
+ * @measure: there is a scrub to time (false: bootscrub=off)
  */
 void scrub_calibrate(bool measure)
 {
-	const char *names[ARCH_SCRUB_MAX_PRIMITIVES];
-	unsigned int count = arch_scrub_candidates(names, ARRAY_SIZE(names));
 	struct scrub_calib *c = scrub_stats.calib;
-	uint64_t t_start = arch_ticks(), len = 0;
-	unsigned int pick;
+	unsigned int count, pick;
 	bool unknown;
-	void *va = NULL;
 
-	if (measure) {
-		scrub_collect_pass();
-		len = calib_region(&va);
-	}
+	scrub_prims_probe();
+	count = MIN(scrub_prims_count(),
+		    (unsigned int)ARCH_SCRUB_MAX_PRIMITIVES);
 	for (unsigned int i = 0; i < count; i++) {
-		c[i].primitive = names[i];
+		c[i].primitive = scrub_prims_name(i);
 		c[i].bytes = 0;
 		c[i].ticks = 0;
 	}
-	if (len) {
-		arch_scrub_probe(0, va, len);
-		for (unsigned int round = 0; round < 2; round++) {
-			for (unsigned int i = 0; i < count; i++) {
-				uint64_t t0 = arch_ticks(), t;
-
-				arch_scrub_probe(i, va, len);
-				t = arch_ticks() - t0;
-				if (!c[i].bytes || t < c[i].ticks)
-					c[i].ticks = t;
-				c[i].bytes = len;
-			}
-		}
-		scrub_stats.calib_count = count;
-	}
+	scrub_stats.calib_count = measure ? count : 0;
 	pick = scrub_choose_primitive(c, count, opts.scrub_primitive, &unknown);
 	if (unknown)
 		pr_warn("scrub_primitive=%s: this CPU has no such primitive, "
-			"using %s\n",
-			opts.scrub_primitive, names[pick]);
-	scrub_stats.choice = !unknown && opts.scrub_primitive[0]
-				     ? SCRUB_CHOICE_FORCED
-			     : len ? SCRUB_CHOICE_MEASURED
-				   : SCRUB_CHOICE_DEFAULT;
-	arch_scrub_select(pick);
-	scrub_stats.calib_ticks = arch_ticks() - t_start;
+			"using the fastest measured\n",
+			opts.scrub_primitive);
+	calib_forced = !unknown && opts.scrub_primitive[0];
+	scrub_stats.choice =
+		calib_forced ? SCRUB_CHOICE_FORCED : SCRUB_CHOICE_DEFAULT;
+	scrub_prims_select(calib_forced ? pick : 0);
+	calib_total = count * SCRUB_CALIB_ROUNDS;
+	memset(calib_sample, 0, sizeof(calib_sample));
+	calib_claimed = 0;
+	calib_done = 0;
+	calib_start = arch_ticks();
+	calib_min_bytes = MIN(SCRUB_MIN_UNIT_BYTES, scrub_stats.unit_bytes);
+	scrub_stats.calib_ticks = 0;
+	atomic_store_release(&calib_open, measure ? 1u : 0u);
+}
+
+/*
+ * Each candidate's fastest sample into scrub_stats.calib[]: the best of
+ * its rounds, so that a sample whose CPU was interrupted (or, in the
+ * sandbox, not run by the host for a while) does not count against it.
+ * Return: how many candidates have a sample.
+ */
+static unsigned int calib_best(unsigned int count)
+{
+	unsigned int measured = 0;
+
+	for (unsigned int i = 0; i < count; i++) {
+		struct scrub_calib *c = &scrub_stats.calib[i];
+
+		for (unsigned int t = i; t < calib_total; t += count)
+			if (calib_faster(&calib_sample[t], c)) {
+				c->bytes = calib_sample[t].bytes;
+				c->ticks = calib_sample[t].ticks;
+			}
+		measured += c->bytes != 0;
+	}
+	return measured;
+}
+
+/* Select the fastest measured (unless forced); once. */
+static void calib_finish(void)
+{
+	unsigned int count = scrub_stats.calib_count, pick, measured;
+	bool unknown;
+
+	if (!__atomic_exchange_n(&calib_open, 0u, __ATOMIC_ACQ_REL))
+		return;
+	/* Every sample accounted before calib_done's update is visible. */
+	(void)atomic_load_acquire(&calib_done);
+	measured = calib_best(count);
+	scrub_stats.calib_ticks = arch_ticks() - calib_start;
+	if (calib_forced || !measured)
+		return;
+	pick = scrub_choose_primitive(scrub_stats.calib, count, "", &unknown);
+	scrub_prims_select(pick);
+	scrub_stats.choice = SCRUB_CHOICE_MEASURED;
+}
+
+/**
+ * scrub_calib_claim() - should the unit about to be scrubbed be a sample?
+ * @bytes: its size; a piece below a whole unit (2 MiB, or bootscrub_chunk
+ * when smaller) is not: too short to time memory rather than the call.
+ * @cand: out: the candidate to time on its first SCRUB_PROBE_BYTES
+ *
+ * Return: the sample's ticket for scrub_calib_account(), or -1: no sample.
+ */
+int scrub_calib_claim(uint64_t bytes, unsigned int *cand)
+{
+	unsigned int t;
+
+	if (bytes < calib_min_bytes || !atomic_load_acquire(&calib_open) ||
+	    atomic_load_relaxed(&calib_claimed) >= calib_total)
+		return -1;
+	t = atomic_fetch_add(&calib_claimed, 1u);
+	if (t >= calib_total)
+		return -1;
+	*cand = t % scrub_stats.calib_count;
+	return (int)t;
+}
+
+/**
+ * scrub_calib_account() - a sample's result; the last one makes the choice.
+ * @ticket: from scrub_calib_claim()
+ * @bytes: zeroed with its candidate
+ * @ticks: in this many ticks of the calling CPU
+ */
+void scrub_calib_account(int ticket, uint64_t bytes, uint64_t ticks)
+{
+	calib_sample[ticket].bytes = bytes;
+	calib_sample[ticket].ticks = ticks;
+	if (atomic_fetch_add(&calib_done, 1u) + 1 == calib_total)
+		calib_finish();
+}
+
+/**
+ * scrub_calib_end() - the scrub is over: choose with what was measured, if
+ * the scrub had fewer units than samples wanted. Boot CPU, no worker
+ * scrubbing.
+ */
+void scrub_calib_end(void)
+{
+	calib_finish();
 }
 
 /**

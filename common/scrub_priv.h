@@ -62,5 +62,8 @@ void scrub_run_passes(const cpumask_t *workers);
 
 /* common/scrub_calib.c */
 void scrub_calibrate(bool measure);
+int scrub_calib_claim(uint64_t bytes, unsigned int *cand);
+void scrub_calib_account(int ticket, uint64_t bytes, uint64_t ticks);
+void scrub_calib_end(void);
 
 #endif /* COMMON_SCRUB_PRIV_H */

@@ -11,6 +11,7 @@
 #include <keel/json.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>
+#include <keel/scrub_prims.h>
 #include <keel/smp.h>
 #include <keel/string.h>
 #include <keel/trace.h>
@@ -65,8 +66,9 @@ static void report_calibration(void)
 		used += (size_t)n;
 	}
 	pr_info("scrub: primitive %s (%s)%s%s, calibration %llu us\n",
-		arch_scrub_primitive(), scrub_choice_name(scrub_stats.choice),
-		buf, scrub_stats.calib_count ? " GB/s" : "",
+		scrub_prims_current_name(),
+		scrub_choice_name(scrub_stats.choice), buf,
+		scrub_stats.calib_count ? " GB/s" : "",
 		(unsigned long long)(ticks_to_ns(scrub_stats.calib_ticks) /
 				     1000));
 }
@@ -93,7 +95,7 @@ void scrub_report_human(unsigned int nodes)
 		(unsigned long long)(scrub_stats.bytes >> 20),
 		scrub_stats.workers, (unsigned long long)(ns / 1000),
 		(unsigned long long)(r / 1000), (unsigned long long)(r % 1000),
-		arch_scrub_primitive());
+		scrub_prims_current_name());
 	report_calibration();
 	for (unsigned int n = 0; n < nodes; n++) {
 		const struct scrub_node_stats *s = &scrub_stats.node[n];
@@ -224,13 +226,14 @@ void scrub_report_json(struct jw *w, unsigned int nodes)
 {
 	const struct scrub_stats *s = &scrub_stats;
 	uint64_t ns = ticks_to_ns(s->ticks);
+	unsigned int c;
 
 	jw_obj(w, "scrub");
 	jw_str(w, "mode", scrub_mode_name(s->mode));
 	jw_u64(w, "ns", ns);
 	jw_u64(w, "bytes", s->bytes);
 	jw_u64(w, "workers", s->workers);
-	jw_str(w, "primitive", arch_scrub_primitive());
+	jw_str(w, "primitive", scrub_prims_current_name());
 	jw_str(w, "primitive_by", scrub_choice_name(s->choice));
 	jw_u64(w, "calibration_ns", ticks_to_ns(s->calib_ticks));
 	calib_json(w);
@@ -238,11 +241,18 @@ void scrub_report_json(struct jw *w, unsigned int nodes)
 	jw_u64(w, "all_clean_ns", ticks_to_ns(s->all_clean_ticks));
 	jw_u64(w, "unit_bytes", s->unit_bytes);
 	jw_milli(w, "gbps", rate_gbps_milli(s->bytes, ns));
-	/* inject=scrub-stop:N: the worker that quit (its units were redone). */
+	/*
+	 * inject=scrub-stop:N: the workers that quit (their units were
+	 * redone); stopped_cpu, the first key, names the lowest of them.
+	 */
 	if (s->stopped_cpu >= 0)
 		jw_u64(w, "stopped_cpu", (uint64_t)s->stopped_cpu);
 	else
 		jw_null(w, "stopped_cpu");
+	jw_arr(w, "stopped_cpus");
+	for_each_cpu_in (c, &s->stopped)
+		jw_u64(w, NULL, c);
+	jw_arr_end(w);
 	per_node_json(w, nodes);
 	per_cpu_json(w);
 	jw_obj_end(w);

@@ -231,9 +231,11 @@ static bool drain_node(uint32_t node, bool stop)
 
 	while (claim_unit(nw, &unit)) {
 		if (stop) {
+			unsigned int cpu = arch_cpu_id();
+
 			abandon_unit(nw, unit);
-			atomic_store_release(&scrub_stats.stopped_cpu,
-					     (int)arch_cpu_id());
+			atomic_fetch_or(&scrub_stats.stopped.bits[cpu / 64],
+					1ULL << (cpu % 64));
 			return false;
 		}
 		do_unit(node, unit);
@@ -352,10 +354,9 @@ void scrub_run_passes(const cpumask_t *workers)
 		first_round = passes == 0;
 		smp_run_on(workers, scrub_worker, NULL);
 		first_round = false;
-		/* Units a quitter handed back and nobody took. */
-		if (scrub_stats.stopped_cpu >= 0)
-			cpumask_clear_cpu(
-				&again, (unsigned int)scrub_stats.stopped_cpu);
+		/* Units the quitters handed back and nobody took. */
+		for (unsigned int w = 0; w < CPUMASK_WORDS; w++)
+			again.bits[w] &= ~scrub_stats.stopped.bits[w];
 		if (!cpumask_weight(&again))
 			cpumask_set(&again, arch_cpu_id());
 		while (any_work_left())

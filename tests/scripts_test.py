@@ -772,11 +772,69 @@ def schema_tests(keel, tmp):
     check("schema: stress is optional", schema.check(rep))
 
 
+def shape_tests():
+    """report.shape_bytes(): two reports that differ only in measured
+    digits and in who helped a node's scrub have one shape; one more CPU
+    row makes it bigger."""
+    def rep(ns, helpers, gbps, cpus=2):
+        return {
+            "cpus": {"columns": ["id", "tsc_skew_ns"],
+                     "rows": [[c, ns // 7] for c in range(cpus)]},
+            "nodes": {"columns": ["id", "cpus"],
+                      "rows": [[0, list(range(cpus))]]},
+            "scrub": {"ns": ns, "gbps": gbps, "primitive": "stp",
+                      "calibration": {"columns": ["primitive", "bytes"],
+                                      "rows": [["stp", 8], ["dc zva", 9]]},
+                      "per_node": {"columns": ["node", "cpus", "ns"],
+                                   "rows": [[0, helpers, ns]]},
+                      "per_cpu": {"columns": ["cpu", "bytes", "units"],
+                                  "rows": [[0, ns, 3], [1, 7, 100]]}},
+            "trace": {"columns": ["name", "arg0"], "rows": [["entry", ns]]},
+            "report_bytes": ns % 100000}
+    fast = report.shape_bytes(rep(1234, [0], 1.5))
+    slow = report.shape_bytes(rep(98765432101, [0, 1, 5, 6], 123.456))
+    check("shape_bytes: timings' digits and helpers do not count",
+          [] if fast == slow else [f"{fast} != {slow}"])
+    more = report.shape_bytes(rep(1234, [0], 1.5, cpus=3))
+    check("shape_bytes: one more CPU row counts",
+          [] if more > fast else [f"{more} <= {fast}"])
+
+
+def stopped_tests():
+    """scrub.stopped_cpu must be the lowest of scrub.stopped_cpus (null
+    when none), the list ascending."""
+    def problems(scrub):
+        out = []
+        report._stopped(scrub, out)
+        return out
+    check("stopped_cpus: consistent",
+          problems({"stopped_cpu": 1, "stopped_cpus": [1, 3]})
+          + problems({"stopped_cpu": None, "stopped_cpus": []}))
+    bad = [{"stopped_cpu": 3, "stopped_cpus": [1, 3]},
+           {"stopped_cpu": None, "stopped_cpus": [2]},
+           {"stopped_cpu": 1, "stopped_cpus": [3, 1]}]
+    check("stopped_cpus: inconsistent ones fail",
+          [f"{b} passed" for b in bad if not problems(b)])
+
+
+def stress_refused_test(keel, tmp):
+    """A good boot whose stress= value keel refused (it warns and runs no
+    stress) passes report.py: it reads the report, not the command line."""
+    log = os.path.join(tmp, "stress-refused.log")
+    rc, text = sandbox_boot(keel, log, "stress=1x", "bootscrub=off")
+    r = run([PYTHON, os.path.join(SCRIPTS, "report.py"), log])
+    check("report.py: refused stress=1x is a good boot",
+          [] if rc == 0 and r.returncode == 0 else
+          [f"keel rc {rc}, report.py: {r.stdout.strip()}"])
+
+
 def main():
     keel = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(TOP, "build", "sandbox", "keel")
     synthetic_tests()
     compact_tests()
+    shape_tests()
+    stopped_tests()
     usage_tests()
     fuzz_maps_synthetic()
     with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
@@ -790,12 +848,14 @@ def main():
             boot_real_tests(keel, keep)
             schema_tests(keel, keep)
             real_tests(keel, keep)
+            stress_refused_test(keel, keep)
             fuzz_maps_real(keel, keep)
         else:
             with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
                 boot_real_tests(keel, tmp)
                 schema_tests(keel, tmp)
                 real_tests(keel, tmp)
+                stress_refused_test(keel, tmp)
                 fuzz_maps_real(keel, tmp)
     print(f"scripts-test: {passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -5,10 +5,9 @@
  * arch_scrub_clean_range() zeroes one block (a DC ZVA block, or 256 bytes
  * of stores) and immediately cleans its lines to PoC while they are still
  * in the cache, so the clean costs no extra memory read; one DSB at the end
- * makes the whole range clean. The primitive is chosen by the calibration
- * (arch_scrub_select()) on the boot CPU before any worker runs. The line
- * and block sizes are cache.c's, copied here when the primitives are
- * listed.
+ * makes the whole range clean. The primitives are a const table; which
+ * one runs is common/lib/scrub_prims.c's choice (the calibration's). The
+ * line and block sizes are cache.c's, copied here once.
  */
 #include <arch/cache.h>
 #include <arch/scrub.h>
@@ -19,7 +18,8 @@ static unsigned int dline;     /* D-cache line, bytes */
 static unsigned int zva_block; /* DC ZVA block, bytes; 0 = prohibited */
 
 /*
- * Scrub primitives, timed by the boot-time calibration (common/scrub.c):
+ * Scrub primitives, timed by the boot-time calibration
+ * (common/scrub_calib.c):
  *   dc zva   zero a DCZID_EL0 block (when DZP is clear and the block is at
  *            most a page)
  *   stnp q   non-temporal pairs of zeroed q registers, 64 bytes a step
@@ -29,24 +29,13 @@ static unsigned int zva_block; /* DC ZVA block, bytes; 0 = prohibited */
  */
 enum zero_prim { ZERO_DC_ZVA, ZERO_STNP_Q, ZERO_STP };
 
-static const char *const prim_names[] = {
-	[ZERO_DC_ZVA] = "dc zva",
-	[ZERO_STNP_Q] = "stnp q",
-	[ZERO_STP] = "stp",
-};
-
-static enum zero_prim prims[3];
-static unsigned int prim_count, prim_cur;
-
-static void prims_probe(void)
+/* The sizes, read once (any CPU: they are the same on every one). */
+static void sizes_probe(void)
 {
-	dline = arch_dcache_line_size();
+	if (dline)
+		return;
 	zva_block = arm64_zva_block();
-	prim_count = 0;
-	if (zva_block && zva_block <= PAGE_SIZE)
-		prims[prim_count++] = ZERO_DC_ZVA;
-	prims[prim_count++] = ZERO_STNP_Q;
-	prims[prim_count++] = ZERO_STP;
+	dline = arch_dcache_line_size();
 }
 
 static void zero_stores(uintptr_t a, uintptr_t end)
@@ -117,102 +106,62 @@ static void scrub_clean_with(enum zero_prim p, void *va, size_t len)
 	dsb(sy);
 }
 
-/**
- * arch_scrub_init() - read the line and DC ZVA block sizes, list the
- * primitives (dc zva first when allowed).
- */
-void arch_scrub_init(void)
+/* zero and zero_clean of primitive @p. */
+static void zero_range_with(enum zero_prim p, void *va, size_t len)
 {
-	arm64_cache_probe();
-	prims_probe();
-	prim_cur = 0;
-}
-
-/**
- * arch_scrub_candidates() - the primitives this CPU may use, the default
- * first.
- * @names: out: their names
- * @max: room in @names
- *
- * Return: how many were stored.
- */
-unsigned int arch_scrub_candidates(const char **names, unsigned int max)
-{
-	unsigned int n;
-
-	if (!prim_count)
-		prims_probe();
-	n = MIN(prim_count, max);
-	for (unsigned int i = 0; i < n; i++)
-		names[i] = prim_names[prims[i]];
-	return n;
-}
-
-/**
- * arch_scrub_probe() - zero and clean [va, va+len) with candidate @idx.
- * @idx: index into arch_scrub_candidates() (out of range: the default)
- * @va: page aligned
- * @len: page multiple
- */
-void arch_scrub_probe(unsigned int idx, void *va, size_t len)
-{
-	if (!prim_count)
-		prims_probe();
-	scrub_clean_with(prims[idx < prim_count ? idx : 0], va, len);
-}
-
-/**
- * arch_scrub_select() - use candidate @idx from now on.
- * @idx: index into arch_scrub_candidates() (out of range: the default)
- */
-void arch_scrub_select(unsigned int idx)
-{
-	if (!prim_count)
-		prims_probe();
-	prim_cur = idx < prim_count ? idx : 0;
-}
-
-/**
- * arch_scrub_primitive() - the name of the primitive in use.
- * Return: "dc zva", "stnp q" or "stp".
- */
-const char *arch_scrub_primitive(void)
-{
-	if (!prim_count)
-		prims_probe();
-	return prim_names[prims[prim_cur]];
-}
-
-/**
- * arch_scrub_range() - zero [va, va+len) (page aligned) with the selected
- * primitive; no cleaning.
- * @va: start.
- * @len: bytes.
- */
-void arch_scrub_range(void *va, size_t len)
-{
-	enum zero_prim p;
-
-	if (!prim_count)
-		prims_probe();
-	p = prims[prim_cur];
+	sizes_probe();
 	if (p == ZERO_STNP_Q)
 		zero_q_setup();
 	zero_block(p, (uintptr_t)va, len);
 	dsb(ish);
 }
 
-/**
- * arch_scrub_clean_range() - zero [va, va+len) and clean it to PoC, each
- * block cleaned right after it is zeroed, one DSB at the end.
- * @va: start (page aligned).
- * @len: bytes (page multiple).
- * Return: true (the range is clean to PoC).
- */
-bool arch_scrub_clean_range(void *va, size_t len)
+#define ARM64_PRIM(fn, p)                            \
+	static void fn##_range(void *va, size_t len) \
+	{                                            \
+		zero_range_with(p, va, len);         \
+	}                                            \
+	static void fn##_clean(void *va, size_t len) \
+	{                                            \
+		sizes_probe();                       \
+		scrub_clean_with(p, va, len);        \
+	}
+
+ARM64_PRIM(dc_zva, ZERO_DC_ZVA)
+ARM64_PRIM(stnp_q, ZERO_STNP_Q)
+ARM64_PRIM(stp, ZERO_STP)
+
+/* DC ZVA is allowed (DCZID_EL0.DZP clear) and its block fits a page. */
+static bool zva_usable(void)
 {
-	if (!prim_count)
-		prims_probe();
-	scrub_clean_with(prims[prim_cur], va, len);
-	return true;
+	sizes_probe();
+	return zva_block && zva_block <= PAGE_SIZE;
+}
+
+static const struct arch_scrub_prim prims[] = {
+	{"dc zva", dc_zva_range, dc_zva_clean, zva_usable},
+	{"stnp q", stnp_q_range, stnp_q_clean, NULL},
+	{"stp", stp_range, stp_clean, NULL},
+};
+
+/**
+ * arch_scrub_prims() - the table, dc zva (the default when allowed) first.
+ * @table: out: the primitives
+ *
+ * Return: how many.
+ */
+unsigned int arch_scrub_prims(const struct arch_scrub_prim **table)
+{
+	*table = prims;
+	return ARRAY_SIZE(prims);
+}
+
+/**
+ * arch_scrub_init() - read the cache line and DC ZVA block sizes.
+ */
+void arch_scrub_init(void)
+{
+	arm64_cache_probe();
+	dline = 0;
+	sizes_probe();
 }

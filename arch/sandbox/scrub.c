@@ -9,14 +9,13 @@
 #include <asm/os.h>
 #include <asm/sandbox.h>
 #include <keel/compiler.h>
-#include <keel/scrub_prims.h>
 #include <keel/string.h>
 
 #include "sandbox_priv.h"
 
 /*
  * The host's ways of zeroing, chosen by the boot-time calibration
- * (common/scrub.c) like on hardware. On x86 hosts: a 16-byte streaming-store
+ * (common/scrub_calib.c) like on hardware. On x86 hosts: a 16-byte streaming-store
  * loop (the default: glibc's memset only switches to non-temporal stores
  * above a fraction of the LLC, so for the units a scrub mostly sees it is
  * about twice as fast), 8-byte movnti, 32-byte vmovntdq when the host has
@@ -83,28 +82,6 @@ static void zero_memset(void *va, size_t len)
 	memset(va, 0, len);
 }
 
-static struct scrub_prims prims;
-
-static void scrub_prims_probe(void)
-{
-	if (prims.count)
-		return;
-#if defined(__x86_64__)
-	scrub_prims_add(&prims, "movntdq", zero_movntdq);
-	scrub_prims_add(&prims, "movnti", zero_movnti);
-	if (__builtin_cpu_supports("avx"))
-		scrub_prims_add(&prims, "vmovntdq", zero_vmovntdq);
-	scrub_prims_add(&prims, "rep stosb", zero_rep_stosb);
-#endif
-	scrub_prims_add(&prims, "memset", zero_memset);
-}
-
-static void scrub_stream(void *va, size_t len)
-{
-	scrub_prims_probe();
-	prims.zero[prims.cur](va, len);
-}
-
 /*
  * The first touch of an arena page is what the host pays for in a sandbox
  * scrub; 2 MiB pages make it about twice as cheap. Only ranges about to be
@@ -138,88 +115,69 @@ static void observe_scrub(void *va, size_t len, bool clean)
 		fn(arch_virt_to_phys(va), len, clean);
 }
 
-/**
- * arch_scrub_range() - zero [va, va+len) with streaming stores.
- * @va: page aligned
- * @len: page multiple
- */
-void arch_scrub_range(void *va, size_t len)
+/* Zero with @fn as a scrub does: 2 MiB pages, observed, cleans counted. */
+static void sandbox_zero(void (*fn)(void *, size_t), void *va, size_t len,
+			 bool clean)
 {
 	scrub_prepare(va, len);
-	scrub_stream(va, len);
-	observe_scrub(va, len, false);
+	fn(va, len);
+	observe_scrub(va, len, clean);
+	if (clean)
+		sandbox_cache_count_scrub_clean(len);
 }
 
+/* A primitive's two entries around the raw loop zero_<name>(). */
+#define SANDBOX_PRIM(fn)                                 \
+	static void fn##_range(void *va, size_t len)     \
+	{                                                \
+		sandbox_zero(zero_##fn, va, len, false); \
+	}                                                \
+	static void fn##_clean(void *va, size_t len)     \
+	{                                                \
+		sandbox_zero(zero_##fn, va, len, true);  \
+	}
+
+#define PRIM(name, fn)                             \
+	{                                          \
+		name, fn##_range, fn##_clean, NULL \
+	}
+
+SANDBOX_PRIM(memset)
+#if defined(__x86_64__)
+SANDBOX_PRIM(movntdq)
+SANDBOX_PRIM(movnti)
+SANDBOX_PRIM(vmovntdq)
+SANDBOX_PRIM(rep_stosb)
+
+static bool host_has_avx(void)
+{
+	return __builtin_cpu_supports("avx");
+}
+#endif
+
+static const struct arch_scrub_prim prims[] = {
+#if defined(__x86_64__)
+	PRIM("movntdq", movntdq),
+	PRIM("movnti", movnti),
+	{"vmovntdq", vmovntdq_range, vmovntdq_clean, host_has_avx},
+	PRIM("rep stosb", rep_stosb),
+#endif
+	PRIM("memset", memset),
+};
+
 /**
- * arch_scrub_clean_range() - zero and (count one) clean to PoC.
- * @va: page aligned
- * @len: page multiple
+ * arch_scrub_prims() - the host's ways of zeroing, the default first.
+ * @table: out: the primitives
  *
- * Return: true (the range is clean to PoC).
+ * Return: how many.
  */
-bool arch_scrub_clean_range(void *va, size_t len)
+unsigned int arch_scrub_prims(const struct arch_scrub_prim **table)
 {
-	scrub_prepare(va, len);
-	scrub_stream(va, len);
-	observe_scrub(va, len, true);
-	sandbox_cache_count_scrub_clean(len);
-	return true;
+	*table = prims;
+	return ARRAY_SIZE(prims);
 }
 
-/**
- * arch_scrub_init() - list the host's primitives (the first is the default).
- */
+/** arch_scrub_init() - nothing to enable on the host. */
 void arch_scrub_init(void)
 {
-	scrub_prims_probe();
-	prims.cur = 0;
-}
-
-/**
- * arch_scrub_candidates() - the host's primitives, the default first.
- * @names: out: their names
- * @max: room in @names
- *
- * Return: how many were stored (at least 1 when @max is).
- */
-unsigned int arch_scrub_candidates(const char **names, unsigned int max)
-{
-	scrub_prims_probe();
-	return scrub_prims_names(&prims, names, max);
-}
-
-/**
- * arch_scrub_probe() - zero [va, va+len) with candidate @idx, as
- * arch_scrub_clean_range() would (the clean is not counted: the
- * calibration is no scrub, and the scrub zeroes the range again).
- * @idx: index into arch_scrub_candidates()
- * @va: page aligned
- * @len: page multiple
- */
-void arch_scrub_probe(unsigned int idx, void *va, size_t len)
-{
-	scrub_prims_probe();
-	scrub_prepare(va, len);
-	prims.zero[scrub_prims_pick(&prims, idx)](va, len);
-}
-
-/**
- * arch_scrub_select() - use candidate @idx from now on.
- * @idx: index into arch_scrub_candidates(); out of range keeps the default
- */
-void arch_scrub_select(unsigned int idx)
-{
-	scrub_prims_probe();
-	prims.cur = scrub_prims_pick(&prims, idx);
-}
-
-/**
- * arch_scrub_primitive() - name for the report.
- *
- * Return: the selected primitive ("movntdq", "memset", ...).
- */
-const char *arch_scrub_primitive(void)
-{
-	scrub_prims_probe();
-	return prims.name[prims.cur];
 }

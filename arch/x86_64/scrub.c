@@ -1,12 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * x86_64 arch hooks of <arch/scrub.h>.
- *
- * The scrub primitive is chosen once on the boot CPU (arch_scrub_select,
- * from the calibration in common/scrub.c) before any worker runs;
- * arch_scrub_range() then only reads that choice
- * and touches registers and the range it was given, so every CPU may call
- * it concurrently.
+ * x86_64 arch hooks of <arch/scrub.h>: the zeroing instructions this arch
+ * has, as a const table (the calibration in common/scrub_calib.c times
+ * them and common/lib/scrub_prims.c keeps the choice). Each touches only
+ * registers and the range it was given, so every CPU may run any of them
+ * at once.
  *
  * arch_scrub_init() also has cache.c choose (and print) its maintenance
  * instructions.
@@ -16,12 +14,11 @@
 #include <keel/compiler.h>
 #include <keel/cpumask.h>
 #include <keel/printk.h>
-#include <keel/scrub_prims.h>
 #include <keel/smp.h>
 
 /*
- * Scrub primitives: every zeroing instruction this CPU has, timed by the
- * boot-time calibration (common/scrub.c), which selects one:
+ * Scrub primitives: every zeroing instruction this CPU may have, timed by
+ * the boot-time calibration (common/scrub_calib.c), which selects one:
  *   movnti     8-byte non-temporal stores (every x86_64 CPU)
  *   movntdq    16-byte non-temporal stores (SSE2: every x86_64 CPU)
  *   vmovntdq   32-byte non-temporal stores (AVX: CPUID.1:ECX[28] with
@@ -104,8 +101,6 @@ static void zero_rep_stosb(void *va, size_t len)
 			     : "memory");
 }
 
-static struct scrub_prims prims;
-
 #define X86_CR4_OSXSAVE	 (1ul << 18)
 #define XCR0_X87_SSE_AVX 0x7u
 
@@ -153,10 +148,31 @@ static bool have_clzero(void)
 	       (cpuid(0x80000008, 0).ebx & 1);
 }
 
+/* Coherent: zeroing is all a clean to PoC needs. */
+static const struct arch_scrub_prim prims[] = {
+	{"movnti", zero_movnti, zero_movnti, NULL},
+	{"movntdq", zero_movntdq, zero_movntdq, NULL},
+	{"vmovntdq", zero_vmovntdq, zero_vmovntdq, avx_enabled},
+	{"clzero", zero_clzero, zero_clzero, have_clzero},
+	{"rep stosb", zero_rep_stosb, zero_rep_stosb, NULL},
+};
+
 /**
- * arch_scrub_init() - list the primitives this CPU has (enabling AVX state
- * on every online CPU when it has AVX), and choose the cache maintenance
- * instructions.
+ * arch_scrub_prims() - the table, movnti (the default) first.
+ * @table: out: the primitives
+ *
+ * Return: how many.
+ */
+unsigned int arch_scrub_prims(const struct arch_scrub_prim **table)
+{
+	*table = prims;
+	return ARRAY_SIZE(prims);
+}
+
+/**
+ * arch_scrub_init() - enable AVX state on every online CPU when the CPU
+ * has AVX (vmovntdq), say which primitives it has, and choose the cache
+ * maintenance instructions.
  */
 void arch_scrub_init(void)
 {
@@ -165,90 +181,15 @@ void arch_scrub_init(void)
 
 	if (cpuid(0, 0).eax >= 7)
 		l7 = cpuid(7, 0);
-	prims.count = 0;
-	prims.cur = 0;
-	scrub_prims_add(&prims, "movnti", zero_movnti);
-	scrub_prims_add(&prims, "movntdq", zero_movntdq);
 	if (avx_possible()) {
 		smp_online_mask(&online);
 		smp_run_on(&online, avx_enable_cpu, NULL);
-		if (avx_enabled())
-			scrub_prims_add(&prims, "vmovntdq", zero_vmovntdq);
 	}
-	if (have_clzero())
-		scrub_prims_add(&prims, "clzero", zero_clzero);
-	scrub_prims_add(&prims, "rep stosb", zero_rep_stosb);
 	pr_info("scrub: this CPU has movnti, movntdq%s%s, rep stosb "
 		"(ERMS %s, FSRM %s)\n",
-		prims.count > 3 && prims.zero[2] == zero_vmovntdq ? ", vmovntdq"
-								  : "",
+		avx_enabled() ? ", vmovntdq" : "",
 		have_clzero() ? ", clzero" : "",
 		l7.ebx & (1u << 9) ? "yes" : "no",
 		l7.edx & (1u << 4) ? "yes" : "no");
 	x86_cache_setup();
-}
-
-/**
- * arch_scrub_candidates() - the primitives arch_scrub_init() found, the
- * default (movnti) first.
- * @names: out: their names
- * @max: room in @names
- *
- * Return: how many were stored.
- */
-unsigned int arch_scrub_candidates(const char **names, unsigned int max)
-{
-	if (!prims.count)
-		scrub_prims_add(&prims, "movnti", zero_movnti);
-	return scrub_prims_names(&prims, names, max);
-}
-
-/**
- * arch_scrub_probe() - zero [va, va+len) with candidate @idx.
- * @idx: index into arch_scrub_candidates() (out of range: the default)
- * @va: page aligned
- * @len: page multiple
- */
-void arch_scrub_probe(unsigned int idx, void *va, size_t len)
-{
-	if (!prims.count)
-		scrub_prims_add(&prims, "movnti", zero_movnti);
-	prims.zero[scrub_prims_pick(&prims, idx)](va, len);
-}
-
-/**
- * arch_scrub_select() - use candidate @idx from now on.
- * @idx: index into arch_scrub_candidates() (out of range: the default)
- */
-void arch_scrub_select(unsigned int idx)
-{
-	prims.cur = scrub_prims_pick(&prims, idx);
-}
-
-/**
- * arch_scrub_range() - zero [va, va+len), page aligned, with the primitive
- * arch_scrub_select() chose.
- */
-void arch_scrub_range(void *va, size_t len)
-{
-	arch_scrub_probe(prims.cur, va, len);
-}
-
-/**
- * arch_scrub_clean_range() - zero; coherent, so clean to PoC already.
- * Return: true.
- */
-bool arch_scrub_clean_range(void *va, size_t len)
-{
-	arch_scrub_range(va, len);
-	return true;
-}
-
-/**
- * arch_scrub_primitive() - name for the report.
- * Return: the selected primitive ("movnti", "rep stosb", ...).
- */
-const char *arch_scrub_primitive(void)
-{
-	return prims.count ? prims.name[prims.cur] : "movnti";
 }

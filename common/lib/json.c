@@ -74,18 +74,73 @@ static void jw_udec(struct jw *w, uint64_t v)
 }
 
 /*
- * Quoted, escaped string of at most @max bytes (stops at NUL). Everything
- * outside printable ASCII is \u-escaped so the line is valid JSON whatever
- * bytes the firmware or the command line contained.
+ * Length of the well-formed UTF-8 sequence of a code point from U+00A0 up
+ * at @s (at most @n bytes), or 0: a lone or wrong continuation byte, an
+ * overlong form, a surrogate, past U+10FFFF, cut short by @n or a NUL, or
+ * a C1 control (U+0080..U+009F, escaped like the C0 ones).
+ */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t len;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (c == 0xc2)
+		lo = 0xa0; /* U+0080..U+009F: C1 controls */
+	else if (c == 0xe0)
+		lo = 0xa0; /* overlong */
+	else if (c == 0xed)
+		hi = 0x9f; /* surrogates */
+	else if (c == 0xf0)
+		lo = 0x90; /* overlong */
+	else if (c == 0xf4)
+		hi = 0x8f; /* past U+10FFFF */
+	if (len > n || s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < len; i++)
+		if (s[i] < 0x80 || s[i] > 0xbf)
+			return 0;
+	return len;
+}
+
+/*
+ * Quoted, escaped string of at most @max bytes (stops at NUL). Well-formed
+ * UTF-8 is written as it is; a quote and a backslash are escaped, and so
+ * is every other byte: controls, DEL and C1 controls as \u00NN (the code
+ * point), each byte of an ill-formed sequence as \u00NN (its value, as
+ * Latin-1 would read it), so the line is valid JSON whatever bytes the
+ * firmware or the command line contained.
  */
 static void jw_qstr(struct jw *w, const char *s, size_t max)
 {
 	static const char hex[] = "0123456789abcdef";
+	size_t n = 0;
 
+	while (s && n < max && s[n])
+		n++;
 	jw_ch(w, '"');
-	for (size_t i = 0; s && i < max && s[i]; i++) {
+	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
+		size_t u = c >= 0x80 ? utf8_len((const unsigned char *)s + i,
+						n - i)
+				     : 0;
 
+		if (u) {
+			jw_raw(w, s + i, u);
+			i += u;
+			continue;
+		}
+		/* A C1 control, U+0080..U+009F: one \u0080..\u009f. */
+		if (c == 0xc2 && i + 1 < n &&
+		    ((unsigned char)s[i + 1] & 0xe0) == 0x80)
+			c = (unsigned char)s[++i];
 		if (c == '"' || c == '\\') {
 			jw_ch(w, '\\');
 			jw_ch(w, (char)c);
@@ -98,6 +153,7 @@ static void jw_qstr(struct jw *w, const char *s, size_t max)
 		} else {
 			jw_ch(w, (char)c);
 		}
+		i++;
 	}
 	jw_ch(w, '"');
 }

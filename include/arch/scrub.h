@@ -1,52 +1,62 @@
 /* SPDX-License-Identifier: MIT */
-/* Arch hooks: the scrub primitives. */
+/*
+ * Arch hooks: the scrub primitives. An arch only says how it can zero
+ * memory (a const table of primitives) and makes them usable; the list of
+ * candidates this CPU has, the one selected and its name are common
+ * bookkeeping (include/keel/scrub_prims.h, common/lib/scrub_prims.c).
+ */
 #ifndef ARCH_SCRUB_H
 #define ARCH_SCRUB_H
 
 #include <keel/types.h>
 
-/* Most primitives an arch offers (arch_scrub_candidates()). */
+/* Most primitives an arch offers (arch_scrub_prims()). */
 #define ARCH_SCRUB_MAX_PRIMITIVES 8
 
 /*
- * Zero [va, va+len): va and len page aligned, with the primitive chosen by
- * arch_scrub_select() (the first candidate until then). Does not need to
- * leave the lines in cache.
+ * One way of zeroing. Both functions take a page aligned @va and a page
+ * multiple @len, may run on every CPU at once, and end with the barrier
+ * their stores need (weakly ordered stores are fenced).
  */
-void arch_scrub_range(void *va, size_t len);
+struct arch_scrub_prim {
+	const char *name; /* for the report: "movnti", "dc zva", ... */
+	/* Zero [va, va+len); the lines need not stay in cache. */
+	void (*zero)(void *va, size_t len);
+	/*
+	 * Zero [va, va+len) and clean it to the point of coherency, line by
+	 * line while still cached, one barrier at the end (DESIGN §6). Where
+	 * the platform is coherent this is @zero.
+	 */
+	void (*zero_clean)(void *va, size_t len);
+	/* Can this CPU run it (valid after arch_scrub_init())? NULL: yes. */
+	bool (*available)(void);
+};
 
 /*
- * Zero [va, va+len) and clean it to the point of coherency, line by line
- * while still cached, with one barrier at the end (DESIGN §6). Where the
- * platform is coherent this is arch_scrub_range().
- * Return: true when the range is now clean to PoC.
+ * The arch's primitives in its order of preference: the first available
+ * one is the default. At least one is always available.
+ * Return: how many in *@table (at most ARCH_SCRUB_MAX_PRIMITIVES).
  */
-bool arch_scrub_clean_range(void *va, size_t len);
+unsigned int arch_scrub_prims(const struct arch_scrub_prim **table);
 
 /*
- * Probe the CPU for the primitives it has and make them usable (x86_64:
- * XCR0 for AVX on every online CPU). Boot CPU, after SMP bring-up, before
- * the boot scrub.
+ * Make the primitives usable (x86_64: XCR0 for AVX on every online CPU;
+ * arm64: cache line and DC ZVA block sizes). Boot CPU, after SMP bring-up,
+ * before the boot scrub.
  */
 void arch_scrub_init(void);
 
 /*
- * The primitives this CPU can execute, the default first (never one it
- * lacks): names into @names, at most @max. Valid after arch_scrub_init().
- * Return: how many (at least 1).
+ * Zero [va, va+len) (page aligned) with the selected primitive, the
+ * default until the calibration selects one: see include/keel/scrub_prims.h
+ * (implemented once, in common/lib/scrub_prims.c).
  */
-unsigned int arch_scrub_candidates(const char **names, unsigned int max);
+void arch_scrub_range(void *va, size_t len);
 
 /*
- * Do what arch_scrub_clean_range() does, with candidate @idx: the
- * calibration times this on memory that nobody uses yet.
+ * As arch_scrub_range(), and clean to PoC (struct arch_scrub_prim).
+ * Return: true (the range is clean to PoC).
  */
-void arch_scrub_probe(unsigned int idx, void *va, size_t len);
-
-/* Use candidate @idx from now on. Boot CPU, before any worker scrubs. */
-void arch_scrub_select(unsigned int idx);
-
-/* Name of the primitive in use, for the report ("movnti", "dc zva", ...). */
-const char *arch_scrub_primitive(void);
+bool arch_scrub_clean_range(void *va, size_t len);
 
 #endif

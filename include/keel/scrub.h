@@ -44,7 +44,7 @@ struct scrub_cpu_stats {
 	bool worker;
 };
 
-/* One calibrated primitive: its best time zeroing @bytes. */
+/* One calibrated primitive: its samples' @bytes took @ticks in all. */
 struct scrub_calib {
 	const char *primitive;
 	uint64_t bytes;
@@ -66,8 +66,10 @@ struct scrub_stats {
 	uint64_t heap_ready_ticks; /* since entry */
 	uint64_t all_clean_ticks;  /* since entry; 0 while not all clean */
 	uint64_t unit_bytes;
-	int stopped_cpu; /* inject=scrub-stop: the worker that quit, or -1 */
-	/* Boot-time calibration of the arch's primitives (not in ticks). */
+	/* inject=scrub-stop: the workers that quit (set atomically, by word) */
+	cpumask_t stopped;
+	int stopped_cpu; /* the lowest of them, or -1 */
+	/* Calibration of the arch's primitives on the scrub's first units. */
 	struct scrub_calib calib[ARCH_SCRUB_MAX_PRIMITIVES];
 	unsigned int calib_count;
 	uint64_t calib_ticks;
@@ -106,8 +108,10 @@ void scrub_wait_all_clean(void);
 void scrub_plan(bool smt, cpumask_t *workers,
 		uint32_t scrubbed_by[MAX_NUMNODES]);
 
-/* Bytes each primitive zeroes per calibration run (and warm-up). */
+/* A calibration sample: the first bytes of a scrub unit, one candidate. */
 #define SCRUB_PROBE_BYTES (8ull << 20)
+/* Samples per candidate: the scrub's first count * rounds units. */
+#define SCRUB_CALIB_ROUNDS 3
 /* A node's work is cut into at least this many units per worker. */
 #define SCRUB_UNITS_PER_WORKER 16
 /* ...but units are not made smaller than this (unless bootscrub_chunk is). */

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The list of scrub primitives an arch offers (include/arch/scrub.h):
- * names and zeroing functions in the arch's order of preference, the
- * first being the default, and the one arch_scrub_select() chose. An arch
- * fills it in arch_scrub_init() and answers arch_scrub_candidates(),
- * arch_scrub_probe(), arch_scrub_select() and arch_scrub_primitive() from
- * it (common/lib/scrub_prims.c). The boot CPU writes it before any worker
- * scrubs; workers only read it: no lock.
+ * The scrub primitives this CPU has (the candidates: the arch's table,
+ * include/arch/scrub.h, filtered by what the CPU can run) and the one in
+ * use (the selected one). Candidates are listed once, on the boot CPU
+ * (scrub_prims_probe(), or lazily the first time one is needed); the
+ * selection is one word, written with a release store by the boot CPU and
+ * read by every CPU that scrubs: a worker sees the old or the new choice,
+ * both of which zero correctly. No lock.
  */
 #ifndef KEEL_SCRUB_PRIMS_H
 #define KEEL_SCRUB_PRIMS_H
@@ -14,28 +14,25 @@
 #include <arch/scrub.h>
 #include <keel/types.h>
 
-typedef void (*scrub_zero_fn)(void *va, size_t len);
+/* List the candidates anew (after arch_scrub_init()); select the default. */
+void scrub_prims_probe(void);
 
-struct scrub_prims {
-	const char *name[ARCH_SCRUB_MAX_PRIMITIVES];
-	scrub_zero_fn zero[ARCH_SCRUB_MAX_PRIMITIVES];
-	unsigned int count; /* listed */
-	unsigned int cur;   /* in use: an index below count */
-};
+/* How many candidates (at least 1). */
+unsigned int scrub_prims_count(void);
 
-/* Append @name / @zero (a full list keeps what it has). */
-void scrub_prims_add(struct scrub_prims *p, const char *name,
-		     scrub_zero_fn zero);
+/* Name of candidate @idx (out of range: the default's). */
+const char *scrub_prims_name(unsigned int idx);
 
-/* arch_scrub_candidates() of @p. Return: names stored in @names. */
-unsigned int scrub_prims_names(const struct scrub_prims *p, const char **names,
-			       unsigned int max);
+/* Use candidate @idx from now on (out of range: the default). */
+void scrub_prims_select(unsigned int idx);
 
-/* Candidate @idx, or the default (0) when @idx is out of range. */
-static inline unsigned int scrub_prims_pick(const struct scrub_prims *p,
-					    unsigned int idx)
-{
-	return idx < p->count ? idx : 0;
-}
+/* The candidate in use. */
+unsigned int scrub_prims_selected(void);
+
+/* Name of the candidate in use, for the report. */
+const char *scrub_prims_current_name(void);
+
+/* Zero [va, va+len) with candidate @idx, cleaning to PoC when @clean. */
+void scrub_prims_zero(unsigned int idx, void *va, size_t len, bool clean);
 
 #endif

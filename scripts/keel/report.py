@@ -123,6 +123,95 @@ def find_report(log_text, raw=False):
     return rep if raw else expand_tables(rep)
 
 
+# ---- the report's shape: its size without the digits of timings --------
+#
+# How many digits a time or a rate has depends on how fast the host ran,
+# and which CPUs helped a node's scrub on who got there first. A size
+# budget must not: shape_bytes() counts the report with every such value
+# written at one fixed width, and every other value (ids, addresses, byte
+# counts of the machine) as printed. It follows the report's structure
+# (how many values per CPU, per node, in all) and not the host's speed.
+
+# The fixed widths: a time in ns of a sub-second phase (9 digits), a rate
+# "12.345", a per-CPU share of the scrub (8 digits of bytes, 2 of units),
+# a raw tick count (12 digits).
+SHAPE_NS = "9" * 9
+SHAPE_RATE = "99.999"
+SHAPE_TICKS = "9" * 12
+_SHAPE = {("scrub.per_cpu", "bytes"): "9" * 8,
+          ("scrub.per_cpu", "units"): "99",
+          ("scrub.calibration", "bytes"): "9" * 8,
+          ("trace", "arg0"): SHAPE_TICKS, ("trace", "arg1"): SHAPE_TICKS,
+          ("", "report_bytes"): "99999"}
+
+
+def _widest(path, key, value):
+    """The fixed-width text of @value at @path/@key, or None when it is
+    printed as it is (not measured)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    if key == "gbps":
+        return SHAPE_RATE
+    if (path, key) in _SHAPE:
+        return _SHAPE[(path, key)]
+    if key.endswith("ns"):
+        return SHAPE_NS
+    return None
+
+
+def _shape(value, path, key, ctx):
+    """Compact JSON text of @value, measured values at their fixed width
+    (see shape_bytes())."""
+    wide = _widest(path, key, value)
+    if wide is not None:
+        return wide
+    if key == "primitive" and isinstance(value, str):
+        return json.dumps("x" * ctx["primitive"], ensure_ascii=False)
+    if path == "scrub.per_node" and key == "cpus":
+        # Who helped is a race: count the node's own CPUs.
+        own = ctx["node_cpus"].get(ctx["row"].get("node"), [])
+        return json.dumps(own, separators=(",", ":"))
+    if is_table(value):
+        cols, rows = value["columns"], value["rows"]
+        sub = f"{path}.{key}" if path else key
+        out = []
+        for row in rows:
+            ctx["row"] = dict(zip(cols, row))
+            out.append("[" + ",".join(_shape(v, sub, c, ctx)
+                                      for c, v in zip(cols, row)) + "]")
+        return ('{"columns":' + json.dumps(cols, separators=(",", ":"))
+                + ',"rows":[' + ",".join(out) + "]}")
+    if isinstance(value, dict):
+        sub = f"{path}.{key}" if key else path
+        sub = sub.lstrip(".")
+        return "{" + ",".join(json.dumps(k) + ":" + _shape(v, sub, k, ctx)
+                              for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_shape(v, path, key, ctx) for v in value) + "]"
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def shape_bytes(raw):
+    """Bytes of the KEEL-REPORT JSON @raw (parsed with find_report(raw=True))
+    with every measured value at a fixed width: times (keys ending in
+    "ns"), rates ("gbps"), the per-CPU scrub split, raw ticks; the chosen
+    primitive's name as long as the longest candidate's; a node's
+    scrubbing CPUs counted as its own CPUs. Two boots of one machine and
+    command line have the same shape_bytes() whatever the host's speed.
+    """
+    nodes = raw.get("nodes") if isinstance(raw, dict) else None
+    node_cpus = {}
+    if is_table(nodes) and "cpus" in nodes["columns"]:
+        for row in nodes["rows"]:
+            r = dict(zip(nodes["columns"], row))
+            node_cpus[r.get("id")] = r["cpus"]
+    calib = raw.get("scrub", {}).get("calibration")
+    names = [r[0] for r in calib["rows"]] if is_table(calib) else []
+    ctx = {"node_cpus": node_cpus, "row": {},
+           "primitive": max((len(n) for n in names), default=9)}
+    return len(_shape(raw, "", "", ctx).encode("utf-8"))
+
+
 def find_verdict(log_text):
     """('PASS', None), ('FAIL', reason) or (None, None) when no verdict."""
     for ln in log_text.splitlines():
@@ -158,9 +247,25 @@ def _consistency(rep, out):
                    f"{', '.join(BOOT_PROTOCOLS)}")
     if rep.get("arch") == "arm64" and "el" not in rep:
         out.append("missing key el (arm64)")
+    # keel may refuse a stress= value (stress=1x): it then warns and runs
+    # no stress, so only a warning-free report must have the object.
     if re.search(r"(^|\s)stress=[1-9]", rep.get("cmdline", "")) and \
-            "stress" not in rep:
-        out.append("missing key stress (stress=N)")
+            "stress" not in rep and rep.get("warnings") == 0:
+        out.append("missing key stress (stress=N, no warning)")
+    _stopped(rep.get("scrub"), out)
+
+
+def _stopped(scrub, out):
+    """scrub.stopped_cpu is the lowest of scrub.stopped_cpus, or null."""
+    if not isinstance(scrub, dict) or "stopped_cpus" not in scrub:
+        return
+    cpus = scrub["stopped_cpus"]
+    want = min(cpus) if cpus else None
+    if cpus != sorted(set(cpus)):
+        out.append(f"scrub.stopped_cpus {cpus} is not ascending")
+    if scrub.get("stopped_cpu") != want:
+        out.append(f"scrub.stopped_cpu {scrub.get('stopped_cpu')} is not "
+                   f"the lowest of scrub.stopped_cpus {cpus}")
 
 
 

@@ -29,6 +29,9 @@ from scripts.keel import boot, report
 from scripts.keel.boot import TOP
 
 DATA = os.path.join(TOP, "tests", "data", "machines")
+# A safety net, not a measurement: each replay (bootscrub=off) takes well
+# under 1 s on this 2-core host, 2-3 s while other builds load it; 120 s
+# is over 40x that.
 TIMEOUT = int(os.environ.get("SANDBOX_TEST_TIMEOUT", "120"))
 
 

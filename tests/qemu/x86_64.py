@@ -57,6 +57,16 @@ M = 1 << 20
 G = 1 << 30
 SEABIOS_TOL = 1 * M
 OVMF_TOL = 16 * M
+# Timeouts are a safety net (a passing case exits QEMU at once), never a
+# measurement: at least 5x the case's time on this 2-core host. Measured
+# (2026-12, one run of the whole matrix while other builds loaded the
+# host, load average 5 to 880): 0.3-7 s for -kernel boots, 3-17 s for the
+# GRUB and OVMF ones, 27 s for smp-240-smt-2node. 120 s covers them all
+# 7x. The two cases that must end in a halt (HALT_TIMEOUT) reach it in
+# 0.7 s and then wait out their timeout: 15 s is 20x that, and 5x on a
+# CI VM 4x slower.
+TIMEOUT = 120
+HALT_TIMEOUT = 15
 
 
 def ram_expect(mem, tol):
@@ -65,7 +75,7 @@ def ram_expect(mem, tol):
 
 
 class Case:
-    def __init__(self, name, qemu_args, mem, append="", timeout=30,
+    def __init__(self, name, qemu_args, mem, append="", timeout=TIMEOUT,
                  iso=False, tol=SEABIOS_TOL, expect=None, checks=(),
                  no_report_log=None, exit_status=EXIT_PASS,
                  iso_cmdline=None, debug_exit=True, console=None,
@@ -511,7 +521,7 @@ def build_cases(elf, memdir):
              expect=dict(boot2, scrubbed=True, cmdline="after=exit"),
              checks=[loader_is("GRUB")]),
         Case("mb2-grub-uefi", ["--uefi", "--mem", "256M"], 256 * M,
-             iso=True, timeout=60, tol=OVMF_TOL,
+             iso=True, tol=OVMF_TOL,
              expect=dict(boot2, scrubbed=True), checks=[loader_is("GRUB")]),
         Case("cmdline-malformed", kern + ["--mem", "128M"], 128 * M,
              base + ' bootscrub=sideways heap_init= =5 "unterminated x=\x01',
@@ -530,7 +540,7 @@ def build_cases(elf, memdir):
              expect=boot1,
              checks=[log_contains("S5 found")]),
         Case("no-long-mode", kern + ["--mem", "64M", "--cpu", "qemu32"],
-             64 * M, base, timeout=5,
+             64 * M, base, timeout=HALT_TIMEOUT,
              no_report_log="keel: error: this CPU has no long mode"),
     ] + after_cases(kern) + smp_cases(kern, base, memdir) + \
         console_cases(kern) + [
@@ -552,22 +562,22 @@ def after_cases(kern):
                         "defaults to exit")
     return [
         Case("after-default-mb1", kern + ["--mem", "128M"], 128 * M,
-             "audit=full bootscrub=on", timeout=20,
+             "audit=full bootscrub=on",
              expect=dict(mb1, scrubbed=True), checks=[said]),
         Case("after-default-grub", ["--mem", "256M"], 256 * M, iso=True,
-             iso_cmdline="audit=full bootscrub=on", timeout=30,
+             iso_cmdline="audit=full bootscrub=on",
              expect={"boot": "multiboot2", "online": 1, "scrubbed": True},
              checks=[said, loader_is("GRUB")]),
         Case("after-exit-no-device", kern + ["--mem", "128M"], 128 * M,
-             "after=exit audit=full bootscrub=off", timeout=20,
+             "after=exit audit=full bootscrub=off",
              debug_exit=False, exit_status=EXIT_POWEROFF, expect=mb1),
         Case("after-default-no-device-q35",
              kern + ["--machine", "q35", "--mem", "128M"], 128 * M,
-             "audit=full bootscrub=off", timeout=20, debug_exit=False,
+             "audit=full bootscrub=off", debug_exit=False,
              exit_status=EXIT_POWEROFF, expect=mb1, checks=[said]),
         Case("after-default-not-qemu",
              kern + ["--mem", "128M", "--cpu", "max,hypervisor=off"],
-             128 * M, "audit=full bootscrub=off", timeout=8,
+             128 * M, "audit=full bootscrub=off", timeout=HALT_TIMEOUT,
              exit_status=EXIT_HALT, expect=mb1,
              checks=[log_contains("not QEMU: after= defaults to halt")]),
     ]
@@ -640,7 +650,7 @@ def smp_cases(kern, base, memdir):
                  Machine("4", numa=[128 * M] * 2, dist={(0, 1): 21}), []),
         iso_case("mb2-grub-uefi-smp-numa",
                  Machine("2", numa=[128 * M] * 2, tol=OVMF_TOL),
-                 ["--uefi"], timeout=60),
+                 ["--uefi"]),
         # Fault injection (docs/cmdline.md). The SIPI is never sent.
         smp_case("inject-cpu-on-fail", Machine("4", mem=128 * M,
                                                silent=[2]),
@@ -677,7 +687,7 @@ def smp_cases(kern, base, memdir):
         # stress=5 racing the idle scrub on 4 CPUs, 2 nodes, 1 GiB.
         smp_case("stress-idle", Machine("4", numa=[512 * M] * 2),
                  base + " bootscrub=idle stress=5", kern, sc,
-                 checks=[stress_ok_everywhere], timeout=60),
+                 checks=[stress_ok_everywhere]),
         # bench=on: rows for every node, the audit unchanged (balance).
         smp_case("bench", Machine("2", numa=[128 * M] * 2),
                  on + " bench=on", kern, sc,
@@ -707,9 +717,9 @@ def smp_cases(kern, base, memdir):
         # under TCG; without x2APIC (TCG has none) APIC IDs stay below
         # 255: 2 sockets x 60 cores x 2 threads reach 1 << 7 | 59 << 1 | 1
         # = 247. 8.8 s on a quiet 2-core host since parked CPUs halt,
-        # 22 s loaded; 427 s when they spun (the timeout catches that).
+        # 22-27 s loaded; 427 s when they spun (the timeout catches that).
         big_case("smp-240-smt-2node", "240,sockets=2,cores=60,threads=2",
-                 [512 * M] * 2, kern, on, timeout=180),
+                 [512 * M] * 2, kern, on, timeout=300),
         # acpi=off: one node, the boot CPU only, whatever QEMU has.
         Case("acpi-off", kern + ["--smp", "2", "--numa", "2x128M"],
              256 * M, on + " acpi=off",

@@ -4,6 +4,8 @@
 
 #include "common.h"
 
+#include <keel/escape.h>
+
 static struct keel_options o;
 
 static unsigned int parse(const char *s)
@@ -350,16 +352,54 @@ static void test_early(void **state)
 	assert_true(test_console_contains("bootscrub=\"maybe\""));
 }
 
+/*
+ * Control bytes, ESC and bytes >= 0x80 in a word reach the console as
+ * \xNN (as the .fw parser shows them), a backslash as \\: a warning cannot
+ * drive the terminal. A long word is cut with "...".
+ */
+static void test_warnings_escaped(void **state)
+{
+	static const char line[] = "\x1b[2Jfoo=\x01\xff\\ bootscrub=\x1b "
+				   "x=\"\x07";
+	const char *con;
+	char big[600], out[ESCAPE_SIZE(8)];
+
+	(void)state;
+	assert_int_equal(parse(line), 3);
+	con = sandbox_console_buffer();
+	assert_true(test_console_contains(
+		"unknown option \\x1b[2Jfoo=\\x01\\xff\\\\ ignored"));
+	assert_true(test_console_contains("bootscrub=\"\\x1b\""));
+	assert_true(test_console_contains("unterminated quote in x=\"\\x07"));
+	assert_null(strchr(con, 0x1b));
+	assert_null(strchr(con, 0x07));
+	assert_null(strchr(con, 0x01));
+
+	memset(big, 'a', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	sandbox_console_clear();
+	assert_int_equal(parse(big), 1);
+	assert_true(test_console_contains("aaa... ignored"));
+
+	/* The helper: exactly [s, s+len), NUL included, never past @size. */
+	assert_string_equal(escape_bytes(out, sizeof(out), "a\0b\\", 4),
+			    "a\\x00b\\\\");
+	assert_string_equal(escape_bytes(out, 6, "abcdefgh", 8), "ab...");
+	assert_string_equal(escape_bytes(out, 6, "abcde", 5), "abcde");
+	assert_string_equal(escape_bytes(out, 8, "\x1b\x1b", 2), "\\x1b...");
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_defaults),   T(test_all_options),
-		T(test_bad_values), T(test_chunk_rounding),
-		T(test_syntax),	    T(test_bools),
-		T(test_inject),	    T(test_loglevel_global),
-		T(test_random),	    T(test_early),
-		T(test_bounds),	    T(test_scrub_primitive),
+		T(test_defaults),	  T(test_all_options),
+		T(test_bad_values),	  T(test_chunk_rounding),
+		T(test_syntax),		  T(test_bools),
+		T(test_inject),		  T(test_loglevel_global),
+		T(test_random),		  T(test_early),
+		T(test_bounds),		  T(test_scrub_primitive),
+		T(test_warnings_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -102,6 +102,46 @@ static void test_json_table_rows(void **state)
 }
 
 /*
+ * Strings: well-formed UTF-8 as it is (2, 3 and 4-byte forms), every
+ * ill-formed byte as \u00NN (a stray byte, a sequence cut short, an
+ * overlong form, a surrogate, past U+10FFFF), C1 controls as one \u00NN.
+ */
+static void test_json_utf8(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{"caf\xc3\xa9", "\"caf\xc3\xa9\""},
+		{"\xe2\x82\xac \xf0\x9f\x98\x80",
+		 "\"\xe2\x82\xac \xf0\x9f\x98\x80\""},
+		{"a\xff"
+		 "b",
+		 "\"a\\u00ffb\""},
+		{"x\xc3", "\"x\\u00c3\""},
+		{"\xe2\x82", "\"\\u00e2\\u0082\""},
+		{"\xc0\xaf", "\"\\u00c0\\u00af\""},
+		{"\xed\xa0\x80", "\"\\u00ed\\u00a0\\u0080\""},
+		{"\xf4\x90\x80\x80", "\"\\u00f4\\u0090\\u0080\\u0080\""},
+		{"\xc2\x85|\xc2\xa0", "\"\\u0085|\xc2\xa0\""},
+		{"\x1b\x7f\"", "\"\\u001b\\u007f\\\"\""},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct jw w;
+
+		sandbox_console_clear();
+		test_quiet_begin();
+		jw_init(&w);
+		jw_str(&w, NULL, cases[i].in);
+		jw_flush(&w);
+		test_quiet_end();
+		assert_string_equal(sandbox_console_buffer(), cases[i].out);
+		assert_int_equal(w.total, strlen(cases[i].out));
+	}
+}
+
+/*
  * jw_end_with_length() counts itself: for documents whose length crosses
  * 10, 100 and 1000 (where the number gains a digit), the printed value is
  * the length of what was printed.
@@ -291,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_audit_sees_allocation),
 		cmocka_unit_test(test_json_table_rows),
 		cmocka_unit_test(test_json_length_counts_itself),
+		cmocka_unit_test(test_json_utf8),
 		cmocka_unit_test(test_report_json_pass),
 		cmocka_unit_test(test_report_compact),
 		cmocka_unit_test(test_report_fail_on_lost_pages),

@@ -8,6 +8,8 @@
 
 #include "common.h"
 
+#include <keel/scrub_prims.h>
+
 #include <arch/cache.h>
 #include <arch/console.h>
 #include <arch/scrub.h>
@@ -139,7 +141,7 @@ static void test_scrub_primitive(void **state)
 	va = phys_to_virt(pa(0x100000));
 	memset(va - 4096, 0xAA, (4 << 20) + 8192);
 	arch_scrub_init();
-	assert_non_null(arch_scrub_primitive());
+	assert_non_null(scrub_prims_current_name());
 
 	arch_scrub_range(va, 2 << 20);
 	sandbox_cache_counters_reset();

@@ -7,6 +7,8 @@
  */
 #include "common.h"
 
+#include <keel/scrub_prims.h>
+
 #include <keel/scrub.h>
 
 #define MIB (1ull << 20)
@@ -412,6 +414,32 @@ static void test_scrub_stop_finished_by_others(void **state)
 	assert_int_equal(scrub_stats.bytes, total);
 }
 
+/*
+ * Several scrub-stop words: every worker that quit is in scrub_stats.stopped
+ * with one warning each, stopped_cpu is the lowest. CPU 0 (the boot CPU)
+ * surely claims a unit; CPU 1 may find none and then did not stop.
+ */
+static void test_scrub_stop_several(void **state)
+{
+	unsigned int n;
+
+	(void)state;
+	boot3(2, 1, 1, "inject=scrub-stop:2 inject=scrub-stop:0");
+	test_quiet_begin();
+	scrub_boot(SCRUB_ON, 2 * MIB, false);
+	test_quiet_end();
+	assert_all_clean(3);
+	assert_true(cpumask_test(&scrub_stats.stopped, 0));
+	assert_false(cpumask_test(&scrub_stats.stopped, 1));
+	assert_false(cpumask_test(&scrub_stats.stopped, 3));
+	assert_int_equal(scrub_stats.stopped_cpu, 0);
+	n = cpumask_weight(&scrub_stats.stopped);
+	assert_int_equal(test_console_warnings(), n);
+	assert_true(test_console_contains("cpu 0 stopped"));
+	assert_int_equal(test_console_contains("cpu 2 stopped"),
+			 cpumask_test(&scrub_stats.stopped, 2));
+}
+
 /* scrub-stop naming a CPU that does not scrub at boot says so. */
 static void test_scrub_stop_not_a_worker(void **state)
 {
@@ -509,22 +537,23 @@ static const char *fastest_calibrated(void)
 
 static void test_calibration_picks_fastest(void **state)
 {
-	const char *names[ARCH_SCRUB_MAX_PRIMITIVES];
-	unsigned int count = arch_scrub_candidates(names, ARRAY_SIZE(names));
+	unsigned int count;
 
 	(void)state;
 	boot3(2, 1, 1, NULL);
+	count = scrub_prims_count();
 	scrub_boot(SCRUB_ON, 128 * MIB, false);
 	assert_all_clean(3);
 	assert_int_equal(scrub_stats.calib_count, count);
 	for (unsigned int i = 0; i < count; i++) {
-		assert_string_equal(scrub_stats.calib[i].primitive, names[i]);
-		/* Probed on the largest dirty chunk, at most 8 MiB. */
+		assert_string_equal(scrub_stats.calib[i].primitive,
+				    scrub_prims_name(i));
+		/* Its fastest sample: at most 8 MiB of a unit. */
 		assert_true(scrub_stats.calib[i].bytes > 0);
 		assert_true(scrub_stats.calib[i].bytes <= SCRUB_PROBE_BYTES);
 	}
 	assert_int_equal(scrub_stats.choice, SCRUB_CHOICE_MEASURED);
-	assert_string_equal(arch_scrub_primitive(), fastest_calibrated());
+	assert_string_equal(scrub_prims_current_name(), fastest_calibrated());
 
 	/*
 	 * 64 MiB nodes, 128M cap: 16 units per worker would be under 2 MiB,
@@ -539,6 +568,38 @@ static void test_calibration_picks_fastest(void **state)
 	}
 }
 
+/*
+ * The calibration times the scrub's own units: with 1 MiB units each
+ * candidate's fastest sample is one whole unit (not 8 MiB of memory of its
+ * own), every byte is zeroed and cleaned once (the cleans count exactly
+ * the scrubbed bytes), and the choice is made during the scrub.
+ */
+static void test_calibration_on_real_units(void **state)
+{
+	struct sandbox_cache_counters cc;
+	unsigned int count;
+	uint64_t total, sampled = 0;
+
+	(void)state;
+	boot3(2, 1, 1, "bootscrub_chunk=1M");
+	count = scrub_prims_count();
+	total = free_bytes_all(3);
+	sandbox_cache_counters_reset();
+	scrub_boot(SCRUB_ON, 1 * MIB, false);
+	assert_all_clean(3);
+	assert_int_equal(scrub_stats.calib_count, count);
+	for (unsigned int i = 0; i < count; i++) {
+		assert_int_equal(scrub_stats.calib[i].bytes, MIB);
+		sampled += scrub_stats.calib[i].bytes;
+	}
+	assert_true(sampled <= scrub_stats.bytes);
+	assert_int_equal(scrub_stats.bytes, total);
+	sandbox_cache_counters(&cc);
+	assert_int_equal(cc.scrub_clean_bytes, total);
+	assert_int_equal(scrub_stats.choice, SCRUB_CHOICE_MEASURED);
+	assert_string_equal(scrub_prims_current_name(), fastest_calibrated());
+}
+
 static void test_calibration_forced(void **state)
 {
 	(void)state;
@@ -546,7 +607,7 @@ static void test_calibration_forced(void **state)
 	boot3(1, 1, 1, "scrub_primitive=memset");
 	scrub_boot(SCRUB_ON, 1 * MIB, false);
 	assert_all_clean(3);
-	assert_string_equal(arch_scrub_primitive(), "memset");
+	assert_string_equal(scrub_prims_current_name(), "memset");
 	assert_int_equal(scrub_stats.choice, SCRUB_CHOICE_FORCED);
 	assert_true(scrub_stats.calib_count >= 1);
 	for (unsigned int n = 0; n < 3; n++)
@@ -560,7 +621,7 @@ static void test_calibration_forced(void **state)
 	assert_true(test_console_contains("scrub_primitive=no_such_insn: this "
 					  "CPU has no such primitive, using"));
 	assert_int_equal(scrub_stats.choice, SCRUB_CHOICE_MEASURED);
-	assert_string_equal(arch_scrub_primitive(), fastest_calibrated());
+	assert_string_equal(scrub_prims_current_name(), fastest_calibrated());
 	assert_all_clean(3);
 
 	/* bootscrub=off measures nothing: the default, or the forced one. */
@@ -571,7 +632,7 @@ static void test_calibration_forced(void **state)
 	boot3(1, 1, 1, "bootscrub=off scrub_primitive=memset");
 	scrub_boot(SCRUB_OFF, 4 * MIB, false);
 	assert_int_equal(scrub_stats.choice, SCRUB_CHOICE_FORCED);
-	assert_string_equal(arch_scrub_primitive(), "memset");
+	assert_string_equal(scrub_prims_current_name(), "memset");
 }
 
 int main(void)
@@ -589,6 +650,8 @@ int main(void)
 		cmocka_unit_test(test_off_mode_touches_nothing),
 		cmocka_unit_test(test_scrub_stop_finished_by_others),
 		cmocka_unit_test(test_scrub_stop_not_a_worker),
+		cmocka_unit_test(test_scrub_stop_several),
+		cmocka_unit_test(test_calibration_on_real_units),
 		cmocka_unit_test(test_choose_primitive),
 		cmocka_unit_test(test_unit_pages),
 		cmocka_unit_test(test_calibration_picks_fastest),
