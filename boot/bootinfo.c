@@ -43,7 +43,8 @@ void bootinfo_drop_ram(struct bootinfo *bi, uint64_t s, uint64_t e)
 	if (!bi->dropped_ram_bytes)
 		fix_warn(bi,
 			 "more than %u separate RAM ranges: [%#llx, %#llx) "
-			 "and any further ones dropped (memmap.dropped_ram_bytes)",
+			 "and any further ones dropped "
+			 "(memmap.dropped_ram_bytes)",
 			 BOOTINFO_MAX_RAM, U64(s), U64(e));
 	bi->dropped_ram++;
 	bi->dropped_ram_bytes += e - s;
@@ -62,8 +63,7 @@ static bool holds_no_page(uint64_t s, uint64_t e)
  * entries never touch each other, so one pass finds them all).
  * Return: the entry it went into, or -1 when it touches none.
  */
-static int ram_merge(struct bootinfo *bi, uint64_t s, uint64_t e,
-		     uint32_t node)
+static int ram_merge(struct bootinfo *bi, uint64_t s, uint64_t e, uint32_t node)
 {
 	unsigned int n = MIN(bi->ram_count, BOOTINFO_MAX_RAM);
 	bool said = false;
@@ -73,12 +73,14 @@ static int ram_merge(struct bootinfo *bi, uint64_t s, uint64_t e,
 		struct bi_ram *r = &bi->ram[i];
 		uint64_t rs = pa_val(r->start), re = pa_val(r->end);
 
-		if (r->node != node || re < s || rs > e || holds_no_page(rs, re))
+		if (r->node != node || re < s || rs > e ||
+		    holds_no_page(rs, re))
 			continue;
 		if (rs < e && s < re && !said) {
 			said = true;
-			fix_warn(bi, "ram [%#llx, %#llx) listed twice on node "
-				     "%u, merged",
+			fix_warn(bi,
+				 "ram [%#llx, %#llx) listed twice on node "
+				 "%u, merged",
 				 U64(MAX(rs, s)), U64(MIN(re, e)), node);
 		}
 		s = MIN(s, rs);
@@ -138,8 +140,8 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 static void reserved_merge_nearest(struct bootinfo *bi, paddr_t start,
 				   paddr_t end, const char *name)
 {
-	struct range_table t = RANGE_TABLE_INIT(bi->reserved,
-						BOOTINFO_MAX_RESERVED + 1, NULL);
+	struct range_table t =
+		RANGE_TABLE_INIT(bi->reserved, BOOTINFO_MAX_RESERVED + 1, NULL);
 	struct bi_reserved *r = &bi->reserved[BOOTINFO_MAX_RESERVED];
 	unsigned int best;
 	uint64_t gap;

@@ -62,7 +62,8 @@ int range_table_fill(struct range_table *t, uint64_t start, uint64_t end,
 		     const void *payload);
 int range_table_remove(struct range_table *t, uint64_t start, uint64_t end);
 bool range_table_first_gap(const struct range_table *t, uint64_t start,
-			   uint64_t end, uint64_t *gap_start, uint64_t *gap_end);
+			   uint64_t end, uint64_t *gap_start,
+			   uint64_t *gap_end);
 void range_table_sort(struct range_table *t);
 unsigned int range_table_nearest_pair(const struct range_table *t,
 				      uint64_t *gap);
