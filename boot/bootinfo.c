@@ -140,8 +140,8 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 static void reserved_merge_nearest(struct bootinfo *bi, paddr_t start,
 				   paddr_t end, const char *name)
 {
-	struct range_table t =
-		RANGE_TABLE_INIT(bi->reserved, BOOTINFO_MAX_RESERVED + 1, NULL);
+	struct paddr_range_table t = PADDR_RANGE_TABLE_INIT(
+		bi->reserved, BOOTINFO_MAX_RESERVED + 1, NULL);
 	struct bi_reserved *r = &bi->reserved[BOOTINFO_MAX_RESERVED];
 	unsigned int best;
 	uint64_t gap;
@@ -150,8 +150,8 @@ static void reserved_merge_nearest(struct bootinfo *bi, paddr_t start,
 	r->end = end;
 	strlcpy(r->name, name, sizeof(r->name));
 	t.count = BOOTINFO_MAX_RESERVED + 1;
-	range_table_sort(&t);
-	best = range_table_nearest_pair(&t, &gap);
+	paddr_range_table_sort(&t);
+	best = paddr_range_table_nearest_pair(&t, &gap);
 	if (!bi->merged_reserved++)
 		fix_warn(bi,
 			 "more than %u reserved ranges: merging the nearest "
@@ -162,12 +162,12 @@ static void reserved_merge_nearest(struct bootinfo *bi, paddr_t start,
 	r->name[sizeof(r->name) - 1] = '\0';
 	if (strncmp(r->name, r[1].name, sizeof(r->name)))
 		strlcpy(r->name, "merged", sizeof(r->name));
-	range_table_join_next(&t, best);
+	paddr_range_table_join_next(&t, best);
 	bi->reserved_count = t.count;
 }
 
-RANGE_TABLE_CHECK_TYPE(struct bi_reserved, start, end);
-RANGE_TABLE_CHECK_TYPE(struct bi_ram, start, end);
+PADDR_RANGE_TABLE_CHECK_TYPE(struct bi_reserved);
+PADDR_RANGE_TABLE_CHECK_TYPE(struct bi_ram);
 
 /**
  * bootinfo_add_reserved() - append reserved [start, end) named @name.

@@ -126,15 +126,16 @@ static int cmp_node_start(const void *a, const void *b)
  * it, which names the node that keeps it (the holder: nodes come in
  * increasing order) and the one that does not.
  */
-static void ram_claim(struct bootinfo *bi, struct range_table *t,
+static void ram_claim(struct bootinfo *bi, struct paddr_range_table *t,
 		      const struct bi_ram *r, bool *warned_cross)
 {
-	uint64_t s = pa_val(r->start), e = pa_val(r->end), gs, ge;
+	uint64_t s = pa_val(r->start), e = pa_val(r->end);
+	struct paddr_range gap;
 	bool said = false;
 
-	for (unsigned int i = range_table_first_ending_above(t, s);
-	     i < t->count && range_at(t, i)->start < e; i++) {
-		const struct bi_ram *h = (const struct bi_ram *)range_at(t, i);
+	for (unsigned int i = paddr_range_table_first_ending_above(t, r->start);
+	     i < t->count && pa_val(paddr_range_at(t, i)->start) < e; i++) {
+		const struct bi_ram *h = (const void *)paddr_range_at(t, i);
 		uint64_t os = MAX(s, pa_val(h->start));
 		uint64_t oe = MIN(e, pa_val(h->end));
 
@@ -152,10 +153,10 @@ static void ram_claim(struct bootinfo *bi, struct range_table *t,
 				 U64(os), U64(oe), h->node, r->node, h->node);
 		}
 	}
-	while (range_table_fill(t, s, e, r) == -ENOSPC &&
-	       range_table_first_gap(t, s, e, &gs, &ge)) {
-		bootinfo_drop_ram(bi, gs, ge);
-		s = ge;
+	while (paddr_range_table_fill(t, pa(s), r->end, r) == -ENOSPC &&
+	       paddr_range_table_first_gap(t, pa(s), r->end, &gap)) {
+		bootinfo_drop_ram(bi, pa_val(gap.start), pa_val(gap.end));
+		s = pa_val(gap.end);
 	}
 }
 
@@ -166,8 +167,8 @@ static void ram_claim(struct bootinfo *bi, struct range_table *t,
  */
 static void ram_resolve(struct bootinfo *bi)
 {
-	struct range_table t =
-		RANGE_TABLE_INIT(ram_out, BOOTINFO_MAX_RAM, same_node);
+	struct paddr_range_table t =
+		PADDR_RANGE_TABLE_INIT(ram_out, BOOTINFO_MAX_RAM, same_node);
 	bool warned_cross = false;
 
 	sort(bi->ram, bi->ram_count, sizeof(bi->ram[0]), cmp_node_start);

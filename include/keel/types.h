@@ -57,6 +57,20 @@ static inline paddr_t pa_add(paddr_t p, uint64_t n)
 	return pa(p.v + n);
 }
 
+/*
+ * The two range types: [start, end) in bytes and in page frames. Every
+ * table of ranges keel keeps (include/keel/range_table.h) holds one or the
+ * other, and its user's region type begins with one of these pairs.
+ * may_alias: a table reads its user's regions through them.
+ */
+struct paddr_range {
+	paddr_t start, end;
+} __attribute__((__may_alias__));
+
+struct pfn_range {
+	pfn_t start, end;
+} __attribute__((__may_alias__));
+
 #define INVALID_PADDR pa(~0ULL)
 #define INVALID_PFN   pfn(~0ULL)
 
