@@ -60,13 +60,13 @@ enum boot_protocol {
 
 /* [start, end) of RAM on one node. */
 struct bi_ram {
-	paddr_t start, end;
+	PADDR_RANGE_HEAD;
 	uint32_t node;
 };
 
 /* [start, end) that must never reach the heap, and why. */
 struct bi_reserved {
-	paddr_t start, end;
+	PADDR_RANGE_HEAD;
 	char name[BOOTINFO_NAME_MAX];
 };
 

@@ -71,6 +71,25 @@ struct pfn_range {
 	pfn_t start, end;
 } __attribute__((__may_alias__));
 
+/*
+ * The head of a region type (a range and what it carries, such as a node
+ * or a name): .range is the whole range, .start and .end its bounds.
+ */
+#define PADDR_RANGE_HEAD                    \
+	union {                             \
+		struct paddr_range range;   \
+		struct {                    \
+			paddr_t start, end; \
+		};                          \
+	}
+#define PFN_RANGE_HEAD                    \
+	union {                           \
+		struct pfn_range range;   \
+		struct {                  \
+			pfn_t start, end; \
+		};                        \
+	}
+
 #define INVALID_PADDR pa(~0ULL)
 #define INVALID_PFN   pfn(~0ULL)
 
