@@ -50,41 +50,54 @@ void bootinfo_drop_ram(struct bootinfo *bi, uint64_t s, uint64_t e)
 	bi->dropped_ram_bytes += e - s;
 }
 
-/* Does [s, e) hold no whole page? Sanitise drops it with its warning. */
-static bool holds_no_page(uint64_t s, uint64_t e)
+/*
+ * The whole pages of [s, e) in [*ps, *pe) (what sanitise keeps of it).
+ * Return: false when it holds none (sanitise drops it with its warning).
+ */
+static bool whole_pages(uint64_t s, uint64_t e, uint64_t *ps, uint64_t *pe)
 {
-	return s > PAGE_MASK ||
-	       ALIGN_UP(s, PAGE_SIZE) >= ALIGN_DOWN(e, PAGE_SIZE);
+	if (s > PAGE_MASK)
+		return false;
+	*ps = ALIGN_UP(s, PAGE_SIZE);
+	*pe = ALIGN_DOWN(e, PAGE_SIZE);
+	return *ps < *pe;
 }
 
 /*
- * Merge [s, e) into the RAM of @node it touches or overlaps: the lowest
- * such entry grows over it and over every other one, which go (same-node
- * entries never touch each other, so one pass finds them all).
+ * Merge [s, e) into the RAM of @node whose whole pages touch or overlap
+ * its own (RAM meeting inside a page keeps that page out, as when each is
+ * trimmed alone): the lowest such entry grows over it and over every other
+ * one, which go (such entries never touch each other, so one pass finds
+ * them all). Pages listed twice are one warning.
  * Return: the entry it went into, or -1 when it touches none.
  */
 static int ram_merge(struct bootinfo *bi, uint64_t s, uint64_t e, uint32_t node)
 {
 	unsigned int n = MIN(bi->ram_count, BOOTINFO_MAX_RAM);
+	uint64_t ts, te, ps, pe;
 	bool said = false;
 	int into = -1;
 
+	if (!whole_pages(s, e, &ts, &te))
+		return -1;
 	for (unsigned int i = 0; i < n; i++) {
 		struct bi_ram *r = &bi->ram[i];
-		uint64_t rs = pa_val(r->start), re = pa_val(r->end);
 
-		if (r->node != node || re < s || rs > e ||
-		    holds_no_page(rs, re))
+		if (r->node != node ||
+		    !whole_pages(pa_val(r->start), pa_val(r->end), &ps, &pe) ||
+		    pe < ts || ps > te)
 			continue;
-		if (rs < e && s < re && !said) {
+		if (ps < te && ts < pe && !said) {
 			said = true;
 			fix_warn(bi,
 				 "ram [%#llx, %#llx) listed twice on node "
 				 "%u, merged",
-				 U64(MAX(rs, s)), U64(MIN(re, e)), node);
+				 U64(MAX(ps, ts)), U64(MIN(pe, te)), node);
 		}
-		s = MIN(s, rs);
-		e = MAX(e, re);
+		s = MIN(s, pa_val(r->start));
+		e = MAX(e, pa_val(r->end));
+		ts = MIN(ts, ps);
+		te = MAX(te, pe);
 		if (into < 0) {
 			into = (int)i;
 			continue;
@@ -118,7 +131,7 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 		bi->dropped_ram++;
 		return -EINVAL;
 	}
-	if (!holds_no_page(s, e) && ram_merge(bi, s, e, node) >= 0)
+	if (ram_merge(bi, s, e, node) >= 0)
 		return 0;
 	if (bi->ram_count >= BOOTINFO_MAX_RAM) {
 		bootinfo_drop_ram(bi, s, e);

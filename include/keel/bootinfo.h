@@ -172,10 +172,11 @@ void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol);
 
 /*
  * Adders used by the parsers. An empty range (end <= start) is dropped with
- * a one-line warning and a dropped_* count. RAM that touches or overlaps
- * RAM of the same node id is merged into it as it is added (an overlap is
- * one "listed twice" warning; a range holding no whole page is kept apart
- * for sanitise to judge), so that every reader gets it; only a separate
+ * a one-line warning and a dropped_* count. RAM whose whole pages touch or
+ * overlap those of RAM of the same node id is merged into it as it is
+ * added (pages listed twice are one "listed twice" warning; RAM meeting
+ * inside a page, or holding no whole page, is kept apart for sanitise to
+ * trim as before), so that every reader gets it; only a separate
  * range finding the table full is dropped, with one warning for the whole
  * boot, counted in dropped_ram and dropped_ram_bytes. Otherwise they
  * append: ordering, overlaps between nodes and alignment are sanitise's

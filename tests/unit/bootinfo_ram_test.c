@@ -12,6 +12,7 @@
  */
 #include <libfdt.h>
 
+#include <keel/acpi.h>
 #include <keel/fdt.h>
 #include <keel/fwdesc.h>
 #include <keel/multiboot.h>
@@ -259,6 +260,49 @@ static void test_three_nodes_name_the_keeper(void **state)
 		"it"));
 }
 
+/*
+ * RAM of one node meeting inside a page stays two ranges: that page is
+ * kept out, as when each range is trimmed alone (a page is RAM only when
+ * one range covers it).
+ */
+static void test_meeting_inside_a_page(void **state)
+{
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(0x10000), pa(0x20800), 3);
+	bootinfo_add_ram(&bi, pa(0x20800), pa(0x40000), 3);
+	assert_int_equal(bi.ram_count, 2);
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(pa_val(bi.ram[0].end), 0x20000);
+	assert_int_equal(pa_val(bi.ram[1].start), 0x21000);
+}
+
+/*
+ * acpi_apply_numa() splits RAM at SRAT boundaries by adding the remainder:
+ * that must not merge back into the piece it was cut from.
+ */
+static void test_srat_split_not_merged_back(void **state)
+{
+	static struct acpi_info ai;
+
+	acpi_info_reset(&ai);
+	ai.memblk[0] = (struct acpi_memblk){
+		.start = pa(0), .end = pa(2 * GB), .node = 0};
+	ai.memblk[1] = (struct acpi_memblk){
+		.start = pa(2 * GB), .end = pa(4 * GB), .node = 1};
+	ai.memblk_count = 2;
+	ai.numa_valid = true;
+	bootinfo_init(&bi, BOOT_MULTIBOOT1);
+	bootinfo_add_ram(&bi, pa(0), pa(4 * GB), 0);
+	acpi_apply_numa(&bi, &ai);
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(pa_val(bi.ram[0].end), 2 * GB);
+	assert_int_equal(bi.ram[0].node, 0);
+	assert_int_equal(pa_val(bi.ram[1].start), 2 * GB);
+	assert_int_equal(bi.ram[1].node, 1);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
@@ -271,6 +315,8 @@ int main(void)
 		T(test_multiboot1_1000_entries),
 		T(test_multiboot2_1000_entries),
 		T(test_three_nodes_name_the_keeper),
+		T(test_meeting_inside_a_page),
+		T(test_srat_split_not_merged_back),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
