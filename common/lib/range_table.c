@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sorted range table (include/keel/range_table.h).
+ * The sorted range table (include/keel/range_table.h): the one
+ * implementation behind the byte and page tables (paddr_range_table,
+ * pfn_range_table), on raw 64-bit bounds; its users call the typed
+ * functions of the header. Sorting, merging, filling gaps (which resolves
+ * overlaps: what a region holds stays its), and merging the nearest pair
+ * of a full table live here and nowhere else.
  *
  * Invariant: regions [0, count) are sorted by start, each non-empty and
  * none overlapping, so their ends are sorted too and every lookup is a
  * binary search on the ends. Two regions may touch only when same() keeps
- * them apart; the add paths merge every other touching pair.
+ * them apart; the add paths merge every other touching pair. One
+ * exception: range_table_sort(), range_table_nearest_pair() and
+ * range_table_join_next() also serve a list still being built, whose
+ * regions may overlap (bootinfo's reserved ranges when the list is full).
  *
  * @payload, wherever it is taken, is a region of the user's type whose
  * bounds are ignored: what follows them is copied into a new region and
