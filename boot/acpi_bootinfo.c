@@ -136,6 +136,7 @@ void acpi_apply_numa(struct bootinfo *bi, const struct acpi_info *info)
 			continue;
 		}
 		r->end = pa(cut);
-		bootinfo_add_ram(bi, pa(cut), pa(e), node);
+		/* No node yet: with @node it would merge back into r. */
+		bootinfo_add_ram(bi, pa(cut), pa(e), NUMA_NO_NODE);
 	}
 }

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * struct bootinfo: bootinfo_init(), the adders the firmware parsers use
- * (a full table drops with one warning; a full reserved table merges the
- * nearest ranges), and the queries the rest of keel reads it with.
+ * (RAM of one node merged as it is added, a separate range beyond a full
+ * table dropped with one warning for the boot; a full reserved table
+ * merges the nearest ranges through the range table's nearest-pair), and
+ * the queries the rest of keel reads it with.
  * bootinfo_sanitise(), which gives it the shape keel relies on, is in
  * boot/bootinfo_sanitise.c.
  *
@@ -12,6 +14,7 @@
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/printk.h>
+#include <keel/range_table.h>
 #include <keel/string.h>
 
 #include "boot_priv.h"
@@ -30,26 +33,108 @@ void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol)
 		bi->node_fw_id[n] = NODE_FW_ID_NONE;
 }
 
+/*
+ * A separate RAM range found the table full: dropped, counted in ranges
+ * and bytes, one warning for the whole boot (sanitise drops through here
+ * too when resolving overlaps needs more pieces than the table holds).
+ */
+void bootinfo_drop_ram(struct bootinfo *bi, uint64_t s, uint64_t e)
+{
+	if (!bi->dropped_ram_bytes)
+		fix_warn(bi,
+			 "more than %u separate RAM ranges: [%#llx, %#llx) "
+			 "and any further ones dropped "
+			 "(memmap.dropped_ram_bytes)",
+			 BOOTINFO_MAX_RAM, U64(s), U64(e));
+	bi->dropped_ram++;
+	bi->dropped_ram_bytes += e - s;
+}
+
+/*
+ * The whole pages of [s, e) in [*ps, *pe) (what sanitise keeps of it).
+ * Return: false when it holds none (sanitise drops it with its warning).
+ */
+static bool whole_pages(uint64_t s, uint64_t e, uint64_t *ps, uint64_t *pe)
+{
+	if (s > PAGE_MASK)
+		return false;
+	*ps = ALIGN_UP(s, PAGE_SIZE);
+	*pe = ALIGN_DOWN(e, PAGE_SIZE);
+	return *ps < *pe;
+}
+
+/*
+ * Merge [s, e) into the RAM of @node whose whole pages touch or overlap
+ * its own (RAM meeting inside a page keeps that page out, as when each is
+ * trimmed alone): the lowest such entry grows over it and over every other
+ * one, which go (such entries never touch each other, so one pass finds
+ * them all). Pages listed twice are one warning.
+ * Return: the entry it went into, or -1 when it touches none.
+ */
+static int ram_merge(struct bootinfo *bi, uint64_t s, uint64_t e, uint32_t node)
+{
+	unsigned int n = MIN(bi->ram_count, BOOTINFO_MAX_RAM);
+	uint64_t ts, te, ps, pe;
+	bool said = false;
+	int into = -1;
+
+	if (!whole_pages(s, e, &ts, &te))
+		return -1;
+	for (unsigned int i = 0; i < n; i++) {
+		struct bi_ram *r = &bi->ram[i];
+
+		if (r->node != node ||
+		    !whole_pages(pa_val(r->start), pa_val(r->end), &ps, &pe) ||
+		    pe < ts || ps > te)
+			continue;
+		if (ps < te && ts < pe && !said) {
+			said = true;
+			fix_warn(bi,
+				 "ram [%#llx, %#llx) listed twice on node "
+				 "%u, merged",
+				 U64(MAX(ps, ts)), U64(MIN(pe, te)), node);
+		}
+		s = MIN(s, pa_val(r->start));
+		e = MAX(e, pa_val(r->end));
+		ts = MIN(ts, ps);
+		te = MAX(te, pe);
+		if (into < 0) {
+			into = (int)i;
+			continue;
+		}
+		memmove(r, r + 1, (n - i - 1) * sizeof(*r));
+		n--;
+		i--;
+	}
+	bi->ram_count = n;
+	if (into >= 0) {
+		bi->ram[into].start = pa(s);
+		bi->ram[into].end = pa(e);
+	}
+	return into;
+}
+
 /**
- * bootinfo_add_ram() - append RAM [start, end) on @node.
- * Return: 0, -EINVAL (end <= start) or -ENOSPC (table full).
+ * bootinfo_add_ram() - add RAM [start, end) on @node: merged into the RAM
+ * of @node it touches or overlaps, else appended (see the header).
+ * Return: 0, -EINVAL (end <= start) or -ENOSPC (table full: dropped).
  */
 int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 		     uint32_t node)
 {
+	uint64_t s = pa_val(start), e = pa_val(end);
 	struct bi_ram *r;
 
-	if (pa_val(end) <= pa_val(start)) {
-		fix_warn(bi, "ram [%#llx, %#llx) is empty, dropped",
-			 U64(pa_val(start)), U64(pa_val(end)));
+	if (e <= s) {
+		fix_warn(bi, "ram [%#llx, %#llx) is empty, dropped", U64(s),
+			 U64(e));
 		bi->dropped_ram++;
 		return -EINVAL;
 	}
+	if (ram_merge(bi, s, e, node) >= 0)
+		return 0;
 	if (bi->ram_count >= BOOTINFO_MAX_RAM) {
-		fix_warn(bi, "ram [%#llx, %#llx): more than %u ranges, dropped",
-			 U64(pa_val(start)), U64(pa_val(end)),
-			 BOOTINFO_MAX_RAM);
-		bi->dropped_ram++;
+		bootinfo_drop_ram(bi, s, e);
 		return -ENOSPC;
 	}
 	r = &bi->ram[bi->ram_count++];
@@ -59,63 +144,43 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 	return 0;
 }
 
-static int cmp_reserved(const void *a, const void *b)
-{
-	uint64_t x = pa_val(((const struct bi_reserved *)a)->start);
-	uint64_t y = pa_val(((const struct bi_reserved *)b)->start);
-
-	return (x > y) - (x < y);
-}
-
 /*
- * The table is full and [start, end) must still be reserved: sort the
- * table by start and merge the two neighbours with the smallest gap, which
- * frees one slot. The new range takes part: it is merged if it is nearest.
+ * The list is full and [start, end) must still be reserved: it takes the
+ * spare slot, the list is sorted by start and its two nearest neighbours
+ * merge, which frees one slot (the new range is merged if it is nearest).
  * Every byte reserved before stays reserved; the gap joins them.
  */
 static void reserved_merge_nearest(struct bootinfo *bi, paddr_t start,
 				   paddr_t end, const char *name)
 {
-	static struct bi_reserved tab[BOOTINFO_MAX_RESERVED + 1];
-	unsigned int n = bi->reserved_count, best = 0;
-	uint64_t best_gap = ~0ULL, reach = 0;
+	struct paddr_range_table t = PADDR_RANGE_TABLE_INIT(
+		bi->reserved, BOOTINFO_MAX_RESERVED + 1, NULL);
+	struct bi_reserved *r = &bi->reserved[BOOTINFO_MAX_RESERVED];
+	unsigned int best;
+	uint64_t gap;
 
-	memcpy(tab, bi->reserved, n * sizeof(tab[0]));
-	tab[n].start = start;
-	tab[n].end = end;
-	strlcpy(tab[n].name, name, sizeof(tab[n].name));
-	n++;
-	sort(tab, n, sizeof(tab[0]), cmp_reserved);
-	for (unsigned int i = 0; i + 1 < n; i++) {
-		/* Overlapping ranges have gap 0: they merge first. */
-		uint64_t gap;
-
-		reach = MAX(reach, pa_val(tab[i].end));
-		gap = pa_val(tab[i + 1].start) > reach
-			      ? pa_val(tab[i + 1].start) - reach
-			      : 0;
-		if (gap < best_gap) {
-			best_gap = gap;
-			best = i;
-		}
-	}
+	r->start = start;
+	r->end = end;
+	strlcpy(r->name, name, sizeof(r->name));
+	t.count = BOOTINFO_MAX_RESERVED + 1;
+	paddr_range_table_sort(&t);
+	best = paddr_range_table_nearest_pair(&t, &gap);
 	if (!bi->merged_reserved++)
 		fix_warn(bi,
 			 "more than %u reserved ranges: merging the nearest "
 			 "ones, the bytes between them are reserved too",
 			 BOOTINFO_MAX_RESERVED);
-	bi->merged_reserved_gap += best_gap;
-	tab[best].end =
-		pa(MAX(pa_val(tab[best].end), pa_val(tab[best + 1].end)));
-	tab[best].name[sizeof(tab[best].name) - 1] = '\0';
-	if (strncmp(tab[best].name, tab[best + 1].name, sizeof(tab[0].name)))
-		strlcpy(tab[best].name, "merged", sizeof(tab[best].name));
-	memmove(&tab[best + 1], &tab[best + 2],
-		(n - best - 2) * sizeof(tab[0]));
-	n--;
-	memcpy(bi->reserved, tab, n * sizeof(tab[0]));
-	bi->reserved_count = n;
+	bi->merged_reserved_gap += gap;
+	r = &bi->reserved[best];
+	r->name[sizeof(r->name) - 1] = '\0';
+	if (strncmp(r->name, r[1].name, sizeof(r->name)))
+		strlcpy(r->name, "merged", sizeof(r->name));
+	paddr_range_table_join_next(&t, best);
+	bi->reserved_count = t.count;
 }
+
+PADDR_RANGE_TABLE_CHECK_TYPE(struct bi_reserved);
+PADDR_RANGE_TABLE_CHECK_TYPE(struct bi_ram);
 
 /**
  * bootinfo_add_reserved() - append reserved [start, end) named @name.

@@ -20,13 +20,17 @@
  * reserved range outwards is routine (loader structures sit at arbitrary
  * addresses) and only logged at debug level.
  *
- * No lock: runs once on the boot CPU. The scratch arrays of the overlap
- * resolution are static to keep them off small boot stacks.
+ * RAM is sorted, merged and resolved by the range table
+ * (include/keel/range_table.h), the one place keel does that.
+ *
+ * No lock: runs once on the boot CPU. The scratch table of the overlap
+ * resolution is static to keep it off small boot stacks.
  */
 #include <keel/bootinfo.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/printk.h>
+#include <keel/range_table.h>
 #include <keel/string.h>
 
 #include "boot_priv.h"
@@ -96,96 +100,82 @@ static void ram_trim(struct bootinfo *bi, uint64_t limit)
 	bi->ram_count = out;
 }
 
-static uint64_t ram_points[2 * BOOTINFO_MAX_RAM];
 static struct bi_ram ram_out[BOOTINFO_MAX_RAM];
 
-/*
- * The node of the piece [@s, @e) of the address space: the lowest of the
- * RAM ranges covering it, NUMA_NO_NODE when none does (ram_trim() gave
- * every range a node below MAX_NUMNODES). Two ranges covering it are one
- * warning: a duplicate, or, once for the whole disagreement through
- * @warned_cross, two nodes claiming it.
- */
-static uint32_t ram_piece_node(struct bootinfo *bi, uint64_t s, uint64_t e,
-			       bool *warned_cross)
+static bool same_node(const void *a, const void *b)
 {
-	uint32_t node = NUMA_NO_NODE;
-	int first = -1, other = -1;
+	return ((const struct bi_ram *)a)->node ==
+	       ((const struct bi_ram *)b)->node;
+}
 
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		const struct bi_ram *r = &bi->ram[i];
+/* sort() order: by node, then by start. */
+static int cmp_node_start(const void *a, const void *b)
+{
+	const struct bi_ram *x = a, *y = b;
 
-		if (pa_val(r->start) > s || pa_val(r->end) < e)
-			continue;
-		if (first < 0)
-			first = (int)i;
-		else if (other < 0)
-			other = (int)i;
-		if (r->node < node)
-			node = r->node;
-	}
-	if (other < 0)
-		return node;
-	if (bi->ram[first].node == bi->ram[other].node) {
-		fix_warn(bi,
-			 "ram [%#llx, %#llx) listed twice on node %u, merged",
-			 U64(s), U64(e), bi->ram[first].node);
-	} else if (!*warned_cross) {
-		*warned_cross = true;
-		fix_warn(bi,
-			 "ram [%#llx, %#llx) claimed by nodes %u and %u, node "
-			 "%u keeps it",
-			 U64(s), U64(e), bi->ram[first].node,
-			 bi->ram[other].node, node);
-	}
-	return node;
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	return (pa_val(x->start) > pa_val(y->start)) -
+	       (pa_val(x->start) < pa_val(y->start));
 }
 
 /*
- * Sort, merge and resolve overlaps: cut the address space at every range
- * boundary; each elementary piece covered by some range goes to the
- * lowest node covering it. O(n^2) for n <= BOOTINFO_MAX_RAM, once a boot.
+ * Give @r the bytes of it that no lower node (nor @r's node itself) holds
+ * in @t yet. Overlaps are one warning: a duplicate of the same node, or,
+ * once for the whole disagreement through @warned_cross, two nodes claiming
+ * it, which names the node that keeps it (the holder: nodes come in
+ * increasing order) and the one that does not.
+ */
+static void ram_claim(struct bootinfo *bi, struct paddr_range_table *t,
+		      const struct bi_ram *r, bool *warned_cross)
+{
+	uint64_t s = pa_val(r->start), e = pa_val(r->end);
+	struct paddr_range gap;
+	bool said = false;
+
+	for (unsigned int i = paddr_range_table_first_ending_above(t, r->start);
+	     i < t->count && pa_val(paddr_range_at(t, i)->start) < e; i++) {
+		const struct bi_ram *h = (const void *)paddr_range_at(t, i);
+		uint64_t os = MAX(s, pa_val(h->start));
+		uint64_t oe = MIN(e, pa_val(h->end));
+
+		if (h->node == r->node && !said) {
+			said = true;
+			fix_warn(bi,
+				 "ram [%#llx, %#llx) listed twice on node %u, "
+				 "merged",
+				 U64(os), U64(oe), h->node);
+		} else if (h->node != r->node && !*warned_cross) {
+			*warned_cross = true;
+			fix_warn(bi,
+				 "ram [%#llx, %#llx) claimed by nodes %u and "
+				 "%u, node %u keeps it",
+				 U64(os), U64(oe), h->node, r->node, h->node);
+		}
+	}
+	while (paddr_range_table_fill(t, pa(s), r->end, r) == -ENOSPC &&
+	       paddr_range_table_first_gap(t, pa(s), r->end, &gap)) {
+		bootinfo_drop_ram(bi, pa_val(gap.start), pa_val(gap.end));
+		s = pa_val(gap.end);
+	}
+}
+
+/*
+ * Sort, merge and resolve overlaps, through the range table: the ranges
+ * fill a new table in increasing node order, each only where the table has
+ * no RAM yet, so where nodes overlap the lowest keeps the bytes.
  */
 static void ram_resolve(struct bootinfo *bi)
 {
-	unsigned int np = 0, out = 0;
+	struct paddr_range_table t =
+		PADDR_RANGE_TABLE_INIT(ram_out, BOOTINFO_MAX_RAM, same_node);
 	bool warned_cross = false;
 
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		ram_points[np++] = pa_val(bi->ram[i].start);
-		ram_points[np++] = pa_val(bi->ram[i].end);
-	}
-	sort(ram_points, np, sizeof(ram_points[0]), cmp_u64);
-
-	for (unsigned int p = 0; p + 1 < np; p++) {
-		uint64_t s = ram_points[p], e = ram_points[p + 1];
-		uint32_t node;
-
-		if (s == e)
-			continue;
-		node = ram_piece_node(bi, s, e, &warned_cross);
-		if (node == NUMA_NO_NODE)
-			continue;
-		if (out && pa_val(ram_out[out - 1].end) == s &&
-		    ram_out[out - 1].node == node) {
-			ram_out[out - 1].end = pa(e);
-			continue;
-		}
-		if (out >= BOOTINFO_MAX_RAM) {
-			fix_warn(bi,
-				 "ram [%#llx, %#llx): too many pieces after "
-				 "resolving overlaps, dropped",
-				 U64(s), U64(e));
-			bi->dropped_ram++;
-			continue;
-		}
-		ram_out[out].start = pa(s);
-		ram_out[out].end = pa(e);
-		ram_out[out].node = node;
-		out++;
-	}
-	memcpy(bi->ram, ram_out, out * sizeof(ram_out[0]));
-	bi->ram_count = out;
+	sort(bi->ram, bi->ram_count, sizeof(bi->ram[0]), cmp_node_start);
+	for (unsigned int i = 0; i < bi->ram_count; i++)
+		ram_claim(bi, &t, &bi->ram[i], &warned_cross);
+	memcpy(bi->ram, ram_out, t.count * sizeof(ram_out[0]));
+	bi->ram_count = t.count;
 }
 
 static void reserved_trim(struct bootinfo *bi)

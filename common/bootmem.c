@@ -8,7 +8,7 @@
  * same name are merged). A new reservation only takes the bytes no earlier
  * reservation holds, so the first name given to a byte is the one the audit
  * sees, and every reserved byte is counted once. Free memory is RAM minus
- * reserved: reserved always wins. Both are struct range_table
+ * reserved: reserved always wins. Both are struct paddr_range_table
  * (include/keel/range_table.h) over struct bootmem_region.
  *
  * Allocation is top-down inside the free ranges of the requested node, then
@@ -49,13 +49,13 @@ static bool same_name(const void *a, const void *b)
 		       ((const struct bootmem_region *)b)->name);
 }
 
-RANGE_TABLE_CHECK_TYPE(struct bootmem_region, start, end);
+PADDR_RANGE_TABLE_CHECK_TYPE(struct bootmem_region);
 static struct bootmem_region ram[BOOTMEM_MAX_REGIONS];
 static struct bootmem_region rsv[BOOTMEM_MAX_REGIONS];
-static struct range_table ram_table =
-	RANGE_TABLE_INIT(ram, BOOTMEM_MAX_REGIONS, same_node);
-static struct range_table rsv_table =
-	RANGE_TABLE_INIT(rsv, BOOTMEM_MAX_REGIONS, same_name);
+static struct paddr_range_table ram_table =
+	PADDR_RANGE_TABLE_INIT(ram, BOOTMEM_MAX_REGIONS, same_node);
+static struct paddr_range_table rsv_table =
+	PADDR_RANGE_TABLE_INIT(rsv, BOOTMEM_MAX_REGIONS, same_name);
 
 static uint64_t alloc_bytes;
 static unsigned int alloc_count;
@@ -103,7 +103,7 @@ int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 	e = ALIGN_DOWN(e, PAGE_SIZE);
 	if (e <= s)
 		return -EINVAL;
-	err = range_table_add(&ram_table, s, e, &r);
+	err = paddr_range_table_add(&ram_table, pa(s), pa(e), &r);
 	if (err == -EINVAL)
 		pr_warn("bootmem: ram [%#llx, %#llx) overlaps known RAM, "
 			"ignored\n",
@@ -118,7 +118,7 @@ int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 static void rsv_coalesce(void)
 {
 	uint64_t gap;
-	unsigned int best = range_table_nearest_pair(&rsv_table, &gap);
+	unsigned int best = paddr_range_table_nearest_pair(&rsv_table, &gap);
 
 	if (!merged_regions++)
 		pr_warn("bootmem: more than %u reserved regions: merging the "
@@ -128,7 +128,7 @@ static void rsv_coalesce(void)
 	merged_gap_bytes += gap;
 	if (strcmp(rsv[best].name, rsv[best + 1].name))
 		strlcpy(rsv[best].name, "merged", sizeof(rsv[best].name));
-	range_table_join_next(&rsv_table, best);
+	paddr_range_table_join_next(&rsv_table, best);
 }
 
 /*
@@ -142,7 +142,7 @@ static void reserve_range(uint64_t s, uint64_t e, const char *why)
 	struct bootmem_region r = {.node = 0};
 
 	strlcpy(r.name, why, sizeof(r.name));
-	while (range_table_fill(&rsv_table, s, e, &r) == -ENOSPC)
+	while (paddr_range_table_fill(&rsv_table, pa(s), pa(e), &r) == -ENOSPC)
 		rsv_coalesce();
 }
 
@@ -423,7 +423,7 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 			continue;
 		s = MAX(pos, pa_val(ram[i].start));
 		e = pa_val(ram[i].end);
-		j = range_table_first_ending_above(&rsv_table, s);
+		j = paddr_range_table_first_ending_above(&rsv_table, pa(s));
 		for (; j < rsv_table.count && pa_val(rsv[j].start) <= s; j++)
 			s = MAX(s, pa_val(rsv[j].end));
 		if (s >= e)

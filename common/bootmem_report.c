@@ -137,6 +137,7 @@ void bootmem_report_json(struct jw *w, const struct bootinfo *bi)
 	jw_u64(w, "ram_bytes", bootinfo_ram_bytes(bi));
 	jw_u64(w, "reserved_bytes", bootmem_reserved_ram_bytes());
 	jw_u64(w, "firmware_reserved_bytes", fw_reserved);
+	jw_u64(w, "dropped_ram_bytes", bi->dropped_ram_bytes);
 	jw_arr(w, "ranges");
 	for (unsigned int i = 0; i < bi->ram_count; i++) {
 		jw_arr(w, NULL);

@@ -184,9 +184,9 @@ void heap_list_remove(struct heap_node_locked l, struct page_info *pg)
 /* Is [p, p + 2^k) inside one heap range of the locked node? */
 bool heap_owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k)
 {
-	const struct range *r = range_table_find(&l.hn->ranges, p);
+	const struct pfn_range *r = pfn_range_table_find(&l.hn->ranges, pfn(p));
 
-	return r && p + (1ULL << k) <= r->end;
+	return r && p + (1ULL << k) <= pfn_val(r->end);
 }
 
 /* ---- merging ----------------------------------------------------------- */

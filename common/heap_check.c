@@ -242,8 +242,8 @@ static unsigned int check_node(struct heap_node_locked l)
 	unsigned int z, k, n;
 
 	for (n = 1; n < hn->ranges.count; n++)
-		if (range_at(&hn->ranges, n)->start <=
-		    range_at(&hn->ranges, n - 1)->end)
+		if (pfn_val(pfn_range_at(&hn->ranges, n)->start) <=
+		    pfn_val(pfn_range_at(&hn->ranges, n - 1)->end))
 			PROBLEM(&w, "ranges %u and %u overlap or touch", n - 1,
 				n);
 	for (z = 0; z < NR_ZONES; z++) {

@@ -28,7 +28,7 @@
 
 #include "heap_priv.h"
 
-RANGE_TABLE_CHECK_TYPE(struct heap_range, start, end);
+PFN_RANGE_TABLE_CHECK_TYPE(struct heap_range);
 static struct heap_range range_store[MAX_NUMNODES][HEAP_MAX_RANGES];
 static enum heap_init_mode mode;
 
@@ -56,7 +56,7 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 
 		spin_lock_init(&hn->lock);
 		hn->id = n;
-		hn->ranges = (struct range_table)RANGE_TABLE_INIT(
+		hn->ranges = (struct pfn_range_table)PFN_RANGE_TABLE_INIT(
 			range_store[n], HEAP_MAX_RANGES, NULL);
 		if (n < numa_node_count())
 			c = numa_fallback_order(n, order);
@@ -103,7 +103,7 @@ void heap_grow_ranges(uint32_t node, struct heap_range *tab, unsigned int cap)
 	if (node >= heap_nr_nodes)
 		return;
 	l = heap_lock_node(node);
-	range_table_grow(&l.hn->ranges, tab, cap);
+	pfn_range_table_grow(&l.hn->ranges, tab, cap);
 	heap_unlock_node(l);
 }
 
@@ -225,7 +225,8 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
 		write_all_entries(s, e, node, PGS_ALLOCATED);
 
 	l = heap_lock_node(node);
-	err = range_table_add(&l.hn->ranges, s, e, &(struct heap_range){});
+	err = pfn_range_table_add(&l.hn->ranges, start, end,
+				  &(struct heap_range){});
 	if (!err) {
 		l.hn->stats.total_pages += e - s;
 		if (mode == HEAP_INIT_LAZY)

@@ -26,7 +26,7 @@ struct heap_node {
 	uint32_t nonempty[NR_ZONES];
 	struct free_list free[NR_ZONES][MAX_FREE_ORDER + 1];
 	/* struct heap_range, HEAP_MAX_RANGES static slots to begin with */
-	struct range_table ranges;
+	struct pfn_range_table ranges;
 	struct heap_node_stats stats;
 	uint32_t fallback[MAX_NUMNODES];
 	unsigned int fallback_count;

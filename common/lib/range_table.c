@@ -1,11 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sorted range table (include/keel/range_table.h).
+ * The sorted range table (include/keel/range_table.h): the one
+ * implementation behind the byte and page tables (paddr_range_table,
+ * pfn_range_table), on raw 64-bit bounds; its users call the typed
+ * functions of the header. Sorting, merging, filling gaps (which resolves
+ * overlaps: what a region holds stays its), and merging the nearest pair
+ * of a full table live here and nowhere else.
  *
  * Invariant: regions [0, count) are sorted by start, each non-empty and
  * none overlapping, so their ends are sorted too and every lookup is a
  * binary search on the ends. Two regions may touch only when same() keeps
- * them apart; the add paths merge every other touching pair.
+ * them apart; the add paths merge every other touching pair. One
+ * exception: range_table_sort(), range_table_nearest_pair() and
+ * range_table_join_next() also serve a list still being built, whose
+ * regions may overlap (bootinfo's reserved ranges when the list is full).
  *
  * @payload, wherever it is taken, is a region of the user's type whose
  * bounds are ignored: what follows them is copied into a new region and
@@ -13,6 +21,7 @@
  *
  * No allocation and no lock: the user owns the storage and the locking.
  */
+#include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/range_table.h>
 #include <keel/string.h>
@@ -194,9 +203,58 @@ int range_table_remove(struct range_table *t, uint64_t start, uint64_t end)
 }
 
 /**
+ * range_table_first_gap() - the lowest piece of [@start, @end) that no
+ * region covers (where a range_table_fill() that failed stopped).
+ *
+ * Return: true with it in [*@gap_start, *@gap_end), false when the
+ * regions cover all of [@start, @end).
+ */
+bool range_table_first_gap(const struct range_table *t, uint64_t start,
+			   uint64_t end, uint64_t *gap_start, uint64_t *gap_end)
+{
+	unsigned int i = range_table_first_ending_above(t, start);
+	uint64_t s = start;
+
+	while (s < end) {
+		if (i < t->count && range_at(t, i)->start <= s) {
+			s = range_at(t, i++)->end;
+			continue;
+		}
+		*gap_start = s;
+		*gap_end = i < t->count && range_at(t, i)->start < end
+				   ? range_at(t, i)->start
+				   : end;
+		return true;
+	}
+	return false;
+}
+
+static int cmp_start(const void *a, const void *b)
+{
+	uint64_t x = ((const struct range *)a)->start;
+	uint64_t y = ((const struct range *)b)->start;
+
+	return (x > y) - (x < y);
+}
+
+/**
+ * range_table_sort() - sort the regions by start: the first step of a
+ * table still being built, whose regions were appended in the firmware's
+ * order and may overlap (bootinfo's reserved ranges), before
+ * range_table_nearest_pair() can serve it. A table kept by the add paths
+ * is sorted already.
+ */
+void range_table_sort(struct range_table *t)
+{
+	sort(t->regions, t->count, t->size, cmp_start);
+}
+
+/**
  * range_table_nearest_pair() - the neighbours with the smallest gap between
  * them (the lowest such pair on a tie), for a full table that must make
- * room. At least two regions.
+ * room. At least two regions, sorted by start. Overlapping neighbours
+ * (a sorted table still being built) have gap 0: the gap is measured from
+ * the furthest end below, so it is the bytes that joining them adds.
  *
  * Return: the index of the lower one; the gap in *@gap.
  */
@@ -204,12 +262,14 @@ unsigned int range_table_nearest_pair(const struct range_table *t,
 				      uint64_t *gap)
 {
 	unsigned int best = 0;
-	uint64_t best_gap = ~0ULL;
+	uint64_t best_gap = ~0ULL, reach = 0;
 
 	CHECK(t->count >= 2);
 	for (unsigned int i = 0; i + 1 < t->count; i++) {
-		uint64_t g = range_at(t, i + 1)->start - range_at(t, i)->end;
+		uint64_t next = range_at(t, i + 1)->start, g;
 
+		reach = MAX(reach, range_at(t, i)->end);
+		g = next > reach ? next - reach : 0;
 		if (g < best_gap) {
 			best_gap = g;
 			best = i;
@@ -221,12 +281,13 @@ unsigned int range_table_nearest_pair(const struct range_table *t,
 
 /**
  * range_table_join_next() - region @i grows over the gap and region @i + 1,
- * which goes; @i keeps its payload.
+ * which goes; @i keeps its payload (and the larger end, should @i + 1 lie
+ * inside it in a table still being built).
  */
 void range_table_join_next(struct range_table *t, unsigned int i)
 {
 	CHECK(i + 1 < t->count);
-	range_at(t, i)->end = range_at(t, i + 1)->end;
+	range_at(t, i)->end = MAX(range_at(t, i)->end, range_at(t, i + 1)->end);
 	delete_at(t, i + 1);
 }
 

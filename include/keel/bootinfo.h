@@ -60,13 +60,13 @@ enum boot_protocol {
 
 /* [start, end) of RAM on one node. */
 struct bi_ram {
-	paddr_t start, end;
+	PADDR_RANGE_HEAD;
 	uint32_t node;
 };
 
 /* [start, end) that must never reach the heap, and why. */
 struct bi_reserved {
-	paddr_t start, end;
+	PADDR_RANGE_HEAD;
 	char name[BOOTINFO_NAME_MAX];
 };
 
@@ -83,9 +83,19 @@ struct bootinfo {
 	char loader[64];
 	char cmdline[BOOTINFO_CMDLINE_MAX];
 
+	/*
+	 * Until sanitise both tables are lists in the order the parsers
+	 * added them (parsers index what they added and relabel its nodes
+	 * in place): RAM with the touching and overlapping ranges of one
+	 * node id merged as they are added, reserved ranges as given.
+	 * bootinfo_sanitise() makes the RAM list a range table
+	 * (include/keel/range_table.h): sorted, disjoint, merged. The
+	 * reserved list has one spare slot: a full list takes a new range
+	 * there, then merges its nearest pair.
+	 */
 	struct bi_ram ram[BOOTINFO_MAX_RAM];
 	unsigned int ram_count;
-	struct bi_reserved reserved[BOOTINFO_MAX_RESERVED];
+	struct bi_reserved reserved[BOOTINFO_MAX_RESERVED + 1];
 	unsigned int reserved_count;
 
 	/*
@@ -129,6 +139,11 @@ struct bootinfo {
 	/* Warnings and dropped items while building/sanitising (reported). */
 	unsigned int fixups;
 	unsigned int dropped_ram, dropped_reserved, dropped_cpus;
+	/*
+	 * RAM dropped because the table was full: separate ranges beyond
+	 * BOOTINFO_MAX_RAM (one warning for the whole boot).
+	 */
+	uint64_t dropped_ram_bytes;
 	/* Firmware NUMA nodes folded into others (include/keel/nodemap.h). */
 	unsigned int dropped_nodes;
 	/*
@@ -156,9 +171,16 @@ struct bootinfo {
 void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol);
 
 /*
- * Adders used by the parsers. They only append (with a one-line warning and
- * a dropped_* count when a table is full or end <= start); ordering,
- * overlaps and alignment are sanitise's job. A reserved range is never
+ * Adders used by the parsers. An empty range (end <= start) is dropped with
+ * a one-line warning and a dropped_* count. RAM whose whole pages touch or
+ * overlap those of RAM of the same node id is merged into it as it is
+ * added (pages listed twice are one "listed twice" warning; RAM meeting
+ * inside a page, or holding no whole page, is kept apart for sanitise to
+ * trim as before), so that every reader gets it; only a separate
+ * range finding the table full is dropped, with one warning for the whole
+ * boot, counted in dropped_ram and dropped_ram_bytes. Otherwise they
+ * append: ordering, overlaps between nodes and alignment are sanitise's
+ * job. A reserved range is never
  * dropped for want of room: when the table is full the two nearest ranges
  * (the new one among them) are merged, the bytes between them reserved
  * too, with one warning for the whole boot (merged_reserved counts them).
@@ -166,6 +188,11 @@ void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol);
  */
 int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 		     uint32_t node);
+/*
+ * bootinfo_drop_ram(): RAM [s, e) finds the table full (the adder's and
+ * sanitise's one path): counted, one warning for the whole boot.
+ */
+void bootinfo_drop_ram(struct bootinfo *bi, uint64_t s, uint64_t e);
 int bootinfo_add_reserved(struct bootinfo *bi, paddr_t start, paddr_t end,
 			  const char *name);
 int bootinfo_add_cpu(struct bootinfo *bi, uint64_t hwid, uint32_t node,
@@ -184,7 +211,9 @@ const char *bootinfo_distance_problem(uint32_t a, uint32_t b, uint32_t v);
 /*
  * bootinfo_sanitise(): RAM trimmed inwards to whole pages, reserved trimmed
  * outwards; zero-length dropped; ranges sorted and merged (same node);
- * overlapping RAM of different nodes resolved (lower node keeps it); RAM
+ * overlapping RAM of different nodes resolved (lower node keeps it, one
+ * warning naming the first such pair: the node that keeps and one that
+ * does not); RAM
  * clamped to paddr_bits; node ids kept as the parsers gave them (they map
  * PXM / numa-node-id / node= through include/keel/nodemap.h to ids <
  * MAX_NUMNODES), ids >= MAX_NUMNODES (a caller that bypassed the node map)

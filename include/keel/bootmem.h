@@ -19,7 +19,7 @@ struct jw;
 #define BOOTMEM_ANY_NODE    NUMA_NO_NODE
 
 struct bootmem_region {
-	paddr_t start, end;	      /* [start, end), page aligned */
+	PADDR_RANGE_HEAD;	      /* [start, end), page aligned */
 	uint32_t node;		      /* RAM: its node; reserved: unused */
 	char name[BOOTINFO_NAME_MAX]; /* reserved: the reason */
 };

@@ -49,7 +49,7 @@ enum heap_init_mode {
 #define HEAP_BITS_OF(f) (((f) >> 16) & 0xff)
 
 struct heap_range {
-	pfn_t start, end; /* [start, end) */
+	PFN_RANGE_HEAD; /* [start, end) */
 };
 
 struct heap_node_stats {

@@ -57,6 +57,39 @@ static inline paddr_t pa_add(paddr_t p, uint64_t n)
 	return pa(p.v + n);
 }
 
+/*
+ * The two range types: [start, end) in bytes and in page frames. Every
+ * table of ranges keel keeps (include/keel/range_table.h) holds one or the
+ * other, and its user's region type begins with one of these pairs.
+ * may_alias: a table reads its user's regions through them.
+ */
+struct paddr_range {
+	paddr_t start, end;
+} __attribute__((__may_alias__));
+
+struct pfn_range {
+	pfn_t start, end;
+} __attribute__((__may_alias__));
+
+/*
+ * The head of a region type (a range and what it carries, such as a node
+ * or a name): .range is the whole range, .start and .end its bounds.
+ */
+#define PADDR_RANGE_HEAD                    \
+	union {                             \
+		struct paddr_range range;   \
+		struct {                    \
+			paddr_t start, end; \
+		};                          \
+	}
+#define PFN_RANGE_HEAD                    \
+	union {                           \
+		struct pfn_range range;   \
+		struct {                  \
+			pfn_t start, end; \
+		};                        \
+	}
+
 #define INVALID_PADDR pa(~0ULL)
 #define INVALID_PFN   pfn(~0ULL)
 

@@ -57,13 +57,22 @@ static void test_adders(void **state)
 	assert_int_equal(bootinfo_add_ram(&bi, pa(4096), pa(4096), 0), -EINVAL);
 	assert_int_equal(bootinfo_add_ram(&bi, pa(8192), pa(4096), 0), -EINVAL);
 	assert_int_equal(bi.dropped_ram, 2);
+	/* Separate ranges (a page apart) fill the table... */
 	for (unsigned int i = 0; i < BOOTINFO_MAX_RAM; i++)
-		assert_int_equal(
-			bootinfo_add_ram(&bi, pa(i * MB), pa(i * MB + MB), 0),
-			0);
-	assert_int_equal(bootinfo_add_ram(&bi, pa(GB), pa(2 * GB), 0), -ENOSPC);
+		assert_int_equal(bootinfo_add_ram(&bi, pa(i * 2 * MB),
+						  pa(i * 2 * MB + MB), 0),
+				 0);
+	assert_int_equal(bootinfo_add_ram(&bi, pa(2 * GB), pa(3 * GB), 0),
+			 -ENOSPC);
 	assert_int_equal(bi.dropped_ram, 3);
+	assert_int_equal(bi.dropped_ram_bytes, GB);
 	assert_int_equal(bi.ram_count, BOOTINFO_MAX_RAM);
+	/* ...but RAM touching a range of its node still goes in. */
+	assert_int_equal(bootinfo_add_ram(&bi, pa(MB), pa(2 * MB), 0), 0);
+	assert_int_equal(bi.ram_count, BOOTINFO_MAX_RAM - 1);
+	expect_ram(0, 0, 3 * MB, 0);
+	assert_int_equal(bi.dropped_ram, 3);
+	assert_int_equal(bi.dropped_ram_bytes, GB);
 
 	for (unsigned int i = 0; i < BOOTINFO_MAX_RESERVED; i++)
 		assert_int_equal(

@@ -194,10 +194,13 @@ static void test_grub_uefi(void **state)
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(pa_val(bi.acpi_rsdp), INFO_PA + v2_off + 8);
-	assert_int_equal(bi.ram_count, 6);
+	/* The four adjacent boot services / loader ranges are merged. */
+	assert_int_equal(bi.ram_count, 3);
 	assert_int_equal(pa_val(bi.ram[0].end), 0xa0000);
-	assert_int_equal(pa_val(bi.ram[5].start), 0x100000000ULL);
-	assert_int_equal(pa_val(bi.ram[5].end), 0x140000000ULL);
+	assert_int_equal(pa_val(bi.ram[1].start), 0x100000);
+	assert_int_equal(pa_val(bi.ram[1].end), 0x500000);
+	assert_int_equal(pa_val(bi.ram[2].start), 0x100000000ULL);
+	assert_int_equal(pa_val(bi.ram[2].end), 0x140000000ULL);
 	assert_true(
 		test_has_reserved(&bi, 0x500000, 0x510000, "efi runtime data"));
 	assert_true(test_has_reserved(&bi, 0x510000, 0x520000, "acpi nvs"));

@@ -2,7 +2,9 @@
 /*
  * common/lib/range_table.c: sorted insert, merging of touching regions
  * that same() allows, overlap refusal, filling only the gaps, a full
- * table, removal that splits a region, lookups and growing the storage.
+ * table, removal that splits a region, lookups and growing the storage;
+ * the first uncovered gap, sorting and merging a list that overlaps, and
+ * the typed byte and page tables.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -232,6 +234,107 @@ static void test_grow(void **state)
 	assert_int_equal(big[CAP].start, 100);
 }
 
+/* The first uncovered piece, where a failed fill stopped. */
+static void test_first_gap(void **state)
+{
+	uint64_t gs = 0, ge = 0;
+
+	reset(same_tag);
+	assert_true(range_table_first_gap(&t, 5, 9, &gs, &ge));
+	assert_int_equal(gs, 5);
+	assert_int_equal(ge, 9);
+	assert_int_equal(add(10, 20, 1), 0);
+	assert_int_equal(add(20, 30, 2), 0);
+	assert_int_equal(add(40, 50, 3), 0);
+	assert_true(range_table_first_gap(&t, 12, 45, &gs, &ge));
+	assert_int_equal(gs, 30);
+	assert_int_equal(ge, 40);
+	assert_true(range_table_first_gap(&t, 0, 15, &gs, &ge));
+	assert_int_equal(gs, 0);
+	assert_int_equal(ge, 10);
+	assert_true(range_table_first_gap(&t, 45, 60, &gs, &ge));
+	assert_int_equal(gs, 50);
+	assert_int_equal(ge, 60);
+	assert_false(range_table_first_gap(&t, 10, 30, &gs, &ge));
+}
+
+/*
+ * A list still being built (bootinfo's reserved ranges): appended in any
+ * order, overlapping. Sorted, its nearest pair counts an overlap as gap 0
+ * and a gap from the furthest end below; joining keeps the larger end.
+ */
+static void test_sort_and_merge_overlapping_list(void **state)
+{
+	uint64_t gap;
+
+	reset(NULL);
+	store[0] = (struct tagged){50, 60, 1};
+	store[1] = (struct tagged){10, 40, 2}; /* holds the next one */
+	store[2] = (struct tagged){15, 20, 3};
+	store[3] = (struct tagged){44, 46, 4};
+	t.count = 4;
+	range_table_sort(&t);
+	assert_int_equal(store[0].start, 10);
+	assert_int_equal(store[1].start, 15);
+	assert_int_equal(store[2].start, 44);
+	assert_int_equal(store[3].start, 50);
+	/* 15-20 lies inside 10-40: gap 0, the nearest pair. */
+	assert_int_equal(range_table_nearest_pair(&t, &gap), 0);
+	assert_int_equal(gap, 0);
+	range_table_join_next(&t, 0);
+	expect((const struct tagged[]){{10, 40, 2}, {44, 46, 4}, {50, 60, 1}},
+	       3);
+	assert_int_equal(range_table_nearest_pair(&t, &gap), 0);
+	assert_int_equal(gap, 4);
+}
+
+/* The typed tables: bytes and pages, each with its own bounds. */
+struct byte_region {
+	paddr_t start, end;
+	uint32_t tag;
+};
+struct page_region {
+	pfn_t start, end;
+};
+PADDR_RANGE_TABLE_CHECK_TYPE(struct byte_region);
+PFN_RANGE_TABLE_CHECK_TYPE(struct page_region);
+
+static void test_typed_tables(void **state)
+{
+	static struct byte_region bytes[CAP];
+	static struct page_region pages[CAP];
+	struct paddr_range_table bt = PADDR_RANGE_TABLE_INIT(bytes, CAP, NULL);
+	struct pfn_range_table pt = PFN_RANGE_TABLE_INIT(pages, CAP, NULL);
+	struct byte_region b = {.tag = 7};
+	const struct paddr_range *br;
+	const struct pfn_range *pr;
+	struct paddr_range gap;
+
+	assert_int_equal(paddr_range_table_add(&bt, pa(0x1000), pa(0x3000), &b),
+			 0);
+	assert_int_equal(paddr_range_table_fill(&bt, pa(0), pa(0x4000), &b), 0);
+	assert_int_equal(bt.count, 1);
+	br = paddr_range_table_find(&bt, pa(0x3fff));
+	assert_ptr_equal(br, paddr_range_at(&bt, 0));
+	assert_int_equal(pa_val(br->end), 0x4000);
+	assert_int_equal(bytes[0].tag, 7);
+	assert_int_equal(paddr_range_table_remove(&bt, pa(0x1000), pa(0x2000)),
+			 0);
+	assert_true(paddr_range_table_first_gap(&bt, pa(0), pa(0x4000), &gap));
+	assert_int_equal(pa_val(gap.start), 0x1000);
+	assert_int_equal(pa_val(gap.end), 0x2000);
+	assert_int_equal(paddr_range_table_first_ending_above(&bt, pa(0x1000)),
+			 1);
+
+	assert_int_equal(pfn_range_table_add(&pt, pfn(16), pfn(32),
+					     &(struct page_region){}),
+			 0);
+	pr = pfn_range_table_find(&pt, pfn(31));
+	assert_ptr_equal(pr, pfn_range_at(&pt, 0));
+	assert_int_equal(pfn_val(pr->start), 16);
+	assert_null(pfn_range_table_find(&pt, pfn(32)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +345,9 @@ int main(void)
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_remove_splits),
 		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_first_gap),
+		cmocka_unit_test(test_sort_and_merge_overlapping_list),
+		cmocka_unit_test(test_typed_tables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
