@@ -34,6 +34,10 @@ ACPI_AML := $(patsubst tests/data/acpi/%.dsl,build/sandbox-asan/tests/data/acpi/
 $(ACPI_AML) &: $(ACPI_DSL) scripts/acpi-fixtures.sh
 	$(Q)scripts/acpi-fixtures.sh
 
+# The headers each test and the fixture include (gcc -MMD): a changed
+# struct rebuilds them, not only the library.
+-include $(UNIT_COMMON:.o=.d) $(addsuffix .d,$(UNIT_BINS))
+
 unit-run: $(UNIT_BINS) $(DT_DTBS) $(ACPI_AML)
 	$(Q)fail=0; for t in $(UNIT_BINS); do \
 		echo "  RUN     $$t"; \
