@@ -24,6 +24,7 @@
 #include <asm/arm64.h>
 #include <keel/bootinfo.h>
 #include <keel/compiler.h>
+#include <keel/escape.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 #include <keel/uefi.h>
@@ -264,6 +265,7 @@ uint64_t efi_main(void *image, struct efi_system_table *st)
 {
 	struct efi_boot_services *bs = st->boot_services;
 	struct efi_loaded_image *li = NULL;
+	static char shown[512];
 	uint64_t s;
 
 	efi_boot.entry_ticks = read_sysreg(cntvct_el0);
@@ -285,11 +287,14 @@ uint64_t efi_main(void *image, struct efi_system_table *st)
 			image, (unsigned long long)s);
 	}
 	find_tables(st);
+	/* The loader's bytes, escaped as every other cmdline line is. */
+	escape_bytes(shown, sizeof(shown), efi_boot.cmdline,
+		     strnlen(efi_boot.cmdline, sizeof(efi_boot.cmdline)));
 	pr_info("efi: image at %#llx, ACPI RSDP %#llx, DTB %#llx, "
 		"cmdline \"%s\"\n",
 		(unsigned long long)efi_boot.image_base,
 		(unsigned long long)efi_boot.rsdp,
-		(unsigned long long)efi_boot.dtb, efi_boot.cmdline);
+		(unsigned long long)efi_boot.dtb, shown);
 
 	s = leave_boot_services(image, bs);
 	if (s != EFI_SUCCESS)
