@@ -9,6 +9,7 @@
 #define KEEL_BOOTINFO_H
 
 #include <keel/config.h>
+#include <keel/enum_names.h>
 #include <keel/types.h>
 
 #define MAX_NUMNODES	      CONFIG_MAX_NUMNODES
@@ -229,10 +230,14 @@ const char *bootinfo_distance_problem(uint32_t a, uint32_t b, uint32_t v);
  */
 void bootinfo_sanitise(struct bootinfo *bi);
 
-/* Total RAM bytes, and on one node (NUMA_NO_NODE: all), after sanitise. */
+/*
+ * Queries (common/lib/bootinfo_query.c, so that boot/ and common/ both call
+ * down): total RAM bytes, and on one node (NUMA_NO_NODE: all), after
+ * sanitise; the report's name of a boot protocol.
+ */
 uint64_t bootinfo_ram_bytes(const struct bootinfo *bi);
 uint64_t bootinfo_node_ram_bytes(const struct bootinfo *bi, uint32_t node);
-
+extern const struct enum_name boot_protocol_names[];
 const char *boot_protocol_name(enum boot_protocol p);
 
 #endif
