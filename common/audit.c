@@ -26,6 +26,8 @@
 #include <keel/compiler.h>
 #include <keel/config.h>
 #include <keel/heap.h>
+#include <keel/heap_check.h>
+#include <keel/heap_scrub.h>
 #include <keel/printk.h>
 #include <keel/audit.h>
 #include <keel/scrub.h>
