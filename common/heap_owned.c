@@ -113,9 +113,8 @@ static void owned_finish(struct page_info *pg, unsigned int order,
  *
  * Return: the head entry, or NULL.
  */
-struct page_info *heap_alloc_owned(unsigned int order, int node,
-				   uint32_t flags, uint16_t owner,
-				   struct heap_alloc_info *info)
+struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
+				   uint16_t owner, struct heap_alloc_info *info)
 {
 	struct heap_alloc_info scratch;
 	struct heap_taken t = {.fd = FIRST_DIRTY_NONE};
@@ -159,8 +158,7 @@ struct page_info *heap_alloc_owned(unsigned int order, int node,
  *
  * Return: 0, or -EINVAL on misuse when heap_strict is off (panics when on).
  */
-int heap_free_owned(struct page_info *head, unsigned int order,
-		    uint16_t owner)
+int heap_free_owned(struct page_info *head, unsigned int order, uint16_t owner)
 {
 	struct heap_node_locked l;
 	const char *why = NULL;
