@@ -92,6 +92,8 @@ static inline bool heap_entry_valid(const struct page_info *pg)
 	return pg && pfn_to_page_or_null(pfn(pg->pfn)) == pg &&
 	       pg->node < heap_nr_nodes;
 }
+/* Forget every owner's page count (heap_init). */
+void heap_owned_reset(void);
 /* heap_unlock_node() that returns how long the lock was held. */
 uint64_t heap_unlock_node_ticks(struct heap_node_locked l);
 /* Misuse of heap_free()/heap_free_owned(): panic (strict) or warn. */
