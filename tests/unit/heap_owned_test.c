@@ -175,8 +175,9 @@ static void test_owner_of_every_page(void **state)
 					0);
 			else
 				assert_int_equal(
-					heap_free_owned(held[i].pg, held[i].k,
-							(uint16_t)held[i].owner),
+					heap_free_owned(
+						held[i].pg, held[i].k,
+						(uint16_t)held[i].owner),
 					0);
 			held[i] = held[--n];
 		}
