@@ -278,10 +278,10 @@ struct page_info *heap_merge_insert(struct heap_node_locked l,
  * first dirty offset in *@fd. The top piece is dirty whenever the chunk
  * was (its dirty pages are [fd, 2^j)). Xen keeps the top the same way.
  */
-struct page_info *heap_split_down(struct heap_node_locked l,
-				  struct page_info *pg, uint64_t *p,
-				  unsigned int j, unsigned int order,
-				  uint32_t *fd, uint8_t poc)
+static struct page_info *split_down(struct heap_node_locked l,
+				    struct page_info *pg, uint64_t *p,
+				    unsigned int j, unsigned int order,
+				    uint32_t *fd, uint8_t poc)
 {
 	while (j > order) {
 		uint64_t half;
@@ -347,7 +347,7 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 	p = pg->pfn;
 	fd = pg->first_dirty;
 	poc = pg->flags & PGF_CLEAN_POC;
-	pg = heap_split_down(l, pg, &p, j, order, &fd, poc);
+	pg = split_down(l, pg, &p, j, order, &fd, poc);
 
 	/* Claim the head now so that no free merges with it after unlock. */
 	page_set(pg, p, state, order, hn->id,

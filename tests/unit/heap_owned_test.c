@@ -381,6 +381,38 @@ static void test_audit_and_check(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * A dirty chunk above MAX_ORDER (a destroyed domain's extents merge into
+ * one) is scrubbed piece by piece: each piece put back clean moves the
+ * chunk's first dirty page on, so the idle scrub ends.
+ */
+static void test_idle_scrub_of_big_dirty_chunk(void **state)
+{
+	static const struct test_ram big[] = {
+		{2 * GiB, 6 * GiB, 0},
+	};
+	struct test_machine_cfg c = {.ram = big, .ram_count = 1};
+	struct page_info *x[3], *pg;
+	unsigned int order, rounds = 0;
+
+	test_machine_boot(&c);
+	heap_strict = true;
+	for (unsigned int i = 0; i < 3; i++) {
+		x[i] = heap_alloc_owned(MAX_ORDER, 0, HEAP_NO_SCRUB, 9, NULL);
+		assert_non_null(x[i]);
+	}
+	for (unsigned int i = 0; i < 3; i++)
+		assert_int_equal(heap_free_owned(x[i], MAX_ORDER, 9), 0);
+	assert_true(heap_dirty_pages() >= 3ULL << MAX_ORDER);
+	while ((pg = heap_take_dirty(0, &order))) {
+		assert_true(order <= MAX_ORDER);
+		assert_true(++rounds <= 16); /* 3 pieces of 2^MAX_ORDER */
+		heap_put_clean(pg, order, false);
+	}
+	assert_int_equal(heap_dirty_pages(), 0);
+	test_heap_check_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -391,6 +423,7 @@ int main(void)
 		cmocka_unit_test(test_misuse_strict),
 		cmocka_unit_test(test_misuse_refused),
 		cmocka_unit_test(test_audit_and_check),
+		cmocka_unit_test(test_idle_scrub_of_big_dirty_chunk),
 	};
 
 	return cmocka_run_group_tests(tests, test_setup, test_teardown);
