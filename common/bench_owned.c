@@ -26,7 +26,7 @@
 #include <keel/printk.h>
 #include <keel/trace.h>
 
-#define BENCH_OWNER HEAP_MAX_OWNER
+#define BENCH_OWNER	HEAP_MAX_OWNER
 #define BENCH_OWNED_MAX 1024 /* 1 TiB of 1 GiB extents */
 
 static struct page_info *owned[BENCH_OWNED_MAX];

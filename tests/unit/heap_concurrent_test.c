@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The heap under concurrency (split from heap_model_test.c): allocating
- * threads and an idle scrubber on three nodes, every page owned by at most
- * one thread at a time, no misuse reported, and the initial chunk set back
- * at the end. For the lazy and chunked handoffs.
+ * threads (anonymous blocks and owned extents, half each) and an idle
+ * scrubber on three nodes, every page owned by at most one thread at a
+ * time, no misuse reported, no owned page left, and the initial chunk set
+ * back at the end. For the lazy and chunked handoffs.
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -30,6 +31,7 @@ static const struct test_rsv rsv[] = {
 struct live {
 	struct page_info *pg;
 	unsigned int order;
+	uint16_t owner; /* 0: anonymous, else an owned extent's owner */
 };
 
 #define THREADS	   4
@@ -49,6 +51,14 @@ struct worker {
 	uint64_t seed;
 };
 
+/* Free @b the way it was allocated. Return: 0 or the heap's error. */
+static int give_back(const struct live *b, bool dirty)
+{
+	if (b->owner)
+		return heap_free_owned(b->pg, b->order, b->owner);
+	return heap_free(b->pg, b->order, dirty);
+}
+
 static void *alloc_worker(void *arg)
 {
 	struct worker *w = arg;
@@ -63,11 +73,15 @@ static void *alloc_worker(void *arg)
 		if (n < ARRAY_SIZE(mine) && (n == 0 || x % 100 < 55)) {
 			unsigned int k = (unsigned int)((x >> 8) % 6);
 			int node = HEAP_ANY_NODE;
+			/* one in two: an extent owned by this thread */
+			uint16_t id = x & (1 << 24) ? (uint16_t)w->id : 0;
 			struct page_info *pg;
 
 			if (x & (1 << 20))
 				node = (int)((x >> 21) % 3);
-			pg = heap_alloc(k, node, 0, HEAP_NO_SCRUB);
+			pg = id ? heap_alloc_owned(k, node, HEAP_NO_SCRUB, id,
+						   NULL)
+				: heap_alloc(k, node, 0, HEAP_NO_SCRUB);
 			if (!pg)
 				continue;
 			for (uint64_t q = pg->pfn; q < pg->pfn + (1ULL << k);
@@ -83,6 +97,7 @@ static void *alloc_worker(void *arg)
 			}
 			mine[n].pg = pg;
 			mine[n].order = k;
+			mine[n].owner = id;
 			n++;
 		} else if (n) {
 			unsigned int i = (unsigned int)((x >> 8) % n);
@@ -95,7 +110,7 @@ static void *alloc_worker(void *arg)
 				__atomic_store_n(&owner[q], 0,
 						 __ATOMIC_RELEASE);
 			}
-			if (heap_free(pg, mine[i].order, x & 1))
+			if (give_back(&mine[i], x & 1))
 				conc_fail();
 			mine[i] = mine[--n];
 		}
@@ -105,7 +120,7 @@ static void *alloc_worker(void *arg)
 		for (uint64_t q = mine[n].pg->pfn;
 		     q < mine[n].pg->pfn + (1ULL << mine[n].order); q++)
 			__atomic_store_n(&owner[q], 0, __ATOMIC_RELEASE);
-		if (heap_free(mine[n].pg, mine[n].order, false))
+		if (give_back(&mine[n], false))
 			conc_fail();
 	}
 	return NULL;
@@ -175,6 +190,7 @@ static void run_concurrent(enum heap_init_mode mode)
 	heap_strict = true;
 
 	assert_int_equal(conc_errors, 0);
+	assert_int_equal(heap_owned_pages(0), 0);
 	assert_int_equal(heap_free_pages(), heap_total_pages());
 	test_heap_check_clean();
 	after = test_heap_snapshot();
