@@ -307,7 +307,8 @@ static struct page_info *split_down(struct heap_node_locked l,
  * highest zone first, clean chunks preferred within a zone, then split it
  * down to @order. Only the heads of the halves put back are written, and
  * the block's head: @state (PGS_ALLOCATED or PGS_OWNED, then @owner).
- * Return: head entry of the block (pfn in *@out_pfn), or NULL.
+ * Return: head entry of the block (its pfn, first dirty offset and
+ * PGF_CLEAN_POC in *@t), or NULL.
  */
 struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 				  int zone_hi, struct heap_taken *t,
