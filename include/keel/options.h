@@ -10,7 +10,7 @@
 #include <arch/cpu.h>
 #include <keel/cachemaint.h>
 #include <keel/console_spec.h>
-#include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
 #include <keel/trace.h>
