@@ -496,7 +496,8 @@ static void test_enomem(void **state)
 
 	machine();
 	before = heap_free_pages();
-	while (held < ARRAY_SIZE(hog) && (hog[held] = heap_alloc(0, HEAP_ANY_NODE, 0, 0)))
+	while (held < ARRAY_SIZE(hog) &&
+	       (hog[held] = heap_alloc(0, HEAP_ANY_NODE, 0, 0)))
 		held++;
 	assert_int_equal(heap_free_pages(), 0);
 	/* Two pages back: the root and an L1; the L2 fails. */
