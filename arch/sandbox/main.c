@@ -134,6 +134,8 @@ __attribute__((weak)) int main(int argc, char **argv)
 	}
 
 	bootinfo_init(bi, BOOT_SANDBOX);
+	if (sandbox_canary_enabled())
+		files.on_range = sandbox_canary_observe;
 	fwdesc_parse_files(bi, buf, len, &files);
 	os_free(buf);
 	if (sandbox_replay_firmware(bi, argv[1], &files))
@@ -152,6 +154,6 @@ __attribute__((weak)) int main(int argc, char **argv)
 
 	if (map_ram(bi, prefault, &top))
 		return 2;
-	sandbox_canary_arm(argv[1], top);
+	sandbox_canary_arm(top);
 	keel_main(bi);
 }

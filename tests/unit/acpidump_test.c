@@ -446,7 +446,7 @@ static void test_fwdesc_files(void **state)
 				   "dtb /abs/board.dtb\n"
 				   "acpidump other.txt\n"
 				   "dtb\n";
-	struct fwdesc_files f;
+	struct fwdesc_files f = {0};
 
 	(void)state;
 	bootinfo_init(&bi, BOOT_SANDBOX);
