@@ -138,4 +138,5 @@ void acpi_apply_numa(struct bootinfo *bi, const struct acpi_info *info)
 		r->end = pa(cut);
 		bootinfo_add_ram(bi, pa(cut), pa(e), node);
 	}
+	acpi_reserve_persistent(bi, info);
 }

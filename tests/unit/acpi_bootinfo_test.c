@@ -63,12 +63,53 @@ static void test_numa_below_srat(void **state)
 	expect_ram(2, 2 * GB, 3 * GB, 0);
 }
 
+/*
+ * Issue 20 §2.4: memory the SRAT flags non-volatile is reserved as
+ * "persistent" where the memory map calls it RAM; one info line, no
+ * warning; volatile RAM is untouched.
+ */
+static void test_srat_nonvolatile(void **state)
+{
+	uint8_t *flags;
+
+	BUILD(X86_2NODE);
+	/* Memory entry 2 of srat-2node: [512M, 1G) on PXM 1. */
+	flags = tbl(1) + 48 + 6 * 16 + 2 * 40 + 28;
+	put32(flags, get32(flags) | 4);
+	fix_checksum(tbl(1));
+	parse_expect(0, 0, NULL);
+	assert_true(info.memblk[2].nonvolatile);
+	assert_false(info.memblk[1].nonvolatile);
+
+	bootinfo_add_ram(&bi, pa(MB), pa(0x3ffe0000), 0);
+	sandbox_console_clear();
+	acpi_apply_numa(&bi, &info);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_true(test_console_contains(
+		"ACPI SRAT: 1 non-volatile memory range (512 MiB) left out "
+		"of RAM, 511 MiB of the memory map reserved as persistent"));
+	assert_int_equal(bi.reserved_count, 1);
+	assert_string_equal(bi.reserved[0].name, "persistent");
+	assert_int_equal(pa_val(bi.reserved[0].start), 512 * MB);
+	assert_int_equal(pa_val(bi.reserved[0].end), GB);
+
+	/* Without RAM over it: the line, nothing reserved. */
+	bootinfo_init(&bi, BOOT_MULTIBOOT2);
+	bootinfo_add_ram(&bi, pa(MB), pa(512 * MB), 0);
+	sandbox_console_clear();
+	acpi_apply_numa(&bi, &info);
+	assert_true(test_console_contains("(512 MiB) left out of RAM, 0 MiB"));
+	assert_int_equal(bi.reserved_count, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_x86_bootinfo, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_numa_below_srat, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_srat_nonvolatile, setup,
 						teardown),
 	};
 

@@ -247,6 +247,8 @@ static void test_parse_random(void **state)
  * with address 0, a hot-pluggable memory range and an OEM table with a
  * bad checksum. Tables at address 0, no RSDP or XSDT.
  */
+static uint32_t srat_flags_4g = 1; /* [4G, 6G): 5 makes it non-volatile */
+
 static void build_machine(void)
 {
 	uint8_t madt[44 + 8 * 3 + 16], srat[48 + 40 * 3 + 16 * 2 + 24];
@@ -280,7 +282,7 @@ static void build_machine(void)
 		put32(e + 2, 1);
 		put64(e + 8, base[i]);
 		put64(e + 16, size[i]);
-		put32(e + 28, i == 2 ? 3 : 1);
+		put32(e + 28, i == 2 ? 3 : i == 1 ? srat_flags_4g : 1);
 	}
 	/* CPUs: APIC 0 on PXM 1, APIC 2 on PXM 2. */
 	for (int i = 0; i < 2; i++, e += 16) {
@@ -393,6 +395,44 @@ static void test_replay_with_lines(void **state)
 	assert_int_equal(bi.distance[0][1], 21);
 }
 
+/*
+ * Issue 20 §2.4: SRAT memory with the non-volatile flag is persistent
+ * memory, never RAM: left out of the SRAT's RAM, reserved as "persistent"
+ * where ram lines cover it; one info line.
+ */
+static void test_replay_nonvolatile(void **state)
+{
+	(void)state;
+	srat_flags_4g = 5;
+	build_machine();
+	srat_flags_4g = 1;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	assert_int_equal(acpi_replay(&bi, text, tlen, dbuf, sizeof(dbuf)), 0);
+	assert_int_equal(test_console_warnings(), 1); /* RAM from the SRAT */
+	assert_true(test_console_contains("SRAT's 1 enabled"));
+	assert_true(test_console_contains("1 non-volatile memory range (2048 "
+					  "MiB) left out of RAM, 0 MiB"));
+	assert_int_equal(bi.ram_count, 1);
+	assert_int_equal(pa_val(bi.ram[0].end), 2 * GB);
+	assert_int_equal(bi.reserved_count, 0);
+
+	/* ram lines over it: the non-volatile part is reserved. */
+	sandbox_console_clear();
+	srat_flags_4g = 5;
+	build_machine();
+	srat_flags_4g = 1;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(0), pa(2 * GB), NUMA_NO_NODE);
+	bootinfo_add_ram(&bi, pa(4 * GB), pa(5 * GB), NUMA_NO_NODE);
+	assert_int_equal(acpi_replay(&bi, text, tlen, dbuf, sizeof(dbuf)), 0);
+	assert_true(test_console_contains("(2048 MiB) left out of RAM, 1024 "
+					  "MiB of the memory map reserved"));
+	assert_int_equal(bi.reserved_count, 1);
+	assert_string_equal(bi.reserved[0].name, "persistent");
+	assert_int_equal(pa_val(bi.reserved[0].start), 4 * GB);
+	assert_int_equal(pa_val(bi.reserved[0].end), 6 * GB);
+}
+
 static void test_replay_nothing(void **state)
 {
 	(void)state;
@@ -486,8 +526,8 @@ int main(void)
 		T(test_parse_too_many),	       T(test_parse_random),
 		T(test_replay_machine),	       T(test_replay_with_lines),
 		T(test_replay_nothing),	       T(test_replay_bad_checksum),
-		T(test_replay_real_addresses), T(test_fwdesc_files),
-		T(test_fwdesc_fw_id),
+		T(test_replay_real_addresses), T(test_replay_nonvolatile),
+		T(test_fwdesc_files),	       T(test_fwdesc_fw_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
