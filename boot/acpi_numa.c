@@ -195,9 +195,21 @@ static void memblk_sort(struct acpi_memblk *m, unsigned int count)
 	}
 }
 
+/*
+ * The proximity domain of an SRAT entry keel uses, or false if none.
+ * 0xffffffff is NUMA_NO_NODE, refused as Linux does: such an entry is
+ * left out (its CPU is an orphan, its memory in no affinity range: the
+ * fallbacks of srat_orphan_cpus() and acpi_apply_numa()).
+ */
+static bool srat_entry_node_pxm(const uint8_t *e, uint32_t *pxm)
+{
+	return srat_entry_pxm(e, pxm) && *pxm != NODE_FW_ID_NONE;
+}
+
 /* Pass 1: entry lengths and the set of proximity domains. */
 static int srat_scan(struct acpi_info *info, const uint8_t *p, uint32_t tlen)
 {
+	unsigned int refused = 0;
 	uint32_t off, pxm;
 
 	for (off = SRAT_ENTRIES; off + 2 <= tlen; off += p[off + 1]) {
@@ -211,9 +223,17 @@ static int srat_scan(struct acpi_info *info, const uint8_t *p, uint32_t tlen)
 				  e[0], off, e[1], tlen);
 			return -EINVAL;
 		}
-		if (srat_entry_pxm(e, &pxm))
+		if (srat_entry_node_pxm(e, &pxm))
 			nodemap_add(&info->nodemap, pxm);
+		else if (srat_entry_pxm(e, &pxm))
+			refused++;
 	}
+	if (refused)
+		acpi_warn(info,
+			  "SRAT: %u entr%s with proximity domain 0xffffffff "
+			  "(NUMA_NO_NODE) refused: their CPUs and memory get "
+			  "no node from the SRAT",
+			  refused, refused == 1 ? "y" : "ies");
 	return 0;
 }
 
@@ -228,7 +248,7 @@ static int srat_fill(struct acpi_info *info, const uint8_t *p, uint32_t tlen)
 		uint64_t base, size;
 		struct acpi_memblk *m;
 
-		if (!srat_entry_pxm(e, &pxm))
+		if (!srat_entry_node_pxm(e, &pxm))
 			continue;
 		node = nodemap_node(&info->nodemap, pxm);
 		switch (e[0]) {

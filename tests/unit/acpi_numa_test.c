@@ -344,6 +344,36 @@ static void test_srat_fold(void **state)
 		expect_memblk(i, (i + 1) * GB, (i + 2) * GB, 0, false);
 }
 
+/*
+ * Issue 20 §2.5: proximity domain 0xffffffff is NUMA_NO_NODE, refused
+ * (one warning): its CPU is an orphan (lowest node, the orphan warning),
+ * its memory is in no affinity range. No node has fw_id 0xffffffff.
+ */
+static void test_srat_pxm_no_node(void **state)
+{
+	uint8_t *cpu3, *mem3;
+
+	BUILD(X86_2NODE);
+	cpu3 = tbl(1) + 48 + 3 * 16;
+	mem3 = tbl(1) + 48 + 6 * 16 + 3 * 40;
+	cpu3[2] = cpu3[9] = cpu3[10] = cpu3[11] = 0xff;
+	put32(mem3 + 2, 0xffffffff);
+	fix_checksum(tbl(1));
+	parse_expect(0, 2,
+		     "SRAT: 2 entries with proximity domain 0xffffffff "
+		     "(NUMA_NO_NODE) refused");
+	assert_true(test_console_contains("without affinity entry (first "
+					  "hwid 0x3), using node 0"));
+	assert_true(info.numa_valid);
+	assert_int_equal(info.node_count, 2);
+	assert_int_equal(info.nodemap.count, 2);
+	assert_int_equal(info.memblk_count, 3);
+	expect_cpu(3, 3, 0, true, false);
+	expect_cpu(2, 2, 1, true, false);
+	for (unsigned int i = 0; i < info.nodemap.count; i++)
+		assert_true(info.nodemap.fw[i] != 0xffffffff);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +393,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_slit_asymmetric, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(test_srat_fold, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(test_srat_pxm_no_node, setup,
 						teardown),
 	};
 

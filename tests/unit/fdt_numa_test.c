@@ -175,6 +175,35 @@ static void test_node_fold(void **state)
 	}
 }
 
+/*
+ * Issue 20 §2.5: numa-node-id 0xffffffff is NUMA_NO_NODE: refused with
+ * one warning for the whole tree (none before), its memory and CPU on
+ * node 0 (the fallback of a missing id); no node has that fw_id.
+ */
+static void test_node_id_no_node(void **state)
+{
+	static const uint32_t ids[3] = {0, 0xffffffff, 1};
+
+	parse_numa_dt(ids, 3, NULL, 0);
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains(
+		"dt: memory@40000000 numa-node-id 0xffffffff is NUMA_NO_NODE: "
+		"refused, using node 0"));
+	assert_int_equal(bi.ram_count, 3);
+	assert_int_equal(bi.cpu_count, 3);
+	/* numa_dt() nodes come out in reverse: find them by address. */
+	for (unsigned int i = 0; i < 3; i++) {
+		unsigned int k = (unsigned int)(pa_val(bi.ram[i].start) / GB);
+
+		assert_int_equal(bi.ram[i].node, k == 2 ? 1 : 0);
+		k = (unsigned int)bi.cpus[i].hwid;
+		assert_int_equal(bi.cpus[i].node, k == 2 ? 1 : 0);
+	}
+	assert_int_equal(bi.node_fw_id[0], 0);
+	assert_int_equal(bi.node_fw_id[1], 1);
+	assert_int_equal(bi.node_fw_id[2], NODE_FW_ID_NONE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +216,8 @@ int main(void)
 			test_teardown),
 		cmocka_unit_test_setup_teardown(test_node_fold, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_node_id_no_node,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
