@@ -331,6 +331,46 @@ static void test_too_many_cpus(void **state)
 	free(fdt);
 }
 
+/*
+ * Issue 20 §2.8: a cpu with status = "fail" (or "fail-sss") failed; it is
+ * not a hot-plug slot ("disabled"). One warning for the tree; the CPU is
+ * left out and marked failed, which its fail_reason then says.
+ */
+static void test_cpu_status_fail(void **state)
+{
+	static const uint32_t ids[4] = {0, 0, 0, 0};
+	static const char *const status[4] = {"okay", "fail", "disabled",
+					      "fail-overheat"};
+	size_t len, big = 1 << 16;
+	uint8_t *blob = numa_dt(ids, 4, NULL, 0, &len), *b = calloc(1, big);
+
+	assert_non_null(b);
+	assert_int_equal(fdt_open_into(blob, b, (int)big), 0);
+	for (unsigned int i = 0; i < 4; i++) {
+		char path[32];
+		int off;
+
+		snprintf(path, sizeof(path), "/cpus/cpu@%x", i);
+		off = fdt_path_offset(b, path);
+		assert_true(off >= 0);
+		assert_int_equal(
+			fdt_setprop_string(b, off, "status", status[i]), 0);
+	}
+	assert_int_equal(parse_buf(b, big), 0);
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains("dt: 2 CPUs with status \"fail\" "
+					  "(first cpu@"));
+	assert_int_equal(bi.cpu_count, 4);
+	for (unsigned int i = 0; i < 4; i++) {
+		unsigned int k = (unsigned int)bi.cpus[i].hwid;
+
+		assert_int_equal(bi.cpus[i].usable, k == 0);
+		assert_int_equal(bi.cpus[i].failed, k == 1 || k == 3);
+	}
+	free(b);
+	free(blob);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +385,8 @@ int main(void)
 		cmocka_unit_test(test_mpidr_topology),
 		cmocka_unit_test_setup_teardown(test_too_many_cpus, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_status_fail,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
