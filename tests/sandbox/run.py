@@ -715,6 +715,13 @@ def cases():
         Case("nul-byte", "sandbox-nul-byte.fw", ["bootscrub=off"],
              [check_warned, check_fw_reserved_kept(fwnul),
               check_log("name \"bi\\x00os\" is not text")]),
+        # RAM the sandbox cannot address: dropped, named, not exit 2.
+        Case("ram-past-limit", "sandbox-ram-past-limit.fw",
+             ["bootscrub=off"],
+             [check_log("above the 46-bit address limit, dropped", 2),
+              check_log("ram [0xc80000000000, 0xc90000000000)"),
+              check_dropped("dropped_ram", 2)],
+             {"ram": 256 << 20, "cpus": 2, "online": 2}, derive=False),
         Case("no-ram", "sandbox-noram.fw", [], [], derive=False,
              clean_fail_ok=True),
         Case("ap-timeout", "sandbox-2node.fw", ["inject=ap-timeout:1"],
