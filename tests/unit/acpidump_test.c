@@ -132,6 +132,39 @@ static void test_parse_tables(void **state)
 	assert_string_equal(sandbox_console_buffer(), "");
 }
 
+/*
+ * A NUL byte is not the end of the dump (issue 20 §2.1, as for the .fw
+ * description): a NUL in a banner line is read past, one inside a table's
+ * hex lines ends that table (dropped, naming the line); later tables count.
+ */
+static void test_parse_nul_byte(void **state)
+{
+	uint8_t a[36], b[36], c[36];
+	char *hex;
+
+	(void)state;
+	header(a, "APIC", sizeof(a));
+	header(b, "SRAT", sizeof(b));
+	header(c, "SLIT", sizeof(c));
+	emit("banner ");
+	text[tlen++] = '\0';
+	emit(" more\n");
+	dump_table("APIC", 0, a, sizeof(a));
+	hex = text + tlen;
+	dump_table("SRAT", 0, b, sizeof(b));
+	hex = strstr(hex, "0010:");
+	assert_non_null(hex);
+	hex[8] = '\0'; /* inside the second line's hex bytes */
+	dump_table("SLIT", 0, c, sizeof(c));
+	assert_int_equal(acpidump_parse(text, tlen, &d), 2);
+	assert_string_equal(d.table[0].sig, "APIC");
+	assert_string_equal(d.table[1].sig, "SLIT");
+	assert_memory_equal(d.buf + d.table[1].offset, c, sizeof(c));
+	assert_int_equal(d.warnings, 1);
+	assert_true(test_console_contains("SRAT: 16 bytes dumped, its header "
+					  "says 36, dropped"));
+}
+
 static void test_parse_rsdp_and_crlf(void **state)
 {
 	uint8_t r[20] = "RSD PTR ";
@@ -196,7 +229,7 @@ static void test_parse_bounds(void **state)
 	assert_int_equal(acpidump_parse(text, tlen, &d), 0);
 	assert_int_equal(d.warnings, 1);
 	assert_true(test_console_contains("no room"));
-	/* A NUL inside ends the text. */
+	/* A NUL in the header line: no header, so no table. */
 	d.size = sizeof(dbuf);
 	text[20] = '\0';
 	assert_int_equal(acpidump_parse(text, tlen, &d), 0);
@@ -521,13 +554,14 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_parse_tables),	       T(test_parse_rsdp_and_crlf),
-		T(test_parse_malformed),       T(test_parse_bounds),
-		T(test_parse_too_many),	       T(test_parse_random),
-		T(test_replay_machine),	       T(test_replay_with_lines),
-		T(test_replay_nothing),	       T(test_replay_bad_checksum),
-		T(test_replay_real_addresses), T(test_replay_nonvolatile),
-		T(test_fwdesc_files),	       T(test_fwdesc_fw_id),
+		T(test_parse_tables),	     T(test_parse_nul_byte),
+		T(test_parse_rsdp_and_crlf), T(test_parse_malformed),
+		T(test_parse_bounds),	     T(test_parse_too_many),
+		T(test_parse_random),	     T(test_replay_machine),
+		T(test_replay_with_lines),   T(test_replay_nothing),
+		T(test_replay_bad_checksum), T(test_replay_real_addresses),
+		T(test_replay_nonvolatile),  T(test_fwdesc_files),
+		T(test_fwdesc_fw_id),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
