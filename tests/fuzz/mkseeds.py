@@ -218,8 +218,40 @@ def acpi_srat():
     }
 
 
+def _acpidump_text(tables):
+    """Tables in acpidump's print layout (what `sudo acpidump` writes)."""
+    out = []
+    for sig, data in tables:
+        out.append(f"{sig} @ 0x0000000000000000")
+        for off in range(0, len(data), 16):
+            row = data[off:off + 16]
+            hx = " ".join(f"{b:02X}" for b in row)
+            asc = "".join(chr(b) if 0x20 <= b < 0x7f else "." for b in row)
+            out.append(f"    {off:04X}: {hx:<47}  {asc}")
+        out.append("")
+    return ("\n".join(out) + "\n").encode()
+
+
+def acpidump():
+    """The replay path (acpi_replay(): RAM from the SRAT without ram
+    lines): non-volatile memory, domain 0xffffffff, many ranges; and a
+    NUL between tables, which must not end the text."""
+    srat = acpi_srat()
+    madt = _table(b"APIC", struct.pack("<II", 0xfee00000, 1) + b"".join(
+        struct.pack("<BBBBI", 0, 8, i, i, 1) for i in range(4)))
+    out = {}
+    for name in ("class-nonvolatile", "class-no-node-id", "class-adjacent"):
+        out[name + ".txt"] = _acpidump_text([("APIC", madt),
+                                             ("SRAT", srat[name])])
+    nul = _acpidump_text([("APIC", madt)]) + b"\0 a NUL line\n" + \
+        _acpidump_text([("SRAT", srat["class-nonvolatile"])])
+    out["class-nul-byte.txt"] = nul
+    return out
+
+
 TARGETS = {"fwdesc": fwdesc, "fdt": fdt, "multiboot2": multiboot2,
-           "multiboot": multiboot1, "uefi": uefi, "acpi_srat": acpi_srat}
+           "multiboot": multiboot1, "uefi": uefi, "acpi_srat": acpi_srat,
+           "acpidump": acpidump}
 
 
 def main(argv):
