@@ -8,7 +8,10 @@
  *   acpidump  FILE		(a machine's ACPI tables: firmware replay)
  *   dtb       FILE		(a flattened device tree: firmware replay)
  * '#' starts a comment; numbers decimal or 0x-hex with optional K/M/G/T.
- * A pure parser over a buffer: it never reads outside [buf, buf+len).
+ * A pure parser over a buffer: it never reads outside [buf, buf+len), and
+ * every byte up to len counts: a NUL or other control byte is part of its
+ * line (read past in a comment, else an error naming the line; a reserved
+ * name that is not text keeps its range as "firmware").
  */
 #ifndef KEEL_FWDESC_H
 #define KEEL_FWDESC_H
