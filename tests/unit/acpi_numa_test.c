@@ -75,6 +75,44 @@ static void test_srat_pxm_remap(void **state)
 	assert_false(info.have_distance);
 }
 
+/* test_srat_too_many_pxm(), continued: fewer domains in the same table. */
+static void too_many_pxm_fewer(uint8_t *s, unsigned int n, uint32_t len)
+{
+	unsigned int i;
+	char want[128];
+
+	/*
+	 * One domain fewer is fine: the full node range. The MADT's CPUs
+	 * have no affinity entries here: one warning, lowest node.
+	 */
+	put32(s + 4, len - 40);
+	fix_checksum(s);
+	parse_expect(0, 1,
+		     "SRAT: 4 usable CPU(s) without affinity entry "
+		     "(first hwid 0), using node 0");
+	assert_true(info.numa_valid);
+	assert_int_equal(info.node_count, MAX_NUMNODES);
+	assert_int_equal(info.cpus[5].node, 0);
+
+	/*
+	 * PXMs 1..n-2: keel nodes 0..n-3 (dense, no empty node 0), the CPUs
+	 * without affinity go to node 0, which is PXM 1.
+	 */
+	for (i = 0; i < n; i++)
+		put32(s + 48 + i * 40 + 2, i + 1);
+	put32(s + 4, len - 80);
+	fix_checksum(s);
+	parse_expect(0, 1, "using node 0");
+	assert_true(info.node_used[0]);
+	assert_int_equal(info.pxm[0], 1);
+	assert_true(info.node_used[n - 3]);
+	assert_false(info.node_used[n - 2]);
+	assert_int_equal(info.cpus[0].node, 0);
+	snprintf(want, sizeof(want),
+		 "firmware node ids 1..%u are keel nodes 0..%u", n - 2, n - 3);
+	assert_true(test_console_contains(want));
+}
+
 static void test_srat_too_many_pxm(void **state)
 {
 	uint8_t *s;
@@ -117,36 +155,7 @@ static void test_srat_too_many_pxm(void **state)
 	acpi_fill_bootinfo(&bi, &info);
 	assert_int_equal(bi.dropped_nodes, 1);
 
-	/*
-	 * One domain fewer is fine: the full node range. The MADT's CPUs
-	 * have no affinity entries here: one warning, lowest node.
-	 */
-	put32(s + 4, len - 40);
-	fix_checksum(s);
-	parse_expect(0, 1,
-		     "SRAT: 4 usable CPU(s) without affinity entry "
-		     "(first hwid 0), using node 0");
-	assert_true(info.numa_valid);
-	assert_int_equal(info.node_count, MAX_NUMNODES);
-	assert_int_equal(info.cpus[5].node, 0);
-
-	/*
-	 * PXMs 1..n-2: keel nodes 0..n-3 (dense, no empty node 0), the CPUs
-	 * without affinity go to node 0, which is PXM 1.
-	 */
-	for (i = 0; i < n; i++)
-		put32(s + 48 + i * 40 + 2, i + 1);
-	put32(s + 4, len - 80);
-	fix_checksum(s);
-	parse_expect(0, 1, "using node 0");
-	assert_true(info.node_used[0]);
-	assert_int_equal(info.pxm[0], 1);
-	assert_true(info.node_used[n - 3]);
-	assert_false(info.node_used[n - 2]);
-	assert_int_equal(info.cpus[0].node, 0);
-	snprintf(want, sizeof(want),
-		 "firmware node ids 1..%u are keel nodes 0..%u", n - 2, n - 3);
-	assert_true(test_console_contains(want));
+	too_many_pxm_fewer(s, n, len);
 }
 
 static void test_srat_all_disabled(void **state)
@@ -163,6 +172,38 @@ static void test_srat_all_disabled(void **state)
 	fix_checksum(s);
 	parse_expect(0, 1, "SRAT: no enabled memory affinity entry");
 	expect_single_node();
+}
+
+/* test_slit_bad(), continued: matrices that are not trusted at all. */
+static void slit_bad_untrusted(void)
+{
+	/* Two bad entries: the table is not trusted, 10/20. */
+	BUILD(X86_2NODE);
+	tbl(2)[44 + 1] = 10;
+	tbl(2)[44 + 2] = 10;
+	fix_checksum(tbl(2));
+	parse_expect(0, 1,
+		     "SLIT: distance[0][1] = 10: a remote distance must be "
+		     "above 10 (2 bad entries), using 10/20");
+	assert_false(info.have_distance);
+	assert_int_equal(info.distance[0][1], 20);
+	assert_int_equal(info.distance[1][1], 10);
+
+	/* Locality count larger than the matrix. */
+	BUILD(X86_2NODE);
+	put64(tbl(2) + 36, 3);
+	fix_checksum(tbl(2));
+	parse_expect(0, 1, "locality count 3 does not fit");
+	assert_false(info.have_distance);
+
+	/* Count smaller than the SRAT's domains: 2 localities, 3 nodes. */
+	BUILD("madt-x2apic", "srat-3node", "slit-2node");
+	parse_expect(0, 1,
+		     "locality count 2 does not cover proximity "
+		     "domain 2");
+	assert_true(info.numa_valid);
+	assert_false(info.have_distance);
+	assert_int_equal(info.distance[0][1], 20);
 }
 
 static void test_slit_bad(void **state)
@@ -205,33 +246,7 @@ static void test_slit_bad(void **state)
 	assert_true(info.have_distance);
 	assert_int_equal(info.distance[1][0], 21);
 
-	/* Two bad entries: the table is not trusted, 10/20. */
-	BUILD(X86_2NODE);
-	tbl(2)[44 + 1] = 10;
-	tbl(2)[44 + 2] = 10;
-	fix_checksum(tbl(2));
-	parse_expect(0, 1,
-		     "SLIT: distance[0][1] = 10: a remote distance must be "
-		     "above 10 (2 bad entries), using 10/20");
-	assert_false(info.have_distance);
-	assert_int_equal(info.distance[0][1], 20);
-	assert_int_equal(info.distance[1][1], 10);
-
-	/* Locality count larger than the matrix. */
-	BUILD(X86_2NODE);
-	put64(tbl(2) + 36, 3);
-	fix_checksum(tbl(2));
-	parse_expect(0, 1, "locality count 3 does not fit");
-	assert_false(info.have_distance);
-
-	/* Count smaller than the SRAT's domains: 2 localities, 3 nodes. */
-	BUILD("madt-x2apic", "srat-3node", "slit-2node");
-	parse_expect(0, 1,
-		     "locality count 2 does not cover proximity "
-		     "domain 2");
-	assert_true(info.numa_valid);
-	assert_false(info.have_distance);
-	assert_int_equal(info.distance[0][1], 20);
+	slit_bad_untrusted();
 }
 
 /*

@@ -8,6 +8,35 @@
  */
 #include "acpi_fixture.h"
 
+/* test_x86_2node(), continued: the FADT, DSDT and HPET of X86_2NODE. */
+static void expect_x86_fadt_hpet(void)
+{
+	/* FADT + DSDT */
+	assert_int_equal(info.fadt_revision, 3);
+	assert_false(info.hw_reduced);
+	assert_int_equal(info.pm_timer.space_id, ACPI_GAS_IO);
+	assert_int_equal(info.pm_timer.address, 0x608);
+	assert_int_equal(info.pm_timer_bits, 24);
+	assert_int_equal(info.pm1a_cnt.space_id, ACPI_GAS_IO);
+	assert_int_equal(info.pm1a_cnt.address, 0x604);
+	assert_int_equal(info.pm1b_cnt.address, 0);
+	assert_int_equal(info.sci_irq, 9);
+	assert_int_equal(info.smi_cmd, 0xb2);
+	assert_int_equal(info.acpi_enable, 0xf1);
+	assert_int_equal(info.iapc_boot_arch, 2);
+	assert_true(info.reset_supported);
+	assert_int_equal(info.reset_reg.space_id, ACPI_GAS_IO);
+	assert_int_equal(info.reset_reg.address, 0xcf9);
+	assert_int_equal(info.reset_value, 6);
+	assert_int_equal(pa_val(info.dsdt), DSDT_AT);
+	assert_true(info.s5_found);
+	assert_int_equal(info.s5_slp_typ, 5);
+	assert_false(info.psci_compliant);
+
+	assert_int_equal(info.hpet_base, 0xfed00000);
+	assert_int_equal(info.spcr_reg.address, 0);
+}
+
 static void test_x86_2node(void **state)
 {
 	BUILD(X86_2NODE);
@@ -58,30 +87,7 @@ static void test_x86_2node(void **state)
 	assert_int_equal(info.distance[1][0], 21);
 	assert_int_equal(info.distance[1][1], 10);
 
-	/* FADT + DSDT */
-	assert_int_equal(info.fadt_revision, 3);
-	assert_false(info.hw_reduced);
-	assert_int_equal(info.pm_timer.space_id, ACPI_GAS_IO);
-	assert_int_equal(info.pm_timer.address, 0x608);
-	assert_int_equal(info.pm_timer_bits, 24);
-	assert_int_equal(info.pm1a_cnt.space_id, ACPI_GAS_IO);
-	assert_int_equal(info.pm1a_cnt.address, 0x604);
-	assert_int_equal(info.pm1b_cnt.address, 0);
-	assert_int_equal(info.sci_irq, 9);
-	assert_int_equal(info.smi_cmd, 0xb2);
-	assert_int_equal(info.acpi_enable, 0xf1);
-	assert_int_equal(info.iapc_boot_arch, 2);
-	assert_true(info.reset_supported);
-	assert_int_equal(info.reset_reg.space_id, ACPI_GAS_IO);
-	assert_int_equal(info.reset_reg.address, 0xcf9);
-	assert_int_equal(info.reset_value, 6);
-	assert_int_equal(pa_val(info.dsdt), DSDT_AT);
-	assert_true(info.s5_found);
-	assert_int_equal(info.s5_slp_typ, 5);
-	assert_false(info.psci_compliant);
-
-	assert_int_equal(info.hpet_base, 0xfed00000);
-	assert_int_equal(info.spcr_reg.address, 0);
+	expect_x86_fadt_hpet();
 }
 
 static void test_x2apic_3node_rsdt(void **state)

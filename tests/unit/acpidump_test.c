@@ -273,37 +273,14 @@ static void test_parse_random(void **state)
 
 /* ---- acpi_replay() ------------------------------------------------------- */
 
-/*
- * A 2-socket machine as real servers print it: proximity domains 1 and 2
- * (none is 0), domain 2 has a CPU and no memory, a 3-locality SLIT (one
- * more than the SRAT's domains), an absent CPU, an x2APIC CPU, an SPCR
- * with address 0, a hot-pluggable memory range and an OEM table with a
- * bad checksum. Tables at address 0, no RSDP or XSDT.
- */
 static uint32_t srat_flags_4g = 1; /* [4G, 6G): 5 makes it non-volatile */
 
-static void build_machine(void)
+/* build_machine()'s SRAT (see there) in @srat, @len bytes. */
+static void build_srat(uint8_t *srat, uint32_t len)
 {
-	uint8_t madt[44 + 8 * 3 + 16], srat[48 + 40 * 3 + 16 * 2 + 24];
-	uint8_t slit[44 + 9], spcr[80], oemb[40];
 	uint8_t *e;
 
-	header(madt, "APIC", sizeof(madt));
-	e = madt + 44;
-	for (int i = 0; i < 3; i++, e += 8) {
-		e[0] = 0;
-		e[1] = 8;
-		e[2] = (uint8_t)i;
-		e[3] = (uint8_t)(i * 2);      /* APIC ids 0, 2, 4 */
-		put32(e + 4, i == 2 ? 0 : 1); /* 4: absent */
-	}
-	e[0] = 9;
-	e[1] = 16;
-	put32(e + 4, 0x100); /* x2APIC 0x100 */
-	put32(e + 8, 1);
-	fix_checksum(madt, sizeof(madt));
-
-	header(srat, "SRAT", sizeof(srat));
+	header(srat, "SRAT", len);
 	e = srat + 48;
 	/* Memory: PXM 1 [0, 2G), PXM 1 [4G, 6G), PXM 1 hot-plug [8G, 9G). */
 	for (int i = 0; i < 3; i++, e += 40) {
@@ -331,7 +308,38 @@ static void build_machine(void)
 	put32(e + 4, 2);
 	put32(e + 8, 0x100);
 	put32(e + 12, 1);
-	fix_checksum(srat, sizeof(srat));
+	fix_checksum(srat, len);
+}
+
+/*
+ * A 2-socket machine as real servers print it: proximity domains 1 and 2
+ * (none is 0), domain 2 has a CPU and no memory, a 3-locality SLIT (one
+ * more than the SRAT's domains), an absent CPU, an x2APIC CPU, an SPCR
+ * with address 0, a hot-pluggable memory range and an OEM table with a
+ * bad checksum. Tables at address 0, no RSDP or XSDT.
+ */
+static void build_machine(void)
+{
+	uint8_t madt[44 + 8 * 3 + 16], srat[48 + 40 * 3 + 16 * 2 + 24];
+	uint8_t slit[44 + 9], spcr[80], oemb[40];
+	uint8_t *e;
+
+	header(madt, "APIC", sizeof(madt));
+	e = madt + 44;
+	for (int i = 0; i < 3; i++, e += 8) {
+		e[0] = 0;
+		e[1] = 8;
+		e[2] = (uint8_t)i;
+		e[3] = (uint8_t)(i * 2);      /* APIC ids 0, 2, 4 */
+		put32(e + 4, i == 2 ? 0 : 1); /* 4: absent */
+	}
+	e[0] = 9;
+	e[1] = 16;
+	put32(e + 4, 0x100); /* x2APIC 0x100 */
+	put32(e + 8, 1);
+	fix_checksum(madt, sizeof(madt));
+
+	build_srat(srat, sizeof(srat));
 
 	header(slit, "SLIT", sizeof(slit));
 	put64(slit + 36, 3);

@@ -9,6 +9,56 @@
  * An arm64 UEFI boot on ACPI: the arch's DT facts from the tables
  * (boot/fdt_acpi.c). Expected values from madt-gicc, facp-arm and spcr.
  */
+/* test_arm64_dt_info(), continued: a FADT, SPCR and MADT that differ. */
+static void arm64_dt_info_variants(struct dt_arch_info *dt,
+				   struct console_spec *s8250)
+{
+	/*
+	 * Not PSCI compliant (FADT arm_boot_arch 0), a 16550 SPCR (type 0)
+	 * in memory, a GICv2 distributor, QEMU's OEM id.
+	 */
+	BUILD("madt-gicc", "facp-arm", "spcr", "dsdt-qemu-s5");
+	tbl(1)[129] = 0;
+	fix_checksum(tbl(1));
+	tbl(2)[36] = 0;
+	fix_checksum(tbl(2));
+	tbl(0)[44 + 20] = 2;
+	fix_checksum(tbl(0));
+	memcpy(at(w.rsdp) + 9, "BOCHS ", 6);
+	at(w.rsdp)[8] = 0;
+	at(w.rsdp)[8] = (uint8_t)-acpi_checksum(at(w.rsdp), 20);
+	at(w.rsdp)[32] = 0;
+	at(w.rsdp)[32] = (uint8_t)-acpi_checksum(at(w.rsdp), 36);
+	parse_expect(0, 0, NULL);
+	bootinfo_init(&bi, BOOT_EFI);
+	acpi_fill_bootinfo(&bi, &info);
+	sandbox_console_clear();
+	dt_info_from_acpi(&bi, &info, pa(0x1234000), dt, s8250);
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains("not PSCI compliant"));
+	assert_int_equal(dt->psci_method, DT_PSCI_NONE);
+	assert_false(dt->psci_v0_2);
+	assert_false(dt->uart_is_pl011);
+	assert_int_equal(pa_val(dt->uart_base), 0);
+	assert_int_equal(s8250->kind, CONSOLE_8250_MMIO);
+	assert_int_equal(s8250->addr, 0x09000000);
+	assert_int_equal(pa_val(dt->gicd_base), 0);
+	assert_int_equal(dt->gicr_count, 0);
+	assert_true(dt->qemu_virt);
+
+	/* An SPCR type keel cannot drive: warned, naming the kept UART. */
+	BUILD("madt-gicc", "facp-arm", "spcr", "dsdt-qemu-s5");
+	tbl(2)[36] = 0x7f;
+	fix_checksum(tbl(2));
+	parse_expect(0, 0, NULL);
+	sandbox_console_clear();
+	dt_info_from_acpi(&bi, &info, pa(0x1234000), dt, s8250);
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains("keeping 0x1234000"));
+	assert_false(dt->uart_is_pl011);
+	assert_int_equal(s8250->kind, CONSOLE_DEFAULT);
+}
+
 static void test_arm64_dt_info(void **state)
 {
 	struct dt_arch_info dt;
@@ -47,50 +97,7 @@ static void test_arm64_dt_info(void **state)
 	assert_int_equal(bi.cpus[1].package, 0);
 	assert_int_equal(bi.cpus[1].core, 1);
 
-	/*
-	 * Not PSCI compliant (FADT arm_boot_arch 0), a 16550 SPCR (type 0)
-	 * in memory, a GICv2 distributor, QEMU's OEM id.
-	 */
-	BUILD("madt-gicc", "facp-arm", "spcr", "dsdt-qemu-s5");
-	tbl(1)[129] = 0;
-	fix_checksum(tbl(1));
-	tbl(2)[36] = 0;
-	fix_checksum(tbl(2));
-	tbl(0)[44 + 20] = 2;
-	fix_checksum(tbl(0));
-	memcpy(at(w.rsdp) + 9, "BOCHS ", 6);
-	at(w.rsdp)[8] = 0;
-	at(w.rsdp)[8] = (uint8_t)-acpi_checksum(at(w.rsdp), 20);
-	at(w.rsdp)[32] = 0;
-	at(w.rsdp)[32] = (uint8_t)-acpi_checksum(at(w.rsdp), 36);
-	parse_expect(0, 0, NULL);
-	bootinfo_init(&bi, BOOT_EFI);
-	acpi_fill_bootinfo(&bi, &info);
-	sandbox_console_clear();
-	dt_info_from_acpi(&bi, &info, pa(0x1234000), &dt, &s8250);
-	assert_int_equal(test_console_warnings(), 1);
-	assert_true(test_console_contains("not PSCI compliant"));
-	assert_int_equal(dt.psci_method, DT_PSCI_NONE);
-	assert_false(dt.psci_v0_2);
-	assert_false(dt.uart_is_pl011);
-	assert_int_equal(pa_val(dt.uart_base), 0);
-	assert_int_equal(s8250.kind, CONSOLE_8250_MMIO);
-	assert_int_equal(s8250.addr, 0x09000000);
-	assert_int_equal(pa_val(dt.gicd_base), 0);
-	assert_int_equal(dt.gicr_count, 0);
-	assert_true(dt.qemu_virt);
-
-	/* An SPCR type keel cannot drive: warned, naming the kept UART. */
-	BUILD("madt-gicc", "facp-arm", "spcr", "dsdt-qemu-s5");
-	tbl(2)[36] = 0x7f;
-	fix_checksum(tbl(2));
-	parse_expect(0, 0, NULL);
-	sandbox_console_clear();
-	dt_info_from_acpi(&bi, &info, pa(0x1234000), &dt, &s8250);
-	assert_int_equal(test_console_warnings(), 1);
-	assert_true(test_console_contains("keeping 0x1234000"));
-	assert_false(dt.uart_is_pl011);
-	assert_int_equal(s8250.kind, CONSOLE_DEFAULT);
+	arm64_dt_info_variants(&dt, &s8250);
 }
 
 /* A UEFI boot on a DT: its RAM ranges label the UEFI map's RAM. */

@@ -106,6 +106,53 @@ static int cm_node(const void *fdt, const char *path)
  * One defect at a time in a copy of the good map: each is exactly one
  * warning naming it, and every CPU falls back to its MPIDR topology.
  */
+/* test_cpu_map_defects(): break the cpu-map of @b as case @w says. */
+static void cpu_map_break(uint8_t *b, const char *w, int off)
+{
+	if (!strcmp(w, "dangling")) {
+		assert_int_equal(fdt_setprop_u32(b, off, "cpu", 0x999), 0);
+	} else if (!strcmp(w, "no-cpu")) {
+		assert_int_equal(fdt_delprop(b, off, "cpu"), 0);
+	} else if (!strcmp(w, "short-cpu")) {
+		assert_int_equal(fdt_setprop(b, off, "cpu", "", 1), 0);
+	} else if (!strcmp(w, "twice")) {
+		/* thread1 names thread0's CPU (placed just before). */
+		int t0 = cm_node(b, "/cpus/cpu-map/socket1/cluster0/"
+				    "core1/thread0");
+		const void *ph = fdt_getprop(b, t0, "cpu", NULL);
+		uint32_t v;
+
+		memcpy(&v, ph, 4);
+		assert_int_equal(fdt_setprop(b, off, "cpu", &v, 4), 0);
+	} else if (!strcmp(w, "left-out")) {
+		/* CPU 13 (reg 0x301) no longer in the map. */
+		off = cm_node(b, "/cpus/cpu-map/socket1/cluster1/core0/"
+				 "thread1");
+		assert_int_equal(fdt_del_node(b, off), 0);
+	} else if (!strcmp(w, "no-thread0")) {
+		/* Without thread0 the core is the leaf: no cpu. */
+		off = cm_node(b, "/cpus/cpu-map/socket1/cluster1/core1/"
+				 "thread0");
+		assert_int_equal(fdt_del_node(b, off), 0);
+	} else if (!strcmp(w, "no-phandle")) {
+		/* A 17th CPU, which no leaf can name. */
+		int cpu = fdt_add_subnode(b, cm_node(b, "/cpus"), "cpu@400");
+
+		assert_true(cpu >= 0);
+		assert_int_equal(
+			fdt_setprop_string(b, cpu, "device_type", "cpu"), 0);
+		assert_int_equal(fdt_setprop_u32(b, cpu, "reg", 0x400), 0);
+	} else {
+		/* cluster2 of socket0 nests ten clusters deep. */
+		int n = cm_node(b, "/cpus/cpu-map/socket0");
+
+		for (int d = 0; d < 10; d++) {
+			n = fdt_add_subnode(b, n, d ? "cluster0" : "cluster2");
+			assert_true(n >= 0);
+		}
+	}
+}
+
 static void test_cpu_map_defects(void **state)
 {
 	static const char leaf[] =
@@ -129,53 +176,7 @@ static void test_cpu_map_defects(void **state)
 		const char *w = cases[i].what;
 		int off = cm_node(b, leaf);
 
-		if (!strcmp(w, "dangling")) {
-			assert_int_equal(fdt_setprop_u32(b, off, "cpu", 0x999),
-					 0);
-		} else if (!strcmp(w, "no-cpu")) {
-			assert_int_equal(fdt_delprop(b, off, "cpu"), 0);
-		} else if (!strcmp(w, "short-cpu")) {
-			assert_int_equal(fdt_setprop(b, off, "cpu", "", 1), 0);
-		} else if (!strcmp(w, "twice")) {
-			/* thread1 names thread0's CPU (placed just before). */
-			int t0 = cm_node(b, "/cpus/cpu-map/socket1/cluster0/"
-					    "core1/thread0");
-			const void *ph = fdt_getprop(b, t0, "cpu", NULL);
-			uint32_t v;
-
-			memcpy(&v, ph, 4);
-			assert_int_equal(fdt_setprop(b, off, "cpu", &v, 4), 0);
-		} else if (!strcmp(w, "left-out")) {
-			/* CPU 13 (reg 0x301) no longer in the map. */
-			off = cm_node(b, "/cpus/cpu-map/socket1/cluster1/core0/"
-					 "thread1");
-			assert_int_equal(fdt_del_node(b, off), 0);
-		} else if (!strcmp(w, "no-thread0")) {
-			/* Without thread0 the core is the leaf: no cpu. */
-			off = cm_node(b, "/cpus/cpu-map/socket1/cluster1/core1/"
-					 "thread0");
-			assert_int_equal(fdt_del_node(b, off), 0);
-		} else if (!strcmp(w, "no-phandle")) {
-			/* A 17th CPU, which no leaf can name. */
-			int cpu = fdt_add_subnode(b, cm_node(b, "/cpus"),
-						  "cpu@400");
-
-			assert_true(cpu >= 0);
-			assert_int_equal(fdt_setprop_string(
-						 b, cpu, "device_type", "cpu"),
-					 0);
-			assert_int_equal(fdt_setprop_u32(b, cpu, "reg", 0x400),
-					 0);
-		} else {
-			/* cluster2 of socket0 nests ten clusters deep. */
-			int n = cm_node(b, "/cpus/cpu-map/socket0");
-
-			for (int d = 0; d < 10; d++) {
-				n = fdt_add_subnode(
-					b, n, d ? "cluster0" : "cluster2");
-				assert_true(n >= 0);
-			}
-		}
+		cpu_map_break(b, w, off);
 		sandbox_console_clear();
 		assert_int_equal(parse_buf(b, len), 0);
 		if (test_console_warnings() != 1 ||

@@ -7,6 +7,28 @@
  */
 #include "fdt_fixture.h"
 
+/* test_virt_2node(), continued: PSCI, UART, GIC and distances. */
+static void expect_virt_2node_arch(void)
+{
+	assert_int_equal(ai.psci_method, DT_PSCI_HVC);
+	assert_true(ai.psci_v0_2);
+	assert_int_equal(ai.psci_cpu_on, PSCI_FN_CPU_ON);
+	assert_true(ai.uart_is_pl011);
+	assert_int_equal(pa_val(ai.uart_base), 0x9000000);
+	assert_int_equal(ai.timer_freq, 0);
+	assert_int_equal(pa_val(ai.gicd_base), 0x8000000);
+	assert_int_equal(ai.gicr_count, 2);
+	assert_int_equal(pa_val(ai.gicr[0].base), 0x80a0000);
+	assert_int_equal(ai.gicr[0].size, 0xf60000);
+	assert_int_equal(pa_val(ai.gicr[1].base), 0x4000000000ULL);
+	assert_int_equal(ai.gicr[1].size, 0x4000000);
+
+	assert_true(bi.have_distance);
+	assert_int_equal(bi.distance[0][1], 20);
+	assert_int_equal(bi.distance[1][0], 20);
+	assert_int_equal(bi.distance[1][1], 10);
+}
+
 static void test_virt_2node(void **state)
 {
 	const struct bi_reserved *r;
@@ -61,23 +83,7 @@ static void test_virt_2node(void **state)
 	for (unsigned int i = 0; i < 4; i++)
 		assert_true(bi.cpus[i].usable);
 
-	assert_int_equal(ai.psci_method, DT_PSCI_HVC);
-	assert_true(ai.psci_v0_2);
-	assert_int_equal(ai.psci_cpu_on, PSCI_FN_CPU_ON);
-	assert_true(ai.uart_is_pl011);
-	assert_int_equal(pa_val(ai.uart_base), 0x9000000);
-	assert_int_equal(ai.timer_freq, 0);
-	assert_int_equal(pa_val(ai.gicd_base), 0x8000000);
-	assert_int_equal(ai.gicr_count, 2);
-	assert_int_equal(pa_val(ai.gicr[0].base), 0x80a0000);
-	assert_int_equal(ai.gicr[0].size, 0xf60000);
-	assert_int_equal(pa_val(ai.gicr[1].base), 0x4000000000ULL);
-	assert_int_equal(ai.gicr[1].size, 0x4000000);
-
-	assert_true(bi.have_distance);
-	assert_int_equal(bi.distance[0][1], 20);
-	assert_int_equal(bi.distance[1][0], 20);
-	assert_int_equal(bi.distance[1][1], 10);
+	expect_virt_2node_arch();
 }
 
 /* Parse dt-virt-2node with the GIC's #redistributor-regions set to @n. */
