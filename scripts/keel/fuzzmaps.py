@@ -7,7 +7,9 @@ boot/fwdesc.c) that mix what real firmware gets wrong: overlapping RAM
 (more than the bootinfo table holds), holes, RAM edges off page
 boundaries, CPU-only and memory-only nodes, missing node ids, asymmetric
 and invalid distances, more node ids than CONFIG_MAX_NUMNODES and more CPUs
-than CONFIG_NR_CPUS. Each case boots build/sandbox/keel with the reserved
+than CONFIG_NR_CPUS; and the classes of issue 20 section 3: odd bytes
+(NULs, control and high bytes), runs of adjacent or overlapping RAM, huge
+node and CPU ids, addresses past the build's limit, dead CPUs. Each case boots build/sandbox/keel with the reserved
 page canary on (KEEL_SANDBOX_CANARY=1, arch/sandbox/canary.c) and is
 checked against an oracle computed from the .fw text alone, so a kept
 failure file replays by itself:
