@@ -139,4 +139,5 @@ void acpi_apply_numa(struct bootinfo *bi, const struct acpi_info *info)
 		/* No node yet: with @node it would merge back into r. */
 		bootinfo_add_ram(bi, pa(cut), pa(e), NUMA_NO_NODE);
 	}
+	acpi_reserve_persistent(bi, info);
 }

@@ -16,6 +16,7 @@
  * (keeping a pointer to its matrix while it parses), then the SRAT.
  * No locks: this runs once, on the boot CPU, before SMP.
  */
+#include <keel/bootinfo.h>
 #include <keel/errno.h>
 #include <keel/nodemap.h>
 #include <keel/string.h>
@@ -30,6 +31,57 @@
 #define SRAT_MEM_NONVOLATILE (1u << 2)
 
 /* ---- SRAT --------------------------------------------------------- */
+
+/* Bytes of the RAM ranges of @bi inside [@s, @e). */
+static uint64_t ram_overlap(const struct bootinfo *bi, uint64_t s, uint64_t e)
+{
+	uint64_t bytes = 0;
+
+	for (unsigned int i = 0; i < bi->ram_count; i++) {
+		uint64_t rs = MAX(s, pa_val(bi->ram[i].start));
+		uint64_t re = MIN(e, pa_val(bi->ram[i].end));
+
+		if (rs < re)
+			bytes += re - rs;
+	}
+	return bytes;
+}
+
+/**
+ * acpi_reserve_persistent() - persistent memory is never RAM to keel
+ * (issue 20 §2.4): each SRAT memory range with the non-volatile flag that
+ * overlaps RAM of @bi is reserved as "persistent" (sanitise cuts it out of
+ * the RAM: reserved wins). One info line when the SRAT has such ranges.
+ * @bi: bootinfo whose RAM came from the memory map
+ * @info: parsed tables
+ */
+void acpi_reserve_persistent(struct bootinfo *bi, const struct acpi_info *info)
+{
+	uint64_t nv_bytes = 0, in_ram = 0;
+	unsigned int count = 0;
+
+	for (unsigned int i = 0; info->numa_valid && i < info->memblk_count;
+	     i++) {
+		const struct acpi_memblk *m = &info->memblk[i];
+		uint64_t s = pa_val(m->start), e = pa_val(m->end), r;
+
+		if (!m->nonvolatile)
+			continue;
+		count++;
+		nv_bytes += e - s;
+		r = ram_overlap(bi, s, e);
+		if (r &&
+		    !bootinfo_add_reserved(bi, m->start, m->end, "persistent"))
+			in_ram += r;
+	}
+	if (count)
+		pr_info("ACPI SRAT: %u non-volatile memory range%s (%llu MiB) "
+			"left out of RAM, %llu MiB of the memory map reserved "
+			"as persistent\n",
+			count, count == 1 ? "" : "s",
+			(unsigned long long)(nv_bytes >> 20),
+			(unsigned long long)(in_ram >> 20));
+}
 
 /* Fallback for any SRAT problem: one node, everything on node 0. */
 static void numa_reset(struct acpi_info *info)
@@ -143,9 +195,21 @@ static void memblk_sort(struct acpi_memblk *m, unsigned int count)
 	}
 }
 
+/*
+ * The proximity domain of an SRAT entry keel uses, or false if none.
+ * 0xffffffff is NUMA_NO_NODE, refused as Linux does: such an entry is
+ * left out (its CPU is an orphan, its memory in no affinity range: the
+ * fallbacks of srat_orphan_cpus() and acpi_apply_numa()).
+ */
+static bool srat_entry_node_pxm(const uint8_t *e, uint32_t *pxm)
+{
+	return srat_entry_pxm(e, pxm) && *pxm != NODE_FW_ID_NONE;
+}
+
 /* Pass 1: entry lengths and the set of proximity domains. */
 static int srat_scan(struct acpi_info *info, const uint8_t *p, uint32_t tlen)
 {
+	unsigned int refused = 0;
 	uint32_t off, pxm;
 
 	for (off = SRAT_ENTRIES; off + 2 <= tlen; off += p[off + 1]) {
@@ -159,9 +223,17 @@ static int srat_scan(struct acpi_info *info, const uint8_t *p, uint32_t tlen)
 				  e[0], off, e[1], tlen);
 			return -EINVAL;
 		}
-		if (srat_entry_pxm(e, &pxm))
+		if (srat_entry_node_pxm(e, &pxm))
 			nodemap_add(&info->nodemap, pxm);
+		else if (srat_entry_pxm(e, &pxm))
+			refused++;
 	}
+	if (refused)
+		acpi_warn(info,
+			  "SRAT: %u entr%s with proximity domain 0xffffffff "
+			  "(NUMA_NO_NODE) refused: their CPUs and memory get "
+			  "no node from the SRAT",
+			  refused, refused == 1 ? "y" : "ies");
 	return 0;
 }
 
@@ -176,7 +248,7 @@ static int srat_fill(struct acpi_info *info, const uint8_t *p, uint32_t tlen)
 		uint64_t base, size;
 		struct acpi_memblk *m;
 
-		if (!srat_entry_pxm(e, &pxm))
+		if (!srat_entry_node_pxm(e, &pxm))
 			continue;
 		node = nodemap_node(&info->nodemap, pxm);
 		switch (e[0]) {

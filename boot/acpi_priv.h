@@ -66,4 +66,8 @@ static inline uint32_t acpi_table_len(const uint8_t *p, size_t len)
 	return tlen > len ? (uint32_t)len : tlen;
 }
 
+/* acpi_numa.c: reserve SRAT non-volatile memory found in @bi's RAM. */
+struct bootinfo;
+void acpi_reserve_persistent(struct bootinfo *bi, const struct acpi_info *info);
+
 #endif

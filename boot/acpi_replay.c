@@ -8,7 +8,7 @@
  *
  * What hardware gives and a dump does not: the memory map (e820 / UEFI)
  * and the boot CPU. Without `ram` lines RAM is the SRAT's enabled,
- * non-hot-pluggable memory ranges (one warning says so: the real map has
+ * non-hot-pluggable, volatile memory ranges (one warning says so: the real map has
  * holes and reserved ranges the SRAT does not show); the boot CPU is the
  * first enabled MADT entry (firmware lists the BSP first). CPU topology
  * comes from CPUID on x86_64, which a dump does not carry: each CPU is its
@@ -86,7 +86,11 @@ static void build_refs(void)
 	}
 }
 
-/* RAM = the SRAT's enabled, non-hot-pluggable ranges (see the top). */
+/*
+ * RAM = the SRAT's enabled, non-hot-pluggable, volatile ranges (see the
+ * top); non-volatile ones are persistent memory, never RAM (issue 20
+ * §2.4: acpi_apply_numa() prints them).
+ */
 static void ram_from_srat(struct bootinfo *bi)
 {
 	unsigned int used = 0, hotplug = 0;
@@ -95,6 +99,8 @@ static void ram_from_srat(struct bootinfo *bi)
 	for (unsigned int i = 0; i < info.memblk_count; i++) {
 		const struct acpi_memblk *m = &info.memblk[i];
 
+		if (m->nonvolatile)
+			continue;
 		if (m->hotplug) {
 			hotplug++;
 			continue;

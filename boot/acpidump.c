@@ -5,7 +5,8 @@
  * server and keel parses those tables with the code that reads them on
  * hardware.
  *
- * Invariants: reads only [text, text + len); writes d->buf only below
+ * Invariants: reads only [text, text + len) (a NUL is a byte of its line,
+ * never the end of the text); writes d->buf only below
  * d->size and d->table[] only below ACPIDUMP_MAX_TABLES; a table is
  * published (table_count++) only once its last line was read and its
  * length checked, so a cut-off or garbled block never reaches a parser.
@@ -216,7 +217,7 @@ unsigned int acpidump_parse(const char *text, size_t len, struct acpidump *d)
 	d->warnings = 0;
 	if (!text)
 		return 0;
-	len = strnlen(text, len);
+	/* Every byte up to @len counts: a NUL is not the end of the text. */
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - text) : len;

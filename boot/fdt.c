@@ -131,6 +131,7 @@ int dt_cells(struct dt_ctx *c, int node, const char *name, int def,
 /*
  * The firmware node id of @node: *out, or false when it has none. The id
  * is recorded in the node map; dt_nodes_finish() turns it into a keel id.
+ * NUMA_NO_NODE (0xffffffff) is refused: node 0, one warning.
  */
 bool dt_node_id(struct dt_ctx *c, int node, uint32_t *out)
 {
@@ -138,6 +139,19 @@ bool dt_node_id(struct dt_ctx *c, int node, uint32_t *out)
 
 	if (!dt_prop_u32(c, node, "numa-node-id", &id))
 		return false;
+	/*
+	 * 0xffffffff is NUMA_NO_NODE, which Linux refuses: not a node, so
+	 * the node gets the fallback of a missing id (node 0). One warning
+	 * per device tree.
+	 */
+	if (id == NODE_FW_ID_NONE) {
+		if (!c->no_node_ids++)
+			dt_warn(c->bi,
+				"%s numa-node-id 0xffffffff is NUMA_NO_NODE: "
+				"refused, using node 0 (for any such node)",
+				dt_node_name(c->fdt, node));
+		id = 0;
+	}
 	nodemap_add(c->nodes, id);
 	*out = id;
 	return true;

@@ -187,77 +187,126 @@ static bool parse_cpu_map(struct dt_ctx *c, int cpus, unsigned int first,
 	return false;
 }
 
+/*
+ * status = "fail" or "fail-sss": the CPU is broken (DT spec 2.3.4), not a
+ * hot-plug slot as "disabled" is; its fail_reason says so.
+ */
+static bool cpu_failed(const void *fdt, int node)
+{
+	const char *s = dt_prop_str(fdt, node, "status", NULL);
+
+	return s && !strncmp(s, "fail", 4) && (!s[4] || s[4] == '-');
+}
+
+/* One warning for the CPUs whose status is "fail" (@first: the first). */
+static void warn_failed(struct dt_ctx *c, unsigned int count, int first)
+{
+	if (count)
+		dt_warn(c->bi,
+			"%u CPU%s with status \"fail\" (first %s): failed "
+			"in firmware, left out",
+			count, count == 1 ? "" : "s",
+			dt_node_name(c->fdt, first));
+}
+
+/* What one walk of /cpus carries from CPU to CPU. */
+struct cpus_walk {
+	int ac;
+	bool any_id, warned_spin;
+	unsigned int first, failed;
+	int first_failed;
+	uint32_t phandle[CONFIG_NR_CPUS];
+};
+
+/* The MPIDR of cpu @node, masked to the affinity fields; false: no reg. */
+static bool cpu_hwid(struct dt_ctx *c, int node, int ac, uint64_t *hwid)
+{
+	int len;
+	const fdt32_t *reg = fdt_getprop(c->fdt, node, "reg", &len);
+
+	if (!reg || len < ac * 4) {
+		dt_warn(c->bi, "%s has no reg (MPIDR), CPU ignored",
+			dt_node_name(c->fdt, node));
+		return false;
+	}
+	*hwid = dt_read_cells(reg, ac);
+	if (*hwid & ~MPIDR_HWID_MASK) {
+		dt_warn(c->bi,
+			"%s reg %#llx has bits outside the MPIDR "
+			"affinity fields, masked",
+			dt_node_name(c->fdt, node), U64(*hwid));
+		*hwid &= MPIDR_HWID_MASK;
+	}
+	return true;
+}
+
+/* One /cpus child @node of device_type "cpu" into the bootinfo. */
+static void cpu_one(struct dt_ctx *c, struct cpus_walk *w, int node)
+{
+	uint32_t id = 0, pkg, core, thread, ph;
+	const char *em;
+	uint64_t hwid;
+	bool usable;
+
+	if (!cpu_hwid(c, node, w->ac, &hwid))
+		return;
+	if (!dt_node_id(c, node, &id)) {
+		if (w->any_id || c->any_mem_node_id)
+			dt_warn(c->bi, "%s has no numa-node-id, using node 0",
+				dt_node_name(c->fdt, node));
+		id = 0;
+		nodemap_add(c->nodes, id);
+	}
+	usable = dt_node_enabled(c->fdt, node);
+	em = dt_prop_str(c->fdt, node, "enable-method", NULL);
+	if (em && strcmp(em, "psci")) {
+		if (!w->warned_spin)
+			dt_warn(c->bi,
+				"%s enable-method \"%s\" is not "
+				"supported, CPU left out",
+				dt_node_name(c->fdt, node), em);
+		w->warned_spin = true;
+		usable = false;
+	}
+	dt_mpidr_topology(hwid, &pkg, &core, &thread);
+	if (bootinfo_add_cpu(c->bi, hwid, id, pkg, core, thread, usable))
+		return;
+	if (cpu_failed(c->fdt, node)) {
+		c->bi->cpus[c->bi->cpu_count - 1].failed = true;
+		if (!w->failed++)
+			w->first_failed = node;
+	}
+	ph = fdt_get_phandle(c->fdt, node);
+	w->phandle[c->bi->cpu_count - 1 - w->first] = ph ? ph : CPU_MAP_UNNAMED;
+}
+
 void dt_parse_cpus(struct dt_ctx *c)
 {
+	static struct cpus_walk w;
 	int cpus = fdt_path_offset(c->fdt, "/cpus");
-	int node, ac, len;
-	bool any_id = false, warned_spin = false;
-	unsigned int first = c->bi->cpu_count;
-	uint32_t phandle[CONFIG_NR_CPUS];
+	int node;
 
 	if (cpus < 0) {
 		dt_warn(c->bi, "no /cpus node, booting on the boot CPU only");
 		return;
 	}
-	ac = dt_cells(c, cpus, "#address-cells", 1, true);
-	if (ac < 0)
+	memset(&w, 0, sizeof(w));
+	w.first = c->bi->cpu_count;
+	w.ac = dt_cells(c, cpus, "#address-cells", 1, true);
+	if (w.ac < 0)
 		return;
 	fdt_for_each_subnode(node, c->fdt, cpus)
 	{
 		if (fdt_getprop(c->fdt, node, "numa-node-id", NULL))
-			any_id = true;
+			w.any_id = true;
 	}
 	fdt_for_each_subnode(node, c->fdt, cpus)
 	{
 		const char *t = dt_prop_str(c->fdt, node, "device_type", NULL);
-		const char *em;
-		const fdt32_t *reg;
-		uint32_t id = 0, pkg, core, thread, ph;
-		uint64_t hwid;
-		bool usable;
 
-		if (!t || strcmp(t, "cpu"))
-			continue;
-		reg = fdt_getprop(c->fdt, node, "reg", &len);
-		if (!reg || len < ac * 4) {
-			dt_warn(c->bi, "%s has no reg (MPIDR), CPU ignored",
-				dt_node_name(c->fdt, node));
-			continue;
-		}
-		hwid = dt_read_cells(reg, ac);
-		if (hwid & ~MPIDR_HWID_MASK) {
-			dt_warn(c->bi,
-				"%s reg %#llx has bits outside the MPIDR "
-				"affinity fields, masked",
-				dt_node_name(c->fdt, node), U64(hwid));
-			hwid &= MPIDR_HWID_MASK;
-		}
-		if (!dt_node_id(c, node, &id)) {
-			if (any_id || c->any_mem_node_id)
-				dt_warn(c->bi,
-					"%s has no numa-node-id, using node 0",
-					dt_node_name(c->fdt, node));
-			id = 0;
-			nodemap_add(c->nodes, id);
-		}
-		usable = dt_node_enabled(c->fdt, node);
-		em = dt_prop_str(c->fdt, node, "enable-method", NULL);
-		if (em && strcmp(em, "psci")) {
-			if (!warned_spin)
-				dt_warn(c->bi,
-					"%s enable-method \"%s\" is not "
-					"supported, CPU left out",
-					dt_node_name(c->fdt, node), em);
-			warned_spin = true;
-			usable = false;
-		}
-		dt_mpidr_topology(hwid, &pkg, &core, &thread);
-		if (bootinfo_add_cpu(c->bi, hwid, id, pkg, core, thread,
-				     usable))
-			continue;
-		ph = fdt_get_phandle(c->fdt, node);
-		phandle[c->bi->cpu_count - 1 - first] =
-			ph ? ph : CPU_MAP_UNNAMED;
+		if (t && !strcmp(t, "cpu"))
+			cpu_one(c, &w, node);
 	}
-	c->ai->cpu_map = parse_cpu_map(c, cpus, first, phandle);
+	warn_failed(c, w.failed, w.first_failed);
+	c->ai->cpu_map = parse_cpu_map(c, cpus, w.first, w.phandle);
 }

@@ -70,7 +70,8 @@ struct dt_ctx {
 	struct bootinfo *bi;
 	struct dt_arch_info *ai;
 	bool any_mem_node_id;
-	struct nodemap *nodes; /* numa-node-id -> keel node */
+	unsigned int no_node_ids; /* numa-node-id 0xffffffff seen */
+	struct nodemap *nodes;	  /* numa-node-id -> keel node */
 	/* distance-matrix triplets, NULL when absent or dropped */
 	const fdt32_t *dist;
 	unsigned int dist_count;

@@ -14,8 +14,9 @@
  * and replay (boot/acpi_replay.c, boot/fdt.c); this parser only records
  * the paths.
  *
- * Invariants: reads only [buf, buf+len) (a NUL inside ends the text);
- * every bad line is skipped with exactly one warning naming the line
+ * Invariants: reads only [buf, buf+len); a NUL or other control byte is
+ * part of the line it is on (an error naming that line, or read past in a
+ * comment), never the end of the text; every bad line is skipped with exactly one warning naming the line
  * number and the field; good lines are appended to the bootinfo in file
  * order, ordering and overlaps are bootinfo_sanitise()'s business. The
  * first cpu line is the boot CPU. A missing node= is NUMA_NO_NODE, which
@@ -109,6 +110,18 @@ static int tokenize(const char *s, size_t len, struct token *tok)
 		n++;
 	}
 	return n;
+}
+
+/* No control byte (NUL included) in @t: a name may be printed as is. */
+static bool is_text(const struct token *t)
+{
+	for (size_t i = 0; i < t->len; i++) {
+		unsigned char c = (unsigned char)t->s[i];
+
+		if (c < 0x20 || c == 0x7f)
+			return false;
+	}
+	return true;
 }
 
 static bool tok_eq(const struct token *t, const char *word)
@@ -258,6 +271,8 @@ static void do_ram(struct line_ctx *ctx, const struct token *tok, int n)
 	if (!parse_range(ctx, &tok[1], &s, &e, &ctx->bi->dropped_ram) ||
 	    !parse_attrs(ctx, &tok[3], n - 3, names, &node, 1))
 		return;
+	if (ctx->files && ctx->files->on_range)
+		ctx->files->on_range(ctx->files->on_range_arg, true, s, e);
 	if (bootinfo_add_ram(ctx->bi, pa(s), pa(e), node))
 		ctx->warnings++;
 	else if (node != NUMA_NO_NODE)
@@ -275,8 +290,18 @@ static void do_reserved(struct line_ctx *ctx, const struct token *tok, int n)
 	}
 	if (!parse_range(ctx, &tok[1], &s, &e, &ctx->bi->dropped_reserved))
 		return;
+	if (ctx->files && ctx->files->on_range)
+		ctx->files->on_range(ctx->files->on_range_arg, false, s, e);
 	name[0] = '\0';
-	if (n == 4) {
+	if (n == 4 && !is_text(&tok[3])) {
+		struct echo ec;
+
+		/* The range still protects its memory: only the name goes. */
+		line_warn(ctx,
+			  "name \"%s\" is not text, reserved as "
+			  "\"firmware\"",
+			  tok_echo(&ec, &tok[3]));
+	} else if (n == 4) {
 		size_t l = MIN(tok[3].len, sizeof(name) - 1);
 
 		memcpy(name, tok[3].s, l);
@@ -511,12 +536,14 @@ unsigned int fwdesc_parse_files(struct bootinfo *bi, const char *buf,
 	ctx.nodes = &nodes;
 	ctx.dist = dist;
 	ctx.files = files;
-	if (files)
-		memset(files, 0, sizeof(*files));
+	if (files) {
+		files->acpidump[0] = '\0';
+		files->dtb[0] = '\0';
+	}
 	nodemap_init(&nodes, "fwdesc");
 	if (!buf)
 		return 0;
-	len = strnlen(buf, len);
+	/* Every byte up to @len counts: a NUL is not the end of the text. */
 	while (pos < len) {
 		const char *nl = memchr(buf + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - buf) : len;

@@ -97,7 +97,9 @@ static void cpu_fill(struct cpu_info *c, const struct bi_cpu *b)
 	c->thread = b->thread;
 	c->present = b->usable;
 	if (!b->usable)
-		c->fail_reason = "disabled in firmware (hot-plug slot)";
+		c->fail_reason =
+			b->failed ? "failed in firmware (status fail)"
+				  : "disabled in firmware (hot-plug slot)";
 }
 
 /* inject= of a CPU: the first one started is 1, and only present CPUs. */

@@ -26,7 +26,6 @@ PARSERS = {
     "boot/acpi_madt.c": {"acpi_parse_madt"},
     "boot/acpi_fadt.c": {"acpi_parse_fadt"},
     "boot/fdt.c": {"dt_parse"},
-    "boot/fdt_cpus.c": {"dt_parse_cpus"},
     "boot/multiboot2.c": {"mb2_tag"},
     "boot/uefi.c": {"uefi_mmap_to_bootinfo"},
     "common/cmdline.c": {"opt_store", "cmdline_parse"},

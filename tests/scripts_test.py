@@ -480,6 +480,32 @@ def fuzz_maps_synthetic():
           [f"{probs}"] if probs else [])
 
 
+def fuzz_maps_rules():
+    """The oracle reads a .fw as boot/fwdesc.c does (issue 20): a NUL is
+    part of its line, node ids past 0xfffe and numbers past 2^64 refuse
+    their line, RAM past 2^paddr_bits is dropped or clamped; the dead
+    CPUs of inject=ap-timeout are known."""
+    text = ("# cmdline: bootscrub=on inject=ap-timeout:1 "
+            "inject=ap-timeout:9\n"
+            "ram 0 16M node=0 # \0\nram 16M 32M\0 node=0\n"
+            "reserved 1M 2M a\0b\nram 32M 48M node=0xffff\n"
+            "ram 0x3fffff000000 0x400001000000 node=0\n"
+            "ram 0x1000000000000 0x1000001000000 node=0\n"
+            "reserved 0 0x10000000000000000\ncpu 0\ncpu 1\ncpu 2\n")
+    o = fuzz_maps.oracle(text, dict(FUZZ_CFG, paddr_bits=46))
+    want = [(0, 16 << 20), (0x3fffff000000, 0x400000000000)]
+    check("fuzz-maps oracle: RAM as fwdesc.c reads it",
+          [] if o["ram"] == want else [f"{o['ram']}"])
+    check("fuzz-maps oracle: a reserved name that is not text",
+          [] if o["fw"]["reserved"] == [(1 << 20, 2 << 20, "firmware")]
+          else [f"{o['fw']['reserved']}"])
+    check("fuzz-maps oracle: dead CPUs",
+          [] if o["dead"] == {1} else [f"{o['dead']}"])
+    check("fuzz-maps: odd bytes survive a case's text",
+          [] if any("odd-bytes" in fuzz_maps.generate(1, i).split("\n")[0]
+                    for i in range(200)) else ["no odd-bytes case"])
+
+
 def fuzz_maps_real(keel, tmp):
     path = os.path.join(tmp, "hostile.fw")
     with open(path, "w") as f:
@@ -837,6 +863,7 @@ def main():
     stopped_tests()
     usage_tests()
     fuzz_maps_synthetic()
+    fuzz_maps_rules()
     with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
         boot_fake_tests(tmp)
     if not os.access(keel, os.X_OK):

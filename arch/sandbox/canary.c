@@ -15,13 +15,15 @@
  * firmware reserved it; then the exit status becomes 1 whatever the
  * verdict was. The first few clobbered pages are named on their own lines.
  *
- * The description is read again here rather than taken from the bootinfo:
- * the bootinfo tables are bounded and what they drop is exactly what must
- * still be checked. Numbers are parsed as boot/fwdesc.c does (parse_size);
- * a line that does not parse is simply not a canary.
+ * The ranges come from the parser itself (boot/fwdesc.c calls
+ * sandbox_canary_observe() for every ram and reserved line it reads)
+ * rather than from the bootinfo: the bootinfo tables are bounded and what
+ * they drop is exactly what must still be checked; and a second reader of
+ * the text could disagree with the parser (it once stopped at a NUL byte).
  *
- * It runs on the main thread only, before keel starts and from the exit
- * handler; the host is reached through <asm/os.h>.
+ * It runs on the main thread only, while the description is parsed,
+ * before keel starts and from the exit handler; the host is reached
+ * through <asm/os.h>.
  */
 #include <arch/mm.h>
 #include <asm/os.h>
@@ -42,40 +44,13 @@ static struct canary_range *canary;
 static size_t canary_count;
 static uint64_t canary_pages;
 static bool canary_capped;
+/* The description's ram and reserved lines, from the parser's observer. */
+static struct canary_range *seen_ram, *seen_rsv;
+static size_t seen_ram_count, seen_rsv_count;
 
 static uint64_t canary_word(uint64_t pa)
 {
 	return (pa * 0x9e3779b97f4a7c15ull) ^ 0x6b65656c63616e79ull;
-}
-
-static bool is_blank(char c)
-{
-	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
-}
-
-/* The fields of one line at blanks; returns how many (at most @max). */
-static int split(char *line, char **tok, int max)
-{
-	int n = 0;
-
-	while (n < max) {
-		while (is_blank(*line))
-			line++;
-		if (!*line)
-			break;
-		tok[n++] = line;
-		while (*line && !is_blank(*line))
-			line++;
-		if (*line)
-			*line++ = '\0';
-	}
-	return n;
-}
-
-static bool range_of(char **tok, uint64_t *s, uint64_t *e)
-{
-	return !parse_size(tok[1], strlen(tok[1]), s) &&
-	       !parse_size(tok[2], strlen(tok[2]), e) && *e > *s;
 }
 
 /* Append [s, e) to the array @*v of @*n. Return: false when out of memory. */
@@ -179,56 +154,6 @@ static void canary_check(void)
 		os_exit_now(1);
 }
 
-/*
- * One line of the description: a `ram` line (trimmed inwards to pages) or a
- * `reserved` line (widened outwards, as sanitise does) into [@s, @e).
- * Return: false for any other line, or one that does not parse.
- */
-static bool canary_line(char *line, bool *is_ram, uint64_t *s, uint64_t *e)
-{
-	char *hash = strchr(line, '#'), *tok[3];
-
-	if (hash)
-		*hash = '\0';
-	if (split(line, tok, 3) < 3 || !range_of(tok, s, e))
-		return false;
-	*is_ram = !strcmp(tok[0], "ram");
-	if (!*is_ram && strcmp(tok[0], "reserved"))
-		return false;
-	if (*is_ram) {
-		*s = ALIGN_UP(*s, PAGE_SIZE);
-		*e = ALIGN_DOWN(*e, PAGE_SIZE);
-	} else {
-		*s = ALIGN_DOWN(*s, PAGE_SIZE);
-		*e = *e > PAGE_MASK ? PAGE_MASK : ALIGN_UP(*e, PAGE_SIZE);
-	}
-	return *s < *e;
-}
-
-/* Collect the canary ranges of the description text @buf (consumed). */
-static void canary_parse(char *buf, uint64_t top)
-{
-	struct canary_range *ram = NULL, *rsv = NULL;
-	size_t nram = 0, nrsv = 0;
-
-	for (char *line = buf, *next; line; line = next) {
-		bool is_ram;
-		uint64_t s, e;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (!canary_line(line, &is_ram, &s, &e))
-			continue;
-		if (!range_push(is_ram ? &ram : &rsv, is_ram ? &nram : &nrsv, s,
-				e))
-			break;
-	}
-	canary_collect(ram, nram, rsv, nrsv, top);
-	os_free(ram);
-	os_free(rsv);
-}
-
 /* Write the pattern into every canary page, at most CANARY_MAX_PAGES. */
 static void canary_fill(void)
 {
@@ -247,27 +172,59 @@ static void canary_fill(void)
 	}
 }
 
-/**
- * sandbox_canary_arm() - with KEEL_SANDBOX_CANARY=1, fill the firmware's
- * reserved RAM pages of @path with the pattern and check them at exit.
- * @path: the firmware description
- * @top: end of the arena (canaries above it cannot exist)
- *
- * Does nothing without the variable or when @path cannot be read again.
- */
-void sandbox_canary_arm(const char *path, uint64_t top)
+/** sandbox_canary_enabled() - KEEL_SANDBOX_CANARY=1 is set. */
+bool sandbox_canary_enabled(void)
 {
 	const char *env = os_getenv(CANARY_ENV);
-	size_t len;
-	char *buf;
 
-	if (!env || strcmp(env, "1"))
+	return env && !strcmp(env, "1");
+}
+
+/**
+ * sandbox_canary_observe() - the parser's fwdesc_range_fn: one `ram` line
+ * (trimmed inwards to pages) or `reserved` line (widened outwards, as
+ * sanitise does) as boot/fwdesc.c read it.
+ * @arg: unused
+ * @ram: a ram line, else a reserved line
+ * @s: START as written
+ * @e: END as written
+ */
+void sandbox_canary_observe(void *arg, bool ram, uint64_t s, uint64_t e)
+{
+	(void)arg;
+	if (ram) {
+		if (s > PAGE_MASK)
+			return;
+		s = ALIGN_UP(s, PAGE_SIZE);
+		e = ALIGN_DOWN(e, PAGE_SIZE);
+	} else {
+		s = ALIGN_DOWN(s, PAGE_SIZE);
+		e = e > PAGE_MASK ? PAGE_MASK : ALIGN_UP(e, PAGE_SIZE);
+	}
+	if (s >= e)
 		return;
-	buf = sandbox_read_file(path, &len);
-	if (!buf)
+	/* Out of host memory: fewer canaries, never a wrong one. */
+	if (ram)
+		range_push(&seen_ram, &seen_ram_count, s, e);
+	else
+		range_push(&seen_rsv, &seen_rsv_count, s, e);
+}
+
+/**
+ * sandbox_canary_arm() - with KEEL_SANDBOX_CANARY=1, fill the firmware's
+ * reserved RAM pages (as sandbox_canary_observe() saw them) with the
+ * pattern and check them at exit.
+ * @top: end of the arena (canaries above it cannot exist)
+ */
+void sandbox_canary_arm(uint64_t top)
+{
+	if (!sandbox_canary_enabled())
 		return;
-	canary_parse(buf, top);
-	os_free(buf);
+	canary_collect(seen_ram, seen_ram_count, seen_rsv, seen_rsv_count, top);
+	os_free(seen_ram);
+	os_free(seen_rsv);
+	seen_ram = seen_rsv = NULL;
+	seen_ram_count = seen_rsv_count = 0;
 	canary_fill();
 	os_atexit(canary_check);
 }

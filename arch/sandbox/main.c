@@ -10,6 +10,7 @@
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
 #include <keel/cmdline_copy.h>
+#include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/fwboot.h>
 #include <keel/fwdesc.h>
@@ -61,27 +62,33 @@ static int usage(const char *prog)
 }
 
 /*
- * Map the arena over every RAM byte sanitise can keep (paddr_bits), its
- * top into @top; with @prefault, fault the RAM in. Return: 0, or -ENOMEM
- * after an error on stderr.
+ * Map the arena over every RAM byte sanitise can keep (below paddr_bits:
+ * sanitise drops or clamps the rest, naming each range), its top into
+ * @top; with @prefault, fault the RAM in. Return: 0, or -ENOMEM after an
+ * error on stderr naming the range that set the top.
  */
 static int map_ram(const struct bootinfo *bi, bool prefault, uint64_t *top)
 {
 	uint64_t limit = 1ull << bi->paddr_bits;
+	unsigned int highest = 0;
 
 	*top = 0;
 	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		uint64_t e = pa_val(bi->ram[i].end);
+		uint64_t s = pa_val(bi->ram[i].start);
+		uint64_t e = MIN(pa_val(bi->ram[i].end), limit);
 
-		if (e > limit)
-			e = limit;
-		if (e > *top)
+		if (s < limit && e > *top) {
 			*top = e;
+			highest = i;
+		}
 	}
 	if (sandbox_ram_init(*top)) {
-		os_eprintf(
-			"keel: error: cannot map %llu bytes of sandbox RAM\n",
-			(unsigned long long)*top);
+		os_eprintf("keel: error: cannot map %llu bytes of sandbox RAM "
+			   "for ram [%#llx, %#llx): the host's address space "
+			   "is smaller\n",
+			   (unsigned long long)*top,
+			   (unsigned long long)pa_val(bi->ram[highest].start),
+			   (unsigned long long)pa_val(bi->ram[highest].end));
 		return -ENOMEM;
 	}
 	for (unsigned int i = 0; prefault && i < bi->ram_count; i++) {
@@ -134,6 +141,8 @@ __attribute__((weak)) int main(int argc, char **argv)
 	}
 
 	bootinfo_init(bi, BOOT_SANDBOX);
+	if (sandbox_canary_enabled())
+		files.on_range = sandbox_canary_observe;
 	fwdesc_parse_files(bi, buf, len, &files);
 	os_free(buf);
 	if (sandbox_replay_firmware(bi, argv[1], &files))
@@ -147,11 +156,16 @@ __attribute__((weak)) int main(int argc, char **argv)
 	bi->timer_calibrated_by = "os";
 	bi->timer_hz = arch_ticks_hz();
 	bi->el = -1;
-	/* The width the sandbox simulates: a CPU with 4-level paging. */
-	bi->paddr_bits = fwboot_paddr_bits(48, BOOTINFO_PADDR_BITS_DEFAULT);
+	/*
+	 * The width the sandbox simulates, within what one host mapping
+	 * holds (arch/sandbox/Kconfig): RAM above it is dropped by
+	 * sanitise with a warning naming it, not a failed mapping.
+	 */
+	bi->paddr_bits = fwboot_paddr_bits(CONFIG_SANDBOX_PADDR_BITS,
+					   BOOTINFO_PADDR_BITS_DEFAULT);
 
 	if (map_ram(bi, prefault, &top))
 		return 2;
-	sandbox_canary_arm(argv[1], top);
+	sandbox_canary_arm(top);
 	keel_main(bi);
 }

@@ -77,6 +77,7 @@ struct bi_cpu {
 	uint32_t package, core, thread;
 	bool usable;   /* enabled in firmware (not a hot-plug slot) */
 	bool boot_cpu; /* the CPU running the boot */
+	bool failed;   /* !usable because the firmware says it failed */
 };
 
 struct bootinfo {

@@ -8,7 +8,10 @@
  *   acpidump  FILE		(a machine's ACPI tables: firmware replay)
  *   dtb       FILE		(a flattened device tree: firmware replay)
  * '#' starts a comment; numbers decimal or 0x-hex with optional K/M/G/T.
- * A pure parser over a buffer: it never reads outside [buf, buf+len).
+ * A pure parser over a buffer: it never reads outside [buf, buf+len), and
+ * every byte up to len counts: a NUL or other control byte is part of its
+ * line (read past in a comment, else an error naming the line; a reserved
+ * name that is not text keeps its range as "firmware").
  */
 #ifndef KEEL_FWDESC_H
 #define KEEL_FWDESC_H
@@ -26,17 +29,29 @@
  */
 unsigned int fwdesc_parse(struct bootinfo *bi, const char *buf, size_t len);
 
+/*
+ * Called for each `ram` line the parser accepts and each `reserved` line
+ * whose range parses, with the range as written ([start, end), not
+ * trimmed), before the bootinfo takes it: a range a full table drops is
+ * still seen. The sandbox's canary reads the description through it, so
+ * that it sees exactly what the parser sees.
+ */
+typedef void fwdesc_range_fn(void *arg, bool ram, uint64_t start, uint64_t end);
+
 /* The files a description names, for its loader to read (paths as given). */
 #define FWDESC_PATH_MAX 224
 struct fwdesc_files {
 	char acpidump[FWDESC_PATH_MAX]; /* "" when none */
 	char dtb[FWDESC_PATH_MAX];
+	fwdesc_range_fn *on_range; /* optional observer, set by the caller */
+	void *on_range_arg;
 };
 
 /*
  * fwdesc_parse_files(): fwdesc_parse() that also accepts `acpidump FILE`
  * and `dtb FILE` (one of each at most, later ones warned and skipped) and
- * returns their paths in @files. fwdesc_parse() warns about such lines.
+ * returns their paths in @files; @files->on_range, when set, sees the
+ * ranges (the caller sets it, the parse keeps it). fwdesc_parse() warns about such lines.
  * Return: number of warnings.
  */
 unsigned int fwdesc_parse_files(struct bootinfo *bi, const char *buf,

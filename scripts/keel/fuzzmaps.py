@@ -7,7 +7,9 @@ boot/fwdesc.c) that mix what real firmware gets wrong: overlapping RAM
 (more than the bootinfo table holds), holes, RAM edges off page
 boundaries, CPU-only and memory-only nodes, missing node ids, asymmetric
 and invalid distances, more node ids than CONFIG_MAX_NUMNODES and more CPUs
-than CONFIG_NR_CPUS. Each case boots build/sandbox/keel with the reserved
+than CONFIG_NR_CPUS; and the classes of issue 20 section 3: odd bytes
+(NULs, control and high bytes), runs of adjacent or overlapping RAM, huge
+node and CPU ids, addresses past the build's limit, dead CPUs. Each case boots build/sandbox/keel with the reserved
 page canary on (KEEL_SANDBOX_CANARY=1, arch/sandbox/canary.c) and is
 checked against an oracle computed from the .fw text alone, so a kept
 failure file replays by itself:
@@ -65,7 +67,10 @@ from .boot import TOP
 PAGE = 4096
 MIB = 1 << 20
 GIB = 1 << 30
-PADDR_BITS = 48  # the sandbox's (arch/sandbox/os.c)
+PADDR_BITS = 46  # CONFIG_SANDBOX_PADDR_BITS's default (arch/sandbox/Kconfig)
+NODE_ID_MAX = 0xfffe  # fwdesc.c: a larger node= is refused with its line
+DEAD_CPU_TIMEOUT_MS = 250  # ap_timeout_ms of the dead-cpus cases
+SMOKE_CASES = 300  # make fuzz-maps-smoke: cases 0..299 (tests/tests.mk)
 NUMA_NO_NODE = None
 SECTION_PAGES = 1 << 15  # FT_SECTION_PAGES, include/keel/frametable.h
 PAGE_INFO_BYTES = 32  # struct page_info
@@ -79,15 +84,19 @@ NAMES = ("bios", "acpi", "acpi-nvs", "smbios", "fw", "pci-window", "mmio",
 # ---- configuration of the build ----------------------------------------
 
 def build_config(keel):
-    """CONFIG_MAX_NUMNODES / CONFIG_NR_CPUS from the .config beside @keel."""
-    cfg = {"max_numnodes": 16, "nr_cpus": 64}
+    """CONFIG_MAX_NUMNODES / CONFIG_NR_CPUS / CONFIG_SANDBOX_PADDR_BITS from
+    the .config beside @keel."""
+    cfg = {"max_numnodes": 16, "nr_cpus": 64, "paddr_bits": PADDR_BITS}
     path = os.path.join(os.path.dirname(os.path.abspath(keel)), ".config")
+    names = {"MAX_NUMNODES": "max_numnodes", "NR_CPUS": "nr_cpus",
+             "SANDBOX_PADDR_BITS": "paddr_bits"}
     try:
         with open(path) as f:
             for ln in f:
-                m = re.match(r"CONFIG_(MAX_NUMNODES|NR_CPUS)=(\d+)", ln)
+                m = re.match(r"CONFIG_(MAX_NUMNODES|NR_CPUS|"
+                             r"SANDBOX_PADDR_BITS)=(\d+)", ln)
                 if m:
-                    cfg[m.group(1).lower()] = int(m.group(2))
+                    cfg[names[m.group(1)]] = int(m.group(2))
     except OSError:
         pass
     return cfg
@@ -105,49 +114,55 @@ def _off(rng, p):
     return rng.randrange(1, PAGE) if rng.random() < p else 0
 
 
-def generate(seed, index, cfg=None):
-    """The .fw text of case @index of @seed (deterministic)."""
-    cfg = cfg or {"max_numnodes": 16, "nr_cpus": 64}
-    maxn = cfg["max_numnodes"]
-    rng = random.Random(f"keel-fuzz-maps:{seed}:{index}")
-    feat = set()
+class _Gen:
+    """One case's random stream and the features it picked."""
 
-    def pick(name, p):
-        if rng.random() < p:
-            feat.add(name)
+    def __init__(self, seed, index, cfg):
+        self.cfg = cfg
+        self.index = index
+        self.rng = random.Random(f"keel-fuzz-maps:{seed}:{index}")
+        self.feat = set()
+
+    def pick(self, name, p):
+        if self.rng.random() < p:
+            self.feat.add(name)
             return True
         return False
 
-    # Nodes: their ids, which have RAM, which have CPUs.
-    if pick("many-nodes", 0.12):
+
+def _gen_nodes(g):
+    """Firmware node ids; which have RAM, which CPUs; P(missing node=)."""
+    rng, maxn = g.rng, g.cfg["max_numnodes"]
+    if g.pick("many-nodes", 0.12):
         ids = sorted(rng.sample(range(maxn + 8), rng.randint(maxn - 2,
                                                              maxn + 6)))
-    elif pick("sparse-ids", 0.15):
+    elif g.pick("sparse-ids", 0.15):
         ids = sorted(rng.sample(range(maxn), rng.randint(1, 4)))
     else:
         ids = list(range(rng.choice((1, 1, 2, 2, 2, 3, 4))))
+    if g.pick("huge-node-ids", 0.05):
+        # The largest ids node= takes (fwdesc.c: 0xfffe), past MAX_NUMNODES.
+        ids = sorted(set(ids) | set(rng.sample((0xfffe, 0xfff0, 0x8000,
+                                                0x1000), 2)))
     mem_nodes = list(ids)
     cpu_nodes = list(ids)
-    if len(ids) > 1 and pick("cpu-only-node", 0.25):
+    if len(ids) > 1 and g.pick("cpu-only-node", 0.25):
         mem_nodes.remove(rng.choice(ids[1:]))
-    if len(mem_nodes) > 1 and pick("mem-only-node", 0.25):
+    if len(mem_nodes) > 1 and g.pick("mem-only-node", 0.25):
         gone = rng.choice(mem_nodes)
         cpu_nodes = [n for n in cpu_nodes if n != gone] or [ids[0]]
-    no_node_p = 0.1 if pick("missing-node-ids", 0.1) else 0.0
+    no_node_p = 0.1 if g.pick("missing-node-ids", 0.1) else 0.0
+    return ids, mem_nodes, cpu_nodes, no_node_p
 
-    def node_attr(n):
-        return "" if rng.random() < no_node_p else f" node={n}"
 
-    # RAM: ranges with holes, grouped or interleaved by node, budgeted so a
-    # case boots (and scrubs) in a small fraction of a second.
-    budget = rng.choice((8, 16, 32, 48, 64, 128)) * MIB
-    if pick("too-many-cpus", 0.06):
-        budget = 48 * MIB  # 64 CPU stacks of 64 KiB
+def _gen_ram_ranges(g, mem_nodes, budget):
+    """RAM with holes, grouped or interleaved by node."""
+    rng = g.rng
     nranges = rng.randint(len(mem_nodes), max(len(mem_nodes), 12))
-    if pick("many-ram-ranges", 0.1):
+    if g.pick("many-ram-ranges", 0.1):
         nranges = rng.randint(40, 120)
-    interleave = pick("interleaved-nodes", 0.2)
-    unaligned_p = 0.5 if pick("unaligned-ram", 0.35) else 0.0
+    interleave = g.pick("interleaved-nodes", 0.2)
+    unaligned_p = 0.5 if g.pick("unaligned-ram", 0.35) else 0.0
     cursor = rng.choice((0, 0, PAGE, MIB, 16 * MIB))
     ram = []
     per = max(1, budget // nranges)
@@ -158,7 +173,7 @@ def generate(seed, index, cfg=None):
             node = mem_nodes[min(i * len(mem_nodes) // nranges,
                                  len(mem_nodes) - 1)]
         if i and rng.random() < 0.6:
-            if pick("big-holes", 0.08):
+            if g.pick("big-holes", 0.08):
                 cursor += rng.choice((GIB, 2 * GIB, 3 * GIB))
             else:
                 cursor += _logsize(rng, PAGE, 64 * MIB)
@@ -171,20 +186,70 @@ def generate(seed, index, cfg=None):
         if e > s:
             ram.append((s, e, node))
         cursor += size + PAGE
-    if pick("tiny-ram", 0.04):
+    return ram, unaligned_p
+
+
+def _gen_ram_overlaps(g, ram, mem_nodes, unaligned_p):
+    """A few overlapping ranges, same node or another."""
+    rng = g.rng
+    for _ in range(rng.randint(1, 4)):
+        s, e, n = rng.choice(ram)
+        ns = max(0, s + rng.randint(-(e - s), e - s) // PAGE * PAGE
+                 + _off(rng, unaligned_p))
+        ne = ns + _logsize(rng, PAGE, max(2 * PAGE, 2 * (e - s)))
+        other = rng.choice(mem_nodes) if rng.random() < 0.6 else n
+        ram.append((ns, ne, other))
+
+
+def _gen_ram_runs(g, ram, mem_nodes):
+    """Many adjacent (or chained overlapping) ranges of one node above the
+    rest: more lines than bootinfo's 512-entry table, one range of RAM
+    (issue 20 section 2.2: merged as added, or dropped with a count)."""
+    rng = g.rng
+    # Past 512 lines: bootinfo merges RAM of one node as it is added
+    # (issue 20 section 2.2), so a run of 600 touching lines is one range.
+    count = rng.choice((64, 300, 520, 600))
+    size = rng.choice((16, 64)) * 1024
+    node = rng.choice(mem_nodes)
+    at = (max(e for _s, e, _n in ram) // MIB + 1) * MIB
+    overlap = g.pick("chained-overlapping-ram", 0.4)
+    for i in range(count):
+        s = at + i * size
+        ram.append((s, s + size + (size // 2 if overlap else 0), node))
+
+
+def _gen_ram_past_limit(g, ram, mem_nodes):
+    """Ranges at or across the build's address limit (2^paddr_bits), at
+    2^48, between 128 and 256 TiB, and near 2^64."""
+    rng, limit = g.rng, 1 << g.cfg.get("paddr_bits", PADDR_BITS)
+    node = rng.choice(mem_nodes)
+    size = rng.choice((PAGE, MIB, 4 * MIB))
+    cands = [(limit, limit + size), (1 << 48, (1 << 48) + size),
+             (200 << 40, (200 << 40) + size),
+             ((1 << 64) - 2 * size, (1 << 64) - size),
+             (limit - size, limit + size)]
+    for s, e in rng.sample(cands, rng.randint(1, 3)):
+        ram.append((s, e, node))
+
+
+def _gen_ram(g, ids, mem_nodes):
+    """RAM lines (start, end, firmware node), budgeted so a case boots and
+    scrubs in a small fraction of a second."""
+    rng, maxn = g.rng, g.cfg["max_numnodes"]
+    budget = rng.choice((8, 16, 32, 48, 64, 128)) * MIB
+    if g.pick("too-many-cpus", 0.06):
+        budget = 48 * MIB  # 64 CPU stacks of 64 KiB
+    ram, unaligned_p = _gen_ram_ranges(g, mem_nodes, budget)
+    if g.pick("tiny-ram", 0.04):
         ram = [(r[0], r[0] + rng.choice((PAGE // 2, PAGE, 3 * PAGE)), r[2])
                for r in ram[:2]]
-    if pick("no-ram", 0.015):
+    if g.pick("no-ram", 0.015):
         ram = []
-    if ram and pick("overlapping-ram", 0.3):
-        for _ in range(rng.randint(1, 4)):
-            s, e, n = rng.choice(ram)
-            ns = max(0, s + rng.randint(-(e - s), e - s) // PAGE * PAGE
-                     + _off(rng, unaligned_p))
-            ne = ns + _logsize(rng, PAGE, max(2 * PAGE, 2 * (e - s)))
-            other = rng.choice(mem_nodes) if rng.random() < 0.6 else n
-            ram.append((ns, ne, other))
-    if ram and "many-nodes" in feat and pick("ram-on-big-node", 0.8):
+    if ram and g.pick("overlapping-ram", 0.3):
+        _gen_ram_overlaps(g, ram, mem_nodes, unaligned_p)
+    if ram and g.pick("adjacent-ram-runs", 0.05):
+        _gen_ram_runs(g, ram, mem_nodes)
+    if ram and "many-nodes" in g.feat and g.pick("ram-on-big-node", 0.8):
         big = [n for n in ids if n >= maxn] or [maxn + 1]
         top = max(r[1] for r in ram)
         for n in rng.sample(big, min(len(big), 3)):
@@ -192,90 +257,120 @@ def generate(seed, index, cfg=None):
             at = top + _logsize(rng, PAGE, 64 * MIB) // PAGE * PAGE
             ram.append((at, at + size, n))
             top = at + size
-    if pick("unsorted-ram", 0.3):
+    if ram and g.pick("ram-past-limit", 0.05):
+        _gen_ram_past_limit(g, ram, mem_nodes)
+    if g.pick("unsorted-ram", 0.3):
         rng.shuffle(ram)
+    return ram
 
-    # Reserved ranges.
-    rsv = []
-    if ram and rng.random() < 0.5:
-        rsv.append((0, MIB, "bios"))
-    lo = min((r[0] for r in ram), default=0)
-    hi = max((r[1] for r in ram), default=MIB)
-    for _ in range(rng.randint(0, 6)):
-        if ram and rng.random() < 0.8:
-            s, e, _n = rng.choice(ram)
-            at = rng.randrange(s, e)
-        else:
-            at = rng.randrange(lo, hi + 64 * MIB)  # holes and above RAM
-        size = _logsize(rng, 1, 4 * MIB)
-        rsv.append((at, at + size, rng.choice(NAMES)))
-    if ram and pick("many-small-reserved", 0.3):
+
+def _gen_reserved_many(g, ram, rsv):
+    """Many small, edge-crossing, whole-range and duplicate reservations."""
+    rng = g.rng
+    if g.pick("many-small-reserved", 0.3):
         # 600 and 900: more than bootinfo's 512-entry table, which must
         # merge neighbours rather than drop any.
         for i in range(rng.choice((20, 100, 130, 200, 300, 600, 900))):
             s, e, _n = rng.choice(ram)
             at = rng.randrange(s, e)
             rsv.append((at, at + rng.randint(1, 3 * PAGE), f"r{i}"))
-    if ram and pick("reserved-across-ram-edge", 0.25):
+    if g.pick("reserved-across-ram-edge", 0.25):
         for _ in range(rng.randint(1, 3)):
             s, e, _n = rng.choice(ram)
             edge = rng.choice((s, e))
             rsv.append((max(0, edge - rng.randint(1, 2 * PAGE)),
                         edge + rng.randint(1, 2 * PAGE), "edge"))
-    if ram and pick("whole-range-reserved", 0.15):
+    if g.pick("whole-range-reserved", 0.15):
         s, e, _n = rng.choice(ram)
         rsv.append((s, e, "whole"))
-    if rsv and pick("overlapping-reserved", 0.25):
+    if rsv and g.pick("overlapping-reserved", 0.25):
         for _ in range(rng.randint(1, 5)):
             s, e, name = rng.choice(rsv)
             d = rng.randint(-PAGE, PAGE)
             rsv.append((max(0, s + d), max(0, s + d) + (e - s) +
                         rng.randint(1, PAGE), name + "-dup"))
-    if ram and pick("all-reserved", 0.02):
+    if g.pick("all-reserved", 0.02):
         rsv += [(s, e, "all") for s, e, _n in ram]
-    rng.shuffle(rsv)
 
-    # CPUs: hwid, node; the first line is the boot CPU.
+
+def _gen_reserved(g, ram):
+    """Reserved lines (start, end, name)."""
+    rng = g.rng
+    rsv = []
+    if ram and rng.random() < 0.5:
+        rsv.append((0, MIB, "bios"))
+    lo = min((r[0] for r in ram), default=0)
+    hi = min(max((r[1] for r in ram), default=MIB), 1 << 40)
+    for _ in range(rng.randint(0, 6)):
+        if ram and rng.random() < 0.8:
+            s, e, _n = rng.choice(ram)
+            at = rng.randrange(s, e)
+        else:
+            at = rng.randrange(lo, max(lo + 1, hi + 64 * MIB))
+        size = _logsize(rng, 1, 4 * MIB)
+        rsv.append((at, at + size, rng.choice(NAMES)))
+    if ram:
+        _gen_reserved_many(g, ram, rsv)
+    rng.shuffle(rsv)
+    return rsv
+
+
+def _gen_cpus(g, ids, cpu_nodes):
+    """CPU lines (hwid, node); the first is the boot CPU."""
+    rng = g.rng
     ncpus = rng.choice((1, 2, 2, 3, 4, 4, 6))
-    if "too-many-cpus" in feat:
-        ncpus = cfg["nr_cpus"] + rng.randint(1, 8)
+    if "too-many-cpus" in g.feat:
+        ncpus = g.cfg["nr_cpus"] + rng.randint(1, 8)
+    huge = g.pick("huge-cpu-ids", 0.05)
     cpus = []
     hw = 0
     for i in range(ncpus):
         hw += rng.choice((1, 1, 1, 2, 16))
+        if huge and i and rng.random() < 0.5:
+            hw = rng.choice((0xffffffff, 1 << 32, 1 << 63, (1 << 64) - 1 - i))
         cpus.append((hw, rng.choice(cpu_nodes) if i else cpu_nodes[0]))
-    if ncpus > 1 and pick("duplicate-hwid", 0.08):
+    if ncpus > 1 and g.pick("duplicate-hwid", 0.08):
         dup = rng.choice(cpus)
         cpus.insert(rng.randrange(1, len(cpus)), (dup[0], rng.choice(ids)))
+    return cpus
 
-    # Distances.
+
+def _gen_distances(g, used):
+    """Distance lines (a, b, value): symmetric, one-way, partial,
+    asymmetric or with an invalid value."""
+    rng = g.rng
     dist = []
-    used = sorted(set(mem_nodes) | set(cpu_nodes))
-    if len(used) > 1 and rng.random() < 0.7:
-        kind = rng.choice(("symmetric", "symmetric", "one-way",
-                           "asymmetric", "invalid", "partial"))
-        feat.add(f"distance-{kind}")
-        base = {}
-        for a in used:
-            for b in used:
-                if a < b:
-                    base[(a, b)] = rng.choice((12, 15, 20, 21, 30, 40, 255))
-        for (a, b), v in base.items():
-            if kind == "partial" and rng.random() < 0.5:
-                continue
-            dist.append((a, b, v))
-            if kind in ("symmetric", "partial") and rng.random() < 0.5:
-                dist.append((b, a, v))
-            elif kind == "asymmetric":
-                dist.append((b, a, rng.choice((11, 14, 25, v + 1))))
-        if kind == "invalid" and dist:
-            a, b, _v = rng.choice(dist)
-            dist.append((a, b, rng.choice((1, 5, 10))))
-        if kind == "one-way":
-            dist = [(b, a, v) if rng.random() < 0.5 else (a, b, v)
-                    for a, b, v in dist]
-        rng.shuffle(dist)
+    if len(used) < 2 or rng.random() >= 0.7:
+        return dist
+    kind = rng.choice(("symmetric", "symmetric", "one-way", "asymmetric",
+                       "invalid", "partial"))
+    g.feat.add(f"distance-{kind}")
+    base = {}
+    for a in used:
+        for b in used:
+            if a < b:
+                base[(a, b)] = rng.choice((12, 15, 20, 21, 30, 40, 255))
+    for (a, b), v in base.items():
+        if kind == "partial" and rng.random() < 0.5:
+            continue
+        dist.append((a, b, v))
+        if kind in ("symmetric", "partial") and rng.random() < 0.5:
+            dist.append((b, a, v))
+        elif kind == "asymmetric":
+            dist.append((b, a, rng.choice((11, 14, 25, v + 1))))
+    if kind == "invalid" and dist:
+        a, b, _v = rng.choice(dist)
+        dist.append((a, b, rng.choice((1, 5, 10))))
+    if kind == "one-way":
+        dist = [(b, a, v) if rng.random() < 0.5 else (a, b, v)
+                for a, b, v in dist]
+    rng.shuffle(dist)
+    return dist
 
+
+def _gen_cmdline(g, cpus):
+    """keel's command line of the case (the `# cmdline:` comment)."""
+    rng = g.rng
     cmd = ["bootscrub=on"]
     if rng.random() < 0.3:
         cmd.append(f"bootscrub_chunk={rng.choice(('64K', '1M', '4M'))}")
@@ -283,70 +378,189 @@ def generate(seed, index, cfg=None):
         cmd.append(f"heap_init={rng.choice(('chunked', 'pagewise'))}")
     if rng.random() < 0.3:
         cmd.append("audit=full")
+    present = len({h for h, _n in cpus[:g.cfg["nr_cpus"]]})
+    if present > 2 and g.pick("dead-cpus", 0.05):
+        # A few CPUs that never check in: each costs ap_timeout_ms until
+        # they share one deadline (issue 20 section 2.7), so few and short.
+        dead = rng.sample(range(1, present), min(3, present - 1))
+        cmd += [f"inject=ap-timeout:{c}" for c in sorted(dead)]
+        cmd.append(f"ap_timeout_ms={DEAD_CPU_TIMEOUT_MS}")
+    return cmd
 
-    out = [f"# fuzz-maps seed {seed} case {index}: "
-           f"{','.join(sorted(feat)) or 'plain'}",
-           f"# cmdline: {' '.join(cmd)}"]
+
+def _odd(rng, n, first=None):
+    """@n bytes of anything but a newline (a str of latin-1 chars)."""
+    out = [first] if first else []
+    while len(out) < n:
+        c = chr(rng.randrange(256))
+        if c != "\n":
+            out.append(c)
+    return "".join(out)
+
+
+def _oddify(g, lines):
+    """Odd bytes in a description (issue 20 section 2.1): NULs, control
+    and high bytes in comments and names, junk lines, CRLF. Every one
+    must be an error naming its line or be read past, never the end of
+    the text."""
+    rng, out = g.rng, []
+    for ln in lines:
+        r = rng.random()
+        if ln.startswith("#"):
+            out.append(ln)
+        elif r < 0.1:
+            out.append(f"{ln} #{_odd(rng, rng.randint(1, 12), chr(0))}")
+        elif r < 0.14 and ln.startswith("reserved"):
+            out.append(f"{ln}\x00{_odd(rng, 2)}")  # a name that is not text
+        elif r < 0.17:
+            out.append(ln + "\r")
+        else:
+            out.append(ln)
+        if rng.random() < 0.03:
+            bad = chr(rng.choice((0, 1, 7, 0x1b, 0x7f, 0xff)))
+            out.append(_odd(rng, rng.randint(1, 40), bad))
+    return out
+
+
+def _render(g, head, case, no_node_p):
+    """The .fw lines of the case: @case is (ram, rsv, cpus, dist)."""
+    rng = g.rng
+    ram, rsv, cpus, dist = case
+
+    def node_attr(n):
+        return "" if rng.random() < no_node_p else f" node={n}"
+
+    out = list(head)
     for s, e, n in ram:
         out.append(f"ram {s:#x} {e:#x}{node_attr(n)}")
     for s, e, name in rsv:
         out.append(f"reserved {s:#x} {e:#x} {name}")
     for hwid, n in cpus:
         out.append(f"cpu {hwid}{node_attr(n)}")
+    if "refused-node-ids" in g.feat:
+        # node= past 0xfffe is refused with its line (0xffffffff is
+        # NUMA_NO_NODE): what the line described is not there.
+        for _ in range(rng.randint(1, 3)):
+            bad = rng.choice((0xffff, 0xffffffff, 1 << 32))
+            out.append(rng.choice((f"cpu {rng.randrange(1 << 20)} "
+                                   f"node={bad:#x}",
+                                   f"ram 0x1000000 0x1100000 node={bad}")))
     for a, b, v in dist:
         out.append(f"distance {a} {b} {v}")
-    return "\n".join(out) + "\n"
+    if "odd-bytes" in g.feat:
+        out = _oddify(g, out)
+    return out
+
+
+def generate(seed, index, cfg=None):
+    """The .fw text of case @index of @seed (deterministic). Characters
+    stand for bytes (latin-1): write it with encoding="latin-1"."""
+    cfg = dict(cfg or {"max_numnodes": 16, "nr_cpus": 64})
+    g = _Gen(seed, index, cfg)
+    ids, mem_nodes, cpu_nodes, no_node_p = _gen_nodes(g)
+    ram = _gen_ram(g, ids, mem_nodes)
+    rsv = _gen_reserved(g, ram)
+    cpus = _gen_cpus(g, ids, cpu_nodes)
+    dist = _gen_distances(g, sorted(set(mem_nodes) | set(cpu_nodes)))
+    cmd = _gen_cmdline(g, cpus)
+    g.pick("refused-node-ids", 0.04)
+    g.pick("odd-bytes", 0.08)
+    head = [f"# fuzz-maps seed {seed} case {index}: "
+            f"{','.join(sorted(g.feat)) or 'plain'}",
+            f"# cmdline: {' '.join(cmd)}"]
+    return "\n".join(_render(g, head, (ram, rsv, cpus, dist),
+                             no_node_p)) + "\n"
 
 
 # ---- parsing a .fw (as boot/fwdesc.c accepts it) -------------------------
 
-def _num(t):
-    return report.parse_size(t)
+LINE_MAX = 256  # FWDESC_LINE_MAX: a longer line is skipped
+TOKENS_MAX = 8  # FWDESC_TOKENS: a line with more fields is skipped
+_NUMBER = re.compile(r"(0[xX][0-9a-fA-F]+|[0-9]+)([KMGTkmgt]?)\Z")
+_BLANKS = re.compile(r"[ \t\r\v\f]+")  # fwdesc.c's is_blank()
+
+
+def _num(t, top=(1 << 64) - 1):
+    """parse_size() of common/lib/lib.c: ValueError where it fails."""
+    m = _NUMBER.match(t)
+    if not m:
+        raise ValueError(t)
+    digits = m.group(1)
+    v = int(digits, 16) if digits[:2].lower() == "0x" else int(digits, 10)
+    if v > (1 << 64) - 1:
+        raise ValueError(t)
+    v <<= 10 * " KMGT".index(m.group(2).upper() or " ")
+    if v > top:
+        raise ValueError(t)
+    return v
+
+
+def _attrs(toks, names):
+    """key=value fields as fwdesc.c's parse_attrs() takes them: node at
+    most NODE_ID_MAX, the others 32 bits. ValueError: the line is
+    skipped."""
+    out = {}
+    for t in toks:
+        k, eq, v = t.partition("=")
+        if not eq or k not in names:
+            raise ValueError(t)
+        out[k] = _num(v, NODE_ID_MAX if k == "node" else 0xffffffff)
+    return out
+
+
+def _is_text(name):
+    return all(ord(c) >= 0x20 and ord(c) != 0x7f for c in name)
+
+
+def _parse_line(fw, tok):
+    """One line's fields into @fw, as fwdesc.c's parse_line() does."""
+    kw, n = tok[0], len(tok)
+    if kw == "ram" and n >= 3:
+        s, e = _num(tok[1]), _num(tok[2])
+        node = _attrs(tok[3:], ("node",)).get("node")
+        if e > s:
+            fw["ram"].append((s, e, node))
+    elif kw == "reserved" and 3 <= n <= 4:
+        s, e = _num(tok[1]), _num(tok[2])
+        name = tok[3] if n == 4 and _is_text(tok[3]) else "firmware"
+        if e > s:
+            fw["reserved"].append((s, e, name))
+    elif kw == "cpu" and n >= 2:
+        hwid = _num(tok[1])
+        node = _attrs(tok[2:], ("node", "package", "core",
+                                "thread")).get("node")
+        fw["cpus"].append((hwid, node))
+    elif kw == "distance" and n == 4:
+        a, b = _num(tok[1], NODE_ID_MAX), _num(tok[2], NODE_ID_MAX)
+        v = _num(tok[3], 255)
+        if 0 < v <= 255:
+            fw["distance"].append((a, b, v))
 
 
 def parse_fw(text):
-    """Return dict(ram, reserved, cpus, distance, cmdline) of @text.
+    """Return dict(ram, reserved, cpus, distance, cmdline) of @text, read
+    as boot/fwdesc.c reads it (characters are bytes: latin-1).
 
-    Lines fwdesc.c skips (bad numbers, END <= START) are skipped here too;
-    the generator only writes good ones.
+    Every byte counts, a NUL too (it is part of its line, never the end
+    of the text); lines fwdesc.c skips (too long, too many fields, bad
+    numbers or attributes, node ids past 0xfffe, END <= START) are
+    skipped here too.
     """
     fw = {"ram": [], "reserved": [], "cpus": [], "distance": [],
           "cmdline": ["bootscrub=on"]}
-    for ln in text.split("\0", 1)[0].split("\n"):  # a NUL ends the text
+    for ln in text.split("\n"):
         m = re.match(r"#\s*cmdline:\s*(.*)", ln)
         if m:
             fw["cmdline"] = m.group(1).split()
             continue
-        tok = ln.split("#", 1)[0].split()
-        if not tok:
+        if len(ln) > LINE_MAX:
             continue
-        attrs = {}
-        pos = []
-        for t in tok[1:]:
-            if "=" in t:
-                k, v = t.split("=", 1)
-                attrs[k] = v
-            else:
-                pos.append(t)
+        tok = [t for t in _BLANKS.split(ln.split("#", 1)[0]) if t]
+        if not tok or len(tok) > TOKENS_MAX:
+            continue
         try:
-            if tok[0] == "ram" and len(pos) == 2:
-                s, e = _num(pos[0]), _num(pos[1])
-                node = int(attrs["node"], 0) if "node" in attrs else None
-                if e > s:
-                    fw["ram"].append((s, e, node))
-            elif tok[0] == "reserved" and len(pos) >= 2:
-                s, e = _num(pos[0]), _num(pos[1])
-                if e > s:
-                    fw["reserved"].append(
-                        (s, e, pos[2] if len(pos) > 2 else "firmware"))
-            elif tok[0] == "cpu" and pos:
-                node = int(attrs["node"], 0) if "node" in attrs else None
-                fw["cpus"].append((_num(pos[0]), node))
-            elif tok[0] == "distance" and len(pos) == 3:
-                a, b, v = (int(p, 0) for p in pos)
-                if 0 < v <= 255:
-                    fw["distance"].append((a, b, v))
-        except (ValueError, KeyError):
+            _parse_line(fw, tok)
+        except ValueError:
             continue
     return fw
 
@@ -451,19 +665,78 @@ def node_map(fw, maxn, nr):
     return out, set(kept)
 
 
-def oracle(text, cfg):
-    """What a correct keel must report for the map @text."""
-    fw = parse_fw(text)
-    maxn, nr = cfg["max_numnodes"], cfg["nr_cpus"]
-    limit = 1 << PADDR_BITS
-
-    # RAM trimmed inwards to pages, clamped to the address limit.
+def _oracle_ram(fw, limit, mapped):
+    """RAM lines trimmed inwards to pages and clamped below @limit (a range
+    at or above it is dropped), cut into elementary pieces: ids are mapped
+    first (fwdesc.c), then the lowest keel node claiming a piece keeps it
+    (bootinfo_sanitise()). Return: (pieces, merged RAM)."""
     ram = []
     for s, e, n in fw["ram"]:
         e = min(e, limit)
         s2, e2 = -(-s // PAGE) * PAGE, e // PAGE * PAGE
         if s2 < e2:
             ram.append((s2, e2, 0 if n is None else n))
+    points = sorted({p for s, e, _n in ram for p in (s, e)})
+    pieces = []
+    for s, e in zip(points, points[1:]):
+        claim = {n for rs, re_, n in ram if rs <= s and re_ >= e}
+        if not claim:
+            continue
+        ok = {min(mapped(n) for n in claim)}
+        if pieces and pieces[-1][1] == s and pieces[-1][2:] == (ok, claim):
+            pieces[-1] = (pieces[-1][0], e, ok, claim)
+        else:
+            pieces.append((s, e, ok, claim))
+    return pieces, merge((p[0], p[1]) for p in pieces)
+
+
+def _oracle_tight(ram_m, free, ncpus):
+    """Do the boot's own allocations (section table, one frame table window
+    per 128 MiB section, a stack per secondary CPU; each one contiguous and
+    page aligned) not fit in the free RAM, packed first-fit decreasing?
+    Only such a map may panic for lack of memory."""
+    items = []
+    if ram_m:
+        max_pfn = ram_m[-1][1] // PAGE
+        items.append(-(-max_pfn // SECTION_PAGES) * 16)
+        windows = {}
+        for s, e in ram_m:
+            for sec in range(s // PAGE // SECTION_PAGES,
+                             (e // PAGE - 1) // SECTION_PAGES + 1):
+                lo = max(s // PAGE, sec * SECTION_PAGES)
+                hi = min(e // PAGE, (sec + 1) * SECTION_PAGES)
+                w = windows.get(sec)
+                windows[sec] = (min(lo, w[0]), max(hi, w[1])) if w \
+                    else (lo, hi)
+        items += [(hi - lo) * PAGE_INFO_BYTES for lo, hi in windows.values()]
+        items += [SMP_STACK] * (ncpus - 1)
+    bins = sorted((e - s for s, e in free), reverse=True)
+    for size in sorted((-(-i // PAGE) * PAGE for i in items), reverse=True):
+        for k, room in enumerate(bins):
+            if room >= size:
+                bins[k] -= size
+                break
+        else:
+            return True
+    return False
+
+
+def _oracle_dead(cmdline, ncpus):
+    """Logical CPUs that inject=ap-timeout:N keeps from checking in (N in
+    1..ncpus-1; others are refused with a warning)."""
+    dead = set()
+    for w in cmdline:
+        m = re.fullmatch(r"inject=ap-timeout:(\d+)", w)
+        if m and 1 <= int(m.group(1)) < ncpus:
+            dead.add(int(m.group(1)))
+    return dead
+
+
+def oracle(text, cfg):
+    """What a correct keel must report for the map @text."""
+    fw = parse_fw(text)
+    maxn, nr = cfg["max_numnodes"], cfg["nr_cpus"]
+    limit = 1 << cfg.get("paddr_bits", PADDR_BITS)
     cpus, seen = [], set()
     for hwid, n in fw["cpus"][:nr]:
         if hwid not in seen:
@@ -480,21 +753,7 @@ def oracle(text, cfg):
     def accept(n):
         return {mapped(n)}
 
-    # Elementary pieces: ids are mapped first (fwdesc.c), then the lowest
-    # keel node claiming a piece keeps it (bootinfo_sanitise()).
-    points = sorted({p for s, e, _n in ram for p in (s, e)})
-    pieces = []
-    for s, e in zip(points, points[1:]):
-        claim = {n for rs, re_, n in ram if rs <= s and re_ >= e}
-        if not claim:
-            continue
-        ok = {min(mapped(n) for n in claim)}
-        if pieces and pieces[-1][1] == s and pieces[-1][2:] == (ok, claim):
-            pieces[-1] = (pieces[-1][0], e, ok, claim)
-        else:
-            pieces.append((s, e, ok, claim))
-    ram_m = merge((p[0], p[1]) for p in pieces)
-
+    pieces, ram_m = _oracle_ram(fw, limit, mapped)
     rsv = []
     for s, e, _name in fw["reserved"]:
         s2 = s // PAGE * PAGE
@@ -502,49 +761,20 @@ def oracle(text, cfg):
         if s2 < e2:
             rsv.append((s2, e2))
     rsv_m = merge(rsv)
-    must_reserve = intersect(ram_m, rsv_m)
-
-    # The canary's pages: reserved x raw RAM lines (trimmed), below top.
-    top = max((min(e, limit) for _s, e, _n in fw["ram"]), default=0)
+    # The canary's pages: reserved x raw RAM lines (trimmed), below the
+    # arena's top (arch/sandbox/main.c: lines starting below the limit).
+    top = max((min(e, limit) for s, e, _n in fw["ram"] if s < limit),
+              default=0)
     raw_ram = merge((-(-s // PAGE) * PAGE, min(e // PAGE * PAGE, top))
                     for s, e, _n in fw["ram"])
-    canary_pages = total(intersect(raw_ram, rsv_m)) // PAGE
-
-    # Tight: the boot's own allocations (section table, one frame table
-    # window per 128 MiB section, a stack per secondary CPU; each one
-    # contiguous and page aligned) do not fit in the free RAM, packed
-    # first-fit decreasing. Only such a map may panic for lack of memory.
     free = subtract(ram_m, rsv_m)
-    items = []
-    if ram_m:
-        max_pfn = ram_m[-1][1] // PAGE
-        items.append(-(-max_pfn // SECTION_PAGES) * 16)
-        windows = {}
-        for s, e in ram_m:
-            for sec in range(s // PAGE // SECTION_PAGES,
-                             (e // PAGE - 1) // SECTION_PAGES + 1):
-                lo = max(s // PAGE, sec * SECTION_PAGES)
-                hi = min(e // PAGE, (sec + 1) * SECTION_PAGES)
-                w = windows.get(sec)
-                windows[sec] = (min(lo, w[0]), max(hi, w[1])) if w \
-                    else (lo, hi)
-        items += [(hi - lo) * PAGE_INFO_BYTES for lo, hi in windows.values()]
-        items += [SMP_STACK] * (len(cpus) - 1)
-    bins = sorted((e - s for s, e in free), reverse=True)
-    tight = False
-    for size in sorted((-(-i // PAGE) * PAGE for i in items), reverse=True):
-        for k, room in enumerate(bins):
-            if room >= size:
-                bins[k] -= size
-                break
-        else:
-            tight = True
-            break
-
     return {"fw": fw, "pieces": pieces, "ram": ram_m, "reserved": rsv_m,
             "free_bytes": total(free), "free": free,
-            "must_reserve": must_reserve, "canary_pages": canary_pages,
-            "no_ram": not ram_m, "tight": tight, "cpus": cpus,
+            "must_reserve": intersect(ram_m, rsv_m),
+            "canary_pages": total(intersect(raw_ram, rsv_m)) // PAGE,
+            "no_ram": not ram_m, "tight": _oracle_tight(ram_m, free,
+                                                         len(cpus)),
+            "cpus": cpus, "dead": _oracle_dead(fw["cmdline"], len(cpus)),
             "folds": folds, "kept": kept, "accept": accept,
             "dropped_ram_expected": len(fw["ram"]) > 256}
 
@@ -582,8 +812,8 @@ def check_reserved(o, rep, out):
                    f"audit.reserved_pages {rep['audit']['reserved_pages']}")
 
 
-def check_nodes(o, rep, cfg, out, alone=False):
-    """Invariants 4 and 5: RAM and CPUs on the firmware's nodes."""
+def _check_ram_nodes(o, rep, out):
+    """Invariant 4: RAM as the firmware described it, on its nodes."""
     ranges = sorted((r[0], r[1], r[2]) for r in rep["memmap"]["ranges"])
     rep_ram = merge((s, e) for s, e, _n in ranges)
     extra = subtract(rep_ram, o["ram"])
@@ -611,6 +841,10 @@ def check_nodes(o, rep, cfg, out, alone=False):
         out.append(f"RAM [...]: {len(wrong) - 3} more pieces on a wrong "
                    "node")
 
+
+def _check_node_table(rep, cfg, out):
+    """Nodes 0..n-1, a valid distance matrix, mem_bytes = their RAM."""
+    ranges = sorted((r[0], r[1], r[2]) for r in rep["memmap"]["ranges"])
     maxn = cfg["max_numnodes"]
     nodes = rep["nodes"]
     ids = [n["id"] for n in nodes]
@@ -633,6 +867,9 @@ def check_nodes(o, rep, cfg, out, alone=False):
             out.append(f"node {n['id']}: mem_bytes {n['mem_bytes']} != "
                        f"its memmap ranges {per_node.get(n['id'], 0)}")
 
+
+def _check_cpus(o, rep, out, alone):
+    """Invariant 5: CPUs in firmware order, deduplicated, on their nodes."""
     want = o["cpus"]
     got = rep["cpus"]
     if alone and len(got) == 1 and want:
@@ -665,53 +902,46 @@ def check_nodes(o, rep, cfg, out, alone=False):
                    f"{kept} kept)")
 
 
-def check(text, log, rc, timed_out, cfg):
-    """All invariants of one boot of the map @text. Return: problems."""
-    o = oracle(text, cfg)
-    out = []
-    if timed_out:
-        return ["hang: no exit before the timeout"]
-    if rc < 0:
-        out.append(f"crash: killed by signal {-rc}")
-    verdicts = re.findall(r"^KEEL: (PASS|FAIL)(.*)$", log, re.M)
-    panic = re.search(r"keel: panic: (.*)", log)
-    if len(verdicts) != 1:
-        out.append(f"{len(verdicts)} verdict lines (expected exactly one)")
-        return out
-    verdict, reason = verdicts[0][0], verdicts[0][1].strip()
-    if verdict == "FAIL" and not reason:
-        out.append("KEEL: FAIL without a reason")
+def check_nodes(o, rep, cfg, out, alone=False):
+    """Invariants 4 and 5: RAM and CPUs on the firmware's nodes."""
+    _check_ram_nodes(o, rep, out)
+    _check_node_table(rep, cfg, out)
+    _check_cpus(o, rep, out, alone)
+
+
+def _check_canary(o, log, out):
+    """Invariant 2 from the canary line. Return: pages clobbered."""
     m = re.search(r"sandbox: canary: (\d+) reserved pages intact, (\d+) "
                   r"clobbered", log)
     if not m:
         out.append("no canary line (KEEL_SANDBOX_CANARY=1 not honoured?)")
-    else:
-        intact, clobbered = int(m.group(1)), int(m.group(2))
-        if clobbered:
-            pages = re.findall(r"canary: reserved page (0x[0-9a-f]+)", log)
-            out.append(f"canary: {clobbered} firmware-reserved pages "
-                       f"clobbered (first {', '.join(pages)})")
-        elif intact != o["canary_pages"] and "(capped)" not in m.group(0):
-            out.append(f"canary: {intact} pages checked, the map has "
-                       f"{o['canary_pages']}")
+        return 0
+    intact, clobbered = int(m.group(1)), int(m.group(2))
+    if clobbered:
+        pages = re.findall(r"canary: reserved page (0x[0-9a-f]+)", log)
+        out.append(f"canary: {clobbered} firmware-reserved pages "
+                   f"clobbered (first {', '.join(pages)})")
+    elif intact != o["canary_pages"] and "(capped)" not in m.group(0):
+        out.append(f"canary: {intact} pages checked, the map has "
+                   f"{o['canary_pages']}")
+    return clobbered
 
-    # The canary turns any verdict into exit status 1 (counted above).
-    want_rc = 0 if verdict == "PASS" and not (m and int(m.group(2))) else 1
-    if rc >= 0 and rc != want_rc:
-        out.append(f"exit status {rc} after KEEL: {verdict}")
 
-    if panic:
-        msg = panic.group(1)
-        if o["tight"] and "cannot allocate" in msg:
-            return out  # expected refusal: tight map, clear message
-        out.append(f"panic: {msg}" + (" (map is tight)" if o["tight"]
-                                       else ""))
-        return out
-    try:
-        rep = report.find_report(log)
-    except report.ReportError as e:
-        out.append(str(e))
-        return out
+def check_dead(o, rep, out):
+    """inject=ap-timeout:N: CPU N is reported offline, with a reason."""
+    cpus = rep["cpus"]
+    for k in sorted(o["dead"]):
+        if k >= len(cpus):
+            out.append(f"cpu {k} (inject=ap-timeout) missing from cpus[]")
+        elif cpus[k]["online"] or not cpus[k].get("fail_reason"):
+            out.append(f"cpu {k} (inject=ap-timeout) online "
+                       f"{cpus[k]['online']}, fail_reason "
+                       f"{cpus[k].get('fail_reason')!r}")
+
+
+def _check_report(o, rep, log, verdict, reason, cfg):
+    """Invariants 2-5 from the report of a boot that did not panic."""
+    out = []
     if verdict == "FAIL" and "no usable RAM" in reason and not o["no_ram"]:
         # Only right when keel's own allocations (or RAM left out for
         # want of frame table room) took every free byte.
@@ -740,7 +970,45 @@ def check(text, log, rc, timed_out, cfg):
     check_reserved(o, rep, out)
     check_nodes(o, rep, cfg, out,
                 alone="the boot CPU runs alone" in log)
+    if "the boot CPU runs alone" not in log:
+        check_dead(o, rep, out)
     return out
+
+
+def check(text, log, rc, timed_out, cfg):
+    """All invariants of one boot of the map @text. Return: problems."""
+    o = oracle(text, cfg)
+    out = []
+    if timed_out:
+        return ["hang: no exit before the timeout"]
+    if rc < 0:
+        out.append(f"crash: killed by signal {-rc}")
+    verdicts = re.findall(r"^KEEL: (PASS|FAIL)(.*)$", log, re.M)
+    panic = re.search(r"keel: panic: (.*)", log)
+    if len(verdicts) != 1:
+        out.append(f"{len(verdicts)} verdict lines (expected exactly one)")
+        return out
+    verdict, reason = verdicts[0][0], verdicts[0][1].strip()
+    if verdict == "FAIL" and not reason:
+        out.append("KEEL: FAIL without a reason")
+    clobbered = _check_canary(o, log, out)
+    # The canary turns any verdict into exit status 1 (counted above).
+    want_rc = 0 if verdict == "PASS" and not clobbered else 1
+    if rc >= 0 and rc != want_rc:
+        out.append(f"exit status {rc} after KEEL: {verdict}")
+    if panic:
+        msg = panic.group(1)
+        if o["tight"] and "cannot allocate" in msg:
+            return out  # expected refusal: tight map, clear message
+        out.append(f"panic: {msg}" + (" (map is tight)" if o["tight"]
+                                       else ""))
+        return out
+    try:
+        rep = report.find_report(log)
+    except report.ReportError as e:
+        out.append(str(e))
+        return out
+    return out + _check_report(o, rep, log, verdict, reason, cfg)
 
 
 INVARIANTS = (
@@ -783,13 +1051,13 @@ def _one(job):
     """Pool worker: generate (or read), boot, check one case."""
     keel, cfg, seed, index, path, timeout, tmp = job
     if path:
-        with open(path, encoding="utf-8", errors="replace") as f:
+        with open(path, encoding="latin-1", newline="") as f:
             text = f.read()
         fw_path = path
     else:
         text = generate(seed, index, cfg)
         fw_path = os.path.join(tmp, f"case-{index}.fw")
-        with open(fw_path, "w") as f:
+        with open(fw_path, "w", encoding="latin-1", newline="") as f:
             f.write(text)
     log, rc, hung = run_map(keel, fw_path, text, timeout)
     problems = check(text, log, rc, hung, cfg)
@@ -804,13 +1072,13 @@ def minimize(keel, path, cfg, timeout):
     Greedy: chunks of halving size, then single lines (comments and the
     cmdline line are kept). Return: the smallest failing text found.
     """
-    with open(path, encoding="utf-8", errors="replace") as f:
-        lines = f.read().splitlines()
+    with open(path, encoding="latin-1", newline="") as f:
+        lines = f.read().split("\n")
 
     def failing(cand, tmp):
         text = "\n".join(cand) + "\n"
         fw = os.path.join(tmp, "min.fw")
-        with open(fw, "w") as f:
+        with open(fw, "w", encoding="latin-1", newline="") as f:
             f.write(text)
         log, rc, hung = run_map(keel, fw, text, timeout)
         return {invariant(p) for p in check(text, log, rc, hung, cfg)}
@@ -837,12 +1105,12 @@ def minimize(keel, path, cfg, timeout):
     return "\n".join(lines) + "\n"
 
 
-def main(argv=None):
+def _args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--keel", default=os.path.join(TOP, "build", "sandbox",
                                                    "keel"))
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--count", type=int, default=300)
+    ap.add_argument("--count", type=int, default=SMOKE_CASES)
     ap.add_argument("--first", type=int, default=0,
                     help="index of the first case (default 0)")
     ap.add_argument("--case", type=int, help="only this case of --seed")
@@ -860,23 +1128,31 @@ def main(argv=None):
                     help="write each failing case's .fw and .log here")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="print every problem of a failed case")
-    args = ap.parse_args(argv)
-    cfg = build_config(args.keel)
+    return ap.parse_args(argv)
 
-    if args.print:
-        sys.stdout.write(generate(args.seed, args.case or 0, cfg))
-        return 0
-    if not os.access(args.keel, os.X_OK):
-        print(f"fuzz-maps: {args.keel} is not built (make ARCH=sandbox)")
-        return 2
-    if args.minimize:
-        text = minimize(args.keel, args.minimize, cfg, args.timeout)
-        if text is None:
-            print(f"fuzz-maps: {args.minimize} does not fail")
-            return 1
-        sys.stdout.write(text)
-        return 0
 
+def _report_failure(args, index, path, text, log, problems):
+    """One line for a failed case; its .fw and .log kept when asked."""
+    where = path or f"seed {args.seed} case {index}"
+    if args.keep_failures and not path:
+        os.makedirs(args.keep_failures, exist_ok=True)
+        base = os.path.join(args.keep_failures,
+                            f"seed{args.seed}-case{index}")
+        with open(base + ".fw", "w", encoding="latin-1", newline="") as f:
+            f.write(text)
+        with open(base + ".log", "w") as f:
+            f.write(log)
+        where += f" ({base}.fw)"
+    shown = problems if args.verbose else problems[:2]
+    more = len(problems) - len(shown)
+    print(f"fuzz-maps: FAIL {where}: " + "; ".join(shown) +
+          (f"; +{more} more" if more else ""))
+
+
+def _run_all(args, cfg):
+    """Boot and check every case. Return: (passed, failed, tally)."""
+    passed = failed = 0
+    tally = {}
     with tempfile.TemporaryDirectory(prefix="keel-fuzz-maps-") as tmp:
         if args.replay:
             jobs = [(args.keel, cfg, args.seed, i, p, args.timeout, tmp)
@@ -886,8 +1162,6 @@ def main(argv=None):
                 range(args.first, args.first + args.count)
             jobs = [(args.keel, cfg, args.seed, i, None, args.timeout, tmp)
                     for i in idx]
-        passed = failed = 0
-        tally = {}
         with multiprocessing.Pool(max(1, args.jobs)) as pool:
             for index, path, text, log, problems in \
                     pool.imap_unordered(_one, jobs):
@@ -897,20 +1171,28 @@ def main(argv=None):
                 failed += 1
                 for name in {invariant(p) for p in problems}:
                     tally[name] = tally.get(name, 0) + 1
-                where = path or f"seed {args.seed} case {index}"
-                if args.keep_failures and not path:
-                    os.makedirs(args.keep_failures, exist_ok=True)
-                    base = os.path.join(args.keep_failures,
-                                        f"seed{args.seed}-case{index}")
-                    with open(base + ".fw", "w") as f:
-                        f.write(text)
-                    with open(base + ".log", "w") as f:
-                        f.write(log)
-                    where += f" ({base}.fw)"
-                shown = problems if args.verbose else problems[:2]
-                more = len(problems) - len(shown)
-                print(f"fuzz-maps: FAIL {where}: " + "; ".join(shown) +
-                      (f"; +{more} more" if more else ""))
+                _report_failure(args, index, path, text, log, problems)
+    return passed, failed, tally
+
+
+def main(argv=None):
+    args = _args(argv)
+    cfg = build_config(args.keel)
+    if args.print:
+        sys.stdout.buffer.write(generate(args.seed, args.case or 0,
+                                         cfg).encode("latin-1"))
+        return 0
+    if not os.access(args.keel, os.X_OK):
+        print(f"fuzz-maps: {args.keel} is not built (make ARCH=sandbox)")
+        return 2
+    if args.minimize:
+        text = minimize(args.keel, args.minimize, cfg, args.timeout)
+        if text is None:
+            print(f"fuzz-maps: {args.minimize} does not fail")
+            return 1
+        sys.stdout.buffer.write(text.encode("latin-1"))
+        return 0
+    passed, failed, tally = _run_all(args, cfg)
     if tally:
         print("fuzz-maps: failed cases by invariant: " + ", ".join(
             f"{k} {v}" for k, v in sorted(tally.items(),

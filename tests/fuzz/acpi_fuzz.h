@@ -57,6 +57,9 @@ static inline void acpi_fuzz_check(const struct acpi_info *ai)
 		}
 	}
 	FUZZ_CHECK(ai->pm_timer_bits == 24 || ai->pm_timer_bits == 32);
+	/* 0xffffffff is NUMA_NO_NODE: never a firmware node (issue 20). */
+	for (i = 0; i < ai->nodemap.count; i++)
+		FUZZ_CHECK(ai->nodemap.fw[i] != NODE_FW_ID_NONE);
 }
 
 /*

@@ -2,9 +2,38 @@
 /*
  * libFuzzer target: acpi_parse_srat() on one table, with local APIC and
  * GICC CPUs present to resolve against, then acpi_apply_numa() on a RAM
- * map crossing the first 8 GiB and bootinfo_sanitise().
+ * map crossing the first 8 GiB (non-volatile ranges in it must come back
+ * reserved as "persistent") and bootinfo_sanitise().
  */
+#include <keel/string.h>
+
 #include "acpi_fuzz.h"
+
+/*
+ * Persistent memory is never RAM (issue 20 §2.4): each non-volatile SRAT
+ * range that overlaps the RAM map is reserved whole as "persistent".
+ */
+static void check_persistent(const struct bootinfo *bi,
+			     const struct acpi_info *ai)
+{
+	for (unsigned int i = 0; ai->numa_valid && i < ai->memblk_count; i++) {
+		const struct acpi_memblk *m = &ai->memblk[i];
+		bool in_ram = false, reserved = false;
+
+		if (!m->nonvolatile)
+			continue;
+		for (unsigned int r = 0; r < bi->ram_count; r++)
+			in_ram |= pa_val(bi->ram[r].start) < pa_val(m->end) &&
+				  pa_val(m->start) < pa_val(bi->ram[r].end);
+		for (unsigned int r = 0; r < bi->reserved_count; r++)
+			reserved |=
+				!strcmp(bi->reserved[r].name, "persistent") &&
+				pa_val(bi->reserved[r].start) <=
+					pa_val(m->start) &&
+				pa_val(m->end) <= pa_val(bi->reserved[r].end);
+		FUZZ_CHECK(!in_ram || reserved);
+	}
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,6 +54,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned int i = 0; i < bi.ram_count; i++)
 		FUZZ_CHECK(bi.ram[i].node < MAX_NUMNODES &&
 			   ai.node_used[bi.ram[i].node]);
+	check_persistent(&bi, &ai);
 	acpi_fill_bootinfo(&bi, &ai);
 	bootinfo_sanitise(&bi);
 	fuzz_check_bootinfo(&bi);

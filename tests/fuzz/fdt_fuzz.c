@@ -36,8 +36,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(pa_val(bi.ram[i].start) < pa_val(bi.ram[i].end));
 		FUZZ_CHECK(bi.ram[i].node < MAX_NUMNODES);
 	}
-	for (unsigned int i = 0; i < bi.cpu_count; i++)
+	for (unsigned int i = 0; i < bi.cpu_count; i++) {
 		FUZZ_CHECK(bi.cpus[i].node < MAX_NUMNODES);
+		/* status "fail": left out, and said to have failed. */
+		FUZZ_CHECK(!bi.cpus[i].failed || !bi.cpus[i].usable);
+	}
+
 	free(copy);
 	bootinfo_sanitise(&bi);
 	fuzz_check_bootinfo(&bi);

@@ -726,6 +726,7 @@ def cases():
     fwr = FwDesc(os.path.join(DATA, "sandbox-150-reserved.fw"))
     fwn = FwDesc(os.path.join(DATA, "sandbox-200-reserved-named.fw"))
     fwbig = FwDesc(os.path.join(DATA, "sandbox-1024cpu-16node.fw"))
+    fwnul = FwDesc(os.path.join(DATA, "sandbox-nul-byte.fw"))
     mib = 1 << 20
     return [
         Case("2node-default", "sandbox-2node.fw", [],
@@ -770,6 +771,17 @@ def cases():
              derive=False),
         Case("binary-garbage", "sandbox-binary.fw", [],
              [check_warned, check_warnings_printable], derive=False),
+        # A NUL byte is not the end of the file (issue 20 section 2.1).
+        Case("nul-byte", "sandbox-nul-byte.fw", ["bootscrub=off"],
+             [check_warned, check_fw_reserved_kept(fwnul),
+              check_log("name \"bi\\x00os\" is not text")]),
+        # RAM the sandbox cannot address: dropped, named, not exit 2.
+        Case("ram-past-limit", "sandbox-ram-past-limit.fw",
+             ["bootscrub=off"],
+             [check_log("above the 46-bit address limit, dropped", 2),
+              check_log("ram [0xc80000000000, 0xc90000000000)"),
+              check_dropped("dropped_ram", 2)],
+             {"ram": 256 << 20, "cpus": 2, "online": 2}, derive=False),
         Case("no-ram", "sandbox-noram.fw", [], [], derive=False,
              clean_fail_ok=True),
         Case("ap-timeout", "sandbox-2node.fw", ["inject=ap-timeout:1"],

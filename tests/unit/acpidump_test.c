@@ -132,6 +132,39 @@ static void test_parse_tables(void **state)
 	assert_string_equal(sandbox_console_buffer(), "");
 }
 
+/*
+ * A NUL byte is not the end of the dump (issue 20 §2.1, as for the .fw
+ * description): a NUL in a banner line is read past, one inside a table's
+ * hex lines ends that table (dropped, naming the line); later tables count.
+ */
+static void test_parse_nul_byte(void **state)
+{
+	uint8_t a[36], b[36], c[36];
+	char *hex;
+
+	(void)state;
+	header(a, "APIC", sizeof(a));
+	header(b, "SRAT", sizeof(b));
+	header(c, "SLIT", sizeof(c));
+	emit("banner ");
+	text[tlen++] = '\0';
+	emit(" more\n");
+	dump_table("APIC", 0, a, sizeof(a));
+	hex = text + tlen;
+	dump_table("SRAT", 0, b, sizeof(b));
+	hex = strstr(hex, "0010:");
+	assert_non_null(hex);
+	hex[8] = '\0'; /* inside the second line's hex bytes */
+	dump_table("SLIT", 0, c, sizeof(c));
+	assert_int_equal(acpidump_parse(text, tlen, &d), 2);
+	assert_string_equal(d.table[0].sig, "APIC");
+	assert_string_equal(d.table[1].sig, "SLIT");
+	assert_memory_equal(d.buf + d.table[1].offset, c, sizeof(c));
+	assert_int_equal(d.warnings, 1);
+	assert_true(test_console_contains("SRAT: 16 bytes dumped, its header "
+					  "says 36, dropped"));
+}
+
 static void test_parse_rsdp_and_crlf(void **state)
 {
 	uint8_t r[20] = "RSD PTR ";
@@ -196,7 +229,7 @@ static void test_parse_bounds(void **state)
 	assert_int_equal(acpidump_parse(text, tlen, &d), 0);
 	assert_int_equal(d.warnings, 1);
 	assert_true(test_console_contains("no room"));
-	/* A NUL inside ends the text. */
+	/* A NUL in the header line: no header, so no table. */
 	d.size = sizeof(dbuf);
 	text[20] = '\0';
 	assert_int_equal(acpidump_parse(text, tlen, &d), 0);
@@ -240,6 +273,44 @@ static void test_parse_random(void **state)
 
 /* ---- acpi_replay() ------------------------------------------------------- */
 
+static uint32_t srat_flags_4g = 1; /* [4G, 6G): 5 makes it non-volatile */
+
+/* build_machine()'s SRAT (see there) in @srat, @len bytes. */
+static void build_srat(uint8_t *srat, uint32_t len)
+{
+	uint8_t *e;
+
+	header(srat, "SRAT", len);
+	e = srat + 48;
+	/* Memory: PXM 1 [0, 2G), PXM 1 [4G, 6G), PXM 1 hot-plug [8G, 9G). */
+	for (int i = 0; i < 3; i++, e += 40) {
+		static const uint64_t base[] = {0, 4 * GB, 8 * GB};
+		static const uint64_t size[] = {2 * GB, 2 * GB, GB};
+
+		e[0] = 1;
+		e[1] = 40;
+		put32(e + 2, 1);
+		put64(e + 8, base[i]);
+		put64(e + 16, size[i]);
+		put32(e + 28, i == 2 ? 3 : i == 1 ? srat_flags_4g : 1);
+	}
+	/* CPUs: APIC 0 on PXM 1, APIC 2 on PXM 2. */
+	for (int i = 0; i < 2; i++, e += 16) {
+		e[0] = 0;
+		e[1] = 16;
+		e[2] = (uint8_t)(i + 1);
+		e[3] = (uint8_t)(i * 2);
+		put32(e + 4, 1);
+	}
+	/* x2APIC 0x100 on PXM 2. */
+	e[0] = 2;
+	e[1] = 24;
+	put32(e + 4, 2);
+	put32(e + 8, 0x100);
+	put32(e + 12, 1);
+	fix_checksum(srat, len);
+}
+
 /*
  * A 2-socket machine as real servers print it: proximity domains 1 and 2
  * (none is 0), domain 2 has a CPU and no memory, a 3-locality SLIT (one
@@ -268,35 +339,7 @@ static void build_machine(void)
 	put32(e + 8, 1);
 	fix_checksum(madt, sizeof(madt));
 
-	header(srat, "SRAT", sizeof(srat));
-	e = srat + 48;
-	/* Memory: PXM 1 [0, 2G), PXM 1 [4G, 6G), PXM 1 hot-plug [8G, 9G). */
-	for (int i = 0; i < 3; i++, e += 40) {
-		static const uint64_t base[] = {0, 4 * GB, 8 * GB};
-		static const uint64_t size[] = {2 * GB, 2 * GB, GB};
-
-		e[0] = 1;
-		e[1] = 40;
-		put32(e + 2, 1);
-		put64(e + 8, base[i]);
-		put64(e + 16, size[i]);
-		put32(e + 28, i == 2 ? 3 : 1);
-	}
-	/* CPUs: APIC 0 on PXM 1, APIC 2 on PXM 2. */
-	for (int i = 0; i < 2; i++, e += 16) {
-		e[0] = 0;
-		e[1] = 16;
-		e[2] = (uint8_t)(i + 1);
-		e[3] = (uint8_t)(i * 2);
-		put32(e + 4, 1);
-	}
-	/* x2APIC 0x100 on PXM 2. */
-	e[0] = 2;
-	e[1] = 24;
-	put32(e + 4, 2);
-	put32(e + 8, 0x100);
-	put32(e + 12, 1);
-	fix_checksum(srat, sizeof(srat));
+	build_srat(srat, sizeof(srat));
 
 	header(slit, "SLIT", sizeof(slit));
 	put64(slit + 36, 3);
@@ -393,6 +436,44 @@ static void test_replay_with_lines(void **state)
 	assert_int_equal(bi.distance[0][1], 21);
 }
 
+/*
+ * Issue 20 §2.4: SRAT memory with the non-volatile flag is persistent
+ * memory, never RAM: left out of the SRAT's RAM, reserved as "persistent"
+ * where ram lines cover it; one info line.
+ */
+static void test_replay_nonvolatile(void **state)
+{
+	(void)state;
+	srat_flags_4g = 5;
+	build_machine();
+	srat_flags_4g = 1;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	assert_int_equal(acpi_replay(&bi, text, tlen, dbuf, sizeof(dbuf)), 0);
+	assert_int_equal(test_console_warnings(), 1); /* RAM from the SRAT */
+	assert_true(test_console_contains("SRAT's 1 enabled"));
+	assert_true(test_console_contains("1 non-volatile memory range (2048 "
+					  "MiB) left out of RAM, 0 MiB"));
+	assert_int_equal(bi.ram_count, 1);
+	assert_int_equal(pa_val(bi.ram[0].end), 2 * GB);
+	assert_int_equal(bi.reserved_count, 0);
+
+	/* ram lines over it: the non-volatile part is reserved. */
+	sandbox_console_clear();
+	srat_flags_4g = 5;
+	build_machine();
+	srat_flags_4g = 1;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(0), pa(2 * GB), NUMA_NO_NODE);
+	bootinfo_add_ram(&bi, pa(4 * GB), pa(5 * GB), NUMA_NO_NODE);
+	assert_int_equal(acpi_replay(&bi, text, tlen, dbuf, sizeof(dbuf)), 0);
+	assert_true(test_console_contains("(2048 MiB) left out of RAM, 1024 "
+					  "MiB of the memory map reserved"));
+	assert_int_equal(bi.reserved_count, 1);
+	assert_string_equal(bi.reserved[0].name, "persistent");
+	assert_int_equal(pa_val(bi.reserved[0].start), 4 * GB);
+	assert_int_equal(pa_val(bi.reserved[0].end), 6 * GB);
+}
+
 static void test_replay_nothing(void **state)
 {
 	(void)state;
@@ -446,7 +527,7 @@ static void test_fwdesc_files(void **state)
 				   "dtb /abs/board.dtb\n"
 				   "acpidump other.txt\n"
 				   "dtb\n";
-	struct fwdesc_files f;
+	struct fwdesc_files f = {0};
 
 	(void)state;
 	bootinfo_init(&bi, BOOT_SANDBOX);
@@ -481,12 +562,13 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_parse_tables),	       T(test_parse_rsdp_and_crlf),
-		T(test_parse_malformed),       T(test_parse_bounds),
-		T(test_parse_too_many),	       T(test_parse_random),
-		T(test_replay_machine),	       T(test_replay_with_lines),
-		T(test_replay_nothing),	       T(test_replay_bad_checksum),
-		T(test_replay_real_addresses), T(test_fwdesc_files),
+		T(test_parse_tables),	     T(test_parse_nul_byte),
+		T(test_parse_rsdp_and_crlf), T(test_parse_malformed),
+		T(test_parse_bounds),	     T(test_parse_too_many),
+		T(test_parse_random),	     T(test_replay_machine),
+		T(test_replay_with_lines),   T(test_replay_nothing),
+		T(test_replay_bad_checksum), T(test_replay_real_addresses),
+		T(test_replay_nonvolatile),  T(test_fwdesc_files),
 		T(test_fwdesc_fw_id),
 	};
 

@@ -297,6 +297,85 @@ static void test_garbage_echo_escaped(void **state)
 	assert_true(test_console_contains("unknown attribute \"n\\x1b\""));
 }
 
+/*
+ * Issue 20 §2.1: a NUL in a comment used to end the file, dropping the
+ * lines after it (and the reserved range they protected). The comment is
+ * read past; a NUL outside a comment is an error naming its line; every
+ * later line counts.
+ */
+static void test_nul_byte(void **state)
+{
+	static const char desc[] = "ram 0 128M node=0 # a\0b\n"
+				   "cpu 0\n"
+				   "cpu 1\n"
+				   "cpu \0 2\n"
+				   "ram 128M 1G\n"
+				   "reserved 1M 2M bi\0os\n"
+				   "reserved 4M 8M acpi\n";
+
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	/* sizeof - 1: the NULs are inside, the last one is C's. */
+	assert_int_equal(fwdesc_parse(&bi, desc, sizeof(desc) - 1), 2);
+	assert_true(test_console_contains("line 4: unknown keyword") ||
+		    test_console_contains("line 4: bad HWID \"\\x00\""));
+	assert_true(test_console_contains(
+		"line 6: name \"bi\\x00os\" is not text"));
+	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(pa_val(bi.ram[1].end), GB);
+	assert_int_equal(bi.cpu_count, 2);
+	/* The range with a bad name still protects its memory. */
+	assert_int_equal(bi.reserved_count, 2);
+	assert_int_equal(pa_val(bi.reserved[0].start), 1 << 20);
+	assert_string_equal(bi.reserved[0].name, "firmware");
+	assert_string_equal(bi.reserved[1].name, "acpi");
+}
+
+struct seen {
+	unsigned int ram, rsv;
+	uint64_t last_s, last_e;
+};
+
+static void observe(void *arg, bool ram, uint64_t s, uint64_t e)
+{
+	struct seen *v = arg;
+
+	if (ram)
+		v->ram++;
+	else
+		v->rsv++;
+	v->last_s = s;
+	v->last_e = e;
+}
+
+/* The observer sees what the parser takes, and ranges a full table drops. */
+static void test_range_observer(void **state)
+{
+	static char buf[(BOOTINFO_MAX_RESERVED + 8) * 40];
+	struct fwdesc_files f = {0};
+	struct seen v = {0};
+	unsigned int n = BOOTINFO_MAX_RESERVED + 4;
+	size_t len;
+
+	static const char head[] = "ram 0 1G node=0\nram 1G 2G bad\n"
+				   "reserved 0x3000 0x1000\n# \0\n";
+
+	memcpy(buf, head, sizeof(head) - 1);
+	len = sizeof(head) - 1;
+	for (unsigned int i = 0; i < n; i++)
+		len += (size_t)snprintf(buf + len, sizeof(buf) - len,
+					"reserved %#x %#x r\n", (i + 1) << 16,
+					((i + 1) << 16) + 4096);
+	f.on_range = observe;
+	f.on_range_arg = &v;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	fwdesc_parse_files(&bi, buf, len, &f);
+	assert_ptr_equal(f.on_range, observe); /* kept by the parse */
+	assert_int_equal(v.ram, 1);	       /* "bad" attribute: not RAM */
+	assert_int_equal(v.rsv, n);	       /* inverted: not a range */
+	assert_int_equal(v.last_s, (uint64_t)n << 16);
+	assert_int_equal(v.last_e, ((uint64_t)n << 16) + 4096);
+}
+
 static void test_long_lines_and_bounds(void **state)
 {
 	char buf[1024];
@@ -317,9 +396,11 @@ static void test_long_lines_and_bounds(void **state)
 	assert_int_equal(fwdesc_parse(&bi, "ram 0 1G node=1", 8), 0);
 	assert_int_equal(bi.ram_count, 1);
 	assert_int_equal(bi.ram[0].node, NUMA_NO_NODE);
-	/* NUL ends the text. */
+	/* A NUL is a byte of its line, not the end of the text. */
 	bootinfo_init(&bi, BOOT_SANDBOX);
-	assert_int_equal(fwdesc_parse(&bi, "ram 0 1G\0bogus", 14), 0);
+	assert_int_equal(fwdesc_parse(&bi, "ram 0 1G\0bogus", 14), 1);
+	assert_true(test_console_contains("bad END \"1G\\x00bogus\""));
+	assert_int_equal(bi.ram_count, 0);
 	assert_int_equal(fwdesc_parse(&bi, NULL, 5), 0);
 	assert_int_equal(fwdesc_parse(&bi, "", 0), 0);
 }
@@ -397,6 +478,8 @@ int main(void)
 		T(test_distance_directions),
 		T(test_malformed),
 		T(test_long_lines_and_bounds),
+		T(test_nul_byte),
+		T(test_range_observer),
 		T(test_file_malformed),
 		T(test_random),
 		T(test_empty_ranges_counted),

@@ -61,7 +61,13 @@ unsigned int sandbox_host_cpus(void);
 /* Read a whole file into a malloc'ed buffer. Return: NULL on error. */
 char *sandbox_read_file(const char *path, size_t *len);
 
-/* KEEL_SANDBOX_CANARY=1: check the firmware's reserved RAM pages at exit. */
-void sandbox_canary_arm(const char *path, uint64_t top);
+/*
+ * KEEL_SANDBOX_CANARY=1: check the firmware's reserved RAM pages at exit.
+ * The description's parser reports its ranges to sandbox_canary_observe()
+ * (a fwdesc_range_fn); sandbox_canary_arm() then fills them below @top.
+ */
+bool sandbox_canary_enabled(void);
+void sandbox_canary_observe(void *arg, bool ram, uint64_t start, uint64_t end);
+void sandbox_canary_arm(uint64_t top);
 
 #endif

@@ -1,0 +1,279 @@
+# SPDX-License-Identifier: MIT
+"""Seeds of the hostile classes for the libFuzzer targets (issue 20 §3).
+
+Usage, from the top directory:
+  python3 -m tests.fuzz.mkseeds [--check]
+
+Writes tests/fuzz/corpus/<target>/class-<name> for the classes the random
+bytes of libFuzzer seldom reach on their own: odd bytes in a description,
+many adjacent and overlapping ranges (more than bootinfo's 512-entry
+table) in every reader, huge node and CPU ids, addresses past the build's
+limit, failed CPUs, non-volatile memory. The files are committed (the
+corpus is read-only for the fuzzers); --check regenerates them in memory
+and fails when a committed one differs or is missing, so they stay what
+this script says. Device trees are compiled with dtc.
+"""
+
+import os
+import struct
+import subprocess
+import sys
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+CORPUS = os.path.join(TOP, "tests", "fuzz", "corpus")
+MIB = 1 << 20
+RUN = 600  # ranges per run: past bootinfo's 512 slots
+LIMITS = (1 << 46, 1 << 48, 200 << 40, (1 << 64) - (1 << 21))
+
+
+def _runs(adjacent=True, base=MIB, size=64 * 1024):
+    """RUN ranges from @base, adjacent or each overlapping the next."""
+    extra = 0 if adjacent else size // 2
+    return [(base + i * size, base + (i + 1) * size + extra)
+            for i in range(RUN)]
+
+
+def _past_limit():
+    """Ranges at and across the address limits keel knows."""
+    out = [(0, 256 * MIB)]
+    for lim in LIMITS:
+        out.append((lim, lim + MIB))
+        out.append((lim - MIB, lim + MIB))
+    return out
+
+
+# ---- fwdesc (.fw text, as bytes) ----------------------------------------
+
+def fwdesc():
+    cpu = b"cpu 0 node=0\ncpu 1 node=1\n"
+    odd = (b"ram 0 128M node=0 # a\0b\n" + cpu +
+           b"ram 128M 1G node=1\r\n\x01\x02\xff junk\n"
+           b"reserved 1M 2M bi\0os\nreserved 4M 5M \x7f\n"
+           b"\0\nram 1G 2G\0 node=0\ncpu 2\x1b node=0\n"
+           b"reserved 2G 3G acpi # \xff\xfe\0\n")
+    ids = (b"ram 0 64M node=0xfffe\nram 64M 128M node=0xffff\n"
+           b"ram 128M 192M node=0xffffffff\nram 192M 256M node=4294967296\n"
+           b"cpu 0 node=0xfffe\ncpu 0xffffffffffffffff node=0\n"
+           b"cpu 0x8000000000000000 node=0xfff0 core=0xffffffff\n"
+           b"cpu 5 node=0xffffffff\ndistance 0xfffe 0xfff0 20\n")
+
+    def lines(ranges, node=0):
+        return b"".join(b"ram %#x %#x node=%d\n" % (s, e, node)
+                        for s, e in ranges)
+    return {
+        "class-odd-bytes": odd,
+        "class-adjacent-ram": lines(_runs()) + cpu,
+        "class-overlapping-ram": lines(_runs(False)) + cpu,
+        "class-adjacent-reserved": lines([(0, 128 * MIB)]) + b"".join(
+            b"reserved %#x %#x r\n" % r for r in _runs()) + cpu,
+        "class-huge-ids": ids,
+        "class-past-limit": lines(_past_limit()) + cpu +
+        b"reserved 0xffffffffffff0000 0xffffffffffffffff top\n",
+    }
+
+
+# ---- device trees (dts text, compiled) ------------------------------------
+
+def _dts(mem, cpus, extra=""):
+    return ("/dts-v1/;\n/ {\n#address-cells = <2>; #size-cells = <2>;\n"
+            "psci { compatible = \"arm,psci-1.0\"; method = \"hvc\"; };\n"
+            f"{mem}cpus {{ #address-cells = <1>; #size-cells = <0>;\n"
+            f"{cpus}}};\n{extra}}};\n")
+
+
+def _cells(v):
+    return f"{v >> 32:#x} {v & 0xffffffff:#x}"
+
+
+def _cpu(i, props=""):
+    return (f"cpu@{i:x} {{ device_type = \"cpu\"; reg = <{i:#x}>; "
+            f"enable-method = \"psci\"; {props}}};\n")
+
+
+def _memnode(s, e, props=""):
+    return (f"memory@{s:x} {{ device_type = \"memory\"; "
+            f"reg = <{_cells(s)} {_cells(e - s)}>; {props}}};\n")
+
+
+def fdt_sources():
+    cpus2 = _cpu(0) + _cpu(1)
+    banks = "".join(_memnode(s, e) for s, e in _runs(base=1 << 30))
+    regs = " ".join(f"{_cells(s)} {_cells(e - s)}"
+                    for s, e in _runs(False, base=1 << 30))
+    one = (f"memory@40000000 {{ device_type = \"memory\"; "
+           f"reg = <{regs}>; }};\n")
+    nonode = (_memnode(1 << 30, 2 << 30, "numa-node-id = <0>;") +
+              _memnode(2 << 30, 3 << 30, "numa-node-id = <0xffffffff>;"))
+    nonode_cpus = (_cpu(0, "numa-node-id = <0>;") +
+                   _cpu(1, "numa-node-id = <0xffffffff>;") +
+                   _cpu(2, "numa-node-id = <0xfffe>;"))
+    failed = _cpu(0) + "".join(
+        _cpu(i, f"status = \"{('fail', 'fail-sss', 'disabled')[i % 3]}\";")
+        for i in range(1, 64))
+    past = "".join(_memnode(s, e) for s, e in _past_limit()[1:])
+    return {
+        "class-1000-banks": _dts(banks, cpus2),
+        "class-1000-reg": _dts(one, cpus2),
+        "class-no-node-id": _dts(nonode, nonode_cpus),
+        "class-failed-cpus": _dts(_memnode(1 << 30, 2 << 30), failed),
+        "class-past-limit": _dts(_memnode(1 << 30, 2 << 30) + past, cpus2),
+    }
+
+
+def fdt():
+    out = {}
+    for name, src in fdt_sources().items():
+        out[name + ".dtb"] = subprocess.run(
+            ["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", "-", "-"],
+            input=src.encode(), stdout=subprocess.PIPE, check=True).stdout
+    return out
+
+
+# ---- memory maps: multiboot2, multiboot1, UEFI ----------------------------
+
+def _maps():
+    """Each class as a list of (start, end, usable)."""
+    return {
+        "class-adjacent": [(s, e, True) for s, e in _runs()],
+        "class-overlapping": [(s, e, True) for s, e in _runs(False)] +
+        [(2 * MIB, 3 * MIB, False)],
+        "class-past-limit": [(s, e, True) for s, e in _past_limit()],
+    }
+
+
+def multiboot2():
+    out = {}
+    for name, ranges in _maps().items():
+        ents = b"".join(struct.pack("<QQII", s, e - s, 1 if ok else 2, 0)
+                        for s, e, ok in ranges)
+        tag = struct.pack("<IIII", 6, 16 + len(ents), 24, 0) + ents
+        tag += b"\0" * (-len(tag) % 8)
+        body = tag + struct.pack("<II", 0, 8)
+        out[name] = struct.pack("<II", 8 + len(body), 0) + body
+    return out
+
+
+def multiboot1():
+    out = {}
+    for name, ranges in _maps().items():
+        ents = b"".join(struct.pack("<IQQI", 20, s, e - s, 1 if ok else 2)
+                        for s, e, ok in ranges)
+        info = bytearray(0x100)
+        struct.pack_into("<I", info, 0, 1 << 6)  # flags: mmap
+        struct.pack_into("<II", info, 44, len(ents), 0x200)
+        img = bytearray(struct.pack("<I", 0x100)) + b"\0" * 0xfc + info
+        out[name] = bytes(img) + ents
+    return out
+
+
+def uefi():
+    out = {}
+    for name, ranges in _maps().items():
+        descs = b"".join(struct.pack("<IIQQQQ", 7 if ok else 0, 0, s, 0,
+                                     (e - s) // 4096, 0xf) +
+                         b"\0" * 8 for s, e, ok in ranges)
+        out[name] = bytes([48 // 8]) + descs
+    return out
+
+
+# ---- ACPI SRAT ---------------------------------------------------------------
+
+def _table(sig, body, rev=3):
+    hdr = struct.pack("<4sIBB6s8sI4sI", sig, 36 + len(body), rev, 0,
+                      b"KEEL  ", b"FUZZSEED", 1, b"KEEL", 1)
+    t = bytearray(hdr + body)
+    t[9] = (-sum(t)) & 0xff
+    return bytes(t)
+
+
+def _srat_mem(pxm, s, e, flags=1):
+    return struct.pack("<BBIHQQIIQ", 1, 40, pxm, 0, s, e - s, 0, flags, 0)
+
+
+def _srat_lapic(pxm, apic):
+    return struct.pack("<BBBBIB3sI", 0, 16, pxm & 0xff, apic, 1,
+                       0, ((pxm >> 8) & 0xffffff).to_bytes(3, "little"), 0)
+
+
+def acpi_srat():
+    head = struct.pack("<IQ", 1, 0)
+    cpus = b"".join(_srat_lapic(i & 1, i) for i in range(4))
+    nvm = (_srat_mem(0, 0, 1 << 30) + _srat_mem(0, 1 << 30, 2 << 30, 5) +
+           _srat_mem(1, 4 << 30, 6 << 30, 7) + _srat_mem(1, 6 << 30, 8 << 30))
+    nonode = (_srat_lapic(0, 0) + _srat_lapic(0xffffffff, 1) +
+              _srat_mem(0, 0, 4 << 30) +
+              _srat_mem(0xffffffff, 4 << 30, 8 << 30))
+    runs = b"".join(_srat_mem(i % 2, s, e) for i, (s, e) in
+                    enumerate(_runs(size=8 * MIB)[:200]))
+    over = b"".join(_srat_mem(i % 2, s, e) for i, (s, e) in
+                    enumerate(_runs(False, size=8 * MIB)[:20]))
+    past = b"".join(_srat_mem(0, s, e) for s, e in _past_limit())
+    return {
+        "class-nonvolatile": _table(b"SRAT", head + cpus + nvm),
+        "class-no-node-id": _table(b"SRAT", head + nonode),
+        "class-adjacent": _table(b"SRAT", head + cpus + runs),
+        "class-overlapping": _table(b"SRAT", head + cpus + over),
+        "class-past-limit": _table(b"SRAT", head + cpus + past),
+    }
+
+
+def _acpidump_text(tables):
+    """Tables in acpidump's print layout (what `sudo acpidump` writes)."""
+    out = []
+    for sig, data in tables:
+        out.append(f"{sig} @ 0x0000000000000000")
+        for off in range(0, len(data), 16):
+            row = data[off:off + 16]
+            hx = " ".join(f"{b:02X}" for b in row)
+            asc = "".join(chr(b) if 0x20 <= b < 0x7f else "." for b in row)
+            out.append(f"    {off:04X}: {hx:<47}  {asc}")
+        out.append("")
+    return ("\n".join(out) + "\n").encode()
+
+
+def acpidump():
+    """The replay path (acpi_replay(): RAM from the SRAT without ram
+    lines): non-volatile memory, domain 0xffffffff, many ranges; and a
+    NUL between tables, which must not end the text."""
+    srat = acpi_srat()
+    madt = _table(b"APIC", struct.pack("<II", 0xfee00000, 1) + b"".join(
+        struct.pack("<BBBBI", 0, 8, i, i, 1) for i in range(4)))
+    out = {}
+    for name in ("class-nonvolatile", "class-no-node-id", "class-adjacent"):
+        out[name + ".txt"] = _acpidump_text([("APIC", madt),
+                                             ("SRAT", srat[name])])
+    nul = _acpidump_text([("APIC", madt)]) + b"\0 a NUL line\n" + \
+        _acpidump_text([("SRAT", srat["class-nonvolatile"])])
+    out["class-nul-byte.txt"] = nul
+    return out
+
+
+TARGETS = {"fwdesc": fwdesc, "fdt": fdt, "multiboot2": multiboot2,
+           "multiboot": multiboot1, "uefi": uefi, "acpi_srat": acpi_srat,
+           "acpidump": acpidump}
+
+
+def main(argv):
+    check = "--check" in argv
+    bad = 0
+    for target, make in TARGETS.items():
+        for name, data in make().items():
+            path = os.path.join(CORPUS, target, name)
+            if check:
+                try:
+                    with open(path, "rb") as f:
+                        same = f.read() == data
+                except OSError:
+                    same = False
+                if not same:
+                    print(f"mkseeds: {path} is stale or missing")
+                    bad += 1
+                continue
+            with open(path, "wb") as f:
+                f.write(data)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
