@@ -34,6 +34,7 @@
  */
 #include <keel/compiler.h>
 #include <keel/errno.h>
+#include <keel/escape.h>
 #include <keel/fwdesc.h>
 #include <keel/nodemap.h>
 #include <keel/printk.h>
@@ -135,36 +136,18 @@ struct echo {
 };
 
 /*
- * @t made safe to print: printable ASCII as is, a backslash as \\, any
- * other byte as \xNN, at most ECHO_MAX bytes then "...". A binary file's
- * bytes would otherwise reach the console raw.
+ * @t made safe to print (escape_bytes(): \\, \xNN), at most ECHO_MAX
+ * bytes of it then "...". A binary file's bytes would otherwise reach the
+ * console raw.
  * Return: @e->s.
  */
 static const char *tok_echo(struct echo *e, const struct token *t)
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t n = MIN(t->len, (size_t)ECHO_MAX), o = 0;
+	size_t n = MIN(t->len, (size_t)ECHO_MAX);
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)t->s[i];
-
-		if (c == '\\') {
-			e->s[o++] = '\\';
-			e->s[o++] = '\\';
-		} else if (c >= 0x20 && c < 0x7f) {
-			e->s[o++] = (char)c;
-		} else {
-			e->s[o++] = '\\';
-			e->s[o++] = 'x';
-			e->s[o++] = hex[c >> 4];
-			e->s[o++] = hex[c & 15];
-		}
-	}
-	if (n < t->len) {
-		memcpy(e->s + o, "...", 3);
-		o += 3;
-	}
-	e->s[o] = '\0';
+	escape_bytes(e->s, sizeof(e->s), t->s, n);
+	if (n < t->len)
+		strlcpy(e->s + strlen(e->s), "...", 4);
 	return e->s;
 }
 
