@@ -10,6 +10,7 @@
 #include <arch/cpu.h>
 #include <keel/cachemaint.h>
 #include <keel/console_spec.h>
+#include <keel/domain.h>
 #include <keel/heap.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
@@ -65,7 +66,11 @@ struct keel_options {
 	struct console_spec console_spec; /* and parsed (kind 0: none) */
 	struct inject inject[INJECT_MAX];
 	unsigned int inject_count;
-	unsigned int warnings; /* problems seen while parsing */
+	struct domain_spec domain[DOMAIN_MAX]; /* domain=, in order given */
+	unsigned int domain_count;
+	unsigned int domains_dropped; /* domain= words past DOMAIN_MAX */
+	bool domains_destroy;	      /* domains_destroy=on */
+	unsigned int warnings;	      /* problems seen while parsing */
 };
 
 extern struct keel_options opts;

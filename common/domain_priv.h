@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of the domain build share (common/domain_*.c): the
+ * domain table and the plan helpers. See include/keel/domain.h.
+ */
+#ifndef COMMON_DOMAIN_PRIV_H
+#define COMMON_DOMAIN_PRIV_H
+
+#include <keel/domain.h>
+#include <keel/spinlock.h>
+#include <keel/types.h>
+
+/* domain=: at most 1 PiB, node ids at most 4095 (then: "no such node"). */
+#define DOMAIN_BYTES_MAX   (1ull << 50)
+#define DOMAIN_NODE_ID_MAX 4095
+
+/* Extent orders, largest first: 1 GiB, 2 MiB, 4 KiB. */
+#define DOMAIN_EXTENT_KINDS 3
+extern const unsigned int domain_extent_order[DOMAIN_EXTENT_KINDS];
+
+/* The guest-physical work unit: 1 GiB (the largest extent). */
+#define DOMAIN_UNIT_SHIFT 30
+
+struct p2m;
+
+struct domain {
+	struct domain_spec spec;
+	uint16_t id;   /* heap owner id: index + 1 */
+	uint32_t node; /* where its memory should be */
+	uint32_t
+		build_node; /* whose CPUs build it (node, or nearest with CPUs) */
+	struct p2m *p2m;    /* NULL until the table exists */
+	bool failed, built, destroyed;
+	char fail_reason[80];
+
+	/* Work: 1 GiB units of guest-physical space, claimed by a cursor. */
+	uint64_t units, next_unit;
+	bool stop;	     /* a unit failed: the others stop claiming */
+	spinlock_t map_lock; /* p2m_map() of the domain's workers */
+
+	/* Results (atomics while the workers run). */
+	uint64_t bytes_built, remote_bytes;
+	uint64_t extents[DOMAIN_EXTENT_KINDS];
+	uint64_t alloc_ticks, zero_ticks, map_ticks, maint_ticks;
+	uint64_t lock_max_ticks;
+	uint64_t start_ticks, end_ticks;
+	uint64_t table_pages;
+	uint64_t cpu_bits[(CONFIG_NR_CPUS + 63) / 64]; /* CPUs that worked */
+};
+
+extern struct domain domains[DOMAIN_MAX];
+extern unsigned int domains_count, domains_dropped;
+extern uint64_t domains_build_ticks;
+
+/* domain_parse.c */
+uint32_t domain_pick_node(int asked, const uint64_t *budget, unsigned int nodes,
+			  const char *name);
+void domain_plan(uint64_t *free, unsigned int nodes);
+uint64_t domain_table_pages_max(uint64_t bytes);
+void domain_fmt_size(char *buf, size_t size, uint64_t bytes);
+/*
+ * domain_expected_extents(): extents of @bytes built from the largest
+ * extents with no allocation failing (what the tests compare against).
+ */
+void domain_expected_extents(uint64_t bytes, uint64_t out[DOMAIN_EXTENT_KINDS]);
+
+/* domain_build.c */
+int domain_build_one(struct domain *d, bool exact_node);
+void domain_unit_work(struct domain *d);
+
+/* domain_destroy.c */
+void domain_free(struct domain *d);
+
+#endif
