@@ -48,9 +48,20 @@ struct domain {
 	uint64_t cpu_bits[(CONFIG_NR_CPUS + 63) / 64]; /* CPUs that worked */
 };
 
+/* The heap's free memory before the build and after destroy + scrub. */
+struct domain_heap_snap {
+	uint64_t free_pages, free_chunks;
+	bool taken;
+};
+
 extern struct domain domains[DOMAIN_MAX];
 extern unsigned int domains_count, domains_dropped;
 extern uint64_t domains_build_ticks;
+extern struct domain_heap_snap domains_before, domains_after;
+/* Problems found by the checks and destroy (each one warning). */
+extern unsigned int domains_problems;
+/* Sampling of domains_check(): frames read for zero, IPAs the MMU walked. */
+extern uint64_t domains_zero_sampled, domains_hw_checked;
 
 /* domain_parse.c */
 uint32_t domain_pick_node(int asked, const uint64_t *budget, unsigned int nodes,
@@ -70,5 +81,6 @@ void domain_unit_work(struct domain *d);
 
 /* domain_destroy.c */
 void domain_free(struct domain *d);
+void domain_snapshot(struct domain_heap_snap *s);
 
 #endif
