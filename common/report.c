@@ -39,7 +39,7 @@
 #include <keel/bootinfo.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
-#include <keel/heap.h>
+#include <keel/heap_check.h>
 #include <keel/json.h>
 #include <keel/numa.h>
 #include <keel/printk.h>

@@ -11,7 +11,7 @@
 #include <keel/cachemaint.h>
 #include <keel/console_spec.h>
 #include <keel/domain.h>
-#include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
 #include <keel/trace.h>
