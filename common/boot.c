@@ -27,6 +27,7 @@
 #include <keel/heap.h>
 #include <keel/numa.h>
 #include <keel/options.h>
+#include <keel/p2m.h>
 #include <keel/printk.h>
 #include <keel/audit.h>
 #include <keel/report.h>
@@ -343,6 +344,8 @@ void keel_main(struct bootinfo *bi)
 	phase_smp(bi);
 	phase_heap(bi, nodes);
 	phase_scrub();
+	if (opts.p2m_selftest)
+		p2m_selftest(-1);
 	phase_exercise();
 
 	trace_begin("audit");

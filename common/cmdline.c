@@ -197,6 +197,7 @@ static const struct opt_desc opt_table[] = {
 	{"cachemaint", OPT_ENUM, OFS(cachemaint), 0, cachemaint_words, 0, 0,
 	 post_cachemaint},
 	{"bench", OPT_BOOL, OFS(bench), 0, NULL, 0, 0, NULL},
+	{"p2m_selftest", OPT_BOOL, OFS(p2m_selftest), 0, NULL, 0, 0, NULL},
 	{"stress", OPT_U64, OFS(stress_seconds), 0, NULL, 0, 0, post_stress},
 	{"after", OPT_ENUM, OFS(after), 0, after_words, 0, 0, NULL},
 	{"mem", OPT_SIZE, OFS(mem_limit), 0, NULL, 0, 0, NULL},

@@ -16,6 +16,7 @@
  *   cachemaint.*          cachemaint_report_json() common/cachemaint.c
  *   bench[]               bench_report_json()      common/bench.c
  *   stress.*              stress_report_json()     common/stress_report.c
+ *   p2m.*                 p2m_report_json()        common/p2m_selftest.c
  *   audit.*               audit_report_json()      common/audit.c
  *   trace*                trace_report_json()      common/trace.c
  * The keys and their types are listed once, in
@@ -42,6 +43,7 @@
 #include <keel/heap_check.h>
 #include <keel/json.h>
 #include <keel/numa.h>
+#include <keel/p2m.h>
 #include <keel/printk.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
@@ -123,6 +125,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	cachemaint_report_json(&w);
 	bench_report_json(&w);
 	stress_report_json(&w);
+	p2m_report_json(&w);
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);
 	json_counters(&w, bi, fail_reason);

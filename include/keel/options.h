@@ -53,6 +53,7 @@ struct keel_options {
 	enum cachemaint_mode cachemaint;
 	bool cachemaint_set; /* given on the command line */
 	bool bench;
+	bool p2m_selftest; /* p2m_selftest=on: check the stage-2 tables */
 	uint64_t stress_seconds;
 	enum after_action after;
 	uint64_t mem_limit; /* mem=: 0 = none */

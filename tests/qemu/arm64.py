@@ -500,6 +500,41 @@ CASES += [
 ]
 
 
+def p2m_selftest_ok(hw_min):
+    """p2m.selftest ran in the vmsav8-64-s2 format with ok true and at least
+    @hw_min samples checked by the MMU (AT S12E1R at EL2; 0 at EL1)."""
+    def check(rep, log):
+        st = rep.get("p2m", {}).get("selftest")
+        if st is None:
+            return ["no p2m.selftest in the report"]
+        out = []
+        if st.get("format") != "vmsav8-64-s2":
+            out.append(f"p2m.selftest.format {st.get('format')!r}")
+        if st.get("ok") is not True:
+            out.append("p2m.selftest.ok is not true")
+        if st.get("samples", 0) < 1:
+            out.append("p2m.selftest.samples is 0")
+        if hw_min and st.get("hw_checked", 0) < hw_min:
+            out.append(f"p2m.selftest.hw_checked {st.get('hw_checked')}, "
+                       f"expected >= {hw_min}")
+        if not hw_min and st.get("hw_checked") != 0:
+            out.append("p2m.selftest.hw_checked > 0 below EL2")
+        return out
+    return check
+
+
+# Issue 22 section 6: the stage-2 table checked against the MMU's own walk
+# (AT S12E1R at EL2, every sample), and at EL1 in software only.
+CASES += [
+    case("p2m-selftest-el2", ["--el2", "--smp", "2", "--mem", "256M"],
+         {"cpus": 2, "online": 2, "nodes": 1}, el=2,
+         append="p2m_selftest=on", checks=[p2m_selftest_ok(40)]),
+    case("p2m-selftest-el1", ["--smp", "1", "--mem", "256M"],
+         {"cpus": 1, "online": 1, "nodes": 1},
+         append="p2m_selftest=on", checks=[p2m_selftest_ok(0)]),
+]
+
+
 # The issue-13 machine: 256 CPUs in 4 nodes (about 7 s on a quiet host).
 CASES += [big_case("smp-256-4node", 256, 4, 2048, timeout=180)]
 
