@@ -37,7 +37,7 @@
 static paddr_t p2m_page_alloc(int node, unsigned int order)
 {
 	struct page_info *pg =
-		heap_alloc(order, node < 0 ? 0 : HEAP_NODE(node));
+		heap_alloc(order, node < 0 ? HEAP_ANY_NODE : node, 0, 0);
 	paddr_t t;
 
 	if (!pg)
