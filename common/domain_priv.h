@@ -18,8 +18,15 @@
 #define DOMAIN_EXTENT_KINDS 3
 extern const unsigned int domain_extent_order[DOMAIN_EXTENT_KINDS];
 
-/* The guest-physical work unit: 1 GiB (the largest extent). */
-#define DOMAIN_UNIT_SHIFT 30
+/*
+ * The guest-physical work unit: 1 GiB (the largest extent) for a domain
+ * of 1 GiB or more; a smaller one has no 1 GiB extent to lose, and is cut
+ * into units of at least 2 MiB so that its node's CPUs share it
+ * (DOMAIN_UNITS_PER_CPU each, as the scrub does).
+ */
+#define DOMAIN_UNIT_SHIFT     30
+#define DOMAIN_UNIT_MIN_SHIFT 21
+#define DOMAIN_UNITS_PER_CPU  4
 
 struct p2m;
 
@@ -35,6 +42,7 @@ struct domain {
 
 	/* Work: 1 GiB units of guest-physical space, claimed by a cursor. */
 	uint64_t units, next_unit;
+	unsigned int unit_shift;
 	bool stop;	     /* a unit failed: the others stop claiming */
 	spinlock_t map_lock; /* p2m_map() of the domain's workers */
 
@@ -77,7 +85,7 @@ void domain_expected_extents(uint64_t bytes, uint64_t out[DOMAIN_EXTENT_KINDS]);
 
 /* domain_build.c */
 int domain_build_one(struct domain *d, bool exact_node);
-void domain_unit_work(struct domain *d);
+unsigned int domain_unit_shift(uint64_t bytes, unsigned int cpus);
 
 /* domain_destroy.c */
 void domain_free(struct domain *d);

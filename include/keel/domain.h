@@ -98,6 +98,8 @@ unsigned int domains_check(bool zero_sample);
 
 /* How many domains there are (built or failed). */
 unsigned int domain_count(void);
+/* Problems the checks and destroy found (the boot fails on any). */
+unsigned int domains_problem_count(void);
 
 /* The report: "domains" table + domains_build_ns, and the human lines. */
 void domains_report_json(struct jw *w);
