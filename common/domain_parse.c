@@ -104,6 +104,10 @@ unsigned int domains_setup(const struct keel_options *o,
 	unsigned int n = 0, dropped = o->domains_dropped + bi->dropped_domains;
 
 	memset(domains, 0, sizeof(domains));
+	domains_problems = 0;
+	domains_zero_sampled = domains_hw_checked = 0;
+	domains_before.taken = domains_after.taken = false;
+	domains_build_ticks = 0;
 	for (unsigned int i = 0; i < o->domain_count && n < DOMAIN_MAX; i++)
 		domains[n++].spec = o->domain[i];
 	for (unsigned int i = 0; i < bi->domain_count; i++) {
