@@ -215,6 +215,7 @@ static const struct opt_desc opt_table[] = {
 	{"domain", OPT_DOMAIN, 0, 0, NULL, 0, 0, NULL},
 	{"domains_destroy", OPT_BOOL, OFS(domains_destroy), 0, NULL, 0, 0,
 	 NULL},
+	{"domains_trust", OPT_BOOL, OFS(domains_trust), 0, NULL, 0, 0, NULL},
 };
 
 /* Enums are stored through int: make sure that is what they are. */

@@ -71,7 +71,8 @@ struct keel_options {
 	unsigned int domain_count;
 	unsigned int domains_dropped; /* domain= words past DOMAIN_MAX */
 	bool domains_destroy;	      /* domains_destroy=on */
-	unsigned int warnings;	      /* problems seen while parsing */
+	bool domains_trust; /* domains_trust=on: bootscrub=off memory is zero */
+	unsigned int warnings; /* problems seen while parsing */
 };
 
 extern struct keel_options opts;
