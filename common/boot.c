@@ -325,6 +325,8 @@ static void phase_domains(const struct bootinfo *bi)
 {
 	if (!domains_setup(&opts, bi))
 		return;
+	if (opts.bench)
+		domains_bench();
 	domains_build(NULL);
 	domains_check(opts.audit == AUDIT_FULL);
 	if (opts.domains_destroy)

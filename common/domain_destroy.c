@@ -83,12 +83,25 @@ static void scrub_worker(void *arg)
 }
 
 /**
+ * domain_scrub_back() - every CPU scrubs what destroyed domains gave back
+ * (nothing with bootscrub=off: the boot promised no scrub).
+ */
+void domain_scrub_back(void)
+{
+	cpumask_t online;
+
+	if (opts.bootscrub == SCRUB_OFF)
+		return;
+	smp_online_mask(&online);
+	smp_run_on(&online, scrub_worker, NULL);
+}
+
+/**
  * domains_destroy_all() - destroy every built domain, then scrub what came
  * back (unless bootscrub=off) and take the "after" snapshot.
  */
 void domains_destroy_all(void)
 {
-	cpumask_t online;
 	unsigned int freed = 0;
 
 	for (unsigned int i = 0; i < domains_count; i++) {
@@ -97,10 +110,7 @@ void domains_destroy_all(void)
 			freed++;
 		}
 	}
-	if (opts.bootscrub != SCRUB_OFF) {
-		smp_online_mask(&online);
-		smp_run_on(&online, scrub_worker, NULL);
-	}
+	domain_scrub_back();
 	domain_snapshot(&domains_after);
 	if (domains_before.taken &&
 	    domains_after.free_pages != domains_before.free_pages) {

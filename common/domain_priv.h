@@ -86,9 +86,22 @@ void domain_expected_extents(uint64_t bytes, uint64_t out[DOMAIN_EXTENT_KINDS]);
 /* domain_build.c */
 int domain_build_one(struct domain *d, bool exact_node);
 unsigned int domain_unit_shift(uint64_t bytes, unsigned int cpus);
+int domain_build_local_ticks(uint64_t bytes, int node,
+			     unsigned int max_extent_order, uint64_t *ticks);
+
+/* domain_bench.c: bench=on, the same domain deferred and eager. */
+struct domain_bench {
+	uint64_t bytes;
+	uint32_t node;
+	uint64_t deferred_ticks, eager_ticks;
+	int deferred_err, eager_err;
+	bool done;
+};
+extern struct domain_bench domains_bench_result;
 
 /* domain_destroy.c */
 void domain_free(struct domain *d);
 void domain_snapshot(struct domain_heap_snap *s);
+void domain_scrub_back(void);
 
 #endif

@@ -8,6 +8,7 @@
  * Times are summed over the CPUs that built a domain (alloc/zero/map/
  * maint), except build_ns, which is wall time. Boot CPU; no lock.
  */
+#include <keel/cachemaint.h>
 #include <keel/compiler.h>
 #include <keel/json.h>
 #include <keel/p2m.h>
@@ -75,6 +76,22 @@ static void json_snap(struct jw *w, const char *key,
 	jw_obj_end(w);
 }
 
+static void json_bench(struct jw *w, const struct domain_bench *b)
+{
+	if (!b->done) {
+		jw_null(w, "bench");
+		return;
+	}
+	jw_obj(w, "bench");
+	jw_u64(w, "bytes", b->bytes);
+	jw_u64(w, "node", b->node);
+	jw_str(w, "mode", cachemaint_mode_name(cachemaint_mode()));
+	jw_u64(w, "deferred_ns", ticks_to_ns(b->deferred_ticks));
+	jw_u64(w, "eager_ns", ticks_to_ns(b->eager_ticks));
+	jw_bool(w, "ok", !b->deferred_err && !b->eager_err);
+	jw_obj_end(w);
+}
+
 /** domains_report_json() - the report's domains keys (none without domains). */
 void domains_report_json(struct jw *w)
 {
@@ -101,6 +118,7 @@ void domains_report_json(struct jw *w)
 	jw_str(w, "p2m_format", p2m_format_name());
 	json_snap(w, "before", &domains_before);
 	json_snap(w, "after", &domains_after);
+	json_bench(w, &domains_bench_result);
 	jw_obj_end(w);
 }
 

@@ -82,6 +82,13 @@ void domains_build(const cpumask_t *cpus);
 int domain_build_local(uint64_t bytes, int node, unsigned int max_extent_order);
 
 /*
+ * domains_bench(): bench=on, before domains_build(): the largest domain
+ * built on this CPU with the cache maintenance mode in force and with
+ * cachemaint=eager, in the same boot (domains_info.bench). Boot CPU.
+ */
+void domains_bench(void);
+
+/*
  * domains_destroy_all(): every built domain's extents back to the heap
  * (dirty) and its table freed. Boot CPU, after domains_build().
  */

@@ -157,6 +157,37 @@ static void test_build_local(void **state)
 	assert_int_equal(domain_build_local(MiB, 7, 9), -EINVAL);
 }
 
+/*
+ * bench=on: the largest domain built deferred and eager on this CPU, the
+ * memory back and clean (no dirty page) after each, counters restored.
+ */
+static void test_bench(void **state)
+{
+	uint64_t before, ops;
+
+	machine(0, true, "domain=2M domain=6M@1 bootscrub=on");
+	test_quiet_begin();
+	scrub_boot(SCRUB_ON, 8 * MiB, false);
+	test_quiet_end();
+	before = heap_free_pages();
+	ops = cachemaint_stats.ops;
+	domains_setup(&opts, &test_bi);
+	test_quiet_begin();
+	domains_bench();
+	test_quiet_end();
+	assert_true(domains_bench_result.done);
+	assert_int_equal(domains_bench_result.bytes, 6 * MiB);
+	assert_int_equal(domains_bench_result.node, 1);
+	assert_int_equal(domains_bench_result.deferred_err, 0);
+	assert_int_equal(domains_bench_result.eager_err, 0);
+	assert_true(domains_bench_result.eager_ticks > 0);
+	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(heap_dirty_pages(), 0);
+	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(cachemaint_stats.ops, ops);
+	assert_int_equal(cachemaint_mode(), CACHEMAINT_DEFERRED);
+}
+
 /* The work unit: 1 GiB from 1 GiB up, else shared by the node's CPUs. */
 static void test_unit_shift(void **state)
 {
@@ -177,6 +208,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_too_big_fails_alone,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_build_local, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_bench, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_unit_shift, test_setup,
 						test_teardown),
