@@ -354,6 +354,14 @@ static void build_finish(uint64_t start)
 		if (!d->p2m)
 			continue;
 		d->start_ticks = start;
+		/* A unit nobody ran (no online CPU of @cpus on its node). */
+		if (!d->stop && d->bytes_built != d->spec.bytes) {
+			snprintf(d->fail_reason, sizeof(d->fail_reason),
+				 "incomplete: %llu of %llu bytes built",
+				 (unsigned long long)d->bytes_built,
+				 (unsigned long long)d->spec.bytes);
+			d->stop = true;
+		}
 		if (d->stop) {
 			d->failed = true;
 			domain_free(d);

@@ -188,6 +188,33 @@ static void test_bench(void **state)
 	assert_int_equal(cachemaint_mode(), CACHEMAINT_DEFERRED);
 }
 
+/*
+ * domains_build(@cpus) with the boot CPU alone (node 0): the node-1
+ * domain is built by node 0's CPU, the nearest in the mask, and nothing
+ * runs elsewhere.
+ */
+static void test_build_on_mask(void **state)
+{
+	cpumask_t one;
+
+	machine(0, false, "domain=6M@1 domain=2M@0");
+	cpumask_clear(&one);
+	cpumask_set(&one, 0);
+	domains_setup(&opts, &test_bi);
+	test_quiet_begin();
+	domains_build(&one);
+	test_quiet_end();
+	for (unsigned int i = 0; i < 2; i++) {
+		assert_true(domains[i].built);
+		assert_int_equal(domains[i].build_node, 0);
+		assert_int_equal(domains[i].cpu_bits[0], 1);
+	}
+	assert_int_equal(domains[0].node, 1);
+	assert_int_equal(domains[0].remote_bytes, 0);
+	assert_int_equal(check(false), 0);
+	destroy();
+}
+
 /* The work unit: 1 GiB from 1 GiB up, else shared by the node's CPUs. */
 static void test_unit_shift(void **state)
 {
@@ -208,6 +235,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_too_big_fails_alone,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_build_local, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_build_on_mask, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_bench, test_setup,
 						test_teardown),
