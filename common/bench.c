@@ -548,6 +548,7 @@ void bench_run(void)
 			break;
 		}
 	}
+	bench_owned_print();
 }
 
 /**

@@ -278,10 +278,10 @@ struct page_info *heap_merge_insert(struct heap_node_locked l,
  * first dirty offset in *@fd. The top piece is dirty whenever the chunk
  * was (its dirty pages are [fd, 2^j)). Xen keeps the top the same way.
  */
-struct page_info *heap_split_down(struct heap_node_locked l,
-				  struct page_info *pg, uint64_t *p,
-				  unsigned int j, unsigned int order,
-				  uint32_t *fd, uint8_t poc)
+static struct page_info *split_down(struct heap_node_locked l,
+				    struct page_info *pg, uint64_t *p,
+				    unsigned int j, unsigned int order,
+				    uint32_t *fd, uint8_t poc)
 {
 	while (j > order) {
 		uint64_t half;
@@ -307,7 +307,8 @@ struct page_info *heap_split_down(struct heap_node_locked l,
  * highest zone first, clean chunks preferred within a zone, then split it
  * down to @order. Only the heads of the halves put back are written, and
  * the block's head: @state (PGS_ALLOCATED or PGS_OWNED, then @owner).
- * Return: head entry of the block (pfn in *@out_pfn), or NULL.
+ * Return: head entry of the block (its pfn, first dirty offset and
+ * PGF_CLEAN_POC in *@t), or NULL.
  */
 struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 				  int zone_hi, struct heap_taken *t,
@@ -347,7 +348,7 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 	p = pg->pfn;
 	fd = pg->first_dirty;
 	poc = pg->flags & PGF_CLEAN_POC;
-	pg = heap_split_down(l, pg, &p, j, order, &fd, poc);
+	pg = split_down(l, pg, &p, j, order, &fd, poc);
 
 	/* Claim the head now so that no free merges with it after unlock. */
 	page_set(pg, p, state, order, hn->id,

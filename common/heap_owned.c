@@ -41,6 +41,7 @@
 #include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/printk.h>
+#include <keel/string.h>
 
 #include "heap_priv.h"
 
@@ -48,6 +49,12 @@
 
 /* Pages owned per owner id (0: unused); atomics, nodes lock separately. */
 static uint64_t owned_by[HEAP_MAX_OWNER + 1];
+
+/* heap_init(): no extent is owned yet. */
+void heap_owned_reset(void)
+{
+	memset(owned_by, 0, sizeof(owned_by));
+}
 
 /* Zero [p + fd, p + 2^order) in pieces of at most 2 MiB. */
 static void zero_pieces(uint64_t p, unsigned int order, uint32_t fd)

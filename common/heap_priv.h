@@ -71,15 +71,6 @@ struct heap_taken {
 struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 				  int zone_hi, struct heap_taken *t,
 				  uint8_t state, uint32_t owner);
-/*
- * Split the free chunk @pg (pfn *@p, order @j, first dirty offset *@fd,
- * off its list) down to @order: lower halves back on the lists, the top
- * piece returned (see common/heap.c).
- */
-struct page_info *heap_split_down(struct heap_node_locked l,
-				  struct page_info *pg, uint64_t *p,
-				  unsigned int j, unsigned int order,
-				  uint32_t *fd, uint8_t poc);
 /* The nodes an allocation for @pref / @flags tries, in order. */
 const uint32_t *heap_alloc_candidates(int pref, uint32_t flags, uint32_t *exact,
 				      unsigned int *count);
@@ -92,6 +83,8 @@ static inline bool heap_entry_valid(const struct page_info *pg)
 	return pg && pfn_to_page_or_null(pfn(pg->pfn)) == pg &&
 	       pg->node < heap_nr_nodes;
 }
+/* Forget every owner's page count (heap_init). */
+void heap_owned_reset(void);
 /* heap_unlock_node() that returns how long the lock was held. */
 uint64_t heap_unlock_node_ticks(struct heap_node_locked l);
 /* Misuse of heap_free()/heap_free_owned(): panic (strict) or warn. */

@@ -15,10 +15,43 @@
 
 #include "heap_priv.h"
 
+/*
+ * Split the dirty chunk @pg (pfn *@p, order @j, first dirty offset *@fd,
+ * off its list) down to @order, keeping the piece that holds its first
+ * dirty page: the halves below it go back clean, those above it dirty
+ * from their first page. Keeping any other piece would not terminate: a
+ * clean piece put back merges into a chunk whose first_dirty is where it
+ * was, and the scrubber would take the same piece again.
+ */
+static struct page_info *split_to_first_dirty(struct heap_node_locked l,
+					      struct page_info *pg, uint64_t *p,
+					      unsigned int j,
+					      unsigned int order, uint32_t *fd)
+{
+	while (j > order) {
+		uint64_t half = 1ULL << --j;
+
+		if (*fd < half) {
+			struct page_info *up = pfn_to_page(pfn(*p + half));
+
+			write_free_head(up, *p + half, j, l.hn->id, 0, 0);
+			heap_list_insert(l, up);
+		} else {
+			write_free_head(pg, *p, j, l.hn->id, FIRST_DIRTY_NONE,
+					0);
+			heap_list_insert(l, pg);
+			*fd -= (uint32_t)half;
+			*p += half;
+			pg = pfn_to_page(pfn(*p));
+		}
+	}
+	return pg;
+}
+
 /**
  * heap_take_dirty() - detach one dirty free chunk of @node, of order
- * MAX_ORDER at most (a larger one is split first, its lower halves stay
- * free and dirty), so an idle scrubber holds a bounded piece.
+ * MAX_ORDER at most (a larger one is split first, keeping the piece with
+ * its first dirty page), so an idle scrubber holds a bounded piece.
  *
  * Return: its head (order in *@order), or NULL when the node has none.
  */
@@ -51,7 +84,7 @@ struct page_info *heap_take_dirty(uint32_t node, unsigned int *order)
 
 		heap_list_remove(l, pg);
 		if (k > MAX_ORDER) {
-			pg = heap_split_down(l, pg, &p, k, MAX_ORDER, &fd, 0);
+			pg = split_to_first_dirty(l, pg, &p, k, MAX_ORDER, &fd);
 			k = MAX_ORDER;
 			write_free_head(pg, p, k, l.hn->id, fd, 0);
 		}

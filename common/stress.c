@@ -10,8 +10,10 @@
  * Each CPU loops until the deadline (and at least STRESS_MIN_ITERS times):
  * allocate a random order (0..9, now and then up to a bound that keeps the
  * heap from running dry) on a random node (local half of the time, exact
- * node a quarter of the time), or free one of the blocks it holds. A held
- * block carries one 64-bit word per cache line:
+ * node a quarter of the time; one allocation in four is an extent owned by
+ * the CPU, heap_alloc_owned() with owner cpu + 1, freed with
+ * heap_free_owned(), always dirty), or free one of the blocks it holds. A
+ * held block carries one 64-bit word per cache line:
  *
  *     ((cpu + 1) << 48) ^ ((serial & 0xffff) << 32) ^ (pfn << 12) ^ offset
  *
@@ -67,7 +69,8 @@ struct stress_block {
 	uint64_t pfn;
 	uint32_t serial;
 	uint8_t order;
-	bool zeroed; /* the heap zeroed it: may be freed as clean */
+	bool zeroed;	/* the heap zeroed it: may be freed as clean */
+	uint16_t owner; /* owned extent: its owner (cpu + 1); 0: anonymous */
 };
 
 struct stress_cpu {
@@ -216,15 +219,19 @@ static void free_slot(unsigned int cpu, struct stress_cpu *sc, unsigned int i)
 {
 	struct stress_cpu_stats *st = &stress_stats.cpu[cpu];
 	struct stress_block b = sc->held[i];
-	/* A dirty (NO_SCRUB) block holds more than our words. */
-	bool need_scrub = !b.zeroed || (rnd(sc) & 1);
+	/* A dirty (NO_SCRUB) block holds more than our words; an owned
+	 * extent always goes back dirty. */
+	bool need_scrub = !b.zeroed || b.owner || (rnd(sc) & 1);
+	int err;
 
 	sc->held[i] = sc->held[--sc->held_count];
 	sc->held_pages -= 1ull << b.order;
 	if (stress_test_corrupt_hook)
 		stress_test_corrupt_hook(cpu, pfn(b.pfn), b.order);
 	verify(cpu, &b, !need_scrub);
-	if (heap_free(b.pg, b.order, need_scrub)) {
+	err = b.owner ? heap_free_owned(b.pg, b.order, b.owner)
+		      : heap_free(b.pg, b.order, need_scrub);
+	if (err) {
 		corruption(cpu, "heap_free refused a held block", b.pfn, 0,
 			   b.pg->order, b.order);
 		return;
@@ -248,11 +255,12 @@ static unsigned int pick_order(struct stress_cpu *sc)
 
 /* Is the block the heap returned what was asked for? */
 static bool block_valid(const struct page_info *pg, unsigned int order,
-			uint32_t node, uint32_t flags)
+			uint32_t node, uint32_t flags, uint16_t owner)
 {
 	uint64_t p = pg->pfn;
 
-	if (pg->state != PGS_ALLOCATED || pg->order != order ||
+	if (pg->state != (owner ? PGS_OWNED : PGS_ALLOCATED) ||
+	    (owner && pg->owner != owner) || pg->order != order ||
 	    (p & ((1ull << order) - 1)) || pg->node >= run.nodes ||
 	    !heap_owns(pg->node, pfn(p), order))
 		return false;
@@ -265,6 +273,7 @@ static void alloc_one(unsigned int cpu, struct stress_cpu *sc)
 	unsigned int order = pick_order(sc);
 	uint64_t r = rnd(sc);
 	uint32_t node = cpu_table[cpu].node, flags;
+	uint16_t owner = (r & 0xc0) == 0 ? (uint16_t)(cpu + 1) : 0;
 	struct stress_block *b;
 	struct page_info *pg;
 
@@ -281,7 +290,8 @@ static void alloc_one(unsigned int cpu, struct stress_cpu *sc)
 	       sc->held_pages + (1ull << order) > run.budget_pages)
 		free_slot(cpu, sc, (unsigned int)(rnd(sc) % sc->held_count));
 
-	pg = heap_alloc(order, (int)node, 0, flags);
+	pg = owner ? heap_alloc_owned(order, (int)node, flags, owner, NULL)
+		   : heap_alloc(order, (int)node, 0, flags);
 	if (!pg) {
 		/* The node (or heap) ran dry: give something back. */
 		st->alloc_failures++;
@@ -292,7 +302,7 @@ static void alloc_one(unsigned int cpu, struct stress_cpu *sc)
 	}
 	st->allocs++;
 	st->ops++;
-	if (!block_valid(pg, order, node, flags)) {
+	if (!block_valid(pg, order, node, flags, owner)) {
 		/* Not ours to free: heap_free could panic on it. */
 		corruption(cpu, "heap_alloc returned an invalid block", pg->pfn,
 			   0, pg->order, order);
@@ -304,6 +314,7 @@ static void alloc_one(unsigned int cpu, struct stress_cpu *sc)
 	b->order = (uint8_t)order;
 	b->serial = sc->serial++;
 	b->zeroed = !(flags & HEAP_NO_SCRUB);
+	b->owner = owner;
 	sc->held_pages += 1ull << order;
 	stamp(cpu, b, run.zero_check && b->zeroed);
 }

@@ -5,7 +5,7 @@
  * For every node with memory, for orders 0, 9 and 18 (those <= MAX_ORDER
  * the node can satisfy), for clean pages and dirty pages, for cachemaint
  * eager and deferred, it allocates `count` blocks with
- * HEAP_EXACT_NODE | HEAP_NODE(node), frees them again and fills one
+ * HEAP_EXACT_NODE on that node, frees them again and fills one
  * bench_rows[] entry (below):
  *
  *  count        blocks actually measured (64 / 16 / 2 by default, fewer
@@ -86,5 +86,22 @@ void bench_run(void);
 int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
 	      bool dirty, uint64_t count, struct bench_row *row,
 	      struct bench_detail *detail);
+
+/*
+ * bench_owned() (common/bench_owned.c): heap_alloc_owned() of one
+ * 2^MAX_ORDER extent, of @count (<= 1024) in a row, and one anonymous
+ * heap_alloc() of that order on @node, clean memory, no maintenance; the
+ * heap left with the same free pages and chunks. bench_run() prints it
+ * for node 0 (one "bench: owned" line). Return: 0, -ENOMEM, -EINVAL.
+ */
+struct bench_owned {
+	unsigned int order, node;
+	uint64_t one_ns;  /* one extent */
+	uint64_t many_ns; /* @many extents in a row, total */
+	unsigned int many;
+	uint64_t anon_ns; /* one anonymous block of the same order */
+};
+int bench_owned(uint32_t node, unsigned int count, struct bench_owned *out);
+void bench_owned_print(void);
 
 #endif

@@ -49,7 +49,9 @@
 
 /*
  * What one allocation did (optional out-parameter of heap_alloc_owned(),
- * may be NULL). Ticks are arch_ticks().
+ * may be NULL). Ticks are arch_ticks(). With cachemaint=eager the zeroing
+ * and the per-page maintenance both happen inside the lock: zeroed_bytes
+ * and maint_bytes say how much, maint_ticks (and lock_ticks) how long.
  */
 struct heap_alloc_info {
 	uint64_t lock_ticks;		   /* longest node-lock hold */
@@ -141,6 +143,8 @@ int heap_free_owned(struct page_info *head, unsigned int order, uint16_t owner);
  * aligned-down heads, never by reading a tail entry.
  * Lock: none taken; call it only while the heap is quiescent (audit,
  * checks, tests) or for a page the caller holds.
+ * Finding the pfn's heap range first costs a lookup in each node's range
+ * table (binary search).
  * Return: HEAP_OWNER_* or the owner id; -EIO when the heads contradict
  * each other (a metadata bug, printed).
  */

@@ -6,10 +6,10 @@
  * outside reserved memory, HEAP_BITS and exact-node respected, NULL only
  * when no fitting block exists, counters exact), heap_check() clean, and
  * freeing everything restores the initial chunk set. For all three modes.
+ * Owned extents mixed with anonymous blocks: heap_owner_of() on random
+ * pfns against the reference, per-owner counts, domains destroyed whole,
+ * and the destroy round trip (free memory and chunks back after scrub).
  */
-#include <pthread.h>
-#include <unistd.h>
-
 #include "common.h"
 
 enum { REF_NONE = 0, REF_FREE, REF_ALLOC };
@@ -373,171 +373,188 @@ static void test_model_pagewise(void **state)
 	run_model(HEAP_INIT_PAGEWISE, true, 0x2718281);
 }
 
-/* ---- concurrency ------------------------------------------------------ */
+/* ---- owned extents: destroy round trip -------------------------------- */
 
-#define THREADS	   4
-#define THREAD_OPS 3000
+#define OWNERS 5
 
-static uint8_t owner[TOP_PFN]; /* 0 = not owned by a thread */
-static volatile bool scrubber_stop;
-static volatile unsigned int conc_errors;
+static uint16_t ref_owner[TOP_PFN]; /* allocated pfn: 0 keel, else owner */
+static uint64_t ref_head[TOP_PFN];  /* allocated pfn: its block's head */
 
-static void conc_fail(void)
-{
-	__atomic_fetch_add(&conc_errors, 1, __ATOMIC_RELAXED);
-}
-
-struct worker {
-	unsigned int id;
-	uint64_t seed;
+struct extent {
+	struct page_info *pg;
+	unsigned int order;
+	uint16_t owner; /* 0: anonymous */
 };
 
-static void *alloc_worker(void *arg)
+/* heap_owner_of() on @p against the reference. */
+static void check_owner_of(uint64_t p)
 {
-	struct worker *w = arg;
-	static __thread struct live mine[512];
-	unsigned int n = 0, op;
-	uint64_t x = w->seed;
+	pfn_t head = pfn(~0ULL);
+	unsigned int k = 99;
+	int who = heap_owner_of(pfn(p), &head, &k);
 
-	for (op = 0; op < THREAD_OPS; op++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-		if (n < ARRAY_SIZE(mine) && (n == 0 || x % 100 < 55)) {
-			unsigned int k = (unsigned int)((x >> 8) % 6);
-			int node = HEAP_ANY_NODE;
-			struct page_info *pg;
-
-			if (x & (1 << 20))
-				node = (int)((x >> 21) % 3);
-			pg = heap_alloc(k, node, 0, HEAP_NO_SCRUB);
-			if (!pg)
-				continue;
-			for (uint64_t q = pg->pfn; q < pg->pfn + (1ULL << k);
-			     q++) {
-				uint8_t zero = 0;
-
-				if (q >= TOP_PFN ||
-				    !__atomic_compare_exchange_n(
-					    &owner[q], &zero, (uint8_t)w->id,
-					    false, __ATOMIC_ACQ_REL,
-					    __ATOMIC_ACQUIRE))
-					conc_fail();
-			}
-			mine[n].pg = pg;
-			mine[n].order = k;
-			n++;
-		} else if (n) {
-			unsigned int i = (unsigned int)((x >> 8) % n);
-			struct page_info *pg = mine[i].pg;
-
-			for (uint64_t q = pg->pfn;
-			     q < pg->pfn + (1ULL << mine[i].order); q++) {
-				if (owner[q] != w->id)
-					conc_fail();
-				__atomic_store_n(&owner[q], 0,
-						 __ATOMIC_RELEASE);
-			}
-			if (heap_free(pg, mine[i].order, x & 1))
-				conc_fail();
-			mine[i] = mine[--n];
-		}
+	if (ref[p] == REF_NONE) {
+		assert_int_equal(who, HEAP_OWNER_NONE);
+		return;
 	}
-	while (n) {
-		n--;
-		for (uint64_t q = mine[n].pg->pfn;
-		     q < mine[n].pg->pfn + (1ULL << mine[n].order); q++)
-			__atomic_store_n(&owner[q], 0, __ATOMIC_RELEASE);
-		if (heap_free(mine[n].pg, mine[n].order, false))
-			conc_fail();
+	if (ref[p] == REF_FREE) {
+		assert_int_equal(who, HEAP_OWNER_FREE);
+		assert_true(pfn_val(head) <= p &&
+			    p < pfn_val(head) + (1ULL << k));
+		for (uint64_t q = pfn_val(head);
+		     q < pfn_val(head) + (1ULL << k); q++)
+			assert_int_equal(ref[q], REF_FREE);
+		return;
 	}
-	return NULL;
+	assert_int_equal(who, ref_owner[p] ? ref_owner[p] : HEAP_OWNER_KEEL);
+	assert_int_equal(pfn_val(head), ref_head[p]);
+	assert_int_equal(pfn_to_page(head)->order, k);
 }
 
-/* The idle scrubber's loop: detach a dirty chunk, zero it, put it back. */
-static void *scrub_worker(void *arg)
+static void check_owned_counts(void)
 {
-	unsigned int rounds = 0;
+	uint64_t want[OWNERS + 1] = {0};
 
-	(void)arg;
-	while (!__atomic_load_n(&scrubber_stop, __ATOMIC_ACQUIRE) ||
-	       rounds == 0) {
-		for (uint32_t node = 0; node < 3; node++) {
-			unsigned int order;
-			struct page_info *pg = heap_take_dirty(node, &order);
-
-			if (!pg)
-				continue;
-			if (pg->state != PGS_ALLOCATED || pg->order != order)
-				conc_fail();
-			/* contents are not under test: touch one page */
-			memset(phys_to_virt(pfn_to_paddr(pfn(pg->pfn))), 0,
-			       4096);
-			heap_put_clean(pg, order, (rounds & 1) != 0);
-			rounds++;
-		}
-		/* 3 threads on few host cores: let lock holders run */
-		usleep(20);
-	}
-	return NULL;
+	for (uint64_t p = 0; p < TOP_PFN; p++)
+		if (ref[p] == REF_ALLOC)
+			want[ref_owner[p]]++;
+	for (uint16_t o = 1; o <= OWNERS; o++)
+		assert_int_equal(heap_owned_pages(o), want[o]);
 }
 
-static void run_concurrent(enum heap_init_mode mode)
+static bool owned_alloc(struct extent *x)
+{
+	unsigned int k = rnd() % 6 == 0 ? (unsigned int)(rnd() % 12)
+					: (unsigned int)(rnd() % 4);
+	int want = rnd() % 2 ? (int)(rnd() % 3) : HEAP_ANY_NODE;
+	uint32_t flags = rnd() % 3 == 0 ? HEAP_EXACT_NODE : 0;
+	uint16_t owner = (uint16_t)(rnd() % (OWNERS + 1));
+	struct page_info *pg;
+
+	if (rnd() % 2)
+		flags |= HEAP_NO_SCRUB;
+	pg = owner ? heap_alloc_owned(k, want, flags, owner, NULL)
+		   : heap_alloc(k, want, 0, flags);
+	if (!pg) {
+		for (unsigned int n = 0; n < 3; n++)
+			if (!(flags & HEAP_EXACT_NODE) || want < 0 ||
+			    (int)n == want)
+				assert_false(fit_exists(n, k, ~0ULL));
+		return false;
+	}
+	if ((flags & HEAP_EXACT_NODE) && want >= 0)
+		assert_int_equal(pg->node, want);
+	for (uint64_t q = pg->pfn; q < pg->pfn + (1ULL << k); q++) {
+		assert_int_equal(ref[q], REF_FREE);
+		assert_int_equal(ram_node[q], pg->node + 1);
+		ref[q] = REF_ALLOC;
+		ref_owner[q] = owner;
+		ref_head[q] = pg->pfn;
+	}
+	*x = (struct extent){pg, k, owner};
+	return true;
+}
+
+static void owned_free(struct extent *x)
+{
+	for (uint64_t q = x->pg->pfn; q < x->pg->pfn + (1ULL << x->order); q++)
+		ref[q] = REF_FREE;
+	if (x->owner)
+		assert_int_equal(heap_free_owned(x->pg, x->order, x->owner), 0);
+	else
+		assert_int_equal(heap_free(x->pg, x->order, true), 0);
+}
+
+/* The idle scrub, run to the end on the calling thread. */
+static void scrub_everything(void)
+{
+	struct page_info *pg;
+	unsigned int order;
+
+	for (uint32_t n = 0; n < 3; n++)
+		while ((pg = heap_take_dirty(n, &order)))
+			heap_put_clean(pg, order, false);
+	assert_int_equal(heap_dirty_pages(), 0);
+}
+
+/*
+ * Random owned extents and anonymous blocks, whole domains destroyed now
+ * and then, heap_owner_of() checked on random pfns against the reference;
+ * at the end every domain is destroyed and the scrub runs: the heap holds
+ * the free memory it had, in no more chunks than before (DESIGN §11).
+ */
+static void run_owned_model(bool dirty, uint64_t seed)
 {
 	struct test_machine_cfg c = {
 		.ram = ram,
 		.ram_count = ARRAY_SIZE(ram),
 		.rsv = rsv,
 		.rsv_count = ARRAY_SIZE(rsv),
-		.mode = mode,
-		.dirty = true,
+		.dirty = dirty,
 	};
-	pthread_t th[THREADS], scrubber;
-	struct worker w[THREADS];
+	static struct extent live[4096];
+	unsigned int nlive = 0, allocs = 0;
+	uint64_t free0;
 	struct test_snap before, after;
-	unsigned int i;
 
+	rng = seed;
 	test_machine_boot(&c);
-	heap_strict = false; /* a misuse must show up as an error here */
-	memset(owner, 0, sizeof(owner));
-	conc_errors = 0;
-	scrubber_stop = false;
-	before = test_heap_snapshot();
-	assert_int_equal(pthread_create(&scrubber, NULL, scrub_worker, NULL),
-			 0);
-	for (i = 0; i < THREADS; i++) {
-		w[i].id = i + 1;
-		w[i].seed = 0x5151 * (i + 1) + mode;
-		assert_int_equal(
-			pthread_create(&th[i], NULL, alloc_worker, &w[i]), 0);
-	}
-	for (i = 0; i < THREADS; i++)
-		pthread_join(th[i], NULL);
-	__atomic_store_n(&scrubber_stop, true, __ATOMIC_RELEASE);
-	pthread_join(scrubber, NULL);
 	heap_strict = true;
+	build_reference();
+	scrub_everything();
+	free0 = heap_free_pages();
+	before = test_heap_snapshot();
+	for (unsigned int op = 0; op < 5000; op++) {
+		if (nlive < ARRAY_SIZE(live) &&
+		    (nlive == 0 || rnd() % 100 < 55)) {
+			if (owned_alloc(&live[nlive])) {
+				allocs++;
+				nlive++;
+			}
+		} else if (rnd() % 64 == 0) { /* destroy one domain */
+			uint16_t o = (uint16_t)(1 + rnd() % OWNERS);
 
-	assert_int_equal(conc_errors, 0);
-	assert_int_equal(heap_free_pages(), heap_total_pages());
-	test_heap_check_clean();
-	after = test_heap_snapshot();
-	assert_int_equal(before.n, after.n);
-	for (size_t j = 0; j < before.n; j++) {
-		assert_int_equal(before.c[j].pfn, after.c[j].pfn);
-		assert_int_equal(before.c[j].order, after.c[j].order);
+			for (unsigned int i = nlive; i-- > 0;)
+				if (live[i].owner == o) {
+					owned_free(&live[i]);
+					live[i] = live[--nlive];
+				}
+			assert_int_equal(heap_owned_pages(o), 0);
+		} else {
+			unsigned int i = (unsigned int)(rnd() % nlive);
+
+			owned_free(&live[i]);
+			live[i] = live[--nlive];
+		}
+		for (unsigned int i = 0; i < 4; i++)
+			check_owner_of(rnd() % TOP_PFN);
+		if (op % 500 == 0) {
+			check_counters();
+			check_owned_counts();
+			test_heap_check_clean();
+		}
 	}
+	assert_true(allocs > 1000);
+	check_owned_counts();
+	for (uint64_t p = 0; p < TOP_PFN; p++)
+		check_owner_of(p);
+	while (nlive)
+		owned_free(&live[--nlive]);
+	assert_int_equal(heap_owned_pages(0), 0);
+	scrub_everything();
+	assert_int_equal(heap_free_pages(), free0);
+	after = test_heap_snapshot();
+	assert_true(after.n <= before.n);
+	test_snap_equal(&before, &after);
+	test_heap_check_clean();
 	free(before.c);
 	free(after.c);
 }
 
-static void test_concurrent_lazy(void **state)
+static void test_owned_destroy_round_trip(void **state)
 {
-	run_concurrent(HEAP_INIT_LAZY);
-}
-
-static void test_concurrent_chunked(void **state)
-{
-	run_concurrent(HEAP_INIT_CHUNKED);
+	run_owned_model(false, 0x0badcafe);
+	run_owned_model(true, 0xfeedface);
 }
 
 int main(void)
@@ -547,8 +564,7 @@ int main(void)
 		cmocka_unit_test(test_model_big_chunks),
 		cmocka_unit_test(test_model_chunked),
 		cmocka_unit_test(test_model_pagewise),
-		cmocka_unit_test(test_concurrent_lazy),
-		cmocka_unit_test(test_concurrent_chunked),
+		cmocka_unit_test(test_owned_destroy_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,8 @@
  * common/heap.c: split and merge, exhaustion, restoring the initial chunk
  * set, no merge across node / hole / reserved boundaries, misuse (strict
  * and not), HEAP_BITS, exact node vs fallback, the three handoff modes
- * reaching identical free lists, and lazy handoff writing only heads.
+ * reaching identical free lists, and lazy handoff writing only heads
+ * (bad ranges and the range table: heap_ranges_test.c).
  */
 #include "common.h"
 
@@ -544,43 +545,6 @@ static void test_first_dirty_arithmetic(void **state)
 	test_heap_check_clean();
 }
 
-static void test_bad_ranges_refused(void **state)
-{
-	const struct heap_range *r;
-	unsigned int count;
-
-	manual_machine(HEAP_INIT_LAZY);
-	add(0, PFN_16M, PFN_16M + 100, false);
-	add(0, PFN_16M + 200, PFN_16M + 300, false);
-	test_quiet_begin();
-	/* overlaps, empty, unknown node, no frame table storage */
-	assert_int_equal(
-		heap_add_range(0, pfn(PFN_16M + 50), pfn(PFN_16M + 150), false),
-		0);
-	assert_int_equal(heap_add_range(0, pfn(PFN_16M + 250),
-					pfn(PFN_16M + 350), false),
-			 0);
-	assert_int_equal(heap_add_range(0, pfn(PFN_16M + 150),
-					pfn(PFN_16M + 150), false),
-			 0);
-	assert_int_equal(heap_add_range(7, pfn(PFN_16M + 400),
-					pfn(PFN_16M + 500), false),
-			 0);
-	assert_int_equal(heap_add_range(0, pfn(1ULL << 30),
-					pfn((1ULL << 30) + 8), false),
-			 0);
-	test_quiet_end();
-	assert_int_equal(heap_free_pages(), 200);
-	assert_int_equal(heap_total_pages(), 200);
-	/* The gap filled exactly: one merged range. */
-	add(0, PFN_16M + 100, PFN_16M + 200, false);
-	r = heap_node_ranges(0, &count);
-	assert_int_equal(count, 1);
-	assert_int_equal(pfn_val(r[0].start), PFN_16M);
-	assert_int_equal(pfn_val(r[0].end), PFN_16M + 300);
-	test_heap_check_clean();
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -597,7 +561,6 @@ int main(void)
 		cmocka_unit_test(test_lazy_writes_heads_only),
 		cmocka_unit_test(test_dirty_split_and_scrub),
 		cmocka_unit_test(test_first_dirty_arithmetic),
-		cmocka_unit_test(test_bad_ranges_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
