@@ -406,6 +406,41 @@ static void test_commit_once(void **state)
 	p2m_destroy(&p);
 }
 
+/* 1 TiB of 1 GiB blocks: 1024 leaves in 3 table pages (root + 2 L1). */
+static int count_fn(uint64_t gpa, paddr_t p, unsigned int order, void *arg)
+{
+	uint64_t *n = arg;
+
+	if (order != 18 || gpa != *n * GiB || pa_val(p) != gpa + GiB)
+		return -1;
+	++*n;
+	return 0;
+}
+
+static void test_one_tib(void **state)
+{
+	const struct p2m_format *f[] = {&p2m_format_vmsa_s2, &p2m_format_ept};
+	struct p2m p;
+	paddr_t out;
+
+	machine();
+	for (unsigned int i = 0; i < ARRAY_SIZE(f); i++) {
+		uint64_t n = 0;
+
+		assert_int_equal(p2m_init_format(&p, 0, 48, f[i]), 0);
+		for (uint64_t g = 0; g < 1024; g++)
+			assert_int_equal(
+				p2m_map(&p, g * GiB, pa((g + 1) * GiB), 18), 0);
+		assert_int_equal(p2m_table_pages(&p), 3);
+		assert_int_equal(p2m_walk(&p, count_fn, &n), 0);
+		assert_int_equal(n, 1024);
+		assert_int_equal(p2m_translate(&p, 1024 * GiB - 1, &out, NULL),
+				 0);
+		assert_int_equal(pa_val(out), 1025 * GiB - 1);
+		p2m_destroy(&p);
+	}
+}
+
 /* Every table page comes from the p2m's node. */
 static uint64_t node_free(int node)
 {
@@ -515,6 +550,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_page_counts, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_mixed, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_one_tib, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, test_setup,
 						test_teardown),
