@@ -123,3 +123,21 @@ def warned_once(text):
         return []
     check.wants_log = True
     return check
+
+
+def human_lines_bounded(limit=16):
+    """At most @limit `keel: domain N name:` lines, and the summary line
+    (`keel: domains: N built ...`) once."""
+    def check(rep, log):
+        lines = [ln for ln in log.splitlines()
+                 if ln.startswith("keel: domain ") and ": " in ln[13:]]
+        summary = [ln for ln in log.splitlines()
+                   if ln.startswith("keel: domains: ") and " built (" in ln]
+        out = []
+        if len(lines) > limit:
+            out.append(f"{len(lines)} per-domain lines, at most {limit}")
+        if len(summary) != 1:
+            out.append(f"{len(summary)} summary lines, expected 1")
+        return out
+    check.wants_log = True
+    return check

@@ -24,7 +24,8 @@ from scripts.keel import fuzzmaps as fuzz_maps
 from scripts.keel.boot import TOP
 
 from ..qemu import checks
-from ..qemu.domains_checks import Ask, domains_built, warned_once
+from ..qemu.domains_checks import (Ask, domains_built, human_lines_bounded,
+                                   warned_once)
 
 DATA = os.path.join(TOP, "tests", "data")
 BINARY = None  # the keel under test (main sets it)
@@ -801,7 +802,7 @@ def domain_cases():
         Case("domains-64-in-8-nodes", "sandbox-64cpu-8node.fw",
              ["audit=full"] + [a.word() for a in many],
              [domains_built(many, zero_sampled=True,
-                            local=range(56))],
+                            local=range(56)), human_lines_bounded()],
              {"scrubbed": True}),
         Case("domains-too-big", "sandbox-2node.fw",
              [a.word() for a in mixed] + ["domain=1M@9"],
