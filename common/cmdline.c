@@ -31,6 +31,7 @@ enum opt_type {
 	OPT_STRING, /* char[size] */
 	OPT_INJECT,
 	OPT_CONSOLE, /* console=: char[size] plus its struct console_spec */
+	OPT_DOMAIN, /* domain=SIZE[@NODE], repeatable (common/domain_parse.c) */
 };
 
 struct opt_word {
@@ -218,6 +219,10 @@ static const struct opt_desc opt_table[] = {
 	{"console", OPT_CONSOLE, OFS(console), sizeof(opts.console), NULL, 0, 0,
 	 NULL},
 	{"inject", OPT_INJECT, 0, 0, NULL, 0, 0, NULL},
+	{"domain", OPT_DOMAIN, 0, 0, NULL, 0, 0, NULL},
+	{"domains_destroy", OPT_BOOL, OFS(domains_destroy), 0, NULL, 0, 0,
+	 NULL},
+	{"domains_trust", OPT_BOOL, OFS(domains_trust), 0, NULL, 0, 0, NULL},
 };
 
 /* Enums are stored through int: make sure that is what they are. */
@@ -345,6 +350,10 @@ static int opt_store(struct keel_options *o, const struct opt_desc *d,
 		return 0;
 	case OPT_INJECT:
 		return parse_inject(o, val, len);
+	case OPT_DOMAIN:
+		ret = domain_opt_add(o, val, len, parse_quiet);
+		parse_warnings += ret > 0 ? (unsigned int)ret : 0;
+		return ret < 0 ? ret : 0;
 	case OPT_CONSOLE: {
 		struct console_spec cs;
 

@@ -17,6 +17,7 @@
  *   bench[]               bench_report_json()      common/bench.c
  *   stress.*              stress_report_json()     common/stress_report.c
  *   p2m.*                 p2m_report_json()        common/p2m_selftest.c
+ *   domains*              domains_report_json()    common/domain_report.c
  *   audit.*               audit_report_json()      common/audit.c
  *   trace*                trace_report_json()      common/trace.c
  * The keys and their types are listed once, in
@@ -40,6 +41,7 @@
 #include <keel/bootinfo.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
+#include <keel/domain.h>
 #include <keel/heap_check.h>
 #include <keel/json.h>
 #include <keel/numa.h>
@@ -57,6 +59,7 @@ static void report_human(const struct bootinfo *bi,
 	heap_report_human(bi->node_count);
 	scrub_report_human(bi->node_count);
 	stress_report_human();
+	domains_report_human();
 	audit_report_human(a);
 }
 
@@ -126,6 +129,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	bench_report_json(&w);
 	stress_report_json(&w);
 	p2m_report_json(&w);
+	domains_report_json(&w);
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);
 	json_counters(&w, bi, fail_reason);

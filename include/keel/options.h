@@ -10,6 +10,7 @@
 #include <arch/cpu.h>
 #include <keel/cachemaint.h>
 #include <keel/console_spec.h>
+#include <keel/domain.h>
 #include <keel/heap_boot.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
@@ -66,6 +67,11 @@ struct keel_options {
 	struct console_spec console_spec; /* and parsed (kind 0: none) */
 	struct inject inject[INJECT_MAX];
 	unsigned int inject_count;
+	struct domain_spec domain[DOMAIN_MAX]; /* domain=, in order given */
+	unsigned int domain_count;
+	unsigned int domains_dropped; /* domain= words past DOMAIN_MAX */
+	bool domains_destroy;	      /* domains_destroy=on */
+	bool domains_trust; /* domains_trust=on: bootscrub=off memory is zero */
 	unsigned int warnings; /* problems seen while parsing */
 };
 

@@ -43,6 +43,7 @@ from scripts.keel import boot, report
 from scripts.keel.boot import TOP
 from scripts.keel.report import HEAP_MODES
 
+from .domains_checks import Ask, domains_built
 from .checks import (cpu_failed, every_node_scrubbed, json_is,
                      kernel_still_reserved, scrub_calibrated, scrubbers_are,
                      stress_ok_everywhere)
@@ -543,7 +544,7 @@ def build_cases(elf, memdir):
              64 * M, base, timeout=HALT_TIMEOUT,
              no_report_log="keel: error: this CPU has no long mode"),
     ] + after_cases(kern) + smp_cases(kern, base, memdir) + \
-        console_cases(kern) + [
+        domain_cases(kern, base) + console_cases(kern) + [
         Case(f"heap-{mode}", kern + ["--mem", "256M"], 256 * M,
              f"{base} bootscrub=off heap_init={mode}", expect=boot1,
              checks=[log_contains(f"({mode})")])
@@ -580,6 +581,29 @@ def after_cases(kern):
              128 * M, "audit=full bootscrub=off", timeout=HALT_TIMEOUT,
              exit_status=EXIT_HALT, expect=mb1,
              checks=[log_contains("not QEMU: after= defaults to halt")]),
+    ]
+
+
+def domain_cases(kern, base):
+    """Guests' memory (DESIGN section 11) on 2 nodes, node 1 memory-only:
+    one domain anywhere, one pinned to the memory-only node (built by node
+    0's CPUs), one too big; then bootscrub=off (the build zeroes, audit=full
+    reads leaves for zero) and the destroy round trip."""
+    m = Machine("2", numa=[384 * M, 256 * M], cpu_nodes=[0, 0])
+    asks = [Ask(64 * M + 12 * 1024), Ask(96 * M, 1), Ask(2 * G, fails=True)]
+    words = " ".join(a.word() for a in asks)
+    return [
+        smp_case("domains-2node-memonly", m, f"{base} {words}", kern,
+                 {"scrubbed": True},
+                 checks=[domains_built(asks, zero_sampled=True,
+                                       local=[1])]),
+        smp_case("domains-bootscrub-off", m,
+                 f"{base} bootscrub=off {words}", kern,
+                 checks=[domains_built(asks, zero_sampled=True)]),
+        smp_case("domains-destroy", m,
+                 f"{base} domains_destroy=on {words}", kern,
+                 {"scrubbed": True},
+                 checks=[domains_built(asks, destroyed=True)]),
     ]
 
 
