@@ -197,6 +197,10 @@ static const struct opt_desc opt_table[] = {
 	 post_cachemaint},
 	{"bench", OPT_BOOL, OFS(bench), 0, NULL, 0, 0, NULL},
 	{"stress", OPT_U64, OFS(stress_seconds), 0, NULL, 0, 0, post_stress},
+	{"latency", OPT_BOOL, OFS(latency), 0, NULL, 0, 0, NULL},
+	{"latency_period", OPT_U32, OFS(latency_period_us), 0, NULL, 0, 0,
+	 NULL},
+	{"latency_cpu", OPT_U32, OFS(latency_cpu), 0, NULL, 0, 0, NULL},
 	{"after", OPT_ENUM, OFS(after), 0, after_words, 0, 0, NULL},
 	{"mem", OPT_SIZE, OFS(mem_limit), 0, NULL, 0, 0, NULL},
 	{"acpi", OPT_ENUM, OFS(acpi), 0, acpi_words, 0, 0, NULL},
@@ -514,6 +518,8 @@ void options_defaults(struct keel_options *o)
 	o->heap_init = HEAP_INIT_LAZY;
 	o->cachemaint = CACHEMAINT_DEFERRED;
 	o->after = AFTER_DEFAULT;
+	o->latency_period_us = 100;
+	o->latency_cpu = LATENCY_CPU_AUTO;
 	o->acpi = ACPI_AUTO;
 	o->audit = AUDIT_BASIC;
 	o->loglevel = LOG_INFO;

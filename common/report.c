@@ -15,6 +15,7 @@
  *   scrub.*               scrub_report_json()      common/scrub_report.c
  *   cachemaint.*          cachemaint_report_json() common/cachemaint.c
  *   bench[]               bench_report_json()      common/bench.c
+ *   irq.*, latency.*      latency_report_json()    common/latency_report.c
  *   stress.*              stress_report_json()     common/stress_report.c
  *   audit.*               audit_report_json()      common/audit.c
  *   trace*                trace_report_json()      common/trace.c
@@ -41,6 +42,7 @@
 #include <keel/cachemaint.h>
 #include <keel/heap.h>
 #include <keel/json.h>
+#include <keel/latency.h>
 #include <keel/numa.h>
 #include <keel/printk.h>
 #include <keel/report.h>
@@ -55,6 +57,7 @@ static void report_human(const struct bootinfo *bi,
 	heap_report_human(bi->node_count);
 	scrub_report_human(bi->node_count);
 	stress_report_human();
+	latency_report_human();
 	audit_report_human(a);
 }
 
@@ -122,6 +125,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	scrub_report_json(&w, nodes);
 	cachemaint_report_json(&w);
 	bench_report_json(&w);
+	latency_report_json(&w);
 	stress_report_json(&w);
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);

@@ -131,7 +131,12 @@ struct heap_node;
 struct heap_node_locked {
 	struct heap_node *hn;
 };
-struct heap_node_locked heap_lock_node(uint32_t node);
+/*
+ * Taken with interrupts masked (spin_lock_irqsave: docs/design.md says
+ * why); the interrupts-off tracer names the caller (@site).
+ */
+struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site);
+#define heap_lock_node(node) heap_lock_node_at((node), __func__)
 void heap_unlock_node(struct heap_node_locked l);
 /* Forget every node's lock_max_ticks (benchmarks measure from here). */
 void heap_reset_lock_stats(void);

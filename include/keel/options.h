@@ -21,6 +21,8 @@
 /* Bounds of stress= and ap_timeout_ms=: values outside are clamped, warned. */
 #define STRESS_MAX_SECONDS 3600
 #define AP_TIMEOUT_MIN_MS  10
+/* latency_cpu= not given: the last online CPU of node 0. */
+#define LATENCY_CPU_AUTO 0xffffffffu
 
 enum inject_kind {
 	INJECT_NONE = 0,
@@ -53,6 +55,9 @@ struct keel_options {
 	bool cachemaint_set; /* given on the command line */
 	bool bench;
 	uint64_t stress_seconds;
+	bool latency;		    /* latency=on: the probe */
+	uint32_t latency_period_us; /* latency_period= */
+	uint32_t latency_cpu;	    /* latency_cpu=, LATENCY_CPU_AUTO */
 	enum after_action after;
 	uint64_t mem_limit; /* mem=: 0 = none */
 	enum acpi_mode acpi;

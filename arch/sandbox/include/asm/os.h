@@ -89,4 +89,15 @@ void os_exit(int status) __attribute__((noreturn));
 /* Exit with @status at once, from inside an exit handler. */
 void os_exit_now(int status) __attribute__((noreturn));
 
+/*
+ * The latency probe's interrupt (arch/sandbox/irq.c): a real-time signal
+ * aimed at one thread by that thread's POSIX timer. os_irq_mask(true)
+ * blocks it in the calling thread ("interrupts off").
+ */
+void os_irq_mask(bool off);
+/* Timer for the calling thread; installs @fn as the handler. NULL: failed. */
+void *os_irq_timer_create(void (*fn)(void));
+/* Fire once @ns from now (0: disarm). */
+void os_irq_timer_set(void *timer, uint64_t ns);
+
 #endif
