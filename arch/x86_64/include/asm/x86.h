@@ -176,8 +176,11 @@ void mm_init_direct_map(struct bootinfo *bi);
 bool mm_direct_mapped(uint64_t va, uint64_t len);
 void tsc_init(struct bootinfo *bi);
 extern uint64_t tsc_hz; /* calibrated TSC rate (cpu.c, set by tsc.c) */
-/* smp.c: the local APIC, for setup.c's topology and the report. */
+/* lapic.c: the running CPU's APIC ID. */
 uint32_t x86_apic_id(void);
+/* cpu.c: spin @us microseconds on the TSC. */
+void x86_udelay(uint64_t us);
+/* smp.c: topology from CPUID, for setup.c. */
 void x86_topology_fill(struct bootinfo *bi);
 extern bool x86_acpi_off; /* acpi=off on the command line */
 __attribute__((noreturn)) void x86_ap_entry(unsigned int cpu,
