@@ -19,10 +19,11 @@
  * mode and counters are put back at the end.
  *
  * The load until issue 22's domain build is merged is
- * latency_load_heap_stand_in(): heap_alloc() of an order-18 block (order 9
- * when none is free) on the CPU's node, one write, heap_free() dirty; the
- * next allocation zeroes it (in the lock when eager), the same heap paths a
- * domain build takes. The report says which load ran (latency.load).
+ * latency_load_heap_stand_in(): a 1 GiB "domain" from heap_alloc() in
+ * order-18 blocks (order 9 when none is free) on the CPU's node, then
+ * heap_free() dirty; the next build zeroes it (in the lock when eager),
+ * the same heap paths a domain build takes. The report says which load
+ * ran (latency.load = "heap-stand-in").
  *
  * Owns the probe state (lat) and the phase table. The handler runs on the
  * probe CPU only and writes only the current phase's histogram, which the
@@ -117,30 +118,54 @@ void irq_timer_handler(uint64_t entry)
 	arch_timer_arm_at(next);
 }
 
+/* Where the stand-in keeps a block's chain link: its own first words. */
+static uint64_t *block_va(pfn_t p)
+{
+	return phys_to_virt(pfn_to_paddr(p));
+}
+
 /**
- * latency_load_heap_stand_in() - one step of the load used until the
- * domain build (issue 22) is merged: see the file comment.
- * @node: the node to allocate on
+ * latency_load_heap_stand_in() - one "domain build" of the load used until
+ * issue 22's domain build is merged: LAT_STANDIN_BYTES from @node in the
+ * largest blocks the heap has (order 18, else order 9), each block's
+ * first words chaining it to the previous one; then every block freed
+ * dirty, so that the next build zeroes it (in the lock when eager).
+ * @node: the preferred node
  *
- * Return: bytes allocated (0 when the heap had nothing of either order).
+ * Return: bytes built (0 when the heap had nothing of either order).
  */
 static uint64_t latency_load_heap_stand_in(uint32_t node)
 {
-	static const unsigned int orders[] = {18, 9};
+	uint64_t left = LAT_STANDIN_BYTES, chain = 0, built = 0;
 
-	for (unsigned int i = 0; i < ARRAY_SIZE(orders); i++) {
-		unsigned int o = MIN(orders[i], (unsigned int)MAX_ORDER);
+	while (left) {
+		unsigned int o = MIN(left >= (PAGE_SIZE << 18) ? 18u : 9u,
+				     (unsigned int)MAX_ORDER);
 		struct page_info *pg = heap_alloc(o, HEAP_NODE(node));
 		uint64_t *va;
 
+		if (!pg && o > 9) {
+			o = MIN(9u, (unsigned int)MAX_ORDER);
+			pg = heap_alloc(o, HEAP_NODE(node));
+		}
 		if (!pg)
-			continue;
-		va = phys_to_virt(pfn_to_paddr(pfn(pg->pfn)));
-		WRITE_ONCE(*va, 0x6c6174656e6379ull); /* dirty for next time */
-		heap_free(pg, o, true);
-		return (PAGE_SIZE << o);
+			break;
+		va = block_va(pfn(pg->pfn));
+		va[0] = chain;
+		va[1] = o;
+		chain = pg->pfn + 1;
+		left -= MIN(left, PAGE_SIZE << o);
+		built += PAGE_SIZE << o;
 	}
-	return 0;
+	while (chain) {
+		uint64_t *va = block_va(pfn(chain - 1));
+		uint64_t next = va[0];
+
+		heap_free(pfn_to_page(pfn(chain - 1)), (unsigned int)va[1],
+			  true);
+		chain = next;
+	}
+	return built;
 }
 
 /* Load on this CPU until the probe says stop. */
@@ -172,15 +197,26 @@ static void probe_fn(void *arg)
 	struct lat_phase *ph = arg;
 	uint32_t node = cpu_table[arch_cpu_id()].node;
 	uint64_t t0 = arch_ticks();
+	unsigned int builds = 0;
 
 	lat.deadline = t0 + lat.period;
 	arch_timer_arm_at(lat.deadline);
 	arch_irq_enable();
-	while (!phase_done(t0, ph)) {
-		if (ph->local)
+	/*
+	 * Build on this CPU until the phase has its samples, but start no
+	 * build after LAT_BUILD_MS: one eager build of a 1 GiB block can keep
+	 * interrupts off for seconds under TCG, and the phase still needs its
+	 * samples with interrupts on.
+	 */
+	while (!phase_done(t0, ph) || (ph->local && !builds)) {
+		if (ph->local &&
+		    (!builds || ticks_to_ns(arch_ticks() - t0) <
+					LAT_BUILD_MS * 1000000ull)) {
 			latency_load_heap_stand_in(node);
-		else
+			builds++;
+		} else {
 			arch_cpu_relax();
+		}
 	}
 	arch_irq_disable();
 	arch_timer_cancel();
@@ -252,9 +288,9 @@ static int timer_init_on(unsigned int cpu, const char **why)
  */
 void latency_init_cpus(void)
 {
-	irqsoff_setup(smp_percpu_alloc(sizeof(struct irqsoff_cpu),
-				       "irqsoff per-cpu"),
-		      cpu_count);
+	irqsoff_setup(
+		smp_percpu_alloc(sizeof(struct irqsoff_cpu), "irqsoff per-cpu"),
+		cpu_count);
 }
 
 static void init_phases(void)
@@ -263,8 +299,8 @@ static void init_phases(void)
 	enum cachemaint_mode modes[] = {CACHEMAINT_DEFERRED, CACHEMAINT_EAGER};
 	unsigned int n = 0;
 
-	lat.phase[n++] = (struct lat_phase){.name = "idle",
-					    .mode = lat.boot_mode};
+	lat.phase[n++] =
+		(struct lat_phase){.name = "idle", .mode = lat.boot_mode};
 	for (unsigned int i = 0; i < 2; i++)
 		for (unsigned int m = 0; m < 2; m++)
 			lat.phase[n++] = (struct lat_phase){
@@ -287,8 +323,9 @@ static void scrub_leftovers(void)
 		unsigned int order;
 
 		while ((pg = heap_take_dirty(node, &order))) {
-			arch_scrub_range(phys_to_virt(pfn_to_paddr(pfn(pg->pfn))),
-					 PAGE_SIZE << order);
+			arch_scrub_range(
+				phys_to_virt(pfn_to_paddr(pfn(pg->pfn))),
+				PAGE_SIZE << order);
 			heap_put_clean(pg, order, false);
 		}
 	}
@@ -313,7 +350,7 @@ void latency_run(void)
 	}
 	lat.cpu = pick_probe_cpu();
 	lat.period = opts.latency_period_us * arch_ticks_hz() / 1000000;
-	lat.period_ns = ticks_to_ns(lat.period);
+	lat.period_ns = (uint64_t)opts.latency_period_us * 1000;
 	lat.load = "heap-stand-in";
 	lat.boot_mode = cachemaint_mode();
 	lat.requested = true;
@@ -332,5 +369,6 @@ void latency_run(void)
 	cachemaint_flush_batch();
 	cachemaint_init(lat.boot_mode);
 	cachemaint_stats = saved;
-	scrub_leftovers();
+	if (opts.bootscrub != SCRUB_OFF)
+		scrub_leftovers();
 }

@@ -12,11 +12,14 @@
 #define LAT_MIN_SAMPLES 1000
 #define LAT_MIN_MS	100
 /* A phase whose timer stopped firing ends here (and shows it). */
-#define LAT_MAX_MS	20000
+#define LAT_MAX_MS 20000
 /* Buckets up to 2^LAT_MAX_LOG2 ns (about 18 minutes); above: the last. */
-#define LAT_MAX_LOG2	40
-#define LAT_BUCKETS	(4 * LAT_MAX_LOG2 + 4)
-#define LAT_MAX_PHASES	5
+#define LAT_MAX_LOG2   40
+#define LAT_BUCKETS    (4 * LAT_MAX_LOG2 + 4)
+#define LAT_MAX_PHASES 5
+/* The stand-in load's domain, and when build-local starts no more. */
+#define LAT_STANDIN_BYTES (1ull << 30)
+#define LAT_BUILD_MS	  2000
 /* latency_period= bounds, us. */
 #define LAT_PERIOD_MIN_US 10
 #define LAT_PERIOD_MAX_US 1000000

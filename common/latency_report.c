@@ -97,8 +97,8 @@ void latency_report_human(void)
 static void phases_json(struct jw *w)
 {
 	static const char *const cols[] = {
-		"phase",  "cachemaint", "samples",	  "min_ns",
-		"p50_ns", "p99_ns",	"max_ns",	  "irqsoff_max_ns",
+		"phase",	"cachemaint", "samples", "min_ns",
+		"p50_ns",	"p99_ns",     "max_ns",	 "irqsoff_max_ns",
 		"irqsoff_site", "ns",
 	};
 

@@ -96,7 +96,8 @@ void arch_timer_arm_at(uint64_t deadline)
 	uint64_t now = arch_ticks();
 
 	if (irq_timer)
-		os_irq_timer_set(irq_timer, deadline > now ? deadline - now : 1);
+		os_irq_timer_set(irq_timer,
+				 deadline > now ? deadline - now : 1);
 }
 
 /** arch_timer_cancel() - disarm the calling thread's timer. */

@@ -11,6 +11,12 @@
  * boot CPU (timer_calibrate); without it (no TSC rate, a timer faster than
  * IDLE_MAX_US allows in 32 bits) idle waits stay a pause.
  *
+ * The latency probe (irq.c) uses the same timer and vector for absolute
+ * TSC deadlines: TSC-deadline mode (IA32_TSC_DEADLINE) where CPUID.1:ECX[24]
+ * has it, else one-shot with the count converted from TSC ticks by the
+ * calibrated rate (QEMU TCG has no TSC-deadline). lapic_timer_stop() puts
+ * the one-shot idle timer back.
+ *
  * Lock: none. lapic_init() runs once on the boot CPU before any secondary
  * starts; afterwards the globals here are only read, and each CPU touches
  * only its own local APIC.
@@ -22,18 +28,22 @@
 #include <keel/errno.h>
 #include <keel/printk.h>
 
-#define X2APIC_MSR_BASE 0x800 /* + xAPIC register offset >> 4 */
-#define X2APIC_MSR_ICR	0x830
+#define X2APIC_MSR_BASE	 0x800 /* + xAPIC register offset >> 4 */
+#define X2APIC_MSR_ICR	 0x830
 
-#define SVR_ENABLE	0x100
-#define LVT_MASKED	0x10000
-#define TIMER_DIV_1	0xb
-#define ICR_TIMEOUT_US	100000
+#define SVR_ENABLE	 0x100
+#define LVT_MASKED	 0x10000
+#define TIMER_DIV_1	 0xb
+#define LVT_TSC_DEADLINE (2u << 17)
+#define MSR_TSC_DEADLINE 0x6e0
+#define ICR_TIMEOUT_US	 100000
 
 static volatile uint32_t *lapic;
 static bool x2apic;
 /* Local APIC timer ticks per microsecond (divide by 1); 0: no idle halt. */
 static uint32_t ticks_per_us;
+/* CPUID.1:ECX[24]: the timer takes absolute TSC deadlines. */
+static bool tsc_deadline;
 
 bool lapic_x2apic(void)
 {
@@ -184,6 +194,63 @@ bool lapic_timer_oneshot(uint32_t us)
 }
 
 /**
+ * lapic_timer_mode() - how lapic_timer_arm_tsc() drives the timer.
+ * Return: "tsc-deadline", "apic-oneshot", or NULL when it cannot.
+ */
+const char *lapic_timer_mode(void)
+{
+	if (tsc_deadline)
+		return "tsc-deadline";
+	return ticks_per_us ? "apic-oneshot" : NULL;
+}
+
+/**
+ * lapic_timer_probe_init() - the running CPU's timer for absolute
+ * deadlines: TSC-deadline mode, or one-shot, unmasked, X86_WAKE_VEC.
+ */
+void lapic_timer_probe_init(void)
+{
+	lapic_write(APIC_TIMER_INIT, 0);
+	lapic_write(APIC_TIMER_DIV, TIMER_DIV_1);
+	lapic_write(APIC_LVT_TIMER,
+		    (tsc_deadline ? LVT_TSC_DEADLINE : 0) | X86_WAKE_VEC);
+}
+
+/**
+ * lapic_timer_arm_tsc() - fire once at TSC @deadline (at once when it
+ * has passed), after lapic_timer_probe_init().
+ * @deadline: absolute TSC value
+ */
+void lapic_timer_arm_tsc(uint64_t deadline)
+{
+	uint64_t now, count;
+
+	if (tsc_deadline) {
+		wrmsr(MSR_TSC_DEADLINE, deadline ? deadline : 1);
+		return;
+	}
+	now = rdtsc();
+	count = 1;
+	if (deadline > now && tsc_hz)
+		count = (uint64_t)((unsigned __int128)(deadline - now) *
+				   ticks_per_us * 1000000 / tsc_hz);
+	lapic_write(APIC_TIMER_INIT,
+		    (uint32_t)MAX(MIN(count, 0xffffffffull), 1ull));
+}
+
+/**
+ * lapic_timer_stop() - disarm the probe's deadline and give the timer back
+ * to the idle wait (one-shot, X86_WAKE_VEC).
+ */
+void lapic_timer_stop(void)
+{
+	if (tsc_deadline)
+		wrmsr(MSR_TSC_DEADLINE, 0);
+	lapic_write(APIC_TIMER_INIT, 0);
+	lapic_write(APIC_LVT_TIMER, X86_WAKE_VEC);
+}
+
+/**
  * x86_apic_eoi() - end of the wake interrupt (entry.S x86_wake_stub).
  */
 void x86_apic_eoi(void)
@@ -208,6 +275,7 @@ int lapic_init(void)
 	if (x86_acpi && x86_acpi->lapic_base)
 		phys = x86_acpi->lapic_base;
 	x2apic = cpuid(1, 0).ecx & (1u << 21);
+	tsc_deadline = cpuid(1, 0).ecx & (1u << 24);
 	if (!(base & APIC_BASE_EN))
 		wrmsr(MSR_APIC_BASE, base | APIC_BASE_EN);
 	if (!x2apic) {

@@ -36,6 +36,16 @@ void lapic_timer_setup_ap(void);
 /* Start the one-shot timer for @us. Return: false without a timer. */
 bool lapic_timer_oneshot(uint32_t us);
 
+/*
+ * The latency probe's absolute deadlines on the same timer (irq.c):
+ * "tsc-deadline" or "apic-oneshot" (NULL: no usable timer); set the
+ * running CPU up, arm it for a TSC value, stop it (idle one-shot back).
+ */
+const char *lapic_timer_mode(void);
+void lapic_timer_probe_init(void);
+void lapic_timer_arm_tsc(uint64_t deadline);
+void lapic_timer_stop(void);
+
 uint32_t lapic_read(uint32_t reg);
 void lapic_write(uint32_t reg, uint32_t v);
 /* Send one IPI (@icr low word) to APIC ID @dest. Return: 0 or -EIO. */
