@@ -19,6 +19,12 @@
  * interface registers off) leaves that CPU yielding, with one warning for
  * the whole boot; nothing panics.
  *
+ * The latency probe (irq.c) takes real interrupts: gic_enable_ppi() makes
+ * one more PPI of the calling CPU Group 1 and enabled (its timer's: 26 at
+ * EL2, 27 at EL1), also on the boot CPU, which gic_cpu_init() never sets
+ * up; irq.c acknowledges and ends them through ICC_IAR1_EL1 and
+ * ICC_EOIR1_EL1. Only PPI enable and priority are touched here.
+ *
  * Lock: none. gic_map()/gic_init() run on the boot CPU before the first
  * CPU_ON; each gic_cpu_init() touches its own redistributor only; the
  * one warning is claimed with an atomic or.
@@ -215,6 +221,46 @@ static bool cpu_if_init(void)
 	write_sysreg(1, S3_0_C12_C12_7);  /* ICC_IGRPEN1_EL1 */
 	isb();
 	return true;
+}
+
+/* The running CPU's redistributor, awake; 0 when there is none. */
+static uintptr_t this_redist(void)
+{
+	uint64_t mpidr = read_sysreg(mpidr_el1);
+	uint32_t aff =
+		(uint32_t)((mpidr & 0xffffff) | ((mpidr >> 32) & 0xff) << 24);
+	uintptr_t rd = gicd ? find_redist(aff) : 0;
+
+	if (!rd)
+		return 0;
+	wr32(rd + GICR_WAKER, rd32(rd + GICR_WAKER) & ~GICR_WAKER_SLEEP);
+	return poll_clear(rd + GICR_WAKER, GICR_WAKER_ASLEEP) ? rd : 0;
+}
+
+/**
+ * gic_enable_ppi() - make PPI @intid of the running CPU Group 1, enabled,
+ * at WAKE_PRIO, and turn its CPU interface on.
+ * @intid: 16..31
+ *
+ * Return: NULL, or why it cannot (no GICv3, no redistributor, ...).
+ */
+const char *gic_enable_ppi(unsigned int intid)
+{
+	uintptr_t rd, sgi;
+
+	if (!gicd)
+		return "no GICv3 (the probe needs GICv3; GICv2 is not "
+		       "supported)";
+	rd = this_redist();
+	if (!rd)
+		return "no awake GICv3 redistributor for this CPU";
+	sgi = rd + GICR_SGI;
+	wr32(sgi + GICR_IGROUPR0, rd32(sgi + GICR_IGROUPR0) | (1u << intid));
+	*(volatile uint8_t *)(sgi + GICR_IPRIORITYR(intid)) = WAKE_PRIO;
+	wr32(sgi + GICR_ISENABLER0, 1u << intid);
+	if (!cpu_if_init())
+		return "no GIC system-register interface";
+	return NULL;
 }
 
 /**

@@ -92,6 +92,7 @@ void gic_map(const struct dt_arch_info *ai);
 void gic_init(void);
 bool gic_cpu_init(void);
 void gic_idle_wait(uint64_t ticks);
+const char *gic_enable_ppi(unsigned int intid);
 
 /* traps.c */
 extern char arm64_vectors[];
