@@ -161,6 +161,53 @@ def _consistency(rep, out):
     if re.search(r"(^|\s)stress=[1-9]", rep.get("cmdline", "")) and \
             "stress" not in rep:
         out.append("missing key stress (stress=N)")
+    _latency(rep, out)
+
+
+LATENCY_PHASES = ["idle", "build-remote", "build-remote", "build-local",
+                  "build-local"]
+LATENCY_MIN_SAMPLES = 1000
+
+
+def _latency(rep, out):
+    """latency=on: the object is there and every phase that ran is whole
+    (the phases in order, each with its samples and an interrupts-off site
+    when it built anything); without it, no probe interrupt was taken."""
+    on = re.search(r"(^|\s)latency=(on|yes|1|true)(\s|$)",
+                   rep.get("cmdline", ""))
+    counts = rep.get("irq", {}).get("count", [])
+    if not on:
+        if any(counts):
+            out.append(f"irq.count {counts}: timer interrupts without "
+                       "latency=on")
+        return
+    lat = rep.get("latency")
+    if lat is None:
+        out.append("missing key latency (latency=on)")
+        return
+    if lat.get("unsupported"):
+        return
+    phases = lat.get("phases", [])
+    names = [p["phase"] for p in phases]
+    if names != LATENCY_PHASES[:len(names)] and \
+            names != [n for n in LATENCY_PHASES if n != "build-remote"]:
+        out.append(f"latency.phases {names}: not the phases in order")
+    for p in phases:
+        if p["samples"] < LATENCY_MIN_SAMPLES:
+            out.append(f"latency phase {p['phase']} ({p['cachemaint']}): "
+                       f"{p['samples']} samples < {LATENCY_MIN_SAMPLES}")
+        if p["phase"] != "idle" and not p["irqsoff_site"]:
+            out.append(f"latency phase {p['phase']} ({p['cachemaint']}): "
+                       "no interrupts-off region named")
+    if len(lat.get("hist", [])) != len(phases):
+        out.append("latency.hist: not one histogram per phase")
+    for p, h in zip(phases, lat.get("hist", [])):
+        if sum(c for _, c in h) != p["samples"]:
+            out.append(f"latency phase {p['phase']}: histogram holds "
+                       f"{sum(c for _, c in h)} samples, not {p['samples']}")
+    if lat["probe_cpu"] < len(counts) and \
+            counts[lat["probe_cpu"]] < sum(p["samples"] for p in phases):
+        out.append("irq.count of the probe CPU is below its samples")
 
 
 
