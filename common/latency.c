@@ -354,12 +354,12 @@ void latency_run(void)
 	lat.load = "heap-stand-in";
 	lat.boot_mode = cachemaint_mode();
 	lat.requested = true;
+	lat.timer_mode = arch_timer_mode();
 	if (timer_init_on(lat.cpu, &why)) {
 		lat.unsupported = why;
 		pr_warn("latency: no probe: %s\n", why);
 		return;
 	}
-	lat.timer_mode = arch_timer_mode();
 	init_phases();
 	for (unsigned int i = 0; i < lat.phase_count; i++) {
 		if (lat.phase[i].remote && smp_online_count() < 2)

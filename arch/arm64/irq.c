@@ -22,17 +22,17 @@
 #include <asm/arm64.h>
 #include <keel/errno.h>
 
-#define DAIF_I		(1ul << 7)
-#define TIMER_ENABLE	1u
-#define TIMER_IMASK	2u
-#define PPI_CNTHP	26
-#define PPI_CNTV	27
-#define INTID_SPURIOUS	1020 /* 1020..1023: nothing to acknowledge */
+#define DAIF_I	       (1ul << 7)
+#define TIMER_ENABLE   1u
+#define TIMER_IMASK    2u
+#define PPI_CNTHP      26
+#define PPI_CNTV       27
+#define INTID_SPURIOUS 1020 /* 1020..1023: nothing to acknowledge */
 
-#define cnthp_ctl_el2	S3_4_C14_C2_1
-#define cnthp_cval_el2	S3_4_C14_C2_2
-#define icc_iar1_el1	S3_0_C12_C12_0
-#define icc_eoir1_el1	S3_0_C12_C12_1
+#define cnthp_ctl_el2  S3_4_C14_C2_1
+#define cnthp_cval_el2 S3_4_C14_C2_2
+#define icc_iar1_el1   S3_0_C12_C12_0
+#define icc_eoir1_el1  S3_0_C12_C12_1
 
 /** arch_irq_enable() - clear PSTATE.I. */
 void arch_irq_enable(void)
