@@ -201,6 +201,8 @@ static const struct opt_desc opt_table[] = {
 	{"latency_period", OPT_U32, OFS(latency_period_us), 0, NULL, 0, 0,
 	 NULL},
 	{"latency_cpu", OPT_U32, OFS(latency_cpu), 0, NULL, 0, 0, NULL},
+	{"latency_max_order", OPT_U32, OFS(latency_max_order), 0, NULL, 0, 0,
+	 NULL},
 	{"after", OPT_ENUM, OFS(after), 0, after_words, 0, 0, NULL},
 	{"mem", OPT_SIZE, OFS(mem_limit), 0, NULL, 0, 0, NULL},
 	{"acpi", OPT_ENUM, OFS(acpi), 0, acpi_words, 0, 0, NULL},
@@ -520,6 +522,7 @@ void options_defaults(struct keel_options *o)
 	o->after = AFTER_DEFAULT;
 	o->latency_period_us = 100;
 	o->latency_cpu = LATENCY_CPU_AUTO;
+	o->latency_max_order = MAX_ORDER;
 	o->acpi = ACPI_AUTO;
 	o->audit = AUDIT_BASIC;
 	o->loglevel = LOG_INFO;

@@ -20,7 +20,8 @@
  *
  * The load until issue 22's domain build is merged is
  * latency_load_heap_stand_in(): a 1 GiB "domain" from heap_alloc() in
- * order-18 blocks (order 9 when none is free) on the CPU's node, then
+ * blocks of latency_max_order= (default MAX_ORDER, 18: 1 GiB; 9: 2 MiB
+ * extents; order 9 when none is free) on the CPU's node, then
  * heap_free() dirty; the next build zeroes it (in the lock when eager),
  * the same heap paths a domain build takes. The report says which load
  * ran (latency.load = "heap-stand-in").
@@ -127,7 +128,7 @@ static uint64_t *block_va(pfn_t p)
 /**
  * latency_load_heap_stand_in() - one "domain build" of the load used until
  * issue 22's domain build is merged: LAT_STANDIN_BYTES from @node in the
- * largest blocks the heap has (order 18, else order 9), each block's
+ * largest blocks the heap has (lat.max_order, else order 9), each block's
  * first words chaining it to the previous one; then every block freed
  * dirty, so that the next build zeroes it (in the lock when eager).
  * @node: the preferred node
@@ -139,13 +140,15 @@ static uint64_t latency_load_heap_stand_in(uint32_t node)
 	uint64_t left = LAT_STANDIN_BYTES, chain = 0, built = 0;
 
 	while (left) {
-		unsigned int o = MIN(left >= (PAGE_SIZE << 18) ? 18u : 9u,
-				     (unsigned int)MAX_ORDER);
+		unsigned int o = lat.max_order;
+
+		while (o > 9 && left < (PAGE_SIZE << o))
+			o = o > 18 ? 18 : 9;
 		struct page_info *pg = heap_alloc(o, HEAP_NODE(node));
 		uint64_t *va;
 
 		if (!pg && o > 9) {
-			o = MIN(9u, (unsigned int)MAX_ORDER);
+			o = 9;
 			pg = heap_alloc(o, HEAP_NODE(node));
 		}
 		if (!pg)
@@ -347,6 +350,14 @@ void latency_run(void)
 			opts.latency_period_us, LAT_PERIOD_MIN_US,
 			LAT_PERIOD_MAX_US);
 		opts.latency_period_us = 100;
+	}
+	lat.max_order = opts.latency_max_order;
+	if (lat.max_order < 9 || lat.max_order > MAX_ORDER) {
+		pr_warn("latency: latency_max_order=%u is outside [9, %u], "
+			"using %u\n",
+			lat.max_order, (unsigned int)MAX_ORDER,
+			(unsigned int)MAX_ORDER);
+		lat.max_order = MAX_ORDER;
 	}
 	lat.cpu = pick_probe_cpu();
 	lat.period = opts.latency_period_us * arch_ticks_hz() / 1000000;

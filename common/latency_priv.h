@@ -41,7 +41,8 @@ struct lat_state {
 	const char *unsupported; /* why there is no probe, or NULL */
 	const char *load;	 /* latency.load */
 	const char *timer_mode;
-	unsigned int cpu; /* the probe CPU */
+	unsigned int cpu;	/* the probe CPU */
+	unsigned int max_order; /* the stand-in load's largest block */
 	uint64_t period, period_ns;
 	volatile uint64_t deadline; /* the armed one (probe CPU only) */
 	enum cachemaint_mode boot_mode;

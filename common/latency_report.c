@@ -73,9 +73,10 @@ void latency_report_human(void)
 		pr_info("latency: no probe: %s\n", lat.unsupported);
 		return;
 	}
-	pr_info("latency: probe CPU %u, period %llu us, timer %s, load %s\n",
+	pr_info("latency: probe CPU %u, period %llu us, timer %s, load %s "
+		"(blocks of order %u at most)\n",
 		lat.cpu, (unsigned long long)(lat.period_ns / 1000),
-		lat.timer_mode, lat.load);
+		lat.timer_mode, lat.load, lat.max_order);
 	for (unsigned int i = 0; i < lat.phase_count; i++) {
 		const struct lat_phase *ph = &lat.phase[i];
 
@@ -177,6 +178,7 @@ void latency_report_json(struct jw *w)
 	jw_u64(w, "probe_cpu", lat.cpu);
 	jw_u64(w, "period_ns", lat.period_ns);
 	jw_str(w, "load", lat.load);
+	jw_u64(w, "max_order", lat.max_order);
 	jw_str(w, "timer", lat.timer_mode);
 	jw_str(w, "unsupported", lat.unsupported);
 	if (!lat.unsupported) {

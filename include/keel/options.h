@@ -58,6 +58,7 @@ struct keel_options {
 	bool latency;		    /* latency=on: the probe */
 	uint32_t latency_period_us; /* latency_period= */
 	uint32_t latency_cpu;	    /* latency_cpu=, LATENCY_CPU_AUTO */
+	uint32_t latency_max_order; /* latency_max_order=: largest extent */
 	enum after_action after;
 	uint64_t mem_limit; /* mem=: 0 = none */
 	enum acpi_mode acpi;
