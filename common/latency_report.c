@@ -148,19 +148,29 @@ static void hist_json(struct jw *w)
 	jw_arr_end(w);
 }
 
+/* Sparse, so that 4096 quiet CPUs cost nothing: [[cpu, count], ...]. */
 static void irq_json(struct jw *w)
 {
-	unsigned int n = MIN(cpu_count, (unsigned int)NR_CPUS);
+	unsigned int n = MIN(cpu_count, (unsigned int)NR_CPUS), cpus = 0;
+	uint64_t wakes = 0;
 
 	jw_obj(w, "irq");
 	jw_arr(w, "count");
-	for (unsigned int c = 0; c < n; c++)
+	for (unsigned int c = 0; c < n; c++) {
+		if (irq_wakes[c]) {
+			wakes += irq_wakes[c];
+			cpus++;
+		}
+		if (!irq_counts[c])
+			continue;
+		jw_arr(w, NULL);
+		jw_u64(w, NULL, c);
 		jw_u64(w, NULL, irq_counts[c]);
+		jw_arr_end(w);
+	}
 	jw_arr_end(w);
-	jw_arr(w, "idle_wakes");
-	for (unsigned int c = 0; c < n; c++)
-		jw_u64(w, NULL, irq_wakes[c]);
-	jw_arr_end(w);
+	jw_u64(w, "idle_wakes", wakes);
+	jw_u64(w, "idle_wake_cpus", cpus);
 	jw_obj_end(w);
 }
 

@@ -175,9 +175,9 @@ def _latency(rep, out):
     when it built anything); without it, no probe interrupt was taken."""
     on = re.search(r"(^|\s)latency=(on|yes|1|true)(\s|$)",
                    rep.get("cmdline", ""))
-    counts = rep.get("irq", {}).get("count", [])
+    counts = dict(rep.get("irq", {}).get("count", []))
     if not on:
-        if any(counts):
+        if counts:
             out.append(f"irq.count {counts}: timer interrupts without "
                        "latency=on")
         return
@@ -205,8 +205,7 @@ def _latency(rep, out):
         if sum(c for _, c in h) != p["samples"]:
             out.append(f"latency phase {p['phase']}: histogram holds "
                        f"{sum(c for _, c in h)} samples, not {p['samples']}")
-    if lat["probe_cpu"] < len(counts) and \
-            counts[lat["probe_cpu"]] < sum(p["samples"] for p in phases):
+    if counts.get(lat["probe_cpu"], 0) < sum(p["samples"] for p in phases):
         out.append("irq.count of the probe CPU is below its samples")
 
 

@@ -681,7 +681,7 @@ def smp_cases(kern, base, memdir):
         # Without latency=on: the secondaries' idle halts are the only
         # interrupts (counted in irq.idle_wakes), irq.count stays 0.
         smp_case("irq-idle-wakes-only", Machine("2", numa=[128 * M] * 2),
-                 on, kern, sc, checks=[idle_wakes_only([1])]),
+                 on, kern, sc, checks=[idle_wakes_only(1)]),
         # 96 vCPUs, a build that holds 64: 32 dropped, one warning, the
         # 64 kept all online. bootscrub=off. About 3 s since parked CPUs
         # halt (40-67 s when they spun: 96 vCPUs on 2 host cores).

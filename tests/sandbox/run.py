@@ -519,10 +519,9 @@ def check_latency(cpu, period_ns):
                 out.append(f"{p['phase']}: min/p50/p99/max out of order")
             if p["phase"] != "idle" and not p["irqsoff_site"]:
                 out.append(f"{p['phase']}: no irqsoff_site")
-        counts = rep["irq"]["count"]
-        others = [c for i, c in enumerate(counts) if i != cpu]
+        counts = dict(rep["irq"]["count"])
         total = sum(p["samples"] for p in lat["phases"])
-        if counts[cpu] < total or any(others):
+        if list(counts) != [cpu] or counts[cpu] < total:
             out.append(f"irq.count {counts}: the probe CPU {cpu} should "
                        f"have taken at least {total}, the others none")
         return out
