@@ -254,6 +254,7 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 	dt_parse_timer(&c);
 	dt_parse_gic(&c);
 	dt_parse_distances(&c);
+	dt_parse_dom0less(&c);
 	dt_nodes_finish(&c, ram0, cpu0);
 	if (!bi->ram_count)
 		dt_warn(bi, "no usable /memory node");

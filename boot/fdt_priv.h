@@ -100,6 +100,7 @@ void dt_parse_psci(struct dt_ctx *c);
 void dt_parse_timer(struct dt_ctx *c);
 void dt_parse_gic(struct dt_ctx *c);
 void dt_parse_distances(struct dt_ctx *c);
+void dt_parse_dom0less(struct dt_ctx *c);
 void dt_nodes_finish(struct dt_ctx *c, unsigned int ram0, unsigned int cpu0);
 
 #endif

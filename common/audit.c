@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The page audit (DESIGN §7): every page of RAM in bootmem's RAM table is
- * free, allocated, or reserved for a named reason; lost_pages must be 0.
+ * free, allocated (to keel, or owned by one domain), or reserved for a
+ * named reason; lost_pages must be 0.
  *
  * Free pages are counted by walking every node's free lists, never taken
  * from the heap counters, so that a counter bug and a list bug both show:
@@ -18,6 +19,14 @@
  * audit runs once no CPU allocates any more. Costs two cache lines per
  * chunk, O(chunks) like the rest of the audit.
  *
+ * Owned extents (domains' memory) are part of allocated_pages and counted
+ * apart in owned_pages. audit=full walks every node block by block
+ * (heap_for_each_block(): heads only, O(free chunks + blocks), never
+ * O(pages)): the free chunks, keel's anonymous blocks and the owned
+ * extents must tile the heap ranges, so every heap page is free, keel's, or
+ * owned by exactly one domain; the walked totals must match the free lists
+ * and the counters. Without audit=full owned_pages is the heap's counter.
+ *
  * Runs on the boot CPU once the heap is quiet (boot scrub done or idle
  * scrubbing finished). heap_for_each_free() takes each node lock in turn.
  */
@@ -26,6 +35,8 @@
 #include <keel/compiler.h>
 #include <keel/config.h>
 #include <keel/heap.h>
+#include <keel/heap_check.h>
+#include <keel/heap_scrub.h>
 #include <keel/printk.h>
 #include <keel/audit.h>
 #include <keel/scrub.h>
@@ -36,6 +47,7 @@
 
 struct audit_walk {
 	uint64_t free_pages;
+	uint64_t tiled_free, tiled_keel, tiled_owned; /* the block walk */
 	bool sample;	      /* audit=full + CONFIG_DEBUG + a scrub ran */
 	uint64_t sampled;     /* chunks whose first page was read */
 	unsigned int nonzero; /* of those, chunks not reading zero */
@@ -89,6 +101,48 @@ static void audit_count_chunk(struct page_info *head, unsigned int order,
 		audit_sample_zero(aw, head, order);
 }
 
+static void audit_count_block(struct page_info *head, unsigned int order,
+			      int owner, void *arg)
+{
+	struct audit_walk *aw = arg;
+	uint64_t pages = 1ULL << order;
+
+	(void)head;
+	if (owner == HEAP_OWNER_FREE)
+		aw->tiled_free += pages;
+	else if (owner == HEAP_OWNER_KEEL)
+		aw->tiled_keel += pages;
+	else
+		aw->tiled_owned += pages;
+}
+
+/*
+ * audit=full: every block of every node, heads only. Return: problems
+ * (a broken tiling, or totals that disagree with the lists / counters).
+ */
+static unsigned int audit_blocks(struct audit_walk *aw, uint64_t allocated)
+{
+	unsigned int bad = 0;
+
+	for (unsigned int n = 0; n < heap_node_count(); n++)
+		bad += heap_for_each_block(n, audit_count_block, aw);
+	if (aw->tiled_free != aw->free_pages ||
+	    aw->tiled_keel + aw->tiled_owned != allocated ||
+	    aw->tiled_owned != heap_owned_pages(0)) {
+		pr_err("audit: blocks walked: %llu free, %llu keel, %llu "
+		       "owned; "
+		       "free lists %llu, allocated %llu, owned counter %llu\n",
+		       (unsigned long long)aw->tiled_free,
+		       (unsigned long long)aw->tiled_keel,
+		       (unsigned long long)aw->tiled_owned,
+		       (unsigned long long)aw->free_pages,
+		       (unsigned long long)allocated,
+		       (unsigned long long)heap_owned_pages(0));
+		bad++;
+	}
+	return bad;
+}
+
 /**
  * audit_run() - account for every RAM page.
  * @out: the result.
@@ -119,10 +173,15 @@ void audit_run(struct audit_result *out, bool full)
 
 	out->free_pages = walked;
 	out->allocated_pages = heap_allocated_pages();
+	out->owned_pages = heap_owned_pages(0);
 	out->reserved_pages = bootmem_reserved_ram_bytes() / PAGE_SIZE;
 	out->lost_pages = (int64_t)(out->ram_pages - out->free_pages -
 				    out->allocated_pages - out->reserved_pages);
 	out->problems = full ? heap_check() : 0;
+	if (full) {
+		out->problems += audit_blocks(&aw, out->allocated_pages);
+		out->owned_pages = aw.tiled_owned;
+	}
 	if (aw.sample) {
 		pr_info("audit: %llu free chunks sampled for zero, %u not "
 			"zero\n",
@@ -172,6 +231,7 @@ void audit_report_json(struct jw *w, const struct audit_result *a)
 	jw_u64(w, "ram_pages", a->ram_pages);
 	jw_u64(w, "free_pages", a->free_pages);
 	jw_u64(w, "allocated_pages", a->allocated_pages);
+	jw_u64(w, "owned_pages", a->owned_pages);
 	jw_u64(w, "reserved_pages", a->reserved_pages);
 	jw_i64(w, "lost_pages", a->lost_pages);
 	jw_u64(w, "problems", a->problems);

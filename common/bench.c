@@ -39,6 +39,8 @@
 #include <keel/errno.h>
 #include <keel/frametable.h>
 #include <keel/heap.h>
+#include <keel/heap_check.h>
+#include <keel/heap_scrub.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>
 #include <keel/string.h>
@@ -204,8 +206,9 @@ static void free_blocks(unsigned int n, unsigned int order)
  * Return: blocks obtained (in blocks[]).
  */
 static unsigned int alloc_blocks(unsigned int count, unsigned int order,
-				 uint32_t flags, uint64_t *lat, bool flush,
-				 uint64_t *maint_ticks, uint64_t *poc)
+				 uint32_t node, uint32_t flags, uint64_t *lat,
+				 bool flush, uint64_t *maint_ticks,
+				 uint64_t *poc)
 {
 	unsigned int n;
 
@@ -214,7 +217,7 @@ static unsigned int alloc_blocks(unsigned int count, unsigned int order,
 		struct page_info *pg;
 
 		t0 = arch_ticks();
-		pg = heap_alloc(order, flags);
+		pg = heap_alloc(order, (int)node, 0, flags);
 		t1 = arch_ticks();
 		if (!pg)
 			break;
@@ -249,14 +252,15 @@ static bool measured(uint64_t p, unsigned int n)
  * Return: blocks prepared.
  */
 static unsigned int prepare_dirty(unsigned int count, unsigned int order,
-				  uint32_t flags, unsigned int line)
+				  uint32_t node, uint32_t flags,
+				  unsigned int line)
 {
 	uint64_t maint = 0; /* no flush: stays 0 */
 	unsigned int prepared, i;
 
 	cachemaint_init(CACHEMAINT_NONE);
-	prepared = alloc_blocks(count, order, flags, ref_ticks, false, &maint,
-				NULL);
+	prepared = alloc_blocks(count, order, node, flags, ref_ticks, false,
+				&maint, NULL);
 	for (i = 0; i < prepared; i++) {
 		prep_pfn[i] = blocks[i]->pfn;
 		dirty_block(prep_pfn[i], order, line);
@@ -270,13 +274,14 @@ static unsigned int prepare_dirty(unsigned int count, unsigned int order,
  * then freed. Return: blocks obtained.
  */
 static unsigned int time_reference(unsigned int count, unsigned int order,
-				   uint32_t flags)
+				   uint32_t node, uint32_t flags)
 {
 	uint64_t maint = 0; /* no flush: stays 0 */
 	unsigned int n;
 
 	cachemaint_init(CACHEMAINT_NONE);
-	n = alloc_blocks(count, order, flags, ref_ticks, false, &maint, NULL);
+	n = alloc_blocks(count, order, node, flags, ref_ticks, false, &maint,
+			 NULL);
 	free_blocks(n, order);
 	return n;
 }
@@ -287,14 +292,14 @@ static unsigned int time_reference(unsigned int count, unsigned int order,
  * clean_poc blocks in *@poc. Fills @row's lock_ns_max and mode, and
  * @detail. Return: blocks obtained.
  */
-static unsigned int time_measured(const struct heap_node_stats *st,
-				  enum cachemaint_mode mode, unsigned int count,
-				  unsigned int order, uint32_t flags,
-				  struct bench_row *row,
+static unsigned int time_measured(uint32_t node, enum cachemaint_mode mode,
+				  unsigned int count, unsigned int order,
+				  uint32_t flags, struct bench_row *row,
 				  struct bench_detail *detail, uint64_t *maint,
 				  uint64_t *poc)
 {
 	bool eager = mode == CACHEMAINT_EAGER;
+	struct heap_node_stats st;
 	uint64_t ops0, bytes0;
 	unsigned int n;
 
@@ -306,9 +311,11 @@ static unsigned int time_measured(const struct heap_node_stats *st,
 	bytes0 = cachemaint_stats.bytes;
 	*maint = 0;
 	heap_reset_lock_stats();
-	n = alloc_blocks(count, order, eager ? flags : flags | HEAP_NO_FLUSH,
-			 lat_ticks, !eager, maint, poc);
-	row->lock_ns_max = ticks_to_ns(st->lock_max_ticks);
+	n = alloc_blocks(count, order, node,
+			 eager ? flags : flags | HEAP_NO_FLUSH, lat_ticks,
+			 !eager, maint, poc);
+	heap_node_stats(node, &st);
+	row->lock_ns_max = ticks_to_ns(st.lock_max_ticks);
 	if (detail) {
 		detail->maint_ops = cachemaint_stats.ops - ops0;
 		detail->maint_bytes = cachemaint_stats.bytes - bytes0;
@@ -357,12 +364,12 @@ static int measure_row(uint32_t node, unsigned int order,
 		       unsigned int count, unsigned int line,
 		       struct bench_row *row, struct bench_detail *detail)
 {
-	const uint32_t flags = HEAP_EXACT_NODE | HEAP_NODE(node);
+	const uint32_t flags = HEAP_EXACT_NODE;
 	unsigned int n, prepared = 0;
 	uint64_t maint = 0, poc = 0;
 
 	if (dirty) {
-		prepared = prepare_dirty(count, order, flags, line);
+		prepared = prepare_dirty(count, order, node, flags, line);
 		if (!prepared)
 			return -ENOMEM;
 		count = prepared;
@@ -374,7 +381,7 @@ static int measure_row(uint32_t node, unsigned int order,
 	 * first touch of 2^order page_info entries must not be billed to
 	 * whichever mode happens to come first).
 	 */
-	n = time_reference(count, order, flags);
+	n = time_reference(count, order, node, flags);
 	if (!n)
 		return -ENOMEM;
 	count = n;
@@ -386,8 +393,8 @@ static int measure_row(uint32_t node, unsigned int order,
 	if (!dirty)
 		snap_restore(node);
 
-	n = time_measured(heap_node_stats(node), mode, count, order, flags, row,
-			  detail, &maint, &poc);
+	n = time_measured(node, mode, count, order, flags, row, detail, &maint,
+			  &poc);
 	/* Prepared lines the measured maintenance did not reach. */
 	for (unsigned int i = 0; i < prepared; i++)
 		if (!measured(prep_pfn[i], n))
@@ -409,17 +416,17 @@ int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
 	      bool dirty, uint64_t count, struct bench_row *row,
 	      struct bench_detail *detail)
 {
-	const struct heap_node_stats *st = heap_node_stats(node);
 	enum cachemaint_mode saved_mode = cachemaint_mode();
 	struct cachemaint_stats saved_stats;
 	unsigned int line = arch_dcache_line_size();
+	struct heap_node_stats st;
 	int ret;
 
-	if (!st || order > MAX_ORDER || !count ||
+	if (heap_node_stats(node, &st) || order > MAX_ORDER || !count ||
 	    (mode != CACHEMAINT_EAGER && mode != CACHEMAINT_DEFERRED))
 		return -EINVAL;
 	count = MIN(count, (uint64_t)BENCH_MAX_COUNT);
-	count = MIN(count, st->free_pages >> order);
+	count = MIN(count, st.free_pages >> order);
 	if (!count)
 		return -ENOMEM;
 	if (line > PAGE_SIZE || !line)
@@ -513,27 +520,27 @@ void bench_run(void)
 	/* bootscrub=idle: no background scrubber may change the heap. */
 	scrub_wait_all_clean();
 	for (node = 0; node < count; node++) {
-		const struct heap_node_stats *st = heap_node_stats(node);
-		uint64_t free_pages = st->free_pages;
-		uint64_t free_chunks = st->free_chunks;
+		struct heap_node_stats st, after;
 
-		if (!st->total_pages)
+		heap_node_stats(node, &st);
+		if (!st.total_pages)
 			continue;
-		if (st->dirty_pages) {
+		if (st.dirty_pages) {
 			/* Freeing what heap_alloc scrubbed would change them. */
 			pr_warn("bench: node %u: %llu dirty pages, skipped\n",
-				node, (unsigned long long)st->dirty_pages);
+				node, (unsigned long long)st.dirty_pages);
 			continue;
 		}
 		full = !bench_node(node);
-		if (st->free_pages != free_pages ||
-		    st->free_chunks != free_chunks)
+		heap_node_stats(node, &after);
+		if (after.free_pages != st.free_pages ||
+		    after.free_chunks != st.free_chunks)
 			pr_warn("bench: node %u: free pages %llu -> %llu, free "
 				"chunks %llu -> %llu\n",
-				node, (unsigned long long)free_pages,
-				(unsigned long long)st->free_pages,
-				(unsigned long long)free_chunks,
-				(unsigned long long)st->free_chunks);
+				node, (unsigned long long)st.free_pages,
+				(unsigned long long)after.free_pages,
+				(unsigned long long)st.free_chunks,
+				(unsigned long long)after.free_chunks);
 		if (full) {
 			pr_warn("bench: more than %u rows, node %u and later "
 				"incomplete\n",

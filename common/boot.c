@@ -24,11 +24,13 @@
 #include <keel/bootinfo.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
+#include <keel/domain.h>
 #include <keel/frametable.h>
 #include <keel/heap.h>
 #include <keel/latency.h>
 #include <keel/numa.h>
 #include <keel/options.h>
+#include <keel/p2m.h>
 #include <keel/printk.h>
 #include <keel/audit.h>
 #include <keel/report.h>
@@ -261,6 +263,8 @@ const char *boot_verdict(const struct audit_result *a)
 		return stress_fail_reason();
 	if (opts.bootscrub != SCRUB_OFF && heap_dirty_pages())
 		return "scrub incomplete: dirty pages remain";
+	if (domains_problem_count())
+		return "domains: check problems";
 	return NULL;
 }
 
@@ -323,6 +327,20 @@ static void phase_exercise(void)
 	}
 }
 
+/*
+ * Guests' memory (DESIGN §11): the domain= and dom0less domains built on
+ * the open, scrubbed heap, checked, and destroyed when asked.
+ */
+static void phase_domains(const struct bootinfo *bi)
+{
+	if (!domains_setup(&opts, bi))
+		return;
+	domains_build(NULL);
+	domains_check(opts.audit == AUDIT_FULL);
+	if (opts.domains_destroy)
+		domains_destroy_all();
+}
+
 /**
  * keel_main() - the arch-neutral boot, from a filled bootinfo to the verdict.
  * @bi: what the firmware described (sanitised here).
@@ -353,7 +371,10 @@ void keel_main(struct bootinfo *bi)
 	phase_smp(bi);
 	phase_heap(bi, nodes);
 	phase_scrub();
+	if (opts.p2m_selftest)
+		p2m_selftest(-1);
 	phase_exercise();
+	phase_domains(bi);
 
 	trace_begin("audit");
 	audit_run(&audit, opts.audit == AUDIT_FULL);

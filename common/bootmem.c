@@ -31,7 +31,7 @@
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
-#include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/numa.h>
 #include <keel/printk.h>
 #include <keel/range_table.h>
@@ -440,37 +440,6 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 	return false;
 }
 
-/*
- * Give every node whose free ranges outnumber its heap range table a
- * table that holds them all, from its own memory. Each table allocated can
- * split one free range in two (of any node), hence the slack.
- */
-static void size_heap_ranges(void)
-{
-	unsigned int count[MAX_NUMNODES] = {0};
-	unsigned int slack = heap_node_count() + 8;
-	uint64_t idx;
-	paddr_t s, e;
-	uint32_t node;
-
-	for_each_free_range (idx, &s, &e, &node)
-		if (node < MAX_NUMNODES)
-			count[node]++;
-	for (node = 0; node < heap_node_count(); node++) {
-		unsigned int cap = count[node] + slack;
-		paddr_t p;
-
-		if (count[node] + slack <= heap_range_capacity(node))
-			continue;
-		p = bootmem_alloc_try(cap * sizeof(struct heap_range),
-				      PAGE_SIZE, node, "heap ranges");
-		/* No room: the heap refuses the ranges it cannot hold, each
-		 * with an error, and the audit shows their pages as lost. */
-		if (pa_val(p) != pa_val(INVALID_PADDR))
-			heap_grow_ranges(node, phys_to_virt(p), cap);
-	}
-}
-
 /**
  * bootmem_handoff() - every free range to the heap, then close bootmem.
  *
@@ -484,7 +453,7 @@ unsigned int bootmem_handoff(void)
 	unsigned int n = 0;
 
 	CHECK(!closed);
-	size_heap_ranges();
+	heap_size_ranges();
 	for_each_free_range (idx, &s, &e, &node) {
 		heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e),
 			       handoff_dirty);

@@ -30,6 +30,7 @@ enum opt_type {
 	OPT_STRING, /* char[size] */
 	OPT_INJECT,
 	OPT_CONSOLE, /* console=: char[size] plus its struct console_spec */
+	OPT_DOMAIN, /* domain=SIZE[@NODE], repeatable (common/domain_parse.c) */
 };
 
 struct opt_word {
@@ -196,6 +197,7 @@ static const struct opt_desc opt_table[] = {
 	{"cachemaint", OPT_ENUM, OFS(cachemaint), 0, cachemaint_words, 0, 0,
 	 post_cachemaint},
 	{"bench", OPT_BOOL, OFS(bench), 0, NULL, 0, 0, NULL},
+	{"p2m_selftest", OPT_BOOL, OFS(p2m_selftest), 0, NULL, 0, 0, NULL},
 	{"stress", OPT_U64, OFS(stress_seconds), 0, NULL, 0, 0, post_stress},
 	{"latency", OPT_BOOL, OFS(latency), 0, NULL, 0, 0, NULL},
 	{"latency_period", OPT_U32, OFS(latency_period_us), 0, NULL, 0, 0,
@@ -216,6 +218,10 @@ static const struct opt_desc opt_table[] = {
 	{"console", OPT_CONSOLE, OFS(console), sizeof(opts.console), NULL, 0, 0,
 	 NULL},
 	{"inject", OPT_INJECT, 0, 0, NULL, 0, 0, NULL},
+	{"domain", OPT_DOMAIN, 0, 0, NULL, 0, 0, NULL},
+	{"domains_destroy", OPT_BOOL, OFS(domains_destroy), 0, NULL, 0, 0,
+	 NULL},
+	{"domains_trust", OPT_BOOL, OFS(domains_trust), 0, NULL, 0, 0, NULL},
 };
 
 /* Enums are stored through int: make sure that is what they are. */
@@ -343,6 +349,10 @@ static int opt_store(struct keel_options *o, const struct opt_desc *d,
 		return 0;
 	case OPT_INJECT:
 		return parse_inject(o, val, len);
+	case OPT_DOMAIN:
+		ret = domain_opt_add(o, val, len, parse_quiet);
+		parse_warnings += ret > 0 ? (unsigned int)ret : 0;
+		return ret < 0 ? ret : 0;
 	case OPT_CONSOLE: {
 		struct console_spec cs;
 
@@ -555,42 +565,4 @@ const char *inject_name(enum inject_kind kind)
 		if (inject_kinds[i].kind == kind)
 			return inject_kinds[i].name;
 	return "?";
-}
-
-/**
- * options_inject_has() - is fault @kind injected with argument @arg in @o?
- * Return: true when an inject= word asked for it.
- */
-bool options_inject_has(const struct keel_options *o, enum inject_kind kind,
-			uint64_t arg)
-{
-	for (unsigned int i = 0; i < o->inject_count && i < INJECT_MAX; i++)
-		if (o->inject[i].kind == kind && o->inject[i].arg == arg)
-			return true;
-	return false;
-}
-
-/**
- * inject_has() - is fault @kind injected with argument @arg (global opts)?
- * Return: true when an inject= word asked for it.
- */
-bool inject_has(enum inject_kind kind, uint64_t arg)
-{
-	return options_inject_has(&opts, kind, arg);
-}
-
-/**
- * inject_get() - the argument of the first inject= word of @kind.
- * Return: true and *@arg set when there is one, false otherwise.
- */
-bool inject_get(enum inject_kind kind, uint64_t *arg)
-{
-	for (unsigned int i = 0; i < opts.inject_count && i < INJECT_MAX; i++) {
-		if (opts.inject[i].kind == kind) {
-			if (arg)
-				*arg = opts.inject[i].arg;
-			return true;
-		}
-	}
-	return false;
 }

@@ -16,16 +16,18 @@
  *
  * Meaning of page_info entries (DESIGN §4): an entry is meaningful only if
  * its page is the head of a free chunk, the head of a chunk detached by the
- * scrubber, or lies in an allocated block. Free chunk tails are never
+ * scrubber, the head of an owned extent (common/heap_owned.c), or lies in
+ * an anonymous allocated block. Free chunk and owned extent tails are never
  * written (heap_init=lazy) and never read.
  *
  * Why the buddy check only ever reads meaningful entries: merging a block
  * B = [p, p + 2^k) that is being freed (or inserted) reads the head entry of
  * its buddy [b, b + 2^k) only when that buddy lies inside ONE heap range of
- * the same node, so every page of it is free, detached or allocated. Take
- * the chunk or block X (order j) that contains page b. If j <= k, X is
+ * the same node, so every page of it is free, detached, allocated or owned.
+ * Take the chunk or block X (order j) that contains page b. If j <= k, X is
  * aligned to 2^j and b to 2^k, so X starts at b: the entry read is X's
- * head, which was written when X became free, detached or allocated. If
+ * head, which was written when X became free, detached, allocated or owned
+ * (an owned head says PGS_OWNED, never "free"). If
  * j > k, X contains the aligned 2^(k+1) parent of B and therefore B itself,
  * which is impossible: B is not part of any other free chunk or block. So
  * the entry read is always a head, and "state PGS_FREE and same order" can
@@ -33,13 +35,18 @@
  * HEAD of the block it returns under the lock (so no concurrent free merges
  * with it): nobody reads a tail before the entries are written after unlock.
  *
- * Stale entries: a block head absorbed by a merge keeps state PGS_FREE, an
- * allocated tail keeps PGS_ALLOCATED with the block's order after the block
- * is freed. Neither is ever read by the buddy check (argument above), and
- * heap_free rejects both: a stale head is not PGS_ALLOCATED, a stale tail is
- * not aligned to the order it records.
+ * Stale entries: a head absorbed by a merge is invalidated (PGS_FREE_TAIL);
+ * an anonymous block's tail keeps PGS_ALLOCATED with the block's order
+ * after the block is freed, and may then lie inside a free chunk or an
+ * owned extent. Neither is ever read by the buddy check (argument above)
+ * or by heap_owner_of() (which only descends through heads), and heap_free
+ * rejects both: an absorbed head is not PGS_ALLOCATED, a stale tail is not
+ * aligned to the order it records. An owned head becomes a free head when
+ * the extent is freed, so PGS_OWNED is never stale.
  *
- * Init and handoff (heap_init, heap_add_range) are in common/heap_init.c.
+ * Init and handoff (heap_init, heap_add_range) are in common/heap_init.c,
+ * the scrub's side (heap_take_dirty, heap_put_clean, heap_mark_clean) in
+ * common/heap_scrub.c, owned extents in common/heap_owned.c.
  *
  * Scrub state lives in free heads: first_dirty (offset of the first page
  * that may be dirty, FIRST_DIRTY_NONE when clean) and PGF_CLEAN_POC (only
@@ -53,6 +60,9 @@
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
+#include <keel/heap_scrub.h>
 #include <keel/numa.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -101,8 +111,12 @@ struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site)
 	return (struct heap_node_locked){hn};
 }
 
-/** heap_unlock_node() - drop the lock, recording how long it was held. */
-void heap_unlock_node(struct heap_node_locked l)
+/**
+ * heap_unlock_node_ticks() - drop the lock, recording how long it was held.
+ *
+ * Return: that hold, in ticks.
+ */
+uint64_t heap_unlock_node_ticks(struct heap_node_locked l)
 {
 	struct heap_node *hn = l.hn;
 	uint64_t held = arch_ticks() - hn->lock_start;
@@ -110,6 +124,13 @@ void heap_unlock_node(struct heap_node_locked l)
 	if (held > hn->stats.lock_max_ticks)
 		hn->stats.lock_max_ticks = held;
 	spin_unlock_irqrestore(&hn->lock, hn->irq_flags);
+	return held;
+}
+
+/** heap_unlock_node() - drop the lock (its hold recorded). */
+void heap_unlock_node(struct heap_node_locked l)
+{
+	heap_unlock_node_ticks(l);
 }
 
 /** heap_reset_lock_stats() - forget the longest lock holds (benchmarks). */
@@ -236,8 +257,12 @@ struct page_info *heap_merge_insert(struct heap_node_locked l,
 		else
 			fd = FIRST_DIRTY_NONE;
 		poc = poc & bpg->flags & PGF_CLEAN_POC;
-		if (b < p)
+		if (b < p) {
+			pg->state = PGS_FREE_TAIL; /* no longer a head */
 			pg = bpg; /* the lower half's head leads */
+		} else {
+			bpg->state = PGS_FREE_TAIL;
+		}
 		p = lo;
 		k++;
 	}
@@ -249,22 +274,16 @@ struct page_info *heap_merge_insert(struct heap_node_locked l,
 /* ---- allocation -------------------------------------------------------- */
 
 /*
- * Find and detach a free chunk of order >= @order in zones <= @zone_hi,
- * highest zone first, clean chunks preferred within a zone, then split it
- * down to @order. Only the heads of the halves put back are written.
- * Return: head entry of the block (pfn in *@out_pfn), or NULL.
- */
-/*
  * Split the free chunk @pg (pfn *@p, order @j, first dirty offset *@fd,
  * already off its list) down to order @order: the lower halves go back to
  * the free lists, the top piece is returned with its pfn in *@p and its
  * first dirty offset in *@fd. The top piece is dirty whenever the chunk
  * was (its dirty pages are [fd, 2^j)). Xen keeps the top the same way.
  */
-static struct page_info *split_down(struct heap_node_locked l,
-				    struct page_info *pg, uint64_t *p,
-				    unsigned int j, unsigned int order,
-				    uint32_t *fd, uint8_t poc)
+struct page_info *heap_split_down(struct heap_node_locked l,
+				  struct page_info *pg, uint64_t *p,
+				  unsigned int j, unsigned int order,
+				  uint32_t *fd, uint8_t poc)
 {
 	while (j > order) {
 		uint64_t half;
@@ -285,10 +304,16 @@ static struct page_info *split_down(struct heap_node_locked l,
 	return pg;
 }
 
-static struct page_info *take_block(struct heap_node_locked l,
-				    unsigned int order, int zone_hi,
-				    uint64_t *out_pfn, uint32_t *out_fd,
-				    uint8_t *out_poc)
+/*
+ * Find and detach a free chunk of order >= @order in zones <= @zone_hi,
+ * highest zone first, clean chunks preferred within a zone, then split it
+ * down to @order. Only the heads of the halves put back are written, and
+ * the block's head: @state (PGS_ALLOCATED or PGS_OWNED, then @owner).
+ * Return: head entry of the block (pfn in *@out_pfn), or NULL.
+ */
+struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
+				  int zone_hi, struct heap_taken *t,
+				  uint8_t state, uint32_t owner)
 {
 	struct heap_node *hn = l.hn;
 	struct page_info *pg = NULL;
@@ -324,25 +349,26 @@ static struct page_info *take_block(struct heap_node_locked l,
 	p = pg->pfn;
 	fd = pg->first_dirty;
 	poc = pg->flags & PGF_CLEAN_POC;
-	pg = split_down(l, pg, &p, j, order, &fd, poc);
+	pg = heap_split_down(l, pg, &p, j, order, &fd, poc);
 
 	/* Claim the head now so that no free merges with it after unlock. */
-	page_set(pg, p, PGS_ALLOCATED, order, hn->id, FIRST_DIRTY_NONE, poc);
-	*out_pfn = p;
-	*out_fd = fd;
-	*out_poc = poc;
+	page_set(pg, p, state, order, hn->id,
+		 state == PGS_OWNED ? owner : FIRST_DIRTY_NONE, poc);
+	t->pfn = p;
+	t->fd = fd;
+	t->poc = poc;
 	return pg;
 }
 
 /*
- * The nodes heap_alloc() tries, in order, for node preference @flags: the
- * preferred node's fallback order, or only that node with HEAP_EXACT_NODE
- * (kept in *@exact). Return: the array, its length in *@count.
+ * The nodes an allocation tries, in order, for node preference @pref
+ * (HEAP_ANY_NODE: none): the preferred node's fallback order, or only that
+ * node with HEAP_EXACT_NODE (kept in *@exact). Return: the array, its
+ * length in *@count.
  */
-static const uint32_t *alloc_candidates(uint32_t flags, uint32_t *exact,
-					unsigned int *count)
+const uint32_t *heap_alloc_candidates(int pref, uint32_t flags, uint32_t *exact,
+				      unsigned int *count)
 {
-	int pref = HEAP_NODE_OF(flags);
 	struct heap_node *hn;
 
 	if (pref < 0 || pref >= (int)heap_nr_nodes)
@@ -365,52 +391,57 @@ static void scrub_from(uint64_t p, unsigned int order, uint32_t fd)
 			 ((1ULL << order) - fd) << PAGE_SHIFT);
 }
 
+/*
+ * cachemaint=eager, the classic order, all under the lock: zero, then
+ * clean page by page. Cleaning first and zeroing after the unlock would
+ * leave the zeros in the cache, not at PoC.
+ */
+void heap_eager_in_lock(struct page_info *pg, unsigned int order,
+			struct heap_taken *t, uint32_t flags)
+{
+	if (t->fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB)) {
+		scrub_from(t->pfn, order, t->fd);
+		t->fd = FIRST_DIRTY_NONE;
+	}
+	cachemaint_in_lock(pg, order);
+}
+
 /**
- * heap_alloc() - a block of 2^@order pages (see heap.h for @flags).
+ * heap_alloc() - an anonymous block of 2^@order pages (see heap.h).
  *
  * Return: the head entry, or NULL when no allowed node has a fitting chunk.
  */
-struct page_info *heap_alloc(unsigned int order, uint32_t flags)
+struct page_info *heap_alloc(unsigned int order, int node,
+			     unsigned int max_bits, uint32_t flags)
 {
-	unsigned int bits = HEAP_BITS_OF(flags), i, count;
+	unsigned int i, count;
 	int zone_hi = NR_ZONES - 1;
 	const uint32_t *candidates;
 	uint32_t exact;
 	struct page_info *pg = NULL, *cur;
-	uint64_t p = 0, n, q;
-	uint32_t fd = FIRST_DIRTY_NONE;
-	uint8_t poc = 0;
+	struct heap_taken t = {.fd = FIRST_DIRTY_NONE};
+	uint64_t p, n, q;
 
 	if (order > MAX_ORDER || !heap_nr_nodes)
 		return NULL;
-	if (bits) {
-		if (bits < PAGE_SHIFT)
+	if (max_bits) {
+		if (max_bits < PAGE_SHIFT)
 			return NULL;
-		zone_hi = (int)MIN(bits - PAGE_SHIFT, NR_ZONES - 1u);
+		zone_hi = (int)MIN(max_bits - PAGE_SHIFT, NR_ZONES - 1u);
 	}
-	candidates = alloc_candidates(flags, &exact, &count);
+	candidates = heap_alloc_candidates(node, flags, &exact, &count);
 
 	for (i = 0; i < count && !pg; i++) {
 		struct heap_node_locked l = heap_lock_node(candidates[i]);
 
-		pg = take_block(l, order, zone_hi, &p, &fd, &poc);
-		if (pg && cachemaint_mode() == CACHEMAINT_EAGER) {
-			/*
-			 * The classic order, all under the lock: zero, then
-			 * clean. Cleaning first and zeroing after the unlock
-			 * would leave the zeros in the cache, not at PoC.
-			 */
-			if (fd != FIRST_DIRTY_NONE &&
-			    !(flags & HEAP_NO_SCRUB)) {
-				scrub_from(p, order, fd);
-				fd = FIRST_DIRTY_NONE;
-			}
-			cachemaint_in_lock(pg, order);
-		}
+		pg = heap_take_block(l, order, zone_hi, &t, PGS_ALLOCATED, 0);
+		if (pg && cachemaint_mode() == CACHEMAINT_EAGER)
+			heap_eager_in_lock(pg, order, &t, flags);
 		heap_unlock_node(l);
 	}
 	if (!pg)
 		return NULL;
+	p = t.pfn;
 
 	/*
 	 * The tail entries, outside the lock: nobody reads tails. The head was
@@ -422,11 +453,11 @@ struct page_info *heap_alloc(unsigned int order, uint32_t flags)
 	for (q = p + 1; q < p + n; q++) {
 		cur = pfn_to_page_next(cur, q);
 		page_set(cur, q, PGS_ALLOCATED, order, pg->node,
-			 FIRST_DIRTY_NONE, poc);
+			 FIRST_DIRTY_NONE, t.poc);
 	}
 
-	if (fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB))
-		scrub_from(p, order, fd);
+	if (t.fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB))
+		scrub_from(p, order, t.fd);
 	cachemaint_after_alloc(pg, order, flags);
 	return pg;
 }
@@ -454,11 +485,13 @@ int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
 	else if (pg->node >= heap_nr_nodes)
 		why = "node out of range";
 	if (why)
-		goto misuse;
+		return heap_misuse("heap_free", p, why, order, got);
 
 	l = heap_lock_node(pg->node);
 	got = pg->order;
-	if (pg->state != PGS_ALLOCATED)
+	if (pg->state == PGS_OWNED)
+		why = "an owned extent (heap_free_owned)";
+	else if (pg->state != PGS_ALLOCATED)
 		why = "not allocated (double free?)";
 	else if (got != order)
 		why = "order does not match the allocation";
@@ -474,93 +507,22 @@ int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
 	heap_unlock_node(l);
 	if (!why)
 		return 0;
+	return heap_misuse("heap_free", p, why, order, got);
+}
 
-misuse:
+/**
+ * heap_misuse() - a free the heap refuses: panic when heap_strict, else
+ * one warning.
+ *
+ * Return: -EINVAL.
+ */
+int heap_misuse(const char *fn, uint64_t p, const char *why, unsigned int order,
+		unsigned int got)
+{
 	if (heap_strict)
-		panic("heap_free: pfn %#llx: %s (order %u, recorded %u)",
+		panic("%s: pfn %#llx: %s (order %u, recorded %u)", fn,
 		      (unsigned long long)p, why, order, got);
-	pr_warn("heap_free: pfn %#llx: %s (order %u), refused\n",
+	pr_warn("%s: pfn %#llx: %s (order %u), refused\n", fn,
 		(unsigned long long)p, why, order);
 	return -EINVAL;
-}
-
-/* ---- scrub support ----------------------------------------------------- */
-
-/**
- * heap_take_dirty() - detach one dirty free chunk of @node, of order
- * MAX_ORDER at most (a larger one is split first, its lower halves stay
- * free and dirty), so an idle scrubber holds a bounded piece.
- *
- * Return: its head (order in *@order), or NULL when the node has none.
- */
-struct page_info *heap_take_dirty(uint32_t node, unsigned int *order)
-{
-	struct heap_node_locked l;
-	struct page_info *pg = NULL;
-	int z;
-
-	if (node >= heap_nr_nodes)
-		return NULL;
-	l = heap_lock_node(node);
-	for (z = NR_ZONES - 1; z >= 0 && !pg; z--) {
-		uint32_t m;
-
-		for (m = l.hn->nonempty[z]; m; m &= m - 1) {
-			unsigned int k = (unsigned int)ffs64(m) - 1;
-			struct page_info *t = l.hn->free[z][k].tail;
-
-			if (t->first_dirty != FIRST_DIRTY_NONE) {
-				pg = t;
-				break;
-			}
-		}
-	}
-	if (pg) {
-		uint64_t p = pg->pfn;
-		uint32_t fd = pg->first_dirty;
-		unsigned int k = pg->order;
-
-		heap_list_remove(l, pg);
-		if (k > MAX_ORDER) {
-			pg = split_down(l, pg, &p, k, MAX_ORDER, &fd, 0);
-			k = MAX_ORDER;
-			write_free_head(pg, p, k, l.hn->id, fd, 0);
-		}
-		/* Detached: reads as allocated to every buddy check. */
-		pg->state = PGS_ALLOCATED;
-		*order = k;
-	}
-	heap_unlock_node(l);
-	return pg;
-}
-
-/**
- * heap_put_clean() - return a chunk detached by heap_take_dirty(), now
- * zeroed (and cleaned to PoC when @clean_poc).
- */
-void heap_put_clean(struct page_info *pg, unsigned int order, bool clean_poc)
-{
-	struct heap_node_locked l = heap_lock_node(pg->node);
-
-	CHECK(pg->state == PGS_ALLOCATED && pg->order == order);
-	pg->first_dirty = FIRST_DIRTY_NONE;
-	pg->flags = clean_poc ? PGF_CLEAN_POC : 0;
-	heap_merge_insert(l, pg, pg->pfn, order);
-	heap_unlock_node(l);
-}
-
-/**
- * heap_mark_clean() - a free chunk has been scrubbed in place (boot scrub):
- * mark it clean and move it to the clean end of its list.
- */
-void heap_mark_clean(struct page_info *head, bool clean_poc)
-{
-	struct heap_node_locked l = heap_lock_node(head->node);
-
-	CHECK(head->state == PGS_FREE);
-	heap_list_remove(l, head);
-	head->first_dirty = FIRST_DIRTY_NONE;
-	head->flags = clean_poc ? PGF_CLEAN_POC : 0;
-	heap_list_insert(l, head);
-	heap_unlock_node(l);
 }

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reading the buddy heap: counters, range queries, walks of the free lists
- * and heap_check(), the full consistency check behind audit=full. Split
+ * and of every block (free chunks, anonymous blocks, owned extents: heads
+ * only, O(blocks)) and heap_check(), the full consistency check behind
+ * audit=full. Split
  * from common/heap.c, which owns the state (common/heap_priv.h); every
  * walk here holds the node lock it reads under, one node at a time
  * (heap_check takes its scratch lock first).
@@ -9,7 +11,9 @@
 #include <arch/cpu.h>
 #include <keel/bug.h>
 #include <keel/compiler.h>
+#include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_scrub.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
@@ -93,10 +97,27 @@ uint64_t heap_chunk_count(void)
 	return sum;
 }
 
-/** heap_node_stats() - Return: @node's counters (NULL when out of range). */
-const struct heap_node_stats *heap_node_stats(uint32_t node)
+/**
+ * heap_node_stats() - copy @node's counters, under its lock.
+ *
+ * Return: 0, or -EINVAL when there is no such node.
+ */
+int heap_node_stats(uint32_t node, struct heap_node_stats *out)
 {
-	return node < heap_nr_nodes ? &heap_nodes[node].stats : NULL;
+	struct heap_node_locked l;
+
+	if (node >= heap_nr_nodes)
+		return -EINVAL;
+	l = heap_lock_node(node);
+	*out = l.hn->stats;
+	heap_unlock_node(l);
+	return 0;
+}
+
+/** heap_node_stats_locked() - Return: the locked node's counters. */
+const struct heap_node_stats *heap_node_stats_locked(struct heap_node_locked l)
+{
+	return &l.hn->stats;
 }
 
 /** heap_node_count() - Return: the node count given to heap_init(). */
@@ -128,6 +149,91 @@ bool heap_owns(uint32_t node, pfn_t p, unsigned int order)
 	r = heap_owns_locked(l, pfn_val(p), order);
 	heap_unlock_node(l);
 	return r;
+}
+
+/* ---- the block walk ---------------------------------------------------- */
+
+typedef void block_fn(struct page_info *head, unsigned int order, int owner,
+		      void *arg);
+
+/* Owner code of a head entry (-1: not a head). */
+static int block_owner(const struct page_info *pg)
+{
+	if (pg->state == PGS_FREE)
+		return HEAP_OWNER_FREE;
+	if (pg->state == PGS_ALLOCATED)
+		return HEAP_OWNER_KEEL;
+	if (pg->state == PGS_OWNED && pg->owner >= 1 &&
+	    pg->owner <= HEAP_MAX_OWNER)
+		return (int)pg->owner;
+	return -1;
+}
+
+/*
+ * Walk [s, e) of the locked node block by block: every block starts where
+ * the previous one ends, so the entry read is always a head. A head that
+ * does not describe itself ends the walk of the range (nothing after it
+ * can be trusted). Return: problems found.
+ */
+static unsigned int walk_range(struct heap_node_locked l, uint64_t s,
+			       uint64_t e, block_fn *fn, void *arg)
+{
+	uint64_t cur = s;
+
+	while (cur < e) {
+		struct page_info *pg = pfn_to_page(pfn(cur));
+		unsigned int k = pg->order;
+		int owner = block_owner(pg);
+		unsigned int max =
+			owner == HEAP_OWNER_FREE ? MAX_FREE_ORDER : MAX_ORDER;
+
+		if (owner < 0 || pg->pfn != cur || k > max ||
+		    (cur & ((1ULL << k) - 1)) || (cur == 0 && k) ||
+		    cur + (1ULL << k) > e || pg->node != l.hn->id) {
+			pr_err("heap_check: node %u: pfn %#llx: state %#x "
+			       "order "
+			       "%u node %u is not the head of a block in "
+			       "[%#llx, %#llx)\n",
+			       l.hn->id, (unsigned long long)cur, pg->state, k,
+			       pg->node, (unsigned long long)s,
+			       (unsigned long long)e);
+			return 1;
+		}
+		fn(pg, k, owner, arg);
+		cur += 1ULL << k;
+	}
+	return 0;
+}
+
+static unsigned int walk_blocks_locked(struct heap_node_locked l, block_fn *fn,
+				       void *arg)
+{
+	const struct range_table *t = &l.hn->ranges;
+	unsigned int bad = 0;
+
+	for (unsigned int i = 0; i < t->count; i++)
+		bad += walk_range(l, range_at(t, i)->start, range_at(t, i)->end,
+				  fn, arg);
+	return bad;
+}
+
+/**
+ * heap_for_each_block() - call @fn for every block of @node, in pfn order,
+ * under its lock (reads heads only).
+ *
+ * Return: problems found (printed).
+ */
+unsigned int heap_for_each_block(uint32_t node, block_fn *fn, void *arg)
+{
+	struct heap_node_locked l;
+	unsigned int bad;
+
+	if (node >= heap_nr_nodes)
+		return 0;
+	l = heap_lock_node(node);
+	bad = walk_blocks_locked(l, fn, arg);
+	heap_unlock_node(l);
+	return bad;
 }
 
 /* ---- consistency walk -------------------------------------------------- */
@@ -234,6 +340,45 @@ static void check_zone_overlap(struct walk *w, unsigned int z)
 	}
 }
 
+/* Totals of the block walk, compared with the free lists and counters. */
+struct tiles {
+	uint64_t free, owned;
+};
+
+static void count_tile(struct page_info *head, unsigned int order, int owner,
+		       void *arg)
+{
+	struct tiles *t = arg;
+
+	(void)head;
+	if (owner == HEAP_OWNER_FREE)
+		t->free += 1ULL << order;
+	else if (owner != HEAP_OWNER_KEEL)
+		t->owned += 1ULL << order;
+}
+
+/*
+ * Owned extents (and every other block) tile the node's ranges: each head
+ * aligned, on this node, inside its range, each block starting where the
+ * previous one ends (so none overlaps), and the walk agrees with the free
+ * lists and the owned counter.
+ */
+static void check_tiling(struct walk *w)
+{
+	const struct heap_node_stats *st = &w->l.hn->stats;
+	struct tiles t = {0};
+
+	w->bad += walk_blocks_locked(w->l, count_tile, &t);
+	if (t.free != w->free)
+		PROBLEM(w, "blocks walked: %llu free pages, free lists %llu",
+			(unsigned long long)t.free,
+			(unsigned long long)w->free);
+	if (t.owned != st->owned_pages)
+		PROBLEM(w, "owned_pages %llu, walked %llu",
+			(unsigned long long)st->owned_pages,
+			(unsigned long long)t.owned);
+}
+
 static unsigned int check_node(struct heap_node_locked l)
 {
 	struct heap_node *hn = l.hn;
@@ -271,6 +416,7 @@ static unsigned int check_node(struct heap_node_locked l)
 		PROBLEM(&w, "free_chunks %llu, walked %llu",
 			(unsigned long long)st->free_chunks,
 			(unsigned long long)w.chunks);
+	check_tiling(&w);
 	if (w.free > st->total_pages)
 		PROBLEM(&w, "more free pages than total (%llu > %llu)",
 			(unsigned long long)w.free,

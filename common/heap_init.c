@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Bringing up the buddy heap: heap_init() (empty nodes, their range tables
- * and fallback orders) and heap_add_range(), the handoff of a free range.
+ * and fallback orders), heap_size_ranges() (range tables for nodes with
+ * many free ranges, asked of bootmem) and heap_add_range(), the handoff of
+ * a free range.
  * The free lists and merging they rely on are in common/heap.c.
  *
  * Handoff (heap_add_range) in three modes that reach the same free lists:
@@ -19,9 +21,12 @@
  * can see the range yet.
  */
 #include <arch/cpu.h>
+#include <arch/mm.h>
+#include <keel/bootmem.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/numa.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -83,28 +88,47 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 	}
 }
 
-/**
- * heap_range_capacity() - Return: how many ranges @node's table holds.
+/*
+ * Give @node a larger range table: @tab of @cap entries (boot memory the
+ * heap owns for good). The ranges already registered move over.
  */
-unsigned int heap_range_capacity(uint32_t node)
+static void grow_ranges(uint32_t node, struct heap_range *tab, unsigned int cap)
 {
-	return node < heap_nr_nodes ? heap_nodes[node].ranges.cap : 0;
+	struct heap_node_locked l = heap_lock_node(node);
+
+	range_table_grow(&l.hn->ranges, tab, cap);
+	heap_unlock_node(l);
 }
 
 /**
- * heap_grow_ranges() - give @node a larger range table: @tab of @cap
- * entries (boot memory the caller owns for good). The ranges already
- * registered move over. Ignored when @cap is not larger.
+ * heap_size_ranges() - before the handoff: every node whose free ranges
+ * outnumber its range table gets a table that holds them all, asked of
+ * bootmem on the node itself. Each table allocated can split one free
+ * range in two (of any node), hence the slack.
  */
-void heap_grow_ranges(uint32_t node, struct heap_range *tab, unsigned int cap)
+void heap_size_ranges(void)
 {
-	struct heap_node_locked l;
+	unsigned int count[MAX_NUMNODES] = {0};
+	unsigned int slack = heap_nr_nodes + 8;
+	uint64_t idx;
+	paddr_t s, e;
+	uint32_t node;
 
-	if (node >= heap_nr_nodes)
-		return;
-	l = heap_lock_node(node);
-	range_table_grow(&l.hn->ranges, tab, cap);
-	heap_unlock_node(l);
+	for_each_free_range (idx, &s, &e, &node)
+		if (node < MAX_NUMNODES)
+			count[node]++;
+	for (node = 0; node < heap_nr_nodes; node++) {
+		unsigned int cap = count[node] + slack;
+		paddr_t p;
+
+		if (cap <= heap_nodes[node].ranges.cap)
+			continue;
+		p = bootmem_alloc_try(cap * sizeof(struct heap_range),
+				      PAGE_SIZE, node, "heap ranges");
+		/* No room: the ranges that do not fit are refused later. */
+		if (pa_val(p) != pa_val(INVALID_PADDR))
+			grow_ranges(node, phys_to_virt(p), cap);
+	}
 }
 
 /** heap_mode() - Return: the handoff mode given to heap_init(). */

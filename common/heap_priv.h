@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The heap's private state, shared by common/heap.c (lists, merging,
- * allocation), common/heap_init.c (init, handoff) and common/heap_check.c
- * (queries, walks, the consistency check), and page_set(), the one writer
+ * allocation), common/heap_owned.c (owned extents, heap_owner_of),
+ * common/heap_init.c (init, handoff) and common/heap_check.c (queries,
+ * walks, the consistency check), and page_set(), the one writer
  * of a whole page_info. Not an interface: nothing outside common/heap*.c
  * includes it.
  */
@@ -12,7 +13,10 @@
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/range_table.h>
+#include <keel/spinlock.h>
 
 struct free_list {
 	struct page_info *head, *tail;
@@ -53,6 +57,47 @@ void heap_list_remove(struct heap_node_locked l, struct page_info *pg);
 struct page_info *heap_merge_insert(struct heap_node_locked l,
 				    struct page_info *pg, uint64_t p,
 				    unsigned int k);
+
+/* What heap_take_block() took: pfn, first dirty offset, PGF_CLEAN_POC. */
+struct heap_taken {
+	uint64_t pfn;
+	uint32_t fd;
+	uint8_t poc;
+};
+/*
+ * Take a block of 2^@order pages in zones <= @zone_hi off the locked
+ * node's free lists, its head written with @state (PGS_ALLOCATED, or
+ * PGS_OWNED with @owner). Return: the head, or NULL.
+ */
+struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
+				  int zone_hi, struct heap_taken *t,
+				  uint8_t state, uint32_t owner);
+/*
+ * Split the free chunk @pg (pfn *@p, order @j, first dirty offset *@fd,
+ * off its list) down to @order: lower halves back on the lists, the top
+ * piece returned (see common/heap.c).
+ */
+struct page_info *heap_split_down(struct heap_node_locked l,
+				  struct page_info *pg, uint64_t *p,
+				  unsigned int j, unsigned int order,
+				  uint32_t *fd, uint8_t poc);
+/* The nodes an allocation for @pref / @flags tries, in order. */
+const uint32_t *heap_alloc_candidates(int pref, uint32_t flags, uint32_t *exact,
+				      unsigned int *count);
+/* cachemaint=eager: zero (unless HEAP_NO_SCRUB) and clean per page. */
+void heap_eager_in_lock(struct page_info *pg, unsigned int order,
+			struct heap_taken *t, uint32_t flags);
+/* Is @pg the entry of a heap page of a valid node (not its state)? */
+static inline bool heap_entry_valid(const struct page_info *pg)
+{
+	return pg && pfn_to_page_or_null(pfn(pg->pfn)) == pg &&
+	       pg->node < heap_nr_nodes;
+}
+/* heap_unlock_node() that returns how long the lock was held. */
+uint64_t heap_unlock_node_ticks(struct heap_node_locked l);
+/* Misuse of heap_free()/heap_free_owned(): panic (strict) or warn. */
+int heap_misuse(const char *fn, uint64_t p, const char *why, unsigned int order,
+		unsigned int got);
 
 /*
  * Write every field of @pg, the entry of pfn @p: the one place a

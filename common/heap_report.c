@@ -11,9 +11,19 @@
 #include <keel/bench.h>
 #include <keel/boot.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/json.h>
 #include <keel/printk.h>
 #include <keel/trace.h>
+
+#include "heap_priv.h"
+
+/* @n's counters, read without its lock (see above), NULL past the end. */
+static const struct heap_node_stats *stats_of(unsigned int n)
+{
+	return n < heap_nr_nodes ? &heap_nodes[n].stats : NULL;
+}
 
 static uint64_t heap_init_ns(void)
 {
@@ -37,7 +47,7 @@ void heap_report_human(unsigned int nodes)
 		(unsigned long long)(init_ns / 1000),
 		heap_mode_name(heap_mode()));
 	for (unsigned int n = 0; n < nodes; n++) {
-		const struct heap_node_stats *st = heap_node_stats(n);
+		const struct heap_node_stats *st = stats_of(n);
 
 		if (!st)
 			continue;
@@ -77,7 +87,7 @@ void heap_report_json(struct jw *w, unsigned int nodes)
 	jw_u64(w, "dirty_pages", heap_dirty_pages());
 	JW_TABLE(w, "per_node", cols);
 	for (unsigned int n = 0; n < nodes; n++) {
-		const struct heap_node_stats *st = heap_node_stats(n);
+		const struct heap_node_stats *st = stats_of(n);
 		unsigned int rc = 0;
 
 		if (!st)

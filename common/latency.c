@@ -18,13 +18,15 @@
  * every other CPU parked and the no_flush batch empty, and the boot's own
  * mode and counters are put back at the end.
  *
- * The load until issue 22's domain build is merged is
- * latency_load_heap_stand_in(): a 1 GiB "domain" from heap_alloc() in
- * blocks of latency_max_order= (default MAX_ORDER, 18: 1 GiB; 9: 2 MiB
- * extents; order 9 when none is free) on the CPU's node, then
- * heap_free() dirty; the next build zeroes it (in the lock when eager),
- * the same heap paths a domain build takes. The report says which load
- * ran (latency.load = "heap-stand-in").
+ * The load (latency.load says which ran): build-local is issue 22's
+ * domain_build_local(): a LAT_DOMAIN_BYTES domain on the probe CPU's node
+ * in extents of at most latency_max_order= (default MAX_ORDER: 1 GiB; 9:
+ * 2 MiB), mapped into its stage-2/EPT table, then destroyed (its memory
+ * dirty, so the next build zeroes it: in the heap lock when eager).
+ * domain_build_local() may run on one CPU at a time, and domains_build()
+ * builds the command line's domains once, with a destroy that needs every
+ * CPU, so build-remote still runs latency_load_heap_stand_in() on each
+ * other CPU: the same "domain" from heap_alloc() blocks, freed dirty.
  *
  * Owns the probe state (lat) and the phase table. The handler runs on the
  * probe CPU only and writes only the current phase's histogram, which the
@@ -36,7 +38,9 @@
 #include <arch/scrub.h>
 #include <keel/atomic.h>
 #include <keel/cachemaint.h>
+#include <keel/domain.h>
 #include <keel/heap.h>
+#include <keel/heap_scrub.h>
 #include <keel/latency.h>
 #include <keel/numa.h>
 #include <keel/options.h>
@@ -144,12 +148,12 @@ static uint64_t latency_load_heap_stand_in(uint32_t node)
 
 		while (o > 9 && left < (PAGE_SIZE << o))
 			o = o > 18 ? 18 : 9;
-		struct page_info *pg = heap_alloc(o, HEAP_NODE(node));
+		struct page_info *pg = heap_alloc(o, (int)node, 0, 0);
 		uint64_t *va;
 
 		if (!pg && o > 9) {
 			o = 9;
-			pg = heap_alloc(o, HEAP_NODE(node));
+			pg = heap_alloc(o, (int)node, 0, 0);
 		}
 		if (!pg)
 			break;
@@ -201,6 +205,7 @@ static void probe_fn(void *arg)
 	uint32_t node = cpu_table[arch_cpu_id()].node;
 	uint64_t t0 = arch_ticks();
 	unsigned int builds = 0;
+	int failed = 0;
 
 	lat.deadline = t0 + lat.period;
 	arch_timer_arm_at(lat.deadline);
@@ -212,10 +217,11 @@ static void probe_fn(void *arg)
 	 * samples with interrupts on.
 	 */
 	while (!phase_done(t0, ph) || (ph->local && !builds)) {
-		if (ph->local &&
+		if (ph->local && !failed &&
 		    (!builds || ticks_to_ns(arch_ticks() - t0) <
 					LAT_BUILD_MS * 1000000ull)) {
-			latency_load_heap_stand_in(node);
+			failed = domain_build_local(lat.domain_bytes, (int)node,
+						    lat.max_order);
 			builds++;
 		} else {
 			arch_cpu_relax();
@@ -223,6 +229,8 @@ static void probe_fn(void *arg)
 	}
 	arch_irq_disable();
 	arch_timer_cancel();
+	ph->builds = builds;
+	ph->build_err = failed;
 	ph->ticks = arch_ticks() - t0;
 	atomic_store_release(&lat.stop, 1);
 }
@@ -258,6 +266,11 @@ static void run_phase(struct lat_phase *ph)
 	lat.cur = NULL;
 	ph->irqsoff_max = irqsoff_max(&ph->irqsoff_site);
 	ph->ran = true;
+	if (ph->build_err)
+		pr_warn("latency: %s: domain_build_local(%llu MiB, node %u): "
+			"%d\n",
+			ph->name, (unsigned long long)(lat.domain_bytes >> 20),
+			cpu_table[lat.cpu].node, ph->build_err);
 }
 
 struct timer_init {
@@ -316,6 +329,24 @@ static void init_phases(void)
 }
 
 /*
+ * The build-local domain: LAT_DOMAIN_BYTES, or on a node with less than
+ * 1.5 times that free, half its free memory (2 MiB multiples, at least
+ * 2 MiB), so that the build does not fail for want of memory.
+ */
+static uint64_t domain_bytes(uint32_t node)
+{
+	struct heap_node_stats st;
+	uint64_t free;
+
+	if (heap_node_stats(node, &st))
+		return 2ull << 20;
+	free = st.free_pages << PAGE_SHIFT;
+	if (free >= LAT_DOMAIN_BYTES + LAT_DOMAIN_BYTES / 2)
+		return LAT_DOMAIN_BYTES;
+	return MAX(ALIGN_DOWN(free / 2, 2ull << 20), 2ull << 20);
+}
+
+/*
  * The stand-in load leaves the blocks it freed dirty: zero them (the boot
  * promised a clean heap), as the idle scrubber would, on this CPU.
  */
@@ -360,9 +391,10 @@ void latency_run(void)
 		lat.max_order = MAX_ORDER;
 	}
 	lat.cpu = pick_probe_cpu();
+	lat.domain_bytes = domain_bytes(cpu_table[lat.cpu].node);
 	lat.period = opts.latency_period_us * arch_ticks_hz() / 1000000;
 	lat.period_ns = (uint64_t)opts.latency_period_us * 1000;
-	lat.load = "heap-stand-in";
+	lat.load = "domain_build_local+heap-stand-in";
 	lat.boot_mode = cachemaint_mode();
 	lat.requested = true;
 	lat.timer_mode = arch_timer_mode();

@@ -17,8 +17,10 @@
 #define LAT_MAX_LOG2   40
 #define LAT_BUCKETS    (4 * LAT_MAX_LOG2 + 4)
 #define LAT_MAX_PHASES 5
-/* The stand-in load's domain, and when build-local starts no more. */
-#define LAT_STANDIN_BYTES (1ull << 30)
+/* The domains built (build-local, and the remote stand-in's blocks), and
+ * when build-local starts no more. */
+#define LAT_DOMAIN_BYTES  (1ull << 30)
+#define LAT_STANDIN_BYTES LAT_DOMAIN_BYTES
 #define LAT_BUILD_MS	  2000
 /* latency_period= bounds, us. */
 #define LAT_PERIOD_MIN_US 10
@@ -29,6 +31,8 @@ struct lat_phase {
 	enum cachemaint_mode mode; /* asked for; then the one in force */
 	bool remote, local;	   /* load on the other CPUs / the probe CPU */
 	bool ran;
+	unsigned int builds; /* domain_build_local() calls (build-local) */
+	int build_err;	     /* the last one's error, 0 */
 	uint64_t samples, min_ns, max_ns;
 	uint64_t ticks;	      /* the phase's length */
 	uint64_t irqsoff_max; /* ticks */
@@ -43,6 +47,7 @@ struct lat_state {
 	const char *timer_mode;
 	unsigned int cpu;	/* the probe CPU */
 	unsigned int max_order; /* the stand-in load's largest block */
+	uint64_t domain_bytes;	/* build-local's domain */
 	uint64_t period, period_ns;
 	volatile uint64_t deadline; /* the armed one (probe CPU only) */
 	enum cachemaint_mode boot_mode;

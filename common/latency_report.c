@@ -74,9 +74,10 @@ void latency_report_human(void)
 		return;
 	}
 	pr_info("latency: probe CPU %u, period %llu us, timer %s, load %s "
-		"(blocks of order %u at most)\n",
+		"(%llu MiB domains, extents of order %u at most)\n",
 		lat.cpu, (unsigned long long)(lat.period_ns / 1000),
-		lat.timer_mode, lat.load, lat.max_order);
+		lat.timer_mode, lat.load,
+		(unsigned long long)(lat.domain_bytes >> 20), lat.max_order);
 	for (unsigned int i = 0; i < lat.phase_count; i++) {
 		const struct lat_phase *ph = &lat.phase[i];
 
@@ -100,7 +101,7 @@ static void phases_json(struct jw *w)
 	static const char *const cols[] = {
 		"phase",	"cachemaint", "samples", "min_ns",
 		"p50_ns",	"p99_ns",     "max_ns",	 "irqsoff_max_ns",
-		"irqsoff_site", "ns",
+		"irqsoff_site", "ns",	      "builds",
 	};
 
 	JW_TABLE(w, "phases", cols);
@@ -120,6 +121,7 @@ static void phases_json(struct jw *w)
 		jw_u64(w, NULL, ticks_to_ns(ph->irqsoff_max));
 		jw_str(w, NULL, ph->irqsoff_site);
 		jw_u64(w, NULL, ticks_to_ns(ph->ticks));
+		jw_u64(w, NULL, ph->builds);
 		jw_row_end(w);
 	}
 	jw_table_end(w);
@@ -189,6 +191,7 @@ void latency_report_json(struct jw *w)
 	jw_u64(w, "period_ns", lat.period_ns);
 	jw_str(w, "load", lat.load);
 	jw_u64(w, "max_order", lat.max_order);
+	jw_u64(w, "domain_bytes", lat.domain_bytes);
 	jw_str(w, "timer", lat.timer_mode);
 	jw_str(w, "unsupported", lat.unsupported);
 	if (!lat.unsupported) {

@@ -183,7 +183,8 @@ void numa_report_json(struct jw *w, const struct bootinfo *bi)
 
 	JW_TABLE(w, "nodes", cols);
 	for (unsigned int n = 0; n < bi->node_count; n++) {
-		const struct heap_node_stats *st = heap_node_stats(n);
+		struct heap_node_stats st;
+		bool heap = !heap_node_stats(n, &st);
 
 		jw_row(w);
 		jw_u64(w, NULL, n);
@@ -207,7 +208,7 @@ void numa_report_json(struct jw *w, const struct bootinfo *bi)
 		for (unsigned int m = 0; m < bi->node_count; m++)
 			jw_u64(w, NULL, bi->distance[n][m]);
 		jw_arr_end(w);
-		jw_u64(w, NULL, st ? st->free_pages * PAGE_SIZE : 0);
+		jw_u64(w, NULL, heap ? st.free_pages * PAGE_SIZE : 0);
 		if (bi->node_fw_id[n] == NODE_FW_ID_NONE)
 			jw_str(w, NULL, NULL); /* null */
 		else

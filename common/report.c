@@ -17,6 +17,8 @@
  *   bench[]               bench_report_json()      common/bench.c
  *   irq.*, latency.*      latency_report_json()    common/latency_report.c
  *   stress.*              stress_report_json()     common/stress_report.c
+ *   p2m.*                 p2m_report_json()        common/p2m_selftest.c
+ *   domains*              domains_report_json()    common/domain_report.c
  *   audit.*               audit_report_json()      common/audit.c
  *   trace*                trace_report_json()      common/trace.c
  * The keys and their types are listed once, in
@@ -40,10 +42,12 @@
 #include <keel/bootinfo.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
-#include <keel/heap.h>
+#include <keel/domain.h>
+#include <keel/heap_check.h>
 #include <keel/json.h>
 #include <keel/latency.h>
 #include <keel/numa.h>
+#include <keel/p2m.h>
 #include <keel/printk.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
@@ -57,6 +61,7 @@ static void report_human(const struct bootinfo *bi,
 	heap_report_human(bi->node_count);
 	scrub_report_human(bi->node_count);
 	stress_report_human();
+	domains_report_human();
 	latency_report_human();
 	audit_report_human(a);
 }
@@ -127,6 +132,8 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	bench_report_json(&w);
 	latency_report_json(&w);
 	stress_report_json(&w);
+	p2m_report_json(&w);
+	domains_report_json(&w);
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);
 	json_counters(&w, bi, fail_reason);

@@ -36,7 +36,7 @@
 #include <arch/scrub.h>
 #include <keel/atomic.h>
 #include <keel/bug.h>
-#include <keel/heap.h>
+#include <keel/heap_scrub.h>
 #include <keel/numa.h>
 #include <keel/options.h>
 #include <keel/printk.h>
@@ -216,14 +216,14 @@ static void size_units(void)
 	unsigned int all = cpumask_weight(&workers), c;
 
 	for (unsigned int n = 0; n < scrub_nodes; n++) {
-		const struct heap_node_stats *st =
-			n < heap_node_count() ? heap_node_stats(n) : NULL;
+		struct heap_node_stats st = {0};
 		unsigned int w = 0;
 
 		for_each_cpu_in (c, &workers)
 			w += cpu_table[c].node == scrubbed_by[n];
+		heap_node_stats(n, &st); /* no such node: stays 0 */
 		scrub_work[n].unit_pages = scrub_unit_pages(
-			st ? st->dirty_pages : 0, w ? w : all, unit_pages);
+			st.dirty_pages, w ? w : all, unit_pages);
 		scrub_stats.node[n].unit_bytes = scrub_work[n].unit_pages
 						 << PAGE_SHIFT;
 	}

@@ -10,7 +10,7 @@
 #define COMMON_SCRUB_PRIV_H
 
 #include <keel/cpumask.h>
-#include <keel/heap.h>
+#include <keel/heap_scrub.h>
 #include <keel/numa.h>
 #include <keel/spinlock.h>
 #include <keel/types.h>

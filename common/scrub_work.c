@@ -38,7 +38,7 @@
 #include <arch/mm.h>
 #include <keel/atomic.h>
 #include <keel/bug.h>
-#include <keel/heap.h>
+#include <keel/heap_scrub.h>
 #include <keel/numa.h>
 #include <keel/options.h>
 #include <keel/printk.h>

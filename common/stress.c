@@ -46,6 +46,7 @@
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/heap.h>
+#include <keel/heap_check.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>
 #include <keel/smp.h>
@@ -247,7 +248,7 @@ static unsigned int pick_order(struct stress_cpu *sc)
 
 /* Is the block the heap returned what was asked for? */
 static bool block_valid(const struct page_info *pg, unsigned int order,
-			uint32_t flags)
+			uint32_t node, uint32_t flags)
 {
 	uint64_t p = pg->pfn;
 
@@ -255,8 +256,7 @@ static bool block_valid(const struct page_info *pg, unsigned int order,
 	    (p & ((1ull << order) - 1)) || pg->node >= run.nodes ||
 	    !heap_owns(pg->node, pfn(p), order))
 		return false;
-	return !(flags & HEAP_EXACT_NODE) ||
-	       pg->node == (unsigned int)HEAP_NODE_OF(flags);
+	return !(flags & HEAP_EXACT_NODE) || pg->node == node;
 }
 
 static void alloc_one(unsigned int cpu, struct stress_cpu *sc)
@@ -270,7 +270,7 @@ static void alloc_one(unsigned int cpu, struct stress_cpu *sc)
 
 	if ((r & 1) || node >= run.nodes)
 		node = (uint32_t)((r >> 8) % run.nodes);
-	flags = HEAP_NODE(node);
+	flags = 0;
 	if ((r & 0x6) == 0)
 		flags |= HEAP_EXACT_NODE;
 	if ((r & 0x38) == 0)
@@ -281,7 +281,7 @@ static void alloc_one(unsigned int cpu, struct stress_cpu *sc)
 	       sc->held_pages + (1ull << order) > run.budget_pages)
 		free_slot(cpu, sc, (unsigned int)(rnd(sc) % sc->held_count));
 
-	pg = heap_alloc(order, flags);
+	pg = heap_alloc(order, (int)node, 0, flags);
 	if (!pg) {
 		/* The node (or heap) ran dry: give something back. */
 		st->alloc_failures++;
@@ -292,7 +292,7 @@ static void alloc_one(unsigned int cpu, struct stress_cpu *sc)
 	}
 	st->allocs++;
 	st->ops++;
-	if (!block_valid(pg, order, flags)) {
+	if (!block_valid(pg, order, node, flags)) {
 		/* Not ours to free: heap_free could panic on it. */
 		corruption(cpu, "heap_alloc returned an invalid block", pg->pfn,
 			   0, pg->order, order);
@@ -381,7 +381,7 @@ static void stress_cpu_main(void *arg)
 
 /*
  * heap_free_pages() reads the counters without the node locks, which is a
- * data race while an idle scrub detaches chunks: take each lock instead.
+ * data race while an idle scrub detaches chunks: read each under its lock.
  */
 static uint64_t free_pages_locked(void)
 {
@@ -390,7 +390,7 @@ static uint64_t free_pages_locked(void)
 	for (unsigned int n = 0; n < heap_node_count(); n++) {
 		struct heap_node_locked l = heap_lock_node(n);
 
-		sum += heap_node_stats(n)->free_pages;
+		sum += heap_node_stats_locked(l)->free_pages;
 		heap_unlock_node(l);
 	}
 	return sum;

@@ -45,11 +45,18 @@ BENCH_RUN_SANDBOX = $(PYTHON) scripts/bench.py $(BENCH_KEEL) \
 	--json $(BENCH_DIR)/sandbox.json
 BENCH_RUN_X86 = $(PYTHON) scripts/bench-qemu.py build/x86_64/keel.elf \
 	$(BENCH_QARG) $(BENCH_QEMU_ARGS) --json $(BENCH_DIR)/qemu-x86_64.json
+# Guests' memory (scripts/bench-domains.py): clean build time 1 GiB..1 TiB,
+# dirty build against the boot scrub (sandbox), and a 2 GiB domain on QEMU
+# arm64 with deferred against eager cache maintenance.
+BENCH_RUN_DOMAINS = $(PYTHON) scripts/bench-domains.py $(BENCH_KEEL) \
+	$(if $(filter arm64,$(BENCH_PARTS)),--arm64-image build/arm64/Image) \
+	$(BENCH_QARG) --json $(BENCH_DIR)/domains/results.json
 BENCH_RUN_ARM64 = $(PYTHON) scripts/bench-qemu.py build/arm64/Image \
 	--arch arm64 --work build/bench-qemu-arm64 $(BENCH_QARG) \
 	$(BENCH_QEMU_ARGS) --json $(BENCH_DIR)/qemu-arm64.json
 
-.PHONY: bench bench-sandbox bench-qemu bench-qemu-arm64 bench-build-sandbox \
+.PHONY: bench bench-sandbox bench-qemu bench-qemu-arm64 bench-domains \
+	bench-build-sandbox \
 	bench-build-x86_64 bench-build-arm64 bench-plot
 
 $(BENCH_BASELINE): tests/bench/memset_baseline.c
@@ -77,16 +84,22 @@ BENCH_STEP_x86_64 = $(BENCH_RUN_X86) --md $(BENCH_DIR)/qemu-x86_64.md &&
 BENCH_STEP_arm64 = $(BENCH_RUN_ARM64) --md $(BENCH_DIR)/qemu-arm64.md &&
 
 bench: $(addprefix bench-build-,$(BENCH_PARTS))
-	$(Q)mkdir -p $(BENCH_DIR)
+	$(Q)mkdir -p $(BENCH_DIR)/domains
 	$(Q)rm -f $(BENCH_DIR)/sandbox.json $(BENCH_DIR)/qemu-x86_64.json \
 		$(BENCH_DIR)/qemu-arm64.json
 	$(Q)$(foreach p,$(BENCH_PARTS),$(BENCH_STEP_$(p))) \
+		$(BENCH_RUN_DOMAINS) --md $(BENCH_DIR)/domains.md && \
 		$(PYTHON) scripts/bench-plot.py $(BENCH_JSON) -o $(BENCH_PLOT)
 
 # The combined table and the plot again, from the JSON files present.
 bench-plot:
 	$(Q)$(PYTHON) scripts/bench-plot.py $(wildcard $(BENCH_DIR)/*.json) \
 		-o $(BENCH_PLOT)
+
+# Guests' memory alone (the arm64 row when BENCH_PARTS has arm64).
+bench-domains: bench-build-sandbox $(if $(filter arm64,$(BENCH_PARTS)),bench-build-arm64)
+	$(Q)mkdir -p $(BENCH_DIR)/domains
+	$(Q)$(BENCH_RUN_DOMAINS)
 
 bench-sandbox: bench-build-sandbox
 	$(Q)mkdir -p $(BENCH_DIR)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The page audit (common/audit.c): every RAM page is free, allocated or
- * reserved, and the heap's free lists agree with its counters.
+ * The page audit (common/audit.c): every RAM page is free, allocated (to
+ * keel or to exactly one domain) or reserved, and the heap's free lists
+ * and blocks agree with its counters.
  */
 #ifndef KEEL_AUDIT_H
 #define KEEL_AUDIT_H
@@ -14,6 +15,7 @@ struct audit_result {
 	uint64_t ram_pages;
 	uint64_t free_pages;	  /* walked on the free lists */
 	uint64_t allocated_pages; /* heap blocks currently allocated */
+	uint64_t owned_pages;	  /* of those, in domains' owned extents */
 	uint64_t reserved_pages;  /* RAM in named reserved regions */
 	int64_t lost_pages;	  /* ram - free - allocated - reserved */
 	unsigned int problems;	  /* heap_check() findings (audit=full) */

@@ -17,6 +17,8 @@
 #define BOOTINFO_MAX_RESERVED 512
 #define BOOTINFO_CMDLINE_MAX  4096
 #define BOOTINFO_NAME_MAX     24
+#define BOOTINFO_MAX_DOMAINS \
+	64 /* dom0less domains kept (boot/fdt_dom0less.c) */
 
 /*
  * Node distances (ACPI SLIT semantics, also for the DT distance-map and the
@@ -78,6 +80,13 @@ struct bi_cpu {
 	bool boot_cpu; /* the CPU running the boot */
 };
 
+/* A dom0less domain (/chosen child, compatible "xen,domain"). */
+struct bi_domain {
+	uint64_t bytes;		      /* `memory` (KiB in the DT), in bytes */
+	uint32_t cpus;		      /* `cpus`, 0 when absent */
+	char name[BOOTINFO_NAME_MAX]; /* the DT node's name */
+};
+
 struct bootinfo {
 	enum boot_protocol protocol;
 	char loader[64];
@@ -137,6 +146,10 @@ struct bootinfo {
 	 */
 	unsigned int cpus_over_cap;
 	bool cpus_over_cap_said; /* its warning printed (sanitise is idempotent) */
+
+	/* dom0less domains, in DT order; past the table: dropped_domains. */
+	struct bi_domain domains[BOOTINFO_MAX_DOMAINS];
+	unsigned int domain_count, dropped_domains;
 };
 
 /*

@@ -15,4 +15,7 @@
 #define ENODEV	  19
 #define ETIMEDOUT 110
 
+/* p2m_hw_translate() where the arch or EL cannot ask the MMU. */
+#define EOPNOTSUPP 95
+
 #endif

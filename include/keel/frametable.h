@@ -8,9 +8,13 @@
  * index. Entries are contiguous within a block.
  *
  * Invariant (DESIGN §4): an entry is meaningful only if its page is the head
- * of a free chunk or lies in an allocated block. Tail entries of a free
- * chunk are never written and never read (heap_init=lazy). The frame table
- * memory is therefore not zeroed at boot.
+ * of a free chunk, the head of an owned extent (a domain's), or lies in an
+ * anonymous allocated block (keel's own, every entry written). Tail
+ * entries of free chunks and of owned extents are never written and never
+ * read (heap_init=lazy): the block holding a page is found by probing its
+ * aligned-down heads (heap_owner_of()). A head that stops being one (its
+ * chunk merged into a lower buddy) is invalidated to PGS_FREE_TAIL. The
+ * frame table memory is therefore not zeroed at boot.
  */
 #ifndef KEEL_FRAMETABLE_H
 #define KEEL_FRAMETABLE_H
@@ -26,7 +30,8 @@ enum page_state {
 	PGS_NONE = 0,	      /* never a heap page (hole / reserved) */
 	PGS_FREE = 0x5a,      /* head of a free chunk */
 	PGS_ALLOCATED = 0xa5, /* part of an allocated block */
-	PGS_FREE_TAIL = 0x3c, /* heap_init=chunked only: written tail */
+	PGS_FREE_TAIL = 0x3c, /* chunked tail, or a head merged away */
+	PGS_OWNED = 0x69,     /* head of an extent owned by a domain */
 };
 
 /* page_info flags */
@@ -38,11 +43,14 @@ enum page_state {
 struct page_info {
 	struct page_info *next, *prev; /* free list links (free heads) */
 	uint64_t pfn;		       /* this page's frame number */
-	uint32_t
-		first_dirty; /* free head: first page offset that may be dirty */
-	uint8_t state;	     /* enum page_state */
-	uint8_t order;	     /* free head / allocated block: its order */
-	uint8_t flags;	     /* PGF_* */
+	union {
+		/* free head: first page offset that may be dirty */
+		uint32_t first_dirty;
+		uint32_t owner; /* owned head: the domain (1..65535) */
+	};
+	uint8_t state; /* enum page_state */
+	uint8_t order; /* free head / allocated block: its order */
+	uint8_t flags; /* PGF_* */
 	uint8_t node;
 };
 

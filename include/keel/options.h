@@ -10,7 +10,8 @@
 #include <arch/cpu.h>
 #include <keel/cachemaint.h>
 #include <keel/console_spec.h>
-#include <keel/heap.h>
+#include <keel/domain.h>
+#include <keel/heap_boot.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
 #include <keel/trace.h>
@@ -54,6 +55,7 @@ struct keel_options {
 	enum cachemaint_mode cachemaint;
 	bool cachemaint_set; /* given on the command line */
 	bool bench;
+	bool p2m_selftest; /* p2m_selftest=on: check the stage-2 tables */
 	uint64_t stress_seconds;
 	bool latency;		    /* latency=on: the probe */
 	uint32_t latency_period_us; /* latency_period= */
@@ -71,6 +73,11 @@ struct keel_options {
 	struct console_spec console_spec; /* and parsed (kind 0: none) */
 	struct inject inject[INJECT_MAX];
 	unsigned int inject_count;
+	struct domain_spec domain[DOMAIN_MAX]; /* domain=, in order given */
+	unsigned int domain_count;
+	unsigned int domains_dropped; /* domain= words past DOMAIN_MAX */
+	bool domains_destroy;	      /* domains_destroy=on */
+	bool domains_trust; /* domains_trust=on: bootscrub=off memory is zero */
 	unsigned int warnings; /* problems seen while parsing */
 };
 

@@ -30,6 +30,7 @@ import tempfile
 from scripts.keel import boot, report
 from scripts.keel.boot import TOP
 
+from .domains_checks import Ask, domains_built, warned_once
 from .checks import (cpu_failed, every_node_scrubbed, json_is,
                      kernel_still_reserved, latency_unsupported,
                      latency_whole, scrub_calibrated, scrubbers_are,
@@ -516,6 +517,104 @@ CASES += [
          named=("kernel", "page tables"), timeout=EFI_TIMEOUT),
 ]
 
+
+def p2m_selftest_ok(hw_min):
+    """p2m.selftest ran in the vmsav8-64-s2 format with ok true and at least
+    @hw_min samples checked by the MMU (AT S12E1R at EL2; 0 at EL1)."""
+    def check(rep, log):
+        st = rep.get("p2m", {}).get("selftest")
+        if st is None:
+            return ["no p2m.selftest in the report"]
+        out = []
+        if st.get("format") != "vmsav8-64-s2":
+            out.append(f"p2m.selftest.format {st.get('format')!r}")
+        if st.get("ok") is not True:
+            out.append("p2m.selftest.ok is not true")
+        if st.get("samples", 0) < 1:
+            out.append("p2m.selftest.samples is 0")
+        if hw_min and st.get("hw_checked", 0) < hw_min:
+            out.append(f"p2m.selftest.hw_checked {st.get('hw_checked')}, "
+                       f"expected >= {hw_min}")
+        if not hw_min and st.get("hw_checked") != 0:
+            out.append("p2m.selftest.hw_checked > 0 below EL2")
+        return out
+    return check
+
+
+# Issue 22 section 6: the stage-2 table checked against the MMU's own walk
+# (AT S12E1R at EL2, every sample), and at EL1 in software only.
+CASES += [
+    case("p2m-selftest-el2", ["--el2", "--smp", "2", "--mem", "256M"],
+         {"cpus": 2, "online": 2, "nodes": 1}, el=2,
+         append="p2m_selftest=on", checks=[p2m_selftest_ok(40)]),
+    case("p2m-selftest-el1", ["--smp", "1", "--mem", "256M"],
+         {"cpus": 1, "online": 1, "nodes": 1},
+         append="p2m_selftest=on", checks=[p2m_selftest_ok(0)]),
+]
+
+
+# Issue 22: guests' memory. 2 nodes, node 1 memory-only; one domain
+# anywhere, one pinned to node 1 (built by node 0's CPUs), one too big. At
+# EL2 the MMU translates sampled IPAs of every domain (AT S12E1R).
+DOMAIN_ASKS = [Ask(64 * M + 12 * 1024), Ask(96 * M, 1),
+               Ask(2 << 30, fails=True)]
+DOMAIN_WORDS = " ".join(a.word() for a in DOMAIN_ASKS)
+DOMAIN_MACHINE = ["--el2", "--gic", "3", "--smp", "2", "--numa",
+                  "384M:0-1,256M:", "--mem", "640M"]
+# Xen's dom0less binding as users write it (BOOT-FACTS), merged into
+# QEMU's own DT: two domains, one node without memory (skipped, warned).
+DOM0LESS = (
+    "\tchosen {\n"
+    "\t\tdomU1 {\n\t\t\tcompatible = \"xen,domain\";\n"
+    "\t\t\t#address-cells = <1>;\n\t\t\t#size-cells = <1>;\n"
+    "\t\t\tmemory = <0 0x10000>;\n\t\t\tcpus = <2>;\n"
+    "\t\t\tmodule@4a000000 {\n"
+    "\t\t\t\tcompatible = \"multiboot,kernel\", \"multiboot,module\";\n"
+    "\t\t\t\treg = <0x4a000000 0x1000>;\n\t\t\t};\n\t\t};\n"
+    "\t\trtos {\n\t\t\tcompatible = \"xen,domain\";\n"
+    "\t\t\tmemory = <0 0x2004>;\n\t\t};\n"
+    "\t\tbroken {\n\t\t\tcompatible = \"xen,domain\";\n"
+    "\t\t\tcpus = <1>;\n\t\t};\n"
+    "\t};\n")
+
+
+def make_dom0less_dtb(workdir, qemu_args):
+    """QEMU's DT plus /chosen xen,domain nodes (DOM0LESS)."""
+    return _patched_dtb(workdir, qemu_args, DOM0LESS)
+
+
+def hw_checked(rep, log):
+    """At EL2 the MMU's translation was compared on some IPAs."""
+    got = rep.get("domains_info", {}).get("hw_checked", 0)
+    return [] if got > 0 else ["domains_info.hw_checked is 0 at EL2"]
+
+
+CASES += [
+    case("domains-2node-memonly-el2", DOMAIN_MACHINE,
+         {"cpus": 2, "online": 2, "nodes": 2, "scrubbed": True}, el=2,
+         append=DOMAIN_WORDS,
+         checks=[domains_built(DOMAIN_ASKS, zero_sampled=True, local=[1]),
+                 hw_checked]),
+    case("domains-bootscrub-off", ["--smp", "2", "--numa", "2", "--mem",
+                                   "512M"],
+         {"cpus": 2, "online": 2, "nodes": 2},
+         append="bootscrub=off domain=100M@0 domain=60M@1",
+         checks=[domains_built([Ask(100 * M, 0), Ask(60 * M, 1)],
+                               zero_sampled=True, local=[0, 1])]),
+    case("domains-destroy", ["--smp", "2", "--numa", "2", "--mem", "512M"],
+         {"cpus": 2, "online": 2, "nodes": 2, "scrubbed": True},
+         append="domains_destroy=on domain=100M domain=60M@1",
+         checks=[domains_built([Ask(100 * M), Ask(60 * M, 1)],
+                               destroyed=True)]),
+    case("domains-dom0less", ["--el2", "--smp", "2", "--mem", "512M"],
+         {"cpus": 2, "online": 2, "nodes": 1}, el=2,
+         setup=make_dom0less_dtb, append="domain=8M",
+         checks=[domains_built([Ask(8 * M, name="domain0"),
+                                Ask(0x10000 * 1024, name="domU1"),
+                                Ask(0x2004 * 1024, name="rtos")],
+                               zero_sampled=True),
+                 hw_checked, warned_once("dom0less broken has no memory")]),
+]
 
 # The issue-13 machine: 256 CPUs in 4 nodes (about 7 s on a quiet host).
 CASES += [big_case("smp-256-4node", 256, 4, 2048, timeout=180)]

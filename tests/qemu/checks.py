@@ -201,9 +201,9 @@ def latency_whole(timer):
         if eager and deferred and eager["max_ns"] <= deferred["max_ns"]:
             out.append(f"build-local eager max {eager['max_ns']} ns not "
                        f"above deferred max {deferred['max_ns']} ns")
-        if eager and eager["irqsoff_site"] != "heap_alloc":
+        if eager and eager["irqsoff_site"] != "heap_alloc_owned":
             out.append(f"eager irqsoff_site {eager['irqsoff_site']!r}, "
-                       "expected heap_alloc")
+                       "expected heap_alloc_owned")
         return out
     return _log_aware(check)
 

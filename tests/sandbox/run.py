@@ -24,6 +24,7 @@ from scripts.keel import fuzzmaps as fuzz_maps
 from scripts.keel.boot import TOP
 
 from ..qemu import checks
+from ..qemu.domains_checks import Ask, domains_built, warned_once
 
 DATA = os.path.join(TOP, "tests", "data")
 BINARY = None  # the keel under test (main sets it)
@@ -489,6 +490,7 @@ def check_reserved_row(fw, name):
     return check
 
 
+LATENCY_LOAD = "domain_build_local+heap-stand-in"
 LATENCY_ROWS = [("idle", "deferred"), ("build-remote", "deferred"),
                 ("build-remote", "eager"), ("build-local", "deferred"),
                 ("build-local", "eager")]
@@ -506,7 +508,7 @@ def check_latency(cpu, period_ns):
         if (lat["probe_cpu"], lat["period_ns"]) != (cpu, period_ns):
             out.append(f"probe on CPU {lat['probe_cpu']} every "
                        f"{lat['period_ns']} ns, expected {cpu}, {period_ns}")
-        if (lat["timer"], lat["load"]) != ("posix-timer", "heap-stand-in"):
+        if (lat["timer"], lat["load"]) != ("posix-timer", LATENCY_LOAD):
             out.append(f"timer {lat['timer']}, load {lat['load']}")
         rows = [(p["phase"], p["cachemaint"]) for p in lat["phases"]]
         if rows != LATENCY_ROWS:
@@ -830,7 +832,45 @@ def cases():
              ["bootscrub=on", "bootscrub_chunk=1M"],
              [check_all_scrubbed_by_many(len(fwbig.node_cpus()))],
              {"scrubbed": True}, timeout=20),
-    ] + big_cases()
+    ] + big_cases() + domain_cases()
+
+
+def domain_cases():
+    """Guests' memory (DESIGN section 11): domain= words built, checked
+    against the sizes asked (tests/qemu/domains_checks.py)."""
+    mib = 1 << 20
+    # 64 domains in 8 nodes of 64 MiB: 7 pinned per node, 8 unpinned,
+    # sizes mixing 2 MiB extents and 4 KiB ones.
+    many = [Ask((1 + i % 3) * mib + (i % 5) * PAGE, i % 8) for i in range(56)]
+    many += [Ask(3 * mib + 3 * PAGE) for _ in range(8)]
+    mixed = [Ask(256 * mib), Ask(300 * mib, 1), Ask(3 << 30, fails=True),
+             Ask(5000), Ask(mib + PAGE, 1)]
+    memonly = [Ask(64 * mib, 2), Ask(2 * mib + PAGE, 0)]
+    over = [Ask(mib) for _ in range(64)]
+    return [
+        Case("domains-64-in-8-nodes", "sandbox-64cpu-8node.fw",
+             ["audit=full"] + [a.word() for a in many],
+             [domains_built(many, zero_sampled=True,
+                            local=range(56))],
+             {"scrubbed": True}),
+        Case("domains-too-big", "sandbox-2node.fw",
+             [a.word() for a in mixed] + ["domain=1M@9"],
+             [domains_built(mixed + [Ask(mib)]),
+              warned_once("asks for node 9"), warned_once("domain=5000")]),
+        Case("domains-memonly-node", "sandbox-3node-memonly.fw",
+             [a.word() for a in memonly],
+             [domains_built(memonly, local=range(2))], {"scrubbed": True}),
+        Case("domains-bootscrub-off", "sandbox-2node.fw",
+             ["bootscrub=off", "audit=full"] + [a.word() for a in mixed],
+             [domains_built(mixed, zero_sampled=True)]),
+        Case("domains-destroy", "sandbox-2node.fw",
+             ["domains_destroy=on"] + [a.word() for a in mixed],
+             [domains_built(mixed, destroyed=True)], {"scrubbed": True}),
+        Case("domains-over-64", "sandbox-2node.fw",
+             [a.word() for a in over] + ["domain=1M", "domain=2M"],
+             [domains_built(over), warned_once("more than 64 domains"),
+              checks.json_is(("domains_info", "dropped"), 2)]),
+    ]
 
 
 def big_cases():

@@ -33,7 +33,7 @@ static struct snap *snap_take(void)
 	assert_non_null(s);
 	s->chunks = test_heap_snapshot_flags(PGF_CLEAN_POC);
 	for (unsigned int n = 0; n < heap_node_count(); n++) {
-		const struct heap_node_stats *st = heap_node_stats(n);
+		const struct heap_node_stats *st = test_node_stats(n);
 
 		s->free_pages[n] = st->free_pages;
 		s->free_chunks[n] = st->free_chunks;

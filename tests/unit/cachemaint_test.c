@@ -57,7 +57,7 @@ static void test_clean_poc_costs_nothing(void **state)
 	assert_int_equal(cachemaint_mode(), CACHEMAINT_DEFERRED);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
 	mark_all_poc();
-	pg = heap_alloc(4, 0);
+	pg = heap_alloc(4, HEAP_ANY_NODE, 0, 0);
 	assert_non_null(pg);
 	assert_true(pg->flags & PGF_CLEAN_POC);
 	c = counters();
@@ -76,7 +76,7 @@ static void test_clean_poc_costs_nothing(void **state)
 	assert_int_equal(s.n, 1);
 	assert_false(s.c[0].flags & PGF_CLEAN_POC);
 	free(s.c);
-	pg = heap_alloc(4, 0);
+	pg = heap_alloc(4, HEAP_ANY_NODE, 0, 0);
 	assert_false(pg->flags & PGF_CLEAN_POC);
 	c = counters();
 	assert_int_equal(c.clean_inval_ops, 1);
@@ -89,7 +89,7 @@ static void test_deferred_one_op(void **state)
 
 	machine(CACHEMAINT_DEFERRED);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
-	pg = heap_alloc(6, 0);
+	pg = heap_alloc(6, HEAP_ANY_NODE, 0, 0);
 	assert_non_null(pg);
 	c = counters();
 	assert_int_equal(c.clean_inval_ops, 1);
@@ -97,7 +97,7 @@ static void test_deferred_one_op(void **state)
 	assert_int_equal(c.icache_invals, 0);
 	assert_int_equal(cachemaint_stats.ops, 1);
 	assert_int_equal(cachemaint_stats.bytes, 64 * 4096);
-	pg = heap_alloc(5, HEAP_ICACHE);
+	pg = heap_alloc(5, HEAP_ANY_NODE, 0, HEAP_ICACHE);
 	assert_non_null(pg);
 	c = counters();
 	assert_int_equal(c.clean_inval_ops, 2);
@@ -111,7 +111,7 @@ static void test_eager_per_page(void **state)
 	machine(CACHEMAINT_EAGER);
 	assert_int_equal(cachemaint_mode(), CACHEMAINT_EAGER);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
-	assert_non_null(heap_alloc(6, 0));
+	assert_non_null(heap_alloc(6, HEAP_ANY_NODE, 0, 0));
 	c = counters();
 	assert_int_equal(c.clean_inval_ops, 64);
 	assert_int_equal(c.clean_inval_bytes, 64 * 4096);
@@ -123,7 +123,7 @@ static void test_none_mode(void **state)
 
 	machine(CACHEMAINT_NONE);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
-	assert_non_null(heap_alloc(6, HEAP_ICACHE));
+	assert_non_null(heap_alloc(6, HEAP_ANY_NODE, 0, HEAP_ICACHE));
 	c = counters();
 	assert_int_equal(c.clean_inval_ops + c.icache_invals, 0);
 }
@@ -155,7 +155,7 @@ static void test_no_flush_batch(void **state)
 	seen_count = 0;
 	sandbox_set_cache_observer(observer);
 	for (i = 0; i < 5; i++) {
-		pg[i] = heap_alloc(i % 3, HEAP_NO_FLUSH);
+		pg[i] = heap_alloc(i % 3, HEAP_ANY_NODE, 0, HEAP_NO_FLUSH);
 		assert_non_null(pg[i]);
 		assert_true(pg[i]->flags & PGF_NEED_FLUSH);
 	}
@@ -179,7 +179,7 @@ static void test_no_flush_batch(void **state)
 	/* More than the batch holds: flushed on the way, each once. */
 	seen_count = 0;
 	for (i = 0; i < 70; i++) {
-		pg[i] = heap_alloc(0, HEAP_NO_FLUSH);
+		pg[i] = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_FLUSH);
 		assert_non_null(pg[i]);
 	}
 	cachemaint_flush_batch();
@@ -217,8 +217,8 @@ static void test_poc_merge_rules(void **state)
 	/* Both halves clean_poc (returned by the scrubber): bit kept. */
 	machine(CACHEMAINT_DEFERRED);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 16), true));
-	a = heap_alloc(3, HEAP_NO_SCRUB);
-	b = heap_alloc(3, HEAP_NO_SCRUB);
+	a = heap_alloc(3, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	b = heap_alloc(3, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_int_equal(heap_free(a, 3, true), 0);
@@ -239,12 +239,12 @@ static void test_poc_merge_rules(void **state)
 	assert_true(s.c[0].flags & PGF_CLEAN_POC);
 	assert_int_equal(s.c[0].first_dirty, FIRST_DIRTY_NONE);
 	free(s.c);
-	assert_int_equal(heap_node_stats(0)->dirty_pages, 0);
+	assert_int_equal(test_node_stats(0)->dirty_pages, 0);
 	test_heap_check_clean();
 
 	/* A half freed clean but written (no clean_poc): the merge drops it. */
-	a = heap_alloc(3, 0);
-	b = heap_alloc(3, 0);
+	a = heap_alloc(3, HEAP_ANY_NODE, 0, 0);
+	b = heap_alloc(3, HEAP_ANY_NODE, 0, 0);
 	assert_int_equal(heap_free(a, 3, false), 0);
 	t = heap_take_dirty(0, &order);
 	assert_null(t); /* clean chunks are never taken */
@@ -332,7 +332,8 @@ static void clean_once_model(enum cachemaint_mode mode, unsigned int seed)
 			bool defer =
 				mode == CACHEMAINT_DEFERRED && !(rand() % 4);
 			struct page_info *pg =
-				heap_alloc(order, defer ? HEAP_NO_FLUSH : 0);
+				heap_alloc(order, HEAP_ANY_NODE, 0,
+					   defer ? HEAP_NO_FLUSH : 0);
 
 			if (!pg)
 				continue;

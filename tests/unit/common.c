@@ -304,3 +304,11 @@ void test_heap_check_clean(void)
 		fail_msg("heap_check: %u problems:\n%s", bad,
 			 sandbox_console_buffer());
 }
+
+const struct heap_node_stats *test_node_stats(uint32_t n)
+{
+	static struct heap_node_stats st;
+
+	assert_int_equal(heap_node_stats(n, &st), 0);
+	return &st;
+}

@@ -40,6 +40,9 @@
 #include <keel/errno.h>
 #include <keel/frametable.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
+#include <keel/heap_scrub.h>
 #include <keel/numa.h>
 #include <keel/options.h>
 #include <keel/printk.h>
@@ -71,6 +74,10 @@ unsigned int test_console_lines(void);
 /* Does @bi hold the reserved range [s, e) named @name? */
 bool test_has_reserved(const struct bootinfo *bi, uint64_t s, uint64_t e,
 		       const char *name);
+
+/* heap_node_stats() of node @n into a buffer of the test's own (valid
+ * until the next call; fails the test for no such node). */
+const struct heap_node_stats *test_node_stats(uint32_t n);
 
 /* ---- panics -------------------------------------------------------------- */
 

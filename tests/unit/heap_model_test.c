@@ -162,7 +162,7 @@ static void check_counters(void)
 	for (n = 0; n < 3; n++) {
 		uint64_t f = ref_free_on(n);
 
-		assert_int_equal(heap_node_stats(n)->free_pages, f);
+		assert_int_equal(test_node_stats(n)->free_pages, f);
 		total += f;
 	}
 	assert_int_equal(heap_free_pages(), total);
@@ -213,7 +213,6 @@ static void run_model(enum heap_init_mode mode, bool dirty, uint64_t seed)
 
 			if (rnd() % 2) {
 				want = (int)(rnd() % 3);
-				flags |= HEAP_NODE(want);
 				if (rnd() % 3 == 0) {
 					flags |= HEAP_EXACT_NODE;
 					exact = true;
@@ -222,12 +221,11 @@ static void run_model(enum heap_init_mode mode, bool dirty, uint64_t seed)
 			if (rnd() % 10 == 0) {
 				bits = mach->bits_lo +
 				       (unsigned int)(rnd() % 3);
-				flags |= HEAP_BITS(bits);
 				limit = 1ULL << (bits - 12);
 			}
 			if (dirty && rnd() % 4 == 0)
 				flags &= ~HEAP_NO_SCRUB;
-			pg = heap_alloc(k, flags);
+			pg = heap_alloc(k, want, bits, flags);
 			if (!pg) {
 				unsigned int n;
 
@@ -346,7 +344,7 @@ static void test_model_big_chunks(void **state)
 			taken[n++].order = order;
 		}
 	assert_true(at_max >= 2); /* a 2^19 chunk is two 2^18 pieces */
-	assert_int_equal(heap_node_stats(0)->dirty_pages, 0);
+	assert_int_equal(test_node_stats(0)->dirty_pages, 0);
 	test_heap_check_clean();
 	while (n--)
 		heap_put_clean(taken[n].pg, taken[n].order, false);
@@ -407,12 +405,12 @@ static void *alloc_worker(void *arg)
 		x ^= x << 17;
 		if (n < ARRAY_SIZE(mine) && (n == 0 || x % 100 < 55)) {
 			unsigned int k = (unsigned int)((x >> 8) % 6);
-			uint32_t flags = HEAP_NO_SCRUB;
+			int node = HEAP_ANY_NODE;
 			struct page_info *pg;
 
 			if (x & (1 << 20))
-				flags |= HEAP_NODE((x >> 21) % 3);
-			pg = heap_alloc(k, flags);
+				node = (int)((x >> 21) % 3);
+			pg = heap_alloc(k, node, 0, HEAP_NO_SCRUB);
 			if (!pg)
 				continue;
 			for (uint64_t q = pg->pfn; q < pg->pfn + (1ULL << k);

@@ -53,7 +53,7 @@ static void test_split_and_merge(void **state)
 	assert_int_equal(before.n, 1);
 	assert_int_equal(before.c[0].order, 10);
 
-	pg = heap_alloc(0, HEAP_NO_SCRUB);
+	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
 	assert_non_null(pg);
 	/* The top page is returned, the lower halves go back. */
 	assert_int_equal(pg->pfn, PFN_16M + 1023);
@@ -90,7 +90,7 @@ static void test_block_entries_written(void **state)
 
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 1024, false);
-	pg = heap_alloc(5, 0);
+	pg = heap_alloc(5, HEAP_ANY_NODE, 0, 0);
 	assert_non_null(pg);
 	assert_int_equal(pg->pfn % 32, 0);
 	for (i = 0; i < 32; i++) {
@@ -127,13 +127,14 @@ static void test_exhaustion_and_restore(void **state)
 	before = test_heap_snapshot();
 	pages = calloc(total + 1, sizeof(*pages));
 	assert_non_null(pages);
-	while ((pages[n] = heap_alloc(0, HEAP_NO_SCRUB)) != NULL) {
+	while ((pages[n] = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB)) !=
+	       NULL) {
 		assert_true(n < total);
 		n++;
 	}
 	assert_int_equal(n, total);
 	assert_int_equal(heap_free_pages(), 0);
-	assert_null(heap_alloc(0, 0));
+	assert_null(heap_alloc(0, HEAP_ANY_NODE, 0, 0));
 	test_heap_check_clean();
 	/* Free in a scrambled order: merging must still be complete. */
 	for (i = 0; i < n; i++) {
@@ -179,8 +180,8 @@ static void test_no_merge_across_boundaries(void **state)
 	assert_int_equal(s.c[1].node, 1);
 	free(s.c);
 	/* Allocate and free both: still no merge. */
-	a = heap_alloc(9, HEAP_NODE(0) | HEAP_EXACT_NODE);
-	b = heap_alloc(9, HEAP_NODE(1) | HEAP_EXACT_NODE);
+	a = heap_alloc(9, 0, 0, HEAP_EXACT_NODE);
+	b = heap_alloc(9, 1, 0, HEAP_EXACT_NODE);
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_int_equal(heap_free(b, 9, false), 0);
@@ -194,10 +195,10 @@ static void test_no_merge_across_boundaries(void **state)
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 511, false);
 	add(0, PFN_16M + 512, PFN_16M + 1024, false);
-	a = heap_alloc(0, HEAP_NO_SCRUB);
+	a = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
 	while (a) {
 		assert_int_not_equal(a->pfn, PFN_16M + 511);
-		a = heap_alloc(0, HEAP_NO_SCRUB);
+		a = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
 	}
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 511, false);
@@ -248,8 +249,8 @@ static void misuse_cases(bool strict)
 	manual_machine(HEAP_INIT_LAZY);
 	heap_strict = strict;
 	add(0, PFN_16M, PFN_16M + 1024, false);
-	a = heap_alloc(3, 0);
-	b = heap_alloc(0, 0);
+	a = heap_alloc(3, HEAP_ANY_NODE, 0, 0);
+	b = heap_alloc(0, HEAP_ANY_NODE, 0, 0);
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_int_equal(heap_free(b, 0, false), 0);
@@ -318,26 +319,26 @@ static void test_heap_bits(void **state)
 
 	test_machine_boot(&c);
 	/* No limit: from the highest zone first. */
-	pg = heap_alloc(0, HEAP_NO_SCRUB);
+	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
 	assert_non_null(pg);
 	assert_true(pg->pfn >= limit32);
 	free1 = heap_free_pages();
 	/* 32 bits: below 4 GiB until that runs out. */
-	while ((pg = heap_alloc(4, HEAP_NO_SCRUB | HEAP_BITS(32))) != NULL) {
+	while ((pg = heap_alloc(4, HEAP_ANY_NODE, 32, HEAP_NO_SCRUB)) != NULL) {
 		assert_true(pg->pfn + 16 <= limit32);
 		low += 16;
 	}
 	assert_true(low > 0);
 	/* 25 bits = 32 MiB: nothing left below it either. */
-	assert_null(heap_alloc(0, HEAP_BITS(25)));
-	assert_null(heap_alloc(0, HEAP_BITS(11)));
+	assert_null(heap_alloc(0, HEAP_ANY_NODE, 25, 0));
+	assert_null(heap_alloc(0, HEAP_ANY_NODE, 11, 0));
 	/* High memory is untouched. */
 	assert_int_equal(heap_free_pages(), free1 - low);
 	assert_true(free1 - low > (30 * MiB >> 12));
 	test_heap_check_clean();
 
 	test_machine_boot(&c);
-	pg = heap_alloc(0, HEAP_NO_SCRUB | HEAP_BITS(25));
+	pg = heap_alloc(0, HEAP_ANY_NODE, 25, HEAP_NO_SCRUB);
 	assert_non_null(pg);
 	assert_true(pg->pfn + 1 <= (1ULL << 13));
 }
@@ -349,21 +350,21 @@ static void test_exact_node_and_fallback(void **state)
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 4, false);
 	add(1, (64 * MiB >> 12), (64 * MiB >> 12) + 64, false);
-	pg = heap_alloc(2, HEAP_NODE(0) | HEAP_EXACT_NODE);
+	pg = heap_alloc(2, 0, 0, HEAP_EXACT_NODE);
 	assert_non_null(pg);
 	assert_int_equal(pg->node, 0);
-	assert_null(heap_alloc(0, HEAP_NODE(0) | HEAP_EXACT_NODE));
-	pg = heap_alloc(0, HEAP_NODE(0));
+	assert_null(heap_alloc(0, 0, 0, HEAP_EXACT_NODE));
+	pg = heap_alloc(0, 0, 0, 0);
 	assert_non_null(pg);
 	assert_int_equal(pg->node, 1);
-	pg = heap_alloc(0, HEAP_NODE(1) | HEAP_EXACT_NODE);
+	pg = heap_alloc(0, 1, 0, HEAP_EXACT_NODE);
 	assert_non_null(pg);
 	assert_int_equal(pg->node, 1);
-	assert_int_equal(heap_node_stats(1)->free_pages, 62);
-	assert_int_equal(heap_node_stats(0)->free_pages, 0);
+	assert_int_equal(test_node_stats(1)->free_pages, 62);
+	assert_int_equal(test_node_stats(0)->free_pages, 0);
 	/* Too big anywhere. */
-	assert_null(heap_alloc(7, 0));
-	assert_null(heap_alloc(MAX_ORDER + 1, 0));
+	assert_null(heap_alloc(7, HEAP_ANY_NODE, 0, 0));
+	assert_null(heap_alloc(MAX_ORDER + 1, HEAP_ANY_NODE, 0, 0));
 	test_heap_check_clean();
 }
 
@@ -396,8 +397,8 @@ static struct test_snap build(enum heap_init_mode mode,
 		add(r[i].node, r[i].s, r[i].e, r[i].dirty);
 	test_heap_check_clean();
 	counters[0] = heap_free_pages();
-	counters[1] = heap_node_stats(0)->dirty_pages +
-		      heap_node_stats(1)->dirty_pages;
+	counters[1] = test_node_stats(0)->dirty_pages;
+	counters[1] += test_node_stats(1)->dirty_pages;
 	counters[2] = heap_chunk_count();
 	return test_heap_snapshot();
 }
@@ -483,24 +484,24 @@ static void test_dirty_split_and_scrub(void **state)
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 64, true);
 	memset(phys_to_virt(pfn_to_paddr(pfn(PFN_16M))), 0x5c, 64 * 4096);
-	assert_int_equal(heap_node_stats(0)->dirty_pages, 64);
-	pg = heap_alloc(2, 0);
+	assert_int_equal(test_node_stats(0)->dirty_pages, 64);
+	pg = heap_alloc(2, HEAP_ANY_NODE, 0, 0);
 	assert_non_null(pg);
 	va = phys_to_virt(pfn_to_paddr(pfn(pg->pfn)));
 	for (i = 0; i < 4 * 4096; i++)
 		assert_int_equal(va[i], 0);
-	assert_int_equal(heap_node_stats(0)->dirty_pages, 60);
+	assert_int_equal(test_node_stats(0)->dirty_pages, 60);
 	/* HEAP_NO_SCRUB leaves the contents alone. */
-	pg = heap_alloc(0, HEAP_NO_SCRUB);
+	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
 	va = phys_to_virt(pfn_to_paddr(pfn(pg->pfn)));
 	assert_int_equal(va[100], 0x5c);
-	assert_int_equal(heap_node_stats(0)->dirty_pages, 59);
+	assert_int_equal(test_node_stats(0)->dirty_pages, 59);
 	/*
 	 * Freed clean, it merges back with its dirty lower buddies: the
 	 * chunk's first_dirty is 0 again, so all 4 pages count as dirty.
 	 */
 	assert_int_equal(heap_free(pg, 0, false), 0);
-	assert_int_equal(heap_node_stats(0)->dirty_pages, 60);
+	assert_int_equal(test_node_stats(0)->dirty_pages, 60);
 	test_heap_check_clean();
 }
 
@@ -517,23 +518,24 @@ static void test_first_dirty_arithmetic(void **state)
 	assert_int_equal(snap.n, 1);
 	assert_int_equal(snap.c[0].order, 3);
 	assert_int_equal(snap.c[0].first_dirty, 4);
-	assert_int_equal(heap_node_stats(0)->dirty_pages, 4);
+	assert_int_equal(test_node_stats(0)->dirty_pages, 4);
 	free(snap.c);
 
 	/* Split: the top half (returned) is dirty, the lower one clean. */
-	pg = heap_alloc(2, HEAP_NO_SCRUB);
+	pg = heap_alloc(2, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
 	assert_int_equal(pg->pfn, PFN_16M + 12);
 	snap = test_heap_snapshot();
 	assert_int_equal(snap.n, 1);
 	assert_int_equal(snap.c[0].first_dirty, FIRST_DIRTY_NONE);
-	assert_int_equal(heap_node_stats(0)->dirty_pages, 0);
+	assert_int_equal(test_node_stats(0)->dirty_pages, 0);
 	free(snap.c);
 
 	/* A dirty first_dirty inside the top half survives the split. */
 	assert_int_equal(heap_free(pg, 2, true), 0);
-	pg = heap_alloc(0, HEAP_NO_SCRUB); /* the top page, like Xen */
+	pg = heap_alloc(0, HEAP_ANY_NODE, 0,
+			HEAP_NO_SCRUB); /* the top page, like Xen */
 	assert_int_equal(pg->pfn, PFN_16M + 15);
-	assert_int_equal(heap_node_stats(0)->dirty_pages, 3);
+	assert_int_equal(test_node_stats(0)->dirty_pages, 3);
 	assert_int_equal(heap_free(pg, 0, false), 0);
 	snap = test_heap_snapshot();
 	assert_int_equal(snap.n, 1);

@@ -53,7 +53,7 @@ static void test_audit_sees_allocation(void **state)
 
 	(void)state;
 	audit_run(&before, false);
-	pg = heap_alloc(4, HEAP_NO_SCRUB);
+	pg = heap_alloc(4, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
 	assert_non_null(pg);
 	audit_run(&after, false);
 	assert_true(after.ok);

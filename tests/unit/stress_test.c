@@ -26,7 +26,7 @@ static uint64_t dirty_pages(void)
 	uint64_t n = 0;
 
 	for (unsigned int i = 0; i < heap_node_count(); i++)
-		n += heap_node_stats(i)->dirty_pages;
+		n += test_node_stats(i)->dirty_pages;
 	return n;
 }
 

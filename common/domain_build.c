@@ -1,0 +1,450 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Domains, step 2: the build (DESIGN §11), as a hypervisor populates a
+ * guest's physmap, but in O(extents):
+ *
+ *  - A domain's guest-physical space [0, bytes) is cut into 1 GiB work
+ *    units, claimed from the domain's atomic cursor by the CPUs of its
+ *    build node (its node, or the nearest node with CPUs for a memory-only
+ *    one), as the boot scrub hands out its units (common/scrub_work.c).
+ *    Each CPU stays on one domain until it has no unit left, then helps
+ *    the next domain of its node: all domains are built at once, a big one
+ *    by all of its node's CPUs.
+ *  - A unit is filled with the largest extents its alignment allows:
+ *    1 GiB, else 2 MiB, else 4 KiB; when the heap has no block of an
+ *    order left, the unit goes on with the next smaller one.
+ *    heap_alloc_owned() records the owner with one write at the block's
+ *    head, and zeroes dirty memory outside its lock on this CPU (the
+ *    scrub's primitive); HEAP_NO_FLUSH keeps cache maintenance out of it.
+ *  - Each extent is mapped with one p2m_map() of its own order (the p2m
+ *    is the record of the extents: destroy and the checks walk it).
+ *    p2m_commit() once per domain, after its last unit.
+ *    With bootscrub=off nothing is known clean: the build zeroes every
+ *    extent itself, on this CPU, in pieces of 2 MiB (zero_ns).
+ *  - Cache maintenance to PoC, where the mode needs it (cachemaint
+ *    deferred/clflush) and the extent is not clean_poc: by range, after
+ *    the allocation, with no heap lock held; physically adjacent extents
+ *    of a unit are merged into one range (one barrier per range).
+ *
+ * A unit that cannot get memory stops the domain: the other CPUs stop
+ * claiming its units, and the boot CPU gives back everything it mapped
+ * (domain_free()), so a failed domain costs nothing.
+ *
+ * Locks: a domain's map_lock serialises p2m_map() of its workers (the
+ * table's pages come from the heap: map_lock, then a heap node lock).
+ * Statistics are atomics. Start and end of a build: the boot CPU only.
+ */
+#include <arch/cache.h>
+#include <arch/cpu.h>
+#include <arch/mm.h>
+#include <arch/scrub.h>
+#include <keel/atomic.h>
+#include <keel/cachemaint.h>
+#include <keel/errno.h>
+#include <keel/heap.h>
+#include <keel/numa.h>
+#include <keel/options.h>
+#include <keel/p2m.h>
+#include <keel/printk.h>
+#include <keel/smp.h>
+#include <keel/string.h>
+#include <keel/trace.h>
+
+#include "domain_priv.h"
+
+uint64_t domains_build_ticks;
+static struct p2m domain_p2m[DOMAIN_MAX + 1];
+/*
+ * bootscrub=off: the heap calls memory clean that nobody zeroed (the
+ * firmware's leftovers, another guest's data after a kexec): the build
+ * zeroes every extent itself, as it would a dirty one -- unless
+ * domains_trust=on says the memory is known zero (a fresh sandbox arena,
+ * QEMU's RAM: the clean-build benchmarks on sparse RAM).
+ */
+static bool zero_untrusted;
+
+#define ZERO_PIECE (2ull << 20) /* as the heap: at most 2 MiB per call */
+
+/* Zero [pa, pa + bytes) on this CPU with the scrub's primitive. */
+static void extent_zero(struct domain *d, paddr_t pa, uint64_t bytes)
+{
+	uint64_t t0 = arch_ticks();
+
+	for (uint64_t off = 0; off < bytes; off += ZERO_PIECE)
+		arch_scrub_range(phys_to_virt(pa_add(pa, off)),
+				 (size_t)(bytes - off < ZERO_PIECE
+						  ? bytes - off
+						  : ZERO_PIECE));
+	atomic_fetch_add_relaxed(&d->zero_ticks, arch_ticks() - t0);
+}
+
+/* A contiguous physical range waiting for its cache maintenance. */
+struct maint_acc {
+	paddr_t start;
+	uint64_t bytes;
+};
+
+static void atomic_max(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = atomic_load_relaxed(p);
+
+	while (cur < v && !atomic_cmpxchg(p, &cur, v))
+		;
+}
+
+static bool maint_needed(void)
+{
+	enum cachemaint_mode m = cachemaint_mode();
+
+	return m == CACHEMAINT_DEFERRED || m == CACHEMAINT_CLFLUSH;
+}
+
+/* Clean+invalidate the pending range (one barrier), counted like the heap's. */
+static void maint_flush(struct domain *d, struct maint_acc *acc)
+{
+	uint64_t t0;
+
+	if (!acc->bytes)
+		return;
+	t0 = arch_ticks();
+	arch_clean_inval_dcache_range(phys_to_virt(acc->start),
+				      (size_t)acc->bytes);
+	atomic_fetch_add_relaxed(&cachemaint_stats.ops, 1);
+	atomic_fetch_add_relaxed(&cachemaint_stats.bytes, acc->bytes);
+	atomic_fetch_add_relaxed(&d->maint_ticks, arch_ticks() - t0);
+	acc->bytes = 0;
+}
+
+/* Add [pa, pa + bytes) to the pending range, flushing when not adjacent. */
+static void maint_add(struct domain *d, struct maint_acc *acc, paddr_t pa,
+		      uint64_t bytes)
+{
+	if (acc->bytes && pa_val(acc->start) + acc->bytes == pa_val(pa)) {
+		acc->bytes += bytes;
+		return;
+	}
+	maint_flush(d, acc);
+	acc->start = pa;
+	acc->bytes = bytes;
+}
+
+/* The statistics of one extent just allocated. */
+static void extent_account(struct domain *d, unsigned int kind,
+			   const struct heap_alloc_info *info, uint64_t ticks)
+{
+	uint64_t bytes = PAGE_SIZE << domain_extent_order[kind];
+	uint64_t inner = info->zero_ticks + info->maint_ticks;
+
+	atomic_fetch_add_relaxed(&d->extents[kind], 1);
+	atomic_fetch_add_relaxed(&d->bytes_built, bytes);
+	if (info->node != d->node)
+		atomic_fetch_add_relaxed(&d->remote_bytes, bytes);
+	atomic_fetch_add_relaxed(&d->alloc_ticks,
+				 ticks > inner ? ticks - inner : 0);
+	atomic_fetch_add_relaxed(&d->zero_ticks, info->zero_ticks);
+	atomic_fetch_add_relaxed(&d->maint_ticks, info->maint_ticks);
+	atomic_max(&d->lock_max_ticks, info->lock_ticks);
+}
+
+/*
+ * One extent of kind @kind at @gpa: allocated, accounted, mapped.
+ * Return: 0, -ENOMEM (the heap has no such block), or p2m_map()'s error.
+ */
+static int extent_add(struct domain *d, unsigned int kind, uint64_t gpa,
+		      struct maint_acc *acc)
+{
+	unsigned int order = domain_extent_order[kind];
+	struct heap_alloc_info info = {0};
+	struct page_info *pg;
+	uint64_t t0 = arch_ticks(), t1;
+	paddr_t pa;
+	int err;
+
+	pg = heap_alloc_owned(order, (int)d->node, HEAP_NO_FLUSH, d->id, &info);
+	t1 = arch_ticks();
+	if (!pg)
+		return -ENOMEM;
+	extent_account(d, kind, &info, t1 - t0);
+	pa = pfn_to_paddr(page_to_pfn(pg));
+	spin_lock(&d->map_lock);
+	err = p2m_map(d->p2m, gpa, pa, order);
+	spin_unlock(&d->map_lock);
+	atomic_fetch_add_relaxed(&d->map_ticks, arch_ticks() - t1);
+	if (err) {
+		heap_free_owned(pg, order, d->id);
+		return err;
+	}
+	if (zero_untrusted && !info.was_dirty)
+		extent_zero(d, pa, PAGE_SIZE << order);
+	if ((!info.clean_poc || zero_untrusted) && maint_needed())
+		maint_add(d, acc, pa, PAGE_SIZE << order);
+	return 0;
+}
+
+/*
+ * Fill guest-physical [gpa, gpa + len) (one unit) with the largest
+ * extents, from kind @kind0 down. Return: 0 or the first error.
+ */
+static int unit_fill(struct domain *d, uint64_t gpa, uint64_t len,
+		     unsigned int kind0)
+{
+	struct maint_acc acc = {.bytes = 0};
+	unsigned int kind = kind0;
+	int err = 0;
+
+	while (len && !atomic_load_relaxed(&d->stop)) {
+		uint64_t size = PAGE_SIZE << domain_extent_order[kind];
+
+		if (size > len || (gpa & (size - 1))) {
+			kind++;
+			continue;
+		}
+		err = extent_add(d, kind, gpa, &acc);
+		if (err == -ENOMEM && kind + 1 < DOMAIN_EXTENT_KINDS) {
+			kind++; /* no block that large left: smaller ones */
+			continue;
+		}
+		if (err)
+			break;
+		gpa += size;
+		len -= size;
+	}
+	maint_flush(d, &acc);
+	return err;
+}
+
+/* Stop domain @d for @err (the first error wins the reason). */
+static void domain_stop(struct domain *d, int err, uint64_t gpa)
+{
+	bool was = false;
+
+	if (atomic_cmpxchg(&d->stop, &was, true))
+		snprintf(d->fail_reason, sizeof(d->fail_reason),
+			 "%s at guest address %#llx",
+			 err == -ENOMEM ? "out of memory" : "p2m_map failed",
+			 (unsigned long long)gpa);
+}
+
+/*
+ * Claim and build one unit of @d on this CPU, extents at most of kind
+ * @kind0. Return: false when @d has no unit left (or stopped).
+ */
+static bool unit_run(struct domain *d, unsigned int cpu, unsigned int kind0)
+{
+	uint64_t u = atomic_fetch_add(&d->next_unit, 1), gpa, len;
+	int err;
+
+	if (u >= d->units || atomic_load_relaxed(&d->stop))
+		return false;
+	atomic_fetch_or(&d->cpu_bits[cpu / 64], 1ull << (cpu % 64));
+	gpa = u << d->unit_shift;
+	len = d->spec.bytes - gpa;
+	if (len > (1ull << d->unit_shift))
+		len = 1ull << d->unit_shift;
+	err = unit_fill(d, gpa, len, kind0);
+	if (err)
+		domain_stop(d, err, gpa);
+	atomic_max(&d->end_ticks, arch_ticks());
+	return true;
+}
+
+/* smp_run_on() worker: the units of this CPU's node's domains. */
+static void build_worker(void *arg)
+{
+	unsigned int cpu = arch_cpu_id(), n = domains_count;
+	uint32_t node = cpu_table[cpu].node;
+	bool worked = true;
+
+	(void)arg;
+	while (worked && n) {
+		worked = false;
+		/* Spread the CPUs over the domains, each stays on one. */
+		for (unsigned int k = 0; k < n && !worked; k++) {
+			struct domain *d = &domains[(cpu + k) % n];
+
+			if (d->build_node != node || !d->p2m || d->failed)
+				continue;
+			while (unit_run(d, cpu, 0))
+				worked = true;
+		}
+	}
+}
+
+/* CPUs of @cpus on @node. */
+static unsigned int node_cpus(const cpumask_t *cpus, uint32_t node)
+{
+	unsigned int c, n = 0;
+
+	for_each_cpu_in (c, cpus)
+		n += c < cpu_count && cpu_table[c].node == node;
+	return n;
+}
+
+/**
+ * domain_unit_shift() - log2 of the work unit of a domain of @bytes built
+ * by @cpus CPUs (see DOMAIN_UNIT_SHIFT).
+ * Return: DOMAIN_UNIT_MIN_SHIFT..DOMAIN_UNIT_SHIFT.
+ */
+unsigned int domain_unit_shift(uint64_t bytes, unsigned int cpus)
+{
+	uint64_t share = bytes / ((cpus ? cpus : 1) * DOMAIN_UNITS_PER_CPU);
+	unsigned int shift = DOMAIN_UNIT_MIN_SHIFT;
+
+	if (bytes >= (1ull << DOMAIN_UNIT_SHIFT))
+		return DOMAIN_UNIT_SHIFT;
+	while (shift < DOMAIN_UNIT_SHIFT && (2ull << shift) <= share)
+		shift++;
+	return shift;
+}
+
+/* Nodes with at least one CPU of @cpus, as a node bit mask. */
+static uint64_t nodes_with_cpus(const cpumask_t *cpus)
+{
+	uint64_t mask = 0;
+	unsigned int c;
+
+	for_each_cpu_in (c, cpus)
+		if (c < cpu_count && cpu_table[c].node < 64)
+			mask |= 1ull << cpu_table[c].node;
+	return mask;
+}
+
+/*
+ * The table and the work of every planned domain: p2m on its node, its
+ * build node, its unit count. Return: domains left to build.
+ */
+static unsigned int build_prepare(const cpumask_t *cpus)
+{
+	uint64_t with_cpus = nodes_with_cpus(cpus);
+	unsigned int todo = 0;
+
+	for (unsigned int i = 0; i < domains_count; i++) {
+		struct domain *d = &domains[i];
+
+		if (d->failed)
+			continue;
+		if (p2m_init(&domain_p2m[i], (int)d->node, 0)) {
+			snprintf(d->fail_reason, sizeof(d->fail_reason),
+				 "no memory for its p2m root table");
+			d->failed = true;
+			continue;
+		}
+		d->p2m = &domain_p2m[i];
+		d->build_node = numa_nearest_to(d->node, with_cpus);
+		if (d->build_node == NUMA_NO_NODE)
+			d->build_node = cpu_table[arch_cpu_id()].node;
+		d->unit_shift = domain_unit_shift(
+			d->spec.bytes, node_cpus(cpus, d->build_node));
+		d->units = (d->spec.bytes + (1ull << d->unit_shift) - 1) >>
+			   d->unit_shift;
+		spin_lock_init(&d->map_lock);
+		todo++;
+	}
+	return todo;
+}
+
+/* After the workers: commit each built table, give back the failed ones. */
+static void build_finish(uint64_t start)
+{
+	uint64_t t0;
+
+	for (unsigned int i = 0; i < domains_count; i++) {
+		struct domain *d = &domains[i];
+
+		if (!d->p2m)
+			continue;
+		d->start_ticks = start;
+		if (d->stop) {
+			d->failed = true;
+			domain_free(d);
+			continue;
+		}
+		t0 = arch_ticks();
+		p2m_commit(d->p2m);
+		/* Its own end: the last unit, plus the commit done here. */
+		d->end_ticks += arch_ticks() - t0;
+		d->table_pages = p2m_table_pages(d->p2m);
+		d->built = true;
+	}
+}
+
+/* Free pages per node now: the plan's budget. */
+static void free_by_node(uint64_t *free, unsigned int nodes)
+{
+	struct heap_node_stats st;
+
+	for (unsigned int n = 0; n < nodes; n++)
+		free[n] = heap_node_stats(n, &st) ? 0 : st.free_pages;
+}
+
+/**
+ * domains_build() - build every domain of domains_setup() (keel/domain.h).
+ * @cpus: the CPUs to build on; NULL: every online CPU.
+ */
+void domains_build(const cpumask_t *cpus)
+{
+	uint64_t free[MAX_NUMNODES], start;
+	unsigned int nodes = heap_node_count();
+	cpumask_t online;
+
+	if (!domains_count)
+		return;
+	if (!cpus) {
+		smp_online_mask(&online);
+		cpus = &online;
+	}
+	trace_begin("domains");
+	zero_untrusted = opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
+	domain_snapshot(&domains_before);
+	free_by_node(free, nodes);
+	domain_plan(free, nodes);
+	start = arch_ticks();
+	if (build_prepare(cpus))
+		smp_run_on(cpus, build_worker, NULL);
+	build_finish(start);
+	domains_build_ticks = arch_ticks() - start;
+	trace_end("domains");
+}
+
+/**
+ * domain_build_local() - build and destroy one domain on this CPU
+ * (keel/domain.h). Owner id DOMAIN_MAX + 1, never one of domains[].
+ * Return: 0, -EINVAL (size or node), -ENOMEM.
+ */
+int domain_build_local(uint64_t bytes, int node, unsigned int max_extent_order)
+{
+	struct domain d;
+	unsigned int kind0 = 0;
+	uint64_t u;
+
+	if (!bytes || bytes > DOMAIN_BYTES_MAX || node < 0 ||
+	    (unsigned int)node >= heap_node_count())
+		return -EINVAL;
+	while (kind0 + 1 < DOMAIN_EXTENT_KINDS &&
+	       domain_extent_order[kind0] > max_extent_order)
+		kind0++;
+	memset(&d, 0, sizeof(d));
+	zero_untrusted = opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
+	d.spec.bytes = ALIGN_UP(bytes, PAGE_SIZE);
+	d.id = DOMAIN_MAX + 1;
+	d.node = d.build_node = (uint32_t)node;
+	spin_lock_init(&d.map_lock);
+	if (p2m_init(&domain_p2m[DOMAIN_MAX], node, 0))
+		return -ENOMEM;
+	d.p2m = &domain_p2m[DOMAIN_MAX];
+	d.unit_shift = DOMAIN_UNIT_SHIFT;
+	d.units = (d.spec.bytes + (1ull << DOMAIN_UNIT_SHIFT) - 1) >>
+		  DOMAIN_UNIT_SHIFT;
+	for (u = 0; u < d.units && !d.stop; u++)
+		unit_run(&d, arch_cpu_id(), kind0);
+	if (!d.stop)
+		p2m_commit(d.p2m);
+	domain_free(&d);
+	return d.stop ? -ENOMEM : 0;
+}
+
+/** domain_count() - Return: the domains set up (built or failed). */
+unsigned int domain_count(void)
+{
+	return domains_count;
+}

@@ -1,0 +1,173 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Domains, step 3: the checks after the build (issue 22 §6). For every
+ * built domain, p2m_walk() its table and prove:
+ *
+ *  - the leaves cover guest-physical [0, bytes) in order, without a gap
+ *    or an overlap, each a 4 KiB, 2 MiB or 1 GiB block, as many of each as
+ *    the build counted;
+ *  - each leaf maps exactly one extent of this domain: heap_owner_of()
+ *    of its first frame says this owner, with the block's head at that
+ *    frame and the block's order the leaf's;
+ *  - the heap's count of pages owned by the domain equals its size.
+ *
+ * Together these mean no frame is in two domains: a frame has one owner
+ * in the heap, every leaf of a domain maps frames it owns, and a domain
+ * whose leaves covered a frame twice would map more pages than it owns.
+ *
+ * With audit=full, sampled leaves (at most CHECK_SAMPLES per domain) are
+ * read for zero at their start, middle and end: a guest never sees
+ * another's data, bootscrub=off included. Where the MMU can walk the
+ * table (arm64 at EL2: p2m_hw_translate()), the middle of the same sampled
+ * leaves is translated by the hardware and must match the walk.
+ *
+ * Boot CPU, after domains_build(); the heap is quiescent; no lock.
+ */
+#include <arch/mm.h>
+#include <keel/errno.h>
+#include <keel/heap.h>
+#include <keel/p2m.h>
+#include <keel/printk.h>
+
+#include "domain_priv.h"
+
+#define CHECK_SAMPLES	      64
+#define CHECK_WARN_PER_DOMAIN 4
+#define ZERO_PROBE_BYTES      64
+
+unsigned int domains_problems;
+uint64_t domains_zero_sampled, domains_hw_checked;
+
+struct check_ctx {
+	struct domain *d;
+	uint64_t next_gpa, leaves, every;
+	uint64_t extents[DOMAIN_EXTENT_KINDS];
+	unsigned int problems;
+	bool zero, hw;
+};
+
+static void check_problem(struct check_ctx *c, const char *what, uint64_t gpa,
+			  paddr_t pa)
+{
+	if (c->problems++ < CHECK_WARN_PER_DOMAIN)
+		pr_warn("domains: %s: %s (guest %#llx -> %#llx)\n",
+			c->d->spec.name, what, (unsigned long long)gpa,
+			(unsigned long long)pa_val(pa));
+}
+
+static int kind_of(unsigned int order)
+{
+	for (unsigned int k = 0; k < DOMAIN_EXTENT_KINDS; k++)
+		if (domain_extent_order[k] == order)
+			return (int)k;
+	return -1;
+}
+
+static bool bytes_zero(paddr_t pa)
+{
+	const uint64_t *p = phys_to_virt(pa);
+
+	for (unsigned int i = 0; i < ZERO_PROBE_BYTES / 8; i++)
+		if (p[i])
+			return false;
+	return true;
+}
+
+/* Zero at the start, middle and end of a sampled leaf; the MMU's view. */
+static void check_sample(struct check_ctx *c, uint64_t gpa, paddr_t pa,
+			 uint64_t size)
+{
+	uint64_t mid = (size / 2) & ~(uint64_t)(PAGE_SIZE - 1);
+	paddr_t hw;
+	int err;
+
+	if (c->zero) {
+		domains_zero_sampled++;
+		if (!bytes_zero(pa) || !bytes_zero(pa_add(pa, mid)) ||
+		    !bytes_zero(pa_add(pa, size - ZERO_PROBE_BYTES)))
+			check_problem(c, "guest memory not zero", gpa, pa);
+	}
+	if (!c->hw)
+		return;
+	err = p2m_hw_translate(c->d->p2m, gpa + mid, &hw);
+	if (err && err != -ENOENT) { /* -EOPNOTSUPP: not this arch / EL */
+		c->hw = false;
+		return;
+	}
+	domains_hw_checked++;
+	if (err || pa_val(hw) != pa_val(pa) + mid)
+		check_problem(c, "the MMU's translation differs from the walk",
+			      gpa + mid, pa_add(pa, mid));
+}
+
+static int check_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
+{
+	struct check_ctx *c = arg;
+	int kind = kind_of(order), owner;
+	pfn_t head;
+	unsigned int horder;
+
+	if (kind < 0) {
+		check_problem(c, "block of an order no extent has", gpa, pa);
+		return 0;
+	}
+	if (gpa != c->next_gpa)
+		check_problem(c, "leaves not contiguous from 0", gpa, pa);
+	owner = heap_owner_of(paddr_to_pfn(pa), &head, &horder);
+	if (owner != c->d->id || pfn_val(head) != pfn_val(paddr_to_pfn(pa)) ||
+	    horder != order)
+		check_problem(c, "frame not an extent of this domain", gpa, pa);
+	c->next_gpa = gpa + (PAGE_SIZE << order);
+	c->extents[kind]++;
+	if (c->leaves++ % c->every == 0)
+		check_sample(c, gpa, pa, PAGE_SIZE << order);
+	return 0;
+}
+
+static unsigned int check_domain(struct domain *d, bool zero)
+{
+	struct check_ctx c = {.d = d, .zero = zero, .hw = true};
+	uint64_t total = 0;
+
+	for (unsigned int k = 0; k < DOMAIN_EXTENT_KINDS; k++)
+		total += d->extents[k];
+	c.every = total / CHECK_SAMPLES + 1;
+	p2m_walk(d->p2m, check_leaf, &c);
+	if (c.next_gpa != d->spec.bytes)
+		check_problem(&c, "the table does not cover the domain",
+			      c.next_gpa, pa(0));
+	for (unsigned int k = 0; k < DOMAIN_EXTENT_KINDS; k++)
+		if (c.extents[k] != d->extents[k])
+			check_problem(&c, "extent count differs from the build",
+				      k, pa(c.extents[k]));
+	if (heap_owned_pages(d->id) != d->spec.bytes >> PAGE_SHIFT)
+		check_problem(&c, "the heap's owned pages differ from its size",
+			      heap_owned_pages(d->id), pa(0));
+	return c.problems;
+}
+
+/** domains_problem_count() - Return: problems of checks and destroy. */
+unsigned int domains_problem_count(void)
+{
+	return domains_problems;
+}
+
+/**
+ * domains_check() - the checks above on every built domain.
+ * Return: problems found (also added to domains_problems).
+ */
+unsigned int domains_check(bool zero_sample)
+{
+	unsigned int problems = 0;
+
+	for (unsigned int i = 0; i < domains_count; i++)
+		if (domains[i].built && domains[i].p2m)
+			problems += check_domain(&domains[i], zero_sample);
+	domains_problems += problems;
+	if (domain_count())
+		pr_info("domains: checked, %u problems, %llu leaves read for "
+			"zero, %llu translated by the MMU\n",
+			problems, (unsigned long long)domains_zero_sampled,
+			(unsigned long long)domains_hw_checked);
+	return problems;
+}

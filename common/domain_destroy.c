@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Domains, step 4: destroy. A domain's p2m is the list of its extents:
+ * p2m_walk() hands every leaf back with heap_free_owned() (contents dirty),
+ * then p2m_destroy() frees the table pages. O(extents), nothing per page.
+ *
+ * domains_destroy=on destroys every domain after the build and its
+ * checks, then lets every CPU scrub what came back (scrub_idle_step(), as
+ * the idle scrub does), unless bootscrub=off. The heap must then hold as
+ * much free memory as before the build, in at most as many free chunks:
+ * domains_before / domains_after are what the report shows, and a
+ * difference in pages is a problem the verdict sees.
+ *
+ * Boot CPU only (the scrub on every CPU through smp_run_on()); no lock.
+ */
+#include <keel/errno.h>
+#include <keel/heap.h>
+#include <keel/options.h>
+#include <keel/p2m.h>
+#include <keel/printk.h>
+#include <keel/scrub.h>
+#include <keel/smp.h>
+
+#include "domain_priv.h"
+
+struct domain_heap_snap domains_before, domains_after;
+
+/** domain_snapshot() - free pages and free chunks of the heap now. */
+void domain_snapshot(struct domain_heap_snap *s)
+{
+	struct heap_node_stats st;
+
+	s->free_pages = heap_free_pages();
+	s->free_chunks = 0;
+	for (unsigned int n = 0; n < heap_node_count(); n++)
+		if (!heap_node_stats(n, &st))
+			s->free_chunks += st.free_chunks;
+	s->taken = true;
+}
+
+struct free_ctx {
+	struct domain *d;
+	unsigned int refused;
+};
+
+static int free_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
+{
+	struct free_ctx *c = arg;
+	struct page_info *pg = pfn_to_page_or_null(paddr_to_pfn(pa));
+
+	if (!pg || heap_free_owned(pg, order, c->d->id)) {
+		if (!c->refused++)
+			pr_warn("domains: %s: extent at guest %#llx (%#llx, "
+				"order %u) refused by the heap\n",
+				c->d->spec.name, (unsigned long long)gpa,
+				(unsigned long long)pa_val(pa), order);
+	}
+	return 0;
+}
+
+/**
+ * domain_free() - every extent of @d back to the heap, its table freed.
+ * Safe on a partly built domain (what was mapped is what is freed).
+ */
+void domain_free(struct domain *d)
+{
+	struct free_ctx c = {.d = d, .refused = 0};
+
+	if (!d->p2m)
+		return;
+	p2m_walk(d->p2m, free_leaf, &c);
+	p2m_destroy(d->p2m);
+	d->p2m = NULL;
+	d->destroyed = true;
+	domains_problems += c.refused;
+}
+
+static void scrub_worker(void *arg)
+{
+	(void)arg;
+	while (scrub_idle_step())
+		;
+}
+
+/**
+ * domains_destroy_all() - destroy every built domain, then scrub what came
+ * back (unless bootscrub=off) and take the "after" snapshot.
+ */
+void domains_destroy_all(void)
+{
+	cpumask_t online;
+	unsigned int freed = 0;
+
+	for (unsigned int i = 0; i < domains_count; i++) {
+		if (domains[i].built && domains[i].p2m) {
+			domain_free(&domains[i]);
+			freed++;
+		}
+	}
+	if (opts.bootscrub != SCRUB_OFF) {
+		smp_online_mask(&online);
+		smp_run_on(&online, scrub_worker, NULL);
+	}
+	domain_snapshot(&domains_after);
+	if (domains_before.taken &&
+	    domains_after.free_pages != domains_before.free_pages) {
+		pr_warn("domains: after destroy %llu free pages, %llu before "
+			"the build\n",
+			(unsigned long long)domains_after.free_pages,
+			(unsigned long long)domains_before.free_pages);
+		domains_problems++;
+	}
+	pr_info("domains: %u destroyed; free %llu MiB in %llu chunks (before "
+		"the build: %llu MiB in %llu chunks)\n",
+		freed, (unsigned long long)(domains_after.free_pages >> 8),
+		(unsigned long long)domains_after.free_chunks,
+		(unsigned long long)(domains_before.free_pages >> 8),
+		(unsigned long long)domains_before.free_chunks);
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of the domain build share (common/domain_*.c): the
+ * domain table and the plan helpers. See include/keel/domain.h.
+ */
+#ifndef COMMON_DOMAIN_PRIV_H
+#define COMMON_DOMAIN_PRIV_H
+
+#include <keel/domain.h>
+#include <keel/spinlock.h>
+#include <keel/types.h>
+
+/* domain=: at most 1 PiB, node ids at most 4095 (then: "no such node"). */
+#define DOMAIN_BYTES_MAX   (1ull << 50)
+#define DOMAIN_NODE_ID_MAX 4095
+
+/* Extent orders, largest first: 1 GiB, 2 MiB, 4 KiB. */
+#define DOMAIN_EXTENT_KINDS 3
+extern const unsigned int domain_extent_order[DOMAIN_EXTENT_KINDS];
+
+/*
+ * The guest-physical work unit: 1 GiB (the largest extent) for a domain
+ * of 1 GiB or more; a smaller one has no 1 GiB extent to lose, and is cut
+ * into units of at least 2 MiB so that its node's CPUs share it
+ * (DOMAIN_UNITS_PER_CPU each, as the scrub does).
+ */
+#define DOMAIN_UNIT_SHIFT     30
+#define DOMAIN_UNIT_MIN_SHIFT 21
+#define DOMAIN_UNITS_PER_CPU  4
+
+struct p2m;
+
+struct domain {
+	struct domain_spec spec;
+	uint16_t id;   /* heap owner id: index + 1 */
+	uint32_t node; /* where its memory should be */
+	uint32_t
+		build_node; /* whose CPUs build it (node, or nearest with CPUs) */
+	struct p2m *p2m;    /* NULL until the table exists */
+	bool failed, built, destroyed;
+	char fail_reason[80];
+
+	/* Work: 1 GiB units of guest-physical space, claimed by a cursor. */
+	uint64_t units, next_unit;
+	unsigned int unit_shift;
+	bool stop;	     /* a unit failed: the others stop claiming */
+	spinlock_t map_lock; /* p2m_map() of the domain's workers */
+
+	/* Results (atomics while the workers run). */
+	uint64_t bytes_built, remote_bytes;
+	uint64_t extents[DOMAIN_EXTENT_KINDS];
+	uint64_t alloc_ticks, zero_ticks, map_ticks, maint_ticks;
+	uint64_t lock_max_ticks;
+	uint64_t start_ticks, end_ticks;
+	uint64_t table_pages;
+	uint64_t cpu_bits[(CONFIG_NR_CPUS + 63) / 64]; /* CPUs that worked */
+};
+
+/* The heap's free memory before the build and after destroy + scrub. */
+struct domain_heap_snap {
+	uint64_t free_pages, free_chunks;
+	bool taken;
+};
+
+extern struct domain domains[DOMAIN_MAX];
+extern unsigned int domains_count, domains_dropped;
+extern uint64_t domains_build_ticks;
+extern struct domain_heap_snap domains_before, domains_after;
+/* Problems found by the checks and destroy (each one warning). */
+extern unsigned int domains_problems;
+/* Sampling of domains_check(): frames read for zero, IPAs the MMU walked. */
+extern uint64_t domains_zero_sampled, domains_hw_checked;
+
+/* domain_parse.c */
+uint32_t domain_pick_node(int asked, const uint64_t *budget, unsigned int nodes,
+			  const char *name);
+void domain_plan(uint64_t *free, unsigned int nodes);
+uint64_t domain_table_pages_max(uint64_t bytes);
+void domain_fmt_size(char *buf, size_t size, uint64_t bytes);
+/*
+ * domain_expected_extents(): extents of @bytes built from the largest
+ * extents with no allocation failing (what the tests compare against).
+ */
+void domain_expected_extents(uint64_t bytes, uint64_t out[DOMAIN_EXTENT_KINDS]);
+
+/* domain_build.c */
+int domain_build_one(struct domain *d, bool exact_node);
+unsigned int domain_unit_shift(uint64_t bytes, unsigned int cpus);
+
+/* domain_destroy.c */
+void domain_free(struct domain *d);
+void domain_snapshot(struct domain_heap_snap *s);
+
+#endif

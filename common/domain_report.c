@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Domains, step 5: the report (docs/report-format.md). The `domains`
+ * table, one row per domain (built or failed), `domains_build_ns`, and
+ * `domains_info` (dropped, problems, sampling, the p2m format, the heap's
+ * free memory before the build and after destroy). Human lines: one per
+ * domain up to DOMAIN_HUMAN_LINES, else the failed ones and a summary.
+ * Times are summed over the CPUs that built a domain (alloc/zero/map/
+ * maint), except build_ns, which is wall time. Boot CPU; no lock.
+ */
+#include <keel/compiler.h>
+#include <keel/json.h>
+#include <keel/p2m.h>
+#include <keel/printk.h>
+#include <keel/trace.h>
+
+#include "domain_priv.h"
+
+#define DOMAIN_HUMAN_LINES 16
+
+static unsigned int domain_cpus(const struct domain *d)
+{
+	unsigned int n = 0;
+
+	for (unsigned int w = 0; w < ARRAY_SIZE(d->cpu_bits); w++)
+		n += (unsigned int)__builtin_popcountll(d->cpu_bits[w]);
+	return n;
+}
+
+static uint64_t domain_build_ns(const struct domain *d)
+{
+	if (!d->built || d->end_ticks < d->start_ticks)
+		return 0;
+	return ticks_to_ns(d->end_ticks - d->start_ticks);
+}
+
+static void json_row(struct jw *w, const struct domain *d)
+{
+	uint64_t ns = domain_build_ns(d);
+
+	jw_row(w);
+	jw_u64(w, NULL, d->id);
+	jw_str(w, NULL, d->spec.name);
+	jw_u64(w, NULL, d->node);
+	jw_u64(w, NULL, d->spec.bytes);
+	jw_u64(w, NULL, d->remote_bytes);
+	for (unsigned int k = 0; k < DOMAIN_EXTENT_KINDS; k++)
+		jw_u64(w, NULL, d->built ? d->extents[k] : 0);
+	jw_u64(w, NULL, ns);
+	jw_u64(w, NULL, ticks_to_ns(d->alloc_ticks));
+	jw_u64(w, NULL, ticks_to_ns(d->zero_ticks));
+	jw_u64(w, NULL, ticks_to_ns(d->map_ticks));
+	jw_u64(w, NULL, ticks_to_ns(d->maint_ticks));
+	jw_u64(w, NULL, ticks_to_ns(d->lock_max_ticks));
+	jw_u64(w, NULL, d->table_pages);
+	jw_u64(w, NULL, domain_cpus(d));
+	jw_milli(w, NULL, d->built ? rate_gbps_milli(d->spec.bytes, ns) : 0);
+	if (d->failed)
+		jw_str(w, NULL, d->fail_reason);
+	else
+		jw_null(w, NULL);
+	jw_row_end(w);
+}
+
+static void json_snap(struct jw *w, const char *key,
+		      const struct domain_heap_snap *s)
+{
+	if (!s->taken) {
+		jw_null(w, key);
+		return;
+	}
+	jw_obj(w, key);
+	jw_u64(w, "free_pages", s->free_pages);
+	jw_u64(w, "free_chunks", s->free_chunks);
+	jw_obj_end(w);
+}
+
+/** domains_report_json() - the report's domains keys (none without domains). */
+void domains_report_json(struct jw *w)
+{
+	static const char *const cols[] = {
+		"id",		"name",	       "node",	      "bytes",
+		"remote_bytes", "extents_1g",  "extents_2m",  "extents_4k",
+		"build_ns",	"alloc_ns",    "zero_ns",     "map_ns",
+		"maint_ns",	"lock_max_ns", "table_pages", "cpus",
+		"gbps",		"fail_reason",
+	};
+
+	if (!domains_count && !domains_dropped)
+		return;
+	JW_TABLE(w, "domains", cols);
+	for (unsigned int i = 0; i < domains_count; i++)
+		json_row(w, &domains[i]);
+	jw_table_end(w);
+	jw_u64(w, "domains_build_ns", ticks_to_ns(domains_build_ticks));
+	jw_obj(w, "domains_info");
+	jw_u64(w, "dropped", domains_dropped);
+	jw_u64(w, "problems", domains_problems);
+	jw_u64(w, "zero_sampled", domains_zero_sampled);
+	jw_u64(w, "hw_checked", domains_hw_checked);
+	jw_str(w, "p2m_format", p2m_format_name());
+	json_snap(w, "before", &domains_before);
+	json_snap(w, "after", &domains_after);
+	jw_obj_end(w);
+}
+
+static void human_line(const struct domain *d)
+{
+	uint64_t ns = domain_build_ns(d);
+	uint64_t g = rate_gbps_milli(d->spec.bytes, ns);
+
+	if (d->failed) {
+		pr_info("domain %u %s: %llu KiB on node %u: FAILED: %s\n",
+			d->id, d->spec.name,
+			(unsigned long long)(d->spec.bytes >> 10), d->node,
+			d->fail_reason);
+		return;
+	}
+	pr_info("domain %u %s: %llu KiB on node %u (%llu MiB remote), "
+		"%llu+%llu+%llu extents 1G+2M+4K, %llu us on %u CPUs, "
+		"%llu.%03llu GB/s\n",
+		d->id, d->spec.name, (unsigned long long)(d->spec.bytes >> 10),
+		d->node, (unsigned long long)(d->remote_bytes >> 20),
+		(unsigned long long)d->extents[0],
+		(unsigned long long)d->extents[1],
+		(unsigned long long)d->extents[2],
+		(unsigned long long)(ns / 1000), domain_cpus(d),
+		(unsigned long long)(g / 1000), (unsigned long long)(g % 1000));
+}
+
+/** domains_report_human() - the "domain" lines (bounded, see above). */
+void domains_report_human(void)
+{
+	unsigned int built = 0, failed = 0, lines = 0;
+	uint64_t bytes = 0;
+
+	for (unsigned int i = 0; i < domains_count; i++) {
+		const struct domain *d = &domains[i];
+
+		built += d->built;
+		failed += d->failed;
+		bytes += d->built ? d->spec.bytes : 0;
+		if ((domains_count <= DOMAIN_HUMAN_LINES || d->failed) &&
+		    lines++ < DOMAIN_HUMAN_LINES)
+			human_line(d);
+	}
+	if (!domains_count)
+		return;
+	pr_info("domains: %u built (%llu MiB), %u failed, %u dropped, in "
+		"%llu us\n",
+		built, (unsigned long long)(bytes >> 20), failed,
+		domains_dropped,
+		(unsigned long long)(ticks_to_ns(domains_build_ticks) / 1000));
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The heap's side of the scrub (keel/heap_scrub.h): an idle scrubber
+ * detaches one dirty free chunk (at most 2^MAX_ORDER pages, a larger one
+ * is split first), zeroes it with no lock held and gives it back clean;
+ * the boot scrub marks chunks it zeroed in place. A detached chunk's head
+ * says PGS_ALLOCATED, so no buddy check merges with it meanwhile (the
+ * proof in common/heap.c) and heap_owner_of() reports it as keel's.
+ *
+ * Lock: each call takes the chunk's node lock once.
+ */
+#include <keel/bug.h>
+#include <keel/heap.h>
+#include <keel/heap_scrub.h>
+
+#include "heap_priv.h"
+
+/**
+ * heap_take_dirty() - detach one dirty free chunk of @node, of order
+ * MAX_ORDER at most (a larger one is split first, its lower halves stay
+ * free and dirty), so an idle scrubber holds a bounded piece.
+ *
+ * Return: its head (order in *@order), or NULL when the node has none.
+ */
+struct page_info *heap_take_dirty(uint32_t node, unsigned int *order)
+{
+	struct heap_node_locked l;
+	struct page_info *pg = NULL;
+	int z;
+
+	if (node >= heap_nr_nodes)
+		return NULL;
+	l = heap_lock_node(node);
+	for (z = NR_ZONES - 1; z >= 0 && !pg; z--) {
+		uint32_t m;
+
+		for (m = l.hn->nonempty[z]; m; m &= m - 1) {
+			unsigned int k = (unsigned int)ffs64(m) - 1;
+			struct page_info *t = l.hn->free[z][k].tail;
+
+			if (t->first_dirty != FIRST_DIRTY_NONE) {
+				pg = t;
+				break;
+			}
+		}
+	}
+	if (pg) {
+		uint64_t p = pg->pfn;
+		uint32_t fd = pg->first_dirty;
+		unsigned int k = pg->order;
+
+		heap_list_remove(l, pg);
+		if (k > MAX_ORDER) {
+			pg = heap_split_down(l, pg, &p, k, MAX_ORDER, &fd, 0);
+			k = MAX_ORDER;
+			write_free_head(pg, p, k, l.hn->id, fd, 0);
+		}
+		/* Detached: reads as allocated to every buddy check. */
+		pg->state = PGS_ALLOCATED;
+		*order = k;
+	}
+	heap_unlock_node(l);
+	return pg;
+}
+
+/**
+ * heap_put_clean() - return a chunk detached by heap_take_dirty(), now
+ * zeroed (and cleaned to PoC when @clean_poc).
+ */
+void heap_put_clean(struct page_info *pg, unsigned int order, bool clean_poc)
+{
+	struct heap_node_locked l = heap_lock_node(pg->node);
+
+	CHECK(pg->state == PGS_ALLOCATED && pg->order == order);
+	pg->first_dirty = FIRST_DIRTY_NONE;
+	pg->flags = clean_poc ? PGF_CLEAN_POC : 0;
+	heap_merge_insert(l, pg, pg->pfn, order);
+	heap_unlock_node(l);
+}
+
+/**
+ * heap_mark_clean() - a free chunk has been scrubbed in place (boot scrub):
+ * mark it clean and move it to the clean end of its list.
+ */
+void heap_mark_clean(struct page_info *head, bool clean_poc)
+{
+	struct heap_node_locked l = heap_lock_node(head->node);
+
+	CHECK(head->state == PGS_FREE);
+	heap_list_remove(l, head);
+	head->first_dirty = FIRST_DIRTY_NONE;
+	head->flags = clean_poc ? PGF_CLEAN_POC : 0;
+	heap_list_insert(l, head);
+	heap_unlock_node(l);
+}

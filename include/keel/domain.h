@@ -1,0 +1,108 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guests' memory (DESIGN §11): the domains a hypervisor builds at boot,
+ * from `domain=SIZE[@NODE]` words and (arm64) Xen's dom0less /chosen
+ * nodes. Each domain gets its memory in the largest extents (1 GiB, 2 MiB,
+ * 4 KiB) from heap_alloc_owned() on its node, mapped with the largest
+ * block into its own stage-2 / EPT table (p2m), one p2m_commit() per
+ * domain. The p2m is the record of the extents: destroy and the checks
+ * walk it, so nothing here is O(pages).
+ *
+ * Files: domain_parse.c (domain= words, the plan: node, budget),
+ * domain_build.c (one domain, work units, the parallel build),
+ * domain_destroy.c, domain_check.c (table walk, audit=full sampling),
+ * domain_report.c (the `domains` table and the human lines).
+ */
+#ifndef KEEL_DOMAIN_H
+#define KEEL_DOMAIN_H
+
+#include <keel/cpumask.h>
+#include <keel/types.h>
+
+struct jw;
+struct keel_options;
+struct bootinfo;
+
+#define DOMAIN_MAX	64 /* domain= words and dom0less nodes together */
+#define DOMAIN_NAME_MAX 24
+#define DOMAIN_ANY_NODE (-1)
+
+/* What was asked for one domain (command line or DT). */
+struct domain_spec {
+	uint64_t bytes; /* rounded up to 4 KiB */
+	int node;	/* keel node id, DOMAIN_ANY_NODE when not pinned */
+	uint32_t cpus;	/* dom0less `cpus`, 0 when not given */
+	char name[DOMAIN_NAME_MAX];
+};
+
+/*
+ * domain_opt_add(): one `domain=` value [val, val+len): SIZE (K/M/G/T
+ * suffixes) and an optional @NODE, appended to @o. A size that is not a
+ * multiple of 4 KiB is rounded up (one warning); past DOMAIN_MAX the word
+ * is counted in domains_dropped (one warning for the first only).
+ * @quiet: count, do not print (options_early()).
+ * Return: warnings printed (>= 0), or -EINVAL for a malformed value (the
+ * caller warns) -- nothing is stored then.
+ */
+int domain_opt_add(struct keel_options *o, const char *val, size_t len,
+		   bool quiet);
+
+/*
+ * domain_spec_parse(): the pure part of domain_opt_add(): SIZE[@NODE].
+ * @rounded: out, true when the size was rounded up to 4 KiB.
+ * Return: 0 or -EINVAL (empty, bad number, zero size, bad node, overflow).
+ */
+int domain_spec_parse(const char *val, size_t len, struct domain_spec *out,
+		      bool *rounded);
+
+/*
+ * domains_setup(): gather the specs of @o and of @bi (dom0less) in that
+ * order, at most DOMAIN_MAX in all. Boot CPU, before domains_build().
+ * Return: number of domains.
+ */
+unsigned int domains_setup(const struct keel_options *o,
+			   const struct bootinfo *bi);
+
+/*
+ * domains_build(): build every domain of domains_setup() on @cpus (all
+ * online CPUs when NULL), in parallel: each domain by the CPUs of its
+ * node (or of the nearest node with CPUs), a big one split in 1 GiB work
+ * units across them. Returns when all are built. A domain that cannot be
+ * had fails alone (fail_reason), its memory given back. Boot CPU only.
+ */
+void domains_build(const cpumask_t *cpus);
+
+/*
+ * domain_build_local(): build one extra domain of @bytes on @node (extents
+ * at most 2^@max_extent_order pages) entirely on the calling CPU, then
+ * destroy it (the latency probe's build-local phase). Any CPU, while no
+ * other domain is being built or destroyed.
+ * Return: 0, -ENOMEM, -EINVAL.
+ */
+int domain_build_local(uint64_t bytes, int node, unsigned int max_extent_order);
+
+/*
+ * domains_destroy_all(): every built domain's extents back to the heap
+ * (dirty) and its table freed. Boot CPU, after domains_build().
+ */
+void domains_destroy_all(void);
+
+/*
+ * domains_check(): walk every built domain's table: each leaf maps frames
+ * owned by that domain (heap_owner_of), no frame in two domains, block
+ * sizes as built; @zero_sample: also read sampled frames for zero; on
+ * arm64 at EL2 compare p2m_hw_translate() on sampled IPAs with the walk.
+ * Return: problems found (each one warning).
+ */
+unsigned int domains_check(bool zero_sample);
+
+/* How many domains there are (built or failed). */
+unsigned int domain_count(void);
+/* Problems the checks and destroy found (the boot fails on any). */
+unsigned int domains_problem_count(void);
+
+/* The report: "domains" table + domains_build_ns, and the human lines. */
+void domains_report_json(struct jw *w);
+void domains_report_human(void);
+
+#endif

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Looking inside the heap (common/heap_check.c, common/heap_report.c):
+ * the node lock as a type, counters read under it, range membership, the
+ * walk of every block, heap_check() and the report. For the audit, the
+ * report, the benchmarks and the stress test; the runtime API is
+ * keel/heap.h.
+ */
+#ifndef KEEL_HEAP_CHECK_H
+#define KEEL_HEAP_CHECK_H
+
+#include <keel/heap.h>
+
+struct jw;
+
+/*
+ * The node lock is in the type: functions that need it take a
+ * struct heap_node_locked.
+ */
+struct heap_node;
+struct heap_node_locked {
+	struct heap_node *hn;
+};
+/*
+ * Taken with interrupts masked (spin_lock_irqsave: docs/design.md says
+ * why); the interrupts-off tracer names the caller (@site).
+ */
+struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site);
+#define heap_lock_node(node) heap_lock_node_at((node), __func__)
+void heap_unlock_node(struct heap_node_locked l);
+/* The locked node's counters (valid while the lock is held). */
+const struct heap_node_stats *heap_node_stats_locked(struct heap_node_locked l);
+/* Forget every node's lock_max_ticks (benchmarks measure from here). */
+void heap_reset_lock_stats(void);
+
+/* Is [p, p + 2^order) inside one heap range of @node? Takes its lock. */
+bool heap_owns(uint32_t node, pfn_t p, unsigned int order);
+
+/*
+ * heap_for_each_block(): call @fn for every block of @node in pfn order,
+ * range by range: free chunks (owner HEAP_OWNER_FREE), anonymous blocks
+ * (HEAP_OWNER_KEEL) and owned extents (the owner id). Reads only heads:
+ * O(free chunks + blocks). Lock: the node's, held throughout; @fn must
+ * not call heap functions.
+ * Return: number of problems found on the way (each printed): a head that
+ * does not describe itself, a block that leaves its range.
+ */
+unsigned int heap_for_each_block(uint32_t node,
+				 void (*fn)(struct page_info *head,
+					    unsigned int order, int owner,
+					    void *arg),
+				 void *arg);
+
+/*
+ * heap_check(): full consistency walk (audit=full, tests): alignment, order
+ * bounds, zone and node membership, no overlap, counters; owned extents
+ * tile their ranges with the free chunks and anonymous blocks.
+ * Return: number of problems found (each printed with pr_err).
+ */
+unsigned int heap_check(void);
+
+/* The report's "heap" object (keys heap.*) and the "heap:" lines
+ * (common/heap_report.c). */
+void heap_report_json(struct jw *w, unsigned int nodes);
+void heap_report_human(unsigned int nodes);
+
+#endif

@@ -1,0 +1,125 @@
+# SPDX-License-Identifier: MIT
+"""Checks of the report's `domains` table against what a case asked
+(domain= words, dom0less nodes), shared by the sandbox and QEMU matrices.
+
+The expected numbers are computed here from the sizes asked, never read
+back from keel: bytes rounded up to 4 KiB; extents of a domain built from
+the largest blocks, whole GiBs then whole 2 MiBs then pages (when the node
+has such blocks free: `exact_extents`); the node of a pinned domain; the
+named reason of a domain too big. Each check takes (report, log) and
+returns a list of problems."""
+
+PAGE = 4096
+MIB = 1 << 20
+GIB = 1 << 30
+
+
+def expected_extents(size):
+    """(1 GiB, 2 MiB, 4 KiB) extents of @size built from the largest."""
+    g, rest = divmod(size, GIB)
+    m, rest = divmod(rest, 2 * MIB)
+    return g, m, rest // PAGE
+
+
+class Ask:
+    """One domain asked: @size bytes, pinned to @node (None: any),
+    @fails: it must fail for want of memory, @name: its expected name."""
+
+    def __init__(self, size, node=None, fails=False, name=None):
+        self.size = size
+        self.node = node
+        self.fails = fails
+        self.name = name
+
+    def word(self):
+        return f"domain={self.size}" + \
+            (f"@{self.node}" if self.node is not None else "")
+
+
+def _row_problems(i, d, ask, exact_extents):
+    out = []
+    want = -(-ask.size // PAGE) * PAGE
+    tag = f"domain {i + 1}"
+    if d["id"] != i + 1:
+        out.append(f"{tag}: id {d['id']}")
+    if d["bytes"] != want:
+        out.append(f"{tag}: bytes {d['bytes']}, asked {ask.size} -> {want}")
+    if ask.name is not None and d["name"] != ask.name:
+        out.append(f"{tag}: name {d['name']!r}, expected {ask.name!r}")
+    if ask.node is not None and d["node"] != ask.node:
+        out.append(f"{tag}: node {d['node']}, pinned to {ask.node}")
+    if ask.fails:
+        if not (d["fail_reason"] or "").startswith("out of memory: "):
+            out.append(f"{tag}: fail_reason {d['fail_reason']!r}, "
+                       "expected out of memory")
+        return out
+    if d["fail_reason"] is not None:
+        return out + [f"{tag}: failed: {d['fail_reason']}"]
+    got = (d["extents_1g"], d["extents_2m"], d["extents_4k"])
+    if exact_extents and got != expected_extents(want):
+        out.append(f"{tag}: extents {got}, expected "
+                   f"{expected_extents(want)} for {want} bytes")
+    if got[0] * GIB + got[1] * 2 * MIB + got[2] * PAGE != want:
+        out.append(f"{tag}: extents {got} do not add up to {want}")
+    if d["cpus"] < 1 or d["build_ns"] <= 0:
+        out.append(f"{tag}: built by {d['cpus']} CPUs in "
+                   f"{d['build_ns']} ns")
+    return out
+
+
+def domains_built(asks, exact_extents=True, zero_sampled=False,
+                  destroyed=False, local=()):
+    """The domains table is what @asks asked (in order). @zero_sampled:
+    audit=full read leaves for zero; @destroyed: domains_destroy=on gave
+    back every page in no more chunks; @local: indexes of domains that
+    must have no remote bytes."""
+    def check(rep, log):
+        rows = rep.get("domains")
+        if rows is None:
+            return ["no domains table"]
+        if len(rows) != len(asks):
+            return [f"{len(rows)} domains reported, {len(asks)} asked"]
+        out = []
+        for i, (d, ask) in enumerate(zip(rows, asks)):
+            out += _row_problems(i, d, ask, exact_extents)
+        for i in local:
+            if rows[i]["remote_bytes"]:
+                out.append(f"domain {i + 1}: {rows[i]['remote_bytes']} "
+                           "remote bytes, expected all local")
+        info = rep["domains_info"]
+        if info["problems"]:
+            out.append(f"domains_info.problems = {info['problems']}")
+        if zero_sampled and info["zero_sampled"] < 1:
+            out.append("audit=full but no domain leaf was read for zero")
+        out += _destroy_problems(info, destroyed)
+        return out
+    check.wants_log = True
+    return check
+
+
+def _destroy_problems(info, destroyed):
+    before, after = info["before"], info["after"]
+    if not destroyed:
+        return [] if after is None else ["domains destroyed, not asked"]
+    if after is None or before is None:
+        return ["domains_destroy=on but no before/after figures"]
+    out = []
+    if after["free_pages"] != before["free_pages"]:
+        out.append(f"after destroy {after['free_pages']} free pages, "
+                   f"{before['free_pages']} before")
+    if after["free_chunks"] > before["free_chunks"]:
+        out.append(f"after destroy {after['free_chunks']} chunks, "
+                   f"{before['free_chunks']} before")
+    return out
+
+
+def warned_once(text):
+    """Exactly one `keel: warning:` line containing @text."""
+    def check(rep, log):
+        lines = [ln for ln in log.splitlines()
+                 if "keel: warning:" in ln and text in ln]
+        if len(lines) != 1:
+            return [f"{len(lines)} warnings about {text!r}, expected 1"]
+        return []
+    check.wants_log = True
+    return check

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Domains, what is asked: the domain= word (common/domain_parse.c through
+ * cmdline_parse()), the dom0less reader (boot/fdt_dom0less.c through
+ * dt_parse(), on tests/data/dom0less.dts and on a blob with more nodes than
+ * the table), and the plan (node choice, the out-of-memory reason).
+ */
+#include <stdlib.h>
+
+#include "common.h"
+#include <keel/fdt.h>
+#include <libfdt.h>
+
+#include "../../common/domain_priv.h"
+
+#define KiB (1ULL << 10)
+
+static struct keel_options o;
+static struct bootinfo bi;
+static struct dt_arch_info ai;
+
+static unsigned int parse(const char *s)
+{
+	return cmdline_parse(&o, s, strlen(s));
+}
+
+static int setup(void **state)
+{
+	options_defaults(&o);
+	return test_setup(state);
+}
+
+static void test_domain_words(void **state)
+{
+	assert_int_equal(parse("domain=1G domain=2M@1 domain=0x1000@0"), 0);
+	assert_int_equal(o.domain_count, 3);
+	assert_int_equal(o.domain[0].bytes, GiB);
+	assert_int_equal(o.domain[0].node, DOMAIN_ANY_NODE);
+	assert_string_equal(o.domain[0].name, "domain0");
+	assert_int_equal(o.domain[1].bytes, 2 * MiB);
+	assert_int_equal(o.domain[1].node, 1);
+	assert_int_equal(o.domain[2].bytes, 4096);
+	assert_int_equal(o.domain[2].node, 0);
+	assert_string_equal(o.domain[2].name, "domain2");
+}
+
+static void test_domain_rounded(void **state)
+{
+	sandbox_console_clear();
+	assert_int_equal(parse("domain=5000"), 1);
+	assert_int_equal(o.domain_count, 1);
+	assert_int_equal(o.domain[0].bytes, 8192);
+	assert_true(test_console_contains("rounded up to 8192"));
+	assert_int_equal(test_console_warnings(), 1);
+}
+
+static void test_domain_bad(void **state)
+{
+	static const char *const bad[] = {
+		"domain=",	  "domain=0",	 "domain=1G@",	  "domain=@1",
+		"domain=1Q",	  "domain=1G@x", "domain=1G@1@2", "domain=2P",
+		"domain=1G@4096", "domain=-1",	 "domain",
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
+		options_defaults(&o);
+		sandbox_console_clear();
+		assert_int_equal(parse(bad[i]), 1);
+		assert_int_equal(o.domain_count, 0);
+		assert_int_equal(test_console_warnings(), 1);
+	}
+}
+
+/* 66 words: 64 kept, 2 counted, one warning for both. */
+static void test_domain_too_many(void **state)
+{
+	char line[66 * 12];
+	size_t n = 0;
+
+	for (unsigned int i = 0; i < 66; i++)
+		n += (size_t)snprintf(line + n, sizeof(line) - n, "domain=%uM ",
+				      i + 1);
+	sandbox_console_clear();
+	assert_int_equal(parse(line), 1);
+	assert_int_equal(o.domain_count, DOMAIN_MAX);
+	assert_int_equal(o.domains_dropped, 2);
+	assert_int_equal(o.domain[63].bytes, 64 * MiB);
+	assert_true(test_console_contains("more than 64 domains: domain=65M"));
+	/* options_early() is quiet: the same line counts but prints nothing. */
+	sandbox_console_clear();
+	options_early(&o, line, strlen(line));
+	assert_int_equal(o.domains_dropped, 2);
+	assert_int_equal(test_console_lines(), 0);
+}
+
+static void test_domains_destroy_flag(void **state)
+{
+	assert_false(o.domains_destroy);
+	assert_int_equal(parse("domains_destroy"), 0);
+	assert_true(o.domains_destroy);
+	assert_int_equal(parse("domains_destroy=off"), 0);
+	assert_false(o.domains_destroy);
+}
+
+static uint8_t *load_dtb(const char *name, size_t *len)
+{
+	char path[256];
+	uint8_t *buf, *exact;
+
+	snprintf(path, sizeof(path), "build/sandbox-asan/tests/data/%s.dtb",
+		 name);
+	buf = (uint8_t *)sandbox_read_file(path, len);
+	if (!buf) {
+		assert_int_equal(system("scripts/dtbs.sh"), 0);
+		buf = (uint8_t *)sandbox_read_file(path, len);
+	}
+	assert_non_null(buf);
+	exact = malloc(*len);
+	assert_non_null(exact);
+	memcpy(exact, buf, *len);
+	free(buf);
+	return exact;
+}
+
+static void test_dom0less_fixture(void **state)
+{
+	size_t len;
+	uint8_t *blob = load_dtb("dom0less", &len);
+
+	bootinfo_init(&bi, BOOT_DT);
+	sandbox_console_clear();
+	assert_int_equal(dt_parse(blob, len, pa(0x48000000), &bi, &ai), 0);
+	assert_int_equal(bi.domain_count, 3);
+	assert_string_equal(bi.domains[0].name, "domU1");
+	assert_int_equal(bi.domains[0].bytes, 0x20000 * KiB);
+	assert_int_equal(bi.domains[0].cpus, 2);
+	assert_string_equal(bi.domains[1].name, "rtos");
+	assert_int_equal(bi.domains[1].bytes, 0x1000 * KiB);
+	assert_int_equal(bi.domains[1].cpus, 0);
+	assert_string_equal(bi.domains[2].name, "bad-cpus");
+	assert_int_equal(bi.domains[2].bytes, 0x400 * KiB);
+	assert_int_equal(bi.domains[2].cpus, 0);
+	assert_int_equal(bi.dropped_domains, 0);
+	/* One warning per bad node, each naming it. */
+	assert_true(test_console_contains("no-memory has no memory"));
+	assert_true(test_console_contains("short-memory/memory has length 3"));
+	assert_true(test_console_contains("zero/memory = 0 KiB is zero"));
+	assert_true(test_console_contains("huge/memory"));
+	assert_true(test_console_contains("bad-cpus/cpus has length 1"));
+	assert_int_equal(test_console_warnings(), 5);
+	free(blob);
+}
+
+/* A blob with @count xen,domain nodes of 1 MiB under /chosen. */
+static void *make_blob(unsigned int count, size_t *len)
+{
+	size_t size = 4096 + count * 96;
+	void *fdt = malloc(size);
+	char name[32];
+
+	assert_non_null(fdt);
+	assert_int_equal(fdt_create(fdt, (int)size), 0);
+	assert_int_equal(fdt_finish_reservemap(fdt), 0);
+	assert_int_equal(fdt_begin_node(fdt, ""), 0);
+	assert_int_equal(fdt_begin_node(fdt, "chosen"), 0);
+	for (unsigned int i = 0; i < count; i++) {
+		snprintf(name, sizeof(name), "dom%u", i);
+		assert_int_equal(fdt_begin_node(fdt, name), 0);
+		assert_int_equal(
+			fdt_property_string(fdt, "compatible", "xen,domain"),
+			0);
+		assert_int_equal(fdt_property_u64(fdt, "memory", 1024), 0);
+		assert_int_equal(fdt_end_node(fdt), 0);
+	}
+	assert_int_equal(fdt_end_node(fdt), 0);
+	assert_int_equal(fdt_end_node(fdt), 0);
+	assert_int_equal(fdt_finish(fdt), 0);
+	*len = fdt_totalsize(fdt);
+	return fdt;
+}
+
+static void test_dom0less_too_many(void **state)
+{
+	size_t len;
+	void *blob = make_blob(BOOTINFO_MAX_DOMAINS + 5, &len);
+
+	bootinfo_init(&bi, BOOT_DT);
+	sandbox_console_clear();
+	assert_int_equal(dt_parse(blob, len, pa(0x48000000), &bi, &ai), 0);
+	assert_int_equal(bi.domain_count, BOOTINFO_MAX_DOMAINS);
+	assert_int_equal(bi.dropped_domains, 5);
+	assert_string_equal(bi.domains[63].name, "dom63");
+	assert_true(test_console_contains("dom64 and later ones dropped"));
+	assert_int_equal(bi.domains[0].bytes, MiB);
+	free(blob);
+}
+
+/* Every truncation of the fixture: no read past it, no bad entry kept. */
+static void test_dom0less_truncated(void **state)
+{
+	size_t len;
+	uint8_t *blob = load_dtb("dom0less", &len);
+
+	for (size_t cut = 0; cut < len; cut += 7) {
+		uint8_t *part = malloc(cut ? cut : 1);
+
+		memcpy(part, blob, cut);
+		bootinfo_init(&bi, BOOT_DT);
+		dt_parse(part, cut, pa(0x48000000), &bi, &ai);
+		for (unsigned int i = 0; i < bi.domain_count; i++)
+			assert_true(bi.domains[i].bytes > 0);
+		free(part);
+	}
+	free(blob);
+}
+
+static void test_extents_and_sizes(void **state)
+{
+	uint64_t e[DOMAIN_EXTENT_KINDS];
+	char buf[24];
+
+	domain_expected_extents(3 * GiB + 5 * 2 * MiB + 3 * 4096, e);
+	assert_int_equal(e[0], 3);
+	assert_int_equal(e[1], 5);
+	assert_int_equal(e[2], 3);
+	domain_expected_extents(2 * MiB - 4096, e);
+	assert_int_equal(e[0], 0);
+	assert_int_equal(e[1], 0);
+	assert_int_equal(e[2], 511);
+	domain_fmt_size(buf, sizeof(buf), 3 * GiB);
+	assert_string_equal(buf, "3 GiB");
+	domain_fmt_size(buf, sizeof(buf), 2 * GiB + GiB / 10 + 1);
+	assert_string_equal(buf, "2.1 GiB");
+	domain_fmt_size(buf, sizeof(buf), 512);
+	assert_string_equal(buf, "512 bytes");
+}
+
+/* Two nodes: unpinned domains go where the budget is, too big fails alone. */
+static void test_plan(void **state)
+{
+	uint64_t free[2] = {GiB >> 12, 2 * GiB >> 12};
+
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bi.node_count = 2;
+	bi.distance[0][0] = bi.distance[1][1] = 10;
+	bi.distance[0][1] = bi.distance[1][0] = 20;
+	numa_init(&bi);
+	options_defaults(&o);
+	assert_int_equal(parse("domain=1G domain=8G domain=512M@0 "
+			       "domain=16M@7"),
+			 0);
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	assert_int_equal(domains_setup(&o, &bi), 4);
+	sandbox_console_clear();
+	domain_plan(free, 2);
+	assert_int_equal(domains[0].node, 1); /* most free */
+	assert_false(domains[0].failed);
+	assert_true(domains[1].failed);
+	assert_non_null(strstr(domains[1].fail_reason,
+			       "out of memory: 8 GiB asked, 2.0 GiB free"));
+	assert_int_equal(domains[2].node, 0);
+	assert_false(domains[2].failed);
+	/* Unknown node 7: warned, the node with the most budget left. */
+	assert_true(test_console_contains("domain3 asks for node 7"));
+	assert_false(domains[3].failed);
+	assert_int_equal(domains[0].id, 1);
+	assert_int_equal(domains[3].id, 4);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_domain_words, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_domain_rounded, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_domain_bad, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_domain_too_many, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_domains_destroy_flag,
+						setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_dom0less_fixture, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_dom0less_too_many, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_dom0less_truncated, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_extents_and_sizes, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_plan, setup,
+						test_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

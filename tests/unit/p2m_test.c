@@ -1,0 +1,534 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Stage-2 tables (common/p2m.c, common/lib/p2m_vmsa.c, p2m_ept.c): both
+ * formats' descriptors against values computed by hand from the Arm ARM
+ * and the Intel SDM (the arithmetic is in the comments), then the builder
+ * on the sandbox heap in each format and geometry: mixed 1G/2M/4K maps
+ * walked and translated, refusals, exact table page counts, a commit per
+ * table, -ENOMEM without a lost page, destroy giving every page back.
+ */
+#include "common.h"
+
+#include <asm/sandbox_p2m.h>
+#include <keel/p2m.h>
+#include <keel/p2m_format.h>
+
+#define KiB (1ULL << 10)
+
+/* ---- VMSAv8-64 stage 2 descriptors -------------------------------------- */
+
+static void test_vmsa_encode(void **state)
+{
+	/* Table: OA | bit1 (table) | bit0 (valid). */
+	assert_int_equal(vmsa_s2_table(pa(0x40001000)), 0x40001003ULL);
+	/*
+	 * Leaf attributes: MemAttr 0b1111 << 2 = 0x3c, S2AP 0b11 << 6 = 0xc0,
+	 * SH 0b11 << 8 = 0x300, AF 1 << 10 = 0x400: 0x7fc. Block + valid:
+	 * 0x7fd; page (bit 1 set at level 3): 0x7ff.
+	 */
+	assert_int_equal(vmsa_s2_leaf(pa(0x40200000), 2), 0x402007fdULL);
+	assert_int_equal(vmsa_s2_leaf(pa(0x80000000), 1), 0x800007fdULL);
+	assert_int_equal(vmsa_s2_leaf(pa(0x12345000), 3), 0x123457ffULL);
+	assert_int_equal(vmsa_s2_leaf(pa(0xfffffffff000ULL), 3),
+			 0x0000fffffffff7ffULL);
+	/* No level-0 blocks with a 4 KiB granule and 48-bit OAs. */
+	assert_int_equal(vmsa_s2_leaf(pa(0), 0), 0);
+}
+
+static void test_vmsa_decode(void **state)
+{
+	paddr_t out = INVALID_PADDR;
+
+	assert_int_equal(vmsa_s2_decode(0, 2, &out), P2M_PTE_NONE);
+	assert_int_equal(vmsa_s2_decode(0x402007fcULL, 2, &out), P2M_PTE_NONE);
+	assert_int_equal(vmsa_s2_decode(0x40001003ULL, 0, &out), P2M_PTE_TABLE);
+	assert_int_equal(pa_val(out), 0x40001000ULL);
+	assert_int_equal(vmsa_s2_decode(0x402007fdULL, 2, &out), P2M_PTE_LEAF);
+	assert_int_equal(pa_val(out), 0x40200000ULL);
+	assert_int_equal(vmsa_s2_decode(0x800007fdULL, 1, &out), P2M_PTE_LEAF);
+	assert_int_equal(pa_val(out), 0x80000000ULL);
+	assert_int_equal(vmsa_s2_decode(0x123457ffULL, 3, &out), P2M_PTE_LEAF);
+	assert_int_equal(pa_val(out), 0x12345000ULL);
+	/* Upper attributes (XN bit 54) are not address bits. */
+	assert_int_equal(vmsa_s2_decode((1ULL << 54) | 0x123457ffULL, 3, &out),
+			 P2M_PTE_LEAF);
+	assert_int_equal(pa_val(out), 0x12345000ULL);
+	/* Reserved: a level-0 block, a level-3 descriptor with bit 1 clear. */
+	assert_int_equal(vmsa_s2_decode(0x7fdULL, 0, &out), P2M_PTE_BAD);
+	assert_int_equal(vmsa_s2_decode(0x123457fdULL, 3, &out), P2M_PTE_BAD);
+	/* Round trips at every leaf level. */
+	for (unsigned int l = 1; l <= 3; l++) {
+		uint64_t a =
+			0x0000ab8000000000ULL | (1ULL << p2m_level_shift(l));
+
+		assert_int_equal(
+			vmsa_s2_decode(vmsa_s2_leaf(pa(a), l), l, &out),
+			P2M_PTE_LEAF);
+		assert_int_equal(pa_val(out), a);
+	}
+}
+
+static void test_vmsa_registers(void **state)
+{
+	unsigned int sl, ro;
+
+	/*
+	 * VTCR_EL2, 48-bit IPA from level 0: T0SZ 16 = 0x10, SL0 2 << 6 =
+	 * 0x80, IRGN0 1 << 8, ORGN0 1 << 10 (0x500), SH0 3 << 12 = 0x3000,
+	 * TG0 0, PS 5 (48 bits) << 16 = 0x50000, RES1 bit 31.
+	 */
+	assert_int_equal(vmsa_s2_vtcr(48, 0, 48), 0x80053590ULL);
+	/* 40 bits from level 1: T0SZ 24 = 0x18, SL0 1 = 0x40, PS 2. */
+	assert_int_equal(vmsa_s2_vtcr(40, 1, 40), 0x80023558ULL);
+	/* 32 bits from level 1: T0SZ 32 = 0x20, SL0 1, PS 0. */
+	assert_int_equal(vmsa_s2_vtcr(32, 1, 32), 0x80003560ULL);
+	/* PS rounds down to an encoding: 44 -> 4, 46 -> 4. */
+	assert_int_equal(vmsa_s2_vtcr(44, 0, 46), 0x80043594ULL);
+	/* VTTBR_EL2: VMID[55:48], BADDR. */
+	assert_int_equal(vmsa_s2_vttbr(pa(0x40000000), 5),
+			 0x0005000040000000ULL);
+
+	/* Geometry: (start level, root order) by IPA width. */
+	static const unsigned int g[][3] = {
+		{48, 0, 0}, {44, 0, 0}, {43, 1, 4}, {42, 1, 3},
+		{40, 1, 1}, {39, 1, 0}, {36, 1, 0}, {32, 1, 0},
+	};
+	for (unsigned int i = 0; i < ARRAY_SIZE(g); i++) {
+		vmsa_s2_geometry(g[i][0], &sl, &ro);
+		assert_int_equal(sl, g[i][1]);
+		assert_int_equal(ro, g[i][2]);
+	}
+}
+
+/* ---- Intel EPT entries --------------------------------------------------- */
+
+static void test_ept_encode(void **state)
+{
+	unsigned int sl, ro;
+
+	/* Non-leaf: address | R W X (0x7). */
+	assert_int_equal(ept_table(pa(0x1000)), 0x1007ULL);
+	/* PTE: RWX 0x7 | memory type WB 6 << 3 = 0x30: 0x37. */
+	assert_int_equal(ept_leaf(pa(0x5000), 3), 0x5037ULL);
+	/* 2 MiB / 1 GiB page: + bit 7 (0x80): 0xb7. */
+	assert_int_equal(ept_leaf(pa(0x200000), 2), 0x2000b7ULL);
+	assert_int_equal(ept_leaf(pa(0x40000000), 1), 0x400000b7ULL);
+	/* Addresses up to bit 51. */
+	assert_int_equal(ept_leaf(pa(0xffffffffff000ULL), 3),
+			 0xffffffffff037ULL);
+	assert_int_equal(ept_leaf(pa(0), 0), 0);
+	/* EPTP: WB 6 | (walk length 4 - 1) << 3 = 0x18: 0x1e. */
+	assert_int_equal(ept_eptp(pa(0x123000)), 0x12301eULL);
+	ept_geometry(40, &sl, &ro);
+	assert_int_equal(sl, 0);
+	assert_int_equal(ro, 0);
+}
+
+static void test_ept_decode(void **state)
+{
+	paddr_t out = INVALID_PADDR;
+
+	assert_int_equal(ept_decode(0, 1, &out), P2M_PTE_NONE);
+	/* Present iff any of bits 2:0. */
+	assert_int_equal(ept_decode(0x5030ULL, 3, &out), P2M_PTE_NONE);
+	assert_int_equal(ept_decode(0x1007ULL, 0, &out), P2M_PTE_TABLE);
+	assert_int_equal(pa_val(out), 0x1000ULL);
+	assert_int_equal(ept_decode(0x2000b7ULL, 2, &out), P2M_PTE_LEAF);
+	assert_int_equal(pa_val(out), 0x200000ULL);
+	assert_int_equal(ept_decode(0x400000b7ULL, 1, &out), P2M_PTE_LEAF);
+	assert_int_equal(pa_val(out), 0x40000000ULL);
+	/* Bit 7 is ignored in a PTE. */
+	assert_int_equal(ept_decode(0x50b7ULL, 3, &out), P2M_PTE_LEAF);
+	assert_int_equal(pa_val(out), 0x5000ULL);
+	/* Reserved: bit 7 in a PML4E; write without read. */
+	assert_int_equal(ept_decode(0x10b7ULL, 0, &out), P2M_PTE_BAD);
+	assert_int_equal(ept_decode(0x1002ULL, 2, &out), P2M_PTE_BAD);
+	for (unsigned int l = 1; l <= 3; l++) {
+		uint64_t a =
+			0x000f0c0000000000ULL | (1ULL << p2m_level_shift(l));
+
+		assert_int_equal(ept_decode(ept_leaf(pa(a), l), l, &out),
+				 P2M_PTE_LEAF);
+		assert_int_equal(pa_val(out), a);
+	}
+}
+
+/* ---- the builder on the sandbox heap ------------------------------------- */
+
+static const struct test_ram two_nodes[] = {
+	{16 * MiB, 48 * MiB, 0},
+	{48 * MiB, 80 * MiB, 1},
+};
+
+static void machine(void)
+{
+	struct test_machine_cfg c = {
+		.ram = two_nodes,
+		.ram_count = 2,
+		/* Garbage everywhere: tables must be zeroed by p2m, not the heap. */
+		.fill = 0xa5,
+	};
+
+	test_machine_boot(&c);
+	heap_strict = true;
+}
+
+struct fmt_case {
+	const struct p2m_format *fmt;
+	unsigned int ipa_bits, root_pages;
+	/* Table pages of 512 x 2 MiB at gpa 0 (the root's included). */
+	uint64_t pages_1g_of_2m;
+};
+
+/* VMSA 48: root + L1 + L2; VMSA 40: 2 concatenated roots + L2; EPT: 3. */
+static const struct fmt_case fmts[] = {
+	{&p2m_format_vmsa_s2, 48, 1, 3}, {&p2m_format_vmsa_s2, 40, 2, 3},
+	{&p2m_format_vmsa_s2, 32, 1, 2}, {&p2m_format_ept, 48, 1, 3},
+	{&p2m_format_ept, 40, 1, 3},
+};
+
+struct leaf {
+	uint64_t gpa, pa;
+	unsigned int order;
+};
+
+struct collect {
+	struct leaf l[1200];
+	unsigned int n;
+};
+
+static int collect_fn(uint64_t gpa, paddr_t p, unsigned int order, void *arg)
+{
+	struct collect *c = arg;
+
+	assert_true(c->n < ARRAY_SIZE(c->l));
+	c->l[c->n++] = (struct leaf){gpa, pa_val(p), order};
+	return 0;
+}
+
+static void test_page_counts(void **state)
+{
+	machine();
+	for (unsigned int i = 0; i < ARRAY_SIZE(fmts); i++) {
+		uint64_t before = heap_free_pages();
+		struct p2m p;
+
+		assert_int_equal(
+			p2m_init_format(&p, 0, fmts[i].ipa_bits, fmts[i].fmt),
+			0);
+		assert_int_equal(p2m_table_pages(&p), fmts[i].root_pages);
+		assert_int_equal(before - heap_free_pages(),
+				 fmts[i].root_pages);
+		for (uint64_t g = 0; g < GiB; g += 2 * MiB)
+			assert_int_equal(p2m_map(&p, g, pa(GiB + g), 9), 0);
+		assert_int_equal(p2m_table_pages(&p), fmts[i].pages_1g_of_2m);
+		/* One 1 GiB block next to it: one more L1 entry only. */
+		if (fmts[i].ipa_bits > 32 || fmts[i].fmt == &p2m_format_ept) {
+			uint64_t t = p2m_table_pages(&p);
+
+			assert_int_equal(p2m_map(&p, GiB, pa(0), 18), 0);
+			assert_int_equal(p2m_table_pages(&p), t);
+		}
+		/* 4 KiB pages of one 2 MiB region: one L2 (new 1G) + one L3. */
+		{
+			uint64_t t = p2m_table_pages(&p);
+
+			for (uint64_t g = 0; g < 2 * MiB; g += PAGE_SIZE)
+				assert_int_equal(
+					p2m_map(&p, 2 * GiB + g, pa(g), 0), 0);
+			assert_int_equal(p2m_table_pages(&p), t + 2);
+		}
+		assert_int_equal(before - heap_free_pages(),
+				 p2m_table_pages(&p));
+		p2m_destroy(&p);
+		assert_int_equal(p2m_table_pages(&p), 0);
+		assert_int_equal(heap_free_pages(), before);
+		test_heap_check_clean();
+	}
+}
+
+/* Mixed 1G/2M/4K: the walk lists exactly them, in gpa order. */
+static void check_mixed(const struct fmt_case *f)
+{
+	static struct collect c;
+	struct p2m p;
+	paddr_t out;
+	unsigned int order;
+
+	assert_int_equal(p2m_init_format(&p, -1, f->ipa_bits, f->fmt), 0);
+	/* Mapped out of order on purpose: the walk sorts by gpa. */
+	assert_int_equal(p2m_map(&p, 2 * GiB, pa(5 * GiB), 18), 0);
+	for (uint64_t i = 0; i < 4; i++)
+		assert_int_equal(p2m_map(&p, GiB + i * 2 * MiB,
+					 pa(0x7000000ULL - i * 2 * MiB), 9),
+				 0);
+	for (uint64_t i = 0; i < 3; i++)
+		assert_int_equal(p2m_map(&p, i * PAGE_SIZE,
+					 pa(0x100000ULL + (9 - i) * PAGE_SIZE),
+					 0),
+				 0);
+	p2m_commit(&p);
+
+	c.n = 0;
+	assert_int_equal(p2m_walk(&p, collect_fn, &c), 0);
+	assert_int_equal(c.n, 8);
+	for (unsigned int i = 0; i < 3; i++) {
+		assert_int_equal(c.l[i].gpa, i * PAGE_SIZE);
+		assert_int_equal(c.l[i].pa, 0x100000ULL + (9 - i) * PAGE_SIZE);
+		assert_int_equal(c.l[i].order, 0);
+	}
+	for (unsigned int i = 0; i < 4; i++) {
+		assert_int_equal(c.l[3 + i].gpa, GiB + i * 2 * MiB);
+		assert_int_equal(c.l[3 + i].pa, 0x7000000ULL - i * 2 * MiB);
+		assert_int_equal(c.l[3 + i].order, 9);
+	}
+	assert_int_equal(c.l[7].gpa, 2 * GiB);
+	assert_int_equal(c.l[7].pa, 5 * GiB);
+	assert_int_equal(c.l[7].order, 18);
+
+	assert_int_equal(p2m_translate(&p, 2 * PAGE_SIZE + 0x123, &out, &order),
+			 0);
+	assert_int_equal(pa_val(out), 0x100000ULL + 7 * PAGE_SIZE + 0x123);
+	assert_int_equal(order, 0);
+	assert_int_equal(
+		p2m_translate(&p, GiB + 6 * MiB + 0x1234, &out, &order), 0);
+	assert_int_equal(pa_val(out), 0x7000000ULL - 6 * MiB + 0x1234);
+	assert_int_equal(order, 9);
+	assert_int_equal(p2m_translate(&p, 3 * GiB - 8, &out, &order), 0);
+	assert_int_equal(pa_val(out), 6 * GiB - 8);
+	assert_int_equal(order, 18);
+	/* Holes, and past the top of the IPA space. */
+	assert_int_equal(p2m_translate(&p, 3 * PAGE_SIZE, &out, NULL), -ENOENT);
+	assert_int_equal(p2m_translate(&p, GiB + 8 * MiB, &out, NULL), -ENOENT);
+	assert_int_equal(p2m_translate(&p, 3 * GiB, &out, NULL), -ENOENT);
+	assert_int_equal(p2m_translate(&p, 1ULL << f->ipa_bits, &out, NULL),
+			 -ENOENT);
+	/* The sandbox has no MMU to ask. */
+	assert_int_equal(p2m_hw_translate(&p, 0, &out), -EOPNOTSUPP);
+	p2m_destroy(&p);
+}
+
+static void test_mixed(void **state)
+{
+	machine();
+	for (unsigned int i = 0; i < ARRAY_SIZE(fmts); i++) {
+		uint64_t before = heap_free_pages();
+
+		if (fmts[i].ipa_bits < 34)
+			continue; /* 5 GiB output, 3 GiB input: not in 32 bits */
+		check_mixed(&fmts[i]);
+		assert_int_equal(heap_free_pages(), before);
+	}
+	test_heap_check_clean();
+}
+
+static void test_refusals(void **state)
+{
+	machine();
+	for (unsigned int i = 0; i < ARRAY_SIZE(fmts); i++) {
+		uint64_t top = 1ULL << fmts[i].ipa_bits, t;
+		struct p2m p;
+
+		assert_int_equal(
+			p2m_init_format(&p, 0, fmts[i].ipa_bits, fmts[i].fmt),
+			0);
+		assert_int_equal(p2m_map(&p, GiB, pa(GiB), 18), 0);
+		assert_int_equal(p2m_map(&p, 0, pa(0), 0), 0);
+		t = p2m_table_pages(&p);
+		/* Orders other than 0, 9, 18. */
+		assert_int_equal(p2m_map(&p, 0, pa(0), 1), -EINVAL);
+		assert_int_equal(p2m_map(&p, 0, pa(0), 27), -EINVAL);
+		/* Misaligned guest or machine address. */
+		assert_int_equal(p2m_map(&p, 4 * MiB + PAGE_SIZE, pa(0), 9),
+				 -EINVAL);
+		assert_int_equal(p2m_map(&p, 4 * MiB, pa(PAGE_SIZE), 9),
+				 -EINVAL);
+		assert_int_equal(p2m_map(&p, 2 * GiB + 2 * MiB, pa(0), 18),
+				 -EINVAL);
+		/* Overlaps: inside a block, over a table, the same page twice. */
+		assert_int_equal(p2m_map(&p, GiB + 8 * MiB, pa(0), 0), -EINVAL);
+		assert_int_equal(p2m_map(&p, GiB + 8 * MiB, pa(0), 9), -EINVAL);
+		assert_int_equal(p2m_map(&p, 0, pa(2 * MiB), 9), -EINVAL);
+		assert_int_equal(p2m_map(&p, 0, pa(GiB), 18), -EINVAL);
+		assert_int_equal(p2m_map(&p, 0, pa(PAGE_SIZE), 0), -EINVAL);
+		/* Out of range: at or far past the top of the IPA space, past
+		 * the output address width. The last page below the top maps. */
+		assert_int_equal(p2m_map(&p, top, pa(0), 0), -EINVAL);
+		assert_int_equal(p2m_map(&p, top - PAGE_SIZE, pa(0), 0), 0);
+		assert_int_equal(p2m_map(&p, top - 2 * MiB, pa(0), 9), -EINVAL);
+		assert_int_equal(p2m_map(&p, ~0ULL & ~(GiB - 1), pa(0), 18),
+				 -EINVAL);
+		assert_int_equal(p2m_map(&p, 8 * MiB, pa(1ULL << p.pa_bits), 0),
+				 -EINVAL);
+		/* The refusals allocated nothing (the last good map: 2 tables
+		 * at most for a new 1G region near the top). */
+		assert_true(p2m_table_pages(&p) <= t + 3);
+		p2m_destroy(&p);
+	}
+	/* IPA widths the formats cannot do. */
+	{
+		struct p2m p;
+
+		assert_int_equal(
+			p2m_init_format(&p, 0, 31, &p2m_format_vmsa_s2),
+			-EINVAL);
+		assert_int_equal(p2m_init_format(&p, 0, 49, &p2m_format_ept),
+				 -EINVAL);
+		p2m_destroy(&p); /* a failed init destroys as a no-op */
+		assert_int_equal(p2m_init(&p, 0, 0), 0);
+		assert_int_equal(p.ipa_bits, 48);
+		assert_string_equal(p2m_format_name(), "vmsav8-64-s2");
+		p2m_destroy(&p);
+	}
+	test_heap_check_clean();
+}
+
+/* p2m_map() writes only; p2m_commit() is one barrier + one TLB flush. */
+static void test_commit_once(void **state)
+{
+	struct sandbox_p2m_counters c;
+	struct p2m p;
+
+	machine();
+	sandbox_p2m_counters_reset();
+	assert_int_equal(p2m_init(&p, 1, 0), 0);
+	for (uint64_t g = 0; g < 64 * MiB; g += 2 * MiB)
+		assert_int_equal(p2m_map(&p, g, pa(g), 9), 0);
+	for (uint64_t g = 0; g < MiB; g += PAGE_SIZE)
+		assert_int_equal(p2m_map(&p, GiB + g, pa(g), 0), 0);
+	sandbox_p2m_counters(&c);
+	assert_int_equal(c.barriers, 0);
+	assert_int_equal(c.tlb_flushes, 0);
+	p2m_commit(&p);
+	sandbox_p2m_counters(&c);
+	assert_int_equal(c.barriers, 1);
+	assert_int_equal(c.tlb_flushes, 1);
+	p2m_destroy(&p);
+}
+
+/* Every table page comes from the p2m's node. */
+static uint64_t node_free(int node)
+{
+	struct heap_node_stats st;
+
+	assert_int_equal(heap_node_stats((uint32_t)node, &st), 0);
+	return st.free_pages;
+}
+
+static void test_node_local(void **state)
+{
+	struct p2m p;
+
+	machine();
+	for (int node = 0; node < 2; node++) {
+		uint64_t before = node_free(node);
+
+		assert_int_equal(p2m_init(&p, node, 0), 0);
+		assert_true(heap_owns(node, paddr_to_pfn(p.root), 0));
+		for (uint64_t g = 0; g < 4 * MiB; g += PAGE_SIZE)
+			assert_int_equal(p2m_map(&p, g, pa(g), 0), 0);
+		/* Root, L1, L2, two L3: all from @node. */
+		assert_int_equal(p2m_table_pages(&p), 5);
+		assert_int_equal(before - node_free(node), 5);
+		p2m_destroy(&p);
+		assert_int_equal(node_free(node), before);
+	}
+}
+
+/* A walk callback's non-zero return stops the walk and is returned. */
+static int stop_at_second(uint64_t gpa, paddr_t p, unsigned int order,
+			  void *arg)
+{
+	unsigned int *n = arg;
+
+	return ++*n == 2 ? 42 : 0;
+}
+
+static void test_walk_stops(void **state)
+{
+	unsigned int n = 0;
+	struct p2m p;
+
+	machine();
+	assert_int_equal(p2m_init(&p, 0, 0), 0);
+	for (uint64_t g = 0; g < 4; g++)
+		assert_int_equal(
+			p2m_map(&p, g * PAGE_SIZE, pa(g * PAGE_SIZE), 0), 0);
+	assert_int_equal(p2m_walk(&p, stop_at_second, &n), 42);
+	assert_int_equal(n, 2);
+	p2m_destroy(&p);
+}
+
+/* Out of heap in the middle of a map: -ENOMEM, and destroy loses nothing. */
+static void test_enomem(void **state)
+{
+	static struct page_info *hog[40000];
+	unsigned int held = 0;
+	uint64_t before;
+	struct p2m p;
+
+	machine();
+	before = heap_free_pages();
+	while (held < ARRAY_SIZE(hog) &&
+	       (hog[held] = heap_alloc(0, HEAP_ANY_NODE, 0, 0)))
+		held++;
+	assert_int_equal(heap_free_pages(), 0);
+	/* Two pages back: the root and an L1; the L2 fails. */
+	assert_int_equal(heap_free(hog[--held], 0, false), 0);
+	assert_int_equal(heap_free(hog[--held], 0, false), 0);
+	assert_int_equal(p2m_init(&p, 0, 0), 0);
+	assert_int_equal(p2m_map(&p, 0, pa(0), 0), -ENOMEM);
+	assert_int_equal(p2m_table_pages(&p), 2);
+	p2m_destroy(&p);
+	assert_int_equal(heap_free_pages(), 2);
+	while (held)
+		assert_int_equal(heap_free(hog[--held], 0, false), 0);
+	assert_int_equal(heap_free_pages(), before);
+	test_heap_check_clean();
+}
+
+/* p2m_selftest=on on the sandbox: passes, reports, gives every page back. */
+static void test_selftest(void **state)
+{
+	uint64_t before;
+
+	machine();
+	before = heap_free_pages();
+	test_quiet_begin();
+	assert_int_equal(p2m_selftest(-1), 0);
+	assert_true(test_console_contains("p2m: selftest vmsav8-64-s2, 3 "
+					  "tables"));
+	assert_true(test_console_contains(": ok"));
+	test_quiet_end();
+	assert_int_equal(heap_free_pages(), before);
+	test_heap_check_clean();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vmsa_encode),
+		cmocka_unit_test(test_vmsa_decode),
+		cmocka_unit_test(test_vmsa_registers),
+		cmocka_unit_test(test_ept_encode),
+		cmocka_unit_test(test_ept_decode),
+		cmocka_unit_test_setup_teardown(test_page_counts, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_mixed, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_commit_once, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_node_local, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_walk_stops, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_enomem, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_selftest, test_setup,
+						test_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
