@@ -185,8 +185,14 @@ void smp_secondary_main(unsigned int cpu)
 	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
 		uint32_t ping;
 
-		while ((ping = atomic_load_acquire(&skew_ping[cpu])) < r)
-			arch_cpu_relax();
+		/* Round 1 may come late (the boot CPU accepts the others
+		 * first): sleep until woken; the next rounds come at once. */
+		while ((ping = atomic_load_acquire(&skew_ping[cpu])) < r) {
+			if (r == 1)
+				arch_cpu_idle_wait(IDLE_MAX_US);
+			else
+				arch_cpu_relax();
+		}
 		if (ping > SKEW_ROUNDS)
 			break;
 		atomic_store_relaxed(&skew_stamp[cpu], arch_ticks());
@@ -229,8 +235,11 @@ static void measure_skew(unsigned int cpu, uint64_t deadline)
 		uint64_t t0 = arch_ticks(), t2;
 
 		atomic_store_release(&skew_ping[cpu], r);
+		if (r == 1)
+			arch_cpu_wake(cpu, cpu_table[cpu].hwid);
 		if (!wait_flag_value(&skew_pong[cpu], r, deadline)) {
 			atomic_store_release(&skew_ping[cpu], SKEW_ROUNDS + 1);
+			arch_cpu_wake(cpu, cpu_table[cpu].hwid);
 			return;
 		}
 		t2 = arch_ticks();
@@ -307,8 +316,8 @@ static bool start_one(unsigned int cpu)
 	return true;
 }
 
-/* @cpu checked in: accept it, wake it, then measure its timer skew. */
-static void accept(unsigned int cpu, uint64_t timeout)
+/* @cpu checked in: accept it and wake it (its skew is measured later). */
+static void accept(unsigned int cpu)
 {
 	struct cpu_info *c = &cpu_table[cpu];
 	uint64_t now = arch_ticks();
@@ -319,8 +328,19 @@ static void accept(unsigned int cpu, uint64_t timeout)
 	last_up = now;
 	atomic_store_release(&accept_ticks[cpu], now);
 	arch_cpu_wake(cpu, c->hwid);
-	/* The skew is only informative: do not fail on it. */
-	measure_skew(cpu, arch_ticks() + timeout);
+}
+
+/*
+ * The timer skew of the CPUs of [@first, @last) accepted by now, once all
+ * of them are in: the probes of one CPU do not delay the acceptance of the
+ * next. Only informative: a CPU too slow to answer keeps skew 0.
+ */
+static void measure_skews(unsigned int first, unsigned int last,
+			  uint64_t timeout)
+{
+	for (unsigned int cpu = first; cpu < last; cpu++)
+		if (cpu_table[cpu].online && accept_ticks[cpu])
+			measure_skew(cpu, arch_ticks() + timeout);
 }
 
 /*
@@ -340,7 +360,7 @@ static unsigned int wait_started(unsigned int first, unsigned int last,
 			if (!starting[cpu])
 				continue;
 			if (atomic_load_acquire(&checked_in[cpu])) {
-				accept(cpu, timeout);
+				accept(cpu);
 				online++;
 			} else if (arch_ticks() >=
 				   cpu_deadline(cpu, deadline, timeout)) {
@@ -380,11 +400,13 @@ unsigned int smp_boot_cpus(unsigned int timeout_ms)
 		if (start_one(cpu) && serial) {
 			arch_cpu_start_commit();
 			online += wait_started(cpu, cpu + 1, timeout);
+			measure_skews(cpu, cpu + 1, timeout);
 		}
 	}
 	if (!serial) {
 		arch_cpu_start_commit();
 		online += wait_started(1, cpu_count, timeout);
+		measure_skews(1, cpu_count, timeout);
 	}
 	trace_end("smp_boot");
 	return online;
