@@ -177,8 +177,9 @@ void smp_secondary_main(unsigned int cpu)
 	atomic_store_release(&checked_in[cpu], 1);
 	/*
 	 * The boot CPU may be busy with other CPUs: sleep until it wakes us
-	 * (arch_cpu_wake() in accept()); the timer is only a safety net, as
-	 * short waits would have every starting CPU wake every few us.
+	 * (arch_cpu_wake() with the first skew ping, after the acceptance);
+	 * the timer is only a safety net, as short waits would have every
+	 * starting CPU wake every few us.
 	 */
 	while (!atomic_load_acquire(&accept_ticks[cpu]))
 		arch_cpu_idle_wait(IDLE_MAX_US);
@@ -316,7 +317,11 @@ static bool start_one(unsigned int cpu)
 	return true;
 }
 
-/* @cpu checked in: accept it and wake it (its skew is measured later). */
+/*
+ * @cpu checked in: accept it. It is not woken here: the first ping of its
+ * skew probe (measure_skews(), always next) wakes it once for both, so a
+ * sleeping CPU costs one wake-up, not two.
+ */
 static void accept(unsigned int cpu)
 {
 	struct cpu_info *c = &cpu_table[cpu];
@@ -327,7 +332,6 @@ static void accept(unsigned int cpu)
 	c->fail_reason = NULL;
 	last_up = now;
 	atomic_store_release(&accept_ticks[cpu], now);
-	arch_cpu_wake(cpu, c->hwid);
 }
 
 /*
