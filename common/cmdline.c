@@ -63,6 +63,12 @@ static const struct opt_word heap_words[] = {
 	{NULL, 0},
 };
 
+static const struct opt_word smp_start_words[] = {
+	{"parallel", SMP_START_PARALLEL},
+	{"serial", SMP_START_SERIAL},
+	{NULL, 0},
+};
+
 static const struct opt_word cachemaint_words[] = {
 	{"deferred", CACHEMAINT_DEFERRED},
 	{"eager", CACHEMAINT_EAGER},
@@ -215,6 +221,9 @@ static const struct opt_desc opt_table[] = {
 	 post_loglevel},
 	{"ap_timeout_ms", OPT_U32, OFS(ap_timeout_ms), 0, NULL, 0, 0,
 	 post_ap_timeout},
+	{"smp_start", OPT_ENUM, OFS(smp_start), 0, smp_start_words, 0, 0, NULL},
+	{"init_delay_us", OPT_INT, OFS(init_delay_us), 0, NULL, 0,
+	 INIT_DELAY_MAX_US, NULL},
 	{"console", OPT_CONSOLE, OFS(console), sizeof(opts.console), NULL, 0, 0,
 	 NULL},
 	{"inject", OPT_INJECT, 0, 0, NULL, 0, 0, NULL},
@@ -537,6 +546,8 @@ void options_defaults(struct keel_options *o)
 	o->audit = AUDIT_BASIC;
 	o->loglevel = LOG_INFO;
 	o->ap_timeout_ms = CONFIG_AP_TIMEOUT_MS;
+	o->smp_start = SMP_START_PARALLEL;
+	o->init_delay_us = INIT_DELAY_AUTO;
 }
 
 /**

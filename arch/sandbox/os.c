@@ -23,7 +23,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -114,6 +116,28 @@ void os_sleep_ns(uint64_t ns)
 			      (long)(ns % 1000000000ull)};
 
 	nanosleep(&ts, NULL);
+}
+
+/**
+ * os_futex_wait() - sleep while *@word == @val, at most @ns; a
+ * cancellation point (asynchronous cancellation during the wait).
+ */
+void os_futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000ull),
+			      (long)(ns % 1000000000ull)};
+	int old;
+
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+	pthread_setcanceltype(old, &old);
+	pthread_testcancel();
+}
+
+/** os_futex_wake() - wake one thread sleeping in os_futex_wait(@word). */
+void os_futex_wake(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /** os_yield() - sched_yield(). */

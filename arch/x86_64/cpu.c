@@ -92,6 +92,28 @@ void arch_cpu_idle_wait(uint32_t max_us)
 }
 
 /**
+ * arch_cpu_hwid() - the running CPU's APIC ID, from CPUID.
+ * Return: the APIC ID.
+ */
+uint64_t arch_cpu_hwid(void)
+{
+	return x86_apic_id();
+}
+
+/**
+ * arch_cpu_wake() - a fixed-vector IPI (X86_WAKE_VEC) to @hwid: it ends
+ * the halt of arch_cpu_idle_wait(), or stays pending in the IRR until the
+ * next sti; hlt when the CPU is not halted.
+ * @cpu: logical id (unused)
+ * @hwid: its APIC ID
+ */
+void arch_cpu_wake(unsigned int cpu, uint64_t hwid)
+{
+	(void)cpu;
+	lapic_send_ipi((uint32_t)hwid, ICR_FIXED | X86_WAKE_VEC);
+}
+
+/**
  * x86_udelay() - spin for @us microseconds of TSC (1 GHz assumed before
  * the TSC is calibrated).
  * @us: the delay

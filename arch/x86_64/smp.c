@@ -12,11 +12,16 @@
  * CPU's is static; a secondary's sits at the top of its own stack
  * (node-local, from bootmem), so no table is sized by NR_CPUS.
  *
- * Start of one CPU (arch_cpu_start): the trampoline's parameter block gets
- * the CR3 of the boot CPU, the stack, the logical id and the expected APIC
- * ID; then INIT (assert, deassert), 10 ms, STARTUP with vector TRAMP_PA >>
- * 12, and a second STARTUP only when the AP has not marked the trampoline
- * `started` within 1 ms. The AP runs trampoline.S, then x86_ap_entry().
+ * Starts, any number at once: arch_smp_prepare() writes the trampoline's
+ * parameter block once (CR3, entry, the AP table). arch_cpu_start() fills
+ * the CPU's per-CPU block and its slot of the AP table (APIC ID, logical
+ * id, per-CPU block), publishes the slot, then sends INIT (assert,
+ * deassert). arch_cpu_start_commit() waits the INIT delay once for all of
+ * them (pick_init_delay(): none on the CPU families that need none, as
+ * Linux does; init_delay_us= overrides), sends one STARTUP (vector
+ * TRAMP_PA >> 12) to each, and after 1 ms a second one only to the CPUs
+ * that have not marked their slot started. Each AP runs trampoline.S,
+ * finds its slot by its own APIC ID, then runs x86_ap_entry().
  *
  * Topology: the boot CPU's CPUID leaf 0x1F or 0xB (else leaf 1 + leaf 4 on
  * Intel, 0x80000008/0x8000001E on AMD) gives the APIC ID bit fields of
@@ -34,19 +39,36 @@
 #include <keel/bootinfo.h>
 #include <keel/cpumask.h>
 #include <keel/errno.h>
+#include <keel/options.h>
 #include <keel/printk.h>
+#include <keel/smp.h>
 #include <keel/string.h>
 
-#define INIT_DELAY_US	    10000
-#define SIPI_WAIT_US	    1000
-#define TRAMP_REUSE_WAIT_US 100000
+#define INIT_DELAY_US 10000 /* the MP spec's, for CPUs that need it */
+#define SIPI_WAIT_US  1000
 
 /* Same layout as the parameter block at the end of trampoline.S. */
 struct x86_tramp_params {
-	uint64_t cr3, stack, entry, apic_va;
-	uint32_t cpu, hwid, x2apic, started, taken;
+	uint64_t cr3, entry, apic_va, table;
+	uint32_t count, x2apic;
 };
 
+/* One AP of the table trampoline.S searches by APIC ID (X86_AP_SLOT_*). */
+struct x86_ap_slot {
+	uint32_t hwid;
+	uint32_t cpu;
+	uint64_t percpu;  /* its struct x86_percpu, the stack right below */
+	uint32_t started; /* written by the AP once it found its slot */
+	uint32_t pad;
+};
+
+_Static_assert(sizeof(struct x86_ap_slot) == X86_AP_SLOT_SIZE &&
+		       offsetof(struct x86_ap_slot, cpu) == X86_AP_SLOT_CPU &&
+		       offsetof(struct x86_ap_slot, percpu) ==
+			       X86_AP_SLOT_PERCPU &&
+		       offsetof(struct x86_ap_slot, started) ==
+			       X86_AP_SLOT_STARTED,
+	       "trampoline.S reads struct x86_ap_slot by X86_AP_SLOT_*");
 _Static_assert(offsetof(struct x86_percpu, cpu) == X86_PERCPU_CPU_OFFSET,
 	       "arch_cpu_id() reads %gs:X86_PERCPU_CPU_OFFSET");
 
@@ -56,6 +78,10 @@ extern const uint8_t gdt_ptr[];
 static struct x86_percpu boot_percpu;
 
 static struct x86_tramp_params *tramp;
+/* cpu_count slots from bootmem; [committed, used) await their STARTUP. */
+static struct x86_ap_slot *slots;
+static unsigned int slots_used, slots_committed;
+static uint32_t init_delay;
 
 /**
  * x86_percpu_init() - point this CPU's GS base at its per-CPU data.
@@ -73,8 +99,47 @@ void x86_percpu_init(struct x86_percpu *p, unsigned int cpu, uint32_t apic_id)
 	wrmsr(MSR_GS_BASE, (uint64_t)(uintptr_t)p);
 }
 
+/* CPUs that need no INIT delay: Intel family 6 and later, AMD 0xF and later. */
+static bool init_delay_needed(void)
+{
+	struct cpuid_regs v = cpuid(0, 0);
+	uint32_t eax = cpuid(1, 0).eax;
+	uint32_t family = (eax >> 8) & 0xf;
+
+	if (family == 0xf)
+		family += (eax >> 20) & 0xff;
+	if (v.ebx == 0x756e6547 && v.edx == 0x49656e69) /* "GenuineIntel" */
+		return family < 6;
+	if (v.ebx == 0x68747541 && v.edx == 0x69746e65) /* "AuthenticAMD" */
+		return family < 0xf;
+	return true;
+}
+
+/*
+ * The INIT-to-STARTUP delay: init_delay_us= when given; else the 10 ms of
+ * the MP spec for smp_start=serial (today's start, the baseline) and for
+ * CPUs the family rule does not clear; else none.
+ */
+static uint32_t pick_init_delay(void)
+{
+	const char *why = "init_delay_us=";
+	uint32_t us = INIT_DELAY_US;
+
+	if (opts.init_delay_us != INIT_DELAY_AUTO)
+		us = (uint32_t)opts.init_delay_us;
+	else if (opts.smp_start == SMP_START_SERIAL)
+		why = "smp_start=serial";
+	else if (init_delay_needed())
+		why = "CPU family before Intel 6 / AMD 0xf, or another vendor";
+	else
+		us = 0, why = "Intel family 6+ / AMD 0xf+ need none";
+	pr_info("x86_64: INIT delay %u us (%s)\n", us, why);
+	return us;
+}
+
 /**
- * arch_smp_prepare() - local APIC on, trampoline copied to TRAMP_PA.
+ * arch_smp_prepare() - local APIC on, trampoline copied to TRAMP_PA, the
+ * AP table allocated, the INIT delay chosen.
  * Return: 0, or -ENODEV (acpi=off, no MADT, no usable local APIC): the
  * boot CPU then runs alone.
  */
@@ -95,80 +160,126 @@ int arch_smp_prepare(void)
 	err = lapic_init();
 	if (err)
 		return err;
+	slots = smp_percpu_alloc(sizeof(*slots), "x86 AP table");
+	slots_used = slots_committed = 0;
+	init_delay = pick_init_delay();
 	/* Identity mapped; inside the "low 1M" reservation (setup.c). */
 	memcpy((void *)(uintptr_t)TRAMP_PA, x86_tramp_start, len);
 	tramp = (struct x86_tramp_params *)(uintptr_t)(TRAMP_PA +
 						       (x86_tramp_params -
 							x86_tramp_start));
-	tramp->taken = 1; /* nobody is using it */
+	tramp->cr3 = read_cr3();
+	tramp->entry = (uint64_t)(uintptr_t)x86_ap_entry;
+	tramp->apic_va = (uint64_t)(uintptr_t)lapic_mmio();
+	tramp->table = (uint64_t)(uintptr_t)slots;
+	tramp->x2apic = lapic_x2apic();
+	atomic_store_release(&tramp->count, 0);
 	return 0;
 }
 
 /**
- * arch_cpu_start() - INIT-SIPI-SIPI @hwid into the trampoline.
+ * arch_cpu_start() - a slot for @hwid in the AP table, then INIT to it;
+ * the STARTUP waits for arch_cpu_start_commit().
  * @cpu: logical id
  * @hwid: APIC ID
  * @stack_top: the CPU's stack (direct-map address)
- * Return: 0 once the STARTUP IPIs were sent; -ENODEV without a local APIC,
- * -EINVAL for an APIC ID xAPIC cannot address, -EIO when the ICR hangs.
+ * Return: 0 once INIT was sent; -ENODEV without a local APIC, -EINVAL for
+ * an APIC ID xAPIC cannot address, -EIO when the ICR hangs.
  */
 int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
 {
-	uint64_t hz = tsc_hz ? tsc_hz : 1000000000ULL;
 	struct x86_percpu *pc;
-	uint64_t end;
+	struct x86_ap_slot *s;
 	int err;
 
 	if (!tramp)
 		return -ENODEV;
-	if (cpu >= NR_CPUS || stack_top < sizeof(*pc) ||
-	    (!lapic_x2apic() && hwid > 0xfe) || hwid > 0xffffffffULL)
+	if (cpu >= NR_CPUS || slots_used >= cpu_count ||
+	    stack_top < sizeof(*pc) || (!lapic_x2apic() && hwid > 0xfe) ||
+	    hwid > 0xffffffffULL)
 		return -EINVAL;
 	/* Its per-CPU data at the top of its stack; the stack below it. */
 	pc = (struct x86_percpu *)((stack_top - sizeof(*pc)) &
 				   ~(uintptr_t)(_Alignof(struct x86_percpu) -
 						1));
-	/* A previous CPU that started but has not read its block yet. */
-	end = rdtsc() + hz / 1000000 * TRAMP_REUSE_WAIT_US;
-	while (atomic_load_acquire(&tramp->started) &&
-	       !atomic_load_acquire(&tramp->taken) && rdtsc() < end)
-		arch_cpu_relax();
-
 	memset(pc, 0, sizeof(*pc));
 	pc->cpu = cpu;
 	pc->apic_id = (uint32_t)hwid;
-	tramp->cr3 = read_cr3();
-	tramp->stack = (uintptr_t)pc;
-	tramp->entry = (uint64_t)(uintptr_t)x86_ap_entry;
-	tramp->apic_va = (uint64_t)(uintptr_t)lapic_mmio();
-	tramp->cpu = cpu;
-	tramp->hwid = (uint32_t)hwid;
-	tramp->x2apic = lapic_x2apic();
-	tramp->taken = 0;
-	atomic_store_release(&tramp->started, 0);
+	s = &slots[slots_used];
+	s->hwid = (uint32_t)hwid;
+	s->cpu = cpu;
+	s->percpu = (uint64_t)(uintptr_t)pc;
+	s->started = 0;
+	/* The slot is in the table before the CPU can look for it. */
+	atomic_store_release(&tramp->count, ++slots_used);
 
 	err = lapic_send_ipi((uint32_t)hwid, ICR_INIT | ICR_ASSERT | ICR_LEVEL);
 	if (!err && !lapic_x2apic()) /* deassert: not defined for x2APIC */
 		err = lapic_send_ipi((uint32_t)hwid, ICR_INIT | ICR_LEVEL);
-	if (err)
-		goto fail;
-	x86_udelay(INIT_DELAY_US);
-	for (int sipi = 0; sipi < 2; sipi++) {
-		err = lapic_send_ipi((uint32_t)hwid,
-				     ICR_STARTUP | (TRAMP_PA >> 12));
-		if (err)
-			goto fail;
-		end = rdtsc() + hz / 1000000 * SIPI_WAIT_US;
-		while (!atomic_load_acquire(&tramp->started) && rdtsc() < end)
-			arch_cpu_relax();
-		if (atomic_load_acquire(&tramp->started))
-			break;
+	if (err) {
+		pr_warn("x86_64: cpu %u (APIC ID %llu): the ICR stays busy\n",
+			cpu, (unsigned long long)hwid);
+		s->hwid = UINT32_MAX; /* no AP takes it */
 	}
-	return 0;
-fail:
-	pr_warn("x86_64: cpu %u (APIC ID %llu): the ICR stays busy\n", cpu,
-		(unsigned long long)hwid);
 	return err;
+}
+
+/* STARTUP to the slots of [@from, slots_used) not started yet. */
+static void send_startup(unsigned int from)
+{
+	for (unsigned int i = from; i < slots_used; i++) {
+		struct x86_ap_slot *s = &slots[i];
+
+		if (s->hwid == UINT32_MAX || atomic_load_acquire(&s->started))
+			continue;
+		if (lapic_send_ipi(s->hwid, ICR_STARTUP | (TRAMP_PA >> 12)))
+			pr_warn("x86_64: cpu %u (APIC ID %u): the ICR stays "
+				"busy\n",
+				s->cpu, s->hwid);
+	}
+}
+
+/* Have all the slots of [@from, slots_used) started? */
+static bool all_started(unsigned int from)
+{
+	for (unsigned int i = from; i < slots_used; i++)
+		if (slots[i].hwid != UINT32_MAX &&
+		    !atomic_load_acquire(&slots[i].started))
+			return false;
+	return true;
+}
+
+/**
+ * arch_cpu_start_commit() - the INIT delay once for all CPUs INIT was
+ * sent to since the last commit, one STARTUP to each, and after 1 ms a
+ * second STARTUP only to those that have not found their slot yet.
+ */
+void arch_cpu_start_commit(void)
+{
+	unsigned int from = slots_committed;
+	uint64_t end;
+
+	if (from == slots_used)
+		return;
+	slots_committed = slots_used;
+	x86_udelay(init_delay);
+	send_startup(from);
+	end = rdtsc() +
+	      (tsc_hz ? tsc_hz : 1000000000ULL) / 1000000 * SIPI_WAIT_US;
+	while (!all_started(from) && rdtsc() < end)
+		arch_cpu_relax();
+	send_startup(from);
+}
+
+/**
+ * arch_cpu_clock_start() - a CPU's check-in clock starts at its STARTUP.
+ * @cpu: unused
+ * Return: 0.
+ */
+uint64_t arch_cpu_clock_start(unsigned int cpu)
+{
+	(void)cpu;
+	return 0;
 }
 
 /**

@@ -44,6 +44,11 @@ struct inject {
 };
 
 enum acpi_mode { ACPI_AUTO = 0, ACPI_FORCE, ACPI_OFF };
+/* smp_start=: every CPU at once, or one after another (the baseline). */
+enum smp_start_mode { SMP_START_PARALLEL = 0, SMP_START_SERIAL };
+/* init_delay_us= unset: the arch's rule (x86: by CPU family). */
+#define INIT_DELAY_AUTO	  (-1)
+#define INIT_DELAY_MAX_US 1000000
 enum audit_mode { AUDIT_BASIC = 0, AUDIT_FULL };
 
 struct keel_options {
@@ -69,7 +74,9 @@ struct keel_options {
 	enum report_mode report;
 	int loglevel;
 	uint32_t ap_timeout_ms;
-	char console[48];		  /* console=, as given */
+	enum smp_start_mode smp_start;
+	int init_delay_us; /* INIT_DELAY_AUTO or 0..INIT_DELAY_MAX_US */
+	char console[48];  /* console=, as given */
 	struct console_spec console_spec; /* and parsed (kind 0: none) */
 	struct inject inject[INJECT_MAX];
 	unsigned int inject_count;

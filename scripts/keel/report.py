@@ -43,6 +43,9 @@ BOOT_PROTOCOLS = ("multiboot1", "multiboot2", "dt", "efi", "sandbox")
 # heap.mode: how the heap took over the free memory (heap_init=).
 HEAP_MODES = ("lazy", "chunked", "pagewise")
 
+# smp.start: how the secondary CPUs were started (smp_start=).
+SMP_START_MODES = ("parallel", "serial")
+
 _SUFFIX = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -165,6 +168,7 @@ def _consistency(rep, out):
             "domains" not in rep:
         out.append("missing key domains (domain=)")
     _latency(rep, out)
+    _smp_consistency(rep, out)
 
 
 LATENCY_PHASES = ["idle", "build-remote", "build-remote", "build-local",
@@ -210,6 +214,26 @@ def _latency(rep, out):
                        f"{sum(c for _, c in h)} samples, not {p['samples']}")
     if counts.get(lat["probe_cpu"], 0) < sum(p["samples"] for p in phases):
         out.append("irq.count of the probe CPU is below its samples")
+
+
+def _smp_consistency(rep, out):
+    """Every CPU took its own per-CPU data: the hardware id it read at
+    check-in is the firmware's id of its row."""
+    smp = rep.get("smp")
+    if not isinstance(smp, dict):
+        return
+    if smp.get("start") not in SMP_START_MODES:
+        out.append(f"smp.start is {smp.get('start')!r}, not one of "
+                   f"{', '.join(SMP_START_MODES)}")
+    if smp.get("hwid_mismatches"):
+        out.append(f"smp.hwid_mismatches {smp['hwid_mismatches']}: CPUs "
+                   "took another CPU's per-CPU data")
+    cpus = rep.get("cpus")
+    for c in cpus if isinstance(cpus, list) else []:
+        seen = c.get("hwid_seen") if isinstance(c, dict) else None
+        if seen is not None and seen != c.get("hwid"):
+            out.append(f"cpu {c.get('id')}: hwid_seen {seen} != hwid "
+                       f"{c.get('hwid')}")
 
 
 

@@ -44,6 +44,7 @@ from scripts.keel.boot import TOP
 from scripts.keel.report import HEAP_MODES
 
 from .domains_checks import Ask, domains_built
+from .smp_checks import one_timeout, own_hwids, start_mode
 from .checks import (cpu_failed, every_node_scrubbed, idle_wakes_only,
                      json_is, kernel_still_reserved, latency_whole,
                      scrub_calibrated, scrubbers_are, stress_ok_everywhere)
@@ -659,6 +660,27 @@ def smp_cases(kern, base, memdir):
                                               silent=[2]),
                  on + " inject=ap-timeout:2 ap_timeout_ms=200", kern, sc,
                  checks=[log_contains("did not check in")]),
+        # Every CPU at once (issue 24): 64 vCPUs, each CPU's APIC ID read
+        # at check-in matches the per-CPU data it took; QEMU's -cpu max
+        # (AuthenticAMD) needs no INIT delay. About 6 s on a quiet host
+        # with the scrub; the timeout is 120 s.
+        smp_case("smp-64-parallel", Machine("64", mem=256 * M),
+                 on + " report=full", kern, sc, timeout=120,
+                 checks=[own_hwids(64), start_mode("parallel"),
+                         log_contains("INIT delay 0 us")]),
+        smp_case("smp-8-serial", Machine("8", mem=128 * M),
+                 base + " bootscrub=off report=full smp_start=serial", kern,
+                 checks=[own_hwids(8), start_mode("serial"),
+                         log_contains("INIT delay 10000 us "
+                                      "(smp_start=serial)")]),
+        # Four dead CPUs cost one ap_timeout_ms (3 s), not four (about
+        # 3.5 s on a quiet host; the timeout is 60 s).
+        smp_case("inject-ap-timeout-4", Machine("8", mem=128 * M,
+                                                silent=[2, 4, 6, 7]),
+                 base + " bootscrub=off ap_timeout_ms=3000 "
+                 "inject=ap-timeout:2 inject=ap-timeout:4 "
+                 "inject=ap-timeout:6 inject=ap-timeout:7", kern,
+                 timeout=60, checks=[one_timeout(3000, [2, 4, 6, 7])]),
         # GRUB multiboot2: the RSDP comes from tag 14 (BIOS) / 15 (UEFI).
         iso_case("mb2-grub-bios-smp-numa",
                  Machine("4", numa=[128 * M] * 2, dist={(0, 1): 21}), []),

@@ -25,6 +25,7 @@ from scripts.keel.boot import TOP
 
 from ..qemu import checks
 from ..qemu.domains_checks import Ask, domains_built, warned_once
+from ..qemu.smp_checks import one_timeout
 
 DATA = os.path.join(TOP, "tests", "data")
 BINARY = None  # the keel under test (main sets it)
@@ -832,6 +833,16 @@ def cases():
              ["bootscrub=on", "bootscrub_chunk=1M"],
              [check_all_scrubbed_by_many(len(fwbig.node_cpus()))],
              {"scrubbed": True}, timeout=20),
+        # 1024 CPUs, the 100 of node 1 dead (issue 24): one ap_timeout_ms
+        # (5 s) for all of them, not 100 (about 6 s on a quiet host; the
+        # timeout is 60 s). The sandbox starts a CPU's clock when its
+        # thread first runs, so a busy host does not kill live CPUs.
+        Case("1024cpu-100dead", "sandbox-1024cpu-100dead.fw",
+             ["bootscrub=off", "ap_timeout_ms=5000",
+              "inject=node-cpus-fail:1"],
+             [one_timeout(5000, lambda rep: [c["id"] for c in rep["cpus"]
+                                             if c["node"] == 1])],
+             {"online": 924}, timeout=60),
     ] + big_cases() + domain_cases()
 
 

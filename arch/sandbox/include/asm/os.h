@@ -38,6 +38,10 @@ int os_populate_write(void *p, size_t len);
 uint64_t os_clock_ns(void);
 /* Sleep @ns (a cancellation point). */
 void os_sleep_ns(uint64_t ns);
+/* Sleep while *@word == @val, at most @ns (a cancellation point). */
+void os_futex_wait(uint32_t *word, uint32_t val, uint64_t ns);
+/* Wake a thread sleeping in os_futex_wait(@word). */
+void os_futex_wake(uint32_t *word);
 /* Give the host CPU away (not a cancellation point). */
 void os_yield(void);
 
