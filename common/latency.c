@@ -405,8 +405,12 @@ void latency_run(void)
 	}
 	init_phases();
 	for (unsigned int i = 0; i < lat.phase_count; i++) {
-		if (lat.phase[i].remote && smp_online_count() < 2)
-			continue; /* no other CPU to load */
+		if (lat.phase[i].remote && smp_online_count() < 2) {
+			if (lat.phase[i].mode == CACHEMAINT_DEFERRED)
+				pr_info("latency: no build-remote phases: no "
+					"other CPU online\n");
+			continue;
+		}
 		run_phase(&lat.phase[i]);
 	}
 	cachemaint_flush_batch();
