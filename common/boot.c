@@ -4,7 +4,8 @@
  * struct bootinfo, in order:
  *
  *   options -> sanitise -> numa -> bootmem (+ mem=) -> frametable -> SMP
- *   -> heap handoff -> boot scrub -> (idle: wait all clean) -> (bench)
+ *   -> heap handoff -> boot scrub -> (idle: wait all clean) -> (latency)
+ *   -> (bench)
  *   -> audit -> report -> stop
  *
  * Owns boot_times (phase stamps in raw ticks, converted to ns
@@ -27,6 +28,7 @@
 #include <keel/escape.h>
 #include <keel/frametable.h>
 #include <keel/heap.h>
+#include <keel/latency.h>
 #include <keel/numa.h>
 #include <keel/options.h>
 #include <keel/p2m.h>
@@ -211,6 +213,8 @@ static void phase_smp(struct bootinfo *bi)
 	scrub_init_cpus();
 	if (opts.stress_seconds)
 		stress_init_cpus();
+	if (opts.latency)
+		latency_init_cpus();
 	err = arch_smp_prepare();
 	if (err) {
 		pr_warn("smp: arch_smp_prepare: %d, boot CPU only\n", err);
@@ -312,6 +316,12 @@ static void phase_exercise(void)
 
 	if (opts.bootscrub == SCRUB_IDLE)
 		scrub_wait_all_clean();
+
+	if (opts.latency) {
+		trace_begin("latency");
+		latency_run();
+		trace_end("latency");
+	}
 
 	if (opts.bench) {
 		trace_begin("bench");

@@ -64,6 +64,12 @@ static const struct opt_word heap_words[] = {
 	{NULL, 0},
 };
 
+static const struct opt_word smp_start_words[] = {
+	{"parallel", SMP_START_PARALLEL},
+	{"serial", SMP_START_SERIAL},
+	{NULL, 0},
+};
+
 static const struct opt_word cachemaint_words[] = {
 	{"deferred", CACHEMAINT_DEFERRED},
 	{"eager", CACHEMAINT_EAGER},
@@ -206,6 +212,12 @@ static const struct opt_desc opt_table[] = {
 	{"bench", OPT_BOOL, OFS(bench), 0, NULL, 0, 0, NULL},
 	{"p2m_selftest", OPT_BOOL, OFS(p2m_selftest), 0, NULL, 0, 0, NULL},
 	{"stress", OPT_U64, OFS(stress_seconds), 0, NULL, 0, 0, post_stress},
+	{"latency", OPT_BOOL, OFS(latency), 0, NULL, 0, 0, NULL},
+	{"latency_period", OPT_U32, OFS(latency_period_us), 0, NULL, 0, 0,
+	 NULL},
+	{"latency_cpu", OPT_U32, OFS(latency_cpu), 0, NULL, 0, 0, NULL},
+	{"latency_max_order", OPT_U32, OFS(latency_max_order), 0, NULL, 0, 0,
+	 NULL},
 	{"after", OPT_ENUM, OFS(after), 0, after_words, 0, 0, NULL},
 	{"mem", OPT_SIZE, OFS(mem_limit), 0, NULL, 0, 0, NULL},
 	{"acpi", OPT_ENUM, OFS(acpi), 0, acpi_words, 0, 0, NULL},
@@ -216,6 +228,9 @@ static const struct opt_desc opt_table[] = {
 	 post_loglevel},
 	{"ap_timeout_ms", OPT_U32, OFS(ap_timeout_ms), 0, NULL, 0, 0,
 	 post_ap_timeout},
+	{"smp_start", OPT_ENUM, OFS(smp_start), 0, smp_start_words, 0, 0, NULL},
+	{"init_delay_us", OPT_INT, OFS(init_delay_us), 0, NULL, 0,
+	 INIT_DELAY_MAX_US, NULL},
 	{"console", OPT_CONSOLE, OFS(console), sizeof(opts.console), NULL, 0, 0,
 	 NULL},
 	{"inject", OPT_INJECT, 0, 0, NULL, 0, 0, NULL},
@@ -531,10 +546,15 @@ void options_defaults(struct keel_options *o)
 	o->heap_init = HEAP_INIT_LAZY;
 	o->cachemaint = CACHEMAINT_DEFERRED;
 	o->after = AFTER_DEFAULT;
+	o->latency_period_us = 100;
+	o->latency_cpu = LATENCY_CPU_AUTO;
+	o->latency_max_order = MAX_ORDER;
 	o->acpi = ACPI_AUTO;
 	o->audit = AUDIT_BASIC;
 	o->loglevel = LOG_INFO;
 	o->ap_timeout_ms = CONFIG_AP_TIMEOUT_MS;
+	o->smp_start = SMP_START_PARALLEL;
+	o->init_delay_us = INIT_DELAY_AUTO;
 }
 
 /**
@@ -563,42 +583,4 @@ const char *inject_name(enum inject_kind kind)
 		if (inject_kinds[i].kind == kind)
 			return inject_kinds[i].name;
 	return "?";
-}
-
-/**
- * options_inject_has() - is fault @kind injected with argument @arg in @o?
- * Return: true when an inject= word asked for it.
- */
-bool options_inject_has(const struct keel_options *o, enum inject_kind kind,
-			uint64_t arg)
-{
-	for (unsigned int i = 0; i < o->inject_count && i < INJECT_MAX; i++)
-		if (o->inject[i].kind == kind && o->inject[i].arg == arg)
-			return true;
-	return false;
-}
-
-/**
- * inject_has() - is fault @kind injected with argument @arg (global opts)?
- * Return: true when an inject= word asked for it.
- */
-bool inject_has(enum inject_kind kind, uint64_t arg)
-{
-	return options_inject_has(&opts, kind, arg);
-}
-
-/**
- * inject_get() - the argument of the first inject= word of @kind.
- * Return: true and *@arg set when there is one, false otherwise.
- */
-bool inject_get(enum inject_kind kind, uint64_t *arg)
-{
-	for (unsigned int i = 0; i < opts.inject_count && i < INJECT_MAX; i++) {
-		if (opts.inject[i].kind == kind) {
-			if (arg)
-				*arg = opts.inject[i].arg;
-			return true;
-		}
-	}
-	return false;
 }

@@ -96,15 +96,17 @@ unsigned int heap_chunk_order(uint64_t s, uint64_t e)
 /* ---- locking ----------------------------------------------------------- */
 
 /**
- * heap_lock_node() - take @node's lock.
+ * heap_lock_node_at() - take @node's lock, interrupts masked.
+ * @site: the caller, for the interrupts-off tracer
  *
  * Return: the proof of holding it, for the *_locked helpers.
  */
-struct heap_node_locked heap_lock_node(uint32_t node)
+struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site)
 {
 	struct heap_node *hn = &heap_nodes[node];
+	irqflags_t f = spin_lock_irqsave_at(&hn->lock, site);
 
-	spin_lock(&hn->lock);
+	hn->irq_flags = f;
 	hn->lock_start = arch_ticks();
 	return (struct heap_node_locked){hn};
 }
@@ -121,7 +123,7 @@ uint64_t heap_unlock_node_ticks(struct heap_node_locked l)
 
 	if (held > hn->stats.lock_max_ticks)
 		hn->stats.lock_max_ticks = held;
-	spin_unlock(&hn->lock);
+	spin_unlock_irqrestore(&hn->lock, hn->irq_flags);
 	return held;
 }
 
@@ -140,7 +142,7 @@ void heap_reset_lock_stats(void)
 		struct heap_node_locked l = heap_lock_node(n);
 
 		l.hn->stats.lock_max_ticks = 0;
-		spin_unlock(&l.hn->lock);
+		spin_unlock_irqrestore(&l.hn->lock, l.hn->irq_flags);
 	}
 }
 

@@ -24,7 +24,8 @@ struct free_list {
 
 struct heap_node {
 	spinlock_t lock;
-	uint64_t lock_start; /* ticks when the lock was taken */
+	uint64_t lock_start;  /* ticks when the lock was taken */
+	irqflags_t irq_flags; /* the holder's interrupt state before */
 	uint32_t id;
 	/* Bit j of nonempty[z]: list [z][j] is not empty. */
 	uint32_t nonempty[NR_ZONES];

@@ -15,6 +15,7 @@
  *   scrub.*               scrub_report_json()      common/scrub_report.c
  *   cachemaint.*          cachemaint_report_json() common/cachemaint.c
  *   bench[]               bench_report_json()      common/bench.c
+ *   irq.*, latency.*      latency_report_json()    common/latency_report.c
  *   stress.*              stress_report_json()     common/stress_report.c
  *   p2m.*                 p2m_report_json()        common/p2m_selftest.c
  *   domains*              domains_report_json()    common/domain_report.c
@@ -44,6 +45,7 @@
 #include <keel/domain.h>
 #include <keel/heap_check.h>
 #include <keel/json.h>
+#include <keel/latency.h>
 #include <keel/numa.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
@@ -60,6 +62,7 @@ static void report_human(const struct bootinfo *bi,
 	scrub_report_human(bi->node_count);
 	stress_report_human();
 	domains_report_human();
+	latency_report_human();
 	audit_report_human(a);
 }
 
@@ -127,6 +130,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	scrub_report_json(&w, nodes);
 	cachemaint_report_json(&w);
 	bench_report_json(&w);
+	latency_report_json(&w);
 	stress_report_json(&w);
 	p2m_report_json(&w);
 	domains_report_json(&w);

@@ -13,11 +13,12 @@
  * a 4096 CPU build keeps a small .bss. Other per-CPU state comes from
  * smp_percpu_alloc() on the same count.
  *
- * Mailbox: each online secondary polls its cpu_info. The poster (the boot
- * CPU; one poster at a time) waits for done_seq == seq, writes fn and arg,
- * then publishes seq + 1 with release; the secondary runs fn(arg) and
- * publishes done_seq = seq with release. No lock: every field has a single
- * writer.
+ * Mailbox: each online secondary polls its cpu_info, sleeping in
+ * arch_cpu_idle_wait() between polls. The poster (the boot CPU; one poster
+ * at a time) waits for done_seq == seq, writes fn and arg, publishes seq +
+ * 1 with release, then wakes the CPU (arch_cpu_wake(): an IPI, an SGI, a
+ * futex); the secondary runs fn(arg) and publishes done_seq = seq with
+ * release. No lock: every field has a single writer.
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
@@ -26,6 +27,7 @@
 #include <keel/bug.h>
 #include <keel/options.h>
 #include <keel/printk.h>
+#include <keel/report.h>
 #include <keel/smp.h>
 #include <keel/string.h>
 #include <keel/trace.h>
@@ -299,6 +301,7 @@ void smp_post(const cpumask_t *mask, void (*fn)(void *), void *arg)
 		c->fn = fn;
 		c->arg = arg;
 		atomic_store_release(&c->seq, seq + 1);
+		arch_cpu_wake(cpu, c->hwid);
 	}
 }
 
@@ -372,8 +375,29 @@ static int64_t signed_ticks_to_ns(int64_t t)
 	return (int64_t)ticks_to_ns((uint64_t)t);
 }
 
+/*
+ * The report's "smp" object: how the CPUs were started, how long it took,
+ * and how many CPUs read another CPU's hardware id at check-in.
+ */
+static void smp_report_bringup(struct jw *w)
+{
+	unsigned int mismatch = 0;
+	uint64_t v;
+
+	for (unsigned int c = 1; c < cpu_count; c++)
+		if (smp_cpu_hwid_seen(c, &v) && v != cpu_table[c].hwid)
+			mismatch++;
+	jw_obj(w, "smp");
+	jw_str(w, "start",
+	       opts.smp_start == SMP_START_SERIAL ? "serial" : "parallel");
+	jw_u64(w, "bringup_ns", smp_bringup_ns());
+	jw_u64(w, "hwid_mismatches", mismatch);
+	jw_obj_end(w);
+}
+
 /**
- * smp_report_json() - the report's "cpus" table (keys cpus[].*).
+ * smp_report_json() - the report's "cpus" table and "smp" object (keys
+ * cpus[].*, smp.*).
  * @w: the report's writer.
  */
 void smp_report_json(struct jw *w)
@@ -381,10 +405,15 @@ void smp_report_json(struct jw *w)
 	static const char *const cols[] = {
 		"id",	       "hwid",	      "node",	     "package",
 		"core",	       "thread",      "online",	     "scrubber",
-		"smt_sibling", "fail_reason", "tsc_skew_ns",
+		"smt_sibling", "fail_reason", "tsc_skew_ns", "up_ns",
+		"hwid_seen",
 	};
+	/* The bring-up columns cost 15 bytes a CPU: report=full only. */
+	bool full = opts.report == REPORT_FULL;
+	uint64_t v;
 
-	JW_TABLE(w, "cpus", cols);
+	jw_table(w, "cpus", cols,
+		 full ? ARRAY_SIZE(cols) : ARRAY_SIZE(cols) - 2);
 	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
 		const struct cpu_info *ci = &cpu_table[c];
 
@@ -400,7 +429,18 @@ void smp_report_json(struct jw *w)
 		jw_bool(w, NULL, ci->smt_sibling);
 		jw_str(w, NULL, ci->online ? NULL : ci->fail_reason);
 		jw_i64(w, NULL, signed_ticks_to_ns(ci->tsc_skew_ticks));
+		if (full) {
+			if (smp_cpu_up_ns(c, &v))
+				jw_u64(w, NULL, v);
+			else
+				jw_null(w, NULL);
+			if (smp_cpu_hwid_seen(c, &v))
+				jw_u64(w, NULL, v);
+			else
+				jw_null(w, NULL);
+		}
 		jw_row_end(w);
 	}
 	jw_table_end(w);
+	smp_report_bringup(w);
 }

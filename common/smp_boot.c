@@ -2,24 +2,30 @@
 /*
  * Bringing the secondary CPUs up, and their life afterwards.
  *
- * Bring-up: CPUs are started one at a time (a shared trampoline on x86
- * needs that). A secondary announces itself in checked_in[], and only the
- * boot CPU sets cpu_table[].online, after seeing the check-in inside the
- * timeout. So a CPU that checks in late is never counted: it waits for an
- * acceptance that never comes and stays parked.
+ * Bring-up (smp_boot_cpus()): with smp_start=parallel every present
+ * secondary is asked to start, each without waiting for the one before
+ * (arch_cpu_start(), then one arch_cpu_start_commit()), and all are waited
+ * for against one deadline: N dead CPUs cost one ap_timeout_ms, not N. A
+ * CPU whose clock starts late (a sandbox thread the host has not run yet,
+ * arch_cpu_clock_start()) gets its own deadline from when it runs.
+ * smp_start=serial starts and waits for one CPU at a time (the baseline
+ * of the benchmarks). A secondary announces itself in checked_in[], with
+ * the hardware id it reads from its own registers (hwid_seen[]), and only
+ * the boot CPU sets cpu_table[].online, after seeing the check-in before
+ * the deadline. So a CPU that checks in late is never counted: it waits
+ * for an acceptance that never comes and stays parked.
  *
- * Sizing: the check-in and skew arrays share cpu_table's bootmem block
+ * Sizing: the bring-up arrays share cpu_table's bootmem block
  * (smp_alloc_tables(), called by smp_init()), one entry per CPU described,
  * never NR_CPUS entries.
  *
  * After acceptance a secondary serves its mailbox (common/smp.c posts to
- * it). Idle: a secondary whose mailbox is empty waits in
- * arch_cpu_idle_wait() (a halt or WFI ended by a timer) for IDLE_MIN_US,
- * doubling up to IDLE_MAX_US while it stays idle and starting over after
- * each piece of work: under QEMU TCG hundreds of vCPU threads share a few
- * host cores, and a spinning one starves the boot CPU, while a request
- * posted to an idle CPU waits at most IDLE_MAX_US and a busy phase still
- * answers fast.
+ * it). Idle: a secondary with nothing to do (not yet accepted, or its
+ * mailbox empty) waits in arch_cpu_idle_wait() until the boot CPU or a
+ * poster wakes it (arch_cpu_wake(): an IPI, an SGI, a futex), with a
+ * timer as a safety net of IDLE_MIN_US doubling up to IDLE_MAX_US while
+ * it stays idle: under QEMU TCG hundreds of vCPU threads share a few host
+ * cores, and a spinning or often-woken one starves the boot CPU.
  *
  * Lock: none. Every array entry has a single writer (the secondary or the
  * boot CPU, as marked), published with release and read with acquire.
@@ -38,8 +44,14 @@
 
 /* Written by the secondary: 1 = alive. */
 static uint32_t *checked_in;
+/* Written by the secondary at check-in: arch_cpu_hwid(). */
+static uint64_t *hwid_seen;
 /* Written by the boot CPU: its ticks at acceptance (0 = not accepted). */
 static uint64_t *accept_ticks;
+/* Boot CPU only: 1 while started and not yet accepted or given up. */
+static uint8_t *starting;
+/* Boot CPU only: the first start request, the last check-in seen. */
+static uint64_t first_start, last_up;
 /*
  * Timer skew probe, after acceptance: the boot CPU stamps t0 and posts
  * round r in skew_ping; the secondary stamps skew_stamp and echoes r in
@@ -67,22 +79,67 @@ static void *carve(char **p, size_t size)
  * smp_alloc_tables() - cpu_table and the bring-up arrays, for @count CPUs.
  * @count: the CPUs smp_init() keeps
  *
- * In one zeroed bootmem block: one reservation for the report, not six.
+ * In one zeroed bootmem block: one reservation for the report, not eight.
  */
 void smp_alloc_tables(unsigned int count)
 {
-	size_t sync = 3 * sizeof(uint32_t) + 2 * sizeof(uint64_t);
-	size_t bytes = (sizeof(struct cpu_info) + sync + 16) *
-		       count; /* +16: carve() alignment */
+	size_t sync = 3 * sizeof(uint32_t) + 3 * sizeof(uint64_t) + 1;
+	size_t bytes = (sizeof(struct cpu_info) + sync + 24) *
+		       count; /* +24: carve() alignment */
 	char *p;
 
 	p = smp_percpu_alloc(bytes / count, "cpu table");
 	cpu_table = carve(&p, sizeof(struct cpu_info) * count);
 	accept_ticks = carve(&p, sizeof(uint64_t) * count);
 	skew_stamp = carve(&p, sizeof(uint64_t) * count);
+	hwid_seen = carve(&p, sizeof(uint64_t) * count);
 	checked_in = carve(&p, sizeof(uint32_t) * count);
 	skew_ping = carve(&p, sizeof(uint32_t) * count);
 	skew_pong = carve(&p, sizeof(uint32_t) * count);
+	starting = carve(&p, count);
+	first_start = last_up = 0;
+}
+
+/**
+ * smp_bringup_ns() - from the first start request to the last check-in.
+ * Return: ns, 0 when no secondary checked in.
+ */
+uint64_t smp_bringup_ns(void)
+{
+	return last_up > first_start && first_start
+		       ? ticks_to_ns(last_up - first_start)
+		       : 0;
+}
+
+/**
+ * smp_cpu_up_ns() - when @cpu's check-in was seen, since the first start.
+ * @cpu: logical id
+ * @ns: set when the function returns true
+ * Return: false for the boot CPU and the CPUs that are not online.
+ */
+bool smp_cpu_up_ns(unsigned int cpu, uint64_t *ns)
+{
+	if (!cpu || cpu >= cpu_count || !cpu_table[cpu].online ||
+	    !accept_ticks[cpu])
+		return false;
+	*ns = ticks_to_ns(accept_ticks[cpu] - first_start);
+	return true;
+}
+
+/**
+ * smp_cpu_hwid_seen() - the hardware id @cpu read from its own registers
+ * at check-in.
+ * @cpu: logical id
+ * @hwid: set when the function returns true
+ * Return: false for the boot CPU (never started) and the CPUs that are
+ * not online.
+ */
+bool smp_cpu_hwid_seen(unsigned int cpu, uint64_t *hwid)
+{
+	if (!cpu || cpu >= cpu_count || !cpu_table[cpu].online)
+		return false;
+	*hwid = hwid_seen[cpu];
+	return true;
 }
 
 /* Does fault injection keep @cpu from checking in? */
@@ -111,19 +168,32 @@ static __noreturn void cpu_park_forever(void)
 void smp_secondary_main(unsigned int cpu)
 {
 	struct cpu_info *c = &cpu_table[cpu];
-	uint32_t seq;
+	uint32_t seq, us;
 
 	if (cpu >= cpu_count || cpu_injected_silent(cpu))
 		cpu_park_forever();
 
+	atomic_store_relaxed(&hwid_seen[cpu], arch_cpu_hwid());
 	atomic_store_release(&checked_in[cpu], 1);
+	/*
+	 * The boot CPU may be busy with other CPUs: sleep until it wakes us
+	 * (arch_cpu_wake() with the first skew ping, after the acceptance);
+	 * the timer is only a safety net, as short waits would have every
+	 * starting CPU wake every few us.
+	 */
 	while (!atomic_load_acquire(&accept_ticks[cpu]))
-		arch_cpu_relax();
+		arch_cpu_idle_wait(IDLE_MAX_US);
 	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
 		uint32_t ping;
 
-		while ((ping = atomic_load_acquire(&skew_ping[cpu])) < r)
-			arch_cpu_relax();
+		/* Round 1 may come late (the boot CPU accepts the others
+		 * first): sleep until woken; the next rounds come at once. */
+		while ((ping = atomic_load_acquire(&skew_ping[cpu])) < r) {
+			if (r == 1)
+				arch_cpu_idle_wait(IDLE_MAX_US);
+			else
+				arch_cpu_relax();
+		}
 		if (ping > SKEW_ROUNDS)
 			break;
 		atomic_store_relaxed(&skew_stamp[cpu], arch_ticks());
@@ -131,8 +201,7 @@ void smp_secondary_main(unsigned int cpu)
 	}
 
 	for (;;) {
-		uint32_t us = IDLE_MIN_US;
-
+		us = IDLE_MIN_US;
 		while ((seq = atomic_load_acquire(&c->seq)) ==
 		       atomic_load_relaxed(&c->done_seq)) {
 			arch_cpu_idle_wait(us);
@@ -154,17 +223,6 @@ static bool wait_flag_value(uint32_t *flag, uint32_t v, uint64_t deadline)
 	return true;
 }
 
-/* Wait until *@flag is set. Return: false at @deadline (ticks). */
-static bool wait_flag(uint32_t *flag, uint64_t deadline)
-{
-	while (!atomic_load_acquire(flag)) {
-		if (arch_ticks() >= deadline)
-			return false;
-		arch_cpu_relax();
-	}
-	return true;
-}
-
 /*
  * The boot CPU's side of the skew probe of @cpu (see skew_ping). Only
  * informative: a secondary too slow to answer keeps skew 0.
@@ -178,8 +236,11 @@ static void measure_skew(unsigned int cpu, uint64_t deadline)
 		uint64_t t0 = arch_ticks(), t2;
 
 		atomic_store_release(&skew_ping[cpu], r);
+		if (r == 1)
+			arch_cpu_wake(cpu, cpu_table[cpu].hwid);
 		if (!wait_flag_value(&skew_pong[cpu], r, deadline)) {
 			atomic_store_release(&skew_ping[cpu], SKEW_ROUNDS + 1);
+			arch_cpu_wake(cpu, cpu_table[cpu].hwid);
 			return;
 		}
 		t2 = arch_ticks();
@@ -210,57 +271,146 @@ static void cpu_fail(unsigned int cpu, const char *reason)
 		(unsigned long long)c->hwid, reason);
 }
 
+/* When @cpu, started, is given up: the shared @deadline, later only for
+ * a CPU whose clock started late (arch_cpu_clock_start()). */
+static uint64_t cpu_deadline(unsigned int cpu, uint64_t deadline,
+			     uint64_t timeout)
+{
+	uint64_t clk = arch_cpu_clock_start(cpu);
+
+	if (clk == UINT64_MAX)
+		return UINT64_MAX; /* not running yet: no deadline */
+	return MAX(deadline, clk + timeout);
+}
+
+/*
+ * Ask @cpu to start: its stack on its node, then arch_cpu_start().
+ * Return: true when it is now starting (starting[cpu] set).
+ */
+static bool start_one(unsigned int cpu)
+{
+	struct cpu_info *c = &cpu_table[cpu];
+	paddr_t stack;
+
+	if (!c->present)
+		return false;
+	if (inject_has(INJECT_CPU_ON_FAIL, cpu)) {
+		cpu_fail(cpu, "CPU_ON refused (injected)");
+		return false;
+	}
+	/* No RAM left for a stack: the CPU stays down, the boot goes on (a
+	 * map with no usable RAM ends in a FAIL, not a panic). */
+	stack = bootmem_alloc_try(SMP_STACK_SIZE, PAGE_SIZE, c->node,
+				  "cpu stack");
+	if (pa_val(stack) == pa_val(INVALID_PADDR)) {
+		cpu_fail(cpu, "no free RAM for its stack");
+		return false;
+	}
+	if (!first_start)
+		first_start = arch_ticks();
+	if (arch_cpu_start(cpu, c->hwid,
+			   (uintptr_t)phys_to_virt(stack) + SMP_STACK_SIZE)) {
+		cpu_fail(cpu, "start request refused by firmware");
+		return false;
+	}
+	starting[cpu] = 1;
+	return true;
+}
+
+/*
+ * @cpu checked in: accept it. It is not woken here: the first ping of its
+ * skew probe (measure_skews(), always next) wakes it once for both, so a
+ * sleeping CPU costs one wake-up, not two.
+ */
+static void accept(unsigned int cpu)
+{
+	struct cpu_info *c = &cpu_table[cpu];
+	uint64_t now = arch_ticks();
+
+	starting[cpu] = 0;
+	c->online = true;
+	c->fail_reason = NULL;
+	last_up = now;
+	atomic_store_release(&accept_ticks[cpu], now);
+}
+
+/*
+ * The timer skew of the CPUs of [@first, @last) accepted by now, once all
+ * of them are in: the probes of one CPU do not delay the acceptance of the
+ * next. Only informative: a CPU too slow to answer keeps skew 0.
+ */
+static void measure_skews(unsigned int first, unsigned int last,
+			  uint64_t timeout)
+{
+	for (unsigned int cpu = first; cpu < last; cpu++)
+		if (cpu_table[cpu].online && accept_ticks[cpu])
+			measure_skew(cpu, arch_ticks() + timeout);
+}
+
+/*
+ * Wait for the starting CPUs among [@first, @last), all against one
+ * deadline: each is accepted when seen checked in, or left out at its
+ * deadline. Return: the CPUs accepted.
+ */
+static unsigned int wait_started(unsigned int first, unsigned int last,
+				 uint64_t timeout)
+{
+	uint64_t deadline = arch_ticks() + timeout;
+	unsigned int online = 0, left;
+
+	do {
+		left = 0;
+		for (unsigned int cpu = first; cpu < last; cpu++) {
+			if (!starting[cpu])
+				continue;
+			if (atomic_load_acquire(&checked_in[cpu])) {
+				accept(cpu);
+				online++;
+			} else if (arch_ticks() >=
+				   cpu_deadline(cpu, deadline, timeout)) {
+				starting[cpu] = 0;
+				cpu_fail(cpu,
+					 "did not check in before the timeout");
+			} else {
+				left++;
+			}
+		}
+		if (left)
+			arch_cpu_relax();
+	} while (left);
+	return online;
+}
+
 /**
- * smp_boot_cpus() - start every present secondary and wait for it.
- * @timeout_ms: how long each CPU may take to check in
+ * smp_boot_cpus() - start every present secondary and wait for them.
+ * @timeout_ms: how long the CPUs may take to check in
  *
- * The caller has run arch_smp_prepare() successfully.
+ * The caller has run arch_smp_prepare() successfully. smp_start=parallel
+ * (the default) asks every CPU to start, each without waiting for the
+ * last, and waits for all against one deadline: N dead CPUs cost one
+ * timeout. smp_start=serial starts one, waits for it, then the next (the
+ * baseline of the benchmarks).
  *
  * Return: number of CPUs online, boot CPU included.
  */
 unsigned int smp_boot_cpus(unsigned int timeout_ms)
 {
 	uint64_t timeout = arch_ticks_hz() / 1000 * timeout_ms;
+	bool serial = opts.smp_start == SMP_START_SERIAL;
 	unsigned int online = 1;
 
-	/* arch_smp_prepare() already succeeded: the caller (boot.c) ran it. */
 	trace_begin("smp_boot");
 	for (unsigned int cpu = 1; cpu < cpu_count; cpu++) {
-		struct cpu_info *c = &cpu_table[cpu];
-		uint64_t deadline;
-		paddr_t stack;
-
-		if (!c->present)
-			continue;
-		if (inject_has(INJECT_CPU_ON_FAIL, cpu)) {
-			cpu_fail(cpu, "CPU_ON refused (injected)");
-			continue;
+		if (start_one(cpu) && serial) {
+			arch_cpu_start_commit();
+			online += wait_started(cpu, cpu + 1, timeout);
+			measure_skews(cpu, cpu + 1, timeout);
 		}
-		/* No RAM left for a stack: the CPU stays down, the boot goes
-		 * on (a map with no usable RAM ends in a FAIL, not a panic). */
-		stack = bootmem_alloc_try(SMP_STACK_SIZE, PAGE_SIZE, c->node,
-					  "cpu stack");
-		if (pa_val(stack) == pa_val(INVALID_PADDR)) {
-			cpu_fail(cpu, "no free RAM for its stack");
-			continue;
-		}
-		if (arch_cpu_start(cpu, c->hwid,
-				   (uintptr_t)phys_to_virt(stack) +
-					   SMP_STACK_SIZE)) {
-			cpu_fail(cpu, "start request refused by firmware");
-			continue;
-		}
-		deadline = arch_ticks() + timeout;
-		if (!wait_flag(&checked_in[cpu], deadline)) {
-			cpu_fail(cpu, "did not check in before the timeout");
-			continue;
-		}
-		c->online = true;
-		c->fail_reason = NULL;
-		atomic_store_release(&accept_ticks[cpu], arch_ticks());
-		/* The skew is only informative: do not fail on it. */
-		measure_skew(cpu, arch_ticks() + timeout);
-		online++;
+	}
+	if (!serial) {
+		arch_cpu_start_commit();
+		online += wait_started(1, cpu_count, timeout);
+		measure_skews(1, cpu_count, timeout);
 	}
 	trace_end("smp_boot");
 	return online;

@@ -10,4 +10,9 @@
 /* cpu_table and the bring-up arrays for @count CPUs (common/smp_boot.c). */
 void smp_alloc_tables(unsigned int count);
 
+/* Bring-up times and ids for the report (common/smp_boot.c). */
+uint64_t smp_bringup_ns(void);
+bool smp_cpu_up_ns(unsigned int cpu, uint64_t *ns);
+bool smp_cpu_hwid_seen(unsigned int cpu, uint64_t *hwid);
+
 #endif /* COMMON_SMP_PRIV_H */

@@ -16,6 +16,11 @@ Dashed lines mark the heap handoff (end of heap_init), and when they
 differ from it the report's heap_ready_ns and all_clean_ns. The legend
 gives each node's scrubbed MiB and GB/s (from the report's scrub.per_node).
 
+Latency panel, when the first LOG booted with latency=on: the histogram
+of each probe phase (report key latency.hist: timer interrupt entry minus
+its deadline), one step line per phase, log-log, labelled with the phase,
+its cachemaint mode, p99 and max.
+
 Bottom panel, with several LOGs: the phase durations of every run side by
 side (log scale), each run labelled by its CPU count and command line, e.g.
 heap_init=lazy vs chunked vs pagewise, or 1, 2 and 4 CPUs.
@@ -308,6 +313,42 @@ def plot_compare(ax, boots):
     ax.set_title("phase durations by run", fontsize=9)
 
 
+LATENCY_STYLES = {"deferred": "-", "none": "-", "eager": "--",
+                  "clflush": "-."}
+
+
+def latency_rows(boot):
+    """[(phases row, [[lo_ns, count], ...]), ...] of a latency=on boot."""
+    lat = boot.rep.get("latency") or {}
+    return list(zip(lat.get("phases") or [], lat.get("hist") or []))
+
+
+def plot_latency(ax, boot):
+    """One step line per probe phase: samples per bucket, log-log."""
+    for i, (row, hist) in enumerate(latency_rows(boot)):
+        if not hist:
+            continue
+        xs = [lo for lo, _ in hist]
+        ys = [c for _, c in hist]
+        ax.step(xs, ys, where="post",
+                linestyle=LATENCY_STYLES.get(row["cachemaint"], ":"),
+                color=RUN_COLOURS[i % len(RUN_COLOURS)],
+                label=f"{row['phase']} {row['cachemaint']}: p99 "
+                      f"{fmt_ns(row['p99_ns'])}, max {fmt_ns(row['max_ns'])}")
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: fmt_ns(v)))
+    ax.set_xlabel("timer interrupt entry - deadline")
+    ax.set_ylabel("samples")
+    ax.grid(linestyle=":", linewidth=0.5)
+    lat = boot.rep["latency"]
+    ax.set_title(f"latency probe: CPU {lat['probe_cpu']}, period "
+                 f"{fmt_ns(lat['period_ns'])}, load {lat['load']}",
+                 fontsize=9)
+    ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              frameon=False)
+
+
 def title_of(boot):
     rep = boot.rep
     scrub = rep.get("scrub") or {}
@@ -334,6 +375,9 @@ def plot(boots, outputs, title=None):
     rows = len(first.cpu_ids()) + 1
     top_h = 1.4 + 0.42 * rows
     heights = [top_h]
+    lat = bool(latency_rows(first))
+    if lat:
+        heights.append(3.2)
     if len(boots) > 1:
         nphases = len(keeltrace.TOP_PHASES) + 1
         heights.append(0.6 + nphases * (0.12 + 0.1 * len(boots)))
@@ -341,8 +385,10 @@ def plot(boots, outputs, title=None):
                      layout="constrained")
     grid = fig.add_gridspec(len(heights), 1, height_ratios=heights)
     plot_timeline(fig, grid[0, 0], first)
+    if lat:
+        plot_latency(fig.add_subplot(grid[1, 0]), first)
     if len(boots) > 1:
-        plot_compare(fig.add_subplot(grid[1, 0]), boots)
+        plot_compare(fig.add_subplot(grid[len(heights) - 1, 0]), boots)
     fig.suptitle(title or title_of(first), fontsize=10)
     for out in outputs:
         fig.savefig(out, dpi=110)

@@ -20,6 +20,7 @@
 #
 # The parts alone, markdown on stdout (and JSON under build/bench):
 #   make bench-sandbox   make bench-qemu (x86_64)   make bench-qemu-arm64
+#   make bench-smp (CPU bring-up, all three platforms)
 # Extra script arguments: BENCH_ARGS (bench.py), BENCH_QEMU_ARGS
 # (bench-qemu.py). Always the optimised (non-ASan) builds.
 
@@ -29,7 +30,7 @@ BENCH_DIR := build/bench
 BENCH_ARGS ?=
 BENCH_QEMU_ARGS ?=
 BENCH_QUICK ?= 0
-BENCH_PARTS ?= sandbox x86_64 arm64
+BENCH_PARTS ?= sandbox x86_64 arm64 smp
 ifeq ($(BENCH_QUICK),1)
 BENCH_QARG := --quick
 BENCH_PLOT ?= $(BENCH_DIR)/handoff.png
@@ -41,8 +42,8 @@ BENCH_DOC ?= docs/benchmarks.md
 endif
 
 # This run's result files, in the order of BENCH_PARTS.
-BENCH_JSON = $(foreach p,$(BENCH_PARTS),$(BENCH_DIR)/$(if $(filter \
-	sandbox,$(p)),sandbox,qemu-$(p)).json)
+BENCH_JSON = $(foreach p,$(filter-out smp,$(BENCH_PARTS)),$(BENCH_DIR)/$(if \
+	$(filter sandbox,$(p)),sandbox,qemu-$(p)).json)
 
 BENCH_RUN_SANDBOX = $(PYTHON) scripts/bench.py $(BENCH_KEEL) \
 	$(BENCH_BASELINE) $(BENCH_QARG) $(BENCH_ARGS) \
@@ -55,13 +56,18 @@ BENCH_RUN_X86 = $(PYTHON) scripts/bench-qemu.py build/x86_64/keel.elf \
 BENCH_RUN_DOMAINS = $(PYTHON) scripts/bench-domains.py $(BENCH_KEEL) \
 	$(if $(filter arm64,$(BENCH_PARTS)),--arm64-image build/arm64/Image) \
 	$(BENCH_QARG) --json $(BENCH_DIR)/domains.json
+# CPU bring-up (issue 24): its JSON lives apart (build/bench/smp/), it is
+# not a handoff/scrub result for bench-plot.py.
+BENCH_RUN_SMP = $(PYTHON) scripts/bench-smp.py $(BENCH_QARG) \
+	--json $(BENCH_DIR)/smp/bringup.json
 BENCH_RUN_ARM64 = $(PYTHON) scripts/bench-qemu.py build/arm64/Image \
 	--arch arm64 --work build/bench-qemu-arm64 $(BENCH_QARG) \
 	$(BENCH_QEMU_ARGS) --json $(BENCH_DIR)/qemu-arm64.json
 
 .PHONY: bench bench-sandbox bench-qemu bench-qemu-arm64 bench-domains \
-	bench-build-sandbox \
-	bench-build-x86_64 bench-build-arm64 bench-plot
+	bench-latency bench-build-sandbox \
+	bench-build-x86_64 bench-build-arm64 bench-plot bench-smp \
+	bench-build-smp
 
 $(BENCH_BASELINE): tests/bench/memset_baseline.c
 	@mkdir -p $(dir $@)
@@ -86,6 +92,7 @@ bench-build-arm64:
 BENCH_STEP_sandbox = $(BENCH_RUN_SANDBOX) --md $(BENCH_DIR)/sandbox.md &&
 BENCH_STEP_x86_64 = $(BENCH_RUN_X86) --md $(BENCH_DIR)/qemu-x86_64.md &&
 BENCH_STEP_arm64 = $(BENCH_RUN_ARM64) --md $(BENCH_DIR)/qemu-arm64.md &&
+BENCH_STEP_smp = $(BENCH_RUN_SMP) --md $(BENCH_DIR)/smp.md &&
 
 bench: $(addprefix bench-build-,$(BENCH_PARTS))
 	$(Q)mkdir -p $(BENCH_DIR)
@@ -106,6 +113,13 @@ bench-domains: bench-build-sandbox $(if $(filter arm64,$(BENCH_PARTS)),bench-bui
 	$(Q)mkdir -p $(BENCH_DIR)/domains
 	$(Q)$(BENCH_RUN_DOMAINS)
 
+# Interrupt latency while domains are built (issue 23): QEMU x86_64 and
+# arm64, 1 GiB against 2 MiB extents; about a minute. docs/benchmarks.md 8.
+bench-latency: bench-build-x86_64 bench-build-arm64
+	$(Q)mkdir -p $(BENCH_DIR)
+	$(Q)$(PYTHON) scripts/bench-latency.py --md $(BENCH_DIR)/latency.md \
+		--json $(BENCH_DIR)/latency.json
+
 bench-sandbox: bench-build-sandbox
 	$(Q)mkdir -p $(BENCH_DIR)
 	$(Q)$(BENCH_RUN_SANDBOX)
@@ -116,6 +130,14 @@ bench-sandbox: bench-build-sandbox
 bench-qemu: bench-build-x86_64
 	$(Q)mkdir -p $(BENCH_DIR)
 	$(Q)$(BENCH_RUN_X86)
+
+# CPU bring-up: sandbox 512 vs 2048 CPUs, QEMU 64 vCPUs parallel vs
+# serial, growth 8 -> 64 -> 240 (x86_64) / 256 (arm64) vCPUs.
+bench-build-smp: bench-build-sandbox bench-build-x86_64 bench-build-arm64
+
+bench-smp: bench-build-smp
+	$(Q)mkdir -p $(BENCH_DIR)
+	$(Q)$(BENCH_RUN_SMP)
 
 # The same on arm64 (QEMU virt, -cpu max, TCG).
 bench-qemu-arm64: bench-build-arm64

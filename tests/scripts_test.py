@@ -679,6 +679,7 @@ def real_tests(keel, tmp):
           [f"missing {sorted(missing)}"] if missing else [])
 
     summary_boot(keel, tmp)
+    latency_boot(keel, tmp)
 
     # Tiny units on a small heap overflow the 512-event buffers.
     olog = os.path.join(tmp, "overflow.log")
@@ -709,6 +710,52 @@ def real_tests(keel, tmp):
              "-o", cmp_png])
     check("plot-boot.py two logs", [r.stderr] if r.returncode else [])
     check("plot-boot.py comparison PNG", picture_ok(cmp_png, "png"))
+
+
+def latency_boot(keel, tmp):
+    """latency=on: report.py accepts the report and refuses it with a
+    phase short of samples, a histogram that does not add up, or a probe
+    interrupt on a boot without latency=on; plot-boot.py adds the
+    latency panel (a taller picture than the same boot without it)."""
+    log = os.path.join(tmp, "latency.log")
+    rc, text = sandbox_boot(keel, log, "latency=on", "bootscrub=off")
+    try:
+        rep = report.find_report(text)
+    except report.ReportError as e:
+        check("latency boot", [f"rc {rc}: {e}"])
+        return
+    check("latency boot", report.check_parsed(rep, text, {}))
+    bad = json.loads(json.dumps(rep))
+    bad["latency"]["phases"][1]["samples"] = 999
+    bad["latency"]["hist"][2] = []
+    got = report.check_parsed(bad, text, {})
+    check("report.py refuses a short phase and a histogram off",
+          [] if any("999 samples" in g for g in got) and
+          any("histogram holds" in g for g in got) else [f"{got}"])
+    bad = json.loads(json.dumps(rep))
+    bad["cmdline"] = ""
+    got = report.check_parsed(bad, text, {})
+    check("report.py refuses probe interrupts without latency=on",
+          [] if any("without latency=on" in g for g in got) else [f"{got}"])
+    png = os.path.join(tmp, "latency.png")
+    r = run([PYTHON, os.path.join(SCRIPTS, "plot-boot.py"), log, "-o", png])
+    check("plot-boot.py latency", [r.stderr] if r.returncode else [])
+    check("plot-boot.py latency PNG", picture_ok(png, "png"))
+    plain = os.path.join(tmp, "plain.png")
+    run([PYTHON, os.path.join(SCRIPTS, "plot-boot.py"),
+         os.path.join(tmp, "summary.log"), "-o", plain])
+    check("plot-boot.py latency panel", [] if png_height(png) >
+          png_height(plain) else ["no taller than without latency=on"])
+
+
+def png_height(path):
+    """The height in the IHDR chunk of a PNG, 0 when unreadable."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(24)
+    except OSError:
+        return 0
+    return int.from_bytes(head[20:24], "big") if len(head) == 24 else 0
 
 
 def summary_boot(keel, tmp):

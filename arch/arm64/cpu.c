@@ -71,6 +71,29 @@ unsigned int arch_cpu_id(void)
 }
 
 /**
+ * arch_cpu_hwid() - this CPU's MPIDR_EL1 affinity fields.
+ * Return: MPIDR_EL1 & MPIDR_HWID_MASK, as the DT's cpu reg gives it.
+ */
+uint64_t arch_cpu_hwid(void)
+{
+	return read_sysreg(mpidr_el1) & MPIDR_HWID_MASK;
+}
+
+/**
+ * arch_cpu_wake() - the wake SGI to @hwid (gic.c): it ends the target's
+ * WFI, or its next one. Sent from the boot CPU and from the secondaries
+ * whose GIC interface is on (TPIDRRO_EL0 = 1).
+ * @cpu: logical id (unused)
+ * @hwid: its MPIDR
+ */
+void arch_cpu_wake(unsigned int cpu, uint64_t hwid)
+{
+	(void)cpu;
+	gic_send_wake(hwid, arch_cpu_id() ? read_sysreg(tpidrro_el0) != 0
+					  : gic_boot_cpu_can_send());
+}
+
+/**
  * arch_cpu_relax() - spin-wait hint.
  */
 void arch_cpu_relax(void)

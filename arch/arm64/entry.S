@@ -1,15 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Exception vectors (VBAR_EL1 or VBAR_EL2, whichever EL keel runs at).
- * keel runs with every exception masked and expects none: any entry is a
- * bug, so each vector saves the registers into a struct arm64_regs on the
- * current stack and calls arm64_trap(), which prints and stops.
+ * One is expected: an IRQ at the current EL with SP_ELx (vector 5), taken
+ * where a CPU runs with PSTATE.I clear (the latency probe, irq.c). It saves
+ * the registers the C calling convention lets a callee clobber (x0-x18,
+ * x29, x30; ELR and SPSR stay live: nothing nests, the handler runs with
+ * I set and takes no exception), calls arm64_irq() and returns with eret.
+ * Any other entry is a bug: the vector saves the registers into a struct
+ * arm64_regs on the current stack and calls arm64_trap(), which prints
+ * and stops.
  *
  * Frame layout (struct arm64_regs in traps.c): x0..x30, sp at entry.
  */
 #include <asm/arm64.h>
 
 #define FRAME_SIZE (32 * 8)
+#define IRQ_FRAME  (22 * 8)	/* x0-x18, x29, x30, pad: 16-byte aligned */
 
 .macro	ventry	kind
 	.balign	0x80
@@ -29,7 +35,10 @@ arm64_vectors:
 	ventry	3
 	/* current EL, SPx (where keel runs) */
 	ventry	4
-	ventry	5
+	.balign	0x80
+	sub	sp, sp, #IRQ_FRAME
+	stp	x0, x1, [sp]
+	b	irq_common
 	ventry	6
 	ventry	7
 	/* lower EL, AArch64 */
@@ -42,6 +51,32 @@ arm64_vectors:
 	ventry	13
 	ventry	14
 	ventry	15
+
+irq_common:
+	stp	x2, x3, [sp, #16 * 1]
+	stp	x4, x5, [sp, #16 * 2]
+	stp	x6, x7, [sp, #16 * 3]
+	stp	x8, x9, [sp, #16 * 4]
+	stp	x10, x11, [sp, #16 * 5]
+	stp	x12, x13, [sp, #16 * 6]
+	stp	x14, x15, [sp, #16 * 7]
+	stp	x16, x17, [sp, #16 * 8]
+	stp	x18, x29, [sp, #16 * 9]
+	str	x30, [sp, #16 * 10]
+	bl	arm64_irq
+	ldp	x2, x3, [sp, #16 * 1]
+	ldp	x4, x5, [sp, #16 * 2]
+	ldp	x6, x7, [sp, #16 * 3]
+	ldp	x8, x9, [sp, #16 * 4]
+	ldp	x10, x11, [sp, #16 * 5]
+	ldp	x12, x13, [sp, #16 * 6]
+	ldp	x14, x15, [sp, #16 * 7]
+	ldp	x16, x17, [sp, #16 * 8]
+	ldp	x18, x29, [sp, #16 * 9]
+	ldr	x30, [sp, #16 * 10]
+	ldp	x0, x1, [sp]
+	add	sp, sp, #IRQ_FRAME
+	eret
 
 trap_common:
 	stp	x2, x3, [sp, #16 * 1]

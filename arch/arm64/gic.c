@@ -1,10 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Just enough GICv3 for an idle secondary to sleep. It waits in WFI until
- * its EL1 virtual timer fires (PPI 27, the number the Arm BSA gives that
- * timer) with interrupts masked in PSTATE: the interrupt is never taken,
- * it only ends the WFI, and turning the timer off withdraws it again (the
- * PPI is level-sensitive). Nothing is ever acknowledged. Without this an
+ * work is posted to it (SGI 1, sent by the poster through ICC_SGI1R_EL1:
+ * gic_send_wake()) or, as a safety net, its EL1 virtual timer fires (PPI
+ * 27, the number the Arm BSA gives that timer), with interrupts masked in
+ * PSTATE: the interrupt is never taken, it only ends the WFI. After the
+ * WFI the CPU acknowledges what is pending (ICC_IAR1_EL1, then
+ * ICC_EOIR1_EL1): an SGI stays pending until then and would end every
+ * later WFI at once. The boot CPU turns on its own CPU interface in
+ * gic_init() so that it can send SGIs. Without this an
  * idle CPU can only yield, and under QEMU TCG (where WFE does not sleep)
  * hundreds of yielding vCPU threads on a few host cores starve the boot
  * CPU: a 256-CPU boot did not finish starting its CPUs in an hour.
@@ -18,6 +22,12 @@
  * open. What fails (no GICv3, no redistributor for this MPIDR, CPU
  * interface registers off) leaves that CPU yielding, with one warning for
  * the whole boot; nothing panics.
+ *
+ * The latency probe (irq.c) takes real interrupts: gic_enable_ppi() makes
+ * one more PPI of the calling CPU Group 1 and enabled (its timer's: 26 at
+ * EL2, 27 at EL1), also on the boot CPU, which gic_cpu_init() never sets
+ * up; irq.c acknowledges and ends them through ICC_IAR1_EL1 and
+ * ICC_EOIR1_EL1. Only PPI enable and priority are touched here.
  *
  * Lock: none. gic_map()/gic_init() run on the boot CPU before the first
  * CPU_ON; each gic_cpu_init() touches its own redistributor only; the
@@ -48,6 +58,8 @@
 #define GICR_IPRIORITYR(n) (0x0400 + (n))
 
 #define WAKE_PPI	   27	/* EL1 virtual timer */
+#define WAKE_SGI	   1	/* arch_cpu_wake() */
+#define INTID_SPURIOUS	   1020 /* IAR values from here on: nothing pending */
 #define WAKE_PRIO	   0x80 /* any priority the mask lets through */
 #define POLL_TRIES	   1000000
 #define MAX_FRAMES	   8192 /* frames walked (and mapped) per region at most */
@@ -58,6 +70,8 @@
 #define CNTV_IMASK	   2u
 
 static struct dt_gicr gicr[DT_MAX_GICR];
+/* The boot CPU's system-register interface is on: it may send SGIs. */
+static bool boot_cpu_if;
 static unsigned int gicr_count;
 static uintptr_t gicd;
 static uint32_t warned;
@@ -123,6 +137,8 @@ void gic_map(const struct dt_arch_info *ai)
 		gicd = (uintptr_t)pa_val(ai->gicd_base);
 }
 
+static bool cpu_if_init(void);
+
 /**
  * gic_init() - affinity routing and Group 1 on in the distributor.
  * Runs after gic_map()'s batch is committed, before any CPU_ON.
@@ -159,6 +175,7 @@ void gic_init(void)
 		gicd = 0;
 		return;
 	}
+	boot_cpu_if = cpu_if_init();
 	pr_info("gic: GICv%u, distributor at %#llx, %u redistributor "
 		"region(s): idle CPUs sleep in WFI\n",
 		arch, (unsigned long long)gicd, gicr_count);
@@ -217,6 +234,46 @@ static bool cpu_if_init(void)
 	return true;
 }
 
+/* The running CPU's redistributor, awake; 0 when there is none. */
+static uintptr_t this_redist(void)
+{
+	uint64_t mpidr = read_sysreg(mpidr_el1);
+	uint32_t aff =
+		(uint32_t)((mpidr & 0xffffff) | ((mpidr >> 32) & 0xff) << 24);
+	uintptr_t rd = gicd ? find_redist(aff) : 0;
+
+	if (!rd)
+		return 0;
+	wr32(rd + GICR_WAKER, rd32(rd + GICR_WAKER) & ~GICR_WAKER_SLEEP);
+	return poll_clear(rd + GICR_WAKER, GICR_WAKER_ASLEEP) ? rd : 0;
+}
+
+/**
+ * gic_enable_ppi() - make PPI @intid of the running CPU Group 1, enabled,
+ * at WAKE_PRIO, and turn its CPU interface on.
+ * @intid: 16..31
+ *
+ * Return: NULL, or why it cannot (no GICv3, no redistributor, ...).
+ */
+const char *gic_enable_ppi(unsigned int intid)
+{
+	uintptr_t rd, sgi;
+
+	if (!gicd)
+		return "no GICv3 (the probe needs GICv3; GICv2 is not "
+		       "supported)";
+	rd = this_redist();
+	if (!rd)
+		return "no awake GICv3 redistributor for this CPU";
+	sgi = rd + GICR_SGI;
+	wr32(sgi + GICR_IGROUPR0, rd32(sgi + GICR_IGROUPR0) | (1u << intid));
+	*(volatile uint8_t *)(sgi + GICR_IPRIORITYR(intid)) = WAKE_PRIO;
+	wr32(sgi + GICR_ISENABLER0, 1u << intid);
+	if (!cpu_if_init())
+		return "no GIC system-register interface";
+	return NULL;
+}
+
 /**
  * gic_cpu_init() - prepare this secondary for gic_idle_wait().
  * Return: true when its timer can wake it from WFI.
@@ -241,9 +298,11 @@ bool gic_cpu_init(void)
 		return false;
 	}
 	sgi = rd + GICR_SGI;
-	wr32(sgi + GICR_IGROUPR0, rd32(sgi + GICR_IGROUPR0) | (1u << WAKE_PPI));
+	wr32(sgi + GICR_IGROUPR0,
+	     rd32(sgi + GICR_IGROUPR0) | (1u << WAKE_PPI) | (1u << WAKE_SGI));
 	*(volatile uint8_t *)(sgi + GICR_IPRIORITYR(WAKE_PPI)) = WAKE_PRIO;
-	wr32(sgi + GICR_ISENABLER0, 1u << WAKE_PPI);
+	*(volatile uint8_t *)(sgi + GICR_IPRIORITYR(WAKE_SGI)) = WAKE_PRIO;
+	wr32(sgi + GICR_ISENABLER0, (1u << WAKE_PPI) | (1u << WAKE_SGI));
 	if (!cpu_if_init()) {
 		warn_once("no GIC system-register interface", mpidr);
 		return false;
@@ -253,9 +312,27 @@ bool gic_cpu_init(void)
 	return true;
 }
 
+/*
+ * Acknowledge what is pending (the wake SGI; a timer PPI that fired): an
+ * SGI stays pending until acknowledged, and with it pending every later
+ * WFI would return at once. Bounded: a few interrupts at most.
+ */
+static void ack_pending(void)
+{
+	for (unsigned int i = 0; i < 4; i++) {
+		uint64_t intid = read_sysreg(S3_0_C12_C12_0) & 0xffffff;
+
+		if (intid >= INTID_SPURIOUS)
+			break;
+		write_sysreg(intid, S3_0_C12_C12_1); /* ICC_EOIR1_EL1 */
+		isb();
+	}
+}
+
 /**
- * gic_idle_wait() - WFI until the virtual timer fires @ticks from now
- * (or anything else wakes the CPU). Interrupts stay masked.
+ * gic_idle_wait() - WFI until the virtual timer fires @ticks from now or
+ * the wake SGI arrives (gic_send_wake()); either is then acknowledged.
+ * Interrupts stay masked in PSTATE: nothing is ever taken.
  * @ticks: timer ticks (CNTFRQ rate).
  */
 void gic_idle_wait(uint64_t ticks)
@@ -266,4 +343,35 @@ void gic_idle_wait(uint64_t ticks)
 	__asm__ __volatile__("wfi" ::: "memory");
 	write_sysreg(CNTV_IMASK, cntv_ctl_el0);
 	isb();
+	ack_pending(); /* ICC_IAR1_EL1 */
+}
+
+/**
+ * gic_send_wake() - the wake SGI to the CPU of MPIDR @hwid, through
+ * ICC_SGI1R_EL1; nothing when this CPU has no GIC interface to send it.
+ * @hwid: MPIDR affinity (Aff3 at bits 39:32)
+ * @can_send: the calling CPU's system-register interface is on
+ */
+void gic_send_wake(uint64_t hwid, bool can_send)
+{
+	uint64_t aff0 = hwid & 0xff, aff1 = (hwid >> 8) & 0xff;
+	uint64_t aff2 = (hwid >> 16) & 0xff, aff3 = (hwid >> 32) & 0xff;
+
+	if (!gicd || !can_send)
+		return;
+	/* The work posted before the SGI is seen by its target. */
+	__asm__ __volatile__("dsb ishst" ::: "memory");
+	write_sysreg(aff3 << 48 | (aff0 >> 4) << 44 | aff2 << 32 |
+			     (uint64_t)WAKE_SGI << 24 | aff1 << 16 |
+			     1ull << (aff0 & 0xf),
+		     S3_0_C12_C11_5); /* ICC_SGI1R_EL1 */
+	isb();
+}
+
+/**
+ * gic_boot_cpu_can_send() - Return: the boot CPU's GIC interface is on.
+ */
+bool gic_boot_cpu_can_send(void)
+{
+	return boot_cpu_if;
 }

@@ -66,3 +66,21 @@ void arm64_secondary_start(unsigned int cpu)
 	write_sysreg(gic_cpu_init() ? 1 : 0, tpidrro_el0);
 	smp_secondary_main(cpu);
 }
+
+/**
+ * arch_cpu_start_commit() - nothing: CPU_ON has started each CPU already.
+ */
+void arch_cpu_start_commit(void)
+{
+}
+
+/**
+ * arch_cpu_clock_start() - a CPU's check-in clock starts at its CPU_ON.
+ * @cpu: unused
+ * Return: 0.
+ */
+uint64_t arch_cpu_clock_start(unsigned int cpu)
+{
+	(void)cpu;
+	return 0;
+}

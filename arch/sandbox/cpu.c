@@ -19,6 +19,7 @@ const char arch_name[] = "sandbox";
 uint64_t arch_entry_ticks;
 
 static __thread unsigned int this_cpu;
+static __thread uint64_t this_hwid;
 static __thread unsigned int relax_count;
 static __thread uint64_t spin_start, spin_last;
 
@@ -42,12 +43,25 @@ unsigned int arch_cpu_id(void)
 }
 
 /**
- * sandbox_set_cpu_id() - what arch_cpu_id() returns on the calling thread.
+ * sandbox_set_cpu_id() - what arch_cpu_id() and arch_cpu_hwid() return
+ * on the calling thread.
  * @cpu: its logical id (set first thing by each CPU thread, smp.c)
+ * @hwid: the firmware id it was started for
  */
-void sandbox_set_cpu_id(unsigned int cpu)
+void sandbox_set_cpu_id(unsigned int cpu, uint64_t hwid)
 {
 	this_cpu = cpu;
+	this_hwid = hwid;
+}
+
+/**
+ * arch_cpu_hwid() - the firmware id the calling CPU thread was started
+ * for (0 on the main thread).
+ * Return: the id.
+ */
+uint64_t arch_cpu_hwid(void)
+{
+	return this_hwid;
 }
 
 /*
@@ -103,14 +117,38 @@ void arch_cpu_relax(void)
  * arch_cpu_idle_wait() - one wait of a CPU with nothing to do.
  * @max_us: the longest sleep.
  *
- * After 2 ms it sleeps 1/8 of the time waited so far, from 200 us up to
- * 20 ms and at most @max_us: a thousand parked CPUs then cost the host
- * some 100 wake-ups per CPU per second, not a busy core each, and a CPU
- * that gets work after waiting t answers within t/8.
+ * A secondary sleeps on its wake-up word (a futex) until arch_cpu_wake()
+ * posts to it or @max_us passes; a wake-up posted before the sleep ends
+ * it at once. The boot CPU (which is never woken) relaxes: after 2 ms it
+ * sleeps 1/8 of the time waited so far, from 200 us to at most @max_us.
  */
 void arch_cpu_idle_wait(uint32_t max_us)
 {
-	relax(true, (uint64_t)max_us * 1000);
+	uint32_t *w = this_cpu ? sandbox_cpu_wake_word(this_cpu) : NULL;
+
+	if (!w) {
+		relax(true, (uint64_t)max_us * 1000);
+		return;
+	}
+	/* Acquire: the work posted before the wake-up is seen after it. */
+	if (__atomic_exchange_n(w, 0, __ATOMIC_ACQ_REL))
+		return;
+	os_futex_wait(w, 0, (uint64_t)max_us * 1000);
+	__atomic_exchange_n(w, 0, __ATOMIC_ACQ_REL);
+}
+
+/**
+ * arch_cpu_wake() - post a wake-up to @cpu: set its word, wake its futex.
+ * @cpu: logical id
+ * @hwid: unused
+ */
+void arch_cpu_wake(unsigned int cpu, uint64_t hwid)
+{
+	uint32_t *w = sandbox_cpu_wake_word(cpu);
+
+	(void)hwid;
+	if (w && !__atomic_exchange_n(w, 1, __ATOMIC_ACQ_REL))
+		os_futex_wake(w);
 }
 
 /**

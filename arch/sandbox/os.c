@@ -6,6 +6,10 @@
  * host types and errno turned into keel's; the policy (what to map, when
  * to sleep, what to print) stays in the file that calls it.
  *
+ * The "interrupt" of the latency probe: one real-time signal (OS_IRQ_SIG)
+ * with one process-wide handler, aimed at a thread by its own POSIX timer
+ * (SIGEV_THREAD_ID); "interrupts off" is the signal blocked in that thread.
+ *
  * Also the two sandbox_* services of <asm/sandbox.h> that are nothing but
  * host calls: the host CPU count and reading a whole file.
  */
@@ -14,11 +18,14 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -109,6 +116,28 @@ void os_sleep_ns(uint64_t ns)
 			      (long)(ns % 1000000000ull)};
 
 	nanosleep(&ts, NULL);
+}
+
+/**
+ * os_futex_wait() - sleep while *@word == @val, at most @ns; a
+ * cancellation point (asynchronous cancellation during the wait).
+ */
+void os_futex_wait(uint32_t *word, uint32_t val, uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000ull),
+			      (long)(ns % 1000000000ull)};
+	int old;
+
+	pthread_setcanceltype(PTHREAD_CANCEL_ASYNCHRONOUS, &old);
+	syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+	pthread_setcanceltype(old, &old);
+	pthread_testcancel();
+}
+
+/** os_futex_wake() - wake one thread sleeping in os_futex_wait(@word). */
+void os_futex_wake(uint32_t *word)
+{
+	syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
 }
 
 /** os_yield() - sched_yield(). */
@@ -340,4 +369,79 @@ char *sandbox_read_file(const char *path, size_t *len)
 	buf[got] = '\0';
 	*len = got;
 	return buf;
+}
+
+#define OS_IRQ_SIG (SIGRTMIN + 1)
+
+static void (*os_irq_fn)(void);
+
+static void os_irq_signal(int sig, siginfo_t *info, void *uc)
+{
+	int saved = errno;
+
+	(void)sig;
+	(void)info;
+	(void)uc;
+	if (os_irq_fn)
+		os_irq_fn();
+	errno = saved;
+}
+
+/**
+ * os_irq_mask() - block (@off) or unblock the interrupt signal in the
+ * calling thread.
+ */
+void os_irq_mask(bool off)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, OS_IRQ_SIG);
+	pthread_sigmask(off ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+/**
+ * os_irq_timer_create() - the calling thread's timer: it sends the
+ * interrupt signal to this thread only. Installs @fn as the signal's
+ * handler (the same for every thread; it runs with the signal blocked).
+ * @fn: the interrupt entry
+ *
+ * Return: the timer (opaque), or NULL (errno: os_errstr()). glibc's
+ * timer_t may be 0 (the kernel's first id): the handle is it plus one.
+ */
+void *os_irq_timer_create(void (*fn)(void))
+{
+	struct sigaction sa;
+	struct sigevent ev;
+	timer_t t;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = os_irq_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	__atomic_store_n(&os_irq_fn, fn, __ATOMIC_RELEASE);
+	if (sigaction(OS_IRQ_SIG, &sa, NULL))
+		return NULL;
+	memset(&ev, 0, sizeof(ev));
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = OS_IRQ_SIG;
+	ev._sigev_un._tid = gettid(); /* sigev_notify_thread_id */
+	if (timer_create(CLOCK_MONOTONIC, &ev, &t))
+		return NULL;
+	return (char *)t + 1;
+}
+
+/**
+ * os_irq_timer_set() - fire @timer once @ns from now; 0 disarms it.
+ * @timer: of os_irq_timer_create()
+ * @ns: delay
+ */
+void os_irq_timer_set(void *timer, uint64_t ns)
+{
+	struct itimerspec its;
+
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_sec = (time_t)(ns / 1000000000ull);
+	its.it_value.tv_nsec = (long)(ns % 1000000000ull);
+	timer_settime((timer_t)((char *)timer - 1), 0, &its, NULL);
 }

@@ -15,7 +15,9 @@ bool sandbox_in_arena(const void *va, size_t len);
 int sandbox_ram_prefault(uint64_t start, uint64_t end);
 
 /* cpu.c: set arch_cpu_id() of the calling thread. */
-void sandbox_set_cpu_id(unsigned int cpu);
+void sandbox_set_cpu_id(unsigned int cpu, uint64_t hwid);
+/* smp.c: the word a CPU thread's idle wait sleeps on (cpu.c). */
+uint32_t *sandbox_cpu_wake_word(unsigned int cpu);
 
 /* smp.c: cancel the CPU threads of the last boot. */
 void sandbox_retire_all_cpus(void);

@@ -2,7 +2,10 @@
 /*
  * Sandbox arch hooks of <arch/smp.h>: each secondary CPU is a detached
  * host thread (os_thread_start()) pinned round-robin to the host CPUs; its
- * logical id is set for arch_cpu_id() first thing.
+ * logical id and firmware id are set for arch_cpu_id() and arch_cpu_hwid()
+ * first thing, and then the time it began to run: a thread the host has
+ * not run yet is not a dead CPU (arch_cpu_clock_start()), so a busy host
+ * cannot make the boot give up on it.
  *
  * Threads of a previous boot (unit tests boot several machines in one
  * process) are cancelled when a new arena is mapped (their per-CPU state
@@ -13,6 +16,8 @@
 #include <arch/smp.h>
 #include <asm/os.h>
 #include <asm/sandbox.h>
+#include <keel/atomic.h>
+#include <keel/compiler.h>
 #include <keel/cpumask.h>
 #include <keel/errno.h>
 
@@ -20,6 +25,9 @@
 
 struct sandbox_cpu {
 	struct os_thread thread; /* the running thread writes to it */
+	uint64_t hwid;		 /* written before the thread starts */
+	uint64_t run_ticks;	 /* the thread's first ticks; 0: not yet */
+	uint32_t wake;		 /* 1: a wake-up is posted (arch_cpu_wake) */
 	bool started;
 };
 
@@ -58,8 +66,10 @@ int arch_smp_prepare(void)
 static void cpu_thread(void *arg)
 {
 	unsigned int cpu = (unsigned int)(uintptr_t)arg;
+	struct sandbox_cpu *sc = cpu_slot(cpu, false);
 
-	sandbox_set_cpu_id(cpu);
+	sandbox_set_cpu_id(cpu, sc->hwid);
+	atomic_store_release(&sc->run_ticks, MAX(arch_ticks(), 1));
 	smp_secondary_main(cpu);
 }
 
@@ -91,7 +101,7 @@ void sandbox_retire_all_cpus(void)
 /**
  * arch_cpu_start() - start logical CPU @cpu as a detached host thread.
  * @cpu: logical id (also the pinning slot, round-robin on host CPUs)
- * @hwid: unused on the sandbox
+ * @hwid: its firmware id (arch_cpu_hwid() on the thread)
  * @stack_top: unused: pthreads bring their own stack
  *
  * Return: 0, or -errno when the thread cannot be created.
@@ -101,7 +111,6 @@ int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
 	struct sandbox_cpu *sc;
 	int err;
 
-	(void)hwid;
 	(void)stack_top;
 	if (cpu == 0 || cpu >= NR_CPUS)
 		return -EINVAL;
@@ -109,11 +118,49 @@ int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
 	if (!sc)
 		return -ENOMEM;
 	retire_cpu(cpu);
-
+	sc->hwid = hwid;
+	sc->wake = 0;
+	atomic_store_release(&sc->run_ticks, 0);
 	err = os_thread_start(&sc->thread, cpu_thread, (void *)(uintptr_t)cpu,
 			      cpu % sandbox_host_cpus());
 	if (err)
 		return err;
 	sc->started = true;
 	return 0;
+}
+
+/**
+ * arch_cpu_start_commit() - nothing: each thread runs once created.
+ */
+void arch_cpu_start_commit(void)
+{
+}
+
+/**
+ * arch_cpu_clock_start() - when the thread of @cpu began to run.
+ * @cpu: a started CPU
+ * Return: its first ticks, or UINT64_MAX while the host has not run it.
+ */
+uint64_t arch_cpu_clock_start(unsigned int cpu)
+{
+	struct sandbox_cpu *sc = cpu_slot(cpu, false);
+	uint64_t t = sc ? atomic_load_acquire(&sc->run_ticks) : 0;
+
+	return t ? t : UINT64_MAX;
+}
+
+/**
+ * sandbox_cpu_wake_word() - the wake-up word of logical CPU @cpu.
+ * @cpu: a secondary
+ * Return: the word (in its thread slot), NULL for the boot CPU or a CPU
+ * never started.
+ */
+uint32_t *sandbox_cpu_wake_word(unsigned int cpu)
+{
+	struct sandbox_cpu *sc;
+
+	if (cpu == 0 || cpu >= NR_CPUS)
+		return NULL;
+	sc = cpu_slot(cpu, false);
+	return sc ? &sc->wake : NULL;
 }

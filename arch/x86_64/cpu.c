@@ -1,7 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * x86_64 arch hooks of <arch/cpu.h>: time and stopping the machine (the
- * CPU identity and the idle wait, which need the local APIC: smp.c).
+ * x86_64 arch hooks of <arch/cpu.h>: the CPU identity, the idle wait,
+ * time and stopping the machine.
+ *
+ * Identity: arch_cpu_id() is one load from the running CPU's struct
+ * x86_percpu through the GS base (smp.c sets it up).
+ *
+ * Idle secondaries halt (arch_cpu_idle_wait; common/smp_boot.c picks how
+ * long): a pause loop costs a whole core under QEMU TCG, where hundreds of
+ * vCPU threads share a few host cores and starve the boot CPU. Each halt
+ * is ended by the one-shot local APIC timer (lapic.c; interrupts are on
+ * for the sti; hlt alone). Without a calibrated timer the wait is a pause.
  *
  * Stopping (cmdline after=):
  *   default   exit under QEMU, halt elsewhere (x86_qemu_init() decides:
@@ -24,6 +33,7 @@
  *   reset     keyboard controller pulse, then a triple fault.
  */
 #include <arch/cpu.h>
+#include <asm/lapic.h>
 #include <asm/x86.h>
 #include <keel/acpi.h>
 #include <keel/errno.h>
@@ -50,6 +60,71 @@ uint64_t tsc_hz; /* tsc.c calibrates it before keel_main() */
 void arch_cpu_relax(void)
 {
 	__asm__ __volatile__("pause" ::: "memory");
+}
+
+/**
+ * arch_cpu_id() - logical index of the running CPU, from the GS base.
+ * Return: 0 for the boot CPU.
+ */
+unsigned int arch_cpu_id(void)
+{
+	uint32_t id;
+
+	__asm__ __volatile__("movl %%gs:%c1, %0"
+			     : "=r"(id)
+			     : "i"(X86_PERCPU_CPU_OFFSET));
+	return id;
+}
+
+/**
+ * arch_cpu_idle_wait() - a halt that the one-shot local APIC timer ends
+ * after @max_us; a pause on the boot CPU or without a calibrated timer.
+ * @max_us: at most IDLE_MAX_US (longer waits are cut to it).
+ */
+void arch_cpu_idle_wait(uint32_t max_us)
+{
+	if (!arch_cpu_id() || !lapic_timer_oneshot(max_us)) {
+		arch_cpu_relax();
+		return;
+	}
+	/* sti shadows hlt: an interrupt already pending ends the halt. */
+	__asm__ __volatile__("sti; hlt; cli" ::: "memory");
+}
+
+/**
+ * arch_cpu_hwid() - the running CPU's APIC ID, from CPUID.
+ * Return: the APIC ID.
+ */
+uint64_t arch_cpu_hwid(void)
+{
+	return x86_apic_id();
+}
+
+/**
+ * arch_cpu_wake() - a fixed-vector IPI (X86_WAKE_VEC) to @hwid: it ends
+ * the halt of arch_cpu_idle_wait(), or stays pending in the IRR until the
+ * next sti; hlt when the CPU is not halted.
+ * @cpu: logical id (unused)
+ * @hwid: its APIC ID
+ */
+void arch_cpu_wake(unsigned int cpu, uint64_t hwid)
+{
+	(void)cpu;
+	lapic_send_ipi((uint32_t)hwid, ICR_FIXED | X86_WAKE_VEC);
+}
+
+/**
+ * x86_udelay() - spin for @us microseconds of TSC (1 GHz assumed before
+ * the TSC is calibrated).
+ * @us: the delay
+ */
+void x86_udelay(uint64_t us)
+{
+	uint64_t hz = tsc_hz ? tsc_hz : 1000000000ULL;
+	uint64_t end = rdtsc() + hz / 1000000 * us;
+
+	while (rdtsc() < end)
+		arch_cpu_relax();
 }
 
 /**

@@ -3,9 +3,9 @@
  * Exception entry stubs. Every stub leaves the same frame (struct
  * trap_frame in traps.c): the general registers pushed by trap_common, then
  * the vector, the error code (0 when the CPU pushes none) and the frame the
- * CPU pushed (rip, cs, rflags, rsp, ss). keel runs with interrupts off and
- * treats every exception as fatal, so nothing ever returns from x86_trap().
- * The two interrupt stubs (wake, spurious) return with iretq.
+ * CPU pushed (rip, cs, rflags, rsp, ss). Every exception is fatal, so
+ * nothing ever returns from x86_trap(). The two interrupt stubs (the local
+ * APIC timer, spurious) return with iretq.
  */
 #include <asm/x86.h>
 
@@ -30,9 +30,11 @@ trap_stub_\v:
 	.endr
 
 	/*
-	 * X86_WAKE_VEC: the local APIC timer ending an idle halt (smp.c
-	 * x86_idle_wait). The C calling convention's scratch registers are
-	 * saved; 5 + 9 quadwords keep %rsp 16-byte aligned at the call.
+	 * X86_WAKE_VEC: the local APIC timer, ending an idle halt (cpu.c
+	 * arch_cpu_idle_wait) or a latency probe deadline (irq.c). The C
+	 * calling convention's scratch registers are saved; 5 + 9 quadwords
+	 * keep %rsp 16-byte aligned at the call. x86_timer_irq() reads the
+	 * TSC first, calls the probe's handler and writes the EOI.
 	 */
 	.align 16
 	.globl x86_wake_stub
@@ -47,7 +49,7 @@ x86_wake_stub:
 	pushq %r10
 	pushq %r11
 	cld
-	call x86_apic_eoi
+	call x86_timer_irq
 	popq %r11
 	popq %r10
 	popq %r9

@@ -1,35 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * x86_64 secondary CPUs: per-CPU data, the local APIC, INIT-SIPI-SIPI and
- * the CPU topology. common/smp.c decides which CPUs to start (MADT-enabled
- * ones; hot-plug slots are never started), allocates each stack on the
- * CPU's node and waits, bounded, for each to check in.
+ * x86_64 secondary CPUs: per-CPU data, INIT-SIPI-SIPI and the CPU
+ * topology (the local APIC itself is lapic.c's). common/smp_boot.c decides
+ * which CPUs to start (MADT-enabled ones; hot-plug slots are never
+ * started), allocates each stack on the CPU's node and waits, bounded, for
+ * each to check in.
  *
  * Per-CPU data: MSR_GS_BASE = the CPU's struct x86_percpu, written first
  * thing on every CPU (x86_entry on the boot CPU, x86_ap_entry on the
- * others), so arch_cpu_id() is one %gs-relative load. The boot CPU's is
- * static; a secondary's sits at the top of its own stack (node-local,
- * from bootmem), so no table is sized by NR_CPUS.
+ * others), so arch_cpu_id() (cpu.c) is one %gs-relative load. The boot
+ * CPU's is static; a secondary's sits at the top of its own stack
+ * (node-local, from bootmem), so no table is sized by NR_CPUS.
  *
- * Local APIC: x2APIC (MSRs) when CPUID.1:ECX[21] says so, else xAPIC MMIO
- * at the MADT's address (else IA32_APIC_BASE), mapped uncached. IPIs go
- * out with ICR high before ICR low, and the delivery status (bit 12) is
- * polled, bounded, before and after each one.
- *
- * Start of one CPU (arch_cpu_start): the trampoline's parameter block gets
- * the CR3 of the boot CPU, the stack, the logical id and the expected APIC
- * ID; then INIT (assert, deassert), 10 ms, STARTUP with vector TRAMP_PA >>
- * 12, and a second STARTUP only when the AP has not marked the trampoline
- * `started` within 1 ms. The AP runs trampoline.S, then x86_ap_entry().
- *
- * Idle secondaries halt (arch_cpu_idle_wait; common/smp.c picks how
- * long): a pause loop costs a whole core under QEMU TCG, where hundreds of
- * vCPU threads share a few host cores and starve the boot CPU. Each halt
- * is ended by a one-shot local APIC timer (vector X86_WAKE_VEC, whose
- * handler only writes the EOI; interrupts are on for the sti; hlt alone).
- * The timer's rate is measured once against the TSC on the boot CPU
- * (apic_timer_calibrate); without it (no TSC rate, a timer slower than
- * 1 MHz) the wait stays a pause.
+ * Starts, any number at once: arch_smp_prepare() writes the trampoline's
+ * parameter block once (CR3, entry, the AP table). arch_cpu_start() fills
+ * the CPU's per-CPU block and its slot of the AP table (APIC ID, logical
+ * id, per-CPU block), publishes the slot, then sends INIT (assert,
+ * deassert). arch_cpu_start_commit() waits the INIT delay once for all of
+ * them (pick_init_delay(): none on the CPU families that need none, as
+ * Linux does; init_delay_us= overrides), sends one STARTUP (vector
+ * TRAMP_PA >> 12) to each, and after 1 ms a second one only to the CPUs
+ * that have not marked their slot started. Each AP runs trampoline.S,
+ * finds its slot by its own APIC ID, then runs x86_ap_entry().
  *
  * Topology: the boot CPU's CPUID leaf 0x1F or 0xB (else leaf 1 + leaf 4 on
  * Intel, 0x80000008/0x8000001E on AMD) gives the APIC ID bit fields of
@@ -40,50 +32,43 @@
  */
 #include <arch/cpu.h>
 #include <arch/smp.h>
+#include <asm/lapic.h>
 #include <asm/x86.h>
 #include <keel/acpi.h>
 #include <keel/atomic.h>
 #include <keel/bootinfo.h>
 #include <keel/cpumask.h>
 #include <keel/errno.h>
+#include <keel/options.h>
 #include <keel/printk.h>
+#include <keel/smp.h>
 #include <keel/string.h>
 
-#define APIC_ID		    0x020
-#define APIC_SVR	    0x0f0
-#define APIC_EOI	    0x0b0
-#define APIC_ICR_LO	    0x300
-#define APIC_ICR_HI	    0x310
-#define APIC_LVT_TIMER	    0x320
-#define APIC_TIMER_INIT	    0x380
-#define APIC_TIMER_CUR	    0x390
-#define APIC_TIMER_DIV	    0x3e0
-#define X2APIC_MSR_BASE	    0x800 /* + xAPIC register offset >> 4 */
-#define X2APIC_MSR_ID	    0x802
-#define X2APIC_MSR_SVR	    0x80f
-#define X2APIC_MSR_ICR	    0x830
-
-#define ICR_INIT	    0x00000500
-#define ICR_STARTUP	    0x00000600
-#define ICR_BUSY	    0x00001000
-#define ICR_ASSERT	    0x00004000
-#define ICR_LEVEL	    0x00008000
-#define SVR_ENABLE	    0x100
-#define SVR_SPURIOUS_VEC    X86_SPURIOUS_VEC
-#define LVT_MASKED	    0x10000
-#define TIMER_DIV_1	    0xb
-
-#define INIT_DELAY_US	    10000
-#define SIPI_WAIT_US	    1000
-#define ICR_TIMEOUT_US	    100000
-#define TRAMP_REUSE_WAIT_US 100000
+#define INIT_DELAY_US 10000 /* the MP spec's, for CPUs that need it */
+#define SIPI_WAIT_US  1000
 
 /* Same layout as the parameter block at the end of trampoline.S. */
 struct x86_tramp_params {
-	uint64_t cr3, stack, entry, apic_va;
-	uint32_t cpu, hwid, x2apic, started, taken;
+	uint64_t cr3, entry, apic_va, table;
+	uint32_t count, x2apic;
 };
 
+/* One AP of the table trampoline.S searches by APIC ID (X86_AP_SLOT_*). */
+struct x86_ap_slot {
+	uint32_t hwid;
+	uint32_t cpu;
+	uint64_t percpu;  /* its struct x86_percpu, the stack right below */
+	uint32_t started; /* written by the AP once it found its slot */
+	uint32_t pad;
+};
+
+_Static_assert(sizeof(struct x86_ap_slot) == X86_AP_SLOT_SIZE &&
+		       offsetof(struct x86_ap_slot, cpu) == X86_AP_SLOT_CPU &&
+		       offsetof(struct x86_ap_slot, percpu) ==
+			       X86_AP_SLOT_PERCPU &&
+		       offsetof(struct x86_ap_slot, started) ==
+			       X86_AP_SLOT_STARTED,
+	       "trampoline.S reads struct x86_ap_slot by X86_AP_SLOT_*");
 _Static_assert(offsetof(struct x86_percpu, cpu) == X86_PERCPU_CPU_OFFSET,
 	       "arch_cpu_id() reads %gs:X86_PERCPU_CPU_OFFSET");
 
@@ -92,11 +77,11 @@ extern const uint8_t gdt_ptr[];
 
 static struct x86_percpu boot_percpu;
 
-static volatile uint32_t *lapic;
-static bool x2apic;
 static struct x86_tramp_params *tramp;
-/* Local APIC timer ticks per microsecond (divide by 1); 0: no idle halt. */
-static uint32_t apic_ticks_per_us;
+/* cpu_count slots from bootmem; [committed, used) await their STARTUP. */
+static struct x86_ap_slot *slots;
+static unsigned int slots_used, slots_committed;
+static uint32_t init_delay;
 
 /**
  * x86_percpu_init() - point this CPU's GS base at its per-CPU data.
@@ -114,187 +99,47 @@ void x86_percpu_init(struct x86_percpu *p, unsigned int cpu, uint32_t apic_id)
 	wrmsr(MSR_GS_BASE, (uint64_t)(uintptr_t)p);
 }
 
-/**
- * arch_cpu_id() - logical index of the running CPU, from the GS base.
- * Return: 0 for the boot CPU.
- */
-unsigned int arch_cpu_id(void)
+/* CPUs that need no INIT delay: Intel family 6 and later, AMD 0xF and later. */
+static bool init_delay_needed(void)
 {
-	uint32_t id;
+	struct cpuid_regs v = cpuid(0, 0);
+	uint32_t eax = cpuid(1, 0).eax;
+	uint32_t family = (eax >> 8) & 0xf;
 
-	__asm__ __volatile__("movl %%gs:%c1, %0"
-			     : "=r"(id)
-			     : "i"(X86_PERCPU_CPU_OFFSET));
-	return id;
-}
-
-static void udelay(uint64_t us)
-{
-	uint64_t hz = tsc_hz ? tsc_hz : 1000000000ULL;
-	uint64_t end = rdtsc() + hz / 1000000 * us;
-
-	while (rdtsc() < end)
-		arch_cpu_relax();
-}
-
-/**
- * x86_apic_id() - the APIC ID of the running CPU: x2APIC ID from CPUID
- * leaf 0xB when it exists (8-bit IDs would truncate it), else CPUID.1.
- * Return: the APIC ID.
- */
-uint32_t x86_apic_id(void)
-{
-	if (cpuid(0, 0).eax >= 0xb && cpuid(0xb, 0).ebx)
-		return cpuid(0xb, 0).edx;
-	return cpuid(1, 0).ebx >> 24;
-}
-
-static bool icr_wait_idle(void)
-{
-	uint64_t hz = tsc_hz ? tsc_hz : 1000000000ULL;
-	uint64_t end = rdtsc() + hz / 1000000 * ICR_TIMEOUT_US;
-
-	if (x2apic)
-		return true; /* x2APIC has no delivery status to poll */
-	while (lapic[APIC_ICR_LO / 4] & ICR_BUSY) {
-		if (rdtsc() >= end)
-			return false;
-		arch_cpu_relax();
-	}
+	if (family == 0xf)
+		family += (eax >> 20) & 0xff;
+	if (v.ebx == 0x756e6547 && v.edx == 0x49656e69) /* "GenuineIntel" */
+		return family < 6;
+	if (v.ebx == 0x68747541 && v.edx == 0x69746e65) /* "AuthenticAMD" */
+		return family < 0xf;
 	return true;
 }
 
-/* Send one IPI to @dest. Return: 0, or -EIO when the ICR stays busy. */
-static int apic_send(uint32_t dest, uint32_t icr)
+/*
+ * The INIT-to-STARTUP delay: init_delay_us= when given; else the 10 ms of
+ * the MP spec for smp_start=serial (today's start, the baseline) and for
+ * CPUs the family rule does not clear; else none.
+ */
+static uint32_t pick_init_delay(void)
 {
-	if (x2apic) {
-		/* WRMSR to the ICR is not serialising: order earlier stores. */
-		__asm__ __volatile__("mfence; lfence" ::: "memory");
-		wrmsr(X2APIC_MSR_ICR, ((uint64_t)dest << 32) | icr);
-		return 0;
-	}
-	if (!icr_wait_idle())
-		return -EIO;
-	lapic[APIC_ICR_HI / 4] = dest << 24;
-	lapic[APIC_ICR_LO / 4] = icr;
-	return icr_wait_idle() ? 0 : -EIO;
-}
+	const char *why = "init_delay_us=";
+	uint32_t us = INIT_DELAY_US;
 
-static void apic_enable_local(void)
-{
-	if (x2apic) {
-		uint64_t base = rdmsr(MSR_APIC_BASE);
-
-		if ((base & (APIC_BASE_EN | APIC_BASE_X2APIC)) !=
-		    (APIC_BASE_EN | APIC_BASE_X2APIC))
-			wrmsr(MSR_APIC_BASE,
-			      base | APIC_BASE_EN | APIC_BASE_X2APIC);
-		wrmsr(X2APIC_MSR_SVR, SVR_ENABLE | SVR_SPURIOUS_VEC);
-		return;
-	}
-	lapic[APIC_SVR / 4] = SVR_ENABLE | SVR_SPURIOUS_VEC;
-}
-
-static uint32_t apic_read(uint32_t reg)
-{
-	if (x2apic)
-		return (uint32_t)rdmsr(X2APIC_MSR_BASE + (reg >> 4));
-	return lapic[reg / 4];
-}
-
-static void apic_write(uint32_t reg, uint32_t v)
-{
-	if (x2apic)
-		wrmsr(X2APIC_MSR_BASE + (reg >> 4), v);
+	if (opts.init_delay_us != INIT_DELAY_AUTO)
+		us = (uint32_t)opts.init_delay_us;
+	else if (opts.smp_start == SMP_START_SERIAL)
+		why = "smp_start=serial";
+	else if (init_delay_needed())
+		why = "CPU family before Intel 6 / AMD 0xf, or another vendor";
 	else
-		lapic[reg / 4] = v;
-}
-
-/* Count the (masked) local APIC timer down for 1 ms of TSC. */
-static void apic_timer_calibrate(void)
-{
-	uint64_t end;
-	uint32_t left;
-
-	if (!tsc_hz)
-		return;
-	apic_write(APIC_TIMER_DIV, TIMER_DIV_1);
-	apic_write(APIC_LVT_TIMER, LVT_MASKED | X86_WAKE_VEC);
-	apic_write(APIC_TIMER_INIT, 0xffffffffu);
-	end = rdtsc() + tsc_hz / 1000;
-	while (rdtsc() < end)
-		arch_cpu_relax();
-	left = apic_read(APIC_TIMER_CUR);
-	apic_write(APIC_TIMER_INIT, 0);
-	apic_ticks_per_us = (0xffffffffu - left) / 1000;
-	if (apic_ticks_per_us > 0xffffffffu / IDLE_MAX_US)
-		apic_ticks_per_us = 0;
-	pr_debug("x86_64: local APIC timer %u ticks/us: idle CPUs %s\n",
-		 apic_ticks_per_us, apic_ticks_per_us ? "halt" : "spin");
+		us = 0, why = "Intel family 6+ / AMD 0xf+ need none";
+	pr_info("x86_64: INIT delay %u us (%s)\n", us, why);
+	return us;
 }
 
 /**
- * x86_apic_eoi() - end of the wake interrupt (entry.S x86_wake_stub).
- */
-void x86_apic_eoi(void)
-{
-	apic_write(APIC_EOI, 0);
-}
-
-/**
- * arch_cpu_idle_wait() - a halt that a one-shot local APIC timer ends
- * after @max_us; a pause on the boot CPU or without a calibrated timer.
- * @max_us: at most IDLE_MAX_US (longer waits are cut to it).
- */
-void arch_cpu_idle_wait(uint32_t max_us)
-{
-	struct x86_percpu *pc;
-
-	__asm__ __volatile__("movq %%gs:0, %0" : "=r"(pc));
-	if (!apic_ticks_per_us || !pc->cpu) {
-		arch_cpu_relax();
-		return;
-	}
-	apic_write(APIC_TIMER_INIT,
-		   MIN(max_us, IDLE_MAX_US) * apic_ticks_per_us);
-	/* sti shadows hlt: an interrupt already pending ends the halt. */
-	__asm__ __volatile__("sti; hlt; cli" ::: "memory");
-}
-
-/* Bring up the boot CPU's local APIC. Return: 0 or -ENODEV. */
-static int apic_init(void)
-{
-	uint64_t base = rdmsr(MSR_APIC_BASE);
-	uint64_t phys = base & 0x000ffffffffff000ULL;
-
-	if (!(cpuid(1, 0).edx & (1u << 9))) {
-		pr_warn("x86_64: CPUID.1:EDX[9] (APIC) = 0: no local APIC\n");
-		return -ENODEV;
-	}
-	if (x86_acpi && x86_acpi->lapic_base)
-		phys = x86_acpi->lapic_base;
-	x2apic = cpuid(1, 0).ecx & (1u << 21);
-	if (!(base & APIC_BASE_EN))
-		wrmsr(MSR_APIC_BASE, base | APIC_BASE_EN);
-	if (!x2apic) {
-		lapic = mm_map_uc(phys, PAGE_SIZE);
-		if (!lapic) {
-			pr_warn("x86_64: local APIC at %#llx is not below "
-				"4 GiB, cannot map it\n",
-				(unsigned long long)phys);
-			return -ENODEV;
-		}
-	}
-	apic_enable_local();
-	apic_timer_calibrate();
-	pr_info("x86_64: local APIC %s at %#llx, boot CPU APIC ID %u\n",
-		x2apic ? "x2APIC" : "xAPIC", (unsigned long long)phys,
-		x86_apic_id());
-	return 0;
-}
-
-/**
- * arch_smp_prepare() - local APIC on, trampoline copied to TRAMP_PA.
+ * arch_smp_prepare() - local APIC on, trampoline copied to TRAMP_PA, the
+ * AP table allocated, the INIT delay chosen.
  * Return: 0, or -ENODEV (acpi=off, no MADT, no usable local APIC): the
  * boot CPU then runs alone.
  */
@@ -312,82 +157,129 @@ int arch_smp_prepare(void)
 		       "disagree\n");
 		return -EINVAL;
 	}
-	err = apic_init();
+	err = lapic_init();
 	if (err)
 		return err;
+	slots = smp_percpu_alloc(sizeof(*slots), "x86 AP table");
+	slots_used = slots_committed = 0;
+	init_delay = pick_init_delay();
 	/* Identity mapped; inside the "low 1M" reservation (setup.c). */
 	memcpy((void *)(uintptr_t)TRAMP_PA, x86_tramp_start, len);
 	tramp = (struct x86_tramp_params *)(uintptr_t)(TRAMP_PA +
 						       (x86_tramp_params -
 							x86_tramp_start));
-	tramp->taken = 1; /* nobody is using it */
+	tramp->cr3 = read_cr3();
+	tramp->entry = (uint64_t)(uintptr_t)x86_ap_entry;
+	tramp->apic_va = (uint64_t)(uintptr_t)lapic_mmio();
+	tramp->table = (uint64_t)(uintptr_t)slots;
+	tramp->x2apic = lapic_x2apic();
+	atomic_store_release(&tramp->count, 0);
 	return 0;
 }
 
 /**
- * arch_cpu_start() - INIT-SIPI-SIPI @hwid into the trampoline.
+ * arch_cpu_start() - a slot for @hwid in the AP table, then INIT to it;
+ * the STARTUP waits for arch_cpu_start_commit().
  * @cpu: logical id
  * @hwid: APIC ID
  * @stack_top: the CPU's stack (direct-map address)
- * Return: 0 once the STARTUP IPIs were sent; -ENODEV without a local APIC,
- * -EINVAL for an APIC ID xAPIC cannot address, -EIO when the ICR hangs.
+ * Return: 0 once INIT was sent; -ENODEV without a local APIC, -EINVAL for
+ * an APIC ID xAPIC cannot address, -EIO when the ICR hangs.
  */
 int arch_cpu_start(unsigned int cpu, uint64_t hwid, uintptr_t stack_top)
 {
-	uint64_t hz = tsc_hz ? tsc_hz : 1000000000ULL;
 	struct x86_percpu *pc;
-	uint64_t end;
+	struct x86_ap_slot *s;
 	int err;
 
 	if (!tramp)
 		return -ENODEV;
-	if (cpu >= NR_CPUS || stack_top < sizeof(*pc) ||
-	    (!x2apic && hwid > 0xfe) || hwid > 0xffffffffULL)
+	if (cpu >= NR_CPUS || slots_used >= cpu_count ||
+	    stack_top < sizeof(*pc) || (!lapic_x2apic() && hwid > 0xfe) ||
+	    hwid > 0xffffffffULL)
 		return -EINVAL;
 	/* Its per-CPU data at the top of its stack; the stack below it. */
 	pc = (struct x86_percpu *)((stack_top - sizeof(*pc)) &
 				   ~(uintptr_t)(_Alignof(struct x86_percpu) -
 						1));
-	/* A previous CPU that started but has not read its block yet. */
-	end = rdtsc() + hz / 1000000 * TRAMP_REUSE_WAIT_US;
-	while (atomic_load_acquire(&tramp->started) &&
-	       !atomic_load_acquire(&tramp->taken) && rdtsc() < end)
-		arch_cpu_relax();
-
 	memset(pc, 0, sizeof(*pc));
 	pc->cpu = cpu;
 	pc->apic_id = (uint32_t)hwid;
-	tramp->cr3 = read_cr3();
-	tramp->stack = (uintptr_t)pc;
-	tramp->entry = (uint64_t)(uintptr_t)x86_ap_entry;
-	tramp->apic_va = (uint64_t)(uintptr_t)lapic;
-	tramp->cpu = cpu;
-	tramp->hwid = (uint32_t)hwid;
-	tramp->x2apic = x2apic;
-	tramp->taken = 0;
-	atomic_store_release(&tramp->started, 0);
+	s = &slots[slots_used];
+	s->hwid = (uint32_t)hwid;
+	s->cpu = cpu;
+	s->percpu = (uint64_t)(uintptr_t)pc;
+	s->started = 0;
+	/* The slot is in the table before the CPU can look for it. */
+	atomic_store_release(&tramp->count, ++slots_used);
 
-	err = apic_send((uint32_t)hwid, ICR_INIT | ICR_ASSERT | ICR_LEVEL);
-	if (!err && !x2apic) /* deassert: not defined for x2APIC */
-		err = apic_send((uint32_t)hwid, ICR_INIT | ICR_LEVEL);
-	if (err)
-		goto fail;
-	udelay(INIT_DELAY_US);
-	for (int sipi = 0; sipi < 2; sipi++) {
-		err = apic_send((uint32_t)hwid, ICR_STARTUP | (TRAMP_PA >> 12));
-		if (err)
-			goto fail;
-		end = rdtsc() + hz / 1000000 * SIPI_WAIT_US;
-		while (!atomic_load_acquire(&tramp->started) && rdtsc() < end)
-			arch_cpu_relax();
-		if (atomic_load_acquire(&tramp->started))
-			break;
+	err = lapic_send_ipi((uint32_t)hwid, ICR_INIT | ICR_ASSERT | ICR_LEVEL);
+	if (!err && !lapic_x2apic()) /* deassert: not defined for x2APIC */
+		err = lapic_send_ipi((uint32_t)hwid, ICR_INIT | ICR_LEVEL);
+	if (err) {
+		pr_warn("x86_64: cpu %u (APIC ID %llu): the ICR stays busy\n",
+			cpu, (unsigned long long)hwid);
+		s->hwid = UINT32_MAX; /* no AP takes it */
 	}
-	return 0;
-fail:
-	pr_warn("x86_64: cpu %u (APIC ID %llu): the ICR stays busy\n", cpu,
-		(unsigned long long)hwid);
 	return err;
+}
+
+/* STARTUP to the slots of [@from, slots_used) not started yet. */
+static void send_startup(unsigned int from)
+{
+	for (unsigned int i = from; i < slots_used; i++) {
+		struct x86_ap_slot *s = &slots[i];
+
+		if (s->hwid == UINT32_MAX || atomic_load_acquire(&s->started))
+			continue;
+		if (lapic_send_ipi(s->hwid, ICR_STARTUP | (TRAMP_PA >> 12)))
+			pr_warn("x86_64: cpu %u (APIC ID %u): the ICR stays "
+				"busy\n",
+				s->cpu, s->hwid);
+	}
+}
+
+/* Have all the slots of [@from, slots_used) started? */
+static bool all_started(unsigned int from)
+{
+	for (unsigned int i = from; i < slots_used; i++)
+		if (slots[i].hwid != UINT32_MAX &&
+		    !atomic_load_acquire(&slots[i].started))
+			return false;
+	return true;
+}
+
+/**
+ * arch_cpu_start_commit() - the INIT delay once for all CPUs INIT was
+ * sent to since the last commit, one STARTUP to each, and after 1 ms a
+ * second STARTUP only to those that have not found their slot yet.
+ */
+void arch_cpu_start_commit(void)
+{
+	unsigned int from = slots_committed;
+	uint64_t end;
+
+	if (from == slots_used)
+		return;
+	slots_committed = slots_used;
+	x86_udelay(init_delay);
+	send_startup(from);
+	end = rdtsc() +
+	      (tsc_hz ? tsc_hz : 1000000000ULL) / 1000000 * SIPI_WAIT_US;
+	while (!all_started(from) && rdtsc() < end)
+		arch_cpu_relax();
+	send_startup(from);
+}
+
+/**
+ * arch_cpu_clock_start() - a CPU's check-in clock starts at its STARTUP.
+ * @cpu: unused
+ * Return: 0.
+ */
+uint64_t arch_cpu_clock_start(unsigned int cpu)
+{
+	(void)cpu;
+	return 0;
 }
 
 /**
@@ -400,12 +292,8 @@ void x86_ap_entry(unsigned int cpu, struct x86_percpu *pc)
 	x86_percpu_init(pc, cpu, pc->apic_id);
 	__asm__ __volatile__("lgdt (%0)" : : "r"(gdt_ptr) : "memory");
 	traps_load();
-	apic_enable_local();
-	if (apic_ticks_per_us) {
-		/* One-shot, unmasked: arch_cpu_idle_wait() only sets the count. */
-		apic_write(APIC_TIMER_DIV, TIMER_DIV_1);
-		apic_write(APIC_LVT_TIMER, X86_WAKE_VEC);
-	}
+	lapic_enable_local();
+	lapic_timer_setup_ap();
 	smp_secondary_main(cpu);
 }
 

@@ -1,18 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The SMP trampoline: copied to TRAMP_PA (0x8000) by smp.c and entered by
- * each secondary CPU on a STARTUP IPI in real mode with CS = TRAMP_PA >> 4,
- * IP = 0. It climbs real mode -> 32-bit protected mode -> long mode on the
- * boot CPU's page tables (tramp_cr3), checks that it is the CPU it was
- * started for (a late CPU must not take a later CPU's stack), switches to
- * its own stack and calls x86_ap_entry(cpu).
+ * every secondary CPU on a STARTUP IPI in real mode with CS = TRAMP_PA >>
+ * 4, IP = 0, any number of them at once. It climbs real mode -> 32-bit
+ * protected mode -> long mode on the boot CPU's page tables (tramp_cr3),
+ * reads its own APIC ID, finds the slot of that APIC ID in the AP table
+ * (struct x86_ap_slot in smp.c), marks the slot started (the boot CPU then
+ * sends it no second STARTUP), switches to the slot's stack and calls
+ * x86_ap_entry(cpu, percpu).
+ *
+ * Safe with every AP in it at once: the parameter block is only read
+ * (written by the boot CPU before the first STARTUP), nothing is pushed
+ * before the switch to the CPU's own stack, and each AP writes only its
+ * own slot. An APIC ID that has no slot halts.
  *
  * The code runs at TRAMP_PA, not where it is linked, so every absolute
- * address is T(label). The parameter block at the end is written by the
- * boot CPU before each start (one CPU at a time; struct x86_tramp_params
- * in smp.c has the same layout). The AP sets `started` first thing (the
- * boot CPU then sends no second SIPI) and `taken` once it has read the
- * block (the boot CPU may then rewrite it for the next CPU).
+ * address is T(label). struct x86_tramp_params in smp.c has the layout of
+ * the parameter block at the end.
  */
 #include <asm/x86.h>
 
@@ -39,7 +43,6 @@ x86_tramp_start:
 	cld
 	movw %cs, %ax
 	movw %ax, %ds
-	movl $1, tramp_started - x86_tramp_start
 	lgdtl tramp_gdtr - x86_tramp_start
 	movl %cr0, %eax
 	orl $X86_CR0_PE, %eax
@@ -89,13 +92,21 @@ tramp64:
 1:	movq T(tramp_apic_va), %rdx
 	movl 0x20(%rdx), %eax
 	shrl $24, %eax
-2:	cmpl T(tramp_hwid), %eax
-	jne 3f
-	movq T(tramp_stack), %rsp
+	/* Find the slot of APIC ID %eax; none: halt. */
+2:	movq T(tramp_table), %rbx
+	movl T(tramp_count), %ecx
+4:	testl %ecx, %ecx
+	jz 3f
+	cmpl X86_AP_SLOT_HWID(%rbx), %eax
+	je 5f
+	addq $X86_AP_SLOT_SIZE, %rbx
+	decl %ecx
+	jmp 4b
+5:	movl $1, X86_AP_SLOT_STARTED(%rbx)
+	movq X86_AP_SLOT_PERCPU(%rbx), %rsp
 	movq %rsp, %rsi			/* its struct x86_percpu, above the stack */
-	movl T(tramp_cpu), %edi
+	movl X86_AP_SLOT_CPU(%rbx), %edi
 	movq T(tramp_entry), %rax
-	movl $1, T(tramp_taken)
 	xorl %ebp, %ebp
 	callq *%rax
 3:	cli
@@ -118,14 +129,11 @@ tramp_gdtr:
 	.globl x86_tramp_params
 x86_tramp_params:
 tramp_cr3:	.quad 0
-tramp_stack:	.quad 0
 tramp_entry:	.quad 0
 tramp_apic_va:	.quad 0
-tramp_cpu:	.long 0
-tramp_hwid:	.long 0
+tramp_table:	.quad 0
+tramp_count:	.long 0
 tramp_x2apic:	.long 0
-tramp_started:	.long 0
-tramp_taken:	.long 0
 	.balign 8
 	.globl x86_tramp_end
 x86_tramp_end:

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Exceptions. keel runs with interrupts disabled (but for an idle
- * secondary's sti; hlt, which the local APIC timer's X86_WAKE_VEC ends:
- * x86_wake_stub only writes the EOI; the spurious vector only returns)
- * and never expects an exception: each one is fatal. x86_trap() prints the vector, error code,
+ * Exceptions and interrupt vectors. keel runs with interrupts disabled
+ * but for an idle secondary's sti; hlt and the CPUs of the latency probe
+ * (irq.c): the local APIC timer's X86_WAKE_VEC goes to x86_wake_stub
+ * (entry.S, x86_timer_irq()), the spurious vector only returns. The
+ * legacy 8259 PICs are remapped to vectors 0x20-0x2f and masked, so that
+ * the PIT's IRQ 0 never arrives as vector 8 (a "double fault") once
+ * interrupts are on. keel never expects an exception: each one is fatal. x86_trap() prints the vector, error code,
  * RIP, CR2, the registers and a short frame-pointer stack trace (the kernel
  * is built with -fno-omit-frame-pointer), then stops the machine as a failed
  * boot. The IDT is static (one per system; every secondary loads the same
@@ -97,11 +100,27 @@ static void idt_set(unsigned int vec, uint64_t handler)
 	};
 }
 
+/* ICW1-4 to both 8259s (vectors 0x20 and 0x28, cascade on IRQ 2), all masked. */
+static void pic_mask_all(void)
+{
+	static const uint8_t icw[2][4] = {{0x11, 0x20, 0x04, 0x01},
+					  {0x11, 0x28, 0x02, 0x01}};
+	static const uint16_t port[2] = {0x20, 0xa0};
+
+	for (unsigned int p = 0; p < 2; p++) {
+		outb(port[p], icw[p][0]);
+		for (unsigned int i = 1; i < 4; i++)
+			outb(port[p] + 1, icw[p][i]);
+		outb(port[p] + 1, 0xff);
+	}
+}
+
 /**
- * traps_init() - fill the IDT and load it on this CPU.
+ * traps_init() - fill the IDT and load it on this CPU; mask the 8259s.
  */
 void traps_init(void)
 {
+	pic_mask_all();
 	for (unsigned int v = 0; v < 256; v++)
 		idt_set(v, v < 32 ? trap_stub_table[v] : trap_stub_other_addr);
 	idt_set(X86_WAKE_VEC, (uint64_t)(uintptr_t)x86_wake_stub);

@@ -8,22 +8,38 @@
 /* Logical index (0 = boot CPU) of the CPU running this code. */
 unsigned int arch_cpu_id(void);
 
+/*
+ * The firmware id of the running CPU read from its own hardware (APIC ID,
+ * MPIDR affinity, the sandbox thread's id): at check-in it is compared
+ * with the id of the per-CPU block the CPU took (report cpus[].hwid_seen).
+ */
+uint64_t arch_cpu_hwid(void);
+
 /* Spin-wait hint (pause / yield). */
 void arch_cpu_relax(void);
 
 /*
- * One wait of a secondary with nothing to do (polling its mailbox, or
- * parked): give the CPU away for at most about @max_us microseconds. It
- * may return earlier (an interrupt, a spurious wake-up) and the caller
- * checks again; common/smp_boot.c grows @max_us while the CPU stays idle.
- * x86_64 halts until a one-shot local APIC timer; arm64 waits in WFI
- * until its virtual timer fires through the GICv3 (a yield without one);
- * the sandbox, whose CPUs are threads sharing a few host cores, spins a
- * little and then sleeps at most @max_us.
+ * One wait of a secondary with nothing to do (waiting for its acceptance,
+ * its mailbox, or parked): give the CPU away until arch_cpu_wake() posts
+ * to it or about @max_us microseconds pass (the safety net). It may return
+ * earlier (a spurious wake-up) and the caller checks again;
+ * common/smp_boot.c grows @max_us while the CPU stays idle. x86_64 halts
+ * until a fixed-vector IPI or a one-shot local APIC timer; arm64 waits in
+ * WFI until an SGI or its virtual timer, through the GICv3 (a yield
+ * without one); the sandbox sleeps on a futex. On the boot CPU, which is
+ * never woken, it is a spin-wait hint.
  */
 void arch_cpu_idle_wait(uint32_t max_us);
+/*
+ * End the idle wait of CPU @cpu (firmware id @hwid) now, or its next one
+ * when it is not waiting: the wake-up is kept until then (x86_64: a
+ * fixed-vector IPI, pending in the IRR; arm64: an SGI, pending in the
+ * GIC; the sandbox: a flag and a futex wake). Work posted to an idle CPU
+ * is then started at once, not at the end of its timer.
+ */
+void arch_cpu_wake(unsigned int cpu, uint64_t hwid);
 /* The longest idle wait common/smp asks for (an arch may cut longer ones). */
-#define IDLE_MAX_US 10000
+#define IDLE_MAX_US 1000000
 
 /*
  * Raw ticks of the boot timer (TSC, CNTVCT_EL0, CLOCK_MONOTONIC_RAW in ns)

@@ -21,7 +21,12 @@ struct heap_node;
 struct heap_node_locked {
 	struct heap_node *hn;
 };
-struct heap_node_locked heap_lock_node(uint32_t node);
+/*
+ * Taken with interrupts masked (spin_lock_irqsave: docs/design.md says
+ * why); the interrupts-off tracer names the caller (@site).
+ */
+struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site);
+#define heap_lock_node(node) heap_lock_node_at((node), __func__)
 void heap_unlock_node(struct heap_node_locked l);
 /* The locked node's counters (valid while the lock is held). */
 const struct heap_node_stats *heap_node_stats_locked(struct heap_node_locked l);

@@ -22,6 +22,8 @@
 /* Bounds of stress= and ap_timeout_ms=: values outside are clamped, warned. */
 #define STRESS_MAX_SECONDS 3600
 #define AP_TIMEOUT_MIN_MS  10
+/* latency_cpu= not given: the last online CPU of node 0. */
+#define LATENCY_CPU_AUTO 0xffffffffu
 
 enum inject_kind {
 	INJECT_NONE = 0,
@@ -42,6 +44,11 @@ struct inject {
 };
 
 enum acpi_mode { ACPI_AUTO = 0, ACPI_FORCE, ACPI_OFF };
+/* smp_start=: every CPU at once, or one after another (the baseline). */
+enum smp_start_mode { SMP_START_PARALLEL = 0, SMP_START_SERIAL };
+/* init_delay_us= unset: the arch's rule (x86: by CPU family). */
+#define INIT_DELAY_AUTO	  (-1)
+#define INIT_DELAY_MAX_US 1000000
 enum audit_mode { AUDIT_BASIC = 0, AUDIT_FULL };
 
 struct keel_options {
@@ -55,6 +62,10 @@ struct keel_options {
 	bool bench;
 	bool p2m_selftest; /* p2m_selftest=on: check the stage-2 tables */
 	uint64_t stress_seconds;
+	bool latency;		    /* latency=on: the probe */
+	uint32_t latency_period_us; /* latency_period= */
+	uint32_t latency_cpu;	    /* latency_cpu=, LATENCY_CPU_AUTO */
+	uint32_t latency_max_order; /* latency_max_order=: largest extent */
 	enum after_action after;
 	uint64_t mem_limit; /* mem=: 0 = none */
 	enum acpi_mode acpi;
@@ -63,7 +74,9 @@ struct keel_options {
 	enum report_mode report;
 	int loglevel;
 	uint32_t ap_timeout_ms;
-	char console[48];		  /* console=, as given */
+	enum smp_start_mode smp_start;
+	int init_delay_us; /* INIT_DELAY_AUTO or 0..INIT_DELAY_MAX_US */
+	char console[48];  /* console=, as given */
 	struct console_spec console_spec; /* and parsed (kind 0: none) */
 	struct inject inject[INJECT_MAX];
 	unsigned int inject_count;

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * CPUs and work dispatch. Secondary CPUs park in smp_secondary_main(),
- * polling their own mailbox (no interrupts at boot). smp_run_on() posts a
- * function to a set of CPUs (the caller included when it is in the set),
- * runs it and waits for all of them.
+ * sleeping until work is posted to their own mailbox (the poster wakes
+ * them: arch_cpu_wake()). smp_run_on() posts a function to a set of CPUs
+ * (the caller included when it is in the set), runs it and waits for all
+ * of them.
  *
  * Logical CPU ids: 0 is the boot CPU, then the usable bootinfo CPUs in
  * bootinfo order.
@@ -51,9 +52,11 @@ void *smp_percpu_alloc(size_t size, const char *why);
 
 /*
  * smp_boot_cpus(): start every present CPU through arch_cpu_start(), each
- * with a stack allocated from bootmem on its own node, and wait at most
- * @timeout_ms for each to check in. CPUs that do not are reported and left
- * out. Return: number of CPUs online (boot CPU included).
+ * with a stack allocated from bootmem on its own node: all at once, then
+ * wait at most @timeout_ms for all of them (smp_start=parallel), or one
+ * after another, @timeout_ms each (smp_start=serial). CPUs that miss it
+ * are reported and left out. Return: number of CPUs online (boot CPU
+ * included).
  */
 unsigned int smp_boot_cpus(unsigned int timeout_ms);
 

@@ -210,6 +210,38 @@ def scrub_markdown(rows, ref, ref_name, out):
     out.append("")
 
 
+def bringup_row(rep, wall):
+    """A bring-up benchmark row from one boot's report (issue 24): the
+    CPUs online, the start mode, smp.bringup_ns and the smp_boot phase
+    (which also holds the wait for dead CPUs and the skew probes)."""
+    phase = {}
+    for ev in rep.get("trace", []):
+        if ev.get("name") == "smp_boot":
+            phase.setdefault(ev.get("kind"), ev.get("ns"))
+    return {"cpus": len(rep["cpus"]),
+            "online": sum(1 for c in rep["cpus"] if c["online"]),
+            "start": rep["smp"]["start"],
+            "bringup_ns": rep["smp"]["bringup_ns"],
+            "smp_boot_ns": phase.get("end", 0) - phase.get("begin", 0),
+            "wall_s": round(wall, 2)}
+
+
+def bringup_markdown(rows, out):
+    """The bring-up rows as a markdown table (best of the boots per cell
+    comes first: callers sort)."""
+    out.append("| platform | CPUs | online | smp_start | smp.bringup_ns "
+               "| smp_boot phase | boot wall |")
+    out.append("|---|---|---|---|---|---|---|")
+    for r in rows:
+        if "error" in r:
+            out.append(f"| {r['platform']} | {r['cpus']} | - | {r['start']} "
+                       f"| {r['error']} | | |")
+            continue
+        out.append(f"| {r['platform']} | {r['cpus']} | {r['online']} | "
+                   f"{r['start']} | {fmt_ns(r['bringup_ns'])} | "
+                   f"{fmt_ns(r['smp_boot_ns'])} | {r['wall_s']} s |")
+
+
 def write_outputs(args, out, results):
     """Markdown to --md or stdout, results to --json."""
     text = "\n".join(out) + "\n"

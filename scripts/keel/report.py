@@ -43,6 +43,9 @@ BOOT_PROTOCOLS = ("multiboot1", "multiboot2", "dt", "efi", "sandbox")
 # heap.mode: how the heap took over the free memory (heap_init=).
 HEAP_MODES = ("lazy", "chunked", "pagewise")
 
+# smp.start: how the secondary CPUs were started (smp_start=).
+SMP_START_MODES = ("parallel", "serial")
+
 _SUFFIX = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
 
 
@@ -256,6 +259,8 @@ def _consistency(rep, out):
             "domains" not in rep:
         out.append("missing key domains (domain=)")
     _stopped(rep.get("scrub"), out)
+    _latency(rep, out)
+    _smp_consistency(rep, out)
 
 
 def _stopped(scrub, out):
@@ -269,6 +274,71 @@ def _stopped(scrub, out):
     if scrub.get("stopped_cpu") != want:
         out.append(f"scrub.stopped_cpu {scrub.get('stopped_cpu')} is not "
                    f"the lowest of scrub.stopped_cpus {cpus}")
+
+
+LATENCY_PHASES = ["idle", "build-remote", "build-remote", "build-local",
+                  "build-local"]
+LATENCY_MIN_SAMPLES = 1000
+
+
+def _latency(rep, out):
+    """latency=on: the object is there and every phase that ran is whole
+    (the phases in order, each with its samples and an interrupts-off site
+    when it built anything); without it, no probe interrupt was taken."""
+    on = re.search(r"(^|\s)latency=(on|yes|1|true)(\s|$)",
+                   rep.get("cmdline", ""))
+    counts = dict(rep.get("irq", {}).get("count", []))
+    if not on:
+        if counts:
+            out.append(f"irq.count {counts}: timer interrupts without "
+                       "latency=on")
+        return
+    lat = rep.get("latency")
+    if lat is None:
+        out.append("missing key latency (latency=on)")
+        return
+    if lat.get("unsupported"):
+        return
+    phases = lat.get("phases", [])
+    names = [p["phase"] for p in phases]
+    if names != LATENCY_PHASES[:len(names)] and \
+            names != [n for n in LATENCY_PHASES if n != "build-remote"]:
+        out.append(f"latency.phases {names}: not the phases in order")
+    for p in phases:
+        if p["samples"] < LATENCY_MIN_SAMPLES:
+            out.append(f"latency phase {p['phase']} ({p['cachemaint']}): "
+                       f"{p['samples']} samples < {LATENCY_MIN_SAMPLES}")
+        if p["phase"] != "idle" and not p["irqsoff_site"]:
+            out.append(f"latency phase {p['phase']} ({p['cachemaint']}): "
+                       "no interrupts-off region named")
+    if len(lat.get("hist", [])) != len(phases):
+        out.append("latency.hist: not one histogram per phase")
+    for p, h in zip(phases, lat.get("hist", [])):
+        if sum(c for _, c in h) != p["samples"]:
+            out.append(f"latency phase {p['phase']}: histogram holds "
+                       f"{sum(c for _, c in h)} samples, not {p['samples']}")
+    if counts.get(lat["probe_cpu"], 0) < sum(p["samples"] for p in phases):
+        out.append("irq.count of the probe CPU is below its samples")
+
+
+def _smp_consistency(rep, out):
+    """Every CPU took its own per-CPU data: the hardware id it read at
+    check-in is the firmware's id of its row."""
+    smp = rep.get("smp")
+    if not isinstance(smp, dict):
+        return
+    if smp.get("start") not in SMP_START_MODES:
+        out.append(f"smp.start is {smp.get('start')!r}, not one of "
+                   f"{', '.join(SMP_START_MODES)}")
+    if smp.get("hwid_mismatches"):
+        out.append(f"smp.hwid_mismatches {smp['hwid_mismatches']}: CPUs "
+                   "took another CPU's per-CPU data")
+    cpus = rep.get("cpus")
+    for c in cpus if isinstance(cpus, list) else []:
+        seen = c.get("hwid_seen") if isinstance(c, dict) else None
+        if seen is not None and seen != c.get("hwid"):
+            out.append(f"cpu {c.get('id')}: hwid_seen {seen} != hwid "
+                       f"{c.get('hwid')}")
 
 
 

@@ -160,3 +160,76 @@ def scrub_calibrated(forced=None):
                     f"fastest of {rate}"]
         return []
     return _log_aware(check)
+
+
+LATENCY_PHASES = [("idle", None), ("build-remote", "deferred"),
+                  ("build-remote", "eager"), ("build-local", "deferred"),
+                  ("build-local", "eager")]
+
+
+def latency_whole(timer):
+    """latency=on: the probe ran on @timer; every phase is there, in order,
+    with >= 1000 samples over >= 100 ms and (build phases) a named
+    interrupts-off site; the eager build-local spike is above the deferred
+    one (one 1 GiB block zeroed, and on arm64 cleaned page by page, inside
+    the heap lock, against none of that)."""
+    def check(rep, log):
+        lat = rep.get("latency")
+        if not lat or lat.get("unsupported"):
+            return [f"no probe: {lat and lat.get('unsupported')}"]
+        out = []
+        if lat["timer"] != timer:
+            out.append(f"latency.timer {lat['timer']!r}, expected {timer!r}")
+        rows = {}
+        for (name, mode), p in zip(LATENCY_PHASES, lat["phases"]):
+            if p["phase"] != name or (mode == "eager") != \
+                    (p["cachemaint"] == "eager"):
+                out.append(f"phase {p['phase']} {p['cachemaint']}, "
+                           f"expected {name} {mode}")
+            if p["samples"] < 1000 or p["ns"] < 100 * 1000 * 1000:
+                out.append(f"{p['phase']} {p['cachemaint']}: {p['samples']}"
+                           f" samples in {p['ns']} ns")
+            if name != "idle" and not p["irqsoff_site"]:
+                out.append(f"{p['phase']} {p['cachemaint']}: no "
+                           "irqsoff_site")
+            rows[(name, mode)] = p
+        if len(lat["phases"]) != len(LATENCY_PHASES):
+            out.append(f"{len(lat['phases'])} phases, expected "
+                       f"{len(LATENCY_PHASES)}")
+        eager = rows.get(("build-local", "eager"))
+        deferred = rows.get(("build-local", "deferred"))
+        if eager and deferred and eager["max_ns"] <= deferred["max_ns"]:
+            out.append(f"build-local eager max {eager['max_ns']} ns not "
+                       f"above deferred max {deferred['max_ns']} ns")
+        if eager and eager["irqsoff_site"] != "heap_alloc_owned":
+            out.append(f"eager irqsoff_site {eager['irqsoff_site']!r}, "
+                       "expected heap_alloc_owned")
+        return out
+    return _log_aware(check)
+
+
+def latency_unsupported(text):
+    """latency=on without a probe: the report says why (@text in it)."""
+    def check(rep, log):
+        why = (rep.get("latency") or {}).get("unsupported") or ""
+        if text not in why:
+            return [f"latency.unsupported {why!r}, expected {text!r}"]
+        return []
+    return _log_aware(check)
+
+
+def idle_wakes_only(cpus):
+    """No latency=on: no probe interrupt on any CPU, and the idle halts of
+    @cpus secondaries were ended by their timer interrupt (counted)."""
+    def check(rep, log):
+        irq = rep["irq"]
+        out = []
+        if irq["count"]:
+            out.append(f"irq.count {irq['count']}: timer interrupts "
+                       "without latency=on")
+        if irq["idle_wake_cpus"] != cpus or irq["idle_wakes"] < cpus:
+            out.append(f"{irq['idle_wakes']} idle wake-ups on "
+                       f"{irq['idle_wake_cpus']} CPUs, expected some on "
+                       f"each of {cpus}")
+        return out
+    return _log_aware(check)

@@ -44,9 +44,10 @@ from scripts.keel.boot import TOP
 from scripts.keel.report import HEAP_MODES
 
 from .domains_checks import Ask, domains_built
-from .checks import (cpu_failed, every_node_scrubbed, json_is,
-                     kernel_still_reserved, scrub_calibrated, scrubbers_are,
-                     stress_ok_everywhere)
+from .smp_checks import one_timeout, own_hwids, start_mode
+from .checks import (cpu_failed, every_node_scrubbed, idle_wakes_only,
+                     json_is, kernel_still_reserved, latency_whole,
+                     scrub_calibrated, scrubbers_are, stress_ok_everywhere)
 
 MKISO = os.path.join(TOP, "scripts", "mkiso.sh")
 EXIT_PASS = 33   # isa-debug-exit: (0x10 << 1) | 1
@@ -669,6 +670,27 @@ def smp_cases(kern, base, memdir):
                                               silent=[2]),
                  on + " inject=ap-timeout:2 ap_timeout_ms=200", kern, sc,
                  checks=[log_contains("did not check in")]),
+        # Every CPU at once (issue 24): 64 vCPUs, each CPU's APIC ID read
+        # at check-in matches the per-CPU data it took; QEMU's -cpu max
+        # (AuthenticAMD) needs no INIT delay. About 6 s on a quiet host
+        # with the scrub; the timeout is 120 s.
+        smp_case("smp-64-parallel", Machine("64", mem=256 * M),
+                 on + " report=full", kern, sc, timeout=120,
+                 checks=[own_hwids(64), start_mode("parallel"),
+                         log_contains("INIT delay 0 us")]),
+        smp_case("smp-8-serial", Machine("8", mem=128 * M),
+                 base + " bootscrub=off report=full smp_start=serial", kern,
+                 checks=[own_hwids(8), start_mode("serial"),
+                         log_contains("INIT delay 10000 us "
+                                      "(smp_start=serial)")]),
+        # Four dead CPUs cost one ap_timeout_ms (3 s), not four (about
+        # 3.5 s on a quiet host; the timeout is 60 s).
+        smp_case("inject-ap-timeout-4", Machine("8", mem=128 * M,
+                                                silent=[2, 4, 6, 7]),
+                 base + " bootscrub=off ap_timeout_ms=3000 "
+                 "inject=ap-timeout:2 inject=ap-timeout:4 "
+                 "inject=ap-timeout:6 inject=ap-timeout:7", kern,
+                 timeout=60, checks=[one_timeout(3000, [2, 4, 6, 7])]),
         # GRUB multiboot2: the RSDP comes from tag 14 (BIOS) / 15 (UEFI).
         iso_case("mb2-grub-bios-smp-numa",
                  Machine("4", numa=[128 * M] * 2, dist={(0, 1): 21}), []),
@@ -721,6 +743,18 @@ def smp_cases(kern, base, memdir):
                  checks=[bench_rows_every_node(("clflush",)),
                          clflush_really_flushes,
                          log_contains("cachemaint=clflush cleans with")]),
+        # latency=on (issue 23): 3 GiB so that a free 1 GiB block exists
+        # ([1G, 2G)); bootscrub=off leaves it dirty, so the eager baseline
+        # zeroes it inside the heap lock. About 7 s on a quiet 2-core host
+        # (the eager build alone 0.5-3 s of TCG zeroing); timeout 180 s.
+        Case("latency-on", kern + ["--smp", "2", "--mem", "3G"], 3 * G,
+             base + " bootscrub=off latency=on",
+             expect=dict(boot="multiboot1", online=2, cpus=2),
+             checks=[latency_whole("apic-oneshot")], timeout=180),
+        # Without latency=on: the secondaries' idle halts are the only
+        # interrupts (counted in irq.idle_wakes), irq.count stays 0.
+        smp_case("irq-idle-wakes-only", Machine("2", numa=[128 * M] * 2),
+                 on, kern, sc, checks=[idle_wakes_only(1)]),
         # Issue 22 section 6: EPT tables of 1G/2M/4K leaves, walked and
         # translated in software, destroyed (the audit balances).
         smp_case("p2m-selftest", Machine("2", numa=[128 * M] * 2),

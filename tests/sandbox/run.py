@@ -26,6 +26,7 @@ from scripts.keel.boot import TOP
 from ..qemu import checks
 from ..qemu.domains_checks import (Ask, domains_built, human_lines_bounded,
                                    warned_once)
+from ..qemu.smp_checks import one_timeout
 
 DATA = os.path.join(TOP, "tests", "data")
 BINARY = None  # the keel under test (main sets it)
@@ -495,6 +496,46 @@ def check_reserved_row(fw, name):
     return check
 
 
+LATENCY_LOAD = "domain_build_local+heap-stand-in"
+LATENCY_ROWS = [("idle", "deferred"), ("build-remote", "deferred"),
+                ("build-remote", "eager"), ("build-local", "deferred"),
+                ("build-local", "eager")]
+
+
+def check_latency(cpu, period_ns):
+    """latency=on: probe CPU @cpu, period @period_ns, the five phases in
+    order with their cachemaint modes, the samples and histograms whole,
+    the probe's interrupts counted on its CPU only."""
+    def check(rep, log):
+        lat = rep.get("latency")
+        if not lat:
+            return ["no latency object"]
+        out = []
+        if (lat["probe_cpu"], lat["period_ns"]) != (cpu, period_ns):
+            out.append(f"probe on CPU {lat['probe_cpu']} every "
+                       f"{lat['period_ns']} ns, expected {cpu}, {period_ns}")
+        if (lat["timer"], lat["load"]) != ("posix-timer", LATENCY_LOAD):
+            out.append(f"timer {lat['timer']}, load {lat['load']}")
+        rows = [(p["phase"], p["cachemaint"]) for p in lat["phases"]]
+        if rows != LATENCY_ROWS:
+            out.append(f"phases {rows}, expected {LATENCY_ROWS}")
+        for p in lat["phases"]:
+            if p["samples"] < 1000 or p["ns"] < 100 * 1000 * 1000:
+                out.append(f"{p['phase']}: {p['samples']} samples in "
+                           f"{p['ns']} ns")
+            if not p["min_ns"] <= p["p50_ns"] <= p["p99_ns"] <= p["max_ns"]:
+                out.append(f"{p['phase']}: min/p50/p99/max out of order")
+            if p["phase"] != "idle" and not p["irqsoff_site"]:
+                out.append(f"{p['phase']}: no irqsoff_site")
+        counts = dict(rep["irq"]["count"])
+        total = sum(p["samples"] for p in lat["phases"])
+        if list(counts) != [cpu] or counts[cpu] < total:
+            out.append(f"irq.count {counts}: the probe CPU {cpu} should "
+                       f"have taken at least {total}, the others none")
+        return out
+    return check
+
+
 def check_log(text, count=1):
     """The log holds @text exactly @count times."""
     def check(rep, log):
@@ -839,6 +880,16 @@ def cases():
              {"scrubbed": True}),
         Case("bench-on", "sandbox-2node.fw", ["bench=on"], [check_bench],
              {"scrubbed": True}),
+        # About 2 s on a quiet host (five phases of >= 100 ms each, plus
+        # the builds); the timeout is 60 s.
+        Case("latency-on", "sandbox-2node.fw", ["latency=on"],
+             [check_latency(1, 100000)], {"scrubbed": True}, timeout=60),
+        Case("latency-bad-options", "sandbox-2node.fw",
+             ["latency=on", "latency_cpu=99", "latency_period=5",
+              "bootscrub=off"],
+             [check_latency(1, 100000),
+              check_log("latency_cpu=99 is not an online CPU"),
+              check_log("latency_period=5 is outside")], timeout=60),
         Case("150-reserved", "sandbox-150-reserved.fw", ["audit=full"],
              [check_fw_reserved_kept(fwr), check_reserved_bounded(fwr)],
              {"scrubbed": True}),
@@ -864,6 +915,16 @@ def cases():
              ["bootscrub=on", "bootscrub_chunk=1M"],
              [check_all_scrubbed_by_many(len(fwbig.node_cpus()))],
              {"scrubbed": True}, timeout=120),
+        # 1024 CPUs, the 100 of node 1 dead (issue 24): one ap_timeout_ms
+        # (5 s) for all of them, not 100 (about 6 s on a quiet host; the
+        # timeout is 60 s). The sandbox starts a CPU's clock when its
+        # thread first runs, so a busy host does not kill live CPUs.
+        Case("1024cpu-100dead", "sandbox-1024cpu-100dead.fw",
+             ["bootscrub=off", "ap_timeout_ms=5000",
+              "inject=node-cpus-fail:1"],
+             [one_timeout(5000, lambda rep: [c["id"] for c in rep["cpus"]
+                                             if c["node"] == 1])],
+             {"online": 924}, timeout=60),
     ] + big_cases() + domain_cases()
 
 

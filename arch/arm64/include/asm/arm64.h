@@ -92,6 +92,9 @@ void gic_map(const struct dt_arch_info *ai);
 void gic_init(void);
 bool gic_cpu_init(void);
 void gic_idle_wait(uint64_t ticks);
+const char *gic_enable_ppi(unsigned int intid);
+void gic_send_wake(uint64_t hwid, bool can_send);
+bool gic_boot_cpu_can_send(void);
 
 /* traps.c */
 extern char arm64_vectors[];

@@ -38,6 +38,10 @@ int os_populate_write(void *p, size_t len);
 uint64_t os_clock_ns(void);
 /* Sleep @ns (a cancellation point). */
 void os_sleep_ns(uint64_t ns);
+/* Sleep while *@word == @val, at most @ns (a cancellation point). */
+void os_futex_wait(uint32_t *word, uint32_t val, uint64_t ns);
+/* Wake a thread sleeping in os_futex_wait(@word). */
+void os_futex_wake(uint32_t *word);
 /* Give the host CPU away (not a cancellation point). */
 void os_yield(void);
 
@@ -88,5 +92,16 @@ int os_atexit(void (*fn)(void));
 void os_exit(int status) __attribute__((noreturn));
 /* Exit with @status at once, from inside an exit handler. */
 void os_exit_now(int status) __attribute__((noreturn));
+
+/*
+ * The latency probe's interrupt (arch/sandbox/irq.c): a real-time signal
+ * aimed at one thread by that thread's POSIX timer. os_irq_mask(true)
+ * blocks it in the calling thread ("interrupts off").
+ */
+void os_irq_mask(bool off);
+/* Timer for the calling thread; installs @fn as the handler. NULL: failed. */
+void *os_irq_timer_create(void (*fn)(void));
+/* Fire once @ns from now (0: disarm). */
+void os_irq_timer_set(void *timer, uint64_t ns);
 
 #endif

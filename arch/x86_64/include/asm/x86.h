@@ -28,13 +28,23 @@
  * TRAMP_PA >> 12), inside the "low 1M" reservation, clear of QEMU's
  * multiboot information (0x9000-0x9fff) and the EBDA (0x9fc00-).
  */
-#define TRAMP_PA	 0x8000
+#define TRAMP_PA 0x8000
 
-#define MSR_APIC_BASE	 0x1b
-#define APIC_BASE_BSP	 0x100
-#define APIC_BASE_X2APIC 0x400
-#define APIC_BASE_EN	 0x800
-#define MSR_GS_BASE	 0xc0000101
+/*
+ * One slot of the AP table (struct x86_ap_slot in smp.c), searched by
+ * APIC ID in trampoline.S.
+ */
+#define X86_AP_SLOT_HWID    0
+#define X86_AP_SLOT_CPU	    4
+#define X86_AP_SLOT_PERCPU  8
+#define X86_AP_SLOT_STARTED 16
+#define X86_AP_SLOT_SIZE    24
+
+#define MSR_APIC_BASE	    0x1b
+#define APIC_BASE_BSP	    0x100
+#define APIC_BASE_X2APIC    0x400
+#define APIC_BASE_EN	    0x800
+#define MSR_GS_BASE	    0xc0000101
 
 #ifndef __ASSEMBLY__
 
@@ -176,15 +186,19 @@ void mm_init_direct_map(struct bootinfo *bi);
 bool mm_direct_mapped(uint64_t va, uint64_t len);
 void tsc_init(struct bootinfo *bi);
 extern uint64_t tsc_hz; /* calibrated TSC rate (cpu.c, set by tsc.c) */
-/* smp.c: the local APIC, for setup.c's topology and the report. */
+/* lapic.c: the running CPU's APIC ID. */
 uint32_t x86_apic_id(void);
+/* cpu.c: spin @us microseconds on the TSC. */
+void x86_udelay(uint64_t us);
+/* smp.c: topology from CPUID, for setup.c. */
 void x86_topology_fill(struct bootinfo *bi);
 extern bool x86_acpi_off; /* acpi=off on the command line */
 __attribute__((noreturn)) void x86_ap_entry(unsigned int cpu,
 					    struct x86_percpu *pc);
 /*
- * The only interrupts keel takes: the local APIC timer that ends an idle
- * secondary's halt (arch_cpu_idle_wait) and the APIC's spurious vector.
+ * The only interrupts keel takes: X86_WAKE_VEC, which ends an idle
+ * secondary's halt (arch_cpu_idle_wait): the IPI of arch_cpu_wake() or
+ * the local APIC timer (the safety net), and the APIC's spurious vector.
  */
 #define X86_WAKE_VEC	 0xf0
 #define X86_SPURIOUS_VEC 0xff

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Arch hooks: the interrupt mask of the running CPU and its one timer
+ * interrupt (DESIGN §12). Implemented in arch/{x86_64,arm64,sandbox}/irq.c.
+ *
+ * x86_64: RFLAGS.IF (cli/sti); the local APIC timer, TSC-deadline mode when
+ *         CPUID.1:ECX[24] has it, else one-shot (QEMU TCG).
+ * arm64:  PSTATE.I (daifset/daifclr #2); GICv3 PPI 26, the EL2 physical
+ *         timer (CNTHP) at EL2, or PPI 27, the EL1 virtual timer, at EL1.
+ * sandbox: "interrupts off" is a blocked signal; the timer is a per-CPU
+ *         POSIX timer whose signal is aimed at that CPU's thread.
+ *
+ * Keel runs with interrupts masked except where a caller turns them on
+ * (the latency probe's CPU during a phase, and the CPUs it loads); every
+ * lock an interrupt handler may take is a spin_lock_irqsave() lock.
+ */
+#ifndef ARCH_IRQ_H
+#define ARCH_IRQ_H
+
+#include <keel/types.h>
+
+/* The saved interrupt state of arch_irq_save(); opaque to common code. */
+typedef unsigned long irqflags_t;
+
+void arch_irq_enable(void);
+void arch_irq_disable(void);
+/* Mask interrupts. Return: the state before, for arch_irq_restore(). */
+irqflags_t arch_irq_save(void);
+void arch_irq_restore(irqflags_t flags);
+/* Were interrupts on in @flags? */
+bool arch_irq_flags_on(irqflags_t flags);
+
+/*
+ * Prepare the calling CPU's timer interrupt (once per CPU; later calls
+ * are cheap). Return: 0, or -ENODEV with the reason in *@why (a
+ * static string: "GICv2: the probe needs GICv3", ...).
+ */
+int arch_timer_init_cpu(const char **why);
+/*
+ * Fire the calling CPU's timer once at @deadline (absolute, arch_ticks()
+ * units); a deadline already passed fires at once. Interrupts masked.
+ */
+void arch_timer_arm_at(uint64_t deadline);
+/* Stop the calling CPU's timer; no interrupt from it is pending after. */
+void arch_timer_cancel(void);
+/* How the timer is driven ("tsc-deadline", "apic-oneshot", "cnthp", ...). */
+const char *arch_timer_mode(void);
+
+/*
+ * Common code's handler (common/latency.c), called by the arch's interrupt
+ * entry with interrupts masked, once per timer interrupt, on the CPU that
+ * armed it. @entry: arch_ticks() read first thing in the entry path.
+ */
+void irq_timer_handler(uint64_t entry);
+/*
+ * Count an interrupt taken on the calling CPU for the report: the timer
+ * interrupts of irq_timer_handler() (irq.count) apart from the idle
+ * wake-ups an arch takes to end a halt (@idle_wake; irq.idle_wakes).
+ */
+void irq_count_taken(bool idle_wake);
+
+#endif

@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common/latency.c, common/irqsoff.c and the sandbox's interrupt
+ * (arch/sandbox/irq.c): the histogram's buckets, the interrupts-off
+ * tracer's regions and sites, and a timer signal held back while
+ * "interrupts are off" and taken, late, once they are on.
+ */
+#include "common.h"
+
+#include <arch/cpu.h>
+#include <arch/irq.h>
+#include <keel/latency.h>
+#include <keel/spinlock.h>
+
+#include "../../common/latency_priv.h"
+
+static void spin_ns(uint64_t ns)
+{
+	uint64_t end = arch_ticks() + ns;
+
+	while (arch_ticks() < end)
+		;
+}
+
+/* Every value falls in its bucket; a bucket is at most 25% wide. */
+static void test_buckets(void **state)
+{
+	(void)state;
+	for (uint64_t v = 0; v < (1ull << 38); v = v * 9 / 8 + 1) {
+		unsigned int b = lat_bucket(v);
+		uint64_t lo = lat_bucket_lo(b), hi = lat_bucket_lo(b + 1);
+
+		assert_true(b < LAT_BUCKETS - 1);
+		assert_true(lo <= v && v < hi);
+		assert_true(b < 4 || (hi - lo) * 4 <= lo);
+		assert_true(lat_bucket(lo) == b && lat_bucket(hi - 1) == b);
+	}
+	assert_int_equal(lat_bucket(UINT64_MAX), LAT_BUCKETS - 1);
+}
+
+static struct irqsoff_cpu slots[2];
+
+static void locked_region(spinlock_t *l)
+{
+	irqflags_t f;
+
+	spin_lock_irqsave(l, f);
+	spin_ns(2000000);
+	spin_unlock_irqrestore(l, f);
+}
+
+/* Regions begun with interrupts on are timed and named; others are not. */
+static void test_irqsoff_regions(void **state)
+{
+	spinlock_t l = SPINLOCK_INIT;
+	const char *site;
+	irqflags_t f, inner;
+
+	(void)state;
+	irqsoff_setup(slots, 2);
+	irqsoff_reset();
+	/* Interrupts off (the default): nothing is a region. */
+	f = irq_save_at("masked");
+	spin_ns(1000000);
+	irq_restore(f);
+	assert_int_equal(irqsoff_max(&site), 0);
+	assert_null(site);
+
+	arch_irq_enable();
+	f = irq_save_at("outer");
+	inner = irq_save_at("inner"); /* nested: part of "outer" */
+	spin_ns(1000000);
+	irq_restore(inner);
+	irq_restore(f);
+	assert_true(irqsoff_max(&site) >= 1000000);
+	assert_string_equal(site, "outer");
+
+	locked_region(&l); /* longer: the lock's caller is named */
+	assert_true(irqsoff_max(&site) >= 2000000);
+	assert_string_equal(site, "locked_region");
+	assert_false(spin_is_locked(&l));
+	arch_irq_disable();
+
+	irqsoff_reset();
+	assert_int_equal(irqsoff_max(&site), 0);
+	irqsoff_setup(NULL, 0);
+}
+
+/*
+ * The probe's signal arrives only with interrupts on: armed 1 ms ahead,
+ * held back for 20 ms, it is taken at once after arch_irq_enable() and
+ * its sample is at least 19 ms late; the next ones follow every period.
+ */
+static void test_timer_held_while_off(void **state)
+{
+	static struct lat_phase ph;
+	const char *why = NULL;
+	uint64_t t0, end;
+
+	(void)state;
+	ph = (struct lat_phase){.name = "test"};
+	assert_int_equal(arch_timer_init_cpu(&why), 0);
+	lat.cpu = arch_cpu_id();
+	lat.period = 1000000;
+	lat.deadline = arch_ticks() + 1000000;
+	lat.cur = &ph;
+	arch_timer_arm_at(lat.deadline);
+	spin_ns(20000000);
+	assert_int_equal(READ_ONCE(ph.samples), 0);
+
+	arch_irq_enable();
+	t0 = arch_ticks();
+	/* 3 periods are 3 ms; 5 s tolerates a host 1000x slower. */
+	end = t0 + 5000000000ull;
+	while (READ_ONCE(ph.samples) < 3 && arch_ticks() < end)
+		;
+	arch_irq_disable();
+	arch_timer_cancel();
+	lat.cur = NULL;
+	assert_true(ph.samples >= 3);
+	assert_true(ph.max_ns >= 19000000);
+	assert_true(ph.min_ns <= ph.max_ns);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_buckets),
+		cmocka_unit_test(test_irqsoff_regions),
+		cmocka_unit_test(test_timer_held_while_off),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
