@@ -93,10 +93,18 @@ $(O)/%.S.o: %.S $(AUTOCONF)
 
 -include $(OBJS:.o=.d)
 
-# The objects this build links, for scripts/check-layers.py.
-.PHONY: objs-list
+# The objects this build links, for scripts/check-layers.py, and the check
+# itself over every arch's build: no call goes up a layer (DESIGN §1).
+LAYER_ARCHES := $(patsubst arch/%/arch.mk,%,$(wildcard arch/*/arch.mk))
+.PHONY: objs-list check-layers
 objs-list: $(OBJS)
 	$(Q)echo $(filter %.o,$(OBJS)) > $(O)/objs.txt
+
+check-layers:
+	$(Q)for a in $(LAYER_ARCHES); do \
+		$(MAKE) --no-print-directory -s ARCH=$$a objs-list || exit 1; \
+	done
+	$(Q)$(PYTHON) scripts/check-layers.py $(addprefix build/,$(LAYER_ARCHES))
 
 # --- deps, tests, formatting ---------------------------------------------
 deps:

@@ -8,7 +8,8 @@
  *    corrupting accessor when asked), the CPUs and distances;
  *  - the boot CPU: marked, or added when the firmware did not list it, so
  *    that the boot goes on;
- *  - the physical address width: the CPU's, within what the arch maps.
+ *  - the physical address width: the CPU's, within what the arch maps;
+ *  - the end of it all (fwboot_finish()): inject=bad-map, the sanitiser.
  * The arch passes what differs (its accessor, its RSDP hint, its hwid and
  * its mask) as parameters; nothing here knows which arch runs it.
  */
@@ -140,4 +141,66 @@ unsigned int fwboot_paddr_bits(unsigned int cpu_bits, unsigned int map_bits)
 	if (!cpu_bits)
 		cpu_bits = FWBOOT_PADDR_BITS_UNKNOWN;
 	return MIN(cpu_bits, map_bits);
+}
+
+/*
+ * Fault injection, inject=bad-map (tests only; docs/cmdline.md): a bogus
+ * firmware map entry claims the kernel image (the first reserved range
+ * named "kernel", else the first reserved range) is RAM of another node id
+ * (the node of the RAM around it + 1). Added before bootinfo_sanitise() on
+ * purpose: the sanitiser must resolve the overlap (the lower node keeps
+ * RAM two nodes claim) and "reserved wins" at the bootmem handoff must keep
+ * the kernel out of the heap, so the boot still passes with the kernel
+ * range reserved and audit.lost_pages 0. A kernel handed to the heap would
+ * be scrubbed under our feet: never a silent wrong result.
+ */
+static void inject_bad_map(struct bootinfo *bi)
+{
+	const struct bi_reserved *k = NULL;
+	uint32_t node = 0;
+
+	for (unsigned int i = 0; i < bi->reserved_count; i++) {
+		if (!strncmp(bi->reserved[i].name, "kernel",
+			     sizeof(bi->reserved[i].name))) {
+			k = &bi->reserved[i];
+			break;
+		}
+	}
+	if (!k && bi->reserved_count)
+		k = &bi->reserved[0];
+	if (!k) {
+		pr_warn("inject=bad-map: no reserved range to overlap, "
+			"nothing injected\n");
+		return;
+	}
+	for (unsigned int i = 0; i < bi->ram_count; i++)
+		if (pa_val(bi->ram[i].start) <= pa_val(k->start) &&
+		    pa_val(k->start) < pa_val(bi->ram[i].end))
+			node = bi->ram[i].node;
+	pr_warn("inject=bad-map: firmware map claims [%#llx, %#llx) (%.*s) "
+		"is RAM on node %u\n",
+		(unsigned long long)pa_val(k->start),
+		(unsigned long long)pa_val(k->end), (int)sizeof(k->name),
+		k->name, node + 1);
+	bootinfo_add_ram(bi, k->start, k->end, node + 1);
+}
+
+/**
+ * fwboot_finish() - the last step of every arch's firmware reading, right
+ * before keel_main(): inject=bad-map (tests), then bootinfo_sanitise(), so
+ * that keel_main() is given a sanitised bootinfo and common/ never calls
+ * back into boot/ (DESIGN §1). The options are read quietly here (keel_main()
+ * parses and reports them); loglevel= applies to the sanitiser's lines.
+ * @bi: what the arch's firmware readers filled
+ */
+void fwboot_finish(struct bootinfo *bi)
+{
+	static struct keel_options early;
+
+	options_early(&early, bi->cmdline,
+		      strnlen(bi->cmdline, sizeof(bi->cmdline)));
+	printk_level = early.loglevel;
+	if (options_inject_has(&early, INJECT_BAD_MAP, 0))
+		inject_bad_map(bi);
+	bootinfo_sanitise(bi);
 }

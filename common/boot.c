@@ -121,50 +121,6 @@ static void print_skew_summary(void)
 			worst_cpu);
 }
 
-/*
- * Fault injection, inject=bad-map (tests only; docs/cmdline.md): a bogus
- * firmware map entry claims the kernel image (the first reserved range
- * named "kernel", else the first reserved range) is RAM of another node id
- * (the node of the RAM around it + 1). Added before bootinfo_sanitise() on
- * purpose: the sanitiser must resolve the overlap (the lower node keeps
- * RAM two nodes claim) and "reserved wins" at the bootmem handoff must keep
- * the kernel out of the heap, so the boot still passes with the kernel
- * range reserved and audit.lost_pages 0. A kernel handed to the heap would
- * be scrubbed under our feet: never a silent wrong result.
- */
-static void inject_bad_map(struct bootinfo *bi)
-{
-	const struct bi_reserved *k = NULL;
-	uint32_t node = 0;
-
-	if (!inject_get(INJECT_BAD_MAP, NULL))
-		return;
-	for (unsigned int i = 0; i < bi->reserved_count; i++) {
-		if (!strncmp(bi->reserved[i].name, "kernel",
-			     sizeof(bi->reserved[i].name))) {
-			k = &bi->reserved[i];
-			break;
-		}
-	}
-	if (!k && bi->reserved_count)
-		k = &bi->reserved[0];
-	if (!k) {
-		pr_warn("inject=bad-map: no reserved range to overlap, "
-			"nothing injected\n");
-		return;
-	}
-	for (unsigned int i = 0; i < bi->ram_count; i++)
-		if (pa_val(bi->ram[i].start) <= pa_val(k->start) &&
-		    pa_val(k->start) < pa_val(bi->ram[i].end))
-			node = bi->ram[i].node;
-	pr_warn("inject=bad-map: firmware map claims [%#llx, %#llx) (%.*s) "
-		"is RAM on node %u\n",
-		(unsigned long long)pa_val(k->start),
-		(unsigned long long)pa_val(k->end), (int)sizeof(k->name),
-		k->name, node + 1);
-	bootinfo_add_ram(bi, k->start, k->end, node + 1);
-}
-
 /* The cachemaint mode: the command line's, else what the platform needs. */
 static enum cachemaint_mode pick_cachemaint(void)
 {
@@ -282,11 +238,9 @@ static void phase_options(const struct bootinfo *bi)
 	printk_level = opts.loglevel;
 }
 
-/* The firmware's description made sane (inject=bad-map first), then shown. */
+/* The firmware's description (sanitised by the arch's fwboot_finish()), shown. */
 static void phase_firmware(struct bootinfo *bi)
 {
-	inject_bad_map(bi);
-	bootinfo_sanitise(bi);
 	numa_init(bi);
 	print_bootinfo(bi);
 	if (!bi->ram_count)
@@ -348,7 +302,7 @@ static void phase_domains(const struct bootinfo *bi)
 
 /**
  * keel_main() - the arch-neutral boot, from a filled bootinfo to the verdict.
- * @bi: what the firmware described (sanitised here).
+ * @bi: what the firmware described, sanitised by the arch's fwboot_finish().
  *
  * Return: never; ends in arch_stop().
  */

@@ -890,6 +890,39 @@ def stopped_tests():
           [f"{b} passed" for b in bad if not problems(b)])
 
 
+def layers_test(tmp):
+    """scripts/check-layers.py names a call from common/ up into boot/ and
+    passes the same objects once the call goes down (common/ -> lib)."""
+    def build(caller_dir):
+        d = os.path.join(tmp, f"layers-{caller_dir.replace('/', '-')}")
+        srcs = {"boot/parse.c": "int boot_parse(void) { return 1; }",
+                "common/lib/util.c": "int lib_util(void) { return 2; }",
+                f"{caller_dir}/user.c":
+                    "int boot_parse(void); int lib_util(void);\n"
+                    "int user(void) { return boot_parse() + lib_util(); }"}
+        objs = []
+        for rel, text in srcs.items():
+            os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(d, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+            obj = os.path.join(d, rel + ".o")
+            run(["gcc", "-c", "-o", obj, os.path.join(d, rel)])
+            objs.append(obj)
+        with open(os.path.join(d, "objs.txt"), "w", encoding="utf-8") as f:
+            f.write(" ".join(objs))
+        return run([sys.executable, os.path.join(TOP, "scripts",
+                                                 "check-layers.py"), d])
+    up = build("common")
+    down = build("arch")
+    out = []
+    if up.returncode != 1 or "calls boot_parse() of boot/parse.c.o" \
+            not in up.stdout:
+        out.append(f"common -> boot not refused: {up.stdout!r}")
+    if down.returncode != 0:
+        out.append(f"arch -> boot, arch -> lib refused: {down.stdout!r}")
+    check("check-layers names an upward call", out)
+
+
 def stress_refused_test(keel, tmp):
     """A good boot whose stress= value keel refused (it warns and runs no
     stress) passes report.py: it reads the report, not the command line."""
@@ -913,6 +946,7 @@ def main():
     fuzz_maps_rules()
     with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
         boot_fake_tests(tmp)
+        layers_test(tmp)
     if not os.access(keel, os.X_OK):
         check("keel binary", [f"{keel} is not built (make ARCH=sandbox)"])
     else:

@@ -379,6 +379,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 	bi->timer_calibrated_by = dt_info.timer_freq ? "dt" : "cntfrq";
 	bi->timer_hz = arch_ticks_hz();
 
+	fwboot_finish(bi);
 	keel_main(bi);
 }
 

@@ -167,5 +167,6 @@ __attribute__((weak)) int main(int argc, char **argv)
 	if (map_ram(bi, prefault, &top))
 		return 2;
 	sandbox_canary_arm(top);
+	fwboot_finish(bi);
 	keel_main(bi);
 }

@@ -237,5 +237,6 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	x86_topology_fill(bi);
 	tsc_init(bi);
 	x86_qemu_init();
+	fwboot_finish(bi);
 	keel_main(bi);
 }

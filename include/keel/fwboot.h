@@ -38,5 +38,8 @@ int fwboot_boot_cpu(struct bootinfo *bi, const struct bi_cpu *me, uint64_t mask,
 		    const char *source, const char *id_name);
 int fwboot_boot_cpu_first(struct bootinfo *bi, unsigned int from);
 unsigned int fwboot_paddr_bits(unsigned int cpu_bits, unsigned int map_bits);
+/* inject=bad-map, then bootinfo_sanitise(): the arch calls it right before
+ * keel_main(). */
+void fwboot_finish(struct bootinfo *bi);
 
 #endif
