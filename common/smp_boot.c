@@ -332,6 +332,12 @@ static void accept(unsigned int cpu)
 	c->fail_reason = NULL;
 	last_up = now;
 	atomic_store_release(&accept_ticks[cpu], now);
+	/* Ordered by the acquire of its check-in. */
+	if (hwid_seen[cpu] != c->hwid)
+		pr_warn("cpu %u (hwid %#llx) runs on hwid %#llx: it took "
+			"another CPU's per-CPU data\n",
+			cpu, (unsigned long long)c->hwid,
+			(unsigned long long)hwid_seen[cpu]);
 }
 
 /*
