@@ -332,19 +332,29 @@ static void accept(unsigned int cpu)
 	c->fail_reason = NULL;
 	last_up = now;
 	atomic_store_release(&accept_ticks[cpu], now);
+	/* Ordered by the acquire of its check-in. */
+	if (hwid_seen[cpu] != c->hwid)
+		pr_warn("cpu %u (hwid %#llx) runs on hwid %#llx: it took "
+			"another CPU's per-CPU data\n",
+			cpu, (unsigned long long)c->hwid,
+			(unsigned long long)hwid_seen[cpu]);
 }
 
 /*
  * The timer skew of the CPUs of [@first, @last) accepted by now, once all
  * of them are in: the probes of one CPU do not delay the acceptance of the
- * next. Only informative: a CPU too slow to answer keeps skew 0.
+ * next. Only informative, and bounded like the check-ins: all probes share
+ * one deadline, and a CPU reached after it (a host that stopped running
+ * the vCPUs) is only released (pinged once, woken) and keeps skew 0.
  */
 static void measure_skews(unsigned int first, unsigned int last,
 			  uint64_t timeout)
 {
+	uint64_t deadline = arch_ticks() + timeout;
+
 	for (unsigned int cpu = first; cpu < last; cpu++)
 		if (cpu_table[cpu].online && accept_ticks[cpu])
-			measure_skew(cpu, arch_ticks() + timeout);
+			measure_skew(cpu, deadline);
 }
 
 /*
