@@ -42,9 +42,9 @@ all:
 include arch/$(ARCH)/arch.mk
 
 # Which firmware readers in boot/ this build has: Kconfig (boot/Kconfig),
-# read from .config, which make generates first when it is missing.
+# read from .config as Kconfig resolves it (config.mk, generated first).
 ifeq ($(filter clean deps format check-format,$(MAKECMDGOALS)),)
--include $(O)/.config
+-include $(O)/config.mk
 endif
 BOOT_OFF := \
 	$(if $(CONFIG_BOOT_MULTIBOOT),,$(wildcard boot/multiboot*.c)) \
@@ -58,14 +58,18 @@ OBJS := $(patsubst %,$(O)/%.o,$(SRCS))
 AUTOCONF := $(O)/include/generated/autoconf.h
 
 # --- configuration ------------------------------------------------------
-# .config is also read by this Makefile (BOOT_OFF): a Kconfig change
-# brings it up to date (olddefconfig) before the sources are chosen.
-KCONFIG_FILES := Kconfig boot/Kconfig common/Kconfig arch/$(ARCH)/Kconfig
-$(O)/.config: $(KCONFIG_FILES)
-	$(Q)if [ -f $@ ]; then $(KCONFIG) olddefconfig $(ARCH) $(O); \
-	else $(KCONFIG) defconfig $(ARCH) $(O) $(DEFCONFIG); fi; touch $@
+$(O)/.config:
+	$(Q)$(KCONFIG) defconfig $(ARCH) $(O) $(DEFCONFIG)
 
-$(AUTOCONF): $(O)/.config
+# What this Makefile reads of the configuration (BOOT_OFF): .config resolved
+# against the Kconfig files (olddefconfig), so that an older or hand-written
+# .config (a test's defconfig copy) still gets every default.
+KCONFIG_FILES := Kconfig boot/Kconfig common/Kconfig arch/$(ARCH)/Kconfig
+$(O)/config.mk: $(O)/.config $(KCONFIG_FILES)
+	$(Q)$(KCONFIG) olddefconfig $(ARCH) $(O)
+	$(Q)cp $(O)/.config $@
+
+$(AUTOCONF): $(O)/config.mk
 	$(Q)$(KCONFIG) genconfig $(ARCH) $(O) --header-path $@
 
 defconfig:
