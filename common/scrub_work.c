@@ -42,6 +42,7 @@
 #include <keel/numa.h>
 #include <keel/options.h>
 #include <keel/printk.h>
+#include <keel/progress.h>
 #include <keel/scrub.h>
 #include <keel/smp.h>
 #include <keel/spinlock.h>
@@ -206,6 +207,9 @@ static struct scrub_chunk *unit_chunk(const struct scrub_node_work *nw,
 	return &scrub_chunks[lo];
 }
 
+/* The boot scrub's console progress, driven by the boot CPU's units. */
+static struct progress scrub_progress;
+
 /* Scrub @unit of @node; the chunk's last unit marks the chunk clean. */
 static void do_unit(uint32_t node, uint64_t unit)
 {
@@ -218,6 +222,9 @@ static void do_unit(uint32_t node, uint64_t unit)
 		atomic_store_relaxed(&ch->all_clean, 0);
 	if (atomic_fetch_sub(&ch->remaining, 1) == 1)
 		heap_mark_clean(ch->head, atomic_load_acquire(&ch->all_clean));
+	if (arch_cpu_id() == 0)
+		progress_update(&scrub_progress,
+				atomic_load_relaxed(&scrub_stats.bytes));
 }
 
 /*
@@ -344,6 +351,8 @@ void scrub_run_passes(const cpumask_t *workers)
 	unsigned int passes = 0;
 	bool more;
 
+	progress_begin(&scrub_progress, "scrub",
+		       scrub_stats.bytes + (heap_dirty_pages() << PAGE_SHIFT));
 	do {
 		uint64_t before = scrub_stats.bytes;
 		cpumask_t again = *workers;
