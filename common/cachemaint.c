@@ -58,20 +58,19 @@ enum cachemaint_mode cachemaint_mode(void)
 	return cm_mode;
 }
 
+/* cachemaint= words and cachemaint.mode (one table: parse and print). */
+const struct enum_name cachemaint_mode_names[] = {
+	{CACHEMAINT_DEFERRED, "deferred"},
+	{CACHEMAINT_EAGER, "eager"},
+	{CACHEMAINT_CLFLUSH, "clflush"},
+	{CACHEMAINT_NONE, "none"},
+	ENUM_NAMES_END,
+};
+
 /** cachemaint_mode_name() - Return: the cmdline/report name of @m. */
 const char *cachemaint_mode_name(enum cachemaint_mode m)
 {
-	switch (m) {
-	case CACHEMAINT_DEFERRED:
-		return "deferred";
-	case CACHEMAINT_EAGER:
-		return "eager";
-	case CACHEMAINT_CLFLUSH:
-		return "clflush";
-	case CACHEMAINT_NONE:
-		return "none";
-	}
-	return "?";
+	return enum_name(cachemaint_mode_names, m);
 }
 
 static void flush_range(uint64_t p, uint64_t pages)

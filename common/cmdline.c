@@ -22,7 +22,7 @@
 struct keel_options opts;
 
 enum opt_type {
-	OPT_ENUM, /* one of ->words, stored as int */
+	OPT_ENUM, /* one of ->names, stored as int */
 	OPT_BOOL,
 	OPT_SIZE, /* uint64_t with K/M/G/T */
 	OPT_U64,
@@ -34,81 +34,45 @@ enum opt_type {
 	OPT_DOMAIN, /* domain=SIZE[@NODE], repeatable (common/domain_parse.c) */
 };
 
-struct opt_word {
-	const char *word;
-	int value;
-};
-
 struct opt_desc {
 	const char *name;
 	enum opt_type type;
 	size_t offset;
-	size_t size;		      /* OPT_STRING buffer size */
-	const struct opt_word *words; /* OPT_ENUM, NULL-terminated */
-	int min, max;		      /* OPT_INT */
+	size_t size;		       /* OPT_STRING buffer size */
+	const struct enum_name *names; /* OPT_ENUM: the enum's one table */
+	int min, max;		       /* OPT_INT */
 	/* Extra validation/side effects after a successful store. */
 	void (*post)(struct keel_options *o, const char *val, size_t len);
 };
 
-static const struct opt_word scrub_words[] = {
-	{"on", SCRUB_ON},
-	{"off", SCRUB_OFF},
-	{"idle", SCRUB_IDLE},
-	{NULL, 0},
+/*
+ * The names of the enums only the command line reads; the others' tables
+ * live with their owners (scrub_mode_names, heap_mode_names, ...) and serve
+ * the report too.
+ */
+static const struct enum_name after_names[] = {
+	{AFTER_HALT, "halt"}, {AFTER_POWEROFF, "poweroff"},
+	{AFTER_EXIT, "exit"}, {AFTER_RESET, "reset"},
+	ENUM_NAMES_END,
 };
 
-static const struct opt_word heap_words[] = {
-	{"lazy", HEAP_INIT_LAZY},
-	{"chunked", HEAP_INIT_CHUNKED},
-	{"pagewise", HEAP_INIT_PAGEWISE},
-	{NULL, 0},
+static const struct enum_name acpi_names[] = {
+	{ACPI_AUTO, "auto"},
+	{ACPI_FORCE, "force"},
+	{ACPI_OFF, "off"},
+	ENUM_NAMES_END,
 };
 
-static const struct opt_word smp_start_words[] = {
-	{"parallel", SMP_START_PARALLEL},
-	{"serial", SMP_START_SERIAL},
-	{NULL, 0},
+static const struct enum_name audit_names[] = {
+	{AUDIT_BASIC, "basic"},
+	{AUDIT_FULL, "full"},
+	ENUM_NAMES_END,
 };
 
-static const struct opt_word cachemaint_words[] = {
-	{"deferred", CACHEMAINT_DEFERRED},
-	{"eager", CACHEMAINT_EAGER},
-	{"clflush", CACHEMAINT_CLFLUSH},
-	{"none", CACHEMAINT_NONE},
-	{NULL, 0},
-};
-
-static const struct opt_word after_words[] = {
-	{"halt", AFTER_HALT},
-	{"poweroff", AFTER_POWEROFF},
-	{"exit", AFTER_EXIT},
-	{"reset", AFTER_RESET},
-	{NULL, 0},
-};
-
-static const struct opt_word acpi_words[] = {
-	{"auto", ACPI_AUTO},
-	{"force", ACPI_FORCE},
-	{"off", ACPI_OFF},
-	{NULL, 0},
-};
-
-static const struct opt_word audit_words[] = {
-	{"basic", AUDIT_BASIC},
-	{"full", AUDIT_FULL},
-	{NULL, 0},
-};
-
-static const struct opt_word report_words[] = {
-	{"compact", REPORT_COMPACT},
-	{"full", REPORT_FULL},
-	{NULL, 0},
-};
-
-static const struct opt_word trace_words[] = {
-	{"summary", TRACE_MODE_SUMMARY},
-	{"full", TRACE_MODE_FULL},
-	{NULL, 0},
+static const struct enum_name report_names[] = {
+	{REPORT_COMPACT, "compact"},
+	{REPORT_FULL, "full"},
+	ENUM_NAMES_END,
 };
 
 struct inject_desc {
@@ -200,15 +164,16 @@ static void post_loglevel(struct keel_options *o, const char *val, size_t len)
 #define OFS(field) __builtin_offsetof(struct keel_options, field)
 
 static const struct opt_desc opt_table[] = {
-	{"bootscrub", OPT_ENUM, OFS(bootscrub), 0, scrub_words, 0, 0, NULL},
+	{"bootscrub", OPT_ENUM, OFS(bootscrub), 0, scrub_mode_names, 0, 0,
+	 NULL},
 	{"bootscrub_chunk", OPT_SIZE, OFS(bootscrub_chunk), 0, NULL, 0, 0,
 	 post_chunk},
 	{"scrub_smt", OPT_BOOL, OFS(scrub_smt), 0, NULL, 0, 0, NULL},
 	{"scrub_primitive", OPT_STRING, OFS(scrub_primitive),
 	 sizeof(opts.scrub_primitive), NULL, 0, 0, NULL},
-	{"heap_init", OPT_ENUM, OFS(heap_init), 0, heap_words, 0, 0, NULL},
-	{"cachemaint", OPT_ENUM, OFS(cachemaint), 0, cachemaint_words, 0, 0,
-	 post_cachemaint},
+	{"heap_init", OPT_ENUM, OFS(heap_init), 0, heap_mode_names, 0, 0, NULL},
+	{"cachemaint", OPT_ENUM, OFS(cachemaint), 0, cachemaint_mode_names, 0,
+	 0, post_cachemaint},
 	{"bench", OPT_BOOL, OFS(bench), 0, NULL, 0, 0, NULL},
 	{"p2m_selftest", OPT_BOOL, OFS(p2m_selftest), 0, NULL, 0, 0, NULL},
 	{"stress", OPT_U64, OFS(stress_seconds), 0, NULL, 0, 0, post_stress},
@@ -218,17 +183,17 @@ static const struct opt_desc opt_table[] = {
 	{"latency_cpu", OPT_U32, OFS(latency_cpu), 0, NULL, 0, 0, NULL},
 	{"latency_max_order", OPT_U32, OFS(latency_max_order), 0, NULL, 0, 0,
 	 NULL},
-	{"after", OPT_ENUM, OFS(after), 0, after_words, 0, 0, NULL},
+	{"after", OPT_ENUM, OFS(after), 0, after_names, 0, 0, NULL},
 	{"mem", OPT_SIZE, OFS(mem_limit), 0, NULL, 0, 0, NULL},
-	{"acpi", OPT_ENUM, OFS(acpi), 0, acpi_words, 0, 0, NULL},
-	{"audit", OPT_ENUM, OFS(audit), 0, audit_words, 0, 0, NULL},
-	{"trace", OPT_ENUM, OFS(trace), 0, trace_words, 0, 0, NULL},
-	{"report", OPT_ENUM, OFS(report), 0, report_words, 0, 0, NULL},
+	{"acpi", OPT_ENUM, OFS(acpi), 0, acpi_names, 0, 0, NULL},
+	{"audit", OPT_ENUM, OFS(audit), 0, audit_names, 0, 0, NULL},
+	{"trace", OPT_ENUM, OFS(trace), 0, trace_mode_names, 0, 0, NULL},
+	{"report", OPT_ENUM, OFS(report), 0, report_names, 0, 0, NULL},
 	{"loglevel", OPT_INT, OFS(loglevel), 0, NULL, LOG_ERR, LOG_DEBUG,
 	 post_loglevel},
 	{"ap_timeout_ms", OPT_U32, OFS(ap_timeout_ms), 0, NULL, 0, 0,
 	 post_ap_timeout},
-	{"smp_start", OPT_ENUM, OFS(smp_start), 0, smp_start_words, 0, 0, NULL},
+	{"smp_start", OPT_ENUM, OFS(smp_start), 0, smp_start_names, 0, 0, NULL},
 	{"init_delay_us", OPT_INT, OFS(init_delay_us), 0, NULL, 0,
 	 INIT_DELAY_MAX_US, NULL},
 	{"console", OPT_CONSOLE, OFS(console), sizeof(opts.console), NULL, 0, 0,
@@ -265,18 +230,6 @@ int parse_bool(const char *s, size_t len, bool *out)
 		}
 		if (word_eq(s, len, no[i])) {
 			*out = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-static int lookup_word(const struct opt_word *w, const char *s, size_t len,
-		       int *out)
-{
-	for (; w->word; w++) {
-		if (word_eq(s, len, w->word)) {
-			*out = w->value;
 			return 0;
 		}
 	}
@@ -320,7 +273,7 @@ static int opt_store(struct keel_options *o, const struct opt_desc *d,
 
 	switch (d->type) {
 	case OPT_ENUM:
-		ret = lookup_word(d->words, val, len, &v);
+		ret = enum_parse(d->names, val, len, &v);
 		if (!ret)
 			memcpy(field, &v, sizeof(v));
 		return ret;
@@ -526,7 +479,7 @@ void options_defaults(struct keel_options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->bootscrub = SCRUB_ON;
-	if (!lookup_word(scrub_words, scrub_def, strlen(scrub_def), &mode))
+	if (!enum_parse(scrub_mode_names, scrub_def, strlen(scrub_def), &mode))
 		o->bootscrub = (enum scrub_mode)mode;
 	else if (!parse_quiet)
 		pr_warn("cmdline: CONFIG_BOOTSCRUB_DEFAULT=\"%s\" is not "

@@ -8,6 +8,7 @@
  */
 #include <keel/compiler.h>
 #include <keel/console_spec.h>
+#include <keel/enum_names.h>
 #include <keel/errno.h>
 #include <keel/string.h>
 
@@ -161,14 +162,13 @@ int console_spec_parse(const char *s, size_t len, struct console_spec *out)
  */
 const char *console_kind_name(enum console_kind kind)
 {
-	switch (kind) {
-	case CONSOLE_8250_IO:
-		return "8250 I/O port";
-	case CONSOLE_8250_MMIO:
-		return "8250 MMIO";
-	case CONSOLE_PL011:
-		return "PL011";
-	default:
-		return "default";
-	}
+	static const struct enum_name names[] = {
+		{CONSOLE_8250_IO, "8250 I/O port"},
+		{CONSOLE_8250_MMIO, "8250 MMIO"},
+		{CONSOLE_PL011, "PL011"},
+		ENUM_NAMES_END,
+	};
+	const char *n = enum_name(names, kind);
+
+	return strcmp(n, "unknown") ? n : "default";
 }

@@ -138,18 +138,18 @@ enum heap_init_mode heap_mode(void)
 	return mode;
 }
 
+/* heap_init= words and heap.mode (one table: parse and print). */
+const struct enum_name heap_mode_names[] = {
+	{HEAP_INIT_LAZY, "lazy"},
+	{HEAP_INIT_CHUNKED, "chunked"},
+	{HEAP_INIT_PAGEWISE, "pagewise"},
+	ENUM_NAMES_END,
+};
+
 /** heap_mode_name() - Return: "lazy", "chunked" or "pagewise". */
 const char *heap_mode_name(enum heap_init_mode m)
 {
-	switch (m) {
-	case HEAP_INIT_LAZY:
-		return "lazy";
-	case HEAP_INIT_CHUNKED:
-		return "chunked";
-	case HEAP_INIT_PAGEWISE:
-		return "pagewise";
-	}
-	return "?";
+	return enum_name(heap_mode_names, m);
 }
 
 /* Write every entry of [s, e) with @state (chunked / pagewise baselines). */

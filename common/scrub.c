@@ -84,23 +84,18 @@ static uint64_t unit_pages; /* the cap (bootscrub_chunk); idle mode's unit */
 static cpumask_t workers, idle_workers;
 static uint64_t scrub_start;
 
-/**
- * scrub_mode_name() - name of a mode for the report.
- * @m: mode
- *
- * Return: "on", "off", "idle" or "?".
- */
+/* bootscrub= words and scrub.mode (one table: parse and print). */
+const struct enum_name scrub_mode_names[] = {
+	{SCRUB_ON, "on"},
+	{SCRUB_OFF, "off"},
+	{SCRUB_IDLE, "idle"},
+	ENUM_NAMES_END,
+};
+
+/** scrub_mode_name() - Return: "on", "off", "idle" (or "unknown"). */
 const char *scrub_mode_name(enum scrub_mode m)
 {
-	switch (m) {
-	case SCRUB_ON:
-		return "on";
-	case SCRUB_OFF:
-		return "off";
-	case SCRUB_IDLE:
-		return "idle";
-	}
-	return "?";
+	return enum_name(scrub_mode_names, m);
 }
 
 /* Is @i an online CPU that is not the first online thread of its core? */

@@ -261,13 +261,12 @@ void scrub_calib_end(void)
  */
 const char *scrub_choice_name(enum scrub_choice c)
 {
-	switch (c) {
-	case SCRUB_CHOICE_MEASURED:
-		return "measured";
-	case SCRUB_CHOICE_FORCED:
-		return "forced";
-	case SCRUB_CHOICE_DEFAULT:
-		break;
-	}
-	return "default";
+	static const struct enum_name names[] = {
+		{SCRUB_CHOICE_MEASURED, "measured"},
+		{SCRUB_CHOICE_FORCED, "forced"},
+		{SCRUB_CHOICE_DEFAULT, "default"},
+		ENUM_NAMES_END,
+	};
+
+	return enum_name(names, c);
 }

@@ -388,14 +388,19 @@ static void smp_report_bringup(struct jw *w)
 		if (smp_cpu_hwid_seen(c, &v) && v != cpu_table[c].hwid)
 			mismatch++;
 	jw_obj(w, "smp");
-	jw_str(w, "start",
-	       opts.smp_start == SMP_START_SERIAL ? "serial" : "parallel");
+	jw_str(w, "start", enum_name(smp_start_names, opts.smp_start));
 	jw_u64(w, "bringup_ns", smp_bringup_ns());
 	/* Each mismatch is also a warning line: report=full only. */
 	if (opts.report == REPORT_FULL)
 		jw_u64(w, "hwid_mismatches", mismatch);
 	jw_obj_end(w);
 }
+
+const struct enum_name smp_start_names[] = {
+	{SMP_START_PARALLEL, "parallel"},
+	{SMP_START_SERIAL, "serial"},
+	ENUM_NAMES_END,
+};
 
 /**
  * smp_report_json() - the report's "cpus" table and "smp" object (keys

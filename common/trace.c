@@ -404,6 +404,12 @@ static void json_trace_summary(struct jw *w, unsigned int nodes)
 	jw_table_end(w);
 }
 
+const struct enum_name trace_mode_names[] = {
+	{TRACE_MODE_SUMMARY, "summary"},
+	{TRACE_MODE_FULL, "full"},
+	ENUM_NAMES_END,
+};
+
 /**
  * trace_report_json() - the report's trace keys: trace_mode, trace[], trace_summary[], trace_overflow, trace_overflow_cpus.
  * @w: the report's writer.
@@ -416,7 +422,9 @@ void trace_report_json(struct jw *w, unsigned int nodes)
 	};
 	bool any_overflow = false;
 
-	jw_str(w, "trace_mode", trace_full() ? "full" : "summary");
+	jw_str(w, "trace_mode",
+	       enum_name(trace_mode_names,
+			 trace_full() ? TRACE_MODE_FULL : TRACE_MODE_SUMMARY));
 	JW_TABLE(w, "trace", cols);
 	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
 		unsigned int count = 0;

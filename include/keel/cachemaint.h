@@ -7,6 +7,7 @@
 #ifndef KEEL_CACHEMAINT_H
 #define KEEL_CACHEMAINT_H
 
+#include <keel/enum_names.h>
 #include <keel/frametable.h>
 #include <keel/types.h>
 
@@ -30,6 +31,7 @@ extern struct cachemaint_stats cachemaint_stats;
 
 void cachemaint_init(enum cachemaint_mode mode);
 enum cachemaint_mode cachemaint_mode(void);
+extern const struct enum_name cachemaint_mode_names[];
 const char *cachemaint_mode_name(enum cachemaint_mode m);
 
 /* Called by heap_alloc after the lock is dropped (deferred modes). */

@@ -9,6 +9,7 @@
 #define KEEL_HEAP_BOOT_H
 
 #include <keel/bootinfo.h>
+#include <keel/enum_names.h>
 #include <keel/heap.h>
 
 #define HEAP_MAX_RANGES 256 /* per node, static; more from bootmem */
@@ -26,6 +27,7 @@ struct heap_range {
 void heap_init(enum heap_init_mode mode, unsigned int node_count,
 	       const uint8_t (*distance)[MAX_NUMNODES]);
 enum heap_init_mode heap_mode(void);
+extern const struct enum_name heap_mode_names[];
 const char *heap_mode_name(enum heap_init_mode mode);
 
 /*

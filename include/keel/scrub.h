@@ -11,6 +11,7 @@
 
 #include <arch/scrub.h>
 #include <keel/bootinfo.h>
+#include <keel/enum_names.h>
 #include <keel/smp.h>
 #include <keel/types.h>
 
@@ -81,6 +82,7 @@ struct scrub_stats {
 
 extern struct scrub_stats scrub_stats;
 
+extern const struct enum_name scrub_mode_names[];
 const char *scrub_mode_name(enum scrub_mode m);
 const char *scrub_choice_name(enum scrub_choice c);
 

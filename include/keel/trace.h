@@ -8,6 +8,7 @@
 #define KEEL_TRACE_H
 
 #include <keel/config.h>
+#include <keel/enum_names.h>
 #include <keel/types.h>
 
 struct jw;
@@ -35,6 +36,8 @@ enum trace_mode {
 	TRACE_MODE_SUMMARY = 0,
 	TRACE_MODE_FULL,
 };
+/* trace= words and trace_mode (common/trace.c). */
+extern const struct enum_name trace_mode_names[];
 
 /*
  * The sum of completed detail begin/end pairs (arg0 = node, arg1 = bytes)
