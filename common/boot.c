@@ -236,6 +236,7 @@ static void phase_options(const struct bootinfo *bi)
 	cmdline_parse(&opts, bi->cmdline,
 		      strnlen(bi->cmdline, sizeof(bi->cmdline)));
 	printk_level = opts.loglevel;
+	inject_arm(opts.inject, opts.inject_count);
 }
 
 /* The firmware's description (sanitised by the arch's fwboot_finish()), shown. */

@@ -75,29 +75,6 @@ static const struct enum_name report_names[] = {
 	ENUM_NAMES_END,
 };
 
-struct inject_desc {
-	const char *name;
-	enum inject_kind kind;
-	bool needs_arg;
-};
-
-static const struct inject_desc inject_kinds[] = {
-	{"ap-timeout", INJECT_AP_TIMEOUT, true},
-	{"cpu-on-fail", INJECT_CPU_ON_FAIL, true},
-	{"node-cpus-fail", INJECT_NODE_CPUS_FAIL, true},
-	{"scrub-stop", INJECT_SCRUB_STOP, true},
-	{"bad-map", INJECT_BAD_MAP, false},
-	/*
-	 * Acted on by the arch before keel_main() (x86_64: its ACPI accessor
-	 * hands the parser a copy with one byte flipped; arm64: the same for
-	 * ACPI, and a DT copy with an asymmetric distance-matrix); listed here
-	 * so that the word is accepted and reported like the others.
-	 */
-	{"bad-srat", INJECT_BAD_SRAT, false},
-	{"bad-slit", INJECT_BAD_SLIT, false},
-	{"bad-dt-distance", INJECT_BAD_DT_DISTANCE, false},
-};
-
 static unsigned int parse_warnings;
 /* options_early(): count problems but leave the reporting to the real parse. */
 static bool parse_quiet;
@@ -238,27 +215,13 @@ int parse_bool(const char *s, size_t len, bool *out)
 
 static int parse_inject(struct keel_options *o, const char *val, size_t len)
 {
-	const char *colon = memchr(val, ':', len);
-	size_t klen = colon ? (size_t)(colon - val) : len;
-	const struct inject_desc *d = NULL;
-	uint64_t arg = 0;
+	struct inject in;
 
-	for (unsigned int i = 0; i < ARRAY_SIZE(inject_kinds); i++)
-		if (word_eq(val, klen, inject_kinds[i].name))
-			d = &inject_kinds[i];
-	if (!d)
+	if (inject_parse(val, len, &in))
 		return -EINVAL;
-	if (colon) {
-		if (parse_u64(colon + 1, len - klen - 1, &arg))
-			return -EINVAL;
-	} else if (d->needs_arg) {
-		return -EINVAL;
-	}
 	if (o->inject_count >= INJECT_MAX)
 		return -ENOSPC;
-	o->inject[o->inject_count].kind = d->kind;
-	o->inject[o->inject_count].arg = arg;
-	o->inject_count++;
+	o->inject[o->inject_count++] = in;
 	return 0;
 }
 
@@ -527,13 +490,11 @@ void options_early(struct keel_options *o, const char *s, size_t len)
 }
 
 /**
- * inject_name() - the inject= word of @kind ("ap-timeout", ...).
- * Return: the name, or "?" for a kind with none.
+ * options_inject_has() - is fault @kind with @arg among @o's inject= words?
+ * For the arch's early options, before keel_main() arms the faults.
  */
-const char *inject_name(enum inject_kind kind)
+bool options_inject_has(const struct keel_options *o, enum inject_kind kind,
+			uint64_t arg)
 {
-	for (unsigned int i = 0; i < ARRAY_SIZE(inject_kinds); i++)
-		if (inject_kinds[i].kind == kind)
-			return inject_kinds[i].name;
-	return "?";
+	return inject_list_has(o->inject, o->inject_count, kind, arg);
 }

@@ -365,22 +365,22 @@ static void finish_stats(uint64_t end)
  * inject=scrub-stop:N does something only to a boot scrub worker of
  * bootscrub=on (smp_init() already warned about a CPU that does not exist).
  */
+static void check_scrub_stop_one(uint64_t cpu, void *ctx)
+{
+	enum scrub_mode mode = *(const enum scrub_mode *)ctx;
+
+	if (cpu >= cpu_count ||
+	    (mode == SCRUB_ON && cpumask_test(&workers, (unsigned int)cpu)))
+		return;
+	pr_warn("inject=scrub-stop:%llu: cpu %llu is not a boot scrub worker "
+		"(bootscrub=%s), nothing injected\n",
+		(unsigned long long)cpu, (unsigned long long)cpu,
+		scrub_mode_name(mode));
+}
+
 static void check_scrub_stop(enum scrub_mode mode)
 {
-	for (unsigned int i = 0; i < opts.inject_count && i < INJECT_MAX; i++) {
-		uint64_t cpu = opts.inject[i].arg;
-
-		if (opts.inject[i].kind != INJECT_SCRUB_STOP ||
-		    cpu >= cpu_count)
-			continue;
-		if (mode == SCRUB_ON &&
-		    cpumask_test(&workers, (unsigned int)cpu))
-			continue;
-		pr_warn("inject=scrub-stop:%llu: cpu %llu is not a boot scrub "
-			"worker (bootscrub=%s), nothing injected\n",
-			(unsigned long long)cpu, (unsigned long long)cpu,
-			scrub_mode_name(mode));
-	}
+	inject_for_each(INJECT_SCRUB_STOP, check_scrub_stop_one, &mode);
 }
 
 /* Clear the statistics and every node's work for a run of @mode. */

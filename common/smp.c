@@ -133,37 +133,53 @@ static const char *inject_node_problem(uint64_t node, unsigned int nodes)
  * one warning instead of passing silently (the test expecting it would
  * otherwise pass without testing anything).
  */
+struct inject_check {
+	enum inject_kind kind;
+	const struct bootinfo *bi;
+};
+
+static void check_one_inject(uint64_t arg, void *ctx)
+{
+	const struct inject_check *ic = ctx;
+	const char *problem = NULL, *what = "CPU";
+
+	switch (ic->kind) {
+	case INJECT_AP_TIMEOUT:
+	case INJECT_CPU_ON_FAIL:
+		problem = inject_cpu_problem(arg);
+		break;
+	case INJECT_NODE_CPUS_FAIL:
+		what = "node";
+		problem = inject_node_problem(arg, ic->bi->node_count);
+		break;
+	default: /* scrub-stop: whether it scrubs is scrub_boot()'s to check */
+		if (arg >= cpu_count)
+			problem = "does not exist";
+		break;
+	}
+	if (!problem)
+		return;
+	opts.warnings++;
+	pr_warn("inject=%s:%llu: %s %llu %s (%u CPUs, %u nodes), "
+		"nothing injected\n",
+		inject_name(ic->kind), (unsigned long long)arg, what,
+		(unsigned long long)arg, problem, cpu_count,
+		ic->bi->node_count);
+}
+
 static void smp_check_inject(const struct bootinfo *bi)
 {
-	for (unsigned int i = 0; i < opts.inject_count && i < INJECT_MAX; i++) {
-		const struct inject *in = &opts.inject[i];
-		const char *problem = NULL, *what = "CPU";
+	static const enum inject_kind kinds[] = {
+		INJECT_AP_TIMEOUT,
+		INJECT_CPU_ON_FAIL,
+		INJECT_NODE_CPUS_FAIL,
+		INJECT_SCRUB_STOP,
+	};
 
-		switch (in->kind) {
-		case INJECT_AP_TIMEOUT:
-		case INJECT_CPU_ON_FAIL:
-			problem = inject_cpu_problem(in->arg);
-			break;
-		case INJECT_NODE_CPUS_FAIL:
-			what = "node";
-			problem = inject_node_problem(in->arg, bi->node_count);
-			break;
-		case INJECT_SCRUB_STOP:
-			/* Whether it scrubs is scrub_boot()'s to check. */
-			if (in->arg >= cpu_count)
-				problem = "does not exist";
-			break;
-		default:
-			break;
-		}
-		if (!problem)
-			continue;
-		opts.warnings++;
-		pr_warn("inject=%s:%llu: %s %llu %s (%u CPUs, %u nodes), "
-			"nothing injected\n",
-			inject_name(in->kind), (unsigned long long)in->arg,
-			what, (unsigned long long)in->arg, problem, cpu_count,
-			bi->node_count);
+	for (unsigned int k = 0; k < ARRAY_SIZE(kinds); k++) {
+		struct inject_check ic = {kinds[k], bi};
+
+		inject_for_each(kinds[k], check_one_inject, &ic);
 	}
 }
 

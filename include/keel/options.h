@@ -13,36 +13,17 @@
 #include <keel/domain.h>
 #include <keel/enum_names.h>
 #include <keel/heap_boot.h>
+#include <keel/inject.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
 #include <keel/trace.h>
 #include <keel/types.h>
-
-#define INJECT_MAX 8
 
 /* Bounds of stress= and ap_timeout_ms=: values outside are clamped, warned. */
 #define STRESS_MAX_SECONDS 3600
 #define AP_TIMEOUT_MIN_MS  10
 /* latency_cpu= not given: the last online CPU of node 0. */
 #define LATENCY_CPU_AUTO 0xffffffffu
-
-enum inject_kind {
-	INJECT_NONE = 0,
-	INJECT_AP_TIMEOUT,     /* inject=ap-timeout:N */
-	INJECT_CPU_ON_FAIL,    /* inject=cpu-on-fail:N */
-	INJECT_NODE_CPUS_FAIL, /* inject=node-cpus-fail:N */
-	INJECT_SCRUB_STOP,     /* inject=scrub-stop:N */
-	INJECT_BAD_MAP,	       /* inject=bad-map */
-	INJECT_BAD_SRAT, /* inject=bad-srat: the arch corrupts the SRAT read */
-	INJECT_BAD_SLIT, /* inject=bad-slit: the arch corrupts the SLIT read */
-	INJECT_BAD_DT_DISTANCE, /* inject=bad-dt-distance: the arch corrupts
-				 * the DT distance-matrix read */
-};
-
-struct inject {
-	enum inject_kind kind;
-	uint64_t arg;
-};
 
 enum acpi_mode { ACPI_AUTO = 0, ACPI_FORCE, ACPI_OFF };
 /* smp_start=: every CPU at once, or one after another (the baseline). */
@@ -112,16 +93,9 @@ unsigned int cmdline_parse(struct keel_options *o, const char *s, size_t len);
  * problem is still reported once, by keel_main().
  */
 void options_early(struct keel_options *o, const char *s, size_t len);
+/* Is fault @kind with @arg among @o's inject= words (not yet armed)? */
 bool options_inject_has(const struct keel_options *o, enum inject_kind kind,
 			uint64_t arg);
-
-/* Is fault @kind injected with argument @arg? */
-bool inject_has(enum inject_kind kind, uint64_t arg);
-/* Any argument: returns the first, or false. */
-bool inject_get(enum inject_kind kind, uint64_t *arg);
-
-/* The inject= word of @kind, for warnings. */
-const char *inject_name(enum inject_kind kind);
 
 /* For docs and the report: parse a boolean word (on/off/yes/no/1/0/true/false). */
 int parse_bool(const char *s, size_t len, bool *out);

@@ -224,6 +224,7 @@ static void test_inject(void **state)
 			      200),
 		0);
 	assert_int_equal(opts.inject_count, 6);
+	inject_arm(opts.inject, opts.inject_count);
 	assert_true(inject_has(INJECT_AP_TIMEOUT, 2));
 	assert_true(inject_has(INJECT_AP_TIMEOUT, 5));
 	assert_false(inject_has(INJECT_AP_TIMEOUT, 3));
@@ -251,6 +252,7 @@ static void test_inject(void **state)
 	assert_int_equal(opts.inject_count, INJECT_MAX);
 
 	options_defaults(&opts);
+	inject_arm(opts.inject, opts.inject_count);
 	assert_false(inject_get(INJECT_BAD_MAP, &arg));
 	assert_false(inject_has(INJECT_BAD_MAP, 0));
 
@@ -261,6 +263,7 @@ static void test_inject(void **state)
 				       200),
 			 0);
 	assert_int_equal(opts.inject_count, 3);
+	inject_arm(opts.inject, opts.inject_count);
 	assert_true(inject_has(INJECT_BAD_SRAT, 0));
 	assert_true(inject_has(INJECT_BAD_SLIT, 0));
 	assert_true(inject_has(INJECT_BAD_DT_DISTANCE, 0));

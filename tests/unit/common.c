@@ -179,6 +179,7 @@ unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 	options_defaults(&opts);
 	if (cfg->cmdline)
 		cmdline_parse(&opts, cfg->cmdline, strlen(cfg->cmdline));
+	inject_arm(opts.inject, opts.inject_count);
 
 	bootinfo_init(bi, BOOT_SANDBOX);
 	bi->paddr_bits = 48;
