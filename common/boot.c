@@ -176,7 +176,7 @@ static void phase_smp(struct bootinfo *bi)
 		pr_warn("smp: arch_smp_prepare: %d, boot CPU only\n", err);
 		online = smp_online_count();
 	} else {
-		online = smp_boot_cpus(opts.ap_timeout_ms);
+		online = smp_boot_cpus(opts.ap_timeout_ms, opts.smp_start);
 	}
 	trace_end("smp");
 	pr_info("smp: %u of %u CPUs online\n", online, cpu_count);
@@ -235,8 +235,22 @@ static void phase_options(const struct bootinfo *bi)
 		      strlen(CONFIG_DEFAULT_CMDLINE));
 	cmdline_parse(&opts, bi->cmdline,
 		      strnlen(bi->cmdline, sizeof(bi->cmdline)));
-	printk_level = opts.loglevel;
-	inject_arm(opts.inject, opts.inject_count);
+	boot_apply_options(&opts);
+}
+
+/**
+ * boot_apply_options() - hand each subsystem the options it reads: the log
+ * level, the armed faults, trace=, report=, scrub_primitive=. keel_main()
+ * calls it once the command line is parsed (and tests that parse one).
+ * @o: the parsed options
+ */
+void boot_apply_options(const struct keel_options *o)
+{
+	printk_level = o->loglevel;
+	inject_arm(o->inject, o->inject_count);
+	trace_set_mode(o->trace);
+	report_set_mode(o->report);
+	scrub_set_primitive(o->scrub_primitive);
 }
 
 /* The firmware's description (sanitised by the arch's fwboot_finish()), shown. */

@@ -86,7 +86,7 @@ static void json_reserved(struct jw *w)
 
 	if (!r)
 		count = 0;
-	bounded = opts.report != REPORT_FULL && count > REPORT_RESERVED_MAX;
+	bounded = !report_full() && count > REPORT_RESERVED_MAX;
 	if (bounded)
 		reserved_cuts(r, count, &thresh, &ties);
 	jw_arr(w, "reserved");

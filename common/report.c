@@ -55,6 +55,20 @@
 #include <keel/stress.h>
 #include <keel/trace.h>
 
+static enum report_mode report_mode;
+
+/** report_set_mode() - report= for this boot (keel_main(), once parsed). */
+void report_set_mode(enum report_mode mode)
+{
+	report_mode = mode;
+}
+
+/** report_full() - Return: report=full (every per-CPU column, every range). */
+bool report_full(void)
+{
+	return report_mode == REPORT_FULL;
+}
+
 static void report_human(const struct bootinfo *bi,
 			 const struct audit_result *a)
 {

@@ -37,6 +37,9 @@
 
 #include "scrub_priv.h"
 
+/* scrub_primitive= (scrub_set_primitive()): "" = the calibration decides. */
+static char forced_name[16];
+
 /* Does scrub_primitive=@forced name @name ('_' standing for ' ')? */
 static bool primitive_matches(const char *forced, const char *name)
 {
@@ -146,12 +149,12 @@ void scrub_calibrate(bool measure)
 		c[i].ticks = 0;
 	}
 	scrub_stats.calib_count = measure ? count : 0;
-	pick = scrub_choose_primitive(c, count, opts.scrub_primitive, &unknown);
+	pick = scrub_choose_primitive(c, count, forced_name, &unknown);
 	if (unknown)
 		pr_warn("scrub_primitive=%s: this CPU has no such primitive, "
 			"using the fastest measured\n",
-			opts.scrub_primitive);
-	calib_forced = !unknown && opts.scrub_primitive[0];
+			forced_name);
+	calib_forced = !unknown && forced_name[0];
 	scrub_stats.choice =
 		calib_forced ? SCRUB_CHOICE_FORCED : SCRUB_CHOICE_DEFAULT;
 	scrub_prims_select(calib_forced ? pick : 0);
@@ -251,6 +254,15 @@ void scrub_calib_account(int ticket, uint64_t bytes, uint64_t ticks)
 void scrub_calib_end(void)
 {
 	calib_finish();
+}
+
+/**
+ * scrub_set_primitive() - scrub_primitive= for this boot: @name forced
+ * ("" = the calibration decides). Copied; keel_main() calls it once.
+ */
+void scrub_set_primitive(const char *name)
+{
+	strlcpy(forced_name, name, sizeof(forced_name));
 }
 
 /**

@@ -404,10 +404,10 @@ static void smp_report_bringup(struct jw *w)
 		if (smp_cpu_hwid_seen(c, &v) && v != cpu_table[c].hwid)
 			mismatch++;
 	jw_obj(w, "smp");
-	jw_str(w, "start", enum_name(smp_start_names, opts.smp_start));
+	jw_str(w, "start", enum_name(smp_start_names, smp_start_used()));
 	jw_u64(w, "bringup_ns", smp_bringup_ns());
 	/* Each mismatch is also a warning line: report=full only. */
-	if (opts.report == REPORT_FULL)
+	if (report_full())
 		jw_u64(w, "hwid_mismatches", mismatch);
 	jw_obj_end(w);
 }
@@ -432,7 +432,7 @@ void smp_report_json(struct jw *w)
 		"hwid_seen",
 	};
 	/* The bring-up columns cost 15 bytes a CPU: report=full only. */
-	bool full = opts.report == REPORT_FULL;
+	bool full = report_full();
 	uint64_t v;
 
 	jw_table(w, "cpus", cols,

@@ -391,6 +391,13 @@ static unsigned int wait_started(unsigned int first, unsigned int last,
 	return online;
 }
 
+static enum smp_start_mode start_used;
+
+enum smp_start_mode smp_start_used(void)
+{
+	return start_used;
+}
+
 /**
  * smp_boot_cpus() - start every present secondary and wait for them.
  * @timeout_ms: how long the CPUs may take to check in
@@ -403,11 +410,13 @@ static unsigned int wait_started(unsigned int first, unsigned int last,
  *
  * Return: number of CPUs online, boot CPU included.
  */
-unsigned int smp_boot_cpus(unsigned int timeout_ms)
+unsigned int smp_boot_cpus(unsigned int timeout_ms, enum smp_start_mode start)
 {
 	uint64_t timeout = arch_ticks_hz() / 1000 * timeout_ms;
-	bool serial = opts.smp_start == SMP_START_SERIAL;
+	bool serial = start == SMP_START_SERIAL;
 	unsigned int online = 1;
+
+	start_used = start;
 
 	trace_begin("smp_boot");
 	for (unsigned int cpu = 1; cpu < cpu_count; cpu++) {

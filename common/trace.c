@@ -39,10 +39,18 @@
 #include <keel/json.h>
 #include <keel/smp.h>
 
+static enum trace_mode trace_mode = TRACE_MODE_SUMMARY;
+
+/** trace_set_mode() - trace= for this boot (keel_main(), once parsed). */
+void trace_set_mode(enum trace_mode mode)
+{
+	trace_mode = mode;
+}
+
 /** trace_full() - Return: trace=full is in force. */
 bool trace_full(void)
 {
-	return opts.trace == TRACE_MODE_FULL;
+	return trace_mode == TRACE_MODE_FULL;
 }
 
 #ifdef CONFIG_TRACE

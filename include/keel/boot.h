@@ -17,6 +17,10 @@ __attribute__((noreturn)) void keel_main(struct bootinfo *bi);
 /* Why the boot failed, from its audit and phases; NULL: it passed. */
 const char *boot_verdict(const struct audit_result *a);
 
+struct keel_options;
+/* Hand each subsystem the options it reads (keel_main(), tests). */
+void boot_apply_options(const struct keel_options *o);
+
 /* Phase stamps in raw ticks (common/boot.c): the heap handoff's wall time
  * (heap.init_ns) and the start of the report (report_ns). */
 struct boot_times {

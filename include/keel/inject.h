@@ -21,13 +21,13 @@
 /* The fault points. */
 enum inject_kind {
 	INJECT_NONE = 0,
-	INJECT_AP_TIMEOUT,     /* ap-timeout:N: CPU N never checks in */
-	INJECT_CPU_ON_FAIL,    /* cpu-on-fail:N: starting CPU N fails */
-	INJECT_NODE_CPUS_FAIL, /* node-cpus-fail:N: no CPU of node N starts */
-	INJECT_SCRUB_STOP,     /* scrub-stop:N: scrub worker N quits */
-	INJECT_BAD_MAP,	       /* bad-map: the map claims the kernel is RAM */
-	INJECT_BAD_SRAT,       /* bad-srat: the arch corrupts the SRAT read */
-	INJECT_BAD_SLIT,       /* bad-slit: the arch corrupts the SLIT read */
+	INJECT_AP_TIMEOUT,	/* ap-timeout:N: CPU N never checks in */
+	INJECT_CPU_ON_FAIL,	/* cpu-on-fail:N: starting CPU N fails */
+	INJECT_NODE_CPUS_FAIL,	/* node-cpus-fail:N: no CPU of node N starts */
+	INJECT_SCRUB_STOP,	/* scrub-stop:N: scrub worker N quits */
+	INJECT_BAD_MAP,		/* bad-map: the map claims the kernel is RAM */
+	INJECT_BAD_SRAT,	/* bad-srat: the arch corrupts the SRAT read */
+	INJECT_BAD_SLIT,	/* bad-slit: the arch corrupts the SLIT read */
 	INJECT_BAD_DT_DISTANCE, /* bad-dt-distance: the DT distance-matrix */
 };
 

@@ -16,6 +16,7 @@
 #include <keel/inject.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
+#include <keel/smp.h>
 #include <keel/trace.h>
 #include <keel/types.h>
 
@@ -26,10 +27,6 @@
 #define LATENCY_CPU_AUTO 0xffffffffu
 
 enum acpi_mode { ACPI_AUTO = 0, ACPI_FORCE, ACPI_OFF };
-/* smp_start=: every CPU at once, or one after another (the baseline). */
-enum smp_start_mode { SMP_START_PARALLEL = 0, SMP_START_SERIAL };
-/* smp_start= words and smp.start (common/smp.c). */
-extern const struct enum_name smp_start_names[];
 /* init_delay_us= unset: the arch's rule (x86: by CPU family). */
 #define INIT_DELAY_AUTO	  (-1)
 #define INIT_DELAY_MAX_US 1000000

@@ -19,6 +19,10 @@ enum report_mode {
 	REPORT_FULL,
 };
 
+/* report= for this boot (keel_main()); report_full(): every per-CPU column. */
+void report_set_mode(enum report_mode mode);
+bool report_full(void);
+
 struct audit_result;
 
 /*

@@ -85,6 +85,8 @@ extern struct scrub_stats scrub_stats;
 extern const struct enum_name scrub_mode_names[];
 const char *scrub_mode_name(enum scrub_mode m);
 const char *scrub_choice_name(enum scrub_choice c);
+/* scrub_primitive= for this boot ("" = the calibration decides). */
+void scrub_set_primitive(const char *name);
 
 /*
  * scrub_init_cpus(): allocate the per-CPU statistics and work arrays for

@@ -14,9 +14,17 @@
 
 #include <keel/bootinfo.h>
 #include <keel/cpumask.h>
+#include <keel/enum_names.h>
 #include <keel/types.h>
 
 struct jw;
+
+/* smp_start=: every CPU at once, or one after another (the baseline). */
+enum smp_start_mode { SMP_START_PARALLEL = 0, SMP_START_SERIAL };
+/* smp_start= words and smp.start (common/smp.c). */
+extern const struct enum_name smp_start_names[];
+/* The start mode smp_boot_cpus() used (the report's smp.start). */
+enum smp_start_mode smp_start_used(void);
 
 struct cpu_info {
 	uint64_t hwid;
@@ -58,7 +66,7 @@ void *smp_percpu_alloc(size_t size, const char *why);
  * are reported and left out. Return: number of CPUs online (boot CPU
  * included).
  */
-unsigned int smp_boot_cpus(unsigned int timeout_ms);
+unsigned int smp_boot_cpus(unsigned int timeout_ms, enum smp_start_mode start);
 
 /* Run fn(arg) on every online CPU of @mask (caller included) and wait. */
 void smp_run_on(const cpumask_t *mask, void (*fn)(void *), void *arg);

@@ -38,6 +38,8 @@ enum trace_mode {
 };
 /* trace= words and trace_mode (common/trace.c). */
 extern const struct enum_name trace_mode_names[];
+/* trace= for this boot (keel_main()); trace_full(): is it full? */
+void trace_set_mode(enum trace_mode mode);
 
 /*
  * The sum of completed detail begin/end pairs (arg0 = node, arg1 = bytes)

@@ -11,6 +11,8 @@
  */
 #include "common.h"
 
+#include <keel/boot.h>
+
 /* ---- setup / teardown ---------------------------------------------------- */
 
 int test_setup(void **state)
@@ -179,7 +181,7 @@ unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 	options_defaults(&opts);
 	if (cfg->cmdline)
 		cmdline_parse(&opts, cfg->cmdline, strlen(cfg->cmdline));
-	inject_arm(opts.inject, opts.inject_count);
+	boot_apply_options(&opts);
 
 	bootinfo_init(bi, BOOT_SANDBOX);
 	bi->paddr_bits = 48;
@@ -208,7 +210,8 @@ unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 		scrub_init_cpus();
 		stress_init_cpus();
 		online = smp_boot_cpus(cfg->ap_timeout_ms ? cfg->ap_timeout_ms
-							  : 1000);
+							  : 1000,
+				       opts.smp_start);
 	}
 	heap_init(cfg->mode, bi->node_count,
 		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);

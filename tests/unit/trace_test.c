@@ -65,7 +65,7 @@ static void test_detail_summary_and_full(void **state)
 	uint64_t t0 = arch_ticks();
 
 	(void)state;
-	opts.trace = TRACE_MODE_SUMMARY;
+	trace_set_mode(TRACE_MODE_SUMMARY);
 	assert_false(trace_full());
 	assert_false(trace_summary_node(3, &n));
 	trace_events(0, &before, &over);
@@ -92,7 +92,7 @@ static void test_detail_summary_and_full(void **state)
 	assert_false(trace_summary_cpu(1, &c));
 	assert_false(trace_summary_node(MAX_NUMNODES, &n));
 
-	opts.trace = TRACE_MODE_FULL;
+	trace_set_mode(TRACE_MODE_FULL);
 	assert_true(trace_full());
 	trace_detail("unit", TRACE_BEGIN, 3, 4096);
 	trace_detail("unit", TRACE_END, 3, 4096);
