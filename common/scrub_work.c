@@ -46,6 +46,7 @@
 #include <keel/scrub.h>
 #include <keel/smp.h>
 #include <keel/spinlock.h>
+#include <keel/string.h>
 
 #include "scrub_priv.h"
 
@@ -54,6 +55,13 @@ unsigned int scrub_chunk_used;
 struct scrub_node_work scrub_work[MAX_NUMNODES];
 /* The first run of a pass: CPU-less nodes are their stand-in's alone. */
 static bool first_round;
+/*
+ * First round: a node's own workers have begun (indexed by the node whose
+ * workers scrub it). Until then nobody else takes its units, so that its
+ * memory is scrubbed by its own CPUs first even when the host runs those
+ * CPUs late (a vCPU thread under TCG, a sandbox thread); re-runs lift it.
+ */
+static uint32_t own_started[MAX_NUMNODES];
 
 /* ---- collecting chunks --------------------------------------------------- */
 
@@ -258,6 +266,8 @@ static void scrub_worker(void *arg)
 	bool stop = first_round && inject_has(INJECT_SCRUB_STOP, cpu);
 
 	(void)arg;
+	if (mine < MAX_NUMNODES)
+		atomic_store_release(&own_started[mine], 1);
 	if (mine < scrub_nodes && !drain_node(mine, stop))
 		return;
 	for (uint32_t n = 0; n < scrub_nodes; n++) {
@@ -272,11 +282,15 @@ static void scrub_worker(void *arg)
 			uint64_t left = work_left(&scrub_work[n]);
 
 			/*
-			 * A CPU-less node is its stand-in node's work: only
-			 * the re-runs after the first round (a stand-in quit)
-			 * let anyone else in.
+			 * A CPU-less node is its stand-in node's work, and a
+			 * node whose own workers have not begun yet is theirs
+			 * to start: only the re-runs after the first round (a
+			 * stand-in quit, a node's workers never came) let
+			 * anyone else in.
 			 */
-			if (first_round && scrubbed_by[n] != n)
+			if (first_round &&
+			    (scrubbed_by[n] != n ||
+			     !atomic_load_acquire(&own_started[n])))
 				continue;
 			if (left > best_left) {
 				best_left = left;
@@ -361,6 +375,7 @@ void scrub_run_passes(const cpumask_t *workers)
 		if (!scrub_chunk_used)
 			break;
 		first_round = passes == 0;
+		memset(own_started, 0, sizeof(own_started));
 		smp_run_on(workers, scrub_worker, NULL);
 		first_round = false;
 		/* Units the quitters handed back and nobody took. */
