@@ -83,7 +83,8 @@ def demote(md, levels):
 
 
 def host_table(parts, wall):
-    h = parts[0][1]["host"]
+    h = next(d["host"] for _, d, _ in parts
+             if isinstance(d, dict) and "host" in d)
     rows = [("CPU", f"`{h['cpu_model']}`, **{h['cpus']} cores**"),
             ("RAM", f"{(h.get('mem_bytes') or 0) / (1 << 30):.0f} GiB"),
             ("Linux", h.get("kernel", "?")),
@@ -98,10 +99,11 @@ def host_table(parts, wall):
     run = h.get("date", "?")
     if wall is not None:
         run += f", `make bench`, {wall // 60} min {wall % 60} s wall"
-    rows.append(("Run", run + (" (quick)" if parts[0][1].get("quick")
-                               else "")))
+    quick = any(isinstance(d, dict) and d.get("quick") for _, d, _ in parts)
+    rows.append(("Run", run + (" (quick)" if quick else "")))
     loads = ", ".join(f"{n} {d['host']['load_start']:.1f}"
-                      for n, d, _ in parts)
+                      for n, d, _ in parts
+                      if isinstance(d, dict) and "host" in d)
     rows.append(("Load at the start of each part", loads))
     out = ["| | |", "|---|---|"]
     out += [f"| {k} | {v} |" for k, v in rows]
@@ -161,9 +163,10 @@ def page(d, wall):
            "The commands of this run:", "", combined(d), ""]
     for name, data, md in parts:
         if md:
+            cmd = data.get("command") if isinstance(data, dict) else None
             out += [f"## Part `{name}`", "",
-                    f"Command: `{data.get('command', '?')}`", "",
-                    demote(md, 1), ""]
+                    f"Command: `{cmd or 'make bench-' + name}`", "",
+                    demote(md, 2), ""]
     sz = sizes_table()
     if sz:
         out += ["## Image sizes", "", sz, ""]

@@ -1,22 +1,24 @@
 # SPDX-License-Identifier: MIT
 # make bench: the benchmarks of DESIGN §9, the single entry point.
 #
-#   make bench                 sandbox + QEMU x86_64 + QEMU arm64, in turn
-#                              (one QEMU at a time), then one combined
-#                              table on stdout and the handoff plot
+#   make bench                 every part in turn (one QEMU at a time):
+#                              sandbox, x86_64, arm64 (handoff, scrub,
+#                              allocation), smp (CPU bring-up), domains
+#                              (guests' memory), latency (interrupt latency
+#                              while domains are built); then the combined
+#                              table, the handoff plot and the page
 #   make bench BENCH_QUICK=1   short run (smaller sizes, one boot per cell)
 #   make bench BENCH_PARTS="sandbox arm64"   a subset of the parts
 #
 # Every part writes its full markdown and its machine-readable results to
-# build/bench/<part>.md and build/bench/<part>.json (part = sandbox,
-# qemu-x86_64, qemu-arm64); scripts/bench-plot.py reads the JSON files
-# present, prints the combined table and draws handoff time against RAM
-# size (log-log) to $(BENCH_PLOT): docs/img/handoff.png for a full run,
+# build/bench/<part>.md and build/bench/<part>.json (sandbox, qemu-x86_64,
+# qemu-arm64, smp, domains, latency); scripts/bench-plot.py reads the first
+# three, prints the combined table and draws handoff time against RAM size
+# (log-log) to $(BENCH_PLOT): docs/img/handoff.png for a full run,
 # build/bench/handoff.png for BENCH_QUICK=1 (a quick run does not replace
 # the documented picture); then scripts/bench-doc.py writes the page
 # $(BENCH_DOC) from this run's files (docs/benchmarks.md for a full run,
-# $(BENCH_DIR)/benchmarks.md for a quick one). A full run takes about 6
-# minutes on the 2-core development VM.
+# $(BENCH_DIR)/benchmarks.md for a quick one).
 #
 # The parts alone, markdown on stdout (and JSON under build/bench):
 #   make bench-sandbox   make bench-qemu (x86_64)   make bench-qemu-arm64
@@ -30,7 +32,7 @@ BENCH_DIR := build/bench
 BENCH_ARGS ?=
 BENCH_QEMU_ARGS ?=
 BENCH_QUICK ?= 0
-BENCH_PARTS ?= sandbox x86_64 arm64 smp
+BENCH_PARTS ?= sandbox x86_64 arm64 smp domains latency
 ifeq ($(BENCH_QUICK),1)
 BENCH_QARG := --quick
 BENCH_PLOT ?= $(BENCH_DIR)/handoff.png
@@ -42,7 +44,7 @@ BENCH_DOC ?= docs/benchmarks.md
 endif
 
 # This run's result files, in the order of BENCH_PARTS.
-BENCH_JSON = $(foreach p,$(filter-out smp,$(BENCH_PARTS)),$(BENCH_DIR)/$(if \
+BENCH_JSON = $(foreach p,$(filter sandbox x86_64 arm64,$(BENCH_PARTS)),$(BENCH_DIR)/$(if \
 	$(filter sandbox,$(p)),sandbox,qemu-$(p)).json)
 
 BENCH_RUN_SANDBOX = $(PYTHON) scripts/bench.py $(BENCH_KEEL) \
@@ -56,10 +58,14 @@ BENCH_RUN_X86 = $(PYTHON) scripts/bench-qemu.py build/x86_64/keel.elf \
 BENCH_RUN_DOMAINS = $(PYTHON) scripts/bench-domains.py $(BENCH_KEEL) \
 	$(if $(filter arm64,$(BENCH_PARTS)),--arm64-image build/arm64/Image) \
 	$(BENCH_QARG) --json $(BENCH_DIR)/domains.json
-# CPU bring-up (issue 24): its JSON lives apart (build/bench/smp/), it is
-# not a handoff/scrub result for bench-plot.py.
+# CPU bring-up (issue 24): not a handoff/scrub result for bench-plot.py,
+# a part of its own on the page bench-doc.py writes.
 BENCH_RUN_SMP = $(PYTHON) scripts/bench-smp.py $(BENCH_QARG) \
-	--json $(BENCH_DIR)/smp/bringup.json
+	--json $(BENCH_DIR)/smp.json
+# Interrupt latency while domains are built (issue 23): QEMU x86_64 and
+# arm64, 1 GiB against 2 MiB extents; about a minute.
+BENCH_RUN_LATENCY = $(PYTHON) scripts/bench-latency.py \
+	--json $(BENCH_DIR)/latency.json
 BENCH_RUN_ARM64 = $(PYTHON) scripts/bench-qemu.py build/arm64/Image \
 	--arch arm64 --work build/bench-qemu-arm64 $(BENCH_QARG) \
 	$(BENCH_QEMU_ARGS) --json $(BENCH_DIR)/qemu-arm64.json
@@ -67,7 +73,7 @@ BENCH_RUN_ARM64 = $(PYTHON) scripts/bench-qemu.py build/arm64/Image \
 .PHONY: bench bench-sandbox bench-qemu bench-qemu-arm64 bench-domains \
 	bench-latency bench-build-sandbox \
 	bench-build-x86_64 bench-build-arm64 bench-plot bench-smp \
-	bench-build-smp
+	bench-build-smp bench-build-domains bench-build-latency
 
 $(BENCH_BASELINE): tests/bench/memset_baseline.c
 	@mkdir -p $(dir $@)
@@ -93,12 +99,13 @@ BENCH_STEP_sandbox = $(BENCH_RUN_SANDBOX) --md $(BENCH_DIR)/sandbox.md &&
 BENCH_STEP_x86_64 = $(BENCH_RUN_X86) --md $(BENCH_DIR)/qemu-x86_64.md &&
 BENCH_STEP_arm64 = $(BENCH_RUN_ARM64) --md $(BENCH_DIR)/qemu-arm64.md &&
 BENCH_STEP_smp = $(BENCH_RUN_SMP) --md $(BENCH_DIR)/smp.md &&
+BENCH_STEP_domains = $(BENCH_RUN_DOMAINS) --md $(BENCH_DIR)/domains.md &&
+BENCH_STEP_latency = $(BENCH_RUN_LATENCY) --md $(BENCH_DIR)/latency.md &&
 
 bench: $(addprefix bench-build-,$(BENCH_PARTS))
 	$(Q)mkdir -p $(BENCH_DIR)
 	$(Q)rm -f $(BENCH_DIR)/*.json $(BENCH_DIR)/*.md
 	$(Q)t0=$$(date +%s); $(foreach p,$(BENCH_PARTS),$(BENCH_STEP_$(p))) \
-		$(BENCH_RUN_DOMAINS) --md $(BENCH_DIR)/domains.md && \
 		$(PYTHON) scripts/bench-plot.py $(BENCH_JSON) -o $(BENCH_PLOT) && \
 		$(PYTHON) scripts/bench-doc.py --dir $(BENCH_DIR) \
 			--wall $$(($$(date +%s) - t0)) -o $(BENCH_DOC)
@@ -110,15 +117,13 @@ bench-plot:
 
 # Guests' memory alone (the arm64 row when BENCH_PARTS has arm64).
 bench-domains: bench-build-sandbox $(if $(filter arm64,$(BENCH_PARTS)),bench-build-arm64)
-	$(Q)mkdir -p $(BENCH_DIR)/domains
+	$(Q)mkdir -p $(BENCH_DIR)
 	$(Q)$(BENCH_RUN_DOMAINS)
 
-# Interrupt latency while domains are built (issue 23): QEMU x86_64 and
-# arm64, 1 GiB against 2 MiB extents; about a minute. docs/benchmarks.md 8.
+# Interrupt latency alone (the part `latency` of make bench).
 bench-latency: bench-build-x86_64 bench-build-arm64
 	$(Q)mkdir -p $(BENCH_DIR)
-	$(Q)$(PYTHON) scripts/bench-latency.py --md $(BENCH_DIR)/latency.md \
-		--json $(BENCH_DIR)/latency.json
+	$(Q)$(BENCH_RUN_LATENCY) --md $(BENCH_DIR)/latency.md
 
 bench-sandbox: bench-build-sandbox
 	$(Q)mkdir -p $(BENCH_DIR)
@@ -134,6 +139,8 @@ bench-qemu: bench-build-x86_64
 # CPU bring-up: sandbox 512 vs 2048 CPUs, QEMU 64 vCPUs parallel vs
 # serial, growth 8 -> 64 -> 240 (x86_64) / 256 (arm64) vCPUs.
 bench-build-smp: bench-build-sandbox bench-build-x86_64 bench-build-arm64
+bench-build-domains: bench-build-sandbox bench-build-arm64
+bench-build-latency: bench-build-x86_64 bench-build-arm64
 
 bench-smp: bench-build-smp
 	$(Q)mkdir -p $(BENCH_DIR)
