@@ -67,7 +67,7 @@ static const char *reserved_name(uint32_t type)
 
 /* A run of adjacent descriptors of one kind, flushed when it ends. */
 struct run {
-	uint64_t start, end;
+	PADDR_RANGE_HEAD;
 	const char *name; /* NULL: RAM run */
 	bool open;
 };
@@ -77,22 +77,22 @@ static void flush(struct run *r, struct bootinfo *bi)
 	if (!r->open)
 		return;
 	if (r->name)
-		bootinfo_add_reserved(bi, pa(r->start), pa(r->end), r->name);
+		bootinfo_add_reserved(bi, r->start, r->end, r->name);
 	else
-		bootinfo_add_ram(bi, pa(r->start), pa(r->end), NUMA_NO_NODE);
+		bootinfo_add_ram(bi, r->start, r->end, NUMA_NO_NODE);
 	r->open = false;
 }
 
 static void extend(struct run *r, struct bootinfo *bi, uint64_t s, uint64_t e,
 		   const char *name)
 {
-	if (r->open && r->name == name && r->end == s) {
-		r->end = e;
+	if (r->open && r->name == name && pa_val(r->end) == s) {
+		r->end = pa(e);
 		return;
 	}
 	flush(r, bi);
-	r->start = s;
-	r->end = e;
+	r->start = pa(s);
+	r->end = pa(e);
 	r->name = name;
 	r->open = true;
 }

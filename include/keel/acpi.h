@@ -96,7 +96,7 @@ struct acpi_cpu {
 
 /* One enabled SRAT memory affinity range. */
 struct acpi_memblk {
-	paddr_t start, end; /* [start, end) */
+	PADDR_RANGE_HEAD; /* [start, end) */
 	uint32_t node;
 	uint32_t pxm;
 	bool hotplug, nonvolatile;
