@@ -25,9 +25,9 @@ failure file replays by itself:
      reserved = RAM, the heap counters agree, every free byte scrubbed
      (keel.report's checks);
   4. every RAM byte is on the node the firmware gave it, mapped by the
-     policy of include/keel/nodemap.h (node_map() below: the lowest
-     MAX_NUMNODES ids are kept, the others fold into the kept node nearest
-     by distance); where RAM of two nodes overlaps the lower keel id keeps
+     policy of include/keel/nodemap.h (node_map() in fuzzoracle.py: the
+     lowest MAX_NUMNODES ids are kept, the others fold into the kept node
+     nearest by distance); where RAM of two nodes overlaps the lower keel id keeps
      it; a missing node= is node 0; no RAM appears that the firmware did
      not describe;
   5. CPUs: the first cpu line is logical CPU 0, duplicate hwids keep the
@@ -50,7 +50,9 @@ Usage:
 Prints one line per failed case (seed, case, first problems, file) and
 "fuzz-maps: N passed, M failed"; exit status 1 when any case failed.
 Library use: generate(seed, index) -> .fw text; oracle(text, config);
-check(text, log, rc, timed_out, config) -> list of problems.
+check(text, log, rc, timed_out, config) -> list of problems. The parts:
+fuzzfw.py (limits, the .fw parser), fuzzgen.py (the generator),
+fuzzoracle.py (the oracle); this file keeps the checks and the runner.
 """
 
 import argparse
