@@ -237,90 +237,106 @@ def targets_table(results, out):
     for d in results:
         p = d["platform"]
         cores = d["host"].get("cpus") or 1
-        for nodes in sorted({r["nodes"] for r in d.get("handoff", [])}):
-            tag = f" ({nodes} nodes)" if nodes > 1 else ""
-            a, b = get(d, "1G", "lazy", nodes), get(d, "1T", "lazy", nodes)
-            if a and b and a.get("init_ns") and b.get("init_ns"):
-                r = b["init_ns"] / a["init_ns"]
-                dc = b["chunks"] - a["chunks"]
-                marg = ((b["init_ns"] - a["init_ns"]) / dc if dc > 0
-                        else None)
-                out.append(
-                    f"| {p} | lazy 1 TiB <= 2x lazy 1 GiB{tag} | {r:.1f}x "
-                    f"({fmt_ns(a['init_ns'])} -> {fmt_ns(b['init_ns'])}; "
-                    f"chunks {a['chunks']} -> {b['chunks']}, "
-                    f"{b['chunks'] / a['chunks']:.0f}x; "
-                    f"{fmt_ns(marg) if marg else '-'} per added chunk) | "
-                    f"{verdict(r <= 2)} |")
-            else:
-                out.append(f"| {p} | lazy 1 TiB <= 2x lazy 1 GiB{tag} | "
-                           "not measured | n/a |")
-            lz = get(d, "64G", "lazy", nodes)
-            for mode, want in (("pagewise", 100), ("chunked", 20)):
-                o = get(d, "64G", mode, nodes)
-                if lz and o and lz.get("init_ns") and o.get("init_ns"):
-                    r = o["init_ns"] / lz["init_ns"]
-                    out.append(f"| {p} | lazy >= {want}x faster than {mode} "
-                               f"at 64 GiB{tag} | {r:.0f}x | "
-                               f"{verdict(r >= want)} |")
-                else:
-                    out.append(f"| {p} | lazy >= {want}x faster than {mode} "
-                               f"at 64 GiB{tag} | not measured | n/a |")
-        sc = d.get("scrub")
-        if sc and sc.get("baseline_gbps"):
-            ref = sc["baseline_gbps"]
-            # The sandbox's fresh-arena row (no --prefault) is context:
-            # host page faults, not the scrub.
-            rows = [r for r in sc["rows"] if "error" not in r and
-                    r["workers"] <= cores and r.get("prefault", True)]
-            if rows:
-                worst = min(rows, key=lambda r: r["per_worker_gbps"])
-                share = worst["per_worker_gbps"] / ref
-                out.append(
-                    f"| {p} | scrub per worker >= 90% of baseline "
-                    f"(workers <= {cores} host cores) | worst "
-                    f"{100 * share:.0f}% ({worst['nodes']} node(s), "
-                    f"{worst['workers']} workers; baseline {ref:.2f} "
-                    f"GB/s) | {verdict(share >= SCRUB_SHARE)} |")
-            one = next((r["gbps"] for r in sc["rows"]
-                        if r.get("workers") == 1), None)
-            lin = [r for r in sc["rows"] if "error" not in r and
-                   r["nodes"] == 1 and r["workers"] == cores]
-            if one and lin and cores > 1:
-                s = lin[0]["gbps"] / one
-                out.append(
-                    f"| {p} | near-linear speed-up to {cores} host cores "
-                    f"(>= {LINEAR_SHARE * cores:.1f}x at {cores}) | "
-                    f"{s:.2f}x | {verdict(s >= LINEAR_SHARE * cores)} |")
-            multi = [r for r in sc["rows"] if "error" not in r and
-                     r["nodes"] > 1]
-            if multi:
-                shares = [v for r in multi
-                          for v in (r.get("local_share") or {}).values()]
-                full = [r for r in multi if r.get("local_workers")]
-                low = f"{100 * min(shares):.0f}%" if shares else "?"
-                out.append(
-                    f"| {p} | every node scrubbed by local workers (strictly: "
-                    "100% of its bytes) | "
-                    f"{len(full)} of {len(multi)} multi-node boots all "
-                    f"local; lowest local share of a node {low} | "
-                    f"{verdict(len(full) == len(multi))} |")
-        a = d.get("alloc")
-        if a and a.get("rows"):
-            pairs = list(lock_pairs(a["rows"]))
-            if pairs:
-                worst = max(p_[2]["lock_ns_max"] / p_[3]["lock_ns_max"]
-                            for p_ in pairs)
-                out.append(f"| {p} | order-18 lock hold <= 1% of eager | "
-                           f"worst {100 * worst:.4f}% ({len(pairs)} pairs) "
-                           f"| {verdict(worst <= 0.01)} |")
-            clean = [r.get("maint_ops") for r in a["rows"]
-                     if r["mode"] != "eager" and not r["dirty"]]
-            if clean and all(o is not None for o in clean):
-                out.append(f"| {p} | clean_poc allocations: 0 maintenance "
-                           f"ops | {sum(clean)} ops in {len(clean)} rows | "
-                           f"{verdict(sum(clean) == 0)} |")
+        _handoff_targets(d, p, out)
+        _scrub_targets(d, p, cores, out)
+        _alloc_targets(d, p, out)
     out.append("")
+
+
+def _handoff_targets(d, p, out):
+    """Rows of the handoff targets (lazy 1 TiB vs 1 GiB, lazy vs the
+    others at 64 GiB) for platform @p, one set per node count."""
+    for nodes in sorted({r["nodes"] for r in d.get("handoff", [])}):
+        tag = f" ({nodes} nodes)" if nodes > 1 else ""
+        a, b = get(d, "1G", "lazy", nodes), get(d, "1T", "lazy", nodes)
+        if a and b and a.get("init_ns") and b.get("init_ns"):
+            r = b["init_ns"] / a["init_ns"]
+            dc = b["chunks"] - a["chunks"]
+            marg = ((b["init_ns"] - a["init_ns"]) / dc if dc > 0
+                    else None)
+            out.append(
+                f"| {p} | lazy 1 TiB <= 2x lazy 1 GiB{tag} | {r:.1f}x "
+                f"({fmt_ns(a['init_ns'])} -> {fmt_ns(b['init_ns'])}; "
+                f"chunks {a['chunks']} -> {b['chunks']}, "
+                f"{b['chunks'] / a['chunks']:.0f}x; "
+                f"{fmt_ns(marg) if marg else '-'} per added chunk) | "
+                f"{verdict(r <= 2)} |")
+        else:
+            out.append(f"| {p} | lazy 1 TiB <= 2x lazy 1 GiB{tag} | "
+                       "not measured | n/a |")
+        lz = get(d, "64G", "lazy", nodes)
+        for mode, want in (("pagewise", 100), ("chunked", 20)):
+            o = get(d, "64G", mode, nodes)
+            if lz and o and lz.get("init_ns") and o.get("init_ns"):
+                r = o["init_ns"] / lz["init_ns"]
+                out.append(f"| {p} | lazy >= {want}x faster than {mode} "
+                           f"at 64 GiB{tag} | {r:.0f}x | "
+                           f"{verdict(r >= want)} |")
+            else:
+                out.append(f"| {p} | lazy >= {want}x faster than {mode} "
+                           f"at 64 GiB{tag} | not measured | n/a |")
+
+
+def _scrub_targets(d, p, cores, out):
+    """Rows of the scrub targets: per-worker rate, speed-up, locality."""
+    sc = d.get("scrub")
+    if sc and sc.get("baseline_gbps"):
+        ref = sc["baseline_gbps"]
+        # The sandbox's fresh-arena row (no --prefault) is context:
+        # host page faults, not the scrub.
+        rows = [r for r in sc["rows"] if "error" not in r and
+                r["workers"] <= cores and r.get("prefault", True)]
+        if rows:
+            worst = min(rows, key=lambda r: r["per_worker_gbps"])
+            share = worst["per_worker_gbps"] / ref
+            out.append(
+                f"| {p} | scrub per worker >= 90% of baseline "
+                f"(workers <= {cores} host cores) | worst "
+                f"{100 * share:.0f}% ({worst['nodes']} node(s), "
+                f"{worst['workers']} workers; baseline {ref:.2f} "
+                f"GB/s) | {verdict(share >= SCRUB_SHARE)} |")
+        one = next((r["gbps"] for r in sc["rows"]
+                    if r.get("workers") == 1), None)
+        lin = [r for r in sc["rows"] if "error" not in r and
+               r["nodes"] == 1 and r["workers"] == cores]
+        if one and lin and cores > 1:
+            s = lin[0]["gbps"] / one
+            out.append(
+                f"| {p} | near-linear speed-up to {cores} host cores "
+                f"(>= {LINEAR_SHARE * cores:.1f}x at {cores}) | "
+                f"{s:.2f}x | {verdict(s >= LINEAR_SHARE * cores)} |")
+        multi = [r for r in sc["rows"] if "error" not in r and
+                 r["nodes"] > 1]
+        if multi:
+            shares = [v for r in multi
+                      for v in (r.get("local_share") or {}).values()]
+            full = [r for r in multi if r.get("local_workers")]
+            low = f"{100 * min(shares):.0f}%" if shares else "?"
+            out.append(
+                f"| {p} | every node scrubbed by local workers (strictly: "
+                "100% of its bytes) | "
+                f"{len(full)} of {len(multi)} multi-node boots all "
+                f"local; lowest local share of a node {low} | "
+                f"{verdict(len(full) == len(multi))} |")
+
+
+def _alloc_targets(d, p, out):
+    """Rows of the allocation targets: lock hold, maintenance ops."""
+    a = d.get("alloc")
+    if a and a.get("rows"):
+        pairs = list(lock_pairs(a["rows"]))
+        if pairs:
+            worst = max(p_[2]["lock_ns_max"] / p_[3]["lock_ns_max"]
+                        for p_ in pairs)
+            out.append(f"| {p} | order-18 lock hold <= 1% of eager | "
+                       f"worst {100 * worst:.4f}% ({len(pairs)} pairs) "
+                       f"| {verdict(worst <= 0.01)} |")
+        clean = [r.get("maint_ops") for r in a["rows"]
+                 if r["mode"] != "eager" and not r["dirty"]]
+        if clean and all(o is not None for o in clean):
+            out.append(f"| {p} | clean_poc allocations: 0 maintenance "
+                       f"ops | {sum(clean)} ops in {len(clean)} rows | "
+                       f"{verdict(sum(clean) == 0)} |")
 
 
 def main(argv=None):

@@ -124,6 +124,34 @@ def bench_scrub(elf, args, out):
             "rows": rows}
 
 
+def handoff_boots(elf, args, gib, mode, row):
+    """Boot @gib GiB in heap_init=@mode: best of --handoff-runs, but boots
+    that take longer than --repeat-below seconds only once (the host is
+    shared). Return: (best ns or None, every ns, last report, its
+    seconds, error)."""
+    workdir = args.work
+    where = (["--mem", f"{gib}G"] if ARCH == "arm64" else
+             ["--numa", f"1x{gib}G"])
+    extra = ()
+    if ARCH == "x86_64" and gib > 512:
+        extra = ("-cpu", "max,phys-bits=42")
+        row["qemu_extra"] = " ".join(extra)
+    ns, runs = None, []
+    rep = secs = err = None
+    for _ in range(args.handoff_runs):
+        rep, secs, err, _ = run(
+            elf, where + ["--file-backed", workdir],
+            f"bootscrub=off heap_init={mode}", args.timeout,
+            workdir, extra)
+        if err:
+            break
+        runs.append(rep["heap"]["init_ns"])
+        ns = min(runs)
+        if secs > args.repeat_below:
+            break
+    return ns, runs, rep, secs, err
+
+
 def bench_handoff(elf, args, out):
     workdir = args.work
     sizes = HANDOFF_SIZES[:2] if args.quick else HANDOFF_SIZES
@@ -155,26 +183,8 @@ def bench_handoff(elf, args, out):
                              f"{args.max_seconds:g} s)")
                 row["skipped"] = cells[-1]
                 continue
-            where = (["--mem", f"{gib}G"] if ARCH == "arm64" else
-                     ["--numa", f"1x{gib}G"])
-            extra = ()
-            if ARCH == "x86_64" and gib > 512:
-                extra = ("-cpu", "max,phys-bits=42")
-                row["qemu_extra"] = " ".join(extra)
-            # Best of --handoff-runs, but boots that take longer than
-            # --repeat-below seconds only once (the host is shared).
-            ns, runs = None, []
-            for _ in range(args.handoff_runs):
-                rep, secs, err, _ = run(
-                    elf, where + ["--file-backed", workdir],
-                    f"bootscrub=off heap_init={mode}", args.timeout,
-                    workdir, extra)
-                if err:
-                    break
-                runs.append(rep["heap"]["init_ns"])
-                ns = min(runs)
-                if secs > args.repeat_below:
-                    break
+            ns, runs, rep, secs, err = handoff_boots(elf, args, gib, mode,
+                                                     row)
             if ns is None:
                 cells.append(err)
                 row["error"] = err

@@ -88,6 +88,26 @@ def run(keel, fw, cmdline, timeout, pre=()):
     return b.report, b.elapsed, None, b.log
 
 
+def handoff_best(keel, fw, mode, args):
+    """The host is shared: keep the best of --repeat boots of @fw in
+    heap_init=@mode, but do not repeat boots that take seconds. Return:
+    (best heap.init_ns, the last report or None, its seconds, error)."""
+    ns = None
+    rep = dt = err = None
+    for _ in range(args.repeat):
+        rep, dt, err, _ = run(keel, fw,
+                              ["bootscrub=off",
+                               f"heap_init={mode}"],
+                              args.timeout)
+        if rep is None:
+            break
+        t = rep["heap"]["init_ns"]
+        ns = t if ns is None else min(ns, t)
+        if dt > args.repeat_below:
+            break
+    return ns, rep, dt, err
+
+
 def bench_handoff(keel, tmp, args, out):
     results = []
     sizes = SIZES[:3] if args.quick else SIZES
@@ -119,20 +139,7 @@ def bench_handoff(keel, tmp, args, out):
                         f"skipped (smaller size took > {args.max_seconds} "
                         "s)")
                     continue
-                # The host is shared: keep the best of --repeat boots, but
-                # do not repeat boots that take seconds.
-                ns = None
-                for _ in range(args.repeat):
-                    rep, dt, err, _ = run(keel, fw,
-                                          ["bootscrub=off",
-                                           f"heap_init={mode}"],
-                                          args.timeout)
-                    if rep is None:
-                        break
-                    t = rep["heap"]["init_ns"]
-                    ns = t if ns is None else min(ns, t)
-                    if dt > args.repeat_below:
-                        break
+                ns, rep, dt, err = handoff_best(keel, fw, mode, args)
                 if rep is None:
                     cells[mode] = row["error"] = f"error: {err}"
                     if err.startswith("timed out"):
@@ -236,8 +243,16 @@ def bench_scrub(keel, baseline, tmp, args, out):
                          f"CPU(s){' prefaulted' if pre else ''} done\n")
     scrub_markdown(rows, base["best_1"], "best 1-thread baseline", out)
     scrub_targets(rows, base, out)
-    # Every primitive forced once, 1 worker, prefaulted: the calibration's
-    # short probe against the whole scrub.
+    prim = scrub_primitives(keel, rows, tmp, args, base, out)
+    return {"baseline": base, "baseline_gbps": base["best_1"],
+            "baseline_name": "best 1-thread streaming store, faulted memory "
+                             "(memset_baseline)",
+            "mib": mib, "rows": rows, "primitives": prim}
+
+
+def scrub_primitives(keel, rows, tmp, args, base, out):
+    """Every primitive forced once, 1 worker, prefaulted: the calibration's
+    short probe against the whole scrub. Return: one row per primitive."""
     prim = []
     fw = os.path.join(tmp, "s-1-1.fw")
     cal = next((r.get("calibration") for r in rows if "calibration" in r),
@@ -264,10 +279,7 @@ def bench_scrub(keel, baseline, tmp, args, out):
                        + (f"{g:.2f} | {100 * g / base['best_1']:.0f}% |"
                           if g else f"{p['error']} | |"))
         out.append("")
-    return {"baseline": base, "baseline_gbps": base["best_1"],
-            "baseline_name": "best 1-thread streaming store, faulted memory "
-                             "(memset_baseline)",
-            "mib": mib, "rows": rows, "primitives": prim}
+    return prim
 
 
 def scrub_targets(rows, base, out):

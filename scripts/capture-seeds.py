@@ -372,6 +372,60 @@ def read_cstring(q, addr, limit=4096):
     return data + b"\0"
 
 
+def read_mb1_info(q):
+    """The multiboot1 info keel was entered with, and what it points to:
+    (info, mmap, cmdline, loader, mods, module strings)."""
+    magic, info_pa = entry_info(q)
+    assert magic == 0x2BADB002, hex(magic)
+    info = bytearray(q.read(info_pa, 88))
+    flags = struct.unpack_from("<I", info, 0)[0]
+    mmap = cmdline = loader = b""
+    if flags & (1 << 6):
+        ln, addr = struct.unpack_from("<II", info, 44)
+        mmap = q.read(addr, ln)
+    if flags & (1 << 2):
+        p = struct.unpack_from("<I", info, 16)[0]
+        cmdline = read_cstring(q, p)
+    if flags & (1 << 9):
+        loader = read_cstring(q, struct.unpack_from("<I", info, 64)[0])
+    mods, mod_strings = b"", []
+    if flags & (1 << 3):
+        count, addr = struct.unpack_from("<II", info, 20)
+        mods = bytearray(q.read(addr, 16 * count)) if count else b""
+        for i in range(count):
+            p = struct.unpack_from("<I", mods, 16 * i + 8)[0]
+            mod_strings.append(read_cstring(q, p) if p else b"")
+    return info, mmap, cmdline, loader, mods, mod_strings
+
+
+def relocate_mb1(info, mmap, cmdline, loader, mods, mod_strings):
+    """Relocated: info pointer at 0, info at 0x10, then map, strings."""
+    img = bytearray(0x10)
+    struct.pack_into("<I", img, 0, 0x10)
+    img += info
+    def place(data):
+        nonlocal img
+        at = (len(img) + 7) & ~7
+        img += bytes(at - len(img)) + data
+        return at
+
+    for data, ptr_off, len_off in ((mmap, 48, 44), (cmdline, 16, None),
+                                   (loader, 64, None)):
+        if not data:
+            continue
+        struct.pack_into("<I", img, 0x10 + ptr_off, place(data))
+        if len_off is not None:
+            struct.pack_into("<I", img, 0x10 + len_off, len(data))
+    # modules: the list and its strings move, mod_start/mod_end (the
+    # module contents, which the parser only reserves) stay real
+    for i, string in enumerate(mod_strings):
+        struct.pack_into("<I", mods, 16 * i + 8,
+                         place(string) if string else 0)
+    if mods:
+        struct.pack_into("<I", img, 0x10 + 24, place(bytes(mods)))
+    return bytes(img)
+
+
 def capture_mb1():
     configs = {
         "qemu-pc-256M": ["--smp", "1", "--mem", "256M"],
@@ -387,53 +441,10 @@ def capture_mb1():
         q = boot_to_verdict(own + ["--kernel", KEEL_ELF, "--append",
                                    CMDLINE + " loglevel=2", "--"] + extra)
         try:
-            magic, info_pa = entry_info(q)
-            assert magic == 0x2BADB002, hex(magic)
-            info = bytearray(q.read(info_pa, 88))
-            flags = struct.unpack_from("<I", info, 0)[0]
-            mmap = cmdline = loader = b""
-            if flags & (1 << 6):
-                ln, addr = struct.unpack_from("<II", info, 44)
-                mmap = q.read(addr, ln)
-            if flags & (1 << 2):
-                p = struct.unpack_from("<I", info, 16)[0]
-                cmdline = read_cstring(q, p)
-            if flags & (1 << 9):
-                loader = read_cstring(q, struct.unpack_from("<I", info, 64)[0])
-            mods, mod_strings = b"", []
-            if flags & (1 << 3):
-                count, addr = struct.unpack_from("<II", info, 20)
-                mods = bytearray(q.read(addr, 16 * count)) if count else b""
-                for i in range(count):
-                    p = struct.unpack_from("<I", mods, 16 * i + 8)[0]
-                    mod_strings.append(read_cstring(q, p) if p else b"")
+            parts = read_mb1_info(q)
         finally:
             q.close()
-        # Relocated: info pointer at 0, info at 0x10, then map, strings.
-        img = bytearray(0x10)
-        struct.pack_into("<I", img, 0, 0x10)
-        img += info
-        def place(data):
-            nonlocal img
-            at = (len(img) + 7) & ~7
-            img += bytes(at - len(img)) + data
-            return at
-
-        for data, ptr_off, len_off in ((mmap, 48, 44), (cmdline, 16, None),
-                                       (loader, 64, None)):
-            if not data:
-                continue
-            struct.pack_into("<I", img, 0x10 + ptr_off, place(data))
-            if len_off is not None:
-                struct.pack_into("<I", img, 0x10 + len_off, len(data))
-        # modules: the list and its strings move, mod_start/mod_end (the
-        # module contents, which the parser only reserves) stay real
-        for i, string in enumerate(mod_strings):
-            struct.pack_into("<I", mods, 16 * i + 8,
-                             place(string) if string else 0)
-        if mods:
-            struct.pack_into("<I", img, 0x10 + 24, place(bytes(mods)))
-        write_seed("multiboot", name, bytes(img))
+        write_seed("multiboot", name, relocate_mb1(*parts))
 
 
 def make_halt_iso():

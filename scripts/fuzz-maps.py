@@ -4,8 +4,8 @@
 [--seed S] [--count N] [--replay FILE.fw] ... (--help; docs/fuzzing.md).
 
 The generator, the oracle and the checks live in scripts/keel/fuzzmaps.py
-(tests/sandbox/run.py and tests/scripts_test.py import them); this is
-their command line.
+and its parts fuzzfw.py, fuzzgen.py, fuzzoracle.py (tests/sandbox and
+tests/scripts_fuzz.py import them); this is their command line.
 """
 
 import sys

@@ -195,6 +195,43 @@ def _legend_handles(boot):
     return handles
 
 
+def _draw_vlines(ax, boot, lo, hi, labelled):
+    """The phase lines of @boot between @lo and @hi ns, each label once
+    (@labelled: the labels already drawn)."""
+    prev = None
+    for ns, text, colour in sorted(_vlines(boot)):
+        if not lo <= ns <= hi:
+            continue
+        ax.axvline(ns, color=colour, linestyle="--", linewidth=1)
+        if text in labelled:
+            continue
+        labelled.add(text)
+        # Two lines close together: the second label goes on the
+        # right of its line so that they do not overprint.
+        near = prev is not None and ns - prev < 0.04 * (hi - lo)
+        prev = ns
+        # x in data, y in axes fraction: the label sits inside the
+        # bottom of the plot whatever the row count.
+        ax.text(ns, 0.02, f" {text} " if near else f"{text} ",
+                color=colour, fontsize=7, rotation=90, va="bottom",
+                ha="left" if near else "right",
+                transform=ax.get_xaxis_transform())
+
+
+def _overflow_notes(ax, boot, ypos, lo, end):
+    """A red note on the row of each CPU whose trace overflowed."""
+    for cpu in sorted(boot.overflow):
+        if cpu not in ypos:
+            continue
+        last = max((e["ns"] for e in boot.events if e["cpu"] == cpu),
+                   default=0)
+        ax.text(max(last, lo) + 0.01 * end, ypos[cpu],
+                "trace overflowed: later units missing",
+                color="red", fontsize=7, ha="left", va="center",
+                bbox={"facecolor": "white", "edgecolor": "none",
+                      "alpha": 0.8, "pad": 1})
+
+
 def plot_timeline(fig, spec, boot):
     """The per-CPU timeline of @boot in gridspec cell @spec."""
     labels, ypos = _rows(boot)
@@ -214,24 +251,7 @@ def plot_timeline(fig, spec, boot):
     for ax, (lo, hi), width in zip(axes, ranges, widths):
         _draw_timeline(ax, boot, ypos, lo, hi, width)
         _time_axis(ax, lo, hi)
-        prev = None
-        for ns, text, colour in sorted(_vlines(boot)):
-            if not lo <= ns <= hi:
-                continue
-            ax.axvline(ns, color=colour, linestyle="--", linewidth=1)
-            if text in labelled:
-                continue
-            labelled.add(text)
-            # Two lines close together: the second label goes on the
-            # right of its line so that they do not overprint.
-            near = prev is not None and ns - prev < 0.04 * (hi - lo)
-            prev = ns
-            # x in data, y in axes fraction: the label sits inside the
-            # bottom of the plot whatever the row count.
-            ax.text(ns, 0.02, f" {text} " if near else f"{text} ",
-                    color=colour, fontsize=7, rotation=90, va="bottom",
-                    ha="left" if near else "right",
-                    transform=ax.get_xaxis_transform())
+        _draw_vlines(ax, boot, lo, hi, labelled)
         ax.set_ylim(len(labels) - 0.5, -0.5)
         ax.grid(axis="x", linestyle=":", linewidth=0.5)
     axes[0].set_yticks(range(len(labels)), labels, fontsize=8)
@@ -241,16 +261,7 @@ def plot_timeline(fig, spec, boot):
         axes[1].tick_params(axis="y", left=False, labelleft=False)
         for side, ax in (("right", axes[0]), ("left", axes[1])):
             ax.spines[side].set_linestyle((0, (2, 2)))
-    for cpu in sorted(boot.overflow):
-        if cpu not in ypos:
-            continue
-        last = max((e["ns"] for e in boot.events if e["cpu"] == cpu),
-                   default=0)
-        axes[-1].text(max(last, ranges[-1][0]) + 0.01 * end, ypos[cpu],
-                      "trace overflowed: later units missing",
-                      color="red", fontsize=7, ha="left", va="center",
-                      bbox={"facecolor": "white", "edgecolor": "none",
-                            "alpha": 0.8, "pad": 1})
+    _overflow_notes(axes[-1], boot, ypos, ranges[-1][0], end)
     handles = _legend_handles(boot)
     if handles:
         axes[-1].legend(handles=handles, loc="lower right",

@@ -26,6 +26,9 @@ scripts/fuzz-maps.py is shown one real boot of a hostile map (it must
 pass), then copies of its log with one invariant broken each (a reserved
 byte free, a page lost, a panic, a clobbered canary, a wrong node, a crash,
 a hang): it must flag every one; its generator must be repeatable.
+scripts/check-size.py must name a 61-line Python method and C test function
+and pass them at 60 lines. The parts live in tests/scripts_base.py (the
+count), scripts_trace.py (traces, compact reports) and scripts_fuzz.py.
 
 Prints one line per failed check, then "scripts-test: N passed, M failed";
 the exit status is non-zero on failure. Needs /usr/bin/python3 with
@@ -34,507 +37,20 @@ matplotlib (Debian's python3-matplotlib).
 
 import json
 import os
-import re
-import subprocess
 import sys
 import tempfile
 
-from scripts.keel import boot, keeltrace, report, schema
-from scripts.keel import fuzzmaps as fuzz_maps
+from scripts.keel import boot, report, schema
 from scripts.keel.bench import fmt_ns
 from scripts.keel.boot import TOP
 
-SCRIPTS = os.path.join(TOP, "scripts")
-
-PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
-FW = os.path.join(TOP, "tests", "data", "sandbox-2node.fw")
-TIMEOUT = int(os.environ.get("SCRIPTS_TEST_TIMEOUT", "300"))
-
-passed = 0
-failed = 0
-
-
-def check(name, failures):
-    """Count one check; @failures is a list of strings (empty = pass)."""
-    global passed, failed
-    if failures:
-        failed += 1
-        for f in failures:
-            print(f"scripts-test: FAIL {name}: {f}")
-    else:
-        passed += 1
-
-
-def run(cmd, **kw):
-    return subprocess.run(cmd, capture_output=True, text=True,
-                          timeout=TIMEOUT, **kw)
-
-
-def sandbox_boot(keel, out, *args):
-    """Run the sandbox, its log in @out. Return: (rc, log text)."""
-    b = boot.sandbox(keel, FW, args, timeout=TIMEOUT, log_path=out)
-    return b.status, b.log
-
-
-# ---- the Chrome trace-event checker ---------------------------------------
-
-def check_chrome(doc, rep, complete=True):
-    """Structural checks of a trace2perfetto document against @rep.
-
-    @complete: the trace did not overflow, so byte sums must match.
-    Return: list of failure strings.
-    """
-    out = []
-    if not isinstance(doc, dict) or not isinstance(doc.get("traceEvents"),
-                                                   list):
-        return ["no traceEvents list"]
-    evs = doc["traceEvents"]
-    names = {}
-    open_by_tid = {}
-    units = {}  # tid -> count
-    node_bytes = {}
-    last_ts = {}
-    for i, e in enumerate(evs):
-        ph = e.get("ph")
-        if ph not in ("B", "E", "X", "i", "I", "C", "M"):
-            out.append(f"event {i}: unknown ph {ph!r}")
-            continue
-        if e.get("pid") != 0:
-            out.append(f"event {i}: pid {e.get('pid')!r}, expected 0")
-        if ph == "M":
-            if e.get("name") == "thread_name":
-                names[e.get("tid")] = e.get("args", {}).get("name")
-            continue
-        ts = e.get("ts")
-        if isinstance(ts, bool) or not isinstance(ts, (int, float)):
-            out.append(f"event {i}: ts {ts!r} is not a number")
-            continue
-        if not isinstance(e.get("name"), str):
-            out.append(f"event {i}: no name")
-        if ph in ("B", "E", "X", "i", "I") and "tid" not in e:
-            out.append(f"event {i}: {ph} without tid")
-        tid = e.get("tid")
-        if ph in ("B", "E"):
-            if ts < last_ts.get(tid, 0):
-                out.append(f"event {i}: tid {tid} goes back in time")
-            last_ts[tid] = ts
-        if ph == "B":
-            open_by_tid.setdefault(tid, []).append(e)
-            if e["name"].startswith("scrub_unit"):
-                args = e.get("args") or {}
-                if not isinstance(args.get("node"), int) or \
-                        not isinstance(args.get("bytes"), int):
-                    out.append(f"event {i}: scrub unit without node/bytes")
-                    continue
-                units[tid] = units.get(tid, 0) + 1
-                node_bytes[args["node"]] = node_bytes.get(args["node"], 0) \
-                    + args["bytes"]
-        elif ph == "E":
-            stack = open_by_tid.get(tid) or []
-            if not stack:
-                out.append(f"event {i}: E {e.get('name')!r} on tid {tid} "
-                           "without a B")
-            elif stack[-1]["name"] != e.get("name"):
-                out.append(f"event {i}: E {e.get('name')!r} closes "
-                           f"B {stack[-1]['name']!r} on tid {tid}")
-                stack.pop()
-            else:
-                b = stack.pop()
-                if ts < b["ts"]:
-                    out.append(f"event {i}: E before its B")
-    for tid, stack in open_by_tid.items():
-        for b in stack:
-            out.append(f"B {b['name']!r} on tid {tid} has no E")
-    for tid in set(units) | set(last_ts):
-        if tid not in names:
-            out.append(f"tid {tid} has events but no thread_name")
-
-    scrub = rep["scrub"]
-    for p in scrub["per_cpu"]:
-        if not p["bytes"]:
-            continue
-        if p["cpu"] not in names:
-            out.append(f"cpu {p['cpu']} scrubbed {p['bytes']} bytes but "
-                       "has no track")
-        if not units.get(p["cpu"]):
-            out.append(f"cpu {p['cpu']} scrubbed but has no scrub_unit "
-                       "slice")
-        elif complete and "units" in p and units[p["cpu"]] != p["units"]:
-            out.append(f"cpu {p['cpu']}: {units[p['cpu']]} unit slices, "
-                       f"report says {p['units']}")
-    if complete:
-        for p in scrub["per_node"]:
-            got = node_bytes.get(p["node"], 0)
-            if got != p["bytes"]:
-                out.append(f"node {p['node']}: scrub-unit slices add up to "
-                           f"{got} bytes, report says {p['bytes']}")
-    return out
-
-
-def perfetto(log, out_json):
-    r = run([PYTHON, os.path.join(SCRIPTS, "trace2perfetto.py"), log,
-             "-o", out_json])
-    if r.returncode:
-        return None, r
-    with open(out_json, encoding="utf-8") as f:
-        return json.load(f), r
-
-
-def picture_ok(path, kind):
-    """Return: failures for a PNG or SVG at @path."""
-    if not os.path.exists(path):
-        return [f"{path} not written"]
-    size = os.path.getsize(path)
-    if size < 4096:
-        return [f"{path} is only {size} bytes"]
-    with open(path, "rb") as f:
-        head = f.read(512)
-    if kind == "png" and not head.startswith(b"\x89PNG\r\n\x1a\n"):
-        return [f"{path} is not a PNG"]
-    if kind == "svg" and b"<svg" not in head:
-        return [f"{path} is not an SVG"]
-    return []
-
-
-# ---- hand-written traces ----------------------------------------------------
-
-def _rep(trace, **extra):
-    rep = {"cpus": [{"id": 0, "node": 0}, {"id": 1, "node": 1}],
-           "trace": trace, "report_ns": 1000,
-           "scrub": {"per_node": [], "per_cpu": []}}
-    rep.update(extra)
-    return rep
-
-
-def synthetic_tests():
-    # DESIGN minimum: no kind. Pairs of a name alternate begin/end.
-    b = keeltrace.Boot(_rep([
-        {"name": "entry", "cpu": 0, "ns": 1},
-        {"name": "heap_init", "cpu": 0, "ns": 10},
-        {"name": "heap_init", "cpu": 0, "ns": 30},
-        {"name": "report", "cpu": 0, "ns": 900}]))
-    got = [(s["name"], s["start"], s["end"]) for s in b.slices]
-    check("minimal form: pairs become slices",
-          [] if got == [("heap_init", 10, 30)] else [f"slices {got}"])
-    check("minimal form: odd names are marks",
-          [] if [m["name"] for m in b.marks] == ["entry", "report"]
-          else [f"marks {b.marks}"])
-
-    # Every spelling of the kinds, nesting, args.
-    b = keeltrace.Boot(_rep([
-        {"name": "scrub", "cpu": 0, "ns": 100, "kind": "B"},
-        {"name": "scrub_unit", "cpu": 1, "ns": 110, "kind": 1,
-         "arg0": 1, "arg1": 4096},
-        {"name": "scrub_unit", "cpu": 0, "ns": 120, "kind": "begin",
-         "arg1": 8192},
-        {"name": "scrub_unit", "cpu": 0, "ns": 130, "kind": "end",
-         "arg1": 8192},
-        {"name": "scrub_unit", "cpu": 1, "ns": 140, "kind": 2,
-         "arg0": 1, "arg1": 4096},
-        {"name": "scrub", "cpu": 0, "ns": 150, "kind": "E"},
-        {"name": "x", "cpu": 0, "ns": 160, "kind": "I"}]))
-    units = sorted((u["cpu"], u["arg0"], u["arg1"], u["depth"])
-                   for u in b.scrub_units())
-    check("kinds: units with node/bytes (arg0 absent = node 0)",
-          [] if units == [(0, 0, 8192, 1), (1, 1, 4096, 0)]
-          else [f"units {units}"])
-    check("kinds: phase depth 0",
-          [] if b.phase("scrub")["depth"] == 0 else ["scrub not at depth 0"])
-
-    # A begin whose end was dropped: open, ends at the report.
-    b = keeltrace.Boot(_rep([
-        {"name": "scrub_unit", "cpu": 1, "ns": 500, "kind": "begin",
-         "arg0": 1, "arg1": 4096}], trace_overflow=True,
-        scrub={"per_node": [], "per_cpu": [{"cpu": 1, "bytes": 8192,
-                                            "ns": 10}]}))
-    u = b.scrub_units()
-    check("open slice ends at report_ns",
-          [] if len(u) == 1 and u[0]["open"] and u[0]["end"] == 1000
-          else [f"units {u}"])
-    check("overflow bool: the CPU is found from the byte counts",
-          [] if b.overflow == {1} and not b.overflow_unknown
-          else [f"overflow {b.overflow} unknown {b.overflow_unknown}"])
-
-    for extra, want in (({"trace_overflow": [1]}, {1}),
-                        ({"trace_overflow_cpus": [0, 1]}, {0, 1}),
-                        ({"trace_overflow": {"0": True, "1": False}}, {0}),
-                        ({"cpus": [{"id": 0, "trace_overflow": True}]}, {0}),
-                        ({"trace_overflow": False}, set())):
-        got, _ = keeltrace.overflowed_cpus(_rep([], **extra))
-        check(f"overflow form {extra}",
-              [] if got == want else [f"got {got}, want {want}"])
-
-    try:
-        keeltrace.Boot(_rep([{"name": "a", "cpu": 0, "ns": 1,
-                              "kind": "sideways"}]))
-        check("bad kind is rejected", ["accepted"])
-    except keeltrace.TraceError:
-        check("bad kind is rejected", [])
-
-    # The checker itself must be able to fail.
-    rep = {"scrub": {"per_cpu": [{"cpu": 0, "bytes": 4096, "units": 1}],
-                     "per_node": [{"node": 0, "bytes": 4096}]}}
-    good = {"traceEvents": [
-        {"ph": "M", "pid": 0, "tid": 0, "name": "thread_name",
-         "args": {"name": "cpu 0"}},
-        {"ph": "B", "pid": 0, "tid": 0, "ts": 1, "name": "scrub_unit node 0",
-         "args": {"node": 0, "bytes": 4096}},
-        {"ph": "E", "pid": 0, "tid": 0, "ts": 2, "name": "scrub_unit node 0"}]}
-    check("checker accepts a good trace", check_chrome(good, rep))
-    bad = json.loads(json.dumps(good))
-    del bad["traceEvents"][2]
-    check("checker rejects a B without E",
-          [] if check_chrome(bad, rep) else ["not rejected"])
-    bad = json.loads(json.dumps(good))
-    bad["traceEvents"][1]["args"]["bytes"] = 8192
-    check("checker rejects wrong node bytes",
-          [] if check_chrome(bad, rep) else ["not rejected"])
-    bad = json.loads(json.dumps(good))
-    del bad["traceEvents"][0]
-    check("checker rejects a track without a name",
-          [] if check_chrome(bad, rep) else ["not rejected"])
-
-
-# ---- the compact report form -------------------------------------------------
-
-def _log(obj):
-    text = json.dumps(obj, separators=(",", ":"))
-    return f"keel: hello\nKEEL-REPORT {text}\nKEEL: PASS\n"
-
-
-def compact_tests():
-    """report.py expands {columns, rows} tables anywhere in the report into
-    the lists of objects older keels printed, and checks report_bytes."""
-    compact = {
-        "cpus": {"columns": ["id", "hwid", "online", "fail_reason"],
-                 "rows": [[0, 0, True, None], [1, 257, False, "timeout"]]},
-        "nodes": {"columns": ["id", "ranges", "cpus"],
-                  "rows": [[0, [[0, 4096], [8192, 12288]], [0, 1]]]},
-        "scrub": {"mode": "on",
-                  "per_cpu": {"columns": ["cpu", "bytes", "gbps"],
-                              "rows": [[0, 4096, 1.5]]},
-                  "per_node": {"columns": ["node", "cpus", "helper_of"],
-                               "rows": []}},
-        "memmap": {"reserved": [[0, 4096, "bios"]],
-                   "columns": ["not", "a", "table"]},
-    }
-    expanded = {
-        "cpus": [{"id": 0, "hwid": 0, "online": True, "fail_reason": None},
-                 {"id": 1, "hwid": 257, "online": False,
-                  "fail_reason": "timeout"}],
-        "nodes": [{"id": 0, "ranges": [[0, 4096], [8192, 12288]],
-                   "cpus": [0, 1]}],
-        "scrub": {"mode": "on", "per_cpu": [{"cpu": 0, "bytes": 4096,
-                                             "gbps": 1.5}],
-                  "per_node": []},
-        "memmap": {"reserved": [[0, 4096, "bios"]],
-                   "columns": ["not", "a", "table"]},
-    }
-    got = report.find_report(_log(compact))
-    check("compact: tables expand to lists of objects",
-          [] if got == expanded else [f"got {got}"])
-    check("compact: raw=True keeps the tables",
-          [] if report.find_report(_log(compact), raw=True) == compact
-          else ["raw report changed"])
-    check("compact: the old form is left alone",
-          [] if report.find_report(_log(expanded)) == expanded
-          else ["list form changed"])
-    bad = json.loads(json.dumps(compact))
-    bad["cpus"]["rows"][1].pop()
-    try:
-        report.find_report(_log(bad))
-        check("compact: a short row is rejected", ["accepted"])
-    except report.ReportError as e:
-        check("compact: a short row is rejected",
-              [] if "cpus.rows[1]" in str(e) else [f"message {e}"])
-
-    # report_bytes: the length of the JSON text, itself included.
-    doc = {"schema": 1, "report_bytes": 0}
-    for _ in range(3):
-        doc["report_bytes"] = len(json.dumps(doc, separators=(",", ":")))
-    text = _log(doc)
-    out = []
-    report._report_size(report.find_report(text), text, out)
-    check("report_bytes: the right length passes", out)
-    doc["report_bytes"] += 1
-    text = _log(doc)
-    out = []
-    report._report_size(report.find_report(text), text, out)
-    check("report_bytes: a wrong length fails",
-          [] if out else ["not detected"])
-    out = []
-    report._expectations(
-        {"cpus": [], "nodes": [], "result": "pass"}, text,
-        {"max_report_bytes": 10}, out)
-    check("max_report_bytes: a longer line fails",
-          [] if any("more than 10" in f for f in out) else [f"got {out}"])
-
-    # Summed scrub units become one slice per worker.
-    rep = _rep([{"name": "scrub", "cpu": 0, "ns": 100, "kind": "begin"},
-                {"name": "scrub", "cpu": 0, "ns": 900, "kind": "end"}],
-               trace_summary=[{"name": "scrub_unit", "node": 1, "count": 3,
-                               "bytes": 12288, "first_ns": 200,
-                               "last_ns": 700, "busy_ns": 400}],
-               scrub={"per_node": [{"node": 1, "bytes": 12288}],
-                      "per_cpu": [{"cpu": 1, "node": 1, "bytes": 12288,
-                                   "ns": 300, "units": 3},
-                                  {"cpu": 0, "node": 0, "bytes": 0,
-                                   "ns": 0, "units": 0}]})
-    b = keeltrace.Boot(rep)
-    got = [(u["cpu"], u["arg0"], u["arg1"], u["start"], u["end"],
-            u.get("summary")) for u in b.scrub_units()]
-    check("summary: one slice per worker that scrubbed",
-          [] if got == [(1, 1, 12288, 200, 500, True)] else [f"got {got}"])
-    check("summary: the CPU is not taken for an overflow",
-          [] if not b.incomplete_cpus() else [f"{b.incomplete_cpus()}"])
-
-
-# ---- fuzz-maps.py: the checker must fail on bad boots -------------------
-
-# Two nodes, an unaligned reservation inside node 1's RAM, one reservation
-# across the end of node 0's RAM and one in the hole above all RAM.
-FUZZ_FW = """# cmdline: bootscrub=on
-ram       0x0        0x1000000  node=0
-ram       0x1000000  0x2000800  node=1
-reserved  0x0        0x100000   bios
-reserved  0xfff000   0x1001000  edge
-reserved  0x1800123  0x1800456  acpi
-reserved  0x8000000  0x8001000  hole
-cpu 0 node=0
-cpu 1 node=1
-"""
-FUZZ_CFG = {"max_numnodes": 16, "nr_cpus": 64}
-
-
-def _with_report(log, edit):
-    """@log with its KEEL-REPORT JSON passed through @edit(rep)."""
-    out = []
-    for ln in log.splitlines():
-        if ln.startswith("KEEL-REPORT "):
-            # Edited in the expanded form (lists of objects), which
-            # report.py reads as well as the tables keel prints.
-            rep = report.expand_tables(json.loads(ln[len("KEEL-REPORT "):]))
-            rep.pop("report_bytes", None)  # the edit changes the length
-            edit(rep)
-            ln = "KEEL-REPORT " + json.dumps(rep)
-        out.append(ln)
-    return "\n".join(out) + "\n"
-
-
-def _free_reserved_byte(rep):
-    # Cut the page holding 0x1800123 (firmware "acpi") out of the table.
-    regions = []
-    for s, e, name in rep["memmap"]["reserved"]:
-        if s <= 0x1800000 < e:
-            if s < 0x1800000:
-                regions.append([s, 0x1800000, name])
-            if 0x1801000 < e:
-                regions.append([0x1801000, e, name])
-        else:
-            regions.append([s, e, name])
-    rep["memmap"]["reserved"] = regions
-
-
-def _lose_page(rep):
-    rep["audit"]["lost_pages"] = 1
-    rep["audit"]["free_pages"] -= 1
-    rep["heap"]["free_pages"] -= 1
-    rep["heap"]["per_node"][0]["free_pages"] -= 1
-
-
-def _move_ram(rep):
-    for r in rep["memmap"]["ranges"]:
-        r[2] = 0
-
-
-def _flags(name, text, log, rc=0, hung=False, want="", cfg=FUZZ_CFG):
-    probs = fuzz_maps.check(text, log, rc, hung, cfg)
-    hit = [p for p in probs if want in p]
-    check(f"fuzz-maps flags {name}", [] if hit else
-          [f"not flagged (problems: {probs})"])
-
-
-def fuzz_maps_synthetic():
-    a = fuzz_maps.generate(7, 3)
-    check("fuzz-maps: a case is repeatable",
-          [] if a == fuzz_maps.generate(7, 3) else ["two texts for 7/3"])
-    check("fuzz-maps: cases differ",
-          [] if a != fuzz_maps.generate(7, 4) else ["7/3 == 7/4"])
-    o = fuzz_maps.oracle(FUZZ_FW, FUZZ_CFG)
-    # 256 bios pages + 1 edge page below 16M and 1 above + 1 acpi page.
-    check("fuzz-maps oracle: reserved RAM pages",
-          [] if o["canary_pages"] == 259 else [f"{o['canary_pages']}"])
-    # No RAM page at all: the only acceptable end is FAIL no usable RAM.
-    noram = "ram 0x100 0x200 node=0\ncpu 0\ncpu 1\n"
-    panic = ("keel: panic: bootmem: cannot allocate 65536 bytes (align "
-             "0x1000) on node 0 for cpu stack\nKEEL: FAIL panic: bootmem: "
-             "cannot allocate 65536 bytes\nsandbox: canary: 0 reserved "
-             "pages intact, 0 clobbered\n")
-    _flags("a panic on a map without RAM", noram, panic, rc=1,
-           want="panic:")
-    # A map whose free RAM cannot hold a CPU stack may panic, clearly.
-    tight = "ram 0 0x10000 node=0\nreserved 0 0xc000\ncpu 0\ncpu 1\n"
-    probs = fuzz_maps.check(tight, panic.replace("0 reserved", "12 reserved"),
-                            1, False, FUZZ_CFG)
-    check("fuzz-maps accepts a clear panic on a tight map",
-          [f"{probs}"] if probs else [])
-
-
-def fuzz_maps_rules():
-    """The oracle reads a .fw as boot/fwdesc.c does (issue 20): a NUL is
-    part of its line, node ids past 0xfffe and numbers past 2^64 refuse
-    their line, RAM past 2^paddr_bits is dropped or clamped; the dead
-    CPUs of inject=ap-timeout are known."""
-    text = ("# cmdline: bootscrub=on inject=ap-timeout:1 "
-            "inject=ap-timeout:9\n"
-            "ram 0 16M node=0 # \0\nram 16M 32M\0 node=0\n"
-            "reserved 1M 2M a\0b\nram 32M 48M node=0xffff\n"
-            "ram 0x3fffff000000 0x400001000000 node=0\n"
-            "ram 0x1000000000000 0x1000001000000 node=0\n"
-            "reserved 0 0x10000000000000000\ncpu 0\ncpu 1\ncpu 2\n")
-    o = fuzz_maps.oracle(text, dict(FUZZ_CFG, paddr_bits=46))
-    want = [(0, 16 << 20), (0x3fffff000000, 0x400000000000)]
-    check("fuzz-maps oracle: RAM as fwdesc.c reads it",
-          [] if o["ram"] == want else [f"{o['ram']}"])
-    check("fuzz-maps oracle: a reserved name that is not text",
-          [] if o["fw"]["reserved"] == [(1 << 20, 2 << 20, "firmware")]
-          else [f"{o['fw']['reserved']}"])
-    check("fuzz-maps oracle: dead CPUs",
-          [] if o["dead"] == {1} else [f"{o['dead']}"])
-    check("fuzz-maps: odd bytes survive a case's text",
-          [] if any("odd-bytes" in fuzz_maps.generate(1, i).split("\n")[0]
-                    for i in range(200)) else ["no odd-bytes case"])
-
-
-def fuzz_maps_real(keel, tmp):
-    path = os.path.join(tmp, "hostile.fw")
-    with open(path, "w") as f:
-        f.write(FUZZ_FW)
-    log, rc, hung = fuzz_maps.run_map(keel, path, FUZZ_FW, TIMEOUT)
-    good = fuzz_maps.check(FUZZ_FW, log, rc, hung, FUZZ_CFG)
-    check("fuzz-maps passes a good boot", good)
-    if good or "KEEL-REPORT" not in log:
-        return
-    _flags("a reserved byte that is free", FUZZ_FW,
-           _with_report(log, _free_reserved_byte),
-           want="firmware-reserved RAM not reserved")
-    _flags("lost_pages 1", FUZZ_FW, _with_report(log, _lose_page),
-           want="lost_pages")
-    _flags("a panic", FUZZ_FW, log.replace(
-        "KEEL: PASS", "keel: panic: heap_free: pfn 0x10: double free\n"
-        "KEEL: FAIL panic: heap_free: pfn 0x10: double free"), rc=1,
-        want="panic:")
-    _flags("a clobbered canary", FUZZ_FW,
-           re.sub(r"canary: (\d+) reserved pages intact, 0 clobbered",
-                  lambda m: f"canary: {int(m.group(1)) - 1} reserved pages "
-                  "intact, 1 clobbered", log), rc=1, want="clobbered")
-    _flags("RAM on the wrong node", FUZZ_FW, _with_report(log, _move_ram),
-           want="on node 0, firmware says 1")
-    _flags("a crash", FUZZ_FW, log, rc=-11, want="signal 11")
-    _flags("a hang", FUZZ_FW, log.split("KEEL-REPORT")[0], rc=-9,
-           hung=True, want="hang")
-    _flags("a missing verdict", FUZZ_FW, log.replace("KEEL: PASS", ""),
-           want="verdict")
+from . import scripts_base
+from .scripts_base import (FW, PYTHON, SCRIPTS, TIMEOUT, check, run,
+                           sandbox_boot)
+from .scripts_fuzz import (fuzz_maps_real, fuzz_maps_rules,
+                           fuzz_maps_synthetic)
+from .scripts_trace import (check_chrome, compact_tests, perfetto,
+                            picture_ok, synthetic_tests)
 
 
 # ---- keel.boot -------------------------------------------------------------
@@ -934,6 +450,37 @@ def stress_refused_test(keel, tmp):
           [f"keel rc {rc}, report.py: {r.stdout.strip()}"])
 
 
+def size_rule_test(tmp):
+    """scripts/check-size.py names an over-long Python function (a method
+    too) and an over-long C test function, and passes them at 60 lines."""
+    def py(n):
+        body = "".join(f"        x += {i}\n" for i in range(n - 2))
+        return f"class K:\n    def meth(self):\n        x = 0\n{body}" \
+            "        return x\n"
+
+    def c(n):
+        body = "".join(f"\tx += {i};\n" for i in range(n - 1))
+        return f"static int test_long(void)\n{{\n\tint x = 0;\n{body}}}\n"
+
+    out = []
+    for lines, want in ((61, 1), (60, 0)):
+        paths = [os.path.join(tmp, f"size{lines}.py"),
+                 os.path.join(tmp, f"size{lines}_test.c")]
+        for path, text in zip(paths, (py(lines), c(lines))):
+            with open(path, "w") as f:
+                f.write(text)
+        r = run([PYTHON, os.path.join(SCRIPTS, "check-size.py"), *paths])
+        named = [ln for ln in r.stdout.splitlines()
+                 if f"has {lines} lines" in ln]
+        if want and (r.returncode != 1 or len(named) != 2 or
+                     "K.meth()" not in named[0] or
+                     "test_long()" not in named[1]):
+            out.append(f"{lines} lines not reported: {r.stdout!r}")
+        if not want and (r.returncode != 0 or named):
+            out.append(f"{lines} lines reported: {r.stdout!r}")
+    check("check-size: long Python and C test functions", out)
+
+
 def main():
     keel = sys.argv[1] if len(sys.argv) > 1 else \
         os.path.join(TOP, "build", "sandbox", "keel")
@@ -947,6 +494,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
         boot_fake_tests(tmp)
         layers_test(tmp)
+        size_rule_test(tmp)
     if not os.access(keel, os.X_OK):
         check("keel binary", [f"{keel} is not built (make ARCH=sandbox)"])
     else:
@@ -965,8 +513,9 @@ def main():
                 real_tests(keel, tmp)
                 stress_refused_test(keel, tmp)
                 fuzz_maps_real(keel, tmp)
-    print(f"scripts-test: {passed} passed, {failed} failed")
-    return 1 if failed else 0
+    print(f"scripts-test: {scripts_base.passed} passed, "
+          f"{scripts_base.failed} failed")
+    return 1 if scripts_base.failed else 0
 
 
 if __name__ == "__main__":

@@ -35,6 +35,9 @@ import re
 import sys
 
 from . import schema
+# The compact tables, and the report's size without the digits of timings.
+from .report_shape import (SHAPE_NS, SHAPE_RATE, SHAPE_TICKS, is_table,
+                           shape_bytes)
 
 PAGE_SIZE = 4096
 
@@ -61,13 +64,6 @@ def parse_size(text):
         mult = _SUFFIX[t[-1].upper()]
         t = t[:-1]
     return int(t, 0) * mult
-
-
-def is_table(value):
-    """A compact table: {"columns": [names], "rows": [[values], ...]}."""
-    return (isinstance(value, dict) and set(value) == {"columns", "rows"}
-            and isinstance(value["columns"], list)
-            and isinstance(value["rows"], list))
 
 
 def expand_tables(value, path=""):
@@ -124,95 +120,6 @@ def find_report(log_text, raw=False):
     if not isinstance(rep, dict):
         raise ReportError("KEEL-REPORT is not a JSON object")
     return rep if raw else expand_tables(rep)
-
-
-# ---- the report's shape: its size without the digits of timings --------
-#
-# How many digits a time or a rate has depends on how fast the host ran,
-# and which CPUs helped a node's scrub on who got there first. A size
-# budget must not: shape_bytes() counts the report with every such value
-# written at one fixed width, and every other value (ids, addresses, byte
-# counts of the machine) as printed. It follows the report's structure
-# (how many values per CPU, per node, in all) and not the host's speed.
-
-# The fixed widths: a time in ns of a sub-second phase (9 digits), a rate
-# "12.345", a per-CPU share of the scrub (8 digits of bytes, 2 of units),
-# a raw tick count (12 digits).
-SHAPE_NS = "9" * 9
-SHAPE_RATE = "99.999"
-SHAPE_TICKS = "9" * 12
-_SHAPE = {("scrub.per_cpu", "bytes"): "9" * 8,
-          ("scrub.per_cpu", "units"): "99",
-          ("scrub.calibration", "bytes"): "9" * 8,
-          ("trace", "arg0"): SHAPE_TICKS, ("trace", "arg1"): SHAPE_TICKS,
-          ("", "report_bytes"): "99999"}
-
-
-def _widest(path, key, value):
-    """The fixed-width text of @value at @path/@key, or None when it is
-    printed as it is (not measured)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    if key == "gbps":
-        return SHAPE_RATE
-    if (path, key) in _SHAPE:
-        return _SHAPE[(path, key)]
-    if key.endswith("ns"):
-        return SHAPE_NS
-    return None
-
-
-def _shape(value, path, key, ctx):
-    """Compact JSON text of @value, measured values at their fixed width
-    (see shape_bytes())."""
-    wide = _widest(path, key, value)
-    if wide is not None:
-        return wide
-    if key == "primitive" and isinstance(value, str):
-        return json.dumps("x" * ctx["primitive"], ensure_ascii=False)
-    if path == "scrub.per_node" and key == "cpus":
-        # Who helped is a race: count the node's own CPUs.
-        own = ctx["node_cpus"].get(ctx["row"].get("node"), [])
-        return json.dumps(own, separators=(",", ":"))
-    if is_table(value):
-        cols, rows = value["columns"], value["rows"]
-        sub = f"{path}.{key}" if path else key
-        out = []
-        for row in rows:
-            ctx["row"] = dict(zip(cols, row))
-            out.append("[" + ",".join(_shape(v, sub, c, ctx)
-                                      for c, v in zip(cols, row)) + "]")
-        return ('{"columns":' + json.dumps(cols, separators=(",", ":"))
-                + ',"rows":[' + ",".join(out) + "]}")
-    if isinstance(value, dict):
-        sub = f"{path}.{key}" if key else path
-        sub = sub.lstrip(".")
-        return "{" + ",".join(json.dumps(k) + ":" + _shape(v, sub, k, ctx)
-                              for k, v in value.items()) + "}"
-    if isinstance(value, list):
-        return "[" + ",".join(_shape(v, path, key, ctx) for v in value) + "]"
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-
-
-def shape_bytes(raw):
-    """Bytes of the KEEL-REPORT JSON @raw (parsed with find_report(raw=True))
-    with every measured value at a fixed width: times (keys ending in
-    "ns"), rates ("gbps"), the per-CPU scrub split, raw ticks; the chosen
-    primitive's name as long as the longest candidate's; a node's
-    scrubbing CPUs counted as its own CPUs. Two boots of one machine and
-    command line have the same shape_bytes() whatever the host's speed.
-    """
-    nodes = raw.get("nodes") if isinstance(raw, dict) else None
-    node_cpus = {}
-    if is_table(nodes) and "cpus" in nodes["columns"]:
-        for row in nodes["rows"]:
-            r = dict(zip(nodes["columns"], row))
-            node_cpus[r.get("id")] = r["cpus"]
-    calib = raw.get("scrub", {}).get("calibration")
-    names = [r[0] for r in calib["rows"]] if is_table(calib) else []
-    ctx = {"node_cpus": node_cpus, "row": {},
-           "primitive": max((len(n) for n in names), default=9)}
-    return len(_shape(raw, "", "", ctx).encode("utf-8"))
 
 
 def find_verdict(log_text):
@@ -466,6 +373,22 @@ def domains_held_bytes(rep):
 
 
 def _expectations(rep, log_text, exp, out):
+    """The report against what the caller expected (@exp: expectations)."""
+    _expect_machine(rep, exp, out)
+    if exp.get("max_report_bytes") is not None and "KEEL-REPORT " in log_text:
+        size = len(report_text(log_text).encode("utf-8"))
+        if size > exp["max_report_bytes"]:
+            out.append(f"KEEL-REPORT JSON is {size} bytes, more than "
+                       f"{exp['max_report_bytes']}")
+    if exp.get("boot") is not None and rep["boot"] != exp["boot"]:
+        out.append(f"boot is {rep['boot']!r}, expected {exp['boot']!r}")
+    if exp.get("scrubbed"):
+        _expect_scrubbed(rep, out)
+    _expect_verdict(rep, log_text, exp, out)
+
+
+def _expect_machine(rep, exp, out):
+    """CPUs, nodes, RAM, distances and the command line."""
     cpus = rep["cpus"]
     nodes = rep["nodes"]
     if exp.get("cpus") is not None and len(cpus) != exp["cpus"]:
@@ -497,30 +420,29 @@ def _expectations(rep, log_text, exp, out):
     if exp.get("cmdline") is not None and exp["cmdline"] not in rep["cmdline"]:
         out.append(f"cmdline {rep['cmdline']!r} does not contain "
                    f"{exp['cmdline']!r}")
-    if exp.get("max_report_bytes") is not None and "KEEL-REPORT " in log_text:
-        size = len(report_text(log_text).encode("utf-8"))
-        if size > exp["max_report_bytes"]:
-            out.append(f"KEEL-REPORT JSON is {size} bytes, more than "
-                       f"{exp['max_report_bytes']}")
-    if exp.get("boot") is not None and rep["boot"] != exp["boot"]:
-        out.append(f"boot is {rep['boot']!r}, expected {exp['boot']!r}")
-    if exp.get("scrubbed"):
-        scrub = rep["scrub"]
-        free_bytes = (rep["heap"]["free_pages"] * PAGE_SIZE +
-                      domains_held_bytes(rep))
-        if scrub["mode"] not in ("on", "idle"):
-            out.append(f"scrub.mode is {scrub['mode']!r}, expected a scrub")
-        if rep["heap"].get("dirty_pages", 0) != 0:
-            out.append(f"heap.dirty_pages = {rep['heap']['dirty_pages']} "
-                       "after the scrub")
-        again = domains_rescrubbed(rep)
-        if scrub["mode"] == "on" and scrub["bytes"] != free_bytes and \
-                not (again and scrub["bytes"] > free_bytes):
-            out.append(f"scrub.bytes {scrub['bytes']} != free bytes "
-                       f"{free_bytes}")
-        if scrub["mode"] == "idle" and not scrub["all_clean_ns"]:
-            out.append("scrub.all_clean_ns is 0 in idle mode")
 
+
+def _expect_scrubbed(rep, out):
+    """Every free byte scrubbed (expected: scrubbed)."""
+    scrub = rep["scrub"]
+    free_bytes = (rep["heap"]["free_pages"] * PAGE_SIZE +
+                  domains_held_bytes(rep))
+    if scrub["mode"] not in ("on", "idle"):
+        out.append(f"scrub.mode is {scrub['mode']!r}, expected a scrub")
+    if rep["heap"].get("dirty_pages", 0) != 0:
+        out.append(f"heap.dirty_pages = {rep['heap']['dirty_pages']} "
+                   "after the scrub")
+    again = domains_rescrubbed(rep)
+    if scrub["mode"] == "on" and scrub["bytes"] != free_bytes and \
+            not (again and scrub["bytes"] > free_bytes):
+        out.append(f"scrub.bytes {scrub['bytes']} != free bytes "
+                   f"{free_bytes}")
+    if scrub["mode"] == "idle" and not scrub["all_clean_ns"]:
+        out.append("scrub.all_clean_ns is 0 in idle mode")
+
+
+def _expect_verdict(rep, log_text, exp, out):
+    """KEEL: PASS, or KEEL: FAIL when the caller expects a failure."""
     verdict, reason = find_verdict(log_text)
     if exp.get("fail"):
         if verdict != "FAIL" or rep["result"] != "fail":

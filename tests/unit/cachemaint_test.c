@@ -308,13 +308,46 @@ static void m_write(const struct page_info *pg, unsigned int order)
 	memset(&m_cleans[pg->pfn - BASE], 0, n);
 }
 
+/* A block the model holds; pending: allocated HEAP_NO_FLUSH, not flushed. */
+struct m_held {
+	struct page_info *pg;
+	unsigned int order;
+	bool pending;
+};
+
+/* Allocate a random block into @h (deferred sometimes). Return: taken. */
+static bool m_take(struct m_held *h, enum cachemaint_mode mode)
+{
+	unsigned int order = (unsigned int)rand() % 5;
+	bool defer = mode == CACHEMAINT_DEFERRED && !(rand() % 4);
+	struct page_info *pg =
+		heap_alloc(order, HEAP_ANY_NODE, 0, defer ? HEAP_NO_FLUSH : 0);
+
+	if (!pg)
+		return false;
+	if (!defer)
+		m_expect_once(pg, order);
+	h->pg = pg;
+	h->order = order;
+	h->pending = defer;
+	return true;
+}
+
+/* A hypervisor flushes a built guest in one pass. */
+static void m_flush_held(struct m_held *held, unsigned int count)
+{
+	cachemaint_flush_batch();
+	for (unsigned int j = 0; j < count; j++) {
+		if (!held[j].pending)
+			continue;
+		m_expect_once(held[j].pg, held[j].order);
+		held[j].pending = false;
+	}
+}
+
 static void clean_once_model(enum cachemaint_mode mode, unsigned int seed)
 {
-	struct {
-		struct page_info *pg;
-		unsigned int order;
-		bool pending;
-	} held[M_HELD];
+	struct m_held held[M_HELD];
 	unsigned int count = 0, handed = 0;
 
 	machine(mode);
@@ -328,31 +361,12 @@ static void clean_once_model(enum cachemaint_mode mode, unsigned int seed)
 		unsigned int i = count ? (unsigned int)rand() % count : 0;
 
 		if (count < M_HELD && (count == 0 || rand() % 2)) {
-			unsigned int order = (unsigned int)rand() % 5;
-			bool defer =
-				mode == CACHEMAINT_DEFERRED && !(rand() % 4);
-			struct page_info *pg =
-				heap_alloc(order, HEAP_ANY_NODE, 0,
-					   defer ? HEAP_NO_FLUSH : 0);
-
-			if (!pg)
+			if (!m_take(&held[count], mode))
 				continue;
-			if (!defer)
-				m_expect_once(pg, order);
-			held[count].pg = pg;
-			held[count].order = order;
-			held[count].pending = defer;
 			count++;
 			handed++;
 		} else if (rand() % 8 == 0) {
-			/* A hypervisor flushes a built guest in one pass. */
-			cachemaint_flush_batch();
-			for (unsigned int j = 0; j < count; j++) {
-				if (!held[j].pending)
-					continue;
-				m_expect_once(held[j].pg, held[j].order);
-				held[j].pending = false;
-			}
+			m_flush_held(held, count);
 		} else if (!held[i].pending) {
 			m_write(held[i].pg, held[i].order);
 			assert_int_equal(heap_free(held[i].pg, held[i].order,

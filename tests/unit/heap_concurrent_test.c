@@ -59,6 +59,31 @@ static int give_back(const struct live *b, bool dirty)
 	return heap_free(b->pg, b->order, dirty);
 }
 
+/* Thread @me takes the pages of @pg (order @k): none may be taken. */
+static void claim(const struct page_info *pg, unsigned int k, unsigned int me)
+{
+	for (uint64_t q = pg->pfn; q < pg->pfn + (1ULL << k); q++) {
+		uint8_t zero = 0;
+
+		if (q >= TOP_PFN ||
+		    !__atomic_compare_exchange_n(&owner[q], &zero, (uint8_t)me,
+						 false, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			conc_fail();
+	}
+}
+
+/* Give the pages of @b up; @me: 0, or the thread that must hold them. */
+static void unclaim(const struct live *b, unsigned int me)
+{
+	for (uint64_t q = b->pg->pfn; q < b->pg->pfn + (1ULL << b->order);
+	     q++) {
+		if (me && owner[q] != me)
+			conc_fail();
+		__atomic_store_n(&owner[q], 0, __ATOMIC_RELEASE);
+	}
+}
+
 static void *alloc_worker(void *arg)
 {
 	struct worker *w = arg;
@@ -84,32 +109,15 @@ static void *alloc_worker(void *arg)
 				: heap_alloc(k, node, 0, HEAP_NO_SCRUB);
 			if (!pg)
 				continue;
-			for (uint64_t q = pg->pfn; q < pg->pfn + (1ULL << k);
-			     q++) {
-				uint8_t zero = 0;
-
-				if (q >= TOP_PFN ||
-				    !__atomic_compare_exchange_n(
-					    &owner[q], &zero, (uint8_t)w->id,
-					    false, __ATOMIC_ACQ_REL,
-					    __ATOMIC_ACQUIRE))
-					conc_fail();
-			}
+			claim(pg, k, w->id);
 			mine[n].pg = pg;
 			mine[n].order = k;
 			mine[n].owner = id;
 			n++;
 		} else if (n) {
 			unsigned int i = (unsigned int)((x >> 8) % n);
-			struct page_info *pg = mine[i].pg;
 
-			for (uint64_t q = pg->pfn;
-			     q < pg->pfn + (1ULL << mine[i].order); q++) {
-				if (owner[q] != w->id)
-					conc_fail();
-				__atomic_store_n(&owner[q], 0,
-						 __ATOMIC_RELEASE);
-			}
+			unclaim(&mine[i], w->id);
 			if (give_back(&mine[i], x & 1))
 				conc_fail();
 			mine[i] = mine[--n];
@@ -117,9 +125,7 @@ static void *alloc_worker(void *arg)
 	}
 	while (n) {
 		n--;
-		for (uint64_t q = mine[n].pg->pfn;
-		     q < mine[n].pg->pfn + (1ULL << mine[n].order); q++)
-			__atomic_store_n(&owner[q], 0, __ATOMIC_RELEASE);
+		unclaim(&mine[n], 0);
 		if (give_back(&mine[n], false))
 			conc_fail();
 	}
