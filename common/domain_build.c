@@ -61,12 +61,12 @@ static struct p2m domain_p2m[DOMAIN_MAX + 1];
  * domains_trust=on says the memory is known zero (a fresh sandbox arena,
  * QEMU's RAM: the clean-build benchmarks on sparse RAM).
  */
-static bool zero_untrusted;
+bool domain_zero_untrusted;
 
 #define ZERO_PIECE (2ull << 20) /* as the heap: at most 2 MiB per call */
 
 /* Zero [pa, pa + bytes) on this CPU with the scrub's primitive. */
-static void extent_zero(struct domain *d, paddr_t pa, uint64_t bytes)
+void domain_extent_zero(struct domain *d, paddr_t pa, uint64_t bytes)
 {
 	uint64_t t0 = arch_ticks();
 
@@ -78,13 +78,7 @@ static void extent_zero(struct domain *d, paddr_t pa, uint64_t bytes)
 	atomic_fetch_add_relaxed(&d->zero_ticks, arch_ticks() - t0);
 }
 
-/* A contiguous physical range waiting for its cache maintenance. */
-struct maint_acc {
-	paddr_t start;
-	uint64_t bytes;
-};
-
-static void atomic_max(uint64_t *p, uint64_t v)
+void domain_atomic_max(uint64_t *p, uint64_t v)
 {
 	uint64_t cur = atomic_load_relaxed(p);
 
@@ -92,7 +86,7 @@ static void atomic_max(uint64_t *p, uint64_t v)
 		;
 }
 
-static bool maint_needed(void)
+bool domain_maint_needed(void)
 {
 	enum cachemaint_mode m = cachemaint_mode();
 
@@ -100,7 +94,7 @@ static bool maint_needed(void)
 }
 
 /* Clean+invalidate the pending range (one barrier), counted like the heap's. */
-static void maint_flush(struct domain *d, struct maint_acc *acc)
+void domain_maint_flush(struct domain *d, struct maint_acc *acc)
 {
 	uint64_t t0;
 
@@ -116,14 +110,14 @@ static void maint_flush(struct domain *d, struct maint_acc *acc)
 }
 
 /* Add [pa, pa + bytes) to the pending range, flushing when not adjacent. */
-static void maint_add(struct domain *d, struct maint_acc *acc, paddr_t pa,
+void domain_maint_add(struct domain *d, struct maint_acc *acc, paddr_t pa,
 		      uint64_t bytes)
 {
 	if (acc->bytes && pa_val(acc->start) + acc->bytes == pa_val(pa)) {
 		acc->bytes += bytes;
 		return;
 	}
-	maint_flush(d, acc);
+	domain_maint_flush(d, acc);
 	acc->start = pa;
 	acc->bytes = bytes;
 }
@@ -136,6 +130,7 @@ static void extent_account(struct domain *d, unsigned int kind,
 	uint64_t inner = info->zero_ticks + info->maint_ticks;
 
 	atomic_fetch_add_relaxed(&d->extents[kind], 1);
+	atomic_fetch_add_relaxed(&d->heap_extents, 1);
 	atomic_fetch_add_relaxed(&d->bytes_built, bytes);
 	if (info->node != d->node)
 		atomic_fetch_add_relaxed(&d->remote_bytes, bytes);
@@ -143,7 +138,7 @@ static void extent_account(struct domain *d, unsigned int kind,
 				 ticks > inner ? ticks - inner : 0);
 	atomic_fetch_add_relaxed(&d->zero_ticks, info->zero_ticks);
 	atomic_fetch_add_relaxed(&d->maint_ticks, info->maint_ticks);
-	atomic_max(&d->lock_max_ticks, info->lock_ticks);
+	domain_atomic_max(&d->lock_max_ticks, info->lock_ticks);
 }
 
 /*
@@ -174,10 +169,10 @@ static int extent_add(struct domain *d, unsigned int kind, uint64_t gpa,
 		heap_free_owned(pg, order, d->id);
 		return err;
 	}
-	if (zero_untrusted && !info.was_dirty)
-		extent_zero(d, pa, PAGE_SIZE << order);
-	if ((!info.clean_poc || zero_untrusted) && maint_needed())
-		maint_add(d, acc, pa, PAGE_SIZE << order);
+	if (domain_zero_untrusted && !info.was_dirty)
+		domain_extent_zero(d, pa, PAGE_SIZE << order);
+	if ((!info.clean_poc || domain_zero_untrusted) && domain_maint_needed())
+		domain_maint_add(d, acc, pa, PAGE_SIZE << order);
 	return 0;
 }
 
@@ -209,7 +204,7 @@ static int unit_fill(struct domain *d, uint64_t gpa, uint64_t len,
 		gpa += size;
 		len -= size;
 	}
-	maint_flush(d, &acc);
+	domain_maint_flush(d, &acc);
 	return err;
 }
 
@@ -237,14 +232,18 @@ static bool unit_run(struct domain *d, unsigned int cpu, unsigned int kind0)
 	if (u >= d->units || atomic_load_relaxed(&d->stop))
 		return false;
 	atomic_fetch_or(&d->cpu_bits[cpu / 64], 1ull << (cpu % 64));
-	gpa = u << d->unit_shift;
-	len = d->spec.bytes - gpa;
-	if (len > (1ull << d->unit_shift))
-		len = 1ull << d->unit_shift;
-	err = unit_fill(d, gpa, len, kind0);
+	if (u < d->big_units) {
+		err = domain_big_unit(d, u, &gpa);
+	} else {
+		gpa = d->big_bytes + ((u - d->big_units) << d->unit_shift);
+		len = d->spec.bytes - gpa;
+		if (len > (1ull << d->unit_shift))
+			len = 1ull << d->unit_shift;
+		err = unit_fill(d, gpa, len, kind0);
+	}
 	if (err)
 		domain_stop(d, err, gpa);
-	atomic_max(&d->end_ticks, arch_ticks());
+	domain_atomic_max(&d->end_ticks, arch_ticks());
 	return true;
 }
 
@@ -335,8 +334,10 @@ static unsigned int build_prepare(const cpumask_t *cpus)
 			d->build_node = cpu_table[arch_cpu_id()].node;
 		d->unit_shift = domain_unit_shift(
 			d->spec.bytes, node_cpus(cpus, d->build_node));
-		d->units = (d->spec.bytes + (1ull << d->unit_shift) - 1) >>
-			   d->unit_shift;
+		domain_big_alloc(d, MAX_FREE_ORDER);
+		d->units = d->big_units + ((d->spec.bytes - d->big_bytes +
+					    (1ull << d->unit_shift) - 1) >>
+					   d->unit_shift);
 		spin_lock_init(&d->map_lock);
 		todo++;
 	}
@@ -402,7 +403,8 @@ void domains_build(const cpumask_t *cpus)
 		cpus = &online;
 	}
 	trace_begin("domains");
-	zero_untrusted = opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
+	domain_zero_untrusted =
+		opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
 	domain_snapshot(&domains_before);
 	free_by_node(free, nodes);
 	domain_plan(free, nodes);
@@ -433,7 +435,8 @@ int domain_build_local_ticks(uint64_t bytes, int node,
 	       domain_extent_order[kind0] > max_extent_order)
 		kind0++;
 	memset(&d, 0, sizeof(d));
-	zero_untrusted = opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
+	domain_zero_untrusted =
+		opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
 	d.spec.bytes = ALIGN_UP(bytes, PAGE_SIZE);
 	d.id = DOMAIN_MAX + 1;
 	d.node = d.build_node = (uint32_t)node;
@@ -442,8 +445,11 @@ int domain_build_local_ticks(uint64_t bytes, int node,
 		return -ENOMEM;
 	d.p2m = &domain_p2m[DOMAIN_MAX];
 	d.unit_shift = DOMAIN_UNIT_SHIFT;
-	d.units = (d.spec.bytes + (1ull << DOMAIN_UNIT_SHIFT) - 1) >>
-		  DOMAIN_UNIT_SHIFT;
+	if (max_extent_order > MAX_ORDER)
+		domain_big_alloc(&d, max_extent_order);
+	d.units = d.big_units + ((d.spec.bytes - d.big_bytes +
+				  (1ull << DOMAIN_UNIT_SHIFT) - 1) >>
+				 DOMAIN_UNIT_SHIFT);
 	for (u = 0; u < d.units && !d.stop; u++)
 		unit_run(&d, arch_cpu_id(), kind0);
 	if (!d.stop)
