@@ -940,6 +940,7 @@ def domain_cases():
              Ask(5000), Ask(mib + PAGE, 1)]
     memonly = [Ask(64 * mib, 2), Ask(2 * mib + PAGE, 0)]
     over = [Ask(mib) for _ in range(64)]
+    big = [Ask(24 << 30, 1, big=True), Ask(13 << 30, 0, big=True)]
     return [
         Case("domains-64-in-8-nodes", "sandbox-64cpu-8node.fw",
              ["audit=full"] + [a.word() for a in many],
@@ -966,6 +967,14 @@ def domain_cases():
               checks.json_is(("domains_info", "bench", "node"), 1),
               checks.json_is(("domains_info", "bench", "ok"), True)],
              {"scrubbed": True}),
+        # Big owned extents (issue 22): 24 GiB = 16 + 8 GiB heap extents,
+        # 13 GiB = 8 + 4 + 1, mapped with 1 GiB leaves; checked, audited
+        # and destroyed (no scrub back: bootscrub=off, sparse RAM).
+        Case("domains-big-extents", "sandbox-64g-sparse.fw",
+             ["bootscrub=off", "domains_trust=on", "audit=full",
+              "domains_destroy=on"] + [a.word() for a in big],
+             [domains_built(big, zero_sampled=True, destroyed=True,
+                            local=range(2))], timeout=60),
         Case("domains-over-64", "sandbox-2node.fw",
              [a.word() for a in over] + ["domain=1M", "domain=2M"],
              [domains_built(over), warned_once("more than 64 domains"),
