@@ -416,13 +416,13 @@ void domains_build(const cpumask_t *cpus)
 	trace_end("domains");
 }
 
-/**
- * domain_build_local_ticks() - domain_build_local(), and in *@ticks (may be
- * NULL) the build's time: table, extents, commit; not the destroy.
- * Return: as domain_build_local().
+/*
+ * Build and destroy one domain of @bytes on @node entirely on this CPU,
+ * owned by @owner, its table in @p2m (the caller's). Return: as
+ * domain_build_local(); in *@ticks (may be NULL) the build's time.
  */
-int domain_build_local_ticks(uint64_t bytes, int node,
-			     unsigned int max_extent_order, uint64_t *ticks)
+static int build_private(uint64_t bytes, int node, unsigned int max_order,
+			 uint16_t owner, struct p2m *p2m, uint64_t *ticks)
 {
 	struct domain d;
 	unsigned int kind0 = 0;
@@ -432,21 +432,21 @@ int domain_build_local_ticks(uint64_t bytes, int node,
 	    (unsigned int)node >= heap_node_count())
 		return -EINVAL;
 	while (kind0 + 1 < DOMAIN_EXTENT_KINDS &&
-	       domain_extent_order[kind0] > max_extent_order)
+	       domain_extent_order[kind0] > max_order)
 		kind0++;
 	memset(&d, 0, sizeof(d));
 	domain_zero_untrusted =
 		opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
 	d.spec.bytes = ALIGN_UP(bytes, PAGE_SIZE);
-	d.id = DOMAIN_MAX + 1;
+	d.id = owner;
 	d.node = d.build_node = (uint32_t)node;
 	spin_lock_init(&d.map_lock);
-	if (p2m_init(&domain_p2m[DOMAIN_MAX], node, 0))
+	if (p2m_init(p2m, node, 0))
 		return -ENOMEM;
-	d.p2m = &domain_p2m[DOMAIN_MAX];
+	d.p2m = p2m;
 	d.unit_shift = DOMAIN_UNIT_SHIFT;
-	if (max_extent_order > MAX_ORDER)
-		domain_big_alloc(&d, max_extent_order);
+	if (max_order > MAX_ORDER)
+		domain_big_alloc(&d, max_order);
 	d.units = d.big_units + ((d.spec.bytes - d.big_bytes +
 				  (1ull << DOMAIN_UNIT_SHIFT) - 1) >>
 				 DOMAIN_UNIT_SHIFT);
@@ -458,6 +458,36 @@ int domain_build_local_ticks(uint64_t bytes, int node,
 		*ticks = arch_ticks() - t0;
 	domain_free(&d);
 	return d.stop ? -ENOMEM : 0;
+}
+
+/**
+ * domain_build_local_ticks() - domain_build_local(), and in *@ticks (may be
+ * NULL) the build's time: table, extents, commit; not the destroy.
+ * Return: as domain_build_local().
+ */
+int domain_build_local_ticks(uint64_t bytes, int node,
+			     unsigned int max_extent_order, uint64_t *ticks)
+{
+	return build_private(bytes, node, max_extent_order, DOMAIN_MAX + 1,
+			     &domain_p2m[DOMAIN_MAX], ticks);
+}
+
+/**
+ * domain_build_private() - domain_build_local() for @slot of several CPUs
+ * at once (keel/domain.h): owner DOMAIN_PRIVATE_OWNER + @slot, its table
+ * on this CPU's stack.
+ * Return: 0, -ENOMEM, -EINVAL (also a slot past HEAP_MAX_OWNER).
+ */
+int domain_build_private(uint64_t bytes, int node,
+			 unsigned int max_extent_order, unsigned int slot)
+{
+	struct p2m p2m;
+
+	if (slot > HEAP_MAX_OWNER - DOMAIN_PRIVATE_OWNER)
+		return -EINVAL;
+	return build_private(bytes, node, max_extent_order,
+			     (uint16_t)(DOMAIN_PRIVATE_OWNER + slot), &p2m,
+			     NULL);
 }
 
 /**

@@ -496,16 +496,19 @@ def check_reserved_row(fw, name):
     return check
 
 
-LATENCY_LOAD = "domain_build_local+heap-stand-in"
+LATENCY_LOAD = "local+remote-probe-domains"
+LATENCY_LOAD_CMDLINE = "local+remote-domain="
 LATENCY_ROWS = [("idle", "deferred"), ("build-remote", "deferred"),
                 ("build-remote", "eager"), ("build-local", "deferred"),
                 ("build-local", "eager")]
 
 
-def check_latency(cpu, period_ns):
+def check_latency(cpu, period_ns, load=LATENCY_LOAD):
     """latency=on: probe CPU @cpu, period @period_ns, the five phases in
     order with their cachemaint modes, the samples and histograms whole,
-    the probe's interrupts counted on its CPU only."""
+    the probe's interrupts counted on its CPU only; every build phase
+    built at least one real domain (build-remote: on the other CPUs),
+    and the load is @load."""
     def check(rep, log):
         lat = rep.get("latency")
         if not lat:
@@ -514,7 +517,7 @@ def check_latency(cpu, period_ns):
         if (lat["probe_cpu"], lat["period_ns"]) != (cpu, period_ns):
             out.append(f"probe on CPU {lat['probe_cpu']} every "
                        f"{lat['period_ns']} ns, expected {cpu}, {period_ns}")
-        if (lat["timer"], lat["load"]) != ("posix-timer", LATENCY_LOAD):
+        if (lat["timer"], lat["load"]) != ("posix-timer", load):
             out.append(f"timer {lat['timer']}, load {lat['load']}")
         rows = [(p["phase"], p["cachemaint"]) for p in lat["phases"]]
         if rows != LATENCY_ROWS:
@@ -527,6 +530,12 @@ def check_latency(cpu, period_ns):
                 out.append(f"{p['phase']}: min/p50/p99/max out of order")
             if p["phase"] != "idle" and not p["irqsoff_site"]:
                 out.append(f"{p['phase']}: no irqsoff_site")
+            if p["phase"] != "idle" and p["builds"] < 1:
+                out.append(f"{p['phase']} ({p['cachemaint']}): no domain "
+                           "built")
+        if load == LATENCY_LOAD and not \
+                2 << 20 <= lat["remote_domain_bytes"] <= 1 << 30:
+            out.append(f"remote_domain_bytes {lat['remote_domain_bytes']}")
         counts = dict(rep["irq"]["count"])
         total = sum(p["samples"] for p in lat["phases"])
         if list(counts) != [cpu] or counts[cpu] < total:
@@ -884,6 +893,13 @@ def cases():
         # the builds); the timeout is 60 s.
         Case("latency-on", "sandbox-2node.fw", ["latency=on"],
              [check_latency(1, 100000)], {"scrubbed": True}, timeout=60),
+        # build-remote with the command line's domains: built (and
+        # destroyed) on CPU 0 while CPU 1 probes, then by the boot.
+        Case("latency-domains", "sandbox-2node.fw",
+             ["latency=on", "domain=64M", "domain=6M@1"],
+             [check_latency(1, 100000, LATENCY_LOAD_CMDLINE),
+              domains_built([Ask(64 << 20), Ask(6 << 20, 1)])],
+             {"scrubbed": True}, timeout=60),
         Case("latency-bad-options", "sandbox-2node.fw",
              ["latency=on", "latency_cpu=99", "latency_period=5",
               "bootscrub=off"],

@@ -349,6 +349,45 @@ static void test_big_local_rollback(void **state)
 	test_heap_check_clean();
 }
 
+static int private_err[4];
+
+static void private_worker(void *arg)
+{
+	unsigned int cpu = arch_cpu_id();
+
+	(void)arg;
+	for (unsigned int i = 0; i < 8 && !private_err[cpu]; i++)
+		private_err[cpu] = domain_build_private(
+			6 * MiB + 8192, (int)cpu_table[cpu].node, 9, cpu);
+}
+
+/*
+ * domain_build_private(): every CPU builds and destroys its own domains
+ * at once (the latency probe's build-remote load); the heap ends as it
+ * began; a slot past the owner ids is refused.
+ */
+static void test_build_private(void **state)
+{
+	uint64_t before;
+	cpumask_t all;
+
+	machine(0, false, NULL);
+	before = heap_free_pages();
+	smp_online_mask(&all);
+	for (unsigned int c = 0; c < 4; c++)
+		private_err[c] = 0;
+	smp_run_on(&all, private_worker, NULL);
+	for (unsigned int c = 0; c < 4; c++)
+		assert_int_equal(private_err[c], 0);
+	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(
+		domain_build_private(MiB, 0, 9,
+				     HEAP_MAX_OWNER - DOMAIN_PRIVATE_OWNER + 1),
+		-EINVAL);
+	test_heap_check_clean();
+}
+
 /* The work unit: 1 GiB from 1 GiB up, else shared by the node's CPUs. */
 static void test_unit_shift(void **state)
 {
@@ -382,6 +421,8 @@ int main(void)
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_big_local_rollback,
 						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_build_private, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
