@@ -32,7 +32,8 @@
  *
  * Locks: a domain's map_lock serialises p2m_map() of its workers (the
  * table's pages come from the heap: map_lock, then a heap node lock).
- * Statistics are atomics. Start and end of a build: the boot CPU only.
+ * Statistics are atomics. Start and end of a build: the boot CPU only,
+ * which also prints the progress lines of a long build.
  */
 #include <arch/cache.h>
 #include <arch/cpu.h>
@@ -46,6 +47,7 @@
 #include <keel/options.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
+#include <keel/progress.h>
 #include <keel/smp.h>
 #include <keel/string.h>
 #include <keel/trace.h>
@@ -247,14 +249,75 @@ static bool unit_run(struct domain *d, unsigned int cpu, unsigned int kind0)
 	return true;
 }
 
+/*
+ * Progress of domains_build() (keel/progress.h): printed by the CPU that
+ * called it, between its own units and, once it has none left, while the
+ * other workers run: a build of terabytes says how it goes at most every
+ * 5 s, a short one prints nothing.
+ */
+static struct progress build_progress;
+static unsigned int build_driver;
+static uint32_t build_others; /* workers other than the driver running */
+
+/**
+ * domains_progress_at() - one progress_update_at() of the build at @now:
+ * bytes built so far, summed over the domains being built.
+ * Return: true when a line was printed.
+ */
+bool domains_progress_at(struct progress *p, uint64_t now)
+{
+	uint64_t done = 0;
+
+	for (unsigned int i = 0; i < domains_count; i++)
+		if (domains[i].p2m)
+			done += atomic_load_relaxed(&domains[i].bytes_built);
+	return progress_update_at(p, done, now);
+}
+
+/* Some domain being built has bytes left and has not stopped. */
+static bool build_left(void)
+{
+	for (unsigned int i = 0; i < domains_count; i++) {
+		const struct domain *d = &domains[i];
+
+		if (d->p2m && !atomic_load_relaxed(&d->stop) &&
+		    atomic_load_relaxed(&d->bytes_built) < d->spec.bytes)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The driver, its units done: lines while the others build (while work is
+ * left, a 10 ms grace for them to start).
+ */
+static void build_watch(void)
+{
+	uint64_t t0 = arch_ticks(), grace = arch_ticks_hz() / 100;
+	bool seen = false;
+
+	for (;;) {
+		uint32_t others = atomic_load_acquire(&build_others);
+
+		seen |= others > 0;
+		if (!others &&
+		    (seen || !build_left() || arch_ticks() - t0 > grace))
+			return;
+		domains_progress_at(&build_progress, arch_ticks());
+		arch_cpu_relax();
+	}
+}
+
 /* smp_run_on() worker: the units of this CPU's node's domains. */
 static void build_worker(void *arg)
 {
 	unsigned int cpu = arch_cpu_id(), n = domains_count;
 	uint32_t node = cpu_table[cpu].node;
-	bool worked = true;
+	bool worked = true, driver = cpu == build_driver;
 
 	(void)arg;
+	if (!driver)
+		atomic_fetch_add(&build_others, 1);
 	while (worked && n) {
 		worked = false;
 		/* Spread the CPUs over the domains, each stays on one. */
@@ -263,10 +326,18 @@ static void build_worker(void *arg)
 
 			if (d->build_node != node || !d->p2m || d->failed)
 				continue;
-			while (unit_run(d, cpu, 0))
+			while (unit_run(d, cpu, 0)) {
 				worked = true;
+				if (driver)
+					domains_progress_at(&build_progress,
+							    arch_ticks());
+			}
 		}
 	}
+	if (driver)
+		build_watch();
+	else
+		atomic_fetch_sub(&build_others, 1);
 }
 
 /* CPUs of @cpus on @node. */
@@ -377,6 +448,17 @@ static void build_finish(uint64_t start)
 	}
 }
 
+/* Bytes of the domains about to be built. */
+static uint64_t planned_bytes(void)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; i < domains_count; i++)
+		if (domains[i].p2m)
+			sum += domains[i].spec.bytes;
+	return sum;
+}
+
 /* Free pages per node now: the plan's budget. */
 static void free_by_node(uint64_t *free, unsigned int nodes)
 {
@@ -409,8 +491,12 @@ void domains_build(const cpumask_t *cpus)
 	free_by_node(free, nodes);
 	domain_plan(free, nodes);
 	start = arch_ticks();
-	if (build_prepare(cpus))
+	if (build_prepare(cpus)) {
+		build_driver = arch_cpu_id();
+		build_others = 0;
+		progress_begin(&build_progress, "domains", planned_bytes());
 		smp_run_on(cpus, build_worker, NULL);
+	}
 	build_finish(start);
 	domains_build_ticks = arch_ticks() - start;
 	trace_end("domains");

@@ -123,7 +123,8 @@ int domain_big_unit(struct domain *d, uint64_t u, uint64_t *gpa);
 void domain_big_free(struct domain *d);
 
 /* domain_build.c */
-int domain_build_one(struct domain *d, bool exact_node);
+struct progress;
+bool domains_progress_at(struct progress *p, uint64_t now);
 unsigned int domain_unit_shift(uint64_t bytes, unsigned int cpus);
 int domain_build_local_ticks(uint64_t bytes, int node,
 			     unsigned int max_extent_order, uint64_t *ticks);

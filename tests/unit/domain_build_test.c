@@ -16,6 +16,7 @@
 #include <keel/audit.h>
 #include <keel/domain.h>
 #include <keel/p2m.h>
+#include <keel/progress.h>
 
 #include "../../common/domain_priv.h"
 
@@ -388,6 +389,38 @@ static void test_build_private(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * Progress lines of the build: the bytes built over every domain being
+ * built (a failed one, without a table, is left out); nothing before 5 s;
+ * a real short build prints no line.
+ */
+static void test_progress(void **state)
+{
+	static struct p2m fake;
+	struct progress p;
+	uint64_t hz = arch_ticks_hz();
+
+	machine(0, false, "domain=6M domain=2M@1");
+	build();
+	assert_false(test_console_contains("% done"));
+	destroy();
+	domains_count = 3;
+	domains[0].p2m = domains[1].p2m = &fake;
+	domains[2].p2m = NULL;
+	domains[0].bytes_built = 30ull << 30;
+	domains[1].bytes_built = 20ull << 30;
+	domains[2].bytes_built = 50ull << 30;
+	progress_begin(&p, "domains", 200ull << 30);
+	assert_false(domains_progress_at(&p, p.start + 4 * hz));
+	test_quiet_begin();
+	assert_true(domains_progress_at(&p, p.start + 6 * hz));
+	test_quiet_end();
+	assert_true(test_console_contains("domains: 25% done, 50 GiB of 200"));
+	assert_false(domains_progress_at(&p, p.start + 7 * hz));
+	domains[0].p2m = domains[1].p2m = NULL;
+	domains_count = 0;
+}
+
 /* The work unit: 1 GiB from 1 GiB up, else shared by the node's CPUs. */
 static void test_unit_shift(void **state)
 {
@@ -422,6 +455,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_big_local_rollback,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_build_private, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_progress, test_setup,
 						test_teardown),
 	};
 
