@@ -412,7 +412,8 @@ static void check_owner_of(uint64_t p)
 		for (uint64_t q = pfn_val(head);
 		     q < pfn_val(head) + (1ULL << k); q += step_of(k))
 			assert_int_equal(ref[q], REF_FREE);
-		assert_int_equal(ref[pfn_val(head) + (1ULL << k) - 1], REF_FREE);
+		assert_int_equal(ref[pfn_val(head) + (1ULL << k) - 1],
+				 REF_FREE);
 		return;
 	}
 	assert_int_equal(who, ref_owner[p] ? ref_owner[p] : HEAP_OWNER_KEEL);
