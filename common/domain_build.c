@@ -63,7 +63,10 @@ static struct p2m domain_p2m[DOMAIN_MAX + 1];
  * domains_trust=on says the memory is known zero (a fresh sandbox arena,
  * QEMU's RAM: the clean-build benchmarks on sparse RAM).
  */
-bool domain_zero_untrusted;
+bool domain_zero_untrusted(void)
+{
+	return opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
+}
 
 #define ZERO_PIECE (2ull << 20) /* as the heap: at most 2 MiB per call */
 
@@ -171,9 +174,10 @@ static int extent_add(struct domain *d, unsigned int kind, uint64_t gpa,
 		heap_free_owned(pg, order, d->id);
 		return err;
 	}
-	if (domain_zero_untrusted && !info.was_dirty)
+	if (domain_zero_untrusted() && !info.was_dirty)
 		domain_extent_zero(d, pa, PAGE_SIZE << order);
-	if ((!info.clean_poc || domain_zero_untrusted) && domain_maint_needed())
+	if ((!info.clean_poc || domain_zero_untrusted()) &&
+	    domain_maint_needed())
 		domain_maint_add(d, acc, pa, PAGE_SIZE << order);
 	return 0;
 }
@@ -485,8 +489,6 @@ void domains_build(const cpumask_t *cpus)
 		cpus = &online;
 	}
 	trace_begin("domains");
-	domain_zero_untrusted =
-		opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
 	domain_snapshot(&domains_before);
 	free_by_node(free, nodes);
 	domain_plan(free, nodes);
@@ -521,8 +523,6 @@ static int build_private(uint64_t bytes, int node, unsigned int max_order,
 	       domain_extent_order[kind0] > max_order)
 		kind0++;
 	memset(&d, 0, sizeof(d));
-	domain_zero_untrusted =
-		opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
 	d.spec.bytes = ALIGN_UP(bytes, PAGE_SIZE);
 	d.id = owner;
 	d.node = d.build_node = (uint32_t)node;

@@ -15,6 +15,7 @@
  *
  * Boot CPU only (the scrub on every CPU through smp_run_on()); no lock.
  */
+#include <keel/atomic.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/options.h>
@@ -77,7 +78,8 @@ void domain_free(struct domain *d)
 	p2m_destroy(d->p2m);
 	d->p2m = NULL;
 	d->destroyed = true;
-	domains_problems += c.refused;
+	if (c.refused) /* domain_build_private() frees on several CPUs */
+		atomic_fetch_add_relaxed(&domains_problems, c.refused);
 }
 
 static void scrub_worker(void *arg)

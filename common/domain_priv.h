@@ -104,7 +104,7 @@ void domain_expected_extents(uint64_t bytes, uint64_t out[DOMAIN_EXTENT_KINDS]);
 
 /* domain_build.c: what domain_big.c shares with the build. */
 /* Memory the heap calls clean is zeroed by the build (bootscrub=off). */
-extern bool domain_zero_untrusted;
+bool domain_zero_untrusted(void);
 /* A contiguous physical range waiting for its cache maintenance. */
 struct maint_acc {
 	paddr_t start;

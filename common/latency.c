@@ -160,14 +160,14 @@ static unsigned int remote_round(struct lat_phase *ph, unsigned int slot,
 					   lat.max_order, slot);
 		built += !err;
 		if (err)
-			WRITE_ONCE(ph->build_err, err);
+			atomic_store_relaxed(&ph->build_err, err);
 	}
 	if (n)
 		return built;
 	err = domain_build_private(lat.remote_bytes, (int)node, lat.max_order,
 				   slot);
 	if (err)
-		WRITE_ONCE(ph->build_err, err);
+		atomic_store_relaxed(&ph->build_err, err);
 	return !err;
 }
 
