@@ -32,7 +32,8 @@
  *
  * Locks: a domain's map_lock serialises p2m_map() of its workers (the
  * table's pages come from the heap: map_lock, then a heap node lock).
- * Statistics are atomics. Start and end of a build: the boot CPU only.
+ * Statistics are atomics. Start and end of a build: the boot CPU only,
+ * which also prints the progress lines of a long build.
  */
 #include <arch/cache.h>
 #include <arch/cpu.h>
@@ -46,6 +47,7 @@
 #include <keel/options.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
+#include <keel/progress.h>
 #include <keel/smp.h>
 #include <keel/string.h>
 #include <keel/trace.h>
@@ -61,12 +63,15 @@ static struct p2m domain_p2m[DOMAIN_MAX + 1];
  * domains_trust=on says the memory is known zero (a fresh sandbox arena,
  * QEMU's RAM: the clean-build benchmarks on sparse RAM).
  */
-static bool zero_untrusted;
+bool domain_zero_untrusted(void)
+{
+	return opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
+}
 
 #define ZERO_PIECE (2ull << 20) /* as the heap: at most 2 MiB per call */
 
 /* Zero [pa, pa + bytes) on this CPU with the scrub's primitive. */
-static void extent_zero(struct domain *d, paddr_t pa, uint64_t bytes)
+void domain_extent_zero(struct domain *d, paddr_t pa, uint64_t bytes)
 {
 	uint64_t t0 = arch_ticks();
 
@@ -78,13 +83,7 @@ static void extent_zero(struct domain *d, paddr_t pa, uint64_t bytes)
 	atomic_fetch_add_relaxed(&d->zero_ticks, arch_ticks() - t0);
 }
 
-/* A contiguous physical range waiting for its cache maintenance. */
-struct maint_acc {
-	paddr_t start;
-	uint64_t bytes;
-};
-
-static void atomic_max(uint64_t *p, uint64_t v)
+void domain_atomic_max(uint64_t *p, uint64_t v)
 {
 	uint64_t cur = atomic_load_relaxed(p);
 
@@ -92,7 +91,7 @@ static void atomic_max(uint64_t *p, uint64_t v)
 		;
 }
 
-static bool maint_needed(void)
+bool domain_maint_needed(void)
 {
 	enum cachemaint_mode m = cachemaint_mode();
 
@@ -100,7 +99,7 @@ static bool maint_needed(void)
 }
 
 /* Clean+invalidate the pending range (one barrier), counted like the heap's. */
-static void maint_flush(struct domain *d, struct maint_acc *acc)
+void domain_maint_flush(struct domain *d, struct maint_acc *acc)
 {
 	uint64_t t0;
 
@@ -116,14 +115,14 @@ static void maint_flush(struct domain *d, struct maint_acc *acc)
 }
 
 /* Add [pa, pa + bytes) to the pending range, flushing when not adjacent. */
-static void maint_add(struct domain *d, struct maint_acc *acc, paddr_t pa,
+void domain_maint_add(struct domain *d, struct maint_acc *acc, paddr_t pa,
 		      uint64_t bytes)
 {
 	if (acc->bytes && pa_val(acc->start) + acc->bytes == pa_val(pa)) {
 		acc->bytes += bytes;
 		return;
 	}
-	maint_flush(d, acc);
+	domain_maint_flush(d, acc);
 	acc->start = pa;
 	acc->bytes = bytes;
 }
@@ -136,6 +135,7 @@ static void extent_account(struct domain *d, unsigned int kind,
 	uint64_t inner = info->zero_ticks + info->maint_ticks;
 
 	atomic_fetch_add_relaxed(&d->extents[kind], 1);
+	atomic_fetch_add_relaxed(&d->heap_extents, 1);
 	atomic_fetch_add_relaxed(&d->bytes_built, bytes);
 	if (info->node != d->node)
 		atomic_fetch_add_relaxed(&d->remote_bytes, bytes);
@@ -143,7 +143,7 @@ static void extent_account(struct domain *d, unsigned int kind,
 				 ticks > inner ? ticks - inner : 0);
 	atomic_fetch_add_relaxed(&d->zero_ticks, info->zero_ticks);
 	atomic_fetch_add_relaxed(&d->maint_ticks, info->maint_ticks);
-	atomic_max(&d->lock_max_ticks, info->lock_ticks);
+	domain_atomic_max(&d->lock_max_ticks, info->lock_ticks);
 }
 
 /*
@@ -174,10 +174,11 @@ static int extent_add(struct domain *d, unsigned int kind, uint64_t gpa,
 		heap_free_owned(pg, order, d->id);
 		return err;
 	}
-	if (zero_untrusted && !info.was_dirty)
-		extent_zero(d, pa, PAGE_SIZE << order);
-	if ((!info.clean_poc || zero_untrusted) && maint_needed())
-		maint_add(d, acc, pa, PAGE_SIZE << order);
+	if (domain_zero_untrusted() && !info.was_dirty)
+		domain_extent_zero(d, pa, PAGE_SIZE << order);
+	if ((!info.clean_poc || domain_zero_untrusted()) &&
+	    domain_maint_needed())
+		domain_maint_add(d, acc, pa, PAGE_SIZE << order);
 	return 0;
 }
 
@@ -209,7 +210,7 @@ static int unit_fill(struct domain *d, uint64_t gpa, uint64_t len,
 		gpa += size;
 		len -= size;
 	}
-	maint_flush(d, &acc);
+	domain_maint_flush(d, &acc);
 	return err;
 }
 
@@ -237,15 +238,78 @@ static bool unit_run(struct domain *d, unsigned int cpu, unsigned int kind0)
 	if (u >= d->units || atomic_load_relaxed(&d->stop))
 		return false;
 	atomic_fetch_or(&d->cpu_bits[cpu / 64], 1ull << (cpu % 64));
-	gpa = u << d->unit_shift;
-	len = d->spec.bytes - gpa;
-	if (len > (1ull << d->unit_shift))
-		len = 1ull << d->unit_shift;
-	err = unit_fill(d, gpa, len, kind0);
+	if (u < d->big_units) {
+		err = domain_big_unit(d, u, &gpa);
+	} else {
+		gpa = d->big_bytes + ((u - d->big_units) << d->unit_shift);
+		len = d->spec.bytes - gpa;
+		if (len > (1ull << d->unit_shift))
+			len = 1ull << d->unit_shift;
+		err = unit_fill(d, gpa, len, kind0);
+	}
 	if (err)
 		domain_stop(d, err, gpa);
-	atomic_max(&d->end_ticks, arch_ticks());
+	domain_atomic_max(&d->end_ticks, arch_ticks());
 	return true;
+}
+
+/*
+ * Progress of domains_build() (keel/progress.h): printed by the CPU that
+ * called it, between its own units and, once it has none left, while the
+ * other workers run: a build of terabytes says how it goes at most every
+ * 5 s, a short one prints nothing.
+ */
+static struct progress build_progress;
+static unsigned int build_driver;
+static uint32_t build_others; /* workers other than the driver running */
+
+/**
+ * domains_progress_at() - one progress_update_at() of the build at @now:
+ * bytes built so far, summed over the domains being built.
+ * Return: true when a line was printed.
+ */
+bool domains_progress_at(struct progress *p, uint64_t now)
+{
+	uint64_t done = 0;
+
+	for (unsigned int i = 0; i < domains_count; i++)
+		if (domains[i].p2m)
+			done += atomic_load_relaxed(&domains[i].bytes_built);
+	return progress_update_at(p, done, now);
+}
+
+/* Some domain being built has bytes left and has not stopped. */
+static bool build_left(void)
+{
+	for (unsigned int i = 0; i < domains_count; i++) {
+		const struct domain *d = &domains[i];
+
+		if (d->p2m && !atomic_load_relaxed(&d->stop) &&
+		    atomic_load_relaxed(&d->bytes_built) < d->spec.bytes)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The driver, its units done: lines while the others build (while work is
+ * left, a 10 ms grace for them to start).
+ */
+static void build_watch(void)
+{
+	uint64_t t0 = arch_ticks(), grace = arch_ticks_hz() / 100;
+	bool seen = false;
+
+	for (;;) {
+		uint32_t others = atomic_load_acquire(&build_others);
+
+		seen |= others > 0;
+		if (!others &&
+		    (seen || !build_left() || arch_ticks() - t0 > grace))
+			return;
+		domains_progress_at(&build_progress, arch_ticks());
+		arch_cpu_relax();
+	}
 }
 
 /* smp_run_on() worker: the units of this CPU's node's domains. */
@@ -253,9 +317,11 @@ static void build_worker(void *arg)
 {
 	unsigned int cpu = arch_cpu_id(), n = domains_count;
 	uint32_t node = cpu_table[cpu].node;
-	bool worked = true;
+	bool worked = true, driver = cpu == build_driver;
 
 	(void)arg;
+	if (!driver)
+		atomic_fetch_add(&build_others, 1);
 	while (worked && n) {
 		worked = false;
 		/* Spread the CPUs over the domains, each stays on one. */
@@ -264,10 +330,18 @@ static void build_worker(void *arg)
 
 			if (d->build_node != node || !d->p2m || d->failed)
 				continue;
-			while (unit_run(d, cpu, 0))
+			while (unit_run(d, cpu, 0)) {
 				worked = true;
+				if (driver)
+					domains_progress_at(&build_progress,
+							    arch_ticks());
+			}
 		}
 	}
+	if (driver)
+		build_watch();
+	else
+		atomic_fetch_sub(&build_others, 1);
 }
 
 /* CPUs of @cpus on @node. */
@@ -335,8 +409,10 @@ static unsigned int build_prepare(const cpumask_t *cpus)
 			d->build_node = cpu_table[arch_cpu_id()].node;
 		d->unit_shift = domain_unit_shift(
 			d->spec.bytes, node_cpus(cpus, d->build_node));
-		d->units = (d->spec.bytes + (1ull << d->unit_shift) - 1) >>
-			   d->unit_shift;
+		domain_big_alloc(d, MAX_FREE_ORDER);
+		d->units = d->big_units + ((d->spec.bytes - d->big_bytes +
+					    (1ull << d->unit_shift) - 1) >>
+					   d->unit_shift);
 		spin_lock_init(&d->map_lock);
 		todo++;
 	}
@@ -376,6 +452,17 @@ static void build_finish(uint64_t start)
 	}
 }
 
+/* Bytes of the domains about to be built. */
+static uint64_t planned_bytes(void)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; i < domains_count; i++)
+		if (domains[i].p2m)
+			sum += domains[i].spec.bytes;
+	return sum;
+}
+
 /* Free pages per node now: the plan's budget. */
 static void free_by_node(uint64_t *free, unsigned int nodes)
 {
@@ -402,16 +489,61 @@ void domains_build(const cpumask_t *cpus)
 		cpus = &online;
 	}
 	trace_begin("domains");
-	zero_untrusted = opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
 	domain_snapshot(&domains_before);
 	free_by_node(free, nodes);
 	domain_plan(free, nodes);
 	start = arch_ticks();
-	if (build_prepare(cpus))
+	if (build_prepare(cpus)) {
+		build_driver = arch_cpu_id();
+		build_others = 0;
+		progress_begin(&build_progress, "domains", planned_bytes());
 		smp_run_on(cpus, build_worker, NULL);
+	}
 	build_finish(start);
 	domains_build_ticks = arch_ticks() - start;
 	trace_end("domains");
+}
+
+/*
+ * Build and destroy one domain of @bytes on @node entirely on this CPU,
+ * owned by @owner, its table in @p2m (the caller's). Return: as
+ * domain_build_local(); in *@ticks (may be NULL) the build's time.
+ */
+static int build_private(uint64_t bytes, int node, unsigned int max_order,
+			 uint16_t owner, struct p2m *p2m, uint64_t *ticks)
+{
+	struct domain d;
+	unsigned int kind0 = 0;
+	uint64_t u, t0 = arch_ticks();
+
+	if (!bytes || bytes > DOMAIN_BYTES_MAX || node < 0 ||
+	    (unsigned int)node >= heap_node_count())
+		return -EINVAL;
+	while (kind0 + 1 < DOMAIN_EXTENT_KINDS &&
+	       domain_extent_order[kind0] > max_order)
+		kind0++;
+	memset(&d, 0, sizeof(d));
+	d.spec.bytes = ALIGN_UP(bytes, PAGE_SIZE);
+	d.id = owner;
+	d.node = d.build_node = (uint32_t)node;
+	spin_lock_init(&d.map_lock);
+	if (p2m_init(p2m, node, 0))
+		return -ENOMEM;
+	d.p2m = p2m;
+	d.unit_shift = DOMAIN_UNIT_SHIFT;
+	if (max_order > MAX_ORDER)
+		domain_big_alloc(&d, max_order);
+	d.units = d.big_units + ((d.spec.bytes - d.big_bytes +
+				  (1ull << DOMAIN_UNIT_SHIFT) - 1) >>
+				 DOMAIN_UNIT_SHIFT);
+	for (u = 0; u < d.units && !d.stop; u++)
+		unit_run(&d, arch_cpu_id(), kind0);
+	if (!d.stop)
+		p2m_commit(d.p2m);
+	if (ticks)
+		*ticks = arch_ticks() - t0;
+	domain_free(&d);
+	return d.stop ? -ENOMEM : 0;
 }
 
 /**
@@ -422,36 +554,26 @@ void domains_build(const cpumask_t *cpus)
 int domain_build_local_ticks(uint64_t bytes, int node,
 			     unsigned int max_extent_order, uint64_t *ticks)
 {
-	struct domain d;
-	unsigned int kind0 = 0;
-	uint64_t u, t0 = arch_ticks();
+	return build_private(bytes, node, max_extent_order, DOMAIN_MAX + 1,
+			     &domain_p2m[DOMAIN_MAX], ticks);
+}
 
-	if (!bytes || bytes > DOMAIN_BYTES_MAX || node < 0 ||
-	    (unsigned int)node >= heap_node_count())
+/**
+ * domain_build_private() - domain_build_local() for @slot of several CPUs
+ * at once (keel/domain.h): owner DOMAIN_PRIVATE_OWNER + @slot, its table
+ * on this CPU's stack.
+ * Return: 0, -ENOMEM, -EINVAL (also a slot past HEAP_MAX_OWNER).
+ */
+int domain_build_private(uint64_t bytes, int node,
+			 unsigned int max_extent_order, unsigned int slot)
+{
+	struct p2m p2m;
+
+	if (slot > HEAP_MAX_OWNER - DOMAIN_PRIVATE_OWNER)
 		return -EINVAL;
-	while (kind0 + 1 < DOMAIN_EXTENT_KINDS &&
-	       domain_extent_order[kind0] > max_extent_order)
-		kind0++;
-	memset(&d, 0, sizeof(d));
-	zero_untrusted = opts.bootscrub == SCRUB_OFF && !opts.domains_trust;
-	d.spec.bytes = ALIGN_UP(bytes, PAGE_SIZE);
-	d.id = DOMAIN_MAX + 1;
-	d.node = d.build_node = (uint32_t)node;
-	spin_lock_init(&d.map_lock);
-	if (p2m_init(&domain_p2m[DOMAIN_MAX], node, 0))
-		return -ENOMEM;
-	d.p2m = &domain_p2m[DOMAIN_MAX];
-	d.unit_shift = DOMAIN_UNIT_SHIFT;
-	d.units = (d.spec.bytes + (1ull << DOMAIN_UNIT_SHIFT) - 1) >>
-		  DOMAIN_UNIT_SHIFT;
-	for (u = 0; u < d.units && !d.stop; u++)
-		unit_run(&d, arch_cpu_id(), kind0);
-	if (!d.stop)
-		p2m_commit(d.p2m);
-	if (ticks)
-		*ticks = arch_ticks() - t0;
-	domain_free(&d);
-	return d.stop ? -ENOMEM : 0;
+	return build_private(bytes, node, max_extent_order,
+			     (uint16_t)(DOMAIN_PRIVATE_OWNER + slot), &p2m,
+			     NULL);
 }
 
 /**

@@ -8,7 +8,9 @@
  *    the build counted;
  *  - each leaf maps exactly one extent of this domain: heap_owner_of()
  *    of its first frame says this owner, with the block's head at that
- *    frame and the block's order the leaf's;
+ *    frame and the block's order the leaf's; or, in the prefix of big
+ *    extents (common/domain_big.c), a 1 GiB piece of one of the domain's
+ *    big extents, at the offset its guest address says;
  *  - the heap's count of pages owned by the domain equals its size.
  *
  * Together these mean no frame is in two domains: a frame has one owner
@@ -100,6 +102,28 @@ static void check_sample(struct check_ctx *c, uint64_t gpa, paddr_t pa,
 			      gpa + mid, pa_add(pa, mid));
 }
 
+/*
+ * The leaf is the extent (head at its frame, same order), or, in the big
+ * prefix, a 1 GiB piece of a bigger extent: inside it, at the same offset
+ * from the extent's head as from its first leaf's guest address.
+ */
+static bool leaf_in_extent(const struct check_ctx *c, uint64_t gpa, paddr_t pa,
+			   unsigned int order, pfn_t head, unsigned int horder)
+{
+	uint64_t p = pfn_val(paddr_to_pfn(pa)), h = pfn_val(head);
+	uint64_t off = (p - h) << PAGE_SHIFT;
+
+	if (p == h && horder == order)
+		return true;
+	if (gpa >= c->d->big_bytes || horder <= order || p < h ||
+	    p + (1ull << order) > h + (1ull << horder))
+		return false;
+	for (unsigned int i = 0; i < c->d->nbig; i++)
+		if (pfn_val(paddr_to_pfn(c->d->big[i].pa)) == h)
+			return gpa - off == c->d->big[i].gpa;
+	return false;
+}
+
 static int check_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
 {
 	struct check_ctx *c = arg;
@@ -114,8 +138,8 @@ static int check_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
 	if (gpa != c->next_gpa)
 		check_problem(c, "leaves not contiguous from 0", gpa, pa);
 	owner = heap_owner_of(paddr_to_pfn(pa), &head, &horder);
-	if (owner != c->d->id || pfn_val(head) != pfn_val(paddr_to_pfn(pa)) ||
-	    horder != order)
+	if (owner != c->d->id ||
+	    !leaf_in_extent(c, gpa, pa, order, head, horder))
 		check_problem(c, "frame not an extent of this domain", gpa, pa);
 	c->next_gpa = gpa + (PAGE_SIZE << order);
 	c->extents[kind]++;

@@ -2,6 +2,8 @@
 /*
  * Domains, step 4: destroy. A domain's p2m is the list of its extents:
  * p2m_walk() hands every leaf back with heap_free_owned() (contents dirty),
+ * except the 1 GiB leaves of its big extents (guest [0, big_bytes)), which
+ * domain_big_free() gives back from the domain's list (mapped or not);
  * then p2m_destroy() frees the table pages. O(extents), nothing per page.
  *
  * domains_destroy=on destroys every domain after the build and its
@@ -13,6 +15,7 @@
  *
  * Boot CPU only (the scrub on every CPU through smp_run_on()); no lock.
  */
+#include <keel/atomic.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/options.h>
@@ -48,6 +51,8 @@ static int free_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
 	struct free_ctx *c = arg;
 	struct page_info *pg = pfn_to_page_or_null(paddr_to_pfn(pa));
 
+	if (gpa < c->d->big_bytes) /* part of a big extent: domain_big_free() */
+		return 0;
 	if (!pg || heap_free_owned(pg, order, c->d->id)) {
 		if (!c->refused++)
 			pr_warn("domains: %s: extent at guest %#llx (%#llx, "
@@ -69,10 +74,12 @@ void domain_free(struct domain *d)
 	if (!d->p2m)
 		return;
 	p2m_walk(d->p2m, free_leaf, &c);
+	domain_big_free(d);
 	p2m_destroy(d->p2m);
 	d->p2m = NULL;
 	d->destroyed = true;
-	domains_problems += c.refused;
+	if (c.refused) /* domain_build_private() frees on several CPUs */
+		atomic_fetch_add_relaxed(&domains_problems, c.refused);
 }
 
 static void scrub_worker(void *arg)

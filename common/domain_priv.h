@@ -28,6 +28,21 @@ extern const unsigned int domain_extent_order[DOMAIN_EXTENT_KINDS];
 #define DOMAIN_UNIT_MIN_SHIFT 21
 #define DOMAIN_UNITS_PER_CPU  4
 
+/*
+ * Big extents (common/domain_big.c): owned extents above MAX_ORDER (up to
+ * 2^MAX_FREE_ORDER pages), at most DOMAIN_BIG_MAX per domain, covering the
+ * guest-physical prefix [0, big_bytes); each mapped with 1 GiB leaves.
+ */
+#define DOMAIN_BIG_MAX 16
+
+struct domain_big {
+	uint64_t gpa; /* guest-physical start */
+	paddr_t pa;
+	unsigned int order;	    /* MAX_ORDER + 1 .. MAX_FREE_ORDER */
+	bool zero, maint;	    /* the build zeroes / cleans it to PoC */
+	uint64_t first_unit, units; /* its work units (1 when no work) */
+};
+
 struct p2m;
 
 struct domain {
@@ -43,8 +58,11 @@ struct domain {
 	/* Work: 1 GiB units of guest-physical space, claimed by a cursor. */
 	uint64_t units, next_unit;
 	unsigned int unit_shift;
-	bool stop;	     /* a unit failed: the others stop claiming */
-	spinlock_t map_lock; /* p2m_map() of the domain's workers */
+	bool stop; /* a unit failed: the others stop claiming */
+	struct domain_big big[DOMAIN_BIG_MAX];
+	unsigned int nbig;
+	uint64_t big_bytes, big_units; /* units [0, big_units) are big ones */
+	spinlock_t map_lock;	       /* p2m_map() of the domain's workers */
 
 	/* Results (atomics while the workers run). */
 	uint64_t bytes_built, remote_bytes;
@@ -53,6 +71,7 @@ struct domain {
 	uint64_t lock_max_ticks;
 	uint64_t start_ticks, end_ticks;
 	uint64_t table_pages;
+	uint64_t heap_extents; /* heap_alloc_owned() calls that succeeded */
 	uint64_t cpu_bits[(CONFIG_NR_CPUS + 63) / 64]; /* CPUs that worked */
 };
 
@@ -83,8 +102,29 @@ void domain_fmt_size(char *buf, size_t size, uint64_t bytes);
  */
 void domain_expected_extents(uint64_t bytes, uint64_t out[DOMAIN_EXTENT_KINDS]);
 
+/* domain_build.c: what domain_big.c shares with the build. */
+/* Memory the heap calls clean is zeroed by the build (bootscrub=off). */
+bool domain_zero_untrusted(void);
+/* A contiguous physical range waiting for its cache maintenance. */
+struct maint_acc {
+	paddr_t start;
+	uint64_t bytes;
+};
+bool domain_maint_needed(void);
+void domain_maint_add(struct domain *d, struct maint_acc *acc, paddr_t pa,
+		      uint64_t bytes);
+void domain_maint_flush(struct domain *d, struct maint_acc *acc);
+void domain_extent_zero(struct domain *d, paddr_t pa, uint64_t bytes);
+void domain_atomic_max(uint64_t *p, uint64_t v);
+
+/* domain_big.c */
+void domain_big_alloc(struct domain *d, unsigned int max_order);
+int domain_big_unit(struct domain *d, uint64_t u, uint64_t *gpa);
+void domain_big_free(struct domain *d);
+
 /* domain_build.c */
-int domain_build_one(struct domain *d, bool exact_node);
+struct progress;
+bool domains_progress_at(struct progress *p, uint64_t now);
 unsigned int domain_unit_shift(uint64_t bytes, unsigned int cpus);
 int domain_build_local_ticks(uint64_t bytes, int node,
 			     unsigned int max_extent_order, uint64_t *ticks);

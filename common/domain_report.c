@@ -47,6 +47,7 @@ static void json_row(struct jw *w, const struct domain *d)
 	jw_u64(w, NULL, d->remote_bytes);
 	for (unsigned int k = 0; k < DOMAIN_EXTENT_KINDS; k++)
 		jw_u64(w, NULL, d->built ? d->extents[k] : 0);
+	jw_u64(w, NULL, d->built ? d->heap_extents : 0);
 	jw_u64(w, NULL, ns);
 	jw_u64(w, NULL, ticks_to_ns(d->alloc_ticks));
 	jw_u64(w, NULL, ticks_to_ns(d->zero_ticks));
@@ -96,11 +97,11 @@ static void json_bench(struct jw *w, const struct domain_bench *b)
 void domains_report_json(struct jw *w)
 {
 	static const char *const cols[] = {
-		"id",		"name",	       "node",	      "bytes",
-		"remote_bytes", "extents_1g",  "extents_2m",  "extents_4k",
-		"build_ns",	"alloc_ns",    "zero_ns",     "map_ns",
-		"maint_ns",	"lock_max_ns", "table_pages", "cpus",
-		"gbps",		"fail_reason",
+		"id",		"name",	      "node",	     "bytes",
+		"remote_bytes", "extents_1g", "extents_2m",  "extents_4k",
+		"heap_extents", "build_ns",   "alloc_ns",    "zero_ns",
+		"map_ns",	"maint_ns",   "lock_max_ns", "table_pages",
+		"cpus",		"gbps",	      "fail_reason",
 	};
 
 	if (!domains_count && !domains_dropped)

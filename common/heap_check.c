@@ -185,7 +185,7 @@ static unsigned int walk_range(struct heap_node_locked l, uint64_t s,
 		unsigned int k = pg->order;
 		int owner = block_owner(pg);
 		unsigned int max =
-			owner == HEAP_OWNER_FREE ? MAX_FREE_ORDER : MAX_ORDER;
+			owner == HEAP_OWNER_KEEL ? MAX_ORDER : MAX_FREE_ORDER;
 
 		if (owner < 0 || pg->pfn != cur || k > max ||
 		    (cur & ((1ULL << k) - 1)) || (cur == 0 && k) ||

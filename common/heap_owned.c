@@ -6,7 +6,12 @@
  * heap_alloc() does, but writes only its head, under the node lock:
  * state PGS_OWNED, order, node, pfn and the owner id (in the union with
  * first_dirty). No tail entry is written, so a 1 GiB extent costs one
- * page_info write instead of 262144. Zeroing of the dirty part happens
+ * page_info write instead of 262144. An owned extent may be as large as a
+ * free chunk (2^MAX_FREE_ORDER pages, 8 TiB): it is still one head write
+ * (plus the heads of the halves a split puts back), so a 1 TiB domain can
+ * be one allocation. A caller taking a big extent passes HEAP_NO_SCRUB and
+ * zeroes it itself, split across CPUs (common/domain_big.c): zeroing here
+ * is done by the calling CPU alone. Zeroing of the dirty part happens
  * after the unlock, on the calling CPU, in pieces of at most 2 MiB (a
  * bounded stretch of non-preemptible work between two points where an
  * interrupt can be taken). Cache maintenance: cachemaint=eager keeps its
@@ -133,7 +138,7 @@ struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 	if (!info)
 		info = &scratch;
 	*info = (struct heap_alloc_info){0};
-	if (order > MAX_ORDER || !heap_nr_nodes || owner == 0)
+	if (order > MAX_FREE_ORDER || !heap_nr_nodes || owner == 0)
 		return NULL;
 	candidates = heap_alloc_candidates(node, flags, &exact, &count);
 	for (i = 0; i < count && !pg; i++) {
@@ -174,8 +179,8 @@ int heap_free_owned(struct page_info *head, unsigned int order, uint16_t owner)
 
 	if (!head)
 		why = "NULL page";
-	else if (order > MAX_ORDER)
-		why = "order above MAX_ORDER";
+	else if (order > MAX_FREE_ORDER)
+		why = "order above MAX_FREE_ORDER";
 	else if (!heap_entry_valid(head))
 		why = "not a frame table entry of a heap page";
 	if (why)

@@ -23,10 +23,12 @@
  * in extents of at most latency_max_order= (default MAX_ORDER: 1 GiB; 9:
  * 2 MiB), mapped into its stage-2/EPT table, then destroyed (its memory
  * dirty, so the next build zeroes it: in the heap lock when eager).
- * domain_build_local() may run on one CPU at a time, and domains_build()
- * builds the command line's domains once, with a destroy that needs every
- * CPU, so build-remote still runs latency_load_heap_stand_in() on each
- * other CPU: the same "domain" from heap_alloc() blocks, freed dirty.
+ * build-remote runs the same real domain build on every online CPU but
+ * the probe's (domain_build_private(), one owner id per load CPU): the
+ * command line's domain= domains dealt out over those CPUs (latency runs
+ * before domains_build(), which builds them again for the boot), or
+ * without any, one probe-owned domain per load CPU (remote_bytes()); each
+ * destroyed by the CPU that built it, so nothing runs on the probe CPU.
  *
  * Owns the probe state (lat) and the phase table. The handler runs on the
  * probe CPU only and writes only the current phase's histogram, which the
@@ -123,68 +125,68 @@ void irq_timer_handler(uint64_t entry)
 	arch_timer_arm_at(next);
 }
 
-/* Where the stand-in keeps a block's chain link: its own first words. */
-static uint64_t *block_va(pfn_t p)
+/*
+ * This CPU's slot among the load CPUs of a build-remote phase (every
+ * online CPU but the probe's): its owner id for domain_build_private().
+ */
+static unsigned int load_slot(unsigned int cpu)
 {
-	return phys_to_virt(pfn_to_paddr(p));
+	unsigned int slot = 0;
+
+	for (unsigned int c = 0; c < cpu && c < cpu_count; c++)
+		slot += cpu_table[c].online && c != lat.cpu;
+	return slot;
 }
 
-/**
- * latency_load_heap_stand_in() - one "domain build" of the load used until
- * issue 22's domain build is merged: LAT_STANDIN_BYTES from @node in the
- * largest blocks the heap has (lat.max_order, else order 9), each block's
- * first words chaining it to the previous one; then every block freed
- * dirty, so that the next build zeroes it (in the lock when eager).
- * @node: the preferred node
- *
- * Return: bytes built (0 when the heap had nothing of either order).
+/*
+ * One round of the build-remote load on this CPU (slot @slot of @slots):
+ * the command line's domain= domains @slot, @slot + @slots, ... (its node,
+ * else this CPU's), or without any, one probe-owned domain of
+ * lat.remote_bytes on this CPU's node; each built with the real domain
+ * build and destroyed on this CPU. Return: domains built.
  */
-static uint64_t latency_load_heap_stand_in(uint32_t node)
+static unsigned int remote_round(struct lat_phase *ph, unsigned int slot,
+				 unsigned int slots, uint32_t node)
 {
-	uint64_t left = LAT_STANDIN_BYTES, chain = 0, built = 0;
+	unsigned int built = 0, n = opts.domain_count;
+	int err;
 
-	while (left) {
-		unsigned int o = lat.max_order;
+	for (unsigned int i = slot; i < n && !atomic_load_acquire(&lat.stop);
+	     i += slots) {
+		const struct domain_spec *s = &opts.domain[i];
 
-		while (o > 9 && left < (PAGE_SIZE << o))
-			o = o > 18 ? 18 : 9;
-		struct page_info *pg = heap_alloc(o, (int)node, 0, 0);
-		uint64_t *va;
-
-		if (!pg && o > 9) {
-			o = 9;
-			pg = heap_alloc(o, (int)node, 0, 0);
-		}
-		if (!pg)
-			break;
-		va = block_va(pfn(pg->pfn));
-		va[0] = chain;
-		va[1] = o;
-		chain = pg->pfn + 1;
-		left -= MIN(left, PAGE_SIZE << o);
-		built += PAGE_SIZE << o;
+		err = domain_build_private(s->bytes,
+					   s->node >= 0 ? s->node : (int)node,
+					   lat.max_order, slot);
+		built += !err;
+		if (err)
+			atomic_store_relaxed(&ph->build_err, err);
 	}
-	while (chain) {
-		uint64_t *va = block_va(pfn(chain - 1));
-		uint64_t next = va[0];
-
-		heap_free(pfn_to_page(pfn(chain - 1)), (unsigned int)va[1],
-			  true);
-		chain = next;
-	}
-	return built;
+	if (n)
+		return built;
+	err = domain_build_private(lat.remote_bytes, (int)node, lat.max_order,
+				   slot);
+	if (err)
+		atomic_store_relaxed(&ph->build_err, err);
+	return !err;
 }
 
 /* Load on this CPU until the probe says stop. */
 static void load_fn(void *arg)
 {
-	uint32_t node = cpu_table[arch_cpu_id()].node;
+	struct lat_phase *ph = arg;
+	unsigned int cpu = arch_cpu_id(), slot = load_slot(cpu);
+	unsigned int slots = smp_online_count() - 1, built;
+	uint32_t node = cpu_table[cpu].node;
 
-	(void)arg;
 	arch_irq_enable(); /* so that the tracer times this CPU's regions */
-	while (!atomic_load_acquire(&lat.stop))
-		if (!latency_load_heap_stand_in(node))
+	while (!atomic_load_acquire(&lat.stop)) {
+		built = remote_round(ph, slot, slots ? slots : 1, node);
+		if (built)
+			atomic_fetch_add(&ph->builds, built);
+		else /* out of memory, or more CPUs than domain= words */
 			arch_cpu_relax();
+	}
 	arch_irq_disable(); /* keel's state outside the probe */
 }
 
@@ -229,8 +231,10 @@ static void probe_fn(void *arg)
 	}
 	arch_irq_disable();
 	arch_timer_cancel();
-	ph->builds = builds;
-	ph->build_err = failed;
+	if (ph->local) { /* build-remote: the load CPUs count theirs */
+		ph->builds = builds;
+		ph->build_err = failed;
+	}
 	ph->ticks = arch_ticks() - t0;
 	atomic_store_release(&lat.stop, 1);
 }
@@ -256,21 +260,25 @@ static void run_phase(struct lat_phase *ph)
 	lat.cur = ph;
 	trace_begin(ph->name);
 	smp_post(&probe, probe_fn, ph);
-	smp_post(&others, load_fn, NULL);
+	smp_post(&others, load_fn, ph);
 	if (self == lat.cpu)
 		probe_fn(ph);
 	else if (cpumask_test(&others, self))
-		load_fn(NULL);
+		load_fn(ph);
 	smp_wait(&all);
 	trace_end(ph->name);
 	lat.cur = NULL;
 	ph->irqsoff_max = irqsoff_max(&ph->irqsoff_site);
 	ph->ran = true;
-	if (ph->build_err)
+	if (ph->build_err && ph->local)
 		pr_warn("latency: %s: domain_build_local(%llu MiB, node %u): "
 			"%d\n",
 			ph->name, (unsigned long long)(lat.domain_bytes >> 20),
 			cpu_table[lat.cpu].node, ph->build_err);
+	else if (ph->build_err)
+		pr_warn("latency: %s: a domain build on another CPU: %d (%u "
+			"built)\n",
+			ph->name, ph->build_err, ph->builds);
 }
 
 struct timer_init {
@@ -347,7 +355,35 @@ static uint64_t domain_bytes(uint32_t node)
 }
 
 /*
- * The stand-in load leaves the blocks it freed dirty: zero them (the boot
+ * build-remote without domain= words: one domain per load CPU, each at most
+ * LAT_DOMAIN_BYTES and at most its share of half its node's free memory
+ * (2 MiB multiples, at least 2 MiB): the smallest over the load CPUs.
+ */
+static uint64_t remote_bytes(void)
+{
+	uint64_t best = LAT_DOMAIN_BYTES;
+	unsigned int cpu, c, n;
+
+	for (cpu = 0; cpu < cpu_count; cpu++) {
+		struct heap_node_stats st;
+		uint32_t node = cpu_table[cpu].node;
+		uint64_t share;
+
+		if (!cpu_table[cpu].online || cpu == lat.cpu)
+			continue;
+		for (c = 0, n = 0; c < cpu_count; c++)
+			n += cpu_table[c].online && c != lat.cpu &&
+			     cpu_table[c].node == node;
+		share = heap_node_stats(node, &st)
+				? 0
+				: (st.free_pages << PAGE_SHIFT) / 2 / n;
+		best = MIN(best, ALIGN_DOWN(share, 2ull << 20));
+	}
+	return MAX(best, 2ull << 20);
+}
+
+/*
+ * The loads leave the memory they freed dirty: zero it (the boot
  * promised a clean heap), as the idle scrubber would, on this CPU.
  */
 static void scrub_leftovers(void)
@@ -394,7 +430,8 @@ void latency_run(void)
 	lat.domain_bytes = domain_bytes(cpu_table[lat.cpu].node);
 	lat.period = opts.latency_period_us * arch_ticks_hz() / 1000000;
 	lat.period_ns = (uint64_t)opts.latency_period_us * 1000;
-	lat.load = "domain_build_local+heap-stand-in";
+	lat.remote_bytes = remote_bytes();
+	lat.load = opts.domain_count ? LAT_LOAD_CMDLINE : LAT_LOAD_PROBE;
 	lat.boot_mode = cachemaint_mode();
 	lat.requested = true;
 	lat.timer_mode = arch_timer_mode();

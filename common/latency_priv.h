@@ -17,11 +17,13 @@
 #define LAT_MAX_LOG2   40
 #define LAT_BUCKETS    (4 * LAT_MAX_LOG2 + 4)
 #define LAT_MAX_PHASES 5
-/* The domains built (build-local, and the remote stand-in's blocks), and
+/* The build-local domain (and build-remote's largest probe-owned one), and
  * when build-local starts no more. */
-#define LAT_DOMAIN_BYTES  (1ull << 30)
-#define LAT_STANDIN_BYTES LAT_DOMAIN_BYTES
-#define LAT_BUILD_MS	  2000
+#define LAT_DOMAIN_BYTES (1ull << 30)
+/* latency.load: build-remote's domains (build-local: domain_build_local). */
+#define LAT_LOAD_CMDLINE "local+remote-domain="
+#define LAT_LOAD_PROBE	 "local+remote-probe-domains"
+#define LAT_BUILD_MS	 2000
 /* latency_period= bounds, us. */
 #define LAT_PERIOD_MIN_US 10
 #define LAT_PERIOD_MAX_US 1000000
@@ -31,7 +33,7 @@ struct lat_phase {
 	enum cachemaint_mode mode; /* asked for; then the one in force */
 	bool remote, local;	   /* load on the other CPUs / the probe CPU */
 	bool ran;
-	unsigned int builds; /* domain_build_local() calls (build-local) */
+	unsigned int builds; /* domains built: probe CPU or the load CPUs */
 	int build_err;	     /* the last one's error, 0 */
 	uint64_t samples, min_ns, max_ns;
 	uint64_t ticks;	      /* the phase's length */
@@ -48,6 +50,7 @@ struct lat_state {
 	unsigned int cpu;	/* the probe CPU */
 	unsigned int max_order; /* the stand-in load's largest block */
 	uint64_t domain_bytes;	/* build-local's domain */
+	uint64_t remote_bytes;	/* build-remote's, without domain= words */
 	uint64_t period, period_ns;
 	volatile uint64_t deadline; /* the armed one (probe CPU only) */
 	enum cachemaint_mode boot_mode;

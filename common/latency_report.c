@@ -192,6 +192,7 @@ void latency_report_json(struct jw *w)
 	jw_str(w, "load", lat.load);
 	jw_u64(w, "max_order", lat.max_order);
 	jw_u64(w, "domain_bytes", lat.domain_bytes);
+	jw_u64(w, "remote_domain_bytes", lat.remote_bytes);
 	jw_str(w, "timer", lat.timer_mode);
 	jw_str(w, "unsupported", lat.unsupported);
 	if (!lat.unsupported) {

@@ -147,6 +147,83 @@ static bool fits(uint64_t a, uint64_t size, unsigned int bits)
 	return a < top && size <= top - a;
 }
 
+/*
+ * The table that holds the leaf of level @leaf for @gpa, its missing
+ * tables allocated on the way. Return: its VA, or NULL with *@err set.
+ */
+static uint64_t *leaf_table(struct p2m *p, uint64_t gpa, unsigned int leaf,
+			    int *err)
+{
+	unsigned int level = p->start_level;
+	uint64_t *tab = table_va(p->root), *e;
+	paddr_t next;
+
+	for (; level < leaf; level++) {
+		e = &tab[pte_index(p, gpa, level)];
+		switch (p->fmt->decode(*e, level, &next)) {
+		case P2M_PTE_NONE:
+			next = p2m_page_alloc(p->node, 0);
+			if (pa_val(next) == pa_val(INVALID_PADDR)) {
+				*err = -ENOMEM;
+				return NULL;
+			}
+			*e = p->fmt->table(next);
+			p->table_pages++;
+			break;
+		case P2M_PTE_TABLE:
+			break;
+		default: /* a block already maps this range */
+			*err = -EINVAL;
+			return NULL;
+		}
+		tab = table_va(next);
+	}
+	return tab;
+}
+
+/**
+ * p2m_map_run() - @count leaves of @order for [gpa, gpa + count * size),
+ * to consecutive machine addresses from @mpa (include/keel/p2m.h). The
+ * walk is done once per leaf table, not once per leaf.
+ * @p: an initialised p2m
+ * @gpa: guest physical address, aligned to the size
+ * @mpa: machine address, aligned to the size
+ * @order: 0, 9 or 18
+ * @count: leaves
+ *
+ * Return: 0, -EINVAL (order, alignment, range, overlap), -ENOMEM; the
+ * leaves before the failing one stay mapped.
+ */
+int p2m_map_run(struct p2m *p, uint64_t gpa, paddr_t mpa, unsigned int order,
+		uint64_t count)
+{
+	uint64_t size = PAGE_SIZE << order, *tab = NULL;
+	unsigned int leaf, idx = 0;
+	paddr_t next;
+	int err = 0;
+
+	if (order % 9 || order > 18 || !p->fmt)
+		return -EINVAL;
+	leaf = P2M_LEAF_LEVEL - order / 9;
+	if (!IS_ALIGNED(gpa | pa_val(mpa), size) ||
+	    count > (~0ULL >> 1) / size ||
+	    !fits(gpa, size * count, p->ipa_bits) ||
+	    !fits(pa_val(mpa), size * count, p->pa_bits) ||
+	    leaf < p->start_level)
+		return -EINVAL;
+	for (; count; count--, gpa += size, mpa = pa_add(mpa, size)) {
+		idx = pte_index(p, gpa, leaf);
+		if (!tab || !idx) /* first leaf, or the next table */
+			tab = leaf_table(p, gpa, leaf, &err);
+		if (!tab)
+			return err;
+		if (p->fmt->decode(tab[idx], leaf, &next) != P2M_PTE_NONE)
+			return -EINVAL;
+		tab[idx] = p->fmt->leaf(mpa, leaf);
+	}
+	return 0;
+}
+
 /**
  * p2m_map() - one leaf for [gpa, gpa + 2^(12 + order)) (include/keel/p2m.h).
  * @p: an initialised p2m
@@ -158,41 +235,7 @@ static bool fits(uint64_t a, uint64_t size, unsigned int bits)
  */
 int p2m_map(struct p2m *p, uint64_t gpa, paddr_t mpa, unsigned int order)
 {
-	unsigned int leaf, level = p->start_level;
-	uint64_t size = PAGE_SIZE << order, *tab, *e;
-	paddr_t next;
-
-	if (order % 9 || order > 18 || !p->fmt)
-		return -EINVAL;
-	leaf = P2M_LEAF_LEVEL - order / 9;
-	if (!IS_ALIGNED(gpa | pa_val(mpa), size) ||
-	    !fits(gpa, size, p->ipa_bits) ||
-	    !fits(pa_val(mpa), size, p->pa_bits) || leaf < p->start_level)
-		return -EINVAL;
-
-	tab = table_va(p->root);
-	for (; level < leaf; level++) {
-		e = &tab[pte_index(p, gpa, level)];
-		switch (p->fmt->decode(*e, level, &next)) {
-		case P2M_PTE_NONE:
-			next = p2m_page_alloc(p->node, 0);
-			if (pa_val(next) == pa_val(INVALID_PADDR))
-				return -ENOMEM;
-			*e = p->fmt->table(next);
-			p->table_pages++;
-			break;
-		case P2M_PTE_TABLE:
-			break;
-		default: /* a block already maps this range */
-			return -EINVAL;
-		}
-		tab = table_va(next);
-	}
-	e = &tab[pte_index(p, gpa, leaf)];
-	if (p->fmt->decode(*e, leaf, &next) != P2M_PTE_NONE)
-		return -EINVAL;
-	*e = p->fmt->leaf(mpa, leaf);
-	return 0;
+	return p2m_map_run(p, gpa, mpa, order, 1);
 }
 
 /**

@@ -81,6 +81,21 @@ void domains_build(const cpumask_t *cpus);
  */
 int domain_build_local(uint64_t bytes, int node, unsigned int max_extent_order);
 
+/* Owner ids of domain_build_private(): DOMAIN_PRIVATE_OWNER + slot. */
+#define DOMAIN_PRIVATE_OWNER (DOMAIN_MAX + 2)
+
+/*
+ * domain_build_private(): as domain_build_local(), but several CPUs may
+ * build at once, each with its own @slot (0, 1, ...: owner id
+ * DOMAIN_PRIVATE_OWNER + @slot, its table on the caller's stack): the
+ * latency probe's build-remote load. The domain is destroyed by the CPU
+ * that built it (its memory back dirty, nothing run on any other CPU).
+ * Not while domains_build() or domain_build_local() runs.
+ * Return: 0, -ENOMEM, -EINVAL.
+ */
+int domain_build_private(uint64_t bytes, int node,
+			 unsigned int max_extent_order, unsigned int slot);
+
 /*
  * domains_bench(): bench=on, before domains_build(): the largest domain
  * built on this CPU with the cache maintenance mode in force and with

@@ -116,8 +116,11 @@ extern bool heap_strict;
  * info->clean_poc says whether it must), else one range operation after
  * the unlock. @info (may be NULL) receives what was done.
  * Lock: each candidate node's lock in turn, held only to take the block.
+ * @order may go up to MAX_FREE_ORDER (owned extents only: anonymous blocks
+ * stop at MAX_ORDER); pass HEAP_NO_SCRUB for a big one and zero it on
+ * several CPUs, and avoid cachemaint=eager (per page, in the lock).
  * Return: the head page, or NULL (no fitting block, @owner 0, order >
- * MAX_ORDER).
+ * MAX_FREE_ORDER).
  */
 struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 				   uint16_t owner,

@@ -52,6 +52,14 @@ int p2m_init_format(struct p2m *p, int node, unsigned int ipa_bits,
  */
 int p2m_map(struct p2m *p, uint64_t gpa, paddr_t pa, unsigned int order);
 
+/*
+ * p2m_map_run() - p2m_map() of @count consecutive leaves of @order, gpa and
+ * pa advancing together; one walk per leaf table. On an error the leaves
+ * before the failing one stay mapped. Return: as p2m_map().
+ */
+int p2m_map_run(struct p2m *p, uint64_t gpa, paddr_t pa, unsigned int order,
+		uint64_t count);
+
 /* One barrier and the TLB maintenance for the whole table (once per build). */
 void p2m_commit(struct p2m *p);
 

@@ -327,6 +327,10 @@ def _domain_row(d, out):
                        f"{d['bytes']}")
         if d["remote_bytes"] > d["bytes"]:
             out.append(f"{name}: remote_bytes {d['remote_bytes']} > bytes")
+        leaves = sum(d[k] for k in EXTENT_BYTES)
+        if d["bytes"] and not 1 <= d["heap_extents"] <= leaves:
+            out.append(f"{name}: {d['heap_extents']} heap extents for "
+                       f"{leaves} leaves")
         if d["cpus"] < 1 or d["table_pages"] < 1:
             out.append(f"{name}: built by {d['cpus']} CPUs with "
                        f"{d['table_pages']} table pages")

@@ -167,10 +167,12 @@ LATENCY_PHASES = [("idle", None), ("build-remote", "deferred"),
                   ("build-local", "eager")]
 
 
-def latency_whole(timer):
+def latency_whole(timer, load="local+remote-probe-domains"):
     """latency=on: the probe ran on @timer; every phase is there, in order,
     with >= 1000 samples over >= 100 ms and (build phases) a named
-    interrupts-off site; the eager build-local spike is above the deferred
+    interrupts-off site and at least one real domain built (build-remote:
+    on the other CPU); latency.load is @load (no domain= words: the
+    probe's own domains); the eager build-local spike is above the deferred
     one (one 1 GiB block zeroed, and on arm64 cleaned page by page, inside
     the heap lock, against none of that)."""
     def check(rep, log):
@@ -192,7 +194,12 @@ def latency_whole(timer):
             if name != "idle" and not p["irqsoff_site"]:
                 out.append(f"{p['phase']} {p['cachemaint']}: no "
                            "irqsoff_site")
+            if name != "idle" and p["builds"] < 1:
+                out.append(f"{p['phase']} {p['cachemaint']}: no domain "
+                           "built")
             rows[(name, mode)] = p
+        if lat["load"] != load:
+            out.append(f"latency.load {lat['load']!r}, expected {load!r}")
         if len(lat["phases"]) != len(LATENCY_PHASES):
             out.append(f"{len(lat['phases'])} phases, expected "
                        f"{len(LATENCY_PHASES)}")

@@ -25,11 +25,16 @@ class Ask:
     """One domain asked: @size bytes, pinned to @node (None: any),
     @fails: it must fail for want of memory, @name: its expected name."""
 
-    def __init__(self, size, node=None, fails=False, name=None):
+    def __init__(self, size, node=None, fails=False, name=None,
+                 big=False):
         self.size = size
         self.node = node
         self.fails = fails
         self.name = name
+        # big: the node has free aligned chunks for big owned extents, so
+        # the heap extents are one per power of two of the GiBs (plus the
+        # 2 MiB and 4 KiB ones).
+        self.big = big
 
     def word(self):
         return f"domain={self.size}" + \
@@ -61,6 +66,15 @@ def _row_problems(i, d, ask, exact_extents):
                    f"{expected_extents(want)} for {want} bytes")
     if got[0] * GIB + got[1] * 2 * MIB + got[2] * PAGE != want:
         out.append(f"{tag}: extents {got} do not add up to {want}")
+    if ask.big:
+        g, m, k = expected_extents(want)
+        heap = bin(g).count("1") + m + k
+        if d["heap_extents"] != heap:
+            out.append(f"{tag}: {d['heap_extents']} heap extents, expected "
+                       f"{heap} (one per power of two of its GiBs)")
+    elif "heap_extents" in d and d["heap_extents"] > sum(got):
+        out.append(f"{tag}: {d['heap_extents']} heap extents for "
+                   f"{sum(got)} leaves")
     if d["cpus"] < 1 or d["build_ns"] <= 0:
         out.append(f"{tag}: built by {d['cpus']} CPUs in "
                    f"{d['build_ns']} ns")

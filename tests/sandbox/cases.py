@@ -9,7 +9,7 @@ from ..qemu.domains_checks import (Ask, domains_built, human_lines_bounded,
                                    warned_once)
 from ..qemu.smp_checks import one_timeout
 from . import firmware
-from .checks_fw import (check_all_scrubbed_by_many, check_audit_full,
+from .checks_fw import (LATENCY_LOAD_CMDLINE, check_all_scrubbed_by_many, check_audit_full,
                         check_bench, check_calibrated, check_cpuonly,
                         check_fold, check_frametable_split,
                         check_fw_reserved_kept, check_idle_reported,
@@ -192,6 +192,13 @@ def scrub_cases():
         # the builds); the timeout is 60 s.
         Case("latency-on", "sandbox-2node.fw", ["latency=on"],
              [check_latency(1, 100000)], {"scrubbed": True}, timeout=60),
+        # build-remote with the command line's domains: built (and
+        # destroyed) on CPU 0 while CPU 1 probes, then by the boot.
+        Case("latency-domains", "sandbox-2node.fw",
+             ["latency=on", "domain=64M", "domain=6M@1"],
+             [check_latency(1, 100000, LATENCY_LOAD_CMDLINE),
+              domains_built([Ask(64 << 20), Ask(6 << 20, 1)])],
+             {"scrubbed": True}, timeout=60),
         Case("latency-bad-options", "sandbox-2node.fw",
              ["latency=on", "latency_cpu=99", "latency_period=5",
               "bootscrub=off"],
@@ -257,6 +264,7 @@ def domain_cases():
              Ask(5000), Ask(mib + PAGE, 1)]
     memonly = [Ask(64 * mib, 2), Ask(2 * mib + PAGE, 0)]
     over = [Ask(mib) for _ in range(64)]
+    big = [Ask(24 << 30, 1, big=True), Ask(13 << 30, 0, big=True)]
     return [
         Case("domains-64-in-8-nodes", "sandbox-64cpu-8node.fw",
              ["audit=full"] + [a.word() for a in many],
@@ -283,6 +291,14 @@ def domain_cases():
               checks.json_is(("domains_info", "bench", "node"), 1),
               checks.json_is(("domains_info", "bench", "ok"), True)],
              {"scrubbed": True}),
+        # Big owned extents (issue 22): 24 GiB = 16 + 8 GiB heap extents,
+        # 13 GiB = 8 + 4 + 1, mapped with 1 GiB leaves; checked, audited
+        # and destroyed (no scrub back: bootscrub=off, sparse RAM).
+        Case("domains-big-extents", "sandbox-64g-sparse.fw",
+             ["bootscrub=off", "domains_trust=on", "audit=full",
+              "domains_destroy=on"] + [a.word() for a in big],
+             [domains_built(big, zero_sampled=True, destroyed=True,
+                            local=range(2))], timeout=60),
         Case("domains-over-64", "sandbox-2node.fw",
              [a.word() for a in over] + ["domain=1M", "domain=2M"],
              [domains_built(over), warned_once("more than 64 domains"),

@@ -373,16 +373,19 @@ def check_reserved_row(fw, name):
     return check
 
 
-LATENCY_LOAD = "domain_build_local+heap-stand-in"
+LATENCY_LOAD = "local+remote-probe-domains"
+LATENCY_LOAD_CMDLINE = "local+remote-domain="
 LATENCY_ROWS = [("idle", "deferred"), ("build-remote", "deferred"),
                 ("build-remote", "eager"), ("build-local", "deferred"),
                 ("build-local", "eager")]
 
 
-def check_latency(cpu, period_ns):
+def check_latency(cpu, period_ns, load=LATENCY_LOAD):
     """latency=on: probe CPU @cpu, period @period_ns, the five phases in
     order with their cachemaint modes, the samples and histograms whole,
-    the probe's interrupts counted on its CPU only."""
+    the probe's interrupts counted on its CPU only; every build phase
+    built at least one real domain (build-remote: on the other CPUs),
+    and the load is @load."""
     def check(rep, log):
         lat = rep.get("latency")
         if not lat:
@@ -391,7 +394,7 @@ def check_latency(cpu, period_ns):
         if (lat["probe_cpu"], lat["period_ns"]) != (cpu, period_ns):
             out.append(f"probe on CPU {lat['probe_cpu']} every "
                        f"{lat['period_ns']} ns, expected {cpu}, {period_ns}")
-        if (lat["timer"], lat["load"]) != ("posix-timer", LATENCY_LOAD):
+        if (lat["timer"], lat["load"]) != ("posix-timer", load):
             out.append(f"timer {lat['timer']}, load {lat['load']}")
         rows = [(p["phase"], p["cachemaint"]) for p in lat["phases"]]
         if rows != LATENCY_ROWS:
@@ -404,6 +407,12 @@ def check_latency(cpu, period_ns):
                 out.append(f"{p['phase']}: min/p50/p99/max out of order")
             if p["phase"] != "idle" and not p["irqsoff_site"]:
                 out.append(f"{p['phase']}: no irqsoff_site")
+            if p["phase"] != "idle" and p["builds"] < 1:
+                out.append(f"{p['phase']} ({p['cachemaint']}): no domain "
+                           "built")
+        if load == LATENCY_LOAD and not \
+                2 << 20 <= lat["remote_domain_bytes"] <= 1 << 30:
+            out.append(f"remote_domain_bytes {lat['remote_domain_bytes']}")
         counts = dict(rep["irq"]["count"])
         total = sum(p["samples"] for p in lat["phases"])
         if list(counts) != [cpu] or counts[cpu] < total:

@@ -7,10 +7,16 @@
  * zeroed; bootscrub=off memory is zeroed by the build; a domain the heap
  * cannot give fails alone and gives back everything; destroy returns
  * every page; domain_build_local() leaves the heap as it found it.
+ * Big extents (common/domain_big.c) on a sparse machine of 2 x 16 GiB:
+ * one heap extent above MAX_ORDER per power of two, 1 GiB leaves, the
+ * checks, audit=full, destroy round trip, zeroing split in 1 GiB units,
+ * and the roll-back of a failed local build that had taken big extents.
  */
 #include "common.h"
+#include <keel/audit.h>
 #include <keel/domain.h>
 #include <keel/p2m.h>
+#include <keel/progress.h>
 
 #include "../../common/domain_priv.h"
 
@@ -22,6 +28,20 @@ static void machine(uint8_t fill, bool dirty, const char *cmdline)
 		.nodes = 2,
 		.node = {{NODE_RAM, 2, 0}, {NODE_RAM, 2, 0}},
 		.fill = fill,
+		.dirty = dirty,
+		.cmdline = cmdline,
+		.cachemaint = CACHEMAINT_DEFERRED,
+	};
+
+	assert_int_equal(test_machine_boot(&cfg), 4);
+}
+
+/* 2 nodes of 16 GiB, sparse: nothing is touched unless written. */
+static void machine_big(bool dirty, const char *cmdline)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 2,
+		.node = {{16 * GiB, 2, 0}, {16 * GiB, 2, 0}},
 		.dirty = dirty,
 		.cmdline = cmdline,
 		.cachemaint = CACHEMAINT_DEFERRED,
@@ -215,6 +235,192 @@ static void test_build_on_mask(void **state)
 	destroy();
 }
 
+/*
+ * Big extents: 5 GiB = one 4 GiB heap extent + one 1 GiB, 3 GiB = 2 + 1;
+ * leaves stay 1 GiB; the checks and audit=full accept them; destroy gives
+ * back every page, in no more free chunks than before.
+ */
+static void test_big_extents(void **state)
+{
+	struct audit_result a;
+	unsigned int order;
+	pfn_t head;
+	uint64_t p;
+
+	machine_big(false, "domain=5G@0 domain=3G@1 bootscrub=off "
+			   "domains_trust=on");
+	assert_int_equal(build(), 2);
+	assert_true(domains[0].built && domains[1].built);
+	assert_int_equal(domains[0].nbig, 1);
+	assert_int_equal(domains[0].big[0].order, MAX_ORDER + 2);
+	assert_int_equal(domains[0].big_bytes, 4 * GiB);
+	assert_int_equal(domains[0].extents[0], 5);
+	assert_int_equal(domains[0].heap_extents, 2);
+	assert_int_equal(domains[1].nbig, 1);
+	assert_int_equal(domains[1].big[0].order, MAX_ORDER + 1);
+	assert_int_equal(domains[1].extents[0], 3);
+	assert_int_equal(domains[1].heap_extents, 2);
+	assert_int_equal(domains[1].remote_bytes, 0);
+	/* A pfn deep inside the 4 GiB extent: its head and order. */
+	p = pfn_val(paddr_to_pfn(domains[0].big[0].pa)) + (3ull << 18) + 77;
+	assert_int_equal(heap_owner_of(pfn(p), &head, &order), domains[0].id);
+	assert_int_equal(pfn_val(head),
+			 pfn_val(paddr_to_pfn(domains[0].big[0].pa)));
+	assert_int_equal(order, MAX_ORDER + 2);
+	assert_int_equal(check(false), 0);
+	test_quiet_begin();
+	audit_run(&a, true);
+	test_quiet_end();
+	assert_true(a.ok);
+	assert_int_equal(a.owned_pages, (8 * GiB) >> PAGE_SHIFT);
+	assert_int_equal(a.lost_pages, 0);
+	test_heap_check_clean();
+	/* A leaf of the big prefix moved inside its extent: caught. */
+	domains[0].big[0].gpa += GiB;
+	assert_true(check(false) > 0);
+	assert_true(test_console_contains("frame not an extent"));
+	domains[0].big[0].gpa -= GiB;
+	destroy();
+	assert_int_equal(domains_after.free_pages, domains_before.free_pages);
+	assert_true(domains_after.free_chunks <= domains_before.free_chunks);
+	assert_int_equal(domains_problem_count(), 4); /* its 4 leaves */
+	test_heap_check_clean();
+}
+
+/* 0xab at the start and middle of every free GiB of node 0. */
+static void poke_free_gibs(void)
+{
+	for (uint64_t g = GiB; g < 16 * GiB; g += GiB) {
+		if (heap_owner_of(paddr_to_pfn(pa(g)), NULL, NULL) !=
+			    HEAP_OWNER_FREE ||
+		    heap_owner_of(paddr_to_pfn(pa(g + GiB - 1)), NULL, NULL) !=
+			    HEAP_OWNER_FREE)
+			continue;
+		memset(phys_to_virt(pa(g)), 0xab, 64);
+		memset(phys_to_virt(pa(g + GiB / 2)), 0xab, 64);
+	}
+}
+
+/*
+ * bootscrub=off: a 2 GiB big extent the heap calls clean is zeroed by the
+ * build in two 1 GiB units; trusted (domains_trust=on), it is not, and
+ * the zero check says so.
+ */
+static void test_big_extent_zeroed(void **state)
+{
+	machine_big(false, "domain=2G@0 bootscrub=off");
+	poke_free_gibs();
+	build();
+	assert_true(domains[0].built);
+	assert_int_equal(domains[0].nbig, 1);
+	assert_true(domains[0].big[0].zero);
+	assert_int_equal(domains[0].big[0].units, 2);
+	assert_true(domains[0].zero_ticks > 0);
+	assert_int_equal(check(true), 0);
+	destroy();
+
+	machine_big(false, "domain=2G@0 bootscrub=off domains_trust=on");
+	poke_free_gibs();
+	build();
+	assert_true(domains[0].built);
+	assert_false(domains[0].big[0].zero);
+	assert_true(check(true) > 0);
+	assert_true(test_console_contains("guest memory not zero"));
+	destroy();
+}
+
+/*
+ * A local build with big extents; one larger than both nodes (the small
+ * path may go off-node) runs out and gives them all back.
+ */
+static void test_big_local_rollback(void **state)
+{
+	uint64_t before;
+
+	machine_big(false, "bootscrub=off domains_trust=on");
+	before = heap_free_pages();
+	assert_int_equal(domain_build_local(3 * GiB, 0, MAX_FREE_ORDER), 0);
+	assert_int_equal(heap_free_pages(), before);
+	test_quiet_begin();
+	assert_int_equal(domain_build_local(32 * GiB, 0, MAX_FREE_ORDER),
+			 -ENOMEM);
+	test_quiet_end();
+	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(heap_owned_pages(0), 0);
+	test_heap_check_clean();
+}
+
+static int private_err[4];
+
+static void private_worker(void *arg)
+{
+	unsigned int cpu = arch_cpu_id();
+
+	(void)arg;
+	for (unsigned int i = 0; i < 8 && !private_err[cpu]; i++)
+		private_err[cpu] = domain_build_private(
+			6 * MiB + 8192, (int)cpu_table[cpu].node, 9, cpu);
+}
+
+/*
+ * domain_build_private(): every CPU builds and destroys its own domains
+ * at once (the latency probe's build-remote load); the heap ends as it
+ * began; a slot past the owner ids is refused.
+ */
+static void test_build_private(void **state)
+{
+	uint64_t before;
+	cpumask_t all;
+
+	machine(0, false, NULL);
+	before = heap_free_pages();
+	smp_online_mask(&all);
+	for (unsigned int c = 0; c < 4; c++)
+		private_err[c] = 0;
+	smp_run_on(&all, private_worker, NULL);
+	for (unsigned int c = 0; c < 4; c++)
+		assert_int_equal(private_err[c], 0);
+	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(
+		domain_build_private(MiB, 0, 9,
+				     HEAP_MAX_OWNER - DOMAIN_PRIVATE_OWNER + 1),
+		-EINVAL);
+	test_heap_check_clean();
+}
+
+/*
+ * Progress lines of the build: the bytes built over every domain being
+ * built (a failed one, without a table, is left out); nothing before 5 s;
+ * a real short build prints no line.
+ */
+static void test_progress(void **state)
+{
+	static struct p2m fake;
+	struct progress p;
+	uint64_t hz = arch_ticks_hz();
+
+	machine(0, false, "domain=6M domain=2M@1");
+	build();
+	assert_false(test_console_contains("% done"));
+	destroy();
+	domains_count = 3;
+	domains[0].p2m = domains[1].p2m = &fake;
+	domains[2].p2m = NULL;
+	domains[0].bytes_built = 30ull << 30;
+	domains[1].bytes_built = 20ull << 30;
+	domains[2].bytes_built = 50ull << 30;
+	progress_begin(&p, "domains", 200ull << 30);
+	assert_false(domains_progress_at(&p, p.start + 4 * hz));
+	test_quiet_begin();
+	assert_true(domains_progress_at(&p, p.start + 6 * hz));
+	test_quiet_end();
+	assert_true(test_console_contains("domains: 25% done, 50 GiB of 200"));
+	assert_false(domains_progress_at(&p, p.start + 7 * hz));
+	domains[0].p2m = domains[1].p2m = NULL;
+	domains_count = 0;
+}
+
 /* The work unit: 1 GiB from 1 GiB up, else shared by the node's CPUs. */
 static void test_unit_shift(void **state)
 {
@@ -241,6 +447,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bench, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_unit_shift, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_big_extents, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_big_extent_zeroed,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_big_local_rollback,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_build_private, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_progress, test_setup,
 						test_teardown),
 	};
 

@@ -8,7 +8,8 @@
  * freeing everything restores the initial chunk set. For all three modes.
  * Owned extents mixed with anonymous blocks: heap_owner_of() on random
  * pfns against the reference, per-owner counts, domains destroyed whole,
- * and the destroy round trip (free memory and chunks back after scrub).
+ * and the destroy round trip (free memory and chunks back after scrub),
+ * also with owned extents above MAX_ORDER on a machine of big chunks.
  */
 #include "common.h"
 
@@ -377,14 +378,20 @@ static void test_model_pagewise(void **state)
 
 #define OWNERS 5
 
-static uint16_t ref_owner[TOP_PFN]; /* allocated pfn: 0 keel, else owner */
-static uint64_t ref_head[TOP_PFN];  /* allocated pfn: its block's head */
+static uint16_t *ref_owner;	 /* allocated pfn: 0 keel, else owner */
+static uint64_t *ref_head;	 /* allocated pfn: its block's head */
+static unsigned int owned_above; /* extents taken above MAX_ORDER */
 
 struct extent {
 	struct page_info *pg;
 	unsigned int order;
 	uint16_t owner; /* 0: anonymous */
 };
+
+static uint64_t step_of(unsigned int k)
+{
+	return k > 10 ? 1ULL << (k - 10) : 1;
+}
 
 /* heap_owner_of() on @p against the reference. */
 static void check_owner_of(uint64_t p)
@@ -401,9 +408,12 @@ static void check_owner_of(uint64_t p)
 		assert_int_equal(who, HEAP_OWNER_FREE);
 		assert_true(pfn_val(head) <= p &&
 			    p < pfn_val(head) + (1ULL << k));
+		/* Every page of a small chunk, 1024 + the last of a big one. */
 		for (uint64_t q = pfn_val(head);
-		     q < pfn_val(head) + (1ULL << k); q++)
+		     q < pfn_val(head) + (1ULL << k); q += step_of(k))
 			assert_int_equal(ref[q], REF_FREE);
+		assert_int_equal(ref[pfn_val(head) + (1ULL << k) - 1],
+				 REF_FREE);
 		return;
 	}
 	assert_int_equal(who, ref_owner[p] ? ref_owner[p] : HEAP_OWNER_KEEL);
@@ -415,23 +425,36 @@ static void check_owned_counts(void)
 {
 	uint64_t want[OWNERS + 1] = {0};
 
-	for (uint64_t p = 0; p < TOP_PFN; p++)
+	for (uint64_t p = 0; p < mach->top_pfn; p++)
 		if (ref[p] == REF_ALLOC)
 			want[ref_owner[p]]++;
 	for (uint16_t o = 1; o <= OWNERS; o++)
 		assert_int_equal(heap_owned_pages(o), want[o]);
 }
 
+/*
+ * Order of the next extent: mostly small; on the big machine an owned one
+ * is now and then MAX_ORDER - 1 .. MAX_ORDER + 1 (above what heap_alloc()
+ * takes: owned extents go up to MAX_FREE_ORDER).
+ */
+static unsigned int owned_order(uint16_t owner)
+{
+	if (mach->big && owner && rnd() % 8 == 0)
+		return MAX_ORDER - 1 + (unsigned int)(rnd() % 3);
+	return rnd() % 6 == 0 ? (unsigned int)(rnd() % 12)
+			      : (unsigned int)(rnd() % 4);
+}
+
 static bool owned_alloc(struct extent *x)
 {
-	unsigned int k = rnd() % 6 == 0 ? (unsigned int)(rnd() % 12)
-					: (unsigned int)(rnd() % 4);
+	uint16_t owner = (uint16_t)(rnd() % (OWNERS + 1));
+	unsigned int k = owned_order(owner);
 	int want = rnd() % 2 ? (int)(rnd() % 3) : HEAP_ANY_NODE;
 	uint32_t flags = rnd() % 3 == 0 ? HEAP_EXACT_NODE : 0;
-	uint16_t owner = (uint16_t)(rnd() % (OWNERS + 1));
 	struct page_info *pg;
 
-	if (rnd() % 2)
+	/* Big machine: no zeroing of gigabytes by the test's allocations. */
+	if (rnd() % 2 || mach->big)
 		flags |= HEAP_NO_SCRUB;
 	pg = owner ? heap_alloc_owned(k, want, flags, owner, NULL)
 		   : heap_alloc(k, want, 0, flags);
@@ -444,6 +467,7 @@ static bool owned_alloc(struct extent *x)
 	}
 	if ((flags & HEAP_EXACT_NODE) && want >= 0)
 		assert_int_equal(pg->node, want);
+	owned_above += k > MAX_ORDER;
 	for (uint64_t q = pg->pfn; q < pg->pfn + (1ULL << k); q++) {
 		assert_int_equal(ref[q], REF_FREE);
 		assert_int_equal(ram_node[q], pg->node + 1);
@@ -483,13 +507,13 @@ static void scrub_everything(void)
  * at the end every domain is destroyed and the scrub runs: the heap holds
  * the free memory it had, in no more chunks than before (DESIGN §11).
  */
-static void run_owned_model(bool dirty, uint64_t seed)
+static void run_owned_model(const struct machine *m, bool dirty, uint64_t seed)
 {
 	struct test_machine_cfg c = {
-		.ram = ram,
-		.ram_count = ARRAY_SIZE(ram),
-		.rsv = rsv,
-		.rsv_count = ARRAY_SIZE(rsv),
+		.ram = m->ram,
+		.ram_count = m->ram_count,
+		.rsv = m->rsv,
+		.rsv_count = m->rsv_count,
 		.dirty = dirty,
 	};
 	static struct extent live[4096];
@@ -498,9 +522,15 @@ static void run_owned_model(bool dirty, uint64_t seed)
 	struct test_snap before, after;
 
 	rng = seed;
+	mach = m;
 	test_machine_boot(&c);
 	heap_strict = true;
 	build_reference();
+	free(ref_owner);
+	free(ref_head);
+	ref_owner = calloc(m->top_pfn, sizeof(*ref_owner));
+	ref_head = calloc(m->top_pfn, sizeof(*ref_head));
+	assert_true(ref_owner && ref_head);
 	scrub_everything();
 	free0 = heap_free_pages();
 	before = test_heap_snapshot();
@@ -527,7 +557,7 @@ static void run_owned_model(bool dirty, uint64_t seed)
 			live[i] = live[--nlive];
 		}
 		for (unsigned int i = 0; i < 4; i++)
-			check_owner_of(rnd() % TOP_PFN);
+			check_owner_of(rnd() % m->top_pfn);
 		if (op % 500 == 0) {
 			check_counters();
 			check_owned_counts();
@@ -536,7 +566,7 @@ static void run_owned_model(bool dirty, uint64_t seed)
 	}
 	assert_true(allocs > 1000);
 	check_owned_counts();
-	for (uint64_t p = 0; p < TOP_PFN; p++)
+	for (uint64_t p = 0; p < m->top_pfn; p++)
 		check_owner_of(p);
 	while (nlive)
 		owned_free(&live[--nlive]);
@@ -553,8 +583,24 @@ static void run_owned_model(bool dirty, uint64_t seed)
 
 static void test_owned_destroy_round_trip(void **state)
 {
-	run_owned_model(false, 0x0badcafe);
-	run_owned_model(true, 0xfeedface);
+	run_owned_model(&small_machine, false, 0x0badcafe);
+	run_owned_model(&small_machine, true, 0xfeedface);
+}
+
+/*
+ * The same on the machine of order-19 chunks, with owned extents up to
+ * MAX_ORDER + 1: heap_owner_of() inside them, merges past MAX_ORDER on
+ * free, and the round trip.
+ */
+static void test_owned_above_max_order(void **state)
+{
+	owned_above = 0;
+	run_owned_model(&big_machine, false, 0x5eed1e55);
+	assert_true(owned_above > 0);
+	owned_above = 0;
+	run_owned_model(&big_machine, true, 0xdecafbad);
+	assert_true(owned_above > 0);
+	mach = &small_machine;
 }
 
 int main(void)
@@ -565,6 +611,7 @@ int main(void)
 		cmocka_unit_test(test_model_chunked),
 		cmocka_unit_test(test_model_pagewise),
 		cmocka_unit_test(test_owned_destroy_round_trip),
+		cmocka_unit_test(test_owned_above_max_order),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

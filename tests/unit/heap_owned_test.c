@@ -7,7 +7,8 @@
  * most 2 MiB after the unlock, cache maintenance per mode (eager per page,
  * clean_poc nothing, HEAP_NO_FLUSH nothing, otherwise one range), misuse
  * refused or panicking, and audit=full / heap_check() catching a broken
- * owned head.
+ * owned head. Owned extents above MAX_ORDER (up to MAX_FREE_ORDER): one
+ * head, found from any of their pages, checked, freed and merged back.
  */
 #include "common.h"
 
@@ -289,7 +290,8 @@ static void misuse(bool strict)
 	assert_non_null(a);
 	assert_non_null(k);
 	assert_null(heap_alloc_owned(4, 0, 0, 0, NULL)); /* owner 0 */
-	assert_null(heap_alloc_owned(MAX_ORDER + 1, 0, 0, 5, NULL));
+	assert_null(heap_alloc_owned(MAX_ORDER + 1, 0, 0, 5, NULL)); /* none */
+	assert_null(heap_alloc_owned(MAX_FREE_ORDER + 1, 0, 0, 5, NULL));
 	if (strict) {
 		TEST_EXPECT_PANIC(heap_free_owned(a, 4, 6),
 				  "owned by another domain");
@@ -413,6 +415,64 @@ static void test_idle_scrub_of_big_dirty_chunk(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * An owned extent of 4 GiB (MAX_ORDER + 2): one head write, heap_owner_of()
+ * from its last page, heap_check() and audit=full clean, a wrong-order free
+ * refused, the right one merging back to the chunks there were; anonymous
+ * blocks still stop at MAX_ORDER.
+ */
+static void test_owned_above_max_order(void **state)
+{
+	static const struct test_ram big[] = {
+		{2 * GiB, 10 * GiB, 0},
+	};
+	struct test_machine_cfg c = {.ram = big, .ram_count = 1};
+	const unsigned int k = MAX_ORDER + 2;
+	struct heap_alloc_info info;
+	struct audit_result a;
+	struct test_snap before, after;
+	struct page_info *x;
+	unsigned int order;
+	uint64_t free0;
+	pfn_t head;
+
+	test_machine_boot(&c);
+	heap_strict = true;
+	free0 = heap_free_pages();
+	before = test_heap_snapshot();
+	assert_null(heap_alloc(MAX_ORDER + 1, 0, 0, HEAP_NO_SCRUB));
+	x = heap_alloc_owned(k, 0, HEAP_NO_SCRUB, 7, &info);
+	assert_non_null(x);
+	assert_int_equal(x->order, k);
+	assert_int_equal(x->state, PGS_OWNED);
+	assert_int_equal(x->pfn & ((1ULL << k) - 1), 0);
+	assert_int_equal(heap_owned_pages(7), 1ULL << k);
+	assert_int_equal(heap_free_pages(), free0 - (1ULL << k));
+	assert_int_equal(
+		heap_owner_of(pfn(x->pfn + (1ULL << k) - 1), &head, &order), 7);
+	assert_int_equal(pfn_val(head), x->pfn);
+	assert_int_equal(order, k);
+	test_heap_check_clean();
+	test_quiet_begin();
+	audit_run(&a, true);
+	test_quiet_end();
+	assert_true(a.ok);
+	assert_int_equal(a.owned_pages, 1ULL << k);
+	heap_strict = false;
+	test_quiet_begin();
+	assert_int_equal(heap_free_owned(x, MAX_ORDER, 7), -EINVAL);
+	test_quiet_end();
+	heap_strict = true;
+	assert_int_equal(heap_free_owned(x, k, 7), 0);
+	assert_int_equal(heap_owned_pages(7), 0);
+	assert_int_equal(heap_free_pages(), free0);
+	after = test_heap_snapshot();
+	assert_int_equal(after.n, before.n);
+	test_heap_check_clean();
+	free(before.c);
+	free(after.c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +484,7 @@ int main(void)
 		cmocka_unit_test(test_misuse_refused),
 		cmocka_unit_test(test_audit_and_check),
 		cmocka_unit_test(test_idle_scrub_of_big_dirty_chunk),
+		cmocka_unit_test(test_owned_above_max_order),
 	};
 
 	return cmocka_run_group_tests(tests, test_setup, test_teardown);

@@ -5,7 +5,8 @@
  * and the Intel SDM (the arithmetic is in the comments), then the builder
  * on the sandbox heap in each format and geometry: mixed 1G/2M/4K maps
  * walked and translated, refusals, exact table page counts, a commit per
- * table, -ENOMEM without a lost page, destroy giving every page back.
+ * table, -ENOMEM without a lost page, destroy giving every page back;
+ * runs of leaves with p2m_map_run().
  */
 #include "common.h"
 
@@ -531,6 +532,58 @@ static void test_selftest(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * p2m_map_run(): 600 leaves of 1 GiB across a leaf-table boundary (512),
+ * each translating to its own machine address; an overlap in a run stops
+ * it there (the leaves before stay); a run past the top or misaligned maps
+ * nothing.
+ */
+static void test_map_run(void **state)
+{
+	static struct collect c;
+
+	machine();
+	for (unsigned int i = 0; i < ARRAY_SIZE(fmts); i++) {
+		uint64_t top = 1ULL << fmts[i].ipa_bits;
+		struct p2m p;
+		paddr_t out;
+
+		if (fmts[i].ipa_bits < 40)
+			continue;
+		assert_int_equal(
+			p2m_init_format(&p, 0, fmts[i].ipa_bits, fmts[i].fmt),
+			0);
+		assert_int_equal(p2m_map_run(&p, 0, pa(GiB), 18, 600), 0);
+		for (uint64_t g = 0; g < 600; g += 73) {
+			assert_int_equal(
+				p2m_translate(&p, g * GiB + 4096, &out, NULL),
+				0);
+			assert_int_equal(pa_val(out), (g + 1) * GiB + 4096);
+		}
+		assert_int_equal(p2m_translate(&p, 600 * GiB, &out, NULL),
+				 -ENOENT);
+		c.n = 0;
+		assert_int_equal(p2m_walk(&p, collect_fn, &c), 0);
+		assert_int_equal(c.n, 600);
+		/* 601G taken: the run 600G..602G maps 600G and stops. */
+		assert_int_equal(p2m_map(&p, 601 * GiB, pa(0), 18), 0);
+		assert_int_equal(p2m_map_run(&p, 600 * GiB, pa(0), 18, 3),
+				 -EINVAL);
+		assert_int_equal(p2m_translate(&p, 600 * GiB, &out, NULL), 0);
+		assert_int_equal(p2m_translate(&p, 602 * GiB, &out, NULL),
+				 -ENOENT);
+		assert_int_equal(p2m_map_run(&p, top - GiB, pa(0), 18, 2),
+				 -EINVAL);
+		assert_int_equal(p2m_translate(&p, top - GiB, &out, NULL),
+				 -ENOENT);
+		assert_int_equal(
+			p2m_map_run(&p, 700 * GiB + 2 * MiB, pa(0), 18, 1),
+			-EINVAL);
+		p2m_destroy(&p);
+	}
+	test_heap_check_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -546,6 +599,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_one_tib, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_map_run, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_commit_once, test_setup,
 						test_teardown),

@@ -1,0 +1,180 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Domains: big extents, owned extents above MAX_ORDER (issue 22: a clean
+ * 1 TiB domain in about the time of a 1 GiB one).
+ *
+ * An owned extent is one head write whatever its order, and the heap's
+ * free chunks go up to 2^MAX_FREE_ORDER pages (8 TiB). So before the
+ * workers start, domain_big_alloc() takes the domain's guest-physical
+ * prefix in the largest power-of-two extents that fit what is left of it
+ * (1 TiB = one extent when the node has such a chunk; else the largest it
+ * has, down to 2 GiB), on the domain's node only (HEAP_EXACT_NODE: going
+ * off-node is left to the 1 GiB path, as before), with HEAP_NO_SCRUB and
+ * HEAP_NO_FLUSH: nothing is zeroed or cleaned inside heap_alloc_owned()
+ * by one CPU. At most DOMAIN_BIG_MAX per domain; the rest of the domain
+ * [big_bytes, bytes) is built by the 1 GiB / 2 MiB / 4 KiB path.
+ *
+ * The stage-2 / EPT formats of a 4 KiB granule have no block above 1 GiB,
+ * so each big extent is mapped with 1 GiB leaves (extents_1g counts
+ * leaves). Its work is cut into units claimed from the domain's cursor
+ * like the others (units [0, big_units)):
+ *  - an extent the build must zero (dirty, or bootscrub=off) or clean to
+ *    PoC: one unit per 1 GiB, zeroed in 2 MiB pieces with no lock held,
+ *    by whichever CPU of the node claims it;
+ *  - an extent with no such work: one unit, its 1 GiB leaves written in a
+ *    row (a 1 TiB extent: 1024 entries of two table pages).
+ *
+ * A failed domain: domain_free() walks the table for the extents of the
+ * small path only (gpa >= big_bytes) and gives the big ones back from
+ * d->big[], mapped or not.
+ *
+ * Locks: allocation on the boot CPU (or the local builder) before the
+ * workers; units under the domain's map_lock per p2m_map(), as the build.
+ */
+#include <arch/cpu.h>
+#include <arch/mm.h>
+#include <keel/atomic.h>
+#include <keel/cachemaint.h>
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/heap.h>
+#include <keel/p2m.h>
+#include <keel/printk.h>
+
+#include "domain_priv.h"
+
+#define LEAF_ORDER 18 /* 1 GiB: the largest block of the p2m formats */
+#define LEAF_BYTES (PAGE_SIZE << LEAF_ORDER)
+#define BIG_FLAGS  (HEAP_EXACT_NODE | HEAP_NO_SCRUB | HEAP_NO_FLUSH)
+
+/* The largest extent there is of order @k down to MAX_ORDER + 1. */
+static struct page_info *big_take(struct domain *d, unsigned int *k,
+				  struct heap_alloc_info *info)
+{
+	for (; *k > MAX_ORDER; (*k)--) {
+		struct page_info *pg = heap_alloc_owned(*k, (int)d->node,
+							BIG_FLAGS, d->id, info);
+
+		if (pg)
+			return pg;
+	}
+	return NULL;
+}
+
+/* Record extent @pg of order @k at the end of the big prefix. */
+static void big_record(struct domain *d, struct page_info *pg, unsigned int k,
+		       const struct heap_alloc_info *info)
+{
+	struct domain_big *b = &d->big[d->nbig++];
+	uint64_t bytes = PAGE_SIZE << k;
+
+	b->gpa = d->big_bytes;
+	b->pa = pfn_to_paddr(page_to_pfn(pg));
+	b->order = k;
+	b->zero = info->was_dirty || domain_zero_untrusted();
+	b->maint = (!info->clean_poc || domain_zero_untrusted()) &&
+		   domain_maint_needed();
+	b->first_unit = d->big_units;
+	b->units = b->zero || b->maint ? bytes / LEAF_BYTES : 1;
+	d->big_units += b->units;
+	d->big_bytes += bytes;
+	d->heap_extents++;
+	domain_atomic_max(&d->lock_max_ticks, info->lock_ticks);
+}
+
+/**
+ * domain_big_alloc() - the big extents of @d (see above), orders at most
+ * @max_order. Not with cachemaint=eager (its baseline works per page in
+ * the lock: a big extent would hold it for minutes).
+ */
+void domain_big_alloc(struct domain *d, unsigned int max_order)
+{
+	uint64_t t0 = arch_ticks();
+
+	d->nbig = 0;
+	d->big_bytes = d->big_units = 0;
+	if (cachemaint_mode() == CACHEMAINT_EAGER)
+		return;
+	if (max_order > MAX_FREE_ORDER)
+		max_order = MAX_FREE_ORDER;
+	while (d->nbig < DOMAIN_BIG_MAX) {
+		uint64_t left = (d->spec.bytes - d->big_bytes) >> PAGE_SHIFT;
+		struct heap_alloc_info info;
+		struct page_info *pg;
+		unsigned int k;
+
+		if (left < (2ull << MAX_ORDER))
+			break;
+		k = MIN((unsigned int)fls64(left) - 1, max_order);
+		pg = big_take(d, &k, &info);
+		if (!pg)
+			break;
+		big_record(d, pg, k, &info);
+	}
+	d->alloc_ticks += arch_ticks() - t0;
+}
+
+/* Map [off, off + bytes) of big extent @b with 1 GiB leaves. */
+static int big_map(struct domain *d, const struct domain_big *b, uint64_t off,
+		   uint64_t bytes)
+{
+	int err;
+
+	spin_lock(&d->map_lock);
+	err = p2m_map_run(d->p2m, b->gpa + off, pa_add(b->pa, off), LEAF_ORDER,
+			  bytes / LEAF_BYTES);
+	spin_unlock(&d->map_lock);
+	return err;
+}
+
+/**
+ * domain_big_unit() - run work unit @u (< d->big_units) of @d: zero,
+ * map, clean what it covers; *@gpa: where it starts (for the fail reason).
+ * Return: 0 or p2m_map()'s error.
+ */
+int domain_big_unit(struct domain *d, uint64_t u, uint64_t *gpa)
+{
+	const struct domain_big *b = d->big;
+	struct maint_acc acc = {.bytes = 0};
+	uint64_t off, bytes, t0;
+	int err;
+
+	while (u >= b->first_unit + b->units)
+		b++;
+	bytes = b->units == 1 ? PAGE_SIZE << b->order : LEAF_BYTES;
+	off = (u - b->first_unit) * bytes;
+	*gpa = b->gpa + off;
+	if (b->zero)
+		domain_extent_zero(d, pa_add(b->pa, off), bytes);
+	t0 = arch_ticks();
+	err = big_map(d, b, off, bytes);
+	atomic_fetch_add_relaxed(&d->map_ticks, arch_ticks() - t0);
+	if (err)
+		return err;
+	if (b->maint) {
+		domain_maint_add(d, &acc, pa_add(b->pa, off), bytes);
+		domain_maint_flush(d, &acc);
+	}
+	atomic_fetch_add_relaxed(&d->extents[0], bytes / LEAF_BYTES);
+	atomic_fetch_add_relaxed(&d->bytes_built, bytes);
+	return 0;
+}
+
+/** domain_big_free() - give back every big extent of @d (contents dirty). */
+void domain_big_free(struct domain *d)
+{
+	for (unsigned int i = 0; i < d->nbig; i++) {
+		const struct domain_big *b = &d->big[i];
+		struct page_info *pg = pfn_to_page_or_null(paddr_to_pfn(b->pa));
+
+		if (!pg || heap_free_owned(pg, b->order, d->id)) {
+			pr_warn("domains: %s: big extent %#llx (order %u) "
+				"refused by the heap\n",
+				d->spec.name, (unsigned long long)pa_val(b->pa),
+				b->order);
+			atomic_fetch_add_relaxed(&domains_problems, 1);
+		}
+	}
+	d->nbig = 0;
+	d->big_bytes = d->big_units = 0;
+}
