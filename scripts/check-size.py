@@ -37,9 +37,6 @@ PARSERS = {
     "common/cmdline.c": {"opt_store", "cmdline_parse"},
     "common/console_spec.c": {"console_spec_parse"},
     "common/lib/libc.c": {"vsnprintf"},
-    # Another change is editing this file (issue 21 §6): split it once
-    # that change is merged, then drop this entry.
-    "tests/unit/heap_model_test.c": {"run_model", "run_owned_model"},
 }
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
