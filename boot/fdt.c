@@ -197,6 +197,63 @@ void dt_for_each_reg(struct dt_ctx *c, int node, int ac, int sc,
 
 /* --- entry ------------------------------------------------------------- */
 
+static uint32_t be32_at(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+/*
+ * The structure block walked as libfdt walks it, in 64-bit arithmetic,
+ * before fdt_check_full() sees it: Debian's libfdt 1.6.1 adds a property's
+ * length to an int offset, so a length like 0xfffffff4 sends the offset
+ * backwards and fdt_check_full() loops for ever (found by dom0less_fuzz).
+ * Every tag must move forward inside the block and the block must end
+ * with FDT_END. @total is the blob's checked totalsize.
+ * Return: true when the walk is sane.
+ */
+static bool dt_struct_sane(const void *blob, uint32_t total)
+{
+	const uint8_t *b = blob;
+	uint64_t o = fdt_off_dt_struct(blob), end = total;
+
+	if (fdt_version(blob) >= 17)
+		end = o + (uint64_t)fdt_size_dt_struct(blob);
+	if (o > end || end > total)
+		return false;
+	while (o + FDT_TAGSIZE <= end) {
+		uint32_t tag = be32_at(b + o), plen;
+		const uint8_t *nul;
+
+		o += FDT_TAGSIZE;
+		switch (tag) {
+		case FDT_BEGIN_NODE:
+			nul = memchr(b + o, 0, (size_t)(end - o));
+			if (!nul)
+				return false;
+			o = ALIGN_UP((uint64_t)(nul - b) + 1, FDT_TAGSIZE);
+			break;
+		case FDT_PROP:
+			if (o + 8 > end)
+				return false;
+			plen = be32_at(b + o);
+			o += 8;
+			if (plen > end - o)
+				return false;
+			o = ALIGN_UP(o + plen, FDT_TAGSIZE);
+			break;
+		case FDT_END_NODE:
+		case FDT_NOP:
+			break;
+		case FDT_END:
+			return true;
+		default:
+			return false;
+		}
+	}
+	return false;
+}
+
 /**
  * dt_parse() - fill @bi and @ai from the DT at @blob (see include/keel/fdt.h).
  * @blob: the flattened DT.
@@ -244,7 +301,8 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 			total, len);
 		return -EINVAL;
 	}
-	err = fdt_check_full(blob, total);
+	err = dt_struct_sane(blob, total) ? fdt_check_full(blob, total)
+					  : -FDT_ERR_BADSTRUCTURE;
 	if (err) {
 		dt_warn(bi, "malformed blob (%s)", fdt_strerror(err));
 		return -EINVAL;

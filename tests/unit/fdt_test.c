@@ -5,6 +5,8 @@
  * cpu-map: fdt_cpus_test.c; ACPI facts: acpi_dt_test.c. Fixture:
  * fdt_fixture.h.
  */
+#include <unistd.h>
+
 #include "fdt_fixture.h"
 
 /* test_virt_2node(), continued: PSCI, UART, GIC and distances. */
@@ -331,6 +333,41 @@ static void test_corruptions(void **state)
 	}
 }
 
+/*
+ * A property whose length runs past the structure block (0xfffffff4 wraps
+ * Debian libfdt 1.6.1's int offset backwards): refused as malformed, at
+ * once. Before dt_struct_sane(), fdt_check_full() looped for ever on it
+ * (dom0less_fuzz); the alarm turns such a hang into a failed test.
+ */
+static void test_prop_len_wraps(void **state)
+{
+	static const uint32_t lens[] = {0xfffffff4, 0xfffffffc, 0x80000000,
+					0x7ffffff0};
+	size_t len;
+	uint8_t *good = load_dtb("dt-virt-2node", &len);
+	uint32_t off = fdt_off_dt_struct(good),
+		 end = off + fdt_size_dt_struct(good);
+	unsigned int props = 0;
+
+	alarm(60);
+	for (uint32_t o = off; o + 12 <= end; o += 4) {
+		if (fdt32_to_cpu(*(const fdt32_t *)(good + o)) != FDT_PROP)
+			continue;
+		props++;
+		for (unsigned int v = 0; v < ARRAY_SIZE(lens); v++) {
+			uint8_t *b = copy_exact(good, len);
+
+			*(fdt32_t *)(b + o + 4) = cpu_to_fdt32(lens[v]);
+			sandbox_console_clear();
+			assert_int_equal(parse_buf(b, len), -EINVAL);
+			free(b);
+		}
+	}
+	alarm(0);
+	assert_true(props > 10);
+	free(good);
+}
+
 /* GRUB's stand-in DT (only /chosen) has no CPUs; QEMU's has. */
 static void test_has_cpus(void **state)
 {
@@ -372,6 +409,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bad_headers, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_corruptions, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_prop_len_wraps, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_has_cpus, test_setup,
 						test_teardown),
