@@ -101,7 +101,7 @@ fuzz-maps-smoke:
 
 # make check-scale: the big-machine boots too slow for make check on a
 # 2-core CI runner (240 x86_64 CPUs in 2 nodes, 256 arm64 CPUs in 4;
-# docs/benchmarks.md "Big machines under QEMU"). make check keeps one boot
+# each case's measured time is in its comment). make check keeps one boot
 # over 128 CPUs per arch. Both arches run even when the first fails.
 .PHONY: check-scale qemu-scale-test
 check-scale: deps

@@ -384,6 +384,6 @@ CASES += [
 ]
 
 # make check-scale: the largest machine QEMU virt builds (512 CPUs, the
-# GICv3 redistributor space of virt; docs/benchmarks.md "Big machines
-# under QEMU").
+# GICv3 redistributor space of virt; 40-76 s on this 2-core host, loaded;
+# bring-up growth to 256 vCPUs: docs/benchmarks.md, part smp).
 SCALE_CASES = [big_case("smp-512-8node", 512, 8, 4096, timeout=1800)]

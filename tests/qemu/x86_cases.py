@@ -440,8 +440,8 @@ def big_case(name, smp, numa, kern, append, timeout):
 
 
 def scale_cases(elf):
-    """make check-scale: the largest machines (docs/benchmarks.md, "Big
-    machines under QEMU"). The 240-CPU machine is in make check too (it
+    """make check-scale: the largest machines (bring-up growth to 240
+    vCPUs: docs/benchmarks.md, part smp). The 240-CPU machine is in make check too (it
     takes 9-22 s); here it runs with 4 nodes of 60 CPUs as well."""
     on = "after=exit audit=full bootscrub=on"
     return [big_case("smp-240-smt-4node", "240,sockets=4,cores=30,threads=2",
