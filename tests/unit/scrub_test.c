@@ -312,47 +312,47 @@ static void test_scrub_stop_finished_by_others(void **state)
 
 	(void)state;
 	/*
-	 * The boot CPU is the quitter: it claims as soon as it has posted the
-	 * work, so it surely finds a unit (a secondary might find none left).
+	 * The quitter is CPU 2, node 1's only worker: nobody takes a node's
+	 * units in the first round before its own workers have begun, so it
+	 * surely claims one (whenever the host runs it) and hands it back.
 	 */
-	boot3(2, 1, 1, "inject=scrub-stop:0");
+	boot3(2, 1, 1, "inject=scrub-stop:2");
 	total = free_bytes_all(3);
 	test_quiet_begin();
 	scrub_boot(SCRUB_ON, 2 * MIB, false);
 	test_quiet_end();
-	assert_true(test_console_contains("cpu 0 stopped"));
+	assert_true(test_console_contains("cpu 2 stopped"));
 	assert_all_clean(3);
-	assert_int_equal(scrub_stats.stopped_cpu, 0);
+	assert_int_equal(scrub_stats.stopped_cpu, 2);
 	/* It gave its unit back before touching it. */
-	assert_int_equal(scrub_stats.cpu[0].bytes, 0);
-	assert_int_equal(scrub_stats.cpu[0].units, 0);
+	assert_int_equal(scrub_stats.cpu[2].bytes, 0);
+	assert_int_equal(scrub_stats.cpu[2].units, 0);
 	assert_int_equal(scrub_stats.bytes, total);
 }
 
 /*
  * Several scrub-stop words: every worker that quit is in scrub_stats.stopped
- * with one warning each, stopped_cpu is the lowest. CPU 0 (the boot CPU)
- * surely claims a unit; CPU 1 may find none and then did not stop.
+ * with one warning each, stopped_cpu is the lowest. CPUs 2 and 3 are the
+ * only workers of nodes 1 and 2, so each surely claims a unit (see above);
+ * CPUs 0 and 1 scrub on and finish the work.
  */
 static void test_scrub_stop_several(void **state)
 {
-	unsigned int n;
-
 	(void)state;
-	boot3(2, 1, 1, "inject=scrub-stop:2 inject=scrub-stop:0");
+	boot3(2, 1, 1, "inject=scrub-stop:3 inject=scrub-stop:2");
 	test_quiet_begin();
 	scrub_boot(SCRUB_ON, 2 * MIB, false);
 	test_quiet_end();
 	assert_all_clean(3);
-	assert_true(cpumask_test(&scrub_stats.stopped, 0));
+	assert_false(cpumask_test(&scrub_stats.stopped, 0));
 	assert_false(cpumask_test(&scrub_stats.stopped, 1));
-	assert_false(cpumask_test(&scrub_stats.stopped, 3));
-	assert_int_equal(scrub_stats.stopped_cpu, 0);
-	n = cpumask_weight(&scrub_stats.stopped);
-	assert_int_equal(test_console_warnings(), n);
-	assert_true(test_console_contains("cpu 0 stopped"));
-	assert_int_equal(test_console_contains("cpu 2 stopped"),
-			 cpumask_test(&scrub_stats.stopped, 2));
+	assert_true(cpumask_test(&scrub_stats.stopped, 2));
+	assert_true(cpumask_test(&scrub_stats.stopped, 3));
+	assert_int_equal(scrub_stats.stopped_cpu, 2);
+	assert_int_equal(cpumask_weight(&scrub_stats.stopped), 2);
+	assert_int_equal(test_console_warnings(), 2);
+	assert_true(test_console_contains("cpu 2 stopped"));
+	assert_true(test_console_contains("cpu 3 stopped"));
 }
 
 /* scrub-stop naming a CPU that does not scrub at boot says so. */
