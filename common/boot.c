@@ -160,6 +160,10 @@ static void phase_bootmem(struct bootinfo *bi)
 
 static void phase_smp(struct bootinfo *bi)
 {
+	const struct arch_smp_params start = {
+		.serial = opts.smp_start == SMP_START_SERIAL,
+		.init_delay_us = opts.init_delay_us,
+	};
 	unsigned int online;
 	int err;
 
@@ -171,7 +175,7 @@ static void phase_smp(struct bootinfo *bi)
 		stress_init_cpus();
 	if (opts.latency)
 		latency_init_cpus();
-	err = arch_smp_prepare();
+	err = arch_smp_prepare(&start);
 	if (err) {
 		pr_warn("smp: arch_smp_prepare: %d, boot CPU only\n", err);
 		online = smp_online_count();
@@ -240,7 +244,8 @@ static void phase_options(const struct bootinfo *bi)
 
 /**
  * boot_apply_options() - hand each subsystem the options it reads: the log
- * level, the armed faults, trace=, report=, scrub_primitive=. keel_main()
+ * level, the armed faults, trace=, report=, scrub_primitive=, the domains'
+ * scrub policy (bootscrub=off, domains_trust=). keel_main()
  * calls it once the command line is parsed (and tests that parse one).
  * @o: the parsed options
  */
@@ -251,6 +256,7 @@ void boot_apply_options(const struct keel_options *o)
 	trace_set_mode(o->trace);
 	report_set_mode(o->report);
 	scrub_set_primitive(o->scrub_primitive);
+	domains_set_scrub_policy(o->bootscrub == SCRUB_OFF, o->domains_trust);
 }
 
 /* The firmware's description (sanitised by the arch's fwboot_finish()), shown. */
@@ -288,7 +294,7 @@ static void phase_exercise(void)
 
 	if (opts.latency) {
 		trace_begin("latency");
-		latency_run();
+		latency_run(&opts);
 		trace_end("latency");
 	}
 

@@ -97,7 +97,7 @@ void domain_scrub_back(void)
 {
 	cpumask_t online;
 
-	if (opts.bootscrub == SCRUB_OFF)
+	if (domain_scrub_off())
 		return;
 	smp_online_mask(&online);
 	smp_run_on(&online, scrub_worker, NULL);

@@ -104,6 +104,7 @@ void domain_expected_extents(uint64_t bytes, uint64_t out[DOMAIN_EXTENT_KINDS]);
 
 /* domain_build.c: what domain_big.c shares with the build. */
 /* Memory the heap calls clean is zeroed by the build (bootscrub=off). */
+bool domain_scrub_off(void);
 bool domain_zero_untrusted(void);
 /* A contiguous physical range waiting for its cache maintenance. */
 struct maint_acc {

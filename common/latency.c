@@ -53,14 +53,16 @@
 #include "latency_priv.h"
 
 struct lat_state lat;
+/* The options latency_run() was given (latency_cpu=, the domain= list). */
+static const struct keel_options *lo;
 
 /* The probe CPU (latency_cpu=, else the last online CPU of node 0). */
 static unsigned int pick_probe_cpu(void)
 {
 	unsigned int cpu, best = 0;
 
-	if (opts.latency_cpu != LATENCY_CPU_AUTO) {
-		cpu = opts.latency_cpu;
+	if (lo->latency_cpu != LATENCY_CPU_AUTO) {
+		cpu = lo->latency_cpu;
 		if (cpu < cpu_count && cpu_table[cpu].online)
 			return cpu;
 		pr_warn("latency: latency_cpu=%u is not an online CPU, using "
@@ -148,12 +150,12 @@ static unsigned int load_slot(unsigned int cpu)
 static unsigned int remote_round(struct lat_phase *ph, unsigned int slot,
 				 unsigned int slots, uint32_t node)
 {
-	unsigned int built = 0, n = opts.domain_count;
+	unsigned int built = 0, n = lo->domain_count;
 	int err;
 
 	for (unsigned int i = slot; i < n && !atomic_load_acquire(&lat.stop);
 	     i += slots) {
-		const struct domain_spec *s = &opts.domain[i];
+		const struct domain_spec *s = &lo->domain[i];
 
 		err = domain_build_private(s->bytes,
 					   s->node >= 0 ? s->node : (int)node,
@@ -404,21 +406,22 @@ static void scrub_leftovers(void)
 /**
  * latency_run() - latency=on: every phase, then the boot's cachemaint mode
  * and counters back.
+ * @o: the boot's options (latency_*=, the domain= list, bootscrub=)
  */
-void latency_run(void)
+void latency_run(const struct keel_options *o)
 {
 	struct cachemaint_stats saved = cachemaint_stats;
+	uint32_t period_us = o->latency_period_us;
 	const char *why = NULL;
 
-	if (opts.latency_period_us < LAT_PERIOD_MIN_US ||
-	    opts.latency_period_us > LAT_PERIOD_MAX_US) {
+	lo = o;
+	if (period_us < LAT_PERIOD_MIN_US || period_us > LAT_PERIOD_MAX_US) {
 		pr_warn("latency: latency_period=%u is outside [%u, %u] us, "
 			"using 100\n",
-			opts.latency_period_us, LAT_PERIOD_MIN_US,
-			LAT_PERIOD_MAX_US);
-		opts.latency_period_us = 100;
+			period_us, LAT_PERIOD_MIN_US, LAT_PERIOD_MAX_US);
+		period_us = 100;
 	}
-	lat.max_order = opts.latency_max_order;
+	lat.max_order = o->latency_max_order;
 	if (lat.max_order < 9 || lat.max_order > MAX_ORDER) {
 		pr_warn("latency: latency_max_order=%u is outside [9, %u], "
 			"using %u\n",
@@ -428,10 +431,10 @@ void latency_run(void)
 	}
 	lat.cpu = pick_probe_cpu();
 	lat.domain_bytes = domain_bytes(cpu_table[lat.cpu].node);
-	lat.period = opts.latency_period_us * arch_ticks_hz() / 1000000;
-	lat.period_ns = (uint64_t)opts.latency_period_us * 1000;
+	lat.period = period_us * arch_ticks_hz() / 1000000;
+	lat.period_ns = (uint64_t)period_us * 1000;
 	lat.remote_bytes = remote_bytes();
-	lat.load = opts.domain_count ? LAT_LOAD_CMDLINE : LAT_LOAD_PROBE;
+	lat.load = o->domain_count ? LAT_LOAD_CMDLINE : LAT_LOAD_PROBE;
 	lat.boot_mode = cachemaint_mode();
 	lat.requested = true;
 	lat.timer_mode = arch_timer_mode();
@@ -453,6 +456,6 @@ void latency_run(void)
 	cachemaint_flush_batch();
 	cachemaint_init(lat.boot_mode);
 	cachemaint_stats = saved;
-	if (opts.bootscrub != SCRUB_OFF)
+	if (o->bootscrub != SCRUB_OFF)
 		scrub_leftovers();
 }

@@ -159,7 +159,6 @@ static void check_one_inject(uint64_t arg, void *ctx)
 	}
 	if (!problem)
 		return;
-	opts.warnings++;
 	pr_warn("inject=%s:%llu: %s %llu %s (%u CPUs, %u nodes), "
 		"nothing injected\n",
 		inject_name(ic->kind), (unsigned long long)arg, what,

@@ -152,5 +152,5 @@ void arch_stop(enum after_action how, bool pass)
 void arch_panic(const char *msg)
 {
 	(void)msg;
-	arch_stop(opts.after, false);
+	arch_stop(arm64_early_after, false);
 }

@@ -116,6 +116,9 @@ static const void *acpi_map(uint64_t p, size_t len, void *ctx)
  */
 static unsigned int arm64_inject;
 
+/* after= as the early scan read it: how a panic stops (arch_panic()). */
+enum after_action arm64_early_after = AFTER_DEFAULT;
+
 /* console= (scan_early_words()) and an SPCR's 16550 (acpi_tables()). */
 static struct console_spec cmdline_console, spcr_8250;
 static char cmdline_console_why[sizeof(opts.console) + 8];
@@ -130,6 +133,7 @@ static enum acpi_mode scan_early_words(const char *s)
 	struct keel_options early;
 
 	arm64_inject = fwboot_early(&early, s);
+	arm64_early_after = early.after;
 	cmdline_console = early.console_spec;
 	snprintf(cmdline_console_why, sizeof(cmdline_console_why), "console=%s",
 		 early.console);

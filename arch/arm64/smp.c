@@ -27,7 +27,7 @@
  * arch_smp_prepare() - nothing to prepare beyond what setup.c did.
  * Return: 0.
  */
-int arch_smp_prepare(void)
+int arch_smp_prepare(const struct arch_smp_params *p)
 {
 	arch_clean_dcache_range(&arm64_mmu_cfg, sizeof(arm64_mmu_cfg));
 	return 0;

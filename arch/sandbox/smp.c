@@ -58,7 +58,7 @@ static struct sandbox_cpu *cpu_slot(unsigned int cpu, bool alloc)
  *
  * Return: 0.
  */
-int arch_smp_prepare(void)
+int arch_smp_prepare(const struct arch_smp_params *p)
 {
 	return 0;
 }

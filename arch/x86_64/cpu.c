@@ -261,15 +261,12 @@ void arch_stop(enum after_action how, bool pass)
 int x86_early_after = AFTER_DEFAULT;
 
 /**
- * x86_fail_stop() - stop as a failed boot, by opts.after once parsed, else
- * by the early scan of the command line.
+ * x86_fail_stop() - stop as a failed boot, by after= as the early scan of
+ * the command line read it (the same quiet parse keel_main() repeats).
  */
 void x86_fail_stop(void)
 {
-	arch_stop(opts.after != AFTER_DEFAULT
-			  ? opts.after
-			  : (enum after_action)x86_early_after,
-		  false);
+	arch_stop((enum after_action)x86_early_after, false);
 }
 
 /**

@@ -120,14 +120,14 @@ static bool init_delay_needed(void)
  * the MP spec for smp_start=serial (today's start, the baseline) and for
  * CPUs the family rule does not clear; else none.
  */
-static uint32_t pick_init_delay(void)
+static uint32_t pick_init_delay(const struct arch_smp_params *p)
 {
 	const char *why = "init_delay_us=";
 	uint32_t us = INIT_DELAY_US;
 
-	if (opts.init_delay_us != INIT_DELAY_AUTO)
-		us = (uint32_t)opts.init_delay_us;
-	else if (opts.smp_start == SMP_START_SERIAL)
+	if (p->init_delay_us != INIT_DELAY_AUTO)
+		us = (uint32_t)p->init_delay_us;
+	else if (p->serial)
 		why = "smp_start=serial";
 	else if (init_delay_needed())
 		why = "CPU family before Intel 6 / AMD 0xf, or another vendor";
@@ -143,7 +143,7 @@ static uint32_t pick_init_delay(void)
  * Return: 0, or -ENODEV (acpi=off, no MADT, no usable local APIC): the
  * boot CPU then runs alone.
  */
-int arch_smp_prepare(void)
+int arch_smp_prepare(const struct arch_smp_params *p)
 {
 	size_t len = (size_t)(x86_tramp_end - x86_tramp_start);
 	int err;
@@ -162,7 +162,7 @@ int arch_smp_prepare(void)
 		return err;
 	slots = smp_percpu_alloc(sizeof(*slots), "x86 AP table");
 	slots_used = slots_committed = 0;
-	init_delay = pick_init_delay();
+	init_delay = pick_init_delay(p);
 	/* Identity mapped; inside the "low 1M" reservation (setup.c). */
 	memcpy((void *)(uintptr_t)TRAMP_PA, x86_tramp_start, len);
 	tramp = (struct x86_tramp_params *)(uintptr_t)(TRAMP_PA +

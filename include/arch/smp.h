@@ -44,8 +44,18 @@ void arch_cpu_start_commit(void);
  */
 uint64_t arch_cpu_clock_start(unsigned int cpu);
 
+/* init_delay_us= not given: the arch picks (x86_64: the CPU family rule). */
+#define INIT_DELAY_AUTO	  (-1)
+#define INIT_DELAY_MAX_US 1000000
+
+/* What the start needs of the command line (smp_start=, init_delay_us=). */
+struct arch_smp_params {
+	bool serial;	   /* smp_start=serial: one CPU after another */
+	int init_delay_us; /* INIT_DELAY_AUTO or 0..INIT_DELAY_MAX_US */
+};
+
 /* One-time arch work before the first arch_cpu_start() (trampoline, ...). */
-int arch_smp_prepare(void);
+int arch_smp_prepare(const struct arch_smp_params *p);
 
 /* Called in the arch-neutral entry of each secondary, in common/smp_boot.c. */
 __attribute__((noreturn)) void smp_secondary_main(unsigned int cpu);

@@ -55,6 +55,9 @@ int domain_opt_add(struct keel_options *o, const char *val, size_t len,
 int domain_spec_parse(const char *val, size_t len, struct domain_spec *out,
 		      bool *rounded);
 
+/* bootscrub=off and domains_trust= for the builds (keel_main()). */
+void domains_set_scrub_policy(bool bootscrub_off, bool trust);
+
 /*
  * domains_setup(): gather the specs of @o and of @bi (dom0less) in that
  * order, at most DOMAIN_MAX in all. Boot CPU, before domains_build().

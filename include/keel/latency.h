@@ -60,7 +60,8 @@ uint64_t irqsoff_max(const char **site);
 /* latency=on: per-CPU state from bootmem; call after smp_init(). */
 void latency_init_cpus(void);
 /* latency=on: run the probe's phases (after the scrub, heap open). */
-void latency_run(void);
+struct keel_options;
+void latency_run(const struct keel_options *o);
 /* The report's "latency" and "irq" objects, and the human lines. */
 void latency_report_json(struct jw *w);
 void latency_report_human(void);

@@ -8,6 +8,7 @@
 #define KEEL_OPTIONS_H
 
 #include <arch/cpu.h>
+#include <arch/smp.h>
 #include <keel/cachemaint.h>
 #include <keel/console_spec.h>
 #include <keel/domain.h>
@@ -28,8 +29,6 @@
 
 enum acpi_mode { ACPI_AUTO = 0, ACPI_FORCE, ACPI_OFF };
 /* init_delay_us= unset: the arch's rule (x86: by CPU family). */
-#define INIT_DELAY_AUTO	  (-1)
-#define INIT_DELAY_MAX_US 1000000
 enum audit_mode { AUDIT_BASIC = 0, AUDIT_FULL };
 
 struct keel_options {

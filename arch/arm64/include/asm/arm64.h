@@ -8,6 +8,7 @@
 #define ASM_ARM64_H
 
 #ifndef __ASSEMBLY__
+#include <arch/cpu.h>
 #include <keel/types.h>
 #include <keel/fdt.h>
 
@@ -24,6 +25,8 @@
 
 /* Exception level keel runs at (1 or 2), set first thing by setup.c. */
 extern int arm64_el;
+/* after= as setup.c's early scan read it (arch_panic() stops by it). */
+extern enum after_action arm64_early_after;
 
 /* Linker symbols (see keel.lds). */
 extern char _head_start[], _end[], __bss_start[], __bss_end[];

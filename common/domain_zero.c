@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Domains: what the build does to an extent's contents (DESIGN §11) --
+ * zeroing memory not known clean on the building CPU in pieces of at most
+ * 2 MiB, and cache maintenance to PoC by range with no heap lock held
+ * (physically adjacent extents of a unit merged into one range) -- and the
+ * boot's promise about free memory that decides the zeroing
+ * (domains_set_scrub_policy()). Used by the build (domain_build.c), the
+ * big extents (domain_big.c) and destroy.
+ *
+ * Locks: none; the statistics are atomics.
+ */
+#include <arch/cache.h>
+#include <arch/mm.h>
+#include <arch/scrub.h>
+#include <keel/atomic.h>
+#include <keel/cachemaint.h>
+#include <keel/domain.h>
+#include <keel/trace.h>
+
+#include "domain_priv.h"
+
+/*
+ * bootscrub=off: the heap calls memory clean that nobody zeroed (the
+ * firmware's leftovers, another guest's data after a kexec): the build
+ * zeroes every extent itself, as it would a dirty one -- unless
+ * domains_trust=on says the memory is known zero (a fresh sandbox arena,
+ * QEMU's RAM: the clean-build benchmarks on sparse RAM).
+ */
+static bool scrub_off, trust_zero;
+
+/**
+ * domains_set_scrub_policy() - what the boot promised about free memory:
+ * @bootscrub_off: bootscrub=off (nothing scrubbed, nothing scrubbed back)
+ * @trust: domains_trust=on (that memory is known zero anyway)
+ * keel_main() hands them over once the options are parsed.
+ */
+void domains_set_scrub_policy(bool bootscrub_off, bool trust)
+{
+	scrub_off = bootscrub_off;
+	trust_zero = trust;
+}
+
+/* bootscrub=off: freed domains are not scrubbed back either. */
+bool domain_scrub_off(void)
+{
+	return scrub_off;
+}
+
+bool domain_zero_untrusted(void)
+{
+	return scrub_off && !trust_zero;
+}
+
+#define ZERO_PIECE (2ull << 20) /* as the heap: at most 2 MiB per call */
+
+/* Zero [pa, pa + bytes) on this CPU with the scrub's primitive. */
+void domain_extent_zero(struct domain *d, paddr_t pa, uint64_t bytes)
+{
+	uint64_t t0 = arch_ticks();
+
+	for (uint64_t off = 0; off < bytes; off += ZERO_PIECE)
+		arch_scrub_range(phys_to_virt(pa_add(pa, off)),
+				 (size_t)(bytes - off < ZERO_PIECE
+						  ? bytes - off
+						  : ZERO_PIECE));
+	atomic_fetch_add_relaxed(&d->zero_ticks, arch_ticks() - t0);
+}
+
+void domain_atomic_max(uint64_t *p, uint64_t v)
+{
+	uint64_t cur = atomic_load_relaxed(p);
+
+	while (cur < v && !atomic_cmpxchg(p, &cur, v))
+		;
+}
+
+bool domain_maint_needed(void)
+{
+	enum cachemaint_mode m = cachemaint_mode();
+
+	return m == CACHEMAINT_DEFERRED || m == CACHEMAINT_CLFLUSH;
+}
+
+/* Clean+invalidate the pending range (one barrier), counted like the heap's. */
+void domain_maint_flush(struct domain *d, struct maint_acc *acc)
+{
+	uint64_t t0;
+
+	if (!acc->bytes)
+		return;
+	t0 = arch_ticks();
+	arch_clean_inval_dcache_range(phys_to_virt(acc->start),
+				      (size_t)acc->bytes);
+	atomic_fetch_add_relaxed(&cachemaint_stats.ops, 1);
+	atomic_fetch_add_relaxed(&cachemaint_stats.bytes, acc->bytes);
+	atomic_fetch_add_relaxed(&d->maint_ticks, arch_ticks() - t0);
+	acc->bytes = 0;
+}
+
+/* Add [pa, pa + bytes) to the pending range, flushing when not adjacent. */
+void domain_maint_add(struct domain *d, struct maint_acc *acc, paddr_t pa,
+		      uint64_t bytes)
+{
+	if (acc->bytes && pa_val(acc->start) + acc->bytes == pa_val(pa)) {
+		acc->bytes += bytes;
+		return;
+	}
+	domain_maint_flush(d, acc);
+	acc->start = pa;
+	acc->bytes = bytes;
+}
+
