@@ -110,4 +110,3 @@ void domain_maint_add(struct domain *d, struct maint_acc *acc, paddr_t pa,
 	acc->start = pa;
 	acc->bytes = bytes;
 }
-

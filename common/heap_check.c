@@ -156,19 +156,6 @@ bool heap_owns(uint32_t node, pfn_t p, unsigned int order)
 typedef void block_fn(struct page_info *head, unsigned int order, int owner,
 		      void *arg);
 
-/* Owner code of a head entry (-1: not a head). */
-static int block_owner(const struct page_info *pg)
-{
-	if (pg->state == PGS_FREE)
-		return HEAP_OWNER_FREE;
-	if (pg->state == PGS_ALLOCATED)
-		return HEAP_OWNER_KEEL;
-	if (pg->state == PGS_OWNED && pg->owner >= 1 &&
-	    pg->owner <= HEAP_MAX_OWNER)
-		return (int)pg->owner;
-	return -1;
-}
-
 /*
  * Walk [s, e) of the locked node block by block: every block starts where
  * the previous one ends, so the entry read is always a head. A head that
@@ -183,7 +170,7 @@ static unsigned int walk_range(struct heap_node_locked l, uint64_t s,
 	while (cur < e) {
 		struct page_info *pg = pfn_to_page(pfn(cur));
 		unsigned int k = pg->order;
-		int owner = block_owner(pg);
+		int owner = heap_head_owner(pg);
 		unsigned int max =
 			owner == HEAP_OWNER_KEEL ? MAX_ORDER : MAX_FREE_ORDER;
 

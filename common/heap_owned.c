@@ -239,19 +239,6 @@ static unsigned int top_order(uint64_t p, uint64_t s, uint64_t e)
 	return k;
 }
 
-/* Owner code of a head entry, -EIO when it is not one. */
-static int head_owner(const struct page_info *pg)
-{
-	if (pg->state == PGS_FREE)
-		return HEAP_OWNER_FREE;
-	if (pg->state == PGS_ALLOCATED)
-		return HEAP_OWNER_KEEL;
-	if (pg->state == PGS_OWNED && pg->owner >= 1 &&
-	    pg->owner <= HEAP_MAX_OWNER)
-		return (int)pg->owner;
-	return -EIO;
-}
-
 /**
  * heap_owner_of() - who holds pfn @pp, and the head and order of its block
  * (see heap.h and the file comment for why only heads are read).
@@ -272,7 +259,7 @@ int heap_owner_of(pfn_t pp, pfn_t *head, unsigned int *order)
 	for (k = top_order(p, pfn_val(r->start), pfn_val(r->end));; k--) {
 		uint64_t a = p & ~((1ULL << k) - 1);
 		const struct page_info *pg = pfn_to_page(pfn(a));
-		int who = head_owner(pg);
+		int who = heap_head_owner(pg);
 
 		if (who < 0 || pg->pfn != a || pg->order > k || pg->node != n)
 			break;

@@ -12,6 +12,7 @@
 
 #include <keel/bug.h>
 #include <keel/compiler.h>
+#include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
 #include <keel/heap_check.h>
@@ -128,6 +129,19 @@ static inline uint64_t chunk_dirty_pages(const struct page_info *pg)
 	if (pg->first_dirty == FIRST_DIRTY_NONE)
 		return 0;
 	return (1ULL << pg->order) - pg->first_dirty;
+}
+
+/* Owner code of a head entry (HEAP_OWNER_*, an owner id), -EIO: no head. */
+static inline int heap_head_owner(const struct page_info *pg)
+{
+	if (pg->state == PGS_FREE)
+		return HEAP_OWNER_FREE;
+	if (pg->state == PGS_ALLOCATED)
+		return HEAP_OWNER_KEEL;
+	if (pg->state == PGS_OWNED && pg->owner >= 1 &&
+	    pg->owner <= HEAP_MAX_OWNER)
+		return (int)pg->owner;
+	return -EIO;
 }
 
 #endif
