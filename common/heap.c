@@ -465,12 +465,13 @@ struct page_info *heap_alloc(unsigned int order, int node,
 
 /* ---- free -------------------------------------------------------------- */
 
-/**
- * heap_free() - give back the block headed by @pg.
- *
- * Return: 0, or -EINVAL on misuse when heap_strict is off (panics when on).
+/*
+ * Give back the anonymous block headed by @pg with its contents' state:
+ * @first_dirty (0: all dirty, FIRST_DIRTY_NONE: zero) and @flags
+ * (PGF_CLEAN_POC or 0). @fn names the caller in misuse messages.
  */
-int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
+static int free_anon(struct page_info *pg, unsigned int order,
+		     uint32_t first_dirty, uint8_t flags, const char *fn)
 {
 	struct heap_node_locked l;
 	const char *why = NULL;
@@ -486,7 +487,7 @@ int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
 	else if (pg->node >= heap_nr_nodes)
 		why = "node out of range";
 	if (why)
-		return heap_misuse("heap_free", p, why, order, got);
+		return heap_misuse(fn, p, why, order, got);
 
 	l = heap_lock_node(pg->node);
 	got = pg->order;
@@ -501,14 +502,39 @@ int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
 	else if (!heap_owns_locked(l, p, order))
 		why = "not owned by the heap";
 	if (!why) {
-		pg->first_dirty = need_scrub ? 0 : FIRST_DIRTY_NONE;
-		pg->flags = 0; /* written memory: no longer clean to PoC */
+		pg->first_dirty = first_dirty;
+		pg->flags = flags;
 		heap_merge_insert(l, pg, p, order);
 	}
 	heap_unlock_node(l);
 	if (!why)
 		return 0;
-	return heap_misuse("heap_free", p, why, order, got);
+	return heap_misuse(fn, p, why, order, got);
+}
+
+/**
+ * heap_free() - give back the block headed by @pg; @need_scrub: dirty.
+ * Written memory is no longer clean to PoC either way.
+ *
+ * Return: 0, or -EINVAL on misuse when heap_strict is off (panics when on).
+ */
+int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
+{
+	return free_anon(pg, order, need_scrub ? 0 : FIRST_DIRTY_NONE, 0,
+			 "heap_free");
+}
+
+/**
+ * heap_free_clean_poc() - give back a block its user zeroed and cleaned to
+ * the point of coherency, so that the chunk it merges into still needs no
+ * maintenance (a stage-2 table page, say).
+ *
+ * Return: as heap_free().
+ */
+int heap_free_clean_poc(struct page_info *pg, unsigned int order)
+{
+	return free_anon(pg, order, FIRST_DIRTY_NONE, PGF_CLEAN_POC,
+			 "heap_free_clean_poc");
 }
 
 /**

@@ -100,6 +100,12 @@ struct page_info *heap_alloc(unsigned int order, int node,
  * Return: 0 or -EINVAL.
  */
 int heap_free(struct page_info *pg, unsigned int order, bool need_scrub);
+/*
+ * heap_free_clean_poc(): as heap_free(), for a block the caller zeroed and
+ * cleaned to the point of coherency: the chunk it merges into keeps its
+ * clean_poc state (no maintenance for whoever allocates it next).
+ */
+int heap_free_clean_poc(struct page_info *pg, unsigned int order);
 extern bool heap_strict;
 
 /* Domain owner ids: 1..HEAP_MAX_OWNER. */
