@@ -254,6 +254,14 @@ static bool dt_struct_sane(const void *blob, uint32_t total)
 	return false;
 }
 
+/* The one structure check of a blob: ours first, then libfdt's. */
+static int dt_blob_check(const void *blob, uint32_t total)
+{
+	if (!dt_struct_sane(blob, total))
+		return -FDT_ERR_BADSTRUCTURE;
+	return fdt_check_full(blob, total);
+}
+
 /**
  * dt_parse() - fill @bi and @ai from the DT at @blob (see include/keel/fdt.h).
  * @blob: the flattened DT.
@@ -301,8 +309,7 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 			total, len);
 		return -EINVAL;
 	}
-	err = dt_struct_sane(blob, total) ? fdt_check_full(blob, total)
-					  : -FDT_ERR_BADSTRUCTURE;
+	err = dt_blob_check(blob, total);
 	if (err) {
 		dt_warn(bi, "malformed blob (%s)", fdt_strerror(err));
 		return -EINVAL;
@@ -349,7 +356,7 @@ bool dt_has_cpus(const void *blob, size_t len)
 	if (!blob || len < sizeof(struct fdt_header) ||
 	    fdt_magic(blob) != FDT_MAGIC || fdt_totalsize(blob) > len ||
 	    fdt_version(blob) < 16 || /* see dt_parse() */
-	    fdt_check_full(blob, fdt_totalsize(blob)))
+	    dt_blob_check(blob, fdt_totalsize(blob)))
 		return false;
 	cpus = fdt_path_offset(blob, "/cpus");
 	if (cpus < 0)

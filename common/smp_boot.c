@@ -340,17 +340,23 @@ static void accept(unsigned int cpu)
 			(unsigned long long)hwid_seen[cpu]);
 }
 
+/* The skew probes' share of the bring-up, at most (ms). */
+#define SKEW_BUDGET_MS 500
+
 /*
  * The timer skew of the CPUs of [@first, @last) accepted by now, once all
  * of them are in: the probes of one CPU do not delay the acceptance of the
- * next. Only informative, and bounded like the check-ins: all probes share
- * one deadline, and a CPU reached after it (a host that stopped running
- * the vCPUs) is only released (pinged once, woken) and keeps skew 0.
+ * next. Only informative, and bounded: all probes share one deadline, at
+ * most SKEW_BUDGET_MS (a microsecond each on hardware; a loaded host
+ * running a thousand sandbox threads must not double the bring-up), and
+ * a CPU reached after it is only released (pinged once, woken) and keeps
+ * skew 0.
  */
 static void measure_skews(unsigned int first, unsigned int last,
 			  uint64_t timeout)
 {
-	uint64_t deadline = arch_ticks() + timeout;
+	uint64_t budget = arch_ticks_hz() / 1000 * SKEW_BUDGET_MS;
+	uint64_t deadline = arch_ticks() + MIN(timeout, budget);
 
 	for (unsigned int cpu = first; cpu < last; cpu++)
 		if (cpu_table[cpu].online && accept_ticks[cpu])
