@@ -226,17 +226,22 @@ def latency_unsupported(text):
 
 
 def idle_wakes_only(cpus):
-    """No latency=on: no probe interrupt on any CPU, and the idle halts of
-    @cpus secondaries were ended by their timer interrupt (counted)."""
+    """No latency=on: no probe interrupt on any CPU; the only interrupts
+    taken are the idle wake-ups (timer or wake IPI) of the @cpus
+    secondaries. How many depends on when the host ran them: a secondary
+    kept busy from its check-in to the report never halts, so zero is no
+    failure, but wake-ups counted on more CPUs than halt, or a count
+    without CPUs, are."""
     def check(rep, log):
         irq = rep["irq"]
         out = []
         if irq["count"]:
             out.append(f"irq.count {irq['count']}: timer interrupts "
                        "without latency=on")
-        if irq["idle_wake_cpus"] != cpus or irq["idle_wakes"] < cpus:
+        if irq["idle_wake_cpus"] > cpus or \
+                (irq["idle_wakes"] == 0) != (irq["idle_wake_cpus"] == 0):
             out.append(f"{irq['idle_wakes']} idle wake-ups on "
-                       f"{irq['idle_wake_cpus']} CPUs, expected some on "
-                       f"each of {cpus}")
+                       f"{irq['idle_wake_cpus']} CPUs, expected them on at "
+                       f"most the {cpus} secondaries")
         return out
     return _log_aware(check)
