@@ -348,6 +348,11 @@ void keel_main(struct bootinfo *bi)
 	trace_end("frametable");
 
 	phase_smp(bi);
+	/*
+	 * Interrupts on from here (<arch/irq.h>): the secondaries turned
+	 * theirs on as they began serving their mailboxes.
+	 */
+	arch_irq_enable();
 	phase_heap(bi, nodes);
 	phase_scrub();
 	if (opts.p2m_selftest)
@@ -358,6 +363,7 @@ void keel_main(struct bootinfo *bi)
 	trace_begin("audit");
 	audit_run(&audit, opts.audit == AUDIT_FULL);
 	trace_end("audit");
+	irq_census();
 
 	fail = boot_verdict(&audit);
 

@@ -10,8 +10,8 @@
  * Owns irqsoff_cpus (per CPU, from bootmem, latency=on only). Each CPU
  * writes only its own slot, with its interrupts masked (no handler runs
  * in between); irqsoff_reset() and irqsoff_max() run on the boot CPU
- * while no other CPU has interrupts on (between phases: the smp mailbox
- * orders the accesses). No lock.
+ * between phases, every other CPU parked in its idle wait, whose masking
+ * is not traced (the smp mailbox orders the accesses). No lock.
  */
 #include <arch/cpu.h>
 #include <keel/latency.h>

@@ -20,6 +20,9 @@
 #include "latency_priv.h"
 
 static uint32_t irq_counts[NR_CPUS], irq_wakes[NR_CPUS];
+static uint32_t irq_unexpected[NR_CPUS];
+/* irq_census(): 0 not asked (offline), 1 interrupts off, 2 on. */
+static uint8_t irq_on_seen[NR_CPUS];
 
 /**
  * irq_count_taken() - count an interrupt on the calling CPU.
@@ -150,11 +153,47 @@ static void hist_json(struct jw *w)
 	jw_arr_end(w);
 }
 
+/**
+ * irq_count_unexpected() - count an interrupt keel never asked for.
+ */
+void irq_count_unexpected(void)
+{
+	unsigned int cpu = arch_cpu_id();
+
+	if (cpu < NR_CPUS)
+		irq_unexpected[cpu]++;
+}
+
+static void census_fn(void *arg)
+{
+	unsigned int cpu = arch_cpu_id();
+	irqflags_t f = arch_irq_save();
+
+	(void)arg;
+	if (cpu < NR_CPUS)
+		irq_on_seen[cpu] = arch_irq_flags_on(f) ? 2 : 1;
+	arch_irq_restore(f);
+}
+
+/**
+ * irq_census() - ask every online CPU, through its mailbox (the boot CPU
+ * directly), whether it runs with interrupts on outside a critical
+ * section, as <arch/irq.h> says it does (report irq.on_cpus).
+ */
+void irq_census(void)
+{
+	cpumask_t all;
+
+	smp_online_mask(&all);
+	smp_run_on(&all, census_fn, NULL);
+}
+
 /* Sparse, so that 4096 quiet CPUs cost nothing: [[cpu, count], ...]. */
 static void irq_json(struct jw *w)
 {
 	unsigned int n = MIN(cpu_count, (unsigned int)NR_CPUS), cpus = 0;
-	uint64_t wakes = 0;
+	unsigned int on = 0;
+	uint64_t wakes = 0, unexpected = 0;
 
 	jw_obj(w, "irq");
 	jw_arr(w, "count");
@@ -163,6 +202,8 @@ static void irq_json(struct jw *w)
 			wakes += irq_wakes[c];
 			cpus++;
 		}
+		unexpected += irq_unexpected[c];
+		on += irq_on_seen[c] == 2;
 		if (!irq_counts[c])
 			continue;
 		jw_arr(w, NULL);
@@ -173,6 +214,8 @@ static void irq_json(struct jw *w)
 	jw_arr_end(w);
 	jw_u64(w, "idle_wakes", wakes);
 	jw_u64(w, "idle_wake_cpus", cpus);
+	jw_u64(w, "unexpected", unexpected);
+	jw_u64(w, "on_cpus", on);
 	jw_obj_end(w);
 }
 

@@ -21,6 +21,7 @@
  * release. No lock: every field has a single writer.
  */
 #include <arch/cpu.h>
+#include <arch/irq.h>
 #include <arch/mm.h>
 #include <keel/atomic.h>
 #include <keel/bootmem.h>
@@ -38,6 +39,9 @@
 
 struct cpu_info *cpu_table;
 unsigned int cpu_count;
+
+/* The longest halt of smp_wait() without a wake-up (a lost one's cost). */
+#define SMP_WAIT_SAFETY_US 1000
 
 /*
  * Per-CPU state of the boot CPU alone when the map leaves no free RAM at
@@ -320,23 +324,73 @@ void smp_post(const cpumask_t *mask, void (*fn)(void *), void *arg)
 	}
 }
 
-/**
- * smp_wait() - wait until the online CPUs of @mask (caller excluded) are idle.
- * @mask: CPUs to wait for
+/*
+ * The CPU in smp_wait() (logical id + 1; 0: none). smp_wait() sets it and
+ * then checks the mailboxes; a secondary publishes done_seq and then
+ * reads it (smp_wake_waiter()). All four accesses are sequentially
+ * consistent, so either the waiter sees the work done or the secondary
+ * sees the waiter and wakes it.
  */
-void smp_wait(const cpumask_t *mask)
+static uint32_t smp_waiter;
+
+/**
+ * smp_wake_waiter() - a secondary just published done_seq: wake the CPU
+ * waiting in smp_wait(), if any (a wake-up it does not need ends one of
+ * its waits early; it then checks again).
+ */
+void smp_wake_waiter(void)
 {
-	unsigned int self = arch_cpu_id(), cpu;
+	uint32_t w = atomic_load_seq_cst(&smp_waiter);
+
+	if (w && w - 1 < cpu_count)
+		arch_cpu_wake(w - 1, cpu_table[w - 1].hwid);
+}
+
+/* Has every online CPU of @mask but @self finished its posted work? */
+static bool all_done(const cpumask_t *mask, unsigned int self)
+{
+	unsigned int cpu;
 
 	for_each_cpu_in (cpu, mask) {
 		struct cpu_info *c = &cpu_table[cpu];
 
 		if (cpu == self || cpu >= cpu_count || !c->online)
 			continue;
-		while (atomic_load_acquire(&c->done_seq) !=
-		       atomic_load_relaxed(&c->seq))
-			arch_cpu_relax();
+		if (atomic_load_seq_cst(&c->done_seq) !=
+		    atomic_load_relaxed(&c->seq))
+			return false;
 	}
+	return true;
+}
+
+/**
+ * smp_wait() - wait until the online CPUs of @mask (caller excluded) are idle.
+ * @mask: CPUs to wait for
+ *
+ * The caller halts (arch_cpu_idle_wait(), interrupts masked from the check
+ * to the halt) until the last of them wakes it: a spinning boot CPU costs
+ * a host core under QEMU TCG, and on x86 each pause there takes QEMU's
+ * global lock, which delays the others' interrupts by milliseconds. The
+ * idle timer (SMP_WAIT_SAFETY_US) is only a safety net.
+ */
+void smp_wait(const cpumask_t *mask)
+{
+	unsigned int self = arch_cpu_id();
+	irqflags_t f;
+
+	if (all_done(mask, self))
+		return;
+	atomic_store_seq_cst(&smp_waiter, self + 1);
+	for (;;) {
+		f = arch_irq_save();
+		if (all_done(mask, self)) {
+			arch_irq_restore(f);
+			break;
+		}
+		arch_cpu_idle_wait(SMP_WAIT_SAFETY_US);
+		arch_irq_restore(f);
+	}
+	atomic_store_relaxed(&smp_waiter, 0);
 }
 
 /**

@@ -31,6 +31,7 @@
  * boot CPU, as marked), published with release and read with acquire.
  */
 #include <arch/cpu.h>
+#include <arch/irq.h>
 #include <arch/mm.h>
 #include <arch/smp.h>
 #include <keel/atomic.h>
@@ -151,6 +152,24 @@ static bool cpu_injected_silent(unsigned int cpu)
 	       inject_has(INJECT_NODE_CPUS_FAIL, cpu_table[cpu].node);
 }
 
+/*
+ * The mailbox's sequence number, after one idle wait of at most @us when
+ * it holds nothing new. Interrupts are masked from the check to the end
+ * of the wait (the arch's halt unmasks them atomically): a wake-up taken
+ * between the check and the halt would be lost, and the halt would last
+ * until its timer. Raw masking: a halt is not an interrupts-off region.
+ */
+static uint32_t mailbox_wait(struct cpu_info *c, uint32_t us)
+{
+	irqflags_t f = arch_irq_save();
+	uint32_t seq = atomic_load_acquire(&c->seq);
+
+	if (seq == c->done_seq)
+		arch_cpu_idle_wait(us);
+	arch_irq_restore(f);
+	return seq;
+}
+
 /* A CPU that takes no part: idle forever, never spinning. */
 static __noreturn void cpu_park_forever(void)
 {
@@ -200,15 +219,16 @@ void smp_secondary_main(unsigned int cpu)
 		atomic_store_release(&skew_pong[cpu], r);
 	}
 
+	/* From here on this CPU runs with interrupts on (<arch/irq.h>). */
+	arch_irq_enable();
 	for (;;) {
 		us = IDLE_MIN_US;
-		while ((seq = atomic_load_acquire(&c->seq)) ==
-		       atomic_load_relaxed(&c->done_seq)) {
-			arch_cpu_idle_wait(us);
+		while ((seq = mailbox_wait(c, us)) == c->done_seq)
 			us = MIN(2 * us, IDLE_MAX_US);
-		}
 		c->fn(c->arg);
-		atomic_store_release(&c->done_seq, seq);
+		/* Sequentially consistent: smp_wake_waiter()'s handshake. */
+		atomic_store_seq_cst(&c->done_seq, seq);
+		smp_wake_waiter();
 	}
 }
 

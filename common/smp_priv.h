@@ -15,4 +15,7 @@ uint64_t smp_bringup_ns(void);
 bool smp_cpu_up_ns(unsigned int cpu, uint64_t *ns);
 bool smp_cpu_hwid_seen(unsigned int cpu, uint64_t *hwid);
 
+/* After publishing done_seq: wake the CPU waiting in smp_wait(), if any. */
+void smp_wake_waiter(void);
+
 #endif /* COMMON_SMP_PRIV_H */

@@ -103,8 +103,11 @@ void arch_cpu_relax(void)
 
 /**
  * arch_cpu_idle_wait() - WFI until the virtual timer fires after @max_us
- * (gic.c); a yield on the boot CPU and on CPUs whose GIC setup failed.
- * TPIDRRO_EL0 is 1 on the CPUs that can sleep (arm64_secondary_start).
+ * or the wake SGI comes (gic.c); a yield on CPUs whose GIC setup failed.
+ * TPIDRRO_EL0 is 1 on the CPUs that can sleep (arm64_secondary_start(),
+ * and setup.c for the boot CPU). Called with IRQs masked, the caller's
+ * check and the WFI one step; what ended the WFI is acknowledged, never
+ * taken.
  * @max_us: the wait, at most IDLE_MAX_US.
  */
 void arch_cpu_idle_wait(uint32_t max_us)

@@ -16,7 +16,7 @@
  * gic_map() on the boot CPU, in setup.c's mapping batch: the distributor
  * and each redistributor region, Device. gic_init() after the batch:
  * check the architecture revision, turn on affinity routing and Group 1
- * in the distributor. gic_cpu_init() on each secondary: find its
+ * in the distributor. gic_cpu_init() on each CPU: find its
  * redistributor by MPIDR, wake it, make PPI 27 Group 1, enabled; turn on
  * the system-register CPU interface with Group 1 and the priority mask
  * open. What fails (no GICv3, no redistributor for this MPIDR, CPU
@@ -25,8 +25,7 @@
  *
  * The latency probe (irq.c) takes real interrupts: gic_enable_ppi() makes
  * one more PPI of the calling CPU Group 1 and enabled (its timer's: 26 at
- * EL2, 27 at EL1), also on the boot CPU, which gic_cpu_init() never sets
- * up; irq.c acknowledges and ends them through ICC_IAR1_EL1 and
+ * EL2, 27 at EL1); irq.c acknowledges and ends them through ICC_IAR1_EL1 and
  * ICC_EOIR1_EL1. Only PPI enable and priority are touched here.
  *
  * Lock: none. gic_map()/gic_init() run on the boot CPU before the first
@@ -57,8 +56,8 @@
 #define GICR_ISENABLER0	   0x0100
 #define GICR_IPRIORITYR(n) (0x0400 + (n))
 
-#define WAKE_PPI	   27	/* EL1 virtual timer */
-#define WAKE_SGI	   1	/* arch_cpu_wake() */
+#define WAKE_PPI	   27		/* EL1 virtual timer */
+#define WAKE_SGI	   GIC_WAKE_SGI /* arch_cpu_wake() */
 #define INTID_SPURIOUS	   1020 /* IAR values from here on: nothing pending */
 #define WAKE_PRIO	   0x80 /* any priority the mask lets through */
 #define POLL_TRIES	   1000000
@@ -275,7 +274,8 @@ const char *gic_enable_ppi(unsigned int intid)
 }
 
 /**
- * gic_cpu_init() - prepare this secondary for gic_idle_wait().
+ * gic_cpu_init() - prepare this CPU (a secondary, or the boot CPU after
+ * gic_init()) for gic_idle_wait().
  * Return: true when its timer can wake it from WFI.
  */
 bool gic_cpu_init(void)

@@ -97,6 +97,10 @@ void arm64_irq(void)
 		timer_ctl(TIMER_IMASK);
 		irq_count_taken(false);
 		irq_timer_handler(entry);
+	} else if (intid == GIC_WAKE_SGI) {
+		irq_count_taken(true); /* posted while this CPU was busy */
+	} else {
+		irq_count_unexpected();
 	}
 	write_sysreg(intid, icc_eoir1_el1);
 	isb();
@@ -135,6 +139,15 @@ void arch_timer_arm_at(uint64_t deadline)
 void arch_timer_cancel(void)
 {
 	timer_ctl(TIMER_IMASK);
+}
+
+/**
+ * arch_cpu_wait_irq() - WFI: with IRQs unmasked, the interrupt that ends
+ * it is taken at once (masked, it still ends the WFI, and is left pending).
+ */
+void arch_cpu_wait_irq(void)
+{
+	__asm__ __volatile__("wfi" ::: "memory");
 }
 
 /** arch_timer_mode() - Return: "cnthp-el2" or "cntv-el1". */

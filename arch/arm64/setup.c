@@ -339,7 +339,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 		write_sysreg(0, tpidr_el2);
 	else
 		write_sysreg(0, tpidr_el1);
-	write_sysreg(0, tpidrro_el0); /* the boot CPU never idles (smp.c) */
+	write_sysreg(0, tpidrro_el0); /* no idle wait before gic_init() */
 
 	mm_early_init(image_start, image_end, pa(dtb));
 	pr_info("arm64: entered at EL%d%s, image [%#llx, %#llx), DTB at "
@@ -376,6 +376,8 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 
 	timer_init(dt_info.timer_freq);
 	gic_init();
+	/* The boot CPU halts in smp_wait() too, when its GIC lets it. */
+	write_sysreg(gic_cpu_init() ? 1 : 0, tpidrro_el0);
 	psci_init(&dt_info);
 	bi->el = arm64_el;
 	bi->paddr_bits = fwboot_paddr_bits(mm_pa_bits(), 48);

@@ -2,41 +2,81 @@
 /*
  * Sandbox arch hooks of <arch/irq.h>. A CPU is a host thread, so its
  * interrupt is a real-time signal sent to that thread by its own POSIX
- * timer (os.c), and "interrupts off" is that signal blocked. The state
- * is kept in a thread variable too, so that a CPU that never turned
- * interrupts on (every CPU but the probe's and its load's) makes no
- * system call at a lock. The deadline is absolute in ticks (ns of
- * CLOCK_MONOTONIC_RAW); the host timer is armed relative to now.
+ * timer (os.c). "Interrupts off" is a flag of the thread, not a blocked
+ * signal: masking is then no system call, and keel, which runs with
+ * interrupts on outside its critical sections, masks them at every heap
+ * lock. The signal stays unblocked in the thread once its timer exists;
+ * a signal that comes while the flag says off is only marked pending, and
+ * arch_irq_enable() (or a restore to on) runs the entry then, as a CPU
+ * takes an interrupt left pending the moment it unmasks. The deadline is
+ * absolute in ticks (ns of CLOCK_MONOTONIC_RAW); the host timer is armed
+ * relative to now.
  *
- * The signal handler runs on the interrupted thread with the signal
- * blocked, like an interrupt with interrupts masked: it reads the clock
- * first, then calls common code.
+ * The entry runs on the interrupted thread with the flag off, like an
+ * interrupt with interrupts masked: it reads the clock first, then calls
+ * common code. Every variable is the thread's own; the signal handler
+ * and the thread it interrupts are one flow of control, ordered by
+ * compiler barriers (signal fences).
  */
 #include <arch/cpu.h>
 #include <arch/irq.h>
 #include <asm/os.h>
 #include <keel/errno.h>
 
-static __thread bool irq_on;
+static __thread volatile bool irq_on;
+static __thread volatile bool irq_pending;
 static __thread void *irq_timer;
 
-/** arch_irq_enable() - unblock the interrupt signal. */
+#define signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* The entry, with interrupts "off"; entered from the signal or a replay. */
+static void irq_entry(void)
+{
+	uint64_t entry = arch_ticks();
+
+	irq_on = false;
+	signal_fence();
+	irq_count_taken(false);
+	irq_timer_handler(entry);
+	signal_fence();
+}
+
+/* The signal: taken now when interrupts are on, else left pending. */
+static void sandbox_irq_signal(void)
+{
+	if (!irq_on) {
+		irq_pending = true;
+		return;
+	}
+	irq_entry();
+	irq_on = true;
+}
+
+/** arch_irq_enable() - interrupts on; take one left pending first. */
 void arch_irq_enable(void)
 {
+	while (irq_pending) {
+		irq_pending = false;
+		signal_fence();
+		irq_entry();
+	}
 	irq_on = true;
-	os_irq_mask(false);
+	signal_fence();
+	/* A signal between the last check and the store above is pending. */
+	if (irq_pending) {
+		irq_on = false;
+		arch_irq_enable();
+	}
 }
 
-/** arch_irq_disable() - block it (no call when it was blocked). */
+/** arch_irq_disable() - interrupts off (a flag: no system call). */
 void arch_irq_disable(void)
 {
-	if (!irq_on)
-		return;
-	os_irq_mask(true);
 	irq_on = false;
+	signal_fence();
 }
 
-/** arch_irq_save() - Return: whether it was on; now off. */
+/** arch_irq_save() - Return: whether they were on; now off. */
 irqflags_t arch_irq_save(void)
 {
 	irqflags_t f = irq_on;
@@ -60,33 +100,21 @@ bool arch_irq_flags_on(irqflags_t flags)
 	return flags != 0;
 }
 
-static void sandbox_irq_entry(void)
-{
-	uint64_t entry = arch_ticks();
-	bool was = irq_on;
-
-	irq_on = false;
-	irq_count_taken(false);
-	irq_timer_handler(entry);
-	irq_on = was;
-}
-
 /**
- * arch_timer_init_cpu() - the calling thread's timer, signal blocked.
+ * arch_timer_init_cpu() - the calling thread's timer, its signal unblocked.
  * @why: out: the reason when there is none
  *
  * Return: 0, or -ENODEV when the host refused a timer.
  */
 int arch_timer_init_cpu(const char **why)
 {
-	arch_irq_disable();
-	os_irq_mask(true);
 	if (!irq_timer)
-		irq_timer = os_irq_timer_create(sandbox_irq_entry);
+		irq_timer = os_irq_timer_create(sandbox_irq_signal);
 	if (!irq_timer) {
 		*why = "the host refused a POSIX timer";
 		return -ENODEV;
 	}
+	os_irq_mask(false);
 	return 0;
 }
 
@@ -105,6 +133,15 @@ void arch_timer_cancel(void)
 {
 	if (irq_timer)
 		os_irq_timer_set(irq_timer, 0);
+}
+
+/**
+ * arch_cpu_wait_irq() - a relax: the host schedules this thread, and its
+ * interrupt is a signal, which a sleep would only delay.
+ */
+void arch_cpu_wait_irq(void)
+{
+	arch_cpu_relax();
 }
 
 /** arch_timer_mode() - Return: "posix-timer". */

@@ -6,11 +6,14 @@
  * Identity: arch_cpu_id() is one load from the running CPU's struct
  * x86_percpu through the GS base (smp.c sets it up).
  *
- * Idle secondaries halt (arch_cpu_idle_wait; common/smp_boot.c picks how
- * long): a pause loop costs a whole core under QEMU TCG, where hundreds of
- * vCPU threads share a few host cores and starve the boot CPU. Each halt
- * is ended by the one-shot local APIC timer (lapic.c; interrupts are on
- * for the sti; hlt alone). Without a calibrated timer the wait is a pause.
+ * Idle CPUs halt (arch_cpu_idle_wait; common/smp_boot.c picks how long,
+ * and the boot CPU halts in smp_wait()): a pause loop costs a whole core
+ * under QEMU TCG, where hundreds of vCPU threads share a few host cores
+ * and starve the boot CPU, and each pause there takes QEMU's global lock,
+ * which delays every other vCPU's interrupts. Each halt is ended by the
+ * wake-up IPI or the one-shot local APIC timer (lapic.c), the caller's
+ * check and the halt under cli (sti shadows hlt). Without a calibrated
+ * timer the wait is a pause.
  *
  * Stopping (cmdline after=):
  *   default   exit under QEMU, halt elsewhere (x86_qemu_init() decides:
@@ -78,12 +81,14 @@ unsigned int arch_cpu_id(void)
 
 /**
  * arch_cpu_idle_wait() - a halt that the one-shot local APIC timer ends
- * after @max_us; a pause on the boot CPU or without a calibrated timer.
+ * after @max_us; a pause without a calibrated timer. Called with
+ * interrupts masked (the caller's check and the halt are one step: a
+ * wake-up IPI taken in between would be lost); returns with them masked.
  * @max_us: at most IDLE_MAX_US (longer waits are cut to it).
  */
 void arch_cpu_idle_wait(uint32_t max_us)
 {
-	if (!arch_cpu_id() || !lapic_timer_oneshot(max_us)) {
+	if (!lapic_timer_oneshot(max_us)) {
 		arch_cpu_relax();
 		return;
 	}

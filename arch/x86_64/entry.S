@@ -4,8 +4,9 @@
  * trap_frame in traps.c): the general registers pushed by trap_common, then
  * the vector, the error code (0 when the CPU pushes none) and the frame the
  * CPU pushed (rip, cs, rflags, rsp, ss). Every exception is fatal, so
- * nothing ever returns from x86_trap(). The two interrupt stubs (the local
- * APIC timer, spurious) return with iretq.
+ * nothing ever returns from x86_trap(). The interrupt stubs (the local
+ * APIC timer and wake-up IPI, spurious, any other vector) return with
+ * iretq.
  */
 #include <asm/x86.h>
 
@@ -36,9 +37,10 @@ trap_stub_\v:
 	 * keep %rsp 16-byte aligned at the call. x86_timer_irq() reads the
 	 * TSC first, calls the probe's handler and writes the EOI.
 	 */
+.macro IRQ_STUB name, fn
 	.align 16
-	.globl x86_wake_stub
-x86_wake_stub:
+	.globl \name
+\name:
 	pushq %rax
 	pushq %rcx
 	pushq %rdx
@@ -49,7 +51,7 @@ x86_wake_stub:
 	pushq %r10
 	pushq %r11
 	cld
-	call x86_timer_irq
+	call \fn
 	popq %r11
 	popq %r10
 	popq %r9
@@ -60,6 +62,9 @@ x86_wake_stub:
 	popq %rcx
 	popq %rax
 	iretq
+.endm
+
+	IRQ_STUB x86_wake_stub, x86_timer_irq
 
 	/* The APIC's spurious vector: no EOI, nothing to do. */
 	.align 16
@@ -67,12 +72,12 @@ x86_wake_stub:
 x86_spurious_stub:
 	iretq
 
-	/* Other vectors 32..255: never enabled; report as 255. */
-	.align 16
-trap_stub_other:
-	pushq $0
-	pushq $255
-	jmp trap_common
+	/*
+	 * Other vectors 32..255: an interrupt keel never asked for (firmware
+	 * left a source on): counted (report irq.unexpected) and ended, not
+	 * fatal, now that keel runs with interrupts on.
+	 */
+	IRQ_STUB trap_stub_other, x86_other_irq
 
 trap_common:
 	pushq %rax

@@ -78,6 +78,19 @@ void x86_timer_irq(void)
 }
 
 /**
+ * x86_other_irq() - any other vector (entry.S): count it and end it at the
+ * local APIC when there is one (an EOI with nothing in service is
+ * ignored).
+ */
+void x86_other_irq(void);
+void x86_other_irq(void)
+{
+	irq_count_unexpected();
+	if (lapic_x2apic() || lapic_mmio())
+		x86_apic_eoi();
+}
+
+/**
  * arch_timer_init_cpu() - the running CPU's timer for deadlines.
  * @why: out: the reason when there is none
  *
@@ -111,6 +124,21 @@ void arch_timer_cancel(void)
 	lapic_timer_stop();
 	if (cpu < NR_CPUS)
 		armed[cpu] = 0;
+}
+
+/**
+ * arch_cpu_wait_irq() - hlt until an interrupt, which is taken at once;
+ * a pause when interrupts are off (a hlt then would never end).
+ */
+void arch_cpu_wait_irq(void)
+{
+	irqflags_t f;
+
+	__asm__ __volatile__("pushfq; popq %0" : "=r"(f) : : "memory");
+	if (f & RFLAGS_IF)
+		__asm__ __volatile__("hlt" ::: "memory");
+	else
+		arch_cpu_relax();
 }
 
 /** arch_timer_mode() - Return: "tsc-deadline" or "apic-oneshot". */

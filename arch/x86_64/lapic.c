@@ -169,8 +169,9 @@ static void timer_calibrate(void)
 }
 
 /**
- * lapic_timer_setup_ap() - the running secondary's timer: one-shot,
- * unmasked, X86_WAKE_VEC; lapic_timer_oneshot() then only sets the count.
+ * lapic_timer_setup_ap() - the running CPU's idle timer (every secondary,
+ * and the boot CPU in arch_smp_prepare()): one-shot, unmasked,
+ * X86_WAKE_VEC; lapic_timer_oneshot() then only sets the count.
  */
 void lapic_timer_setup_ap(void)
 {

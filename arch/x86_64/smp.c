@@ -160,6 +160,7 @@ int arch_smp_prepare(const struct arch_smp_params *p)
 	err = lapic_init();
 	if (err)
 		return err;
+	lapic_timer_setup_ap(); /* the boot CPU halts in smp_wait() too */
 	slots = smp_percpu_alloc(sizeof(*slots), "x86 AP table");
 	slots_used = slots_committed = 0;
 	init_delay = pick_init_delay(p);

@@ -10,9 +10,14 @@
  * sandbox: "interrupts off" is a blocked signal; the timer is a per-CPU
  *         POSIX timer whose signal is aimed at that CPU's thread.
  *
- * Keel runs with interrupts masked except where a caller turns them on
- * (the latency probe's CPU during a phase, and the CPUs it loads); every
- * lock an interrupt handler may take is a spin_lock_irqsave() lock.
+ * Keel runs with interrupts on outside its critical sections: each
+ * secondary from the moment it serves its mailbox (common/smp_boot.c),
+ * the boot CPU once the CPUs are started (common/boot.c). Critical
+ * sections mask them: the heap's node locks (spin_lock_irqsave()), the
+ * check-and-halt of an idle wait, the timer's arming. No handler takes a
+ * lock. The interrupts keel takes: the idle wake-ups (wake-up IPI or SGI,
+ * the idle timer), the latency probe's timer, and any other that firmware
+ * left on, counted as unexpected and ended.
  */
 #ifndef ARCH_IRQ_H
 #define ARCH_IRQ_H
@@ -58,5 +63,14 @@ void irq_timer_handler(uint64_t entry);
  * wake-ups an arch takes to end a halt (@idle_wake; irq.idle_wakes).
  */
 void irq_count_taken(bool idle_wake);
+/* Count an interrupt keel never asked for (irq.unexpected). */
+void irq_count_unexpected(void);
+
+/*
+ * Wait for an interrupt with interrupts on (the latency probe between its
+ * deadlines): hlt, wfi; the sandbox, whose interrupt is a signal, relaxes.
+ * It may return before one (the caller checks again).
+ */
+void arch_cpu_wait_irq(void);
 
 #endif

@@ -21,5 +21,12 @@
 	__atomic_compare_exchange_n((p), (expected_ptr), (desired), false, \
 				    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)
 #define smp_mb() __atomic_thread_fence(__ATOMIC_SEQ_CST)
+/*
+ * Sequentially consistent load and store: for a store-then-load handshake
+ * between two CPUs (each stores its flag, then loads the other's), which
+ * a fence would also order but TSan cannot check a fence.
+ */
+#define atomic_load_seq_cst(p)	   __atomic_load_n((p), __ATOMIC_SEQ_CST)
+#define atomic_store_seq_cst(p, v) __atomic_store_n((p), (v), __ATOMIC_SEQ_CST)
 
 #endif

@@ -17,8 +17,10 @@ struct jw;
 /*
  * The tracer. A region starts where a CPU with interrupts on masks them
  * and ends where it unmasks them; @site names where it started (pass
- * __func__). Only CPUs that run with interrupts on (latency=on's probe and
- * load CPUs) have regions; the rest of keel runs masked and is not timed.
+ * __func__). Every CPU runs with interrupts on outside its critical
+ * sections (<arch/irq.h>), so every such section is a region; the tracer
+ * keeps state only with latency=on. The idle waits mask interrupts
+ * with the raw arch_irq_save() (their halt unmasks them): not regions.
  */
 void irqsoff_begin(const char *site);
 void irqsoff_end(void);
@@ -56,6 +58,9 @@ void irqsoff_setup(struct irqsoff_cpu *cpus, unsigned int count);
 void irqsoff_reset(void);
 /* The longest region of any CPU since the reset; its site in *@site. */
 uint64_t irqsoff_max(const char **site);
+
+/* Before the report: which online CPUs run with interrupts on. */
+void irq_census(void);
 
 /* latency=on: per-CPU state from bootmem; call after smp_init(). */
 void latency_init_cpus(void);

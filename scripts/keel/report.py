@@ -59,11 +59,8 @@ class ReportError(Exception):
 def parse_size(text):
     """'512M' -> 536870912; decimal or 0x-hex with an optional K/M/G/T."""
     t = text.strip()
-    mult = 1
-    if t and t[-1].upper() in _SUFFIX:
-        mult = _SUFFIX[t[-1].upper()]
-        t = t[:-1]
-    return int(t, 0) * mult
+    mult = _SUFFIX.get(t[-1:].upper(), 1)
+    return int(t[:-1] if mult > 1 else t, 0) * mult
 
 
 def expand_tables(value, path=""):
@@ -240,13 +237,16 @@ def _smp_consistency(rep, out):
     if smp.get("hwid_mismatches"):
         out.append(f"smp.hwid_mismatches {smp['hwid_mismatches']}: CPUs "
                    "took another CPU's per-CPU data")
+    irq, online = rep.get("irq"), rep.get("online_cpus")
+    if isinstance(irq, dict) and irq.get("on_cpus", online) != online:
+        out.append(f"irq.on_cpus {irq.get('on_cpus')} != online_cpus "
+                   f"{online}: CPUs ran with interrupts masked")
     cpus = rep.get("cpus")
     for c in cpus if isinstance(cpus, list) else []:
         seen = c.get("hwid_seen") if isinstance(c, dict) else None
         if seen is not None and seen != c.get("hwid"):
             out.append(f"cpu {c.get('id')}: hwid_seen {seen} != hwid "
                        f"{c.get('hwid')}")
-
 
 
 def _balance(rep, out):

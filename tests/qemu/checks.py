@@ -226,22 +226,28 @@ def latency_unsupported(text):
 
 
 def idle_wakes_only(cpus):
-    """No latency=on: no probe interrupt on any CPU; the only interrupts
-    taken are the idle wake-ups (timer or wake IPI) of the @cpus
-    secondaries. How many depends on when the host ran them: a secondary
-    kept busy from its check-in to the report never halts, so zero is no
-    failure, but wake-ups counted on more CPUs than halt, or a count
-    without CPUs, are."""
+    """No latency=on: no probe interrupt on any CPU, and no interrupt keel
+    did not ask for; the only interrupts taken are the idle wake-ups
+    (timer or wake IPI) of the @cpus CPUs (the secondaries' idle waits,
+    the boot CPU's smp_wait()). How many depends on when the host ran
+    them: a CPU kept busy until the report never halts, so zero is no
+    failure, but wake-ups counted on more CPUs than there are, or a count
+    without CPUs, are. Every CPU runs with interrupts on (irq.on_cpus)."""
     def check(rep, log):
         irq = rep["irq"]
         out = []
         if irq["count"]:
             out.append(f"irq.count {irq['count']}: timer interrupts "
                        "without latency=on")
+        if irq["unexpected"]:
+            out.append(f"irq.unexpected {irq['unexpected']}")
         if irq["idle_wake_cpus"] > cpus or \
                 (irq["idle_wakes"] == 0) != (irq["idle_wake_cpus"] == 0):
             out.append(f"{irq['idle_wakes']} idle wake-ups on "
                        f"{irq['idle_wake_cpus']} CPUs, expected them on at "
-                       f"most the {cpus} secondaries")
+                       f"most the {cpus} CPUs")
+        if irq["on_cpus"] != cpus:
+            out.append(f"irq.on_cpus {irq['on_cpus']}: expected all {cpus} "
+                       "CPUs to run with interrupts on")
         return out
     return _log_aware(check)

@@ -94,6 +94,8 @@ __attribute__((noreturn)) void arm64_secondary_start(unsigned int cpu);
 void gic_map(const struct dt_arch_info *ai);
 void gic_init(void);
 bool gic_cpu_init(void);
+/* The SGI of arch_cpu_wake() (irq.c counts it when taken). */
+#define GIC_WAKE_SGI 1
 void gic_idle_wait(uint64_t ticks);
 const char *gic_enable_ppi(unsigned int intid);
 void gic_send_wake(uint64_t hwid, bool can_send);

@@ -196,9 +196,10 @@ extern bool x86_acpi_off; /* acpi=off on the command line */
 __attribute__((noreturn)) void x86_ap_entry(unsigned int cpu,
 					    struct x86_percpu *pc);
 /*
- * The only interrupts keel takes: X86_WAKE_VEC, which ends an idle
- * secondary's halt (arch_cpu_idle_wait): the IPI of arch_cpu_wake() or
- * the local APIC timer (the safety net), and the APIC's spurious vector.
+ * The interrupts keel asks for: X86_WAKE_VEC, which ends an idle CPU's
+ * halt (arch_cpu_idle_wait): the IPI of arch_cpu_wake() or the local APIC
+ * timer (the safety net, or the latency probe's deadline), and the APIC's
+ * spurious vector. Any other vector is counted and ended (irq.c).
  */
 #define X86_WAKE_VEC	 0xf0
 #define X86_SPURIOUS_VEC 0xff
