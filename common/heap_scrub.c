@@ -98,7 +98,8 @@ struct page_info *heap_take_dirty(uint32_t node, unsigned int *order)
 
 /**
  * heap_put_clean() - return a chunk detached by heap_take_dirty(), now
- * zeroed (and cleaned to PoC when @clean_poc).
+ * zeroed (and cleaned to PoC when @clean_poc: the whole chunk, the pages
+ * before its first dirty one included).
  */
 void heap_put_clean(struct page_info *pg, unsigned int order, bool clean_poc)
 {

@@ -252,13 +252,18 @@ static void size_units(void)
 
 /* ---- idle scrub ---------------------------------------------------------- */
 
-/* Detach one dirty chunk of @node, scrub it, give it back. Return: false if none. */
+/*
+ * Detach one dirty chunk of @node, scrub it from its first dirty page on,
+ * give it back: clean to PoC only when the scrub cleaned it so and the
+ * pages before were already (zero, but written by a cached store, they
+ * may not have reached DRAM). Return: false if none.
+ */
 static bool idle_scrub_node(uint32_t node)
 {
 	unsigned int order;
 	struct page_info *pg = heap_take_dirty(node, &order);
 	uint64_t size, first, p;
-	bool clean = true;
+	bool clean;
 
 	if (!pg)
 		return false;
@@ -266,6 +271,7 @@ static bool idle_scrub_node(uint32_t node)
 	first = pg->first_dirty;
 	if (first >= size)
 		first = 0; /* say dirty but no offset: scrub it all */
+	clean = !first || (pg->flags & PGF_CLEAN_POC);
 	p = pfn_val(page_to_pfn(pg)) + first;
 	for (uint64_t done = 0; done < size - first;) {
 		uint64_t n = MIN(unit_pages, size - first - done);

@@ -292,6 +292,66 @@ static void test_idle_mode_boot_cpu_scrubs(void **state)
 	assert_int_equal(scrub_stats.workers, marked);
 }
 
+struct find_chunk {
+	uint64_t pfn;
+	struct page_info *head;
+};
+
+static void find_chunk_of(struct page_info *head, unsigned int order,
+			  unsigned int zone, void *arg)
+{
+	struct find_chunk *f = arg;
+	uint64_t p = pfn_val(page_to_pfn(head));
+
+	(void)zone;
+	if (f->pfn >= p && f->pfn < p + (1ull << order))
+		f->head = head;
+}
+
+/*
+ * An idle scrub step zeroes a chunk from its first dirty page on. Pages
+ * before it were freed clean but written, never cleaned to PoC: the chunk
+ * must not come back marked clean to PoC (a guest with its caches off
+ * would read what DRAM still holds). Failed before the fix: the whole
+ * chunk came back PGF_CLEAN_POC.
+ */
+static void test_idle_step_keeps_unclean_prefix(void **state)
+{
+	struct page_info *a, *b;
+	struct find_chunk f;
+
+	(void)state;
+	boot3(1, 1, 1, NULL);
+	scrub_boot(SCRUB_ON, 4 * MIB, false);
+	a = heap_alloc(3, 0, 0, HEAP_NO_SCRUB);
+	b = heap_alloc(3, 0, 0, HEAP_NO_SCRUB);
+	assert_non_null(a);
+	assert_non_null(b);
+	/* Buddies, lower one first: the merge's first dirty page is b's. */
+	if (pfn_val(page_to_pfn(b)) < pfn_val(page_to_pfn(a))) {
+		struct page_info *t = a;
+
+		a = b;
+		b = t;
+	}
+	assert_int_equal(pfn_val(page_to_pfn(a)) ^ 8, pfn_val(page_to_pfn(b)));
+	assert_int_equal(heap_free(a, 3, false), 0); /* clean, not to PoC */
+	assert_int_equal(heap_free(b, 3, true), 0);  /* dirty */
+	f = (struct find_chunk){pfn_val(page_to_pfn(a)), NULL};
+	heap_for_each_free(0, find_chunk_of, &f);
+	assert_non_null(f.head);
+	assert_true(f.head->first_dirty != FIRST_DIRTY_NONE);
+	assert_true(f.head->first_dirty > 0);
+	while (scrub_idle_step())
+		;
+	f.head = NULL;
+	heap_for_each_free(0, find_chunk_of, &f);
+	assert_non_null(f.head);
+	assert_int_equal(f.head->first_dirty, FIRST_DIRTY_NONE);
+	assert_false(f.head->flags & PGF_CLEAN_POC);
+	assert_all_clean(3);
+}
+
 static void test_off_mode_touches_nothing(void **state)
 {
 	struct walk w;
@@ -383,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_idle_mode_ends_all_clean),
 		cmocka_unit_test(test_idle_mode_single_cpu),
 		cmocka_unit_test(test_idle_mode_boot_cpu_scrubs),
+		cmocka_unit_test(test_idle_step_keeps_unclean_prefix),
 		cmocka_unit_test(test_off_mode_touches_nothing),
 		cmocka_unit_test(test_scrub_stop_finished_by_others),
 		cmocka_unit_test(test_scrub_stop_not_a_worker),
