@@ -27,6 +27,7 @@
 #include <keel/domain.h>
 #include <keel/escape.h>
 #include <keel/frametable.h>
+#include <keel/inject.h>
 #include <keel/heap.h>
 #include <keel/latency.h>
 #include <keel/numa.h>
@@ -206,6 +207,28 @@ static void phase_heap(struct bootinfo *bi, unsigned int nodes)
 				     1000));
 }
 
+/* The most stray interrupts one inject=irq-unexpected:N raises. */
+#define STRAY_MAX 1000
+
+/*
+ * inject=irq-unexpected:N: N interrupts keel never asked for, on the boot
+ * CPU with its interrupts on: counted in irq.unexpected, never fatal, and
+ * one that keeps coming cannot storm (docs/cmdline.md says what each
+ * arch counts).
+ */
+static void raise_stray(uint64_t n, void *ctx)
+{
+	(void)ctx;
+	for (uint64_t i = 0; i < MIN(n, (uint64_t)STRAY_MAX); i++) {
+		if (arch_irq_raise_stray()) {
+			pr_warn("inject=irq-unexpected:%llu: this machine "
+				"cannot raise one, nothing injected\n",
+				(unsigned long long)n);
+			return;
+		}
+	}
+}
+
 /**
  * boot_verdict() - the one place a boot's verdict is decided.
  * @a: the audit of this boot.
@@ -353,6 +376,7 @@ void keel_main(struct bootinfo *bi)
 	 * theirs on as they began serving their mailboxes.
 	 */
 	arch_irq_enable();
+	inject_for_each(INJECT_IRQ_UNEXPECTED, raise_stray, NULL);
 	phase_heap(bi, nodes);
 	phase_scrub();
 	if (opts.p2m_selftest)

@@ -24,6 +24,7 @@ const struct enum_name inject_names[] = {
 	{INJECT_BAD_SRAT, "bad-srat"},
 	{INJECT_BAD_SLIT, "bad-slit"},
 	{INJECT_BAD_DT_DISTANCE, "bad-dt-distance"},
+	{INJECT_IRQ_UNEXPECTED, "irq-unexpected"},
 	ENUM_NAMES_END,
 };
 
@@ -34,7 +35,8 @@ static unsigned int armed_count;
 static bool needs_arg(enum inject_kind kind)
 {
 	return kind == INJECT_AP_TIMEOUT || kind == INJECT_CPU_ON_FAIL ||
-	       kind == INJECT_NODE_CPUS_FAIL || kind == INJECT_SCRUB_STOP;
+	       kind == INJECT_NODE_CPUS_FAIL || kind == INJECT_SCRUB_STOP ||
+	       kind == INJECT_IRQ_UNEXPECTED;
 }
 
 int inject_parse(const char *val, size_t len, struct inject *out)

@@ -34,39 +34,45 @@
  */
 #include <asm/arm64.h>
 #include <keel/atomic.h>
+#include <keel/errno.h>
 #include <keel/printk.h>
 
-#define GICD_CTLR	   0x0000
-#define GICD_CTLR_GRP1	   0x3 /* EnableGrp1 and EnableGrp1A, in every view */
-#define GICD_CTLR_ARE	   (1u << 4)
-#define GICD_CTLR_RWP	   (1u << 31)
-#define GIC_PIDR2	   0xffe8 /* GICD_PIDR2, GICR_PIDR2 */
-#define GIC_PIDR2_ARCH(v)  (((v) >> 4) & 0xf)
+#define GICD_CTLR	    0x0000
+#define GICD_TYPER	    0x0004
+#define GICD_TYPER_LINES(v) ((v)&0x1f) /* 32 INTIDs each, less one */
+#define GICD_ICENABLER(n)   (0x0180 + 4 * (n))
+#define GICD_CTLR_GRP1	    0x3 /* EnableGrp1 and EnableGrp1A, in every view */
+#define GICD_CTLR_ARE	    (1u << 4)
+#define GICD_CTLR_RWP	    (1u << 31)
+#define GIC_PIDR2	    0xffe8 /* GICD_PIDR2, GICR_PIDR2 */
+#define GIC_PIDR2_ARCH(v)   (((v) >> 4) & 0xf)
 
-#define GICR_FRAME	   0x20000 /* RD_base + SGI_base */
-#define GICR_FRAME_VLPI	   0x40000 /* plus VLPI_base + reserved (GICv4) */
-#define GICR_TYPER	   0x0008
-#define GICR_TYPER_VLPIS   (1ull << 1)
-#define GICR_TYPER_LAST	   (1ull << 4)
-#define GICR_WAKER	   0x0014
-#define GICR_WAKER_SLEEP   (1u << 1)
-#define GICR_WAKER_ASLEEP  (1u << 2)
-#define GICR_SGI	   0x10000
-#define GICR_IGROUPR0	   0x0080
-#define GICR_ISENABLER0	   0x0100
-#define GICR_IPRIORITYR(n) (0x0400 + (n))
+#define GICR_FRAME	    0x20000 /* RD_base + SGI_base */
+#define GICR_FRAME_VLPI	    0x40000 /* plus VLPI_base + reserved (GICv4) */
+#define GICR_TYPER	    0x0008
+#define GICR_TYPER_VLPIS    (1ull << 1)
+#define GICR_TYPER_LAST	    (1ull << 4)
+#define GICR_WAKER	    0x0014
+#define GICR_WAKER_SLEEP    (1u << 1)
+#define GICR_WAKER_ASLEEP   (1u << 2)
+#define GICR_SGI	    0x10000
+#define GICR_IGROUPR0	    0x0080
+#define GICR_ISENABLER0	    0x0100
+#define GICR_ICENABLER0	    0x0180
+#define GICR_IPRIORITYR(n)  (0x0400 + (n))
 
-#define WAKE_PPI	   27		/* EL1 virtual timer */
-#define WAKE_SGI	   GIC_WAKE_SGI /* arch_cpu_wake() */
-#define INTID_SPURIOUS	   1020 /* IAR values from here on: nothing pending */
-#define WAKE_PRIO	   0x80 /* any priority the mask lets through */
-#define POLL_TRIES	   1000000
-#define MAX_FRAMES	   8192 /* frames walked (and mapped) per region at most */
-#define ICC_SRE_SRE	   (1u << 0)
-#define ICC_SRE_EN	   (1u << 3) /* ICC_SRE_EL2: lower ELs may use SRE */
-#define PFR0_GIC(v)	   (((v) >> 24) & 0xf)
-#define CNTV_ENABLE	   1u
-#define CNTV_IMASK	   2u
+#define WAKE_PPI	    27		 /* EL1 virtual timer */
+#define WAKE_SGI	    GIC_WAKE_SGI /* arch_cpu_wake() */
+#define STRAY_SGI	    2		 /* inject=irq-unexpected */
+#define INTID_SPURIOUS	    1020 /* IAR values from here on: nothing pending */
+#define WAKE_PRIO	    0x80 /* any priority the mask lets through */
+#define POLL_TRIES	    1000000
+#define MAX_FRAMES	    8192 /* frames walked (and mapped) per region at most */
+#define ICC_SRE_SRE	    (1u << 0)
+#define ICC_SRE_EN	    (1u << 3) /* ICC_SRE_EL2: lower ELs may use SRE */
+#define PFR0_GIC(v)	    (((v) >> 24) & 0xf)
+#define CNTV_ENABLE	    1u
+#define CNTV_IMASK	    2u
 
 static struct dt_gicr gicr[DT_MAX_GICR];
 /* The boot CPU's system-register interface is on: it may send SGIs. */
@@ -165,6 +171,15 @@ void gic_init(void)
 		poll_clear(gicd + GICD_CTLR, GICD_CTLR_RWP);
 		ctlr = GICD_CTLR_ARE;
 	}
+	/*
+	 * keel asks for no shared interrupt: turn off every SPI a firmware
+	 * left on, so that none reaches a CPU that runs with interrupts on
+	 * (a level one would come back after every EOI). Secure ones ignore
+	 * the write.
+	 */
+	for (unsigned int n = 1; n <= GICD_TYPER_LINES(rd32(gicd + GICD_TYPER));
+	     n++)
+		wr32(gicd + GICD_ICENABLER(n), ~0u);
 	wr32(gicd + GICD_CTLR, ctlr | GICD_CTLR_GRP1);
 	if (!poll_clear(gicd + GICD_CTLR, GICD_CTLR_RWP) ||
 	    !(rd32(gicd + GICD_CTLR) & GICD_CTLR_ARE)) {
@@ -271,6 +286,61 @@ const char *gic_enable_ppi(unsigned int intid)
 	if (!cpu_if_init())
 		return "no GIC system-register interface";
 	return NULL;
+}
+
+/**
+ * gic_raise_stray_sgi() - inject=irq-unexpected: send SGI 2 to this CPU
+ * (ICC_SGI1R_EL1, target list of its own Aff0), made Group 1 and enabled
+ * by the first call only, as a firmware would have left it: once
+ * arm64_irq() has turned it off, the next ones stay pending.
+ * Return: 0, or -EOPNOTSUPP without a GICv3 or a redistributor.
+ */
+int gic_raise_stray_sgi(void)
+{
+	static bool enabled; /* the boot CPU only (inject=, keel_main()) */
+	uint64_t mpidr = read_sysreg(mpidr_el1);
+	uint64_t aff0 = mpidr & 0xff, aff1 = (mpidr >> 8) & 0xff;
+	uint64_t aff2 = (mpidr >> 16) & 0xff, aff3 = (mpidr >> 32) & 0xff;
+	uintptr_t rd = gicd ? this_redist() : 0;
+
+	if (!rd || !cpu_if_init())
+		return -EOPNOTSUPP;
+	if (!enabled) {
+		wr32(rd + GICR_SGI + GICR_IGROUPR0,
+		     rd32(rd + GICR_SGI + GICR_IGROUPR0) | (1u << STRAY_SGI));
+		*(volatile uint8_t *)(rd + GICR_SGI +
+				      GICR_IPRIORITYR(STRAY_SGI)) = WAKE_PRIO;
+		wr32(rd + GICR_SGI + GICR_ISENABLER0, 1u << STRAY_SGI);
+		enabled = true;
+	}
+	__asm__ __volatile__("dsb sy" ::: "memory");
+	write_sysreg(aff3 << 48 | (aff0 >> 4) << 44 | aff2 << 32 |
+			     (uint64_t)STRAY_SGI << 24 | aff1 << 16 |
+			     1ull << (aff0 & 0xf),
+		     S3_0_C12_C11_5); /* ICC_SGI1R_EL1 */
+	isb();
+	return 0;
+}
+
+/**
+ * gic_disable_intid() - turn off interrupt @intid, one keel never asked
+ * for: at the distributor (an SPI) or at the running CPU's redistributor
+ * (an SGI or PPI), so that it cannot come back (irq.c counts it).
+ * @intid: 0..1019
+ */
+void gic_disable_intid(unsigned int intid)
+{
+	uintptr_t rd;
+
+	if (!gicd || intid >= INTID_SPURIOUS)
+		return;
+	if (intid >= 32) {
+		wr32(gicd + GICD_ICENABLER(intid / 32), 1u << (intid % 32));
+		return;
+	}
+	rd = this_redist();
+	if (rd)
+		wr32(rd + GICR_SGI + GICR_ICENABLER0, 1u << intid);
 }
 
 /**

@@ -100,6 +100,8 @@ void arm64_irq(void)
 	} else if (intid == GIC_WAKE_SGI) {
 		irq_count_taken(true); /* posted while this CPU was busy */
 	} else {
+		/* Never asked for: off for good, so that it cannot storm. */
+		gic_disable_intid((unsigned int)intid);
 		irq_count_unexpected();
 	}
 	write_sysreg(intid, icc_eoir1_el1);
@@ -148,6 +150,16 @@ void arch_timer_cancel(void)
 void arch_cpu_wait_irq(void)
 {
 	__asm__ __volatile__("wfi" ::: "memory");
+}
+
+/**
+ * arch_irq_raise_stray() - SGI 2 to this CPU (gic.c), which arm64_irq()
+ * then turns off for good.
+ * Return: 0, or -EOPNOTSUPP without a GICv3.
+ */
+int arch_irq_raise_stray(void)
+{
+	return gic_raise_stray_sgi();
 }
 
 /** arch_timer_mode() - Return: "cnthp-el2" or "cntv-el1". */

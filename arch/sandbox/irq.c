@@ -55,17 +55,19 @@ static void sandbox_irq_signal(void)
 /** arch_irq_enable() - interrupts on; take one left pending first. */
 void arch_irq_enable(void)
 {
-	while (irq_pending) {
-		irq_pending = false;
+	for (;;) {
+		while (irq_pending) {
+			irq_pending = false;
+			signal_fence();
+			irq_entry();
+		}
+		irq_on = true;
 		signal_fence();
-		irq_entry();
-	}
-	irq_on = true;
-	signal_fence();
-	/* A signal between the last check and the store above is pending. */
-	if (irq_pending) {
+		/* A signal between the last check and the store: pending. */
+		if (!irq_pending)
+			return;
 		irq_on = false;
-		arch_irq_enable();
+		signal_fence();
 	}
 }
 
@@ -142,6 +144,12 @@ void arch_timer_cancel(void)
 void arch_cpu_wait_irq(void)
 {
 	arch_cpu_relax();
+}
+
+/** arch_irq_raise_stray() - Return: -EOPNOTSUPP (one signal, the timer's). */
+int arch_irq_raise_stray(void)
+{
+	return -EOPNOTSUPP;
 }
 
 /** arch_timer_mode() - Return: "posix-timer". */

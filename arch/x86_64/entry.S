@@ -31,11 +31,9 @@ trap_stub_\v:
 	.endr
 
 	/*
-	 * X86_WAKE_VEC: the local APIC timer, ending an idle halt (cpu.c
-	 * arch_cpu_idle_wait) or a latency probe deadline (irq.c). The C
-	 * calling convention's scratch registers are saved; 5 + 9 quadwords
-	 * keep %rsp 16-byte aligned at the call. x86_timer_irq() reads the
-	 * TSC first, calls the probe's handler and writes the EOI.
+	 * An interrupt stub: the C calling convention's scratch registers
+	 * are saved around the call of \fn; 5 + 9 quadwords keep %rsp
+	 * 16-byte aligned at the call.
 	 */
 .macro IRQ_STUB name, fn
 	.align 16
@@ -64,6 +62,12 @@ trap_stub_\v:
 	iretq
 .endm
 
+	/*
+	 * X86_WAKE_VEC: the wake-up IPI or the local APIC timer, ending an
+	 * idle halt (cpu.c arch_cpu_idle_wait) or a latency probe deadline
+	 * (irq.c). x86_timer_irq() reads the TSC first, calls the probe's
+	 * handler and writes the EOI.
+	 */
 	IRQ_STUB x86_wake_stub, x86_timer_irq
 
 	/* The APIC's spurious vector: no EOI, nothing to do. */

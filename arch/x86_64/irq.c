@@ -77,17 +77,46 @@ void x86_timer_irq(void)
 	x86_apic_eoi();
 }
 
+/*
+ * Unexpected interrupts a CPU ends with an EOI; the next one is left in
+ * service. keel does not program the I/O APIC, so a level-triggered line
+ * a firmware left unmasked would fire again after every EOI: left in
+ * service, it blocks its own priority class and those below in the local
+ * APIC, and the storm ends. X86_WAKE_VEC (class 15) still comes through,
+ * unless the source is in class 15 too.
+ */
+#define UNEXPECTED_EOI_MAX 64
+static uint8_t unexpected_ended[NR_CPUS];
+
 /**
  * x86_other_irq() - any other vector (entry.S): count it and end it at the
  * local APIC when there is one (an EOI with nothing in service is
- * ignored).
+ * ignored), at most UNEXPECTED_EOI_MAX times per CPU.
  */
 void x86_other_irq(void);
 void x86_other_irq(void)
 {
+	unsigned int cpu = arch_cpu_id();
+
 	irq_count_unexpected();
+	if (cpu >= NR_CPUS || unexpected_ended[cpu] >= UNEXPECTED_EOI_MAX)
+		return;
+	unexpected_ended[cpu]++;
 	if (lapic_x2apic() || lapic_mmio())
 		x86_apic_eoi();
+}
+
+/**
+ * arch_irq_raise_stray() - a fixed self-IPI on X86_STRAY_VEC; taken at
+ * once (interrupts on), or merged with one already pending.
+ * Return: 0, or -EOPNOTSUPP without a local APIC, -EIO from the ICR.
+ */
+int arch_irq_raise_stray(void)
+{
+	if (!lapic_x2apic() && !lapic_mmio())
+		return -EOPNOTSUPP;
+	return lapic_send_ipi(x86_apic_id(),
+			      ICR_FIXED | ICR_ASSERT | X86_STRAY_VEC);
 }
 
 /**

@@ -67,6 +67,14 @@ void irq_count_taken(bool idle_wake);
 void irq_count_unexpected(void);
 
 /*
+ * inject=irq-unexpected: raise on the calling CPU, interrupts on, one
+ * interrupt keel never asks for (x86_64: a self-IPI on vector
+ * X86_STRAY_VEC; arm64: SGI 2 to itself, enabled for it). Return: 0, or
+ * -EOPNOTSUPP (no local APIC or GICv3; the sandbox).
+ */
+int arch_irq_raise_stray(void);
+
+/*
  * Wait for an interrupt with interrupts on (the latency probe between its
  * deadlines): hlt, wfi; the sandbox, whose interrupt is a signal, relaxes.
  * It may return before one (the caller checks again).

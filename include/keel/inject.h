@@ -29,6 +29,7 @@ enum inject_kind {
 	INJECT_BAD_SRAT,	/* bad-srat: the arch corrupts the SRAT read */
 	INJECT_BAD_SLIT,	/* bad-slit: the arch corrupts the SLIT read */
 	INJECT_BAD_DT_DISTANCE, /* bad-dt-distance: the DT distance-matrix */
+	INJECT_IRQ_UNEXPECTED,	/* irq-unexpected:N: N stray interrupts */
 };
 
 struct inject {

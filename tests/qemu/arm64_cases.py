@@ -9,7 +9,7 @@ from .arm64_machine import (M, RESERVED_BASE, RESERVED_SIZE, TIMEOUT,
                             no_wfi_idle, scrub_complete, smp_topology)
 from .checks import (cpu_failed, json_is, kernel_still_reserved,
                      latency_unsupported, latency_whole, scrub_calibrated,
-                     stress_ok_everywhere)
+                     stray_irqs, stress_ok_everywhere)
 from .domains_checks import Ask, domains_built, warned_once
 from .smp_checks import one_timeout, own_hwids, start_mode
 
@@ -152,6 +152,13 @@ CASES += [
          checks=[cpu_failed(2, "did not check in"),
                  cpu_failed(3, "did not check in"),
                  helper_scrubbed(1, 0), scrub_complete]),
+    # 50 SGI 2s to the boot CPU (GICv3): the first is taken, counted and
+    # turned off at its redistributor, so the others never come (without
+    # that, all 50 were taken).
+    case("inject-irq-unexpected", ["--smp", "2", "--mem", "256M",
+                                   "--gic", "3"],
+         {"cpus": 2, "online": 2, "scrubbed": True},
+         append="inject=irq-unexpected:50", checks=[stray_irqs(1, 1)]),
     case("inject-scrub-stop", NUMA2, dict(NUMA2_EXPECT, online=4),
          append="inject=scrub-stop:1 bootscrub_chunk=16M",
          checks=[json_is(("scrub", "stopped_cpu"), 1), scrub_complete],

@@ -225,6 +225,19 @@ def latency_unsupported(text):
     return _log_aware(check)
 
 
+def stray_irqs(lo, hi):
+    """inject=irq-unexpected:N: from @lo to @hi interrupts counted in
+    irq.unexpected (fewer than N: the arch bounds what keeps coming) and
+    the boot went on with every CPU's interrupts on (report.py checks
+    irq.on_cpus)."""
+    def check(rep, log):
+        n = rep["irq"]["unexpected"]
+        if not lo <= n <= hi:
+            return [f"irq.unexpected {n}, expected {lo} to {hi}"]
+        return []
+    return _log_aware(check)
+
+
 def idle_wakes_only(cpus):
     """No latency=on: no probe interrupt on any CPU, and no interrupt keel
     did not ask for; the only interrupts taken are the idle wake-ups

@@ -146,8 +146,9 @@ def limit_cases():
         Case("inject-meaningless", "sandbox-2node.fw",
              ["bootscrub=off", "inject=ap-timeout:0",
               "inject=ap-timeout:999", "inject=cpu-on-fail:0",
-              "inject=node-cpus-fail:9", "inject=scrub-stop:99"],
-             [check_log("nothing injected", 5)]),
+              "inject=node-cpus-fail:9", "inject=scrub-stop:99",
+              "inject=irq-unexpected:3"],
+             [check_log("nothing injected", 6)]),
         # Several workers quit: each is listed and warned about (1 MiB
         # units: 2048 of them, so every secondary finds some on a quiet
         # host).

@@ -270,6 +270,23 @@ static void test_inject(void **state)
 	assert_false(inject_has(INJECT_BAD_MAP, 0));
 }
 
+/* inject=irq-unexpected:N: the stray interrupts need their count. */
+static void test_inject_irq_unexpected(void **state)
+{
+	uint64_t arg = 0;
+
+	options_defaults(&opts);
+	assert_int_equal(cmdline_parse(&opts,
+				       "inject=irq-unexpected:0x20 "
+				       "inject=irq-unexpected",
+				       200),
+			 1);
+	assert_int_equal(opts.inject_count, 1);
+	inject_arm(opts.inject, opts.inject_count);
+	assert_true(inject_get(INJECT_IRQ_UNEXPECTED, &arg));
+	assert_int_equal(arg, 32);
+}
+
 /* scrub_primitive=: any short name is kept for the calibration to check. */
 static void test_scrub_primitive(void **state)
 {
@@ -396,13 +413,13 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_defaults),	  T(test_all_options),
-		T(test_bad_values),	  T(test_chunk_rounding),
-		T(test_syntax),		  T(test_bools),
-		T(test_inject),		  T(test_loglevel_global),
-		T(test_random),		  T(test_early),
-		T(test_bounds),		  T(test_scrub_primitive),
-		T(test_warnings_escaped),
+		T(test_defaults),	 T(test_all_options),
+		T(test_bad_values),	 T(test_chunk_rounding),
+		T(test_syntax),		 T(test_bools),
+		T(test_inject),		 T(test_inject_irq_unexpected),
+		T(test_loglevel_global), T(test_random),
+		T(test_early),		 T(test_bounds),
+		T(test_scrub_primitive), T(test_warnings_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -94,6 +94,10 @@ __attribute__((noreturn)) void arm64_secondary_start(unsigned int cpu);
 void gic_map(const struct dt_arch_info *ai);
 void gic_init(void);
 bool gic_cpu_init(void);
+/* inject=irq-unexpected: SGI 2 to this CPU. Return: 0 or -EOPNOTSUPP. */
+int gic_raise_stray_sgi(void);
+/* Turn off an interrupt keel never asked for (irq.c). */
+void gic_disable_intid(unsigned int intid);
 /* The SGI of arch_cpu_wake() (irq.c counts it when taken). */
 #define GIC_WAKE_SGI 1
 void gic_idle_wait(uint64_t ticks);

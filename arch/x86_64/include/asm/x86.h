@@ -202,6 +202,7 @@ __attribute__((noreturn)) void x86_ap_entry(unsigned int cpu,
  * spurious vector. Any other vector is counted and ended (irq.c).
  */
 #define X86_WAKE_VEC	 0xf0
+#define X86_STRAY_VEC	 0x40 /* inject=irq-unexpected's self-IPIs */
 #define X86_SPURIOUS_VEC 0xff
 void x86_apic_eoi(void);
 /* The ACPI tables as parsed by setup.c (NULL when there are none). */
