@@ -24,7 +24,10 @@ QEMU's -name debug-threads=on) and then
     (threads it starts later are ordinary);
   - pins the probe's vCPU thread ("CPU <probe>/TCG") and the main thread,
     the probe's timer path, to the last host core, and every other QEMU
-    thread (the load's vCPUs) to the other cores.
+    thread (the load's vCPUs) to the other cores;
+  - keeps this process (the watcher, the log reader) on the other cores
+    too, and stops watching SETTLE_S after the probe's thread is pinned
+    (a scan of /proc takes milliseconds of a core).
 What it could not do (no permission, one host core) is in .notes; the
 boot runs anyway.
 """
@@ -34,10 +37,11 @@ import threading
 import time
 
 # Poll for QEMU's threads every POLL_S until the probe's vCPU thread is
-# seen, then every SLOW_S (a scan of /proc every 2 ms takes a host core
-# from the boot it watches) until WATCH_S have passed.
+# seen, then every SLOW_S until SETTLE_S later (QEMU starts its threads
+# at once), WATCH_S at most.
 POLL_S = 0.002
-SLOW_S = 0.5
+SLOW_S = 0.25
+SETTLE_S = 1.0
 WATCH_S = 20.0
 
 
@@ -97,6 +101,11 @@ class Pinned:
                               "probe's vCPU")
 
     def __enter__(self):
+        self._affinity = os.sched_getaffinity(0)
+        try:
+            os.sched_setaffinity(0, self.other_cores)
+        except OSError as e:
+            self.notes.append(f"this process's affinity: {e.strerror}")
         try:
             self._dma = os.open("/dev/cpu_dma_latency", os.O_WRONLY)
             os.write(self._dma, (0).to_bytes(4, "little"))
@@ -109,6 +118,7 @@ class Pinned:
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
+        os.sched_setaffinity(0, self._affinity)
         if self._dma is not None:
             os.close(self._dma)
         if "fifo" not in self.done:
@@ -140,4 +150,6 @@ class Pinned:
                     if (tid, name) not in seen:
                         seen.add((tid, name))
                         self._apply(pid, tid, name)
+            if "probe" in self.done:
+                end = min(end, time.monotonic() + SETTLE_S)
             time.sleep(SLOW_S if "probe" in self.done else POLL_S)
