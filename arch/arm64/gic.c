@@ -262,10 +262,27 @@ static uintptr_t this_redist(void)
 	return poll_clear(rd + GICR_WAKER, GICR_WAKER_ASLEEP) ? rd : 0;
 }
 
+/*
+ * SGI @sgi to the CPU of MPIDR @hwid (Aff3 at bits 39:32), through
+ * ICC_SGI1R_EL1; the stores before it are seen by its target first.
+ */
+static void send_sgi(uint64_t hwid, unsigned int sgi)
+{
+	uint64_t aff0 = hwid & 0xff, aff1 = (hwid >> 8) & 0xff;
+	uint64_t aff2 = (hwid >> 16) & 0xff, aff3 = (hwid >> 32) & 0xff;
+
+	__asm__ __volatile__("dsb ishst" ::: "memory");
+	write_sysreg(aff3 << 48 | (aff0 >> 4) << 44 | aff2 << 32 |
+			     (uint64_t)sgi << 24 | aff1 << 16 |
+			     1ull << (aff0 & 0xf),
+		     S3_0_C12_C11_5); /* ICC_SGI1R_EL1 */
+	isb();
+}
+
 /**
- * gic_enable_ppi() - make PPI @intid of the running CPU Group 1, enabled,
- * at WAKE_PRIO, and turn its CPU interface on.
- * @intid: 16..31
+ * gic_enable_ppi() - make PPI (or SGI) @intid of the running CPU Group 1,
+ * enabled, at WAKE_PRIO, and turn its CPU interface on.
+ * @intid: 0..31
  *
  * Return: NULL, or why it cannot (no GICv3, no redistributor, ...).
  */
@@ -298,27 +315,11 @@ const char *gic_enable_ppi(unsigned int intid)
 int gic_raise_stray_sgi(void)
 {
 	static bool enabled; /* the boot CPU only (inject=, keel_main()) */
-	uint64_t mpidr = read_sysreg(mpidr_el1);
-	uint64_t aff0 = mpidr & 0xff, aff1 = (mpidr >> 8) & 0xff;
-	uint64_t aff2 = (mpidr >> 16) & 0xff, aff3 = (mpidr >> 32) & 0xff;
-	uintptr_t rd = gicd ? this_redist() : 0;
 
-	if (!rd || !cpu_if_init())
+	if (!enabled && gic_enable_ppi(STRAY_SGI))
 		return -EOPNOTSUPP;
-	if (!enabled) {
-		wr32(rd + GICR_SGI + GICR_IGROUPR0,
-		     rd32(rd + GICR_SGI + GICR_IGROUPR0) | (1u << STRAY_SGI));
-		*(volatile uint8_t *)(rd + GICR_SGI +
-				      GICR_IPRIORITYR(STRAY_SGI)) = WAKE_PRIO;
-		wr32(rd + GICR_SGI + GICR_ISENABLER0, 1u << STRAY_SGI);
-		enabled = true;
-	}
-	__asm__ __volatile__("dsb sy" ::: "memory");
-	write_sysreg(aff3 << 48 | (aff0 >> 4) << 44 | aff2 << 32 |
-			     (uint64_t)STRAY_SGI << 24 | aff1 << 16 |
-			     1ull << (aff0 & 0xf),
-		     S3_0_C12_C11_5); /* ICC_SGI1R_EL1 */
-	isb();
+	enabled = true;
+	send_sgi(read_sysreg(mpidr_el1), STRAY_SGI);
 	return 0;
 }
 
@@ -424,18 +425,9 @@ void gic_idle_wait(uint64_t ticks)
  */
 void gic_send_wake(uint64_t hwid, bool can_send)
 {
-	uint64_t aff0 = hwid & 0xff, aff1 = (hwid >> 8) & 0xff;
-	uint64_t aff2 = (hwid >> 16) & 0xff, aff3 = (hwid >> 32) & 0xff;
-
 	if (!gicd || !can_send)
 		return;
-	/* The work posted before the SGI is seen by its target. */
-	__asm__ __volatile__("dsb ishst" ::: "memory");
-	write_sysreg(aff3 << 48 | (aff0 >> 4) << 44 | aff2 << 32 |
-			     (uint64_t)WAKE_SGI << 24 | aff1 << 16 |
-			     1ull << (aff0 & 0xf),
-		     S3_0_C12_C11_5); /* ICC_SGI1R_EL1 */
-	isb();
+	send_sgi(hwid, WAKE_SGI);
 }
 
 /**
