@@ -27,8 +27,8 @@
 #include <keel/domain.h>
 #include <keel/escape.h>
 #include <keel/frametable.h>
-#include <keel/inject.h>
 #include <keel/heap.h>
+#include <keel/inject.h>
 #include <keel/latency.h>
 #include <keel/numa.h>
 #include <keel/options.h>

@@ -8,7 +8,8 @@
  *
  * The "interrupt" of the latency probe: one real-time signal (OS_IRQ_SIG)
  * with one process-wide handler, aimed at a thread by its own POSIX timer
- * (SIGEV_THREAD_ID); "interrupts off" is the signal blocked in that thread.
+ * (SIGEV_THREAD_ID). The signal is unblocked in that thread once its timer
+ * exists; "interrupts off" is a flag of arch/sandbox/irq.c, not a mask.
  *
  * Also the two sandbox_* services of <asm/sandbox.h> that are nothing but
  * host calls: the host CPU count and reading a whole file.

@@ -7,8 +7,9 @@
  *         CPUID.1:ECX[24] has it, else one-shot (QEMU TCG).
  * arm64:  PSTATE.I (daifset/daifclr #2); GICv3 PPI 26, the EL2 physical
  *         timer (CNTHP) at EL2, or PPI 27, the EL1 virtual timer, at EL1.
- * sandbox: "interrupts off" is a blocked signal; the timer is a per-CPU
- *         POSIX timer whose signal is aimed at that CPU's thread.
+ * sandbox: "interrupts off" is a flag of the CPU's thread (a signal that
+ *         comes meanwhile is taken when they go back on); the timer is a
+ *         per-CPU POSIX timer whose signal is aimed at that CPU's thread.
  *
  * Keel runs with interrupts on outside its critical sections: each
  * secondary from the moment it serves its mailbox (common/smp_boot.c),
@@ -69,8 +70,8 @@ void irq_count_unexpected(void);
 /*
  * inject=irq-unexpected: raise on the calling CPU, interrupts on, one
  * interrupt keel never asks for (x86_64: a self-IPI on vector
- * X86_STRAY_VEC; arm64: SGI 2 to itself, enabled for it). Return: 0, or
- * -EOPNOTSUPP (no local APIC or GICv3; the sandbox).
+ * X86_STRAY_VEC; arm64: SGI 2 to itself, enabled by the first call).
+ * Return: 0, or -EOPNOTSUPP (no local APIC or GICv3; the sandbox), -EIO.
  */
 int arch_irq_raise_stray(void);
 

@@ -374,8 +374,8 @@ CASES += [big_case("smp-256-4node", 256, 4, 2048, timeout=300)]
 CASES += [
     case("smp-64-parallel", ["--gic", "3", "--smp", "64", "--mem", "512M"],
          {"cpus": 64, "online": 64},
-         append="report=full bootscrub=off", timeout=120,
-         checks=[own_hwids(64), start_mode("parallel")]),
+         append="report=full bootscrub=off ap_timeout_ms=30000",
+         timeout=120, checks=[own_hwids(64), start_mode("parallel")]),
     case("smp-8-serial", ["--gic", "3", "--smp", "8", "--mem", "256M"],
          {"cpus": 8, "online": 8},
          append="report=full bootscrub=off smp_start=serial",

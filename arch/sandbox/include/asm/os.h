@@ -95,8 +95,9 @@ void os_exit_now(int status) __attribute__((noreturn));
 
 /*
  * The latency probe's interrupt (arch/sandbox/irq.c): a real-time signal
- * aimed at one thread by that thread's POSIX timer. os_irq_mask(true)
- * blocks it in the calling thread ("interrupts off").
+ * aimed at one thread by that thread's POSIX timer. os_irq_mask(false)
+ * unblocks it in the calling thread (irq.c does, once its timer exists;
+ * "interrupts off" is irq.c's flag, not this mask).
  */
 void os_irq_mask(bool off);
 /* Timer for the calling thread; installs @fn as the handler. NULL: failed. */
