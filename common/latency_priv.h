@@ -55,6 +55,8 @@ struct lat_state {
 	volatile uint64_t deadline; /* the armed one (probe CPU only) */
 	enum cachemaint_mode boot_mode;
 	struct lat_phase *volatile cur; /* the running phase, or NULL */
+	/* The handler samples and re-arms (probe CPU only, probe_fn()). */
+	volatile bool sampling;
 	uint32_t stop;
 	struct lat_phase phase[LAT_MAX_PHASES];
 	unsigned int phase_count;

@@ -15,8 +15,7 @@
  * secondary from the moment it serves its mailbox (common/smp_boot.c),
  * the boot CPU once the CPUs are started (common/boot.c). Critical
  * sections mask them: the heap's node locks (spin_lock_irqsave()), the
- * check-and-halt of an idle wait, the timer's arming. No handler takes a
- * lock. The interrupts keel takes: the idle wake-ups (wake-up IPI or SGI,
+ * check-and-halt of an idle wait. No handler takes a lock. The interrupts keel takes: the idle wake-ups (wake-up IPI or SGI,
  * the idle timer), the latency probe's timer, and any other that firmware
  * left on, counted as unexpected and ended.
  */
@@ -44,10 +43,17 @@ bool arch_irq_flags_on(irqflags_t flags);
 int arch_timer_init_cpu(const char **why);
 /*
  * Fire the calling CPU's timer once at @deadline (absolute, arch_ticks()
- * units); a deadline already passed fires at once. Interrupts masked.
+ * units); a deadline already passed fires at once. Interrupts may be on
+ * when the timer's handler cannot arm another deadline meanwhile
+ * (common/latency.c: it arms only while the probe samples, and then the
+ * same deadline); the handler itself calls it masked.
  */
 void arch_timer_arm_at(uint64_t deadline);
-/* Stop the calling CPU's timer; no interrupt from it is pending after. */
+/*
+ * Stop the calling CPU's timer (interrupts may be on, the handler no
+ * longer arming it): no interrupt from it comes after, but one that was
+ * already pending.
+ */
 void arch_timer_cancel(void);
 /* How the timer is driven ("tsc-deadline", "apic-oneshot", "cnthp", ...). */
 const char *arch_timer_mode(void);
