@@ -5,24 +5,24 @@
 Usage: bench-latency.py [--elf ELF] [--image IMAGE] [--arch x86_64|arm64]
                         [--md FILE] [--json FILE]
 
-One QEMU boot per (arch, extent size): -smp 2 -m 3G, bootscrub=off (so the
-1 GiB block is dirty and the eager baseline zeroes it inside the heap
-lock), latency=on, latency_cpu=1, latency_max_order=18 (1 GiB extents) and
-9 (2 MiB); arm64 at EL2 with a GICv3 (CNTHP). Guest RAM is preallocated,
-and the host is set up as real-time measurements set it up
-(scripts/keel/rtpin.py): the probe's vCPU thread on a host core of its
-own, QEMU's main loop thread (which fires the emulated timers) SCHED_FIFO,
-and the host's CPUs kept out of deep idle (/dev/cpu_dma_latency = 0, as
-cyclictest does); what could not be set up is printed with the table.
-BOOTS boots per (arch, extent size); the first boot's phases are tabled.
+BOOTS (3) QEMU boots per (arch, extent size): -smp 2 -m 3G, bootscrub=off
+(so the 1 GiB block is dirty and the eager baseline zeroes it inside the
+heap lock), latency=on, latency_cpu=1, latency_max_order=18 (1 GiB
+extents) and 9 (2 MiB); arm64 at EL2 with a GICv3 (CNTHP). Guest RAM is
+preallocated, and the host is set up as real-time measurements set it up
+(scripts/keel/rtpin.py): the probe's vCPU thread on a host core with
+QEMU's main loop thread (which fires the emulated timers; SCHED_FIFO), the
+other vCPUs on the other cores, and the host's CPUs kept out of deep idle
+(/dev/cpu_dma_latency = 0, as cyclictest does); what could not be set up
+is printed with the table. The first boot's phases are tabled.
 From each report, ratios within the boot, against the targets of issue 23
 (a target is met when it is met in most boots, i.e. by the median boot;
 every boot's figure is printed):
   - deferred build-local and build-remote p99 <= 2x idle p99;
   - deferred irqsoff_max_ns <= 50 us;
   - eager build-local max >= 100x the deferred one (1 GiB extents);
-and across the two boots: deferred build-local max and irqsoff max with
-1 GiB extents about those with 2 MiB extents.
+and across the two extent sizes, boot by boot: deferred build-local max
+and irqsoff max with 1 GiB extents about those with 2 MiB extents.
 
 Under QEMU TCG a vCPU is a host thread: a host reschedule stretches any
 single sample (max), which is why p99 and the interrupts-off regions
@@ -144,8 +144,11 @@ def table(arch, res):
         out += phase_rows("1 GiB" if order == 18 else "2 MiB", boots[0])
     notes = sorted({n for boots in res.values() for lat in boots if lat
                     for n in lat.get("host_notes", [])})
-    out += ["", "Host set-up (scripts/keel/rtpin.py): " +
-            ("as described" if not notes else "; ".join(notes)) + "."]
+    out += ["", "Host set-up (scripts/keel/rtpin.py): the probe's vCPU "
+            "thread and QEMU's main loop (SCHED_FIFO) on one host core, the "
+            "other vCPUs and this script on the others, "
+            "/dev/cpu_dma_latency held at 0" +
+            ("" if not notes else "; not done: " + "; ".join(notes)) + "."]
     out += ["", f"| target (1 GiB extents) | measured, each of {BOOTS} "
             "boots | met |", "|---|---|---|"]
     out += verdict_rows(res.get(18) or [])

@@ -104,6 +104,7 @@ static void test_timer_held_while_off(void **state)
 	lat.period = 1000000;
 	lat.deadline = arch_ticks() + 1000000;
 	lat.cur = &ph;
+	lat.sampling = true;
 	arch_timer_arm_at(lat.deadline);
 	spin_ns(20000000);
 	assert_int_equal(READ_ONCE(ph.samples), 0);
@@ -115,6 +116,7 @@ static void test_timer_held_while_off(void **state)
 	while (READ_ONCE(ph.samples) < 3 && arch_ticks() < end)
 		;
 	arch_irq_disable();
+	lat.sampling = false;
 	arch_timer_cancel();
 	lat.cur = NULL;
 	assert_true(ph.samples >= 3);
