@@ -2,7 +2,8 @@
 /*
  * Exception vectors (VBAR_EL1 or VBAR_EL2, whichever EL keel runs at).
  * One is expected: an IRQ at the current EL with SP_ELx (vector 5), taken
- * where a CPU runs with PSTATE.I clear (the latency probe, irq.c). It saves
+ * wherever a CPU runs with PSTATE.I clear (outside keel's critical
+ * sections: <arch/irq.h>). It saves
  * the registers the C calling convention lets a callee clobber (x0-x18,
  * x29, x30; ELR and SPSR stay live: nothing nests, the handler runs with
  * I set and takes no exception), calls arm64_irq() and returns with eret.
@@ -16,6 +17,18 @@
 
 #define FRAME_SIZE (32 * 8)
 #define IRQ_FRAME  (22 * 8)	/* x0-x18, x29, x30, pad: 16-byte aligned */
+
+/* Store (stp) or load (ldp) x2-x17 in frame slots 1-8, as both frames keep them. */
+.macro	x2_to_x17 op
+	\op	x2, x3, [sp, #16 * 1]
+	\op	x4, x5, [sp, #16 * 2]
+	\op	x6, x7, [sp, #16 * 3]
+	\op	x8, x9, [sp, #16 * 4]
+	\op	x10, x11, [sp, #16 * 5]
+	\op	x12, x13, [sp, #16 * 6]
+	\op	x14, x15, [sp, #16 * 7]
+	\op	x16, x17, [sp, #16 * 8]
+.endm
 
 .macro	ventry	kind
 	.balign	0x80
@@ -53,25 +66,11 @@ arm64_vectors:
 	ventry	15
 
 irq_common:
-	stp	x2, x3, [sp, #16 * 1]
-	stp	x4, x5, [sp, #16 * 2]
-	stp	x6, x7, [sp, #16 * 3]
-	stp	x8, x9, [sp, #16 * 4]
-	stp	x10, x11, [sp, #16 * 5]
-	stp	x12, x13, [sp, #16 * 6]
-	stp	x14, x15, [sp, #16 * 7]
-	stp	x16, x17, [sp, #16 * 8]
+	x2_to_x17 stp
 	stp	x18, x29, [sp, #16 * 9]
 	str	x30, [sp, #16 * 10]
 	bl	arm64_irq
-	ldp	x2, x3, [sp, #16 * 1]
-	ldp	x4, x5, [sp, #16 * 2]
-	ldp	x6, x7, [sp, #16 * 3]
-	ldp	x8, x9, [sp, #16 * 4]
-	ldp	x10, x11, [sp, #16 * 5]
-	ldp	x12, x13, [sp, #16 * 6]
-	ldp	x14, x15, [sp, #16 * 7]
-	ldp	x16, x17, [sp, #16 * 8]
+	x2_to_x17 ldp
 	ldp	x18, x29, [sp, #16 * 9]
 	ldr	x30, [sp, #16 * 10]
 	ldp	x0, x1, [sp]
@@ -79,14 +78,7 @@ irq_common:
 	eret
 
 trap_common:
-	stp	x2, x3, [sp, #16 * 1]
-	stp	x4, x5, [sp, #16 * 2]
-	stp	x6, x7, [sp, #16 * 3]
-	stp	x8, x9, [sp, #16 * 4]
-	stp	x10, x11, [sp, #16 * 5]
-	stp	x12, x13, [sp, #16 * 6]
-	stp	x14, x15, [sp, #16 * 7]
-	stp	x16, x17, [sp, #16 * 8]
+	x2_to_x17 stp
 	stp	x18, x19, [sp, #16 * 9]
 	stp	x20, x21, [sp, #16 * 10]
 	stp	x22, x23, [sp, #16 * 11]

@@ -10,25 +10,9 @@
 #define HEAP_MODEL_FIXTURE_H
 
 #include "common.h"
+#include "heap_model_machine.h"
 
 enum { REF_NONE = 0, REF_FREE, REF_ALLOC };
-
-static const struct test_ram ram[] = {
-	{16 * MiB, 48 * MiB, 0},
-	{48 * MiB, 80 * MiB, 1},
-	/* hole [80M, 84M) */
-	{84 * MiB, 100 * MiB, 1},
-	{100 * MiB, 116 * MiB, 2},
-};
-
-static const struct test_rsv rsv[] = {
-	{20 * MiB, 20 * MiB + 12288, "kernel"},
-	{47 * MiB + 4096, 49 * MiB, "across-nodes"},
-	{90 * MiB, 90 * MiB + 4096, "one-page"},
-	{100 * MiB, 101 * MiB, "node2-start"},
-};
-
-#define TOP_PFN ((116 * MiB) >> 12)
 
 /*
  * A machine whose free chunks are larger than a caller may allocate
