@@ -30,10 +30,14 @@ void irqsoff_setup(struct irqsoff_cpu *cpus, unsigned int count)
 	irqsoff_cpus = cpus;
 }
 
+/* Every heap lock calls it: off (no latency=on), it reads one word. */
 static struct irqsoff_cpu *this_slot(void)
 {
-	unsigned int cpu = arch_cpu_id();
+	unsigned int cpu;
 
+	if (!irqsoff_count)
+		return NULL;
+	cpu = arch_cpu_id();
 	return cpu < irqsoff_count ? &irqsoff_cpus[cpu] : NULL;
 }
 
