@@ -26,6 +26,7 @@ from .checks_report import (SIZE_CMDLINE, check_cmdline_fixup,
                             check_shape_limit, check_warnings_printable,
                             long_mem_cmdline, nr_cpus)
 from .firmware import DATA, GIB, PAGE, FwDesc
+from .inject_cases import inject_cases
 
 
 # ---- the cases -----------------------------------------------------------
@@ -48,7 +49,8 @@ class Case:
 def cases():
     """Every case, in the order they run."""
     return (boot_cases() + bad_fw_cases() + limit_cases() + scrub_cases() +
-            reserved_cases() + big_cases() + domain_cases())
+            reserved_cases() + big_cases() + domain_cases() +
+            inject_cases(Case))
 
 
 def boot_cases():

@@ -437,7 +437,7 @@ def check_stopped(injected):
     """inject=scrub-stop:N repeated: every worker that quit is listed in
     scrub.stopped_cpus with one warning each. The boot CPU (first in
     @injected) surely claims a unit; another may find none left on a busy
-    host and then has not stopped (nothing to list, nothing to warn)."""
+    host and then has not stopped: not listed, and one warning says so."""
     def check(rep, log):
         scrub = rep["scrub"]
         got = scrub.get("stopped_cpus")
@@ -451,6 +451,11 @@ def check_stopped(injected):
             n = log.count(f"warning: scrub: cpu {c} stopped (injected)")
             if n != (1 if c in got else 0):
                 out.append(f"cpu {c}: {n} stop warnings, listed: {c in got}")
+            n = log.count(f"warning: inject=scrub-stop:{c}: cpu {c} found "
+                          "no unit left to quit on, nothing injected")
+            if n != (0 if c in got else 1):
+                out.append(f"cpu {c}: {n} warnings that it did not stop, "
+                           f"listed: {c in got}")
         if scrub["stopped_cpu"] != min(got or [None]):
             out.append(f"scrub.stopped_cpu {scrub['stopped_cpu']} is not "
                        f"min({got})")
