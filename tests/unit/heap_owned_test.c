@@ -476,15 +476,25 @@ static void test_owned_above_max_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_head_write),
-		cmocka_unit_test(test_owner_of_every_page),
-		cmocka_unit_test(test_dirty_zeroed_in_pieces),
-		cmocka_unit_test(test_cache_maintenance),
-		cmocka_unit_test(test_misuse_strict),
-		cmocka_unit_test(test_misuse_refused),
-		cmocka_unit_test(test_audit_and_check),
-		cmocka_unit_test(test_idle_scrub_of_big_dirty_chunk),
-		cmocka_unit_test(test_owned_above_max_order),
+		cmocka_unit_test_setup_teardown(test_one_head_write, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_owner_of_every_page,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_dirty_zeroed_in_pieces,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_cache_maintenance,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_misuse_strict, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_misuse_refused, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_audit_and_check,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_idle_scrub_of_big_dirty_chunk, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_owned_above_max_order,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, test_setup, test_teardown);

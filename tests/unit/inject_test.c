@@ -21,11 +21,11 @@ static int setup(void **state)
 enum n_class { N_ABSENT, N_ZERO, N_ONE, N_MANY, N_OVER, N_CLASSES };
 
 static const char *const class_name[N_CLASSES] = {"absent", "0", "1", "many",
-						   "over the limit"};
+						  "over the limit"};
 
 /* The ":N" written for @c (N_ABSENT: none); the value in *@n. */
-static void n_text(const struct inject_kind_desc *d, enum n_class c,
-		   char *buf, size_t size, uint64_t *n)
+static void n_text(const struct inject_kind_desc *d, enum n_class c, char *buf,
+		   size_t size, uint64_t *n)
 {
 	static const uint64_t fixed[] = {0, 0, 1, 3};
 
@@ -64,13 +64,13 @@ static enum expect expected(const struct inject_kind_desc *d, enum n_class c)
 }
 
 /* A failed expectation names the case (the tests are silent otherwise). */
-#define expect_that(cond, word, c)                                          \
-	do {                                                                \
-		if (!(cond)) {                                              \
-			print_error("%s (:N %s): %s\n", (word),              \
-				    class_name[c], #cond);                  \
-			fail();                                             \
-		}                                                           \
+#define expect_that(cond, word, c)                                             \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			print_error("%s (:N %s): %s\n", (word), class_name[c], \
+				    #cond);                                    \
+			fail();                                                \
+		}                                                              \
 	} while (0)
 
 static void check_case(const struct inject_kind_desc *d, enum n_class c)
@@ -135,19 +135,20 @@ static void test_malformed(void **state)
 		{"inject=bad-map:", "bad-map takes no :N"},
 		{"inject=bad-map:x", "bad-map takes no :N"},
 		{"inject=scrub-stop", "scrub-stop needs :N (a CPU id)"},
-		{"inject=node-cpus-fail", "node-cpus-fail needs :N (a node id)"},
+		{"inject=node-cpus-fail",
+		 "node-cpus-fail needs :N (a node id)"},
 		{"inject=irq-unexpected", "irq-unexpected needs :N (a count)"},
 		{"inject=irq-unexpected:0", "a count of 0 injects nothing"},
-		{"inject=\"bad-map \x1b\"", "inject=bad-map \\x1b: no such kind"},
+		{"inject=\"bad-map \x1b\"",
+		 "inject=bad-map \\x1b: no such kind"},
 	};
 
 	(void)state;
 	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
 		options_defaults(&o);
 		sandbox_console_clear();
-		assert_int_equal(cmdline_parse(&o, bad[i].word,
-					       strlen(bad[i].word)),
-				 1);
+		assert_int_equal(
+			cmdline_parse(&o, bad[i].word, strlen(bad[i].word)), 1);
 		assert_int_equal(o.inject_count, 0);
 		assert_true(test_console_contains(bad[i].says));
 		assert_false(test_console_contains("previous value"));
@@ -172,7 +173,8 @@ static void test_too_many(void **state)
 /* options_early() counts the same problems and prints none of them. */
 static void test_early_quiet(void **state)
 {
-	static const char line[] = "inject=bad-map:1 inject=irq-unexpected:5000";
+	static const char line[] =
+		"inject=bad-map:1 inject=irq-unexpected:5000";
 	struct keel_options early;
 
 	(void)state;

@@ -434,20 +434,39 @@ static void test_scrub_stop_not_a_worker(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_boot_scrub_zeroes_everything),
-		cmocka_unit_test(test_cpuless_node_done_by_nearest),
-		cmocka_unit_test(test_cpuless_node_helper_direction),
-		cmocka_unit_test(test_unreachable_helper_last),
-		cmocka_unit_test(test_many_chunks_multi_pass),
-		cmocka_unit_test(test_plan_ties_and_smt),
-		cmocka_unit_test(test_idle_mode_ends_all_clean),
-		cmocka_unit_test(test_idle_mode_single_cpu),
-		cmocka_unit_test(test_idle_mode_boot_cpu_scrubs),
-		cmocka_unit_test(test_idle_step_keeps_unclean_prefix),
-		cmocka_unit_test(test_off_mode_touches_nothing),
-		cmocka_unit_test(test_scrub_stop_finished_by_others),
-		cmocka_unit_test(test_scrub_stop_not_a_worker),
-		cmocka_unit_test(test_scrub_stop_several),
+		cmocka_unit_test_setup_teardown(
+			test_boot_scrub_zeroes_everything, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_cpuless_node_done_by_nearest, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_cpuless_node_helper_direction, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_unreachable_helper_last,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_many_chunks_multi_pass,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_ties_and_smt,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_mode_ends_all_clean,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_mode_single_cpu,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_mode_boot_cpu_scrubs,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_idle_step_keeps_unclean_prefix, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_off_mode_touches_nothing,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_scrub_stop_finished_by_others, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_stop_not_a_worker,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_stop_several,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

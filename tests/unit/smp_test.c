@@ -109,35 +109,44 @@ static void test_ap_timeout_left_out(void **state)
 }
 
 /*
- * Three dead CPUs of a parallel start cost one ap_timeout_ms together, not
- * three; smp_start=serial waits for each in turn (which shows the bound
- * can fail). 300 ms timeouts: a live sandbox CPU checks in within a few
- * ms on a quiet host, so the 600 ms bound leaves 300 ms of slack.
+ * Fifteen dead CPUs of a parallel start cost one ap_timeout_ms together,
+ * not fifteen; smp_start=serial waits for each in turn (which shows the
+ * bound can fail). The two are 15x apart, and the checks keep an order
+ * of magnitude between them: parallel under 10 timeouts (1 s), serial at
+ * least 15 (1.5 s). The host can only make a boot longer, and a quiet one
+ * takes about 110 ms in parallel, so the parallel bound fails only on
+ * 900 ms of delays, not on a preempted thread or two.
  */
 static void test_dead_cpus_share_one_timeout(void **state)
 {
-	const char *dead = "inject=ap-timeout:1 inject=ap-timeout:2 "
-			   "inject=ap-timeout:3";
-	char serial[160];
+	struct test_machine_cfg cfg = {
+		.dirty = true, /* as booted: bootscrub on */
+		.nodes = 2,
+		.node = {{32ull << 20, 8}, {32ull << 20, 8}},
+		.cmdline = "inject=node-cpus-fail:0 inject=node-cpus-fail:1",
+		.ap_timeout_ms = 100,
+	};
 	uint64_t t0;
 
 	(void)state;
 	t0 = arch_ticks();
-	assert_int_equal(boot4(dead, 300), 1);
-	assert_true(arch_ticks() - t0 < 600 * 1000000ull);
-	assert_true(arch_ticks() - t0 >= 300 * 1000000ull);
+	assert_int_equal(test_machine_boot(&cfg), 1);
+	assert_true(arch_ticks() - t0 >= 100 * 1000000ull);
+	assert_true(arch_ticks() - t0 < 10 * 100 * 1000000ull);
 
-	snprintf(serial, sizeof(serial), "%s smp_start=serial", dead);
+	cfg.cmdline = "inject=node-cpus-fail:0 inject=node-cpus-fail:1 "
+		      "smp_start=serial";
 	t0 = arch_ticks();
-	assert_int_equal(boot4(serial, 300), 1);
-	assert_true(arch_ticks() - t0 >= 900 * 1000000ull);
+	assert_int_equal(test_machine_boot(&cfg), 1);
+	assert_true(arch_ticks() - t0 >= 15 * 100 * 1000000ull);
 }
 
 /*
- * Work posted to a CPU that has been idle long enough for its timer to be
- * at the 1 s safety net starts at once: the poster wakes it (a futex on
- * the sandbox). Without the wake-up, three CPUs would take about 0.75 s on
- * average; the bound is 300 ms.
+ * Work posted to an idle CPU starts at once: the poster wakes it (a futex
+ * on the sandbox). Here the CPUs' safety net is 60 s
+ * (sandbox_set_idle_wait()), so without the wake-up smp_run_on() would
+ * take a minute; the bound, 1 s, is far from that and far above the few
+ * ms a quiet host takes, so host delays cannot decide the outcome.
  */
 static void test_post_wakes_idle_cpu(void **state)
 {
@@ -146,12 +155,13 @@ static void test_post_wakes_idle_cpu(void **state)
 
 	(void)state;
 	assert_int_equal(boot4(NULL, 1000), 4);
-	sleep(3); /* idle waits grow to IDLE_MAX_US */
+	sandbox_set_idle_wait(60 * 1000000000ull);
+	sleep(2); /* every wait begun before it (<= 1 s) has ended */
 	smp_online_mask(&all);
 	reset_hits();
 	t0 = arch_ticks();
 	smp_run_on(&all, count_hit, hits);
-	assert_true(arch_ticks() - t0 < 300 * 1000000ull);
+	assert_true(arch_ticks() - t0 < 1000 * 1000000ull);
 	for (unsigned int c = 0; c < 4; c++)
 		assert_int_equal(hits[c], 1);
 }
@@ -277,14 +287,23 @@ static void test_table_order_and_smt(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_run_on_reaches_each_once),
-		cmocka_unit_test(test_ap_timeout_left_out),
-		cmocka_unit_test(test_dead_cpus_share_one_timeout),
-		cmocka_unit_test(test_post_wakes_idle_cpu),
-		cmocka_unit_test(test_cpu_on_fail),
-		cmocka_unit_test(test_node_cpus_fail),
-		cmocka_unit_test(test_inject_meaningless_warned),
-		cmocka_unit_test(test_table_order_and_smt),
+		cmocka_unit_test_setup_teardown(test_run_on_reaches_each_once,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_ap_timeout_left_out,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_dead_cpus_share_one_timeout, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_post_wakes_idle_cpu,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_on_fail, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_node_cpus_fail, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_inject_meaningless_warned,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_table_order_and_smt,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
