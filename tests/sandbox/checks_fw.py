@@ -463,3 +463,34 @@ def check_stopped(injected):
             out.append(f"{rep['heap']['dirty_pages']} pages left dirty")
         return out
     return check
+
+
+def check_percpu_per_node(fw, name="trace buffers"):
+    """Per-CPU memory near its CPUs (issue 28 section 6), on a report=full
+    boot: every CPU is traced (trace_cpus), no "no free RAM" warning, and
+    each node with CPUs has exactly one @name reservation, inside its own
+    RAM (the nodes of @fw all have room for their CPUs' share)."""
+    def check(rep, log):
+        out = []
+        if "no free RAM" in log:
+            out.append("a per-CPU allocation found no free RAM: " +
+                       next(line for line in log.splitlines()
+                            if "no free RAM" in line))
+        if rep.get("trace_cpus") != len(fw.cpus):
+            out.append(f"trace_cpus {rep.get('trace_cpus')}, expected "
+                       f"every one of the {len(fw.cpus)} CPUs")
+        kept = [(s, e) for s, e, n in rep["memmap"]["reserved"] if n == name]
+        for node, cpus in fw.node_cpus().items():
+            if not cpus:
+                continue
+            ram = [(s, e) for s, e, n in fw.ram if n == node]
+            mine = [k for k in kept
+                    if any(s <= k[0] and k[1] <= e for s, e in ram)]
+            if len(mine) != 1:
+                out.append(f"node {node}: {len(mine)} {name!r} "
+                           "reservations in its RAM, expected 1")
+        if len(kept) != len(fw.node_cpus()):
+            out.append(f"{len(kept)} {name!r} reservations for "
+                       f"{len(fw.node_cpus())} nodes with CPUs")
+        return out
+    return check

@@ -241,6 +241,62 @@ static void test_inject_meaningless_warned(void **state)
 	assert_int_equal(count_in_console("nothing injected"), 0);
 }
 
+/* Is [p, p + len) inside RAM of @node in the machine's bootinfo? */
+static bool on_node(const void *p, size_t len, uint32_t node)
+{
+	uint64_t a = pa_val(virt_to_phys(p));
+
+	for (unsigned int i = 0; i < test_bi.ram_count; i++)
+		if (test_bi.ram[i].node == node &&
+		    pa_val(test_bi.ram[i].start) <= a &&
+		    a + len <= pa_val(test_bi.ram[i].end))
+			return true;
+	return false;
+}
+
+/*
+ * Per-CPU objects near their CPUs (smp_percpu_alloc_local()): each of a
+ * node's CPUs has its own zeroed, cache-line-aligned object in one piece
+ * on that node; node 1 has CPUs and no RAM, so its piece is on node 2,
+ * the nearest; a piece no node can hold leaves its CPUs without one.
+ */
+static void test_percpu_local(void **state)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 3,
+		.node = {{32ull << 20, 2}, {0, 2}, {32ull << 20, 3}},
+		.distance = {{10, 30, 20}, {30, 10, 15}, {20, 15, 10}},
+		.no_handoff = true,
+	};
+	static const uint32_t home[] = {0, 0, 2, 2, 2, 2, 2};
+	struct smp_percpu pc;
+	uint8_t *p;
+
+	(void)state;
+	assert_int_equal(test_machine_boot(&cfg), 7);
+	assert_int_equal(smp_percpu_alloc_local(&pc, 100, "test per-cpu"), 0);
+	assert_int_equal(pc.size, SMP_PERCPU_ALIGN);
+	for (unsigned int c = 0; c < cpu_count; c++) {
+		p = smp_percpu_ptr(&pc, c);
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % SMP_PERCPU_ALIGN, 0);
+		assert_true(on_node(p, pc.size, home[c]));
+		for (unsigned int i = 0; i < 100; i++)
+			assert_int_equal(p[i], 0);
+		memset(p, 0xff, pc.size); /* overlaps would show below */
+	}
+	for (unsigned int c = 0; c < cpu_count; c++)
+		for (unsigned int o = c + 1; o < cpu_count; o++)
+			assert_ptr_not_equal(smp_percpu_ptr(&pc, c),
+					     smp_percpu_ptr(&pc, o));
+
+	/* 16 MiB a CPU: no node holds 2 or 3 of them. */
+	assert_int_equal(smp_percpu_alloc_local(&pc, 16ull << 20, "too big"),
+			 7);
+	for (unsigned int c = 0; c < cpu_count; c++)
+		assert_null(smp_percpu_ptr(&pc, c));
+}
+
 /* A fresh arena and bootmem with 32 MiB of RAM, for smp_init() alone. */
 static void fresh_bootmem(void)
 {
@@ -294,6 +350,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_dead_cpus_share_one_timeout, test_setup,
 			test_teardown),
+		cmocka_unit_test_setup_teardown(test_percpu_local, test_setup,
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_post_wakes_idle_cpu,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_on_fail, test_setup,
