@@ -29,7 +29,8 @@ int test_setup(void **state)
  * so it puts back each piece of global state a test may change (cmocka
  * leaves a failed test at its assertion), and a failure cannot fail the
  * next test. The boot CPU's interrupts back off, its timer cancelled, no
- * fault armed, no observer, the default log level and trace mode.
+ * fault armed, no observer or test hook, heap misuse strict as built,
+ * the default log level and trace mode.
  */
 int test_teardown(void **state)
 {
@@ -40,6 +41,8 @@ int test_teardown(void **state)
 	sandbox_set_cache_observer(NULL);
 	sandbox_set_scrub_observer(NULL);
 	sandbox_set_idle_wait(0);
+	stress_test_corrupt_hook = NULL;
+	heap_strict = IS_ENABLED(CONFIG_DEBUG);
 	printk_level = LOG_INFO;
 	trace_set_mode(TRACE_MODE_SUMMARY);
 	test_quiet_end();
