@@ -8,8 +8,10 @@
  * parser reads only [s, s + min(len, strnlen(s, len))); a bad value keeps
  * what was there (the default, or an earlier command line: boot.c parses
  * CONFIG_DEFAULT_CMDLINE first, then the firmware's line, so a later word
- * overrides an earlier one); every problem is exactly one pr_warn naming
- * key and value. No lock: called on the boot CPU before SMP.
+ * overrides an earlier one), except for inject= and domain=, whose words
+ * add up, so a refused one is only ignored; every problem is exactly one
+ * pr_warn naming key and value. No lock: called on the boot CPU before
+ * SMP.
  */
 #include <keel/compiler.h>
 #include <keel/config.h>
