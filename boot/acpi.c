@@ -477,6 +477,7 @@ struct corrupt_copy {
 static struct {
 	struct acpi_mem inner;
 	unsigned int which;
+	unsigned int done; /* ACPI_CORRUPT_* bits acted on */
 	struct corrupt_copy srat, slit;
 } corrupt;
 
@@ -485,13 +486,20 @@ static struct {
  * itself for a header-only request, so that the length the parser reads
  * stays right.
  */
-static const void *corrupt_copy(struct corrupt_copy *c, uint64_t p, size_t len,
-				const uint8_t *h)
+static const void *corrupt_copy(struct corrupt_copy *c, unsigned int bit,
+				uint64_t p, size_t len, const uint8_t *h)
 {
 	if (len <= ACPI_HEADER_SIZE)
 		return h;
-	if (len > CORRUPT_COPY_MAX)
-		return NULL; /* unmapped: the parser ignores the table too */
+	corrupt.done |= bit;
+	if (len > CORRUPT_COPY_MAX) {
+		/* Unmapped: the parser ignores the table too. */
+		pr_warn("acpi: inject: %.4s at %#llx is %zu bytes, more than "
+			"the %u-byte copy: hidden from the parser\n",
+			(const char *)h, (unsigned long long)p, len,
+			CORRUPT_COPY_MAX);
+		return NULL;
+	}
 	if (c->pa != p || c->len < len) {
 		memcpy(c->buf, h, len);
 		c->buf[ACPI_HEADER_SIZE] ^= 0x5a;
@@ -513,9 +521,11 @@ static const void *corrupt_map(uint64_t p, size_t len, void *ctx)
 	if (!h || len < 4)
 		return h;
 	if ((corrupt.which & ACPI_CORRUPT_SRAT) && !memcmp(h, "SRAT", 4))
-		return corrupt_copy(&corrupt.srat, p, len, h);
+		return corrupt_copy(&corrupt.srat, ACPI_CORRUPT_SRAT, p, len,
+				    h);
 	if ((corrupt.which & ACPI_CORRUPT_SLIT) && !memcmp(h, "SLIT", 4))
-		return corrupt_copy(&corrupt.slit, p, len, h);
+		return corrupt_copy(&corrupt.slit, ACPI_CORRUPT_SLIT, p, len,
+				    h);
 	return h;
 }
 
@@ -535,4 +545,14 @@ struct acpi_mem acpi_mem_corrupting(const struct acpi_mem *inner,
 	corrupt.inner = *inner;
 	corrupt.which = which;
 	return (struct acpi_mem){corrupt_map, NULL};
+}
+
+/**
+ * acpi_mem_corrupted() - the tables the last acpi_mem_corrupting()
+ * accessor was asked to corrupt and met (copied, or hidden when too big).
+ * Return: ACPI_CORRUPT_* bits.
+ */
+unsigned int acpi_mem_corrupted(void)
+{
+	return corrupt.done;
 }

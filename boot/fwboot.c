@@ -19,6 +19,19 @@
 #include <keel/printk.h>
 #include <keel/string.h>
 
+/* The FWBOOT_INJ_* kinds acted on (or said why not) this boot. */
+static unsigned int inject_done;
+
+/**
+ * fwboot_inject_done() - record that the firmware-table faults @kinds
+ * (FWBOOT_INJ_*) were acted on, or warned about where they were met, so
+ * that fwboot_finish() does not call them unused.
+ */
+void fwboot_inject_done(unsigned int kinds)
+{
+	inject_done |= kinds;
+}
+
 /**
  * fwboot_early() - parse @cmdline quietly into @early, as keel_main() will.
  * @early: out: the options (after=, acpi=, console= are what arches read)
@@ -62,11 +75,17 @@ int fwboot_acpi(struct bootinfo *bi, const struct acpi_mem *mem, paddr_t hint,
 		mem, inject & (FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_SLIT));
 	paddr_t rsdp = acpi_find_rsdp(&cmem, hint);
 
+	int err = 0;
+
 	if (pa_val(rsdp) == pa_val(INVALID_PADDR))
 		return -ENOENT;
 	if (acpi_parse(&cmem, rsdp, boot_hwid, ai) ||
 	    (need_cpus && !ai->cpu_count))
-		return -EINVAL;
+		err = -EINVAL;
+	if (inject & (FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_SLIT))
+		fwboot_inject_done(acpi_mem_corrupted());
+	if (err)
+		return err;
 	acpi_fill_bootinfo(bi, ai);
 	return 0;
 }
@@ -185,6 +204,33 @@ static void inject_bad_map(struct bootinfo *bi)
 	bootinfo_add_ram(bi, k->start, k->end, node + 1);
 }
 
+/*
+ * inject=bad-srat / bad-slit / bad-dt-distance where the arch corrupted
+ * no such table (a DT boot, the sandbox, a machine without a SLIT): one
+ * warning each, not a silent no-op. Then the record starts afresh.
+ */
+static void warn_tables_not_met(const struct keel_options *early)
+{
+	static const struct {
+		enum inject_kind kind;
+		unsigned int bit;
+		const char *table;
+	} t[] = {
+		{INJECT_BAD_SRAT, FWBOOT_INJ_BAD_SRAT, "ACPI SRAT"},
+		{INJECT_BAD_SLIT, FWBOOT_INJ_BAD_SLIT, "ACPI SLIT"},
+		{INJECT_BAD_DT_DISTANCE, FWBOOT_INJ_BAD_DT_DIST,
+		 "device tree distance-map"},
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(t); i++)
+		if (options_inject_has(early, t[i].kind, 0) &&
+		    !(inject_done & t[i].bit))
+			pr_warn("inject=%s: no %s to corrupt on this boot, "
+				"nothing injected\n",
+				inject_name(t[i].kind), t[i].table);
+	inject_done = 0;
+}
+
 /**
  * fwboot_finish() - the last step of every arch's firmware reading, right
  * before keel_main(): inject=bad-map (tests), then bootinfo_sanitise(), so
@@ -202,5 +248,6 @@ void fwboot_finish(struct bootinfo *bi)
 	printk_level = early.loglevel;
 	if (options_inject_has(&early, INJECT_BAD_MAP, 0))
 		inject_bad_map(bi);
+	warn_tables_not_met(&early);
 	bootinfo_sanitise(bi);
 }

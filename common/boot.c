@@ -207,19 +207,16 @@ static void phase_heap(struct bootinfo *bi, unsigned int nodes)
 				     1000));
 }
 
-/* The most stray interrupts one inject=irq-unexpected:N raises. */
-#define STRAY_MAX 1000
-
 /*
  * inject=irq-unexpected:N: N interrupts keel never asked for, on the boot
  * CPU with its interrupts on: counted in irq.unexpected, never fatal, and
  * one that keeps coming cannot storm (docs/cmdline.md says what each
- * arch counts).
+ * arch counts). N is 1 .. INJECT_STRAY_MAX (inject_parse() clamps).
  */
 static void raise_stray(uint64_t n, void *ctx)
 {
 	(void)ctx;
-	for (uint64_t i = 0; i < MIN(n, (uint64_t)STRAY_MAX); i++) {
+	for (uint64_t i = 0; i < n; i++) {
 		if (arch_irq_raise_stray()) {
 			pr_warn("inject=irq-unexpected:%llu: this machine "
 				"cannot raise one, nothing injected\n",

@@ -8,8 +8,10 @@
  * parser reads only [s, s + min(len, strnlen(s, len))); a bad value keeps
  * what was there (the default, or an earlier command line: boot.c parses
  * CONFIG_DEFAULT_CMDLINE first, then the firmware's line, so a later word
- * overrides an earlier one); every problem is exactly one pr_warn naming
- * key and value. No lock: called on the boot CPU before SMP.
+ * overrides an earlier one), except for inject= and domain=, whose words
+ * add up, so a refused one is only ignored; every problem is exactly one
+ * pr_warn naming key and value. No lock: called on the boot CPU before
+ * SMP.
  */
 #include <keel/compiler.h>
 #include <keel/config.h>
@@ -213,16 +215,29 @@ int parse_bool(const char *s, size_t len, bool *out)
 	return -EINVAL;
 }
 
-static int parse_inject(struct keel_options *o, const char *val, size_t len)
+/*
+ * One inject= word: held to its kind's ":N" by inject_parse(), which says
+ * why a word is refused or clamped; the warning names the word. inject=
+ * words add up, so a refused one has no previous value to keep.
+ */
+static void parse_inject(struct keel_options *o, const char *val, size_t len)
 {
+	char why[INJECT_WHY_SIZE];
 	struct inject in;
+	enum inject_verdict v = inject_parse(val, len, &in, why);
 
-	if (inject_parse(val, len, &in))
-		return -EINVAL;
-	if (o->inject_count >= INJECT_MAX)
-		return -ENOSPC;
+	if (v != INJECT_REFUSED && o->inject_count >= INJECT_MAX) {
+		snprintf(why, sizeof(why), "more than %u inject= words",
+			 INJECT_MAX);
+		v = INJECT_REFUSED;
+	}
+	if (v == INJECT_REFUSED) {
+		opt_warn("inject=%s: %s, ignored", ESC(0, val, len), why);
+		return;
+	}
+	if (v == INJECT_CLAMPED)
+		opt_warn("inject=%s: %s", ESC(0, val, len), why);
 	o->inject[o->inject_count++] = in;
-	return 0;
 }
 
 /* Store @val into the option @d describes. Return: 0 or -errno. */
@@ -280,11 +295,20 @@ static int opt_store(struct keel_options *o, const struct opt_desc *d,
 		field[len] = '\0';
 		return 0;
 	case OPT_INJECT:
-		return parse_inject(o, val, len);
-	case OPT_DOMAIN:
-		ret = domain_opt_add(o, val, len, parse_quiet);
-		parse_warnings += ret > 0 ? (unsigned int)ret : 0;
-		return ret < 0 ? ret : 0;
+		parse_inject(o, val, len);
+		return 0;
+	case OPT_DOMAIN: {
+		/* domain= words add up: a refused one keeps nothing. */
+		const char *why = "";
+
+		ret = domain_opt_add(o, val, len, parse_quiet, &why);
+		if (ret < 0)
+			opt_warn("domain=%s: %s, ignored", ESC(0, val, len),
+				 why);
+		else
+			parse_warnings += (unsigned int)ret;
+		return 0;
+	}
 	case OPT_CONSOLE: {
 		struct console_spec cs;
 
@@ -346,10 +370,9 @@ static void apply_word(struct keel_options *o, const char *key, size_t klen,
 	if (ret) {
 		opt_warn("bad value %s=\"%s\"%s, keeping the previous value",
 			 ESC(0, key, klen), ESC(1, val, vlen),
-			 ret == -ERANGE	  ? " (out of range)"
-			 : ret == -E2BIG  ? " (too long)"
-			 : ret == -ENOSPC ? " (too many)"
-					  : "");
+			 ret == -ERANGE	 ? " (out of range)"
+			 : ret == -E2BIG ? " (too long)"
+					 : "");
 		return;
 	}
 	if (d->post)

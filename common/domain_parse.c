@@ -29,47 +29,80 @@ struct domain domains[DOMAIN_MAX];
 unsigned int domains_count, domains_dropped;
 const unsigned int domain_extent_order[DOMAIN_EXTENT_KINDS] = {18, 9, 0};
 
+/*
+ * @NODE: any number is a node id (one that is not a node of this machine
+ * is warned and falls back when the plan is made, domain_pick_node());
+ * one past INT64_MAX reads as INT64_MAX, which is no node either.
+ */
+static int parse_node(const char *s, size_t len, int64_t *node)
+{
+	uint64_t v;
+	int ret = parse_u64(s, len, &v);
+
+	if (ret == -ERANGE) {
+		/* Digits alone: a number too large for 64 bits. */
+		for (size_t i = 0; i < len; i++)
+			if (s[i] < '0' || s[i] > '9')
+				return -EINVAL;
+		v = UINT64_MAX;
+	} else if (ret) {
+		return ret;
+	}
+	*node = v > INT64_MAX ? INT64_MAX : (int64_t)v;
+	return 0;
+}
+
 /**
  * domain_spec_parse() - SIZE[@NODE] over exactly [val, val+len).
+ * @why: out, on -EINVAL: why the word is refused (for the warning)
  * Return: 0 or -EINVAL.
  */
 int domain_spec_parse(const char *val, size_t len, struct domain_spec *out,
-		      bool *rounded)
+		      bool *rounded, const char **why)
 {
 	const char *at = memchr(val, '@', len);
 	size_t slen = at ? (size_t)(at - val) : len;
-	uint64_t bytes, node;
+	uint64_t bytes;
+	int ret;
 
 	memset(out, 0, sizeof(*out));
 	*rounded = false;
-	if (parse_size(val, slen, &bytes) || !bytes)
+	ret = parse_size(val, slen, &bytes);
+	if (ret) {
+		*why = ret == -ERANGE ? "SIZE does not fit in 64 bits"
+				      : "SIZE is not a number (K/M/G/T)";
 		return -EINVAL;
-	if (bytes > DOMAIN_BYTES_MAX)
+	}
+	if (!bytes) {
+		*why = "a zero-size domain";
 		return -EINVAL;
+	}
+	if (bytes > DOMAIN_BYTES_MAX) {
+		*why = "SIZE is over 1 PiB, the largest domain";
+		return -EINVAL;
+	}
 	out->bytes = ALIGN_UP(bytes, PAGE_SIZE);
 	*rounded = out->bytes != bytes;
 	out->node = DOMAIN_ANY_NODE;
-	if (at) {
-		if (parse_u64(at + 1, len - slen - 1, &node) ||
-		    node > DOMAIN_NODE_ID_MAX)
-			return -EINVAL;
-		out->node = (int)node;
+	if (at && parse_node(at + 1, len - slen - 1, &out->node)) {
+		*why = "NODE is not a number";
+		return -EINVAL;
 	}
 	return 0;
 }
 
 /**
  * domain_opt_add() - one domain= value into @o (see keel/domain.h).
- * Return: warnings printed, or -EINVAL.
+ * Return: warnings printed, or -EINVAL (*@why says why).
  */
 int domain_opt_add(struct keel_options *o, const char *val, size_t len,
-		   bool quiet)
+		   bool quiet, const char **why)
 {
 	struct domain_spec s;
 	bool rounded;
 	int warned = 0;
 
-	if (domain_spec_parse(val, len, &s, &rounded))
+	if (domain_spec_parse(val, len, &s, &rounded, why))
 		return -EINVAL;
 	if (o->domain_count >= DOMAIN_MAX) {
 		if (!o->domains_dropped++) {
@@ -140,20 +173,20 @@ unsigned int domains_setup(const struct keel_options *o,
  * lowest id). An @asked that names no node gets a warning.
  * Return: a node id below @nodes (0 when @nodes is 0).
  */
-uint32_t domain_pick_node(int asked, const uint64_t *budget, unsigned int nodes,
-			  const char *name)
+uint32_t domain_pick_node(int64_t asked, const uint64_t *budget,
+			  unsigned int nodes, const char *name)
 {
 	uint32_t best = 0;
 
-	if (asked >= 0 && (unsigned int)asked < nodes)
+	if (asked >= 0 && (uint64_t)asked < nodes)
 		return (uint32_t)asked;
 	for (uint32_t n = 1; n < nodes; n++)
 		if (budget[n] > budget[best])
 			best = n;
 	if (asked >= 0)
-		pr_warn("domains: %s asks for node %d, there are %u nodes: "
+		pr_warn("domains: %s asks for node %lld, there are %u nodes: "
 			"using node %u (most free memory)\n",
-			name, asked, nodes, best);
+			name, (long long)asked, nodes, best);
 	return best;
 }
 

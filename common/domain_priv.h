@@ -10,9 +10,8 @@
 #include <keel/spinlock.h>
 #include <keel/types.h>
 
-/* domain=: at most 1 PiB, node ids at most 4095 (then: "no such node"). */
-#define DOMAIN_BYTES_MAX   (1ull << 50)
-#define DOMAIN_NODE_ID_MAX 4095
+/* domain=: at most 1 PiB. */
+#define DOMAIN_BYTES_MAX (1ull << 50)
 
 /* Extent orders, largest first: 1 GiB, 2 MiB, 4 KiB. */
 #define DOMAIN_EXTENT_KINDS 3
@@ -91,8 +90,8 @@ extern unsigned int domains_problems;
 extern uint64_t domains_zero_sampled, domains_hw_checked;
 
 /* domain_parse.c */
-uint32_t domain_pick_node(int asked, const uint64_t *budget, unsigned int nodes,
-			  const char *name);
+uint32_t domain_pick_node(int64_t asked, const uint64_t *budget,
+			  unsigned int nodes, const char *name);
 void domain_plan(uint64_t *free, unsigned int nodes);
 uint64_t domain_table_pages_max(uint64_t bytes);
 void domain_fmt_size(char *buf, size_t size, uint64_t bytes);

@@ -465,13 +465,33 @@ struct page_info *heap_alloc(unsigned int order, int node,
 
 /* ---- free -------------------------------------------------------------- */
 
-/*
- * Give back the anonymous block headed by @pg with its contents' state:
- * @first_dirty (0: all dirty, FIRST_DIRTY_NONE: zero) and @flags
- * (PGF_CLEAN_POC or 0). @fn names the caller in misuse messages.
+/* What the head must be, for the misuse reason of a free. */
+static const char *free_state_problem(const struct page_info *pg,
+				      const struct heap_free_args *a)
+{
+	if (a->state == PGS_OWNED) {
+		if (pg->state != PGS_OWNED)
+			return "not an owned extent (double free?)";
+		return pg->owner != a->owner ? "owned by another domain" : NULL;
+	}
+	if (pg->state == PGS_OWNED)
+		return "an owned extent (heap_free_owned)";
+	return pg->state != PGS_ALLOCATED ? "not allocated (double free?)"
+					  : NULL;
+}
+
+/**
+ * heap_free_block() - the one free path of both kinds of block
+ * (heap_free(), heap_free_clean_poc(), heap_free_owned()): every misuse
+ * check, then the merge, in one place.
+ * @pg: the head given back
+ * @order: its order
+ * @a: what it must be, and the state of its contents
+ *
+ * Return: 0, or heap_misuse()'s -EINVAL (panics when heap_strict).
  */
-static int free_anon(struct page_info *pg, unsigned int order,
-		     uint32_t first_dirty, uint8_t flags, const char *fn)
+int heap_free_block(struct page_info *pg, unsigned int order,
+		    const struct heap_free_args *a)
 {
 	struct heap_node_locked l;
 	const char *why = NULL;
@@ -480,36 +500,32 @@ static int free_anon(struct page_info *pg, unsigned int order,
 
 	if (!pg)
 		why = "NULL page";
-	else if (order > MAX_ORDER)
-		why = "order above MAX_ORDER";
-	else if (pfn_to_page_or_null(pfn(p)) != pg)
+	else if (order > a->max_order)
+		why = a->max_order == MAX_ORDER ? "order above MAX_ORDER"
+						: "order above MAX_FREE_ORDER";
+	else if (!heap_entry_valid(pg))
 		why = "not a frame table entry of a heap page";
-	else if (pg->node >= heap_nr_nodes)
-		why = "node out of range";
 	if (why)
-		return heap_misuse(fn, p, why, order, got);
+		return heap_misuse(a->fn, p, why, order, got);
 
 	l = heap_lock_node(pg->node);
 	got = pg->order;
-	if (pg->state == PGS_OWNED)
-		why = "an owned extent (heap_free_owned)";
-	else if (pg->state != PGS_ALLOCATED)
-		why = "not allocated (double free?)";
-	else if (got != order)
+	why = free_state_problem(pg, a);
+	if (!why && got != order)
 		why = "order does not match the allocation";
-	else if (p & ((1ULL << order) - 1))
-		why = "not the head of an allocated block";
-	else if (!heap_owns_locked(l, p, order))
+	else if (!why && (p & ((1ULL << order) - 1)))
+		why = "not the head of a block of that order";
+	else if (!why && !heap_owns_locked(l, p, order))
 		why = "not owned by the heap";
 	if (!why) {
-		pg->first_dirty = first_dirty;
-		pg->flags = flags;
+		if (a->state == PGS_OWNED)
+			l.hn->stats.owned_pages -= 1ULL << order;
+		pg->first_dirty = a->first_dirty;
+		pg->flags = a->flags;
 		heap_merge_insert(l, pg, p, order);
 	}
 	heap_unlock_node(l);
-	if (!why)
-		return 0;
-	return heap_misuse(fn, p, why, order, got);
+	return why ? heap_misuse(a->fn, p, why, order, got) : 0;
 }
 
 /**
@@ -520,8 +536,14 @@ static int free_anon(struct page_info *pg, unsigned int order,
  */
 int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
 {
-	return free_anon(pg, order, need_scrub ? 0 : FIRST_DIRTY_NONE, 0,
-			 "heap_free");
+	const struct heap_free_args a = {
+		.fn = "heap_free",
+		.max_order = MAX_ORDER,
+		.state = PGS_ALLOCATED,
+		.first_dirty = need_scrub ? 0 : FIRST_DIRTY_NONE,
+	};
+
+	return heap_free_block(pg, order, &a);
 }
 
 /**
@@ -533,8 +555,15 @@ int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
  */
 int heap_free_clean_poc(struct page_info *pg, unsigned int order)
 {
-	return free_anon(pg, order, FIRST_DIRTY_NONE, PGF_CLEAN_POC,
-			 "heap_free_clean_poc");
+	const struct heap_free_args a = {
+		.fn = "heap_free_clean_poc",
+		.max_order = MAX_ORDER,
+		.state = PGS_ALLOCATED,
+		.first_dirty = FIRST_DIRTY_NONE,
+		.flags = PGF_CLEAN_POC,
+	};
+
+	return heap_free_block(pg, order, &a);
 }
 
 /**

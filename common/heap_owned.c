@@ -172,41 +172,19 @@ struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
  */
 int heap_free_owned(struct page_info *head, unsigned int order, uint16_t owner)
 {
-	struct heap_node_locked l;
-	const char *why = NULL;
-	uint64_t p = head ? head->pfn : ~0ULL;
-	unsigned int got = 0;
+	const struct heap_free_args a = {
+		.fn = "heap_free_owned",
+		.max_order = MAX_FREE_ORDER,
+		.state = PGS_OWNED,
+		.owner = owner,
+		.first_dirty = 0, /* the guest wrote it: all dirty */
+	};
+	int ret = heap_free_block(head, order, &a);
 
-	if (!head)
-		why = "NULL page";
-	else if (order > MAX_FREE_ORDER)
-		why = "order above MAX_FREE_ORDER";
-	else if (!heap_entry_valid(head))
-		why = "not a frame table entry of a heap page";
-	if (why)
-		return heap_misuse("heap_free_owned", p, why, order, got);
-
-	l = heap_lock_node(head->node);
-	got = head->order;
-	if (head->state != PGS_OWNED)
-		why = "not an owned extent (double free?)";
-	else if (head->owner != owner)
-		why = "owned by another domain";
-	else if (got != order)
-		why = "order does not match the allocation";
-	else if (p & ((1ULL << order) - 1) || !heap_owns_locked(l, p, order))
-		why = "not the head of an extent of the heap";
-	if (!why) {
-		l.hn->stats.owned_pages -= 1ULL << order;
-		head->first_dirty = 0; /* the guest wrote it: all dirty */
-		head->flags = 0;
-		heap_merge_insert(l, head, p, order);
-	}
-	heap_unlock_node(l);
-	if (why)
-		return heap_misuse("heap_free_owned", p, why, order, got);
-	__atomic_fetch_sub(&owned_by[owner], 1ULL << order, __ATOMIC_RELAXED);
-	return 0;
+	if (!ret)
+		__atomic_fetch_sub(&owned_by[owner], 1ULL << order,
+				   __ATOMIC_RELAXED);
+	return ret;
 }
 
 /** heap_owned_pages() - Return: pages @owner holds (0: all owners). */

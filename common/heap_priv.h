@@ -89,6 +89,20 @@ static inline bool heap_entry_valid(const struct page_info *pg)
 void heap_owned_reset(void);
 /* heap_unlock_node() that returns how long the lock was held. */
 uint64_t heap_unlock_node_ticks(struct heap_node_locked l);
+/*
+ * heap_free_block(): the one free path (heap.c): heap_free*() and
+ * heap_free_owned() say what the head must be and what its contents are.
+ */
+struct heap_free_args {
+	const char *fn;		/* the caller, in misuse messages */
+	unsigned int max_order; /* MAX_ORDER; MAX_FREE_ORDER for extents */
+	uint8_t state;		/* the head's: PGS_ALLOCATED or PGS_OWNED */
+	uint16_t owner;		/* PGS_OWNED: whose extent it must be */
+	uint32_t first_dirty;	/* 0: all dirty, FIRST_DIRTY_NONE: zero */
+	uint8_t flags;		/* PGF_CLEAN_POC or 0 */
+};
+int heap_free_block(struct page_info *pg, unsigned int order,
+		    const struct heap_free_args *a);
 /* Misuse of heap_free()/heap_free_owned(): panic (strict) or warn. */
 int heap_misuse(const char *fn, uint64_t p, const char *why, unsigned int order,
 		unsigned int got);

@@ -5,60 +5,115 @@
  * parsed words to inject_arm(); the fault points ask inject_has() and
  * inject_get(). Lock: none (armed once, before any other CPU runs).
  */
-#include <keel/errno.h>
 #include <keel/inject.h>
 #include <keel/string.h>
 
-const struct enum_name inject_names[] = {
-	{INJECT_AP_TIMEOUT, "ap-timeout"},
-	{INJECT_CPU_ON_FAIL, "cpu-on-fail"},
-	{INJECT_NODE_CPUS_FAIL, "node-cpus-fail"},
-	{INJECT_SCRUB_STOP, "scrub-stop"},
-	{INJECT_BAD_MAP, "bad-map"},
+/*
+ * Rows: kind, word, what its ":N" is, the largest count (INJECT_ARG_COUNT
+ * only). tests/sandbox/inject_cases.py reads this table to make a boot of
+ * every kind with every class of ":N".
+ */
+const struct inject_kind_desc inject_kinds[] = {
+	{INJECT_AP_TIMEOUT, "ap-timeout", INJECT_ARG_CPU, 0},
+	{INJECT_CPU_ON_FAIL, "cpu-on-fail", INJECT_ARG_CPU, 0},
+	{INJECT_NODE_CPUS_FAIL, "node-cpus-fail", INJECT_ARG_NODE, 0},
+	{INJECT_SCRUB_STOP, "scrub-stop", INJECT_ARG_CPU, 0},
+	{INJECT_BAD_MAP, "bad-map", INJECT_ARG_NONE, 0},
 	/*
 	 * Acted on by the arch before keel_main() (x86_64: its ACPI accessor
 	 * hands the parser a copy with one byte flipped; arm64: the same for
-	 * ACPI, and a DT copy with an asymmetric distance-matrix); listed here
-	 * so that the word is accepted and reported like the others.
+	 * ACPI, and a DT copy with an asymmetric distance-matrix); where
+	 * the boot reads no such table, fwboot_finish() says so.
 	 */
-	{INJECT_BAD_SRAT, "bad-srat"},
-	{INJECT_BAD_SLIT, "bad-slit"},
-	{INJECT_BAD_DT_DISTANCE, "bad-dt-distance"},
-	{INJECT_IRQ_UNEXPECTED, "irq-unexpected"},
-	ENUM_NAMES_END,
+	{INJECT_BAD_SRAT, "bad-srat", INJECT_ARG_NONE, 0},
+	{INJECT_BAD_SLIT, "bad-slit", INJECT_ARG_NONE, 0},
+	{INJECT_BAD_DT_DISTANCE, "bad-dt-distance", INJECT_ARG_NONE, 0},
+	{INJECT_IRQ_UNEXPECTED, "irq-unexpected", INJECT_ARG_COUNT,
+	 INJECT_STRAY_MAX},
+	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 
 static struct inject armed[INJECT_MAX];
 static unsigned int armed_count;
 
-/* The faults that name a CPU or a node: their word needs ":N". */
-static bool needs_arg(enum inject_kind kind)
+static const struct inject_kind_desc *kind_by_name(const char *s, size_t len)
 {
-	return kind == INJECT_AP_TIMEOUT || kind == INJECT_CPU_ON_FAIL ||
-	       kind == INJECT_NODE_CPUS_FAIL || kind == INJECT_SCRUB_STOP ||
-	       kind == INJECT_IRQ_UNEXPECTED;
+	for (const struct inject_kind_desc *d = inject_kinds; d->name; d++)
+		if (strlen(d->name) == len && !memcmp(d->name, s, len))
+			return d;
+	return NULL;
 }
 
-int inject_parse(const char *val, size_t len, struct inject *out)
+/* What N names, for "needs :N (...)". */
+static const char *arg_what(enum inject_arg arg)
+{
+	return arg == INJECT_ARG_CPU	? "a CPU id"
+	       : arg == INJECT_ARG_NODE ? "a node id"
+					: "a count";
+}
+
+/*
+ * The kind's rule for [n, n+nlen) (@has_n: a ":" was given). Return: the
+ * verdict, @why filled when it is not INJECT_OK.
+ */
+static enum inject_verdict check_arg(const struct inject_kind_desc *d,
+				     bool has_n, const char *n, size_t nlen,
+				     uint64_t *arg, char *why)
+{
+	*arg = 0;
+	if (d->arg == INJECT_ARG_NONE) {
+		if (!has_n)
+			return INJECT_OK;
+		snprintf(why, INJECT_WHY_SIZE, "%s takes no :N", d->name);
+		return INJECT_REFUSED;
+	}
+	if (!has_n) {
+		snprintf(why, INJECT_WHY_SIZE, "%s needs :N (%s)", d->name,
+			 arg_what(d->arg));
+		return INJECT_REFUSED;
+	}
+	if (parse_u64(n, nlen, arg)) {
+		snprintf(why, INJECT_WHY_SIZE,
+			 "N is not a decimal or 0x number (%s)",
+			 arg_what(d->arg));
+		return INJECT_REFUSED;
+	}
+	if (d->arg != INJECT_ARG_COUNT)
+		return INJECT_OK;
+	if (!*arg) {
+		snprintf(why, INJECT_WHY_SIZE, "a count of 0 injects nothing");
+		return INJECT_REFUSED;
+	}
+	if (*arg <= d->max)
+		return INJECT_OK;
+	snprintf(why, INJECT_WHY_SIZE, "count over %llu, clamped to %llu",
+		 (unsigned long long)d->max, (unsigned long long)d->max);
+	*arg = d->max;
+	return INJECT_CLAMPED;
+}
+
+enum inject_verdict inject_parse(const char *val, size_t len,
+				 struct inject *out, char *why)
 {
 	const char *colon = memchr(val, ':', len);
 	size_t klen = colon ? (size_t)(colon - val) : len;
-	int kind;
+	const struct inject_kind_desc *d = kind_by_name(val, klen);
 
-	if (enum_parse(inject_names, val, klen, &kind))
-		return -EINVAL;
-	out->kind = (enum inject_kind)kind;
-	out->arg = 0;
-	if (colon)
-		return parse_u64(colon + 1, len - klen - 1, &out->arg) ? -EINVAL
-								       : 0;
-	return needs_arg(out->kind) ? -EINVAL : 0;
+	why[0] = '\0';
+	if (!d) {
+		snprintf(why, INJECT_WHY_SIZE, "no such kind");
+		return INJECT_REFUSED;
+	}
+	out->kind = d->kind;
+	return check_arg(d, colon != NULL, colon ? colon + 1 : NULL,
+			 colon ? len - klen - 1 : 0, &out->arg, why);
 }
 
 void inject_arm(const struct inject *list, unsigned int count)
 {
-	armed_count = count < INJECT_MAX ? count : INJECT_MAX;
-	memcpy(armed, list, armed_count * sizeof(armed[0]));
+	armed_count = !list ? 0 : count < INJECT_MAX ? count : INJECT_MAX;
+	if (armed_count)
+		memcpy(armed, list, armed_count * sizeof(armed[0]));
 }
 
 bool inject_list_has(const struct inject *list, unsigned int count,
@@ -97,5 +152,8 @@ void inject_for_each(enum inject_kind kind, void (*fn)(uint64_t arg, void *ctx),
 
 const char *inject_name(enum inject_kind kind)
 {
-	return enum_name(inject_names, kind);
+	for (const struct inject_kind_desc *d = inject_kinds; d->name; d++)
+		if (d->kind == kind)
+			return d->name;
+	return "unknown";
 }

@@ -389,6 +389,18 @@ static void check_scrub_stop(enum scrub_mode mode)
 	inject_for_each(INJECT_SCRUB_STOP, check_scrub_stop_one, &mode);
 }
 
+/* A named worker that found no unit left to quit on: it did not stop. */
+static void scrub_stop_missed(uint64_t cpu, void *ctx)
+{
+	(void)ctx;
+	if (cpu >= cpu_count || !cpumask_test(&workers, (unsigned int)cpu) ||
+	    cpumask_test(&scrub_stats.stopped, (unsigned int)cpu))
+		return;
+	pr_warn("inject=scrub-stop:%llu: cpu %llu found no unit left to quit "
+		"on, nothing injected\n",
+		(unsigned long long)cpu, (unsigned long long)cpu);
+}
+
 /* Clear the statistics and every node's work for a run of @mode. */
 static void scrub_reset(enum scrub_mode mode, uint64_t unit_bytes)
 {
@@ -465,6 +477,7 @@ static void run_boot_scrub(void)
 			"finished by the others\n",
 			c);
 	}
+	inject_for_each(INJECT_SCRUB_STOP, scrub_stop_missed, NULL);
 }
 
 /**

@@ -11,7 +11,9 @@
  * from bootmem by smp_init(), one entry per CPU the firmware described
  * (after the CONFIG_NR_CPUS cap the parsers apply), never NR_CPUS entries:
  * a 4096 CPU build keeps a small .bss. Other per-CPU state comes from
- * smp_percpu_alloc() on the same count.
+ * smp_percpu_alloc() on the same count (one array), or, for state larger
+ * than a small node should hold for every CPU of the machine, from
+ * smp_percpu_alloc_local() (one piece per node, near its CPUs).
  *
  * Mailbox: each online secondary polls its cpu_info, sleeping in
  * arch_cpu_idle_wait() between polls. The poster (the boot CPU; one poster
@@ -83,6 +85,50 @@ void *smp_percpu_alloc(size_t size, const char *why)
 	}
 	memset(p, 0, bytes);
 	return p;
+}
+
+/* CPUs per node (smp_init() numbers them: cpu_info.node_slot). */
+static uint32_t node_cpus[MAX_NUMNODES];
+
+static void number_node_slots(void)
+{
+	memset(node_cpus, 0, sizeof(node_cpus));
+	for (unsigned int i = 0; i < cpu_count; i++)
+		cpu_table[i].node_slot =
+			node_cpus[smp_percpu_node(&cpu_table[i])]++;
+}
+
+/**
+ * smp_percpu_alloc_local() - one zeroed object of @size bytes per CPU, in
+ * one bootmem piece per node with CPUs, on that node (else the nearest
+ * with room), reserved as @why. See <keel/smp.h>.
+ * @pc: out: where each node's piece is
+ *
+ * Return: the CPUs left without an object (0: none).
+ */
+unsigned int smp_percpu_alloc_local(struct smp_percpu *pc, size_t size,
+				    const char *why)
+{
+	unsigned int missing = 0;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->size = ALIGN_UP(size ? size : 1, SMP_PERCPU_ALIGN);
+	for (uint32_t n = 0; n < MAX_NUMNODES; n++) {
+		uint64_t bytes =
+			ALIGN_UP((uint64_t)pc->size * node_cpus[n], PAGE_SIZE);
+		paddr_t at;
+
+		if (!node_cpus[n])
+			continue;
+		at = bootmem_alloc_try(bytes, PAGE_SIZE, n, why);
+		if (pa_val(at) == pa_val(INVALID_PADDR)) {
+			missing += node_cpus[n];
+			continue;
+		}
+		pc->base[n] = phys_to_virt(at);
+		memset(pc->base[n], 0, bytes);
+	}
+	return missing;
 }
 
 /*
@@ -290,8 +336,9 @@ void smp_init(const struct bootinfo *bi)
 	cpu_count = cpus_to_keep(bi);
 	percpu_pool_used = 0;
 	smp_alloc_tables(cpu_count);
-	trace_init_cpus(cpu_count);
 	cpu_count = fill_table(bi, boot);
+	number_node_slots();
+	trace_init_cpus(cpu_count);
 	mark_smt_siblings();
 	smp_check_inject(bi);
 }

@@ -22,9 +22,11 @@
  * Ticks stay raw until the report converts them with ticks_to_ns*().
  *
  * Sizing: the boot CPU traces from kernel entry, before any allocator, so
- * its buffer is static; trace_init_cpus() (from smp_init(), once the CPU
- * count is known) takes the buffers of CPUs 1..count-1 from bootmem.
- * Before that, and for ids >= trace_cpus, events are not recorded.
+ * its buffer is static; trace_init_cpus() (from smp_init(), once the CPUs
+ * and their nodes are known) takes the buffers of CPUs 1..count-1 from
+ * bootmem, one piece per node on that node. Before that, for ids >=
+ * trace_cpus and for a CPU whose node's piece found no RAM, events are
+ * not recorded.
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
@@ -67,43 +69,40 @@ struct trace_cpu {
 static struct trace_summary trace_node_sum[MAX_NUMNODES];
 
 static struct trace_cpu trace_boot_cpu;
-static struct trace_cpu *trace_other; /* CPUs 1 .. trace_cpus - 1 */
+/* CPUs 1 .. trace_cpus - 1: per node, near their CPUs (smp.h). */
+static struct smp_percpu trace_other;
 static unsigned int trace_cpus = 1;
 
 static struct trace_cpu *trace_cpu(unsigned int cpu)
 {
 	if (cpu == 0)
 		return &trace_boot_cpu;
-	return cpu < trace_cpus ? &trace_other[cpu - 1] : NULL;
+	return cpu < trace_cpus ? smp_percpu_ptr(&trace_other, cpu) : NULL;
 }
 
 /**
- * trace_init_cpus() - buffers for CPUs 1 .. @count - 1 from bootmem.
- * @count: CPUs of this boot (cpu_count)
+ * trace_init_cpus() - buffers for CPUs 1 .. @count - 1 from bootmem, the
+ * buffers of each node's CPUs on that node (smp_percpu_alloc_local()): a
+ * table of all of them would be larger than a small node (4096 CPUs'
+ * are 80 MiB).
+ * @count: CPUs of this boot (cpu_count; cpu_table filled)
  *
- * The boot CPU's buffer (static) keeps what it recorded so far.
+ * The boot CPU's buffer (static) keeps what it recorded so far; its slot
+ * in the per-node pieces goes unused.
  */
 void trace_init_cpus(unsigned int count)
 {
-	uint64_t bytes;
-	paddr_t at;
+	unsigned int missing;
 
 	trace_cpus = 1;
-	trace_other = NULL;
 	if (count <= 1)
 		return;
-	bytes = ALIGN_UP((uint64_t)(count - 1) * sizeof(struct trace_cpu),
-			 PAGE_SIZE);
-	at = bootmem_alloc_try(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE,
-			       "trace buffers");
-	if (pa_val(at) == pa_val(INVALID_PADDR)) {
-		pr_warn("trace: no free RAM for %u CPUs' buffers, only the "
-			"boot CPU is traced\n",
-			count - 1);
-		return;
-	}
-	trace_other = phys_to_virt(at);
-	memset(trace_other, 0, bytes);
+	missing = smp_percpu_alloc_local(&trace_other, sizeof(struct trace_cpu),
+					 "trace buffers");
+	if (missing)
+		pr_warn("trace: no free RAM for %u CPUs' buffers, those CPUs "
+			"are not traced\n",
+			missing);
 	atomic_store_release(&trace_cpus, count);
 }
 
@@ -254,6 +253,8 @@ const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
 	if (cpu >= atomic_load_acquire(&trace_cpus))
 		return NULL;
 	tc = trace_cpu(cpu);
+	if (!tc)
+		return NULL;
 	*count = atomic_load_acquire(&tc->count);
 	if (overflowed)
 		*overflowed = atomic_load_relaxed(&tc->overflow);
@@ -304,7 +305,22 @@ bool trace_summary_cpu(unsigned int cpu, struct trace_summary *out)
 	tc = trace_cpu(cpu);
 	return tc && trace_summary_copy(&tc->sum, out);
 }
+/* CPUs with a buffer: every CPU of the boot unless a node found no RAM. */
+static unsigned int trace_cpus_recorded(void)
+{
+	unsigned int n = 0, cpus = atomic_load_acquire(&trace_cpus);
+
+	for (unsigned int c = 0; c < cpus; c++)
+		n += trace_cpu(c) != NULL;
+	return n;
+}
+
 #else
+static unsigned int trace_cpus_recorded(void)
+{
+	return 0; /* CONFIG_TRACE off: nothing is recorded */
+}
+
 const struct trace_event *trace_events(unsigned int cpu, unsigned int *count,
 				       bool *overflowed)
 {
@@ -419,7 +435,8 @@ const struct enum_name trace_mode_names[] = {
 };
 
 /**
- * trace_report_json() - the report's trace keys: trace_mode, trace[], trace_summary[], trace_overflow, trace_overflow_cpus.
+ * trace_report_json() - the report's trace keys: trace_mode, trace[],
+ * trace_summary[], trace_overflow, trace_overflow_cpus, trace_cpus.
  * @w: the report's writer.
  * @nodes: node count of this boot.
  */
@@ -465,4 +482,5 @@ void trace_report_json(struct jw *w, unsigned int nodes)
 			jw_u64(w, NULL, c);
 	}
 	jw_arr_end(w);
+	jw_u64(w, "trace_cpus", trace_cpus_recorded());
 }

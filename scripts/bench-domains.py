@@ -33,9 +33,7 @@ import os
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from keel import boot  # noqa: E402
+from keel import boot
 
 GIB = 1 << 30
 SIZES = [("1G", GIB), ("16G", 16 * GIB), ("256G", 256 * GIB),

@@ -35,9 +35,7 @@ import json
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from keel import boot, rtpin  # noqa: E402
+from keel import boot, rtpin
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), ".."))
 PROBE_CPU = 1

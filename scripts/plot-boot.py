@@ -42,7 +42,8 @@ from keel.bench import fmt_ns  # noqa: E402
 
 NODE_COLOURS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
                 "#8c564b", "#e377c2", "#17becf", "#bcbd22", "#7f7f7f")
-PHASE_COLOURS = {"bootmem": "#c7c7c7", "frametable": "#dbdb8d",
+ARCH_SETUP = "arch setup"
+PHASE_COLOURS = {ARCH_SETUP: "#eeeeee", "bootmem": "#c7c7c7", "frametable": "#dbdb8d",
                  "smp": "#9edae5", "smp_boot": "#6baed6",
                  "heap_init": "#98df8a", "scrub": "#ffbb78",
                  "scrub_boot": "#fdd0a2", "bench": "#c5b0d5",
@@ -68,7 +69,9 @@ def _time_axis(ax, lo, hi):
     ax.set_xlim(lo, hi)
     ax.xaxis.set_major_formatter(
         FuncFormatter(lambda v, _pos: f"{v / div:g}"))
-    ax.set_xlabel(f"time since entry ({name})")
+    # 0 is the kernel's entry (its first timer read), not the machine's
+    # reset; keel_main() starts where the "arch setup" bar ends.
+    ax.set_xlabel(f"time since kernel entry ({name})")
 
 
 def _node_colour(node):
@@ -102,7 +105,13 @@ def _draw_timeline(ax, boot, ypos, lo, hi, width_in):
     rates = {p.get("cpu"): p["bytes"] / p["ns"]
              for p in (boot.rep.get("scrub") or {}).get("per_cpu") or []
              if p.get("ns") and p.get("bytes")}
-    for s in boot.slices:
+    setup = boot.arch_setup_ns()
+    sl = boot.slices
+    if setup:
+        # The arch's part, from entry to keel_main() (the `entry` mark).
+        sl = [{"name": ARCH_SETUP, "cpu": 0, "start": 0, "end": setup,
+               "depth": 0, "open": False}] + sl
+    for s in sl:
         if s["name"] == keeltrace.SCRUB_UNIT:
             y = ypos.get(s["cpu"])
             if y is None:

@@ -35,6 +35,7 @@ the exit status is non-zero on failure. Needs /usr/bin/python3 with
 matplotlib (Debian's python3-matplotlib).
 """
 
+import ast
 import json
 import os
 import sys
@@ -164,6 +165,28 @@ def usage_tests():
             if option not in r.stdout:
                 out.append(f"stdout does not describe {option}")
             check(f"{script} {args[0]}", out)
+
+
+def import_rule_test():
+    """The scripts import `keel` by Python's own rules (scripts/keel/
+    __init__.py): none edits sys.path, and each bench script finds the
+    package when run from elsewhere."""
+    out = []
+    for name in sorted(os.listdir(SCRIPTS)):
+        if not name.endswith(".py"):
+            continue
+        with open(os.path.join(SCRIPTS, name), encoding="utf-8") as f:
+            tree = ast.parse(f.read())
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and node.attr == "path" and
+                    isinstance(node.value, ast.Name) and
+                    node.value.id == "sys"):
+                out.append(f"scripts/{name}:{node.lineno} uses sys.path")
+    for name in ("bench-domains.py", "bench-latency.py", "bench-smp.py"):
+        r = run([PYTHON, os.path.join(SCRIPTS, name), "--help"], cwd="/")
+        if r.returncode != 0:
+            out.append(f"{name} --help from /: {r.stderr.strip()[-200:]}")
+    check("scripts import keel without sys.path edits", out)
 
 
 def real_tests(keel, tmp):
@@ -489,6 +512,7 @@ def main():
     shape_tests()
     stopped_tests()
     usage_tests()
+    import_rule_test()
     fuzz_maps_synthetic()
     fuzz_maps_rules()
     with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:

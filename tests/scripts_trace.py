@@ -181,6 +181,13 @@ def minimal_form_tests():
     check("minimal form: odd names are marks",
           [] if [m["name"] for m in b.marks] == ["entry", "report"]
           else [f"marks {b.marks}"])
+    # The trace counts from the kernel's entry; keel_main() marks `entry`
+    # when it starts, so the mark's ns is the arch's setup time.
+    check("arch setup: from entry to the entry mark",
+          [] if b.arch_setup_ns() == 1 else [f"{b.arch_setup_ns()}"])
+    check("arch setup: none without an entry mark",
+          [] if keeltrace.Boot(_rep([])).arch_setup_ns() is None
+          else ["an arch setup without an entry mark"])
 
 
 def kinds_tests():

@@ -172,8 +172,11 @@ static int parse_dtb(struct bootinfo *bi, uint64_t dtb)
 	scan_early_words(efi_boot.booted && efi_boot.cmdline[0]
 				 ? efi_boot.cmdline
 				 : bi->cmdline);
-	if ((arm64_inject & FWBOOT_INJ_BAD_DT_DIST) &&
-	    dt_parse_bad_distance((const void *)(uintptr_t)dtb,
+	if (!(arm64_inject & FWBOOT_INJ_BAD_DT_DIST))
+		return 0;
+	/* Injected, or one warning saying why not. */
+	fwboot_inject_done(FWBOOT_INJ_BAD_DT_DIST);
+	if (dt_parse_bad_distance((const void *)(uintptr_t)dtb,
 				  dt_info.totalsize, pa(dtb), bi,
 				  &dt_info) < 0) {
 		bootinfo_init(bi, bi->protocol);

@@ -122,9 +122,13 @@ void arch_cpu_relax(void)
  * it at once. The boot CPU (which is never woken) relaxes: after 2 ms it
  * sleeps 1/8 of the time waited so far, from 200 us to at most @max_us.
  */
+/* sandbox_set_idle_wait(): a secondary's idle sleep, 0: as asked (tests). */
+static uint64_t idle_wait_ns;
+
 void arch_cpu_idle_wait(uint32_t max_us)
 {
 	uint32_t *w = this_cpu ? sandbox_cpu_wake_word(this_cpu) : NULL;
+	uint64_t ns = __atomic_load_n(&idle_wait_ns, __ATOMIC_RELAXED);
 
 	if (!w) {
 		relax(true, (uint64_t)max_us * 1000);
@@ -133,8 +137,19 @@ void arch_cpu_idle_wait(uint32_t max_us)
 	/* Acquire: the work posted before the wake-up is seen after it. */
 	if (__atomic_exchange_n(w, 0, __ATOMIC_ACQ_REL))
 		return;
-	os_futex_wait(w, 0, (uint64_t)max_us * 1000);
+	os_futex_wait(w, 0, ns ? ns : (uint64_t)max_us * 1000);
 	__atomic_exchange_n(w, 0, __ATOMIC_ACQ_REL);
+}
+
+/**
+ * sandbox_set_idle_wait() - every secondary's idle sleep (the safety net
+ * of arch_cpu_idle_wait()) lasts @ns until it is woken; 0 goes back to the
+ * caller's bound. For tests that tell a wake-up from the safety net by
+ * far more than the host's scheduling delays.
+ */
+void sandbox_set_idle_wait(uint64_t ns)
+{
+	__atomic_store_n(&idle_wait_ns, ns, __ATOMIC_RELAXED);
 }
 
 /**

@@ -295,5 +295,7 @@ void acpi_info_reset(struct acpi_info *info);
 #define ACPI_CORRUPT_SLIT 2u
 struct acpi_mem acpi_mem_corrupting(const struct acpi_mem *inner,
 				    unsigned int which);
+/* The ACPI_CORRUPT_* tables that accessor met (a parse read them). */
+unsigned int acpi_mem_corrupted(void);
 
 #endif

@@ -30,8 +30,8 @@ struct bootinfo;
 /* What was asked for one domain (command line or DT). */
 struct domain_spec {
 	uint64_t bytes; /* rounded up to 4 KiB */
-	int node;	/* keel node id, DOMAIN_ANY_NODE when not pinned */
-	uint32_t cpus;	/* dom0less `cpus`, 0 when not given */
+	int64_t node; /* as asked (maybe no node), DOMAIN_ANY_NODE: not pinned */
+	uint32_t cpus; /* dom0less `cpus`, 0 when not given */
 	char name[DOMAIN_NAME_MAX];
 };
 
@@ -40,20 +40,24 @@ struct domain_spec {
  * suffixes) and an optional @NODE, appended to @o. A size that is not a
  * multiple of 4 KiB is rounded up (one warning); past DOMAIN_MAX the word
  * is counted in domains_dropped (one warning for the first only).
+ * @NODE is any number: one that is no node of the machine is warned and
+ * falls back when the plan is made (domain_pick_node()), whatever its value.
  * @quiet: count, do not print (options_early()).
- * Return: warnings printed (>= 0), or -EINVAL for a malformed value (the
- * caller warns) -- nothing is stored then.
+ * Return: warnings printed (>= 0), or -EINVAL for a value refused (a zero
+ * size, over 1 PiB, SIZE or NODE not a number), with *@why saying why for
+ * the caller's warning -- nothing is stored then.
  */
 int domain_opt_add(struct keel_options *o, const char *val, size_t len,
-		   bool quiet);
+		   bool quiet, const char **why);
 
 /*
  * domain_spec_parse(): the pure part of domain_opt_add(): SIZE[@NODE].
  * @rounded: out, true when the size was rounded up to 4 KiB.
- * Return: 0 or -EINVAL (empty, bad number, zero size, bad node, overflow).
+ * @why: out, on -EINVAL: the reason.
+ * Return: 0 or -EINVAL.
  */
 int domain_spec_parse(const char *val, size_t len, struct domain_spec *out,
-		      bool *rounded);
+		      bool *rounded, const char **why);
 
 /* bootscrub=off and domains_trust= for the builds (keel_main()). */
 void domains_set_scrub_policy(bool bootscrub_off, bool trust);

@@ -31,6 +31,8 @@
 #define FWBOOT_PADDR_BITS_UNKNOWN 36
 
 unsigned int fwboot_early(struct keel_options *early, const char *cmdline);
+/* The arch acted on FWBOOT_INJ_* @kinds (fwboot_finish() warns of the rest). */
+void fwboot_inject_done(unsigned int kinds);
 int fwboot_acpi(struct bootinfo *bi, const struct acpi_mem *mem, paddr_t hint,
 		uint64_t boot_hwid, unsigned int inject, bool need_cpus,
 		struct acpi_info *ai);

@@ -13,10 +13,11 @@
 #ifndef KEEL_INJECT_H
 #define KEEL_INJECT_H
 
-#include <keel/enum_names.h>
 #include <keel/types.h>
 
 #define INJECT_MAX 8
+/* irq-unexpected:N: at most this many strays (more is clamped, warned). */
+#define INJECT_STRAY_MAX 1000
 
 /* The fault points. */
 enum inject_kind {
@@ -32,19 +33,54 @@ enum inject_kind {
 	INJECT_IRQ_UNEXPECTED,	/* irq-unexpected:N: N stray interrupts */
 };
 
+/*
+ * What the ":N" of a kind is. Each kind declares one in inject_kinds[],
+ * and inject_parse() is the one place that holds a word to it.
+ */
+enum inject_arg {
+	INJECT_ARG_NONE,  /* "KIND" only: a ":N" is refused */
+	INJECT_ARG_CPU,	  /* ":N" required: a logical CPU id, 0 included */
+	INJECT_ARG_NODE,  /* ":N" required: a node id, 0 included */
+	INJECT_ARG_COUNT, /* ":N" required: 1 .. max; above max clamped */
+};
+
 struct inject {
 	enum inject_kind kind;
 	uint64_t arg;
 };
 
-/* The inject= words (one table: parse and print). */
-extern const struct enum_name inject_names[];
+/*
+ * The inject= kinds, one table for parsing, printing and their ":N"
+ * (ends with a NULL name). A CPU or node id is not bounded here: one that
+ * names nothing on this machine is warned once the CPUs are known
+ * (smp_init()), never clamped onto another CPU.
+ */
+struct inject_kind_desc {
+	enum inject_kind kind;
+	const char *name;
+	enum inject_arg arg;
+	uint64_t max; /* INJECT_ARG_COUNT: the largest count kept */
+};
+
+extern const struct inject_kind_desc inject_kinds[];
+
+/* What inject_parse() made of a word. */
+enum inject_verdict {
+	INJECT_OK,	/* *@out holds it */
+	INJECT_CLAMPED, /* *@out holds it, its count cut to the kind's max */
+	INJECT_REFUSED, /* nothing stored */
+};
 
 /*
- * inject_parse(): one inject= value, "KIND" or "KIND:N" (the CPU and node
- * faults need N). Return: 0 and *@out, or -EINVAL.
+ * inject_parse(): one inject= value, "KIND" or "KIND:N", held to the
+ * kind's declared ":N" (struct inject_kind_desc). @why (at least
+ * INJECT_WHY_SIZE bytes) says, for a warning, why a word was refused or
+ * clamped; the caller prints it after "inject=WORD: ".
+ * Return: the verdict.
  */
-int inject_parse(const char *val, size_t len, struct inject *out);
+#define INJECT_WHY_SIZE 96
+enum inject_verdict inject_parse(const char *val, size_t len,
+				 struct inject *out, char *why);
 
 /* Arm the @count faults of @list (keel_main(), once the options are parsed). */
 void inject_arm(const struct inject *list, unsigned int count);
@@ -60,7 +96,7 @@ void inject_for_each(enum inject_kind kind, void (*fn)(uint64_t arg, void *ctx),
 bool inject_list_has(const struct inject *list, unsigned int count,
 		     enum inject_kind kind, uint64_t arg);
 
-/* The inject= word of @kind, for warnings. */
+/* The inject= word of @kind, for warnings ("unknown" for none). */
 const char *inject_name(enum inject_kind kind);
 
 #endif

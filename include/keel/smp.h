@@ -34,6 +34,7 @@ struct cpu_info {
 	bool smt_sibling;	 /* not the first thread of its core */
 	const char *fail_reason; /* why it is not online, or NULL */
 	int64_t tsc_skew_ticks; /* against the boot CPU, measured at check-in */
+	uint32_t node_slot;	/* its index among its node's CPUs (percpu) */
 	/* mailbox */
 	void (*volatile fn)(void *);
 	void *volatile arg;
@@ -57,6 +58,47 @@ void smp_init(const struct bootinfo *bi);
  * static NR_CPUS-sized array. Call after smp_init(), before the handoff.
  */
 void *smp_percpu_alloc(size_t size, const char *why);
+
+/*
+ * Per-CPU objects near their CPUs (struct smp_percpu, filled by
+ * smp_percpu_alloc_local()): the objects of a node's CPUs lie in one
+ * bootmem piece on that node, object by object in cpu_table order, each
+ * a whole number of cache lines. A machine of many small nodes then needs
+ * one node's share per node, never one piece for all its CPUs.
+ */
+#define SMP_PERCPU_ALIGN 128 /* no two CPUs' objects share a cache line */
+
+struct smp_percpu {
+	size_t size;		     /* bytes per object, cache-line multiple */
+	uint8_t *base[MAX_NUMNODES]; /* each node's piece; NULL: none */
+};
+
+/*
+ * smp_percpu_alloc_local(): one zeroed object of @size bytes per CPU of
+ * cpu_table, for each node with CPUs one bootmem allocation reserved as
+ * @why on that node, or the nearest node with room (bootmem's fallback).
+ * Call after smp_init(), before the handoff.
+ * Return: how many CPUs got no object (their node's piece found no free
+ * RAM anywhere); smp_percpu_ptr() is NULL for them.
+ */
+unsigned int smp_percpu_alloc_local(struct smp_percpu *pc, size_t size,
+				    const char *why);
+
+/* The node whose piece holds @c's object (node ids are < MAX_NUMNODES). */
+static inline uint32_t smp_percpu_node(const struct cpu_info *c)
+{
+	return c->node < MAX_NUMNODES ? c->node : 0;
+}
+
+/* @cpu's object in @pc (cpu < cpu_count). Return: it, or NULL. */
+static inline void *smp_percpu_ptr(const struct smp_percpu *pc,
+				   unsigned int cpu)
+{
+	const struct cpu_info *c = &cpu_table[cpu];
+	uint8_t *base = pc->base[smp_percpu_node(c)];
+
+	return base ? base + (size_t)c->node_slot * pc->size : NULL;
+}
 
 /*
  * smp_boot_cpus(): start every present CPU through arch_cpu_start(), each

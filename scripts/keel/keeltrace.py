@@ -283,6 +283,16 @@ class Boot:
         """The first slice called @name (on any CPU), or None."""
         return next((s for s in self.slices if s["name"] == name), None)
 
+    def arch_setup_ns(self):
+        """How long the arch took before keel_main(): the trace's ns
+        count from the kernel's entry (its first timer read: head.S,
+        the sandbox's main()), and keel_main() records the `entry`
+        mark (arg0: the raw entry ticks) when it starts. So the mark
+        sits at the arch's setup time (on x86_64 under QEMU about 100 ms,
+        the TSC calibration), not at 0. Return: ns, or None without it."""
+        m = next((m for m in self.marks if m["name"] == "entry"), None)
+        return m["ns"] if m else None
+
     def scrub_units(self):
         return [s for s in self.slices if s["name"] == SCRUB_UNIT]
 

@@ -437,7 +437,7 @@ def check_stopped(injected):
     """inject=scrub-stop:N repeated: every worker that quit is listed in
     scrub.stopped_cpus with one warning each. The boot CPU (first in
     @injected) surely claims a unit; another may find none left on a busy
-    host and then has not stopped (nothing to list, nothing to warn)."""
+    host and then has not stopped: not listed, and one warning says so."""
     def check(rep, log):
         scrub = rep["scrub"]
         got = scrub.get("stopped_cpus")
@@ -451,10 +451,46 @@ def check_stopped(injected):
             n = log.count(f"warning: scrub: cpu {c} stopped (injected)")
             if n != (1 if c in got else 0):
                 out.append(f"cpu {c}: {n} stop warnings, listed: {c in got}")
+            n = log.count(f"warning: inject=scrub-stop:{c}: cpu {c} found "
+                          "no unit left to quit on, nothing injected")
+            if n != (0 if c in got else 1):
+                out.append(f"cpu {c}: {n} warnings that it did not stop, "
+                           f"listed: {c in got}")
         if scrub["stopped_cpu"] != min(got or [None]):
             out.append(f"scrub.stopped_cpu {scrub['stopped_cpu']} is not "
                        f"min({got})")
         if rep["heap"]["dirty_pages"]:
             out.append(f"{rep['heap']['dirty_pages']} pages left dirty")
+        return out
+    return check
+
+
+def check_percpu_per_node(fw, name="trace buffers"):
+    """Per-CPU memory near its CPUs (issue 28 section 6), on a report=full
+    boot: every CPU is traced (trace_cpus), no "no free RAM" warning, and
+    each node with CPUs has exactly one @name reservation, inside its own
+    RAM (the nodes of @fw all have room for their CPUs' share)."""
+    def check(rep, log):
+        out = []
+        if "no free RAM" in log:
+            out.append("a per-CPU allocation found no free RAM: " +
+                       next(line for line in log.splitlines()
+                            if "no free RAM" in line))
+        if rep.get("trace_cpus") != len(fw.cpus):
+            out.append(f"trace_cpus {rep.get('trace_cpus')}, expected "
+                       f"every one of the {len(fw.cpus)} CPUs")
+        kept = [(s, e) for s, e, n in rep["memmap"]["reserved"] if n == name]
+        for node, cpus in fw.node_cpus().items():
+            if not cpus:
+                continue
+            ram = [(s, e) for s, e, n in fw.ram if n == node]
+            mine = [k for k in kept
+                    if any(s <= k[0] and k[1] <= e for s, e in ram)]
+            if len(mine) != 1:
+                out.append(f"node {node}: {len(mine)} {name!r} "
+                           "reservations in its RAM, expected 1")
+        if len(kept) != len(fw.node_cpus()):
+            out.append(f"{len(kept)} {name!r} reservations for "
+                       f"{len(fw.node_cpus())} nodes with CPUs")
         return out
     return check

@@ -225,6 +225,7 @@ static void test_corrupting_accessor(void **state)
 	assert_int_equal(acpi_parse(&bad, r, 0, &info), 0);
 	assert_true(test_console_contains("acpi: inject: SRAT at"));
 	assert_true(test_console_contains("SRAT at 0x102000: bad checksum"));
+	assert_int_equal(acpi_mem_corrupted(), ACPI_CORRUPT_SRAT);
 	assert_false(info.tables & ACPI_T_SRAT);
 	assert_false(test_console_contains("inject: SLIT"));
 	expect_single_node();
@@ -235,6 +236,7 @@ static void test_corrupting_accessor(void **state)
 	sandbox_console_clear();
 	assert_int_equal(acpi_parse(&bad, r, 0, &info), 0);
 	assert_true(test_console_contains("acpi: inject: SLIT at"));
+	assert_int_equal(acpi_mem_corrupted(), ACPI_CORRUPT_SLIT);
 	assert_true(info.tables & ACPI_T_SRAT);
 	assert_false(info.tables & ACPI_T_SLIT);
 	assert_true(info.numa_valid);

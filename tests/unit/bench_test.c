@@ -327,12 +327,22 @@ static void test_bad_arguments(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_run_rows_and_heap_unchanged),
-		cmocka_unit_test(test_run_without_boot_scrub),
-		cmocka_unit_test(test_clean_deferred_does_no_maintenance),
-		cmocka_unit_test(test_clean_eager_flushes_every_page),
-		cmocka_unit_test(test_dirty_rows_need_maintenance),
-		cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test_setup_teardown(
+			test_run_rows_and_heap_unchanged, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_run_without_boot_scrub,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_clean_deferred_does_no_maintenance, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_clean_eager_flushes_every_page, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_dirty_rows_need_maintenance, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_arguments, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

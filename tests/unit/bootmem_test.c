@@ -445,18 +445,31 @@ static void test_handoff_closes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_top_down_and_align),
-		cmocka_unit_test(test_same_name_merges),
-		cmocka_unit_test(test_node_preference_and_fallback),
-		cmocka_unit_test(test_fallback_order_by_distance),
-		cmocka_unit_test(test_exhaustion_panics),
-		cmocka_unit_test(test_reserved_wins),
-		cmocka_unit_test(test_mem_limit),
-		cmocka_unit_test(test_mem_limit_refused),
-		cmocka_unit_test(test_mem_limit_frametable),
-		cmocka_unit_test(test_reserved_table_full_merges),
-		cmocka_unit_test(test_reserve_merge_across),
-		cmocka_unit_test(test_handoff_closes),
+		cmocka_unit_test_setup_teardown(test_top_down_and_align,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_same_name_merges,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_node_preference_and_fallback, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_fallback_order_by_distance,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_exhaustion_panics,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_reserved_wins, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_mem_limit, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_mem_limit_refused,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_mem_limit_frametable,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_reserved_table_full_merges,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_reserve_merge_across,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_handoff_closes, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -402,14 +402,22 @@ static void test_clean_once_eager(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_clean_poc_costs_nothing),
-		cmocka_unit_test(test_deferred_one_op),
-		cmocka_unit_test(test_eager_per_page),
-		cmocka_unit_test(test_none_mode),
-		cmocka_unit_test(test_no_flush_batch),
-		cmocka_unit_test(test_poc_merge_rules),
-		cmocka_unit_test(test_clean_once_deferred),
-		cmocka_unit_test(test_clean_once_eager),
+		cmocka_unit_test_setup_teardown(test_clean_poc_costs_nothing,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_deferred_one_op,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_eager_per_page, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_none_mode, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_no_flush_batch, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_poc_merge_rules,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_clean_once_deferred,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_clean_once_eager,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

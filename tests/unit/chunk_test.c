@@ -127,9 +127,12 @@ static void test_big_contiguous(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_small_exhaustive),
-		cmocka_unit_test(test_random_ranges),
-		cmocka_unit_test(test_big_contiguous),
+		cmocka_unit_test_setup_teardown(test_small_exhaustive,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_random_ranges, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_big_contiguous, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,7 +11,9 @@
  */
 #include "common.h"
 
+#include <arch/irq.h>
 #include <keel/boot.h>
+#include <keel/trace.h>
 
 /* ---- setup / teardown ---------------------------------------------------- */
 
@@ -22,9 +24,27 @@ int test_setup(void **state)
 	return 0;
 }
 
+/*
+ * Runs after every test, also after one whose assertion failed half-way:
+ * so it puts back each piece of global state a test may change (cmocka
+ * leaves a failed test at its assertion), and a failure cannot fail the
+ * next test. The boot CPU's interrupts back off, its timer cancelled, no
+ * fault armed, no observer or test hook, heap misuse strict as built,
+ * the default log level and trace mode.
+ */
 int test_teardown(void **state)
 {
 	(void)state;
+	arch_irq_disable();
+	arch_timer_cancel();
+	inject_arm(NULL, 0);
+	sandbox_set_cache_observer(NULL);
+	sandbox_set_scrub_observer(NULL);
+	sandbox_set_idle_wait(0);
+	stress_test_corrupt_hook = NULL;
+	heap_strict = IS_ENABLED(CONFIG_DEBUG);
+	printk_level = LOG_INFO;
+	trace_set_mode(TRACE_MODE_SUMMARY);
 	test_quiet_end();
 	sandbox_set_panic_hook(NULL);
 	return 0;

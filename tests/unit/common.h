@@ -57,7 +57,11 @@
 
 /* Capture the console quietly. Return: 0 (a cmocka setup). */
 int test_setup(void **state);
-/* End the capture, drop the panic hook and sandbox observers. Return: 0. */
+/*
+ * After every test, passed or failed: end the capture, and put back the
+ * global state a test may change (interrupts, the timer, armed faults,
+ * the panic hook, sandbox observers, log level, trace mode). Return: 0.
+ */
 int test_teardown(void **state);
 
 /* ---- console ------------------------------------------------------------- */

@@ -319,14 +319,22 @@ static void test_uart8250_mmio(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_spellings),
-		cmocka_unit_test(test_malformed),
-		cmocka_unit_test(test_cmdline_option),
-		cmocka_unit_test(test_spcr_real_com2),
-		cmocka_unit_test(test_spcr_real_address0),
-		cmocka_unit_test(test_spcr_kinds),
-		cmocka_unit_test(test_uart8250),
-		cmocka_unit_test(test_uart8250_mmio),
+		cmocka_unit_test_setup_teardown(test_spellings, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_malformed, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_cmdline_option, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_spcr_real_com2, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_spcr_real_address0,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_spcr_kinds, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_uart8250, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_uart8250_mmio, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

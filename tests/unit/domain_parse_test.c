@@ -54,20 +54,67 @@ static void test_domain_rounded(void **state)
 	assert_int_equal(test_console_warnings(), 1);
 }
 
+/*
+ * Refused words: one warning each, naming the word and saying it is
+ * ignored; domain= words add up, so never "keeping the previous value".
+ */
 static void test_domain_bad(void **state)
 {
-	static const char *const bad[] = {
-		"domain=",	  "domain=0",	 "domain=1G@",	  "domain=@1",
-		"domain=1Q",	  "domain=1G@x", "domain=1G@1@2", "domain=2P",
-		"domain=1G@4096", "domain=-1",	 "domain",
+	static const struct {
+		const char *word, *says;
+	} bad[] = {
+		{"domain=", "SIZE is not a number"},
+		{"domain=0", "domain=0: a zero-size domain, ignored"},
+		{"domain=0M@1", "domain=0M@1: a zero-size domain, ignored"},
+		{"domain=1G@", "domain=1G@: NODE is not a number"},
+		{"domain=@1", "SIZE is not a number"},
+		{"domain=1Q", "SIZE is not a number"},
+		{"domain=1G@x", "domain=1G@x: NODE is not a number"},
+		{"domain=1G@1@2", "NODE is not a number"},
+		{"domain=1G@-1", "NODE is not a number"},
+		{"domain=2P", "domain=2P: SIZE is not a number"},
+		{"domain=1025T", "domain=1025T: SIZE is over 1 PiB"},
+		{"domain=99999999999999999999", "SIZE does not fit in 64 bits"},
+		{"domain=-1", "SIZE is not a number"},
+		{"domain", "option domain needs a value"},
 	};
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
 		options_defaults(&o);
 		sandbox_console_clear();
-		assert_int_equal(parse(bad[i]), 1);
+		assert_int_equal(parse(bad[i].word), 1);
 		assert_int_equal(o.domain_count, 0);
 		assert_int_equal(test_console_warnings(), 1);
+		assert_true(test_console_contains(bad[i].says));
+		assert_false(test_console_contains("previous value"));
+	}
+}
+
+/*
+ * Any number after @ is a node as asked: 5, 5000, 2^40 and one past
+ * 64 bits are all kept for the plan, which warns the same way for each
+ * (test_plan_unknown_nodes); only a non-number is refused.
+ */
+static void test_domain_node_numbers(void **state)
+{
+	static const struct {
+		const char *word;
+		int64_t node;
+	} ok[] = {
+		{"domain=1M@5", 5},
+		{"domain=1M@5000", 5000},
+		{"domain=1M@4096", 4096},
+		{"domain=1M@0x10000000000", 1ll << 40},
+		{"domain=1M@9223372036854775808", INT64_MAX},
+		{"domain=1M@99999999999999999999999", INT64_MAX},
+	};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(ok); i++) {
+		options_defaults(&o);
+		sandbox_console_clear();
+		assert_int_equal(parse(ok[i].word), 0);
+		assert_int_equal(o.domain_count, 1);
+		assert_true(o.domain[0].node == ok[i].node);
 	}
 }
 
@@ -267,6 +314,48 @@ static void test_plan(void **state)
 	assert_int_equal(domains[3].id, 4);
 }
 
+/*
+ * A node that is no node of the machine, whatever its value: the same
+ * warning and the same fallback (the node with the most free memory).
+ */
+static void test_plan_unknown_nodes(void **state)
+{
+	static const char *const asked[] = {
+		"2",
+		"5",
+		"4095",
+		"4096",
+		"5000",
+		"0x10000000000",
+		"99999999999999999999999",
+	};
+	char word[64], says[128];
+
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bi.node_count = 2;
+	bi.distance[0][0] = bi.distance[1][1] = 10;
+	bi.distance[0][1] = bi.distance[1][0] = 20;
+	numa_init(&bi);
+	for (unsigned int i = 0; i < ARRAY_SIZE(asked); i++) {
+		uint64_t free[2] = {GiB >> 12, 2 * GiB >> 12};
+
+		options_defaults(&o);
+		snprintf(word, sizeof(word), "domain=16M@%s", asked[i]);
+		assert_int_equal(parse(word), 0);
+		assert_int_equal(domains_setup(&o, &bi), 1);
+		sandbox_console_clear();
+		domain_plan(free, 2);
+		snprintf(says, sizeof(says),
+			 "domain0 asks for node %lld, "
+			 "there are 2 nodes: using node 1 (most free memory)",
+			 (long long)o.domain[0].node);
+		assert_true(test_console_contains(says));
+		assert_int_equal(test_console_warnings(), 1);
+		assert_int_equal(domains[0].node, 1);
+		assert_false(domains[0].failed);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -275,6 +364,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_domain_rounded, setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_domain_bad, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_domain_node_numbers, setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_domain_too_many, setup,
 						test_teardown),
@@ -289,6 +380,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_extents_and_sizes, setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_plan, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_unknown_nodes, setup,
 						test_teardown),
 	};
 

@@ -223,11 +223,16 @@ static void test_no_room_left_out(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_every_ram_pfn_has_an_entry),
-		cmocka_unit_test(test_node_local_storage),
-		cmocka_unit_test(test_fragmented_node),
-		cmocka_unit_test(test_fragmented_blocks),
-		cmocka_unit_test(test_no_room_left_out),
+		cmocka_unit_test_setup_teardown(test_every_ram_pfn_has_an_entry,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_node_local_storage,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_fragmented_node,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_fragmented_blocks,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_no_room_left_out,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

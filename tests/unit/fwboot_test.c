@@ -29,6 +29,48 @@ static void test_early_inject(void **state)
 			 FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_DT_DIST);
 }
 
+/* A two-CPU, one-node machine whose command line is @cmdline. */
+static void finish_machine(const char *cmdline)
+{
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(0), pa(256ull << 20), 0);
+	bootinfo_add_cpu(&bi, 0, 0, 0, 0, 0, true);
+	bi.cpus[0].boot_cpu = true;
+	snprintf(bi.cmdline, sizeof(bi.cmdline), "%s", cmdline);
+	sandbox_console_clear();
+	fwboot_finish(&bi);
+}
+
+/*
+ * The firmware-table faults where no such table was corrupted: one
+ * warning each, naming the word; none for one the arch acted on. The
+ * record is per boot: the next fwboot_finish() starts afresh.
+ */
+static void test_finish_tables_not_met(void **state)
+{
+	static const char all[] = "inject=bad-srat inject=bad-slit "
+				  "inject=bad-dt-distance";
+
+	finish_machine(all);
+	assert_int_equal(test_console_warnings(), 3);
+	assert_true(test_console_contains("inject=bad-srat: no ACPI SRAT to "
+					  "corrupt on this boot, nothing "
+					  "injected"));
+	assert_true(test_console_contains("inject=bad-slit: no ACPI SLIT"));
+	assert_true(test_console_contains("inject=bad-dt-distance: no device "
+					  "tree distance-map"));
+
+	fwboot_inject_done(FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_DT_DIST);
+	finish_machine(all);
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains("inject=bad-slit: no ACPI SLIT"));
+
+	finish_machine("inject=bad-srat");
+	assert_int_equal(test_console_warnings(), 1);
+	finish_machine("inject=bad-map:1");
+	assert_false(test_console_contains("nothing injected"));
+}
+
 static void test_paddr_bits(void **state)
 {
 	/* A CPU that does not say: 36 bits, within what the arch maps. */
@@ -164,7 +206,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_early_inject, test_setup,
 						test_teardown),
-		cmocka_unit_test(test_paddr_bits),
+		cmocka_unit_test_setup_teardown(test_finish_tables_not_met,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_paddr_bits, test_setup,
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_boot_cpu_listed,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_boot_cpu_missing,

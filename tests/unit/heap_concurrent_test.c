@@ -206,8 +206,10 @@ static void test_concurrent_chunked(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_concurrent_lazy),
-		cmocka_unit_test(test_concurrent_chunked),
+		cmocka_unit_test_setup_teardown(test_concurrent_lazy,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent_chunked,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -230,10 +230,14 @@ static void test_model_pagewise(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_model_lazy),
-		cmocka_unit_test(test_model_big_chunks),
-		cmocka_unit_test(test_model_chunked),
-		cmocka_unit_test(test_model_pagewise),
+		cmocka_unit_test_setup_teardown(test_model_lazy, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_model_big_chunks,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_model_chunked, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_model_pagewise, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

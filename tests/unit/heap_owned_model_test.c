@@ -255,8 +255,10 @@ static void test_owned_above_max_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_owned_destroy_round_trip),
-		cmocka_unit_test(test_owned_above_max_order),
+		cmocka_unit_test_setup_teardown(test_owned_destroy_round_trip,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_owned_above_max_order,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -342,6 +342,70 @@ static void test_misuse_refused(void **state)
 	misuse(false);
 }
 
+/* The reason heap_misuse() printed last: "...: pfn P: REASON (order..". */
+static const char *last_reason(char *buf, size_t size)
+{
+	const char *p = strstr(sandbox_console_buffer(), ": pfn ");
+	const char *r = p ? strstr(p + 6, ": ") : NULL;
+	const char *e = r ? strstr(r, " (order") : NULL;
+
+	assert_non_null(e);
+	snprintf(buf, size, "%.*s", (int)(e - r - 2), r + 2);
+	return buf;
+}
+
+/*
+ * heap_free() and heap_free_owned() share one path of checks
+ * (heap_free_block()): a misuse both can make is refused by both with the
+ * same words, and the state check says which free a block needs.
+ */
+static void test_misuse_one_path(void **state)
+{
+	struct page_info *anon, *ext, fake = {.pfn = 12345};
+	char a[96], o[96];
+
+	(void)state;
+	machine(CACHEMAINT_NONE);
+	heap_strict = false;
+	add(BASE, BASE + 1024, false);
+	anon = heap_alloc(4, 0, 0, 0);
+	ext = heap_alloc_owned(4, 0, 0, 5, NULL);
+	test_quiet_begin(); /* the machine's boot ended the capture */
+#define BOTH(call_a, call_o, says)                                 \
+	do {                                                       \
+		sandbox_console_clear();                           \
+		assert_int_equal(call_a, -EINVAL);                 \
+		last_reason(a, sizeof(a));                         \
+		sandbox_console_clear();                           \
+		assert_int_equal(call_o, -EINVAL);                 \
+		assert_string_equal(last_reason(o, sizeof(o)), a); \
+		assert_string_equal(a, says);                      \
+	} while (0)
+	BOTH(heap_free(NULL, 4, true), heap_free_owned(NULL, 4, 5),
+	     "NULL page");
+	BOTH(heap_free(&fake, 4, true), heap_free_owned(&fake, 4, 5),
+	     "not a frame table entry of a heap page");
+	BOTH(heap_free(anon, 3, true), heap_free_owned(ext, 3, 5),
+	     "order does not match the allocation");
+#undef BOTH
+	sandbox_console_clear();
+	assert_int_equal(heap_free(ext, 4, true), -EINVAL);
+	assert_string_equal(last_reason(a, sizeof(a)),
+			    "an owned extent (heap_free_owned)");
+	sandbox_console_clear();
+	assert_int_equal(heap_free_owned(anon, 4, 5), -EINVAL);
+	assert_string_equal(last_reason(a, sizeof(a)),
+			    "not an owned extent (double free?)");
+	sandbox_console_clear();
+	assert_int_equal(heap_free(anon + 1, 4, true), -EINVAL);
+	assert_string_equal(last_reason(a, sizeof(a)),
+			    "not the head of a block of that order");
+	assert_int_equal(heap_free(anon, 4, true), 0);
+	assert_int_equal(heap_free_owned(ext, 4, 5), 0);
+	assert_int_equal(heap_free_pages(), 1024);
+	heap_strict = true;
+}
+
 static void test_audit_and_check(void **state)
 {
 	struct test_machine_cfg c = {.ram = one_node, .ram_count = 1};
@@ -476,15 +540,27 @@ static void test_owned_above_max_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_one_head_write),
-		cmocka_unit_test(test_owner_of_every_page),
-		cmocka_unit_test(test_dirty_zeroed_in_pieces),
-		cmocka_unit_test(test_cache_maintenance),
-		cmocka_unit_test(test_misuse_strict),
-		cmocka_unit_test(test_misuse_refused),
-		cmocka_unit_test(test_audit_and_check),
-		cmocka_unit_test(test_idle_scrub_of_big_dirty_chunk),
-		cmocka_unit_test(test_owned_above_max_order),
+		cmocka_unit_test_setup_teardown(test_one_head_write, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_owner_of_every_page,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_dirty_zeroed_in_pieces,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_cache_maintenance,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_misuse_strict, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_misuse_refused, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_misuse_one_path,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_audit_and_check,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_idle_scrub_of_big_dirty_chunk, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_owned_above_max_order,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, test_setup, test_teardown);

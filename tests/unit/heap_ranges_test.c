@@ -110,8 +110,10 @@ static void test_range_table_grows(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_bad_ranges_refused),
-		cmocka_unit_test(test_range_table_grows),
+		cmocka_unit_test_setup_teardown(test_bad_ranges_refused,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_range_table_grows,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -166,12 +166,19 @@ static void test_unreachable_only_as_last_resort(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_before_init_and_single),
-		cmocka_unit_test(test_distances),
-		cmocka_unit_test(test_nearest),
-		cmocka_unit_test(test_fallback_order),
-		cmocka_unit_test(test_asymmetric_directions),
-		cmocka_unit_test(test_unreachable_only_as_last_resort),
+		cmocka_unit_test_setup_teardown(test_before_init_and_single,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_distances, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_nearest, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_fallback_order, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_asymmetric_directions,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_unreachable_only_as_last_resort, test_setup,
+			test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

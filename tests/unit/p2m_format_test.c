@@ -152,11 +152,16 @@ static void test_ept_decode(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_vmsa_encode),
-		cmocka_unit_test(test_vmsa_decode),
-		cmocka_unit_test(test_vmsa_registers),
-		cmocka_unit_test(test_ept_encode),
-		cmocka_unit_test(test_ept_decode),
+		cmocka_unit_test_setup_teardown(test_vmsa_encode, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_vmsa_decode, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_vmsa_registers, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_ept_encode, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_ept_decode, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

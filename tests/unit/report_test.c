@@ -327,15 +327,24 @@ static void test_report_fail_reason_given(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_audit_balances),
-		cmocka_unit_test(test_audit_sees_allocation),
-		cmocka_unit_test(test_json_table_rows),
-		cmocka_unit_test(test_json_length_counts_itself),
-		cmocka_unit_test(test_json_utf8),
-		cmocka_unit_test(test_report_json_pass),
-		cmocka_unit_test(test_report_compact),
-		cmocka_unit_test(test_report_fail_on_lost_pages),
-		cmocka_unit_test(test_report_fail_reason_given),
+		cmocka_unit_test_setup_teardown(test_audit_balances, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_audit_sees_allocation,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_json_table_rows,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_json_length_counts_itself,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_json_utf8, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_report_json_pass,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_report_compact, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_report_fail_on_lost_pages,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_report_fail_reason_given,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, machine_setup, NULL);

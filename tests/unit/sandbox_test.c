@@ -197,15 +197,25 @@ static void test_time_and_ids(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_arena_maps_phys),
-		cmocka_unit_test(test_arena_bounds_checked),
-		cmocka_unit_test(test_big_sparse_arena),
-		cmocka_unit_test(test_console_capture),
-		cmocka_unit_test(test_panic_hook_catches),
-		cmocka_unit_test(test_cache_counters_and_observer),
-		cmocka_unit_test(test_scrub_primitive),
-		cmocka_unit_test(test_read_file),
-		cmocka_unit_test(test_time_and_ids),
+		cmocka_unit_test_setup_teardown(test_arena_maps_phys,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_arena_bounds_checked,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_big_sparse_arena,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_console_capture,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_panic_hook_catches,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_cache_counters_and_observer, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_primitive,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_read_file, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_time_and_ids, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -188,11 +188,16 @@ static void test_calibration_forced(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_calibration_on_real_units),
-		cmocka_unit_test(test_choose_primitive),
-		cmocka_unit_test(test_unit_pages),
-		cmocka_unit_test(test_calibration_picks_fastest),
-		cmocka_unit_test(test_calibration_forced),
+		cmocka_unit_test_setup_teardown(test_calibration_on_real_units,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_choose_primitive,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_unit_pages, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_calibration_picks_fastest,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_calibration_forced,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -315,26 +315,50 @@ static void find_chunk_of(struct page_info *head, unsigned int order,
  * would read what DRAM still holds). Failed before the fix: the whole
  * chunk came back PGF_CLEAN_POC.
  */
+/*
+ * Two order-3 buddies, lower one in *@a. Where the heap has single
+ * order-3 chunks (the boot's allocations decide), the first blocks are
+ * no buddies; those are kept in @held until the two halves of one split
+ * order-4 chunk come. Return: how many were kept.
+ */
+static unsigned int alloc_buddies(struct page_info **a, struct page_info **b,
+				  struct page_info **held, unsigned int max)
+{
+	unsigned int n = 0;
+
+	*a = heap_alloc(3, 0, 0, HEAP_NO_SCRUB);
+	for (;;) {
+		assert_non_null(*a);
+		*b = heap_alloc(3, 0, 0, HEAP_NO_SCRUB);
+		assert_non_null(*b);
+		if ((pfn_val(page_to_pfn(*a)) ^ 8) == pfn_val(page_to_pfn(*b)))
+			break;
+		assert_true(n < max);
+		held[n++] = *a;
+		*a = *b;
+	}
+	if (pfn_val(page_to_pfn(*b)) < pfn_val(page_to_pfn(*a))) {
+		struct page_info *t = *a;
+
+		*a = *b;
+		*b = t;
+	}
+	return n;
+}
+
 static void test_idle_step_keeps_unclean_prefix(void **state)
 {
-	struct page_info *a, *b;
+	struct page_info *a, *b, *held[64];
 	struct find_chunk f;
+	unsigned int n;
 
 	(void)state;
 	boot3(1, 1, 1, NULL);
 	scrub_boot(SCRUB_ON, 4 * MIB, false);
-	a = heap_alloc(3, 0, 0, HEAP_NO_SCRUB);
-	b = heap_alloc(3, 0, 0, HEAP_NO_SCRUB);
-	assert_non_null(a);
-	assert_non_null(b);
 	/* Buddies, lower one first: the merge's first dirty page is b's. */
-	if (pfn_val(page_to_pfn(b)) < pfn_val(page_to_pfn(a))) {
-		struct page_info *t = a;
-
-		a = b;
-		b = t;
-	}
-	assert_int_equal(pfn_val(page_to_pfn(a)) ^ 8, pfn_val(page_to_pfn(b)));
+	n = alloc_buddies(&a, &b, held, ARRAY_SIZE(held));
+	while (n)
+		assert_int_equal(heap_free(held[--n], 3, false), 0);
 	assert_int_equal(heap_free(a, 3, false), 0); /* clean, not to PoC */
 	assert_int_equal(heap_free(b, 3, true), 0);  /* dirty */
 	f = (struct find_chunk){pfn_val(page_to_pfn(a)), NULL};
@@ -434,20 +458,39 @@ static void test_scrub_stop_not_a_worker(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_boot_scrub_zeroes_everything),
-		cmocka_unit_test(test_cpuless_node_done_by_nearest),
-		cmocka_unit_test(test_cpuless_node_helper_direction),
-		cmocka_unit_test(test_unreachable_helper_last),
-		cmocka_unit_test(test_many_chunks_multi_pass),
-		cmocka_unit_test(test_plan_ties_and_smt),
-		cmocka_unit_test(test_idle_mode_ends_all_clean),
-		cmocka_unit_test(test_idle_mode_single_cpu),
-		cmocka_unit_test(test_idle_mode_boot_cpu_scrubs),
-		cmocka_unit_test(test_idle_step_keeps_unclean_prefix),
-		cmocka_unit_test(test_off_mode_touches_nothing),
-		cmocka_unit_test(test_scrub_stop_finished_by_others),
-		cmocka_unit_test(test_scrub_stop_not_a_worker),
-		cmocka_unit_test(test_scrub_stop_several),
+		cmocka_unit_test_setup_teardown(
+			test_boot_scrub_zeroes_everything, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_cpuless_node_done_by_nearest, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_cpuless_node_helper_direction, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_unreachable_helper_last,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_many_chunks_multi_pass,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_ties_and_smt,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_mode_ends_all_clean,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_mode_single_cpu,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_idle_mode_boot_cpu_scrubs,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_idle_step_keeps_unclean_prefix, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_off_mode_touches_nothing,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_scrub_stop_finished_by_others, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_stop_not_a_worker,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_scrub_stop_several,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -109,35 +109,44 @@ static void test_ap_timeout_left_out(void **state)
 }
 
 /*
- * Three dead CPUs of a parallel start cost one ap_timeout_ms together, not
- * three; smp_start=serial waits for each in turn (which shows the bound
- * can fail). 300 ms timeouts: a live sandbox CPU checks in within a few
- * ms on a quiet host, so the 600 ms bound leaves 300 ms of slack.
+ * Fifteen dead CPUs of a parallel start cost one ap_timeout_ms together,
+ * not fifteen; smp_start=serial waits for each in turn (which shows the
+ * bound can fail). The two are 15x apart, and the checks keep an order
+ * of magnitude between them: parallel under 10 timeouts (1 s), serial at
+ * least 15 (1.5 s). The host can only make a boot longer, and a quiet one
+ * takes about 110 ms in parallel, so the parallel bound fails only on
+ * 900 ms of delays, not on a preempted thread or two.
  */
 static void test_dead_cpus_share_one_timeout(void **state)
 {
-	const char *dead = "inject=ap-timeout:1 inject=ap-timeout:2 "
-			   "inject=ap-timeout:3";
-	char serial[160];
+	struct test_machine_cfg cfg = {
+		.dirty = true, /* as booted: bootscrub on */
+		.nodes = 2,
+		.node = {{32ull << 20, 8}, {32ull << 20, 8}},
+		.cmdline = "inject=node-cpus-fail:0 inject=node-cpus-fail:1",
+		.ap_timeout_ms = 100,
+	};
 	uint64_t t0;
 
 	(void)state;
 	t0 = arch_ticks();
-	assert_int_equal(boot4(dead, 300), 1);
-	assert_true(arch_ticks() - t0 < 600 * 1000000ull);
-	assert_true(arch_ticks() - t0 >= 300 * 1000000ull);
+	assert_int_equal(test_machine_boot(&cfg), 1);
+	assert_true(arch_ticks() - t0 >= 100 * 1000000ull);
+	assert_true(arch_ticks() - t0 < 10 * 100 * 1000000ull);
 
-	snprintf(serial, sizeof(serial), "%s smp_start=serial", dead);
+	cfg.cmdline = "inject=node-cpus-fail:0 inject=node-cpus-fail:1 "
+		      "smp_start=serial";
 	t0 = arch_ticks();
-	assert_int_equal(boot4(serial, 300), 1);
-	assert_true(arch_ticks() - t0 >= 900 * 1000000ull);
+	assert_int_equal(test_machine_boot(&cfg), 1);
+	assert_true(arch_ticks() - t0 >= 15 * 100 * 1000000ull);
 }
 
 /*
- * Work posted to a CPU that has been idle long enough for its timer to be
- * at the 1 s safety net starts at once: the poster wakes it (a futex on
- * the sandbox). Without the wake-up, three CPUs would take about 0.75 s on
- * average; the bound is 300 ms.
+ * Work posted to an idle CPU starts at once: the poster wakes it (a futex
+ * on the sandbox). Here the CPUs' safety net is 60 s
+ * (sandbox_set_idle_wait()), so without the wake-up smp_run_on() would
+ * take a minute; the bound, 1 s, is far from that and far above the few
+ * ms a quiet host takes, so host delays cannot decide the outcome.
  */
 static void test_post_wakes_idle_cpu(void **state)
 {
@@ -146,12 +155,13 @@ static void test_post_wakes_idle_cpu(void **state)
 
 	(void)state;
 	assert_int_equal(boot4(NULL, 1000), 4);
-	sleep(3); /* idle waits grow to IDLE_MAX_US */
+	sandbox_set_idle_wait(60 * 1000000000ull);
+	sleep(2); /* every wait begun before it (<= 1 s) has ended */
 	smp_online_mask(&all);
 	reset_hits();
 	t0 = arch_ticks();
 	smp_run_on(&all, count_hit, hits);
-	assert_true(arch_ticks() - t0 < 300 * 1000000ull);
+	assert_true(arch_ticks() - t0 < 1000 * 1000000ull);
 	for (unsigned int c = 0; c < 4; c++)
 		assert_int_equal(hits[c], 1);
 }
@@ -231,6 +241,62 @@ static void test_inject_meaningless_warned(void **state)
 	assert_int_equal(count_in_console("nothing injected"), 0);
 }
 
+/* Is [p, p + len) inside RAM of @node in the machine's bootinfo? */
+static bool on_node(const void *p, size_t len, uint32_t node)
+{
+	uint64_t a = pa_val(virt_to_phys(p));
+
+	for (unsigned int i = 0; i < test_bi.ram_count; i++)
+		if (test_bi.ram[i].node == node &&
+		    pa_val(test_bi.ram[i].start) <= a &&
+		    a + len <= pa_val(test_bi.ram[i].end))
+			return true;
+	return false;
+}
+
+/*
+ * Per-CPU objects near their CPUs (smp_percpu_alloc_local()): each of a
+ * node's CPUs has its own zeroed, cache-line-aligned object in one piece
+ * on that node; node 1 has CPUs and no RAM, so its piece is on node 2,
+ * the nearest; a piece no node can hold leaves its CPUs without one.
+ */
+static void test_percpu_local(void **state)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 3,
+		.node = {{32ull << 20, 2}, {0, 2}, {32ull << 20, 3}},
+		.distance = {{10, 30, 20}, {30, 10, 15}, {20, 15, 10}},
+		.no_handoff = true,
+	};
+	static const uint32_t home[] = {0, 0, 2, 2, 2, 2, 2};
+	struct smp_percpu pc;
+	uint8_t *p;
+
+	(void)state;
+	assert_int_equal(test_machine_boot(&cfg), 7);
+	assert_int_equal(smp_percpu_alloc_local(&pc, 100, "test per-cpu"), 0);
+	assert_int_equal(pc.size, SMP_PERCPU_ALIGN);
+	for (unsigned int c = 0; c < cpu_count; c++) {
+		p = smp_percpu_ptr(&pc, c);
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % SMP_PERCPU_ALIGN, 0);
+		assert_true(on_node(p, pc.size, home[c]));
+		for (unsigned int i = 0; i < 100; i++)
+			assert_int_equal(p[i], 0);
+		memset(p, 0xff, pc.size); /* overlaps would show below */
+	}
+	for (unsigned int c = 0; c < cpu_count; c++)
+		for (unsigned int o = c + 1; o < cpu_count; o++)
+			assert_ptr_not_equal(smp_percpu_ptr(&pc, c),
+					     smp_percpu_ptr(&pc, o));
+
+	/* 16 MiB a CPU: no node holds 2 or 3 of them. */
+	assert_int_equal(smp_percpu_alloc_local(&pc, 16ull << 20, "too big"),
+			 7);
+	for (unsigned int c = 0; c < cpu_count; c++)
+		assert_null(smp_percpu_ptr(&pc, c));
+}
+
 /* A fresh arena and bootmem with 32 MiB of RAM, for smp_init() alone. */
 static void fresh_bootmem(void)
 {
@@ -277,14 +343,25 @@ static void test_table_order_and_smt(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_run_on_reaches_each_once),
-		cmocka_unit_test(test_ap_timeout_left_out),
-		cmocka_unit_test(test_dead_cpus_share_one_timeout),
-		cmocka_unit_test(test_post_wakes_idle_cpu),
-		cmocka_unit_test(test_cpu_on_fail),
-		cmocka_unit_test(test_node_cpus_fail),
-		cmocka_unit_test(test_inject_meaningless_warned),
-		cmocka_unit_test(test_table_order_and_smt),
+		cmocka_unit_test_setup_teardown(test_run_on_reaches_each_once,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_ap_timeout_left_out,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_dead_cpus_share_one_timeout, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_percpu_local, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_post_wakes_idle_cpu,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_cpu_on_fail, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_node_cpus_fail, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_inject_meaningless_warned,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_table_order_and_smt,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

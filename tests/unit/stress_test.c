@@ -207,11 +207,20 @@ static void test_stress_scrub_off(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_stress_idle_scrub_clean_run),
-		cmocka_unit_test(test_stress_scrub_on_exact_accounting),
-		cmocka_unit_test(test_stress_detects_corrupted_block),
-		cmocka_unit_test(test_stress_detects_unscrubbed_clean_memory),
-		cmocka_unit_test(test_stress_scrub_off),
+		cmocka_unit_test_setup_teardown(
+			test_stress_idle_scrub_clean_run, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_stress_scrub_on_exact_accounting, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_stress_detects_corrupted_block, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_stress_detects_unscrubbed_clean_memory, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_stress_scrub_off,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,11 +142,17 @@ static void test_ticks_to_ns(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_events_recorded_in_order),
-		cmocka_unit_test(test_other_cpu_empty),
-		cmocka_unit_test(test_detail_summary_and_full),
-		cmocka_unit_test(test_overflow_keeps_first_events),
-		cmocka_unit_test(test_ticks_to_ns),
+		cmocka_unit_test_setup_teardown(test_events_recorded_in_order,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_other_cpu_empty,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_detail_summary_and_full,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_overflow_keeps_first_events, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_ticks_to_ns, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -55,6 +55,13 @@ void sandbox_set_cache_observer(void (*fn)(paddr_t start, uint64_t len,
 void sandbox_set_scrub_observer(void (*fn)(paddr_t start, uint64_t len,
 					   bool clean));
 
+/*
+ * Tests: every secondary's idle sleep lasts @ns until it is woken (0: the
+ * bound its caller asks for), so that a wake-up and the safety-net timer
+ * are far apart.
+ */
+void sandbox_set_idle_wait(uint64_t ns);
+
 /* Host CPU count (for pinning and the benchmark table). */
 unsigned int sandbox_host_cpus(void);
 
