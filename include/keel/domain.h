@@ -8,7 +8,13 @@
  * domain. The p2m is the record of the extents: destroy and the checks
  * walk it, so nothing here is O(pages).
  *
+ * A dom0less domain with xen,static-mem is built from its own ranges
+ * instead (DOMAIN_ORIGIN_STATIC: reserved at boot, adopted by the heap as
+ * its owned extents, never zeroed).
+ *
  * Files: domain_parse.c (domain= words, the plan: node, budget),
+ * domain_static.c (dom0less domains from bootinfo; static ones checked,
+ * built and given back to reserved),
  * domain_build.c (one domain, work units, the parallel build),
  * domain_destroy.c, domain_check.c (table walk, audit=full sampling),
  * domain_report.c (the `domains` table and the human lines).
