@@ -22,11 +22,14 @@
  * distances"): asymmetric and 255 kept, one bad triplet skipped, more
  * drop the whole map.
  *   arm,armv8-timer     clock-frequency (override of CNTFRQ_EL0)
- * The blob itself is reserved as "dtb" and the initrd as "initrd".
+ * The blob itself is reserved as "dtb" and the initrd as "initrd"; the
+ * boot modules under /chosen (fdt_modules.c) as "module:<kind>".
  *
  * One file per node family, sharing the context and property readers of
  * fdt_priv.h: fdt_mem.c (/memory, /reserved-memory, memreserve),
- * fdt_chosen.c (/chosen, /psci, the timer, the GIC), fdt_cpus.c (/cpus,
+ * fdt_chosen.c (/chosen, /psci, the timer, the GIC), fdt_modules.c (the
+ * multiboot,module nodes of /chosen), fdt_dom0less.c (xen,domain nodes),
+ * fdt_cpus.c (/cpus,
  * cpu-map, MPIDR topology), fdt_numa.c (the distance map, node ids). This
  * file: the property readers, the blob checks and dt_parse() itself.
  *
@@ -43,6 +46,7 @@
 
 #include <keel/compiler.h>
 #include <keel/errno.h>
+#include <keel/escape.h>
 #include <keel/string.h>
 
 #include "boot_priv.h"
@@ -86,8 +90,11 @@ bool dt_prop_u32(struct dt_ctx *c, int node, const char *name, uint32_t *out)
 	if (!p)
 		return false;
 	if (len != 4) {
+		char shown[DT_NAME_SHOWN];
+
 		dt_warn(c->bi, "%s/%s has length %d, expected 4, ignored",
-			dt_node_name(c->fdt, node), name, len);
+			dt_name_shown(c->fdt, node, shown, sizeof(shown)), name,
+			len);
 		return false;
 	}
 	*out = fdt32_to_cpu(*p);
@@ -121,11 +128,49 @@ int dt_cells(struct dt_ctx *c, int node, const char *name, int def,
 	if (!dt_prop_u32(c, node, name, &v))
 		return def;
 	if (v > DT_MAX_CELLS || (v == 0 && name[1] == 'a')) {
+		char shown[DT_NAME_SHOWN];
+
 		dt_warn(c->bi, "%s %s = %u is not supported",
-			node ? dt_node_name(c->fdt, node) : "/", name, v);
+			node ? dt_name_shown(c->fdt, node, shown, sizeof(shown))
+			     : "/",
+			name, v);
 		return -1;
 	}
 	return (int)v;
+}
+
+/**
+ * dt_cells_inherited() - the #address-cells or #size-cells (@name) that
+ * apply to the children of @node, as Xen's and Linux's early readers take
+ * them: @node's own, else its nearest ancestor's, else @def (the root's
+ * default: 2 addresses, 1 size). QEMU's guest-loader writes 2+2-cell
+ * modules under a /chosen that has neither property: the root's apply.
+ * Return: the count, or -1 (warned by dt_cells()) when it is unusable.
+ */
+int dt_cells_inherited(struct dt_ctx *c, int node, const char *name, int def)
+{
+	for (int n = node; n >= 0; n = fdt_parent_offset(c->fdt, n)) {
+		if (fdt_getprop(c->fdt, n, name, NULL))
+			return dt_cells(c, n, name, def, false);
+		if (n == 0)
+			break;
+	}
+	return def;
+}
+
+/**
+ * dt_name_shown() - the name of @node made printable (escape_bytes(): a
+ * name may hold any byte but NUL and '/'), cut with "..." past @size.
+ * Return: @buf.
+ */
+const char *dt_name_shown(const void *fdt, int node, char *buf, size_t size)
+{
+	int len;
+	const char *n = fdt_get_name(fdt, node, &len);
+
+	if (!n || len < 0)
+		return escape_bytes(buf, size, "?", 1);
+	return escape_bytes(buf, size, n, (size_t)len);
 }
 
 /*
@@ -328,6 +373,7 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 		dt_parse_reserved(&c, ac, sc);
 	}
 	dt_parse_chosen(&c);
+	dt_parse_modules(&c);
 	dt_parse_cpus(&c);
 	dt_parse_psci(&c);
 	dt_parse_timer(&c);

@@ -48,6 +48,7 @@ static inline fdt64_t cpu_to_fdt64(uint64_t x)
 #include <libfdt.h>
 
 #include <keel/bootinfo.h>
+#include <keel/escape.h>
 #include <keel/fdt.h>
 #include <keel/nodemap.h>
 #include <keel/printk.h>
@@ -86,6 +87,13 @@ bool dt_prop_u32(struct dt_ctx *c, int node, const char *name, uint32_t *out);
 bool dt_node_enabled(const void *fdt, int node);
 int dt_cells(struct dt_ctx *c, int node, const char *name, int def,
 	     bool warn_missing);
+int dt_cells_inherited(struct dt_ctx *c, int node, const char *name, int def);
+const char *dt_name_shown(const void *fdt, int node, char *buf, size_t size);
+/*
+ * Room for a node name shown in a warning: any name a domain may have
+ * whole, every byte escaped; a longer one is cut with "...".
+ */
+#define DT_NAME_SHOWN ESCAPE_SIZE(BOOTINFO_DOMAIN_NAME_MAX - 1)
 bool dt_node_id(struct dt_ctx *c, int node, uint32_t *out);
 void dt_for_each_reg(struct dt_ctx *c, int node, int ac, int sc,
 		     void (*fn)(struct dt_ctx *, int, uint64_t, uint64_t,
@@ -96,6 +104,12 @@ void dt_for_each_reg(struct dt_ctx *c, int node, int ac, int sc,
 void dt_parse_memory(struct dt_ctx *c, int ac, int sc);
 void dt_parse_reserved(struct dt_ctx *c, int root_ac, int root_sc);
 void dt_parse_chosen(struct dt_ctx *c);
+void dt_parse_modules(struct dt_ctx *c);
+/*
+ * The reservation name of a boot module node ("module:kernel", ...,
+ * "module"), NULL when @node is not one (fdt_modules.c).
+ */
+const char *dt_module_kind(const void *fdt, int node);
 void dt_parse_cpus(struct dt_ctx *c);
 void dt_parse_psci(struct dt_ctx *c);
 void dt_parse_timer(struct dt_ctx *c);

@@ -20,7 +20,10 @@
  * chunk, O(chunks) like the rest of the audit.
  *
  * Owned extents (domains' memory) are part of allocated_pages and counted
- * apart in owned_pages. audit=full walks every node block by block
+ * apart in owned_pages. A static domain's memory is reserved RAM (bootmem
+ * keeps it from the heap) that the heap adopted as owned extents
+ * (heap_adopt_owned()): it is counted as allocated, and taken out of
+ * reserved_pages, so that no page is counted twice. audit=full walks every node block by block
  * (heap_for_each_block(): heads only, O(free chunks + blocks), never
  * O(pages)): the free chunks, keel's anonymous blocks and the owned
  * extents must tile the heap ranges, so every heap page is free, keel's, or
@@ -174,7 +177,9 @@ void audit_run(struct audit_result *out, bool full)
 	out->free_pages = walked;
 	out->allocated_pages = heap_allocated_pages();
 	out->owned_pages = heap_owned_pages(0);
-	out->reserved_pages = bootmem_reserved_ram_bytes() / PAGE_SIZE;
+	/* Static domains' memory is reserved RAM the heap adopted: once. */
+	out->reserved_pages =
+		bootmem_reserved_ram_bytes() / PAGE_SIZE - heap_adopted_pages();
 	out->lost_pages = (int64_t)(out->ram_pages - out->free_pages -
 				    out->allocated_pages - out->reserved_pages);
 	out->problems = full ? heap_check() : 0;

@@ -21,13 +21,17 @@
 
 struct domain_bench domains_bench_result;
 
-/* The largest domain asked: its size and node. Return: false if none. */
+/*
+ * The largest domain asked that the heap builds (not a static one): its
+ * size and node. Return: false if none.
+ */
 static bool bench_pick(uint64_t *bytes, uint32_t *node)
 {
 	const struct domain_spec *best = NULL;
 
 	for (unsigned int i = 0; i < domains_count; i++)
-		if (!best || domains[i].spec.bytes > best->bytes)
+		if (domains[i].origin == DOMAIN_ORIGIN_BOOT &&
+		    (!best || domains[i].spec.bytes > best->bytes))
 			best = &domains[i].spec;
 	if (!best)
 		return false;

@@ -170,7 +170,7 @@ void domain_big_free(struct domain *d)
 		if (!pg || heap_free_owned(pg, b->order, d->id)) {
 			pr_warn("domains: %s: big extent %#llx (order %u) "
 				"refused by the heap\n",
-				d->spec.name, (unsigned long long)pa_val(b->pa),
+				d->shown, (unsigned long long)pa_val(b->pa),
 				b->order);
 			atomic_fetch_add_relaxed(&domains_problems, 1);
 		}

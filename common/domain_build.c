@@ -26,6 +26,10 @@
  *    the allocation, with no heap lock held; physically adjacent extents
  *    of a unit are merged into one range (one barrier per range).
  *
+ * A static domain (xen,static-mem, common/domain_static.c) takes no heap
+ * memory and no unit: its ranges are adopted and mapped by the boot CPU
+ * before the workers start.
+ *
  * A unit that cannot get memory stops the domain: the other CPUs stop
  * claiming its units, and the boot CPU gives back everything it mapped
  * (domain_free()), so a failed domain costs nothing.
@@ -333,6 +337,12 @@ static unsigned int build_prepare(const cpumask_t *cpus)
 			continue;
 		}
 		d->p2m = &domain_p2m[i];
+		if (d->origin == DOMAIN_ORIGIN_STATIC) {
+			/* Its own ranges, on this CPU: no unit to share. */
+			d->build_node = d->node;
+			domain_static_build(d);
+			continue;
+		}
 		d->build_node = numa_nearest_to(d->node, with_cpus);
 		if (d->build_node == NUMA_NO_NODE)
 			d->build_node = cpu_table[arch_cpu_id()].node;

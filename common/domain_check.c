@@ -11,6 +11,8 @@
  *    frame and the block's order the leaf's; or, in the prefix of big
  *    extents (common/domain_big.c), a 1 GiB piece of one of the domain's
  *    big extents, at the offset its guest address says;
+ *    A static domain's leaf lies inside one of its adopted extents, at the
+ *    host address its ranges give the guest address (domain_static.c);
  *  - the heap's count of pages owned by the domain equals its size.
  *
  * Together these mean no frame is in two domains: a frame has one owner
@@ -19,7 +21,8 @@
  *
  * With audit=full, sampled leaves (at most CHECK_SAMPLES per domain) are
  * read for zero at their start, middle and end: a guest never sees
- * another's data, bootscrub=off included. Where the MMU can walk the
+ * another's data, bootscrub=off included; not a static domain's, which
+ * holds the user's data as the loader left it. Where the MMU can walk the
  * table (arm64 at EL2: p2m_hw_translate()), the middle of the same sampled
  * leaves is translated by the hardware and must match the walk.
  *
@@ -52,8 +55,8 @@ static void check_problem(struct check_ctx *c, const char *what, uint64_t gpa,
 			  paddr_t pa)
 {
 	if (c->problems++ < CHECK_WARN_PER_DOMAIN)
-		pr_warn("domains: %s: %s (guest %#llx -> %#llx)\n",
-			c->d->spec.name, what, (unsigned long long)gpa,
+		pr_warn("domains: %s: %s (guest %#llx -> %#llx)\n", c->d->shown,
+			what, (unsigned long long)gpa,
 			(unsigned long long)pa_val(pa));
 }
 
@@ -83,7 +86,7 @@ static void check_sample(struct check_ctx *c, uint64_t gpa, paddr_t pa,
 	paddr_t hw;
 	int err;
 
-	if (c->zero) {
+	if (c->zero && c->d->origin != DOMAIN_ORIGIN_STATIC) {
 		domains_zero_sampled++;
 		if (!bytes_zero(pa) || !bytes_zero(pa_add(pa, mid)) ||
 		    !bytes_zero(pa_add(pa, size - ZERO_PROBE_BYTES)))
@@ -139,7 +142,10 @@ static int check_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
 		check_problem(c, "leaves not contiguous from 0", gpa, pa);
 	owner = heap_owner_of(paddr_to_pfn(pa), &head, &horder);
 	if (owner != c->d->id ||
-	    !leaf_in_extent(c, gpa, pa, order, head, horder))
+	    !(c->d->origin == DOMAIN_ORIGIN_STATIC
+		      ? domain_static_leaf_ok(c->d, gpa, pa, order, head,
+					      horder)
+		      : leaf_in_extent(c, gpa, pa, order, head, horder)))
 		check_problem(c, "frame not an extent of this domain", gpa, pa);
 	c->next_gpa = gpa + (PAGE_SIZE << order);
 	c->extents[kind]++;

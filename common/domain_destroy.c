@@ -5,6 +5,8 @@
  * except the 1 GiB leaves of its big extents (guest [0, big_bytes)), which
  * domain_big_free() gives back from the domain's list (mapped or not);
  * then p2m_destroy() frees the table pages. O(extents), nothing per page.
+ * A static domain's ranges go back to reserved instead (domain_static.c:
+ * the user's memory is never the heap's free memory).
  *
  * domains_destroy=on destroys every domain after the build and its
  * checks, then lets every CPU scrub what came back (scrub_idle_step(), as
@@ -57,7 +59,7 @@ static int free_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
 		if (!c->refused++)
 			pr_warn("domains: %s: extent at guest %#llx (%#llx, "
 				"order %u) refused by the heap\n",
-				c->d->spec.name, (unsigned long long)gpa,
+				c->d->shown, (unsigned long long)gpa,
 				(unsigned long long)pa_val(pa), order);
 	}
 	return 0;
@@ -73,8 +75,12 @@ void domain_free(struct domain *d)
 
 	if (!d->p2m)
 		return;
-	p2m_walk(d->p2m, free_leaf, &c);
-	domain_big_free(d);
+	if (d->origin == DOMAIN_ORIGIN_STATIC) {
+		domain_static_free(d); /* back to reserved, untouched */
+	} else {
+		p2m_walk(d->p2m, free_leaf, &c);
+		domain_big_free(d);
+	}
 	p2m_destroy(d->p2m);
 	d->p2m = NULL;
 	d->destroyed = true;

@@ -12,11 +12,17 @@
  * node at build time (the heap's fallback by distance): those are the
  * domain's remote bytes.
  *
+ * Names: a domain= word's is domainN; a dom0less domain keeps its DT node's
+ * name whole, and a name another domain has is refused (skipped with a
+ * warning), so no two rows show one name. Sizes follow one rule for both
+ * (domain_page_round(), one warning: domain_warn_rounded()).
+ *
  * Runs on the boot CPU before the build; no lock.
  */
 #include <keel/bootinfo.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
+#include <keel/escape.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -81,7 +87,7 @@ int domain_spec_parse(const char *val, size_t len, struct domain_spec *out,
 		*why = "SIZE is over 1 PiB, the largest domain";
 		return -EINVAL;
 	}
-	out->bytes = ALIGN_UP(bytes, PAGE_SIZE);
+	out->bytes = domain_page_round(bytes);
 	*rounded = out->bytes != bytes;
 	out->node = DOMAIN_ANY_NODE;
 	if (at && parse_node(at + 1, len - slen - 1, &out->node)) {
@@ -89,6 +95,19 @@ int domain_spec_parse(const char *val, size_t len, struct domain_spec *out,
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/**
+ * domain_warn_rounded() - the size rule's one warning (keel/domain.h), for
+ * a domain= word and a dom0less `memory` alike.
+ * @src: who read the value ("cmdline", "domains").
+ * @what: the value as its source spells it.
+ * @rounded: the size it became.
+ */
+void domain_warn_rounded(const char *src, const char *what, uint64_t rounded)
+{
+	pr_warn("%s: %s is not a multiple of 4K, rounded up to %llu bytes\n",
+		src, what, (unsigned long long)rounded);
 }
 
 /**
@@ -116,15 +135,66 @@ int domain_opt_add(struct keel_options *o, const char *val, size_t len,
 		return 0;
 	}
 	if (rounded) {
+		char what[DOMAIN_WHAT_MAX];
+
+		snprintf(what, sizeof(what), "domain=%.*s", (int)len, val);
 		if (!quiet)
-			pr_warn("cmdline: domain=%.*s is not a multiple of "
-				"4K, rounded up to %llu bytes\n",
-				(int)len, val, (unsigned long long)s.bytes);
+			domain_warn_rounded("cmdline", what, s.bytes);
 		warned++;
 	}
 	snprintf(s.name, sizeof(s.name), "domain%u", o->domain_count);
 	o->domain[o->domain_count++] = s;
 	return warned;
+}
+
+/**
+ * domain_set_name() - @d's name (whole; it fits DOMAIN_NAME_MAX) and its
+ * printable copy for the human lines (escape_bytes(): a DT node name may
+ * hold control bytes; the JSON escapes the name itself).
+ */
+void domain_set_name(struct domain *d, const char *name)
+{
+	strlcpy(d->name, name, sizeof(d->name));
+	escape_bytes(d->shown, sizeof(d->shown), d->name, strlen(d->name));
+}
+
+/* Does one of domains[0, @n) have @name? */
+static bool name_taken(const char *name, unsigned int n)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (!strcmp(domains[i].name, name))
+			return true;
+	return false;
+}
+
+/*
+ * The DT's domains after @n of the command line's. A name already taken
+ * (a node named like domain0, two nodes of one name) is never shown twice:
+ * the later domain is skipped with a warning and counted in *@dup.
+ * Return: the domain count.
+ */
+static unsigned int setup_dt(const struct bootinfo *bi, unsigned int n,
+			     unsigned int *over, unsigned int *dup)
+{
+	for (unsigned int i = 0; i < bi->domain_count; i++) {
+		const struct bi_domain *b = &bi->domains[i];
+		char shown[ESCAPE_SIZE(DOMAIN_NAME_MAX - 1)];
+
+		if (n >= DOMAIN_MAX) {
+			(*over)++;
+			continue;
+		}
+		if (name_taken(b->name, n)) {
+			pr_warn("domains: dom0less %s: another domain has "
+				"this name, skipped (counted as dropped)\n",
+				escape_bytes(shown, sizeof(shown), b->name,
+					     strlen(b->name)));
+			(*dup)++;
+			continue;
+		}
+		domain_from_dt(&domains[n++], b, bi);
+	}
+	return n;
 }
 
 /**
@@ -134,36 +204,27 @@ int domain_opt_add(struct keel_options *o, const char *val, size_t len,
 unsigned int domains_setup(const struct keel_options *o,
 			   const struct bootinfo *bi)
 {
-	unsigned int n = 0, dropped = o->domains_dropped + bi->dropped_domains;
+	unsigned int n = 0, over = 0, dup = 0;
 
 	memset(domains, 0, sizeof(domains));
 	domains_problems = 0;
 	domains_zero_sampled = domains_hw_checked = 0;
 	domains_before.taken = domains_after.taken = false;
 	domains_build_ticks = 0;
-	for (unsigned int i = 0; i < o->domain_count && n < DOMAIN_MAX; i++)
-		domains[n++].spec = o->domain[i];
-	for (unsigned int i = 0; i < bi->domain_count; i++) {
-		struct domain_spec *s;
-
-		if (n >= DOMAIN_MAX) {
-			dropped++;
-			continue;
-		}
-		s = &domains[n++].spec;
-		s->bytes = ALIGN_UP(bi->domains[i].bytes, PAGE_SIZE);
-		s->node = DOMAIN_ANY_NODE;
-		s->cpus = bi->domains[i].cpus;
-		strlcpy(s->name, bi->domains[i].name, sizeof(s->name));
+	for (unsigned int i = 0; i < o->domain_count && n < DOMAIN_MAX; i++) {
+		domains[n].spec = o->domain[i];
+		domain_set_name(&domains[n++], o->domain[i].name);
 	}
-	if (dropped > o->domains_dropped + bi->dropped_domains)
+	n = setup_dt(bi, n, &over, &dup);
+	if (over)
 		pr_warn("domains: more than %u (command line and DT): %u "
 			"dropped\n",
-			DOMAIN_MAX, dropped);
+			DOMAIN_MAX,
+			o->domains_dropped + bi->dropped_domains + over);
 	for (unsigned int i = 0; i < n; i++)
 		domains[i].id = (uint16_t)(i + 1);
 	domains_count = n;
-	domains_dropped = dropped;
+	domains_dropped = o->domains_dropped + bi->dropped_domains + over + dup;
 	return n;
 }
 
@@ -232,8 +293,13 @@ void domain_plan(uint64_t *free, unsigned int nodes)
 		unsigned int cnt;
 		char a[24], f[24];
 
-		d->node = domain_pick_node(d->spec.node, free, nodes,
-					   d->spec.name);
+		if (d->failed) /* refused before the plan (a static domain) */
+			continue;
+		if (d->origin == DOMAIN_ORIGIN_STATIC)
+			want = 0; /* its own ranges: only the table is heap's */
+		else
+			d->node = domain_pick_node(d->spec.node, free, nodes,
+						   d->shown);
 		cnt = numa_fallback_order(d->node, order);
 		want += domain_table_pages_max(d->spec.bytes);
 		for (unsigned int n = 0; n < nodes; n++)

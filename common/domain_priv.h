@@ -7,6 +7,7 @@
 #define COMMON_DOMAIN_PRIV_H
 
 #include <keel/domain.h>
+#include <keel/escape.h>
 #include <keel/spinlock.h>
 #include <keel/types.h>
 
@@ -42,17 +43,33 @@ struct domain_big {
 	uint64_t first_unit, units; /* its work units (1 when no work) */
 };
 
+/*
+ * A static domain's memory (common/domain_static.c): its xen,static-mem
+ * ranges in guest order, the node of each, how many the heap adopted.
+ */
+struct domain_static {
+	struct paddr_range range[DOMAIN_STATIC_MAX];
+	uint32_t node[DOMAIN_STATIC_MAX];
+	unsigned int count, adopted;
+};
+
 struct p2m;
 
 struct domain {
-	struct domain_spec spec;
-	uint16_t id;   /* heap owner id: index + 1 */
-	uint32_t node; /* where its memory should be */
+	struct domain_spec spec;    /* bytes and node (name: see @name) */
+	char name[DOMAIN_NAME_MAX]; /* whole: domainN or the DT node's */
+	char shown[ESCAPE_SIZE(DOMAIN_NAME_MAX - 1)]; /* @name, printable */
+	char kernel[DOMAIN_NAME_MAX]; /* its kernel module, "" when none */
+	uint32_t vcpus;		      /* the DT's `cpus`, 0 when not given */
+	enum domain_origin origin;
+	struct domain_static st; /* DOMAIN_ORIGIN_STATIC only */
+	uint16_t id;		 /* heap owner id: index + 1 */
+	uint32_t node;		 /* where its memory should be */
 	uint32_t
 		build_node; /* whose CPUs build it (node, or nearest with CPUs) */
 	struct p2m *p2m;    /* NULL until the table exists */
 	bool failed, built, destroyed;
-	char fail_reason[80];
+	char fail_reason[128];
 
 	/* Work: 1 GiB units of guest-physical space, claimed by a cursor. */
 	uint64_t units, next_unit;
@@ -89,7 +106,11 @@ extern unsigned int domains_problems;
 /* Sampling of domains_check(): frames read for zero, IPAs the MMU walked. */
 extern uint64_t domains_zero_sampled, domains_hw_checked;
 
+/* A domain= value or a dom0less memory, as a warning spells it. */
+#define DOMAIN_WHAT_MAX (ESCAPE_SIZE(DOMAIN_NAME_MAX - 1) + 64)
+
 /* domain_parse.c */
+void domain_set_name(struct domain *d, const char *name);
 uint32_t domain_pick_node(int64_t asked, const uint64_t *budget,
 			  unsigned int nodes, const char *name);
 void domain_plan(uint64_t *free, unsigned int nodes);
@@ -138,6 +159,18 @@ struct domain_bench {
 	bool done;
 };
 extern struct domain_bench domains_bench_result;
+
+/* domain_static.c: dom0less domains, static ones built from their ranges. */
+void domain_from_dt(struct domain *d, const struct bi_domain *b,
+		    const struct bootinfo *bi);
+void domain_static_build(struct domain *d);
+void domain_static_free(struct domain *d);
+bool domain_static_leaf_ok(const struct domain *d, uint64_t gpa, paddr_t pa,
+			   unsigned int order, pfn_t head, unsigned int horder);
+void domain_fail(struct domain *d, const char *why);
+
+/* domain_report.c: "boot" or "static" (domains[].origin). */
+const char *domain_origin_name(enum domain_origin o);
 
 /* domain_destroy.c */
 void domain_free(struct domain *d);

@@ -10,6 +10,7 @@
  */
 #include <keel/cachemaint.h>
 #include <keel/compiler.h>
+#include <keel/enum_names.h>
 #include <keel/json.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
@@ -41,7 +42,7 @@ static void json_row(struct jw *w, const struct domain *d)
 
 	jw_row(w);
 	jw_u64(w, NULL, d->id);
-	jw_str(w, NULL, d->spec.name);
+	jw_str(w, NULL, d->name);
 	jw_u64(w, NULL, d->node);
 	jw_u64(w, NULL, d->spec.bytes);
 	jw_u64(w, NULL, d->remote_bytes);
@@ -61,6 +62,12 @@ static void json_row(struct jw *w, const struct domain *d)
 		jw_str(w, NULL, d->fail_reason);
 	else
 		jw_null(w, NULL);
+	jw_str(w, NULL, domain_origin_name(d->origin));
+	if (d->vcpus)
+		jw_u64(w, NULL, d->vcpus);
+	else
+		jw_null(w, NULL);
+	jw_str(w, NULL, d->kernel[0] ? d->kernel : NULL);
 	jw_row_end(w);
 }
 
@@ -101,7 +108,8 @@ void domains_report_json(struct jw *w)
 		"remote_bytes", "extents_1g", "extents_2m",  "extents_4k",
 		"heap_extents", "build_ns",   "alloc_ns",    "zero_ns",
 		"map_ns",	"maint_ns",   "lock_max_ns", "table_pages",
-		"cpus",		"gbps",	      "fail_reason",
+		"cpus",		"gbps",	      "fail_reason", "origin",
+		"vcpus",	"kernel",
 	};
 
 	if (!domains_count && !domains_dropped)
@@ -123,22 +131,36 @@ void domains_report_json(struct jw *w)
 	jw_obj_end(w);
 }
 
+/* origin= words of domains[].origin (one table: keel/enum_names.h). */
+static const struct enum_name domain_origin_names[] = {
+	{DOMAIN_ORIGIN_BOOT, "boot"},
+	{DOMAIN_ORIGIN_STATIC, "static"},
+	ENUM_NAMES_END,
+};
+
+const char *domain_origin_name(enum domain_origin o)
+{
+	return enum_name(domain_origin_names, o);
+}
+
+/* d->shown: the name made printable (a DT name may hold any byte). */
 static void human_line(const struct domain *d)
 {
 	uint64_t ns = domain_build_ns(d);
 	uint64_t g = rate_gbps_milli(d->spec.bytes, ns);
+	const char *st = d->origin == DOMAIN_ORIGIN_STATIC ? " static" : "";
 
 	if (d->failed) {
-		pr_info("domain %u %s: %llu KiB on node %u: FAILED: %s\n",
-			d->id, d->spec.name,
-			(unsigned long long)(d->spec.bytes >> 10), d->node,
+		pr_info("domain %u %s: %llu KiB%s on node %u: FAILED: %s\n",
+			d->id, d->shown,
+			(unsigned long long)(d->spec.bytes >> 10), st, d->node,
 			d->fail_reason);
 		return;
 	}
-	pr_info("domain %u %s: %llu KiB on node %u (%llu MiB remote), "
+	pr_info("domain %u %s: %llu KiB%s on node %u (%llu MiB remote), "
 		"%llu+%llu+%llu extents 1G+2M+4K, %llu us on %u CPUs, "
 		"%llu.%03llu GB/s\n",
-		d->id, d->spec.name, (unsigned long long)(d->spec.bytes >> 10),
+		d->id, d->shown, (unsigned long long)(d->spec.bytes >> 10), st,
 		d->node, (unsigned long long)(d->remote_bytes >> 20),
 		(unsigned long long)d->extents[0],
 		(unsigned long long)d->extents[1],

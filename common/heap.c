@@ -472,6 +472,8 @@ static const char *free_state_problem(const struct page_info *pg,
 	if (a->state == PGS_OWNED) {
 		if (pg->state != PGS_OWNED)
 			return "not an owned extent (double free?)";
+		if (pg->flags & PGF_ADOPTED)
+			return "adopted memory (heap_release_owned)";
 		return pg->owner != a->owner ? "owned by another domain" : NULL;
 	}
 	if (pg->state == PGS_OWNED)

@@ -23,6 +23,16 @@
  * merges it like heap_free(): the merge proof in common/heap.c covers
  * owned heads (a PGS_OWNED head never reads as "free").
  *
+ * heap_adopt_owned() makes RAM the heap was never given (a domain's static
+ * memory, reserved at boot) into owned extents: the range joins the node's
+ * range table cut exactly as a handoff cuts a free range (maximal aligned
+ * blocks), so the tiling the buddy check and heap_owner_of() rely on
+ * holds; every head says PGS_OWNED with PGF_ADOPTED, none is ever free.
+ * Nothing in it is zeroed or cleaned: it is the owner's data. It leaves the
+ * heap only by heap_release_owned() of the same range (back to reserved),
+ * never through the free lists, so the free pages and chunks are the same
+ * before and after.
+ *
  * heap_owner_of() finds the block holding any pfn without reading a tail:
  * inside a heap range, every page lies in exactly one naturally aligned
  * block (free chunk, anonymous block, owned extent or a chunk detached by
@@ -185,6 +195,146 @@ int heap_free_owned(struct page_info *head, unsigned int order, uint16_t owner)
 		__atomic_fetch_sub(&owned_by[owner], 1ULL << order,
 				   __ATOMIC_RELAXED);
 	return ret;
+}
+
+/* Owned, adopted counters of @l's node and @owner moved by @pages. */
+static void adopted_account(struct heap_node_locked l, uint16_t owner,
+			    int64_t pages)
+{
+	l.hn->stats.total_pages += (uint64_t)pages;
+	l.hn->stats.owned_pages += (uint64_t)pages;
+	l.hn->stats.adopted_pages += (uint64_t)pages;
+	__atomic_fetch_add(&owned_by[owner], (uint64_t)pages, __ATOMIC_RELAXED);
+}
+
+/*
+ * Does [s, e) overlap a heap range of a node other than @node? Each node's
+ * lock in turn (never nested); its own node is checked when its table is
+ * added to.
+ */
+static bool other_nodes_hold(uint32_t node, uint64_t s, uint64_t e)
+{
+	bool hit = false;
+
+	for (uint32_t n = 0; n < heap_nr_nodes && !hit; n++) {
+		struct heap_node_locked l;
+		unsigned int i;
+
+		if (n == node)
+			continue;
+		l = heap_lock_node(n);
+		i = pfn_range_table_first_ending_above(&l.hn->ranges, pfn(s));
+		hit = i < l.hn->ranges.count &&
+		      pfn_val(pfn_range_at(&l.hn->ranges, i)->start) < e;
+		heap_unlock_node(l);
+	}
+	return hit;
+}
+
+/**
+ * heap_adopt_owned() - reserved RAM [@start, @end) of @node becomes
+ * @owner's extents, untouched (see heap.h).
+ *
+ * Return: the extents made, -EINVAL or -ENOSPC.
+ */
+long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
+{
+	uint64_t s = pfn_val(start), e = pfn_val(end), p;
+	struct heap_node_locked l;
+	long n = 0;
+	int err;
+
+	if (node >= heap_nr_nodes || !owner || e <= s ||
+	    other_nodes_hold(node, s, e))
+		return -EINVAL;
+	/* Heads only are written: each needs its frame table entry. */
+	for (p = s; p < e; p += 1ULL << heap_chunk_order(p, e))
+		if (!pfn_to_page_or_null(pfn(p)))
+			return -EINVAL;
+	l = heap_lock_node(node);
+	err = pfn_range_table_add(&l.hn->ranges, start, end,
+				  &(struct heap_range){});
+	for (p = s; !err && p < e; p += 1ULL << heap_chunk_order(p, e), n++) {
+		struct page_info *pg = pfn_to_page(pfn(p));
+
+		page_set(pg, p, PGS_OWNED, heap_chunk_order(p, e), node, owner,
+			 PGF_ADOPTED | (p == s ? PGF_ADOPTED_FIRST : 0));
+	}
+	if (!err)
+		adopted_account(l, owner, (int64_t)(e - s));
+	heap_unlock_node(l);
+	return err ? err : n;
+}
+
+/*
+ * Is [s, e) exactly one range heap_adopt_owned() made for @owner: its
+ * blocks, the first flagged first, and no more of it at @e? Blocks are
+ * found by heap_owner_of() (heads only: a tail is never read). Return:
+ * NULL, or what is wrong. Lock: @l's (heap_owner_of() takes none).
+ */
+static const char *adopted_check(struct heap_node_locked l, uint64_t s,
+				 uint64_t e, uint16_t owner)
+{
+	const struct page_info *pg;
+	unsigned int k;
+	pfn_t h;
+
+	for (uint64_t p = s; p < e; p += 1ULL << heap_chunk_order(p, e)) {
+		if (!heap_owns_locked(l, p, heap_chunk_order(p, e)))
+			return "not heap memory";
+		if (heap_owner_of(pfn(p), &h, &k) != owner)
+			return "not this owner's extent";
+		pg = pfn_to_page(h);
+		if (pfn_val(h) != p || k != heap_chunk_order(p, e) ||
+		    !(pg->flags & PGF_ADOPTED) ||
+		    !(pg->flags & PGF_ADOPTED_FIRST) != (p != s))
+			return "not an adopted extent";
+	}
+	if (heap_owns_locked(l, e, 0) &&
+	    heap_owner_of(pfn(e), &h, &k) == owner) {
+		pg = pfn_to_page(h);
+		if (pfn_val(h) == e && (pg->flags & PGF_ADOPTED) &&
+		    !(pg->flags & PGF_ADOPTED_FIRST))
+			return "not a whole adopted range";
+	}
+	return NULL;
+}
+
+/**
+ * heap_release_owned() - the adopted range [@start, @end) leaves the heap
+ * (see heap.h).
+ *
+ * Return: 0, -EINVAL (misuse) or -ENOSPC.
+ */
+int heap_release_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
+{
+	uint64_t s = pfn_val(start), e = pfn_val(end);
+	struct heap_node_locked l;
+	const char *why = NULL;
+	int err = 0;
+
+	if (node >= heap_nr_nodes || e <= s)
+		return heap_misuse("heap_release_owned", s, "bad range", 0, 0);
+	l = heap_lock_node(node);
+	why = adopted_check(l, s, e, owner);
+	if (!why)
+		err = pfn_range_table_remove(&l.hn->ranges, start, end);
+	if (!why && !err)
+		adopted_account(l, owner, -(int64_t)(e - s));
+	heap_unlock_node(l);
+	if (why)
+		return heap_misuse("heap_release_owned", s, why, 0, 0);
+	return err;
+}
+
+/** heap_adopted_pages() - Return: pages adopted by heap_adopt_owned(). */
+uint64_t heap_adopted_pages(void)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int n = 0; n < heap_nr_nodes; n++)
+		sum += READ_ONCE(heap_nodes[n].stats.adopted_pages);
+	return sum;
 }
 
 /** heap_owned_pages() - Return: pages @owner holds (0: all owners). */

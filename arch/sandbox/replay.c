@@ -48,6 +48,25 @@ static char *replay_read(const char *desc, const char *file, const char *what,
 }
 
 /*
+ * What a replayed DT describes, shown to the parser's range observer as
+ * the description's own lines are (the reserved-page canary, canary.c):
+ * its RAM, and every range the DT reserved (memreserve, /reserved-memory,
+ * the initrd, boot modules, xen,static-mem), from @ram0 and @rsv0 on.
+ */
+static void replay_observe(const struct bootinfo *bi, unsigned int ram0,
+			   unsigned int rsv0, const struct fwdesc_files *files)
+{
+	for (unsigned int i = ram0; i < bi->ram_count; i++)
+		files->on_range(files->on_range_arg, true,
+				pa_val(bi->ram[i].start),
+				pa_val(bi->ram[i].end));
+	for (unsigned int i = rsv0; i < bi->reserved_count; i++)
+		files->on_range(files->on_range_arg, false,
+				pa_val(bi->reserved[i].start),
+				pa_val(bi->reserved[i].end));
+}
+
+/*
  * The `acpidump` and `dtb` lines of @desc: the machine's tables parsed by
  * boot/ as on hardware, into @bi (which keeps no pointer into the files,
  * so both are freed here). Return: 0, or 2 (usage error, said on stderr).
@@ -78,6 +97,7 @@ int sandbox_replay_firmware(struct bootinfo *bi, const char *desc,
 	if (files->dtb[0]) {
 		struct dt_arch_info ai;
 		unsigned int r0 = bi->reserved_count, c0 = bi->cpu_count;
+		unsigned int m0 = bi->ram_count;
 
 		if (files->acpidump[0]) {
 			os_eprintf("keel: error: acpidump and dtb in one "
@@ -100,6 +120,8 @@ int sandbox_replay_firmware(struct bootinfo *bi, const char *desc,
 			bi->reserved_count--;
 			break;
 		}
+		if (files->on_range)
+			replay_observe(bi, m0, r0, files);
 		os_free(text);
 	}
 	return 0;

@@ -20,6 +20,16 @@
 #define BOOTINFO_NAME_MAX     24
 #define BOOTINFO_MAX_DOMAINS \
 	64 /* dom0less domains kept (boot/fdt_dom0less.c) */
+/*
+ * A dom0less node's name is kept whole up to 63 bytes (a longer one is
+ * refused with a warning: never cut); its xen,static-mem holds at most 8
+ * ranges (more: all reserved, the domain refused); `cpus` above 4096 is
+ * not a vCPU count (warned, ignored).
+ */
+#define BOOTINFO_DOMAIN_NAME_MAX   64
+#define BOOTINFO_DOMAIN_STATIC_MAX 8
+#define BOOTINFO_DOMAIN_VCPUS_MAX  4096
+#define BOOTINFO_REFUSED_MAX	   128
 
 /*
  * Node distances (ACPI SLIT semantics, also for the DT distance-map and the
@@ -82,11 +92,22 @@ struct bi_cpu {
 	bool failed;   /* !usable because the firmware says it failed */
 };
 
-/* A dom0less domain (/chosen child, compatible "xen,domain"). */
+/*
+ * A dom0less domain (/chosen child, compatible "xen,domain"; boot/
+ * fdt_dom0less.c). Its static ranges are in the reserved list too
+ * ("static-mem"), whatever becomes of the domain.
+ */
 struct bi_domain {
-	uint64_t bytes;		      /* `memory` (KiB in the DT), in bytes */
-	uint32_t cpus;		      /* `cpus`, 0 when absent */
-	char name[BOOTINFO_NAME_MAX]; /* the DT node's name */
+	uint64_t bytes; /* `memory` (KiB in the DT), in bytes, as given */
+	uint32_t vcpus; /* `cpus`; 0 when absent or unusable (warned) */
+	bool is_static; /* it has xen,static-mem (even if unusable) */
+	char name[BOOTINFO_DOMAIN_NAME_MAX];   /* the DT node's, whole */
+	char kernel[BOOTINFO_DOMAIN_NAME_MAX]; /* its multiboot,kernel child */
+	/* xen,static-mem: the host ranges the domain must be built from. */
+	struct paddr_range static_mem[BOOTINFO_DOMAIN_STATIC_MAX];
+	unsigned int static_count;
+	/* Why it cannot be built ("" when it can): a failed row, not built. */
+	char refused[BOOTINFO_REFUSED_MAX];
 };
 
 struct bootinfo {

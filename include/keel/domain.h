@@ -8,7 +8,13 @@
  * domain. The p2m is the record of the extents: destroy and the checks
  * walk it, so nothing here is O(pages).
  *
+ * A dom0less domain with xen,static-mem is built from its own ranges
+ * instead (DOMAIN_ORIGIN_STATIC: reserved at boot, adopted by the heap as
+ * its owned extents, never zeroed).
+ *
  * Files: domain_parse.c (domain= words, the plan: node, budget),
+ * domain_static.c (dom0less domains from bootinfo; static ones checked,
+ * built and given back to reserved),
  * domain_build.c (one domain, work units, the parallel build),
  * domain_destroy.c, domain_check.c (table walk, audit=full sampling),
  * domain_report.c (the `domains` table and the human lines).
@@ -16,6 +22,7 @@
 #ifndef KEEL_DOMAIN_H
 #define KEEL_DOMAIN_H
 
+#include <keel/bootinfo.h>
 #include <keel/cpumask.h>
 #include <keel/types.h>
 
@@ -23,17 +30,36 @@ struct jw;
 struct keel_options;
 struct bootinfo;
 
-#define DOMAIN_MAX	64 /* domain= words and dom0less nodes together */
-#define DOMAIN_NAME_MAX 24
-#define DOMAIN_ANY_NODE (-1)
+#define DOMAIN_MAX 64 /* domain= words and dom0less nodes together */
+/* A domain's name: domainN, or a DT node's kept whole (63 bytes at most). */
+#define DOMAIN_NAME_MAX	     BOOTINFO_DOMAIN_NAME_MAX
+#define DOMAIN_WORD_NAME_MAX 16 /* "domainN" of a domain= word */
+#define DOMAIN_STATIC_MAX    BOOTINFO_DOMAIN_STATIC_MAX
+#define DOMAIN_ANY_NODE	     (-1)
 
-/* What was asked for one domain (command line or DT). */
+/* What was asked by one domain= word (kept small: options live on stacks). */
 struct domain_spec {
 	uint64_t bytes; /* rounded up to 4 KiB */
 	int64_t node; /* as asked (maybe no node), DOMAIN_ANY_NODE: not pinned */
-	uint32_t cpus; /* dom0less `cpus`, 0 when not given */
-	char name[DOMAIN_NAME_MAX];
+	char name[DOMAIN_WORD_NAME_MAX];
 };
+
+/* Where a domain's memory comes from (domains[].origin). */
+enum domain_origin {
+	DOMAIN_ORIGIN_BOOT = 0, /* the heap, at boot (domain=, dom0less) */
+	DOMAIN_ORIGIN_STATIC, /* its xen,static-mem ranges, never the heap's */
+};
+
+/*
+ * domain_page_round(): the one size rule of domain= and dom0less `memory`:
+ * @bytes rounded up to whole 4 KiB pages. domain_warn_rounded(): its one
+ * warning, "@src: @what is not a multiple of 4K, rounded up to N bytes".
+ */
+static inline uint64_t domain_page_round(uint64_t bytes)
+{
+	return (bytes + PAGE_SIZE - 1) & ~(PAGE_SIZE - 1);
+}
+void domain_warn_rounded(const char *src, const char *what, uint64_t rounded);
 
 /*
  * domain_opt_add(): one `domain=` value [val, val+len): SIZE (K/M/G/T

@@ -35,10 +35,16 @@ enum page_state {
 };
 
 /* page_info flags */
-#define PGF_CLEAN_POC	 0x01 /* chunk cleaned to PoC since last written */
-#define PGF_NEED_FLUSH	 0x02 /* allocated with no_flush, not yet flushed */
+#define PGF_CLEAN_POC  0x01 /* chunk cleaned to PoC since last written */
+#define PGF_NEED_FLUSH 0x02 /* allocated with no_flush, not yet flushed */
+/*
+ * Owned head adopted from reserved RAM (heap_adopt_owned()): never freed;
+ * the first head of each adopted range also says PGF_ADOPTED_FIRST.
+ */
+#define PGF_ADOPTED	  0x04
+#define PGF_ADOPTED_FIRST 0x08
 
-#define FIRST_DIRTY_NONE 0xffffffffu
+#define FIRST_DIRTY_NONE  0xffffffffu
 
 struct page_info {
 	struct page_info *next, *prev; /* free list links (free heads) */

@@ -66,11 +66,12 @@ struct heap_alloc_info {
 struct heap_node_stats {
 	uint64_t total_pages; /* pages handed to this node */
 	uint64_t free_pages;
-	uint64_t dirty_pages; /* free pages that still need scrubbing */
-	uint64_t owned_pages; /* pages in owned extents (domains) */
-	uint64_t chunks;      /* chunks inserted at handoff */
-	uint64_t free_chunks; /* current free list entries */
-	uint64_t init_ticks;  /* time spent in heap_add_range for the node */
+	uint64_t dirty_pages;	/* free pages that still need scrubbing */
+	uint64_t owned_pages;	/* pages in owned extents (domains) */
+	uint64_t adopted_pages; /* of those, heap_adopt_owned()'s */
+	uint64_t chunks;	/* chunks inserted at handoff */
+	uint64_t free_chunks;	/* current free list entries */
+	uint64_t init_ticks;	/* time spent in heap_add_range for the node */
 	uint64_t zone_free[NR_ZONES];
 	uint64_t lock_max_ticks; /* longest hold of the node lock */
 };
@@ -140,6 +141,34 @@ struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
  * Lock: the extent's node. Return: 0 or -EINVAL.
  */
 int heap_free_owned(struct page_info *head, unsigned int order, uint16_t owner);
+
+/*
+ * heap_adopt_owned(): pfns [@start, @end) of @node, RAM the heap was never
+ * given (reserved at boot: a domain's static memory, xen,static-mem), join
+ * the heap as extents owned by @owner: the range is added to the node's
+ * range table and cut into maximal aligned blocks, as a handoff cuts a
+ * free range (one head write each, flagged PGF_ADOPTED). The contents are
+ * the owner's and stay as they are: never zeroed, never scrubbed, no cache
+ * maintenance. heap_owner_of(), heap_owned_pages() and audit=full see them
+ * as owned; heap_adopted_pages() counts them, so that the audit does not
+ * also count them as reserved. heap_free_owned() refuses them: they leave
+ * the heap only through heap_release_owned().
+ * Lock: the node's. Return: the extents made (> 0), -EINVAL (no such
+ * node, owner 0, empty, a pfn without a frame table entry, overlapping
+ * heap memory) or -ENOSPC (the node's range table is full).
+ */
+long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner);
+/*
+ * heap_release_owned(): undo heap_adopt_owned() of exactly [@start,
+ * @end): every block must be an adopted extent of @owner; the range leaves
+ * the heap (reserved again, contents untouched).
+ * Lock: the node's. Return: 0, -EINVAL (misuse: refused, nothing changed;
+ * panics when heap_strict is set) or -ENOSPC (the range table cannot be
+ * split: nothing changed).
+ */
+int heap_release_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner);
+/* Pages heap_adopt_owned() holds, all nodes (reserved RAM now heap's). */
+uint64_t heap_adopted_pages(void);
 
 /* heap_owner_of() results besides a domain id (1..HEAP_MAX_OWNER). */
 #define HEAP_OWNER_KEEL 0	/* anonymous block (or being scrubbed) */

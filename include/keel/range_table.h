@@ -218,6 +218,18 @@ static inline int pfn_range_table_add(struct pfn_range_table *t, pfn_t start,
 	return range_table_add(&t->core, pfn_val(start), pfn_val(end), payload);
 }
 
+static inline unsigned int
+pfn_range_table_first_ending_above(const struct pfn_range_table *t, pfn_t p)
+{
+	return range_table_first_ending_above(&t->core, pfn_val(p));
+}
+
+static inline int pfn_range_table_remove(struct pfn_range_table *t, pfn_t start,
+					 pfn_t end)
+{
+	return range_table_remove(&t->core, pfn_val(start), pfn_val(end));
+}
+
 static inline bool pfn_range_table_grow(struct pfn_range_table *t, void *store,
 					unsigned int cap)
 {

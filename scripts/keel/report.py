@@ -320,6 +320,8 @@ def _domain_row(d, out):
     name = f"domains[{d['id']}] {d['name']!r}"
     if d["bytes"] % PAGE_SIZE:
         out.append(f"{name}: bytes {d['bytes']} not a multiple of 4 KiB")
+    if d.get("origin") == "static" and d["zero_ns"]:  # the user's data
+        out.append(f"{name}: static but zeroed ({d['zero_ns']} ns)")
     built = sum(d[k] * v for k, v in EXTENT_BYTES.items())
     if d["fail_reason"] is None:
         if built != d["bytes"]:
@@ -369,11 +371,11 @@ def domains_rescrubbed(rep):
 
 
 def domains_held_bytes(rep):
-    """Bytes domains still hold (extents and tables) at report time."""
+    """Bytes the domains hold that the heap had (not static memory)."""
     if "domains" not in rep or rep["domains_info"]["after"] is not None:
         return 0
-    return sum(d["bytes"] + d["table_pages"] * PAGE_SIZE
-               for d in rep["domains"] if d["fail_reason"] is None)
+    return sum((d.get("origin") != "static") * d["bytes"] + d["table_pages"]
+               * PAGE_SIZE for d in rep["domains"] if not d["fail_reason"])
 
 
 def _expectations(rep, log_text, exp, out):

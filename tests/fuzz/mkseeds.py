@@ -249,9 +249,19 @@ def acpidump():
     return out
 
 
+def dom0less():
+    """The DTs of issue 28's section 4 generator (tests/sandbox/
+    dom0less_gen.py): every dom0less property wrong, names of every
+    length and byte class."""
+    from tests.sandbox import dom0less_gen, fdtgen
+
+    return {f"class-gen-{i}.dtb": fdtgen.fdt(dom0less_gen.batch_root(b))
+            for i, b in enumerate(dom0less_gen.gen_cases())}
+
+
 TARGETS = {"fwdesc": fwdesc, "fdt": fdt, "multiboot2": multiboot2,
            "multiboot": multiboot1, "uefi": uefi, "acpi_srat": acpi_srat,
-           "acpidump": acpidump}
+           "acpidump": acpidump, "dom0less": dom0less}
 
 
 def main(argv):

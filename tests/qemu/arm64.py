@@ -29,6 +29,7 @@ from scripts.keel import boot
 from scripts.keel.boot import TOP
 
 from .arm64_cases import CASES, SCALE_CASES
+from . import memcheck
 from .arm64_machine import audit_checked
 
 
@@ -77,12 +78,20 @@ def run_case(c, image, logdir):
     log_path = os.path.join(logdir, c["name"] + ".log")
     after = f"after={c['after']}" if c["after"] else ""
     append = f"{after} {c['append']}".strip()
+    mem = []
     with tempfile.TemporaryDirectory(prefix="keel-arm64-") as work:
         extra = c["setup"](work, c["args"]) if c["setup"] else []
-        cmd = boot.arm64_cmd(image, [*c["args"], *extra], append,
-                             c["timeout"])
-        b = boot.qemu(cmd, c["timeout"], log_path)
-    fails = b.problems(0, c["expect"])
+        args = [*c["args"], *extra]
+        if c["loaded"]:
+            loaded = c["loaded"](work)
+            b, mem = memcheck.boot_and_compare(
+                lambda x: boot.arm64_cmd(image, args, append, c["timeout"],
+                                         memcheck.loader_args(loaded) + x),
+                c["timeout"], log_path, work, loaded)
+        else:
+            cmd = boot.arm64_cmd(image, args, append, c["timeout"])
+            b = boot.qemu(cmd, c["timeout"], log_path)
+    fails = b.problems(0, c["expect"]) + mem
     if b.report is not None:
         fails += arm64_checks(c, b.report, b.log)
     return fails, b.elapsed, log_path

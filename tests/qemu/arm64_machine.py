@@ -24,16 +24,18 @@ TIMEOUT = 120
 def case(name, args, expect=None, el=1, loader="qemu", after="poweroff",
          append="", reserved=(), setup=None, boot="dt",
          named=("kernel", "dtb", "page tables"), timeout=TIMEOUT,
-         log_has=(), checks=(), audit="full"):
+         log_has=(), checks=(), audit="full", loaded=None):
     """@checks: callables (report, log) -> list of problems. @audit: "full"
-    adds audit=full to the command line, None keeps the default."""
+    adds audit=full to the command line, None keeps the default.
+    @loaded: fn(workdir) -> [(addr, file)] placed by QEMU's guest-loader
+    and read back after the verdict (tests/qemu/memcheck.py)."""
     if audit == "full":
         append = f"audit=full {append}".strip()
     return dict(name=name, args=args, expect=expect or {}, el=el,
                 loader=loader, after=after, append=append,
                 reserved=list(reserved), setup=setup, boot=boot,
                 named=named, timeout=timeout, log_has=list(log_has),
-                checks=list(checks), audit=audit)
+                checks=list(checks), audit=audit, loaded=loaded)
 
 
 audit_checked = report.check_audit_log
@@ -203,8 +205,9 @@ def make_reserved_dtb(workdir, qemu_args):
     return _patched_dtb(workdir, qemu_args, node)
 
 
-def _patched_dtb(workdir, qemu_args, node):
-    """Dump QEMU's DT for @qemu_args and merge @node (DTS text) into /."""
+def _patched_dtb(workdir, qemu_args, node, whole=False):
+    """Dump QEMU's DT for @qemu_args and merge @node (DTS text) into /;
+    @whole: @node is a whole root block (`/ { ... };`), merged as it is."""
     dtb = os.path.join(workdir, "virt.dtb")
     subprocess.run([boot.QEMU_ARM64_SH, *qemu_args, "--dumpdtb", dtb,
                     "--timeout", str(TIMEOUT),
@@ -212,7 +215,7 @@ def _patched_dtb(workdir, qemu_args, node):
     dts = subprocess.run(["dtc", "-q", "-I", "dtb", "-O", "dts", dtb],
                          check=True, capture_output=True, text=True).stdout
     # A second root block: dtc merges it into the first.
-    dts += "\n/ {\n" + node + "};\n"
+    dts += "\n" + node if whole else "\n/ {\n" + node + "};\n"
     out = os.path.join(workdir, "virt-patched.dtb")
     subprocess.run(["dtc", "-q", "-I", "dts", "-O", "dtb", "-o", out, "-"],
                    input=dts, check=True, text=True)

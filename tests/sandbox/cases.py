@@ -9,6 +9,7 @@ from ..qemu.domains_checks import (Ask, domains_built, human_lines_bounded,
                                    warned_once)
 from ..qemu.smp_checks import one_timeout
 from . import firmware
+from .dom0less import dom0less_cases
 from .checks_fw import (LATENCY_LOAD_CMDLINE, check_all_scrubbed_by_many, check_audit_full,
                         check_bench, check_calibrated, check_cpuonly,
                         check_fold, check_frametable_split,
@@ -34,9 +35,11 @@ from .inject_cases import inject_cases
 
 class Case:
     def __init__(self, name, fw, cmdline=(), checks=(), expect=None,
-                 derive=True, clean_fail_ok=False, group=None, timeout=None):
+                 derive=True, clean_fail_ok=False, group=None, timeout=None,
+                 env=None):
         self.name = name
         self.timeout = timeout  # seconds; None: SANDBOX_TEST_TIMEOUT
+        self.env = env or {}    # added to the boot's environment
         self.fw = fw
         self.cmdline = list(cmdline)
         self.checks = list(checks)
@@ -51,7 +54,7 @@ def cases():
     """Every case, in the order they run."""
     return (boot_cases() + bad_fw_cases() + limit_cases() + scrub_cases() +
             reserved_cases() + big_cases() + domain_cases() +
-            inject_cases(Case))
+            inject_cases(Case) + dom0less_cases(Case))
 
 
 def boot_cases():

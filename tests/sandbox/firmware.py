@@ -99,14 +99,16 @@ class FwDesc:
                 "boot": "sandbox"}
 
 
-def run_keel(binary, fw, cmdline, timeout=None):
-    """Run one boot of tests/data/@fw. Return: a keel.boot.Boot."""
+def run_keel(binary, fw, cmdline, timeout=None, env=None):
+    """Run one boot of tests/data/@fw (or @fw, an absolute path), @env
+    added to the environment. Return: a keel.boot.Boot."""
     # Sandbox options (--prefault) go before the firmware description.
     return boot.sandbox(binary, os.path.join(DATA, fw),
                         [w for w in cmdline if not w.startswith("--")],
                         opts=[w for w in cmdline if w.startswith("--")],
                         timeout=timeout or TIMEOUT,
-                        env={"ASAN_OPTIONS": "detect_leaks=0"}, cwd=TOP)
+                        env={"ASAN_OPTIONS": "detect_leaks=0", **(env or {})},
+                        cwd=TOP)
 
 
 def audit_numbers(rep):

@@ -28,7 +28,7 @@ from .firmware import FwDesc, DATA, audit_numbers, run_keel
 
 def run_case(binary, case):
     """Return: list of failures (empty = passed)."""
-    b = run_keel(binary, case.fw, case.cmdline, case.timeout)
+    b = run_keel(binary, case.fw, case.cmdline, case.timeout, case.env)
     rc, log = b.status, b.log
     if b.timed_out or rc < 0:
         return [f"{b.status_text()}; last lines: {b.tail()}"]

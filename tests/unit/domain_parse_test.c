@@ -180,21 +180,32 @@ static void test_dom0less_fixture(void **state)
 	assert_int_equal(bi.domain_count, 3);
 	assert_string_equal(bi.domains[0].name, "domU1");
 	assert_int_equal(bi.domains[0].bytes, 0x20000 * KiB);
-	assert_int_equal(bi.domains[0].cpus, 2);
+	assert_int_equal(bi.domains[0].vcpus, 2);
+	assert_string_equal(bi.domains[0].kernel, "module@4a000000");
 	assert_string_equal(bi.domains[1].name, "rtos");
 	assert_int_equal(bi.domains[1].bytes, 0x1000 * KiB);
-	assert_int_equal(bi.domains[1].cpus, 0);
+	assert_int_equal(bi.domains[1].vcpus, 0);
+	assert_string_equal(bi.domains[1].kernel, "");
 	assert_string_equal(bi.domains[2].name, "bad-cpus");
 	assert_int_equal(bi.domains[2].bytes, 0x400 * KiB);
-	assert_int_equal(bi.domains[2].cpus, 0);
+	assert_int_equal(bi.domains[2].vcpus, 0);
 	assert_int_equal(bi.dropped_domains, 0);
+	/* Both modules reserved, named by their compatible. */
+	assert_true(test_has_reserved(&bi, 0x4a000000, 0x4a000000 + 0xffffff,
+				      "module:kernel"));
+	assert_true(test_has_reserved(&bi, 0x4b000000, 0x4b001000, "module"));
 	/* One warning per bad node, each naming it. */
 	assert_true(test_console_contains("no-memory has no memory"));
 	assert_true(test_console_contains("short-memory/memory has length 3"));
 	assert_true(test_console_contains("zero/memory = 0 KiB is zero"));
 	assert_true(test_console_contains("huge/memory"));
 	assert_true(test_console_contains("bad-cpus/cpus has length 1"));
-	assert_int_equal(test_console_warnings(), 5);
+	/* The fixture's modules lie below its RAM (0x80000000): said. */
+	assert_true(test_console_contains("module@4a000000 reg [0x4a000000, "
+					  "0x4affffff) is outside RAM"));
+	assert_true(test_console_contains("module@4b000000 reg [0x4b000000, "
+					  "0x4b001000) is outside RAM"));
+	assert_int_equal(test_console_warnings(), 7);
 	free(blob);
 }
 
