@@ -23,6 +23,7 @@
 #include <keel/printk.h>
 #include <keel/scrub.h>
 #include <keel/smp.h>
+#include <keel/string.h>
 
 #include "domain_priv.h"
 
@@ -109,6 +110,7 @@ void domain_scrub_back(void)
  */
 void domains_destroy_all(void)
 {
+	char a[FORMAT_BYTES_LEN], b[FORMAT_BYTES_LEN];
 	unsigned int freed = 0;
 
 	for (unsigned int i = 0; i < domains_count; i++) {
@@ -127,10 +129,12 @@ void domains_destroy_all(void)
 			(unsigned long long)domains_before.free_pages);
 		domains_problems++;
 	}
-	pr_info("domains: %u destroyed; free %llu MiB in %llu chunks (before "
-		"the build: %llu MiB in %llu chunks)\n",
-		freed, (unsigned long long)(domains_after.free_pages >> 8),
-		(unsigned long long)domains_after.free_chunks,
-		(unsigned long long)(domains_before.free_pages >> 8),
+	format_bytes(a, sizeof(a), domains_after.free_pages << PAGE_SHIFT,
+		     FORMAT_DOWN);
+	format_bytes(b, sizeof(b), domains_before.free_pages << PAGE_SHIFT,
+		     FORMAT_DOWN);
+	pr_info("domains: %u destroyed; free %s in %llu chunks (before the "
+		"build: %s in %llu chunks)\n",
+		freed, a, (unsigned long long)domains_after.free_chunks, b,
 		(unsigned long long)domains_before.free_chunks);
 }

@@ -95,7 +95,6 @@ uint32_t domain_pick_node(int asked, const uint64_t *budget, unsigned int nodes,
 			  const char *name);
 void domain_plan(uint64_t *free, unsigned int nodes);
 uint64_t domain_table_pages_max(uint64_t bytes);
-void domain_fmt_size(char *buf, size_t size, uint64_t bytes);
 /*
  * domain_expected_extents(): extents of @bytes built from the largest
  * extents with no allocation failing (what the tests compare against).

@@ -13,6 +13,7 @@
 #include <keel/json.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
+#include <keel/string.h>
 #include <keel/trace.h>
 
 #include "domain_priv.h"
@@ -127,19 +128,19 @@ static void human_line(const struct domain *d)
 {
 	uint64_t ns = domain_build_ns(d);
 	uint64_t g = rate_gbps_milli(d->spec.bytes, ns);
+	char size[FORMAT_BYTES_LEN], remote[FORMAT_BYTES_LEN];
 
+	format_bytes(size, sizeof(size), d->spec.bytes, FORMAT_DOWN);
 	if (d->failed) {
-		pr_info("domain %u %s: %llu KiB on node %u: FAILED: %s\n",
-			d->id, d->spec.name,
-			(unsigned long long)(d->spec.bytes >> 10), d->node,
-			d->fail_reason);
+		pr_info("domain %u %s: %s on node %u: FAILED: %s\n", d->id,
+			d->spec.name, size, d->node, d->fail_reason);
 		return;
 	}
-	pr_info("domain %u %s: %llu KiB on node %u (%llu MiB remote), "
+	format_bytes(remote, sizeof(remote), d->remote_bytes, FORMAT_DOWN);
+	pr_info("domain %u %s: %s on node %u (%s remote), "
 		"%llu+%llu+%llu extents 1G+2M+4K, %llu us on %u CPUs, "
 		"%llu.%03llu GB/s\n",
-		d->id, d->spec.name, (unsigned long long)(d->spec.bytes >> 10),
-		d->node, (unsigned long long)(d->remote_bytes >> 20),
+		d->id, d->spec.name, size, d->node, remote,
 		(unsigned long long)d->extents[0],
 		(unsigned long long)d->extents[1],
 		(unsigned long long)d->extents[2],
@@ -151,7 +152,8 @@ static void human_line(const struct domain *d)
 void domains_report_human(void)
 {
 	unsigned int built = 0, failed = 0, lines = 0;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, tables = 0;
+	char b[FORMAT_BYTES_LEN], t[FORMAT_BYTES_LEN];
 
 	for (unsigned int i = 0; i < domains_count; i++) {
 		const struct domain *d = &domains[i];
@@ -159,15 +161,17 @@ void domains_report_human(void)
 		built += d->built;
 		failed += d->failed;
 		bytes += d->built ? d->spec.bytes : 0;
+		tables += d->built ? d->table_pages : 0;
 		if ((domains_count <= DOMAIN_HUMAN_LINES || d->failed) &&
 		    lines++ < DOMAIN_HUMAN_LINES)
 			human_line(d);
 	}
 	if (!domains_count)
 		return;
-	pr_info("domains: %u built (%llu MiB), %u failed, %u dropped, in "
-		"%llu us\n",
-		built, (unsigned long long)(bytes >> 20), failed,
-		domains_dropped,
+	format_bytes(b, sizeof(b), bytes, FORMAT_DOWN);
+	format_bytes(t, sizeof(t), tables << PAGE_SHIFT, FORMAT_DOWN);
+	pr_info("domains: %u built (%s + %s of tables), %u failed, %u "
+		"dropped, in %llu us\n",
+		built, b, t, failed, domains_dropped,
 		(unsigned long long)(ticks_to_ns(domains_build_ticks) / 1000));
 }
