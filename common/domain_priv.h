@@ -72,6 +72,8 @@ struct domain {
 	uint64_t start_ticks, end_ticks;
 	uint64_t table_pages;
 	uint64_t heap_extents; /* heap_alloc_owned() calls that succeeded */
+	/* What its build did to memory: zeroed, cleaned to PoC (bytes). */
+	uint64_t zeroed_bytes, maint_bytes;
 	uint64_t cpu_bits[(CONFIG_NR_CPUS + 63) / 64]; /* CPUs that worked */
 };
 
@@ -126,14 +128,20 @@ void domain_big_free(struct domain *d);
 struct progress;
 bool domains_progress_at(struct progress *p, uint64_t now);
 unsigned int domain_unit_shift(uint64_t bytes, unsigned int cpus);
-int domain_build_local_ticks(uint64_t bytes, int node,
-			     unsigned int max_extent_order, uint64_t *ticks);
+/* What one domain_build_local_cost() build took and did. */
+struct domain_build_cost {
+	uint64_t ticks;			    /* table, extents, commit */
+	uint64_t zeroed_bytes, maint_bytes; /* by the heap and the build */
+};
+int domain_build_local_cost(uint64_t bytes, int node,
+			    unsigned int max_extent_order,
+			    struct domain_build_cost *cost);
 
 /* domain_bench.c: bench=on, the same domain deferred and eager. */
 struct domain_bench {
 	uint64_t bytes;
 	uint32_t node;
-	uint64_t deferred_ticks, eager_ticks;
+	struct domain_build_cost deferred, eager;
 	int deferred_err, eager_err;
 	bool done;
 };
@@ -143,5 +151,6 @@ extern struct domain_bench domains_bench_result;
 void domain_free(struct domain *d);
 void domain_snapshot(struct domain_heap_snap *s);
 void domain_scrub_back(void);
+void domain_scrub_dirty(void);
 
 #endif

@@ -88,8 +88,12 @@ static void json_bench(struct jw *w, const struct domain_bench *b)
 	jw_u64(w, "bytes", b->bytes);
 	jw_u64(w, "node", b->node);
 	jw_str(w, "mode", cachemaint_mode_name(cachemaint_mode()));
-	jw_u64(w, "deferred_ns", ticks_to_ns(b->deferred_ticks));
-	jw_u64(w, "eager_ns", ticks_to_ns(b->eager_ticks));
+	jw_u64(w, "deferred_ns", ticks_to_ns(b->deferred.ticks));
+	jw_u64(w, "eager_ns", ticks_to_ns(b->eager.ticks));
+	jw_u64(w, "deferred_zeroed_bytes", b->deferred.zeroed_bytes);
+	jw_u64(w, "deferred_maint_bytes", b->deferred.maint_bytes);
+	jw_u64(w, "eager_zeroed_bytes", b->eager.zeroed_bytes);
+	jw_u64(w, "eager_maint_bytes", b->eager.maint_bytes);
 	jw_bool(w, "ok", !b->deferred_err && !b->eager_err);
 	jw_obj_end(w);
 }

@@ -111,6 +111,32 @@ def domains_built(asks, exact_extents=True, zero_sampled=False,
     return check
 
 
+def bench_like_with_like(size, node, trusted=True):
+    """bench=on's domain benchmark built the @size domain of @node twice
+    on the same memory. Memory trusted clean (@trusted: scrubbed, or
+    domains_trust=on, and scrubbed back) is zeroed by neither build and
+    cleaned all by eager; deferred cleans only what is not known clean to
+    PoC (none on a boot-scrubbed heap, but bench=on's allocation benchmark
+    runs first and leaves some chunks clean without it). Untrusted memory
+    (bootscrub=off alone) is zeroed and cleaned all by both."""
+    def check(rep, log):
+        b = (rep.get("domains_info") or {}).get("bench")
+        if not b:
+            return ["no domains_info.bench"]
+        out = []
+        if (b["bytes"], b["node"], b["ok"]) != (size, node, True):
+            out.append(f"bench of {b['bytes']} bytes on node {b['node']}, "
+                       f"ok {b['ok']}; expected {size} on {node}")
+        got = (b["eager_zeroed_bytes"], b["eager_maint_bytes"],
+               b["deferred_zeroed_bytes"], b["deferred_maint_bytes"])
+        want = (0, size, 0, min(got[3], size)) if trusted else (size,) * 4
+        if got != want:
+            out.append(f"zeroed/cleaned eager {got[:2]}, deferred "
+                       f"{got[2:]}; expected {want[:2]}, {want[2:]}")
+        return out
+    return check
+
+
 def _destroy_problems(info, destroyed):
     before, after = info["before"], info["after"]
     if not destroyed:
