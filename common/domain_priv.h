@@ -43,6 +43,7 @@ struct domain_big {
 	uint64_t first_unit, units; /* its work units (1 when no work) */
 };
 
+struct jw;
 struct p2m;
 
 struct domain {
@@ -146,6 +147,11 @@ struct domain_bench {
 	bool done;
 };
 extern struct domain_bench domains_bench_result;
+
+/* domain_summary.c: the rows the report prints, the summary of all. */
+unsigned int domain_report_pick(bool chosen[DOMAIN_MAX]);
+uint64_t domain_build_ns(const struct domain *d);
+void domains_summary_json(struct jw *w, unsigned int rows);
 
 /* domain_destroy.c */
 void domain_free(struct domain *d);

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Domains, step 5: the report (docs/report-format.md). The `domains`
- * table, one row per domain (built or failed), `domains_build_ns`, and
- * `domains_info` (dropped, problems, sampling, the p2m format, the heap's
- * free memory before the build and after destroy). Human lines: one per
- * domain up to DOMAIN_HUMAN_LINES, else the failed ones and a summary.
+ * table, one row per domain (built or failed; the compact report keeps a
+ * few rows when there are many: domain_summary.c), `domains_build_ns`,
+ * and `domains_info` (dropped, problems, sampling, the p2m format, the
+ * heap's free memory before the build and after destroy, the summary of
+ * every domain). Human lines: one per domain up to DOMAIN_HUMAN_LINES,
+ * else the failed ones; then a summary, sizes in a unit that fits.
  * Times are summed over the CPUs that built a domain (alloc/zero/map/
  * maint), except build_ns, which is wall time. Boot CPU; no lock.
  */
@@ -27,13 +29,6 @@ static unsigned int domain_cpus(const struct domain *d)
 	for (unsigned int w = 0; w < ARRAY_SIZE(d->cpu_bits); w++)
 		n += (unsigned int)__builtin_popcountll(d->cpu_bits[w]);
 	return n;
-}
-
-static uint64_t domain_build_ns(const struct domain *d)
-{
-	if (!d->built || d->end_ticks < d->start_ticks)
-		return 0;
-	return ticks_to_ns(d->end_ticks - d->start_ticks);
 }
 
 static void json_row(struct jw *w, const struct domain *d)
@@ -108,12 +103,16 @@ void domains_report_json(struct jw *w)
 		"map_ns",	"maint_ns",   "lock_max_ns", "table_pages",
 		"cpus",		"gbps",	      "fail_reason",
 	};
+	bool chosen[DOMAIN_MAX];
+	unsigned int rows;
 
 	if (!domains_count && !domains_dropped)
 		return;
+	rows = domain_report_pick(chosen);
 	JW_TABLE(w, "domains", cols);
 	for (unsigned int i = 0; i < domains_count; i++)
-		json_row(w, &domains[i]);
+		if (chosen[i])
+			json_row(w, &domains[i]);
 	jw_table_end(w);
 	jw_u64(w, "domains_build_ns", ticks_to_ns(domains_build_ticks));
 	jw_obj(w, "domains_info");
@@ -125,6 +124,7 @@ void domains_report_json(struct jw *w)
 	json_snap(w, "before", &domains_before);
 	json_snap(w, "after", &domains_after);
 	json_bench(w, &domains_bench_result);
+	domains_summary_json(w, rows);
 	jw_obj_end(w);
 }
 
