@@ -45,7 +45,6 @@
 #include <keel/scrub.h>
 #include <keel/string.h>
 #include <keel/trace.h>
-#include <keel/json.h>
 
 struct bench_row bench_rows[BENCH_MAX_ROWS];
 unsigned int bench_row_count;
@@ -549,35 +548,4 @@ void bench_run(void)
 		}
 	}
 	bench_owned_print();
-}
-
-/**
- * bench_report_json() - the report's "bench" table (keys bench[].*; empty unless bench=on).
- * @w: the report's writer.
- */
-void bench_report_json(struct jw *w)
-{
-	static const char *const cols[] = {
-		"order",       "node",	   "count", "ns_avg", "ns_max",
-		"lock_ns_max", "maint_ns", "mode",  "dirty",
-	};
-
-	JW_TABLE(w, "bench", cols);
-	for (unsigned int i = 0; i < bench_row_count && i < BENCH_MAX_ROWS;
-	     i++) {
-		const struct bench_row *b = &bench_rows[i];
-
-		jw_row(w);
-		jw_u64(w, NULL, b->order);
-		jw_u64(w, NULL, b->node);
-		jw_u64(w, NULL, b->count);
-		jw_u64(w, NULL, b->ns_avg);
-		jw_u64(w, NULL, b->ns_max);
-		jw_u64(w, NULL, b->lock_ns_max);
-		jw_u64(w, NULL, b->maint_ns);
-		jw_str(w, NULL, b->mode);
-		jw_bool(w, NULL, b->dirty);
-		jw_row_end(w);
-	}
-	jw_table_end(w);
 }

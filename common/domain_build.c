@@ -76,6 +76,8 @@ static void extent_account(struct domain *d, unsigned int kind,
 				 ticks > inner ? ticks - inner : 0);
 	atomic_fetch_add_relaxed(&d->zero_ticks, info->zero_ticks);
 	atomic_fetch_add_relaxed(&d->maint_ticks, info->maint_ticks);
+	atomic_fetch_add_relaxed(&d->zeroed_bytes, info->zeroed_bytes);
+	atomic_fetch_add_relaxed(&d->maint_bytes, info->maint_bytes);
 	domain_atomic_max(&d->lock_max_ticks, info->lock_ticks);
 }
 
@@ -446,10 +448,12 @@ void domains_build(const cpumask_t *cpus)
 /*
  * Build and destroy one domain of @bytes on @node entirely on this CPU,
  * owned by @owner, its table in @p2m (the caller's). Return: as
- * domain_build_local(); in *@ticks (may be NULL) the build's time.
+ * domain_build_local(); in *@cost (may be NULL) the build's time and what
+ * it zeroed and cleaned.
  */
 static int build_private(uint64_t bytes, int node, unsigned int max_order,
-			 uint16_t owner, struct p2m *p2m, uint64_t *ticks)
+			 uint16_t owner, struct p2m *p2m,
+			 struct domain_build_cost *cost)
 {
 	struct domain d;
 	unsigned int kind0 = 0;
@@ -479,22 +483,28 @@ static int build_private(uint64_t bytes, int node, unsigned int max_order,
 		unit_run(&d, arch_cpu_id(), kind0);
 	if (!d.stop)
 		p2m_commit(d.p2m);
-	if (ticks)
-		*ticks = arch_ticks() - t0;
+	if (cost)
+		*cost = (struct domain_build_cost){
+			.ticks = arch_ticks() - t0,
+			.zeroed_bytes = d.zeroed_bytes,
+			.maint_bytes = d.maint_bytes,
+		};
 	domain_free(&d);
 	return d.stop ? -ENOMEM : 0;
 }
 
 /**
- * domain_build_local_ticks() - domain_build_local(), and in *@ticks (may be
- * NULL) the build's time: table, extents, commit; not the destroy.
+ * domain_build_local_cost() - domain_build_local(), and in *@cost (may be
+ * NULL) the build's time (table, extents, commit; not the destroy) and
+ * the bytes it zeroed and cleaned to PoC.
  * Return: as domain_build_local().
  */
-int domain_build_local_ticks(uint64_t bytes, int node,
-			     unsigned int max_extent_order, uint64_t *ticks)
+int domain_build_local_cost(uint64_t bytes, int node,
+			    unsigned int max_extent_order,
+			    struct domain_build_cost *cost)
 {
 	return build_private(bytes, node, max_extent_order, DOMAIN_MAX + 1,
-			     &domain_p2m[DOMAIN_MAX], ticks);
+			     &domain_p2m[DOMAIN_MAX], cost);
 }
 
 /**
@@ -522,7 +532,7 @@ int domain_build_private(uint64_t bytes, int node,
  */
 int domain_build_local(uint64_t bytes, int node, unsigned int max_extent_order)
 {
-	return domain_build_local_ticks(bytes, node, max_extent_order, NULL);
+	return domain_build_local_cost(bytes, node, max_extent_order, NULL);
 }
 
 /** domain_count() - Return: the domains set up (built or failed). */

@@ -25,6 +25,7 @@
 #include <keel/printk.h>
 #include <keel/scrub.h>
 #include <keel/smp.h>
+#include <keel/string.h>
 
 #include "domain_priv.h"
 
@@ -96,17 +97,25 @@ static void scrub_worker(void *arg)
 }
 
 /**
+ * domain_scrub_dirty() - every CPU scrubs every dirty free chunk, whatever
+ * bootscrub= said (the bench's own builds, domain_bench.c).
+ */
+void domain_scrub_dirty(void)
+{
+	cpumask_t online;
+
+	smp_online_mask(&online);
+	smp_run_on(&online, scrub_worker, NULL);
+}
+
+/**
  * domain_scrub_back() - every CPU scrubs what destroyed domains gave back
  * (nothing with bootscrub=off: the boot promised no scrub).
  */
 void domain_scrub_back(void)
 {
-	cpumask_t online;
-
-	if (domain_scrub_off())
-		return;
-	smp_online_mask(&online);
-	smp_run_on(&online, scrub_worker, NULL);
+	if (!domain_scrub_off())
+		domain_scrub_dirty();
 }
 
 /**
@@ -115,6 +124,7 @@ void domain_scrub_back(void)
  */
 void domains_destroy_all(void)
 {
+	char a[FORMAT_BYTES_LEN], b[FORMAT_BYTES_LEN];
 	unsigned int freed = 0;
 
 	for (unsigned int i = 0; i < domains_count; i++) {
@@ -133,10 +143,12 @@ void domains_destroy_all(void)
 			(unsigned long long)domains_before.free_pages);
 		domains_problems++;
 	}
-	pr_info("domains: %u destroyed; free %llu MiB in %llu chunks (before "
-		"the build: %llu MiB in %llu chunks)\n",
-		freed, (unsigned long long)(domains_after.free_pages >> 8),
-		(unsigned long long)domains_after.free_chunks,
-		(unsigned long long)(domains_before.free_pages >> 8),
+	format_bytes(a, sizeof(a), domains_after.free_pages << PAGE_SHIFT,
+		     FORMAT_DOWN);
+	format_bytes(b, sizeof(b), domains_before.free_pages << PAGE_SHIFT,
+		     FORMAT_DOWN);
+	pr_info("domains: %u destroyed; free %s in %llu chunks (before the "
+		"build: %s in %llu chunks)\n",
+		freed, a, (unsigned long long)domains_after.free_chunks, b,
 		(unsigned long long)domains_before.free_chunks);
 }

@@ -252,46 +252,38 @@ uint32_t domain_pick_node(int64_t asked, const uint64_t *budget,
 }
 
 /*
- * "2.1 GiB": @bytes in the largest unit that leaves an integer part, with
- * one decimal unless it is a whole number of them, for the human reasons
- * (fail_reason).
+ * The reason of a domain the plan cannot place: "out of memory: 2 GiB
+ * asked + 40 KiB of tables, 1.98 GiB free". What it needs rounded up,
+ * what is free rounded down: the line never makes it look as if it fit.
  */
-void domain_fmt_size(char *buf, size_t size, uint64_t bytes)
+static void plan_fail(struct domain *d, uint64_t table_pages,
+		      uint64_t free_pages)
 {
-	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-	unsigned int u = 0;
-	uint64_t tenth;
+	char a[FORMAT_BYTES_LEN], t[FORMAT_BYTES_LEN], f[FORMAT_BYTES_LEN];
 
-	while (u + 1 < ARRAY_SIZE(unit) && bytes >= (1024ull << (10 * u)))
-		u++;
-	if (!u) {
-		snprintf(buf, size, "%llu bytes", (unsigned long long)bytes);
-		return;
-	}
-	tenth = (bytes * 10 + (512ull << (10 * (u - 1)))) >> (10 * u);
-	if (bytes & ((1ull << (10 * u)) - 1))
-		snprintf(buf, size, "%llu.%llu %s",
-			 (unsigned long long)(tenth / 10),
-			 (unsigned long long)(tenth % 10), unit[u]);
-	else
-		snprintf(buf, size, "%llu %s", (unsigned long long)(tenth / 10),
-			 unit[u]);
+	format_bytes(a, sizeof(a), d->spec.bytes, FORMAT_UP);
+	format_bytes(t, sizeof(t), table_pages << PAGE_SHIFT, FORMAT_UP);
+	format_bytes(f, sizeof(f), free_pages << PAGE_SHIFT, FORMAT_DOWN);
+	snprintf(d->fail_reason, sizeof(d->fail_reason),
+		 "out of memory: %s asked + %s of tables, %s free", a, t, f);
+	d->failed = true;
 }
 
 /**
  * domain_plan() - node and budget check of every domain, in order.
  * @free: free pages per node (consumed: what a domain takes is removed).
- * @nodes: node count. A domain whose pages exceed the sum of @free fails
- * here with "out of memory: X asked, Y free".
+ * @nodes: node count. A domain whose pages and table pages exceed the sum
+ * of @free fails here (plan_fail()).
  */
 void domain_plan(uint64_t *free, unsigned int nodes)
 {
 	for (unsigned int i = 0; i < domains_count; i++) {
 		struct domain *d = &domains[i];
-		uint64_t want = d->spec.bytes >> PAGE_SHIFT, total = 0;
+		uint64_t tables = domain_table_pages_max(d->spec.bytes);
+		uint64_t want = (d->spec.bytes >> PAGE_SHIFT) + tables;
 		uint32_t order[MAX_NUMNODES];
+		uint64_t total = 0;
 		unsigned int cnt;
-		char a[24], f[24];
 
 		if (d->failed) /* refused before the plan (a static domain) */
 			continue;
@@ -301,15 +293,10 @@ void domain_plan(uint64_t *free, unsigned int nodes)
 			d->node = domain_pick_node(d->spec.node, free, nodes,
 						   d->shown);
 		cnt = numa_fallback_order(d->node, order);
-		want += domain_table_pages_max(d->spec.bytes);
 		for (unsigned int n = 0; n < nodes; n++)
 			total += free[n];
 		if (want > total) {
-			domain_fmt_size(a, sizeof(a), d->spec.bytes);
-			domain_fmt_size(f, sizeof(f), total << PAGE_SHIFT);
-			snprintf(d->fail_reason, sizeof(d->fail_reason),
-				 "out of memory: %s asked, %s free", a, f);
-			d->failed = true;
+			plan_fail(d, tables, total);
 			continue;
 		}
 		/* Local first, then the others by distance (the heap's order). */

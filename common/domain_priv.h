@@ -53,6 +53,7 @@ struct domain_static {
 	unsigned int count, adopted;
 };
 
+struct jw;
 struct p2m;
 
 struct domain {
@@ -88,6 +89,8 @@ struct domain {
 	uint64_t start_ticks, end_ticks;
 	uint64_t table_pages;
 	uint64_t heap_extents; /* heap_alloc_owned() calls that succeeded */
+	/* What its build did to memory: zeroed, cleaned to PoC (bytes). */
+	uint64_t zeroed_bytes, maint_bytes;
 	uint64_t cpu_bits[(CONFIG_NR_CPUS + 63) / 64]; /* CPUs that worked */
 };
 
@@ -115,7 +118,6 @@ uint32_t domain_pick_node(int64_t asked, const uint64_t *budget,
 			  unsigned int nodes, const char *name);
 void domain_plan(uint64_t *free, unsigned int nodes);
 uint64_t domain_table_pages_max(uint64_t bytes);
-void domain_fmt_size(char *buf, size_t size, uint64_t bytes);
 /*
  * domain_expected_extents(): extents of @bytes built from the largest
  * extents with no allocation failing (what the tests compare against).
@@ -147,14 +149,20 @@ void domain_big_free(struct domain *d);
 struct progress;
 bool domains_progress_at(struct progress *p, uint64_t now);
 unsigned int domain_unit_shift(uint64_t bytes, unsigned int cpus);
-int domain_build_local_ticks(uint64_t bytes, int node,
-			     unsigned int max_extent_order, uint64_t *ticks);
+/* What one domain_build_local_cost() build took and did. */
+struct domain_build_cost {
+	uint64_t ticks;			    /* table, extents, commit */
+	uint64_t zeroed_bytes, maint_bytes; /* by the heap and the build */
+};
+int domain_build_local_cost(uint64_t bytes, int node,
+			    unsigned int max_extent_order,
+			    struct domain_build_cost *cost);
 
 /* domain_bench.c: bench=on, the same domain deferred and eager. */
 struct domain_bench {
 	uint64_t bytes;
 	uint32_t node;
-	uint64_t deferred_ticks, eager_ticks;
+	struct domain_build_cost deferred, eager;
 	int deferred_err, eager_err;
 	bool done;
 };
@@ -172,9 +180,15 @@ void domain_fail(struct domain *d, const char *why);
 /* domain_report.c: "boot" or "static" (domains[].origin). */
 const char *domain_origin_name(enum domain_origin o);
 
+/* domain_summary.c: the rows the report prints, the summary of all. */
+unsigned int domain_report_pick(bool chosen[DOMAIN_MAX]);
+uint64_t domain_build_ns(const struct domain *d);
+void domains_summary_json(struct jw *w, unsigned int rows);
+
 /* domain_destroy.c */
 void domain_free(struct domain *d);
 void domain_snapshot(struct domain_heap_snap *s);
 void domain_scrub_back(void);
+void domain_scrub_dirty(void);
 
 #endif

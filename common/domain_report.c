@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Domains, step 5: the report (docs/report-format.md). The `domains`
- * table, one row per domain (built or failed), `domains_build_ns`, and
- * `domains_info` (dropped, problems, sampling, the p2m format, the heap's
- * free memory before the build and after destroy). Human lines: one per
- * domain up to DOMAIN_HUMAN_LINES, else the failed ones and a summary.
+ * table, one row per domain (built or failed; the compact report keeps a
+ * few rows when there are many: domain_summary.c), `domains_build_ns`,
+ * and `domains_info` (dropped, problems, sampling, the p2m format, the
+ * heap's free memory before the build and after destroy, the summary of
+ * every domain). Human lines: one per domain up to DOMAIN_HUMAN_LINES,
+ * else the failed ones; then a summary, sizes in a unit that fits.
  * Times are summed over the CPUs that built a domain (alloc/zero/map/
  * maint), except build_ns, which is wall time. Boot CPU; no lock.
  */
@@ -14,6 +16,7 @@
 #include <keel/json.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
+#include <keel/string.h>
 #include <keel/trace.h>
 
 #include "domain_priv.h"
@@ -27,13 +30,6 @@ static unsigned int domain_cpus(const struct domain *d)
 	for (unsigned int w = 0; w < ARRAY_SIZE(d->cpu_bits); w++)
 		n += (unsigned int)__builtin_popcountll(d->cpu_bits[w]);
 	return n;
-}
-
-static uint64_t domain_build_ns(const struct domain *d)
-{
-	if (!d->built || d->end_ticks < d->start_ticks)
-		return 0;
-	return ticks_to_ns(d->end_ticks - d->start_ticks);
 }
 
 static void json_row(struct jw *w, const struct domain *d)
@@ -94,8 +90,12 @@ static void json_bench(struct jw *w, const struct domain_bench *b)
 	jw_u64(w, "bytes", b->bytes);
 	jw_u64(w, "node", b->node);
 	jw_str(w, "mode", cachemaint_mode_name(cachemaint_mode()));
-	jw_u64(w, "deferred_ns", ticks_to_ns(b->deferred_ticks));
-	jw_u64(w, "eager_ns", ticks_to_ns(b->eager_ticks));
+	jw_u64(w, "deferred_ns", ticks_to_ns(b->deferred.ticks));
+	jw_u64(w, "eager_ns", ticks_to_ns(b->eager.ticks));
+	jw_u64(w, "deferred_zeroed_bytes", b->deferred.zeroed_bytes);
+	jw_u64(w, "deferred_maint_bytes", b->deferred.maint_bytes);
+	jw_u64(w, "eager_zeroed_bytes", b->eager.zeroed_bytes);
+	jw_u64(w, "eager_maint_bytes", b->eager.maint_bytes);
 	jw_bool(w, "ok", !b->deferred_err && !b->eager_err);
 	jw_obj_end(w);
 }
@@ -111,12 +111,16 @@ void domains_report_json(struct jw *w)
 		"cpus",		"gbps",	      "fail_reason", "origin",
 		"vcpus",	"kernel",
 	};
+	bool chosen[DOMAIN_MAX];
+	unsigned int rows;
 
 	if (!domains_count && !domains_dropped)
 		return;
+	rows = domain_report_pick(chosen);
 	JW_TABLE(w, "domains", cols);
 	for (unsigned int i = 0; i < domains_count; i++)
-		json_row(w, &domains[i]);
+		if (chosen[i])
+			json_row(w, &domains[i]);
 	jw_table_end(w);
 	jw_u64(w, "domains_build_ns", ticks_to_ns(domains_build_ticks));
 	jw_obj(w, "domains_info");
@@ -128,6 +132,7 @@ void domains_report_json(struct jw *w)
 	json_snap(w, "before", &domains_before);
 	json_snap(w, "after", &domains_after);
 	json_bench(w, &domains_bench_result);
+	domains_summary_json(w, rows);
 	jw_obj_end(w);
 }
 
@@ -149,19 +154,19 @@ static void human_line(const struct domain *d)
 	uint64_t ns = domain_build_ns(d);
 	uint64_t g = rate_gbps_milli(d->spec.bytes, ns);
 	const char *st = d->origin == DOMAIN_ORIGIN_STATIC ? " static" : "";
+	char size[FORMAT_BYTES_LEN], remote[FORMAT_BYTES_LEN];
 
+	format_bytes(size, sizeof(size), d->spec.bytes, FORMAT_DOWN);
 	if (d->failed) {
-		pr_info("domain %u %s: %llu KiB%s on node %u: FAILED: %s\n",
-			d->id, d->shown,
-			(unsigned long long)(d->spec.bytes >> 10), st, d->node,
-			d->fail_reason);
+		pr_info("domain %u %s: %s%s on node %u: FAILED: %s\n", d->id,
+			d->shown, size, st, d->node, d->fail_reason);
 		return;
 	}
-	pr_info("domain %u %s: %llu KiB%s on node %u (%llu MiB remote), "
+	format_bytes(remote, sizeof(remote), d->remote_bytes, FORMAT_DOWN);
+	pr_info("domain %u %s: %s%s on node %u (%s remote), "
 		"%llu+%llu+%llu extents 1G+2M+4K, %llu us on %u CPUs, "
 		"%llu.%03llu GB/s\n",
-		d->id, d->shown, (unsigned long long)(d->spec.bytes >> 10), st,
-		d->node, (unsigned long long)(d->remote_bytes >> 20),
+		d->id, d->shown, size, st, d->node, remote,
 		(unsigned long long)d->extents[0],
 		(unsigned long long)d->extents[1],
 		(unsigned long long)d->extents[2],
@@ -173,7 +178,8 @@ static void human_line(const struct domain *d)
 void domains_report_human(void)
 {
 	unsigned int built = 0, failed = 0, lines = 0;
-	uint64_t bytes = 0;
+	uint64_t bytes = 0, tables = 0;
+	char b[FORMAT_BYTES_LEN], t[FORMAT_BYTES_LEN];
 
 	for (unsigned int i = 0; i < domains_count; i++) {
 		const struct domain *d = &domains[i];
@@ -181,15 +187,17 @@ void domains_report_human(void)
 		built += d->built;
 		failed += d->failed;
 		bytes += d->built ? d->spec.bytes : 0;
+		tables += d->built ? d->table_pages : 0;
 		if ((domains_count <= DOMAIN_HUMAN_LINES || d->failed) &&
 		    lines++ < DOMAIN_HUMAN_LINES)
 			human_line(d);
 	}
 	if (!domains_count)
 		return;
-	pr_info("domains: %u built (%llu MiB), %u failed, %u dropped, in "
-		"%llu us\n",
-		built, (unsigned long long)(bytes >> 20), failed,
-		domains_dropped,
+	format_bytes(b, sizeof(b), bytes, FORMAT_DOWN);
+	format_bytes(t, sizeof(t), tables << PAGE_SHIFT, FORMAT_DOWN);
+	pr_info("domains: %u built (%s + %s of tables), %u failed, %u "
+		"dropped, in %llu us\n",
+		built, b, t, failed, domains_dropped,
 		(unsigned long long)(ticks_to_ns(domains_build_ticks) / 1000));
 }

@@ -65,6 +65,7 @@ void domain_extent_zero(struct domain *d, paddr_t pa, uint64_t bytes)
 						  ? bytes - off
 						  : ZERO_PIECE));
 	atomic_fetch_add_relaxed(&d->zero_ticks, arch_ticks() - t0);
+	atomic_fetch_add_relaxed(&d->zeroed_bytes, bytes);
 }
 
 void domain_atomic_max(uint64_t *p, uint64_t v)
@@ -95,6 +96,7 @@ void domain_maint_flush(struct domain *d, struct maint_acc *acc)
 	atomic_fetch_add_relaxed(&cachemaint_stats.ops, 1);
 	atomic_fetch_add_relaxed(&cachemaint_stats.bytes, acc->bytes);
 	atomic_fetch_add_relaxed(&d->maint_ticks, arch_ticks() - t0);
+	atomic_fetch_add_relaxed(&d->maint_bytes, acc->bytes);
 	acc->bytes = 0;
 }
 

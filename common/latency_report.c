@@ -14,6 +14,7 @@
 #include <keel/cpumask.h>
 #include <keel/json.h>
 #include <keel/printk.h>
+#include <keel/report.h>
 #include <keel/smp.h>
 #include <keel/trace.h>
 
@@ -240,7 +241,16 @@ void latency_report_json(struct jw *w)
 	jw_str(w, "unsupported", lat.unsupported);
 	if (!lat.unsupported) {
 		phases_json(w);
-		hist_json(w);
+		/*
+		 * Up to 164 buckets a phase, as many as the timings spread
+		 * over: report=full only (the phases' min, p50, p99 and max
+		 * summarise it), so that the compact report keeps its size
+		 * budget (DESIGN §9).
+		 */
+		if (report_full())
+			hist_json(w);
+		else
+			jw_null(w, "hist");
 	}
 	jw_obj_end(w);
 }

@@ -29,9 +29,12 @@
  * no large buffer, one line). It must stay carriable by a 115200-baud
  * serial console on big machines (DESIGN §9: <= 32 KiB at 256 CPUs), so
  * every list of same-shaped objects is a table, scrub units are summed per
- * node unless trace=full, memmap.reserved is cut unless report=full, and
- * the document ends with its own length (report_bytes). The human lines
- * stay per node; per-CPU and per-range lines are debug (loglevel=3).
+ * node unless trace=full, and unless report=full: memmap.reserved is cut,
+ * the domains and bench tables keep a few rows (the rest summarised),
+ * latency.hist is left out, and so are the per-CPU detail columns above
+ * 64 CPUs (report_cpu_detail()); the document ends with its own length
+ * (report_bytes). The human lines stay per node; per-CPU and per-range
+ * lines are debug (loglevel=3).
  *
  * Runs on the boot CPU only, after every other CPU is parked: no lock.
  */
@@ -67,6 +70,19 @@ void report_set_mode(enum report_mode mode)
 bool report_full(void)
 {
 	return report_mode == REPORT_FULL;
+}
+
+/**
+ * report_cpu_detail() - the per-CPU detail columns (cpus[].tsc_skew_ns,
+ * scrub.per_cpu[].idle_ns) of a boot of @cpus CPUs: in the compact report
+ * only up to REPORT_CPU_DETAIL_MAX CPUs, 20 bytes a CPU the 32 KiB budget
+ * at 256 CPUs has no room for (DESIGN §9); their maxima stay
+ * (smp.tsc_skew_max_ns, scrub.idle_max_ns).
+ * Return: true when they are printed.
+ */
+bool report_cpu_detail(unsigned int cpus)
+{
+	return report_full() || cpus <= REPORT_CPU_DETAIL_MAX;
 }
 
 static void report_human(const struct bootinfo *bi,

@@ -10,6 +10,7 @@
 #include <keel/cpumask.h>
 #include <keel/json.h>
 #include <keel/printk.h>
+#include <keel/report.h>
 #include <keel/scrub.h>
 #include <keel/scrub_prims.h>
 #include <keel/smp.h>
@@ -192,16 +193,18 @@ static void per_node_json(struct jw *w, unsigned int nodes)
 
 /*
  * The "per_cpu" table: one row per CPU that was a worker or scrubbed. No
- * rate column (bytes / ns gives it): a 256-CPU report must fit the
- * console budget.
+ * rate column (bytes / ns gives it), and above 64 CPUs no idle_ns unless
+ * report=full (report_cpu_detail(); scrub.idle_max_ns stays): a 256-CPU
+ * report must fit the console budget.
  */
 static void per_cpu_json(struct jw *w)
 {
 	static const char *const cols[] = {
 		"cpu", "node", "bytes", "ns", "units", "idle_ns",
 	};
+	bool idle = report_cpu_detail(cpu_count);
 
-	JW_TABLE(w, "per_cpu", cols);
+	jw_table(w, "per_cpu", cols, ARRAY_SIZE(cols) - !idle);
 	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
 		const struct scrub_cpu_stats *sc = &scrub_stats.cpu[c];
 		uint64_t cns = ticks_to_ns(sc->ticks);
@@ -214,10 +217,22 @@ static void per_cpu_json(struct jw *w)
 		jw_u64(w, NULL, sc->bytes);
 		jw_u64(w, NULL, cns);
 		jw_u64(w, NULL, sc->units);
-		jw_u64(w, NULL, ticks_to_ns(sc->idle_ticks));
+		if (idle)
+			jw_u64(w, NULL, ticks_to_ns(sc->idle_ticks));
 		jw_row_end(w);
 	}
 	jw_table_end(w);
+}
+
+/* The longest per_cpu[].idle_ns (printed or not). */
+static uint64_t idle_max_ns(void)
+{
+	uint64_t t = 0;
+
+	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++)
+		if (scrub_stats.cpu[c].worker || scrub_stats.cpu[c].bytes)
+			t = MAX(t, scrub_stats.cpu[c].idle_ticks);
+	return ticks_to_ns(t);
 }
 
 /**
@@ -244,6 +259,7 @@ void scrub_report_json(struct jw *w, unsigned int nodes)
 	jw_u64(w, "all_clean_ns", ticks_to_ns(s->all_clean_ticks));
 	jw_u64(w, "unit_bytes", s->unit_bytes);
 	jw_milli(w, "gbps", rate_gbps_milli(s->bytes, ns));
+	jw_u64(w, "idle_max_ns", idle_max_ns());
 	/*
 	 * inject=scrub-stop:N: the workers that quit (their units were
 	 * redone); stopped_cpu, the first key, names the lowest of them.

@@ -498,14 +498,22 @@ static int64_t signed_ticks_to_ns(int64_t t)
 static void smp_report_bringup(struct jw *w)
 {
 	unsigned int mismatch = 0;
+	int64_t skew = 0;
 	uint64_t v;
 
-	for (unsigned int c = 1; c < cpu_count; c++)
+	for (unsigned int c = 1; c < cpu_count; c++) {
+		int64_t t = signed_ticks_to_ns(cpu_table[c].tsc_skew_ticks);
+
 		if (smp_cpu_hwid_seen(c, &v) && v != cpu_table[c].hwid)
 			mismatch++;
+		if ((t < 0 ? -t : t) > (skew < 0 ? -skew : skew))
+			skew = t;
+	}
 	jw_obj(w, "smp");
 	jw_str(w, "start", enum_name(smp_start_names, smp_start_used()));
 	jw_u64(w, "bringup_ns", smp_bringup_ns());
+	/* cpus[].tsc_skew_ns's largest magnitude, there or not (>64 CPUs). */
+	jw_i64(w, "tsc_skew_max_ns", skew);
 	/* Each mismatch is also a warning line: report=full only. */
 	if (report_full())
 		jw_u64(w, "hwid_mismatches", mismatch);
@@ -531,12 +539,15 @@ void smp_report_json(struct jw *w)
 		"smt_sibling", "fail_reason", "tsc_skew_ns", "up_ns",
 		"hwid_seen",
 	};
-	/* The bring-up columns cost 15 bytes a CPU: report=full only. */
-	bool full = report_full();
+	/*
+	 * The bring-up columns cost 15 bytes a CPU: report=full only; above
+	 * 64 CPUs the skew too (report_cpu_detail()), 10 more.
+	 */
+	bool full = report_full(), skew = report_cpu_detail(cpu_count);
 	uint64_t v;
 
 	jw_table(w, "cpus", cols,
-		 full ? ARRAY_SIZE(cols) : ARRAY_SIZE(cols) - 2);
+		 full ? ARRAY_SIZE(cols) : ARRAY_SIZE(cols) - 3 + skew);
 	for (unsigned int c = 0; c < cpu_count && c < NR_CPUS; c++) {
 		const struct cpu_info *ci = &cpu_table[c];
 
@@ -551,7 +562,8 @@ void smp_report_json(struct jw *w)
 		jw_bool(w, NULL, scrub_stats.cpu[c].worker);
 		jw_bool(w, NULL, ci->smt_sibling);
 		jw_str(w, NULL, ci->online ? NULL : ci->fail_reason);
-		jw_i64(w, NULL, signed_ticks_to_ns(ci->tsc_skew_ticks));
+		if (skew)
+			jw_i64(w, NULL, signed_ticks_to_ns(ci->tsc_skew_ticks));
 		if (full) {
 			if (smp_cpu_up_ns(c, &v))
 				jw_u64(w, NULL, v);

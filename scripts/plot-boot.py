@@ -16,10 +16,11 @@ Dashed lines mark the heap handoff (end of heap_init), and when they
 differ from it the report's heap_ready_ns and all_clean_ns. The legend
 gives each node's scrubbed MiB and GB/s (from the report's scrub.per_node).
 
-Latency panel, when the first LOG booted with latency=on: the histogram
-of each probe phase (report key latency.hist: timer interrupt entry minus
-its deadline), one step line per phase, log-log, labelled with the phase,
-its cachemaint mode, p99 and max.
+Latency panel, when the first LOG booted with latency=on and report=full
+(the compact report has no histograms): the histogram of each probe phase
+(report key latency.hist: timer interrupt entry minus its deadline), one
+step line per phase, log-log, labelled with the phase, its cachemaint
+mode, p99 and max.
 
 Bottom panel, with several LOGs: the phase durations of every run side by
 side (log scale), each run labelled by its CPU count and command line, e.g.

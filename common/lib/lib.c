@@ -2,7 +2,8 @@
 /*
  * keel's own helpers (not libc names, so built on every arch including the
  * sandbox): strlcpy, bounded number/size parsing for the parsers, size
- * formatting for the report, an in-place non-recursive sort and the IEEE
+ * formatting (format_size for option values, format_bytes for the human
+ * lines), an in-place non-recursive sort and the IEEE
  * CRC-32 used by U-Boot environments.
  *
  * Invariants: the parse_* functions read exactly [s, s+len) and nothing
@@ -144,6 +145,56 @@ void format_size(char *buf, size_t size, uint64_t bytes)
 		}
 	}
 	snprintf(buf, size, "%llu", (unsigned long long)bytes);
+}
+
+/**
+ * format_bytes() - @bytes for a human line: in the largest unit of 1024
+ * that leaves an integer part ("4 KiB", "300 MiB", "1.98 GiB"), with two
+ * decimals when it is not a whole number of them ("1.5 KiB" when the
+ * decimals are exact, "1.00 MiB" for 1 MiB and 4 KiB: two decimals say
+ * that it was rounded), "N bytes" below 1 KiB ("1 byte"). @round says
+ * which way the hundredths go: FORMAT_DOWN never prints more than @bytes
+ * (what there is: free memory), FORMAT_UP never less (what is needed); a
+ * value that rounds up to 1024 of a unit is printed in the next one.
+ */
+void format_bytes(char *buf, size_t size, uint64_t bytes,
+		  enum format_round round)
+{
+	static const char *const units[] = {"KiB", "MiB", "GiB",
+					    "TiB", "PiB", "EiB"};
+	unsigned int u = 0;
+	uint64_t h; /* hundredths of units[u]: below 102400 but in EiB */
+	bool exact;
+
+	if (bytes < 1024) {
+		snprintf(buf, size, "%llu byte%s", (unsigned long long)bytes,
+			 bytes == 1 ? "" : "s");
+		return;
+	}
+	while (u + 1 < ARRAY_SIZE(units) && bytes >> (10 * (u + 2)))
+		u++;
+	for (;;) {
+		unsigned int shift = 10 * (u + 1);
+		__uint128_t x = (__uint128_t)bytes * 100;
+		__uint128_t mask = ((__uint128_t)1 << shift) - 1;
+
+		exact = !(x & mask);
+		h = (uint64_t)((x + (round == FORMAT_UP ? mask : 0)) >> shift);
+		if (h < 102400 || u + 1 == ARRAY_SIZE(units))
+			break;
+		u++; /* 1023.999 MiB rounded up: 1 GiB */
+	}
+	if (exact && h % 100 == 0)
+		snprintf(buf, size, "%llu %s", (unsigned long long)(h / 100),
+			 units[u]);
+	else if (exact && h % 10 == 0)
+		snprintf(buf, size, "%llu.%llu %s",
+			 (unsigned long long)(h / 100),
+			 (unsigned long long)(h % 100 / 10), units[u]);
+	else
+		snprintf(buf, size, "%llu.%02llu %s",
+			 (unsigned long long)(h / 100),
+			 (unsigned long long)(h % 100), units[u]);
 }
 
 static void swap_bytes(unsigned char *a, unsigned char *b, size_t size)

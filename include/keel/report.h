@@ -11,8 +11,11 @@
 
 /*
  * report= (docs/cmdline.md): compact (default) bounds the lists that grow
- * with the firmware (memmap.reserved: at most 64 rows); full prints them
- * whole, for checkers that need every region (scripts/fuzz-maps.py).
+ * with the firmware and the options (memmap.reserved: at most 64 rows;
+ * domains[] and bench[]: a few rows and a summary; no latency.hist; no
+ * per-CPU detail above 64 CPUs) so that the line keeps its budget; full
+ * prints them whole, for checkers that need every row (scripts/fuzz-maps.py,
+ * the domain checks of the test matrices).
  */
 enum report_mode {
 	REPORT_COMPACT = 0,
@@ -22,6 +25,13 @@ enum report_mode {
 /* report= for this boot (keel_main()); report_full(): every per-CPU column. */
 void report_set_mode(enum report_mode mode);
 bool report_full(void);
+
+/*
+ * report_cpu_detail(): print the per-CPU detail columns for a boot of
+ * @cpus CPUs: report=full, or at most REPORT_CPU_DETAIL_MAX CPUs.
+ */
+#define REPORT_CPU_DETAIL_MAX 64
+bool report_cpu_detail(unsigned int cpus);
 
 struct audit_result;
 

@@ -42,6 +42,19 @@ int parse_size(const char *s, size_t len, uint64_t *out);
 /* format_size: "512M", "1G", "4K" or "12345" when not a round unit. */
 void format_size(char *buf, size_t size, uint64_t bytes);
 
+/*
+ * format_bytes: the human lines' sizes, "0 bytes", "4 KiB", "1.98 GiB":
+ * the largest unit of 1024 with an integer part, two decimals unless they
+ * are exact ("1.5 KiB", but "1.00 MiB" for 1 MiB and 4 KiB), rounded as
+ * @round says (FORMAT_DOWN for what there is, e.g. free memory: never
+ * more than @bytes; FORMAT_UP for what is needed).
+ * FORMAT_BYTES_LEN bytes of @buf hold any result ("1023.99 PiB").
+ */
+#define FORMAT_BYTES_LEN 12
+enum format_round { FORMAT_DOWN, FORMAT_UP };
+void format_bytes(char *buf, size_t size, uint64_t bytes,
+		  enum format_round round);
+
 /* qsort-style insertion/heap sort without libc. */
 void sort(void *base, size_t count, size_t size,
 	  int (*cmp)(const void *, const void *));

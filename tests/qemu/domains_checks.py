@@ -91,9 +91,13 @@ def domains_built(asks, exact_extents=True, zero_sampled=False,
         rows = rep.get("domains")
         if rows is None:
             return ["no domains table"]
+        left = rep["domains_info"].get("rows_left_out", 0)
+        if left:
+            return [f"the compact report left {left} domains rows out: "
+                    "boot with report=full to check every row"]
         if len(rows) != len(asks):
             return [f"{len(rows)} domains reported, {len(asks)} asked"]
-        out = []
+        out = _summary_problems(rep["domains_info"], rows)
         for i, (d, ask) in enumerate(zip(rows, asks)):
             out += _row_problems(i, d, ask, exact_extents)
         for i in local:
@@ -108,6 +112,80 @@ def domains_built(asks, exact_extents=True, zero_sampled=False,
         out += _destroy_problems(info, destroyed)
         return out
     check.wants_log = True
+    return check
+
+
+def _summary_problems(info, rows):
+    """domains_info's summary against every row (report=full or few)."""
+    built = [d for d in rows if d["fail_reason"] is None]
+    want = {"built": len(built), "failed": len(rows) - len(built),
+            "built_bytes": sum(d["bytes"] for d in built),
+            "table_pages": sum(d["table_pages"] for d in built),
+            "rows": len(rows), "rows_left_out": 0}
+    return [f"domains_info.{k} {info.get(k)}, the rows say {v}"
+            for k, v in want.items() if info.get(k) != v]
+
+
+def domains_summarised(count, size, nodes):
+    """The compact report of @count domains of @size bytes each, domain i
+    pinned to node i % @nodes (some too many for the machine's memory): a
+    few rows, and a summary that accounts for every domain asked."""
+    def check(rep, log):
+        info = rep.get("domains_info") or {}
+        out = []
+        rows = rep.get("domains", [])
+        if len(rows) > 4 or info.get("rows") != len(rows) or \
+                info.get("rows_left_out") != count - len(rows):
+            out.append(f"{len(rows)} rows, domains_info.rows "
+                       f"{info.get('rows')}, rows_left_out "
+                       f"{info.get('rows_left_out')} for {count} domains")
+        built, failed = info.get("built", 0), info.get("failed", 0)
+        if built + failed != count or not built or not failed:
+            out.append(f"{built} built + {failed} failed, {count} asked "
+                       "(some of each expected)")
+        if info.get("built_bytes") != built * size:
+            out.append(f"built_bytes {info.get('built_bytes')}, expected "
+                       f"{built} x {size}")
+        per_node = {r["node"]: r["built"] + r["failed"]
+                    for r in info.get("by_node", [])}
+        want = {n: len(range(n, count, nodes)) for n in range(nodes)}
+        if per_node != want:
+            out.append(f"by_node counts {per_node}, pinned {want}")
+        reasons = info.get("reasons", [])
+        if [(r["reason"], r["count"]) for r in reasons] != \
+                [("out of memory", failed)]:
+            out.append(f"reasons {reasons}, expected {failed} out of memory")
+        for d in rows:
+            if d["bytes"] != size or d["node"] != (d["id"] - 1) % nodes:
+                out.append(f"domain {d['id']}: {d['bytes']} bytes on node "
+                           f"{d['node']}")
+        return out
+    return check
+
+
+def bench_like_with_like(size, node, trusted=True):
+    """bench=on's domain benchmark built the @size domain of @node twice
+    on the same memory. Memory trusted clean (@trusted: scrubbed, or
+    domains_trust=on, and scrubbed back) is zeroed by neither build and
+    cleaned all by eager; deferred cleans only what is not known clean to
+    PoC (none on a boot-scrubbed heap, but bench=on's allocation benchmark
+    runs first and leaves some chunks clean without it). Untrusted memory
+    (bootscrub=off alone) is zeroed and cleaned all by both."""
+    def check(rep, log):
+        b = (rep.get("domains_info") or {}).get("bench")
+        if not b:
+            return ["no domains_info.bench"]
+        out = []
+        if (b["bytes"], b["node"], b["ok"]) != (size, node, True):
+            out.append(f"bench of {b['bytes']} bytes on node {b['node']}, "
+                       f"ok {b['ok']}; expected {size} on {node}")
+        got = (b["eager_zeroed_bytes"], b["eager_maint_bytes"],
+               b["deferred_zeroed_bytes"], b["deferred_maint_bytes"])
+        want = (0, size, 0, min(got[3], size)) if trusted else (size,) * 4
+        if got != want:
+            out.append(f"zeroed/cleaned eager {got[:2]}, deferred "
+                       f"{got[2:]}; expected {want[:2]}, {want[2:]}")
+        return out
     return check
 
 

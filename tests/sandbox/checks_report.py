@@ -17,11 +17,13 @@ from .firmware import run_keel
 # the size they predict at 256 CPUs. Every size here is report.shape_bytes():
 # times and rates at a fixed width, a node's scrubbing CPUs counted as its
 # own, so a slow or busy host (more digits, other helpers) cannot change
-# it; only the report's structure can. Measured on this build: 99 B/CPU,
-# 333 B/node, base 3588, 31.6 KB predicted at 256/8 (the real 256-CPU
-# shape: 32553). On hardware, 3-digit CPU ids and 10-digit arm64 MPIDRs
-# add up to REPORT_CPU_ALLOWANCE bytes per CPU: printed, not enforced (it
-# would predict 35 KB: see docs/report-format.md, Size).
+# it; only the report's structure can. Measured on this build: 92 B/CPU,
+# 333 B/node, base 3820, 30.0 KB predicted at 256/8 (the real 256-CPU
+# shape: 25850, without the per-CPU detail columns of 64 CPUs and fewer;
+# with the worst options, report-size-256cpu-worst: 30953). On hardware,
+# 3-digit CPU ids and 10-digit arm64 MPIDRs add up to
+# REPORT_CPU_ALLOWANCE bytes per CPU: printed, not enforced (see
+# docs/report-format.md, Size).
 REPORT_LIMIT = 32 * 1024
 REPORT_PER_CPU_MAX = 104
 REPORT_PER_NODE_MAX = 600
@@ -98,6 +100,30 @@ def check_shape_limit(rep, log):
     if size > REPORT_LIMIT:
         return [f"report shape {size} bytes > {REPORT_LIMIT}"]
     return []
+
+
+def check_compact_256(rep, log):
+    """The compact report of 256 CPUs with bench=on and latency=on: no
+    per-CPU detail columns (their maxima instead), the bench rows of the
+    first two nodes (the others counted), no latency histogram."""
+    out = []
+    if any("tsc_skew_ns" in c for c in rep["cpus"]) or \
+            "tsc_skew_max_ns" not in rep["smp"]:
+        out.append("cpus[].tsc_skew_ns printed, or no smp.tsc_skew_max_ns")
+    if any("idle_ns" in c for c in rep["scrub"]["per_cpu"]) or \
+            "idle_max_ns" not in rep["scrub"]:
+        out.append("scrub.per_cpu[].idle_ns printed, or no "
+                   "scrub.idle_max_ns")
+    nodes = sorted({r["node"] for r in rep["bench"]})
+    info = rep.get("bench_info", {})
+    if nodes != [0, 1] or info.get("rows") != len(rep["bench"]) or \
+            not info.get("rows_left_out"):
+        out.append(f"bench rows of nodes {nodes}, bench_info {info}: "
+                   "expected nodes 0 and 1, the other 6 counted")
+    lat = rep.get("latency") or {}
+    if lat.get("hist", 0) is not None or len(lat.get("phases", [])) != 5:
+        out.append("latency: expected 5 phases and hist null")
+    return out
 
 
 def check_debug_lines(rep, log):

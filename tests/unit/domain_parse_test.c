@@ -275,7 +275,6 @@ static void test_dom0less_truncated(void **state)
 static void test_extents_and_sizes(void **state)
 {
 	uint64_t e[DOMAIN_EXTENT_KINDS];
-	char buf[24];
 
 	domain_expected_extents(3 * GiB + 5 * 2 * MiB + 3 * 4096, e);
 	assert_int_equal(e[0], 3);
@@ -285,12 +284,6 @@ static void test_extents_and_sizes(void **state)
 	assert_int_equal(e[0], 0);
 	assert_int_equal(e[1], 0);
 	assert_int_equal(e[2], 511);
-	domain_fmt_size(buf, sizeof(buf), 3 * GiB);
-	assert_string_equal(buf, "3 GiB");
-	domain_fmt_size(buf, sizeof(buf), 2 * GiB + GiB / 10 + 1);
-	assert_string_equal(buf, "2.1 GiB");
-	domain_fmt_size(buf, sizeof(buf), 512);
-	assert_string_equal(buf, "512 bytes");
 }
 
 /* Two nodes: unpinned domains go where the budget is, too big fails alone. */
@@ -314,8 +307,13 @@ static void test_plan(void **state)
 	assert_int_equal(domains[0].node, 1); /* most free */
 	assert_false(domains[0].failed);
 	assert_true(domains[1].failed);
-	assert_non_null(strstr(domains[1].fail_reason,
-			       "out of memory: 8 GiB asked, 2.0 GiB free"));
+	/*
+	 * 3 GiB less domain0's 1 GiB and 40 KiB of tables: 1.99996 GiB is
+	 * free, which must not read as 2 GiB, and the tables are named.
+	 */
+	assert_string_equal(domains[1].fail_reason,
+			    "out of memory: 8 GiB asked + 40 KiB of tables, "
+			    "1.99 GiB free");
 	assert_int_equal(domains[2].node, 0);
 	assert_false(domains[2].failed);
 	/* Unknown node 7: warned, the node with the most budget left. */
@@ -367,6 +365,45 @@ static void test_plan_unknown_nodes(void **state)
 	}
 }
 
+/*
+ * A domain as large as all free memory: its table pages do not fit, and
+ * the reason says so; free memory never rounds up (1.98975 GiB free is
+ * "1.98 GiB"), nor does a 4 KiB domain read as 0.
+ */
+static void test_plan_reason(void **state)
+{
+	uint64_t free[1] = {2 * GiB >> 12};
+	uint64_t odd[1] = {(GiB * 198975 / 100000) >> 12};
+
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bi.node_count = 1;
+	numa_init(&bi);
+	options_defaults(&o);
+	assert_int_equal(parse("domain=2G"), 0);
+	assert_int_equal(domains_setup(&o, &bi), 1);
+	domain_plan(free, 1);
+	assert_true(domains[0].failed);
+	assert_string_equal(domains[0].fail_reason,
+			    "out of memory: 2 GiB asked + 40 KiB of tables, "
+			    "2 GiB free");
+	options_defaults(&o);
+	assert_int_equal(parse("domain=2040M"), 0);
+	assert_int_equal(domains_setup(&o, &bi), 1);
+	domain_plan(odd, 1);
+	assert_string_equal(domains[0].fail_reason,
+			    "out of memory: 2.00 GiB asked + 40 KiB of "
+			    "tables, 1.98 GiB free");
+	options_defaults(&o);
+	assert_int_equal(parse("domain=4K domain=2G"), 0);
+	assert_int_equal(domains_setup(&o, &bi), 2);
+	free[0] = 16;
+	domain_plan(free, 1);
+	assert_false(domains[0].failed);
+	assert_string_equal(domains[1].fail_reason,
+			    "out of memory: 2 GiB asked + 40 KiB of tables, "
+			    "20 KiB free");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -389,6 +426,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dom0less_truncated, setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_extents_and_sizes, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_reason, setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_plan, setup,
 						test_teardown),

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* common/lib/lib.c: strlcpy, parse_u64/parse_size, format_size, sort, crc32. */
+/*
+ * common/lib/lib.c: strlcpy, parse_u64/parse_size, format_size,
+ * format_bytes, sort, crc32.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,6 +137,51 @@ static void test_format_size(void **state)
 	}
 }
 
+/* format_bytes(): a unit that fits, two decimals, rounded as asked. */
+static void test_format_bytes(void **state)
+{
+	static const struct {
+		uint64_t bytes;
+		enum format_round round;
+		const char *text;
+	} cases[] = {
+		{0, FORMAT_DOWN, "0 bytes"},
+		{1, FORMAT_DOWN, "1 byte"},
+		{1023, FORMAT_UP, "1023 bytes"},
+		{4096, FORMAT_DOWN, "4 KiB"},
+		{4096, FORMAT_UP, "4 KiB"},
+		{40960, FORMAT_UP, "40 KiB"},
+		{1536, FORMAT_DOWN, "1.5 KiB"},
+		{(1023ULL << 20) + 996148, FORMAT_DOWN, "1023.95 MiB"},
+		/* 1.98975 GiB: down to 1.98, never up to 1.99 or 2.0. */
+		{(1ULL << 30) * 198975 / 100000, FORMAT_DOWN, "1.98 GiB"},
+		{(1ULL << 30) * 198975 / 100000, FORMAT_UP, "1.99 GiB"},
+		{(2ULL << 30) - 1, FORMAT_DOWN, "1.99 GiB"},
+		{(2ULL << 30) - 1, FORMAT_UP, "2.00 GiB"},
+		{(1ULL << 30) - 1, FORMAT_UP, "1.00 GiB"},
+		{(1ULL << 30) - 1, FORMAT_DOWN, "1023.99 MiB"},
+		{(2ULL << 30) + (1ULL << 30) / 10 + 1, FORMAT_DOWN, "2.10 GiB"},
+		{(2ULL << 30) + (1ULL << 30) / 10, FORMAT_DOWN, "2.09 GiB"},
+		{(1ULL << 20) + 4096, FORMAT_UP, "1.01 MiB"},
+		{3ULL << 40, FORMAT_DOWN, "3 TiB"},
+		{1ULL << 50, FORMAT_DOWN, "1 PiB"},
+		{UINT64_MAX, FORMAT_DOWN, "15.99 EiB"},
+		{UINT64_MAX, FORMAT_UP, "16.00 EiB"},
+		/* Rounded away: two decimals say so. */
+		{(1ULL << 20) + 4096, FORMAT_DOWN, "1.00 MiB"},
+		{(1ULL << 20) + (1ULL << 19), FORMAT_DOWN, "1.5 MiB"},
+		{(3ULL << 30) + (1ULL << 30) / 4, FORMAT_DOWN, "3.25 GiB"},
+	};
+	char buf[24];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		format_bytes(buf, sizeof(buf), cases[i].bytes, cases[i].round);
+		assert_string_equal(buf, cases[i].text);
+	}
+	format_bytes(buf, 4, 1ULL << 30, FORMAT_DOWN);
+	assert_string_equal(buf, "1 G");
+}
+
 static int cmp_int(const void *a, const void *b)
 {
 	int x = *(const int *)a, y = *(const int *)b;
@@ -216,6 +264,7 @@ int main(void)
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_size),
 		cmocka_unit_test(test_format_size),
+		cmocka_unit_test(test_format_bytes),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_crc32),
 	};
