@@ -25,6 +25,11 @@ const struct enum_name inject_names[] = {
 	{INJECT_BAD_SLIT, "bad-slit"},
 	{INJECT_BAD_DT_DISTANCE, "bad-dt-distance"},
 	{INJECT_IRQ_UNEXPECTED, "irq-unexpected"},
+	/*
+	 * x86_64 acts on it twice: before it masks the I/O APICs (setup.c,
+	 * from its early options) and at its fault point before the scrub.
+	 */
+	{INJECT_IOAPIC_UNMASK, "ioapic-unmask"},
 	ENUM_NAMES_END,
 };
 

@@ -7,8 +7,10 @@
  * the bucket holding the sample, so within 25% above the true value
  * (never above max_ns, which is exact, like min_ns).
  *
- * Also the per-CPU interrupt counters (irq_count_taken()): each CPU
- * writes its own slot; the report reads them with every CPU parked.
+ * Also the per-CPU interrupt counters (irq_count_taken(), _unexpected(),
+ * _spurious(), _stray_masked()): each CPU writes its own slot; the report
+ * reads them with every CPU parked. The controllers' inputs masked at
+ * boot are counted once, by the arch, before interrupts are on.
  */
 #include <arch/cpu.h>
 #include <keel/cpumask.h>
@@ -20,7 +22,12 @@
 #include "latency_priv.h"
 
 static uint32_t irq_counts[NR_CPUS], irq_wakes[NR_CPUS];
-static uint32_t irq_unexpected[NR_CPUS];
+static uint32_t irq_unexpected[NR_CPUS], irq_spurious[NR_CPUS];
+static uint32_t irq_stray_masked[NR_CPUS];
+/* irq_count_masked_at_boot(): written once, before interrupts are on. */
+static struct {
+	unsigned int controllers, entries, unmasked;
+} irq_boot_masked;
 /* irq_census(): 0 not asked (offline), 1 interrupts off, 2 on. */
 static uint8_t irq_on_seen[NR_CPUS];
 
@@ -164,6 +171,43 @@ void irq_count_unexpected(void)
 		irq_unexpected[cpu]++;
 }
 
+/**
+ * irq_count_spurious() - count a spurious interrupt on the calling CPU.
+ */
+void irq_count_spurious(void)
+{
+	unsigned int cpu = arch_cpu_id();
+
+	if (cpu < NR_CPUS)
+		irq_spurious[cpu]++;
+}
+
+/**
+ * irq_count_masked_at_boot() - the controllers' inputs masked at boot.
+ * @controllers: the interrupt controllers (x86_64: I/O APICs)
+ * @entries: their inputs, all masked now
+ * @unmasked: how many of them the firmware had left unmasked
+ */
+void irq_count_masked_at_boot(unsigned int controllers, unsigned int entries,
+			      unsigned int unmasked)
+{
+	irq_boot_masked.controllers = controllers;
+	irq_boot_masked.entries = entries;
+	irq_boot_masked.unmasked = unmasked;
+}
+
+/**
+ * irq_count_stray_masked() - inputs a stray's handler masked.
+ * @entries: how many (0: none delivered its vector)
+ */
+void irq_count_stray_masked(unsigned int entries)
+{
+	unsigned int cpu = arch_cpu_id();
+
+	if (cpu < NR_CPUS)
+		irq_stray_masked[cpu] += entries;
+}
+
 static void census_fn(void *arg)
 {
 	unsigned int cpu = arch_cpu_id();
@@ -193,7 +237,7 @@ static void irq_json(struct jw *w)
 {
 	unsigned int n = MIN(cpu_count, (unsigned int)NR_CPUS), cpus = 0;
 	unsigned int on = 0;
-	uint64_t wakes = 0, unexpected = 0;
+	uint64_t wakes = 0, unexpected = 0, spurious = 0, stray_masked = 0;
 
 	jw_obj(w, "irq");
 	jw_arr(w, "count");
@@ -203,6 +247,8 @@ static void irq_json(struct jw *w)
 			cpus++;
 		}
 		unexpected += irq_unexpected[c];
+		spurious += irq_spurious[c];
+		stray_masked += irq_stray_masked[c];
 		on += irq_on_seen[c] == 2;
 		if (!irq_counts[c])
 			continue;
@@ -215,6 +261,11 @@ static void irq_json(struct jw *w)
 	jw_u64(w, "idle_wakes", wakes);
 	jw_u64(w, "idle_wake_cpus", cpus);
 	jw_u64(w, "unexpected", unexpected);
+	jw_u64(w, "spurious", spurious);
+	jw_u64(w, "ioapics", irq_boot_masked.controllers);
+	jw_u64(w, "ioapic_entries", irq_boot_masked.entries);
+	jw_u64(w, "ioapic_unmasked", irq_boot_masked.unmasked);
+	jw_u64(w, "ioapic_stray_masked", stray_masked);
 	jw_u64(w, "on_cpus", on);
 	jw_obj_end(w);
 }
