@@ -111,7 +111,7 @@ static void phases_json(struct jw *w)
 	static const char *const cols[] = {
 		"phase",	"cachemaint", "samples", "min_ns",
 		"p50_ns",	"p99_ns",     "max_ns",	 "irqsoff_max_ns",
-		"irqsoff_site", "ns",	      "builds",
+		"irqsoff_site", "ns",	      "builds",	 "max_at_ns",
 	};
 
 	JW_TABLE(w, "phases", cols);
@@ -132,6 +132,7 @@ static void phases_json(struct jw *w)
 		jw_str(w, NULL, ph->irqsoff_site);
 		jw_u64(w, NULL, ticks_to_ns(ph->ticks));
 		jw_u64(w, NULL, ph->builds);
+		jw_u64(w, NULL, ticks_to_ns_since_entry(ph->max_at));
 		jw_row_end(w);
 	}
 	jw_table_end(w);
