@@ -43,22 +43,22 @@
 #define IOAPIC_RTE(n) (0x10 + 2 * (n))
 
 /* Redirection entry, low dword. */
-#define RTE_VECTOR     0xffu
-#define RTE_DELIVERY   (7u << 8) /* 0 fixed, 1 lowest priority */
-#define RTE_REMOTE_IRR (1u << 14)
-#define RTE_LEVEL      (1u << 15)
-#define RTE_MASKED     (1u << 16)
+#define RTE_VECTOR	  0xffu
+#define RTE_DELIVERY	  (7u << 8) /* 0 fixed, 1 lowest priority */
+#define RTE_REMOTE_IRR	  (1u << 14)
+#define RTE_LEVEL	  (1u << 15)
+#define RTE_MASKED	  (1u << 16)
 
-#define RTC_ISA_IRQ	   8
-#define RTC_INDEX	   0x70
-#define RTC_DATA	   0x71
-#define RTC_NMI_OFF	   0x80 /* index bit 7: keep NMIs off meanwhile */
-#define RTC_REG_A	   0x0a
-#define RTC_REG_B	   0x0b
-#define RTC_REG_C	   0x0c
-#define RTC_RATE_1024HZ	   6
-#define RTC_PIE		   0x40
-#define INJECT_TIMEOUT_US  100000 /* the RTC fires every 976 us */
+#define RTC_ISA_IRQ	  8
+#define RTC_INDEX	  0x70
+#define RTC_DATA	  0x71
+#define RTC_NMI_OFF	  0x80 /* index bit 7: keep NMIs off meanwhile */
+#define RTC_REG_A	  0x0a
+#define RTC_REG_B	  0x0b
+#define RTC_REG_C	  0x0c
+#define RTC_RATE_1024HZ	  6
+#define RTC_PIE		  0x40
+#define INJECT_TIMEOUT_US 100000 /* the RTC fires every 976 us */
 
 struct ioapic {
 	volatile uint32_t *regs;
@@ -192,9 +192,9 @@ static void rtc_periodic(bool on)
 static bool inject_route(void)
 {
 	uint16_t flags;
-	uint32_t gsi = x86_acpi ? acpi_isa_irq_gsi(x86_acpi, RTC_ISA_IRQ,
-						   &flags)
-				: RTC_ISA_IRQ;
+	uint32_t gsi = x86_acpi
+			       ? acpi_isa_irq_gsi(x86_acpi, RTC_ISA_IRQ, &flags)
+			       : RTC_ISA_IRQ;
 
 	for (unsigned int i = 0; i < ioapic_count; i++) {
 		if (gsi >= ioapics[i].gsi_base &&
