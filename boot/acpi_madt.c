@@ -2,8 +2,9 @@
 /*
  * The MADT parser (ACPI single-table parsers: see boot/acpi_priv.h): the
  * CPUs (local APIC, x2APIC, GICC entries) with their hwid, enabled and
- * online-capable flags, the boot CPU; the GICv3 distributor and
- * redistributor regions.
+ * online-capable flags, the boot CPU; the I/O APICs and the ISA interrupt
+ * source overrides (x86 masks every I/O APIC input at boot); the GICv3
+ * distributor and redistributor regions.
  */
 #include <keel/errno.h>
 #include <keel/string.h>
@@ -15,6 +16,7 @@
 #define MADT_LAPIC_ONLINE_CAPABLE (1u << 1)
 #define MADT_GICC_ONLINE_CAPABLE  (1u << 3)
 #define MPIDR_AFF_MASK		  0xff00ffffffULL
+#define MADT_BUS_ISA		  0
 
 /* ---- MADT --------------------------------------------------------- */
 
@@ -57,12 +59,102 @@ static void madt_add_cpu(struct acpi_info *info, uint8_t kind, uint64_t hwid,
 	}
 }
 
+/*
+ * MADT type 1: an I/O APIC. One at address 0 or at the address of one
+ * already listed is no I/O APIC the arch could mask: skipped, warned.
+ */
+static void madt_add_ioapic(struct acpi_info *info, const uint8_t *e)
+{
+	uint64_t base = acpi_get32(e + 4);
+	struct acpi_ioapic *io;
+
+	if (!base) {
+		acpi_warn(info, "MADT: I/O APIC ID %u at address 0, skipped",
+			  e[2]);
+		return;
+	}
+	for (unsigned int i = 0; i < info->ioapic_count; i++) {
+		if (info->ioapic[i].base == base) {
+			acpi_warn(info,
+				  "MADT: I/O APIC at %#llx listed twice, "
+				  "ignoring the second entry",
+				  (unsigned long long)base);
+			return;
+		}
+	}
+	if (info->ioapic_count >= ACPI_MAX_IOAPICS) {
+		if (!info->ioapic_dropped++)
+			acpi_warn(info,
+				  "MADT: more than %u I/O APIC entries, the "
+				  "rest ignored (not masked)",
+				  ACPI_MAX_IOAPICS);
+		return;
+	}
+	io = &info->ioapic[info->ioapic_count++];
+	io->base = base;
+	io->gsi_base = acpi_get32(e + 8);
+	io->id = e[2];
+}
+
+/*
+ * MADT type 2: an interrupt source override. Only the ISA bus (0) has
+ * them; an IRQ overridden twice keeps the first.
+ */
+static void madt_add_override(struct acpi_info *info, const uint8_t *e)
+{
+	struct acpi_irq_override *o;
+
+	if (e[2] != MADT_BUS_ISA || e[3] >= ACPI_ISA_IRQS) {
+		acpi_warn(info,
+			  "MADT: interrupt source override of bus %u IRQ %u "
+			  "(only ISA IRQs 0-%u exist), skipped",
+			  e[2], e[3], ACPI_ISA_IRQS - 1);
+		return;
+	}
+	o = &info->isa_irq[e[3]];
+	if (o->present) {
+		acpi_warn(info,
+			  "MADT: ISA IRQ %u overridden twice (GSI %u, then "
+			  "%u), keeping the first",
+			  e[3], o->gsi, acpi_get32(e + 4));
+		return;
+	}
+	o->gsi = acpi_get32(e + 4);
+	o->flags = (uint16_t)(e[8] | e[9] << 8);
+	o->present = true;
+}
+
+/**
+ * acpi_isa_irq_gsi() - ISA IRQ @irq after the MADT's overrides.
+ * @info: the parsed tables
+ * @irq: the ISA IRQ, below ACPI_ISA_IRQS
+ * @flags: out: the override's MPS INTI flags, 0 without one
+ *
+ * Return: its GSI (@irq itself without an override).
+ */
+uint32_t acpi_isa_irq_gsi(const struct acpi_info *info, unsigned int irq,
+			  uint16_t *flags)
+{
+	const struct acpi_irq_override *o;
+
+	*flags = 0;
+	if (irq >= ACPI_ISA_IRQS || !info->isa_irq[irq].present)
+		return irq;
+	o = &info->isa_irq[irq];
+	*flags = o->flags;
+	return o->gsi;
+}
+
 /* Minimum length of each MADT entry type we read (0: not read). */
 static uint8_t madt_min_len(uint8_t type)
 {
 	switch (type) {
 	case 0:
 		return 8;
+	case 1:
+		return 12;
+	case 2:
+		return 10;
 	case 5:
 		return 12;
 	case 9:
@@ -126,6 +218,12 @@ int acpi_parse_madt(const void *buf, size_t len, uint64_t hwid_boot,
 					     MADT_LAPIC_ONLINE_CAPABLE,
 				     hwid_boot);
 			break;
+		case 1: /* I/O APIC */
+			madt_add_ioapic(info, e);
+			break;
+		case 2: /* interrupt source override */
+			madt_add_override(info, e);
+			break;
 		case 5: /* local APIC address override */
 			info->lapic_base = acpi_get64(e + 4);
 			break;
@@ -170,7 +268,7 @@ int acpi_parse_madt(const void *buf, size_t len, uint64_t hwid_boot,
 				acpi_get32(e + 12);
 			info->gicr_count++;
 			break;
-		default: /* I/O APIC, overrides, NMIs, ITS...: not ours */
+		default: /* NMI sources, NMIs, ITS...: not ours */
 			break;
 		}
 	}

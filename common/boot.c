@@ -25,6 +25,7 @@
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
 #include <keel/domain.h>
+#include <keel/errno.h>
 #include <keel/escape.h>
 #include <keel/frametable.h>
 #include <keel/heap.h>
@@ -226,6 +227,27 @@ static void raise_stray(uint64_t n, void *ctx)
 	}
 }
 
+/*
+ * inject=ioapic-unmask, before the scrub: a controller input whose source
+ * keeps firing unmasked on the boot CPU with its interrupts on; the
+ * stray handler must mask it, and the boot goes on.
+ */
+static void inject_line(void)
+{
+	int err;
+
+	if (!inject_has(INJECT_IOAPIC_UNMASK, 0))
+		return;
+	err = arch_irq_inject_line();
+	if (err == -EOPNOTSUPP)
+		pr_warn("inject=ioapic-unmask: this machine has no I/O APIC "
+			"input to unmask, nothing injected\n");
+	else if (err)
+		pr_warn("inject=ioapic-unmask: the unmasked input was not "
+			"masked again in time (%d)\n",
+			err);
+}
+
 /**
  * boot_verdict() - the one place a boot's verdict is decided.
  * @a: the audit of this boot.
@@ -374,6 +396,7 @@ void keel_main(struct bootinfo *bi)
 	 */
 	arch_irq_enable();
 	inject_for_each(INJECT_IRQ_UNEXPECTED, raise_stray, NULL);
+	inject_line();
 	phase_heap(bi, nodes);
 	phase_scrub();
 	if (opts.p2m_selftest)

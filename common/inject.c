@@ -30,6 +30,11 @@ const struct inject_kind_desc inject_kinds[] = {
 	{INJECT_BAD_DT_DISTANCE, "bad-dt-distance", INJECT_ARG_NONE, 0},
 	{INJECT_IRQ_UNEXPECTED, "irq-unexpected", INJECT_ARG_COUNT,
 	 INJECT_STRAY_MAX},
+	/*
+	 * x86_64 acts on it twice: before it masks the I/O APICs (setup.c,
+	 * from its early options) and at its fault point before the scrub.
+	 */
+	{INJECT_IOAPIC_UNMASK, "ioapic-unmask", INJECT_ARG_NONE, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 

@@ -118,8 +118,10 @@ void irq_timer_handler(uint64_t entry)
 	ph->hist[lat_bucket(ns)]++;
 	if (!ph->samples || ns < ph->min_ns)
 		ph->min_ns = ns;
-	if (ns > ph->max_ns)
+	if (ns > ph->max_ns) {
 		ph->max_ns = ns;
+		ph->max_at = lat.deadline;
+	}
 	ph->samples++;
 	next = lat.deadline + lat.period;
 	if (next <= entry)

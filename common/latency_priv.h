@@ -36,6 +36,7 @@ struct lat_phase {
 	unsigned int builds; /* domains built: probe CPU or the load CPUs */
 	int build_err;	     /* the last one's error, 0 */
 	uint64_t samples, min_ns, max_ns;
+	uint64_t max_at;      /* the worst sample's deadline (arch_ticks()) */
 	uint64_t ticks;	      /* the phase's length */
 	uint64_t irqsoff_max; /* ticks */
 	const char *irqsoff_site;

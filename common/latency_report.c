@@ -7,8 +7,10 @@
  * the bucket holding the sample, so within 25% above the true value
  * (never above max_ns, which is exact, like min_ns).
  *
- * Also the per-CPU interrupt counters (irq_count_taken()): each CPU
- * writes its own slot; the report reads them with every CPU parked.
+ * Also the per-CPU interrupt counters (irq_count_taken(), _unexpected(),
+ * _spurious(), _stray_masked()): each CPU writes its own slot; the report
+ * reads them with every CPU parked. The controllers' inputs masked at
+ * boot are counted once, by the arch, before interrupts are on.
  */
 #include <arch/cpu.h>
 #include <keel/cpumask.h>
@@ -21,7 +23,12 @@
 #include "latency_priv.h"
 
 static uint32_t irq_counts[NR_CPUS], irq_wakes[NR_CPUS];
-static uint32_t irq_unexpected[NR_CPUS];
+static uint32_t irq_unexpected[NR_CPUS], irq_spurious[NR_CPUS];
+static uint32_t irq_stray_masked[NR_CPUS];
+/* irq_count_masked_at_boot(): written once, before interrupts are on. */
+static struct {
+	unsigned int controllers, entries, unmasked;
+} irq_boot_masked;
 /* irq_census(): 0 not asked (offline), 1 interrupts off, 2 on. */
 static uint8_t irq_on_seen[NR_CPUS];
 
@@ -105,7 +112,7 @@ static void phases_json(struct jw *w)
 	static const char *const cols[] = {
 		"phase",	"cachemaint", "samples", "min_ns",
 		"p50_ns",	"p99_ns",     "max_ns",	 "irqsoff_max_ns",
-		"irqsoff_site", "ns",	      "builds",
+		"irqsoff_site", "ns",	      "builds",	 "max_at_ns",
 	};
 
 	JW_TABLE(w, "phases", cols);
@@ -126,6 +133,7 @@ static void phases_json(struct jw *w)
 		jw_str(w, NULL, ph->irqsoff_site);
 		jw_u64(w, NULL, ticks_to_ns(ph->ticks));
 		jw_u64(w, NULL, ph->builds);
+		jw_u64(w, NULL, ticks_to_ns_since_entry(ph->max_at));
 		jw_row_end(w);
 	}
 	jw_table_end(w);
@@ -165,6 +173,43 @@ void irq_count_unexpected(void)
 		irq_unexpected[cpu]++;
 }
 
+/**
+ * irq_count_spurious() - count a spurious interrupt on the calling CPU.
+ */
+void irq_count_spurious(void)
+{
+	unsigned int cpu = arch_cpu_id();
+
+	if (cpu < NR_CPUS)
+		irq_spurious[cpu]++;
+}
+
+/**
+ * irq_count_masked_at_boot() - the controllers' inputs masked at boot.
+ * @controllers: the interrupt controllers (x86_64: I/O APICs)
+ * @entries: their inputs, all masked now
+ * @unmasked: how many of them the firmware had left unmasked
+ */
+void irq_count_masked_at_boot(unsigned int controllers, unsigned int entries,
+			      unsigned int unmasked)
+{
+	irq_boot_masked.controllers = controllers;
+	irq_boot_masked.entries = entries;
+	irq_boot_masked.unmasked = unmasked;
+}
+
+/**
+ * irq_count_stray_masked() - inputs a stray's handler masked.
+ * @entries: how many (0: none delivered its vector)
+ */
+void irq_count_stray_masked(unsigned int entries)
+{
+	unsigned int cpu = arch_cpu_id();
+
+	if (cpu < NR_CPUS)
+		irq_stray_masked[cpu] += entries;
+}
+
 static void census_fn(void *arg)
 {
 	unsigned int cpu = arch_cpu_id();
@@ -194,7 +239,7 @@ static void irq_json(struct jw *w)
 {
 	unsigned int n = MIN(cpu_count, (unsigned int)NR_CPUS), cpus = 0;
 	unsigned int on = 0;
-	uint64_t wakes = 0, unexpected = 0;
+	uint64_t wakes = 0, unexpected = 0, spurious = 0, stray_masked = 0;
 
 	jw_obj(w, "irq");
 	jw_arr(w, "count");
@@ -204,6 +249,8 @@ static void irq_json(struct jw *w)
 			cpus++;
 		}
 		unexpected += irq_unexpected[c];
+		spurious += irq_spurious[c];
+		stray_masked += irq_stray_masked[c];
 		on += irq_on_seen[c] == 2;
 		if (!irq_counts[c])
 			continue;
@@ -216,6 +263,11 @@ static void irq_json(struct jw *w)
 	jw_u64(w, "idle_wakes", wakes);
 	jw_u64(w, "idle_wake_cpus", cpus);
 	jw_u64(w, "unexpected", unexpected);
+	jw_u64(w, "spurious", spurious);
+	jw_u64(w, "ioapics", irq_boot_masked.controllers);
+	jw_u64(w, "ioapic_entries", irq_boot_masked.entries);
+	jw_u64(w, "ioapic_unmasked", irq_boot_masked.unmasked);
+	jw_u64(w, "ioapic_stray_masked", stray_masked);
 	jw_u64(w, "on_cpus", on);
 	jw_obj_end(w);
 }

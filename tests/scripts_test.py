@@ -27,7 +27,8 @@ pass), then copies of its log with one invariant broken each (a reserved
 byte free, a page lost, a panic, a clobbered canary, a wrong node, a crash,
 a hang): it must flag every one; its generator must be repeatable.
 scripts/check-size.py must name a 61-line Python method and C test function
-and pass them at 60 lines. The parts live in tests/scripts_base.py (the
+and pass them at 60 lines. keel.hostfreeze is shown timestamps with known
+gaps and a made-up /proc/stat. The parts live in tests/scripts_base.py (the
 count), scripts_trace.py (traces, compact reports) and scripts_fuzz.py.
 
 Prints one line per failed check, then "scripts-test: N passed, M failed";
@@ -41,7 +42,7 @@ import os
 import sys
 import tempfile
 
-from scripts.keel import boot, report, schema
+from scripts.keel import boot, hostfreeze, report, schema
 from scripts.keel.bench import fmt_ns
 from scripts.keel.boot import TOP
 
@@ -431,6 +432,31 @@ def stopped_tests():
           [f"{b} passed" for b in bad if not problems(b)])
 
 
+def hostfreeze_tests(tmp):
+    """keel.hostfreeze: the windows without any event (unsorted input, the
+    threshold exclusive), their phase in a 100 ms period, the steal field
+    of a /proc/stat (jiffies of USER_HZ 100, in ms; None without one)."""
+    times = [10.0001, 10.0, 10.0002, 10.0352, 10.0353, 10.100, 10.1101]
+    got = hostfreeze.silent_windows(times, 0.010)
+    want = [(10.0002, 10.0352), (10.0353, 10.1), (10.1, 10.1101)]
+    check("hostfreeze: silent windows",
+          [] if got == want else [f"{got} != {want}"])
+    phase = hostfreeze.period_phase_ms(1964.619988)
+    check("hostfreeze: phase in a 100 ms period",
+          [] if abs(phase - 19.988) < 1e-3 else [f"{phase}"])
+    stat = os.path.join(tmp, "stat")
+    with open(stat, "w") as f:
+        f.write("cpu  40103 58800 40837 63085 562 0 251 3348 0 0\n"
+                "cpu0 1 2 3 4 5 6 7 8 0 0\n")
+    miss = os.path.join(tmp, "nostat")
+    with open(miss, "w") as f:
+        f.write("cpu  1 2 3\n")
+    got = (hostfreeze.steal_ms(stat), hostfreeze.steal_ms(miss),
+           hostfreeze.steal_ms(os.path.join(tmp, "absent")))
+    check("hostfreeze: steal_ms", [] if got == (33480, None, None)
+          else [f"{got}"])
+
+
 def layers_test(tmp):
     """scripts/check-layers.py names a call from common/ up into boot/ and
     passes the same objects once the call goes down (common/ -> lib)."""
@@ -519,6 +545,7 @@ def main():
     fuzz_maps_rules()
     with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
         boot_fake_tests(tmp)
+        hostfreeze_tests(tmp)
         layers_test(tmp)
         size_rule_test(tmp)
     if not os.access(keel, os.X_OK):

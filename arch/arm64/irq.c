@@ -91,8 +91,10 @@ void arm64_irq(void)
 	uint64_t entry = arch_ticks();
 	uint64_t intid = read_sysreg(icc_iar1_el1) & 0xffffff;
 
-	if (intid >= INTID_SPURIOUS && intid < 1024)
+	if (intid >= INTID_SPURIOUS && intid < 1024) {
+		irq_count_spurious();
 		return;
+	}
 	if (intid == timer_ppi()) {
 		timer_ctl(TIMER_IMASK);
 		irq_count_taken(false);
@@ -160,6 +162,15 @@ void arch_cpu_wait_irq(void)
 int arch_irq_raise_stray(void)
 {
 	return gic_raise_stray_sgi();
+}
+
+/**
+ * arch_irq_inject_line() - inject=ioapic-unmask: no I/O APIC here.
+ * Return: -EOPNOTSUPP.
+ */
+int arch_irq_inject_line(void)
+{
+	return -EOPNOTSUPP;
 }
 
 /** arch_timer_mode() - Return: "cnthp-el2" or "cntv-el1". */

@@ -152,6 +152,12 @@ int arch_irq_raise_stray(void)
 	return -EOPNOTSUPP;
 }
 
+/** arch_irq_inject_line() - Return: -EOPNOTSUPP (no I/O APIC). */
+int arch_irq_inject_line(void)
+{
+	return -EOPNOTSUPP;
+}
+
 /** arch_timer_mode() - Return: "posix-timer". */
 const char *arch_timer_mode(void)
 {

@@ -5,8 +5,8 @@
  * the vector, the error code (0 when the CPU pushes none) and the frame the
  * CPU pushed (rip, cs, rflags, rsp, ss). Every exception is fatal, so
  * nothing ever returns from x86_trap(). The interrupt stubs (the local
- * APIC timer and wake-up IPI, spurious, any other vector) return with
- * iretq.
+ * APIC timer and wake-up IPI; one per other vector, the spurious one
+ * included) return with iretq.
  */
 #include <asm/x86.h>
 
@@ -70,18 +70,57 @@ trap_stub_\v:
 	 */
 	IRQ_STUB x86_wake_stub, x86_timer_irq
 
-	/* The APIC's spurious vector: no EOI, nothing to do. */
-	.align 16
-	.globl x86_spurious_stub
-x86_spurious_stub:
-	iretq
+	/*
+	 * Every other vector 32..255, the APIC's spurious vector among them:
+	 * one X86_VECTOR_STUB_SIZE-byte stub each, which pushes its vector
+	 * for x86_other_irq(vector) (irq.c): an interrupt keel never asked
+	 * for (firmware left a source on), counted and ended, not fatal,
+	 * now that keel runs with interrupts on.
+	 */
+	.align X86_VECTOR_STUB_SIZE
+	.globl x86_vector_stubs
+x86_vector_stubs:
+	vector = 32
+	.rept 256 - 32
+0:
+	pushq $vector
+	jmp vector_common
+	/* Each stub X86_VECTOR_STUB_SIZE bytes (an error if it outgrew them). */
+	.fill 0b + X86_VECTOR_STUB_SIZE - ., 1, 0xcc
+	vector = vector + 1
+	.endr
 
 	/*
-	 * Other vectors 32..255: an interrupt keel never asked for (firmware
-	 * left a source on): counted (report irq.unexpected) and ended, not
-	 * fatal, now that keel runs with interrupts on.
+	 * The scratch registers saved around x86_other_irq(vector); with the
+	 * CPU's 5 quadwords, the vector and these 9, one more keeps %rsp
+	 * 16-byte aligned at the call.
 	 */
-	IRQ_STUB trap_stub_other, x86_other_irq
+vector_common:
+	pushq %rax
+	pushq %rcx
+	pushq %rdx
+	pushq %rsi
+	pushq %rdi
+	pushq %r8
+	pushq %r9
+	pushq %r10
+	pushq %r11
+	cld
+	movq 72(%rsp), %rdi
+	subq $8, %rsp
+	call x86_other_irq
+	addq $8, %rsp
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rax
+	addq $8, %rsp
+	iretq
 
 trap_common:
 	pushq %rax
@@ -114,8 +153,5 @@ trap_stub_table:
 	.irp v, 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29,30,31
 	.quad trap_stub_\v
 	.endr
-	.globl trap_stub_other_addr
-trap_stub_other_addr:
-	.quad trap_stub_other
 
 	.section .note.GNU-stack, "", @progbits

@@ -8,7 +8,8 @@
  * TSC first, tells the two apart by this CPU's `armed` flag (set by
  * arch_timer_arm_at(), cleared when the interrupt comes or by
  * arch_timer_cancel()), calls common code for a probe deadline, counts
- * the interrupt and writes the EOI. Handlers run with IF clear (an
+ * the interrupt and writes the EOI. Every other vector is a stray,
+ * counted and ended (x86_other_irq()). Handlers run with IF clear (an
  * interrupt gate); nothing nests.
  *
  * Lock: none; each CPU touches only its own `armed` slot and its own
@@ -77,46 +78,61 @@ void x86_timer_irq(void)
 	x86_apic_eoi();
 }
 
-/*
- * Unexpected interrupts a CPU ends with an EOI; the next one is left in
- * service. keel does not program the I/O APIC, so a level-triggered line
- * a firmware left unmasked would fire again after every EOI: left in
- * service, it blocks its own priority class and those below in the local
- * APIC, and the storm ends. X86_WAKE_VEC (class 15) still comes through,
- * unless the source is in class 15 too.
- */
-#define UNEXPECTED_EOI_MAX 64
-static uint8_t unexpected_ended[NR_CPUS];
-
 /**
- * x86_other_irq() - any other vector (entry.S): count it and end it at the
- * local APIC when there is one (an EOI with nothing in service is
- * ignored), at most UNEXPECTED_EOI_MAX times per CPU.
+ * x86_other_irq() - every vector but X86_WAKE_VEC (entry.S's stubs).
+ * @vec: the vector taken
+ *
+ * An interrupt keel never asked for is counted, the I/O APIC entries
+ * that deliver @vec are masked (a level-triggered line that stays
+ * asserted would come back after every EOI, for ever), and it is ended
+ * with an EOI: never left in service, where it would block its priority
+ * class and those below (one in class 15 would block X86_WAKE_VEC). The
+ * local APIC's own spurious vector is not in service and takes no EOI
+ * (Intel SDM vol. 3A, "Spurious Interrupt"): counted only. A fixed
+ * interrupt sent on that vector is in service: a stray like the others.
  */
-void x86_other_irq(void);
-void x86_other_irq(void)
+void x86_other_irq(uint64_t vec);
+void x86_other_irq(uint64_t vec)
 {
-	unsigned int cpu = arch_cpu_id();
+	bool apic = lapic_x2apic() || lapic_mmio();
 
-	irq_count_unexpected();
-	if (cpu >= NR_CPUS || unexpected_ended[cpu] >= UNEXPECTED_EOI_MAX)
+	if (vec == X86_SPURIOUS_VEC && (!apic || !lapic_in_service(vec))) {
+		irq_count_spurious();
 		return;
-	unexpected_ended[cpu]++;
-	if (lapic_x2apic() || lapic_mmio())
+	}
+	irq_count_unexpected();
+	irq_count_stray_masked(ioapic_mask_vector((uint8_t)vec));
+	if (apic)
 		x86_apic_eoi();
 }
 
+/* How long a self-IPI may take to be taken and ended (a few us). */
+#define STRAY_TAKEN_US 10000
+
 /**
- * arch_irq_raise_stray() - a fixed self-IPI on X86_STRAY_VEC; taken at
- * once (interrupts on), or merged with one already pending.
+ * arch_irq_raise_stray() - a fixed self-IPI on X86_STRAY_VEC, taken at
+ * once (interrupts on); returns once it was taken and ended, so that the
+ * next one is not merged with it (at most STRAY_TAKEN_US: one left in
+ * service or requested stays so, and the next merges).
  * Return: 0, or -EOPNOTSUPP without a local APIC, -EIO from the ICR.
  */
 int arch_irq_raise_stray(void)
 {
+	uint64_t end;
+	int err;
+
 	if (!lapic_x2apic() && !lapic_mmio())
 		return -EOPNOTSUPP;
-	return lapic_send_ipi(x86_apic_id(),
-			      ICR_FIXED | ICR_ASSERT | X86_STRAY_VEC);
+	err = lapic_send_ipi(x86_apic_id(),
+			     ICR_FIXED | ICR_ASSERT | X86_STRAY_VEC);
+	end = rdtsc() +
+	      (tsc_hz ? tsc_hz : 1000000000ull) / 1000000 * STRAY_TAKEN_US;
+	while (!err &&
+	       (lapic_requested(X86_STRAY_VEC) ||
+		lapic_in_service(X86_STRAY_VEC)) &&
+	       rdtsc() < end)
+		arch_cpu_relax();
+	return err;
 }
 
 /**

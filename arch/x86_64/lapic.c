@@ -252,6 +252,26 @@ void lapic_timer_stop(void)
 }
 
 /**
+ * lapic_in_service() - @vec's bit of the running CPU's In-Service Register.
+ * @vec: a vector
+ * Return: true when @vec is in service (an EOI would end it).
+ */
+bool lapic_in_service(uint8_t vec)
+{
+	return lapic_read(APIC_ISR + (vec / 32) * 0x10) & (1u << (vec % 32));
+}
+
+/**
+ * lapic_requested() - @vec's bit of the Interrupt Request Register.
+ * @vec: a vector
+ * Return: true when @vec waits to be taken.
+ */
+bool lapic_requested(uint8_t vec)
+{
+	return lapic_read(APIC_IRR + (vec / 32) * 0x10) & (1u << (vec % 32));
+}
+
+/**
  * x86_apic_eoi() - end of the wake interrupt (entry.S x86_wake_stub).
  */
 void x86_apic_eoi(void)

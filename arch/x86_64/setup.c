@@ -5,8 +5,8 @@
  * console, IDT, the multiboot information (magic decides mb1 or mb2; the
  * parsers copy what keel keeps into bootinfo), the reservations, the boot
  * CPU's per-CPU data, the direct map, the ACPI tables (CPUs, NUMA nodes,
- * distances, PM timer, S5), the CPU topology, the TSC, then keel_main()
- * never to return.
+ * distances, PM timer, S5), the CPU topology, the TSC, every I/O APIC
+ * entry masked (ioapic.c), then keel_main() never to return.
  *
  * Reservations made here (docs/booting.md):
  *   [0, 1 MiB)        "low 1M bios/trampoline": IVT, BDA, EBDA, option
@@ -68,6 +68,8 @@ bool x86_acpi_off;
  * parses the options; fwboot_acpi() then parses corrupted copies.
  */
 static unsigned int x86_acpi_inject;
+/* inject=ioapic-unmask: the RTC's line on before the masking (ioapic.c). */
+static bool x86_ioapic_inject;
 /* console= (options_early()), used once the direct map exists. */
 static struct console_spec early_console;
 static char early_console_text[sizeof(opts.console)];
@@ -141,8 +143,9 @@ static __noreturn void boot_fail(const char *why)
  * What keel needs before keel_main() parses the options, from the raw
  * command line (options_early(): the same parse, quiet): after= (so that a
  * failure before then still ends a QEMU test run), acpi= and the
- * inject= kinds that corrupt firmware tables (the tables are read here),
- * console= (the console is chosen before keel_main()).
+ * inject= kinds that corrupt firmware tables (the tables are read here)
+ * or act before the I/O APICs are masked, console= (the console is chosen
+ * before keel_main()).
  */
 static void scan_early_words(const char *s)
 {
@@ -155,6 +158,7 @@ static void scan_early_words(const char *s)
 	early_console = early.console_spec;
 	strlcpy(early_console_text, early.console, sizeof(early_console_text));
 	x86_acpi_inject = inject & (FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_SLIT);
+	x86_ioapic_inject = options_inject_has(&early, INJECT_IOAPIC_UNMASK, 0);
 }
 
 static int parse_multiboot2(struct bootinfo *bi, uint32_t info_pa)
@@ -236,6 +240,7 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	x86_console_firmware(x86_acpi);
 	x86_topology_fill(bi);
 	tsc_init(bi);
+	ioapic_init(bi, x86_ioapic_inject);
 	x86_qemu_init();
 	fwboot_finish(bi);
 	keel_main(bi);

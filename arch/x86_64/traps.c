@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Exceptions and interrupt vectors. keel runs with interrupts disabled
- * but for an idle secondary's sti; hlt and the CPUs of the latency probe
- * (irq.c): the local APIC timer's X86_WAKE_VEC goes to x86_wake_stub
- * (entry.S, x86_timer_irq()), the spurious vector only returns. The
+ * Exceptions and interrupt vectors. The local APIC timer's and wake-up
+ * IPI's X86_WAKE_VEC goes to x86_wake_stub (entry.S, x86_timer_irq());
+ * every other vector 32-255, the spurious one too, to its own stub of
+ * x86_vector_stubs, which calls x86_other_irq(vector) (irq.c). The
  * legacy 8259 PICs are remapped to vectors 0x20-0x2f and masked, so that
  * the PIT's IRQ 0 never arrives as vector 8 (a "double fault") once
  * interrupts are on. keel never expects an exception: each one is fatal. x86_trap() prints the vector, error code,
@@ -47,8 +47,7 @@ struct idt_ptr {
 } __packed;
 
 extern const uint64_t trap_stub_table[32];
-extern const uint64_t trap_stub_other_addr;
-extern const char x86_wake_stub[], x86_spurious_stub[];
+extern const char x86_wake_stub[], x86_vector_stubs[];
 
 static struct idt_entry idt[256] __aligned(16);
 static volatile int in_trap;
@@ -121,10 +120,12 @@ static void pic_mask_all(void)
 void traps_init(void)
 {
 	pic_mask_all();
-	for (unsigned int v = 0; v < 256; v++)
-		idt_set(v, v < 32 ? trap_stub_table[v] : trap_stub_other_addr);
+	for (unsigned int v = 0; v < 32; v++)
+		idt_set(v, trap_stub_table[v]);
+	for (unsigned int v = 32; v < 256; v++)
+		idt_set(v, (uint64_t)(uintptr_t)x86_vector_stubs +
+				   (v - 32) * X86_VECTOR_STUB_SIZE);
 	idt_set(X86_WAKE_VEC, (uint64_t)(uintptr_t)x86_wake_stub);
-	idt_set(X86_SPURIOUS_VEC, (uint64_t)(uintptr_t)x86_spurious_stub);
 	traps_load();
 }
 

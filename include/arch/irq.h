@@ -15,9 +15,12 @@
  * secondary from the moment it serves its mailbox (common/smp_boot.c),
  * the boot CPU once the CPUs are started (common/boot.c). Critical
  * sections mask them: the heap's node locks (spin_lock_irqsave()), the
- * check-and-halt of an idle wait. No handler takes a lock. The interrupts keel takes: the idle wake-ups (wake-up IPI or SGI,
- * the idle timer), the latency probe's timer, and any other that firmware
- * left on, counted as unexpected and ended.
+ * check-and-halt of an idle wait. No handler takes a lock but x86_64's
+ * I/O APIC register lock, which every holder takes with interrupts off.
+ * The interrupts keel takes: the idle wake-ups (wake-up IPI or SGI, the
+ * idle timer), the latency probe's timer, and any other that firmware
+ * left on, counted as unexpected, its source masked where the arch can
+ * tell it (x86_64: the I/O APIC entries of its vector), and ended.
  */
 #ifndef ARCH_IRQ_H
 #define ARCH_IRQ_H
@@ -72,6 +75,25 @@ void irq_timer_handler(uint64_t entry);
 void irq_count_taken(bool idle_wake);
 /* Count an interrupt keel never asked for (irq.unexpected). */
 void irq_count_unexpected(void);
+/*
+ * Count a spurious interrupt (irq.spurious): x86_64 the local APIC's
+ * spurious vector with nothing in service, arm64 INTIDs 1020-1023.
+ */
+void irq_count_spurious(void);
+/*
+ * The firmware's interrupt controller inputs, masked once at boot before
+ * any CPU turns interrupts on (x86_64: every redirection entry of the
+ * MADT's I/O APICs): @controllers, @entries in all, @unmasked of which
+ * the firmware had left unmasked (irq.ioapics, irq.ioapic_entries,
+ * irq.ioapic_unmasked).
+ */
+void irq_count_masked_at_boot(unsigned int controllers, unsigned int entries,
+			      unsigned int unmasked);
+/*
+ * @entries controller inputs masked by a stray interrupt's handler
+ * because they deliver its vector (irq.ioapic_stray_masked).
+ */
+void irq_count_stray_masked(unsigned int entries);
 
 /*
  * inject=irq-unexpected: raise on the calling CPU, interrupts on, one
@@ -80,6 +102,16 @@ void irq_count_unexpected(void);
  * Return: 0, or -EOPNOTSUPP (no local APIC or GICv3; the sandbox), -EIO.
  */
 int arch_irq_raise_stray(void);
+
+/*
+ * inject=ioapic-unmask, before the scrub, on the calling CPU with
+ * interrupts on: unmask a controller input whose source keeps firing
+ * (x86_64: the RTC's I/O APIC entry, level-triggered, its line held
+ * asserted), and wait until the stray handler has masked it again.
+ * Return: 0, -EOPNOTSUPP (no such input: arm64, the sandbox, an x86
+ * without an I/O APIC for the RTC), -ETIMEDOUT (not masked in time).
+ */
+int arch_irq_inject_line(void);
 
 /*
  * Wait for an interrupt with interrupts on (the latency probe between its

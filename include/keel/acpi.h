@@ -106,6 +106,8 @@ struct acpi_memblk {
 #define ACPI_MAX_MEMBLKS 128
 #define ACPI_MAX_TABLES	 64
 #define ACPI_MAX_GICR	 16
+#define ACPI_MAX_IOAPICS 64
+#define ACPI_ISA_IRQS	 16
 
 /* A table listed by the root table (checksum and length valid). */
 struct acpi_table_ref {
@@ -135,6 +137,23 @@ struct acpi_info {
 	} gicr[ACPI_MAX_GICR];
 	unsigned int gicr_count;
 	unsigned int gicr_dropped; /* entries beyond ACPI_MAX_GICR */
+	/* MADT type 1: the I/O APICs, in table order (x86 masks them all) */
+	struct acpi_ioapic {
+		uint64_t base;	   /* register window (IOREGSEL, IOWIN) */
+		uint32_t gsi_base; /* the GSI of its first input */
+		uint8_t id;
+	} ioapic[ACPI_MAX_IOAPICS];
+	unsigned int ioapic_count;
+	unsigned int ioapic_dropped; /* entries beyond ACPI_MAX_IOAPICS */
+	/*
+	 * MADT type 2: ISA IRQ -> GSI overrides, by ISA IRQ; an IRQ without
+	 * one is GSI = IRQ, ISA's active-high edge (acpi_isa_irq_gsi()).
+	 */
+	struct acpi_irq_override {
+		uint32_t gsi;
+		uint16_t flags; /* MPS INTI: polarity bits 0-1, trigger 2-3 */
+		bool present;
+	} isa_irq[ACPI_ISA_IRQS];
 	struct acpi_cpu cpus[ACPI_MAX_CPUS];
 	unsigned int cpu_count; /* entries in cpus[] (usable or not) */
 	unsigned int cpu_usable_count;
@@ -269,6 +288,15 @@ int acpi_parse_slit(const void *buf, size_t len, struct acpi_info *info);
 int acpi_parse_fadt(const void *buf, size_t len, struct acpi_info *info);
 int acpi_parse_hpet(const void *buf, size_t len, struct acpi_info *info);
 int acpi_parse_spcr(const void *buf, size_t len, struct acpi_info *info);
+
+/*
+ * acpi_isa_irq_gsi(): the GSI of ISA IRQ @irq (< ACPI_ISA_IRQS) after the
+ * MADT's overrides, and in *@flags their MPS INTI flags (0: the bus's
+ * default, active-high edge for ISA).
+ * Return: the GSI.
+ */
+uint32_t acpi_isa_irq_gsi(const struct acpi_info *info, unsigned int irq,
+			  uint16_t *flags);
 
 /*
  * acpi_find_s5(): bounded scan of DSDT AML bytes for Name(_S5_, Package)

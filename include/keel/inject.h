@@ -31,6 +31,7 @@ enum inject_kind {
 	INJECT_BAD_SLIT,	/* bad-slit: the arch corrupts the SLIT read */
 	INJECT_BAD_DT_DISTANCE, /* bad-dt-distance: the DT distance-matrix */
 	INJECT_IRQ_UNEXPECTED,	/* irq-unexpected:N: N stray interrupts */
+	INJECT_IOAPIC_UNMASK,	/* ioapic-unmask: a stuck level line unmasked */
 };
 
 /*

@@ -29,12 +29,17 @@ QEMU's -name debug-threads=on) and then
     too, and stops watching SETTLE_S after the probe's thread is pinned
     (a scan of /proc takes milliseconds of a core).
 What it could not do (no permission, one host core) is in .notes; the
-boot runs anyway.
+boot runs anyway. .steal_ms is the steal time of all CPUs while it was
+entered (scripts/keel/hostfreeze.py): what a host that stops this VM took
+from the boot, which no pinning inside the VM can prevent; None when
+/proc/stat has none.
 """
 
 import os
 import threading
 import time
+
+from . import hostfreeze
 
 # Poll for QEMU's threads every POLL_S until the probe's vCPU thread is
 # seen, then every SLOW_S until SETTLE_S later (QEMU starts its threads
@@ -90,6 +95,7 @@ class Pinned:
     def __init__(self, probe_cpu):
         self.probe = f"CPU {probe_cpu}/TCG"
         self.notes = []
+        self.steal_ms = None
         self.done = set()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
@@ -113,9 +119,13 @@ class Pinned:
             self._dma = None
             self.notes.append(f"/dev/cpu_dma_latency: {e.strerror}")
         self._thread.start()
+        self._steal = hostfreeze.steal_ms()
         return self
 
     def __exit__(self, *exc):
+        steal = hostfreeze.steal_ms()
+        if steal is not None and self._steal is not None:
+            self.steal_ms = steal - self._steal
         self._stop.set()
         self._thread.join()
         os.sched_setaffinity(0, self._affinity)

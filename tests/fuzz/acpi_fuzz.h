@@ -21,6 +21,15 @@ static inline void acpi_fuzz_check(const struct acpi_info *ai)
 	FUZZ_CHECK(ai->node_count >= 1 && ai->node_count <= MAX_NUMNODES);
 	FUZZ_CHECK(ai->memblk_count <= ACPI_MAX_MEMBLKS);
 	FUZZ_CHECK(ai->table_count <= ACPI_MAX_TABLES);
+	FUZZ_CHECK(ai->ioapic_count <= ACPI_MAX_IOAPICS);
+	for (i = 0; i < ai->ioapic_count; i++) {
+		FUZZ_CHECK(ai->ioapic[i].base != 0);
+		for (a = 0; a < i; a++)
+			FUZZ_CHECK(ai->ioapic[a].base != ai->ioapic[i].base);
+	}
+	for (i = 0; i < ACPI_ISA_IRQS; i++)
+		FUZZ_CHECK(ai->isa_irq[i].present ||
+			   (!ai->isa_irq[i].gsi && !ai->isa_irq[i].flags));
 	for (i = 0; i < ai->cpu_count; i++) {
 		const struct acpi_cpu *c = &ai->cpus[i];
 

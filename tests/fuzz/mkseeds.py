@@ -218,6 +218,38 @@ def acpi_srat():
     }
 
 
+# ---- ACPI MADT: I/O APICs and ISA overrides ---------------------------------
+
+def _madt_ioapic(ioid, base, gsi, length=12):
+    return struct.pack("<BBBBII", 1, length, ioid, 0, base, gsi)[:length]
+
+
+def _madt_override(bus, irq, gsi, flags=0, length=10):
+    return struct.pack("<BBBBIH", 2, length, bus, irq, gsi, flags)[:length]
+
+
+def acpi_madt():
+    """I/O APICs and overrides (issue 28): more I/O APICs than the table
+    holds, address 0, one listed twice, entries cut short; overrides of
+    other buses, IRQs past ISA's, one IRQ twice."""
+    head = struct.pack("<II", 0xfee00000, 1) + \
+        struct.pack("<BBBBI", 0, 8, 0, 0, 1)
+    many = b"".join(_madt_ioapic(i & 0xff, 0xfec00000 + i * 0x1000, i * 24)
+                    for i in range(70))
+    odd = (_madt_ioapic(0, 0, 0) + _madt_ioapic(1, 0xfec00000, 0) +
+           _madt_ioapic(2, 0xfec00000, 24) + _madt_ioapic(3, 0xffffffff,
+                                                          0xfffffff0) +
+           _madt_ioapic(4, 0xfec01000, 48, length=11) +
+           _madt_override(0, 0, 2) + _madt_override(0, 0, 7, 0xf) +
+           _madt_override(1, 4, 20) + _madt_override(0, 16, 16) +
+           _madt_override(0, 0xff, 0xffffffff, 0xffff) +
+           _madt_override(0, 8, 8, length=9))
+    return {
+        "class-many-ioapics": _table(b"APIC", head + many, rev=5),
+        "class-odd-ioapics": _table(b"APIC", head + odd, rev=5),
+    }
+
+
 def _acpidump_text(tables):
     """Tables in acpidump's print layout (what `sudo acpidump` writes)."""
     out = []
@@ -261,7 +293,7 @@ def dom0less():
 
 TARGETS = {"fwdesc": fwdesc, "fdt": fdt, "multiboot2": multiboot2,
            "multiboot": multiboot1, "uefi": uefi, "acpi_srat": acpi_srat,
-           "acpidump": acpidump, "dom0less": dom0less}
+           "acpi_madt": acpi_madt, "acpidump": acpidump, "dom0less": dom0less}
 
 
 def main(argv):

@@ -238,6 +238,21 @@ def stray_irqs(lo, hi):
     return _log_aware(check)
 
 
+def ioapic_masked(ioapics, entries, unmasked, stray_masked=0):
+    """x86_64 (issue 28 §7): the MADT's @ioapics I/O APICs masked at boot,
+    @entries redirection entries in all, @unmasked of which had been left
+    unmasked, @stray_masked masked later by a stray's handler; no spurious
+    interrupt (QEMU sends none)."""
+    def check(rep, log):
+        irq = rep["irq"]
+        want = {"ioapics": ioapics, "ioapic_entries": entries,
+                "ioapic_unmasked": unmasked,
+                "ioapic_stray_masked": stray_masked, "spurious": 0}
+        return [f"irq.{k} {irq.get(k)!r}, expected {v}"
+                for k, v in want.items() if irq.get(k) != v]
+    return _log_aware(check)
+
+
 def idle_wakes_only(cpus):
     """No latency=on: no probe interrupt on any CPU, and no interrupt keel
     did not ask for; the only interrupts taken are the idle wake-ups

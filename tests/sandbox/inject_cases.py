@@ -16,7 +16,7 @@ class follows what the boot must show, and the check reads the log:
 
 The machine is tests/data/sandbox-16cpu-8node.fw (8 nodes of 64 MiB, 2
 CPUs each), so "many" (3) names a CPU and a node that exist and "over
-the limit" (2^40) neither. Quiet on this 2-core host (2027-01): 0.01-0.3
+the limit" (2^40) neither. Quiet on this 2-core host (2026-12): 0.01-0.3
 s a boot, 0.1 s more for each of the 4 that wait for a dead CPU; about
 5 s for all 45. The timeout is firmware.TIMEOUT (120 s a boot).
 """
@@ -94,6 +94,7 @@ EFFECTS = {
     "bad-slit": _line(r"acpi: inject: SLIT at"),
     "bad-dt-distance": _line(r"inject: DT distance-matrix entry"),
     "irq-unexpected": lambda rep, log, n: rep["irq"]["unexpected"] > 0,
+    "ioapic-unmask": lambda rep, log, n: rep["irq"]["ioapic_unmasked"] > 0,
 }
 
 

@@ -126,7 +126,7 @@ static void test_timer_held_while_off(void **state)
 {
 	static struct lat_phase ph;
 	const char *why = NULL;
-	uint64_t t0, end;
+	uint64_t t0, end, first;
 
 	(void)state;
 	ph = (struct lat_phase){.name = "test"};
@@ -134,6 +134,7 @@ static void test_timer_held_while_off(void **state)
 	lat.cpu = arch_cpu_id();
 	lat.period = 1000000;
 	lat.deadline = arch_ticks() + 1000000;
+	first = lat.deadline;
 	lat.cur = &ph;
 	lat.sampling = true;
 	arch_timer_arm_at(lat.deadline);
@@ -153,6 +154,8 @@ static void test_timer_held_while_off(void **state)
 	assert_true(ph.samples >= 3);
 	assert_true(ph.max_ns >= 19000000);
 	assert_true(ph.min_ns <= ph.max_ns);
+	/* When the worst one was due: one of this run's deadlines. */
+	assert_true(ph.max_at >= first && ph.max_at < lat.deadline);
 }
 
 int main(void)

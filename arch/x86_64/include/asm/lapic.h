@@ -12,6 +12,8 @@
 #define APIC_ID		0x020
 #define APIC_EOI	0x0b0
 #define APIC_SVR	0x0f0
+#define APIC_ISR	0x100 /* 8 registers, 0x10 apart */
+#define APIC_IRR	0x200 /* likewise */
 #define APIC_ICR_LO	0x300
 #define APIC_ICR_HI	0x310
 #define APIC_LVT_TIMER	0x320
@@ -50,6 +52,10 @@ uint32_t lapic_read(uint32_t reg);
 void lapic_write(uint32_t reg, uint32_t v);
 /* Send one IPI (@icr low word) to APIC ID @dest. Return: 0 or -EIO. */
 int lapic_send_ipi(uint32_t dest, uint32_t icr);
+
+/* Is @vec in service / requested at the running CPU's local APIC? */
+bool lapic_in_service(uint8_t vec);
+bool lapic_requested(uint8_t vec);
 
 /* x2APIC in use (else xAPIC MMIO at lapic_mmio()). */
 bool lapic_x2apic(void);

@@ -24,6 +24,12 @@
 #define GDT_CODE32	0x18 /* trampoline GDT only */
 
 /*
+ * entry.S: one stub per vector 32..255 (X86_WAKE_VEC has its own), each
+ * X86_VECTOR_STUB_SIZE bytes from x86_vector_stubs (traps.c fills the IDT).
+ */
+#define X86_VECTOR_STUB_SIZE 16
+
+/*
  * The SMP trampoline page (docs/booting.md): below 1 MiB (SIPI vector =
  * TRAMP_PA >> 12), inside the "low 1M" reservation, clear of QEMU's
  * multiboot information (0x9000-0x9fff) and the EBDA (0x9fc00-).
@@ -203,8 +209,12 @@ __attribute__((noreturn)) void x86_ap_entry(unsigned int cpu,
  */
 #define X86_WAKE_VEC	 0xf0
 #define X86_STRAY_VEC	 0x40 /* inject=irq-unexpected's self-IPIs */
+#define X86_INJECT_VEC	 0xf8 /* inject=ioapic-unmask's line: class 15 */
 #define X86_SPURIOUS_VEC 0xff
 void x86_apic_eoi(void);
+/* ioapic.c: every I/O APIC entry masked at boot; a stray's, when taken. */
+void ioapic_init(const struct bootinfo *bi, bool inject);
+unsigned int ioapic_mask_vector(uint8_t vec);
 /* The ACPI tables as parsed by setup.c (NULL when there are none). */
 struct acpi_info;
 extern const struct acpi_info *x86_acpi;
