@@ -18,13 +18,9 @@ the period (scripts/keel/hostfreeze.py says why that is the host).
 """
 
 import argparse
-import os
 import subprocess
-import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from keel import hostfreeze  # noqa: E402
+from keel import hostfreeze
 
 
 def main(argv=None):
@@ -55,4 +51,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    raise SystemExit(main())

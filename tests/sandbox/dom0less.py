@@ -113,6 +113,6 @@ def dom0less_cases(Case):
     for i, batch in enumerate(dom0less_gen.gen_cases()):
         root = dom0less_gen.batch_root(batch)
         out.append(Case(f"dom0less-gen-{i}", _fw(f"gen-{i}", fdt(root)),
-                        ["bootscrub=off", "domain=4K"],
+                        ["bootscrub=off", "report=full", "domain=4K"],
                         [_gen_check(batch)], dict(MACHINE), derive=False))
     return out
