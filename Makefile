@@ -30,7 +30,7 @@ CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 # Sources: everything in these directories but the firmware readers the
 # configuration leaves out (BOOT_OFF, below). The arch may filter more out
 # (ARCH_EXCLUDE) and add its own flags, rules and targets.
-SRCS_C := $(wildcard common/*.c common/lib/*.c boot/*.c arch/$(ARCH)/*.c)
+SRCS_C := $(wildcard common/*.c common/*/*.c boot/*.c boot/*/*.c arch/$(ARCH)/*.c)
 SRCS_S := $(wildcard arch/$(ARCH)/*.S)
 ARCH_EXCLUDE :=
 

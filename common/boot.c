@@ -42,7 +42,7 @@
 #include <keel/string.h>
 #include <keel/trace.h>
 
-struct boot_times boot_times;
+static struct boot_times boot_times;
 
 /*
  * The firmware's view, before keel changes anything: a few lines plus one
@@ -418,7 +418,7 @@ void keel_main(struct bootinfo *bi)
 	trace_mark("report");
 	boot_times.report = arch_ticks();
 	pass = !fail;
-	report_print(bi, &audit, fail);
+	report_print(bi, &audit, fail, &boot_times);
 
 	arch_stop(opts.after, pass);
 }

@@ -1,25 +1,49 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: MIT
-"""Calls go one way: arch -> boot -> common -> lib (DESIGN §1).
+"""Calls go one way: arch -> boot -> common -> lib, and inside common/ and
+boot/ from room to room only down (DESIGN §1, §2).
 
 Reads the defined and undefined symbols (nm) of the objects one build
-links, gives each object the layer of its directory (arch/, boot/,
-common/, common/lib/) and fails on every call from a layer to a symbol
-defined in a layer above it, naming the caller's object, the symbol and
-the object defining it. The arch_* hooks are declared in include/arch/ to
-be called from anywhere; smp_secondary_main and keel_main are the two
-entries the arch calls down into, which is the allowed direction anyway.
+links and draws the object graph: an edge A -> B when A takes a symbol B
+defines. Then it fails, naming the edge (caller object, symbol, callee
+object), on:
+
+  - a call up a layer: each object has the layer of its directory (arch/,
+    boot/, common/, common/lib/); the arch_* hooks are declared in
+    include/arch/ to be called from anywhere;
+  - a call from a room of common/ to one above it or beside it: the rooms
+    are the folders of common/, ranked bottom to top as ROOMS says (a file
+    directly in common/ is the flow, on top); rooms of equal rank may not
+    call each other, so the calls between rooms form a DAG;
+  - a cycle between rooms (the rooms of each cycle, then its edges), which
+    the rank rule already refuses edge by edge;
+  - a cycle of boot/ objects: the firmware readers call down too, the
+    table walkers below the table parsers.
 
     scripts/check-layers.py BUILD_DIR [BUILD_DIR...]   (e.g. build/x86_64)
+    scripts/check-layers.py --measure BUILD_DIR [SYMBOL]
+
+--measure prints what issue 29 counts, for one build: the largest set of
+common/ objects that all reach each other, and what linking SYMBOL
+(default heap_alloc) pulls in (objects outside arch/, their source lines).
 
 Each BUILD_DIR must hold the objects listed in its objs.txt, which
 `make ARCH=... objs-list` writes.
 """
+import collections
 import os
+import re
 import subprocess
 import sys
 
 RANK = {"arch": 0, "boot": 1, "common": 2, "lib": 3}
+
+# The rooms of common/, bottom first: a room may call only rooms of a
+# lower rank (and itself). Rooms of one rank are peers that never call
+# each other.
+ROOMS = {"lib": 0, "mm": 1, "smp": 2, "scrub": 3, "domain": 4,
+         "irq": 5, "selftest": 5, "liveupdate": 5, "report": 6,
+         "flow": 7}
 
 
 def layer(rel):
@@ -34,6 +58,14 @@ def layer(rel):
     return None
 
 
+def room(rel):
+    """The room of a common/ object: its folder, or the flow."""
+    parts = rel.split("/")
+    if parts[0] != "common":
+        return None
+    return parts[1] if len(parts) > 2 else "flow"
+
+
 def symbols(obj):
     """(defined, undefined) symbol names of one object file."""
     out = subprocess.run(["nm", obj], capture_output=True, text=True,
@@ -41,15 +73,16 @@ def symbols(obj):
     defined, undefined = set(), set()
     for line in out.splitlines():
         parts = line.split()
-        if len(parts) == 3 and parts[1] in "TDBRWV":
+        if len(parts) == 3 and parts[1] in "TDBRWVC":
             defined.add(parts[2])
         elif len(parts) == 2 and parts[0] == "U":
             undefined.add(parts[1])
     return defined, undefined
 
 
-def upward_calls(build):
-    """[(caller_obj, symbol, callee_obj)] of one build directory."""
+def graph(build):
+    """{caller_rel: {(callee_rel, symbol)}} of one build directory, and
+    {symbol: defining object}."""
     with open(os.path.join(build, "objs.txt")) as f:
         objs = f.read().split()
     owner, needs = {}, {}
@@ -61,28 +94,239 @@ def upward_calls(build):
         for s in defined:
             owner[s] = rel
         needs[rel] = undefined
-    bad = []
-    for rel, undefined in sorted(needs.items()):
-        for s in sorted(undefined):
+    edges = {rel: set() for rel in needs}
+    for rel, undefined in needs.items():
+        for s in undefined:
             callee = owner.get(s)
-            if callee is None or s.startswith("arch_"):
+            if callee is not None and callee != rel:
+                edges[rel].add((callee, s))
+    return edges, owner
+
+
+def upward_calls(edges):
+    """[(caller, symbol, callee)]: calls up a layer."""
+    bad = []
+    for rel in sorted(edges):
+        for callee, s in sorted(edges[rel]):
+            if s.startswith("arch_"):
                 continue
             if RANK[layer(callee)] < RANK[layer(rel)]:
                 bad.append((rel, s, callee))
     return bad
 
 
+def room_calls(edges):
+    """[(caller, symbol, callee, why)]: calls between rooms of common/
+    that do not go down."""
+    bad = []
+    for rel in sorted(edges):
+        a = room(rel)
+        if a is None:
+            continue
+        for callee, s in sorted(edges[rel]):
+            b = room(callee)
+            if b is None or a == b:
+                continue
+            if a not in ROOMS or b not in ROOMS:
+                bad.append((rel, s, callee,
+                            f"room {a if a not in ROOMS else b} has no rank"))
+            elif ROOMS[b] >= ROOMS[a]:
+                kind = "beside" if ROOMS[b] == ROOMS[a] else "above"
+                bad.append((rel, s, callee,
+                            f"{a} calls {b}, {kind} it"))
+    return bad
+
+
+def sccs(nodes, succ):
+    """Strongly connected components (Tarjan, iterative)."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = 0
+    for root in nodes:
+        if root in index:
+            continue
+        work = [(root, iter(succ(root)))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            n, it = work[-1]
+            advanced = False
+            for m in it:
+                if m not in index:
+                    index[m] = low[m] = counter
+                    counter += 1
+                    stack.append(m)
+                    on.add(m)
+                    work.append((m, iter(succ(m))))
+                    advanced = True
+                    break
+                if m in on:
+                    low[n] = min(low[n], index[m])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[n])
+            if low[n] == index[n]:
+                comp = []
+                while True:
+                    m = stack.pop()
+                    on.discard(m)
+                    comp.append(m)
+                    if m == n:
+                        break
+                out.append(sorted(comp))
+    return out
+
+
+def room_cycles(edges):
+    """[(rooms, [(caller, symbol, callee)])]: cycles between rooms."""
+    rg = collections.defaultdict(set)
+    for rel, outs in edges.items():
+        a = room(rel)
+        for callee, _ in outs:
+            b = room(callee)
+            if a and b and a != b:
+                rg[a].add(b)
+    rooms = sorted({room(r) for r in edges if room(r)})
+    cycles = []
+    for comp in sccs(rooms, lambda n: sorted(rg[n])):
+        if len(comp) < 2:
+            continue
+        inside = set(comp)
+        why = [(rel, s, callee) for rel in sorted(edges)
+               for callee, s in sorted(edges[rel])
+               if room(rel) in inside and room(callee) in inside
+               and room(rel) != room(callee)]
+        cycles.append((comp, why))
+    return cycles
+
+
+def object_cycles(edges, prefix):
+    """Cycles of objects under @prefix (each a sorted list)."""
+    nodes = sorted(r for r in edges if r.startswith(prefix))
+    return [c for c in sccs(nodes, lambda n: sorted(
+        {m for m, _ in edges[n] if m.startswith(prefix)})) if len(c) > 1]
+
+
+def check(build):
+    """Every problem of one build, one line each."""
+    edges, _ = graph(build)
+    out = []
+    for caller, sym, callee in upward_calls(edges):
+        out.append(f"{caller} ({layer(caller)}) calls {sym}() of {callee} "
+                   f"({layer(callee)})")
+    for comp, why in room_cycles(edges):
+        out.append(f"rooms in a cycle: {' <-> '.join(comp)}; edges: " +
+                   ", ".join(f"{a} -> {s}() of {b}" for a, s, b in why[:8]) +
+                   (f" and {len(why) - 8} more" if len(why) > 8 else ""))
+    for caller, sym, callee, why in room_calls(edges):
+        out.append(f"{caller} calls {sym}() of {callee}: {why}")
+    for comp in object_cycles(edges, "boot/"):
+        out.append(f"boot/ objects in a cycle: {', '.join(comp)}")
+    return out
+
+
+def source_lines(build, rel):
+    src = rel[:-2] if rel.endswith(".o") else rel
+    try:
+        with open(src, encoding="utf-8", errors="replace") as f:
+            return sum(1 for _ in f)
+    except OSError:
+        return 0
+
+
+def data_symbols(build):
+    """{global data symbol: defining source} outside arch/."""
+    with open(os.path.join(build, "objs.txt")) as f:
+        objs = f.read().split()
+    out = {}
+    for obj in objs:
+        rel = os.path.relpath(obj, build)[:-2]
+        if layer(rel) in (None, "arch"):
+            continue
+        nm = subprocess.run(["nm", obj], capture_output=True, text=True,
+                            check=True).stdout
+        for line in nm.splitlines():
+            parts = line.split()
+            if len(parts) == 3 and parts[1] in "DBC":
+                out[parts[2]] = rel
+    return out
+
+
+def multi_writer_globals(build):
+    """{global: [files]} for the globals more than one source file writes.
+
+    A heuristic over the text: an assignment (=, op=), ++/-- or a memset
+    of the name, alone or through members and subscripts. A pointer to it
+    handed to a function that writes is not seen."""
+    data = data_symbols(build)
+    texts = {}
+    for rel in set(data.values()) | {r[:-2] for r in graph(build)[0]}:
+        if rel.endswith(".c") and layer(rel) not in (None, "arch"):
+            with open(rel, encoding="utf-8", errors="replace") as f:
+                texts[rel] = f.read()
+    found = {}
+    for name in data:
+        n = re.escape(name)
+        tail = r"\b(\s*(\.|->)\s*\w+|\s*\[[^\]]*\])*\s*"
+        pat = re.compile(
+            rf"(?<![\w.>]){n}{tail}(([-+*/|&^]|<<|>>)?=(?!=)|\+\+|--)"
+            rf"|(\+\+|--)\s*{n}\b|memset\(\s*&?\s*{n}\b")
+        writers = sorted(f for f, t in texts.items() if pat.search(t))
+        if len(writers) > 1:
+            found[name] = writers
+    return found
+
+
+def measure(build, symbol):
+    edges, owner = graph(build)
+    common = sorted(r for r in edges if r.startswith("common/"))
+    comps = sccs(common, lambda n: sorted(
+        {m for m, _ in edges[n] if m.startswith("common/")}))
+    big = max(comps, key=len) if comps else []
+    print(f"largest set of common/ objects that all reach each other: "
+          f"{len(big)}")
+    if len(big) > 1:
+        print("  " + " ".join(big))
+    start = owner.get(symbol)
+    if start is None:
+        print(f"{symbol}: not defined in {build}")
+        return 1
+    seen, todo = {start}, [start]
+    while todo:
+        n = todo.pop()
+        for m, _ in edges[n]:
+            if m not in seen:
+                seen.add(m)
+                todo.append(m)
+    mine = sorted(r for r in seen if not r.startswith("arch/"))
+    lines = sum(source_lines(build, r) for r in mine)
+    print(f"linking {symbol}() pulls in {len(mine)} objects outside arch/ "
+          f"({lines} source lines)")
+    print("  " + " ".join(r[:-2] for r in mine))
+    flat = [r for r in common if room(r) == "flow"]
+    print(f".c files directly in common/: {len(flat)}")
+    multi = multi_writer_globals(build)
+    print(f"globals written from more than one file: {len(multi)}")
+    for name, files in sorted(multi.items()):
+        print(f"  {name}: {' '.join(files)}")
+    return 0
+
+
 def main(argv):
+    if len(argv) >= 3 and argv[1] == "--measure":
+        return measure(argv[2], argv[3] if len(argv) > 3 else "heap_alloc")
     if len(argv) < 2:
         print(__doc__.strip(), file=sys.stderr)
         return 2
     total = 0
     for build in argv[1:]:
-        for caller, sym, callee in upward_calls(build):
-            print(f"check-layers: {build}: {caller} ({layer(caller)}) "
-                  f"calls {sym}() of {callee} ({layer(callee)})")
+        for line in check(build):
+            print(f"check-layers: {build}: {line}")
             total += 1
-    print(f"check-layers: {len(argv) - 1} builds, {total} upward calls")
+    print(f"check-layers: {len(argv) - 1} builds, {total} problems")
     return 1 if total else 0
 
 

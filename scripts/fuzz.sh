@@ -112,7 +112,7 @@ build_lib() {
 	newest_hdr=$(find include arch/sandbox/include boot "$cfg/include" -name '*.h' \
 		-printf '%T@ %p\n' | sort -n | tail -1 | cut -d' ' -f2)
 	failed_jobs=0
-	for src in common/*.c common/lib/*.c boot/*.c arch/sandbox/*.c; do
+	for src in common/*.c common/*/*.c boot/*.c boot/*/*.c arch/sandbox/*.c; do
 		[ -f "$src" ] || continue
 		# glibc provides the libc names on the sandbox (see arch.mk)
 		[ "$src" = common/lib/libc.c ] && continue

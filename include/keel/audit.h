@@ -25,8 +25,5 @@ struct audit_result {
 /* Walk the heap and bootmem; @full adds heap_check() (audit=full). */
 void audit_run(struct audit_result *out, bool full);
 
-/* The report's "audit" object (keys audit.*) and the "audit:" line. */
-void audit_report_json(struct jw *w, const struct audit_result *a);
-void audit_report_human(const struct audit_result *a);
 
 #endif

@@ -64,8 +64,6 @@ struct bench_row {
 extern struct bench_row bench_rows[BENCH_MAX_ROWS];
 extern unsigned int bench_row_count;
 
-/* The report's "bench" table (keys bench[].*; empty unless bench=on). */
-void bench_report_json(struct jw *w);
 
 /* What one measurement did besides the row (for tests and the log). */
 struct bench_detail {

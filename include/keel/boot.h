@@ -21,11 +21,4 @@ struct keel_options;
 /* Hand each subsystem the options it reads (keel_main(), tests). */
 void boot_apply_options(const struct keel_options *o);
 
-/* Phase stamps in raw ticks (common/boot.c): the heap handoff's wall time
- * (heap.init_ns) and the start of the report (report_ns). */
-struct boot_times {
-	uint64_t heap_init_begin, heap_init_end, report;
-};
-extern struct boot_times boot_times;
-
 #endif

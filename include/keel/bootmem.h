@@ -100,8 +100,5 @@ unsigned int bootmem_allocation_count(void);
 /* Bytes of RAM covered by reserved regions (each byte counted once). */
 uint64_t bootmem_reserved_ram_bytes(void);
 
-/* The report's "memmap" and "bootmem" objects (keys memmap.*, bootmem.*;
- * common/bootmem_report.c). */
-void bootmem_report_json(struct jw *w, const struct bootinfo *bi);
 
 #endif

@@ -43,7 +43,5 @@ void cachemaint_in_lock(struct page_info *pg, unsigned int order);
 /* Flush every range recorded by HEAP_NO_FLUSH allocations. Return: ranges flushed. */
 unsigned int cachemaint_flush_batch(void);
 
-/* The report's "cachemaint" object (keys cachemaint.*). */
-void cachemaint_report_json(struct jw *w);
 
 #endif

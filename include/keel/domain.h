@@ -156,8 +156,5 @@ unsigned int domain_count(void);
 /* Problems the checks and destroy found (the boot fails on any). */
 unsigned int domains_problem_count(void);
 
-/* The report: "domains" table + domains_build_ns, and the human lines. */
-void domains_report_json(struct jw *w);
-void domains_report_human(void);
 
 #endif

@@ -59,9 +59,5 @@ unsigned int heap_for_each_block(uint32_t node,
  */
 unsigned int heap_check(void);
 
-/* The report's "heap" object (keys heap.*) and the "heap:" lines
- * (common/heap_report.c). */
-void heap_report_json(struct jw *w, unsigned int nodes);
-void heap_report_human(unsigned int nodes);
 
 #endif

@@ -67,8 +67,5 @@ void latency_init_cpus(void);
 /* latency=on: run the probe's phases (after the scrub, heap open). */
 struct keel_options;
 void latency_run(const struct keel_options *o);
-/* The report's "latency" and "irq" objects, and the human lines. */
-void latency_report_json(struct jw *w);
-void latency_report_human(void);
 
 #endif

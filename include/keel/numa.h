@@ -31,7 +31,5 @@ uint32_t numa_nearest_to(uint32_t to, uint64_t candidates);
  */
 unsigned int numa_fallback_order(uint32_t from, uint32_t *order);
 
-/* The report's "nodes" table (keys nodes[].*). */
-void numa_report_json(struct jw *w, const struct bootinfo *bi);
 
 #endif

@@ -106,7 +106,14 @@ const char *p2m_format_name(void);
  * Return: 0 when everything agreed, else a negative errno.
  */
 int p2m_selftest(int node);
-/* The report's "p2m" object (keys p2m.*): only after p2m_selftest(). */
-void p2m_report_json(struct jw *w);
+
+/* What p2m_selftest() found (ran false until it runs), for the report. */
+struct p2m_selftest_result {
+	bool ran, ok;
+	const char *format;
+	unsigned int ipa_bits, tables;
+	uint64_t samples, hw_checked, table_pages;
+};
+const struct p2m_selftest_result *p2m_selftest_result(void);
 
 #endif

@@ -36,6 +36,15 @@ bool report_cpu_detail(unsigned int cpus);
 struct audit_result;
 
 /*
+ * Phase stamps in raw ticks, taken by the flow (common/boot.c) and read
+ * by the report: the heap handoff's wall time (heap.init_ns) and the
+ * start of the report (report_ns).
+ */
+struct boot_times {
+	uint64_t heap_init_begin, heap_init_end, report;
+};
+
+/*
  * report_print(): the human summary, the JSON line, then the verdict
  * common/boot.c decided: "KEEL: PASS" when @fail_reason is NULL, else
  * "KEEL: FAIL @fail_reason". Each section comes from the subsystem that
@@ -44,6 +53,6 @@ struct audit_result;
  * end) and the order.
  */
 void report_print(const struct bootinfo *bi, const struct audit_result *a,
-		  const char *fail_reason);
+		  const char *fail_reason, const struct boot_times *bt);
 
 #endif

@@ -148,9 +148,5 @@ uint64_t scrub_unit_pages(uint64_t dirty_pages, unsigned int worker_count,
 /* idle mode: one background step on the calling CPU. Return: false when nothing is left. */
 bool scrub_idle_step(void);
 
-/* The report's "scrub" object (keys scrub.*) and the "scrub:" lines
- * (common/scrub_report.c). */
-void scrub_report_json(struct jw *w, unsigned int nodes);
-void scrub_report_human(unsigned int nodes);
 
 #endif

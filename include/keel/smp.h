@@ -26,6 +26,15 @@ extern const struct enum_name smp_start_names[];
 /* The start mode smp_boot_cpus() used (the report's smp.start). */
 enum smp_start_mode smp_start_used(void);
 
+/*
+ * The bring-up's numbers, for the report (common/smp/smp_boot.c): how
+ * long starting every CPU took, when CPU @cpu checked in, the hardware id
+ * it read at check-in. Return: false when the CPU never checked in.
+ */
+uint64_t smp_bringup_ns(void);
+bool smp_cpu_up_ns(unsigned int cpu, uint64_t *ns);
+bool smp_cpu_hwid_seen(unsigned int cpu, uint64_t *hwid);
+
 struct cpu_info {
 	uint64_t hwid;
 	uint32_t node, package, core, thread;
@@ -122,7 +131,5 @@ unsigned int smp_online_count(void);
 /* Stack size per secondary CPU. */
 #define SMP_STACK_SIZE (64 * 1024)
 
-/* The report's "cpus" table (keys cpus[].*). */
-void smp_report_json(struct jw *w);
 
 #endif

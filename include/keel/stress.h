@@ -83,9 +83,5 @@ uint64_t stress_ops_per_s(uint64_t ops, uint64_t ticks);
 extern void (*stress_test_corrupt_hook)(unsigned int cpu, pfn_t p,
 					unsigned int order);
 
-/* The report's "stress" object (keys stress.*, after stress=N only) and
- * the "stress:" line. */
-void stress_report_json(struct jw *w);
-void stress_report_human(void);
 
 #endif

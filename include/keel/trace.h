@@ -9,6 +9,7 @@
 
 #include <keel/config.h>
 #include <keel/enum_names.h>
+#include <keel/ticks.h>
 #include <keel/types.h>
 
 struct jw;
@@ -110,13 +111,7 @@ bool trace_summary_cpu(unsigned int cpu, struct trace_summary *out);
 /* trace_full(): trace=full is in force (detail events are in the buffers). */
 bool trace_full(void);
 
-/* Convert raw ticks (absolute) to ns since kernel entry. */
-uint64_t ticks_to_ns_since_entry(uint64_t ticks);
-/* Convert a tick delta to ns. */
-uint64_t ticks_to_ns(uint64_t delta);
-
-/* The report's trace keys: trace_mode, trace[], trace_summary[],
- * trace_overflow, trace_overflow_cpus. */
-void trace_report_json(struct jw *w, unsigned int nodes);
+/* CPUs whose events are recorded (the boot CPU's static buffer, others'). */
+unsigned int trace_cpus_recorded(void);
 
 #endif

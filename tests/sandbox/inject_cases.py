@@ -2,7 +2,7 @@
 """Every inject= kind with every class of ":N", one sandbox boot each.
 
 The kinds and what each one's ":N" is come from the declaration itself,
-the inject_kinds[] table of common/inject.c (a kind added there gets its
+the inject_kinds[] table of common/lib/inject.c (a kind added there gets its
 cases here, and fails until EFFECTS says what it does). From the declared
 class follows what the boot must show, and the check reads the log:
 
@@ -37,8 +37,8 @@ CLASSES = ("absent", "0", "1", "many", "over")
 
 
 def declared_kinds():
-    """[(name, arg class, max)] from inject_kinds[] in common/inject.c."""
-    with open(os.path.join(TOP, "common", "inject.c"), encoding="utf-8") as f:
+    """[(name, arg class, max)] from inject_kinds[] in common/lib/inject.c."""
+    with open(os.path.join(TOP, "common", "lib", "inject.c"), encoding="utf-8") as f:
         src = f.read()
     with open(os.path.join(TOP, "include", "keel", "inject.h"),
               encoding="utf-8") as f:
@@ -48,7 +48,7 @@ def declared_kinds():
     rows = re.findall(r'\{INJECT_\w+,\s*"([\w-]+)",\s*INJECT_ARG_(\w+),'
                       r'\s*(\w+)\s*\}', table)
     if len(rows) != len(re.findall(r"\{INJECT_\w+,\s*\"", table)):
-        raise ValueError("common/inject.c: an inject_kinds[] row this "
+        raise ValueError("common/lib/inject.c: an inject_kinds[] row this "
                          "test cannot read ({KIND, \"word\", "
                          "INJECT_ARG_X, MAX})")
     return [(name, arg, int(defines.get(top, top))) for name, arg, top in rows]

@@ -11,7 +11,7 @@
 #include "common.h"
 #include <keel/domain.h>
 
-#include "../../common/domain_priv.h"
+#include "../../common/domain/domain_priv.h"
 
 #define NODE_RAM (64 * MiB)
 

@@ -18,7 +18,7 @@
 #include <keel/p2m.h>
 #include <keel/progress.h>
 
-#include "../../common/domain_priv.h"
+#include "../../common/domain/domain_priv.h"
 
 #define NODE_RAM (64 * MiB)
 

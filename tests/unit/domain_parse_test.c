@@ -11,7 +11,7 @@
 #include <keel/fdt.h>
 #include <libfdt.h>
 
-#include "../../common/domain_priv.h"
+#include "../../common/domain/domain_priv.h"
 
 #define KiB (1ULL << 10)
 

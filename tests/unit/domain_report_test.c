@@ -10,7 +10,7 @@
 #include <keel/domain.h>
 #include <keel/json.h>
 
-#include "../../common/domain_priv.h"
+#include "../../common/domain/domain_priv.h"
 
 #define NODE_RAM (64 * MiB)
 

@@ -16,7 +16,7 @@
 #include <keel/domain.h>
 #include <keel/p2m.h>
 
-#include "../../common/domain_priv.h"
+#include "../../common/domain/domain_priv.h"
 
 #define NODE_RAM (64 * MiB)
 #define KiB	 (1ULL << 10)

@@ -12,7 +12,7 @@
 #include <keel/latency.h>
 #include <keel/spinlock.h>
 
-#include "../../common/latency_priv.h"
+#include "../../common/irq/latency_priv.h"
 
 static void spin_ns(uint64_t ns)
 {

@@ -17,6 +17,8 @@
 #include <keel/string.h>
 #include <keel/trace.h>
 
+#include "report_priv.h"
+
 /*
  * ", CPUs x.xxx-y.yyy GB/s": the spread of the busy-time rates of the
  * workers whose main node is @node, or "" when none scrubbed. It stands in

@@ -20,7 +20,8 @@
 #include <keel/smp.h>
 #include <keel/trace.h>
 
-#include "latency_priv.h"
+#include "../irq/latency_priv.h"
+#include "report_priv.h"
 
 static uint32_t irq_counts[NR_CPUS], irq_wakes[NR_CPUS];
 static uint32_t irq_unexpected[NR_CPUS], irq_spurious[NR_CPUS];

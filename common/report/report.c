@@ -58,6 +58,8 @@
 #include <keel/stress.h>
 #include <keel/trace.h>
 
+#include "report_priv.h"
+
 static enum report_mode report_mode;
 
 /** report_set_mode() - report= for this boot (keel_main(), once parsed). */
@@ -86,9 +88,10 @@ bool report_cpu_detail(unsigned int cpus)
 }
 
 static void report_human(const struct bootinfo *bi,
-			 const struct audit_result *a)
+			 const struct audit_result *a,
+			 const struct boot_times *bt)
 {
-	heap_report_human(bi->node_count);
+	heap_report_human(bi->node_count, bt);
 	scrub_report_human(bi->node_count);
 	stress_report_human();
 	domains_report_human();
@@ -117,7 +120,7 @@ static void json_boot(struct jw *w, const struct bootinfo *bi)
 
 /* online_cpus ... fail_reason: the counters of the whole boot. */
 static void json_counters(struct jw *w, const struct bootinfo *bi,
-			  const char *fail_reason)
+			  const char *fail_reason, const struct boot_times *bt)
 {
 	jw_u64(w, "online_cpus", smp_online_count());
 	jw_u64(w, "warnings", printk_warn_count);
@@ -129,8 +132,7 @@ static void json_counters(struct jw *w, const struct bootinfo *bi,
 	jw_u64(w, "dropped_cpus", bi->dropped_cpus);
 	jw_u64(w, "dropped_nodes", bi->dropped_nodes);
 	jw_u64(w, "report_ns",
-	       boot_times.report ? ticks_to_ns_since_entry(boot_times.report)
-				 : 0);
+	       bt->report ? ticks_to_ns_since_entry(bt->report) : 0);
 	jw_str(w, "result", fail_reason ? "fail" : "pass");
 	jw_str(w, "fail_reason", fail_reason);
 }
@@ -140,14 +142,15 @@ static void json_counters(struct jw *w, const struct bootinfo *bi,
  * @bi: the sanitised bootinfo of this boot.
  * @a: the audit result.
  * @fail_reason: why the boot failed (common/boot.c decided), NULL: PASS.
+ * @bt: the flow's phase stamps.
  */
 void report_print(const struct bootinfo *bi, const struct audit_result *a,
-		  const char *fail_reason)
+		  const char *fail_reason, const struct boot_times *bt)
 {
 	unsigned int nodes = bi->node_count;
 	struct jw w;
 
-	report_human(bi, a);
+	report_human(bi, a, bt);
 
 	console_puts("KEEL-REPORT ");
 	jw_init(&w);
@@ -156,7 +159,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	smp_report_json(&w);
 	numa_report_json(&w, bi);
 	bootmem_report_json(&w, bi);
-	heap_report_json(&w, nodes);
+	heap_report_json(&w, nodes, bt);
 	scrub_report_json(&w, nodes);
 	cachemaint_report_json(&w);
 	bench_report_json(&w);
@@ -166,7 +169,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	domains_report_json(&w);
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);
-	json_counters(&w, bi, fail_reason);
+	json_counters(&w, bi, fail_reason, bt);
 	/* Last: the length of the JSON text, this key included. */
 	jw_end_with_length(&w, "report_bytes");
 	jw_flush(&w);

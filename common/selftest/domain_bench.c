@@ -30,7 +30,7 @@
 #include <keel/string.h>
 #include <keel/trace.h>
 
-#include "domain_priv.h"
+#include "../domain/domain_priv.h"
 
 struct domain_bench domains_bench_result;
 

@@ -25,7 +25,8 @@
 #include <keel/string.h>
 #include <keel/trace.h>
 
-#include "domain_priv.h"
+#include "../domain/domain_priv.h"
+#include "report_priv.h"
 
 #define DOMAIN_REPORT_ROWS  4
 #define DOMAIN_REASON_KINDS 4

@@ -163,17 +163,3 @@ unsigned int cachemaint_flush_batch(void)
 	return n;
 }
 
-/**
- * cachemaint_report_json() - the report's "cachemaint" object (keys
- * cachemaint.*).
- * @w: the report's writer.
- */
-void cachemaint_report_json(struct jw *w)
-{
-	jw_obj(w, "cachemaint");
-	jw_str(w, "mode", cachemaint_mode_name(cachemaint_mode()));
-	jw_u64(w, "ops", cachemaint_stats.ops);
-	jw_u64(w, "bytes", cachemaint_stats.bytes);
-	jw_u64(w, "batches", cachemaint_stats.batches);
-	jw_obj_end(w);
-}

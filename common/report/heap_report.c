@@ -17,29 +17,25 @@
 #include <keel/printk.h>
 #include <keel/trace.h>
 
-#include "heap_priv.h"
+#include "report_priv.h"
 
-/* @n's counters, read without its lock (see above), NULL past the end. */
-static const struct heap_node_stats *stats_of(unsigned int n)
+/* The heap handoff's wall time, from the flow's stamps. */
+static uint64_t heap_init_ns(const struct boot_times *bt)
 {
-	return n < heap_nr_nodes ? &heap_nodes[n].stats : NULL;
-}
-
-static uint64_t heap_init_ns(void)
-{
-	if (boot_times.heap_init_end < boot_times.heap_init_begin)
+	if (bt->heap_init_end < bt->heap_init_begin)
 		return 0;
-	return ticks_to_ns(boot_times.heap_init_end -
-			   boot_times.heap_init_begin);
+	return ticks_to_ns(bt->heap_init_end - bt->heap_init_begin);
 }
 
 /**
  * heap_report_human() - the heap's summary line and one line per node.
  * @nodes: node count of this boot.
+ * @bt: the flow's phase stamps.
  */
-void heap_report_human(unsigned int nodes)
+void heap_report_human(unsigned int nodes, const struct boot_times *bt)
 {
-	uint64_t init_ns = heap_init_ns();
+	uint64_t init_ns = heap_init_ns(bt);
+	struct heap_node_stats st;
 
 	pr_info("heap: %llu pages free in %llu chunks, init %llu us (%s)\n",
 		(unsigned long long)heap_free_pages(),
@@ -47,17 +43,15 @@ void heap_report_human(unsigned int nodes)
 		(unsigned long long)(init_ns / 1000),
 		heap_mode_name(heap_mode()));
 	for (unsigned int n = 0; n < nodes; n++) {
-		const struct heap_node_stats *st = stats_of(n);
-
-		if (!st)
+		if (heap_node_stats(n, &st))
 			continue;
 		pr_info("heap: node %u: %llu of %llu pages free, %llu chunks, "
 			"%llu dirty, added in %llu us\n",
-			n, (unsigned long long)st->free_pages,
-			(unsigned long long)st->total_pages,
-			(unsigned long long)st->chunks,
-			(unsigned long long)st->dirty_pages,
-			(unsigned long long)(ticks_to_ns(st->init_ticks) /
+			n, (unsigned long long)st.free_pages,
+			(unsigned long long)st.total_pages,
+			(unsigned long long)st.chunks,
+			(unsigned long long)st.dirty_pages,
+			(unsigned long long)(ticks_to_ns(st.init_ticks) /
 					     1000));
 	}
 }
@@ -66,9 +60,12 @@ void heap_report_human(unsigned int nodes)
  * heap_report_json() - the report's "heap" object (keys heap.*).
  * @w: the report's writer.
  * @nodes: node count of this boot.
+ * @bt: the flow's phase stamps.
  */
-void heap_report_json(struct jw *w, unsigned int nodes)
+void heap_report_json(struct jw *w, unsigned int nodes,
+		      const struct boot_times *bt)
 {
+	struct heap_node_stats st;
 	static const char *const cols[] = {
 		"node",	       "free_pages",  "chunks",
 		"add_ns",      "total_pages", "dirty_pages",
@@ -77,7 +74,7 @@ void heap_report_json(struct jw *w, unsigned int nodes)
 
 	jw_obj(w, "heap");
 	jw_str(w, "mode", heap_mode_name(heap_mode()));
-	jw_u64(w, "init_ns", heap_init_ns());
+	jw_u64(w, "init_ns", heap_init_ns(bt));
 	jw_u64(w, "chunks", heap_chunk_count());
 	jw_u64(w, "total_pages", heap_total_pages());
 	jw_u64(w, "free_pages", heap_free_pages());
@@ -87,22 +84,21 @@ void heap_report_json(struct jw *w, unsigned int nodes)
 	jw_u64(w, "dirty_pages", heap_dirty_pages());
 	JW_TABLE(w, "per_node", cols);
 	for (unsigned int n = 0; n < nodes; n++) {
-		const struct heap_node_stats *st = stats_of(n);
 		unsigned int rc = 0;
 
-		if (!st)
+		if (heap_node_stats(n, &st))
 			continue;
 		heap_node_ranges(n, &rc);
 		jw_row(w);
 		jw_u64(w, NULL, n);
-		jw_u64(w, NULL, st->free_pages);
-		jw_u64(w, NULL, st->chunks);
-		jw_u64(w, NULL, ticks_to_ns(st->init_ticks));
-		jw_u64(w, NULL, st->total_pages);
-		jw_u64(w, NULL, st->dirty_pages);
-		jw_u64(w, NULL, st->free_chunks);
+		jw_u64(w, NULL, st.free_pages);
+		jw_u64(w, NULL, st.chunks);
+		jw_u64(w, NULL, ticks_to_ns(st.init_ticks));
+		jw_u64(w, NULL, st.total_pages);
+		jw_u64(w, NULL, st.dirty_pages);
+		jw_u64(w, NULL, st.free_chunks);
 		jw_u64(w, NULL, rc);
-		jw_u64(w, NULL, ticks_to_ns(st->lock_max_ticks));
+		jw_u64(w, NULL, ticks_to_ns(st.lock_max_ticks));
 		jw_row_end(w);
 	}
 	jw_table_end(w);

@@ -30,12 +30,7 @@ struct st_walk {
 	unsigned int seen, bad;
 };
 
-static struct {
-	bool ran, ok;
-	const char *format;
-	unsigned int ipa_bits, tables;
-	uint64_t samples, hw_checked, table_pages;
-} st;
+static struct p2m_selftest_result st;
 
 /* The mappings, in gpa order, for an IPA space of 2^@ipa_bits (>= 32). */
 static void st_layout(struct st_map *m, unsigned int ipa_bits)
@@ -222,23 +217,8 @@ int p2m_selftest(int node)
 	return st.ok ? 0 : -EIO;
 }
 
-/**
- * p2m_report_json() - the report's "p2m" object, after p2m_selftest().
- * @w: the report's writer
- */
-void p2m_report_json(struct jw *w)
+/** p2m_selftest_result() - Return: what the last p2m_selftest() found. */
+const struct p2m_selftest_result *p2m_selftest_result(void)
 {
-	if (!st.ran)
-		return;
-	jw_obj(w, "p2m");
-	jw_obj(w, "selftest");
-	jw_str(w, "format", st.format);
-	jw_u64(w, "ipa_bits", st.ipa_bits);
-	jw_u64(w, "tables", st.tables);
-	jw_u64(w, "samples", st.samples);
-	jw_u64(w, "hw_checked", st.hw_checked);
-	jw_u64(w, "table_pages", st.table_pages);
-	jw_bool(w, "ok", st.ok);
-	jw_obj_end(w);
-	jw_obj_end(w);
+	return &st;
 }

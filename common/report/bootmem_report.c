@@ -14,6 +14,8 @@
 #include <keel/options.h>
 #include <keel/string.h>
 
+#include "report_priv.h"
+
 /* Rows printed for memmap.reserved at most (docs/report-format.md). */
 #define REPORT_RESERVED_MAX 64
 

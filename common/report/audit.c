@@ -45,6 +45,8 @@
 #include <keel/scrub.h>
 #include <keel/json.h>
 
+#include "report_priv.h"
+
 #define AUDIT_ZERO_BYTES 64 /* sampled at each end of the first page */
 #define AUDIT_ZERO_PRINT 8  /* non-zero chunks printed, the rest counted */
 

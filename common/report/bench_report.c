@@ -10,6 +10,8 @@
 #include <keel/json.h>
 #include <keel/report.h>
 
+#include "report_priv.h"
+
 /*
  * The compact report keeps the rows of the first BENCH_REPORT_NODES nodes
  * benchmarked (every row on a machine of 1 or 2 nodes): 12 rows a node,

@@ -14,6 +14,8 @@
 #include <keel/stress.h>
 #include <keel/trace.h>
 
+#include "report_priv.h"
+
 /**
  * stress_ops_per_s() - a rate for the report.
  * @ops: operations

@@ -19,7 +19,8 @@
 #include <keel/string.h>
 #include <keel/trace.h>
 
-#include "domain_priv.h"
+#include "../domain/domain_priv.h"
+#include "report_priv.h"
 
 #define DOMAIN_HUMAN_LINES 16
 

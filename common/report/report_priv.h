@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The report room's sections (the files of common/report/), one writer per section
+ * of the KEEL-REPORT JSON and one for its human lines, in the order
+ * report_print() calls them. Each reads the numbers its room keeps as
+ * data (stats structs, getters) and does the joins between rooms
+ * (cpus[].scrubber, nodes[].free_bytes); no room below calls any of them.
+ * Not an interface: the report's files and the unit tests include it.
+ */
+#ifndef COMMON_REPORT_PRIV_H
+#define COMMON_REPORT_PRIV_H
+
+#include <keel/report.h>
+#include <keel/types.h>
+
+struct audit_result;
+struct bootinfo;
+struct jw;
+
+/* "cpus" table and "smp" object (smp_report.c). */
+void smp_report_json(struct jw *w);
+/* "nodes" table (numa_report.c). */
+void numa_report_json(struct jw *w, const struct bootinfo *bi);
+/* "memmap" and "bootmem" objects (bootmem_report.c). */
+void bootmem_report_json(struct jw *w, const struct bootinfo *bi);
+/* "heap" object and the "heap:" lines (heap_report.c). */
+void heap_report_json(struct jw *w, unsigned int nodes,
+		      const struct boot_times *bt);
+void heap_report_human(unsigned int nodes, const struct boot_times *bt);
+/* "scrub" object and the "scrub:" lines (scrub_report.c). */
+void scrub_report_json(struct jw *w, unsigned int nodes);
+void scrub_report_human(unsigned int nodes);
+/* "cachemaint" and "p2m" objects (selftest_report.c). */
+void cachemaint_report_json(struct jw *w);
+void p2m_report_json(struct jw *w);
+/* "bench" table, empty unless bench=on (bench_report.c). */
+void bench_report_json(struct jw *w);
+/* "latency" and "irq" objects and their lines (latency_report.c). */
+void latency_report_json(struct jw *w);
+void latency_report_human(void);
+/* "stress" object (stress=N only) and its line (stress_report.c). */
+void stress_report_json(struct jw *w);
+void stress_report_human(void);
+/* "domains" table, domains_build_ns, domains_info, the domain lines. */
+void domains_report_json(struct jw *w);
+void domains_report_human(void);
+/* "audit" object and the "audit:" line (audit.c). */
+void audit_report_json(struct jw *w, const struct audit_result *a);
+void audit_report_human(const struct audit_result *a);
+/* trace_mode, trace[], trace_summary[], trace_overflow* (trace_report.c). */
+void trace_report_json(struct jw *w, unsigned int nodes);
+
+#endif /* COMMON_REPORT_PRIV_H */
