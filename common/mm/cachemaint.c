@@ -162,4 +162,3 @@ unsigned int cachemaint_flush_batch(void)
 	spin_unlock(&batch_lock);
 	return n;
 }
-

@@ -25,5 +25,4 @@ struct audit_result {
 /* Walk the heap and bootmem; @full adds heap_check() (audit=full). */
 void audit_run(struct audit_result *out, bool full);
 
-
 #endif

@@ -64,7 +64,6 @@ struct bench_row {
 extern struct bench_row bench_rows[BENCH_MAX_ROWS];
 extern unsigned int bench_row_count;
 
-
 /* What one measurement did besides the row (for tests and the log). */
 struct bench_detail {
 	uint64_t maint_ops, maint_bytes; /* cachemaint_stats deltas */

@@ -100,5 +100,4 @@ unsigned int bootmem_allocation_count(void);
 /* Bytes of RAM covered by reserved regions (each byte counted once). */
 uint64_t bootmem_reserved_ram_bytes(void);
 
-
 #endif

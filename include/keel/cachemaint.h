@@ -43,5 +43,4 @@ void cachemaint_in_lock(struct page_info *pg, unsigned int order);
 /* Flush every range recorded by HEAP_NO_FLUSH allocations. Return: ranges flushed. */
 unsigned int cachemaint_flush_batch(void);
 
-
 #endif

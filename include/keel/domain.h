@@ -156,5 +156,4 @@ unsigned int domain_count(void);
 /* Problems the checks and destroy found (the boot fails on any). */
 unsigned int domains_problem_count(void);
 
-
 #endif

@@ -59,5 +59,4 @@ unsigned int heap_for_each_block(uint32_t node,
  */
 unsigned int heap_check(void);
 
-
 #endif

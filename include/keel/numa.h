@@ -31,5 +31,4 @@ uint32_t numa_nearest_to(uint32_t to, uint64_t candidates);
  */
 unsigned int numa_fallback_order(uint32_t from, uint32_t *order);
 
-
 #endif

@@ -148,5 +148,4 @@ uint64_t scrub_unit_pages(uint64_t dirty_pages, unsigned int worker_count,
 /* idle mode: one background step on the calling CPU. Return: false when nothing is left. */
 bool scrub_idle_step(void);
 
-
 #endif

@@ -131,5 +131,4 @@ unsigned int smp_online_count(void);
 /* Stack size per secondary CPU. */
 #define SMP_STACK_SIZE (64 * 1024)
 
-
 #endif

@@ -83,5 +83,4 @@ uint64_t stress_ops_per_s(uint64_t ops, uint64_t ticks);
 extern void (*stress_test_corrupt_hook)(unsigned int cpu, pfn_t p,
 					unsigned int order);
 
-
 #endif

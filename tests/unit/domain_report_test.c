@@ -11,6 +11,7 @@
 #include <keel/json.h>
 
 #include "../../common/domain/domain_priv.h"
+#include "../../common/report/report_priv.h"
 
 #define NODE_RAM (64 * MiB)
 
