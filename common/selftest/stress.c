@@ -59,7 +59,7 @@
 
 #define STRESS_HELD_MAX	    64	/* blocks one CPU holds at most */
 #define STRESS_MIN_ITERS    256 /* even a CPU that joins after the deadline */
-#define STRESS_SCRUB_EVERY  16	/* iterations between scrub_idle_step() */
+#define STRESS_SCRUB_EVERY  16	/* iterations between scrub steps */
 #define STRESS_POLL_EVERY   8	/* boot CPU: iterations between mailbox polls */
 #define STRESS_SMALL_ORDERS 10	/* orders 0..9 most of the time */
 #define STRESS_ERR_PRINT    4	/* corruption lines printed per CPU */
