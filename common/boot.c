@@ -43,6 +43,8 @@
 #include <keel/trace.h>
 
 static struct boot_times boot_times;
+/* The boot's domains, from domains_setup() to the report (the flow owns them). */
+static struct domain_set domain_set;
 
 /*
  * The firmware's view, before keel changes anything: a few lines plus one
@@ -268,7 +270,8 @@ const char *boot_verdict(const struct audit_result *a)
 		return stress_fail_reason();
 	if (opts.bootscrub != SCRUB_OFF && heap_dirty_pages())
 		return "scrub incomplete: dirty pages remain";
-	if (domains_problem_count())
+	if (domain_set_stats(&domain_set)->problems ||
+	    latency_stats()->domain_problems)
 		return "domains: check problems";
 	return NULL;
 }
@@ -286,8 +289,7 @@ static void phase_options(const struct bootinfo *bi)
 
 /**
  * boot_apply_options() - hand each subsystem the options it reads: the log
- * level, the armed faults, trace=, report=, scrub_primitive=, the domains'
- * scrub policy (bootscrub=off, domains_trust=). keel_main()
+ * level, the armed faults, trace=, report=, scrub_primitive=. keel_main()
  * calls it once the command line is parsed (and tests that parse one).
  * @o: the parsed options
  */
@@ -298,7 +300,6 @@ void boot_apply_options(const struct keel_options *o)
 	trace_set_mode(o->trace);
 	report_set_mode(o->report);
 	scrub_set_primitive(o->scrub_primitive);
-	domains_set_scrub_policy(o->bootscrub == SCRUB_OFF, o->domains_trust);
 }
 
 /* The firmware's description (sanitised by the arch's fwboot_finish()), shown. */
@@ -353,14 +354,14 @@ static void phase_exercise(void)
  */
 static void phase_domains(const struct bootinfo *bi)
 {
-	if (!domains_setup(&opts, bi))
+	if (!domains_setup(&domain_set, &opts, bi))
 		return;
 	if (opts.bench)
-		domains_bench();
-	domains_build(NULL);
-	domains_check(opts.audit == AUDIT_FULL);
+		domains_bench(&domain_set);
+	domains_build(&domain_set, NULL);
+	domains_check(&domain_set, opts.audit == AUDIT_FULL);
 	if (opts.domains_destroy)
-		domains_destroy_all();
+		domains_destroy_all(&domain_set);
 }
 
 /**
@@ -418,7 +419,7 @@ void keel_main(struct bootinfo *bi)
 	trace_mark("report");
 	boot_times.report = arch_ticks();
 	pass = !fail;
-	report_print(bi, &audit, fail, &boot_times);
+	report_print(bi, &audit, fail, &boot_times, &domain_set);
 
 	arch_stop(opts.after, pass);
 }

@@ -18,7 +18,11 @@ object), on:
   - a cycle between rooms (the rooms of each cycle, then its edges), which
     the rank rule already refuses edge by edge;
   - a cycle of boot/ objects: the firmware readers call down too, the
-    table walkers below the table parsers.
+    table walkers below the table parsers;
+  - a source of a room that includes another room's header (a quoted
+    #include reaching into another folder of common/, directly or through
+    its own room's headers): a room's private header is its own, the
+    others read it through its public header in include/keel/.
 
     scripts/check-layers.py BUILD_DIR [BUILD_DIR...]   (e.g. build/x86_64)
     scripts/check-layers.py --measure BUILD_DIR [SYMBOL]
@@ -210,6 +214,48 @@ def object_cycles(edges, prefix):
         {m for m, _ in edges[n] if m.startswith(prefix)})) if len(c) > 1]
 
 
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def read_source(build, rel):
+    """The text of source @rel: next to the objects (a test's tree), else
+    from the top of the tree; None when neither exists."""
+    for path in (os.path.join(build, rel), rel):
+        try:
+            with open(path, encoding="utf-8", errors="replace") as f:
+                return f.read()
+        except OSError:
+            continue
+    return None
+
+
+def private_includes(build, edges):
+    """[(source, header, room)]: a common/ source that includes, itself or
+    through the headers of its own room it includes, a header of another
+    room of common/."""
+    bad = []
+    for rel in sorted(edges):
+        mine = room(rel)
+        if mine is None:
+            continue
+        src = rel[:-2] if rel.endswith(".o") else rel
+        seen, todo = {src}, [src]
+        while todo:
+            text = read_source(build, todo.pop())
+            for inc in INCLUDE.findall(text or ""):
+                hdr = os.path.normpath(os.path.join(os.path.dirname(src),
+                                                    inc))
+                if hdr in seen:
+                    continue
+                seen.add(hdr)
+                other = room(hdr)
+                if other is not None and other != mine:
+                    bad.append((src, hdr, other))
+                elif other == mine:
+                    todo.append(hdr)
+    return bad
+
+
 def check(build):
     """Every problem of one build, one line each."""
     edges, _ = graph(build)
@@ -225,6 +271,9 @@ def check(build):
         out.append(f"{caller} calls {sym}() of {callee}: {why}")
     for comp in object_cycles(edges, "boot/"):
         out.append(f"boot/ objects in a cycle: {', '.join(comp)}")
+    for src, hdr, other in private_includes(build, edges):
+        out.append(f"{src} includes {hdr}, a header of room {other}: "
+                   f"read it through include/keel/")
     return out
 
 

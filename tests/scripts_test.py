@@ -490,6 +490,47 @@ def layers_test(tmp):
     check("check-layers names an upward call", out)
 
 
+def private_header_test(tmp):
+    """scripts/check-layers.py names a room's source that includes another
+    room's private header (also through a header of its own room), and
+    passes a room that includes only its own."""
+    def build(name, srcs):
+        d = os.path.join(tmp, f"private-{name}")
+        objs = []
+        for rel, text in srcs.items():
+            os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(d, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+            if rel.endswith(".c"):
+                obj = os.path.join(d, rel + ".o")
+                run(["gcc", "-c", "-o", obj, os.path.join(d, rel)])
+                objs.append(obj)
+        with open(os.path.join(d, "objs.txt"), "w", encoding="utf-8") as f:
+            f.write(" ".join(objs))
+        return run([sys.executable, os.path.join(TOP, "scripts",
+                                                 "check-layers.py"), d])
+    base = {"common/domain/domain_priv.h": "#define DOMAIN_PRIV 1\n",
+            "common/domain/d.c": '#include "domain_priv.h"\n'
+                                 "int d(void) { return DOMAIN_PRIV; }\n"}
+    own = build("own", base)
+    direct = build("direct", {**base, "common/report/r.c":
+                              '#include "../domain/domain_priv.h"\n'
+                              "int r(void) { return DOMAIN_PRIV; }\n"})
+    nested = build("nested", {**base, "common/report/report_priv.h":
+                              '#include "../domain/domain_priv.h"\n',
+                              "common/report/r.c":
+                              '#include "report_priv.h"\n'
+                              "int r(void) { return DOMAIN_PRIV; }\n"})
+    out = []
+    if own.returncode != 0:
+        out.append(f"a room's own private header refused: {own.stdout!r}")
+    want = "common/report/r.c includes common/domain/domain_priv.h"
+    for name, r in (("direct", direct), ("nested", nested)):
+        if r.returncode != 1 or want not in r.stdout:
+            out.append(f"{name} include not named: {r.stdout!r}")
+    check("check-layers names another room's private header", out)
+
+
 def stress_refused_test(keel, tmp):
     """A good boot whose stress= value keel refused (it warns and runs no
     stress) passes report.py: it reads the report, not the command line."""
@@ -547,6 +588,7 @@ def main():
         boot_fake_tests(tmp)
         hostfreeze_tests(tmp)
         layers_test(tmp)
+        private_header_test(tmp)
         size_rule_test(tmp)
     if not os.access(keel, os.X_OK):
         check("keel binary", [f"{keel} is not built (make ARCH=sandbox)"])

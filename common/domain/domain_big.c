@@ -71,8 +71,8 @@ static void big_record(struct domain *d, struct page_info *pg, unsigned int k,
 	b->gpa = d->big_bytes;
 	b->pa = pfn_to_paddr(page_to_pfn(pg));
 	b->order = k;
-	b->zero = info->was_dirty || domain_zero_untrusted();
-	b->maint = (!info->clean_poc || domain_zero_untrusted()) &&
+	b->zero = info->was_dirty || domain_zero_untrusted(d);
+	b->maint = (!info->clean_poc || domain_zero_untrusted(d)) &&
 		   domain_maint_needed();
 	b->first_unit = d->big_units;
 	b->units = b->zero || b->maint ? bytes / LEAF_BYTES : 1;
@@ -172,7 +172,7 @@ void domain_big_free(struct domain *d)
 				"refused by the heap\n",
 				d->shown, (unsigned long long)pa_val(b->pa),
 				b->order);
-			atomic_fetch_add_relaxed(&domains_problems, 1);
+			domain_problem(d, 1);
 		}
 	}
 	d->nbig = 0;

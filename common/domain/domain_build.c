@@ -58,8 +58,6 @@
 
 #include "domain_priv.h"
 
-uint64_t domains_build_ticks;
-static struct p2m domain_p2m[DOMAIN_MAX + 1];
 /* The statistics of one extent just allocated. */
 static void extent_account(struct domain *d, unsigned int kind,
 			   const struct heap_alloc_info *info, uint64_t ticks)
@@ -109,9 +107,9 @@ static int extent_add(struct domain *d, unsigned int kind, uint64_t gpa,
 		heap_free_owned(pg, order, d->id);
 		return err;
 	}
-	if (domain_zero_untrusted() && !info.was_dirty)
+	if (domain_zero_untrusted(d) && !info.was_dirty)
 		domain_extent_zero(d, pa, PAGE_SIZE << order);
-	if ((!info.clean_poc || domain_zero_untrusted()) &&
+	if ((!info.clean_poc || domain_zero_untrusted(d)) &&
 	    domain_maint_needed())
 		domain_maint_add(d, acc, pa, PAGE_SIZE << order);
 	return 0;
@@ -189,35 +187,40 @@ static bool unit_run(struct domain *d, unsigned int cpu, unsigned int kind0)
 }
 
 /*
- * Progress of domains_build() (keel/progress.h): printed by the CPU that
- * called it, between its own units and, once it has none left, while the
- * other workers run: a build of terabytes says how it goes at most every
- * 5 s, a short one prints nothing.
+ * One domains_build(), handed to its workers: the set, and the progress
+ * (keel/progress.h) printed by the CPU that called it (the driver),
+ * between its own units and, once it has none left, while the other
+ * workers run: a build of terabytes says how it goes at most every 5 s,
+ * a short one prints nothing.
  */
-static struct progress build_progress;
-static unsigned int build_driver;
-static uint32_t build_others; /* workers other than the driver running */
+struct build_run {
+	struct domain_set *s;
+	struct progress progress;
+	unsigned int driver;
+	uint32_t others; /* workers other than the driver running (atomic) */
+};
 
 /**
- * domains_progress_at() - one progress_update_at() of the build at @now:
- * bytes built so far, summed over the domains being built.
+ * domains_progress_at() - one progress_update_at() of the build of @s at
+ * @now: bytes built so far, summed over the domains being built.
  * Return: true when a line was printed.
  */
-bool domains_progress_at(struct progress *p, uint64_t now)
+bool domains_progress_at(const struct domain_set *s, struct progress *p,
+			 uint64_t now)
 {
 	uint64_t done = 0;
 
-	for (unsigned int i = 0; i < domains_count; i++)
-		if (domains[i].p2m)
-			done += atomic_load_relaxed(&domains[i].bytes_built);
+	for (unsigned int i = 0; i < s->stats.count; i++)
+		if (s->d[i].p2m)
+			done += atomic_load_relaxed(&s->d[i].bytes_built);
 	return progress_update_at(p, done, now);
 }
 
-/* Some domain being built has bytes left and has not stopped. */
-static bool build_left(void)
+/* Some domain of @s being built has bytes left and has not stopped. */
+static bool build_left(const struct domain_set *s)
 {
-	for (unsigned int i = 0; i < domains_count; i++) {
-		const struct domain *d = &domains[i];
+	for (unsigned int i = 0; i < s->stats.count; i++) {
+		const struct domain *d = &s->d[i];
 
 		if (d->p2m && !atomic_load_relaxed(&d->stop) &&
 		    atomic_load_relaxed(&d->bytes_built) < d->spec.bytes)
@@ -230,19 +233,19 @@ static bool build_left(void)
  * The driver, its units done: lines while the others build (while work is
  * left, a 10 ms grace for them to start).
  */
-static void build_watch(void)
+static void build_watch(struct build_run *r)
 {
 	uint64_t t0 = arch_ticks(), grace = arch_ticks_hz() / 100;
 	bool seen = false;
 
 	for (;;) {
-		uint32_t others = atomic_load_acquire(&build_others);
+		uint32_t others = atomic_load_acquire(&r->others);
 
 		seen |= others > 0;
 		if (!others &&
-		    (seen || !build_left() || arch_ticks() - t0 > grace))
+		    (seen || !build_left(r->s) || arch_ticks() - t0 > grace))
 			return;
-		domains_progress_at(&build_progress, arch_ticks());
+		domains_progress_at(r->s, &r->progress, arch_ticks());
 		arch_cpu_relax();
 	}
 }
@@ -250,33 +253,34 @@ static void build_watch(void)
 /* smp_run_on() worker: the units of this CPU's node's domains. */
 static void build_worker(void *arg)
 {
-	unsigned int cpu = arch_cpu_id(), n = domains_count;
+	struct build_run *r = arg;
+	struct domain_set *s = r->s;
+	unsigned int cpu = arch_cpu_id(), n = s->stats.count;
 	uint32_t node = cpu_table[cpu].node;
-	bool worked = true, driver = cpu == build_driver;
+	bool worked = true, driver = cpu == r->driver;
 
-	(void)arg;
 	if (!driver)
-		atomic_fetch_add(&build_others, 1);
+		atomic_fetch_add(&r->others, 1);
 	while (worked && n) {
 		worked = false;
 		/* Spread the CPUs over the domains, each stays on one. */
 		for (unsigned int k = 0; k < n && !worked; k++) {
-			struct domain *d = &domains[(cpu + k) % n];
+			struct domain *d = &s->d[(cpu + k) % n];
 
 			if (d->build_node != node || !d->p2m || d->failed)
 				continue;
 			while (unit_run(d, cpu, 0)) {
 				worked = true;
 				if (driver)
-					domains_progress_at(&build_progress,
+					domains_progress_at(s, &r->progress,
 							    arch_ticks());
 			}
 		}
 	}
 	if (driver)
-		build_watch();
+		build_watch(r);
 	else
-		atomic_fetch_sub(&build_others, 1);
+		atomic_fetch_sub(&r->others, 1);
 }
 
 /* CPUs of @cpus on @node. */
@@ -322,23 +326,23 @@ static uint64_t nodes_with_cpus(const cpumask_t *cpus)
  * The table and the work of every planned domain: p2m on its node, its
  * build node, its unit count. Return: domains left to build.
  */
-static unsigned int build_prepare(const cpumask_t *cpus)
+static unsigned int build_prepare(struct domain_set *s, const cpumask_t *cpus)
 {
 	uint64_t with_cpus = nodes_with_cpus(cpus);
 	unsigned int todo = 0;
 
-	for (unsigned int i = 0; i < domains_count; i++) {
-		struct domain *d = &domains[i];
+	for (unsigned int i = 0; i < s->stats.count; i++) {
+		struct domain *d = &s->d[i];
 
 		if (d->failed)
 			continue;
-		if (p2m_init(&domain_p2m[i], (int)d->node, 0)) {
+		if (p2m_init(&d->table, (int)d->node, 0)) {
 			snprintf(d->fail_reason, sizeof(d->fail_reason),
 				 "no memory for its p2m root table");
 			d->failed = true;
 			continue;
 		}
-		d->p2m = &domain_p2m[i];
+		d->p2m = &d->table;
 		if (d->origin == DOMAIN_ORIGIN_STATIC) {
 			/* Its own ranges, on this CPU: no unit to share. */
 			d->build_node = d->node;
@@ -361,12 +365,12 @@ static unsigned int build_prepare(const cpumask_t *cpus)
 }
 
 /* After the workers: commit each built table, give back the failed ones. */
-static void build_finish(uint64_t start)
+static void build_finish(struct domain_set *s, uint64_t start)
 {
 	uint64_t t0;
 
-	for (unsigned int i = 0; i < domains_count; i++) {
-		struct domain *d = &domains[i];
+	for (unsigned int i = 0; i < s->stats.count; i++) {
+		struct domain *d = &s->d[i];
 
 		if (!d->p2m)
 			continue;
@@ -393,66 +397,57 @@ static void build_finish(uint64_t start)
 	}
 }
 
-/* Bytes of the domains about to be built. */
-static uint64_t planned_bytes(void)
+/* Bytes of the domains of @s about to be built. */
+static uint64_t planned_bytes(const struct domain_set *s)
 {
 	uint64_t sum = 0;
 
-	for (unsigned int i = 0; i < domains_count; i++)
-		if (domains[i].p2m)
-			sum += domains[i].spec.bytes;
+	for (unsigned int i = 0; i < s->stats.count; i++)
+		if (s->d[i].p2m)
+			sum += s->d[i].spec.bytes;
 	return sum;
 }
 
-/* Free pages per node now: the plan's budget. */
-static void free_by_node(uint64_t *free, unsigned int nodes)
-{
-	struct heap_node_stats st;
-
-	for (unsigned int n = 0; n < nodes; n++)
-		free[n] = heap_node_stats(n, &st) ? 0 : st.free_pages;
-}
-
 /**
- * domains_build() - build every domain of domains_setup() (keel/domain.h).
+ * domains_build() - build every domain of @s (keel/domain.h).
  * @cpus: the CPUs to build on; NULL: every online CPU.
  */
-void domains_build(const cpumask_t *cpus)
+void domains_build(struct domain_set *s, const cpumask_t *cpus)
 {
 	uint64_t free[MAX_NUMNODES], start;
 	unsigned int nodes = heap_node_count();
+	struct build_run r = {.s = s};
 	cpumask_t online;
 
-	if (!domains_count)
+	if (!s->stats.count)
 		return;
 	if (!cpus) {
 		smp_online_mask(&online);
 		cpus = &online;
 	}
 	trace_begin("domains");
-	domain_snapshot(&domains_before);
-	free_by_node(free, nodes);
-	domain_plan(free, nodes);
+	domain_snapshot(&s->stats.before);
+	domain_budget(free, nodes);
+	domain_plan(s, free, nodes);
 	start = arch_ticks();
-	if (build_prepare(cpus)) {
-		build_driver = arch_cpu_id();
-		build_others = 0;
-		progress_begin(&build_progress, "domains", planned_bytes());
-		smp_run_on(cpus, build_worker, NULL);
+	if (build_prepare(s, cpus)) {
+		r.driver = arch_cpu_id();
+		progress_begin(&r.progress, "domains", planned_bytes(s));
+		smp_run_on(cpus, build_worker, &r);
 	}
-	build_finish(start);
-	domains_build_ticks = arch_ticks() - start;
+	build_finish(s, start);
+	s->stats.build_ticks = arch_ticks() - start;
 	trace_end("domains");
 }
 
 /*
  * Build and destroy one domain of @bytes on @node entirely on this CPU,
- * owned by @owner, its table in @p2m (the caller's). Return: as
+ * under @ctx, owned by @owner, its table on this CPU's stack. Return: as
  * domain_build_local(); in *@cost (may be NULL) the build's time and what
  * it zeroed and cleaned.
  */
 static int build_private(uint64_t bytes, int node, unsigned int max_order,
-			 uint16_t owner, struct p2m *p2m,
+			 uint16_t owner, struct domain_ctx *ctx,
 			 struct domain_build_cost *cost)
 {
 	struct domain d;
@@ -467,12 +462,13 @@ static int build_private(uint64_t bytes, int node, unsigned int max_order,
 		kind0++;
 	memset(&d, 0, sizeof(d));
 	d.spec.bytes = ALIGN_UP(bytes, PAGE_SIZE);
+	d.ctx = ctx;
 	d.id = owner;
 	d.node = d.build_node = (uint32_t)node;
 	spin_lock_init(&d.map_lock);
-	if (p2m_init(p2m, node, 0))
+	if (p2m_init(&d.table, node, 0))
 		return -ENOMEM;
-	d.p2m = p2m;
+	d.p2m = &d.table;
 	d.unit_shift = DOMAIN_UNIT_SHIFT;
 	if (max_order > MAX_ORDER)
 		domain_big_alloc(&d, max_order);
@@ -501,42 +497,37 @@ static int build_private(uint64_t bytes, int node, unsigned int max_order,
  */
 int domain_build_local_cost(uint64_t bytes, int node,
 			    unsigned int max_extent_order,
+			    struct domain_ctx *ctx,
 			    struct domain_build_cost *cost)
 {
-	return build_private(bytes, node, max_extent_order, DOMAIN_MAX + 1,
-			     &domain_p2m[DOMAIN_MAX], cost);
+	return build_private(bytes, node, max_extent_order, DOMAIN_MAX + 1, ctx,
+			     cost);
 }
 
 /**
  * domain_build_private() - domain_build_local() for @slot of several CPUs
- * at once (keel/domain.h): owner DOMAIN_PRIVATE_OWNER + @slot, its table
- * on this CPU's stack.
+ * at once (keel/domain.h): owner DOMAIN_PRIVATE_OWNER + @slot.
  * Return: 0, -ENOMEM, -EINVAL (also a slot past HEAP_MAX_OWNER).
  */
 int domain_build_private(uint64_t bytes, int node,
-			 unsigned int max_extent_order, unsigned int slot)
+			 unsigned int max_extent_order, unsigned int slot,
+			 struct domain_ctx *ctx)
 {
-	struct p2m p2m;
-
 	if (slot > HEAP_MAX_OWNER - DOMAIN_PRIVATE_OWNER)
 		return -EINVAL;
 	return build_private(bytes, node, max_extent_order,
-			     (uint16_t)(DOMAIN_PRIVATE_OWNER + slot), &p2m,
+			     (uint16_t)(DOMAIN_PRIVATE_OWNER + slot), ctx,
 			     NULL);
 }
 
 /**
  * domain_build_local() - build and destroy one domain on this CPU
- * (keel/domain.h). Owner id DOMAIN_MAX + 1, never one of domains[].
+ * (keel/domain.h). Owner id DOMAIN_MAX + 1, never one of a set's.
  * Return: 0, -EINVAL (size or node), -ENOMEM.
  */
-int domain_build_local(uint64_t bytes, int node, unsigned int max_extent_order)
+int domain_build_local(uint64_t bytes, int node, unsigned int max_extent_order,
+		       struct domain_ctx *ctx)
 {
-	return domain_build_local_cost(bytes, node, max_extent_order, NULL);
-}
-
-/** domain_count() - Return: the domains set up (built or failed). */
-unsigned int domain_count(void)
-{
-	return domains_count;
+	return domain_build_local_cost(bytes, node, max_extent_order, ctx,
+				       NULL);
 }

@@ -40,11 +40,9 @@
 #define CHECK_WARN_PER_DOMAIN 4
 #define ZERO_PROBE_BYTES      64
 
-unsigned int domains_problems;
-uint64_t domains_zero_sampled, domains_hw_checked;
-
 struct check_ctx {
 	struct domain *d;
+	struct domain_set_stats *st; /* the sampling counters */
 	uint64_t next_gpa, leaves, every;
 	uint64_t extents[DOMAIN_EXTENT_KINDS];
 	unsigned int problems;
@@ -87,7 +85,7 @@ static void check_sample(struct check_ctx *c, uint64_t gpa, paddr_t pa,
 	int err;
 
 	if (c->zero && c->d->origin != DOMAIN_ORIGIN_STATIC) {
-		domains_zero_sampled++;
+		c->st->zero_sampled++;
 		if (!bytes_zero(pa) || !bytes_zero(pa_add(pa, mid)) ||
 		    !bytes_zero(pa_add(pa, size - ZERO_PROBE_BYTES)))
 			check_problem(c, "guest memory not zero", gpa, pa);
@@ -99,7 +97,7 @@ static void check_sample(struct check_ctx *c, uint64_t gpa, paddr_t pa,
 		c->hw = false;
 		return;
 	}
-	domains_hw_checked++;
+	c->st->hw_checked++;
 	if (err || pa_val(hw) != pa_val(pa) + mid)
 		check_problem(c, "the MMU's translation differs from the walk",
 			      gpa + mid, pa_add(pa, mid));
@@ -154,9 +152,11 @@ static int check_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
 	return 0;
 }
 
-static unsigned int check_domain(struct domain *d, bool zero)
+static unsigned int check_domain(struct domain_set *s, struct domain *d,
+				 bool zero)
 {
-	struct check_ctx c = {.d = d, .zero = zero, .hw = true};
+	struct check_ctx c = {
+		.d = d, .st = &s->stats, .zero = zero, .hw = true};
 	uint64_t total = 0;
 
 	for (unsigned int k = 0; k < DOMAIN_EXTENT_KINDS; k++)
@@ -176,28 +176,22 @@ static unsigned int check_domain(struct domain *d, bool zero)
 	return c.problems;
 }
 
-/** domains_problem_count() - Return: problems of checks and destroy. */
-unsigned int domains_problem_count(void)
-{
-	return domains_problems;
-}
-
 /**
- * domains_check() - the checks above on every built domain.
- * Return: problems found (also added to domains_problems).
+ * domains_check() - the checks above on every built domain of @s.
+ * Return: problems found (also added to @s->stats.problems).
  */
-unsigned int domains_check(bool zero_sample)
+unsigned int domains_check(struct domain_set *s, bool zero_sample)
 {
 	unsigned int problems = 0;
 
-	for (unsigned int i = 0; i < domains_count; i++)
-		if (domains[i].built && domains[i].p2m)
-			problems += check_domain(&domains[i], zero_sample);
-	domains_problems += problems;
-	if (domain_count())
+	for (unsigned int i = 0; i < s->stats.count; i++)
+		if (s->d[i].built && s->d[i].p2m)
+			problems += check_domain(s, &s->d[i], zero_sample);
+	s->stats.problems += problems;
+	if (s->stats.count)
 		pr_info("domains: checked, %u problems, %llu leaves read for "
 			"zero, %llu translated by the MMU\n",
-			problems, (unsigned long long)domains_zero_sampled,
-			(unsigned long long)domains_hw_checked);
+			problems, (unsigned long long)s->stats.zero_sampled,
+			(unsigned long long)s->stats.hw_checked);
 	return problems;
 }

@@ -12,7 +12,7 @@
  * checks, then lets every CPU scrub what came back (scrub_idle_step(), as
  * the idle scrub does), unless bootscrub=off. The heap must then hold as
  * much free memory as before the build, in at most as many free chunks:
- * domains_before / domains_after are what the report shows, and a
+ * the set's before / after snapshots are what the report shows, and a
  * difference in pages is a problem the verdict sees.
  *
  * Boot CPU only (the scrub on every CPU through smp_run_on()); no lock.
@@ -28,8 +28,6 @@
 #include <keel/string.h>
 
 #include "domain_priv.h"
-
-struct domain_heap_snap domains_before, domains_after;
 
 /** domain_snapshot() - free pages and free chunks of the heap now. */
 void domain_snapshot(struct domain_heap_snap *s)
@@ -86,7 +84,7 @@ void domain_free(struct domain *d)
 	d->p2m = NULL;
 	d->destroyed = true;
 	if (c.refused) /* domain_build_private() frees on several CPUs */
-		atomic_fetch_add_relaxed(&domains_problems, c.refused);
+		domain_problem(d, c.refused);
 }
 
 static void scrub_worker(void *arg)
@@ -110,45 +108,46 @@ void domain_scrub_dirty(void)
 
 /**
  * domain_scrub_back() - every CPU scrubs what destroyed domains gave back
- * (nothing with bootscrub=off: the boot promised no scrub).
+ * (nothing with bootscrub=off in @ctx: the boot promised no scrub).
  */
-void domain_scrub_back(void)
+void domain_scrub_back(const struct domain_ctx *ctx)
 {
-	if (!domain_scrub_off())
+	if (!ctx->scrub_off)
 		domain_scrub_dirty();
 }
 
 /**
- * domains_destroy_all() - destroy every built domain, then scrub what came
- * back (unless bootscrub=off) and take the "after" snapshot.
+ * domains_destroy_all() - destroy every built domain of @s, then scrub
+ * what came back (unless bootscrub=off) and take the "after" snapshot.
  */
-void domains_destroy_all(void)
+void domains_destroy_all(struct domain_set *s)
 {
+	const struct domain_heap_snap *before = &s->stats.before;
+	struct domain_heap_snap *after = &s->stats.after;
 	char a[FORMAT_BYTES_LEN], b[FORMAT_BYTES_LEN];
 	unsigned int freed = 0;
 
-	for (unsigned int i = 0; i < domains_count; i++) {
-		if (domains[i].built && domains[i].p2m) {
-			domain_free(&domains[i]);
+	for (unsigned int i = 0; i < s->stats.count; i++) {
+		if (s->d[i].built && s->d[i].p2m) {
+			domain_free(&s->d[i]);
 			freed++;
 		}
 	}
-	domain_scrub_back();
-	domain_snapshot(&domains_after);
-	if (domains_before.taken &&
-	    domains_after.free_pages != domains_before.free_pages) {
+	domain_scrub_back(&s->ctx);
+	domain_snapshot(after);
+	if (before->taken && after->free_pages != before->free_pages) {
 		pr_warn("domains: after destroy %llu free pages, %llu before "
 			"the build\n",
-			(unsigned long long)domains_after.free_pages,
-			(unsigned long long)domains_before.free_pages);
-		domains_problems++;
+			(unsigned long long)after->free_pages,
+			(unsigned long long)before->free_pages);
+		s->stats.problems++;
 	}
-	format_bytes(a, sizeof(a), domains_after.free_pages << PAGE_SHIFT,
+	format_bytes(a, sizeof(a), after->free_pages << PAGE_SHIFT,
 		     FORMAT_DOWN);
-	format_bytes(b, sizeof(b), domains_before.free_pages << PAGE_SHIFT,
+	format_bytes(b, sizeof(b), before->free_pages << PAGE_SHIFT,
 		     FORMAT_DOWN);
 	pr_info("domains: %u destroyed; free %s in %llu chunks (before the "
 		"build: %s in %llu chunks)\n",
-		freed, a, (unsigned long long)domains_after.free_chunks, b,
-		(unsigned long long)domains_before.free_chunks);
+		freed, a, (unsigned long long)after->free_chunks, b,
+		(unsigned long long)before->free_chunks);
 }

@@ -27,12 +27,12 @@
 #include <keel/printk.h>
 #include <keel/string.h>
 
+#include <keel/heap.h>
 #include <keel/numa.h>
+#include <keel/scrub.h>
 
 #include "domain_priv.h"
 
-struct domain domains[DOMAIN_MAX];
-unsigned int domains_count, domains_dropped;
 const unsigned int domain_extent_order[DOMAIN_EXTENT_KINDS] = {18, 9, 0};
 
 /*
@@ -158,11 +158,12 @@ void domain_set_name(struct domain *d, const char *name)
 	escape_bytes(d->shown, sizeof(d->shown), d->name, strlen(d->name));
 }
 
-/* Does one of domains[0, @n) have @name? */
-static bool name_taken(const char *name, unsigned int n)
+/* Does one of @s's domains [0, @n) have @name? */
+static bool name_taken(const struct domain_set *s, const char *name,
+		       unsigned int n)
 {
 	for (unsigned int i = 0; i < n; i++)
-		if (!strcmp(domains[i].name, name))
+		if (!strcmp(s->d[i].name, name))
 			return true;
 	return false;
 }
@@ -173,8 +174,9 @@ static bool name_taken(const char *name, unsigned int n)
  * the later domain is skipped with a warning and counted in *@dup.
  * Return: the domain count.
  */
-static unsigned int setup_dt(const struct bootinfo *bi, unsigned int n,
-			     unsigned int *over, unsigned int *dup)
+static unsigned int setup_dt(struct domain_set *s, const struct bootinfo *bi,
+			     unsigned int n, unsigned int *over,
+			     unsigned int *dup)
 {
 	for (unsigned int i = 0; i < bi->domain_count; i++) {
 		const struct bi_domain *b = &bi->domains[i];
@@ -184,7 +186,7 @@ static unsigned int setup_dt(const struct bootinfo *bi, unsigned int n,
 			(*over)++;
 			continue;
 		}
-		if (name_taken(b->name, n)) {
+		if (name_taken(s, b->name, n)) {
 			pr_warn("domains: dom0less %s: another domain has "
 				"this name, skipped (counted as dropped)\n",
 				escape_bytes(shown, sizeof(shown), b->name,
@@ -192,46 +194,60 @@ static unsigned int setup_dt(const struct bootinfo *bi, unsigned int n,
 			(*dup)++;
 			continue;
 		}
-		domain_from_dt(&domains[n++], b, bi);
+		s->d[n].ctx = &s->ctx;
+		domain_from_dt(&s->d[n++], b, bi);
 	}
 	return n;
 }
 
 /**
- * domains_setup() - the command line's domains, then the DT's.
+ * domain_ctx_init() - what a build runs under (keel/domain.h): @o's
+ * bootscrub=off and domains_trust=, problems counted in *@problems.
+ */
+void domain_ctx_init(struct domain_ctx *c, const struct keel_options *o,
+		     unsigned int *problems)
+{
+	c->scrub_off = o->bootscrub == SCRUB_OFF;
+	c->trust_zero = o->domains_trust;
+	c->problems = problems;
+}
+
+/**
+ * domains_setup() - @s emptied, then the command line's domains, then the
+ * DT's.
  * Return: number of domains.
  */
-unsigned int domains_setup(const struct keel_options *o,
+unsigned int domains_setup(struct domain_set *s, const struct keel_options *o,
 			   const struct bootinfo *bi)
 {
 	unsigned int n = 0, over = 0, dup = 0;
 
-	memset(domains, 0, sizeof(domains));
-	domains_problems = 0;
-	domains_zero_sampled = domains_hw_checked = 0;
-	domains_before.taken = domains_after.taken = false;
-	domains_build_ticks = 0;
+	memset(s, 0, sizeof(*s));
+	domain_ctx_init(&s->ctx, o, &s->stats.problems);
 	for (unsigned int i = 0; i < o->domain_count && n < DOMAIN_MAX; i++) {
-		domains[n].spec = o->domain[i];
-		domain_set_name(&domains[n++], o->domain[i].name);
+		s->d[n].spec = o->domain[i];
+		s->d[n].ctx = &s->ctx;
+		domain_set_name(&s->d[n++], o->domain[i].name);
 	}
-	n = setup_dt(bi, n, &over, &dup);
+	n = setup_dt(s, bi, n, &over, &dup);
 	if (over)
 		pr_warn("domains: more than %u (command line and DT): %u "
 			"dropped\n",
 			DOMAIN_MAX,
 			o->domains_dropped + bi->dropped_domains + over);
 	for (unsigned int i = 0; i < n; i++)
-		domains[i].id = (uint16_t)(i + 1);
-	domains_count = n;
-	domains_dropped = o->domains_dropped + bi->dropped_domains + over + dup;
+		s->d[i].id = (uint16_t)(i + 1);
+	s->stats.count = n;
+	s->stats.dropped =
+		o->domains_dropped + bi->dropped_domains + over + dup;
 	return n;
 }
 
 /**
  * domain_pick_node() - the node of a domain: @asked when it is a node
  * (< @nodes), else the one with the most @budget pages (ties to the
- * lowest id). An @asked that names no node gets a warning.
+ * lowest id). An @asked that names no node gets a warning naming the
+ * domain @name (none when @name is NULL: domain_plan_nodes()).
  * Return: a node id below @nodes (0 when @nodes is 0).
  */
 uint32_t domain_pick_node(int64_t asked, const uint64_t *budget,
@@ -244,7 +260,7 @@ uint32_t domain_pick_node(int64_t asked, const uint64_t *budget,
 	for (uint32_t n = 1; n < nodes; n++)
 		if (budget[n] > budget[best])
 			best = n;
-	if (asked >= 0)
+	if (asked >= 0 && name)
 		pr_warn("domains: %s asks for node %lld, there are %u nodes: "
 			"using node %u (most free memory)\n",
 			name, (long long)asked, nodes, best);
@@ -269,21 +285,51 @@ static void plan_fail(struct domain *d, uint64_t table_pages,
 	d->failed = true;
 }
 
+/* Free pages of the @nodes nodes, summed. */
+static uint64_t plan_total(const uint64_t *free, unsigned int nodes)
+{
+	uint64_t total = 0;
+
+	for (unsigned int n = 0; n < nodes; n++)
+		total += free[n];
+	return total;
+}
+
+/*
+ * @want pages of a domain on @node taken from @free: local first, then the
+ * others by distance (the heap's order).
+ */
+static void plan_take(uint64_t *free, uint32_t node, uint64_t want)
+{
+	uint32_t order[MAX_NUMNODES];
+	unsigned int cnt = numa_fallback_order(node, order);
+
+	for (unsigned int k = 0; k < cnt && want; k++) {
+		uint32_t n = order[k];
+		uint64_t take = want < free[n] ? want : free[n];
+
+		free[n] -= take;
+		want -= take;
+	}
+}
+
+/* Pages a domain of @bytes needs from the heap: memory and tables. */
+static uint64_t plan_want(uint64_t bytes)
+{
+	return (bytes >> PAGE_SHIFT) + domain_table_pages_max(bytes);
+}
+
 /**
- * domain_plan() - node and budget check of every domain, in order.
+ * domain_plan() - node and budget check of every domain of @s, in order.
  * @free: free pages per node (consumed: what a domain takes is removed).
  * @nodes: node count. A domain whose pages and table pages exceed the sum
  * of @free fails here (plan_fail()).
  */
-void domain_plan(uint64_t *free, unsigned int nodes)
+void domain_plan(struct domain_set *s, uint64_t *free, unsigned int nodes)
 {
-	for (unsigned int i = 0; i < domains_count; i++) {
-		struct domain *d = &domains[i];
-		uint64_t tables = domain_table_pages_max(d->spec.bytes);
-		uint64_t want = (d->spec.bytes >> PAGE_SHIFT) + tables;
-		uint32_t order[MAX_NUMNODES];
-		uint64_t total = 0;
-		unsigned int cnt;
+	for (unsigned int i = 0; i < s->stats.count; i++) {
+		struct domain *d = &s->d[i];
+		uint64_t want = plan_want(d->spec.bytes), total;
 
 		if (d->failed) /* refused before the plan (a static domain) */
 			continue;
@@ -292,21 +338,47 @@ void domain_plan(uint64_t *free, unsigned int nodes)
 		else
 			d->node = domain_pick_node(d->spec.node, free, nodes,
 						   d->shown);
-		cnt = numa_fallback_order(d->node, order);
-		for (unsigned int n = 0; n < nodes; n++)
-			total += free[n];
+		total = plan_total(free, nodes);
 		if (want > total) {
-			plan_fail(d, tables, total);
+			plan_fail(d, domain_table_pages_max(d->spec.bytes),
+				  total);
 			continue;
 		}
-		/* Local first, then the others by distance (the heap's order). */
-		for (unsigned int k = 0; k < cnt && want; k++) {
-			uint32_t n = order[k];
-			uint64_t take = want < free[n] ? want : free[n];
+		plan_take(free, d->node, want);
+	}
+}
 
-			free[n] -= take;
-			want -= take;
-		}
+/**
+ * domain_budget() - the plan's budget: the heap's free pages per node now.
+ * @free: out, @nodes entries
+ */
+void domain_budget(uint64_t *free, unsigned int nodes)
+{
+	struct heap_node_stats st;
+
+	for (unsigned int n = 0; n < nodes; n++)
+		free[n] = heap_node_stats(n, &st) ? 0 : st.free_pages;
+}
+
+/**
+ * domain_plan_nodes() - domain_plan()'s nodes for the domain= specs
+ * @spec[0, @count) on the heap as it is now (keel/domain.h), into @node.
+ * A spec too large for the heap gets its node and takes nothing, as a
+ * domain the plan fails takes nothing from the others.
+ */
+void domain_plan_nodes(const struct domain_spec *spec, unsigned int count,
+		       uint32_t *node)
+{
+	unsigned int nodes = heap_node_count();
+	uint64_t free[MAX_NUMNODES];
+
+	domain_budget(free, nodes);
+	for (unsigned int i = 0; i < count; i++) {
+		uint64_t want = plan_want(spec[i].bytes);
+
+		node[i] = domain_pick_node(spec[i].node, free, nodes, NULL);
+		if (want <= plan_total(free, nodes))
+			plan_take(free, node[i], want);
 	}
 }
 

@@ -280,7 +280,7 @@ void domain_static_free(struct domain *d)
 			"reserved (%d)\n",
 			d->shown, (unsigned long long)pa_val(s),
 			(unsigned long long)pa_val(e), err);
-		domains_problems++;
+		domain_problem(d, 1);
 	}
 	d->st.adopted = 0;
 }

@@ -4,8 +4,8 @@
  * zeroing memory not known clean on the building CPU in pieces of at most
  * 2 MiB, and cache maintenance to PoC by range with no heap lock held
  * (physically adjacent extents of a unit merged into one range) -- and the
- * boot's promise about free memory that decides the zeroing
- * (domains_set_scrub_policy()). Used by the build (domain_build.c), the
+ * boot's promise about free memory that decides the zeroing (the
+ * domain's struct domain_ctx). Used by the build (domain_build.c), the
  * big extents (domain_big.c) and destroy.
  *
  * Locks: none; the statistics are atomics.
@@ -23,33 +23,19 @@
 /*
  * bootscrub=off: the heap calls memory clean that nobody zeroed (the
  * firmware's leftovers, another guest's data after a kexec): the build
- * zeroes every extent itself, as it would a dirty one -- unless
+ * zeroes every extent of @d itself, as it would a dirty one -- unless
  * domains_trust=on says the memory is known zero (a fresh sandbox arena,
  * QEMU's RAM: the clean-build benchmarks on sparse RAM).
  */
-static bool scrub_off, trust_zero;
-
-/**
- * domains_set_scrub_policy() - what the boot promised about free memory:
- * @bootscrub_off: bootscrub=off (nothing scrubbed, nothing scrubbed back)
- * @trust: domains_trust=on (that memory is known zero anyway)
- * keel_main() hands them over once the options are parsed.
- */
-void domains_set_scrub_policy(bool bootscrub_off, bool trust)
+bool domain_zero_untrusted(const struct domain *d)
 {
-	scrub_off = bootscrub_off;
-	trust_zero = trust;
+	return d->ctx->scrub_off && !d->ctx->trust_zero;
 }
 
-/* bootscrub=off: freed domains are not scrubbed back either. */
-bool domain_scrub_off(void)
+/* @n problems a destroy of @d found, counted where its context says. */
+void domain_problem(const struct domain *d, unsigned int n)
 {
-	return scrub_off;
-}
-
-bool domain_zero_untrusted(void)
-{
-	return scrub_off && !trust_zero;
+	atomic_fetch_add_relaxed(d->ctx->problems, n);
 }
 
 #define ZERO_PIECE (2ull << 20) /* as the heap: at most 2 MiB per call */

@@ -26,15 +26,21 @@
  * dirty, so the next build zeroes it: in the heap lock when eager).
  * build-remote runs the same real domain build on every online CPU but
  * the probe's (domain_build_private(), one owner id per load CPU): the
- * command line's domain= domains dealt out over those CPUs (latency runs
- * before domains_build(), which builds them again for the boot), or
- * without any, one probe-owned domain per load CPU (remote_bytes()); each
- * destroyed by the CPU that built it, so nothing runs on the probe CPU.
+ * command line's domain= domains dealt out over those CPUs, each on the
+ * node the domains' plan gives it (domain_plan_nodes(): latency runs
+ * before domains_build(), which plans and builds them again for the
+ * boot), or without any, one probe-owned domain per load CPU
+ * (remote_bytes()); each destroyed by the CPU that built it, so nothing
+ * runs on the probe CPU. The loads build under the boot's promise about
+ * free memory (bootscrub=, domains_trust=: a struct domain_ctx).
  *
- * Owns the probe state (lat) and the phase table. The handler runs on the
- * probe CPU only and writes only the current phase's histogram, which the
- * boot CPU reads after smp_wait(): ordered by the mailbox. `stop` is the
- * one flag shared while a phase runs (atomic).
+ * Owns the results (latency_stats()) and the phase table; a run's state
+ * (struct lat_run, made from the options latency_run() is handed) is
+ * handed to every function of the run, and to the timer handler through
+ * lat_attach(). The
+ * handler runs on the probe CPU only and writes only the current phase's
+ * histogram, which the boot CPU reads after smp_wait(): ordered by the
+ * mailbox. `stop` is the one flag shared while a phase runs (atomic).
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
@@ -49,21 +55,39 @@
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/smp.h>
+#include <keel/string.h>
 #include <keel/trace.h>
 
 #include "latency_priv.h"
 
-struct lat_state lat;
-/* The options latency_run() was given (latency_cpu=, the domain= list). */
-static const struct keel_options *lo;
+/* What the last latency_run() measured (latency_stats()). */
+static struct latency_stats stats;
+/* The run the timer handler serves (lat_attach()). */
+static struct lat_run *running;
 
-/* The probe CPU (latency_cpu=, else the last online CPU of node 0). */
-static unsigned int pick_probe_cpu(void)
+/** latency_stats() - Return: the probe's results (keel/latency.h). */
+const struct latency_stats *latency_stats(void)
+{
+	return &stats;
+}
+
+/**
+ * lat_attach() - the run whose timer irq_timer_handler() serves, NULL for
+ * none. Boot CPU, before the run's first phase is posted (ordered by the
+ * mailbox) and after its last one is waited for.
+ */
+void lat_attach(struct lat_run *r)
+{
+	atomic_store_release(&running, r);
+}
+
+/* The probe CPU (latency_cpu= of @o, else the last online CPU of node 0). */
+static unsigned int pick_probe_cpu(const struct keel_options *o)
 {
 	unsigned int cpu, best = 0;
 
-	if (lo->latency_cpu != LATENCY_CPU_AUTO) {
-		cpu = lo->latency_cpu;
+	if (o->latency_cpu != LATENCY_CPU_AUTO) {
+		cpu = o->latency_cpu;
 		if (cpu < cpu_count && cpu_table[cpu].online)
 			return cpu;
 		pr_warn("latency: latency_cpu=%u is not an online CPU, using "
@@ -77,20 +101,20 @@ static unsigned int pick_probe_cpu(void)
 }
 
 /* Log2 buckets, 4 linear steps per power of two: 25% resolution. */
-unsigned int lat_bucket(uint64_t ns)
+unsigned int latency_bucket(uint64_t ns)
 {
 	unsigned int e;
 
 	if (ns < 4)
 		return (unsigned int)ns;
 	e = (unsigned int)fls64(ns) - 1;
-	if (e > LAT_MAX_LOG2)
-		return LAT_BUCKETS - 1;
+	if (e > LATENCY_MAX_LOG2)
+		return LATENCY_BUCKETS - 1;
 	return 4 * (e - 1) + (unsigned int)((ns >> (e - 2)) & 3);
 }
 
-/* The smallest value of bucket @b (its largest: lat_bucket_lo(b + 1) - 1). */
-uint64_t lat_bucket_lo(unsigned int b)
+/* The smallest value of bucket @b (its largest: latency_bucket_lo(b + 1) - 1). */
+uint64_t latency_bucket_lo(unsigned int b)
 {
 	if (b < 4)
 		return b;
@@ -103,30 +127,31 @@ uint64_t lat_bucket_lo(unsigned int b)
  */
 void irq_timer_handler(uint64_t entry)
 {
-	struct lat_phase *ph = lat.cur;
+	struct lat_run *r = atomic_load_acquire(&running);
+	struct latency_phase *ph = r ? r->cur : NULL;
 	uint64_t late, ns, next;
 
-	if (!ph || !lat.sampling || arch_cpu_id() != lat.cpu)
+	if (!ph || !r->sampling || arch_cpu_id() != r->st->cpu)
 		return;
-	if (entry < lat.deadline) {
+	if (entry < r->deadline) {
 		/* Early, or left pending by the last phase: not a sample. */
-		arch_timer_arm_at(lat.deadline);
+		arch_timer_arm_at(r->deadline);
 		return;
 	}
-	late = entry - lat.deadline;
+	late = entry - r->deadline;
 	ns = ticks_to_ns(late);
-	ph->hist[lat_bucket(ns)]++;
+	ph->hist[latency_bucket(ns)]++;
 	if (!ph->samples || ns < ph->min_ns)
 		ph->min_ns = ns;
 	if (ns > ph->max_ns) {
 		ph->max_ns = ns;
-		ph->max_at = lat.deadline;
+		ph->max_at = r->deadline;
 	}
 	ph->samples++;
-	next = lat.deadline + lat.period;
+	next = r->deadline + r->period;
 	if (next <= entry)
-		next = entry + lat.period; /* missed: skip, do not queue */
-	lat.deadline = next;
+		next = entry + r->period; /* missed: skip, do not queue */
+	r->deadline = next;
 	arch_timer_arm_at(next);
 }
 
@@ -134,43 +159,42 @@ void irq_timer_handler(uint64_t entry)
  * This CPU's slot among the load CPUs of a build-remote phase (every
  * online CPU but the probe's): its owner id for domain_build_private().
  */
-static unsigned int load_slot(unsigned int cpu)
+static unsigned int load_slot(const struct lat_run *r, unsigned int cpu)
 {
 	unsigned int slot = 0;
 
 	for (unsigned int c = 0; c < cpu && c < cpu_count; c++)
-		slot += cpu_table[c].online && c != lat.cpu;
+		slot += cpu_table[c].online && c != r->st->cpu;
 	return slot;
 }
 
 /*
  * One round of the build-remote load on this CPU (slot @slot of @slots):
- * the command line's domain= domains @slot, @slot + @slots, ... (its node,
- * else this CPU's), or without any, one probe-owned domain of
- * lat.remote_bytes on this CPU's node; each built with the real domain
+ * the command line's domain= domains @slot, @slot + @slots, ... (each on
+ * its node of the plan), or without any, one probe-owned domain of
+ * remote_bytes on this CPU's node @node; each built with the real domain
  * build and destroyed on this CPU. Return: domains built.
  */
-static unsigned int remote_round(struct lat_phase *ph, unsigned int slot,
-				 unsigned int slots, uint32_t node)
+static unsigned int remote_round(struct lat_run *r, struct latency_phase *ph,
+				 unsigned int slot, unsigned int slots,
+				 uint32_t node)
 {
-	unsigned int built = 0, n = lo->domain_count;
+	unsigned int built = 0, n = r->load_count;
 	int err;
 
-	for (unsigned int i = slot; i < n && !atomic_load_acquire(&lat.stop);
+	for (unsigned int i = slot; i < n && !atomic_load_acquire(&r->stop);
 	     i += slots) {
-		const struct domain_spec *s = &lo->domain[i];
-
-		err = domain_build_private(s->bytes,
-					   s->node >= 0 ? s->node : (int)node,
-					   lat.max_order, slot);
+		err = domain_build_private(r->load_spec[i].bytes,
+					   (int)r->load_node[i],
+					   r->st->max_order, slot, &r->ctx);
 		built += !err;
 		if (err)
 			atomic_store_relaxed(&ph->build_err, err);
 	}
 	if (n)
 		return built;
-	err = domain_build_private(lat.remote_bytes, (int)node, lat.max_order,
-				   slot);
+	err = domain_build_private(r->st->remote_bytes, (int)node,
+				   r->st->max_order, slot, &r->ctx);
 	if (err)
 		atomic_store_relaxed(&ph->build_err, err);
 	return !err;
@@ -179,13 +203,14 @@ static unsigned int remote_round(struct lat_phase *ph, unsigned int slot,
 /* Load on this CPU until the probe says stop. */
 static void load_fn(void *arg)
 {
-	struct lat_phase *ph = arg;
-	unsigned int cpu = arch_cpu_id(), slot = load_slot(cpu);
+	struct lat_run *r = arg;
+	struct latency_phase *ph = r->cur;
+	unsigned int cpu = arch_cpu_id(), slot = load_slot(r, cpu);
 	unsigned int slots = smp_online_count() - 1, built;
 	uint32_t node = cpu_table[cpu].node;
 
-	while (!atomic_load_acquire(&lat.stop)) {
-		built = remote_round(ph, slot, slots ? slots : 1, node);
+	while (!atomic_load_acquire(&r->stop)) {
+		built = remote_round(r, ph, slot, slots ? slots : 1, node);
 		if (built)
 			atomic_fetch_add(&ph->builds, built);
 		else /* out of memory, or more CPUs than domain= words */
@@ -193,7 +218,7 @@ static void load_fn(void *arg)
 	}
 }
 
-static bool phase_done(uint64_t t0, const struct lat_phase *ph)
+static bool phase_done(uint64_t t0, const struct latency_phase *ph)
 {
 	uint64_t el = arch_ticks() - t0;
 
@@ -206,7 +231,8 @@ static bool phase_done(uint64_t t0, const struct lat_phase *ph)
 /* The probe CPU's part of a phase. */
 static void probe_fn(void *arg)
 {
-	struct lat_phase *ph = arg;
+	struct lat_run *r = arg;
+	struct latency_phase *ph = r->cur;
 	uint32_t node = cpu_table[arch_cpu_id()].node;
 	uint64_t t0 = arch_ticks();
 	unsigned int builds = 0;
@@ -214,15 +240,15 @@ static void probe_fn(void *arg)
 
 	/*
 	 * Armed and cancelled with interrupts on: the handler (this CPU)
-	 * arms only while lat.sampling, and then the same deadline, so
+	 * arms only while r->sampling, and then the same deadline, so
 	 * nothing needs masking. Masked, each was a region of 90-200 us
 	 * under QEMU TCG, where a timer register write takes QEMU's global
 	 * lock: the longest of the idle phase.
 	 */
-	lat.deadline = t0 + lat.period;
-	lat.sampling = true;
+	r->deadline = t0 + r->period;
+	r->sampling = true;
 	barrier();
-	arch_timer_arm_at(lat.deadline);
+	arch_timer_arm_at(r->deadline);
 	/*
 	 * Build on this CPU until the phase has its samples, but start no
 	 * build after LAT_BUILD_MS: one eager build of a 1 GiB block can keep
@@ -233,8 +259,9 @@ static void probe_fn(void *arg)
 		if (ph->local && !failed &&
 		    (!builds || ticks_to_ns(arch_ticks() - t0) <
 					LAT_BUILD_MS * 1000000ull)) {
-			failed = domain_build_local(lat.domain_bytes, (int)node,
-						    lat.max_order);
+			failed = domain_build_local(r->st->domain_bytes,
+						    (int)node, r->st->max_order,
+						    &r->ctx);
 			builds++;
 		} else if (READ_ONCE(ph->samples)) {
 			/*
@@ -253,7 +280,7 @@ static void probe_fn(void *arg)
 			barrier();
 		}
 	}
-	lat.sampling = false;
+	r->sampling = false;
 	barrier();
 	arch_timer_cancel();
 	if (ph->local) { /* build-remote: the load CPUs count theirs */
@@ -261,7 +288,7 @@ static void probe_fn(void *arg)
 		ph->build_err = failed;
 	}
 	ph->ticks = arch_ticks() - t0;
-	atomic_store_release(&lat.stop, 1);
+	atomic_store_release(&r->stop, 1);
 }
 
 /*
@@ -277,33 +304,35 @@ static void probe_fn(void *arg)
  */
 static void warm_fn(void *arg)
 {
+	struct lat_run *r = arg;
 	unsigned int cpu = arch_cpu_id();
 	int node = (int)cpu_table[cpu].node;
 
-	(void)arg;
-	if (cpu == lat.cpu)
-		domain_build_local(lat.domain_bytes, node, lat.max_order);
+	if (cpu == r->st->cpu)
+		domain_build_local(r->st->domain_bytes, node, r->st->max_order,
+				   &r->ctx);
 	else
-		domain_build_private(lat.remote_bytes, node, lat.max_order,
-				     load_slot(cpu));
+		domain_build_private(r->st->remote_bytes, node,
+				     r->st->max_order, load_slot(r, cpu),
+				     &r->ctx);
 }
 
-static void warm_up(void)
+static void warm_up(struct lat_run *r)
 {
 	cpumask_t load, probe;
 
 	smp_online_mask(&load);
-	cpumask_clear_cpu(&load, lat.cpu);
-	smp_run_on(&load, warm_fn, NULL);
+	cpumask_clear_cpu(&load, r->st->cpu);
+	smp_run_on(&load, warm_fn, r);
 	cpumask_clear(&probe);
-	cpumask_set(&probe, lat.cpu);
-	smp_run_on(&probe, warm_fn, NULL);
+	cpumask_set(&probe, r->st->cpu);
+	smp_run_on(&probe, warm_fn, r);
 }
 
-/* One phase, driven from the boot CPU. */
-static void run_phase(struct lat_phase *ph)
+/* One phase of @r, driven from the boot CPU. */
+static void run_phase(struct lat_run *r, struct latency_phase *ph)
 {
-	unsigned int self = arch_cpu_id();
+	unsigned int self = arch_cpu_id(), cpu = r->st->cpu;
 	cpumask_t probe, others, all;
 
 	cachemaint_flush_batch();
@@ -311,31 +340,32 @@ static void run_phase(struct lat_phase *ph)
 	ph->mode = cachemaint_mode();
 	smp_online_mask(&all);
 	cpumask_clear(&probe);
-	cpumask_set(&probe, lat.cpu);
+	cpumask_set(&probe, cpu);
 	others = all;
-	cpumask_clear_cpu(&others, lat.cpu);
+	cpumask_clear_cpu(&others, cpu);
 	if (!ph->remote)
 		cpumask_clear(&others);
 	irqsoff_reset();
-	atomic_store_release(&lat.stop, 0);
-	lat.cur = ph;
+	atomic_store_release(&r->stop, 0);
+	r->cur = ph;
 	trace_begin(ph->name);
-	smp_post(&probe, probe_fn, ph);
-	smp_post(&others, load_fn, ph);
-	if (self == lat.cpu)
-		probe_fn(ph);
+	smp_post(&probe, probe_fn, r);
+	smp_post(&others, load_fn, r);
+	if (self == cpu)
+		probe_fn(r);
 	else if (cpumask_test(&others, self))
-		load_fn(ph);
+		load_fn(r);
 	smp_wait(&all);
 	trace_end(ph->name);
-	lat.cur = NULL;
+	r->cur = NULL;
 	ph->irqsoff_max = irqsoff_max(&ph->irqsoff_site);
 	ph->ran = true;
 	if (ph->build_err && ph->local)
 		pr_warn("latency: %s: domain_build_local(%llu MiB, node %u): "
 			"%d\n",
-			ph->name, (unsigned long long)(lat.domain_bytes >> 20),
-			cpu_table[lat.cpu].node, ph->build_err);
+			ph->name,
+			(unsigned long long)(r->st->domain_bytes >> 20),
+			cpu_table[cpu].node, ph->build_err);
 	else if (ph->build_err)
 		pr_warn("latency: %s: a domain build on another CPU: %d (%u "
 			"built)\n",
@@ -378,23 +408,24 @@ void latency_init_cpus(void)
 		cpu_count);
 }
 
-static void init_phases(void)
+static void init_phases(struct latency_stats *st,
+			enum cachemaint_mode boot_mode)
 {
 	static const char *const names[] = {"build-remote", "build-local"};
 	enum cachemaint_mode modes[] = {CACHEMAINT_DEFERRED, CACHEMAINT_EAGER};
 	unsigned int n = 0;
 
-	lat.phase[n++] =
-		(struct lat_phase){.name = "idle", .mode = lat.boot_mode};
+	st->phase[n++] =
+		(struct latency_phase){.name = "idle", .mode = boot_mode};
 	for (unsigned int i = 0; i < 2; i++)
 		for (unsigned int m = 0; m < 2; m++)
-			lat.phase[n++] = (struct lat_phase){
+			st->phase[n++] = (struct latency_phase){
 				.name = names[i],
 				.mode = modes[m],
 				.remote = i == 0,
 				.local = i == 1,
 			};
-	lat.phase_count = n;
+	st->phase_count = n;
 }
 
 /*
@@ -420,7 +451,7 @@ static uint64_t domain_bytes(uint32_t node)
  * LAT_DOMAIN_BYTES and at most its share of half its node's free memory
  * (2 MiB multiples, at least 2 MiB): the smallest over the load CPUs.
  */
-static uint64_t remote_bytes(void)
+static uint64_t remote_bytes(unsigned int probe)
 {
 	uint64_t best = LAT_DOMAIN_BYTES;
 	unsigned int cpu, c, n;
@@ -430,10 +461,10 @@ static uint64_t remote_bytes(void)
 		uint32_t node = cpu_table[cpu].node;
 		uint64_t share;
 
-		if (!cpu_table[cpu].online || cpu == lat.cpu)
+		if (!cpu_table[cpu].online || cpu == probe)
 			continue;
 		for (c = 0, n = 0; c < cpu_count; c++)
-			n += cpu_table[c].online && c != lat.cpu &&
+			n += cpu_table[c].online && c != probe &&
 			     cpu_table[c].node == node;
 		share = heap_node_stats(node, &st)
 				? 0
@@ -462,6 +493,42 @@ static void scrub_leftovers(void)
 	}
 }
 
+/*
+ * The run's settings from @o: latency_period=, latency_max_order= (each
+ * warned and defaulted when out of range), the probe CPU, the loads'
+ * sizes, the domain= domains of build-remote on their planned nodes.
+ */
+static void run_setup(struct lat_run *r, const struct keel_options *o)
+{
+	struct latency_stats *st = r->st;
+	uint32_t period_us = o->latency_period_us;
+
+	if (period_us < LAT_PERIOD_MIN_US || period_us > LAT_PERIOD_MAX_US) {
+		pr_warn("latency: latency_period=%u is outside [%u, %u] us, "
+			"using 100\n",
+			period_us, LAT_PERIOD_MIN_US, LAT_PERIOD_MAX_US);
+		period_us = 100;
+	}
+	st->max_order = o->latency_max_order;
+	if (st->max_order < 9 || st->max_order > MAX_ORDER) {
+		pr_warn("latency: latency_max_order=%u is outside [9, %u], "
+			"using %u\n",
+			st->max_order, (unsigned int)MAX_ORDER,
+			(unsigned int)MAX_ORDER);
+		st->max_order = MAX_ORDER;
+	}
+	st->cpu = pick_probe_cpu(o);
+	st->domain_bytes = domain_bytes(cpu_table[st->cpu].node);
+	r->period = period_us * arch_ticks_hz() / 1000000;
+	st->period_ns = (uint64_t)period_us * 1000;
+	st->remote_bytes = remote_bytes(st->cpu);
+	st->load = o->domain_count ? LAT_LOAD_CMDLINE : LAT_LOAD_PROBE;
+	domain_ctx_init(&r->ctx, o, &st->domain_problems);
+	r->load_spec = o->domain;
+	r->load_count = o->domain_count;
+	domain_plan_nodes(o->domain, o->domain_count, r->load_node);
+}
+
 /**
  * latency_run() - latency=on: every phase, then the boot's cachemaint mode
  * and counters back.
@@ -469,52 +536,42 @@ static void scrub_leftovers(void)
  */
 void latency_run(const struct keel_options *o)
 {
+	/*
+	 * Not on this stack: a timer interrupt taken late, as the last phase
+	 * ends, must never find freed memory behind the handler's pointer.
+	 */
+	static struct lat_run run;
 	struct cachemaint_stats saved = cachemaint_stats;
-	uint32_t period_us = o->latency_period_us;
+	struct lat_run *r = &run;
 	const char *why = NULL;
 
-	lo = o;
-	if (period_us < LAT_PERIOD_MIN_US || period_us > LAT_PERIOD_MAX_US) {
-		pr_warn("latency: latency_period=%u is outside [%u, %u] us, "
-			"using 100\n",
-			period_us, LAT_PERIOD_MIN_US, LAT_PERIOD_MAX_US);
-		period_us = 100;
-	}
-	lat.max_order = o->latency_max_order;
-	if (lat.max_order < 9 || lat.max_order > MAX_ORDER) {
-		pr_warn("latency: latency_max_order=%u is outside [9, %u], "
-			"using %u\n",
-			lat.max_order, (unsigned int)MAX_ORDER,
-			(unsigned int)MAX_ORDER);
-		lat.max_order = MAX_ORDER;
-	}
-	lat.cpu = pick_probe_cpu();
-	lat.domain_bytes = domain_bytes(cpu_table[lat.cpu].node);
-	lat.period = period_us * arch_ticks_hz() / 1000000;
-	lat.period_ns = (uint64_t)period_us * 1000;
-	lat.remote_bytes = remote_bytes();
-	lat.load = o->domain_count ? LAT_LOAD_CMDLINE : LAT_LOAD_PROBE;
-	lat.boot_mode = cachemaint_mode();
-	lat.requested = true;
-	lat.timer_mode = arch_timer_mode();
-	if (timer_init_on(lat.cpu, &why)) {
-		lat.unsupported = why;
+	memset(&stats, 0, sizeof(stats));
+	memset(r, 0, sizeof(*r));
+	r->st = &stats;
+	run_setup(r, o);
+	r->boot_mode = cachemaint_mode();
+	stats.requested = true;
+	stats.timer_mode = arch_timer_mode();
+	if (timer_init_on(stats.cpu, &why)) {
+		stats.unsupported = why;
 		pr_warn("latency: no probe: %s\n", why);
 		return;
 	}
-	init_phases();
-	warm_up();
-	for (unsigned int i = 0; i < lat.phase_count; i++) {
-		if (lat.phase[i].remote && smp_online_count() < 2) {
-			if (lat.phase[i].mode == CACHEMAINT_DEFERRED)
+	init_phases(&stats, r->boot_mode);
+	lat_attach(r);
+	warm_up(r);
+	for (unsigned int i = 0; i < stats.phase_count; i++) {
+		if (stats.phase[i].remote && smp_online_count() < 2) {
+			if (stats.phase[i].mode == CACHEMAINT_DEFERRED)
 				pr_info("latency: no build-remote phases: no "
 					"other CPU online\n");
 			continue;
 		}
-		run_phase(&lat.phase[i]);
+		run_phase(r, &stats.phase[i]);
 	}
+	lat_attach(NULL);
 	cachemaint_flush_batch();
-	cachemaint_init(lat.boot_mode);
+	cachemaint_init(r->boot_mode);
 	cachemaint_stats = saved;
 	if (o->bootscrub != SCRUB_OFF)
 		scrub_leftovers();

@@ -12,6 +12,7 @@
  */
 #include <keel/cachemaint.h>
 #include <keel/compiler.h>
+#include <keel/domain.h>
 #include <keel/enum_names.h>
 #include <keel/json.h>
 #include <keel/p2m.h>
@@ -19,21 +20,11 @@
 #include <keel/string.h>
 #include <keel/trace.h>
 
-#include "../domain/domain_priv.h"
 #include "report_priv.h"
 
 #define DOMAIN_HUMAN_LINES 16
 
-static unsigned int domain_cpus(const struct domain *d)
-{
-	unsigned int n = 0;
-
-	for (unsigned int w = 0; w < ARRAY_SIZE(d->cpu_bits); w++)
-		n += (unsigned int)__builtin_popcountll(d->cpu_bits[w]);
-	return n;
-}
-
-static void json_row(struct jw *w, const struct domain *d)
+static void json_row(struct jw *w, const struct domain_view *d)
 {
 	uint64_t ns = domain_build_ns(d);
 
@@ -41,7 +32,7 @@ static void json_row(struct jw *w, const struct domain *d)
 	jw_u64(w, NULL, d->id);
 	jw_str(w, NULL, d->name);
 	jw_u64(w, NULL, d->node);
-	jw_u64(w, NULL, d->spec.bytes);
+	jw_u64(w, NULL, d->bytes);
 	jw_u64(w, NULL, d->remote_bytes);
 	for (unsigned int k = 0; k < DOMAIN_EXTENT_KINDS; k++)
 		jw_u64(w, NULL, d->built ? d->extents[k] : 0);
@@ -53,8 +44,8 @@ static void json_row(struct jw *w, const struct domain *d)
 	jw_u64(w, NULL, ticks_to_ns(d->maint_ticks));
 	jw_u64(w, NULL, ticks_to_ns(d->lock_max_ticks));
 	jw_u64(w, NULL, d->table_pages);
-	jw_u64(w, NULL, domain_cpus(d));
-	jw_milli(w, NULL, d->built ? rate_gbps_milli(d->spec.bytes, ns) : 0);
+	jw_u64(w, NULL, d->cpus);
+	jw_milli(w, NULL, d->built ? rate_gbps_milli(d->bytes, ns) : 0);
 	if (d->failed)
 		jw_str(w, NULL, d->fail_reason);
 	else
@@ -64,7 +55,7 @@ static void json_row(struct jw *w, const struct domain *d)
 		jw_u64(w, NULL, d->vcpus);
 	else
 		jw_null(w, NULL);
-	jw_str(w, NULL, d->kernel[0] ? d->kernel : NULL);
+	jw_str(w, NULL, d->kernel);
 	jw_row_end(w);
 }
 
@@ -101,8 +92,11 @@ static void json_bench(struct jw *w, const struct domain_bench *b)
 	jw_obj_end(w);
 }
 
-/** domains_report_json() - the report's domains keys (none without domains). */
-void domains_report_json(struct jw *w)
+/**
+ * domains_report_json() - the report's domains keys for @ds (none without
+ * domains).
+ */
+void domains_report_json(struct jw *w, const struct domain_set *ds)
 {
 	static const char *const cols[] = {
 		"id",		"name",	      "node",	     "bytes",
@@ -112,28 +106,30 @@ void domains_report_json(struct jw *w)
 		"cpus",		"gbps",	      "fail_reason", "origin",
 		"vcpus",	"kernel",
 	};
+	const struct domain_set_stats *st = domain_set_stats(ds);
 	bool chosen[DOMAIN_MAX];
+	struct domain_view v;
 	unsigned int rows;
 
-	if (!domains_count && !domains_dropped)
+	if (!st->count && !st->dropped)
 		return;
-	rows = domain_report_pick(chosen);
+	rows = domain_report_pick(ds, chosen);
 	JW_TABLE(w, "domains", cols);
-	for (unsigned int i = 0; i < domains_count; i++)
+	for (unsigned int i = 0; domain_view(ds, i, &v); i++)
 		if (chosen[i])
-			json_row(w, &domains[i]);
+			json_row(w, &v);
 	jw_table_end(w);
-	jw_u64(w, "domains_build_ns", ticks_to_ns(domains_build_ticks));
+	jw_u64(w, "domains_build_ns", ticks_to_ns(st->build_ticks));
 	jw_obj(w, "domains_info");
-	jw_u64(w, "dropped", domains_dropped);
-	jw_u64(w, "problems", domains_problems);
-	jw_u64(w, "zero_sampled", domains_zero_sampled);
-	jw_u64(w, "hw_checked", domains_hw_checked);
+	jw_u64(w, "dropped", st->dropped);
+	jw_u64(w, "problems", st->problems);
+	jw_u64(w, "zero_sampled", st->zero_sampled);
+	jw_u64(w, "hw_checked", st->hw_checked);
 	jw_str(w, "p2m_format", p2m_format_name());
-	json_snap(w, "before", &domains_before);
-	json_snap(w, "after", &domains_after);
-	json_bench(w, &domains_bench_result);
-	domains_summary_json(w, rows);
+	json_snap(w, "before", &st->before);
+	json_snap(w, "after", &st->after);
+	json_bench(w, &st->bench);
+	domains_summary_json(w, ds, rows);
 	jw_obj_end(w);
 }
 
@@ -150,14 +146,14 @@ const char *domain_origin_name(enum domain_origin o)
 }
 
 /* d->shown: the name made printable (a DT name may hold any byte). */
-static void human_line(const struct domain *d)
+static void human_line(const struct domain_view *d)
 {
 	uint64_t ns = domain_build_ns(d);
-	uint64_t g = rate_gbps_milli(d->spec.bytes, ns);
+	uint64_t g = rate_gbps_milli(d->bytes, ns);
 	const char *st = d->origin == DOMAIN_ORIGIN_STATIC ? " static" : "";
 	char size[FORMAT_BYTES_LEN], remote[FORMAT_BYTES_LEN];
 
-	format_bytes(size, sizeof(size), d->spec.bytes, FORMAT_DOWN);
+	format_bytes(size, sizeof(size), d->bytes, FORMAT_DOWN);
 	if (d->failed) {
 		pr_info("domain %u %s: %s%s on node %u: FAILED: %s\n", d->id,
 			d->shown, size, st, d->node, d->fail_reason);
@@ -171,34 +167,34 @@ static void human_line(const struct domain *d)
 		(unsigned long long)d->extents[0],
 		(unsigned long long)d->extents[1],
 		(unsigned long long)d->extents[2],
-		(unsigned long long)(ns / 1000), domain_cpus(d),
+		(unsigned long long)(ns / 1000), d->cpus,
 		(unsigned long long)(g / 1000), (unsigned long long)(g % 1000));
 }
 
-/** domains_report_human() - the "domain" lines (bounded, see above). */
-void domains_report_human(void)
+/** domains_report_human() - the "domain" lines of @ds (bounded, see above). */
+void domains_report_human(const struct domain_set *ds)
 {
+	const struct domain_set_stats *st = domain_set_stats(ds);
 	unsigned int built = 0, failed = 0, lines = 0;
 	uint64_t bytes = 0, tables = 0;
 	char b[FORMAT_BYTES_LEN], t[FORMAT_BYTES_LEN];
+	struct domain_view v;
 
-	for (unsigned int i = 0; i < domains_count; i++) {
-		const struct domain *d = &domains[i];
-
-		built += d->built;
-		failed += d->failed;
-		bytes += d->built ? d->spec.bytes : 0;
-		tables += d->built ? d->table_pages : 0;
-		if ((domains_count <= DOMAIN_HUMAN_LINES || d->failed) &&
+	for (unsigned int i = 0; domain_view(ds, i, &v); i++) {
+		built += v.built;
+		failed += v.failed;
+		bytes += v.built ? v.bytes : 0;
+		tables += v.built ? v.table_pages : 0;
+		if ((st->count <= DOMAIN_HUMAN_LINES || v.failed) &&
 		    lines++ < DOMAIN_HUMAN_LINES)
-			human_line(d);
+			human_line(&v);
 	}
-	if (!domains_count)
+	if (!st->count)
 		return;
 	format_bytes(b, sizeof(b), bytes, FORMAT_DOWN);
 	format_bytes(t, sizeof(t), tables << PAGE_SHIFT, FORMAT_DOWN);
 	pr_info("domains: %u built (%s + %s of tables), %u failed, %u "
 		"dropped, in %llu us\n",
-		built, b, t, failed, domains_dropped,
-		(unsigned long long)(ticks_to_ns(domains_build_ticks) / 1000));
+		built, b, t, failed, st->dropped,
+		(unsigned long long)(ticks_to_ns(st->build_ticks) / 1000));
 }

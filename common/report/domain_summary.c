@@ -20,12 +20,12 @@
  * Boot CPU, after the build (or destroy); no lock.
  */
 #include <keel/bootinfo.h>
+#include <keel/domain.h>
 #include <keel/json.h>
 #include <keel/report.h>
 #include <keel/string.h>
 #include <keel/trace.h>
 
-#include "../domain/domain_priv.h"
 #include "report_priv.h"
 
 #define DOMAIN_REPORT_ROWS  4
@@ -46,7 +46,8 @@ static size_t reason_kind_len(const char *reason)
 	return n;
 }
 
-static bool same_kind(const struct domain *a, const struct domain *b)
+/* Two failed domains' reasons of one kind? */
+static bool same_kind(const struct domain_view *a, const struct domain_view *b)
 {
 	size_t n = reason_kind_len(a->fail_reason);
 
@@ -54,29 +55,30 @@ static bool same_kind(const struct domain *a, const struct domain *b)
 	       !strncmp(a->fail_reason, b->fail_reason, n);
 }
 
-/** domain_build_ns() - Return: @d's build wall time in ns (0: not built). */
-uint64_t domain_build_ns(const struct domain *d)
+/** domain_build_ns() - Return: @v's build wall time in ns (0: not built). */
+uint64_t domain_build_ns(const struct domain_view *v)
 {
-	if (!d->built || d->end_ticks < d->start_ticks)
-		return 0;
-	return ticks_to_ns(d->end_ticks - d->start_ticks);
+	return ticks_to_ns(v->build_ticks);
 }
 
 /* The largest and the slowest built domain (index, -1 when none). */
-static void pick_built(int *largest, int *slowest)
+static void pick_built(const struct domain_set *ds, int *largest, int *slowest)
 {
-	*largest = *slowest = -1;
-	for (unsigned int i = 0; i < domains_count; i++) {
-		const struct domain *d = &domains[i];
+	uint64_t big = 0, slow = 0;
+	struct domain_view v;
 
-		if (!d->built)
+	*largest = *slowest = -1;
+	for (unsigned int i = 0; domain_view(ds, i, &v); i++) {
+		if (!v.built)
 			continue;
-		if (*largest < 0 ||
-		    d->spec.bytes > domains[*largest].spec.bytes)
+		if (*largest < 0 || v.bytes > big) {
 			*largest = (int)i;
-		if (*slowest < 0 ||
-		    domain_build_ns(d) > domain_build_ns(&domains[*slowest]))
+			big = v.bytes;
+		}
+		if (*slowest < 0 || domain_build_ns(&v) > slow) {
 			*slowest = (int)i;
+			slow = domain_build_ns(&v);
+		}
 	}
 }
 
@@ -86,67 +88,74 @@ static void pick_built(int *largest, int *slowest)
  * @chosen: out, one flag per domain
  * Return: the number of rows chosen.
  */
-unsigned int domain_report_pick(bool chosen[DOMAIN_MAX])
+unsigned int domain_report_pick(const struct domain_set *ds,
+				bool chosen[DOMAIN_MAX])
 {
-	bool all = report_full() || domains_count <= DOMAIN_REPORT_ROWS;
-	const struct domain *first = NULL;
+	unsigned int count = domain_set_stats(ds)->count;
+	bool all = report_full() || count <= DOMAIN_REPORT_ROWS;
+	struct domain_view first, v;
 	unsigned int kinds = 0, n = 0;
 	int largest, slowest;
 
 	for (unsigned int i = 0; i < DOMAIN_MAX; i++)
-		chosen[i] = all && i < domains_count;
+		chosen[i] = all && i < count;
 	if (all)
-		return domains_count;
-	pick_built(&largest, &slowest);
+		return count;
+	pick_built(ds, &largest, &slowest);
 	if (largest >= 0)
 		chosen[largest] = true;
 	if (slowest >= 0)
 		chosen[slowest] = true;
-	for (unsigned int i = 0; i < domains_count && kinds < 2; i++) {
-		const struct domain *d = &domains[i];
-
-		if (!d->failed || (first && same_kind(first, d)))
+	for (unsigned int i = 0; kinds < 2 && domain_view(ds, i, &v); i++) {
+		if (!v.failed || (kinds && same_kind(&first, &v)))
 			continue;
 		chosen[i] = true;
-		first = first ? first : d;
+		if (!kinds)
+			first = v;
 		kinds++;
 	}
-	for (unsigned int i = 0; i < domains_count; i++)
+	for (unsigned int i = 0; i < count; i++)
 		n += chosen[i];
 	return n;
 }
 
+/* One by_node row: the domains of @node from domain @i on. */
+static void by_node_row(struct jw *w, const struct domain_set *ds,
+			unsigned int i, uint32_t node)
+{
+	unsigned int built = 0, failed = 0;
+	struct domain_view v;
+	uint64_t bytes = 0;
+
+	for (unsigned int j = i; domain_view(ds, j, &v); j++) {
+		if (v.node != node)
+			continue;
+		built += v.built;
+		failed += v.failed;
+		bytes += v.built ? v.bytes : 0;
+	}
+	jw_row(w);
+	jw_u64(w, NULL, node);
+	jw_u64(w, NULL, built);
+	jw_u64(w, NULL, failed);
+	jw_u64(w, NULL, bytes);
+	jw_row_end(w);
+}
+
 /* domains_info.by_node: built and failed domains, built bytes, per node. */
-static void json_by_node(struct jw *w)
+static void json_by_node(struct jw *w, const struct domain_set *ds)
 {
 	static const char *const cols[] = {"node", "built", "failed",
 					   "built_bytes"};
+	struct domain_view v;
 	uint64_t seen = 0;
 
 	JW_TABLE(w, "by_node", cols);
-	for (unsigned int i = 0; i < domains_count; i++) {
-		uint32_t node = domains[i].node;
-		unsigned int built = 0, failed = 0;
-		uint64_t bytes = 0;
-
-		if (seen >> node & 1)
+	for (unsigned int i = 0; domain_view(ds, i, &v); i++) {
+		if (seen >> v.node & 1)
 			continue;
-		for (unsigned int j = i; j < domains_count; j++) {
-			const struct domain *d = &domains[j];
-
-			if (d->node != node)
-				continue;
-			built += d->built;
-			failed += d->failed;
-			bytes += d->built ? d->spec.bytes : 0;
-		}
-		seen |= 1ull << node;
-		jw_row(w);
-		jw_u64(w, NULL, node);
-		jw_u64(w, NULL, built);
-		jw_u64(w, NULL, failed);
-		jw_u64(w, NULL, bytes);
-		jw_row_end(w);
+		seen |= 1ull << v.node;
+		by_node_row(w, ds, i, v.node);
 	}
 	jw_table_end(w);
 }
@@ -156,26 +165,27 @@ static void json_by_node(struct jw *w)
  * DOMAIN_REASON_KINDS), their counts in @count; what is left over counts
  * in *@other. Return: kinds found.
  */
-static unsigned int reason_kinds(const struct domain **kind,
-				 unsigned int *count, unsigned int *other)
+static unsigned int reason_kinds(const struct domain_set *ds,
+				 struct domain_view *kind, unsigned int *count,
+				 unsigned int *other)
 {
+	struct domain_view v;
 	unsigned int n = 0;
 
 	*other = 0;
-	for (unsigned int i = 0; i < domains_count; i++) {
-		const struct domain *d = &domains[i];
+	for (unsigned int i = 0; domain_view(ds, i, &v); i++) {
 		unsigned int k = 0;
 
-		if (!d->failed)
+		if (!v.failed)
 			continue;
-		while (k < n && !same_kind(kind[k], d))
+		while (k < n && !same_kind(&kind[k], &v))
 			k++;
 		if (k == n && n == DOMAIN_REASON_KINDS) {
 			(*other)++;
 			continue;
 		}
 		if (k == n) {
-			kind[n] = d;
+			kind[n] = v;
 			count[n++] = 0;
 		}
 		count[k]++;
@@ -184,20 +194,20 @@ static unsigned int reason_kinds(const struct domain **kind,
 }
 
 /* domains_info.reasons: [kind, count, id of the first] per reason kind. */
-static void json_reasons(struct jw *w)
+static void json_reasons(struct jw *w, const struct domain_set *ds)
 {
 	static const char *const cols[] = {"reason", "count", "first"};
-	const struct domain *kind[DOMAIN_REASON_KINDS];
+	struct domain_view kind[DOMAIN_REASON_KINDS];
 	unsigned int count[DOMAIN_REASON_KINDS], other;
-	unsigned int n = reason_kinds(kind, count, &other);
+	unsigned int n = reason_kinds(ds, kind, count, &other);
 
 	JW_TABLE(w, "reasons", cols);
 	for (unsigned int k = 0; k < n; k++) {
 		jw_row(w);
-		jw_strn(w, NULL, kind[k]->fail_reason,
-			reason_kind_len(kind[k]->fail_reason));
+		jw_strn(w, NULL, kind[k].fail_reason,
+			reason_kind_len(kind[k].fail_reason));
 		jw_u64(w, NULL, count[k]);
-		jw_u64(w, NULL, kind[k]->id);
+		jw_u64(w, NULL, kind[k].id);
 		jw_row_end(w);
 	}
 	if (other) {
@@ -210,50 +220,54 @@ static void json_reasons(struct jw *w)
 	jw_table_end(w);
 }
 
-static void json_id(struct jw *w, const char *key, int i)
+static void json_id(struct jw *w, const struct domain_set *ds, const char *key,
+		    int i)
 {
-	if (i < 0)
+	struct domain_view v;
+
+	if (i < 0 || !domain_view(ds, (unsigned int)i, &v))
 		jw_null(w, key);
 	else
-		jw_u64(w, key, domains[i].id);
+		jw_u64(w, key, v.id);
 }
 
 /**
  * domains_summary_json() - the summary keys of domains_info (see the file
  * comment).
  * @w: the report's writer, inside domains_info
+ * @ds: the boot's domains
  * @rows: the rows the `domains` table printed (domain_report_pick())
  */
-void domains_summary_json(struct jw *w, unsigned int rows)
+void domains_summary_json(struct jw *w, const struct domain_set *ds,
+			  unsigned int rows)
 {
 	uint64_t bytes = 0, tables = 0, remote = 0, fixed = 0;
 	unsigned int built = 0, failed = 0;
+	struct domain_view v;
 	int largest, slowest;
 
-	for (unsigned int i = 0; i < domains_count; i++) {
-		const struct domain *d = &domains[i];
-
-		built += d->built;
-		failed += d->failed;
-		if (!d->built)
+	for (unsigned int i = 0; domain_view(ds, i, &v); i++) {
+		built += v.built;
+		failed += v.failed;
+		if (!v.built)
 			continue;
-		bytes += d->spec.bytes;
-		if (d->origin == DOMAIN_ORIGIN_STATIC)
-			fixed += d->spec.bytes;
-		tables += d->table_pages;
-		remote += d->remote_bytes;
+		bytes += v.bytes;
+		if (v.origin == DOMAIN_ORIGIN_STATIC)
+			fixed += v.bytes;
+		tables += v.table_pages;
+		remote += v.remote_bytes;
 	}
-	pick_built(&largest, &slowest);
+	pick_built(ds, &largest, &slowest);
 	jw_u64(w, "rows", rows);
-	jw_u64(w, "rows_left_out", domains_count - rows);
+	jw_u64(w, "rows_left_out", domain_set_stats(ds)->count - rows);
 	jw_u64(w, "built", built);
 	jw_u64(w, "failed", failed);
 	jw_u64(w, "built_bytes", bytes);
 	jw_u64(w, "static_bytes", fixed);
 	jw_u64(w, "table_pages", tables);
 	jw_u64(w, "remote_bytes", remote);
-	json_id(w, "largest", largest);
-	json_id(w, "slowest", slowest);
-	json_by_node(w);
-	json_reasons(w);
+	json_id(w, ds, "largest", largest);
+	json_id(w, ds, "slowest", slowest);
+	json_by_node(w, ds);
+	json_reasons(w, ds);
 }

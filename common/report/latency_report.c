@@ -15,12 +15,12 @@
 #include <arch/cpu.h>
 #include <keel/cpumask.h>
 #include <keel/json.h>
+#include <keel/latency.h>
 #include <keel/printk.h>
 #include <keel/report.h>
 #include <keel/smp.h>
 #include <keel/trace.h>
 
-#include "../irq/latency_priv.h"
 #include "report_priv.h"
 
 static uint32_t irq_counts[NR_CPUS], irq_wakes[NR_CPUS];
@@ -50,17 +50,17 @@ void irq_count_taken(bool idle_wake)
 }
 
 /* The @q-th percentile (per mille) of @ph, in ns. */
-static uint64_t percentile(const struct lat_phase *ph, unsigned int q)
+static uint64_t percentile(const struct latency_phase *ph, unsigned int q)
 {
 	uint64_t want = (ph->samples * q + 999) / 1000, seen = 0;
 
 	if (!ph->samples)
 		return 0;
-	for (unsigned int b = 0; b < LAT_BUCKETS; b++) {
+	for (unsigned int b = 0; b < LATENCY_BUCKETS; b++) {
 		seen += ph->hist[b];
 		if (seen >= want && seen) {
-			uint64_t hi = b + 1 < LAT_BUCKETS
-					      ? lat_bucket_lo(b + 1) - 1
+			uint64_t hi = b + 1 < LATENCY_BUCKETS
+					      ? latency_bucket_lo(b + 1) - 1
 					      : ph->max_ns;
 
 			return MIN(MAX(hi, ph->min_ns), ph->max_ns);
@@ -69,7 +69,7 @@ static uint64_t percentile(const struct lat_phase *ph, unsigned int q)
 	return ph->max_ns;
 }
 
-static const char *mode_name(const struct lat_phase *ph)
+static const char *mode_name(const struct latency_phase *ph)
 {
 	return cachemaint_mode_name(ph->mode);
 }
@@ -79,19 +79,21 @@ static const char *mode_name(const struct lat_phase *ph)
  */
 void latency_report_human(void)
 {
-	if (!lat.requested)
+	const struct latency_stats *lat = latency_stats();
+
+	if (!lat->requested)
 		return;
-	if (lat.unsupported) {
-		pr_info("latency: no probe: %s\n", lat.unsupported);
+	if (lat->unsupported) {
+		pr_info("latency: no probe: %s\n", lat->unsupported);
 		return;
 	}
 	pr_info("latency: probe CPU %u, period %llu us, timer %s, load %s "
 		"(%llu MiB domains, extents of order %u at most)\n",
-		lat.cpu, (unsigned long long)(lat.period_ns / 1000),
-		lat.timer_mode, lat.load,
-		(unsigned long long)(lat.domain_bytes >> 20), lat.max_order);
-	for (unsigned int i = 0; i < lat.phase_count; i++) {
-		const struct lat_phase *ph = &lat.phase[i];
+		lat->cpu, (unsigned long long)(lat->period_ns / 1000),
+		lat->timer_mode, lat->load,
+		(unsigned long long)(lat->domain_bytes >> 20), lat->max_order);
+	for (unsigned int i = 0; i < lat->phase_count; i++) {
+		const struct latency_phase *ph = &lat->phase[i];
 
 		if (!ph->ran)
 			continue;
@@ -108,7 +110,7 @@ void latency_report_human(void)
 	}
 }
 
-static void phases_json(struct jw *w)
+static void phases_json(struct jw *w, const struct latency_stats *lat)
 {
 	static const char *const cols[] = {
 		"phase",	"cachemaint", "samples", "min_ns",
@@ -117,8 +119,8 @@ static void phases_json(struct jw *w)
 	};
 
 	JW_TABLE(w, "phases", cols);
-	for (unsigned int i = 0; i < lat.phase_count; i++) {
-		const struct lat_phase *ph = &lat.phase[i];
+	for (unsigned int i = 0; i < lat->phase_count; i++) {
+		const struct latency_phase *ph = &lat->phase[i];
 
 		if (!ph->ran)
 			continue;
@@ -141,20 +143,20 @@ static void phases_json(struct jw *w)
 }
 
 /* latency.hist: per phase row, [bucket_lo_ns, count] of non-empty buckets. */
-static void hist_json(struct jw *w)
+static void hist_json(struct jw *w, const struct latency_stats *lat)
 {
 	jw_arr(w, "hist");
-	for (unsigned int i = 0; i < lat.phase_count; i++) {
-		const struct lat_phase *ph = &lat.phase[i];
+	for (unsigned int i = 0; i < lat->phase_count; i++) {
+		const struct latency_phase *ph = &lat->phase[i];
 
 		if (!ph->ran)
 			continue;
 		jw_arr(w, NULL);
-		for (unsigned int b = 0; b < LAT_BUCKETS; b++) {
+		for (unsigned int b = 0; b < LATENCY_BUCKETS; b++) {
 			if (!ph->hist[b])
 				continue;
 			jw_arr(w, NULL);
-			jw_u64(w, NULL, lat_bucket_lo(b));
+			jw_u64(w, NULL, latency_bucket_lo(b));
 			jw_u64(w, NULL, ph->hist[b]);
 			jw_arr_end(w);
 		}
@@ -280,20 +282,22 @@ static void irq_json(struct jw *w)
  */
 void latency_report_json(struct jw *w)
 {
+	const struct latency_stats *lat = latency_stats();
+
 	irq_json(w);
-	if (!lat.requested)
+	if (!lat->requested)
 		return;
 	jw_obj(w, "latency");
-	jw_u64(w, "probe_cpu", lat.cpu);
-	jw_u64(w, "period_ns", lat.period_ns);
-	jw_str(w, "load", lat.load);
-	jw_u64(w, "max_order", lat.max_order);
-	jw_u64(w, "domain_bytes", lat.domain_bytes);
-	jw_u64(w, "remote_domain_bytes", lat.remote_bytes);
-	jw_str(w, "timer", lat.timer_mode);
-	jw_str(w, "unsupported", lat.unsupported);
-	if (!lat.unsupported) {
-		phases_json(w);
+	jw_u64(w, "probe_cpu", lat->cpu);
+	jw_u64(w, "period_ns", lat->period_ns);
+	jw_str(w, "load", lat->load);
+	jw_u64(w, "max_order", lat->max_order);
+	jw_u64(w, "domain_bytes", lat->domain_bytes);
+	jw_u64(w, "remote_domain_bytes", lat->remote_bytes);
+	jw_str(w, "timer", lat->timer_mode);
+	jw_str(w, "unsupported", lat->unsupported);
+	if (!lat->unsupported) {
+		phases_json(w, lat);
 		/*
 		 * Up to 164 buckets a phase, as many as the timings spread
 		 * over: report=full only (the phases' min, p50, p99 and max
@@ -301,7 +305,7 @@ void latency_report_json(struct jw *w)
 		 * budget (DESIGN §9).
 		 */
 		if (report_full())
-			hist_json(w);
+			hist_json(w, lat);
 		else
 			jw_null(w, "hist");
 	}

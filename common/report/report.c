@@ -89,12 +89,13 @@ bool report_cpu_detail(unsigned int cpus)
 
 static void report_human(const struct bootinfo *bi,
 			 const struct audit_result *a,
-			 const struct boot_times *bt)
+			 const struct boot_times *bt,
+			 const struct domain_set *ds)
 {
 	heap_report_human(bi->node_count, bt);
 	scrub_report_human(bi->node_count);
 	stress_report_human();
-	domains_report_human();
+	domains_report_human(ds);
 	latency_report_human();
 	audit_report_human(a);
 }
@@ -143,14 +144,16 @@ static void json_counters(struct jw *w, const struct bootinfo *bi,
  * @a: the audit result.
  * @fail_reason: why the boot failed (common/boot.c decided), NULL: PASS.
  * @bt: the flow's phase stamps.
+ * @ds: the boot's domains (the flow's set).
  */
 void report_print(const struct bootinfo *bi, const struct audit_result *a,
-		  const char *fail_reason, const struct boot_times *bt)
+		  const char *fail_reason, const struct boot_times *bt,
+		  const struct domain_set *ds)
 {
 	unsigned int nodes = bi->node_count;
 	struct jw w;
 
-	report_human(bi, a, bt);
+	report_human(bi, a, bt, ds);
 
 	console_puts("KEEL-REPORT ");
 	jw_init(&w);
@@ -166,7 +169,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	latency_report_json(&w);
 	stress_report_json(&w);
 	p2m_report_json(&w);
-	domains_report_json(&w);
+	domains_report_json(&w, ds);
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);
 	json_counters(&w, bi, fail_reason, bt);

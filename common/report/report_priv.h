@@ -10,11 +10,14 @@
 #ifndef COMMON_REPORT_PRIV_H
 #define COMMON_REPORT_PRIV_H
 
+#include <keel/domain.h>
 #include <keel/report.h>
 #include <keel/types.h>
 
 struct audit_result;
 struct bootinfo;
+struct domain_set;
+struct domain_view;
 struct jw;
 
 /* "cpus" table and "smp" object (smp_report.c). */
@@ -42,8 +45,16 @@ void latency_report_human(void);
 void stress_report_json(struct jw *w);
 void stress_report_human(void);
 /* "domains" table, domains_build_ns, domains_info, the domain lines. */
-void domains_report_json(struct jw *w);
-void domains_report_human(void);
+void domains_report_json(struct jw *w, const struct domain_set *ds);
+void domains_report_human(const struct domain_set *ds);
+/* domains[].origin: "boot" or "static" (domain_report.c). */
+const char *domain_origin_name(enum domain_origin o);
+/* domain_summary.c: the rows the report prints, the summary of all. */
+unsigned int domain_report_pick(const struct domain_set *ds,
+				bool chosen[DOMAIN_MAX]);
+uint64_t domain_build_ns(const struct domain_view *v);
+void domains_summary_json(struct jw *w, const struct domain_set *ds,
+			  unsigned int rows);
 /* "audit" object and the "audit:" line (audit.c). */
 void audit_report_json(struct jw *w, const struct audit_result *a);
 void audit_report_human(const struct audit_result *a);

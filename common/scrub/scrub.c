@@ -26,8 +26,12 @@
  * (heap_take_dirty), scrubs it with no lock held and gives it back clean
  * (heap_put_clean). scrub_wait_all_clean() joins them.
  *
- * Statistics: each CPU writes only its own scrub_stats.cpu[] entry; node
- * and total counters are updated with atomics. The per-CPU arrays
+ * Statistics: this file is the one writer of scrub_stats (the calibration
+ * keeps its results in common/scrub_calib.c and they are copied here,
+ * scrub_work.c reports a stopped worker through scrub_note_stopped()).
+ * Each CPU writes only its own scrub_stats.cpu[] entry; node and total
+ * counters are updated with atomics. A re-scrub that is not the boot's
+ * (scrub_rescrub_step()) is counted nowhere. The per-CPU arrays
  * (scrub_stats.cpu, cpu_node_bytes, the abandoned lists) come from bootmem
  * through scrub_init_cpus(), sized by the CPUs of the boot, not NR_CPUS.
  * The plan (workers, scrubbed_by[]) is written by the boot CPU before any
@@ -191,17 +195,12 @@ static bool scrub_range(char *va, uint64_t bytes)
 	return true;
 }
 
-/**
- * scrub_pages() - scrub [@p, @p + @pages) for @node on the calling CPU.
- * @node: the node whose statistics it counts for
- * @p: first page
- * @pages: how many
- *
- * Accounts for it in scrub_stats (this CPU's entry, the node's, the total).
- *
+/*
+ * Scrub [@p, @p + @pages) for @node on the calling CPU; when @count, in
+ * scrub_stats (this CPU's entry, the node's, the total).
  * Return: true when the range was also cleaned to PoC.
  */
-bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
+static bool scrub_pages_as(uint32_t node, pfn_t p, uint64_t pages, bool count)
 {
 	unsigned int cpu = arch_cpu_id();
 	uint64_t bytes = pages << PAGE_SHIFT;
@@ -214,6 +213,8 @@ bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
 	clean = scrub_range(phys_to_virt(pfn_to_paddr(p)), bytes);
 	t1 = arch_ticks();
 	trace_detail("scrub_unit", TRACE_END, node, bytes);
+	if (!count)
+		return clean;
 
 	atomic_fetch_add_relaxed(&scrub_stats.bytes, bytes);
 	atomic_fetch_add_relaxed(&scrub_stats.node[node].bytes, bytes);
@@ -229,6 +230,33 @@ bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
 		cpu_node_bytes[cpu][node] += bytes;
 	}
 	return clean;
+}
+
+/**
+ * scrub_pages() - scrub [@p, @p + @pages) for @node on the calling CPU.
+ * @node: the node whose statistics it counts for
+ * @p: first page
+ * @pages: how many
+ *
+ * Accounts for it in scrub_stats (this CPU's entry, the node's, the total).
+ *
+ * Return: true when the range was also cleaned to PoC.
+ */
+bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages)
+{
+	return scrub_pages_as(node, p, pages, true);
+}
+
+/**
+ * scrub_note_stopped() - the calling CPU, a boot scrub worker, quit
+ * (inject=scrub-stop): in scrub_stats.stopped, atomically.
+ */
+void scrub_note_stopped(void)
+{
+	unsigned int cpu = arch_cpu_id();
+
+	atomic_fetch_or(&scrub_stats.stopped.bits[cpu / 64],
+			1ULL << (cpu % 64));
 }
 
 /* Every node's unit, from its dirty pages and the workers that start on it. */
@@ -256,9 +284,10 @@ static void size_units(void)
  * Detach one dirty chunk of @node, scrub it from its first dirty page on,
  * give it back: clean to PoC only when the scrub cleaned it so and the
  * pages before were already (zero, but written by a cached store, they
- * may not have reached DRAM). Return: false if none.
+ * may not have reached DRAM). @count: in scrub_stats. Return: false if
+ * none.
  */
-static bool idle_scrub_node(uint32_t node)
+static bool idle_scrub_node(uint32_t node, bool count)
 {
 	unsigned int order;
 	struct page_info *pg = heap_take_dirty(node, &order);
@@ -276,37 +305,56 @@ static bool idle_scrub_node(uint32_t node)
 	for (uint64_t done = 0; done < size - first;) {
 		uint64_t n = MIN(unit_pages, size - first - done);
 
-		clean &= scrub_pages(node, pfn(p + done), n);
+		clean &= scrub_pages_as(node, pfn(p + done), n, count);
 		done += n;
 	}
 	heap_put_clean(pg, order, clean);
 	return true;
 }
 
-/**
- * scrub_idle_step() - scrub one dirty chunk on the calling CPU.
- *
- * Tries the CPU's own node, then the CPU-less nodes that node stands in
- * for, then any node.
- *
- * Return: false when no node had a dirty chunk left.
+/*
+ * Scrub one dirty chunk on the calling CPU, counted when @count: the
+ * CPU's own node first, then the CPU-less nodes that node stands in for,
+ * then any node. Return: false when no node had a dirty chunk left.
  */
-bool scrub_idle_step(void)
+static bool step(bool count)
 {
 	unsigned int nodes = heap_node_count();
 	uint32_t mine = cpu_table[arch_cpu_id()].node;
 
 	if (!unit_pages)
 		unit_pages = SCRUB_UNIT_DEFAULT >> PAGE_SHIFT;
-	if (mine < nodes && idle_scrub_node(mine))
+	if (mine < nodes && idle_scrub_node(mine, count))
 		return true;
 	for (uint32_t n = 0; planned && n < nodes; n++)
-		if (n != mine && scrubbed_by[n] == mine && idle_scrub_node(n))
+		if (n != mine && scrubbed_by[n] == mine &&
+		    idle_scrub_node(n, count))
 			return true;
 	for (uint32_t n = 0; n < nodes; n++)
-		if (n != mine && idle_scrub_node(n))
+		if (n != mine && idle_scrub_node(n, count))
 			return true;
 	return false;
+}
+
+/**
+ * scrub_idle_step() - scrub one dirty chunk on the calling CPU, counted in
+ * scrub_stats.
+ *
+ * Return: false when no node had a dirty chunk left.
+ */
+bool scrub_idle_step(void)
+{
+	return step(true);
+}
+
+/**
+ * scrub_rescrub_step() - scrub_idle_step() counted nowhere (keel/scrub.h).
+ *
+ * Return: false when no node had a dirty chunk left.
+ */
+bool scrub_rescrub_step(void)
+{
+	return step(false);
 }
 
 /* A background scrubber of bootscrub=idle: until no chunk is dirty. */
@@ -401,6 +449,17 @@ static void scrub_stop_missed(uint64_t cpu, void *ctx)
 		(unsigned long long)cpu, (unsigned long long)cpu);
 }
 
+/* The calibration's results into scrub_stats (common/scrub_calib.c). */
+static void take_calib(void)
+{
+	const struct scrub_calib_result *r = scrub_calib_result();
+
+	memcpy(scrub_stats.calib, r->calib, sizeof(scrub_stats.calib));
+	scrub_stats.calib_count = r->count;
+	scrub_stats.calib_ticks = r->ticks;
+	scrub_stats.choice = r->choice;
+}
+
 /* Clear the statistics and every node's work for a run of @mode. */
 static void scrub_reset(enum scrub_mode mode, uint64_t unit_bytes)
 {
@@ -466,6 +525,7 @@ static void run_boot_scrub(void)
 	scrub_run_passes(&workers);
 	trace_end("scrub_boot");
 	scrub_calib_end();
+	take_calib();
 	end = arch_ticks();
 	finish_stats(end);
 	scrub_stats.heap_ready_ticks = end - arch_entry_ticks;
@@ -490,7 +550,8 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 {
 	scrub_reset(mode, unit_bytes);
 	if (mode == SCRUB_OFF) {
-		scrub_calibrate(false);
+		scrub_calibrate(false, scrub_stats.unit_bytes);
+		take_calib();
 		scrub_start = arch_ticks();
 		check_scrub_stop(mode);
 		scrub_stats.heap_ready_ticks = scrub_start - arch_entry_ticks;
@@ -501,7 +562,8 @@ void scrub_boot(enum scrub_mode mode, uint64_t unit_bytes, bool smt)
 	scrub_plan(smt, &workers, scrubbed_by);
 	planned = true;
 	size_units();
-	scrub_calibrate(true);
+	scrub_calibrate(true, scrub_stats.unit_bytes);
+	take_calib();
 	scrub_start = arch_ticks();
 	record_plan();
 	check_scrub_stop(mode);
@@ -529,6 +591,7 @@ void scrub_wait_all_clean(void)
 	while (scrub_idle_step())
 		;
 	scrub_calib_end();
+	take_calib();
 	end = arch_ticks();
 	finish_stats(end);
 	scrub_stats.all_clean_ticks = end - arch_entry_ticks;

@@ -22,7 +22,8 @@
  * calib_sample[], published by the atomic count of samples done; the
  * choice is made once (calib_open is cleared by whoever makes it).
  * scrub_calibrate() and scrub_calib_end() run on the boot CPU while no
- * worker scrubs.
+ * worker scrubs. The results stay here (scrub_calib_result()); scrub.c,
+ * the one writer of scrub_stats, copies them in.
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
@@ -118,6 +119,8 @@ uint64_t scrub_unit_pages(uint64_t dirty_pages, unsigned int worker_count,
 	return MIN(want, cap_pages);
 }
 
+/* What the calibration found: the candidates, the choice (the report's). */
+static struct scrub_calib_result result;
 static unsigned int calib_total;   /* samples wanted (count * rounds) */
 static unsigned int calib_claimed; /* samples handed out (atomic) */
 static unsigned int calib_done;	   /* samples accounted (atomic) */
@@ -133,10 +136,12 @@ static struct scrub_calib
  * scrub_calibrate() - list the candidates, select the default or the one
  * scrub_primitive= names, and open the sampling of the scrub's units.
  * @measure: there is a scrub to time (false: bootscrub=off)
+ * @unit_bytes: the scrub's unit (bootscrub_chunk): a smaller one is no
+ * sample below 2 MiB
  */
-void scrub_calibrate(bool measure)
+void scrub_calibrate(bool measure, uint64_t unit_bytes)
 {
-	struct scrub_calib *c = scrub_stats.calib;
+	struct scrub_calib *c = result.calib;
 	unsigned int count, pick;
 	bool unknown;
 
@@ -148,14 +153,14 @@ void scrub_calibrate(bool measure)
 		c[i].bytes = 0;
 		c[i].ticks = 0;
 	}
-	scrub_stats.calib_count = measure ? count : 0;
+	result.count = measure ? count : 0;
 	pick = scrub_choose_primitive(c, count, forced_name, &unknown);
 	if (unknown)
 		pr_warn("scrub_primitive=%s: this CPU has no such primitive, "
 			"using the fastest measured\n",
 			forced_name);
 	calib_forced = !unknown && forced_name[0];
-	scrub_stats.choice =
+	result.choice =
 		calib_forced ? SCRUB_CHOICE_FORCED : SCRUB_CHOICE_DEFAULT;
 	scrub_prims_select(calib_forced ? pick : 0);
 	calib_total = count * SCRUB_CALIB_ROUNDS;
@@ -163,13 +168,13 @@ void scrub_calibrate(bool measure)
 	calib_claimed = 0;
 	calib_done = 0;
 	calib_start = arch_ticks();
-	calib_min_bytes = MIN(SCRUB_MIN_UNIT_BYTES, scrub_stats.unit_bytes);
-	scrub_stats.calib_ticks = 0;
+	calib_min_bytes = MIN(SCRUB_MIN_UNIT_BYTES, unit_bytes);
+	result.ticks = 0;
 	atomic_store_release(&calib_open, measure ? 1u : 0u);
 }
 
 /*
- * Each candidate's fastest sample into scrub_stats.calib[]: the best of
+ * Each candidate's fastest sample into result.calib[]: the best of
  * its rounds, so that a sample whose CPU was interrupted (or, in the
  * sandbox, not run by the host for a while) does not count against it.
  * Return: how many candidates have a sample.
@@ -179,7 +184,7 @@ static unsigned int calib_best(unsigned int count)
 	unsigned int measured = 0;
 
 	for (unsigned int i = 0; i < count; i++) {
-		struct scrub_calib *c = &scrub_stats.calib[i];
+		struct scrub_calib *c = &result.calib[i];
 
 		for (unsigned int t = i; t < calib_total; t += count)
 			if (calib_faster(&calib_sample[t], c)) {
@@ -194,7 +199,7 @@ static unsigned int calib_best(unsigned int count)
 /* Select the fastest measured (unless forced); once. */
 static void calib_finish(void)
 {
-	unsigned int count = scrub_stats.calib_count, pick, measured;
+	unsigned int count = result.count, pick, measured;
 	bool unknown;
 
 	if (!__atomic_exchange_n(&calib_open, 0u, __ATOMIC_ACQ_REL))
@@ -202,12 +207,12 @@ static void calib_finish(void)
 	/* Every sample accounted before calib_done's update is visible. */
 	(void)atomic_load_acquire(&calib_done);
 	measured = calib_best(count);
-	scrub_stats.calib_ticks = arch_ticks() - calib_start;
+	result.ticks = arch_ticks() - calib_start;
 	if (calib_forced || !measured)
 		return;
-	pick = scrub_choose_primitive(scrub_stats.calib, count, "", &unknown);
+	pick = scrub_choose_primitive(result.calib, count, "", &unknown);
 	scrub_prims_select(pick);
-	scrub_stats.choice = SCRUB_CHOICE_MEASURED;
+	result.choice = SCRUB_CHOICE_MEASURED;
 }
 
 /**
@@ -228,7 +233,7 @@ int scrub_calib_claim(uint64_t bytes, unsigned int *cand)
 	t = atomic_fetch_add(&calib_claimed, 1u);
 	if (t >= calib_total)
 		return -1;
-	*cand = t % scrub_stats.calib_count;
+	*cand = t % result.count;
 	return (int)t;
 }
 
@@ -244,6 +249,17 @@ void scrub_calib_account(int ticket, uint64_t bytes, uint64_t ticks)
 	calib_sample[ticket].ticks = ticks;
 	if (atomic_fetch_add(&calib_done, 1u) + 1 == calib_total)
 		calib_finish();
+}
+
+/**
+ * scrub_calib_result() - what the calibration found, for scrub_stats.
+ * Boot CPU, no worker scrubbing (after scrub_calibrate() or
+ * scrub_calib_end()).
+ * Return: the results (valid until the next scrub_calibrate()).
+ */
+const struct scrub_calib_result *scrub_calib_result(void)
+{
+	return &result;
 }
 
 /**

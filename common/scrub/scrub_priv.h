@@ -12,6 +12,7 @@
 #include <keel/cpumask.h>
 #include <keel/heap_scrub.h>
 #include <keel/numa.h>
+#include <keel/scrub.h>
 #include <keel/spinlock.h>
 #include <keel/types.h>
 
@@ -55,13 +56,21 @@ extern uint32_t scrubbed_by[MAX_NUMNODES];
 
 /* common/scrub.c */
 bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages);
+void scrub_note_stopped(void);
 
 /* common/scrub_work.c */
 bool scrub_collect_pass(void);
 void scrub_run_passes(const cpumask_t *workers);
 
-/* common/scrub_calib.c */
-void scrub_calibrate(bool measure);
+/* common/scrub_calib.c: what it found, copied into scrub_stats by scrub.c. */
+struct scrub_calib_result {
+	struct scrub_calib calib[ARCH_SCRUB_MAX_PRIMITIVES];
+	unsigned int count; /* candidates measured (0: bootscrub=off) */
+	uint64_t ticks;	    /* the calibration's wall time */
+	enum scrub_choice choice;
+};
+const struct scrub_calib_result *scrub_calib_result(void);
+void scrub_calibrate(bool measure, uint64_t unit_bytes);
 int scrub_calib_claim(uint64_t bytes, unsigned int *cand);
 void scrub_calib_account(int ticket, uint64_t bytes, uint64_t ticks);
 void scrub_calib_end(void);

@@ -246,11 +246,8 @@ static bool drain_node(uint32_t node, bool stop)
 
 	while (claim_unit(nw, &unit)) {
 		if (stop) {
-			unsigned int cpu = arch_cpu_id();
-
 			abandon_unit(nw, unit);
-			atomic_fetch_or(&scrub_stats.stopped.bits[cpu / 64],
-					1ULL << (cpu % 64));
+			scrub_note_stopped();
 			return false;
 		}
 		do_unit(node, unit);

@@ -197,7 +197,7 @@ static void free_blocks(unsigned int n, unsigned int order)
 
 /*
  * Allocate up to @count blocks in the current cachemaint mode, latency of
- * each heap_alloc() call in @lat[] (ticks).
+ * each heap_alloc() call in @call_ticks[].
  * @flush: call cachemaint_flush_batch() after each allocation that
  * recorded a range, outside the timed window, adding its time to
  * *@maint_ticks. @poc (may be NULL):
@@ -205,9 +205,9 @@ static void free_blocks(unsigned int n, unsigned int order)
  * Return: blocks obtained (in blocks[]).
  */
 static unsigned int alloc_blocks(unsigned int count, unsigned int order,
-				 uint32_t node, uint32_t flags, uint64_t *lat,
-				 bool flush, uint64_t *maint_ticks,
-				 uint64_t *poc)
+				 uint32_t node, uint32_t flags,
+				 uint64_t *call_ticks, bool flush,
+				 uint64_t *maint_ticks, uint64_t *poc)
 {
 	unsigned int n;
 
@@ -221,7 +221,7 @@ static unsigned int alloc_blocks(unsigned int count, unsigned int order,
 		if (!pg)
 			break;
 		blocks[n] = pg;
-		lat[n] = t1 - t0;
+		call_ticks[n] = t1 - t0;
 		if (poc && (pg->flags & PGF_CLEAN_POC))
 			(*poc)++;
 		/* Nothing recorded (clean_poc): no maintenance to time. */

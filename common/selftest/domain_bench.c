@@ -21,47 +21,53 @@
  * mode skips clean_poc memory, which is what is measured (DESIGN §9:
  * deferred <= 2% of eager).
  *
- * The cachemaint counters of the bench's builds are not the boot's: they
- * are saved and put back. Boot CPU, before domains_build(); no lock.
+ * The domain comes from the set through domain_view() (the domain room's
+ * public view) and the result goes to the set's stats.bench, which the
+ * report shows. The cachemaint counters of the bench's builds are not the
+ * boot's: they are saved and put back. Boot CPU, before domains_build();
+ * no lock.
  */
 #include <keel/cachemaint.h>
+#include <keel/domain.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 #include <keel/trace.h>
 
-#include "../domain/domain_priv.h"
-
-struct domain_bench domains_bench_result;
-
 /*
- * The largest domain asked that the heap builds (not a static one): its
- * size and node. Return: false if none.
+ * The largest domain of @s asked that the heap builds (not a static one):
+ * its size and node. Return: false if none.
  */
-static bool bench_pick(uint64_t *bytes, uint32_t *node)
+static bool bench_pick(const struct domain_set *s, uint64_t *bytes,
+		       uint32_t *node)
 {
-	const struct domain_spec *best = NULL;
+	struct domain_view v, best = {.bytes = 0};
+	bool found = false;
 
-	for (unsigned int i = 0; i < domains_count; i++)
-		if (domains[i].origin == DOMAIN_ORIGIN_BOOT &&
-		    (!best || domains[i].spec.bytes > best->bytes))
-			best = &domains[i].spec;
-	if (!best)
+	for (unsigned int i = 0; domain_view(s, i, &v); i++)
+		if (v.origin == DOMAIN_ORIGIN_BOOT &&
+		    (!found || v.bytes > best.bytes)) {
+			best = v;
+			found = true;
+		}
+	if (!found)
 		return false;
-	*bytes = best->bytes;
-	*node = best->node >= 0 ? (uint32_t)best->node : 0;
+	*bytes = best.bytes;
+	*node = best.asked_node >= 0 ? (uint32_t)best.asked_node : 0;
 	return true;
 }
 
 /* One timed build of the bench in cache maintenance @mode, scrubbed back. */
-static int bench_build(const struct domain_bench *b, enum cachemaint_mode mode,
+static int bench_build(struct domain_set *s, const struct domain_bench *b,
+		       enum cachemaint_mode mode,
 		       struct domain_build_cost *cost)
 {
 	enum cachemaint_mode boot_mode = cachemaint_mode();
 	int err;
 
 	cachemaint_init(mode);
-	err = domain_build_local_cost(b->bytes, (int)b->node, 18, cost);
+	err = domain_build_local_cost(b->bytes, (int)b->node, 18, &s->ctx,
+				      cost);
 	cachemaint_init(boot_mode);
 	domain_scrub_dirty();
 	return err;
@@ -88,23 +94,23 @@ static void bench_print(const struct domain_bench *b)
 }
 
 /**
- * domains_bench() - the builds described above, into domains_bench_result
+ * domains_bench() - the builds described above, into @s->stats.bench
  * (the report's domains_info.bench).
  */
-void domains_bench(void)
+void domains_bench(struct domain_set *s)
 {
-	struct domain_bench *b = &domains_bench_result;
+	struct domain_bench *b = &s->stats.bench;
 	enum cachemaint_mode mode = cachemaint_mode();
 	struct cachemaint_stats saved = cachemaint_stats;
 
 	b->done = false;
-	if (!bench_pick(&b->bytes, &b->node))
+	if (!bench_pick(s, &b->bytes, &b->node))
 		return;
 	trace_begin("domains_bench");
 	domain_scrub_dirty();
-	bench_build(b, mode, NULL); /* the warm-up: untimed */
-	b->eager_err = bench_build(b, CACHEMAINT_EAGER, &b->eager);
-	b->deferred_err = bench_build(b, mode, &b->deferred);
+	bench_build(s, b, mode, NULL); /* the warm-up: untimed */
+	b->eager_err = bench_build(s, b, CACHEMAINT_EAGER, &b->eager);
+	b->deferred_err = bench_build(s, b, mode, &b->deferred);
 	cachemaint_stats = saved;
 	trace_end("domains_bench");
 	b->done = true;

@@ -29,8 +29,8 @@
  * that came dirty (HEAP_NO_SCRUB) is always freed with need_scrub=true.
  *
  * Scrub concurrency: every STRESS_SCRUB_EVERY iterations a CPU runs one
- * scrub_idle_step(), so chunks being detached, scrubbed and put back race
- * with allocations and frees on the other CPUs. With bootscrub=idle the
+ * scrub step, so chunks being detached, scrubbed and put back race with
+ * allocations and frees on the other CPUs. With bootscrub=idle the
  * other CPUs may still be running the background scrub when stress starts:
  * the boot CPU does not wait for them, it starts stressing and posts the
  * stress to each one as soon as its mailbox is free.
@@ -38,9 +38,10 @@
  * At the end every block is freed, the dirty chunks left are scrubbed
  * (unless the idle scrub's own scrub_wait_all_clean() is still to come),
  * heap_check() must find nothing and the heap must have as many free pages
- * as before. With bootscrub=on, scrub_stats is restored afterwards so that
- * the report describes the boot scrub, not the stress's re-scrubs; with
- * idle, the background scrub's figures include them (all-clean comes later).
+ * as before. With bootscrub=on the steps are scrub_rescrub_step(), which
+ * the scrub counts nowhere, so that the report describes the boot scrub,
+ * not the stress's re-scrubs; with idle they are scrub_idle_step(), and
+ * the background scrub's figures include them (all-clean comes later).
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
@@ -58,7 +59,7 @@
 
 #define STRESS_HELD_MAX	    64	/* blocks one CPU holds at most */
 #define STRESS_MIN_ITERS    256 /* even a CPU that joins after the deadline */
-#define STRESS_SCRUB_EVERY  16	/* iterations between scrub_idle_step() */
+#define STRESS_SCRUB_EVERY  16	/* iterations between scrub steps */
 #define STRESS_POLL_EVERY   8	/* boot CPU: iterations between mailbox polls */
 #define STRESS_SMALL_ORDERS 10	/* orders 0..9 most of the time */
 #define STRESS_ERR_PRINT    4	/* corruption lines printed per CPU */
@@ -90,6 +91,7 @@ struct stress_run {
 	unsigned int nodes;
 	unsigned int poster;
 	bool scrub_steps;
+	bool rescrub; /* bootscrub=on: steps are re-scrubs, not the boot's */
 	bool zero_check;
 	cpumask_t pending; /* poster only: CPUs not yet posted to */
 };
@@ -99,9 +101,6 @@ void (*stress_test_corrupt_hook)(unsigned int cpu, pfn_t p, unsigned int order);
 
 static struct stress_cpu *stress_cpus; /* cpu_count entries */
 static struct stress_run run;
-/* bootscrub=on: the boot scrub's figures, kept apart from stress re-scrubs. */
-static struct scrub_stats scrub_saved;
-static struct scrub_cpu_stats *scrub_saved_cpu; /* its per-CPU part */
 
 /**
  * stress_init_cpus() - the per-CPU tables for cpu_count CPUs, from bootmem.
@@ -113,8 +112,12 @@ void stress_init_cpus(void)
 	stress_cpus = smp_percpu_alloc(sizeof(*stress_cpus), "stress per-cpu");
 	stress_stats.cpu = smp_percpu_alloc(sizeof(*stress_stats.cpu),
 					    "stress per-cpu stats");
-	scrub_saved_cpu = smp_percpu_alloc(sizeof(*scrub_saved_cpu),
-					   "stress saved scrub stats");
+}
+
+/* One scrub step of this CPU: counted as the boot's, or a re-scrub. */
+static bool stress_scrub_step(void)
+{
+	return run.rescrub ? scrub_rescrub_step() : scrub_idle_step();
 }
 
 /* xorshift64*: small, no state beyond one word, good enough for choices. */
@@ -371,7 +374,7 @@ static void stress_cpu_main(void *arg)
 		if (run.scrub_steps && it % STRESS_SCRUB_EVERY == 0) {
 			uint64_t s0 = arch_ticks();
 
-			if (scrub_idle_step()) {
+			if (stress_scrub_step()) {
 				st->scrub_steps++;
 				st->scrub_ticks += arch_ticks() - s0;
 			}
@@ -430,6 +433,7 @@ static void prepare(uint64_t seconds)
 	if (run.order_max >= STRESS_SMALL_ORDERS + 2)
 		run.order_max -= 2;
 	run.scrub_steps = scrub_stats.mode != SCRUB_OFF;
+	run.rescrub = scrub_stats.mode == SCRUB_ON;
 	run.zero_check = scrub_stats.mode != SCRUB_OFF;
 	stress_stats.zero_check = run.zero_check;
 }
@@ -485,11 +489,6 @@ void stress_run(uint64_t seconds)
 		finish();
 		return;
 	}
-	if (scrub_stats.mode == SCRUB_ON) {
-		scrub_saved = scrub_stats;
-		memcpy(scrub_saved_cpu, scrub_stats.cpu,
-		       sizeof(*scrub_saved_cpu) * cpu_count);
-	}
 	smp_online_mask(&all);
 	run.pending = all;
 	cpumask_clear_cpu(&run.pending, self);
@@ -516,14 +515,8 @@ void stress_run(uint64_t seconds)
 	 */
 	if (scrub_stats.mode == SCRUB_ON ||
 	    (scrub_stats.mode == SCRUB_IDLE && scrub_stats.all_clean_ticks))
-		while (scrub_idle_step())
+		while (stress_scrub_step())
 			;
-	if (scrub_stats.mode == SCRUB_ON) {
-		memcpy(scrub_stats.cpu, scrub_saved_cpu,
-		       sizeof(*scrub_saved_cpu) * cpu_count);
-		scrub_saved.cpu = scrub_stats.cpu;
-		scrub_stats = scrub_saved;
-	}
 	stress_stats.ticks = arch_ticks() - run.start;
 	finish();
 }

@@ -2,10 +2,13 @@
 /*
  * CPUs and work dispatch.
  *
- * Owns cpu_table[]: logical id 0 is the boot CPU, then the usable bootinfo
- * CPUs in bootinfo order, then the CPUs firmware marked unusable (present =
- * false, kept only so that the report can name them). Starting the
- * secondaries is common/smp_boot.c's.
+ * Owns cpu_table[], its one writer: logical id 0 is the boot CPU, then the
+ * usable bootinfo CPUs in bootinfo order, then the CPUs firmware marked
+ * unusable (present = false, kept only so that the report can name
+ * them). Starting the secondaries is common/smp_boot.c's, which records
+ * what it finds through smp_cpu_accepted(), smp_cpu_failed() and
+ * smp_cpu_skew(); a secondary it accepted serves its mailbox here
+ * (smp_serve_mailbox()).
  *
  * Sizing: cpu_table (and smp_boot.c's check-in/skew arrays) are allocated
  * from bootmem by smp_init(), one entry per CPU the firmware described
@@ -16,7 +19,10 @@
  * smp_percpu_alloc_local() (one piece per node, near its CPUs).
  *
  * Mailbox: each online secondary polls its cpu_info, sleeping in
- * arch_cpu_idle_wait() between polls. The poster (the boot CPU; one poster
+ * arch_cpu_idle_wait() between polls (IDLE_MIN_US doubling up to
+ * IDLE_MAX_US while it stays idle: under QEMU TCG hundreds of vCPU
+ * threads share a few host cores, and a spinning or often-woken one
+ * starves the boot CPU). The poster (the boot CPU; one poster
  * at a time) waits for done_seq == seq, writes fn and arg, publishes seq +
  * 1 with release, then wakes the CPU (arch_cpu_wake(): an IPI, an SGI, a
  * futex); the secondary runs fn(arg) and publishes done_seq = seq with
@@ -44,6 +50,8 @@ unsigned int cpu_count;
 
 /* The longest halt of smp_wait() without a wake-up (a lost one's cost). */
 #define SMP_WAIT_SAFETY_US 1000
+/* A secondary's first idle wait on an empty mailbox (arch/cpu.h's max). */
+#define IDLE_MIN_US 20
 
 /*
  * Per-CPU state of the boot CPU alone when the map leaves no free RAM at
@@ -314,6 +322,42 @@ static void mark_smt_siblings(void)
 	}
 }
 
+/*
+ * cpu_table and smp_boot.c's bring-up arrays for @count CPUs, in one
+ * zeroed bootmem block: one reservation for the report, not eight.
+ */
+static void alloc_tables(unsigned int count)
+{
+	size_t bytes =
+		(sizeof(struct cpu_info) + smp_boot_arrays_bytes() + 24) *
+		count; /* +24: the carving's alignment */
+	char *p = smp_percpu_alloc(bytes / count, "cpu table");
+
+	cpu_table = (struct cpu_info *)p;
+	smp_boot_arrays_carve(p + ALIGN_UP(sizeof(struct cpu_info) * count, 8),
+			      count);
+}
+
+/** smp_cpu_accepted() - @cpu checked in in time: online (smp_boot.c). */
+void smp_cpu_accepted(unsigned int cpu)
+{
+	cpu_table[cpu].online = true;
+	cpu_table[cpu].fail_reason = NULL;
+}
+
+/** smp_cpu_failed() - @cpu is left out of the boot, for @reason. */
+void smp_cpu_failed(unsigned int cpu, const char *reason)
+{
+	cpu_table[cpu].online = false;
+	cpu_table[cpu].fail_reason = reason;
+}
+
+/** smp_cpu_skew() - @cpu's timer runs @ticks ahead of the boot CPU's. */
+void smp_cpu_skew(unsigned int cpu, int64_t ticks)
+{
+	cpu_table[cpu].tsc_skew_ticks = ticks;
+}
+
 /**
  * smp_init() - fill cpu_table from bootinfo and mark SMT siblings.
  * @bi: sanitised bootinfo (at least one CPU)
@@ -335,7 +379,7 @@ void smp_init(const struct bootinfo *bi)
 	}
 	cpu_count = cpus_to_keep(bi);
 	percpu_pool_used = 0;
-	smp_alloc_tables(cpu_count);
+	alloc_tables(cpu_count);
 	cpu_count = fill_table(bi, boot);
 	number_node_slots();
 	trace_init_cpus(cpu_count);
@@ -374,23 +418,63 @@ void smp_post(const cpumask_t *mask, void (*fn)(void *), void *arg)
 /*
  * The CPU in smp_wait() (logical id + 1; 0: none). smp_wait() sets it and
  * then checks the mailboxes; a secondary publishes done_seq and then
- * reads it (smp_wake_waiter()). All four accesses are sequentially
+ * reads it (wake_waiter()). All four accesses are sequentially
  * consistent, so either the waiter sees the work done or the secondary
  * sees the waiter and wakes it.
  */
 static uint32_t smp_waiter;
 
-/**
- * smp_wake_waiter() - a secondary just published done_seq: wake the CPU
- * waiting in smp_wait(), if any (a wake-up it does not need ends one of
- * its waits early; it then checks again).
+/*
+ * A secondary just published done_seq: wake the CPU waiting in
+ * smp_wait(), if any (a wake-up it does not need ends one of its waits
+ * early; it then checks again).
  */
-void smp_wake_waiter(void)
+static void wake_waiter(void)
 {
 	uint32_t w = atomic_load_seq_cst(&smp_waiter);
 
 	if (w && w - 1 < cpu_count)
 		arch_cpu_wake(w - 1, cpu_table[w - 1].hwid);
+}
+
+/*
+ * The mailbox's sequence number, after one idle wait of at most @us when
+ * it holds nothing new. Interrupts are masked from the check to the end
+ * of the wait (the arch's halt unmasks them atomically): a wake-up taken
+ * between the check and the halt would be lost, and the halt would last
+ * until its timer. Raw masking: a halt is not an interrupts-off region.
+ */
+static uint32_t mailbox_wait(struct cpu_info *c, uint32_t us)
+{
+	irqflags_t f = arch_irq_save();
+	uint32_t seq = atomic_load_acquire(&c->seq);
+
+	if (seq == c->done_seq)
+		arch_cpu_idle_wait(us);
+	arch_irq_restore(f);
+	return seq;
+}
+
+/**
+ * smp_serve_mailbox() - the life of secondary @cpu once accepted (its
+ * interrupts on): run each function posted to its mailbox, publish that
+ * it is done, wake the waiter; idle waits between, IDLE_MIN_US doubling
+ * up to IDLE_MAX_US while nothing comes.
+ */
+void smp_serve_mailbox(unsigned int cpu)
+{
+	struct cpu_info *c = &cpu_table[cpu];
+	uint32_t seq, us;
+
+	for (;;) {
+		us = IDLE_MIN_US;
+		while ((seq = mailbox_wait(c, us)) == c->done_seq)
+			us = MIN(2 * us, IDLE_MAX_US);
+		c->fn(c->arg);
+		/* Sequentially consistent: wake_waiter()'s handshake. */
+		atomic_store_seq_cst(&c->done_seq, seq);
+		wake_waiter();
+	}
 }
 
 /* Has every online CPU of @mask but @self finished its posted work? */

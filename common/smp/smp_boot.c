@@ -11,20 +11,22 @@
  * smp_start=serial starts and waits for one CPU at a time (the baseline
  * of the benchmarks). A secondary announces itself in checked_in[], with
  * the hardware id it reads from its own registers (hwid_seen[]), and only
- * the boot CPU sets cpu_table[].online, after seeing the check-in before
- * the deadline. So a CPU that checks in late is never counted: it waits
- * for an acceptance that never comes and stays parked.
+ * the boot CPU marks it online, after seeing the check-in before the
+ * deadline. So a CPU that checks in late is never counted: it waits for
+ * an acceptance that never comes and stays parked. What the bring-up
+ * finds (online, why not, the timer skew) is recorded in cpu_table
+ * through common/smp/smp.c, cpu_table's one writer (smp_cpu_accepted(),
+ * smp_cpu_failed(), smp_cpu_skew()).
  *
- * Sizing: the bring-up arrays share cpu_table's bootmem block
- * (smp_alloc_tables(), called by smp_init()), one entry per CPU described,
- * never NR_CPUS entries.
+ * Sizing: the bring-up arrays share cpu_table's bootmem block (smp.c
+ * allocates it at smp_init(), smp_boot_arrays_carve() cuts them out), one
+ * entry per CPU described, never NR_CPUS entries.
  *
  * After acceptance a secondary serves its mailbox (common/smp.c posts to
- * it). Idle: a secondary with nothing to do (not yet accepted, or its
- * mailbox empty) waits in arch_cpu_idle_wait() until the boot CPU or a
- * poster wakes it (arch_cpu_wake(): an IPI, an SGI, a futex), with a
- * timer as a safety net of IDLE_MIN_US doubling up to IDLE_MAX_US while
- * it stays idle: under QEMU TCG hundreds of vCPU threads share a few host
+ * it and runs it: smp_serve_mailbox()). Idle: a secondary with nothing to
+ * do (not yet accepted) waits in arch_cpu_idle_wait() until the boot CPU
+ * wakes it (arch_cpu_wake(): an IPI, an SGI, a futex), with a timer as a
+ * safety net: under QEMU TCG hundreds of vCPU threads share a few host
  * cores, and a spinning or often-woken one starves the boot CPU.
  *
  * Lock: none. Every array entry has a single writer (the secondary or the
@@ -62,7 +64,6 @@ static uint64_t first_start, last_up;
  */
 #define SKEW_ROUNDS 16
 
-#define IDLE_MIN_US 20 /* up to IDLE_MAX_US (arch/cpu.h) */
 static uint32_t *skew_ping;
 static uint32_t *skew_pong;
 static uint64_t *skew_stamp;
@@ -76,21 +77,19 @@ static void *carve(char **p, size_t size)
 	return r;
 }
 
-/**
- * smp_alloc_tables() - cpu_table and the bring-up arrays, for @count CPUs.
- * @count: the CPUs smp_init() keeps
- *
- * In one zeroed bootmem block: one reservation for the report, not eight.
- */
-void smp_alloc_tables(unsigned int count)
+/** smp_boot_arrays_bytes() - Return: the bring-up arrays' bytes per CPU. */
+size_t smp_boot_arrays_bytes(void)
 {
-	size_t sync = 3 * sizeof(uint32_t) + 3 * sizeof(uint64_t) + 1;
-	size_t bytes = (sizeof(struct cpu_info) + sync + 24) *
-		       count; /* +24: carve() alignment */
-	char *p;
+	return 3 * sizeof(uint32_t) + 3 * sizeof(uint64_t) + 1;
+}
 
-	p = smp_percpu_alloc(bytes / count, "cpu table");
-	cpu_table = carve(&p, sizeof(struct cpu_info) * count);
+/**
+ * smp_boot_arrays_carve() - the bring-up arrays for @count CPUs, cut from
+ * @p (zeroed, smp_boot_arrays_bytes() * @count bytes plus 24 of carve()
+ * alignment; the rest of cpu_table's block, smp.c).
+ */
+void smp_boot_arrays_carve(char *p, unsigned int count)
+{
 	accept_ticks = carve(&p, sizeof(uint64_t) * count);
 	skew_stamp = carve(&p, sizeof(uint64_t) * count);
 	hwid_seen = carve(&p, sizeof(uint64_t) * count);
@@ -152,24 +151,6 @@ static bool cpu_injected_silent(unsigned int cpu)
 	       inject_has(INJECT_NODE_CPUS_FAIL, cpu_table[cpu].node);
 }
 
-/*
- * The mailbox's sequence number, after one idle wait of at most @us when
- * it holds nothing new. Interrupts are masked from the check to the end
- * of the wait (the arch's halt unmasks them atomically): a wake-up taken
- * between the check and the halt would be lost, and the halt would last
- * until its timer. Raw masking: a halt is not an interrupts-off region.
- */
-static uint32_t mailbox_wait(struct cpu_info *c, uint32_t us)
-{
-	irqflags_t f = arch_irq_save();
-	uint32_t seq = atomic_load_acquire(&c->seq);
-
-	if (seq == c->done_seq)
-		arch_cpu_idle_wait(us);
-	arch_irq_restore(f);
-	return seq;
-}
-
 /* A CPU that takes no part: idle forever, never spinning. */
 static __noreturn void cpu_park_forever(void)
 {
@@ -186,9 +167,6 @@ static __noreturn void cpu_park_forever(void)
  */
 void smp_secondary_main(unsigned int cpu)
 {
-	struct cpu_info *c = &cpu_table[cpu];
-	uint32_t seq, us;
-
 	if (cpu >= cpu_count || cpu_injected_silent(cpu))
 		cpu_park_forever();
 
@@ -221,15 +199,7 @@ void smp_secondary_main(unsigned int cpu)
 
 	/* From here on this CPU runs with interrupts on (<arch/irq.h>). */
 	arch_irq_enable();
-	for (;;) {
-		us = IDLE_MIN_US;
-		while ((seq = mailbox_wait(c, us)) == c->done_seq)
-			us = MIN(2 * us, IDLE_MAX_US);
-		c->fn(c->arg);
-		/* Sequentially consistent: smp_wake_waiter()'s handshake. */
-		atomic_store_seq_cst(&c->done_seq, seq);
-		smp_wake_waiter();
-	}
+	smp_serve_mailbox(cpu);
 }
 
 /* Wait until *@flag reads @v. Return: false at @deadline (ticks). */
@@ -250,7 +220,7 @@ static bool wait_flag_value(uint32_t *flag, uint32_t v, uint64_t deadline)
 static void measure_skew(unsigned int cpu, uint64_t deadline)
 {
 	uint64_t best_rtt = UINT64_MAX;
-	int64_t skew;
+	int64_t skew = 0;
 
 	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
 		uint64_t t0 = arch_ticks(), t2;
@@ -268,11 +238,10 @@ static void measure_skew(unsigned int cpu, uint64_t deadline)
 			uint64_t stamp = atomic_load_relaxed(&skew_stamp[cpu]);
 
 			best_rtt = t2 - t0;
-			cpu_table[cpu].tsc_skew_ticks =
-				(int64_t)(stamp - (t0 + best_rtt / 2));
+			skew = (int64_t)(stamp - (t0 + best_rtt / 2));
+			smp_cpu_skew(cpu, skew);
 		}
 	}
-	skew = cpu_table[cpu].tsc_skew_ticks;
 	pr_debug("smp: cpu %u timer skew %s%llu ns (+-%llu ns)\n", cpu,
 		 skew < 0 ? "-" : "",
 		 (unsigned long long)ticks_to_ns(skew < 0 ? (uint64_t)-skew
@@ -283,12 +252,9 @@ static void measure_skew(unsigned int cpu, uint64_t deadline)
 /* @cpu stays out of the boot, for @reason (one warning, kept for the report). */
 static void cpu_fail(unsigned int cpu, const char *reason)
 {
-	struct cpu_info *c = &cpu_table[cpu];
-
-	c->online = false;
-	c->fail_reason = reason;
+	smp_cpu_failed(cpu, reason);
 	pr_warn("cpu %u (hwid %#llx): %s, left out\n", cpu,
-		(unsigned long long)c->hwid, reason);
+		(unsigned long long)cpu_table[cpu].hwid, reason);
 }
 
 /* When @cpu, started, is given up: the shared @deadline, later only for
@@ -309,7 +275,7 @@ static uint64_t cpu_deadline(unsigned int cpu, uint64_t deadline,
  */
 static bool start_one(unsigned int cpu)
 {
-	struct cpu_info *c = &cpu_table[cpu];
+	const struct cpu_info *c = &cpu_table[cpu];
 	paddr_t stack;
 
 	if (!c->present)
@@ -344,12 +310,11 @@ static bool start_one(unsigned int cpu)
  */
 static void accept(unsigned int cpu)
 {
-	struct cpu_info *c = &cpu_table[cpu];
+	const struct cpu_info *c = &cpu_table[cpu];
 	uint64_t now = arch_ticks();
 
 	starting[cpu] = 0;
-	c->online = true;
-	c->fail_reason = NULL;
+	smp_cpu_accepted(cpu);
 	last_up = now;
 	atomic_store_release(&accept_ticks[cpu], now);
 	/* Ordered by the acquire of its check-in. */

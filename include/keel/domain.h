@@ -17,16 +17,24 @@
  * built and given back to reserved),
  * domain_build.c (one domain, work units, the parallel build),
  * domain_destroy.c, domain_check.c (table walk, audit=full sampling),
- * domain_report.c (the `domains` table and the human lines).
+ * domain_zero.c (what a build does to an extent's contents),
+ * domain_view.c (what the rooms above read), and in the
+ * report room domain_report.c, domain_summary.c (the `domains` table, the
+ * human lines), through domain_view() and domain_set_stats().
+ *
+ * One struct domain_set holds a boot's domains from domains_setup() to
+ * destroy; its owner (the flow) hands it to each step and to the report.
  */
 #ifndef KEEL_DOMAIN_H
 #define KEEL_DOMAIN_H
 
 #include <keel/bootinfo.h>
 #include <keel/cpumask.h>
+#include <keel/escape.h>
+#include <keel/p2m.h>
+#include <keel/spinlock.h>
 #include <keel/types.h>
 
-struct jw;
 struct keel_options;
 struct bootinfo;
 
@@ -44,7 +52,7 @@ struct domain_spec {
 	char name[DOMAIN_WORD_NAME_MAX];
 };
 
-/* Where a domain's memory comes from (domains[].origin). */
+/* Where a domain's memory comes from (the report's domains[].origin). */
 enum domain_origin {
 	DOMAIN_ORIGIN_BOOT = 0, /* the heap, at boot (domain=, dom0less) */
 	DOMAIN_ORIGIN_STATIC, /* its xen,static-mem ranges, never the heap's */
@@ -65,7 +73,7 @@ void domain_warn_rounded(const char *src, const char *what, uint64_t rounded);
  * domain_opt_add(): one `domain=` value [val, val+len): SIZE (K/M/G/T
  * suffixes) and an optional @NODE, appended to @o. A size that is not a
  * multiple of 4 KiB is rounded up (one warning); past DOMAIN_MAX the word
- * is counted in domains_dropped (one warning for the first only).
+ * is counted in @o->domains_dropped (one warning for the first only).
  * @NODE is any number: one that is no node of the machine is warned and
  * falls back when the plan is made (domain_pick_node()), whatever its value.
  * @quiet: count, do not print (options_early()).
@@ -85,34 +93,193 @@ int domain_opt_add(struct keel_options *o, const char *val, size_t len,
 int domain_spec_parse(const char *val, size_t len, struct domain_spec *out,
 		      bool *rounded, const char **why);
 
-/* bootscrub=off and domains_trust= for the builds (keel_main()). */
-void domains_set_scrub_policy(bool bootscrub_off, bool trust);
+/* Extent orders, largest first: 1 GiB, 2 MiB, 4 KiB. */
+#define DOMAIN_EXTENT_KINDS 3
 
 /*
- * domains_setup(): gather the specs of @o and of @bi (dom0less) in that
- * order, at most DOMAIN_MAX in all. Boot CPU, before domains_build().
+ * What a build runs under (struct domain_set, and the caller of a
+ * one-CPU build): the boot's promise about free memory -- bootscrub=off:
+ * nothing is known zero, so the build zeroes every extent itself, and
+ * freed domains are not scrubbed back; domains_trust=on: that memory is
+ * known zero anyway -- and where a destroy counts the extents the heap
+ * refused back (each one a warning; the verdict fails on any).
+ */
+struct domain_ctx {
+	bool scrub_off, trust_zero;
+	unsigned int *problems; /* atomic adds */
+};
+
+/* domain_ctx_init(): @c from @o's bootscrub= and domains_trust=. */
+void domain_ctx_init(struct domain_ctx *c, const struct keel_options *o,
+		     unsigned int *problems);
+
+/*
+ * Big extents (common/domain/domain_big.c): owned extents above MAX_ORDER
+ * (up to 2^MAX_FREE_ORDER pages), at most DOMAIN_BIG_MAX per domain,
+ * covering the guest-physical prefix [0, big_bytes); each mapped with
+ * 1 GiB leaves.
+ */
+#define DOMAIN_BIG_MAX 16
+
+struct domain_big {
+	uint64_t gpa; /* guest-physical start */
+	paddr_t pa;
+	unsigned int order;	    /* MAX_ORDER + 1 .. MAX_FREE_ORDER */
+	bool zero, maint;	    /* the build zeroes / cleans it to PoC */
+	uint64_t first_unit, units; /* its work units (1 when no work) */
+};
+
+/*
+ * A static domain's memory (common/domain/domain_static.c): its
+ * xen,static-mem ranges in guest order, the node of each, how many the
+ * heap adopted.
+ */
+struct domain_static {
+	struct paddr_range range[DOMAIN_STATIC_MAX];
+	uint32_t node[DOMAIN_STATIC_MAX];
+	unsigned int count, adopted;
+};
+
+/*
+ * One domain: the domain room's own record (the files of common/domain/
+ * write it; the rooms above read it through domain_view()). It lies in a
+ * struct domain_set, or on the stack of a one-CPU build.
+ */
+struct domain {
+	struct domain_spec spec;    /* bytes and node (name: see @name) */
+	char name[DOMAIN_NAME_MAX]; /* whole: domainN or the DT node's */
+	char shown[ESCAPE_SIZE(DOMAIN_NAME_MAX - 1)]; /* @name, printable */
+	char kernel[DOMAIN_NAME_MAX]; /* its kernel module, "" when none */
+	uint32_t vcpus;		      /* the DT's `cpus`, 0 when not given */
+	enum domain_origin origin;
+	struct domain_static st; /* DOMAIN_ORIGIN_STATIC only */
+	struct domain_ctx *ctx;	 /* its set's, or the one-CPU build's */
+	uint16_t id;		 /* heap owner id: index + 1 */
+	uint32_t node;		 /* where its memory should be */
+	uint32_t
+		build_node; /* whose CPUs build it (node, or nearest with CPUs) */
+	struct p2m table;   /* its stage-2 / EPT table, once @p2m is set */
+	struct p2m *p2m;    /* NULL until the table exists */
+	bool failed, built, destroyed;
+	char fail_reason[128];
+
+	/* Work: 1 GiB units of guest-physical space, claimed by a cursor. */
+	uint64_t units, next_unit;
+	unsigned int unit_shift;
+	bool stop; /* a unit failed: the others stop claiming */
+	struct domain_big big[DOMAIN_BIG_MAX];
+	unsigned int nbig;
+	uint64_t big_bytes, big_units; /* units [0, big_units) are big ones */
+	spinlock_t map_lock;	       /* p2m_map() of the domain's workers */
+
+	/* Results (atomics while the workers run). */
+	uint64_t bytes_built, remote_bytes;
+	uint64_t extents[DOMAIN_EXTENT_KINDS];
+	uint64_t alloc_ticks, zero_ticks, map_ticks, maint_ticks;
+	uint64_t lock_max_ticks;
+	uint64_t start_ticks, end_ticks;
+	uint64_t table_pages;
+	uint64_t heap_extents; /* heap_alloc_owned() calls that succeeded */
+	/* What its build did to memory: zeroed, cleaned to PoC (bytes). */
+	uint64_t zeroed_bytes, maint_bytes;
+	uint64_t cpu_bits[(CONFIG_NR_CPUS + 63) / 64]; /* CPUs that worked */
+};
+
+/* The heap's free memory before the build and after destroy + scrub. */
+struct domain_heap_snap {
+	uint64_t free_pages, free_chunks;
+	bool taken;
+};
+
+/* What one domain_build_local_cost() build took and did. */
+struct domain_build_cost {
+	uint64_t ticks;			    /* table, extents, commit */
+	uint64_t zeroed_bytes, maint_bytes; /* by the heap and the build */
+};
+
+/* bench=on (common/selftest/domain_bench.c): one domain deferred, eager. */
+struct domain_bench {
+	uint64_t bytes;
+	uint32_t node;
+	struct domain_build_cost deferred, eager;
+	int deferred_err, eager_err;
+	bool done;
+};
+
+/* The counters of a set, for the report (domain_set_stats()). */
+struct domain_set_stats {
+	unsigned int count;    /* domains set up (built or failed) */
+	unsigned int dropped;  /* past DOMAIN_MAX, or a name already taken */
+	unsigned int problems; /* of the checks and destroys (the verdict) */
+	/* Sampling of domains_check(): frames read for zero, IPAs the MMU
+	 * walked. */
+	uint64_t zero_sampled, hw_checked;
+	uint64_t build_ticks; /* domains_build(), wall */
+	struct domain_heap_snap before, after;
+	struct domain_bench bench; /* bench=on */
+};
+
+/*
+ * The domains of one boot, from domains_setup() to the report: what was
+ * asked, the plan, the builds, the checks, destroy. Its owner (the flow,
+ * common/boot.c) holds it and hands it to each step; nothing else keeps
+ * a copy. The rooms above read it through domain_set_stats() and
+ * domain_view() only.
+ */
+struct domain_set {
+	struct domain_set_stats stats;
+	struct domain_ctx ctx;
+	struct domain d[DOMAIN_MAX]; /* stats.count of them */
+};
+
+/*
+ * domains_setup(): empty @s, then gather the specs of @o and of @bi
+ * (dom0less) in that order, at most DOMAIN_MAX in all; the set's
+ * context from @o (bootscrub=, domains_trust=). Boot CPU, before
+ * domains_build().
  * Return: number of domains.
  */
-unsigned int domains_setup(const struct keel_options *o,
+unsigned int domains_setup(struct domain_set *s, const struct keel_options *o,
 			   const struct bootinfo *bi);
 
 /*
- * domains_build(): build every domain of domains_setup() on @cpus (all
- * online CPUs when NULL), in parallel: each domain by the CPUs of its
- * node (or of the nearest node with CPUs), a big one split in 1 GiB work
- * units across them. Returns when all are built. A domain that cannot be
- * had fails alone (fail_reason), its memory given back. Boot CPU only.
+ * domains_build(): build every domain of @s on @cpus (all online CPUs
+ * when NULL), in parallel: each domain by the CPUs of its node (or of the
+ * nearest node with CPUs), a big one split in 1 GiB work units across
+ * them. Returns when all are built. A domain that cannot be had fails
+ * alone (fail_reason), its memory given back. Boot CPU only.
  */
-void domains_build(const cpumask_t *cpus);
+void domains_build(struct domain_set *s, const cpumask_t *cpus);
+
+/*
+ * domain_plan_nodes(): the node the plan of domains_build() gives each of
+ * the @count domain= specs @spec if they were built now, in order, on the
+ * heap as it is (the latency probe's load, common/irq/latency.c): a
+ * pinned node when it is one, else the node with the most free memory
+ * left. Quiet (domains_build() warns about a node that is none).
+ */
+void domain_plan_nodes(const struct domain_spec *spec, unsigned int count,
+		       uint32_t *node);
 
 /*
  * domain_build_local(): build one extra domain of @bytes on @node (extents
- * at most 2^@max_extent_order pages) entirely on the calling CPU, then
- * destroy it (the latency probe's build-local phase). Any CPU, while no
- * other domain is being built or destroyed.
+ * at most 2^@max_extent_order pages) entirely on the calling CPU, under
+ * @ctx, then destroy it (the latency probe's build-local phase). Any CPU,
+ * while no other domain is being built or destroyed.
  * Return: 0, -ENOMEM, -EINVAL.
  */
-int domain_build_local(uint64_t bytes, int node, unsigned int max_extent_order);
+int domain_build_local(uint64_t bytes, int node, unsigned int max_extent_order,
+		       struct domain_ctx *ctx);
+
+/*
+ * domain_build_local_cost(): domain_build_local(), and in *@cost (may be
+ * NULL) the build's time (table, extents, commit; not the destroy) and
+ * the bytes it zeroed and cleaned to PoC (bench=on).
+ */
+int domain_build_local_cost(uint64_t bytes, int node,
+			    unsigned int max_extent_order,
+			    struct domain_ctx *ctx,
+			    struct domain_build_cost *cost);
 
 /* Owner ids of domain_build_private(): DOMAIN_PRIVATE_OWNER + slot. */
 #define DOMAIN_PRIVATE_OWNER (DOMAIN_MAX + 2)
@@ -127,33 +294,72 @@ int domain_build_local(uint64_t bytes, int node, unsigned int max_extent_order);
  * Return: 0, -ENOMEM, -EINVAL.
  */
 int domain_build_private(uint64_t bytes, int node,
-			 unsigned int max_extent_order, unsigned int slot);
+			 unsigned int max_extent_order, unsigned int slot,
+			 struct domain_ctx *ctx);
+
+/*
+ * domain_scrub_dirty(): every online CPU scrubs every dirty free chunk,
+ * whatever bootscrub= said (the bench's own builds). Boot CPU.
+ */
+void domain_scrub_dirty(void);
 
 /*
  * domains_bench(): bench=on, before domains_build(): the largest domain
- * built on this CPU with the cache maintenance mode in force and with
- * cachemaint=eager, in the same boot (domains_info.bench). Boot CPU.
+ * of @s built on this CPU with the cache maintenance mode in force and
+ * with cachemaint=eager, in the same boot (@s->stats.bench).
+ * Boot CPU (common/selftest/domain_bench.c).
  */
-void domains_bench(void);
+void domains_bench(struct domain_set *s);
 
 /*
  * domains_destroy_all(): every built domain's extents back to the heap
- * (dirty) and its table freed. Boot CPU, after domains_build().
+ * (dirty) and its table freed; then the scrub back and the "after"
+ * snapshot. Boot CPU, after domains_build().
  */
-void domains_destroy_all(void);
+void domains_destroy_all(struct domain_set *s);
 
 /*
  * domains_check(): walk every built domain's table: each leaf maps frames
  * owned by that domain (heap_owner_of), no frame in two domains, block
  * sizes as built; @zero_sample: also read sampled frames for zero; on
  * arm64 at EL2 compare p2m_hw_translate() on sampled IPAs with the walk.
- * Return: problems found (each one warning).
+ * Return: problems found (each one warning; added to stats.problems).
  */
-unsigned int domains_check(bool zero_sample);
+unsigned int domains_check(struct domain_set *s, bool zero_sample);
 
-/* How many domains there are (built or failed). */
-unsigned int domain_count(void);
-/* Problems the checks and destroy found (the boot fails on any). */
-unsigned int domains_problem_count(void);
+/* The set's counters (read-only). */
+const struct domain_set_stats *domain_set_stats(const struct domain_set *s);
+
+/*
+ * One domain as the rooms above see it (domain_view()): a copy, times in
+ * ticks, summed over the CPUs that built it unless said.
+ */
+struct domain_view {
+	uint16_t id;
+	const char *name;	 /* whole: domainN or the DT node's */
+	const char *shown;	 /* @name made printable */
+	const char *kernel;	 /* its kernel module, NULL when none */
+	const char *fail_reason; /* NULL unless failed */
+	enum domain_origin origin;
+	int64_t asked_node; /* as asked (DOMAIN_ANY_NODE: not pinned) */
+	uint32_t node;	    /* where its memory is */
+	uint32_t vcpus;	    /* the DT's `cpus`, 0 when not given */
+	bool built, failed;
+	uint64_t bytes, remote_bytes;
+	uint64_t extents[DOMAIN_EXTENT_KINDS]; /* leaves: 1 GiB, 2 MiB, 4 KiB */
+	uint64_t heap_extents; /* heap_alloc_owned() calls that succeeded */
+	uint64_t build_ticks;  /* wall, its start to its end; 0: not built */
+	uint64_t alloc_ticks, zero_ticks, map_ticks, maint_ticks;
+	uint64_t lock_max_ticks; /* the longest heap lock hold */
+	uint64_t table_pages;
+	unsigned int cpus; /* CPUs that worked on it */
+};
+
+/*
+ * domain_view(): domain @i (< stats.count) of @s into *@v.
+ * Return: false when there is no such domain (*@v untouched).
+ */
+bool domain_view(const struct domain_set *s, unsigned int i,
+		 struct domain_view *v);
 
 #endif

@@ -10,6 +10,7 @@
 #define KEEL_LATENCY_H
 
 #include <arch/irq.h>
+#include <keel/cachemaint.h>
 #include <keel/types.h>
 
 struct jw;
@@ -64,8 +65,61 @@ void irq_census(void);
 
 /* latency=on: per-CPU state from bootmem; call after smp_init(). */
 void latency_init_cpus(void);
-/* latency=on: run the probe's phases (after the scrub, heap open). */
+/*
+ * latency=on: run the probe's phases (after the scrub, heap open). @o:
+ * the boot's options (latency_*=, the domain= list of the load,
+ * bootscrub=, domains_trust=), read during the call only.
+ */
 struct keel_options;
 void latency_run(const struct keel_options *o);
+
+/*
+ * The probe's histogram: log2 buckets, 4 linear steps per power of two
+ * (25% resolution), up to 2^LATENCY_MAX_LOG2 ns (about 18 minutes);
+ * above: the last. latency_bucket(): the bucket of @ns;
+ * latency_bucket_lo(): the smallest value of bucket @b (its largest:
+ * latency_bucket_lo(b + 1) - 1).
+ */
+#define LATENCY_MAX_LOG2   40
+#define LATENCY_BUCKETS	   (4 * LATENCY_MAX_LOG2 + 4)
+#define LATENCY_MAX_PHASES 5
+unsigned int latency_bucket(uint64_t ns);
+uint64_t latency_bucket_lo(unsigned int b);
+
+/* One phase of the probe, as it ran (struct latency_stats). */
+struct latency_phase {
+	const char *name;
+	enum cachemaint_mode mode; /* asked for; then the one in force */
+	bool remote, local;	   /* load on the other CPUs / the probe CPU */
+	bool ran;
+	unsigned int builds; /* domains built: probe CPU or the load CPUs */
+	int build_err;	     /* the last one's error, 0 */
+	uint64_t samples, min_ns, max_ns;
+	uint64_t max_at;      /* the worst sample's deadline (arch_ticks()) */
+	uint64_t ticks;	      /* the phase's length */
+	uint64_t irqsoff_max; /* ticks */
+	const char *irqsoff_site;
+	uint32_t hist[LATENCY_BUCKETS];
+};
+
+/* What latency=on measured (latency_stats()), for the report. */
+struct latency_stats {
+	bool requested;		 /* latency=on */
+	const char *unsupported; /* why there is no probe, or NULL */
+	const char *load;	 /* latency.load */
+	const char *timer_mode;
+	unsigned int cpu;	/* the probe CPU */
+	unsigned int max_order; /* the load's largest block */
+	uint64_t domain_bytes;	/* build-local's domain */
+	uint64_t remote_bytes;	/* build-remote's, without domain= words */
+	uint64_t period_ns;
+	/* Extents the heap refused back after a load's build (the verdict). */
+	unsigned int domain_problems;
+	struct latency_phase phase[LATENCY_MAX_PHASES];
+	unsigned int phase_count;
+};
+
+/* The probe's results (read-only; all zero before latency_run()). */
+const struct latency_stats *latency_stats(void);
 
 #endif

@@ -34,6 +34,7 @@ bool report_full(void);
 bool report_cpu_detail(unsigned int cpus);
 
 struct audit_result;
+struct domain_set;
 
 /*
  * Phase stamps in raw ticks, taken by the flow (common/boot.c) and read
@@ -50,9 +51,10 @@ struct boot_times {
  * "KEEL: FAIL @fail_reason". Each section comes from the subsystem that
  * owns its numbers (*_report_json(), *_report_human()); this file writes
  * the keys of the boot itself (schema, arch, timer, the counters at the
- * end) and the order.
+ * end) and the order. @ds: the boot's domains, which the flow holds.
  */
 void report_print(const struct bootinfo *bi, const struct audit_result *a,
-		  const char *fail_reason, const struct boot_times *bt);
+		  const char *fail_reason, const struct boot_times *bt,
+		  const struct domain_set *ds);
 
 #endif

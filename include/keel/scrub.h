@@ -147,5 +147,12 @@ uint64_t scrub_unit_pages(uint64_t dirty_pages, unsigned int worker_count,
 
 /* idle mode: one background step on the calling CPU. Return: false when nothing is left. */
 bool scrub_idle_step(void);
+/*
+ * scrub_rescrub_step(): the same step, counted nowhere: a re-scrub that
+ * is not the boot scrub's (stress=N after bootscrub=on: the report's
+ * scrub figures are the boot scrub's; the caller counts its own steps).
+ * Return: false when nothing is left.
+ */
+bool scrub_rescrub_step(void);
 
 #endif

@@ -24,7 +24,7 @@ struct stress_cpu_stats {
 	uint64_t bytes_verified; /* pattern bytes read back and compared */
 	/* Pattern mismatches, non-zero clean blocks, invalid blocks. */
 	uint64_t corruptions;
-	/* scrub_idle_step() calls that scrubbed a chunk, and their time. */
+	/* Scrub steps that scrubbed a chunk (idle or re-scrub), their time. */
 	uint64_t scrub_steps, scrub_ticks;
 	/* Since the stress began: late when the CPU was still scrubbing. */
 	uint64_t start_ticks;

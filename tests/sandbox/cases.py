@@ -209,6 +209,18 @@ def scrub_cases():
              [check_latency(1, 100000, LATENCY_LOAD_CMDLINE),
               domains_built([Ask(64 << 20), Ask(6 << 20, 1)])],
              {"scrubbed": True}, timeout=60),
+        # A domain= word pinned to no node of the machine: the latency
+        # load places it as the domains' plan does (the node with the most
+        # free memory; warned once, by the boot's own plan), so every
+        # build-remote phase builds it. Taken raw, node 7 made each of the
+        # load's builds -EINVAL: no domain built, a warning per phase.
+        # About 2 s, as latency-on; the timeout is 60 s.
+        Case("latency-plan-node", "sandbox-2node.fw",
+             ["latency=on", "domain=64M@7"],
+             [check_latency(1, 100000, LATENCY_LOAD_CMDLINE),
+              warned_once("domain0 asks for node 7"),
+              check_log("a domain build on another CPU", 0)],
+             {"scrubbed": True}, timeout=60),
         Case("latency-bad-options", "sandbox-2node.fw",
              ["latency=on", "latency_cpu=99", "latency_period=5",
               "bootscrub=off"],

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Issue 28 §4: dom0less names of every length around the limit and with
- * control bytes, `cpus`, and how domains_setup() takes the DT's domains
+ * control bytes, `cpus`, and how domains_setup(&ds, ) takes the DT's domains
  * (common/domain_parse.c, common/domain_static.c): the 4 KiB size rule
  * and warning shared with domain=, unique names, the placement refusals
  * of a static domain. The parse side of modules and static memory:
  * dom0less_test.c.
  */
 #include "dom0less_fixture.h"
+
+/* The domains of the test's boot (the flow holds one likewise). */
+static struct domain_set ds;
 
 /* ---- names and cpus ----------------------------------------------------- */
 
@@ -97,13 +100,13 @@ static void test_vcpus(void **state)
 	assert_int_equal(dom("two-cells")->vcpus, 0);
 }
 
-/* ---- domains_setup(): one size rule, unique names, placement ------------ */
+/* ---- domains_setup(&ds, ): one size rule, unique names, placement ------------ */
 
 static struct domain *setup_dom(const char *name)
 {
-	for (unsigned int i = 0; i < domains_count; i++)
-		if (!strcmp(domains[i].name, name))
-			return &domains[i];
+	for (unsigned int i = 0; i < ds.stats.count; i++)
+		if (!strcmp(ds.d[i].name, name))
+			return &ds.d[i];
 	return NULL;
 }
 
@@ -116,7 +119,7 @@ static void test_setup_rounding(void **state)
 	b_parse();
 	assert_int_equal(cmdline_parse(&o, "domain=5000", 11), 1);
 	sandbox_console_clear();
-	assert_int_equal(domains_setup(&o, &bi), 2);
+	assert_int_equal(domains_setup(&ds, &o, &bi), 2);
 	assert_int_equal(setup_dom("domain0")->spec.bytes, 8192);
 	assert_int_equal(setup_dom("five")->spec.bytes, 8192);
 	assert_true(test_console_contains("keel: warning: domains: dom0less "
@@ -137,11 +140,11 @@ static void test_setup_unique_names(void **state)
 	b_parse();
 	assert_int_equal(cmdline_parse(&o, "domain=1M", 9), 0);
 	sandbox_console_clear();
-	assert_int_equal(domains_setup(&o, &bi), 2);
-	assert_string_equal(domains[0].name, "domain0");
-	assert_int_equal(domains[0].spec.bytes, MiB);
-	assert_string_equal(domains[1].name, "guest");
-	assert_int_equal(domains_dropped, 1);
+	assert_int_equal(domains_setup(&ds, &o, &bi), 2);
+	assert_string_equal(ds.d[0].name, "domain0");
+	assert_int_equal(ds.d[0].spec.bytes, MiB);
+	assert_string_equal(ds.d[1].name, "guest");
+	assert_int_equal(ds.stats.dropped, 1);
 	assert_true(test_console_contains("dom0less domain0: another domain "
 					  "has this name, skipped"));
 }
@@ -199,7 +202,7 @@ static void test_setup_static_placement(void **state)
 	b_parse();
 	bootinfo_add_reserved(&bi, pa(0x40200000), pa(0x40400000), "kernel");
 	sandbox_console_clear();
-	assert_int_equal(domains_setup(&o, &bi), 8);
+	assert_int_equal(domains_setup(&ds, &o, &bi), 8);
 	assert_false(setup_dom("good")->failed);
 	assert_int_equal(setup_dom("good")->origin, DOMAIN_ORIGIN_STATIC);
 	assert_int_equal(setup_dom("good")->vcpus, 3);
@@ -232,8 +235,8 @@ static void test_setup_static_placement(void **state)
 					  "0x40400000) overlaps kernel: domain "
 					  "refused (its memory stays "
 					  "reserved)"));
-	for (unsigned int i = 0; i < domains_count; i++)
-		assert_int_equal(domains[i].origin, DOMAIN_ORIGIN_STATIC);
+	for (unsigned int i = 0; i < ds.stats.count; i++)
+		assert_int_equal(ds.d[i].origin, DOMAIN_ORIGIN_STATIC);
 }
 
 int main(void)

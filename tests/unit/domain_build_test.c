@@ -20,6 +20,20 @@
 
 #include "../../common/domain/domain_priv.h"
 
+/* The domains of the test's boot (the flow holds one likewise). */
+static struct domain_set ds;
+/* The one-CPU builds' problems (extents the heap refused back). */
+static unsigned int local_problems;
+
+/* What a one-CPU build runs under: the options of the test's machine. */
+static struct domain_ctx *lctx(void)
+{
+	static struct domain_ctx c;
+
+	domain_ctx_init(&c, &opts, &local_problems);
+	return &c;
+}
+
 #define NODE_RAM (64 * MiB)
 
 static void machine(uint8_t fill, bool dirty, const char *cmdline)
@@ -52,10 +66,10 @@ static void machine_big(bool dirty, const char *cmdline)
 
 static unsigned int build(void)
 {
-	unsigned int n = domains_setup(&opts, &test_bi);
+	unsigned int n = domains_setup(&ds, &opts, &test_bi);
 
 	test_quiet_begin();
-	domains_build(NULL);
+	domains_build(&ds, NULL);
 	test_quiet_end();
 	return n;
 }
@@ -67,7 +81,7 @@ static unsigned int build(void)
 static void destroy(void)
 {
 	test_quiet_begin();
-	domains_destroy_all();
+	domains_destroy_all(&ds);
 	test_quiet_end();
 	assert_int_equal(heap_owned_pages(0), 0);
 }
@@ -77,7 +91,7 @@ static unsigned int check(bool zero)
 	unsigned int p;
 
 	test_quiet_begin();
-	p = domains_check(zero);
+	p = domains_check(&ds, zero);
 	test_quiet_end();
 	return p;
 }
@@ -91,29 +105,29 @@ static void test_build_and_destroy(void **state)
 		"domain=6M@1 domain=3M domain=2052K@0 bootscrub=on");
 	before = heap_free_pages();
 	assert_int_equal(build(), 3);
-	assert_true(domains[0].built && domains[1].built && domains[2].built);
-	assert_int_equal(domains[0].node, 1);
-	assert_int_equal(domains[0].extents[1], 3);
-	assert_int_equal(domains[0].extents[2], 0);
-	assert_int_equal(domains[2].node, 0);
-	assert_int_equal(domains[2].extents[1], 1);
-	assert_int_equal(domains[2].extents[2], 1);
-	assert_int_equal(domains[1].remote_bytes, 0);
+	assert_true(ds.d[0].built && ds.d[1].built && ds.d[2].built);
+	assert_int_equal(ds.d[0].node, 1);
+	assert_int_equal(ds.d[0].extents[1], 3);
+	assert_int_equal(ds.d[0].extents[2], 0);
+	assert_int_equal(ds.d[2].node, 0);
+	assert_int_equal(ds.d[2].extents[1], 1);
+	assert_int_equal(ds.d[2].extents[2], 1);
+	assert_int_equal(ds.d[1].remote_bytes, 0);
 	for (unsigned int i = 0; i < 3; i++) {
-		assert_int_equal(heap_owned_pages(domains[i].id),
-				 domains[i].spec.bytes >> PAGE_SHIFT);
-		assert_true(domains[i].table_pages >= 1);
+		assert_int_equal(heap_owned_pages(ds.d[i].id),
+				 ds.d[i].spec.bytes >> PAGE_SHIFT);
+		assert_true(ds.d[i].table_pages >= 1);
 	}
 	/* Dirty (0xab) memory handed over dirty: zeroed by the build. */
 	assert_int_equal(check(true), 0);
-	assert_true(domains_zero_sampled > 0);
-	assert_int_equal(domains_problem_count(), 0);
+	assert_true(ds.stats.zero_sampled > 0);
+	assert_int_equal(ds.stats.problems, 0);
 	test_quiet_begin();
-	domains_destroy_all();
+	domains_destroy_all(&ds);
 	test_quiet_end();
 	assert_int_equal(heap_free_pages(), before);
 	assert_int_equal(heap_owned_pages(0), 0);
-	assert_int_equal(domains_problem_count(), 0);
+	assert_int_equal(ds.stats.problems, 0);
 }
 
 /*
@@ -125,14 +139,14 @@ static void test_untrusted_zeroed(void **state)
 {
 	machine(0xab, false, "domain=4M domain=12K bootscrub=off");
 	build();
-	assert_true(domains[0].built && domains[1].built);
-	assert_true(domains[0].zero_ticks > 0);
+	assert_true(ds.d[0].built && ds.d[1].built);
+	assert_true(ds.d[0].zero_ticks > 0);
 	assert_int_equal(check(true), 0);
 	destroy();
 
 	machine(0xab, false, "domain=4M bootscrub=on");
 	build();
-	assert_true(domains[0].built);
+	assert_true(ds.d[0].built);
 	assert_true(check(true) > 0);
 	assert_true(test_console_contains("guest memory not zero"));
 	destroy();
@@ -146,13 +160,12 @@ static void test_too_big_fails_alone(void **state)
 	machine(0, false, "domain=1G domain=2M");
 	before = heap_free_pages();
 	assert_int_equal(build(), 2);
-	assert_true(domains[0].failed);
-	assert_false(domains[0].built);
-	assert_non_null(strstr(domains[0].fail_reason,
-			       "out of memory: 1 GiB asked + "));
-	assert_true(domains[1].built);
-	assert_int_equal(heap_free_pages() + 512 + domains[1].table_pages,
-			 before);
+	assert_true(ds.d[0].failed);
+	assert_false(ds.d[0].built);
+	assert_non_null(
+		strstr(ds.d[0].fail_reason, "out of memory: 1 GiB asked + "));
+	assert_true(ds.d[1].built);
+	assert_int_equal(heap_free_pages() + 512 + ds.d[1].table_pages, before);
 	assert_int_equal(check(false), 0);
 	destroy();
 }
@@ -164,17 +177,17 @@ static void test_build_local(void **state)
 
 	machine(0, false, NULL);
 	before = heap_free_pages();
-	assert_int_equal(domain_build_local(5 * MiB + 4096, 1, 9), 0);
+	assert_int_equal(domain_build_local(5 * MiB + 4096, 1, 9, lctx()), 0);
 	assert_int_equal(heap_free_pages(), before);
 	assert_int_equal(heap_owned_pages(0), 0);
 	/* Passes the plan (none here) but not the heap: all given back. */
 	test_quiet_begin();
-	assert_int_equal(domain_build_local(256 * MiB, 0, 18), -ENOMEM);
+	assert_int_equal(domain_build_local(256 * MiB, 0, 18, lctx()), -ENOMEM);
 	test_quiet_end();
 	assert_int_equal(heap_free_pages(), before);
 	assert_int_equal(heap_owned_pages(0), 0);
-	assert_int_equal(domain_build_local(0, 0, 9), -EINVAL);
-	assert_int_equal(domain_build_local(MiB, 7, 9), -EINVAL);
+	assert_int_equal(domain_build_local(0, 0, 9, lctx()), -EINVAL);
+	assert_int_equal(domain_build_local(MiB, 7, 9, lctx()), -EINVAL);
 }
 
 /*
@@ -191,16 +204,16 @@ static void test_bench(void **state)
 	test_quiet_end();
 	before = heap_free_pages();
 	ops = cachemaint_stats.ops;
-	domains_setup(&opts, &test_bi);
+	domains_setup(&ds, &opts, &test_bi);
 	test_quiet_begin();
-	domains_bench();
+	domains_bench(&ds);
 	test_quiet_end();
-	assert_true(domains_bench_result.done);
-	assert_int_equal(domains_bench_result.bytes, 6 * MiB);
-	assert_int_equal(domains_bench_result.node, 1);
-	assert_int_equal(domains_bench_result.deferred_err, 0);
-	assert_int_equal(domains_bench_result.eager_err, 0);
-	assert_true(domains_bench_result.eager.ticks > 0);
+	assert_true(ds.stats.bench.done);
+	assert_int_equal(ds.stats.bench.bytes, 6 * MiB);
+	assert_int_equal(ds.stats.bench.node, 1);
+	assert_int_equal(ds.stats.bench.deferred_err, 0);
+	assert_int_equal(ds.stats.bench.eager_err, 0);
+	assert_true(ds.stats.bench.eager.ticks > 0);
 	assert_int_equal(heap_free_pages(), before);
 	assert_int_equal(heap_dirty_pages(), 0);
 	assert_int_equal(heap_owned_pages(0), 0);
@@ -209,7 +222,7 @@ static void test_bench(void **state)
 }
 
 /*
- * domains_build(@cpus) with the boot CPU alone (node 0): the node-1
+ * domains_build(&ds, @cpus) with the boot CPU alone (node 0): the node-1
  * domain is built by node 0's CPU, the nearest in the mask, and nothing
  * runs elsewhere.
  */
@@ -220,17 +233,17 @@ static void test_build_on_mask(void **state)
 	machine(0, false, "domain=6M@1 domain=2M@0");
 	cpumask_clear(&one);
 	cpumask_set(&one, 0);
-	domains_setup(&opts, &test_bi);
+	domains_setup(&ds, &opts, &test_bi);
 	test_quiet_begin();
-	domains_build(&one);
+	domains_build(&ds, &one);
 	test_quiet_end();
 	for (unsigned int i = 0; i < 2; i++) {
-		assert_true(domains[i].built);
-		assert_int_equal(domains[i].build_node, 0);
-		assert_int_equal(domains[i].cpu_bits[0], 1);
+		assert_true(ds.d[i].built);
+		assert_int_equal(ds.d[i].build_node, 0);
+		assert_int_equal(ds.d[i].cpu_bits[0], 1);
 	}
-	assert_int_equal(domains[0].node, 1);
-	assert_int_equal(domains[0].remote_bytes, 0);
+	assert_int_equal(ds.d[0].node, 1);
+	assert_int_equal(ds.d[0].remote_bytes, 0);
 	assert_int_equal(check(false), 0);
 	destroy();
 }
@@ -250,22 +263,22 @@ static void test_big_extents(void **state)
 	machine_big(false, "domain=5G@0 domain=3G@1 bootscrub=off "
 			   "domains_trust=on");
 	assert_int_equal(build(), 2);
-	assert_true(domains[0].built && domains[1].built);
-	assert_int_equal(domains[0].nbig, 1);
-	assert_int_equal(domains[0].big[0].order, MAX_ORDER + 2);
-	assert_int_equal(domains[0].big_bytes, 4 * GiB);
-	assert_int_equal(domains[0].extents[0], 5);
-	assert_int_equal(domains[0].heap_extents, 2);
-	assert_int_equal(domains[1].nbig, 1);
-	assert_int_equal(domains[1].big[0].order, MAX_ORDER + 1);
-	assert_int_equal(domains[1].extents[0], 3);
-	assert_int_equal(domains[1].heap_extents, 2);
-	assert_int_equal(domains[1].remote_bytes, 0);
+	assert_true(ds.d[0].built && ds.d[1].built);
+	assert_int_equal(ds.d[0].nbig, 1);
+	assert_int_equal(ds.d[0].big[0].order, MAX_ORDER + 2);
+	assert_int_equal(ds.d[0].big_bytes, 4 * GiB);
+	assert_int_equal(ds.d[0].extents[0], 5);
+	assert_int_equal(ds.d[0].heap_extents, 2);
+	assert_int_equal(ds.d[1].nbig, 1);
+	assert_int_equal(ds.d[1].big[0].order, MAX_ORDER + 1);
+	assert_int_equal(ds.d[1].extents[0], 3);
+	assert_int_equal(ds.d[1].heap_extents, 2);
+	assert_int_equal(ds.d[1].remote_bytes, 0);
 	/* A pfn deep inside the 4 GiB extent: its head and order. */
-	p = pfn_val(paddr_to_pfn(domains[0].big[0].pa)) + (3ull << 18) + 77;
-	assert_int_equal(heap_owner_of(pfn(p), &head, &order), domains[0].id);
+	p = pfn_val(paddr_to_pfn(ds.d[0].big[0].pa)) + (3ull << 18) + 77;
+	assert_int_equal(heap_owner_of(pfn(p), &head, &order), ds.d[0].id);
 	assert_int_equal(pfn_val(head),
-			 pfn_val(paddr_to_pfn(domains[0].big[0].pa)));
+			 pfn_val(paddr_to_pfn(ds.d[0].big[0].pa)));
 	assert_int_equal(order, MAX_ORDER + 2);
 	assert_int_equal(check(false), 0);
 	test_quiet_begin();
@@ -276,14 +289,14 @@ static void test_big_extents(void **state)
 	assert_int_equal(a.lost_pages, 0);
 	test_heap_check_clean();
 	/* A leaf of the big prefix moved inside its extent: caught. */
-	domains[0].big[0].gpa += GiB;
+	ds.d[0].big[0].gpa += GiB;
 	assert_true(check(false) > 0);
 	assert_true(test_console_contains("frame not an extent"));
-	domains[0].big[0].gpa -= GiB;
+	ds.d[0].big[0].gpa -= GiB;
 	destroy();
-	assert_int_equal(domains_after.free_pages, domains_before.free_pages);
-	assert_true(domains_after.free_chunks <= domains_before.free_chunks);
-	assert_int_equal(domains_problem_count(), 4); /* its 4 leaves */
+	assert_int_equal(ds.stats.after.free_pages, ds.stats.before.free_pages);
+	assert_true(ds.stats.after.free_chunks <= ds.stats.before.free_chunks);
+	assert_int_equal(ds.stats.problems, 4); /* its 4 leaves */
 	test_heap_check_clean();
 }
 
@@ -311,19 +324,19 @@ static void test_big_extent_zeroed(void **state)
 	machine_big(false, "domain=2G@0 bootscrub=off");
 	poke_free_gibs();
 	build();
-	assert_true(domains[0].built);
-	assert_int_equal(domains[0].nbig, 1);
-	assert_true(domains[0].big[0].zero);
-	assert_int_equal(domains[0].big[0].units, 2);
-	assert_true(domains[0].zero_ticks > 0);
+	assert_true(ds.d[0].built);
+	assert_int_equal(ds.d[0].nbig, 1);
+	assert_true(ds.d[0].big[0].zero);
+	assert_int_equal(ds.d[0].big[0].units, 2);
+	assert_true(ds.d[0].zero_ticks > 0);
 	assert_int_equal(check(true), 0);
 	destroy();
 
 	machine_big(false, "domain=2G@0 bootscrub=off domains_trust=on");
 	poke_free_gibs();
 	build();
-	assert_true(domains[0].built);
-	assert_false(domains[0].big[0].zero);
+	assert_true(ds.d[0].built);
+	assert_false(ds.d[0].big[0].zero);
 	assert_true(check(true) > 0);
 	assert_true(test_console_contains("guest memory not zero"));
 	destroy();
@@ -339,11 +352,13 @@ static void test_big_local_rollback(void **state)
 
 	machine_big(false, "bootscrub=off domains_trust=on");
 	before = heap_free_pages();
-	assert_int_equal(domain_build_local(3 * GiB, 0, MAX_FREE_ORDER), 0);
+	assert_int_equal(domain_build_local(3 * GiB, 0, MAX_FREE_ORDER, lctx()),
+			 0);
 	assert_int_equal(heap_free_pages(), before);
 	test_quiet_begin();
-	assert_int_equal(domain_build_local(32 * GiB, 0, MAX_FREE_ORDER),
-			 -ENOMEM);
+	assert_int_equal(
+		domain_build_local(32 * GiB, 0, MAX_FREE_ORDER, lctx()),
+		-ENOMEM);
 	test_quiet_end();
 	assert_int_equal(heap_free_pages(), before);
 	assert_int_equal(heap_owned_pages(0), 0);
@@ -352,14 +367,14 @@ static void test_big_local_rollback(void **state)
 
 static int private_err[4];
 
+/* @arg: the struct domain_ctx every CPU's builds share. */
 static void private_worker(void *arg)
 {
 	unsigned int cpu = arch_cpu_id();
 
-	(void)arg;
 	for (unsigned int i = 0; i < 8 && !private_err[cpu]; i++)
 		private_err[cpu] = domain_build_private(
-			6 * MiB + 8192, (int)cpu_table[cpu].node, 9, cpu);
+			6 * MiB + 8192, (int)cpu_table[cpu].node, 9, cpu, arg);
 }
 
 /*
@@ -377,15 +392,17 @@ static void test_build_private(void **state)
 	smp_online_mask(&all);
 	for (unsigned int c = 0; c < 4; c++)
 		private_err[c] = 0;
-	smp_run_on(&all, private_worker, NULL);
+	smp_run_on(&all, private_worker, lctx());
 	for (unsigned int c = 0; c < 4; c++)
 		assert_int_equal(private_err[c], 0);
 	assert_int_equal(heap_free_pages(), before);
 	assert_int_equal(heap_owned_pages(0), 0);
 	assert_int_equal(
 		domain_build_private(MiB, 0, 9,
-				     HEAP_MAX_OWNER - DOMAIN_PRIVATE_OWNER + 1),
+				     HEAP_MAX_OWNER - DOMAIN_PRIVATE_OWNER + 1,
+				     lctx()),
 		-EINVAL);
+	assert_int_equal(local_problems, 0);
 	test_heap_check_clean();
 }
 
@@ -404,21 +421,56 @@ static void test_progress(void **state)
 	build();
 	assert_false(test_console_contains("% done"));
 	destroy();
-	domains_count = 3;
-	domains[0].p2m = domains[1].p2m = &fake;
-	domains[2].p2m = NULL;
-	domains[0].bytes_built = 30ull << 30;
-	domains[1].bytes_built = 20ull << 30;
-	domains[2].bytes_built = 50ull << 30;
+	ds.stats.count = 3;
+	ds.d[0].p2m = ds.d[1].p2m = &fake;
+	ds.d[2].p2m = NULL;
+	ds.d[0].bytes_built = 30ull << 30;
+	ds.d[1].bytes_built = 20ull << 30;
+	ds.d[2].bytes_built = 50ull << 30;
 	progress_begin(&p, "domains", 200ull << 30);
-	assert_false(domains_progress_at(&p, p.start + 4 * hz));
+	assert_false(domains_progress_at(&ds, &p, p.start + 4 * hz));
 	test_quiet_begin();
-	assert_true(domains_progress_at(&p, p.start + 6 * hz));
+	assert_true(domains_progress_at(&ds, &p, p.start + 6 * hz));
 	test_quiet_end();
 	assert_true(test_console_contains("domains: 25% done, 50 GiB of 200"));
-	assert_false(domains_progress_at(&p, p.start + 7 * hz));
-	domains[0].p2m = domains[1].p2m = NULL;
-	domains_count = 0;
+	assert_false(domains_progress_at(&ds, &p, p.start + 7 * hz));
+	ds.d[0].p2m = ds.d[1].p2m = NULL;
+	ds.stats.count = 0;
+}
+
+/*
+ * domain_plan_nodes() (the latency probe's load): each domain= word on the
+ * node domains_build()'s plan gives it on the same heap -- pinned, the
+ * most free budget left, a node that is none -- quietly (the boot's own
+ * plan warns), a word too large for the heap included.
+ */
+static void test_plan_nodes(void **state)
+{
+	uint64_t free[MAX_NUMNODES];
+	uint32_t node[8];
+	unsigned int n;
+
+	machine(0, false,
+		"domain=40M domain=8M@0 domain=30M domain=4M@7 domain=1G "
+		"domain=20M domain=2M@1");
+	n = opts.domain_count;
+	assert_int_equal(n, 7);
+	sandbox_console_clear();
+	domain_plan_nodes(opts.domain, n, node);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_int_equal(domains_setup(&ds, &opts, &test_bi), n);
+	domain_budget(free, heap_node_count());
+	test_quiet_begin();
+	domain_plan(&ds, free, heap_node_count());
+	test_quiet_end();
+	assert_true(test_console_contains("domain3 asks for node 7"));
+	assert_true(ds.d[4].failed); /* 1 GiB: more than the machine */
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(node[i], ds.d[i].node);
+	/* 40 MiB leave its node less than 30 MiB: the next goes elsewhere. */
+	assert_true(node[0] != node[2]);
+	assert_int_equal(node[1], 0);
+	assert_int_equal(node[6], 1);
 }
 
 /* The work unit: 1 GiB from 1 GiB up, else shared by the node's CPUs. */
@@ -447,6 +499,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_bench, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_unit_shift, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_plan_nodes, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_big_extents, test_setup,
 						test_teardown),

@@ -13,6 +13,9 @@
 
 #include "../../common/domain/domain_priv.h"
 
+/* The domains of the test's boot (the flow holds one likewise). */
+static struct domain_set ds;
+
 #define KiB (1ULL << 10)
 
 static struct keel_options o;
@@ -301,26 +304,26 @@ static void test_plan(void **state)
 			       "domain=16M@7"),
 			 0);
 	bootinfo_init(&bi, BOOT_SANDBOX);
-	assert_int_equal(domains_setup(&o, &bi), 4);
+	assert_int_equal(domains_setup(&ds, &o, &bi), 4);
 	sandbox_console_clear();
-	domain_plan(free, 2);
-	assert_int_equal(domains[0].node, 1); /* most free */
-	assert_false(domains[0].failed);
-	assert_true(domains[1].failed);
+	domain_plan(&ds, free, 2);
+	assert_int_equal(ds.d[0].node, 1); /* most free */
+	assert_false(ds.d[0].failed);
+	assert_true(ds.d[1].failed);
 	/*
 	 * 3 GiB less domain0's 1 GiB and 40 KiB of tables: 1.99996 GiB is
 	 * free, which must not read as 2 GiB, and the tables are named.
 	 */
-	assert_string_equal(domains[1].fail_reason,
+	assert_string_equal(ds.d[1].fail_reason,
 			    "out of memory: 8 GiB asked + 40 KiB of tables, "
 			    "1.99 GiB free");
-	assert_int_equal(domains[2].node, 0);
-	assert_false(domains[2].failed);
+	assert_int_equal(ds.d[2].node, 0);
+	assert_false(ds.d[2].failed);
 	/* Unknown node 7: warned, the node with the most budget left. */
 	assert_true(test_console_contains("domain3 asks for node 7"));
-	assert_false(domains[3].failed);
-	assert_int_equal(domains[0].id, 1);
-	assert_int_equal(domains[3].id, 4);
+	assert_false(ds.d[3].failed);
+	assert_int_equal(ds.d[0].id, 1);
+	assert_int_equal(ds.d[3].id, 4);
 }
 
 /*
@@ -351,17 +354,17 @@ static void test_plan_unknown_nodes(void **state)
 		options_defaults(&o);
 		snprintf(word, sizeof(word), "domain=16M@%s", asked[i]);
 		assert_int_equal(parse(word), 0);
-		assert_int_equal(domains_setup(&o, &bi), 1);
+		assert_int_equal(domains_setup(&ds, &o, &bi), 1);
 		sandbox_console_clear();
-		domain_plan(free, 2);
+		domain_plan(&ds, free, 2);
 		snprintf(says, sizeof(says),
 			 "domain0 asks for node %lld, "
 			 "there are 2 nodes: using node 1 (most free memory)",
 			 (long long)o.domain[0].node);
 		assert_true(test_console_contains(says));
 		assert_int_equal(test_console_warnings(), 1);
-		assert_int_equal(domains[0].node, 1);
-		assert_false(domains[0].failed);
+		assert_int_equal(ds.d[0].node, 1);
+		assert_false(ds.d[0].failed);
 	}
 }
 
@@ -380,26 +383,26 @@ static void test_plan_reason(void **state)
 	numa_init(&bi);
 	options_defaults(&o);
 	assert_int_equal(parse("domain=2G"), 0);
-	assert_int_equal(domains_setup(&o, &bi), 1);
-	domain_plan(free, 1);
-	assert_true(domains[0].failed);
-	assert_string_equal(domains[0].fail_reason,
+	assert_int_equal(domains_setup(&ds, &o, &bi), 1);
+	domain_plan(&ds, free, 1);
+	assert_true(ds.d[0].failed);
+	assert_string_equal(ds.d[0].fail_reason,
 			    "out of memory: 2 GiB asked + 40 KiB of tables, "
 			    "2 GiB free");
 	options_defaults(&o);
 	assert_int_equal(parse("domain=2040M"), 0);
-	assert_int_equal(domains_setup(&o, &bi), 1);
-	domain_plan(odd, 1);
-	assert_string_equal(domains[0].fail_reason,
+	assert_int_equal(domains_setup(&ds, &o, &bi), 1);
+	domain_plan(&ds, odd, 1);
+	assert_string_equal(ds.d[0].fail_reason,
 			    "out of memory: 2.00 GiB asked + 40 KiB of "
 			    "tables, 1.98 GiB free");
 	options_defaults(&o);
 	assert_int_equal(parse("domain=4K domain=2G"), 0);
-	assert_int_equal(domains_setup(&o, &bi), 2);
+	assert_int_equal(domains_setup(&ds, &o, &bi), 2);
 	free[0] = 16;
-	domain_plan(free, 1);
-	assert_false(domains[0].failed);
-	assert_string_equal(domains[1].fail_reason,
+	domain_plan(&ds, free, 1);
+	assert_false(ds.d[0].failed);
+	assert_string_equal(ds.d[1].fail_reason,
 			    "out of memory: 2 GiB asked + 40 KiB of tables, "
 			    "20 KiB free");
 }

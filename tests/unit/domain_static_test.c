@@ -18,6 +18,9 @@
 
 #include "../../common/domain/domain_priv.h"
 
+/* The domains of the test's boot (the flow holds one likewise). */
+static struct domain_set ds;
+
 #define NODE_RAM (64 * MiB)
 #define KiB	 (1ULL << 10)
 /* Node 0 is [16 MiB, 80 MiB), node 1 [80 MiB, 144 MiB) (TEST_RAM_BASE). */
@@ -96,9 +99,9 @@ static unsigned int blocks(uint64_t s, uint64_t e)
 
 static struct domain *find(const char *name)
 {
-	for (unsigned int i = 0; i < domains_count; i++)
-		if (!strcmp(domains[i].name, name))
-			return &domains[i];
+	for (unsigned int i = 0; i < ds.stats.count; i++)
+		if (!strcmp(ds.d[i].name, name))
+			return &ds.d[i];
 	return NULL;
 }
 
@@ -114,8 +117,8 @@ static bool owned_by(uint64_t s, uint64_t e, int owner)
 static void build(void)
 {
 	test_quiet_begin();
-	domains_setup(&opts, &test_bi);
-	domains_build(NULL);
+	domains_setup(&ds, &opts, &test_bi);
+	domains_build(&ds, NULL);
 	test_quiet_end();
 }
 
@@ -175,16 +178,16 @@ static void test_static_built(void **state)
 	assert_true(intact(B_START, B_END));
 
 	test_quiet_begin();
-	problems = domains_check(true);
+	problems = domains_check(&ds, true);
 	test_quiet_end();
 	assert_int_equal(problems, 0);
 	assert_true(intact(A_START, A_END));
 	audit_ok();
 
 	test_quiet_begin();
-	domains_destroy_all();
+	domains_destroy_all(&ds);
 	test_quiet_end();
-	assert_int_equal(domains_problem_count(), 0);
+	assert_int_equal(ds.stats.problems, 0);
 	assert_int_equal(heap_free_pages(), free0);
 	assert_int_equal(heap_owned_pages(0), 0);
 	assert_int_equal(heap_adopted_pages(), 0);
@@ -207,14 +210,14 @@ static void test_static_check_finds(void **state)
 	assert_true(st->built);
 	st->st.range[0].start = pa(A_START + PAGE_SIZE);
 	test_quiet_begin();
-	problems = domains_check(false);
+	problems = domains_check(&ds, false);
 	test_quiet_end();
 	assert_true(problems > 0);
 	assert_true(test_console_contains("st: frame not an extent of this "
 					  "domain (guest 0 -> 0x2000000)"));
 	st->st.range[0].start = pa(A_START);
 	test_quiet_begin();
-	domains_destroy_all();
+	domains_destroy_all(&ds);
 	test_quiet_end();
 	assert_int_equal(heap_adopted_pages(), 0);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/latency.c, common/irqsoff.c and the sandbox's interrupt
+ * common/irq/latency.c, common/lib/irqsoff.c and the sandbox's interrupt
  * (arch/sandbox/irq.c): the histogram's buckets, the interrupts-off
  * tracer's regions and sites, and a timer signal held back while
  * "interrupts are off" and taken, late, once they are on.
@@ -27,18 +27,23 @@ static void test_buckets(void **state)
 {
 	(void)state;
 	for (uint64_t v = 0; v < (1ull << 38); v = v * 9 / 8 + 1) {
-		unsigned int b = lat_bucket(v);
-		uint64_t lo = lat_bucket_lo(b), hi = lat_bucket_lo(b + 1);
+		unsigned int b = latency_bucket(v);
+		uint64_t lo = latency_bucket_lo(b),
+			 hi = latency_bucket_lo(b + 1);
 
-		assert_true(b < LAT_BUCKETS - 1);
+		assert_true(b < LATENCY_BUCKETS - 1);
 		assert_true(lo <= v && v < hi);
 		assert_true(b < 4 || (hi - lo) * 4 <= lo);
-		assert_true(lat_bucket(lo) == b && lat_bucket(hi - 1) == b);
+		assert_true(latency_bucket(lo) == b &&
+			    latency_bucket(hi - 1) == b);
 	}
-	assert_int_equal(lat_bucket(UINT64_MAX), LAT_BUCKETS - 1);
+	assert_int_equal(latency_bucket(UINT64_MAX), LATENCY_BUCKETS - 1);
 }
 
 static struct irqsoff_cpu slots[2];
+/* The run the handler serves in test_timer_held_while_off(). */
+static struct latency_stats run_stats;
+static struct lat_run run = {.st = &run_stats};
 static spinlock_t region_lock = SPINLOCK_INIT;
 
 static int setup(void **state)
@@ -58,9 +63,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	arch_irq_disable();
-	lat.sampling = false;
+	run.sampling = false;
 	arch_timer_cancel();
-	lat.cur = NULL;
+	run.cur = NULL;
+	lat_attach(NULL);
 	spin_lock_init(&region_lock);
 	irqsoff_reset();
 	irqsoff_setup(NULL, 0);
@@ -124,20 +130,21 @@ static void test_irqsoff_regions(void **state)
  */
 static void test_timer_held_while_off(void **state)
 {
-	static struct lat_phase ph;
+	static struct latency_phase ph;
 	const char *why = NULL;
 	uint64_t t0, end, first;
 
 	(void)state;
-	ph = (struct lat_phase){.name = "test"};
+	ph = (struct latency_phase){.name = "test"};
 	assert_int_equal(arch_timer_init_cpu(&why), 0);
-	lat.cpu = arch_cpu_id();
-	lat.period = 1000000;
-	lat.deadline = arch_ticks() + 1000000;
-	first = lat.deadline;
-	lat.cur = &ph;
-	lat.sampling = true;
-	arch_timer_arm_at(lat.deadline);
+	run_stats.cpu = arch_cpu_id();
+	run.period = 1000000;
+	run.deadline = arch_ticks() + 1000000;
+	first = run.deadline;
+	run.cur = &ph;
+	run.sampling = true;
+	lat_attach(&run);
+	arch_timer_arm_at(run.deadline);
 	spin_ns(20000000);
 	assert_int_equal(READ_ONCE(ph.samples), 0);
 
@@ -148,14 +155,15 @@ static void test_timer_held_while_off(void **state)
 	while (READ_ONCE(ph.samples) < 3 && arch_ticks() < end)
 		;
 	arch_irq_disable();
-	lat.sampling = false;
+	run.sampling = false;
 	arch_timer_cancel();
-	lat.cur = NULL;
+	run.cur = NULL;
+	lat_attach(NULL);
 	assert_true(ph.samples >= 3);
 	assert_true(ph.max_ns >= 19000000);
 	assert_true(ph.min_ns <= ph.max_ns);
 	/* When the worst one was due: one of this run's deadlines. */
-	assert_true(ph.max_at >= first && ph.max_at < lat.deadline);
+	assert_true(ph.max_at >= first && ph.max_at < run.deadline);
 }
 
 int main(void)

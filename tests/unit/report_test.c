@@ -13,7 +13,11 @@
 #include <keel/json.h>
 #include <keel/audit.h>
 #include <keel/boot.h>
+#include <keel/domain.h>
 #include <keel/report.h>
+
+/* A boot without domains (the flow's set, as domains_setup() never ran). */
+static struct domain_set no_domains;
 
 #define NODE_BYTES (64ull << 20)
 
@@ -223,7 +227,7 @@ static void test_report_json_pass(void **state)
 	strcpy(test_bi.cmdline, "bench=off note=\"q\\\x01");
 	audit_run(&a, false);
 	test_quiet_begin();
-	report_print(&test_bi, &a, NULL, &(struct boot_times){0});
+	report_print(&test_bi, &a, NULL, &(struct boot_times){0}, &no_domains);
 	test_quiet_end();
 	out = sandbox_console_buffer();
 
@@ -267,7 +271,7 @@ static void test_report_compact(void **state)
 	(void)state;
 	audit_run(&a, false);
 	test_quiet_begin();
-	report_print(&test_bi, &a, NULL, &(struct boot_times){0});
+	report_print(&test_bi, &a, NULL, &(struct boot_times){0}, &no_domains);
 	test_quiet_end();
 	json = report_line(sandbox_console_buffer(), &end);
 	assert_non_null(
@@ -299,7 +303,8 @@ static void test_report_fail_on_lost_pages(void **state)
 	assert_string_equal(boot_verdict(&a), "audit: heap check problems");
 	a.lost_pages = 3;
 	test_quiet_begin();
-	report_print(&test_bi, &a, boot_verdict(&a), &(struct boot_times){0});
+	report_print(&test_bi, &a, boot_verdict(&a), &(struct boot_times){0},
+		     &no_domains);
 	test_quiet_end();
 	out = sandbox_console_buffer();
 	json = report_line(out, &end);
@@ -317,7 +322,8 @@ static void test_report_fail_reason_given(void **state)
 	(void)state;
 	audit_run(&a, false);
 	test_quiet_begin();
-	report_print(&test_bi, &a, "scrub incomplete", &(struct boot_times){0});
+	report_print(&test_bi, &a, "scrub incomplete", &(struct boot_times){0},
+		     &no_domains);
 	test_quiet_end();
 	assert_true(
 		test_console_contains("\"fail_reason\":\"scrub incomplete\""));

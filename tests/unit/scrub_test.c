@@ -376,6 +376,43 @@ static void test_idle_step_keeps_unclean_prefix(void **state)
 	assert_all_clean(3);
 }
 
+/*
+ * A re-scrub after bootscrub=on (stress=N's steps) is counted nowhere:
+ * the chunks come back clean and scrub_stats is the boot scrub's, to the
+ * byte and to the CPU; scrub_idle_step() on the same memory counts it.
+ */
+static void test_rescrub_counted_nowhere(void **state)
+{
+	struct scrub_cpu_stats cpus[4];
+	struct scrub_stats before;
+	struct page_info *pg;
+
+	(void)state;
+	boot3(2, 1, 1, NULL);
+	scrub_boot(SCRUB_ON, 4 * MIB, false);
+	before = scrub_stats;
+	memcpy(cpus, scrub_stats.cpu, sizeof(cpus));
+	for (unsigned int round = 0; round < 2; round++) {
+		pg = heap_alloc(9, 0, 0, 0);
+		assert_non_null(pg);
+		assert_int_equal(heap_free(pg, 9, true), 0);
+		assert_true(heap_dirty_pages() > 0);
+		if (round)
+			break;
+		assert_true(scrub_rescrub_step());
+		assert_false(scrub_rescrub_step());
+		assert_int_equal(heap_dirty_pages(), 0);
+		assert_all_clean(3);
+		assert_memory_equal(&scrub_stats, &before, sizeof(before));
+		assert_memory_equal(scrub_stats.cpu, cpus, sizeof(cpus));
+	}
+	while (scrub_idle_step())
+		;
+	assert_int_equal(scrub_stats.bytes, before.bytes + (2ull << 20));
+	assert_int_equal(scrub_stats.node[0].bytes,
+			 before.node[0].bytes + (2ull << 20));
+}
+
 static void test_off_mode_touches_nothing(void **state)
 {
 	struct walk w;
@@ -482,6 +519,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_idle_step_keeps_unclean_prefix, test_setup,
 			test_teardown),
+		cmocka_unit_test_setup_teardown(test_rescrub_counted_nowhere,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_off_mode_touches_nothing,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(
