@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Device Tree -> struct bootinfo (boot/fdt.c), through libfdt. A pure
+ * Device Tree -> struct bootinfo (boot/fdt/fdt.c), through libfdt. A pure
  * function over a byte buffer: it never touches hardware and never reads
  * outside [blob, blob + len), so it is unit-tested and fuzzed on the host.
  *
@@ -83,14 +83,14 @@ bool dt_has_cpus(const void *blob, size_t len);
 /*
  * dt_parse_bad_distance(): inject=bad-dt-distance, dt_parse() again from a
  * copy of @blob (@total bytes) with one remote distance set to 10
- * (boot/fdt_inject.c). Return: 1 injected and parsed, 0 nothing injected
+ * (boot/fdt/fdt_inject.c). Return: 1 injected and parsed, 0 nothing injected
  * (@bi untouched), -EINVAL the copy did not parse (parse the original).
  */
 int dt_parse_bad_distance(const void *blob, size_t total, paddr_t blob_pa,
 			  struct bootinfo *bi, struct dt_arch_info *ai);
 
 /*
- * dt_info_from_acpi() (boot/acpi_dt.c): @dt from ACPI tables instead of a
+ * dt_info_from_acpi() (boot/fdt/acpi_dt.c): @dt from ACPI tables instead of a
  * DT (PSCI from the FADT, PL011 console from the SPCR, GICv3 from the
  * MADT; an SPCR 16550 in memory space into @spcr_8250), and @bi's CPUs
  * their topology from MPIDR. @uart_kept: the console named when the
@@ -103,7 +103,7 @@ void dt_info_from_acpi(struct bootinfo *bi, const struct acpi_info *ai,
 		       struct console_spec *spcr_8250);
 
 /*
- * dt_ram_to_numa() (boot/acpi_dt.c): a UEFI boot on a DT takes RAM from
+ * dt_ram_to_numa() (boot/fdt/acpi_dt.c): a UEFI boot on a DT takes RAM from
  * the UEFI map; the DT's RAM ranges (moved out of @bi) become @ai's
  * memory affinity blocks, sorted, for acpi_apply_numa().
  */

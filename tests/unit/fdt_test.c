@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/fdt.c and the memory, chosen and GIC parts of dt_parse() on the
+ * boot/fdt/fdt.c and the memory, chosen and GIC parts of dt_parse() on the
  * DT fixtures and on corrupted blobs. NUMA: fdt_numa_test.c; CPUs and
  * cpu-map: fdt_cpus_test.c; ACPI facts: acpi_dt_test.c. Fixture:
  * fdt_fixture.h.

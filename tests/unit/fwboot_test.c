@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/fwboot.c and boot/fdt_inject.c: what every arch's setup asks of
+ * boot/fwboot.c and boot/fdt/fdt_inject.c: what every arch's setup asks of
  * boot/ before keel_main() (early words, the boot-CPU fix-up, the address
  * width, inject=bad-dt-distance on a copy of the DT).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The device tree's facts for the arch, for dt_parse() (boot/fdt.c):
+ * The device tree's facts for the arch, for dt_parse() (boot/fdt/fdt.c):
  * /chosen (bootargs, initrd, stdout-path console, U-Boot as loader),
  * /psci (conduit, 0.1 function ids or 0.2+), the arm,armv8-timer
  * clock-frequency override, and the GICv3 distributor and redistributors.
@@ -12,7 +12,7 @@
 #include <keel/string.h>
 #include <keel/cmdline_copy.h>
 
-#include "boot_priv.h"
+#include "../boot_priv.h"
 
 /* --- chosen ------------------------------------------------------------ */
 
