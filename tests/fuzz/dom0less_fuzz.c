@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the dom0less reader (boot/fdt_dom0less.c) and the
+ * libFuzzer target: the dom0less reader (boot/fdt/fdt_dom0less.c) and the
  * boot modules of /chosen (boot/fdt/fdt_modules.c), reached through dt_parse()
  * on arbitrary bytes (an exactly-sized copy, so ASan sees any read past
  * the length). Checks what the readers promise: at most
