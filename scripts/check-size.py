@@ -34,7 +34,7 @@ PARSERS = {
     "boot/fdt/fdt.c": {"dt_parse"},
     "boot/multiboot2.c": {"mb2_tag"},
     "boot/uefi.c": {"uefi_mmap_to_bootinfo"},
-    "common/cmdline.c": {"opt_store", "cmdline_parse"},
+    "boot/cmdline.c": {"opt_store", "cmdline_parse"},
     "common/lib/console_spec.c": {"console_spec_parse"},
     "common/lib/libc.c": {"vsnprintf"},
 }

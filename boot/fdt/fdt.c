@@ -199,6 +199,15 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 	return 0;
 }
 
+/* The checks of dt_parse(), quiet: for the lookups before it. */
+static bool dt_blob_usable(const void *blob, size_t len)
+{
+	return blob && len >= sizeof(struct fdt_header) &&
+	       fdt_magic(blob) == FDT_MAGIC && fdt_totalsize(blob) <= len &&
+	       fdt_version(blob) >= 16 && /* see dt_parse() */
+	       !dt_blob_check(blob, fdt_totalsize(blob));
+}
+
 /**
  * dt_has_cpus() - quiet check: does the blob describe at least one CPU
  * (a /cpus child with device_type "cpu")? GRUB installs a DT holding only
@@ -212,10 +221,7 @@ bool dt_has_cpus(const void *blob, size_t len)
 {
 	int cpus, node, plen;
 
-	if (!blob || len < sizeof(struct fdt_header) ||
-	    fdt_magic(blob) != FDT_MAGIC || fdt_totalsize(blob) > len ||
-	    fdt_version(blob) < 16 || /* see dt_parse() */
-	    dt_blob_check(blob, fdt_totalsize(blob)))
+	if (!dt_blob_usable(blob, len))
 		return false;
 	cpus = fdt_path_offset(blob, "/cpus");
 	if (cpus < 0)
@@ -228,4 +234,20 @@ bool dt_has_cpus(const void *blob, size_t len)
 			return true;
 	}
 	return false;
+}
+
+/**
+ * dt_read_cmdline() - a DT boot's command line, before dt_parse(), so that
+ * the options are parsed before the tables are read: /chosen/bootargs
+ * into @bi->cmdline unless it holds a line already (dt_parse() then keeps
+ * it). Quiet when the blob is unusable: dt_parse() will say why.
+ * @blob: the flattened DT.
+ * @len: readable bytes at @blob.
+ * @bi: the bootinfo the DT will be parsed into.
+ *
+ * Return: true when bootargs were copied.
+ */
+bool dt_read_cmdline(const void *blob, size_t len, struct bootinfo *bi)
+{
+	return dt_blob_usable(blob, len) && dt_copy_bootargs(blob, bi);
 }

@@ -104,6 +104,8 @@ void dt_for_each_reg(struct dt_ctx *c, int node, int ac, int sc,
 void dt_parse_memory(struct dt_ctx *c, int ac, int sc);
 void dt_parse_reserved(struct dt_ctx *c, int root_ac, int root_sc);
 void dt_parse_chosen(struct dt_ctx *c);
+/* /chosen/bootargs into @bi->cmdline unless it holds a line (fdt_chosen.c). */
+bool dt_copy_bootargs(const void *fdt, struct bootinfo *bi);
 void dt_parse_modules(struct dt_ctx *c);
 /*
  * The reservation name of a boot module node ("module:kernel", ...,

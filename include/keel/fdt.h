@@ -63,9 +63,10 @@ struct dt_arch_info {
 /*
  * dt_parse(): fill @bi (RAM with nodes, reserved ranges including the blob
  * itself "dtb", the initrd "initrd", /reserved-memory and the memreserve
- * block, CPUs with MPIDR/node/topology, distances, cmdline, loader) and
- * @ai from the flattened DT at @blob, @len readable bytes, loaded at
- * physical address @blob_pa. @bi must be bootinfo_init()ed by the caller.
+ * block, CPUs with MPIDR/node/topology, distances, loader, and cmdline
+ * from /chosen/bootargs unless @bi already holds one) and @ai from the
+ * flattened DT at @blob, @len readable bytes, loaded at physical address
+ * @blob_pa. @bi must be bootinfo_init()ed by the caller.
  * Each problem: one pr_warn() naming the field and value, a safe fallback
  * and bi->fixups++.
  * Return: 0, or -EINVAL when the blob is unusable (bad magic/version,
@@ -79,6 +80,16 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
  * and has a /cpus child with device_type "cpu". Return: true if so.
  */
 bool dt_has_cpus(const void *blob, size_t len);
+
+/*
+ * dt_read_cmdline(): a DT boot's command line before its tables are read
+ * (the options are parsed from it first): /chosen/bootargs into
+ * @bi->cmdline, as dt_parse() would copy it (whole words, one counted
+ * warning when too long), unless @bi already holds a line. Quiet when the
+ * blob (@len readable bytes) is unusable: dt_parse() says why.
+ * Return: true when bootargs were copied.
+ */
+bool dt_read_cmdline(const void *blob, size_t len, struct bootinfo *bi);
 
 /*
  * dt_parse_bad_distance(): inject=bad-dt-distance, dt_parse() again from a

@@ -221,7 +221,7 @@ extern const struct acpi_info *x86_acpi;
 /* cpu.c: QEMU detection (fw_cfg signature), probed once; after= default. */
 bool x86_qemu(void);
 void x86_qemu_init(void);
-/* after= as the raw command line says, for failures before keel_main(). */
+/* after= as the options say, for failures before keel_main(). */
 extern int x86_early_after;
 __attribute__((noreturn)) void x86_fail_stop(void);
 __attribute__((noreturn)) void x86_entry(uint32_t magic, uint32_t info_pa);
