@@ -62,9 +62,6 @@ static const void *acpi_map(uint64_t p, size_t len, void *ctx)
 	return NULL;
 }
 
-/* acpi=off on the command line (parse_options()): smp.c starts no AP. */
-bool x86_acpi_off;
-
 static void print_acpi(const struct acpi_info *ai)
 {
 	unsigned int hotplug = 0;
@@ -104,7 +101,7 @@ static void acpi_setup(struct bootinfo *bi, uint32_t apic_id,
 	struct bi_cpu me = {.hwid = apic_id, .node = 0};
 	int rc;
 
-	if (x86_acpi_off) {
+	if (o->acpi == ACPI_OFF) {
 		pr_info("x86_64: acpi=off: ACPI tables not used (one node, "
 			"boot CPU only)\n");
 		goto boot_cpu_only;
@@ -136,16 +133,15 @@ static __noreturn void boot_fail(const char *why)
 /*
  * The options, parsed once from the loader's command line before any
  * firmware table is read: setup reads acpi=, console= and the firmware
- * faults of inject= from @o as it goes; after= is kept for a failure
- * before keel_main() (x86_fail_stop()), so that it still ends a QEMU test
- * run.
+ * faults of inject= from @o as it goes (acpi=off leaves x86_acpi NULL: no
+ * AP is started); after= is kept for a failure before keel_main()
+ * (x86_fail_stop()), so that it still ends a QEMU test run.
  */
 static void parse_options(struct keel_options *o, const struct bootinfo *bi)
 {
 	options_parse(o, bi->cmdline, sizeof(bi->cmdline));
 	if (o->after != AFTER_DEFAULT)
 		x86_early_after = o->after;
-	x86_acpi_off = o->acpi == ACPI_OFF;
 }
 
 static int parse_multiboot2(struct bootinfo *bi, uint32_t info_pa)

@@ -198,7 +198,6 @@ uint32_t x86_apic_id(void);
 void x86_udelay(uint64_t us);
 /* smp.c: topology from CPUID, for setup.c. */
 void x86_topology_fill(struct bootinfo *bi);
-extern bool x86_acpi_off; /* acpi=off on the command line */
 __attribute__((noreturn)) void x86_ap_entry(unsigned int cpu,
 					    struct x86_percpu *pc);
 /*
