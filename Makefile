@@ -48,10 +48,10 @@ ifeq ($(filter clean deps format check-format,$(MAKECMDGOALS)),)
 endif
 BOOT_OFF := \
 	$(if $(CONFIG_BOOT_MULTIBOOT),,$(wildcard boot/multiboot*.c)) \
-	$(if $(CONFIG_BOOT_FDT),,$(wildcard boot/fdt*.c) boot/acpi_dt.c) \
-	$(if $(CONFIG_BOOT_ACPI),,$(wildcard boot/acpi*.c)) \
+	$(if $(CONFIG_BOOT_FDT),,$(wildcard boot/fdt/*.c)) \
+	$(if $(CONFIG_BOOT_ACPI),,$(wildcard boot/acpi/*.c) boot/fdt/acpi_dt.c) \
 	$(if $(CONFIG_BOOT_UEFI),,boot/uefi.c) \
-	$(if $(CONFIG_BOOT_REPLAY),,boot/fwdesc.c boot/acpidump.c boot/acpi_replay.c)
+	$(if $(CONFIG_BOOT_REPLAY),,boot/fwdesc.c boot/acpi/acpidump.c boot/acpi/acpi_replay.c)
 
 SRCS := $(filter-out $(ARCH_EXCLUDE) $(BOOT_OFF),$(SRCS_C) $(SRCS_S))
 OBJS := $(patsubst %,$(O)/%.o,$(SRCS))

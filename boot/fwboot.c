@@ -1,17 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The firmware interpretation every arch's setup shares, done here once:
- *  - the command-line words the arch needs before keel_main() parses the
- *    options (options_early(): the same parse, quiet), and the inject=
- *    kinds that corrupt firmware tables (include/keel/fwboot.h);
  *  - the ACPI tables into bootinfo: the RSDP, the parse (through a
- *    corrupting accessor when asked), the CPUs and distances;
+ *    corrupting accessor when the options ask, INJECT_FW_BAD_SRAT/SLIT),
+ *    the CPUs and distances;
  *  - the boot CPU: marked, or added when the firmware did not list it, so
  *    that the boot goes on;
  *  - the physical address width: the CPU's, within what the arch maps;
- *  - the end of it all (fwboot_finish()): inject=bad-map, the sanitiser.
- * The arch passes what differs (its accessor, its RSDP hint, its hwid and
- * its mask) as parameters; nothing here knows which arch runs it.
+ *  - the end of it all (fwboot_finish()): loglevel=, inject=bad-map, the
+ *    sanitiser.
+ * The options were parsed once, before the firmware was read
+ * (options_parse()), and are read here as data. The arch passes what
+ * differs (its accessor, its RSDP hint, its hwid and its mask) as
+ * parameters; nothing here knows which arch runs it.
  */
 #include <keel/compiler.h>
 #include <keel/errno.h>
@@ -19,12 +20,12 @@
 #include <keel/printk.h>
 #include <keel/string.h>
 
-/* The FWBOOT_INJ_* kinds acted on (or said why not) this boot. */
+/* The INJECT_FW_* kinds acted on (or said why not) this boot. */
 static unsigned int inject_done;
 
 /**
  * fwboot_inject_done() - record that the firmware-table faults @kinds
- * (FWBOOT_INJ_*) were acted on, or warned about where they were met, so
+ * (INJECT_FW_*) were acted on, or warned about where they were met, so
  * that fwboot_finish() does not call them unused.
  */
 void fwboot_inject_done(unsigned int kinds)
@@ -32,25 +33,18 @@ void fwboot_inject_done(unsigned int kinds)
 	inject_done |= kinds;
 }
 
-/**
- * fwboot_early() - parse @cmdline quietly into @early, as keel_main() will.
- * @early: out: the options (after=, acpi=, console= are what arches read)
- * @cmdline: the loader's command line
- *
- * Return: the FWBOOT_INJ_* kinds asked for.
- */
-unsigned int fwboot_early(struct keel_options *early, const char *cmdline)
+/* INJECT_FW_BAD_SRAT / _SLIT as the ACPI corrupting accessor's bits. */
+static unsigned int acpi_corrupt_bits(unsigned int inject)
 {
-	unsigned int inject = 0;
+	return (inject & INJECT_FW_BAD_SRAT ? ACPI_CORRUPT_SRAT : 0) |
+	       (inject & INJECT_FW_BAD_SLIT ? ACPI_CORRUPT_SLIT : 0);
+}
 
-	options_early(early, cmdline, strlen(cmdline));
-	if (options_inject_has(early, INJECT_BAD_SRAT, 0))
-		inject |= FWBOOT_INJ_BAD_SRAT;
-	if (options_inject_has(early, INJECT_BAD_SLIT, 0))
-		inject |= FWBOOT_INJ_BAD_SLIT;
-	if (options_inject_has(early, INJECT_BAD_DT_DISTANCE, 0))
-		inject |= FWBOOT_INJ_BAD_DT_DIST;
-	return inject;
+/* The accessor's ACPI_CORRUPT_* bits back as INJECT_FW_* kinds. */
+static unsigned int inject_fw_bits(unsigned int corrupted)
+{
+	return (corrupted & ACPI_CORRUPT_SRAT ? INJECT_FW_BAD_SRAT : 0) |
+	       (corrupted & ACPI_CORRUPT_SLIT ? INJECT_FW_BAD_SLIT : 0);
 }
 
 /**
@@ -59,7 +53,8 @@ unsigned int fwboot_early(struct keel_options *early, const char *cmdline)
  * @mem: the arch's accessor of physical memory
  * @hint: where the firmware said the RSDP is (0: scan the BIOS areas)
  * @boot_hwid: the boot CPU's APIC ID / MPIDR, marked in the MADT
- * @inject: FWBOOT_INJ_* kinds; SRAT and SLIT are read from corrupted copies
+ * @inject: the options' INJECT_FW_* kinds; with BAD_SRAT / BAD_SLIT that
+ *	table is read from a corrupted copy
  * @need_cpus: tables without a CPU are not usable (where ACPI is only one
  *	of the firmware's descriptions)
  * @ai: out: the parsed tables
@@ -71,8 +66,8 @@ int fwboot_acpi(struct bootinfo *bi, const struct acpi_mem *mem, paddr_t hint,
 		uint64_t boot_hwid, unsigned int inject, bool need_cpus,
 		struct acpi_info *ai)
 {
-	struct acpi_mem cmem = acpi_mem_corrupting(
-		mem, inject & (FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_SLIT));
+	struct acpi_mem cmem =
+		acpi_mem_corrupting(mem, acpi_corrupt_bits(inject));
 	paddr_t rsdp = acpi_find_rsdp(&cmem, hint);
 
 	int err = 0;
@@ -82,8 +77,8 @@ int fwboot_acpi(struct bootinfo *bi, const struct acpi_mem *mem, paddr_t hint,
 	if (acpi_parse(&cmem, rsdp, boot_hwid, ai) ||
 	    (need_cpus && !ai->cpu_count))
 		err = -EINVAL;
-	if (inject & (FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_SLIT))
-		fwboot_inject_done(acpi_mem_corrupted());
+	if (acpi_corrupt_bits(inject))
+		fwboot_inject_done(inject_fw_bits(acpi_mem_corrupted()));
 	if (err)
 		return err;
 	acpi_fill_bootinfo(bi, ai);
@@ -209,22 +204,21 @@ static void inject_bad_map(struct bootinfo *bi)
  * no such table (a DT boot, the sandbox, a machine without a SLIT): one
  * warning each, not a silent no-op. Then the record starts afresh.
  */
-static void warn_tables_not_met(const struct keel_options *early)
+static void warn_tables_not_met(unsigned int inject)
 {
 	static const struct {
 		enum inject_kind kind;
 		unsigned int bit;
 		const char *table;
 	} t[] = {
-		{INJECT_BAD_SRAT, FWBOOT_INJ_BAD_SRAT, "ACPI SRAT"},
-		{INJECT_BAD_SLIT, FWBOOT_INJ_BAD_SLIT, "ACPI SLIT"},
-		{INJECT_BAD_DT_DISTANCE, FWBOOT_INJ_BAD_DT_DIST,
+		{INJECT_BAD_SRAT, INJECT_FW_BAD_SRAT, "ACPI SRAT"},
+		{INJECT_BAD_SLIT, INJECT_FW_BAD_SLIT, "ACPI SLIT"},
+		{INJECT_BAD_DT_DISTANCE, INJECT_FW_BAD_DT_DIST,
 		 "device tree distance-map"},
 	};
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(t); i++)
-		if (options_inject_has(early, t[i].kind, 0) &&
-		    !(inject_done & t[i].bit))
+		if ((inject & t[i].bit) && !(inject_done & t[i].bit))
 			pr_warn("inject=%s: no %s to corrupt on this boot, "
 				"nothing injected\n",
 				inject_name(t[i].kind), t[i].table);
@@ -233,21 +227,18 @@ static void warn_tables_not_met(const struct keel_options *early)
 
 /**
  * fwboot_finish() - the last step of every arch's firmware reading, right
- * before keel_main(): inject=bad-map (tests), then bootinfo_sanitise(), so
- * that keel_main() is given a sanitised bootinfo and common/ never calls
- * back into boot/ (DESIGN §1). The options are read quietly here (keel_main()
- * parses and reports them); loglevel= applies to the sanitiser's lines.
+ * before keel_main(): loglevel= from here on (the sanitiser's lines honour
+ * it; the one place the level is set), inject=bad-map (tests), then
+ * bootinfo_sanitise(), so that keel_main() is given a sanitised bootinfo
+ * and common/ never calls back into boot/ (DESIGN §1).
  * @bi: what the arch's firmware readers filled
+ * @o: the options, parsed once from @bi's command line (options_parse())
  */
-void fwboot_finish(struct bootinfo *bi)
+void fwboot_finish(struct bootinfo *bi, const struct keel_options *o)
 {
-	static struct keel_options early;
-
-	options_early(&early, bi->cmdline,
-		      strnlen(bi->cmdline, sizeof(bi->cmdline)));
-	printk_level = early.loglevel;
-	if (options_inject_has(&early, INJECT_BAD_MAP, 0))
+	printk_set_level(o->loglevel);
+	if (o->fw_inject & INJECT_FW_BAD_MAP)
 		inject_bad_map(bi);
-	warn_tables_not_met(&early);
+	warn_tables_not_met(o->fw_inject);
 	bootinfo_sanitise(bi);
 }

@@ -11,7 +11,7 @@
  *   dtb       FILE
  *
  * acpidump and dtb name files for the loader (arch/sandbox/replay.c) to read
- * and replay (boot/acpi_replay.c, boot/fdt.c); this parser only records
+ * and replay (boot/acpi/acpi_replay.c, boot/fdt/fdt.c); this parser only records
  * the paths.
  *
  * Invariants: reads only [buf, buf+len); a NUL or other control byte is

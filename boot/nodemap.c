@@ -2,8 +2,8 @@
 /*
  * Firmware node ids -> keel node ids: which MAX_NUMNODES domains keel keeps,
  * the keel id each gets and where the others fold. The policy is written once, in
- * include/keel/nodemap.h, and used by boot/acpi_numa.c (SRAT),
- * boot/fdt.c (numa-node-id) and boot/fwdesc.c (node=).
+ * include/keel/nodemap.h, and used by boot/acpi/acpi_numa.c (SRAT),
+ * boot/fdt/fdt.c (numa-node-id) and boot/fwdesc.c (node=).
  *
  * Invariants: fw[0..count) is sorted ascending without repeats; after
  * nodemap_finalise() every node[i] < MAX_NUMNODES, the first

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The arch-neutral boot flow (DESIGN §1): everything after the arch filled
- * struct bootinfo, in order:
+ * struct bootinfo and parsed the options (options_parse(), once), in order:
  *
- *   options -> sanitise -> numa -> bootmem (+ mem=) -> frametable -> SMP
+ *   options applied -> numa -> bootmem (+ mem=) -> frametable -> SMP
  *   -> heap handoff -> boot scrub -> (idle: wait all clean) -> (latency)
  *   -> (bench)
  *   -> audit -> report -> stop
+ *
+ * The options are data handed in by the arch (keel_main()'s @o): each
+ * phase gets the values it needs as arguments; nothing keeps a copy.
  *
  * Owns boot_times (phase stamps in raw ticks, converted to ns
  * only by the report). Every phase is a trace_begin/trace_end pair.
@@ -126,10 +129,10 @@ static void print_skew_summary(void)
 }
 
 /* The cachemaint mode: the command line's, else what the platform needs. */
-static enum cachemaint_mode pick_cachemaint(void)
+static enum cachemaint_mode pick_cachemaint(const struct keel_options *o)
 {
-	if (opts.cachemaint_set)
-		return opts.cachemaint;
+	if (o->cachemaint_set)
+		return o->cachemaint;
 	return arch_dcache_coherent() ? CACHEMAINT_NONE : CACHEMAINT_DEFERRED;
 }
 
@@ -146,27 +149,28 @@ static uint64_t mem_limit_need(const struct bootinfo *bi, uint64_t max_bytes)
 	       (uint64_t)bi->cpu_count * SMP_STACK_SIZE + MEM_LIMIT_SLACK;
 }
 
-static void phase_bootmem(struct bootinfo *bi)
+/* bootmem from the firmware's RAM, cut at @mem_limit (mem=, 0: none). */
+static void phase_bootmem(struct bootinfo *bi, uint64_t mem_limit)
 {
-	uint64_t need = mem_limit_need(bi, opts.mem_limit);
+	uint64_t need = mem_limit_need(bi, mem_limit);
 
 	trace_begin("bootmem");
 	bootmem_init();
 	bootmem_init_from_bootinfo(bi);
-	if (opts.mem_limit && bootmem_limit(opts.mem_limit, need))
+	if (mem_limit && bootmem_limit(mem_limit, need))
 		pr_warn("mem=%lluK leaves less than the %llu KiB of free RAM "
 			"the boot needs (frame table, CPU stacks): mem= "
 			"ignored\n",
-			(unsigned long long)(opts.mem_limit >> 10),
+			(unsigned long long)(mem_limit >> 10),
 			(unsigned long long)(need >> 10));
 	trace_end("bootmem");
 }
 
-static void phase_smp(struct bootinfo *bi)
+static void phase_smp(struct bootinfo *bi, const struct keel_options *o)
 {
 	const struct arch_smp_params start = {
-		.serial = opts.smp_start == SMP_START_SERIAL,
-		.init_delay_us = opts.init_delay_us,
+		.serial = o->smp_start == SMP_START_SERIAL,
+		.init_delay_us = o->init_delay_us,
 	};
 	unsigned int online;
 	int err;
@@ -175,31 +179,32 @@ static void phase_smp(struct bootinfo *bi)
 	smp_init(bi);
 	/* Per-CPU state, sized by the CPUs described, while bootmem is open. */
 	scrub_init_cpus();
-	if (opts.stress_seconds)
+	if (o->stress_seconds)
 		stress_init_cpus();
-	if (opts.latency)
+	if (o->latency)
 		latency_init_cpus();
 	err = arch_smp_prepare(&start);
 	if (err) {
 		pr_warn("smp: arch_smp_prepare: %d, boot CPU only\n", err);
 		online = smp_online_count();
 	} else {
-		online = smp_boot_cpus(opts.ap_timeout_ms, opts.smp_start);
+		online = smp_boot_cpus(o->ap_timeout_ms, o->smp_start);
 	}
 	trace_end("smp");
 	pr_info("smp: %u of %u CPUs online\n", online, cpu_count);
 	print_skew_summary();
 }
 
-static void phase_heap(struct bootinfo *bi, unsigned int nodes)
+static void phase_heap(struct bootinfo *bi, unsigned int nodes,
+		       const struct keel_options *o)
 {
 	unsigned int ranges;
 
 	trace_begin("heap_init");
-	heap_init(opts.heap_init, nodes,
+	heap_init(o->heap_init, nodes,
 		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);
-	cachemaint_init(pick_cachemaint());
-	bootmem_set_handoff_dirty(opts.bootscrub != SCRUB_OFF);
+	cachemaint_init(pick_cachemaint(o));
+	bootmem_set_handoff_dirty(o->bootscrub != SCRUB_OFF);
 	boot_times.heap_init_begin = arch_ticks();
 	ranges = bootmem_handoff();
 	boot_times.heap_init_end = arch_ticks();
@@ -253,11 +258,13 @@ static void inject_line(void)
 /**
  * boot_verdict() - the one place a boot's verdict is decided.
  * @a: the audit of this boot.
+ * @o: the options it ran with (stress=, bootscrub=)
  *
  * Return: why the boot failed (printed after "KEEL: FAIL"), or NULL for a
  * PASS. A CPU that did not come up is not a failure (it is reported).
  */
-const char *boot_verdict(const struct audit_result *a)
+const char *boot_verdict(const struct audit_result *a,
+			 const struct keel_options *o)
 {
 	/* RAM but none of it free for the heap is no usable RAM either. */
 	if (!a->ram_pages || !heap_total_pages())
@@ -266,9 +273,9 @@ const char *boot_verdict(const struct audit_result *a)
 		return "audit: lost pages";
 	if (!a->ok)
 		return "audit: heap check problems";
-	if (opts.stress_seconds && !stress_ok())
+	if (o->stress_seconds && !stress_ok())
 		return stress_fail_reason();
-	if (opts.bootscrub != SCRUB_OFF && heap_dirty_pages())
+	if (o->bootscrub != SCRUB_OFF && heap_dirty_pages())
 		return "scrub incomplete: dirty pages remain";
 	if (domain_set_stats(&domain_set)->problems ||
 	    latency_stats()->domain_problems)
@@ -276,26 +283,15 @@ const char *boot_verdict(const struct audit_result *a)
 	return NULL;
 }
 
-/* The options: Kconfig's default command line, then the loader's. */
-static void phase_options(const struct bootinfo *bi)
-{
-	options_defaults(&opts);
-	cmdline_parse(&opts, CONFIG_DEFAULT_CMDLINE,
-		      strlen(CONFIG_DEFAULT_CMDLINE));
-	cmdline_parse(&opts, bi->cmdline,
-		      strnlen(bi->cmdline, sizeof(bi->cmdline)));
-	boot_apply_options(&opts);
-}
-
 /**
- * boot_apply_options() - hand each subsystem the options it reads: the log
- * level, the armed faults, trace=, report=, scrub_primitive=. keel_main()
- * calls it once the command line is parsed (and tests that parse one).
+ * boot_apply_options() - hand each subsystem the settings it keeps for the
+ * whole boot: the armed faults, trace=, report=, scrub_primitive=.
+ * keel_main() calls it first (and tests that parse a command line);
+ * loglevel= was set by fwboot_finish(), before the sanitiser.
  * @o: the parsed options
  */
 void boot_apply_options(const struct keel_options *o)
 {
-	printk_level = o->loglevel;
 	inject_arm(o->inject, o->inject_count);
 	trace_set_mode(o->trace);
 	report_set_mode(o->report);
@@ -312,11 +308,11 @@ static void phase_firmware(struct bootinfo *bi)
 }
 
 /* The arch's scrub primitives set up, then the boot scrub of bootscrub=. */
-static void phase_scrub(void)
+static void phase_scrub(const struct keel_options *o)
 {
 	trace_begin("scrub");
 	arch_scrub_init();
-	scrub_boot(opts.bootscrub, opts.bootscrub_chunk, opts.scrub_smt);
+	scrub_boot(o->bootscrub, o->bootscrub_chunk, o->scrub_smt);
 	trace_end("scrub");
 }
 
@@ -324,24 +320,24 @@ static void phase_scrub(void)
  * stress=N and bench=on, on the open heap. Stress comes before the wait
  * for the idle scrub: it races the background scrub on purpose.
  */
-static void phase_exercise(void)
+static void phase_exercise(const struct keel_options *o)
 {
-	if (opts.stress_seconds) {
+	if (o->stress_seconds) {
 		trace_begin("stress");
-		stress_run(opts.stress_seconds);
+		stress_run(o->stress_seconds);
 		trace_end("stress");
 	}
 
-	if (opts.bootscrub == SCRUB_IDLE)
+	if (o->bootscrub == SCRUB_IDLE)
 		scrub_wait_all_clean();
 
-	if (opts.latency) {
+	if (o->latency) {
 		trace_begin("latency");
-		latency_run(&opts);
+		latency_run(o);
 		trace_end("latency");
 	}
 
-	if (opts.bench) {
+	if (o->bench) {
 		trace_begin("bench");
 		bench_run();
 		trace_end("bench");
@@ -352,25 +348,28 @@ static void phase_exercise(void)
  * Guests' memory (DESIGN §11): the domain= and dom0less domains built on
  * the open, scrubbed heap, checked, and destroyed when asked.
  */
-static void phase_domains(const struct bootinfo *bi)
+static void phase_domains(const struct bootinfo *bi,
+			  const struct keel_options *o)
 {
-	if (!domains_setup(&domain_set, &opts, bi))
+	if (!domains_setup(&domain_set, o, bi))
 		return;
-	if (opts.bench)
+	if (o->bench)
 		domains_bench(&domain_set);
 	domains_build(&domain_set, NULL);
-	domains_check(&domain_set, opts.audit == AUDIT_FULL);
-	if (opts.domains_destroy)
+	domains_check(&domain_set, o->audit == AUDIT_FULL);
+	if (o->domains_destroy)
 		domains_destroy_all(&domain_set);
 }
 
 /**
  * keel_main() - the arch-neutral boot, from a filled bootinfo to the verdict.
  * @bi: what the firmware described, sanitised by the arch's fwboot_finish().
+ * @o: the options, parsed once by the arch (options_parse()) from
+ *	@bi->cmdline; read here and handed to each phase, never copied.
  *
  * Return: never; ends in arch_stop().
  */
-void keel_main(struct bootinfo *bi)
+void keel_main(struct bootinfo *bi, const struct keel_options *o)
 {
 	const char *fail = NULL;
 	struct audit_result audit;
@@ -380,17 +379,17 @@ void keel_main(struct bootinfo *bi)
 	/* When keel_main ran relative to the arch entry (arg0 = entry ticks). */
 	trace_event("entry", TRACE_MARK, arch_entry_ticks, 0);
 
-	phase_options(bi);
+	boot_apply_options(o);
 	phase_firmware(bi);
 	nodes = bi->node_count;
 
-	phase_bootmem(bi);
+	phase_bootmem(bi, o->mem_limit);
 
 	trace_begin("frametable");
 	frametable_init(nodes);
 	trace_end("frametable");
 
-	phase_smp(bi);
+	phase_smp(bi, o);
 	/*
 	 * Interrupts on from here (<arch/irq.h>): the secondaries turned
 	 * theirs on as they began serving their mailboxes.
@@ -398,19 +397,19 @@ void keel_main(struct bootinfo *bi)
 	arch_irq_enable();
 	inject_for_each(INJECT_IRQ_UNEXPECTED, raise_stray, NULL);
 	inject_line();
-	phase_heap(bi, nodes);
-	phase_scrub();
-	if (opts.p2m_selftest)
+	phase_heap(bi, nodes, o);
+	phase_scrub(o);
+	if (o->p2m_selftest)
 		p2m_selftest(-1);
-	phase_exercise();
-	phase_domains(bi);
+	phase_exercise(o);
+	phase_domains(bi, o);
 
 	trace_begin("audit");
-	audit_run(&audit, opts.audit == AUDIT_FULL);
+	audit_run(&audit, o->audit == AUDIT_FULL);
 	trace_end("audit");
 	irq_census();
 
-	fail = boot_verdict(&audit);
+	fail = boot_verdict(&audit, o);
 
 	/*
 	 * A mark, not a begin/end pair: the end of the report could never
@@ -421,5 +420,5 @@ void keel_main(struct bootinfo *bi)
 	pass = !fail;
 	report_print(bi, &audit, fail, &boot_times, &domain_set);
 
-	arch_stop(opts.after, pass);
+	arch_stop(o->after, pass);
 }

@@ -29,12 +29,12 @@ MAX_FUNC_LINES = 60
 
 # file: functions allowed to be long (parsers and formatters).
 PARSERS = {
-    "boot/acpi_madt.c": {"acpi_parse_madt"},
-    "boot/acpi_fadt.c": {"acpi_parse_fadt"},
-    "boot/fdt.c": {"dt_parse"},
+    "boot/acpi/acpi_madt.c": {"acpi_parse_madt"},
+    "boot/acpi/acpi_fadt.c": {"acpi_parse_fadt"},
+    "boot/fdt/fdt.c": {"dt_parse"},
     "boot/multiboot2.c": {"mb2_tag"},
     "boot/uefi.c": {"uefi_mmap_to_bootinfo"},
-    "common/cmdline.c": {"opt_store", "cmdline_parse"},
+    "boot/cmdline.c": {"opt_store", "cmdline_parse"},
     "common/lib/console_spec.c": {"console_spec_parse"},
     "common/lib/libc.c": {"vsnprintf"},
 }

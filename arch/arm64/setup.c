@@ -9,6 +9,10 @@
  * the firmware's DT, or from ACPI (MADT, SRAT, SLIT, FADT, SPCR) when
  * there is no DT or acpi=force is given (acpi=off: DT only).
  *
+ * The command line comes first (UEFI's LoadOptions, else the DT's
+ * /chosen/bootargs): the options are parsed once from it before any
+ * firmware table is read, and read from boot_opts from then on.
+ *
  * Order matters: the DT is only parsed once the MMU maps RAM as Normal
  * memory (libfdt does unaligned and exclusive-free byte accesses that
  * Device memory would fault or slow down), and the full RAM map is built
@@ -36,6 +40,8 @@ int arm64_el;
 
 static struct bootinfo boot_info;
 static struct dt_arch_info dt_info;
+/* The boot's options, parsed once (options_parse()); read, never copied. */
+static struct keel_options boot_opts;
 
 /* Stack protector for Debian's libfdt.a (built with -fstack-protector). */
 uintptr_t __stack_chk_guard = 0x4b45454c2d534b47ULL;
@@ -109,41 +115,35 @@ static const void *acpi_map(uint64_t p, size_t len, void *ctx)
 	return (const void *)(uintptr_t)p;
 }
 
-/*
- * Fault injection acted on before keel_main() parses the options, because
- * the firmware tables are read here (FWBOOT_INJ_*, include/keel/fwboot.h):
- * bad-srat / bad-slit on ACPI boots, bad-dt-distance on DT boots.
- */
-static unsigned int arm64_inject;
-
-/* after= as the early scan read it: how a panic stops (arch_panic()). */
+/* after= as the options say: how a panic stops (arch_panic()). */
 enum after_action arm64_early_after = AFTER_DEFAULT;
 
-/* console= (scan_early_words()) and an SPCR's 16550 (acpi_tables()). */
-static struct console_spec cmdline_console, spcr_8250;
-static char cmdline_console_why[sizeof(opts.console) + 8];
-
-/*
- * What the arch needs before common/boot.c parses the options
- * (options_early(): the same parse, quiet): acpi=, console= and the
- * inject= kinds above.
- */
-static enum acpi_mode scan_early_words(const char *s)
-{
-	struct keel_options early;
-
-	arm64_inject = fwboot_early(&early, s);
-	arm64_early_after = early.after;
-	cmdline_console = early.console_spec;
-	snprintf(cmdline_console_why, sizeof(cmdline_console_why), "console=%s",
-		 early.console);
-	return early.acpi;
-}
+/* An SPCR's 16550 (acpi_tables()), a console candidate. */
+static struct console_spec spcr_8250;
 
 static bool dtb_valid(uint64_t dtb)
 {
 	return dtb && IS_ALIGNED(dtb, 8) &&
 	       be32((const void *)(uintptr_t)dtb) == FDT_MAGIC_BE;
+}
+
+/* The bytes of the DTB at @dtb that keel reads: its totalsize, <= 2 MiB. */
+static size_t dtb_len(uint64_t dtb)
+{
+	return MIN((size_t)be32((const uint8_t *)(uintptr_t)dtb + 4),
+		   (size_t)DTB_MAX_SIZE);
+}
+
+/*
+ * The options, parsed once from @bi's command line (the loader's, put
+ * there first) before any firmware table is read: the readers take acpi=,
+ * console= and the firmware faults of inject= from boot_opts; after= is
+ * kept for a panic before keel_main().
+ */
+static void parse_options(const struct bootinfo *bi)
+{
+	options_parse(&boot_opts, bi->cmdline, sizeof(bi->cmdline));
+	arm64_early_after = boot_opts.after;
 }
 
 static int parse_dtb(struct bootinfo *bi, uint64_t dtb)
@@ -157,25 +157,17 @@ static int parse_dtb(struct bootinfo *bi, uint64_t dtb)
 			(unsigned long long)dtb);
 		return -EINVAL;
 	}
-	dt_len = be32((const uint8_t *)(uintptr_t)dtb + 4);
-	if (dt_len > DTB_MAX_SIZE) {
-		pr_warn("dt: totalsize %zu exceeds the 2 MiB boot "
+	dt_len = dtb_len(dtb);
+	if (dt_len < be32((const uint8_t *)(uintptr_t)dtb + 4))
+		pr_warn("dt: totalsize %u exceeds the 2 MiB boot "
 			"protocol limit, reading only 2 MiB\n",
-			dt_len);
-		dt_len = DTB_MAX_SIZE;
-	}
+			be32((const uint8_t *)(uintptr_t)dtb + 4));
 	err = dt_parse((const void *)(uintptr_t)dtb, dt_len, pa(dtb), bi,
 		       &dt_info);
-	if (err)
+	if (err || !(boot_opts.fw_inject & INJECT_FW_BAD_DT_DIST))
 		return err;
-	/* A DT boot's command line is in the blob itself: known only now. */
-	scan_early_words(efi_boot.booted && efi_boot.cmdline[0]
-				 ? efi_boot.cmdline
-				 : bi->cmdline);
-	if (!(arm64_inject & FWBOOT_INJ_BAD_DT_DIST))
-		return 0;
 	/* Injected, or one warning saying why not. */
-	fwboot_inject_done(FWBOOT_INJ_BAD_DT_DIST);
+	fwboot_inject_done(INJECT_FW_BAD_DT_DIST);
 	if (dt_parse_bad_distance((const void *)(uintptr_t)dtb,
 				  dt_info.totalsize, pa(dtb), bi,
 				  &dt_info) < 0) {
@@ -189,6 +181,10 @@ static int parse_dtb(struct bootinfo *bi, uint64_t dtb)
 static void boot_dt(struct bootinfo *bi, uint64_t dtb)
 {
 	bootinfo_init(bi, BOOT_DT);
+	/* A DT boot's command line is in the blob itself. */
+	if (dtb_valid(dtb))
+		dt_read_cmdline((const void *)(uintptr_t)dtb, dtb_len(dtb), bi);
+	parse_options(bi);
 	if (parse_dtb(bi, dtb) || !bi->ram_count)
 		panic("arm64: no usable device tree memory map (DTB at %#llx)",
 		      (unsigned long long)dtb);
@@ -202,7 +198,7 @@ static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 
 	/* Only the UEFI table: a hint of 0 would scan the PC BIOS areas. */
 	if (!efi_boot.rsdp || fwboot_acpi(bi, &mem, pa(efi_boot.rsdp), me,
-					  arm64_inject, true, ai))
+					  boot_opts.fw_inject, true, ai))
 		return -ENOENT;
 	dt_info_from_acpi(bi, ai, pl011_base(), &dt_info, &spcr_8250);
 	return 0;
@@ -217,12 +213,18 @@ static struct acpi_info acpi_info_buf;
  */
 static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 {
-	enum acpi_mode mode = scan_early_words(efi_boot.cmdline);
 	bool have_dt = dtb_valid(dtb);
 	bool use_acpi = false;
+	enum acpi_mode mode;
 	uint64_t reclaim;
 
 	bootinfo_init(bi, BOOT_EFI);
+	/* The loader's LoadOptions; without any, the DT's bootargs. */
+	strlcpy(bi->cmdline, efi_boot.cmdline, sizeof(bi->cmdline));
+	if (have_dt)
+		dt_read_cmdline((const void *)(uintptr_t)dtb, dtb_len(dtb), bi);
+	parse_options(bi);
+	mode = boot_opts.acpi;
 	/*
 	 * GRUB installs a DT of its own (/chosen only) even when the
 	 * firmware gave ACPI alone: a DT without CPUs does not count.
@@ -255,7 +257,8 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 	acpi_apply_numa(bi, &acpi_info_buf);
 	if (!bi->ram_count)
 		panic("arm64: the UEFI memory map has no RAM");
-	if (efi_boot.cmdline[0] || !bi->cmdline[0])
+	/* A bad-dt-distance reparse put the DT's bootargs back. */
+	if (efi_boot.cmdline[0])
 		strlcpy(bi->cmdline, efi_boot.cmdline, sizeof(bi->cmdline));
 	strlcpy(bi->loader, efi_boot.loader, sizeof(bi->loader));
 	pr_info("efi: firmware \"%s\", topology from %s, %llu KiB ACPI "
@@ -271,18 +274,20 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
  */
 static struct console_spec console_pick(const char **why)
 {
+	static char given[sizeof(boot_opts.console) + 8];
+	const struct console_spec *cmd = &boot_opts.console_spec;
 	struct console_spec cs = {CONSOLE_DEFAULT, 0, 0, 0};
 
-	if (cmdline_console.kind == CONSOLE_PL011 ||
-	    cmdline_console.kind == CONSOLE_8250_MMIO) {
-		*why = cmdline_console_why;
-		return cmdline_console;
+	if (cmd->kind == CONSOLE_PL011 || cmd->kind == CONSOLE_8250_MMIO) {
+		snprintf(given, sizeof(given), "console=%s", boot_opts.console);
+		*why = given;
+		return *cmd;
 	}
-	if (cmdline_console.kind == CONSOLE_8250_IO)
+	if (cmd->kind == CONSOLE_8250_IO)
 		pr_warn("console=: an 8250 at I/O port %#llx cannot be the "
 			"console on arm64 (no I/O ports), using the "
 			"firmware's console\n",
-			(unsigned long long)cmdline_console.addr);
+			(unsigned long long)cmd->addr);
 	*why = dt_info.uart_path[0] ? "DT stdout-path" : "ACPI SPCR";
 	if (dt_info.uart_is_pl011 && pa_val(dt_info.uart_base)) {
 		cs.kind = CONSOLE_PL011;
@@ -388,8 +393,8 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 	bi->timer_calibrated_by = dt_info.timer_freq ? "dt" : "cntfrq";
 	bi->timer_hz = arch_ticks_hz();
 
-	fwboot_finish(bi);
-	keel_main(bi);
+	fwboot_finish(bi, &boot_opts);
+	keel_main(bi, &boot_opts);
 }
 
 /**

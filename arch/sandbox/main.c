@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sandbox's main(): read the firmware description (DESIGN §3) into a
- * bootinfo, replay the firmware tables it names, join the command line,
- * map the RAM arena (--prefault: fault it in), then keel_main().
+ * bootinfo, replay the firmware tables it names, join the command line
+ * and parse the options from it (once), map the RAM arena (--prefault:
+ * fault it in), then keel_main().
  */
 #include <arch/cpu.h>
 #include <asm/os.h>
@@ -14,11 +15,14 @@
 #include <keel/errno.h>
 #include <keel/fwboot.h>
 #include <keel/fwdesc.h>
+#include <keel/options.h>
 #include <keel/string.h>
 
 #include "sandbox_priv.h"
 
 static struct bootinfo sandbox_bi;
+/* The boot's options, parsed once (options_parse()); read, never copied. */
+static struct keel_options sandbox_opts;
 
 /*
  * argv[first..] joined by spaces into bi->cmdline the way every loader's
@@ -103,17 +107,15 @@ static int map_ram(const struct bootinfo *bi, bool prefault, uint64_t *top)
 }
 
 /**
- * main() - `keel [--prefault] FILE [command line words...]`: boot the
- * sandbox.
+ * sandbox_main() - `keel [--prefault] FILE [command line words...]`: boot
+ * the sandbox (main() calls it; so do tests, in a child process).
  * @argc: argument count
  * @argv: FILE is the firmware description (DESIGN §3)
- *
- * Weak, because unit tests and libFuzzer bring their own main().
  *
  * Return: does not return on success (keel_main stops the process);
  * 2 on usage errors or when FILE cannot be read or RAM cannot be mapped.
  */
-__attribute__((weak)) int main(int argc, char **argv)
+int sandbox_main(int argc, char **argv)
 {
 	static struct fwdesc_files files;
 	struct bootinfo *bi = &sandbox_bi;
@@ -151,6 +153,8 @@ __attribute__((weak)) int main(int argc, char **argv)
 		os_eprintf("keel: error: no memory for the command line\n");
 		return 2;
 	}
+	/* The readers above need no option: parsed once, before the map. */
+	options_parse(&sandbox_opts, bi->cmdline, sizeof(bi->cmdline));
 	snprintf(bi->loader, sizeof(bi->loader), "sandbox");
 	bi->timer_source = "clock_monotonic_raw";
 	bi->timer_calibrated_by = "os";
@@ -167,6 +171,20 @@ __attribute__((weak)) int main(int argc, char **argv)
 	if (map_ram(bi, prefault, &top))
 		return 2;
 	sandbox_canary_arm(top);
-	fwboot_finish(bi);
-	keel_main(bi);
+	fwboot_finish(bi, &sandbox_opts);
+	keel_main(bi, &sandbox_opts);
+}
+
+/**
+ * main() - the sandbox's entry: sandbox_main().
+ * @argc: argument count
+ * @argv: arguments
+ *
+ * Weak, because unit tests and libFuzzer bring their own main().
+ *
+ * Return: sandbox_main()'s.
+ */
+__attribute__((weak)) int main(int argc, char **argv)
+{
+	return sandbox_main(argc, argv);
 }

@@ -145,8 +145,8 @@ static int use(const struct console_spec *cs, uint32_t baud, const char *why)
 
 /**
  * x86_console_cmdline() - use the console= choice, if any.
- * @cs: the early parse's console_spec (kind 0: console= not given or bad;
- *	keel_main()'s parse warns about a bad one).
+ * @cs: the options' console_spec (kind 0: console= not given or bad;
+ *	the parse warned about a bad one).
  * @text: the console= value as given, for the log.
  */
 void x86_console_cmdline(const struct console_spec *cs, const char *text)

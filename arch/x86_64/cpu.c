@@ -259,15 +259,14 @@ void arch_stop(enum after_action how, bool pass)
 }
 
 /*
- * Failures before keel_main() parsed the options (early exceptions, a bad
- * memory map) still honour after=exit/poweroff: setup.c scans the raw
- * command line for it.
+ * Failures before keel_main() (early exceptions, a bad memory map) still
+ * honour after=exit/poweroff: setup.c sets it once the options are parsed.
  */
 int x86_early_after = AFTER_DEFAULT;
 
 /**
- * x86_fail_stop() - stop as a failed boot, by after= as the early scan of
- * the command line read it (the same quiet parse keel_main() repeats).
+ * x86_fail_stop() - stop as a failed boot, by after= as the options say
+ * (the default before they are parsed).
  */
 void x86_fail_stop(void)
 {

@@ -3,7 +3,8 @@
  * x86_64 C entry: x86_entry(magic, info) is called by head.S on the boot
  * stack, in long mode, with the first 4 GiB identity mapped. In order:
  * console, IDT, the multiboot information (magic decides mb1 or mb2; the
- * parsers copy what keel keeps into bootinfo), the reservations, the boot
+ * parsers copy what keel keeps into bootinfo), the options (parsed once,
+ * from the loader's command line there), the reservations, the boot
  * CPU's per-CPU data, the direct map, the ACPI tables (CPUs, NUMA nodes,
  * distances, PM timer, S5), the CPU topology, the TSC, every I/O APIC
  * entry masked (ioapic.c), then keel_main() never to return.
@@ -32,6 +33,8 @@
 #define IDENT_LIMIT ((uint64_t)IDENT_MAP_GIB << 30)
 
 static struct bootinfo boot_info;
+/* The boot's options, parsed once (options_parse()); read, never copied. */
+static struct keel_options boot_opts;
 static struct acpi_info acpi_info;
 const struct acpi_info *x86_acpi;
 
@@ -58,21 +61,6 @@ static const void *acpi_map(uint64_t p, size_t len, void *ctx)
 		return (const void *)(uintptr_t)va;
 	return NULL;
 }
-
-/* acpi=off on the command line (scan_early_words()). */
-bool x86_acpi_off;
-
-/*
- * Fault injection inject=bad-srat / inject=bad-slit (docs/cmdline.md),
- * seen by scan_early_words(): the tables are read before keel_main()
- * parses the options; fwboot_acpi() then parses corrupted copies.
- */
-static unsigned int x86_acpi_inject;
-/* inject=ioapic-unmask: the RTC's line on before the masking (ioapic.c). */
-static bool x86_ioapic_inject;
-/* console= (options_early()), used once the direct map exists. */
-static struct console_spec early_console;
-static char early_console_text[sizeof(opts.console)];
 
 static void print_acpi(const struct acpi_info *ai)
 {
@@ -103,20 +91,23 @@ static void print_acpi(const struct acpi_info *ai)
  * (14/15, already in bi->acpi_rsdp) else the EBDA/BIOS scan. Must run
  * after the firmware map's RAM is in @bi (acpi_apply_numa labels it).
  * Without usable tables (or with acpi=off): one node, the boot CPU only.
+ * inject=bad-srat / bad-slit (@o's INJECT_FW_*): fwboot_acpi() parses
+ * corrupted copies.
  */
-static void acpi_setup(struct bootinfo *bi, uint32_t apic_id)
+static void acpi_setup(struct bootinfo *bi, uint32_t apic_id,
+		       const struct keel_options *o)
 {
 	struct acpi_mem mem = {acpi_map, NULL};
 	struct bi_cpu me = {.hwid = apic_id, .node = 0};
 	int rc;
 
-	if (x86_acpi_off) {
+	if (o->acpi == ACPI_OFF) {
 		pr_info("x86_64: acpi=off: ACPI tables not used (one node, "
 			"boot CPU only)\n");
 		goto boot_cpu_only;
 	}
-	rc = fwboot_acpi(bi, &mem, bi->acpi_rsdp, apic_id, x86_acpi_inject,
-			 false, &acpi_info);
+	rc = fwboot_acpi(bi, &mem, bi->acpi_rsdp, apic_id, o->fw_inject, false,
+			 &acpi_info);
 	if (rc == -ENOENT)
 		pr_info("x86_64: no ACPI RSDP found\n");
 	if (rc)
@@ -140,25 +131,17 @@ static __noreturn void boot_fail(const char *why)
 }
 
 /*
- * What keel needs before keel_main() parses the options, from the raw
- * command line (options_early(): the same parse, quiet): after= (so that a
- * failure before then still ends a QEMU test run), acpi= and the
- * inject= kinds that corrupt firmware tables (the tables are read here)
- * or act before the I/O APICs are masked, console= (the console is chosen
- * before keel_main()).
+ * The options, parsed once from the loader's command line before any
+ * firmware table is read: setup reads acpi=, console= and the firmware
+ * faults of inject= from @o as it goes (acpi=off leaves x86_acpi NULL: no
+ * AP is started); after= is kept for a failure before keel_main()
+ * (x86_fail_stop()), so that it still ends a QEMU test run.
  */
-static void scan_early_words(const char *s)
+static void parse_options(struct keel_options *o, const struct bootinfo *bi)
 {
-	struct keel_options early;
-	unsigned int inject = fwboot_early(&early, s);
-
-	if (early.after != AFTER_DEFAULT)
-		x86_early_after = early.after;
-	x86_acpi_off = early.acpi == ACPI_OFF;
-	early_console = early.console_spec;
-	strlcpy(early_console_text, early.console, sizeof(early_console_text));
-	x86_acpi_inject = inject & (FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_SLIT);
-	x86_ioapic_inject = options_inject_has(&early, INJECT_IOAPIC_UNMASK, 0);
+	options_parse(o, bi->cmdline, sizeof(bi->cmdline));
+	if (o->after != AFTER_DEFAULT)
+		x86_early_after = o->after;
 }
 
 static int parse_multiboot2(struct bootinfo *bi, uint32_t info_pa)
@@ -202,6 +185,7 @@ static unsigned int paddr_bits(void)
 void x86_entry(uint32_t magic, uint32_t info_pa)
 {
 	struct bootinfo *bi = &boot_info;
+	const struct keel_options *o = &boot_opts;
 	int rc;
 
 	/* arch_cpu_id() (printk's console lock) reads GS: first thing. */
@@ -224,7 +208,7 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 		       MULTIBOOT2_BOOTLOADER_MAGIC);
 		boot_fail("not started by a multiboot loader");
 	}
-	scan_early_words(bi->cmdline);
+	parse_options(&boot_opts, bi);
 	if (rc)
 		boot_fail("the loader gave no usable memory map");
 
@@ -235,13 +219,14 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	bi->el = -1;
 
 	mm_init_direct_map(bi);
-	x86_console_cmdline(&early_console, early_console_text);
-	acpi_setup(bi, x86_apic_id());
+	x86_console_cmdline(&o->console_spec, o->console);
+	acpi_setup(bi, x86_apic_id(), o);
 	x86_console_firmware(x86_acpi);
 	x86_topology_fill(bi);
 	tsc_init(bi);
-	ioapic_init(bi, x86_ioapic_inject);
+	/* inject=ioapic-unmask: the RTC's line on before the masking. */
+	ioapic_init(bi, o->fw_inject & INJECT_FW_IOAPIC_UNMASK);
 	x86_qemu_init();
-	fwboot_finish(bi);
-	keel_main(bi);
+	fwboot_finish(bi, o);
+	keel_main(bi, o);
 }

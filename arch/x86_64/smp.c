@@ -148,7 +148,7 @@ int arch_smp_prepare(const struct arch_smp_params *p)
 	size_t len = (size_t)(x86_tramp_end - x86_tramp_start);
 	int err;
 
-	if (x86_acpi_off || !x86_acpi || !(x86_acpi->tables & ACPI_T_MADT))
+	if (!x86_acpi || !(x86_acpi->tables & ACPI_T_MADT))
 		return -ENODEV;
 	if ((size_t)(x86_tramp_end - x86_tramp_params) !=
 		    sizeof(struct x86_tramp_params) ||

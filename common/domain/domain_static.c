@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Domains from the DT (dom0less, boot/fdt_dom0less.c), and static ones:
+ * Domains from the DT (dom0less, boot/fdt/fdt_dom0less.c), and static ones:
  * Xen's static allocation, a domain whose `xen,static-mem` pins its memory
  * to host ranges (DOMAIN_ORIGIN_STATIC; the others are
  * DOMAIN_ORIGIN_BOOT, built from the heap).

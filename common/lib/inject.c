@@ -5,6 +5,7 @@
  * parsed words to inject_arm(); the fault points ask inject_has() and
  * inject_get(). Lock: none (armed once, before any other CPU runs).
  */
+#include <keel/compiler.h>
 #include <keel/inject.h>
 #include <keel/string.h>
 
@@ -20,10 +21,11 @@ const struct inject_kind_desc inject_kinds[] = {
 	{INJECT_SCRUB_STOP, "scrub-stop", INJECT_ARG_CPU, 0},
 	{INJECT_BAD_MAP, "bad-map", INJECT_ARG_NONE, 0},
 	/*
-	 * Acted on by the arch before keel_main() (x86_64: its ACPI accessor
-	 * hands the parser a copy with one byte flipped; arm64: the same for
-	 * ACPI, and a DT copy with an asymmetric distance-matrix); where
-	 * the boot reads no such table, fwboot_finish() says so.
+	 * Acted on by the arch before keel_main() (firmware_faults[]: x86_64's
+	 * ACPI accessor hands the parser a copy with one byte flipped; arm64:
+	 * the same for ACPI, and a DT copy with an asymmetric
+	 * distance-matrix); where the boot reads no such table,
+	 * fwboot_finish() says so.
 	 */
 	{INJECT_BAD_SRAT, "bad-srat", INJECT_ARG_NONE, 0},
 	{INJECT_BAD_SLIT, "bad-slit", INJECT_ARG_NONE, 0},
@@ -32,10 +34,23 @@ const struct inject_kind_desc inject_kinds[] = {
 	 INJECT_STRAY_MAX},
 	/*
 	 * x86_64 acts on it twice: before it masks the I/O APICs (setup.c,
-	 * from its early options) and at its fault point before the scrub.
+	 * from the options' INJECT_FW_IOAPIC_UNMASK) and at its fault point
+	 * before the scrub.
 	 */
 	{INJECT_IOAPIC_UNMASK, "ioapic-unmask", INJECT_ARG_NONE, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
+};
+
+/* The kinds acted on while the firmware is read (INJECT_FW_*). */
+static const struct {
+	enum inject_kind kind;
+	unsigned int bit;
+} firmware_faults[] = {
+	{INJECT_BAD_SRAT, INJECT_FW_BAD_SRAT},
+	{INJECT_BAD_SLIT, INJECT_FW_BAD_SLIT},
+	{INJECT_BAD_DT_DISTANCE, INJECT_FW_BAD_DT_DIST},
+	{INJECT_BAD_MAP, INJECT_FW_BAD_MAP},
+	{INJECT_IOAPIC_UNMASK, INJECT_FW_IOAPIC_UNMASK},
 };
 
 static struct inject armed[INJECT_MAX];
@@ -112,6 +127,18 @@ enum inject_verdict inject_parse(const char *val, size_t len,
 	out->kind = d->kind;
 	return check_arg(d, colon != NULL, colon ? colon + 1 : NULL,
 			 colon ? len - klen - 1 : 0, &out->arg, why);
+}
+
+unsigned int inject_firmware_faults(const struct inject *list,
+				    unsigned int count)
+{
+	unsigned int bits = 0;
+
+	for (unsigned int i = 0; i < count && i < INJECT_MAX; i++)
+		for (unsigned int k = 0; k < ARRAY_SIZE(firmware_faults); k++)
+			if (list[i].kind == firmware_faults[k].kind)
+				bits |= firmware_faults[k].bit;
+	return bits;
 }
 
 void inject_arm(const struct inject *list, unsigned int count)

@@ -27,7 +27,8 @@
 /* arch_cpu_relax() rounds before panic() writes without the lock. */
 #define PANIC_LOCK_TRIES 10000000u
 
-int printk_level = LOG_INFO;
+/* loglevel=: one writer, printk_set_level(). */
+static int printk_level = LOG_INFO;
 unsigned int printk_warn_count;
 unsigned int printk_err_count;
 
@@ -108,6 +109,22 @@ static size_t format_line(char *buf, const char *fmt, va_list ap)
 		buf[len - 1] = '\n';
 	}
 	return len;
+}
+
+/**
+ * printk_set_level() - drop messages above @level from now on: the boot
+ * sets loglevel= once (fwboot_finish(), before the sanitiser's lines).
+ * @level: LOG_ERR..LOG_DEBUG
+ */
+void printk_set_level(int level)
+{
+	WRITE_ONCE(printk_level, level);
+}
+
+/** printk_get_level() - the level printk_set_level() set (LOG_INFO first). */
+int printk_get_level(void)
+{
+	return READ_ONCE(printk_level);
 }
 
 /**

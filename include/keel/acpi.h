@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * ACPI static table parsers (boot/acpi.c, boot/acpi_*.c): RSDP ->
+ * ACPI static table parsers (boot/acpi/acpi.c, boot/acpi/acpi_*.c): RSDP ->
  * XSDT/RSDT -> MADT, SRAT, SLIT, FADT (+ the DSDT's \_S5), HPET, SPCR.
  *
  * The parsers never dereference a physical address: the arch gives them a
@@ -228,7 +228,7 @@ int acpi_parse(const struct acpi_mem *mem, paddr_t rsdp, uint64_t hwid_boot,
 
 /*
  * acpi_parse_tables(): acpi_parse() for tables found without a root table
- * (a firmware replay, boot/acpi_replay.c): @list names each table by
+ * (a firmware replay, boot/acpi/acpi_replay.c): @list names each table by
  * signature, address and length; the RSDP, root tables and FACS in it are
  * skipped, every other one is validated as acpi_parse() validates what the
  * XSDT lists. A DSDT in @list is the one the FADT's \_S5 is looked up in.
@@ -239,7 +239,7 @@ int acpi_parse_tables(const struct acpi_mem *mem,
 		      uint64_t hwid_boot, struct acpi_info *info);
 
 /*
- * acpi_replay(): firmware replay (boot/acpi_replay.c): the tables in @text,
+ * acpi_replay(): firmware replay (boot/acpi/acpi_replay.c): the tables in @text,
  * the output of Linux's acpidump (include/keel/acpidump.h), parsed as on
  * hardware into @bi. @buf (@size bytes, len / 3 + 16 suffices) receives
  * the decoded tables and must stay valid while @bi is built. CPUs come

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The text Linux's acpidump prints (boot/acpidump.c): one block per table,
+ * The text Linux's acpidump prints (boot/acpi/acpidump.c): one block per table,
  *
  *   APIC @ 0x00000000bf79e000
  *       0000: 41 50 49 43 BC 00 00 00 03 7F 41 4C 41 53 4B 41  APIC......ALASKA

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The arch-neutral boot flow (common/boot.c). The arch enters it once its
- * console, MMU/direct map and timer work and bootinfo is filled:
- *   bootinfo_sanitise -> options -> numa -> bootmem -> frametable -> SMP
+ * console, MMU/direct map and timer work, the options are parsed
+ * (options_parse(), once) and bootinfo is filled and sanitised
+ * (fwboot_finish()):
+ *   options applied -> numa -> bootmem -> frametable -> SMP
  *   -> heap handoff -> boot scrub -> bench/stress -> audit -> report -> stop.
  */
 #ifndef KEEL_BOOT_H
@@ -11,14 +13,16 @@
 #include <keel/bootinfo.h>
 
 struct audit_result;
+struct keel_options;
 
-__attribute__((noreturn)) void keel_main(struct bootinfo *bi);
+__attribute__((noreturn)) void keel_main(struct bootinfo *bi,
+					 const struct keel_options *o);
 
 /* Why the boot failed, from its audit and phases; NULL: it passed. */
-const char *boot_verdict(const struct audit_result *a);
+const char *boot_verdict(const struct audit_result *a,
+			 const struct keel_options *o);
 
-struct keel_options;
-/* Hand each subsystem the options it reads (keel_main(), tests). */
+/* Hand each subsystem the settings it keeps (keel_main(), tests). */
 void boot_apply_options(const struct keel_options *o);
 
 #endif

@@ -19,7 +19,7 @@
 #define BOOTINFO_CMDLINE_MAX  4096
 #define BOOTINFO_NAME_MAX     24
 #define BOOTINFO_MAX_DOMAINS \
-	64 /* dom0less domains kept (boot/fdt_dom0less.c) */
+	64 /* dom0less domains kept (boot/fdt/fdt_dom0less.c) */
 /*
  * A dom0less node's name is kept whole up to 63 bytes (a longer one is
  * refused with a warning: never cut); its xen,static-mem holds at most 8

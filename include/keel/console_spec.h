@@ -45,7 +45,7 @@ struct console_spec {
 int console_spec_parse(const char *s, size_t len, struct console_spec *out);
 
 /*
- * acpi_spcr_console() (boot/acpi_devices.c): the console the ACPI SPCR
+ * acpi_spcr_console() (boot/acpi/acpi_devices.c): the console the ACPI SPCR
  * parsed into @ai names. Interface types 16550 / 16450 / 16550-with-GAS
  * give an 8250 (I/O or MMIO by the address space; 32-bit access width
  * means reg_shift 2), PL011 and the SBSA generic UARTs a PL011. The baud

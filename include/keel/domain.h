@@ -76,7 +76,7 @@ void domain_warn_rounded(const char *src, const char *what, uint64_t rounded);
  * is counted in @o->domains_dropped (one warning for the first only).
  * @NODE is any number: one that is no node of the machine is warned and
  * falls back when the plan is made (domain_pick_node()), whatever its value.
- * @quiet: count, do not print (options_early()).
+ * @quiet: count, do not print (options_parse(), the one parse, warns: false).
  * Return: warnings printed (>= 0), or -EINVAL for a value refused (a zero
  * size, over 1 PiB, SIZE or NODE not a number), with *@why saying why for
  * the caller's warning -- nothing is stored then.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Device Tree -> struct bootinfo (boot/fdt.c), through libfdt. A pure
+ * Device Tree -> struct bootinfo (boot/fdt/fdt.c), through libfdt. A pure
  * function over a byte buffer: it never touches hardware and never reads
  * outside [blob, blob + len), so it is unit-tested and fuzzed on the host.
  *
@@ -63,9 +63,10 @@ struct dt_arch_info {
 /*
  * dt_parse(): fill @bi (RAM with nodes, reserved ranges including the blob
  * itself "dtb", the initrd "initrd", /reserved-memory and the memreserve
- * block, CPUs with MPIDR/node/topology, distances, cmdline, loader) and
- * @ai from the flattened DT at @blob, @len readable bytes, loaded at
- * physical address @blob_pa. @bi must be bootinfo_init()ed by the caller.
+ * block, CPUs with MPIDR/node/topology, distances, loader, and cmdline
+ * from /chosen/bootargs unless @bi already holds one) and @ai from the
+ * flattened DT at @blob, @len readable bytes, loaded at physical address
+ * @blob_pa. @bi must be bootinfo_init()ed by the caller.
  * Each problem: one pr_warn() naming the field and value, a safe fallback
  * and bi->fixups++.
  * Return: 0, or -EINVAL when the blob is unusable (bad magic/version,
@@ -81,16 +82,26 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 bool dt_has_cpus(const void *blob, size_t len);
 
 /*
+ * dt_read_cmdline(): a DT boot's command line before its tables are read
+ * (the options are parsed from it first): /chosen/bootargs into
+ * @bi->cmdline, as dt_parse() would copy it (whole words, one counted
+ * warning when too long), unless @bi already holds a line. Quiet when the
+ * blob (@len readable bytes) is unusable: dt_parse() says why.
+ * Return: true when bootargs were copied.
+ */
+bool dt_read_cmdline(const void *blob, size_t len, struct bootinfo *bi);
+
+/*
  * dt_parse_bad_distance(): inject=bad-dt-distance, dt_parse() again from a
  * copy of @blob (@total bytes) with one remote distance set to 10
- * (boot/fdt_inject.c). Return: 1 injected and parsed, 0 nothing injected
+ * (boot/fdt/fdt_inject.c). Return: 1 injected and parsed, 0 nothing injected
  * (@bi untouched), -EINVAL the copy did not parse (parse the original).
  */
 int dt_parse_bad_distance(const void *blob, size_t total, paddr_t blob_pa,
 			  struct bootinfo *bi, struct dt_arch_info *ai);
 
 /*
- * dt_info_from_acpi() (boot/acpi_dt.c): @dt from ACPI tables instead of a
+ * dt_info_from_acpi() (boot/fdt/acpi_dt.c): @dt from ACPI tables instead of a
  * DT (PSCI from the FADT, PL011 console from the SPCR, GICv3 from the
  * MADT; an SPCR 16550 in memory space into @spcr_8250), and @bi's CPUs
  * their topology from MPIDR. @uart_kept: the console named when the
@@ -103,7 +114,7 @@ void dt_info_from_acpi(struct bootinfo *bi, const struct acpi_info *ai,
 		       struct console_spec *spcr_8250);
 
 /*
- * dt_ram_to_numa() (boot/acpi_dt.c): a UEFI boot on a DT takes RAM from
+ * dt_ram_to_numa() (boot/fdt/acpi_dt.c): a UEFI boot on a DT takes RAM from
  * the UEFI map; the DT's RAM ranges (moved out of @bi) become @ai's
  * memory affinity blocks, sorted, for acpi_apply_numa().
  */

@@ -4,8 +4,10 @@
  * fault points that the subsystems ask about. The command line parses the
  * words (inject_parse()), keel_main() arms them once (inject_arm()), and
  * the code at each fault point asks inject_has()/inject_get(); nothing
- * else reads the list. The arch acts on the firmware-table faults before
- * keel_main() from its early options (options_inject_has(), fwboot.c).
+ * else reads the list. The faults the arch and boot/ act on while they
+ * read the firmware, before keel_main() arms the list, are data of the
+ * parsed options: inject_firmware_faults() gives their INJECT_FW_* bits
+ * (keel_options.fw_inject).
  *
  * Lock: none; armed by the boot CPU before any other CPU runs, read-only
  * afterwards.
@@ -83,6 +85,27 @@ enum inject_verdict {
 enum inject_verdict inject_parse(const char *val, size_t len,
 				 struct inject *out, char *why);
 
+/*
+ * The faults acted on before keel_main() arms the list, because the
+ * firmware is read first (docs/cmdline.md; tests only): one bit each.
+ * bad-srat / bad-slit: the arch's ACPI accessor hands the parser a
+ * corrupted copy of that table (acpi_mem_corrupting()); bad-dt-distance:
+ * a DT copy with a bad distance-matrix entry (dt_parse_bad_distance());
+ * bad-map: a bogus RAM range over the kernel before the sanitiser
+ * (fwboot_finish()); ioapic-unmask: x86_64 unmasks an input before it
+ * masks every I/O APIC entry (and again at the fault point, armed). The
+ * firmware's own tables are never written.
+ */
+#define INJECT_FW_BAD_SRAT	(1u << 0)
+#define INJECT_FW_BAD_SLIT	(1u << 1)
+#define INJECT_FW_BAD_DT_DIST	(1u << 2)
+#define INJECT_FW_BAD_MAP	(1u << 3)
+#define INJECT_FW_IOAPIC_UNMASK (1u << 4)
+
+/* The INJECT_FW_* bits of the @count words of @list (0: none of them). */
+unsigned int inject_firmware_faults(const struct inject *list,
+				    unsigned int count);
+
 /* Arm the @count faults of @list (keel_main(), once the options are parsed). */
 void inject_arm(const struct inject *list, unsigned int count);
 
@@ -93,7 +116,7 @@ bool inject_get(enum inject_kind kind, uint64_t *arg);
 /* Call @fn with each armed argument of @kind, in command-line order. */
 void inject_for_each(enum inject_kind kind, void (*fn)(uint64_t arg, void *ctx),
 		     void *ctx);
-/* Is @kind with @arg in @list (the arch's early, unarmed options)? */
+/* Is @kind with @arg in @list (a parsed, not yet armed list)? */
 bool inject_list_has(const struct inject *list, unsigned int count,
 		     enum inject_kind kind, uint64_t arg);
 

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * keel's command line options, parsed once by cmdline_parse() into the
- * global `opts`. Every option is documented in docs/cmdline.md. Unknown keys
- * and bad values get one warning each and keep the default.
+ * keel's command line options, parsed once a boot by options_parse()
+ * (boot/cmdline.c) into a struct keel_options that the arch owns and hands
+ * as data to boot/ (fwboot_finish()) and to keel_main(), which hands each
+ * phase the values it needs. Every option is documented in
+ * docs/cmdline.md. Unknown keys and bad values get one warning each and
+ * keep the default.
  */
 #ifndef KEEL_OPTIONS_H
 #define KEEL_OPTIONS_H
@@ -60,6 +63,8 @@ struct keel_options {
 	struct console_spec console_spec; /* and parsed (kind 0: none) */
 	struct inject inject[INJECT_MAX];
 	unsigned int inject_count;
+	/* INJECT_FW_* of those words: acted on while the firmware is read */
+	unsigned int fw_inject;
 	struct domain_spec domain[DOMAIN_MAX]; /* domain=, in order given */
 	unsigned int domain_count;
 	unsigned int domains_dropped; /* domain= words past DOMAIN_MAX */
@@ -68,30 +73,28 @@ struct keel_options {
 	unsigned int warnings; /* problems seen while parsing */
 };
 
-extern struct keel_options opts;
+/*
+ * options_parse(): the one parse of a boot: defaults, then
+ * CONFIG_DEFAULT_CMDLINE, then the loader's line [s, s+len) (a NUL ends it
+ * earlier). Every problem is one warning. Return: the warnings.
+ */
+unsigned int options_parse(struct keel_options *o, const char *s, size_t len);
+/* How many times options_parse() ran (one boot: once). */
+unsigned int options_parse_count(void);
 
 /* Defaults from Kconfig. */
 void options_defaults(struct keel_options *o);
 
 /*
  * cmdline_parse(): space-separated `key=value` and bare `flag` words
- * (quotes "..." allowed around values). Bare flags mean `flag=on` for
- * booleans. Words without a key keel knows get a warning (the first word
- * is skipped when it looks like a kernel path, as QEMU/GRUB pass one).
- * Never reads past @len or a NUL.
+ * (quotes "..." allowed around values) applied to @o, as options_parse()
+ * does for each of its two lines (tests call it alone). Bare flags mean
+ * `flag=on` for booleans. Words without a key keel knows get a warning
+ * (the first word is skipped when it looks like a kernel path, as
+ * QEMU/GRUB pass one). Never reads past @len or a NUL.
  * Return: number of warnings printed.
  */
 unsigned int cmdline_parse(struct keel_options *o, const char *s, size_t len);
-
-/*
- * options_early(): what keel_main() will parse, for the arch to read before
- * it runs (acpi=, after=, console=, inject= of firmware tables): quiet, so every
- * problem is still reported once, by keel_main().
- */
-void options_early(struct keel_options *o, const char *s, size_t len);
-/* Is fault @kind with @arg among @o's inject= words (not yet armed)? */
-bool options_inject_has(const struct keel_options *o, enum inject_kind kind,
-			uint64_t arg);
 
 /* For docs and the report: parse a boolean word (on/off/yes/no/1/0/true/false). */
 int parse_bool(const char *s, size_t len, bool *out);

@@ -16,8 +16,12 @@ enum log_level {
 	LOG_DEBUG = 3,
 };
 
-/* Messages above this level are dropped (cmdline loglevel=). */
-extern int printk_level;
+/*
+ * Messages above the level are dropped (cmdline loglevel=; LOG_INFO until
+ * the boot sets it, once).
+ */
+void printk_set_level(int level);
+int printk_get_level(void);
 
 /* Counts of warnings and errors printed so far (the report shows them). */
 extern unsigned int printk_warn_count;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by the ACPI libFuzzer targets (tests/fuzz/acpi_*_fuzz.c): the
- * invariants boot/acpi_*.c promises about struct acpi_info whatever
+ * invariants boot/acpi/acpi_*.c promises about struct acpi_info whatever
  * the input, checked after every parse; a broken one traps.
  */
 #ifndef ACPI_FUZZ_H

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the dom0less reader (boot/fdt_dom0less.c) and the
- * boot modules of /chosen (boot/fdt_modules.c), reached through dt_parse()
+ * libFuzzer target: the dom0less reader (boot/fdt/fdt_dom0less.c) and the
+ * boot modules of /chosen (boot/fdt/fdt_modules.c), reached through dt_parse()
  * on arbitrary bytes (an exactly-sized copy, so ASan sees any read past
  * the length). Checks what the readers promise: at most
  * BOOTINFO_MAX_DOMAINS kept, each with a size in (0, 1 PiB], a multiple of

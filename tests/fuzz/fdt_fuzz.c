@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: dt_parse() on arbitrary bytes (an exactly-sized copy,
- * so ASan sees any read past the length), then bootinfo_sanitise().
+ * libFuzzer target: dt_read_cmdline() and dt_parse() on arbitrary bytes
+ * (an exactly-sized copy, so ASan sees any read past the length), then
+ * bootinfo_sanitise(). The command line read before the parse is the one
+ * the parse itself copies: an arm64 boot parses its options from it.
  * Links Debian's host libfdt (-lfdt). Seeds: the tests/data/dt-*.dts
  * fixtures compiled by scripts/dtbs.sh (tests/fuzz/corpus/fdt/).
  */
@@ -16,17 +18,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static struct bootinfo bi;
+	static struct bootinfo bi, pre;
 	static struct dt_arch_info ai;
 	uint8_t *copy = malloc(size ? size : 1);
+	bool read;
+	int rc;
 
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
 	fuzz_console_quiet();
+	bootinfo_init(&pre, BOOT_DT);
+	read = dt_read_cmdline(copy, size, &pre);
+	FUZZ_CHECK(pre.cmdline[sizeof(pre.cmdline) - 1] == '\0');
 	bootinfo_init(&bi, BOOT_DT);
-	if (dt_parse(copy, size, pa(0x40000000), &bi, &ai) == 0)
+	rc = dt_parse(copy, size, pa(0x40000000), &bi, &ai);
+	if (rc == 0)
 		FUZZ_CHECK(ai.totalsize <= size);
+	/* Read only from a blob dt_parse() takes, and the same line. */
+	FUZZ_CHECK(rc ? !read && !pre.cmdline[0]
+		      : !strcmp(pre.cmdline, bi.cmdline));
 	/* A blob dt_parse() rejects never counts as describing CPUs. */
 	if (dt_has_cpus(copy, size))
 		FUZZ_CHECK(ai.totalsize != 0);

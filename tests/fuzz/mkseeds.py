@@ -112,12 +112,22 @@ def fdt_sources():
         _cpu(i, f"status = \"{('fail', 'fail-sss', 'disabled')[i % 3]}\";")
         for i in range(1, 64))
     past = "".join(_memnode(s, e) for s, e in _past_limit()[1:])
+    # /chosen/bootargs, which dt_read_cmdline() copies before dt_parse():
+    # longer than bootinfo's 4096 bytes (whole words dropped), and one
+    # without its NUL, with a quote and control bytes.
+    words = " ".join(f"w{i}=" + "x" * 40 for i in range(120))
+    long_args = f"chosen {{ bootargs = \"{words} loglevel=3\"; }};\n"
+    odd_args = "chosen { bootargs = [6c 6f 67 3d 22 01 ff 20 61]; };\n"
     return {
         "class-1000-banks": _dts(banks, cpus2),
         "class-1000-reg": _dts(one, cpus2),
         "class-no-node-id": _dts(nonode, nonode_cpus),
         "class-failed-cpus": _dts(_memnode(1 << 30, 2 << 30), failed),
         "class-past-limit": _dts(_memnode(1 << 30, 2 << 30) + past, cpus2),
+        "class-long-bootargs": _dts(_memnode(1 << 30, 2 << 30), cpus2,
+                                    long_args),
+        "class-bootargs-no-nul": _dts(_memnode(1 << 30, 2 << 30), cpus2,
+                                      odd_args),
     }
 
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/acpi_bootinfo.c: parsed tables into struct bootinfo (CPUs,
+ * boot/acpi/acpi_bootinfo.c: parsed tables into struct bootinfo (CPUs,
  * distances, SRAT nodes onto RAM). Fixture: acpi_fixture.h.
  */
 #include "acpi_fixture.h"

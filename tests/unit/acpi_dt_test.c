@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/acpi_dt.c: the ACPI facts an arm64 boot on a DT needs, and DT
+ * boot/fdt/acpi_dt.c: the ACPI facts an arm64 boot on a DT needs, and DT
  * RAM as SRAT-like blocks. Fixture: acpi_fixture.h.
  */
 #include "acpi_fixture.h"
 
 /*
  * An arm64 UEFI boot on ACPI: the arch's DT facts from the tables
- * (boot/acpi_dt.c). Expected values from madt-gicc, facp-arm and spcr.
+ * (boot/fdt/acpi_dt.c). Expected values from madt-gicc, facp-arm and spcr.
  */
 /* test_arm64_dt_info(), continued: a FADT, SPCR and MADT that differ. */
 static void arm64_dt_info_variants(struct dt_arch_info *dt,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/acpi_fadt.c: FADT variants and the DSDT \_S5 scanner. Fixture:
+ * boot/acpi/acpi_fadt.c: FADT variants and the DSDT \_S5 scanner. Fixture:
  * acpi_fixture.h.
  */
 #include "acpi_fixture.h"

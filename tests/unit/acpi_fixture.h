@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The fixture of the ACPI unit tests (acpi*_test.c, acpi_dt_test.c):
- * boot/acpi.c and boot/acpi_*.c on a fake physical memory image. Each
+ * boot/acpi/acpi.c and boot/acpi/acpi_*.c on a fake physical memory image. Each
  * test file includes it once (its helpers are static inline, its state
  * static: one copy per test binary).
  *

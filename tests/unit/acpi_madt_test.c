@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/acpi_madt.c: MADT CPUs (x2APIC, GICC, GICR), generated big
+ * boot/acpi/acpi_madt.c: MADT CPUs (x2APIC, GICC, GICR), generated big
  * machines and malformed entries; the I/O APICs and ISA overrides, well
  * formed and not. Fixture: acpi_fixture.h.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/acpi_numa.c: the SRAT and the SLIT, malformed and folded.
+ * boot/acpi/acpi_numa.c: the SRAT and the SLIT, malformed and folded.
  * Fixture: acpi_fixture.h.
  */
 #include "acpi_fixture.h"

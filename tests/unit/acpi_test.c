@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/acpi.c: finding and checking the tables (RSDP scan, XSDT/RSDT,
+ * boot/acpi/acpi.c: finding and checking the tables (RSDP scan, XSDT/RSDT,
  * checksums, truncation, hostile accessors) and whole parses of the
  * fixtures. Per-table parsers: acpi_madt_test.c, acpi_numa_test.c,
  * acpi_fadt_test.c; into bootinfo: acpi_bootinfo_test.c; arm64 DT+ACPI:

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/acpidump.c (acpidump text -> tables) and boot/acpi_replay.c (the
+ * boot/acpi/acpidump.c (acpidump text -> tables) and boot/acpi/acpi_replay.c (the
  * tables -> bootinfo through the hardware parsers). The dumps are printed
  * here from hand-made tables in acpidump's own layout, so every expected
  * value comes from the bytes the test wrote.

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* common/cmdline.c: every option, bad values, quoting, bounds, inject=. */
+/* boot/cmdline.c: every option, bad values, quoting, bounds, inject=. */
 #include <stdlib.h>
 
 #include "common.h"
@@ -304,19 +304,20 @@ static void test_scrub_primitive(void **state)
 	assert_string_equal(o.scrub_primitive, "");
 }
 
-static void test_loglevel_global(void **state)
+/*
+ * loglevel= is data like every option: the parse writes only the struct
+ * (fwboot_finish() sets the console's level, once; fwboot_test.c).
+ */
+static void test_loglevel_is_data(void **state)
 {
-	int saved = printk_level;
+	int saved = printk_get_level();
 
-	options_defaults(&opts);
-	cmdline_parse(&opts, "loglevel=0", 10);
-	assert_int_equal(printk_level, 0);
-	cmdline_parse(&opts, "loglevel=2", 10);
-	assert_int_equal(printk_level, 2);
-	/* A private struct leaves the console alone. */
-	parse("loglevel=3");
-	assert_int_equal(printk_level, 2);
-	printk_level = saved;
+	assert_int_equal(parse("loglevel=0"), 0);
+	assert_int_equal(o.loglevel, 0);
+	assert_int_equal(printk_get_level(), saved);
+	assert_int_equal(parse("loglevel=3"), 0);
+	assert_int_equal(o.loglevel, 3);
+	assert_int_equal(printk_get_level(), saved);
 }
 
 /* Random bytes: no crash, no out-of-bounds read (ASan), bounded warnings. */
@@ -346,30 +347,61 @@ static void test_random(void **state)
 	}
 }
 
-/* options_early(): the same result as the real parse, printed by nobody. */
-static void test_early(void **state)
+/* How many times @word appears in the captured console output. */
+static unsigned int console_count(const char *word)
+{
+	unsigned int n = 0;
+
+	for (const char *p = sandbox_console_buffer();
+	     (p = strstr(p, word)) != NULL; p += strlen(word))
+		n++;
+	return n;
+}
+
+/*
+ * options_parse(), the one parse of a boot: the defaults, then the
+ * loader's line, each problem warned once, the firmware faults as data,
+ * the console's level left alone, and counted.
+ */
+static void test_options_parse(void **state)
 {
 	static const char line[] = "/boot/keel.elf acpi=off after=exit "
-				   "inject=bad-srat frob=1 bootscrub=maybe "
-				   "loglevel=0";
-	struct keel_options early;
-	int saved = printk_level;
+				   "inject=bad-srat inject=ioapic-unmask "
+				   "frob=1 bootscrub=maybe loglevel=0";
+	unsigned int before = options_parse_count();
+	int saved = printk_get_level();
 
 	sandbox_console_clear();
-	options_early(&early, line, sizeof(line) - 1);
-	assert_string_equal(sandbox_console_buffer(), "");
-	assert_int_equal(printk_level, saved);
-	assert_int_equal(early.acpi, ACPI_OFF);
-	assert_int_equal(early.after, AFTER_EXIT);
-	assert_true(options_inject_has(&early, INJECT_BAD_SRAT, 0));
-	assert_false(options_inject_has(&early, INJECT_BAD_SLIT, 0));
-	assert_int_equal(early.bootscrub, SCRUB_ON);
+	o.bench = true; /* what was there before is not kept */
+	assert_int_equal(options_parse(&o, line, sizeof(line) - 1), 2);
+	assert_int_equal(options_parse_count(), before + 1);
+	assert_int_equal(o.warnings, 2);
+	assert_false(o.bench);
+	assert_int_equal(o.acpi, ACPI_OFF);
+	assert_int_equal(o.after, AFTER_EXIT);
+	assert_int_equal(o.bootscrub, SCRUB_ON);
+	assert_int_equal(o.loglevel, 0);
+	assert_int_equal(printk_get_level(), saved);
+	assert_int_equal(o.fw_inject,
+			 INJECT_FW_BAD_SRAT | INJECT_FW_IOAPIC_UNMASK);
+	assert_int_equal(test_console_warnings(), 2);
+	assert_int_equal(console_count("frob=1"), 1);
+	assert_int_equal(console_count("bootscrub=\"maybe\""), 1);
 
-	/* The real parse afterwards still reports each problem once. */
+	/* The firmware faults: each word's INJECT_FW_* bit, nothing else. */
 	options_defaults(&o);
-	assert_int_equal(cmdline_parse(&o, line, sizeof(line) - 1), 2);
-	assert_true(test_console_contains("frob=1"));
-	assert_true(test_console_contains("bootscrub=\"maybe\""));
+	assert_int_equal(o.fw_inject, 0);
+	assert_int_equal(parse("inject=bad-map inject=ap-timeout:1 "
+			       "inject=bad-slit inject=bad-dt-distance"),
+			 0);
+	assert_int_equal(o.fw_inject, INJECT_FW_BAD_MAP | INJECT_FW_BAD_SLIT |
+					      INJECT_FW_BAD_DT_DIST);
+	/* A refused word is no fault. */
+	options_defaults(&o);
+	assert_int_equal(parse("inject=bad-srat:1"), 1);
+	assert_int_equal(o.fw_inject, 0);
+	assert_int_equal(options_parse(&o, NULL, 0), 0);
+	assert_int_equal(o.fw_inject, 0);
 }
 
 /*
@@ -413,13 +445,13 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_defaults),	 T(test_all_options),
-		T(test_bad_values),	 T(test_chunk_rounding),
-		T(test_syntax),		 T(test_bools),
-		T(test_inject),		 T(test_inject_irq_unexpected),
-		T(test_loglevel_global), T(test_random),
-		T(test_early),		 T(test_bounds),
-		T(test_scrub_primitive), T(test_warnings_escaped),
+		T(test_defaults),	  T(test_all_options),
+		T(test_bad_values),	  T(test_chunk_rounding),
+		T(test_syntax),		  T(test_bools),
+		T(test_inject),		  T(test_inject_irq_unexpected),
+		T(test_loglevel_is_data), T(test_random),
+		T(test_options_parse),	  T(test_bounds),
+		T(test_scrub_primitive),  T(test_warnings_escaped),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

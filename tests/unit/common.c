@@ -43,7 +43,7 @@ int test_teardown(void **state)
 	sandbox_set_idle_wait(0);
 	stress_test_corrupt_hook = NULL;
 	heap_strict = IS_ENABLED(CONFIG_DEBUG);
-	printk_level = LOG_INFO;
+	printk_set_level(LOG_INFO);
 	trace_set_mode(TRACE_MODE_SUMMARY);
 	test_quiet_end();
 	sandbox_set_panic_hook(NULL);
@@ -125,6 +125,7 @@ void test_check_panic_msg(const char *what, const char *substr)
 /* ---- a small machine ----------------------------------------------------- */
 
 struct bootinfo test_bi;
+struct keel_options opts;
 
 /* Node @node's RAM starts where the nodes before it end. */
 static paddr_t node_start(const struct test_machine_cfg *cfg, unsigned int node)

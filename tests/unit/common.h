@@ -170,6 +170,11 @@ struct test_machine_cfg {
 
 /* The machine's bootinfo, as test_machine_boot() built it. */
 extern struct bootinfo test_bi;
+/*
+ * The options of that machine (@cfg->cmdline parsed): the tests' own,
+ * as an arch owns its boot's (keel has no global copy).
+ */
+extern struct keel_options opts;
 
 /*
  * test_machine_boot() - build the machine @cfg describes, the way

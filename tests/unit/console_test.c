@@ -106,7 +106,7 @@ static void test_malformed(void **state)
 	assert_int_equal(console_spec_parse(NULL, 4, &cs), -EINVAL);
 }
 
-/* cmdline.c: one warning for a bad value, which keeps the previous one. */
+/* boot/cmdline.c: one warning for a bad value, which keeps the previous one. */
 static void test_cmdline_option(void **state)
 {
 	struct keel_options o;
@@ -132,9 +132,9 @@ static void test_cmdline_option(void **state)
 	assert_string_equal(o.console, "uart8250,io,0x2f8,115200");
 	assert_int_equal(o.console_spec.addr, 0x2f8);
 
-	/* The early parse the arches use is silent and yields the spec. */
+	/* The boot's one parse yields the spec the arches read. */
 	test_quiet_begin();
-	options_early(&o, "console=pl011,0x9000000", 23);
+	options_parse(&o, "console=pl011,0x9000000", 23);
 	assert_int_equal(test_console_warnings(), 0);
 	test_quiet_end();
 	assert_int_equal(o.console_spec.kind, CONSOLE_PL011);

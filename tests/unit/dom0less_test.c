@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Issue 28: what keel reads from a dom0less DT (boot/fdt_modules.c,
- * boot/fdt_dom0less.c through dt_parse()): Xen's own examples
+ * Issue 28: what keel reads from a dom0less DT (boot/fdt/fdt_modules.c,
+ * boot/fdt/fdt_dom0less.c through dt_parse()): Xen's own examples
  * (tests/data/xen-*.dts, as its documentation writes them), QEMU's
  * guest-loader module, every module kind, malformed module and
  * xen,static-mem properties (reserved when readable, refused, warned).

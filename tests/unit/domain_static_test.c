@@ -50,7 +50,7 @@ static void machine(const char *cmdline, uint64_t mem_limit)
 	struct bi_domain *d = &test_bi.domains[0];
 
 	assert_int_equal(test_machine_boot(&cfg), 4);
-	/* What boot/fdt_dom0less.c makes of a xen,domain with both ranges. */
+	/* What boot/fdt/fdt_dom0less.c makes of a xen,domain with both ranges. */
 	memset(d, 0, sizeof(*d));
 	strcpy(d->name, "st");
 	d->bytes = (A_END - A_START) + (B_END - B_START);

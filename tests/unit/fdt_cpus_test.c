@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/fdt_cpus.c: /cpus, cpu-map topology (and its defects), MPIDR
+ * boot/fdt/fdt_cpus.c: /cpus, cpu-map topology (and its defects), MPIDR
  * topology, more CPUs than the build. Fixture: fdt_fixture.h.
  */
 #include "fdt_fixture.h"

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/fdt_numa.c (and the numa-node-ids of fdt_mem.c, fdt_cpus.c): the
+ * boot/fdt/fdt_numa.c (and the numa-node-ids of fdt_mem.c, fdt_cpus.c): the
  * distance-map and the node map, on blobs built by numa_dt(). Fixture:
  * fdt_fixture.h.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/fdt.c and the memory, chosen and GIC parts of dt_parse() on the
+ * boot/fdt/fdt.c and the memory, chosen and GIC parts of dt_parse() on the
  * DT fixtures and on corrupted blobs. NUMA: fdt_numa_test.c; CPUs and
  * cpu-map: fdt_cpus_test.c; ACPI facts: acpi_dt_test.c. Fixture:
  * fdt_fixture.h.
@@ -394,6 +394,81 @@ static void test_has_cpus(void **state)
 	free(good);
 }
 
+/* How many times @word appears in the captured console output. */
+static unsigned int console_count(const char *word)
+{
+	unsigned int n = 0;
+
+	for (const char *p = sandbox_console_buffer();
+	     (p = strstr(p, word)) != NULL; p += strlen(word))
+		n++;
+	return n;
+}
+
+/*
+ * dt_read_cmdline(): an arm64 boot's command line before dt_parse(), so
+ * that the options are parsed first: the line dt_parse() would copy,
+ * which dt_parse() then keeps; a line already there (a UEFI loader's)
+ * wins in both; quiet on a blob dt_parse() refuses; an overlong one loses
+ * whole words with one counted warning, not a second one in dt_parse().
+ */
+static void test_read_cmdline(void **state)
+{
+	enum { BIG = 16 << 10 };
+	size_t len;
+	uint8_t *good = load_dtb("dt-virt-2node", &len);
+	uint8_t *exact = copy_exact(good, len);
+	uint8_t *big = malloc(BIG);
+	char words[120 * 48];
+	size_t n = 0;
+	int chosen;
+
+	bootinfo_init(&bi, BOOT_DT);
+	assert_true(dt_read_cmdline(exact, len, &bi));
+	assert_string_equal(bi.cmdline, "after=poweroff bootscrub=off");
+	assert_int_equal(dt_parse(exact, len, pa(0x48000000), &bi, &ai), 0);
+	assert_string_equal(bi.cmdline, "after=poweroff bootscrub=off");
+
+	bootinfo_init(&bi, BOOT_EFI);
+	snprintf(bi.cmdline, sizeof(bi.cmdline), "acpi=force");
+	assert_false(dt_read_cmdline(exact, len, &bi));
+	assert_int_equal(dt_parse(exact, len, pa(0x48000000), &bi, &ai), 0);
+	assert_string_equal(bi.cmdline, "acpi=force");
+
+	sandbox_console_clear();
+	bootinfo_init(&bi, BOOT_DT);
+	assert_false(dt_read_cmdline(exact, len - 1, &bi)); /* totalsize */
+	assert_false(dt_read_cmdline(exact, 8, &bi));
+	assert_false(dt_read_cmdline(NULL, 0, &bi));
+	exact[0] ^= 0xff; /* bad magic */
+	assert_false(dt_read_cmdline(exact, len, &bi));
+	assert_string_equal(bi.cmdline, "");
+	assert_int_equal(test_console_warnings(), 0);
+
+	assert_non_null(big);
+	for (unsigned int i = 0; i < 120; i++)
+		n += (size_t)snprintf(words + n, sizeof(words) - n,
+				      "%sw%03u=%040u", i ? " " : "", i, i);
+	assert_true(n > sizeof(bi.cmdline));
+	assert_int_equal(fdt_create_empty_tree(big, BIG), 0);
+	chosen = fdt_add_subnode(big, 0, "chosen");
+	assert_true(chosen >= 0);
+	assert_int_equal(fdt_setprop_string(big, chosen, "bootargs", words), 0);
+	sandbox_console_clear();
+	bootinfo_init(&bi, BOOT_DT);
+	assert_true(dt_read_cmdline(big, BIG, &bi));
+	assert_int_equal(bi.fixups, 1);
+	assert_int_equal(console_count("dt: chosen/bootargs: "), 1);
+	assert_true(strlen(bi.cmdline) < sizeof(bi.cmdline));
+	assert_true(!strncmp(bi.cmdline, words, strlen(bi.cmdline)));
+	assert_int_equal(words[strlen(bi.cmdline)], ' '); /* whole words */
+	dt_parse(big, BIG, pa(0x48000000), &bi, &ai);
+	assert_int_equal(console_count("dt: chosen/bootargs: "), 1);
+	free(big);
+	free(exact);
+	free(good);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -414,6 +489,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prop_len_wraps, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_has_cpus, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_read_cmdline, test_setup,
 						test_teardown),
 	};
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * boot/fwboot.c and boot/fdt_inject.c: what every arch's setup asks of
- * boot/ before keel_main() (early words, the boot-CPU fix-up, the address
- * width, inject=bad-dt-distance on a copy of the DT).
+ * boot/fwboot.c and boot/fdt/fdt_inject.c: what every arch's setup asks of
+ * boot/ before keel_main() (the firmware faults of the options, loglevel=,
+ * the boot-CPU fix-up, the address width, inject=bad-dt-distance on a copy
+ * of the DT).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,20 +15,8 @@
 #define DTB_DIR "build/sandbox-asan/tests/data/"
 
 static struct bootinfo bi;
+static struct keel_options o;
 static struct dt_arch_info ai;
-
-static void test_early_inject(void **state)
-{
-	struct keel_options early;
-
-	assert_int_equal(fwboot_early(&early, "acpi=off"), 0);
-	assert_int_equal(early.acpi, ACPI_OFF);
-	assert_int_equal(fwboot_early(&early, "inject=bad-slit inject=bad-map"),
-			 FWBOOT_INJ_BAD_SLIT);
-	assert_int_equal(fwboot_early(&early, "inject=bad-srat "
-					      "inject=bad-dt-distance"),
-			 FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_DT_DIST);
-}
 
 /* A two-CPU, one-node machine whose command line is @cmdline. */
 static void finish_machine(const char *cmdline)
@@ -37,8 +26,29 @@ static void finish_machine(const char *cmdline)
 	bootinfo_add_cpu(&bi, 0, 0, 0, 0, 0, true);
 	bi.cpus[0].boot_cpu = true;
 	snprintf(bi.cmdline, sizeof(bi.cmdline), "%s", cmdline);
+	options_parse(&o, bi.cmdline, sizeof(bi.cmdline));
 	sandbox_console_clear();
-	fwboot_finish(&bi);
+	fwboot_finish(&bi, &o);
+}
+
+/*
+ * loglevel= takes effect in fwboot_finish(), before the sanitiser's lines,
+ * and nowhere before: the parse leaves the console alone.
+ */
+static void test_finish_loglevel(void **state)
+{
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	options_parse(&o, "loglevel=0", 10);
+	assert_int_equal(printk_get_level(), LOG_INFO);
+	/* RAM twice, on two nodes: the sanitiser warns, at loglevel 0 unseen. */
+	bootinfo_add_ram(&bi, pa(0), pa(64ull << 20), 0);
+	bootinfo_add_ram(&bi, pa(32ull << 20), pa(96ull << 20), 1);
+	bootinfo_add_cpu(&bi, 0, 0, 0, 0, 0, true);
+	sandbox_console_clear();
+	fwboot_finish(&bi, &o);
+	assert_int_equal(printk_get_level(), LOG_ERR);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_true(bi.fixups > 0);
 }
 
 /*
@@ -60,7 +70,7 @@ static void test_finish_tables_not_met(void **state)
 	assert_true(test_console_contains("inject=bad-dt-distance: no device "
 					  "tree distance-map"));
 
-	fwboot_inject_done(FWBOOT_INJ_BAD_SRAT | FWBOOT_INJ_BAD_DT_DIST);
+	fwboot_inject_done(INJECT_FW_BAD_SRAT | INJECT_FW_BAD_DT_DIST);
 	finish_machine(all);
 	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("inject=bad-slit: no ACPI SLIT"));
@@ -204,8 +214,8 @@ static void test_bad_dt_distance_none(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_early_inject, test_setup,
-						test_teardown),
+		cmocka_unit_test_setup_teardown(test_finish_loglevel,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_finish_tables_not_met,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_paddr_bits, test_setup,

@@ -170,18 +170,48 @@ static void test_too_many(void **state)
 					  "than 8 inject= words, ignored"));
 }
 
-/* options_early() counts the same problems and prints none of them. */
-static void test_early_quiet(void **state)
+/*
+ * The faults the arch and boot/ act on before the list is armed are data
+ * of the parse: one INJECT_FW_* bit per firmware kind, none for the rest.
+ */
+static void test_firmware_faults(void **state)
 {
-	static const char line[] =
-		"inject=bad-map:1 inject=irq-unexpected:5000";
-	struct keel_options early;
+	static const struct {
+		const char *word;
+		unsigned int bit;
+	} fw[] = {
+		{"bad-srat", INJECT_FW_BAD_SRAT},
+		{"bad-slit", INJECT_FW_BAD_SLIT},
+		{"bad-dt-distance", INJECT_FW_BAD_DT_DIST},
+		{"bad-map", INJECT_FW_BAD_MAP},
+		{"ioapic-unmask", INJECT_FW_IOAPIC_UNMASK},
+	};
+	unsigned int all = 0;
 
 	(void)state;
-	options_early(&early, line, sizeof(line) - 1);
-	assert_string_equal(sandbox_console_buffer(), "");
-	assert_int_equal(early.inject_count, 1);
-	assert_int_equal(early.inject[0].arg, INJECT_STRAY_MAX);
+	for (unsigned int i = 0; i < ARRAY_SIZE(fw); i++) {
+		char word[64];
+
+		snprintf(word, sizeof(word), "inject=%s", fw[i].word);
+		options_defaults(&o);
+		assert_int_equal(cmdline_parse(&o, word, strlen(word)), 0);
+		assert_int_equal(o.fw_inject, fw[i].bit);
+		assert_int_equal(
+			inject_firmware_faults(o.inject, o.inject_count),
+			fw[i].bit);
+		assert_false(all & fw[i].bit);
+		all |= fw[i].bit;
+	}
+	/* Every other kind is acted on once armed: no bit. */
+	for (const struct inject_kind_desc *d = inject_kinds; d->name; d++) {
+		struct inject in = {d->kind, 1};
+		bool firmware = false;
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(fw); i++)
+			firmware |= !strcmp(d->name, fw[i].word);
+		assert_int_equal(inject_firmware_faults(&in, 1) != 0, firmware);
+	}
+	assert_int_equal(inject_firmware_faults(NULL, 0), 0);
 }
 
 int main(void)
@@ -191,7 +221,7 @@ int main(void)
 		T(test_every_kind_every_count),
 		T(test_malformed),
 		T(test_too_many),
-		T(test_early_quiet),
+		T(test_firmware_faults),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

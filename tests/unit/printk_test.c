@@ -9,14 +9,14 @@ static int saved_level;
 
 static int setup(void **state)
 {
-	saved_level = printk_level;
-	printk_level = LOG_INFO;
+	saved_level = printk_get_level();
+	printk_set_level(LOG_INFO);
 	return test_setup(state);
 }
 
 static int teardown(void **state)
 {
-	printk_level = saved_level;
+	printk_set_level(saved_level);
 	return test_teardown(state);
 }
 
@@ -35,7 +35,7 @@ static void test_levels(void **state)
 	assert_int_equal(printk_err_count, e + 1);
 
 	sandbox_console_clear();
-	printk_level = LOG_ERR;
+	printk_set_level(LOG_ERR);
 	pr_info("hidden\n");
 	pr_warn("hidden too\n");
 	pr_err("shown\n");
@@ -44,7 +44,7 @@ static void test_levels(void **state)
 	assert_int_equal(printk_warn_count, w + 2);
 
 	sandbox_console_clear();
-	printk_level = LOG_DEBUG;
+	printk_set_level(LOG_DEBUG);
 	pr_debug("dbg\n");
 	assert_string_equal(sandbox_console_buffer(), "keel: dbg\n");
 }
@@ -88,7 +88,7 @@ static void test_panic(void **state)
 
 	/* Panics print even at loglevel 0, and the guard was released. */
 	sandbox_console_clear();
-	printk_level = LOG_ERR;
+	printk_set_level(LOG_ERR);
 	TEST_EXPECT_PANIC(panic("second"), "second");
 	assert_true(test_console_contains("KEEL: FAIL panic: second\n"));
 }

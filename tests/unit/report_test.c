@@ -298,13 +298,14 @@ static void test_report_fail_on_lost_pages(void **state)
 	a.lost_pages = 3;
 	a.ok = false;
 	/* The verdict is boot_verdict()'s; the report prints it. */
-	assert_string_equal(boot_verdict(&a), "audit: lost pages");
+	assert_string_equal(boot_verdict(&a, &opts), "audit: lost pages");
 	a.lost_pages = 0;
-	assert_string_equal(boot_verdict(&a), "audit: heap check problems");
+	assert_string_equal(boot_verdict(&a, &opts),
+			    "audit: heap check problems");
 	a.lost_pages = 3;
 	test_quiet_begin();
-	report_print(&test_bi, &a, boot_verdict(&a), &(struct boot_times){0},
-		     &no_domains);
+	report_print(&test_bi, &a, boot_verdict(&a, &opts),
+		     &(struct boot_times){0}, &no_domains);
 	test_quiet_end();
 	out = sandbox_console_buffer();
 	json = report_line(out, &end);

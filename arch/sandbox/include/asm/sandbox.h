@@ -62,6 +62,13 @@ void sandbox_set_scrub_observer(void (*fn)(paddr_t start, uint64_t len,
  */
 void sandbox_set_idle_wait(uint64_t ns);
 
+/*
+ * The sandbox's whole boot, main()'s body: `keel [--prefault] FILE
+ * [words...]` in @argv. Does not return once the boot started (the
+ * process exits with its verdict); 2 on a usage or file error.
+ */
+int sandbox_main(int argc, char **argv);
+
 /* Host CPU count (for pinning and the benchmark table). */
 unsigned int sandbox_host_cpus(void);
 

@@ -198,7 +198,6 @@ uint32_t x86_apic_id(void);
 void x86_udelay(uint64_t us);
 /* smp.c: topology from CPUID, for setup.c. */
 void x86_topology_fill(struct bootinfo *bi);
-extern bool x86_acpi_off; /* acpi=off on the command line */
 __attribute__((noreturn)) void x86_ap_entry(unsigned int cpu,
 					    struct x86_percpu *pc);
 /*
@@ -221,7 +220,7 @@ extern const struct acpi_info *x86_acpi;
 /* cpu.c: QEMU detection (fw_cfg signature), probed once; after= default. */
 bool x86_qemu(void);
 void x86_qemu_init(void);
-/* after= as the raw command line says, for failures before keel_main(). */
+/* after= as the options say, for failures before keel_main(). */
 extern int x86_early_after;
 __attribute__((noreturn)) void x86_fail_stop(void);
 __attribute__((noreturn)) void x86_entry(uint32_t magic, uint32_t info_pa);

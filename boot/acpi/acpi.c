@@ -3,9 +3,18 @@
  * ACPI discovery: find and validate the RSDP, walk the XSDT (or RSDT),
  * validate every table it lists (header mapped first, then the length
  * checked, then the whole table mapped and its checksum verified), hand
- * the tables keel reads to boot/acpi_*.c (the result goes into struct
- * bootinfo in boot/acpi_bootinfo.c); and the corrupting accessor of the
+ * the tables keel reads to their parsers (the result goes into struct
+ * bootinfo in acpi_bootinfo.c); and the corrupting accessor of the
  * inject= kinds that damage a copy of the SRAT or SLIT.
+ *
+ * The room boot/acpi/, one private header (acpi_priv.h), calls going one
+ * way: this file (the dispatcher, acpi_parse*()) calls the table parsers,
+ * one file per table family (acpi_madt.c, acpi_numa.c, acpi_fadt.c,
+ * acpi_devices.c), which read fields only through the accessors of
+ * acpi_priv.h (acpi_table_len(), acpi_get32(), acpi_warn(), ...) and
+ * never call back up. Above the dispatcher: acpi_bootinfo.c (the parsed
+ * tables into bootinfo) and the replay of a real machine's tables,
+ * acpi_replay.c over acpidump.c's text reader.
  *
  * Physical memory is only reached through struct acpi_mem, so nothing here
  * dereferences a firmware-supplied address: a pointer to an unmapped or

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * acpidump text -> table bytes (include/keel/acpidump.h), for the sandbox's
- * firmware replay (boot/acpi_replay.c): a user runs `sudo acpidump` on a
+ * firmware replay (acpi_replay.c): a user runs `sudo acpidump` on a
  * server and keel parses those tables with the code that reads them on
  * hardware.
  *
@@ -15,6 +15,8 @@
 #include <keel/acpidump.h>
 #include <keel/printk.h>
 #include <keel/string.h>
+
+#include "acpi_priv.h"
 
 #define BYTES_PER_LINE 16
 #define HEADER_LEN     36
@@ -112,12 +114,6 @@ static int hex_line(const char *s, size_t len, uint64_t *offset,
 	return n ? n : -1;
 }
 
-static uint32_t get32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) |
-	       ((uint32_t)p[3] << 24);
-}
-
 /* The block being read: not yet in d->table[]. */
 struct block {
 	bool open;
@@ -145,7 +141,7 @@ static void block_end(struct acpidump *d, struct block *b)
 		return;
 	}
 	if (strcmp(b->t.sig, "RSD PTR")) {
-		want = b->t.length >= 8 ? get32(p + 4) : 0;
+		want = b->t.length >= 8 ? acpi_get32(p + 4) : 0;
 		if (b->t.length < 8 || want > b->t.length ||
 		    (strcmp(b->t.sig, "FACS") && want < HEADER_LEN)) {
 			dump_warn(d,

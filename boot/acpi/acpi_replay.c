@@ -2,7 +2,7 @@
 /*
  * Firmware replay: a machine's ACPI tables, as `acpidump` printed them,
  * turned into struct bootinfo by the same parsers that read them on
- * x86_64 and arm64 hardware (boot/acpi.c, boot/acpi_*.c). The sandbox
+ * x86_64 and arm64 hardware (acpi.c and the table parsers). The sandbox
  * calls it for an `acpidump FILE` line of its firmware description, so a
  * user sees what keel would find on a server before rebooting it.
  *

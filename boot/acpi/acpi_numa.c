@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The SRAT and SLIT parsers (ACPI single-table parsers: see
- * boot/acpi_priv.h).
+ * boot/acpi/acpi_priv.h).
  *
  * Invariants after a parse: cpus[].node < MAX_NUMNODES; with numa_valid,
  * memblk[] is sorted and non-overlapping and every memblk/CPU node is in

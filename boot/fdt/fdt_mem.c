@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Device tree RAM and reservations for dt_parse() (boot/fdt.c): /memory*
+ * Device tree RAM and reservations for dt_parse() (boot/fdt/fdt.c): /memory*
  * nodes (reg in the root's cells, numa-node-id), /reserved-memory
  * children (reg in its own cells; "size"-only nodes are the OS's to
  * allocate and skipped) and the memreserve block, each entry reserved as
@@ -12,7 +12,7 @@
 #include <keel/errno.h>
 #include <keel/string.h>
 
-#include "boot_priv.h"
+#include "../boot_priv.h"
 
 #define DT_MAX_MEMRSV 64
 

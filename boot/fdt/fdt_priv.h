@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libfdt for the files of boot/ that read a flattened DT (fdt*.c), and
- * what the parts of dt_parse() share.
+ * The private header of boot/fdt/: libfdt for the files that read a
+ * flattened DT, and what the parts of dt_parse() share.
  */
 #ifndef BOOT_FDT_PRIV_H
 #define BOOT_FDT_PRIV_H
@@ -54,9 +54,9 @@ static inline fdt64_t cpu_to_fdt64(uint64_t x)
 #include <keel/printk.h>
 
 /*
- * What the files of dt_parse() share (boot/fdt.c and the fdt_*.c it calls,
+ * What the files of dt_parse() share (fdt.c and the fdt_*.c it calls,
  * one per node family): the parse context, the warning that counts a
- * fix-up, the property readers (fdt.c) and each family's parser.
+ * fix-up, the property readers (fdt_props.c) and each family's parser.
  */
 #define DT_MAX_CELLS 2 /* addresses/sizes we can hold in 64 bits */
 
@@ -79,7 +79,7 @@ struct dt_ctx {
 	int dist_skip; /* the one bad triplet, -1 when none */
 };
 
-/* Property readers (boot/fdt.c). */
+/* Property readers (fdt_props.c): they call nothing else of the room. */
 uint64_t dt_read_cells(const fdt32_t *p, int n);
 const char *dt_node_name(const void *fdt, int node);
 const char *dt_prop_str(const void *fdt, int node, const char *name, int *lenp);
@@ -104,6 +104,8 @@ void dt_for_each_reg(struct dt_ctx *c, int node, int ac, int sc,
 void dt_parse_memory(struct dt_ctx *c, int ac, int sc);
 void dt_parse_reserved(struct dt_ctx *c, int root_ac, int root_sc);
 void dt_parse_chosen(struct dt_ctx *c);
+/* /chosen/bootargs into @bi->cmdline unless it holds a line (fdt_chosen.c). */
+bool dt_copy_bootargs(const void *fdt, struct bootinfo *bi);
 void dt_parse_modules(struct dt_ctx *c);
 /*
  * The reservation name of a boot module node ("module:kernel", ...,

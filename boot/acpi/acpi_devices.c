@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The device tables keel reads (ACPI single-table parsers: see
- * boot/acpi_priv.h): the HPET's base address, and the SPCR's serial
+ * boot/acpi/acpi_priv.h): the HPET's base address, and the SPCR's serial
  * console, turned into a console_spec by acpi_spcr_console().
  */
 #include <keel/console_spec.h>

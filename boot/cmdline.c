@@ -1,17 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The keel command line (docs/cmdline.md): `key=value` words and bare
- * boolean flags, parsed into struct keel_options.
+ * boolean flags, parsed into struct keel_options, once a boot.
+ *
+ * options_parse() is the one parse: the arch calls it as soon as it has
+ * the loader's line and before it reads the firmware tables (the firmware
+ * faults of inject= and acpi= are needed there), then hands the result to
+ * fwboot_finish() and keel_main() as data. In boot/, below both users: the
+ * arch's setup and the flow (common/boot.c) read the struct, neither
+ * parses.
  *
  * Every option is one row of opt_table (name, type, where it is stored,
  * allowed words); the parser itself knows no option names. Invariants: the
  * parser reads only [s, s + min(len, strnlen(s, len))); a bad value keeps
- * what was there (the default, or an earlier command line: boot.c parses
- * CONFIG_DEFAULT_CMDLINE first, then the firmware's line, so a later word
- * overrides an earlier one), except for inject= and domain=, whose words
- * add up, so a refused one is only ignored; every problem is exactly one
- * pr_warn naming key and value. No lock: called on the boot CPU before
- * SMP.
+ * what was there (the default, or an earlier command line: options_parse()
+ * parses CONFIG_DEFAULT_CMDLINE first, then the loader's line, so a later
+ * word overrides an earlier one), except for inject= and domain=, whose
+ * words add up, so a refused one is only ignored; every problem is exactly
+ * one pr_warn naming key and value. It writes nothing but the struct it is
+ * given (loglevel= is applied by fwboot_finish()). No lock: called on the
+ * boot CPU before SMP.
  */
 #include <keel/compiler.h>
 #include <keel/config.h>
@@ -20,8 +28,6 @@
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
-
-struct keel_options opts;
 
 enum opt_type {
 	OPT_ENUM, /* one of ->names, stored as int */
@@ -78,19 +84,18 @@ static const struct enum_name report_names[] = {
 };
 
 static unsigned int parse_warnings;
-/* options_early(): count problems but leave the reporting to the real parse. */
-static bool parse_quiet;
+/* options_parse() calls this boot (tests: exactly one). */
+static unsigned int parse_count;
 
 /* Words in warnings: escaped (keel/escape.h), cut to fit printk's line. */
 static char esc_buf[2][128];
 #define ESC(i, p, n) escape_bytes(esc_buf[i], sizeof(esc_buf[i]), (p), (n))
 
 /* One warning, counted for the caller's return value. */
-#define opt_warn(fmt, ...)                                            \
-	do {                                                          \
-		parse_warnings++;                                     \
-		if (!parse_quiet)                                     \
-			pr_warn("cmdline: " fmt "\n", ##__VA_ARGS__); \
+#define opt_warn(fmt, ...)                                    \
+	do {                                                  \
+		parse_warnings++;                             \
+		pr_warn("cmdline: " fmt "\n", ##__VA_ARGS__); \
 	} while (0)
 
 static void post_chunk(struct keel_options *o, const char *val, size_t len)
@@ -133,14 +138,8 @@ static void post_cachemaint(struct keel_options *o, const char *val, size_t len)
 	o->cachemaint_set = true;
 }
 
-static void post_loglevel(struct keel_options *o, const char *val, size_t len)
-{
-	/* The global options drive the console at once. */
-	if (o == &opts)
-		printk_level = o->loglevel;
-}
-
-#define OFS(field) __builtin_offsetof(struct keel_options, field)
+#define OFS(field)	  __builtin_offsetof(struct keel_options, field)
+#define FIELD_SIZE(field) sizeof(((struct keel_options *)0)->field)
 
 static const struct opt_desc opt_table[] = {
 	{"bootscrub", OPT_ENUM, OFS(bootscrub), 0, scrub_mode_names, 0, 0,
@@ -149,7 +148,7 @@ static const struct opt_desc opt_table[] = {
 	 post_chunk},
 	{"scrub_smt", OPT_BOOL, OFS(scrub_smt), 0, NULL, 0, 0, NULL},
 	{"scrub_primitive", OPT_STRING, OFS(scrub_primitive),
-	 sizeof(opts.scrub_primitive), NULL, 0, 0, NULL},
+	 FIELD_SIZE(scrub_primitive), NULL, 0, 0, NULL},
 	{"heap_init", OPT_ENUM, OFS(heap_init), 0, heap_mode_names, 0, 0, NULL},
 	{"cachemaint", OPT_ENUM, OFS(cachemaint), 0, cachemaint_mode_names, 0,
 	 0, post_cachemaint},
@@ -168,14 +167,13 @@ static const struct opt_desc opt_table[] = {
 	{"audit", OPT_ENUM, OFS(audit), 0, audit_names, 0, 0, NULL},
 	{"trace", OPT_ENUM, OFS(trace), 0, trace_mode_names, 0, 0, NULL},
 	{"report", OPT_ENUM, OFS(report), 0, report_names, 0, 0, NULL},
-	{"loglevel", OPT_INT, OFS(loglevel), 0, NULL, LOG_ERR, LOG_DEBUG,
-	 post_loglevel},
+	{"loglevel", OPT_INT, OFS(loglevel), 0, NULL, LOG_ERR, LOG_DEBUG, NULL},
 	{"ap_timeout_ms", OPT_U32, OFS(ap_timeout_ms), 0, NULL, 0, 0,
 	 post_ap_timeout},
 	{"smp_start", OPT_ENUM, OFS(smp_start), 0, smp_start_names, 0, 0, NULL},
 	{"init_delay_us", OPT_INT, OFS(init_delay_us), 0, NULL, 0,
 	 INIT_DELAY_MAX_US, NULL},
-	{"console", OPT_CONSOLE, OFS(console), sizeof(opts.console), NULL, 0, 0,
+	{"console", OPT_CONSOLE, OFS(console), FIELD_SIZE(console), NULL, 0, 0,
 	 NULL},
 	{"inject", OPT_INJECT, 0, 0, NULL, 0, 0, NULL},
 	{"domain", OPT_DOMAIN, 0, 0, NULL, 0, 0, NULL},
@@ -238,6 +236,7 @@ static void parse_inject(struct keel_options *o, const char *val, size_t len)
 	if (v == INJECT_CLAMPED)
 		opt_warn("inject=%s: %s", ESC(0, val, len), why);
 	o->inject[o->inject_count++] = in;
+	o->fw_inject |= inject_firmware_faults(&in, 1);
 }
 
 /* Store @val into the option @d describes. Return: 0 or -errno. */
@@ -301,7 +300,7 @@ static int opt_store(struct keel_options *o, const struct opt_desc *d,
 		/* domain= words add up: a refused one keeps nothing. */
 		const char *why = "";
 
-		ret = domain_opt_add(o, val, len, parse_quiet, &why);
+		ret = domain_opt_add(o, val, len, false, &why);
 		if (ret < 0)
 			opt_warn("domain=%s: %s, ignored", ESC(0, val, len),
 				 why);
@@ -467,7 +466,7 @@ void options_defaults(struct keel_options *o)
 	o->bootscrub = SCRUB_ON;
 	if (!enum_parse(scrub_mode_names, scrub_def, strlen(scrub_def), &mode))
 		o->bootscrub = (enum scrub_mode)mode;
-	else if (!parse_quiet)
+	else
 		pr_warn("cmdline: CONFIG_BOOTSCRUB_DEFAULT=\"%s\" is not "
 			"on/off/idle, using on\n",
 			scrub_def);
@@ -475,10 +474,9 @@ void options_defaults(struct keel_options *o)
 	if (parse_size(chunk_def, strlen(chunk_def), &o->bootscrub_chunk) ||
 	    o->bootscrub_chunk < PAGE_SIZE ||
 	    !IS_ALIGNED(o->bootscrub_chunk, PAGE_SIZE)) {
-		if (!parse_quiet)
-			pr_warn("cmdline: CONFIG_BOOTSCRUB_CHUNK=\"%s\" is not "
-				"a multiple of 4K, using %lluM\n",
-				chunk_def, SCRUB_UNIT_DEFAULT >> 20);
+		pr_warn("cmdline: CONFIG_BOOTSCRUB_CHUNK=\"%s\" is not a "
+			"multiple of 4K, using %lluM\n",
+			chunk_def, SCRUB_UNIT_DEFAULT >> 20);
 		o->bootscrub_chunk = SCRUB_UNIT_DEFAULT;
 	}
 	o->scrub_smt = false;
@@ -497,27 +495,30 @@ void options_defaults(struct keel_options *o)
 }
 
 /**
- * options_early() - the options an arch needs before keel_main() parses
- * them (acpi=, after=, console=, inject= of firmware tables), into @o: defaults,
- * then CONFIG_DEFAULT_CMDLINE and [s, s+len) as keel_main() will apply
- * them, but silently: keel_main()'s parse reports every problem once.
+ * options_parse() - the one parse of a boot, into @o: the defaults, then
+ * CONFIG_DEFAULT_CMDLINE, then the loader's line [s, s+len) (stopping
+ * early at a NUL). Every problem is warned once, here.
+ * @o: out: the options every later step reads
+ * @s: the loader's command line (bootinfo.cmdline), may be NULL
+ * @len: its bytes at most
+ *
+ * Return: the number of warnings (also in @o->warnings).
  */
-void options_early(struct keel_options *o, const char *s, size_t len)
+unsigned int options_parse(struct keel_options *o, const char *s, size_t len)
 {
-	parse_quiet = true;
+	parse_count++;
 	options_defaults(o);
 	cmdline_parse(o, CONFIG_DEFAULT_CMDLINE,
 		      strlen(CONFIG_DEFAULT_CMDLINE));
 	cmdline_parse(o, s, len);
-	parse_quiet = false;
+	return o->warnings;
 }
 
 /**
- * options_inject_has() - is fault @kind with @arg among @o's inject= words?
- * For the arch's early options, before keel_main() arms the faults.
+ * options_parse_count() - how many times options_parse() ran in this
+ * process: one boot parses its command line once (the tests check it).
  */
-bool options_inject_has(const struct keel_options *o, enum inject_kind kind,
-			uint64_t arg)
+unsigned int options_parse_count(void)
 {
-	return inject_list_has(o->inject, o->inject_count, kind, arg);
+	return parse_count;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The device tree's facts for the arch, for dt_parse() (boot/fdt.c):
+ * The device tree's facts for the arch, for dt_parse() (boot/fdt/fdt.c):
  * /chosen (bootargs, initrd, stdout-path console, U-Boot as loader),
  * /psci (conduit, 0.1 function ids or 0.2+), the arm,armv8-timer
  * clock-frequency override, and the GICv3 distributor and redistributors.
@@ -12,7 +12,7 @@
 #include <keel/string.h>
 #include <keel/cmdline_copy.h>
 
-#include "boot_priv.h"
+#include "../boot_priv.h"
 
 /* --- chosen ------------------------------------------------------------ */
 
@@ -83,6 +83,28 @@ static void parse_stdout(struct dt_ctx *c, const char *path, int len)
 		!fdt_node_check_compatible(c->fdt, node, "arm,pl011");
 }
 
+/**
+ * dt_copy_bootargs() - /chosen/bootargs of the checked blob @fdt into
+ * @bi->cmdline (whole words, one counted warning when too long), unless
+ * @bi already holds a command line: dt_read_cmdline() copied it before
+ * the parse, or a UEFI loader gave its own.
+ * Return: true when bootargs were copied.
+ */
+bool dt_copy_bootargs(const void *fdt, struct bootinfo *bi)
+{
+	int node = fdt_path_offset(fdt, "/chosen");
+	const char *s;
+	int len;
+
+	if (node < 0 || bi->cmdline[0])
+		return false;
+	s = fdt_getprop(fdt, node, "bootargs", &len);
+	if (!s || len <= 0)
+		return false;
+	cmdline_copy_bootinfo(bi, s, (size_t)len, NULL, "dt: chosen/bootargs");
+	return true;
+}
+
 void dt_parse_chosen(struct dt_ctx *c)
 {
 	int node = fdt_path_offset(c->fdt, "/chosen");
@@ -92,10 +114,7 @@ void dt_parse_chosen(struct dt_ctx *c)
 
 	if (node < 0)
 		return;
-	s = fdt_getprop(c->fdt, node, "bootargs", &len);
-	if (s && len > 0)
-		cmdline_copy_bootinfo(c->bi, s, (size_t)len, NULL,
-				      "dt: chosen/bootargs");
+	dt_copy_bootargs(c->fdt, c->bi);
 	if (prop_addr(c, node, "linux,initrd-start", &is) &&
 	    prop_addr(c, node, "linux,initrd-end", &ie)) {
 		if (ie <= is) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Boot modules in /chosen, for dt_parse() (boot/fdt.c). Xen's binding
+ * Boot modules in /chosen, for dt_parse() (boot/fdt/fdt.c). Xen's binding
  * (docs/misc/arm/device-tree/booting.txt): a node compatible
  * "multiboot,module" (Xen 4.4's "xen,multiboot-module") with a reg is a
  * file a loader (U-Boot, GRUB's xen_module, QEMU's -device guest-loader)
@@ -30,7 +30,7 @@
 #include <keel/compiler.h>
 #include <keel/string.h>
 
-#include "boot_priv.h"
+#include "../boot_priv.h"
 
 static const struct {
 	const char *compatible, *name;

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Private helpers of boot/acpi.c and the ACPI single-table parsers, one
- * file per table family: acpi_madt.c (MADT), acpi_numa.c (SRAT, SLIT),
- * acpi_fadt.c (FADT, the DSDT's \_S5), acpi_devices.c (HPET, SPCR). Each
- * parser takes the bytes of one table whose checksum and length
- * boot/acpi.c already checked, and trusts nothing inside it: every entry
- * length and every field offset is bounded by the table length before it
- * is read, so arbitrary bytes never cause a read outside @buf (the fuzzers
- * in tests/fuzz/acpi_*_fuzz.c call these directly).
+ * The private header of boot/acpi/: the accessors of acpi.c (the
+ * dispatcher) and the ACPI single-table parsers, one file per table
+ * family: acpi_madt.c (MADT), acpi_numa.c (SRAT, SLIT), acpi_fadt.c (FADT,
+ * the DSDT's \_S5), acpi_devices.c (HPET, SPCR). Each parser takes the
+ * bytes of one table whose checksum and length acpi.c already checked,
+ * and trusts nothing inside it: every entry length and every field offset
+ * is bounded by the table length before it is read, so arbitrary bytes
+ * never cause a read outside @buf (the fuzzers in tests/fuzz/acpi_*_fuzz.c
+ * call these directly). The parsers call nothing else of the room: the
+ * calls of boot/acpi/ go one way, the dispatcher (acpi.c) down to them.
  *
  * Firmware tables are little-endian and fields are often misaligned (the
  * XSDT's 64-bit entries sit at offset 36), so every field is read byte by

@@ -18,7 +18,7 @@
 #include <keel/printk.h>
 #include <keel/string.h>
 
-#include "boot_priv.h"
+#include "../boot_priv.h"
 
 static void psci_from_fadt(const struct acpi_info *ai, struct dt_arch_info *dt)
 {

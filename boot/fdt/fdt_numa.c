@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Device tree NUMA for dt_parse() (boot/fdt.c): the numa-distance-map-v1
+ * Device tree NUMA for dt_parse() (boot/fdt/fdt.c): the numa-distance-map-v1
  * distance-matrix triplets (another /distance-map: one warning, default
  * distances), then the firmware numa-node-ids through the node map into
  * keel node ids, folding extra nodes by distance, and the distances
@@ -12,7 +12,7 @@
 #include <keel/errno.h>
 #include <keel/string.h>
 
-#include "boot_priv.h"
+#include "../boot_priv.h"
 
 /* Triplet @i of the distance-matrix. */
 static void dt_triplet(const struct dt_ctx *c, unsigned int i, uint32_t *a,

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The MADT parser (ACPI single-table parsers: see boot/acpi_priv.h): the
+ * The MADT parser (ACPI single-table parsers: see boot/acpi/acpi_priv.h): the
  * CPUs (local APIC, x2APIC, GICC entries) with their hwid, enabled and
  * online-capable flags, the boot CPU; the I/O APICs and the ISA interrupt
  * source overrides (x86 masks every I/O APIC input at boot); the GICv3

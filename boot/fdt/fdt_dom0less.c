@@ -44,7 +44,7 @@
 #include <keel/compiler.h>
 #include <keel/string.h>
 
-#include "boot_priv.h"
+#include "../boot_priv.h"
 
 #define DOM0LESS_BYTES_MAX (1ull << 50)
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Device tree CPUs for dt_parse() (boot/fdt.c): /cpus/cpu@* (reg = MPIDR,
+ * Device tree CPUs for dt_parse() (boot/fdt/fdt.c): /cpus/cpu@* (reg = MPIDR,
  * numa-node-id, enable-method, status) and their topology, from
  * /cpus/cpu-map when it places every CPU, from MPIDR affinity otherwise
  * (dt_mpidr_topology(), shared with ACPI boots).
@@ -11,7 +11,7 @@
 #include <keel/errno.h>
 #include <keel/string.h>
 
-#include "boot_priv.h"
+#include "../boot_priv.h"
 
 /* --- cpus -------------------------------------------------------------- */
 

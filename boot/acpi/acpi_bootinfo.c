@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Parsed ACPI tables (struct acpi_info, boot/acpi.c) into struct bootinfo:
+ * Parsed ACPI tables (struct acpi_info, boot/acpi/acpi.c) into struct bootinfo:
  * the MADT's CPUs, the SLIT's distances and the RSDP
  * (acpi_fill_bootinfo()), and the SRAT's nodes onto RAM that came from
  * elsewhere (the e820 or UEFI map), splitting a range that spans two

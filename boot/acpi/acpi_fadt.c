@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The FADT parser and the DSDT's \_S5 scanner (ACPI single-table parsers:
- * see boot/acpi_priv.h): PM timer, PM1 control and reset registers, the
+ * see boot/acpi/acpi_priv.h): PM timer, PM1 control and reset registers, the
  * hardware-reduced and ARM boot flags (PSCI), and the SLP_TYP for power
  * off.
  */
