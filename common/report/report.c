@@ -6,21 +6,24 @@
  *
  * This file owns the order of the report and the keys of the boot itself:
  * schema, arch, boot, loader, cmdline, el, timer.*, and the counters at the
- * end (online_cpus ... report_bytes). Every other section is written by the
- * subsystem that owns its numbers, each header naming its keys:
- *   cpus[]                smp_report_json()        common/smp.c
- *   nodes[]               numa_report_json()       common/numa.c
- *   memmap.*, bootmem.*   bootmem_report_json()    common/bootmem_report.c
- *   heap.*                heap_report_json()       common/heap_report.c
- *   scrub.*               scrub_report_json()      common/scrub_report.c
- *   cachemaint.*          cachemaint_report_json() common/cachemaint.c
- *   bench[]               bench_report_json()      common/bench.c
- *   irq.*, latency.*      latency_report_json()    common/latency_report.c
- *   stress.*              stress_report_json()     common/stress_report.c
- *   p2m.*                 p2m_report_json()        common/p2m_selftest.c
- *   domains*              domains_report_json()    common/domain_report.c
- *   audit.*               audit_report_json()      common/audit.c
- *   trace*                trace_report_json()      common/trace.c
+ * end (online_cpus ... report_bytes). Every other section has its writer in
+ * this room (report_priv.h), which reads the numbers the room below keeps
+ * as data and does the joins:
+ *   cpus[], smp.*         smp_report_json()        smp_report.c
+ *   nodes[]               numa_report_json()       numa_report.c
+ *   memmap.*, bootmem.*   bootmem_report_json()    bootmem_report.c
+ *   heap.*                heap_report_json()       heap_report.c
+ *   scrub.*               scrub_report_json()      scrub_report.c
+ *   cachemaint.*, p2m.*   cachemaint_report_json(), p2m_report_json()
+ *                                                  selftest_report.c
+ *   bench[]               bench_report_json()      bench_report.c
+ *   irq.*, latency.*      latency_report_json()    latency_report.c
+ *   stress.*              stress_report_json()     stress_report.c
+ *   domains*              domains_report_json()    domain_report.c,
+ *                                                  domain_summary.c
+ *   audit.*               audit_report_json()      audit.c
+ *   trace*                trace_report_json()      trace_report.c
+ * report= is read through report_mode.c, the room's leaf.
  * The keys and their types are listed once, in
  * scripts/keel/report_schema.json (docs/report-format.md is generated from
  * it, and every test boot is checked against it).
@@ -59,33 +62,6 @@
 #include <keel/trace.h>
 
 #include "report_priv.h"
-
-static enum report_mode report_mode;
-
-/** report_set_mode() - report= for this boot (keel_main(), once parsed). */
-void report_set_mode(enum report_mode mode)
-{
-	report_mode = mode;
-}
-
-/** report_full() - Return: report=full (every per-CPU column, every range). */
-bool report_full(void)
-{
-	return report_mode == REPORT_FULL;
-}
-
-/**
- * report_cpu_detail() - the per-CPU detail columns (cpus[].tsc_skew_ns,
- * scrub.per_cpu[].idle_ns) of a boot of @cpus CPUs: in the compact report
- * only up to REPORT_CPU_DETAIL_MAX CPUs, 20 bytes a CPU the 32 KiB budget
- * at 256 CPUs has no room for (DESIGN §9); their maxima stay
- * (smp.tsc_skew_max_ns, scrub.idle_max_ns).
- * Return: true when they are printed.
- */
-bool report_cpu_detail(unsigned int cpus)
-{
-	return report_full() || cpus <= REPORT_CPU_DETAIL_MAX;
-}
 
 static void report_human(const struct bootinfo *bi,
 			 const struct audit_result *a,
