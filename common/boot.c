@@ -28,6 +28,7 @@
 #include <keel/errno.h>
 #include <keel/escape.h>
 #include <keel/frametable.h>
+#include <keel/guest.h>
 #include <keel/heap.h>
 #include <keel/inject.h>
 #include <keel/latency.h>
@@ -270,7 +271,7 @@ const char *boot_verdict(const struct audit_result *a)
 		return "scrub incomplete: dirty pages remain";
 	if (domains_problem_count())
 		return "domains: check problems";
-	return NULL;
+	return guests_fail_reason();
 }
 
 /* The options: Kconfig's default command line, then the loader's. */
@@ -348,17 +349,53 @@ static void phase_exercise(void)
 }
 
 /*
+ * guests=on (DESIGN §14): a vCPU in every built domain, guest_rounds=
+ * times; before each round after the first, the domains are destroyed
+ * and built again on the memory the last guests wrote (the check the
+ * boot scrub exists for: none of it may reach a new guest).
+ */
+static void phase_guests(const struct bootinfo *bi)
+{
+	struct guest_params gp = {
+		.touch = opts.guest_touch,
+		.run_ms = opts.guest_run_ms,
+		.rounds = opts.guest_rounds,
+	};
+
+	if (!opts.guests) {
+		guests_inject_unused("guests=on not given");
+		return;
+	}
+	for (gp.round = 1;; gp.round++) {
+		guests_run(&gp);
+		if (gp.round >= gp.rounds || guests_state()->unsupported ||
+		    domains_problem_count() || guests_problem_count())
+			break;
+		domains_destroy_all();
+		domains_setup(&opts, bi);
+		domains_build(NULL);
+		domains_check(opts.audit == AUDIT_FULL);
+	}
+}
+
+/*
  * Guests' memory (DESIGN §11): the domain= and dom0less domains built on
- * the open, scrubbed heap, checked, and destroyed when asked.
+ * the open, scrubbed heap, checked, run (guests=on), and destroyed when
+ * asked.
  */
 static void phase_domains(const struct bootinfo *bi)
 {
-	if (!domains_setup(&opts, bi))
+	if (!domains_setup(&opts, bi)) {
+		if (opts.guests)
+			pr_warn("guests=on: there is no domain to run in\n");
+		guests_inject_unused("there is no domain");
 		return;
+	}
 	if (opts.bench)
 		domains_bench();
 	domains_build(NULL);
 	domains_check(opts.audit == AUDIT_FULL);
+	phase_guests(bi);
 	if (opts.domains_destroy)
 		domains_destroy_all();
 }

@@ -44,6 +44,9 @@ void stress_report_human(void);
 /* "domains" table, domains_build_ns, domains_info, the domain lines. */
 void domains_report_json(struct jw *w);
 void domains_report_human(void);
+/* "guests" table, guests_info, the guest lines (guest_report.c). */
+void guests_report_json(struct jw *w);
+void guests_report_human(void);
 /* "audit" object and the "audit:" line (audit.c). */
 void audit_report_json(struct jw *w, const struct audit_result *a);
 void audit_report_human(const struct audit_result *a);

@@ -2,7 +2,7 @@
 /*
  * Arch hooks of the guests that run in their domains (DESIGN §14,
  * common/guest/): whether this machine can run one, the guest program,
- * and one vCPU's entry, run and exit. Implemented in arch/*/guest.c.
+ * and one vCPU's entry, run and exit. Implemented in arch/{arm64,x86_64,sandbox}/guest.c.
  *
  *   arm64    at EL2: HCR_EL2 for a guest, VTTBR_EL2 (the domain's VMID) and
  *            VTCR_EL2 from its table, EL1 with its MMU off, entered with
@@ -20,9 +20,8 @@
  * area, the counter offset), documented in the arch's guest.c, so that a
  * live update can carry it. Nothing in it points into keel's image.
  *
- * A vCPU runs on one CPU only, the one that called arch_vcpu_init() on it
- * never being required: the init may run on the boot CPU, the runs on the
- * vCPU's own CPU after arch_guest_cpu_init() there.
+ * arch_vcpu_init() and arch_vcpu_destroy() run on the boot CPU; a vCPU's
+ * runs on its own CPU only, after arch_guest_cpu_init() there.
  */
 #ifndef ARCH_GUEST_H
 #define ARCH_GUEST_H
@@ -63,7 +62,7 @@ struct vcpu_setup {
 	uint64_t image_ipa;	  /* the guest image: GUEST_IMAGE_PAGES pages */
 	uint64_t entry;		  /* the pc (an IPA) */
 	uint64_t arg[GUEST_ARGS];
-	uint64_t counter_offset; /* its counter = keel's + this */
+	uint64_t counter_offset; /* its counter = keel's + this (mod 2^64) */
 };
 
 /* Pages of the guest image (read-only to the guest, at image_ipa). */

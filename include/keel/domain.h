@@ -28,6 +28,7 @@
 
 struct jw;
 struct keel_options;
+struct p2m;
 struct bootinfo;
 
 #define DOMAIN_MAX 64 /* domain= words and dom0less nodes together */
@@ -153,6 +154,20 @@ unsigned int domains_check(bool zero_sample);
 
 /* How many domains there are (built or failed). */
 unsigned int domain_count(void);
+
+/*
+ * domain_view(): what the guests (common/guest/) read of domain @i (0 ..
+ * domain_count() - 1): its id, nodes, size, its committed table and its
+ * printable name. Return: false when @i was not built (or is destroyed).
+ */
+struct domain_view {
+	uint16_t id;
+	uint32_t node, build_node;
+	uint64_t bytes;
+	struct p2m *p2m;
+	const char *name;
+};
+bool domain_view(unsigned int i, struct domain_view *out);
 /* Problems the checks and destroy found (the boot fails on any). */
 unsigned int domains_problem_count(void);
 

@@ -49,7 +49,6 @@
 struct guest_params {
 	uint32_t touch;	 /* guest_touch= */
 	uint32_t run_ms; /* guest_run_ms= */
-	int past_end;	 /* inject=guest-past-end:N: domain N, else -1 */
 	unsigned int round, rounds; /* this round (1..), of guest_rounds= */
 };
 
@@ -61,6 +60,20 @@ enum guest_end {
 	GUEST_END_TRAP,	    /* did what keel traps: stopped */
 	GUEST_END_EXCEPTION, /* took an exception of its own: stopped */
 	GUEST_END_FAILED,    /* could not be set up or entered */
+};
+
+/*
+ * A vCPU's stage 2 (common/guest/guest_stage2.c): @p2m is the domain's
+ * table with its own root; @own the pages it allocated (root copy, the
+ * tables on the image's path, the image), given back when it goes.
+ */
+#define GUEST_S2_OWN 5
+struct guest_s2 {
+	struct p2m p2m;
+	paddr_t image; /* GUEST_IMAGE_PAGES pages */
+	paddr_t own[GUEST_S2_OWN];
+	uint8_t own_order[GUEST_S2_OWN];
+	unsigned int own_count;
 };
 
 /* One vCPU: what it did (the report) and its arch state (arch_vcpu). */
@@ -80,7 +93,7 @@ struct vcpu {
 	uint64_t walk_cpu_ticks;  /* keel's: the walk's turns on its CPU */
 	uint64_t runs, cpu_ticks; /* turns; time on its CPU */
 	char why[64];		  /* GUEST_END_FAILED: why */
-	struct p2m stage2;	  /* the domain's table + the image */
+	struct guest_s2 s2;	  /* the domain's table + the image */
 	struct arch_vcpu arch;
 };
 
@@ -108,6 +121,14 @@ void guests_run(const struct guest_params *gp);
 /* What the rounds found, for the report and the verdict. */
 const struct guests_state *guests_state(void);
 unsigned int guests_problem_count(void);
+/* The verdict's words for the guests' problems, NULL: none. */
+const char *guests_fail_reason(void);
+/*
+ * guests_inject_unused(): one warning for each inject=guest-past-end:N
+ * word that no guest acts on, saying @why (guests=on not given, guests
+ * unsupported here, no such domain).
+ */
+void guests_inject_unused(const char *why);
 
 /* The IPA of the guest image in a table of @ipa_bits (below 2^47). */
 uint64_t guest_image_ipa(unsigned int ipa_bits);

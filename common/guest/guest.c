@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guests, the phase (include/keel/guest.h, DESIGN §14): one round gives
+ * every built domain a vCPU, runs them all on their CPUs, tears them
+ * down and judges what they reported. guest_rounds= rounds after the
+ * first are the flow's (common/boot.c): domains destroyed, built again,
+ * checked, then this again.
+ *
+ *  - Setup (boot CPU): the vCPU's stage 2 and image (guest_stage2.c),
+ *    the program written by the arch (arch_guest_image()), its entry
+ *    arguments (<keel/guest_abi.h>), arch_vcpu_init(). A domain larger
+ *    than GUEST_MAX_BYTES, or reaching the image's IPA, gets no vCPU
+ *    (failed, with why): its memory is still checked by the walk of
+ *    domain_check.c, not by a guest.
+ *  - CPUs: the vCPUs of a domain go to the online CPUs of its build node
+ *    (its own node, or the nearest one with CPUs) in turn, so 64 domains
+ *    share 2 CPUs 32 and 32. Every CPU with vCPUs runs guest_cpu_main().
+ *  - Judging (boot CPU, after the run): a word that was not zero, a
+ *    stage-2 fault anywhere but one page past the range of a domain that
+ *    inject=guest-past-end:ID asked for, a walk short of the domain's
+ *    pages, a trap, an exception, a failed entry: each is one warning and
+ *    a problem, and the boot fails (guests_fail_reason()).
+ *
+ * The state of every round is `guests` (the last round's vCPUs and the
+ * totals of all), read by the report. Boot CPU, but for guest_run.c's
+ * CPUs while the round runs; no lock.
+ */
+#include <arch/cpu.h>
+#include <keel/compiler.h>
+#include <keel/enum_names.h>
+#include <keel/errno.h>
+#include <keel/guest.h>
+#include <keel/inject.h>
+#include <keel/printk.h>
+#include <keel/smp.h>
+#include <keel/string.h>
+#include <keel/ticks.h>
+#include <keel/trace.h>
+
+#include "guest_priv.h"
+
+struct guests_state guests;
+
+static const struct enum_name guest_end_names[] = {
+	{GUEST_END_NONE, "not-run"},
+	{GUEST_END_DONE, "done"},
+	{GUEST_END_STAGE2, "stage2-fault"},
+	{GUEST_END_TRAP, "trap"},
+	{GUEST_END_EXCEPTION, "guest-exception"},
+	{GUEST_END_FAILED, "failed"},
+	ENUM_NAMES_END,
+};
+
+/** guest_end_name() - Return: @e's word (guests[].exit_reason). */
+const char *guest_end_name(enum guest_end e)
+{
+	return enum_name(guest_end_names, e);
+}
+
+/**
+ * guest_image_ipa() - where the image lies in a table of @ipa_bits: its
+ * last GUEST_IMAGE_PAGES pages below 2^47 (or 2^@ipa_bits), one leaf
+ * table, an address that is canonical for a 64-bit x86 guest too.
+ * @ipa_bits: the table's width
+ *
+ * Return: the image's IPA.
+ */
+uint64_t guest_image_ipa(unsigned int ipa_bits)
+{
+	unsigned int bits = ipa_bits < 47 ? ipa_bits : 47;
+
+	return (1ULL << bits) - GUEST_IMAGE_PAGES * PAGE_SIZE;
+}
+
+static uint64_t us_to_ticks(uint64_t us)
+{
+	return arch_ticks_hz() / 1000000 * us +
+	       arch_ticks_hz() % 1000000 * us / 1000000;
+}
+
+/* The vCPU of domain @dv, ready to enter. Return: 0, or -errno (v->why). */
+static int vcpu_setup(struct vcpu *v, const struct domain_view *dv,
+		      const struct guest_params *gp)
+{
+	uint64_t image_ipa = guest_image_ipa(dv->p2m->ipa_bits);
+	struct vcpu_setup s = {.stage2 = &v->s2.p2m, .image_ipa = image_ipa};
+	int err;
+
+	if (dv->bytes > GUEST_MAX_BYTES ||
+	    dv->bytes > image_ipa - PAGE_SIZE) {
+		snprintf(v->why, sizeof(v->why),
+			 "its %llu bytes are more than a guest walks",
+			 (unsigned long long)dv->bytes);
+		return -E2BIG;
+	}
+	err = guest_s2_build(&v->s2, dv->p2m, image_ipa);
+	if (err) {
+		snprintf(v->why, sizeof(v->why), "%s for its stage 2",
+			 err == -ENOMEM ? "no memory" : "its IPA is taken");
+		return err;
+	}
+	s.entry = image_ipa + arch_guest_image(guest_s2_image(&v->s2),
+					       image_ipa);
+	guest_s2_publish(&v->s2);
+	s.arg[0] = dv->bytes;
+	s.arg[1] = gp->touch;
+	s.arg[2] = guest_seed(dv->id);
+	s.arg[3] = GUEST_EXPECT_ZERO;
+	s.arg[4] = inject_has(INJECT_GUEST_PAST_END, dv->id)
+			   ? GUEST_FLAG_PAST_END
+			   : 0;
+	s.arg[5] = us_to_ticks((uint64_t)gp->run_ms * 1000);
+	err = arch_vcpu_init(&v->arch, &s);
+	if (err) {
+		snprintf(v->why, sizeof(v->why), "arch_vcpu_init: %d", err);
+		guest_s2_free(&v->s2);
+	}
+	return err;
+}
+
+/* The next online CPU of @node after @from (wrapping); NR_CPUS: none. */
+static unsigned int node_cpu_after(uint32_t node, unsigned int from)
+{
+	for (unsigned int k = 1; k <= cpu_count; k++) {
+		unsigned int c = (from + k) % cpu_count;
+
+		if (cpu_table[c].online && cpu_table[c].node == node)
+			return c;
+	}
+	return NR_CPUS;
+}
+
+/* A vCPU per built domain, each given a CPU; @cpus: the CPUs used. */
+static void vcpus_setup(const struct guest_params *gp, cpumask_t *cpus)
+{
+	static unsigned int last[MAX_NUMNODES];
+	struct domain_view dv;
+
+	for (unsigned int n = 0; n < MAX_NUMNODES; n++)
+		last[n] = cpu_count - 1;
+	cpumask_clear(cpus);
+	guests.count = 0;
+	for (unsigned int i = 0; i < domain_count() && i < DOMAIN_MAX; i++) {
+		struct vcpu *v = &guests.vcpu[guests.count];
+		unsigned int c;
+
+		if (!domain_view(i, &dv))
+			continue;
+		guests.count++;
+		memset(v, 0, sizeof(*v));
+		v->domain = dv.id;
+		v->node = dv.build_node;
+		v->bytes = dv.bytes;
+		v->first_bad_ipa = v->fault_ipa = (uint64_t)GUEST_NO_IPA;
+		c = node_cpu_after(v->node, last[v->node % MAX_NUMNODES]);
+		v->cpu = c < NR_CPUS ? c : arch_cpu_id();
+		last[v->node % MAX_NUMNODES] = v->cpu;
+		if (vcpu_setup(v, &dv, gp)) {
+			v->end = GUEST_END_FAILED;
+			continue;
+		}
+		v->live = true;
+		cpumask_set(cpus, v->cpu);
+	}
+}
+
+/* Whose pattern @value looks like: "domain N's", or "no guest's". */
+static void pattern_owner(char *buf, size_t size, uint64_t value)
+{
+	uint64_t id = (value >> GUEST_SEED_SHIFT) ^ GUEST_SEED_BASE;
+
+	if (value && id >= 1 && id <= DOMAIN_MAX)
+		snprintf(buf, size, "domain %llu's pattern for IPA %#llx",
+			 (unsigned long long)id,
+			 (unsigned long long)(value ^ guest_seed((uint16_t)id)));
+	else
+		snprintf(buf, size, "no guest's pattern");
+}
+
+/* The faults @v took: expected only one page past an asked domain. */
+static unsigned int judge_fault(const struct vcpu *v)
+{
+	bool asked = inject_has(INJECT_GUEST_PAST_END, v->domain);
+
+	if (v->end != GUEST_END_STAGE2) {
+		if (!asked || v->end != GUEST_END_DONE)
+			return 0;
+		pr_warn("guest %u: no stage-2 fault one page past its range "
+			"(inject=guest-past-end:%u)\n",
+			v->domain, v->domain);
+		return 1;
+	}
+	if (asked && v->fault_ipa == v->bytes) {
+		pr_info("guest %u: stage-2 fault at IPA %#llx, one page past "
+			"its range (inject=guest-past-end): stopped\n",
+			v->domain, (unsigned long long)v->fault_ipa);
+		return 0;
+	}
+	pr_warn("guest %u: stage-2 fault at IPA %#llx, %s its range [0, "
+		"%#llx): stopped\n",
+		v->domain, (unsigned long long)v->fault_ipa,
+		v->fault_ipa < v->bytes ? "inside" : "outside",
+		(unsigned long long)v->bytes);
+	return 1;
+}
+
+/* @v's problems, each one warning. Return: how many. */
+static unsigned int judge(const struct vcpu *v)
+{
+	uint64_t pages = v->bytes >> PAGE_SHIFT;
+	unsigned int problems = judge_fault(v);
+	char owner[96];
+
+	if (v->bad_words) {
+		pattern_owner(owner, sizeof(owner), v->first_bad_value);
+		pr_warn("guest %u: %llu words were not zero, the first at "
+			"IPA %#llx: %#llx (%s)\n",
+			v->domain, (unsigned long long)v->bad_words,
+			(unsigned long long)v->first_bad_ipa,
+			(unsigned long long)v->first_bad_value, owner);
+		problems++;
+	}
+	if ((v->end == GUEST_END_DONE || v->end == GUEST_END_STAGE2) &&
+	    (!v->walked || v->pages_walked != pages)) {
+		pr_warn("guest %u: walked %llu of its %llu pages\n", v->domain,
+			(unsigned long long)v->pages_walked,
+			(unsigned long long)pages);
+		problems++;
+	}
+	if (v->end == GUEST_END_FAILED) {
+		pr_warn("guest %u: not run: %s\n", v->domain, v->why);
+		problems++;
+	} else if (v->end != GUEST_END_DONE && v->end != GUEST_END_STAGE2) {
+		pr_warn("guest %u: stopped: %s (syndrome %#llx)\n", v->domain,
+			guest_end_name(v->end),
+			(unsigned long long)v->syndrome);
+		problems++;
+	}
+	return problems;
+}
+
+/* The round's vCPUs gone, their pages back; what they did judged. */
+static void vcpus_finish(void)
+{
+	guests.walk_bytes = 0;
+	for (unsigned int i = 0; i < guests.count; i++) {
+		struct vcpu *v = &guests.vcpu[i];
+
+		if (v->end != GUEST_END_FAILED) {
+			arch_vcpu_destroy(&v->arch);
+			guest_s2_free(&v->s2);
+		}
+		guests.problems += judge(v);
+		guests.bad_words_rounds += v->bad_words;
+		guests.walk_bytes += v->pages_walked << PAGE_SHIFT;
+	}
+}
+
+static void warn_unused(uint64_t id, void *why)
+{
+	for (unsigned int i = 0; i < guests.count && why == NULL; i++)
+		if (guests.vcpu[i].domain == id &&
+		    guests.vcpu[i].end != GUEST_END_FAILED)
+			return;
+	pr_warn("inject=guest-past-end:%llu: %s, nothing injected\n",
+		(unsigned long long)id,
+		why ? (const char *)why : "no guest of that domain runs");
+}
+
+/**
+ * guests_inject_unused() - warn for each inject=guest-past-end word no
+ * guest takes (keel/guest.h).
+ * @why: why none does, or NULL: check the round's vCPUs
+ */
+void guests_inject_unused(const char *why)
+{
+	inject_for_each(INJECT_GUEST_PAST_END, warn_unused, (void *)why);
+}
+
+/* The first round: what this machine can do, said once. */
+static bool round_begin(const struct guest_params *gp)
+{
+	if (gp->round <= 1) {
+		memset(&guests, 0, sizeof(guests));
+		guests.touch = gp->touch;
+		guests.run_ms = gp->run_ms;
+		guests.unsupported = arch_guest_supported();
+		if (guests.unsupported)
+			pr_warn("guests: cannot run here: %s\n",
+				guests.unsupported);
+	}
+	guests.rounds = gp->round;
+	return !guests.unsupported;
+}
+
+/**
+ * guests_run() - one round (keel/guest.h).
+ * @gp: the options and the round's number
+ */
+void guests_run(const struct guest_params *gp)
+{
+	struct guest_round r = {.gp = gp};
+	unsigned int problems = guests.problems;
+	cpumask_t cpus;
+
+	if (!round_begin(gp)) {
+		if (gp->round <= 1)
+			guests_inject_unused("guests cannot run here");
+		return;
+	}
+	trace_begin("guests");
+	vcpus_setup(gp, &cpus);
+	r.slice_ticks = us_to_ticks(GUEST_SLICE_US);
+	r.start = arch_ticks();
+	if (cpumask_weight(&cpus))
+		smp_run_on(&cpus, guest_cpu_main, &r);
+	guests.run_ticks = arch_ticks() - r.start;
+	guests.walk_ticks = r.walk_end > r.start ? r.walk_end - r.start : 0;
+	vcpus_finish();
+	if (gp->round <= 1)
+		guests_inject_unused(NULL);
+	trace_end("guests");
+	pr_info("guests: round %u of %u: %u vCPUs on %u CPUs, %llu MiB "
+		"walked, %u problems, in %llu us\n",
+		gp->round, gp->rounds, guests.count, cpumask_weight(&cpus),
+		(unsigned long long)(guests.walk_bytes >> 20),
+		guests.problems - problems,
+		(unsigned long long)(ticks_to_ns(guests.run_ticks) / 1000));
+}
+
+/** guests_state() - Return: what the rounds found (the report reads it). */
+const struct guests_state *guests_state(void)
+{
+	return &guests;
+}
+
+/** guests_problem_count() - Return: problems of every round so far. */
+unsigned int guests_problem_count(void)
+{
+	return guests.problems;
+}
+
+/**
+ * guests_fail_reason() - the verdict's words for the guests' problems.
+ * Return: NULL when there were none.
+ */
+const char *guests_fail_reason(void)
+{
+	if (guests.bad_words_rounds)
+		return "guests: a guest read words it did not write";
+	if (guests.problems)
+		return "guests: problems";
+	return NULL;
+}
