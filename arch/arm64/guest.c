@@ -167,14 +167,17 @@ const char *arch_guest_supported(void)
  * arch_guest_image() - the program at the image's start (guest_prog.S).
  * @pages: the image, keel's view (zeroed)
  * @image_ipa: where the guest sees it (unused: the program is PIC)
+ * @writable: out: none of it (the guest writes nothing there)
  *
  * Return: the entry's offset.
  */
-uint64_t arch_guest_image(void *pages, uint64_t image_ipa)
+uint64_t arch_guest_image(void *pages, uint64_t image_ipa,
+			  unsigned int *writable)
 {
 	size_t len = (size_t)(arm64_guest_prog_end - arm64_guest_prog);
 
 	(void)image_ipa;
+	*writable = 0;
 	memcpy(pages, arm64_guest_prog, len < PAGE_SIZE ? len : PAGE_SIZE);
 	return GUEST_PROG_ENTRY;
 }

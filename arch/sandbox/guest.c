@@ -13,10 +13,12 @@ const char *arch_guest_supported(void)
 	       "with SVM";
 }
 
-uint64_t arch_guest_image(void *pages, uint64_t image_ipa)
+uint64_t arch_guest_image(void *pages, uint64_t image_ipa,
+			  unsigned int *writable)
 {
 	(void)pages;
 	(void)image_ipa;
+	*writable = 0;
 	return 0;
 }
 

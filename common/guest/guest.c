@@ -58,16 +58,18 @@ const char *guest_end_name(enum guest_end e)
 }
 
 /**
- * guest_image_ipa() - where the image lies in a table of @ipa_bits: its
- * last GUEST_IMAGE_PAGES pages below 2^47 (or 2^@ipa_bits), one leaf
- * table, an address that is canonical for a 64-bit x86 guest too.
- * @ipa_bits: the table's width
+ * guest_image_ipa() - where the image lies in table @p: its last
+ * GUEST_IMAGE_PAGES pages below 2^47, or below 2^ipa_bits or 2^pa_bits
+ * when narrower (an x86 guest's own page tables must lie below its
+ * MAXPHYADDR), in one leaf table, at an address that is canonical for a
+ * 64-bit x86 guest too.
+ * @p: the domain's table
  *
  * Return: the image's IPA.
  */
-uint64_t guest_image_ipa(unsigned int ipa_bits)
+uint64_t guest_image_ipa(const struct p2m *p)
 {
-	unsigned int bits = ipa_bits < 47 ? ipa_bits : 47;
+	unsigned int bits = MIN(MIN(p->ipa_bits, p->pa_bits), 47u);
 
 	return (1ULL << bits) - GUEST_IMAGE_PAGES * PAGE_SIZE;
 }
@@ -82,8 +84,9 @@ static uint64_t us_to_ticks(uint64_t us)
 static int vcpu_setup(struct vcpu *v, const struct domain_view *dv,
 		      const struct guest_params *gp)
 {
-	uint64_t image_ipa = guest_image_ipa(dv->p2m->ipa_bits);
+	uint64_t image_ipa = guest_image_ipa(dv->p2m);
 	struct vcpu_setup s = {.stage2 = &v->s2.p2m, .image_ipa = image_ipa};
+	unsigned int writable = 0;
 	int err;
 
 	if (dv->bytes > GUEST_MAX_BYTES ||
@@ -100,11 +103,12 @@ static int vcpu_setup(struct vcpu *v, const struct domain_view *dv,
 		return err;
 	}
 	s.entry = image_ipa + arch_guest_image(guest_s2_image(&v->s2),
-					       image_ipa);
+					       image_ipa, &writable);
+	guest_s2_map_image(&v->s2, writable);
 	guest_s2_publish(&v->s2);
 	s.arg[0] = dv->bytes;
 	s.arg[1] = gp->touch;
-	s.arg[2] = guest_seed(dv->id);
+	s.arg[2] = guest_seed(dv->id, gp->round);
 	s.arg[3] = GUEST_EXPECT_ZERO;
 	s.arg[4] = inject_has(INJECT_GUEST_PAST_END, dv->id)
 			   ? GUEST_FLAG_PAST_END
@@ -164,15 +168,19 @@ static void vcpus_setup(const struct guest_params *gp, cpumask_t *cpus)
 	}
 }
 
-/* Whose pattern @value looks like: "domain N's", or "no guest's". */
+/* What wrote @value: "the pattern domain N wrote at IPA X in round R". */
 static void pattern_owner(char *buf, size_t size, uint64_t value)
 {
-	uint64_t id = (value >> GUEST_SEED_SHIFT) ^ GUEST_SEED_BASE;
+	uint64_t top = value >> GUEST_SEED_SHIFT;
+	unsigned int round = (unsigned int)((top >> 8) ^ GUEST_SEED_BASE);
+	uint16_t id = (uint16_t)(top & 0xff);
+	uint64_t ipa = value ^ guest_seed(id, round);
 
-	if (value && id >= 1 && id <= DOMAIN_MAX)
-		snprintf(buf, size, "domain %llu's pattern for IPA %#llx",
-			 (unsigned long long)id,
-			 (unsigned long long)(value ^ guest_seed((uint16_t)id)));
+	if (id >= 1 && id <= DOMAIN_MAX && round >= 1 &&
+	    round <= GUEST_ROUNDS_MAX && ipa < (1ULL << 47))
+		snprintf(buf, size,
+			 "the pattern domain %u wrote at IPA %#llx in round %u",
+			 id, (unsigned long long)ipa, round);
 	else
 		snprintf(buf, size, "no guest's pattern");
 }

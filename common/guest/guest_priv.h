@@ -23,6 +23,7 @@ void guest_cpu_main(void *arg);
 /* guest_stage2.c */
 int guest_s2_build(struct guest_s2 *s, const struct p2m *dom,
 		   uint64_t image_ipa);
+void guest_s2_map_image(struct guest_s2 *s, unsigned int writable);
 void *guest_s2_image(const struct guest_s2 *s);
 void guest_s2_publish(struct guest_s2 *s);
 void guest_s2_free(struct guest_s2 *s);

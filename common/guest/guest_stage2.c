@@ -7,7 +7,9 @@
  * root page(s), and copies the tables on the path from the root to the
  * image's IPA (a new empty table where the domain maps nothing there):
  * at most one table per level below the root. The last one maps the
- * image pages read-only (the format's write bits cleared). Every other
+ * image pages (guest_s2_map_image(), once the arch has filled them),
+ * read-only but for the pages the arch says its guest writes (the
+ * format's write bits cleared). Every other
  * entry of the copies points into the domain's own tables, shared: the
  * walk of the vCPU's table and of the domain's give the same frame for
  * every IPA of the domain, and the domain's table, which the checks and
@@ -100,8 +102,9 @@ static uint64_t *path_copy(struct guest_s2 *s, uint64_t *e,
 }
 
 /**
- * guest_s2_build() - @s: @dom with its own root and the image mapped
- * read-only at @image_ipa (see the file comment).
+ * guest_s2_build() - @s: @dom with its own root and the path to
+ * @image_ipa copied; the image's pages taken, not mapped yet
+ * (guest_s2_map_image()). See the file comment.
  * @s: the vCPU's stage 2 (zeroed)
  * @dom: the domain's committed table
  * @image_ipa: where the image goes: above the domain, in one leaf table
@@ -118,6 +121,7 @@ int guest_s2_build(struct guest_s2 *s, const struct p2m *dom,
 	int err = -ENOMEM;
 
 	s->p2m = *dom;
+	s->image_ipa = image_ipa;
 	s->image = own_alloc(s, dom->node, IMAGE_ORDER);
 	root = own_alloc(s, dom->node, dom->root_order);
 	if (!valid(s->image) || !valid(root))
@@ -132,22 +136,41 @@ int guest_s2_build(struct guest_s2 *s, const struct p2m *dom,
 		if (!tab)
 			goto fail;
 	}
+	s->leaf_table = tab;
 	for (unsigned int i = 0; i < GUEST_IMAGE_PAGES; i++) {
 		uint64_t ipa = image_ipa + i * PAGE_SIZE;
-		uint64_t *e = &tab[index_at(&s->p2m, ipa, level)];
 		paddr_t out;
 
-		if (s->p2m.fmt->decode(*e, level, &out) != P2M_PTE_NONE) {
+		if (s->p2m.fmt->decode(tab[index_at(&s->p2m, ipa, level)],
+				       level, &out) != P2M_PTE_NONE) {
 			err = -EEXIST;
 			goto fail;
 		}
-		*e = s->p2m.fmt->leaf(pa_add(s->image, i * PAGE_SIZE), level) &
-		     ~s->p2m.fmt->write_bits;
 	}
 	return 0;
 fail:
 	guest_s2_free(s);
 	return err;
+}
+
+/**
+ * guest_s2_map_image() - the image's pages mapped at its IPA, read-only
+ * but for those @writable names (a bit per page: arch_guest_image()).
+ * @s: a stage 2 of guest_s2_build()
+ * @writable: pages the guest may write
+ */
+void guest_s2_map_image(struct guest_s2 *s, unsigned int writable)
+{
+	const struct p2m_format *f = s->p2m.fmt;
+
+	for (unsigned int i = 0; i < GUEST_IMAGE_PAGES; i++) {
+		uint64_t ipa = s->image_ipa + i * PAGE_SIZE;
+		uint64_t pte = f->leaf(pa_add(s->image, i * PAGE_SIZE),
+				       P2M_LEAF_LEVEL);
+
+		s->leaf_table[index_at(&s->p2m, ipa, P2M_LEAF_LEVEL)] =
+			writable & (1u << i) ? pte : pte & ~f->write_bits;
+	}
 }
 
 /** guest_s2_image() - Return: keel's view of @s's image pages. */

@@ -77,10 +77,14 @@ const char *arch_guest_supported(void);
 /*
  * Fill the guest image, @pages (GUEST_IMAGE_PAGES zeroed pages, keel's
  * view) that the guest sees at @image_ipa: the program, and what else the
- * arch's guest needs there (x86_64: its identity page tables).
+ * arch's guest needs there (x86_64: its identity page tables). *@writable:
+ * the image pages (a bit each) its stage 2 must let the guest write; the
+ * others are read-only (x86_64: its page tables, which QEMU's nested
+ * walker writes; arm64: none).
  * Return: the entry's offset in the image.
  */
-uint64_t arch_guest_image(void *pages, uint64_t image_ipa);
+uint64_t arch_guest_image(void *pages, uint64_t image_ipa,
+			  unsigned int *writable);
 
 /*
  * The calling CPU gets ready to run vCPUs (arm64: the timer PPI; x86_64:

@@ -70,7 +70,9 @@ enum guest_end {
 #define GUEST_S2_OWN 5
 struct guest_s2 {
 	struct p2m p2m;
-	paddr_t image; /* GUEST_IMAGE_PAGES pages */
+	paddr_t image;	    /* GUEST_IMAGE_PAGES pages */
+	uint64_t image_ipa; /* where the guest sees them */
+	uint64_t *leaf_table; /* keel's view of the table that maps them */
 	paddr_t own[GUEST_S2_OWN];
 	uint8_t own_order[GUEST_S2_OWN];
 	unsigned int own_count;
@@ -130,12 +132,17 @@ const char *guests_fail_reason(void);
  */
 void guests_inject_unused(const char *why);
 
-/* The IPA of the guest image in a table of @ipa_bits (below 2^47). */
-uint64_t guest_image_ipa(unsigned int ipa_bits);
-/* The seed of domain @id's pattern (the word at IPA a is a ^ seed). */
-static inline uint64_t guest_seed(uint16_t id)
+/* The IPA of the guest image in table @p (below 2^47 and its widths). */
+uint64_t guest_image_ipa(const struct p2m *p);
+/*
+ * The seed of domain @id's pattern in round @round (the word at IPA a is
+ * a ^ seed): what wrote a word is in the word.
+ */
+static inline uint64_t guest_seed(uint16_t id, unsigned int round)
 {
-	return (uint64_t)(GUEST_SEED_BASE ^ id) << GUEST_SEED_SHIFT;
+	return ((uint64_t)((GUEST_SEED_BASE ^ round) & 0xff) << 8 |
+		(id & 0xff))
+	       << GUEST_SEED_SHIFT;
 }
 
 /* "done", "stage2-fault", ... (guests[].exit_reason). */

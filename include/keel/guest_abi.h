@@ -11,7 +11,8 @@
  *   0 bytes    its IPA range is [0, bytes), a multiple of 4 KiB
  *   1 stride   guest_touch=: bytes between two words it checks and writes
  *              (a power of two, 8 .. 4096)
- *   2 seed     its pattern: the word at IPA a is a ^ seed (guest_seed())
+ *   2 seed     its pattern: the word at IPA a is a ^ seed (guest_seed():
+ *              the domain and the round are in its top 16 bits)
  *   3 expect   what each word must read before it is written
  *              (GUEST_EXPECT_ZERO, or GUEST_EXPECT_OWN: its own pattern,
  *              the check of a guest that resumes after a live update)
@@ -26,7 +27,7 @@
  *   GUEST_HC_DONE  largest gap between two loop iterations (counter
  *                  ticks), iterations, the walk's ticks (counter), 0
  *   GUEST_HC_EXC   the guest took an exception of its own: syndrome
- *                  (ESR_EL1; x86: the vector), address, pc, 0
+ *                  (ESR_EL1; x86: its error code), address, pc, vector
  * After GUEST_HC_DONE or GUEST_HC_EXC the guest never runs again.
  */
 #ifndef KEEL_GUEST_ABI_H
@@ -44,8 +45,11 @@
 #define GUEST_ARGS   6
 #define GUEST_NO_IPA (-1)
 
-/* The pattern's top 16 bits: 'KE' ^ the domain's id (guest_seed()). */
-#define GUEST_SEED_BASE	 0x4b45
+/*
+ * The pattern's top 16 bits (guest_seed()): 'K' ^ the round in bits
+ * 63:56, the domain's id in bits 55:48; IPAs stay below 2^47.
+ */
+#define GUEST_SEED_BASE	 0x4b
 #define GUEST_SEED_SHIFT 48
 
 #endif
