@@ -34,8 +34,10 @@
  * passed it, else another interrupt; VMEXIT_INVALID (-1) a failed entry;
  * anything else a trap (syndrome: the exit code).
  *
- * Per CPU: EFER.SVME and VM_HSAVE_PA, a host save area page from the
- * heap (arch_guest_cpu_init()). Lock: none; each CPU runs its own vCPUs.
+ * Per CPU, while its vCPUs run: EFER.SVME and VM_HSAVE_PA, a host save
+ * area page from the heap (arch_guest_cpu_init() to arch_guest_cpu_fini():
+ * every page the guests took is given back after them). Lock: none; each
+ * CPU runs its own vCPUs.
  */
 #include <arch/guest.h>
 #include <arch/irq.h>
@@ -139,9 +141,11 @@ extern const char x86_guest_prog[], x86_guest_prog_end[];
 
 /*
  * The I/O and MSR permission maps: all ones (every access intercepted),
- * made once; 0 until then.
+ * shared by the vCPUs: made by the first arch_vcpu_init(), given back by
+ * the last arch_vcpu_destroy() (both on the boot CPU); 0 when none.
  */
 static uint64_t iopm, msrpm;
+static unsigned int vcpus_made;
 
 static struct x86_vcpu *vcpu_of(struct arch_vcpu *av)
 {
@@ -240,32 +244,41 @@ static uint64_t maybe_pages(unsigned int order, int byte)
 	return pa_val(t) == pa_val(INVALID_PADDR) ? 0 : pa_val(t);
 }
 
+static void pages_free(uint64_t pa_, unsigned int order)
+{
+	heap_free(pfn_to_page(paddr_to_pfn(pa(pa_))), order, false);
+}
+
 /**
  * arch_guest_cpu_init() - SVM on for this CPU: EFER.SVME, a host save
- * area (kept: VM_HSAVE_PA must name a page as long as SVME is on).
+ * area page in VM_HSAVE_PA.
  * @why: out: the reason when it cannot
  *
  * Return: 0, -ENOMEM.
  */
 int arch_guest_cpu_init(const char **why)
 {
-	if (!rdmsr(MSR_VM_HSAVE)) {
-		paddr_t hsave = filled_pages(0, 0);
+	uint64_t hsave = maybe_pages(0, 0);
 
-		if (pa_val(hsave) == pa_val(INVALID_PADDR)) {
-			*why = "no memory for the SVM host save area";
-			return -ENOMEM;
-		}
-		wrmsr(MSR_VM_HSAVE, pa_val(hsave));
+	if (!hsave) {
+		*why = "no memory for the SVM host save area";
+		return -ENOMEM;
 	}
+	wrmsr(MSR_VM_HSAVE, hsave);
 	wrmsr(MSR_EFER, rdmsr(MSR_EFER) | EFER_SVME);
 	return 0;
 }
 
-/** arch_guest_cpu_fini() - SVM stays on (the save area stays the CPU's). */
+/** arch_guest_cpu_fini() - SVM off again, the host save area given back. */
 void arch_guest_cpu_fini(void)
 {
+	uint64_t hsave = rdmsr(MSR_VM_HSAVE);
+
 	lapic_timer_oneshot(0);
+	wrmsr(MSR_EFER, rdmsr(MSR_EFER) & ~EFER_SVME);
+	wrmsr(MSR_VM_HSAVE, 0);
+	if (hsave)
+		pages_free(hsave, 0);
 }
 
 /* Intercepts, maps, ASID, nested paging (the file comment). */
@@ -324,10 +337,20 @@ int arch_vcpu_init(struct arch_vcpu *av, const struct vcpu_setup *s)
 	if (!msrpm)
 		msrpm = maybe_pages(1, 0xff);
 	vmcb = filled_pages(0, 0);
-	if (!iopm || !msrpm || pa_val(vmcb) == pa_val(INVALID_PADDR))
+	if (!iopm || !msrpm || pa_val(vmcb) == pa_val(INVALID_PADDR)) {
+		if (pa_val(vmcb) != pa_val(INVALID_PADDR))
+			pages_free(pa_val(vmcb), 0);
+		if (!vcpus_made && iopm)
+			pages_free(iopm, 2);
+		if (!vcpus_made && msrpm)
+			pages_free(msrpm, 1);
+		if (!vcpus_made)
+			iopm = msrpm = 0;
 		return -ENOMEM;
+	}
 	v->vmcb = pa_val(vmcb);
 	v->flush = 1;
+	vcpus_made++;
 	for (unsigned int i = 0; i < GUEST_ARGS; i++)
 		v->gprs[arg_reg[i]] = s->arg[i];
 	vmcb_controls(phys_to_virt(vmcb), s);
@@ -397,12 +420,21 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 	arch_irq_restore(f);
 }
 
-/** arch_vcpu_destroy() - its VMCB back to the heap. */
+/**
+ * arch_vcpu_destroy() - its VMCB back to the heap; the permission maps
+ * too after the last vCPU.
+ */
 void arch_vcpu_destroy(struct arch_vcpu *av)
 {
 	struct x86_vcpu *v = vcpu_of(av);
 
-	if (v->vmcb)
-		heap_free(pfn_to_page(paddr_to_pfn(pa(v->vmcb))), 0, false);
+	if (!v->vmcb)
+		return;
+	pages_free(v->vmcb, 0);
 	v->vmcb = 0;
+	if (--vcpus_made)
+		return;
+	pages_free(iopm, 2);
+	pages_free(msrpm, 1);
+	iopm = msrpm = 0;
 }

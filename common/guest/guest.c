@@ -163,7 +163,7 @@ static void vcpus_setup(const struct guest_params *gp, cpumask_t *cpus)
 			v->end = GUEST_END_FAILED;
 			continue;
 		}
-		v->live = true;
+		v->made = v->live = true;
 		cpumask_set(cpus, v->cpu);
 	}
 }
@@ -254,7 +254,7 @@ static void vcpus_finish(void)
 	for (unsigned int i = 0; i < guests.count; i++) {
 		struct vcpu *v = &guests.vcpu[i];
 
-		if (v->end != GUEST_END_FAILED) {
+		if (v->made) {
 			arch_vcpu_destroy(&v->arch);
 			guest_s2_free(&v->s2);
 		}

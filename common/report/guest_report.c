@@ -26,7 +26,7 @@
 #include "report_priv.h"
 
 #define GUEST_REPORT_ROWS   16
-#define GUEST_REPORT_PICKED 4
+#define GUEST_REPORT_PICKED 2
 #define GUEST_HUMAN_LINES   16
 
 static bool guest_bad(const struct vcpu *v)

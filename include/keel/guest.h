@@ -84,6 +84,7 @@ struct vcpu {
 	uint32_t node;	      /* the domain's build node: its CPUs run it */
 	unsigned int cpu;     /* the CPU it runs on */
 	uint64_t bytes;	      /* its IPA range [0, bytes) */
+	bool made;	      /* arch_vcpu_init() done: destroy it */
 	bool live;	      /* entered and not ended */
 	bool walked;	      /* GUEST_HC_WALK came */
 	enum guest_end end;
