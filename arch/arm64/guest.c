@@ -6,8 +6,8 @@
  * The vCPU's state, struct arm64_vcpu in the words of struct arch_vcpu
  * (what a live update carries; nothing in it points into keel):
  *   regs         x0-x30, pc (ELR_EL2), PSTATE (SPSR_EL2): guest_switch.S
- *   el1[]        the EL1 system registers and its virtual timer, in the
- *                order of EL1_REGS below (SCTLR_EL1 ... CNTV_CVAL_EL0)
+ *   el1          the EL1 system registers and its virtual timer
+ *                (struct arm64_el1: SCTLR_EL1 ... CNTV_CVAL_EL0)
  *   cntvoff      CNTVOFF_EL2: its virtual counter is keel's minus this
  *   vtcr, vttbr  its stage 2: VTCR_EL2 from the table's geometry, VTTBR_EL2
  *                with the table's root and VMID (one per domain)
@@ -65,12 +65,12 @@
 #define HCR_TTLB  (1ULL << 25)
 #define HCR_TVM	  (1ULL << 26)
 #define HCR_RW	  (1ULL << 31)
-#define HCR_GUEST                                                        \
-	(HCR_VM | HCR_SWIO | HCR_FMO | HCR_IMO | HCR_AMO | HCR_TWI |     \
-	 HCR_TWE | HCR_TSC | HCR_TIDCP | HCR_TACR | HCR_TSW | HCR_TPCP | \
-	 HCR_TPU | HCR_TTLB | HCR_TVM | HCR_RW)
+#define HCR_GUEST                                                              \
+	(HCR_VM | HCR_SWIO | HCR_FMO | HCR_IMO | HCR_AMO | HCR_TWI | HCR_TWE | \
+	 HCR_TSC | HCR_TIDCP | HCR_TACR | HCR_TSW | HCR_TPCP | HCR_TPU |       \
+	 HCR_TTLB | HCR_TVM | HCR_RW)
 
-#define CPTR_TFP	(1ULL << 10)
+#define CPTR_TFP	 (1ULL << 10)
 #define CNTHCTL_EL1PCTEN (1ULL << 0)
 #define CNTHCTL_EL1PCEN	 (1ULL << 1)
 #define TIMER_ENABLE	 1u
@@ -78,37 +78,25 @@
 #define PPI_CNTHP	 26
 #define PSR_EL1H_DAIF	 0x3c5 /* EL1h, D A I F masked */
 
-#define EC_HVC64       0x16
-#define EC_IABT_LOW    0x20
-#define EC_DABT_LOW    0x24
-#define ESR_WNR	       (1ULL << 6)
-#define FSC_PERMISSION 0x0c /* below: address size, translation, AF */
-#define HPFAR_FIPA     0x00000ffffffffff0ULL
+#define EC_HVC64	 0x16
+#define EC_IABT_LOW	 0x20
+#define EC_DABT_LOW	 0x24
+#define ESR_WNR		 (1ULL << 6)
+#define FSC_PERMISSION	 0x0c /* below: address size, translation, AF */
+#define HPFAR_FIPA	 0x00000ffffffffff0ULL
 
-#define VEC_SYNC 8
-#define VEC_IRQ	 9
+#define VEC_SYNC	 8
+#define VEC_IRQ		 9
 
-#define cnthp_ctl_el2  S3_4_C14_C2_1
-#define cnthp_cval_el2 S3_4_C14_C2_2
+#define cnthp_ctl_el2	 S3_4_C14_C2_1
+#define cnthp_cval_el2	 S3_4_C14_C2_2
 
-/* The EL1 registers a vCPU owns, X-macro order = el1[] order. */
-#define EL1_REGS(X)                                                        \
-	X(sctlr_el1)                                                       \
-	X(vbar_el1) X(sp_el1) X(elr_el1) X(spsr_el1) X(esr_el1) X(far_el1) \
-		X(ttbr0_el1) X(ttbr1_el1) X(tcr_el1) X(mair_el1)           \
-			X(amair_el1) X(cpacr_el1) X(contextidr_el1)        \
-				X(tpidr_el1) X(tpidr_el0) X(tpidrro_el0)   \
-					X(sp_el0) X(cntkctl_el1) X(par_el1) \
-						X(afsr0_el1) X(afsr1_el1)   \
-							X(csselr_el1)        \
-								X(cntv_ctl_el0) \
-									X(cntv_cval_el0)
-
-enum {
-#define EL1_INDEX(r) EL1_##r,
-	EL1_REGS(EL1_INDEX)
-#undef EL1_INDEX
-		EL1_COUNT
+/* The EL1 registers a vCPU owns, and its virtual timer. */
+struct arm64_el1 {
+	uint64_t sctlr, vbar, sp, elr, spsr, esr, far;
+	uint64_t ttbr0, ttbr1, tcr, mair, amair, cpacr, contextidr;
+	uint64_t tpidr, tpidr_el0, tpidrro_el0, sp_el0, cntkctl, par;
+	uint64_t afsr0, afsr1, csselr, cntv_ctl, cntv_cval;
 };
 
 struct arm64_guest_regs {
@@ -118,7 +106,7 @@ struct arm64_guest_regs {
 
 struct arm64_vcpu {
 	struct arm64_guest_regs regs;
-	uint64_t el1[EL1_COUNT];
+	struct arm64_el1 el1;
 	uint64_t cntvoff;
 	uint64_t vtcr, vttbr;
 };
@@ -137,18 +125,62 @@ static struct arm64_vcpu *vcpu_of(struct arch_vcpu *av)
 	return (struct arm64_vcpu *)av->w;
 }
 
-static void el1_load(const uint64_t *el1)
+static void el1_load(const struct arm64_el1 *r)
 {
-#define EL1_LOAD(r) write_sysreg(el1[EL1_##r], r);
-	EL1_REGS(EL1_LOAD)
-#undef EL1_LOAD
+	write_sysreg(r->sctlr, sctlr_el1);
+	write_sysreg(r->vbar, vbar_el1);
+	write_sysreg(r->sp, sp_el1);
+	write_sysreg(r->elr, elr_el1);
+	write_sysreg(r->spsr, spsr_el1);
+	write_sysreg(r->esr, esr_el1);
+	write_sysreg(r->far, far_el1);
+	write_sysreg(r->ttbr0, ttbr0_el1);
+	write_sysreg(r->ttbr1, ttbr1_el1);
+	write_sysreg(r->tcr, tcr_el1);
+	write_sysreg(r->mair, mair_el1);
+	write_sysreg(r->amair, amair_el1);
+	write_sysreg(r->cpacr, cpacr_el1);
+	write_sysreg(r->contextidr, contextidr_el1);
+	write_sysreg(r->tpidr, tpidr_el1);
+	write_sysreg(r->tpidr_el0, tpidr_el0);
+	write_sysreg(r->tpidrro_el0, tpidrro_el0);
+	write_sysreg(r->sp_el0, sp_el0);
+	write_sysreg(r->cntkctl, cntkctl_el1);
+	write_sysreg(r->par, par_el1);
+	write_sysreg(r->afsr0, afsr0_el1);
+	write_sysreg(r->afsr1, afsr1_el1);
+	write_sysreg(r->csselr, csselr_el1);
+	write_sysreg(r->cntv_cval, cntv_cval_el0);
+	write_sysreg(r->cntv_ctl, cntv_ctl_el0);
 }
 
-static void el1_save(uint64_t *el1)
+static void el1_save(struct arm64_el1 *r)
 {
-#define EL1_SAVE(r) el1[EL1_##r] = read_sysreg(r);
-	EL1_REGS(EL1_SAVE)
-#undef EL1_SAVE
+	r->sctlr = read_sysreg(sctlr_el1);
+	r->vbar = read_sysreg(vbar_el1);
+	r->sp = read_sysreg(sp_el1);
+	r->elr = read_sysreg(elr_el1);
+	r->spsr = read_sysreg(spsr_el1);
+	r->esr = read_sysreg(esr_el1);
+	r->far = read_sysreg(far_el1);
+	r->ttbr0 = read_sysreg(ttbr0_el1);
+	r->ttbr1 = read_sysreg(ttbr1_el1);
+	r->tcr = read_sysreg(tcr_el1);
+	r->mair = read_sysreg(mair_el1);
+	r->amair = read_sysreg(amair_el1);
+	r->cpacr = read_sysreg(cpacr_el1);
+	r->contextidr = read_sysreg(contextidr_el1);
+	r->tpidr = read_sysreg(tpidr_el1);
+	r->tpidr_el0 = read_sysreg(tpidr_el0);
+	r->tpidrro_el0 = read_sysreg(tpidrro_el0);
+	r->sp_el0 = read_sysreg(sp_el0);
+	r->cntkctl = read_sysreg(cntkctl_el1);
+	r->par = read_sysreg(par_el1);
+	r->afsr0 = read_sysreg(afsr0_el1);
+	r->afsr1 = read_sysreg(afsr1_el1);
+	r->csselr = read_sysreg(csselr_el1);
+	r->cntv_ctl = read_sysreg(cntv_ctl_el0);
+	r->cntv_cval = read_sysreg(cntv_cval_el0);
 }
 
 /** arch_guest_supported() - Return: NULL at EL2 with a GICv3, else why not. */
@@ -247,8 +279,8 @@ int arch_vcpu_init(struct arch_vcpu *av, const struct vcpu_setup *s)
 		v->regs.x[i] = s->arg[i];
 	v->regs.pc = s->entry;
 	v->regs.pstate = PSR_EL1H_DAIF;
-	v->el1[EL1_sctlr_el1] = SCTLR_EL1_RES1;
-	v->el1[EL1_vbar_el1] = s->image_ipa;
+	v->el1.sctlr = SCTLR_EL1_RES1;
+	v->el1.vbar = s->image_ipa;
 	v->cntvoff = 0 - s->counter_offset;
 	v->vtcr = vmsa_s2_vtcr(p->ipa_bits, p->start_level, p->pa_bits);
 	v->vttbr = vmsa_s2_vttbr(p->root, p->vmid);
@@ -305,7 +337,7 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 	cnthctl = read_sysreg(cnthctl_el2);
 	vtcr = read_sysreg(vtcr_el2);
 	vttbr = read_sysreg(vttbr_el2);
-	el1_load(v->el1);
+	el1_load(&v->el1);
 	write_sysreg(v->cntvoff, cntvoff_el2);
 	write_sysreg(v->vtcr, vtcr_el2);
 	write_sysreg(v->vttbr, vttbr_el2);
@@ -322,7 +354,7 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 	e->syndrome = read_sysreg(esr_el2);
 	far = read_sysreg(far_el2);
 	hpfar = read_sysreg(hpfar_el2);
-	el1_save(v->el1);
+	el1_save(&v->el1);
 	write_sysreg(TIMER_IMASK, cntv_ctl_el0);
 	write_sysreg(hcr, hcr_el2);
 	write_sysreg(cptr, cptr_el2);

@@ -39,8 +39,7 @@ int arch_vcpu_init(struct arch_vcpu *v, const struct vcpu_setup *s)
 	return -EOPNOTSUPP;
 }
 
-void arch_vcpu_run(struct arch_vcpu *v, uint64_t slice_end,
-		   struct vcpu_exit *e)
+void arch_vcpu_run(struct arch_vcpu *v, uint64_t slice_end, struct vcpu_exit *e)
 {
 	(void)v;
 	(void)slice_end;

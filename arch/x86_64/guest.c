@@ -51,13 +51,13 @@
 #include <keel/p2m_format.h>
 #include <keel/string.h>
 
-#define MSR_EFER       0xc0000080
-#define EFER_SVME      (1ULL << 12)
-#define MSR_VM_CR      0xc0010114
-#define VM_CR_SVMDIS   (1ULL << 4)
-#define MSR_VM_HSAVE   0xc0010117
-#define CPUID_SVM      (1u << 2) /* 8000_0001h ECX */
-#define CPUID_SVM_NP   (1u << 0) /* 8000_000Ah EDX */
+#define MSR_EFER     0xc0000080
+#define EFER_SVME    (1ULL << 12)
+#define MSR_VM_CR    0xc0010114
+#define VM_CR_SVMDIS (1ULL << 4)
+#define MSR_VM_HSAVE 0xc0010117
+#define CPUID_SVM    (1u << 2) /* 8000_0001h ECX */
+#define CPUID_SVM_NP (1u << 0) /* 8000_000Ah EDX */
 
 /* VMCB control area (APM Vol. 2, table B-1). */
 #define VMCB_ICPT_EXC	0x008
@@ -93,31 +93,31 @@
 #define VMCB_GPAT   0x668
 
 /* Intercept bits: misc1 (offset 0x0c) and misc2 (0x10). */
-#define I1_INTR (1u << 0)
-#define I1_NMI	(1u << 1)
-#define I1_SMI	(1u << 2)
-#define I1_INIT (1u << 3)
-#define I1_INVD (1u << 22)
-#define I1_HLT	(1u << 24)
-#define I1_IOIO (1u << 27)
-#define I1_MSR	(1u << 28)
-#define I1_SHUT (1u << 31)
-#define I2_ALL	0x3e7fu /* VMRUN .. SKINIT, WBINVD, MONITOR, MWAIT, XSETBV */
+#define I1_INTR	       (1u << 0)
+#define I1_NMI	       (1u << 1)
+#define I1_SMI	       (1u << 2)
+#define I1_INIT	       (1u << 3)
+#define I1_INVD	       (1u << 22)
+#define I1_HLT	       (1u << 24)
+#define I1_IOIO	       (1u << 27)
+#define I1_MSR	       (1u << 28)
+#define I1_SHUT	       (1u << 31)
+#define I2_ALL	       0x3e7fu /* VMRUN .. SKINIT, WBINVD, MONITOR, MWAIT, XSETBV */
 #define V_INTR_MASKING (1u << 24)
 
-#define EXIT_INTR     0x060
-#define EXIT_VMMCALL  0x081
-#define EXIT_NPF      0x400
-#define EXIT_INVALID  (~0ULL)
-#define NPF_WRITE     (1ULL << 1)
-#define VMMCALL_LEN   3
+#define EXIT_INTR      0x060
+#define EXIT_VMMCALL   0x081
+#define EXIT_NPF       0x400
+#define EXIT_INVALID   (~0ULL)
+#define NPF_WRITE      (1ULL << 1)
+#define VMMCALL_LEN    3
 
 /* Guest control registers: paging, long mode, no FPU. */
 #define CR0_GUEST  0x8000003dULL /* PG | NE | ET | TS | EM | PE */
-#define CR4_GUEST  0x20ULL	  /* PAE */
-#define EFER_GUEST 0x1500ULL	  /* SVME | LMA | LME */
-#define SEG_CODE64 0xa9bu	  /* G L P S type 0xb */
-#define SEG_DATA   0xc93u	  /* G D/B P S type 3 */
+#define CR4_GUEST  0x20ULL	 /* PAE */
+#define EFER_GUEST 0x1500ULL	 /* SVME | LMA | LME */
+#define SEG_CODE64 0xa9bu	 /* G L P S type 0xb */
+#define SEG_DATA   0xc93u	 /* G D/B P S type 3 */
 #define PAT_RESET  0x0007040600070406ULL
 
 /* The guest's identity map: PML4, PDPT of [0, 512 GiB), PDPT of the image. */
@@ -216,8 +216,8 @@ uint64_t arch_guest_image(void *pages, uint64_t image_ipa,
 	for (unsigned int i = 0; i < 512; i++)
 		low[i] = ((uint64_t)i << 30) | PT_1G;
 	pml4[0] = (image_ipa + IMAGE_LOW * PAGE_SIZE) | PT_TABLE;
-	pml4[(gib >> 39) & 511] = (image_ipa + IMAGE_HIGH * PAGE_SIZE) |
-				  PT_TABLE;
+	pml4[(gib >> 39) & 511] =
+		(image_ipa + IMAGE_HIGH * PAGE_SIZE) | PT_TABLE;
 	high[(gib >> 30) & 511] = gib | PT_1G;
 	*writable = 1u << IMAGE_PML4 | 1u << IMAGE_LOW | 1u << IMAGE_HIGH;
 	return 0;
@@ -286,8 +286,8 @@ static void vmcb_controls(uint8_t *vmcb, const struct vcpu_setup *s)
 {
 	put32(vmcb, VMCB_ICPT_EXC, 0xffffffffu);
 	put32(vmcb, VMCB_ICPT_MISC1,
-	      I1_INTR | I1_NMI | I1_SMI | I1_INIT | I1_INVD | I1_HLT |
-		      I1_IOIO | I1_MSR | I1_SHUT);
+	      I1_INTR | I1_NMI | I1_SMI | I1_INIT | I1_INVD | I1_HLT | I1_IOIO |
+		      I1_MSR | I1_SHUT);
 	put32(vmcb, VMCB_ICPT_MISC2, I2_ALL);
 	put64(vmcb, VMCB_IOPM, iopm);
 	put64(vmcb, VMCB_MSRPM, msrpm);
@@ -367,7 +367,8 @@ static void decode_exit(struct x86_vcpu *v, uint8_t *vmcb, uint64_t slice_end,
 	memset(e, 0, sizeof(*e));
 	e->syndrome = code;
 	e->pc = get64(vmcb, VMCB_RIP);
-	switch ((uint32_t)code == (uint32_t)EXIT_INVALID ? EXIT_INVALID : code) {
+	switch ((uint32_t)code == (uint32_t)EXIT_INVALID ? EXIT_INVALID
+							 : code) {
 	case EXIT_VMMCALL:
 		e->reason = VCPU_EXIT_HYPERCALL;
 		e->arg[0] = get64(vmcb, VMCB_RAX);
@@ -409,8 +410,8 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 	uint64_t now = rdtsc(), us = 1;
 
 	if (slice_end > now && tsc_hz)
-		us = (slice_end - now) / (tsc_hz / 1000000 ? tsc_hz / 1000000
-							   : 1);
+		us = (slice_end - now) /
+		     (tsc_hz / 1000000 ? tsc_hz / 1000000 : 1);
 	lapic_timer_oneshot((uint32_t)(us ? us : 1));
 	vmcb[VMCB_TLB_CTL] = v->flush ? 1 : 0;
 	v->flush = 0;

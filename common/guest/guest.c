@@ -89,8 +89,7 @@ static int vcpu_setup(struct vcpu *v, const struct domain_view *dv,
 	unsigned int writable = 0;
 	int err;
 
-	if (dv->bytes > GUEST_MAX_BYTES ||
-	    dv->bytes > image_ipa - PAGE_SIZE) {
+	if (dv->bytes > GUEST_MAX_BYTES || dv->bytes > image_ipa - PAGE_SIZE) {
 		snprintf(v->why, sizeof(v->why),
 			 "its %llu bytes are more than a guest walks",
 			 (unsigned long long)dv->bytes);

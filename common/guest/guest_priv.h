@@ -15,8 +15,8 @@ extern struct guests_state guests;
 struct guest_round {
 	const struct guest_params *gp;
 	uint64_t slice_ticks;
-	uint64_t start;		/* arch_ticks() at the round's start */
-	uint64_t walk_end;	/* the last GUEST_HC_WALK (atomic max) */
+	uint64_t start;	   /* arch_ticks() at the round's start */
+	uint64_t walk_end; /* the last GUEST_HC_WALK (atomic max) */
 };
 void guest_cpu_main(void *arg);
 

@@ -79,8 +79,8 @@ static unsigned int index_at(const struct p2m *p, uint64_t ipa,
  * the copy. Return: the copy's VA, or NULL (-ENOMEM, -EEXIST: @e is a
  * leaf: the domain maps the image's IPA).
  */
-static uint64_t *path_copy(struct guest_s2 *s, uint64_t *e,
-			   unsigned int level, int *err)
+static uint64_t *path_copy(struct guest_s2 *s, uint64_t *e, unsigned int level,
+			   int *err)
 {
 	const struct p2m *p = &s->p2m;
 	paddr_t next = INVALID_PADDR, copy;

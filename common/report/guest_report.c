@@ -143,8 +143,9 @@ static void human_line(const struct vcpu *v)
 		v->domain, v->cpu, (unsigned long long)v->pages_walked,
 		(unsigned long long)v->bad_words,
 		(unsigned long long)v->stage2_faults,
-		(unsigned long long)(us / 1000), (unsigned long long)(us % 1000),
-		(unsigned long long)v->runs, guest_end_name(v->end));
+		(unsigned long long)(us / 1000),
+		(unsigned long long)(us % 1000), (unsigned long long)v->runs,
+		guest_end_name(v->end));
 }
 
 /** guests_report_human() - the "guest" lines (bounded) and the summary. */
@@ -166,7 +167,8 @@ void guests_report_human(void)
 		"(%llu.%03llu GB/s through stage 2), %llu bad words in all "
 		"rounds, blackout at most %llu.%03llu ms\n",
 		g->count, g->rounds, (unsigned long long)(g->walk_bytes >> 20),
-		(unsigned long long)(ns / 1000), (unsigned long long)(gb / 1000),
+		(unsigned long long)(ns / 1000),
+		(unsigned long long)(gb / 1000),
 		(unsigned long long)(gb % 1000),
 		(unsigned long long)g->bad_words_rounds,
 		(unsigned long long)(us / 1000),

@@ -47,17 +47,17 @@
 
 /* What the flow hands the guest phase (parsed options, keel_options). */
 struct guest_params {
-	uint32_t touch;	 /* guest_touch= */
-	uint32_t run_ms; /* guest_run_ms= */
+	uint32_t touch;		    /* guest_touch= */
+	uint32_t run_ms;	    /* guest_run_ms= */
 	unsigned int round, rounds; /* this round (1..), of guest_rounds= */
 };
 
 /* How a vCPU ended (guests[].exit_reason). */
 enum guest_end {
-	GUEST_END_NONE = 0, /* not run (unsupported, or no room) */
-	GUEST_END_DONE,	    /* walked, looped, reported */
-	GUEST_END_STAGE2,   /* touched an IPA it was not given: stopped */
-	GUEST_END_TRAP,	    /* did what keel traps: stopped */
+	GUEST_END_NONE = 0,  /* not run (unsupported, or no room) */
+	GUEST_END_DONE,	     /* walked, looped, reported */
+	GUEST_END_STAGE2,    /* touched an IPA it was not given: stopped */
+	GUEST_END_TRAP,	     /* did what keel traps: stopped */
 	GUEST_END_EXCEPTION, /* took an exception of its own: stopped */
 	GUEST_END_FAILED,    /* could not be set up or entered */
 };
@@ -70,8 +70,8 @@ enum guest_end {
 #define GUEST_S2_OWN 5
 struct guest_s2 {
 	struct p2m p2m;
-	paddr_t image;	    /* GUEST_IMAGE_PAGES pages */
-	uint64_t image_ipa; /* where the guest sees them */
+	paddr_t image;	      /* GUEST_IMAGE_PAGES pages */
+	uint64_t image_ipa;   /* where the guest sees them */
 	uint64_t *leaf_table; /* keel's view of the table that maps them */
 	paddr_t own[GUEST_S2_OWN];
 	uint8_t own_order[GUEST_S2_OWN];
@@ -80,13 +80,13 @@ struct guest_s2 {
 
 /* One vCPU: what it did (the report) and its arch state (arch_vcpu). */
 struct vcpu {
-	uint16_t domain;      /* the domain's id (heap owner id) */
-	uint32_t node;	      /* the domain's build node: its CPUs run it */
-	unsigned int cpu;     /* the CPU it runs on */
-	uint64_t bytes;	      /* its IPA range [0, bytes) */
-	bool made;	      /* arch_vcpu_init() done: destroy it */
-	bool live;	      /* entered and not ended */
-	bool walked;	      /* GUEST_HC_WALK came */
+	uint16_t domain;  /* the domain's id (heap owner id) */
+	uint32_t node;	  /* the domain's build node: its CPUs run it */
+	unsigned int cpu; /* the CPU it runs on */
+	uint64_t bytes;	  /* its IPA range [0, bytes) */
+	bool made;	  /* arch_vcpu_init() done: destroy it */
+	bool live;	  /* entered and not ended */
+	bool walked;	  /* GUEST_HC_WALK came */
 	enum guest_end end;
 	uint64_t pages_walked, bad_words, first_bad_ipa, first_bad_value;
 	uint64_t stage2_faults, fault_ipa; /* fault_ipa: GUEST_NO_IPA: none */
@@ -105,9 +105,9 @@ struct guests_state {
 	const char *unsupported; /* NULL, or why no guest runs here */
 	struct vcpu vcpu[DOMAIN_MAX];
 	unsigned int count;
-	unsigned int rounds;	      /* rounds run */
-	uint64_t bad_words_rounds;    /* bad words, every round */
-	uint64_t run_ticks;	      /* the last round's wall time */
+	unsigned int rounds;		 /* rounds run */
+	uint64_t bad_words_rounds;	 /* bad words, every round */
+	uint64_t run_ticks;		 /* the last round's wall time */
 	uint64_t walk_bytes, walk_ticks; /* the last round: bytes, wall time */
 	unsigned int problems; /* faults inside a range, bad words, failures */
 	uint32_t touch, run_ms;
@@ -141,8 +141,7 @@ uint64_t guest_image_ipa(const struct p2m *p);
  */
 static inline uint64_t guest_seed(uint16_t id, unsigned int round)
 {
-	return ((uint64_t)((GUEST_SEED_BASE ^ round) & 0xff) << 8 |
-		(id & 0xff))
+	return ((uint64_t)((GUEST_SEED_BASE ^ round) & 0xff) << 8 | (id & 0xff))
 	       << GUEST_SEED_SHIFT;
 }
 

@@ -33,17 +33,17 @@
 #ifndef KEEL_GUEST_ABI_H
 #define KEEL_GUEST_ABI_H
 
-#define GUEST_HC_WALK 1
-#define GUEST_HC_DONE 2
-#define GUEST_HC_EXC  3
+#define GUEST_HC_WALK	    1
+#define GUEST_HC_DONE	    2
+#define GUEST_HC_EXC	    3
 
-#define GUEST_EXPECT_ZERO 0
-#define GUEST_EXPECT_OWN  1
+#define GUEST_EXPECT_ZERO   0
+#define GUEST_EXPECT_OWN    1
 
 #define GUEST_FLAG_PAST_END 1
 
-#define GUEST_ARGS   6
-#define GUEST_NO_IPA (-1)
+#define GUEST_ARGS	    6
+#define GUEST_NO_IPA	    (-1)
 
 /*
  * The pattern's top 16 bits (guest_seed()): 'K' ^ the round in bits

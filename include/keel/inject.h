@@ -41,10 +41,10 @@ enum inject_kind {
  * and inject_parse() is the one place that holds a word to it.
  */
 enum inject_arg {
-	INJECT_ARG_NONE,  /* "KIND" only: a ":N" is refused */
-	INJECT_ARG_CPU,	  /* ":N" required: a logical CPU id, 0 included */
-	INJECT_ARG_NODE,  /* ":N" required: a node id, 0 included */
-	INJECT_ARG_COUNT, /* ":N" required: 1 .. max; above max clamped */
+	INJECT_ARG_NONE,   /* "KIND" only: a ":N" is refused */
+	INJECT_ARG_CPU,	   /* ":N" required: a logical CPU id, 0 included */
+	INJECT_ARG_NODE,   /* ":N" required: a node id, 0 included */
+	INJECT_ARG_COUNT,  /* ":N" required: 1 .. max; above max clamped */
 	INJECT_ARG_DOMAIN, /* ":N" required: a domain id (domains[].id) */
 };
 

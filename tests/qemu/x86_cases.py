@@ -383,9 +383,8 @@ def smp_load_cases(kern, base):
         # interrupts; both CPUs run with interrupts on (irq.on_cpus).
         smp_case("irq-idle-wakes-only", Machine("2", numa=[128 * M] * 2),
                  on, kern, sc, checks=[idle_wakes_only(2)]),
-        # Issue 22 section 6: tables of 1G/2M/4K leaves, walked and
-        # translated in software, destroyed (the audit balances); NPT, the
-        # format of -cpu max (SVM with nested paging; guests-no-svm: EPT).
+        # Issue 22 section 6: tables of 1G/2M/4K leaves, walked, translated
+        # in software, destroyed; NPT under -cpu max (guests-no-svm: EPT).
         smp_case("p2m-selftest", Machine("2", numa=[128 * M] * 2),
                  on + " p2m_selftest=on", kern, sc,
                  checks=[p2m_selftest_format("npt")]),

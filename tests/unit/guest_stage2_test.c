@@ -117,9 +117,9 @@ static void check_one(const struct fmt_case *f)
 		assert_int_equal(pa_val(out), pa_val(s.image) + i * PAGE_SIZE);
 		assert_true(i == 2 ? w == f->fmt->write_bits : w == 0);
 	}
-	assert_int_equal(p2m_translate(&s.p2m, image_ipa - PAGE_SIZE, &out,
-				       NULL),
-			 -ENOENT);
+	assert_int_equal(
+		p2m_translate(&s.p2m, image_ipa - PAGE_SIZE, &out, NULL),
+		-ENOENT);
 	guest_s2_free(&s);
 	p2m_destroy(&dom);
 	assert_int_equal(heap_free_pages(), before);
@@ -152,9 +152,8 @@ static void test_image_ipa_taken(void **state)
 	/* A 2 MiB block over it: refused on the way down. */
 	p2m_destroy(&dom);
 	assert_int_equal(p2m_init_format(&dom, 0, 40, &p2m_format_npt), 0);
-	assert_int_equal(p2m_map(&dom, image_ipa & ~(2 * MiB - 1), pa(20 * MiB),
-				 9),
-			 0);
+	assert_int_equal(
+		p2m_map(&dom, image_ipa & ~(2 * MiB - 1), pa(20 * MiB), 9), 0);
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(guest_s2_build(&s, &dom, image_ipa), -EEXIST);
 	p2m_destroy(&dom);
