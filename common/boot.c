@@ -5,7 +5,7 @@
  *
  *   options -> sanitise -> numa -> bootmem (+ mem=) -> frametable -> SMP
  *   -> heap handoff -> boot scrub -> (idle: wait all clean) -> (latency)
- *   -> (bench)
+ *   -> (bench) -> (domains: build, check, guests=on rounds, destroy)
  *   -> audit -> report -> stop
  *
  * Owns boot_times (phase stamps in raw ticks, converted to ns
