@@ -126,7 +126,7 @@ def main():
             for t in touches]
     markdown(rows, out)
     write_outputs(args, out, {"platform": "guests", "host": host,
-                              "command": "make bench BENCH_PARTS=guests",
+                              "command": "make bench-guests",
                               "rows": rows})
     return 0
 

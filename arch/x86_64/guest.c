@@ -216,9 +216,12 @@ uint64_t arch_guest_image(void *pages, uint64_t image_ipa,
 	for (unsigned int i = 0; i < 512; i++)
 		low[i] = ((uint64_t)i << 30) | PT_1G;
 	pml4[0] = (image_ipa + IMAGE_LOW * PAGE_SIZE) | PT_TABLE;
-	pml4[(gib >> 39) & 511] =
-		(image_ipa + IMAGE_HIGH * PAGE_SIZE) | PT_TABLE;
-	high[(gib >> 30) & 511] = gib | PT_1G;
+	/* Below 512 GiB (a MAXPHYADDR under 40), the low table maps it. */
+	if (gib >> 39) {
+		pml4[(gib >> 39) & 511] =
+			(image_ipa + IMAGE_HIGH * PAGE_SIZE) | PT_TABLE;
+		high[(gib >> 30) & 511] = gib | PT_1G;
+	}
 	*writable = 1u << IMAGE_PML4 | 1u << IMAGE_LOW | 1u << IMAGE_HIGH;
 	return 0;
 }
