@@ -107,7 +107,9 @@ def guests_summarised(count, rows_at_most):
     """The compact report: @count guests, at most @rows_at_most rows, the
     rest counted in rows_left_out, every guest done."""
     def check(rep, log):
-        info = rep["guests_info"]
+        info = rep.get("guests_info")
+        if info is None:
+            return ["no guests_info in the report"]
         out = []
         if info["count"] != count or len(rep["guests"]) > rows_at_most:
             out.append(f"{info['count']} guests in {len(rep['guests'])} "
