@@ -31,5 +31,6 @@ bool domain_view(unsigned int i, struct domain_view *out)
 	out->bytes = d->spec.bytes;
 	out->p2m = d->p2m;
 	out->name = d->shown;
+	out->user_data = d->origin == DOMAIN_ORIGIN_STATIC;
 	return true;
 }

@@ -11,7 +11,10 @@
  *    arguments (<keel/guest_abi.h>), arch_vcpu_init(). A domain larger
  *    than GUEST_MAX_BYTES, or reaching the image's IPA, gets no vCPU
  *    (failed, with why): its memory is still checked by the walk of
- *    domain_check.c, not by a guest.
+ *    domain_check.c, not by a guest. A static domain's memory holds the
+ *    user's data (xen,static-mem, never zeroed): its guest would
+ *    overwrite it, so it gets none (not-run, said in one line; no
+ *    problem).
  *  - CPUs: the vCPUs of a domain go to the online CPUs of its build node
  *    (its own node, or the nearest one with CPUs) in turn, so 64 domains
  *    share 2 CPUs 32 and 32. Every CPU with vCPUs runs guest_cpu_main().
@@ -157,6 +160,12 @@ static void vcpus_setup(const struct guest_params *gp, cpumask_t *cpus)
 		v->first_bad_ipa = v->fault_ipa = (uint64_t)GUEST_NO_IPA;
 		c = node_cpu_after(v->node, last[v->node % MAX_NUMNODES]);
 		v->cpu = c < NR_CPUS ? c : arch_cpu_id();
+		if (dv.user_data) {
+			/* A guest would overwrite the user's data with its own. */
+			snprintf(v->why, sizeof(v->why),
+				 "its memory is the user's (xen,static-mem)");
+			continue;
+		}
 		last[v->node % MAX_NUMNODES] = v->cpu;
 		if (vcpu_setup(v, &dv, gp)) {
 			v->end = GUEST_END_FAILED;
@@ -215,8 +224,14 @@ static unsigned int judge_fault(const struct vcpu *v)
 static unsigned int judge(const struct vcpu *v)
 {
 	uint64_t pages = v->bytes >> PAGE_SHIFT;
-	unsigned int problems = judge_fault(v);
+	unsigned int problems;
 	char owner[96];
+
+	if (v->end == GUEST_END_NONE) {
+		pr_info("guest %u: not run: %s\n", v->domain, v->why);
+		return 0;
+	}
+	problems = judge_fault(v);
 
 	if (v->bad_words) {
 		pattern_owner(owner, sizeof(owner), v->first_bad_value);

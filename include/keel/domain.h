@@ -157,8 +157,10 @@ unsigned int domain_count(void);
 
 /*
  * domain_view(): what the guests (common/guest/) read of domain @i (0 ..
- * domain_count() - 1): its id, nodes, size, its committed table and its
- * printable name. Return: false when @i was not built (or is destroyed).
+ * domain_count() - 1): its id, nodes, size, its committed table, its
+ * printable name, whether its memory holds the user's data (a static
+ * domain's xen,static-mem: never zeroed, never to be written by keel).
+ * Return: false when @i was not built (or is destroyed).
  */
 struct domain_view {
 	uint16_t id;
@@ -166,6 +168,7 @@ struct domain_view {
 	uint64_t bytes;
 	struct p2m *p2m;
 	const char *name;
+	bool user_data;
 };
 bool domain_view(unsigned int i, struct domain_view *out);
 /* Problems the checks and destroy found (the boot fails on any). */

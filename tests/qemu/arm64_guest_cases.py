@@ -10,6 +10,8 @@ under 1 s for the unsupported ones; the matrix's TIMEOUT (120 s) is
 over 10x each."""
 
 from .arm64_machine import M, case
+from .dom0less_cases import (STATIC_BASE, STATIC_SIZE, loaded_at,
+                             make_xen_static)
 from .domains_checks import Ask, domains_built
 from .fill_pattern import fill_args
 from .guests_checks import (guests_ran, guests_saw_fill, guests_summarised,
@@ -30,6 +32,23 @@ ON_NODE1 = [Ask(64 * M, 1) for _ in range(4)]
 
 def words(asks):
     return " ".join(a.word() for a in asks)
+
+
+def static_not_run(rep, log):
+    """domain0 (8 MiB, from the heap) walked by its guest; the static
+    domU1 (the user's data) given none: not-run, nothing walked."""
+    rows = {g["domain"]: g for g in rep.get("guests", [])}
+    out = []
+    if rows.get(1, {}).get("exit_reason") != "done" or \
+            rows[1]["pages_walked"] != 8 * M // 4096:
+        out.append(f"domain0's guest: {rows.get(1)}")
+    if rows.get(2, {}).get("exit_reason") != "not-run" or \
+            rows[2]["pages_walked"]:
+        out.append(f"static domU1's guest: {rows.get(2)}")
+    if "guest 2: not run: its memory is the user's (xen,static-mem)" \
+            not in log:
+        out.append("no line saying why domU1 has no guest")
+    return out
 
 
 def dirty_ram(workdir, qemu_args):
@@ -72,6 +91,16 @@ CASES = [
          append="guests=on guest_run_ms=5 " +
                 " ".join(f"domain=4M@{i % 2}" for i in range(64)),
          checks=[guests_summarised(64, 3)]),
+    # A static domain's memory is the user's (files at both ends of it,
+    # read back after the verdict): its guest does not run, the other's
+    # does.
+    case("guests-static-mem", ["--el2", "--gic", "3", "--smp", "2",
+                               "--mem", "1G"],
+         {"cpus": 2, "online": 2, "scrubbed": True}, el=2, after="halt",
+         setup=make_xen_static, append="report=full guests=on domain=8M",
+         loaded=loaded_at((STATIC_BASE, M + 5),
+                          (STATIC_BASE + STATIC_SIZE - M, M)),
+         checks=[static_not_run]),
     case("guests-el1-unsupported", ["--gic", "3", "--smp", "2",
                                     "--mem", "256M"],
          {"cpus": 2, "online": 2}, append="guests=on domain=8M "
