@@ -83,6 +83,12 @@ static uint64_t us_to_ticks(uint64_t us)
 	       arch_ticks_hz() % 1000000 * us / 1000000;
 }
 
+/* A stride the walk can take: a power of two, a word to a page. */
+static bool touch_ok(uint32_t t)
+{
+	return t >= GUEST_TOUCH_MIN && t <= GUEST_TOUCH_MAX && !(t & (t - 1));
+}
+
 /* The vCPU of domain @dv, ready to enter. Return: 0, or -errno (v->why). */
 static int vcpu_setup(struct vcpu *v, const struct domain_view *dv,
 		      const struct guest_params *gp)
@@ -109,7 +115,7 @@ static int vcpu_setup(struct vcpu *v, const struct domain_view *dv,
 	guest_s2_map_image(&v->s2, writable);
 	guest_s2_publish(&v->s2);
 	s.arg[0] = dv->bytes;
-	s.arg[1] = gp->touch;
+	s.arg[1] = touch_ok(gp->touch) ? gp->touch : GUEST_TOUCH_DEFAULT;
 	s.arg[2] = guest_seed(dv->id, gp->round);
 	s.arg[3] = GUEST_EXPECT_ZERO;
 	s.arg[4] = inject_has(INJECT_GUEST_PAST_END, dv->id)
