@@ -24,7 +24,7 @@
  *    pages, a trap, an exception, a failed entry: each is one warning and
  *    a problem, and the boot fails (guests_fail_reason()).
  *
- * The state of every round is `guests` (the last round's vCPUs and the
+ * The state of every round is `guest_state` (the last round's vCPUs and the
  * totals of all), read by the report. Boot CPU, but for guest_run.c's
  * CPUs while the round runs; no lock.
  */
@@ -42,7 +42,7 @@
 
 #include "guest_priv.h"
 
-struct guests_state guests;
+struct guests_state guest_state;
 
 static const struct enum_name guest_end_names[] = {
 	{GUEST_END_NONE, "not-run"},
@@ -151,14 +151,14 @@ static void vcpus_setup(const struct guest_params *gp, cpumask_t *cpus)
 	for (unsigned int n = 0; n < MAX_NUMNODES; n++)
 		last[n] = cpu_count - 1;
 	cpumask_clear(cpus);
-	guests.count = 0;
+	guest_state.count = 0;
 	for (unsigned int i = 0; i < domain_count() && i < DOMAIN_MAX; i++) {
-		struct vcpu *v = &guests.vcpu[guests.count];
+		struct vcpu *v = &guest_state.vcpu[guest_state.count];
 		unsigned int c;
 
 		if (!domain_view(i, &dv))
 			continue;
-		guests.count++;
+		guest_state.count++;
 		memset(v, 0, sizeof(*v));
 		v->domain = dv.id;
 		v->node = dv.build_node;
@@ -270,25 +270,25 @@ static unsigned int judge(const struct vcpu *v)
 /* The round's vCPUs gone, their pages back; what they did judged. */
 static void vcpus_finish(void)
 {
-	guests.walk_bytes = 0;
-	for (unsigned int i = 0; i < guests.count; i++) {
-		struct vcpu *v = &guests.vcpu[i];
+	guest_state.walk_bytes = 0;
+	for (unsigned int i = 0; i < guest_state.count; i++) {
+		struct vcpu *v = &guest_state.vcpu[i];
 
 		if (v->made) {
 			arch_vcpu_destroy(&v->arch);
 			guest_s2_free(&v->s2);
 		}
-		guests.problems += judge(v);
-		guests.bad_words_rounds += v->bad_words;
-		guests.walk_bytes += v->pages_walked << PAGE_SHIFT;
+		guest_state.problems += judge(v);
+		guest_state.bad_words_rounds += v->bad_words;
+		guest_state.walk_bytes += v->pages_walked << PAGE_SHIFT;
 	}
 }
 
 static void warn_unused(uint64_t id, void *why)
 {
-	for (unsigned int i = 0; i < guests.count && why == NULL; i++)
-		if (guests.vcpu[i].domain == id &&
-		    guests.vcpu[i].end != GUEST_END_FAILED)
+	for (unsigned int i = 0; i < guest_state.count && why == NULL; i++)
+		if (guest_state.vcpu[i].domain == id &&
+		    guest_state.vcpu[i].end != GUEST_END_FAILED)
 			return;
 	pr_warn("inject=guest-past-end:%llu: %s, nothing injected\n",
 		(unsigned long long)id,
@@ -309,16 +309,16 @@ void guests_inject_unused(const char *why)
 static bool round_begin(const struct guest_params *gp)
 {
 	if (gp->round <= 1) {
-		memset(&guests, 0, sizeof(guests));
-		guests.touch = gp->touch;
-		guests.run_ms = gp->run_ms;
-		guests.unsupported = arch_guest_supported();
-		if (guests.unsupported)
+		memset(&guest_state, 0, sizeof(guest_state));
+		guest_state.touch = gp->touch;
+		guest_state.run_ms = gp->run_ms;
+		guest_state.unsupported = arch_guest_supported();
+		if (guest_state.unsupported)
 			pr_warn("guests: cannot run here: %s\n",
-				guests.unsupported);
+				guest_state.unsupported);
 	}
-	guests.rounds = gp->round;
-	return !guests.unsupported;
+	guest_state.rounds = gp->round;
+	return !guest_state.unsupported;
 }
 
 /**
@@ -328,7 +328,7 @@ static bool round_begin(const struct guest_params *gp)
 void guests_run(const struct guest_params *gp)
 {
 	struct guest_round r = {.gp = gp};
-	unsigned int problems = guests.problems;
+	unsigned int problems = guest_state.problems;
 	cpumask_t cpus;
 
 	if (!round_begin(gp)) {
@@ -342,30 +342,32 @@ void guests_run(const struct guest_params *gp)
 	r.start = arch_ticks();
 	if (cpumask_weight(&cpus))
 		smp_run_on(&cpus, guest_cpu_main, &r);
-	guests.run_ticks = arch_ticks() - r.start;
-	guests.walk_ticks = r.walk_end > r.start ? r.walk_end - r.start : 0;
+	guest_state.run_ticks = arch_ticks() - r.start;
+	guest_state.walk_ticks =
+		r.walk_end > r.start ? r.walk_end - r.start : 0;
 	vcpus_finish();
 	if (gp->round <= 1)
 		guests_inject_unused(NULL);
 	trace_end("guests");
 	pr_info("guests: round %u of %u: %u vCPUs on %u CPUs, %llu MiB "
 		"walked, %u problems, in %llu us\n",
-		gp->round, gp->rounds, guests.count, cpumask_weight(&cpus),
-		(unsigned long long)(guests.walk_bytes >> 20),
-		guests.problems - problems,
-		(unsigned long long)(ticks_to_ns(guests.run_ticks) / 1000));
+		gp->round, gp->rounds, guest_state.count, cpumask_weight(&cpus),
+		(unsigned long long)(guest_state.walk_bytes >> 20),
+		guest_state.problems - problems,
+		(unsigned long long)(ticks_to_ns(guest_state.run_ticks) /
+				     1000));
 }
 
 /** guests_state() - Return: what the rounds found (the report reads it). */
 const struct guests_state *guests_state(void)
 {
-	return &guests;
+	return &guest_state;
 }
 
 /** guests_problem_count() - Return: problems of every round so far. */
 unsigned int guests_problem_count(void)
 {
-	return guests.problems;
+	return guest_state.problems;
 }
 
 /**
@@ -374,9 +376,9 @@ unsigned int guests_problem_count(void)
  */
 const char *guests_fail_reason(void)
 {
-	if (guests.bad_words_rounds)
+	if (guest_state.bad_words_rounds)
 		return "guests: a guest read words it did not write";
-	if (guests.problems)
+	if (guest_state.problems)
 		return "guests: problems";
 	return NULL;
 }

@@ -9,7 +9,7 @@
 #include <keel/guest.h>
 
 /* The state of every round (guest.c). */
-extern struct guests_state guests;
+extern struct guests_state guest_state;
 
 /* guest_run.c: run the calling CPU's vCPUs until each has ended. */
 struct guest_round {

@@ -133,8 +133,8 @@ void guest_cpu_main(void *arg)
 	const char *why = "";
 
 	if (arch_guest_cpu_init(&why)) {
-		for (unsigned int i = 0; i < guests.count; i++) {
-			struct vcpu *v = &guests.vcpu[i];
+		for (unsigned int i = 0; i < guest_state.count; i++) {
+			struct vcpu *v = &guest_state.vcpu[i];
 
 			if (v->cpu != me || !v->live)
 				continue;
@@ -145,8 +145,8 @@ void guest_cpu_main(void *arg)
 	}
 	do {
 		live = 0;
-		for (unsigned int i = 0; i < guests.count; i++) {
-			struct vcpu *v = &guests.vcpu[i];
+		for (unsigned int i = 0; i < guest_state.count; i++) {
+			struct vcpu *v = &guest_state.vcpu[i];
 
 			if (v->cpu != me || !v->live)
 				continue;

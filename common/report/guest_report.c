@@ -19,7 +19,6 @@
 #include <keel/guest.h>
 #include <keel/json.h>
 #include <keel/printk.h>
-#include <keel/report.h>
 #include <keel/string.h>
 #include <keel/ticks.h>
 
@@ -35,14 +34,15 @@ static bool guest_bad(const struct vcpu *v)
 }
 
 /* The rows the report prints (all of them up to GUEST_REPORT_ROWS). */
-static unsigned int pick_rows(const struct guests_state *g, bool *chosen)
+static unsigned int pick_rows(const struct guests_state *g, bool full,
+			      bool *chosen)
 {
 	unsigned int rows = 0, picked = 0, worst = 0;
 
 	for (unsigned int i = 0; i < g->count; i++) {
 		const struct vcpu *v = &g->vcpu[i];
 
-		chosen[i] = report_full() || g->count <= GUEST_REPORT_ROWS ||
+		chosen[i] = full || g->count <= GUEST_REPORT_ROWS ||
 			    (guest_bad(v) && picked++ < GUEST_REPORT_PICKED);
 		if (v->gap_ticks > g->vcpu[worst].gap_ticks)
 			worst = i;
@@ -111,8 +111,13 @@ static void json_info(struct jw *w, const struct guests_state *g,
 	jw_obj_end(w);
 }
 
-/** guests_report_json() - `guests` and `guests_info` (none without guests=on). */
-void guests_report_json(struct jw *w)
+/**
+ * guests_report_json() - `guests` and `guests_info` (none without
+ * guests=on).
+ * @w: the report's writer
+ * @full: report=full: every row
+ */
+void guests_report_json(struct jw *w, bool full)
 {
 	static const char *const cols[] = {
 		"domain",	 "cpu",		  "pages_walked", "bad_words",
@@ -125,7 +130,7 @@ void guests_report_json(struct jw *w)
 
 	if (!g->rounds)
 		return;
-	rows = pick_rows(g, chosen);
+	rows = pick_rows(g, full, chosen);
 	JW_TABLE(w, "guests", cols);
 	for (unsigned int i = 0; i < g->count; i++)
 		if (chosen[i])

@@ -169,7 +169,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	stress_report_json(&w);
 	p2m_report_json(&w);
 	domains_report_json(&w);
-	guests_report_json(&w);
+	guests_report_json(&w, report_full());
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);
 	json_counters(&w, bi, fail_reason, bt);

@@ -44,8 +44,8 @@ void stress_report_human(void);
 /* "domains" table, domains_build_ns, domains_info, the domain lines. */
 void domains_report_json(struct jw *w);
 void domains_report_human(void);
-/* "guests" table, guests_info, the guest lines (guest_report.c). */
-void guests_report_json(struct jw *w);
+/* "guests" table, guests_info (@full: every row), the guest lines. */
+void guests_report_json(struct jw *w, bool full);
 void guests_report_human(void);
 /* "audit" object and the "audit:" line (audit.c). */
 void audit_report_json(struct jw *w, const struct audit_result *a);

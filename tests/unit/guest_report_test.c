@@ -15,7 +15,7 @@
 #include "../../common/guest/guest_priv.h"
 #include "../../common/report/report_priv.h"
 
-static const char *report_text(void)
+static const char *report_text_of(bool full)
 {
 	struct jw w;
 
@@ -23,11 +23,16 @@ static const char *report_text(void)
 	sandbox_console_clear();
 	jw_init(&w);
 	jw_obj(&w, NULL);
-	guests_report_json(&w);
+	guests_report_json(&w, full);
 	jw_obj_end(&w);
 	jw_flush(&w);
 	test_quiet_end();
 	return sandbox_console_buffer();
+}
+
+static const char *report_text(void)
+{
+	return report_text_of(false);
 }
 
 /* Rows of the `guests` table in @json. */
@@ -50,11 +55,11 @@ static unsigned int rows_of(const char *json)
 /* @count guests done, 1 MiB each; guest 5 bad, guest 9 faulted. */
 static void state(unsigned int count)
 {
-	memset(&guests, 0, sizeof(guests));
-	guests.rounds = 1;
-	guests.count = count;
+	memset(&guest_state, 0, sizeof(guest_state));
+	guest_state.rounds = 1;
+	guest_state.count = count;
 	for (unsigned int i = 0; i < count; i++) {
-		struct vcpu *v = &guests.vcpu[i];
+		struct vcpu *v = &guest_state.vcpu[i];
 
 		v->domain = (uint16_t)(i + 1);
 		v->bytes = 1 << 20;
@@ -63,18 +68,18 @@ static void state(unsigned int count)
 		v->gap_ticks = 100 + i;
 		v->first_bad_ipa = v->fault_ipa = (uint64_t)GUEST_NO_IPA;
 	}
-	guests.vcpu[4].bad_words = 3;
-	guests.vcpu[4].first_bad_ipa = 0x2000;
-	guests.vcpu[8].end = GUEST_END_STAGE2;
-	guests.vcpu[8].stage2_faults = 1;
-	guests.vcpu[8].fault_ipa = 1 << 20;
-	guests.vcpu[2].gap_ticks = 5000; /* the largest blackout */
+	guest_state.vcpu[4].bad_words = 3;
+	guest_state.vcpu[4].first_bad_ipa = 0x2000;
+	guest_state.vcpu[8].end = GUEST_END_STAGE2;
+	guest_state.vcpu[8].stage2_faults = 1;
+	guest_state.vcpu[8].fault_ipa = 1 << 20;
+	guest_state.vcpu[2].gap_ticks = 5000; /* the largest blackout */
 }
 
 static void test_none_without_guests(void **state_)
 {
 	(void)state_;
-	memset(&guests, 0, sizeof(guests));
+	memset(&guest_state, 0, sizeof(guest_state));
 	assert_null(strstr(report_text(), "guests"));
 }
 
@@ -83,9 +88,9 @@ static void test_unsupported(void **state_)
 	const char *t;
 
 	(void)state_;
-	memset(&guests, 0, sizeof(guests));
-	guests.rounds = 1;
-	guests.unsupported = "no SVM";
+	memset(&guest_state, 0, sizeof(guest_state));
+	guest_state.rounds = 1;
+	guest_state.unsupported = "no SVM";
 	t = report_text();
 	assert_non_null(strstr(t, "\"unsupported\":\"no SVM\""));
 	assert_int_equal(rows_of(t), 0);
@@ -110,9 +115,7 @@ static void test_rows(void **state_)
 	assert_int_equal(rows_of(t), 3);
 	assert_non_null(strstr(t, "\"rows_left_out\":14"));
 	assert_non_null(strstr(t, "[3,0,256,0,null,0,null,"));
-	report_set_mode(REPORT_FULL);
-	assert_int_equal(rows_of(report_text()), 17);
-	report_set_mode(REPORT_COMPACT);
+	assert_int_equal(rows_of(report_text_of(true)), 17);
 }
 
 static void test_human_lines(void **state_)
