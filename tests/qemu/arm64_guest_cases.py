@@ -3,11 +3,12 @@
 31; tests/qemu/guests_checks.py), part of tests/qemu/arm64.py's matrix.
 
 The machine: QEMU virt at EL2 with a GICv3, 2 nodes of 512 MiB with one
-CPU each. Measured one at a time on this 2-core host, quiet: 2.5 s
-(guests-el2-2node), 8 s (guests-dirty-rebuild-el2: 2 rounds of 960 MiB
-zeroed, walked), 3 s (guests-dirty-trusted-el2), 4 s (guests-64-el2),
-under 1 s for the unsupported ones; the matrix's TIMEOUT (120 s) is
-over 10x each."""
+CPU each. Measured one at a time on this 2-core host: quiet, 0.8 s
+(guests-el2-2node), 4.5 s (guests-dirty-rebuild-el2: 2 rounds of 960 MiB
+zeroed, walked), 1.9 s (guests-dirty-trusted-el2, guests-64-el2), under
+1 s for the others; with other builds loading the host, up to 9 s
+(guests-dirty-rebuild-el2). The matrix's TIMEOUT (120 s) is over 10x
+each."""
 
 from .arm64_machine import M, case
 from .dom0less_cases import (STATIC_BASE, STATIC_SIZE, loaded_at,

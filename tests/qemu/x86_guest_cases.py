@@ -7,10 +7,10 @@ tables are NPT and the guests run under VMRUN; `-cpu max,svm=off` has no
 SVM, and the report says so.
 
 The machine: 2 nodes of 512 MiB, one CPU each. Measured one at a time on
-this 2-core host, quiet: 3-4 s (guests-svm-2node), 9 s
-(guests-svm-dirty-rebuild: 2 rounds of 840 MiB zeroed, walked), 4 s
-(guests-svm-dirty-trusted), 3 s (guests-no-svm); the matrix's TIMEOUT is
-over 10x each."""
+this 2-core host: quiet, 0.8 s (guests-svm-2node), 3.4 s
+(guests-svm-dirty-rebuild: 2 rounds of 840 MiB zeroed, walked), 1.6 s
+(guests-svm-dirty-trusted), 1.8 s (guests-no-svm); loaded by other
+builds, up to 6.2 s. The matrix's TIMEOUT is over 10x each."""
 
 from .domains_checks import Ask, domains_built
 from .fill_pattern import fill_args
