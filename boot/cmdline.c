@@ -25,6 +25,7 @@
 #include <keel/config.h>
 #include <keel/errno.h>
 #include <keel/escape.h>
+#include <keel/guest.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -138,6 +139,42 @@ static void post_cachemaint(struct keel_options *o, const char *val, size_t len)
 	o->cachemaint_set = true;
 }
 
+/* guest_touch=: a power of two, 8 .. 4096 (a word, a page). */
+static void post_guest_touch(struct keel_options *o, const char *val,
+			     size_t len)
+{
+	uint32_t t = o->guest_touch;
+
+	if (t < GUEST_TOUCH_MIN || t > GUEST_TOUCH_MAX || (t & (t - 1))) {
+		opt_warn("guest_touch=%s is not a power of two from %u to %u, "
+			 "using %u",
+			 ESC(0, val, len), GUEST_TOUCH_MIN, GUEST_TOUCH_MAX,
+			 GUEST_TOUCH_DEFAULT);
+		o->guest_touch = GUEST_TOUCH_DEFAULT;
+	}
+}
+
+static void post_guest_run(struct keel_options *o, const char *val, size_t len)
+{
+	if (o->guest_run_ms > GUEST_RUN_MS_MAX) {
+		opt_warn("guest_run_ms=%s is over %u, using %u",
+			 ESC(0, val, len), GUEST_RUN_MS_MAX, GUEST_RUN_MS_MAX);
+		o->guest_run_ms = GUEST_RUN_MS_MAX;
+	}
+}
+
+static void post_guest_rounds(struct keel_options *o, const char *val,
+			      size_t len)
+{
+	uint32_t r = o->guest_rounds;
+
+	if (r < 1 || r > GUEST_ROUNDS_MAX) {
+		o->guest_rounds = r < 1 ? 1 : GUEST_ROUNDS_MAX;
+		opt_warn("guest_rounds=%s is not 1 to %u, using %u",
+			 ESC(0, val, len), GUEST_ROUNDS_MAX, o->guest_rounds);
+	}
+}
+
 #define OFS(field)	  __builtin_offsetof(struct keel_options, field)
 #define FIELD_SIZE(field) sizeof(((struct keel_options *)0)->field)
 
@@ -180,6 +217,13 @@ static const struct opt_desc opt_table[] = {
 	{"domains_destroy", OPT_BOOL, OFS(domains_destroy), 0, NULL, 0, 0,
 	 NULL},
 	{"domains_trust", OPT_BOOL, OFS(domains_trust), 0, NULL, 0, 0, NULL},
+	{"guests", OPT_BOOL, OFS(guests), 0, NULL, 0, 0, NULL},
+	{"guest_touch", OPT_U32, OFS(guest_touch), 0, NULL, 0, 0,
+	 post_guest_touch},
+	{"guest_run_ms", OPT_U32, OFS(guest_run_ms), 0, NULL, 0, 0,
+	 post_guest_run},
+	{"guest_rounds", OPT_U32, OFS(guest_rounds), 0, NULL, 0, 0,
+	 post_guest_rounds},
 };
 
 /* Enums are stored through int: make sure that is what they are. */
@@ -492,6 +536,9 @@ void options_defaults(struct keel_options *o)
 	o->ap_timeout_ms = CONFIG_AP_TIMEOUT_MS;
 	o->smp_start = SMP_START_PARALLEL;
 	o->init_delay_us = INIT_DELAY_AUTO;
+	o->guest_touch = GUEST_TOUCH_DEFAULT;
+	o->guest_run_ms = GUEST_RUN_MS_DEFAULT;
+	o->guest_rounds = 1;
 }
 
 /**

@@ -5,7 +5,7 @@
  *
  *   options applied -> numa -> bootmem (+ mem=) -> frametable -> SMP
  *   -> heap handoff -> boot scrub -> (idle: wait all clean) -> (latency)
- *   -> (bench)
+ *   -> (bench) -> (domains: build, check, guests=on rounds, destroy)
  *   -> audit -> report -> stop
  *
  * The options are data handed in by the arch (keel_main()'s @o): each
@@ -31,6 +31,7 @@
 #include <keel/errno.h>
 #include <keel/escape.h>
 #include <keel/frametable.h>
+#include <keel/guest.h>
 #include <keel/heap.h>
 #include <keel/inject.h>
 #include <keel/latency.h>
@@ -280,7 +281,7 @@ const char *boot_verdict(const struct audit_result *a,
 	if (domain_set_stats(&domain_set)->problems ||
 	    latency_stats()->domain_problems)
 		return "domains: check problems";
-	return NULL;
+	return guests_fail_reason();
 }
 
 /**
@@ -345,18 +346,56 @@ static void phase_exercise(const struct keel_options *o)
 }
 
 /*
+ * guests=on (DESIGN §14): a vCPU in every built domain, guest_rounds=
+ * times; before each round after the first, the domains are destroyed
+ * and built again on the memory the last guests wrote (the check the
+ * boot scrub exists for: none of it may reach a new guest).
+ */
+static void phase_guests(const struct bootinfo *bi,
+			 const struct keel_options *o)
+{
+	struct guest_params gp = {
+		.touch = o->guest_touch,
+		.run_ms = o->guest_run_ms,
+		.rounds = o->guest_rounds,
+	};
+
+	if (!o->guests) {
+		guests_inject_unused("guests=on not given");
+		return;
+	}
+	for (gp.round = 1;; gp.round++) {
+		guests_run(&domain_set, &gp);
+		if (gp.round >= gp.rounds || guests_state()->unsupported ||
+		    domain_set_stats(&domain_set)->problems ||
+		    guests_problem_count())
+			break;
+		domains_destroy_all(&domain_set);
+		domains_setup(&domain_set, o, bi);
+		domains_build(&domain_set, NULL);
+		domains_check(&domain_set, o->audit == AUDIT_FULL);
+	}
+}
+
+/*
  * Guests' memory (DESIGN §11): the domain= and dom0less domains built on
- * the open, scrubbed heap, checked, and destroyed when asked.
+ * the open, scrubbed heap, checked, run (guests=on), and destroyed when
+ * asked.
  */
 static void phase_domains(const struct bootinfo *bi,
 			  const struct keel_options *o)
 {
-	if (!domains_setup(&domain_set, o, bi))
+	if (!domains_setup(&domain_set, o, bi)) {
+		if (o->guests)
+			pr_warn("guests=on: there is no domain to run in\n");
+		guests_inject_unused("there is no domain");
 		return;
+	}
 	if (o->bench)
 		domains_bench(&domain_set);
 	domains_build(&domain_set, NULL);
 	domains_check(&domain_set, o->audit == AUDIT_FULL);
+	phase_guests(bi, o);
 	if (o->domains_destroy)
 		domains_destroy_all(&domain_set);
 }

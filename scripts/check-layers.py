@@ -46,7 +46,7 @@ RANK = {"arch": 0, "boot": 1, "common": 2, "lib": 3}
 # lower rank (and itself). Rooms of one rank are peers that never call
 # each other.
 ROOMS = {"lib": 0, "mm": 1, "smp": 2, "scrub": 3, "domain": 4,
-         "irq": 5, "selftest": 5, "liveupdate": 5, "report": 6,
+         "irq": 5, "selftest": 5, "liveupdate": 5, "guest": 5, "report": 6,
          "flow": 7}
 
 

@@ -5,7 +5,8 @@
 #                              sandbox, x86_64, arm64 (handoff, scrub,
 #                              allocation), smp (CPU bring-up), domains
 #                              (guests' memory), latency (interrupt latency
-#                              while domains are built); then the combined
+#                              while domains are built), guests (guest walk
+#                              throughput through stage 2); then the combined
 #                              table, the handoff plot and the page
 #   make bench BENCH_QUICK=1   short run (smaller sizes, one boot per cell)
 #   make bench BENCH_PARTS="sandbox arm64"   a subset of the parts
@@ -32,7 +33,7 @@ BENCH_DIR := build/bench
 BENCH_ARGS ?=
 BENCH_QEMU_ARGS ?=
 BENCH_QUICK ?= 0
-BENCH_PARTS ?= sandbox x86_64 arm64 smp domains latency
+BENCH_PARTS ?= sandbox x86_64 arm64 smp domains latency guests
 ifeq ($(BENCH_QUICK),1)
 BENCH_QARG := --quick
 BENCH_PLOT ?= $(BENCH_DIR)/handoff.png
@@ -66,12 +67,16 @@ BENCH_RUN_SMP = $(PYTHON) scripts/bench-smp.py $(BENCH_QARG) \
 # arm64, 1 GiB against 2 MiB extents; about a minute.
 BENCH_RUN_LATENCY = $(PYTHON) scripts/bench-latency.py \
 	--json $(BENCH_DIR)/latency.json
+# Guests that run (issue 31): their walk through stage 2 against the boot
+# scrub on the same CPUs, QEMU arm64 (EL2) and x86_64 (SVM+NPT).
+BENCH_RUN_GUESTS = $(PYTHON) scripts/bench-guests.py $(BENCH_QARG) \
+	--json $(BENCH_DIR)/guests.json
 BENCH_RUN_ARM64 = $(PYTHON) scripts/bench-qemu.py build/arm64/Image \
 	--arch arm64 --work build/bench-qemu-arm64 $(BENCH_QARG) \
 	$(BENCH_QEMU_ARGS) --json $(BENCH_DIR)/qemu-arm64.json
 
 .PHONY: bench bench-sandbox bench-qemu bench-qemu-arm64 bench-domains \
-	bench-latency bench-build-sandbox \
+	bench-latency bench-guests bench-build-guests bench-build-sandbox \
 	bench-build-x86_64 bench-build-arm64 bench-plot bench-smp \
 	bench-build-smp bench-build-domains bench-build-latency
 
@@ -101,6 +106,7 @@ BENCH_STEP_arm64 = $(BENCH_RUN_ARM64) --md $(BENCH_DIR)/qemu-arm64.md &&
 BENCH_STEP_smp = $(BENCH_RUN_SMP) --md $(BENCH_DIR)/smp.md &&
 BENCH_STEP_domains = $(BENCH_RUN_DOMAINS) --md $(BENCH_DIR)/domains.md &&
 BENCH_STEP_latency = $(BENCH_RUN_LATENCY) --md $(BENCH_DIR)/latency.md &&
+BENCH_STEP_guests = $(BENCH_RUN_GUESTS) --md $(BENCH_DIR)/guests.md &&
 
 bench: $(addprefix bench-build-,$(BENCH_PARTS))
 	$(Q)mkdir -p $(BENCH_DIR)
@@ -119,6 +125,11 @@ bench-plot:
 bench-domains: bench-build-sandbox $(if $(filter arm64,$(BENCH_PARTS)),bench-build-arm64)
 	$(Q)mkdir -p $(BENCH_DIR)
 	$(Q)$(BENCH_RUN_DOMAINS)
+
+# Guest walk throughput alone (the part `guests` of make bench).
+bench-guests: bench-build-guests
+	$(Q)mkdir -p $(BENCH_DIR)
+	$(Q)$(BENCH_RUN_GUESTS) --md $(BENCH_DIR)/guests.md
 
 # Interrupt latency alone (the part `latency` of make bench).
 bench-latency: bench-build-x86_64 bench-build-arm64
@@ -141,6 +152,7 @@ bench-qemu: bench-build-x86_64
 bench-build-smp: bench-build-sandbox bench-build-x86_64 bench-build-arm64
 bench-build-domains: bench-build-sandbox bench-build-arm64
 bench-build-latency: bench-build-x86_64 bench-build-arm64
+bench-build-guests: bench-build-x86_64 bench-build-arm64
 
 bench-smp: bench-build-smp
 	$(Q)mkdir -p $(BENCH_DIR)

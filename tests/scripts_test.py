@@ -44,6 +44,7 @@ import tempfile
 
 from scripts.keel import boot, hostfreeze, report, schema
 from scripts.keel.bench import fmt_ns
+from scripts.keel.report_guests import check_guests
 from scripts.keel.boot import TOP
 
 from . import scripts_base
@@ -432,6 +433,35 @@ def stopped_tests():
           [f"{b} passed" for b in bad if not problems(b)])
 
 
+def guests_tests():
+    """keel.report_guests: a consistent guests table passes; each rule
+    broken alone fails."""
+    def rep(**change):
+        row = {"domain": 1, "cpu": 0, "pages_walked": 256, "bad_words": 0,
+               "first_bad_ipa": None, "stage2_faults": 0, "fault_ipa": None,
+               "blackout_ns": 5, "runs": 3, "exit_reason": "done",
+               "walk_ns": 1}
+        row.update(change.pop("row", {}))
+        info = {"unsupported": None, "count": 1, "rows_left_out": 0,
+                "blackout_max_ns": 5, "problems": 0, "bad_words": 0}
+        info.update(change)
+        return {"guests": [row], "guests_info": info, "result": "pass",
+                "domains": [{"id": 1, "bytes": 256 * 4096}]}
+
+    def problems(r):
+        out = []
+        check_guests(r, out)
+        return out
+    check("guests: consistent rows pass", problems(rep()))
+    bad = [rep(row={"pages_walked": 255}), rep(row={"bad_words": 2}),
+           rep(row={"stage2_faults": 1, "fault_ipa": 4096}),
+           rep(row={"exit_reason": "gone"}), rep(row={"runs": 0}),
+           rep(rows_left_out=1), rep(blackout_max_ns=4),
+           rep(problems=1), rep(unsupported="no SVM")]
+    check("guests: each broken rule fails",
+          [f"{b} passed" for b in bad if not problems(b)])
+
+
 def hostfreeze_tests(tmp):
     """keel.hostfreeze: the windows without any event (unsorted input, the
     threshold exclusive), their phase in a 100 ms period, the steal field
@@ -580,6 +610,7 @@ def main():
     compact_tests()
     shape_tests()
     stopped_tests()
+    guests_tests()
     usage_tests()
     import_rule_test()
     fuzz_maps_synthetic()

@@ -7,9 +7,13 @@
  * the registers the C calling convention lets a callee clobber (x0-x18,
  * x29, x30; ELR and SPSR stay live: nothing nests, the handler runs with
  * I set and takes no exception), calls arm64_irq() and returns with eret.
- * Any other entry is a bug: the vector saves the registers into a struct
- * arm64_regs on the current stack and calls arm64_trap(), which prints
- * and stops.
+ * An exception from a lower EL, AArch64, is a guest's exit (keel at EL2
+ * runs guests at EL1: guest_switch.S): the vector saves the guest's x0
+ * and x1 on SP_EL2, which still holds the host's frame of
+ * arm64_guest_enter(), and branches to arm64_guest_exit with the
+ * vector's number in x1. Any other entry is a bug: the vector saves the
+ * registers into a struct arm64_regs on the current stack and calls
+ * arm64_trap(), which prints and stops.
  *
  * Frame layout (struct arm64_regs in traps.c): x0..x30, sp at entry.
  */
@@ -37,6 +41,13 @@
 	b	trap_common
 .endm
 
+.macro	guest_ventry kind
+	.balign	0x80
+	stp	x0, x1, [sp, #-16]!
+	mov	x1, #\kind
+	b	arm64_guest_exit
+.endm
+
 	.text
 	.balign	0x800
 	.globl	arm64_vectors
@@ -54,11 +65,11 @@ arm64_vectors:
 	b	irq_common
 	ventry	6
 	ventry	7
-	/* lower EL, AArch64 */
-	ventry	8
-	ventry	9
-	ventry	10
-	ventry	11
+	/* lower EL, AArch64: a guest's exit */
+	guest_ventry 8
+	guest_ventry 9
+	guest_ventry 10
+	guest_ventry 11
 	/* lower EL, AArch32 */
 	ventry	12
 	ventry	13

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Domains, read-only: what the rooms above the domain room (the report,
- * the self-tests) read of a struct domain_set -- its counters
+ * the self-tests, the guests) read of a struct domain_set -- its counters
  * (domain_set_stats()) and one domain at a time as a struct domain_view,
  * a copy that says what was asked, where it went and what its build did.
  * The report does its joins and sums from these alone; it never sees a
@@ -65,6 +65,9 @@ bool domain_view(const struct domain_set *s, unsigned int i,
 		.lock_max_ticks = d->lock_max_ticks,
 		.table_pages = d->table_pages,
 		.cpus = domain_cpus(d),
+		.build_node = d->build_node,
+		.p2m = d->built && !d->failed && !d->destroyed ? d->p2m : NULL,
+		.user_data = d->origin == DOMAIN_ORIGIN_STATIC,
 	};
 	memcpy(v->extents, d->extents, sizeof(v->extents));
 	return true;

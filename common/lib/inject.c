@@ -38,6 +38,8 @@ const struct inject_kind_desc inject_kinds[] = {
 	 * before the scrub.
 	 */
 	{INJECT_IOAPIC_UNMASK, "ioapic-unmask", INJECT_ARG_NONE, 0},
+	/* Acted on by the guest room; without guests=on the flow warns. */
+	{INJECT_GUEST_PAST_END, "guest-past-end", INJECT_ARG_DOMAIN, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 
@@ -67,9 +69,10 @@ static const struct inject_kind_desc *kind_by_name(const char *s, size_t len)
 /* What N names, for "needs :N (...)". */
 static const char *arg_what(enum inject_arg arg)
 {
-	return arg == INJECT_ARG_CPU	? "a CPU id"
-	       : arg == INJECT_ARG_NODE ? "a node id"
-					: "a count";
+	return arg == INJECT_ARG_CPU	  ? "a CPU id"
+	       : arg == INJECT_ARG_NODE	  ? "a node id"
+	       : arg == INJECT_ARG_DOMAIN ? "a domain id"
+					  : "a count";
 }
 
 /*

@@ -132,4 +132,5 @@ const struct p2m_format p2m_format_ept = {
 	.table = ept_table,
 	.leaf = ept_leaf,
 	.decode = ept_decode,
+	.write_bits = EPT_W,
 };

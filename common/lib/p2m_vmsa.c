@@ -177,4 +177,5 @@ const struct p2m_format p2m_format_vmsa_s2 = {
 	.table = vmsa_s2_table,
 	.leaf = vmsa_s2_leaf,
 	.decode = vmsa_s2_decode,
+	.write_bits = 2ULL << 6, /* S2AP[1]: S2AP 0b01 is read-only */
 };

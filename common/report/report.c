@@ -21,6 +21,7 @@
  *   stress.*              stress_report_json()     stress_report.c
  *   domains*              domains_report_json()    domain_report.c,
  *                                                  domain_summary.c
+ *   guests, guests_info   guests_report_json()     guest_report.c
  *   audit.*               audit_report_json()      audit.c
  *   trace*                trace_report_json()      trace_report.c
  * report= is read through report_mode.c, the room's leaf.
@@ -72,6 +73,7 @@ static void report_human(const struct bootinfo *bi,
 	scrub_report_human(bi->node_count);
 	stress_report_human();
 	domains_report_human(ds);
+	guests_report_human();
 	latency_report_human();
 	audit_report_human(a);
 }
@@ -146,6 +148,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	stress_report_json(&w);
 	p2m_report_json(&w);
 	domains_report_json(&w, ds);
+	guests_report_json(&w, report_full());
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);
 	json_counters(&w, bi, fail_reason, bt);

@@ -55,6 +55,9 @@ unsigned int domain_report_pick(const struct domain_set *ds,
 uint64_t domain_build_ns(const struct domain_view *v);
 void domains_summary_json(struct jw *w, const struct domain_set *ds,
 			  unsigned int rows);
+/* "guests" table, guests_info (@full: every row), the guest lines. */
+void guests_report_json(struct jw *w, bool full);
+void guests_report_human(void);
 /* "audit" object and the "audit:" line (audit.c). */
 void audit_report_json(struct jw *w, const struct audit_result *a);
 void audit_report_human(const struct audit_result *a);

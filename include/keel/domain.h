@@ -36,6 +36,7 @@
 #include <keel/types.h>
 
 struct keel_options;
+struct p2m;
 struct bootinfo;
 
 #define DOMAIN_MAX 64 /* domain= words and dom0less nodes together */
@@ -353,6 +354,15 @@ struct domain_view {
 	uint64_t lock_max_ticks; /* the longest heap lock hold */
 	uint64_t table_pages;
 	unsigned int cpus; /* CPUs that worked on it */
+	/*
+	 * What the guests (common/guest/) take: whose CPUs built it, its
+	 * committed table (NULL unless built and not destroyed), whether its
+	 * memory is the user's (a static domain's xen,static-mem: never
+	 * zeroed, never to be written by keel).
+	 */
+	uint32_t build_node;
+	struct p2m *p2m;
+	bool user_data;
 };
 
 /*

@@ -34,6 +34,8 @@ enum inject_kind {
 	INJECT_BAD_DT_DISTANCE, /* bad-dt-distance: the DT distance-matrix */
 	INJECT_IRQ_UNEXPECTED,	/* irq-unexpected:N: N stray interrupts */
 	INJECT_IOAPIC_UNMASK,	/* ioapic-unmask: a stuck level line unmasked */
+	INJECT_GUEST_PAST_END,	/* guest-past-end:N: domain N's guest reads
+				   one page past its range (guests=on) */
 };
 
 /*
@@ -41,10 +43,11 @@ enum inject_kind {
  * and inject_parse() is the one place that holds a word to it.
  */
 enum inject_arg {
-	INJECT_ARG_NONE,  /* "KIND" only: a ":N" is refused */
-	INJECT_ARG_CPU,	  /* ":N" required: a logical CPU id, 0 included */
-	INJECT_ARG_NODE,  /* ":N" required: a node id, 0 included */
-	INJECT_ARG_COUNT, /* ":N" required: 1 .. max; above max clamped */
+	INJECT_ARG_NONE,   /* "KIND" only: a ":N" is refused */
+	INJECT_ARG_CPU,	   /* ":N" required: a logical CPU id, 0 included */
+	INJECT_ARG_NODE,   /* ":N" required: a node id, 0 included */
+	INJECT_ARG_COUNT,  /* ":N" required: 1 .. max; above max clamped */
+	INJECT_ARG_DOMAIN, /* ":N" required: a domain id (domains[].id) */
 };
 
 struct inject {

@@ -70,6 +70,10 @@ struct keel_options {
 	unsigned int domains_dropped; /* domain= words past DOMAIN_MAX */
 	bool domains_destroy;	      /* domains_destroy=on */
 	bool domains_trust; /* domains_trust=on: bootscrub=off memory is zero */
+	bool guests;	    /* guests=on: a vCPU in every domain */
+	uint32_t guest_touch;  /* guest_touch=: bytes between words touched */
+	uint32_t guest_run_ms; /* guest_run_ms=: each guest's measuring loop */
+	uint32_t guest_rounds; /* guest_rounds=: build, run, destroy rounds */
 	unsigned int warnings; /* problems seen while parsing */
 };
 

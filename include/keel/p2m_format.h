@@ -10,6 +10,7 @@
  *
  *   vmsav8-64-s2  common/lib/p2m_vmsa.c  Arm ARM (DDI 0487) stage 2
  *   ept           common/lib/p2m_ept.c   Intel SDM Vol. 3C, EPT
+ *   npt           common/lib/p2m_npt.c   AMD64 APM Vol. 2, nested paging
  */
 #ifndef KEEL_P2M_FORMAT_H
 #define KEEL_P2M_FORMAT_H
@@ -44,10 +45,13 @@ struct p2m_format {
 	uint64_t (*leaf)(paddr_t out, unsigned int level);
 	enum p2m_pte_kind (*decode)(uint64_t pte, unsigned int level,
 				    paddr_t *out);
+	/* The bits of a leaf that allow writes: cleared, it is read-only. */
+	uint64_t write_bits;
 };
 
 extern const struct p2m_format p2m_format_vmsa_s2;
 extern const struct p2m_format p2m_format_ept;
+extern const struct p2m_format p2m_format_npt;
 
 /* VMSAv8-64 stage 2, 4 KiB granule (common/lib/p2m_vmsa.c). */
 void vmsa_s2_geometry(unsigned int ipa_bits, unsigned int *start_level,
@@ -70,5 +74,14 @@ uint64_t ept_leaf(paddr_t out, unsigned int level);
 enum p2m_pte_kind ept_decode(uint64_t pte, unsigned int level, paddr_t *out);
 /* EPTP: write-back, page-walk length 4, no accessed/dirty flags. */
 uint64_t ept_eptp(paddr_t root);
+
+/* AMD nested page tables, 4-level (common/lib/p2m_npt.c). */
+void npt_geometry(unsigned int ipa_bits, unsigned int *start_level,
+		  unsigned int *root_order);
+uint64_t npt_table(paddr_t next);
+uint64_t npt_leaf(paddr_t out, unsigned int level);
+enum p2m_pte_kind npt_decode(uint64_t pte, unsigned int level, paddr_t *out);
+/* The VMCB's N_CR3: the root, write-back (PWT = PCD = 0). */
+uint64_t npt_ncr3(paddr_t root);
 
 #endif

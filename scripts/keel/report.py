@@ -35,6 +35,7 @@ import re
 import sys
 
 from . import schema
+from .report_guests import check_guests
 # The compact tables, and the report's size without the digits of timings.
 from .report_shape import (SHAPE_NS, SHAPE_RATE, SHAPE_TICKS, is_table,
                            shape_bytes)
@@ -474,6 +475,7 @@ def check_parsed(rep, log_text="", expectations=None):
     _report_size(rep, log_text, out)
     if out:
         return out  # the rest reads keys that may be missing
+    check_guests(rep, out)
     expectations = expectations or {}
     if not expectations.get("fail"):
         _balance(rep, out)

@@ -81,6 +81,8 @@ def run_case(c, image, logdir):
     mem = []
     with tempfile.TemporaryDirectory(prefix="keel-arm64-") as work:
         extra = c["setup"](work, c["args"]) if c["setup"] else []
+        # A setup may also give QEMU's own arguments: (script args, QEMU's).
+        extra, qemu_extra = extra if isinstance(extra, tuple) else (extra, [])
         args = [*c["args"], *extra]
         if c["loaded"]:
             loaded = c["loaded"](work)
@@ -89,7 +91,8 @@ def run_case(c, image, logdir):
                                          memcheck.loader_args(loaded) + x),
                 c["timeout"], log_path, work, loaded)
         else:
-            cmd = boot.arm64_cmd(image, args, append, c["timeout"])
+            cmd = boot.arm64_cmd(image, args, append, c["timeout"],
+                                 qemu_extra)
             b = boot.qemu(cmd, c["timeout"], log_path)
     fails = b.problems(0, c["expect"]) + mem
     if b.report is not None:

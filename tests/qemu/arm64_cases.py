@@ -10,6 +10,7 @@ from .arm64_machine import (M, RESERVED_BASE, RESERVED_SIZE, TIMEOUT,
 from .checks import (cpu_failed, json_is, kernel_still_reserved,
                      latency_unsupported, latency_whole, scrub_calibrated,
                      stray_irqs, stress_ok_everywhere)
+from .arm64_guest_cases import CASES as GUEST_CASES
 from .dom0less_cases import CASES as DOM0LESS_CASES
 from .domains_checks import Ask, domains_built, warned_once
 from .smp_checks import one_timeout, own_hwids, start_mode
@@ -368,6 +369,9 @@ CASES += [
 # Issue 28: boot modules and Xen's dom0less examples, their bytes read
 # back after the verdict (tests/qemu/dom0less_cases.py).
 CASES += DOM0LESS_CASES
+
+# Issue 31: guests that run in their domains (tests/qemu/arm64_guest_cases.py).
+CASES += GUEST_CASES
 
 # The issue-13 machine: 256 CPUs in 4 nodes (about 7 s on a quiet host,
 # 28 s measured with the host loaded by other builds): 300 s is over 10x.

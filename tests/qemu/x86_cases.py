@@ -3,6 +3,8 @@
 order they run: loaders and RAM sizes, how a boot ends, SMP and NUMA,
 domains, consoles, heap modes; and the check-scale machines."""
 
+import os
+
 from scripts.keel.report import HEAP_MODES
 
 from .checks import (cpu_failed, every_node_scrubbed, idle_wakes_only,
@@ -10,6 +12,7 @@ from .checks import (cpu_failed, every_node_scrubbed, idle_wakes_only,
                      json_is, kernel_still_reserved, latency_whole,
                      scrub_calibrated, scrubbers_are, stress_ok_everywhere)
 from .domains_checks import Ask, domains_built
+from .x86_guest_cases import guest_cases
 from .smp_checks import one_timeout, own_hwids, start_mode
 from .x86_machine import (ACPI_DATA, EXIT_HALT, EXIT_POWEROFF, G,
                           HALT_TIMEOUT, M, NR_CPUS_SMALL, OVMF_TOL, Case,
@@ -17,7 +20,7 @@ from .x86_machine import (ACPI_DATA, EXIT_HALT, EXIT_POWEROFF, G,
                           clflush_really_flushes, dropped_cpus_warned_once,
                           few_chunks, iso_case, loader_is, log_contains,
                           long_cmdline, low_ram_ends_at, mem_limited,
-                          p2m_selftest_ept, reserved_named, skew_bounded,
+                          p2m_selftest_format, reserved_named, skew_bounded,
                           skew_reported, small_cap_elf, smp_case, warned,
                           warnings_about)
 
@@ -29,6 +32,8 @@ def build_cases(elf, memdir):
     base = "after=exit audit=full"
     return loader_cases(elf, base, memdir) + after_cases(kern) + \
         smp_cases(kern, base, memdir) + domain_cases(kern, base) + \
+        guest_cases(kern, base, os.path.join(os.path.dirname(memdir),
+                                             "fill")) + \
         console_cases(kern) + heap_cases(kern, base)
 
 
@@ -378,11 +383,11 @@ def smp_load_cases(kern, base):
         # interrupts; both CPUs run with interrupts on (irq.on_cpus).
         smp_case("irq-idle-wakes-only", Machine("2", numa=[128 * M] * 2),
                  on, kern, sc, checks=[idle_wakes_only(2)]),
-        # Issue 22 section 6: EPT tables of 1G/2M/4K leaves, walked and
-        # translated in software, destroyed (the audit balances).
+        # Issue 22 section 6: tables of 1G/2M/4K leaves, walked, translated
+        # in software, destroyed; NPT under -cpu max (guests-no-svm: EPT).
         smp_case("p2m-selftest", Machine("2", numa=[128 * M] * 2),
                  on + " p2m_selftest=on", kern, sc,
-                 checks=[p2m_selftest_ept]),
+                 checks=[p2m_selftest_format("npt")]),
         # 96 vCPUs, a build that holds 64: 32 dropped, one warning, the
         # 64 kept all online. bootscrub=off. About 3 s since parked CPUs
         # halt (40-67 s when they spun: 96 vCPUs on 2 host cores).

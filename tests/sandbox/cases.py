@@ -8,6 +8,7 @@ from ..qemu import checks
 from ..qemu.domains_checks import (Ask, bench_like_with_like,
                                    domains_built, domains_summarised,
                                    human_lines_bounded, warned_once)
+from ..qemu.guests_checks import guests_unsupported
 from ..qemu.smp_checks import one_timeout
 from . import firmware
 from .dom0less import dom0less_cases
@@ -294,6 +295,14 @@ def domain_cases():
              [domains_built(many, zero_sampled=True,
                             local=range(56)), human_lines_bounded()],
              {"scrubbed": True}),
+        # guests=on (issue 31): a process has no stage 2 to run one on.
+        Case("guests-unsupported", "sandbox-2node.fw",
+             ["guests=on", "domain=8M", "inject=guest-past-end:1"],
+             [guests_unsupported("the sandbox has no MMU"),
+              warned_once("inject=guest-past-end:1: guests cannot run "
+                          "here, nothing injected")]),
+        Case("guests-no-domain", "sandbox-2node.fw", ["guests=on"],
+             [warned_once("guests=on: there is no domain to run in")]),
         Case("domains-too-big", "sandbox-2node.fw",
              ["report=full"] + [a.word() for a in mixed] + ["domain=1M@9"],
              [domains_built(mixed + [Ask(mib)]),
@@ -361,9 +370,12 @@ def big_cases():
         # interrupt, a timeout that names no CPU). Measured on this 2-core
         # host while other builds loaded it (load average about 50): 4.8 s
         # at best, 26 s at worst (the latency phases vary most); the
-        # timeout of 120 s is 25x the first.
+        # timeout of 120 s is 25x the first. guests=on: here only
+        # guests_info with its unsupported reason (335 bytes of shape);
+        # where guests run, the compact report adds at most 3 rows of
+        # about 70 bytes (common/report/guest_report.c).
         worst = SIZE_CMDLINE + [
-            "latency=on", "bench=on", "inject=scrub-stop:5",
+            "latency=on", "bench=on", "guests=on", "inject=scrub-stop:5",
             "inject=irq-unexpected:3", "inject=ap-timeout:999"] + [
             f"domain={12 * mib}@{i % 8}" for i in range(64)]
         out.append(Case("report-size-256cpu", "sandbox-256cpu-8node.fw",

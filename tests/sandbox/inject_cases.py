@@ -95,6 +95,9 @@ EFFECTS = {
     "bad-dt-distance": _line(r"inject: DT distance-matrix entry"),
     "irq-unexpected": lambda rep, log, n: rep["irq"]["unexpected"] > 0,
     "ioapic-unmask": lambda rep, log, n: rep["irq"]["ioapic_unmasked"] > 0,
+    "guest-past-end": lambda rep, log, n: any(
+        g["domain"] == n and g["stage2_faults"]
+        for g in rep.get("guests", [])),
 }
 
 

@@ -305,6 +305,57 @@ static void test_scrub_primitive(void **state)
 }
 
 /*
+ * guests=, guest_touch=, guest_run_ms=, guest_rounds= (issue 31): the
+ * defaults, good values kept, every bad one warned (naming the word) and
+ * the default or the bound kept instead.
+ */
+static void test_guest_options(void **state)
+{
+	assert_false(o.guests);
+	assert_int_equal(o.guest_touch, 64);
+	assert_int_equal(o.guest_run_ms, 20);
+	assert_int_equal(o.guest_rounds, 1);
+	assert_int_equal(parse("guests guest_touch=8 guest_run_ms=0 "
+			       "guest_rounds=8"),
+			 0);
+	assert_true(o.guests);
+	assert_int_equal(o.guest_touch, 8);
+	assert_int_equal(o.guest_run_ms, 0);
+	assert_int_equal(o.guest_rounds, 8);
+	assert_int_equal(parse("guest_touch=4096"), 0);
+	assert_int_equal(o.guest_touch, 4096);
+	/* Not a power of two, below a word, above a page: the default. */
+	static const char *const touch[] = {"guest_touch=96", "guest_touch=4",
+					    "guest_touch=8192",
+					    "guest_touch=0"};
+	for (unsigned int i = 0; i < ARRAY_SIZE(touch); i++) {
+		o.guest_touch = 8;
+		sandbox_console_clear();
+		assert_int_equal(parse(touch[i]), 1);
+		assert_int_equal(o.guest_touch, 64);
+		assert_true(test_console_contains(touch[i]));
+		assert_true(test_console_contains("is not a power of two"));
+	}
+	/* Not a number: kept as it was. */
+	assert_int_equal(parse("guest_touch=8 guest_touch=lots"), 1);
+	assert_int_equal(o.guest_touch, 8);
+	assert_int_equal(parse("guest_run_ms=60001"), 1);
+	assert_int_equal(o.guest_run_ms, 60000);
+	assert_true(test_console_contains("guest_run_ms=60001 is over 60000"));
+	assert_int_equal(parse("guest_run_ms=-5"), 1);
+	assert_int_equal(o.guest_run_ms, 60000);
+	assert_int_equal(parse("guest_rounds=0"), 1);
+	assert_int_equal(o.guest_rounds, 1);
+	assert_int_equal(parse("guest_rounds=9"), 1);
+	assert_int_equal(o.guest_rounds, 8);
+	assert_true(test_console_contains("guest_rounds=9 is not 1 to 8"));
+	assert_int_equal(parse("guests=maybe"), 1);
+	assert_true(o.guests);
+	assert_int_equal(parse("guests=off"), 0);
+	assert_false(o.guests);
+}
+
+/*
  * loglevel= is data like every option: the parse writes only the struct
  * (fwboot_finish() sets the console's level, once; fwboot_test.c).
  */
@@ -452,6 +503,7 @@ int main(void)
 		T(test_loglevel_is_data), T(test_random),
 		T(test_options_parse),	  T(test_bounds),
 		T(test_scrub_primitive),  T(test_warnings_escaped),
+		T(test_guest_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The stage-2 descriptor formats (common/lib/p2m_vmsa.c, p2m_ept.c): both
- * against values computed by hand from the Arm ARM and the Intel SDM (the
- * arithmetic is in the comments). Pure functions: no heap, no machine.
+ * The stage-2 descriptor formats (common/lib/p2m_vmsa.c, p2m_ept.c,
+ * p2m_npt.c): each against values computed by hand from the Arm ARM, the
+ * Intel SDM and the AMD APM (the arithmetic is in the comments). Pure
+ * functions: no heap, no machine.
  */
 #include "common.h"
 
@@ -147,6 +148,97 @@ static void test_ept_decode(void **state)
 	}
 }
 
+/* ---- AMD nested page tables (APM Vol. 2, 15.25, 5.3, 5.4.1) ------------- */
+
+static void test_npt_encode(void **state)
+{
+	unsigned int sl, ro;
+
+	/* Non-leaf: address | P 1 | R/W 2 | U/S 4 | A 0x20 = 0x27. */
+	assert_int_equal(npt_table(pa(0x1000)), 0x1027ULL);
+	/* PTE: 0x27 | D 0x40 = 0x67 (PAT = PCD = PWT = 0: write-back). */
+	assert_int_equal(npt_leaf(pa(0x5000), 3), 0x5067ULL);
+	/* 2 MiB PDE / 1 GiB PDPE: + PS 0x80 = 0xe7. */
+	assert_int_equal(npt_leaf(pa(0x200000), 2), 0x2000e7ULL);
+	assert_int_equal(npt_leaf(pa(0x40000000), 1), 0x400000e7ULL);
+	/* An unaligned address keeps only the level's bits. */
+	assert_int_equal(npt_leaf(pa(0x40201000), 1), 0x400000e7ULL);
+	/* Addresses up to bit 51. */
+	assert_int_equal(npt_leaf(pa(0xffffffffff000ULL), 3),
+			 0xffffffffff067ULL);
+	assert_int_equal(npt_leaf(pa(0), 0), 0);
+	assert_int_equal(npt_leaf(pa(0x1000), 4), 0);
+	/* N_CR3: the PML4's address, PWT = PCD = 0. */
+	assert_int_equal(npt_ncr3(pa(0x123000)), 0x123000ULL);
+	/* Read-only: R/W (bit 1) is the write bit. */
+	assert_int_equal(npt_leaf(pa(0x5000), 3) & ~p2m_format_npt.write_bits,
+			 0x5065ULL);
+	npt_geometry(40, &sl, &ro);
+	assert_int_equal(sl, 0);
+	assert_int_equal(ro, 0);
+	assert_string_equal(p2m_format_npt.name, "npt");
+}
+
+static void test_npt_decode(void **state)
+{
+	paddr_t out = INVALID_PADDR;
+
+	/* Not present: P clear, whatever else is set. */
+	assert_int_equal(npt_decode(0, 1, &out), P2M_PTE_NONE);
+	assert_int_equal(npt_decode(0x50e6ULL, 3, &out), P2M_PTE_NONE);
+	assert_int_equal(npt_decode(0x1027ULL, 0, &out), P2M_PTE_TABLE);
+	assert_int_equal(pa_val(out), 0x1000ULL);
+	assert_int_equal(npt_decode(0x2000e7ULL, 2, &out), P2M_PTE_LEAF);
+	assert_int_equal(pa_val(out), 0x200000ULL);
+	assert_int_equal(npt_decode(0x400000e7ULL, 1, &out), P2M_PTE_LEAF);
+	assert_int_equal(pa_val(out), 0x40000000ULL);
+	/* Bit 7 of a PTE is PAT, not PS: still a 4 KiB page. */
+	assert_int_equal(npt_decode(0x50e7ULL, 3, &out), P2M_PTE_LEAF);
+	assert_int_equal(pa_val(out), 0x5000ULL);
+	/* Bit 12 of a large leaf is PAT: the address is still 2 MiB. */
+	assert_int_equal(npt_decode(0x2010e7ULL, 2, &out), P2M_PTE_LEAF);
+	assert_int_equal(pa_val(out), 0x200000ULL);
+	/* Reserved, must be zero: PS in a PML4E; bits 20:13 of a 2 MiB
+	 * leaf, 29:13 of a 1 GiB leaf. */
+	assert_int_equal(npt_decode(0x10a7ULL, 0, &out), P2M_PTE_BAD);
+	assert_int_equal(npt_decode(0x2020e7ULL, 2, &out), P2M_PTE_BAD);
+	assert_int_equal(npt_decode(0x400020e7ULL, 1, &out), P2M_PTE_BAD);
+	assert_int_equal(npt_decode(0x600000e7ULL, 1, &out), P2M_PTE_BAD);
+	/* U/S clear: a nested walk (a user access) faults on it. */
+	assert_int_equal(npt_decode(0x1023ULL, 0, &out), P2M_PTE_BAD);
+	assert_int_equal(npt_decode(0x5063ULL, 3, &out), P2M_PTE_BAD);
+	assert_int_equal(npt_decode(0x5067ULL, 4, &out), P2M_PTE_BAD);
+	for (unsigned int l = 1; l <= 3; l++) {
+		uint64_t a =
+			0x000f0c0000000000ULL | (1ULL << p2m_level_shift(l));
+
+		assert_int_equal(npt_decode(npt_leaf(pa(a), l), l, &out),
+				 P2M_PTE_LEAF);
+		assert_int_equal(pa_val(out), a);
+	}
+}
+
+/* The write bit of each format: cleared, the leaf stays a leaf. */
+static void test_write_bits(void **state)
+{
+	const struct p2m_format *f[] = {&p2m_format_vmsa_s2, &p2m_format_ept,
+					&p2m_format_npt};
+	paddr_t out;
+
+	/* S2AP 0b11 -> 0b01 (Arm ARM D8.4); EPT bit 1; NPT R/W. */
+	assert_int_equal(p2m_format_vmsa_s2.write_bits, 0x80ULL);
+	assert_int_equal(p2m_format_ept.write_bits, 0x2ULL);
+	assert_int_equal(vmsa_s2_leaf(pa(0x12345000), 3) &
+				 ~p2m_format_vmsa_s2.write_bits,
+			 0x1234577fULL);
+	for (unsigned int i = 0; i < 3; i++) {
+		uint64_t ro = f[i]->leaf(pa(0x7000), 3) & ~f[i]->write_bits;
+
+		assert_int_equal(f[i]->decode(ro, 3, &out), P2M_PTE_LEAF);
+		assert_int_equal(pa_val(out), 0x7000ULL);
+	}
+}
+
 /* ---- the builder on the sandbox heap ------------------------------------- */
 
 int main(void)
@@ -161,6 +253,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_ept_encode, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_ept_decode, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_npt_encode, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_npt_decode, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_write_bits, test_setup,
 						test_teardown),
 	};
 

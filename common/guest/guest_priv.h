@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the files of the guest room share (common/guest/): the state of
+ * the round, one CPU's run loop, the vCPUs' stage 2. See keel/guest.h.
+ */
+#ifndef COMMON_GUEST_PRIV_H
+#define COMMON_GUEST_PRIV_H
+
+#include <keel/guest.h>
+
+/* The state of every round (guest.c). */
+extern struct guests_state guest_state;
+
+/* guest_run.c: run the calling CPU's vCPUs until each has ended. */
+struct guest_round {
+	const struct guest_params *gp;
+	uint64_t slice_ticks;
+	uint64_t start;	   /* arch_ticks() at the round's start */
+	uint64_t walk_end; /* the last GUEST_HC_WALK (atomic max) */
+};
+void guest_cpu_main(void *arg);
+
+/* guest_stage2.c */
+int guest_s2_build(struct guest_s2 *s, const struct p2m *dom,
+		   uint64_t image_ipa);
+void guest_s2_map_image(struct guest_s2 *s, unsigned int writable);
+void *guest_s2_image(const struct guest_s2 *s);
+void guest_s2_publish(struct guest_s2 *s);
+void guest_s2_free(struct guest_s2 *s);
+
+#endif

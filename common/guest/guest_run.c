@@ -1,0 +1,158 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guests, one CPU's turns (include/keel/guest.h): every CPU that has
+ * vCPUs runs them round-robin, each for at most a slice
+ * (GUEST_SLICE_US: the arch's timer ends it), until every one has ended:
+ * reported GUEST_HC_DONE, or been stopped (a stage-2 fault, a trap, an
+ * exception of its own, a failed entry). A hypercall or another
+ * interrupt does not end the turn: the vCPU is entered again until its
+ * slice is over.
+ *
+ * The vCPUs a CPU runs are those guest.c gave it (vcpu->cpu); no other
+ * CPU touches them while the round runs, so their fields need no lock.
+ * The round's last walk (guest_round.walk_end) is an atomic max.
+ */
+#include <arch/cpu.h>
+#include <arch/guest.h>
+#include <keel/atomic.h>
+#include <keel/guest.h>
+#include <keel/string.h>
+
+#include "guest_priv.h"
+
+static void vcpu_end(struct vcpu *v, enum guest_end why)
+{
+	v->end = why;
+	v->live = false;
+}
+
+static void atomic_max(uint64_t *p, uint64_t v)
+{
+	uint64_t old = atomic_load_relaxed(p);
+
+	while (old < v && !atomic_cmpxchg(p, &old, v))
+		;
+}
+
+/* A hypercall of @v (<keel/guest_abi.h>). */
+static void hypercall(struct vcpu *v, const struct vcpu_exit *e,
+		      struct guest_round *r)
+{
+	switch (e->arg[0]) {
+	case GUEST_HC_WALK:
+		v->walked = true;
+		v->pages_walked = e->arg[1];
+		v->bad_words = e->arg[2];
+		v->first_bad_ipa = e->arg[3];
+		v->first_bad_value = e->arg[4];
+		atomic_max(&r->walk_end, arch_ticks());
+		break;
+	case GUEST_HC_DONE:
+		v->gap_ticks = e->arg[1];
+		v->iterations = e->arg[2];
+		v->walk_ticks = e->arg[3];
+		vcpu_end(v, GUEST_END_DONE);
+		break;
+	case GUEST_HC_EXC:
+		v->syndrome = e->arg[1];
+		vcpu_end(v, GUEST_END_EXCEPTION);
+		break;
+	default:
+		v->syndrome = e->arg[0];
+		vcpu_end(v, GUEST_END_TRAP);
+		break;
+	}
+}
+
+/*
+ * What @e means for @v. Return: true when the turn goes on (a hypercall
+ * or an interrupt before the slice's end).
+ */
+static bool handle_exit(struct vcpu *v, const struct vcpu_exit *e,
+			struct guest_round *r)
+{
+	switch (e->reason) {
+	case VCPU_EXIT_HYPERCALL:
+		hypercall(v, e, r);
+		return v->live;
+	case VCPU_EXIT_IRQ:
+		return true;
+	case VCPU_EXIT_PREEMPT:
+		return false;
+	case VCPU_EXIT_STAGE2:
+		v->stage2_faults++;
+		v->fault_ipa = e->ipa;
+		v->syndrome = e->syndrome;
+		vcpu_end(v, GUEST_END_STAGE2);
+		return false;
+	case VCPU_EXIT_FAILED:
+		snprintf(v->why, sizeof(v->why),
+			 "the CPU refused to enter it (%#llx)",
+			 (unsigned long long)e->syndrome);
+		v->syndrome = e->syndrome;
+		vcpu_end(v, GUEST_END_FAILED);
+		return false;
+	case VCPU_EXIT_TRAP:
+	default:
+		v->syndrome = e->syndrome;
+		vcpu_end(v, GUEST_END_TRAP);
+		return false;
+	}
+}
+
+/* One turn of @v: entered again after each exit that does not end it. */
+static void turn(struct vcpu *v, struct guest_round *r)
+{
+	uint64_t t0 = arch_ticks(), end = t0 + r->slice_ticks, t1 = t0;
+	struct vcpu_exit e;
+	bool more;
+
+	do {
+		bool walking = !v->walked;
+
+		arch_vcpu_run(&v->arch, end, &e);
+		v->runs++;
+		more = handle_exit(v, &e, r);
+		t1 = arch_ticks();
+		if (walking)
+			v->walk_cpu_ticks += t1 - t0;
+		v->cpu_ticks += t1 - t0;
+		t0 = t1;
+	} while (more && t1 < end);
+}
+
+/**
+ * guest_cpu_main() - smp_run_on() work: the calling CPU's vCPUs, in turns
+ * until every one has ended.
+ * @arg: the struct guest_round
+ */
+void guest_cpu_main(void *arg)
+{
+	struct guest_round *r = arg;
+	unsigned int me = arch_cpu_id(), live;
+	const char *why = "";
+
+	if (arch_guest_cpu_init(&why)) {
+		for (unsigned int i = 0; i < guest_state.count; i++) {
+			struct vcpu *v = &guest_state.vcpu[i];
+
+			if (v->cpu != me || !v->live)
+				continue;
+			snprintf(v->why, sizeof(v->why), "%s", why);
+			vcpu_end(v, GUEST_END_FAILED);
+		}
+		return;
+	}
+	do {
+		live = 0;
+		for (unsigned int i = 0; i < guest_state.count; i++) {
+			struct vcpu *v = &guest_state.vcpu[i];
+
+			if (v->cpu != me || !v->live)
+				continue;
+			turn(v, r);
+			live += v->live;
+		}
+	} while (live);
+	arch_guest_cpu_fini();
+}

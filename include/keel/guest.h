@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guests that run in their domains (DESIGN §14, issue 31): guests=on
+ * gives every built domain one vCPU running the guest program
+ * (<keel/guest_abi.h>) with its own stage 1 off. It walks its whole IPA
+ * range through the MMU, checking every guest_touch= bytes that the word
+ * reads zero and writing its own pattern there, reports, then loops on
+ * the counter for guest_run_ms= and reports the largest gap it saw: its
+ * blackout. The vCPUs of a domain run on the CPUs of its build node,
+ * several sharing a CPU in turns of GUEST_SLICE_US.
+ *
+ * The guest image (the program and, on x86_64, its identity page tables)
+ * is one set of GUEST_IMAGE_PAGES read-only pages, mapped at the same IPA
+ * in every domain, above its memory: guest_image_ipa(). The domain's own
+ * table is never changed: each vCPU runs on a copy of its root and of the
+ * tables on the path to the image (common/guest/guest_stage2.c), which
+ * share every other table with the domain's. So the domain's memory stays
+ * the domain's, every page of it walked, and the checks and destroy see
+ * the domain's table as the build left it.
+ *
+ * Files: guest.c (the phase: vCPUs set up, run on their CPUs, torn down;
+ * what the report reads), guest_run.c (one CPU's turns and the exits),
+ * guest_stage2.c (the image's mapping). The report: common/report/
+ * guest_report.c. Arch hooks: <arch/guest.h>.
+ */
+#ifndef KEEL_GUEST_H
+#define KEEL_GUEST_H
+
+#include <arch/guest.h>
+#include <keel/domain.h>
+#include <keel/p2m.h>
+#include <keel/types.h>
+
+/* guest_touch= bounds and default (bytes between two words touched). */
+#define GUEST_TOUCH_MIN	    8
+#define GUEST_TOUCH_MAX	    4096
+#define GUEST_TOUCH_DEFAULT 64
+/* guest_run_ms= default and bound. */
+#define GUEST_RUN_MS_DEFAULT 20
+#define GUEST_RUN_MS_MAX     60000
+/* guest_rounds= bound: each round after the first rebuilds the domains. */
+#define GUEST_ROUNDS_MAX 8
+/* A vCPU's turn on its CPU before the next one's (CNTHP / APIC timer). */
+#define GUEST_SLICE_US 2000
+/* Guests walk at most this much (x86_64's identity map: one PDPT). */
+#define GUEST_MAX_BYTES (512ULL << 30)
+
+/* What the flow hands the guest phase (parsed options, keel_options). */
+struct guest_params {
+	uint32_t touch;		    /* guest_touch= */
+	uint32_t run_ms;	    /* guest_run_ms= */
+	unsigned int round, rounds; /* this round (1..), of guest_rounds= */
+};
+
+/* How a vCPU ended (guests[].exit_reason). */
+enum guest_end {
+	GUEST_END_NONE = 0,  /* not run (unsupported, or no room) */
+	GUEST_END_DONE,	     /* walked, looped, reported */
+	GUEST_END_STAGE2,    /* touched an IPA it was not given: stopped */
+	GUEST_END_TRAP,	     /* did what keel traps: stopped */
+	GUEST_END_EXCEPTION, /* took an exception of its own: stopped */
+	GUEST_END_FAILED,    /* could not be set up or entered */
+};
+
+/*
+ * A vCPU's stage 2 (common/guest/guest_stage2.c): @p2m is the domain's
+ * table with its own root; @own the pages it allocated (root copy, the
+ * tables on the image's path, the image), given back when it goes.
+ */
+#define GUEST_S2_OWN 5
+struct guest_s2 {
+	struct p2m p2m;
+	paddr_t image;	      /* GUEST_IMAGE_PAGES pages */
+	uint64_t image_ipa;   /* where the guest sees them */
+	uint64_t *leaf_table; /* keel's view of the table that maps them */
+	paddr_t own[GUEST_S2_OWN];
+	uint8_t own_order[GUEST_S2_OWN];
+	unsigned int own_count;
+};
+
+/* One vCPU: what it did (the report) and its arch state (arch_vcpu). */
+struct vcpu {
+	uint16_t domain;  /* the domain's id (heap owner id) */
+	uint32_t node;	  /* the domain's build node: its CPUs run it */
+	unsigned int cpu; /* the CPU it runs on */
+	uint64_t bytes;	  /* its IPA range [0, bytes) */
+	bool made;	  /* arch_vcpu_init() done: destroy it */
+	bool live;	  /* entered and not ended */
+	bool walked;	  /* GUEST_HC_WALK came */
+	enum guest_end end;
+	uint64_t pages_walked, bad_words, first_bad_ipa, first_bad_value;
+	uint64_t stage2_faults, fault_ipa; /* fault_ipa: GUEST_NO_IPA: none */
+	uint64_t syndrome;		   /* of a trap or exception */
+	uint64_t gap_ticks, iterations;	   /* its loop: largest gap */
+	uint64_t walk_ticks;		   /* its own clock, the whole walk */
+	uint64_t walk_cpu_ticks;  /* keel's: the walk's turns on its CPU */
+	uint64_t runs, cpu_ticks; /* turns; time on its CPU */
+	char why[64];		  /* GUEST_END_FAILED: why */
+	struct guest_s2 s2;	  /* the domain's table + the image */
+	struct arch_vcpu arch;
+};
+
+/* The guests of the last round, and what every round found. */
+struct guests_state {
+	const char *unsupported; /* NULL, or why no guest runs here */
+	struct vcpu vcpu[DOMAIN_MAX];
+	unsigned int count;
+	unsigned int rounds;		 /* rounds run */
+	uint64_t bad_words_rounds;	 /* bad words, every round */
+	uint64_t run_ticks;		 /* the last round's wall time */
+	uint64_t walk_bytes, walk_ticks; /* the last round: bytes, wall time */
+	unsigned int problems; /* faults inside a range, bad words, failures */
+	uint32_t touch, run_ms;
+};
+
+/*
+ * guests_run(): one round: a vCPU for every built domain, run on its
+ * build node's CPUs until each has reported (or stopped), then torn down.
+ * Boot CPU, after domains_check(). The first round says in one line when
+ * guests cannot run here (arch_guest_supported()).
+ */
+struct domain_set;
+void guests_run(const struct domain_set *ds, const struct guest_params *gp);
+
+/* What the rounds found, for the report and the verdict. */
+const struct guests_state *guests_state(void);
+unsigned int guests_problem_count(void);
+/* The verdict's words for the guests' problems, NULL: none. */
+const char *guests_fail_reason(void);
+/*
+ * guests_inject_unused(): one warning for each inject=guest-past-end:N
+ * word that no guest acts on, saying @why (guests=on not given, guests
+ * unsupported here, no such domain).
+ */
+void guests_inject_unused(const char *why);
+
+/* The IPA of the guest image in table @p (below 2^47 and its widths). */
+uint64_t guest_image_ipa(const struct p2m *p);
+/*
+ * The seed of domain @id's pattern in round @round (the word at IPA a is
+ * a ^ seed): what wrote a word is in the word.
+ */
+static inline uint64_t guest_seed(uint16_t id, unsigned int round)
+{
+	return ((uint64_t)((GUEST_SEED_BASE ^ round) & 0xff) << 8 | (id & 0xff))
+	       << GUEST_SEED_SHIFT;
+}
+
+/* "done", "stage2-fault", ... (guests[].exit_reason). */
+const char *guest_end_name(enum guest_end e);
+
+#endif

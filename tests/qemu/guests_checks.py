@@ -1,0 +1,167 @@
+# SPDX-License-Identifier: MIT
+"""Checks of the report's `guests` table (guests=on, DESIGN §14) against
+what a case asked, shared by the arm64, x86_64 and sandbox matrices.
+
+The expected numbers come from the case: the domains it asked (sizes
+rounded up to 4 KiB, so pages = bytes / 4096), which domain's guest was
+made to fault one page past its end (inject=guest-past-end:N: its
+fault_ipa must be its bytes), the rounds, the CPUs that may run each
+guest (those of its build node: its own node, or for a memory-only node
+the nearest with CPUs). keel.report.check_guests() has already held the
+rows to the report's own rules (rows_left_out, blackout_max_ns, ...).
+Each check takes (report, log) and returns a list of problems (and says
+so, `wants_log`, for the x86_64 matrix)."""
+
+import re
+
+from .domains_checks import PAGE
+from .fill_pattern import FILL_WORD
+
+
+def _rows(rep):
+    return {g["domain"]: g for g in rep.get("guests", [])}
+
+
+def _node_cpus(rep):
+    out = {}
+    for c in rep["cpus"]:
+        if c["online"]:
+            out.setdefault(c["node"], set()).add(c["id"])
+    return out
+
+
+def _guest_problems(g, d, faulted, node_cpus):
+    tag = f"guest of domain {d['id']}"
+    out = []
+    pages = d["bytes"] // PAGE
+    if g["pages_walked"] != pages:
+        out.append(f"{tag}: walked {g['pages_walked']} of {pages} pages")
+    if g["bad_words"] or g["first_bad_ipa"] is not None:
+        out.append(f"{tag}: {g['bad_words']} bad words, the first at "
+                   f"{g['first_bad_ipa']}")
+    if d["id"] in faulted:
+        if g["exit_reason"] != "stage2-fault" or \
+                g["fault_ipa"] != d["bytes"]:
+            out.append(f"{tag}: {g['exit_reason']} at {g['fault_ipa']}, "
+                       f"expected a stage-2 fault at {d['bytes']:#x}")
+    elif g["exit_reason"] != "done" or g["stage2_faults"]:
+        out.append(f"{tag}: {g['exit_reason']}, {g['stage2_faults']} "
+                   "stage-2 faults, expected done without any")
+    elif g["blackout_ns"] <= 0:
+        out.append(f"{tag}: done with blackout_ns {g['blackout_ns']}")
+    mine = node_cpus.get(d["node"])
+    if mine and g["cpu"] not in mine:
+        out.append(f"{tag}: ran on CPU {g['cpu']}, not one of node "
+                   f"{d['node']}'s {sorted(mine)}")
+    return out
+
+
+def guests_ran(count, faulted=(), rounds=1, shared=True, local=True):
+    """Every built domain (report=full: all rows) had a guest that walked
+    all its pages, read nothing but zero and looped (blackout > 0), or
+    for the ids in @faulted stopped at a stage-2 fault one page past its
+    end; @count guests in the last of @rounds rounds; @shared: some CPU ran
+    several, so one of them was entered more than twice (its slices
+    ended on the timer); @local: each on a CPU of its domain's node."""
+    def check(rep, log):
+        info = rep.get("guests_info")
+        if info is None:
+            return ["no guests_info in the report"]
+        out = []
+        if info["unsupported"] is not None:
+            return [f"guests unsupported: {info['unsupported']}"]
+        if info["count"] != count or len(rep["guests"]) != count:
+            out.append(f"{info['count']} guests, {len(rep['guests'])} rows, "
+                       f"expected {count}")
+        if info["rounds"] != rounds or info["problems"] or info["bad_words"]:
+            out.append(f"guests_info rounds {info['rounds']} (expected "
+                       f"{rounds}), problems {info['problems']}, bad_words "
+                       f"{info['bad_words']}")
+        rows = _rows(rep)
+        node_cpus = _node_cpus(rep) if local else {}
+        for d in rep.get("domains", []):
+            if d["fail_reason"] is not None:
+                continue
+            if d["id"] not in rows:
+                out.append(f"domain {d['id']}: no guest row")
+                continue
+            out += _guest_problems(rows[d["id"]], d, set(faulted), node_cpus)
+        if shared and not any(g["runs"] > 2 for g in rows.values()):
+            out.append("no guest was entered more than twice: no slice "
+                       "ended on the timer")
+        walked = sum(d["bytes"] for d in rep.get("domains", [])
+                     if d["fail_reason"] is None)
+        if info["walk_bytes"] != walked:
+            out.append(f"guests_info.walk_bytes {info['walk_bytes']}, the "
+                       f"domains hold {walked}")
+        for f in faulted:
+            if not re.search(rf"guest {f}: stage-2 fault at IPA 0x[0-9a-f]+, "
+                             r"one page past its range", log):
+                out.append(f"no line for guest {f}'s stage-2 fault")
+        return out
+    check.wants_log = True
+    return check
+
+
+def guests_summarised(count, rows_at_most):
+    """The compact report: @count guests, at most @rows_at_most rows, the
+    rest counted in rows_left_out, every guest done."""
+    def check(rep, log):
+        info = rep.get("guests_info")
+        if info is None:
+            return ["no guests_info in the report"]
+        out = []
+        if info["count"] != count or len(rep["guests"]) > rows_at_most:
+            out.append(f"{info['count']} guests in {len(rep['guests'])} "
+                       f"rows, expected {count} in at most {rows_at_most}")
+        if info["problems"] or info["bad_words"]:
+            out.append(f"guests_info.problems {info['problems']}")
+        return out
+    check.wants_log = True
+    return check
+
+
+def guests_unsupported(why):
+    """No guest ran: guests_info.unsupported holds @why, no row, and the
+    boot said so once."""
+    def check(rep, log):
+        info = rep.get("guests_info")
+        if info is None:
+            return ["no guests_info in the report"]
+        out = []
+        if why not in (info["unsupported"] or ""):
+            out.append(f"guests_info.unsupported {info['unsupported']!r}, "
+                       f"expected it to say {why!r}")
+        if rep["guests"] or info["count"]:
+            out.append(f"{info['count']} guests ran where none can")
+        if log.count("warning: guests: cannot run here: ") != 1:
+            out.append("not one 'guests: cannot run here' warning")
+        return out
+    check.wants_log = True
+    return check
+
+
+def guests_saw_fill(domains):
+    """The negative control: memory a first stage filled with FILL_WORD,
+    built without zeroing (bootscrub=off domains_trust=on), is read by the
+    guests of the domain ids @domains: bad words, the first one's value
+    FILL_WORD, and the boot fails naming it."""
+    def check(rep, log):
+        rows = _rows(rep)
+        out = []
+        for i in domains:
+            g = rows.get(i)
+            if g is None or not g["bad_words"] or g["first_bad_ipa"] is None:
+                out.append(f"guest of domain {i} read no bad word: {g}")
+                continue
+            if not re.search(rf"guest {i}: \d+ words were not zero, the "
+                             rf"first at IPA (0x[0-9a-f]+|0): "
+                             rf"{FILL_WORD:#x} \(no guest's pattern\)", log):
+                out.append(f"no warning naming guest {i}'s first bad word "
+                           f"{FILL_WORD:#x}")
+        if rep["fail_reason"] != "guests: a guest read words it did not " \
+                "write":
+            out.append(f"fail_reason {rep['fail_reason']!r}")
+        return out
+    check.wants_log = True
+    return check
