@@ -9,13 +9,15 @@
  *  - the boot CPU: marked, or added when the firmware did not list it, so
  *    that the boot goes on;
  *  - the physical address width: the CPU's, within what the arch maps;
- *  - the end of it all (fwboot_finish()): inject=bad-map, the sanitiser.
+ *  - the end of it all (fwboot_finish()): inject=bad-map, the sanitiser,
+ *    a live update's handover (boot/handover.c).
  * The arch passes what differs (its accessor, its RSDP hint, its hwid and
  * its mask) as parameters; nothing here knows which arch runs it.
  */
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/fwboot.h>
+#include <keel/handover.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
@@ -250,4 +252,6 @@ void fwboot_finish(struct bootinfo *bi)
 		inject_bad_map(bi);
 	warn_tables_not_met(&early);
 	bootinfo_sanitise(bi);
+	/* A live update's handover: checked before bootmem exists. */
+	handover_apply(bi, early.handover == HANDOVER_DISCARD);
 }
