@@ -31,6 +31,7 @@
 #include <keel/heap.h>
 #include <keel/inject.h>
 #include <keel/latency.h>
+#include <keel/liveupdate.h>
 #include <keel/numa.h>
 #include <keel/options.h>
 #include <keel/p2m.h>
@@ -257,6 +258,9 @@ static void inject_line(void)
  */
 const char *boot_verdict(const struct audit_result *a)
 {
+	/* The handover refused, the bytes not read back, the update failed. */
+	if (liveupdate_fail_reason())
+		return liveupdate_fail_reason();
 	/* RAM but none of it free for the heap is no usable RAM either. */
 	if (!a->ram_pages || !heap_total_pages())
 		return "no usable RAM";
@@ -353,6 +357,13 @@ static void phase_exercise(void)
  */
 static void phase_domains(const struct bootinfo *bi)
 {
+	if (liveupdate_has_domains()) {
+		pr_info("domains: %u came with the handover (not restored "
+			"yet, kept reserved); domain= and dom0less are not "
+			"built again\n",
+			liveupdate_info()->domains);
+		return;
+	}
 	if (!domains_setup(&opts, bi))
 		return;
 	if (opts.bench)
@@ -361,6 +372,36 @@ static void phase_domains(const struct bootinfo *bi)
 	domains_check(opts.audit == AUDIT_FULL);
 	if (opts.domains_destroy)
 		domains_destroy_all();
+}
+
+/*
+ * The machine: frame table, CPUs, interrupts on, heap, scrub, the
+ * exercises, the domains and a live update.
+ */
+static void phase_machine(struct bootinfo *bi, unsigned int nodes)
+{
+	trace_begin("frametable");
+	frametable_init(nodes);
+	trace_end("frametable");
+
+	phase_smp(bi);
+	/*
+	 * Interrupts on from here (<arch/irq.h>): the secondaries turned
+	 * theirs on as they began serving their mailboxes.
+	 */
+	arch_irq_enable();
+	inject_for_each(INJECT_IRQ_UNEXPECTED, raise_stray, NULL);
+	inject_line();
+	phase_heap(bi, nodes);
+	liveupdate_heap_ready(boot_times.heap_init_end);
+	phase_scrub();
+	liveupdate_verify(bi);
+	if (opts.p2m_selftest)
+		p2m_selftest(-1);
+	phase_exercise();
+	phase_domains(bi);
+	/* liveupdate=N: returns only when the update could not happen. */
+	liveupdate_run(bi);
 }
 
 /**
@@ -380,29 +421,18 @@ void keel_main(struct bootinfo *bi)
 	trace_event("entry", TRACE_MARK, arch_entry_ticks, 0);
 
 	phase_options(bi);
+	liveupdate_boot(bi, opts.liveupdate);
 	phase_firmware(bi);
 	nodes = bi->node_count;
 
 	phase_bootmem(bi);
 
-	trace_begin("frametable");
-	frametable_init(nodes);
-	trace_end("frametable");
-
-	phase_smp(bi);
 	/*
-	 * Interrupts on from here (<arch/irq.h>): the secondaries turned
-	 * theirs on as they began serving their mailboxes.
+	 * A refused handover reserved all RAM: no CPU is started, nothing
+	 * zeroed or handed out; the audit and the report say why.
 	 */
-	arch_irq_enable();
-	inject_for_each(INJECT_IRQ_UNEXPECTED, raise_stray, NULL);
-	inject_line();
-	phase_heap(bi, nodes);
-	phase_scrub();
-	if (opts.p2m_selftest)
-		p2m_selftest(-1);
-	phase_exercise();
-	phase_domains(bi);
+	if (!liveupdate_refused())
+		phase_machine(bi, nodes);
 
 	trace_begin("audit");
 	audit_run(&audit, opts.audit == AUDIT_FULL);

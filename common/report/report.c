@@ -19,6 +19,7 @@
  *   stress.*              stress_report_json()     common/stress_report.c
  *   p2m.*                 p2m_report_json()        common/p2m_selftest.c
  *   domains*              domains_report_json()    common/domain_report.c
+ *   liveupdate.*          liveupdate_report_json() common/liveupdate_report.c
  *   audit.*               audit_report_json()      common/audit.c
  *   trace*                trace_report_json()      common/trace.c
  * The keys and their types are listed once, in
@@ -95,6 +96,7 @@ static void report_human(const struct bootinfo *bi,
 	scrub_report_human(bi->node_count);
 	stress_report_human();
 	domains_report_human();
+	liveupdate_report_human();
 	latency_report_human();
 	audit_report_human(a);
 }
@@ -167,6 +169,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	stress_report_json(&w);
 	p2m_report_json(&w);
 	domains_report_json(&w);
+	liveupdate_report_json(&w);
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);
 	json_counters(&w, bi, fail_reason, bt);

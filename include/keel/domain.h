@@ -151,6 +151,31 @@ void domains_destroy_all(void);
  */
 unsigned int domains_check(bool zero_sample);
 
+/*
+ * A built domain as a live update hands it over (common/domain/
+ * domain_view.c): read-only, while no CPU changes the domains.
+ */
+struct p2m;
+struct domain_view {
+	uint16_t id;	 /* heap owner id */
+	uint16_t origin; /* enum domain_origin */
+	uint32_t node;
+	const char *name;
+	uint64_t bytes; /* mapped */
+	const struct p2m *p2m;
+};
+/* Domain @i when built (not failed, not destroyed). Return: false if not. */
+bool domain_view_get(unsigned int i, struct domain_view *v);
+/* Its extents in gpa order, leaves merged while gpa and pa run on. */
+int domain_view_extents(const struct domain_view *v,
+			void (*fn)(uint64_t gpa, paddr_t pa, uint64_t pages,
+				   void *arg),
+			void *arg);
+/* Its p2m table pages, root first, consecutive pages merged. */
+int domain_view_tables(const struct domain_view *v,
+		       void (*fn)(paddr_t start, paddr_t end, void *arg),
+		       void *arg);
+
 /* How many domains there are (built or failed). */
 unsigned int domain_count(void);
 /* Problems the checks and destroy found (the boot fails on any). */

@@ -13,6 +13,7 @@
 #include <keel/console_spec.h>
 #include <keel/domain.h>
 #include <keel/enum_names.h>
+#include <keel/handover.h>
 #include <keel/heap_boot.h>
 #include <keel/inject.h>
 #include <keel/report.h>
@@ -24,6 +25,8 @@
 /* Bounds of stress= and ap_timeout_ms=: values outside are clamped, warned. */
 #define STRESS_MAX_SECONDS 3600
 #define AP_TIMEOUT_MIN_MS  10
+/* liveupdate=N: at most this many updates in a row (more: clamped, warned). */
+#define LIVEUPDATE_MAX 1000
 /* latency_cpu= not given: the last online CPU of node 0. */
 #define LATENCY_CPU_AUTO 0xffffffffu
 
@@ -65,7 +68,9 @@ struct keel_options {
 	unsigned int domains_dropped; /* domain= words past DOMAIN_MAX */
 	bool domains_destroy;	      /* domains_destroy=on */
 	bool domains_trust; /* domains_trust=on: bootscrub=off memory is zero */
-	unsigned int warnings; /* problems seen while parsing */
+	uint32_t liveupdate;	     /* liveupdate=N: updates in a row */
+	enum handover_mode handover; /* handover=keep|discard */
+	unsigned int warnings;	     /* problems seen while parsing */
 };
 
 extern struct keel_options opts;
