@@ -96,6 +96,13 @@ EFFECTS = {
     "irq-unexpected": lambda rep, log, n: rep["irq"]["unexpected"] > 0,
     "ioapic-unmask": lambda rep, log, n: rep["irq"]["ioapic_unmasked"] > 0,
 }
+# The live update's handover faults act only with liveupdate= (their
+# boots are tests/sandbox/liveupdate_cases.py): the new image refuses.
+EFFECTS.update({k: _line(r"^keel: error: handover: ") for k in (
+    "handover-checksum", "handover-overlap", "handover-outside",
+    "handover-root", "handover-truncate", "handover-version",
+    "handover-misalign", "handover-self-overlap", "handover-image",
+    "handover-extent")})
 
 
 def names_word(log, word):
