@@ -559,6 +559,25 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 
 /* ---- into bootinfo ----------------------------------------------------- */
 
+/**
+ * handover_locate() - the arch found a handover at @bi->handover.pa and
+ * .size (registers, a DT property): @va is where this image reads it,
+ * kept only when the range lies in one RAM range of @bi (RAM the arch
+ * maps), so that nothing else is ever read; otherwise the reader refuses
+ * it as unreadable (handover_apply()).
+ */
+void handover_locate(struct bootinfo *bi, const void *va)
+{
+	struct bi_handover *h = &bi->handover;
+	uint64_t s = pa_val(h->pa), e = s + h->size;
+
+	h->va = NULL;
+	for (unsigned int i = 0; i < bi->ram_count && e > s; i++)
+		if (pa_val(bi->ram[i].start) <= s &&
+		    e <= pa_val(bi->ram[i].end))
+			h->va = va;
+}
+
 /* Refused: every byte of RAM reserved, so nothing is zeroed or handed out. */
 static void reserve_all_ram(struct bootinfo *bi)
 {

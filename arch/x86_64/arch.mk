@@ -8,7 +8,7 @@ ARCH_CFLAGS := -ffreestanding -fno-pic -fno-pie -mcmodel=small \
 	-fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fcf-protection=none -nostdlib
 ARCH_ASFLAGS :=
-ARCH_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
+ARCH_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=sha1 \
 	-Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments
 
 KEEL_ELF := $(O)/keel.elf

@@ -242,6 +242,7 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	tsc_init(bi);
 	ioapic_init(bi, x86_ioapic_inject);
 	x86_qemu_init();
+	x86_lu_found(bi, magic, info_pa);
 	fwboot_finish(bi);
 	keel_main(bi);
 }

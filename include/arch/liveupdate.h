@@ -23,6 +23,30 @@
 uint64_t arch_lu_build_id(void);
 
 /*
+ * The first 8 bytes of the NT_GNU_BUILD_ID note in [@p, @end) (what
+ * `ld --build-id` writes and the linker script keeps), most significant
+ * first as readelf prints them. Return: 0 when there is none.
+ */
+static inline uint64_t arch_lu_note_build_id(const uint8_t *p,
+					     const uint8_t *end)
+{
+	uint32_t namesz, descsz, type;
+	uint64_t id = 0;
+
+	if (end - p < 16 + 8)
+		return 0;
+	__builtin_memcpy(&namesz, p, 4);
+	__builtin_memcpy(&descsz, p + 4, 4);
+	__builtin_memcpy(&type, p + 8, 4);
+	if (namesz != 4 || type != 3 || descsz < 8 ||
+	    (uint64_t)(end - p) < 16 + (uint64_t)descsz)
+		return 0;
+	for (int i = 0; i < 8; i++)
+		id = id << 8 | p[16 + i];
+	return id;
+}
+
+/*
  * On a secondary told to stop for the update: end the way the next image
  * restarts it (x86_64: local APIC timer off, interrupts off, HLT forever,
  * for INIT/SIPI; arm64: its timers off, PSCI CPU_OFF, for CPU_ON; the

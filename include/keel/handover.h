@@ -219,6 +219,20 @@ static inline uint32_t handover_checksum(const void *buf, uint64_t size)
 	return crc32(crc, b + at + sizeof(zero), size - at - sizeof(zero));
 }
 
+/*
+ * The new image, as its loader would read it (boot/handover_image.c):
+ * its file from file_off goes to [load, load_end), zeroed to mem_end,
+ * entered at entry. arm64: addresses relative to the 2 MiB aligned base.
+ */
+struct lu_image {
+	uint64_t file_off, load, load_end, mem_end, entry;
+};
+/* Return: 0, or -EINVAL with @why (@n bytes) saying why not. */
+int lu_image_multiboot1(const void *buf, uint64_t len, struct lu_image *img,
+			char *why, size_t n);
+int lu_image_arm64(const void *buf, uint64_t len, struct lu_image *img,
+		   char *why, size_t n);
+
 struct bootinfo;
 
 /*
@@ -232,6 +246,9 @@ struct bootinfo;
  */
 int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 		   paddr_t buf_pa);
+
+/* handover_locate() - keep @va for the handover the arch found when in RAM. */
+void handover_locate(struct bootinfo *bi, const void *va);
 
 /*
  * handover_apply() - fwboot_finish(), after the sanitiser: the handover
