@@ -21,7 +21,7 @@ ARCH_ASFLAGS :=
 # The sandbox firmware description and its ACPI/DT replay are the
 # sandbox's alone.
 ARCH_LDFLAGS := -pie --no-dynamic-linker -z norelro -z noexecstack \
-	--build-id=none --no-warn-rwx-segments -T arch/arm64/keel.lds
+	--build-id=sha1 --no-warn-rwx-segments -T arch/arm64/keel.lds
 LIBGCC = $(shell $(CC_ARCH) -print-libgcc-file-name 2>/dev/null)
 
 .PHONY: run-uboot run-uefi run-grub

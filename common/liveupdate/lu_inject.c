@@ -67,16 +67,31 @@ static void find_records(struct lu_bufs *b)
 	b->r = b->pres ? (struct handover_range *)(b->pres + 1) : NULL;
 }
 
-/* A page of RAM inside reserved range @r (by name, or any but ours). */
+/* Reserved ranges that are not where this image leaves them for the next. */
+static bool moves(const struct bi_reserved *r)
+{
+	/* Ours, and the DTB: arm64 passes a grown copy on, elsewhere. */
+	static const char *const names[] = {"kernel", "dtb", "handover",
+					    "preserved"};
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strncmp(r->name, names[i], sizeof(r->name)))
+			return true;
+	return false;
+}
+
+/*
+ * A page of RAM inside a reserved range the next image has too: named
+ * @name, or (NULL) the first that stays where it is.
+ */
 static bool reserved_page(const struct bootinfo *bi, const char *name,
 			  uint64_t *page)
 {
 	for (unsigned int i = 0; i < bi->reserved_count; i++) {
 		const struct bi_reserved *r = &bi->reserved[i];
-		bool named = !strncmp(r->name, "kernel", sizeof(r->name));
 		uint64_t p = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
 
-		if (name ? strncmp(r->name, name, sizeof(r->name)) : named)
+		if (name ? strncmp(r->name, name, sizeof(r->name)) : moves(r))
 			continue;
 		for (unsigned int k = 0; k < bi->ram_count; k++) {
 			if (pa_val(bi->ram[k].start) <= p &&

@@ -233,6 +233,15 @@ int lu_image_multiboot1(const void *buf, uint64_t len, struct lu_image *img,
 int lu_image_arm64(const void *buf, uint64_t len, struct lu_image *img,
 		   char *why, size_t n);
 
+/*
+ * boot/fdt_handover.c (DT builds): a copy of the DTB grown by
+ * /chosen/keel,handover = <pa size> (two 64-bit values), and that value
+ * set again in place. Return: 0 or -EINVAL.
+ */
+int dt_handover_copy(const void *dtb, size_t max, void *out, size_t out_len,
+		     uint64_t pa, uint64_t size);
+int dt_handover_set(void *out, uint64_t pa, uint64_t size);
+
 struct bootinfo;
 
 /*

@@ -49,9 +49,20 @@ def _entries(log, pattern):
     return len(re.findall(pattern, log, re.M))
 
 
+def same_build(rep, elf):
+    """build and from_build are both @elf's build id (the image is its
+    own next image)."""
+    lu, build = rep["liveupdate"], elf_build_id(elf)
+    if build is None or lu["build"] != build or lu["from_build"] != build:
+        return [f"build {lu['build']} / from_build {lu['from_build']}, "
+                f"{elf}'s is {build}"]
+    return []
+
+
 def updated(elf, gens, domains, entry_line):
     """@gens updates, @domains domains read back whole, every image's own
-    build id; @entry_line: the line each image prints once at entry."""
+    build id (@elf; None: the caller checks it with same_build());
+    @entry_line: the line each image prints once at entry."""
     def check(rep, log):
         lu, out = rep["liveupdate"], []
         want = {"state": "taken", "asked": gens, "generation": gens,
@@ -59,11 +70,8 @@ def updated(elf, gens, domains, entry_line):
                 "mismatches": 0}
         out += [f"liveupdate.{k} = {lu[k]!r}, expected {v!r}"
                 for k, v in want.items() if lu[k] != v]
-        build = elf_build_id(elf)
-        if build is None or lu["build"] != build or \
-                lu["from_build"] != build:
-            out.append(f"build {lu['build']} / from_build "
-                       f"{lu['from_build']}, {elf}'s is {build}")
+        if elf is not None:
+            out += same_build(rep, elf)
         if _entries(log, entry_line) != gens + 1:
             out.append(f"{_entries(log, entry_line)} images entered, "
                        f"expected {gens + 1}")
