@@ -17,6 +17,7 @@
 #include <arch/liveupdate.h>
 #include <asm/arm64.h>
 #include <asm/lu_stub.h>
+#include <keel/bootinfo.h>
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
@@ -28,6 +29,20 @@
 #define cnthp_ctl_el2 S3_4_C14_C2_1
 
 extern const uint8_t __build_id_start[], __build_id_end[];
+/* The DTB this image was entered with (arm64_lu_found()). */
+static uint64_t arm64_dtb;
+
+/**
+ * arm64_lu_found() - setup.c, RAM mapped: the DTB @dtb for a next image,
+ * and the handover the DT named, readable where it lies in RAM.
+ */
+void arm64_lu_found(struct bootinfo *bi, uint64_t dtb)
+{
+	arm64_dtb = dtb;
+	if (pa_val(bi->handover.pa) || bi->handover.size)
+		handover_locate(
+			bi, (const void *)(uintptr_t)pa_val(bi->handover.pa));
+}
 
 uint64_t arch_lu_build_id(void)
 {

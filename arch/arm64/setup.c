@@ -25,7 +25,6 @@
 #include <keel/errno.h>
 #include <keel/fdt.h>
 #include <keel/fwboot.h>
-#include <keel/handover.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -34,7 +33,6 @@
 #define FDT_MAGIC_BE 0xd00dfeedu
 
 int arm64_el;
-uint64_t arm64_dtb;
 
 static struct bootinfo boot_info;
 static struct dt_arch_info dt_info;
@@ -389,12 +387,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 	bi->timer_source = "cntvct";
 	bi->timer_calibrated_by = dt_info.timer_freq ? "dt" : "cntfrq";
 	bi->timer_hz = arch_ticks_hz();
-	/* A live update's handover (/chosen/keel,handover): RAM is mapped. */
-	arm64_dtb = dtb;
-	if (pa_val(bi->handover.pa) || bi->handover.size)
-		handover_locate(
-			bi, (const void *)(uintptr_t)pa_val(bi->handover.pa));
-
+	arm64_lu_found(bi, dtb); /* a live update's DTB and handover */
 	fwboot_finish(bi);
 	keel_main(bi);
 }

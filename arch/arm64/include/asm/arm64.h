@@ -92,8 +92,13 @@ struct arm64_secondary_boot {
 void secondary_entry(void);
 __attribute__((noreturn)) void arm64_secondary_start(unsigned int cpu);
 
-/* setup.c: the DTB keel was entered with (a live update copies it). */
-extern uint64_t arm64_dtb;
+/*
+ * liveupdate.c: the DTB keel was entered with (a live update copies it),
+ * and the handover the DT named (/chosen/keel,handover), for
+ * boot/handover.c; setup.c calls it once RAM is mapped.
+ */
+struct bootinfo;
+void arm64_lu_found(struct bootinfo *bi, uint64_t dtb);
 
 /* gic.c */
 void gic_map(const struct dt_arch_info *ai);
