@@ -6,7 +6,8 @@
  * ids, what was preserved, the phases of the last jump and the downtime
  * on one clock, and the words of the preserved domains read back.
  *
- * Keys: liveupdate.{state, asked, generation, build, from_build,
+ * Keys: liveupdate.{state, generation, build; then, unless a cold boot
+ * asks for no update: asked, from_build,
  * handover_bytes, preserved_ranges, preserved_bytes, domains, extents,
  * phases.{freeze, handover_write, relocate, entry_to_heap}, downtime_ns,
  * verified_words, mismatches}. Build ids are 16 hex digits, as strings.
@@ -44,9 +45,14 @@ void liveupdate_report_json(struct jw *w)
 
 	jw_obj(w, "liveupdate");
 	jw_str(w, "state", state_names[l->state]);
-	jw_u64(w, "asked", l->asked);
 	jw_u64(w, "generation", l->generation);
 	jw_build(w, "build", l->build);
+	/* A cold boot that asks for none: the compact report's budget. */
+	if (l->state == HANDOVER_NONE && !l->asked) {
+		jw_obj_end(w);
+		return;
+	}
+	jw_u64(w, "asked", l->asked);
 	jw_build(w, "from_build", l->from_build);
 	jw_u64(w, "handover_bytes", l->handover_bytes);
 	jw_u64(w, "preserved_ranges", l->preserved_ranges);
