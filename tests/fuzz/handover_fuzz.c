@@ -9,7 +9,9 @@
  * bytes: ASan catches any read past it. A handover taken must keep what
  * the reader promises: preserved ranges sorted, disjoint, page aligned,
  * in RAM, off the reserved ranges; every extent and table range inside
- * them; every root inside its tables.
+ * them; every root inside its tables. The input is also a new image's
+ * file for the header parsers of boot/handover_image.c, whose result must
+ * lie inside the file.
  */
 #include <keel/handover.h>
 
@@ -83,11 +85,26 @@ static void check_taken(const struct bi_handover *h)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static void check_images(const uint8_t *data, size_t size)
+{
+	struct lu_image img;
+	char why[128];
+
+	if (!lu_image_multiboot1(data, size, &img, why, sizeof(why)))
+		FUZZ_CHECK(img.file_off + (img.load_end - img.load) <= size &&
+			   img.load <= img.entry && img.entry < img.load_end &&
+			   img.load_end <= img.mem_end);
+	if (!lu_image_arm64(data, size, &img, why, sizeof(why)))
+		FUZZ_CHECK(img.load_end - img.load == size &&
+			   img.load_end <= img.mem_end);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct handover_header hd;
 
 	fuzz_console_quiet();
+	check_images(data, size);
 	if (!bi.ram_count)
 		machine();
 	if (!handover_parse(&bi, data, size, pa(HO_PA)))

@@ -357,6 +357,12 @@ def handover():
         "class-vcpu-record": _ho([a, b], pres, vcpu),
         "class-version-2": _ho([a, b], pres, version=2),
         "class-truncated": valid[:len(valid) - 40],
+        # New images' headers (boot/handover_image.c reads the same input).
+        "class-mb1-image": bytes(8) + struct.pack(
+            "<IIiIIIII", 0x1BADB002, 0x10003, -(0x1BADB002 + 0x10003),
+            0x100008, 0x100000, 0x100400, 0x200000, 0x100040) + bytes(992),
+        "class-arm64-image": bytes(8) + struct.pack("<QQ", 0, 0x10000) +
+        bytes(0x38 - 24) + b"ARM\x64" + bytes(968),
     }
 
 
