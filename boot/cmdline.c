@@ -78,6 +78,12 @@ static const struct enum_name audit_names[] = {
 	ENUM_NAMES_END,
 };
 
+static const struct enum_name handover_names[] = {
+	{HANDOVER_KEEP, "keep"},
+	{HANDOVER_DISCARD, "discard"},
+	ENUM_NAMES_END,
+};
+
 static const struct enum_name report_names[] = {
 	{REPORT_COMPACT, "compact"},
 	{REPORT_FULL, "full"},
@@ -131,6 +137,16 @@ static void post_ap_timeout(struct keel_options *o, const char *val, size_t len)
 			 ESC(0, val, len), AP_TIMEOUT_MIN_MS,
 			 AP_TIMEOUT_MIN_MS);
 		o->ap_timeout_ms = AP_TIMEOUT_MIN_MS;
+	}
+}
+
+/* More updates in a row than this is a typo, not a test. */
+static void post_liveupdate(struct keel_options *o, const char *val, size_t len)
+{
+	if (o->liveupdate > LIVEUPDATE_MAX) {
+		opt_warn("liveupdate=%s is over %u, using %u", ESC(0, val, len),
+			 LIVEUPDATE_MAX, LIVEUPDATE_MAX);
+		o->liveupdate = LIVEUPDATE_MAX;
 	}
 }
 
@@ -224,6 +240,9 @@ static const struct opt_desc opt_table[] = {
 	 post_guest_run},
 	{"guest_rounds", OPT_U32, OFS(guest_rounds), 0, NULL, 0, 0,
 	 post_guest_rounds},
+	{"liveupdate", OPT_U32, OFS(liveupdate), 0, NULL, 0, 0,
+	 post_liveupdate},
+	{"handover", OPT_ENUM, OFS(handover), 0, handover_names, 0, 0, NULL},
 };
 
 /* Enums are stored through int: make sure that is what they are. */

@@ -8,7 +8,7 @@
  *    that the boot goes on;
  *  - the physical address width: the CPU's, within what the arch maps;
  *  - the end of it all (fwboot_finish()): loglevel=, inject=bad-map, the
- *    sanitiser.
+ *    sanitiser, a live update's handover (boot/handover.c).
  * The options were parsed once, before the firmware was read
  * (options_parse()), and are read here as data. The arch passes what
  * differs (its accessor, its RSDP hint, its hwid and its mask) as
@@ -17,6 +17,7 @@
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/fwboot.h>
+#include <keel/handover.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
@@ -241,4 +242,6 @@ void fwboot_finish(struct bootinfo *bi, const struct keel_options *o)
 		inject_bad_map(bi);
 	warn_tables_not_met(o->fw_inject);
 	bootinfo_sanitise(bi);
+	/* A live update's handover: checked before bootmem exists. */
+	handover_apply(bi, o->handover == HANDOVER_DISCARD);
 }

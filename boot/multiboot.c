@@ -337,6 +337,8 @@ static void mb1_mods(struct bootinfo *bi, const uint8_t *info, mb_read_fn read,
 			continue;
 		}
 		bootinfo_add_reserved(bi, pa(s), pa(e), "module");
+		if (!pa_val(bi->handover.image.end)) /* a live update's image */
+			bi->handover.image = (struct paddr_range){pa(s), pa(e)};
 		if (str)
 			mb1_string(bi, str, NULL, 0, read, ctx,
 				   "multiboot1: module string");

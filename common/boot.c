@@ -35,6 +35,7 @@
 #include <keel/heap.h>
 #include <keel/inject.h>
 #include <keel/latency.h>
+#include <keel/liveupdate.h>
 #include <keel/numa.h>
 #include <keel/options.h>
 #include <keel/p2m.h>
@@ -267,6 +268,9 @@ static void inject_line(void)
 const char *boot_verdict(const struct audit_result *a,
 			 const struct keel_options *o)
 {
+	/* The handover refused, the bytes not read back, the update failed. */
+	if (liveupdate_fail_reason())
+		return liveupdate_fail_reason();
 	/* RAM but none of it free for the heap is no usable RAM either. */
 	if (!a->ram_pages || !heap_total_pages())
 		return "no usable RAM";
@@ -385,6 +389,13 @@ static void phase_guests(const struct bootinfo *bi,
 static void phase_domains(const struct bootinfo *bi,
 			  const struct keel_options *o)
 {
+	if (liveupdate_has_domains()) {
+		pr_info("domains: %u came with the handover (not restored "
+			"yet, kept reserved); domain= and dom0less are not "
+			"built again\n",
+			liveupdate_info()->domains);
+		return;
+	}
 	if (!domains_setup(&domain_set, o, bi)) {
 		if (o->guests)
 			pr_warn("guests=on: there is no domain to run in\n");
@@ -398,6 +409,37 @@ static void phase_domains(const struct bootinfo *bi,
 	phase_guests(bi, o);
 	if (o->domains_destroy)
 		domains_destroy_all(&domain_set);
+}
+
+/*
+ * The machine: frame table, CPUs, interrupts on, heap, scrub, the
+ * exercises, the domains and a live update.
+ */
+static void phase_machine(struct bootinfo *bi, unsigned int nodes,
+			  const struct keel_options *o)
+{
+	trace_begin("frametable");
+	frametable_init(nodes);
+	trace_end("frametable");
+
+	phase_smp(bi, o);
+	/*
+	 * Interrupts on from here (<arch/irq.h>): the secondaries turned
+	 * theirs on as they began serving their mailboxes.
+	 */
+	arch_irq_enable();
+	inject_for_each(INJECT_IRQ_UNEXPECTED, raise_stray, NULL);
+	inject_line();
+	phase_heap(bi, nodes, o);
+	liveupdate_heap_ready(boot_times.heap_init_end);
+	phase_scrub(o);
+	liveupdate_verify(bi);
+	if (o->p2m_selftest)
+		p2m_selftest(-1);
+	phase_exercise(o);
+	phase_domains(bi, o);
+	/* liveupdate=N: returns only when the update could not happen. */
+	liveupdate_run(bi, &domain_set);
 }
 
 /**
@@ -419,29 +461,18 @@ void keel_main(struct bootinfo *bi, const struct keel_options *o)
 	trace_event("entry", TRACE_MARK, arch_entry_ticks, 0);
 
 	boot_apply_options(o);
+	liveupdate_boot(bi, o->liveupdate);
 	phase_firmware(bi);
 	nodes = bi->node_count;
 
 	phase_bootmem(bi, o->mem_limit);
 
-	trace_begin("frametable");
-	frametable_init(nodes);
-	trace_end("frametable");
-
-	phase_smp(bi, o);
 	/*
-	 * Interrupts on from here (<arch/irq.h>): the secondaries turned
-	 * theirs on as they began serving their mailboxes.
+	 * A refused handover reserved all RAM: no CPU is started, nothing
+	 * zeroed or handed out; the audit and the report say why.
 	 */
-	arch_irq_enable();
-	inject_for_each(INJECT_IRQ_UNEXPECTED, raise_stray, NULL);
-	inject_line();
-	phase_heap(bi, nodes, o);
-	phase_scrub(o);
-	if (o->p2m_selftest)
-		p2m_selftest(-1);
-	phase_exercise(o);
-	phase_domains(bi, o);
+	if (!liveupdate_refused())
+		phase_machine(bi, nodes, o);
 
 	trace_begin("audit");
 	audit_run(&audit, o->audit == AUDIT_FULL);

@@ -21,10 +21,10 @@ ARCH_ASFLAGS :=
 # The sandbox firmware description and its ACPI/DT replay are the
 # sandbox's alone.
 ARCH_LDFLAGS := -pie --no-dynamic-linker -z norelro -z noexecstack \
-	--build-id=none --no-warn-rwx-segments -T arch/arm64/keel.lds
+	--build-id=sha1 --no-warn-rwx-segments -T arch/arm64/keel.lds
 LIBGCC = $(shell $(CC_ARCH) -print-libgcc-file-name 2>/dev/null)
 
-.PHONY: run-uboot run-uefi run-grub
+.PHONY: run-uboot run-uefi run-grub run-liveupdate
 
 all: $(O)/Image
 
@@ -55,6 +55,18 @@ run: deps $(O)/Image
 		tee $(O)/run.log; \
 		echo "make run: serial log in $(O)/run.log (pictures: make report LOG=$(O)/run.log)"; \
 		exit $$(cat $(O)/run.rc)
+
+# make run-liveupdate ARCH=arm64 (docs/liveupdate.md): EL2, 2 domains,
+# liveupdate=2: the Image hands them to itself (the initrd) twice.
+LU_CMDLINE ?= liveupdate=2 domain=64M@0 domain=64M@1
+run-liveupdate: deps $(O)/Image
+	$(Q){ scripts/qemu-arm64.sh --image $(O)/Image $(QEMU_ARM64_ARGS) --el2 \
+		--initrd $(O)/Image --append "$(strip $(LU_CMDLINE) $(CMDLINE))" \
+		--timeout 300 -- -mem-prealloc; \
+		echo $$? > $(O)/run.rc; } | tee $(O)/run-liveupdate.log; \
+		[ $$(cat $(O)/run.rc) -eq 0 ] || exit 1; \
+		$(PYTHON) scripts/report.py $(O)/run-liveupdate.log; \
+		echo "make run-liveupdate: serial log in $(O)/run-liveupdate.log"
 
 run-uboot: deps $(O)/Image
 	$(Q)scripts/qemu-arm64.sh --image $(O)/Image $(QEMU_ARM64_ARGS) --uboot \

@@ -114,6 +114,28 @@ int psci_cpu_on(uint64_t mpidr, paddr_t entry, uint64_t context)
 	return psci_to_errno(r);
 }
 
+/**
+ * psci_cpu_off() - power the calling CPU down (a live update's freeze);
+ * CPU_ON starts it again. Return: only when PSCI refused, negative errno.
+ */
+int psci_cpu_off(void)
+{
+	if (method == DT_PSCI_NONE || !v0_2)
+		return -ENODEV;
+	return psci_to_errno(psci_call(PSCI_FN_CPU_OFF, 0, 0, 0));
+}
+
+/**
+ * psci_cpu_is_off() - PSCI AFFINITY_INFO of @mpidr (level 0) says OFF.
+ * Return: true when the CPU is off (CPU_ON would start it).
+ */
+bool psci_cpu_is_off(uint64_t mpidr)
+{
+	if (method == DT_PSCI_NONE || !v0_2)
+		return false;
+	return psci_call(PSCI_FN_AFFINITY_INFO, mpidr, 0, 0) == 1;
+}
+
 static __attribute__((noreturn)) void halt_forever(void)
 {
 	for (;;)

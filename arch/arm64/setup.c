@@ -392,7 +392,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 	bi->timer_source = "cntvct";
 	bi->timer_calibrated_by = dt_info.timer_freq ? "dt" : "cntfrq";
 	bi->timer_hz = arch_ticks_hz();
-
+	arm64_lu_found(bi, dtb); /* a live update's DTB and handover */
 	fwboot_finish(bi, &boot_opts);
 	keel_main(bi, &boot_opts);
 }

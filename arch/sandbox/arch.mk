@@ -42,3 +42,16 @@ run: deps $(O)/keel
 		tee $(O)/run.log; \
 		echo "make run: serial log in $(O)/run.log (pictures: make report LOG=$(O)/run.log)"; \
 		exit $$(cat $(O)/run.rc)
+
+# make run-liveupdate ARCH=sandbox (docs/liveupdate.md): 2 domains,
+# liveupdate=2: the binary exec()s itself twice over one memfd arena.
+# No --prefault: each new process would fault the whole arena in again
+# before its heap, inside the downtime it reports.
+LU_CMDLINE ?= liveupdate=2 domain=64M@0 domain=64M@1
+.PHONY: run-liveupdate
+run-liveupdate: deps $(O)/keel
+	$(Q){ $(O)/keel $(SANDBOX_FW) $(LU_CMDLINE) $(CMDLINE); echo $$? > $(O)/run.rc; } | \
+		tee $(O)/run-liveupdate.log; \
+		[ $$(cat $(O)/run.rc) -eq 0 ] || exit 1; \
+		$(PYTHON) scripts/report.py $(O)/run-liveupdate.log; \
+		echo "make run-liveupdate: serial log in $(O)/run-liveupdate.log"

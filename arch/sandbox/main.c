@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sandbox's main(): read the firmware description (DESIGN §3) into a
- * bootinfo, replay the firmware tables it names, join the command line
- * and parse the options from it (once), map the RAM arena (--prefault:
- * fault it in), then keel_main().
+ * bootinfo, replay the firmware tables it names, join the command line,
+ * map the RAM arena (--prefault: fault it in; a memory file for a live
+ * update, --handover= when one came), then keel_main().
  */
 #include <arch/cpu.h>
+#include <arch/mm.h>
 #include <asm/os.h>
 #include <asm/sandbox.h>
 #include <keel/boot.h>
@@ -21,7 +22,6 @@
 #include "sandbox_priv.h"
 
 static struct bootinfo sandbox_bi;
-/* The boot's options, parsed once (options_parse()); read, never copied. */
 static struct keel_options sandbox_opts;
 
 /*
@@ -54,24 +54,94 @@ static int join_cmdline(struct bootinfo *bi, int argc, char **argv, int first)
 	return 0;
 }
 
+/* What the sandbox's clock and address width are. */
+static void sandbox_set_timer(struct bootinfo *bi)
+{
+	snprintf(bi->loader, sizeof(bi->loader), "sandbox");
+	bi->timer_source = "clock_monotonic_raw";
+	bi->timer_calibrated_by = "os";
+	bi->timer_hz = arch_ticks_hz();
+	bi->el = -1;
+	/*
+	 * The width the sandbox simulates, within what one host mapping
+	 * holds (arch/sandbox/Kconfig): RAM above it is dropped by
+	 * sanitise with a warning naming it, not a failed mapping.
+	 */
+	bi->paddr_bits = fwboot_paddr_bits(CONFIG_SANDBOX_PADDR_BITS,
+					   BOOTINFO_PADDR_BITS_DEFAULT);
+}
+
 static int usage(const char *prog)
 {
-	os_eprintf("usage: %s [--prefault] FILE [keel command line words...]\n"
+	os_eprintf("usage: %s [--prefault] [--handover=FD:PA:SIZE] FILE "
+		   "[keel command line words...]\n"
 		   "  FILE: sandbox firmware description "
 		   "(ram/reserved/cpu/distance/acpidump/dtb lines)\n"
 		   "  --prefault: fault the RAM in (huge pages where the host "
-		   "gives them) before the boot\n",
+		   "gives them) before the boot\n"
+		   "  --handover=FD:PA:SIZE: a live update's new image: RAM is "
+		   "the memory file FD, the handover [PA, PA + SIZE) "
+		   "(docs/liveupdate.md)\n",
 		   prog);
 	return 2;
+}
+
+/* What main() reads before FILE. */
+struct sandbox_args {
+	bool prefault;
+	bool handover; /* --handover= given */
+	int fd;	       /* its memory file, -1: none */
+	uint64_t pa, size;
+	int first; /* argv index of FILE */
+};
+
+/* --handover=FD:PA:SIZE. Return: 0, or -EINVAL. */
+static int parse_handover(const char *v, struct sandbox_args *a)
+{
+	char *end;
+	unsigned long fd = strtoul(v, &end, 0);
+
+	if (end == v || *end != ':' || fd > 1u << 20)
+		return -EINVAL;
+	a->pa = strtoull(end + 1, &end, 0);
+	if (*end != ':')
+		return -EINVAL;
+	a->size = strtoull(end + 1, &end, 0);
+	if (*end)
+		return -EINVAL;
+	a->fd = (int)fd;
+	a->handover = true;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct sandbox_args *a)
+{
+	a->fd = -1;
+	for (a->first = 1; a->first < argc; a->first++) {
+		const char *w = argv[a->first];
+
+		if (!strcmp(w, "--prefault"))
+			a->prefault = true;
+		else if (!strncmp(w, "--handover=", 11) &&
+			 !parse_handover(w + 11, a))
+			continue;
+		else if (!strncmp(w, "--", 2))
+			return -EINVAL;
+		else
+			return 0;
+	}
+	return -EINVAL;
 }
 
 /*
  * Map the arena over every RAM byte sanitise can keep (below paddr_bits:
  * sanitise drops or clamps the rest, naming each range), its top into
- * @top; with @prefault, fault the RAM in. Return: 0, or -ENOMEM after an
- * error on stderr naming the range that set the top.
+ * @top: a memory file when @fd (a live update's, *@fd < 0: a new one);
+ * with @prefault, fault the RAM in. Return: 0, or -ENOMEM after an error
+ * on stderr naming the range that set the top.
  */
-static int map_ram(const struct bootinfo *bi, bool prefault, uint64_t *top)
+static int map_ram(const struct bootinfo *bi, bool prefault, int *fd,
+		   uint64_t *top)
 {
 	uint64_t limit = 1ull << bi->paddr_bits;
 	unsigned int highest = 0;
@@ -86,7 +156,7 @@ static int map_ram(const struct bootinfo *bi, bool prefault, uint64_t *top)
 			highest = i;
 		}
 	}
-	if (sandbox_ram_init(*top)) {
+	if (sandbox_ram_init_fd(*top, fd)) {
 		os_eprintf("keel: error: cannot map %llu bytes of sandbox RAM "
 			   "for ram [%#llx, %#llx): the host's address space "
 			   "is smaller\n",
@@ -106,9 +176,33 @@ static int map_ram(const struct bootinfo *bi, bool prefault, uint64_t *top)
 	return 0;
 }
 
+/*
+ * The RAM, and a live update's: a memory file when liveupdate= is asked
+ * (the next image maps it again) or the last image passed one on, the
+ * handover inside it (outside: the reader refuses it, no bytes to read).
+ */
+static int map_ram_lu(struct bootinfo *bi, const struct sandbox_args *a,
+		      const struct keel_options *o, uint64_t *top)
+{
+	int fd = a->fd;
+	bool shared = a->handover || o->liveupdate;
+
+	if (map_ram(bi, a->prefault, shared ? &fd : NULL, top))
+		return -ENOMEM;
+	sandbox_lu_arena_fd(shared ? fd : -1);
+	if (!a->handover)
+		return 0;
+	bi->handover.pa = pa(a->pa);
+	bi->handover.size = a->size;
+	if (a->pa < *top && a->size <= *top - a->pa)
+		bi->handover.va = phys_to_virt(pa(a->pa));
+	return 0;
+}
+
 /**
- * sandbox_main() - `keel [--prefault] FILE [command line words...]`: boot
- * the sandbox (main() calls it; so do tests, in a child process).
+ * sandbox_main() - `keel [--prefault] [--handover=FD:PA:SIZE] FILE
+ * [command line words...]`: boot the sandbox (main() calls it; so do
+ * tests, in a child process).
  * @argc: argument count
  * @argv: FILE is the firmware description (DESIGN §3)
  *
@@ -118,27 +212,20 @@ static int map_ram(const struct bootinfo *bi, bool prefault, uint64_t *top)
 int sandbox_main(int argc, char **argv)
 {
 	static struct fwdesc_files files;
+	struct sandbox_args a = {0};
 	struct bootinfo *bi = &sandbox_bi;
 	uint64_t top;
-	bool prefault = false;
 	size_t len;
 	char *buf;
 
 	arch_entry_ticks = arch_ticks();
-	if (argc < 2)
+	if (parse_args(argc, argv, &a))
 		return usage(argc > 0 ? argv[0] : "keel");
-	if (!strcmp(argv[1], "--prefault")) {
-		prefault = true;
-		argv++;
-		argc--;
-	}
-	if (argc < 2)
-		return usage(argv[0]);
-	buf = sandbox_read_file(argv[1], &len);
+	buf = sandbox_read_file(argv[a.first], &len);
 	if (!buf) {
 		os_eprintf("keel: error: cannot read firmware description %s: "
 			   "%s\n",
-			   argv[1], os_errstr());
+			   argv[a.first], os_errstr());
 		return 2;
 	}
 
@@ -147,29 +234,18 @@ int sandbox_main(int argc, char **argv)
 		files.on_range = sandbox_canary_observe;
 	fwdesc_parse_files(bi, buf, len, &files);
 	os_free(buf);
-	if (sandbox_replay_firmware(bi, argv[1], &files))
+	if (sandbox_replay_firmware(bi, argv[a.first], &files))
 		return 2;
-	if (join_cmdline(bi, argc, argv, 2)) {
+	if (join_cmdline(bi, argc, argv, a.first + 1)) {
 		os_eprintf("keel: error: no memory for the command line\n");
 		return 2;
 	}
 	/* The readers above need no option: parsed once, before the map. */
 	options_parse(&sandbox_opts, bi->cmdline, sizeof(bi->cmdline));
-	snprintf(bi->loader, sizeof(bi->loader), "sandbox");
-	bi->timer_source = "clock_monotonic_raw";
-	bi->timer_calibrated_by = "os";
-	bi->timer_hz = arch_ticks_hz();
-	bi->el = -1;
-	/*
-	 * The width the sandbox simulates, within what one host mapping
-	 * holds (arch/sandbox/Kconfig): RAM above it is dropped by
-	 * sanitise with a warning naming it, not a failed mapping.
-	 */
-	bi->paddr_bits = fwboot_paddr_bits(CONFIG_SANDBOX_PADDR_BITS,
-					   BOOTINFO_PADDR_BITS_DEFAULT);
-
-	if (map_ram(bi, prefault, &top))
+	sandbox_set_timer(bi);
+	if (map_ram_lu(bi, &a, &sandbox_opts, &top))
 		return 2;
+	sandbox_lu_args(argc, argv, a.first, a.prefault);
 	sandbox_canary_arm(top);
 	fwboot_finish(bi, &sandbox_opts);
 	keel_main(bi, &sandbox_opts);

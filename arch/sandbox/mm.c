@@ -3,7 +3,9 @@
  * Sandbox arch hooks of <arch/mm.h>, and the RAM arena behind them: one
  * MAP_NORESERVE mapping of [0, top), so that physical address pa lives at
  * arena + pa and only touched pages cost host memory. --prefault faults a
- * range in ahead of the boot (sandbox_ram_prefault()).
+ * range in ahead of the boot (sandbox_ram_prefault()). A live update maps
+ * a memory file instead (sandbox_ram_init_fd()), which the next image
+ * maps again after exec().
  *
  * A new arena (the next boot of a unit test) first retires the CPU threads
  * of the last boot: their per-CPU state lived in the old arena.
@@ -28,6 +30,21 @@ static uint64_t arena_top;
  */
 int sandbox_ram_init(uint64_t top)
 {
+	return sandbox_ram_init_fd(top, NULL);
+}
+
+/**
+ * sandbox_ram_init_fd() - sandbox_ram_init() over a memory file, for a
+ * live update: *@fd (or a new memfd when *@fd < 0, its descriptor put
+ * there), shared, so that the next image exec()'d with the descriptor
+ * maps the same bytes; @fd NULL: anonymous memory.
+ * @top: highest physical address + 1 (rounded up to a page)
+ * @fd: the descriptor, or NULL
+ *
+ * Return: 0, or -ENOMEM when the host refuses the mapping.
+ */
+int sandbox_ram_init_fd(uint64_t top, int *fd)
+{
 	void *p;
 
 	sandbox_retire_all_cpus();
@@ -35,7 +52,7 @@ int sandbox_ram_init(uint64_t top)
 	top = (top + PAGE_SIZE - 1) & PAGE_MASK;
 	if (!top)
 		top = PAGE_SIZE;
-	p = os_map_ram(top);
+	p = fd ? os_map_ram_fd(top, fd) : os_map_ram(top);
 	if (!p)
 		return -ENOMEM;
 	arena = p;
@@ -79,9 +96,13 @@ int sandbox_ram_prefault(uint64_t start, uint64_t end)
 	err = os_populate_write(p, len);
 	if (err != -EINVAL)
 		return err;
-	/* Older hosts: one write per page does the same. */
+	/*
+	 * Older hosts: one write per page does the same; it writes back
+	 * what it read, so that a live update's preserved bytes stay.
+	 */
 	for (size_t off = 0; off < len; off += PAGE_SIZE)
-		((volatile unsigned char *)p)[off] = 0;
+		((volatile unsigned char *)p)[off] =
+			((volatile unsigned char *)p)[off];
 	return 0;
 }
 

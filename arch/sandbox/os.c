@@ -15,7 +15,9 @@
  * host calls: the host CPU count and reading a whole file.
  */
 #define _GNU_SOURCE
+#include <elf.h>
 #include <errno.h>
+#include <link.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
@@ -67,6 +69,28 @@ void *os_map_ram(size_t len)
 	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/**
+ * os_map_ram_fd() - a MAP_SHARED mapping of the first @len bytes of the
+ * memory file @fd, grown to @len when it is shorter; @fd < 0: a new
+ * memfd (memfd_create(), no close-on-exec: a live update's exec() passes
+ * it on), its descriptor into *@fd. Return: the mapping, or NULL.
+ */
+void *os_map_ram_fd(size_t len, int *fd)
+{
+	struct stat st;
+	void *p;
+
+	if (*fd < 0)
+		*fd = (int)syscall(SYS_memfd_create, "keel-ram", 0);
+	if (*fd < 0 || fstat(*fd, &st))
+		return NULL;
+	if ((uint64_t)st.st_size < len && ftruncate(*fd, (off_t)len))
+		return NULL;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
+		 *fd, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -445,4 +469,70 @@ void os_irq_timer_set(void *timer, uint64_t ns)
 	its.it_value.tv_sec = (time_t)(ns / 1000000000ull);
 	its.it_value.tv_nsec = (long)(ns % 1000000000ull);
 	timer_settime((timer_t)((char *)timer - 1), 0, &its, NULL);
+}
+
+/** os_thread_exit() - end the calling thread (its exit handlers run). */
+void os_thread_exit(void)
+{
+	pthread_exit(NULL);
+}
+
+/**
+ * os_exec() - flush stdout, then execv(@path, @argv) (descriptors without
+ * close-on-exec stay open). Return: only on failure, -errno.
+ */
+int os_exec(const char *path, char *const argv[])
+{
+	fflush(stdout);
+	execv(path, argv);
+	return -errno;
+}
+
+/** os_access_exec() - access(X_OK). Return: 0 or -errno. */
+int os_access_exec(const char *path)
+{
+	return access(path, X_OK) ? -errno : 0;
+}
+
+static int build_id_note(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	uint64_t *id = arg;
+
+	(void)size;
+	for (unsigned int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		const uint8_t *p, *end;
+
+		if (ph->p_type != PT_NOTE)
+			continue;
+		p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+		end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *n = (const void *)p;
+			const uint8_t *desc =
+				p + sizeof(*n) + ((n->n_namesz + 3) & ~3u);
+
+			if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+			    !memcmp(p + sizeof(*n), "GNU", 4) &&
+			    n->n_descsz >= 8 && desc + 8 <= end) {
+				for (int b = 0; b < 8; b++)
+					*id = *id << 8 | desc[b];
+				return 1;
+			}
+			p = desc + ((n->n_descsz + 3) & ~3u);
+		}
+	}
+	return 1; /* the first object is the program itself */
+}
+
+/**
+ * os_build_id() - the first 8 bytes of this program's NT_GNU_BUILD_ID
+ * note, big-endian as readelf prints them. Return: it, or 0 when none.
+ */
+uint64_t os_build_id(void)
+{
+	uint64_t id = 0;
+
+	dl_iterate_phdr(build_id_note, &id);
+	return id;
 }

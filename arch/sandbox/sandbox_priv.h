@@ -13,6 +13,16 @@
 /* mm.c: the RAM arena. */
 bool sandbox_in_arena(const void *va, size_t len);
 int sandbox_ram_prefault(uint64_t start, uint64_t end);
+int sandbox_ram_init_fd(uint64_t top, int *fd);
+
+/*
+ * liveupdate.c: main()'s arguments and the arena's memory file, for the
+ * next image's exec() (@first: the firmware description's index).
+ */
+void sandbox_lu_args(int argc, char **argv, int first, bool prefault);
+void sandbox_lu_arena_fd(int fd);
+/* smp.c: the thread of @cpu has ended (a live update's freeze). */
+bool sandbox_cpu_thread_exited(unsigned int cpu);
 
 /* cpu.c: set arch_cpu_id() of the calling thread. */
 void sandbox_set_cpu_id(unsigned int cpu, uint64_t hwid);

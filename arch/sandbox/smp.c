@@ -164,3 +164,21 @@ uint32_t *sandbox_cpu_wake_word(unsigned int cpu)
 	sc = cpu_slot(cpu, false);
 	return sc ? &sc->wake : NULL;
 }
+
+/**
+ * sandbox_cpu_thread_exited() - whether the thread of @cpu has ended (it
+ * stopped for a live update: arch_lu_cpu_stop()); it is then no longer
+ * started, so that nothing cancels it again.
+ * Return: true when it ended, or never ran.
+ */
+bool sandbox_cpu_thread_exited(unsigned int cpu)
+{
+	struct sandbox_cpu *sc = cpu < NR_CPUS ? cpu_slot(cpu, false) : NULL;
+
+	if (!sc || !sc->started)
+		return true;
+	if (!atomic_load_acquire(&sc->thread.exited))
+		return false;
+	sc->started = false;
+	return true;
+}

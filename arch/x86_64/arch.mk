@@ -8,7 +8,7 @@ ARCH_CFLAGS := -ffreestanding -fno-pic -fno-pie -mcmodel=small \
 	-fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fcf-protection=none -nostdlib
 ARCH_ASFLAGS :=
-ARCH_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=none \
+ARCH_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=sha1 \
 	-Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments
 
 KEEL_ELF := $(O)/keel.elf
@@ -17,7 +17,7 @@ QEMU_SH := scripts/qemu.sh
 
 all: $(KEEL_ELF)
 
-.PHONY: iso run-iso run-iso-uefi
+.PHONY: iso run-iso run-iso-uefi run-liveupdate
 
 # OBJS is defined after this file is included: expand it late.
 .SECONDEXPANSION:
@@ -42,6 +42,19 @@ run: deps $(KEEL_ELF)
 		rc=$$(cat $(O)/run.rc); [ $$rc -eq 33 ] || { echo "make run: QEMU exit status $$rc (33 = PASS)"; exit 1; }; \
 		$(PYTHON) scripts/report.py $(O)/run.log $(RUN_EXPECT); \
 		echo "make run: serial log in $(O)/run.log (pictures: make report LOG=$(O)/run.log)"
+
+# make run-liveupdate (docs/liveupdate.md): the same machine, 2 domains,
+# liveupdate=2: keel.elf hands them to itself (module 0, -initrd) twice;
+# the last image's report is checked, the domains' bytes read back.
+LU_CMDLINE ?= liveupdate=2 domain=64M@0 domain=64M@1
+run-liveupdate: deps $(KEEL_ELF)
+	$(Q){ $(QEMU_SH) x86_64 --kernel $(KEEL_ELF) --smp 4 --numa 2x512M \
+		--timeout 300 --append "$(strip after=exit $(LU_CMDLINE) $(CMDLINE))" \
+		-- -mem-prealloc -initrd $(KEEL_ELF); \
+		echo $$? > $(O)/run.rc; } | tee $(O)/run-liveupdate.log; \
+		rc=$$(cat $(O)/run.rc); [ $$rc -eq 33 ] || { echo "make run-liveupdate: QEMU exit status $$rc (33 = PASS)"; exit 1; }; \
+		$(PYTHON) scripts/report.py $(O)/run-liveupdate.log $(RUN_EXPECT); \
+		echo "make run-liveupdate: serial log in $(O)/run-liveupdate.log"
 
 # keel.iso: for hardware, command line $(CMDLINE) only. keel-qemu.iso: the
 # same with after=exit, for run-iso / run-iso-uefi.

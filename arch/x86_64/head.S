@@ -17,7 +17,8 @@
  * added later by mm.c in the same PML4.
  *
  * Invariants: .bss is zeroed here (not trusted to the loader) before the
- * stack or the page tables live there; EAX/EBX are saved to .data first.
+ * stack or the page tables live there; EAX/EBX (and a live update's
+ * ECX/EDX/ESI) are saved to .data first.
  */
 #include <generated/autoconf.h>
 #include <asm/x86.h>
@@ -82,6 +83,14 @@ _start32:
 	cld
 	movl %eax, boot_magic
 	movl %ebx, boot_info
+	/*
+	 * A live update's stub (lu_stub.S) also passes ECX = X86_LU_MAGIC,
+	 * EDX = the handover's address, ESI = its size; a loader leaves
+	 * them undefined, so ECX is only believed when it holds the magic.
+	 */
+	movl %ecx, x86_lu_magic
+	movl %edx, x86_lu_handover
+	movl %esi, x86_lu_handover_size
 
 	/* Zero .bss before the stack and page tables live there. */
 	movl $__bss_start, %edi
@@ -256,6 +265,13 @@ arch_entry_ticks:
 boot_magic:
 	.long 0
 boot_info:
+	.long 0
+	.globl x86_lu_magic, x86_lu_handover, x86_lu_handover_size
+x86_lu_magic:
+	.long 0
+x86_lu_handover:
+	.long 0
+x86_lu_handover_size:
 	.long 0
 
 	.section .bss

@@ -227,6 +227,7 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	/* inject=ioapic-unmask: the RTC's line on before the masking. */
 	ioapic_init(bi, o->fw_inject & INJECT_FW_IOAPIC_UNMASK);
 	x86_qemu_init();
+	x86_lu_found(bi, magic, info_pa);
 	fwboot_finish(bi, o);
 	keel_main(bi, o);
 }

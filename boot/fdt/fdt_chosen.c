@@ -105,6 +105,31 @@ bool dt_copy_bootargs(const void *fdt, struct bootinfo *bi)
 	return true;
 }
 
+/*
+ * /chosen/keel,handover = <addr-hi addr-lo size-hi size-lo>: where the last
+ * keel image left its handover (docs/liveupdate.md), two 64-bit values
+ * whatever the root's cells. Any other length is a handover that cannot
+ * be read: boot/handover.c refuses it (fail closed), never ignores it.
+ */
+static void dt_parse_handover(struct dt_ctx *c, int node)
+{
+	const fdt32_t *p;
+	int len;
+
+	p = fdt_getprop(c->fdt, node, "keel,handover", &len);
+	if (!p)
+		return;
+	if (len != 16) {
+		dt_warn(c->bi,
+			"chosen/keel,handover has length %d, expected 16", len);
+		c->bi->handover.pa = INVALID_PADDR;
+		c->bi->handover.size = (uint64_t)(unsigned int)len;
+		return;
+	}
+	c->bi->handover.pa = pa(dt_read_cells(p, 2));
+	c->bi->handover.size = dt_read_cells(p + 2, 2);
+}
+
 void dt_parse_chosen(struct dt_ctx *c)
 {
 	int node = fdt_path_offset(c->fdt, "/chosen");
@@ -126,8 +151,12 @@ void dt_parse_chosen(struct dt_ctx *c)
 			c->ai->initrd_start = pa(is);
 			c->ai->initrd_end = pa(ie);
 			bootinfo_add_reserved(c->bi, pa(is), pa(ie), "initrd");
+			/* A live update enters the initrd (docs/liveupdate.md). */
+			c->bi->handover.image =
+				(struct paddr_range){pa(is), pa(ie)};
 		}
 	}
+	dt_parse_handover(c, node);
 	s = fdt_getprop(c->fdt, node, "stdout-path", &len);
 	if (!s)
 		s = fdt_getprop(c->fdt, node, "linux,stdout-path", &len);

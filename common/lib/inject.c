@@ -40,6 +40,21 @@ const struct inject_kind_desc inject_kinds[] = {
 	{INJECT_IOAPIC_UNMASK, "ioapic-unmask", INJECT_ARG_NONE, 0},
 	/* Acted on by the guest room; without guests=on the flow warns. */
 	{INJECT_GUEST_PAST_END, "guest-past-end", INJECT_ARG_DOMAIN, 0},
+	/*
+	 * The live update's handover (liveupdate=N): the old image writes
+	 * it, then corrupts it so; the new image must refuse it
+	 * (docs/liveupdate.md). Without liveupdate=, a warning.
+	 */
+	{INJECT_HO_CHECKSUM, "handover-checksum", INJECT_ARG_NONE, 0},
+	{INJECT_HO_OVERLAP, "handover-overlap", INJECT_ARG_NONE, 0},
+	{INJECT_HO_OUTSIDE, "handover-outside", INJECT_ARG_NONE, 0},
+	{INJECT_HO_ROOT, "handover-root", INJECT_ARG_NONE, 0},
+	{INJECT_HO_TRUNCATE, "handover-truncate", INJECT_ARG_NONE, 0},
+	{INJECT_HO_VERSION, "handover-version", INJECT_ARG_NONE, 0},
+	{INJECT_HO_MISALIGN, "handover-misalign", INJECT_ARG_NONE, 0},
+	{INJECT_HO_SELF, "handover-self-overlap", INJECT_ARG_NONE, 0},
+	{INJECT_HO_IMAGE, "handover-image", INJECT_ARG_NONE, 0},
+	{INJECT_HO_EXTENT, "handover-extent", INJECT_ARG_NONE, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 

@@ -22,6 +22,7 @@
  *   domains*              domains_report_json()    domain_report.c,
  *                                                  domain_summary.c
  *   guests, guests_info   guests_report_json()     guest_report.c
+ *   liveupdate.*          liveupdate_report_json() liveupdate_report.c
  *   audit.*               audit_report_json()      audit.c
  *   trace*                trace_report_json()      trace_report.c
  * report= is read through report_mode.c, the room's leaf.
@@ -74,6 +75,7 @@ static void report_human(const struct bootinfo *bi,
 	stress_report_human();
 	domains_report_human(ds);
 	guests_report_human();
+	liveupdate_report_human();
 	latency_report_human();
 	audit_report_human(a);
 }
@@ -149,6 +151,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	p2m_report_json(&w);
 	domains_report_json(&w, ds);
 	guests_report_json(&w, report_full());
+	liveupdate_report_json(&w);
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);
 	json_counters(&w, bi, fail_reason, bt);

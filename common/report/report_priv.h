@@ -61,6 +61,9 @@ void guests_report_human(void);
 /* "audit" object and the "audit:" line (audit.c). */
 void audit_report_json(struct jw *w, const struct audit_result *a);
 void audit_report_human(const struct audit_result *a);
+/* "liveupdate" object and its line (liveupdate_report.c). */
+void liveupdate_report_json(struct jw *w);
+void liveupdate_report_human(void);
 /* trace_mode, trace[], trace_summary[], trace_overflow* (trace_report.c). */
 void trace_report_json(struct jw *w, unsigned int nodes);
 

@@ -55,7 +55,8 @@
 
 #include "scrub_priv.h"
 
-struct scrub_stats scrub_stats;
+/* stopped_cpu -1 from the start: a boot that never scrubs (fail closed). */
+struct scrub_stats scrub_stats = {.stopped_cpu = -1};
 
 /* [cpu][node]: bytes @cpu scrubbed on @node (cpu_count rows). */
 static uint64_t (*cpu_node_bytes)[MAX_NUMNODES];

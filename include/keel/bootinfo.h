@@ -10,6 +10,7 @@
 
 #include <keel/config.h>
 #include <keel/enum_names.h>
+#include <keel/handover.h>
 #include <keel/types.h>
 
 #define MAX_NUMNODES	      CONFIG_MAX_NUMNODES
@@ -188,6 +189,9 @@ struct bootinfo {
 	/* dom0less domains, in DT order; past the table: dropped_domains. */
 	struct bi_domain domains[BOOTINFO_MAX_DOMAINS];
 	unsigned int domain_count, dropped_domains;
+
+	/* A live update's handover and new image (boot/handover.c). */
+	struct bi_handover handover;
 };
 
 /*

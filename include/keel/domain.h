@@ -371,5 +371,19 @@ struct domain_view {
  */
 bool domain_view(const struct domain_set *s, unsigned int i,
 		 struct domain_view *v);
+/*
+ * For a live update (common/liveupdate/), of a built domain's view (its
+ * p2m set): its extents in gpa order, leaves merged while gpa and pa run
+ * on; its p2m table pages, root first, consecutive pages merged.
+ * Read-only, while no CPU changes the domains. Return: 0, or -EIO when
+ * the walk met a descriptor the format reserves.
+ */
+int domain_view_extents(const struct domain_view *v,
+			void (*fn)(uint64_t gpa, paddr_t pa, uint64_t pages,
+				   void *arg),
+			void *arg);
+int domain_view_tables(const struct domain_view *v,
+		       void (*fn)(paddr_t start, paddr_t end, void *arg),
+		       void *arg);
 
 #endif

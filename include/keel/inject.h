@@ -36,6 +36,17 @@ enum inject_kind {
 	INJECT_IOAPIC_UNMASK,	/* ioapic-unmask: a stuck level line unmasked */
 	INJECT_GUEST_PAST_END,	/* guest-past-end:N: domain N's guest reads
 				   one page past its range (guests=on) */
+	/* A live update's handover, corrupted by the old image (liveupdate=) */
+	INJECT_HO_CHECKSUM, /* handover-checksum: a byte flipped after it */
+	INJECT_HO_OVERLAP,  /* handover-overlap: a range over reserved RAM */
+	INJECT_HO_OUTSIDE,  /* handover-outside: a range past RAM's end */
+	INJECT_HO_ROOT,	    /* handover-root: a p2m root off its tables */
+	INJECT_HO_TRUNCATE, /* handover-truncate: passed on 8 bytes short */
+	INJECT_HO_VERSION,  /* handover-version: an unknown version */
+	INJECT_HO_MISALIGN, /* handover-misalign: a range off a page */
+	INJECT_HO_SELF,	    /* handover-self-overlap: two ranges overlap */
+	INJECT_HO_IMAGE,    /* handover-image: a range over the new image */
+	INJECT_HO_EXTENT,   /* handover-extent: an extent off the ranges */
 };
 
 /*

@@ -16,6 +16,7 @@
 #include <keel/console_spec.h>
 #include <keel/domain.h>
 #include <keel/enum_names.h>
+#include <keel/handover.h>
 #include <keel/heap_boot.h>
 #include <keel/inject.h>
 #include <keel/report.h>
@@ -27,6 +28,8 @@
 /* Bounds of stress= and ap_timeout_ms=: values outside are clamped, warned. */
 #define STRESS_MAX_SECONDS 3600
 #define AP_TIMEOUT_MIN_MS  10
+/* liveupdate=N: at most this many updates in a row (more: clamped, warned). */
+#define LIVEUPDATE_MAX 1000
 /* latency_cpu= not given: the last online CPU of node 0. */
 #define LATENCY_CPU_AUTO 0xffffffffu
 
@@ -74,7 +77,9 @@ struct keel_options {
 	uint32_t guest_touch;  /* guest_touch=: bytes between words touched */
 	uint32_t guest_run_ms; /* guest_run_ms=: each guest's measuring loop */
 	uint32_t guest_rounds; /* guest_rounds=: build, run, destroy rounds */
-	unsigned int warnings; /* problems seen while parsing */
+	uint32_t liveupdate;   /* liveupdate=N: updates in a row */
+	enum handover_mode handover; /* handover=keep|discard */
+	unsigned int warnings;	     /* problems seen while parsing */
 };
 
 /*

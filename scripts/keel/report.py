@@ -160,12 +160,47 @@ def _consistency(rep, out):
     if re.search(r"(^|\s)stress=[1-9]", rep.get("cmdline", "")) and \
             "stress" not in rep and rep.get("warnings") == 0:
         out.append("missing key stress (stress=N, no warning)")
+    # After a live update the domains came with the handover (kept
+    # reserved, not built again); a refused handover builds nothing.
+    lu_state = (rep.get("liveupdate") or {}).get("state")
     if re.search(r"(^|\s)domain=", rep.get("cmdline", "")) and \
-            "domains" not in rep:
+            "domains" not in rep and lu_state not in ("taken", "refused"):
         out.append("missing key domains (domain=)")
     _stopped(rep.get("scrub"), out)
+    _liveupdate(rep, out)
     _latency(rep, out)
     _smp_consistency(rep, out)
+
+
+def _liveupdate(rep, out):
+    """liveupdate: the state agrees with the generation, the phases add
+    up to the downtime, a refused handover stopped the boot before the
+    heap (docs/liveupdate.md)."""
+    lu = rep.get("liveupdate")
+    if not isinstance(lu, dict):
+        return
+    state, gen = lu.get("state"), lu.get("generation")
+    if (state == "taken") != (isinstance(gen, int) and gen > 0):
+        out.append(f"liveupdate.generation {gen} with state {state!r}")
+    if state == "taken" and lu.get("from_build") is None:
+        out.append("liveupdate.from_build is null after a handover")
+    phases = lu.get("phases") or {}
+    down = lu.get("downtime_ns")
+    # Each phase is converted to ns on its own: a few ns of rounding.
+    if isinstance(down, int) and abs(sum(phases.values()) - down) > 8:
+        out.append(f"liveupdate.phases add up to {sum(phases.values())} "
+                   f"ns, downtime_ns is {down}")
+    if lu.get("mismatches", 0) > lu.get("verified_words", 0):
+        out.append("liveupdate.mismatches exceed verified_words")
+    if state != "refused":
+        return
+    if not str(rep.get("fail_reason") or "").startswith("handover:"):
+        out.append(f"refused handover but fail_reason "
+                   f"{rep.get('fail_reason')!r}")
+    if (rep.get("scrub") or {}).get("bytes") or \
+            (rep.get("heap") or {}).get("total_pages"):
+        out.append("refused handover but memory was scrubbed or handed "
+                   "to the heap")
 
 
 def _stopped(scrub, out):

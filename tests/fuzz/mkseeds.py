@@ -301,7 +301,82 @@ def dom0less():
             for i, b in enumerate(dom0less_gen.gen_cases())}
 
 
-TARGETS = {"fwdesc": fwdesc, "fdt": fdt, "multiboot2": multiboot2,
+# ---- the live-update handover (docs/liveupdate.md, version 1) -----------
+
+HO_PA = 0x20000000  # where tests/fuzz/handover_fuzz.c says it lies
+
+
+def _ho_domain(did, name, node, root, tables, extents, origin=0):
+    """One domain record: 128 bytes, table ranges, extents."""
+    body = b"".join(struct.pack("<QQ", s, e) for s, e in tables) + \
+        b"".join(struct.pack("<QQQ", g, p, n) for g, p, n in extents)
+    fixed = struct.pack("<IIHHI64sQQBBBBHHIIQQ", 2, 128 + len(body), did,
+                        origin, node, name.encode(), sum(n for *_, n in
+                                                         extents) * 4096,
+                        root, 1, 0, 0, 40, 0, 0, len(tables),
+                        len(extents), 0, 0)
+    return fixed + body
+
+
+def _ho(records, preserved, extra=b"", version=1, gen=1):
+    """A handover: header, @records, the preserved record, @extra; the
+    CRC-32 (zlib) over it all with the checksum field zero."""
+    import zlib
+
+    pres = struct.pack("<IIII", 1, 16 + 16 * len(preserved),
+                       len(preserved), 0) + \
+        b"".join(struct.pack("<QQ", s, e) for s, e in preserved)
+    body = b"".join(records) + pres + extra
+    count = len(records) + 1 + (1 if extra else 0)
+    size = 128 + len(body)
+
+    def head(crc):
+        return struct.pack("<QIIQIIQQQQQQQQ32x", 0x31564f484c45454b,
+                           version, 128, size, crc, count, gen,
+                           0x1122334455667788, 0, 1000000000, 1, 2, 3, 0)
+    crc = zlib.crc32(head(0) + body)
+    return head(crc) + body
+
+
+def handover():
+    """Valid handovers of the fuzz target's machine (RAM [0, 1G) on node
+    0, [4G, 5G) on node 1, bios and kernel reserved below 3M) and the
+    classes random bytes seldom build: many extents, an optional record,
+    a vCPU record, a cut one."""
+    g4 = 1 << 32
+    a = _ho_domain(1, "alpha", 0, 0x10000000, [(0x10000000, 0x10003000)],
+                   [(0, 0x10200000, 1024), (4 * MIB, 0x11000000, 1)])
+    b = _ho_domain(2, "beta", 1, 0x3ff00000, [(0x3ff00000, 0x3ff01000)],
+                   [(0, g4, 1 << 18)])
+    pres = [(0x10000000, 0x10003000), (0x10200000, 0x10600000),
+            (0x11000000, 0x11001000), (0x3ff00000, 0x3ff01000),
+            (g4, g4 + (1 << 30))]
+    many = _ho_domain(3, "many", 0, 0x12000000, [(0x12000000, 0x12001000)],
+                      [(i * 8192, 0x12100000 + i * 8192, 1)
+                       for i in range(RUN)])
+    many_pres = [(0x12000000, 0x12001000)] + \
+        [(0x12100000 + i * 8192, 0x12101000 + i * 8192) for i in range(RUN)]
+    optional = struct.pack("<II", 0x80000009, 16) + b"\xab" * 8
+    vcpu = struct.pack("<II", 3, 16) + b"\0" * 8
+    valid = _ho([a, b], pres)
+    return {
+        "class-two-domains": valid,
+        "class-no-domain": _ho([], []),
+        "class-many-extents": _ho([many], many_pres),
+        "class-optional-record": _ho([a, b], pres, optional),
+        "class-vcpu-record": _ho([a, b], pres, vcpu),
+        "class-version-2": _ho([a, b], pres, version=2),
+        "class-truncated": valid[:len(valid) - 40],
+        # New images' headers (boot/handover_image.c reads the same input).
+        "class-mb1-image": bytes(8) + struct.pack(
+            "<IIiIIIII", 0x1BADB002, 0x10003, -(0x1BADB002 + 0x10003),
+            0x100008, 0x100000, 0x100400, 0x200000, 0x100040) + bytes(992),
+        "class-arm64-image": bytes(8) + struct.pack("<QQ", 0, 0x10000) +
+        bytes(0x38 - 24) + b"ARM\x64" + bytes(968),
+    }
+
+
+TARGETS = {"handover": handover, "fwdesc": fwdesc, "fdt": fdt, "multiboot2": multiboot2,
            "multiboot": multiboot1, "uefi": uefi, "acpi_srat": acpi_srat,
            "acpi_madt": acpi_madt, "acpidump": acpidump, "dom0less": dom0less}
 

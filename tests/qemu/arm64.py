@@ -31,6 +31,7 @@ from scripts.keel.boot import TOP
 from .arm64_cases import CASES, SCALE_CASES
 from . import memcheck
 from .arm64_machine import audit_checked
+from .liveupdate_checks import same_build
 
 
 def arm64_checks(c, rep, log):
@@ -83,6 +84,9 @@ def run_case(c, image, logdir):
         extra = c["setup"](work, c["args"]) if c["setup"] else []
         # A setup may also give QEMU's own arguments: (script args, QEMU's).
         extra, qemu_extra = extra if isinstance(extra, tuple) else (extra, [])
+        # A live update: the image is its own next image (the initrd).
+        if c.get("initrd_self"):
+            extra += ["--initrd", image]
         args = [*c["args"], *extra]
         if c["loaded"]:
             loaded = c["loaded"](work)
@@ -97,6 +101,10 @@ def run_case(c, image, logdir):
     fails = b.problems(0, c["expect"]) + mem
     if b.report is not None:
         fails += arm64_checks(c, b.report, b.log)
+        if c.get("initrd_self") and b.report.get("liveupdate", {}).get(
+                "state") == "taken":
+            fails += same_build(b.report, os.path.join(
+                os.path.dirname(image), "keel.elf"))
     return fails, b.elapsed, log_path
 
 

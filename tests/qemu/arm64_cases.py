@@ -13,6 +13,7 @@ from .checks import (cpu_failed, json_is, kernel_still_reserved,
 from .arm64_guest_cases import CASES as GUEST_CASES
 from .dom0less_cases import CASES as DOM0LESS_CASES
 from .domains_checks import Ask, domains_built, warned_once
+from .liveupdate_checks import refused, updated
 from .smp_checks import one_timeout, own_hwids, start_mode
 
 CASES = [
@@ -398,6 +399,25 @@ CASES += [
                 "inject=ap-timeout:7", timeout=60,
          checks=[one_timeout(3000, [2, 4, 6, 7])]),
 ]
+
+# Live update (issue 30, docs/liveupdate.md) at EL2 on 2 nodes: the Image
+# is its own next image (the initrd), entered with the DTB grown by
+# /chosen/keel,handover; every CPU is started again (PSCI CPU_OFF, then
+# CPU_ON). Then one fault class: a preserved range moved over the initrd,
+# which the new image refuses before any CPU or the heap. Quiet on this
+# 2-core host: 4-6 s each (two boots); the timeout is 120 s.
+LU_ENTRY = r"^keel: arm64: entered at EL"
+LU_WORDS = "liveupdate=1 domain=64M@0 domain=64M@1"
+LU_ARGS = ["--el2", "--gic", "3", "--smp", "4", "--numa", "2", "--mem", "1G"]
+_lu_ok = case("liveupdate-1-el2-2node", LU_ARGS,
+              {"cpus": 4, "online": 4, "nodes": 2, "scrubbed": True}, el=2,
+              append=LU_WORDS, checks=[updated(None, 1, 2, LU_ENTRY)])
+_lu_bad = case("liveupdate-refused-overlap", LU_ARGS, {"fail": True}, el=2,
+               append=LU_WORDS + " inject=handover-overlap", named=(),
+               checks=[refused(r"handover: preserved\[0\] .* overlaps "
+                               r"firmware-reserved .*\(initrd\)", LU_ENTRY)])
+_lu_ok["initrd_self"] = _lu_bad["initrd_self"] = True
+CASES += [_lu_ok, _lu_bad]
 
 # make check-scale: the largest machine QEMU virt builds (512 CPUs, the
 # GICv3 redistributor space of virt; 40-76 s on this 2-core host, loaded;

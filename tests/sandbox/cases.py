@@ -32,6 +32,7 @@ from .checks_report import (SIZE_CMDLINE, check_cmdline_fixup,
                             long_mem_cmdline, nr_cpus)
 from .firmware import DATA, GIB, PAGE, FwDesc
 from .inject_cases import inject_cases
+from .liveupdate_cases import liveupdate_cases
 
 
 # ---- the cases -----------------------------------------------------------
@@ -58,7 +59,7 @@ def cases():
     return (boot_cases() + bad_fw_cases() + limit_cases() + scrub_cases() +
             reserved_cases() + big_cases() + domain_cases() +
             inject_cases(Case) + dom0less_cases(Case) +
-            domain_bench_cases())
+            domain_bench_cases() + liveupdate_cases(Case))
 
 
 def boot_cases():

@@ -99,6 +99,13 @@ EFFECTS = {
         g["domain"] == n and g["stage2_faults"]
         for g in rep.get("guests", [])),
 }
+# The live update's handover faults act only with liveupdate= (their
+# boots are tests/sandbox/liveupdate_cases.py): the new image refuses.
+EFFECTS.update({k: _line(r"^keel: error: handover: ") for k in (
+    "handover-checksum", "handover-overlap", "handover-outside",
+    "handover-root", "handover-truncate", "handover-version",
+    "handover-misalign", "handover-self-overlap", "handover-image",
+    "handover-extent")})
 
 
 def names_word(log, word):

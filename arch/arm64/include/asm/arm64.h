@@ -79,6 +79,8 @@ void timer_init(uint64_t dt_freq);
 /* psci.c */
 void psci_init(const struct dt_arch_info *ai);
 int psci_cpu_on(uint64_t mpidr, paddr_t entry, uint64_t context);
+int psci_cpu_off(void);
+bool psci_cpu_is_off(uint64_t mpidr);
 __attribute__((noreturn)) void psci_system_off(void);
 __attribute__((noreturn)) void psci_system_reset(void);
 
@@ -89,6 +91,14 @@ struct arm64_secondary_boot {
 };
 void secondary_entry(void);
 __attribute__((noreturn)) void arm64_secondary_start(unsigned int cpu);
+
+/*
+ * liveupdate.c: the DTB keel was entered with (a live update copies it),
+ * and the handover the DT named (/chosen/keel,handover), for
+ * boot/handover.c; setup.c calls it once RAM is mapped.
+ */
+struct bootinfo;
+void arm64_lu_found(struct bootinfo *bi, uint64_t dtb);
 
 /* gic.c */
 void gic_map(const struct dt_arch_info *ai);

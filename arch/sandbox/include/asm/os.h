@@ -25,6 +25,12 @@ void os_free(void *p);
  */
 void *os_map_ram(size_t len);
 void os_unmap_ram(void *p, size_t len);
+/*
+ * The same over the memory file *@fd (a new memfd when *@fd < 0, its
+ * descriptor returned there, kept open across exec()): a live update's
+ * RAM. Return: the mapping, or NULL.
+ */
+void *os_map_ram_fd(size_t len, int *fd);
 /* Advise 2 MiB pages for [p, p + len); hosts without THP ignore it. */
 void os_advise_hugepage(void *p, size_t len);
 /*
@@ -67,6 +73,14 @@ int os_thread_start(struct os_thread *t, void (*fn)(void *arg), void *arg,
 void os_thread_cancel(struct os_thread *t);
 /* A cancellation point: a cancelled thread ends here. */
 void os_thread_testcancel(void);
+/* End the calling thread (a live update's freeze). */
+void os_thread_exit(void) __attribute__((noreturn));
+
+/* A live update: execv() (Return: only on failure, -errno), access(X_OK). */
+int os_exec(const char *path, char *const argv[]);
+int os_access_exec(const char *path);
+/* This program's build id: 8 bytes of its NT_GNU_BUILD_ID note, or 0. */
+uint64_t os_build_id(void);
 
 /*
  * The lock that orders the writers of stdout (and of the console capture).

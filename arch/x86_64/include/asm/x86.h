@@ -224,6 +224,8 @@ void x86_qemu_init(void);
 extern int x86_early_after;
 __attribute__((noreturn)) void x86_fail_stop(void);
 __attribute__((noreturn)) void x86_entry(uint32_t magic, uint32_t info_pa);
+/* liveupdate.c: the loader's magic and info, and a last image's handover. */
+void x86_lu_found(struct bootinfo *bi, uint32_t magic, uint32_t info);
 /* cache.c: choose the maintenance instructions and print them. */
 void x86_cache_setup(void);
 

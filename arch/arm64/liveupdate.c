@@ -1,0 +1,177 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * arm64 arch hooks of <arch/liveupdate.h>. The new image is the initrd
+ * (QEMU -initrd Image, U-Boot booti with a ramdisk): a Linux arm64 Image,
+ * relocated over this one (same base: its image_size must fit where this
+ * image runs, [_head_start, _end)) by the stub (lu_stub.S), and entered
+ * as booting.rst says with x0 = a copy of the DTB this image got, grown by
+ * /chosen/keel,handover (boot/fdt_handover.c): the firmware's map as it
+ * was, plus where the handover lies. The copy lives in the scratch memory
+ * after the stub page; the new image reserves it ("dtb") itself.
+ *
+ * A secondary stops with its timers off and interrupts masked, through
+ * PSCI CPU_OFF (the new image's CPU_ON starts it again); the freeze waits
+ * until PSCI AFFINITY_INFO says it is off.
+ */
+#include <arch/cache.h>
+#include <arch/liveupdate.h>
+#include <asm/arm64.h>
+#include <asm/lu_stub.h>
+#include <keel/bootinfo.h>
+#include <keel/bug.h>
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/handover.h>
+#include <keel/string.h>
+
+#define DTB_MAX_BYTES (2u << 20) /* booting.rst */
+#define DTB_ROOM      4096	 /* for keel,handover and its name */
+#define cnthp_ctl_el2 S3_4_C14_C2_1
+
+extern const uint8_t __build_id_start[], __build_id_end[];
+/* The DTB this image was entered with (arm64_lu_found()). */
+static uint64_t arm64_dtb;
+
+/**
+ * arm64_lu_found() - setup.c, RAM mapped: the DTB @dtb for a next image,
+ * and the handover the DT named, readable where it lies in RAM.
+ */
+void arm64_lu_found(struct bootinfo *bi, uint64_t dtb)
+{
+	arm64_dtb = dtb;
+	if (pa_val(bi->handover.pa) || bi->handover.size)
+		handover_locate(
+			bi, (const void *)(uintptr_t)pa_val(bi->handover.pa));
+}
+
+uint64_t arch_lu_build_id(void)
+{
+	return arch_lu_note_build_id(__build_id_start, __build_id_end);
+}
+
+/* The running CPU's timers off: no interrupt left for the next image. */
+static void timers_off(void)
+{
+	if (arm64_el == 2)
+		write_sysreg(0, cnthp_ctl_el2);
+	write_sysreg(0, cntv_ctl_el0);
+	__asm__ __volatile__("isb" ::: "memory");
+}
+
+void arch_lu_cpu_stop(void)
+{
+	__asm__ __volatile__("msr daifset, #0xf" ::: "memory");
+	timers_off();
+	psci_cpu_off();
+	for (;;) /* PSCI refused: the freeze sees it is not off */
+		__asm__ __volatile__("wfi");
+}
+
+bool arch_lu_cpu_stopped(unsigned int cpu, uint64_t hwid)
+{
+	(void)cpu;
+	return psci_cpu_is_off(hwid);
+}
+
+static uint64_t dtb_bytes(void)
+{
+	const uint8_t *p = (const uint8_t *)(uintptr_t)arm64_dtb;
+	uint32_t n;
+
+	if (!arm64_dtb)
+		return 0;
+	n = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 |
+	    p[7];
+	return n <= DTB_MAX_BYTES ? n : 0;
+}
+
+void arch_lu_needs(struct arch_lu_needs *n)
+{
+	n->scratch_bytes =
+		LU_STUB_BYTES + ALIGN_UP(dtb_bytes() + DTB_ROOM, PAGE_SIZE);
+	n->max_bits = 0;
+}
+
+static bool overlaps(uint64_t s, uint64_t e, uint64_t s2, uint64_t e2)
+{
+	return s < e2 && s2 < e;
+}
+
+/* The Image, and that it fits where this image runs. Return: 0, -EINVAL. */
+static int check_image(const struct arch_lu_jump *j, struct lu_image *img,
+		       char *why, size_t n)
+{
+	uint64_t s = pa_val(j->image.start), e = pa_val(j->image.end);
+	uint64_t base = (uintptr_t)_head_start, end = (uintptr_t)_end;
+
+	if (!e || !dtb_bytes()) {
+		snprintf(why, n,
+			 "no new image: no initrd (QEMU -initrd Image, "
+			 "booti with a ramdisk) or no DTB to pass on");
+		return -EINVAL;
+	}
+	if (lu_image_arm64((const void *)(uintptr_t)s, e - s, img, why, n))
+		return -EINVAL;
+	if (base + img->mem_end > end || overlaps(s, e, base, end)) {
+		snprintf(why, n,
+			 "the new image (%llu bytes, initrd [%#llx, "
+			 "%#llx)) does not fit where this one runs [%#llx, "
+			 "%#llx)",
+			 (unsigned long long)img->mem_end,
+			 (unsigned long long)s, (unsigned long long)e,
+			 (unsigned long long)base, (unsigned long long)end);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
+{
+	uint8_t *page = (uint8_t *)(uintptr_t)pa_val(j->scratch);
+	struct arm64_lu_params *p = (void *)(page + LU_STUB_PARAM);
+	size_t code = (size_t)(arm64_lu_stub_end - arm64_lu_stub_start);
+	struct arch_lu_needs needs;
+	struct lu_image img;
+	uint64_t base = (uintptr_t)_head_start;
+
+	if (check_image(j, &img, why, why_len))
+		return -EINVAL;
+	arch_lu_needs(&needs);
+	if (dt_handover_copy((const void *)(uintptr_t)arm64_dtb, dtb_bytes(),
+			     page + LU_STUB_BYTES,
+			     needs.scratch_bytes - LU_STUB_BYTES,
+			     pa_val(j->handover), 0)) {
+		snprintf(why, why_len,
+			 "the DTB at %#llx cannot be copied and "
+			 "grown by /chosen/keel,handover",
+			 (unsigned long long)arm64_dtb);
+		return -EINVAL;
+	}
+	BUG_ON(code > LU_STUB_CODE_MAX);
+	memcpy(page, arm64_lu_stub_start, code);
+	p->src = pa_val(j->image.start);
+	p->dst = base + img.load;
+	p->len = ALIGN_UP(img.load_end - img.load, 8);
+	p->mem = img.mem_end - img.load;
+	p->dtb = (uintptr_t)page + LU_STUB_BYTES;
+	p->dtb_len = needs.scratch_bytes - LU_STUB_BYTES;
+	p->handover = pa_val(j->handover);
+	p->entry = base + img.entry;
+	/* The stub's code is fetched from here: to PoC, I-cache invalidated. */
+	arch_clean_inval_dcache_range(page, LU_STUB_PARAM);
+	__asm__ __volatile__("ic iallu\n\tdsb ish\n\tisb" ::: "memory");
+	return 0;
+}
+
+void arch_lu_jump(const struct arch_lu_jump *j)
+{
+	uint8_t *page = (uint8_t *)(uintptr_t)pa_val(j->scratch);
+	struct arm64_lu_params *p = (void *)(page + LU_STUB_PARAM);
+
+	dt_handover_set(page + LU_STUB_BYTES, pa_val(j->handover),
+			j->handover_bytes);
+	p->handover_len = j->handover_bytes;
+	__asm__ __volatile__("msr daifset, #0xf" ::: "memory");
+	timers_off();
+	((arm64_lu_stub_fn)(uintptr_t)page)((uintptr_t)p);
+}

@@ -1,0 +1,638 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The live-update handover reader (include/keel/handover.h, DESIGN §13,
+ * docs/liveupdate.md): the new image's view of what the old one left. It
+ * is firmware input like a memory map, read in fwboot_finish() after the
+ * sanitiser and before bootmem allocates its first byte.
+ *
+ * Fail closed: a handover that is truncated, fails its checksum, has an
+ * unknown version, or whose ranges overlap one another, firmware-reserved
+ * memory or the new image, lie outside RAM or are misaligned, whose
+ * extents or table pages lie outside the preserved ranges, or whose p2m
+ * root lies outside its table pages, is refused as a whole: one error
+ * naming the field and value, and every byte of RAM reserved ("handover
+ * refused"), so that nothing is zeroed, scrubbed or handed out; keel_main()
+ * then stops before the heap with the same reason. Nothing is trusted in
+ * part: the checks all pass before anything is reserved.
+ *
+ * The parse reads the bytes only through memcpy() into local copies, so
+ * any alignment and any length is safe; every offset is checked against
+ * the size before it is used. Costs: O(size) for the checksum, O(R log R)
+ * for the R reserved ranges, O(log P) per extent and table range for the
+ * P preserved ranges.
+ *
+ * Runs on the boot CPU before anything else: no lock.
+ */
+#include <keel/bootinfo.h>
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/handover.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+#include "boot_priv.h"
+
+/* Reserved ranges named so are a domain's own memory (xen,static-mem). */
+#define STATIC_MEM_NAME "static-mem"
+
+/* What one parse walks: the buffer, and the bootinfo it is checked against. */
+struct ho_ctx {
+	struct bootinfo *bi;
+	struct bi_handover *h;
+	const uint8_t *buf;
+	uint64_t size; /* the header's, checked against what was given */
+	uint64_t pa;
+	const uint8_t *pres; /* the preserved ranges, NULL: none */
+	unsigned int pres_count;
+};
+
+static __printf(2, 3) int refuse(struct ho_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	n = (size_t)snprintf(c->h->why, sizeof(c->h->why), "handover: ");
+	va_start(ap, fmt);
+	vsnprintf(c->h->why + n, sizeof(c->h->why) - n, fmt, ap);
+	va_end(ap);
+	c->h->state = HANDOVER_REFUSED;
+	return -EINVAL;
+}
+
+/* ---- ranges against the machine ------------------------------------ */
+
+/* The first address of [s, e) no RAM range holds, or @e: RAM is sorted. */
+static uint64_t first_not_ram(const struct bootinfo *bi, uint64_t s, uint64_t e)
+{
+	for (unsigned int i = 0; i < bi->ram_count && s < e; i++) {
+		uint64_t rs = pa_val(bi->ram[i].start);
+		uint64_t re = pa_val(bi->ram[i].end);
+
+		if (re <= s)
+			continue;
+		if (rs > s)
+			return s;
+		s = re;
+	}
+	return s < e ? s : e;
+}
+
+/* Reserved ranges sorted by start (indices into bi->reserved). */
+static uint16_t rsv_order[BOOTINFO_MAX_RESERVED + 1];
+static unsigned int rsv_count;
+
+static int cmp_rsv(const void *a, const void *b, const struct bootinfo *bi)
+{
+	uint64_t x = pa_val(bi->reserved[*(const uint16_t *)a].start);
+	uint64_t y = pa_val(bi->reserved[*(const uint16_t *)b].start);
+
+	return (x > y) - (x < y);
+}
+
+/* Insertion sort: at most 513 entries, once per boot. */
+static void sort_reserved(const struct bootinfo *bi)
+{
+	rsv_count = 0;
+	for (unsigned int i = 0;
+	     i < bi->reserved_count && i < ARRAY_SIZE(rsv_order); i++) {
+		unsigned int j = rsv_count++;
+
+		rsv_order[j] = (uint16_t)i;
+		while (j && cmp_rsv(&rsv_order[j - 1], &rsv_order[j], bi) > 0) {
+			uint16_t t = rsv_order[j];
+
+			rsv_order[j] = rsv_order[j - 1];
+			rsv_order[j - 1] = t;
+			j--;
+		}
+	}
+}
+
+/*
+ * A reserved range overlapping [s, e) (static-mem aside), or -1. The
+ * preserved ranges are checked in ascending order, so *@next and *@maxi
+ * (the reserved range reaching furthest among those starting before the
+ * last @e) only move forward: O(P + R) for all of them.
+ */
+static int reserved_overlap(const struct bootinfo *bi, uint64_t s, uint64_t e,
+			    unsigned int *next, int *maxi)
+{
+	for (; *next < rsv_count; (*next)++) {
+		const struct bi_reserved *r = &bi->reserved[rsv_order[*next]];
+
+		if (pa_val(r->start) >= e)
+			break;
+		if (!strncmp(r->name, STATIC_MEM_NAME, sizeof(r->name)))
+			continue;
+		if (*maxi < 0 ||
+		    pa_val(r->end) > pa_val(bi->reserved[*maxi].end))
+			*maxi = rsv_order[*next];
+	}
+	if (*maxi >= 0 && pa_val(bi->reserved[*maxi].end) > s)
+		return *maxi;
+	return -1;
+}
+
+/* What a reserved range is, for the error: the new image has a name. */
+static const char *reserved_what(const struct bi_reserved *r)
+{
+	return !strncmp(r->name, "kernel", sizeof(r->name))
+		       ? "the new image"
+		       : "firmware-reserved";
+}
+
+static struct handover_range pres_at(const struct ho_ctx *c, unsigned int i)
+{
+	struct handover_range r;
+
+	memcpy(&r, c->pres + (size_t)i * sizeof(r), sizeof(r));
+	return r;
+}
+
+/* Does one preserved range hold all of [s, e)? Binary search. */
+static bool in_preserved(const struct ho_ctx *c, uint64_t s, uint64_t e)
+{
+	unsigned int lo = 0, hi = c->pres_count;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (pres_at(c, mid).start <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && e <= pres_at(c, lo - 1).end;
+}
+
+/* ---- the header -------------------------------------------------------- */
+
+static int check_header(struct ho_ctx *c, const struct handover_header *hd,
+			uint64_t len)
+{
+	uint32_t sum;
+
+	if (hd->magic != HANDOVER_MAGIC)
+		return refuse(c, "magic %#llx is not \"KEELHOV1\"",
+			      U64(hd->magic));
+	if (hd->version != HANDOVER_VERSION)
+		return refuse(c, "version %u unknown (this image reads %u)",
+			      hd->version, HANDOVER_VERSION);
+	if (hd->header_bytes != HANDOVER_HEADER_BYTES)
+		return refuse(c, "header_bytes %u (version 1 has %u)",
+			      hd->header_bytes, HANDOVER_HEADER_BYTES);
+	if (hd->size < HANDOVER_HEADER_BYTES || hd->size > HANDOVER_MAX_BYTES)
+		return refuse(c, "size %llu out of [%u, %llu]", U64(hd->size),
+			      HANDOVER_HEADER_BYTES, U64(HANDOVER_MAX_BYTES));
+	if (hd->size > len)
+		return refuse(c, "truncated: size %llu, %llu bytes given",
+			      U64(hd->size), U64(len));
+	sum = handover_checksum(c->buf, hd->size);
+	if (sum != hd->checksum)
+		return refuse(c, "checksum %#x, the bytes give %#x",
+			      hd->checksum, sum);
+	if (hd->flags)
+		return refuse(c, "flags %#llx unknown in version 1",
+			      U64(hd->flags));
+	if (!hd->generation)
+		return refuse(c, "generation 0 (the first new image is 1)");
+	c->size = hd->size;
+	return 0;
+}
+
+/* The handover's own pages: aligned, RAM, clear of every reserved range. */
+static int check_self(struct ho_ctx *c)
+{
+	uint64_t s = c->pa, e = ALIGN_UP(c->pa + c->size, PAGE_SIZE);
+	unsigned int next = 0;
+	int maxi = -1, r;
+
+	if (!IS_ALIGNED(s, PAGE_SIZE) || e < s)
+		return refuse(c, "address %#llx not page aligned", U64(s));
+	if (first_not_ram(c->bi, s, e) != e)
+		return refuse(c, "itself [%#llx, %#llx) lies outside RAM",
+			      U64(s), U64(e));
+	r = reserved_overlap(c->bi, s, e, &next, &maxi);
+	if (r >= 0)
+		return refuse(c,
+			      "itself [%#llx, %#llx) overlaps %s [%#llx, "
+			      "%#llx) (%.*s)",
+			      U64(s), U64(e),
+			      reserved_what(&c->bi->reserved[r]),
+			      U64(pa_val(c->bi->reserved[r].start)),
+			      U64(pa_val(c->bi->reserved[r].end)),
+			      (int)sizeof(c->bi->reserved[r].name),
+			      c->bi->reserved[r].name);
+	return 0;
+}
+
+/* ---- records ----------------------------------------------------------- */
+
+/* Record @i at *@off: its head, within the size. */
+static int rec_head(struct ho_ctx *c, unsigned int i, uint64_t off,
+		    struct handover_rec *rec)
+{
+	if (off + sizeof(*rec) > c->size)
+		return refuse(c,
+			      "record %u at offset %llu truncated (size "
+			      "%llu)",
+			      i, U64(off), U64(c->size));
+	memcpy(rec, c->buf + off, sizeof(*rec));
+	if (rec->bytes < sizeof(*rec) || rec->bytes % 8 ||
+	    rec->bytes > c->size - off)
+		return refuse(c,
+			      "record %u bytes %u at offset %llu (size %llu)",
+			      i, rec->bytes, U64(off), U64(c->size));
+	return 0;
+}
+
+/* One preserved range @i: aligned, after the last, RAM, not reserved. */
+static int check_pres_range(struct ho_ctx *c, unsigned int i,
+			    unsigned int *next, int *maxi)
+{
+	struct handover_range r = pres_at(c, i);
+	uint64_t hole;
+	int k;
+
+	if (!IS_ALIGNED(r.start, PAGE_SIZE) || !IS_ALIGNED(r.end, PAGE_SIZE))
+		return refuse(c,
+			      "preserved[%u] [%#llx, %#llx) not page "
+			      "aligned",
+			      i, U64(r.start), U64(r.end));
+	if (r.start >= r.end)
+		return refuse(c,
+			      "preserved[%u] [%#llx, %#llx) empty or "
+			      "inverted",
+			      i, U64(r.start), U64(r.end));
+	if (i && r.start < pres_at(c, i - 1).end)
+		return refuse(c,
+			      "preserved[%u] [%#llx, %#llx) overlaps or "
+			      "precedes preserved[%u] (sorted, disjoint "
+			      "ranges)",
+			      i, U64(r.start), U64(r.end), i - 1);
+	hole = first_not_ram(c->bi, r.start, r.end);
+	if (hole != r.end)
+		return refuse(c,
+			      "preserved[%u] [%#llx, %#llx) lies outside "
+			      "RAM at %#llx",
+			      i, U64(r.start), U64(r.end), U64(hole));
+	k = reserved_overlap(c->bi, r.start, r.end, next, maxi);
+	if (k >= 0)
+		return refuse(c,
+			      "preserved[%u] [%#llx, %#llx) overlaps %s "
+			      "[%#llx, %#llx) (%.*s)",
+			      i, U64(r.start), U64(r.end),
+			      reserved_what(&c->bi->reserved[k]),
+			      U64(pa_val(c->bi->reserved[k].start)),
+			      U64(pa_val(c->bi->reserved[k].end)),
+			      (int)sizeof(c->bi->reserved[k].name),
+			      c->bi->reserved[k].name);
+	if (r.start < ALIGN_UP(c->pa + c->size, PAGE_SIZE) && c->pa < r.end)
+		return refuse(c,
+			      "preserved[%u] [%#llx, %#llx) overlaps the "
+			      "handover itself at %#llx",
+			      i, U64(r.start), U64(r.end), U64(c->pa));
+	return 0;
+}
+
+static int parse_preserved(struct ho_ctx *c, unsigned int i, uint64_t off,
+			   const struct handover_rec *rec)
+{
+	struct handover_preserved p;
+	unsigned int next = 0;
+	int maxi = -1;
+
+	if (c->pres)
+		return refuse(c, "record %u: a second preserved record", i);
+	if (rec->bytes < sizeof(p))
+		return refuse(c, "record %u: preserved record of %u bytes", i,
+			      rec->bytes);
+	memcpy(&p, c->buf + off, sizeof(p));
+	if ((uint64_t)p.count * sizeof(struct handover_range) !=
+	    rec->bytes - sizeof(p))
+		return refuse(c,
+			      "preserved count %u does not fill its %u "
+			      "bytes",
+			      p.count, rec->bytes);
+	c->pres = c->buf + off + sizeof(p);
+	c->pres_count = p.count;
+	sort_reserved(c->bi);
+	for (unsigned int k = 0; k < p.count; k++) {
+		int err = check_pres_range(c, k, &next, &maxi);
+
+		if (err)
+			return err;
+		c->h->preserved_bytes +=
+			pres_at(c, k).end - pres_at(c, k).start;
+	}
+	return 0;
+}
+
+/* ---- domains ----------------------------------------------------------- */
+
+/* The record's name, NUL-terminated within its 64 bytes, for errors. */
+static const char *dom_name(const struct handover_domain *d)
+{
+	return memchr(d->name, 0, sizeof(d->name)) ? d->name : "?";
+}
+
+/* Its fixed part: sizes add up, id, name, origin, node, format. */
+static int check_dom_fixed(struct ho_ctx *c, unsigned int n,
+			   const struct handover_domain *d, uint32_t bytes)
+{
+	uint64_t need =
+		sizeof(*d) +
+		(uint64_t)d->table_count * sizeof(struct handover_range) +
+		(uint64_t)d->extent_count * sizeof(struct handover_extent);
+
+	if (need != bytes)
+		return refuse(c,
+			      "domains[%u]: record of %u bytes does not hold "
+			      "its %u table ranges and %u extents",
+			      n, bytes, d->table_count, d->extent_count);
+	if (!memchr(d->name, 0, sizeof(d->name)))
+		return refuse(c, "domains[%u]: name not NUL-terminated", n);
+	if (!d->id)
+		return refuse(c, "domains[%u] (%s): id 0", n, d->name);
+	for (unsigned int k = 0; k < c->h->domain_count; k++)
+		if (c->h->domains[k].id == d->id)
+			return refuse(c, "domains[%u] (%s): id %u given twice",
+				      n, d->name, d->id);
+	if (d->origin > 1)
+		return refuse(c, "domains[%u] (%s): origin %u unknown", n,
+			      d->name, d->origin);
+	if (d->node >= c->bi->node_count)
+		return refuse(c,
+			      "domains[%u] (%s): node %u (the machine has %u)",
+			      n, d->name, d->node, c->bi->node_count);
+	if (d->p2m_format > HANDOVER_P2M_EPT)
+		return refuse(c, "domains[%u] (%s): p2m_format %u unknown", n,
+			      d->name, d->p2m_format);
+	return 0;
+}
+
+/* Table ranges in preserved memory, the root inside them. */
+static int check_dom_tables(struct ho_ctx *c, unsigned int n,
+			    const struct handover_domain *d, const uint8_t *arr)
+{
+	uint64_t root = d->p2m_root;
+	uint64_t root_end = root + (PAGE_SIZE << (d->p2m_root_order & 31));
+	bool root_in = false;
+
+	for (uint32_t k = 0; k < d->table_count; k++) {
+		struct handover_range r;
+
+		memcpy(&r, arr + (size_t)k * sizeof(r), sizeof(r));
+		if (!IS_ALIGNED(r.start, PAGE_SIZE) ||
+		    !IS_ALIGNED(r.end, PAGE_SIZE) || r.start >= r.end ||
+		    !in_preserved(c, r.start, r.end))
+			return refuse(c,
+				      "domains[%u] (%s): tables[%u] [%#llx, "
+				      "%#llx) not whole pages of the preserved "
+				      "ranges",
+				      n, dom_name(d), k, U64(r.start),
+				      U64(r.end));
+		root_in |=
+			r.start <= root && root < root_end && root_end <= r.end;
+	}
+	if (d->p2m_format == HANDOVER_P2M_NONE && !d->table_count && !root)
+		return 0;
+	if (!IS_ALIGNED(root, PAGE_SIZE) || !root_in || d->p2m_root_order > 4)
+		return refuse(c,
+			      "domains[%u] (%s): p2m_root %#llx (order %u) "
+			      "outside its table pages",
+			      n, dom_name(d), U64(root), d->p2m_root_order);
+	return 0;
+}
+
+/* Extents: whole pages, inside the preserved ranges, adding up to bytes. */
+static int check_dom_extents(struct ho_ctx *c, unsigned int n,
+			     const struct handover_domain *d,
+			     const uint8_t *arr)
+{
+	uint64_t sum = 0;
+
+	for (uint32_t k = 0; k < d->extent_count; k++) {
+		struct handover_extent x;
+		uint64_t end;
+
+		memcpy(&x, arr + (size_t)k * sizeof(x), sizeof(x));
+		end = x.pa + (x.pages << PAGE_SHIFT);
+		if (!IS_ALIGNED(x.pa | x.gpa, PAGE_SIZE) || !x.pages ||
+		    x.pages >> (64 - PAGE_SHIFT) || end <= x.pa)
+			return refuse(c,
+				      "domains[%u] (%s): extent[%u] gpa %#llx "
+				      "pa %#llx pages %llu malformed",
+				      n, dom_name(d), k, U64(x.gpa), U64(x.pa),
+				      U64(x.pages));
+		if (!in_preserved(c, x.pa, end))
+			return refuse(c,
+				      "domains[%u] (%s): extent[%u] [%#llx, "
+				      "%#llx) outside the preserved ranges",
+				      n, dom_name(d), k, U64(x.pa), U64(end));
+		sum += x.pages << PAGE_SHIFT;
+	}
+	if (sum != d->bytes)
+		return refuse(c,
+			      "domains[%u] (%s): bytes %llu, its extents hold "
+			      "%llu",
+			      n, dom_name(d), U64(d->bytes), U64(sum));
+	return 0;
+}
+
+static int parse_domain(struct ho_ctx *c, uint64_t off,
+			const struct handover_rec *rec)
+{
+	unsigned int n = c->h->domain_count;
+	struct bi_handover_domain *bd;
+	struct handover_domain d;
+	const uint8_t *arr;
+	int err;
+
+	if (rec->bytes < sizeof(d))
+		return refuse(c, "domains[%u]: record of %u bytes", n,
+			      rec->bytes);
+	if (n >= BI_HANDOVER_DOMAINS)
+		return refuse(c, "domains[%u]: more than %u domains", n,
+			      BI_HANDOVER_DOMAINS);
+	memcpy(&d, c->buf + off, sizeof(d));
+	arr = c->buf + off + sizeof(d);
+	err = check_dom_fixed(c, n, &d, rec->bytes);
+	if (!err)
+		err = check_dom_tables(c, n, &d, arr);
+	if (!err)
+		err = check_dom_extents(
+			c, n, &d,
+			arr + (size_t)d.table_count *
+					sizeof(struct handover_range));
+	if (err)
+		return err;
+	bd = &c->h->domains[c->h->domain_count++];
+	bd->id = d.id;
+	bd->origin = d.origin;
+	bd->node = d.node;
+	memcpy(bd->name, d.name, sizeof(bd->name));
+	bd->bytes = d.bytes;
+	bd->root = pa(d.p2m_root);
+	bd->table_count = d.table_count;
+	bd->extent_count = d.extent_count;
+	bd->rec = c->buf + off;
+	bd->rec_bytes = rec->bytes;
+	c->h->extent_count += d.extent_count;
+	return 0;
+}
+
+/*
+ * Walk the records twice: the preserved ranges first (the domains are
+ * checked against them), then the domains. @pass 0 or 1.
+ */
+static int walk_records(struct ho_ctx *c, const struct handover_header *hd,
+			int pass)
+{
+	uint64_t off = HANDOVER_HEADER_BYTES;
+	struct handover_rec rec;
+
+	for (unsigned int i = 0; i < hd->record_count; i++, off += rec.bytes) {
+		int err = rec_head(c, i, off, &rec);
+
+		if (err)
+			return err;
+		if (rec.type == HANDOVER_REC_PRESERVED)
+			err = pass ? 0 : parse_preserved(c, i, off, &rec);
+		else if (rec.type == HANDOVER_REC_DOMAIN)
+			err = pass ? parse_domain(c, off, &rec) : 0;
+		else if (rec.type == HANDOVER_REC_VCPU)
+			err = refuse(c,
+				     "record %u: type %u (vCPU state) not "
+				     "read by this image",
+				     i, rec.type);
+		else if (!(rec.type & HANDOVER_REC_OPTIONAL))
+			err = refuse(c, "record %u: type %#x unknown", i,
+				     rec.type);
+		if (err)
+			return err;
+	}
+	if (off != c->size)
+		return refuse(c, "%llu bytes after the last of %u records",
+			      U64(c->size - off), hd->record_count);
+	return 0;
+}
+
+int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
+		   paddr_t buf_pa)
+{
+	struct bi_handover *h = &bi->handover;
+	struct handover_header hd;
+	struct ho_ctx c = {.bi = bi, .h = h, .buf = buf, .pa = pa_val(buf_pa)};
+	int err;
+
+	h->state = HANDOVER_NONE;
+	h->why[0] = '\0';
+	h->preserved = NULL;
+	h->preserved_count = 0;
+	h->preserved_bytes = 0;
+	h->domain_count = 0;
+	h->extent_count = 0;
+	if (!buf || len < HANDOVER_HEADER_BYTES)
+		return refuse(&c,
+			      "truncated: %llu bytes given, the header has "
+			      "%u",
+			      U64(len), HANDOVER_HEADER_BYTES);
+	memcpy(&hd, buf, sizeof(hd));
+	err = check_header(&c, &hd, len);
+	if (!err)
+		err = check_self(&c);
+	if (!err)
+		err = walk_records(&c, &hd, 0);
+	if (!err && hd.record_count && !c.pres)
+		err = refuse(&c, "no preserved record");
+	if (!err)
+		err = walk_records(&c, &hd, 1);
+	if (err)
+		return err;
+	h->hdr = hd;
+	h->preserved = c.pres;
+	h->preserved_count = c.pres_count;
+	h->state = HANDOVER_TAKEN;
+	return 0;
+}
+
+/* ---- into bootinfo ----------------------------------------------------- */
+
+/**
+ * handover_locate() - the arch found a handover at @bi->handover.pa and
+ * .size (registers, a DT property): @va is where this image reads it,
+ * kept only when the range lies in one RAM range of @bi (RAM the arch
+ * maps), so that nothing else is ever read; otherwise the reader refuses
+ * it as unreadable (handover_apply()).
+ */
+void handover_locate(struct bootinfo *bi, const void *va)
+{
+	struct bi_handover *h = &bi->handover;
+	uint64_t s = pa_val(h->pa), e = s + h->size;
+
+	h->va = NULL;
+	for (unsigned int i = 0; i < bi->ram_count && e > s; i++)
+		if (pa_val(bi->ram[i].start) <= s &&
+		    e <= pa_val(bi->ram[i].end))
+			h->va = va;
+}
+
+/* Refused: every byte of RAM reserved, so nothing is zeroed or handed out. */
+static void reserve_all_ram(struct bootinfo *bi)
+{
+	if (!bi->ram_count)
+		return;
+	bootinfo_add_reserved(bi, bi->ram[0].start,
+			      bi->ram[bi->ram_count - 1].end,
+			      "handover refused");
+}
+
+void handover_apply(struct bootinfo *bi, bool discard)
+{
+	struct bi_handover *h = &bi->handover;
+	int err;
+
+	if (!pa_val(h->pa) && !h->size) {
+		h->state = HANDOVER_NONE;
+		return;
+	}
+	if (h->va) {
+		err = handover_parse(bi, h->va, h->size, h->pa);
+	} else {
+		snprintf(h->why, sizeof(h->why),
+			 "handover: address %#llx size "
+			 "%llu not in memory this image can read",
+			 U64(pa_val(h->pa)), U64(h->size));
+		h->state = HANDOVER_REFUSED;
+		err = -EINVAL;
+	}
+	if (discard) {
+		pr_warn("handover=discard: the handover at %#llx (%llu "
+			"bytes%s%s) "
+			"is discarded: a fresh boot that scrubs all RAM, "
+			"%llu MiB of preserved memory included\n",
+			U64(pa_val(h->pa)), U64(h->size), err ? ", " : "",
+			err ? h->why : "", U64(h->preserved_bytes >> 20));
+		h->state = HANDOVER_DISCARDED;
+		return;
+	}
+	if (err) {
+		pr_err("%s\n", h->why);
+		reserve_all_ram(bi);
+		return;
+	}
+	for (unsigned int i = 0; i < h->preserved_count; i++) {
+		struct handover_range r = handover_preserved_range(h, i);
+
+		bootinfo_add_reserved(bi, pa(r.start), pa(r.end), "preserved");
+	}
+	bootinfo_add_reserved(
+		bi, h->pa, pa(ALIGN_UP(pa_val(h->pa) + h->hdr.size, PAGE_SIZE)),
+		"handover");
+	pr_info("handover: generation %llu from build %016llx: %u preserved "
+		"ranges (%llu MiB), %u domains, %llu extents, %llu bytes\n",
+		U64(h->hdr.generation), U64(h->hdr.build), h->preserved_count,
+		U64(h->preserved_bytes >> 20), h->domain_count,
+		U64(h->extent_count), U64(h->hdr.size));
+}

@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The handover writer (include/keel/liveupdate.h, struct ho_writer): the
+ * bytes of include/keel/handover.h, version 1, written in one pass into a
+ * buffer the caller sized with a counting pass (buf NULL) first.
+ *
+ * Invariants: nothing is written past cap (a too small buffer sets
+ * overflow and ho_finish() returns 0); records are whole multiples of 8;
+ * the preserved ranges are derived from the domain records already in the
+ * buffer, never passed in twice, so an extent outside them can only be a
+ * corruption (inject=handover-extent), not a writer's slip.
+ *
+ * Costs: O(extents + table ranges) to write, O(n log n) to sort the
+ * preserved ranges, O(size) for the checksum. No lock: the boot CPU
+ * writes while every other CPU is stopped.
+ */
+#include <keel/compiler.h>
+#include <keel/handover.h>
+#include <keel/liveupdate.h>
+#include <keel/string.h>
+
+void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap)
+{
+	memset(w, 0, sizeof(*w));
+	w->buf = buf;
+	w->cap = cap;
+	w->off = HANDOVER_HEADER_BYTES;
+	w->overflow = buf && cap < HANDOVER_HEADER_BYTES;
+}
+
+/* Write [src, src + len) at @off (counting: only room is checked). */
+static void put_at(struct ho_writer *w, uint64_t off, const void *src,
+		   uint64_t len)
+{
+	if (!w->buf)
+		return;
+	if (off > w->cap || len > w->cap - off) {
+		w->overflow = true;
+		return;
+	}
+	memcpy(w->buf + off, src, len);
+}
+
+static void put(struct ho_writer *w, const void *src, uint64_t len)
+{
+	put_at(w, w->off, src, len);
+	w->off += len;
+}
+
+void ho_domain_begin(struct ho_writer *w, const struct handover_domain *d)
+{
+	w->dom = *d;
+	w->dom.table_count = 0;
+	w->dom.extent_count = 0;
+	w->dom.bytes = 0;
+	w->dom_off = w->off;
+	w->off += sizeof(w->dom);
+}
+
+/* The last entry of @size bytes written, into @out. Return: false: none. */
+static bool last_entry(const struct ho_writer *w, uint32_t count, void *out,
+		       size_t size)
+{
+	if (!w->buf || !count || w->off > w->cap)
+		return false;
+	memcpy(out, w->buf + w->off - size, size);
+	return true;
+}
+
+void ho_domain_table(struct ho_writer *w, uint64_t start, uint64_t end)
+{
+	struct handover_range r = {start, end}, last;
+
+	if (w->dom.extent_count) {
+		w->overflow = true; /* tables come before extents */
+		return;
+	}
+	if (last_entry(w, w->dom.table_count, &last, sizeof(last)) &&
+	    last.end == start) {
+		last.end = end;
+		put_at(w, w->off - sizeof(last), &last, sizeof(last));
+		return;
+	}
+	put(w, &r, sizeof(r));
+	w->dom.table_count++;
+	w->ranges_max++;
+}
+
+void ho_domain_extent(struct ho_writer *w, uint64_t gpa, uint64_t pa,
+		      uint64_t pages)
+{
+	struct handover_extent x = {gpa, pa, pages}, last;
+	uint64_t bytes = pages << PAGE_SHIFT;
+
+	w->dom.bytes += bytes;
+	if (last_entry(w, w->dom.extent_count, &last, sizeof(last)) &&
+	    last.gpa + (last.pages << PAGE_SHIFT) == gpa &&
+	    last.pa + (last.pages << PAGE_SHIFT) == pa) {
+		last.pages += pages;
+		put_at(w, w->off - sizeof(last), &last, sizeof(last));
+		return;
+	}
+	put(w, &x, sizeof(x));
+	w->dom.extent_count++;
+	w->ranges_max++;
+}
+
+void ho_domain_end(struct ho_writer *w)
+{
+	w->dom.head.type = HANDOVER_REC_DOMAIN;
+	w->dom.head.bytes = (uint32_t)(w->off - w->dom_off);
+	put_at(w, w->dom_off, &w->dom, sizeof(w->dom));
+	w->records++;
+}
+
+void ho_domain_copy(struct ho_writer *w, const uint8_t *rec, uint32_t bytes)
+{
+	struct handover_domain d;
+
+	if (bytes < sizeof(d)) {
+		w->overflow = true;
+		return;
+	}
+	memcpy(&d, rec, sizeof(d));
+	put(w, rec, bytes);
+	w->records++;
+	w->ranges_max += (uint64_t)d.table_count + d.extent_count;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct handover_range *x = a, *y = b;
+
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+/* Every table range and extent of the domain records, appended at @out. */
+static uint64_t gather(const struct ho_writer *w, struct handover_range *out)
+{
+	uint64_t off = HANDOVER_HEADER_BYTES, n = 0;
+
+	while (off < w->off) {
+		struct handover_domain d;
+		const uint8_t *a;
+
+		memcpy(&d, w->buf + off, sizeof(d));
+		a = w->buf + off + sizeof(d);
+		for (uint32_t k = 0; k < d.table_count; k++, n++)
+			memcpy(&out[n], a + (size_t)k * sizeof(out[n]),
+			       sizeof(out[n]));
+		a += (size_t)d.table_count * sizeof(struct handover_range);
+		for (uint32_t k = 0; k < d.extent_count; k++, n++) {
+			struct handover_extent x;
+
+			memcpy(&x, a + (size_t)k * sizeof(x), sizeof(x));
+			out[n].start = x.pa;
+			out[n].end = x.pa + (x.pages << PAGE_SHIFT);
+		}
+		off += d.head.bytes;
+	}
+	return n;
+}
+
+void ho_preserved(struct ho_writer *w)
+{
+	struct handover_preserved p = {{HANDOVER_REC_PRESERVED, 0}, 0, 0};
+	uint64_t need =
+		sizeof(p) + w->ranges_max * sizeof(struct handover_range);
+	struct handover_range *r;
+	uint64_t n, m = 0;
+
+	w->records++;
+	if (!w->buf || w->overflow || w->off + need > w->cap) {
+		w->overflow |= w->buf != NULL;
+		w->off += need;
+		return;
+	}
+	/* 8-byte aligned: records are multiples of 8, the buffer a page. */
+	r = (struct handover_range *)(void *)(w->buf + w->off + sizeof(p));
+	n = gather(w, r);
+	sort(r, n, sizeof(*r), cmp_range);
+	for (uint64_t i = 0; i < n; i++) {
+		if (m && r[i].start <= r[m - 1].end)
+			r[m - 1].end = MAX(r[m - 1].end, r[i].end);
+		else
+			r[m++] = r[i];
+	}
+	p.count = (uint32_t)m;
+	p.head.bytes = (uint32_t)(sizeof(p) + m * sizeof(*r));
+	put_at(w, w->off, &p, sizeof(p));
+	w->off += p.head.bytes;
+}
+
+uint64_t ho_finish(struct ho_writer *w, const struct handover_header *hd)
+{
+	struct handover_header h = *hd;
+
+	if (!w->buf)
+		return w->off;
+	if (w->overflow)
+		return 0;
+	h.magic = HANDOVER_MAGIC;
+	h.version = HANDOVER_VERSION;
+	h.header_bytes = HANDOVER_HEADER_BYTES;
+	h.size = w->off;
+	h.record_count = w->records;
+	h.checksum = 0;
+	put_at(w, 0, &h, sizeof(h));
+	h.checksum = handover_checksum(w->buf, w->off);
+	put_at(w, 0, &h, sizeof(h));
+	return w->off;
+}

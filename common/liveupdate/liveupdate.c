@@ -1,0 +1,423 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Live update (include/keel/liveupdate.h, DESIGN §13): one update from
+ * this image to the next, and what this image learnt from the last one.
+ *
+ * An update, on the boot CPU, after the domains are built:
+ *   1. size the handover (a counting pass of the writer), take it and the
+ *      arch's scratch memory from the heap (below the arch's limit), and
+ *      let the arch check the new image and write its stub
+ *      (arch_lu_prepare()): everything that may fail, before any CPU
+ *      stops; a failure leaves this image running, the boot failing;
+ *   2. the first image writes the pattern into every domain (lu_fill.c);
+ *   3. freeze (the downtime starts): every other CPU stops as the next
+ *      image needs it (arch_lu_cpu_stop()), bounded by LU_FREEZE_MS;
+ *   4. write the handover: the domains (built ones walked through their
+ *      p2m, or the records this image was handed, copied), the preserved
+ *      ranges derived from them, the header with the stamps, the checksum;
+ *      inject=handover-* corrupts it now (lu_inject.c);
+ *   5. arch_lu_jump(): relocate and enter the new image.
+ *
+ * The new image's side is in keel_main()'s order: liveupdate_boot(),
+ * liveupdate_heap_ready() (the downtime ends: the old freeze stamp and
+ * our clock are one counter, TSC / CNTVCT / CLOCK_MONOTONIC_RAW, which run
+ * on across the jump), liveupdate_verify().
+ *
+ * State: `lu`, written by the boot CPU only, read by the report.
+ */
+#include <arch/cpu.h>
+#include <arch/liveupdate.h>
+#include <arch/mm.h>
+#include <keel/atomic.h>
+#include <keel/bootinfo.h>
+#include <keel/compiler.h>
+#include <keel/cpumask.h>
+#include <keel/domain.h>
+#include <keel/errno.h>
+#include <keel/heap.h>
+#include <keel/inject.h>
+#include <keel/liveupdate.h>
+#include <keel/p2m.h>
+#include <keel/p2m_format.h>
+#include <keel/printk.h>
+#include <keel/smp.h>
+#include <keel/string.h>
+#include <keel/ticks.h>
+
+#include "lu_priv.h"
+
+/*
+ * A CPU stops within microseconds of its mailbox post (QEMU TCG: well
+ * under 1 ms); a second is over 1000 times that, so only a CPU that is
+ * really stuck misses it.
+ */
+#define LU_FREEZE_MS 1000
+
+static struct liveupdate_info lu;
+static const struct bi_handover *lu_in; /* a taken handover, or NULL */
+static char lu_why[BI_HANDOVER_WHY_MAX];
+static uint32_t lu_stops; /* CPUs that ran lu_cpu_stop() */
+
+const struct liveupdate_info *liveupdate_info(void)
+{
+	return &lu;
+}
+
+const char *liveupdate_fail_reason(void)
+{
+	return lu.fail;
+}
+
+bool liveupdate_refused(void)
+{
+	return lu.state == HANDOVER_REFUSED;
+}
+
+bool liveupdate_has_domains(void)
+{
+	return lu_in != NULL;
+}
+
+static __printf(1, 2) void lu_failed(const char *fmt, ...)
+{
+	va_list ap;
+	size_t n = (size_t)snprintf(lu_why, sizeof(lu_why), "liveupdate: ");
+
+	va_start(ap, fmt);
+	vsnprintf(lu_why + n, sizeof(lu_why) - n, fmt, ap);
+	va_end(ap);
+	pr_warn("%s\n", lu_why);
+	lu.fail = lu_why;
+}
+
+void liveupdate_boot(const struct bootinfo *bi, uint32_t asked)
+{
+	const struct bi_handover *h = &bi->handover;
+
+	memset(&lu, 0, sizeof(lu));
+	lu_in = NULL;
+	lu.asked = asked;
+	lu.state = h->state;
+	lu.build = arch_lu_build_id();
+	if (h->state == HANDOVER_REFUSED)
+		lu.fail = h->why;
+	if (h->state == HANDOVER_TAKEN) {
+		lu_in = h;
+		lu.generation = h->hdr.generation;
+		lu.from_build = h->hdr.build;
+		lu.handover_bytes = h->hdr.size;
+		lu.preserved_ranges = h->preserved_count;
+		lu.preserved_bytes = h->preserved_bytes;
+		lu.domains = h->domain_count;
+		lu.extents = h->extent_count;
+	}
+	if (!asked)
+		lu_inject_unused();
+}
+
+void liveupdate_heap_ready(uint64_t ticks)
+{
+	const struct handover_header *hd;
+
+	if (!lu_in)
+		return;
+	hd = &lu_in->hdr;
+	if (hd->freeze_ticks > hd->frozen_ticks ||
+	    hd->frozen_ticks > hd->written_ticks ||
+	    hd->written_ticks > arch_entry_ticks || arch_entry_ticks > ticks) {
+		pr_warn("liveupdate: the clock does not run on across the "
+			"jump (freeze %llu, entry %llu ticks): no downtime\n",
+			(unsigned long long)hd->freeze_ticks,
+			(unsigned long long)arch_entry_ticks);
+		return;
+	}
+	lu.freeze_ns = ticks_to_ns(hd->frozen_ticks - hd->freeze_ticks);
+	lu.handover_write_ns =
+		ticks_to_ns(hd->written_ticks - hd->frozen_ticks);
+	lu.relocate_ns = ticks_to_ns(arch_entry_ticks - hd->written_ticks);
+	lu.entry_to_heap_ns = ticks_to_ns(ticks - arch_entry_ticks);
+	lu.downtime_ns = ticks_to_ns(ticks - hd->freeze_ticks);
+	lu.timed = true;
+}
+
+/* A domain's first and last page: extents are in gpa order. */
+static bool handover_edges(const struct bi_handover_domain *d, paddr_t *first,
+			   paddr_t *last)
+{
+	struct handover_extent a, b;
+
+	if (!d->extent_count)
+		return false;
+	a = handover_domain_extent(d, 0);
+	b = handover_domain_extent(d, d->extent_count - 1);
+	*first = pa(a.pa);
+	*last = pa(b.pa + ((b.pages - 1) << PAGE_SHIFT));
+	return true;
+}
+
+void liveupdate_verify(const struct bootinfo *bi)
+{
+	paddr_t first, last;
+
+	(void)bi;
+	if (!lu_in || !lu_in->domain_count)
+		return;
+	for (unsigned int i = 0; i < lu_in->domain_count; i++) {
+		const struct bi_handover_domain *d = &lu_in->domains[i];
+
+		if (handover_edges(d, &first, &last))
+			lu.mismatches += liveupdate_domain_check(
+				d->id, first, last, &lu.verified_words);
+	}
+	pr_info("liveupdate: %llu words of %u domains read back, %llu "
+		"mismatches\n",
+		(unsigned long long)lu.verified_words, lu_in->domain_count,
+		(unsigned long long)lu.mismatches);
+	if (lu.mismatches)
+		lu_failed("%llu of %llu words of the preserved domains differ",
+			  (unsigned long long)lu.mismatches,
+			  (unsigned long long)lu.verified_words);
+}
+
+/* ---- the domains into the writer -------------------------------------- */
+
+static void table_cb(paddr_t s, paddr_t e, void *arg)
+{
+	ho_domain_table(arg, pa_val(s), pa_val(e));
+}
+
+static void extent_cb(uint64_t gpa, paddr_t p, uint64_t pages, void *arg)
+{
+	ho_domain_extent(arg, gpa, pa_val(p), pages);
+}
+
+static uint8_t p2m_format_id(const struct p2m *p)
+{
+	if (p->fmt == &p2m_format_ept)
+		return HANDOVER_P2M_EPT;
+	return p->fmt == &p2m_format_vmsa_s2 ? HANDOVER_P2M_VMSA
+					     : HANDOVER_P2M_NONE;
+}
+
+static void write_view(struct ho_writer *w, const struct domain_view *v)
+{
+	struct handover_domain d;
+
+	memset(&d, 0, sizeof(d));
+	d.id = v->id;
+	d.origin = v->origin;
+	d.node = v->node;
+	strlcpy(d.name, v->name, sizeof(d.name));
+	d.p2m_root = pa_val(v->p2m->root);
+	d.p2m_format = p2m_format_id(v->p2m);
+	d.p2m_start_level = (uint8_t)v->p2m->start_level;
+	d.p2m_root_order = (uint8_t)v->p2m->root_order;
+	d.p2m_ipa_bits = (uint8_t)v->p2m->ipa_bits;
+	d.p2m_vmid = v->p2m->vmid;
+	ho_domain_begin(w, &d);
+	if (domain_view_tables(v, table_cb, w) ||
+	    domain_view_extents(v, extent_cb, w))
+		w->overflow = true; /* a broken table: no handover */
+	ho_domain_end(w);
+}
+
+/* Every domain: the handover's when one was taken, else the built ones. */
+static void write_domains(struct ho_writer *w, const struct domain_set *ds)
+{
+	struct domain_view v;
+
+	if (lu_in) {
+		for (unsigned int i = 0; i < lu_in->domain_count; i++)
+			ho_domain_copy(w, lu_in->domains[i].rec,
+				       lu_in->domains[i].rec_bytes);
+		return;
+	}
+	for (unsigned int i = 0; i < domain_set_stats(ds)->count; i++)
+		if (domain_view(ds, i, &v) && v.p2m)
+			write_view(w, &v);
+}
+
+unsigned int lu_built_domains(const struct domain_set *ds)
+{
+	struct domain_view v;
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < domain_set_stats(ds)->count; i++)
+		n += domain_view(ds, i, &v) && v.p2m;
+	return n;
+}
+
+/* The first image marks every domain it hands over (lu_fill.c). */
+static void fill_domains(const struct domain_set *ds)
+{
+	struct domain_view v;
+	struct lu_edges e;
+
+	for (unsigned int i = 0; !lu_in && i < domain_set_stats(ds)->count;
+	     i++) {
+		if (!domain_view(ds, i, &v) || !v.p2m)
+			continue;
+		memset(&e, 0, sizeof(e));
+		domain_view_extents(&v, lu_edges_cb, &e);
+		if (e.any)
+			liveupdate_domain_fill(v.id, e.first, e.last);
+	}
+}
+
+/* ---- the update --------------------------------------------------------- */
+
+static void lu_cpu_stop(void *arg)
+{
+	(void)arg;
+	atomic_fetch_add(&lu_stops, 1);
+	arch_lu_cpu_stop();
+}
+
+/*
+ * Stop every online CPU but this one. Return: 0, or -ETIMEDOUT with the
+ * boot failing when one did not stop in LU_FREEZE_MS.
+ */
+static int freeze_cpus(void)
+{
+	uint64_t deadline =
+		arch_ticks() + arch_ticks_hz() / 1000 * LU_FREEZE_MS;
+	unsigned int me = arch_cpu_id(), n, cpu, stuck = me;
+	cpumask_t others;
+
+	smp_online_mask(&others);
+	cpumask_clear_cpu(&others, me);
+	n = cpumask_weight(&others);
+	atomic_store_release(&lu_stops, 0);
+	smp_post(&others, lu_cpu_stop, NULL);
+	for (;;) {
+		bool all = atomic_load_acquire(&lu_stops) == n;
+
+		for_each_cpu_in (cpu, &others) {
+			if (!all)
+				break;
+			if (!arch_lu_cpu_stopped(cpu, cpu_table[cpu].hwid)) {
+				all = false;
+				stuck = cpu;
+			}
+		}
+		if (all)
+			return 0;
+		if (arch_ticks() > deadline)
+			break;
+		arch_cpu_relax();
+	}
+	lu_failed("freeze: %u of %u CPUs stopped in %u ms (cpu %u not)",
+		  atomic_load_acquire(&lu_stops), n, LU_FREEZE_MS, stuck);
+	return -ETIMEDOUT;
+}
+
+/* 2^order pages for @bytes, below 2^@max_bits. Return: pa or INVALID. */
+static paddr_t lu_alloc(uint64_t bytes, unsigned int max_bits)
+{
+	uint64_t pages = ALIGN_UP(bytes, PAGE_SIZE) >> PAGE_SHIFT;
+	unsigned int order = 0;
+	struct page_info *pg;
+
+	while ((1ULL << order) < pages)
+		order++;
+	if (order > MAX_ORDER)
+		return INVALID_PADDR;
+	pg = heap_alloc(order, HEAP_ANY_NODE, max_bits, 0);
+	return pg ? pfn_to_paddr(page_to_pfn(pg)) : INVALID_PADDR;
+}
+
+/* The handover's size, its memory and the arch's, the arch's checks. */
+static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
+		      struct arch_lu_jump *j, uint64_t *cap)
+{
+	struct arch_lu_needs needs = {0, 0};
+	struct handover_header hd = {0};
+	struct ho_writer w;
+	char why[128];
+
+	ho_writer_init(&w, NULL, 0);
+	write_domains(&w, ds);
+	ho_preserved(&w);
+	*cap = ho_finish(&w, &hd);
+	arch_lu_needs(&needs);
+	j->handover = lu_alloc(*cap, needs.max_bits);
+	j->scratch = needs.scratch_bytes
+			     ? lu_alloc(needs.scratch_bytes, needs.max_bits)
+			     : pa(0);
+	j->image = bi->handover.image;
+	if (pa_val(j->handover) == pa_val(INVALID_PADDR) ||
+	    pa_val(j->scratch) == pa_val(INVALID_PADDR)) {
+		lu_failed("no memory below 2^%u for the handover (%llu bytes) "
+			  "and the stub (%llu bytes)",
+			  needs.max_bits ? needs.max_bits : 64,
+			  (unsigned long long)*cap,
+			  (unsigned long long)needs.scratch_bytes);
+		return -ENOMEM;
+	}
+	if (arch_lu_prepare(j, why, sizeof(why))) {
+		lu_failed("%s", why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Write the handover; the stamps so far in @hd. Return: its size, or 0. */
+static uint64_t lu_write(const struct domain_set *ds,
+			 const struct arch_lu_jump *j, uint64_t cap,
+			 struct handover_header *hd)
+{
+	struct ho_writer w;
+	uint64_t size;
+
+	ho_writer_init(&w, phys_to_virt(j->handover), cap);
+	write_domains(&w, ds);
+	ho_preserved(&w);
+	hd->written_ticks = arch_ticks();
+	size = ho_finish(&w, hd);
+	if (!size)
+		lu_failed("the handover did not fit its %llu bytes",
+			  (unsigned long long)cap);
+	return size;
+}
+
+void liveupdate_run(const struct bootinfo *bi, const struct domain_set *ds)
+{
+	struct handover_header hd = {0};
+	struct arch_lu_jump j;
+	uint64_t cap, size;
+
+	if (lu.generation >= lu.asked)
+		return;
+	if (lu.state == HANDOVER_DISCARDED) {
+		pr_warn("liveupdate=%u: no update after a discarded handover "
+			"(handover=discard)\n",
+			lu.asked);
+		return;
+	}
+	if (lu_prepare(bi, ds, &j, &cap))
+		return;
+	pr_info("liveupdate: generation %llu -> %llu: %u domains to the "
+		"image at [%#llx, %#llx), handover at %#llx (at most %llu "
+		"bytes)\n",
+		(unsigned long long)lu.generation,
+		(unsigned long long)lu.generation + 1,
+		lu_in ? lu_in->domain_count : lu_built_domains(ds),
+		(unsigned long long)pa_val(j.image.start),
+		(unsigned long long)pa_val(j.image.end),
+		(unsigned long long)pa_val(j.handover),
+		(unsigned long long)cap);
+	fill_domains(ds);
+	hd.generation = lu.generation + 1;
+	hd.build = lu.build;
+	hd.from_build = lu.from_build;
+	hd.ticks_hz = arch_ticks_hz();
+	hd.freeze_ticks = arch_ticks();
+	if (freeze_cpus())
+		return;
+	hd.frozen_ticks = arch_ticks();
+	size = lu_write(ds, &j, cap, &hd);
+	if (!size)
+		return;
+	j.handover_bytes = lu_inject(phys_to_virt(j.handover), size, bi);
+	arch_lu_jump(&j);
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The `liveupdate` object of the report and its human line (DESIGN §13,
+ * docs/liveupdate.md): what this image found of the last one (the
+ * handover: taken, refused, discarded, none), its generation and build
+ * ids, what was preserved, the phases of the last jump and the downtime
+ * on one clock, and the words of the preserved domains read back.
+ *
+ * Keys: liveupdate.{state, generation, build; then, unless a cold boot
+ * asks for no update: asked, from_build,
+ * handover_bytes, preserved_ranges, preserved_bytes, domains, extents,
+ * phases.{freeze, handover_write, relocate, entry_to_heap}, downtime_ns,
+ * verified_words, mismatches}. Build ids are 16 hex digits, as strings.
+ */
+#include <keel/json.h>
+#include <keel/liveupdate.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+#include "report_priv.h"
+
+static const char *const state_names[] = {
+	[HANDOVER_NONE] = "none",
+	[HANDOVER_TAKEN] = "taken",
+	[HANDOVER_REFUSED] = "refused",
+	[HANDOVER_DISCARDED] = "discarded",
+};
+
+static void jw_build(struct jw *w, const char *key, uint64_t id)
+{
+	char hex[17];
+
+	if (!id) {
+		jw_null(w, key);
+		return;
+	}
+	snprintf(hex, sizeof(hex), "%016llx", (unsigned long long)id);
+	jw_str(w, key, hex);
+}
+
+/** liveupdate_report_json() - the `liveupdate` object. */
+void liveupdate_report_json(struct jw *w)
+{
+	const struct liveupdate_info *l = liveupdate_info();
+
+	jw_obj(w, "liveupdate");
+	jw_str(w, "state", state_names[l->state]);
+	jw_u64(w, "generation", l->generation);
+	jw_build(w, "build", l->build);
+	/* A cold boot that asks for none: the compact report's budget. */
+	if (l->state == HANDOVER_NONE && !l->asked) {
+		jw_obj_end(w);
+		return;
+	}
+	jw_u64(w, "asked", l->asked);
+	jw_build(w, "from_build", l->from_build);
+	jw_u64(w, "handover_bytes", l->handover_bytes);
+	jw_u64(w, "preserved_ranges", l->preserved_ranges);
+	jw_u64(w, "preserved_bytes", l->preserved_bytes);
+	jw_u64(w, "domains", l->domains);
+	jw_u64(w, "extents", l->extents);
+	jw_obj(w, "phases");
+	jw_u64(w, "freeze", l->freeze_ns);
+	jw_u64(w, "handover_write", l->handover_write_ns);
+	jw_u64(w, "relocate", l->relocate_ns);
+	jw_u64(w, "entry_to_heap", l->entry_to_heap_ns);
+	jw_obj_end(w);
+	if (l->timed)
+		jw_u64(w, "downtime_ns", l->downtime_ns);
+	else
+		jw_null(w, "downtime_ns");
+	jw_u64(w, "verified_words", l->verified_words);
+	jw_u64(w, "mismatches", l->mismatches);
+	jw_obj_end(w);
+}
+
+/** liveupdate_report_human() - one line after a handover was taken. */
+void liveupdate_report_human(void)
+{
+	const struct liveupdate_info *l = liveupdate_info();
+	char size[FORMAT_BYTES_LEN];
+
+	if (l->state != HANDOVER_TAKEN)
+		return;
+	format_bytes(size, sizeof(size), l->preserved_bytes, FORMAT_DOWN);
+	pr_info("liveupdate: generation %llu, %u domains (%s) handed over in "
+		"%llu.%llu ms downtime, %llu mismatches\n",
+		(unsigned long long)l->generation, l->domains, size,
+		(unsigned long long)(l->downtime_ns / 1000000),
+		(unsigned long long)(l->downtime_ns / 100000 % 10),
+		(unsigned long long)l->mismatches);
+}

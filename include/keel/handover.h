@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The live-update handover (DESIGN §13, docs/liveupdate.md): what an old
+ * keel image leaves in RAM for the new one, byte by byte, and what the new
+ * image's reader (boot/handover.c) makes of it in struct bootinfo.
+ *
+ * Format, version 1, little-endian, every field naturally aligned:
+ *
+ *   header (128 bytes, struct handover_header)
+ *   records, back to back, each a multiple of 8 bytes:
+ *     {u32 type, u32 bytes} then the type's payload
+ *
+ * The checksum is the CRC-32 of zlib (IEEE 802.3) over the whole
+ * handover, [0, size), with the checksum field read as zero. A record
+ * type with HANDOVER_REC_OPTIONAL set may be skipped by a reader that does
+ * not know it; any other unknown type is refused (fail closed: a record a
+ * reader skips must never hold memory it would give away).
+ *
+ * The writer is common/liveupdate/handover_write.c, the reader
+ * boot/handover.c; nothing else reads the bytes, except the accessors
+ * below for the records the reader kept.
+ */
+#ifndef KEEL_HANDOVER_H
+#define KEEL_HANDOVER_H
+
+#include <keel/string.h>
+#include <keel/types.h>
+
+#define HANDOVER_MAGIC	      0x31564f484c45454bULL /* "KEELHOV1" */
+#define HANDOVER_VERSION      1
+#define HANDOVER_HEADER_BYTES 128
+/* The largest handover a reader accepts (room for ~2.7 M extents). */
+#define HANDOVER_MAX_BYTES (64ULL << 20)
+
+struct handover_header {
+	uint64_t magic;		/* 0: HANDOVER_MAGIC */
+	uint32_t version;	/* 8: HANDOVER_VERSION */
+	uint32_t header_bytes;	/* 12: HANDOVER_HEADER_BYTES */
+	uint64_t size;		/* 16: header and records, bytes */
+	uint32_t checksum;	/* 24: CRC-32 of [0, size), this field 0 */
+	uint32_t record_count;	/* 28 */
+	uint64_t generation;	/* 32: the reader's: the writer's + 1 */
+	uint64_t build;		/* 40: the writer's build id */
+	uint64_t from_build;	/* 48: what the writer came from, 0: cold */
+	uint64_t ticks_hz;	/* 56: the writer's arch_ticks() rate */
+	uint64_t freeze_ticks;	/* 64: the freeze began (downtime's start) */
+	uint64_t frozen_ticks;	/* 72: every other CPU stopped */
+	uint64_t written_ticks; /* 80: records written; relocation next */
+	uint64_t flags;		/* 88: 0 in version 1 */
+	uint64_t reserved[4];	/* 96: 0 */
+};
+
+/* Record types. */
+#define HANDOVER_REC_PRESERVED 1u /* the ranges the new image must keep */
+#define HANDOVER_REC_DOMAIN    2u /* one domain: extents, p2m tables */
+#define HANDOVER_REC_VCPU      3u /* reserved: vCPU state (issue 31) */
+#define HANDOVER_REC_OPTIONAL  0x80000000u /* may be skipped if unknown */
+
+struct handover_rec {
+	uint32_t type;
+	uint32_t bytes; /* this head included, a multiple of 8 */
+};
+
+/* [start, end), page aligned. */
+struct handover_range {
+	uint64_t start, end;
+};
+
+/*
+ * HANDOVER_REC_PRESERVED: {head, u32 count, u32 0}, then count ranges,
+ * sorted, disjoint, page aligned: every extent and table page of every
+ * domain lies in one of them.
+ */
+struct handover_preserved {
+	struct handover_rec head;
+	uint32_t count;
+	uint32_t pad;
+};
+
+/* One guest extent: gpa and pa page aligned, mapped 1:1 for pages. */
+struct handover_extent {
+	uint64_t gpa, pa, pages;
+};
+
+/* p2m formats (struct handover_domain.p2m_format). */
+#define HANDOVER_P2M_NONE 0
+#define HANDOVER_P2M_VMSA 1 /* arm64 VMSAv8-64 stage 2 */
+#define HANDOVER_P2M_EPT  2 /* x86_64 EPT */
+
+#define HANDOVER_NAME_MAX 64
+
+/*
+ * HANDOVER_REC_DOMAIN: this 128-byte part, then table_count ranges of p2m
+ * table pages (struct handover_range), then extent_count extents (struct
+ * handover_extent). The root lies in the table ranges.
+ */
+struct handover_domain {
+	struct handover_rec head;     /* 0 */
+	uint16_t id;		      /* 8: heap owner id, 1.. */
+	uint16_t origin;	      /* 10: enum domain_origin */
+	uint32_t node;		      /* 12 */
+	char name[HANDOVER_NAME_MAX]; /* 16: NUL-terminated */
+	uint64_t bytes;		      /* 80: the sum of the extents */
+	uint64_t p2m_root;	      /* 88: physical address of the root */
+	uint8_t p2m_format;	      /* 96: HANDOVER_P2M_* */
+	uint8_t p2m_start_level;      /* 97 */
+	uint8_t p2m_root_order;	      /* 98: root = 2^order pages */
+	uint8_t p2m_ipa_bits;	      /* 99 */
+	uint16_t p2m_vmid;	      /* 100 */
+	uint16_t pad;		      /* 102: 0 */
+	uint32_t table_count;	      /* 104 */
+	uint32_t extent_count;	      /* 108 */
+	uint64_t reserved[2];	      /* 112: 0 */
+};
+
+_Static_assert(sizeof(struct handover_header) == HANDOVER_HEADER_BYTES,
+	       "handover header layout");
+_Static_assert(sizeof(struct handover_domain) == 128, "domain record layout");
+_Static_assert(sizeof(struct handover_preserved) == 16, "preserved layout");
+
+/* handover= (docs/cmdline.md): read it (keep), or boot fresh (discard). */
+enum handover_mode { HANDOVER_KEEP = 0, HANDOVER_DISCARD };
+
+/* ---- what the reader keeps (struct bootinfo.handover) ----------------- */
+
+enum handover_state {
+	HANDOVER_NONE = 0,  /* no handover: a cold boot */
+	HANDOVER_TAKEN,	    /* valid: its ranges reserved, domains listed */
+	HANDOVER_REFUSED,   /* invalid: the boot stops before the heap */
+	HANDOVER_DISCARDED, /* handover=discard: a fresh boot */
+};
+
+#define BI_HANDOVER_DOMAINS 64
+#define BI_HANDOVER_WHY_MAX 160
+
+/* A domain of the handover: its record stays in the (reserved) handover. */
+struct bi_handover_domain {
+	uint16_t id, origin;
+	uint32_t node;
+	char name[HANDOVER_NAME_MAX];
+	uint64_t bytes;
+	paddr_t root;
+	uint32_t table_count, extent_count;
+	const uint8_t *rec; /* the whole record, rec_bytes long */
+	uint32_t rec_bytes;
+};
+
+struct bi_handover {
+	/* Where the last image left it (the arch fills these; 0: none). */
+	paddr_t pa;
+	uint64_t size;
+	const void *va; /* the bytes, readable [va, va + size) */
+	/* The image a live update enters: first multiboot module, initrd. */
+	struct paddr_range image;
+
+	/* What boot/handover.c made of it. */
+	enum handover_state state;
+	char why[BI_HANDOVER_WHY_MAX]; /* REFUSED: "handover: ..." */
+	struct handover_header hdr;    /* TAKEN: a copy */
+	const uint8_t *preserved;      /* TAKEN: the ranges, in the handover */
+	unsigned int preserved_count;
+	uint64_t preserved_bytes;
+	struct bi_handover_domain domains[BI_HANDOVER_DOMAINS];
+	unsigned int domain_count;
+	uint64_t extent_count; /* all domains */
+};
+
+/* Range @i of the preserved record (i < preserved_count). */
+static inline struct handover_range
+handover_preserved_range(const struct bi_handover *h, unsigned int i)
+{
+	struct handover_range r;
+
+	memcpy(&r, h->preserved + (size_t)i * sizeof(r), sizeof(r));
+	return r;
+}
+
+/* Extent @i (< extent_count) of domain @d of the handover. */
+static inline struct handover_extent
+handover_domain_extent(const struct bi_handover_domain *d, uint32_t i)
+{
+	struct handover_extent e;
+
+	memcpy(&e,
+	       d->rec + sizeof(struct handover_domain) +
+		       (size_t)d->table_count * sizeof(struct handover_range) +
+		       (size_t)i * sizeof(e),
+	       sizeof(e));
+	return e;
+}
+
+/* Table range @i (< table_count) of domain @d of the handover. */
+static inline struct handover_range
+handover_domain_tables(const struct bi_handover_domain *d, uint32_t i)
+{
+	struct handover_range r;
+
+	memcpy(&r,
+	       d->rec + sizeof(struct handover_domain) + (size_t)i * sizeof(r),
+	       sizeof(r));
+	return r;
+}
+
+/*
+ * handover_checksum() - the CRC-32 of [@buf, @buf + @size), the header's
+ * checksum field (bytes 24..27) read as zero (writer and reader both).
+ */
+static inline uint32_t handover_checksum(const void *buf, uint64_t size)
+{
+	static const uint8_t zero[4];
+	const size_t at = __builtin_offsetof(struct handover_header, checksum);
+	const uint8_t *b = buf;
+	uint32_t crc;
+
+	if (size < at + sizeof(zero))
+		return crc32(0, b, size);
+	crc = crc32(0, b, at);
+	crc = crc32(crc, zero, sizeof(zero));
+	return crc32(crc, b + at + sizeof(zero), size - at - sizeof(zero));
+}
+
+/*
+ * The new image, as its loader would read it (boot/handover_image.c):
+ * its file from file_off goes to [load, load_end), zeroed to mem_end,
+ * entered at entry. arm64: addresses relative to the 2 MiB aligned base.
+ */
+struct lu_image {
+	uint64_t file_off, load, load_end, mem_end, entry;
+};
+/* Return: 0, or -EINVAL with @why (@n bytes) saying why not. */
+int lu_image_multiboot1(const void *buf, uint64_t len, struct lu_image *img,
+			char *why, size_t n);
+int lu_image_arm64(const void *buf, uint64_t len, struct lu_image *img,
+		   char *why, size_t n);
+
+/*
+ * boot/fdt_handover.c (DT builds): a copy of the DTB grown by
+ * /chosen/keel,handover = <pa size> (two 64-bit values), and that value
+ * set again in place. Return: 0 or -EINVAL.
+ */
+int dt_handover_copy(const void *dtb, size_t max, void *out, size_t out_len,
+		     uint64_t pa, uint64_t size);
+int dt_handover_set(void *out, uint64_t pa, uint64_t size);
+
+struct bootinfo;
+
+/*
+ * handover_parse() - validate the handover [@buf, @buf + @len) that lies
+ * at physical @buf_pa against @bi (sanitised: RAM sorted, reserved ranges
+ * as the firmware and loaders gave them), and describe it in
+ * @bi->handover (state TAKEN). Pure: reads only [@buf, @buf + @len) and
+ * @bi, writes only @bi->handover.
+ * Return: 0, or -EINVAL with @bi->handover.why ("handover: FIELD VALUE
+ * ...") and state REFUSED; nothing reserved either way.
+ */
+int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
+		   paddr_t buf_pa);
+
+/* handover_locate() - keep @va for the handover the arch found when in RAM. */
+void handover_locate(struct bootinfo *bi, const void *va);
+
+/*
+ * handover_apply() - fwboot_finish(), after the sanitiser: the handover
+ * the arch found (@bi->handover.pa, .size, .va) parsed; TAKEN: its
+ * preserved ranges reserved ("preserved") and the handover itself
+ * ("handover"); REFUSED: one error, and all RAM reserved ("handover
+ * refused") so that nothing is zeroed or handed out; @discard
+ * (handover=discard): one warning, nothing reserved, a fresh boot.
+ */
+void handover_apply(struct bootinfo *bi, bool discard);
+
+#endif

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Live update (DESIGN §13, docs/liveupdate.md), the arch-neutral room
+ * common/liveupdate/: liveupdate=N hands this image's domains to a new
+ * keel image N times in a row (A to B, B to C, ...), each a fresh program
+ * sharing only RAM and the handover (include/keel/handover.h).
+ *
+ * The flow calls, in order: liveupdate_boot() once the options are known
+ * (what the firmware's handover was: taken, refused, discarded, none),
+ * liveupdate_heap_ready() when the heap opened (the downtime ends there:
+ * the restore of the domains will go right after it), liveupdate_verify()
+ * once the boot scrub ran (the preserved bytes read back), and
+ * liveupdate_run() after the domains are built: the next update, which
+ * returns only when it could not happen.
+ *
+ * Files: liveupdate.c (the flow of one update, the new image's numbers),
+ * lu_fill.c (the pattern that proves the memory survived),
+ * handover_write.c (the writer). The report reads liveupdate_info().
+ *
+ * Runs on the boot CPU only; liveupdate_run() stops every other CPU.
+ */
+#ifndef KEEL_LIVEUPDATE_H
+#define KEEL_LIVEUPDATE_H
+
+#include <keel/handover.h>
+#include <keel/types.h>
+
+struct bootinfo;
+
+/* The numbers the report shows (`liveupdate`), final image's. */
+struct liveupdate_info {
+	enum handover_state state; /* what this image found */
+	uint64_t generation;	   /* 0: cold boot, 1, 2, ... */
+	uint64_t build, from_build;
+	uint64_t handover_bytes;
+	unsigned int preserved_ranges;
+	uint64_t preserved_bytes;
+	unsigned int domains; /* in the handover */
+	uint64_t extents;
+	/* Phases of the last jump, ns: the old image's stamps, then ours. */
+	uint64_t freeze_ns, handover_write_ns, relocate_ns, entry_to_heap_ns;
+	uint64_t downtime_ns; /* the old freeze to our heap, one clock */
+	bool timed;	      /* the phases are known (a taken handover) */
+	uint64_t verified_words, mismatches;
+	uint32_t asked;	  /* liveupdate=N */
+	const char *fail; /* why the boot fails, NULL: it does not */
+};
+
+const struct liveupdate_info *liveupdate_info(void);
+
+/* What the handover of @bi was; @asked = liveupdate=N. */
+void liveupdate_boot(const struct bootinfo *bi, uint32_t asked);
+/* A refused handover: the boot stops before the heap (fail closed). */
+bool liveupdate_refused(void);
+/* The domains came with the handover: domain= is not built again. */
+bool liveupdate_has_domains(void);
+/* The heap opened at @ticks (arch_ticks()): the downtime ends there. */
+void liveupdate_heap_ready(uint64_t ticks);
+/* Read back the pattern the first image wrote into the preserved domains. */
+void liveupdate_verify(const struct bootinfo *bi);
+/*
+ * liveupdate_run() - the next update, when this image's generation is
+ * below liveupdate=N: never returns then, unless it cannot happen (no
+ * new image, no memory): a warning, and liveupdate_info()->fail says why.
+ */
+struct domain_set;
+void liveupdate_run(const struct bootinfo *bi, const struct domain_set *ds);
+/* Why the boot fails because of the handover or the update, or NULL. */
+const char *liveupdate_fail_reason(void);
+
+/*
+ * lu_fill.c: the pattern that proves the memory survived (issue 30 §5,
+ * the seed of domain_fill=on): the first and the last page of a domain,
+ * every 8-byte word derived from (domain id, pfn, word).
+ */
+uint64_t liveupdate_pattern(uint16_t id, uint64_t pfn, unsigned int word);
+void liveupdate_domain_fill(uint16_t id, paddr_t first, paddr_t last);
+/* Return: mismatching words of the two pages; *@words counts the words. */
+uint64_t liveupdate_domain_check(uint16_t id, paddr_t first, paddr_t last,
+				 uint64_t *words);
+
+/* ---- the writer (handover_write.c) ---------------------------------- */
+
+/*
+ * A handover being written into [buf, buf + cap); buf NULL: counting only
+ * (ho_finish() then returns the bytes the writing needs at most). The
+ * records go in this order: domains (ho_domain_begin(), its tables, its
+ * extents, ho_domain_end(); or ho_domain_copy() of a record read), then
+ * ho_preserved() computes the preserved ranges from them, then
+ * ho_finish() writes the header and the checksum.
+ */
+struct ho_writer {
+	uint8_t *buf;
+	uint64_t cap, off;
+	uint32_t records;
+	uint64_t ranges_max; /* table ranges and extents written, all */
+	uint64_t dom_off;    /* the open domain record */
+	struct handover_domain dom;
+	bool overflow; /* cap was too small: nothing valid written */
+};
+
+void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap);
+void ho_domain_begin(struct ho_writer *w, const struct handover_domain *d);
+/* A table range [start, end): merged with the last when it runs on. */
+void ho_domain_table(struct ho_writer *w, uint64_t start, uint64_t end);
+/* An extent: merged with the last when gpa and pa run on. Tables first. */
+void ho_domain_extent(struct ho_writer *w, uint64_t gpa, uint64_t pa,
+		      uint64_t pages);
+void ho_domain_end(struct ho_writer *w);
+/* A whole domain record (struct handover_domain and its arrays) as read. */
+void ho_domain_copy(struct ho_writer *w, const uint8_t *rec, uint32_t bytes);
+/* The preserved record: every extent and table range, sorted, merged. */
+void ho_preserved(struct ho_writer *w);
+/*
+ * ho_finish() - the header from @hd (magic, version, sizes, record count
+ * and checksum are set here).
+ * Return: the handover's size in bytes (counting: an upper bound), 0 on
+ * overflow.
+ */
+uint64_t ho_finish(struct ho_writer *w, const struct handover_header *hd);
+
+#endif

@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: MIT
+"""Checks of issue 30's live update boots under QEMU (docs/liveupdate.md),
+shared by the x86_64 and arm64 matrices: the image is its own next image
+(QEMU -initrd), so build and from_build must both be the build id the
+linker wrote into keel.elf, read here from the file (the ELF's program
+headers map the symbol __build_id_start to its bytes), never from keel's
+output. The domains are the command line's: the first image writes 2
+pages of 512 words into each, the last reads them all back."""
+
+import re
+import struct
+
+
+def elf_build_id(elf):
+    """16 hex digits: the first 8 bytes of the NT_GNU_BUILD_ID note at
+    __build_id_start in the ELF64 file @elf (None: no such note)."""
+    with open(elf, "rb") as f:
+        data = f.read()
+    shoff, = struct.unpack_from("<Q", data, 0x28)
+    shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
+    secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
+            for i in range(shnum)]
+    symtab = next((s for s in secs if s[1] == 2), None)  # SHT_SYMTAB
+    if symtab is None:
+        return None
+    strtab = secs[symtab[6]]
+    addr = None
+    for off in range(symtab[4], symtab[4] + symtab[5], 24):
+        name, _, _, _, value, _ = struct.unpack_from("<IBBHQQ", data, off)
+        end = data.index(b"\0", strtab[4] + name)
+        if data[strtab[4] + name:end] == b"__build_id_start":
+            addr = value
+            break
+    phoff, = struct.unpack_from("<Q", data, 0x20)
+    phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
+    for i in range(phnum):
+        ptype, _, poff, vaddr, _, filesz, _, _ = struct.unpack_from(
+            "<IIQQQQQQ", data, phoff + i * phentsize)
+        if ptype == 1 and addr is not None and \
+                vaddr <= addr < vaddr + filesz:
+            note = data[poff + addr - vaddr:][:36]
+            namesz, descsz, ntype = struct.unpack_from("<III", note)
+            if (namesz, ntype) == (4, 3) and note[12:16] == b"GNU\0":
+                return note[16:24].hex()
+    return None
+
+
+def _entries(log, pattern):
+    return len(re.findall(pattern, log, re.M))
+
+
+def same_build(rep, elf):
+    """build and from_build are both @elf's build id (the image is its
+    own next image)."""
+    lu, build = rep["liveupdate"], elf_build_id(elf)
+    if build is None or lu["build"] != build or lu["from_build"] != build:
+        return [f"build {lu['build']} / from_build {lu['from_build']}, "
+                f"{elf}'s is {build}"]
+    return []
+
+
+def updated(elf, gens, domains, entry_line):
+    """@gens updates, @domains domains read back whole, every image's own
+    build id (@elf; None: the caller checks it with same_build());
+    @entry_line: the line each image prints once at entry."""
+    def check(rep, log):
+        lu, out = rep["liveupdate"], []
+        want = {"state": "taken", "asked": gens, "generation": gens,
+                "domains": domains, "verified_words": domains * 2 * 512,
+                "mismatches": 0}
+        out += [f"liveupdate.{k} = {lu[k]!r}, expected {v!r}"
+                for k, v in want.items() if lu[k] != v]
+        if elf is not None:
+            out += same_build(rep, elf)
+        if _entries(log, entry_line) != gens + 1:
+            out.append(f"{_entries(log, entry_line)} images entered, "
+                       f"expected {gens + 1}")
+        kept = sum(e - s for s, e, n in rep["memmap"]["reserved"]
+                   if n == "preserved")
+        if kept != lu["preserved_bytes"] or not kept:
+            out.append(f"{kept} bytes reserved as preserved, the handover "
+                       f"says {lu['preserved_bytes']}")
+        return out
+    check.wants_log = True
+    return check
+
+
+def refused(pattern, entry_line):
+    """The second image refused the handover, as @pattern names it, and
+    stopped before any CPU or the heap."""
+    def check(rep, log):
+        out = []
+        if not re.match(pattern, rep["fail_reason"] or ""):
+            out.append(f"fail_reason {rep['fail_reason']!r} does not match "
+                       f"{pattern!r}")
+        errors = re.findall(r"^keel: error: handover: .*$", log, re.M)
+        if len(errors) != 1:
+            out.append(f"expected one handover error line, got {errors}")
+        if rep["liveupdate"]["state"] != "refused":
+            out.append(f"liveupdate.state {rep['liveupdate']['state']!r}")
+        if rep["scrub"]["bytes"] or rep["heap"]["total_pages"]:
+            out.append("memory scrubbed or given to the heap")
+        if rep["audit"]["reserved_pages"] != rep["audit"]["ram_pages"]:
+            out.append(f"audit {rep['audit']}: RAM not all reserved")
+        if _entries(log, entry_line) != 2:
+            out.append(f"{_entries(log, entry_line)} images entered, "
+                       "expected 2")
+        return out
+    check.wants_log = True
+    return check
