@@ -256,10 +256,57 @@ def private_includes(build, edges):
     return bad
 
 
+def closure(edges, start):
+    """(objects, hooks): what linking @start's object pulls in outside
+    arch/, and the arch_* symbols it needs. The hooks are what a host
+    provides (docs/embedding.md): the walk stops at them, as a hypervisor
+    that links the heap sees it."""
+    seen, todo, hooks = {start}, [start], set()
+    while todo:
+        for m, sym in edges[todo.pop()]:
+            if m.startswith("arch/"):
+                hooks.add(sym)
+            elif m not in seen:
+                seen.add(m)
+                todo.append(m)
+    return seen, hooks
+
+
+def heap_escapes(edges, owner):
+    """The objects outside lib and mm that linking heap_alloc() pulls in
+    (libkeel-heap.a must stand alone), as (object, path) pairs."""
+    start = owner.get("heap_alloc")
+    if start is None:
+        return []
+    seen, _ = closure(edges, start)
+    par = {start: None}
+    todo = [start]
+    while todo:
+        n = todo.pop(0)
+        for m, sym in edges[n]:
+            if m in seen and m not in par:
+                par[m] = (n, sym)
+                todo.append(m)
+    out = []
+    for rel in sorted(seen):
+        if room(rel) in ("lib", "mm"):
+            continue
+        path, n = [], rel
+        while par[n]:
+            prev, sym = par[n]
+            path.append(f"{sym}()")
+            n = prev
+        out.append((rel, " <- ".join(path)))
+    return out
+
+
 def check(build):
     """Every problem of one build, one line each."""
-    edges, _ = graph(build)
+    edges, owner = graph(build)
     out = []
+    for rel, path in heap_escapes(edges, owner):
+        out.append(f"linking heap_alloc() pulls in {rel} (room "
+                   f"{room(rel)}), through {path}")
     for caller, sym, callee in upward_calls(edges):
         out.append(f"{caller} ({layer(caller)}) calls {sym}() of {callee} "
                    f"({layer(callee)})")
@@ -329,6 +376,31 @@ def multi_writer_globals(build):
     return found
 
 
+def range_structs():
+    """[(name, file)] of the struct types with a start and an end member
+    (or a *_RANGE_HEAD) in the tracked sources of boot/, common/ and
+    include/: comments stripped, braces counted."""
+    files = subprocess.run(["git", "ls-files", "*.c", "*.h"],
+                           capture_output=True, text=True).stdout.split()
+    found = []
+    for rel in files:
+        if not rel.startswith(("common/", "boot/", "include/")):
+            continue
+        with open(rel, encoding="utf-8", errors="replace") as f:
+            text = re.sub(r"/\*.*?\*/|//[^\n]*", "", f.read(), flags=re.S)
+        for m in re.finditer(r"\bstruct\s+(\w+)\s*\{", text):
+            i, depth = m.end(), 1
+            while i < len(text) and depth:
+                depth += {"{": 1, "}": -1}.get(text[i], 0)
+                i += 1
+            body = text[m.end():i]
+            if re.search(r"_RANGE_HEAD\b", body) or (
+                    re.search(r"[\s,*]start\s*[,;]", body)
+                    and re.search(r"[\s,*]end\s*[,;]", body)):
+                found.append((m.group(1), rel))
+    return found
+
+
 def measure(build, symbol):
     edges, owner = graph(build)
     common = sorted(r for r in edges if r.startswith("common/"))
@@ -343,20 +415,32 @@ def measure(build, symbol):
     if start is None:
         print(f"{symbol}: not defined in {build}")
         return 1
+    seen, hooks = closure(edges, start)
+    mine = sorted(seen)
+    lines = sum(source_lines(build, r) for r in mine)
+    print(f"linking {symbol}() pulls in {len(mine)} objects outside arch/ "
+          f"({lines} source lines), rooms: "
+          f"{' '.join(sorted({room(r) for r in mine}))}")
+    print("  " + " ".join(r[:-2] for r in mine))
+    print(f"  and {len(hooks)} arch hooks: {' '.join(sorted(hooks))}")
+    # For comparison: the walk through this build's arch objects, which
+    # keep unrelated code beside a hook (the timer handler beside
+    # arch_irq_save, the whole setup beside arch_cpu_relax).
     seen, todo = {start}, [start]
     while todo:
-        n = todo.pop()
-        for m, _ in edges[n]:
+        for m, _ in edges[todo.pop()]:
             if m not in seen:
                 seen.add(m)
                 todo.append(m)
-    mine = sorted(r for r in seen if not r.startswith("arch/"))
-    lines = sum(source_lines(build, r) for r in mine)
-    print(f"linking {symbol}() pulls in {len(mine)} objects outside arch/ "
-          f"({lines} source lines)")
-    print("  " + " ".join(r[:-2] for r in mine))
+    through = [r for r in seen if not r.startswith("arch/")]
+    print(f"  (through this build's arch/ objects: {len(through)} objects, "
+          f"{sum(source_lines(build, r) for r in through)} lines)")
     flat = [r for r in common if room(r) == "flow"]
     print(f".c files directly in common/: {len(flat)}")
+    structs = range_structs()
+    print(f"[start, end) struct types: {len(structs)}")
+    for name, rel in structs:
+        print(f"  struct {name}: {rel}")
     multi = multi_writer_globals(build)
     print(f"globals written from more than one file: {len(multi)}")
     for name, files in sorted(multi.items()):

@@ -520,6 +520,41 @@ def layers_test(tmp):
     check("check-layers names an upward call", out)
 
 
+def heap_alone_test(tmp):
+    """scripts/check-layers.py names an object outside lib and mm that
+    linking heap_alloc() pulls in, and passes the heap that reaches the
+    report only through an arch hook's object (the host's)."""
+    def build(name, heap_calls):
+        d = os.path.join(tmp, f"heap-{name}")
+        srcs = {"common/lib/util.c": "int lib_util(void) { return 2; }",
+                "common/report/r.c": "int report_x(void) { return 3; }",
+                "arch/a/irq.c": "int report_x(void);\n"
+                                "int arch_irq(void) { return report_x(); }",
+                "common/mm/heap.c": f"int {heap_calls}(void);\n"
+                                    f"int heap_alloc(void) "
+                                    f"{{ return {heap_calls}(); }}"}
+        objs = []
+        for rel, text in srcs.items():
+            os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
+            with open(os.path.join(d, rel), "w", encoding="utf-8") as f:
+                f.write(text)
+            obj = os.path.join(d, rel + ".o")
+            run(["gcc", "-c", "-o", obj, os.path.join(d, rel)])
+            objs.append(obj)
+        with open(os.path.join(d, "objs.txt"), "w", encoding="utf-8") as f:
+            f.write(" ".join(objs))
+        return run([sys.executable, os.path.join(TOP, "scripts",
+                                                 "check-layers.py"), d])
+    out = []
+    for name, calls, want in (("report", "report_x", 1),
+                              ("lib", "lib_util", 0), ("hook", "arch_irq", 0)):
+        r = build(name, calls)
+        named = "heap_alloc() pulls in common/report/r.c.o" in r.stdout
+        if r.returncode != want or named != bool(want):
+            out.append(f"heap -> {name}: rc {r.returncode}: {r.stdout!r}")
+    check("check-layers: the heap links alone", out)
+
+
 def private_header_test(tmp):
     """scripts/check-layers.py names a room's source that includes another
     room's private header (also through a header of its own room), and
@@ -620,6 +655,7 @@ def main():
         hostfreeze_tests(tmp)
         layers_test(tmp)
         private_header_test(tmp)
+        heap_alone_test(tmp)
         size_rule_test(tmp)
     if not os.access(keel, os.X_OK):
         check("keel binary", [f"{keel} is not built (make ARCH=sandbox)"])
