@@ -19,7 +19,7 @@ from . import keeltrace
 
 # struct page_info: what heap_init=chunked/pagewise write per page.
 PAGE_INFO_BYTES = 32
-# Human allocation-benchmark line of common/bench.c; only it has the op
+# Human allocation-benchmark line of common/selftest/bench.c; only it has the op
 # count (the report row has maint_ns only).
 BENCH_LINE = re.compile(r"bench: node (\d+) order\s+(\d+) (\S+)\s+"
                         r"(clean|dirty): .*\((\d+) ops\)")
@@ -133,7 +133,7 @@ def local_share(rep):
 
     From the scrub_unit trace events (arg0 = node, arg1 = bytes); None
     when the trace lost events. Workers drain their own node first and
-    then help the node with the most work left (common/scrub.c), so a
+    then help the node with the most work left (common/scrub/scrub.c), so a
     share below 1 means remote CPUs took over leftovers.
     """
     try:

@@ -16,7 +16,7 @@ NUMA_NO_NODE = None
 SECTION_PAGES = 1 << 15  # FT_SECTION_PAGES, include/keel/frametable.h
 PAGE_INFO_BYTES = 32  # struct page_info
 SMP_STACK = 64 * 1024  # SMP_STACK_SIZE, include/keel/smp.h
-PERCPU_STATE_BYTES = 4096  # common/smp.c
+PERCPU_STATE_BYTES = 4096  # common/smp/smp.c
 ALLOC_NAMES = ("frametable", "cpu stack")  # bootmem allocations' names
 NAMES = ("bios", "acpi", "acpi-nvs", "smbios", "fw", "pci-window", "mmio",
          "tpm-log", "efi-rt", "vpd", "persistent-mem", "crashkernel")

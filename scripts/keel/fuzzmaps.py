@@ -189,7 +189,7 @@ def _check_cpus(o, rep, out, alone):
     want = o["cpus"]
     got = rep["cpus"]
     if alone and len(got) == 1 and want:
-        # common/smp.c: no free piece for every CPU's state (4 KiB a
+        # common/smp/smp.c: no free piece for every CPU's state (4 KiB a
         # CPU): the boot CPU alone. Only right when the firmware's largest
         # free range, less what the frame table may have taken, is short.
         largest = max((e - s for s, e in o["free"]), default=0)

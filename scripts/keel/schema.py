@@ -13,7 +13,7 @@ every report.
 Three users agree through it:
   - check(report) (used by report.check_parsed(), so by every test boot):
     every key the report has is documented, every key not optional is
-    there, every value has its type: common/report.c cannot print a key
+    there, every value has its type: common/report/report.c cannot print a key
     the schema lacks nor drop one it has;
   - doc_table() renders the key table; docs/report-format.md holds it
     between the markers below, and `python3 -m scripts.keel.schema --doc`
