@@ -6,7 +6,8 @@
 #                              allocation), smp (CPU bring-up), domains
 #                              (guests' memory), latency (interrupt latency
 #                              while domains are built), guests (guest walk
-#                              throughput through stage 2); then the combined
+#                              throughput through stage 2), liveupdate (the
+#                              downtime of a live update); then the combined
 #                              table, the handoff plot and the page
 #   make bench BENCH_QUICK=1   short run (smaller sizes, one boot per cell)
 #   make bench BENCH_PARTS="sandbox arm64"   a subset of the parts
@@ -33,7 +34,7 @@ BENCH_DIR := build/bench
 BENCH_ARGS ?=
 BENCH_QEMU_ARGS ?=
 BENCH_QUICK ?= 0
-BENCH_PARTS ?= sandbox x86_64 arm64 smp domains latency guests
+BENCH_PARTS ?= sandbox x86_64 arm64 smp domains latency guests liveupdate
 ifeq ($(BENCH_QUICK),1)
 BENCH_QARG := --quick
 BENCH_PLOT ?= $(BENCH_DIR)/handoff.png
@@ -71,6 +72,13 @@ BENCH_RUN_LATENCY = $(PYTHON) scripts/bench-latency.py \
 # scrub on the same CPUs, QEMU arm64 (EL2) and x86_64 (SVM+NPT).
 BENCH_RUN_GUESTS = $(PYTHON) scripts/bench-guests.py $(BENCH_QARG) \
 	--json $(BENCH_DIR)/guests.json
+# Live update (issue 30): downtime against preserved bytes and domain count
+# in the sandbox, 2 GiB and 64 GiB on QEMU x86_64 and arm64 against a cold
+# boot's scrub of the same machine.
+BENCH_RUN_LIVEUPDATE = $(PYTHON) scripts/bench-liveupdate.py $(BENCH_KEEL) \
+	--x86-elf build/x86_64/keel.elf --arm64-image build/arm64/Image \
+	--work build/bench-liveupdate $(BENCH_QARG) \
+	--json $(BENCH_DIR)/liveupdate.json
 BENCH_RUN_ARM64 = $(PYTHON) scripts/bench-qemu.py build/arm64/Image \
 	--arch arm64 --work build/bench-qemu-arm64 $(BENCH_QARG) \
 	$(BENCH_QEMU_ARGS) --json $(BENCH_DIR)/qemu-arm64.json
@@ -78,7 +86,8 @@ BENCH_RUN_ARM64 = $(PYTHON) scripts/bench-qemu.py build/arm64/Image \
 .PHONY: bench bench-sandbox bench-qemu bench-qemu-arm64 bench-domains \
 	bench-latency bench-guests bench-build-guests bench-build-sandbox \
 	bench-build-x86_64 bench-build-arm64 bench-plot bench-smp \
-	bench-build-smp bench-build-domains bench-build-latency
+	bench-build-smp bench-build-domains bench-build-latency \
+	bench-liveupdate bench-build-liveupdate
 
 $(BENCH_BASELINE): tests/bench/memset_baseline.c
 	@mkdir -p $(dir $@)
@@ -107,6 +116,7 @@ BENCH_STEP_smp = $(BENCH_RUN_SMP) --md $(BENCH_DIR)/smp.md &&
 BENCH_STEP_domains = $(BENCH_RUN_DOMAINS) --md $(BENCH_DIR)/domains.md &&
 BENCH_STEP_latency = $(BENCH_RUN_LATENCY) --md $(BENCH_DIR)/latency.md &&
 BENCH_STEP_guests = $(BENCH_RUN_GUESTS) --md $(BENCH_DIR)/guests.md &&
+BENCH_STEP_liveupdate = $(BENCH_RUN_LIVEUPDATE) --md $(BENCH_DIR)/liveupdate.md &&
 
 bench: $(addprefix bench-build-,$(BENCH_PARTS))
 	$(Q)mkdir -p $(BENCH_DIR)
@@ -125,6 +135,11 @@ bench-plot:
 bench-domains: bench-build-sandbox $(if $(filter arm64,$(BENCH_PARTS)),bench-build-arm64)
 	$(Q)mkdir -p $(BENCH_DIR)
 	$(Q)$(BENCH_RUN_DOMAINS)
+
+# Live update downtime alone (the part `liveupdate` of make bench).
+bench-liveupdate: bench-build-liveupdate
+	$(Q)mkdir -p $(BENCH_DIR)
+	$(Q)$(BENCH_RUN_LIVEUPDATE) --md $(BENCH_DIR)/liveupdate.md
 
 # Guest walk throughput alone (the part `guests` of make bench).
 bench-guests: bench-build-guests
@@ -153,6 +168,7 @@ bench-build-smp: bench-build-sandbox bench-build-x86_64 bench-build-arm64
 bench-build-domains: bench-build-sandbox bench-build-arm64
 bench-build-latency: bench-build-x86_64 bench-build-arm64
 bench-build-guests: bench-build-x86_64 bench-build-arm64
+bench-build-liveupdate: bench-build-sandbox bench-build-x86_64 bench-build-arm64
 
 bench-smp: bench-build-smp
 	$(Q)mkdir -p $(BENCH_DIR)
