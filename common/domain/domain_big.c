@@ -1,32 +1,37 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Domains: big extents, owned extents above MAX_ORDER (issue 22: a clean
- * 1 TiB domain in about the time of a 1 GiB one).
+ * Domains: the extents taken before the workers start, the fewest there
+ * can be (issue 22: a clean 1 TiB domain in about the time of a 1 GiB
+ * one; issue 30: a 256 MiB domain is one heap extent, not 128).
  *
  * An owned extent is one head write whatever its order, and the heap's
  * free chunks go up to 2^MAX_FREE_ORDER pages (8 TiB). So before the
  * workers start, domain_big_alloc() takes the domain's guest-physical
  * prefix in the largest power-of-two extents that fit what is left of it
- * (1 TiB = one extent when the node has such a chunk; else the largest it
- * has, down to 2 GiB), on the domain's node only (HEAP_EXACT_NODE: going
- * off-node is left to the 1 GiB path, as before), with HEAP_NO_SCRUB and
- * HEAP_NO_FLUSH: nothing is zeroed or cleaned inside heap_alloc_owned()
- * by one CPU. At most DOMAIN_BIG_MAX per domain; the rest of the domain
- * [big_bytes, bytes) is built by the 1 GiB / 2 MiB / 4 KiB path.
+ * (1 TiB = one extent when the node has such a chunk; 2.5 GiB = 2 GiB +
+ * 512 MiB; else the largest the node has, down to 2 MiB), on the
+ * domain's node only (HEAP_EXACT_NODE: going off-node is left to the
+ * unit path), with HEAP_NO_SCRUB and HEAP_NO_FLUSH: nothing is zeroed or
+ * cleaned inside heap_alloc_owned() by one CPU. At most DOMAIN_BIG_MAX
+ * per domain; the rest of the domain [big_bytes, bytes), less than 2 MiB
+ * when the node had the blocks, is built by the unit path
+ * (domain_build.c).
  *
- * The stage-2 / EPT formats of a 4 KiB granule have no block above 1 GiB,
- * so each big extent is mapped with 1 GiB leaves (extents_1g counts
- * leaves). Its work is cut into units claimed from the domain's cursor
- * like the others (units [0, big_units)):
+ * Each extent is mapped with the largest leaves it holds: 1 GiB, or
+ * 2 MiB below that (the stage-2 / EPT formats of a 4 KiB granule have no
+ * block above 1 GiB; extents_1g/_2m count leaves). Its work is cut into
+ * units claimed from the domain's cursor like the others (units
+ * [0, big_units)):
  *  - an extent the build must zero (dirty, or bootscrub=off) or clean to
- *    PoC: one unit per 1 GiB, zeroed in 2 MiB pieces with no lock held,
- *    by whichever CPU of the node claims it;
- *  - an extent with no such work: one unit, its 1 GiB leaves written in a
- *    row (a 1 TiB extent: 1024 entries of two table pages).
+ *    PoC: one unit per work unit of the domain (1 GiB, or less for a
+ *    small domain on many CPUs: DOMAIN_UNIT_SHIFT), zeroed in 2 MiB
+ *    pieces with no lock held, by whichever CPU of the node claims it;
+ *  - an extent with no such work: one unit, its leaves written in a row
+ *    (a 1 TiB extent: 1024 entries of two table pages).
  *
  * A failed domain: domain_free() walks the table for the extents of the
- * small path only (gpa >= big_bytes) and gives the big ones back from
- * d->big[], mapped or not.
+ * unit path only (gpa >= big_bytes) and gives these back from d->big[],
+ * mapped or not.
  *
  * Locks: allocation on the boot CPU (or the local builder) before the
  * workers; units under the domain's map_lock per p2m_map(), as the build.
@@ -45,13 +50,14 @@
 
 #define LEAF_ORDER 18 /* 1 GiB: the largest block of the p2m formats */
 #define LEAF_BYTES (PAGE_SIZE << LEAF_ORDER)
+#define BIG_MIN	   9 /* 2 MiB: the smallest extent of the prefix */
 #define BIG_FLAGS  (HEAP_EXACT_NODE | HEAP_NO_SCRUB | HEAP_NO_FLUSH)
 
-/* The largest extent there is of order @k down to MAX_ORDER + 1. */
+/* The largest extent there is of order @k down to BIG_MIN. */
 static struct page_info *big_take(struct domain *d, unsigned int *k,
 				  struct heap_alloc_info *info)
 {
-	for (; *k > MAX_ORDER; (*k)--) {
+	for (; *k >= BIG_MIN; (*k)--) {
 		struct page_info *pg = heap_alloc_owned(*k, (int)d->node,
 							BIG_FLAGS, d->id, info);
 
@@ -75,7 +81,9 @@ static void big_record(struct domain *d, struct page_info *pg, unsigned int k,
 	b->maint = (!info->clean_poc || domain_zero_untrusted(d)) &&
 		   domain_maint_needed();
 	b->first_unit = d->big_units;
-	b->units = b->zero || b->maint ? bytes / LEAF_BYTES : 1;
+	b->units = 1;
+	if ((b->zero || b->maint) && bytes > (1ull << d->unit_shift))
+		b->units = bytes >> d->unit_shift;
 	d->big_units += b->units;
 	d->big_bytes += bytes;
 	d->heap_extents++;
@@ -103,7 +111,7 @@ void domain_big_alloc(struct domain *d, unsigned int max_order)
 		struct page_info *pg;
 		unsigned int k;
 
-		if (left < (2ull << MAX_ORDER))
+		if (left < (1ull << BIG_MIN))
 			break;
 		k = MIN((unsigned int)fls64(left) - 1, max_order);
 		pg = big_take(d, &k, &info);
@@ -114,15 +122,22 @@ void domain_big_alloc(struct domain *d, unsigned int max_order)
 	d->alloc_ticks += arch_ticks() - t0;
 }
 
-/* Map [off, off + bytes) of big extent @b with 1 GiB leaves. */
+/*
+ * Map [off, off + bytes) of extent @b with its largest leaves; their kind
+ * in *@kind (0: 1 GiB, 1: 2 MiB).
+ */
 static int big_map(struct domain *d, const struct domain_big *b, uint64_t off,
-		   uint64_t bytes)
+		   uint64_t bytes, unsigned int *kind)
 {
+	unsigned int leaf = b->order >= LEAF_ORDER && !(bytes % LEAF_BYTES)
+				    ? LEAF_ORDER
+				    : BIG_MIN;
 	int err;
 
+	*kind = leaf == LEAF_ORDER ? 0 : 1;
 	spin_lock(&d->map_lock);
-	err = p2m_map_run(d->p2m, b->gpa + off, pa_add(b->pa, off), LEAF_ORDER,
-			  bytes / LEAF_BYTES);
+	err = p2m_map_run(d->p2m, b->gpa + off, pa_add(b->pa, off), leaf,
+			  bytes >> (PAGE_SHIFT + leaf));
 	spin_unlock(&d->map_lock);
 	return err;
 }
@@ -137,17 +152,18 @@ int domain_big_unit(struct domain *d, uint64_t u, uint64_t *gpa)
 	const struct domain_big *b = d->big;
 	struct maint_acc acc = {.bytes = 0};
 	uint64_t off, bytes, t0;
+	unsigned int kind;
 	int err;
 
 	while (u >= b->first_unit + b->units)
 		b++;
-	bytes = b->units == 1 ? PAGE_SIZE << b->order : LEAF_BYTES;
+	bytes = (PAGE_SIZE << b->order) / b->units;
 	off = (u - b->first_unit) * bytes;
 	*gpa = b->gpa + off;
 	if (b->zero)
 		domain_extent_zero(d, pa_add(b->pa, off), bytes);
 	t0 = arch_ticks();
-	err = big_map(d, b, off, bytes);
+	err = big_map(d, b, off, bytes, &kind);
 	atomic_fetch_add_relaxed(&d->map_ticks, arch_ticks() - t0);
 	if (err)
 		return err;
@@ -155,7 +171,9 @@ int domain_big_unit(struct domain *d, uint64_t u, uint64_t *gpa)
 		domain_maint_add(d, &acc, pa_add(b->pa, off), bytes);
 		domain_maint_flush(d, &acc);
 	}
-	atomic_fetch_add_relaxed(&d->extents[0], bytes / LEAF_BYTES);
+	atomic_fetch_add_relaxed(
+		&d->extents[kind],
+		bytes >> (PAGE_SHIFT + domain_extent_order[kind]));
 	atomic_fetch_add_relaxed(&d->bytes_built, bytes);
 	return 0;
 }

@@ -10,14 +10,17 @@
  *    Each CPU stays on one domain until it has no unit left, then helps
  *    the next domain of its node: all domains are built at once, a big one
  *    by all of its node's CPUs.
- *  - A unit is filled with the largest extents its alignment allows:
- *    1 GiB, else 2 MiB, else 4 KiB; when the heap has no block of an
- *    order left, the unit goes on with the next smaller one.
+ *  - A unit is filled with the fewest heap extents: the largest naturally
+ *    aligned power-of-two blocks that cover it (a 256 MiB domain is one
+ *    extent), none above 1 GiB; when the heap has no block of an order
+ *    left, the unit goes on with smaller ones.
  *    heap_alloc_owned() records the owner with one write at the block's
  *    head, and zeroes dirty memory outside its lock on this CPU (the
  *    scrub's primitive); HEAP_NO_FLUSH keeps cache maintenance out of it.
- *  - Each extent is mapped with one p2m_map() of its own order (the p2m
- *    is the record of the extents: destroy and the checks walk it).
+ *  - Each extent is mapped with the largest leaves it holds, 1 GiB, 2 MiB
+ *    or 4 KiB, in one p2m_map_run() (the p2m is the record of the
+ *    extents: destroy and the checks walk it and find each leaf's extent
+ *    with heap_owner_of()).
  *    p2m_commit() once per domain, after its last unit.
  *    With bootscrub=off nothing is known clean: the build zeroes every
  *    extent itself, on this CPU, in pieces of 2 MiB (zero_ns).
@@ -58,14 +61,15 @@
 
 #include "domain_priv.h"
 
-/* The statistics of one extent just allocated. */
-static void extent_account(struct domain *d, unsigned int kind,
-			   const struct heap_alloc_info *info, uint64_t ticks)
+/* The statistics of one heap extent of @bytes just allocated, mapped with
+ * @leaves leaves of kind @kind. */
+static void extent_account(struct domain *d, unsigned int kind, uint64_t leaves,
+			   uint64_t bytes, const struct heap_alloc_info *info,
+			   uint64_t ticks)
 {
-	uint64_t bytes = PAGE_SIZE << domain_extent_order[kind];
 	uint64_t inner = info->zero_ticks + info->maint_ticks;
 
-	atomic_fetch_add_relaxed(&d->extents[kind], 1);
+	atomic_fetch_add_relaxed(&d->extents[kind], leaves);
 	atomic_fetch_add_relaxed(&d->heap_extents, 1);
 	atomic_fetch_add_relaxed(&d->bytes_built, bytes);
 	if (info->node != d->node)
@@ -79,69 +83,101 @@ static void extent_account(struct domain *d, unsigned int kind,
 	domain_atomic_max(&d->lock_max_ticks, info->lock_ticks);
 }
 
+/* The kind of the largest leaf that fits a block of 2^@order pages. */
+static unsigned int leaf_kind(unsigned int order)
+{
+	unsigned int kind = 0;
+
+	while (domain_extent_order[kind] > order)
+		kind++;
+	return kind;
+}
+
 /*
- * One extent of kind @kind at @gpa: allocated, accounted, mapped.
- * Return: 0, -ENOMEM (the heap has no such block), or p2m_map()'s error.
+ * The order of the largest naturally aligned block at guest @gpa that
+ * fits in @len bytes, at most @cap (@gpa and @len: 4 KiB multiples).
  */
-static int extent_add(struct domain *d, unsigned int kind, uint64_t gpa,
+static unsigned int block_order(uint64_t gpa, uint64_t len, unsigned int cap)
+{
+	unsigned int order = cap;
+
+	while (order && ((PAGE_SIZE << order) > len ||
+			 (gpa & ((PAGE_SIZE << order) - 1))))
+		order--;
+	return order;
+}
+
+/*
+ * One heap extent of 2^@order pages at @gpa: allocated, accounted, mapped
+ * with the largest leaves it holds (a 256 MiB extent: 128 leaves of
+ * 2 MiB, in one p2m_map_run()).
+ * Return: 0, -ENOMEM (the heap has no such block), or p2m_map_run()'s
+ * error; then the extent is the heap's again unless its first leaf got
+ * mapped, in which case domain_free() gives it back with the rest.
+ */
+static int extent_add(struct domain *d, unsigned int order, uint64_t gpa,
 		      struct maint_acc *acc)
 {
-	unsigned int order = domain_extent_order[kind];
+	unsigned int kind = leaf_kind(order);
+	unsigned int leaf = domain_extent_order[kind];
+	uint64_t bytes = PAGE_SIZE << order, leaves = 1ull << (order - leaf);
 	struct heap_alloc_info info = {0};
 	struct page_info *pg;
 	uint64_t t0 = arch_ticks(), t1;
-	paddr_t pa;
+	paddr_t pa, got;
+	unsigned int got_order;
 	int err;
 
 	pg = heap_alloc_owned(order, (int)d->node, HEAP_NO_FLUSH, d->id, &info);
 	t1 = arch_ticks();
 	if (!pg)
 		return -ENOMEM;
-	extent_account(d, kind, &info, t1 - t0);
+	extent_account(d, kind, leaves, bytes, &info, t1 - t0);
 	pa = pfn_to_paddr(page_to_pfn(pg));
 	spin_lock(&d->map_lock);
-	err = p2m_map(d->p2m, gpa, pa, order);
+	err = p2m_map_run(d->p2m, gpa, pa, leaf, leaves);
+	if (err && (p2m_translate(d->p2m, gpa, &got, &got_order) ||
+		    pa_val(got) != pa_val(pa)))
+		heap_free_owned(pg, order, d->id);
 	spin_unlock(&d->map_lock);
 	atomic_fetch_add_relaxed(&d->map_ticks, arch_ticks() - t1);
-	if (err) {
-		heap_free_owned(pg, order, d->id);
+	if (err)
 		return err;
-	}
 	if (domain_zero_untrusted(d) && !info.was_dirty)
-		domain_extent_zero(d, pa, PAGE_SIZE << order);
+		domain_extent_zero(d, pa, bytes);
 	if ((!info.clean_poc || domain_zero_untrusted(d)) &&
 	    domain_maint_needed())
-		domain_maint_add(d, acc, pa, PAGE_SIZE << order);
+		domain_maint_add(d, acc, pa, bytes);
 	return 0;
 }
 
 /*
- * Fill guest-physical [gpa, gpa + len) (one unit) with the largest
- * extents, from kind @kind0 down. Return: 0 or the first error.
+ * Fill guest-physical [gpa, gpa + len) (one unit) with the fewest heap
+ * extents: the largest naturally aligned power-of-two blocks that cover
+ * it, none above the leaf order of kind @kind0 (1 GiB by default; a
+ * smaller cap makes every extent a leaf, as the latency probe's 2 MiB
+ * builds ask). When the heap has no block of an order left, the unit
+ * goes on with smaller ones. Return: 0 or the first error.
  */
 static int unit_fill(struct domain *d, uint64_t gpa, uint64_t len,
 		     unsigned int kind0)
 {
 	struct maint_acc acc = {.bytes = 0};
-	unsigned int kind = kind0;
+	unsigned int cap = domain_extent_order[kind0];
 	int err = 0;
 
 	while (len && !atomic_load_relaxed(&d->stop)) {
-		uint64_t size = PAGE_SIZE << domain_extent_order[kind];
+		unsigned int order = block_order(gpa, len, cap);
 
-		if (size > len || (gpa & (size - 1))) {
-			kind++;
-			continue;
-		}
-		err = extent_add(d, kind, gpa, &acc);
-		if (err == -ENOMEM && kind + 1 < DOMAIN_EXTENT_KINDS) {
-			kind++; /* no block that large left: smaller ones */
+		err = extent_add(d, order, gpa, &acc);
+		if (err == -ENOMEM && order > 0) {
+			cap = order - 1; /* none that large left: smaller */
 			continue;
 		}
 		if (err)
 			break;
-		gpa += size;
-		len -= size;
+		gpa += PAGE_SIZE << order;
+		len -= PAGE_SIZE << order;
 	}
 	domain_maint_flush(d, &acc);
 	return err;

@@ -6,11 +6,13 @@
  *  - the leaves cover guest-physical [0, bytes) in order, without a gap
  *    or an overlap, each a 4 KiB, 2 MiB or 1 GiB block, as many of each as
  *    the build counted;
- *  - each leaf maps exactly one extent of this domain: heap_owner_of()
- *    of its first frame says this owner, with the block's head at that
- *    frame and the block's order the leaf's; or, in the prefix of big
- *    extents (common/domain_big.c), a 1 GiB piece of one of the domain's
- *    big extents, at the offset its guest address says;
+ *  - each leaf lies in one extent of this domain: heap_owner_of() of its
+ *    first frame says this owner, and the leaf sits in the block at the
+ *    offset its guest address has in the naturally aligned guest block of
+ *    the same size (an extent is mapped by its leaves in order); or, in
+ *    the prefix of big extents (common/domain/domain_big.c), a 1 GiB
+ *    piece of one of the domain's big extents, at the offset its guest
+ *    address says;
  *    A static domain's leaf lies inside one of its adopted extents, at the
  *    host address its ranges give the guest address (domain_static.c);
  *  - the heap's count of pages owned by the domain equals its size.
@@ -114,11 +116,12 @@ static bool leaf_in_extent(const struct check_ctx *c, uint64_t gpa, paddr_t pa,
 	uint64_t p = pfn_val(paddr_to_pfn(pa)), h = pfn_val(head);
 	uint64_t off = (p - h) << PAGE_SHIFT;
 
-	if (p == h && horder == order)
-		return true;
-	if (gpa >= c->d->big_bytes || horder <= order || p < h ||
+	if (horder < order || p < h ||
 	    p + (1ull << order) > h + (1ull << horder))
 		return false;
+	if (gpa >=
+	    c->d->big_bytes) /* at its offset in a naturally aligned one */
+		return off == (gpa & ((PAGE_SIZE << horder) - 1));
 	for (unsigned int i = 0; i < c->d->nbig; i++)
 		if (pfn_val(paddr_to_pfn(c->d->big[i].pa)) == h)
 			return gpa - off == c->d->big[i].gpa;

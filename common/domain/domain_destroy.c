@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Domains, step 4: destroy. A domain's p2m is the list of its extents:
- * p2m_walk() hands every leaf back with heap_free_owned() (contents dirty),
+ * p2m_walk() hands every heap extent back with heap_free_owned() at its
+ * first leaf (contents dirty; heap_owner_of() gives its order),
  * except the 1 GiB leaves of its big extents (guest [0, big_bytes)), which
  * domain_big_free() gives back from the domain's list (mapped or not);
  * then p2m_destroy() frees the table pages. O(extents), nothing per page.
@@ -45,22 +46,47 @@ void domain_snapshot(struct domain_heap_snap *s)
 struct free_ctx {
 	struct domain *d;
 	unsigned int refused;
+	uint64_t freed_start, freed_end; /* pfns of the extent freed last */
 };
 
+static void free_refused(struct free_ctx *c, uint64_t gpa, paddr_t pa,
+			 unsigned int order)
+{
+	if (!c->refused++)
+		pr_warn("domains: %s: extent at guest %#llx (%#llx, order %u) "
+			"refused by the heap\n",
+			c->d->shown, (unsigned long long)gpa,
+			(unsigned long long)pa_val(pa), order);
+}
+
+/*
+ * A leaf is the first of its heap extent (its frame is the extent's
+ * head: the extent goes back whole) or one of the leaves after it in the
+ * same extent (already given back with the first: leaves come in gpa
+ * order, and an extent's leaves are consecutive).
+ */
 static int free_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
 {
 	struct free_ctx *c = arg;
-	struct page_info *pg = pfn_to_page_or_null(paddr_to_pfn(pa));
+	uint64_t p = pfn_val(paddr_to_pfn(pa));
+	struct page_info *pg;
+	unsigned int horder;
+	pfn_t head;
 
 	if (gpa < c->d->big_bytes) /* part of a big extent: domain_big_free() */
 		return 0;
-	if (!pg || heap_free_owned(pg, order, c->d->id)) {
-		if (!c->refused++)
-			pr_warn("domains: %s: extent at guest %#llx (%#llx, "
-				"order %u) refused by the heap\n",
-				c->d->shown, (unsigned long long)gpa,
-				(unsigned long long)pa_val(pa), order);
+	if (p >= c->freed_start && p + (1ull << order) <= c->freed_end)
+		return 0;
+	pg = pfn_to_page_or_null(paddr_to_pfn(pa));
+	if (!pg ||
+	    heap_owner_of(paddr_to_pfn(pa), &head, &horder) != c->d->id ||
+	    pfn_val(head) != p || horder < order ||
+	    heap_free_owned(pg, horder, c->d->id)) {
+		free_refused(c, gpa, pa, order);
+		return 0;
 	}
+	c->freed_start = p;
+	c->freed_end = p + (1ull << horder);
 	return 0;
 }
 

@@ -115,17 +115,18 @@ void domain_ctx_init(struct domain_ctx *c, const struct keel_options *o,
 		     unsigned int *problems);
 
 /*
- * Big extents (common/domain/domain_big.c): owned extents above MAX_ORDER
- * (up to 2^MAX_FREE_ORDER pages), at most DOMAIN_BIG_MAX per domain,
- * covering the guest-physical prefix [0, big_bytes); each mapped with
- * 1 GiB leaves.
+ * The prefix extents (common/domain/domain_big.c): the fewest owned
+ * extents, 2 MiB up to 2^MAX_FREE_ORDER pages, at most DOMAIN_BIG_MAX per
+ * domain (enough for every power of two of any size keel takes, with room
+ * for a fragmented node), covering the guest-physical prefix
+ * [0, big_bytes); each mapped with the largest leaves it holds.
  */
-#define DOMAIN_BIG_MAX 16
+#define DOMAIN_BIG_MAX 32
 
 struct domain_big {
 	uint64_t gpa; /* guest-physical start */
 	paddr_t pa;
-	unsigned int order;	    /* MAX_ORDER + 1 .. MAX_FREE_ORDER */
+	unsigned int order;	    /* 9 (2 MiB) .. MAX_FREE_ORDER */
 	bool zero, maint;	    /* the build zeroes / cleans it to PoC */
 	uint64_t first_unit, units; /* its work units (1 when no work) */
 };

@@ -31,9 +31,8 @@ class Ask:
         self.node = node
         self.fails = fails
         self.name = name
-        # big: the node has free aligned chunks for big owned extents, so
-        # the heap extents are one per power of two of the GiBs (plus the
-        # 2 MiB and 4 KiB ones).
+        # big: the node has free aligned chunks for every extent, so the
+        # heap extents are the fewest: one per power of two of the size.
         self.big = big
 
     def word(self):
@@ -67,11 +66,13 @@ def _row_problems(i, d, ask, exact_extents):
     if got[0] * GIB + got[1] * 2 * MIB + got[2] * PAGE != want:
         out.append(f"{tag}: extents {got} do not add up to {want}")
     if ask.big:
-        g, m, k = expected_extents(want)
-        heap = bin(g).count("1") + m + k
+        # The fewest extents: one per power of two of its 2 MiB blocks,
+        # then one per power of two of the 4 KiB pages below 2 MiB.
+        heap = bin(want >> 21).count("1") + \
+            bin((want >> 12) & 511).count("1")
         if d["heap_extents"] != heap:
             out.append(f"{tag}: {d['heap_extents']} heap extents, expected "
-                       f"{heap} (one per power of two of its GiBs)")
+                       f"{heap} (one per power of two of its size)")
     elif "heap_extents" in d and d["heap_extents"] > sum(got):
         out.append(f"{tag}: {d['heap_extents']} heap extents for "
                    f"{sum(got)} leaves")

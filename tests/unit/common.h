@@ -50,6 +50,7 @@
 #include <keel/smp.h>
 #include <keel/stress.h>
 
+#define KiB (1ULL << 10)
 #define MiB (1ULL << 20)
 #define GiB (1ULL << 30)
 

@@ -17,7 +17,6 @@
 
 #include "../../common/domain/domain_priv.h"
 
-#define KiB	  (1ULL << 10)
 #define BLOB_SIZE (64 * 1024)
 
 static struct keel_options o;

@@ -96,6 +96,47 @@ static unsigned int check(bool zero)
 	return p;
 }
 
+/*
+ * The fewest heap extents: 32 MiB + 2 MiB + 8 KiB is three naturally
+ * aligned blocks (orders 13, 9 and 1), mapped with 17 leaves of 2 MiB and
+ * two of 4 KiB (the 8 KiB tail by the unit path); the checks accept
+ * leaves inside an extent and catch an extent at the wrong guest address;
+ * destroy gives each extent back whole.
+ */
+static void test_fewest_extents(void **state)
+{
+	uint64_t before;
+	paddr_t pa0;
+	unsigned int order;
+
+	machine(0, false, "domain=34824K@0 bootscrub=on");
+	before = heap_free_pages();
+	assert_int_equal(build(), 1);
+	assert_true(ds.d[0].built);
+	assert_int_equal(ds.d[0].heap_extents, 3);
+	assert_int_equal(ds.d[0].extents[0], 0);
+	assert_int_equal(ds.d[0].extents[1], 17);
+	assert_int_equal(ds.d[0].extents[2], 2);
+	assert_int_equal(heap_owned_pages(ds.d[0].id), (34824 * KiB) >> 12);
+	assert_int_equal(p2m_translate(ds.d[0].p2m, 0, &pa0, &order), 0);
+	assert_int_equal(order, 9);
+	assert_int_equal(heap_owner_of(paddr_to_pfn(pa0), NULL, &order),
+			 ds.d[0].id);
+	assert_int_equal(order, 13);
+	assert_int_equal(check(true), 0);
+	assert_int_equal(ds.d[0].nbig, 2);
+	assert_int_equal(ds.d[0].big_bytes, 34 * MiB);
+	/* The 32 MiB extent said to start 2 MiB further: caught. */
+	ds.d[0].big[0].gpa += 2 * MiB;
+	assert_true(check(false) > 0);
+	assert_true(test_console_contains("frame not an extent"));
+	ds.d[0].big[0].gpa -= 2 * MiB;
+	destroy();
+	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(ds.stats.problems, 16); /* its 16 leaves */
+	test_heap_check_clean();
+}
+
 /* Three domains: pinned, unpinned, mixed extents; all checks clean. */
 static void test_build_and_destroy(void **state)
 {
@@ -264,13 +305,15 @@ static void test_big_extents(void **state)
 			   "domains_trust=on");
 	assert_int_equal(build(), 2);
 	assert_true(ds.d[0].built && ds.d[1].built);
-	assert_int_equal(ds.d[0].nbig, 1);
+	assert_int_equal(ds.d[0].nbig, 2);
 	assert_int_equal(ds.d[0].big[0].order, MAX_ORDER + 2);
-	assert_int_equal(ds.d[0].big_bytes, 4 * GiB);
+	assert_int_equal(ds.d[0].big[1].order, MAX_ORDER);
+	assert_int_equal(ds.d[0].big_bytes, 5 * GiB);
 	assert_int_equal(ds.d[0].extents[0], 5);
 	assert_int_equal(ds.d[0].heap_extents, 2);
-	assert_int_equal(ds.d[1].nbig, 1);
+	assert_int_equal(ds.d[1].nbig, 2);
 	assert_int_equal(ds.d[1].big[0].order, MAX_ORDER + 1);
+	assert_int_equal(ds.d[1].big[1].order, MAX_ORDER);
 	assert_int_equal(ds.d[1].extents[0], 3);
 	assert_int_equal(ds.d[1].heap_extents, 2);
 	assert_int_equal(ds.d[1].remote_bytes, 0);
@@ -488,6 +531,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_build_and_destroy,
 						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_fewest_extents, test_setup,
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_untrusted_zeroed,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_too_big_fails_alone,

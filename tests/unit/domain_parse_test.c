@@ -16,8 +16,6 @@
 /* The domains of the test's boot (the flow holds one likewise). */
 static struct domain_set ds;
 
-#define KiB (1ULL << 10)
-
 static struct keel_options o;
 static struct bootinfo bi;
 static struct dt_arch_info ai;

@@ -22,7 +22,6 @@
 static struct domain_set ds;
 
 #define NODE_RAM (64 * MiB)
-#define KiB	 (1ULL << 10)
 /* Node 0 is [16 MiB, 80 MiB), node 1 [80 MiB, 144 MiB) (TEST_RAM_BASE). */
 #define A_START (32 * MiB) /* 2 MiB aligned: 3 x 2 MiB + 3 x 4 KiB leaves */
 #define A_END	(38 * MiB + 12 * KiB)

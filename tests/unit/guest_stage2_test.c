@@ -20,8 +20,6 @@
 
 #include "../../common/guest/guest_priv.h"
 
-#define KiB (1ULL << 10)
-
 static const struct test_ram two_nodes[] = {
 	{16 * MiB, 48 * MiB, 0},
 	{48 * MiB, 80 * MiB, 1},

@@ -13,8 +13,6 @@
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
 
-#define KiB (1ULL << 10)
-
 static const struct test_ram two_nodes[] = {
 	{16 * MiB, 48 * MiB, 0},
 	{48 * MiB, 80 * MiB, 1},
