@@ -119,7 +119,8 @@ void domain_big_alloc(struct domain *d, unsigned int max_order)
 			break;
 		big_record(d, pg, k, &info);
 	}
-	d->alloc_ticks += arch_ticks() - t0;
+	d->prefix_ticks = arch_ticks() - t0;
+	d->alloc_ticks += d->prefix_ticks;
 }
 
 /*

@@ -206,6 +206,8 @@ static bool unit_run(struct domain *d, unsigned int cpu, unsigned int kind0)
 
 	if (u >= d->units || atomic_load_relaxed(&d->stop))
 		return false;
+	if (u == 0) /* claimed once: its build starts */
+		atomic_store_relaxed(&d->first_ticks, arch_ticks());
 	atomic_fetch_or(&d->cpu_bits[cpu / 64], 1ull << (cpu % 64));
 	if (u < d->big_units) {
 		err = domain_big_unit(d, u, &gpa);
@@ -410,7 +412,9 @@ static void build_finish(struct domain_set *s, uint64_t start)
 
 		if (!d->p2m)
 			continue;
-		d->start_ticks = start;
+		d->start_ticks = d->first_ticks && d->first_ticks > start
+					 ? d->first_ticks - d->prefix_ticks
+					 : start;
 		/* A unit nobody ran (no online CPU of @cpus on its node). */
 		if (!d->stop && d->bytes_built != d->spec.bytes) {
 			snprintf(d->fail_reason, sizeof(d->fail_reason),

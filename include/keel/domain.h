@@ -179,7 +179,12 @@ struct domain {
 	uint64_t extents[DOMAIN_EXTENT_KINDS];
 	uint64_t alloc_ticks, zero_ticks, map_ticks, maint_ticks;
 	uint64_t lock_max_ticks;
-	uint64_t start_ticks, end_ticks;
+	/*
+	 * Its own build: from its prefix taken (prefix_ticks before the
+	 * workers) and its first unit claimed (first_ticks) to its table
+	 * committed, not the wait for a CPU while other domains are built.
+	 */
+	uint64_t start_ticks, end_ticks, first_ticks, prefix_ticks;
 	uint64_t table_pages;
 	uint64_t heap_extents; /* heap_alloc_owned() calls that succeeded */
 	/* What its build did to memory: zeroed, cleaned to PoC (bytes). */
