@@ -91,10 +91,37 @@ def check_updated(generations):
                        f"says {lu['preserved_bytes']}")
         if not isinstance(lu["downtime_ns"], int) or lu["downtime_ns"] <= 0:
             out.append(f"liveupdate.downtime_ns {lu['downtime_ns']!r}")
-        if "domains" in rep:
-            out.append("domains built again after the handover")
+        out += _check_restored(rep, log, 2, ["domain0", "domain1"])
         return out
     return check
+
+
+def _check_restored(rep, log, count, names):
+    """@count domains restored from the handover, by id and @names, none
+    built again: origin handover, built, not failed."""
+    lu, out = rep["liveupdate"], []
+    if lu.get("domains_restored") != count or lu.get("domains_failed"):
+        out.append(f"liveupdate.domains_restored "
+                   f"{lu.get('domains_restored')}, domains_failed "
+                   f"{lu.get('domains_failed')}, expected {count}, 0")
+    rows = rep.get("domains") or []
+    got = [(d["id"], d["name"], d["origin"], d["fail_reason"]) for d in rows]
+    want = [(i + 1, n, "handover", None) for i, n in enumerate(names)]
+    if got[:len(want)] != want[:len(got)] or \
+            rep["domains_info"]["built"] != count:
+        out.append(f"domains rows {got}, expected {want}")
+    # Every image after the first: its domains came, none was built.
+    came = re.findall(rf"^keel: domains: {count} came with the handover; "
+                      r"domain= and dom0less are not built again$", log,
+                      re.M)
+    if len(came) != lu["generation"]:
+        out.append("domains built again after the handover")
+    line = (rf"^keel: liveupdate: generation {lu['generation']}, {count} "
+            r"domains \([0-9.]+ [KMGT]iB\) restored in [0-9.]+ ms "
+            r"downtime, 0 mismatches$")
+    if not re.search(line, log, re.M):
+        out.append("no 'liveupdate: ... restored in ... downtime' line")
+    return out
 
 
 def check_refused(pattern):
