@@ -164,8 +164,9 @@ static int walk_table(struct restore_walk *w, uint64_t t, unsigned int level,
 			if (level >= P2M_LEAF_LEVEL ||
 			    !in_tables(w, pa_val(out)) ||
 			    ++w->tables > w->tables_max)
-				return walk_fail(w, "a table page not among "
-						    "its preserved table pages",
+				return walk_fail(w,
+						 "a table page not among "
+						 "its preserved table pages",
 						 gpa, pa_val(out));
 			err = walk_table(w, pa_val(out), level + 1,
 					 P2M_TABLE_ENTRIES, gpa);
@@ -284,8 +285,8 @@ static unsigned int release_extents(struct domain *d, const struct bootinfo *bi,
 	unsigned int refused = 0;
 
 	for (uint32_t i = 0; i < count; i++)
-		refused += extent_pieces(bi, handover_domain_extent(d->restored,
-								    i),
+		refused += extent_pieces(bi,
+					 handover_domain_extent(d->restored, i),
 					 release_piece, d) != 0;
 	return refused;
 }
@@ -355,8 +356,7 @@ static bool restore_one(struct domain_set *s, struct domain *d,
  * Return: the domains restored; *@failed the others.
  */
 unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
-			     const struct keel_options *o,
-			     unsigned int *failed)
+			     const struct keel_options *o, unsigned int *failed)
 {
 	const struct bi_handover *h = &bi->handover;
 	unsigned int ok = 0;

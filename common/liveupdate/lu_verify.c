@@ -27,7 +27,7 @@ struct verify_run {
 	const struct bi_handover *h;
 	const struct lu_sample *s;
 	unsigned int boot_cpu;
-	bool orphan[BI_HANDOVER_DOMAINS]; /* node without a CPU: boot CPU's */
+	bool orphan[BI_HANDOVER_DOMAINS];   /* node without a CPU: boot CPU's */
 	uint32_t next[BI_HANDOVER_DOMAINS]; /* the next extent to claim */
 	uint64_t words, bad;
 };
