@@ -230,14 +230,21 @@ static int restore_check(struct domain *d, struct restore_walk *w)
 	return 0;
 }
 
+/* What the pieces of an extent are handed to. */
+struct piece_ctx {
+	struct domain *d;
+	uint64_t stop; /* release: pieces from this address on were not taken */
+	uint64_t failed_at; /* adopt: the piece the heap refused */
+};
+
 /*
  * @fn on each piece of extent @e cut at the RAM ranges (one node each).
  * Return: 0, or the first error of @fn, or -EINVAL for a piece outside RAM.
  */
 static int extent_pieces(const struct bootinfo *bi, struct handover_extent e,
-			 int (*fn)(struct domain *d, uint32_t node, uint64_t s,
-				   uint64_t e),
-			 struct domain *d)
+			 int (*fn)(struct piece_ctx *c, uint32_t node,
+				   uint64_t s, uint64_t e),
+			 struct piece_ctx *c)
 {
 	uint64_t s = e.pa, end = e.pa + (e.pages << PAGE_SHIFT);
 
@@ -249,45 +256,58 @@ static int extent_pieces(const struct bootinfo *bi, struct handover_extent e,
 		if (re <= s || rs >= end)
 			continue;
 		if (rs > s)
-			return -EINVAL;
-		err = fn(d, bi->ram[i].node, s, MIN(re, end));
+			break;
+		err = fn(c, bi->ram[i].node, s, MIN(re, end));
 		if (err)
 			return err;
 		s = MIN(re, end);
 	}
+	c->failed_at = s;
 	return s < end ? -EINVAL : 0;
 }
 
-static int adopt_piece(struct domain *d, uint32_t node, uint64_t s, uint64_t e)
+static int adopt_piece(struct piece_ctx *c, uint32_t node, uint64_t s,
+		       uint64_t e)
 {
 	long n = heap_adopt_owned(node, paddr_to_pfn(pa(s)),
-				  paddr_to_pfn(pa(e)), d->id);
+				  paddr_to_pfn(pa(e)), c->d->id);
 
-	if (n < 0)
+	if (n < 0) {
+		c->failed_at = s;
 		return (int)n;
-	d->heap_extents += (uint64_t)n;
-	if (node != d->node)
-		d->remote_bytes += e - s;
+	}
+	c->d->heap_extents += (uint64_t)n;
+	if (node != c->d->node)
+		c->d->remote_bytes += e - s;
 	return 0;
 }
 
-static int release_piece(struct domain *d, uint32_t node, uint64_t s,
+static int release_piece(struct piece_ctx *c, uint32_t node, uint64_t s,
 			 uint64_t e)
 {
+	if (s >= c->stop)
+		return 0;
 	return heap_release_owned(node, paddr_to_pfn(pa(s)),
-				  paddr_to_pfn(pa(e)), d->id);
+				  paddr_to_pfn(pa(e)), c->d->id);
 }
 
-/* Extents [0, @count) of @d back to reserved. Return: pieces refused. */
+/*
+ * Extents [0, @count) of @d back to reserved, and of extent @count the
+ * pieces below @stop. Return: the extents with a piece refused.
+ */
 static unsigned int release_extents(struct domain *d, const struct bootinfo *bi,
-				    uint32_t count)
+				    uint32_t count, uint64_t stop)
 {
+	struct piece_ctx c = {.d = d, .stop = ~0ull};
 	unsigned int refused = 0;
 
-	for (uint32_t i = 0; i < count; i++)
+	for (uint32_t i = 0; i <= count && i < d->restored->extent_count; i++) {
+		if (i == count)
+			c.stop = stop;
 		refused += extent_pieces(bi,
 					 handover_domain_extent(d->restored, i),
-					 release_piece, d) != 0;
+					 release_piece, &c) != 0;
+	}
 	return refused;
 }
 
@@ -295,17 +315,19 @@ static unsigned int release_extents(struct domain *d, const struct bootinfo *bi,
 static int restore_adopt(struct domain *d, const struct bootinfo *bi)
 {
 	const struct bi_handover_domain *hd = d->restored;
+	struct piece_ctx c = {.d = d};
 
 	for (uint32_t i = 0; i < hd->extent_count; i++) {
 		int err = extent_pieces(bi, handover_domain_extent(hd, i),
-					adopt_piece, d);
+					adopt_piece, &c);
 
 		if (!err)
 			continue;
-		/* A piece of extent i may be adopted: release it too. */
-		release_extents(d, bi, i + 1);
+		/* The pieces of extent i below the refused one were taken. */
+		release_extents(d, bi, i, c.failed_at);
 		snprintf(d->fail_reason, sizeof(d->fail_reason),
-			 "the heap refused extent[%u] (%d)", i, err);
+			 "the heap refused extent[%u] at %#llx (%d)", i,
+			 (unsigned long long)c.failed_at, err);
 		d->heap_extents = d->remote_bytes = 0;
 		return err;
 	}
@@ -392,7 +414,7 @@ unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 void domain_restore_free(struct domain *d)
 {
 	unsigned int refused =
-		release_extents(d, restore_bi, d->restored->extent_count);
+		release_extents(d, restore_bi, d->restored->extent_count, 0);
 
 	if (refused) {
 		pr_warn("domains: %s: %u extents not given back to reserved\n",
