@@ -83,16 +83,19 @@ void liveupdate_report_json(struct jw *w)
 void liveupdate_report_human(void)
 {
 	const struct liveupdate_info *l = liveupdate_info();
-	char size[FORMAT_BYTES_LEN];
+	char size[FORMAT_BYTES_LEN], failed[32];
 
 	if (l->state != HANDOVER_TAKEN)
 		return;
 	format_bytes(size, sizeof(size), l->preserved_bytes, FORMAT_DOWN);
+	failed[0] = 0;
+	if (l->domains_failed)
+		snprintf(failed, sizeof(failed), ", %u domains failed",
+			 l->domains_failed);
 	pr_info("liveupdate: generation %llu, %u domains (%s) restored in "
 		"%llu.%llu ms downtime, %llu mismatches%s\n",
 		(unsigned long long)l->generation, l->domains_restored, size,
 		(unsigned long long)(l->downtime_ns / 1000000),
 		(unsigned long long)(l->downtime_ns / 100000 % 10),
-		(unsigned long long)l->mismatches,
-		l->domains_failed ? ", some domains failed" : "");
+		(unsigned long long)l->mismatches, failed);
 }

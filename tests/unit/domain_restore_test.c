@@ -25,17 +25,17 @@ static struct domain_set ds;
 
 #define KiB (1ULL << 10)
 /* Node 0 is [16 MiB, 80 MiB), node 1 [80 MiB, 144 MiB) (TEST_RAM_BASE). */
-#define A_PA   (32 * MiB) /* guest [0, 6 MiB): 3 leaves of 2 MiB */
-#define A_SIZE (6 * MiB)
-#define C_PA   (78 * MiB) /* guest [6 MiB, 10 MiB): across the nodes */
-#define C_SIZE (4 * MiB)
-#define C_GPA  A_SIZE
-#define B_PA   (96 * MiB) /* guest [10 MiB, 10 MiB + 8 KiB): 4 KiB leaves */
-#define B_SIZE (8 * KiB)
-#define B_GPA  (C_GPA + C_SIZE)
-#define T_PA   (40 * MiB) /* the table pages */
-#define T_MAX  (64 * KiB)
-#define FREE_PA (50 * MiB) /* heap memory */
+#define A_PA	  (32 * MiB) /* guest [0, 6 MiB): 3 leaves of 2 MiB */
+#define A_SIZE	  (6 * MiB)
+#define C_PA	  (78 * MiB) /* guest [6 MiB, 10 MiB): across the nodes */
+#define C_SIZE	  (4 * MiB)
+#define C_GPA	  A_SIZE
+#define B_PA	  (96 * MiB) /* guest [10 MiB, 10 MiB + 8 KiB): 4 KiB leaves */
+#define B_SIZE	  (8 * KiB)
+#define B_GPA	  (C_GPA + C_SIZE)
+#define T_PA	  (40 * MiB) /* the table pages */
+#define T_MAX	  (64 * KiB)
+#define FREE_PA	  (50 * MiB) /* heap memory */
 #define DOM_BYTES (A_SIZE + B_SIZE + C_SIZE)
 
 static const struct test_rsv preserved[] = {
@@ -91,8 +91,7 @@ static void map(uint64_t gpa, uint64_t p, unsigned int leaf)
 	*leaf_entry(gpa, leaf) = fmt->leaf(pa(p), leaf);
 }
 
-static void map_run(uint64_t gpa, uint64_t p, uint64_t bytes,
-		    unsigned int leaf)
+static void map_run(uint64_t gpa, uint64_t p, uint64_t bytes, unsigned int leaf)
 {
 	uint64_t step = 1ull << p2m_level_shift(leaf);
 
@@ -260,9 +259,9 @@ static void test_restored(void **state)
 	assert_int_equal(v.remote_bytes, B_SIZE + 2 * MiB); /* B, C's half */
 	assert_int_equal(v.table_pages, (next_table - T_PA) >> PAGE_SHIFT);
 	assert_int_equal(heap_owned_pages(1), DOM_BYTES >> PAGE_SHIFT);
-	assert_int_equal(heap_owner_of(paddr_to_pfn(pa(C_PA + 3 * MiB)),
-				       &head, NULL),
-			 1);
+	assert_int_equal(
+		heap_owner_of(paddr_to_pfn(pa(C_PA + 3 * MiB)), &head, NULL),
+		1);
 	assert_int_equal(pfn_val(head), (80 * MiB) >> PAGE_SHIFT);
 	/* Table pages stay reserved: never the heap's. */
 	assert_int_equal(heap_owner_of(paddr_to_pfn(pa(T_PA)), NULL, NULL),
@@ -346,8 +345,8 @@ int main(void)
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_table_outside, test_setup,
 						test_teardown),
-		cmocka_unit_test_setup_teardown(test_not_all_mapped,
-						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_not_all_mapped, test_setup,
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_adopt_refused, test_setup,
 						test_teardown),
 	};
