@@ -165,15 +165,18 @@ void liveupdate_verify(const struct bootinfo *bi, const struct keel_options *o)
 {
 	struct lu_sample smp = lu_sample_of(o);
 	uint64_t t0 = arch_ticks();
+	unsigned int cpus;
 
 	(void)bi;
 	if (!lu_in || !lu_in->domain_count)
 		return;
-	lu_verify_domains(lu_in, &smp, &lu.verified_words, &lu.mismatches);
+	cpus = lu_verify_domains(lu_in, &smp, &lu.verified_words,
+				 &lu.mismatches);
 	lu.verify_ns = ticks_to_ns(arch_ticks() - t0);
-	pr_info("liveupdate: %llu words of %u domains read back, %llu "
-		"mismatches\n",
+	pr_info("liveupdate: %llu words of %u domains read back by %u CPUs "
+		"in %llu us, %llu mismatches\n",
 		(unsigned long long)lu.verified_words, lu_in->domain_count,
+		cpus, (unsigned long long)(lu.verify_ns / 1000),
 		(unsigned long long)lu.mismatches);
 	if (lu.mismatches)
 		lu_failed("%llu of %llu words of the preserved domains differ",

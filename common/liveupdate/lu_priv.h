@@ -34,9 +34,11 @@ void lu_check_cb(uint16_t id, paddr_t p, void *arg);
  * lu_verify.c: every sampled word of the handover's domains @h read back,
  * on the CPUs of each domain's node in parallel (the boot CPU for a node
  * without one online). Adds to *@words and *@bad.
+ * Return: the CPUs that read at least one page.
  */
-void lu_verify_domains(const struct bi_handover *h, const struct lu_sample *s,
-		       uint64_t *words, uint64_t *bad);
+unsigned int lu_verify_domains(const struct bi_handover *h,
+			       const struct lu_sample *s, uint64_t *words,
+			       uint64_t *bad);
 
 /* liveupdate.c: the domains this image built and hands over. */
 struct domain_set;

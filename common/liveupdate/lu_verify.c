@@ -30,6 +30,7 @@ struct verify_run {
 	bool orphan[BI_HANDOVER_DOMAINS];   /* node without a CPU: boot CPU's */
 	uint32_t next[BI_HANDOVER_DOMAINS]; /* the next extent to claim */
 	uint64_t words, bad;
+	uint32_t cpus; /* CPUs that read at least one page */
 };
 
 /* Extent @k of domain @d read back into @t. */
@@ -62,11 +63,14 @@ static void verify_worker(void *arg)
 	}
 	atomic_fetch_add(&r->words, t.words);
 	atomic_fetch_add(&r->bad, t.bad);
+	if (t.words)
+		atomic_fetch_add(&r->cpus, 1);
 }
 
-/** lu_verify_domains() - see lu_priv.h. */
-void lu_verify_domains(const struct bi_handover *h, const struct lu_sample *s,
-		       uint64_t *words, uint64_t *bad)
+/** lu_verify_domains() - see lu_priv.h. Return: the CPUs that read. */
+unsigned int lu_verify_domains(const struct bi_handover *h,
+			       const struct lu_sample *s, uint64_t *words,
+			       uint64_t *bad)
 {
 	struct verify_run r = {.h = h, .s = s, .boot_cpu = arch_cpu_id()};
 	cpumask_t online;
@@ -83,4 +87,5 @@ void lu_verify_domains(const struct bi_handover *h, const struct lu_sample *s,
 	smp_run_on(&online, verify_worker, &r);
 	*words += r.words;
 	*bad += r.bad;
+	return r.cpus;
 }

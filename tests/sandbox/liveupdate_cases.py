@@ -214,6 +214,12 @@ def check_many(rep, log):
         out.append(f"verified_words {lu['verified_words']}: not every "
                    "extent sampled (domain_fill=on)")
     out += _check_restored(rep, log, 64, [])
+    # Each node's domains are read by that node's CPUs only: 8 at least.
+    cpus = re.findall(r"^keel: liveupdate: \d+ words of 64 domains read "
+                      r"back by (\d+) CPUs", log, re.M)
+    if len(cpus) != 2 or any(int(n) < 8 for n in cpus):
+        out.append(f"the read-backs ran on {cpus} CPUs, not on every "
+                   "node's")
     cold = firmware.run_keel(firmware.BINARY, FW8,
                              ["audit=full"] + FILL + DOMAINS64).report
     if not cold:
