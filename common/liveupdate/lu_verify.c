@@ -10,15 +10,19 @@
  * the domains on its node one at a time from the domain's cursor (an
  * atomic add), so the node's CPUs share a domain and memory is read
  * where it lies. A domain whose node has no CPU online is read by the
- * boot CPU, which is also the whole of it when no other CPU is online.
+ * CPUs of the node nearest its memory (numa_nearest_to(), as the scrub
+ * picks a memory-only node's helpers); the boot CPU alone reads
+ * everything when no other CPU is online.
  *
  * Lock: none; the cursors and the totals are atomics, the pages are the
  * domains' (nobody writes them while this runs).
  */
 #include <arch/cpu.h>
 #include <keel/atomic.h>
+#include <keel/bootinfo.h>
 #include <keel/cpumask.h>
 #include <keel/handover.h>
+#include <keel/numa.h>
 #include <keel/smp.h>
 
 #include "lu_priv.h"
@@ -27,8 +31,8 @@ struct verify_run {
 	const struct bi_handover *h;
 	const struct lu_sample *s;
 	unsigned int boot_cpu;
-	bool orphan[BI_HANDOVER_DOMAINS];   /* node without a CPU: boot CPU's */
-	uint32_t next[BI_HANDOVER_DOMAINS]; /* the next extent to claim */
+	uint32_t reader[BI_HANDOVER_DOMAINS]; /* the node whose CPUs read it */
+	uint32_t next[BI_HANDOVER_DOMAINS];   /* the next extent to claim */
 	uint64_t words, bad;
 	uint32_t cpus; /* CPUs that read at least one page */
 };
@@ -56,7 +60,8 @@ static void verify_worker(void *arg)
 		const struct bi_handover_domain *d = &r->h->domains[i];
 		uint32_t k;
 
-		if (r->orphan[i] ? cpu != r->boot_cpu : d->node != node)
+		if (r->reader[i] != node &&
+		    !(r->reader[i] == NUMA_NO_NODE && cpu == r->boot_cpu))
 			continue;
 		while ((k = atomic_fetch_add(&r->next[i], 1)) < d->extent_count)
 			verify_extent(r, d, k, &t);
@@ -73,17 +78,16 @@ unsigned int lu_verify_domains(const struct bi_handover *h,
 			       uint64_t *bad)
 {
 	struct verify_run r = {.h = h, .s = s, .boot_cpu = arch_cpu_id()};
+	uint64_t with_cpus = 0;
 	cpumask_t online;
 	unsigned int cpu;
 
 	smp_online_mask(&online);
-	for (unsigned int i = 0; i < h->domain_count; i++) {
-		r.orphan[i] = true;
-		for_each_cpu_in (cpu, &online)
-			if (cpu < cpu_count &&
-			    cpu_table[cpu].node == h->domains[i].node)
-				r.orphan[i] = false;
-	}
+	for_each_cpu_in (cpu, &online)
+		if (cpu < cpu_count && cpu_table[cpu].node < 64)
+			with_cpus |= 1ull << cpu_table[cpu].node;
+	for (unsigned int i = 0; i < h->domain_count; i++)
+		r.reader[i] = numa_nearest_to(h->domains[i].node, with_cpus);
 	smp_run_on(&online, verify_worker, &r);
 	*words += r.words;
 	*bad += r.bad;

@@ -260,6 +260,21 @@ def check_dirty(rep, log):
     return out
 
 
+def check_memonly(rep, log):
+    """A domain on a node without CPUs is read back by the CPUs of the
+    node nearest its memory (node 1 for node 2), the other by node 0's:
+    two CPUs at least, every word matching."""
+    lu, out = rep["liveupdate"], []
+    if lu["mismatches"] or lu["verified_words"] <= 2 * 2 * 512:
+        out.append(f"verified_words {lu['verified_words']}, mismatches "
+                   f"{lu['mismatches']}")
+    cpus = re.findall(r"^keel: liveupdate: \d+ words of 2 domains read "
+                      r"back by (\d+) CPUs", log, re.M)
+    if len(cpus) != 1 or int(cpus[0]) < 2:
+        out.append(f"read back by {cpus} CPUs, expected 2 nodes' CPUs")
+    return out + _check_restored(rep, log, 2, ["domain0", "domain1"])
+
+
 def liveupdate_cases(case_class):
     out = [
         case_class("liveupdate-cold", FW, [], [check_cold],
@@ -277,6 +292,9 @@ def liveupdate_cases(case_class):
                    ["liveupdate=2", "audit=full", "bootscrub=off",
                     "domain_fill=on"] + DOMAINS,
                    [check_dirty], {}),
+        case_class("liveupdate-memonly-node", "sandbox-3node-memonly.fw",
+                   ["liveupdate=1", "domain_fill=on", "domain=32M@2",
+                    "domain=16M@0"], [check_memonly], {"scrubbed": True}),
         case_class("liveupdate-discard", FW,
                    ["liveupdate=1", "handover=discard", DOMAINS[0]],
                    [check_discarded], {"scrubbed": True}),
