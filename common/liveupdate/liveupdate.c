@@ -19,9 +19,12 @@
  *   5. arch_lu_jump(): relocate and enter the new image.
  *
  * The new image's side is in keel_main()'s order: liveupdate_boot(),
- * liveupdate_heap_ready() (the downtime ends: the old freeze stamp and
- * our clock are one counter, TSC / CNTVCT / CLOCK_MONOTONIC_RAW, which run
- * on across the jump), liveupdate_verify().
+ * liveupdate_heap_ready(), the flow's domains_restore() (the domain
+ * room, common/domain/domain_restore.c), liveupdate_restored() (the
+ * downtime ends: the old freeze stamp and our clock are one counter, TSC
+ * / CNTVCT / CLOCK_MONOTONIC_RAW, which run on across the jump), and after
+ * the boot scrub liveupdate_verify() (lu_verify.c, on the domains' nodes'
+ * CPUs).
  *
  * State: `lu`, written by the boot CPU only, read by the report.
  */

@@ -18,6 +18,7 @@
  * domain_build.c (one domain, work units, the parallel build),
  * domain_destroy.c, domain_check.c (table walk, audit=full sampling),
  * domain_zero.c (what a build does to an extent's contents),
+ * domain_restore.c (a live update's domains taken back from the handover),
  * domain_view.c (what the rooms above read), and in the
  * report room domain_report.c, domain_summary.c (the `domains` table, the
  * human lines), through domain_view() and domain_set_stats().

@@ -7,17 +7,19 @@
  *
  * The flow calls, in order: liveupdate_boot() once the options are known
  * (what the firmware's handover was: taken, refused, discarded, none),
- * liveupdate_heap_ready() when the heap opened (the downtime ends there:
- * the restore of the domains will go right after it), liveupdate_verify()
- * once the boot scrub ran (the preserved bytes read back), and
- * liveupdate_run() after the domains are built: the next update, which
- * returns only when it could not happen.
+ * liveupdate_heap_ready() when the heap opened, liveupdate_restored()
+ * once the domain room restored the handover's domains (domains_restore():
+ * the downtime ends there), liveupdate_verify() once the boot scrub ran
+ * (the preserved bytes read back), and liveupdate_run() after the domains
+ * are built: the next update, which returns only when it could not happen.
  *
  * Files: liveupdate.c (the flow of one update, the new image's numbers),
- * lu_fill.c (the pattern that proves the memory survived),
+ * lu_fill.c (the pattern that proves the memory survived, which pages),
+ * lu_verify.c (its read-back on the domains' nodes' CPUs),
  * handover_write.c (the writer). The report reads liveupdate_info().
  *
- * Runs on the boot CPU only; liveupdate_run() stops every other CPU.
+ * Runs on the boot CPU only (liveupdate_verify() posts work to the
+ * others); liveupdate_run() stops every other CPU.
  */
 #ifndef KEEL_LIVEUPDATE_H
 #define KEEL_LIVEUPDATE_H
