@@ -150,6 +150,19 @@ static void post_liveupdate(struct keel_options *o, const char *val, size_t len)
 	}
 }
 
+/* A sampled page per SIZE: whole pages, at least one. */
+static void post_fill_sample(struct keel_options *o, const char *val,
+			     size_t len)
+{
+	if (o->domain_fill_sample < PAGE_SIZE ||
+	    !IS_ALIGNED(o->domain_fill_sample, PAGE_SIZE)) {
+		opt_warn("domain_fill_sample=%s is not a multiple of 4K, "
+			 "using %lluM",
+			 ESC(0, val, len), DOMAIN_FILL_SAMPLE_DEFAULT >> 20);
+		o->domain_fill_sample = DOMAIN_FILL_SAMPLE_DEFAULT;
+	}
+}
+
 static void post_cachemaint(struct keel_options *o, const char *val, size_t len)
 {
 	o->cachemaint_set = true;
@@ -243,6 +256,9 @@ static const struct opt_desc opt_table[] = {
 	{"liveupdate", OPT_U32, OFS(liveupdate), 0, NULL, 0, 0,
 	 post_liveupdate},
 	{"handover", OPT_ENUM, OFS(handover), 0, handover_names, 0, 0, NULL},
+	{"domain_fill", OPT_BOOL, OFS(domain_fill), 0, NULL, 0, 0, NULL},
+	{"domain_fill_sample", OPT_SIZE, OFS(domain_fill_sample), 0, NULL, 0, 0,
+	 post_fill_sample},
 };
 
 /* Enums are stored through int: make sure that is what they are. */
@@ -558,6 +574,7 @@ void options_defaults(struct keel_options *o)
 	o->guest_touch = GUEST_TOUCH_DEFAULT;
 	o->guest_run_ms = GUEST_RUN_MS_DEFAULT;
 	o->guest_rounds = 1;
+	o->domain_fill_sample = DOMAIN_FILL_SAMPLE_DEFAULT;
 }
 
 /**

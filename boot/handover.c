@@ -365,7 +365,7 @@ static int check_dom_fixed(struct ho_ctx *c, unsigned int n,
 		return refuse(c,
 			      "domains[%u] (%s): node %u (the machine has %u)",
 			      n, d->name, d->node, c->bi->node_count);
-	if (d->p2m_format > HANDOVER_P2M_EPT)
+	if (d->p2m_format > HANDOVER_P2M_NPT)
 		return refuse(c, "domains[%u] (%s): p2m_format %u unknown", n,
 			      d->name, d->p2m_format);
 	return 0;

@@ -390,10 +390,11 @@ static void phase_domains(const struct bootinfo *bi,
 			  const struct keel_options *o)
 {
 	if (liveupdate_has_domains()) {
-		pr_info("domains: %u came with the handover (not restored "
-			"yet, kept reserved); domain= and dom0less are not "
-			"built again\n",
+		/* Restored after the heap opened: checked, never rebuilt. */
+		pr_info("domains: %u came with the handover; domain= and "
+			"dom0less are not built again\n",
 			liveupdate_info()->domains);
+		domains_check(&domain_set, o->audit == AUDIT_FULL);
 		return;
 	}
 	if (!domains_setup(&domain_set, o, bi)) {
@@ -432,14 +433,22 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 	inject_line();
 	phase_heap(bi, nodes, o);
 	liveupdate_heap_ready(boot_times.heap_init_end);
+	if (liveupdate_has_domains()) {
+		unsigned int failed, ok;
+
+		trace_begin("restore");
+		ok = domains_restore(&domain_set, bi, o, &failed);
+		trace_end("restore");
+		liveupdate_restored(arch_ticks(), ok, failed);
+	}
 	phase_scrub(o);
-	liveupdate_verify(bi);
+	liveupdate_verify(bi, o);
 	if (o->p2m_selftest)
 		p2m_selftest(-1);
 	phase_exercise(o);
 	phase_domains(bi, o);
 	/* liveupdate=N: returns only when the update could not happen. */
-	liveupdate_run(bi, &domain_set);
+	liveupdate_run(bi, o, &domain_set);
 }
 
 /**
@@ -461,7 +470,7 @@ void keel_main(struct bootinfo *bi, const struct keel_options *o)
 	trace_event("entry", TRACE_MARK, arch_entry_ticks, 0);
 
 	boot_apply_options(o);
-	liveupdate_boot(bi, o->liveupdate);
+	liveupdate_boot(bi, o);
 	phase_firmware(bi);
 	nodes = bi->node_count;
 

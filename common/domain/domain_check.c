@@ -24,7 +24,9 @@
  * With audit=full, sampled leaves (at most CHECK_SAMPLES per domain) are
  * read for zero at their start, middle and end: a guest never sees
  * another's data, bootscrub=off included; not a static domain's, which
- * holds the user's data as the loader left it. Where the MMU can walk the
+ * holds the user's data as the loader left it, nor a restored one's
+ * (DOMAIN_ORIGIN_HANDOVER: its guest's data, adopted in blocks that may
+ * hold several leaves; domain_restore.c). Where the MMU can walk the
  * table (arm64 at EL2: p2m_hw_translate()), the middle of the same sampled
  * leaves is translated by the hardware and must match the walk.
  *
@@ -86,7 +88,7 @@ static void check_sample(struct check_ctx *c, uint64_t gpa, paddr_t pa,
 	paddr_t hw;
 	int err;
 
-	if (c->zero && c->d->origin != DOMAIN_ORIGIN_STATIC) {
+	if (c->zero && c->d->origin == DOMAIN_ORIGIN_BOOT) {
 		c->st->zero_sampled++;
 		if (!bytes_zero(pa) || !bytes_zero(pa_add(pa, mid)) ||
 		    !bytes_zero(pa_add(pa, size - ZERO_PROBE_BYTES)))
@@ -119,13 +121,30 @@ static bool leaf_in_extent(const struct check_ctx *c, uint64_t gpa, paddr_t pa,
 	if (horder < order || p < h ||
 	    p + (1ull << order) > h + (1ull << horder))
 		return false;
-	if (gpa >=
-	    c->d->big_bytes) /* at its offset in a naturally aligned one */
+	/* At its offset in a naturally aligned block of the unit path. */
+	if (gpa >= c->d->big_bytes)
 		return off == (gpa & ((PAGE_SIZE << horder) - 1));
 	for (unsigned int i = 0; i < c->d->nbig; i++)
 		if (pfn_val(paddr_to_pfn(c->d->big[i].pa)) == h)
 			return gpa - off == c->d->big[i].gpa;
 	return false;
+}
+
+/* The leaf in an extent of its domain, as the domain's origin says. */
+static bool leaf_ok(const struct check_ctx *c, uint64_t gpa, paddr_t pa,
+		    unsigned int order, pfn_t head, unsigned int horder)
+{
+	uint64_t p = pfn_val(paddr_to_pfn(pa)), h = pfn_val(head);
+
+	switch (c->d->origin) {
+	case DOMAIN_ORIGIN_STATIC:
+		return domain_static_leaf_ok(c->d, gpa, pa, order, head,
+					     horder);
+	case DOMAIN_ORIGIN_HANDOVER: /* adopted: any block holding it */
+		return p >= h && p + (1ull << order) <= h + (1ull << horder);
+	default:
+		return leaf_in_extent(c, gpa, pa, order, head, horder);
+	}
 }
 
 static int check_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
@@ -142,11 +161,7 @@ static int check_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
 	if (gpa != c->next_gpa)
 		check_problem(c, "leaves not contiguous from 0", gpa, pa);
 	owner = heap_owner_of(paddr_to_pfn(pa), &head, &horder);
-	if (owner != c->d->id ||
-	    !(c->d->origin == DOMAIN_ORIGIN_STATIC
-		      ? domain_static_leaf_ok(c->d, gpa, pa, order, head,
-					      horder)
-		      : leaf_in_extent(c, gpa, pa, order, head, horder)))
+	if (owner != c->d->id || !leaf_ok(c, gpa, pa, order, head, horder))
 		check_problem(c, "frame not an extent of this domain", gpa, pa);
 	c->next_gpa = gpa + (PAGE_SIZE << order);
 	c->extents[kind]++;

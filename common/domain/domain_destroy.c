@@ -100,6 +100,13 @@ void domain_free(struct domain *d)
 
 	if (!d->p2m)
 		return;
+	if (d->origin == DOMAIN_ORIGIN_HANDOVER) {
+		/* Back to reserved; its table pages were never the heap's. */
+		domain_restore_free(d);
+		d->p2m = NULL;
+		d->destroyed = true;
+		return;
+	}
 	if (d->origin == DOMAIN_ORIGIN_STATIC) {
 		domain_static_free(d); /* back to reserved, untouched */
 	} else {

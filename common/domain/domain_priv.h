@@ -82,6 +82,9 @@ bool domain_static_leaf_ok(const struct domain *d, uint64_t gpa, paddr_t pa,
 			   unsigned int order, pfn_t head, unsigned int horder);
 void domain_fail(struct domain *d, const char *why);
 
+/* domain_restore.c: a restored domain's extents back to reserved. */
+void domain_restore_free(struct domain *d);
+
 /* domain_destroy.c */
 void domain_free(struct domain *d);
 void domain_snapshot(struct domain_heap_snap *s);

@@ -71,7 +71,7 @@ bool domain_view(const struct domain_set *s, unsigned int i,
 		.cpus = domain_cpus(d),
 		.build_node = d->build_node,
 		.p2m = d->built && !d->failed && !d->destroyed ? d->p2m : NULL,
-		.user_data = d->origin == DOMAIN_ORIGIN_STATIC,
+		.user_data = d->origin != DOMAIN_ORIGIN_BOOT,
 	};
 	memcpy(v->extents, d->extents, sizeof(v->extents));
 	return true;

@@ -19,9 +19,12 @@
  *   5. arch_lu_jump(): relocate and enter the new image.
  *
  * The new image's side is in keel_main()'s order: liveupdate_boot(),
- * liveupdate_heap_ready() (the downtime ends: the old freeze stamp and
- * our clock are one counter, TSC / CNTVCT / CLOCK_MONOTONIC_RAW, which run
- * on across the jump), liveupdate_verify().
+ * liveupdate_heap_ready(), the flow's domains_restore() (the domain
+ * room, common/domain/domain_restore.c), liveupdate_restored() (the
+ * downtime ends: the old freeze stamp and our clock are one counter, TSC
+ * / CNTVCT / CLOCK_MONOTONIC_RAW, which run on across the jump), and after
+ * the boot scrub liveupdate_verify() (lu_verify.c, on the domains' nodes'
+ * CPUs).
  *
  * State: `lu`, written by the boot CPU only, read by the report.
  */
@@ -37,6 +40,7 @@
 #include <keel/heap.h>
 #include <keel/inject.h>
 #include <keel/liveupdate.h>
+#include <keel/options.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
 #include <keel/printk.h>
@@ -56,7 +60,8 @@
 static struct liveupdate_info lu;
 static const struct bi_handover *lu_in; /* a taken handover, or NULL */
 static char lu_why[BI_HANDOVER_WHY_MAX];
-static uint32_t lu_stops; /* CPUs that ran lu_cpu_stop() */
+static uint32_t lu_stops;      /* CPUs that ran lu_cpu_stop() */
+static uint64_t lu_heap_ticks; /* the heap opened (arch_ticks()) */
 
 const struct liveupdate_info *liveupdate_info(void)
 {
@@ -90,9 +95,10 @@ static __printf(1, 2) void lu_failed(const char *fmt, ...)
 	lu.fail = lu_why;
 }
 
-void liveupdate_boot(const struct bootinfo *bi, uint32_t asked)
+void liveupdate_boot(const struct bootinfo *bi, const struct keel_options *o)
 {
 	const struct bi_handover *h = &bi->handover;
+	uint32_t asked = o->liveupdate;
 
 	memset(&lu, 0, sizeof(lu));
 	lu_in = NULL;
@@ -117,14 +123,24 @@ void liveupdate_boot(const struct bootinfo *bi, uint32_t asked)
 
 void liveupdate_heap_ready(uint64_t ticks)
 {
+	if (lu_in)
+		lu_heap_ticks = ticks;
+}
+
+void liveupdate_restored(uint64_t ticks, unsigned int restored,
+			 unsigned int failed)
+{
 	const struct handover_header *hd;
 
 	if (!lu_in)
 		return;
+	lu.domains_restored = restored;
+	lu.domains_failed = failed;
 	hd = &lu_in->hdr;
 	if (hd->freeze_ticks > hd->frozen_ticks ||
 	    hd->frozen_ticks > hd->written_ticks ||
-	    hd->written_ticks > arch_entry_ticks || arch_entry_ticks > ticks) {
+	    hd->written_ticks > arch_entry_ticks ||
+	    arch_entry_ticks > lu_heap_ticks || lu_heap_ticks > ticks) {
 		pr_warn("liveupdate: the clock does not run on across the "
 			"jump (freeze %llu, entry %llu ticks): no downtime\n",
 			(unsigned long long)hd->freeze_ticks,
@@ -135,43 +151,35 @@ void liveupdate_heap_ready(uint64_t ticks)
 	lu.handover_write_ns =
 		ticks_to_ns(hd->written_ticks - hd->frozen_ticks);
 	lu.relocate_ns = ticks_to_ns(arch_entry_ticks - hd->written_ticks);
-	lu.entry_to_heap_ns = ticks_to_ns(ticks - arch_entry_ticks);
+	lu.entry_to_heap_ns = ticks_to_ns(lu_heap_ticks - arch_entry_ticks);
+	lu.restore_ns = ticks_to_ns(ticks - lu_heap_ticks);
 	lu.downtime_ns = ticks_to_ns(ticks - hd->freeze_ticks);
 	lu.timed = true;
 }
 
-/* A domain's first and last page: extents are in gpa order. */
-static bool handover_edges(const struct bi_handover_domain *d, paddr_t *first,
-			   paddr_t *last)
+/* What domain_fill= and domain_fill_sample= ask (lu_fill.c). */
+static struct lu_sample lu_sample_of(const struct keel_options *o)
 {
-	struct handover_extent a, b;
-
-	if (!d->extent_count)
-		return false;
-	a = handover_domain_extent(d, 0);
-	b = handover_domain_extent(d, d->extent_count - 1);
-	*first = pa(a.pa);
-	*last = pa(b.pa + ((b.pages - 1) << PAGE_SHIFT));
-	return true;
+	return (struct lu_sample){.every_extent = o->domain_fill,
+				  .window = o->domain_fill_sample};
 }
 
-void liveupdate_verify(const struct bootinfo *bi)
+void liveupdate_verify(const struct bootinfo *bi, const struct keel_options *o)
 {
-	paddr_t first, last;
+	struct lu_sample smp = lu_sample_of(o);
+	uint64_t t0 = arch_ticks();
+	unsigned int cpus;
 
 	(void)bi;
 	if (!lu_in || !lu_in->domain_count)
 		return;
-	for (unsigned int i = 0; i < lu_in->domain_count; i++) {
-		const struct bi_handover_domain *d = &lu_in->domains[i];
-
-		if (handover_edges(d, &first, &last))
-			lu.mismatches += liveupdate_domain_check(
-				d->id, first, last, &lu.verified_words);
-	}
-	pr_info("liveupdate: %llu words of %u domains read back, %llu "
-		"mismatches\n",
+	cpus = lu_verify_domains(lu_in, &smp, &lu.verified_words,
+				 &lu.mismatches);
+	lu.verify_ns = ticks_to_ns(arch_ticks() - t0);
+	pr_info("liveupdate: %llu words of %u domains read back by %u CPUs "
+		"in %llu us, %llu mismatches\n",
 		(unsigned long long)lu.verified_words, lu_in->domain_count,
+		cpus, (unsigned long long)(lu.verify_ns / 1000),
 		(unsigned long long)lu.mismatches);
 	if (lu.mismatches)
 		lu_failed("%llu of %llu words of the preserved domains differ",
@@ -195,6 +203,8 @@ static uint8_t p2m_format_id(const struct p2m *p)
 {
 	if (p->fmt == &p2m_format_ept)
 		return HANDOVER_P2M_EPT;
+	if (p->fmt == &p2m_format_npt)
+		return HANDOVER_P2M_NPT;
 	return p->fmt == &p2m_format_vmsa_s2 ? HANDOVER_P2M_VMSA
 					     : HANDOVER_P2M_NONE;
 }
@@ -247,21 +257,55 @@ unsigned int lu_built_domains(const struct domain_set *ds)
 	return n;
 }
 
-/* The first image marks every domain it hands over (lu_fill.c). */
-static void fill_domains(const struct domain_set *ds)
+/* One domain's extents to lu_extent_pages(), the last one known last. */
+struct fill_acc {
+	const struct lu_sample *s;
+	uint16_t id;
+	bool held, first;
+	uint64_t gpa, pa, pages; /* the extent held back */
+	uint64_t filled;	 /* pages written */
+};
+
+static void fill_flush(struct fill_acc *a, bool last)
 {
+	if (!a->held)
+		return;
+	lu_extent_pages(a->s, a->id, a->gpa, a->pa, a->pages, a->first, last,
+			lu_fill_cb, &a->filled);
+	a->held = a->first = false;
+}
+
+static void fill_extent_cb(uint64_t gpa, paddr_t p, uint64_t pages, void *arg)
+{
+	struct fill_acc *a = arg;
+
+	fill_flush(a, false);
+	a->held = true;
+	a->gpa = gpa;
+	a->pa = pa_val(p);
+	a->pages = pages;
+}
+
+/* The first image marks every domain it hands over (lu_fill.c). */
+static void fill_domains(const struct domain_set *ds,
+			 const struct lu_sample *smp)
+{
+	struct fill_acc a = {.s = smp};
 	struct domain_view v;
-	struct lu_edges e;
 
 	for (unsigned int i = 0; !lu_in && i < domain_set_stats(ds)->count;
 	     i++) {
 		if (!domain_view(ds, i, &v) || !v.p2m)
 			continue;
-		memset(&e, 0, sizeof(e));
-		domain_view_extents(&v, lu_edges_cb, &e);
-		if (e.any)
-			liveupdate_domain_fill(v.id, e.first, e.last);
+		a.id = v.id;
+		a.first = true;
+		domain_view_extents(&v, fill_extent_cb, &a);
+		fill_flush(&a, true);
 	}
+	if (a.filled)
+		pr_info("liveupdate: the pattern written into %llu pages%s\n",
+			(unsigned long long)a.filled,
+			smp->every_extent ? " (domain_fill=on)" : "");
 }
 
 /* ---- the update --------------------------------------------------------- */
@@ -380,8 +424,10 @@ static uint64_t lu_write(const struct domain_set *ds,
 	return size;
 }
 
-void liveupdate_run(const struct bootinfo *bi, const struct domain_set *ds)
+void liveupdate_run(const struct bootinfo *bi, const struct keel_options *o,
+		    const struct domain_set *ds)
 {
+	struct lu_sample smp = lu_sample_of(o);
 	struct handover_header hd = {0};
 	struct arch_lu_jump j;
 	uint64_t cap, size;
@@ -406,7 +452,7 @@ void liveupdate_run(const struct bootinfo *bi, const struct domain_set *ds)
 		(unsigned long long)pa_val(j.image.end),
 		(unsigned long long)pa_val(j.handover),
 		(unsigned long long)cap);
-	fill_domains(ds);
+	fill_domains(ds, &smp);
 	hd.generation = lu.generation + 1;
 	hd.build = lu.build;
 	hd.from_build = lu.from_build;

@@ -1,14 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Proof that a domain's memory survived a live update (issue 30 §5, the
- * seed of domain_fill=on): the first image writes a pattern into the
- * first and the last page of every domain it hands over; every later
- * image reads the two pages back, word by word. A page scrubbed, moved or
- * handed to the heap by any image in between shows as mismatches.
+ * Proof that a domain's memory survived a live update (issue 30 §5): the
+ * first image writes a pattern into sampled pages of every domain it
+ * hands over; every later image reads them back, word by word
+ * (lu_verify.c). A page scrubbed, moved or handed to the heap by any
+ * image in between shows as mismatches.
+ *
+ * Which pages (struct lu_sample, from the options every image reads):
+ *  - by default, the first page of a domain's first extent and the last
+ *    page of its last one: two pages a domain;
+ *  - domain_fill=on: the first and the last page of every extent, and in
+ *    each window of domain_fill_sample= bytes of guest-physical space (64
+ *    MiB by default) one page at a pseudo-random offset derived from
+ *    (domain id, window), when an extent maps it. A sparse 1 TiB domain
+ *    costs 16384 pages, not 2^28.
+ * Writer and reader derive the same pages from the same extents (the
+ * handover's are the writer's, merged the same way).
  *
  * Each 8-byte word depends on (domain id, pfn, word index), so a page
  * mapped at the wrong frame or another domain's page does not match
- * either. Runs on the boot CPU; costs two pages per domain.
+ * either. No lock: the caller owns the pages it fills or reads.
  */
 #include <arch/mm.h>
 #include <keel/liveupdate.h>
@@ -50,51 +61,58 @@ static uint64_t check_page(uint16_t id, paddr_t p)
 	return bad;
 }
 
-/**
- * liveupdate_domain_fill() - write the pattern of domain @id into its
- * first page @first and its last page @last (once when they are one).
- */
-void liveupdate_domain_fill(uint16_t id, paddr_t first, paddr_t last)
+/* The sampled page of window @w of domain @id: its guest address. */
+static uint64_t window_page(const struct lu_sample *s, uint16_t id, uint64_t w)
 {
-	fill_page(id, first);
-	if (pa_val(last) != pa_val(first))
-		fill_page(id, last);
+	uint64_t pages = s->window >> PAGE_SHIFT;
+
+	return w * s->window +
+	       ((liveupdate_pattern(id, w, 0) % pages) << PAGE_SHIFT);
 }
 
 /**
- * liveupdate_domain_check() - read back what liveupdate_domain_fill()
- * wrote.
- * @id: the domain
- * @first: its first page
- * @last: its last page
- * @words: out, incremented by the words read
- *
- * Return: the words that do not match.
+ * lu_extent_pages() - @fn(@id, page, @arg) for every sampled page of one
+ * extent (guest @gpa, host @pa, @pages), as struct lu_sample @s says (see
+ * the top); @first / @last: it is the domain's first / last extent. Each
+ * page once.
  */
-uint64_t liveupdate_domain_check(uint16_t id, paddr_t first, paddr_t last,
-				 uint64_t *words)
+void lu_extent_pages(const struct lu_sample *s, uint16_t id, uint64_t gpa,
+		     uint64_t host, uint64_t pages, bool first, bool last,
+		     void (*fn)(uint16_t id, paddr_t p, void *arg), void *arg)
 {
-	uint64_t bad = check_page(id, first);
+	uint64_t end = gpa + (pages << PAGE_SHIFT), lastp = end - PAGE_SIZE;
+	bool f = first || s->every_extent, l = last || s->every_extent;
 
-	*words += WORDS_PER_PAGE;
-	if (pa_val(last) != pa_val(first)) {
-		bad += check_page(id, last);
-		*words += WORDS_PER_PAGE;
+	if (!pages)
+		return;
+	if (f)
+		fn(id, pa(host), arg);
+	if (l && !(f && lastp == gpa))
+		fn(id, pa(host + (lastp - gpa)), arg);
+	if (!s->every_extent || !s->window)
+		return;
+	for (uint64_t w = gpa / s->window; w <= (end - 1) / s->window; w++) {
+		uint64_t g = window_page(s, id, w);
+
+		if (g > gpa && g < lastp)
+			fn(id, pa(host + (g - gpa)), arg);
 	}
-	return bad;
 }
 
-/**
- * lu_edges_cb() - domain_view_extents() callback: the first page of the
- * first extent and the last page of the last (struct lu_edges @arg).
- */
-void lu_edges_cb(uint64_t gpa, paddr_t p, uint64_t pages, void *arg)
+/** lu_fill_cb() - lu_extent_pages() callback: write the page. */
+void lu_fill_cb(uint16_t id, paddr_t p, void *arg)
 {
-	struct lu_edges *e = arg;
+	uint64_t *pages = arg;
 
-	(void)gpa;
-	if (!e->any)
-		e->first = p;
-	e->last = pa_add(p, (pages - 1) << PAGE_SHIFT);
-	e->any = true;
+	fill_page(id, p);
+	(*pages)++;
+}
+
+/** lu_check_cb() - lu_extent_pages() callback: read it (struct lu_tally). */
+void lu_check_cb(uint16_t id, paddr_t p, void *arg)
+{
+	struct lu_tally *t = arg;
+
+	t->bad += check_page(id, p);
+	t->words += WORDS_PER_PAGE;
 }

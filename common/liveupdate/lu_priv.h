@@ -11,12 +11,34 @@
 
 struct bootinfo;
 
-/* lu_fill.c: a domain's first and last page, from its extents in order. */
-struct lu_edges {
-	bool any;
-	paddr_t first, last;
+/*
+ * lu_fill.c: which pages of a domain carry the pattern: by default its
+ * first and last page; domain_fill=on (@every_extent) the first and last
+ * of every extent and one page per @window bytes of guest space.
+ */
+struct lu_sample {
+	bool every_extent;
+	uint64_t window;
 };
-void lu_edges_cb(uint64_t gpa, paddr_t pa, uint64_t pages, void *arg);
+void lu_extent_pages(const struct lu_sample *s, uint16_t id, uint64_t gpa,
+		     uint64_t host, uint64_t pages, bool first, bool last,
+		     void (*fn)(uint16_t id, paddr_t p, void *arg), void *arg);
+/* Callbacks of lu_extent_pages(): @arg a uint64_t page count / a tally. */
+void lu_fill_cb(uint16_t id, paddr_t p, void *arg);
+struct lu_tally {
+	uint64_t words, bad;
+};
+void lu_check_cb(uint16_t id, paddr_t p, void *arg);
+
+/*
+ * lu_verify.c: every sampled word of the handover's domains @h read back,
+ * on the CPUs of each domain's node in parallel (the boot CPU for a node
+ * without one online). Adds to *@words and *@bad.
+ * Return: the CPUs that read at least one page.
+ */
+unsigned int lu_verify_domains(const struct bi_handover *h,
+			       const struct lu_sample *s, uint64_t *words,
+			       uint64_t *bad);
 
 /* liveupdate.c: the domains this image built and hands over. */
 struct domain_set;

@@ -137,6 +137,7 @@ void domains_report_json(struct jw *w, const struct domain_set *ds)
 static const struct enum_name domain_origin_names[] = {
 	{DOMAIN_ORIGIN_BOOT, "boot"},
 	{DOMAIN_ORIGIN_STATIC, "static"},
+	{DOMAIN_ORIGIN_HANDOVER, "handover"},
 	ENUM_NAMES_END,
 };
 
@@ -150,7 +151,9 @@ static void human_line(const struct domain_view *d)
 {
 	uint64_t ns = domain_build_ns(d);
 	uint64_t g = rate_gbps_milli(d->bytes, ns);
-	const char *st = d->origin == DOMAIN_ORIGIN_STATIC ? " static" : "";
+	const char *st = d->origin == DOMAIN_ORIGIN_STATIC     ? " static"
+			 : d->origin == DOMAIN_ORIGIN_HANDOVER ? " restored"
+							       : "";
 	char size[FORMAT_BYTES_LEN], remote[FORMAT_BYTES_LEN];
 
 	format_bytes(size, sizeof(size), d->bytes, FORMAT_DOWN);

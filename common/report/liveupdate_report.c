@@ -8,9 +8,10 @@
  *
  * Keys: liveupdate.{state, generation, build; then, unless a cold boot
  * asks for no update: asked, from_build,
- * handover_bytes, preserved_ranges, preserved_bytes, domains, extents,
- * phases.{freeze, handover_write, relocate, entry_to_heap}, downtime_ns,
- * verified_words, mismatches}. Build ids are 16 hex digits, as strings.
+ * handover_bytes, preserved_ranges, preserved_bytes, domains,
+ * domains_restored, domains_failed, extents, phases.{freeze,
+ * handover_write, relocate, entry_to_heap, restore, verify}, downtime_ns
+ * (the old freeze to the domains restored), verified_words, mismatches}. Build ids are 16 hex digits, as strings.
  */
 #include <keel/json.h>
 #include <keel/liveupdate.h>
@@ -58,12 +59,16 @@ void liveupdate_report_json(struct jw *w)
 	jw_u64(w, "preserved_ranges", l->preserved_ranges);
 	jw_u64(w, "preserved_bytes", l->preserved_bytes);
 	jw_u64(w, "domains", l->domains);
+	jw_u64(w, "domains_restored", l->domains_restored);
+	jw_u64(w, "domains_failed", l->domains_failed);
 	jw_u64(w, "extents", l->extents);
 	jw_obj(w, "phases");
 	jw_u64(w, "freeze", l->freeze_ns);
 	jw_u64(w, "handover_write", l->handover_write_ns);
 	jw_u64(w, "relocate", l->relocate_ns);
 	jw_u64(w, "entry_to_heap", l->entry_to_heap_ns);
+	jw_u64(w, "restore", l->restore_ns);
+	jw_u64(w, "verify", l->verify_ns);
 	jw_obj_end(w);
 	if (l->timed)
 		jw_u64(w, "downtime_ns", l->downtime_ns);
@@ -78,15 +83,19 @@ void liveupdate_report_json(struct jw *w)
 void liveupdate_report_human(void)
 {
 	const struct liveupdate_info *l = liveupdate_info();
-	char size[FORMAT_BYTES_LEN];
+	char size[FORMAT_BYTES_LEN], failed[32];
 
 	if (l->state != HANDOVER_TAKEN)
 		return;
 	format_bytes(size, sizeof(size), l->preserved_bytes, FORMAT_DOWN);
-	pr_info("liveupdate: generation %llu, %u domains (%s) handed over in "
-		"%llu.%llu ms downtime, %llu mismatches\n",
-		(unsigned long long)l->generation, l->domains, size,
+	failed[0] = 0;
+	if (l->domains_failed)
+		snprintf(failed, sizeof(failed), ", %u domains failed",
+			 l->domains_failed);
+	pr_info("liveupdate: generation %llu, %u domains (%s) restored in "
+		"%llu.%llu ms downtime, %llu mismatches%s\n",
+		(unsigned long long)l->generation, l->domains_restored, size,
 		(unsigned long long)(l->downtime_ns / 1000000),
 		(unsigned long long)(l->downtime_ns / 100000 % 10),
-		(unsigned long long)l->mismatches);
+		(unsigned long long)l->mismatches, failed);
 }

@@ -18,6 +18,7 @@
  * domain_build.c (one domain, work units, the parallel build),
  * domain_destroy.c, domain_check.c (table walk, audit=full sampling),
  * domain_zero.c (what a build does to an extent's contents),
+ * domain_restore.c (a live update's domains taken back from the handover),
  * domain_view.c (what the rooms above read), and in the
  * report room domain_report.c, domain_summary.c (the `domains` table, the
  * human lines), through domain_view() and domain_set_stats().
@@ -57,6 +58,7 @@ struct domain_spec {
 enum domain_origin {
 	DOMAIN_ORIGIN_BOOT = 0, /* the heap, at boot (domain=, dom0less) */
 	DOMAIN_ORIGIN_STATIC, /* its xen,static-mem ranges, never the heap's */
+	DOMAIN_ORIGIN_HANDOVER, /* a live update's handover, restored as is */
 };
 
 /*
@@ -155,9 +157,11 @@ struct domain {
 	uint32_t vcpus;		      /* the DT's `cpus`, 0 when not given */
 	enum domain_origin origin;
 	struct domain_static st; /* DOMAIN_ORIGIN_STATIC only */
-	struct domain_ctx *ctx;	 /* its set's, or the one-CPU build's */
-	uint16_t id;		 /* heap owner id: index + 1 */
-	uint32_t node;		 /* where its memory should be */
+	/* DOMAIN_ORIGIN_HANDOVER only: its record in the (reserved) handover. */
+	const struct bi_handover_domain *restored;
+	struct domain_ctx *ctx; /* its set's, or the one-CPU build's */
+	uint16_t id;		/* heap owner id: index + 1 */
+	uint32_t node;		/* where its memory should be */
 	uint32_t
 		build_node; /* whose CPUs build it (node, or nearest with CPUs) */
 	struct p2m table;   /* its stage-2 / EPT table, once @p2m is set */
@@ -336,6 +340,22 @@ unsigned int domains_check(struct domain_set *s, bool zero_sample);
 
 /* The set's counters (read-only). */
 const struct domain_set_stats *domain_set_stats(const struct domain_set *s);
+
+/*
+ * domains_restore() - live update (DESIGN §13): every domain of @bi's
+ * taken handover into the empty set @s, as the old image left it: its id,
+ * name and node; its extents adopted by the heap as owned extents (one
+ * head write per aligned block, nothing zeroed); its p2m taken over as
+ * is, once a walk proved every leaf inside its extents and every table
+ * page one of its preserved table pages. A domain that fails the walk or
+ * the adoption fails alone (one error naming it, its memory untouched and
+ * still reserved). Boot CPU, right after the heap opens
+ * (common/domain/domain_restore.c).
+ * Return: the domains restored; *@failed the others.
+ */
+unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
+			     const struct keel_options *o,
+			     unsigned int *failed);
 
 /*
  * One domain as the rooms above see it (domain_view()): a copy, times in

@@ -86,6 +86,7 @@ struct handover_extent {
 #define HANDOVER_P2M_NONE 0
 #define HANDOVER_P2M_VMSA 1 /* arm64 VMSAv8-64 stage 2 */
 #define HANDOVER_P2M_EPT  2 /* x86_64 EPT */
+#define HANDOVER_P2M_NPT  3 /* x86_64 AMD nested page tables */
 
 #define HANDOVER_NAME_MAX 64
 

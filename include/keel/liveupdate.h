@@ -7,17 +7,19 @@
  *
  * The flow calls, in order: liveupdate_boot() once the options are known
  * (what the firmware's handover was: taken, refused, discarded, none),
- * liveupdate_heap_ready() when the heap opened (the downtime ends there:
- * the restore of the domains will go right after it), liveupdate_verify()
- * once the boot scrub ran (the preserved bytes read back), and
- * liveupdate_run() after the domains are built: the next update, which
- * returns only when it could not happen.
+ * liveupdate_heap_ready() when the heap opened, liveupdate_restored()
+ * once the domain room restored the handover's domains (domains_restore():
+ * the downtime ends there), liveupdate_verify() once the boot scrub ran
+ * (the preserved bytes read back), and liveupdate_run() after the domains
+ * are built: the next update, which returns only when it could not happen.
  *
  * Files: liveupdate.c (the flow of one update, the new image's numbers),
- * lu_fill.c (the pattern that proves the memory survived),
+ * lu_fill.c (the pattern that proves the memory survived, which pages),
+ * lu_verify.c (its read-back on the domains' nodes' CPUs),
  * handover_write.c (the writer). The report reads liveupdate_info().
  *
- * Runs on the boot CPU only; liveupdate_run() stops every other CPU.
+ * Runs on the boot CPU only (liveupdate_verify() posts work to the
+ * others); liveupdate_run() stops every other CPU.
  */
 #ifndef KEEL_LIVEUPDATE_H
 #define KEEL_LIVEUPDATE_H
@@ -39,8 +41,11 @@ struct liveupdate_info {
 	uint64_t extents;
 	/* Phases of the last jump, ns: the old image's stamps, then ours. */
 	uint64_t freeze_ns, handover_write_ns, relocate_ns, entry_to_heap_ns;
-	uint64_t downtime_ns; /* the old freeze to our heap, one clock */
-	bool timed;	      /* the phases are known (a taken handover) */
+	uint64_t restore_ns;  /* the heap open to the domains restored */
+	uint64_t verify_ns;   /* the pattern read back (after the downtime) */
+	uint64_t downtime_ns; /* the old freeze to our domains restored */
+	unsigned int domains_restored, domains_failed;
+	bool timed; /* the phases are known (a taken handover) */
 	uint64_t verified_words, mismatches;
 	uint32_t asked;	  /* liveupdate=N */
 	const char *fail; /* why the boot fails, NULL: it does not */
@@ -48,36 +53,43 @@ struct liveupdate_info {
 
 const struct liveupdate_info *liveupdate_info(void);
 
-/* What the handover of @bi was; @asked = liveupdate=N. */
-void liveupdate_boot(const struct bootinfo *bi, uint32_t asked);
+struct keel_options;
+
+/* What the handover of @bi was; @o's liveupdate=N asked for more. */
+void liveupdate_boot(const struct bootinfo *bi, const struct keel_options *o);
 /* A refused handover: the boot stops before the heap (fail closed). */
 bool liveupdate_refused(void);
 /* The domains came with the handover: domain= is not built again. */
 bool liveupdate_has_domains(void);
-/* The heap opened at @ticks (arch_ticks()): the downtime ends there. */
+/* The heap opened at @ticks (arch_ticks()): the restore starts there. */
 void liveupdate_heap_ready(uint64_t ticks);
-/* Read back the pattern the first image wrote into the preserved domains. */
-void liveupdate_verify(const struct bootinfo *bi);
+/*
+ * The handover's domains restored (domains_restore()) at @ticks: the
+ * downtime ends there; @restored and @failed for the report.
+ */
+void liveupdate_restored(uint64_t ticks, unsigned int restored,
+			 unsigned int failed);
+/*
+ * Read back the pattern the first image wrote into the preserved domains
+ * (the pages @o's domain_fill= says), on their nodes' CPUs.
+ */
+void liveupdate_verify(const struct bootinfo *bi, const struct keel_options *o);
 /*
  * liveupdate_run() - the next update, when this image's generation is
  * below liveupdate=N: never returns then, unless it cannot happen (no
  * new image, no memory): a warning, and liveupdate_info()->fail says why.
  */
 struct domain_set;
-void liveupdate_run(const struct bootinfo *bi, const struct domain_set *ds);
+void liveupdate_run(const struct bootinfo *bi, const struct keel_options *o,
+		    const struct domain_set *ds);
 /* Why the boot fails because of the handover or the update, or NULL. */
 const char *liveupdate_fail_reason(void);
 
 /*
- * lu_fill.c: the pattern that proves the memory survived (issue 30 §5,
- * the seed of domain_fill=on): the first and the last page of a domain,
+ * lu_fill.c: the pattern that proves the memory survived (issue 30 §5):
  * every 8-byte word derived from (domain id, pfn, word).
  */
 uint64_t liveupdate_pattern(uint16_t id, uint64_t pfn, unsigned int word);
-void liveupdate_domain_fill(uint16_t id, paddr_t first, paddr_t last);
-/* Return: mismatching words of the two pages; *@words counts the words. */
-uint64_t liveupdate_domain_check(uint16_t id, paddr_t first, paddr_t last,
-				 uint64_t *words);
 
 /* ---- the writer (handover_write.c) ---------------------------------- */
 

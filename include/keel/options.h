@@ -28,6 +28,9 @@
 /* Bounds of stress= and ap_timeout_ms=: values outside are clamped, warned. */
 #define STRESS_MAX_SECONDS 3600
 #define AP_TIMEOUT_MIN_MS  10
+/* domain_fill_sample= default: one sampled page in every 64 MiB. */
+#define DOMAIN_FILL_SAMPLE_DEFAULT (64ULL << 20)
+
 /* liveupdate=N: at most this many updates in a row (more: clamped, warned). */
 #define LIVEUPDATE_MAX 1000
 /* latency_cpu= not given: the last online CPU of node 0. */
@@ -79,6 +82,8 @@ struct keel_options {
 	uint32_t guest_rounds; /* guest_rounds=: build, run, destroy rounds */
 	uint32_t liveupdate;   /* liveupdate=N: updates in a row */
 	enum handover_mode handover; /* handover=keep|discard */
+	bool domain_fill;	     /* domain_fill=on: every extent, sampled */
+	uint64_t domain_fill_sample; /* domain_fill_sample=: a page per SIZE */
 	unsigned int warnings;	     /* problems seen while parsing */
 };
 

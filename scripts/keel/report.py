@@ -184,12 +184,14 @@ def _liveupdate(rep, out):
         out.append(f"liveupdate.generation {gen} with state {state!r}")
     if state == "taken" and lu.get("from_build") is None:
         out.append("liveupdate.from_build is null after a handover")
-    phases = lu.get("phases") or {}
+    phases = dict(lu.get("phases") or {})
+    phases.pop("verify", None)  # after the downtime
     down = lu.get("downtime_ns")
     # Each phase is converted to ns on its own: a few ns of rounding.
     if isinstance(down, int) and abs(sum(phases.values()) - down) > 8:
         out.append(f"liveupdate.phases add up to {sum(phases.values())} "
                    f"ns, downtime_ns is {down}")
+    _restored(rep, lu, out)
     if lu.get("mismatches", 0) > lu.get("verified_words", 0):
         out.append("liveupdate.mismatches exceed verified_words")
     if state != "refused":
@@ -201,6 +203,29 @@ def _liveupdate(rep, out):
             (rep.get("heap") or {}).get("total_pages"):
         out.append("refused handover but memory was scrubbed or handed "
                    "to the heap")
+
+
+def _restored(rep, lu, out):
+    """domains_restored + domains_failed are the handover's domains, each
+    a `domains` row of origin handover (when the rows are all there)."""
+    if "domains_restored" not in lu:
+        return
+    ok, bad = lu["domains_restored"], lu.get("domains_failed", 0)
+    want = lu.get("domains", 0) if lu.get("state") == "taken" else 0
+    if ok + bad != want:
+        out.append(f"liveupdate.domains_restored {ok} + domains_failed "
+                   f"{bad}, the handover held {want}")
+    rows = rep.get("domains")
+    if not isinstance(rows, list) or not want:
+        return
+    handed = [d for d in rows if isinstance(d, dict) and
+              d.get("origin") == "handover"]
+    if len(handed) != len(rows):
+        out.append(f"{len(rows) - len(handed)} domains rows not of origin "
+                   "handover after a handover")
+    failed = sum(1 for d in handed if d.get("fail_reason"))
+    if len(rows) == want and failed != bad:
+        out.append(f"{failed} handover rows failed, domains_failed {bad}")
 
 
 def _stopped(scrub, out):
@@ -410,8 +435,11 @@ def domains_rescrubbed(rep):
 def domains_held_bytes(rep):
     """Bytes domains still hold that the heap had (extents and tables, not
     static memory) at report time, from domains_info's summary (the
-    compact report leaves rows out)."""
+    compact report leaves rows out). Domains restored from a handover
+    hold nothing the heap had: their memory was preserved, never free."""
     if "domains" not in rep or rep["domains_info"]["after"] is not None:
+        return 0
+    if (rep.get("liveupdate") or {}).get("state") == "taken":
         return 0
     info = rep["domains_info"]
     return (info["built_bytes"] - info.get("static_bytes", 0)

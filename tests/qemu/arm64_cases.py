@@ -403,15 +403,38 @@ CASES += [
 # Live update (issue 30, docs/liveupdate.md) at EL2 on 2 nodes: the Image
 # is its own next image (the initrd), entered with the DTB grown by
 # /chosen/keel,handover; every CPU is started again (PSCI CPU_OFF, then
-# CPU_ON). Then one fault class: a preserved range moved over the initrd,
-# which the new image refuses before any CPU or the heap. Quiet on this
-# 2-core host: 4-6 s each (two boots); the timeout is 120 s.
+# CPU_ON). Beside the two domain= domains a dom0less DT domain whose name
+# is no domainN: the new image restores all three with their ids and
+# names (the DT's domain is not built again), and the MMU (AT S12E1R)
+# translates sampled IPAs of the restored tables. Then one fault class: a
+# preserved range moved over the initrd, which the new image refuses
+# before any CPU or the heap. Quiet on this 2-core host: 4-6 s each (two
+# boots); the timeout is 120 s.
 LU_ENTRY = r"^keel: arm64: entered at EL"
 LU_WORDS = "liveupdate=1 domain=64M@0 domain=64M@1"
 LU_ARGS = ["--el2", "--gic", "3", "--smp", "4", "--numa", "2", "--mem", "1G"]
+LU_DT_DOMAIN = "guest-kept-across-update"
+
+
+def make_lu_dt_domain(workdir, qemu_args):
+    """QEMU's DT and one dom0less domain of 16 MiB, no kernel module."""
+    return _patched_dtb(workdir, qemu_args,
+                        "\tchosen {\n"
+                        f"\t\t{LU_DT_DOMAIN} {{\n"
+                        "\t\t\tcompatible = \"xen,domain\";\n"
+                        "\t\t\t#address-cells = <0x2>;\n"
+                        "\t\t\t#size-cells = <0x1>;\n"
+                        "\t\t\tmemory = <0 16384>;\n"
+                        "\t\t\tcpus = <1>;\n"
+                        "\t\t};\n\t};\n")
+
+
 _lu_ok = case("liveupdate-1-el2-2node", LU_ARGS,
               {"cpus": 4, "online": 4, "nodes": 2, "scrubbed": True}, el=2,
-              append=LU_WORDS, checks=[updated(None, 1, 2, LU_ENTRY)])
+              append=LU_WORDS, setup=make_lu_dt_domain,
+              checks=[updated(None, 1, 3, LU_ENTRY,
+                              names=["domain0", "domain1", LU_DT_DOMAIN],
+                              hw=True)])
 _lu_bad = case("liveupdate-refused-overlap", LU_ARGS, {"fail": True}, el=2,
                append=LU_WORDS + " inject=handover-overlap", named=(),
                checks=[refused(r"handover: preserved\[0\] .* overlaps "

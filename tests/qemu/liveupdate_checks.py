@@ -59,10 +59,35 @@ def same_build(rep, elf):
     return []
 
 
-def updated(elf, gens, domains, entry_line):
+def restored(rep, log, names, hw):
+    """The domains @names restored (in order, ids 1..), none failed, none
+    built again; @hw: the MMU translated sampled IPAs of their tables
+    (arm64 at EL2: AT S12E1R on the restored p2m)."""
+    lu, out = rep["liveupdate"], []
+    if lu.get("domains_restored") != len(names) or lu.get("domains_failed"):
+        out.append(f"domains_restored {lu.get('domains_restored')}, "
+                   f"domains_failed {lu.get('domains_failed')}")
+    rows = [(d["id"], d["name"], d["origin"], d["fail_reason"])
+            for d in rep.get("domains") or []]
+    want = [(i + 1, n, "handover", None) for i, n in enumerate(names)]
+    if rows != want:
+        out.append(f"domains rows {rows}, expected {want}")
+    if hw and not rep["domains_info"]["hw_checked"]:
+        out.append("no restored IPA translated by the MMU")
+    if not re.search(rf"^keel: liveupdate: generation {lu['generation']}, "
+                     rf"{len(names)} domains \(.*\) restored in [0-9.]+ "
+                     r"ms downtime, 0 mismatches\r?$", log, re.M):
+        out.append("no 'liveupdate: ... restored in ... downtime' line")
+    return out
+
+
+def updated(elf, gens, domains, entry_line, names=None, hw=False):
     """@gens updates, @domains domains read back whole, every image's own
     build id (@elf; None: the caller checks it with same_build());
-    @entry_line: the line each image prints once at entry."""
+    @entry_line: the line each image prints once at entry; the domains
+    restored as restored() says (@names: domain0, domain1, ...)."""
+    names = names or [f"domain{i}" for i in range(domains)]
+
     def check(rep, log):
         lu, out = rep["liveupdate"], []
         want = {"state": "taken", "asked": gens, "generation": gens,
@@ -80,7 +105,10 @@ def updated(elf, gens, domains, entry_line):
         if kept != lu["preserved_bytes"] or not kept:
             out.append(f"{kept} bytes reserved as preserved, the handover "
                        f"says {lu['preserved_bytes']}")
-        return out
+        offline = [c["id"] for c in rep["cpus"] if not c["online"]]
+        if offline:
+            out.append(f"CPUs {offline} not online in the new image")
+        return out + restored(rep, log, names, hw)
     check.wants_log = True
     return check
 

@@ -91,10 +91,37 @@ def check_updated(generations):
                        f"says {lu['preserved_bytes']}")
         if not isinstance(lu["downtime_ns"], int) or lu["downtime_ns"] <= 0:
             out.append(f"liveupdate.downtime_ns {lu['downtime_ns']!r}")
-        if "domains" in rep:
-            out.append("domains built again after the handover")
+        out += _check_restored(rep, log, 2, ["domain0", "domain1"])
         return out
     return check
+
+
+def _check_restored(rep, log, count, names):
+    """@count domains restored from the handover, by id and @names, none
+    built again: origin handover, built, not failed."""
+    lu, out = rep["liveupdate"], []
+    if lu.get("domains_restored") != count or lu.get("domains_failed"):
+        out.append(f"liveupdate.domains_restored "
+                   f"{lu.get('domains_restored')}, domains_failed "
+                   f"{lu.get('domains_failed')}, expected {count}, 0")
+    rows = rep.get("domains") or []
+    got = [(d["id"], d["name"], d["origin"], d["fail_reason"]) for d in rows]
+    want = [(i + 1, n, "handover", None) for i, n in enumerate(names)]
+    if got[:len(want)] != want[:len(got)] or \
+            rep["domains_info"]["built"] != count:
+        out.append(f"domains rows {got}, expected {want}")
+    # Every image after the first: its domains came, none was built.
+    came = re.findall(rf"^keel: domains: {count} came with the handover; "
+                      r"domain= and dom0less are not built again$", log,
+                      re.M)
+    if len(came) != lu["generation"]:
+        out.append("domains built again after the handover")
+    line = (rf"^keel: liveupdate: generation {lu['generation']}, {count} "
+            r"domains \([0-9.]+ [KMGT]iB\) restored in [0-9.]+ ms "
+            r"downtime, 0 mismatches$")
+    if not re.search(line, log, re.M):
+        out.append("no 'liveupdate: ... restored in ... downtime' line")
+    return out
 
 
 def check_refused(pattern):
@@ -150,6 +177,104 @@ def check_cold(rep, log):
     return []
 
 
+# Issue 30's many-domain case: 8 nodes, 64 domains (8 MiB and 6 MiB +
+# 4 KiB in turn, so 2 MiB and 4 KiB leaves), 8 to a node.
+FW8 = "sandbox-liveupdate-8node.fw"
+DOMAINS64 = [f"domain={'8M' if i % 2 == 0 else '6148K'}@{i % 8}"
+             for i in range(64)]
+# domain_fill=on: every extent's first and last page, and one page per
+# domain_fill_sample= window the extent maps.
+FILL = ["domain_fill=on", "domain_fill_sample=1M"]
+
+
+def _per_node(rep):
+    """{node: (free pages, bytes its built domains own)}, the handover's
+    own pages given back to its node's free pages: they stay reserved for
+    the next update (docs/liveupdate.md), a cold boot has none."""
+    heap = {r["node"]: r["free_pages"] for r in rep["heap"]["per_node"]}
+    own = {r["node"]: r["built_bytes"]
+           for r in rep["domains_info"]["by_node"]}
+    for s, e, name in rep["memmap"]["reserved"]:
+        for n in rep["nodes"]:
+            if name == "handover" and any(a <= s < b
+                                          for a, b in n["ranges"]):
+                heap[n["id"]] += (e - s) // firmware.PAGE
+    return {n: (heap[n], own.get(n, 0)) for n in heap}
+
+
+def check_many(rep, log):
+    """64 domains through 2 updates: all restored, nothing lost, and each
+    node's free and owned memory that of a cold boot of the same words."""
+    lu, out = rep["liveupdate"], []
+    if lu["mismatches"] or lu["domains"] != 64 or not lu["verified_words"]:
+        out.append(f"liveupdate {lu}")
+    # Each extent's 2 pages at least: far more words than the default 2
+    # pages a domain (64 * 2 * 512).
+    if lu["verified_words"] <= 64 * 2 * 512:
+        out.append(f"verified_words {lu['verified_words']}: not every "
+                   "extent sampled (domain_fill=on)")
+    out += _check_restored(rep, log, 64, [])
+    # Each node's domains are read by that node's CPUs only: 8 at least.
+    cpus = re.findall(r"^keel: liveupdate: \d+ words of 64 domains read "
+                      r"back by (\d+) CPUs", log, re.M)
+    if len(cpus) != 2 or any(int(n) < 8 for n in cpus):
+        out.append(f"the read-backs ran on {cpus} CPUs, not on every "
+                   "node's")
+    cold = firmware.run_keel(firmware.BINARY, FW8,
+                             ["audit=full"] + FILL + DOMAINS64).report
+    if not cold:
+        return out + ["the cold boot gave no report"]
+    a, b = _per_node(cold), _per_node(rep)
+    if a != b:
+        out.append(f"per node (free pages, owned bytes): cold {a}, after "
+                   f"two updates {b}")
+    if cold["audit"]["owned_pages"] != rep["audit"]["owned_pages"]:
+        out.append(f"audit.owned_pages {rep['audit']['owned_pages']}, "
+                   f"cold {cold['audit']['owned_pages']}")
+    return out
+
+
+def check_dirty(rep, log):
+    """bootscrub=off: the first image's build zeroed each domain (its
+    audit=full zero sampling found them zero); no later image zeroed
+    anything (no row's zero_ns, no scrub) and the pattern survived."""
+    lu, out = rep["liveupdate"], []
+    if rep["scrub"]["bytes"]:
+        out.append(f"scrub.bytes {rep['scrub']['bytes']} with bootscrub=off")
+    zeroing = [d["name"] for d in rep["domains"] if d["zero_ns"]]
+    if zeroing:
+        out.append(f"restored domains zeroed again: {zeroing}")
+    if lu["mismatches"] or not lu["verified_words"]:
+        out.append(f"verified_words {lu['verified_words']}, mismatches "
+                   f"{lu['mismatches']}")
+    first = re.findall(r"^keel: domains: checked, (\d+) problems, (\d+) "
+                       r"leaves read for zero", log, re.M)
+    if len(first) != 3 or first[0][0] != "0" or first[0][1] == "0" or \
+            any(z != "0" for _, z in first[1:]):
+        out.append(f"zero checks {first}: the first image's domains not "
+                   "read zero, or a later image's read")
+    cold = firmware.run_keel(firmware.BINARY, FW,
+                             ["bootscrub=off"] + DOMAINS).report
+    if not cold or not all(d["zero_ns"] for d in cold["domains"]):
+        out.append("a cold bootscrub=off build did not zero its domains")
+    return out
+
+
+def check_memonly(rep, log):
+    """A domain on a node without CPUs is read back by the CPUs of the
+    node nearest its memory (node 1 for node 2), the other by node 0's:
+    two CPUs at least, every word matching."""
+    lu, out = rep["liveupdate"], []
+    if lu["mismatches"] or lu["verified_words"] <= 2 * 2 * 512:
+        out.append(f"verified_words {lu['verified_words']}, mismatches "
+                   f"{lu['mismatches']}")
+    cpus = re.findall(r"^keel: liveupdate: \d+ words of 2 domains read "
+                      r"back by (\d+) CPUs", log, re.M)
+    if len(cpus) != 1 or int(cpus[0]) < 2:
+        out.append(f"read back by {cpus} CPUs, expected 2 nodes' CPUs")
+    return out + _check_restored(rep, log, 2, ["domain0", "domain1"])
+
+
 def liveupdate_cases(case_class):
     out = [
         case_class("liveupdate-cold", FW, [], [check_cold],
@@ -160,6 +285,16 @@ def liveupdate_cases(case_class):
         case_class("liveupdate-1-prefault", FW,
                    ["--prefault", "liveupdate=1"] + DOMAINS,
                    [check_updated(1)], {"scrubbed": True}),
+        case_class("liveupdate-64-domains", FW8,
+                   ["liveupdate=2", "audit=full"] + FILL + DOMAINS64,
+                   [check_many], {"scrubbed": True}),
+        case_class("liveupdate-dirty", FW,
+                   ["liveupdate=2", "audit=full", "bootscrub=off",
+                    "domain_fill=on"] + DOMAINS,
+                   [check_dirty], {}),
+        case_class("liveupdate-memonly-node", "sandbox-3node-memonly.fw",
+                   ["liveupdate=1", "domain_fill=on", "domain=32M@2",
+                    "domain=16M@0"], [check_memonly], {"scrubbed": True}),
         case_class("liveupdate-discard", FW,
                    ["liveupdate=1", "handover=discard", DOMAINS[0]],
                    [check_discarded], {"scrubbed": True}),

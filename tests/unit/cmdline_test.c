@@ -355,6 +355,34 @@ static void test_guest_options(void **state)
 	assert_false(o.guests);
 }
 
+/* domain_fill= and domain_fill_sample= (docs/cmdline.md). */
+static void test_domain_fill(void **state)
+{
+	static const char *const bad[] = {"domain_fill_sample=0",
+					  "domain_fill_sample=6000",
+					  "domain_fill_sample=1K"};
+
+	assert_false(o.domain_fill);
+	assert_int_equal(o.domain_fill_sample, 64ULL << 20);
+	assert_int_equal(parse("domain_fill=on domain_fill_sample=1M"), 0);
+	assert_true(o.domain_fill);
+	assert_int_equal(o.domain_fill_sample, 1ULL << 20);
+	assert_int_equal(parse("domain_fill_sample=8K"), 0);
+	assert_int_equal(o.domain_fill_sample, 8192);
+	/* Not whole pages: one warning, the default. */
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
+		o.domain_fill_sample = 8192;
+		sandbox_console_clear();
+		assert_int_equal(parse(bad[i]), 1);
+		assert_int_equal(o.domain_fill_sample, 64ULL << 20);
+		assert_true(test_console_contains(bad[i]));
+		assert_true(test_console_contains("is not a multiple of 4K, "
+						  "using 64M"));
+	}
+	assert_int_equal(parse("domain_fill=off"), 0);
+	assert_false(o.domain_fill);
+}
+
 /*
  * loglevel= is data like every option: the parse writes only the struct
  * (fwboot_finish() sets the console's level, once; fwboot_test.c).
@@ -503,7 +531,7 @@ int main(void)
 		T(test_loglevel_is_data), T(test_random),
 		T(test_options_parse),	  T(test_bounds),
 		T(test_scrub_primitive),  T(test_warnings_escaped),
-		T(test_guest_options),
+		T(test_guest_options),	  T(test_domain_fill),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

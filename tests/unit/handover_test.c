@@ -17,6 +17,8 @@
 #include <keel/handover.h>
 #include <keel/liveupdate.h>
 
+#include "../../common/liveupdate/lu_priv.h"
+
 #define HO_PA  0x20000000ull
 #define BUF_SZ 16384
 #define G4     0x100000000ull
@@ -495,29 +497,76 @@ static void test_python_seed(void **state)
 			    n - HANDOVER_HEADER_BYTES);
 }
 
+/* The pages of an extent lu_extent_pages() gives, collected. */
+struct pages_seen {
+	uint64_t pa[64];
+	unsigned int n;
+};
+
+static void seen_cb(uint16_t id, paddr_t p, void *arg)
+{
+	struct pages_seen *s = arg;
+
+	(void)id;
+	assert_true(s->n < 64);
+	s->pa[s->n++] = pa_val(p);
+}
+
 /* The fill pattern: read back, and any other page or domain differs. */
 static void test_pattern(void **state)
 {
-	uint64_t words = 0;
+	struct lu_sample edges = {false, 0}, all = {true, 16 << 20};
+	struct lu_tally t = {0, 0};
+	struct pages_seen seen = {{0}, 0};
+	uint64_t filled = 0;
 	uint8_t *page;
 
 	assert_int_equal(sandbox_ram_init(64 << 20), 0);
-	liveupdate_domain_fill(7, pa(0x100000), pa(0x200000));
-	assert_int_equal(
-		liveupdate_domain_check(7, pa(0x100000), pa(0x200000), &words),
-		0);
-	assert_int_equal(words, 1024);
-	assert_int_equal(
-		liveupdate_domain_check(8, pa(0x100000), pa(0x200000), &words),
-		1024);
-	page = phys_to_virt(pa(0x200000));
+	/* By default a domain's first and last page: 2 of 256. */
+	lu_extent_pages(&edges, 7, 0, 0x100000, 256, true, true, lu_fill_cb,
+			&filled);
+	assert_int_equal(filled, 2);
+	lu_extent_pages(&edges, 7, 0, 0x100000, 256, true, true, lu_check_cb,
+			&t);
+	assert_int_equal(t.words, 1024);
+	assert_int_equal(t.bad, 0);
+	lu_extent_pages(&edges, 8, 0, 0x100000, 256, true, true, lu_check_cb,
+			&t);
+	assert_int_equal(t.bad, 1024);
+	page = phys_to_virt(pa(0x100000 + 255 * PAGE_SIZE));
 	memset(page + 8, 0, 16);
-	assert_int_equal(
-		liveupdate_domain_check(7, pa(0x100000), pa(0x200000), &words),
-		2);
-	assert_int_equal(
-		liveupdate_domain_check(7, pa(0x300000), pa(0x300000), &words),
-		512);
+	t.bad = 0;
+	lu_extent_pages(&edges, 7, 0, 0x100000, 256, true, true, lu_check_cb,
+			&t);
+	assert_int_equal(t.bad, 2);
+	/* A middle extent by default: nothing; one page: once. */
+	lu_extent_pages(&edges, 7, 0, 0x100000, 256, false, false, seen_cb,
+			&seen);
+	assert_int_equal(seen.n, 0);
+	lu_extent_pages(&edges, 7, 0, 0x100000, 1, true, true, seen_cb, &seen);
+	assert_int_equal(seen.n, 1);
+	/* domain_fill=on: first, last, and at most one per 16 MiB window. */
+	seen.n = 0;
+	lu_extent_pages(&all, 7, 8 << 20, 0x200000, (40 << 20) >> PAGE_SHIFT,
+			false, false, seen_cb, &seen);
+	assert_true(seen.n >= 2 && seen.n <= 2 + 3);
+	assert_int_equal(seen.pa[0], 0x200000);
+	assert_int_equal(seen.pa[1], 0x200000 + (40 << 20) - PAGE_SIZE);
+	for (unsigned int i = 2; i < seen.n; i++) {
+		assert_true(seen.pa[i] > seen.pa[0] && seen.pa[i] < seen.pa[1]);
+		assert_true(seen.pa[i] % PAGE_SIZE == 0);
+	}
+	/* The same extent, the same pages: the writer's are the reader's. */
+	{
+		struct pages_seen again = {{0}, 0};
+
+		lu_extent_pages(&all, 7, 8 << 20, 0x200000,
+				(40 << 20) >> PAGE_SHIFT, false, false, seen_cb,
+				&again);
+		assert_int_equal(again.n, seen.n);
+		assert_memory_equal(again.pa, seen.pa,
+				    seen.n * sizeof(seen.pa[0]));
+	}
 	sandbox_ram_fini();
 }
 

@@ -1,0 +1,424 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Domains, after a live update (DESIGN §13, docs/liveupdate.md): the new
+ * image takes every domain of the handover boot/handover.c accepted back
+ * as a domain of its set, right after the heap opens, in O(extents +
+ * table pages), nothing per page of guest memory:
+ *
+ *  1. the domain's record: id, name, node, its size (origin
+ *     DOMAIN_ORIGIN_HANDOVER; what it was first, boot or static, stays in
+ *     the record, which the next update copies);
+ *  2. its p2m is walked where the old image left it. A table page is read
+ *     only when it lies in the domain's own table ranges (which the reader
+ *     proved preserved), so a corrupt descriptor can never make the walk
+ *     read memory that is not the domain's; every leaf must lie inside one
+ *     of the domain's extents, at the host address its guest address gives,
+ *     and the leaves must map exactly the domain's bytes (so no frame twice);
+ *  3. only then are its extents adopted by the heap (heap_adopt_owned():
+ *     one head write per aligned block, nothing zeroed, scrubbed or
+ *     cleaned), cut at the RAM ranges' node boundaries;
+ *  4. the p2m is taken over as is: its root, format, geometry and VMID from
+ *     the record; one p2m_commit() (barrier and TLB maintenance, no entry
+ *     written).
+ *
+ * A domain that fails 2 or 3 fails alone: one error naming it, what it had
+ * adopted released back to reserved, its memory never written. Its record
+ * still goes to the next image, which checks it again.
+ *
+ * Destroy of a restored domain (domain_restore_free()) gives its extents
+ * back to reserved, as a static domain's (the guest's memory is never the
+ * heap's free memory here), and leaves its table pages reserved.
+ *
+ * Boot CPU only, before any other domain exists; no lock of its own.
+ */
+#include <arch/cpu.h>
+#include <arch/mm.h>
+#include <arch/p2m.h>
+#include <keel/bootinfo.h>
+#include <keel/errno.h>
+#include <keel/handover.h>
+#include <keel/heap.h>
+#include <keel/p2m.h>
+#include <keel/p2m_format.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+#include <keel/ticks.h>
+
+#include "domain_priv.h"
+
+/* The machine the restored domains came to (their RAM ranges' nodes). */
+static const struct bootinfo *restore_bi;
+
+struct restore_walk {
+	const struct bi_handover_domain *hd;
+	const struct p2m_format *fmt;
+	uint64_t extents[DOMAIN_EXTENT_KINDS];
+	uint64_t mapped, tables, tables_max;
+	uint32_t last_table; /* the table range that held the last page */
+	char why[128];
+};
+
+static const struct p2m_format *format_of(uint8_t id)
+{
+	switch (id) {
+	case HANDOVER_P2M_VMSA:
+		return &p2m_format_vmsa_s2;
+	case HANDOVER_P2M_EPT:
+		return &p2m_format_ept;
+	case HANDOVER_P2M_NPT:
+		return &p2m_format_npt;
+	default:
+		return NULL;
+	}
+}
+
+/* Is the table page at @t one of the domain's table pages? */
+static bool in_tables(struct restore_walk *w, uint64_t t)
+{
+	const struct bi_handover_domain *hd = w->hd;
+
+	for (uint32_t n = 0; n < hd->table_count; n++) {
+		uint32_t i = (w->last_table + n) % hd->table_count;
+		struct handover_range r = handover_domain_tables(hd, i);
+
+		if (r.start <= t && t < r.end && r.end - t >= PAGE_SIZE) {
+			w->last_table = i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The extent holding guest @gpa (extents are in gpa order), or false. */
+static bool extent_at(const struct bi_handover_domain *hd, uint64_t gpa,
+		      struct handover_extent *out)
+{
+	uint32_t lo = 0, hi = hd->extent_count;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		struct handover_extent e = handover_domain_extent(hd, mid);
+
+		if (gpa < e.gpa) {
+			hi = mid;
+		} else if (gpa - e.gpa >= e.pages << PAGE_SHIFT) {
+			lo = mid + 1;
+		} else {
+			*out = e;
+			return true;
+		}
+	}
+	return false;
+}
+
+static int walk_fail(struct restore_walk *w, const char *what, uint64_t gpa,
+		     uint64_t addr)
+{
+	snprintf(w->why, sizeof(w->why), "%s (guest %#llx -> %#llx)", what,
+		 (unsigned long long)gpa, (unsigned long long)addr);
+	return -EINVAL;
+}
+
+/* A leaf at @level: inside one extent, where its guest address says. */
+static int walk_leaf(struct restore_walk *w, uint64_t gpa, paddr_t out,
+		     unsigned int level)
+{
+	unsigned int order = p2m_level_shift(level) - PAGE_SHIFT;
+	uint64_t size = PAGE_SIZE << order, p = pa_val(out);
+	struct handover_extent e;
+	unsigned int k;
+
+	for (k = 0; k < DOMAIN_EXTENT_KINDS; k++)
+		if (domain_extent_order[k] == order)
+			break;
+	if (k == DOMAIN_EXTENT_KINDS)
+		return walk_fail(w, "a leaf of an order no extent has", gpa, p);
+	if (!extent_at(w->hd, gpa, &e) ||
+	    (e.pages << PAGE_SHIFT) - (gpa - e.gpa) < size ||
+	    p != e.pa + (gpa - e.gpa))
+		return walk_fail(w, "a leaf outside its extents", gpa, p);
+	w->extents[k]++;
+	w->mapped += size;
+	return 0;
+}
+
+/* The @count entries of the table at @t (level @level) mapping @base... */
+static int walk_table(struct restore_walk *w, uint64_t t, unsigned int level,
+		      uint64_t count, uint64_t base)
+{
+	const uint64_t *tab = phys_to_virt(pa(t));
+	unsigned int shift = p2m_level_shift(level);
+
+	for (uint64_t i = 0; i < count; i++) {
+		uint64_t gpa = base + (i << shift);
+		paddr_t out;
+		int err = 0;
+
+		switch (w->fmt->decode(tab[i], level, &out)) {
+		case P2M_PTE_NONE:
+			break;
+		case P2M_PTE_LEAF:
+			err = walk_leaf(w, gpa, out, level);
+			break;
+		case P2M_PTE_TABLE:
+			if (level >= P2M_LEAF_LEVEL ||
+			    !in_tables(w, pa_val(out)) ||
+			    ++w->tables > w->tables_max)
+				return walk_fail(w,
+						 "a table page not among "
+						 "its preserved table pages",
+						 gpa, pa_val(out));
+			err = walk_table(w, pa_val(out), level + 1,
+					 P2M_TABLE_ENTRIES, gpa);
+			break;
+		default:
+			return walk_fail(w, "a descriptor the format reserves",
+					 gpa, tab[i]);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* Steps 1 and 2 of the top: the record checked, @d's table as it is. */
+static int restore_check(struct domain *d, struct restore_walk *w)
+{
+	const struct bi_handover_domain *hd = d->restored;
+	struct handover_domain rec;
+	unsigned int level, order;
+
+	memcpy(&rec, hd->rec, sizeof(rec));
+	w->fmt = format_of(rec.p2m_format);
+	if (w->fmt != arch_p2m_format()) {
+		snprintf(w->why, sizeof(w->why),
+			 "p2m_format %u, this machine's is %s", rec.p2m_format,
+			 p2m_format_name());
+		return -EINVAL;
+	}
+	if (rec.p2m_ipa_bits < w->fmt->min_ipa_bits ||
+	    rec.p2m_ipa_bits > w->fmt->max_ipa_bits)
+		return walk_fail(w, "p2m_ipa_bits out of range",
+				 rec.p2m_ipa_bits, 0);
+	w->fmt->geometry(rec.p2m_ipa_bits, &level, &order);
+	if (level != rec.p2m_start_level || order != rec.p2m_root_order)
+		return walk_fail(w, "p2m geometry not its ipa_bits'",
+				 rec.p2m_start_level, rec.p2m_root_order);
+	for (uint32_t i = 0; i < hd->table_count; i++) {
+		struct handover_range r = handover_domain_tables(hd, i);
+
+		w->tables_max += (r.end - r.start) >> PAGE_SHIFT;
+	}
+	w->tables = 1ull << order;
+	if (walk_table(w, pa_val(hd->root), level,
+		       (uint64_t)P2M_TABLE_ENTRIES << order, 0))
+		return -EINVAL;
+	if (w->mapped != hd->bytes)
+		return walk_fail(w, "the leaves do not map its bytes",
+				 w->mapped, hd->bytes);
+	d->table = (struct p2m){
+		.fmt = w->fmt,
+		.root = hd->root,
+		.table_pages = w->tables,
+		.node = (int)hd->node,
+		.ipa_bits = rec.p2m_ipa_bits,
+		.pa_bits = MIN(w->fmt->oa_bits, arch_p2m_pa_bits()),
+		.start_level = level,
+		.root_order = order,
+		.vmid = rec.p2m_vmid,
+	};
+	return 0;
+}
+
+/* What the pieces of an extent are handed to. */
+struct piece_ctx {
+	struct domain *d;
+	uint64_t stop; /* release: pieces from this address on were not taken */
+	uint64_t failed_at; /* adopt: the piece the heap refused */
+};
+
+/*
+ * @fn on each piece of extent @e cut at the RAM ranges (one node each).
+ * Return: 0, or the first error of @fn, or -EINVAL for a piece outside RAM.
+ */
+static int extent_pieces(const struct bootinfo *bi, struct handover_extent e,
+			 int (*fn)(struct piece_ctx *c, uint32_t node,
+				   uint64_t s, uint64_t e),
+			 struct piece_ctx *c)
+{
+	uint64_t s = e.pa, end = e.pa + (e.pages << PAGE_SHIFT);
+
+	for (unsigned int i = 0; i < bi->ram_count && s < end; i++) {
+		uint64_t rs = pa_val(bi->ram[i].start);
+		uint64_t re = pa_val(bi->ram[i].end);
+		int err;
+
+		if (re <= s || rs >= end)
+			continue;
+		if (rs > s)
+			break;
+		err = fn(c, bi->ram[i].node, s, MIN(re, end));
+		if (err)
+			return err;
+		s = MIN(re, end);
+	}
+	c->failed_at = s;
+	return s < end ? -EINVAL : 0;
+}
+
+static int adopt_piece(struct piece_ctx *c, uint32_t node, uint64_t s,
+		       uint64_t e)
+{
+	long n = heap_adopt_owned(node, paddr_to_pfn(pa(s)),
+				  paddr_to_pfn(pa(e)), c->d->id);
+
+	if (n < 0) {
+		c->failed_at = s;
+		return (int)n;
+	}
+	c->d->heap_extents += (uint64_t)n;
+	if (node != c->d->node)
+		c->d->remote_bytes += e - s;
+	return 0;
+}
+
+static int release_piece(struct piece_ctx *c, uint32_t node, uint64_t s,
+			 uint64_t e)
+{
+	if (s >= c->stop)
+		return 0;
+	return heap_release_owned(node, paddr_to_pfn(pa(s)),
+				  paddr_to_pfn(pa(e)), c->d->id);
+}
+
+/*
+ * Extents [0, @count) of @d back to reserved, and of extent @count the
+ * pieces below @stop. Return: the extents with a piece refused.
+ */
+static unsigned int release_extents(struct domain *d, const struct bootinfo *bi,
+				    uint32_t count, uint64_t stop)
+{
+	struct piece_ctx c = {.d = d, .stop = ~0ull};
+	unsigned int refused = 0;
+
+	for (uint32_t i = 0; i <= count && i < d->restored->extent_count; i++) {
+		if (i == count)
+			c.stop = stop;
+		refused += extent_pieces(bi,
+					 handover_domain_extent(d->restored, i),
+					 release_piece, &c) != 0;
+	}
+	return refused;
+}
+
+/* Step 3: every extent adopted, or none. Return: 0 or the error. */
+static int restore_adopt(struct domain *d, const struct bootinfo *bi)
+{
+	const struct bi_handover_domain *hd = d->restored;
+	struct piece_ctx c = {.d = d};
+
+	for (uint32_t i = 0; i < hd->extent_count; i++) {
+		int err = extent_pieces(bi, handover_domain_extent(hd, i),
+					adopt_piece, &c);
+
+		if (!err)
+			continue;
+		/* The pieces of extent i below the refused one were taken. */
+		release_extents(d, bi, i, c.failed_at);
+		snprintf(d->fail_reason, sizeof(d->fail_reason),
+			 "the heap refused extent[%u] at %#llx (%d)", i,
+			 (unsigned long long)c.failed_at, err);
+		d->heap_extents = d->remote_bytes = 0;
+		return err;
+	}
+	return 0;
+}
+
+/* One domain of the handover into @d. Return: true when restored. */
+static bool restore_one(struct domain_set *s, struct domain *d,
+			const struct bi_handover_domain *hd,
+			const struct bootinfo *bi)
+{
+	struct restore_walk w = {.hd = hd};
+	uint64_t t0 = arch_ticks();
+
+	domain_set_name(d, hd->name);
+	d->restored = hd;
+	d->origin = DOMAIN_ORIGIN_HANDOVER;
+	d->ctx = &s->ctx;
+	d->id = hd->id;
+	d->node = d->build_node = hd->node;
+	d->spec.bytes = hd->bytes;
+	d->spec.node = (int64_t)hd->node;
+	d->start_ticks = t0;
+	d->cpu_bits[arch_cpu_id() / 64] |= 1ull << (arch_cpu_id() % 64);
+	if (restore_check(d, &w)) {
+		domain_fail(d, w.why);
+	} else if (!restore_adopt(d, bi)) {
+		d->p2m = &d->table;
+		p2m_commit(d->p2m);
+		d->built = true;
+		d->bytes_built = hd->bytes;
+		d->table_pages = d->table.table_pages;
+		memcpy(d->extents, w.extents, sizeof(d->extents));
+	} else {
+		d->failed = true;
+	}
+	d->end_ticks = arch_ticks();
+	d->map_ticks = d->end_ticks - t0;
+	if (d->failed)
+		pr_err("domains: %s: not restored from the handover: %s (its "
+		       "memory stays reserved)\n",
+		       d->shown, d->fail_reason);
+	return d->built;
+}
+
+/**
+ * domains_restore() - the handover's domains into @s (keel/domain.h).
+ * Return: the domains restored; *@failed the others.
+ */
+unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
+			     const struct keel_options *o, unsigned int *failed)
+{
+	const struct bi_handover *h = &bi->handover;
+	unsigned int ok = 0;
+	uint64_t start = arch_ticks();
+
+	memset(s, 0, sizeof(*s));
+	restore_bi = bi;
+	domain_ctx_init(&s->ctx, o, &s->stats.problems);
+	*failed = 0;
+	if (h->state != HANDOVER_TAKEN)
+		return 0;
+	for (unsigned int i = 0; i < h->domain_count && i < DOMAIN_MAX; i++) {
+		struct domain *d = &s->d[s->stats.count++];
+
+		spin_lock_init(&d->map_lock);
+		if (restore_one(s, d, &h->domains[i], bi))
+			ok++;
+		else
+			(*failed)++;
+	}
+	s->stats.build_ticks = arch_ticks() - start;
+	pr_info("domains: %u restored from the handover, %u failed, in %llu "
+		"us\n",
+		ok, *failed,
+		(unsigned long long)(ticks_to_ns(s->stats.build_ticks) / 1000));
+	return ok;
+}
+
+/**
+ * domain_restore_free() - a restored @d's extents back to reserved, its
+ * table pages left reserved (see the top); refusals are problems.
+ */
+void domain_restore_free(struct domain *d)
+{
+	unsigned int refused =
+		release_extents(d, restore_bi, d->restored->extent_count, 0);
+
+	if (refused) {
+		pr_warn("domains: %s: %u extents not given back to reserved\n",
+			d->shown, refused);
+		domain_problem(d, refused);
+	}
+}

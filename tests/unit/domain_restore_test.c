@@ -1,0 +1,355 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Domains restored from a live update's handover
+ * (common/domain/domain_restore.c): a p2m written by hand in the arch's
+ * format into preserved memory, described as boot/handover.c describes a
+ * taken handover's domain, then domains_restore(). A good one comes back
+ * as owned extents (one cut at a node boundary) that audit=full and the
+ * domain checks accept, its contents untouched; a leaf outside its
+ * extents, a table page outside its table pages, or an extent the heap
+ * refuses fail the domain alone, with nothing adopted and nothing
+ * written.
+ */
+#include "common.h"
+#include <arch/p2m.h>
+#include <keel/audit.h>
+#include <keel/domain.h>
+#include <keel/handover.h>
+#include <keel/heap.h>
+#include <keel/p2m.h>
+#include <keel/p2m_format.h>
+
+#include "../../common/domain/domain_priv.h"
+
+static struct domain_set ds;
+
+#define KiB (1ULL << 10)
+/* Node 0 is [16 MiB, 80 MiB), node 1 [80 MiB, 144 MiB) (TEST_RAM_BASE). */
+#define A_PA	  (32 * MiB) /* guest [0, 6 MiB): 3 leaves of 2 MiB */
+#define A_SIZE	  (6 * MiB)
+#define C_PA	  (78 * MiB) /* guest [6 MiB, 10 MiB): across the nodes */
+#define C_SIZE	  (4 * MiB)
+#define C_GPA	  A_SIZE
+#define B_PA	  (96 * MiB) /* guest [10 MiB, 10 MiB + 8 KiB): 4 KiB leaves */
+#define B_SIZE	  (8 * KiB)
+#define B_GPA	  (C_GPA + C_SIZE)
+#define T_PA	  (40 * MiB) /* the table pages */
+#define T_MAX	  (64 * KiB)
+#define FREE_PA	  (50 * MiB) /* heap memory */
+#define DOM_BYTES (A_SIZE + B_SIZE + C_SIZE)
+
+static const struct test_rsv preserved[] = {
+	{A_PA, A_PA + A_SIZE, "preserved"},
+	{T_PA, T_PA + T_MAX, "preserved"},
+	{C_PA, C_PA + C_SIZE, "preserved"},
+	{B_PA, B_PA + B_SIZE, "preserved"},
+};
+
+static const struct p2m_format *fmt;
+static unsigned int start_level, root_order, ipa_bits;
+static uint64_t next_table;
+static uint8_t rec[sizeof(struct handover_domain) +
+		   sizeof(struct handover_range) +
+		   3 * sizeof(struct handover_extent)];
+
+static uint64_t *table(uint64_t p)
+{
+	return phys_to_virt(pa(p));
+}
+
+static uint64_t index_at(uint64_t gpa, unsigned int level)
+{
+	uint64_t n = level == start_level ? 512ull << root_order : 512;
+
+	return (gpa >> p2m_level_shift(level)) & (n - 1);
+}
+
+/* The entry of the leaf at @leaf for guest @gpa, its tables as needed. */
+static uint64_t *leaf_entry(uint64_t gpa, unsigned int leaf)
+{
+	uint64_t t = T_PA;
+	paddr_t out;
+
+	for (unsigned int l = start_level; l < leaf; l++) {
+		uint64_t *e = &table(t)[index_at(gpa, l)];
+
+		if (fmt->decode(*e, l, &out) != P2M_PTE_TABLE) {
+			assert_true(next_table + PAGE_SIZE <= T_PA + T_MAX);
+			memset(table(next_table), 0, PAGE_SIZE);
+			*e = fmt->table(pa(next_table));
+			out = pa(next_table);
+			next_table += PAGE_SIZE;
+		}
+		t = pa_val(out);
+	}
+	return &table(t)[index_at(gpa, leaf)];
+}
+
+/* Map guest @gpa to @p with one leaf at @leaf. */
+static void map(uint64_t gpa, uint64_t p, unsigned int leaf)
+{
+	*leaf_entry(gpa, leaf) = fmt->leaf(pa(p), leaf);
+}
+
+static void map_run(uint64_t gpa, uint64_t p, uint64_t bytes, unsigned int leaf)
+{
+	uint64_t step = 1ull << p2m_level_shift(leaf);
+
+	for (uint64_t o = 0; o < bytes; o += step)
+		map(gpa + o, p + o, leaf);
+}
+
+static uint64_t pattern(uint64_t p)
+{
+	return p * 0x9e3779b97f4a7c15ull ^ 0x726573746f726564ull;
+}
+
+static void fill(uint64_t s, uint64_t e)
+{
+	for (uint64_t p = s; p < e; p += PAGE_SIZE)
+		*table(p) = pattern(p);
+}
+
+static bool intact(uint64_t s, uint64_t e)
+{
+	for (uint64_t p = s; p < e; p += PAGE_SIZE)
+		if (*table(p) != pattern(p))
+			return false;
+	return true;
+}
+
+static bool all_intact(void)
+{
+	return intact(A_PA, A_PA + A_SIZE) && intact(B_PA, B_PA + B_SIZE) &&
+	       intact(C_PA, C_PA + C_SIZE);
+}
+
+/* The handover's domain record, as the old image writes it. */
+static void describe(uint64_t b_pa)
+{
+	struct handover_domain d = {0};
+	struct handover_range r = {T_PA, next_table};
+	struct handover_extent x[3] = {
+		{0, A_PA, A_SIZE >> PAGE_SHIFT},
+		{C_GPA, C_PA, C_SIZE >> PAGE_SHIFT},
+		{B_GPA, b_pa, B_SIZE >> PAGE_SHIFT},
+	};
+	struct bi_handover *h = &test_bi.handover;
+	struct bi_handover_domain *bd = &h->domains[0];
+
+	d.head.type = HANDOVER_REC_DOMAIN;
+	d.head.bytes = sizeof(rec);
+	d.id = 1;
+	d.node = 0;
+	strcpy(d.name, "restored-one");
+	d.bytes = DOM_BYTES;
+	d.p2m_root = T_PA;
+	d.p2m_format = fmt == &p2m_format_vmsa_s2 ? HANDOVER_P2M_VMSA
+		       : fmt == &p2m_format_ept	  ? HANDOVER_P2M_EPT
+						  : HANDOVER_P2M_NPT;
+	d.p2m_start_level = (uint8_t)start_level;
+	d.p2m_root_order = (uint8_t)root_order;
+	d.p2m_ipa_bits = (uint8_t)ipa_bits;
+	d.table_count = 1;
+	d.extent_count = 3;
+	memcpy(rec, &d, sizeof(d));
+	memcpy(rec + sizeof(d), &r, sizeof(r));
+	memcpy(rec + sizeof(d) + sizeof(r), x, sizeof(x));
+	h->state = HANDOVER_TAKEN;
+	h->domain_count = 1;
+	*bd = (struct bi_handover_domain){
+		.id = 1,
+		.node = 0,
+		.bytes = DOM_BYTES,
+		.root = pa(T_PA),
+		.table_count = 1,
+		.extent_count = 3,
+		.rec = rec,
+		.rec_bytes = sizeof(rec),
+	};
+	strcpy(bd->name, d.name);
+}
+
+/* The machine, the domain's memory filled, its table written. */
+static void machine(void)
+{
+	struct test_machine_cfg cfg = {
+		.nodes = 2,
+		.node = {{64 * MiB, 2, 0}, {64 * MiB, 2, 0}},
+		.rsv = preserved,
+		.rsv_count = ARRAY_SIZE(preserved),
+		.cmdline = "audit=full",
+		.cachemaint = CACHEMAINT_DEFERRED,
+	};
+
+	assert_int_equal(test_machine_boot(&cfg), 4);
+	fmt = arch_p2m_format();
+	ipa_bits = MAX(fmt->min_ipa_bits, 32u);
+	fmt->geometry(ipa_bits, &start_level, &root_order);
+	memset(table(T_PA), 0, PAGE_SIZE << root_order);
+	next_table = T_PA + (PAGE_SIZE << root_order);
+	map_run(0, A_PA, A_SIZE, 2);
+	map_run(C_GPA, C_PA, C_SIZE, 2);
+	map_run(B_GPA, B_PA, B_SIZE, 3);
+	fill(A_PA, A_PA + A_SIZE);
+	fill(B_PA, B_PA + B_SIZE);
+	fill(C_PA, C_PA + C_SIZE);
+	describe(B_PA);
+}
+
+static unsigned int restore(unsigned int *failed)
+{
+	unsigned int n;
+
+	test_quiet_begin();
+	n = domains_restore(&ds, &test_bi, &opts, failed);
+	test_quiet_end();
+	return n;
+}
+
+static void audit_ok(void)
+{
+	struct audit_result a;
+
+	test_quiet_begin();
+	audit_run(&a, true);
+	test_quiet_end();
+	assert_true(a.ok);
+	assert_int_equal(a.lost_pages, 0);
+	assert_int_equal(a.owned_pages, heap_owned_pages(0));
+}
+
+/* Nothing adopted, nothing written: the domain failed alone. */
+static void failed_alone(const char *why)
+{
+	struct domain_view v;
+	unsigned int failed;
+
+	assert_int_equal(restore(&failed), 0);
+	assert_int_equal(failed, 1);
+	assert_true(domain_view(&ds, 0, &v));
+	assert_true(v.failed && !v.built && !v.p2m);
+	assert_non_null(strstr(v.fail_reason, why));
+	assert_int_equal(heap_adopted_pages(), 0);
+	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_owner_of(paddr_to_pfn(pa(A_PA)), NULL, NULL),
+			 HEAP_OWNER_NONE);
+	assert_true(all_intact());
+	audit_ok();
+}
+
+static void test_restored(void **state)
+{
+	struct domain_view v;
+	unsigned int failed, problems;
+	pfn_t head;
+
+	(void)state;
+	machine();
+	assert_int_equal(restore(&failed), 1);
+	assert_int_equal(failed, 0);
+	assert_true(domain_view(&ds, 0, &v));
+	assert_true(v.built && !v.failed && v.p2m);
+	assert_int_equal(v.origin, DOMAIN_ORIGIN_HANDOVER);
+	assert_string_equal(v.name, "restored-one");
+	assert_int_equal(v.id, 1);
+	assert_int_equal(v.bytes, DOM_BYTES);
+	assert_int_equal(v.extents[1], 3 + 2); /* 2 MiB leaves of A and C */
+	assert_int_equal(v.extents[2], 2);     /* 4 KiB leaves of B */
+	assert_int_equal(v.remote_bytes, B_SIZE + 2 * MiB); /* B, C's half */
+	assert_int_equal(v.table_pages, (next_table - T_PA) >> PAGE_SHIFT);
+	assert_int_equal(heap_owned_pages(1), DOM_BYTES >> PAGE_SHIFT);
+	assert_int_equal(
+		heap_owner_of(paddr_to_pfn(pa(C_PA + 3 * MiB)), &head, NULL),
+		1);
+	assert_int_equal(pfn_val(head), (80 * MiB) >> PAGE_SHIFT);
+	/* Table pages stay reserved: never the heap's. */
+	assert_int_equal(heap_owner_of(paddr_to_pfn(pa(T_PA)), NULL, NULL),
+			 HEAP_OWNER_NONE);
+	test_quiet_begin();
+	problems = domains_check(&ds, true);
+	test_quiet_end();
+	assert_int_equal(problems, 0);
+	assert_true(all_intact());
+	audit_ok();
+
+	/* Destroy: back to reserved, contents untouched. */
+	test_quiet_begin();
+	domains_destroy_all(&ds);
+	test_quiet_end();
+	assert_int_equal(ds.stats.problems, 0);
+	assert_int_equal(heap_adopted_pages(), 0);
+	assert_int_equal(heap_owner_of(paddr_to_pfn(pa(A_PA)), NULL, NULL),
+			 HEAP_OWNER_NONE);
+	assert_true(all_intact());
+	audit_ok();
+}
+
+/* A leaf to a frame that is no extent of the domain (free heap memory). */
+static void test_leaf_outside(void **state)
+{
+	(void)state;
+	machine();
+	map(2 * MiB, FREE_PA, 2);
+	failed_alone("a leaf outside its extents");
+}
+
+/* A leaf of an extent at another guest address than the extent says. */
+static void test_leaf_moved(void **state)
+{
+	(void)state;
+	machine();
+	map(0, A_PA + 2 * MiB, 2); /* guest 0 -> the extent's second leaf */
+	failed_alone("a leaf outside its extents");
+}
+
+/* A table descriptor to a page that is not one of its table pages. */
+static void test_table_outside(void **state)
+{
+	uint64_t *root;
+
+	(void)state;
+	machine();
+	root = table(T_PA);
+	root[index_at(0, start_level)] = fmt->table(pa(FREE_PA));
+	failed_alone("a table page not among its preserved table pages");
+}
+
+/* Leaves that do not map all of the domain's bytes. */
+static void test_not_all_mapped(void **state)
+{
+	(void)state;
+	machine();
+	*leaf_entry(B_GPA, 3) = 0; /* B's first page unmapped */
+	failed_alone("the leaves do not map its bytes");
+}
+
+/* An extent the heap refuses (it is free memory): the others released. */
+static void test_adopt_refused(void **state)
+{
+	(void)state;
+	machine();
+	map_run(B_GPA, FREE_PA, B_SIZE, 3);
+	describe(FREE_PA);
+	failed_alone("the heap refused extent[2]");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_restored, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_leaf_outside, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_leaf_moved, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_table_outside, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_not_all_mapped, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_adopt_refused, test_setup,
+						test_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
