@@ -108,9 +108,10 @@ static void check_sample(struct check_ctx *c, uint64_t gpa, paddr_t pa,
 }
 
 /*
- * The leaf is the extent (head at its frame, same order), or, in the big
- * prefix, a 1 GiB piece of a bigger extent: inside it, at the same offset
- * from the extent's head as from its first leaf's guest address.
+ * The leaf lies inside its extent at the offset its guest address has:
+ * in the prefix (common/domain/domain_big.c), from the extent's recorded
+ * guest address; in the unit path, in the naturally aligned guest block
+ * of the extent's size.
  */
 static bool leaf_in_extent(const struct check_ctx *c, uint64_t gpa, paddr_t pa,
 			   unsigned int order, pfn_t head, unsigned int horder)
