@@ -263,7 +263,8 @@ def check_dirty(rep, log):
 def check_memonly(rep, log):
     """A domain on a node without CPUs is read back by the CPUs of the
     node nearest its memory (node 1 for node 2), the other by node 0's:
-    two CPUs at least, every word matching."""
+    two CPUs at least, every word matching. Each domain is one extent, so
+    domain_fill_sample=4M makes samples beyond its first and last page."""
     lu, out = rep["liveupdate"], []
     if lu["mismatches"] or lu["verified_words"] <= 2 * 2 * 512:
         out.append(f"verified_words {lu['verified_words']}, mismatches "
@@ -293,8 +294,9 @@ def liveupdate_cases(case_class):
                     "domain_fill=on"] + DOMAINS,
                    [check_dirty], {}),
         case_class("liveupdate-memonly-node", "sandbox-3node-memonly.fw",
-                   ["liveupdate=1", "domain_fill=on", "domain=32M@2",
-                    "domain=16M@0"], [check_memonly], {"scrubbed": True}),
+                   ["liveupdate=1", "domain_fill=on", "domain_fill_sample=4M",
+                    "domain=32M@2", "domain=16M@0"], [check_memonly],
+                   {"scrubbed": True}),
         case_class("liveupdate-discard", FW,
                    ["liveupdate=1", "handover=discard", DOMAINS[0]],
                    [check_discarded], {"scrubbed": True}),
