@@ -54,7 +54,7 @@ static void test_clean_poc_costs_nothing(void **state)
 	struct test_snap s;
 
 	machine(CACHEMAINT_DEFERRED);
-	assert_int_equal(cachemaint_mode(), CACHEMAINT_DEFERRED);
+	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_DEFERRED);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
 	mark_all_poc();
 	pg = heap_alloc(4, HEAP_ANY_NODE, 0, 0);
@@ -62,7 +62,7 @@ static void test_clean_poc_costs_nothing(void **state)
 	assert_true(pg->flags & PGF_CLEAN_POC);
 	c = counters();
 	assert_int_equal(c.clean_inval_ops + c.clean_ops, 0);
-	assert_int_equal(cachemaint_stats.ops, 0);
+	assert_int_equal(heap_cachemaint()->stats->ops, 0);
 	/* Split halves put back kept the bit. */
 	s = test_heap_snapshot();
 	for (size_t i = 0; i < s.n; i++)
@@ -95,8 +95,8 @@ static void test_deferred_one_op(void **state)
 	assert_int_equal(c.clean_inval_ops, 1);
 	assert_int_equal(c.clean_inval_bytes, 64 * 4096);
 	assert_int_equal(c.icache_invals, 0);
-	assert_int_equal(cachemaint_stats.ops, 1);
-	assert_int_equal(cachemaint_stats.bytes, 64 * 4096);
+	assert_int_equal(heap_cachemaint()->stats->ops, 1);
+	assert_int_equal(heap_cachemaint()->stats->bytes, 64 * 4096);
 	pg = heap_alloc(5, HEAP_ANY_NODE, 0, HEAP_ICACHE);
 	assert_non_null(pg);
 	c = counters();
@@ -109,7 +109,7 @@ static void test_eager_per_page(void **state)
 	struct sandbox_cache_counters c;
 
 	machine(CACHEMAINT_EAGER);
-	assert_int_equal(cachemaint_mode(), CACHEMAINT_EAGER);
+	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_EAGER);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
 	assert_non_null(heap_alloc(6, HEAP_ANY_NODE, 0, 0));
 	c = counters();
@@ -160,8 +160,8 @@ static void test_no_flush_batch(void **state)
 		assert_true(pg[i]->flags & PGF_NEED_FLUSH);
 	}
 	assert_int_equal(seen_count, 0);
-	assert_int_equal(cachemaint_stats.pending_ranges, 5);
-	assert_int_equal(cachemaint_flush_batch(), 5);
+	assert_int_equal(heap_cachemaint()->stats->pending_ranges, 5);
+	assert_int_equal(cachemaint_flush_batch(heap_cachemaint()), 5);
 	assert_int_equal(seen_count, 5);
 	for (i = 0; i < 5; i++) {
 		hits = 0;
@@ -173,7 +173,7 @@ static void test_no_flush_batch(void **state)
 		assert_int_equal(hits, 1);
 		assert_false(pg[i]->flags & PGF_NEED_FLUSH);
 	}
-	assert_int_equal(cachemaint_flush_batch(), 0);
+	assert_int_equal(cachemaint_flush_batch(heap_cachemaint()), 0);
 	assert_int_equal(seen_count, 5);
 
 	/* More than the batch holds: flushed on the way, each once. */
@@ -182,7 +182,7 @@ static void test_no_flush_batch(void **state)
 		pg[i] = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_FLUSH);
 		assert_non_null(pg[i]);
 	}
-	cachemaint_flush_batch();
+	cachemaint_flush_batch(heap_cachemaint());
 	assert_int_equal(seen_count, 70);
 	for (i = 0; i < 70; i++) {
 		hits = 0;
@@ -336,7 +336,7 @@ static bool m_take(struct m_held *h, enum cachemaint_mode mode)
 /* A hypervisor flushes a built guest in one pass. */
 static void m_flush_held(struct m_held *held, unsigned int count)
 {
-	cachemaint_flush_batch();
+	cachemaint_flush_batch(heap_cachemaint());
 	for (unsigned int j = 0; j < count; j++) {
 		if (!held[j].pending)
 			continue;
@@ -376,7 +376,7 @@ static void clean_once_model(enum cachemaint_mode mode, unsigned int seed)
 		}
 	}
 	assert_true(handed > 500);
-	cachemaint_flush_batch();
+	cachemaint_flush_batch(heap_cachemaint());
 	while (count) {
 		count--;
 		m_write(held[count].pg, held[count].order);
