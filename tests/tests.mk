@@ -45,6 +45,37 @@ unit-run: $(UNIT_BINS) $(DT_DTBS) $(ACPI_AML)
 	done; exit $$fail
 endif
 
+# make embed: the heap's second user (tests/embed/, docs/embedding.md), a
+# Linux program that is not arch/sandbox: only include/ on its path, only
+# libkeel-heap.a linked (the sandbox build's, with the unit tests'
+# sanitisers). It must print "embed: PASS", and its --break-holes run
+# (holes given to bootmem as RAM, checked as holes) must fail.
+embed:
+	$(Q)$(MAKE) --no-print-directory ARCH=sandbox SANITIZE=1 embed-run
+
+ifeq ($(ARCH)-$(SANITIZE),sandbox-1)
+EMBED_BIN := $(O)/tests/embed
+EMBED_SRCS := tests/embed/embed.c tests/embed/host.c
+EMBED_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -g -O1 \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-Iinclude -include $(LIB_HEAP_CONFIG)
+
+$(EMBED_BIN): $(EMBED_SRCS) tests/embed/embed.h tests/embed/hooks_match.c \
+		$(LIB_HEAP) $(LIB_HEAP_CONFIG)
+	@mkdir -p $(dir $@)
+	@echo "  EMBED   $@"
+	$(Q)$(CC_ARCH) $(EMBED_CFLAGS) -fsyntax-only tests/embed/hooks_match.c
+	$(Q)$(CC_ARCH) $(EMBED_CFLAGS) -o $@ $(EMBED_SRCS) $(LIB_HEAP)
+
+embed-run: $(EMBED_BIN)
+	$(Q)$(EMBED_BIN) || exit 1
+	$(Q)if $(EMBED_BIN) --break-holes >$(O)/tests/embed-broken.log; then \
+		echo "embed: FAIL (the --break-holes run passed: the checks cannot fail)"; \
+		exit 1; \
+	fi
+endif
+
 # Fuzz targets: tests/fuzz/*_fuzz.c, built with clang and libFuzzer.
 FUZZ_SRCS := $(wildcard tests/fuzz/*_fuzz.c)
 FUZZ_SECONDS ?= 10
