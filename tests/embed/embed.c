@@ -48,15 +48,15 @@ static const struct {
 
 static unsigned int failures;
 
-#define CHECK(cond, ...)                                                  \
-	do {                                                              \
-		if (!(cond)) {                                            \
-			failures++;                                       \
-			printf("embed: check failed at line %d: %s: ",    \
-			       __LINE__, #cond);                          \
-			printf(__VA_ARGS__);                              \
-			printf("\n");                                     \
-		}                                                         \
+#define CHECK(cond, ...)                                               \
+	do {                                                           \
+		if (!(cond)) {                                         \
+			failures++;                                    \
+			printf("embed: check failed at line %d: %s: ", \
+			       __LINE__, #cond);                       \
+			printf(__VA_ARGS__);                           \
+			printf("\n");                                  \
+		}                                                      \
 	} while (0)
 
 static struct bootinfo bi; /* only the node count and distances are used */
@@ -268,7 +268,8 @@ static void check_closed(struct page_info *blk[NODES],
 		if (blk[n])
 			CHECK(!heap_free(blk[n], 4, true), "free block");
 		if (ext[n])
-			CHECK(!heap_free_owned(ext[n], 9, (uint16_t)(OWNER + n)),
+			CHECK(!heap_free_owned(ext[n], 9,
+					       (uint16_t)(OWNER + n)),
 			      "free extent");
 	}
 	CHECK(heap_free_pages() == heap_total_pages(), "pages not back");
