@@ -5,7 +5,8 @@
  * batches are flushed exactly once each, and PGF_CLEAN_POC survives a split
  * but not a free or a merge with an unclean buddy; a random model checks
  * that every block is handed out cleaned exactly once since its pages were
- * last written. The sandbox counts the maintenance the arch would do.
+ * last written; a policy passed per call counts in its own sink only. The
+ * sandbox counts the maintenance the arch would do.
  */
 #include "common.h"
 
@@ -399,6 +400,50 @@ static void test_clean_once_eager(void **state)
 	clean_once_model(CACHEMAINT_EAGER, 3);
 }
 
+/*
+ * A policy passed per call counts in its own sink only: the heap's mode
+ * and counters are untouched, a no_flush range is flushed into the sink
+ * it was recorded with (the batch counted in the flusher's).
+ */
+static void test_policy_per_call(void **state)
+{
+	struct cachemaint_stats mine = {0};
+	const struct cachemaint eager =
+		cachemaint_policy(CACHEMAINT_EAGER, &mine);
+	const struct cachemaint *heap;
+	struct page_info *pg;
+
+	machine(CACHEMAINT_DEFERRED);
+	heap = heap_cachemaint();
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
+	pg = heap_alloc_maint(3, HEAP_ANY_NODE, 0, 0, &eager);
+	assert_non_null(pg);
+	assert_int_equal(mine.ops, 8); /* eager: per page */
+	assert_int_equal(heap->stats->ops, 0);
+	assert_int_equal(heap->mode, CACHEMAINT_DEFERRED);
+	assert_non_null(heap_alloc(3, HEAP_ANY_NODE, 0, 0));
+	assert_int_equal(heap->stats->ops, 1); /* deferred: one range */
+	assert_int_equal(mine.ops, 8);
+
+	mine = (struct cachemaint_stats){0};
+	{
+		const struct cachemaint deferred =
+			cachemaint_policy(CACHEMAINT_DEFERRED, &mine);
+
+		assert_non_null(heap_alloc_maint(2, HEAP_ANY_NODE, 0,
+						 HEAP_NO_FLUSH, &deferred));
+		assert_int_equal(mine.pending_ranges, 1);
+		assert_int_equal(heap->stats->pending_ranges, 0);
+		assert_int_equal(cachemaint_flush_batch(heap), 1);
+		assert_int_equal(mine.ops, 1);
+		assert_int_equal(mine.pending_ranges, 0);
+		assert_int_equal(heap->stats->ops, 1);
+		assert_int_equal(heap->stats->batches, 1);
+		assert_int_equal(mine.batches, 0);
+	}
+	assert_int_equal(heap_free(pg, 3, false), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +462,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clean_once_deferred,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_clean_once_eager,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_policy_per_call,
 						test_setup, test_teardown),
 	};
 
