@@ -68,7 +68,20 @@ $(EMBED_BIN): $(EMBED_SRCS) tests/embed/embed.h tests/embed/hooks_match.c \
 	$(Q)$(CC_ARCH) $(EMBED_CFLAGS) -fsyntax-only tests/embed/hooks_match.c
 	$(Q)$(CC_ARCH) $(EMBED_CFLAGS) -o $@ $(EMBED_SRCS) $(LIB_HEAP)
 
+# The hooks the archive calls (nm -u, less what it defines) must be the
+# ones include/keel/hooks.h declares: the documented list stays true.
+EMBED_T := $(O)/tests/embed-
 embed-run: $(EMBED_BIN)
+	$(Q)nm -u $(LIB_HEAP) | awk '{print $$2}' | sort -u >$(EMBED_T)undef.txt
+	$(Q)nm --defined-only $(LIB_HEAP) | awk 'NF == 3 {print $$3}' | \
+		sort -u >$(EMBED_T)def.txt
+	$(Q)comm -23 $(EMBED_T)undef.txt $(EMBED_T)def.txt | grep '^arch_' \
+		>$(EMBED_T)needed.txt || true
+	$(Q)grep -o 'arch_[a-z_]*(' include/keel/hooks.h | tr -d '(' | \
+		sort -u >$(EMBED_T)declared.txt
+	$(Q)diff -u $(EMBED_T)declared.txt $(EMBED_T)needed.txt || { \
+		echo "embed: FAIL (libkeel-heap.a's hooks are not keel/hooks.h's list)"; \
+		exit 1; }
 	$(Q)$(EMBED_BIN) || exit 1
 	$(Q)if $(EMBED_BIN) --break-holes >$(O)/tests/embed-broken.log; then \
 		echo "embed: FAIL (the --break-holes run passed: the checks cannot fail)"; \

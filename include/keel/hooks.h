@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What a host must provide to link libkeel-heap.a (`make lib`, the mm
- * room and the lib code it calls; docs/embedding.md): 14 functions in 8
+ * room and the lib code it calls; docs/embedding.md): 13 functions in 8
  * groups. keel's own arches implement them in arch/<arch>/ behind
  * the headers of include/arch/, which declare the same functions, types
  * (tests/embed/hooks_match.c has the compiler check it); a host that is
