@@ -68,7 +68,7 @@ extern unsigned int bench_row_count;
 
 /* What one measurement did besides the row (for tests and the log). */
 struct bench_detail {
-	uint64_t maint_ops, maint_bytes; /* cachemaint_stats deltas */
+	uint64_t maint_ops, maint_bytes; /* the row sink's deltas */
 	uint64_t clean_poc_blocks; /* measured blocks that were clean_poc */
 };
 
