@@ -31,17 +31,17 @@
 #include <keel/p2m_format.h>
 #include <keel/string.h>
 
-/*
- * 2^@order zeroed pages of tables on @node (-1: any). Zeroed here, not by
- * the heap: after bootscrub=off the heap calls unscrubbed memory clean,
- * and a stale word in a table would be a live mapping.
- */
 /* The policy of the table pages: the builder's, else the heap's. */
 static const struct cachemaint *p2m_maint(const struct p2m *p)
 {
 	return p->maint ? p->maint : heap_cachemaint();
 }
 
+/*
+ * 2^@order zeroed pages of tables on @node (-1: any). Zeroed here, not by
+ * the heap: after bootscrub=off the heap calls unscrubbed memory clean,
+ * and a stale word in a table would be a live mapping.
+ */
 static paddr_t p2m_page_alloc(const struct p2m *p, int node, unsigned int order)
 {
 	struct page_info *pg = heap_alloc_maint(
