@@ -473,7 +473,9 @@ struct page_info *heap_alloc_maint(unsigned int order, int node,
 	candidates = heap_alloc_candidates(node, flags, &exact, &count);
 
 	for (i = 0; i < count && !pg; i++) {
-		struct heap_node_locked l = heap_lock_node(candidates[i]);
+		/* The tracer's site: the API's name, whatever the policy. */
+		struct heap_node_locked l =
+			heap_lock_node_at(candidates[i], "heap_alloc");
 
 		pg = heap_take_block(l, order, zone_hi, &t, PGS_ALLOCATED, 0);
 		if (pg && cm->mode == CACHEMAINT_EAGER)

@@ -165,7 +165,9 @@ struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
 		return NULL;
 	candidates = heap_alloc_candidates(node, flags, &exact, &count);
 	for (i = 0; i < count && !pg; i++) {
-		struct heap_node_locked l = heap_lock_node(candidates[i]);
+		/* The tracer's site: the API's name, whatever the policy. */
+		struct heap_node_locked l =
+			heap_lock_node_at(candidates[i], "heap_alloc_owned");
 		uint64_t held;
 
 		pg = heap_take_block(l, order, NR_ZONES - 1, &t, PGS_OWNED,
