@@ -35,7 +35,7 @@ SRCS_S := $(wildcard arch/$(ARCH)/*.S)
 ARCH_EXCLUDE :=
 
 .PHONY: all run check bench defconfig menuconfig olddefconfig format \
-	check-format clean deps unit fuzz qemu-test FORCE
+	check-format clean deps unit embed fuzz qemu-test FORCE
 
 all:
 
@@ -109,6 +109,27 @@ check-layers:
 		$(MAKE) --no-print-directory -s ARCH=$$a objs-list || exit 1; \
 	done
 	$(Q)$(PYTHON) scripts/check-layers.py $(addprefix build/,$(LAYER_ARCHES))
+
+# --- make lib: the heap as a library (docs/embedding.md) ----------------
+# The mm room and the lib objects it calls, nothing else: what a host
+# links is listed by `nm -u` on the archive and declared in
+# include/keel/hooks.h. The build's configuration goes beside it, for the
+# host's -include (include/keel/config.h).
+LIB_HEAP_SRCS := $(wildcard common/mm/*.c) $(addprefix common/lib/, \
+	printk.c range_table.c enum_names.c lib.c irqsoff.c libc.c)
+LIB_HEAP_OBJS := $(patsubst %,$(O)/%.o,$(filter-out $(ARCH_EXCLUDE),$(LIB_HEAP_SRCS)))
+LIB_HEAP := $(O)/libkeel-heap.a
+LIB_HEAP_CONFIG := $(O)/libkeel-heap-config.h
+.PHONY: lib
+lib: $(LIB_HEAP) $(LIB_HEAP_CONFIG)
+
+$(LIB_HEAP): $(LIB_HEAP_OBJS)
+	@echo "  AR      $@"
+	$(Q)rm -f $@.tmp && ar rcs $@.tmp $^ && mv $@.tmp $@
+
+$(LIB_HEAP_CONFIG): $(AUTOCONF)
+	$(Q){ echo "/* libkeel-heap.a's configuration (make lib) */"; \
+		echo "#define KEEL_CONFIG_GIVEN 1"; cat $<; } > $@
 
 # --- deps, tests, formatting ---------------------------------------------
 deps:

@@ -12,7 +12,8 @@
  * phase gets the values it needs as arguments; nothing keeps a copy.
  *
  * Owns boot_times (phase stamps in raw ticks, converted to ns
- * only by the report). Every phase is a trace_begin/trace_end pair.
+ * only by the report), the domain set and the boot's cache maintenance
+ * policy with its counters (handed to the heap). Every phase is a trace_begin/trace_end pair.
  *
  * Runs on the boot CPU; the other CPUs only ever run work posted through
  * smp_run_on() from here. No lock.
@@ -50,6 +51,12 @@
 static struct boot_times boot_times;
 /* The boot's domains, from domains_setup() to the report (the flow owns them). */
 static struct domain_set domain_set;
+/*
+ * The boot's cache maintenance policy and its counters, given to the heap
+ * when it opens (heap_set_cachemaint()): the report reads them there.
+ */
+static struct cachemaint_stats boot_maint_stats;
+static struct cachemaint boot_maint;
 
 /*
  * The firmware's view, before keel changes anything: a few lines plus one
@@ -205,7 +212,8 @@ static void phase_heap(struct bootinfo *bi, unsigned int nodes,
 	trace_begin("heap_init");
 	heap_init(o->heap_init, nodes,
 		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);
-	cachemaint_init(pick_cachemaint(o));
+	boot_maint = cachemaint_policy(pick_cachemaint(o), &boot_maint_stats);
+	heap_set_cachemaint(&boot_maint);
 	bootmem_set_handoff_dirty(o->bootscrub != SCRUB_OFF);
 	boot_times.heap_init_begin = arch_ticks();
 	ranges = bootmem_handoff();

@@ -9,6 +9,7 @@ J=${CHECK_JOBS:-$(nproc)}
 
 steps=(
 	"unit tests (ASan+UBSan)|$MAKE --no-print-directory -j$J unit"
+	"the heap embedded: libkeel-heap.a in a program that is not keel|$MAKE --no-print-directory -j$J embed"
 	"fuzz smoke|$MAKE --no-print-directory fuzz-smoke"
 	"sandbox build|$MAKE --no-print-directory -j$J ARCH=sandbox all"
 	"sandbox end to end|$MAKE --no-print-directory ARCH=sandbox sandbox-test"

@@ -45,6 +45,50 @@ unit-run: $(UNIT_BINS) $(DT_DTBS) $(ACPI_AML)
 	done; exit $$fail
 endif
 
+# make embed: the heap's second user (tests/embed/, docs/embedding.md), a
+# Linux program that is not arch/sandbox: only include/ on its path, only
+# libkeel-heap.a linked (the sandbox build's, with the unit tests'
+# sanitisers). It must print "embed: PASS", and its --break-holes run
+# (holes given to bootmem as RAM, checked as holes) must fail.
+embed:
+	$(Q)$(MAKE) --no-print-directory ARCH=sandbox SANITIZE=1 embed-run
+
+ifeq ($(ARCH)-$(SANITIZE),sandbox-1)
+EMBED_BIN := $(O)/tests/embed
+EMBED_SRCS := tests/embed/embed.c tests/embed/host.c
+EMBED_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
+	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -g -O1 \
+	-fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-Iinclude -include $(LIB_HEAP_CONFIG)
+
+$(EMBED_BIN): $(EMBED_SRCS) tests/embed/embed.h tests/embed/hooks_match.c \
+		$(LIB_HEAP) $(LIB_HEAP_CONFIG)
+	@mkdir -p $(dir $@)
+	@echo "  EMBED   $@"
+	$(Q)$(CC_ARCH) $(EMBED_CFLAGS) -fsyntax-only tests/embed/hooks_match.c
+	$(Q)$(CC_ARCH) $(EMBED_CFLAGS) -o $@ $(EMBED_SRCS) $(LIB_HEAP)
+
+# The hooks the archive calls (nm -u, less what it defines) must be the
+# ones include/keel/hooks.h declares: the documented list stays true.
+EMBED_T := $(O)/tests/embed-
+embed-run: $(EMBED_BIN)
+	$(Q)nm -u $(LIB_HEAP) | awk '{print $$2}' | sort -u >$(EMBED_T)undef.txt
+	$(Q)nm --defined-only $(LIB_HEAP) | awk 'NF == 3 {print $$3}' | \
+		sort -u >$(EMBED_T)def.txt
+	$(Q)comm -23 $(EMBED_T)undef.txt $(EMBED_T)def.txt | grep '^arch_' \
+		>$(EMBED_T)needed.txt || true
+	$(Q)grep -o 'arch_[a-z_]*(' include/keel/hooks.h | tr -d '(' | \
+		sort -u >$(EMBED_T)declared.txt
+	$(Q)diff -u $(EMBED_T)declared.txt $(EMBED_T)needed.txt || { \
+		echo "embed: FAIL (libkeel-heap.a's hooks are not keel/hooks.h's list)"; \
+		exit 1; }
+	$(Q)$(EMBED_BIN) || exit 1
+	$(Q)if $(EMBED_BIN) --break-holes >$(O)/tests/embed-broken.log; then \
+		echo "embed: FAIL (the --break-holes run passed: the checks cannot fail)"; \
+		exit 1; \
+	fi
+endif
+
 # Fuzz targets: tests/fuzz/*_fuzz.c, built with clang and libFuzzer.
 FUZZ_SRCS := $(wildcard tests/fuzz/*_fuzz.c)
 FUZZ_SECONDS ?= 10

@@ -58,8 +58,9 @@ static struct page_info *big_take(struct domain *d, unsigned int *k,
 				  struct heap_alloc_info *info)
 {
 	for (; *k >= BIG_MIN; (*k)--) {
-		struct page_info *pg = heap_alloc_owned(*k, (int)d->node,
-							BIG_FLAGS, d->id, info);
+		struct page_info *pg =
+			heap_alloc_owned_maint(*k, (int)d->node, BIG_FLAGS,
+					       d->id, info, domain_maint(d));
 
 		if (pg)
 			return pg;
@@ -79,7 +80,7 @@ static void big_record(struct domain *d, struct page_info *pg, unsigned int k,
 	b->order = k;
 	b->zero = info->was_dirty || domain_zero_untrusted(d);
 	b->maint = (!info->clean_poc || domain_zero_untrusted(d)) &&
-		   domain_maint_needed();
+		   domain_maint_needed(d);
 	b->first_unit = d->big_units;
 	b->units = 1;
 	if ((b->zero || b->maint) && bytes > (1ull << d->unit_shift))
@@ -101,7 +102,7 @@ void domain_big_alloc(struct domain *d, unsigned int max_order)
 
 	d->nbig = 0;
 	d->big_bytes = d->big_units = 0;
-	if (cachemaint_mode() == CACHEMAINT_EAGER)
+	if (domain_maint(d)->mode == CACHEMAINT_EAGER)
 		return;
 	if (max_order > MAX_FREE_ORDER)
 		max_order = MAX_FREE_ORDER;

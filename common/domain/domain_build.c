@@ -128,7 +128,8 @@ static int extent_add(struct domain *d, unsigned int order, uint64_t gpa,
 	unsigned int got_order;
 	int err;
 
-	pg = heap_alloc_owned(order, (int)d->node, HEAP_NO_FLUSH, d->id, &info);
+	pg = heap_alloc_owned_maint(order, (int)d->node, HEAP_NO_FLUSH, d->id,
+				    &info, domain_maint(d));
 	t1 = arch_ticks();
 	if (!pg)
 		return -ENOMEM;
@@ -146,7 +147,7 @@ static int extent_add(struct domain *d, unsigned int order, uint64_t gpa,
 	if (domain_zero_untrusted(d) && !info.was_dirty)
 		domain_extent_zero(d, pa, bytes);
 	if ((!info.clean_poc || domain_zero_untrusted(d)) &&
-	    domain_maint_needed())
+	    domain_maint_needed(d))
 		domain_maint_add(d, acc, pa, bytes);
 	return 0;
 }
@@ -374,7 +375,8 @@ static unsigned int build_prepare(struct domain_set *s, const cpumask_t *cpus)
 
 		if (d->failed)
 			continue;
-		if (p2m_init(&d->table, (int)d->node, 0)) {
+		if (p2m_init_maint(&d->table, (int)d->node, 0,
+				   domain_maint(d))) {
 			snprintf(d->fail_reason, sizeof(d->fail_reason),
 				 "no memory for its p2m root table");
 			d->failed = true;
@@ -506,7 +508,7 @@ static int build_private(uint64_t bytes, int node, unsigned int max_order,
 	d.id = owner;
 	d.node = d.build_node = (uint32_t)node;
 	spin_lock_init(&d.map_lock);
-	if (p2m_init(&d.table, node, 0))
+	if (p2m_init_maint(&d.table, node, 0, domain_maint(&d)))
 		return -ENOMEM;
 	d.p2m = &d.table;
 	d.unit_shift = DOMAIN_UNIT_SHIFT;

@@ -53,7 +53,9 @@ struct maint_acc {
 	paddr_t start;
 	uint64_t bytes;
 };
-bool domain_maint_needed(void);
+/* The policy @d is built under (its context's, else the heap's). */
+const struct cachemaint *domain_maint(const struct domain *d);
+bool domain_maint_needed(const struct domain *d);
 void domain_maint_add(struct domain *d, struct maint_acc *acc, paddr_t pa,
 		      uint64_t bytes);
 void domain_maint_flush(struct domain *d, struct maint_acc *acc);

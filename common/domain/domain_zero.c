@@ -16,6 +16,7 @@
 #include <keel/atomic.h>
 #include <keel/cachemaint.h>
 #include <keel/domain.h>
+#include <keel/heap.h>
 #include <keel/trace.h>
 
 #include "domain_priv.h"
@@ -62,11 +63,14 @@ void domain_atomic_max(uint64_t *p, uint64_t v)
 		;
 }
 
-bool domain_maint_needed(void)
+const struct cachemaint *domain_maint(const struct domain *d)
 {
-	enum cachemaint_mode m = cachemaint_mode();
+	return d->ctx->maint ? d->ctx->maint : heap_cachemaint();
+}
 
-	return m == CACHEMAINT_DEFERRED || m == CACHEMAINT_CLFLUSH;
+bool domain_maint_needed(const struct domain *d)
+{
+	return cachemaint_by_range(domain_maint(d));
 }
 
 /* Clean+invalidate the pending range (one barrier), counted like the heap's. */
@@ -77,10 +81,7 @@ void domain_maint_flush(struct domain *d, struct maint_acc *acc)
 	if (!acc->bytes)
 		return;
 	t0 = arch_ticks();
-	arch_clean_inval_dcache_range(phys_to_virt(acc->start),
-				      (size_t)acc->bytes);
-	atomic_fetch_add_relaxed(&cachemaint_stats.ops, 1);
-	atomic_fetch_add_relaxed(&cachemaint_stats.bytes, acc->bytes);
+	cachemaint_range(domain_maint(d), acc->start, acc->bytes);
 	atomic_fetch_add_relaxed(&d->maint_ticks, arch_ticks() - t0);
 	atomic_fetch_add_relaxed(&d->maint_bytes, acc->bytes);
 	acc->bytes = 0;

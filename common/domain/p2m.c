@@ -31,15 +31,21 @@
 #include <keel/p2m_format.h>
 #include <keel/string.h>
 
+/* The policy of the table pages: the builder's, else the heap's. */
+static const struct cachemaint *p2m_maint(const struct p2m *p)
+{
+	return p->maint ? p->maint : heap_cachemaint();
+}
+
 /*
  * 2^@order zeroed pages of tables on @node (-1: any). Zeroed here, not by
  * the heap: after bootscrub=off the heap calls unscrubbed memory clean,
  * and a stale word in a table would be a live mapping.
  */
-static paddr_t p2m_page_alloc(int node, unsigned int order)
+static paddr_t p2m_page_alloc(const struct p2m *p, int node, unsigned int order)
 {
-	struct page_info *pg =
-		heap_alloc(order, node < 0 ? HEAP_ANY_NODE : node, 0, 0);
+	struct page_info *pg = heap_alloc_maint(
+		order, node < 0 ? HEAP_ANY_NODE : node, 0, 0, p2m_maint(p));
 	paddr_t t;
 
 	if (!pg)
@@ -57,12 +63,12 @@ static paddr_t p2m_page_alloc(int node, unsigned int order)
  * into stays clean_poc: a table page freed plain made the 1 GiB extent
  * next to it need 1 GiB of maintenance (the arm64 domains benchmark).
  */
-static void p2m_page_free(paddr_t t, unsigned int order)
+static void p2m_page_free(const struct p2m *p, paddr_t t, unsigned int order)
 {
 	void *va = phys_to_virt(t);
 
 	memset(va, 0, PAGE_SIZE << order);
-	if (cachemaint_mode() != CACHEMAINT_NONE)
+	if (p2m_maint(p)->mode != CACHEMAINT_NONE)
 		arch_clean_dcache_range(va, PAGE_SIZE << order);
 	heap_free_clean_poc(pfn_to_page(paddr_to_pfn(t)), order);
 }
@@ -102,6 +108,33 @@ static uint16_t p2m_next_vmid(void)
 	return (uint16_t)(atomic_fetch_add_relaxed(&vmids, 1) % 255 + 1);
 }
 
+/* p2m_init*(): an empty table of format @fmt, table pages under @maint. */
+static int p2m_setup(struct p2m *p, int node, unsigned int ipa_bits,
+		     const struct p2m_format *fmt,
+		     const struct cachemaint *maint)
+{
+	unsigned int max = MIN(fmt->max_ipa_bits, arch_p2m_max_ipa_bits());
+
+	memset(p, 0, sizeof(*p));
+	p->maint = maint;
+	p->root = INVALID_PADDR;
+	if (!ipa_bits)
+		ipa_bits = max;
+	if (ipa_bits < fmt->min_ipa_bits || ipa_bits > max)
+		return -EINVAL;
+	p->fmt = fmt;
+	p->node = node;
+	p->ipa_bits = ipa_bits;
+	p->pa_bits = MIN(fmt->oa_bits, arch_p2m_pa_bits());
+	fmt->geometry(ipa_bits, &p->start_level, &p->root_order);
+	p->root = p2m_page_alloc(p, node, p->root_order);
+	if (pa_val(p->root) == pa_val(INVALID_PADDR))
+		return -ENOMEM;
+	p->table_pages = 1ULL << p->root_order;
+	p->vmid = p2m_next_vmid();
+	return 0;
+}
+
 /**
  * p2m_init_format() - an empty table of format @fmt (see p2m_init()).
  * @p: the p2m to set up
@@ -114,25 +147,7 @@ static uint16_t p2m_next_vmid(void)
 int p2m_init_format(struct p2m *p, int node, unsigned int ipa_bits,
 		    const struct p2m_format *fmt)
 {
-	unsigned int max = MIN(fmt->max_ipa_bits, arch_p2m_max_ipa_bits());
-
-	memset(p, 0, sizeof(*p));
-	p->root = INVALID_PADDR;
-	if (!ipa_bits)
-		ipa_bits = max;
-	if (ipa_bits < fmt->min_ipa_bits || ipa_bits > max)
-		return -EINVAL;
-	p->fmt = fmt;
-	p->node = node;
-	p->ipa_bits = ipa_bits;
-	p->pa_bits = MIN(fmt->oa_bits, arch_p2m_pa_bits());
-	fmt->geometry(ipa_bits, &p->start_level, &p->root_order);
-	p->root = p2m_page_alloc(node, p->root_order);
-	if (pa_val(p->root) == pa_val(INVALID_PADDR))
-		return -ENOMEM;
-	p->table_pages = 1ULL << p->root_order;
-	p->vmid = p2m_next_vmid();
-	return 0;
+	return p2m_setup(p, node, ipa_bits, fmt, NULL);
 }
 
 /**
@@ -145,7 +160,19 @@ int p2m_init_format(struct p2m *p, int node, unsigned int ipa_bits,
  */
 int p2m_init(struct p2m *p, int node, unsigned int ipa_bits)
 {
-	return p2m_init_format(p, node, ipa_bits, arch_p2m_format());
+	return p2m_setup(p, node, ipa_bits, arch_p2m_format(), NULL);
+}
+
+/**
+ * p2m_init_maint() - p2m_init() whose table pages are allocated and
+ * cleaned under @maint (a domain build's policy) instead of the heap's.
+ *
+ * Return: 0, -EINVAL, -ENOMEM.
+ */
+int p2m_init_maint(struct p2m *p, int node, unsigned int ipa_bits,
+		   const struct cachemaint *maint)
+{
+	return p2m_setup(p, node, ipa_bits, arch_p2m_format(), maint);
 }
 
 /* Is [a, a + size) below 2^bits? */
@@ -171,7 +198,7 @@ static uint64_t *leaf_table(struct p2m *p, uint64_t gpa, unsigned int leaf,
 		e = &tab[pte_index(p, gpa, level)];
 		switch (p->fmt->decode(*e, level, &next)) {
 		case P2M_PTE_NONE:
-			next = p2m_page_alloc(p->node, 0);
+			next = p2m_page_alloc(p, p->node, 0);
 			if (pa_val(next) == pa_val(INVALID_PADDR)) {
 				*err = -ENOMEM;
 				return NULL;
@@ -393,7 +420,7 @@ static uint64_t free_below(const struct p2m *p, paddr_t t, unsigned int level,
 		if (p->fmt->decode(tab[i], level, &next) != P2M_PTE_TABLE)
 			continue;
 		freed += free_below(p, next, level + 1, P2M_TABLE_ENTRIES);
-		p2m_page_free(next, 0);
+		p2m_page_free(p, next, 0);
 		freed++;
 	}
 	return freed;
@@ -410,7 +437,7 @@ void p2m_destroy(struct p2m *p)
 	p->table_pages -=
 		free_below(p, p->root, p->start_level,
 			   (uint64_t)P2M_TABLE_ENTRIES << p->root_order);
-	p2m_page_free(p->root, p->root_order);
+	p2m_page_free(p, p->root, p->root_order);
 	p->table_pages -= 1ULL << p->root_order;
 	p->root = INVALID_PADDR;
 }

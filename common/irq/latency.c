@@ -15,9 +15,11 @@
  *   build-local   the probe CPU runs the load itself (the interrupted work
  *                 is the allocation, the case Xen's 133 ms spike was about);
  * each build phase with cachemaint=deferred, then eager (the per-page
- * in-lock baseline). The mode is switched on the boot CPU between phases,
- * every other CPU parked and the no_flush batch empty, and the boot's own
- * mode and counters are put back at the end.
+ * in-lock baseline). Each phase's policy is the run's own (struct
+ * lat_run's maint, handed to the loads' builds through their domain_ctx),
+ * set on the boot CPU between phases, every other CPU parked; its
+ * counters go to the run's own sink, so the boot's mode and counters are
+ * never switched nor put back.
  *
  * The load (latency.load says which ran): build-local is issue 22's
  * domain_build_local(): a LAT_DOMAIN_BYTES domain on the probe CPU's node
@@ -335,9 +337,8 @@ static void run_phase(struct lat_run *r, struct latency_phase *ph)
 	unsigned int self = arch_cpu_id(), cpu = r->st->cpu;
 	cpumask_t probe, others, all;
 
-	cachemaint_flush_batch();
-	cachemaint_init(ph->mode);
-	ph->mode = cachemaint_mode();
+	r->maint = cachemaint_policy(ph->mode, &r->maint_stats);
+	ph->mode = r->maint.mode;
 	smp_online_mask(&all);
 	cpumask_clear(&probe);
 	cpumask_set(&probe, cpu);
@@ -524,14 +525,17 @@ static void run_setup(struct lat_run *r, const struct keel_options *o)
 	st->remote_bytes = remote_bytes(st->cpu);
 	st->load = o->domain_count ? LAT_LOAD_CMDLINE : LAT_LOAD_PROBE;
 	domain_ctx_init(&r->ctx, o, &st->domain_problems);
+	/* The warm-up builds under the boot's mode; each phase its own. */
+	r->maint = cachemaint_policy(heap_cachemaint()->mode, &r->maint_stats);
+	r->ctx.maint = &r->maint;
 	r->load_spec = o->domain;
 	r->load_count = o->domain_count;
 	domain_plan_nodes(o->domain, o->domain_count, r->load_node);
 }
 
 /**
- * latency_run() - latency=on: every phase, then the boot's cachemaint mode
- * and counters back.
+ * latency_run() - latency=on: every phase, each under its own cache
+ * maintenance policy (the boot's untouched).
  * @o: the boot's options (latency_*=, the domain= list, bootscrub=)
  */
 void latency_run(const struct keel_options *o)
@@ -541,7 +545,6 @@ void latency_run(const struct keel_options *o)
 	 * ends, must never find freed memory behind the handler's pointer.
 	 */
 	static struct lat_run run;
-	struct cachemaint_stats saved = cachemaint_stats;
 	struct lat_run *r = &run;
 	const char *why = NULL;
 
@@ -549,7 +552,6 @@ void latency_run(const struct keel_options *o)
 	memset(r, 0, sizeof(*r));
 	r->st = &stats;
 	run_setup(r, o);
-	r->boot_mode = cachemaint_mode();
 	stats.requested = true;
 	stats.timer_mode = arch_timer_mode();
 	if (timer_init_on(stats.cpu, &why)) {
@@ -557,7 +559,7 @@ void latency_run(const struct keel_options *o)
 		pr_warn("latency: no probe: %s\n", why);
 		return;
 	}
-	init_phases(&stats, r->boot_mode);
+	init_phases(&stats, heap_cachemaint()->mode);
 	lat_attach(r);
 	warm_up(r);
 	for (unsigned int i = 0; i < stats.phase_count; i++) {
@@ -570,9 +572,6 @@ void latency_run(const struct keel_options *o)
 		run_phase(r, &stats.phase[i]);
 	}
 	lat_attach(NULL);
-	cachemaint_flush_batch();
-	cachemaint_init(r->boot_mode);
-	cachemaint_stats = saved;
 	if (o->bootscrub != SCRUB_OFF)
 		scrub_leftovers();
 }

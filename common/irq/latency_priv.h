@@ -39,9 +39,15 @@ struct lat_run {
 	/* The handler samples and re-arms (probe CPU only, probe_fn()). */
 	volatile bool sampling;
 	uint32_t stop; /* the phase is over (atomic) */
-	enum cachemaint_mode boot_mode;
-	/* The loads' builds: bootscrub=, domains_trust=, their problems. */
+	/*
+	 * The loads' builds: bootscrub=, domains_trust=, their problems, and
+	 * the running phase's cache maintenance policy (ctx.maint = &maint,
+	 * set between phases), counted in the run's own sink: the boot's
+	 * policy and counters are never touched.
+	 */
 	struct domain_ctx ctx;
+	struct cachemaint maint;
+	struct cachemaint_stats maint_stats;
 	/* build-remote's domain= domains, each on the plan's node. */
 	const struct domain_spec *load_spec;
 	unsigned int load_count;

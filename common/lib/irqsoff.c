@@ -14,7 +14,7 @@
  * is not traced (the smp mailbox orders the accesses). No lock.
  */
 #include <arch/cpu.h>
-#include <keel/latency.h>
+#include <keel/irqsoff.h>
 
 static struct irqsoff_cpu *irqsoff_cpus;
 static unsigned int irqsoff_count;

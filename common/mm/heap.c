@@ -73,6 +73,32 @@ struct heap_node heap_nodes[MAX_NUMNODES];
 unsigned int heap_nr_nodes;
 bool heap_strict = IS_ENABLED(CONFIG_DEBUG);
 
+/*
+ * The policy of heap_alloc() and heap_alloc_owned(): the opener's
+ * (heap_set_cachemaint(), the flow's for the boot); until one is given,
+ * deferred with counters of its own.
+ */
+static struct cachemaint_stats unset_stats;
+static const struct cachemaint unset_maint = {CACHEMAINT_DEFERRED,
+					      &unset_stats};
+static const struct cachemaint *heap_maint = &unset_maint;
+
+/**
+ * heap_set_cachemaint() - the policy and counter sink of every allocation
+ * that does not pass its own (see heap.h). @cm must outlive the heap's
+ * use; NULL goes back to the built-in default.
+ */
+void heap_set_cachemaint(const struct cachemaint *cm)
+{
+	heap_maint = cm ? cm : &unset_maint;
+}
+
+/** heap_cachemaint() - Return: the policy heap_set_cachemaint() gave. */
+const struct cachemaint *heap_cachemaint(void)
+{
+	return heap_maint;
+}
+
 /* ---- small helpers ----------------------------------------------------- */
 
 /**
@@ -397,23 +423,37 @@ static void scrub_from(uint64_t p, unsigned int order, uint32_t fd)
  * clean page by page. Cleaning first and zeroing after the unlock would
  * leave the zeros in the cache, not at PoC.
  */
-void heap_eager_in_lock(struct page_info *pg, unsigned int order,
-			struct heap_taken *t, uint32_t flags)
+void heap_eager_in_lock(const struct cachemaint *cm, struct page_info *pg,
+			unsigned int order, struct heap_taken *t,
+			uint32_t flags)
 {
 	if (t->fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB)) {
 		scrub_from(t->pfn, order, t->fd);
 		t->fd = FIRST_DIRTY_NONE;
 	}
-	cachemaint_in_lock(pg, order);
+	cachemaint_in_lock(cm, pg, order);
 }
 
 /**
- * heap_alloc() - an anonymous block of 2^@order pages (see heap.h).
+ * heap_alloc() - heap_alloc_maint() with the heap's policy.
  *
  * Return: the head entry, or NULL when no allowed node has a fitting chunk.
  */
 struct page_info *heap_alloc(unsigned int order, int node,
 			     unsigned int max_bits, uint32_t flags)
+{
+	return heap_alloc_maint(order, node, max_bits, flags, heap_maint);
+}
+
+/**
+ * heap_alloc_maint() - an anonymous block of 2^@order pages, maintained as
+ * @cm says (see heap.h).
+ *
+ * Return: the head entry, or NULL when no allowed node has a fitting chunk.
+ */
+struct page_info *heap_alloc_maint(unsigned int order, int node,
+				   unsigned int max_bits, uint32_t flags,
+				   const struct cachemaint *cm)
 {
 	unsigned int i, count;
 	int zone_hi = NR_ZONES - 1;
@@ -433,11 +473,13 @@ struct page_info *heap_alloc(unsigned int order, int node,
 	candidates = heap_alloc_candidates(node, flags, &exact, &count);
 
 	for (i = 0; i < count && !pg; i++) {
-		struct heap_node_locked l = heap_lock_node(candidates[i]);
+		/* The tracer's site: the API's name, whatever the policy. */
+		struct heap_node_locked l =
+			heap_lock_node_at(candidates[i], "heap_alloc");
 
 		pg = heap_take_block(l, order, zone_hi, &t, PGS_ALLOCATED, 0);
-		if (pg && cachemaint_mode() == CACHEMAINT_EAGER)
-			heap_eager_in_lock(pg, order, &t, flags);
+		if (pg && cm->mode == CACHEMAINT_EAGER)
+			heap_eager_in_lock(cm, pg, order, &t, flags);
 		heap_unlock_node(l);
 	}
 	if (!pg)
@@ -459,7 +501,7 @@ struct page_info *heap_alloc(unsigned int order, int node,
 
 	if (t.fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB))
 		scrub_from(p, order, t.fd);
-	cachemaint_after_alloc(pg, order, flags);
+	cachemaint_after_alloc(cm, pg, order, flags);
 	return pg;
 }
 

@@ -86,27 +86,26 @@ static void zero_pieces(uint64_t p, unsigned int order, uint32_t fd)
 }
 
 /* cachemaint=eager in the lock: zero, then clean page by page (timed). */
-static void owned_eager(struct page_info *pg, unsigned int order,
-			struct heap_taken *t, uint32_t flags,
-			struct heap_alloc_info *info)
+static void owned_eager(const struct cachemaint *cm, struct page_info *pg,
+			unsigned int order, struct heap_taken *t,
+			uint32_t flags, struct heap_alloc_info *info)
 {
 	uint64_t t0 = arch_ticks(), t1;
 	bool zero = t->fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB);
 
 	if (zero)
 		info->zeroed_bytes = ((1ULL << order) - t->fd) << PAGE_SHIFT;
-	heap_eager_in_lock(pg, order, t, flags);
+	heap_eager_in_lock(cm, pg, order, t, flags);
 	t1 = arch_ticks();
 	info->maint_bytes = (1ULL << order) << PAGE_SHIFT;
 	info->maint_ticks = t1 - t0;
 }
 
 /* After the unlock: zero what is dirty, then the maintenance still due. */
-static void owned_finish(struct page_info *pg, unsigned int order,
-			 const struct heap_taken *t, uint32_t flags,
-			 struct heap_alloc_info *info)
+static void owned_finish(const struct cachemaint *cm, struct page_info *pg,
+			 unsigned int order, const struct heap_taken *t,
+			 uint32_t flags, struct heap_alloc_info *info)
 {
-	enum cachemaint_mode m = cachemaint_mode();
 	uint64_t t0;
 
 	if (t->fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB)) {
@@ -115,7 +114,7 @@ static void owned_finish(struct page_info *pg, unsigned int order,
 		info->zero_ticks = arch_ticks() - t0;
 		info->zeroed_bytes = ((1ULL << order) - t->fd) << PAGE_SHIFT;
 	}
-	if (m == CACHEMAINT_EAGER)
+	if (cm->mode == CACHEMAINT_EAGER)
 		return;
 	if (flags & HEAP_NO_FLUSH) {
 		if (flags & HEAP_ICACHE)
@@ -123,20 +122,34 @@ static void owned_finish(struct page_info *pg, unsigned int order,
 		return;
 	}
 	t0 = arch_ticks();
-	cachemaint_after_alloc(pg, order, flags);
+	cachemaint_after_alloc(cm, pg, order, flags);
 	info->maint_ticks = arch_ticks() - t0;
-	if (!t->poc && (m == CACHEMAINT_DEFERRED || m == CACHEMAINT_CLFLUSH))
+	if (!t->poc && cachemaint_by_range(cm))
 		info->maint_bytes = (1ULL << order) << PAGE_SHIFT;
 }
 
 /**
- * heap_alloc_owned() - an extent of 2^@order pages owned by @owner, one
- * head write (see heap.h).
+ * heap_alloc_owned() - heap_alloc_owned_maint() with the heap's policy.
  *
  * Return: the head entry, or NULL.
  */
 struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 				   uint16_t owner, struct heap_alloc_info *info)
+{
+	return heap_alloc_owned_maint(order, node, flags, owner, info,
+				      heap_cachemaint());
+}
+
+/**
+ * heap_alloc_owned_maint() - an extent of 2^@order pages owned by @owner,
+ * one head write, maintained as @cm says (see heap.h).
+ *
+ * Return: the head entry, or NULL.
+ */
+struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
+					 uint32_t flags, uint16_t owner,
+					 struct heap_alloc_info *info,
+					 const struct cachemaint *cm)
 {
 	struct heap_alloc_info scratch;
 	struct heap_taken t = {.fd = FIRST_DIRTY_NONE};
@@ -152,15 +165,17 @@ struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 		return NULL;
 	candidates = heap_alloc_candidates(node, flags, &exact, &count);
 	for (i = 0; i < count && !pg; i++) {
-		struct heap_node_locked l = heap_lock_node(candidates[i]);
+		/* The tracer's site: the API's name, whatever the policy. */
+		struct heap_node_locked l =
+			heap_lock_node_at(candidates[i], "heap_alloc_owned");
 		uint64_t held;
 
 		pg = heap_take_block(l, order, NR_ZONES - 1, &t, PGS_OWNED,
 				     owner);
 		if (pg) {
 			l.hn->stats.owned_pages += 1ULL << order;
-			if (cachemaint_mode() == CACHEMAINT_EAGER)
-				owned_eager(pg, order, &t, flags, info);
+			if (cm->mode == CACHEMAINT_EAGER)
+				owned_eager(cm, pg, order, &t, flags, info);
 		}
 		held = heap_unlock_node_ticks(l);
 		info->lock_ticks = MAX(info->lock_ticks, held);
@@ -171,7 +186,7 @@ struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 	info->was_dirty = t.fd != FIRST_DIRTY_NONE;
 	info->clean_poc = t.poc;
 	info->node = pg->node;
-	owned_finish(pg, order, &t, flags, info);
+	owned_finish(cm, pg, order, &t, flags, info);
 	return pg;
 }
 

@@ -77,8 +77,9 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 const uint32_t *heap_alloc_candidates(int pref, uint32_t flags, uint32_t *exact,
 				      unsigned int *count);
 /* cachemaint=eager: zero (unless HEAP_NO_SCRUB) and clean per page. */
-void heap_eager_in_lock(struct page_info *pg, unsigned int order,
-			struct heap_taken *t, uint32_t flags);
+void heap_eager_in_lock(const struct cachemaint *cm, struct page_info *pg,
+			unsigned int order, struct heap_taken *t,
+			uint32_t flags);
 /* Is @pg the entry of a heap page of a valid node (not its state)? */
 static inline bool heap_entry_valid(const struct page_info *pg)
 {

@@ -14,6 +14,7 @@
 #include <keel/compiler.h>
 #include <keel/domain.h>
 #include <keel/enum_names.h>
+#include <keel/heap.h>
 #include <keel/json.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
@@ -81,7 +82,7 @@ static void json_bench(struct jw *w, const struct domain_bench *b)
 	jw_obj(w, "bench");
 	jw_u64(w, "bytes", b->bytes);
 	jw_u64(w, "node", b->node);
-	jw_str(w, "mode", cachemaint_mode_name(cachemaint_mode()));
+	jw_str(w, "mode", cachemaint_mode_name(heap_cachemaint()->mode));
 	jw_u64(w, "deferred_ns", ticks_to_ns(b->deferred.ticks));
 	jw_u64(w, "eager_ns", ticks_to_ns(b->eager.ticks));
 	jw_u64(w, "deferred_zeroed_bytes", b->deferred.zeroed_bytes);

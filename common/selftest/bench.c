@@ -7,7 +7,9 @@
  * here) and the static scratch below. Runs on one CPU with no other
  * heap user, so it takes no lock of its own.
  *
- * One row (bench_one), with the original cachemaint mode saved:
+ * One row (bench_one), every allocation under a policy of the row's own
+ * (heap_alloc_maint()), counted in the row's own sink (row_stats): the
+ * heap's (the boot's) mode and counters are never touched.
  *  1. Snapshot the node's clean_poc free chunks (pfn, order).
  *  2. dirty only: with cachemaint none, allocate the blocks, write one cache
  *     line per page (a pattern, then zero again: the heap's clean chunks
@@ -69,6 +71,8 @@ static bool restore_overflow;
 static struct page_info *blocks[BENCH_MAX_COUNT];
 static uint64_t prep_pfn[BENCH_MAX_COUNT];
 static uint64_t lat_ticks[BENCH_MAX_COUNT], ref_ticks[BENCH_MAX_COUNT];
+/* The counters of the row's policies (bench_one() zeroes them). */
+static struct cachemaint_stats row_stats;
 
 /* ---- clean_poc snapshot and restore ------------------------------------ */
 
@@ -196,15 +200,16 @@ static void free_blocks(unsigned int n, unsigned int order)
 }
 
 /*
- * Allocate up to @count blocks in the current cachemaint mode, latency of
- * each heap_alloc() call in @call_ticks[].
+ * Allocate up to @count blocks under policy @cm, latency of each
+ * heap_alloc_maint() call in @call_ticks[].
  * @flush: call cachemaint_flush_batch() after each allocation that
  * recorded a range, outside the timed window, adding its time to
  * *@maint_ticks. @poc (may be NULL):
  * counts the blocks that were PGF_CLEAN_POC.
  * Return: blocks obtained (in blocks[]).
  */
-static unsigned int alloc_blocks(unsigned int count, unsigned int order,
+static unsigned int alloc_blocks(const struct cachemaint *cm,
+				 unsigned int count, unsigned int order,
 				 uint32_t node, uint32_t flags,
 				 uint64_t *call_ticks, bool flush,
 				 uint64_t *maint_ticks, uint64_t *poc)
@@ -216,7 +221,7 @@ static unsigned int alloc_blocks(unsigned int count, unsigned int order,
 		struct page_info *pg;
 
 		t0 = arch_ticks();
-		pg = heap_alloc(order, (int)node, 0, flags);
+		pg = heap_alloc_maint(order, (int)node, 0, flags, cm);
 		t1 = arch_ticks();
 		if (!pg)
 			break;
@@ -225,9 +230,9 @@ static unsigned int alloc_blocks(unsigned int count, unsigned int order,
 		if (poc && (pg->flags & PGF_CLEAN_POC))
 			(*poc)++;
 		/* Nothing recorded (clean_poc): no maintenance to time. */
-		if (flush && READ_ONCE(cachemaint_stats.pending_ranges)) {
+		if (flush && READ_ONCE(cm->stats->pending_ranges)) {
 			t0 = arch_ticks();
-			cachemaint_flush_batch();
+			cachemaint_flush_batch(cm);
 			*maint_ticks += arch_ticks() - t0;
 		}
 	}
@@ -254,12 +259,13 @@ static unsigned int prepare_dirty(unsigned int count, unsigned int order,
 				  uint32_t node, uint32_t flags,
 				  unsigned int line)
 {
+	const struct cachemaint none =
+		cachemaint_policy(CACHEMAINT_NONE, &row_stats);
 	uint64_t maint = 0; /* no flush: stays 0 */
 	unsigned int prepared, i;
 
-	cachemaint_init(CACHEMAINT_NONE);
-	prepared = alloc_blocks(count, order, node, flags, ref_ticks, false,
-				&maint, NULL);
+	prepared = alloc_blocks(&none, count, order, node, flags, ref_ticks,
+				false, &maint, NULL);
 	for (i = 0; i < prepared; i++) {
 		prep_pfn[i] = blocks[i]->pfn;
 		dirty_block(prep_pfn[i], order, line);
@@ -275,12 +281,13 @@ static unsigned int prepare_dirty(unsigned int count, unsigned int order,
 static unsigned int time_reference(unsigned int count, unsigned int order,
 				   uint32_t node, uint32_t flags)
 {
+	const struct cachemaint none =
+		cachemaint_policy(CACHEMAINT_NONE, &row_stats);
 	uint64_t maint = 0; /* no flush: stays 0 */
 	unsigned int n;
 
-	cachemaint_init(CACHEMAINT_NONE);
-	n = alloc_blocks(count, order, node, flags, ref_ticks, false, &maint,
-			 NULL);
+	n = alloc_blocks(&none, count, order, node, flags, ref_ticks, false,
+			 &maint, NULL);
 	free_blocks(n, order);
 	return n;
 }
@@ -298,29 +305,29 @@ static unsigned int time_measured(uint32_t node, enum cachemaint_mode mode,
 				  uint64_t *poc)
 {
 	bool eager = mode == CACHEMAINT_EAGER;
+	struct cachemaint cm = cachemaint_policy(mode, &row_stats);
 	struct heap_node_stats st;
 	uint64_t ops0, bytes0;
 	unsigned int n;
 
-	cachemaint_init(mode);
 	/* Coherent platform: deferred is "none"; measure the by-range flush. */
-	if (!eager && cachemaint_mode() == CACHEMAINT_NONE)
-		cachemaint_init(CACHEMAINT_CLFLUSH);
-	ops0 = cachemaint_stats.ops;
-	bytes0 = cachemaint_stats.bytes;
+	if (!eager && cm.mode == CACHEMAINT_NONE)
+		cm = cachemaint_policy(CACHEMAINT_CLFLUSH, &row_stats);
+	ops0 = row_stats.ops;
+	bytes0 = row_stats.bytes;
 	*maint = 0;
 	heap_reset_lock_stats();
-	n = alloc_blocks(count, order, node,
+	n = alloc_blocks(&cm, count, order, node,
 			 eager ? flags : flags | HEAP_NO_FLUSH, lat_ticks,
 			 !eager, maint, poc);
 	heap_node_stats(node, &st);
 	row->lock_ns_max = ticks_to_ns(st.lock_max_ticks);
 	if (detail) {
-		detail->maint_ops = cachemaint_stats.ops - ops0;
-		detail->maint_bytes = cachemaint_stats.bytes - bytes0;
+		detail->maint_ops = row_stats.ops - ops0;
+		detail->maint_bytes = row_stats.bytes - bytes0;
 		detail->clean_poc_blocks = *poc;
 	}
-	row->mode = cachemaint_mode_name(cachemaint_mode());
+	row->mode = cachemaint_mode_name(cm.mode);
 	return n;
 }
 
@@ -415,8 +422,7 @@ int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
 	      bool dirty, uint64_t count, struct bench_row *row,
 	      struct bench_detail *detail)
 {
-	enum cachemaint_mode saved_mode = cachemaint_mode();
-	struct cachemaint_stats saved_stats;
+	const struct cachemaint sink = {CACHEMAINT_NONE, &row_stats};
 	unsigned int line = arch_dcache_line_size();
 	struct heap_node_stats st;
 	int ret;
@@ -431,9 +437,7 @@ int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
 	if (line > PAGE_SIZE || !line)
 		line = 64;
 
-	/* Nothing recorded by someone else may be lost by cachemaint_init. */
-	cachemaint_flush_batch();
-	saved_stats = cachemaint_stats;
+	row_stats = (struct cachemaint_stats){0};
 	snap_take(node);
 	ret = measure_row(node, order, mode, dirty, (unsigned int)count, line,
 			  row, detail);
@@ -441,8 +445,9 @@ int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
 		pr_warn("bench: node %u: more than %u clean_poc chunks, some "
 			"lose clean_poc\n",
 			node, BENCH_SNAP_MAX);
-	cachemaint_init(saved_mode);
-	cachemaint_stats = saved_stats;
+	/* Nothing of the row's stays in the batch (each one is flushed). */
+	if (row_stats.pending_ranges)
+		cachemaint_flush_batch(&sink);
 	return ret;
 }
 

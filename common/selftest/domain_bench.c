@@ -23,12 +23,14 @@
  *
  * The domain comes from the set through domain_view() (the domain room's
  * public view) and the result goes to the set's stats.bench, which the
- * report shows. The cachemaint counters of the bench's builds are not the
- * boot's: they are saved and put back. Boot CPU, before domains_build();
+ * report shows. The bench's builds run under policies of their own
+ * (struct domain_ctx's maint), counted in a sink of their own: the boot's
+ * mode and counters are never touched. Boot CPU, before domains_build();
  * no lock.
  */
 #include <keel/cachemaint.h>
 #include <keel/domain.h>
+#include <keel/heap.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -62,13 +64,13 @@ static int bench_build(struct domain_set *s, const struct domain_bench *b,
 		       enum cachemaint_mode mode,
 		       struct domain_build_cost *cost)
 {
-	enum cachemaint_mode boot_mode = cachemaint_mode();
+	struct cachemaint_stats sink = {0};
+	struct cachemaint maint = cachemaint_policy(mode, &sink);
+	struct domain_ctx ctx = s->ctx;
 	int err;
 
-	cachemaint_init(mode);
-	err = domain_build_local_cost(b->bytes, (int)b->node, 18, &s->ctx,
-				      cost);
-	cachemaint_init(boot_mode);
+	ctx.maint = &maint;
+	err = domain_build_local_cost(b->bytes, (int)b->node, 18, &ctx, cost);
 	domain_scrub_dirty();
 	return err;
 }
@@ -88,7 +90,7 @@ static void bench_print(const struct domain_bench *b)
 		"zeroed, %s cleaned)\n",
 		sz, b->node,
 		(unsigned long long)(ticks_to_ns(b->deferred.ticks) / 1000),
-		cachemaint_mode_name(cachemaint_mode()), dz, dm,
+		cachemaint_mode_name(heap_cachemaint()->mode), dz, dm,
 		(unsigned long long)(ticks_to_ns(b->eager.ticks) / 1000), ez,
 		em);
 }
@@ -100,8 +102,7 @@ static void bench_print(const struct domain_bench *b)
 void domains_bench(struct domain_set *s)
 {
 	struct domain_bench *b = &s->stats.bench;
-	enum cachemaint_mode mode = cachemaint_mode();
-	struct cachemaint_stats saved = cachemaint_stats;
+	enum cachemaint_mode mode = heap_cachemaint()->mode;
 
 	b->done = false;
 	if (!bench_pick(s, &b->bytes, &b->node))
@@ -111,7 +112,6 @@ void domains_bench(struct domain_set *s)
 	bench_build(s, b, mode, NULL); /* the warm-up: untimed */
 	b->eager_err = bench_build(s, b, CACHEMAINT_EAGER, &b->eager);
 	b->deferred_err = bench_build(s, b, mode, &b->deferred);
-	cachemaint_stats = saved;
 	trace_end("domains_bench");
 	b->done = true;
 	bench_print(b);

@@ -2,7 +2,7 @@
 /*
  * Arch hooks: cache maintenance by virtual address range. One barrier per
  * call, never per line. On coherent x86_64 common/cachemaint.c calls them
- * only when cachemaint=clflush selected that mode (cachemaint_init()). The
+ * only under a clflush policy (cachemaint_policy()). The
  * sandbox counts operations and bytes instead.
  */
 #ifndef ARCH_CACHE_H

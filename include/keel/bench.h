@@ -37,8 +37,10 @@
  *
  * Afterwards the heap is what it was: same free chunks, same counters, and
  * PGF_CLEAN_POC put back on the chunks that had it (their memory is zero
- * and was cleaned to PoC again), the cachemaint mode and cachemaint_stats
- * restored. Only the nodes' lock_max_ticks are left at the bench's values.
+ * and was cleaned to PoC again). The heap's cachemaint policy and counters
+ * are never used: each row allocates under policies of its own
+ * (heap_alloc_maint()). Only the nodes' lock_max_ticks are left at the
+ * bench's values.
  * Must run with no other heap user (at boot, after the boot scrub; it waits
  * for a bootscrub=idle background scrub to finish first).
  */
@@ -66,7 +68,7 @@ extern unsigned int bench_row_count;
 
 /* What one measurement did besides the row (for tests and the log). */
 struct bench_detail {
-	uint64_t maint_ops, maint_bytes; /* cachemaint_stats deltas */
+	uint64_t maint_ops, maint_bytes; /* the row sink's deltas */
 	uint64_t clean_poc_blocks; /* measured blocks that were clean_poc */
 };
 
@@ -76,7 +78,7 @@ void bench_run(void);
 /*
  * bench_one(): one row: @count (<= BENCH_MAX_COUNT) blocks of @order on
  * @node in cachemaint @mode (CACHEMAINT_DEFERRED or CACHEMAINT_EAGER),
- * @dirty as above. Leaves the heap and cachemaint as bench_run() does.
+ * @dirty as above. Leaves the heap as bench_run() does.
  * Return: 0 with *@row (and *@detail when not NULL) filled, or -ENOMEM
  * when not a single block could be allocated, -EINVAL for bad arguments.
  */

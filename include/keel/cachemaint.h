@@ -27,20 +27,50 @@ struct cachemaint_stats {
 	uint64_t pending_ranges;
 };
 
-extern struct cachemaint_stats cachemaint_stats;
+/*
+ * A maintenance policy and the counters it adds to, handed to each call
+ * that allocates (heap_alloc_maint(), heap_alloc_owned_maint(), a domain
+ * build's struct domain_ctx), as HEAP_NO_FLUSH is handed in the flags.
+ * The boot's own is made by the flow and given to the heap once
+ * (heap_set_cachemaint()); the latency probe and the benchmarks make
+ * their own for their runs, so nothing is switched and put back.
+ */
+struct cachemaint {
+	enum cachemaint_mode mode;	/* as cachemaint_policy() resolved it */
+	struct cachemaint_stats *stats; /* the sink: atomics, never NULL */
+};
 
-void cachemaint_init(enum cachemaint_mode mode);
-enum cachemaint_mode cachemaint_mode(void);
+/*
+ * cachemaint_policy(): @mode with its counters in @stats. Deferred
+ * maintenance on a coherent platform is no maintenance at all (mode
+ * none). Return: the policy, by value.
+ */
+struct cachemaint cachemaint_policy(enum cachemaint_mode mode,
+				    struct cachemaint_stats *stats);
 extern const struct enum_name cachemaint_mode_names[];
 const char *cachemaint_mode_name(enum cachemaint_mode m);
 
-/* Called by heap_alloc after the lock is dropped (deferred modes). */
-void cachemaint_after_alloc(struct page_info *pg, unsigned int order,
-			    uint32_t flags);
-/* Called by heap_alloc under the node lock (eager mode only). */
-void cachemaint_in_lock(struct page_info *pg, unsigned int order);
+/* Does @cm clean by range after the unlock (deferred, clflush)? */
+static inline bool cachemaint_by_range(const struct cachemaint *cm)
+{
+	return cm->mode == CACHEMAINT_DEFERRED ||
+	       cm->mode == CACHEMAINT_CLFLUSH;
+}
 
-/* Flush every range recorded by HEAP_NO_FLUSH allocations. Return: ranges flushed. */
-unsigned int cachemaint_flush_batch(void);
+/* Called by heap_alloc after the lock is dropped (deferred modes). */
+void cachemaint_after_alloc(const struct cachemaint *cm, struct page_info *pg,
+			    unsigned int order, uint32_t flags);
+/* Called by heap_alloc under the node lock (eager mode only). */
+void cachemaint_in_lock(const struct cachemaint *cm, struct page_info *pg,
+			unsigned int order);
+/* Clean+invalidate [@pa, @pa + @bytes) now: one operation in @cm's sink. */
+void cachemaint_range(const struct cachemaint *cm, paddr_t pa, uint64_t bytes);
+
+/*
+ * Flush every range recorded by HEAP_NO_FLUSH allocations, each counted
+ * in the sink it was recorded with; the batch in @cm's.
+ * Return: ranges flushed.
+ */
+unsigned int cachemaint_flush_batch(const struct cachemaint *cm);
 
 #endif

@@ -2,11 +2,18 @@
 /*
  * Kconfig output plus IS_ENABLED(), so that .c files test options with
  * ordinary if statements and dead branches still compile.
+ *
+ * A program that embeds libkeel-heap.a has only include/ on its path:
+ * it is compiled with `-include libkeel-heap-config.h`, the library's
+ * configuration that `make lib` writes beside the archive (it defines
+ * KEEL_CONFIG_GIVEN), so that its structures have the library's sizes.
  */
 #ifndef KEEL_CONFIG_H
 #define KEEL_CONFIG_H
 
+#ifndef KEEL_CONFIG_GIVEN
 #include <generated/autoconf.h>
+#endif
 
 #define __KEEL_ARG_PLACEHOLDER_1	      0,
 #define __keel_take_second(ignored, val, ...) val

@@ -110,6 +110,12 @@ int domain_spec_parse(const char *val, size_t len, struct domain_spec *out,
 struct domain_ctx {
 	bool scrub_off, trust_zero;
 	unsigned int *problems; /* atomic adds */
+	/*
+	 * The build's cache maintenance policy and counter sink (extents,
+	 * their range maintenance, the p2m's table pages); NULL: the heap's,
+	 * the boot's (heap_set_cachemaint()).
+	 */
+	const struct cachemaint *maint;
 };
 
 /* domain_ctx_init(): @c from @o's bootscrub= and domains_trust=. */

@@ -27,6 +27,8 @@
 #include <keel/frametable.h>
 #include <keel/types.h>
 
+struct cachemaint;
+
 /* Largest block a caller can allocate: 2^MAX_ORDER pages (1 GiB). */
 #define MAX_ORDER CONFIG_MAX_ORDER
 /*
@@ -82,8 +84,8 @@ struct heap_node_stats {
  * (HEAP_ANY_NODE: node 0's fallback order); @max_bits: the block lies
  * below 2^max_bits bytes (DMA zones), 0 = no limit. Prefers clean chunks;
  * a dirty block is zeroed unless HEAP_NO_SCRUB; cache maintenance per
- * cachemaint mode (HEAP_NO_FLUSH: recorded, done by
- * cachemaint_flush_batch()). All page_info entries of the block are
+ * the heap's policy (heap_set_cachemaint(); HEAP_NO_FLUSH: recorded, done
+ * by cachemaint_flush_batch()). All page_info entries of the block are
  * written (state allocated, order, node, pfn).
  * Lock: takes each candidate node's lock in turn.
  * Return: the head page, or NULL (no fitting block, order > MAX_ORDER,
@@ -91,6 +93,23 @@ struct heap_node_stats {
  */
 struct page_info *heap_alloc(unsigned int order, int node,
 			     unsigned int max_bits, uint32_t flags);
+/*
+ * heap_alloc_maint(): heap_alloc() with the maintenance policy and counter
+ * sink @cm of this call (keel/cachemaint.h) instead of the heap's: how a
+ * benchmark measures a mode without changing anybody else's.
+ */
+struct page_info *heap_alloc_maint(unsigned int order, int node,
+				   unsigned int max_bits, uint32_t flags,
+				   const struct cachemaint *cm);
+/*
+ * heap_set_cachemaint(): the policy and sink of every allocation that
+ * does not pass its own, given once by whoever opens the heap (keel's
+ * flow: cachemaint= or the platform's need); @cm must stay valid. Before
+ * any: deferred, with counters of the heap's own. NULL: that default.
+ * heap_cachemaint(): the one in force (the report reads its counters).
+ */
+void heap_set_cachemaint(const struct cachemaint *cm);
+const struct cachemaint *heap_cachemaint(void);
 
 /*
  * heap_free(): give back an anonymous block. @need_scrub: its contents are
@@ -132,6 +151,11 @@ extern bool heap_strict;
 struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 				   uint16_t owner,
 				   struct heap_alloc_info *info);
+/* heap_alloc_owned() under policy @cm instead of the heap's (a domain build). */
+struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
+					 uint32_t flags, uint16_t owner,
+					 struct heap_alloc_info *info,
+					 const struct cachemaint *cm);
 
 /*
  * heap_free_owned(): give back an owned extent; its contents are dirty

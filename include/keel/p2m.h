@@ -16,6 +16,8 @@
 
 #include <keel/types.h>
 
+struct cachemaint;
+
 struct jw;
 struct p2m_format;
 
@@ -29,6 +31,8 @@ struct p2m {
 	unsigned int start_level; /* level of the root table (3 maps 4 KiB) */
 	unsigned int root_order;  /* root = 2^root_order concatenated pages */
 	uint16_t vmid;		  /* arm64 stage-2 TLB tag; unused by EPT */
+	/* Table pages' maintenance policy (p2m_init_maint()); NULL: the heap's. */
+	const struct cachemaint *maint;
 };
 
 /*
@@ -38,6 +42,9 @@ struct p2m {
  * Return: 0, -ENOMEM, -EINVAL (@ipa_bits out of the format's range).
  */
 int p2m_init(struct p2m *p, int node, unsigned int ipa_bits);
+/* The same, table pages allocated and cleaned under @maint (a build's). */
+int p2m_init_maint(struct p2m *p, int node, unsigned int ipa_bits,
+		   const struct cachemaint *maint);
 /* The same with an explicit format (tests build both on every arch). */
 int p2m_init_format(struct p2m *p, int node, unsigned int ipa_bits,
 		    const struct p2m_format *fmt);

@@ -5,14 +5,14 @@
  * A lock that an interrupt handler may take, or whose hold time bounds
  * interrupt latency (the heap's node locks: docs/design.md), is taken with
  * spin_lock_irqsave() and dropped with spin_unlock_irqrestore(): the
- * interrupts-off tracer (<keel/latency.h>) then times the region, from
+ * interrupts-off tracer (<keel/irqsoff.h>) then times the region, from
  * before the wait for the lock, and names the caller.
  */
 #ifndef KEEL_SPINLOCK_H
 #define KEEL_SPINLOCK_H
 
 #include <keel/atomic.h>
-#include <keel/latency.h>
+#include <keel/irqsoff.h>
 #include <arch/cpu.h>
 
 typedef struct {

@@ -219,8 +219,8 @@ def bench_rows_every_node(modes):
 
 def clflush_really_flushes(rep):
     """cachemaint=clflush: allocating dirty blocks costs maintenance, clean
-    (clean_poc) ones none. The bench restores cachemaint's own counters,
-    so its rows are what shows it."""
+    (clean_poc) ones none. The bench counts in sinks of its own, not the
+    boot's cachemaint counters, so its rows are what shows it."""
     rows = [r for r in rep["bench"] if r["mode"] == "clflush"]
     out = []
     if not any(r["dirty"] and r["maint_ns"] > 0 for r in rows):

@@ -92,7 +92,7 @@ static void boot2(bool scrub)
 	test_quiet_begin();
 	scrub_boot(scrub ? SCRUB_ON : SCRUB_OFF, 4 * MIB, false);
 	test_quiet_end();
-	cachemaint_init(CACHEMAINT_DEFERRED);
+	test_set_cachemaint(CACHEMAINT_DEFERRED);
 }
 
 static const struct bench_row *find_row(uint32_t node, unsigned int order,
@@ -131,7 +131,7 @@ static void test_run_rows_and_heap_unchanged(void **state)
 	/* The boot scrub left every chunk clean to PoC. */
 	for (size_t i = 0; i < before->chunks.n; i++)
 		assert_int_equal(before->chunks.c[i].flags, PGF_CLEAN_POC);
-	cs_before = cachemaint_stats;
+	cs_before = *heap_cachemaint()->stats;
 
 	test_quiet_begin();
 	bench_run();
@@ -163,9 +163,9 @@ static void test_run_rows_and_heap_unchanged(void **state)
 	assert_int_equal(heap_free_pages(), heap_total_pages());
 	test_heap_check_clean();
 	assert_free_memory_zero(after);
-	assert_int_equal(cachemaint_mode(), CACHEMAINT_DEFERRED);
-	assert_int_equal(cachemaint_stats.ops, cs_before.ops);
-	assert_int_equal(cachemaint_stats.bytes, cs_before.bytes);
+	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_DEFERRED);
+	assert_int_equal(heap_cachemaint()->stats->ops, cs_before.ops);
+	assert_int_equal(heap_cachemaint()->stats->bytes, cs_before.bytes);
 	snap_free(before);
 	snap_free(after);
 }

@@ -5,7 +5,8 @@
  * batches are flushed exactly once each, and PGF_CLEAN_POC survives a split
  * but not a free or a merge with an unclean buddy; a random model checks
  * that every block is handed out cleaned exactly once since its pages were
- * last written. The sandbox counts the maintenance the arch would do.
+ * last written; a policy passed per call counts in its own sink only. The
+ * sandbox counts the maintenance the arch would do.
  */
 #include "common.h"
 
@@ -54,7 +55,7 @@ static void test_clean_poc_costs_nothing(void **state)
 	struct test_snap s;
 
 	machine(CACHEMAINT_DEFERRED);
-	assert_int_equal(cachemaint_mode(), CACHEMAINT_DEFERRED);
+	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_DEFERRED);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
 	mark_all_poc();
 	pg = heap_alloc(4, HEAP_ANY_NODE, 0, 0);
@@ -62,7 +63,7 @@ static void test_clean_poc_costs_nothing(void **state)
 	assert_true(pg->flags & PGF_CLEAN_POC);
 	c = counters();
 	assert_int_equal(c.clean_inval_ops + c.clean_ops, 0);
-	assert_int_equal(cachemaint_stats.ops, 0);
+	assert_int_equal(heap_cachemaint()->stats->ops, 0);
 	/* Split halves put back kept the bit. */
 	s = test_heap_snapshot();
 	for (size_t i = 0; i < s.n; i++)
@@ -95,8 +96,8 @@ static void test_deferred_one_op(void **state)
 	assert_int_equal(c.clean_inval_ops, 1);
 	assert_int_equal(c.clean_inval_bytes, 64 * 4096);
 	assert_int_equal(c.icache_invals, 0);
-	assert_int_equal(cachemaint_stats.ops, 1);
-	assert_int_equal(cachemaint_stats.bytes, 64 * 4096);
+	assert_int_equal(heap_cachemaint()->stats->ops, 1);
+	assert_int_equal(heap_cachemaint()->stats->bytes, 64 * 4096);
 	pg = heap_alloc(5, HEAP_ANY_NODE, 0, HEAP_ICACHE);
 	assert_non_null(pg);
 	c = counters();
@@ -109,7 +110,7 @@ static void test_eager_per_page(void **state)
 	struct sandbox_cache_counters c;
 
 	machine(CACHEMAINT_EAGER);
-	assert_int_equal(cachemaint_mode(), CACHEMAINT_EAGER);
+	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_EAGER);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
 	assert_non_null(heap_alloc(6, HEAP_ANY_NODE, 0, 0));
 	c = counters();
@@ -160,8 +161,8 @@ static void test_no_flush_batch(void **state)
 		assert_true(pg[i]->flags & PGF_NEED_FLUSH);
 	}
 	assert_int_equal(seen_count, 0);
-	assert_int_equal(cachemaint_stats.pending_ranges, 5);
-	assert_int_equal(cachemaint_flush_batch(), 5);
+	assert_int_equal(heap_cachemaint()->stats->pending_ranges, 5);
+	assert_int_equal(cachemaint_flush_batch(heap_cachemaint()), 5);
 	assert_int_equal(seen_count, 5);
 	for (i = 0; i < 5; i++) {
 		hits = 0;
@@ -173,7 +174,7 @@ static void test_no_flush_batch(void **state)
 		assert_int_equal(hits, 1);
 		assert_false(pg[i]->flags & PGF_NEED_FLUSH);
 	}
-	assert_int_equal(cachemaint_flush_batch(), 0);
+	assert_int_equal(cachemaint_flush_batch(heap_cachemaint()), 0);
 	assert_int_equal(seen_count, 5);
 
 	/* More than the batch holds: flushed on the way, each once. */
@@ -182,7 +183,7 @@ static void test_no_flush_batch(void **state)
 		pg[i] = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_FLUSH);
 		assert_non_null(pg[i]);
 	}
-	cachemaint_flush_batch();
+	cachemaint_flush_batch(heap_cachemaint());
 	assert_int_equal(seen_count, 70);
 	for (i = 0; i < 70; i++) {
 		hits = 0;
@@ -336,7 +337,7 @@ static bool m_take(struct m_held *h, enum cachemaint_mode mode)
 /* A hypervisor flushes a built guest in one pass. */
 static void m_flush_held(struct m_held *held, unsigned int count)
 {
-	cachemaint_flush_batch();
+	cachemaint_flush_batch(heap_cachemaint());
 	for (unsigned int j = 0; j < count; j++) {
 		if (!held[j].pending)
 			continue;
@@ -376,7 +377,7 @@ static void clean_once_model(enum cachemaint_mode mode, unsigned int seed)
 		}
 	}
 	assert_true(handed > 500);
-	cachemaint_flush_batch();
+	cachemaint_flush_batch(heap_cachemaint());
 	while (count) {
 		count--;
 		m_write(held[count].pg, held[count].order);
@@ -399,6 +400,50 @@ static void test_clean_once_eager(void **state)
 	clean_once_model(CACHEMAINT_EAGER, 3);
 }
 
+/*
+ * A policy passed per call counts in its own sink only: the heap's mode
+ * and counters are untouched, a no_flush range is flushed into the sink
+ * it was recorded with (the batch counted in the flusher's).
+ */
+static void test_policy_per_call(void **state)
+{
+	struct cachemaint_stats mine = {0};
+	const struct cachemaint eager =
+		cachemaint_policy(CACHEMAINT_EAGER, &mine);
+	const struct cachemaint *heap;
+	struct page_info *pg;
+
+	machine(CACHEMAINT_DEFERRED);
+	heap = heap_cachemaint();
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
+	pg = heap_alloc_maint(3, HEAP_ANY_NODE, 0, 0, &eager);
+	assert_non_null(pg);
+	assert_int_equal(mine.ops, 8); /* eager: per page */
+	assert_int_equal(heap->stats->ops, 0);
+	assert_int_equal(heap->mode, CACHEMAINT_DEFERRED);
+	assert_non_null(heap_alloc(3, HEAP_ANY_NODE, 0, 0));
+	assert_int_equal(heap->stats->ops, 1); /* deferred: one range */
+	assert_int_equal(mine.ops, 8);
+
+	mine = (struct cachemaint_stats){0};
+	{
+		const struct cachemaint deferred =
+			cachemaint_policy(CACHEMAINT_DEFERRED, &mine);
+
+		assert_non_null(heap_alloc_maint(2, HEAP_ANY_NODE, 0,
+						 HEAP_NO_FLUSH, &deferred));
+		assert_int_equal(mine.pending_ranges, 1);
+		assert_int_equal(heap->stats->pending_ranges, 0);
+		assert_int_equal(cachemaint_flush_batch(heap), 1);
+		assert_int_equal(mine.ops, 1);
+		assert_int_equal(mine.pending_ranges, 0);
+		assert_int_equal(heap->stats->ops, 1);
+		assert_int_equal(heap->stats->batches, 1);
+		assert_int_equal(mine.batches, 0);
+	}
+	assert_int_equal(heap_free(pg, 3, false), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -417,6 +462,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_clean_once_deferred,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_clean_once_eager,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_policy_per_call,
 						test_setup, test_teardown),
 	};
 

@@ -190,6 +190,17 @@ static uint64_t add_ranges(struct bootinfo *bi,
 	return top;
 }
 
+/* The test machine's cache maintenance policy (in a boot: the flow's). */
+static struct cachemaint_stats test_maint_stats;
+static struct cachemaint test_maint;
+
+void test_set_cachemaint(enum cachemaint_mode mode)
+{
+	test_maint_stats = (struct cachemaint_stats){0};
+	test_maint = cachemaint_policy(mode, &test_maint_stats);
+	heap_set_cachemaint(&test_maint);
+}
+
 unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 {
 	struct bootinfo *bi = &test_bi;
@@ -236,7 +247,7 @@ unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 	}
 	heap_init(cfg->mode, bi->node_count,
 		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);
-	cachemaint_init(cfg->cachemaint);
+	test_set_cachemaint(cfg->cachemaint);
 	if (cfg->fill) {
 		for_each_free_range (idx, &s, &e, &node)
 			memset(phys_to_virt(s), cfg->fill,

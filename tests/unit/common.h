@@ -178,6 +178,13 @@ extern struct bootinfo test_bi;
 extern struct keel_options opts;
 
 /*
+ * The heap's cache maintenance policy in the tests (test_machine_boot()
+ * gives it cfg->cachemaint): @mode, its counters zeroed. Read it back
+ * with heap_cachemaint().
+ */
+void test_set_cachemaint(enum cachemaint_mode mode);
+
+/*
  * test_machine_boot() - build the machine @cfg describes, the way
  * common/boot.c does. Console output is captured quietly.
  *

@@ -54,7 +54,7 @@ static void heap_as_before(void)
 	assert_int_equal(heap_free_pages(), free_before);
 	assert_int_equal(heap_dirty_pages(), 0);
 	assert_int_equal(heap_owned_pages(0), 0);
-	assert_int_equal(cachemaint_mode(), CACHEMAINT_DEFERRED);
+	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_DEFERRED);
 }
 
 /* A boot-scrubbed heap: nothing to zero, eager cleans all, deferred none. */

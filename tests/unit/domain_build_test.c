@@ -244,7 +244,7 @@ static void test_bench(void **state)
 	scrub_boot(SCRUB_ON, 8 * MiB, false);
 	test_quiet_end();
 	before = heap_free_pages();
-	ops = cachemaint_stats.ops;
+	ops = heap_cachemaint()->stats->ops;
 	domains_setup(&ds, &opts, &test_bi);
 	test_quiet_begin();
 	domains_bench(&ds);
@@ -258,8 +258,8 @@ static void test_bench(void **state)
 	assert_int_equal(heap_free_pages(), before);
 	assert_int_equal(heap_dirty_pages(), 0);
 	assert_int_equal(heap_owned_pages(0), 0);
-	assert_int_equal(cachemaint_stats.ops, ops);
-	assert_int_equal(cachemaint_mode(), CACHEMAINT_DEFERRED);
+	assert_int_equal(heap_cachemaint()->stats->ops, ops);
+	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_DEFERRED);
 }
 
 /*

@@ -260,7 +260,7 @@ static void test_cache_maintenance(void **state)
 	assert_non_null(heap_alloc_owned(6, 0, HEAP_NO_FLUSH, 1, &info));
 	sandbox_cache_counters(&c);
 	assert_int_equal(c.clean_inval_ops, 1);
-	assert_int_equal(cachemaint_stats.pending_ranges, 0);
+	assert_int_equal(heap_cachemaint()->stats->pending_ranges, 0);
 	assert_int_equal(info.maint_bytes, 0);
 	assert_false(info.clean_poc);
 

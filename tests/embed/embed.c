@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The heap's second user (make embed, docs/embedding.md): a Linux program
+ * that is not keel. It links only libkeel-heap.a, includes only
+ * <keel/...>, and provides the hooks itself (host.c). Two nodes of an
+ * mmap()ed region go to bootmem with a few reserved holes; the heap is
+ * opened on them, dirty, and used: anonymous blocks and owned extents on
+ * both nodes, heap_owner_of(), the maintenance counters against what the
+ * host saw, a refused double free, every page allocated once (none in a
+ * hole, all zeroed), then all of it given back and heap_check().
+ *
+ * `embed --break-holes` hands the holes to bootmem as RAM but checks them
+ * as holes all the same: it must fail (make embed runs it to show that
+ * the checks can).
+ */
+#include <keel/bootinfo.h>
+#include <keel/bootmem.h>
+#include <keel/cachemaint.h>
+#include <keel/errno.h>
+#include <keel/frametable.h>
+#include <keel/heap.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
+#include <keel/hooks.h>
+#include <keel/numa.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "embed.h"
+
+#define NODES	   2
+#define NODE_BYTES (32ull << 20)
+#define OWNER	   7
+
+/* Kept out of the heap with bootmem_reserve(): offsets in the region. */
+static const struct {
+	uint64_t off, bytes;
+	const char *why;
+} holes[] = {
+	{0, 0x3000, "firmware tables"},
+	{0x123000, 0x5000, "a device window"},
+	{NODE_BYTES + 0x200000, 0x200000, "2 MiB on node 1"},
+	{2 * NODE_BYTES - 0x1000, 0x1000, "the top page"},
+};
+
+static unsigned int failures;
+
+#define CHECK(cond, ...)                                               \
+	do {                                                           \
+		if (!(cond)) {                                         \
+			failures++;                                    \
+			printf("embed: check failed at line %d: %s: ", \
+			       __LINE__, #cond);                       \
+			printf(__VA_ARGS__);                           \
+			printf("\n");                                  \
+		}                                                      \
+	} while (0)
+
+static struct bootinfo bi; /* only the node count and distances are used */
+static struct cachemaint_stats maint_stats;
+static struct cachemaint maint;
+
+static uint64_t pfn_of(uint64_t off)
+{
+	return (EMBED_PHYS_BASE + off) >> PAGE_SHIFT;
+}
+
+static bool in_hole(uint64_t p, unsigned int order)
+{
+	for (size_t i = 0; i < sizeof(holes) / sizeof(holes[0]); i++)
+		if (p < pfn_of(holes[i].off + holes[i].bytes) &&
+		    p + (1ull << order) > pfn_of(holes[i].off))
+			return true;
+	return false;
+}
+
+static void *page_va(uint64_t p)
+{
+	return arch_phys_to_virt(pfn_to_paddr(pfn(p)));
+}
+
+static bool zeroed(uint64_t p, unsigned int order)
+{
+	const uint64_t *w = page_va(p);
+
+	for (uint64_t i = 0; i < (PAGE_SIZE << order) / 8; i++)
+		if (w[i])
+			return false;
+	return true;
+}
+
+/* The region, bootmem with its holes, the heap opened on it (dirty). */
+static void open_heap(bool break_holes)
+{
+	host.bytes = NODES * NODE_BYTES;
+	host.base = mmap(NULL, host.bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (host.base == MAP_FAILED) {
+		printf("embed: FAIL (mmap of %llu bytes)\n",
+		       (unsigned long long)host.bytes);
+		exit(1);
+	}
+	memset(host.base, 0xaa, host.bytes); /* the heap must zero it */
+	host.irq_on = 1;
+
+	bi.node_count = NODES;
+	bi.have_distance = true;
+	for (unsigned int a = 0; a < NODES; a++)
+		for (unsigned int b = 0; b < NODES; b++)
+			bi.distance[a][b] = a == b ? 10 : 20;
+	numa_init(&bi);
+	bootmem_init();
+	for (unsigned int n = 0; n < NODES; n++)
+		CHECK(!bootmem_add(pa(EMBED_PHYS_BASE + n * NODE_BYTES),
+				   NODE_BYTES, n),
+		      "node %u", n);
+	for (size_t i = 0; i < sizeof(holes) / sizeof(holes[0]); i++)
+		if (!break_holes)
+			CHECK(!bootmem_reserve(
+				      pa(EMBED_PHYS_BASE + holes[i].off),
+				      holes[i].bytes, holes[i].why),
+			      "%s", holes[i].why);
+	frametable_init(NODES);
+	heap_init(HEAP_INIT_LAZY, NODES,
+		  (const uint8_t(*)[MAX_NUMNODES])bi.distance);
+	maint = cachemaint_policy(CACHEMAINT_DEFERRED, &maint_stats);
+	heap_set_cachemaint(&maint);
+	bootmem_set_handoff_dirty(true);
+	CHECK(bootmem_handoff() > 0, "no range handed over");
+}
+
+/* What the heap holds: RAM minus what bootmem kept (holes, its tables). */
+static void check_opened(void)
+{
+	uint64_t kept = bootmem_reserved_ram_bytes() >> PAGE_SHIFT;
+	uint64_t ram = host.bytes >> PAGE_SHIFT;
+	pfn_t head;
+
+	CHECK(heap_node_count() == NODES, "%u nodes", heap_node_count());
+	CHECK(heap_total_pages() == ram - kept, "%llu pages, %llu expected",
+	      (unsigned long long)heap_total_pages(),
+	      (unsigned long long)(ram - kept));
+	CHECK(heap_free_pages() == heap_total_pages(), "not all free");
+	CHECK(heap_dirty_pages() == heap_total_pages(), "handed over dirty");
+	for (size_t i = 0; i < sizeof(holes) / sizeof(holes[0]); i++)
+		CHECK(heap_owner_of(pfn(pfn_of(holes[i].off)), &head, NULL) ==
+			      HEAP_OWNER_NONE,
+		      "hole \"%s\" is heap memory", holes[i].why);
+}
+
+/* An anonymous block on each node: zeroed, cleaned once, keel's own. */
+static void check_anonymous(struct page_info *blk[NODES])
+{
+	for (unsigned int n = 0; n < NODES; n++) {
+		uint64_t ops = host.maint_ops;
+		unsigned int order = 0;
+		pfn_t head;
+		int who;
+
+		blk[n] = heap_alloc(4, (int)n, 0, HEAP_EXACT_NODE);
+		CHECK(blk[n] && blk[n]->node == n, "order 4 on node %u", n);
+		if (!blk[n])
+			continue;
+		CHECK(zeroed(blk[n]->pfn, 4), "dirty block not zeroed");
+		CHECK(host.maint_ops == ops + 1, "%llu maintenance calls",
+		      (unsigned long long)(host.maint_ops - ops));
+		who = heap_owner_of(pfn(blk[n]->pfn + 5), &head, &order);
+		CHECK(who == HEAP_OWNER_KEEL && pfn_val(head) == blk[n]->pfn &&
+			      order == 4,
+		      "owner %d, head %#llx, order %u", who,
+		      (unsigned long long)pfn_val(head), order);
+		memset(page_va(blk[n]->pfn), 0x5a, PAGE_SIZE << 4);
+	}
+}
+
+/* A 2 MiB extent owned by OWNER + node on each node, one head write. */
+static void check_owned(struct page_info *ext[NODES])
+{
+	for (unsigned int n = 0; n < NODES; n++) {
+		struct heap_alloc_info info;
+		uint16_t owner = (uint16_t)(OWNER + n);
+		pfn_t head;
+
+		ext[n] = heap_alloc_owned(9, (int)n, HEAP_EXACT_NODE, owner,
+					  &info);
+		CHECK(ext[n] && info.node == n, "extent on node %u", n);
+		if (!ext[n])
+			continue;
+		CHECK(zeroed(ext[n]->pfn, 9), "dirty extent not zeroed");
+		CHECK(heap_owner_of(pfn(ext[n]->pfn + 300), &head, NULL) ==
+				      owner &&
+			      pfn_val(head) == ext[n]->pfn,
+		      "owner of a page of the extent");
+		CHECK(heap_owned_pages(owner) == 512, "%llu owned pages",
+		      (unsigned long long)heap_owned_pages(owner));
+	}
+	CHECK(heap_owned_pages(0) == 2 * 512, "all owners");
+}
+
+/* HEAP_NO_FLUSH: recorded, nothing done until the batch is flushed. */
+static void check_no_flush(void)
+{
+	uint64_t ops = host.maint_ops;
+	struct page_info *pg = heap_alloc(2, 1, 0, HEAP_NO_FLUSH);
+
+	CHECK(pg, "no_flush block");
+	if (!pg)
+		return;
+	CHECK(host.maint_ops == ops && maint_stats.pending_ranges == 1,
+	      "maintenance done at once");
+	CHECK(cachemaint_flush_batch(&maint) == 1, "batch of one");
+	CHECK(host.maint_ops == ops + 1 && maint_stats.pending_ranges == 0,
+	      "batch not flushed");
+	CHECK(!heap_free(pg, 2, false), "free");
+}
+
+/* A double free is refused with a warning (heap_strict off), not fatal. */
+static void check_misuse(void)
+{
+	struct page_info *pg = heap_alloc(0, HEAP_ANY_NODE, 0, 0);
+	uint64_t said;
+
+	CHECK(pg && !heap_free(pg, 0, true), "one page");
+	heap_strict = false;
+	said = host.console_bytes;
+	CHECK(pg && heap_free(pg, 0, true) == -EINVAL, "double free taken");
+	CHECK(host.console_bytes > said, "double free refused silently");
+	heap_strict = true;
+}
+
+/* Every free page allocated once: none in a hole, each zeroed; then back. */
+static void check_every_page(void)
+{
+	uint64_t want = heap_free_pages(), got = 0, bad = 0, dirty = 0;
+	struct page_info **all = calloc(want + 1, sizeof(*all));
+	uint64_t per_node[NODES] = {0};
+
+	if (!all) {
+		printf("embed: FAIL (calloc)\n");
+		exit(1);
+	}
+	while (got <= want && (all[got] = heap_alloc(0, HEAP_ANY_NODE, 0, 0))) {
+		bad += in_hole(all[got]->pfn, 0);
+		dirty += !zeroed(all[got]->pfn, 0);
+		per_node[all[got]->node % NODES]++;
+		got++;
+	}
+	CHECK(got == want, "%llu of %llu pages", (unsigned long long)got,
+	      (unsigned long long)want);
+	CHECK(!bad, "%llu pages inside reserved holes",
+	      (unsigned long long)bad);
+	CHECK(!dirty, "%llu pages not zeroed", (unsigned long long)dirty);
+	CHECK(per_node[0] && per_node[1], "a node gave nothing");
+	CHECK(heap_free_pages() == 0, "free pages left");
+	while (got--)
+		CHECK(!heap_free(all[got], 0, false), "free");
+	free(all);
+}
+
+/* Everything back: counters, the maintenance the host saw, heap_check(). */
+static void check_closed(struct page_info *blk[NODES],
+			 struct page_info *ext[NODES])
+{
+	for (unsigned int n = 0; n < NODES; n++) {
+		if (blk[n])
+			CHECK(!heap_free(blk[n], 4, true), "free block");
+		if (ext[n])
+			CHECK(!heap_free_owned(ext[n], 9,
+					       (uint16_t)(OWNER + n)),
+			      "free extent");
+	}
+	CHECK(heap_free_pages() == heap_total_pages(), "pages not back");
+	CHECK(heap_owned_pages(0) == 0, "owned pages left");
+	CHECK(maint_stats.ops == host.maint_ops &&
+		      maint_stats.bytes == host.maint_bytes,
+	      "counters say %llu ops %llu bytes, the host saw %llu, %llu",
+	      (unsigned long long)maint_stats.ops,
+	      (unsigned long long)maint_stats.bytes,
+	      (unsigned long long)host.maint_ops,
+	      (unsigned long long)host.maint_bytes);
+	CHECK(heap_check() == 0, "heap_check() found problems");
+	CHECK(host.irq_on == 1, "interrupts left masked");
+}
+
+int main(int argc, char **argv)
+{
+	bool break_holes = argc > 1 && !strcmp(argv[1], "--break-holes");
+	struct page_info *blk[NODES], *ext[NODES];
+
+	host.verbose = getenv("EMBED_VERBOSE") != NULL;
+	open_heap(break_holes);
+	check_opened();
+	check_anonymous(blk);
+	check_owned(ext);
+	check_no_flush();
+	check_misuse();
+	check_every_page();
+	check_closed(blk, ext);
+	if (failures) {
+		printf("embed: FAIL (%u checks)\n", failures);
+		return 1;
+	}
+	printf("embed: PASS\n");
+	return 0;
+}
