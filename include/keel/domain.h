@@ -15,9 +15,9 @@
  * Files: domain_parse.c (domain= words, the plan: node, budget),
  * domain_static.c (dom0less domains from bootinfo; static ones checked,
  * built and given back to reserved),
- * domain_build.c (one domain, work units, the parallel build),
- * domain_destroy.c, domain_check.c (table walk, audit=full sampling),
- * domain_zero.c (what a build does to an extent's contents),
+ * domain_build.c (one domain, work units, the parallel build, and what a
+ * build does to an extent's contents), domain_destroy.c, domain_check.c
+ * (table walk, audit=full sampling),
  * domain_restore.c (a live update's domains taken back from the handover),
  * domain_view.c (what the rooms above read), and in the
  * report room domain_report.c, domain_summary.c (the `domains` table, the
