@@ -63,25 +63,24 @@ static void free_refused(struct free_ctx *c, uint64_t gpa, paddr_t pa,
  * A leaf is the first of its heap extent (its frame is the extent's
  * head: the extent goes back whole) or one of the leaves after it in the
  * same extent (already given back with the first: leaves come in gpa
- * order, and an extent's leaves are consecutive).
+ * order, and an extent's leaves are consecutive). Only the head's entry
+ * is read (heap_owned_order()): other CPUs may be allocating beside it.
  */
 static int free_leaf(uint64_t gpa, paddr_t pa, unsigned int order, void *arg)
 {
 	struct free_ctx *c = arg;
 	uint64_t p = pfn_val(paddr_to_pfn(pa));
 	struct page_info *pg;
-	unsigned int horder;
-	pfn_t head;
+	int horder;
 
 	if (gpa < c->d->big_bytes) /* part of a big extent: domain_big_free() */
 		return 0;
 	if (p >= c->freed_start && p + (1ull << order) <= c->freed_end)
 		return 0;
+	/* Not in the extent freed last: the first leaf of the next one. */
 	pg = pfn_to_page_or_null(paddr_to_pfn(pa));
-	if (!pg ||
-	    heap_owner_of(paddr_to_pfn(pa), &head, &horder) != c->d->id ||
-	    pfn_val(head) != p || horder < order ||
-	    heap_free_owned(pg, horder, c->d->id)) {
+	horder = pg ? heap_owned_order(pg, c->d->id) : -EINVAL;
+	if (horder < (int)order || heap_free_owned(pg, horder, c->d->id)) {
 		free_refused(c, gpa, pa, order);
 		return 0;
 	}

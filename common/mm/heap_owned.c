@@ -382,6 +382,15 @@ static unsigned int top_order(uint64_t p, uint64_t s, uint64_t e)
 	return k;
 }
 
+/* heap_owned_order() - include/keel/heap.h. */
+int heap_owned_order(const struct page_info *head, uint16_t owner)
+{
+	if (heap_head_owner(head) != owner ||
+	    head->pfn != pfn_val(page_to_pfn(head)))
+		return -EINVAL;
+	return head->order;
+}
+
 /**
  * heap_owner_of() - who holds pfn @pp, and the head and order of its block
  * (see heap.h and the file comment for why only heads are read).

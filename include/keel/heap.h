@@ -213,6 +213,14 @@ uint64_t heap_adopted_pages(void);
 int heap_owner_of(pfn_t p, pfn_t *head, unsigned int *order);
 
 /*
+ * heap_owned_order(): the order of @owner's owned extent whose head is
+ * @head. Reads @head's entry only, so it is safe while other CPUs
+ * allocate, for an extent the caller holds (a domain's destroy).
+ * Return: the order, or -EINVAL when @head heads no extent of @owner.
+ */
+int heap_owned_order(const struct page_info *head, uint16_t owner);
+
+/*
  * Counters, read without the node locks (each a single word; a total is
  * not a snapshot while other CPUs allocate).
  */

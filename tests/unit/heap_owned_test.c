@@ -77,6 +77,10 @@ static void test_one_head_write(void **state)
 	assert_int_equal(heap_owned_pages(7), 4096);
 	assert_int_equal(heap_owned_pages(0), 4096);
 	assert_int_equal(heap_free_pages(), 0);
+	/* Its head's order for its owner only; a poisoned tail heads none. */
+	assert_int_equal(heap_owned_order(pg, 7), 12);
+	assert_int_equal(heap_owned_order(pg, 8), -EINVAL);
+	assert_int_equal(heap_owned_order(pg + 1, 7), -EINVAL);
 	test_heap_check_clean();
 
 	/* A split writes the heads it puts back, and the extent's head. */
