@@ -206,9 +206,8 @@ static void phase_heap(struct bootinfo *bi, unsigned int nodes,
 	heap_init(o->heap_init, nodes,
 		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);
 	cachemaint_init(pick_cachemaint(o));
-	bootmem_set_handoff_dirty(o->bootscrub != SCRUB_OFF);
 	boot_times.heap_init_begin = arch_ticks();
-	ranges = bootmem_handoff();
+	ranges = heap_handoff(o->bootscrub != SCRUB_OFF);
 	boot_times.heap_init_end = arch_ticks();
 	trace_end("heap_init");
 	pr_info("heap: %u free ranges handed over in %llu us\n", ranges,

@@ -15,8 +15,10 @@
  * of the other nodes in numa_fallback_order(). Each allocation becomes a
  * reserved region named by its caller, so the audit can name every page.
  *
- * bootmem_handoff() gives every free range to the heap and closes bootmem;
- * any later allocation is a bug and panics.
+ * The heap takes every free range through the iterator (heap_handoff() in
+ * common/mm/heap_init.c) and then closes bootmem (bootmem_close()); any
+ * later allocation is a bug and panics. bootmem never calls the heap: it
+ * is the layer below.
  *
  * A full reserved table never drops a reservation: the two neighbouring
  * regions with the smallest gap between them are merged into one (named
@@ -31,7 +33,6 @@
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
-#include <keel/heap_boot.h>
 #include <keel/numa.h>
 #include <keel/printk.h>
 #include <keel/range_table.h>
@@ -64,7 +65,6 @@ static uint64_t limit_top = ~0ULL;
 static unsigned int merged_regions;
 static uint64_t merged_gap_bytes;
 static bool closed;
-static bool handoff_dirty = true;
 
 /**
  * bootmem_init() - forget everything (tests call it once per machine).
@@ -80,7 +80,6 @@ void bootmem_init(void)
 	merged_regions = 0;
 	merged_gap_bytes = 0;
 	closed = false;
-	handoff_dirty = true;
 }
 
 /**
@@ -200,15 +199,6 @@ void bootmem_init_from_bootinfo(const struct bootinfo *bi)
 							 : "firmware");
 		}
 	}
-}
-
-/**
- * bootmem_set_handoff_dirty() - whether bootmem_handoff() gives the heap
- * dirty chunks (default) or trusted-clean ones (bootscrub=off, tests).
- */
-void bootmem_set_handoff_dirty(bool dirty)
-{
-	handoff_dirty = dirty;
 }
 
 /* Free (unreserved) bytes of RAM in [0, top). */
@@ -441,26 +431,13 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 }
 
 /**
- * bootmem_handoff() - every free range to the heap, then close bootmem.
- *
- * Return: number of ranges handed over.
+ * bootmem_close() - the free ranges now belong to the heap: any later
+ * allocation panics. Called once, by heap_handoff().
  */
-unsigned int bootmem_handoff(void)
+void bootmem_close(void)
 {
-	uint64_t idx;
-	paddr_t s, e;
-	uint32_t node;
-	unsigned int n = 0;
-
 	CHECK(!closed);
-	heap_size_ranges();
-	for_each_free_range (idx, &s, &e, &node) {
-		heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e),
-			       handoff_dirty);
-		n++;
-	}
 	closed = true;
-	return n;
 }
 
 /** bootmem_largest_free() - Return: bytes of the largest free range. */

@@ -35,7 +35,7 @@
  * of entries (8 GiB) would cost more than the whole lazy handoff.
  *
  * Frame table memory is reserved in bootmem ("frametable"), so
- * frametable_init() must run before bootmem_handoff().
+ * frametable_init() must run before heap_handoff().
  *
  * Lock: none; written once at boot, read-only afterwards.
  */

@@ -2,8 +2,10 @@
 /*
  * Bringing up the buddy heap: heap_init() (empty nodes, their range tables
  * and fallback orders), heap_size_ranges() (range tables for nodes with
- * many free ranges, asked of bootmem) and heap_add_range(), the handoff of
- * a free range.
+ * many free ranges, asked of bootmem), heap_add_range(), the handoff of
+ * a free range, and heap_handoff(), which walks bootmem's free ranges into
+ * the heap and closes bootmem (bootmem is below the heap: it never calls
+ * it).
  * The free lists and merging they rely on are in common/heap.c.
  *
  * Handoff (heap_add_range) in three modes that reach the same free lists:
@@ -286,4 +288,26 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
 	l.hn->stats.init_ticks += arch_ticks() - t0;
 	heap_unlock_node(l);
 	return chunks;
+}
+
+/**
+ * heap_handoff() - every free range of bootmem joins the heap, then
+ * bootmem closes. @dirty: the chunks need scrubbing before use.
+ *
+ * Return: number of ranges handed over.
+ */
+unsigned int heap_handoff(bool dirty)
+{
+	uint64_t idx;
+	paddr_t s, e;
+	uint32_t node;
+	unsigned int n = 0;
+
+	heap_size_ranges();
+	for_each_free_range (idx, &s, &e, &node) {
+		heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e), dirty);
+		n++;
+	}
+	bootmem_close();
+	return n;
 }

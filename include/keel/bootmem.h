@@ -3,9 +3,10 @@
  * The boot allocator, memblock-shaped: a table of RAM regions (with node)
  * and a table of reserved regions (with a reason). Allocation is top-down,
  * node-local first, then nearest node. Every allocation becomes a named
- * reserved region, so the audit can account for every page. After
- * bootmem_handoff() the free ranges belong to the heap and bootmem refuses
- * further allocations.
+ * reserved region, so the audit can account for every page. The heap walks
+ * the free ranges (for_each_free_range) and then calls bootmem_close():
+ * from then on bootmem refuses further allocations. bootmem never calls
+ * the heap.
  */
 #ifndef KEEL_BOOTMEM_H
 #define KEEL_BOOTMEM_H
@@ -64,15 +65,10 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 	for ((idx) = 0; bootmem_next_free_range(&(idx), (s), (e), (n));)
 
 /*
- * bootmem_handoff(): gives every free range to the heap (heap_add_range)
- * and closes bootmem. Return: number of ranges handed over.
+ * bootmem_close(): the free ranges have been handed over (heap_handoff()):
+ * every later allocation panics. Once only.
  */
-unsigned int bootmem_handoff(void);
-/*
- * Whether bootmem_handoff() gives the heap dirty chunks (default true) or
- * trusted-clean ones (bootscrub=off, tests). Reset by bootmem_init().
- */
-void bootmem_set_handoff_dirty(bool dirty);
+void bootmem_close(void);
 
 /*
  * mem=: keep the first @max_bytes of RAM (ascending, reserved RAM counted);

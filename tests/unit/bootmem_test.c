@@ -434,7 +434,7 @@ static void test_handoff_closes(void **state)
 		free += pa_val(e) - pa_val(s);
 		ranges++;
 	}
-	n = bootmem_handoff();
+	n = heap_handoff(true);
 	assert_int_equal(n, ranges);
 	assert_int_equal(heap_total_pages(), free >> 12);
 	assert_int_equal(heap_free_pages(), free >> 12);

@@ -242,9 +242,8 @@ unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 			memset(phys_to_virt(s), cfg->fill,
 			       pa_val(e) - pa_val(s));
 	}
-	bootmem_set_handoff_dirty(cfg->dirty);
 	if (!cfg->no_handoff)
-		bootmem_handoff();
+		heap_handoff(cfg->dirty);
 out:
 	test_quiet_end();
 	return online;

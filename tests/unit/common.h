@@ -164,7 +164,7 @@ struct test_machine_cfg {
 	/* Non-zero: fill every free byte with it before the handoff. */
 	uint8_t fill;
 	bool dirty;	   /* hand memory over dirty */
-	bool no_handoff;   /* stop before bootmem_handoff() */
+	bool no_handoff;   /* stop before heap_handoff() */
 	bool bootmem_only; /* stop after bootmem: no frame table, no heap */
 };
 
