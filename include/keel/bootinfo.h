@@ -11,6 +11,7 @@
 #include <keel/config.h>
 #include <keel/enum_names.h>
 #include <keel/handover.h>
+#include <keel/range_table.h>
 #include <keel/types.h>
 
 #define MAX_NUMNODES	      CONFIG_MAX_NUMNODES
@@ -18,7 +19,9 @@
 #define BOOTINFO_MAX_RAM      512
 #define BOOTINFO_MAX_RESERVED 512
 #define BOOTINFO_CMDLINE_MAX  4096
-#define BOOTINFO_NAME_MAX     24
+#define BOOTINFO_NAME_MAX     REGION_NAME_MAX
+/* The early pool the tables grow into before bootmem (boot/bootinfo.c). */
+#define BOOTINFO_EARLY_POOL_BYTES ((size_t)CONFIG_BOOTINFO_EARLY_POOL_KB << 10)
 #define BOOTINFO_MAX_DOMAINS \
 	64 /* dom0less domains kept (boot/fdt/fdt_dom0less.c) */
 /*
@@ -72,18 +75,6 @@ enum boot_protocol {
 	BOOT_SANDBOX,
 };
 
-/* [start, end) of RAM on one node. */
-struct bi_ram {
-	PADDR_RANGE_HEAD;
-	uint32_t node;
-};
-
-/* [start, end) that must never reach the heap, and why. */
-struct bi_reserved {
-	PADDR_RANGE_HEAD;
-	char name[BOOTINFO_NAME_MAX];
-};
-
 struct bi_cpu {
 	uint64_t hwid; /* APIC ID / MPIDR affinity / sandbox id */
 	uint32_t node; /* NUMA_NO_NODE until known; sanitise fixes */
@@ -105,7 +96,7 @@ struct bi_domain {
 	char name[BOOTINFO_DOMAIN_NAME_MAX];   /* the DT node's, whole */
 	char kernel[BOOTINFO_DOMAIN_NAME_MAX]; /* its multiboot,kernel child */
 	/* xen,static-mem: the host ranges the domain must be built from. */
-	struct paddr_range static_mem[BOOTINFO_DOMAIN_STATIC_MAX];
+	struct region static_mem[BOOTINFO_DOMAIN_STATIC_MAX];
 	unsigned int static_count;
 	/* Why it cannot be built ("" when it can): a failed row, not built. */
 	char refused[BOOTINFO_REFUSED_MAX];
@@ -117,19 +108,27 @@ struct bootinfo {
 	char cmdline[BOOTINFO_CMDLINE_MAX];
 
 	/*
-	 * Until sanitise both tables are lists in the order the parsers
-	 * added them (parsers index what they added and relabel its nodes
-	 * in place): RAM with the touching and overlapping ranges of one
-	 * node id merged as they are added, reserved ranges as given.
-	 * bootinfo_sanitise() makes the RAM list a range table
-	 * (include/keel/range_table.h): sorted, disjoint, merged. The
-	 * reserved list has one spare slot: a full list takes a new range
-	 * there, then merges its nearest pair.
+	 * RAM (struct region: bounds and node) and reserved ranges
+	 * (struct region: bounds and name), two range tables
+	 * (include/keel/range_table.h). Until sanitise both are lists in
+	 * the order the parsers added them (parsers index what they added
+	 * and relabel its nodes in place): RAM with the touching and
+	 * overlapping ranges of one node id merged as they are added,
+	 * reserved ranges as given. bootinfo_sanitise() makes the RAM list
+	 * a range table proper: sorted, disjoint, merged. Each starts on
+	 * the static store below and doubles, when full, into the early pool
+	 * (boot/bootinfo.c, BOOTINFO_EARLY_POOL_BYTES) up to
+	 * RANGE_TABLE_MAX_REGIONS; only past that is a separate RAM range
+	 * dropped, or the nearest reserved ranges merged. bootmem takes the
+	 * RAM table over as its own (bootmem_init_from_bootinfo()): it is
+	 * not copied, and bootmem's is the one the report reads. A bootinfo
+	 * is not copied by assignment (its tables would share storage):
+	 * bootinfo_init() makes a fresh one.
 	 */
-	struct bi_ram ram[BOOTINFO_MAX_RAM];
-	unsigned int ram_count;
-	struct bi_reserved reserved[BOOTINFO_MAX_RESERVED + 1];
-	unsigned int reserved_count;
+	struct range_table ram;
+	struct range_table reserved;
+	struct region ram_store[BOOTINFO_MAX_RAM];
+	struct region reserved_store[BOOTINFO_MAX_RESERVED + 1];
 
 	/*
 	 * Static, unlike every other per-CPU table: the parsers fill it
@@ -174,7 +173,7 @@ struct bootinfo {
 	unsigned int dropped_ram, dropped_reserved, dropped_cpus;
 	/*
 	 * RAM dropped because the table was full: separate ranges beyond
-	 * BOOTINFO_MAX_RAM (one warning for the whole boot).
+	 * what the table could grow to (one warning for the whole boot).
 	 */
 	uint64_t dropped_ram_bytes;
 	/* Firmware NUMA nodes folded into others (include/keel/nodemap.h). */

@@ -20,10 +20,6 @@ enum heap_init_mode {
 	HEAP_INIT_PAGEWISE, /* one free per page (pre-2022 Xen) */
 };
 
-struct heap_range {
-	PFN_RANGE_HEAD; /* [start, end) */
-};
-
 void heap_init(enum heap_init_mode mode, unsigned int node_count,
 	       const uint8_t (*distance)[MAX_NUMNODES]);
 enum heap_init_mode heap_mode(void);
@@ -68,7 +64,10 @@ unsigned int heap_chunk_order(uint64_t s, uint64_t e);
 
 /* Chunks inserted at handoff, all nodes. */
 uint64_t heap_chunk_count(void);
-/* @node's sorted range table (@count set); no lock: boot or quiescent. */
-const struct heap_range *heap_node_ranges(uint32_t node, unsigned int *count);
+/*
+ * @node's sorted range table (@count set): struct region in bytes, frames
+ * through region_start_pfn()/region_end_pfn(); no lock: boot or quiescent.
+ */
+const struct region *heap_node_ranges(uint32_t node, unsigned int *count);
 
 #endif

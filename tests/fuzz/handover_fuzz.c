@@ -105,7 +105,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_console_quiet();
 	check_images(data, size);
-	if (!bi.ram_count)
+	if (!bi.ram.count)
 		machine();
 	if (!handover_parse(&bi, data, size, pa(HO_PA)))
 		check_taken(&bi.handover);

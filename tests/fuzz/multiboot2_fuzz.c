@@ -23,8 +23,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(!pa_val(bi.acpi_rsdp) ||
 		   (pa_val(bi.acpi_rsdp) >= info_pa + 16 &&
 		    pa_val(bi.acpi_rsdp) + 20 <= info_pa + size));
-	for (unsigned int i = 0; i < bi.ram_count; i++)
-		FUZZ_CHECK(pa_val(bi.ram[i].start) < pa_val(bi.ram[i].end));
+	for (unsigned int i = 0; i < bi.ram.count; i++)
+		FUZZ_CHECK(pa_val(bi.ram.regions[i].start) <
+			   pa_val(bi.ram.regions[i].end));
 	bootinfo_sanitise(&bi);
 	fuzz_check_bootinfo(&bi);
 	return 0;

@@ -38,8 +38,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	multiboot1_parse(&bi, info, image_read, &img);
 	FUZZ_CHECK(bi.cmdline[sizeof(bi.cmdline) - 1] == '\0');
 	FUZZ_CHECK(bi.loader[sizeof(bi.loader) - 1] == '\0');
-	for (unsigned int i = 0; i < bi.ram_count; i++)
-		FUZZ_CHECK(pa_val(bi.ram[i].start) < pa_val(bi.ram[i].end));
+	for (unsigned int i = 0; i < bi.ram.count; i++)
+		FUZZ_CHECK(pa_val(bi.ram.regions[i].start) <
+			   pa_val(bi.ram.regions[i].end));
 	bootinfo_sanitise(&bi);
 	fuzz_check_bootinfo(&bi);
 	return 0;

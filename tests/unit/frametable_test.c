@@ -54,7 +54,7 @@ static void test_every_ram_pfn_has_an_entry(void **state)
 
 static void test_node_local_storage(void **state)
 {
-	const struct bootmem_region *r;
+	const struct region *r;
 	unsigned int count, i;
 	uint64_t ft = 0, sec1 = (128 * MiB) >> 12;
 
@@ -170,7 +170,7 @@ static void test_no_room_left_out(void **state)
 	struct test_ram r[64];
 	struct test_machine_cfg c = {
 		.ram = r, .ram_count = 64, .no_handoff = true};
-	const struct bootmem_region *rsv;
+	const struct region *rsv;
 	unsigned int count, i;
 	uint64_t left = 0;
 
