@@ -34,19 +34,22 @@
  */
 #define EARLY_POOL_REGIONS (BOOTINFO_EARLY_POOL_BYTES / sizeof(struct region))
 static struct region early_pool[EARLY_POOL_REGIONS];
-static size_t pool_used, pool_last = ~(size_t)0;
+static size_t pool_used, pool_last;
+static bool pool_any;
 
 static struct region *early_grow(struct range_table *t, unsigned int cap)
 {
 	size_t at = pool_used;
 
-	if (t->regions == early_pool + pool_last)
+	/* The last block grows in place: its table is the one growing. */
+	if (pool_any && t->regions == &early_pool[pool_last])
 		at = pool_last;
 	if (cap > EARLY_POOL_REGIONS - at)
 		return NULL;
+	pool_any = true;
 	pool_last = at;
 	pool_used = at + cap;
-	return early_pool + at;
+	return &early_pool[at];
 }
 
 static bool same_node(const struct region *a, const struct region *b)

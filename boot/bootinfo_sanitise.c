@@ -166,24 +166,32 @@ static void ram_claim(struct bootinfo *bi, struct range_table *t,
  */
 static void ram_resolve(struct bootinfo *bi)
 {
-	struct range_table t = RANGE_TABLE_INIT_GROWING(
-		ram_out, BOOTINFO_MAX_RAM, same_node, bi->ram.grow,
-		MAX(bi->ram.max, (unsigned int)BOOTINFO_MAX_RAM));
+	/*
+	 * The scratch table keeps what it grew into (the early pool) from
+	 * one sanitise to the next: a second pass grows nothing.
+	 */
+	static struct range_table scratch =
+		RANGE_TABLE_INIT(ram_out, BOOTINFO_MAX_RAM, same_node);
+	struct range_table *t = &scratch;
 	bool warned_cross = false;
 	unsigned int n;
+
+	t->count = 0;
+	t->grow = bi->ram.grow;
+	t->max = MAX(bi->ram.max, t->cap);
 
 	sort(bi->ram.regions, bi->ram.count, sizeof(bi->ram.regions[0]),
 	     cmp_node_start);
 	for (unsigned int i = 0; i < bi->ram.count; i++)
-		ram_claim(bi, &t, &bi->ram.regions[i], &warned_cross);
+		ram_claim(bi, t, &bi->ram.regions[i], &warned_cross);
 	/* Resolving overlaps can cut RAM into more pieces than it had. */
-	while (bi->ram.cap < t.count && range_table_double(&bi->ram))
+	while (bi->ram.cap < t->count && range_table_double(&bi->ram))
 		;
-	n = MIN(t.count, bi->ram.cap);
-	for (unsigned int i = n; i < t.count; i++)
-		bootinfo_drop_ram(bi, pa_val(t.regions[i].start),
-				  pa_val(t.regions[i].end));
-	memcpy(bi->ram.regions, t.regions, n * sizeof(t.regions[0]));
+	n = MIN(t->count, bi->ram.cap);
+	for (unsigned int i = n; i < t->count; i++)
+		bootinfo_drop_ram(bi, pa_val(t->regions[i].start),
+				  pa_val(t->regions[i].end));
+	memcpy(bi->ram.regions, t->regions, n * sizeof(t->regions[0]));
 	bi->ram.count = n;
 }
 

@@ -317,6 +317,12 @@ static int parse_preserved(struct ho_ctx *c, unsigned int i, uint64_t off,
 			      p.count, rec->bytes);
 	c->pres = c->buf + off + sizeof(p);
 	c->pres_count = p.count;
+	/* bootinfo's reserved table grows: more than this checks is refused. */
+	if (c->bi->reserved.count > ARRAY_SIZE(rsv_order))
+		return refuse(c,
+			      "preserved: %u firmware-reserved ranges, more "
+			      "than the %zu this reader checks",
+			      c->bi->reserved.count, ARRAY_SIZE(rsv_order));
 	sort_reserved(c->bi);
 	for (unsigned int k = 0; k < p.count; k++) {
 		int err = check_pres_range(c, k, &next, &maxi);

@@ -198,6 +198,11 @@ static void test_dt_1000_separate_banks_kept(void **state)
 				 GB + 2 * i * MB + MB);
 	}
 	assert_int_equal(bootinfo_ram_bytes(&bi), BANKS * MB);
+	/* Sanitise again, and again: nothing more of the pool, nothing lost. */
+	for (unsigned int k = 0; k < 8; k++)
+		bootinfo_sanitise(&bi);
+	assert_int_equal(bi.ram.count, BANKS);
+	assert_int_equal(bi.dropped_ram, 0);
 	bootmem_init();
 	bootmem_init_from_bootinfo(&bi);
 	assert_ptr_equal(bootmem_ram_regions(&count_bm), bi.ram.regions);
