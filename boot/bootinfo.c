@@ -52,6 +52,18 @@ static struct region *early_grow(struct range_table *t, unsigned int cap)
 	return &early_pool[at];
 }
 
+/**
+ * bootinfo_early_pool_reset() - forget every table grown into the early
+ * pool (fuzzers, between inputs: each starts from the same pool). No
+ * bootinfo may still use one.
+ */
+void bootinfo_early_pool_reset(void)
+{
+	pool_used = 0;
+	pool_last = 0;
+	pool_any = false;
+}
+
 static bool same_node(const struct region *a, const struct region *b)
 {
 	return a->node == b->node;

@@ -208,6 +208,12 @@ struct bootinfo {
  * BOOTINFO_PADDR_BITS_DEFAULT.
  */
 void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol);
+/*
+ * bootinfo_early_pool_reset(): the early pool empty again, for a program
+ * that parses many firmwares in turn (the fuzzers); no bootinfo may still
+ * use a table grown into it.
+ */
+void bootinfo_early_pool_reset(void);
 
 /*
  * Adders used by the parsers. An empty range (end <= start) is dropped with

@@ -49,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	acpi_parse_srat(data, size, &ai);
 	acpi_fuzz_check(&ai);
 
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_MULTIBOOT2);
 	bootinfo_add_ram(&bi, pa(0), pa(0x9f000), 0);
 	bootinfo_add_ram(&bi, pa(0x100000), pa(0xc0000000), 0);

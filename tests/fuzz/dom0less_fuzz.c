@@ -47,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	fuzz_console_quiet();
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_DT);
 	dt_parse(copy, size, pa(0x40000000), &bi, &ai);
 	FUZZ_CHECK(bi.domain_count <= BOOTINFO_MAX_DOMAINS);

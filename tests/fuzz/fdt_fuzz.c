@@ -28,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	fuzz_console_quiet();
+	bootinfo_early_pool_reset();
 	bootinfo_init(&pre, BOOT_DT);
 	read = dt_read_cmdline(copy, size, &pre);
 	FUZZ_CHECK(pre.cmdline[sizeof(pre.cmdline) - 1] == '\0');

@@ -35,8 +35,8 @@ static inline void fuzz_check_bootinfo(const struct bootinfo *b)
 	unsigned int boots = 0;
 
 	FUZZ_CHECK(b->node_count >= 1 && b->node_count <= MAX_NUMNODES);
-	FUZZ_CHECK(b->ram.count <= BOOTINFO_MAX_RAM);
-	FUZZ_CHECK(b->reserved.count <= BOOTINFO_MAX_RESERVED);
+	FUZZ_CHECK(b->ram.count <= b->ram.cap);
+	FUZZ_CHECK(b->reserved.count < b->reserved.cap); /* one spare */
 	for (unsigned int i = 0; i < b->ram.count; i++) {
 		uint64_t s = pa_val(b->ram.regions[i].start),
 			 e = pa_val(b->ram.regions[i].end);

@@ -25,6 +25,7 @@ static uint8_t copy[HANDOVER_MAX_BYTES / 64];
 
 static void machine(void)
 {
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	bootinfo_add_ram(&bi, pa(0), pa(1ull << 30), 0);
 	bootinfo_add_ram(&bi, pa(G4), pa(G4 + (1ull << 30)), 1);

@@ -16,6 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint64_t info_pa = 0x10000;
 
 	fuzz_console_quiet();
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_MULTIBOOT2);
 	multiboot2_parse(&bi, data, size, info_pa);
 	FUZZ_CHECK(bi.cmdline[sizeof(bi.cmdline) - 1] == '\0');

@@ -34,6 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_console_quiet();
 	if (size >= 4)
 		memcpy(&info, data, 4);
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_MULTIBOOT1);
 	multiboot1_parse(&bi, info, image_read, &img);
 	FUZZ_CHECK(bi.cmdline[sizeof(bi.cmdline) - 1] == '\0');

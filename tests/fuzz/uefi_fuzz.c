@@ -35,6 +35,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data + 1, len);
 	fuzz_console_quiet();
 
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_EFI);
 	r = uefi_mmap_to_bootinfo(copy, len, stride, &bi, &st);
 	if (r) {
