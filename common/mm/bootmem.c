@@ -9,7 +9,20 @@
  * reservation holds, so the first name given to a byte is the one the audit
  * sees, and every reserved byte is counted once. Free memory is RAM minus
  * reserved: reserved always wins. Both are struct range_table
- * (include/keel/range_table.h) over struct region.
+ * (include/keel/range_table.h) of struct region. The RAM table is not a
+ * copy: bootmem_init_from_bootinfo() takes bootinfo's sanitised RAM table
+ * over as its own (the firmware readers added to it, as memblock_add()
+ * does), and the report reads it here.
+ *
+ * Both tables start on static stores of BOOTMEM_STATIC_REGIONS and, when
+ * full, double into memory bootmem allocates from itself, as
+ * memblock_double_array() does: top-down, clear of the range being
+ * reserved, reserved as "bootmem tables" once the operation that grew the
+ * table is over, up to BOOTMEM_MAX_REGIONS. The old store stays as it is.
+ * Growing waits until every firmware reservation is in (resizable, as
+ * memblock_allow_resize()), so that no table lands on one not added yet;
+ * bootmem_init_from_bootinfo() sizes the reserved table for all of them
+ * first (presize_reserved()).
  *
  * Allocation is top-down inside the free ranges of the requested node, then
  * of the other nodes in numa_fallback_order(). Each allocation becomes a
@@ -21,8 +34,8 @@
  * is the layer below.
  *
  * A reserved table at its limit never drops a reservation: the two
- * neighbouring
- * regions with the smallest gap between them are merged into one (named
+ * neighbouring regions with the smallest gap between them are merged into
+ * one (named
  * "merged" unless they share a name), so the gap is reserved too. Some RAM
  * may be kept from the heap that way, never handed to it by mistake; it is
  * counted and said once.
