@@ -14,8 +14,9 @@
 #include <keel/range_table.h>
 #include <keel/types.h>
 
-#define MAX_NUMNODES	      CONFIG_MAX_NUMNODES
-#define NUMA_NO_NODE	      0xffffu
+#define MAX_NUMNODES CONFIG_MAX_NUMNODES
+#define NUMA_NO_NODE 0xffffu
+/* The static slots of the RAM and reserved tables (they grow past them). */
 #define BOOTINFO_MAX_RAM      512
 #define BOOTINFO_MAX_RESERVED 512
 #define BOOTINFO_CMDLINE_MAX  4096
@@ -221,21 +222,23 @@ void bootinfo_early_pool_reset(void);
  * overlap those of RAM of the same node id is merged into it as it is
  * added (pages listed twice are one "listed twice" warning; RAM meeting
  * inside a page, or holding no whole page, is kept apart for sanitise to
- * trim as before), so that every reader gets it; only a separate
- * range finding the table full is dropped, with one warning for the whole
+ * trim as before), so that every reader gets it. A full table grows (into
+ * the early pool, up to RANGE_TABLE_MAX_REGIONS); only a separate range
+ * finding it full at its limit is dropped, with one warning for the whole
  * boot, counted in dropped_ram and dropped_ram_bytes. Otherwise they
  * append: ordering, overlaps between nodes and alignment are sanitise's
- * job. A reserved range is never
- * dropped for want of room: when the table is full the two nearest ranges
- * (the new one among them) are merged, the bytes between them reserved
- * too, with one warning for the whole boot (merged_reserved counts them).
+ * job. A reserved range is never dropped for want of room: when the table
+ * is full at its limit the two nearest ranges (the new one among them)
+ * are merged, the bytes between them reserved too, with one warning for
+ * the whole boot (merged_reserved counts them).
  * Return: 0 or -ENOSPC / -EINVAL.
  */
 int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 		     uint32_t node);
 /*
- * bootinfo_drop_ram(): RAM [s, e) finds the table full (the adder's and
- * sanitise's one path): counted, one warning for the whole boot.
+ * bootinfo_drop_ram(): RAM [s, e) finds the table full at its limit (the
+ * adder's and sanitise's one path): counted, one warning for the whole
+ * boot.
  */
 void bootinfo_drop_ram(struct bootinfo *bi, uint64_t s, uint64_t e);
 int bootinfo_add_reserved(struct bootinfo *bi, paddr_t start, paddr_t end,
