@@ -4,7 +4,15 @@
  * (RAM of one node merged as it is added, a separate range beyond a full
  * table dropped with one warning for the boot; a full reserved table
  * merges the nearest ranges through the range table's nearest-pair), and
- * the queries the rest of keel reads it with.
+ * the early pool its tables grow into.
+ *
+ * The early pool: before bootmem exists nothing can allocate, so a RAM or
+ * reserved table that outgrows its static store doubles into a static
+ * pool of BOOTINFO_EARLY_POOL_BYTES (boot/Kconfig), a bump allocator whose
+ * last block grows in place (one table growing alone, the common case,
+ * costs its final size and no more). Only when the pool cannot give the
+ * next doubling, or past RANGE_TABLE_MAX_REGIONS, is a table full: RAM
+ * beyond it is dropped, reserved ranges merge, each with one warning.
  * bootinfo_sanitise(), which gives it the shape keel relies on, is in
  * boot/bootinfo_sanitise.c.
  *
@@ -19,13 +27,62 @@
 
 #include "boot_priv.h"
 
+/*
+ * The early pool (see the top of the file). Regions, so every block is
+ * aligned for them; @pool_used counts regions handed out, @pool_last is
+ * the start of the last block (the one that may grow in place).
+ */
+#define EARLY_POOL_REGIONS (BOOTINFO_EARLY_POOL_BYTES / sizeof(struct region))
+static struct region early_pool[EARLY_POOL_REGIONS];
+static size_t pool_used, pool_last;
+static bool pool_any;
+
+static struct region *early_grow(struct range_table *t, unsigned int cap)
+{
+	size_t at = pool_used;
+
+	/* The last block grows in place: its table is the one growing. */
+	if (pool_any && t->regions == &early_pool[pool_last])
+		at = pool_last;
+	if (cap > EARLY_POOL_REGIONS - at)
+		return NULL;
+	pool_any = true;
+	pool_last = at;
+	pool_used = at + cap;
+	return &early_pool[at];
+}
+
+/**
+ * bootinfo_early_pool_reset() - forget every table grown into the early
+ * pool (fuzzers, between inputs: each starts from the same pool). No
+ * bootinfo may still use one.
+ */
+void bootinfo_early_pool_reset(void)
+{
+	pool_used = 0;
+	pool_last = 0;
+	pool_any = false;
+}
+
+static bool same_node(const struct region *a, const struct region *b)
+{
+	return a->node == b->node;
+}
+
 /**
  * bootinfo_init() - empty @bi for @protocol: no ranges, no CPUs,
- * el = -1, paddr_bits BOOTINFO_PADDR_BITS_DEFAULT.
+ * el = -1, paddr_bits BOOTINFO_PADDR_BITS_DEFAULT; its tables on their
+ * static stores, growing into the early pool.
  */
 void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol)
 {
 	memset(bi, 0, sizeof(*bi));
+	bi->ram = (struct range_table)RANGE_TABLE_INIT_GROWING(
+		bi->ram_store, BOOTINFO_MAX_RAM, same_node, early_grow,
+		RANGE_TABLE_MAX_REGIONS);
+	bi->reserved = (struct range_table)RANGE_TABLE_INIT_GROWING(
+		bi->reserved_store, BOOTINFO_MAX_RESERVED + 1, NULL, early_grow,
+		RANGE_TABLE_MAX_REGIONS);
 	bi->protocol = protocol;
 	bi->el = -1;
 	bi->paddr_bits = BOOTINFO_PADDR_BITS_DEFAULT;
@@ -45,7 +102,7 @@ void bootinfo_drop_ram(struct bootinfo *bi, uint64_t s, uint64_t e)
 			 "more than %u separate RAM ranges: [%#llx, %#llx) "
 			 "and any further ones dropped "
 			 "(memmap.dropped_ram_bytes)",
-			 BOOTINFO_MAX_RAM, U64(s), U64(e));
+			 bi->ram.cap, U64(s), U64(e));
 	bi->dropped_ram++;
 	bi->dropped_ram_bytes += e - s;
 }
@@ -73,7 +130,7 @@ static bool whole_pages(uint64_t s, uint64_t e, uint64_t *ps, uint64_t *pe)
  */
 static int ram_merge(struct bootinfo *bi, uint64_t s, uint64_t e, uint32_t node)
 {
-	unsigned int n = MIN(bi->ram_count, BOOTINFO_MAX_RAM);
+	unsigned int n = bi->ram.count;
 	uint64_t ts, te, ps, pe;
 	bool said = false;
 	int into = -1;
@@ -81,7 +138,7 @@ static int ram_merge(struct bootinfo *bi, uint64_t s, uint64_t e, uint32_t node)
 	if (!whole_pages(s, e, &ts, &te))
 		return -1;
 	for (unsigned int i = 0; i < n; i++) {
-		struct bi_ram *r = &bi->ram[i];
+		struct region *r = &bi->ram.regions[i];
 
 		if (r->node != node ||
 		    !whole_pages(pa_val(r->start), pa_val(r->end), &ps, &pe) ||
@@ -106,10 +163,10 @@ static int ram_merge(struct bootinfo *bi, uint64_t s, uint64_t e, uint32_t node)
 		n--;
 		i--;
 	}
-	bi->ram_count = n;
+	bi->ram.count = n;
 	if (into >= 0) {
-		bi->ram[into].start = pa(s);
-		bi->ram[into].end = pa(e);
+		bi->ram.regions[into].start = pa(s);
+		bi->ram.regions[into].end = pa(e);
 	}
 	return into;
 }
@@ -123,7 +180,7 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 		     uint32_t node)
 {
 	uint64_t s = pa_val(start), e = pa_val(end);
-	struct bi_ram *r;
+	struct region r = region_of(start, end);
 
 	if (e <= s) {
 		fix_warn(bi, "ram [%#llx, %#llx) is empty, dropped", U64(s),
@@ -133,14 +190,11 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 	}
 	if (ram_merge(bi, s, e, node) >= 0)
 		return 0;
-	if (bi->ram_count >= BOOTINFO_MAX_RAM) {
+	r.node = node;
+	if (range_table_append(&bi->ram, &r)) {
 		bootinfo_drop_ram(bi, s, e);
 		return -ENOSPC;
 	}
-	r = &bi->ram[bi->ram_count++];
-	r->start = start;
-	r->end = end;
-	r->node = node;
 	return 0;
 }
 
@@ -153,34 +207,27 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 static void reserved_merge_nearest(struct bootinfo *bi, paddr_t start,
 				   paddr_t end, const char *name)
 {
-	struct paddr_range_table t = PADDR_RANGE_TABLE_INIT(
-		bi->reserved, BOOTINFO_MAX_RESERVED + 1, NULL);
-	struct bi_reserved *r = &bi->reserved[BOOTINFO_MAX_RESERVED];
+	struct range_table *t = &bi->reserved;
+	struct region *r = &t->regions[t->count++];
 	unsigned int best;
 	uint64_t gap;
 
-	r->start = start;
-	r->end = end;
+	*r = region_of(start, end);
 	strlcpy(r->name, name, sizeof(r->name));
-	t.count = BOOTINFO_MAX_RESERVED + 1;
-	paddr_range_table_sort(&t);
-	best = paddr_range_table_nearest_pair(&t, &gap);
+	range_table_sort(t);
+	best = range_table_nearest_pair(t, &gap);
 	if (!bi->merged_reserved++)
 		fix_warn(bi,
 			 "more than %u reserved ranges: merging the nearest "
 			 "ones, the bytes between them are reserved too",
-			 BOOTINFO_MAX_RESERVED);
+			 t->cap - 1);
 	bi->merged_reserved_gap += gap;
-	r = &bi->reserved[best];
+	r = &t->regions[best];
 	r->name[sizeof(r->name) - 1] = '\0';
 	if (strncmp(r->name, r[1].name, sizeof(r->name)))
 		strlcpy(r->name, "merged", sizeof(r->name));
-	paddr_range_table_join_next(&t, best);
-	bi->reserved_count = t.count;
+	range_table_join_next(t, best);
 }
-
-PADDR_RANGE_TABLE_CHECK_TYPE(struct bi_reserved);
-PADDR_RANGE_TABLE_CHECK_TYPE(struct bi_ram);
 
 /**
  * bootinfo_add_reserved() - append reserved [start, end) named @name.
@@ -190,7 +237,8 @@ PADDR_RANGE_TABLE_CHECK_TYPE(struct bi_ram);
 int bootinfo_add_reserved(struct bootinfo *bi, paddr_t start, paddr_t end,
 			  const char *name)
 {
-	struct bi_reserved *r;
+	struct range_table *t = &bi->reserved;
+	struct region r = region_of(start, end);
 
 	if (!name || !*name)
 		name = "reserved";
@@ -200,15 +248,14 @@ int bootinfo_add_reserved(struct bootinfo *bi, paddr_t start, paddr_t end,
 		bi->dropped_reserved++;
 		return -EINVAL;
 	}
-	if (bi->reserved_count >= BOOTINFO_MAX_RESERVED) {
-		bi->reserved_count = BOOTINFO_MAX_RESERVED;
+	/* One slot stays spare for the merge of a full list. */
+	if (t->count + 1 >= t->cap && !range_table_double(t)) {
+		t->count = MIN(t->count, t->cap - 1);
 		reserved_merge_nearest(bi, start, end, name);
 		return 0;
 	}
-	r = &bi->reserved[bi->reserved_count++];
-	r->start = start;
-	r->end = end;
-	strlcpy(r->name, name, sizeof(r->name));
+	strlcpy(r.name, name, sizeof(r.name));
+	t->regions[t->count++] = r;
 	return 0;
 }
 

@@ -54,8 +54,8 @@ static void ram_trim(struct bootinfo *bi, uint64_t limit)
 {
 	unsigned int out = 0;
 
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		struct bi_ram r = bi->ram[i];
+	for (unsigned int i = 0; i < bi->ram.count; i++) {
+		struct region r = bi->ram.regions[i];
 		uint64_t s = pa_val(r.start), e = pa_val(r.end);
 		uint64_t ns, ne;
 
@@ -95,23 +95,22 @@ static void ram_trim(struct bootinfo *bi, uint64_t limit)
 				U64(s), U64(e), U64(ns), U64(ne));
 		r.start = pa(ns);
 		r.end = pa(ne);
-		bi->ram[out++] = r;
+		bi->ram.regions[out++] = r;
 	}
-	bi->ram_count = out;
+	bi->ram.count = out;
 }
 
-static struct bi_ram ram_out[BOOTINFO_MAX_RAM];
+static struct region ram_out[BOOTINFO_MAX_RAM];
 
-static bool same_node(const void *a, const void *b)
+static bool same_node(const struct region *a, const struct region *b)
 {
-	return ((const struct bi_ram *)a)->node ==
-	       ((const struct bi_ram *)b)->node;
+	return a->node == b->node;
 }
 
 /* sort() order: by node, then by start. */
 static int cmp_node_start(const void *a, const void *b)
 {
-	const struct bi_ram *x = a, *y = b;
+	const struct region *x = a, *y = b;
 
 	if (x->node != y->node)
 		return x->node < y->node ? -1 : 1;
@@ -126,16 +125,16 @@ static int cmp_node_start(const void *a, const void *b)
  * it, which names the node that keeps it (the holder: nodes come in
  * increasing order) and the one that does not.
  */
-static void ram_claim(struct bootinfo *bi, struct paddr_range_table *t,
-		      const struct bi_ram *r, bool *warned_cross)
+static void ram_claim(struct bootinfo *bi, struct range_table *t,
+		      const struct region *r, bool *warned_cross)
 {
 	uint64_t s = pa_val(r->start), e = pa_val(r->end);
-	struct paddr_range gap;
+	struct region gap;
 	bool said = false;
 
-	for (unsigned int i = paddr_range_table_first_ending_above(t, r->start);
-	     i < t->count && pa_val(paddr_range_at(t, i)->start) < e; i++) {
-		const struct bi_ram *h = (const void *)paddr_range_at(t, i);
+	for (unsigned int i = range_table_first_ending_above(t, r->start);
+	     i < t->count && pa_val(t->regions[i].start) < e; i++) {
+		const struct region *h = &t->regions[i];
 		uint64_t os = MAX(s, pa_val(h->start));
 		uint64_t oe = MIN(e, pa_val(h->end));
 
@@ -153,8 +152,8 @@ static void ram_claim(struct bootinfo *bi, struct paddr_range_table *t,
 				 U64(os), U64(oe), h->node, r->node, h->node);
 		}
 	}
-	while (paddr_range_table_fill(t, pa(s), r->end, r) == -ENOSPC &&
-	       paddr_range_table_first_gap(t, pa(s), r->end, &gap)) {
+	while (range_table_fill(t, pa(s), r->end, r) == -ENOSPC &&
+	       range_table_first_gap(t, pa(s), r->end, &gap)) {
 		bootinfo_drop_ram(bi, pa_val(gap.start), pa_val(gap.end));
 		s = pa_val(gap.end);
 	}
@@ -167,23 +166,41 @@ static void ram_claim(struct bootinfo *bi, struct paddr_range_table *t,
  */
 static void ram_resolve(struct bootinfo *bi)
 {
-	struct paddr_range_table t =
-		PADDR_RANGE_TABLE_INIT(ram_out, BOOTINFO_MAX_RAM, same_node);
+	/*
+	 * The scratch table keeps what it grew into (the early pool) from
+	 * one sanitise to the next: a second pass grows nothing.
+	 */
+	static struct range_table scratch =
+		RANGE_TABLE_INIT(ram_out, BOOTINFO_MAX_RAM, same_node);
+	struct range_table *t = &scratch;
 	bool warned_cross = false;
+	unsigned int n;
 
-	sort(bi->ram, bi->ram_count, sizeof(bi->ram[0]), cmp_node_start);
-	for (unsigned int i = 0; i < bi->ram_count; i++)
-		ram_claim(bi, &t, &bi->ram[i], &warned_cross);
-	memcpy(bi->ram, ram_out, t.count * sizeof(ram_out[0]));
-	bi->ram_count = t.count;
+	t->count = 0;
+	t->grow = bi->ram.grow;
+	t->max = MAX(bi->ram.max, t->cap);
+
+	sort(bi->ram.regions, bi->ram.count, sizeof(bi->ram.regions[0]),
+	     cmp_node_start);
+	for (unsigned int i = 0; i < bi->ram.count; i++)
+		ram_claim(bi, t, &bi->ram.regions[i], &warned_cross);
+	/* Resolving overlaps can cut RAM into more pieces than it had. */
+	while (bi->ram.cap < t->count && range_table_double(&bi->ram))
+		;
+	n = MIN(t->count, bi->ram.cap);
+	for (unsigned int i = n; i < t->count; i++)
+		bootinfo_drop_ram(bi, pa_val(t->regions[i].start),
+				  pa_val(t->regions[i].end));
+	memcpy(bi->ram.regions, t->regions, n * sizeof(t->regions[0]));
+	bi->ram.count = n;
 }
 
 static void reserved_trim(struct bootinfo *bi)
 {
 	unsigned int out = 0;
 
-	for (unsigned int i = 0; i < bi->reserved_count; i++) {
-		struct bi_reserved r = bi->reserved[i];
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		struct region r = bi->reserved.regions[i];
 		uint64_t s = pa_val(r.start), e = pa_val(r.end);
 		uint64_t ns = ALIGN_DOWN(s, PAGE_SIZE);
 		uint64_t ne =
@@ -211,9 +228,9 @@ static void reserved_trim(struct bootinfo *bi)
 				 r.name, U64(s), U64(e));
 		r.start = pa(ns);
 		r.end = pa(ne);
-		bi->reserved[out++] = r;
+		bi->reserved.regions[out++] = r;
 	}
-	bi->reserved_count = out;
+	bi->reserved.count = out;
 }
 
 /* Cap the table, give each CPU a node, drop repeated hwids (first stays). */
@@ -386,10 +403,11 @@ void bootinfo_sanitise(struct bootinfo *bi)
 		bi->paddr_bits = BOOTINFO_PADDR_BITS_DEFAULT;
 	}
 	limit = bi->paddr_bits == 64 ? ~0ULL : 1ULL << bi->paddr_bits;
-	if (bi->ram_count > BOOTINFO_MAX_RAM)
-		bi->ram_count = BOOTINFO_MAX_RAM;
-	if (bi->reserved_count > BOOTINFO_MAX_RESERVED)
-		bi->reserved_count = BOOTINFO_MAX_RESERVED;
+	if (bi->ram.count > bi->ram.cap)
+		bi->ram.count = bi->ram.cap;
+	if (bi->reserved.count && bi->reserved.count >= bi->reserved.cap)
+		bi->reserved.count =
+			bi->reserved.cap ? bi->reserved.cap - 1 : 0;
 	bi->loader[sizeof(bi->loader) - 1] = '\0';
 	bi->cmdline[sizeof(bi->cmdline) - 1] = '\0';
 
@@ -398,8 +416,8 @@ void bootinfo_sanitise(struct bootinfo *bi)
 	reserved_trim(bi);
 	cpus_fix(bi);
 
-	for (unsigned int i = 0; i < bi->ram_count; i++)
-		top = MAX(top, bi->ram[i].node);
+	for (unsigned int i = 0; i < bi->ram.count; i++)
+		top = MAX(top, bi->ram.regions[i].node);
 	for (unsigned int i = 0; i < bi->cpu_count; i++)
 		top = MAX(top, bi->cpus[i].node);
 	bi->node_count = top + 1;

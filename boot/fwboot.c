@@ -171,27 +171,27 @@ unsigned int fwboot_paddr_bits(unsigned int cpu_bits, unsigned int map_bits)
  */
 static void inject_bad_map(struct bootinfo *bi)
 {
-	const struct bi_reserved *k = NULL;
+	const struct region *k = NULL;
 	uint32_t node = 0;
 
-	for (unsigned int i = 0; i < bi->reserved_count; i++) {
-		if (!strncmp(bi->reserved[i].name, "kernel",
-			     sizeof(bi->reserved[i].name))) {
-			k = &bi->reserved[i];
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		if (!strncmp(bi->reserved.regions[i].name, "kernel",
+			     sizeof(bi->reserved.regions[i].name))) {
+			k = &bi->reserved.regions[i];
 			break;
 		}
 	}
-	if (!k && bi->reserved_count)
-		k = &bi->reserved[0];
+	if (!k && bi->reserved.count)
+		k = &bi->reserved.regions[0];
 	if (!k) {
 		pr_warn("inject=bad-map: no reserved range to overlap, "
 			"nothing injected\n");
 		return;
 	}
-	for (unsigned int i = 0; i < bi->ram_count; i++)
-		if (pa_val(bi->ram[i].start) <= pa_val(k->start) &&
-		    pa_val(k->start) < pa_val(bi->ram[i].end))
-			node = bi->ram[i].node;
+	for (unsigned int i = 0; i < bi->ram.count; i++)
+		if (pa_val(bi->ram.regions[i].start) <= pa_val(k->start) &&
+		    pa_val(k->start) < pa_val(bi->ram.regions[i].end))
+			node = bi->ram.regions[i].node;
 	pr_warn("inject=bad-map: firmware map claims [%#llx, %#llx) (%.*s) "
 		"is RAM on node %u\n",
 		(unsigned long long)pa_val(k->start),

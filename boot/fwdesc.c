@@ -389,10 +389,10 @@ static void map_nodes(struct line_ctx *ctx, unsigned int ram0,
 		bi->dropped_nodes += folded;
 	}
 	nodemap_export_fw_ids(ctx->nodes, bi);
-	for (unsigned int i = ram0; i < bi->ram_count; i++)
-		if (bi->ram[i].node != NUMA_NO_NODE)
-			bi->ram[i].node =
-				nodemap_node(ctx->nodes, bi->ram[i].node);
+	for (unsigned int i = ram0; i < bi->ram.count; i++)
+		if (bi->ram.regions[i].node != NUMA_NO_NODE)
+			bi->ram.regions[i].node = nodemap_node(
+				ctx->nodes, bi->ram.regions[i].node);
 	for (unsigned int i = cpu0; i < bi->cpu_count; i++)
 		if (bi->cpus[i].node != NUMA_NO_NODE)
 			bi->cpus[i].node =
@@ -510,7 +510,7 @@ unsigned int fwdesc_parse_files(struct bootinfo *bi, const char *buf,
 {
 	static struct nodemap nodes;
 	static struct fw_distance dist[FWDESC_MAX_DISTANCES];
-	unsigned int ram0 = bi->ram_count, cpu0 = bi->cpu_count;
+	unsigned int ram0 = bi->ram.count, cpu0 = bi->cpu_count;
 	struct line_ctx ctx;
 	size_t pos = 0;
 

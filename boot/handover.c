@@ -64,9 +64,9 @@ static __printf(2, 3) int refuse(struct ho_ctx *c, const char *fmt, ...)
 /* The first address of [s, e) no RAM range holds, or @e: RAM is sorted. */
 static uint64_t first_not_ram(const struct bootinfo *bi, uint64_t s, uint64_t e)
 {
-	for (unsigned int i = 0; i < bi->ram_count && s < e; i++) {
-		uint64_t rs = pa_val(bi->ram[i].start);
-		uint64_t re = pa_val(bi->ram[i].end);
+	for (unsigned int i = 0; i < bi->ram.count && s < e; i++) {
+		uint64_t rs = pa_val(bi->ram.regions[i].start);
+		uint64_t re = pa_val(bi->ram.regions[i].end);
 
 		if (re <= s)
 			continue;
@@ -83,8 +83,8 @@ static unsigned int rsv_count;
 
 static int cmp_rsv(const void *a, const void *b, const struct bootinfo *bi)
 {
-	uint64_t x = pa_val(bi->reserved[*(const uint16_t *)a].start);
-	uint64_t y = pa_val(bi->reserved[*(const uint16_t *)b].start);
+	uint64_t x = pa_val(bi->reserved.regions[*(const uint16_t *)a].start);
+	uint64_t y = pa_val(bi->reserved.regions[*(const uint16_t *)b].start);
 
 	return (x > y) - (x < y);
 }
@@ -94,7 +94,7 @@ static void sort_reserved(const struct bootinfo *bi)
 {
 	rsv_count = 0;
 	for (unsigned int i = 0;
-	     i < bi->reserved_count && i < ARRAY_SIZE(rsv_order); i++) {
+	     i < bi->reserved.count && i < ARRAY_SIZE(rsv_order); i++) {
 		unsigned int j = rsv_count++;
 
 		rsv_order[j] = (uint16_t)i;
@@ -118,23 +118,24 @@ static int reserved_overlap(const struct bootinfo *bi, uint64_t s, uint64_t e,
 			    unsigned int *next, int *maxi)
 {
 	for (; *next < rsv_count; (*next)++) {
-		const struct bi_reserved *r = &bi->reserved[rsv_order[*next]];
+		const struct region *r =
+			&bi->reserved.regions[rsv_order[*next]];
 
 		if (pa_val(r->start) >= e)
 			break;
 		if (!strncmp(r->name, STATIC_MEM_NAME, sizeof(r->name)))
 			continue;
 		if (*maxi < 0 ||
-		    pa_val(r->end) > pa_val(bi->reserved[*maxi].end))
+		    pa_val(r->end) > pa_val(bi->reserved.regions[*maxi].end))
 			*maxi = rsv_order[*next];
 	}
-	if (*maxi >= 0 && pa_val(bi->reserved[*maxi].end) > s)
+	if (*maxi >= 0 && pa_val(bi->reserved.regions[*maxi].end) > s)
 		return *maxi;
 	return -1;
 }
 
 /* What a reserved range is, for the error: the new image has a name. */
-static const char *reserved_what(const struct bi_reserved *r)
+static const char *reserved_what(const struct region *r)
 {
 	return !strncmp(r->name, "kernel", sizeof(r->name))
 		       ? "the new image"
@@ -218,11 +219,11 @@ static int check_self(struct ho_ctx *c)
 			      "itself [%#llx, %#llx) overlaps %s [%#llx, "
 			      "%#llx) (%.*s)",
 			      U64(s), U64(e),
-			      reserved_what(&c->bi->reserved[r]),
-			      U64(pa_val(c->bi->reserved[r].start)),
-			      U64(pa_val(c->bi->reserved[r].end)),
-			      (int)sizeof(c->bi->reserved[r].name),
-			      c->bi->reserved[r].name);
+			      reserved_what(&c->bi->reserved.regions[r]),
+			      U64(pa_val(c->bi->reserved.regions[r].start)),
+			      U64(pa_val(c->bi->reserved.regions[r].end)),
+			      (int)sizeof(c->bi->reserved.regions[r].name),
+			      c->bi->reserved.regions[r].name);
 	return 0;
 }
 
@@ -282,11 +283,11 @@ static int check_pres_range(struct ho_ctx *c, unsigned int i,
 			      "preserved[%u] [%#llx, %#llx) overlaps %s "
 			      "[%#llx, %#llx) (%.*s)",
 			      i, U64(r.start), U64(r.end),
-			      reserved_what(&c->bi->reserved[k]),
-			      U64(pa_val(c->bi->reserved[k].start)),
-			      U64(pa_val(c->bi->reserved[k].end)),
-			      (int)sizeof(c->bi->reserved[k].name),
-			      c->bi->reserved[k].name);
+			      reserved_what(&c->bi->reserved.regions[k]),
+			      U64(pa_val(c->bi->reserved.regions[k].start)),
+			      U64(pa_val(c->bi->reserved.regions[k].end)),
+			      (int)sizeof(c->bi->reserved.regions[k].name),
+			      c->bi->reserved.regions[k].name);
 	if (r.start < ALIGN_UP(c->pa + c->size, PAGE_SIZE) && c->pa < r.end)
 		return refuse(c,
 			      "preserved[%u] [%#llx, %#llx) overlaps the "
@@ -316,6 +317,12 @@ static int parse_preserved(struct ho_ctx *c, unsigned int i, uint64_t off,
 			      p.count, rec->bytes);
 	c->pres = c->buf + off + sizeof(p);
 	c->pres_count = p.count;
+	/* bootinfo's reserved table grows: more than this checks is refused. */
+	if (c->bi->reserved.count > ARRAY_SIZE(rsv_order))
+		return refuse(c,
+			      "preserved: %u firmware-reserved ranges, more "
+			      "than the %zu this reader checks",
+			      c->bi->reserved.count, ARRAY_SIZE(rsv_order));
 	sort_reserved(c->bi);
 	for (unsigned int k = 0; k < p.count; k++) {
 		int err = check_pres_range(c, k, &next, &maxi);
@@ -572,19 +579,19 @@ void handover_locate(struct bootinfo *bi, const void *va)
 	uint64_t s = pa_val(h->pa), e = s + h->size;
 
 	h->va = NULL;
-	for (unsigned int i = 0; i < bi->ram_count && e > s; i++)
-		if (pa_val(bi->ram[i].start) <= s &&
-		    e <= pa_val(bi->ram[i].end))
+	for (unsigned int i = 0; i < bi->ram.count && e > s; i++)
+		if (pa_val(bi->ram.regions[i].start) <= s &&
+		    e <= pa_val(bi->ram.regions[i].end))
 			h->va = va;
 }
 
 /* Refused: every byte of RAM reserved, so nothing is zeroed or handed out. */
 static void reserve_all_ram(struct bootinfo *bi)
 {
-	if (!bi->ram_count)
+	if (!bi->ram.count)
 		return;
-	bootinfo_add_reserved(bi, bi->ram[0].start,
-			      bi->ram[bi->ram_count - 1].end,
+	bootinfo_add_reserved(bi, bi->ram.regions[0].start,
+			      bi->ram.regions[bi->ram.count - 1].end,
 			      "handover refused");
 }
 

@@ -79,8 +79,8 @@ void mb_map_begin(struct mb_map *m, struct bootinfo *bi, const char *what)
 {
 	m->bi = bi;
 	m->what = what;
-	m->ram_first = bi->ram_count;
-	m->res_first = bi->reserved_count;
+	m->ram_first = bi->ram.count;
+	m->res_first = bi->reserved.count;
 	m->entries = 0;
 	m->have_ram = false;
 }
@@ -89,12 +89,13 @@ static bool map_overlaps(const struct mb_map *m, uint64_t s, uint64_t e)
 {
 	const struct bootinfo *bi = m->bi;
 
-	for (unsigned int i = m->ram_first; i < bi->ram_count; i++)
-		if (pa_val(bi->ram[i].start) < e && s < pa_val(bi->ram[i].end))
+	for (unsigned int i = m->ram_first; i < bi->ram.count; i++)
+		if (pa_val(bi->ram.regions[i].start) < e &&
+		    s < pa_val(bi->ram.regions[i].end))
 			return true;
-	for (unsigned int i = m->res_first; i < bi->reserved_count; i++)
-		if (pa_val(bi->reserved[i].start) < e &&
-		    s < pa_val(bi->reserved[i].end))
+	for (unsigned int i = m->res_first; i < bi->reserved.count; i++)
+		if (pa_val(bi->reserved.regions[i].start) < e &&
+		    s < pa_val(bi->reserved.regions[i].end))
 			return true;
 	return false;
 }
@@ -169,8 +170,8 @@ static void mb1_reserve(struct bootinfo *bi, uint64_t s, uint64_t e)
 {
 	uint64_t ps = ALIGN_DOWN(s, PAGE_SIZE), pe = ALIGN_UP(e, PAGE_SIZE);
 
-	for (unsigned int i = 0; i < bi->reserved_count; i++) {
-		const struct bi_reserved *r = &bi->reserved[i];
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *r = &bi->reserved.regions[i];
 
 		if (!strcmp(r->name, "loader info") &&
 		    ALIGN_DOWN(pa_val(r->start), PAGE_SIZE) <= ps &&
@@ -338,7 +339,7 @@ static void mb1_mods(struct bootinfo *bi, const uint8_t *info, mb_read_fn read,
 		}
 		bootinfo_add_reserved(bi, pa(s), pa(e), "module");
 		if (!pa_val(bi->handover.image.end)) /* a live update's image */
-			bi->handover.image = (struct paddr_range){pa(s), pa(e)};
+			bi->handover.image = region_of(pa(s), pa(e));
 		if (str)
 			mb1_string(bi, str, NULL, 0, read, ctx,
 				   "multiboot1: module string");

@@ -229,7 +229,7 @@ static void mb2_tag(struct mb2_state *st, size_t off, uint32_t type,
 		}
 		bootinfo_add_reserved(bi, pa(s), pa(e), "module");
 		if (!pa_val(bi->handover.image.end)) /* a live update's image */
-			bi->handover.image = (struct paddr_range){pa(s), pa(e)};
+			bi->handover.image = region_of(pa(s), pa(e));
 		break;
 	}
 	case MB2_TAG_MEMINFO:

@@ -67,8 +67,8 @@ static const char *reserved_name(uint32_t type)
 
 /* A run of adjacent descriptors of one kind, flushed when it ends. */
 struct run {
-	PADDR_RANGE_HEAD;
-	const char *name; /* NULL: RAM run */
+	struct region span; /* its bounds */
+	const char *name;   /* NULL: RAM run */
 	bool open;
 };
 
@@ -77,22 +77,21 @@ static void flush(struct run *r, struct bootinfo *bi)
 	if (!r->open)
 		return;
 	if (r->name)
-		bootinfo_add_reserved(bi, r->start, r->end, r->name);
+		bootinfo_add_reserved(bi, r->span.start, r->span.end, r->name);
 	else
-		bootinfo_add_ram(bi, r->start, r->end, NUMA_NO_NODE);
+		bootinfo_add_ram(bi, r->span.start, r->span.end, NUMA_NO_NODE);
 	r->open = false;
 }
 
 static void extend(struct run *r, struct bootinfo *bi, uint64_t s, uint64_t e,
 		   const char *name)
 {
-	if (r->open && r->name == name && pa_val(r->end) == s) {
-		r->end = pa(e);
+	if (r->open && r->name == name && pa_val(r->span.end) == s) {
+		r->span.end = pa(e);
 		return;
 	}
 	flush(r, bi);
-	r->start = pa(s);
-	r->end = pa(e);
+	r->span = region_of(pa(s), pa(e));
 	r->name = name;
 	r->open = true;
 }

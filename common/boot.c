@@ -68,9 +68,9 @@ static void print_bootinfo(const struct bootinfo *bi)
 	static char cmdline_esc[ESCAPE_SIZE(BOOTINFO_CMDLINE_MAX)];
 	uint64_t reserved = 0;
 
-	for (unsigned int i = 0; i < bi->reserved_count; i++)
-		reserved += pa_val(bi->reserved[i].end) -
-			    pa_val(bi->reserved[i].start);
+	for (unsigned int i = 0; i < bi->reserved.count; i++)
+		reserved += pa_val(bi->reserved.regions[i].end) -
+			    pa_val(bi->reserved.regions[i].start);
 
 	pr_info("arch %s, boot protocol %s, loader \"%s\"\n", arch_name,
 		boot_protocol_name(bi->protocol), bi->loader);
@@ -82,21 +82,23 @@ static void print_bootinfo(const struct bootinfo *bi)
 		(unsigned long long)arch_ticks_hz(),
 		bi->timer_calibrated_by ? bi->timer_calibrated_by : "unknown");
 	pr_info("RAM map: %u ranges, %llu MiB; %u reserved ranges, %llu KiB\n",
-		bi->ram_count,
+		bi->ram.count,
 		(unsigned long long)(bootinfo_ram_bytes(bi) >> 20),
-		bi->reserved_count, (unsigned long long)(reserved >> 10));
+		bi->reserved.count, (unsigned long long)(reserved >> 10));
 	/* Per range: debug only (real firmware maps run to hundreds). */
-	for (unsigned int i = 0; i < bi->ram_count; i++)
+	for (unsigned int i = 0; i < bi->ram.count; i++)
 		pr_debug("  ram      [%#llx, %#llx) node %u\n",
-			 (unsigned long long)pa_val(bi->ram[i].start),
-			 (unsigned long long)pa_val(bi->ram[i].end),
-			 bi->ram[i].node);
-	for (unsigned int i = 0; i < bi->reserved_count; i++)
-		pr_debug("  reserved [%#llx, %#llx) %.*s\n",
-			 (unsigned long long)pa_val(bi->reserved[i].start),
-			 (unsigned long long)pa_val(bi->reserved[i].end),
-			 (int)sizeof(bi->reserved[i].name),
-			 bi->reserved[i].name);
+			 (unsigned long long)pa_val(bi->ram.regions[i].start),
+			 (unsigned long long)pa_val(bi->ram.regions[i].end),
+			 bi->ram.regions[i].node);
+	for (unsigned int i = 0; i < bi->reserved.count; i++)
+		pr_debug(
+			"  reserved [%#llx, %#llx) %.*s\n",
+			(unsigned long long)pa_val(
+				bi->reserved.regions[i].start),
+			(unsigned long long)pa_val(bi->reserved.regions[i].end),
+			(int)sizeof(bi->reserved.regions[i].name),
+			bi->reserved.regions[i].name);
 	for (unsigned int n = 0; n < bi->node_count; n++) {
 		uint64_t bytes = bootinfo_node_ram_bytes(bi, n);
 		unsigned int cpus = 0;
@@ -214,9 +216,8 @@ static void phase_heap(struct bootinfo *bi, unsigned int nodes,
 		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);
 	boot_maint = cachemaint_policy(pick_cachemaint(o), &boot_maint_stats);
 	heap_set_cachemaint(&boot_maint);
-	bootmem_set_handoff_dirty(o->bootscrub != SCRUB_OFF);
 	boot_times.heap_init_begin = arch_ticks();
-	ranges = bootmem_handoff();
+	ranges = heap_handoff(o->bootscrub != SCRUB_OFF);
 	boot_times.heap_init_end = arch_ticks();
 	trace_end("heap_init");
 	pr_info("heap: %u free ranges handed over in %llu us\n", ranges,
@@ -316,7 +317,7 @@ static void phase_firmware(struct bootinfo *bi)
 {
 	numa_init(bi);
 	print_bootinfo(bi);
-	if (!bi->ram_count)
+	if (!bi->ram.count)
 		pr_err("the firmware describes no usable RAM\n");
 }
 

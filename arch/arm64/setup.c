@@ -185,7 +185,7 @@ static void boot_dt(struct bootinfo *bi, uint64_t dtb)
 	if (dtb_valid(dtb))
 		dt_read_cmdline((const void *)(uintptr_t)dtb, dtb_len(dtb), bi);
 	parse_options(bi);
-	if (parse_dtb(bi, dtb) || !bi->ram_count)
+	if (parse_dtb(bi, dtb) || !bi->ram.count)
 		panic("arm64: no usable device tree memory map (DTB at %#llx)",
 		      (unsigned long long)dtb);
 }
@@ -255,7 +255,7 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 	}
 	reclaim = efi_fill_ram(bi);
 	acpi_apply_numa(bi, &acpi_info_buf);
-	if (!bi->ram_count)
+	if (!bi->ram.count)
 		panic("arm64: the UEFI memory map has no RAM");
 	/* A bad-dt-distance reparse put the DT's bootargs back. */
 	if (efi_boot.cmdline[0])
@@ -363,8 +363,8 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 
 	/* All RAM, and the console UART, in one batch. */
 	con = console_pick(&why);
-	for (unsigned int i = 0; i < bi->ram_count; i++)
-		mm_map_normal(bi->ram[i].start, bi->ram[i].end);
+	for (unsigned int i = 0; i < bi->ram.count; i++)
+		mm_map_normal(bi->ram.regions[i].start, bi->ram.regions[i].end);
 	if (con.kind != CONSOLE_DEFAULT &&
 	    (con.kind != CONSOLE_PL011 || con.addr != pa_val(pl011_base())))
 		mm_map_device(

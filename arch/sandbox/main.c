@@ -147,9 +147,9 @@ static int map_ram(const struct bootinfo *bi, bool prefault, int *fd,
 	unsigned int highest = 0;
 
 	*top = 0;
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		uint64_t s = pa_val(bi->ram[i].start);
-		uint64_t e = MIN(pa_val(bi->ram[i].end), limit);
+	for (unsigned int i = 0; i < bi->ram.count; i++) {
+		uint64_t s = pa_val(bi->ram.regions[i].start);
+		uint64_t e = MIN(pa_val(bi->ram.regions[i].end), limit);
 
 		if (s < limit && e > *top) {
 			*top = e;
@@ -161,13 +161,15 @@ static int map_ram(const struct bootinfo *bi, bool prefault, int *fd,
 			   "for ram [%#llx, %#llx): the host's address space "
 			   "is smaller\n",
 			   (unsigned long long)*top,
-			   (unsigned long long)pa_val(bi->ram[highest].start),
-			   (unsigned long long)pa_val(bi->ram[highest].end));
+			   (unsigned long long)pa_val(
+				   bi->ram.regions[highest].start),
+			   (unsigned long long)pa_val(
+				   bi->ram.regions[highest].end));
 		return -ENOMEM;
 	}
-	for (unsigned int i = 0; prefault && i < bi->ram_count; i++) {
-		if (sandbox_ram_prefault(pa_val(bi->ram[i].start),
-					 pa_val(bi->ram[i].end))) {
+	for (unsigned int i = 0; prefault && i < bi->ram.count; i++) {
+		if (sandbox_ram_prefault(pa_val(bi->ram.regions[i].start),
+					 pa_val(bi->ram.regions[i].end))) {
 			os_eprintf("keel: error: --prefault: the host "
 				   "cannot back the RAM\n");
 			return -ENOMEM;

@@ -56,14 +56,14 @@ static char *replay_read(const char *desc, const char *file, const char *what,
 static void replay_observe(const struct bootinfo *bi, unsigned int ram0,
 			   unsigned int rsv0, const struct fwdesc_files *files)
 {
-	for (unsigned int i = ram0; i < bi->ram_count; i++)
+	for (unsigned int i = ram0; i < bi->ram.count; i++)
 		files->on_range(files->on_range_arg, true,
-				pa_val(bi->ram[i].start),
-				pa_val(bi->ram[i].end));
-	for (unsigned int i = rsv0; i < bi->reserved_count; i++)
+				pa_val(bi->ram.regions[i].start),
+				pa_val(bi->ram.regions[i].end));
+	for (unsigned int i = rsv0; i < bi->reserved.count; i++)
 		files->on_range(files->on_range_arg, false,
-				pa_val(bi->reserved[i].start),
-				pa_val(bi->reserved[i].end));
+				pa_val(bi->reserved.regions[i].start),
+				pa_val(bi->reserved.regions[i].end));
 }
 
 /*
@@ -96,8 +96,8 @@ int sandbox_replay_firmware(struct bootinfo *bi, const char *desc,
 	}
 	if (files->dtb[0]) {
 		struct dt_arch_info ai;
-		unsigned int r0 = bi->reserved_count, c0 = bi->cpu_count;
-		unsigned int m0 = bi->ram_count;
+		unsigned int r0 = bi->reserved.count, c0 = bi->cpu_count;
+		unsigned int m0 = bi->ram.count;
 
 		if (files->acpidump[0]) {
 			os_eprintf("keel: error: acpidump and dtb in one "
@@ -111,13 +111,14 @@ int sandbox_replay_firmware(struct bootinfo *bi, const char *desc,
 		/* A DT names no boot CPU: the first usable one it lists. */
 		fwboot_boot_cpu_first(bi, c0);
 		/* The blob lives in this process, not in the machine's RAM. */
-		for (unsigned int i = r0; i < bi->reserved_count; i++) {
-			if (strcmp(bi->reserved[i].name, "dtb"))
+		for (unsigned int i = r0; i < bi->reserved.count; i++) {
+			if (strcmp(bi->reserved.regions[i].name, "dtb"))
 				continue;
-			memmove(&bi->reserved[i], &bi->reserved[i + 1],
-				(bi->reserved_count - i - 1) *
-					sizeof(bi->reserved[0]));
-			bi->reserved_count--;
+			memmove(&bi->reserved.regions[i],
+				&bi->reserved.regions[i + 1],
+				(bi->reserved.count - i - 1) *
+					sizeof(bi->reserved.regions[0]));
+			bi->reserved.count--;
 			break;
 		}
 		if (files->on_range)

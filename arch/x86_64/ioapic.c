@@ -92,9 +92,9 @@ static void io_write(const struct ioapic *io, uint32_t reg, uint32_t v)
 
 static bool in_ram(const struct bootinfo *bi, uint64_t pa, uint64_t len)
 {
-	for (unsigned int i = 0; i < bi->ram_count; i++)
-		if (pa < pa_val(bi->ram[i].end) &&
-		    pa + len > pa_val(bi->ram[i].start))
+	for (unsigned int i = 0; i < bi->ram.count; i++)
+		if (pa < pa_val(bi->ram.regions[i].end) &&
+		    pa + len > pa_val(bi->ram.regions[i].start))
 			return true;
 	return false;
 }

@@ -104,9 +104,10 @@ static uint64_t pt_pages_needed(const struct bootinfo *bi, bool gb)
 {
 	uint64_t n = 0;
 
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		uint64_t s = pa_val(bi->ram[i].start);
-		uint64_t e = MIN(pa_val(bi->ram[i].end), DIRECT_MAP_LIMIT);
+	for (unsigned int i = 0; i < bi->ram.count; i++) {
+		uint64_t s = pa_val(bi->ram.regions[i].start);
+		uint64_t e =
+			MIN(pa_val(bi->ram.regions[i].end), DIRECT_MAP_LIMIT);
 
 		if (e <= s)
 			continue;
@@ -120,9 +121,9 @@ static uint64_t pt_pages_needed(const struct bootinfo *bi, bool gb)
 static bool overlaps_reserved(const struct bootinfo *bi, uint64_t s, uint64_t e,
 			      uint64_t *skip_to)
 {
-	for (unsigned int i = 0; i < bi->reserved_count; i++) {
-		uint64_t rs = pa_val(bi->reserved[i].start);
-		uint64_t re = pa_val(bi->reserved[i].end);
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		uint64_t rs = pa_val(bi->reserved.regions[i].start);
+		uint64_t re = pa_val(bi->reserved.regions[i].end);
 
 		if (rs < e && s < re) {
 			*skip_to = re;
@@ -137,9 +138,9 @@ static uint64_t find_low_free(const struct bootinfo *bi, uint64_t pages)
 {
 	uint64_t size = pages * PAGE_SIZE;
 
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		uint64_t s = MAX(pa_val(bi->ram[i].start), SZ_1M);
-		uint64_t e = MIN(pa_val(bi->ram[i].end), SZ_4G);
+	for (unsigned int i = 0; i < bi->ram.count; i++) {
+		uint64_t s = MAX(pa_val(bi->ram.regions[i].start), SZ_1M);
+		uint64_t e = MIN(pa_val(bi->ram.regions[i].end), SZ_4G);
 		uint64_t skip;
 
 		s = ALIGN_UP(s, PAGE_SIZE);
@@ -197,9 +198,9 @@ void mm_init_direct_map(struct bootinfo *bi)
 			pa(pt_extra_pa + pt_extra_pages * PAGE_SIZE),
 			"page tables");
 	}
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		uint64_t s = pa_val(bi->ram[i].start);
-		uint64_t e = pa_val(bi->ram[i].end);
+	for (unsigned int i = 0; i < bi->ram.count; i++) {
+		uint64_t s = pa_val(bi->ram.regions[i].start);
+		uint64_t e = pa_val(bi->ram.regions[i].end);
 
 		if (e > DIRECT_MAP_LIMIT && !warned) {
 			pr_warn("mm: RAM above %llu TiB is not mapped (range "

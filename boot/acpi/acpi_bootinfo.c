@@ -55,8 +55,8 @@ unsigned int acpi_fill_bootinfo(struct bootinfo *bi,
 }
 
 /* The SRAT range containing @addr, or NULL. */
-static const struct acpi_memblk *memblk_at(const struct acpi_info *info,
-					   uint64_t addr)
+static const struct region *memblk_at(const struct acpi_info *info,
+				      uint64_t addr)
 {
 	unsigned int i;
 
@@ -80,7 +80,7 @@ static uint32_t memblk_gap(const struct acpi_info *info, uint64_t addr,
 
 	*next = ~0ULL;
 	for (i = 0; i < info->memblk_count; i++) { /* sorted by start */
-		const struct acpi_memblk *m = &info->memblk[i];
+		const struct region *m = &info->memblk[i];
 
 		if (pa_val(m->end) <= addr)
 			node = m->node;
@@ -99,10 +99,10 @@ void acpi_apply_numa(struct bootinfo *bi, const struct acpi_info *info)
 	bool warned = false;
 	unsigned int i;
 
-	for (i = 0; i < bi->ram_count; i++) {
-		struct bi_ram *r = &bi->ram[i];
+	for (i = 0; i < bi->ram.count; i++) {
+		struct region *r = &bi->ram.regions[i];
 		uint64_t s = pa_val(r->start), e = pa_val(r->end), cut;
-		const struct acpi_memblk *m;
+		const struct region *m;
 		uint32_t node;
 
 		if (!info->numa_valid || s >= e) {
@@ -128,13 +128,16 @@ void acpi_apply_numa(struct bootinfo *bi, const struct acpi_info *info)
 		if (cut >= e)
 			continue;
 		/* The remainder is appended and labelled later in this loop. */
-		if (bi->ram_count >= BOOTINFO_MAX_RAM) {
+		if (bi->ram.count >= bi->ram.cap &&
+		    !range_table_double(&bi->ram)) {
 			pr_warn("ACPI SRAT: no room to split RAM at %#llx, "
 				"[%#llx, %#llx) stays on node %u\n",
 				(unsigned long long)cut, (unsigned long long)s,
 				(unsigned long long)e, node);
 			continue;
 		}
+		/* The table may have moved as it grew. */
+		r = &bi->ram.regions[i];
 		r->end = pa(cut);
 		/* No node yet: with @node it would merge back into r. */
 		bootinfo_add_ram(bi, pa(cut), pa(e), NUMA_NO_NODE);

@@ -37,9 +37,9 @@ static uint64_t ram_overlap(const struct bootinfo *bi, uint64_t s, uint64_t e)
 {
 	uint64_t bytes = 0;
 
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		uint64_t rs = MAX(s, pa_val(bi->ram[i].start));
-		uint64_t re = MIN(e, pa_val(bi->ram[i].end));
+	for (unsigned int i = 0; i < bi->ram.count; i++) {
+		uint64_t rs = MAX(s, pa_val(bi->ram.regions[i].start));
+		uint64_t re = MIN(e, pa_val(bi->ram.regions[i].end));
 
 		if (rs < re)
 			bytes += re - rs;
@@ -62,10 +62,10 @@ void acpi_reserve_persistent(struct bootinfo *bi, const struct acpi_info *info)
 
 	for (unsigned int i = 0; info->numa_valid && i < info->memblk_count;
 	     i++) {
-		const struct acpi_memblk *m = &info->memblk[i];
+		const struct region *m = &info->memblk[i];
 		uint64_t s = pa_val(m->start), e = pa_val(m->end), r;
 
-		if (!m->nonvolatile)
+		if (!(m->flags & REGION_NONVOLATILE))
 			continue;
 		count++;
 		nv_bytes += e - s;
@@ -181,12 +181,12 @@ static void srat_set_cpu_node(struct acpi_info *info, uint8_t type, uint64_t id,
 	}
 }
 
-static void memblk_sort(struct acpi_memblk *m, unsigned int count)
+static void memblk_sort(struct region *m, unsigned int count)
 {
 	unsigned int i, j;
 
 	for (i = 1; i < count; i++) {
-		struct acpi_memblk t = m[i];
+		struct region t = m[i];
 
 		for (j = i; j > 0 && pa_val(m[j - 1].start) > pa_val(t.start);
 		     j--)
@@ -246,7 +246,7 @@ static int srat_fill(struct acpi_info *info, const uint8_t *p, uint32_t tlen)
 		const uint8_t *e = p + off;
 		uint32_t node, flags;
 		uint64_t base, size;
-		struct acpi_memblk *m;
+		struct region *m;
 
 		if (!srat_entry_node_pxm(e, &pxm))
 			continue;
@@ -286,9 +286,9 @@ static int srat_fill(struct acpi_info *info, const uint8_t *p, uint32_t tlen)
 		m->start = pa(base);
 		m->end = pa(base + size);
 		m->node = node;
-		m->pxm = pxm;
-		m->hotplug = flags & SRAT_MEM_HOTPLUG;
-		m->nonvolatile = flags & SRAT_MEM_NONVOLATILE;
+		m->flags =
+			(flags & SRAT_MEM_HOTPLUG ? REGION_HOTPLUG : 0) |
+			(flags & SRAT_MEM_NONVOLATILE ? REGION_NONVOLATILE : 0);
 	}
 	return 0;
 }
@@ -362,8 +362,8 @@ int acpi_parse_srat(const void *buf, size_t len, struct acpi_info *info)
 	}
 	memblk_sort(info->memblk, info->memblk_count);
 	for (i = 1; i < info->memblk_count; i++) {
-		const struct acpi_memblk *a = &info->memblk[i - 1];
-		const struct acpi_memblk *b = &info->memblk[i];
+		const struct region *a = &info->memblk[i - 1];
+		const struct region *b = &info->memblk[i];
 
 		if (pa_val(b->start) < pa_val(a->end)) {
 			acpi_warn(info,

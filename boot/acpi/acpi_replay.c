@@ -97,11 +97,11 @@ static void ram_from_srat(struct bootinfo *bi)
 	uint64_t bytes = 0;
 
 	for (unsigned int i = 0; i < info.memblk_count; i++) {
-		const struct acpi_memblk *m = &info.memblk[i];
+		const struct region *m = &info.memblk[i];
 
-		if (m->nonvolatile)
+		if (m->flags & REGION_NONVOLATILE)
 			continue;
-		if (m->hotplug) {
+		if (m->flags & REGION_HOTPLUG) {
 			hotplug++;
 			continue;
 		}
@@ -131,7 +131,7 @@ static void ram_from_srat(struct bootinfo *bi)
 int acpi_replay(struct bootinfo *bi, const char *text, size_t len, uint8_t *buf,
 		size_t size)
 {
-	bool have_ram = bi->ram_count > 0, have_cpus = bi->cpu_count > 0;
+	bool have_ram = bi->ram.count > 0, have_cpus = bi->cpu_count > 0;
 	unsigned int cpu0 = bi->cpu_count, madt_cpus;
 
 	dump.buf = buf;

@@ -107,11 +107,11 @@ void dt_info_from_acpi(struct bootinfo *bi, const struct acpi_info *ai,
 void dt_ram_to_numa(struct bootinfo *bi, struct acpi_info *ai)
 {
 	acpi_info_reset(ai);
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		struct acpi_memblk m = {
-			.start = bi->ram[i].start,
-			.end = bi->ram[i].end,
-			.node = bi->ram[i].node,
+	for (unsigned int i = 0; i < bi->ram.count; i++) {
+		struct region m = {
+			.start = bi->ram.regions[i].start,
+			.end = bi->ram.regions[i].end,
+			.node = bi->ram.regions[i].node,
 		};
 		unsigned int j = ai->memblk_count;
 
@@ -129,5 +129,5 @@ void dt_ram_to_numa(struct bootinfo *bi, struct acpi_info *ai)
 		ai->memblk_count++;
 	}
 	ai->numa_valid = ai->memblk_count > 0;
-	bi->ram_count = 0;
+	bi->ram.count = 0;
 }

@@ -138,7 +138,7 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 			   .ai = ai,
 			   .nodes = &nodes,
 			   .dist_skip = -1};
-	unsigned int ram0 = bi->ram_count, cpu0 = bi->cpu_count;
+	unsigned int ram0 = bi->ram.count, cpu0 = bi->cpu_count;
 	uint32_t total;
 	int err, ac, sc;
 
@@ -194,7 +194,7 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 	dt_parse_distances(&c);
 	dt_parse_dom0less(&c);
 	dt_nodes_finish(&c, ram0, cpu0);
-	if (!bi->ram_count)
+	if (!bi->ram.count)
 		dt_warn(bi, "no usable /memory node");
 	return 0;
 }

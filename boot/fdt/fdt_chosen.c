@@ -152,8 +152,7 @@ void dt_parse_chosen(struct dt_ctx *c)
 			c->ai->initrd_end = pa(ie);
 			bootinfo_add_reserved(c->bi, pa(is), pa(ie), "initrd");
 			/* A live update enters the initrd (docs/liveupdate.md). */
-			c->bi->handover.image =
-				(struct paddr_range){pa(is), pa(ie)};
+			c->bi->handover.image = region_of(pa(is), pa(ie));
 		}
 	}
 	dt_parse_handover(c, node);

@@ -211,7 +211,7 @@ static void static_range(struct dt_ctx *c, const struct dnode *n,
 		return;
 	}
 	d->static_mem[d->static_count++] =
-		(struct paddr_range){.start = pa(s), .end = pa(e)};
+		(struct region){.start = pa(s), .end = pa(e)};
 }
 
 /*

@@ -107,9 +107,10 @@ int dt_parse_bad_distance(const void *blob, size_t total, paddr_t blob_pa,
 		return -EINVAL;
 	}
 	/* Keep the whole original blob reserved, as the first parse did. */
-	for (unsigned int i = 0; i < bi->reserved_count; i++)
-		if (!strncmp(bi->reserved[i].name, "dtb",
-			     sizeof(bi->reserved[i].name)))
-			bi->reserved[i].end = pa(pa_val(blob_pa) + total);
+	for (unsigned int i = 0; i < bi->reserved.count; i++)
+		if (!strncmp(bi->reserved.regions[i].name, "dtb",
+			     sizeof(bi->reserved.regions[i].name)))
+			bi->reserved.regions[i].end =
+				pa(pa_val(blob_pa) + total);
 	return 1;
 }

@@ -64,9 +64,9 @@ static int ram_holds(const struct bootinfo *bi, uint64_t s, uint64_t e)
 {
 	int part = 0;
 
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		uint64_t rs = pa_val(bi->ram[i].start),
-			 re = pa_val(bi->ram[i].end);
+	for (unsigned int i = 0; i < bi->ram.count; i++) {
+		uint64_t rs = pa_val(bi->ram.regions[i].start),
+			 re = pa_val(bi->ram.regions[i].end);
 
 		if (rs <= s && e <= re)
 			return 2;
@@ -95,7 +95,7 @@ static void module_entry(struct dt_ctx *c, const char *shown, const char *kind,
 			shown, U64(s), U64(size));
 		e = ~0ULL & PAGE_MASK;
 	}
-	held = c->bi->ram_count ? ram_holds(c->bi, s, e) : 2;
+	held = c->bi->ram.count ? ram_holds(c->bi, s, e) : 2;
 	if (held < 2)
 		dt_warn(c->bi, "module %s reg [%#llx, %#llx) is %s RAM", shown,
 			U64(s), U64(e), held ? "partly outside" : "outside");

@@ -134,8 +134,9 @@ void dt_nodes_finish(struct dt_ctx *c, unsigned int ram0, unsigned int cpu0)
 		bi->dropped_nodes += folded;
 	}
 	nodemap_export_fw_ids(c->nodes, bi);
-	for (unsigned int i = ram0; i < bi->ram_count; i++)
-		bi->ram[i].node = nodemap_node(c->nodes, bi->ram[i].node);
+	for (unsigned int i = ram0; i < bi->ram.count; i++)
+		bi->ram.regions[i].node =
+			nodemap_node(c->nodes, bi->ram.regions[i].node);
 	for (unsigned int i = cpu0; i < bi->cpu_count; i++)
 		bi->cpus[i].node = nodemap_node(c->nodes, bi->cpus[i].node);
 	for (unsigned int i = 0; i < c->dist_count; i++) {

@@ -248,16 +248,16 @@ static int extent_pieces(const struct bootinfo *bi, struct handover_extent e,
 {
 	uint64_t s = e.pa, end = e.pa + (e.pages << PAGE_SHIFT);
 
-	for (unsigned int i = 0; i < bi->ram_count && s < end; i++) {
-		uint64_t rs = pa_val(bi->ram[i].start);
-		uint64_t re = pa_val(bi->ram[i].end);
+	for (unsigned int i = 0; i < bi->ram.count && s < end; i++) {
+		uint64_t rs = pa_val(bi->ram.regions[i].start);
+		uint64_t re = pa_val(bi->ram.regions[i].end);
 		int err;
 
 		if (re <= s || rs >= end)
 			continue;
 		if (rs > s)
 			break;
-		err = fn(c, bi->ram[i].node, s, MIN(re, end));
+		err = fn(c, bi->ram.regions[i].node, s, MIN(re, end));
 		if (err)
 			return err;
 		s = MIN(re, end);

@@ -60,10 +60,10 @@ static bool overlap(paddr_t s1, paddr_t e1, paddr_t s2, paddr_t e2)
 static bool in_one_ram(const struct bootinfo *bi, paddr_t s, paddr_t e,
 		       uint32_t *node)
 {
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
-		if (pa_val(bi->ram[i].start) <= pa_val(s) &&
-		    pa_val(e) <= pa_val(bi->ram[i].end)) {
-			*node = bi->ram[i].node;
+	for (unsigned int i = 0; i < bi->ram.count; i++) {
+		if (pa_val(bi->ram.regions[i].start) <= pa_val(s) &&
+		    pa_val(e) <= pa_val(bi->ram.regions[i].end)) {
+			*node = bi->ram.regions[i].node;
 			return true;
 		}
 	}
@@ -71,11 +71,11 @@ static bool in_one_ram(const struct bootinfo *bi, paddr_t s, paddr_t e,
 }
 
 /* A reservation other than the static ranges' own that [s, e) overlaps. */
-static const struct bi_reserved *reserved_hit(const struct bootinfo *bi,
-					      paddr_t s, paddr_t e)
+static const struct region *reserved_hit(const struct bootinfo *bi, paddr_t s,
+					 paddr_t e)
 {
-	for (unsigned int i = 0; i < bi->reserved_count; i++) {
-		const struct bi_reserved *r = &bi->reserved[i];
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *r = &bi->reserved.regions[i];
 
 		if (strcmp(r->name, "static-mem") &&
 		    overlap(s, e, r->start, r->end))
@@ -111,7 +111,7 @@ static bool static_place(struct domain *d, unsigned int i,
 {
 	paddr_t s = d->st.range[i].start, e = d->st.range[i].end;
 	unsigned long long a = pa_val(s), b = pa_val(e);
-	const struct bi_reserved *r;
+	const struct region *r;
 	const struct bi_domain *o;
 	char shown[ESCAPE_SIZE(DOMAIN_NAME_MAX - 1)];
 

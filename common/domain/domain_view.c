@@ -132,21 +132,20 @@ int domain_view_extents(const struct domain_view *v,
 /* Table pages: consecutive pages are one range. */
 struct table_acc {
 	const struct p2m *p;
-	uint64_t start, end; /* the open range; start == end: none */
+	struct region open; /* the open range; empty: none */
 	void (*fn)(paddr_t start, paddr_t end, void *arg);
 	void *arg;
 };
 
 static void table_add(struct table_acc *a, uint64_t s, uint64_t e)
 {
-	if (a->start != a->end && a->end == s) {
-		a->end = e;
+	if (region_bytes(&a->open) && pa_val(a->open.end) == s) {
+		a->open.end = pa(e);
 		return;
 	}
-	if (a->start != a->end)
-		a->fn(pa(a->start), pa(a->end), a->arg);
-	a->start = s;
-	a->end = e;
+	if (region_bytes(&a->open))
+		a->fn(a->open.start, a->open.end, a->arg);
+	a->open = region_of(pa(s), pa(e));
 }
 
 /* The table pages below the table @t at @level, @count entries of it. */

@@ -26,10 +26,10 @@ uint64_t bootinfo_node_ram_bytes(const struct bootinfo *bi, uint32_t node)
 {
 	uint64_t total = 0;
 
-	for (unsigned int i = 0; i < bi->ram_count && i < BOOTINFO_MAX_RAM; i++)
-		if (node == NUMA_NO_NODE || bi->ram[i].node == node)
-			total += pa_val(bi->ram[i].end) -
-				 pa_val(bi->ram[i].start);
+	for (unsigned int i = 0; i < bi->ram.count; i++)
+		if (node == NUMA_NO_NODE || bi->ram.regions[i].node == node)
+			total += pa_val(bi->ram.regions[i].end) -
+				 pa_val(bi->ram.regions[i].start);
 	return total;
 }
 

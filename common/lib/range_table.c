@@ -1,30 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sorted range table (include/keel/range_table.h): the one
- * implementation behind the byte and page tables (paddr_range_table,
- * pfn_range_table), on raw 64-bit bounds; its users call the typed
- * functions of the header. Sorting, merging, filling gaps (which resolves
- * overlaps: what a region holds stays its), and merging the nearest pair
- * of a full table live here and nowhere else.
+ * The range table (include/keel/range_table.h): the one implementation
+ * of sorting, merging, filling gaps (which resolves overlaps: what a
+ * region holds stays its), splitting, merging the nearest pair of a full
+ * table and growing it, over struct region.
  *
  * Invariant: regions [0, count) are sorted by start, each non-empty and
  * none overlapping, so their ends are sorted too and every lookup is a
  * binary search on the ends. Two regions may touch only when same() keeps
  * them apart; the add paths merge every other touching pair. One
- * exception: range_table_sort(), range_table_nearest_pair() and
- * range_table_join_next() also serve a list still being built, whose
- * regions may overlap (bootinfo's reserved ranges when the list is full).
+ * exception: range_table_append(), range_table_sort(),
+ * range_table_nearest_pair() and range_table_join_next() also serve a list
+ * still being built, whose regions may overlap (bootinfo's reserved
+ * ranges).
  *
- * @payload, wherever it is taken, is a region of the user's type whose
- * bounds are ignored: what follows them is copied into a new region and
- * handed to same().
+ * @payload, wherever it is taken, is a region whose bounds are ignored:
+ * its node, flags and name go into a new region and are handed to
+ * same(); NULL is a region of zeros.
  *
- * No allocation and no lock: the user owns the storage and the locking.
+ * Growth: an add that finds the table full first doubles it
+ * (range_table_double(): storage from the user's grow(), the regions
+ * copied over, the old storage left to its owner), up to max regions.
+ *
+ * No lock: the user owns the storage and the locking.
  */
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/range_table.h>
 #include <keel/string.h>
+
+static const struct region zero_payload;
 
 /**
  * range_table_first_ending_above() - the first region ending above @a.
@@ -32,14 +37,14 @@
  * Return: its index, or the count when none does.
  */
 unsigned int range_table_first_ending_above(const struct range_table *t,
-					    uint64_t a)
+					    paddr_t a)
 {
 	unsigned int lo = 0, hi = t->count;
 
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
-		if (range_at(t, mid)->end <= a)
+		if (pa_val(t->regions[mid].end) <= pa_val(a))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -52,63 +57,115 @@ unsigned int range_table_first_ending_above(const struct range_table *t,
  *
  * Return: it, or NULL when no region does.
  */
-const struct range *range_table_find(const struct range_table *t, uint64_t a)
+const struct region *range_table_find(const struct range_table *t, paddr_t a)
 {
 	unsigned int i = range_table_first_ending_above(t, a);
 
-	if (i < t->count && range_at(t, i)->start <= a)
-		return range_at(t, i);
+	if (i < t->count && pa_val(t->regions[i].start) <= pa_val(a))
+		return &t->regions[i];
 	return NULL;
 }
 
-static bool may_extend(const struct range_table *t, unsigned int i,
-		       const void *payload)
+/**
+ * range_table_move() - move the regions to @store of @cap slots, when
+ * that is larger. The old storage is the caller's to keep or drop.
+ *
+ * Return: whether it moved.
+ */
+bool range_table_move(struct range_table *t, struct region *store,
+		      unsigned int cap)
 {
-	return i < t->count && (!t->same || t->same(range_at(t, i), payload));
+	if (cap <= t->cap || !store)
+		return false;
+	if (store != t->regions)
+		memcpy(store, t->regions, (size_t)t->count * sizeof(*store));
+	t->regions = store;
+	t->cap = cap;
+	return true;
 }
 
-static void delete_at(struct range_table *t, unsigned int i)
+/**
+ * range_table_double() - make room for one more region: twice the slots
+ * (at most max) from grow(), as memblock_double_array() does.
+ *
+ * Return: false when the table is at its limit or grow() had no storage.
+ */
+bool range_table_double(struct range_table *t)
 {
-	memmove(range_at(t, i), range_at(t, i + 1),
-		(size_t)(t->count - i - 1) * t->size);
+	unsigned int cap;
+
+	if (!t->grow || t->cap >= t->max)
+		return false;
+	cap = t->cap > t->max / 2 ? t->max : MAX(t->cap * 2, 8u);
+	return range_table_move(t, t->grow(t, cap), cap);
+}
+
+/* A free slot: the table has one, or doubled to make one. */
+static bool room(struct range_table *t)
+{
+	return t->count < t->cap || range_table_double(t);
+}
+
+static bool may_extend(const struct range_table *t, unsigned int i,
+		       const struct region *payload)
+{
+	return i < t->count && (!t->same || t->same(&t->regions[i], payload));
+}
+
+/**
+ * range_table_delete() - region @i goes; the ones above move down.
+ */
+void range_table_delete(struct range_table *t, unsigned int i)
+{
+	CHECK(i < t->count);
+	memmove(&t->regions[i], &t->regions[i + 1],
+		(size_t)(t->count - i - 1) * sizeof(t->regions[0]));
 	t->count--;
+}
+
+/* Open slot @i (room() said there is one): the regions above move up. */
+static struct region *open_slot(struct range_table *t, unsigned int i)
+{
+	memmove(&t->regions[i + 1], &t->regions[i],
+		(size_t)(t->count - i) * sizeof(t->regions[0]));
+	t->count++;
+	return &t->regions[i];
 }
 
 /*
  * [s, e) is free of regions and @i is the first region above it: extend
  * the region below or the one above when same() allows (joining the two
  * when [s, e) closes the gap between them), else insert a new region.
- * Return: 0, or -ENOSPC when a new region was needed and the table is full.
+ * Return: 0, or -ENOSPC when a new region was needed and the table is full
+ * (and could not grow).
  */
 static int place(struct range_table *t, unsigned int i, uint64_t s, uint64_t e,
-		 const void *payload)
+		 const struct region *payload)
 {
-	struct range *r;
+	struct region *r;
 
-	if (i > 0 && range_at(t, i - 1)->end == s &&
+	if (i > 0 && pa_val(t->regions[i - 1].end) == s &&
 	    may_extend(t, i - 1, payload)) {
-		r = range_at(t, i - 1);
-		r->end = e;
-		if (i < t->count && range_at(t, i)->start == e &&
+		r = &t->regions[i - 1];
+		r->end = pa(e);
+		if (i < t->count && pa_val(t->regions[i].start) == e &&
 		    may_extend(t, i, payload)) {
-			r->end = range_at(t, i)->end;
-			delete_at(t, i);
+			r->end = t->regions[i].end;
+			range_table_delete(t, i);
 		}
 		return 0;
 	}
-	if (i < t->count && range_at(t, i)->start == e &&
+	if (i < t->count && pa_val(t->regions[i].start) == e &&
 	    may_extend(t, i, payload)) {
-		range_at(t, i)->start = s;
+		t->regions[i].start = pa(s);
 		return 0;
 	}
-	if (t->count == t->cap)
+	if (!room(t))
 		return -ENOSPC;
-	r = range_at(t, i);
-	memmove(range_at(t, i + 1), r, (size_t)(t->count - i) * t->size);
-	memcpy(r, payload, t->size);
-	r->start = s;
-	r->end = e;
-	t->count++;
+	r = open_slot(t, i);
+	*r = *payload;
+	r->start = pa(s);
+	r->end = pa(e);
 	return 0;
 }
 
@@ -118,14 +175,30 @@ static int place(struct range_table *t, unsigned int i, uint64_t s, uint64_t e,
  *
  * Return: 0, -EINVAL (empty, or overlapping a region) or -ENOSPC (full).
  */
-int range_table_add(struct range_table *t, uint64_t start, uint64_t end,
-		    const void *payload)
+int range_table_add(struct range_table *t, paddr_t start, paddr_t end,
+		    const struct region *payload)
 {
 	unsigned int i = range_table_first_ending_above(t, start);
 
-	if (end <= start || (i < t->count && range_at(t, i)->start < end))
+	if (pa_val(end) <= pa_val(start) ||
+	    (i < t->count && pa_val(t->regions[i].start) < pa_val(end)))
 		return -EINVAL;
-	return place(t, i, start, end, payload);
+	return place(t, i, pa_val(start), pa_val(end),
+		     payload ? payload : &zero_payload);
+}
+
+/**
+ * range_table_append() - @r at the end of a list still being built, as
+ * given (no order, no merge: bootinfo's lists before sanitise).
+ *
+ * Return: 0 or -ENOSPC (full, and it could not grow).
+ */
+int range_table_append(struct range_table *t, const struct region *r)
+{
+	if (!room(t))
+		return -ENOSPC;
+	t->regions[t->count++] = *r;
+	return 0;
 }
 
 /**
@@ -136,22 +209,24 @@ int range_table_add(struct range_table *t, uint64_t start, uint64_t end,
  * Return: 0, or -ENOSPC when a gap found the table full; the gaps below it
  * are filled, so calling again once there is room carries on.
  */
-int range_table_fill(struct range_table *t, uint64_t start, uint64_t end,
-		     const void *payload)
+int range_table_fill(struct range_table *t, paddr_t start, paddr_t end,
+		     const struct region *payload)
 {
-	uint64_t s = start;
+	uint64_t s = pa_val(start), e = pa_val(end);
 
-	while (s < end) {
-		unsigned int i = range_table_first_ending_above(t, s);
-		uint64_t piece_end = end;
+	if (!payload)
+		payload = &zero_payload;
+	while (s < e) {
+		unsigned int i = range_table_first_ending_above(t, pa(s));
+		uint64_t piece_end = e;
 		int err;
 
-		if (i < t->count && range_at(t, i)->start <= s) {
-			s = range_at(t, i)->end;
+		if (i < t->count && pa_val(t->regions[i].start) <= s) {
+			s = pa_val(t->regions[i].end);
 			continue;
 		}
-		if (i < t->count && range_at(t, i)->start < end)
-			piece_end = range_at(t, i)->start;
+		if (i < t->count && pa_val(t->regions[i].start) < e)
+			piece_end = pa_val(t->regions[i].start);
 		err = place(t, i, s, piece_end, payload);
 		if (err)
 			return err;
@@ -168,35 +243,33 @@ int range_table_fill(struct range_table *t, uint64_t start, uint64_t end,
  * Return: 0, or -ENOSPC when a split needs a slot and the table is full
  * (then nothing is changed).
  */
-int range_table_remove(struct range_table *t, uint64_t start, uint64_t end)
+int range_table_remove(struct range_table *t, paddr_t start, paddr_t end)
 {
+	uint64_t s = pa_val(start), e = pa_val(end);
 	unsigned int i = range_table_first_ending_above(t, start);
-	struct range *r;
+	struct region *r;
 
-	if (end <= start)
+	if (e <= s)
 		return 0;
-	if (i < t->count && range_at(t, i)->start < start &&
-	    range_at(t, i)->end > end) {
-		if (t->count == t->cap)
+	if (i < t->count && pa_val(t->regions[i].start) < s &&
+	    pa_val(t->regions[i].end) > e) {
+		if (!room(t))
 			return -ENOSPC;
-		r = range_at(t, i);
-		memmove(range_at(t, i + 1), r,
-			(size_t)(t->count - i) * t->size);
-		t->count++;
-		r->end = start;
-		range_at(t, i + 1)->start = end;
+		r = open_slot(t, i);
+		r->end = pa(s);
+		t->regions[i + 1].start = pa(e);
 		return 0;
 	}
-	while (i < t->count && range_at(t, i)->start < end) {
-		r = range_at(t, i);
-		if (r->start < start) {
-			r->end = start;
+	while (i < t->count && pa_val(t->regions[i].start) < e) {
+		r = &t->regions[i];
+		if (pa_val(r->start) < s) {
+			r->end = pa(s);
 			i++;
-		} else if (r->end > end) {
-			r->start = end;
+		} else if (pa_val(r->end) > e) {
+			r->start = pa(e);
 			i++;
 		} else {
-			delete_at(t, i);
+			range_table_delete(t, i);
 		}
 	}
 	return 0;
@@ -206,24 +279,24 @@ int range_table_remove(struct range_table *t, uint64_t start, uint64_t end)
  * range_table_first_gap() - the lowest piece of [@start, @end) that no
  * region covers (where a range_table_fill() that failed stopped).
  *
- * Return: true with it in [*@gap_start, *@gap_end), false when the
- * regions cover all of [@start, @end).
+ * Return: true with its bounds in *@gap, false when the regions cover all
+ * of [@start, @end).
  */
-bool range_table_first_gap(const struct range_table *t, uint64_t start,
-			   uint64_t end, uint64_t *gap_start, uint64_t *gap_end)
+bool range_table_first_gap(const struct range_table *t, paddr_t start,
+			   paddr_t end, struct region *gap)
 {
 	unsigned int i = range_table_first_ending_above(t, start);
-	uint64_t s = start;
+	uint64_t s = pa_val(start), e = pa_val(end);
 
-	while (s < end) {
-		if (i < t->count && range_at(t, i)->start <= s) {
-			s = range_at(t, i++)->end;
+	while (s < e) {
+		if (i < t->count && pa_val(t->regions[i].start) <= s) {
+			s = pa_val(t->regions[i++].end);
 			continue;
 		}
-		*gap_start = s;
-		*gap_end = i < t->count && range_at(t, i)->start < end
-				   ? range_at(t, i)->start
-				   : end;
+		*gap = region_of(pa(s),
+				 i < t->count && pa_val(t->regions[i].start) < e
+					 ? t->regions[i].start
+					 : end);
 		return true;
 	}
 	return false;
@@ -231,22 +304,22 @@ bool range_table_first_gap(const struct range_table *t, uint64_t start,
 
 static int cmp_start(const void *a, const void *b)
 {
-	uint64_t x = ((const struct range *)a)->start;
-	uint64_t y = ((const struct range *)b)->start;
+	uint64_t x = pa_val(((const struct region *)a)->start);
+	uint64_t y = pa_val(((const struct region *)b)->start);
 
 	return (x > y) - (x < y);
 }
 
 /**
  * range_table_sort() - sort the regions by start: the first step of a
- * table still being built, whose regions were appended in the firmware's
+ * list still being built, whose regions were appended in the firmware's
  * order and may overlap (bootinfo's reserved ranges), before
  * range_table_nearest_pair() can serve it. A table kept by the add paths
  * is sorted already.
  */
 void range_table_sort(struct range_table *t)
 {
-	sort(t->regions, t->count, t->size, cmp_start);
+	sort(t->regions, t->count, sizeof(t->regions[0]), cmp_start);
 }
 
 /**
@@ -266,9 +339,9 @@ unsigned int range_table_nearest_pair(const struct range_table *t,
 
 	CHECK(t->count >= 2);
 	for (unsigned int i = 0; i + 1 < t->count; i++) {
-		uint64_t next = range_at(t, i + 1)->start, g;
+		uint64_t next = pa_val(t->regions[i + 1].start), g;
 
-		reach = MAX(reach, range_at(t, i)->end);
+		reach = MAX(reach, pa_val(t->regions[i].end));
 		g = next > reach ? next - reach : 0;
 		if (g < best_gap) {
 			best_gap = g;
@@ -287,22 +360,7 @@ unsigned int range_table_nearest_pair(const struct range_table *t,
 void range_table_join_next(struct range_table *t, unsigned int i)
 {
 	CHECK(i + 1 < t->count);
-	range_at(t, i)->end = MAX(range_at(t, i)->end, range_at(t, i + 1)->end);
-	delete_at(t, i + 1);
-}
-
-/**
- * range_table_grow() - move the table to @store of @cap regions, when that
- * is larger (storage the user keeps for good).
- *
- * Return: whether it moved.
- */
-bool range_table_grow(struct range_table *t, void *store, unsigned int cap)
-{
-	if (cap <= t->cap)
-		return false;
-	memcpy(store, t->regions, (size_t)t->count * t->size);
-	t->regions = store;
-	t->cap = cap;
-	return true;
+	t->regions[i].end = pa(
+		MAX(pa_val(t->regions[i].end), pa_val(t->regions[i + 1].end)));
+	range_table_delete(t, i + 1);
 }

@@ -68,7 +68,7 @@ static void find_records(struct lu_bufs *b)
 }
 
 /* Reserved ranges that are not where this image leaves them for the next. */
-static bool moves(const struct bi_reserved *r)
+static bool moves(const struct region *r)
 {
 	/* Ours, and the DTB: arm64 passes a grown copy on, elsewhere. */
 	static const char *const names[] = {"kernel", "dtb", "handover",
@@ -87,15 +87,15 @@ static bool moves(const struct bi_reserved *r)
 static bool reserved_page(const struct bootinfo *bi, const char *name,
 			  uint64_t *page)
 {
-	for (unsigned int i = 0; i < bi->reserved_count; i++) {
-		const struct bi_reserved *r = &bi->reserved[i];
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *r = &bi->reserved.regions[i];
 		uint64_t p = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
 
 		if (name ? strncmp(r->name, name, sizeof(r->name)) : moves(r))
 			continue;
-		for (unsigned int k = 0; k < bi->ram_count; k++) {
-			if (pa_val(bi->ram[k].start) <= p &&
-			    p + PAGE_SIZE <= pa_val(bi->ram[k].end)) {
+		for (unsigned int k = 0; k < bi->ram.count; k++) {
+			if (pa_val(bi->ram.regions[k].start) <= p &&
+			    p + PAGE_SIZE <= pa_val(bi->ram.regions[k].end)) {
 				*page = p;
 				return true;
 			}
@@ -143,8 +143,9 @@ static void break_ranges(struct lu_bufs *b, const struct bootinfo *bi,
 		return;
 	}
 	if (k == INJECT_HO_OUTSIDE) {
-		top = bi->ram_count ? pa_val(bi->ram[bi->ram_count - 1].end)
-				    : 0;
+		top = bi->ram.count
+			      ? pa_val(bi->ram.regions[bi->ram.count - 1].end)
+			      : 0;
 		len = b->r[0].end - b->r[0].start;
 		b->r[0].start = top;
 		b->r[0].end = top + len;

@@ -8,18 +8,34 @@
  * same name are merged). A new reservation only takes the bytes no earlier
  * reservation holds, so the first name given to a byte is the one the audit
  * sees, and every reserved byte is counted once. Free memory is RAM minus
- * reserved: reserved always wins. Both are struct paddr_range_table
- * (include/keel/range_table.h) over struct bootmem_region.
+ * reserved: reserved always wins. Both are struct range_table
+ * (include/keel/range_table.h) of struct region. The RAM table is not a
+ * copy: bootmem_init_from_bootinfo() takes bootinfo's sanitised RAM table
+ * over as its own (the firmware readers added to it, as memblock_add()
+ * does), and the report reads it here.
+ *
+ * Both tables start on static stores of BOOTMEM_STATIC_REGIONS and, when
+ * full, double into memory bootmem allocates from itself, as
+ * memblock_double_array() does: top-down, clear of the range being
+ * reserved, reserved as "bootmem tables" once the operation that grew the
+ * table is over, up to BOOTMEM_MAX_REGIONS. The old store stays as it is.
+ * Growing waits until every firmware reservation is in (resizable, as
+ * memblock_allow_resize()), so that no table lands on one not added yet;
+ * bootmem_init_from_bootinfo() sizes the reserved table for all of them
+ * first (presize_reserved()).
  *
  * Allocation is top-down inside the free ranges of the requested node, then
  * of the other nodes in numa_fallback_order(). Each allocation becomes a
  * reserved region named by its caller, so the audit can name every page.
  *
- * bootmem_handoff() gives every free range to the heap and closes bootmem;
- * any later allocation is a bug and panics.
+ * The heap takes every free range through the iterator (heap_handoff() in
+ * common/mm/heap_init.c) and then closes bootmem (bootmem_close()); any
+ * later allocation is a bug and panics. bootmem never calls the heap: it
+ * is the layer below.
  *
- * A full reserved table never drops a reservation: the two neighbouring
- * regions with the smallest gap between them are merged into one (named
+ * A reserved table at its limit never drops a reservation: the two
+ * neighbouring regions with the smallest gap between them are merged into
+ * one (named
  * "merged" unless they share a name), so the gap is reserved too. Some RAM
  * may be kept from the heap that way, never handed to it by mistake; it is
  * counted and said once.
@@ -31,31 +47,44 @@
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
-#include <keel/heap_boot.h>
 #include <keel/numa.h>
 #include <keel/printk.h>
 #include <keel/range_table.h>
 #include <keel/string.h>
 
-static bool same_node(const void *a, const void *b)
+static bool same_node(const struct region *a, const struct region *b)
 {
-	return ((const struct bootmem_region *)a)->node ==
-	       ((const struct bootmem_region *)b)->node;
+	return a->node == b->node;
 }
 
-static bool same_name(const void *a, const void *b)
+static bool same_name(const struct region *a, const struct region *b)
 {
-	return !strcmp(((const struct bootmem_region *)a)->name,
-		       ((const struct bootmem_region *)b)->name);
+	return !strcmp(a->name, b->name);
 }
 
-PADDR_RANGE_TABLE_CHECK_TYPE(struct bootmem_region);
-static struct bootmem_region ram[BOOTMEM_MAX_REGIONS];
-static struct bootmem_region rsv[BOOTMEM_MAX_REGIONS];
-static struct paddr_range_table ram_table =
-	PADDR_RANGE_TABLE_INIT(ram, BOOTMEM_MAX_REGIONS, same_node);
-static struct paddr_range_table rsv_table =
-	PADDR_RANGE_TABLE_INIT(rsv, BOOTMEM_MAX_REGIONS, same_name);
+static struct region *table_grow(struct range_table *t, unsigned int cap);
+
+static struct region ram_store[BOOTMEM_STATIC_REGIONS];
+static struct region rsv_store[BOOTMEM_STATIC_REGIONS];
+#define TABLE_INIT(store, same)                                               \
+	(struct range_table)                                                  \
+		RANGE_TABLE_INIT_GROWING(store, BOOTMEM_STATIC_REGIONS, same, \
+					 table_grow, BOOTMEM_MAX_REGIONS)
+static struct range_table own_ram = TABLE_INIT(ram_store, same_node);
+/* bootmem's RAM: its own table, or bootinfo's taken over. */
+static struct range_table *ram_table = &own_ram;
+static struct range_table rsv_table = TABLE_INIT(rsv_store, same_name);
+
+/*
+ * What a growing table must keep clear of: the range reserve_range() is
+ * filling (not in the table yet), and the new store, reserved once the
+ * table operation that grew it is over (flush_grown()).
+ */
+static uint64_t filling_s, filling_e;
+static uint64_t grown_s, grown_e;
+static void flush_grown(void);
+static bool fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
+			 uint64_t *out);
 
 static uint64_t alloc_bytes;
 static unsigned int alloc_count;
@@ -64,15 +93,27 @@ static uint64_t limit_top = ~0ULL;
 static unsigned int merged_regions;
 static uint64_t merged_gap_bytes;
 static bool closed;
-static bool handoff_dirty = true;
+/*
+ * Whether a table may grow into RAM (memblock_allow_resize()): only once
+ * every reservation the firmware made is in the table, or a new store
+ * could land on one not added yet (preserved memory of a live update).
+ * Set by bootmem_init_from_bootinfo() when it is done, or by
+ * bootmem_allow_resize() for a bootmem fed by hand.
+ */
+static bool resizable;
+/* presize_reserved()'s first pass: its merges are not the boot's. */
+static bool superset_pass;
 
 /**
  * bootmem_init() - forget everything (tests call it once per machine).
  */
 void bootmem_init(void)
 {
-	ram_table.count = 0;
-	rsv_table.count = 0;
+	own_ram = TABLE_INIT(ram_store, same_node);
+	ram_table = &own_ram;
+	rsv_table = TABLE_INIT(rsv_store, same_name);
+	filling_s = filling_e = grown_s = grown_e = 0;
+	resizable = false;
 	alloc_bytes = 0;
 	alloc_count = 0;
 	dropped_bytes = 0;
@@ -80,7 +121,6 @@ void bootmem_init(void)
 	merged_regions = 0;
 	merged_gap_bytes = 0;
 	closed = false;
-	handoff_dirty = true;
 }
 
 /**
@@ -93,7 +133,7 @@ void bootmem_init(void)
  */
 int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 {
-	struct bootmem_region r = {.node = node};
+	struct region r = {.node = node};
 	uint64_t s = ALIGN_UP(pa_val(base), PAGE_SIZE);
 	uint64_t e = pa_val(base) + size;
 	int err;
@@ -103,7 +143,8 @@ int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 	e = ALIGN_DOWN(e, PAGE_SIZE);
 	if (e <= s)
 		return -EINVAL;
-	err = paddr_range_table_add(&ram_table, pa(s), pa(e), &r);
+	err = range_table_add(ram_table, pa(s), pa(e), &r);
+	flush_grown();
 	if (err == -EINVAL)
 		pr_warn("bootmem: ram [%#llx, %#llx) overlaps known RAM, "
 			"ignored\n",
@@ -118,17 +159,19 @@ int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 static void rsv_coalesce(void)
 {
 	uint64_t gap;
-	unsigned int best = paddr_range_table_nearest_pair(&rsv_table, &gap);
+	unsigned int best = range_table_nearest_pair(&rsv_table, &gap);
 
-	if (!merged_regions++)
+	if (!merged_regions++ && !superset_pass)
 		pr_warn("bootmem: more than %u reserved regions: merging the "
 			"nearest neighbours, the RAM between them stays "
 			"reserved\n",
-			BOOTMEM_MAX_REGIONS);
+			rsv_table.cap);
 	merged_gap_bytes += gap;
-	if (strcmp(rsv[best].name, rsv[best + 1].name))
-		strlcpy(rsv[best].name, "merged", sizeof(rsv[best].name));
-	paddr_range_table_join_next(&rsv_table, best);
+	if (strcmp(rsv_table.regions[best].name,
+		   rsv_table.regions[best + 1].name))
+		strlcpy(rsv_table.regions[best].name, "merged",
+			sizeof(rsv_table.regions[best].name));
+	range_table_join_next(&rsv_table, best);
 }
 
 /*
@@ -139,11 +182,31 @@ static void rsv_coalesce(void)
  */
 static void reserve_range(uint64_t s, uint64_t e, const char *why)
 {
-	struct bootmem_region r = {.node = 0};
+	struct region r = {.node = 0};
+	uint64_t outer_s = filling_s, outer_e = filling_e;
 
 	strlcpy(r.name, why, sizeof(r.name));
-	while (paddr_range_table_fill(&rsv_table, pa(s), pa(e), &r) == -ENOSPC)
+	filling_s = s;
+	filling_e = e;
+	while (range_table_fill(&rsv_table, pa(s), pa(e), &r) == -ENOSPC)
 		rsv_coalesce();
+	filling_s = outer_s;
+	filling_e = outer_e;
+	flush_grown();
+}
+
+/*
+ * A table grew into [grown_s, grown_e): reserve it now that the table
+ * operation is over (reserving it can grow nothing: the table doubled).
+ */
+static void flush_grown(void)
+{
+	uint64_t s = grown_s, e = grown_e;
+
+	if (s == e)
+		return;
+	grown_s = grown_e = 0;
+	reserve_range(s, e, "bootmem tables");
 }
 
 /**
@@ -167,16 +230,47 @@ int bootmem_reserve(paddr_t base, uint64_t size, const char *why)
 	return 0;
 }
 
-/**
- * bootmem_init_from_bootinfo() - all RAM of @bi, then its reserved ranges
- * trimmed to RAM (reserved bytes outside RAM never reach bootmem).
+/*
+ * Whether bootmem can take @t over as its RAM table as it is: what
+ * bootmem_add() would have made of it, region by region (whole pages,
+ * sorted, disjoint, touching regions on different nodes), which a
+ * sanitised bootinfo's RAM always is.
  */
-void bootmem_init_from_bootinfo(const struct bootinfo *bi)
+static bool ram_table_as_added(const struct range_table *t)
 {
-	unsigned int i, j;
+	for (unsigned int i = 0; i < t->count; i++) {
+		const struct region *r = &t->regions[i];
 
-	for (i = 0; i < bi->ram_count; i++) {
-		const struct bi_ram *r = &bi->ram[i];
+		if (!IS_ALIGNED(pa_val(r->start), PAGE_SIZE) ||
+		    !IS_ALIGNED(pa_val(r->end), PAGE_SIZE) ||
+		    pa_val(r->end) <= pa_val(r->start))
+			return false;
+		if (i && (pa_val(r[-1].end) > pa_val(r->start) ||
+			  (pa_val(r[-1].end) == pa_val(r->start) &&
+			   r[-1].node == r->node)))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * RAM: bootinfo's table becomes bootmem's, not copied (it keeps growing,
+ * now from bootmem). One that is not in bootmem's shape, or a bootmem
+ * that has RAM already, takes @bi's ranges one by one (bootmem_add()).
+ */
+static void take_ram(struct bootinfo *bi)
+{
+	struct range_table *t = &bi->ram;
+
+	if (!own_ram.count && ram_table == &own_ram && ram_table_as_added(t)) {
+		t->same = same_node;
+		t->grow = table_grow;
+		t->max = MAX(t->max, (unsigned int)BOOTMEM_MAX_REGIONS);
+		ram_table = t;
+		return;
+	}
+	for (unsigned int i = 0; i < t->count; i++) {
+		const struct region *r = &t->regions[i];
 
 		if (bootmem_add(r->start, pa_val(r->end) - pa_val(r->start),
 				r->node))
@@ -185,30 +279,99 @@ void bootmem_init_from_bootinfo(const struct bootinfo *bi)
 				(unsigned long long)pa_val(r->start),
 				(unsigned long long)pa_val(r->end), r->node);
 	}
-	for (i = 0; i < bi->reserved_count; i++) {
-		const struct bi_reserved *r = &bi->reserved[i];
+}
+
+/*
+ * @bi's reserved ranges, trimmed to RAM, into the reserved table; or, with
+ * @count_only, only counted: the pieces they make (at most the regions
+ * they take).
+ */
+static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
+{
+	uint64_t pieces = 0;
+
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *r = &bi->reserved.regions[i];
 		uint64_t s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
 		uint64_t e = ALIGN_UP(pa_val(r->end), PAGE_SIZE);
+		unsigned int j =
+			range_table_first_ending_above(ram_table, pa(s));
 
-		for (j = 0; j < ram_table.count; j++) {
-			uint64_t rs = MAX(s, pa_val(ram[j].start));
-			uint64_t re = MIN(e, pa_val(ram[j].end));
+		for (; j < ram_table->count; j++) {
+			const struct region *m = &ram_table->regions[j];
+			uint64_t rs = MAX(s, pa_val(m->start));
+			uint64_t re = MIN(e, pa_val(m->end));
 
-			if (rs < re)
+			if (pa_val(m->start) >= e)
+				break;
+			if (rs >= re)
+				continue;
+			pieces++;
+			if (!count_only)
 				reserve_range(rs, re,
 					      r->name[0] ? r->name
 							 : "firmware");
 		}
 	}
+	return pieces;
+}
+
+/*
+ * More reserved ranges than the static table holds (a live update's
+ * preserved extents): a table that holds them all, placed where none of
+ * them is. Nothing can grow into RAM before all are in, so first a
+ * superset goes in (the static table, its nearest neighbours merged:
+ * more reserved, never less), the new store is taken from what that
+ * leaves free, and the table starts again, empty, on it. The store is
+ * reserved with the first range loaded ("bootmem tables").
+ */
+static void presize_reserved(const struct bootinfo *bi)
+{
+	uint64_t need = load_reserved(bi, true) + 64;
+	unsigned int cap = (unsigned int)MIN(need, (uint64_t)rsv_table.max);
+	uint64_t bytes =
+		ALIGN_UP((uint64_t)cap * sizeof(struct region), PAGE_SIZE);
+	uint64_t at;
+
+	if (need <= rsv_table.cap)
+		return;
+	superset_pass = true;
+	load_reserved(bi, false);
+	superset_pass = false;
+	if (fit_clear_of(bytes, 0, 0, &at)) {
+		rsv_table.count = 0;
+		range_table_move(&rsv_table, phys_to_virt(pa(at)), cap);
+		grown_s = at;
+		grown_e = at + bytes;
+	} else {
+		/* No room: the table as it was, to merge as it must. */
+		rsv_table.count = 0;
+	}
+	merged_regions = 0;
+	merged_gap_bytes = 0;
 }
 
 /**
- * bootmem_set_handoff_dirty() - whether bootmem_handoff() gives the heap
- * dirty chunks (default) or trusted-clean ones (bootscrub=off, tests).
+ * bootmem_init_from_bootinfo() - all RAM of @bi (its table taken over),
+ * then its reserved ranges trimmed to RAM (reserved bytes outside RAM
+ * never reach bootmem). From then on the tables may grow into RAM.
  */
-void bootmem_set_handoff_dirty(bool dirty)
+void bootmem_init_from_bootinfo(struct bootinfo *bi)
 {
-	handoff_dirty = dirty;
+	take_ram(bi);
+	presize_reserved(bi);
+	load_reserved(bi, false);
+	resizable = true;
+}
+
+/**
+ * bootmem_allow_resize() - a bootmem fed by hand (bootmem_add(),
+ * bootmem_reserve()) has all its reservations: its tables may grow into
+ * RAM from now on (memblock_allow_resize()).
+ */
+void bootmem_allow_resize(void)
+{
+	resizable = true;
 }
 
 /* Free (unreserved) bytes of RAM in [0, top). */
@@ -243,8 +406,9 @@ int bootmem_limit(uint64_t max_bytes, uint64_t min_free)
 	if (!max_bytes)
 		return 0;
 	max_bytes = ALIGN_DOWN(max_bytes, PAGE_SIZE);
-	for (i = 0; i < ram_table.count && top == ~0ULL; i++) {
-		uint64_t s = pa_val(ram[i].start), e = pa_val(ram[i].end);
+	for (i = 0; i < ram_table->count && top == ~0ULL; i++) {
+		uint64_t s = pa_val(ram_table->regions[i].start),
+			 e = pa_val(ram_table->regions[i].end);
 
 		if (seen + (e - s) > max_bytes)
 			top = s + (max_bytes - seen);
@@ -254,9 +418,9 @@ int bootmem_limit(uint64_t max_bytes, uint64_t min_free)
 		return 0;
 	if (free_bytes_below(top) < min_free)
 		return -ENOMEM;
-	for (i = 0; i < ram_table.count; i++) {
-		uint64_t s = MAX(pa_val(ram[i].start), top);
-		uint64_t e = pa_val(ram[i].end);
+	for (i = 0; i < ram_table->count; i++) {
+		uint64_t s = MAX(pa_val(ram_table->regions[i].start), top);
+		uint64_t e = pa_val(ram_table->regions[i].end);
 
 		if (s >= e)
 			continue;
@@ -277,6 +441,16 @@ paddr_t bootmem_limit_top(void)
 }
 
 /**
+ * bootmem_set_table_limit() - both tables grow to @max regions at most
+ * (not below what they hold), until bootmem_init().
+ */
+void bootmem_set_table_limit(unsigned int max)
+{
+	ram_table->max = MAX(max, ram_table->cap);
+	rsv_table.max = MAX(max, rsv_table.cap);
+}
+
+/**
  * bootmem_merged_regions() - Return: reserved regions merged into a
  * neighbour because the table was full; @gap_bytes (may be NULL): bytes
  * reserved between them that no one asked for.
@@ -292,8 +466,8 @@ unsigned int bootmem_merged_regions(uint64_t *gap_bytes)
  * Highest fit of @size/@align inside RAM region @r minus reservations.
  * Walks the gaps of the region from the top down.
  */
-static bool fit_in_region(const struct bootmem_region *r, uint64_t size,
-			  uint64_t align, uint64_t *out)
+static bool fit_in_region(const struct region *r, uint64_t size, uint64_t align,
+			  uint64_t *out)
 {
 	uint64_t rs = pa_val(r->start);
 	uint64_t top = pa_val(r->end);
@@ -303,9 +477,9 @@ static bool fit_in_region(const struct bootmem_region *r, uint64_t size,
 		uint64_t gap_start = rs, cand;
 
 		if (j >= 0) {
-			if (pa_val(rsv[j].start) >= top)
+			if (pa_val(rsv_table.regions[j].start) >= top)
 				continue;
-			gap_start = MAX(rs, pa_val(rsv[j].end));
+			gap_start = MAX(rs, pa_val(rsv_table.regions[j].end));
 		}
 		if (gap_start < top && top - gap_start >= size) {
 			cand = ALIGN_DOWN(top - size, align);
@@ -314,9 +488,9 @@ static bool fit_in_region(const struct bootmem_region *r, uint64_t size,
 				return true;
 			}
 		}
-		if (j < 0 || pa_val(rsv[j].start) <= rs)
+		if (j < 0 || pa_val(rsv_table.regions[j].start) <= rs)
 			break;
-		top = MIN(top, pa_val(rsv[j].start));
+		top = MIN(top, pa_val(rsv_table.regions[j].start));
 	}
 	return false;
 }
@@ -326,10 +500,11 @@ static bool fit_on_node(uint32_t node, uint64_t size, uint64_t align,
 {
 	int i;
 
-	for (i = (int)ram_table.count - 1; i >= 0; i--) {
-		if (node != BOOTMEM_ANY_NODE && ram[i].node != node)
+	for (i = (int)ram_table->count - 1; i >= 0; i--) {
+		if (node != BOOTMEM_ANY_NODE &&
+		    ram_table->regions[i].node != node)
 			continue;
-		if (fit_in_region(&ram[i], size, align, out))
+		if (fit_in_region(&ram_table->regions[i], size, align, out))
 			return true;
 	}
 	return false;
@@ -415,24 +590,27 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 	uint64_t pos = *idx;
 	unsigned int i;
 
-	for (i = 0; i < ram_table.count; i++) {
+	for (i = 0; i < ram_table->count; i++) {
 		unsigned int j;
 		uint64_t s, e;
 
-		if (pa_val(ram[i].end) <= pos)
+		if (pa_val(ram_table->regions[i].end) <= pos)
 			continue;
-		s = MAX(pos, pa_val(ram[i].start));
-		e = pa_val(ram[i].end);
-		j = paddr_range_table_first_ending_above(&rsv_table, pa(s));
-		for (; j < rsv_table.count && pa_val(rsv[j].start) <= s; j++)
-			s = MAX(s, pa_val(rsv[j].end));
+		s = MAX(pos, pa_val(ram_table->regions[i].start));
+		e = pa_val(ram_table->regions[i].end);
+		j = range_table_first_ending_above(&rsv_table, pa(s));
+		for (; j < rsv_table.count &&
+		       pa_val(rsv_table.regions[j].start) <= s;
+		     j++)
+			s = MAX(s, pa_val(rsv_table.regions[j].end));
 		if (s >= e)
 			continue;
-		if (j < rsv_table.count && pa_val(rsv[j].start) < e)
-			e = pa_val(rsv[j].start);
+		if (j < rsv_table.count &&
+		    pa_val(rsv_table.regions[j].start) < e)
+			e = pa_val(rsv_table.regions[j].start);
 		*start = pa(s);
 		*end = pa(e);
-		*node = ram[i].node;
+		*node = ram_table->regions[i].node;
 		*idx = e;
 		return true;
 	}
@@ -440,27 +618,66 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 	return false;
 }
 
-/**
- * bootmem_handoff() - every free range to the heap, then close bootmem.
- *
- * Return: number of ranges handed over.
+/*
+ * The highest page-aligned place for @bytes in free RAM clear of
+ * [@avoid_s, @avoid_e) (the range being reserved). Return: whether any.
  */
-unsigned int bootmem_handoff(void)
+static bool fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
+			 uint64_t *out)
 {
-	uint64_t idx;
-	paddr_t s, e;
+	uint64_t idx, best = 0;
+	bool found = false;
+	paddr_t fs, fe;
 	uint32_t node;
-	unsigned int n = 0;
 
-	CHECK(!closed);
-	heap_size_ranges();
-	for_each_free_range (idx, &s, &e, &node) {
-		heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e),
-			       handoff_dirty);
-		n++;
+	for_each_free_range (idx, &fs, &fe, &node) {
+		uint64_t piece[2][2] = {
+			{pa_val(fs), MIN(pa_val(fe), avoid_s)},
+			{MAX(pa_val(fs), avoid_e), pa_val(fe)},
+		};
+
+		for (unsigned int k = 0; k < 2; k++) {
+			uint64_t ps = piece[k][0], pe = piece[k][1];
+
+			if (pe <= ps || pe - ps < bytes)
+				continue;
+			if (!found || pe - bytes > best)
+				best = pe - bytes;
+			found = true;
+		}
 	}
+	*out = best;
+	return found;
+}
+
+/*
+ * A table of bootmem's is full: a store for @cap regions, top-down in
+ * free RAM (memblock_double_array()), reserved by flush_grown() once the
+ * operation that grew it is over. NULL while bootmem is closed, while
+ * another new store waits to be reserved, or when nothing fits.
+ */
+static struct region *table_grow(struct range_table *t, unsigned int cap)
+{
+	uint64_t bytes =
+		ALIGN_UP((uint64_t)cap * sizeof(*t->regions), PAGE_SIZE);
+	uint64_t at;
+
+	if (closed || !resizable || grown_s != grown_e ||
+	    !fit_clear_of(bytes, filling_s, filling_e, &at))
+		return NULL;
+	grown_s = at;
+	grown_e = at + bytes;
+	return phys_to_virt(pa(at));
+}
+
+/**
+ * bootmem_close() - the free ranges now belong to the heap: any later
+ * allocation panics. Called once, by heap_handoff().
+ */
+void bootmem_close(void)
+{
+	CHECK(!closed);
 	closed = true;
-	return n;
 }
 
 /** bootmem_largest_free() - Return: bytes of the largest free range. */
@@ -476,17 +693,17 @@ uint64_t bootmem_largest_free(void)
 }
 
 /** bootmem_ram_regions() - Return: the RAM table and its size in @count. */
-const struct bootmem_region *bootmem_ram_regions(unsigned int *count)
+const struct region *bootmem_ram_regions(unsigned int *count)
 {
-	*count = ram_table.count;
-	return ram;
+	*count = ram_table->count;
+	return ram_table->regions;
 }
 
 /** bootmem_reserved_regions() - Return: the reserved table (@count set). */
-const struct bootmem_region *bootmem_reserved_regions(unsigned int *count)
+const struct region *bootmem_reserved_regions(unsigned int *count)
 {
 	*count = rsv_table.count;
-	return rsv;
+	return rsv_table.regions;
 }
 
 /** bootmem_allocated_bytes() - Return: bytes handed out by bootmem_alloc. */
@@ -508,14 +725,18 @@ uint64_t bootmem_reserved_ram_bytes(void)
 	unsigned int i, j = 0;
 
 	/* Both tables are sorted and non-overlapping: one merge walk. */
-	for (i = 0; i < ram_table.count; i++) {
-		uint64_t rs = pa_val(ram[i].start), re = pa_val(ram[i].end);
+	for (i = 0; i < ram_table->count; i++) {
+		uint64_t rs = pa_val(ram_table->regions[i].start),
+			 re = pa_val(ram_table->regions[i].end);
 
-		while (j > 0 && pa_val(rsv[j - 1].end) > rs)
+		while (j > 0 && pa_val(rsv_table.regions[j - 1].end) > rs)
 			j--;
-		for (; j < rsv_table.count && pa_val(rsv[j].start) < re; j++) {
-			uint64_t s = MAX(rs, pa_val(rsv[j].start));
-			uint64_t e = MIN(re, pa_val(rsv[j].end));
+		for (; j < rsv_table.count &&
+		       pa_val(rsv_table.regions[j].start) < re;
+		     j++) {
+			uint64_t s =
+				MAX(rs, pa_val(rsv_table.regions[j].start));
+			uint64_t e = MIN(re, pa_val(rsv_table.regions[j].end));
 
 			if (s < e)
 				sum += e - s;

@@ -35,7 +35,7 @@
  * of entries (8 GiB) would cost more than the whole lazy handoff.
  *
  * Frame table memory is reserved in bootmem ("frametable"), so
- * frametable_init() must run before bootmem_handoff().
+ * frametable_init() must run before heap_handoff().
  *
  * Lock: none; written once at boot, read-only afterwards.
  */
@@ -69,7 +69,7 @@ static uint64_t ft_left_out; /* bytes of RAM reserved as "no frametable" */
  */
 static void leave_out(uint64_t s, uint64_t e)
 {
-	const struct bootmem_region *ram;
+	const struct region *ram;
 	unsigned int count;
 
 	if (!ft_left_out)
@@ -92,7 +92,7 @@ static void leave_out(uint64_t s, uint64_t e)
 }
 
 /* Lowest / highest RAM page of section @sec below @top_pfn, and its node. */
-static bool section_ram_window(uint64_t sec, const struct bootmem_region *ram,
+static bool section_ram_window(uint64_t sec, const struct region *ram,
 			       unsigned int ram_count, uint64_t top_pfn,
 			       unsigned int *cursor, uint32_t *lo, uint32_t *hi,
 			       uint32_t *node)
@@ -159,7 +159,7 @@ static bool store_node(uint32_t node, uint64_t entries)
 }
 
 /* Whether pages [s, e) (pfns) hold any RAM below @top_pfn. */
-static bool has_ram(const struct bootmem_region *ram, unsigned int ram_count,
+static bool has_ram(const struct region *ram, unsigned int ram_count,
 		    uint64_t s, uint64_t e)
 {
 	for (unsigned int i = 0; i < ram_count; i++) {
@@ -175,7 +175,7 @@ static bool has_ram(const struct bootmem_region *ram, unsigned int ram_count,
 }
 
 /* Level 3: a block table and one piece per block with RAM. */
-static void store_blocks(uint64_t sec, const struct bootmem_region *ram,
+static void store_blocks(uint64_t sec, const struct region *ram,
 			 unsigned int ram_count)
 {
 	struct ft_section *fs = &sections[sec];
@@ -205,7 +205,7 @@ static void store_blocks(uint64_t sec, const struct bootmem_region *ram,
 }
 
 /* Levels 2 and 3 for each of @node's sections. */
-static void store_sections(uint32_t node, const struct bootmem_region *ram,
+static void store_sections(uint32_t node, const struct region *ram,
 			   unsigned int ram_count)
 {
 	unsigned int split = 0;
@@ -231,7 +231,7 @@ static void store_sections(uint32_t node, const struct bootmem_region *ram,
  * The section table for pfns below @top_pfn. When not even it fits, all
  * RAM below @top_pfn is left out. Return: false then.
  */
-static bool alloc_section_table(const struct bootmem_region *ram,
+static bool alloc_section_table(const struct region *ram,
 				unsigned int ram_count, uint64_t top_pfn)
 {
 	paddr_t p;
@@ -257,9 +257,8 @@ static bool alloc_section_table(const struct bootmem_region *ram,
 }
 
 /* Every section's RAM window and owner; entries per node in @node_entries. */
-static void fill_windows(const struct bootmem_region *ram,
-			 unsigned int ram_count, uint64_t top_pfn,
-			 unsigned int node_count,
+static void fill_windows(const struct region *ram, unsigned int ram_count,
+			 uint64_t top_pfn, unsigned int node_count,
 			 uint64_t node_entries[MAX_NUMNODES])
 {
 	unsigned int cursor = 0;
@@ -287,7 +286,7 @@ static void fill_windows(const struct bootmem_region *ram,
  */
 void frametable_init(unsigned int node_count)
 {
-	const struct bootmem_region *ram;
+	const struct region *ram;
 	unsigned int ram_count;
 	uint64_t node_entries[MAX_NUMNODES] = {0};
 	uint64_t top_pfn;

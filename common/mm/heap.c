@@ -233,9 +233,9 @@ void heap_list_remove(struct heap_node_locked l, struct page_info *pg)
 /* Is [p, p + 2^k) inside one heap range of the locked node? */
 bool heap_owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k)
 {
-	const struct pfn_range *r = pfn_range_table_find(&l.hn->ranges, pfn(p));
+	const struct region *r = range_table_find_pfn(&l.hn->ranges, pfn(p));
 
-	return r && p + (1ULL << k) <= pfn_val(r->end);
+	return r && p + (1ULL << k) <= pfn_val(region_end_pfn(r));
 }
 
 /* ---- merging ----------------------------------------------------------- */

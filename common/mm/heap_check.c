@@ -127,7 +127,7 @@ unsigned int heap_node_count(void)
 }
 
 /** heap_node_ranges() - Return: @node's sorted range table (@count set). */
-const struct heap_range *heap_node_ranges(uint32_t node, unsigned int *count)
+const struct region *heap_node_ranges(uint32_t node, unsigned int *count)
 {
 	if (node >= heap_nr_nodes) {
 		*count = 0;
@@ -195,12 +195,13 @@ static unsigned int walk_range(struct heap_node_locked l, uint64_t s,
 static unsigned int walk_blocks_locked(struct heap_node_locked l, block_fn *fn,
 				       void *arg)
 {
-	const struct pfn_range_table *t = &l.hn->ranges;
+	const struct range_table *t = &l.hn->ranges;
 	unsigned int bad = 0;
 
-	for (unsigned int i = 0; i < t->core.count; i++)
-		bad += walk_range(l, pfn_val(pfn_range_at(t, i)->start),
-				  pfn_val(pfn_range_at(t, i)->end), fn, arg);
+	for (unsigned int i = 0; i < t->count; i++)
+		bad += walk_range(l, pfn_val(region_start_pfn(&t->regions[i])),
+				  pfn_val(region_end_pfn(&t->regions[i])), fn,
+				  arg);
 	return bad;
 }
 
@@ -374,8 +375,8 @@ static unsigned int check_node(struct heap_node_locked l)
 	unsigned int z, k, n;
 
 	for (n = 1; n < hn->ranges.count; n++)
-		if (pfn_val(pfn_range_at(&hn->ranges, n)->start) <=
-		    pfn_val(pfn_range_at(&hn->ranges, n - 1)->end))
+		if (pa_val(hn->ranges.regions[n].start) <=
+		    pa_val(hn->ranges.regions[n - 1].end))
 			PROBLEM(&w, "ranges %u and %u overlap or touch", n - 1,
 				n);
 	for (z = 0; z < NR_ZONES; z++) {

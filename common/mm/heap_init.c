@@ -2,8 +2,10 @@
 /*
  * Bringing up the buddy heap: heap_init() (empty nodes, their range tables
  * and fallback orders), heap_size_ranges() (range tables for nodes with
- * many free ranges, asked of bootmem) and heap_add_range(), the handoff of
- * a free range.
+ * many free ranges, asked of bootmem), heap_add_range(), the handoff of
+ * a free range, and heap_handoff(), which walks bootmem's free ranges into
+ * the heap and closes bootmem (bootmem is below the heap: it never calls
+ * it).
  * The free lists and merging they rely on are in common/heap.c.
  *
  * Handoff (heap_add_range) in three modes that reach the same free lists:
@@ -33,8 +35,7 @@
 
 #include "heap_priv.h"
 
-PFN_RANGE_TABLE_CHECK_TYPE(struct heap_range);
-static struct heap_range range_store[MAX_NUMNODES][HEAP_MAX_RANGES];
+static struct region range_store[MAX_NUMNODES][HEAP_MAX_RANGES];
 static enum heap_init_mode mode;
 
 /**
@@ -62,7 +63,7 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 
 		spin_lock_init(&hn->lock);
 		hn->id = n;
-		hn->ranges = (struct pfn_range_table)PFN_RANGE_TABLE_INIT(
+		hn->ranges = (struct range_table)RANGE_TABLE_INIT(
 			range_store[n], HEAP_MAX_RANGES, NULL);
 		if (n < numa_node_count())
 			c = numa_fallback_order(n, order);
@@ -93,11 +94,11 @@ void heap_init(enum heap_init_mode m, unsigned int count,
  * Give @node a larger range table: @tab of @cap entries (boot memory the
  * heap owns for good). The ranges already registered move over.
  */
-static void grow_ranges(uint32_t node, struct heap_range *tab, unsigned int cap)
+static void grow_ranges(uint32_t node, struct region *tab, unsigned int cap)
 {
 	struct heap_node_locked l = heap_lock_node(node);
 
-	pfn_range_table_grow(&l.hn->ranges, tab, cap);
+	range_table_move(&l.hn->ranges, tab, cap);
 	heap_unlock_node(l);
 }
 
@@ -124,8 +125,8 @@ void heap_size_ranges(void)
 
 		if (cap <= heap_nodes[node].ranges.cap)
 			continue;
-		p = bootmem_alloc_try(cap * sizeof(struct heap_range),
-				      PAGE_SIZE, node, "heap ranges");
+		p = bootmem_alloc_try(cap * sizeof(struct region), PAGE_SIZE,
+				      node, "heap ranges");
 		/* No room: the ranges that do not fit are refused later. */
 		if (pa_val(p) != pa_val(INVALID_PADDR))
 			grow_ranges(node, phys_to_virt(p), cap);
@@ -250,8 +251,8 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
 		write_all_entries(s, e, node, PGS_ALLOCATED);
 
 	l = heap_lock_node(node);
-	err = pfn_range_table_add(&l.hn->ranges, start, end,
-				  &(struct heap_range){});
+	err = range_table_add(&l.hn->ranges, pfn_to_paddr(start),
+			      pfn_to_paddr(end), NULL);
 	if (!err) {
 		l.hn->stats.total_pages += e - s;
 		if (mode == HEAP_INIT_LAZY)
@@ -286,4 +287,26 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
 	l.hn->stats.init_ticks += arch_ticks() - t0;
 	heap_unlock_node(l);
 	return chunks;
+}
+
+/**
+ * heap_handoff() - every free range of bootmem joins the heap, then
+ * bootmem closes. @dirty: the chunks need scrubbing before use.
+ *
+ * Return: number of ranges handed over.
+ */
+unsigned int heap_handoff(bool dirty)
+{
+	uint64_t idx;
+	paddr_t s, e;
+	uint32_t node;
+	unsigned int n = 0;
+
+	heap_size_ranges();
+	for_each_free_range (idx, &s, &e, &node) {
+		heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e), dirty);
+		n++;
+	}
+	bootmem_close();
+	return n;
 }

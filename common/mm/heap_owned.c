@@ -238,9 +238,10 @@ static bool other_nodes_hold(uint32_t node, uint64_t s, uint64_t e)
 		if (n == node)
 			continue;
 		l = heap_lock_node(n);
-		i = pfn_range_table_first_ending_above(&l.hn->ranges, pfn(s));
+		i = range_table_first_ending_above(&l.hn->ranges,
+						   pfn_to_paddr(pfn(s)));
 		hit = i < l.hn->ranges.count &&
-		      pfn_val(pfn_range_at(&l.hn->ranges, i)->start) < e;
+		      pfn_val(region_start_pfn(&l.hn->ranges.regions[i])) < e;
 		heap_unlock_node(l);
 	}
 	return hit;
@@ -267,8 +268,8 @@ long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 		if (!pfn_to_page_or_null(pfn(p)))
 			return -EINVAL;
 	l = heap_lock_node(node);
-	err = pfn_range_table_add(&l.hn->ranges, start, end,
-				  &(struct heap_range){});
+	err = range_table_add(&l.hn->ranges, pfn_to_paddr(start),
+			      pfn_to_paddr(end), NULL);
 	for (p = s; !err && p < e; p += 1ULL << heap_chunk_order(p, e), n++) {
 		struct page_info *pg = pfn_to_page(pfn(p));
 
@@ -333,7 +334,8 @@ int heap_release_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 	l = heap_lock_node(node);
 	why = adopted_check(l, s, e, owner);
 	if (!why)
-		err = pfn_range_table_remove(&l.hn->ranges, start, end);
+		err = range_table_remove(&l.hn->ranges, pfn_to_paddr(start),
+					 pfn_to_paddr(end));
 	if (!why && !err)
 		adopted_account(l, owner, -(int64_t)(e - s));
 	heap_unlock_node(l);
@@ -400,15 +402,17 @@ int heap_owned_order(const struct page_info *head, uint16_t owner)
 int heap_owner_of(pfn_t pp, pfn_t *head, unsigned int *order)
 {
 	uint64_t p = pfn_val(pp);
-	const struct pfn_range *r = NULL;
+	const struct region *r = NULL;
 	unsigned int n, k;
 
 	for (n = 0; n < heap_nr_nodes && !r; n++)
-		r = pfn_range_table_find(&heap_nodes[n].ranges, pp);
+		r = range_table_find_pfn(&heap_nodes[n].ranges, pp);
 	if (!r)
 		return HEAP_OWNER_NONE;
 	n--;
-	for (k = top_order(p, pfn_val(r->start), pfn_val(r->end));; k--) {
+	for (k = top_order(p, pfn_val(region_start_pfn(r)),
+			   pfn_val(region_end_pfn(r)));
+	     ; k--) {
 		uint64_t a = p & ~((1ULL << k) - 1);
 		const struct page_info *pg = pfn_to_page(pfn(a));
 		int who = heap_head_owner(pg);

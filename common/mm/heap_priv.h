@@ -31,8 +31,13 @@ struct heap_node {
 	/* Bit j of nonempty[z]: list [z][j] is not empty. */
 	uint32_t nonempty[NR_ZONES];
 	struct free_list free[NR_ZONES][MAX_FREE_ORDER + 1];
-	/* struct heap_range, HEAP_MAX_RANGES static slots to begin with */
-	struct pfn_range_table ranges;
+	/*
+	 * The node's heap memory: struct region (bytes; read in frames
+	 * through region_start_pfn()/region_end_pfn()), HEAP_MAX_RANGES
+	 * static slots to begin with. A view derived from bootmem's free
+	 * ranges at the handoff, then kept by the owned extents.
+	 */
+	struct range_table ranges;
 	struct heap_node_stats stats;
 	uint32_t fallback[MAX_NUMNODES];
 	unsigned int fallback_count;

@@ -157,7 +157,7 @@ static unsigned int audit_blocks(struct audit_walk *aw, uint64_t allocated)
  */
 void audit_run(struct audit_result *out, bool full)
 {
-	const struct bootmem_region *ram;
+	const struct region *ram;
 	unsigned int count, nodes = heap_node_count();
 	struct audit_walk aw = {
 		.sample = full && IS_ENABLED(CONFIG_DEBUG) &&

@@ -24,7 +24,7 @@
  * change of name first (so a few named regions - kernel, initrd, mem= -
  * survive among hundreds of firmware ones), then the width of the gap.
  */
-static uint64_t reserved_gap(const struct bootmem_region *r, unsigned int i)
+static uint64_t reserved_gap(const struct region *r, unsigned int i)
 {
 	const uint64_t name_change = 1ull << 63;
 	uint64_t gap = pa_val(r[i + 1].start) - pa_val(r[i].end);
@@ -44,7 +44,7 @@ static uint64_t reserved_gap(const struct bootmem_region *r, unsigned int i)
  * so the rows that merge are regions of one name, closest together first. Found by bisecting the width
  * instead of sorting: no scratch array.
  */
-static void reserved_cuts(const struct bootmem_region *r, unsigned int count,
+static void reserved_cuts(const struct region *r, unsigned int count,
 			  uint64_t *thresh, unsigned int *ties)
 {
 	const unsigned int want = REPORT_RESERVED_MAX - 1;
@@ -80,7 +80,7 @@ static void reserved_cuts(const struct bootmem_region *r, unsigned int count,
 static void json_reserved(struct jw *w)
 {
 	unsigned int count = 0, ties = 0;
-	const struct bootmem_region *r = bootmem_reserved_regions(&count);
+	const struct region *r = bootmem_reserved_regions(&count);
 	uint64_t thresh = ~0ull;
 	unsigned int first = 0;
 
@@ -130,10 +130,21 @@ static void json_reserved(struct jw *w)
 void bootmem_report_json(struct jw *w, const struct bootinfo *bi)
 {
 	uint64_t fw_reserved = 0;
+	unsigned int ram_count;
+	/*
+	 * RAM from the table that owns it: bootmem's (bootinfo's, taken
+	 * over); before bootmem has any, the firmware's list.
+	 */
+	const struct region *ram = bootmem_ram_regions(&ram_count);
 
-	for (unsigned int i = 0; i < bi->reserved_count; i++)
-		fw_reserved += pa_val(bi->reserved[i].end) -
-			       pa_val(bi->reserved[i].start);
+	if (!ram_count) {
+		ram = bi->ram.regions;
+		ram_count = bi->ram.count;
+	}
+
+	for (unsigned int i = 0; i < bi->reserved.count; i++)
+		fw_reserved += pa_val(bi->reserved.regions[i].end) -
+			       pa_val(bi->reserved.regions[i].start);
 
 	jw_obj(w, "memmap");
 	jw_u64(w, "ram_bytes", bootinfo_ram_bytes(bi));
@@ -141,11 +152,11 @@ void bootmem_report_json(struct jw *w, const struct bootinfo *bi)
 	jw_u64(w, "firmware_reserved_bytes", fw_reserved);
 	jw_u64(w, "dropped_ram_bytes", bi->dropped_ram_bytes);
 	jw_arr(w, "ranges");
-	for (unsigned int i = 0; i < bi->ram_count; i++) {
+	for (unsigned int i = 0; i < ram_count; i++) {
 		jw_arr(w, NULL);
-		jw_u64(w, NULL, pa_val(bi->ram[i].start));
-		jw_u64(w, NULL, pa_val(bi->ram[i].end));
-		jw_u64(w, NULL, bi->ram[i].node);
+		jw_u64(w, NULL, pa_val(ram[i].start));
+		jw_u64(w, NULL, pa_val(ram[i].end));
+		jw_u64(w, NULL, ram[i].node);
 		jw_arr_end(w);
 	}
 	jw_arr_end(w);

@@ -33,12 +33,12 @@ void numa_report_json(struct jw *w, const struct bootinfo *bi)
 		jw_u64(w, NULL, n);
 		jw_u64(w, NULL, bootinfo_node_ram_bytes(bi, n));
 		jw_arr(w, NULL);
-		for (unsigned int i = 0; i < bi->ram_count; i++) {
-			if (bi->ram[i].node != n)
+		for (unsigned int i = 0; i < bi->ram.count; i++) {
+			if (bi->ram.regions[i].node != n)
 				continue;
 			jw_arr(w, NULL);
-			jw_u64(w, NULL, pa_val(bi->ram[i].start));
-			jw_u64(w, NULL, pa_val(bi->ram[i].end));
+			jw_u64(w, NULL, pa_val(bi->ram.regions[i].start));
+			jw_u64(w, NULL, pa_val(bi->ram.regions[i].end));
 			jw_arr_end(w);
 		}
 		jw_arr_end(w);

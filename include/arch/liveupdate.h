@@ -69,10 +69,10 @@ struct arch_lu_needs {
 
 /* The update, as common/liveupdate/ prepares it. */
 struct arch_lu_jump {
-	paddr_t handover;	  /* page aligned */
-	uint64_t handover_bytes;  /* what the new image is told it holds */
-	paddr_t scratch;	  /* scratch_bytes of keel's own memory */
-	struct paddr_range image; /* the new image, as its loader left it */
+	paddr_t handover;	 /* page aligned */
+	uint64_t handover_bytes; /* what the new image is told it holds */
+	paddr_t scratch;	 /* scratch_bytes of keel's own memory */
+	struct region image;	 /* the new image, as its loader left it */
 };
 
 void arch_lu_needs(struct arch_lu_needs *n);

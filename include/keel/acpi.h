@@ -94,14 +94,6 @@ struct acpi_cpu {
 	bool boot_cpu;	      /* hwid == hwid_boot */
 };
 
-/* One enabled SRAT memory affinity range. */
-struct acpi_memblk {
-	PADDR_RANGE_HEAD; /* [start, end) */
-	uint32_t node;
-	uint32_t pxm;
-	bool hotplug, nonvolatile;
-};
-
 #define ACPI_MAX_CPUS	 CONFIG_NR_CPUS
 #define ACPI_MAX_MEMBLKS 128
 #define ACPI_MAX_TABLES	 64
@@ -163,7 +155,9 @@ struct acpi_info {
 	/* SRAT + SLIT */
 	bool numa_valid;	 /* SRAT parsed without problems */
 	unsigned int node_count; /* highest node id + 1, 1 without SRAT */
-	struct acpi_memblk memblk[ACPI_MAX_MEMBLKS];
+	/* The enabled SRAT memory affinity ranges: node, REGION_HOTPLUG and
+	 * REGION_NONVOLATILE in flags. */
+	struct region memblk[ACPI_MAX_MEMBLKS];
 	unsigned int memblk_count;
 	uint32_t pxm[MAX_NUMNODES]; /* pxm[node] = proximity domain */
 	bool node_used[MAX_NUMNODES];

@@ -11,14 +11,18 @@
 #include <keel/config.h>
 #include <keel/enum_names.h>
 #include <keel/handover.h>
+#include <keel/range_table.h>
 #include <keel/types.h>
 
-#define MAX_NUMNODES	      CONFIG_MAX_NUMNODES
-#define NUMA_NO_NODE	      0xffffu
+#define MAX_NUMNODES CONFIG_MAX_NUMNODES
+#define NUMA_NO_NODE 0xffffu
+/* The static slots of the RAM and reserved tables (they grow past them). */
 #define BOOTINFO_MAX_RAM      512
 #define BOOTINFO_MAX_RESERVED 512
 #define BOOTINFO_CMDLINE_MAX  4096
-#define BOOTINFO_NAME_MAX     24
+#define BOOTINFO_NAME_MAX     REGION_NAME_MAX
+/* The early pool the tables grow into before bootmem (boot/bootinfo.c). */
+#define BOOTINFO_EARLY_POOL_BYTES ((size_t)CONFIG_BOOTINFO_EARLY_POOL_KB << 10)
 #define BOOTINFO_MAX_DOMAINS \
 	64 /* dom0less domains kept (boot/fdt/fdt_dom0less.c) */
 /*
@@ -72,18 +76,6 @@ enum boot_protocol {
 	BOOT_SANDBOX,
 };
 
-/* [start, end) of RAM on one node. */
-struct bi_ram {
-	PADDR_RANGE_HEAD;
-	uint32_t node;
-};
-
-/* [start, end) that must never reach the heap, and why. */
-struct bi_reserved {
-	PADDR_RANGE_HEAD;
-	char name[BOOTINFO_NAME_MAX];
-};
-
 struct bi_cpu {
 	uint64_t hwid; /* APIC ID / MPIDR affinity / sandbox id */
 	uint32_t node; /* NUMA_NO_NODE until known; sanitise fixes */
@@ -105,7 +97,7 @@ struct bi_domain {
 	char name[BOOTINFO_DOMAIN_NAME_MAX];   /* the DT node's, whole */
 	char kernel[BOOTINFO_DOMAIN_NAME_MAX]; /* its multiboot,kernel child */
 	/* xen,static-mem: the host ranges the domain must be built from. */
-	struct paddr_range static_mem[BOOTINFO_DOMAIN_STATIC_MAX];
+	struct region static_mem[BOOTINFO_DOMAIN_STATIC_MAX];
 	unsigned int static_count;
 	/* Why it cannot be built ("" when it can): a failed row, not built. */
 	char refused[BOOTINFO_REFUSED_MAX];
@@ -117,19 +109,27 @@ struct bootinfo {
 	char cmdline[BOOTINFO_CMDLINE_MAX];
 
 	/*
-	 * Until sanitise both tables are lists in the order the parsers
-	 * added them (parsers index what they added and relabel its nodes
-	 * in place): RAM with the touching and overlapping ranges of one
-	 * node id merged as they are added, reserved ranges as given.
-	 * bootinfo_sanitise() makes the RAM list a range table
-	 * (include/keel/range_table.h): sorted, disjoint, merged. The
-	 * reserved list has one spare slot: a full list takes a new range
-	 * there, then merges its nearest pair.
+	 * RAM (struct region: bounds and node) and reserved ranges
+	 * (struct region: bounds and name), two range tables
+	 * (include/keel/range_table.h). Until sanitise both are lists in
+	 * the order the parsers added them (parsers index what they added
+	 * and relabel its nodes in place): RAM with the touching and
+	 * overlapping ranges of one node id merged as they are added,
+	 * reserved ranges as given. bootinfo_sanitise() makes the RAM list
+	 * a range table proper: sorted, disjoint, merged. Each starts on
+	 * the static store below and doubles, when full, into the early pool
+	 * (boot/bootinfo.c, BOOTINFO_EARLY_POOL_BYTES) up to
+	 * RANGE_TABLE_MAX_REGIONS; only past that is a separate RAM range
+	 * dropped, or the nearest reserved ranges merged. bootmem takes the
+	 * RAM table over as its own (bootmem_init_from_bootinfo()): it is
+	 * not copied, and bootmem's is the one the report reads. A bootinfo
+	 * is not copied by assignment (its tables would share storage):
+	 * bootinfo_init() makes a fresh one.
 	 */
-	struct bi_ram ram[BOOTINFO_MAX_RAM];
-	unsigned int ram_count;
-	struct bi_reserved reserved[BOOTINFO_MAX_RESERVED + 1];
-	unsigned int reserved_count;
+	struct range_table ram;
+	struct range_table reserved;
+	struct region ram_store[BOOTINFO_MAX_RAM];
+	struct region reserved_store[BOOTINFO_MAX_RESERVED + 1];
 
 	/*
 	 * Static, unlike every other per-CPU table: the parsers fill it
@@ -174,7 +174,7 @@ struct bootinfo {
 	unsigned int dropped_ram, dropped_reserved, dropped_cpus;
 	/*
 	 * RAM dropped because the table was full: separate ranges beyond
-	 * BOOTINFO_MAX_RAM (one warning for the whole boot).
+	 * what the table could grow to (one warning for the whole boot).
 	 */
 	uint64_t dropped_ram_bytes;
 	/* Firmware NUMA nodes folded into others (include/keel/nodemap.h). */
@@ -209,6 +209,12 @@ struct bootinfo {
  * BOOTINFO_PADDR_BITS_DEFAULT.
  */
 void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol);
+/*
+ * bootinfo_early_pool_reset(): the early pool empty again, for a program
+ * that parses many firmwares in turn (the fuzzers); no bootinfo may still
+ * use a table grown into it.
+ */
+void bootinfo_early_pool_reset(void);
 
 /*
  * Adders used by the parsers. An empty range (end <= start) is dropped with
@@ -216,21 +222,23 @@ void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol);
  * overlap those of RAM of the same node id is merged into it as it is
  * added (pages listed twice are one "listed twice" warning; RAM meeting
  * inside a page, or holding no whole page, is kept apart for sanitise to
- * trim as before), so that every reader gets it; only a separate
- * range finding the table full is dropped, with one warning for the whole
+ * trim as before), so that every reader gets it. A full table grows (into
+ * the early pool, up to RANGE_TABLE_MAX_REGIONS); only a separate range
+ * finding it full at its limit is dropped, with one warning for the whole
  * boot, counted in dropped_ram and dropped_ram_bytes. Otherwise they
  * append: ordering, overlaps between nodes and alignment are sanitise's
- * job. A reserved range is never
- * dropped for want of room: when the table is full the two nearest ranges
- * (the new one among them) are merged, the bytes between them reserved
- * too, with one warning for the whole boot (merged_reserved counts them).
+ * job. A reserved range is never dropped for want of room: when the table
+ * is full at its limit the two nearest ranges (the new one among them)
+ * are merged, the bytes between them reserved too, with one warning for
+ * the whole boot (merged_reserved counts them).
  * Return: 0 or -ENOSPC / -EINVAL.
  */
 int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 		     uint32_t node);
 /*
- * bootinfo_drop_ram(): RAM [s, e) finds the table full (the adder's and
- * sanitise's one path): counted, one warning for the whole boot.
+ * bootinfo_drop_ram(): RAM [s, e) finds the table full at its limit (the
+ * adder's and sanitise's one path): counted, one warning for the whole
+ * boot.
  */
 void bootinfo_drop_ram(struct bootinfo *bi, uint64_t s, uint64_t e);
 int bootinfo_add_reserved(struct bootinfo *bi, paddr_t start, paddr_t end,

@@ -3,38 +3,50 @@
  * The boot allocator, memblock-shaped: a table of RAM regions (with node)
  * and a table of reserved regions (with a reason). Allocation is top-down,
  * node-local first, then nearest node. Every allocation becomes a named
- * reserved region, so the audit can account for every page. After
- * bootmem_handoff() the free ranges belong to the heap and bootmem refuses
- * further allocations.
+ * reserved region, so the audit can account for every page. The heap walks
+ * the free ranges (for_each_free_range) and then calls bootmem_close():
+ * from then on bootmem refuses further allocations. bootmem never calls
+ * the heap.
  */
 #ifndef KEEL_BOOTMEM_H
 #define KEEL_BOOTMEM_H
 
 #include <keel/bootinfo.h>
+#include <keel/range_table.h>
 #include <keel/types.h>
 
 struct jw;
 
-#define BOOTMEM_MAX_REGIONS 1024
-#define BOOTMEM_ANY_NODE    NUMA_NO_NODE
-
-struct bootmem_region {
-	PADDR_RANGE_HEAD;	      /* [start, end), page aligned */
-	uint32_t node;		      /* RAM: its node; reserved: unused */
-	char name[BOOTINFO_NAME_MAX]; /* reserved: the reason */
-};
+/*
+ * The RAM and reserved tables (struct region: RAM with its node, reserved
+ * with its reason) start on static stores of BOOTMEM_STATIC_REGIONS and
+ * double into memory from bootmem itself, up to BOOTMEM_MAX_REGIONS (the
+ * limit: far above any machine, a live update's 100,000 preserved
+ * ranges included). Only past it does a reserved table merge neighbours.
+ */
+#define BOOTMEM_STATIC_REGIONS 1024
+#define BOOTMEM_MAX_REGIONS    RANGE_TABLE_MAX_REGIONS
+#define BOOTMEM_ANY_NODE       NUMA_NO_NODE
 
 void bootmem_init(void);
 
 /*
- * Feed bootmem from a sanitised bootinfo: all RAM ranges, then all reserved
- * ranges (trimmed to RAM; outside RAM they only count as firmware reserved).
+ * Feed bootmem from a sanitised bootinfo: its RAM table becomes bootmem's
+ * (taken over, not copied: bootmem adds to it and grows it from then on),
+ * then all reserved ranges (trimmed to RAM; outside RAM they only count as
+ * firmware reserved).
  */
-void bootmem_init_from_bootinfo(const struct bootinfo *bi);
+void bootmem_init_from_bootinfo(struct bootinfo *bi);
+/*
+ * The tables may grow into RAM from now on: every reservation is in
+ * (memblock_allow_resize()). bootmem_init_from_bootinfo() says it itself;
+ * a bootmem fed by hand calls this once its reserved ranges are added.
+ */
+void bootmem_allow_resize(void);
 
 /*
- * Return: 0 or -ENOSPC (RAM table full) / -EINVAL. A full reserved table
- * merges neighbouring reservations instead of failing.
+ * Return: 0 or -ENOSPC (RAM table at its limit) / -EINVAL. A reserved
+ * table at its limit merges neighbouring reservations instead of failing.
  */
 int bootmem_add(paddr_t base, uint64_t size, uint32_t node);
 int bootmem_reserve(paddr_t base, uint64_t size, const char *why);
@@ -64,15 +76,10 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 	for ((idx) = 0; bootmem_next_free_range(&(idx), (s), (e), (n));)
 
 /*
- * bootmem_handoff(): gives every free range to the heap (heap_add_range)
- * and closes bootmem. Return: number of ranges handed over.
+ * bootmem_close(): the free ranges have been handed over (heap_handoff()):
+ * every later allocation panics. Once only.
  */
-unsigned int bootmem_handoff(void);
-/*
- * Whether bootmem_handoff() gives the heap dirty chunks (default true) or
- * trusted-clean ones (bootscrub=off, tests). Reset by bootmem_init().
- */
-void bootmem_set_handoff_dirty(bool dirty);
+void bootmem_close(void);
 
 /*
  * mem=: keep the first @max_bytes of RAM (ascending, reserved RAM counted);
@@ -88,13 +95,19 @@ paddr_t bootmem_limit_top(void);
  * (@gap_bytes, may be NULL) the bytes between them reserved with them.
  */
 unsigned int bootmem_merged_regions(uint64_t *gap_bytes);
+/*
+ * A lower limit than BOOTMEM_MAX_REGIONS for both tables (at least the
+ * static BOOTMEM_STATIC_REGIONS), until bootmem_init(): how the tests
+ * reach the merge that only a table at its limit falls back on.
+ */
+void bootmem_set_table_limit(unsigned int max);
 
 /* Bytes of the largest free range (the largest allocation that fits). */
 uint64_t bootmem_largest_free(void);
 
 /* Read-only views for the audit and the report. */
-const struct bootmem_region *bootmem_ram_regions(unsigned int *count);
-const struct bootmem_region *bootmem_reserved_regions(unsigned int *count);
+const struct region *bootmem_ram_regions(unsigned int *count);
+const struct region *bootmem_reserved_regions(unsigned int *count);
 uint64_t bootmem_allocated_bytes(void);
 unsigned int bootmem_allocation_count(void);
 /* Bytes of RAM covered by reserved regions (each byte counted once). */

@@ -145,7 +145,7 @@ struct domain_big {
  * heap adopted.
  */
 struct domain_static {
-	struct paddr_range range[DOMAIN_STATIC_MAX];
+	struct region range[DOMAIN_STATIC_MAX];
 	uint32_t node[DOMAIN_STATIC_MAX];
 	unsigned int count, adopted;
 };

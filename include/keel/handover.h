@@ -152,7 +152,7 @@ struct bi_handover {
 	uint64_t size;
 	const void *va; /* the bytes, readable [va, va + size) */
 	/* The image a live update enters: first multiboot module, initrd. */
-	struct paddr_range image;
+	struct region image;
 
 	/* What boot/handover.c made of it. */
 	enum handover_state state;

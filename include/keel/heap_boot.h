@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Bringing the heap up (common/heap_init.c): heap_init(), the handoff of
- * bootmem's free ranges (heap_add_range()), the per-node range tables and
+ * Bringing the heap up (common/mm/heap_init.c): heap_init(), the handoff of
+ * bootmem's free ranges (heap_handoff(), heap_add_range()), the per-node range tables and
  * the handoff modes. Boot code only (common/boot.c, bootmem, tests); the
  * runtime API is keel/heap.h. See DESIGN §4 for the O(chunks) handoff.
  */
@@ -20,10 +20,6 @@ enum heap_init_mode {
 	HEAP_INIT_PAGEWISE, /* one free per page (pre-2022 Xen) */
 };
 
-struct heap_range {
-	PFN_RANGE_HEAD; /* [start, end) */
-};
-
 void heap_init(enum heap_init_mode mode, unsigned int node_count,
 	       const uint8_t (*distance)[MAX_NUMNODES]);
 enum heap_init_mode heap_mode(void);
@@ -35,9 +31,18 @@ const char *heap_mode_name(enum heap_init_mode mode);
  * ranges per node and asks bootmem for a larger range table where the
  * static one cannot hold them (from the node's own memory). A node left
  * without room refuses the ranges it cannot hold, each with an error, and
- * the audit shows their pages as lost. Called by bootmem_handoff().
+ * the audit shows their pages as lost. Called by heap_handoff().
  */
 void heap_size_ranges(void);
+
+/*
+ * heap_handoff(): every free range of bootmem (for_each_free_range) joins
+ * the heap (heap_size_ranges(), then heap_add_range() each), then bootmem
+ * is closed (bootmem_close()). @dirty: the chunks need scrubbing (the
+ * default; false: trusted clean, bootscrub=off and tests).
+ * Return: number of ranges handed over.
+ */
+unsigned int heap_handoff(bool dirty);
 
 /*
  * heap_add_range(): [start, end) of free RAM on @node becomes heap memory:
@@ -59,7 +64,10 @@ unsigned int heap_chunk_order(uint64_t s, uint64_t e);
 
 /* Chunks inserted at handoff, all nodes. */
 uint64_t heap_chunk_count(void);
-/* @node's sorted range table (@count set); no lock: boot or quiescent. */
-const struct heap_range *heap_node_ranges(uint32_t node, unsigned int *count);
+/*
+ * @node's sorted range table (@count set): struct region in bytes, frames
+ * through region_start_pfn()/region_end_pfn(); no lock: boot or quiescent.
+ */
+const struct region *heap_node_ranges(uint32_t node, unsigned int *count);
 
 #endif

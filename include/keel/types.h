@@ -58,37 +58,45 @@ static inline paddr_t pa_add(paddr_t p, uint64_t n)
 }
 
 /*
- * The two range types: [start, end) in bytes and in page frames. Every
- * table of ranges keel keeps (include/keel/range_table.h) holds one or the
- * other, and its user's region type begins with one of these pairs.
- * may_alias: a table reads its user's regions through them.
+ * The one region type: [start, end) in bytes and what it carries. Every
+ * table of ranges keel keeps holds these (struct range_table,
+ * include/keel/range_table.h): bootinfo's firmware lists, bootmem's RAM
+ * and reserved tables, each heap node's ranges. Bounds are bytes (paddr_t);
+ * the page view of a region is derived by region_start_pfn() and
+ * region_end_pfn(), never stored, so the compiler keeps the two apart.
+ * What a table does not use stays 0: a reserved region has no node, RAM
+ * no name.
  */
-struct paddr_range {
-	paddr_t start, end;
-} __attribute__((__may_alias__));
+#define REGION_NAME_MAX 24
 
-struct pfn_range {
-	pfn_t start, end;
-} __attribute__((__may_alias__));
+/* flags: what the firmware said about a range (SRAT memory affinity). */
+#define REGION_HOTPLUG	   (1u << 0)
+#define REGION_NONVOLATILE (1u << 1)
 
-/*
- * The head of a region type (a range and what it carries, such as a node
- * or a name): .range is the whole range, .start and .end its bounds.
- */
-#define PADDR_RANGE_HEAD                    \
-	union {                             \
-		struct paddr_range range;   \
-		struct {                    \
-			paddr_t start, end; \
-		};                          \
-	}
-#define PFN_RANGE_HEAD                    \
-	union {                           \
-		struct pfn_range range;   \
-		struct {                  \
-			pfn_t start, end; \
-		};                        \
-	}
+struct region {
+	paddr_t start, end;	    /* [start, end) */
+	uint32_t node;		    /* RAM: its NUMA node */
+	uint32_t flags;		    /* REGION_* */
+	char name[REGION_NAME_MAX]; /* reserved: why (NUL-terminated) */
+};
+
+static inline pfn_t region_start_pfn(const struct region *r)
+{
+	return paddr_to_pfn(r->start);
+}
+static inline pfn_t region_end_pfn(const struct region *r)
+{
+	return paddr_to_pfn(r->end);
+}
+static inline uint64_t region_bytes(const struct region *r)
+{
+	return r->end.v - r->start.v;
+}
+/* A region of bounds [@s, @e), nothing else set. */
+static inline struct region region_of(paddr_t s, paddr_t e)
+{
+	return (struct region){.start = s, .end = e};
+}
 
 #define INVALID_PADDR pa(~0ULL)
 #define INVALID_PFN   pfn(~0ULL)

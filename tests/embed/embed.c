@@ -48,7 +48,7 @@ static const struct {
 
 static unsigned int failures;
 
-#define CHECK(cond, ...)                                               \
+#define EXPECT(cond, ...)                                              \
 	do {                                                           \
 		if (!(cond)) {                                         \
 			failures++;                                    \
@@ -114,22 +114,21 @@ static void open_heap(bool break_holes)
 	numa_init(&bi);
 	bootmem_init();
 	for (unsigned int n = 0; n < NODES; n++)
-		CHECK(!bootmem_add(pa(EMBED_PHYS_BASE + n * NODE_BYTES),
-				   NODE_BYTES, n),
-		      "node %u", n);
+		EXPECT(!bootmem_add(pa(EMBED_PHYS_BASE + n * NODE_BYTES),
+				    NODE_BYTES, n),
+		       "node %u", n);
 	for (size_t i = 0; i < sizeof(holes) / sizeof(holes[0]); i++)
 		if (!break_holes)
-			CHECK(!bootmem_reserve(
-				      pa(EMBED_PHYS_BASE + holes[i].off),
-				      holes[i].bytes, holes[i].why),
-			      "%s", holes[i].why);
+			EXPECT(!bootmem_reserve(
+				       pa(EMBED_PHYS_BASE + holes[i].off),
+				       holes[i].bytes, holes[i].why),
+			       "%s", holes[i].why);
 	frametable_init(NODES);
 	heap_init(HEAP_INIT_LAZY, NODES,
 		  (const uint8_t(*)[MAX_NUMNODES])bi.distance);
 	maint = cachemaint_policy(CACHEMAINT_DEFERRED, &maint_stats);
 	heap_set_cachemaint(&maint);
-	bootmem_set_handoff_dirty(true);
-	CHECK(bootmem_handoff() > 0, "no range handed over");
+	EXPECT(heap_handoff(true) > 0, "no range handed over");
 }
 
 /* What the heap holds: RAM minus what bootmem kept (holes, its tables). */
@@ -139,16 +138,16 @@ static void check_opened(void)
 	uint64_t ram = host.bytes >> PAGE_SHIFT;
 	pfn_t head;
 
-	CHECK(heap_node_count() == NODES, "%u nodes", heap_node_count());
-	CHECK(heap_total_pages() == ram - kept, "%llu pages, %llu expected",
-	      (unsigned long long)heap_total_pages(),
-	      (unsigned long long)(ram - kept));
-	CHECK(heap_free_pages() == heap_total_pages(), "not all free");
-	CHECK(heap_dirty_pages() == heap_total_pages(), "handed over dirty");
+	EXPECT(heap_node_count() == NODES, "%u nodes", heap_node_count());
+	EXPECT(heap_total_pages() == ram - kept, "%llu pages, %llu expected",
+	       (unsigned long long)heap_total_pages(),
+	       (unsigned long long)(ram - kept));
+	EXPECT(heap_free_pages() == heap_total_pages(), "not all free");
+	EXPECT(heap_dirty_pages() == heap_total_pages(), "handed over dirty");
 	for (size_t i = 0; i < sizeof(holes) / sizeof(holes[0]); i++)
-		CHECK(heap_owner_of(pfn(pfn_of(holes[i].off)), &head, NULL) ==
-			      HEAP_OWNER_NONE,
-		      "hole \"%s\" is heap memory", holes[i].why);
+		EXPECT(heap_owner_of(pfn(pfn_of(holes[i].off)), &head, NULL) ==
+			       HEAP_OWNER_NONE,
+		       "hole \"%s\" is heap memory", holes[i].why);
 }
 
 /* An anonymous block on each node: zeroed, cleaned once, keel's own. */
@@ -161,17 +160,17 @@ static void check_anonymous(struct page_info *blk[NODES])
 		int who;
 
 		blk[n] = heap_alloc(4, (int)n, 0, HEAP_EXACT_NODE);
-		CHECK(blk[n] && blk[n]->node == n, "order 4 on node %u", n);
+		EXPECT(blk[n] && blk[n]->node == n, "order 4 on node %u", n);
 		if (!blk[n])
 			continue;
-		CHECK(zeroed(blk[n]->pfn, 4), "dirty block not zeroed");
-		CHECK(host.maint_ops == ops + 1, "%llu maintenance calls",
-		      (unsigned long long)(host.maint_ops - ops));
+		EXPECT(zeroed(blk[n]->pfn, 4), "dirty block not zeroed");
+		EXPECT(host.maint_ops == ops + 1, "%llu maintenance calls",
+		       (unsigned long long)(host.maint_ops - ops));
 		who = heap_owner_of(pfn(blk[n]->pfn + 5), &head, &order);
-		CHECK(who == HEAP_OWNER_KEEL && pfn_val(head) == blk[n]->pfn &&
-			      order == 4,
-		      "owner %d, head %#llx, order %u", who,
-		      (unsigned long long)pfn_val(head), order);
+		EXPECT(who == HEAP_OWNER_KEEL && pfn_val(head) == blk[n]->pfn &&
+			       order == 4,
+		       "owner %d, head %#llx, order %u", who,
+		       (unsigned long long)pfn_val(head), order);
 		memset(page_va(blk[n]->pfn), 0x5a, PAGE_SIZE << 4);
 	}
 }
@@ -186,18 +185,18 @@ static void check_owned(struct page_info *ext[NODES])
 
 		ext[n] = heap_alloc_owned(9, (int)n, HEAP_EXACT_NODE, owner,
 					  &info);
-		CHECK(ext[n] && info.node == n, "extent on node %u", n);
+		EXPECT(ext[n] && info.node == n, "extent on node %u", n);
 		if (!ext[n])
 			continue;
-		CHECK(zeroed(ext[n]->pfn, 9), "dirty extent not zeroed");
-		CHECK(heap_owner_of(pfn(ext[n]->pfn + 300), &head, NULL) ==
-				      owner &&
-			      pfn_val(head) == ext[n]->pfn,
-		      "owner of a page of the extent");
-		CHECK(heap_owned_pages(owner) == 512, "%llu owned pages",
-		      (unsigned long long)heap_owned_pages(owner));
+		EXPECT(zeroed(ext[n]->pfn, 9), "dirty extent not zeroed");
+		EXPECT(heap_owner_of(pfn(ext[n]->pfn + 300), &head, NULL) ==
+				       owner &&
+			       pfn_val(head) == ext[n]->pfn,
+		       "owner of a page of the extent");
+		EXPECT(heap_owned_pages(owner) == 512, "%llu owned pages",
+		       (unsigned long long)heap_owned_pages(owner));
 	}
-	CHECK(heap_owned_pages(0) == 2 * 512, "all owners");
+	EXPECT(heap_owned_pages(0) == 2 * 512, "all owners");
 }
 
 /* HEAP_NO_FLUSH: recorded, nothing done until the batch is flushed. */
@@ -206,15 +205,15 @@ static void check_no_flush(void)
 	uint64_t ops = host.maint_ops;
 	struct page_info *pg = heap_alloc(2, 1, 0, HEAP_NO_FLUSH);
 
-	CHECK(pg, "no_flush block");
+	EXPECT(pg, "no_flush block");
 	if (!pg)
 		return;
-	CHECK(host.maint_ops == ops && maint_stats.pending_ranges == 1,
-	      "maintenance done at once");
-	CHECK(cachemaint_flush_batch(&maint) == 1, "batch of one");
-	CHECK(host.maint_ops == ops + 1 && maint_stats.pending_ranges == 0,
-	      "batch not flushed");
-	CHECK(!heap_free(pg, 2, false), "free");
+	EXPECT(host.maint_ops == ops && maint_stats.pending_ranges == 1,
+	       "maintenance done at once");
+	EXPECT(cachemaint_flush_batch(&maint) == 1, "batch of one");
+	EXPECT(host.maint_ops == ops + 1 && maint_stats.pending_ranges == 0,
+	       "batch not flushed");
+	EXPECT(!heap_free(pg, 2, false), "free");
 }
 
 /* A double free is refused with a warning (heap_strict off), not fatal. */
@@ -223,11 +222,11 @@ static void check_misuse(void)
 	struct page_info *pg = heap_alloc(0, HEAP_ANY_NODE, 0, 0);
 	uint64_t said;
 
-	CHECK(pg && !heap_free(pg, 0, true), "one page");
+	EXPECT(pg && !heap_free(pg, 0, true), "one page");
 	heap_strict = false;
 	said = host.console_bytes;
-	CHECK(pg && heap_free(pg, 0, true) == -EINVAL, "double free taken");
-	CHECK(host.console_bytes > said, "double free refused silently");
+	EXPECT(pg && heap_free(pg, 0, true) == -EINVAL, "double free taken");
+	EXPECT(host.console_bytes > said, "double free refused silently");
 	heap_strict = true;
 }
 
@@ -248,15 +247,15 @@ static void check_every_page(void)
 		per_node[all[got]->node % NODES]++;
 		got++;
 	}
-	CHECK(got == want, "%llu of %llu pages", (unsigned long long)got,
-	      (unsigned long long)want);
-	CHECK(!bad, "%llu pages inside reserved holes",
-	      (unsigned long long)bad);
-	CHECK(!dirty, "%llu pages not zeroed", (unsigned long long)dirty);
-	CHECK(per_node[0] && per_node[1], "a node gave nothing");
-	CHECK(heap_free_pages() == 0, "free pages left");
+	EXPECT(got == want, "%llu of %llu pages", (unsigned long long)got,
+	       (unsigned long long)want);
+	EXPECT(!bad, "%llu pages inside reserved holes",
+	       (unsigned long long)bad);
+	EXPECT(!dirty, "%llu pages not zeroed", (unsigned long long)dirty);
+	EXPECT(per_node[0] && per_node[1], "a node gave nothing");
+	EXPECT(heap_free_pages() == 0, "free pages left");
 	while (got--)
-		CHECK(!heap_free(all[got], 0, false), "free");
+		EXPECT(!heap_free(all[got], 0, false), "free");
 	free(all);
 }
 
@@ -266,23 +265,23 @@ static void check_closed(struct page_info *blk[NODES],
 {
 	for (unsigned int n = 0; n < NODES; n++) {
 		if (blk[n])
-			CHECK(!heap_free(blk[n], 4, true), "free block");
+			EXPECT(!heap_free(blk[n], 4, true), "free block");
 		if (ext[n])
-			CHECK(!heap_free_owned(ext[n], 9,
-					       (uint16_t)(OWNER + n)),
-			      "free extent");
+			EXPECT(!heap_free_owned(ext[n], 9,
+						(uint16_t)(OWNER + n)),
+			       "free extent");
 	}
-	CHECK(heap_free_pages() == heap_total_pages(), "pages not back");
-	CHECK(heap_owned_pages(0) == 0, "owned pages left");
-	CHECK(maint_stats.ops == host.maint_ops &&
-		      maint_stats.bytes == host.maint_bytes,
-	      "counters say %llu ops %llu bytes, the host saw %llu, %llu",
-	      (unsigned long long)maint_stats.ops,
-	      (unsigned long long)maint_stats.bytes,
-	      (unsigned long long)host.maint_ops,
-	      (unsigned long long)host.maint_bytes);
-	CHECK(heap_check() == 0, "heap_check() found problems");
-	CHECK(host.irq_on == 1, "interrupts left masked");
+	EXPECT(heap_free_pages() == heap_total_pages(), "pages not back");
+	EXPECT(heap_owned_pages(0) == 0, "owned pages left");
+	EXPECT(maint_stats.ops == host.maint_ops &&
+		       maint_stats.bytes == host.maint_bytes,
+	       "counters say %llu ops %llu bytes, the host saw %llu, %llu",
+	       (unsigned long long)maint_stats.ops,
+	       (unsigned long long)maint_stats.bytes,
+	       (unsigned long long)host.maint_ops,
+	       (unsigned long long)host.maint_bytes);
+	EXPECT(heap_check() == 0, "heap_check() found problems");
+	EXPECT(host.irq_on == 1, "interrupts left masked");
 }
 
 int main(int argc, char **argv)

@@ -43,7 +43,7 @@ static inline void acpi_fuzz_check(const struct acpi_info *ai)
 	FUZZ_CHECK(usable == ai->cpu_usable_count);
 	FUZZ_CHECK(boots <= 1 && boots == ai->boot_cpu_found);
 	for (i = 0; i < ai->memblk_count; i++) {
-		const struct acpi_memblk *m = &ai->memblk[i];
+		const struct region *m = &ai->memblk[i];
 
 		FUZZ_CHECK(ai->numa_valid);
 		FUZZ_CHECK(pa_val(m->start) < pa_val(m->end));

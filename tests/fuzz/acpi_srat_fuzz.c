@@ -17,20 +17,23 @@ static void check_persistent(const struct bootinfo *bi,
 			     const struct acpi_info *ai)
 {
 	for (unsigned int i = 0; ai->numa_valid && i < ai->memblk_count; i++) {
-		const struct acpi_memblk *m = &ai->memblk[i];
+		const struct region *m = &ai->memblk[i];
 		bool in_ram = false, reserved = false;
 
-		if (!m->nonvolatile)
+		if (!(m->flags & REGION_NONVOLATILE))
 			continue;
-		for (unsigned int r = 0; r < bi->ram_count; r++)
-			in_ram |= pa_val(bi->ram[r].start) < pa_val(m->end) &&
-				  pa_val(m->start) < pa_val(bi->ram[r].end);
-		for (unsigned int r = 0; r < bi->reserved_count; r++)
-			reserved |=
-				!strcmp(bi->reserved[r].name, "persistent") &&
-				pa_val(bi->reserved[r].start) <=
-					pa_val(m->start) &&
-				pa_val(m->end) <= pa_val(bi->reserved[r].end);
+		for (unsigned int r = 0; r < bi->ram.count; r++)
+			in_ram |= pa_val(bi->ram.regions[r].start) <
+					  pa_val(m->end) &&
+				  pa_val(m->start) <
+					  pa_val(bi->ram.regions[r].end);
+		for (unsigned int r = 0; r < bi->reserved.count; r++)
+			reserved |= !strcmp(bi->reserved.regions[r].name,
+					    "persistent") &&
+				    pa_val(bi->reserved.regions[r].start) <=
+					    pa_val(m->start) &&
+				    pa_val(m->end) <=
+					    pa_val(bi->reserved.regions[r].end);
 		FUZZ_CHECK(!in_ram || reserved);
 	}
 }
@@ -46,14 +49,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	acpi_parse_srat(data, size, &ai);
 	acpi_fuzz_check(&ai);
 
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_MULTIBOOT2);
 	bootinfo_add_ram(&bi, pa(0), pa(0x9f000), 0);
 	bootinfo_add_ram(&bi, pa(0x100000), pa(0xc0000000), 0);
 	bootinfo_add_ram(&bi, pa(0x100000000ULL), pa(0x200000000ULL), 0);
 	acpi_apply_numa(&bi, &ai);
-	for (unsigned int i = 0; i < bi.ram_count; i++)
-		FUZZ_CHECK(bi.ram[i].node < MAX_NUMNODES &&
-			   ai.node_used[bi.ram[i].node]);
+	for (unsigned int i = 0; i < bi.ram.count; i++)
+		FUZZ_CHECK(bi.ram.regions[i].node < MAX_NUMNODES &&
+			   ai.node_used[bi.ram.regions[i].node]);
 	check_persistent(&bi, &ai);
 	acpi_fill_bootinfo(&bi, &ai);
 	bootinfo_sanitise(&bi);

@@ -40,6 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (acpi_parse(&mem, pa(rsdp), 0, &ai))
 		return 0;
 	acpi_fuzz_check(&ai);
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_MULTIBOOT2);
 	bootinfo_add_ram(&bi, pa(0), pa(0x9f000), 0);
 	bootinfo_add_ram(&bi, pa(0x100000), pa(0x80000000), 0);

@@ -28,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (unsigned int i = 0; i < d.table_count; i++)
 		FUZZ_CHECK(d.table[i].offset + d.table[i].length <= d.used);
 
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	acpi_replay(&bi, text, size, buf, size / 3 + 16);
 	bootinfo_sanitise(&bi);

@@ -49,6 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct reader r = {data, size};
 
 	fuzz_console_quiet();
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	while (r.left) {
 		uint8_t op = (uint8_t)take(&r, 1);

@@ -23,17 +23,16 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* Is @r in the reserved list as "static-mem" (unless the list merged)? */
-static bool static_reserved(const struct bootinfo *b,
-			    const struct paddr_range *r)
+static bool static_reserved(const struct bootinfo *b, const struct region *r)
 {
 	if (pa_val(r->end) <= pa_val(r->start))
 		return false;
 	if (b->merged_reserved)
 		return true;
-	for (unsigned int i = 0; i < b->reserved_count; i++)
-		if (pa_val(b->reserved[i].start) == pa_val(r->start) &&
-		    pa_val(b->reserved[i].end) == pa_val(r->end) &&
-		    !strcmp(b->reserved[i].name, "static-mem"))
+	for (unsigned int i = 0; i < b->reserved.count; i++)
+		if (pa_val(b->reserved.regions[i].start) == pa_val(r->start) &&
+		    pa_val(b->reserved.regions[i].end) == pa_val(r->end) &&
+		    !strcmp(b->reserved.regions[i].name, "static-mem"))
 			return true;
 	return false;
 }
@@ -48,6 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	fuzz_console_quiet();
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_DT);
 	dt_parse(copy, size, pa(0x40000000), &bi, &ai);
 	FUZZ_CHECK(bi.domain_count <= BOOTINFO_MAX_DOMAINS);

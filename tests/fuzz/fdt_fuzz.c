@@ -28,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(copy, data, size);
 	fuzz_console_quiet();
+	bootinfo_early_pool_reset();
 	bootinfo_init(&pre, BOOT_DT);
 	read = dt_read_cmdline(copy, size, &pre);
 	FUZZ_CHECK(pre.cmdline[sizeof(pre.cmdline) - 1] == '\0');
@@ -43,9 +44,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(ai.totalsize != 0);
 	FUZZ_CHECK(bi.cmdline[sizeof(bi.cmdline) - 1] == '\0');
 	FUZZ_CHECK(ai.uart_path[sizeof(ai.uart_path) - 1] == '\0');
-	for (unsigned int i = 0; i < bi.ram_count; i++) {
-		FUZZ_CHECK(pa_val(bi.ram[i].start) < pa_val(bi.ram[i].end));
-		FUZZ_CHECK(bi.ram[i].node < MAX_NUMNODES);
+	for (unsigned int i = 0; i < bi.ram.count; i++) {
+		FUZZ_CHECK(pa_val(bi.ram.regions[i].start) <
+			   pa_val(bi.ram.regions[i].end));
+		FUZZ_CHECK(bi.ram.regions[i].node < MAX_NUMNODES);
 	}
 	for (unsigned int i = 0; i < bi.cpu_count; i++) {
 		FUZZ_CHECK(bi.cpus[i].node < MAX_NUMNODES);

@@ -35,24 +35,26 @@ static inline void fuzz_check_bootinfo(const struct bootinfo *b)
 	unsigned int boots = 0;
 
 	FUZZ_CHECK(b->node_count >= 1 && b->node_count <= MAX_NUMNODES);
-	FUZZ_CHECK(b->ram_count <= BOOTINFO_MAX_RAM);
-	FUZZ_CHECK(b->reserved_count <= BOOTINFO_MAX_RESERVED);
-	for (unsigned int i = 0; i < b->ram_count; i++) {
-		uint64_t s = pa_val(b->ram[i].start), e = pa_val(b->ram[i].end);
+	FUZZ_CHECK(b->ram.count <= b->ram.cap);
+	FUZZ_CHECK(b->reserved.count < b->reserved.cap); /* one spare */
+	for (unsigned int i = 0; i < b->ram.count; i++) {
+		uint64_t s = pa_val(b->ram.regions[i].start),
+			 e = pa_val(b->ram.regions[i].end);
 
 		FUZZ_CHECK(s < e && e <= limit);
 		FUZZ_CHECK(IS_ALIGNED(s, PAGE_SIZE) &&
 			   IS_ALIGNED(e, PAGE_SIZE));
-		FUZZ_CHECK(b->ram[i].node < b->node_count);
+		FUZZ_CHECK(b->ram.regions[i].node < b->node_count);
 		if (i) {
-			FUZZ_CHECK(pa_val(b->ram[i - 1].end) <= s);
-			FUZZ_CHECK(pa_val(b->ram[i - 1].end) != s ||
-				   b->ram[i - 1].node != b->ram[i].node);
+			FUZZ_CHECK(pa_val(b->ram.regions[i - 1].end) <= s);
+			FUZZ_CHECK(pa_val(b->ram.regions[i - 1].end) != s ||
+				   b->ram.regions[i - 1].node !=
+					   b->ram.regions[i].node);
 		}
 	}
-	for (unsigned int i = 0; i < b->reserved_count; i++)
-		FUZZ_CHECK(pa_val(b->reserved[i].start) <
-			   pa_val(b->reserved[i].end));
+	for (unsigned int i = 0; i < b->reserved.count; i++)
+		FUZZ_CHECK(pa_val(b->reserved.regions[i].start) <
+			   pa_val(b->reserved.regions[i].end));
 	FUZZ_CHECK(b->cpu_count >= 1 && b->cpu_count <= CONFIG_NR_CPUS);
 	for (unsigned int i = 0; i < b->cpu_count; i++) {
 		FUZZ_CHECK(b->cpus[i].node < b->node_count);

@@ -64,10 +64,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	seen_count = seen_next = 0;
 	seen_full = false;
 	files.on_range = observe;
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	fwdesc_parse_files(&bi, (const char *)data, size, &files);
-	for (unsigned int i = 0; i < bi.ram_count; i++) {
-		uint64_t s = pa_val(bi.ram[i].start), e = pa_val(bi.ram[i].end);
+	for (unsigned int i = 0; i < bi.ram.count; i++) {
+		uint64_t s = pa_val(bi.ram.regions[i].start),
+			 e = pa_val(bi.ram.regions[i].end);
 
 		FUZZ_CHECK(s < e);
 		FUZZ_CHECK(seen_full || observed(s, e));

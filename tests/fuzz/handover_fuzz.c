@@ -25,6 +25,7 @@ static uint8_t copy[HANDOVER_MAX_BYTES / 64];
 
 static void machine(void)
 {
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	bootinfo_add_ram(&bi, pa(0), pa(1ull << 30), 0);
 	bootinfo_add_ram(&bi, pa(G4), pa(G4 + (1ull << 30)), 1);
@@ -105,7 +106,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fuzz_console_quiet();
 	check_images(data, size);
-	if (!bi.ram_count)
+	if (!bi.ram.count)
 		machine();
 	if (!handover_parse(&bi, data, size, pa(HO_PA)))
 		check_taken(&bi.handover);

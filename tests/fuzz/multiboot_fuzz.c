@@ -34,12 +34,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fuzz_console_quiet();
 	if (size >= 4)
 		memcpy(&info, data, 4);
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_MULTIBOOT1);
 	multiboot1_parse(&bi, info, image_read, &img);
 	FUZZ_CHECK(bi.cmdline[sizeof(bi.cmdline) - 1] == '\0');
 	FUZZ_CHECK(bi.loader[sizeof(bi.loader) - 1] == '\0');
-	for (unsigned int i = 0; i < bi.ram_count; i++)
-		FUZZ_CHECK(pa_val(bi.ram[i].start) < pa_val(bi.ram[i].end));
+	for (unsigned int i = 0; i < bi.ram.count; i++)
+		FUZZ_CHECK(pa_val(bi.ram.regions[i].start) <
+			   pa_val(bi.ram.regions[i].end));
 	bootinfo_sanitise(&bi);
 	fuzz_check_bootinfo(&bi);
 	return 0;

@@ -35,16 +35,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data + 1, len);
 	fuzz_console_quiet();
 
+	bootinfo_early_pool_reset();
 	bootinfo_init(&bi, BOOT_EFI);
 	r = uefi_mmap_to_bootinfo(copy, len, stride, &bi, &st);
 	if (r) {
-		FUZZ_CHECK(bi.ram_count == 0 && bi.reserved_count == 0);
+		FUZZ_CHECK(bi.ram.count == 0 && bi.reserved.count == 0);
 	} else {
 		FUZZ_CHECK(st.descs == len / stride);
-		for (unsigned int i = 0; i < bi.ram_count; i++) {
-			FUZZ_CHECK(pa_val(bi.ram[i].start) <
-				   pa_val(bi.ram[i].end));
-			FUZZ_CHECK(bi.ram[i].node == NUMA_NO_NODE);
+		for (unsigned int i = 0; i < bi.ram.count; i++) {
+			FUZZ_CHECK(pa_val(bi.ram.regions[i].start) <
+				   pa_val(bi.ram.regions[i].end));
+			FUZZ_CHECK(bi.ram.regions[i].node == NUMA_NO_NODE);
 		}
 	}
 

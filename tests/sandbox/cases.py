@@ -12,6 +12,7 @@ from ..qemu.guests_checks import guests_unsupported
 from ..qemu.smp_checks import one_timeout
 from . import firmware
 from .dom0less import dom0less_cases
+from .dt_banks import dt_banks_cases
 from .checks_fw import (LATENCY_LOAD_CMDLINE, check_all_scrubbed_by_many, check_audit_full,
                         check_bench, check_calibrated, check_cpuonly,
                         check_fold, check_frametable_split,
@@ -59,6 +60,7 @@ def cases():
     return (boot_cases() + bad_fw_cases() + limit_cases() + scrub_cases() +
             reserved_cases() + big_cases() + domain_cases() +
             inject_cases(Case) + dom0less_cases(Case) +
+            dt_banks_cases(Case) +
             domain_bench_cases() + liveupdate_cases(Case))
 
 

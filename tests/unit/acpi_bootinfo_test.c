@@ -32,7 +32,7 @@ static void test_x86_bootinfo(void **state)
 	sandbox_console_clear();
 	acpi_apply_numa(&bi, &info);
 	assert_int_equal(test_console_warnings(), 0);
-	assert_int_equal(bi.ram_count, 4);
+	assert_int_equal(bi.ram.count, 4);
 	expect_ram(0, 0, 0x9fc00, 0);
 	expect_ram(1, MB, 512 * MB, 0);
 	expect_ram(2, 4 * GB, 4 * GB + 512 * MB, 1);
@@ -57,7 +57,7 @@ static void test_numa_below_srat(void **state)
 	assert_true(test_console_contains("[0x10000000, 0x40000000) is in no "
 					  "memory affinity range, using node "
 					  "1"));
-	assert_int_equal(bi.ram_count, 3);
+	assert_int_equal(bi.ram.count, 3);
 	expect_ram(0, 256 * MB, GB, 1);
 	expect_ram(1, GB, 2 * GB, 1);
 	expect_ram(2, 2 * GB, 3 * GB, 0);
@@ -78,8 +78,8 @@ static void test_srat_nonvolatile(void **state)
 	put32(flags, get32(flags) | 4);
 	fix_checksum(tbl(1));
 	parse_expect(0, 0, NULL);
-	assert_true(info.memblk[2].nonvolatile);
-	assert_false(info.memblk[1].nonvolatile);
+	assert_true(info.memblk[2].flags & REGION_NONVOLATILE);
+	assert_false(info.memblk[1].flags & REGION_NONVOLATILE);
 
 	bootinfo_add_ram(&bi, pa(MB), pa(0x3ffe0000), 0);
 	sandbox_console_clear();
@@ -88,10 +88,10 @@ static void test_srat_nonvolatile(void **state)
 	assert_true(test_console_contains(
 		"ACPI SRAT: 1 non-volatile memory range (512 MiB) left out "
 		"of RAM, 511 MiB of the memory map reserved as persistent"));
-	assert_int_equal(bi.reserved_count, 1);
-	assert_string_equal(bi.reserved[0].name, "persistent");
-	assert_int_equal(pa_val(bi.reserved[0].start), 512 * MB);
-	assert_int_equal(pa_val(bi.reserved[0].end), GB);
+	assert_int_equal(bi.reserved.count, 1);
+	assert_string_equal(bi.reserved.regions[0].name, "persistent");
+	assert_int_equal(pa_val(bi.reserved.regions[0].start), 512 * MB);
+	assert_int_equal(pa_val(bi.reserved.regions[0].end), GB);
 
 	/* Without RAM over it: the line, nothing reserved. */
 	bootinfo_init(&bi, BOOT_MULTIBOOT2);
@@ -99,7 +99,7 @@ static void test_srat_nonvolatile(void **state)
 	sandbox_console_clear();
 	acpi_apply_numa(&bi, &info);
 	assert_true(test_console_contains("(512 MiB) left out of RAM, 0 MiB"));
-	assert_int_equal(bi.reserved_count, 0);
+	assert_int_equal(bi.reserved.count, 0);
 }
 
 int main(void)

@@ -108,7 +108,7 @@ static void test_dt_ram_to_numa(void **state)
 	bootinfo_add_ram(&bi, pa(GB), pa(2 * GB), 0);
 	bootinfo_add_ram(&bi, pa(2 * GB), pa(3 * GB), 2);
 	dt_ram_to_numa(&bi, &info);
-	assert_int_equal(bi.ram_count, 0);
+	assert_int_equal(bi.ram.count, 0);
 	assert_true(info.numa_valid);
 	assert_int_equal(info.memblk_count, 3);
 	expect_memblk(0, GB, 2 * GB, 0, false);

@@ -242,16 +242,16 @@ static inline void expect_memblk(unsigned int i, uint64_t s, uint64_t e,
 	assert_int_equal(pa_val(info.memblk[i].start), s);
 	assert_int_equal(pa_val(info.memblk[i].end), e);
 	assert_int_equal(info.memblk[i].node, node);
-	assert_int_equal(info.memblk[i].hotplug, hotplug);
+	assert_int_equal(!!(info.memblk[i].flags & REGION_HOTPLUG), hotplug);
 }
 
 static inline void expect_ram(unsigned int i, uint64_t s, uint64_t e,
 			      uint32_t node)
 {
-	assert_true(i < bi.ram_count);
-	assert_int_equal(pa_val(bi.ram[i].start), s);
-	assert_int_equal(pa_val(bi.ram[i].end), e);
-	assert_int_equal(bi.ram[i].node, node);
+	assert_true(i < bi.ram.count);
+	assert_int_equal(pa_val(bi.ram.regions[i].start), s);
+	assert_int_equal(pa_val(bi.ram.regions[i].end), e);
+	assert_int_equal(bi.ram.regions[i].node, node);
 }
 
 static inline void expect_single_node(void)

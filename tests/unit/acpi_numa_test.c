@@ -19,7 +19,7 @@ static void test_bad_checksum_srat(void **state)
 	bootinfo_add_ram(&bi, pa(MB), pa(GB), 7);
 	acpi_apply_numa(&bi, &info);
 	expect_ram(0, MB, GB, 0);
-	assert_int_equal(bi.ram_count, 1);
+	assert_int_equal(bi.ram.count, 1);
 }
 
 static void test_srat_entry_past_end(void **state)

@@ -126,7 +126,7 @@ static void test_x2apic_3node_rsdt(void **state)
 	acpi_apply_numa(&bi, &info);
 	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("SRAT: RAM [0x180000000"));
-	assert_int_equal(bi.ram_count, 4);
+	assert_int_equal(bi.ram.count, 4);
 	expect_ram(0, 0, GB, 0);
 	expect_ram(1, 4 * GB, 6 * GB, 2);
 	expect_ram(2, GB, 2 * GB, 1);

@@ -396,11 +396,11 @@ static void test_replay_machine(void **state)
 	assert_int_equal(bi.node_fw_id[2], NODE_FW_ID_NONE);
 
 	/* RAM: the two non-hot-pluggable ranges, on PXM 1's node. */
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[0].end), 2 * GB);
-	assert_int_equal(pa_val(bi.ram[1].start), 4 * GB);
-	assert_int_equal(bi.ram[0].node, 0);
-	assert_int_equal(bi.ram[1].node, 0);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 2 * GB);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), 4 * GB);
+	assert_int_equal(bi.ram.regions[0].node, 0);
+	assert_int_equal(bi.ram.regions[1].node, 0);
 
 	/* Distances by PXM from the 3x3 SLIT: rows 1 and 2. */
 	assert_true(bi.have_distance);
@@ -430,9 +430,9 @@ static void test_replay_with_lines(void **state)
 	assert_int_equal(bi.cpu_count, 1);
 	assert_int_equal(bi.cpus[0].hwid, 7);
 	/* [1G, 2G) and [2G, 4G) split at the SRAT boundary, [4G, 5G). */
-	assert_int_equal(bi.ram_count, 3);
-	for (unsigned int i = 0; i < bi.ram_count; i++)
-		assert_int_equal(bi.ram[i].node, 0); /* PXM 1 */
+	assert_int_equal(bi.ram.count, 3);
+	for (unsigned int i = 0; i < bi.ram.count; i++)
+		assert_int_equal(bi.ram.regions[i].node, 0); /* PXM 1 */
 	assert_int_equal(bi.distance[0][1], 21);
 }
 
@@ -453,9 +453,9 @@ static void test_replay_nonvolatile(void **state)
 	assert_true(test_console_contains("SRAT's 1 enabled"));
 	assert_true(test_console_contains("1 non-volatile memory range (2048 "
 					  "MiB) left out of RAM, 0 MiB"));
-	assert_int_equal(bi.ram_count, 1);
-	assert_int_equal(pa_val(bi.ram[0].end), 2 * GB);
-	assert_int_equal(bi.reserved_count, 0);
+	assert_int_equal(bi.ram.count, 1);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 2 * GB);
+	assert_int_equal(bi.reserved.count, 0);
 
 	/* ram lines over it: the non-volatile part is reserved. */
 	sandbox_console_clear();
@@ -468,10 +468,10 @@ static void test_replay_nonvolatile(void **state)
 	assert_int_equal(acpi_replay(&bi, text, tlen, dbuf, sizeof(dbuf)), 0);
 	assert_true(test_console_contains("(2048 MiB) left out of RAM, 1024 "
 					  "MiB of the memory map reserved"));
-	assert_int_equal(bi.reserved_count, 1);
-	assert_string_equal(bi.reserved[0].name, "persistent");
-	assert_int_equal(pa_val(bi.reserved[0].start), 4 * GB);
-	assert_int_equal(pa_val(bi.reserved[0].end), 6 * GB);
+	assert_int_equal(bi.reserved.count, 1);
+	assert_string_equal(bi.reserved.regions[0].name, "persistent");
+	assert_int_equal(pa_val(bi.reserved.regions[0].start), 4 * GB);
+	assert_int_equal(pa_val(bi.reserved.regions[0].end), 6 * GB);
 }
 
 static void test_replay_nothing(void **state)
@@ -554,7 +554,7 @@ static void test_fwdesc_fw_id(void **state)
 	assert_int_equal(bi.node_fw_id[0], 3);
 	assert_int_equal(bi.node_fw_id[1], 9);
 	assert_int_equal(bi.node_fw_id[2], NODE_FW_ID_NONE);
-	assert_int_equal(bi.ram[0].node, 0);
+	assert_int_equal(bi.ram.regions[0].node, 0);
 	assert_int_equal(bi.cpus[0].node, 1);
 }
 

@@ -4,8 +4,10 @@
  * reader: adjacent or overlapping RAM of one node is merged as it is added
  * (bootinfo_add_ram()), so it never needs a slot; only separate ranges
  * beyond the table are dropped, with one warning for the whole boot and
- * memmap.dropped_ram_bytes. Also the warning when three nodes claim the
- * same RAM (issue 20 §2.8): it names the node that keeps it.
+ * memmap.dropped_ram_bytes. The table grows (issue 30 §3): 1000 separate
+ * DT memory banks are all kept, and bootmem takes the table over. Also
+ * the warning when three nodes claim the same RAM (issue 20 §2.8): it
+ * names the node that keeps it.
  *
  * The inputs are built here: a .fw text, a DTB written with libfdt's
  * sequential-write API, multiboot1 and multiboot2 memory maps.
@@ -13,6 +15,7 @@
 #include <libfdt.h>
 
 #include <keel/acpi.h>
+#include <keel/bootmem.h>
 #include <keel/fdt.h>
 #include <keel/fwdesc.h>
 #include <keel/multiboot.h>
@@ -40,10 +43,10 @@ static unsigned int count(const char *needle)
 static void expect_one_range(uint64_t s, uint64_t e, uint32_t node)
 {
 	bootinfo_sanitise(&bi);
-	assert_int_equal(bi.ram_count, 1);
-	assert_int_equal(pa_val(bi.ram[0].start), s);
-	assert_int_equal(pa_val(bi.ram[0].end), e);
-	assert_int_equal(bi.ram[0].node, node);
+	assert_int_equal(bi.ram.count, 1);
+	assert_int_equal(pa_val(bi.ram.regions[0].start), s);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), e);
+	assert_int_equal(bi.ram.regions[0].node, node);
 	assert_int_equal(bi.dropped_ram, 0);
 	assert_int_equal(bi.dropped_ram_bytes, 0);
 	assert_int_equal(count("separate RAM ranges"), 0);
@@ -79,21 +82,25 @@ static void test_fwdesc_overlapping_reverse(void **state)
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	fwdesc_parse(&bi, text, len);
 	bootinfo_sanitise(&bi);
-	assert_int_equal(bi.ram_count, 1);
-	assert_int_equal(pa_val(bi.ram[0].start), GB);
-	assert_int_equal(pa_val(bi.ram[0].end), GB + 1202 * MB);
+	assert_int_equal(bi.ram.count, 1);
+	assert_int_equal(pa_val(bi.ram.regions[0].start), GB);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), GB + 1202 * MB);
 	assert_int_equal(bi.dropped_ram_bytes, 0);
 }
 
-/* Separate ranges beyond the table: dropped, one warning, counted. */
+/*
+ * Separate ranges beyond a table at its limit (one that cannot grow, as
+ * if the early pool were spent): dropped, one warning, counted.
+ */
 static void test_separate_overflow_one_warning(void **state)
 {
 	bootinfo_init(&bi, BOOT_SANDBOX);
+	bi.ram.max = bi.ram.cap;
 	for (unsigned int i = 0; i < 600; i++)
 		bootinfo_add_ram(&bi, pa(GB + 2 * i * MB),
 				 pa(GB + 2 * i * MB + MB), 0);
 	bootinfo_sanitise(&bi);
-	assert_int_equal(bi.ram_count, BOOTINFO_MAX_RAM);
+	assert_int_equal(bi.ram.count, BOOTINFO_MAX_RAM);
 	assert_int_equal(bi.dropped_ram, 600 - BOOTINFO_MAX_RAM);
 	assert_int_equal(bi.dropped_ram_bytes, (600 - BOOTINFO_MAX_RAM) * MB);
 	assert_int_equal(count("separate RAM ranges"), 1);
@@ -153,6 +160,54 @@ static void test_dt_1000_memory_nodes(void **state)
 	}
 	dt_finish_and_parse();
 	expect_one_range(GB, GB + BANKS * MB, 0);
+}
+
+/*
+ * 1000 separate banks (1 MiB apart), each its own /memory node: the table
+ * grows past its 512 static slots and keeps them all, nothing dropped,
+ * and bootmem's RAM table is that table, not a copy of it.
+ */
+static void test_dt_1000_separate_banks_kept(void **state)
+{
+	unsigned int count_bm;
+
+	dt_begin();
+	for (unsigned int i = 0; i < BANKS; i++) {
+		char name[32];
+		fdt64_t reg[2];
+
+		snprintf(name, sizeof(name), "memory@%llx",
+			 (unsigned long long)(GB + 2 * i * MB));
+		fdt_reg(GB + 2 * i * MB, MB, reg);
+		fdt_ok(fdt_begin_node(dtb, name));
+		fdt_ok(fdt_property_string(dtb, "device_type", "memory"));
+		fdt_ok(fdt_property(dtb, "reg", reg, sizeof(reg)));
+		fdt_ok(fdt_end_node(dtb));
+	}
+	dt_finish_and_parse();
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.ram.count, BANKS);
+	assert_true(bi.ram.cap >= BANKS);
+	assert_int_equal(bi.dropped_ram, 0);
+	assert_int_equal(bi.dropped_ram_bytes, 0);
+	assert_int_equal(count("separate RAM ranges"), 0);
+	for (unsigned int i = 0; i < BANKS; i++) {
+		assert_int_equal(pa_val(bi.ram.regions[i].start),
+				 GB + 2 * i * MB);
+		assert_int_equal(pa_val(bi.ram.regions[i].end),
+				 GB + 2 * i * MB + MB);
+	}
+	assert_int_equal(bootinfo_ram_bytes(&bi), BANKS * MB);
+	/* Sanitise again, and again: nothing more of the pool, nothing lost. */
+	for (unsigned int k = 0; k < 8; k++)
+		bootinfo_sanitise(&bi);
+	assert_int_equal(bi.ram.count, BANKS);
+	assert_int_equal(bi.dropped_ram, 0);
+	bootmem_init();
+	bootmem_init_from_bootinfo(&bi);
+	assert_ptr_equal(bootmem_ram_regions(&count_bm), bi.ram.regions);
+	assert_int_equal(count_bm, BANKS);
+	bootmem_init();
 }
 
 /* One memory node whose reg lists 1000 adjacent banks (highest first). */
@@ -251,8 +306,8 @@ static void test_three_nodes_name_the_keeper(void **state)
 	bootinfo_add_ram(&bi, pa(0), pa(GB), 1);
 	bootinfo_add_ram(&bi, pa(0), pa(GB), 0);
 	bootinfo_sanitise(&bi);
-	assert_int_equal(bi.ram_count, 1);
-	assert_int_equal(bi.ram[0].node, 0);
+	assert_int_equal(bi.ram.count, 1);
+	assert_int_equal(bi.ram.regions[0].node, 0);
 	assert_int_equal(count("claimed by"), 1);
 	/* The pair named holds the keeper: not "nodes 2 and 1". */
 	assert_true(test_console_contains(
@@ -270,11 +325,11 @@ static void test_meeting_inside_a_page(void **state)
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	bootinfo_add_ram(&bi, pa(0x10000), pa(0x20800), 3);
 	bootinfo_add_ram(&bi, pa(0x20800), pa(0x40000), 3);
-	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(bi.ram.count, 2);
 	bootinfo_sanitise(&bi);
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[0].end), 0x20000);
-	assert_int_equal(pa_val(bi.ram[1].start), 0x21000);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 0x20000);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), 0x21000);
 }
 
 /*
@@ -286,9 +341,9 @@ static void test_srat_split_not_merged_back(void **state)
 	static struct acpi_info ai;
 
 	acpi_info_reset(&ai);
-	ai.memblk[0] = (struct acpi_memblk){
-		.start = pa(0), .end = pa(2 * GB), .node = 0};
-	ai.memblk[1] = (struct acpi_memblk){
+	ai.memblk[0] =
+		(struct region){.start = pa(0), .end = pa(2 * GB), .node = 0};
+	ai.memblk[1] = (struct region){
 		.start = pa(2 * GB), .end = pa(4 * GB), .node = 1};
 	ai.memblk_count = 2;
 	ai.numa_valid = true;
@@ -296,11 +351,11 @@ static void test_srat_split_not_merged_back(void **state)
 	bootinfo_add_ram(&bi, pa(0), pa(4 * GB), 0);
 	acpi_apply_numa(&bi, &ai);
 	bootinfo_sanitise(&bi);
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[0].end), 2 * GB);
-	assert_int_equal(bi.ram[0].node, 0);
-	assert_int_equal(pa_val(bi.ram[1].start), 2 * GB);
-	assert_int_equal(bi.ram[1].node, 1);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 2 * GB);
+	assert_int_equal(bi.ram.regions[0].node, 0);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), 2 * GB);
+	assert_int_equal(bi.ram.regions[1].node, 1);
 }
 
 int main(void)
@@ -312,6 +367,7 @@ int main(void)
 		T(test_separate_overflow_one_warning),
 		T(test_dt_1000_memory_nodes),
 		T(test_dt_1000_reg_entries),
+		T(test_dt_1000_separate_banks_kept),
 		T(test_multiboot1_1000_entries),
 		T(test_multiboot2_1000_entries),
 		T(test_three_nodes_name_the_keeper),

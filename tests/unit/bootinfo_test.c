@@ -31,10 +31,10 @@ static void cpu(uint64_t hwid, uint32_t node)
 
 static void expect_ram(unsigned int i, uint64_t s, uint64_t e, uint32_t node)
 {
-	assert_true(i < bi.ram_count);
-	assert_int_equal(pa_val(bi.ram[i].start), s);
-	assert_int_equal(pa_val(bi.ram[i].end), e);
-	assert_int_equal(bi.ram[i].node, node);
+	assert_true(i < bi.ram.count);
+	assert_int_equal(pa_val(bi.ram.regions[i].start), s);
+	assert_int_equal(pa_val(bi.ram.regions[i].end), e);
+	assert_int_equal(bi.ram.regions[i].node, node);
 }
 
 static void test_init_and_names(void **state)
@@ -42,7 +42,7 @@ static void test_init_and_names(void **state)
 	assert_int_equal(bi.protocol, BOOT_SANDBOX);
 	assert_int_equal(bi.el, -1);
 	assert_int_equal(bi.paddr_bits, 52);
-	assert_int_equal(bi.ram_count + bi.reserved_count + bi.cpu_count, 0);
+	assert_int_equal(bi.ram.count + bi.reserved.count + bi.cpu_count, 0);
 	assert_string_equal(boot_protocol_name(BOOT_MULTIBOOT1), "multiboot1");
 	assert_string_equal(boot_protocol_name(BOOT_MULTIBOOT2), "multiboot2");
 	assert_string_equal(boot_protocol_name(BOOT_DT), "dt");
@@ -58,7 +58,12 @@ static void test_adders(void **state)
 	assert_int_equal(bootinfo_add_ram(&bi, pa(4096), pa(4096), 0), -EINVAL);
 	assert_int_equal(bootinfo_add_ram(&bi, pa(8192), pa(4096), 0), -EINVAL);
 	assert_int_equal(bi.dropped_ram, 2);
-	/* Separate ranges (a page apart) fill the table... */
+	/*
+	 * A table at its limit (here a fixed one, as if the early pool were
+	 * spent): separate ranges (a page apart) fill it...
+	 */
+	bi.ram.max = bi.ram.cap;
+	bi.reserved.max = bi.reserved.cap;
 	for (unsigned int i = 0; i < BOOTINFO_MAX_RAM; i++)
 		assert_int_equal(bootinfo_add_ram(&bi, pa(i * 2 * MB),
 						  pa(i * 2 * MB + MB), 0),
@@ -67,10 +72,10 @@ static void test_adders(void **state)
 			 -ENOSPC);
 	assert_int_equal(bi.dropped_ram, 3);
 	assert_int_equal(bi.dropped_ram_bytes, GB);
-	assert_int_equal(bi.ram_count, BOOTINFO_MAX_RAM);
+	assert_int_equal(bi.ram.count, BOOTINFO_MAX_RAM);
 	/* ...but RAM touching a range of its node still goes in. */
 	assert_int_equal(bootinfo_add_ram(&bi, pa(MB), pa(2 * MB), 0), 0);
-	assert_int_equal(bi.ram_count, BOOTINFO_MAX_RAM - 1);
+	assert_int_equal(bi.ram.count, BOOTINFO_MAX_RAM - 1);
 	expect_ram(0, 0, 3 * MB, 0);
 	assert_int_equal(bi.dropped_ram, 3);
 	assert_int_equal(bi.dropped_ram_bytes, GB);
@@ -81,11 +86,11 @@ static void test_adders(void **state)
 	/* Full: merged with the nearest, never dropped. */
 	assert_int_equal(bootinfo_add_reserved(&bi, pa(0), pa(1), "x"), 0);
 	assert_int_equal(bi.merged_reserved, 1);
-	assert_int_equal(bi.reserved_count, BOOTINFO_MAX_RESERVED);
+	assert_int_equal(bi.reserved.count, BOOTINFO_MAX_RESERVED);
 	assert_int_equal(bootinfo_add_reserved(&bi, pa(2), pa(1), "x"),
 			 -EINVAL);
 	assert_int_equal(bi.dropped_reserved, 1);
-	assert_string_equal(bi.reserved[1].name, "reserved");
+	assert_string_equal(bi.reserved.regions[1].name, "reserved");
 
 	bootinfo_init(&bi, BOOT_DT);
 	assert_int_equal(
@@ -93,7 +98,8 @@ static void test_adders(void **state)
 			&bi, pa(0), pa(1),
 			"a-name-that-is-much-longer-than-the-table-allows"),
 		0);
-	assert_int_equal(strlen(bi.reserved[0].name), BOOTINFO_NAME_MAX - 1);
+	assert_int_equal(strlen(bi.reserved.regions[0].name),
+			 BOOTINFO_NAME_MAX - 1);
 	for (unsigned int i = 0; i < CONFIG_NR_CPUS; i++)
 		assert_int_equal(bootinfo_add_cpu(&bi, i, 0, 0, i, 0, true), 0);
 	assert_int_equal(bootinfo_add_cpu(&bi, 999, 0, 0, 0, 0, true), -ENOSPC);
@@ -132,7 +138,7 @@ static void test_trim_merge_sort(void **state)
 	cpu(0, 0);
 	bi.cpus[0].boot_cpu = true;
 	bootinfo_sanitise(&bi);
-	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(bi.ram.count, 2);
 	expect_ram(0, 0x1000, 0x9f000, 0);
 	expect_ram(1, GB, 4 * GB, 0);
 	/* drop, duplicate: one warning each; the trim is an info line. */
@@ -153,7 +159,7 @@ static void test_cross_node_overlap(void **state)
 	cpu(0, 0);
 	bi.cpus[0].boot_cpu = true;
 	bootinfo_sanitise(&bi);
-	assert_int_equal(bi.ram_count, 4);
+	assert_int_equal(bi.ram.count, 4);
 	expect_ram(0, 0, GB, 1);
 	expect_ram(1, GB, 2 * GB, 0);
 	expect_ram(2, 2 * GB, 4 * GB, 1);
@@ -179,7 +185,7 @@ static void test_nodes_and_clamp(void **state)
 	expect_ram(1, GB, 2 * GB, 3);
 	expect_ram(2, 2 * GB, 3 * GB, 0);
 	expect_ram(3, (1ULL << 40) - GB, 1ULL << 40, 3);
-	assert_int_equal(bi.ram_count, 4);
+	assert_int_equal(bi.ram.count, 4);
 	assert_int_equal(bi.cpus[1].node, 0);
 	/* Highest id in use + 1, holes included. */
 	assert_int_equal(bi.node_count, 8);
@@ -246,21 +252,21 @@ static void test_reserved(void **state)
 	bootinfo_sanitise(&bi);
 	/* Rounded outwards, order kept, routine rounding is not a fixup. */
 	assert_int_equal(bi.fixups, 0);
-	assert_int_equal(bi.reserved_count, 3);
-	assert_int_equal(pa_val(bi.reserved[0].start), 0x1000);
-	assert_int_equal(pa_val(bi.reserved[0].end), 0x6000);
-	assert_string_equal(bi.reserved[0].name, "kernel");
-	assert_int_equal(pa_val(bi.reserved[1].start), 0);
-	assert_int_equal(pa_val(bi.reserved[1].end), 0x1000);
-	assert_int_equal(pa_val(bi.reserved[2].end), 2 * GB);
+	assert_int_equal(bi.reserved.count, 3);
+	assert_int_equal(pa_val(bi.reserved.regions[0].start), 0x1000);
+	assert_int_equal(pa_val(bi.reserved.regions[0].end), 0x6000);
+	assert_string_equal(bi.reserved.regions[0].name, "kernel");
+	assert_int_equal(pa_val(bi.reserved.regions[1].start), 0);
+	assert_int_equal(pa_val(bi.reserved.regions[1].end), 0x1000);
+	assert_int_equal(pa_val(bi.reserved.regions[2].end), 2 * GB);
 }
 
 /* Is [s, e) inside one reserved range of bi? */
 static bool reserved_covers(uint64_t s, uint64_t e)
 {
-	for (unsigned int i = 0; i < bi.reserved_count; i++)
-		if (pa_val(bi.reserved[i].start) <= s &&
-		    e <= pa_val(bi.reserved[i].end))
+	for (unsigned int i = 0; i < bi.reserved.count; i++)
+		if (pa_val(bi.reserved.regions[i].start) <= s &&
+		    e <= pa_val(bi.reserved.regions[i].end))
 			return true;
 	return false;
 }
@@ -280,6 +286,8 @@ static void test_reserved_overflow_merges(void **state)
 	ram(0, 4 * GB, 0);
 	cpu(0, 0);
 	bi.cpus[0].boot_cpu = true;
+	/* The table cannot grow (its limit reached, as if the pool were spent). */
+	bi.reserved.max = bi.reserved.cap;
 	/* Pages 2 apart at 1 GiB, then pages 5 apart at 2 GiB (added in
 	 * reverse order, so the table is not sorted). */
 	for (unsigned int i = 0; i < n; i++) {
@@ -291,7 +299,7 @@ static void test_reserved_overflow_merges(void **state)
 			0);
 	}
 	bootinfo_sanitise(&bi);
-	assert_int_equal(bi.reserved_count, BOOTINFO_MAX_RESERVED);
+	assert_int_equal(bi.reserved.count, BOOTINFO_MAX_RESERVED);
 	assert_int_equal(bi.merged_reserved, 88);
 	assert_int_equal(bi.dropped_reserved, 0);
 	/* The smallest gaps (one page, in the first cluster) went first. */
@@ -302,9 +310,9 @@ static void test_reserved_overflow_merges(void **state)
 
 		assert_true(reserved_covers(a, a + 4096));
 	}
-	for (unsigned int i = 0; i < bi.reserved_count; i++)
-		gaps += pa_val(bi.reserved[i].end) -
-			pa_val(bi.reserved[i].start);
+	for (unsigned int i = 0; i < bi.reserved.count; i++)
+		gaps += pa_val(bi.reserved.regions[i].end) -
+			pa_val(bi.reserved.regions[i].start);
 	assert_int_equal(gaps, n * 4096ULL + bi.merged_reserved_gap);
 	for (p = sandbox_console_buffer(); (p = strstr(p, "reserved ranges"));
 	     p++)
@@ -355,9 +363,9 @@ static uint64_t rnd_addr(void)
 
 static bool covered(const struct bootinfo *b, uint64_t addr)
 {
-	for (unsigned int i = 0; i < b->ram_count; i++)
-		if (pa_val(b->ram[i].start) <= addr &&
-		    addr < pa_val(b->ram[i].end))
+	for (unsigned int i = 0; i < b->ram.count; i++)
+		if (pa_val(b->ram.regions[i].start) <= addr &&
+		    addr < pa_val(b->ram.regions[i].end))
 			return true;
 	return false;
 }
@@ -404,29 +412,31 @@ static void check_invariants(const struct bootinfo *b)
 
 	assert_true(b->paddr_bits >= 32 && b->paddr_bits <= 64);
 	assert_true(b->node_count >= 1 && b->node_count <= MAX_NUMNODES);
-	for (unsigned int i = 0; i < b->ram_count; i++) {
-		uint64_t s = pa_val(b->ram[i].start), e = pa_val(b->ram[i].end);
+	for (unsigned int i = 0; i < b->ram.count; i++) {
+		uint64_t s = pa_val(b->ram.regions[i].start),
+			 e = pa_val(b->ram.regions[i].end);
 
 		assert_true(s < e);
 		assert_true(IS_ALIGNED(s, PAGE_SIZE) &&
 			    IS_ALIGNED(e, PAGE_SIZE));
 		assert_true(e <= limit);
-		assert_true(b->ram[i].node < b->node_count);
+		assert_true(b->ram.regions[i].node < b->node_count);
 		if (i) {
-			const struct bi_ram *p = &b->ram[i - 1];
+			const struct region *p = &b->ram.regions[i - 1];
 
 			/* Sorted, disjoint, and merged when touching. */
 			assert_true(pa_val(p->end) <= s);
 			assert_false(pa_val(p->end) == s &&
-				     p->node == b->ram[i].node);
+				     p->node == b->ram.regions[i].node);
 		}
 	}
-	for (unsigned int i = 0; i < b->reserved_count; i++) {
-		assert_true(pa_val(b->reserved[i].start) <
-			    pa_val(b->reserved[i].end));
-		assert_true(
-			IS_ALIGNED(pa_val(b->reserved[i].start), PAGE_SIZE));
-		assert_true(IS_ALIGNED(pa_val(b->reserved[i].end), PAGE_SIZE));
+	for (unsigned int i = 0; i < b->reserved.count; i++) {
+		assert_true(pa_val(b->reserved.regions[i].start) <
+			    pa_val(b->reserved.regions[i].end));
+		assert_true(IS_ALIGNED(pa_val(b->reserved.regions[i].start),
+				       PAGE_SIZE));
+		assert_true(IS_ALIGNED(pa_val(b->reserved.regions[i].end),
+				       PAGE_SIZE));
 	}
 	assert_true(b->cpu_count >= 1);
 	for (unsigned int i = 0; i < b->cpu_count; i++) {
@@ -454,7 +464,7 @@ static void test_property_random(void **state)
 	srand(2026);
 	for (int iter = 0; iter < 3000; iter++) {
 		random_bootinfo(&bi);
-		before = bi;
+		test_bootinfo_copy(&before, &bi);
 		bootinfo_sanitise(&bi);
 		check_invariants(&bi);
 
@@ -466,10 +476,10 @@ static void test_property_random(void **state)
 		uint64_t limit =
 			bi.paddr_bits >= 64 ? ~0ULL : 1ULL << bi.paddr_bits;
 
-		for (unsigned int i = 0; i < before.ram_count; i++) {
-			uint64_t s = pa_val(before.ram[i].start);
-			uint64_t e = ALIGN_DOWN(pa_val(before.ram[i].end),
-						PAGE_SIZE);
+		for (unsigned int i = 0; i < before.ram.count; i++) {
+			uint64_t s = pa_val(before.ram.regions[i].start);
+			uint64_t e = ALIGN_DOWN(
+				pa_val(before.ram.regions[i].end), PAGE_SIZE);
 
 			if (s > PAGE_MASK)
 				continue;
@@ -481,23 +491,33 @@ static void test_property_random(void **state)
 			assert_true(covered(&bi, s));
 			assert_true(covered(&bi, e - PAGE_SIZE));
 		}
-		for (unsigned int i = 0; i < bi.ram_count; i++) {
-			uint64_t s = pa_val(bi.ram[i].start);
+		for (unsigned int i = 0; i < bi.ram.count; i++) {
+			uint64_t s = pa_val(bi.ram.regions[i].start);
 			bool found = false;
 
-			for (unsigned int j = 0; j < before.ram_count; j++)
-				found |= pa_val(before.ram[j].start) <= s &&
-					 s < pa_val(before.ram[j].end);
+			for (unsigned int j = 0; j < before.ram.count; j++)
+				found |= pa_val(before.ram.regions[j].start) <=
+						 s &&
+					 s < pa_val(before.ram.regions[j].end);
 			assert_true(found);
 		}
 
 		/* Idempotent: a second pass changes and warns nothing. */
-		again = bi;
+		test_bootinfo_copy(&again, &bi);
 		again.fixups = 0;
 		sandbox_console_clear();
 		bootinfo_sanitise(&again);
 		assert_int_equal(again.fixups, 0);
 		again.fixups = bi.fixups;
+		/* The tables by content, then everything else byte for byte. */
+		assert_int_equal(again.ram.count, bi.ram.count);
+		assert_memory_equal(again.ram.regions, bi.ram.regions,
+				    bi.ram.count * sizeof(struct region));
+		assert_int_equal(again.reserved.count, bi.reserved.count);
+		assert_memory_equal(again.reserved.regions, bi.reserved.regions,
+				    bi.reserved.count * sizeof(struct region));
+		again.ram = bi.ram;
+		again.reserved = bi.reserved;
 		assert_memory_equal(&again, &bi, sizeof(bi));
 		sandbox_console_clear();
 	}

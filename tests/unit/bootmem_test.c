@@ -2,7 +2,9 @@
 /*
  * common/bootmem.c: top-down placement, alignment, node preference and
  * fallback by distance, exhaustion panics naming the request, reserved
- * wins over RAM, free range iteration, mem= and the handoff.
+ * wins over RAM, free range iteration, mem= and the handoff; tables that
+ * grow (100,000 separate reserved ranges, by hand and from a bootinfo's
+ * preserved ranges) and the merge only at their limit.
  */
 #include "common.h"
 
@@ -38,7 +40,7 @@ static void setup_three(const struct test_rsv *rsv, unsigned int rsv_count,
 static uint32_t node_of(paddr_t p)
 {
 	unsigned int n, i;
-	const struct bootmem_region *r = bootmem_ram_regions(&n);
+	const struct region *r = bootmem_ram_regions(&n);
 
 	for (i = 0; i < n; i++)
 		if (pa_val(p) >= pa_val(r[i].start) &&
@@ -50,7 +52,7 @@ static uint32_t node_of(paddr_t p)
 static bool is_reserved_as(paddr_t p, uint64_t size, const char *name)
 {
 	unsigned int n, i;
-	const struct bootmem_region *r = bootmem_reserved_regions(&n);
+	const struct region *r = bootmem_reserved_regions(&n);
 
 	for (i = 0; i < n; i++)
 		if (pa_val(r[i].start) <= pa_val(p) &&
@@ -60,10 +62,10 @@ static bool is_reserved_as(paddr_t p, uint64_t size, const char *name)
 }
 
 /* Bytes of the RAM regions on @node, or of the reserved ones named @name. */
-static uint64_t region_bytes(uint32_t node, const char *name)
+static uint64_t named_bytes(uint32_t node, const char *name)
 {
 	unsigned int n, i;
-	const struct bootmem_region *r =
+	const struct region *r =
 		name ? bootmem_reserved_regions(&n) : bootmem_ram_regions(&n);
 	uint64_t sum = 0;
 
@@ -209,7 +211,7 @@ static void test_reserved_wins(void **state)
 	/* Allocation skips reserved memory: node 2 has nothing. */
 	p = bootmem_alloc(4096, 4096, 0, "x");
 	assert_int_equal(pa_val(p), 76 * MiB - 4096);
-	assert_int_equal(region_bytes(2, NULL), 32 * MiB);
+	assert_int_equal(named_bytes(2, NULL), 32 * MiB);
 	TEST_EXPECT_PANIC(bootmem_alloc(200 * MiB, 4096, 2, "too-big"),
 			  "too-big");
 	/* Reserving over an existing name keeps the first name. */
@@ -235,7 +237,7 @@ static void test_mem_limit(void **state)
 
 	test_machine_boot(&c);
 	/* 160 MiB of RAM, 100 kept: up to 116 MiB (node 0 + 36 of node 1) */
-	assert_int_equal(region_bytes(0, "mem="), 60 * MiB);
+	assert_int_equal(named_bytes(0, "mem="), 60 * MiB);
 	assert_true(is_reserved_as(pa(116 * MiB), 28 * MiB, "mem="));
 	assert_true(is_reserved_as(pa(256 * MiB), 32 * MiB, "mem="));
 	for_each_free_range (idx, &s, &e, &node) {
@@ -260,18 +262,18 @@ static void test_mem_limit_refused(void **state)
 	test_machine_boot(&c);
 	/* 2 MiB kept (all free) but 3 MiB needed: refused, nothing cut. */
 	assert_int_equal(bootmem_limit(2 * MiB, 3 * MiB), -ENOMEM);
-	assert_int_equal(region_bytes(0, "mem="), 0);
+	assert_int_equal(named_bytes(0, "mem="), 0);
 	assert_int_equal(bootmem_reserved_ram_bytes(), 0);
 	assert_int_equal(pa_val(bootmem_limit_top()), ~0ULL);
 	/* Enough: applied, and the cut is where the 2 MiB end. */
 	assert_int_equal(bootmem_limit(2 * MiB, 1 * MiB), 0);
 	assert_int_equal(pa_val(bootmem_limit_top()), 18 * MiB);
-	assert_int_equal(region_bytes(0, "mem="), 158 * MiB);
+	assert_int_equal(named_bytes(0, "mem="), 158 * MiB);
 	/* More RAM than there is: nothing to cut. */
 	bootmem_init();
 	bootmem_init_from_bootinfo(&test_bi);
 	assert_int_equal(bootmem_limit(1 * GiB, 0), 0);
-	assert_int_equal(region_bytes(0, "mem="), 0);
+	assert_int_equal(named_bytes(0, "mem="), 0);
 }
 
 /* The frame table covers the RAM mem= keeps, not the RAM it hides. */
@@ -301,7 +303,7 @@ static void test_mem_limit_frametable(void **state)
  */
 static void test_reserved_table_full_merges(void **state)
 {
-	const unsigned int n = BOOTMEM_MAX_REGIONS + 300;
+	const unsigned int n = BOOTMEM_STATIC_REGIONS + 300;
 	struct test_machine_cfg c = {
 		.ram = three_nodes,
 		.ram_count = 3,
@@ -314,6 +316,8 @@ static void test_reserved_table_full_merges(void **state)
 	char name[16];
 
 	test_machine_boot(&c);
+	/* A table at its limit: the static one may not grow. */
+	bootmem_set_table_limit(BOOTMEM_STATIC_REGIONS);
 	test_quiet_begin();
 	/* One page every 3 pages from 16 MiB; each its own name. */
 	for (unsigned int i = 0; i < n; i++) {
@@ -324,7 +328,7 @@ static void test_reserved_table_full_merges(void **state)
 	}
 	test_quiet_end();
 	bootmem_reserved_regions(&count);
-	assert_true(count <= BOOTMEM_MAX_REGIONS);
+	assert_true(count <= BOOTMEM_STATIC_REGIONS);
 	assert_true(bootmem_merged_regions(&gap) >= 300);
 	/* every merge reserved one 2-page gap */
 	assert_int_equal(gap, bootmem_merged_regions(NULL) * 2 * 4096ULL);
@@ -351,7 +355,7 @@ static void test_reserved_table_full_merges(void **state)
 static void check_rsv_table(const bool *model, unsigned int pages)
 {
 	unsigned int n, i;
-	const struct bootmem_region *r = bootmem_reserved_regions(&n);
+	const struct region *r = bootmem_reserved_regions(&n);
 
 	for (i = 0; i < n; i++) {
 		assert_true(pa_val(r[i].start) < pa_val(r[i].end));
@@ -434,12 +438,115 @@ static void test_handoff_closes(void **state)
 		free += pa_val(e) - pa_val(s);
 		ranges++;
 	}
-	n = bootmem_handoff();
+	n = heap_handoff(true);
 	assert_int_equal(n, ranges);
 	assert_int_equal(heap_total_pages(), free >> 12);
 	assert_int_equal(heap_free_pages(), free >> 12);
 	TEST_EXPECT_PANIC(bootmem_alloc(4096, 4096, 0, "late"),
 			  "bootmem closed");
+}
+
+/* The reserved region holding [p, p + size) is named @name: binary search. */
+static bool reserved_as_fast(uint64_t p, uint64_t size, const char *name)
+{
+	unsigned int n, lo = 0, hi;
+	const struct region *r = bootmem_reserved_regions(&n);
+
+	hi = n;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (pa_val(r[mid].end) <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && pa_val(r[lo].start) <= p &&
+	       p + size <= pa_val(r[lo].end) && !strcmp(r[lo].name, name);
+}
+
+#define SEPARATE_RANGES 100000
+static const struct test_ram two_gib[] = {{16 * MiB, 16 * MiB + 2 * GiB, 0}};
+
+/* Issue 30 §3: 100,000 separate reservations all kept, none merged. */
+static void test_100k_reserved_kept(void **state)
+{
+	struct test_machine_cfg c = {
+		.ram = two_gib,
+		.ram_count = 1,
+		.bootmem_only = true,
+	};
+	unsigned int count;
+
+	test_machine_boot(&c);
+	for (unsigned int i = 0; i < SEPARATE_RANGES; i++)
+		assert_int_equal(bootmem_reserve(pa(32 * MiB + i * 8192ULL),
+						 4096, "preserved"),
+				 0);
+	bootmem_reserved_regions(&count);
+	assert_true(count >= SEPARATE_RANGES);
+	assert_int_equal(bootmem_merged_regions(NULL), 0);
+	for (unsigned int i = 0; i < SEPARATE_RANGES; i++) {
+		uint64_t a = 32 * MiB + i * 8192ULL;
+
+		assert_true(reserved_as_fast(a, 4096, "preserved"));
+		assert_false(reserved_as_fast(a + 4096, 4096, "preserved"));
+	}
+	/* The grown tables are reserved memory, named. */
+	assert_true(named_bytes(0, "bootmem tables") >=
+		    SEPARATE_RANGES * sizeof(struct region));
+}
+
+/*
+ * The same through a bootinfo, as a live update's preserved ranges come:
+ * bootmem sizes its table before it loads them, so that no table lands
+ * on a range not loaded yet: every preserved page keeps its name.
+ */
+static void test_100k_preserved_from_bootinfo(void **state)
+{
+	struct test_rsv *rsv = calloc(SEPARATE_RANGES, sizeof(*rsv));
+	struct test_machine_cfg c = {
+		.ram = two_gib,
+		.ram_count = 1,
+		.rsv = rsv,
+		.rsv_count = SEPARATE_RANGES,
+		.bootmem_only = true,
+	};
+	unsigned int count;
+
+	assert_non_null(rsv);
+	/*
+	 * At the top of RAM, where a table would go first; ascending, as a
+	 * handover lists them.
+	 */
+	for (unsigned int i = 0; i < SEPARATE_RANGES; i++) {
+		uint64_t a =
+			16 * MiB + 2 * GiB - (SEPARATE_RANGES - i) * 8192ULL;
+
+		rsv[i] = (struct test_rsv){a, a + 4096, "preserved"};
+	}
+	test_machine_boot(&c);
+	assert_int_equal(test_bi.reserved.count, SEPARATE_RANGES);
+	assert_int_equal(test_bi.merged_reserved, 0);
+	bootmem_reserved_regions(&count);
+	assert_true(count >= SEPARATE_RANGES);
+	assert_int_equal(bootmem_merged_regions(NULL), 0);
+	for (unsigned int i = 0; i < SEPARATE_RANGES; i++)
+		assert_true(reserved_as_fast(rsv[i].start, 4096, "preserved"));
+	assert_true(named_bytes(0, "bootmem tables") >=
+		    SEPARATE_RANGES * sizeof(struct region));
+	free(rsv);
+}
+
+/* bootmem's RAM table is bootinfo's, taken over: not a copy. */
+static void test_ram_table_taken_over(void **state)
+{
+	unsigned int count;
+
+	setup_three(NULL, 0, false);
+	assert_ptr_equal(bootmem_ram_regions(&count), test_bi.ram.regions);
+	assert_int_equal(count, test_bi.ram.count);
+	assert_int_equal(count, 3);
 }
 
 int main(void)
@@ -470,6 +577,13 @@ int main(void)
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_handoff_closes, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_100k_reserved_kept,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_100k_preserved_from_bootinfo, test_setup,
+			test_teardown),
+		cmocka_unit_test_setup_teardown(test_ram_table_taken_over,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,10 +92,10 @@ unsigned int test_console_lines(void)
 bool test_has_reserved(const struct bootinfo *bi, uint64_t s, uint64_t e,
 		       const char *name)
 {
-	for (unsigned int i = 0; i < bi->reserved_count; i++)
-		if (pa_val(bi->reserved[i].start) == s &&
-		    pa_val(bi->reserved[i].end) == e &&
-		    !strcmp(bi->reserved[i].name, name))
+	for (unsigned int i = 0; i < bi->reserved.count; i++)
+		if (pa_val(bi->reserved.regions[i].start) == s &&
+		    pa_val(bi->reserved.regions[i].end) == e &&
+		    !strcmp(bi->reserved.regions[i].name, name))
 			return true;
 	return false;
 }
@@ -253,9 +253,8 @@ unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 			memset(phys_to_virt(s), cfg->fill,
 			       pa_val(e) - pa_val(s));
 	}
-	bootmem_set_handoff_dirty(cfg->dirty);
 	if (!cfg->no_handoff)
-		bootmem_handoff();
+		heap_handoff(cfg->dirty);
 out:
 	test_quiet_end();
 	return online;
@@ -347,4 +346,30 @@ const struct heap_node_stats *test_node_stats(uint32_t n)
 
 	assert_int_equal(heap_node_stats(n, &st), 0);
 	return &st;
+}
+
+/* ---- bootinfo copies ----------------------------------------------------- */
+
+static void copy_table(struct range_table *dst, const struct range_table *src,
+		       struct region *src_store, struct region *dst_store)
+{
+	*dst = *src;
+	if (src->regions == src_store) {
+		dst->regions = dst_store;
+		return;
+	}
+	dst->regions = calloc(src->cap, sizeof(struct region));
+	assert_non_null(dst->regions);
+	memcpy(dst->regions, src->regions, src->count * sizeof(struct region));
+}
+
+/** test_bootinfo_copy() - @src into @dst, tables not shared. */
+void test_bootinfo_copy(struct bootinfo *dst, const struct bootinfo *src)
+{
+	struct bootinfo *s = (struct bootinfo *)src;
+
+	memcpy(dst, src, sizeof(*dst));
+	copy_table(&dst->ram, &src->ram, s->ram_store, dst->ram_store);
+	copy_table(&dst->reserved, &src->reserved, s->reserved_store,
+		   dst->reserved_store);
 }

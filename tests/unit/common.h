@@ -165,9 +165,16 @@ struct test_machine_cfg {
 	/* Non-zero: fill every free byte with it before the handoff. */
 	uint8_t fill;
 	bool dirty;	   /* hand memory over dirty */
-	bool no_handoff;   /* stop before bootmem_handoff() */
+	bool no_handoff;   /* stop before heap_handoff() */
 	bool bootmem_only; /* stop after bootmem: no frame table, no heap */
 };
+
+/*
+ * A bootinfo copied whole: its tables on @dst's own stores (or, grown,
+ * on a copy from the test's heap), never shared with @src as an
+ * assignment would.
+ */
+void test_bootinfo_copy(struct bootinfo *dst, const struct bootinfo *src);
 
 /* The machine's bootinfo, as test_machine_boot() built it. */
 extern struct bootinfo test_bi;

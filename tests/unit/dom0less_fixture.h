@@ -147,11 +147,12 @@ static inline uint64_t reserved_in(uint64_t s, uint64_t e, const char *name)
 {
 	uint64_t sum = 0;
 
-	for (unsigned int i = 0; i < bi.reserved_count; i++) {
-		uint64_t rs = pa_val(bi.reserved[i].start);
-		uint64_t re = pa_val(bi.reserved[i].end);
+	for (unsigned int i = 0; i < bi.reserved.count; i++) {
+		uint64_t rs = pa_val(bi.reserved.regions[i].start);
+		uint64_t re = pa_val(bi.reserved.regions[i].end);
 
-		if (!strcmp(bi.reserved[i].name, name) && rs >= s && re <= e)
+		if (!strcmp(bi.reserved.regions[i].name, name) && rs >= s &&
+		    re <= e)
 			sum += re - rs;
 	}
 	return sum;

@@ -55,8 +55,8 @@ static void machine(const char *cmdline, uint64_t mem_limit)
 	d->bytes = (A_END - A_START) + (B_END - B_START);
 	d->vcpus = 2;
 	d->is_static = true;
-	d->static_mem[0] = (struct paddr_range){pa(A_START), pa(A_END)};
-	d->static_mem[1] = (struct paddr_range){pa(B_START), pa(B_END)};
+	d->static_mem[0] = region_of(pa(A_START), pa(A_END));
+	d->static_mem[1] = region_of(pa(B_START), pa(B_END));
 	d->static_count = 2;
 	test_bi.domain_count = 1;
 }

@@ -68,11 +68,11 @@ static inline int parse_name(const char *name)
 	return r;
 }
 
-static inline const struct bi_reserved *find_reserved(const char *name)
+static inline const struct region *find_reserved(const char *name)
 {
-	for (unsigned int i = 0; i < bi.reserved_count; i++)
-		if (!strcmp(bi.reserved[i].name, name))
-			return &bi.reserved[i];
+	for (unsigned int i = 0; i < bi.reserved.count; i++)
+		if (!strcmp(bi.reserved.regions[i].name, name))
+			return &bi.reserved.regions[i];
 	return NULL;
 }
 

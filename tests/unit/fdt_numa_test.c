@@ -155,13 +155,13 @@ static void test_node_fold(void **state)
 		assert_true(test_console_contains(want));
 		assert_int_equal(bi.fixups, 1);
 		assert_int_equal(bi.dropped_nodes, 4);
-		assert_int_equal(bi.ram_count, n);
+		assert_int_equal(bi.ram.count, n);
 		assert_int_equal(bi.cpu_count, n);
 		/* RAM [i GiB, i+1 GiB) and MPIDR i belong to ids[i]. */
 		for (unsigned int r = 0; r < n; r++) {
-			uint32_t id = ids[pa_val(bi.ram[r].start) / GB];
+			uint32_t id = ids[pa_val(bi.ram.regions[r].start) / GB];
 
-			assert_int_equal(bi.ram[r].node,
+			assert_int_equal(bi.ram.regions[r].node,
 					 id < x ? id : fold[id - x]);
 			id = ids[bi.cpus[r].hwid];
 			assert_int_equal(bi.cpus[r].node,
@@ -193,16 +193,16 @@ static void test_node_id_no_node(void **state)
 	 * The refused id's GiB falls back to node 0 and so merges with
 	 * node 0's GiB below it as it is added (issue 20 §2.2): two ranges.
 	 */
-	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(bi.ram.count, 2);
 	assert_int_equal(bi.cpu_count, 3);
 	/* numa_dt() nodes come out in reverse: find them by address. */
 	for (unsigned int i = 0; i < 2; i++) {
-		bool low = pa_val(bi.ram[i].start) == 0;
+		bool low = pa_val(bi.ram.regions[i].start) == 0;
 
-		assert_int_equal(pa_val(bi.ram[i].end) -
-					 pa_val(bi.ram[i].start),
+		assert_int_equal(pa_val(bi.ram.regions[i].end) -
+					 pa_val(bi.ram.regions[i].start),
 				 low ? 2 * GB : GB);
-		assert_int_equal(bi.ram[i].node, low ? 0 : 1);
+		assert_int_equal(bi.ram.regions[i].node, low ? 0 : 1);
 	}
 	for (unsigned int i = 0; i < 3; i++)
 		assert_int_equal(bi.cpus[i].node, bi.cpus[i].hwid == 2 ? 1 : 0);

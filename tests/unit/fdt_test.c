@@ -33,7 +33,7 @@ static void expect_virt_2node_arch(void)
 
 static void test_virt_2node(void **state)
 {
-	const struct bi_reserved *r;
+	const struct region *r;
 
 	assert_int_equal(parse_name("dt-virt-2node"), 0);
 	assert_int_equal(test_console_warnings(), 0);
@@ -43,13 +43,13 @@ static void test_virt_2node(void **state)
 	assert_string_equal(bi.cmdline, "after=poweroff bootscrub=off");
 
 	/* Memory in DT order (node 1 first), each with its node. */
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[0].start), 0x60000000);
-	assert_int_equal(pa_val(bi.ram[0].end), 0x80000000);
-	assert_int_equal(bi.ram[0].node, 1);
-	assert_int_equal(pa_val(bi.ram[1].start), 0x40000000);
-	assert_int_equal(pa_val(bi.ram[1].end), 0x60000000);
-	assert_int_equal(bi.ram[1].node, 0);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[0].start), 0x60000000);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 0x80000000);
+	assert_int_equal(bi.ram.regions[0].node, 1);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), 0x40000000);
+	assert_int_equal(pa_val(bi.ram.regions[1].end), 0x60000000);
+	assert_int_equal(bi.ram.regions[1].node, 0);
 
 	r = find_reserved("dtb");
 	assert_non_null(r);
@@ -72,7 +72,7 @@ static void test_virt_2node(void **state)
 	/* size-only and disabled children are not reservations */
 	assert_null(find_reserved("pool"));
 	assert_null(find_reserved("off@5e000000"));
-	assert_int_equal(bi.reserved_count, 4);
+	assert_int_equal(bi.reserved.count, 4);
 
 	assert_int_equal(bi.cpu_count, 4);
 	assert_true(ai.cpu_map); /* QEMU's: socket0 and socket1, 2 cores */
@@ -144,7 +144,7 @@ static void test_3node(void **state)
 {
 	assert_int_equal(parse_name("dt-3node"), 0);
 	assert_int_equal(test_console_warnings(), 0);
-	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(bi.ram.count, 2);
 	assert_int_equal(bi.cpu_count, 3);
 	/* 64-bit reg: Aff0 core, Aff1 | Aff2 << 8 | Aff3 << 16 package */
 	assert_int_equal(bi.cpus[2].hwid, 0x100000100ULL);
@@ -179,10 +179,10 @@ static void test_single_node_is_quiet(void **state)
 	assert_int_equal(parse_name("dt-single"), 0);
 	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(bi.fixups, 0);
-	assert_int_equal(bi.ram_count, 1); /* the 0-size entry is skipped */
-	assert_int_equal(pa_val(bi.ram[0].start), 0x80000000);
-	assert_int_equal(pa_val(bi.ram[0].end), 0x88000000);
-	assert_int_equal(bi.ram[0].node, 0);
+	assert_int_equal(bi.ram.count, 1); /* the 0-size entry is skipped */
+	assert_int_equal(pa_val(bi.ram.regions[0].start), 0x80000000);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 0x88000000);
+	assert_int_equal(bi.ram.regions[0].node, 0);
 	assert_int_equal(bi.cpu_count, 1);
 	assert_true(bi.cpus[0].usable);
 	assert_false(bi.have_distance);
@@ -212,11 +212,11 @@ static void test_quirks(void **state)
 	assert_int_equal(bi.fixups, 5);
 
 	/* Fallbacks */
-	assert_int_equal(bi.ram_count, 3);
-	assert_int_equal(bi.ram[0].node, 1);
-	assert_int_equal(bi.ram[1].node, 0);
-	assert_int_equal(bi.ram[2].node, 2);
-	assert_int_equal(pa_val(bi.ram[2].end), 0x70000000);
+	assert_int_equal(bi.ram.count, 3);
+	assert_int_equal(bi.ram.regions[0].node, 1);
+	assert_int_equal(bi.ram.regions[1].node, 0);
+	assert_int_equal(bi.ram.regions[2].node, 2);
+	assert_int_equal(pa_val(bi.ram.regions[2].end), 0x70000000);
 	assert_int_equal(bi.cpu_count, 3);
 	assert_true(bi.cpus[0].usable);
 	assert_false(bi.cpus[1].usable); /* spin-table */
@@ -242,7 +242,7 @@ static void test_bad_headers(void **state)
 	assert_int_equal(parse_buf(b, 16), -EINVAL);
 	free(b);
 	assert_true(test_console_contains("smaller than a header"));
-	assert_int_equal(bi.ram_count, 0);
+	assert_int_equal(bi.ram.count, 0);
 
 	/* Bad magic. */
 	sandbox_console_clear();
@@ -259,7 +259,7 @@ static void test_bad_headers(void **state)
 	assert_int_equal(parse_buf(b, len / 2), -EINVAL);
 	assert_true(test_console_contains("exceeds the"));
 	assert_int_equal(test_console_warnings(), 1);
-	assert_int_equal(bi.reserved_count, 0);
+	assert_int_equal(bi.reserved.count, 0);
 	free(b);
 
 	/* totalsize field larger than the buffer, full buffer given. */
@@ -309,15 +309,15 @@ static void test_corruptions(void **state)
 				b[i] = values[v];
 				sandbox_console_clear();
 				parse_buf(b, len);
-				assert_true(bi.ram_count <= BOOTINFO_MAX_RAM);
+				assert_true(bi.ram.count <= bi.ram.cap);
 				assert_true(bi.cpu_count <= NR_CPUS);
 				assert_int_equal(
 					bi.cmdline[sizeof(bi.cmdline) - 1], 0);
 				for (unsigned int c = 0; c < bi.cpu_count; c++)
 					assert_true(bi.cpus[c].node <
 						    MAX_NUMNODES);
-				for (unsigned int r = 0; r < bi.ram_count; r++)
-					assert_true(bi.ram[r].node <
+				for (unsigned int r = 0; r < bi.ram.count; r++)
+					assert_true(bi.ram.regions[r].node <
 						    MAX_NUMNODES);
 				free(b);
 			}

@@ -54,7 +54,7 @@ static void test_every_ram_pfn_has_an_entry(void **state)
 
 static void test_node_local_storage(void **state)
 {
-	const struct bootmem_region *r;
+	const struct region *r;
 	unsigned int count, i;
 	uint64_t ft = 0, sec1 = (128 * MiB) >> 12;
 
@@ -129,7 +129,7 @@ static void check_fragmented(unsigned int n, uint64_t base, uint64_t len,
 		for (p = r[i].start >> 12; p < r[i].end >> 12; p += 5)
 			assert_int_equal(pfn_to_page(pfn(p))->pfn, p);
 	test_quiet_begin();
-	bootmem_handoff();
+	heap_handoff(true);
 	test_quiet_end();
 	/* Free before, minus what the handoff took for range tables. */
 	assert_true(heap_free_pages() <= free_bytes >> 12);
@@ -170,7 +170,7 @@ static void test_no_room_left_out(void **state)
 	struct test_ram r[64];
 	struct test_machine_cfg c = {
 		.ram = r, .ram_count = 64, .no_handoff = true};
-	const struct bootmem_region *rsv;
+	const struct region *rsv;
 	unsigned int count, i;
 	uint64_t left = 0;
 
@@ -212,7 +212,7 @@ static void test_no_room_left_out(void **state)
 			assert_true(out || pfn_to_page_or_null(pfn(p)));
 		}
 	test_quiet_begin();
-	bootmem_handoff();
+	heap_handoff(true);
 	test_quiet_end();
 	assert_int_equal(heap_free_pages() * 4096 +
 				 bootmem_reserved_ram_bytes(),

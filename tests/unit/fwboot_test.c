@@ -183,10 +183,10 @@ static void test_bad_dt_distance(void **state)
 	/* 0 -> 1 = 10 is forbidden: skipped, the reverse entry stands. */
 	assert_int_equal(bi.fixups, 1);
 	assert_int_equal(bi.distance[0][1], 20);
-	assert_int_equal(bi.ram_count, 2);
-	for (unsigned int i = 0; i < bi.reserved_count; i++)
-		if (!strcmp(bi.reserved[i].name, "dtb"))
-			assert_int_equal(pa_val(bi.reserved[i].end),
+	assert_int_equal(bi.ram.count, 2);
+	for (unsigned int i = 0; i < bi.reserved.count; i++)
+		if (!strcmp(bi.reserved.regions[i].name, "dtb"))
+			assert_int_equal(pa_val(bi.reserved.regions[i].end),
 					 pa_val(at) + len);
 	/* The firmware's blob is not written: it parses clean again. */
 	bootinfo_init(&bi, BOOT_DT);

@@ -29,17 +29,17 @@ static void test_example(void **state)
 			       "distance 0 1 20"),
 			 0);
 	assert_string_equal(sandbox_console_buffer(), "");
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[0].start), 0);
-	assert_int_equal(pa_val(bi.ram[0].end), GB);
-	assert_int_equal(bi.ram[0].node, 0);
-	assert_int_equal(pa_val(bi.ram[1].start), GB);
-	assert_int_equal(pa_val(bi.ram[1].end), 2 * GB);
-	assert_int_equal(bi.ram[1].node, 1);
-	assert_int_equal(bi.reserved_count, 2);
-	assert_string_equal(bi.reserved[0].name, "firmware");
-	assert_int_equal(pa_val(bi.reserved[0].end), 1 << 20);
-	assert_string_equal(bi.reserved[1].name, "firmware");
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[0].start), 0);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), GB);
+	assert_int_equal(bi.ram.regions[0].node, 0);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), GB);
+	assert_int_equal(pa_val(bi.ram.regions[1].end), 2 * GB);
+	assert_int_equal(bi.ram.regions[1].node, 1);
+	assert_int_equal(bi.reserved.count, 2);
+	assert_string_equal(bi.reserved.regions[0].name, "firmware");
+	assert_int_equal(pa_val(bi.reserved.regions[0].end), 1 << 20);
+	assert_string_equal(bi.reserved.regions[1].name, "firmware");
 	assert_int_equal(bi.cpu_count, 3);
 	assert_true(bi.cpus[0].boot_cpu);
 	assert_false(bi.cpus[1].boot_cpu);
@@ -182,16 +182,16 @@ static void test_node_fold(void **state)
 		 MAX_NUMNODES + 3, MAX_NUMNODES, MAX_NUMNODES);
 	assert_true(test_console_contains(buf));
 	assert_int_equal(bi.dropped_nodes, 3);
-	assert_int_equal(bi.ram_count, MAX_NUMNODES + 3);
-	for (i = 0; i < bi.ram_count; i++) {
-		uint32_t fw = (uint32_t)(pa_val(bi.ram[i].start) / GB);
+	assert_int_equal(bi.ram.count, MAX_NUMNODES + 3);
+	for (i = 0; i < bi.ram.count; i++) {
+		uint32_t fw = (uint32_t)(pa_val(bi.ram.regions[i].start) / GB);
 		uint32_t want = fw < MAX_NUMNODES - 1 ? fw
 				: fw == extra	      ? MAX_NUMNODES - 1
 				: fw == f0	      ? 3
 				: fw == f0 + 1	      ? MAX_NUMNODES - 1
 						      : 0;
 
-		assert_int_equal(bi.ram[i].node, want);
+		assert_int_equal(bi.ram.regions[i].node, want);
 		assert_int_equal(bi.cpus[i].hwid, fw);
 		assert_int_equal(bi.cpus[i].node, want);
 	}
@@ -244,8 +244,8 @@ static void test_malformed(void **state)
 				 sandbox_console_buffer());
 		/* One warning naming line 3; the good line kept. */
 		assert_true(test_console_contains("line 3:"));
-		assert_int_equal(bi.ram_count, 1);
-		assert_int_equal(bi.reserved_count, 0);
+		assert_int_equal(bi.ram.count, 1);
+		assert_int_equal(bi.reserved.count, 0);
 		assert_int_equal(bi.cpu_count, 0);
 		assert_false(bi.have_distance);
 	}
@@ -259,7 +259,7 @@ static void test_empty_ranges_counted(void **state)
 			       "ram 0x2000 0x1000 node=0\n"
 			       "reserved 1M 1M bios\n"),
 			 3);
-	assert_int_equal(bi.ram_count, 1);
+	assert_int_equal(bi.ram.count, 1);
 	assert_int_equal(bi.dropped_ram, 2);
 	assert_int_equal(bi.dropped_reserved, 1);
 	assert_true(test_console_contains("line 2:"));
@@ -320,14 +320,14 @@ static void test_nul_byte(void **state)
 		    test_console_contains("line 4: bad HWID \"\\x00\""));
 	assert_true(test_console_contains(
 		"line 6: name \"bi\\x00os\" is not text"));
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[1].end), GB);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[1].end), GB);
 	assert_int_equal(bi.cpu_count, 2);
 	/* The range with a bad name still protects its memory. */
-	assert_int_equal(bi.reserved_count, 2);
-	assert_int_equal(pa_val(bi.reserved[0].start), 1 << 20);
-	assert_string_equal(bi.reserved[0].name, "firmware");
-	assert_string_equal(bi.reserved[1].name, "acpi");
+	assert_int_equal(bi.reserved.count, 2);
+	assert_int_equal(pa_val(bi.reserved.regions[0].start), 1 << 20);
+	assert_string_equal(bi.reserved.regions[0].name, "firmware");
+	assert_string_equal(bi.reserved.regions[1].name, "acpi");
 }
 
 struct seen {
@@ -386,21 +386,21 @@ static void test_long_lines_and_bounds(void **state)
 	memset(buf + 17, 'x', 400);
 	strcpy(buf + 417, "\nram 1G 2G node=1\n");
 	assert_int_equal(parse(buf), 1);
-	assert_int_equal(bi.ram_count, 1);
-	assert_int_equal(bi.ram[0].node, 0); /* node=1, the only id */
+	assert_int_equal(bi.ram.count, 1);
+	assert_int_equal(bi.ram.regions[0].node, 0); /* node=1, the only id */
 	assert_int_equal(bi.node_fw_id[0], 1);
 	assert_true(test_console_contains("line 1:"));
 
 	/* Only len bytes are read: "ram 0 1G" of "ram 0 1G node=1". */
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	assert_int_equal(fwdesc_parse(&bi, "ram 0 1G node=1", 8), 0);
-	assert_int_equal(bi.ram_count, 1);
-	assert_int_equal(bi.ram[0].node, NUMA_NO_NODE);
+	assert_int_equal(bi.ram.count, 1);
+	assert_int_equal(bi.ram.regions[0].node, NUMA_NO_NODE);
 	/* A NUL is a byte of its line, not the end of the text. */
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	assert_int_equal(fwdesc_parse(&bi, "ram 0 1G\0bogus", 14), 1);
 	assert_true(test_console_contains("bad END \"1G\\x00bogus\""));
-	assert_int_equal(bi.ram_count, 0);
+	assert_int_equal(bi.ram.count, 0);
 	assert_int_equal(fwdesc_parse(&bi, NULL, 5), 0);
 	assert_int_equal(fwdesc_parse(&bi, "", 0), 0);
 }
@@ -423,7 +423,7 @@ static void test_file_malformed(void **state)
 	assert_true(w >= 5);
 	assert_int_equal(w, test_console_warnings());
 	bootinfo_sanitise(&bi);
-	assert_true(bi.ram_count >= 1);
+	assert_true(bi.ram.count >= 1);
 	assert_true(bi.cpu_count >= 1);
 }
 
@@ -459,10 +459,10 @@ static void test_random(void **state)
 		memcpy(heap, buf, len);
 		bootinfo_init(&bi, BOOT_SANDBOX);
 		fwdesc_parse(&bi, heap, len);
-		assert_true(bi.ram_count <= BOOTINFO_MAX_RAM);
-		for (unsigned int r = 0; r < bi.ram_count; r++)
-			assert_true(pa_val(bi.ram[r].start) <
-				    pa_val(bi.ram[r].end));
+		assert_true(bi.ram.count <= bi.ram.cap);
+		for (unsigned int r = 0; r < bi.ram.count; r++)
+			assert_true(pa_val(bi.ram.regions[r].start) <
+				    pa_val(bi.ram.regions[r].end));
 		bootinfo_sanitise(&bi);
 		assert_true(bi.cpu_count >= 1);
 		free(heap);

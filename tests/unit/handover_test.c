@@ -407,12 +407,12 @@ static unsigned int reserved_named(const char *name, uint64_t *bytes)
 	unsigned int n = 0;
 
 	*bytes = 0;
-	for (unsigned int i = 0; i < bi.reserved_count; i++) {
-		if (strcmp(bi.reserved[i].name, name))
+	for (unsigned int i = 0; i < bi.reserved.count; i++) {
+		if (strcmp(bi.reserved.regions[i].name, name))
 			continue;
 		n++;
-		*bytes += pa_val(bi.reserved[i].end) -
-			  pa_val(bi.reserved[i].start);
+		*bytes += pa_val(bi.reserved.regions[i].end) -
+			  pa_val(bi.reserved.regions[i].start);
 	}
 	return n;
 }
@@ -469,7 +469,7 @@ static void test_no_handover(void **state)
 {
 	handover_apply(&bi, false);
 	assert_int_equal(bi.handover.state, HANDOVER_NONE);
-	assert_int_equal(bi.reserved_count, 3);
+	assert_int_equal(bi.reserved.count, 3);
 }
 
 /*

@@ -94,11 +94,11 @@ static inline void build_reference(void)
 		     p < (mach->rsv[i].end + 4095) >> 12; p++)
 			reserved[p] = true;
 	for (n = 0; n < heap_node_count(); n++) {
-		const struct heap_range *r = heap_node_ranges(n, &count);
+		const struct region *r = heap_node_ranges(n, &count);
 
 		for (i = 0; i < count; i++)
-			for (p = pfn_val(r[i].start); p < pfn_val(r[i].end);
-			     p++) {
+			for (p = pfn_val(region_start_pfn(&r[i]));
+			     p < pfn_val(region_end_pfn(&r[i])); p++) {
 				assert_int_equal(ram_node[p], n + 1);
 				assert_false(reserved[p]);
 				ref[p] = REF_FREE;
@@ -110,13 +110,14 @@ static inline void build_reference(void)
 static inline bool fit_exists(uint32_t node, unsigned int k, uint64_t limit_pfn)
 {
 	unsigned int count, i;
-	const struct heap_range *r = heap_node_ranges(node, &count);
+	const struct region *r = heap_node_ranges(node, &count);
 	uint64_t size = 1ULL << k, p, q;
 
 	for (i = 0; i < count; i++) {
-		uint64_t s = ALIGN_UP(pfn_val(r[i].start), size);
+		uint64_t s = ALIGN_UP(pfn_val(region_start_pfn(&r[i])), size);
 
-		for (p = s; p + size <= pfn_val(r[i].end); p += size) {
+		for (p = s; p + size <= pfn_val(region_end_pfn(&r[i]));
+		     p += size) {
 			if (p + size > limit_pfn || (p == 0 && k))
 				continue;
 			for (q = p; q < p + size && ref[q] == REF_FREE; q++)

@@ -35,7 +35,7 @@ static void add(uint32_t node, uint64_t s, uint64_t e, bool dirty)
 
 static void test_bad_ranges_refused(void **state)
 {
-	const struct heap_range *r;
+	const struct region *r;
 	unsigned int count;
 
 	manual_machine(HEAP_INIT_LAZY);
@@ -65,8 +65,8 @@ static void test_bad_ranges_refused(void **state)
 	add(0, PFN_16M + 100, PFN_16M + 200, false);
 	r = heap_node_ranges(0, &count);
 	assert_int_equal(count, 1);
-	assert_int_equal(pfn_val(r[0].start), PFN_16M);
-	assert_int_equal(pfn_val(r[0].end), PFN_16M + 300);
+	assert_int_equal(pfn_val(region_start_pfn(&r[0])), PFN_16M);
+	assert_int_equal(pfn_val(region_end_pfn(&r[0])), PFN_16M + 300);
 	test_heap_check_clean();
 }
 
@@ -85,7 +85,7 @@ static void test_range_table_grows(void **state)
 		.rsv = holes,
 		.rsv_count = ARRAY_SIZE(holes),
 	};
-	const struct bootmem_region *rsv;
+	const struct region *rsv;
 	unsigned int count, n, named = 0;
 
 	/* One reserved page every 32 pages from 16 MiB: 300 free ranges. */

@@ -119,8 +119,8 @@ static int parse(void)
 
 static bool reserved_named(const char *name)
 {
-	for (unsigned int i = 0; i < bi.reserved_count; i++)
-		if (!strcmp(bi.reserved[i].name, name))
+	for (unsigned int i = 0; i < bi.reserved.count; i++)
+		if (!strcmp(bi.reserved.regions[i].name, name))
 			return true;
 	return false;
 }
@@ -154,10 +154,10 @@ static void test_grub_bios(void **state)
 	assert_int_equal(test_console_warnings(), 0);
 	assert_string_equal(bi.cmdline, "after=exit bootscrub=off");
 	assert_string_equal(bi.loader, "GRUB 2.06-13+deb12u1");
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[0].end), 0x9fc00);
-	assert_int_equal(pa_val(bi.ram[1].start), 0x100000);
-	assert_int_equal(pa_val(bi.ram[1].end), 0x3ffe0000);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 0x9fc00);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), 0x100000);
+	assert_int_equal(pa_val(bi.ram.regions[1].end), 0x3ffe0000);
 	assert_true(test_has_reserved(&bi, 0x400000, 0x480000, "module"));
 	assert_true(test_has_reserved(&bi, INFO_PA, INFO_PA + blk_len,
 				      "loader info"));
@@ -195,12 +195,12 @@ static void test_grub_uefi(void **state)
 	assert_int_equal(test_console_warnings(), 0);
 	assert_int_equal(pa_val(bi.acpi_rsdp), INFO_PA + v2_off + 8);
 	/* The four adjacent boot services / loader ranges are merged. */
-	assert_int_equal(bi.ram_count, 3);
-	assert_int_equal(pa_val(bi.ram[0].end), 0xa0000);
-	assert_int_equal(pa_val(bi.ram[1].start), 0x100000);
-	assert_int_equal(pa_val(bi.ram[1].end), 0x500000);
-	assert_int_equal(pa_val(bi.ram[2].start), 0x100000000ULL);
-	assert_int_equal(pa_val(bi.ram[2].end), 0x140000000ULL);
+	assert_int_equal(bi.ram.count, 3);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 0xa0000);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), 0x100000);
+	assert_int_equal(pa_val(bi.ram.regions[1].end), 0x500000);
+	assert_int_equal(pa_val(bi.ram.regions[2].start), 0x100000000ULL);
+	assert_int_equal(pa_val(bi.ram.regions[2].end), 0x140000000ULL);
 	assert_true(
 		test_has_reserved(&bi, 0x500000, 0x510000, "efi runtime data"));
 	assert_true(test_has_reserved(&bi, 0x510000, 0x520000, "acpi nvs"));
@@ -226,7 +226,7 @@ static void test_mmap_wins_over_efi(void **state)
 	finish();
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 0);
-	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(bi.ram.count, 2);
 	assert_false(reserved_named("efi runtime data"));
 }
 
@@ -270,7 +270,7 @@ static void test_total_size_lies(void **state)
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("total_size"));
-	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(bi.ram.count, 2);
 
 	put32(0, 4);
 	assert_int_equal(parse(), -EINVAL);
@@ -291,9 +291,9 @@ static void test_truncated_everywhere(void **state)
 
 		if (len == blk_len)
 			assert_int_equal(rc, 0);
-		for (unsigned int i = 0; i < bi.ram_count; i++)
-			assert_true(pa_val(bi.ram[i].start) <
-				    pa_val(bi.ram[i].end));
+		for (unsigned int i = 0; i < bi.ram.count; i++)
+			assert_true(pa_val(bi.ram.regions[i].start) <
+				    pa_val(bi.ram.regions[i].end));
 	}
 }
 
@@ -310,7 +310,7 @@ static void test_tag_size_overflow(void **state)
 	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("size 2147483632"));
 	assert_string_equal(bi.cmdline, "");
-	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(bi.ram.count, 2);
 }
 
 static void test_tag_size_too_small(void **state)
@@ -341,8 +341,9 @@ static void test_bad_mmap_entry_size_meminfo(void **state)
 	assert_int_equal(test_console_warnings(), 2);
 	assert_true(test_console_contains("entry_size 16"));
 	assert_true(test_console_contains("mem_upper"));
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[1].end), 0x100000 + (65536ULL << 10));
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[1].end),
+			 0x100000 + (65536ULL << 10));
 }
 
 static void test_mmap_odd_entry_size(void **state)
@@ -360,8 +361,8 @@ static void test_mmap_odd_entry_size(void **state)
 	finish();
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 1);
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[1].end), 0x3ffe0000);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[1].end), 0x3ffe0000);
 }
 
 static void test_no_end_tag_and_no_ram(void **state)
@@ -397,7 +398,7 @@ static void test_duplicates_and_strings(void **state)
 	assert_true(test_console_contains("duplicate tag 1"));
 	assert_true(test_console_contains("duplicate tag 6"));
 	assert_true(test_console_contains("not NUL-terminated"));
-	assert_int_equal(bi.ram_count, 2);
+	assert_int_equal(bi.ram.count, 2);
 }
 
 /*
@@ -455,15 +456,16 @@ static void test_map_problems(void **state)
 	assert_true(test_console_contains("wraps"));
 	/* The zero-length RAM entry is counted as dropped, like any other. */
 	assert_int_equal(bi.dropped_ram, 1);
-	for (unsigned int i = 0; i < bi.ram_count; i++)
-		assert_true(pa_val(bi.ram[i].start) < pa_val(bi.ram[i].end));
+	for (unsigned int i = 0; i < bi.ram.count; i++)
+		assert_true(pa_val(bi.ram.regions[i].start) <
+			    pa_val(bi.ram.regions[i].end));
 
 	begin();
 	tag_efi(huge, ARRAY_SIZE(huge));
 	finish();
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 1);
-	assert_int_equal(bi.ram_count, 1);
+	assert_int_equal(bi.ram.count, 1);
 }
 
 static void test_misaligned_info(void **state)

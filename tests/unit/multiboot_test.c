@@ -96,10 +96,10 @@ static int parse(void)
 
 static bool reserved_covers(uint64_t s, uint64_t e, const char *name)
 {
-	for (unsigned int i = 0; i < bi.reserved_count; i++)
-		if (pa_val(bi.reserved[i].start) <= s &&
-		    pa_val(bi.reserved[i].end) >= e &&
-		    !strcmp(bi.reserved[i].name, name))
+	for (unsigned int i = 0; i < bi.reserved.count; i++)
+		if (pa_val(bi.reserved.regions[i].start) <= s &&
+		    pa_val(bi.reserved.regions[i].end) >= e &&
+		    !strcmp(bi.reserved.regions[i].name, name))
 			return true;
 	return false;
 }
@@ -124,13 +124,13 @@ static void test_qemu_info(void **state)
 	build_qemu();
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 0);
-	assert_int_equal(bi.ram_count, 3);
-	assert_int_equal(pa_val(bi.ram[0].start), 0);
-	assert_int_equal(pa_val(bi.ram[0].end), 0x9fc00);
-	assert_int_equal(pa_val(bi.ram[1].start), 0x100000);
-	assert_int_equal(pa_val(bi.ram[1].end), 0x7fe0000);
-	assert_int_equal(pa_val(bi.ram[2].start), 0x100000000ULL);
-	assert_int_equal(pa_val(bi.ram[2].end), 0x140000000ULL);
+	assert_int_equal(bi.ram.count, 3);
+	assert_int_equal(pa_val(bi.ram.regions[0].start), 0);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 0x9fc00);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), 0x100000);
+	assert_int_equal(pa_val(bi.ram.regions[1].end), 0x7fe0000);
+	assert_int_equal(pa_val(bi.ram.regions[2].start), 0x100000000ULL);
+	assert_int_equal(pa_val(bi.ram.regions[2].end), 0x140000000ULL);
 	assert_true(test_has_reserved(&bi, 0x9fc00, 0xa0000, "reserved"));
 	assert_true(
 		test_has_reserved(&bi, 0xfffc0000, 0x100000000ULL, "reserved"));
@@ -142,8 +142,8 @@ static void test_qemu_info(void **state)
 	assert_true(reserved_covers(CMD_PA, CMD_PA + 34, "loader info"));
 	assert_true(reserved_covers(NAME_PA, NAME_PA + 5, "loader info"));
 	assert_int_equal(reads_refused, 0);
-	for (unsigned int i = 0; i < bi.ram_count; i++)
-		assert_int_equal(bi.ram[i].node, 0);
+	for (unsigned int i = 0; i < bi.ram.count; i++)
+		assert_int_equal(bi.ram.regions[i].node, 0);
 }
 
 static void test_types_named(void **state)
@@ -155,7 +155,7 @@ static void test_types_named(void **state)
 	mmap_add(0x7fff3000ULL, 0x1000, 12);
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 0);
-	assert_int_equal(bi.ram_count, 3); /* none of them became RAM */
+	assert_int_equal(bi.ram.count, 3); /* none of them became RAM */
 	assert_true(test_has_reserved(&bi, 0x7fff0000, 0x7fff1000,
 				      "acpi reclaimable"));
 	assert_true(test_has_reserved(&bi, 0x7fff1000, 0x7fff2000, "acpi nvs"));
@@ -205,10 +205,11 @@ static void test_no_mmap_uses_meminfo(void **state)
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 2);
 	assert_true(test_console_contains("mem_lower"));
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[0].end), 640 << 10);
-	assert_int_equal(pa_val(bi.ram[1].start), 1 << 20);
-	assert_int_equal(pa_val(bi.ram[1].end), (1 << 20) + (130048ULL << 10));
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 640 << 10);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), 1 << 20);
+	assert_int_equal(pa_val(bi.ram.regions[1].end),
+			 (1 << 20) + (130048ULL << 10));
 	assert_string_equal(bi.loader, "multiboot1");
 }
 
@@ -217,7 +218,7 @@ static void test_no_ram_at_all(void **state)
 	build_qemu();
 	put32(INFO_PA, MB_CMDLINE);
 	assert_int_equal(parse(), -EINVAL);
-	assert_int_equal(bi.ram_count, 0);
+	assert_int_equal(bi.ram.count, 0);
 	assert_true(test_console_contains("no RAM"));
 }
 
@@ -236,7 +237,7 @@ static void test_info_unreadable(void **state)
 			 -EINVAL);
 	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("truncated"));
-	assert_int_equal(bi.ram_count, 0);
+	assert_int_equal(bi.ram.count, 0);
 }
 
 static void test_mmap_entry_size_zero(void **state)
@@ -248,7 +249,7 @@ static void test_mmap_entry_size_zero(void **state)
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("size 0"));
-	assert_int_equal(bi.ram_count, 3);
+	assert_int_equal(bi.ram.count, 3);
 }
 
 static void test_mmap_entry_size_lies(void **state)
@@ -259,7 +260,7 @@ static void test_mmap_entry_size_lies(void **state)
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("runs past mmap_length"));
-	assert_int_equal(bi.ram_count, 3);
+	assert_int_equal(bi.ram.count, 3);
 }
 
 static void test_mmap_bigger_entries(void **state)
@@ -271,8 +272,8 @@ static void test_mmap_bigger_entries(void **state)
 	mmap_add_sized(24, 0x100000, 0x100000, 1);
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 0);
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[1].end), 0x200000);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[1].end), 0x200000);
 }
 
 static void test_mmap_unreadable_falls_back(void **state)
@@ -283,8 +284,8 @@ static void test_mmap_unreadable_falls_back(void **state)
 	assert_int_equal(test_console_warnings(),
 			 2); /* mmap unreadable, meminfo used */
 	assert_true(test_console_contains("mmap at"));
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[0].end), 639 << 10);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 639 << 10);
 }
 
 static void test_zero_overlap_wrap(void **state)
@@ -298,7 +299,7 @@ static void test_zero_overlap_wrap(void **state)
 	assert_true(test_console_contains("length 0"));
 	assert_true(test_console_contains("overlaps"));
 	assert_true(test_console_contains("wraps"));
-	assert_int_equal(bi.ram_count, 3);
+	assert_int_equal(bi.ram.count, 3);
 	/* The zero-length RAM entry is counted as dropped, like any other. */
 	assert_int_equal(bi.dropped_ram, 1);
 	assert_int_equal(bi.dropped_reserved, 0);

@@ -3,8 +3,8 @@
  * common/lib/range_table.c: sorted insert, merging of touching regions
  * that same() allows, overlap refusal, filling only the gaps, a full
  * table, removal that splits a region, lookups and growing the storage;
- * the first uncovered gap, sorting and merging a list that overlaps, and
- * the typed byte and page tables.
+ * the first uncovered gap, sorting and merging a list that overlaps,
+ * doubling through grow() up to the limit, and the page view of a region.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,24 +17,22 @@
 #include <keel/range_table.h>
 #include <keel/string.h>
 
+/* What a test expects of a region: its bounds and its node (the tag). */
 struct tagged {
 	uint64_t start, end;
 	uint32_t tag;
 };
 
-RANGE_TABLE_CHECK_TYPE(struct tagged, start, end);
-
-static bool same_tag(const void *a, const void *b)
+static bool same_tag(const struct region *a, const struct region *b)
 {
-	return ((const struct tagged *)a)->tag ==
-	       ((const struct tagged *)b)->tag;
+	return a->node == b->node;
 }
 
 #define CAP 4
-static struct tagged store[CAP];
+static struct region store[CAP];
 static struct range_table t;
 
-static void reset(bool (*same)(const void *, const void *))
+static void reset(bool (*same)(const struct region *, const struct region *))
 {
 	memset(store, 0, sizeof(store));
 	t = (struct range_table)RANGE_TABLE_INIT(store, CAP, same);
@@ -42,16 +40,22 @@ static void reset(bool (*same)(const void *, const void *))
 
 static int add(uint64_t s, uint64_t e, uint32_t tag)
 {
-	struct tagged r = {.tag = tag};
+	struct region r = {.node = tag};
 
-	return range_table_add(&t, s, e, &r);
+	return range_table_add(&t, pa(s), pa(e), &r);
 }
 
 static int fill(uint64_t s, uint64_t e, uint32_t tag)
 {
-	struct tagged r = {.tag = tag};
+	struct region r = {.node = tag};
 
-	return range_table_fill(&t, s, e, &r);
+	return range_table_fill(&t, pa(s), pa(e), &r);
+}
+
+static void set(unsigned int i, uint64_t s, uint64_t e, uint32_t tag)
+{
+	store[i] = region_of(pa(s), pa(e));
+	store[i].node = tag;
 }
 
 /* The table is exactly @n regions {start, end, tag} of @want. */
@@ -59,9 +63,9 @@ static void expect(const struct tagged *want, unsigned int n)
 {
 	assert_int_equal(t.count, n);
 	for (unsigned int i = 0; i < n; i++) {
-		assert_int_equal(store[i].start, want[i].start);
-		assert_int_equal(store[i].end, want[i].end);
-		assert_int_equal(store[i].tag, want[i].tag);
+		assert_int_equal(pa_val(store[i].start), want[i].start);
+		assert_int_equal(pa_val(store[i].end), want[i].end);
+		assert_int_equal(store[i].node, want[i].tag);
 	}
 }
 
@@ -133,15 +137,15 @@ static void test_lookup(void **state)
 	reset(same_tag);
 	assert_int_equal(add(10, 20, 1), 0);
 	assert_int_equal(add(30, 40, 2), 0);
-	assert_int_equal(range_table_first_ending_above(&t, 0), 0);
-	assert_int_equal(range_table_first_ending_above(&t, 19), 0);
-	assert_int_equal(range_table_first_ending_above(&t, 20), 1);
-	assert_int_equal(range_table_first_ending_above(&t, 40), 2);
-	assert_ptr_equal(range_table_find(&t, 10), &store[0]);
-	assert_ptr_equal(range_table_find(&t, 39), &store[1]);
-	assert_null(range_table_find(&t, 20));
-	assert_null(range_table_find(&t, 9));
-	assert_null(range_table_find(&t, 40));
+	assert_int_equal(range_table_first_ending_above(&t, pa(0)), 0);
+	assert_int_equal(range_table_first_ending_above(&t, pa(19)), 0);
+	assert_int_equal(range_table_first_ending_above(&t, pa(20)), 1);
+	assert_int_equal(range_table_first_ending_above(&t, pa(40)), 2);
+	assert_ptr_equal(range_table_find(&t, pa(10)), &store[0]);
+	assert_ptr_equal(range_table_find(&t, pa(39)), &store[1]);
+	assert_null(range_table_find(&t, pa(20)));
+	assert_null(range_table_find(&t, pa(9)));
+	assert_null(range_table_find(&t, pa(40)));
 }
 
 static void test_full_table(void **state)
@@ -190,72 +194,135 @@ static void test_remove_splits(void **state)
 	reset(same_tag);
 	assert_int_equal(add(10, 50, 1), 0);
 	/* From the middle: two regions, both with the payload. */
-	assert_int_equal(range_table_remove(&t, 20, 30), 0);
+	assert_int_equal(range_table_remove(&t, pa(20), pa(30)), 0);
 	expect((const struct tagged[]){{10, 20, 1}, {30, 50, 1}}, 2);
 	/* Across edges and over whole regions. */
 	assert_int_equal(add(60, 70, 2), 0);
 	assert_int_equal(add(80, 90, 3), 0);
-	assert_int_equal(range_table_remove(&t, 15, 85), 0);
+	assert_int_equal(range_table_remove(&t, pa(15), pa(85)), 0);
 	expect((const struct tagged[]){{10, 15, 1}, {85, 90, 3}}, 2);
 	/* Nothing there, or nothing asked: unchanged. */
-	assert_int_equal(range_table_remove(&t, 20, 80), 0);
-	assert_int_equal(range_table_remove(&t, 12, 12), 0);
+	assert_int_equal(range_table_remove(&t, pa(20), pa(80)), 0);
+	assert_int_equal(range_table_remove(&t, pa(12), pa(12)), 0);
 	expect((const struct tagged[]){{10, 15, 1}, {85, 90, 3}}, 2);
 	/* A split in a full table is refused and changes nothing. */
 	assert_int_equal(add(20, 30, 4), 0);
 	assert_int_equal(add(40, 50, 5), 0);
-	assert_int_equal(range_table_remove(&t, 22, 24), -ENOSPC);
+	assert_int_equal(range_table_remove(&t, pa(22), pa(24)), -ENOSPC);
 	expect(
 		(const struct tagged[]){
 			{10, 15, 1}, {20, 30, 4}, {40, 50, 5}, {85, 90, 3}},
 		4);
 	/* Cutting an edge needs no slot. */
-	assert_int_equal(range_table_remove(&t, 20, 24), 0);
-	assert_int_equal(store[1].start, 24);
+	assert_int_equal(range_table_remove(&t, pa(20), pa(24)), 0);
+	assert_int_equal(pa_val(store[1].start), 24);
 }
 
-static void test_grow(void **state)
+static void test_move(void **state)
 {
-	static struct tagged big[2 * CAP];
+	static struct region big[2 * CAP];
 
 	reset(same_tag);
 	for (unsigned int i = 0; i < CAP; i++)
 		assert_int_equal(add(10 * i, 10 * i + 5, i), 0);
 	assert_int_equal(add(100, 105, 9), -ENOSPC);
-	assert_false(range_table_grow(&t, big, CAP)); /* not larger */
-	assert_true(range_table_grow(&t, big, 2 * CAP));
+	assert_false(range_table_move(&t, big, CAP)); /* not larger */
+	assert_true(range_table_move(&t, big, 2 * CAP));
 	assert_ptr_equal(t.regions, big);
 	assert_int_equal(add(100, 105, 9), 0);
 	assert_int_equal(t.count, CAP + 1);
 	for (unsigned int i = 0; i < CAP; i++) {
-		assert_int_equal(big[i].start, 10 * i);
-		assert_int_equal(big[i].tag, i);
+		assert_int_equal(pa_val(big[i].start), 10 * i);
+		assert_int_equal(big[i].node, i);
 	}
-	assert_int_equal(big[CAP].start, 100);
+	assert_int_equal(pa_val(big[CAP].start), 100);
+}
+
+/* grow(): storage from the heap of the test, each call counted. */
+static unsigned int grow_calls, grow_last_cap;
+static bool grow_refuse;
+
+static struct region *test_grow_hook(struct range_table *tt, unsigned int cap)
+{
+	grow_calls++;
+	grow_last_cap = cap;
+	return grow_refuse ? NULL : calloc(cap, sizeof(struct region));
+}
+
+/*
+ * A full table doubles (add, fill, a split) until its limit, keeping every
+ * region in order (the old stores are the test's to leak); past the limit, or when grow() has nothing, an add is
+ * -ENOSPC as in a fixed table.
+ */
+static void test_doubles_to_limit(void **state)
+{
+	static struct region first[2];
+	struct range_table g = RANGE_TABLE_INIT_GROWING(first, 2, same_tag,
+							test_grow_hook, 37);
+	struct region r = {.node = 1};
+	unsigned int i;
+
+	grow_calls = 0;
+	grow_refuse = false;
+	for (i = 0; i < 37; i++) {
+		r.node = i;
+		assert_int_equal(range_table_add(&g, pa(100 * (37 - i)),
+						 pa(100 * (37 - i) + 10), &r),
+				 0);
+	}
+	/* 2 -> 8 (the least step) -> 16 -> 32 -> 37 (the limit): 4 calls. */
+	assert_int_equal(grow_calls, 4);
+	assert_int_equal(grow_last_cap, 37);
+	assert_int_equal(g.cap, 37);
+	assert_int_equal(g.count, 37);
+	for (i = 0; i < 37; i++) {
+		assert_int_equal(pa_val(g.regions[i].start), 100 * (i + 1));
+		assert_int_equal(g.regions[i].node, 36 - i);
+	}
+	/* At the limit: no more calls, -ENOSPC; a split is refused too. */
+	assert_int_equal(range_table_add(&g, pa(1), pa(2), &r), -ENOSPC);
+	assert_int_equal(range_table_remove(&g, pa(102), pa(104)), -ENOSPC);
+	assert_int_equal(range_table_fill(&g, pa(0), pa(50), &r), -ENOSPC);
+	assert_int_equal(grow_calls, 4);
+
+	/* grow() with nothing to give: a full table stays full. */
+	g = (struct range_table)RANGE_TABLE_INIT_GROWING(first, 2, NULL,
+							 test_grow_hook, 64);
+	grow_refuse = true;
+	assert_int_equal(range_table_add(&g, pa(0), pa(1), NULL), 0);
+	assert_int_equal(range_table_add(&g, pa(2), pa(3), NULL), 0);
+	assert_int_equal(range_table_add(&g, pa(4), pa(5), NULL), -ENOSPC);
+	assert_int_equal(range_table_append(&g, &r), -ENOSPC);
+	assert_ptr_equal(g.regions, first);
+	grow_refuse = false;
+	/* append grows too, and keeps the given order. */
+	assert_int_equal(range_table_append(&g, &r), 0);
+	assert_int_equal(g.cap, 8);
+	assert_int_equal(g.regions[2].node, r.node);
 }
 
 /* The first uncovered piece, where a failed fill stopped. */
 static void test_first_gap(void **state)
 {
-	uint64_t gs = 0, ge = 0;
+	struct region g;
 
 	reset(same_tag);
-	assert_true(range_table_first_gap(&t, 5, 9, &gs, &ge));
-	assert_int_equal(gs, 5);
-	assert_int_equal(ge, 9);
+	assert_true(range_table_first_gap(&t, pa(5), pa(9), &g));
+	assert_int_equal(pa_val(g.start), 5);
+	assert_int_equal(pa_val(g.end), 9);
 	assert_int_equal(add(10, 20, 1), 0);
 	assert_int_equal(add(20, 30, 2), 0);
 	assert_int_equal(add(40, 50, 3), 0);
-	assert_true(range_table_first_gap(&t, 12, 45, &gs, &ge));
-	assert_int_equal(gs, 30);
-	assert_int_equal(ge, 40);
-	assert_true(range_table_first_gap(&t, 0, 15, &gs, &ge));
-	assert_int_equal(gs, 0);
-	assert_int_equal(ge, 10);
-	assert_true(range_table_first_gap(&t, 45, 60, &gs, &ge));
-	assert_int_equal(gs, 50);
-	assert_int_equal(ge, 60);
-	assert_false(range_table_first_gap(&t, 10, 30, &gs, &ge));
+	assert_true(range_table_first_gap(&t, pa(12), pa(45), &g));
+	assert_int_equal(pa_val(g.start), 30);
+	assert_int_equal(pa_val(g.end), 40);
+	assert_true(range_table_first_gap(&t, pa(0), pa(15), &g));
+	assert_int_equal(pa_val(g.start), 0);
+	assert_int_equal(pa_val(g.end), 10);
+	assert_true(range_table_first_gap(&t, pa(45), pa(60), &g));
+	assert_int_equal(pa_val(g.start), 50);
+	assert_int_equal(pa_val(g.end), 60);
+	assert_false(range_table_first_gap(&t, pa(10), pa(30), &g));
 }
 
 /*
@@ -268,16 +335,16 @@ static void test_sort_and_merge_overlapping_list(void **state)
 	uint64_t gap;
 
 	reset(NULL);
-	store[0] = (struct tagged){50, 60, 1};
-	store[1] = (struct tagged){10, 40, 2}; /* holds the next one */
-	store[2] = (struct tagged){15, 20, 3};
-	store[3] = (struct tagged){44, 46, 4};
+	set(0, 50, 60, 1);
+	set(1, 10, 40, 2); /* holds the next one */
+	set(2, 15, 20, 3);
+	set(3, 44, 46, 4);
 	t.count = 4;
 	range_table_sort(&t);
-	assert_int_equal(store[0].start, 10);
-	assert_int_equal(store[1].start, 15);
-	assert_int_equal(store[2].start, 44);
-	assert_int_equal(store[3].start, 50);
+	assert_int_equal(pa_val(store[0].start), 10);
+	assert_int_equal(pa_val(store[1].start), 15);
+	assert_int_equal(pa_val(store[2].start), 44);
+	assert_int_equal(pa_val(store[3].start), 50);
 	/* 15-20 lies inside 10-40: gap 0, the nearest pair. */
 	assert_int_equal(range_table_nearest_pair(&t, &gap), 0);
 	assert_int_equal(gap, 0);
@@ -288,51 +355,22 @@ static void test_sort_and_merge_overlapping_list(void **state)
 	assert_int_equal(gap, 4);
 }
 
-/* The typed tables: bytes and pages, each with its own bounds. */
-struct byte_region {
-	paddr_t start, end;
-	uint32_t tag;
-};
-struct page_region {
-	pfn_t start, end;
-};
-PADDR_RANGE_TABLE_CHECK_TYPE(struct byte_region);
-PFN_RANGE_TABLE_CHECK_TYPE(struct page_region);
-
-static void test_typed_tables(void **state)
+/* The page view of a byte region, and a lookup by frame. */
+static void test_page_view(void **state)
 {
-	static struct byte_region bytes[CAP];
-	static struct page_region pages[CAP];
-	struct paddr_range_table bt = PADDR_RANGE_TABLE_INIT(bytes, CAP, NULL);
-	struct pfn_range_table pt = PFN_RANGE_TABLE_INIT(pages, CAP, NULL);
-	struct byte_region b = {.tag = 7};
-	const struct paddr_range *br;
-	const struct pfn_range *pr;
-	struct paddr_range gap;
+	const struct region *r;
 
-	assert_int_equal(paddr_range_table_add(&bt, pa(0x1000), pa(0x3000), &b),
+	reset(NULL);
+	assert_int_equal(range_table_add(&t, pfn_to_paddr(pfn(16)),
+					 pfn_to_paddr(pfn(32)), NULL),
 			 0);
-	assert_int_equal(paddr_range_table_fill(&bt, pa(0), pa(0x4000), &b), 0);
-	assert_int_equal(bt.count, 1);
-	br = paddr_range_table_find(&bt, pa(0x3fff));
-	assert_ptr_equal(br, paddr_range_at(&bt, 0));
-	assert_int_equal(pa_val(br->end), 0x4000);
-	assert_int_equal(bytes[0].tag, 7);
-	assert_int_equal(paddr_range_table_remove(&bt, pa(0x1000), pa(0x2000)),
-			 0);
-	assert_true(paddr_range_table_first_gap(&bt, pa(0), pa(0x4000), &gap));
-	assert_int_equal(pa_val(gap.start), 0x1000);
-	assert_int_equal(pa_val(gap.end), 0x2000);
-	assert_int_equal(paddr_range_table_first_ending_above(&bt, pa(0x1000)),
-			 1);
-
-	assert_int_equal(pfn_range_table_add(&pt, pfn(16), pfn(32),
-					     &(struct page_region){}),
-			 0);
-	pr = pfn_range_table_find(&pt, pfn(31));
-	assert_ptr_equal(pr, pfn_range_at(&pt, 0));
-	assert_int_equal(pfn_val(pr->start), 16);
-	assert_null(pfn_range_table_find(&pt, pfn(32)));
+	r = range_table_find_pfn(&t, pfn(31));
+	assert_ptr_equal(r, &store[0]);
+	assert_int_equal(pfn_val(region_start_pfn(r)), 16);
+	assert_int_equal(pfn_val(region_end_pfn(r)), 32);
+	assert_int_equal(region_bytes(r), 16 * PAGE_SIZE);
+	assert_null(range_table_find_pfn(&t, pfn(32)));
+	assert_null(range_table_find_pfn(&t, pfn(15)));
 }
 
 int main(void)
@@ -344,10 +382,11 @@ int main(void)
 		cmocka_unit_test(test_lookup),
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_remove_splits),
-		cmocka_unit_test(test_grow),
+		cmocka_unit_test(test_move),
+		cmocka_unit_test(test_doubles_to_limit),
 		cmocka_unit_test(test_first_gap),
 		cmocka_unit_test(test_sort_and_merge_overlapping_list),
-		cmocka_unit_test(test_typed_tables),
+		cmocka_unit_test(test_page_view),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

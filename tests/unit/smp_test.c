@@ -246,10 +246,10 @@ static bool on_node(const void *p, size_t len, uint32_t node)
 {
 	uint64_t a = pa_val(virt_to_phys(p));
 
-	for (unsigned int i = 0; i < test_bi.ram_count; i++)
-		if (test_bi.ram[i].node == node &&
-		    pa_val(test_bi.ram[i].start) <= a &&
-		    a + len <= pa_val(test_bi.ram[i].end))
+	for (unsigned int i = 0; i < test_bi.ram.count; i++)
+		if (test_bi.ram.regions[i].node == node &&
+		    pa_val(test_bi.ram.regions[i].start) <= a &&
+		    a + len <= pa_val(test_bi.ram.regions[i].end))
 			return true;
 	return false;
 }

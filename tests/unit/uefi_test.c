@@ -43,11 +43,11 @@ static uint8_t *build_map(const struct d *ds, size_t n, size_t stride)
 	return m;
 }
 
-static const struct bi_reserved *reserved(const char *name, unsigned int nth)
+static const struct region *reserved(const char *name, unsigned int nth)
 {
-	for (unsigned int i = 0; i < bi.reserved_count; i++)
-		if (!strcmp(bi.reserved[i].name, name) && !nth--)
-			return &bi.reserved[i];
+	for (unsigned int i = 0; i < bi.reserved.count; i++)
+		if (!strcmp(bi.reserved.regions[i].name, name) && !nth--)
+			return &bi.reserved.regions[i];
 	return NULL;
 }
 
@@ -86,12 +86,12 @@ static void test_qemu_like(void **state)
 	assert_int_equal(st.ram_bytes, 520 * MB + 0x1f5f0000);
 
 	/* Contiguous RAM descriptors merge; runtime/ACPI split them. */
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[0].start), 0x40000000);
-	assert_int_equal(pa_val(bi.ram[0].end), 0x60800000);
-	assert_int_equal(bi.ram[0].node, NUMA_NO_NODE);
-	assert_int_equal(pa_val(bi.ram[1].start), 0x60a10000);
-	assert_int_equal(pa_val(bi.ram[1].end), 0x80000000);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[0].start), 0x40000000);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 0x60800000);
+	assert_int_equal(bi.ram.regions[0].node, NUMA_NO_NODE);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), 0x60a10000);
+	assert_int_equal(pa_val(bi.ram.regions[1].end), 0x80000000);
 
 	assert_non_null(reserved("acpi reclaim", 0));
 	assert_int_equal(pa_val(reserved("acpi reclaim", 0)->end), 0x60810000);
@@ -103,8 +103,8 @@ static void test_qemu_like(void **state)
 	assert_non_null(reserved("acpi nvs", 0));
 	assert_non_null(reserved("efi reserved", 0));
 	/* MMIO is neither RAM nor reserved. */
-	for (unsigned int i = 0; i < bi.reserved_count; i++)
-		assert_true(pa_val(bi.reserved[i].start) >= 0x40000000);
+	for (unsigned int i = 0; i < bi.reserved.count; i++)
+		assert_true(pa_val(bi.reserved.regions[i].start) >= 0x40000000);
 	free(m);
 }
 
@@ -124,10 +124,10 @@ static void test_stride_and_uncached(void **state)
 	/* The empty RAM descriptor is warned and counted, not skipped. */
 	assert_int_equal(test_console_warnings(), 1);
 	assert_int_equal(bi.dropped_ram, 1);
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[0].end), 0x200000);
-	assert_int_equal(pa_val(bi.ram[1].start), 0x300000);
-	assert_int_equal(bi.reserved_count, 0);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 0x200000);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), 0x300000);
+	assert_int_equal(bi.reserved.count, 0);
 	free(m);
 }
 
@@ -146,7 +146,7 @@ static void test_bad_desc_size(void **state)
 			-EINVAL);
 		assert_int_equal(test_console_warnings(), 1);
 		assert_true(test_console_contains("DescriptorSize"));
-		assert_int_equal(bi.ram_count, 0);
+		assert_int_equal(bi.ram.count, 0);
 		assert_int_equal(bi.fixups, 1);
 	}
 	free(m);
@@ -175,8 +175,8 @@ static void test_malformed_descs(void **state)
 	assert_true(test_console_contains("overflows"));
 	assert_int_equal(test_console_warnings(), 3);
 	assert_int_equal(bi.fixups, 3);
-	assert_int_equal(bi.ram_count, 2);
-	assert_int_equal(pa_val(bi.ram[1].start), 0x3000000);
+	assert_int_equal(bi.ram.count, 2);
+	assert_int_equal(pa_val(bi.ram.regions[1].start), 0x3000000);
 	free(r);
 	free(m);
 
@@ -184,7 +184,7 @@ static void test_malformed_descs(void **state)
 	sandbox_console_clear();
 	bootinfo_init(&bi, BOOT_EFI);
 	assert_int_equal(uefi_mmap_to_bootinfo(NULL, 4096, DESC, &bi, NULL), 0);
-	assert_int_equal(bi.ram_count, 0);
+	assert_int_equal(bi.ram.count, 0);
 	assert_int_equal(test_console_warnings(), 0);
 }
 
