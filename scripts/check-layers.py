@@ -379,7 +379,7 @@ def multi_writer_globals(build):
 def range_structs():
     """[(name, file)] of the struct types with a start and an end member
     (or a *_RANGE_HEAD) in the tracked sources of boot/, common/ and
-    include/: comments stripped, braces counted."""
+    include/: comments and parameter lists stripped, braces counted."""
     files = subprocess.run(["git", "ls-files", "*.c", "*.h"],
                            capture_output=True, text=True).stdout.split()
     found = []
@@ -394,6 +394,8 @@ def range_structs():
                 depth += {"{": 1, "}": -1}.get(text[i], 0)
                 i += 1
             body = text[m.end():i]
+            while re.search(r"\([^()]*\)", body):  # parameter lists
+                body = re.sub(r"\([^()]*\)", "", body)
             if re.search(r"_RANGE_HEAD\b", body) or (
                     re.search(r"[\s,*]start\s*[,;]", body)
                     and re.search(r"[\s,*]end\s*[,;]", body)):

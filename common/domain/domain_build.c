@@ -29,11 +29,8 @@
  *    the allocation, with no heap lock held; physically adjacent extents
  *    of a unit are merged into one range (one barrier per range).
  *
- * What the build does to an extent's contents is here too (and used by
- * domain_big.c and destroy): zeroing memory not known clean on the
- * building CPU in pieces of at most 2 MiB, cache maintenance to PoC by
- * range with no heap lock held, and the boot's promise about free memory
- * that decides the zeroing (the domain's struct domain_ctx).
+ * What the build does to an extent's contents (zeroing, maintenance by
+ * range) is in domain_base.c, shared with domain_big.c and destroy.
  *
  * A static domain (xen,static-mem, common/domain_static.c) takes no heap
  * memory and no unit: its ranges are adopted and mapped by the boot CPU
@@ -67,89 +64,6 @@
 #include <keel/trace.h>
 
 #include "domain_priv.h"
-
-/* --- contents: zeroing and cache maintenance (also domain_big.c's) --- */
-
-/*
- * bootscrub=off: the heap calls memory clean that nobody zeroed (the
- * firmware's leftovers, another guest's data after a kexec): the build
- * zeroes every extent of @d itself, as it would a dirty one -- unless
- * domains_trust=on says the memory is known zero (a fresh sandbox arena,
- * QEMU's RAM: the clean-build benchmarks on sparse RAM).
- */
-bool domain_zero_untrusted(const struct domain *d)
-{
-	return d->ctx->scrub_off && !d->ctx->trust_zero;
-}
-
-/* @n problems a destroy of @d found, counted where its context says. */
-void domain_problem(const struct domain *d, unsigned int n)
-{
-	atomic_fetch_add_relaxed(d->ctx->problems, n);
-}
-
-#define ZERO_PIECE (2ull << 20) /* as the heap: at most 2 MiB per call */
-
-/* Zero [pa, pa + bytes) on this CPU with the scrub's primitive. */
-void domain_extent_zero(struct domain *d, paddr_t pa, uint64_t bytes)
-{
-	uint64_t t0 = arch_ticks();
-
-	for (uint64_t off = 0; off < bytes; off += ZERO_PIECE)
-		arch_scrub_range(phys_to_virt(pa_add(pa, off)),
-				 (size_t)(bytes - off < ZERO_PIECE
-						  ? bytes - off
-						  : ZERO_PIECE));
-	atomic_fetch_add_relaxed(&d->zero_ticks, arch_ticks() - t0);
-	atomic_fetch_add_relaxed(&d->zeroed_bytes, bytes);
-}
-
-void domain_atomic_max(uint64_t *p, uint64_t v)
-{
-	uint64_t cur = atomic_load_relaxed(p);
-
-	while (cur < v && !atomic_cmpxchg(p, &cur, v))
-		;
-}
-
-const struct cachemaint *domain_maint(const struct domain *d)
-{
-	return d->ctx->maint ? d->ctx->maint : heap_cachemaint();
-}
-
-bool domain_maint_needed(const struct domain *d)
-{
-	return cachemaint_by_range(domain_maint(d));
-}
-
-/* Clean+invalidate the pending range (one barrier), counted like the heap's. */
-void domain_maint_flush(struct domain *d, struct maint_acc *acc)
-{
-	uint64_t t0;
-
-	if (!acc->bytes)
-		return;
-	t0 = arch_ticks();
-	cachemaint_range(domain_maint(d), acc->start, acc->bytes);
-	atomic_fetch_add_relaxed(&d->maint_ticks, arch_ticks() - t0);
-	atomic_fetch_add_relaxed(&d->maint_bytes, acc->bytes);
-	acc->bytes = 0;
-}
-
-/* Add [pa, pa + bytes) to the pending range, flushing when not adjacent. */
-void domain_maint_add(struct domain *d, struct maint_acc *acc, paddr_t pa,
-		      uint64_t bytes)
-{
-	if (acc->bytes && pa_val(acc->start) + acc->bytes == pa_val(pa)) {
-		acc->bytes += bytes;
-		return;
-	}
-	domain_maint_flush(d, acc);
-	acc->start = pa;
-	acc->bytes = bytes;
-}
-
-/* --- the build --- */
 
 /* The statistics of one heap extent of @bytes just allocated, mapped with
  * @leaves leaves of kind @kind. */

@@ -33,8 +33,6 @@
 
 #include "domain_priv.h"
 
-const unsigned int domain_extent_order[DOMAIN_EXTENT_KINDS] = {18, 9, 0};
-
 /*
  * @NODE: any number is a node id (one that is not a node of this machine
  * is warned and falls back when the plan is made, domain_pick_node());
@@ -98,19 +96,6 @@ int domain_spec_parse(const char *val, size_t len, struct domain_spec *out,
 }
 
 /**
- * domain_warn_rounded() - the size rule's one warning (keel/domain.h), for
- * a domain= word and a dom0less `memory` alike.
- * @src: who read the value ("cmdline", "domains").
- * @what: the value as its source spells it.
- * @rounded: the size it became.
- */
-void domain_warn_rounded(const char *src, const char *what, uint64_t rounded)
-{
-	pr_warn("%s: %s is not a multiple of 4K, rounded up to %llu bytes\n",
-		src, what, (unsigned long long)rounded);
-}
-
-/**
  * domain_opt_add() - one domain= value into @o (see keel/domain.h).
  * Return: warnings printed, or -EINVAL (*@why says why).
  */
@@ -145,17 +130,6 @@ int domain_opt_add(struct keel_options *o, const char *val, size_t len,
 	snprintf(s.name, sizeof(s.name), "domain%u", o->domain_count);
 	o->domain[o->domain_count++] = s;
 	return warned;
-}
-
-/**
- * domain_set_name() - @d's name (whole; it fits DOMAIN_NAME_MAX) and its
- * printable copy for the human lines (escape_bytes(): a DT node name may
- * hold control bytes; the JSON escapes the name itself).
- */
-void domain_set_name(struct domain *d, const char *name)
-{
-	strlcpy(d->name, name, sizeof(d->name));
-	escape_bytes(d->shown, sizeof(d->shown), d->name, strlen(d->name));
 }
 
 /* Does one of @s's domains [0, @n) have @name? */
@@ -198,18 +172,6 @@ static unsigned int setup_dt(struct domain_set *s, const struct bootinfo *bi,
 		domain_from_dt(&s->d[n++], b, bi);
 	}
 	return n;
-}
-
-/**
- * domain_ctx_init() - what a build runs under (keel/domain.h): @o's
- * bootscrub=off and domains_trust=, problems counted in *@problems.
- */
-void domain_ctx_init(struct domain_ctx *c, const struct keel_options *o,
-		     unsigned int *problems)
-{
-	c->scrub_off = o->bootscrub == SCRUB_OFF;
-	c->trust_zero = o->domains_trust;
-	c->problems = problems;
 }
 
 /**

@@ -45,7 +45,7 @@ uint64_t domain_table_pages_max(uint64_t bytes);
  */
 void domain_expected_extents(uint64_t bytes, uint64_t out[DOMAIN_EXTENT_KINDS]);
 
-/* domain_build.c: the contents helpers domain_big.c shares with the build. */
+/* domain_base.c: the room's leaf, what its files share. */
 /* Memory the heap calls clean is zeroed by the build (bootscrub=off). */
 bool domain_zero_untrusted(const struct domain *d);
 /* A contiguous physical range waiting for its cache maintenance. */

@@ -44,13 +44,6 @@
 
 #define RANGE_FMT "xen,static-mem [%#llx, %#llx)"
 
-/** domain_fail() - @d cannot be built: failed, @why its reason. */
-void domain_fail(struct domain *d, const char *why)
-{
-	d->failed = true;
-	strlcpy(d->fail_reason, why, sizeof(d->fail_reason));
-}
-
 static bool overlap(paddr_t s1, paddr_t e1, paddr_t s2, paddr_t e2)
 {
 	return pa_val(s1) < pa_val(e2) && pa_val(s2) < pa_val(e1);

@@ -12,11 +12,13 @@
  * instead (DOMAIN_ORIGIN_STATIC: reserved at boot, adopted by the heap as
  * its owned extents, never zeroed).
  *
- * Files: domain_parse.c (domain= words, the plan: node, budget),
+ * Files: domain_base.c (what the others share: names, extent orders, the
+ * context, zeroing and cache maintenance; it calls none of them),
+ * domain_parse.c (domain= words, the plan: node, budget),
  * domain_static.c (dom0less domains from bootinfo; static ones checked,
  * built and given back to reserved),
- * domain_build.c (one domain, work units, the parallel build, and what a
- * build does to an extent's contents), domain_destroy.c, domain_check.c
+ * domain_build.c (one domain, work units, the parallel build),
+ * domain_big.c (the prefix extents), domain_destroy.c, domain_check.c
  * (table walk, audit=full sampling),
  * domain_restore.c (a live update's domains taken back from the handover),
  * domain_view.c (what the rooms above read), and in the
