@@ -77,35 +77,23 @@ static uint64_t first_not_ram(const struct bootinfo *bi, uint64_t s, uint64_t e)
 	return s < e ? s : e;
 }
 
-/* Reserved ranges sorted by start (indices into bi->reserved). */
-static uint16_t rsv_order[BOOTINFO_MAX_RESERVED + 1];
-static unsigned int rsv_count;
-
-static int cmp_rsv(const void *a, const void *b, const struct bootinfo *bi)
+static int cmp_rsv(const void *a, const void *b)
 {
-	uint64_t x = pa_val(bi->reserved.regions[*(const uint16_t *)a].start);
-	uint64_t y = pa_val(bi->reserved.regions[*(const uint16_t *)b].start);
+	uint64_t x = pa_val(((const struct region *)a)->start);
+	uint64_t y = pa_val(((const struct region *)b)->start);
 
 	return (x > y) - (x < y);
 }
 
-/* Insertion sort: at most 513 entries, once per boot. */
-static void sort_reserved(const struct bootinfo *bi)
+/*
+ * The reserved ranges sorted by start, in place (their order means
+ * nothing: bootmem keeps its own sorted copy), whatever their number: the
+ * table grows past its static slots.
+ */
+static void sort_reserved(struct bootinfo *bi)
 {
-	rsv_count = 0;
-	for (unsigned int i = 0;
-	     i < bi->reserved.count && i < ARRAY_SIZE(rsv_order); i++) {
-		unsigned int j = rsv_count++;
-
-		rsv_order[j] = (uint16_t)i;
-		while (j && cmp_rsv(&rsv_order[j - 1], &rsv_order[j], bi) > 0) {
-			uint16_t t = rsv_order[j];
-
-			rsv_order[j] = rsv_order[j - 1];
-			rsv_order[j - 1] = t;
-			j--;
-		}
-	}
+	sort(bi->reserved.regions, bi->reserved.count, sizeof(struct region),
+	     cmp_rsv);
 }
 
 /*
@@ -117,9 +105,8 @@ static void sort_reserved(const struct bootinfo *bi)
 static int reserved_overlap(const struct bootinfo *bi, uint64_t s, uint64_t e,
 			    unsigned int *next, int *maxi)
 {
-	for (; *next < rsv_count; (*next)++) {
-		const struct region *r =
-			&bi->reserved.regions[rsv_order[*next]];
+	for (; *next < bi->reserved.count; (*next)++) {
+		const struct region *r = &bi->reserved.regions[*next];
 
 		if (pa_val(r->start) >= e)
 			break;
@@ -127,7 +114,7 @@ static int reserved_overlap(const struct bootinfo *bi, uint64_t s, uint64_t e,
 			continue;
 		if (*maxi < 0 ||
 		    pa_val(r->end) > pa_val(bi->reserved.regions[*maxi].end))
-			*maxi = rsv_order[*next];
+			*maxi = (int)*next;
 	}
 	if (*maxi >= 0 && pa_val(bi->reserved.regions[*maxi].end) > s)
 		return *maxi;
@@ -317,12 +304,6 @@ static int parse_preserved(struct ho_ctx *c, unsigned int i, uint64_t off,
 			      p.count, rec->bytes);
 	c->pres = c->buf + off + sizeof(p);
 	c->pres_count = p.count;
-	/* bootinfo's reserved table grows: more than this checks is refused. */
-	if (c->bi->reserved.count > ARRAY_SIZE(rsv_order))
-		return refuse(c,
-			      "preserved: %u firmware-reserved ranges, more "
-			      "than the %zu this reader checks",
-			      c->bi->reserved.count, ARRAY_SIZE(rsv_order));
 	sort_reserved(c->bi);
 	for (unsigned int k = 0; k < p.count; k++) {
 		int err = check_pres_range(c, k, &next, &maxi);

@@ -52,8 +52,9 @@ target_name() {
 
 config() {
 	local hdr=$cfg/include/generated/autoconf.h
+	# Any Kconfig newer than the header (boot/Kconfig holds options too).
 	if [ ! -f "$hdr" ] || [ arch/sandbox/configs/sandbox_defconfig -nt "$hdr" ] ||
-		[ common/Kconfig -nt "$hdr" ] || [ Kconfig -nt "$hdr" ]; then
+		[ -n "$(find . -path ./build -prune -o -name Kconfig -newer "$hdr" -print)" ]; then
 		scripts/kconfig.sh defconfig sandbox "$cfg" arch/sandbox/configs/sandbox_defconfig
 		scripts/kconfig.sh genconfig sandbox "$cfg" --header-path "$hdr"
 	fi
