@@ -509,9 +509,8 @@ static int check_vcpu(struct ho_ctx *c, unsigned int n,
 			      "vcpus[%u]: state_bytes %u truncated or "
 			      "padded wrong in a record of %u bytes",
 			      n, v->state_bytes, bytes);
-	if (v->flags || v->reserved[0] || v->reserved[1])
-		return refuse(c, "vcpus[%u]: flags %#x or reserved not 0", n,
-			      v->flags);
+	if (v->flags)
+		return refuse(c, "vcpus[%u]: flags %#x unknown", n, v->flags);
 	if (!dom_known(c, v->domain))
 		return refuse(c, "vcpus[%u]: domain %u is no domain record", n,
 			      v->domain);
@@ -559,6 +558,8 @@ static int parse_vcpu(struct ho_ctx *c, unsigned int i, uint64_t off,
 	bv->arch = v.arch;
 	bv->cpu = v.cpu;
 	bv->stop_ticks = v.stop_ticks;
+	bv->pages_walked = v.pages_walked;
+	bv->bad_words = v.bad_words;
 	bv->state = c->buf + off + sizeof(v);
 	bv->state_bytes = v.state_bytes;
 	return 0;

@@ -45,6 +45,7 @@
 #include <asm/lapic.h>
 #include <asm/x86.h>
 #include <keel/errno.h>
+#include <keel/handover.h>
 #include <keel/frametable.h>
 #include <keel/heap.h>
 #include <keel/p2m.h>
@@ -441,4 +442,30 @@ void arch_vcpu_destroy(struct arch_vcpu *av)
 	pages_free(iopm, 2);
 	pages_free(msrpm, 1);
 	iopm = msrpm = 0;
+}
+
+/**
+ * arch_vcpu_state() - this arch carries no vCPU across a live update.
+ * @bytes: out: 0
+ * @why: out: why not
+ *
+ * Return: HANDOVER_VCPU_NONE.
+ */
+unsigned int arch_vcpu_state(uint32_t *bytes, const char **why)
+{
+	*bytes = 0;
+	*why = "x86_64: a vCPU's VMCB is not carried across a live update yet "
+	       "(arm64 only)";
+	return HANDOVER_VCPU_NONE;
+}
+
+/** arch_vcpu_resume() - Return: -EINVAL: nothing to resume here. */
+int arch_vcpu_resume(struct arch_vcpu *v, const void *state, uint32_t bytes,
+		     const struct vcpu_setup *s)
+{
+	(void)v;
+	(void)state;
+	(void)bytes;
+	(void)s;
+	return -EINVAL;
 }

@@ -138,7 +138,8 @@ struct handover_vcpu {
 	uint32_t state_bytes;	  /* 16 */
 	uint32_t flags;		  /* 20: 0 */
 	uint64_t stop_ticks;	  /* 24: its last exit (the writer's clock) */
-	uint64_t reserved[2];	  /* 32: 0 */
+	uint64_t pages_walked;	  /* 32: what its walk reported */
+	uint64_t bad_words;	  /* 40: words its walk found wrong */
 };
 
 _Static_assert(sizeof(struct handover_vcpu) == 48, "vCPU record layout");
@@ -179,7 +180,7 @@ struct bi_handover_domain {
 struct bi_handover_vcpu {
 	uint16_t domain, arch;
 	uint32_t cpu;
-	uint64_t stop_ticks;
+	uint64_t stop_ticks, pages_walked, bad_words;
 	const uint8_t *state; /* state_bytes long */
 	uint32_t state_bytes;
 };

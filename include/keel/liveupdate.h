@@ -80,8 +80,20 @@ void liveupdate_verify(const struct bootinfo *bi, const struct keel_options *o);
  * new image, no memory): a warning, and liveupdate_info()->fail says why.
  */
 struct domain_set;
+/*
+ * The vCPUs an update carries (the flow's, from the guest room; NULL:
+ * none): stop() runs once, right after the freeze stamp, and stops every
+ * running vCPU; get() gives the @i-th stopped one's record (domain, arch,
+ * cpu, state_bytes, stop stamp, walk) and *@state, false past the last.
+ */
+struct lu_vcpus {
+	void (*stop)(void *arg);
+	bool (*get)(void *arg, unsigned int i, struct handover_vcpu *rec,
+		    const void **state);
+	void *arg;
+};
 void liveupdate_run(const struct bootinfo *bi, const struct keel_options *o,
-		    const struct domain_set *ds);
+		    const struct domain_set *ds, const struct lu_vcpus *vc);
 /* Why the boot fails because of the handover or the update, or NULL. */
 const char *liveupdate_fail_reason(void);
 

@@ -361,7 +361,7 @@ def handover():
     # A version 2 vCPU record of alpha: 48 bytes, then the 64-byte state
     # the fuzz target's machine says its arch has (arm64, tag 1), cpu 0.
     vcpu2 = struct.pack("<IIHHIIIQQQ", 3, 48 + 64, 1, 1, 0, 64, 0, 250,
-                        0, 0) + bytes(range(64))
+                        1024, 0) + bytes(range(64))
     valid = _ho([a, b], pres)
     return {
         "class-two-domains": valid,
