@@ -85,8 +85,8 @@ static bool all_looping(void)
  */
 bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
 {
-	uint64_t deadline = arch_ticks() + guest_us_to_ticks(
-						   GUEST_HOLD_WAIT_MS * 1000ULL);
+	uint64_t deadline =
+		arch_ticks() + guest_us_to_ticks(GUEST_HOLD_WAIT_MS * 1000ULL);
 
 	if (!cpumask_weight(cpus) || cpumask_test(cpus, arch_cpu_id())) {
 		pr_warn("guests: no CPU but the boot CPU to hold them on: not "
@@ -102,8 +102,8 @@ bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
 		arch_cpu_relax();
 	guest_state.held = 0;
 	for (unsigned int i = 0; i < guest_state.count; i++)
-		guest_state.held += guest_state.vcpu[i].live &&
-				    guest_state.vcpu[i].looping;
+		guest_state.held +=
+			guest_state.vcpu[i].live && guest_state.vcpu[i].looping;
 	pr_info("guests: %u of %u vCPUs left running in their loops for the "
 		"live update\n",
 		guest_state.held, guest_state.count);
@@ -122,8 +122,8 @@ void guests_stop(void *unused)
 }
 
 /** guests_vcpu_record() - held vCPU @i's record and state (keel/guest.h). */
-bool guests_vcpu_record(void *unused, unsigned int i,
-			struct handover_vcpu *rec, const void **state)
+bool guests_vcpu_record(void *unused, unsigned int i, struct handover_vcpu *rec,
+			const void **state)
 {
 	const char *why = NULL;
 	unsigned int n = 0;
@@ -171,8 +171,7 @@ static bool domain_of(const struct domain_set *ds, uint16_t id,
 }
 
 /* The CPU that runs record @hv's vCPU: its own index when on @node. */
-static unsigned int resume_cpu(const struct bi_handover_vcpu *hv,
-			       uint32_t node)
+static unsigned int resume_cpu(const struct bi_handover_vcpu *hv, uint32_t node)
 {
 	unsigned int c = hv->cpu;
 
@@ -207,6 +206,7 @@ static int resume_one(struct vcpu *v, const struct domain_set *ds,
 	err = guest_vcpu_prepare(v, &dv, gp, &s);
 	if (err)
 		return err;
+	v->s2.free_dirty = true; /* the boot scrub comes after */
 	err = arch_vcpu_resume(&v->arch, hv->state, hv->state_bytes, &s);
 	if (err) {
 		snprintf(v->why, sizeof(v->why),
@@ -267,8 +267,9 @@ void guests_resume(const struct domain_set *ds, const struct guest_params *gp,
 	if (!h->vcpu_count)
 		return;
 	if (h->hdr.build != arch_lu_build_id()) {
-		guest_state.carry_why = "the handover's build is not this "
-					"image's (its guest program may differ)";
+		guest_state.carry_why =
+			"the handover's build is not this "
+			"image's (its guest program may differ)";
 		pr_warn("guests: %u vCPUs not resumed: %s\n", h->vcpu_count,
 			guest_state.carry_why);
 		return;

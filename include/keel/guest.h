@@ -87,6 +87,12 @@ struct guest_s2 {
 	paddr_t own[GUEST_S2_OWN];
 	uint8_t own_order[GUEST_S2_OWN];
 	unsigned int own_count;
+	/*
+	 * Given back as dirty: taken before the boot scrub (a guest resumed
+	 * after a live update), so that the scrub counts them as it counts
+	 * every free page; else clean (zeroed here).
+	 */
+	bool free_dirty;
 };
 
 /* One vCPU: what it did (the report) and its arch state (arch_vcpu). */
