@@ -114,6 +114,9 @@ struct arm64_vcpu {
 
 _Static_assert(sizeof(struct arm64_vcpu) <= sizeof(struct arch_vcpu),
 	       "struct arm64_vcpu fits struct arch_vcpu");
+_Static_assert(
+	sizeof(struct arm64_vcpu) == 488,
+	"the state block of a handover vCPU record (docs/liveupdate.md)");
 _Static_assert(__builtin_offsetof(struct arm64_guest_regs, pc) == 248,
 	       "guest_switch.S GREG_PC");
 

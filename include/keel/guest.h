@@ -20,7 +20,9 @@
  *
  * Files: guest.c (the phase: vCPUs set up, run on their CPUs, torn down;
  * what the report reads), guest_run.c (one CPU's turns and the exits),
- * guest_stage2.c (the image's mapping). The report: common/report/
+ * guest_stage2.c (the image's mapping), guest_carry.c (a round held for
+ * a live update, its vCPUs stopped by the freeze, carried in the
+ * handover and resumed by the new image). The report: common/report/
  * guest_report.c. Arch hooks: <arch/guest.h>.
  */
 #ifndef KEEL_GUEST_H
