@@ -367,9 +367,12 @@ static void phase_guests(const struct bootinfo *bi,
 			 const struct keel_options *o)
 {
 	const struct liveupdate_info *lu = liveupdate_info();
-	/* A live update follows: the last round is held for it. */
+	/*
+	 * A live update follows: the last round is held for it (not when
+	 * the domains are destroyed first: nothing would run them).
+	 */
 	bool update = lu->generation < o->liveupdate &&
-		      lu->state != HANDOVER_DISCARDED;
+		      lu->state != HANDOVER_DISCARDED && !o->domains_destroy;
 	struct guest_params gp = {
 		.touch = o->guest_touch,
 		.run_ms = o->guest_run_ms,
