@@ -30,8 +30,9 @@ The blackout (issue 31 §4): QEMU arm64 at EL2, 2 CPUs, one node of 4 GiB,
 image holds the guests in their loops on CPU 1, its freeze stops them, the
 new image resumes them. A row: the largest blackout a guest saw
 (guests_info.blackout_max_ns) beside liveupdate.downtime_ns and
-guests_stop_ns, and blackout / downtime (target <= 1.2). x86_64 carries
-no vCPU yet: its row says so (liveupdate.guests_not_resumed).
+guests_stop_ns, and blackout / downtime (target <= 1.2). x86_64 the
+same under SVM (5 GiB, one node, 2 CPUs, the ELF its own next image, the
+first multiboot module).
 
 --quick: guest_touch=64 only, one boot per row. Every number printed is
 measured by this run; nothing is copied.

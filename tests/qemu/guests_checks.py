@@ -210,26 +210,3 @@ def guests_resumed(count):
     check.wants_log = True
     return check
 
-
-def guests_not_carried(why):
-    """guests=on liveupdate=1 where the arch carries no vCPU (x86_64
-    today): the guests ran their rounds in the old image, the update went
-    on, and the new image says in one warning and in
-    liveupdate.guests_not_resumed (@why in it) that none was resumed."""
-    def check(rep, log):
-        lu, out = rep["liveupdate"], []
-        if lu.get("guests_resumed") != 0 or \
-                why not in str(lu.get("guests_not_resumed")):
-            out.append(f"liveupdate.guests_resumed "
-                       f"{lu.get('guests_resumed')}, not_resumed "
-                       f"{lu.get('guests_not_resumed')!r}, expected 0 and "
-                       f"{why!r}")
-        if not re.search(r"^keel: warning: guests: not resumed across the "
-                         r"live update: .*" + re.escape(why), log, re.M):
-            out.append("no 'guests: not resumed across the live update' "
-                       "warning")
-        if "guests: round 1 of 1" not in log:
-            out.append("the old image's guests did not run their round")
-        return out
-    check.wants_log = True
-    return check
