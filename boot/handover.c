@@ -44,6 +44,7 @@ struct ho_ctx {
 	uint64_t pa;
 	const uint8_t *pres; /* the preserved ranges, NULL: none */
 	unsigned int pres_count;
+	uint32_t version; /* the header's */
 };
 
 static __printf(2, 3) int refuse(struct ho_ctx *c, const char *fmt, ...)
@@ -163,12 +164,17 @@ static int check_header(struct ho_ctx *c, const struct handover_header *hd,
 	if (hd->magic != HANDOVER_MAGIC)
 		return refuse(c, "magic %#llx is not \"KEELHOV1\"",
 			      U64(hd->magic));
-	if (hd->version != HANDOVER_VERSION)
-		return refuse(c, "version %u unknown (this image reads %u)",
-			      hd->version, HANDOVER_VERSION);
+	if (hd->version < HANDOVER_VERSION_MIN ||
+	    hd->version > HANDOVER_VERSION)
+		return refuse(c,
+			      "version %u unknown (this image reads %u to "
+			      "%u)",
+			      hd->version, HANDOVER_VERSION_MIN,
+			      HANDOVER_VERSION);
 	if (hd->header_bytes != HANDOVER_HEADER_BYTES)
-		return refuse(c, "header_bytes %u (version 1 has %u)",
-			      hd->header_bytes, HANDOVER_HEADER_BYTES);
+		return refuse(c, "header_bytes %u (version %u has %u)",
+			      hd->header_bytes, hd->version,
+			      HANDOVER_HEADER_BYTES);
 	if (hd->size < HANDOVER_HEADER_BYTES || hd->size > HANDOVER_MAX_BYTES)
 		return refuse(c, "size %llu out of [%u, %llu]", U64(hd->size),
 			      HANDOVER_HEADER_BYTES, U64(HANDOVER_MAX_BYTES));
@@ -180,11 +186,12 @@ static int check_header(struct ho_ctx *c, const struct handover_header *hd,
 		return refuse(c, "checksum %#x, the bytes give %#x",
 			      hd->checksum, sum);
 	if (hd->flags)
-		return refuse(c, "flags %#llx unknown in version 1",
-			      U64(hd->flags));
+		return refuse(c, "flags %#llx unknown in version %u",
+			      U64(hd->flags), hd->version);
 	if (!hd->generation)
 		return refuse(c, "generation 0 (the first new image is 1)");
 	c->size = hd->size;
+	c->version = hd->version;
 	return 0;
 }
 
@@ -470,9 +477,86 @@ static int parse_domain(struct ho_ctx *c, uint64_t off,
 	return 0;
 }
 
+/* ---- vCPUs (version 2) -------------------------------------------------- */
+
+static bool dom_known(const struct ho_ctx *c, uint16_t id)
+{
+	for (unsigned int k = 0; k < c->h->domain_count; k++)
+		if (c->h->domains[k].id == id)
+			return true;
+	return false;
+}
+
+/* The fields of vCPU record @n against this machine and the domains. */
+static int check_vcpu(struct ho_ctx *c, unsigned int n,
+		      const struct handover_vcpu *v, uint32_t bytes)
+{
+	if (v->state_bytes > HANDOVER_VCPU_STATE_MAX ||
+	    bytes != sizeof(*v) + ALIGN_UP((uint64_t)v->state_bytes, 8))
+		return refuse(c,
+			      "vcpus[%u]: state_bytes %u truncated or "
+			      "padded wrong in a record of %u bytes",
+			      n, v->state_bytes, bytes);
+	if (v->flags)
+		return refuse(c, "vcpus[%u]: flags %#x unknown", n, v->flags);
+	if (!dom_known(c, v->domain))
+		return refuse(c, "vcpus[%u]: domain %u is no domain record", n,
+			      v->domain);
+	for (unsigned int k = 0; k < c->h->vcpu_count; k++)
+		if (c->h->vcpus[k].domain == v->domain)
+			return refuse(c, "vcpus[%u]: domain %u given twice", n,
+				      v->domain);
+	if (v->cpu >= c->bi->cpu_count)
+		return refuse(c, "vcpus[%u]: cpu %u does not exist (%u CPUs)",
+			      n, v->cpu, c->bi->cpu_count);
+	if (v->arch == HANDOVER_VCPU_NONE || v->arch != c->h->vcpu_arch)
+		return refuse(c, "vcpus[%u]: arch %u, this image's is %u", n,
+			      v->arch, c->h->vcpu_arch);
+	if (v->state_bytes != c->h->vcpu_state_bytes)
+		return refuse(c, "vcpus[%u]: state_bytes %u, arch %u has %u", n,
+			      v->state_bytes, v->arch, c->h->vcpu_state_bytes);
+	return 0;
+}
+
+static int parse_vcpu(struct ho_ctx *c, unsigned int i, uint64_t off,
+		      const struct handover_rec *rec)
+{
+	unsigned int n = c->h->vcpu_count;
+	struct bi_handover_vcpu *bv;
+	struct handover_vcpu v;
+	int err;
+
+	if (c->version < 2)
+		return refuse(c,
+			      "record %u: type %u (vCPU state) not in "
+			      "version %u",
+			      i, rec->type, c->version);
+	if (rec->bytes < sizeof(v))
+		return refuse(c, "vcpus[%u]: record of %u bytes truncated", n,
+			      rec->bytes);
+	if (n >= BI_HANDOVER_VCPUS)
+		return refuse(c, "vcpus[%u]: more than %u vCPUs", n,
+			      BI_HANDOVER_VCPUS);
+	memcpy(&v, c->buf + off, sizeof(v));
+	err = check_vcpu(c, n, &v, rec->bytes);
+	if (err)
+		return err;
+	bv = &c->h->vcpus[c->h->vcpu_count++];
+	bv->domain = v.domain;
+	bv->arch = v.arch;
+	bv->cpu = v.cpu;
+	bv->stop_ticks = v.stop_ticks;
+	bv->pages_walked = v.pages_walked;
+	bv->bad_words = v.bad_words;
+	bv->state = c->buf + off + sizeof(v);
+	bv->state_bytes = v.state_bytes;
+	return 0;
+}
+
 /*
- * Walk the records twice: the preserved ranges first (the domains are
- * checked against them), then the domains. @pass 0 or 1.
+ * Walk the records three times: the preserved ranges first (the domains
+ * are checked against them), then the domains, then the vCPUs (each names
+ * a domain). @pass 0, 1 or 2.
  */
 static int walk_records(struct ho_ctx *c, const struct handover_header *hd,
 			int pass)
@@ -488,12 +572,9 @@ static int walk_records(struct ho_ctx *c, const struct handover_header *hd,
 		if (rec.type == HANDOVER_REC_PRESERVED)
 			err = pass ? 0 : parse_preserved(c, i, off, &rec);
 		else if (rec.type == HANDOVER_REC_DOMAIN)
-			err = pass ? parse_domain(c, off, &rec) : 0;
+			err = pass == 1 ? parse_domain(c, off, &rec) : 0;
 		else if (rec.type == HANDOVER_REC_VCPU)
-			err = refuse(c,
-				     "record %u: type %u (vCPU state) not "
-				     "read by this image",
-				     i, rec.type);
+			err = pass == 2 ? parse_vcpu(c, i, off, &rec) : 0;
 		else if (!(rec.type & HANDOVER_REC_OPTIONAL))
 			err = refuse(c, "record %u: type %#x unknown", i,
 				     rec.type);
@@ -521,6 +602,7 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 	h->preserved_bytes = 0;
 	h->domain_count = 0;
 	h->extent_count = 0;
+	h->vcpu_count = 0;
 	if (!buf || len < HANDOVER_HEADER_BYTES)
 		return refuse(&c,
 			      "truncated: %llu bytes given, the header has "
@@ -536,6 +618,8 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 		err = refuse(&c, "no preserved record");
 	if (!err)
 		err = walk_records(&c, &hd, 1);
+	if (!err)
+		err = walk_records(&c, &hd, 2);
 	if (err)
 		return err;
 	h->hdr = hd;

@@ -367,6 +367,13 @@ static void phase_exercise(const struct keel_options *o)
 static void phase_guests(const struct bootinfo *bi,
 			 const struct keel_options *o)
 {
+	const struct liveupdate_info *lu = liveupdate_info();
+	/*
+	 * A live update follows: the last round is held for it (not when
+	 * the domains are destroyed first: nothing would run them).
+	 */
+	bool update = lu->generation < o->liveupdate &&
+		      lu->state != HANDOVER_DISCARDED && !o->domains_destroy;
 	struct guest_params gp = {
 		.touch = o->guest_touch,
 		.run_ms = o->guest_run_ms,
@@ -378,6 +385,7 @@ static void phase_guests(const struct bootinfo *bi,
 		return;
 	}
 	for (gp.round = 1;; gp.round++) {
+		gp.hold = update && gp.round >= gp.rounds && guests_can_hold();
 		guests_run(&domain_set, &gp);
 		if (gp.round >= gp.rounds || guests_state()->unsupported ||
 		    domain_set_stats(&domain_set)->problems ||
@@ -388,6 +396,31 @@ static void phase_guests(const struct bootinfo *bi,
 		domains_build(&domain_set, NULL);
 		domains_check(&domain_set, o->audit == AUDIT_FULL);
 	}
+}
+
+/* The guests' vCPUs a live update carries (common/guest/guest_carry.c). */
+static const struct lu_vcpus lu_vcpus = {
+	.stop = guests_stop,
+	.get = guests_vcpu_record,
+};
+
+/*
+ * A live update's new image, its domains restored: the guests the old
+ * image stopped at its freeze resumed right away (before the boot scrub,
+ * so that their blackout is the update's), run for guest_run_ms=.
+ */
+static void phase_guests_resume(const struct bootinfo *bi,
+				const struct keel_options *o)
+{
+	struct guest_params gp = {
+		.touch = o->guest_touch,
+		.run_ms = o->guest_run_ms,
+		.round = 1,
+		.rounds = 1,
+	};
+
+	if (o->guests)
+		guests_resume(&domain_set, &gp, &bi->handover);
 }
 
 /*
@@ -449,6 +482,7 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 		ok = domains_restore(&domain_set, bi, o, &failed);
 		trace_end("restore");
 		liveupdate_restored(arch_ticks(), ok, failed);
+		phase_guests_resume(bi, o);
 	}
 	phase_scrub(o);
 	liveupdate_verify(bi, o);
@@ -457,7 +491,8 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 	phase_exercise(o);
 	phase_domains(bi, o);
 	/* liveupdate=N: returns only when the update could not happen. */
-	liveupdate_run(bi, o, &domain_set);
+	liveupdate_run(bi, o, &domain_set, o->guests ? &lu_vcpus : NULL);
+	guests_release(); /* the held guests, when it did not */
 }
 
 /**

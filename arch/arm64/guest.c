@@ -45,6 +45,7 @@
 #include <arch/guest.h>
 #include <asm/arm64.h>
 #include <keel/errno.h>
+#include <keel/handover.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
 #include <keel/string.h>
@@ -113,11 +114,17 @@ struct arm64_vcpu {
 
 _Static_assert(sizeof(struct arm64_vcpu) <= sizeof(struct arch_vcpu),
 	       "struct arm64_vcpu fits struct arch_vcpu");
+_Static_assert(
+	sizeof(struct arm64_vcpu) == 488,
+	"the state block of a handover vCPU record (docs/liveupdate.md)");
 _Static_assert(__builtin_offsetof(struct arm64_guest_regs, pc) == 248,
 	       "guest_switch.S GREG_PC");
 
 unsigned long arm64_guest_enter(struct arm64_guest_regs *r);
 extern const char arm64_guest_prog[], arm64_guest_prog_end[];
+/* guest_prog.S: its measuring loop, [loop, loop_end) (the resume's check). */
+extern const char arm64_guest_loop[], arm64_guest_loop_end[];
+#define GREG_LOOP_END	 15    /* x15: the loop's end (guest_prog.S) */
 #define GUEST_PROG_ENTRY 0x800 /* guest_prog.S */
 
 static struct arm64_vcpu *vcpu_of(struct arch_vcpu *av)
@@ -371,4 +378,54 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 void arch_vcpu_destroy(struct arch_vcpu *av)
 {
 	tlb_drop_vmid(vcpu_of(av)->vttbr);
+}
+
+/**
+ * arch_vcpu_state() - a live update carries struct arm64_vcpu whole.
+ * @bytes: out: its size
+ * @why: unused
+ *
+ * Return: HANDOVER_VCPU_ARM64.
+ */
+unsigned int arch_vcpu_state(uint32_t *bytes, const char **why)
+{
+	(void)why;
+	*bytes = sizeof(struct arm64_vcpu);
+	return HANDOVER_VCPU_ARM64;
+}
+
+/**
+ * arch_vcpu_resume() - @av from an older image's @state: its registers,
+ * EL1 state and counter offset as they were; its stage 2 this image's
+ * (@s: VTCR_EL2, VTTBR_EL2 with the new root and VMID); x15, its loop's
+ * end, @s->arg[5] ticks past its counter now. The pc must lie in the
+ * loop of the program at @s->image_ipa.
+ * @av: the vCPU
+ * @state: struct arm64_vcpu, @bytes long
+ * @bytes: sizeof(struct arm64_vcpu)
+ * @s: this image's table and image, arg[5] the loop's length
+ *
+ * Return: 0, or -EINVAL.
+ */
+int arch_vcpu_resume(struct arch_vcpu *av, const void *state, uint32_t bytes,
+		     const struct vcpu_setup *s)
+{
+	struct arm64_vcpu *v = vcpu_of(av);
+	const struct p2m *p = s->stage2;
+	uint64_t lo =
+		s->image_ipa + (uint64_t)(arm64_guest_loop - arm64_guest_prog);
+	uint64_t hi = s->image_ipa +
+		      (uint64_t)(arm64_guest_loop_end - arm64_guest_prog);
+
+	if (bytes != sizeof(*v))
+		return -EINVAL;
+	memset(av, 0, sizeof(*av));
+	memcpy(v, state, sizeof(*v));
+	if (v->regs.pc < lo || v->regs.pc >= hi)
+		return -EINVAL;
+	v->regs.x[GREG_LOOP_END] = arch_ticks() - v->cntvoff + s->arg[5];
+	v->vtcr = vmsa_s2_vtcr(p->ipa_bits, p->start_level, p->pa_bits);
+	v->vttbr = vmsa_s2_vttbr(p->root, p->vmid);
+	tlb_drop_vmid(v->vttbr);
+	return 0;
 }

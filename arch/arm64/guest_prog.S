@@ -94,6 +94,8 @@ measure:
 	add	x15, x14, x24		/* the loop's end */
 	mov	x16, #0			/* largest gap */
 	mov	x17, #0			/* iterations */
+	.globl	arm64_guest_loop
+arm64_guest_loop:
 2:	isb
 	mrs	x18, cntvct_el0
 	sub	x9, x18, x14
@@ -103,6 +105,8 @@ measure:
 	add	x17, x17, #1
 	cmp	x18, x15
 	b.lo	2b
+	.globl	arm64_guest_loop_end
+arm64_guest_loop_end:
 	mov	x0, #GUEST_HC_DONE
 	mov	x1, x16
 	mov	x2, x17

@@ -14,6 +14,7 @@
  * until PSCI AFFINITY_INFO says it is off.
  */
 #include <arch/cache.h>
+#include <arch/guest.h>
 #include <arch/liveupdate.h>
 #include <asm/arm64.h>
 #include <asm/lu_stub.h>
@@ -39,6 +40,9 @@ static uint64_t arm64_dtb;
 void arm64_lu_found(struct bootinfo *bi, uint64_t dtb)
 {
 	arm64_dtb = dtb;
+	/* The vCPU records this image resumes (boot/handover.c checks). */
+	bi->handover.vcpu_arch = (uint16_t)arch_vcpu_state(
+		&bi->handover.vcpu_state_bytes, &(const char *){NULL});
 	if (pa_val(bi->handover.pa) || bi->handover.size)
 		handover_locate(
 			bi, (const void *)(uintptr_t)pa_val(bi->handover.pa));

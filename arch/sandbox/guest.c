@@ -6,6 +6,7 @@
  */
 #include <arch/guest.h>
 #include <keel/errno.h>
+#include <keel/handover.h>
 
 const char *arch_guest_supported(void)
 {
@@ -49,4 +50,29 @@ void arch_vcpu_run(struct arch_vcpu *v, uint64_t slice_end, struct vcpu_exit *e)
 void arch_vcpu_destroy(struct arch_vcpu *v)
 {
 	(void)v;
+}
+
+/**
+ * arch_vcpu_state() - this arch carries no vCPU across a live update.
+ * @bytes: out: 0
+ * @why: out: why not
+ *
+ * Return: HANDOVER_VCPU_NONE.
+ */
+unsigned int arch_vcpu_state(uint32_t *bytes, const char **why)
+{
+	*bytes = 0;
+	*why = "the sandbox runs no guests (no MMU)";
+	return HANDOVER_VCPU_NONE;
+}
+
+/** arch_vcpu_resume() - Return: -EINVAL: nothing to resume here. */
+int arch_vcpu_resume(struct arch_vcpu *v, const void *state, uint32_t bytes,
+		     const struct vcpu_setup *s)
+{
+	(void)v;
+	(void)state;
+	(void)bytes;
+	(void)s;
+	return -EINVAL;
 }

@@ -5,8 +5,10 @@
  * appendix B). Intel VMX is not supported: the report says so.
  *
  * The vCPU's state, struct x86_vcpu in the words of struct arch_vcpu
- * (what a live update carries, with the VMCB page it names):
+ * (a live update carries its first 160 bytes, gprs to rflags: the rest of
+ * the VMCB is rebuilt from the setup by arch_vcpu_resume()):
  *   gprs[16]    rax .. r15 but rax and rsp, which live in the VMCB
+ *   rip, rsp, rax, rflags  the save area's, copied after every exit
  *   vmcb        the physical address of its VMCB (a heap page): the save
  *               area holds rip, rsp, rax, rflags, the control and segment
  *               registers; TSC_OFFSET is its counter offset
@@ -45,6 +47,7 @@
 #include <asm/lapic.h>
 #include <asm/x86.h>
 #include <keel/errno.h>
+#include <keel/handover.h>
 #include <keel/frametable.h>
 #include <keel/heap.h>
 #include <keel/p2m.h>
@@ -127,11 +130,24 @@
 #define IMAGE_LOW  2
 #define IMAGE_HIGH 3
 
+/*
+ * gprs and the four save-area words after them are what a live update
+ * carries (arch_vcpu_state()): the words before vmcb. rip, rsp, rax and
+ * rflags are copied from the VMCB after every exit.
+ */
 struct x86_vcpu {
 	uint64_t gprs[16];
+	uint64_t rip, rsp, rax, rflags;
 	uint64_t vmcb;
 	uint64_t flush;
 };
+
+#define X86_VCPU_STATE __builtin_offsetof(struct x86_vcpu, vmcb)
+#define GPR_LOOP_END   9 /* r9: the loop's end (guest_prog.S) */
+_Static_assert(
+	X86_VCPU_STATE == 160,
+	"the state block of a handover vCPU record (docs/liveupdate.md)");
+extern const char x86_guest_loop[], x86_guest_loop_end[];
 
 _Static_assert(sizeof(struct x86_vcpu) <= sizeof(struct arch_vcpu),
 	       "struct x86_vcpu fits struct arch_vcpu");
@@ -247,9 +263,19 @@ static uint64_t maybe_pages(unsigned int order, int byte)
 	return pa_val(t) == pa_val(INVALID_PADDR) ? 0 : pa_val(t);
 }
 
+/*
+ * Set by arch_vcpu_resume(): this image resumes guests before its boot
+ * scrub, so the pages they take go back dirty, for the scrub to zero and
+ * count them; otherwise they are zeroed here and go back clean (a clean
+ * free page reads zero: audit=full samples it).
+ */
+static bool free_dirty;
+
 static void pages_free(uint64_t pa_, unsigned int order)
 {
-	heap_free(pfn_to_page(paddr_to_pfn(pa(pa_))), order, false);
+	if (!free_dirty)
+		memset(phys_to_virt(pa(pa_)), 0, PAGE_SIZE << order);
+	heap_free(pfn_to_page(paddr_to_pfn(pa(pa_))), order, free_dirty);
 }
 
 /**
@@ -421,6 +447,10 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 	svm_guest_enter(v->vmcb, v->gprs);
 	lapic_timer_oneshot(0);
 	decode_exit(v, vmcb, slice_end, e);
+	v->rip = get64(vmcb, VMCB_RIP);
+	v->rsp = get64(vmcb, VMCB_RSP);
+	v->rax = get64(vmcb, VMCB_RAX);
+	v->rflags = get64(vmcb, VMCB_RFLAGS);
 	arch_irq_restore(f);
 }
 
@@ -441,4 +471,63 @@ void arch_vcpu_destroy(struct arch_vcpu *av)
 	pages_free(iopm, 2);
 	pages_free(msrpm, 1);
 	iopm = msrpm = 0;
+}
+
+/**
+ * arch_vcpu_state() - a live update carries the general registers and
+ * the save area's rip, rsp, rax and rflags (the rest of the VMCB is
+ * rebuilt from the setup: the program never changes it).
+ * @bytes: out: X86_VCPU_STATE
+ * @why: unused
+ *
+ * Return: HANDOVER_VCPU_SVM.
+ */
+unsigned int arch_vcpu_state(uint32_t *bytes, const char **why)
+{
+	(void)why;
+	*bytes = X86_VCPU_STATE;
+	return HANDOVER_VCPU_SVM;
+}
+
+/**
+ * arch_vcpu_resume() - a new VMCB for @av from @s (arch_vcpu_init()),
+ * then the older image's registers from @state; r9, its loop's end,
+ * @s->arg[5] ticks past its TSC now. Its rip must lie in the loop of the
+ * program at @s->image_ipa.
+ * @av: the vCPU
+ * @state: X86_VCPU_STATE bytes of struct x86_vcpu
+ * @bytes: X86_VCPU_STATE
+ * @s: this image's table and image, arg[5] the loop's length
+ *
+ * Return: 0, -ENOMEM, or -EINVAL.
+ */
+int arch_vcpu_resume(struct arch_vcpu *av, const void *state, uint32_t bytes,
+		     const struct vcpu_setup *s)
+{
+	struct x86_vcpu *v = vcpu_of(av);
+	uint64_t lo =
+		s->image_ipa + (uint64_t)(x86_guest_loop - x86_guest_prog);
+	uint64_t hi =
+		s->image_ipa + (uint64_t)(x86_guest_loop_end - x86_guest_prog);
+	uint8_t *vmcb;
+	int err;
+
+	if (bytes != X86_VCPU_STATE)
+		return -EINVAL;
+	free_dirty = true;
+	err = arch_vcpu_init(av, s);
+	if (err)
+		return err;
+	memcpy(v, state, X86_VCPU_STATE);
+	if (v->rip < lo || v->rip >= hi) {
+		arch_vcpu_destroy(av);
+		return -EINVAL;
+	}
+	v->gprs[GPR_LOOP_END] = rdtsc() + s->counter_offset + s->arg[5];
+	vmcb = phys_to_virt(pa(v->vmcb));
+	put64(vmcb, VMCB_RIP, v->rip);
+	put64(vmcb, VMCB_RSP, v->rsp);
+	put64(vmcb, VMCB_RAX, v->rax);
+	put64(vmcb, VMCB_RFLAGS, v->rflags);
+	return 0;
 }

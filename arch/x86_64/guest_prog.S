@@ -96,6 +96,8 @@ measure:
 	lea	(%rax, %r11), %r9	/* the loop's end */
 	xor	%r10d, %r10d		/* largest gap */
 	xor	%r14d, %r14d		/* iterations */
+	.globl	x86_guest_loop
+x86_guest_loop:
 4:	lfence
 	rdtsc
 	shl	$32, %rdx
@@ -108,6 +110,8 @@ measure:
 	inc	%r14
 	cmp	%r9, %rax
 	jb	4b
+	.globl	x86_guest_loop_end
+x86_guest_loop_end:
 	mov	%r10, %rbx
 	mov	%r14, %rcx
 	mov	%r13, %rdx

@@ -13,6 +13,7 @@
  * A secondary stops with its local APIC timer masked, interrupts off, in
  * HLT: only INIT wakes it, which is how the new image starts it.
  */
+#include <arch/guest.h>
 #include <arch/liveupdate.h>
 #include <asm/lapic.h>
 #include <asm/lu_stub.h>
@@ -158,6 +159,9 @@ void x86_lu_found(struct bootinfo *bi, uint32_t magic, uint32_t info)
 {
 	boot_magic = magic;
 	boot_info = info;
+	/* The vCPU records this image resumes (boot/handover.c checks). */
+	bi->handover.vcpu_arch = (uint16_t)arch_vcpu_state(
+		&bi->handover.vcpu_state_bytes, &(const char *){NULL});
 	if (x86_lu_magic != X86_LU_MAGIC)
 		return;
 	bi->handover.pa = pa(x86_lu_handover);

@@ -77,7 +77,7 @@ uint64_t guest_image_ipa(const struct p2m *p)
 	return (1ULL << bits) - GUEST_IMAGE_PAGES * PAGE_SIZE;
 }
 
-static uint64_t us_to_ticks(uint64_t us)
+uint64_t guest_us_to_ticks(uint64_t us)
 {
 	return arch_ticks_hz() / 1000000 * us +
 	       arch_ticks_hz() % 1000000 * us / 1000000;
@@ -89,15 +89,20 @@ static bool touch_ok(uint32_t t)
 	return t >= GUEST_TOUCH_MIN && t <= GUEST_TOUCH_MAX && !(t & (t - 1));
 }
 
-/* The vCPU of domain @dv, ready to enter. Return: 0, or -errno (v->why). */
-static int vcpu_setup(struct vcpu *v, const struct domain_view *dv,
-		      const struct guest_params *gp)
+/*
+ * The stage 2 and image of @v in domain @dv, and its setup @s (entry,
+ * arguments). Return: 0, or -errno (v->why).
+ */
+int guest_vcpu_prepare(struct vcpu *v, const struct domain_view *dv,
+		       const struct guest_params *gp, struct vcpu_setup *s)
 {
 	uint64_t image_ipa = guest_image_ipa(dv->p2m);
-	struct vcpu_setup s = {.stage2 = &v->s2.p2m, .image_ipa = image_ipa};
 	unsigned int writable = 0;
 	int err;
 
+	memset(s, 0, sizeof(*s));
+	s->stage2 = &v->s2.p2m;
+	s->image_ipa = image_ipa;
 	if (dv->bytes > GUEST_MAX_BYTES || dv->bytes > image_ipa - PAGE_SIZE) {
 		snprintf(v->why, sizeof(v->why),
 			 "its %llu bytes are more than a guest walks",
@@ -110,18 +115,31 @@ static int vcpu_setup(struct vcpu *v, const struct domain_view *dv,
 			 err == -ENOMEM ? "no memory" : "its IPA is taken");
 		return err;
 	}
-	s.entry = image_ipa + arch_guest_image(guest_s2_image(&v->s2),
-					       image_ipa, &writable);
+	s->entry = image_ipa + arch_guest_image(guest_s2_image(&v->s2),
+						image_ipa, &writable);
 	guest_s2_map_image(&v->s2, writable);
 	guest_s2_publish(&v->s2);
-	s.arg[0] = dv->bytes;
-	s.arg[1] = touch_ok(gp->touch) ? gp->touch : GUEST_TOUCH_DEFAULT;
-	s.arg[2] = guest_seed(dv->id, gp->round);
-	s.arg[3] = GUEST_EXPECT_ZERO;
-	s.arg[4] = inject_has(INJECT_GUEST_PAST_END, dv->id)
-			   ? GUEST_FLAG_PAST_END
-			   : 0;
-	s.arg[5] = us_to_ticks((uint64_t)gp->run_ms * 1000);
+	s->arg[0] = dv->bytes;
+	s->arg[1] = touch_ok(gp->touch) ? gp->touch : GUEST_TOUCH_DEFAULT;
+	s->arg[2] = guest_seed(dv->id, gp->round);
+	s->arg[3] = GUEST_EXPECT_ZERO;
+	s->arg[4] = inject_has(INJECT_GUEST_PAST_END, dv->id)
+			    ? GUEST_FLAG_PAST_END
+			    : 0;
+	s->arg[5] = guest_us_to_ticks(
+		(uint64_t)(gp->hold ? GUEST_HOLD_MS : gp->run_ms) * 1000);
+	return 0;
+}
+
+/* The vCPU of domain @dv, ready to enter. Return: 0, or -errno (v->why). */
+static int vcpu_setup(struct vcpu *v, const struct domain_view *dv,
+		      const struct guest_params *gp)
+{
+	struct vcpu_setup s;
+	int err = guest_vcpu_prepare(v, dv, gp, &s);
+
+	if (err)
+		return err;
 	err = arch_vcpu_init(&v->arch, &s);
 	if (err) {
 		snprintf(v->why, sizeof(v->why), "arch_vcpu_init: %d", err);
@@ -130,16 +148,32 @@ static int vcpu_setup(struct vcpu *v, const struct domain_view *dv,
 	return err;
 }
 
-/* The next online CPU of @node after @from (wrapping); NR_CPUS: none. */
-static unsigned int node_cpu_after(uint32_t node, unsigned int from)
+/*
+ * The next online CPU of @node after @from (wrapping) that is not @skip;
+ * NR_CPUS: none.
+ */
+unsigned int guest_node_cpu_after(uint32_t node, unsigned int from,
+				  unsigned int skip)
 {
 	for (unsigned int k = 1; k <= cpu_count; k++) {
 		unsigned int c = (from + k) % cpu_count;
 
-		if (cpu_table[c].online && cpu_table[c].node == node)
+		if (cpu_table[c].online && cpu_table[c].node == node &&
+		    c != skip)
 			return c;
 	}
 	return NR_CPUS;
+}
+
+/* A held round's CPU for node @node: not the boot CPU, which freezes. */
+static unsigned int hold_cpu(uint32_t node, unsigned int from)
+{
+	unsigned int me = arch_cpu_id(),
+		     c = guest_node_cpu_after(node, from, me);
+
+	for (uint32_t n = 0; c >= NR_CPUS && n < MAX_NUMNODES; n++)
+		c = guest_node_cpu_after(n, from, me);
+	return c < NR_CPUS ? c : me;
 }
 
 /* A vCPU per built domain, each given a CPU; @cpus: the CPUs used. */
@@ -166,7 +200,11 @@ static void vcpus_setup(const struct domain_set *ds,
 		v->node = dv.build_node;
 		v->bytes = dv.bytes;
 		v->first_bad_ipa = v->fault_ipa = (uint64_t)GUEST_NO_IPA;
-		c = node_cpu_after(v->node, last[v->node % MAX_NUMNODES]);
+		c = gp->hold
+			    ? hold_cpu(v->node, last[v->node % MAX_NUMNODES])
+			    : guest_node_cpu_after(v->node,
+						   last[v->node % MAX_NUMNODES],
+						   NR_CPUS);
 		v->cpu = c < NR_CPUS ? c : arch_cpu_id();
 		if (dv.user_data) {
 			/* A guest would overwrite the user's data with its own. */
@@ -270,7 +308,7 @@ static unsigned int judge(const struct vcpu *v)
 }
 
 /* The round's vCPUs gone, their pages back; what they did judged. */
-static void vcpus_finish(void)
+void guest_vcpus_finish(void)
 {
 	guest_state.walk_bytes = 0;
 	for (unsigned int i = 0; i < guest_state.count; i++) {
@@ -340,14 +378,19 @@ void guests_run(const struct domain_set *ds, const struct guest_params *gp)
 	}
 	trace_begin("guests");
 	vcpus_setup(ds, gp, &cpus);
-	r.slice_ticks = us_to_ticks(GUEST_SLICE_US);
+	r.slice_ticks = guest_us_to_ticks(GUEST_SLICE_US);
 	r.start = arch_ticks();
+	r.hold = gp->hold;
+	if (gp->hold && guest_hold_start(&r, &cpus)) {
+		trace_end("guests");
+		return; /* left running: guests_stop() at the freeze */
+	}
 	if (cpumask_weight(&cpus))
 		smp_run_on(&cpus, guest_cpu_main, &r);
 	guest_state.run_ticks = arch_ticks() - r.start;
 	guest_state.walk_ticks =
 		r.walk_end > r.start ? r.walk_end - r.start : 0;
-	vcpus_finish();
+	guest_vcpus_finish();
 	if (gp->round <= 1)
 		guests_inject_unused(NULL);
 	trace_end("guests");

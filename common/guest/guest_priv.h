@@ -17,8 +17,20 @@ struct guest_round {
 	uint64_t slice_ticks;
 	uint64_t start;	   /* arch_ticks() at the round's start */
 	uint64_t walk_end; /* the last GUEST_HC_WALK (atomic max) */
+	bool hold;	   /* a held round (guest_carry.c) */
+	uint32_t stop;	   /* held: set by guests_stop() (atomic) */
 };
 void guest_cpu_main(void *arg);
+
+/* guest.c, shared with guest_carry.c */
+uint64_t guest_us_to_ticks(uint64_t us);
+int guest_vcpu_prepare(struct vcpu *v, const struct domain_view *dv,
+		       const struct guest_params *gp, struct vcpu_setup *s);
+unsigned int guest_node_cpu_after(uint32_t node, unsigned int from,
+				  unsigned int skip);
+void guest_vcpus_finish(void);
+/* guest_carry.c: the held round's CPUs started; false: not held. */
+bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus);
 
 /* guest_stage2.c */
 int guest_s2_build(struct guest_s2 *s, const struct p2m *dom,

@@ -8,6 +8,10 @@
  * interrupt does not end the turn: the vCPU is entered again until its
  * slice is over.
  *
+ * A held round (a live update follows, guest_carry.c) ends instead when
+ * guests_stop() sets guest_round.stop: each CPU stops its vCPUs at the end
+ * of the turn it is in, their state kept in struct vcpu.arch.
+ *
  * The vCPUs a CPU runs are those guest.c gave it (vcpu->cpu); no other
  * CPU touches them while the round runs, so their fields need no lock.
  * The round's last walk (guest_round.walk_end) is an atomic max.
@@ -78,6 +82,7 @@ static bool handle_exit(struct vcpu *v, const struct vcpu_exit *e,
 	case VCPU_EXIT_IRQ:
 		return true;
 	case VCPU_EXIT_PREEMPT:
+		v->looping |= v->walked; /* ran on after its walk: its loop */
 		return false;
 	case VCPU_EXIT_STAGE2:
 		v->stage2_faults++;
@@ -114,11 +119,18 @@ static void turn(struct vcpu *v, struct guest_round *r)
 		v->runs++;
 		more = handle_exit(v, &e, r);
 		t1 = arch_ticks();
+		v->stop_ticks = t1;
 		if (walking)
 			v->walk_cpu_ticks += t1 - t0;
 		v->cpu_ticks += t1 - t0;
 		t0 = t1;
 	} while (more && t1 < end);
+}
+
+/* A held round that guests_stop() ended (the freeze). */
+static bool held_stop(const struct guest_round *r)
+{
+	return r->hold && atomic_load_acquire(&r->stop);
 }
 
 /**
@@ -148,11 +160,11 @@ void guest_cpu_main(void *arg)
 		for (unsigned int i = 0; i < guest_state.count; i++) {
 			struct vcpu *v = &guest_state.vcpu[i];
 
-			if (v->cpu != me || !v->live)
+			if (v->cpu != me || !v->live || held_stop(r))
 				continue;
 			turn(v, r);
 			live += v->live;
 		}
-	} while (live);
+	} while (live && !held_stop(r));
 	arch_guest_cpu_fini();
 }

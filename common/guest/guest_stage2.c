@@ -199,7 +199,8 @@ void guest_s2_free(struct guest_s2 *s)
 		paddr_t t = s->own[i];
 
 		memset(phys_to_virt(t), 0, PAGE_SIZE << s->own_order[i]);
-		heap_free(pfn_to_page(paddr_to_pfn(t)), s->own_order[i], false);
+		heap_free(pfn_to_page(paddr_to_pfn(t)), s->own_order[i],
+			  s->free_dirty);
 	}
 	s->image = INVALID_PADDR;
 	s->p2m.root = INVALID_PADDR;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The handover writer (include/keel/liveupdate.h, struct ho_writer): the
- * bytes of include/keel/handover.h, version 1, written in one pass into a
+ * bytes of include/keel/handover.h, version 2, written in one pass into a
  * buffer the caller sized with a counting pass (buf NULL) first.
  *
  * Invariants: nothing is written past cap (a too small buffer sets
@@ -127,6 +127,25 @@ void ho_domain_copy(struct ho_writer *w, const uint8_t *rec, uint32_t bytes)
 	w->ranges_max += (uint64_t)d.table_count + d.extent_count;
 }
 
+void ho_vcpu(struct ho_writer *w, const struct handover_vcpu *v,
+	     const void *state)
+{
+	static const uint8_t zero[8];
+	struct handover_vcpu h = *v;
+	uint32_t pad = (uint32_t)(ALIGN_UP(v->state_bytes, 8) - v->state_bytes);
+
+	if (v->state_bytes > HANDOVER_VCPU_STATE_MAX) {
+		w->overflow = true;
+		return;
+	}
+	h.head.type = HANDOVER_REC_VCPU;
+	h.head.bytes = (uint32_t)sizeof(h) + v->state_bytes + pad;
+	put(w, &h, sizeof(h));
+	put(w, state, v->state_bytes);
+	put(w, zero, pad);
+	w->records++;
+}
+
 static int cmp_range(const void *a, const void *b)
 {
 	const struct handover_range *x = a, *y = b;
@@ -144,6 +163,10 @@ static uint64_t gather(const struct ho_writer *w, struct handover_range *out)
 		const uint8_t *a;
 
 		memcpy(&d, w->buf + off, sizeof(d));
+		if (d.head.type != HANDOVER_REC_DOMAIN) {
+			off += d.head.bytes; /* a vCPU: no memory of its own */
+			continue;
+		}
 		a = w->buf + off + sizeof(d);
 		for (uint32_t k = 0; k < d.table_count; k++, n++)
 			memcpy(&out[n], a + (size_t)k * sizeof(out[n]),

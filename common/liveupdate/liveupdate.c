@@ -10,10 +10,12 @@
  *      (arch_lu_prepare()): everything that may fail, before any CPU
  *      stops; a failure leaves this image running, the boot failing;
  *   2. the first image writes the pattern into every domain (lu_fill.c);
- *   3. freeze (the downtime starts): every other CPU stops as the next
- *      image needs it (arch_lu_cpu_stop()), bounded by LU_FREEZE_MS;
+ *   3. freeze (the downtime starts): the guests' running vCPUs stopped
+ *      (struct lu_vcpus, guests=on), then every other CPU stops as the
+ *      next image needs it (arch_lu_cpu_stop()), bounded by LU_FREEZE_MS;
  *   4. write the handover: the domains (built ones walked through their
- *      p2m, or the records this image was handed, copied), the preserved
+ *      p2m, or the records this image was handed, copied), the stopped
+ *      vCPUs' records (version 2), the preserved
  *      ranges derived from them, the header with the stamps, the checksum;
  *      inject=handover-* corrupts it now (lu_inject.c);
  *   5. arch_lu_jump(): relocate and enter the new image.
@@ -247,6 +249,16 @@ static void write_domains(struct ho_writer *w, const struct domain_set *ds)
 			write_view(w, &v);
 }
 
+/* The vCPU records of @vc, after the domains. */
+static void write_vcpus(struct ho_writer *w, const struct lu_vcpus *vc)
+{
+	struct handover_vcpu rec;
+	const void *state;
+
+	for (unsigned int i = 0; vc && vc->get(vc->arg, i, &rec, &state); i++)
+		ho_vcpu(w, &rec, state);
+}
+
 unsigned int lu_built_domains(const struct domain_set *ds)
 {
 	struct domain_view v;
@@ -372,7 +384,8 @@ static paddr_t lu_alloc(uint64_t bytes, unsigned int max_bits)
 
 /* The handover's size, its memory and the arch's, the arch's checks. */
 static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
-		      struct arch_lu_jump *j, uint64_t *cap)
+		      const struct lu_vcpus *vc, struct arch_lu_jump *j,
+		      uint64_t *cap)
 {
 	struct arch_lu_needs needs = {0, 0};
 	struct handover_header hd = {0};
@@ -381,6 +394,7 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 
 	ho_writer_init(&w, NULL, 0);
 	write_domains(&w, ds);
+	write_vcpus(&w, vc);
 	ho_preserved(&w);
 	*cap = ho_finish(&w, &hd);
 	arch_lu_needs(&needs);
@@ -406,7 +420,7 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 }
 
 /* Write the handover; the stamps so far in @hd. Return: its size, or 0. */
-static uint64_t lu_write(const struct domain_set *ds,
+static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
 			 const struct arch_lu_jump *j, uint64_t cap,
 			 struct handover_header *hd)
 {
@@ -415,6 +429,7 @@ static uint64_t lu_write(const struct domain_set *ds,
 
 	ho_writer_init(&w, phys_to_virt(j->handover), cap);
 	write_domains(&w, ds);
+	write_vcpus(&w, vc);
 	ho_preserved(&w);
 	hd->written_ticks = arch_ticks();
 	size = ho_finish(&w, hd);
@@ -425,7 +440,7 @@ static uint64_t lu_write(const struct domain_set *ds,
 }
 
 void liveupdate_run(const struct bootinfo *bi, const struct keel_options *o,
-		    const struct domain_set *ds)
+		    const struct domain_set *ds, const struct lu_vcpus *vc)
 {
 	struct lu_sample smp = lu_sample_of(o);
 	struct handover_header hd = {0};
@@ -440,7 +455,7 @@ void liveupdate_run(const struct bootinfo *bi, const struct keel_options *o,
 			lu.asked);
 		return;
 	}
-	if (lu_prepare(bi, ds, &j, &cap))
+	if (lu_prepare(bi, ds, vc, &j, &cap))
 		return;
 	pr_info("liveupdate: generation %llu -> %llu: %u domains to the "
 		"image at [%#llx, %#llx), handover at %#llx (at most %llu "
@@ -458,10 +473,12 @@ void liveupdate_run(const struct bootinfo *bi, const struct keel_options *o,
 	hd.from_build = lu.from_build;
 	hd.ticks_hz = arch_ticks_hz();
 	hd.freeze_ticks = arch_ticks();
+	if (vc)
+		vc->stop(vc->arg); /* the guests' vCPUs: part of the freeze */
 	if (freeze_cpus())
 		return;
 	hd.frozen_ticks = arch_ticks();
-	size = lu_write(ds, &j, cap, &hd);
+	size = lu_write(ds, vc, &j, cap, &hd);
 	if (!size)
 		return;
 	j.handover_bytes = lu_inject(phys_to_virt(j.handover), size, bi);

@@ -202,7 +202,7 @@ uint64_t lu_inject(uint8_t *buf, uint64_t size, const struct bootinfo *bi)
 
 	find_records(&b);
 	if (inject_has(INJECT_HO_VERSION, 0)) {
-		hd->version = HANDOVER_VERSION + 98;
+		hd->version = 99; /* docs/cmdline.md */
 		pr_warn("inject=handover-version: version now %u\n",
 			hd->version);
 	}

@@ -11,12 +11,16 @@
  * handover_bytes, preserved_ranges, preserved_bytes, domains,
  * domains_restored, domains_failed, extents, phases.{freeze,
  * handover_write, relocate, entry_to_heap, restore, verify}, downtime_ns
- * (the old freeze to the domains restored), verified_words, mismatches}. Build ids are 16 hex digits, as strings.
+ * (the old freeze to the domains restored), verified_words, mismatches,
+ * guests_resumed, guests_stop_ns, guests_not_resumed}. Build ids are 16 hex digits, as strings.
  */
+#include <keel/compiler.h>
+#include <keel/guest.h>
 #include <keel/json.h>
 #include <keel/liveupdate.h>
 #include <keel/printk.h>
 #include <keel/string.h>
+#include <keel/ticks.h>
 
 #include "report_priv.h"
 
@@ -43,6 +47,7 @@ static void jw_build(struct jw *w, const char *key, uint64_t id)
 void liveupdate_report_json(struct jw *w)
 {
 	const struct liveupdate_info *l = liveupdate_info();
+	const struct guests_state *g = guests_state();
 
 	jw_obj(w, "liveupdate");
 	jw_str(w, "state", state_names[l->state]);
@@ -76,7 +81,29 @@ void liveupdate_report_json(struct jw *w)
 		jw_null(w, "downtime_ns");
 	jw_u64(w, "verified_words", l->verified_words);
 	jw_u64(w, "mismatches", l->mismatches);
+	jw_u64(w, "guests_resumed", g->resumed);
+	jw_u64(w, "guests_stop_ns", g->stop_after_ns);
+	jw_str(w, "guests_not_resumed", g->carry_why);
 	jw_obj_end(w);
+}
+
+/* The guests' line: how many resumed, the largest blackout they saw. */
+static void guests_line(const struct liveupdate_info *l)
+{
+	const struct guests_state *g = guests_state();
+	uint64_t max = 0;
+
+	if (!g->carried && !g->resumed)
+		return;
+	for (unsigned int i = 0; i < g->count; i++)
+		if (g->vcpu[i].resumed)
+			max = MAX(max, ticks_to_ns(g->vcpu[i].gap_ticks));
+	pr_info("liveupdate: %u guests resumed, blackout max %llu.%llu ms "
+		"(downtime %llu.%llu ms)\n",
+		g->resumed, (unsigned long long)(max / 1000000),
+		(unsigned long long)(max / 100000 % 10),
+		(unsigned long long)(l->downtime_ns / 1000000),
+		(unsigned long long)(l->downtime_ns / 100000 % 10));
 }
 
 /** liveupdate_report_human() - one line after a handover was taken. */
@@ -98,4 +125,5 @@ void liveupdate_report_human(void)
 		(unsigned long long)(l->downtime_ns / 1000000),
 		(unsigned long long)(l->downtime_ns / 100000 % 10),
 		(unsigned long long)l->mismatches, failed);
+	guests_line(l);
 }

@@ -111,4 +111,22 @@ void arch_vcpu_run(struct arch_vcpu *v, uint64_t slice_end,
 /* The vCPU is gone: its VMID/ASID's TLB entries dropped, its pages freed. */
 void arch_vcpu_destroy(struct arch_vcpu *v);
 
+/*
+ * Across a live update (common/guest/guest_carry.c): what of a vCPU the
+ * handover carries. Return: its tag (HANDOVER_VCPU_*), *@bytes the first
+ * bytes of struct arch_vcpu that are its state; HANDOVER_VCPU_NONE, with
+ * *@why (a static string): this arch does not carry its vCPUs.
+ */
+unsigned int arch_vcpu_state(uint32_t *bytes, const char **why);
+
+/*
+ * arch_vcpu_resume() - @v from @state (@bytes, as arch_vcpu_state() says,
+ * saved by the image before a live update) on the table and image of @s,
+ * its TLB entries dropped; its measuring loop (<keel/guest_abi.h>) ends
+ * @s->arg[5] counter ticks from now. Boot CPU.
+ * Return: 0, or -EINVAL when the state is not a vCPU in its loop.
+ */
+int arch_vcpu_resume(struct arch_vcpu *v, const void *state, uint32_t bytes,
+		     const struct vcpu_setup *s);
+
 #endif

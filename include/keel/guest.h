@@ -20,7 +20,9 @@
  *
  * Files: guest.c (the phase: vCPUs set up, run on their CPUs, torn down;
  * what the report reads), guest_run.c (one CPU's turns and the exits),
- * guest_stage2.c (the image's mapping). The report: common/report/
+ * guest_stage2.c (the image's mapping), guest_carry.c (a round held for
+ * a live update, its vCPUs stopped by the freeze, carried in the
+ * handover and resumed by the new image). The report: common/report/
  * guest_report.c. Arch hooks: <arch/guest.h>.
  */
 #ifndef KEEL_GUEST_H
@@ -50,7 +52,18 @@ struct guest_params {
 	uint32_t touch;		    /* guest_touch= */
 	uint32_t run_ms;	    /* guest_run_ms= */
 	unsigned int round, rounds; /* this round (1..), of guest_rounds= */
+	/*
+	 * A live update follows this round: its vCPUs are left running in
+	 * their loops, on CPUs other than the boot CPU, until guests_stop()
+	 * (the freeze), and carried in the handover (guest_carry.c).
+	 */
+	bool hold;
 };
+
+/* A held vCPU's loop, at most (it is stopped by the freeze long before). */
+#define GUEST_HOLD_MS 600000
+/* How long the boot CPU waits for held vCPUs to reach their loops. */
+#define GUEST_HOLD_WAIT_MS 30000
 
 /* How a vCPU ended (guests[].exit_reason). */
 enum guest_end {
@@ -76,17 +89,26 @@ struct guest_s2 {
 	paddr_t own[GUEST_S2_OWN];
 	uint8_t own_order[GUEST_S2_OWN];
 	unsigned int own_count;
+	/*
+	 * Given back as dirty: taken before the boot scrub (a guest resumed
+	 * after a live update), so that the scrub counts them as it counts
+	 * every free page; else clean (zeroed here).
+	 */
+	bool free_dirty;
 };
 
 /* One vCPU: what it did (the report) and its arch state (arch_vcpu). */
 struct vcpu {
-	uint16_t domain;  /* the domain's id (heap owner id) */
-	uint32_t node;	  /* the domain's build node: its CPUs run it */
-	unsigned int cpu; /* the CPU it runs on */
-	uint64_t bytes;	  /* its IPA range [0, bytes) */
-	bool made;	  /* arch_vcpu_init() done: destroy it */
-	bool live;	  /* entered and not ended */
-	bool walked;	  /* GUEST_HC_WALK came */
+	uint16_t domain;     /* the domain's id (heap owner id) */
+	uint32_t node;	     /* the domain's build node: its CPUs run it */
+	unsigned int cpu;    /* the CPU it runs on */
+	uint64_t bytes;	     /* its IPA range [0, bytes) */
+	bool made;	     /* arch_vcpu_init() done: destroy it */
+	bool live;	     /* entered and not ended */
+	bool walked;	     /* GUEST_HC_WALK came */
+	bool looping;	     /* its slice ended after the walk: in its loop */
+	bool resumed;	     /* from a handover's record (a live update) */
+	uint64_t stop_ticks; /* its last exit (arch_ticks()) */
 	enum guest_end end;
 	uint64_t pages_walked, bad_words, first_bad_ipa, first_bad_value;
 	uint64_t stage2_faults, fault_ipa; /* fault_ipa: GUEST_NO_IPA: none */
@@ -111,6 +133,12 @@ struct guests_state {
 	uint64_t walk_bytes, walk_ticks; /* the last round: bytes, wall time */
 	unsigned int problems; /* faults inside a range, bad words, failures */
 	uint32_t touch, run_ms;
+	/* Across a live update (guest_carry.c). */
+	unsigned int held;	/* this image's vCPUs left running */
+	unsigned int resumed;	/* the handover's vCPUs resumed here */
+	unsigned int carried;	/* vCPU records the handover had */
+	const char *carry_why;	/* NULL, or why guests are not carried */
+	uint64_t stop_after_ns; /* the old freeze to its last vCPU stop */
 };
 
 /*
@@ -121,6 +149,30 @@ struct guests_state {
  */
 struct domain_set;
 void guests_run(const struct domain_set *ds, const struct guest_params *gp);
+
+/*
+ * Across a live update (common/guest/guest_carry.c; the flow calls these,
+ * the live-update room gets them as struct lu_vcpus):
+ *  - guests_can_hold(): Return: true when this arch carries vCPUs (else
+ *    one warning and guests_state()->carry_why);
+ *  - guests_stop(): the freeze: every held vCPU stopped at its slice's
+ *    end, its state kept; CPUs back to their mailboxes;
+ *  - guests_vcpu_record(): the @i-th held vCPU's record, false: no more;
+ *  - guests_release(): the held round torn down and judged (an update
+ *    that did not happen);
+ *  - guests_resume(): the new image: every vCPU of handover @h resumed
+ *    on its domain's node (the same CPU index when it can), run for
+ *    guest_run_ms=, judged; @freeze_ticks the old image's freeze stamp.
+ */
+struct handover_vcpu;
+struct bi_handover;
+bool guests_can_hold(void);
+void guests_stop(void *unused);
+bool guests_vcpu_record(void *unused, unsigned int i, struct handover_vcpu *rec,
+			const void **state);
+void guests_release(void);
+void guests_resume(const struct domain_set *ds, const struct guest_params *gp,
+		   const struct bi_handover *h);
 
 /* What the rounds found, for the report and the verdict. */
 const struct guests_state *guests_state(void);

@@ -4,7 +4,8 @@
  * keel image leaves in RAM for the new one, byte by byte, and what the new
  * image's reader (boot/handover.c) makes of it in struct bootinfo.
  *
- * Format, version 1, little-endian, every field naturally aligned:
+ * Format, version 2 (version 1 had no vCPU records; a reader takes
+ * both), little-endian, every field naturally aligned:
  *
  *   header (128 bytes, struct handover_header)
  *   records, back to back, each a multiple of 8 bytes:
@@ -27,7 +28,8 @@
 #include <keel/types.h>
 
 #define HANDOVER_MAGIC	      0x31564f484c45454bULL /* "KEELHOV1" */
-#define HANDOVER_VERSION      1
+#define HANDOVER_VERSION      2			    /* written; 1 is read too */
+#define HANDOVER_VERSION_MIN  1
 #define HANDOVER_HEADER_BYTES 128
 /* The largest handover a reader accepts (room for ~2.7 M extents). */
 #define HANDOVER_MAX_BYTES (64ULL << 20)
@@ -46,14 +48,14 @@ struct handover_header {
 	uint64_t freeze_ticks;	/* 64: the freeze began (downtime's start) */
 	uint64_t frozen_ticks;	/* 72: every other CPU stopped */
 	uint64_t written_ticks; /* 80: records written; relocation next */
-	uint64_t flags;		/* 88: 0 in version 1 */
+	uint64_t flags;		/* 88: 0 in versions 1 and 2 */
 	uint64_t reserved[4];	/* 96: 0 */
 };
 
 /* Record types. */
 #define HANDOVER_REC_PRESERVED 1u /* the ranges the new image must keep */
 #define HANDOVER_REC_DOMAIN    2u /* one domain: extents, p2m tables */
-#define HANDOVER_REC_VCPU      3u /* reserved: vCPU state (issue 31) */
+#define HANDOVER_REC_VCPU      3u /* a guest's vCPU (version 2 on) */
 #define HANDOVER_REC_OPTIONAL  0x80000000u /* may be skipped if unknown */
 
 struct handover_rec {
@@ -114,6 +116,33 @@ struct handover_domain {
 	uint64_t reserved[2];	      /* 112: 0 */
 };
 
+/* vCPU state tags (struct handover_vcpu.arch): whose layout the bytes are. */
+#define HANDOVER_VCPU_NONE  0 /* this image runs no guests (sandbox) */
+#define HANDOVER_VCPU_ARM64 1 /* struct arm64_vcpu, arch/arm64/guest.c */
+#define HANDOVER_VCPU_SVM   2 /* struct x86_vcpu, arch/x86_64/guest.c */
+
+/* The largest state block a reader accepts. */
+#define HANDOVER_VCPU_STATE_MAX 4096
+
+/*
+ * HANDOVER_REC_VCPU (version 2): a guest's vCPU stopped by the freeze:
+ * this 48-byte part, then state_bytes bytes of the arch's state (its
+ * layout the arch tag's), zero padded to a multiple of 8. At most one per
+ * domain; the domain's record comes first.
+ */
+struct handover_vcpu {
+	struct handover_rec head; /* 0: bytes = 48 + state_bytes, padded */
+	uint16_t domain;	  /* 8: the id of a domain record */
+	uint16_t arch;		  /* 10: HANDOVER_VCPU_* */
+	uint32_t cpu;		  /* 12: the CPU index that ran it */
+	uint32_t state_bytes;	  /* 16 */
+	uint32_t flags;		  /* 20: 0 */
+	uint64_t stop_ticks;	  /* 24: its last exit (the writer's clock) */
+	uint64_t pages_walked;	  /* 32: what its walk reported */
+	uint64_t bad_words;	  /* 40: words its walk found wrong */
+};
+
+_Static_assert(sizeof(struct handover_vcpu) == 48, "vCPU record layout");
 _Static_assert(sizeof(struct handover_header) == HANDOVER_HEADER_BYTES,
 	       "handover header layout");
 _Static_assert(sizeof(struct handover_domain) == 128, "domain record layout");
@@ -132,6 +161,7 @@ enum handover_state {
 };
 
 #define BI_HANDOVER_DOMAINS 64
+#define BI_HANDOVER_VCPUS   BI_HANDOVER_DOMAINS
 #define BI_HANDOVER_WHY_MAX 160
 
 /* A domain of the handover: its record stays in the (reserved) handover. */
@@ -146,11 +176,27 @@ struct bi_handover_domain {
 	uint32_t rec_bytes;
 };
 
+/* A vCPU of the handover: its state stays in the (reserved) handover. */
+struct bi_handover_vcpu {
+	uint16_t domain, arch;
+	uint32_t cpu;
+	uint64_t stop_ticks, pages_walked, bad_words;
+	const uint8_t *state; /* state_bytes long */
+	uint32_t state_bytes;
+};
+
 struct bi_handover {
 	/* Where the last image left it (the arch fills these; 0: none). */
 	paddr_t pa;
 	uint64_t size;
 	const void *va; /* the bytes, readable [va, va + size) */
+	/*
+	 * This image's vCPU state (the arch fills these beside pa, from
+	 * <arch/guest.h>): its tag and size; HANDOVER_VCPU_NONE: it runs
+	 * no guests, and refuses any vCPU record.
+	 */
+	uint16_t vcpu_arch;
+	uint32_t vcpu_state_bytes;
 	/* The image a live update enters: first multiboot module, initrd. */
 	struct region image;
 
@@ -164,6 +210,8 @@ struct bi_handover {
 	struct bi_handover_domain domains[BI_HANDOVER_DOMAINS];
 	unsigned int domain_count;
 	uint64_t extent_count; /* all domains */
+	struct bi_handover_vcpu vcpus[BI_HANDOVER_VCPUS];
+	unsigned int vcpu_count;
 };
 
 /* Range @i of the preserved record (i < preserved_count). */

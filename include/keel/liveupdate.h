@@ -80,8 +80,20 @@ void liveupdate_verify(const struct bootinfo *bi, const struct keel_options *o);
  * new image, no memory): a warning, and liveupdate_info()->fail says why.
  */
 struct domain_set;
+/*
+ * The vCPUs an update carries (the flow's, from the guest room; NULL:
+ * none): stop() runs once, right after the freeze stamp, and stops every
+ * running vCPU; get() gives the @i-th stopped one's record (domain, arch,
+ * cpu, state_bytes, stop stamp, walk) and *@state, false past the last.
+ */
+struct lu_vcpus {
+	void (*stop)(void *arg);
+	bool (*get)(void *arg, unsigned int i, struct handover_vcpu *rec,
+		    const void **state);
+	void *arg;
+};
 void liveupdate_run(const struct bootinfo *bi, const struct keel_options *o,
-		    const struct domain_set *ds);
+		    const struct domain_set *ds, const struct lu_vcpus *vc);
 /* Why the boot fails because of the handover or the update, or NULL. */
 const char *liveupdate_fail_reason(void);
 
@@ -97,7 +109,8 @@ uint64_t liveupdate_pattern(uint16_t id, uint64_t pfn, unsigned int word);
  * A handover being written into [buf, buf + cap); buf NULL: counting only
  * (ho_finish() then returns the bytes the writing needs at most). The
  * records go in this order: domains (ho_domain_begin(), its tables, its
- * extents, ho_domain_end(); or ho_domain_copy() of a record read), then
+ * extents, ho_domain_end(); or ho_domain_copy() of a record read), the
+ * vCPUs (ho_vcpu()), then
  * ho_preserved() computes the preserved ranges from them, then
  * ho_finish() writes the header and the checksum.
  */
@@ -121,6 +134,12 @@ void ho_domain_extent(struct ho_writer *w, uint64_t gpa, uint64_t pa,
 void ho_domain_end(struct ho_writer *w);
 /* A whole domain record (struct handover_domain and its arrays) as read. */
 void ho_domain_copy(struct ho_writer *w, const uint8_t *rec, uint32_t bytes);
+/*
+ * A vCPU record: @v's domain, arch, cpu, state_bytes and stop_ticks, then
+ * @state (v->state_bytes bytes), padded. After the domains.
+ */
+void ho_vcpu(struct ho_writer *w, const struct handover_vcpu *v,
+	     const void *state);
 /* The preserved record: every extent and table range, sorted, merged. */
 void ho_preserved(struct ho_writer *w);
 /*

@@ -192,6 +192,15 @@ def _liveupdate(rep, out):
         out.append(f"liveupdate.phases add up to {sum(phases.values())} "
                    f"ns, downtime_ns is {down}")
     _restored(rep, lu, out)
+    resumed = lu.get("guests_resumed", 0)
+    if resumed and resumed > len(rep.get("guests") or []) and \
+            not (rep.get("guests_info") or {}).get("rows_left_out"):
+        out.append(f"liveupdate.guests_resumed {resumed} but "
+                   f"{len(rep.get('guests') or [])} guests rows")
+    if resumed and isinstance(down, int) and \
+            lu.get("guests_stop_ns", 0) > down:
+        out.append(f"liveupdate.guests_stop_ns {lu['guests_stop_ns']} "
+                   f"above downtime_ns {down}")
     if lu.get("mismatches", 0) > lu.get("verified_words", 0):
         out.append("liveupdate.mismatches exceed verified_words")
     if state != "refused":

@@ -9,7 +9,8 @@
  * bytes: ASan catches any read past it. A handover taken must keep what
  * the reader promises: preserved ranges sorted, disjoint, page aligned,
  * in RAM, off the reserved ranges; every extent and table range inside
- * them; every root inside its tables. The input is also a new image's
+ * them; every root inside its tables; every vCPU naming a domain record,
+ * a CPU of the machine and its arch's tag and size. The input is also a new image's
  * file for the header parsers of boot/handover_image.c, whose result must
  * lie inside the file.
  */
@@ -34,6 +35,9 @@ static void machine(void)
 	bootinfo_add_cpu(&bi, 0, 0, 0, 0, 0, true);
 	bi.cpus[0].boot_cpu = true;
 	bootinfo_sanitise(&bi);
+	/* vCPU records (version 2): arm64's tag, a 64-byte state. */
+	bi.handover.vcpu_arch = HANDOVER_VCPU_ARM64;
+	bi.handover.vcpu_state_bytes = 64;
 }
 
 static bool in_pres(const struct bi_handover *h, uint64_t s, uint64_t e)
@@ -47,7 +51,7 @@ static bool in_pres(const struct bi_handover *h, uint64_t s, uint64_t e)
 	return false;
 }
 
-static void check_taken(const struct bi_handover *h)
+static void check_taken(const struct bi_handover *h, const uint8_t *buf)
 {
 	uint64_t last = 0;
 
@@ -82,6 +86,20 @@ static void check_taken(const struct bi_handover *h)
 			FUZZ_CHECK(in_pres(h, t.start, t.end));
 		}
 	}
+	for (unsigned int v = 0; v < h->vcpu_count; v++) {
+		const struct bi_handover_vcpu *bv = &h->vcpus[v];
+		bool dom = false;
+
+		for (unsigned int d = 0; d < h->domain_count; d++)
+			dom |= h->domains[d].id == bv->domain;
+		FUZZ_CHECK(dom && bv->cpu < bi.cpu_count);
+		FUZZ_CHECK(bv->arch == HANDOVER_VCPU_ARM64 &&
+			   bv->state_bytes == 64);
+		FUZZ_CHECK(h->hdr.version >= 2);
+		/* The state lies inside the handover's bytes. */
+		FUZZ_CHECK(bv->state >= buf &&
+			   bv->state + bv->state_bytes <= buf + h->hdr.size);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -109,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!bi.ram.count)
 		machine();
 	if (!handover_parse(&bi, data, size, pa(HO_PA)))
-		check_taken(&bi.handover);
+		check_taken(&bi.handover, data);
 	else
 		FUZZ_CHECK(!strncmp(bi.handover.why, "handover: ", 10));
 	if (size < sizeof(hd) || size > sizeof(copy))
@@ -121,6 +139,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(copy, &hd, sizeof(hd));
 	}
 	if (!handover_parse(&bi, copy, size, pa(HO_PA)))
-		check_taken(&bi.handover);
+		check_taken(&bi.handover, copy);
 	return 0;
 }

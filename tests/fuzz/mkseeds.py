@@ -301,7 +301,7 @@ def dom0less():
             for i, b in enumerate(dom0less_gen.gen_cases())}
 
 
-# ---- the live-update handover (docs/liveupdate.md, version 1) -----------
+# ---- the live-update handover (docs/liveupdate.md, versions 1 and 2) ----
 
 HO_PA = 0x20000000  # where tests/fuzz/handover_fuzz.c says it lies
 
@@ -358,6 +358,10 @@ def handover():
         [(0x12100000 + i * 8192, 0x12101000 + i * 8192) for i in range(RUN)]
     optional = struct.pack("<II", 0x80000009, 16) + b"\xab" * 8
     vcpu = struct.pack("<II", 3, 16) + b"\0" * 8
+    # A version 2 vCPU record of alpha: 48 bytes, then the 64-byte state
+    # the fuzz target's machine says its arch has (arm64, tag 1), cpu 0.
+    vcpu2 = struct.pack("<IIHHIIIQQQ", 3, 48 + 64, 1, 1, 0, 64, 0, 250,
+                        1024, 0) + bytes(range(64))
     valid = _ho([a, b], pres)
     return {
         "class-two-domains": valid,
@@ -366,6 +370,7 @@ def handover():
         "class-optional-record": _ho([a, b], pres, optional),
         "class-vcpu-record": _ho([a, b], pres, vcpu),
         "class-version-2": _ho([a, b], pres, version=2),
+        "class-vcpu-v2": _ho([a, b], pres, vcpu2, version=2),
         "class-truncated": valid[:len(valid) - 40],
         # New images' headers (boot/handover_image.c reads the same input).
         "class-mb1-image": bytes(8) + struct.pack(

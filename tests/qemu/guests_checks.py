@@ -165,3 +165,48 @@ def guests_saw_fill(domains):
         return out
     check.wants_log = True
     return check
+
+
+def guests_resumed(count):
+    """guests=on liveupdate=1 (issue 31 §4): the @count guests the old
+    image left running in their loops were stopped by its freeze, carried
+    in the handover and resumed here: each row done, its whole domain
+    walked (in the old image), 0 bad words, on a CPU of its domain's node;
+    and its blackout, the largest gap of its loop, spans the update: at
+    least downtime_ns minus guests_stop_ns, the time the guests still ran
+    after the freeze stamp (its last counter read before its vCPU stopped
+    is no later than its stop; its first after resume no earlier than the
+    domains restored, where the downtime ends). A guest that did not
+    measure across the update (a fresh loop, a lost register) sees only
+    slice-sized gaps, far below the downtime: this fails."""
+    def check(rep, log):
+        lu, out = rep["liveupdate"], []
+        rows, doms = _rows(rep), {d["id"]: d for d in rep["domains"]}
+        node_cpus = _node_cpus(rep)
+        if lu.get("guests_resumed") != count or \
+                lu.get("guests_not_resumed") is not None:
+            out.append(f"liveupdate.guests_resumed "
+                       f"{lu.get('guests_resumed')}, not_resumed "
+                       f"{lu.get('guests_not_resumed')!r}, expected "
+                       f"{count}")
+        down, stop = lu.get("downtime_ns"), lu.get("guests_stop_ns")
+        if not isinstance(down, int) or not isinstance(stop, int) or \
+                stop > down:
+            return out + [f"downtime_ns {down!r}, guests_stop_ns {stop!r}"]
+        if len(rows) != count:
+            out.append(f"{len(rows)} guests rows, expected {count}")
+        for did, g in sorted(rows.items()):
+            out += _guest_problems(g, doms[did], (), node_cpus)
+            if g["blackout_ns"] < down - stop:
+                out.append(f"guest of domain {did}: blackout_ns "
+                           f"{g['blackout_ns']} below downtime_ns {down} "
+                           f"- guests_stop_ns {stop}")
+        want = rf"^keel: liveupdate: {count} guests resumed, blackout max " \
+            r"\d+\.\d ms \(downtime \d+\.\d ms\)"
+        if not re.search(want, log, re.M):
+            out.append("no 'liveupdate: N guests resumed, blackout max' "
+                       "line")
+        return out
+    check.wants_log = True
+    return check
+

@@ -252,10 +252,17 @@ static void test_header_rules(void **state)
 	resum();
 	refused("magic");
 	hdr()->magic ^= 1;
-	hdr()->version = 2;
+	hdr()->version = 3;
 	resum();
-	refused("version 2 unknown");
+	refused("version 3 unknown");
+	hdr()->version = 0;
+	resum();
+	refused("version 0 unknown");
+	/* Version 1, without vCPU records, still reads. */
 	hdr()->version = 1;
+	resum();
+	assert_int_equal(parse(), 0);
+	hdr()->version = 2;
 	buf[size - 3] ^= 0x10;
 	refused("checksum");
 	buf[size - 3] ^= 0x10;
@@ -293,7 +300,7 @@ static void test_record_rules(void **state)
 	refused("record 0: type 0x9 unknown");
 	first->type = HANDOVER_REC_VCPU;
 	resum();
-	refused("vCPU state");
+	refused("vcpus[0]: state_bytes");
 	/* An optional record it does not know is skipped. */
 	first->type = HANDOVER_REC_OPTIONAL | 9;
 	resum();
@@ -495,6 +502,17 @@ static void test_python_seed(void **state)
 	assert_memory_equal(buf + HANDOVER_HEADER_BYTES,
 			    buf + 8192 + HANDOVER_HEADER_BYTES,
 			    n - HANDOVER_HEADER_BYTES);
+	/* Its version 2 seed with a vCPU (the fuzz target's arm64, 64 B). */
+	f = fopen("tests/fuzz/corpus/handover/class-vcpu-v2", "rb");
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	bi.handover.vcpu_arch = HANDOVER_VCPU_ARM64;
+	bi.handover.vcpu_state_bytes = 64;
+	assert_int_equal(handover_parse(&bi, buf, n, pa(HO_PA)), 0);
+	assert_int_equal(bi.handover.vcpu_count, 1);
+	assert_int_equal(bi.handover.vcpus[0].pages_walked, 1024);
+	assert_int_equal(bi.handover.vcpus[0].state[63], 63);
 }
 
 /* The pages of an extent lu_extent_pages() gives, collected. */
@@ -643,16 +661,135 @@ static void test_image_headers(void **state)
 	assert_int_equal(lu_image_arm64(f, 10, &img, why, 128), -EINVAL);
 }
 
+/* ---- vCPU records (version 2) ----------------------------------------- */
+
+#define VSTATE 20 /* not a multiple of 8: the record is padded */
+
+/* write_all()'s domains, a vCPU of alpha (cpu 0), its state 0xa5... */
+static uint64_t write_vcpu(uint8_t *b, uint64_t cap, uint32_t state_bytes)
+{
+	struct handover_header hd = {.generation = 1};
+	struct handover_vcpu v = {.domain = 1,
+				  .arch = HANDOVER_VCPU_ARM64,
+				  .state_bytes = state_bytes,
+				  .stop_ticks = 250};
+	static uint8_t st[HANDOVER_VCPU_STATE_MAX + 8];
+	struct ho_writer w;
+
+	memset(st, 0xa5, sizeof(st));
+	ho_writer_init(&w, b, cap);
+	domain(&w, 1, "alpha", 0, 0x10000000);
+	ho_domain_table(&w, 0x10000000, 0x10003000);
+	ho_domain_extent(&w, 0, 0x10200000, 512);
+	ho_domain_end(&w);
+	ho_vcpu(&w, &v, st);
+	ho_preserved(&w);
+	return ho_finish(&w, &hd);
+}
+
+static int setup_vcpu(void **state)
+{
+	machine();
+	bi.handover.vcpu_arch = HANDOVER_VCPU_ARM64;
+	bi.handover.vcpu_state_bytes = VSTATE;
+	memset(buf, 0, sizeof(buf));
+	size = write_vcpu(buf, sizeof(buf), VSTATE);
+	return test_setup(state);
+}
+
+static struct handover_vcpu *vrec(void)
+{
+	return (void *)record(HANDOVER_REC_VCPU, 0);
+}
+
+static void test_vcpu_round_trip(void **state)
+{
+	const struct bi_handover_vcpu *v = &bi.handover.vcpus[0];
+
+	assert_int_equal(vrec()->head.bytes, 48 + 24);
+	assert_int_equal(parse(), 0);
+	assert_int_equal(hdr()->version, 2);
+	assert_int_equal(bi.handover.vcpu_count, 1);
+	assert_int_equal(v->domain, 1);
+	assert_int_equal(v->cpu, 0);
+	assert_int_equal(v->arch, HANDOVER_VCPU_ARM64);
+	assert_int_equal(v->stop_ticks, 250);
+	assert_int_equal(v->state_bytes, VSTATE);
+	assert_ptr_equal(v->state, (uint8_t *)vrec() + 48);
+	for (unsigned int i = 0; i < VSTATE; i++)
+		assert_int_equal(v->state[i], 0xa5);
+	/* The padding is zero; the preserved ranges are the domain's only. */
+	for (unsigned int i = VSTATE; i < 24; i++)
+		assert_int_equal(v->state[i], 0);
+	assert_int_equal(bi.handover.preserved_count, 2);
+	/* Too large a state block is not written. */
+	assert_int_equal(
+		write_vcpu(buf, sizeof(buf), HANDOVER_VCPU_STATE_MAX + 8), 0);
+}
+
+/* Each rule of a vCPU record broken alone, then mended. */
+static void test_vcpu_rules(void **state)
+{
+	struct handover_vcpu *v = vrec();
+
+	v->state_bytes = 28;
+	resum();
+	refused("vcpus[0]: state_bytes 28 truncated");
+	v->state_bytes = 4;
+	resum();
+	refused("vcpus[0]: state_bytes 4");
+	v->state_bytes = VSTATE;
+	v->domain = 7;
+	resum();
+	refused("vcpus[0]: domain 7 is no domain record");
+	v->domain = 1;
+	v->cpu = 3;
+	resum();
+	refused("vcpus[0]: cpu 3 does not exist");
+	v->cpu = 0;
+	v->arch = HANDOVER_VCPU_SVM;
+	resum();
+	refused("vcpus[0]: arch 2, this image's is 1");
+	v->arch = HANDOVER_VCPU_ARM64;
+	v->flags = 1;
+	resum();
+	refused("vcpus[0]: flags 0x1");
+	v->flags = 0;
+	resum();
+	bi.handover.vcpu_state_bytes = 16;
+	refused("vcpus[0]: state_bytes 20, arch 1 has 16");
+	bi.handover.vcpu_state_bytes = VSTATE;
+	bi.handover.vcpu_arch = HANDOVER_VCPU_NONE;
+	refused("vcpus[0]: arch 1, this image's is 0");
+	bi.handover.vcpu_arch = HANDOVER_VCPU_ARM64;
+	hdr()->version = 1;
+	resum();
+	refused("record 1: type 3 (vCPU state) not in version 1");
+	hdr()->version = 2;
+	resum();
+	assert_int_equal(parse(), 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_round_trip),	 T(test_copy_round_trip),
-		T(test_writer_overflow), T(test_header_rules),
-		T(test_record_rules),	 T(test_preserved_rules),
-		T(test_domain_rules),	 T(test_apply),
-		T(test_no_handover),	 T(test_pattern),
-		T(test_python_seed),	 T(test_image_headers),
+		T(test_round_trip),
+		T(test_copy_round_trip),
+		T(test_writer_overflow),
+		T(test_header_rules),
+		T(test_record_rules),
+		T(test_preserved_rules),
+		T(test_domain_rules),
+		T(test_apply),
+		T(test_no_handover),
+		T(test_pattern),
+		T(test_python_seed),
+		T(test_image_headers),
+		cmocka_unit_test_setup_teardown(test_vcpu_round_trip,
+						setup_vcpu, test_teardown),
+		cmocka_unit_test_setup_teardown(test_vcpu_rules, setup_vcpu,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Guests across a live update (include/keel/guest.h, DESIGN §14, issue
+ * 31 §4): the old image's last round is held, the new image resumes it.
+ *
+ *  - Hold (old image, guests=on with a live update to come): the round's
+ *    vCPUs go to CPUs other than the boot CPU (guest.c), which are posted
+ *    guest_cpu_main() without waiting; the boot CPU waits until each vCPU
+ *    has walked and run on into its loop (a slice ended after its
+ *    GUEST_HC_WALK: vcpu.looping), or ended, then returns to the flow
+ *    with them still running, their loops GUEST_HOLD_MS long.
+ *  - Stop (the freeze, after its stamp): guests_stop() sets the round's
+ *    stop word; each CPU ends the turn it is in (at most GUEST_SLICE_US)
+ *    and goes back to its mailbox, so the live update can stop it. Each
+ *    vCPU's state is its struct arch_vcpu, its last exit stop_ticks.
+ *  - Records: guests_vcpu_record() gives the live-update room each held
+ *    vCPU in its loop: domain, CPU, arch tag, stop stamp, what its walk
+ *    reported, and its state (arch_vcpu_state()'s bytes).
+ *  - Resume (new image, after the domains are restored, before the boot
+ *    scrub): each record's vCPU gets a new stage 2 and image in its
+ *    restored domain (guest_vcpu_prepare()), the state back
+ *    (arch_vcpu_resume(): its loop to end guest_run_ms= from now), a CPU
+ *    of its domain's node (the record's CPU index when it is online
+ *    there), and the round runs and is judged as any other. Its largest
+ *    gap is then the blackout it saw across the update. The handover's
+ *    build must be this image's: a guest's pc lies in the program the
+ *    old image wrote, which only the same build writes the same.
+ *
+ * Boot CPU, but for the held CPUs while they run (guest_run.c); the stop
+ * word is an atomic.
+ */
+#include <arch/cpu.h>
+#include <arch/guest.h>
+#include <arch/liveupdate.h>
+#include <keel/atomic.h>
+#include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/guest.h>
+#include <keel/handover.h>
+#include <keel/printk.h>
+#include <keel/smp.h>
+#include <keel/string.h>
+#include <keel/ticks.h>
+#include <keel/trace.h>
+
+#include "guest_priv.h"
+
+static struct guest_round hold_round;
+static cpumask_t hold_cpus;
+static bool holding, hold_open;
+
+/** guests_can_hold() - Return: true when this arch carries vCPUs. */
+bool guests_can_hold(void)
+{
+	const char *why = "this arch carries no vCPU";
+	uint32_t bytes;
+
+	if (arch_guest_supported())
+		return false; /* the round says why no guest runs */
+	if (arch_vcpu_state(&bytes, &why) != HANDOVER_VCPU_NONE)
+		return true;
+	guest_state.carry_why = why;
+	pr_warn("guests: not resumed across the live update: %s\n", why);
+	return false;
+}
+
+/* Every live vCPU in its loop, or ended. */
+static bool all_looping(void)
+{
+	for (unsigned int i = 0; i < guest_state.count; i++) {
+		const struct vcpu *v = &guest_state.vcpu[i];
+
+		if (v->live && !v->looping)
+			return false;
+	}
+	return true;
+}
+
+/**
+ * guest_hold_start() - the held round's CPUs posted; wait for the loops.
+ * @r: the round (copied: it outlives the caller)
+ * @cpus: the CPUs with vCPUs (the boot CPU not among them)
+ *
+ * Return: true: held (running); false: the caller runs it as usual.
+ */
+bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
+{
+	uint64_t deadline =
+		arch_ticks() + guest_us_to_ticks(GUEST_HOLD_WAIT_MS * 1000ULL);
+
+	if (!cpumask_weight(cpus) || cpumask_test(cpus, arch_cpu_id())) {
+		pr_warn("guests: no CPU but the boot CPU to hold them on: not "
+			"carried across the live update\n");
+		guest_state.carry_why = "no CPU but the boot CPU to run them";
+		return false;
+	}
+	hold_round = *r;
+	hold_cpus = *cpus;
+	holding = hold_open = true;
+	smp_post(&hold_cpus, guest_cpu_main, &hold_round);
+	while (!all_looping() && arch_ticks() < deadline)
+		arch_cpu_relax();
+	guest_state.held = 0;
+	for (unsigned int i = 0; i < guest_state.count; i++)
+		guest_state.held +=
+			guest_state.vcpu[i].live && guest_state.vcpu[i].looping;
+	pr_info("guests: %u of %u vCPUs left running in their loops for the "
+		"live update\n",
+		guest_state.held, guest_state.count);
+	return true;
+}
+
+/** guests_stop() - the freeze: every held vCPU stopped (keel/guest.h). */
+void guests_stop(void *unused)
+{
+	(void)unused;
+	if (!holding)
+		return;
+	atomic_store_release(&hold_round.stop, 1);
+	smp_wait(&hold_cpus);
+	holding = false;
+}
+
+/** guests_vcpu_record() - held vCPU @i's record and state (keel/guest.h). */
+bool guests_vcpu_record(void *unused, unsigned int i, struct handover_vcpu *rec,
+			const void **state)
+{
+	const char *why = NULL;
+	unsigned int n = 0;
+	uint32_t bytes;
+	uint16_t tag = (uint16_t)arch_vcpu_state(&bytes, &why);
+
+	(void)unused;
+	for (unsigned int k = 0; k < guest_state.count; k++) {
+		const struct vcpu *v = &guest_state.vcpu[k];
+
+		if (!v->made || !v->live || !v->looping || n++ != i)
+			continue;
+		memset(rec, 0, sizeof(*rec));
+		rec->domain = v->domain;
+		rec->arch = tag;
+		rec->cpu = v->cpu;
+		rec->state_bytes = bytes;
+		rec->stop_ticks = v->stop_ticks;
+		rec->pages_walked = v->pages_walked;
+		rec->bad_words = v->bad_words;
+		*state = v->arch.w;
+		return tag != HANDOVER_VCPU_NONE;
+	}
+	return false;
+}
+
+/** guests_release() - the held round torn down: no update came. */
+void guests_release(void)
+{
+	guests_stop(NULL);
+	if (hold_open)
+		guest_vcpus_finish();
+	hold_open = false;
+	guest_state.held = 0;
+}
+
+/* The domain of @id in @ds, into @dv. Return: false: none. */
+static bool domain_of(const struct domain_set *ds, uint16_t id,
+		      struct domain_view *dv)
+{
+	for (unsigned int i = 0; i < domain_set_stats(ds)->count; i++)
+		if (domain_view(ds, i, dv) && dv->id == id && dv->p2m)
+			return true;
+	return false;
+}
+
+/* The CPU that runs record @hv's vCPU: its own index when on @node. */
+static unsigned int resume_cpu(const struct bi_handover_vcpu *hv, uint32_t node)
+{
+	unsigned int c = hv->cpu;
+
+	if (c < cpu_count && cpu_table[c].online && cpu_table[c].node == node)
+		return c;
+	c = guest_node_cpu_after(node, c < cpu_count ? c : 0, NR_CPUS);
+	return c < NR_CPUS ? c : arch_cpu_id();
+}
+
+/* Record @hv's vCPU into @v, ready to run. Return: 0, or -errno (why). */
+static int resume_one(struct vcpu *v, const struct domain_set *ds,
+		      const struct guest_params *gp,
+		      const struct bi_handover_vcpu *hv)
+{
+	struct domain_view dv;
+	struct vcpu_setup s;
+	int err;
+
+	memset(v, 0, sizeof(*v));
+	v->domain = hv->domain;
+	v->first_bad_ipa = v->fault_ipa = (uint64_t)GUEST_NO_IPA;
+	v->resumed = v->walked = v->looping = true;
+	v->pages_walked = hv->pages_walked;
+	v->bad_words = hv->bad_words;
+	if (!domain_of(ds, hv->domain, &dv)) {
+		snprintf(v->why, sizeof(v->why), "its domain was not restored");
+		return -ENOENT;
+	}
+	v->node = dv.build_node;
+	v->bytes = dv.bytes;
+	v->cpu = resume_cpu(hv, dv.node);
+	err = guest_vcpu_prepare(v, &dv, gp, &s);
+	if (err)
+		return err;
+	v->s2.free_dirty = true; /* the boot scrub comes after */
+	err = arch_vcpu_resume(&v->arch, hv->state, hv->state_bytes, &s);
+	if (err) {
+		snprintf(v->why, sizeof(v->why),
+			 "its state is not a vCPU in its loop (%d)", err);
+		guest_s2_free(&v->s2);
+	}
+	return err;
+}
+
+/* The new image's round: every record's vCPU. @cpus: the CPUs used. */
+static void resume_setup(const struct domain_set *ds,
+			 const struct guest_params *gp,
+			 const struct bi_handover *h, cpumask_t *cpus)
+{
+	cpumask_clear(cpus);
+	guest_state.count = 0;
+	for (unsigned int i = 0; i < h->vcpu_count && i < DOMAIN_MAX; i++) {
+		struct vcpu *v = &guest_state.vcpu[guest_state.count++];
+
+		if (resume_one(v, ds, gp, &h->vcpus[i])) {
+			v->end = GUEST_END_FAILED;
+			continue;
+		}
+		v->made = v->live = true;
+		guest_state.resumed++;
+		cpumask_set(cpus, v->cpu);
+	}
+}
+
+/**
+ * guests_resume() - the handover's vCPUs resumed, run, judged (keel/guest.h).
+ * @ds: the restored domains
+ * @gp: guest_run_ms= and the rest (round 1)
+ * @h: the handover taken
+ */
+void guests_resume(const struct domain_set *ds, const struct guest_params *gp,
+		   const struct bi_handover *h)
+{
+	struct guest_round r = {.gp = gp};
+	const char *why = NULL;
+	uint64_t stop = 0;
+	uint32_t bytes;
+	cpumask_t cpus;
+
+	memset(&guest_state, 0, sizeof(guest_state));
+	guest_state.touch = gp->touch;
+	guest_state.run_ms = gp->run_ms;
+	guest_state.rounds = 1;
+	guest_state.carried = h->vcpu_count;
+	guest_state.unsupported = arch_guest_supported();
+	if (guest_state.unsupported)
+		return;
+	if (arch_vcpu_state(&bytes, &why) == HANDOVER_VCPU_NONE) {
+		guest_state.carry_why = why;
+		pr_warn("guests: not resumed across the live update: %s\n",
+			why);
+	}
+	if (!h->vcpu_count)
+		return;
+	if (h->hdr.build != arch_lu_build_id()) {
+		guest_state.carry_why =
+			"the handover's build is not this "
+			"image's (its guest program may differ)";
+		pr_warn("guests: %u vCPUs not resumed: %s\n", h->vcpu_count,
+			guest_state.carry_why);
+		return;
+	}
+	trace_begin("guests-resume");
+	resume_setup(ds, gp, h, &cpus);
+	for (unsigned int i = 0; i < h->vcpu_count; i++)
+		stop = MAX(stop, h->vcpus[i].stop_ticks);
+	if (stop > h->hdr.freeze_ticks)
+		guest_state.stop_after_ns =
+			ticks_to_ns(stop - h->hdr.freeze_ticks);
+	r.slice_ticks = guest_us_to_ticks(GUEST_SLICE_US);
+	r.start = arch_ticks();
+	if (cpumask_weight(&cpus))
+		smp_run_on(&cpus, guest_cpu_main, &r);
+	guest_state.run_ticks = arch_ticks() - r.start;
+	guest_vcpus_finish();
+	trace_end("guests-resume");
+	pr_info("guests: %u of %u vCPUs resumed from the handover on %u "
+		"CPUs, %u problems\n",
+		guest_state.resumed, h->vcpu_count, cpumask_weight(&cpus),
+		guest_state.problems);
+}
