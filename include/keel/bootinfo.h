@@ -278,9 +278,10 @@ const char *bootinfo_distance_problem(uint32_t a, uint32_t b, uint32_t v);
 void bootinfo_sanitise(struct bootinfo *bi);
 
 /*
- * Queries (common/lib/bootinfo_query.c, so that boot/ and common/ both call
- * down): total RAM bytes, and on one node (NUMA_NO_NODE: all), after
- * sanitise; the report's name of a boot protocol.
+ * Queries (common/report/bootinfo_report.c, for the report and the flow's
+ * log lines; lib knows no firmware): total RAM bytes, and on one node
+ * (NUMA_NO_NODE: all), after sanitise; the report's name of a boot
+ * protocol.
  */
 uint64_t bootinfo_ram_bytes(const struct bootinfo *bi);
 uint64_t bootinfo_node_ram_bytes(const struct bootinfo *bi, uint32_t node);

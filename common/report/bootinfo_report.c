@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * Read-only questions about a struct bootinfo, asked by boot/ (the
- * sanitiser) and by common/ (NUMA, the report) alike: they sit in lib so
- * that both call down (DESIGN §1). They read the RAM table as it is; after
- * bootinfo_sanitise() its ranges do not overlap.
+ * Read-only questions about a struct bootinfo (the firmware's own
+ * description, as the arch and boot/ gave it), asked by the report and the
+ * flow's log lines. In the report room: lib knows no firmware, and the
+ * subsystems below read bootmem's tables, not bootinfo. They read the RAM
+ * table as it is; after bootinfo_sanitise() its ranges do not overlap.
  */
 #include <keel/bootinfo.h>
 #include <keel/enum_names.h>
