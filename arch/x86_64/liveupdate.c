@@ -150,6 +150,19 @@ void arch_lu_jump(const struct arch_lu_jump *j)
 	((x86_lu_stub_fn)(uintptr_t)page)((uintptr_t)page);
 }
 
+/* x86_lu_ticks_hz() - include/asm/x86.h. */
+uint64_t x86_lu_ticks_hz(void)
+{
+	const struct handover_header *h =
+		(const void *)(uintptr_t)x86_lu_handover;
+
+	if (x86_lu_magic != X86_LU_MAGIC || x86_lu_handover_size < sizeof(*h) ||
+	    h->magic != HANDOVER_MAGIC || h->ticks_hz < 100000000ULL ||
+	    h->ticks_hz > 20000000000ULL)
+		return 0;
+	return h->ticks_hz;
+}
+
 /**
  * x86_lu_found() - x86_entry(): the loader's @magic and @info for a next
  * image, and the handover the last image's stub passed in ECX/EDX/ESI

@@ -4,6 +4,7 @@ order they run: loaders and RAM sizes, how a boot ends, SMP and NUMA,
 domains, consoles, heap modes; and the check-scale machines."""
 
 import os
+import re
 
 from scripts.keel.report import HEAP_MODES
 
@@ -40,6 +41,21 @@ def build_cases(elf, memdir):
         liveupdate_cases(elf, base)
 
 
+def tsc_handed_over(rep, log):
+    """The new image took the TSC rate the last image measured (no
+    calibration inside the downtime), and the first image did measure."""
+    out = []
+    if rep["timer"]["calibrated_by"] != "handover":
+        out.append(f"timer calibrated by {rep['timer']['calibrated_by']}, "
+                   "expected handover")
+    if len(re.findall(r"^keel: tsc: .*\(pit; PIT", log, re.M)) != 1:
+        out.append("the first image did not calibrate the TSC once")
+    return out
+
+
+tsc_handed_over.wants_log = True
+
+
 def liveupdate_cases(elf, base):
     """Live update (issue 30, docs/liveupdate.md): keel.elf is its own
     next image, module 0 (-initrd), on 2 nodes of 4 CPUs with a domain on
@@ -55,7 +71,7 @@ def liveupdate_cases(elf, base):
     return [
         Case("liveupdate-1-2node", kern, m.mem, f"{base} {words}",
              expect=dict(m.expect(), scrubbed=True), qemu_tail=initrd,
-             checks=[updated(elf, 1, 2, entry)]),
+             checks=[updated(elf, 1, 2, entry), tsc_handed_over]),
         # guests=on (issue 31 §4) under SVM: the old image holds its 2
         # guests in their loops on CPUs other than the boot CPU, its
         # freeze stops them, the new image resumes them (registers and

@@ -226,6 +226,15 @@ __attribute__((noreturn)) void x86_fail_stop(void);
 __attribute__((noreturn)) void x86_entry(uint32_t magic, uint32_t info_pa);
 /* liveupdate.c: the loader's magic and info, and a last image's handover. */
 void x86_lu_found(struct bootinfo *bi, uint32_t magic, uint32_t info);
+/*
+ * x86_lu_ticks_hz() - started by a live update: the TSC rate the last
+ * image measured (the handover header's ticks_hz; the TSC runs on across
+ * the jump), so that tsc_init() need not measure it again inside the
+ * downtime. 0: a loader's boot, or no usable header (then tsc_init()
+ * measures). boot/handover.c checks the whole handover later; a refused
+ * one stops the boot before the heap.
+ */
+uint64_t x86_lu_ticks_hz(void);
 /* cache.c: choose the maintenance instructions and print them. */
 void x86_cache_setup(void);
 
