@@ -44,6 +44,55 @@
 
 struct guests_state guest_state;
 
+/* guest_carry.c's changes to guest_state (guest_priv.h): one writer. */
+void guest_state_carry_why(const char *why)
+{
+	guest_state.carry_why = why;
+}
+
+void guest_state_set_held(unsigned int held)
+{
+	guest_state.held = held;
+}
+
+void guest_state_resumed_add(void)
+{
+	guest_state.resumed++;
+}
+
+void guest_vcpus_reset(void)
+{
+	guest_state.count = 0;
+}
+
+/* The next vCPU slot of the round (the caller checks DOMAIN_MAX). */
+struct vcpu *guest_vcpu_add(void)
+{
+	return &guest_state.vcpu[guest_state.count++];
+}
+
+const char *guest_state_resume_begin(const struct guest_params *gp,
+				     unsigned int carried)
+{
+	memset(&guest_state, 0, sizeof(guest_state));
+	guest_state.touch = gp->touch;
+	guest_state.run_ms = gp->run_ms;
+	guest_state.rounds = 1;
+	guest_state.carried = carried;
+	guest_state.unsupported = arch_guest_supported();
+	return guest_state.unsupported;
+}
+
+void guest_state_set_stop_after(uint64_t ns)
+{
+	guest_state.stop_after_ns = ns;
+}
+
+void guest_state_set_run_ticks(uint64_t ticks)
+{
+	guest_state.run_ticks = ticks;
+}
+
 static const struct enum_name guest_end_names[] = {
 	{GUEST_END_NONE, "not-run"},
 	{GUEST_END_DONE, "done"},

@@ -59,7 +59,7 @@ bool guests_can_hold(void)
 		return false; /* the round says why no guest runs */
 	if (arch_vcpu_state(&bytes, &why) != HANDOVER_VCPU_NONE)
 		return true;
-	guest_state.carry_why = why;
+	guest_state_carry_why(why);
 	pr_warn("guests: not resumed across the live update: %s\n", why);
 	return false;
 }
@@ -87,11 +87,12 @@ bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
 {
 	uint64_t deadline =
 		arch_ticks() + guest_us_to_ticks(GUEST_HOLD_WAIT_MS * 1000ULL);
+	unsigned int held;
 
 	if (!cpumask_weight(cpus) || cpumask_test(cpus, arch_cpu_id())) {
 		pr_warn("guests: no CPU but the boot CPU to hold them on: not "
 			"carried across the live update\n");
-		guest_state.carry_why = "no CPU but the boot CPU to run them";
+		guest_state_carry_why("no CPU but the boot CPU to run them");
 		return false;
 	}
 	hold_round = *r;
@@ -100,10 +101,10 @@ bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
 	smp_post(&hold_cpus, guest_cpu_main, &hold_round);
 	while (!all_looping() && arch_ticks() < deadline)
 		arch_cpu_relax();
-	guest_state.held = 0;
+	held = 0;
 	for (unsigned int i = 0; i < guest_state.count; i++)
-		guest_state.held +=
-			guest_state.vcpu[i].live && guest_state.vcpu[i].looping;
+		held += guest_state.vcpu[i].live && guest_state.vcpu[i].looping;
+	guest_state_set_held(held);
 	pr_info("guests: %u of %u vCPUs left running in their loops for the "
 		"live update\n",
 		guest_state.held, guest_state.count);
@@ -157,7 +158,7 @@ void guests_release(void)
 	if (hold_open)
 		guest_vcpus_finish();
 	hold_open = false;
-	guest_state.held = 0;
+	guest_state_set_held(0);
 }
 
 /* The domain of @id in @ds, into @dv. Return: false: none. */
@@ -222,16 +223,16 @@ static void resume_setup(const struct domain_set *ds,
 			 const struct bi_handover *h, cpumask_t *cpus)
 {
 	cpumask_clear(cpus);
-	guest_state.count = 0;
+	guest_vcpus_reset();
 	for (unsigned int i = 0; i < h->vcpu_count && i < DOMAIN_MAX; i++) {
-		struct vcpu *v = &guest_state.vcpu[guest_state.count++];
+		struct vcpu *v = guest_vcpu_add();
 
 		if (resume_one(v, ds, gp, &h->vcpus[i])) {
 			v->end = GUEST_END_FAILED;
 			continue;
 		}
 		v->made = v->live = true;
-		guest_state.resumed++;
+		guest_state_resumed_add();
 		cpumask_set(cpus, v->cpu);
 	}
 }
@@ -251,25 +252,18 @@ void guests_resume(const struct domain_set *ds, const struct guest_params *gp,
 	uint32_t bytes;
 	cpumask_t cpus;
 
-	memset(&guest_state, 0, sizeof(guest_state));
-	guest_state.touch = gp->touch;
-	guest_state.run_ms = gp->run_ms;
-	guest_state.rounds = 1;
-	guest_state.carried = h->vcpu_count;
-	guest_state.unsupported = arch_guest_supported();
-	if (guest_state.unsupported)
-		return;
+	if (guest_state_resume_begin(gp, h->vcpu_count))
+		return; /* unsupported here */
 	if (arch_vcpu_state(&bytes, &why) == HANDOVER_VCPU_NONE) {
-		guest_state.carry_why = why;
+		guest_state_carry_why(why);
 		pr_warn("guests: not resumed across the live update: %s\n",
 			why);
 	}
 	if (!h->vcpu_count)
 		return;
 	if (h->hdr.build != arch_lu_build_id()) {
-		guest_state.carry_why =
-			"the handover's build is not this "
-			"image's (its guest program may differ)";
+		guest_state_carry_why("the handover's build is not this "
+				      "image's (its guest program may differ)");
 		pr_warn("guests: %u vCPUs not resumed: %s\n", h->vcpu_count,
 			guest_state.carry_why);
 		return;
@@ -279,13 +273,13 @@ void guests_resume(const struct domain_set *ds, const struct guest_params *gp,
 	for (unsigned int i = 0; i < h->vcpu_count; i++)
 		stop = MAX(stop, h->vcpus[i].stop_ticks);
 	if (stop > h->hdr.freeze_ticks)
-		guest_state.stop_after_ns =
-			ticks_to_ns(stop - h->hdr.freeze_ticks);
+		guest_state_set_stop_after(
+			ticks_to_ns(stop - h->hdr.freeze_ticks));
 	r.slice_ticks = guest_us_to_ticks(GUEST_SLICE_US);
 	r.start = arch_ticks();
 	if (cpumask_weight(&cpus))
 		smp_run_on(&cpus, guest_cpu_main, &r);
-	guest_state.run_ticks = arch_ticks() - r.start;
+	guest_state_set_run_ticks(arch_ticks() - r.start);
 	guest_vcpus_finish();
 	trace_end("guests-resume");
 	pr_info("guests: %u of %u vCPUs resumed from the handover on %u "

@@ -9,7 +9,18 @@
 #include <keel/guest.h>
 
 /* The state of every round (guest.c). */
-extern struct guests_state guest_state;
+extern struct guests_state guest_state; /* written by guest.c only */
+/* What guest_carry.c changes in it, through its owner (guest.c). */
+void guest_state_carry_why(const char *why);
+void guest_state_set_held(unsigned int held);
+void guest_state_resumed_add(void);
+void guest_vcpus_reset(void);
+struct vcpu *guest_vcpu_add(void);
+/* The new image's round of @carried vCPUs begins. Return: unsupported. */
+const char *guest_state_resume_begin(const struct guest_params *gp,
+				     unsigned int carried);
+void guest_state_set_stop_after(uint64_t ns);
+void guest_state_set_run_ticks(uint64_t ticks);
 
 /* guest_run.c: run the calling CPU's vCPUs until each has ended. */
 struct guest_round {
