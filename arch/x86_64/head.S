@@ -92,12 +92,29 @@ _start32:
 	movl %edx, x86_lu_handover
 	movl %esi, x86_lu_handover_size
 
-	/* Zero .bss before the stack and page tables live there. */
+	/*
+	 * Zero .bss before the stack and page tables live there: 32 bytes a
+	 * step (keel.lds keeps its size a multiple of 4096). Not REP STOSB:
+	 * QEMU's TCG runs it a byte at a time, and a live update's relocation
+	 * (the stub's copy and this) took 8.0 ms with it, 2.8 ms with this
+	 * loop, for the 4.9 MiB bss. No SSE: the long-mode check is below.
+	 */
 	movl $__bss_start, %edi
 	movl $_end, %ecx
-	subl %edi, %ecx
 	xorl %eax, %eax
-	rep stosb
+2:	cmpl %ecx, %edi
+	jae 3f
+	movl %eax, (%edi)
+	movl %eax, 4(%edi)
+	movl %eax, 8(%edi)
+	movl %eax, 12(%edi)
+	movl %eax, 16(%edi)
+	movl %eax, 20(%edi)
+	movl %eax, 24(%edi)
+	movl %eax, 28(%edi)
+	addl $32, %edi
+	jmp 2b
+3:
 	movl $boot_stack_top, %esp
 
 	/* CPUID present (EFLAGS.ID writable)? */

@@ -131,7 +131,6 @@ int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 	p->src = (uint32_t)(pa_val(j->image.start) + img.file_off);
 	p->dst = (uint32_t)img.load;
 	p->len = (uint32_t)(img.load_end - img.load);
-	p->bss = (uint32_t)(img.mem_end - img.load_end);
 	p->entry = (uint32_t)img.entry;
 	p->magic = boot_magic;
 	p->info = boot_info;

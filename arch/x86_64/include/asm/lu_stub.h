@@ -20,18 +20,17 @@
 #define LU_P_SRC	 0x00 /* the file's bytes to copy */
 #define LU_P_DST	 0x04 /* load_addr */
 #define LU_P_LEN	 0x08 /* load_end_addr - load_addr */
-#define LU_P_BSS	 0x0c /* bss_end_addr - load_end_addr */
-#define LU_P_ENTRY	 0x10 /* entry_addr */
-#define LU_P_MAGIC	 0x14 /* EAX: the loader's multiboot magic */
-#define LU_P_INFO	 0x18 /* EBX: the loader's information */
-#define LU_P_HO		 0x1c /* EDX: the handover */
-#define LU_P_HO_SIZE	 0x20 /* ESI: its size */
+#define LU_P_ENTRY	 0x0c /* entry_addr */
+#define LU_P_MAGIC	 0x10 /* EAX: the loader's multiboot magic */
+#define LU_P_INFO	 0x14 /* EBX: the loader's information */
+#define LU_P_HO		 0x18 /* EDX: the handover */
+#define LU_P_HO_SIZE	 0x1c /* ESI: its size */
 
 #ifndef __ASSEMBLY__
 #include <keel/types.h>
 
 struct x86_lu_params {
-	uint32_t src, dst, len, bss, entry, magic, info, handover, size;
+	uint32_t src, dst, len, entry, magic, info, handover, size;
 };
 _Static_assert(__builtin_offsetof(struct x86_lu_params, size) == LU_P_HO_SIZE,
 	       "lu_stub.S reads these offsets");
