@@ -648,6 +648,8 @@ void handover_locate(struct bootinfo *bi, const void *va)
 		if (pa_val(bi->ram.regions[i].start) <= s &&
 		    e <= pa_val(bi->ram.regions[i].end))
 			h->va = va;
+	/* The downtime has begun: hold the lines (liveupdate.c releases). */
+	console_hold();
 }
 
 /* Refused: every byte of RAM reserved, so nothing is zeroed or handed out. */

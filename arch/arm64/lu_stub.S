@@ -21,11 +21,27 @@ arm64_lu_stub_start:
 	ldr	x1, [x19, #LU_P_SRC]
 	ldr	x2, [x19, #LU_P_DST]
 	ldr	x3, [x19, #LU_P_LEN]
-1:	cbz	x3, 2f
+	/*
+	 * 16 bytes a step, a step whose bytes are already there not written:
+	 * under QEMU's TCG every store into a page that holds translated code
+	 * takes a slow path, so writing the old text over itself (an update
+	 * to the same build) cost most of the relocation. The length is a
+	 * multiple of 8: the last 8 bytes, if any, on their own.
+	 */
+1:	cmp	x3, #16
+	b.lo	8f
+	ldp	x4, x7, [x1], #16
+	ldp	x8, x9, [x2]
+	cmp	x4, x8
+	ccmp	x7, x9, #0, eq
+	b.eq	9f
+	stp	x4, x7, [x2]
+9:	add	x2, x2, #16
+	sub	x3, x3, #16
+	b	1b
+8:	cbz	x3, 2f
 	ldr	x4, [x1], #8
 	str	x4, [x2], #8
-	sub	x3, x3, #8
-	b	1b
 
 2:	mrs	x5, ctr_el0
 	ubfx	x5, x5, #16, #4		/* DminLine: log2(words) */

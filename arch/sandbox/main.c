@@ -17,6 +17,7 @@
 #include <keel/fwboot.h>
 #include <keel/fwdesc.h>
 #include <keel/options.h>
+#include <keel/printk.h>
 #include <keel/string.h>
 
 #include "sandbox_priv.h"
@@ -198,6 +199,7 @@ static int map_ram_lu(struct bootinfo *bi, const struct sandbox_args *a,
 	bi->handover.size = a->size;
 	if (a->pa < *top && a->size <= *top - a->pa)
 		bi->handover.va = phys_to_virt(pa(a->pa));
+	console_hold(); /* the downtime's lines (liveupdate.c releases) */
 	return 0;
 }
 

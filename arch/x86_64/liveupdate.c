@@ -149,13 +149,19 @@ void arch_lu_jump(const struct arch_lu_jump *j)
 	((x86_lu_stub_fn)(uintptr_t)page)((uintptr_t)page);
 }
 
+/* x86_lu_started() - include/asm/x86.h. */
+bool x86_lu_started(void)
+{
+	return x86_lu_magic == X86_LU_MAGIC;
+}
+
 /* x86_lu_ticks_hz() - include/asm/x86.h. */
 uint64_t x86_lu_ticks_hz(void)
 {
 	const struct handover_header *h =
 		(const void *)(uintptr_t)x86_lu_handover;
 
-	if (x86_lu_magic != X86_LU_MAGIC || x86_lu_handover_size < sizeof(*h) ||
+	if (!x86_lu_started() || x86_lu_handover_size < sizeof(*h) ||
 	    h->magic != HANDOVER_MAGIC || h->ticks_hz < 100000000ULL ||
 	    h->ticks_hz > 20000000000ULL)
 		return 0;
@@ -174,7 +180,7 @@ void x86_lu_found(struct bootinfo *bi, uint32_t magic, uint32_t info)
 	/* The vCPU records this image resumes (boot/handover.c checks). */
 	bi->handover.vcpu_arch = (uint16_t)arch_vcpu_state(
 		&bi->handover.vcpu_state_bytes, &(const char *){NULL});
-	if (x86_lu_magic != X86_LU_MAGIC)
+	if (!x86_lu_started())
 		return;
 	bi->handover.pa = pa(x86_lu_handover);
 	bi->handover.size = x86_lu_handover_size;

@@ -193,6 +193,9 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	uart_init();
 	traps_init();
 	console_puts("\n");
+	/* Started by a live update: the downtime's lines held (printk.c). */
+	if (x86_lu_started())
+		console_hold();
 	pr_info("x86_64 entry, magic %#x, info at %#x\n", magic, info_pa);
 
 	if (magic == MULTIBOOT1_BOOTLOADER_MAGIC) {

@@ -22,8 +22,9 @@
 #include <keel/spinlock.h>
 #include <keel/string.h>
 
-#define PRINTK_BUF 512
-#define NO_CPU	   0xffffffffu
+#define PRINTK_BUF	   512
+#define CONSOLE_HOLD_BYTES (16 * 1024)
+#define NO_CPU		   0xffffffffu
 /* arch_cpu_relax() rounds before panic() writes without the lock. */
 #define PANIC_LOCK_TRIES 10000000u
 
@@ -36,6 +37,11 @@ static spinlock_t console_lock = SPINLOCK_INIT;
 static uint32_t console_lock_cpu = NO_CPU;
 static uint32_t panic_cpu = NO_CPU;
 static char panic_msg[256];
+
+/* console_hold(): lines kept, under console_lock, until console_release(). */
+static char held[CONSOLE_HOLD_BYTES];
+static size_t held_len, held_total;
+static bool holding;
 
 /* Ticket-lock trylock: take a ticket only when it is served at once. */
 static bool console_trylock(void)
@@ -84,12 +90,71 @@ static void console_lock_release(bool locked)
 	spin_unlock(&console_lock);
 }
 
-static void console_emit(const char *s, size_t len, bool bounded)
+/* Write out the held lines and stop holding; console_lock held. */
+static void held_flush(bool stop)
+{
+	if (held_len)
+		arch_console_write(held, held_len);
+	held_len = 0;
+	if (stop)
+		WRITE_ONCE(holding, false);
+}
+
+/*
+ * @hold: a leveled line above LOG_ERR, which may wait in the hold buffer;
+ * anything else (an error, raw output, a panic's lines) writes the held
+ * lines first and ends the hold, so nothing comes out of order.
+ */
+static void console_emit(const char *s, size_t len, bool bounded, bool hold)
 {
 	bool locked = console_lock_acquire(bounded);
 
+	if (READ_ONCE(holding)) {
+		if (!hold) {
+			held_flush(true);
+		} else {
+			if (len > sizeof(held) - held_len)
+				held_flush(false); /* full: out, keep holding */
+			if (len <= sizeof(held) - held_len) {
+				memcpy(held + held_len, s, len);
+				held_len += len;
+				held_total += len;
+				console_lock_release(locked);
+				return;
+			}
+		}
+	}
 	arch_console_write(s, len);
 	console_lock_release(locked);
+}
+
+/**
+ * console_hold() - from now on keep info, warning and debug lines in a
+ * buffer (CONSOLE_HOLD_BYTES) instead of writing them: a live update's new
+ * image holds its lines through the downtime, where a 115200-baud UART
+ * takes about 7 ms a line. An error, raw output or a panic writes them
+ * out first; a full buffer is written out and holding goes on; nothing is
+ * dropped.
+ */
+void console_hold(void)
+{
+	WRITE_ONCE(holding, true);
+}
+
+/**
+ * console_release() - write out the held lines and stop holding.
+ * Return: the bytes held since the first console_hold() (0: none).
+ */
+size_t console_release(void)
+{
+	bool locked;
+
+	if (!READ_ONCE(holding))
+		return held_total;
+	locked = console_lock_acquire(false);
+	held_flush(true);
+	console_lock_release(locked);
+	return held_total;
 }
 
 /*
@@ -144,7 +209,7 @@ void vprintk(int level, const char *fmt, va_list ap)
 	if (level > READ_ONCE(printk_level))
 		return;
 	len = format_line(buf, fmt, ap);
-	console_emit(buf, len, false);
+	console_emit(buf, len, false, level > LOG_ERR);
 }
 
 /**
@@ -164,7 +229,7 @@ void printk(int level, const char *fmt, ...)
  */
 void console_write(const char *s, size_t len)
 {
-	console_emit(s, len, false);
+	console_emit(s, len, false, false);
 }
 
 /**
@@ -172,7 +237,7 @@ void console_write(const char *s, size_t len)
  */
 void console_puts(const char *s)
 {
-	console_emit(s, strlen(s), false);
+	console_emit(s, strlen(s), false, false);
 }
 
 /**
@@ -190,7 +255,7 @@ void console_printf(const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	console_emit(buf, MIN((size_t)n, sizeof(buf) - 1), false);
+	console_emit(buf, MIN((size_t)n, sizeof(buf) - 1), false, false);
 }
 
 static void panic_line(const char *prefix, const char *msg)
@@ -204,7 +269,7 @@ static void panic_line(const char *prefix, const char *msg)
 		n = sizeof(buf) - 1;
 		buf[n - 1] = '\n';
 	}
-	console_emit(buf, (size_t)n, true);
+	console_emit(buf, (size_t)n, true, false);
 }
 
 /**

@@ -34,6 +34,13 @@ void vprintk(int level, const char *fmt, va_list ap);
 void console_puts(const char *s);
 void console_write(const char *s, size_t len);
 void console_printf(const char *fmt, ...) __printf(1, 2);
+/*
+ * Hold info/warning/debug lines in a buffer (a live update's downtime);
+ * errors, raw output and panics write them out first. console_release():
+ * write them out, stop holding; return the bytes held since the first hold.
+ */
+void console_hold(void);
+size_t console_release(void);
 
 #define pr_err(fmt, ...)   printk(LOG_ERR, "keel: error: " fmt, ##__VA_ARGS__)
 #define pr_warn(fmt, ...)  printk(LOG_WARN, "keel: warning: " fmt, ##__VA_ARGS__)

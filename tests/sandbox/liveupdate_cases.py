@@ -94,8 +94,29 @@ def check_updated(generations):
         if not isinstance(lu["downtime_ns"], int) or lu["downtime_ns"] <= 0:
             out.append(f"liveupdate.downtime_ns {lu['downtime_ns']!r}")
         out += _check_restored(rep, log, 2, ["domain0", "domain1"])
+        out += _check_held(log, generations)
         return out
     return check
+
+
+HELD = re.compile(r"^keel: liveupdate: the console held (\d+) bytes through "
+                  r"the downtime", re.M)
+
+
+def _check_held(log, generations):
+    """Each updated image held its downtime's lines (printk.c's
+    console_hold()) and wrote them out after the restore, in order: the
+    restore's own line comes before the held-bytes line."""
+    held = [int(n) for n in HELD.findall(log)]
+    if len(held) != generations or not all(held):
+        return [f"console held-bytes lines {held}, expected {generations} "
+                "of them, each > 0"]
+    last = log.rfind("keel: liveupdate: the console held")
+    restored = log.rfind("restored from the handover")
+    if not 0 <= restored < last:
+        return ["the restore's line is not among the held lines written "
+                "before the held-bytes line"]
+    return []
 
 
 def _check_restored(rep, log, count, names):

@@ -93,6 +93,69 @@ static void test_panic(void **state)
 	assert_true(test_console_contains("KEEL: FAIL panic: second\n"));
 }
 
+static void test_hold(void **state)
+{
+	static char line[200];
+	size_t before = console_release(), n = 0;
+
+	/* Held lines stay out of the console until the release. */
+	console_hold();
+	pr_info("one\n");
+	pr_warn("two\n");
+	assert_string_equal(sandbox_console_buffer(), "");
+	assert_int_equal(console_release(),
+			 before + strlen("keel: one\n") +
+				 strlen("keel: warning: two\n"));
+	assert_string_equal(sandbox_console_buffer(),
+			    "keel: one\nkeel: warning: two\n");
+	/* Released: lines go straight out again. */
+	pr_info("three\n");
+	assert_true(test_console_contains("keel: three\n"));
+
+	/* An error writes the held lines first, in order, and ends it. */
+	sandbox_console_clear();
+	console_hold();
+	pr_info("held\n");
+	pr_err("bad\n");
+	pr_info("after\n");
+	assert_string_equal(sandbox_console_buffer(),
+			    "keel: held\nkeel: error: bad\nkeel: after\n");
+
+	/* Raw output (the report) too. */
+	sandbox_console_clear();
+	console_hold();
+	pr_info("x\n");
+	console_puts("KEEL: PASS\n");
+	assert_string_equal(sandbox_console_buffer(), "keel: x\nKEEL: PASS\n");
+
+	/* A full buffer is written out and holding goes on: nothing lost. */
+	sandbox_console_clear();
+	memset(line, 'h', sizeof(line) - 2);
+	line[sizeof(line) - 2] = '\n';
+	console_hold();
+	for (int i = 0; i < 200; i++)
+		pr_info("%s", line);
+	assert_true(strlen(sandbox_console_buffer()) > 0);
+	assert_true(strlen(sandbox_console_buffer()) <
+		    200 * (sizeof(line) + 5));
+	console_release();
+	for (const char *p = sandbox_console_buffer(); (p = strstr(p, line));
+	     p++)
+		n++;
+	assert_int_equal(n, 200);
+
+	/* A panic writes them out before its own lines. */
+	sandbox_console_clear();
+	console_hold();
+	pr_info("last words\n");
+	TEST_EXPECT_PANIC(panic("held panic"), "held panic");
+	assert_int_equal(strncmp(sandbox_console_buffer(),
+				 "keel: last words\nkeel: panic: held panic\n",
+				 strlen("keel: last words\nkeel: panic: ")),
+			 0);
+	console_release();
+}
+
 #define THREADS 4
 #define LINES	300
 
@@ -150,6 +213,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_panic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_lines, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(test_hold, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -235,6 +235,8 @@ void x86_lu_found(struct bootinfo *bi, uint32_t magic, uint32_t info);
  * one stops the boot before the heap.
  */
 uint64_t x86_lu_ticks_hz(void);
+/* x86_lu_started() - the last image's stub entered us (ECX's magic). */
+bool x86_lu_started(void);
 /* cache.c: choose the maintenance instructions and print them. */
 void x86_cache_setup(void);
 
