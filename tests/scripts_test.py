@@ -487,6 +487,25 @@ def hostfreeze_tests(tmp):
           else [f"{got}"])
 
 
+def layers_tree(d, srcs):
+    """Write @srcs ({path: text}) under @d, compile each .c into an object,
+    list them in objs.txt as the Makefile's objs-list does, and run
+    scripts/check-layers.py on @d. Return: its CompletedProcess."""
+    objs = []
+    for rel, text in srcs.items():
+        os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
+        with open(os.path.join(d, rel), "w", encoding="utf-8") as f:
+            f.write(text)
+        if rel.endswith(".c"):
+            obj = os.path.join(d, rel + ".o")
+            run(["gcc", "-c", "-o", obj, os.path.join(d, rel)])
+            objs.append(obj)
+    with open(os.path.join(d, "objs.txt"), "w", encoding="utf-8") as f:
+        f.write(" ".join(objs))
+    return run([sys.executable, os.path.join(TOP, "scripts",
+                                             "check-layers.py"), d])
+
+
 def layers_test(tmp):
     """scripts/check-layers.py names a call from common/ up into boot/ and
     passes the same objects once the call goes down (common/ -> lib)."""
@@ -497,18 +516,7 @@ def layers_test(tmp):
                 f"{caller_dir}/user.c":
                     "int boot_parse(void); int lib_util(void);\n"
                     "int user(void) { return boot_parse() + lib_util(); }"}
-        objs = []
-        for rel, text in srcs.items():
-            os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
-            with open(os.path.join(d, rel), "w", encoding="utf-8") as f:
-                f.write(text)
-            obj = os.path.join(d, rel + ".o")
-            run(["gcc", "-c", "-o", obj, os.path.join(d, rel)])
-            objs.append(obj)
-        with open(os.path.join(d, "objs.txt"), "w", encoding="utf-8") as f:
-            f.write(" ".join(objs))
-        return run([sys.executable, os.path.join(TOP, "scripts",
-                                                 "check-layers.py"), d])
+        return layers_tree(d, srcs)
     up = build("common")
     down = build("arch")
     out = []
@@ -533,18 +541,7 @@ def heap_alone_test(tmp):
                 "common/mm/heap.c": f"int {heap_calls}(void);\n"
                                     f"int heap_alloc(void) "
                                     f"{{ return {heap_calls}(); }}"}
-        objs = []
-        for rel, text in srcs.items():
-            os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
-            with open(os.path.join(d, rel), "w", encoding="utf-8") as f:
-                f.write(text)
-            obj = os.path.join(d, rel + ".o")
-            run(["gcc", "-c", "-o", obj, os.path.join(d, rel)])
-            objs.append(obj)
-        with open(os.path.join(d, "objs.txt"), "w", encoding="utf-8") as f:
-            f.write(" ".join(objs))
-        return run([sys.executable, os.path.join(TOP, "scripts",
-                                                 "check-layers.py"), d])
+        return layers_tree(d, srcs)
     out = []
     for name, calls, want in (("report", "report_x", 1),
                               ("lib", "lib_util", 0), ("hook", "arch_irq", 0)):
@@ -560,20 +557,7 @@ def private_header_test(tmp):
     room's private header (also through a header of its own room), and
     passes a room that includes only its own."""
     def build(name, srcs):
-        d = os.path.join(tmp, f"private-{name}")
-        objs = []
-        for rel, text in srcs.items():
-            os.makedirs(os.path.join(d, os.path.dirname(rel)), exist_ok=True)
-            with open(os.path.join(d, rel), "w", encoding="utf-8") as f:
-                f.write(text)
-            if rel.endswith(".c"):
-                obj = os.path.join(d, rel + ".o")
-                run(["gcc", "-c", "-o", obj, os.path.join(d, rel)])
-                objs.append(obj)
-        with open(os.path.join(d, "objs.txt"), "w", encoding="utf-8") as f:
-            f.write(" ".join(objs))
-        return run([sys.executable, os.path.join(TOP, "scripts",
-                                                 "check-layers.py"), d])
+        return layers_tree(os.path.join(tmp, f"private-{name}"), srcs)
     base = {"common/domain/domain_priv.h": "#define DOMAIN_PRIV 1\n",
             "common/domain/d.c": '#include "domain_priv.h"\n'
                                  "int d(void) { return DOMAIN_PRIV; }\n"}
