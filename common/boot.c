@@ -116,6 +116,15 @@ static void print_bootinfo(const struct bootinfo *bi)
  * One line for the timer skews of every secondary: the largest, and on
  * which CPU (per-CPU lines are debug only; the JSON has every value).
  */
+static void print_skew_summary(void);
+
+/* The secondaries' timer skews measured (informative), and their summary. */
+static void phase_skews(const struct keel_options *o)
+{
+	smp_measure_skews(o->ap_timeout_ms);
+	print_skew_summary();
+}
+
 static void print_skew_summary(void)
 {
 	uint64_t worst = 0;
@@ -203,7 +212,9 @@ static void phase_smp(struct bootinfo *bi, const struct keel_options *o)
 	}
 	trace_end("smp");
 	pr_info("smp: %u of %u CPUs online\n", online, cpu_count);
-	print_skew_summary();
+	/* A live update's downtime does without it: after the restore. */
+	if (!liveupdate_has_domains())
+		phase_skews(o);
 }
 
 static void phase_heap(struct bootinfo *bi, unsigned int nodes,
@@ -482,6 +493,7 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 		ok = domains_restore(&domain_set, bi, o, &failed);
 		trace_end("restore");
 		liveupdate_restored(arch_ticks(), ok, failed);
+		phase_skews(o);
 		phase_guests_resume(bi, o);
 	}
 	phase_scrub(o);

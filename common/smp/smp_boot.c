@@ -56,7 +56,9 @@ static uint8_t *starting;
 /* Boot CPU only: the first start request, the last check-in seen. */
 static uint64_t first_start, last_up;
 /*
- * Timer skew probe, after acceptance: the boot CPU stamps t0 and posts
+ * Timer skew probe (smp_measure_skews(), any time after the bring-up: a
+ * live update's new image runs it after the downtime), one CPU at a time,
+ * posted to its mailbox (skew_answer()): the boot CPU stamps t0 and posts
  * round r in skew_ping; the secondary stamps skew_stamp and echoes r in
  * skew_pong; the boot CPU stamps t2. skew = stamp - (t0 + t2) / 2, within
  * +-(t2 - t0) / 2; the round with the shortest round trip is kept. A ping
@@ -162,8 +164,8 @@ static __noreturn void cpu_park_forever(void)
  * smp_secondary_main() - the arch-neutral life of a secondary CPU.
  * @cpu: its logical id
  *
- * Checks in, waits to be accepted, answers the boot CPU's timer skew
- * probe (round trips, see skew_ping), then serves its mailbox forever.
+ * Checks in, waits to be accepted, then serves its mailbox forever (the
+ * timer skew probe comes through it: skew_answer()).
  */
 void smp_secondary_main(unsigned int cpu)
 {
@@ -174,28 +176,12 @@ void smp_secondary_main(unsigned int cpu)
 	atomic_store_release(&checked_in[cpu], 1);
 	/*
 	 * The boot CPU may be busy with other CPUs: sleep until it wakes us
-	 * (arch_cpu_wake() with the first skew ping, after the acceptance);
-	 * the timer is only a safety net, as short waits would have every
-	 * starting CPU wake every few us.
+	 * (arch_cpu_wake() with the first post to our mailbox, after the
+	 * acceptance); the timer is only a safety net, as short waits would
+	 * have every starting CPU wake every few us.
 	 */
 	while (!atomic_load_acquire(&accept_ticks[cpu]))
 		arch_cpu_idle_wait(IDLE_MAX_US);
-	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
-		uint32_t ping;
-
-		/* Round 1 may come late (the boot CPU accepts the others
-		 * first): sleep until woken; the next rounds come at once. */
-		while ((ping = atomic_load_acquire(&skew_ping[cpu])) < r) {
-			if (r == 1)
-				arch_cpu_idle_wait(IDLE_MAX_US);
-			else
-				arch_cpu_relax();
-		}
-		if (ping > SKEW_ROUNDS)
-			break;
-		atomic_store_relaxed(&skew_stamp[cpu], arch_ticks());
-		atomic_store_release(&skew_pong[cpu], r);
-	}
 
 	/* From here on this CPU runs with interrupts on (<arch/irq.h>). */
 	arch_irq_enable();
@@ -213,6 +199,24 @@ static bool wait_flag_value(uint32_t *flag, uint32_t v, uint64_t deadline)
 	return true;
 }
 
+/* The secondary's side of the skew probe (posted by measure_skew()). */
+static void skew_answer(void *arg)
+{
+	unsigned int cpu = arch_cpu_id();
+	uint32_t ping;
+
+	(void)arg;
+	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
+		/* The boot CPU pings at once: each round is a round trip. */
+		while ((ping = atomic_load_acquire(&skew_ping[cpu])) < r)
+			arch_cpu_relax();
+		if (ping > SKEW_ROUNDS)
+			break;
+		atomic_store_relaxed(&skew_stamp[cpu], arch_ticks());
+		atomic_store_release(&skew_pong[cpu], r);
+	}
+}
+
 /*
  * The boot CPU's side of the skew probe of @cpu (see skew_ping). Only
  * informative: a secondary too slow to answer keeps skew 0.
@@ -221,16 +225,19 @@ static void measure_skew(unsigned int cpu, uint64_t deadline)
 {
 	uint64_t best_rtt = UINT64_MAX;
 	int64_t skew = 0;
+	cpumask_t one;
 
+	cpumask_clear(&one);
+	cpumask_set(&one, cpu);
+	atomic_store_relaxed(&skew_pong[cpu], 0);
 	for (uint32_t r = 1; r <= SKEW_ROUNDS; r++) {
 		uint64_t t0 = arch_ticks(), t2;
 
 		atomic_store_release(&skew_ping[cpu], r);
 		if (r == 1)
-			arch_cpu_wake(cpu, cpu_table[cpu].hwid);
+			smp_post(&one, skew_answer, NULL); /* wakes it */
 		if (!wait_flag_value(&skew_pong[cpu], r, deadline)) {
 			atomic_store_release(&skew_ping[cpu], SKEW_ROUNDS + 1);
-			arch_cpu_wake(cpu, cpu_table[cpu].hwid);
 			return;
 		}
 		t2 = arch_ticks();
@@ -304,9 +311,10 @@ static bool start_one(unsigned int cpu)
 }
 
 /*
- * @cpu checked in: accept it. It is not woken here: the first ping of its
- * skew probe (measure_skews(), always next) wakes it once for both, so a
- * sleeping CPU costs one wake-up, not two.
+ * @cpu checked in: accept it. It is not woken here: the first post to its
+ * mailbox (the skew probe's, in a cold boot next) wakes it once for both,
+ * so a sleeping CPU costs one wake-up, not two; until then its idle
+ * timer lets it find the acceptance on its own.
  */
 static void accept(unsigned int cpu)
 {
@@ -328,24 +336,27 @@ static void accept(unsigned int cpu)
 /* The skew probes' share of the bring-up, at most (ms). */
 #define SKEW_BUDGET_MS 500
 
-/*
- * The timer skew of the CPUs of [@first, @last) accepted by now, once all
- * of them are in: the probes of one CPU do not delay the acceptance of the
- * next. Only informative, and bounded: all probes share one deadline, at
- * most SKEW_BUDGET_MS (a microsecond each on hardware; a loaded host
- * running a thousand sandbox threads must not double the bring-up), and
- * a CPU reached after it is only released (pinged once, woken) and keeps
- * skew 0.
+/**
+ * smp_measure_skews() - the timer skew of every online secondary, one at a
+ * time through its mailbox, after the bring-up (keel/smp.h). Only
+ * informative, and bounded: all probes share one deadline, at most
+ * SKEW_BUDGET_MS and @timeout_ms (a microsecond each on hardware; a loaded
+ * host running a thousand sandbox threads must not double the bring-up);
+ * a CPU reached after it keeps skew 0. Boot CPU; every secondary is idle
+ * again when it returns.
  */
-static void measure_skews(unsigned int first, unsigned int last,
-			  uint64_t timeout)
+void smp_measure_skews(unsigned int timeout_ms)
 {
-	uint64_t budget = arch_ticks_hz() / 1000 * SKEW_BUDGET_MS;
-	uint64_t deadline = arch_ticks() + MIN(timeout, budget);
+	uint64_t budget = MIN(timeout_ms, SKEW_BUDGET_MS);
+	uint64_t deadline = arch_ticks() + arch_ticks_hz() / 1000 * budget;
+	cpumask_t all;
 
-	for (unsigned int cpu = first; cpu < last; cpu++)
-		if (cpu_table[cpu].online && accept_ticks[cpu])
+	for (unsigned int cpu = 1; cpu < cpu_count; cpu++)
+		if (cpu_table[cpu].online && accept_ticks[cpu] &&
+		    arch_ticks() < deadline)
 			measure_skew(cpu, deadline);
+	smp_online_mask(&all);
+	smp_wait(&all);
 }
 
 /*
@@ -414,13 +425,11 @@ unsigned int smp_boot_cpus(unsigned int timeout_ms, enum smp_start_mode start)
 		if (start_one(cpu) && serial) {
 			arch_cpu_start_commit();
 			online += wait_started(cpu, cpu + 1, timeout);
-			measure_skews(cpu, cpu + 1, timeout);
 		}
 	}
 	if (!serial) {
 		arch_cpu_start_commit();
 		online += wait_started(1, cpu_count, timeout);
-		measure_skews(1, cpu_count, timeout);
 	}
 	trace_end("smp_boot");
 	return online;

@@ -118,6 +118,13 @@ static inline void *smp_percpu_ptr(const struct smp_percpu *pc,
  * included).
  */
 unsigned int smp_boot_cpus(unsigned int timeout_ms, enum smp_start_mode start);
+/*
+ * smp_measure_skews(): each online secondary's timer skew against the
+ * boot CPU (cpu_table's tsc_skew_ticks), probed one at a time through its
+ * mailbox within min(@timeout_ms, 500 ms); informative only, so a live
+ * update's new image runs it after the downtime.
+ */
+void smp_measure_skews(unsigned int timeout_ms);
 
 /* Run fn(arg) on every online CPU of @mask (caller included) and wait. */
 void smp_run_on(const cpumask_t *mask, void (*fn)(void *), void *arg);

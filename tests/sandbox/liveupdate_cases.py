@@ -95,8 +95,24 @@ def check_updated(generations):
             out.append(f"liveupdate.downtime_ns {lu['downtime_ns']!r}")
         out += _check_restored(rep, log, 2, ["domain0", "domain1"])
         out += _check_held(log, generations)
+        out += _check_skews_after(log)
         return out
     return check
+
+
+def _check_skews_after(log):
+    """The final image probes its CPUs' timer skews after the restore,
+    outside the downtime (smp_measure_skews()), and still reports them."""
+    final = log[log.rfind("restored from the handover"):]
+    head = log[:log.rfind("restored from the handover")]
+    last_image = head[head.rfind("keel: smp: "):]
+    if "keel: smp: timer skew of" not in final:
+        return ["the final image printed no timer skew line after the "
+                "restore"]
+    if "keel: smp: timer skew of" in last_image:
+        return ["the final image probed the timer skews inside the "
+                "downtime (before the restore)"]
+    return []
 
 
 HELD = re.compile(r"^keel: liveupdate: the console held (\d+) bytes through "
