@@ -391,12 +391,11 @@ static bool restore_one(struct domain_set *s, struct domain *d,
 /**
  * domains_restore() - the handover's domains into @s (keel/domain.h).
  *
- * All of it is downtime, so it does nothing but the domains' own work:
- * of @s it zeroes only what the restore fills (the set is DOMAIN_MAX
+ * All of it is downtime, so it does little but the domains' own work: of
+ * @s it zeroes only what the restore fills (the set is DOMAIN_MAX
  * domains, 190 KiB: zeroing all of it was 50-80 us under QEMU TCG for one
- * domain restored), and it prints no line of its own unless a domain
- * fails (a console line was 0.1-0.5 ms on QEMU's UART); the report's
- * domains_build_ns and the liveupdate line say what it took.
+ * domain restored); its line costs only its formatting, as the console
+ * holds the downtime's lines (printk.c's console_hold()).
  * Return: the domains restored; *@failed the others.
  */
 unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
@@ -422,8 +421,7 @@ unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 			(*failed)++;
 	}
 	s->stats.build_ticks = arch_ticks() - start;
-	pr_debug(
-		"domains: %u restored from the handover, %u failed, in %llu "
+	pr_info("domains: %u restored from the handover, %u failed, in %llu "
 		"us\n",
 		ok, *failed,
 		(unsigned long long)(ticks_to_ns(s->stats.build_ticks) / 1000));
