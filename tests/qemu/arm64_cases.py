@@ -439,8 +439,19 @@ _lu_bad = case("liveupdate-refused-overlap", LU_ARGS, {"fail": True}, el=2,
                append=LU_WORDS + " inject=handover-overlap", named=(),
                checks=[refused(r"handover: preserved\[0\] .* overlaps "
                                r"firmware-reserved .*\(initrd\)", LU_ENTRY)])
+# The update at scale: 256 vCPUs in 4 nodes, each stopped by the freeze
+# (PSCI CPU_OFF) and started again by the new image (CPU_ON, all at once).
+# Quiet: 11 s (two boots of 256 vCPU threads on 2 host cores; 28 s with
+# another QEMU beside it); 300 s is over 10x the loaded time.
+_lu_big = case("liveupdate-256-4node",
+               ["--el2", "--gic", "3", "--smp", "256", "--numa", "4",
+                "--mem", "2G"],
+               {"cpus": 256, "online": 256, "nodes": 4, "scrubbed": True},
+               el=2, append=LU_WORDS + " ap_timeout_ms=60000",
+               checks=[updated(None, 1, 2, LU_ENTRY)], timeout=300)
 _lu_ok["initrd_self"] = _lu_bad["initrd_self"] = True
-CASES += [_lu_ok, _lu_bad]
+_lu_big["initrd_self"] = True
+CASES += [_lu_ok, _lu_bad, _lu_big]
 
 # make check-scale: the largest machine QEMU virt builds (512 CPUs, the
 # GICv3 redistributor space of virt; 40-76 s on this 2-core host, loaded;
