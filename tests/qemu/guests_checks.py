@@ -170,8 +170,17 @@ def guests_saw_fill(domains):
 def _carried_by_every_image(log, count, generation):
     """The first image held @count vCPUs for its update and each of the
     @generation - 1 images between resumed them held for its own (so that
-    every update's freeze stopped and recorded them)."""
+    every update's freeze stopped and recorded them). Return: the
+    problems, and the longest pause of an image between (its scrub uses
+    every CPU; keel stamps it after the vCPUs stopped and before they run
+    again, so each guest's largest gap is at least that long)."""
+    pauses = [int(us) * 1000 for us in
+              re.findall(r"^keel: guests: \d+ vCPUs paused (\d+) us while",
+                         log, re.M)]
     out = []
+    if len(pauses) != generation - 1:
+        out.append(f"{len(pauses)} pauses of the held guests, expected "
+                   f"{generation - 1}")
     first = len(re.findall(rf"^keel: guests: {count} of {count} vCPUs "
                            r"left running in their loops for the live "
                            r"update", log, re.M))
@@ -181,7 +190,7 @@ def _carried_by_every_image(log, count, generation):
     if first != 1 or middle != generation - 1:
         out.append(f"{first} images held the {count} guests and {middle} "
                    f"resumed them held, expected 1 and {generation - 1}")
-    return out
+    return out, max(pauses, default=0)
 
 
 def guests_resumed(count, generation=1):
@@ -199,10 +208,12 @@ def guests_resumed(count, generation=1):
     measure across the update (a fresh loop, a lost register) sees only
     slice-sized gaps, far below the downtime: this fails. downtime_ns
     and guests_stop_ns are the last update's; the largest gap is the
-    largest the guest saw in all of them."""
+    largest the guest saw in all the updates and the pauses of the images
+    between, so it is at least each pause too (a gap lost on the way
+    fails)."""
     def check(rep, log):
         lu = rep["liveupdate"]
-        out = _carried_by_every_image(log, count, generation)
+        out, pause = _carried_by_every_image(log, count, generation)
         if lu.get("generation") != generation:
             out.append(f"liveupdate.generation {lu.get('generation')}, "
                        f"expected {generation}")
@@ -226,6 +237,11 @@ def guests_resumed(count, generation=1):
                 out.append(f"guest of domain {did}: blackout_ns "
                            f"{g['blackout_ns']} below downtime_ns {down} "
                            f"- guests_stop_ns {stop}")
+            if g["blackout_ns"] < pause:
+                out.append(f"guest of domain {did}: blackout_ns "
+                           f"{g['blackout_ns']} below the {pause} ns an "
+                           "image between paused it: its largest gap was "
+                           "not carried")
         want = rf"^keel: liveupdate: {count} guests resumed, blackout max " \
             r"\d+\.\d ms \(downtime \d+\.\d ms\)"
         if not re.search(want, log, re.M):
