@@ -141,8 +141,8 @@ CASES.append(_lu_guests)
 # after its restore and holds them for its own update (paused only while
 # its scrub and read-back use every CPU), so its freeze stops and records
 # the same vCPUs and the last image resumes and judges them. Quiet on this
-# 2-core host: 1.5 s (three boots); the matrix's TIMEOUT (120 s) is over
-# 60x.
+# 2-core host: 1.1 s (three boots; up to 5 s beside other builds); the
+# matrix's TIMEOUT (120 s) is over 100x the quiet time.
 _lu2_guests = case("guests-liveupdate2-el2",
                    ["--el2", "--gic", "3", "--smp", "4", "--numa", "2",
                     "--mem", "1G"],

@@ -83,8 +83,8 @@ def liveupdate_cases(elf, base):
              checks=[updated(elf, 1, 2, entry), guests_resumed(2)]),
         # liveupdate=2 (three images): the middle image resumes the 2
         # guests held for its own update (paused while its scrub uses
-        # every CPU), the last resumes and judges them. Quiet: about 3 s;
-        # TIMEOUT is over 30x.
+        # every CPU), the last resumes and judges them. Quiet: 1.0 s (up to
+        # 2.4 s beside other builds); TIMEOUT (120 s) is over 100x.
         Case("guests-liveupdate2-svm", kern, m.mem,
              f"{base} report=full liveupdate=2 domain=64M@0 domain=64M@1 "
              "guests=on",
