@@ -418,16 +418,22 @@ static const struct lu_vcpus lu_vcpus = {
 /*
  * A live update's new image, its domains restored: the guests the old
  * image stopped at its freeze resumed right away (before the boot scrub,
- * so that their blackout is the update's), run for guest_run_ms=.
+ * so that their blackout is the update's), run for guest_run_ms=; or,
+ * when another update follows (liveupdate=N, this image not the last),
+ * held for it (guests_continue() before it), so that every update
+ * carries them.
  */
 static void phase_guests_resume(const struct bootinfo *bi,
 				const struct keel_options *o)
 {
+	const struct liveupdate_info *lu = liveupdate_info();
 	struct guest_params gp = {
 		.touch = o->guest_touch,
 		.run_ms = o->guest_run_ms,
 		.round = 1,
 		.rounds = 1,
+		.hold = lu->generation < o->liveupdate &&
+			lu->state != HANDOVER_DISCARDED,
 	};
 
 	if (o->guests)
@@ -502,6 +508,7 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 		p2m_selftest(-1);
 	phase_exercise(o);
 	phase_domains(bi, o);
+	guests_continue(); /* resumed guests held for this update: run on */
 	/* liveupdate=N: returns only when the update could not happen. */
 	liveupdate_run(bi, o, &domain_set, o->guests ? &lu_vcpus : NULL);
 	guests_release(); /* the held guests, when it did not */

@@ -215,7 +215,7 @@ unsigned int guest_node_cpu_after(uint32_t node, unsigned int from,
 }
 
 /* A held round's CPU for node @node: not the boot CPU, which freezes. */
-static unsigned int hold_cpu(uint32_t node, unsigned int from)
+unsigned int guest_hold_cpu(uint32_t node, unsigned int from)
 {
 	unsigned int me = arch_cpu_id(),
 		     c = guest_node_cpu_after(node, from, me);
@@ -250,7 +250,8 @@ static void vcpus_setup(const struct domain_set *ds,
 		v->bytes = dv.bytes;
 		v->first_bad_ipa = v->fault_ipa = (uint64_t)GUEST_NO_IPA;
 		c = gp->hold
-			    ? hold_cpu(v->node, last[v->node % MAX_NUMNODES])
+			    ? guest_hold_cpu(v->node,
+					     last[v->node % MAX_NUMNODES])
 			    : guest_node_cpu_after(v->node,
 						   last[v->node % MAX_NUMNODES],
 						   NR_CPUS);
@@ -432,6 +433,9 @@ void guests_run(const struct domain_set *ds, const struct guest_params *gp)
 	r.hold = gp->hold;
 	if (gp->hold && guest_hold_start(&r, &cpus)) {
 		trace_end("guests");
+		pr_info("guests: %u of %u vCPUs left running in their loops "
+			"for the live update\n",
+			guest_state.held, guest_state.count);
 		return; /* left running: guests_stop() at the freeze */
 	}
 	if (cpumask_weight(&cpus))

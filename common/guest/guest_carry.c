@@ -25,6 +25,17 @@
  *    gap is then the blackout it saw across the update. The handover's
  *    build must be this image's: a guest's pc lies in the program the
  *    old image wrote, which only the same build writes the same.
+ *  - Resume held (an image between two updates, liveupdate=N >= 2): the
+ *    records' vCPUs resumed as above, on CPUs other than the boot CPU,
+ *    their loops GUEST_HOLD_MS long, and held for this image's own
+ *    update, so that its freeze stops and records the same vCPUs and the
+ *    last image judges them. They run until each has had a turn (its
+ *    loop has read the counter across the update), then pause while the
+ *    boot uses every CPU (the boot scrub, the read-back: nothing else may
+ *    be posted to a CPU that runs vCPUs), and run on from
+ *    guests_continue(), just before the update, until its freeze. The
+ *    pause is a gap the guest sees, said in one line: its largest gap is
+ *    the largest of the blackouts and that pause.
  *
  * Boot CPU, but for the held CPUs while they run (guest_run.c); the stop
  * word is an atomic.
@@ -48,8 +59,13 @@
 static struct guest_round hold_round;
 static cpumask_t hold_cpus;
 static bool holding, hold_open;
+/* A held round paused by this image's boot (arch_ticks() at the pause). */
+static uint64_t paused_at;
 
-/** guests_can_hold() - Return: true when this arch carries vCPUs. */
+/**
+ * guests_can_hold() - Return: true when this arch carries vCPUs and
+ * there is a CPU besides the boot CPU to hold them on.
+ */
 bool guests_can_hold(void)
 {
 	const char *why = "this arch carries no vCPU";
@@ -57,11 +73,20 @@ bool guests_can_hold(void)
 
 	if (arch_guest_supported())
 		return false; /* the round says why no guest runs */
-	if (arch_vcpu_state(&bytes, &why) != HANDOVER_VCPU_NONE)
-		return true;
-	guest_state_carry_why(why);
-	pr_warn("guests: not resumed across the live update: %s\n", why);
-	return false;
+	if (arch_vcpu_state(&bytes, &why) == HANDOVER_VCPU_NONE) {
+		guest_state_carry_why(why);
+		pr_warn("guests: not resumed across the live update: %s\n",
+			why);
+		return false;
+	}
+	if (smp_online_count() < 2) {
+		/* Else their GUEST_HOLD_MS loops would run on the boot CPU. */
+		guest_state_carry_why("no CPU but the boot CPU to run them");
+		pr_warn("guests: no CPU but the boot CPU to hold them on: not "
+			"carried across the live update\n");
+		return false;
+	}
+	return true;
 }
 
 /* Every live vCPU in its loop, or ended. */
@@ -96,6 +121,7 @@ bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
 		return false;
 	}
 	hold_round = *r;
+	hold_round.gp = NULL; /* the caller's, gone while they run */
 	hold_cpus = *cpus;
 	holding = hold_open = true;
 	smp_post(&hold_cpus, guest_cpu_main, &hold_round);
@@ -105,9 +131,6 @@ bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
 	for (unsigned int i = 0; i < guest_state.count; i++)
 		held += guest_state.vcpu[i].live && guest_state.vcpu[i].looping;
 	guest_state_set_held(held);
-	pr_info("guests: %u of %u vCPUs left running in their loops for the "
-		"live update\n",
-		guest_state.held, guest_state.count);
 	return true;
 }
 
@@ -120,6 +143,56 @@ void guests_stop(void *unused)
 	atomic_store_release(&hold_round.stop, 1);
 	smp_wait(&hold_cpus);
 	holding = false;
+}
+
+/**
+ * guests_continue() - a held round this image paused runs on until the
+ * freeze (keel/guest.h). Boot CPU, nothing else posted from here on.
+ */
+void guests_continue(void)
+{
+	if (!hold_open || holding || !paused_at)
+		return;
+	pr_info("guests: %u vCPUs paused %llu us while this image's boot used "
+		"every CPU, held again for the live update\n",
+		guest_state.held,
+		(unsigned long long)(ticks_to_ns(arch_ticks() - paused_at) /
+				     1000));
+	paused_at = 0;
+	atomic_store_release(&hold_round.stop, 0);
+	holding = true;
+	smp_post(&hold_cpus, guest_cpu_main, &hold_round);
+}
+
+/* Every live vCPU of the round has had a turn since it was resumed. */
+static bool all_ran(void)
+{
+	for (unsigned int i = 0; i < guest_state.count; i++) {
+		const struct vcpu *v = &guest_state.vcpu[i];
+
+		if (v->live && !v->runs)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The resumed round @r held: each vCPU's loop has read the counter
+ * across the update (a turn), then paused for the boot (the scrub uses
+ * every CPU) until guests_continue(). Return: false: not held.
+ */
+static bool resume_held(struct guest_round *r, const cpumask_t *cpus)
+{
+	uint64_t deadline =
+		arch_ticks() + guest_us_to_ticks(GUEST_HOLD_WAIT_MS * 1000ULL);
+
+	if (!guest_hold_start(r, cpus))
+		return false;
+	while (!all_ran() && arch_ticks() < deadline)
+		arch_cpu_relax();
+	guests_stop(NULL);
+	paused_at = arch_ticks();
+	return true;
 }
 
 /** guests_vcpu_record() - held vCPU @i's record and state (keel/guest.h). */
@@ -171,14 +244,21 @@ static bool domain_of(const struct domain_set *ds, uint16_t id,
 	return false;
 }
 
-/* The CPU that runs record @hv's vCPU: its own index when on @node. */
-static unsigned int resume_cpu(const struct bi_handover_vcpu *hv, uint32_t node)
+/*
+ * The CPU that runs record @hv's vCPU: its own index when on @node (and,
+ * @hold, not the boot CPU, which freezes).
+ */
+static unsigned int resume_cpu(const struct bi_handover_vcpu *hv, uint32_t node,
+			       bool hold)
 {
-	unsigned int c = hv->cpu;
+	unsigned int c = hv->cpu, from = c < cpu_count ? c : 0;
 
-	if (c < cpu_count && cpu_table[c].online && cpu_table[c].node == node)
+	if (c < cpu_count && cpu_table[c].online && cpu_table[c].node == node &&
+	    !(hold && c == arch_cpu_id()))
 		return c;
-	c = guest_node_cpu_after(node, c < cpu_count ? c : 0, NR_CPUS);
+	if (hold)
+		return guest_hold_cpu(node, from);
+	c = guest_node_cpu_after(node, from, NR_CPUS);
 	return c < NR_CPUS ? c : arch_cpu_id();
 }
 
@@ -203,7 +283,7 @@ static int resume_one(struct vcpu *v, const struct domain_set *ds,
 	}
 	v->node = dv.build_node;
 	v->bytes = dv.bytes;
-	v->cpu = resume_cpu(hv, dv.node);
+	v->cpu = resume_cpu(hv, dv.node, gp->hold);
 	err = guest_vcpu_prepare(v, &dv, gp, &s);
 	if (err)
 		return err;
@@ -237,18 +317,31 @@ static void resume_setup(const struct domain_set *ds,
 	}
 }
 
+/* How long after the old freeze its last vCPU stopped (guests_stop_ns). */
+static void stop_after(const struct bi_handover *h)
+{
+	uint64_t stop = 0;
+
+	for (unsigned int i = 0; i < h->vcpu_count; i++)
+		stop = MAX(stop, h->vcpus[i].stop_ticks);
+	if (stop > h->hdr.freeze_ticks)
+		guest_state_set_stop_after(
+			ticks_to_ns(stop - h->hdr.freeze_ticks));
+}
+
 /**
- * guests_resume() - the handover's vCPUs resumed, run, judged (keel/guest.h).
+ * guests_resume() - the handover's vCPUs resumed, then run and judged,
+ * or held for the next update (keel/guest.h).
  * @ds: the restored domains
- * @gp: guest_run_ms= and the rest (round 1)
+ * @gp: guest_run_ms= and the rest (round 1); hold: an update follows
  * @h: the handover taken
  */
 void guests_resume(const struct domain_set *ds, const struct guest_params *gp,
 		   const struct bi_handover *h)
 {
-	struct guest_round r = {.gp = gp};
+	struct guest_params g = *gp;
+	struct guest_round r = {.gp = &g};
 	const char *why = NULL;
-	uint64_t stop = 0;
 	uint32_t bytes;
 	cpumask_t cpus;
 
@@ -268,15 +361,20 @@ void guests_resume(const struct domain_set *ds, const struct guest_params *gp,
 			guest_state.carry_why);
 		return;
 	}
+	g.hold = gp->hold && guests_can_hold();
 	trace_begin("guests-resume");
-	resume_setup(ds, gp, h, &cpus);
-	for (unsigned int i = 0; i < h->vcpu_count; i++)
-		stop = MAX(stop, h->vcpus[i].stop_ticks);
-	if (stop > h->hdr.freeze_ticks)
-		guest_state_set_stop_after(
-			ticks_to_ns(stop - h->hdr.freeze_ticks));
+	resume_setup(ds, &g, h, &cpus);
+	stop_after(h);
 	r.slice_ticks = guest_us_to_ticks(GUEST_SLICE_US);
 	r.start = arch_ticks();
+	r.hold = g.hold;
+	if (g.hold && resume_held(&r, &cpus)) {
+		trace_end("guests-resume");
+		pr_info("guests: %u of %u vCPUs resumed from the handover, "
+			"held for the live update on %u CPUs\n",
+			guest_state.held, h->vcpu_count, cpumask_weight(&cpus));
+		return;
+	}
 	if (cpumask_weight(&cpus))
 		smp_run_on(&cpus, guest_cpu_main, &r);
 	guest_state_set_run_ticks(arch_ticks() - r.start);

@@ -39,6 +39,7 @@ int guest_vcpu_prepare(struct vcpu *v, const struct domain_view *dv,
 		       const struct guest_params *gp, struct vcpu_setup *s);
 unsigned int guest_node_cpu_after(uint32_t node, unsigned int from,
 				  unsigned int skip);
+unsigned int guest_hold_cpu(uint32_t node, unsigned int from);
 void guest_vcpus_finish(void);
 /* guest_carry.c: the held round's CPUs started; false: not held. */
 bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus);

@@ -162,7 +162,11 @@ void guests_run(const struct domain_set *ds, const struct guest_params *gp);
  *    that did not happen);
  *  - guests_resume(): the new image: every vCPU of handover @h resumed
  *    on its domain's node (the same CPU index when it can), run for
- *    guest_run_ms=, judged; @freeze_ticks the old image's freeze stamp.
+ *    guest_run_ms=, judged; or, @gp->hold (another update follows),
+ *    held for it: run until each has had a turn, then paused while this
+ *    image's boot uses every CPU;
+ *  - guests_continue(): the paused held vCPUs run on until the freeze
+ *    (just before the update; nothing else is posted to their CPUs).
  */
 struct handover_vcpu;
 struct bi_handover;
@@ -171,6 +175,7 @@ void guests_stop(void *unused);
 bool guests_vcpu_record(void *unused, unsigned int i, struct handover_vcpu *rec,
 			const void **state);
 void guests_release(void);
+void guests_continue(void);
 void guests_resume(const struct domain_set *ds, const struct guest_params *gp,
 		   const struct bi_handover *h);
 

@@ -136,3 +136,22 @@ _lu_guests = case("guests-liveupdate-el2",
                           guests_resumed(2)])
 _lu_guests["initrd_self"] = True
 CASES.append(_lu_guests)
+
+# liveupdate=2 (three images): the middle image resumes the 2 guests right
+# after its restore and holds them for its own update (paused only while
+# its scrub and read-back use every CPU), so its freeze stops and records
+# the same vCPUs and the last image resumes and judges them. Quiet on this
+# 2-core host: 1.1 s (three boots; up to 5 s beside other builds); the
+# matrix's TIMEOUT (120 s) is over 100x the quiet time.
+_lu2_guests = case("guests-liveupdate2-el2",
+                   ["--el2", "--gic", "3", "--smp", "4", "--numa", "2",
+                    "--mem", "1G"],
+                   {"cpus": 4, "online": 4, "nodes": 2, "scrubbed": True},
+                   el=2,
+                   append="report=full liveupdate=2 guests=on "
+                          "domain=64M@0 domain=64M@1",
+                   checks=[updated(None, 2, 2,
+                                   r"^keel: arm64: entered at EL"),
+                           guests_resumed(2, generation=2)])
+_lu2_guests["initrd_self"] = True
+CASES.append(_lu2_guests)

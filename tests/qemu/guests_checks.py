@@ -167,10 +167,38 @@ def guests_saw_fill(domains):
     return check
 
 
-def guests_resumed(count):
-    """guests=on liveupdate=1 (issue 31 §4): the @count guests the old
-    image left running in their loops were stopped by its freeze, carried
-    in the handover and resumed here: each row done, its whole domain
+def _carried_by_every_image(log, count, generation):
+    """The first image held @count vCPUs for its update and each of the
+    @generation - 1 images between resumed them held for its own (so that
+    every update's freeze stopped and recorded them). Return: the
+    problems, and the longest pause of an image between (its scrub uses
+    every CPU; keel stamps it after the vCPUs stopped and before they run
+    again, so each guest's largest gap is at least that long)."""
+    pauses = [int(us) * 1000 for us in
+              re.findall(r"^keel: guests: \d+ vCPUs paused (\d+) us while",
+                         log, re.M)]
+    out = []
+    if len(pauses) != generation - 1:
+        out.append(f"{len(pauses)} pauses of the held guests, expected "
+                   f"{generation - 1}")
+    first = len(re.findall(rf"^keel: guests: {count} of {count} vCPUs "
+                           r"left running in their loops for the live "
+                           r"update", log, re.M))
+    middle = len(re.findall(rf"^keel: guests: {count} of {count} vCPUs "
+                            r"resumed from the handover, held for the "
+                            r"live update", log, re.M))
+    if first != 1 or middle != generation - 1:
+        out.append(f"{first} images held the {count} guests and {middle} "
+                   f"resumed them held, expected 1 and {generation - 1}")
+    return out, max(pauses, default=0)
+
+
+def guests_resumed(count, generation=1):
+    """guests=on liveupdate=@generation (issue 31 §4): the @count guests
+    the first image left running in their loops were stopped by its
+    freeze, carried in the handover, resumed by each image between and
+    held running for its own update, whose freeze stopped and recorded
+    them again, and resumed here: each row done, its whole domain
     walked (in the old image), 0 bad words, on a CPU of its domain's node;
     and its blackout, the largest gap of its loop, spans the update: at
     least downtime_ns minus guests_stop_ns, the time the guests still ran
@@ -178,9 +206,17 @@ def guests_resumed(count):
     is no later than its stop; its first after resume no earlier than the
     domains restored, where the downtime ends). A guest that did not
     measure across the update (a fresh loop, a lost register) sees only
-    slice-sized gaps, far below the downtime: this fails."""
+    slice-sized gaps, far below the downtime: this fails. downtime_ns
+    and guests_stop_ns are the last update's; the largest gap is the
+    largest the guest saw in all the updates and the pauses of the images
+    between, so it is at least each pause too (a gap lost on the way
+    fails)."""
     def check(rep, log):
-        lu, out = rep["liveupdate"], []
+        lu = rep["liveupdate"]
+        out, pause = _carried_by_every_image(log, count, generation)
+        if lu.get("generation") != generation:
+            out.append(f"liveupdate.generation {lu.get('generation')}, "
+                       f"expected {generation}")
         rows, doms = _rows(rep), {d["id"]: d for d in rep["domains"]}
         node_cpus = _node_cpus(rep)
         if lu.get("guests_resumed") != count or \
@@ -201,6 +237,11 @@ def guests_resumed(count):
                 out.append(f"guest of domain {did}: blackout_ns "
                            f"{g['blackout_ns']} below downtime_ns {down} "
                            f"- guests_stop_ns {stop}")
+            if g["blackout_ns"] < pause:
+                out.append(f"guest of domain {did}: blackout_ns "
+                           f"{g['blackout_ns']} below the {pause} ns an "
+                           "image between paused it: its largest gap was "
+                           "not carried")
         want = rf"^keel: liveupdate: {count} guests resumed, blackout max " \
             r"\d+\.\d ms \(downtime \d+\.\d ms\)"
         if not re.search(want, log, re.M):

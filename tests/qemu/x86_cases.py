@@ -82,6 +82,16 @@ def liveupdate_cases(elf, base):
              f"{base} report=full {words} guests=on",
              expect=dict(m.expect(), scrubbed=True), qemu_tail=initrd,
              checks=[updated(elf, 1, 2, entry), guests_resumed(2)]),
+        # liveupdate=2 (three images): the middle image resumes the 2
+        # guests held for its own update (paused while its scrub uses
+        # every CPU), the last resumes and judges them. Quiet: 1.0 s (up to
+        # 2.4 s beside other builds); TIMEOUT (120 s) is over 100x.
+        Case("guests-liveupdate2-svm", kern, m.mem,
+             f"{base} report=full liveupdate=2 domain=64M@0 domain=64M@1 "
+             "guests=on",
+             expect=dict(m.expect(), scrubbed=True), qemu_tail=initrd,
+             checks=[updated(elf, 2, 2, entry),
+                     guests_resumed(2, generation=2)]),
         # Without SVM no guest runs: the update goes on, and says so.
         Case("liveupdate-guests-no-svm", kern + ["--cpu", "max,svm=off"],
              m.mem, f"{base} {words} guests=on", expect=dict(m.expect()),
