@@ -47,12 +47,11 @@ boot per row. Every number printed is
 measured by this run; nothing is copied.
 """
 
-import argparse
 import os
 import sys
 
 from keel import boot
-from keel.bench import host_info, write_outputs
+from keel.bench import host_info, parse, parser, write_outputs
 from keel.boot import TOP
 
 EXIT_PASS = 33
@@ -201,18 +200,11 @@ def markdown(rows, out):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--parts", default="arm64,x86_64")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--runs", type=int, default=None)
     ap.add_argument("--what", default="walk,blackout",
                     help="the tables to measure: walk, blackout")
-    ap.add_argument("--timeout", type=int, default=600)
-    ap.add_argument("--md", help="write the markdown here, not stdout")
-    ap.add_argument("--json", help="write the results here (JSON)")
-    args = ap.parse_args()
-    if args.runs is None:
-        args.runs = 1 if args.quick else 3
+    args = parse(ap)
     touches = (64,) if args.quick else (8, 64)
     host = host_info()
     parts, what = args.parts.split(","), args.what.split(",")

@@ -50,13 +50,13 @@ the report, printed after the downtime ends.
 per row. Every number printed is measured by this run; nothing is copied.
 """
 
-import argparse
 import os
 import sys
 import tempfile
 
 from keel import boot
-from keel.bench import host_info, write_outputs, write_sandbox_fw
+from keel.bench import (host_info, parse, parser, write_outputs,
+                        write_sandbox_fw)
 
 GIB = 1 << 30
 EXIT_PASS = 33
@@ -319,19 +319,12 @@ def parts_lines(rows, out):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__, timeout=900)
     ap.add_argument("keel")
     ap.add_argument("--x86-elf")
     ap.add_argument("--arm64-image")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--runs", type=int, default=None)
-    ap.add_argument("--timeout", type=int, default=900)
     ap.add_argument("--work", default="build/bench-liveupdate")
-    ap.add_argument("--md", help="write the markdown here, not stdout")
-    ap.add_argument("--json", help="write the results here (JSON)")
-    args = ap.parse_args()
-    if args.runs is None:
-        args.runs = 1 if args.quick else 3
+    args = parse(ap)
     host = host_info()
     out = ["## Live update downtime", "",
            f"Host: {host.get('cpu_model', '?')}, {host.get('cpus', '?')} "

@@ -39,13 +39,13 @@ One QEMU at a time, each under a timeout (the scripts' --timeout).
 Every number printed is measured by this run; nothing is copied.
 """
 
-import argparse
 import os
 import sys
 
 from keel import boot, report
 from keel.bench import (PAGE_INFO_BYTES, alloc_markdown, alloc_rows, fmt_ns,
-                        host_info, scrub_markdown, scrub_row, write_outputs)
+                        host_info, parse, parser, scrub_markdown, scrub_row,
+                        write_outputs)
 from keel.boot import TOP
 from keel.report import HEAP_MODES
 
@@ -235,19 +235,15 @@ def bench_alloc(elf, args, out):
 
 def main():
     global ARCH
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("elf")
     ap.add_argument("--arch", choices=("x86_64", "arm64"), default="x86_64")
-    ap.add_argument("--quick", action="store_true",
-                    help="handoff at 1 and 16 GiB, 1 GiB scrub, one run")
     ap.add_argument("--bench-mem", default="2560M",
                     help="bench=on: memory per node (2 nodes)")
     ap.add_argument("--skip", default="",
                     help="comma list of parts to skip: scrub,handoff,alloc")
     ap.add_argument("--scrub-mem", default=None,
                     help="scrubbed guest RAM (default 2G, --quick 1G)")
-    ap.add_argument("--runs", type=int, default=None,
-                    help="scrub boots per row (default 3, --quick 1)")
     ap.add_argument("--handoff-runs", type=int, default=None,
                     help="handoff boots per cell (default 3, --quick 1)")
     ap.add_argument("--repeat-below", type=float, default=10.0,
@@ -257,13 +253,8 @@ def main():
     ap.add_argument("--max-seconds", type=float, default=60.0)
     ap.add_argument("--max-ft-bytes", type=int, default=4 << 30,
                     help="skip chunked/pagewise above this much page_info")
-    ap.add_argument("--timeout", type=int, default=600)
-    ap.add_argument("--md", help="write the markdown here, not stdout")
-    ap.add_argument("--json", help="write the results here (JSON)")
-    args = ap.parse_args()
+    args = parse(ap)  # --runs: scrub boots per row
     ARCH = args.arch
-    if args.runs is None:
-        args.runs = 1 if args.quick else 3
     if args.handoff_runs is None:
         args.handoff_runs = 1 if args.quick else 3
     if args.scrub_mem is None:

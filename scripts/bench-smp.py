@@ -21,13 +21,13 @@ boots. One boot at a time, each under --timeout. Every number printed is
 measured by this run; nothing is copied.
 """
 
-import argparse
 import os
 import sys
 import tempfile
 
 from keel import boot
-from keel.bench import bringup_markdown, bringup_row, host_info, write_outputs
+from keel.bench import (bringup_markdown, bringup_row, host_info, parse,
+                        parser, write_outputs)
 from keel.boot import TOP
 
 EXIT_PASS = 33
@@ -126,16 +126,9 @@ def bench_qemu(arch, args, out, rows):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--parts", default="sandbox,x86_64,arm64")
-    ap.add_argument("--quick", action="store_true")
-    ap.add_argument("--runs", type=int, default=None)
-    ap.add_argument("--timeout", type=int, default=600)
-    ap.add_argument("--md", help="write the markdown here, not stdout")
-    ap.add_argument("--json", help="write the results here (JSON)")
-    args = ap.parse_args()
-    if args.runs is None:
-        args.runs = 1 if args.quick else 3
+    args = parse(ap)
     KERNEL["sandbox"] = os.path.join(TOP, "build", "sandbox", "keel")
     host = host_info()
     out = ["## CPU bring-up benchmark", "",

@@ -8,6 +8,7 @@ turns KEEL-REPORTs of bench=on and scrub boots into JSON rows and
 markdown tables.
 """
 
+import argparse
 import json
 import os
 import re
@@ -250,6 +251,28 @@ def write_sandbox_fw(path, ram_bytes, cpus, who):
         f.write(f"ram 0 {ram_bytes:#x} node=0\nreserved 0 1M bios\n")
         for c in range(cpus):
             f.write(f"cpu {c} node=0 package=0 core={c} thread=0\n")
+
+
+def parser(doc, timeout=600):
+    """The options every bench part shares: --quick, --runs (default: 1
+    with --quick, else 3, filled in by parse()), --timeout, --md and
+    --json (write_outputs()). @doc: the script's __doc__ (its first line
+    describes it). Add the part's own options, then call parse()."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--runs", type=int, default=None)
+    ap.add_argument("--timeout", type=int, default=timeout)
+    ap.add_argument("--md", help="write the markdown here, not stdout")
+    ap.add_argument("--json", help="write the results here (JSON)")
+    return ap
+
+
+def parse(ap, argv=None):
+    """ap.parse_args(), --runs defaulted as parser() says."""
+    args = ap.parse_args(argv)
+    if args.runs is None:
+        args.runs = 1 if args.quick else 3
+    return args
 
 
 def write_outputs(args, out, results):
