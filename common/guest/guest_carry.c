@@ -89,13 +89,16 @@ bool guests_can_hold(void)
 	return true;
 }
 
-/* Every live vCPU in its loop, or ended. */
-static bool all_looping(void)
+/*
+ * Every live vCPU in its loop, or ended (@turn false); or, @turn, every
+ * live one has had a turn since it was resumed.
+ */
+static bool all_live(bool turn)
 {
 	for (unsigned int i = 0; i < guest_state.count; i++) {
 		const struct vcpu *v = &guest_state.vcpu[i];
 
-		if (v->live && !v->looping)
+		if (v->live && !(turn ? v->runs : v->looping))
 			return false;
 	}
 	return true;
@@ -125,7 +128,7 @@ bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
 	hold_cpus = *cpus;
 	holding = hold_open = true;
 	smp_post(&hold_cpus, guest_cpu_main, &hold_round);
-	while (!all_looping() && arch_ticks() < deadline)
+	while (!all_live(false) && arch_ticks() < deadline)
 		arch_cpu_relax();
 	held = 0;
 	for (unsigned int i = 0; i < guest_state.count; i++)
@@ -164,18 +167,6 @@ void guests_continue(void)
 	smp_post(&hold_cpus, guest_cpu_main, &hold_round);
 }
 
-/* Every live vCPU of the round has had a turn since it was resumed. */
-static bool all_ran(void)
-{
-	for (unsigned int i = 0; i < guest_state.count; i++) {
-		const struct vcpu *v = &guest_state.vcpu[i];
-
-		if (v->live && !v->runs)
-			return false;
-	}
-	return true;
-}
-
 /*
  * The resumed round @r held: each vCPU's loop has read the counter
  * across the update (a turn), then paused for the boot (the scrub uses
@@ -188,7 +179,7 @@ static bool resume_held(struct guest_round *r, const cpumask_t *cpus)
 
 	if (!guest_hold_start(r, cpus))
 		return false;
-	while (!all_ran() && arch_ticks() < deadline)
+	while (!all_live(true) && arch_ticks() < deadline)
 		arch_cpu_relax();
 	guests_stop(NULL);
 	paused_at = arch_ticks();

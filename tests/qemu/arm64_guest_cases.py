@@ -125,17 +125,23 @@ CASES = [
 # counts every free byte). Quiet on this
 # 2-core host: 1.7 s (two boots); the matrix's TIMEOUT (120 s) is over
 # 60x.
-_lu_guests = case("guests-liveupdate-el2",
-                  ["--el2", "--gic", "3", "--smp", "4", "--numa", "2",
-                   "--mem", "1G"],
-                  {"cpus": 4, "online": 4, "nodes": 2, "scrubbed": True},
-                  el=2,
-                  append="report=full liveupdate=1 guests=on "
-                         "domain=64M@0 domain=64M@1",
-                  checks=[updated(None, 1, 2, r"^keel: arm64: entered at EL"),
-                          guests_resumed(2)])
-_lu_guests["initrd_self"] = True
-CASES.append(_lu_guests)
+
+
+def _lu_guests(name, gens):
+    """guests=on liveupdate=@gens on 2 nodes of 2 CPUs, a domain on each:
+    the last image resumes and judges both guests."""
+    c = case(name, ["--el2", "--gic", "3", "--smp", "4", "--numa", "2",
+                    "--mem", "1G"],
+             {"cpus": 4, "online": 4, "nodes": 2, "scrubbed": True}, el=2,
+             append=f"report=full liveupdate={gens} guests=on "
+                    "domain=64M@0 domain=64M@1",
+             checks=[updated(None, gens, 2, r"^keel: arm64: entered at EL"),
+                     guests_resumed(2, generation=gens)])
+    c["initrd_self"] = True
+    return c
+
+
+CASES.append(_lu_guests("guests-liveupdate-el2", 1))
 
 # liveupdate=2 (three images): the middle image resumes the 2 guests right
 # after its restore and holds them for its own update (paused only while
@@ -143,15 +149,4 @@ CASES.append(_lu_guests)
 # the same vCPUs and the last image resumes and judges them. Quiet on this
 # 2-core host: 1.1 s (three boots; up to 5 s beside other builds); the
 # matrix's TIMEOUT (120 s) is over 100x the quiet time.
-_lu2_guests = case("guests-liveupdate2-el2",
-                   ["--el2", "--gic", "3", "--smp", "4", "--numa", "2",
-                    "--mem", "1G"],
-                   {"cpus": 4, "online": 4, "nodes": 2, "scrubbed": True},
-                   el=2,
-                   append="report=full liveupdate=2 guests=on "
-                          "domain=64M@0 domain=64M@1",
-                   checks=[updated(None, 2, 2,
-                                   r"^keel: arm64: entered at EL"),
-                           guests_resumed(2, generation=2)])
-_lu2_guests["initrd_self"] = True
-CASES.append(_lu2_guests)
+CASES.append(_lu_guests("guests-liveupdate2-el2", 2))
