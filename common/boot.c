@@ -499,8 +499,11 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 		ok = domains_restore(&domain_set, bi, o, &failed);
 		trace_end("restore");
 		liveupdate_restored(arch_ticks(), ok, failed);
-		phase_skews(o);
 		phase_guests_resume(bi, o);
+		/* Not between the restore and the guests: the held lines (a
+		 * slow UART's milliseconds a line) and the skew probes. */
+		liveupdate_console_release();
+		phase_skews(o);
 	}
 	phase_scrub(o);
 	liveupdate_verify(bi, o);

@@ -126,10 +126,11 @@ void liveupdate_boot(const struct bootinfo *bi, const struct keel_options *o)
 /*
  * The lines the new image held through the downtime (console_hold(): the
  * arch and boot/handover.c start it when they find a handover) written
- * out once the downtime is over, with how long a 115200-baud UART (10
- * bits a byte) would have taken for them inside it.
+ * out once the downtime is over and the guests run again (keel/liveupdate.h),
+ * with how long a 115200-baud UART (10 bits a byte) would have taken for
+ * them inside it.
  */
-static void lu_console_release(void)
+void liveupdate_console_release(void)
 {
 	size_t held = console_release();
 
@@ -144,7 +145,7 @@ void liveupdate_heap_ready(uint64_t ticks)
 	if (lu_in)
 		lu_heap_ticks = ticks;
 	else
-		lu_console_release(); /* no domain to restore */
+		liveupdate_console_release(); /* no domain to restore */
 }
 
 void liveupdate_restored(uint64_t ticks, unsigned int restored,
@@ -154,7 +155,6 @@ void liveupdate_restored(uint64_t ticks, unsigned int restored,
 
 	if (!lu_in)
 		return;
-	lu_console_release(); /* @ticks ended the downtime already */
 	lu.domains_restored = restored;
 	lu.domains_failed = failed;
 	hd = &lu_in->hdr;

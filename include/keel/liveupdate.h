@@ -70,6 +70,12 @@ void liveupdate_heap_ready(uint64_t ticks);
 void liveupdate_restored(uint64_t ticks, unsigned int restored,
 			 unsigned int failed);
 /*
+ * Write out the console lines held through the downtime (console_hold()),
+ * with their byte count: the flow calls it once the restored guests run
+ * again, so that a slow UART does not stand between them and the restore.
+ */
+void liveupdate_console_release(void);
+/*
  * Read back the pattern the first image wrote into the preserved domains
  * (the pages @o's domain_fill= says), on their nodes' CPUs.
  */
