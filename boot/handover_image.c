@@ -15,6 +15,13 @@
  *   arm64 Image the Linux boot protocol's 64-byte header: "ARM\x64" at
  *               0x38, text_offset at 8, image_size (bss included) at 16
  *               (Documentation/arch/arm64/booting.rst).
+ *
+ * keel's need (need_end): a keel image leaves room after itself for a
+ * bigger next image, so its loader-visible end is past where it really
+ * ends. multiboot1: the 32-byte header followed by LU_NEED_MAGIC and the
+ * end address; arm64: res3 (0x28) LU_NEED_MAGIC64, res2 (0x20) the size.
+ * A need outside [the file's end, mem_end] is refused; no marker: the
+ * whole mem_end is needed.
  */
 #include <keel/compiler.h>
 #include <keel/errno.h>
@@ -72,6 +79,15 @@ static int mb1_fields(const uint8_t *h, uint64_t off, uint64_t len,
 	img->load_end = load_end ? load_end : load + (len - img->file_off);
 	img->mem_end = bss_end ? bss_end : img->load_end;
 	img->entry = le32(h + 28);
+	img->need_end = img->mem_end;
+	if (off + 40 <= len && le32(h + 32) == LU_NEED_MAGIC)
+		img->need_end = le32(h + 36);
+	if (img->need_end < img->load_end || img->need_end > img->mem_end)
+		return no(why, n,
+			  "keel need_end %#llx outside the image's "
+			  "[%#llx, %#llx]",
+			  U64(img->need_end), U64(img->load_end),
+			  U64(img->mem_end));
 	if (img->load_end < load || img->mem_end < img->load_end ||
 	    img->load_end - load > len - img->file_off)
 		return no(why, n,
@@ -125,7 +141,8 @@ int lu_image_multiboot1(const void *buf, uint64_t len, struct lu_image *img,
  * @buf + @len): loaded at a 2 MiB aligned base + text_offset, image_size
  * bytes of memory (the file and its bss), entered at its first byte.
  * @img: out: file_off 0, load text_offset, load_end the file's end,
- *	mem_end text_offset + image_size, entry text_offset
+ *	mem_end text_offset + image_size, need_end (keel's need, or
+ *	mem_end), entry text_offset
  * @why: out, at least @n bytes: why not
  *
  * Return: 0, or -EINVAL with @why.
@@ -153,6 +170,17 @@ int lu_image_arm64(const void *buf, uint64_t len, struct lu_image *img,
 	img->load = text;
 	img->load_end = text + len;
 	img->mem_end = text + size;
+	img->need_end = img->mem_end;
+	if (le64(b + 0x28) == LU_NEED_MAGIC64) {
+		uint64_t need = le64(b + 0x20);
+
+		if (need < len || need > size)
+			return no(why, n,
+				  "arm64 Image keel need %llu outside [%llu, "
+				  "%llu] (the file, image_size)",
+				  U64(need), U64(len), U64(size));
+		img->need_end = text + need;
+	}
 	img->entry = text;
 	return 0;
 }

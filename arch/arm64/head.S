@@ -29,6 +29,9 @@
  */
 #include <asm/arm64.h>
 
+/* "KEELNEED" read as a little-endian quad (include/keel/handover.h). */
+#define LU_NEED_MAGIC64 0x4445454e4c45454b
+
 	.section .head.text, "ax"
 	.globl	_head
 _head:
@@ -43,8 +46,8 @@ _head:
 	.quad	0			/* text_offset: base is 2 MiB aligned */
 	.quad	_kernel_size		/* image_size, bss and page tables included */
 	.quad	0xa			/* flags: LE, 4K pages (bit 1), anywhere (bit 3) */
-	.quad	0			/* res2 */
-	.quad	0			/* res3 */
+	.quad	_need_size		/* res2: keel's need: the image without its room */
+	.quad	LU_NEED_MAGIC64		/* res3: says res2 is keel's need */
 	.quad	0			/* res4 */
 	.ascii	"ARM\x64"		/* magic */
 	.long	pe_header - _head	/* res5: PE header offset (0x3C) */

@@ -116,12 +116,18 @@ static int check_image(const struct arch_lu_jump *j, struct lu_image *img,
 	}
 	if (lu_image_arm64((const void *)(uintptr_t)s, e - s, img, why, n))
 		return -EINVAL;
-	if (base + img->mem_end > end || overlaps(s, e, base, end)) {
+	if (base + img->need_end > end) {
 		snprintf(why, n,
-			 "the new image (%llu bytes, initrd [%#llx, "
-			 "%#llx)) does not fit where this one runs [%#llx, "
-			 "%#llx)",
-			 (unsigned long long)img->mem_end,
+			 "the new image needs %llu bytes, more than the %llu "
+			 "where this one runs, its room included",
+			 (unsigned long long)img->need_end,
+			 (unsigned long long)(end - base));
+		return -EINVAL;
+	}
+	if (overlaps(s, e, base, end)) {
+		snprintf(why, n,
+			 "the initrd [%#llx, %#llx) lies over this image "
+			 "[%#llx, %#llx)",
 			 (unsigned long long)s, (unsigned long long)e,
 			 (unsigned long long)base, (unsigned long long)end);
 		return -EINVAL;
@@ -156,7 +162,7 @@ int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 	p->src = pa_val(j->image.start);
 	p->dst = base + img.load;
 	p->len = ALIGN_UP(img.load_end - img.load, 8);
-	p->mem = img.mem_end - img.load;
+	p->mem = img.need_end - img.load; /* its room is never touched */
 	p->dtb = (uintptr_t)page + LU_STUB_BYTES;
 	p->dtb_len = needs.scratch_bytes - LU_STUB_BYTES;
 	p->handover = pa_val(j->handover);

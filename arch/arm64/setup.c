@@ -326,6 +326,17 @@ static void console_use(const struct console_spec *cs, const char *why)
 	pl011_release();
 }
 
+/* The image, its page-table pool and keel.lds's room for a bigger next one. */
+static void reserve_image(struct bootinfo *bi, paddr_t image_start)
+{
+	bootinfo_add_reserved(bi, image_start, virt_to_phys(__pgtables_start),
+			      "kernel");
+	bootinfo_add_reserved(bi, virt_to_phys(__pgtables_start),
+			      virt_to_phys(__pgtables_end), "page tables");
+	bootinfo_add_reserved(bi, virt_to_phys(__image_need_end),
+			      virt_to_phys(_end), "image room");
+}
+
 /**
  * arm64_start() - the boot CPU's C entry.
  * @dtb: physical address of the DTB (x0 at entry; from the UEFI
@@ -375,10 +386,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 	mm_commit();
 	console_use(&con, why);
 
-	bootinfo_add_reserved(bi, image_start, virt_to_phys(__pgtables_start),
-			      "kernel");
-	bootinfo_add_reserved(bi, virt_to_phys(__pgtables_start),
-			      virt_to_phys(__pgtables_end), "page tables");
+	reserve_image(bi, image_start);
 	mark_boot_cpu(bi);
 	apply_mt_bit(bi);
 

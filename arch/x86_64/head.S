@@ -27,6 +27,7 @@
 /* bit 0: modules page aligned, bit 1: memory info, bit 16: address fields */
 #define MB1_FLAGS 0x00010003
 #define MB2_MAGIC 0xE85250D6
+#define LU_NEED_MAGIC 0x4b45454e	/* "NEEK": include/keel/handover.h */
 
 #define X86_CR0_PE (1 << 0)
 #define X86_CR0_MP (1 << 1)
@@ -59,6 +60,13 @@ mb1_header:
 	.long _edata			/* load_end_addr */
 	.long _end			/* bss_end_addr */
 	.long _start32			/* entry_addr */
+	/*
+	 * keel's own: where the image really ends (.bss, without the room
+	 * keel.lds leaves for a bigger next image). A live update's old
+	 * image checks that this fits where it runs (boot/handover_image.c).
+	 */
+	.long LU_NEED_MAGIC
+	.long __bss_end			/* need_end */
 
 	/* Multiboot2 (GRUB): within the first 32 KiB, 8-byte aligned. */
 	.align 8
@@ -100,7 +108,7 @@ _start32:
 	 * loop, for the 4.9 MiB bss. No SSE: the long-mode check is below.
 	 */
 	movl $__bss_start, %edi
-	movl $_end, %ecx
+	movl $__bss_end, %ecx
 	xorl %eax, %eax
 2:	cmpl %ecx, %edi
 	jae 3f

@@ -90,12 +90,13 @@ static int check_image(const struct arch_lu_jump *j, struct lu_image *img,
 	}
 	if (lu_image_multiboot1((const void *)(uintptr_t)s, e - s, img, why, n))
 		return -EINVAL;
-	if (img->load < ks || img->mem_end > ke) {
+	if (img->load < ks || img->need_end > ke) {
 		snprintf(why, n,
 			 "the new image [%#llx, %#llx) does not fit "
-			 "where this one runs [%#llx, %#llx)",
+			 "where this one runs [%#llx, %#llx), its room "
+			 "included",
 			 (unsigned long long)img->load,
-			 (unsigned long long)img->mem_end,
+			 (unsigned long long)img->need_end,
 			 (unsigned long long)ks, (unsigned long long)ke);
 		return -EINVAL;
 	}

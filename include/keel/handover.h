@@ -272,10 +272,16 @@ static inline uint32_t handover_checksum(const void *buf, uint64_t size)
  * The new image, as its loader would read it (boot/handover_image.c):
  * its file from file_off goes to [load, load_end), zeroed to mem_end,
  * entered at entry. arm64: addresses relative to the 2 MiB aligned base.
+ * need_end: where a keel image really ends, without the room its loaders
+ * keep for a bigger next image (its header's keel need: the multiboot1
+ * header followed by LU_NEED_MAGIC and need_end; the arm64 Image's res3
+ * LU_NEED_MAGIC64 and res2 the size); mem_end for any other image.
  */
 struct lu_image {
-	uint64_t file_off, load, load_end, mem_end, entry;
+	uint64_t file_off, load, load_end, mem_end, need_end, entry;
 };
+#define LU_NEED_MAGIC	0x4b45454eu	      /* "NEEK" */
+#define LU_NEED_MAGIC64 0x4445454e4c45454bull /* "KEELNEED" */
 /* Return: 0, or -EINVAL with @why (@n bytes) saying why not. */
 int lu_image_multiboot1(const void *buf, uint64_t len, struct lu_image *img,
 			char *why, size_t n);

@@ -87,6 +87,8 @@ def run_case(c, image, logdir):
         # A live update: the image is its own next image (the initrd).
         if c.get("initrd_self"):
             extra += ["--initrd", image]
+        elif c.get("initrd_of"):  # fn(image, workdir) -> the initrd's path
+            extra += ["--initrd", c["initrd_of"](image, work)]
         args = [*c["args"], *extra]
         if c["loaded"]:
             loaded = c["loaded"](work)
@@ -101,8 +103,8 @@ def run_case(c, image, logdir):
     fails = b.problems(0, c["expect"]) + mem
     if b.report is not None:
         fails += arm64_checks(c, b.report, b.log)
-        if c.get("initrd_self") and b.report.get("liveupdate", {}).get(
-                "state") == "taken":
+        if (c.get("initrd_self") or c.get("initrd_of")) and \
+                b.report.get("liveupdate", {}).get("state") == "taken":
             fails += same_build(b.report, os.path.join(
                 os.path.dirname(image), "keel.elf"))
     return fails, b.elapsed, log_path

@@ -2,6 +2,9 @@
 """The cases of the arm64 QEMU matrix (tests/qemu/arm64.py), in the order
 they run (CASES), and the check-scale machine (SCALE_CASES)."""
 
+import os
+import re
+
 from .arm64_machine import (M, RESERVED_BASE, RESERVED_SIZE, TIMEOUT,
                             _patched_dtb, bench_checked, big_case, case, dist,
                             helper_scrubbed, make_bogus_cpu_dtb, make_initrd,
@@ -13,7 +16,7 @@ from .checks import (cpu_failed, json_is, kernel_still_reserved,
 from .arm64_guest_cases import CASES as GUEST_CASES
 from .dom0less_cases import CASES as DOM0LESS_CASES
 from .domains_checks import Ask, domains_built, warned_once
-from .liveupdate_checks import refused, updated
+from .liveupdate_checks import arm64_image_needing, refused, updated
 from .smp_checks import one_timeout, own_hwids, start_mode
 
 CASES = [
@@ -452,6 +455,37 @@ _lu_big = case("liveupdate-256-4node",
 _lu_ok["initrd_self"] = _lu_bad["initrd_self"] = True
 _lu_big["initrd_self"] = True
 CASES += [_lu_ok, _lu_bad, _lu_big]
+
+
+def _too_big_refused(rep, log):
+    """The old image refused the new one before any CPU stopped: its own
+    boot fails naming the fit, one image entered."""
+    out = []
+    why = rep.get("fail_reason") or ""
+    if not re.match(r"liveupdate: the new image needs \d+ bytes, more than "
+                    r"the \d+ where this one runs, its room included$", why):
+        out.append(f"fail_reason {why!r}")
+    if len(re.findall(LU_ENTRY, log, re.M)) != 1:
+        out.append("another image was entered")
+    return out
+
+
+_too_big_refused.wants_log = True
+
+# A bigger next build: its Image header needs 1 MiB more than this image
+# (inside the 2 MiB room keel.lds leaves, "image room"): taken; one that
+# needs 4 KiB past the room: refused by the old image. Quiet: 1 s each.
+_lu_bigger = case("liveupdate-bigger-image", LU_ARGS,
+                  {"cpus": 4, "online": 4, "nodes": 2, "scrubbed": True},
+                  el=2, append=LU_WORDS,
+                  checks=[updated(None, 1, 2, LU_ENTRY)])
+_lu_bigger["initrd_of"] = lambda image, work: arm64_image_needing(
+    image, os.path.join(work, "bigger.Image"))
+_lu_past = case("liveupdate-image-past-room", LU_ARGS, {"fail": True}, el=2,
+                append=LU_WORDS, named=(), checks=[_too_big_refused])
+_lu_past["initrd_of"] = lambda image, work: arm64_image_needing(
+    image, os.path.join(work, "past-room.Image"), True)
+CASES += [_lu_bigger, _lu_past]
 
 # make check-scale: the largest machine QEMU virt builds (512 CPUs, the
 # GICv3 redistributor space of virt; 40-76 s on this 2-core host, loaded;

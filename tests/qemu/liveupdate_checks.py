@@ -11,11 +11,8 @@ import re
 import struct
 
 
-def elf_build_id(elf):
-    """16 hex digits: the first 8 bytes of the NT_GNU_BUILD_ID note at
-    __build_id_start in the ELF64 file @elf (None: no such note)."""
-    with open(elf, "rb") as f:
-        data = f.read()
+def elf_symbol(data, want):
+    """The value of symbol @want (bytes) in the ELF64 file @data, or None."""
     shoff, = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
     secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
@@ -24,13 +21,73 @@ def elf_build_id(elf):
     if symtab is None:
         return None
     strtab = secs[symtab[6]]
-    addr = None
     for off in range(symtab[4], symtab[4] + symtab[5], 24):
         name, _, _, _, value, _ = struct.unpack_from("<IBBHQQ", data, off)
         end = data.index(b"\0", strtab[4] + name)
-        if data[strtab[4] + name:end] == b"__build_id_start":
-            addr = value
+        if data[strtab[4] + name:end] == want:
+            return value
+    return None
+
+
+MB1_MAGIC = 0x1BADB002
+NEED_MAGIC = 0x4b45454e  # include/keel/handover.h LU_NEED_MAGIC
+
+
+def image_needing(elf, out, past_room=False):
+    """Write to @out a copy of keel.elf @elf whose multiboot1 header says
+    it needs 1 MiB more than it does (a bigger next build, still inside the
+    2 MiB room keel.lds leaves), or, @past_room, 4 KiB past where @elf's
+    image ends, room included (bss_end_addr grown to match): what
+    a live update's old image reads to decide whether the image fits.
+    Return: @out."""
+    with open(elf, "rb") as f:
+        data = bytearray(f.read())
+    for off in range(0, 0x3000, 4):
+        magic, flags, check = struct.unpack_from("<III", data, off)
+        if magic == MB1_MAGIC and (magic + flags + check) & 0xffffffff == 0:
             break
+    else:
+        raise ValueError(f"{elf}: no multiboot1 header")
+    bss_end, = struct.unpack_from("<I", data, off + 24)
+    marker, need = struct.unpack_from("<II", data, off + 32)
+    if marker != NEED_MAGIC:
+        raise ValueError(f"{elf}: no keel need after the multiboot1 header")
+    need = elf_symbol(data, b"_end") + 4096 if past_room else need + (1 << 20)
+    struct.pack_into("<I", data, off + 24, max(bss_end, need))
+    struct.pack_into("<I", data, off + 36, need)
+    with open(out, "wb") as f:
+        f.write(data)
+    return out
+
+
+NEED_MAGIC64 = 0x4445454e4c45454b  # LU_NEED_MAGIC64, "KEELNEED"
+
+
+def arm64_image_needing(image, out, past_room=False):
+    """image_needing() for an arm64 Image: its header's res2 (0x20) says
+    it needs 1 MiB more than it does, or, @past_room, 4 KiB more than its
+    whole image_size (0x10, the room included), image_size grown to match.
+    Return: @out."""
+    with open(image, "rb") as f:
+        data = bytearray(f.read())
+    size, = struct.unpack_from("<Q", data, 0x10)
+    need, magic = struct.unpack_from("<QQ", data, 0x20)
+    if magic != NEED_MAGIC64:
+        raise ValueError(f"{image}: no keel need in the Image header")
+    need = size + 4096 if past_room else need + (1 << 20)
+    struct.pack_into("<Q", data, 0x10, max(size, need))
+    struct.pack_into("<Q", data, 0x20, need)
+    with open(out, "wb") as f:
+        f.write(data)
+    return out
+
+
+def elf_build_id(elf):
+    """16 hex digits: the first 8 bytes of the NT_GNU_BUILD_ID note at
+    __build_id_start in the ELF64 file @elf (None: no such note)."""
+    with open(elf, "rb") as f:
+        data = f.read()
+    addr = elf_symbol(data, b"__build_id_start")
     phoff, = struct.unpack_from("<Q", data, 0x20)
     phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
     for i in range(phnum):

@@ -15,7 +15,7 @@ from .checks import (cpu_failed, every_node_scrubbed, idle_wakes_only,
 from .domains_checks import Ask, domains_built
 from .guests_checks import guests_resumed, guests_unsupported
 from .x86_guest_cases import guest_cases
-from .liveupdate_checks import refused, updated
+from .liveupdate_checks import image_needing, refused, updated
 from .smp_checks import one_timeout, own_hwids, start_mode
 from .x86_machine import (ACPI_DATA, EXIT_FAIL, EXIT_HALT, EXIT_POWEROFF, G,
                           HALT_TIMEOUT, M, NR_CPUS_SMALL, OVMF_TOL, Case,
@@ -54,6 +54,45 @@ def tsc_handed_over(rep, log):
 
 
 tsc_handed_over.wants_log = True
+
+
+def too_big_refused(rep, log):
+    """The old image refused the new one before any CPU stopped: its own
+    boot fails naming the fit, one image entered, no handover taken."""
+    out = []
+    why = rep.get("fail_reason") or ""
+    if not re.match(r"liveupdate: the new image \[0x[0-9a-f]+, 0x[0-9a-f]+\) "
+                    r"does not fit where this one runs .*its room included",
+                    why):
+        out.append(f"fail_reason {why!r}")
+    if len(re.findall(r"^keel: x86_64 entry, magic", log, re.M)) != 1:
+        out.append("another image was entered")
+    if rep["liveupdate"]["generation"] != 0:
+        out.append(f"liveupdate.generation {rep['liveupdate']['generation']}")
+    return out
+
+
+too_big_refused.wants_log = True
+
+
+def liveupdate_image_cases(elf, base, m, words, entry):
+    """A bigger next build: its header needs 1 MiB more than this image
+    (inside the 2 MiB room keel.lds leaves): taken; one that needs 4 KiB
+    past the room: refused by the old image, which fails its boot saying
+    so, its domains untouched. Quiet: 1-2 s each."""
+    kern = ["--kernel", elf] + m.qemu_args()
+    bigger = os.path.join(os.path.dirname(elf), "keel-bigger.elf")
+    too_big = os.path.join(os.path.dirname(elf), "keel-past-room.elf")
+    return [
+        Case("liveupdate-bigger-image", kern, m.mem, f"{base} {words}",
+             expect=dict(m.expect(), scrubbed=True),
+             qemu_tail=["-initrd", image_needing(elf, bigger)],
+             checks=[updated(elf, 1, 2, entry)]),
+        Case("liveupdate-image-past-room", kern, m.mem, f"{base} {words}",
+             expect={"fail": True}, exit_status=EXIT_FAIL,
+             qemu_tail=["-initrd", image_needing(elf, too_big, True)],
+             checks=[too_big_refused]),
+    ]
 
 
 def liveupdate_cases(elf, base):
@@ -111,7 +150,7 @@ def liveupdate_cases(elf, base):
              big.mem, f"{base} {words} ap_timeout_ms=60000",
              expect=dict(big.expect(), scrubbed=True), qemu_tail=initrd,
              checks=[updated(elf, 1, 2, entry)], timeout=300),
-    ]
+    ] + liveupdate_image_cases(elf, base, m, words, entry)
 
 
 def loader_cases(elf, base, memdir):

@@ -588,79 +588,6 @@ static void test_pattern(void **state)
 	sandbox_ram_fini();
 }
 
-/* The new image's headers (boot/handover_image.c), good and malformed. */
-static void put32(uint8_t *b, size_t off, uint32_t v)
-{
-	memcpy(b + off, &v, 4);
-}
-
-static void mb1(uint8_t *b, size_t at, uint32_t flags, uint32_t hdr,
-		uint32_t load, uint32_t end, uint32_t bss, uint32_t entry)
-{
-	put32(b, at, 0x1BADB002);
-	put32(b, at + 4, flags);
-	put32(b, at + 8, -(0x1BADB002 + flags));
-	put32(b, at + 12, hdr);
-	put32(b, at + 16, load);
-	put32(b, at + 20, end);
-	put32(b, at + 24, bss);
-	put32(b, at + 28, entry);
-}
-
-static void test_image_headers(void **state)
-{
-	static uint8_t f[16384];
-	struct lu_image img;
-	char why[128];
-
-	/* keel.elf's shape: header 8 bytes into the file part at 1 MiB. */
-	memset(f, 0, sizeof(f));
-	mb1(f, 0x1008, 0x10003, 0x100008, 0x100000, 0x102000, 0x500000,
-	    0x100040);
-	assert_int_equal(lu_image_multiboot1(f, sizeof(f), &img, why, 128), 0);
-	assert_int_equal(img.file_off, 0x1000);
-	assert_int_equal(img.load, 0x100000);
-	assert_int_equal(img.load_end, 0x102000);
-	assert_int_equal(img.mem_end, 0x500000);
-	assert_int_equal(img.entry, 0x100040);
-	/* More file than there is, no address fields, no header, cut. */
-	mb1(f, 0x1008, 0x10003, 0x100008, 0x100000, 0x110000, 0, 0x100040);
-	assert_int_equal(lu_image_multiboot1(f, sizeof(f), &img, why, 128),
-			 -EINVAL);
-	assert_non_null(strstr(why, "does not fit the 16384-byte file"));
-	mb1(f, 0x1008, 0x3, 0x100008, 0x100000, 0x102000, 0, 0x100040);
-	assert_int_equal(lu_image_multiboot1(f, sizeof(f), &img, why, 128),
-			 -EINVAL);
-	assert_non_null(strstr(why, "no address fields"));
-	mb1(f, 0x1008, 0x10003, 0x100008, 0x100000, 0x102000, 0, 0x200000);
-	assert_int_equal(lu_image_multiboot1(f, sizeof(f), &img, why, 128),
-			 -EINVAL);
-	assert_non_null(strstr(why, "entry_addr 0x200000 outside"));
-	mb1(f, 0x1008, 0x10003, 0x200008, 0x100000, 0x102000, 0, 0x100040);
-	assert_int_equal(lu_image_multiboot1(f, sizeof(f), &img, why, 128),
-			 -EINVAL);
-	assert_non_null(strstr(why, "header_addr"));
-	assert_int_equal(lu_image_multiboot1(f, 20, &img, why, 128), -EINVAL);
-	assert_non_null(strstr(why, "no multiboot1 header"));
-	/* arm64: "ARM\x64" at 0x38, text_offset, image_size. */
-	memset(f, 0, sizeof(f));
-	memcpy(f + 0x38, "ARM\x64", 4);
-	put32(f, 16, 0x80000);
-	assert_int_equal(lu_image_arm64(f, sizeof(f), &img, why, 128), 0);
-	assert_int_equal(img.mem_end, 0x80000);
-	assert_int_equal(img.load_end, sizeof(f));
-	put32(f, 16, 100);
-	assert_int_equal(lu_image_arm64(f, sizeof(f), &img, why, 128), -EINVAL);
-	assert_non_null(strstr(why, "image_size 100"));
-	put32(f, 16, 0x80000);
-	put32(f, 8, 0x123);
-	assert_int_equal(lu_image_arm64(f, sizeof(f), &img, why, 128), -EINVAL);
-	f[0x38] = 'X';
-	assert_int_equal(lu_image_arm64(f, sizeof(f), &img, why, 128), -EINVAL);
-	assert_non_null(strstr(why, "no arm64 Image header"));
-	assert_int_equal(lu_image_arm64(f, 10, &img, why, 128), -EINVAL);
-}
-
 /* ---- vCPU records (version 2) ----------------------------------------- */
 
 #define VSTATE 20 /* not a multiple of 8: the record is padded */
@@ -785,7 +712,6 @@ int main(void)
 		T(test_no_handover),
 		T(test_pattern),
 		T(test_python_seed),
-		T(test_image_headers),
 		cmocka_unit_test_setup_teardown(test_vcpu_round_trip,
 						setup_vcpu, test_teardown),
 		cmocka_unit_test_setup_teardown(test_vcpu_rules, setup_vcpu,

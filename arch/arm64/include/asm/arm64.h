@@ -30,7 +30,7 @@ extern enum after_action arm64_early_after;
 
 /* Linker symbols (see keel.lds). */
 extern char _head_start[], _end[], __bss_start[], __bss_end[];
-extern char __pgtables_start[], __pgtables_end[];
+extern char __pgtables_start[], __pgtables_end[], __image_need_end[];
 
 /* MMU register values, also read by secondaries (MMU off) in head.S. */
 struct arm64_mmu_cfg {

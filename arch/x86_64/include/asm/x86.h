@@ -172,7 +172,7 @@ static inline void cpu_halt_forever(void)
 }
 
 /* Linker symbols (keel.lds). */
-extern char _start[], _edata[], _end[], __bss_start[];
+extern char _start[], _edata[], _end[], __bss_start[], __bss_end[];
 
 /* head.S: the boot page tables (PML4 and the first PDPT). */
 extern uint64_t boot_pml4[512];
