@@ -235,17 +235,33 @@ static bool domain_of(const struct domain_set *ds, uint16_t id,
 	return false;
 }
 
+/* @c may run a resumed vCPU of @node: online there, not the boot CPU when held. */
+static bool resume_cpu_ok(unsigned int c, uint32_t node, bool hold)
+{
+	return c < cpu_count && cpu_table[c].online &&
+	       cpu_table[c].node == node && !(hold && c == arch_cpu_id());
+}
+
 /*
- * The CPU that runs record @hv's vCPU: its own index when on @node (and,
- * @hold, not the boot CPU, which freezes).
+ * The CPU that runs record @hv's vCPU: its own index when it may and no
+ * other resumed vCPU has it (@used), else the next such CPU of @node: two
+ * guests on one CPU take turns, and the second's blackout would include
+ * the first's turn. When every CPU of @node has one, they share, as the
+ * build's round-robin does (@hold: never the boot CPU, which freezes).
  */
 static unsigned int resume_cpu(const struct bi_handover_vcpu *hv, uint32_t node,
-			       bool hold)
+			       bool hold, const cpumask_t *used)
 {
 	unsigned int c = hv->cpu, from = c < cpu_count ? c : 0;
 
-	if (c < cpu_count && cpu_table[c].online && cpu_table[c].node == node &&
-	    !(hold && c == arch_cpu_id()))
+	for (unsigned int k = 0; k < cpu_count; k++) {
+		unsigned int x = (from + k) % cpu_count;
+
+		if ((k || x == c) && resume_cpu_ok(x, node, hold) &&
+		    !cpumask_test(used, x))
+			return x;
+	}
+	if (resume_cpu_ok(c, node, hold))
 		return c;
 	if (hold)
 		return guest_hold_cpu(node, from);
@@ -256,7 +272,7 @@ static unsigned int resume_cpu(const struct bi_handover_vcpu *hv, uint32_t node,
 /* Record @hv's vCPU into @v, ready to run. Return: 0, or -errno (why). */
 static int resume_one(struct vcpu *v, const struct domain_set *ds,
 		      const struct guest_params *gp,
-		      const struct bi_handover_vcpu *hv)
+		      const struct bi_handover_vcpu *hv, const cpumask_t *used)
 {
 	struct domain_view dv;
 	struct vcpu_setup s;
@@ -274,7 +290,7 @@ static int resume_one(struct vcpu *v, const struct domain_set *ds,
 	}
 	v->node = dv.build_node;
 	v->bytes = dv.bytes;
-	v->cpu = resume_cpu(hv, dv.node, gp->hold);
+	v->cpu = resume_cpu(hv, dv.node, gp->hold, used);
 	err = guest_vcpu_prepare(v, &dv, gp, &s);
 	if (err)
 		return err;
@@ -298,7 +314,7 @@ static void resume_setup(const struct domain_set *ds,
 	for (unsigned int i = 0; i < h->vcpu_count && i < DOMAIN_MAX; i++) {
 		struct vcpu *v = guest_vcpu_add();
 
-		if (resume_one(v, ds, gp, &h->vcpus[i])) {
+		if (resume_one(v, ds, gp, &h->vcpus[i], cpus)) {
 			v->end = GUEST_END_FAILED;
 			continue;
 		}

@@ -143,6 +143,19 @@ def _lu_guests(name, gens):
 
 CASES.append(_lu_guests("guests-liveupdate-el2", 1))
 
+# One node of 2 CPUs, 2 guests: the old image holds both on CPU 1 (not the
+# boot CPU, which freezes); the new image spreads them over CPUs 0 and 1.
+# Quiet: 1 s (two boots); TIMEOUT is over 100x.
+_lu_1node = case("guests-liveupdate-1node-el2",
+                 ["--el2", "--gic", "3", "--smp", "2", "--mem", "1G"],
+                 {"cpus": 2, "online": 2, "nodes": 1, "scrubbed": True},
+                 el=2, append="report=full liveupdate=1 guests=on "
+                              "domain=64M domain=64M",
+                 checks=[updated(None, 1, 2, r"^keel: arm64: entered at EL"),
+                         guests_resumed(2)])
+_lu_1node["initrd_self"] = True
+CASES.append(_lu_1node)
+
 # liveupdate=2 (three images): the middle image resumes the 2 guests right
 # after its restore and holds them for its own update (paused only while
 # its scrub and read-back use every CPU), so its freeze stops and records

@@ -193,6 +193,25 @@ def _carried_by_every_image(log, count, generation):
     return out, max(pauses, default=0)
 
 
+def _own_cpus(rows, doms, node_cpus, generation):
+    """The last image resumes each guest on a CPU no other resumed guest
+    has, while its node has CPUs enough (a shared CPU makes one guest's
+    blackout include another's turn); an image between holds them off the
+    boot CPU, so that is asked of a single update only."""
+    if generation != 1:
+        return []
+    by_node = {}
+    for did, g in rows.items():
+        by_node.setdefault(doms[did]["node"], []).append(g["cpu"])
+    out = []
+    for node, cpus in sorted(by_node.items()):
+        if len(cpus) <= len(node_cpus.get(node, ())) and \
+                len(set(cpus)) != len(cpus):
+            out.append(f"node {node}: resumed guests share CPUs {cpus} "
+                       f"with {len(node_cpus.get(node, ()))} CPUs online")
+    return out
+
+
 def guests_resumed(count, generation=1):
     """guests=on liveupdate=@generation (issue 31 §4): the @count guests
     the first image left running in their loops were stopped by its
@@ -242,6 +261,7 @@ def guests_resumed(count, generation=1):
                            f"{g['blackout_ns']} below the {pause} ns an "
                            "image between paused it: its largest gap was "
                            "not carried")
+        out += _own_cpus(rows, doms, node_cpus, generation)
         want = rf"^keel: liveupdate: {count} guests resumed, blackout max " \
             r"\d+\.\d ms \(downtime \d+\.\d ms\)"
         if not re.search(want, log, re.M):
