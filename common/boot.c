@@ -116,15 +116,6 @@ static void print_bootinfo(const struct bootinfo *bi)
  * One line for the timer skews of every secondary: the largest, and on
  * which CPU (per-CPU lines are debug only; the JSON has every value).
  */
-static void print_skew_summary(void);
-
-/* The secondaries' timer skews measured (informative), and their summary. */
-static void phase_skews(const struct keel_options *o)
-{
-	smp_measure_skews(o->ap_timeout_ms);
-	print_skew_summary();
-}
-
 static void print_skew_summary(void)
 {
 	uint64_t worst = 0;
@@ -146,6 +137,13 @@ static void print_skew_summary(void)
 		pr_info("smp: timer skew of %u CPUs at most %llu ns (cpu %u)\n",
 			measured, (unsigned long long)ticks_to_ns(worst),
 			worst_cpu);
+}
+
+/* The secondaries' timer skews measured (informative), and their summary. */
+static void phase_skews(const struct keel_options *o)
+{
+	smp_measure_skews(o->ap_timeout_ms);
+	print_skew_summary();
 }
 
 /* The cachemaint mode: the command line's, else what the platform needs. */

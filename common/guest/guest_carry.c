@@ -235,7 +235,7 @@ static bool domain_of(const struct domain_set *ds, uint16_t id,
 	return false;
 }
 
-/* @c may run a resumed vCPU of @node: online there, not the boot CPU when held. */
+/* @c may run a resumed vCPU of @node (held: never the boot CPU). */
 static bool resume_cpu_ok(unsigned int c, uint32_t node, bool hold)
 {
 	return c < cpu_count && cpu_table[c].online &&
