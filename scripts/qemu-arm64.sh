@@ -6,6 +6,7 @@
 #                 [--append "keel args"] [--timeout S] [--log FILE]
 #                 [--dtb FILE] [--initrd FILE] [--dumpdtb FILE] [--dry-run]
 #                 [--uefi | --grub [--grub-loader linux|xen]] [--no-acpi]
+#                 [--grub-module FILE]...
 #                 [--file-backed DIR] [-- extra QEMU args...]
 # --numa SPEC: "N" = N nodes of equal memory, CPUs split evenly, all
 #   distances 20 unless --dist; or a comma list of MEM:CPUS per node, e.g.
@@ -20,6 +21,8 @@
 #   standalone GRUB from that disk, which loads the Image with `linux`
 #   (or `xen_hypervisor` with --grub-loader xen). UEFI on QEMU virt gives
 #   ACPI tables and no DT; --no-acpi (virt,acpi=off) makes it give the DT.
+#   With --grub, --initrd FILE is GRUB's `initrd` (not QEMU's -initrd) and
+#   each --grub-module FILE a `xen_module` (with --grub-loader xen).
 # --file-backed DIR: node memory in sparse files DIR/keel-node<i>
 #   (memory-backend-file, share=on): huge guest RAM on a small host, only
 #   touched pages cost; the caller deletes the files. Without --numa, one
@@ -30,7 +33,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 image=$top/build/arm64/Image
 smp=1 mem=512M numa="" dist="" el2=0 gic=2 uboot=0 append="" timeout_s=60
-filedir="" extra=()
+filedir="" extra=() grub_modules=()
 log="" dtb="" initrd="" dumpdtb="" dry=0 efi="" grub_loader=linux acpi=1
 
 while [ $# -gt 0 ]; do
@@ -46,6 +49,7 @@ while [ $# -gt 0 ]; do
 	--uefi) efi=uefi ;;
 	--grub) efi=grub ;;
 	--grub-loader) grub_loader=$2; shift ;;
+	--grub-module) grub_modules+=(--module "$2"); shift ;;
 	--no-acpi) acpi=0 ;;
 	--append) append=$2; shift ;;
 	--timeout) timeout_s=$2; shift ;;
@@ -139,14 +143,16 @@ if [ -n "$numa" ]; then
 fi
 
 [ -n "$dtb" ] && args+=(-dtb "$dtb")
-[ -n "$initrd" ] && args+=(-initrd "$initrd")
+[ -n "$initrd" ] && [ -z "$efi" ] && args+=(-initrd "$initrd")
 
 if [ -n "$efi" ]; then
 	# One ESP per run (tests run one QEMU at a time, but keep it private).
 	esp=$(mktemp "$top/build/arm64/esp-XXXXXX.img")
 	trap 'rm -f "$esp"' EXIT
+	esp_extra=(${initrd:+--initrd "$initrd"} ${grub_modules[@]+"${grub_modules[@]}"})
 	"$top/scripts/mkesp-arm64.sh" --image "$image" --out "$esp" \
-		--mode "$efi" --append "$append" --loader "$grub_loader"
+		--mode "$efi" --append "$append" --loader "$grub_loader" \
+		${esp_extra[@]+"${esp_extra[@]}"}
 	# No NIC: the firmware would try PXE/HTTP boot first.
 	args+=(-bios /usr/share/qemu-efi-aarch64/QEMU_EFI.fd -net none
 		-drive "if=none,format=raw,file=$esp,id=esp"

@@ -9,6 +9,16 @@
  * was, plus where the handover lies. The copy lives in the scratch memory
  * after the stub page; the new image reserves it ("dtb") itself.
  *
+ * A UEFI boot (GRUB's linux + initrd, U-Boot's bootefi) is passed on in
+ * that copy's /chosen as Linux's EFI stub passes it to its kernel
+ * (efi_lu_chosen(), boot/fdt/fdt_uefi.c): linux,uefi-mmap-* naming the
+ * UEFI memory map this image booted with (its bytes inside the copy),
+ * linux,uefi-system-table, and the command line this image booted with
+ * (UEFI's LoadOptions are not in the DT). The new image then boots down
+ * the UEFI path as the first boot did: same map, same ACPI or DT choice,
+ * same command line, the loader's /chosen modules and initrd. When that
+ * cannot be written the update is refused before the freeze.
+ *
  * A secondary stops with its timers off and interrupts masked, through
  * PSCI CPU_OFF (the new image's CPU_ON starts it again); the freeze waits
  * until PSCI AFFINITY_INFO says it is off.
@@ -27,11 +37,15 @@
 
 #define DTB_MAX_BYTES (2u << 20) /* booting.rst */
 #define DTB_ROOM      4096	 /* for keel,handover and its name */
+/* For a UEFI boot's /chosen: the names, the loader, the command line. */
+#define DTB_UEFI_ROOM (4096 + BOOTINFO_CMDLINE_MAX)
 #define cnthp_ctl_el2 S3_4_C14_C2_1
 
 extern const uint8_t __build_id_start[], __build_id_end[];
 /* The DTB this image was entered with (arm64_lu_found()). */
 static uint64_t arm64_dtb;
+/* The command line this image booted with, passed on under UEFI. */
+static const char *arm64_cmdline;
 
 /**
  * arm64_lu_found() - setup.c, RAM mapped: the DTB @dtb for a next image,
@@ -40,6 +54,7 @@ static uint64_t arm64_dtb;
 void arm64_lu_found(struct bootinfo *bi, uint64_t dtb)
 {
 	arm64_dtb = dtb;
+	arm64_cmdline = bi->cmdline;
 	/* The vCPU records this image resumes (boot/handover.c checks). */
 	bi->handover.vcpu_arch = (uint16_t)arch_vcpu_state(
 		&bi->handover.vcpu_state_bytes, &(const char *){NULL});
@@ -89,10 +104,18 @@ static uint64_t dtb_bytes(void)
 	return n <= DTB_MAX_BYTES ? n : 0;
 }
 
+/* What the DTB copy grows by: keel,handover, and a UEFI boot's /chosen. */
+static uint64_t dtb_room(void)
+{
+	if (!efi_boot.booted && !efi_boot.from_dt)
+		return DTB_ROOM;
+	return DTB_ROOM + DTB_UEFI_ROOM + efi_boot.mmap_size;
+}
+
 void arch_lu_needs(struct arch_lu_needs *n)
 {
 	n->scratch_bytes =
-		LU_STUB_BYTES + ALIGN_UP(dtb_bytes() + DTB_ROOM, PAGE_SIZE);
+		LU_STUB_BYTES + ALIGN_UP(dtb_bytes() + dtb_room(), PAGE_SIZE);
 	n->max_bits = 0;
 }
 
@@ -157,6 +180,10 @@ int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 			 (unsigned long long)arm64_dtb);
 		return -EINVAL;
 	}
+	/* A UEFI boot's map, system table and command line, or refused. */
+	if (efi_lu_chosen(page + LU_STUB_BYTES,
+			  arm64_cmdline ? arm64_cmdline : "", why, why_len))
+		return -EINVAL;
 	BUG_ON(code > LU_STUB_CODE_MAX);
 	memcpy(page, arm64_lu_stub_start, code);
 	p->src = pa_val(j->image.start);

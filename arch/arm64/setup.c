@@ -207,6 +207,21 @@ static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 static struct acpi_info acpi_info_buf;
 
 /*
+ * ACPI describes the machine, but the loader's DT (GRUB's, U-Boot's, a
+ * live update's copy) is still read for what a loader says in /chosen:
+ * modules, initrd, the handover, the command line (as Xen reads it
+ * whatever describes the hardware). Without it they would be scrubbed.
+ */
+static void loader_chosen(struct bootinfo *bi, uint64_t dtb)
+{
+	static struct dt_arch_info loader_dt;
+
+	if (dtb_valid(dtb))
+		dt_parse_loader((const void *)(uintptr_t)dtb, dtb_len(dtb),
+				pa(dtb), bi, &loader_dt);
+}
+
+/*
  * Started through the EFI stub: RAM from the UEFI map; CPUs, nodes,
  * distances, PSCI and console from the DT the firmware gave, or from ACPI
  * when there is no DT, or with acpi=force. acpi=off: DT only.
@@ -215,6 +230,7 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 {
 	bool have_dt = dtb_valid(dtb);
 	bool use_acpi = false;
+	char how[48] = "the memory map from /chosen";
 	enum acpi_mode mode;
 	uint64_t reclaim;
 
@@ -242,6 +258,8 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 				(unsigned long long)efi_boot.rsdp,
 				have_dt ? ", using the device tree" : "");
 	}
+	if (use_acpi)
+		loader_chosen(bi, dtb);
 	if (!use_acpi) {
 		if (!have_dt)
 			panic("arm64: UEFI gave neither a usable device tree "
@@ -261,10 +279,13 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 	if (efi_boot.cmdline[0])
 		strlcpy(bi->cmdline, efi_boot.cmdline, sizeof(bi->cmdline));
 	strlcpy(bi->loader, efi_boot.loader, sizeof(bi->loader));
+	if (efi_boot.booted)
+		snprintf(how, sizeof(how), "ExitBootServices after %u tries",
+			 efi_boot.exit_tries);
 	pr_info("efi: firmware \"%s\", topology from %s, %llu KiB ACPI "
-		"reclaim kept reserved, ExitBootServices after %u tries\n",
+		"reclaim kept reserved, %s\n",
 		efi_boot.fw_vendor, use_acpi ? "ACPI" : "device tree",
-		(unsigned long long)(reclaim >> 10), efi_boot.exit_tries);
+		(unsigned long long)(reclaim >> 10), how);
 }
 
 /*
@@ -367,7 +388,9 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 		(unsigned long long)pa_val(image_start),
 		(unsigned long long)pa_val(image_end), (unsigned long long)dtb);
 
-	if (efi_boot.booted)
+	/* The EFI stub, or a UEFI boot a live update's /chosen describes. */
+	if (efi_boot.booted ||
+	    (dtb_valid(dtb) && efi_from_dt(dtb, dtb_len(dtb), bi)))
 		boot_efi(bi, dtb);
 	else
 		boot_dt(bi, dtb);
