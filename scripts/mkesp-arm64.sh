@@ -4,7 +4,7 @@
 # (which is also a PE/COFF EFI application, see arch/arm64/head.S). Usage:
 #   mkesp-arm64.sh --out esp.img [--image build/arm64/Image]
 #                  [--mode uefi|grub] [--append "keel args"] [--loader linux|xen]
-#                  [--initrd FILE] [--module FILE]...
+#                  [--initrd FILE] [--module FILE]... [--grub-cmd CMD]...
 # --mode uefi: the firmware starts keel itself. Without --append the Image is
 #   EFI/BOOT/BOOTAA64.EFI (the removable-media default, no arguments); with
 #   --append it is /keel.efi and a startup.nsh runs it from the UEFI shell
@@ -15,12 +15,13 @@
 #   `xen_hypervisor`) on the UEFI console with no menu delay. --initrd: GRUB
 #   loads FILE with `initrd` (linux loader; a live update's next image);
 #   --module (repeatable, xen loader): `xen_module` FILE, each a /chosen
-#   multiboot,module node.
+#   multiboot,module node. --grub-cmd: a GRUB command run before the
+#   loader's (e.g. lsefimmap, which prints the firmware's memory map).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 image=$top/build/arm64/Image
-out="" mode=uefi append="" loader=linux initrd="" modules=()
+out="" mode=uefi append="" loader=linux initrd="" modules=() pre=""
 grubdir=$top/build/deps/arm64/usr/lib/grub/arm64-efi
 
 while [ $# -gt 0 ]; do
@@ -32,7 +33,8 @@ while [ $# -gt 0 ]; do
 	--loader) loader=$2; shift ;;
 	--initrd) initrd=$2; shift ;;
 	--module) modules+=("$2"); shift ;;
-	-h | --help) sed -n '3,19p' "$0"; exit 0 ;;
+	--grub-cmd) pre+=$'\t'"$2"$'\n'; shift ;;
+	-h | --help) sed -n '3,21p' "$0"; exit 0 ;;
 	*) echo "mkesp-arm64.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -85,12 +87,12 @@ terminal_output console
 set timeout=0
 search --no-floppy --file /keel --set=root
 menuentry "keel" {
-	$cmd
+$pre	$cmd
 	boot
 }
 EOF
 	grub-mkstandalone -O arm64-efi -d "$grubdir" \
-		--modules="part_gpt part_msdos fat search search_fs_file linux" \
+		--modules="part_gpt part_msdos fat search search_fs_file linux lsefimmap" \
 		--locales= --themes= --fonts= \
 		-o "$tmp/BOOTAA64.EFI" "boot/grub/grub.cfg=$tmp/grub.cfg"
 	mcopy -i "$out" "$tmp/BOOTAA64.EFI" ::/EFI/BOOT/BOOTAA64.EFI

@@ -6,7 +6,8 @@
 #                 [--append "keel args"] [--timeout S] [--log FILE]
 #                 [--dtb FILE] [--initrd FILE] [--dumpdtb FILE] [--dry-run]
 #                 [--uefi | --grub [--grub-loader linux|xen]] [--no-acpi]
-#                 [--grub-module FILE]...
+#                 [--grub-module FILE]... [--grub-cmd CMD]...
+#                 [--uboot-bootcmd CMD]
 #                 [--file-backed DIR] [-- extra QEMU args...]
 # --numa SPEC: "N" = N nodes of equal memory, CPUs split evenly, all
 #   distances 20 unless --dist; or a comma list of MEM:CPUS per node, e.g.
@@ -15,6 +16,8 @@
 # --uboot: boot through U-Boot (Debian u-boot-qemu) with booti. With --numa
 #   the U-Boot environment image from scripts/uboot.sh is used (U-Boot's
 #   default boot hangs on NUMA DTs, see docs/booting-arm64.md).
+#   --uboot-bootcmd CMD: U-Boot runs CMD instead (an environment image of
+#   its own, e.g. bootefi; -kernel/-initrd/-append still through fw_cfg).
 # --uefi: UEFI firmware (qemu-efi-aarch64's QEMU_EFI.fd) starts the Image as
 #   an EFI application from a FAT disk built by scripts/mkesp-arm64.sh
 #   (arguments through a startup.nsh). --grub: the same firmware starts a
@@ -22,7 +25,8 @@
 #   (or `xen_hypervisor` with --grub-loader xen). UEFI on QEMU virt gives
 #   ACPI tables and no DT; --no-acpi (virt,acpi=off) makes it give the DT.
 #   With --grub, --initrd FILE is GRUB's `initrd` (not QEMU's -initrd) and
-#   each --grub-module FILE a `xen_module` (with --grub-loader xen).
+#   each --grub-module FILE a `xen_module` (with --grub-loader xen);
+#   --grub-cmd CMD runs before them (lsefimmap: the firmware's map).
 # --file-backed DIR: node memory in sparse files DIR/keel-node<i>
 #   (memory-backend-file, share=on): huge guest RAM on a small host, only
 #   touched pages cost; the caller deletes the files. Without --numa, one
@@ -33,7 +37,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 image=$top/build/arm64/Image
 smp=1 mem=512M numa="" dist="" el2=0 gic=2 uboot=0 append="" timeout_s=60
-filedir="" extra=() grub_modules=()
+filedir="" extra=() grub_modules=() uboot_cmd=""
 log="" dtb="" initrd="" dumpdtb="" dry=0 efi="" grub_loader=linux acpi=1
 
 while [ $# -gt 0 ]; do
@@ -46,10 +50,12 @@ while [ $# -gt 0 ]; do
 	--el2) el2=1 ;;
 	--gic) gic=$2; shift ;;
 	--uboot) uboot=1 ;;
+	--uboot-bootcmd) uboot=1 uboot_cmd=$2; shift ;;
 	--uefi) efi=uefi ;;
 	--grub) efi=grub ;;
 	--grub-loader) grub_loader=$2; shift ;;
 	--grub-module) grub_modules+=(--module "$2"); shift ;;
+	--grub-cmd) grub_modules+=(--grub-cmd "$2"); shift ;;
 	--no-acpi) acpi=0 ;;
 	--append) append=$2; shift ;;
 	--timeout) timeout_s=$2; shift ;;
@@ -160,7 +166,12 @@ if [ -n "$efi" ]; then
 elif [ "$uboot" = 1 ]; then
 	args+=(-bios /usr/lib/u-boot/qemu_arm64/u-boot.bin -kernel "$image")
 	[ -n "$append" ] && args+=(-append "$append")
-	if [ -n "$numa" ]; then
+	if [ -n "$uboot_cmd" ]; then
+		envimg=$(mktemp "$top/build/arm64/uboot-env-XXXXXX.img")
+		trap 'rm -f "$envimg"' EXIT
+		"$top/scripts/uboot.sh" "$envimg" "$uboot_cmd"
+		args+=(-drive "if=pflash,format=raw,unit=1,file=$envimg,readonly=on")
+	elif [ -n "$numa" ]; then
 		envimg=$top/build/arm64/uboot-env.img
 		"$top/scripts/uboot.sh" "$envimg"
 		args+=(-drive "if=pflash,format=raw,unit=1,file=$envimg,readonly=on")
