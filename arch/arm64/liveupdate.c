@@ -131,10 +131,19 @@ static int check_image(const struct arch_lu_jump *j, struct lu_image *img,
 	uint64_t s = pa_val(j->image.start), e = pa_val(j->image.end);
 	uint64_t base = (uintptr_t)_head_start, end = (uintptr_t)_end;
 
-	if (!e || !dtb_bytes()) {
+	if (!e) {
 		snprintf(why, n,
-			 "no new image: no initrd (QEMU -initrd Image, "
-			 "booti with a ramdisk) or no DTB to pass on");
+			 "no new image: no initrd in /chosen (QEMU -initrd "
+			 "Image, booti with a ramdisk, GRUB's linux + initrd, "
+			 "U-Boot's fdt chosen before bootefi)");
+		return -EINVAL;
+	}
+	if (!dtb_bytes()) {
+		snprintf(why, n,
+			 "no DTB to pass on at %#llx (a UEFI boot without "
+			 "one: the new image could not be told where its "
+			 "handover and the firmware's map lie)",
+			 (unsigned long long)arm64_dtb);
 		return -EINVAL;
 	}
 	if (lu_image_arm64((const void *)(uintptr_t)s, e - s, img, why, n))
