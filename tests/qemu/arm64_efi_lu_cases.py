@@ -30,7 +30,7 @@ import time
 from scripts.keel import boot
 
 from . import memcheck
-from .arm64_machine import M, case
+from .arm64_machine import M, _patched_dtb, case
 from .dom0less_cases import no_warnings
 
 # The first image, past ExitBootServices() (its line is written once the
@@ -339,3 +339,26 @@ _xen = case("grub-xen-modules-acpi",
                     modules_reserved(2)])
 _xen["live"] = watched(_module_files)
 CASES.append(_xen)
+
+# Issue 36 section 5: ImageBuilder's XEN_CMD is /chosen/xen,xen-bootargs,
+# read before the bootargs QEMU writes from -append (Xen's precedence);
+# before the fix keel read the bootargs (bootscrub=off, no domain).
+XEN_CMD = "after=poweroff audit=full domain=8M"
+
+
+def _xen_bootargs_dtb(workdir, qemu_args):
+    return _patched_dtb(workdir, qemu_args,
+                        f'\tchosen {{\n\t\txen,xen-bootargs = "{XEN_CMD}";'
+                        "\n\t};\n")
+
+
+def _one_domain(rep, log):
+    rows = rep.get("domains", [])
+    return [] if len(rows) == 1 and rows[0]["bytes"] == 8 * M else [
+        f"domains {rows}, expected one of 8 MiB (domain=8M)"]
+
+
+CASES.append(case("dt-xen-bootargs", ["--smp", "1", "--mem", "256M"],
+                  {"cpus": 1, "cmdline": XEN_CMD, "scrubbed": True},
+                  append="bootscrub=off", setup=_xen_bootargs_dtb,
+                  checks=[_one_domain, no_warnings]))
