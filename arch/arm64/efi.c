@@ -298,9 +298,10 @@ uint64_t efi_main(void *image, struct efi_system_table *st)
 	/* The loader's bytes, escaped as every other cmdline line is. */
 	escape_bytes(shown, sizeof(shown), efi_boot.cmdline,
 		     strnlen(efi_boot.cmdline, sizeof(efi_boot.cmdline)));
-	pr_info("efi: image at %#llx, ACPI RSDP %#llx, DTB %#llx, "
-		"cmdline \"%s\"\n",
+	pr_info("efi: image at %#llx, system table %#llx, ACPI RSDP %#llx, "
+		"DTB %#llx, cmdline \"%s\"\n",
 		(unsigned long long)efi_boot.image_base,
+		(unsigned long long)efi_boot.system_table,
 		(unsigned long long)efi_boot.rsdp,
 		(unsigned long long)efi_boot.dtb, shown);
 

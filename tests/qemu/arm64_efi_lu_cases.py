@@ -126,12 +126,18 @@ def _ranges(qmp, log, workdir, files):
     for kind, s, e in LSEFIMMAP.findall(log):
         ranges.append((f"firmware {kind}", int(s, 16),
                        int(e, 16) + 1 - int(s, 16)))
-    m = re.search(r"keel: efi: image at .*, DTB (0x[0-9a-f]+|0)", log)
-    dtb = int(m.group(1), 16) if m else 0
-    if not dtb:
-        return ranges, ["no DTB in the EFI stub's line"]
-    head = _read(qmp, workdir, dtb, 8)
-    total = struct.unpack(">II", head)[1]
+    m = re.search(r"keel: efi: image at .*, system table (0x[0-9a-f]+), "
+                  r".*, DTB (0x[0-9a-f]+|0)", log)
+    if not m or not int(m.group(2), 16):
+        return ranges, ["no system table or DTB in the EFI stub's line"]
+    # The page of the EFI system table (runtime services data: U-Boot's
+    # too, which prints no map) and the loader's DT (ACPI reclaim memory
+    # under GRUB's ACPI boot and U-Boot's bootefi).
+    ranges.append(("firmware system table page",
+                   int(m.group(1), 16) & ~0xfff, 0x1000))
+    dtb = int(m.group(2), 16)
+    total = struct.unpack(">II", _read(qmp, workdir, dtb, 8))[1]
+    ranges.append(("the loader's DT", dtb, total))
     mods = loader_modules(_read(qmp, workdir, dtb, total))
     want = {}
     for path in files:
