@@ -355,7 +355,7 @@ static int read_system_table(uint64_t p)
 
 	if (!efi_map(p, sizeof(*st)) ||
 	    st->hdr.signature != EFI_SYSTEM_TABLE_SIG ||
-	    st->hdr.header_size < sizeof(*st) - sizeof(st->hdr)) {
+	    st->hdr.header_size < sizeof(*st)) {
 		pr_err("efi: chosen/linux,uefi-system-table %#llx is no EFI "
 		       "system table\n",
 		       (unsigned long long)p);
