@@ -32,6 +32,7 @@
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
+#include <keel/fdt.h>
 #include <keel/handover.h>
 #include <keel/string.h>
 
@@ -193,6 +194,8 @@ int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 	if (efi_lu_chosen(page + LU_STUB_BYTES,
 			  arm64_cmdline ? arm64_cmdline : "", why, why_len))
 		return -EINVAL;
+	/* Its room dropped: copies of copies do not grow. */
+	dt_copy_pack(page + LU_STUB_BYTES);
 	BUG_ON(code > LU_STUB_CODE_MAX);
 	memcpy(page, arm64_lu_stub_start, code);
 	p->src = pa_val(j->image.start);

@@ -195,7 +195,8 @@ static int set_cmdline(void *fdt, int node, const char *cmdline)
  * map at @map copied into keel,uefi-mmap and linux,uefi-mmap-start set to
  * where they lie, and @cmdline as the command line (xen,xen-bootargs
  * when the blob has a usable one, which the next image reads first, else
- * bootargs). @u->mmap_start is ignored.
+ * bootargs). @u->mmap_start is ignored. The blob is packed (no room left:
+ * nothing may be added after this).
  *
  * Return: 0, or -EINVAL (a bad blob, no /chosen possible, no room).
  */
@@ -223,7 +224,13 @@ int dt_uefi_write(void *fdt, uint64_t fdt_pa, const struct dt_uefi *u,
 	    set_cmdline(fdt, node, cmdline) ||
 	    fdt_setprop(fdt, node, "keel,uefi-mmap", map, (int)u->mmap_size))
 		return -EINVAL;
-	/* Then where the map's bytes ended up, written in place. */
+	/*
+	 * Packed (dt_copy_pack(): fdt_pack() may move the structure block
+	 * down when the loader's blob had a gap after its header), then
+	 * where the map's bytes ended up, written in place.
+	 */
+	if (fdt_pack(fdt))
+		return -EINVAL;
 	node = fdt_path_offset(fdt, "/chosen");
 	at = fdt_getprop(fdt, node, "keel,uefi-mmap", &len);
 	if (node < 0 || !at || (uint64_t)len != u->mmap_size)
@@ -233,4 +240,18 @@ int dt_uefi_write(void *fdt, uint64_t fdt_pa, const struct dt_uefi *u,
 		       fdt_pa + (uint64_t)(at - (const uint8_t *)fdt))
 		       ? -EINVAL
 		       : 0;
+}
+
+/**
+ * dt_copy_pack() - a live update's DTB copy, once written, shrunk to what
+ * it holds (fdt_pack(): the free space fdt_open_into() gave it is
+ * dropped). Without it each update's copy would carry the room of the one
+ * before and grow towards the 2 MiB a DTB may have. The blocks may move
+ * (a gap after the header closed): dt_uefi_write() packs before it
+ * writes an address into the blob, so a second pack moves nothing.
+ * Return: 0 or -EINVAL.
+ */
+int dt_copy_pack(void *fdt)
+{
+	return fdt_pack(fdt) ? -EINVAL : 0;
 }

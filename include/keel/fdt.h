@@ -113,10 +113,17 @@ int dt_uefi_read(const void *blob, size_t len, struct bootinfo *bi,
  * dt_uefi_write(): describe @u in /chosen of the opened blob @fdt (at
  * physical address @fdt_pa), the map's bytes at @map copied into the blob
  * and linux,uefi-mmap-start pointing at them, and @cmdline as the command
- * line the next image reads first. Return: 0 or -EINVAL (no room).
+ * line the next image reads first; the blob is left packed (no room).
+ * Return: 0 or -EINVAL (no room).
  */
 int dt_uefi_write(void *fdt, uint64_t fdt_pa, const struct dt_uefi *u,
 		  const void *map, const char *cmdline);
+
+/*
+ * dt_copy_pack(): a live update's DTB copy @fdt shrunk to what it holds,
+ * every property left at its address. Return: 0 or -EINVAL.
+ */
+int dt_copy_pack(void *fdt);
 
 /*
  * dt_has_cpus(): quiet check that the blob (@len readable bytes) is valid

@@ -96,6 +96,46 @@ static void test_round_trip(void **state)
 	free(b);
 }
 
+/*
+ * A loader's blob with 8 bytes between its header and its memory
+ * reservation block (U-Boot's copies have them): fdt_open_into() keeps the
+ * gap and fdt_pack() closes it, moving every property. The address written
+ * must be where the map lies after the move.
+ */
+static void test_gap_after_header(void **state)
+{
+	size_t n, total = 0;
+	uint8_t *blob = load_dtb("dt-virt-2node", &n);
+	uint8_t *gap = calloc(1, n + 8), *b = malloc(n + ROOM);
+	uint8_t *map = make_map(34);
+	struct fdt_header *h = (struct fdt_header *)gap;
+	struct dt_uefi u;
+
+	assert_non_null(gap);
+	assert_non_null(b);
+	memcpy(gap, blob, sizeof(*h));
+	memcpy(gap + sizeof(*h) + 8, blob + sizeof(*h), n - sizeof(*h));
+	h->off_mem_rsvmap = cpu_to_fdt32(fdt_off_mem_rsvmap(blob) + 8);
+	h->off_dt_struct = cpu_to_fdt32(fdt_off_dt_struct(blob) + 8);
+	h->off_dt_strings = cpu_to_fdt32(fdt_off_dt_strings(blob) + 8);
+	h->totalsize = cpu_to_fdt32((uint32_t)n + 8);
+	assert_int_equal(fdt_check_header(gap), 0);
+	assert_int_equal(fdt_open_into(gap, b, (int)(n + ROOM)), 0);
+	assert_int_equal(fdt_off_mem_rsvmap(b), fdt_off_mem_rsvmap(gap));
+	assert_int_equal(dt_uefi_write(b, (uintptr_t)b, &good, map, "a"), 0);
+	assert_int_equal(dt_copy_pack(b), 0);
+	total = fdt_totalsize(b);
+	assert_true(total < n + 8 + 4096);
+	bootinfo_init(&bi, BOOT_DT);
+	assert_int_equal(dt_uefi_read(b, total, &bi, &u), 1);
+	assert_memory_equal((const void *)(uintptr_t)u.mmap_start, map,
+			    good.mmap_size);
+	free(map);
+	free(b);
+	free(gap);
+	free(blob);
+}
+
 /* A loader's xen,xen-bootargs is read first: the line goes there. */
 static void test_cmdline_xen(void **state)
 {
@@ -280,6 +320,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_round_trip, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_gap_after_header,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_cmdline_xen, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_no_room, test_setup,
