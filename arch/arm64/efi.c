@@ -11,7 +11,10 @@
  * heap later hands out. Then ExitBootServices() and efi_enter_kernel()
  * (head.S), which cleans the image to the PoC, turns the MMU off and takes
  * the normal boot path. After that only setup.c calls in here
- * (efi_fill_ram()), with keel's own MMU on. Translating what was saved
+ * (efi_fill_ram(), efi_from_dt()), with keel's own MMU on, and a live
+ * update (efi_lu_chosen()), which passes this boot on in the DTB copy's
+ * /chosen; the next image reads it back with efi_from_dt(), as if its
+ * own stub had run (boot/fdt/fdt_uefi.c holds the property rules). Translating what was saved
  * (memory map, LoadOptions) is boot/uefi.c's job, a host-tested parser.
  *
  * Console: UEFI ConOut until ExitBootServices(); from then on console.c

@@ -7,7 +7,11 @@
  * DTB, everything from the DT; or the EFI stub (efi.c, efi_boot.booted),
  * where RAM comes from the UEFI memory map and CPUs/NUMA/PSCI/console from
  * the firmware's DT, or from ACPI (MADT, SRAT, SLIT, FADT, SPCR) when
- * there is no DT or acpi=force is given (acpi=off: DT only).
+ * there is no DT or acpi=force is given (acpi=off: DT only). A DT entry
+ * whose /chosen describes a UEFI boot (linux,uefi-*: a live update's next
+ * image, efi_from_dt()) takes the EFI path too, with the map named there.
+ * Under ACPI the loader's /chosen is still read (modules, initrd, the
+ * handover, the command line).
  *
  * The command line comes first (UEFI's LoadOptions, else the DT's
  * /chosen/bootargs): the options are parsed once from it before any
