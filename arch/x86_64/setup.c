@@ -113,8 +113,15 @@ static void acpi_setup(struct bootinfo *bi, uint32_t apic_id,
 	}
 	rc = fwboot_acpi(bi, &mem, bi->acpi_rsdp, apic_id, o->fw_inject, false,
 			 &acpi_info);
+	/*
+	 * multiboot1 carries no RSDP, and under UEFI no BIOS area holds one
+	 * (GRUB `multiboot` under OVMF): say what is lost, and the cure.
+	 */
 	if (rc == -ENOENT)
-		pr_info("x86_64: no ACPI RSDP found\n");
+		pr_warn("x86_64: no ACPI RSDP found (no multiboot2 tag 14/15, "
+			"none in the BIOS areas; a multiboot1 boot under UEFI "
+			"cannot pass one: use multiboot2): one node, the boot "
+			"CPU only\n");
 	if (rc)
 		goto boot_cpu_only;
 	x86_acpi = &acpi_info;

@@ -202,6 +202,10 @@ class EfiLuCase:
             out.append(f"cmdline {rep['cmdline']!r} lacks {WORDS!r}")
         if rep["boot"] != ("multiboot1" if self.multiboot1 else "multiboot2"):
             out.append(f"boot {rep['boot']!r}")
+        if self.multiboot1 and "keel: warning: x86_64: no ACPI RSDP " \
+                "found" not in b.log:
+            out.append("multiboot1 under UEFI: no warning that the RSDP "
+                       "is missing")
         errors = re.findall(r"^keel: error: .*$", b.log, re.M)
         if errors:
             out.append(f"error lines: {errors}")
