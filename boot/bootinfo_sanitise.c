@@ -244,11 +244,20 @@ static void reserved_trim(struct bootinfo *bi)
  * The image ("kernel", the arch's reservation of itself) over memory the
  * firmware keeps: its loader zeroed or wrote it (issue 36 §4: GRUB under
  * OVMF over ACPI NVS at 8 MiB). Nothing can be undone now; say it, naming
- * both ranges, once per firmware range, instead of reserving around it
- * without a word. @r: the image; RAM already sorted and disjoint.
+ * both ranges, instead of reserving around it without a word: one line
+ * per firmware range, at most IMAGE_ERR_MAX lines (then a count), once
+ * per image range (sanitise is idempotent: a second call says nothing).
  */
+#define IMAGE_ERR_MAX 8
+
+struct image_errs {
+	unsigned int left, more;
+};
+
+static struct region image_said; /* the image range last reported */
+
 static void image_gap_error(const struct bootinfo *bi, const struct region *r,
-			    uint64_t gs, uint64_t ge)
+			    uint64_t gs, uint64_t ge, struct image_errs *n)
 {
 	bool named = false;
 
@@ -258,25 +267,39 @@ static void image_gap_error(const struct bootinfo *bi, const struct region *r,
 		if (f == r || pa_val(f->start) >= ge || gs >= pa_val(f->end) ||
 		    !strcmp(f->name, r->name))
 			continue;
+		named = true;
+		if (!n->left) {
+			n->more++;
+			continue;
+		}
+		n->left--;
 		pr_err("the image [%#llx, %#llx) (%s) overlaps the firmware's "
 		       "%s [%#llx, %#llx): the loader wrote over it; load keel "
 		       "where the firmware map is free\n",
 		       U64(pa_val(r->start)), U64(pa_val(r->end)), r->name,
 		       f->name, U64(pa_val(f->start)), U64(pa_val(f->end)));
-		named = true;
 	}
-	if (!named)
-		pr_err("the image [%#llx, %#llx) (%s) covers [%#llx, %#llx), "
-		       "which the firmware's map does not call RAM\n",
-		       U64(pa_val(r->start)), U64(pa_val(r->end)), r->name,
-		       U64(gs), U64(ge));
+	if (named)
+		return;
+	if (!n->left) {
+		n->more++;
+		return;
+	}
+	n->left--;
+	pr_err("the image [%#llx, %#llx) (%s) covers [%#llx, %#llx), which the "
+	       "firmware's map does not call RAM\n",
+	       U64(pa_val(r->start)), U64(pa_val(r->end)), r->name, U64(gs),
+	       U64(ge));
 }
 
 /* Each stretch of the image @r that no RAM range covers: image_gap_error(). */
 static void image_check(const struct bootinfo *bi, const struct region *r)
 {
+	struct image_errs n = {IMAGE_ERR_MAX, 0};
 	uint64_t p = pa_val(r->start), e = pa_val(r->end);
 
+	if (pa_val(image_said.start) == p && pa_val(image_said.end) == e)
+		return;
 	for (unsigned int i = 0; i < bi->ram.count && p < e; i++) {
 		uint64_t rs = pa_val(bi->ram.regions[i].start);
 		uint64_t re = pa_val(bi->ram.regions[i].end);
@@ -284,11 +307,19 @@ static void image_check(const struct bootinfo *bi, const struct region *r)
 		if (re <= p)
 			continue;
 		if (rs > p)
-			image_gap_error(bi, r, p, MIN(rs, e));
+			image_gap_error(bi, r, p, MIN(rs, e), &n);
 		p = MAX(p, re);
 	}
 	if (p < e)
-		image_gap_error(bi, r, p, e);
+		image_gap_error(bi, r, p, e, &n);
+	if (n.left < IMAGE_ERR_MAX || n.more)
+		image_said = *r;
+	if (n.more)
+		pr_err("the image [%#llx, %#llx) (%s) overlaps %u more "
+		       "firmware "
+		       "ranges\n",
+		       U64(pa_val(r->start)), U64(pa_val(r->end)), r->name,
+		       n.more);
 }
 
 /* Every range the arch reserved as its image ("kernel"): image_check(). */

@@ -520,6 +520,37 @@ static void test_image_over_firmware(void **state)
 	assert_true(test_console_contains("acpi nvs [0x810000, 0x900000)"));
 	assert_int_equal(test_console_lines(), 3);
 	assert_int_equal(test_console_warnings(), 0);
+	/* sanitise is idempotent: said once. */
+	sandbox_console_clear();
+	bootinfo_sanitise(&bi);
+	assert_string_equal(sandbox_console_buffer(), "");
+}
+
+/* Sixteen firmware ranges under the image: 8 lines, then a count. */
+static void test_image_over_many(void **state)
+{
+	struct efi_desc d[32];
+
+	for (unsigned int i = 0; i < 16; i++) {
+		d[2 * i] =
+			(struct efi_desc){7, 0, 0x100000 + i * 0x2000, 0, 1, 0};
+		d[2 * i + 1] = (struct efi_desc){10, 0, 0x101000 + i * 0x2000,
+						 0,  1, 0};
+	}
+	begin();
+	tag_efi(d, ARRAY_SIZE(d));
+	finish();
+	assert_int_equal(parse(), 0);
+	bi.cpu_count = 1;
+	bi.cpus[0].boot_cpu = true;
+	bi.cpus[0].usable = true;
+	bootinfo_add_reserved(&bi, pa(0x100000), pa(0x120000), "kernel");
+	sandbox_console_clear();
+	bootinfo_sanitise(&bi);
+	assert_int_equal(test_console_lines(), 9);
+	assert_true(test_console_contains(
+		"keel: error: the image [0x100000, 0x120000) (kernel) overlaps "
+		"8 more firmware ranges"));
 }
 
 static void test_image_in_ram(void **state)
@@ -591,6 +622,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_map_problems, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_image_over_firmware,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_image_over_many,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_image_in_ram, test_setup,
 						test_teardown),
