@@ -13,6 +13,10 @@
  *    matrix valid for [0, node_count)^2: 10 on the diagonal, 11..255
  *    elsewhere (asymmetric allowed, 255 = unreachable); one bad entry is
  *    mended, more mean 10/20 (include/keel/bootinfo.h, "Node distances").
+ *  - the image (reserved as IMAGE_NAME, "kernel") lies in RAM:
+ *    where the firmware's map keeps any of it, one `keel: error:` line
+ *    names the image and the firmware's range (the loader has already
+ *    written there: nothing to mend, but never silent).
  *  - CPUs: 1 <= cpu_count, hwids unique, exactly one boot_cpu, which is
  *    usable and sits at index 0 (logical CPU 0 is the boot CPU).
  *
@@ -34,6 +38,9 @@
 #include <keel/string.h>
 
 #include "boot_priv.h"
+
+/* What every arch names the reservation of its own image (setup.c). */
+#define IMAGE_NAME "kernel"
 
 static uint32_t fix_node(struct bootinfo *bi, uint32_t node, const char *what,
 			 uint64_t id)
@@ -233,6 +240,96 @@ static void reserved_trim(struct bootinfo *bi)
 	bi->reserved.count = out;
 }
 
+/*
+ * The image ("kernel", the arch's reservation of itself) over memory the
+ * firmware keeps: its loader zeroed or wrote it (issue 36 §4: GRUB under
+ * OVMF over ACPI NVS at 8 MiB). Nothing can be undone now; say it, naming
+ * both ranges, instead of reserving around it without a word: one line
+ * per firmware range, at most IMAGE_ERR_MAX lines (then a count), once
+ * per image range (sanitise is idempotent: a second call says nothing).
+ */
+#define IMAGE_ERR_MAX 8
+
+struct image_errs {
+	unsigned int left, more;
+};
+
+static struct region image_said; /* the image range last reported */
+
+static void image_gap_error(const struct bootinfo *bi, const struct region *r,
+			    uint64_t gs, uint64_t ge, struct image_errs *n)
+{
+	bool named = false;
+
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *f = &bi->reserved.regions[i];
+
+		if (f == r || pa_val(f->start) >= ge || gs >= pa_val(f->end) ||
+		    !strcmp(f->name, r->name))
+			continue;
+		named = true;
+		if (!n->left) {
+			n->more++;
+			continue;
+		}
+		n->left--;
+		pr_err("the image [%#llx, %#llx) (%s) overlaps the firmware's "
+		       "%s [%#llx, %#llx): the loader wrote over it; load keel "
+		       "where the firmware map is free\n",
+		       U64(pa_val(r->start)), U64(pa_val(r->end)), r->name,
+		       f->name, U64(pa_val(f->start)), U64(pa_val(f->end)));
+	}
+	if (named)
+		return;
+	if (!n->left) {
+		n->more++;
+		return;
+	}
+	n->left--;
+	pr_err("the image [%#llx, %#llx) (%s) covers [%#llx, %#llx), which the "
+	       "firmware's map does not call RAM\n",
+	       U64(pa_val(r->start)), U64(pa_val(r->end)), r->name, U64(gs),
+	       U64(ge));
+}
+
+/* Each stretch of the image @r that no RAM range covers: image_gap_error(). */
+static void image_check(const struct bootinfo *bi, const struct region *r)
+{
+	struct image_errs n = {IMAGE_ERR_MAX, 0};
+	uint64_t p = pa_val(r->start), e = pa_val(r->end);
+
+	if (pa_val(image_said.start) == p && pa_val(image_said.end) == e)
+		return;
+	for (unsigned int i = 0; i < bi->ram.count && p < e; i++) {
+		uint64_t rs = pa_val(bi->ram.regions[i].start);
+		uint64_t re = pa_val(bi->ram.regions[i].end);
+
+		if (re <= p)
+			continue;
+		if (rs > p)
+			image_gap_error(bi, r, p, MIN(rs, e), &n);
+		p = MAX(p, re);
+	}
+	if (p < e)
+		image_gap_error(bi, r, p, e, &n);
+	if (n.left < IMAGE_ERR_MAX || n.more)
+		image_said = *r;
+	if (n.more)
+		pr_err("the image [%#llx, %#llx) (%s) overlaps %u more "
+		       "firmware "
+		       "ranges\n",
+		       U64(pa_val(r->start)), U64(pa_val(r->end)), r->name,
+		       n.more);
+}
+
+/* Every range the arch reserved as its image ("kernel"): image_check(). */
+static void images_check(const struct bootinfo *bi)
+{
+	for (unsigned int i = 0; i < bi->reserved.count; i++)
+		if (!strcmp(bi->reserved.regions[i].name, IMAGE_NAME))
+			image_check(bi, &bi->reserved.regions[i]);
+}
+
 /* Cap the table, give each CPU a node, drop repeated hwids (first stays). */
 static void cpus_dedup(struct bootinfo *bi)
 {
@@ -414,6 +511,7 @@ void bootinfo_sanitise(struct bootinfo *bi)
 	ram_trim(bi, limit);
 	ram_resolve(bi);
 	reserved_trim(bi);
+	images_check(bi);
 	cpus_fix(bi);
 
 	for (unsigned int i = 0; i < bi->ram.count; i++)

@@ -2,8 +2,9 @@
 /*
  * arm64 arch hooks of <arch/liveupdate.h>. The new image is the initrd
  * (QEMU -initrd Image, U-Boot booti with a ramdisk): a Linux arm64 Image,
- * relocated over this one (same base: its image_size must fit where this
- * image runs, [_head_start, _end)) by the stub (lu_stub.S), and entered
+ * relocated over this one (same base: [_head_start, _end), and for a
+ * bigger one the memory past it when that is free, liveupdate_room()) by
+ * the stub (lu_stub.S), and entered
  * as booting.rst says with x0 = a copy of the DTB this image got, grown by
  * /chosen/keel,handover (boot/fdt_handover.c): the firmware's map as it
  * was, plus where the handover lies. The copy lives in the scratch memory
@@ -34,6 +35,7 @@
 #include <keel/errno.h>
 #include <keel/fdt.h>
 #include <keel/handover.h>
+#include <keel/liveupdate.h>
 #include <keel/string.h>
 
 #define DTB_MAX_BYTES (2u << 20) /* booting.rst */
@@ -149,14 +151,10 @@ static int check_image(const struct arch_lu_jump *j, struct lu_image *img,
 	}
 	if (lu_image_arm64((const void *)(uintptr_t)s, e - s, img, why, n))
 		return -EINVAL;
-	if (base + img->need_end > end) {
-		snprintf(why, n,
-			 "the new image needs %llu bytes, more than the %llu "
-			 "where this one runs, its room included",
-			 (unsigned long long)img->need_end,
-			 (unsigned long long)(end - base));
+	/* Bigger: the memory past our end must be ours to give (lu_room.c). */
+	if (base + img->need_end > end &&
+	    liveupdate_room(end, base + img->need_end, why, n))
 		return -EINVAL;
-	}
 	if (overlaps(s, e, base, end)) {
 		snprintf(why, n,
 			 "the initrd [%#llx, %#llx) lies over this image "

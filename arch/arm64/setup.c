@@ -33,6 +33,7 @@
 #include <keel/errno.h>
 #include <keel/fdt.h>
 #include <keel/fwboot.h>
+#include <keel/liveupdate.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -351,15 +352,22 @@ static void console_use(const struct console_spec *cs, const char *why)
 	pl011_release();
 }
 
-/* The image, its page-table pool and keel.lds's room for a bigger next one. */
+/*
+ * The image and its page-table pool; on a cold boot with liveupdate=, the
+ * RAM after them kept free of domains for a bigger next image (keel's own
+ * reservation, not part of image_size: common/liveupdate/lu_room.c).
+ */
 static void reserve_image(struct bootinfo *bi, paddr_t image_start)
 {
+	paddr_t end = virt_to_phys(_end);
+
 	bootinfo_add_reserved(bi, image_start, virt_to_phys(__pgtables_start),
 			      "kernel");
 	bootinfo_add_reserved(bi, virt_to_phys(__pgtables_start),
 			      virt_to_phys(__pgtables_end), "page tables");
-	bootinfo_add_reserved(bi, virt_to_phys(__image_need_end),
-			      virt_to_phys(_end), "image room");
+	if (boot_opts.liveupdate && !bi->handover.size)
+		bootinfo_add_reserved(bi, end, pa_add(end, LU_ROOM_BYTES),
+				      LU_ROOM_NAME);
 }
 
 /**

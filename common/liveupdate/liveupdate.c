@@ -431,6 +431,7 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 			  (unsigned long long)needs.scratch_bytes);
 		return -ENOMEM;
 	}
+	lu_room_begin(ds, j->handover, *cap, j->scratch, needs.scratch_bytes);
 	if (arch_lu_prepare(j, why, sizeof(why))) {
 		lu_failed("%s", why);
 		return -EINVAL;

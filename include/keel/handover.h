@@ -272,8 +272,9 @@ static inline uint32_t handover_checksum(const void *buf, uint64_t size)
  * The new image, as its loader would read it (boot/handover_image.c):
  * its file from file_off goes to [load, load_end), zeroed to mem_end,
  * entered at entry. arm64: addresses relative to the 2 MiB aligned base.
- * need_end: where a keel image really ends, without the room its loaders
- * keep for a bigger next image (its header's keel need: the multiboot1
+ * need_end: where a keel image really ends (older images kept a room for
+ * a bigger next image inside their loader-visible end; since issue 36
+ * need_end == mem_end) (its header's keel need: the multiboot1
  * header followed by LU_NEED_MAGIC and need_end; the arm64 Image's res3
  * LU_NEED_MAGIC64 and res2 the size); mem_end for any other image.
  */

@@ -156,4 +156,27 @@ void ho_preserved(struct ho_writer *w);
  */
 uint64_t ho_finish(struct ho_writer *w, const struct handover_header *hd);
 
+/*
+ * lu_room.c: the room a bigger next image needs past this image's end,
+ * found at update time (docs/liveupdate.md). liveupdate_run() says what
+ * the update keeps (lu_room_begin()); the arch's image check asks
+ * liveupdate_room() for [start, end): 0, or -EBUSY with @why naming what
+ * is in the way (a reserved range, a domain's extent or tables, the
+ * handover, the stub's scratch).
+ */
+/*
+ * A cold boot asked for liveupdate=N keeps, in its own map (never in the
+ * loader's view of the image: nothing is zeroed, nothing covers firmware
+ * memory), the RAM right after its image free of domains: reserved under
+ * this name, up to this many bytes, where the map says RAM (the arch's
+ * setup.c). liveupdate_room() counts it as room.
+ */
+#define LU_ROOM_BYTES (2ULL << 20)
+#define LU_ROOM_NAME  "image room"
+
+struct domain_set;
+void lu_room_begin(const struct domain_set *ds, paddr_t ho, uint64_t ho_bytes,
+		   paddr_t scratch, uint64_t scratch_bytes);
+int liveupdate_room(uint64_t start, uint64_t end, char *why, size_t n);
+
 #endif
