@@ -198,35 +198,41 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 	return 0;
 }
 
+/* Two reserved ranges join: "merged" unless they share a name. */
+static void join_names(struct region *into, const struct region *next)
+{
+	into->name[sizeof(into->name) - 1] = '\0';
+	if (strncmp(into->name, next->name, sizeof(into->name)))
+		strlcpy(into->name, "merged", sizeof(into->name));
+}
+
 /*
  * The list is full and [start, end) must still be reserved: it takes the
- * spare slot, the list is sorted by start and its two nearest neighbours
- * merge, which frees one slot (the new range is merged if it is nearest).
- * Every byte reserved before stays reserved; the gap joins them.
+ * spare slot, the list is sorted by start and its nearest neighbours
+ * merge, an eighth of the list at once (range_table_coalesce()), so that
+ * n more ranges sort it O(n / cap) times, not n (the new range is merged
+ * if it is among the nearest). Every byte reserved before stays
+ * reserved; the gaps join them.
  */
 static void reserved_merge_nearest(struct bootinfo *bi, paddr_t start,
 				   paddr_t end, const char *name)
 {
 	struct range_table *t = &bi->reserved;
 	struct region *r = &t->regions[t->count++];
-	unsigned int best;
-	uint64_t gap;
+	unsigned int before;
 
 	*r = region_of(start, end);
 	strlcpy(r->name, name, sizeof(r->name));
 	range_table_sort(t);
-	best = range_table_nearest_pair(t, &gap);
-	if (!bi->merged_reserved++)
+	if (!bi->merged_reserved)
 		fix_warn(bi,
 			 "more than %u reserved ranges: merging the nearest "
 			 "ones, the bytes between them are reserved too",
 			 t->cap - 1);
-	bi->merged_reserved_gap += gap;
-	r = &t->regions[best];
-	r->name[sizeof(r->name) - 1] = '\0';
-	if (strncmp(r->name, r[1].name, sizeof(r->name)))
-		strlcpy(r->name, "merged", sizeof(r->name));
-	range_table_join_next(t, best);
+	before = t->count;
+	bi->merged_reserved_gap += range_table_coalesce(
+		t, range_table_coalesce_batch(t->count), join_names);
+	bi->merged_reserved += before - t->count;
 }
 
 /**

@@ -152,26 +152,31 @@ int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 	return err;
 }
 
+/* Two reserved regions join: "merged" unless they share a name. */
+static void join_names(struct region *into, const struct region *next)
+{
+	if (strcmp(into->name, next->name))
+		strlcpy(into->name, "merged", sizeof(into->name));
+}
+
 /*
- * The reserved table is full: merge the two neighbours with the smallest
- * gap, reserving the gap with them, to make room for one more region.
+ * The reserved table is full: merge the neighbours with the smallest
+ * gaps, reserving the gaps with them, an eighth of the table at once
+ * (range_table_coalesce()): a table kept full by n more reservations is
+ * scanned O(n / cap) times, not n.
  */
 static void rsv_coalesce(void)
 {
-	uint64_t gap;
-	unsigned int best = range_table_nearest_pair(&rsv_table, &gap);
+	unsigned int before = rsv_table.count;
 
-	if (!merged_regions++ && !superset_pass)
+	if (!merged_regions && !superset_pass)
 		pr_warn("bootmem: more than %u reserved regions: merging the "
 			"nearest neighbours, the RAM between them stays "
 			"reserved\n",
 			rsv_table.cap);
-	merged_gap_bytes += gap;
-	if (strcmp(rsv_table.regions[best].name,
-		   rsv_table.regions[best + 1].name))
-		strlcpy(rsv_table.regions[best].name, "merged",
-			sizeof(rsv_table.regions[best].name));
-	range_table_join_next(&rsv_table, best);
+	merged_gap_bytes += range_table_coalesce(
+		&rsv_table, range_table_coalesce_batch(before), join_names);
+	merged_regions += before - rsv_table.count;
 }
 
 /*
