@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: irq.
  * Interrupt latency (DESIGN §12): the probe of latency=on
  * (common/irq/latency.c) and its report (common/report/latency_report.c).
  * The probe reads the interrupts-off tracer, which lives below the locks

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Console output. Every line keel prints starts with "keel: "; warnings and
  * errors carry "warning: " / "error: " after it so that logs can be grepped.
  */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * DOC: range tables
  *
  * The one table type keel keeps ranges in, after Linux's struct

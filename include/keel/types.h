@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Basic types. Physical addresses and page frame numbers are distinct
  * single-member structs so that one cannot be passed where the other is
  * expected; convert only through the helpers below.
