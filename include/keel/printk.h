@@ -28,6 +28,9 @@ int printk_get_level(void);
 extern unsigned int printk_warn_count;
 extern unsigned int printk_err_count;
 
+/* %llx / %llu take unsigned long long: one cast for every width. */
+#define U64(x) ((unsigned long long)(x))
+
 /* printk(level, fmt, ...): one message; "keel: " prefix added by the caller macros. */
 void printk(int level, const char *fmt, ...) __printf(2, 3);
 void vprintk(int level, const char *fmt, va_list ap);
