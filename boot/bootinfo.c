@@ -144,7 +144,7 @@ static int ram_merge(struct bootinfo *bi, uint64_t s, uint64_t e, uint32_t node)
 		    !whole_pages(pa_val(r->start), pa_val(r->end), &ps, &pe) ||
 		    pe < ts || ps > te)
 			continue;
-		if (ps < te && ts < pe && !said) {
+		if (ranges_overlap(ps, pe, ts, te) && !said) {
 			said = true;
 			fix_warn(bi,
 				 "ram [%#llx, %#llx) listed twice on node "

@@ -474,6 +474,21 @@ static void test_million_adds_into_full_table(void **state)
 	assert_non_null(range_table_find(&b, pa((n - 1) * 64ULL + 15 + 7)));
 }
 
+/* region_overlaps(): a shared byte overlaps, touching does not. */
+static void test_region_overlaps(void **state)
+{
+	struct region r = region_of(pa(10), pa(20));
+
+	assert_true(region_overlaps(&r, pa(19), pa(30)));
+	assert_true(region_overlaps(&r, pa(0), pa(11)));
+	assert_true(region_overlaps(&r, pa(12), pa(13)));
+	assert_true(region_overlaps(&r, pa(0), pa(100)));
+	assert_false(region_overlaps(&r, pa(20), pa(30)));
+	assert_false(region_overlaps(&r, pa(0), pa(10)));
+	assert_true(ranges_overlap(0, ~0ULL, ~0ULL - 1, ~0ULL));
+	assert_false(ranges_overlap(0, 5, 5, 6));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +505,7 @@ int main(void)
 		cmocka_unit_test(test_page_view),
 		cmocka_unit_test(test_coalesce_nearest_classes),
 		cmocka_unit_test(test_million_adds_into_full_table),
+		cmocka_unit_test(test_region_overlaps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
