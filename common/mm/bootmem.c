@@ -33,10 +33,10 @@
  * later allocation is a bug and panics. bootmem never calls the heap: it
  * is the layer below.
  *
- * A reserved table at its limit never drops a reservation: the two
- * neighbouring regions with the smallest gap between them are merged into
- * one (named
- * "merged" unless they share a name), so the gap is reserved too. Some RAM
+ * A reserved table at its limit never drops a reservation: the
+ * neighbouring regions with the smallest gaps between them are merged, an
+ * eighth of the table at once (named "merged" unless they share a name),
+ * so the gaps are reserved too. Some RAM
  * may be kept from the heap that way, never handed to it by mistake; it is
  * counted and said once.
  *
