@@ -189,7 +189,8 @@ int range_table_add(struct range_table *t, paddr_t start, paddr_t end,
 
 /**
  * range_table_append() - @r at the end of a list still being built, as
- * given (no order, no merge: bootinfo's lists before sanitise).
+ * given (no order, no merge: bootinfo's lists before sanitise); @unsorted
+ * says when it lands below the end of the last one.
  *
  * Return: 0 or -ENOSPC (full, and it could not grow).
  */
@@ -197,6 +198,8 @@ int range_table_append(struct range_table *t, const struct region *r)
 {
 	if (!room(t))
 		return -ENOSPC;
+	if (t->count && pa_val(r->start) < pa_val(t->regions[t->count - 1].end))
+		t->unsorted = true;
 	t->regions[t->count++] = *r;
 	return 0;
 }

@@ -39,6 +39,12 @@ struct range_table {
 	unsigned int count;	/* sorted by start, none overlapping */
 	unsigned int cap;
 	unsigned int max; /* grow no further (<= cap: never grows) */
+	/*
+	 * A list still being built (range_table_append()): a region was
+	 * appended below the end of the one before it, so the list may be
+	 * out of order or overlap. Until then it is sorted and disjoint.
+	 */
+	bool unsorted;
 	/* May @a extend over @b's payload? NULL: always. */
 	bool (*same)(const struct region *a, const struct region *b);
 	/*

@@ -370,6 +370,43 @@ static void test_reserved_million_into_full_list(void **state)
 				4 * GB + (n - 1) * 16 * 4096ULL + 8 * 4096ULL));
 }
 
+/*
+ * Issue 36: 100,000 separate RAM ranges listed in address order (a DT or
+ * UEFI map that large) all kept, and RAM touching the last range of its
+ * node still merged. Each add used to scan every range before it: O(n^2),
+ * minutes under ASan. A list sorted so far is only searched at its tail.
+ * Quiet: well under a second; the alarm is a safety net (60 s).
+ */
+static void test_ram_many_in_order(void **state)
+{
+	const unsigned int n = 100000;
+
+	bootinfo_early_pool_reset();
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	alarm(60);
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(bootinfo_add_ram(&bi, pa(4 * GB + i * 2 * MB),
+						  pa(4 * GB + i * 2 * MB + MB),
+						  i % 2),
+				 0);
+	/* Touching the last range of its node: merged, no slot. */
+	assert_int_equal(bootinfo_add_ram(&bi,
+					  pa(4 * GB + (n - 1) * 2 * MB + MB),
+					  pa(4 * GB + n * 2 * MB), (n - 1) % 2),
+			 0);
+	/* Overlapping an earlier one (out of order): merged too. */
+	assert_int_equal(bootinfo_add_ram(&bi, pa(4 * GB + MB / 2),
+					  pa(4 * GB + MB + MB / 2), 0),
+			 0);
+	alarm(0);
+	assert_int_equal(bi.ram.count, n);
+	assert_int_equal(bi.dropped_ram, 0);
+	assert_int_equal(pa_val(bi.ram.regions[n - 1].end),
+			 4 * GB + n * 2 * MB);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 4 * GB + MB + MB / 2);
+	bootinfo_early_pool_reset();
+}
+
 /* CPUs past the table: one warning, even when sanitise runs twice. */
 static void test_cpus_over_cap_said_once(void **state)
 {
@@ -587,6 +624,7 @@ int main(void)
 		T(test_reserved),
 		T(test_reserved_overflow_merges),
 		T(test_reserved_million_into_full_list),
+		T(test_ram_many_in_order),
 		T(test_cpus_over_cap_said_once),
 		T(test_property_random),
 	};
