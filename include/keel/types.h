@@ -103,8 +103,7 @@ static inline bool ranges_overlap(uint64_t s1, uint64_t e1, uint64_t s2,
 	return s1 < e2 && s2 < e1;
 }
 /* Does region @r share a byte with [@s, @e)? */
-static inline bool region_overlaps(const struct region *r, paddr_t s,
-				   paddr_t e)
+static inline bool region_overlaps(const struct region *r, paddr_t s, paddr_t e)
 {
 	return ranges_overlap(pa_val(r->start), pa_val(r->end), pa_val(s),
 			      pa_val(e));
