@@ -5,8 +5,7 @@
 #ifndef BOOT_BOOT_PRIV_H
 #define BOOT_BOOT_PRIV_H
 
-/* printk's %llx/%llu take unsigned long long: one cast for every width. */
-#define U64(x) ((unsigned long long)(x))
+#include <keel/printk.h> /* U64() */
 
 /*
  * One fix-up of bootinfo (boot/bootinfo.c, boot/bootinfo_sanitise.c): a

@@ -196,6 +196,7 @@ static void phase_smp(struct bootinfo *bi, const struct keel_options *o)
 	trace_begin("smp");
 	smp_init(bi);
 	/* Per-CPU state, sized by the CPUs described, while bootmem is open. */
+	irq_counts_init();
 	scrub_init_cpus();
 	if (o->stress_seconds)
 		stress_init_cpus();

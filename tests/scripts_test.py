@@ -498,7 +498,8 @@ def layers_tree(d, srcs):
             f.write(text)
         if rel.endswith(".c"):
             obj = os.path.join(d, rel + ".o")
-            run(["gcc", "-c", "-o", obj, os.path.join(d, rel)])
+            run(["gcc", "-c", "-I", os.path.join(d, "include"), "-o", obj,
+                 os.path.join(d, rel)])
             objs.append(obj)
     with open(os.path.join(d, "objs.txt"), "w", encoding="utf-8") as f:
         f.write(" ".join(objs))
@@ -526,6 +527,52 @@ def layers_test(tmp):
     if down.returncode != 0:
         out.append(f"arch -> boot, arch -> lib refused: {down.stdout!r}")
     check("check-layers names an upward call", out)
+
+
+def include_rule_test(tmp):
+    """scripts/check-layers.py reads each include/keel header's owner from
+    its first comment line and names a room's source that includes a
+    header of a room above it (also through its private header), or one of
+    boot/'s that is not data; a header with no owner; a docs/design.md row
+    that names another owner. It passes includes that go down."""
+    hdr = {"include/keel/low.h": "/* SPDX-License-Identifier: MIT */\n"
+                                 "/*\n * Owner: lib.\n */\n",
+           "include/keel/top.h": "/* SPDX-License-Identifier: MIT */\n"
+                                 "/*\n * Owner: report.\n */\n",
+           "include/keel/bi.h": "/* SPDX-License-Identifier: MIT */\n"
+                                "/* Owner: boot (data: read). */\n",
+           "include/keel/fw.h": "/* SPDX-License-Identifier: MIT */\n"
+                                "/*\n * Owner: boot.\n */\n"}
+
+    def build(name, extra, inc):
+        src = "".join(f"#include {i}\n" for i in inc) + "int m(void);\n"
+        return layers_tree(os.path.join(tmp, f"inc-{name}"),
+                           {**hdr, **extra, "common/mm/m.c": src})
+    priv = {"common/mm/mm_priv.h": "#include <keel/top.h>\n"}
+    runs = {
+        "down": (build("down", {}, ["<keel/low.h>", "<keel/bi.h>"]), 0,
+                 None),
+        "up": (build("up", {}, ["<keel/top.h>"]), 1,
+               "common/mm/m.c includes <keel/top.h>, room report's header "
+               "(above mm)"),
+        "nested": (build("nested", priv, ['"mm_priv.h"']), 1,
+                   "includes <keel/top.h>, room report's header"),
+        "boot": (build("boot", {}, ["<keel/fw.h>"]), 1,
+                 "<keel/fw.h>, room boot's header (boot/'s, not data)"),
+        "no-owner": (build("no-owner", {"include/keel/x.h": "/* x */\n"},
+                           []), 1, "include/keel/x.h names no owner"),
+        "doc": (build("doc", {"docs/design.md":
+                              "| `low.h` | lib | |\n| `top.h` | lib | |\n"
+                              "| `bi.h` | boot (data) | |\n"
+                              "| `fw.h` | boot | |\n"}, []), 1,
+                "header table says top.h is lib's, the header says "
+                "report's"),
+    }
+    out = []
+    for name, (r, rc, want) in runs.items():
+        if r.returncode != rc or (want and want not in r.stdout):
+            out.append(f"{name}: rc {r.returncode}: {r.stdout!r}")
+    check("check-layers names an include up a room", out)
 
 
 def heap_alone_test(tmp):
@@ -639,6 +686,7 @@ def main():
         hostfreeze_tests(tmp)
         layers_test(tmp)
         private_header_test(tmp)
+        include_rule_test(tmp)
         heap_alone_test(tmp)
         size_rule_test(tmp)
     if not os.access(keel, os.X_OK):

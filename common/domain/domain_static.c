@@ -44,11 +44,6 @@
 
 #define RANGE_FMT "xen,static-mem [%#llx, %#llx)"
 
-static bool overlap(paddr_t s1, paddr_t e1, paddr_t s2, paddr_t e2)
-{
-	return pa_val(s1) < pa_val(e2) && pa_val(s2) < pa_val(e1);
-}
-
 /* The RAM range holding all of [s, e): its node in *@node. */
 static bool in_one_ram(const struct bootinfo *bi, paddr_t s, paddr_t e,
 		       uint32_t *node)
@@ -70,8 +65,7 @@ static const struct region *reserved_hit(const struct bootinfo *bi, paddr_t s,
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
 		const struct region *r = &bi->reserved.regions[i];
 
-		if (strcmp(r->name, "static-mem") &&
-		    overlap(s, e, r->start, r->end))
+		if (strcmp(r->name, "static-mem") && region_overlaps(r, s, e))
 			return r;
 	}
 	return NULL;
@@ -86,8 +80,7 @@ static const struct bi_domain *domain_hit(const struct bootinfo *bi,
 		const struct bi_domain *o = &bi->domains[i];
 
 		for (unsigned int k = 0; o != self && k < o->static_count; k++)
-			if (overlap(s, e, o->static_mem[k].start,
-				    o->static_mem[k].end))
+			if (region_overlaps(&o->static_mem[k], s, e))
 				return o;
 	}
 	return NULL;

@@ -46,7 +46,6 @@
 #include <arch/cpu.h>
 #include <keel/audit.h>
 #include <keel/bench.h>
-#include <keel/boot.h>
 #include <keel/bootinfo.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>

@@ -36,12 +36,9 @@
 #include <keel/bug.h>
 #include <keel/options.h>
 #include <keel/printk.h>
-#include <keel/report.h>
 #include <keel/smp.h>
 #include <keel/string.h>
 #include <keel/trace.h>
-#include <keel/json.h>
-#include <keel/scrub.h>
 
 #include "smp_priv.h"
 

@@ -38,7 +38,6 @@
 #include <keel/printk.h>
 #include <keel/string.h>
 #include <keel/trace.h>
-#include <keel/json.h>
 #include <keel/smp.h>
 
 static enum trace_mode trace_mode = TRACE_MODE_SUMMARY;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot.
  * ACPI static table parsers (boot/acpi/acpi.c, boot/acpi/acpi_*.c): RSDP ->
  * XSDT/RSDT -> MADT, SRAT, SLIT, FADT (+ the DSDT's \_S5), HPET, SPCR.
  *

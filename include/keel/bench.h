@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: selftest.
  * The allocation self-benchmark (bench=on; DESIGN §6, §7 "bench", §9).
  *
  * For every node with memory, for orders 0, 9 and 18 (those <= MAX_ORDER

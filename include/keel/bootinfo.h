@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot (data: common/ reads it).
  * struct bootinfo: everything the firmware told us, in one arch-neutral
  * shape. The boot/ parsers fill it (multiboot1/2, FDT, ACPI, the sandbox
  * firmware description), bootinfo_sanitise() makes it consistent, and

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Which serial port is the console: the console= spelling of the command
  * line (docs/cmdline.md), parsed by console_spec_parse(), or the ACPI SPCR
  * (acpi_spcr_console() in keel/acpi.h). One arch-neutral result; the arch

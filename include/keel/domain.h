@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: domain.
  * Guests' memory (DESIGN §11): the domains a hypervisor builds at boot,
  * from `domain=SIZE[@NODE]` words and (arm64) Xen's dom0less /chosen
  * nodes. Each domain gets its memory in the largest extents (1 GiB, 2 MiB,

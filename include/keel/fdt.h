@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot.
  * Device Tree -> struct bootinfo (boot/fdt/fdt.c), through libfdt. A pure
  * function over a byte buffer: it never touches hardware and never reads
  * outside [blob, blob + len), so it is unit-tested and fuzzed on the host.

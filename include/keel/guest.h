@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: guest.
  * Guests that run in their domains (DESIGN §14, issue 31): guests=on
  * gives every built domain one vCPU running the guest program
  * (<keel/guest_abi.h>) with its own stage 1 off. It walks its whole IPA

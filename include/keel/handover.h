@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot (data: common/ reads it).
  * The live-update handover (DESIGN §13, docs/liveupdate.md): what an old
  * keel image leaves in RAM for the new one, byte by byte, and what the new
  * image's reader (boot/handover.c) makes of it in struct bootinfo.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Fault injection (inject= on the command line, docs/cmdline.md): named
  * fault points that the subsystems ask about. The command line parses the
  * words (inject_parse()), keel_main() arms them once (inject_arm()), and

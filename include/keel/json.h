@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * A streaming JSON writer for the boot report: a small staging buffer
  * flushed to console_write(), no heap, one line (it never writes a
  * newline). It counts the bytes it wrote, so a document can end with its

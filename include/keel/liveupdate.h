@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: liveupdate.
  * Live update (DESIGN §13, docs/liveupdate.md), the arch-neutral room
  * common/liveupdate/: liveupdate=N hands this image's domains to a new
  * keel image N times in a row (A to B, B to C, ...), each a fresh program

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot (data: common/ reads it).
  * keel's command line options, parsed once a boot by options_parse()
  * (boot/cmdline.c) into a struct keel_options that the arch owns and hands
  * as data to boot/ (fwboot_finish()) and to keel_main(), which hands each

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: domain.
  * Stage-2 / EPT translation tables of a guest ("p2m": guest physical to
  * machine), in the arch's real format: arm64 VMSAv8-64 stage 2 (4 KiB
  * granule) or Intel EPT (4 levels). The builder and walker are

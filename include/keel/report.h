@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: report.
  * The boot report (DESIGN §7): human lines prefixed "keel: ", one line
  * "KEEL-REPORT {json}", then "KEEL: PASS" or "KEEL: FAIL <reason>".
  */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * The scrub primitives this CPU has (the candidates: the arch's table,
  * include/arch/scrub.h, filtered by what the CPU can run) and the one in
  * use (the selected one). Candidates are listed once, on the boot CPU

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: smp.
  * CPUs and work dispatch. Secondary CPUs park in smp_secondary_main(),
  * sleeping until work is posted to their own mailbox (the poster wakes
  * them: arch_cpu_wake()). smp_run_on() posts a function to a set of CPUs

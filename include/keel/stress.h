@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: selftest.
  * Stress with verification (stress=N seconds): every online CPU allocates
  * and frees random blocks on random nodes at once, stamps each block it
  * holds with a pattern naming the owner CPU and the pfn, and checks the

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: smp.
  * Boot timing, bootstage-style: per-CPU buffers of raw tick stamps, converted
  * to ns only in the report. Compiled to nothing with CONFIG_TRACE=n.
  * Names are string literals (they are stored by pointer).

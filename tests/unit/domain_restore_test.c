@@ -10,6 +10,8 @@
  * refuses fail the domain alone, with nothing adopted and nothing
  * written.
  */
+#include <unistd.h>
+
 #include "common.h"
 #include <arch/p2m.h>
 #include <keel/audit.h>
@@ -334,6 +336,47 @@ static void test_adopt_refused(void **state)
 	failed_alone("the heap refused extent[2]");
 }
 
+/*
+ * Issue 36: a forged p2m whose entries alias one table per level (every
+ * entry of the root to one table, every entry of that to one more, down
+ * to an empty leaf table) with 534 GiB claimed as table pages. The walk
+ * was bounded only by the pages claimed: 512^3 tables of 512 entries, for
+ * minutes. A table over guest memory no extent maps is refused, so the
+ * walk stops after the few tables a 10 MiB domain needs. Quiet: well
+ * under a second; the alarm is a safety net (60 s) that turns the old
+ * walk's hang into a failure.
+ */
+static void test_tables_alias(void **state)
+{
+	uint64_t *t;
+	uint64_t next;
+
+	(void)state;
+	machine();
+	ipa_bits = MIN(fmt->max_ipa_bits, 48u);
+	fmt->geometry(ipa_bits, &start_level, &root_order);
+	next = T_PA + (PAGE_SIZE << root_order);
+	/* Root, then one table per level, each entry to the next one. */
+	for (unsigned int l = start_level; l < P2M_LEAF_LEVEL; l++) {
+		uint64_t at = l == start_level ? T_PA : next - PAGE_SIZE;
+		uint64_t n = l == start_level ? 512ull << root_order : 512;
+
+		t = table(at);
+		memset(table(next), 0, PAGE_SIZE);
+		for (uint64_t i = 0; i < n; i++)
+			t[i] = fmt->table(pa(next));
+		next += PAGE_SIZE;
+	}
+	next_table = next;
+	describe(B_PA);
+	/* The claim: 534 GiB of table pages from T_PA. */
+	((struct handover_range *)(rec + sizeof(struct handover_domain)))->end =
+		T_PA + 534 * GiB;
+	alarm(60);
+	failed_alone("a table over guest memory no extent maps");
+	alarm(0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +391,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_all_mapped, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_adopt_refused, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_tables_alias, test_setup,
 						test_teardown),
 	};
 
