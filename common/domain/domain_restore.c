@@ -388,6 +388,30 @@ static bool restore_one(struct domain_set *s, struct domain *d,
 	return d->built;
 }
 
+/*
+ * Guest isolation failed (domain_restore_check.c): every domain of @h
+ * into @s failed with @why, none of its memory taken or written.
+ */
+static void refuse_all(struct domain_set *s, const struct bi_handover *h,
+		       unsigned int count, const char *why)
+{
+	for (unsigned int i = 0; i < count; i++) {
+		struct domain *d = &s->d[s->stats.count++];
+		const struct bi_handover_domain *hd = &h->domains[i];
+
+		spin_lock_init(&d->map_lock);
+		domain_set_name(d, hd->name);
+		d->restored = hd;
+		d->origin = DOMAIN_ORIGIN_HANDOVER;
+		d->ctx = &s->ctx;
+		d->id = hd->id;
+		d->node = d->build_node = hd->node;
+		d->spec.bytes = hd->bytes;
+		d->spec.node = (int64_t)hd->node;
+		domain_fail(d, why);
+	}
+}
+
 /**
  * domains_restore() - the handover's domains into @s (keel/domain.h).
  *
@@ -404,6 +428,7 @@ unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 	const struct bi_handover *h = &bi->handover;
 	unsigned int ok = 0, count = MIN(h->domain_count, DOMAIN_MAX);
 	uint64_t start = arch_ticks();
+	char why[256];
 
 	memset(&s->stats, 0, sizeof(s->stats));
 	memset(&s->ctx, 0, sizeof(s->ctx));
@@ -412,6 +437,14 @@ unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 	if (h->state != HANDOVER_TAKEN)
 		return 0;
 	memset(s->d, 0, count * sizeof(s->d[0]));
+	if (domains_restore_disjoint(h, why, sizeof(why))) {
+		pr_err("%s: no domain restored (their memory stays "
+		       "reserved)\n",
+		       why);
+		refuse_all(s, h, count, why);
+		*failed = count;
+		return 0;
+	}
 	for (unsigned int i = 0; i < count; i++) {
 		struct domain *d = &s->d[s->stats.count++];
 

@@ -251,6 +251,22 @@ handover_domain_tables(const struct bi_handover_domain *d, uint32_t i)
 }
 
 /*
+ * Guest isolation (common/domain/domain_restore_check.c): the extents and
+ * table ranges of every domain of a taken handover must be pairwise
+ * disjoint before any is restored. A span: a range, its owner in the low
+ * 12 bits of start (domain index << 1 | 1 for table pages).
+ * domains_disjoint(): O(n log n) in @scratch (@cap spans, at least
+ * handover_span_count()). Return: 0, -EINVAL with @why naming the first
+ * overlap, or -ENOMEM when @cap is too small.
+ */
+struct handover_span {
+	uint64_t start, end;
+};
+uint64_t handover_span_count(const struct bi_handover *h);
+int domains_disjoint(const struct bi_handover *h, struct handover_span *scratch,
+		     uint64_t cap, char *why, size_t n);
+
+/*
  * handover_checksum() - the CRC-32 of [@buf, @buf + @size), the header's
  * checksum field (bytes 24..27) read as zero (writer and reader both).
  */
