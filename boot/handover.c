@@ -45,6 +45,7 @@ struct ho_ctx {
 	const uint8_t *pres; /* the preserved ranges, NULL: none */
 	unsigned int pres_count;
 	uint32_t version; /* the header's */
+	uint64_t written; /* the header's written_ticks */
 };
 
 static __printf(2, 3) int refuse(struct ho_ctx *c, const char *fmt, ...)
@@ -192,6 +193,7 @@ static int check_header(struct ho_ctx *c, const struct handover_header *hd,
 		return refuse(c, "generation 0 (the first new image is 1)");
 	c->size = hd->size;
 	c->version = hd->version;
+	c->written = hd->written_ticks;
 	return 0;
 }
 
@@ -479,18 +481,22 @@ static int parse_domain(struct ho_ctx *c, uint64_t off,
 
 /* ---- vCPUs (version 2) -------------------------------------------------- */
 
-static bool dom_known(const struct ho_ctx *c, uint16_t id)
+static const struct bi_handover_domain *dom_known(const struct ho_ctx *c,
+						  uint16_t id)
 {
 	for (unsigned int k = 0; k < c->h->domain_count; k++)
 		if (c->h->domains[k].id == id)
-			return true;
-	return false;
+			return &c->h->domains[k];
+	return NULL;
 }
 
 /* The fields of vCPU record @n against this machine and the domains. */
 static int check_vcpu(struct ho_ctx *c, unsigned int n,
-		      const struct handover_vcpu *v, uint32_t bytes)
+		      const struct handover_vcpu *v, uint32_t bytes,
+		      const uint8_t *state)
 {
+	char why[BI_HANDOVER_WHY_MAX];
+
 	if (v->state_bytes > HANDOVER_VCPU_STATE_MAX ||
 	    bytes != sizeof(*v) + ALIGN_UP((uint64_t)v->state_bytes, 8))
 		return refuse(c,
@@ -509,12 +515,26 @@ static int check_vcpu(struct ho_ctx *c, unsigned int n,
 	if (v->cpu >= c->bi->cpu_count)
 		return refuse(c, "vcpus[%u]: cpu %u does not exist (%u CPUs)",
 			      n, v->cpu, c->bi->cpu_count);
-	if (v->arch == HANDOVER_VCPU_NONE || v->arch != c->h->vcpu_arch)
+	if (c->h->vcpu_arch == HANDOVER_VCPU_NONE)
+		return refuse(c,
+			      "vcpus[%u]: arch %u, but this image runs no "
+			      "guests (it resumes no vCPU)",
+			      n, v->arch);
+	if (v->arch != c->h->vcpu_arch)
 		return refuse(c, "vcpus[%u]: arch %u, this image's is %u", n,
 			      v->arch, c->h->vcpu_arch);
 	if (v->state_bytes != c->h->vcpu_state_bytes)
 		return refuse(c, "vcpus[%u]: state_bytes %u, arch %u has %u", n,
 			      v->state_bytes, v->arch, c->h->vcpu_state_bytes);
+	if (c->written && v->stop_ticks > c->written)
+		return refuse(c,
+			      "vcpus[%u]: stop_ticks %llu after the records "
+			      "were written (written_ticks %llu)",
+			      n, U64(v->stop_ticks), U64(c->written));
+	if (handover_vcpu_check(v, state, dom_known(c, v->domain), why,
+				sizeof(why)))
+		return refuse(c, "vcpus[%u] (domain %u): %s", n, v->domain,
+			      why);
 	return 0;
 }
 
@@ -538,7 +558,7 @@ static int parse_vcpu(struct ho_ctx *c, unsigned int i, uint64_t off,
 		return refuse(c, "vcpus[%u]: more than %u vCPUs", n,
 			      BI_HANDOVER_VCPUS);
 	memcpy(&v, c->buf + off, sizeof(v));
-	err = check_vcpu(c, n, &v, rec->bytes);
+	err = check_vcpu(c, n, &v, rec->bytes, c->buf + off + sizeof(v));
 	if (err)
 		return err;
 	bv = &c->h->vcpus[c->h->vcpu_count++];

@@ -121,6 +121,18 @@ struct handover_domain {
 #define HANDOVER_VCPU_ARM64 1 /* struct arm64_vcpu, arch/arm64/guest.c */
 #define HANDOVER_VCPU_SVM   2 /* struct x86_vcpu, arch/x86_64/guest.c */
 
+/*
+ * The words of a state block the reader checks (boot/handover_vcpu.c),
+ * by byte offset: arm64's pc (ELR_EL2) and PSTATE (SPSR_EL2); x86_64
+ * SVM's rip and rflags. The rest is the guest's own.
+ */
+#define HANDOVER_ARM64_STATE_BYTES 488
+#define HANDOVER_ARM64_PC	   248
+#define HANDOVER_ARM64_PSTATE	   256
+#define HANDOVER_SVM_STATE_BYTES   160
+#define HANDOVER_SVM_RIP	   128
+#define HANDOVER_SVM_RFLAGS	   152
+
 /* The largest state block a reader accepts. */
 #define HANDOVER_VCPU_STATE_MAX 4096
 
@@ -326,6 +338,15 @@ struct bootinfo;
  */
 int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 		   paddr_t buf_pa);
+
+/*
+ * handover_vcpu_check() (boot/handover_vcpu.c): the words of vCPU record
+ * @v's state a resume loads (mode, flags, pc inside domain @d), as
+ * firmware input. Return: 0, or -EINVAL with @why.
+ */
+int handover_vcpu_check(const struct handover_vcpu *v, const uint8_t *state,
+			const struct bi_handover_domain *d, char *why,
+			size_t n);
 
 /* handover_locate() - keep @va for the handover the arch found when in RAM. */
 void handover_locate(struct bootinfo *bi, const void *va);

@@ -358,10 +358,14 @@ def handover():
         [(0x12100000 + i * 8192, 0x12101000 + i * 8192) for i in range(RUN)]
     optional = struct.pack("<II", 0x80000009, 16) + b"\xab" * 8
     vcpu = struct.pack("<II", 3, 16) + b"\0" * 8
-    # A version 2 vCPU record of alpha: 48 bytes, then the 64-byte state
-    # the fuzz target's machine says its arch has (arm64, tag 1), cpu 0.
-    vcpu2 = struct.pack("<IIHHIIIQQQ", 3, 48 + 64, 1, 1, 0, 64, 0, 250,
-                        1024, 0) + bytes(range(64))
+    # A version 2 vCPU record of alpha: 48 bytes, then arm64's 488-byte
+    # state (tag 1, the fuzz target machine's), cpu 0, stopped at tick 2
+    # (before written_ticks 3): bytes 0, 1, 2... but pc 0x800 (in alpha's
+    # memory, offset 248) and PSTATE EL1h, DAIF masked (offset 256).
+    st = bytearray(i & 0xff for i in range(488))
+    st[248:264] = struct.pack("<QQ", 0x800, 0x3c5)
+    vcpu2 = struct.pack("<IIHHIIIQQQ", 3, 48 + 488, 1, 1, 0, 488, 0, 2,
+                        1024, 0) + bytes(st)
     valid = _ho([a, b], pres)
     return {
         "class-two-domains": valid,

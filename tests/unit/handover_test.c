@@ -502,13 +502,13 @@ static void test_python_seed(void **state)
 	assert_memory_equal(buf + HANDOVER_HEADER_BYTES,
 			    buf + 8192 + HANDOVER_HEADER_BYTES,
 			    n - HANDOVER_HEADER_BYTES);
-	/* Its version 2 seed with a vCPU (the fuzz target's arm64, 64 B). */
+	/* Its version 2 seed with a vCPU (arm64, 488 B: pc 0x800, EL1h). */
 	f = fopen("tests/fuzz/corpus/handover/class-vcpu-v2", "rb");
 	assert_non_null(f);
 	n = fread(buf, 1, sizeof(buf), f);
 	fclose(f);
 	bi.handover.vcpu_arch = HANDOVER_VCPU_ARM64;
-	bi.handover.vcpu_state_bytes = 64;
+	bi.handover.vcpu_state_bytes = HANDOVER_ARM64_STATE_BYTES;
 	assert_int_equal(handover_parse(&bi, buf, n, pa(HO_PA)), 0);
 	assert_int_equal(bi.handover.vcpu_count, 1);
 	assert_int_equal(bi.handover.vcpus[0].pages_walked, 1024);
@@ -590,12 +590,20 @@ static void test_pattern(void **state)
 
 /* ---- vCPU records (version 2) ----------------------------------------- */
 
-#define VSTATE 20 /* not a multiple of 8: the record is padded */
+/* arm64's state block: 488 bytes, pc and PSTATE at their offsets. */
+#define VSTATE HANDOVER_ARM64_STATE_BYTES
+#define V_PC   0x800ull /* inside alpha's extent [0, 2 MiB) */
+#define V_PSR  0x3c5ull /* EL1h, DAIF masked */
 
-/* write_all()'s domains, a vCPU of alpha (cpu 0), its state 0xa5... */
+static void put_word(uint8_t *st, uint32_t off, uint64_t v)
+{
+	memcpy(st + off, &v, sizeof(v));
+}
+
+/* write_all()'s alpha, a vCPU of it (cpu 0), its state 0xa5 but pc, PSR. */
 static uint64_t write_vcpu(uint8_t *b, uint64_t cap, uint32_t state_bytes)
 {
-	struct handover_header hd = {.generation = 1};
+	struct handover_header hd = {.generation = 1, .written_ticks = 300};
 	struct handover_vcpu v = {.domain = 1,
 				  .arch = HANDOVER_VCPU_ARM64,
 				  .state_bytes = state_bytes,
@@ -604,6 +612,8 @@ static uint64_t write_vcpu(uint8_t *b, uint64_t cap, uint32_t state_bytes)
 	struct ho_writer w;
 
 	memset(st, 0xa5, sizeof(st));
+	put_word(st, HANDOVER_ARM64_PC, V_PC);
+	put_word(st, HANDOVER_ARM64_PSTATE, V_PSR);
 	ho_writer_init(&w, b, cap);
 	domain(&w, 1, "alpha", 0, 0x10000000);
 	ho_domain_table(&w, 0x10000000, 0x10003000);
@@ -629,11 +639,17 @@ static struct handover_vcpu *vrec(void)
 	return (void *)record(HANDOVER_REC_VCPU, 0);
 }
 
+static uint8_t *vstate(void)
+{
+	return (uint8_t *)vrec() + sizeof(struct handover_vcpu);
+}
+
 static void test_vcpu_round_trip(void **state)
 {
 	const struct bi_handover_vcpu *v = &bi.handover.vcpus[0];
+	uint8_t *p;
 
-	assert_int_equal(vrec()->head.bytes, 48 + 24);
+	assert_int_equal(vrec()->head.bytes, 48 + VSTATE);
 	assert_int_equal(parse(), 0);
 	assert_int_equal(hdr()->version, 2);
 	assert_int_equal(bi.handover.vcpu_count, 1);
@@ -643,12 +659,15 @@ static void test_vcpu_round_trip(void **state)
 	assert_int_equal(v->stop_ticks, 250);
 	assert_int_equal(v->state_bytes, VSTATE);
 	assert_ptr_equal(v->state, (uint8_t *)vrec() + 48);
-	for (unsigned int i = 0; i < VSTATE; i++)
+	for (unsigned int i = 0; i < HANDOVER_ARM64_PC; i++)
 		assert_int_equal(v->state[i], 0xa5);
-	/* The padding is zero; the preserved ranges are the domain's only. */
-	for (unsigned int i = VSTATE; i < 24; i++)
-		assert_int_equal(v->state[i], 0);
 	assert_int_equal(bi.handover.preserved_count, 2);
+	/* A state of 20 bytes is padded to 24 with zeroes. */
+	size = write_vcpu(buf, sizeof(buf), 20);
+	assert_int_equal(vrec()->head.bytes, 48 + 24);
+	p = vstate();
+	for (unsigned int i = 20; i < 24; i++)
+		assert_int_equal(p[i], 0);
 	/* Too large a state block is not written. */
 	assert_int_equal(
 		write_vcpu(buf, sizeof(buf), HANDOVER_VCPU_STATE_MAX + 8), 0);
@@ -659,9 +678,9 @@ static void test_vcpu_rules(void **state)
 {
 	struct handover_vcpu *v = vrec();
 
-	v->state_bytes = 28;
+	v->state_bytes = VSTATE + 8;
 	resum();
-	refused("vcpus[0]: state_bytes 28 truncated");
+	refused("vcpus[0]: state_bytes 496 truncated");
 	v->state_bytes = 4;
 	resum();
 	refused("vcpus[0]: state_bytes 4");
@@ -684,17 +703,83 @@ static void test_vcpu_rules(void **state)
 	v->flags = 0;
 	resum();
 	bi.handover.vcpu_state_bytes = 16;
-	refused("vcpus[0]: state_bytes 20, arch 1 has 16");
+	refused("vcpus[0]: state_bytes 488, arch 1 has 16");
 	bi.handover.vcpu_state_bytes = VSTATE;
 	bi.handover.vcpu_arch = HANDOVER_VCPU_NONE;
-	refused("vcpus[0]: arch 1, this image's is 0");
+	refused("vcpus[0]: arch 1, but this image runs no guests");
 	bi.handover.vcpu_arch = HANDOVER_VCPU_ARM64;
+	v->stop_ticks = 301;
+	resum();
+	refused("vcpus[0]: stop_ticks 301 after the records were written");
+	v->stop_ticks = 250;
 	hdr()->version = 1;
 	resum();
 	refused("record 1: type 3 (vCPU state) not in version 1");
 	hdr()->version = 2;
 	resum();
 	assert_int_equal(parse(), 0);
+}
+
+/* Set word @off of the state to @val, the checksum made right. */
+static void vword(uint32_t off, uint64_t val)
+{
+	put_word(vstate(), off, val);
+	resum();
+}
+
+/*
+ * The words a resume loads, as firmware input: every PSTATE mode but
+ * EL0t/EL1t/EL1h (EL2h would return into EL2 at the guest's pc), IL and
+ * reserved bits, a pc outside the domain or misaligned; and x86_64's
+ * rflags and rip. Each fails on the reader before this check.
+ */
+static void test_vcpu_state_rules(void **state)
+{
+	static const uint64_t bad_modes[] = {0x8, 0x9, 0xc, 0xd, 0x10, 0x1};
+	struct handover_domain *d = (void *)record(HANDOVER_REC_DOMAIN, 0);
+	struct handover_vcpu *v = vrec();
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad_modes); i++) {
+		vword(HANDOVER_ARM64_PSTATE, 0x3c0 | bad_modes[i]);
+		refused("is not EL0t, EL1t or EL1h");
+	}
+	vword(HANDOVER_ARM64_PSTATE, 0x4);
+	assert_int_equal(parse(), 0);
+	vword(HANDOVER_ARM64_PSTATE, V_PSR | (1ull << 20));
+	refused("vcpus[0] (domain 1): PSTATE 0x1003c5 has bits 0x100000 set");
+	vword(HANDOVER_ARM64_PSTATE, V_PSR | (1ull << 40));
+	refused("has bits 0x10000000000 set");
+	vword(HANDOVER_ARM64_PSTATE, V_PSR);
+	vword(HANDOVER_ARM64_PC, 2 << 20);
+	refused("pc 0x200000 outside domain 1 (alpha)'s memory");
+	vword(HANDOVER_ARM64_PC, 0x802);
+	refused("pc 0x802 not 4-byte aligned");
+	vword(HANDOVER_ARM64_PC, V_PC);
+	assert_int_equal(parse(), 0);
+	/* An arm64 vCPU in a domain of another format. */
+	d->p2m_format = HANDOVER_P2M_NPT;
+	resum();
+	refused("arch 1 (arm64) in a domain of p2m_format 3");
+	/* x86_64 SVM: 160 bytes, rip at 128, rflags at 152. */
+	bi.handover.vcpu_arch = HANDOVER_VCPU_SVM;
+	bi.handover.vcpu_state_bytes = VSTATE;
+	v->arch = HANDOVER_VCPU_SVM;
+	vword(HANDOVER_SVM_RIP, 0x1000);
+	vword(HANDOVER_SVM_RFLAGS, 0x2);
+	assert_int_equal(parse(), 0);
+	vword(HANDOVER_SVM_RFLAGS, 0x2 | (1ull << 17));
+	refused("rflags 0x20002");
+	vword(HANDOVER_SVM_RFLAGS, 0);
+	refused("rflags 0 (bit 1 clear");
+	vword(HANDOVER_SVM_RFLAGS, 0x2 | (1ull << 40));
+	refused("rflags 0x10000000002");
+	vword(HANDOVER_SVM_RFLAGS, 0x202);
+	vword(HANDOVER_SVM_RIP, 0xffff800000000000ull);
+	refused("pc 0xffff800000000000 outside domain 1");
+	vword(HANDOVER_SVM_RIP, 0x1000);
+	d->p2m_format = HANDOVER_P2M_VMSA;
+	resum();
+	refused("arch 2 (x86_64 SVM) in a domain of p2m_format 1");
 }
 
 int main(void)
@@ -716,6 +801,8 @@ int main(void)
 						setup_vcpu, test_teardown),
 		cmocka_unit_test_setup_teardown(test_vcpu_rules, setup_vcpu,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_vcpu_state_rules,
+						setup_vcpu, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
