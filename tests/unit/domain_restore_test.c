@@ -418,48 +418,57 @@ static void test_maps_other_root(void **state)
  */
 #define MANY   100000u
 #define MANY_T 1000u
+#define M_BASE (1ull << 32)
+#define M_TBL  (1ull << 36)
+
+/* Domain @d of @h: MANY_T table pages and MANY one-page extents. */
+static void many_dom(struct bi_handover *h, unsigned int d, uint8_t *r,
+		     size_t bytes)
+{
+	uint8_t *a = r + sizeof(struct handover_domain);
+
+	for (uint32_t k = 0; k < MANY_T; k++) {
+		struct handover_range t = {
+			M_TBL + ((2ull * k + d) << PAGE_SHIFT),
+			M_TBL + ((2ull * k + d + 1) << PAGE_SHIFT)};
+
+		memcpy(a + k * sizeof(t), &t, sizeof(t));
+	}
+	a += MANY_T * sizeof(struct handover_range);
+	for (uint32_t k = 0; k < MANY; k++) {
+		struct handover_extent x = {
+			(uint64_t)k << PAGE_SHIFT,
+			M_BASE + ((2ull * k + d) << PAGE_SHIFT), 1};
+
+		memcpy(a + k * sizeof(x), &x, sizeof(x));
+	}
+	h->domains[d] = (struct bi_handover_domain){
+		.id = (uint16_t)(d + 1),
+		.table_count = MANY_T,
+		.extent_count = MANY,
+		.rec = r,
+		.rec_bytes = (uint32_t)bytes,
+	};
+	snprintf(h->domains[d].name, sizeof(h->domains[d].name), "many%u", d);
+}
+
 static void test_disjoint_many(void **state)
 {
 	size_t bytes = sizeof(struct handover_domain) +
 		       MANY_T * sizeof(struct handover_range) +
 		       MANY * sizeof(struct handover_extent);
-	uint64_t base = 1ull << 32, tbase = 1ull << 36,
-		 cap = 2 * (MANY + MANY_T);
+	uint64_t cap = 2 * (MANY + MANY_T);
 	struct bi_handover *h = calloc(1, sizeof(*h));
 	struct handover_span *scratch = calloc(cap, sizeof(*scratch));
 	uint8_t *buf[2] = {calloc(1, bytes), calloc(1, bytes)};
+	struct handover_extent x = {777ull << PAGE_SHIFT,
+				    M_TBL + (10ull << PAGE_SHIFT), 1};
 	char why[256];
 
 	(void)state;
 	assert_non_null(h && scratch && buf[0] && buf[1]);
-	for (unsigned int d = 0; d < 2; d++) {
-		uint8_t *a = buf[d] + sizeof(struct handover_domain);
-
-		for (uint32_t k = 0; k < MANY_T; k++) {
-			struct handover_range r = {
-				tbase + ((2ull * k + d) << PAGE_SHIFT),
-				tbase + ((2ull * k + d + 1) << PAGE_SHIFT)};
-
-			memcpy(a + k * sizeof(r), &r, sizeof(r));
-		}
-		a += MANY_T * sizeof(struct handover_range);
-		for (uint32_t k = 0; k < MANY; k++) {
-			struct handover_extent x = {
-				(uint64_t)k << PAGE_SHIFT,
-				base + ((2ull * k + d) << PAGE_SHIFT), 1};
-
-			memcpy(a + k * sizeof(x), &x, sizeof(x));
-		}
-		h->domains[d] = (struct bi_handover_domain){
-			.id = (uint16_t)(d + 1),
-			.table_count = MANY_T,
-			.extent_count = MANY,
-			.rec = buf[d],
-			.rec_bytes = (uint32_t)bytes,
-		};
-		snprintf(h->domains[d].name, sizeof(h->domains[d].name),
-			 "many%u", d);
-	}
+	many_dom(h, 0, buf[0], bytes);
+	many_dom(h, 1, buf[1], bytes);
 	h->domain_count = 2;
 	assert_int_equal(handover_span_count(h), cap);
 	assert_int_equal(domains_disjoint(h, scratch, cap, why, sizeof(why)),
@@ -468,15 +477,9 @@ static void test_disjoint_many(void **state)
 		domains_disjoint(h, scratch, cap - 1, why, sizeof(why)),
 		-ENOMEM);
 	/* Extent 777 of many1 onto table page 5 of many0. */
-	{
-		struct handover_extent x = {777ull << PAGE_SHIFT,
-					    tbase + (10ull << PAGE_SHIFT), 1};
-
-		memcpy(buf[1] + sizeof(struct handover_domain) +
-			       MANY_T * sizeof(struct handover_range) +
-			       777 * sizeof(x),
-		       &x, sizeof(x));
-	}
+	memcpy(buf[1] + sizeof(struct handover_domain) +
+		       MANY_T * sizeof(struct handover_range) + 777 * sizeof(x),
+	       &x, sizeof(x));
 	assert_int_equal(domains_disjoint(h, scratch, cap, why, sizeof(why)),
 			 -EINVAL);
 	assert_non_null(strstr(why, "domains[0] (many0) p2m table pages "
