@@ -15,9 +15,11 @@
  *  x86_64 SVM (HANDOVER_VCPU_SVM, an NPT domain): RFLAGS bit 1 set, its
  *   reserved bits (3, 5, 15, 22-63) clear, VM (17) clear (AMD64 APM Vol.
  *   2, 3.1.6 "RFLAGS Register").
- *  Both: the pc (rip) inside one of the domain's extents: the guest runs
- *   with its own translation off (arm64) or the identity map (x86_64), so
- *   its pc is a guest physical address its domain owns.
+ *  Both: the pc (rip) inside the domain's IPA space (below 2^p2m_ipa_bits
+ *   of its record): the guest runs with its own translation off (arm64)
+ *   or through an identity map (x86_64), so its pc is a guest physical
+ *   address of its stage 2 (its program's page lies at the top of it,
+ *   outside the extents, which hold its memory).
  *
  * Pure: reads @state (state_bytes long, checked by the caller) and the
  * domain's record.
@@ -49,18 +51,6 @@ static uint64_t word_at(const uint8_t *state, uint32_t off)
 
 	memcpy(&w, state + off, sizeof(w));
 	return w;
-}
-
-/* Does one extent of @d map guest address @gpa? */
-static bool pc_in_domain(const struct bi_handover_domain *d, uint64_t gpa)
-{
-	for (uint32_t k = 0; k < d->extent_count; k++) {
-		struct handover_extent x = handover_domain_extent(d, k);
-
-		if (gpa >= x.gpa && gpa - x.gpa < (x.pages << PAGE_SHIFT))
-			return true;
-	}
-	return false;
 }
 
 static int check_arm64(const uint8_t *state, uint8_t format, char *why,
@@ -141,9 +131,10 @@ int handover_vcpu_check(const struct handover_vcpu *v, const uint8_t *state,
 	}
 	if (err)
 		return err;
-	if (!pc_in_domain(d, pc)) {
-		snprintf(why, n, "pc %#llx outside domain %u (%s)'s memory",
-			 U64(pc), d->id, d->name);
+	if (rec.p2m_ipa_bits < 64 && pc >> rec.p2m_ipa_bits) {
+		snprintf(why, n,
+			 "pc %#llx outside domain %u (%s)'s %u-bit IPA space",
+			 U64(pc), d->id, d->name, rec.p2m_ipa_bits);
 		return -EINVAL;
 	}
 	return 0;

@@ -361,7 +361,7 @@ def handover():
     # A version 2 vCPU record of alpha: 48 bytes, then arm64's 488-byte
     # state (tag 1, the fuzz target machine's), cpu 0, stopped at tick 2
     # (before written_ticks 3): bytes 0, 1, 2... but pc 0x800 (in alpha's
-    # memory, offset 248) and PSTATE EL1h, DAIF masked (offset 256).
+    # IPA space, offset 248) and PSTATE EL1h, DAIF masked (offset 256).
     st = bytearray(i & 0xff for i in range(488))
     st[248:264] = struct.pack("<QQ", 0x800, 0x3c5)
     vcpu2 = struct.pack("<IIHHIIIQQQ", 3, 48 + 488, 1, 1, 0, 488, 0, 2,

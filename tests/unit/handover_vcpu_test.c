@@ -94,7 +94,7 @@ static void refused(const char *why)
 
 /* arm64's state block: 488 bytes, pc and PSTATE at their offsets. */
 #define VSTATE HANDOVER_ARM64_STATE_BYTES
-#define V_PC   0x800ull /* inside alpha's extent [0, 2 MiB) */
+#define V_PC   0x800ull /* inside alpha's 40-bit IPA space */
 #define V_PSR  0x3c5ull /* EL1h, DAIF masked */
 
 static void put_word(uint8_t *st, uint32_t off, uint64_t v)
@@ -252,8 +252,10 @@ static void test_vcpu_state_rules(void **state)
 	vword(HANDOVER_ARM64_PSTATE, V_PSR | (1ull << 40));
 	refused("has bits 0x10000000000 set");
 	vword(HANDOVER_ARM64_PSTATE, V_PSR);
-	vword(HANDOVER_ARM64_PC, 2 << 20);
-	refused("pc 0x200000 outside domain 1 (alpha)'s memory");
+	vword(HANDOVER_ARM64_PC, 1ull << 40);
+	refused("pc 0x10000000000 outside domain 1 (alpha)'s 40-bit IPA");
+	vword(HANDOVER_ARM64_PC, (1ull << 40) - 4);
+	assert_int_equal(parse(), 0);
 	vword(HANDOVER_ARM64_PC, 0x802);
 	refused("pc 0x802 not 4-byte aligned");
 	vword(HANDOVER_ARM64_PC, V_PC);
@@ -277,7 +279,7 @@ static void test_vcpu_state_rules(void **state)
 	refused("rflags 0x10000000002");
 	vword(HANDOVER_SVM_RFLAGS, 0x202);
 	vword(HANDOVER_SVM_RIP, 0xffff800000000000ull);
-	refused("pc 0xffff800000000000 outside domain 1");
+	refused("pc 0xffff800000000000 outside domain 1 (alpha)'s 40-bit");
 	vword(HANDOVER_SVM_RIP, 0x1000);
 	d->p2m_format = HANDOVER_P2M_VMSA;
 	resum();
