@@ -17,9 +17,10 @@
  *
  * The parse reads the bytes only through memcpy() into local copies, so
  * any alignment and any length is safe; every offset is checked against
- * the size before it is used. Costs: O(size) for the checksum, O(R log R)
- * for the R reserved ranges, O(log P) per extent and table range for the
- * P preserved ranges.
+ * the size before it is used. Costs: O(size) for the checksum, O(R log P)
+ * for the R reserved ranges (left in their order: bootmem names a byte by
+ * the first range covering it), O(log P) per extent and table range for
+ * the P preserved ranges.
  *
  * Runs on the boot CPU before anything else: no lock.
  */
@@ -79,47 +80,22 @@ static uint64_t first_not_ram(const struct bootinfo *bi, uint64_t s, uint64_t e)
 	return s < e ? s : e;
 }
 
-static int cmp_rsv(const void *a, const void *b)
-{
-	uint64_t x = pa_val(((const struct region *)a)->start);
-	uint64_t y = pa_val(((const struct region *)b)->start);
-
-	return (x > y) - (x < y);
-}
-
 /*
- * The reserved ranges sorted by start, in place (their order means
- * nothing: bootmem keeps its own sorted copy), whatever their number: the
- * table grows past its static slots.
+ * The first reserved range (static-mem aside) overlapping [s, e), or -1.
+ * The reserved ranges are read in place, never reordered: bootmem loads
+ * them in their order and the first to cover a byte names it (a module
+ * inside xen,static-mem keeps its name), so the reader must not sort them.
  */
-static void sort_reserved(struct bootinfo *bi)
+static int reserved_hit(const struct bootinfo *bi, uint64_t s, uint64_t e)
 {
-	sort(bi->reserved.regions, bi->reserved.count, sizeof(struct region),
-	     cmp_rsv);
-}
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *r = &bi->reserved.regions[i];
 
-/*
- * A reserved range overlapping [s, e) (static-mem aside), or -1. The
- * preserved ranges are checked in ascending order, so *@next and *@maxi
- * (the reserved range reaching furthest among those starting before the
- * last @e) only move forward: O(P + R) for all of them.
- */
-static int reserved_overlap(const struct bootinfo *bi, uint64_t s, uint64_t e,
-			    unsigned int *next, int *maxi)
-{
-	for (; *next < bi->reserved.count; (*next)++) {
-		const struct region *r = &bi->reserved.regions[*next];
-
-		if (pa_val(r->start) >= e)
-			break;
 		if (!strncmp(r->name, STATIC_MEM_NAME, sizeof(r->name)))
 			continue;
-		if (*maxi < 0 ||
-		    pa_val(r->end) > pa_val(bi->reserved.regions[*maxi].end))
-			*maxi = (int)*next;
+		if (pa_val(r->start) < e && s < pa_val(r->end))
+			return (int)i;
 	}
-	if (*maxi >= 0 && pa_val(bi->reserved.regions[*maxi].end) > s)
-		return *maxi;
 	return -1;
 }
 
@@ -201,15 +177,14 @@ static int check_header(struct ho_ctx *c, const struct handover_header *hd,
 static int check_self(struct ho_ctx *c)
 {
 	uint64_t s = c->pa, e = ALIGN_UP(c->pa + c->size, PAGE_SIZE);
-	unsigned int next = 0;
-	int maxi = -1, r;
+	int r;
 
 	if (!IS_ALIGNED(s, PAGE_SIZE) || e < s)
 		return refuse(c, "address %#llx not page aligned", U64(s));
 	if (first_not_ram(c->bi, s, e) != e)
 		return refuse(c, "itself [%#llx, %#llx) lies outside RAM",
 			      U64(s), U64(e));
-	r = reserved_overlap(c->bi, s, e, &next, &maxi);
+	r = reserved_hit(c->bi, s, e);
 	if (r >= 0)
 		return refuse(c,
 			      "itself [%#llx, %#llx) overlaps %s [%#llx, "
@@ -243,13 +218,11 @@ static int rec_head(struct ho_ctx *c, unsigned int i, uint64_t off,
 	return 0;
 }
 
-/* One preserved range @i: aligned, after the last, RAM, not reserved. */
-static int check_pres_range(struct ho_ctx *c, unsigned int i,
-			    unsigned int *next, int *maxi)
+/* One preserved range @i: aligned, after the last, RAM, off the handover. */
+static int check_pres_range(struct ho_ctx *c, unsigned int i)
 {
 	struct handover_range r = pres_at(c, i);
 	uint64_t hole;
-	int k;
 
 	if (!IS_ALIGNED(r.start, PAGE_SIZE) || !IS_ALIGNED(r.end, PAGE_SIZE))
 		return refuse(c,
@@ -273,17 +246,6 @@ static int check_pres_range(struct ho_ctx *c, unsigned int i,
 			      "preserved[%u] [%#llx, %#llx) lies outside "
 			      "RAM at %#llx",
 			      i, U64(r.start), U64(r.end), U64(hole));
-	k = reserved_overlap(c->bi, r.start, r.end, next, maxi);
-	if (k >= 0)
-		return refuse(c,
-			      "preserved[%u] [%#llx, %#llx) overlaps %s "
-			      "[%#llx, %#llx) (%.*s)",
-			      i, U64(r.start), U64(r.end),
-			      reserved_what(&c->bi->reserved.regions[k]),
-			      U64(pa_val(c->bi->reserved.regions[k].start)),
-			      U64(pa_val(c->bi->reserved.regions[k].end)),
-			      (int)sizeof(c->bi->reserved.regions[k].name),
-			      c->bi->reserved.regions[k].name);
 	if (r.start < ALIGN_UP(c->pa + c->size, PAGE_SIZE) && c->pa < r.end)
 		return refuse(c,
 			      "preserved[%u] [%#llx, %#llx) overlaps the "
@@ -292,12 +254,55 @@ static int check_pres_range(struct ho_ctx *c, unsigned int i,
 	return 0;
 }
 
+/* The first preserved range ending above @s (binary search), or count. */
+static unsigned int pres_first_above(const struct ho_ctx *c, uint64_t s)
+{
+	unsigned int lo = 0, hi = c->pres_count;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (pres_at(c, mid).end <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * No preserved range on a reserved one (static-mem aside): each reserved
+ * range looked up in the sorted preserved ranges, O(R log P), the
+ * reserved table left in its order. The lowest preserved range hit by the
+ * first such reserved range is named.
+ */
+static int check_pres_reserved(struct ho_ctx *c)
+{
+	for (unsigned int k = 0; k < c->bi->reserved.count; k++) {
+		const struct region *rv = &c->bi->reserved.regions[k];
+		unsigned int i = pres_first_above(c, pa_val(rv->start));
+		struct handover_range r;
+
+		if (!strncmp(rv->name, STATIC_MEM_NAME, sizeof(rv->name)) ||
+		    i >= c->pres_count)
+			continue;
+		r = pres_at(c, i);
+		if (r.start >= pa_val(rv->end))
+			continue;
+		return refuse(c,
+			      "preserved[%u] [%#llx, %#llx) overlaps %s "
+			      "[%#llx, %#llx) (%.*s)",
+			      i, U64(r.start), U64(r.end), reserved_what(rv),
+			      U64(pa_val(rv->start)), U64(pa_val(rv->end)),
+			      (int)sizeof(rv->name), rv->name);
+	}
+	return 0;
+}
+
 static int parse_preserved(struct ho_ctx *c, unsigned int i, uint64_t off,
 			   const struct handover_rec *rec)
 {
 	struct handover_preserved p;
-	unsigned int next = 0;
-	int maxi = -1;
 
 	if (c->pres)
 		return refuse(c, "record %u: a second preserved record", i);
@@ -313,16 +318,15 @@ static int parse_preserved(struct ho_ctx *c, unsigned int i, uint64_t off,
 			      p.count, rec->bytes);
 	c->pres = c->buf + off + sizeof(p);
 	c->pres_count = p.count;
-	sort_reserved(c->bi);
 	for (unsigned int k = 0; k < p.count; k++) {
-		int err = check_pres_range(c, k, &next, &maxi);
+		int err = check_pres_range(c, k);
 
 		if (err)
 			return err;
 		c->h->preserved_bytes +=
 			pres_at(c, k).end - pres_at(c, k).start;
 	}
-	return 0;
+	return check_pres_reserved(c);
 }
 
 /* ---- domains ----------------------------------------------------------- */

@@ -472,6 +472,43 @@ static void test_apply(void **state)
 	assert_non_null(strstr(bi.handover.why, "not in memory"));
 }
 
+/*
+ * The reader leaves the reserved ranges in their order: bootmem names a
+ * byte by the first range covering it, so a module inside xen,static-mem,
+ * reserved before it, keeps its name across an update (the reader once
+ * sorted them, and the module vanished into "static-mem").
+ */
+static void test_reserved_order(void **state)
+{
+	struct region before[8];
+	unsigned int n;
+
+	(void)state;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(0), pa(1ull << 30), 0);
+	bootinfo_add_ram(&bi, pa(G4), pa(G4 + (1ull << 30)), 1);
+	bootinfo_add_reserved(&bi, pa(0x30010000), pa(0x30020000),
+			      "module:kernel");
+	bootinfo_add_reserved(&bi, pa(1 << 20), pa(3 << 20), "kernel");
+	bootinfo_add_reserved(&bi, pa(0x30000000), pa(0x30100000),
+			      "static-mem");
+	bootinfo_add_reserved(&bi, pa(0), pa(1 << 20), "bios");
+	bootinfo_add_cpu(&bi, 0, 0, 0, 0, 0, true);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_sanitise(&bi);
+	n = bi.reserved.count;
+	assert_true(n <= ARRAY_SIZE(before));
+	memcpy(before, bi.reserved.regions, n * sizeof(before[0]));
+	assert_int_equal(parse(), 0);
+	assert_int_equal(bi.reserved.count, n);
+	assert_memory_equal(bi.reserved.regions, before, n * sizeof(before[0]));
+	/* A preserved range on reserved ones is still found, in any order. */
+	pres(0)->start = 0;
+	resum();
+	refused("preserved[0] [0, 0x10003000) overlaps the new image "
+		"[0x100000, 0x300000) (kernel)");
+}
+
 static void test_no_handover(void **state)
 {
 	handover_apply(&bi, false);
@@ -596,8 +633,8 @@ int main(void)
 		T(test_writer_overflow), T(test_header_rules),
 		T(test_record_rules),	 T(test_preserved_rules),
 		T(test_domain_rules),	 T(test_apply),
-		T(test_no_handover),	 T(test_pattern),
-		T(test_python_seed),
+		T(test_no_handover),	 T(test_reserved_order),
+		T(test_pattern),	 T(test_python_seed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
