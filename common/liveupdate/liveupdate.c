@@ -157,6 +157,11 @@ void liveupdate_restored(uint64_t ticks, unsigned int restored,
 		return;
 	lu.domains_restored = restored;
 	lu.domains_failed = failed;
+	/* An update that does not bring every domain across failed. */
+	if (failed || restored != lu_in->domain_count)
+		lu_failed("%u of %u domains of the handover not restored "
+			  "(each named in a domains: line)",
+			  lu_in->domain_count - restored, lu_in->domain_count);
 	hd = &lu_in->hdr;
 	if (hd->freeze_ticks > hd->frozen_ticks ||
 	    hd->frozen_ticks > hd->written_ticks ||

@@ -16,6 +16,7 @@
 #include <keel/domain.h>
 #include <keel/handover.h>
 #include <keel/heap.h>
+#include <keel/liveupdate.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
 
@@ -237,6 +238,19 @@ static void audit_ok(void)
 	assert_int_equal(a.owned_pages, heap_owned_pages(0));
 }
 
+/*
+ * The update's verdict after @restored of the handover's domains came
+ * back, @failed not: NULL (a pass) only when every one did.
+ */
+static const char *update_verdict(unsigned int restored, unsigned int failed)
+{
+	test_quiet_begin();
+	liveupdate_boot(&test_bi, &opts);
+	liveupdate_restored(arch_ticks(), restored, failed);
+	test_quiet_end();
+	return liveupdate_fail_reason();
+}
+
 /* Nothing adopted, nothing written: the domain failed alone. */
 static void failed_alone(const char *why)
 {
@@ -254,6 +268,11 @@ static void failed_alone(const char *why)
 			 HEAP_OWNER_NONE);
 	assert_true(all_intact());
 	audit_ok();
+	/* A live update that lost a domain is a failed update. */
+	assert_non_null(update_verdict(0, 1));
+	assert_non_null(strstr(update_verdict(0, 1),
+			       "liveupdate: 1 of 1 domains of the handover "
+			       "not restored"));
 }
 
 static void test_restored(void **state)
@@ -290,6 +309,7 @@ static void test_restored(void **state)
 	assert_int_equal(problems, 0);
 	assert_true(all_intact());
 	audit_ok();
+	assert_null(update_verdict(1, 0));
 
 	/* Destroy: back to reserved, contents untouched. */
 	test_quiet_begin();
