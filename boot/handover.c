@@ -344,13 +344,31 @@ static int check_dom_fixed(struct ho_ctx *c, unsigned int n,
 	uint64_t need =
 		sizeof(*d) +
 		(uint64_t)d->table_count * sizeof(struct handover_range) +
-		(uint64_t)d->extent_count * sizeof(struct handover_extent);
+		(uint64_t)d->extent_count * sizeof(struct handover_extent) +
+		d->kernel_bytes;
 
+	if ((d->kernel_bytes || d->vcpus) && c->version < 3)
+		return refuse(
+			c,
+			"domains[%u]: vcpus %u, kernel_bytes %u in version "
+			"%u (reserved: 0)",
+			n, d->vcpus, d->kernel_bytes, c->version);
+	if (d->kernel_bytes && d->kernel_bytes != HANDOVER_NAME_MAX)
+		return refuse(c, "domains[%u]: kernel_bytes %u (0 or %u)", n,
+			      d->kernel_bytes, HANDOVER_NAME_MAX);
 	if (need != bytes)
 		return refuse(c,
 			      "domains[%u]: record of %u bytes does not hold "
-			      "its %u table ranges and %u extents",
-			      n, bytes, d->table_count, d->extent_count);
+			      "its %u table ranges, %u extents and %u bytes of "
+			      "kernel name",
+			      n, bytes, d->table_count, d->extent_count,
+			      d->kernel_bytes);
+	if (d->vcpus > HANDOVER_DOMAIN_VCPUS_MAX || d->reserved)
+		return refuse(c,
+			      "domains[%u]: vcpus %u (at most %u), reserved "
+			      "%#llx (0)",
+			      n, d->vcpus, HANDOVER_DOMAIN_VCPUS_MAX,
+			      U64(d->reserved));
 	if (!memchr(d->name, 0, sizeof(d->name)))
 		return refuse(c, "domains[%u]: name not NUL-terminated", n);
 	if (!d->id)
@@ -466,6 +484,13 @@ static int parse_domain(struct ho_ctx *c, uint64_t off,
 			c, n, &d,
 			arr + (size_t)d.table_count *
 					sizeof(struct handover_range));
+	if (!err && d.kernel_bytes &&
+	    !memchr(c->buf + off + rec->bytes - d.kernel_bytes, 0,
+		    d.kernel_bytes))
+		err = refuse(c,
+			     "domains[%u] (%s): kernel name not "
+			     "NUL-terminated",
+			     n, dom_name(&d));
 	if (err)
 		return err;
 	bd = &c->h->domains[c->h->domain_count++];
@@ -477,6 +502,11 @@ static int parse_domain(struct ho_ctx *c, uint64_t off,
 	bd->root = pa(d.p2m_root);
 	bd->table_count = d.table_count;
 	bd->extent_count = d.extent_count;
+	bd->vcpus = d.vcpus;
+	memset(bd->kernel, 0, sizeof(bd->kernel));
+	if (d.kernel_bytes)
+		memcpy(bd->kernel, c->buf + off + rec->bytes - d.kernel_bytes,
+		       sizeof(bd->kernel) - 1);
 	bd->rec = c->buf + off;
 	bd->rec_bytes = rec->bytes;
 	c->h->extent_count += d.extent_count;

@@ -336,6 +336,27 @@ static int restore_adopt(struct domain *d)
 }
 
 /*
+ * Step 1 of the top: @d from its record @hd: id, name, node, size, and
+ * what a dom0less domain was built from (its vCPU count, its kernel
+ * module's name: version 3 records carry them).
+ */
+static void restore_record(struct domain_set *s, struct domain *d,
+			   const struct bi_handover_domain *hd)
+{
+	spin_lock_init(&d->map_lock);
+	domain_set_name(d, hd->name);
+	d->restored = hd;
+	d->origin = DOMAIN_ORIGIN_HANDOVER;
+	d->ctx = &s->ctx;
+	d->id = hd->id;
+	d->node = d->build_node = hd->node;
+	d->spec.bytes = hd->bytes;
+	d->spec.node = (int64_t)hd->node;
+	d->vcpus = hd->vcpus;
+	strlcpy(d->kernel, hd->kernel, sizeof(d->kernel));
+}
+
+/*
  * One domain of the handover into @d, its turn begun at @t0. Its parts
  * are timed on their own (docs/report-format.md): the p2m walk is its
  * map_ticks, the extents adopted its alloc_ticks; nothing is zeroed nor
@@ -349,15 +370,7 @@ static bool restore_one(struct domain_set *s, struct domain *d,
 	struct restore_walk w = {.hd = hd};
 	uint64_t t1, t2;
 
-	spin_lock_init(&d->map_lock);
-	domain_set_name(d, hd->name);
-	d->restored = hd;
-	d->origin = DOMAIN_ORIGIN_HANDOVER;
-	d->ctx = &s->ctx;
-	d->id = hd->id;
-	d->node = d->build_node = hd->node;
-	d->spec.bytes = hd->bytes;
-	d->spec.node = (int64_t)hd->node;
+	restore_record(s, d, hd);
 	d->start_ticks = t0;
 	d->cpu_bits[arch_cpu_id() / 64] |= 1ull << (arch_cpu_id() % 64);
 	t1 = arch_ticks();
@@ -397,17 +410,8 @@ static void refuse_all(struct domain_set *s, const struct bi_handover *h,
 {
 	for (unsigned int i = 0; i < count; i++) {
 		struct domain *d = &s->d[s->stats.count++];
-		const struct bi_handover_domain *hd = &h->domains[i];
 
-		spin_lock_init(&d->map_lock);
-		domain_set_name(d, hd->name);
-		d->restored = hd;
-		d->origin = DOMAIN_ORIGIN_HANDOVER;
-		d->ctx = &s->ctx;
-		d->id = hd->id;
-		d->node = d->build_node = hd->node;
-		d->spec.bytes = hd->bytes;
-		d->spec.node = (int64_t)hd->node;
+		restore_record(s, d, &h->domains[i]);
 		domain_fail(d, why);
 	}
 }

@@ -4,8 +4,9 @@
  * keel image leaves in RAM for the new one, byte by byte, and what the new
  * image's reader (boot/handover.c) makes of it in struct bootinfo.
  *
- * Format, version 2 (version 1 had no vCPU records; a reader takes
- * both), little-endian, every field naturally aligned:
+ * Format, version 3 (version 1 had no vCPU records, version 2 no domain
+ * vCPU count or kernel name; a reader takes all three), little-endian,
+ * every field naturally aligned:
  *
  *   header (128 bytes, struct handover_header)
  *   records, back to back, each a multiple of 8 bytes:
@@ -28,7 +29,7 @@
 #include <keel/types.h>
 
 #define HANDOVER_MAGIC	      0x31564f484c45454bULL /* "KEELHOV1" */
-#define HANDOVER_VERSION      2			    /* written; 1 is read too */
+#define HANDOVER_VERSION      3 /* written; 1 and 2 are read too */
 #define HANDOVER_VERSION_MIN  1
 #define HANDOVER_HEADER_BYTES 128
 /* The largest handover a reader accepts (room for ~2.7 M extents). */
@@ -95,7 +96,10 @@ struct handover_extent {
 /*
  * HANDOVER_REC_DOMAIN: this 128-byte part, then table_count ranges of p2m
  * table pages (struct handover_range), then extent_count extents (struct
- * handover_extent). The root lies in the table ranges.
+ * handover_extent), then (version 3) kernel_bytes bytes: its kernel
+ * module's name, NUL-terminated, zero padded (kernel_bytes 0 or
+ * HANDOVER_NAME_MAX). The root lies in the table ranges. Versions 1 and
+ * 2 wrote vcpus and kernel_bytes as 0 (reserved).
  */
 struct handover_domain {
 	struct handover_rec head;     /* 0 */
@@ -113,8 +117,13 @@ struct handover_domain {
 	uint16_t pad;		      /* 102: 0 */
 	uint32_t table_count;	      /* 104 */
 	uint32_t extent_count;	      /* 108 */
-	uint64_t reserved[2];	      /* 112: 0 */
+	uint32_t vcpus;		      /* 112: the DT's cpus, 0: not given */
+	uint32_t kernel_bytes;	      /* 116: 0 or HANDOVER_NAME_MAX */
+	uint64_t reserved;	      /* 120: 0 */
 };
+
+/* The largest vCPU count a domain record may say. */
+#define HANDOVER_DOMAIN_VCPUS_MAX 65536
 
 /* vCPU state tags (struct handover_vcpu.arch): whose layout the bytes are. */
 #define HANDOVER_VCPU_NONE  0 /* this image runs no guests (sandbox) */
@@ -184,7 +193,9 @@ struct bi_handover_domain {
 	uint64_t bytes;
 	paddr_t root;
 	uint32_t table_count, extent_count;
-	const uint8_t *rec; /* the whole record, rec_bytes long */
+	uint32_t vcpus;			/* the DT's cpus, 0: not given */
+	char kernel[HANDOVER_NAME_MAX]; /* its kernel module, "": none */
+	const uint8_t *rec;		/* the whole record, rec_bytes long */
 	uint32_t rec_bytes;
 };
 

@@ -25,6 +25,7 @@ import re
 import subprocess
 
 from . import firmware
+from .dom0less import fixture_fw
 
 from ..qemu.guests_checks import guests_unsupported
 
@@ -243,6 +244,24 @@ def check_destroy_ignored(rep, log):
                       r"next one$", log, re.M)
     return [] if len(warn) == 1 else [f"{len(warn)} domains_destroy "
                                       "warnings, expected 1"]
+
+
+def check_dom0less_kept(rep, log):
+    """Issue 36 section 6: Xen's dom0less example (tests/data/
+    xen-dom0less.dts) across an update: each restored row keeps the vCPU
+    count and the kernel module its DT node gave (the fixture's words)."""
+    lu, out = rep["liveupdate"], []
+    if lu["generation"] != 1 or lu["domains_restored"] != 2 or \
+            lu["domains_failed"]:
+        out.append(f"liveupdate {lu}")
+    want = {"domU1": ("handover", 2, "module@0x4a000000"),
+            "domU2": ("handover", 1, "module@0x4c000000")}
+    got = {d["name"]: (d["origin"], d["vcpus"], d["kernel"])
+           for d in rep.get("domains") or []}
+    if got != want:
+        out.append(f"restored rows (origin, vcpus, kernel) {got}, "
+                   f"expected {want}")
+    return out
 
 
 def check_cold(rep, log):
@@ -467,6 +486,9 @@ def liveupdate_cases(case_class):
                    ["liveupdate=1", "domains_destroy=on"] + DOMAINS,
                    [check_updated(1), check_destroy_ignored],
                    {"scrubbed": True}),
+        case_class("liveupdate-dom0less", fixture_fw("xen-dom0less"),
+                   ["liveupdate=1", "audit=full"], [check_dom0less_kept],
+                   {"scrubbed": True}, derive=False),
         case_class("liveupdate-discard", FW,
                    ["liveupdate=1", "handover=discard", DOMAINS[0]],
                    [check_discarded], {"scrubbed": True}),

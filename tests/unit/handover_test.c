@@ -252,17 +252,20 @@ static void test_header_rules(void **state)
 	resum();
 	refused("magic");
 	hdr()->magic ^= 1;
-	hdr()->version = 3;
+	hdr()->version = 4;
 	resum();
-	refused("version 3 unknown");
+	refused("version 4 unknown");
 	hdr()->version = 0;
 	resum();
 	refused("version 0 unknown");
-	/* Version 1, without vCPU records, still reads. */
+	/* Versions 1 and 2, without vCPU counts or kernel names, still read. */
 	hdr()->version = 1;
 	resum();
 	assert_int_equal(parse(), 0);
 	hdr()->version = 2;
+	resum();
+	assert_int_equal(parse(), 0);
+	hdr()->version = 3;
 	buf[size - 3] ^= 0x10;
 	refused("checksum");
 	buf[size - 3] ^= 0x10;
@@ -378,8 +381,16 @@ static void test_domain_rules(void **state)
 		*dom(0) = keep; \
 	} while (0)
 	BREAK(dom(0)->extent_count++, "domains[0]: record of 192 bytes does "
-				      "not hold its 1 table ranges and 3 "
-				      "extents");
+				      "not hold its 1 table ranges, 3 "
+				      "extents and 0 bytes of kernel name");
+	BREAK(dom(0)->kernel_bytes = 64, "domains[0]: record of 192 bytes");
+	BREAK(dom(0)->kernel_bytes = 8, "domains[0]: kernel_bytes 8 (0 or 64)");
+	BREAK(dom(0)->vcpus = 70000, "domains[0]: vcpus 70000 (at most");
+	BREAK(dom(0)->reserved = 1, "reserved 0x1 (0)");
+	BREAK(dom(0)->vcpus = 2;
+	      hdr()->version = 2,
+	      "domains[0]: vcpus 2, kernel_bytes 0 in version 2");
+	hdr()->version = 3;
 	BREAK(memset(dom(0)->name, 'a', 64), "domains[0]: name not NUL");
 	BREAK(dom(0)->id = 0, "domains[0] (alpha): id 0");
 	BREAK(dom(1)->id = 1; keep = *dom(0), "domains[1] (beta): id 1 given "
@@ -406,6 +417,47 @@ static void test_domain_rules(void **state)
 	resum();
 	assert_int_equal(parse(), 0);
 #undef BREAK
+}
+
+/*
+ * Version 3: a dom0less domain's vCPU count and kernel module's name
+ * (issue 36 section 6: a restored domain forgot both) round trip; a
+ * name not NUL-terminated, or tables or extents after it, are refused.
+ */
+static void test_kernel_round_trip(void **state)
+{
+	struct handover_domain d = {.id = 1, .vcpus = 2};
+	struct handover_header hd = {.generation = 1};
+	struct ho_writer w;
+	uint8_t *name;
+
+	(void)state;
+	strcpy(d.name, "domU1");
+	d.p2m_root = 0x10000000;
+	d.p2m_format = HANDOVER_P2M_VMSA;
+	ho_writer_init(&w, buf, sizeof(buf));
+	ho_domain_begin(&w, &d);
+	ho_domain_table(&w, 0x10000000, 0x10001000);
+	ho_domain_extent(&w, 0, 0x10200000, 16);
+	ho_domain_kernel(&w, "module@0x4a000000");
+	ho_domain_end(&w);
+	ho_preserved(&w);
+	size = ho_finish(&w, &hd);
+	assert_int_equal(dom(0)->head.bytes, 128 + 16 + 24 + 64);
+	assert_int_equal(parse(), 0);
+	assert_int_equal(bi.handover.domains[0].vcpus, 2);
+	assert_string_equal(bi.handover.domains[0].kernel, "module@0x4a000000");
+	name = (uint8_t *)dom(0) + dom(0)->head.bytes - 64;
+	memset(name, 'k', 64);
+	resum();
+	refused("domains[0] (domU1): kernel name not NUL-terminated");
+	/* The name comes last: an extent after it is a writer's slip. */
+	ho_writer_init(&w, buf, sizeof(buf));
+	ho_domain_begin(&w, &d);
+	ho_domain_kernel(&w, "k");
+	ho_domain_extent(&w, 0, 0x10200000, 16);
+	ho_domain_end(&w);
+	assert_int_equal(ho_finish(&w, &hd), 0);
 }
 
 /* handover_apply(): what reaches bootinfo in each case. */
@@ -629,12 +681,13 @@ int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_round_trip),	 T(test_copy_round_trip),
-		T(test_writer_overflow), T(test_header_rules),
-		T(test_record_rules),	 T(test_preserved_rules),
-		T(test_domain_rules),	 T(test_apply),
-		T(test_no_handover),	 T(test_reserved_order),
-		T(test_pattern),	 T(test_python_seed),
+		T(test_round_trip),	   T(test_copy_round_trip),
+		T(test_writer_overflow),   T(test_header_rules),
+		T(test_record_rules),	   T(test_preserved_rules),
+		T(test_domain_rules),	   T(test_apply),
+		T(test_no_handover),	   T(test_reserved_order),
+		T(test_kernel_round_trip), T(test_pattern),
+		T(test_python_seed),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -153,7 +153,7 @@ static void test_vcpu_round_trip(void **state)
 
 	assert_int_equal(vrec()->head.bytes, 48 + VSTATE);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(hdr()->version, 2);
+	assert_int_equal(hdr()->version, 3);
 	assert_int_equal(bi.handover.vcpu_count, 1);
 	assert_int_equal(v->domain, 1);
 	assert_int_equal(v->cpu, 0);
@@ -217,7 +217,7 @@ static void test_vcpu_rules(void **state)
 	hdr()->version = 1;
 	resum();
 	refused("record 1: type 3 (vCPU state) not in version 1");
-	hdr()->version = 2;
+	hdr()->version = 3;
 	resum();
 	assert_int_equal(parse(), 0);
 }
