@@ -117,6 +117,18 @@ static int walk_fail(struct restore_walk *w, const char *what, uint64_t gpa,
 	return -EINVAL;
 }
 
+/* A reason that is no guest -> host pair (walk_fail() prints those). */
+static __printf(2, 3) int restore_fail(struct restore_walk *w, const char *fmt,
+				       ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->why, sizeof(w->why), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 /* A leaf at @level: inside one extent, where its guest address says. */
 static int walk_leaf(struct restore_walk *w, uint64_t gpa, paddr_t out,
 		     unsigned int level)
@@ -196,12 +208,16 @@ static int restore_check(struct domain *d, struct restore_walk *w)
 	}
 	if (rec.p2m_ipa_bits < w->fmt->min_ipa_bits ||
 	    rec.p2m_ipa_bits > w->fmt->max_ipa_bits)
-		return walk_fail(w, "p2m_ipa_bits out of range",
-				 rec.p2m_ipa_bits, 0);
+		return restore_fail(w, "p2m_ipa_bits %u outside %s's [%u, %u]",
+				    rec.p2m_ipa_bits, p2m_format_name(),
+				    w->fmt->min_ipa_bits, w->fmt->max_ipa_bits);
 	w->fmt->geometry(rec.p2m_ipa_bits, &level, &order);
 	if (level != rec.p2m_start_level || order != rec.p2m_root_order)
-		return walk_fail(w, "p2m geometry not its ipa_bits'",
-				 rec.p2m_start_level, rec.p2m_root_order);
+		return restore_fail(w,
+				    "p2m start level %u, root order %u: %u "
+				    "IPA bits give level %u, order %u",
+				    rec.p2m_start_level, rec.p2m_root_order,
+				    rec.p2m_ipa_bits, level, order);
 	for (uint32_t i = 0; i < hd->table_count; i++) {
 		struct handover_range r = handover_domain_tables(hd, i);
 
@@ -212,8 +228,11 @@ static int restore_check(struct domain *d, struct restore_walk *w)
 		       (uint64_t)P2M_TABLE_ENTRIES << order, 0))
 		return -EINVAL;
 	if (w->mapped != hd->bytes)
-		return walk_fail(w, "the leaves do not map its bytes",
-				 w->mapped, hd->bytes);
+		return restore_fail(w,
+				    "the leaves do not map its bytes: %llu "
+				    "bytes mapped, its extents hold %llu",
+				    (unsigned long long)w->mapped,
+				    (unsigned long long)hd->bytes);
 	d->table = (struct p2m){
 		.fmt = w->fmt,
 		.root = hd->root,
@@ -327,8 +346,11 @@ static int restore_adopt(struct domain *d)
 		/* The pieces of extent i below the refused one were taken. */
 		release_extents(d, i, c.failed_at);
 		snprintf(d->fail_reason, sizeof(d->fail_reason),
-			 "the heap refused extent[%u] at %#llx (%d)", i,
-			 (unsigned long long)c.failed_at, err);
+			 "the heap refused extent[%u] at %#llx: %s", i,
+			 (unsigned long long)c.failed_at,
+			 err == -ENOSPC ? "no room in its node's range table"
+					: "outside RAM, or not RAM of its node "
+					  "reserved for a domain");
 		d->heap_extents = d->remote_bytes = 0;
 		return err;
 	}

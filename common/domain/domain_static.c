@@ -11,7 +11,8 @@
  * domain. Before anything is built (domains_setup()), each range must lie
  * inside one RAM range (so on one node, with frame table entries below a
  * mem= cut) and clear of every other reservation (keel's image, the DT,
- * firmware, a module) and of every other domain's static ranges; the first
+ * firmware, a module), of its own other ranges and of every other
+ * domain's static ranges; the first
  * problem refuses the domain (a failed row, its fail_reason; one warning
  * naming the node). A domain boot/ refused (ranges not totalling `memory`,
  * unaligned, unreadable) arrives failed.
@@ -93,9 +94,19 @@ static const struct bi_domain *domain_hit(const struct bootinfo *bi,
 	return NULL;
 }
 
+/* The first of @d's ranges before @i that range @i overlaps, or @i. */
+static unsigned int self_hit(const struct domain *d, unsigned int i)
+{
+	for (unsigned int k = 0; k < i; k++)
+		if (overlap(d->st.range[i].start, d->st.range[i].end,
+			    d->st.range[k].start, d->st.range[k].end))
+			return k;
+	return i;
+}
+
 /*
- * Range @i of @d against RAM, the mem= cut, the reservations and the other
- * domains (see the top). Return: true when it can be @d's, else the reason
+ * Range @i of @d against RAM, the mem= cut, the reservations, its own
+ * other ranges and the other domains (see the top). Return: true when it can be @d's, else the reason
  * in @why.
  */
 static bool static_place(struct domain *d, unsigned int i,
@@ -107,6 +118,7 @@ static bool static_place(struct domain *d, unsigned int i,
 	const struct region *r;
 	const struct bi_domain *o;
 	char shown[ESCAPE_SIZE(DOMAIN_NAME_MAX - 1)];
+	unsigned int k;
 
 	if (!in_one_ram(bi, s, e, &d->st.node[i])) {
 		snprintf(why, size, RANGE_FMT " is not inside one RAM range", a,
@@ -116,6 +128,11 @@ static bool static_place(struct domain *d, unsigned int i,
 	} else if ((r = reserved_hit(bi, s, e))) {
 		snprintf(why, size, RANGE_FMT " overlaps %.*s", a, b,
 			 (int)sizeof(r->name), r->name);
+	} else if ((k = self_hit(d, i)) < i) {
+		snprintf(why, size,
+			 RANGE_FMT " overlaps its own [%#llx, %#llx)", a, b,
+			 (unsigned long long)pa_val(d->st.range[k].start),
+			 (unsigned long long)pa_val(d->st.range[k].end));
 	} else if ((o = domain_hit(bi, self, s, e))) {
 		snprintf(why, size, RANGE_FMT " overlaps %s's", a, b,
 			 escape_bytes(shown, sizeof(shown), o->name,

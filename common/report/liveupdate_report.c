@@ -158,21 +158,26 @@ static void kept_line(const struct liveupdate_info *l,
 void liveupdate_report_human(const struct domain_set *ds)
 {
 	const struct liveupdate_info *l = liveupdate_info();
-	char size[FORMAT_BYTES_LEN], failed[32];
+	char size[FORMAT_BYTES_LEN], what[128];
 
 	if (l->state != HANDOVER_TAKEN)
 		return;
 	format_bytes(size, sizeof(size), l->preserved_bytes, FORMAT_DOWN);
-	failed[0] = 0;
-	if (l->domains_failed)
-		snprintf(failed, sizeof(failed), ", %u domains failed",
-			 l->domains_failed);
-	pr_info("liveupdate: generation %llu, %u domains (%s) restored in "
-		"%llu.%llu ms downtime, %llu mismatches%s\n",
-		(unsigned long long)l->generation, l->domains_restored, size,
+	/* The size is the preserved memory's: said so when not all came. */
+	if (l->domains_restored == l->domains && !l->domains_failed)
+		snprintf(what, sizeof(what), "%u domains (%s) restored",
+			 l->domains_restored, size);
+	else
+		snprintf(what, sizeof(what),
+			 "%u of %u domains restored (%s preserved; the "
+			 "others' memory stays reserved)",
+			 l->domains_restored, l->domains, size);
+	pr_info("liveupdate: generation %llu, %s in %llu.%llu ms downtime, "
+		"%llu mismatches\n",
+		(unsigned long long)l->generation, what,
 		(unsigned long long)(l->downtime_ns / 1000000),
 		(unsigned long long)(l->downtime_ns / 100000 % 10),
-		(unsigned long long)l->mismatches, failed);
+		(unsigned long long)l->mismatches);
 	kept_line(l, ds);
 	guests_line(l);
 }

@@ -21,6 +21,7 @@
 #include <keel/p2m_format.h>
 
 #include "../../common/domain/domain_priv.h"
+#include "../../common/report/report_priv.h"
 
 static struct domain_set ds;
 
@@ -261,7 +262,8 @@ static void failed_alone(const char *why)
 	assert_int_equal(failed, 1);
 	assert_true(domain_view(&ds, 0, &v));
 	assert_true(v.failed && !v.built && !v.p2m);
-	assert_non_null(strstr(v.fail_reason, why));
+	if (!strstr(v.fail_reason, why))
+		fail_msg("fail_reason \"%s\" lacks \"%s\"", v.fail_reason, why);
 	assert_int_equal(heap_adopted_pages(), 0);
 	assert_int_equal(heap_owned_pages(0), 0);
 	assert_int_equal(heap_owner_of(paddr_to_pfn(pa(A_PA)), NULL, NULL),
@@ -270,6 +272,11 @@ static void failed_alone(const char *why)
 	audit_ok();
 	/* A live update that lost a domain is a failed update. */
 	assert_non_null(update_verdict(0, 1));
+	test_quiet_begin();
+	liveupdate_report_human(&ds);
+	test_quiet_end();
+	assert_true(test_console_contains("liveupdate: generation 0, 0 of 1 "
+					  "domains restored ("));
 	assert_non_null(strstr(update_verdict(0, 1),
 			       "liveupdate: 1 of 1 domains of the handover "
 			       "not restored"));
@@ -359,7 +366,30 @@ static void test_not_all_mapped(void **state)
 	(void)state;
 	machine();
 	*leaf_entry(B_GPA, 3) = 0; /* B's first page unmapped */
-	failed_alone("the leaves do not map its bytes");
+	failed_alone("the leaves do not map its bytes: 10489856 bytes "
+		     "mapped, its extents hold 10493952");
+}
+
+/*
+ * A record's geometry out of range: its reason names the fields and
+ * values, never as a "guest A -> B" pair of addresses.
+ */
+static void test_record_reasons(void **state)
+{
+	struct handover_domain *d = (void *)rec;
+
+	(void)state;
+	machine();
+	d->p2m_ipa_bits = 200;
+	failed_alone("p2m_ipa_bits 200 outside ");
+	machine();
+	d->p2m_start_level = (uint8_t)(start_level + 1);
+	failed_alone("p2m start level");
+	machine();
+	map_run(B_GPA, FREE_PA, B_SIZE, 3);
+	describe(FREE_PA);
+	failed_alone("the heap refused extent[2] at 0x3200000: outside RAM, "
+		     "or not RAM of its node reserved for a domain");
 }
 
 /* An extent the heap refuses (it is free memory): the others released. */
@@ -531,6 +561,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_maps_other_root,
 						test_setup, test_teardown),
 		cmocka_unit_test(test_disjoint_many),
+		cmocka_unit_test_setup_teardown(test_record_reasons, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -243,6 +243,31 @@ static void test_static_above_mem_cut(void **state)
 	audit_ok();
 }
 
+/*
+ * Two static ranges of one domain that overlap: refused before the build
+ * with one warning naming both, nothing adopted, the memory untouched.
+ */
+static void test_static_self_overlap(void **state)
+{
+	struct domain *st;
+
+	(void)state;
+	machine("bootscrub=on", 0);
+	test_bi.domains[0].static_mem[1] =
+		region_of(pa(A_START + 64 * KiB), pa(A_START + 128 * KiB));
+	fill(A_START, A_END);
+	build();
+	st = find("st");
+	assert_true(st->failed);
+	assert_false(st->built);
+	assert_string_equal(st->fail_reason,
+			    "xen,static-mem [0x2010000, 0x2020000) overlaps "
+			    "its own [0x2000000, 0x2603000)");
+	assert_int_equal(heap_adopted_pages(), 0);
+	assert_true(intact(A_START, A_END));
+	audit_ok();
+}
+
 /* heap_adopt_owned() of the first bootmem reserved range named @name. */
 static long adopt_named(const char *name)
 {
@@ -308,6 +333,8 @@ int main(void)
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_adopt_misuse, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_static_self_overlap,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
