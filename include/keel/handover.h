@@ -49,7 +49,7 @@ struct handover_header {
 	uint64_t freeze_ticks;	/* 64: the freeze began (downtime's start) */
 	uint64_t frozen_ticks;	/* 72: every other CPU stopped */
 	uint64_t written_ticks; /* 80: records written; relocation next */
-	uint64_t flags;		/* 88: 0 in versions 1 and 2 */
+	uint64_t flags;		/* 88: 0 in versions 1 to 3 */
 	uint64_t reserved[4];	/* 96: 0 */
 };
 

@@ -73,6 +73,8 @@ static void check_taken(const struct bi_handover *h, const uint8_t *buf)
 
 		FUZZ_CHECK(bd->id && bd->node < bi.node_count);
 		FUZZ_CHECK(memchr(bd->name, 0, sizeof(bd->name)));
+		FUZZ_CHECK(memchr(bd->kernel, 0, sizeof(bd->kernel)));
+		FUZZ_CHECK(bd->vcpus <= HANDOVER_DOMAIN_VCPUS_MAX);
 		for (uint32_t i = 0; i < bd->extent_count; i++) {
 			struct handover_extent x =
 				handover_domain_extent(bd, i);
