@@ -36,6 +36,7 @@
 #include <arch/cpu.h>
 #include <keel/bootmem.h>
 #include <keel/compiler.h>
+#include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
@@ -193,6 +194,19 @@ void domain_from_dt(struct domain *d, const struct bi_domain *b,
 		static_setup(d, b, bi);
 }
 
+/* What a heap or p2m error means here, for a reason (never a bare errno). */
+static const char *errno_what(long err)
+{
+	switch (err) {
+	case -ENOMEM:
+		return "no memory for a table page";
+	case -ENOSPC:
+		return "its node's range table is full";
+	default:
+		return "overlap, or not its node's reserved RAM";
+	}
+}
+
 /* Map host [s, e) at guest @gpa with the largest leaves both allow. */
 static int static_map(struct domain *d, uint64_t gpa, uint64_t s, uint64_t e)
 {
@@ -231,9 +245,9 @@ static int static_range_build(struct domain *d, unsigned int i, uint64_t gpa)
 	d->alloc_ticks += t1 - t0;
 	if (n < 0) {
 		snprintf(d->fail_reason, sizeof(d->fail_reason),
-			 "the heap refused " RANGE_FMT " (%ld)",
+			 "the heap refused " RANGE_FMT ": %s",
 			 (unsigned long long)pa_val(s),
-			 (unsigned long long)pa_val(e), n);
+			 (unsigned long long)pa_val(e), errno_what(n));
 		return (int)n;
 	}
 	d->st.adopted++;
@@ -244,9 +258,9 @@ static int static_range_build(struct domain *d, unsigned int i, uint64_t gpa)
 	d->map_ticks += arch_ticks() - t1;
 	if (err)
 		snprintf(d->fail_reason, sizeof(d->fail_reason),
-			 "p2m_map failed in " RANGE_FMT " (%d)",
+			 RANGE_FMT " not mapped: %s",
 			 (unsigned long long)pa_val(s),
-			 (unsigned long long)pa_val(e), err);
+			 (unsigned long long)pa_val(e), errno_what(err));
 	return err;
 }
 
@@ -287,9 +301,9 @@ void domain_static_free(struct domain *d)
 		if (!err)
 			continue;
 		pr_warn("domains: %s: " RANGE_FMT " not given back to "
-			"reserved (%d)\n",
+			"reserved: %s\n",
 			d->shown, (unsigned long long)pa_val(s),
-			(unsigned long long)pa_val(e), err);
+			(unsigned long long)pa_val(e), errno_what(err));
 		domain_problem(d, 1);
 	}
 	d->st.adopted = 0;
