@@ -147,11 +147,12 @@ static void kept_line(const struct liveupdate_info *l,
 {
 	struct lu_kept k = kept_of(l, ds);
 
-	pr_info("liveupdate: kept reserved beyond a cold boot: %llu pages of "
+	pr_info("liveupdate: kept reserved beyond a cold boot: %llu page%s of "
 		"the handover (the restored domains' records, for the next "
-		"update), %llu p2m table pages the restored domains run on (a "
+		"update), %llu p2m table page%s the restored domains run on (a "
 		"cold boot counts them allocated)\n",
-		(unsigned long long)k.handover, (unsigned long long)k.tables);
+		(unsigned long long)k.handover, k.handover == 1 ? "" : "s",
+		(unsigned long long)k.tables, k.tables == 1 ? "" : "s");
 }
 
 /** liveupdate_report_human() - one line after a handover was taken. */

@@ -400,8 +400,8 @@ def _kept_line(rep, log):
     """The human line names the kept pages, as the JSON counts them."""
     kept = rep["liveupdate"].get("kept_pages") or {}
     if not re.search(r"^keel: liveupdate: kept reserved beyond a cold boot: "
-                     rf"{kept.get('handover')} pages of the handover .*, "
-                     rf"{kept.get('p2m_tables')} p2m table pages", log,
+                     rf"{kept.get('handover')} pages? of the handover .*, "
+                     rf"{kept.get('p2m_tables')} p2m table pages?", log,
                      re.M):
         return ["no human line naming the kept pages"]
     return []
