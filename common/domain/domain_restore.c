@@ -148,6 +148,18 @@ static int walk_fail(struct restore_walk *w, const char *what, uint64_t gpa,
 	return -EINVAL;
 }
 
+/* A reason that is no guest -> host pair (walk_fail() prints those). */
+static __printf(2, 3) int restore_fail(struct restore_walk *w, const char *fmt,
+				       ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->why, sizeof(w->why), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 /* A leaf at @level: inside one extent, where its guest address says. */
 static int walk_leaf(struct restore_walk *w, uint64_t gpa, paddr_t out,
 		     unsigned int level)
@@ -249,12 +261,16 @@ static int restore_check(struct domain *d, struct restore_walk *w)
 	}
 	if (rec.p2m_ipa_bits < w->fmt->min_ipa_bits ||
 	    rec.p2m_ipa_bits > w->fmt->max_ipa_bits)
-		return walk_fail(w, "p2m_ipa_bits out of range",
-				 rec.p2m_ipa_bits, 0);
+		return restore_fail(w, "p2m_ipa_bits %u outside %s's [%u, %u]",
+				    rec.p2m_ipa_bits, p2m_format_name(),
+				    w->fmt->min_ipa_bits, w->fmt->max_ipa_bits);
 	w->fmt->geometry(rec.p2m_ipa_bits, &level, &order);
 	if (level != rec.p2m_start_level || order != rec.p2m_root_order)
-		return walk_fail(w, "p2m geometry not its ipa_bits'",
-				 rec.p2m_start_level, rec.p2m_root_order);
+		return restore_fail(w,
+				    "p2m start level %u, root order %u: %u "
+				    "IPA bits give level %u, order %u",
+				    rec.p2m_start_level, rec.p2m_root_order,
+				    rec.p2m_ipa_bits, level, order);
 	for (uint32_t i = 0; i < hd->table_count; i++) {
 		struct handover_range r = handover_domain_tables(hd, i);
 
@@ -267,8 +283,11 @@ static int restore_check(struct domain *d, struct restore_walk *w)
 		       (uint64_t)P2M_TABLE_ENTRIES << order, 0))
 		return -EINVAL;
 	if (w->mapped != hd->bytes)
-		return walk_fail(w, "the leaves do not map its bytes",
-				 w->mapped, hd->bytes);
+		return restore_fail(w,
+				    "the leaves do not map its bytes: %llu "
+				    "bytes mapped, its extents hold %llu",
+				    (unsigned long long)w->mapped,
+				    (unsigned long long)hd->bytes);
 	d->table = (struct p2m){
 		.fmt = w->fmt,
 		.root = hd->root,
@@ -382,12 +401,36 @@ static int restore_adopt(struct domain *d)
 		/* The pieces of extent i below the refused one were taken. */
 		release_extents(d, i, c.failed_at);
 		snprintf(d->fail_reason, sizeof(d->fail_reason),
-			 "the heap refused extent[%u] at %#llx (%d)", i,
-			 (unsigned long long)c.failed_at, err);
+			 "the heap refused extent[%u] at %#llx: %s", i,
+			 (unsigned long long)c.failed_at,
+			 err == -ENOSPC ? "no room in its node's range table"
+					: "outside RAM, or not RAM of its node "
+					  "reserved for a domain");
 		d->heap_extents = d->remote_bytes = 0;
 		return err;
 	}
 	return 0;
+}
+
+/*
+ * Step 1 of the top: @d from its record @hd: id, name, node, size, and
+ * what a dom0less domain was built from (its vCPU count, its kernel
+ * module's name: version 3 records carry them).
+ */
+static void restore_record(struct domain_set *s, struct domain *d,
+			   const struct bi_handover_domain *hd)
+{
+	spin_lock_init(&d->map_lock);
+	domain_set_name(d, hd->name);
+	d->restored = hd;
+	d->origin = DOMAIN_ORIGIN_HANDOVER;
+	d->ctx = &s->ctx;
+	d->id = hd->id;
+	d->node = d->build_node = hd->node;
+	d->spec.bytes = hd->bytes;
+	d->spec.node = (int64_t)hd->node;
+	d->vcpus = hd->vcpus;
+	strlcpy(d->kernel, hd->kernel, sizeof(d->kernel));
 }
 
 /*
@@ -404,15 +447,7 @@ static bool restore_one(struct domain_set *s, struct domain *d,
 	struct restore_walk w = {.hd = hd};
 	uint64_t t1, t2;
 
-	spin_lock_init(&d->map_lock);
-	domain_set_name(d, hd->name);
-	d->restored = hd;
-	d->origin = DOMAIN_ORIGIN_HANDOVER;
-	d->ctx = &s->ctx;
-	d->id = hd->id;
-	d->node = d->build_node = hd->node;
-	d->spec.bytes = hd->bytes;
-	d->spec.node = (int64_t)hd->node;
+	restore_record(s, d, hd);
 	d->start_ticks = t0;
 	d->cpu_bits[arch_cpu_id() / 64] |= 1ull << (arch_cpu_id() % 64);
 	t1 = arch_ticks();
@@ -443,6 +478,21 @@ static bool restore_one(struct domain_set *s, struct domain *d,
 	return d->built;
 }
 
+/*
+ * Guest isolation failed (domain_restore_check.c): every domain of @h
+ * into @s failed with @why, none of its memory taken or written.
+ */
+static void refuse_all(struct domain_set *s, const struct bi_handover *h,
+		       unsigned int count, const char *why)
+{
+	for (unsigned int i = 0; i < count; i++) {
+		struct domain *d = &s->d[s->stats.count++];
+
+		restore_record(s, d, &h->domains[i]);
+		domain_fail(d, why);
+	}
+}
+
 /**
  * domains_restore() - the handover's domains into @s (keel/domain.h).
  *
@@ -459,6 +509,7 @@ unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 	const struct bi_handover *h = &bi->handover;
 	unsigned int ok = 0, count = MIN(h->domain_count, DOMAIN_MAX);
 	uint64_t start = arch_ticks();
+	char why[256];
 
 	memset(&s->stats, 0, sizeof(s->stats));
 	memset(&s->ctx, 0, sizeof(s->ctx));
@@ -467,6 +518,14 @@ unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 	if (h->state != HANDOVER_TAKEN)
 		return 0;
 	memset(s->d, 0, count * sizeof(s->d[0]));
+	if (domains_restore_disjoint(h, why, sizeof(why))) {
+		pr_err("%s: no domain restored (their memory stays "
+		       "reserved)\n",
+		       why);
+		refuse_all(s, h, count, why);
+		*failed = count;
+		return 0;
+	}
 	for (unsigned int i = 0; i < count; i++) {
 		struct domain *d = &s->d[s->stats.count++];
 

@@ -157,6 +157,11 @@ void liveupdate_restored(uint64_t ticks, unsigned int restored,
 		return;
 	lu.domains_restored = restored;
 	lu.domains_failed = failed;
+	/* An update that does not bring every domain across failed. */
+	if (failed || restored != lu_in->domain_count)
+		lu_failed("%u of %u domains of the handover not restored "
+			  "(each named in a domains: line)",
+			  lu_in->domain_count - restored, lu_in->domain_count);
 	hd = &lu_in->hdr;
 	if (hd->freeze_ticks > hd->frozen_ticks ||
 	    hd->frozen_ticks > hd->written_ticks ||
@@ -245,10 +250,12 @@ static void write_view(struct ho_writer *w, const struct domain_view *v)
 	d.p2m_root_order = (uint8_t)v->p2m->root_order;
 	d.p2m_ipa_bits = (uint8_t)v->p2m->ipa_bits;
 	d.p2m_vmid = v->p2m->vmid;
+	d.vcpus = v->vcpus;
 	ho_domain_begin(w, &d);
 	if (domain_view_tables(v, table_cb, w) ||
 	    domain_view_extents(v, extent_cb, w))
 		w->overflow = true; /* a broken table: no handover */
+	ho_domain_kernel(w, v->kernel);
 	ho_domain_end(w);
 }
 

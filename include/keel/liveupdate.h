@@ -133,6 +133,11 @@ struct ho_writer {
 
 void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap);
 void ho_domain_begin(struct ho_writer *w, const struct handover_domain *d);
+/*
+ * The open domain's kernel module name (version 3), after its extents:
+ * NULL or "" writes none. Its vCPU count is @d's vcpus at the begin.
+ */
+void ho_domain_kernel(struct ho_writer *w, const char *kernel);
 /* A table range [start, end): merged with the last when it runs on. */
 void ho_domain_table(struct ho_writer *w, uint64_t start, uint64_t end);
 /* An extent: merged with the last when gpa and pa run on. Tables first. */
