@@ -235,8 +235,11 @@ static int walk_table(struct restore_walk *w, uint64_t t, unsigned int level,
 						 P2M_TABLE_ENTRIES, gpa);
 			break;
 		default:
-			return walk_fail(w, "a descriptor the format reserves",
-					 gpa, tab[i]);
+			return restore_fail(w,
+					    "a descriptor the format reserves "
+					    "(%#llx at guest %#llx, level %u)",
+					    (unsigned long long)tab[i],
+					    (unsigned long long)gpa, level);
 		}
 		if (err)
 			return err;

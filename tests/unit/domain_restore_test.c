@@ -350,6 +350,26 @@ static void test_leaf_moved(void **state)
 	failed_alone("a leaf outside its extents");
 }
 
+/*
+ * A descriptor the format reserves at the leaf level (found by asking the
+ * format, so each arch's encoding is covered): the reason names the
+ * descriptor, its guest address and its level, not "guest A -> B".
+ */
+static void test_reserved_descriptor(void **state)
+{
+	uint64_t bad = 0;
+	paddr_t out;
+
+	(void)state;
+	machine();
+	for (uint64_t v = 1; v < 1u << 12 && !bad; v++)
+		if (fmt->decode(v, 3, &out) == P2M_PTE_BAD)
+			bad = v;
+	assert_true(bad);
+	*leaf_entry(B_GPA, 3) = bad;
+	failed_alone("a descriptor the format reserves (0x");
+}
+
 /* A table descriptor to a page that is not one of its table pages. */
 static void test_table_outside(void **state)
 {
@@ -598,6 +618,8 @@ int main(void)
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_leaf_moved, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_reserved_descriptor,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_table_outside, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_not_all_mapped, test_setup,
