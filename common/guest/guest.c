@@ -60,6 +60,11 @@ void guest_state_resumed_add(void)
 	guest_state.resumed++;
 }
 
+void guest_state_problem_add(void)
+{
+	guest_state.problems++;
+}
+
 void guest_vcpus_reset(void)
 {
 	guest_state.count = 0;
@@ -474,6 +479,10 @@ unsigned int guests_problem_count(void)
  */
 const char *guests_fail_reason(void)
 {
+	for (unsigned int i = 0; i < guest_state.count; i++)
+		if (guest_state.vcpu[i].resumed && !guest_state.vcpu[i].made)
+			return "liveupdate: a vCPU the handover carried was "
+			       "not resumed";
 	if (guest_state.bad_words_rounds)
 		return "guests: a guest read words it did not write";
 	if (guest_state.problems)

@@ -604,3 +604,14 @@ def scale_cases(elf):
     on = "after=exit audit=full bootscrub=on"
     return [big_case("smp-240-smt-4node", "240,sockets=4,cores=30,threads=2",
                      [256 * M] * 4, ["--kernel", elf], on, timeout=300)]
+
+
+# Issue 36 §0/§1 (tests/qemu/x86_guest_cases.py): after every case above.
+from .x86_guest_cases import lu_fault_cases  # noqa: E402
+
+_issue36_base_cases = build_cases
+
+
+def build_cases(elf, memdir):  # noqa: F811
+    return _issue36_base_cases(elf, memdir) + \
+        lu_fault_cases(elf, "after=exit audit=full")
