@@ -41,7 +41,7 @@
 #define ICR_TIMEOUT_US	 100000
 /* Calibration: tries, good ones wanted, widest bracket (of the span). */
 #define CAL_TRIES	40
-#define CAL_GOOD	5
+#define CAL_GOOD	3
 #define CAL_BRACKET_PPM 20000
 
 static volatile uint32_t *lapic;

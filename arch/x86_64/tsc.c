@@ -247,6 +247,15 @@ void tsc_init(struct bootinfo *bi)
 	if (pit && hpet && !close_enough(hpet, pit))
 		pr_warn("tsc: the PIT measures %llu Hz but the HPET %llu Hz\n",
 			(unsigned long long)pit, (unsigned long long)hpet);
+	if (!hz && pit && hpet && pm && close_enough(hpet, pm) &&
+	    !close_enough(hpet, pit)) {
+		/* Two clocks agree: the PIT's runs were each interrupted. */
+		pr_warn("tsc: the HPET and the ACPI PM timer agree on %llu Hz: "
+			"using the HPET, not the PIT\n",
+			(unsigned long long)hpet);
+		hz = hpet;
+		by = "hpet";
+	}
 	if (!hz) {
 		hz = pit;
 		by = "pit";

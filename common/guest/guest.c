@@ -390,6 +390,18 @@ static void warn_unused(uint64_t id, void *why)
 		why ? (const char *)why : "no guest of that domain runs");
 }
 
+/* inject=vcpu-stop-slow:@id: held, but no vCPU of that domain, or @why. */
+static void warn_slow_unused(uint64_t id, void *why)
+{
+	for (unsigned int i = 0; i < guest_state.count && why == NULL; i++)
+		if (guest_state.vcpu[i].domain == id &&
+		    guest_state.vcpu[i].made)
+			return;
+	pr_warn("inject=vcpu-stop-slow:%llu: %s, nothing injected\n",
+		(unsigned long long)id,
+		why ? (const char *)why : "no held guest of that domain");
+}
+
 /**
  * guests_inject_unused() - warn for each inject=guest-past-end word no
  * guest takes (keel/guest.h).
@@ -398,6 +410,9 @@ static void warn_unused(uint64_t id, void *why)
 void guests_inject_unused(const char *why)
 {
 	inject_for_each(INJECT_GUEST_PAST_END, warn_unused, (void *)why);
+	inject_for_each(
+		INJECT_VCPU_STOP_SLOW, warn_slow_unused,
+		(void *)(why ? why : "no live update holds the guests"));
 }
 
 /* The first round: what this machine can do, said once. */
@@ -441,6 +456,7 @@ void guests_run(const struct domain_set *ds, const struct guest_params *gp)
 		pr_info("guests: %u of %u vCPUs left running in their loops "
 			"for the live update\n",
 			guest_state.held, guest_state.count);
+		inject_for_each(INJECT_VCPU_STOP_SLOW, warn_slow_unused, NULL);
 		return; /* left running: guests_stop() at the freeze */
 	}
 	if (cpumask_weight(&cpus))

@@ -206,11 +206,11 @@ static int stop_round(uint64_t deadline, char *why, size_t n)
 }
 
 /*
- * Every vCPU this image must carry can be: each one made is live and in
- * its loop, and every record the handover gave was resumed. Return: 0,
+ * Every vCPU this image must carry can be: every record the handover gave
+ * was resumed and, @held, each one made is live and in its loop. Return: 0,
  * or -EBUSY with @why naming the first that is not.
  */
-static int carry_check(char *why, size_t n)
+static int carry_check(char *why, size_t n, bool held)
 {
 	for (unsigned int i = 0; i < guest_state.count; i++) {
 		const struct vcpu *v = &guest_state.vcpu[i];
@@ -222,7 +222,7 @@ static int carry_check(char *why, size_t n)
 				 v->domain, v->why);
 			return -EBUSY;
 		}
-		if (!v->made)
+		if (!v->made || !held)
 			continue;
 		if (!v->live) {
 			snprintf(why, n,
@@ -258,7 +258,7 @@ int guests_stop(void *unused, uint64_t deadline, char *why, size_t n)
 	err = stop_round(deadline, why, n);
 	if (err)
 		return err;
-	err = carry_check(why, n);
+	err = carry_check(why, n, hold_open);
 	if (err && hold_open)
 		run_on();
 	return err;
