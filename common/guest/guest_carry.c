@@ -160,8 +160,6 @@ static void run_on(void)
 			cpumask_clear_cpu(&idle, cpu);
 	smp_post(&idle, guest_cpu_main, &hold_round);
 	holding = true;
-	pr_info("guests: the live update failed: %u held vCPUs run on\n",
-		guest_state.held);
 }
 
 /* The held vCPU that CPU @cpu runs (its first), or NULL. */
@@ -176,7 +174,7 @@ static const struct vcpu *vcpu_on(unsigned int cpu)
 
 /*
  * Stop the held round by @deadline. Return: 0, or -ETIMEDOUT with @why
- * naming the vCPU whose CPU did not answer (the round then runs on).
+ * naming the vCPU whose CPU did not answer (the stop stays asked).
  */
 static int stop_round(uint64_t deadline, char *why, size_t n)
 {
@@ -201,7 +199,6 @@ static int stop_round(uint64_t deadline, char *why, size_t n)
 		snprintf(why, n,
 			 "CPU %u of the held guests did not stop in %llu ms",
 			 busy, (unsigned long long)ms);
-	run_on();
 	return -ETIMEDOUT;
 }
 
@@ -256,11 +253,10 @@ int guests_stop(void *unused, uint64_t deadline, char *why, size_t n)
 
 	(void)unused;
 	err = stop_round(deadline, why, n);
-	if (err)
-		return err;
-	err = carry_check(why, n, hold_open);
+	if (!err)
+		err = carry_check(why, n, hold_open);
 	if (err && hold_open)
-		run_on();
+		guests_run_on(NULL);
 	return err;
 }
 
@@ -271,8 +267,11 @@ int guests_stop(void *unused, uint64_t deadline, char *why, size_t n)
 void guests_run_on(void *unused)
 {
 	(void)unused;
-	if (hold_open && !holding)
-		run_on();
+	if (!hold_open)
+		return;
+	run_on();
+	pr_info("guests: the live update failed: %u held vCPUs run on\n",
+		guest_state.held);
 }
 
 /**
@@ -289,9 +288,7 @@ void guests_continue(void)
 		(unsigned long long)(ticks_to_ns(arch_ticks() - paused_at) /
 				     1000));
 	paused_at = 0;
-	atomic_store_release(&hold_round.stop, 0);
-	holding = true;
-	smp_post(&hold_cpus, guest_cpu_main, &hold_round);
+	run_on();
 }
 
 /*
