@@ -118,7 +118,7 @@ HOGS ?= 0
 stress-liveupdate:
 	$(Q)$(MAKE) --no-print-directory ARCH=x86_64
 	$(Q)$(MAKE) --no-print-directory ARCH=arm64
-	$(Q)$(PYTHON) scripts/stress-liveupdate.py --runs $(RUNS) --hogs $(HOGS)
+	$(Q)$(PYTHON) -m tests.qemu.stress_liveupdate --runs $(RUNS) --hogs $(HOGS)
 
 # --- make lib: the heap as a library (docs/embedding.md) ----------------
 # The mm room and the lib objects it calls, nothing else: what a host

@@ -1,10 +1,10 @@
-#!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
 """Run each live-update case with guests N times and count what happened
 (issue 36 §0; `make stress-liveupdate`, not part of `make check`).
 
-    python3 scripts/stress-liveupdate.py [--runs N] [--arch x86_64|arm64|all]
-        [--only NAME,...] [--timeout S] [--hogs K] [--logs DIR]
+    python3 -m tests.qemu.stress_liveupdate [--runs N]
+        [--arch x86_64|arm64|all] [--only NAME,...] [--timeout S]
+        [--hogs K] [--logs DIR]       (from the top directory)
 
 Each run is one case of the QEMU matrix (tests/qemu/x86_64.py or
 tests/qemu/arm64.py), booted fresh, checked by the matrix's own checks.
@@ -24,13 +24,12 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, TOP)
+from scripts.keel.boot import TOP
 
-from tests.qemu import arm64 as arm64_matrix  # noqa: E402
-from tests.qemu import x86_64 as x86_matrix  # noqa: E402
-from tests.qemu.arm64_cases import CASES as ARM64_CASES  # noqa: E402
-from tests.qemu.x86_cases import build_cases  # noqa: E402
+from . import arm64 as arm64_matrix
+from . import x86_64 as x86_matrix
+from .arm64_cases import CASES as ARM64_CASES
+from .x86_cases import build_cases
 
 # The live-update cases whose guests run across the update.
 X86 = ["guests-liveupdate-svm", "guests-liveupdate2-svm"]
@@ -120,6 +119,9 @@ def main():
                     for p in problems[:5]:
                         print(f"        {p}")
                 sys.stdout.flush()
+            done = sum(t["pass"] for t in tally.values())
+            print(f"  run {i} of {args.runs}: {done} of "
+                  f"{i * len(runners)} boots passed so far")
     finally:
         for h in hogs:
             h.kill()
