@@ -59,6 +59,8 @@
  * really stuck misses it.
  */
 #define LU_FREEZE_MS 1000
+/* A frozen CPU's longest halt between two looks at lu_go (a lost wake-up). */
+#define LU_POLL_US 200
 
 static struct liveupdate_info lu;
 static const struct bi_handover *lu_in; /* a taken handover, or NULL */
@@ -359,8 +361,13 @@ static void lu_cpu_stop(void *arg)
 
 	(void)arg;
 	atomic_fetch_add(&lu_acks, 1);
+	/*
+	 * Halted between looks (the boot CPU's wake-up, or LU_POLL_US), not
+	 * spinning: under QEMU TCG 239 spinning vCPU threads would starve the
+	 * boot CPU's, which must write the handover meanwhile.
+	 */
 	while ((go = atomic_load_acquire(&lu_go)) == LU_WAIT)
-		arch_cpu_relax();
+		arch_cpu_idle_wait(LU_POLL_US);
 	if (go == LU_GO) {
 		atomic_fetch_add(&lu_stops, 1);
 		arch_lu_cpu_stop();
@@ -368,9 +375,19 @@ static void lu_cpu_stop(void *arg)
 	arch_irq_restore(f);
 }
 
+/* Tell the frozen CPUs @go (LU_GO, LU_ABORT) and wake them. */
+static void lu_tell(const cpumask_t *others, uint32_t go)
+{
+	unsigned int cpu;
+
+	atomic_store_release(&lu_go, go);
+	for_each_cpu_in (cpu, others)
+		arch_cpu_wake(cpu, cpu_table[cpu].hwid);
+}
+
 /*
  * Freeze every online CPU but this one by @deadline: each idle, then
- * spinning with interrupts off in lu_cpu_stop(). Return: 0; or
+ * waiting with interrupts off in lu_cpu_stop(). Return: 0; or
  * -ETIMEDOUT, the update failing with the CPU that did not answer named
  * and every CPU back at its mailbox.
  */
@@ -394,7 +411,7 @@ static int freeze_cpus(uint64_t deadline, cpumask_t *others)
 		arch_cpu_relax();
 	if (atomic_load_acquire(&lu_acks) == n)
 		return 0;
-	atomic_store_release(&lu_go, LU_ABORT);
+	lu_tell(others, LU_ABORT);
 	/* Those that answered go back; the first that did not is named. */
 	smp_wait_until(others,
 		       arch_ticks() + arch_ticks_hz() / 1000 * LU_FREEZE_MS,
@@ -413,7 +430,7 @@ static int stop_cpus(const cpumask_t *others, uint64_t deadline)
 {
 	unsigned int n = cpumask_weight(others), cpu, stuck = NR_CPUS;
 
-	atomic_store_release(&lu_go, LU_GO);
+	lu_tell(others, LU_GO);
 	for (;;) {
 		bool all = atomic_load_acquire(&lu_stops) == n;
 
@@ -535,7 +552,7 @@ static int lu_freeze(const struct domain_set *ds, const struct lu_vcpus *vc,
 	hd->frozen_ticks = arch_ticks();
 	j->handover_bytes = lu_write(ds, vc, j, cap, hd);
 	if (!j->handover_bytes) {
-		atomic_store_release(&lu_go, LU_ABORT);
+		lu_tell(&others, LU_ABORT);
 		goto run_on;
 	}
 	return stop_cpus(&others, deadline);
