@@ -436,8 +436,16 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 {
 	struct x86_vcpu *v = vcpu_of(av);
 	uint8_t *vmcb = phys_to_virt(pa(v->vmcb));
-	irqflags_t f = arch_irq_save();
+	irqflags_t f;
 	uint64_t now = rdtsc(), us = 1;
+
+	if (now >= slice_end) { /* its slice is over before it began */
+		memset(e, 0, sizeof(*e));
+		e->reason = VCPU_EXIT_PREEMPT;
+		e->pc = v->rip;
+		return;
+	}
+	f = arch_irq_save();
 
 	if (slice_end > now && tsc_hz)
 		us = (slice_end - now) /

@@ -402,6 +402,18 @@ static void warn_slow_unused(uint64_t id, void *why)
 		why ? (const char *)why : "no held guest of that domain");
 }
 
+/* inject=guest-preempt-walk:@id: no held vCPU of that domain, or @why. */
+static void warn_preempt_unused(uint64_t id, void *why)
+{
+	for (unsigned int i = 0; i < guest_state.count && why == NULL; i++)
+		if (guest_state.vcpu[i].domain == id &&
+		    guest_state.vcpu[i].made)
+			return;
+	pr_warn("inject=guest-preempt-walk:%llu: %s, nothing injected\n",
+		(unsigned long long)id,
+		why ? (const char *)why : "no held guest of that domain");
+}
+
 /**
  * guests_inject_unused() - warn for each inject=guest-past-end word no
  * guest takes (keel/guest.h).
@@ -412,6 +424,9 @@ void guests_inject_unused(const char *why)
 	inject_for_each(INJECT_GUEST_PAST_END, warn_unused, (void *)why);
 	inject_for_each(
 		INJECT_VCPU_STOP_SLOW, warn_slow_unused,
+		(void *)(why ? why : "no live update holds the guests"));
+	inject_for_each(
+		INJECT_GUEST_PREEMPT_WALK, warn_preempt_unused,
 		(void *)(why ? why : "no live update holds the guests"));
 }
 
@@ -457,6 +472,8 @@ void guests_run(const struct domain_set *ds, const struct guest_params *gp)
 			"for the live update\n",
 			guest_state.held, guest_state.count);
 		inject_for_each(INJECT_VCPU_STOP_SLOW, warn_slow_unused, NULL);
+		inject_for_each(INJECT_GUEST_PREEMPT_WALK, warn_preempt_unused,
+				NULL);
 		return; /* left running: guests_stop() at the freeze */
 	}
 	if (cpumask_weight(&cpus))

@@ -138,8 +138,17 @@ bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
 	while (!all_live(false) && arch_ticks() < deadline)
 		arch_cpu_relax();
 	held = 0;
-	for (unsigned int i = 0; i < guest_state.count; i++)
-		held += guest_state.vcpu[i].live && guest_state.vcpu[i].looping;
+	for (unsigned int i = 0; i < guest_state.count; i++) {
+		const struct vcpu *v = &guest_state.vcpu[i];
+
+		held += v->live && v->looping;
+		if (v->preempt_walk_pc)
+			pr_info("guest %u: inject=guest-preempt-walk: a slice "
+				"ended at pc %#llx, after its walk and before "
+				"its loop\n",
+				v->domain,
+				(unsigned long long)v->preempt_walk_pc);
+	}
 	guest_state_set_held(held);
 	return true;
 }

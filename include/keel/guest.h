@@ -101,15 +101,18 @@ struct guest_s2 {
 
 /* One vCPU: what it did (the report) and its arch state (arch_vcpu). */
 struct vcpu {
-	uint16_t domain;     /* the domain's id (heap owner id) */
-	uint32_t node;	     /* the domain's build node: its CPUs run it */
-	unsigned int cpu;    /* the CPU it runs on */
-	uint64_t bytes;	     /* its IPA range [0, bytes) */
-	bool made;	     /* arch_vcpu_init() done: destroy it */
-	bool live;	     /* entered and not ended */
-	bool walked;	     /* GUEST_HC_WALK came */
-	bool looping;	     /* its slice ended after the walk: in its loop */
-	bool resumed;	     /* from a handover's record (a live update) */
+	uint16_t domain;  /* the domain's id (heap owner id) */
+	uint32_t node;	  /* the domain's build node: its CPUs run it */
+	unsigned int cpu; /* the CPU it runs on */
+	uint64_t bytes;	  /* its IPA range [0, bytes) */
+	bool made;	  /* arch_vcpu_init() done: destroy it */
+	bool live;	  /* entered and not ended */
+	bool walked;	  /* GUEST_HC_WALK came */
+	bool looping;	  /* its slice ended after the walk: in its loop */
+	bool resumed;	  /* from a handover's record (a live update) */
+	/* inject=guest-preempt-walk: the pc its slice ended at after its walk */
+	uint64_t preempt_walk_pc;
+	bool preempt_walk_paused;
 	uint64_t stop_ticks; /* its last exit (arch_ticks()) */
 	enum guest_end end;
 	uint64_t pages_walked, bad_words, first_bad_ipa, first_bad_value;

@@ -313,3 +313,18 @@ def freeze_failed(domain, count, entry_line):
         return out
     check.wants_log = True
     return check
+
+
+def preempted_before_loop(domain):
+    """inject=guest-preempt-walk:@domain (issue 36 §0): a slice of that
+    guest ended after its walk's hypercall and before its loop, said in
+    one line of the first image (so the case tests what it claims)."""
+    def check(rep, log):
+        want = rf"^keel: guest {domain}: inject=guest-preempt-walk: a " \
+            r"slice ended at pc 0x[0-9a-f]+, after its walk and before " \
+            r"its loop\r?$"
+        return [] if re.search(want, log, re.M) else [
+            "no 'inject=guest-preempt-walk: a slice ended ... before its "
+            "loop' line"]
+    check.wants_log = True
+    return check

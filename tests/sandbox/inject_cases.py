@@ -166,3 +166,5 @@ def inject_cases(case_class):
 # the old image's freeze names the vCPU and the update fails.
 EFFECTS["vcpu-stop-slow"] = _line(
     r"^keel: warning: liveupdate: freeze: guest \d+'s vCPU")
+EFFECTS["guest-preempt-walk"] = _line(
+    r"^keel: guest \d+: inject=guest-preempt-walk: a slice ended")
