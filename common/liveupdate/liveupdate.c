@@ -4,20 +4,26 @@
  * this image to the next, and what this image learnt from the last one.
  *
  * An update, on the boot CPU, after the domains are built:
- *   1. size the handover (a counting pass of the writer), take it and the
+ *   1. size the handover (a counting pass of the writer, every live vCPU
+ *      counted: the most the freeze can record), take it and the
  *      arch's scratch memory from the heap (below the arch's limit), and
  *      let the arch check the new image and write its stub
  *      (arch_lu_prepare()): everything that may fail, before any CPU
  *      stops; a failure leaves this image running, the boot failing;
  *   2. the first image writes the pattern into every domain (lu_fill.c);
- *   3. freeze (the downtime starts): the guests' running vCPUs stopped
- *      (struct lu_vcpus, guests=on), then every other CPU stops as the
- *      next image needs it (arch_lu_cpu_stop()), bounded by LU_FREEZE_MS;
+ *   3. freeze (the downtime starts), every step by one deadline,
+ *      LU_FREEZE_MS after the stamp: the guests' running vCPUs stopped in
+ *      their loops (struct lu_vcpus, guests=on), then every other CPU
+ *      frozen: it answers and waits, interrupts off (lu_cpu_stop());
  *   4. write the handover: the domains (built ones walked through their
  *      p2m, or the records this image was handed, copied), the stopped
  *      vCPUs' records (version 2), the preserved
  *      ranges derived from them, the header with the stamps, the checksum;
- *      inject=handover-* corrupts it now (lu_inject.c);
+ *      then the frozen CPUs stop as the next image needs them
+ *      (arch_lu_cpu_stop()); inject=handover-* corrupts it now
+ *      (lu_inject.c). A vCPU or CPU that does not answer in time, or a
+ *      handover that does not fit, fails the update by name before any
+ *      CPU stops for good: the frozen CPUs go back, the guests run on;
  *   5. arch_lu_jump(): relocate and enter the new image.
  *
  * The new image's side is in keel_main()'s order: liveupdate_boot(),
@@ -31,6 +37,7 @@
  * State: `lu`, written by the boot CPU only, read by the report.
  */
 #include <arch/cpu.h>
+#include <arch/irq.h>
 #include <arch/liveupdate.h>
 #include <arch/mm.h>
 #include <keel/atomic.h>
@@ -39,7 +46,6 @@
 #include <keel/cpumask.h>
 #include <keel/domain.h>
 #include <keel/errno.h>
-#include <arch/irq.h>
 #include <keel/heap.h>
 #include <keel/inject.h>
 #include <keel/liveupdate.h>
