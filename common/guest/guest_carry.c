@@ -10,9 +10,15 @@
  *    GUEST_HC_WALK: vcpu.looping), or ended, then returns to the flow
  *    with them still running, their loops GUEST_HOLD_MS long.
  *  - Stop (the freeze, after its stamp): guests_stop() sets the round's
- *    stop word; each CPU ends the turn it is in (at most GUEST_SLICE_US)
- *    and goes back to its mailbox, so the live update can stop it. Each
- *    vCPU's state is its struct arch_vcpu, its last exit stop_ticks.
+ *    stop word; each CPU ends the turn it is in (at most GUEST_SLICE_US;
+ *    a vCPU not yet in its loop gets turns until it is) and goes back to
+ *    its mailbox, so the live update can stop it. Each vCPU's state is
+ *    its struct arch_vcpu, its last exit stop_ticks. The wait is bounded
+ *    by the freeze's deadline: a CPU that does not answer, or a vCPU that
+ *    cannot be carried (ended, not in its loop, not resumed from the last
+ *    handover), fails the update by name and the round runs on
+ *    (run_on()); so does guests_run_on() after a later step of the freeze
+ *    failed.
  *  - Records: guests_vcpu_record() gives the live-update room each held
  *    vCPU in its loop: domain, CPU, arch tag, stop stamp, what its walk
  *    reported, and its state (arch_vcpu_state()'s bytes).
