@@ -110,6 +110,16 @@ check-layers:
 	done
 	$(Q)$(PYTHON) scripts/check-layers.py $(addprefix build/,$(LAYER_ARCHES))
 
+# make stress-liveupdate [RUNS=N] [HOGS=K]: each live-update case with
+# guests, N times, on both arches (issue 36 §0); not part of make check.
+RUNS ?= 20
+HOGS ?= 0
+.PHONY: stress-liveupdate
+stress-liveupdate:
+	$(Q)$(MAKE) --no-print-directory ARCH=x86_64
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64
+	$(Q)$(PYTHON) -m tests.qemu.stress_liveupdate --runs $(RUNS) --hogs $(HOGS)
+
 # --- make lib: the heap as a library (docs/embedding.md) ----------------
 # The mm room and the lib objects it calls, nothing else: what a host
 # links is listed by `nm -u` on the archive and declared in

@@ -430,6 +430,7 @@ static void phase_guests(const struct bootinfo *bi,
 /* The guests' vCPUs a live update carries (common/guest/guest_carry.c). */
 static const struct lu_vcpus lu_vcpus = {
 	.stop = guests_stop,
+	.run_on = guests_run_on,
 	.get = guests_vcpu_record,
 };
 

@@ -37,6 +37,11 @@ enum inject_kind {
 	INJECT_IOAPIC_UNMASK,	/* ioapic-unmask: a stuck level line unmasked */
 	INJECT_GUEST_PAST_END,	/* guest-past-end:N: domain N's guest reads
 				   one page past its range (guests=on) */
+	INJECT_GUEST_PREEMPT_WALK, /* guest-preempt-walk:N: domain N's slice
+				      ends right after its walk's hypercall */
+	INJECT_VCPU_STOP_SLOW,	   /* vcpu-stop-slow:N: the CPU of domain N's
+				   held vCPU answers a live update's freeze
+				   GUEST_STOP_SLOW_MS late */
 	/* A live update's handover, corrupted by the old image (liveupdate=) */
 	INJECT_HO_CHECKSUM, /* handover-checksum: a byte flipped after it */
 	INJECT_HO_OVERLAP,  /* handover-overlap: a range over reserved RAM */

@@ -90,11 +90,15 @@ struct domain_set;
 /*
  * The vCPUs an update carries (the flow's, from the guest room; NULL:
  * none): stop() runs once, right after the freeze stamp, and stops every
- * running vCPU; get() gives the @i-th stopped one's record (domain, arch,
- * cpu, state_bytes, stop stamp, walk) and *@state, false past the last.
+ * running vCPU by @deadline (arch_ticks()), or fails (-errno) with @why
+ * naming the vCPU, its vCPUs running on; run_on() lets them run on after
+ * a later step of the freeze failed; get() gives the @i-th one's record
+ * (domain, arch, cpu, state_bytes, stop stamp, walk) and *@state, false
+ * past the last (before the freeze: as many as the freeze can record).
  */
 struct lu_vcpus {
-	void (*stop)(void *arg);
+	int (*stop)(void *arg, uint64_t deadline, char *why, size_t n);
+	void (*run_on)(void *arg);
 	bool (*get)(void *arg, unsigned int i, struct handover_vcpu *rec,
 		    const void **state);
 	void *arg;

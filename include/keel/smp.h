@@ -132,6 +132,15 @@ void smp_run_on(const cpumask_t *mask, void (*fn)(void *), void *arg);
 /* Post without waiting (caller excluded); smp_wait() waits for them. */
 void smp_post(const cpumask_t *mask, void (*fn)(void *), void *arg);
 void smp_wait(const cpumask_t *mask);
+/*
+ * smp_wait() until arch_ticks() reaches @deadline. Return: true when every
+ * CPU of @mask finished its work; false: *@busy (may be NULL) names the
+ * first that did not.
+ */
+bool smp_wait_until(const cpumask_t *mask, uint64_t deadline,
+		    unsigned int *busy);
+/* Return: CPU @cpu has no work posted that it has not finished. */
+bool smp_cpu_idle(unsigned int cpu);
 
 void smp_online_mask(cpumask_t *out);
 unsigned int smp_online_count(void);
