@@ -91,12 +91,13 @@ void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol)
 		bi->node_fw_id[n] = NODE_FW_ID_NONE;
 }
 
-/*
- * The table cannot double: give it all the early pool has left, when that
- * is more than it has (a doubling asks twice the table; the pool may hold
- * less than that and still more than the table). Return: whether it grew.
+/**
+ * bootinfo_grow_rest() - the table cannot double: give it all the early
+ * pool has left, when that is more than it has (a doubling asks twice the
+ * table; the pool may hold less than that and still more than the table).
+ * Return: whether it grew.
  */
-static bool early_grow_rest(struct range_table *t)
+bool bootinfo_grow_rest(struct range_table *t)
 {
 	size_t at = pool_used, cap;
 
@@ -243,7 +244,7 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 		return 0;
 	r.node = node;
 	if (!range_table_append(&bi->ram, &r) ||
-	    (early_grow_rest(&bi->ram) && !range_table_append(&bi->ram, &r)))
+	    (bootinfo_grow_rest(&bi->ram) && !range_table_append(&bi->ram, &r)))
 		return 0;
 	bootinfo_drop_ram(bi, s, e);
 	return -ENOSPC;

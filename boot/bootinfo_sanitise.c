@@ -135,8 +135,10 @@ struct ram_sweep {
 	unsigned int out_max;  /* out[] below this is read (CHECK) */
 	unsigned int count;    /* pieces so far */
 	unsigned int joins;    /* touching pieces still to join */
-	uint64_t joined_bytes; /* of the pieces joined */
-	uint64_t active;       /* nodes with a range open */
+	unsigned int joined;   /* pieces joined to another node's */
+	uint64_t joined_bytes; /* their bytes */
+	uint32_t last_node;
+	uint64_t active; /* nodes with a range open */
 	uint64_t piece_start, last_end;
 	int winner; /* the lowest node open, -1: none */
 	bool overlap, hidden;
@@ -185,14 +187,25 @@ static void ram_union_nodes(struct bootinfo *bi)
 	bi->ram.count = out;
 }
 
-/* The piece [s, e) of @owner's RAM: counted, written when there is out. */
+/*
+ * The piece [s, e) of @owner's RAM: counted, written when there is out.
+ * With joins to make (the table at its limit), each piece touching the
+ * last is joined to it, until none are left to make; one of the last's
+ * node always is (only a join makes one: bootmem takes no such pair).
+ */
 static void sweep_emit(struct ram_sweep *w, uint64_t s, uint64_t e,
 		       const struct region *owner)
 {
-	if (w->count && w->last_end == s && w->joins) {
+	bool same = w->count && w->last_node == owner->node;
+
+	if (w->count && w->last_end == s && (w->joins || same)) {
 		/* RAM touching RAM: the join covers no hole. */
-		w->joins--;
-		w->joined_bytes += e - s;
+		if (w->joins)
+			w->joins--;
+		if (!same) {
+			w->joined++;
+			w->joined_bytes += e - s;
+		}
 		w->last_end = e;
 		if (w->out)
 			w->out[w->count - 1].end = pa(e);
@@ -207,6 +220,7 @@ static void sweep_emit(struct ram_sweep *w, uint64_t s, uint64_t e,
 	}
 	w->count++;
 	w->last_end = e;
+	w->last_node = owner->node;
 }
 
 /* Open the next input; two nodes claiming RAM: one warning per sanitise. */
@@ -316,7 +330,8 @@ static void ram_drop_hidden(struct range_table *t)
 
 /*
  * Room for @need regions in the RAM table: doubled, else exactly @need
- * (the early pool may hold that when it cannot hold a doubling).
+ * (the early pool may hold that when it cannot hold a doubling), else all
+ * the pool has left.
  */
 static void ram_make_room(struct range_table *t, unsigned int need)
 {
@@ -327,6 +342,8 @@ static void ram_make_room(struct range_table *t, unsigned int need)
 	cap = MIN(need, t->max);
 	if (t->cap < cap && t->grow)
 		range_table_move(t, t->grow(t, cap), cap);
+	if (t->cap < cap)
+		bootinfo_grow_rest(t);
 }
 
 /*
@@ -368,13 +385,13 @@ static void ram_resolve(struct bootinfo *bi)
 	if (joins)
 		fix_warn(bi,
 			 "RAM of several nodes overlaps: resolved it takes %u "
-			 "ranges, the RAM table holds %u (%s): %u ranges "
+			 "ranges, the RAM table holds %u (%s): %u pieces "
 			 "joined to RAM of another node they touch (%#llx "
 			 "bytes counted on that node), none dropped",
 			 need, t->cap,
 			 t->cap >= t->max ? "its limit"
 					  : "the early pool is full",
-			 joins, U64(w->joined_bytes));
+			 w->joined, U64(w->joined_bytes));
 }
 
 static void reserved_trim(struct bootinfo *bi)
