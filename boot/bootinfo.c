@@ -10,9 +10,10 @@
  * reserved table that outgrows its static store doubles into a static
  * pool of BOOTINFO_EARLY_POOL_BYTES (boot/Kconfig), a bump allocator whose
  * last block grows in place (one table growing alone, the common case,
- * costs its final size and no more). Only when the pool cannot give the
- * next doubling, or past RANGE_TABLE_MAX_REGIONS, is a table full: RAM
- * beyond it is dropped, reserved ranges merge, each with one warning.
+ * costs its final size and no more). When the pool cannot give the next
+ * doubling, the RAM table takes all the pool has left; only then, or past
+ * RANGE_TABLE_MAX_REGIONS, is a table full: RAM beyond it is dropped,
+ * reserved ranges merge, each with one warning.
  * bootinfo_sanitise(), which gives it the shape keel relies on, is in
  * boot/bootinfo_sanitise.c.
  *
@@ -90,19 +91,46 @@ void bootinfo_init(struct bootinfo *bi, enum boot_protocol protocol)
 		bi->node_fw_id[n] = NODE_FW_ID_NONE;
 }
 
+/**
+ * bootinfo_grow_rest() - the table cannot double: give it all the early
+ * pool has left, when that is more than it has (a doubling asks twice the
+ * table; the pool may hold less than that and still more than the table).
+ * Return: whether it grew.
+ */
+bool bootinfo_grow_rest(struct range_table *t)
+{
+	size_t at = pool_used, cap;
+
+	if (t->grow != early_grow)
+		return false;
+	if (pool_any && t->regions == &early_pool[pool_last])
+		at = pool_last;
+	cap = MIN(EARLY_POOL_REGIONS - at, (size_t)t->max);
+	if (cap <= t->cap)
+		return false;
+	return range_table_move(t, early_grow(t, (unsigned int)cap),
+				(unsigned int)cap);
+}
+
 /*
- * A separate RAM range found the table full: dropped, counted in ranges
- * and bytes, one warning for the whole boot (sanitise drops through here
- * too when resolving overlaps needs more pieces than the table holds).
+ * A separate RAM range found the table full (at its limit, or the early
+ * pool spent: the line says which): dropped, counted in ranges and bytes,
+ * one warning for the whole boot. Only the adders drop RAM; sanitise
+ * never does.
  */
 void bootinfo_drop_ram(struct bootinfo *bi, uint64_t s, uint64_t e)
 {
 	if (!bi->dropped_ram_bytes)
 		fix_warn(bi,
-			 "more than %u separate RAM ranges: [%#llx, %#llx) "
-			 "and any further ones dropped "
+			 "more than %u separate RAM ranges (%s): [%#llx, "
+			 "%#llx) and any further ones dropped "
 			 "(memmap.dropped_ram_bytes)",
-			 bi->ram.cap, U64(s), U64(e));
+			 bi->ram.cap,
+			 bi->ram.cap >= bi->ram.max
+				 ? "the table's limit"
+				 : "the early pool, "
+				   "CONFIG_BOOTINFO_EARLY_POOL_KB, is full",
+			 U64(s), U64(e));
 	bi->dropped_ram++;
 	bi->dropped_ram_bytes += e - s;
 }
@@ -215,11 +243,11 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 	if (ram_merge(bi, s, e, node) >= 0)
 		return 0;
 	r.node = node;
-	if (range_table_append(&bi->ram, &r)) {
-		bootinfo_drop_ram(bi, s, e);
-		return -ENOSPC;
-	}
-	return 0;
+	if (!range_table_append(&bi->ram, &r) ||
+	    (bootinfo_grow_rest(&bi->ram) && !range_table_append(&bi->ram, &r)))
+		return 0;
+	bootinfo_drop_ram(bi, s, e);
+	return -ENOSPC;
 }
 
 /* Two reserved ranges join: "merged" unless they share a name. */

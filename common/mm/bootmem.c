@@ -604,12 +604,12 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 	uint64_t pos = *idx;
 	unsigned int i;
 
-	for (i = 0; i < ram_table->count; i++) {
+	/* From the first RAM range ending above @pos: a walk is O(n log n). */
+	for (i = range_table_first_ending_above(ram_table, pa(pos));
+	     i < ram_table->count; i++) {
 		unsigned int j;
 		uint64_t s, e;
 
-		if (pa_val(ram_table->regions[i].end) <= pos)
-			continue;
 		s = MAX(pos, pa_val(ram_table->regions[i].start));
 		e = pa_val(ram_table->regions[i].end);
 		j = range_table_first_ending_above(&rsv_table, pa(s));

@@ -238,8 +238,8 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 		     uint32_t node);
 /*
  * bootinfo_drop_ram(): RAM [s, e) finds the table full at its limit (the
- * adder's and sanitise's one path): counted, one warning for the whole
- * boot.
+ * adder's path; sanitise never drops RAM): counted, one warning for the
+ * whole boot.
  */
 void bootinfo_drop_ram(struct bootinfo *bi, uint64_t s, uint64_t e);
 int bootinfo_add_reserved(struct bootinfo *bi, paddr_t start, paddr_t end,
