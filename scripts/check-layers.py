@@ -29,7 +29,10 @@ object), on:
     a room (or its private header) may include only the headers of its own
     room, of the rooms below it, and boot/'s data headers. A header that
     names no owner, or a docs/design.md "Who owns each header" row that
-    says another owner than the header, is a problem too.
+    says another owner than the header, is a problem too;
+  - a data header of boot/ that includes a header of a room (or an arch
+    hook header): every room reads it, so it holds data and includes only
+    lib's headers and boot/'s other data headers.
 
     scripts/check-layers.py BUILD_DIR [BUILD_DIR...]   (e.g. build/x86_64)
     scripts/check-layers.py --measure BUILD_DIR [SYMBOL]
@@ -314,6 +317,31 @@ def owner_problems(top, owners):
     return out
 
 
+def data_header_problems(top, owners):
+    """boot/'s data headers are read by every room, so they are data
+    only: each may include lib's headers and boot/'s other data headers,
+    never a room's (options.h pulled 33 headers into its readers so)."""
+    out = []
+    for name, o in sorted(owners.items()):
+        if o is None or o != ("boot", True):
+            continue
+        with open(os.path.join(top, "include", "keel", name),
+                  encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for inc in KEEL_INCLUDE.findall(text):
+            io = owners.get(inc)
+            if io is None or io[0] == "lib" or io == ("boot", True):
+                continue
+            out.append(f"include/keel/{name} is boot/'s data but includes "
+                       f"<keel/{inc}>, room {io[0]}'s header: keep the "
+                       "value here or in a lib header")
+        for inc in re.findall(r"^\s*#\s*include\s*<arch/(\w+\.h)>", text,
+                              re.M):
+            out.append(f"include/keel/{name} is boot/'s data but includes "
+                       f"<arch/{inc}>, an arch hook header")
+    return out
+
+
 def upward_includes(build, edges, owners):
     """[(source, header, owner, why)]: a source of a common/ room (or a
     private header of its room it includes) that includes the public
@@ -415,6 +443,7 @@ def check(build):
                    f"read it through include/keel/")
     owners = header_owners(tree_top(build))
     out += owner_problems(tree_top(build), owners)
+    out += data_header_problems(tree_top(build), owners)
     for src, name, o, why in upward_includes(build, edges, owners):
         out.append(f"{src} includes <keel/{name}>, room {o}'s header "
                    f"({why})")

@@ -534,7 +534,8 @@ def include_rule_test(tmp):
     its first comment line and names a room's source that includes a
     header of a room above it (also through its private header), or one of
     boot/'s that is not data; a header with no owner; a docs/design.md row
-    that names another owner. It passes includes that go down."""
+    that names another owner; a data header of boot/ that includes a
+    room's header. It passes includes that go down."""
     hdr = {"include/keel/low.h": "/* SPDX-License-Identifier: MIT */\n"
                                  "/*\n * Owner: lib.\n */\n",
            "include/keel/top.h": "/* SPDX-License-Identifier: MIT */\n"
@@ -559,6 +560,13 @@ def include_rule_test(tmp):
                    "includes <keel/top.h>, room report's header"),
         "boot": (build("boot", {}, ["<keel/fw.h>"]), 1,
                  "<keel/fw.h>, room boot's header (boot/'s, not data)"),
+        "data": (build("data", {"include/keel/bd.h":
+                                "/* SPDX-License-Identifier: MIT */\n"
+                                "/* Owner: boot (data: read). */\n"
+                                "#include <keel/low.h>\n"
+                                "#include <keel/top.h>\n"}, []), 1,
+                 "include/keel/bd.h is boot/'s data but includes "
+                 "<keel/top.h>, room report's header"),
         "no-owner": (build("no-owner", {"include/keel/x.h": "/* x */\n"},
                            []), 1, "include/keel/x.h names no owner"),
         "doc": (build("doc", {"docs/design.md":

@@ -40,7 +40,6 @@
 #include <asm/x86.h>
 #include <keel/acpi.h>
 #include <keel/errno.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/smp.h>
 

@@ -21,6 +21,7 @@
 #include <keel/heap.h>
 #include <keel/options.h>
 #include <keel/printk.h>
+#include <keel/scrub.h>
 #include <keel/string.h>
 
 #include "domain_priv.h"

@@ -55,7 +55,6 @@
 #include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/numa.h>
-#include <keel/options.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
 #include <keel/progress.h>

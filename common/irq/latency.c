@@ -56,6 +56,7 @@
 #include <keel/numa.h>
 #include <keel/options.h>
 #include <keel/printk.h>
+#include <keel/scrub.h>
 #include <keel/smp.h>
 #include <keel/string.h>
 #include <keel/trace.h>

@@ -43,8 +43,8 @@
 #include <keel/atomic.h>
 #include <keel/bug.h>
 #include <keel/heap_scrub.h>
+#include <keel/inject.h>
 #include <keel/numa.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>
 #include <keel/scrub_prims.h>

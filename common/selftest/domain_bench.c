@@ -31,7 +31,6 @@
 #include <keel/cachemaint.h>
 #include <keel/domain.h>
 #include <keel/heap.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 #include <keel/trace.h>

@@ -34,7 +34,7 @@
 #include <keel/atomic.h>
 #include <keel/bootmem.h>
 #include <keel/bug.h>
-#include <keel/options.h>
+#include <keel/inject.h>
 #include <keel/printk.h>
 #include <keel/smp.h>
 #include <keel/string.h>

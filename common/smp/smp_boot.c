@@ -38,7 +38,7 @@
 #include <arch/smp.h>
 #include <keel/atomic.h>
 #include <keel/bootmem.h>
-#include <keel/options.h>
+#include <keel/inject.h>
 #include <keel/printk.h>
 #include <keel/smp.h>
 #include <keel/trace.h>

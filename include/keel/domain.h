@@ -35,6 +35,7 @@
 #include <keel/bootinfo.h>
 #include <keel/cpumask.h>
 #include <keel/escape.h>
+#include <keel/domain_spec.h>
 #include <keel/p2m.h>
 #include <keel/spinlock.h>
 #include <keel/types.h>
@@ -43,19 +44,9 @@ struct keel_options;
 struct p2m;
 struct bootinfo;
 
-#define DOMAIN_MAX 64 /* domain= words and dom0less nodes together */
 /* A domain's name: domainN, or a DT node's kept whole (63 bytes at most). */
-#define DOMAIN_NAME_MAX	     BOOTINFO_DOMAIN_NAME_MAX
-#define DOMAIN_WORD_NAME_MAX 16 /* "domainN" of a domain= word */
-#define DOMAIN_STATIC_MAX    BOOTINFO_DOMAIN_STATIC_MAX
-#define DOMAIN_ANY_NODE	     (-1)
-
-/* What was asked by one domain= word (kept small: options live on stacks). */
-struct domain_spec {
-	uint64_t bytes; /* rounded up to 4 KiB */
-	int64_t node; /* as asked (maybe no node), DOMAIN_ANY_NODE: not pinned */
-	char name[DOMAIN_WORD_NAME_MAX];
-};
+#define DOMAIN_NAME_MAX	  BOOTINFO_DOMAIN_NAME_MAX
+#define DOMAIN_STATIC_MAX BOOTINFO_DOMAIN_STATIC_MAX
 
 /* Where a domain's memory comes from (the report's domains[].origin). */
 enum domain_origin {

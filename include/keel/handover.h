@@ -149,9 +149,6 @@ _Static_assert(sizeof(struct handover_header) == HANDOVER_HEADER_BYTES,
 _Static_assert(sizeof(struct handover_domain) == 128, "domain record layout");
 _Static_assert(sizeof(struct handover_preserved) == 16, "preserved layout");
 
-/* handover= (docs/cmdline.md): read it (keep), or boot fresh (discard). */
-enum handover_mode { HANDOVER_KEEP = 0, HANDOVER_DISCARD };
-
 /* ---- what the reader keeps (struct bootinfo.handover) ----------------- */
 
 enum handover_state {

@@ -2,7 +2,6 @@
 /* common/trace.c: per-CPU bounded buffers and tick conversion. */
 #include "common.h"
 
-#include <keel/options.h>
 #include <keel/trace.h>
 
 static void test_events_recorded_in_order(void **state)
