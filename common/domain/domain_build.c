@@ -48,7 +48,6 @@
 #include <arch/cache.h>
 #include <arch/cpu.h>
 #include <arch/mm.h>
-#include <arch/scrub.h>
 #include <keel/atomic.h>
 #include <keel/cachemaint.h>
 #include <keel/domain.h>

@@ -6,7 +6,6 @@
  *
  * Runs on the boot CPU at report time, every other CPU parked: no lock.
  */
-#include <arch/scrub.h>
 #include <keel/cpumask.h>
 #include <keel/json.h>
 #include <keel/printk.h>
