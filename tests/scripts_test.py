@@ -529,13 +529,10 @@ def layers_test(tmp):
     check("check-layers names an upward call", out)
 
 
-def include_rule_test(tmp):
-    """scripts/check-layers.py reads each include/keel header's owner from
-    its first comment line and names a room's source that includes a
-    header of a room above it (also through its private header), or one of
-    boot/'s that is not data; a header with no owner; a docs/design.md row
-    that names another owner; a data header of boot/ that includes a
-    room's header. It passes includes that go down."""
+def layers_includer(tmp):
+    """A builder of check-layers trees for the include rules: four headers
+    (lib, report, boot data, boot), @extra files, and common/mm/m.c that
+    includes @inc."""
     hdr = {"include/keel/low.h": "/* SPDX-License-Identifier: MIT */\n"
                                  "/*\n * Owner: lib.\n */\n",
            "include/keel/top.h": "/* SPDX-License-Identifier: MIT */\n"
@@ -549,6 +546,16 @@ def include_rule_test(tmp):
         src = "".join(f"#include {i}\n" for i in inc) + "int m(void);\n"
         return layers_tree(os.path.join(tmp, f"inc-{name}"),
                            {**hdr, **extra, "common/mm/m.c": src})
+    return build
+
+
+def include_rule_test(tmp):
+    """scripts/check-layers.py reads each include/keel header's owner from
+    its first comment line and names a room's source that includes a
+    header of a room above it (also through its private header), or one of
+    boot/'s that is not data; a header with no owner; a docs/design.md row
+    that names another owner. It passes includes that go down."""
+    build = layers_includer(tmp)
     priv = {"common/mm/mm_priv.h": "#include <keel/top.h>\n"}
     runs = {
         "down": (build("down", {}, ["<keel/low.h>", "<keel/bi.h>"]), 0,
@@ -560,13 +567,6 @@ def include_rule_test(tmp):
                    "includes <keel/top.h>, room report's header"),
         "boot": (build("boot", {}, ["<keel/fw.h>"]), 1,
                  "<keel/fw.h>, room boot's header (boot/'s, not data)"),
-        "data": (build("data", {"include/keel/bd.h":
-                                "/* SPDX-License-Identifier: MIT */\n"
-                                "/* Owner: boot (data: read). */\n"
-                                "#include <keel/low.h>\n"
-                                "#include <keel/top.h>\n"}, []), 1,
-                 "include/keel/bd.h is boot/'s data but includes "
-                 "<keel/top.h>, room report's header"),
         "no-owner": (build("no-owner", {"include/keel/x.h": "/* x */\n"},
                            []), 1, "include/keel/x.h names no owner"),
         "doc": (build("doc", {"docs/design.md":
@@ -581,6 +581,40 @@ def include_rule_test(tmp):
         if r.returncode != rc or (want and want not in r.stdout):
             out.append(f"{name}: rc {r.returncode}: {r.stdout!r}")
     check("check-layers names an include up a room", out)
+
+
+def header_rule_test(tmp):
+    """scripts/check-layers.py names a data header of boot/ that includes
+    a room's header, and a header that declares a function another room
+    defines (static inline bodies and the header's own room's are fine)."""
+    build = layers_includer(tmp)
+    runs = {
+        "data": (build("data", {"include/keel/bd.h":
+                                "/* SPDX-License-Identifier: MIT */\n"
+                                "/* Owner: boot (data: read). */\n"
+                                "#include <keel/low.h>\n"
+                                "#include <keel/top.h>\n"}, []), 1,
+                 "include/keel/bd.h is boot/'s data but includes "
+                 "<keel/top.h>, room report's header"),
+        "decl": (build("decl", {"include/keel/ld.h":
+                                "/* SPDX-License-Identifier: MIT */\n"
+                                "/* Owner: lib. */\n"
+                                "static inline int in(void) { return 0; }\n"
+                                "int lib_fn(int a);\nint rep_fn(void);\n",
+                                "common/lib/l.c": "int lib_fn(int a) "
+                                                  "{ return a; }\n",
+                                "common/report/r.c": "int rep_fn(void) "
+                                                     "{ return 0; }\n"},
+                       []), 1,
+                 "include/keel/ld.h declares rep_fn(), which "
+                 "common/report/r.c.o defines"),
+    }
+    out = []
+    for name, (r, rc, want) in runs.items():
+        if r.returncode != rc or (want and want not in r.stdout):
+            out.append(f"{name}: rc {r.returncode}: {r.stdout!r}")
+    check("check-layers names a header's misplaced include or declaration",
+          out)
 
 
 def heap_alone_test(tmp):
@@ -695,6 +729,7 @@ def main():
         layers_test(tmp)
         private_header_test(tmp)
         include_rule_test(tmp)
+        header_rule_test(tmp)
         heap_alone_test(tmp)
         size_rule_test(tmp)
     if not os.access(keel, os.X_OK):

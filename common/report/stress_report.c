@@ -10,6 +10,7 @@
 #include <arch/cpu.h>
 #include <keel/json.h>
 #include <keel/printk.h>
+#include <keel/report.h>
 #include <keel/smp.h>
 #include <keel/stress.h>
 #include <keel/trace.h>

@@ -28,6 +28,7 @@
  * mode and counters are never touched. Boot CPU, before domains_build();
  * no lock.
  */
+#include <keel/bench.h>
 #include <keel/cachemaint.h>
 #include <keel/domain.h>
 #include <keel/heap.h>

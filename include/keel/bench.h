@@ -104,4 +104,13 @@ struct bench_owned {
 int bench_owned(uint32_t node, unsigned int count, struct bench_owned *out);
 void bench_owned_print(void);
 
+struct domain_set;
+/*
+ * domains_bench(): bench=on, before domains_build(): the largest domain
+ * of @s built on this CPU with the cache maintenance mode in force and
+ * with cachemaint=eager, in the same boot (@s->stats.bench).
+ * Boot CPU (common/selftest/domain_bench.c).
+ */
+void domains_bench(struct domain_set *s);
+
 #endif

@@ -315,14 +315,6 @@ int domain_build_private(uint64_t bytes, int node,
 void domain_scrub_dirty(void);
 
 /*
- * domains_bench(): bench=on, before domains_build(): the largest domain
- * of @s built on this CPU with the cache maintenance mode in force and
- * with cachemaint=eager, in the same boot (@s->stats.bench).
- * Boot CPU (common/selftest/domain_bench.c).
- */
-void domains_bench(struct domain_set *s);
-
-/*
  * domains_destroy_all(): every built domain's extents back to the heap
  * (dirty) and its table freed; then the scrub back and the "after"
  * snapshot. Boot CPU, after domains_build().

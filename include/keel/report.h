@@ -58,6 +58,10 @@ uint64_t bootinfo_node_ram_bytes(const struct bootinfo *bi, uint32_t node);
 extern const struct enum_name boot_protocol_names[];
 const char *boot_protocol_name(enum boot_protocol p);
 
+/* The stress report's rate (stress_report.c): @ops per second over @ticks
+ * (0 when @ticks is 0). */
+uint64_t stress_ops_per_s(uint64_t ops, uint64_t ticks);
+
 /*
  * report_print(): the human summary, the JSON line, then the verdict
  * common/boot.c decided: "KEEL: PASS" when @fail_reason is NULL, else

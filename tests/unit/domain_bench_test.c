@@ -9,6 +9,7 @@
  * of 64 MiB with the real heap, scrub and p2m.
  */
 #include "common.h"
+#include <keel/bench.h>
 #include <keel/domain.h>
 
 #include "../../common/domain/domain_priv.h"

@@ -14,6 +14,7 @@
  */
 #include "common.h"
 #include <keel/audit.h>
+#include <keel/bench.h>
 #include <keel/domain.h>
 #include <keel/p2m.h>
 #include <keel/progress.h>

@@ -12,6 +12,7 @@
 #include <asm/sandbox_p2m.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
+#include <keel/p2m_selftest.h>
 
 static const struct test_ram two_nodes[] = {
 	{16 * MiB, 48 * MiB, 0},

@@ -8,6 +8,7 @@
  */
 #include "common.h"
 
+#include <keel/report.h>
 #include <keel/scrub.h>
 #include <keel/stress.h>
 
