@@ -49,7 +49,7 @@ enum opt_type {
 	OPT_STRING, /* char[size] */
 	OPT_INJECT,
 	OPT_CONSOLE, /* console=: char[size] plus its struct console_spec */
-	OPT_DOMAIN, /* domain=SIZE[@NODE], repeatable (common/domain_parse.c) */
+	OPT_DOMAIN,  /* domain=SIZE[@NODE], repeatable (domain_parse.c) */
 };
 
 struct opt_desc {

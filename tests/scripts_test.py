@@ -37,6 +37,7 @@ matplotlib (Debian's python3-matplotlib).
 """
 
 import ast
+import importlib.util
 import json
 import os
 import sys
@@ -617,6 +618,33 @@ def header_rule_test(tmp):
           out)
 
 
+def check_paths_test(tmp):
+    """scripts/check-paths.py names a comment's or a doc's path that is
+    not in the tree (a file from before the rooms), and passes the ones
+    that are, patterns and include forms too."""
+    spec = importlib.util.spec_from_file_location(
+        "check_paths", os.path.join(TOP, "scripts", "check-paths.py"))
+    cp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cp)
+    files = {"common/lib/heap.c": "/* common/lib/heap.c, arch/<a>/x.mk */\n"
+                                  "int x; /* common/heap.c */\n",
+             "include/arch/cpu.h": "/* <arch/cpu.h>, common/lib/*.c */\n",
+             "arch/x86/x.mk": "# tests/{a,b}.py, tests/c.py\n",
+             "tests/a.py": "", "tests/b.py": "",
+             "docs/d.md": "See `common/lib/heap.c` and `boot/gone.c`.\n"}
+    for rel, text in files.items():
+        os.makedirs(os.path.join(tmp, "paths", os.path.dirname(rel)),
+                    exist_ok=True)
+        with open(os.path.join(tmp, "paths", rel), "w",
+                  encoding="utf-8") as f:
+            f.write(text)
+    got = cp.problems(sorted(files), os.path.join(tmp, "paths"))
+    want = ["arch/x86/x.mk:1: tests/c.py", "common/lib/heap.c:2: common/heap.c",
+            "docs/d.md:1: boot/gone.c"]
+    check("check-paths names the paths not in the tree",
+          [] if got == want else [f"{got}"])
+
+
 def heap_alone_test(tmp):
     """scripts/check-layers.py names an object outside lib and mm that
     linking heap_alloc() pulls in, and passes the heap that reaches the
@@ -730,6 +758,7 @@ def main():
         private_header_test(tmp)
         include_rule_test(tmp)
         header_rule_test(tmp)
+        check_paths_test(tmp)
         heap_alone_test(tmp)
         size_rule_test(tmp)
     if not os.access(keel, os.X_OK):

@@ -12,7 +12,7 @@
  *         per-CPU POSIX timer whose signal is aimed at that CPU's thread.
  *
  * Keel runs with interrupts on outside its critical sections: each
- * secondary from the moment it serves its mailbox (common/smp_boot.c),
+ * secondary from the moment it serves its mailbox (common/smp/smp_boot.c),
  * the boot CPU once the CPUs are started (common/boot.c). Critical
  * sections mask them: the heap's node locks (spin_lock_irqsave()), the
  * check-and-halt of an idle wait. No handler takes a lock but x86_64's
@@ -48,7 +48,7 @@ int arch_timer_init_cpu(const char **why);
  * Fire the calling CPU's timer once at @deadline (absolute, arch_ticks()
  * units); a deadline already passed fires at once. Interrupts may be on
  * when the timer's handler cannot arm another deadline meanwhile
- * (common/latency.c: it arms only while the probe samples, and then the
+ * (common/irq/latency.c: it arms only while the probe samples, and then the
  * same deadline); the handler itself calls it masked.
  */
 void arch_timer_arm_at(uint64_t deadline);

@@ -88,7 +88,7 @@ int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
 	      struct bench_detail *detail);
 
 /*
- * bench_owned() (common/bench_owned.c): heap_alloc_owned() of one
+ * bench_owned() (common/selftest/bench_owned.c): heap_alloc_owned() of one
  * 2^MAX_ORDER extent, of @count (<= 1024) in a row, and one anonymous
  * heap_alloc() of that order on @node, clean memory, no maintenance; the
  * heap left with the same free pages and chunks. bench_run() prints it

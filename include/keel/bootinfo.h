@@ -57,7 +57,7 @@
  * own line warning, and bootinfo_sanitise() applies it once more to the
  * node matrix for whatever a parser let through.
  *
- * Directions, used by common/numa.c: allocations for node n fall back in
+ * Directions, used by common/mm/numa.c: allocations for node n fall back in
  * the order of distance[n][other]; a memory-only node m is scrubbed by the
  * node h with CPUs that minimises distance[h][m] (h's CPUs write m's
  * memory).

@@ -4,9 +4,9 @@
  * Stage-2 / EPT translation tables of a guest ("p2m": guest physical to
  * machine), in the arch's real format: arm64 VMSAv8-64 stage 2 (4 KiB
  * granule) or Intel EPT (4 levels). The builder and walker are
- * arch-neutral (common/p2m.c); the descriptor encoders are pure functions
- * per format (include/keel/p2m_format.h); the arch picks the format and
- * does the barriers, TLB maintenance and MMU probes (include/arch/p2m.h).
+ * arch-neutral (common/domain/p2m.c); the descriptor encoders are pure
+  * functions per format (include/keel/p2m_format.h); the arch picks the format
+   * and does the barriers, TLB maintenance and MMU probes (include/arch/p2m.h).
  *
  * A p2m is owned by one builder at a time: no lock. p2m_map() only writes
  * entries; p2m_commit() publishes the whole table once. Table pages are

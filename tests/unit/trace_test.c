@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* common/trace.c: per-CPU bounded buffers and tick conversion. */
+/* common/smp/trace.c: per-CPU bounded buffers and tick conversion. */
 #include "common.h"
 
 #include <keel/trace.h>
