@@ -23,6 +23,8 @@
 #include <arch/scrub.h>
 #include <arch/smp.h>
 #include <keel/bench.h>
+#include <keel/heap_boot.h>
+#include <keel/p2m_selftest.h>
 #include <keel/stress.h>
 #include <keel/boot.h>
 #include <keel/bootinfo.h>

@@ -6,7 +6,7 @@
  * bigger one the memory past it when that is free, liveupdate_room()) by
  * the stub (lu_stub.S), and entered
  * as booting.rst says with x0 = a copy of the DTB this image got, grown by
- * /chosen/keel,handover (boot/fdt_handover.c): the firmware's map as it
+ * /chosen/keel,handover (boot/fdt/fdt_handover.c): the firmware's map as it
  * was, plus where the handover lies. The copy lives in the scratch memory
  * after the stub page; the new image reserves it ("dtb") itself.
  *

@@ -39,7 +39,6 @@
 #include <keel/bootinfo.h>
 #include <keel/cpumask.h>
 #include <keel/errno.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/smp.h>
 #include <keel/string.h>

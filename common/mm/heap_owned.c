@@ -50,13 +50,13 @@
 #include <arch/cache.h>
 #include <arch/cpu.h>
 #include <arch/mm.h>
-#include <arch/scrub.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/printk.h>
+#include <keel/scrub_prims.h>
 #include <keel/string.h>
 
 #include "heap_priv.h"

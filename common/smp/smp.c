@@ -5,7 +5,7 @@
  * Owns cpu_table[], its one writer: logical id 0 is the boot CPU, then the
  * usable bootinfo CPUs in bootinfo order, then the CPUs firmware marked
  * unusable (present = false, kept only so that the report can name
- * them). Starting the secondaries is common/smp_boot.c's, which records
+ * them). Starting the secondaries is common/smp/smp_boot.c's, which records
  * what it finds through smp_cpu_accepted(), smp_cpu_failed() and
  * smp_cpu_skew(); a secondary it accepted serves its mailbox here
  * (smp_serve_mailbox()).
@@ -34,7 +34,7 @@
 #include <keel/atomic.h>
 #include <keel/bootmem.h>
 #include <keel/bug.h>
-#include <keel/options.h>
+#include <keel/inject.h>
 #include <keel/printk.h>
 #include <keel/smp.h>
 #include <keel/string.h>

@@ -34,7 +34,6 @@
 #include <keel/bootmem.h>
 #include <keel/compiler.h>
 #include <keel/cpumask.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 #include <keel/trace.h>

@@ -10,7 +10,6 @@
 #define KEEL_BOOTINFO_H
 
 #include <keel/config.h>
-#include <keel/enum_names.h>
 #include <keel/handover.h>
 #include <keel/range_table.h>
 #include <keel/types.h>
@@ -58,7 +57,7 @@
  * own line warning, and bootinfo_sanitise() applies it once more to the
  * node matrix for whatever a parser let through.
  *
- * Directions, used by common/numa.c: allocations for node n fall back in
+ * Directions, used by common/mm/numa.c: allocations for node n fall back in
  * the order of distance[n][other]; a memory-only node m is scrubbed by the
  * node h with CPUs that minimises distance[h][m] (h's CPUs write m's
  * memory).
@@ -278,15 +277,6 @@ const char *bootinfo_distance_problem(uint32_t a, uint32_t b, uint32_t v);
  */
 void bootinfo_sanitise(struct bootinfo *bi);
 
-/*
- * Queries (common/report/bootinfo_report.c, for the report and the flow's
- * log lines; lib knows no firmware): total RAM bytes, and on one node
- * (NUMA_NO_NODE: all), after sanitise; the report's name of a boot
- * protocol.
- */
-uint64_t bootinfo_ram_bytes(const struct bootinfo *bi);
-uint64_t bootinfo_node_ram_bytes(const struct bootinfo *bi, uint32_t node);
-extern const struct enum_name boot_protocol_names[];
-const char *boot_protocol_name(enum boot_protocol p);
+/* Its queries (RAM bytes, a protocol's name) are the report's: report.h. */
 
 #endif

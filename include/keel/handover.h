@@ -170,9 +170,6 @@ _Static_assert(sizeof(struct handover_header) == HANDOVER_HEADER_BYTES,
 _Static_assert(sizeof(struct handover_domain) == 128, "domain record layout");
 _Static_assert(sizeof(struct handover_preserved) == 16, "preserved layout");
 
-/* handover= (docs/cmdline.md): read it (keep), or boot fresh (discard). */
-enum handover_mode { HANDOVER_KEEP = 0, HANDOVER_DISCARD };
-
 /* ---- what the reader keeps (struct bootinfo.handover) ----------------- */
 
 enum handover_state {
@@ -273,22 +270,6 @@ handover_domain_tables(const struct bi_handover_domain *d, uint32_t i)
 	       sizeof(r));
 	return r;
 }
-
-/*
- * Guest isolation (common/domain/domain_restore_check.c): the extents and
- * table ranges of every domain of a taken handover must be pairwise
- * disjoint before any is restored. A span: a range, its owner in the low
- * 12 bits of start (domain index << 1 | 1 for table pages).
- * domains_disjoint(): O(n log n) in @scratch (@cap spans, at least
- * handover_span_count()). Return: 0, -EINVAL with @why naming the first
- * overlap, or -ENOMEM when @cap is too small.
- */
-struct handover_span {
-	uint64_t start, end;
-};
-uint64_t handover_span_count(const struct bi_handover *h);
-int domains_disjoint(const struct bi_handover *h, struct handover_span *scratch,
-		     uint64_t cap, char *why, size_t n);
 
 /*
  * handover_checksum() - the CRC-32 of [@buf, @buf + @size), the header's

@@ -10,7 +10,7 @@
  * {"columns": [names...], "rows": [[values...], ...]} - the key names once
  * instead of once per row (docs/report-format.md, "Tables").
  *
- * Used by common/report.c and by each subsystem's *_report_json(), which
+ * Used by common/report/report.c and by each subsystem's *_report_json(), which
  * writes that subsystem's section of the report.
  */
 #ifndef KEEL_JSON_H

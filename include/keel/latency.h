@@ -105,4 +105,39 @@ struct latency_stats {
 /* The probe's results (read-only; all zero before latency_run()). */
 const struct latency_stats *latency_stats(void);
 
+/*
+ * Common code's handler (common/irq/latency.c), called by the arch's interrupt
+ * entry with interrupts masked, once per timer interrupt, on the CPU that
+ * armed it. @entry: arch_ticks() read first thing in the entry path.
+ */
+void irq_timer_handler(uint64_t entry);
+/*
+ * The interrupt counters (common/irq/irq_count.c), called by the arch's
+ * handlers. Count an interrupt taken on the calling CPU for the report: the timer
+ * interrupts of irq_timer_handler() (irq.count) apart from the idle
+ * wake-ups an arch takes to end a halt (@idle_wake; irq.idle_wakes).
+ */
+void irq_count_taken(bool idle_wake);
+/* Count an interrupt keel never asked for (irq.unexpected). */
+void irq_count_unexpected(void);
+/*
+ * Count a spurious interrupt (irq.spurious): x86_64 the local APIC's
+ * spurious vector with nothing in service, arm64 INTIDs 1020-1023.
+ */
+void irq_count_spurious(void);
+/*
+ * The firmware's interrupt controller inputs, masked once at boot before
+ * any CPU turns interrupts on (x86_64: every redirection entry of the
+ * MADT's I/O APICs): @controllers, @entries in all, @unmasked of which
+ * the firmware had left unmasked (irq.ioapics, irq.ioapic_entries,
+ * irq.ioapic_unmasked).
+ */
+void irq_count_masked_at_boot(unsigned int controllers, unsigned int entries,
+			      unsigned int unmasked);
+/*
+ * @entries controller inputs masked by a stray interrupt's handler
+ * because they deliver its vector (irq.ioapic_stray_masked).
+ */
+void irq_count_stray_masked(unsigned int entries);
+
 #endif

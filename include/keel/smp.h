@@ -22,7 +22,7 @@ struct jw;
 
 /* smp_start=: every CPU at once, or one after another (the baseline). */
 enum smp_start_mode { SMP_START_PARALLEL = 0, SMP_START_SERIAL };
-/* smp_start= words and smp.start (common/smp.c). */
+/* smp_start= words and smp.start (common/smp/smp.c). */
 extern const struct enum_name smp_start_names[];
 /* The start mode smp_boot_cpus() used (the report's smp.start). */
 enum smp_start_mode smp_start_used(void);

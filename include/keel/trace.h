@@ -38,7 +38,7 @@ enum trace_mode {
 	TRACE_MODE_SUMMARY = 0,
 	TRACE_MODE_FULL,
 };
-/* trace= words and trace_mode (common/trace.c). */
+/* trace= words and trace_mode (common/smp/trace.c). */
 extern const struct enum_name trace_mode_names[];
 /* trace= for this boot (keel_main()); trace_full(): is it full? */
 void trace_set_mode(enum trace_mode mode);

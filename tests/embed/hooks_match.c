@@ -12,4 +12,4 @@
 #include <arch/cpu.h>
 #include <arch/irq.h>
 #include <arch/mm.h>
-#include <arch/scrub.h>
+#include <keel/scrub_prims.h>

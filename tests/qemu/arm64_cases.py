@@ -148,7 +148,7 @@ CASES += [
          append="inject=ap-timeout:2 ap_timeout_ms=200",
          checks=[cpu_failed(2, "did not check in")],
          log_has=["cpu 2 (hwid 0x2): did not check in"]),
-    # PSCI CPU_ON is never called for CPU 2 (common/smp.c).
+    # PSCI CPU_ON is never called for CPU 2 (common/smp/smp.c).
     case("inject-cpu-on-fail", ["--smp", "4", "--mem", "256M"],
          {"cpus": 4, "online": 3, "scrubbed": True},
          append="inject=cpu-on-fail:2",

@@ -19,6 +19,7 @@
 #include <keel/fdt.h>
 #include <keel/fwdesc.h>
 #include <keel/multiboot.h>
+#include <keel/report.h>
 
 #include "common.h"
 

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <keel/report.h>
+
 #include "common.h"
 
 static struct bootinfo bi;

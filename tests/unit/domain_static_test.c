@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Static domains (issue 28 §0; common/domain_static.c, heap_adopt_owned()
- * in common/heap_owned.c) on a small sandbox machine of 2 nodes x 64 MiB:
- * a domain whose xen,static-mem ranges (reserved "static-mem", as boot/
- * leaves them) become its owned extents, mapped from guest address 0,
- * never zeroed (a pattern written before the build survives the build,
- * the checks, the audit and destroy, bootscrub=off included); every frame
- * answers heap_owner_of() with its id; audit=full balances with no page
- * counted twice; destroy gives the ranges back to reserved, not to the
- * free lists; a range above a mem= cut refuses the domain and stays
- * untouched; the heap refuses misuse of adopted memory.
+ * Static domains (issue 28 §0; common/domain/domain_static.c,
+  * heap_adopt_owned() in common/mm/heap_owned.c) on a small sandbox machine of
+   * 2 nodes x 64 MiB: a domain whose xen,static-mem ranges (reserved
+    * "static-mem", as boot/ leaves them) become its owned extents, mapped from
+     * guest address 0, never zeroed (a pattern written before the build
+      * survives the build, the checks, the audit and destroy, bootscrub=off
+       * included); every frame answers heap_owner_of() with its id; audit=full
+        * balances with no page counted twice; destroy gives the ranges back to
+         * reserved, not to the free lists; a range above a mem= cut refuses the
+          * domain and stays untouched; the heap refuses misuse of adopted
+           * memory.
  */
 #include "common.h"
 #include <keel/audit.h>

@@ -7,6 +7,8 @@
  */
 #include <unistd.h>
 
+#include <keel/report.h>
+
 #include "fdt_fixture.h"
 
 /* test_virt_2node(), continued: PSCI, UART, GIC and distances. */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/smp.c: cpu_table layout, bring-up of sandbox pthread CPUs, work
+ * common/smp/smp.c: cpu_table layout, bring-up of sandbox pthread CPUs, work
  * dispatch, and the fault injections that leave a CPU out.
  */
 #include "common.h"
