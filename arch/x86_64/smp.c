@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * x86_64 secondary CPUs: per-CPU data, INIT-SIPI-SIPI and the CPU
- * topology (the local APIC itself is lapic.c's). common/smp_boot.c decides
- * which CPUs to start (MADT-enabled ones; hot-plug slots are never
+ * topology (the local APIC itself is lapic.c's). common/smp/smp_boot.c
+ * decides which CPUs to start (MADT-enabled ones; hot-plug slots are never
  * started), allocates each stack on the CPU's node and waits, bounded, for
  * each to check in.
  *

@@ -6,7 +6,8 @@
  *  - A domain's guest-physical space [0, bytes) is cut into 1 GiB work
  *    units, claimed from the domain's atomic cursor by the CPUs of its
  *    build node (its node, or the nearest node with CPUs for a memory-only
- *    one), as the boot scrub hands out its units (common/scrub_work.c).
+ *    one), as the boot scrub hands out its units
+ *    (common/scrub/scrub_work.c).
  *    Each CPU stays on one domain until it has no unit left, then helps
  *    the next domain of its node: all domains are built at once, a big one
  *    by all of its node's CPUs.
@@ -32,7 +33,7 @@
  * What the build does to an extent's contents (zeroing, maintenance by
  * range) is in domain_base.c, shared with domain_big.c and destroy.
  *
- * A static domain (xen,static-mem, common/domain_static.c) takes no heap
+ * A static domain (xen,static-mem, common/domain/domain_static.c) takes no heap
  * memory and no unit: its ranges are adopted and mapped by the boot CPU
  * before the workers start.
  *

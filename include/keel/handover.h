@@ -311,7 +311,7 @@ int lu_image_arm64(const void *buf, uint64_t len, struct lu_image *img,
 		   char *why, size_t n);
 
 /*
- * boot/fdt_handover.c (DT builds): a copy of the DTB grown by
+ * boot/fdt/fdt_handover.c (DT builds): a copy of the DTB grown by
  * /chosen/keel,handover = <pa size> (two 64-bit values), and that value
  * set again in place. Return: 0 or -EINVAL.
  */
