@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Starting secondary CPUs with PSCI CPU_ON (common/smp/smp.c decides which
- * and waits for them). The new CPU enters head.S secondary_entry at our EL with
- * its MMU off and x0 = its struct arm64_secondary_boot, which sits at the
- * top of its own stack (so nothing here is sized by NR_CPUS); it reads that
- * and arm64_mmu_cfg from memory, so both are cleaned to PoC before the
- * call. It then shares the boot CPU's page tables (read-only from here on), sets TPIDR_ELx to
- * its logical id (arch_cpu_id()) and calls smp_secondary_main().
+ * Starting secondary CPUs with PSCI CPU_ON (common/smp/smp.c decides
+ * which and waits for them). The new CPU enters head.S secondary_entry at
+ * our EL with its MMU off and x0 = its struct arm64_secondary_boot, which
+ * sits at the top of its own stack (so nothing here is sized by NR_CPUS);
+ * it reads that and arm64_mmu_cfg from memory, so both are cleaned to PoC
+ * before the call. It then shares the boot CPU's page tables (read-only
+ * from here on), sets TPIDR_ELx to its logical id (arch_cpu_id()) and
+ * calls smp_secondary_main().
  *
  * Idle secondaries sleep in WFI until their virtual timer fires (cpu.c,
  * gic.c).
