@@ -223,6 +223,8 @@ static void phase_heap(struct bootinfo *bi, unsigned int nodes,
 	trace_begin("heap_init");
 	heap_init(o->heap_init, nodes,
 		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);
+	for (unsigned int c = 0; c < cpu_count; c++)
+		heap_set_cpu_node(c, cpu_table[c].node);
 	boot_maint = cachemaint_policy(pick_cachemaint(o), &boot_maint_stats);
 	heap_set_cachemaint(&boot_maint);
 	boot_times.heap_init_begin = arch_ticks();

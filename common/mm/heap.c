@@ -388,25 +388,69 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 }
 
 /*
+ * The node of each CPU (heap_set_cpu_node()), where HEAP_ANY_NODE starts;
+ * node 0 until the host says otherwise.
+ */
+static uint8_t cpu_node[CONFIG_NR_CPUS];
+/* Allocations refused: HEAP_EXACT_NODE on a node that does not exist. */
+static uint64_t bad_node_count;
+
+/**
+ * heap_set_cpu_node() - CPU @cpu (arch_cpu_id()) is on @node: where its
+ * HEAP_ANY_NODE allocations start. Out-of-range values are ignored.
+ */
+void heap_set_cpu_node(unsigned int cpu, uint32_t node)
+{
+	if (cpu < CONFIG_NR_CPUS && node < MAX_NUMNODES)
+		WRITE_ONCE(cpu_node[cpu], (uint8_t)node);
+}
+
+/** heap_cpu_node() - Return: the calling CPU's node (0 when unknown). */
+uint32_t heap_cpu_node(void)
+{
+	unsigned int cpu = arch_cpu_id();
+	uint32_t n = cpu < CONFIG_NR_CPUS ? READ_ONCE(cpu_node[cpu]) : 0;
+
+	return n < heap_nr_nodes ? n : 0;
+}
+
+/** heap_bad_node_count() - Return: allocations refused for no such node. */
+uint64_t heap_bad_node_count(void)
+{
+	return __atomic_load_n(&bad_node_count, __ATOMIC_RELAXED);
+}
+
+/*
  * The nodes an allocation tries, in order, for node preference @pref
- * (HEAP_ANY_NODE: none): the preferred node's fallback order, or only that
- * node with HEAP_EXACT_NODE (kept in *@exact). Return: the array, its
- * length in *@count.
+ * (HEAP_ANY_NODE: the calling CPU's node first): the preferred node's
+ * fallback order, or only that node with HEAP_EXACT_NODE (kept in
+ * *@exact). A node that does not exist is refused with HEAP_EXACT_NODE
+ * (counted, one debug line) and means no preference without it.
+ * Return: the array, its length in *@count (0: refused).
  */
 const uint32_t *heap_alloc_candidates(int pref, uint32_t flags, uint32_t *exact,
 				      unsigned int *count)
 {
 	struct heap_node *hn;
 
-	if (pref < 0 || pref >= (int)heap_nr_nodes)
-		pref = -1;
+	if (pref != HEAP_ANY_NODE && (pref < 0 || pref >= (int)heap_nr_nodes)) {
+		if (flags & HEAP_EXACT_NODE) {
+			__atomic_fetch_add(&bad_node_count, 1,
+					   __ATOMIC_RELAXED);
+			pr_debug("heap: node %d does not exist "
+				 "(HEAP_EXACT_NODE): refused\n",
+				 pref);
+			*count = 0;
+			return exact;
+		}
+		pref = HEAP_ANY_NODE;
+	}
 	if (pref >= 0 && (flags & HEAP_EXACT_NODE)) {
 		*exact = (uint32_t)pref;
 		*count = 1;
 		return exact;
 	}
-	/* No CPU->node map here: no preference means node 0 first. */
-	hn = &heap_nodes[pref < 0 ? 0 : pref];
+	hn = &heap_nodes[pref < 0 ? heap_cpu_node() : (uint32_t)pref];
 	*count = hn->fallback_count;
 	return hn->fallback;
 }

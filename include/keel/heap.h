@@ -81,7 +81,9 @@ struct heap_node_stats {
 /*
  * heap_alloc(): an anonymous block (keel's own memory) of 2^@order pages,
  * on @node or, unless HEAP_EXACT_NODE, the nearest node that has one
- * (HEAP_ANY_NODE: node 0's fallback order); @max_bits: the block lies
+ * (HEAP_ANY_NODE: the calling CPU's node first, heap_set_cpu_node(); a
+ * node that does not exist fails with HEAP_EXACT_NODE, counted in
+ * heap_bad_node_count(), and means HEAP_ANY_NODE without); @max_bits: the block lies
  * below 2^max_bits bytes (DMA zones), 0 = no limit. Prefers clean chunks;
  * a dirty block is zeroed unless HEAP_NO_SCRUB; cache maintenance per
  * the heap's policy (heap_set_cachemaint(); HEAP_NO_FLUSH: recorded, done
@@ -230,6 +232,15 @@ uint64_t heap_allocated_pages(void); /* total - free (owned included) */
 uint64_t heap_dirty_pages(void);
 uint64_t heap_owned_pages(uint16_t owner); /* 0: all owners */
 unsigned int heap_node_count(void);
+/*
+ * heap_set_cpu_node(): CPU @cpu (its arch_cpu_id()) is on @node, where its
+ * HEAP_ANY_NODE allocations start (node 0 until said). No lock; call it
+ * when the CPU is set up. heap_cpu_node(): the calling CPU's node.
+ */
+void heap_set_cpu_node(unsigned int cpu, uint32_t node);
+uint32_t heap_cpu_node(void);
+/* Allocations refused: HEAP_EXACT_NODE with a node that does not exist. */
+uint64_t heap_bad_node_count(void);
 /*
  * heap_node_stats(): copy @node's counters into *@out.
  * Lock: takes the node's lock. Return: 0, or -EINVAL for no such node.
