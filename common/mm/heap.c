@@ -16,9 +16,11 @@
  *
  * Meaning of page_info entries (DESIGN §4): an entry is meaningful only if
  * its page is the head of a free chunk, the head of a chunk detached by the
- * scrubber, the head of an owned extent (common/heap_owned.c), or lies in
- * an anonymous allocated block. Free chunk and owned extent tails are never
- * written (heap_init=lazy) and never read.
+ * scrubber, the head of an owned extent (common/heap_owned.c), or the head
+ * of an anonymous allocated block. Tails of all of them are never written
+ * (heap_init=lazy) and never read: an anonymous block, like an owned
+ * extent, costs one head write, and heap_owner_of() finds it from any of
+ * its pages by probing aligned-down heads.
  *
  * Why the buddy check only ever reads meaningful entries: merging a block
  * B = [p, p + 2^k) that is being freed (or inserted) reads the head entry of
@@ -31,18 +33,20 @@
  * j > k, X contains the aligned 2^(k+1) parent of B and therefore B itself,
  * which is impossible: B is not part of any other free chunk or block. So
  * the entry read is always a head, and "state PGS_FREE and same order" can
- * be trusted. The same argument shows why heap_alloc only needs to write the
- * HEAD of the block it returns under the lock (so no concurrent free merges
- * with it): nobody reads a tail before the entries are written after unlock.
+ * be trusted. The same argument shows why heap_alloc only writes the HEAD
+ * of the block it returns, under the lock (so no concurrent free merges
+ * with it): nobody reads a tail.
  *
- * Stale entries: a head absorbed by a merge is invalidated (PGS_FREE_TAIL);
- * an anonymous block's tail keeps PGS_ALLOCATED with the block's order
- * after the block is freed, and may then lie inside a free chunk or an
- * owned extent. Neither is ever read by the buddy check (argument above)
- * or by heap_owner_of() (which only descends through heads), and heap_free
- * rejects both: an absorbed head is not PGS_ALLOCATED, a stale tail is not
- * aligned to the order it records. An owned head becomes a free head when
- * the extent is freed, so PGS_OWNED is never stale.
+ * Stale entries: a head absorbed by a merge is invalidated (PGS_FREE_TAIL)
+ * and is never read by the buddy check (argument above) or by
+ * heap_owner_of() (which only descends through heads). An allocated or
+ * owned head becomes a free head (or an absorbed one) when its block is
+ * freed, so PGS_ALLOCATED and PGS_OWNED are never stale: heap_free() of a
+ * page inside a block reads an entry that is not PGS_ALLOCATED (never
+ * written this boot, or invalidated) and refuses it. The frame table is
+ * not cleared at boot, so this holds for entries written since the
+ * handoff; garbage that happens to name its own pfn as an allocated head
+ * is the one misuse the heap cannot see (the same holds for owned heads).
  *
  * Init and handoff (heap_init, heap_add_range) are in common/heap_init.c,
  * the scrub's side (heap_take_dirty, heap_put_clean, heap_mark_clean) in
@@ -121,6 +125,9 @@ unsigned int heap_chunk_order(uint64_t s, uint64_t e)
 
 /* ---- locking ----------------------------------------------------------- */
 
+/* Hold statistics asked (heap_set_lock_stats()): the clock is read. */
+static bool lock_stats;
+
 /**
  * heap_lock_node_at() - take @node's lock, interrupts masked.
  * @site: the caller, for the interrupts-off tracer
@@ -133,7 +140,8 @@ struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site)
 	irqflags_t f = spin_lock_irqsave_at(&hn->lock, site);
 
 	hn->irq_flags = f;
-	hn->lock_start = arch_ticks();
+	/* The clock is read in the hold only when hold times are asked. */
+	hn->lock_start = unlikely(READ_ONCE(lock_stats)) ? arch_ticks() : 0;
 	return (struct heap_node_locked){hn};
 }
 
@@ -145,10 +153,13 @@ struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site)
 uint64_t heap_unlock_node_ticks(struct heap_node_locked l)
 {
 	struct heap_node *hn = l.hn;
-	uint64_t held = arch_ticks() - hn->lock_start;
+	uint64_t held = 0;
 
-	if (held > hn->stats.lock_max_ticks)
-		hn->stats.lock_max_ticks = held;
+	if (unlikely(hn->lock_start)) {
+		held = arch_ticks() - hn->lock_start;
+		if (held > hn->stats.lock_max_ticks)
+			hn->stats.lock_max_ticks = held;
+	}
 	spin_unlock_irqrestore(&hn->lock, hn->irq_flags);
 	return held;
 }
@@ -159,11 +170,25 @@ void heap_unlock_node(struct heap_node_locked l)
 	heap_unlock_node_ticks(l);
 }
 
-/** heap_reset_lock_stats() - forget the longest lock holds (benchmarks). */
+/**
+ * heap_set_lock_stats() - time every node-lock hold from now on (@on), or
+ * stop: without it no clock is read while a node lock is held, and
+ * lock_max_ticks and heap_alloc_info.lock_ticks stay 0.
+ */
+void heap_set_lock_stats(bool on)
+{
+	WRITE_ONCE(lock_stats, on);
+}
+
+/**
+ * heap_reset_lock_stats() - forget the longest lock holds and time the
+ * holds from now on (benchmarks).
+ */
 void heap_reset_lock_stats(void)
 {
 	unsigned int n;
 
+	heap_set_lock_stats(true);
 	for (n = 0; n < heap_nr_nodes; n++) {
 		struct heap_node_locked l = heap_lock_node(n);
 
@@ -199,6 +224,7 @@ void heap_list_insert(struct heap_node_locked l, struct page_info *pg)
 		fl->tail = pg;
 	}
 	hn->nonempty[z] |= 1u << k;
+	hn->zone_mask |= 1ULL << z;
 	hn->stats.free_pages += pages;
 	hn->stats.zone_free[z] += pages;
 	hn->stats.dirty_pages += chunk_dirty_pages(pg);
@@ -220,8 +246,11 @@ void heap_list_remove(struct heap_node_locked l, struct page_info *pg)
 		pg->next->prev = pg->prev;
 	else
 		fl->tail = pg->prev;
-	if (!fl->head)
+	if (!fl->head) {
 		hn->nonempty[z] &= ~(1u << k);
+		if (!hn->nonempty[z])
+			hn->zone_mask &= ~(1ULL << z);
+	}
 	hn->stats.free_pages -= pages;
 	hn->stats.zone_free[z] -= pages;
 	hn->stats.dirty_pages -= chunk_dirty_pages(pg);
@@ -250,6 +279,24 @@ struct page_info *heap_merge_insert(struct heap_node_locked l,
 				    struct page_info *pg, uint64_t p,
 				    unsigned int k)
 {
+	const struct region *r = range_table_find_pfn(&l.hn->ranges, pfn(p));
+
+	/* Not heap memory: inserted as it is, never merged. */
+	if (!r)
+		return heap_merge_insert_in(l, pg, p, k, p, p + (1ULL << k));
+	return heap_merge_insert_in(l, pg, p, k, pfn_val(region_start_pfn(r)),
+				    pfn_val(region_end_pfn(r)));
+}
+
+/*
+ * heap_merge_insert() for a chunk inside the heap range [@rs, @re) of the
+ * locked node: every buddy checked against that one range, looked up
+ * once, not once per merge level.
+ */
+struct page_info *heap_merge_insert_in(struct heap_node_locked l,
+				       struct page_info *pg, uint64_t p,
+				       unsigned int k, uint64_t rs, uint64_t re)
+{
 	uint32_t fd = pg->first_dirty;
 	uint8_t poc = pg->flags & PGF_CLEAN_POC;
 
@@ -263,7 +310,7 @@ struct page_info *heap_merge_insert(struct heap_node_locked l,
 
 		if (lo == 0) /* no block of order > 0 at pfn 0 */
 			break;
-		if (!heap_owns_locked(l, b, k))
+		if (b < rs || b + size > re)
 			break;
 		bpg = pfn_to_page(pfn(b));
 		if (bpg->state != PGS_FREE || bpg->order != k)
@@ -350,10 +397,14 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 	unsigned int j = 0;
 	int z;
 
-	for (z = zone_hi; z >= 0 && !pg; z--) {
-		uint32_t mask = hn->nonempty[z] & ~((1u << order) - 1);
-		uint32_t m;
+	uint64_t zm = hn->zone_mask & ((2ULL << zone_hi) - 1);
 
+	/* Only the zones that have a free chunk, from the highest allowed. */
+	for (; zm && !pg; zm &= ~(1ULL << z)) {
+		uint32_t mask, m;
+
+		z = fls64(zm) - 1;
+		mask = hn->nonempty[z] & ~((1u << order) - 1);
 		if (!mask)
 			continue;
 		for (m = mask; m; m &= m - 1) {
@@ -503,9 +554,9 @@ struct page_info *heap_alloc_maint(unsigned int order, int node,
 	int zone_hi = NR_ZONES - 1;
 	const uint32_t *candidates;
 	uint32_t exact;
-	struct page_info *pg = NULL, *cur;
+	struct page_info *pg = NULL;
 	struct heap_taken t = {.fd = FIRST_DIRTY_NONE};
-	uint64_t p, n, q;
+	uint64_t p;
 
 	if (order > MAX_ORDER || !heap_nr_nodes)
 		return NULL;
@@ -529,20 +580,10 @@ struct page_info *heap_alloc_maint(unsigned int order, int node,
 	if (!pg)
 		return NULL;
 	p = t.pfn;
-
 	/*
-	 * The tail entries, outside the lock: nobody reads tails. The head was
-	 * written under the lock by take_block(), and a concurrent free of the
-	 * buddy may read it, so it is not written again here.
+	 * O(1) metadata, like an owned extent: the head was written under the
+	 * lock by heap_take_block(); no tail entry is written, ever.
 	 */
-	n = 1ULL << order;
-	cur = pg;
-	for (q = p + 1; q < p + n; q++) {
-		cur = pfn_to_page_next(cur, q);
-		page_set(cur, q, PGS_ALLOCATED, order, pg->node,
-			 FIRST_DIRTY_NONE, t.poc);
-	}
-
 	if (t.fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB))
 		scrub_from(p, order, t.fd);
 	cachemaint_after_alloc(cm, pg, order, flags);
@@ -582,6 +623,7 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 		    const struct heap_free_args *a)
 {
 	struct heap_node_locked l;
+	const struct region *r;
 	const char *why = NULL;
 	uint64_t p = pg ? pg->pfn : ~0ULL;
 	unsigned int got = 0;
@@ -603,14 +645,18 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 		why = "order does not match the allocation";
 	else if (!why && (p & ((1ULL << order) - 1)))
 		why = "not the head of a block of that order";
-	else if (!why && !heap_owns_locked(l, p, order))
+	/* The one range lookup of this free: the merge reuses it. */
+	r = why ? NULL : range_table_find_pfn(&l.hn->ranges, pfn(p));
+	if (!why && (!r || p + (1ULL << order) > pfn_val(region_end_pfn(r))))
 		why = "not owned by the heap";
 	if (!why) {
 		if (a->state == PGS_OWNED)
 			l.hn->stats.owned_pages -= 1ULL << order;
 		pg->first_dirty = a->first_dirty;
 		pg->flags = a->flags;
-		heap_merge_insert(l, pg, p, order);
+		heap_merge_insert_in(l, pg, p, order,
+				     pfn_val(region_start_pfn(r)),
+				     pfn_val(region_end_pfn(r)));
 	}
 	heap_unlock_node(l);
 	return why ? heap_misuse(a->fn, p, why, order, got) : 0;

@@ -391,6 +391,8 @@ static unsigned int check_node(struct heap_node_locked l)
 				z, (unsigned long long)st->zone_free[z],
 				(unsigned long long)w.zone_free);
 		check_zone_overlap(&w, z);
+		if (!!(hn->zone_mask & (1ULL << z)) != !!hn->nonempty[z])
+			PROBLEM(&w, "zone %u: zone mask bit wrong", z);
 	}
 	if (w.free != st->free_pages)
 		PROBLEM(&w, "free_pages %llu, walked %llu",

@@ -30,6 +30,8 @@ struct heap_node {
 	uint32_t id;
 	/* Bit j of nonempty[z]: list [z][j] is not empty. */
 	uint32_t nonempty[NR_ZONES];
+	/* Bit z: nonempty[z] != 0 (allocation starts at the highest fit). */
+	uint64_t zone_mask;
 	struct free_list free[NR_ZONES][MAX_FREE_ORDER + 1];
 	/*
 	 * The node's heap memory: struct region (bytes; read in frames
@@ -63,6 +65,11 @@ void heap_list_remove(struct heap_node_locked l, struct page_info *pg);
 struct page_info *heap_merge_insert(struct heap_node_locked l,
 				    struct page_info *pg, uint64_t p,
 				    unsigned int k);
+/* The same inside the heap range [@rs, @re) the caller has looked up. */
+struct page_info *heap_merge_insert_in(struct heap_node_locked l,
+				       struct page_info *pg, uint64_t p,
+				       unsigned int k, uint64_t rs,
+				       uint64_t re);
 
 /* What heap_take_block() took: pfn, first dirty offset, PGF_CLEAN_POC. */
 struct heap_taken {

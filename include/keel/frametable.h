@@ -8,9 +8,9 @@
  * index. Entries are contiguous within a block.
  *
  * Invariant (DESIGN §4): an entry is meaningful only if its page is the head
- * of a free chunk, the head of an owned extent (a domain's), or lies in an
- * anonymous allocated block (keel's own, every entry written). Tail
- * entries of free chunks and of owned extents are never written and never
+ * of a free chunk, the head of an owned extent (a domain's), or the head
+ * of an anonymous allocated block (keel's own). Tail
+ * entries of free chunks and of all blocks are never written and never
  * read (heap_init=lazy): the block holding a page is found by probing its
  * aligned-down heads (heap_owner_of()). A head that stops being one (its
  * chunk merged into a lower buddy) is invalidated to PGS_FREE_TAIL. The

@@ -15,9 +15,8 @@
  * being allocated are done outside the lock (except cachemaint=eager, the
  * in-lock baseline, DESIGN §6).
  *
- * Metadata (DESIGN §4): a free chunk and an owned extent carry one
- * page_info write, at their head; an anonymous block has every entry
- * written. Blocks are naturally aligned, so the block holding any page is
+ * Metadata (DESIGN §4): a free chunk, an anonymous block and an owned
+ * extent each carry one page_info write, at their head. Blocks are naturally aligned, so the block holding any page is
  * found by probing aligned-down heads (heap_owner_of()).
  */
 #ifndef KEEL_HEAP_H
@@ -87,8 +86,8 @@ struct heap_node_stats {
  * below 2^max_bits bytes (DMA zones), 0 = no limit. Prefers clean chunks;
  * a dirty block is zeroed unless HEAP_NO_SCRUB; cache maintenance per
  * the heap's policy (heap_set_cachemaint(); HEAP_NO_FLUSH: recorded, done
- * by cachemaint_flush_batch()). All page_info entries of the block are
- * written (state allocated, order, node, pfn).
+ * by cachemaint_flush_batch()). Only the head's page_info is written
+ * (state allocated, order, node, pfn): O(1) metadata at any order.
  * Lock: takes each candidate node's lock in turn.
  * Return: the head page, or NULL (no fitting block, order > MAX_ORDER,
  * max_bits below a page).

@@ -81,6 +81,36 @@ static void test_any_node_starts_at_cpu_node(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * No clock is read while a node lock is held unless hold statistics are
+ * asked: lock_max_ticks stays 0 (today's code timed every hold).
+ */
+static void test_lock_stats_only_when_asked(void **state)
+{
+	struct heap_node_stats st;
+	struct page_info *pg;
+
+	two_node_machine();
+	heap_set_lock_stats(false);
+	for (unsigned int i = 0; i < 64; i++) {
+		pg = heap_alloc(i % 11, 0, 0, HEAP_NO_SCRUB);
+		assert_non_null(pg);
+		assert_int_equal(heap_free(pg, i % 11, false), 0);
+	}
+	assert_int_equal(heap_node_stats(0, &st), 0);
+	assert_int_equal(st.lock_max_ticks, 0);
+	heap_reset_lock_stats(); /* asked: every hold timed from here */
+	for (unsigned int i = 0; i < 64; i++) {
+		pg = heap_alloc(10, 0, 0, 0);
+		assert_non_null(pg);
+		assert_int_equal(heap_free(pg, 10, true), 0);
+	}
+	assert_int_equal(heap_node_stats(0, &st), 0);
+	assert_true(st.lock_max_ticks > 0);
+	heap_set_lock_stats(false);
+	test_heap_check_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -89,6 +119,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_any_node_starts_at_cpu_node, test_setup,
 			test_teardown),
+		cmocka_unit_test_setup_teardown(test_lock_stats_only_when_asked,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
