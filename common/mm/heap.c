@@ -140,6 +140,7 @@ struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site)
 	irqflags_t f = spin_lock_irqsave_at(&hn->lock, site);
 
 	hn->irq_flags = f;
+	hn->stats.locks++;
 	/* The clock is read in the hold only when hold times are asked. */
 	hn->lock_start = unlikely(READ_ONCE(lock_stats)) ? arch_ticks() : 0;
 	return (struct heap_node_locked){hn};
@@ -431,7 +432,8 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 
 	/* Claim the head now so that no free merges with it after unlock. */
 	page_set(pg, p, state, order, hn->id,
-		 state == PGS_OWNED ? owner : FIRST_DIRTY_NONE, poc);
+		 state == PGS_OWNED ? owner : FIRST_DIRTY_NONE,
+		 state == PGS_ALLOCATED ? PGF_ANON | poc : poc);
 	t->pfn = p;
 	t->fd = fd;
 	t->poc = poc;
@@ -529,6 +531,31 @@ void heap_eager_in_lock(const struct cachemaint *cm, struct page_info *pg,
 	cachemaint_in_lock(cm, pg, order);
 }
 
+/* Take the block off the free lists of the first candidate node that has one. */
+static struct page_info *alloc_from_nodes(unsigned int order, int node,
+					  int zone_hi, uint32_t flags,
+					  const struct cachemaint *cm,
+					  struct heap_taken *t)
+{
+	unsigned int i, count;
+	const uint32_t *candidates;
+	struct page_info *pg = NULL;
+	uint32_t exact;
+
+	candidates = heap_alloc_candidates(node, flags, &exact, &count);
+	for (i = 0; i < count && !pg; i++) {
+		/* The tracer's site: the API's name, whatever the policy. */
+		struct heap_node_locked l =
+			heap_lock_node_at(candidates[i], "heap_alloc");
+
+		pg = heap_take_block(l, order, zone_hi, t, PGS_ALLOCATED, 0);
+		if (pg && cm->mode == CACHEMAINT_EAGER)
+			heap_eager_in_lock(cm, pg, order, t, flags);
+		heap_unlock_node(l);
+	}
+	return pg;
+}
+
 /**
  * heap_alloc() - heap_alloc_maint() with the heap's policy.
  *
@@ -550,13 +577,9 @@ struct page_info *heap_alloc_maint(unsigned int order, int node,
 				   unsigned int max_bits, uint32_t flags,
 				   const struct cachemaint *cm)
 {
-	unsigned int i, count;
 	int zone_hi = NR_ZONES - 1;
-	const uint32_t *candidates;
-	uint32_t exact;
 	struct page_info *pg = NULL;
 	struct heap_taken t = {.fd = FIRST_DIRTY_NONE};
-	uint64_t p;
 
 	if (order > MAX_ORDER || !heap_nr_nodes)
 		return NULL;
@@ -565,27 +588,24 @@ struct page_info *heap_alloc_maint(unsigned int order, int node,
 			return NULL;
 		zone_hi = (int)MIN(max_bits - PAGE_SHIFT, NR_ZONES - 1u);
 	}
-	candidates = heap_alloc_candidates(node, flags, &exact, &count);
-
-	for (i = 0; i < count && !pg; i++) {
-		/* The tracer's site: the API's name, whatever the policy. */
-		struct heap_node_locked l =
-			heap_lock_node_at(candidates[i], "heap_alloc");
-
-		pg = heap_take_block(l, order, zone_hi, &t, PGS_ALLOCATED, 0);
-		if (pg && cm->mode == CACHEMAINT_EAGER)
-			heap_eager_in_lock(cm, pg, order, &t, flags);
-		heap_unlock_node(l);
-	}
+	/* The common case: the CPU's cache (not for eager, nor DMA zones). */
+	if (cm->mode != CACHEMAINT_EAGER && !max_bits &&
+	    (node == HEAP_ANY_NODE || (node >= 0 && node < (int)heap_nr_nodes)))
+		pg = heap_pcp_alloc(
+			order, node < 0 ? heap_cpu_node() : (uint32_t)node, &t);
+	if (!pg)
+		pg = alloc_from_nodes(order, node, zone_hi, flags, cm, &t);
+	/* Low memory: what the CPUs' caches hold, then one more try. */
+	if (!pg && heap_drain_caches())
+		pg = alloc_from_nodes(order, node, zone_hi, flags, cm, &t);
 	if (!pg)
 		return NULL;
-	p = t.pfn;
 	/*
 	 * O(1) metadata, like an owned extent: the head was written under the
 	 * lock by heap_take_block(); no tail entry is written, ever.
 	 */
 	if (t.fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB))
-		scrub_from(p, order, t.fd);
+		scrub_from(t.pfn, order, t.fd);
 	cachemaint_after_alloc(cm, pg, order, flags);
 	return pg;
 }
@@ -605,8 +625,9 @@ static const char *free_state_problem(const struct page_info *pg,
 	}
 	if (pg->state == PGS_OWNED)
 		return "an owned extent (heap_free_owned)";
-	return pg->state != PGS_ALLOCATED ? "not allocated (double free?)"
-					  : NULL;
+	return pg->state != PGS_ALLOCATED || (pg->flags & PGF_CACHED)
+		       ? "not allocated (double free?)"
+		       : NULL;
 }
 
 /**
@@ -637,6 +658,10 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 		why = "not a frame table entry of a heap page";
 	if (why)
 		return heap_misuse(a->fn, p, why, order, got);
+	/* The common case: into the CPU's cache, no node lock. */
+	if (a->state == PGS_ALLOCATED &&
+	    heap_pcp_free(pg, order, a->first_dirty, a->flags & PGF_CLEAN_POC))
+		return 0;
 
 	l = heap_lock_node(pg->node);
 	got = pg->order;

@@ -52,6 +52,7 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 	if (count > MAX_NUMNODES)
 		count = MAX_NUMNODES;
 	memset(heap_nodes, 0, sizeof(heap_nodes));
+	heap_pcp_reset();
 	heap_owned_reset();
 	heap_nr_nodes = count;
 	mode = m;

@@ -98,6 +98,17 @@ static inline bool heap_entry_valid(const struct page_info *pg)
 	return pg && pfn_to_page_or_null(pfn(pg->pfn)) == pg &&
 	       pg->node < heap_nr_nodes;
 }
+/*
+ * The per-CPU caches (common/heap_pcp.c): heap_pcp_alloc() a block of
+ * @node from the calling CPU's cache (NULL: go to the free lists),
+ * heap_pcp_free() keep a live anonymous block there (false: go the slow
+ * way), heap_pcp_reset() forget them all (heap_init).
+ */
+struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
+				 struct heap_taken *t);
+bool heap_pcp_free(struct page_info *pg, unsigned int order,
+		   uint32_t first_dirty, uint8_t poc);
+void heap_pcp_reset(void);
 /* Forget every owner's page count (heap_init). */
 void heap_owned_reset(void);
 /* heap_unlock_node() that returns how long the lock was held. */

@@ -43,8 +43,11 @@ enum page_state {
  */
 #define PGF_ADOPTED	  0x04
 #define PGF_ADOPTED_FIRST 0x08
+/* Head of an anonymous block (heap_alloc()), and one in a per-CPU cache. */
+#define PGF_ANON	 0x10
+#define PGF_CACHED	 0x20
 
-#define FIRST_DIRTY_NONE  0xffffffffu
+#define FIRST_DIRTY_NONE 0xffffffffu
 
 struct page_info {
 	struct page_info *next, *prev; /* free list links (free heads) */

@@ -75,6 +75,7 @@ struct heap_node_stats {
 	uint64_t init_ticks;	/* time spent in heap_add_range for the node */
 	uint64_t zone_free[NR_ZONES];
 	uint64_t lock_max_ticks; /* longest hold of the node lock */
+	uint64_t locks;		 /* acquisitions of the node lock */
 };
 
 /*
@@ -128,6 +129,22 @@ int heap_free(struct page_info *pg, unsigned int order, bool need_scrub);
  */
 int heap_free_clean_poc(struct page_info *pg, unsigned int order);
 extern bool heap_strict;
+
+/*
+ * Per-CPU caches (DESIGN §15): heap_alloc() and heap_free() of order 0 and
+ * order 9 are served by the calling CPU's cache of its node's blocks,
+ * refilled and emptied in batches under the node lock, bounded (65 and 5
+ * blocks). Cached blocks count as free in every counter.
+ * heap_drain_caches(): every cache back to the free lists (audit, checks,
+ * a live update's freeze, low memory; heap_alloc() does it before it
+ * fails). heap_drain_cpu_cache(): one CPU's, for a CPU going offline.
+ * Lock: each cache's, then the node's. Return: the pages given back.
+ * heap_set_cpu_caches(): on, or off (drained); heap_init() leaves them
+ * off, whoever opens the heap for its runtime turns them on.
+ */
+uint64_t heap_drain_caches(void);
+uint64_t heap_drain_cpu_cache(unsigned int cpu);
+void heap_set_cpu_caches(bool on);
 
 /* Domain owner ids: 1..HEAP_MAX_OWNER. */
 #define HEAP_MAX_OWNER 65535

@@ -40,6 +40,12 @@ const struct heap_node_stats *heap_node_stats_locked(struct heap_node_locked l);
 void heap_set_lock_stats(bool on);
 void heap_reset_lock_stats(void);
 
+/*
+ * Pages held in the per-CPU caches, of @node (all: < 0), only the dirty
+ * ones with @dirty. Racy reads, no lock.
+ */
+uint64_t heap_cached_pages(int node, bool dirty);
+
 /* Is [p, p + 2^order) inside one heap range of @node? Takes its lock. */
 bool heap_owns(uint32_t node, pfn_t p, unsigned int order);
 
