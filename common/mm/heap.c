@@ -137,7 +137,7 @@ static bool lock_stats;
 struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site)
 {
 	struct heap_node *hn = &heap_nodes[node];
-	irqflags_t f = spin_lock_irqsave_at(&hn->lock, site);
+	irqflags_t f = heap_lock_irqsave(&hn->lock, site);
 
 	hn->irq_flags = f;
 	hn->stats.locks++;
@@ -161,7 +161,7 @@ uint64_t heap_unlock_node_ticks(struct heap_node_locked l)
 		if (held > hn->stats.lock_max_ticks)
 			hn->stats.lock_max_ticks = held;
 	}
-	spin_unlock_irqrestore(&hn->lock, hn->irq_flags);
+	heap_unlock_irqrestore(&hn->lock, hn->irq_flags);
 	return held;
 }
 
@@ -194,7 +194,7 @@ void heap_reset_lock_stats(void)
 		struct heap_node_locked l = heap_lock_node(n);
 
 		l.hn->stats.lock_max_ticks = 0;
-		spin_unlock_irqrestore(&l.hn->lock, l.hn->irq_flags);
+		heap_unlock_irqrestore(&l.hn->lock, l.hn->irq_flags);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include <keel/heap.h>
 #include <keel/heap_scrub.h>
 #include <keel/printk.h>
+#include <keel/spinlock.h>
 #include <keel/string.h>
 
 #include "heap_priv.h"

@@ -62,7 +62,7 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 		uint32_t order[MAX_NUMNODES];
 		unsigned int c = 0;
 
-		spin_lock_init(&hn->lock);
+		arch_lock_init(&hn->lock);
 		hn->id = n;
 		hn->ranges = (struct range_table)RANGE_TABLE_INIT(
 			range_store[n], HEAP_MAX_RANGES, NULL);

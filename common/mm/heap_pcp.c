@@ -11,7 +11,7 @@
  * PCP_HIGH gives PCP_BATCH back the same way: one node-lock acquisition
  * per PCP_BATCH operations at worst, none in a steady alloc/free pattern.
  * Bounded: at most PCP_HIGH + 1 blocks per order per CPU (65 x 4 KiB and
- * 5 x 2 MiB).
+ * 3 x 2 MiB).
  *
  * A cached block is off the free lists, its head written as an anonymous
  * block (PGS_ALLOCATED, so no buddy merges with it) flagged PGF_CACHED,
@@ -30,18 +30,18 @@
 #include <arch/cpu.h>
 #include <keel/compiler.h>
 #include <keel/heap.h>
-#include <keel/spinlock.h>
 
 #include "heap_priv.h"
 
 #define PCP_CLASSES 2
 static const uint8_t pcp_order[PCP_CLASSES] = {0, 9};
-static const uint8_t pcp_batch[PCP_CLASSES] = {16, 2};
-static const uint8_t pcp_high[PCP_CLASSES] = {64, 4};
+static const uint8_t pcp_batch[PCP_CLASSES] = {16, 1};
+static const uint8_t pcp_high[PCP_CLASSES] = {64, 2};
 
 struct heap_pcp {
-	spinlock_t lock;
-	uint32_t node; /* the node of every block held */
+	arch_lock_t lock; /* the lock hook's (include/arch/lock.h) */
+	bool ready;	  /* lock initialised: drainers may take it */
+	uint32_t node;	  /* the node of every block held */
 	struct page_info *head[PCP_CLASSES];
 	uint32_t count[PCP_CLASSES];
 	uint64_t pages, dirty; /* held, and of those dirty (readers: racy) */
@@ -73,10 +73,8 @@ void heap_set_cpu_caches(bool on)
 /* heap_init(): forget every cache (the memory they held is gone). */
 void heap_pcp_reset(void)
 {
-	for (unsigned int c = 0; c < pcp_used; c++) {
+	for (unsigned int c = 0; c < pcp_used; c++)
 		pcps[c] = (struct heap_pcp){0};
-		spin_lock_init(&pcps[c].lock);
-	}
 	pcp_used = 0;
 	pcp_on = false;
 }
@@ -88,6 +86,10 @@ static struct heap_pcp *this_pcp(void)
 
 	if (cpu >= CONFIG_NR_CPUS || !READ_ONCE(pcp_on))
 		return NULL;
+	if (!__atomic_load_n(&pcps[cpu].ready, __ATOMIC_ACQUIRE)) {
+		arch_lock_init(&pcps[cpu].lock);
+		__atomic_store_n(&pcps[cpu].ready, true, __ATOMIC_RELEASE);
+	}
 	used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
 	while (cpu >= used &&
 	       !__atomic_compare_exchange_n(&pcp_used, &used, cpu + 1, false,
@@ -177,7 +179,7 @@ struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
 
 	if (!pc)
 		return NULL;
-	f = spin_lock_irqsave_at(&pc->lock, "heap_cpu_cache");
+	f = heap_lock_irqsave(&pc->lock, "heap_cpu_cache");
 	if (!pc->pages)
 		pc->node = node;
 	if (pc->node == node) {
@@ -186,7 +188,7 @@ struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
 		if (pc->count[c])
 			pg = pcp_pop(pc, c);
 	}
-	spin_unlock_irqrestore(&pc->lock, f);
+	heap_unlock_irqrestore(&pc->lock, f);
 	if (!pg)
 		return NULL;
 	t->pfn = pg->pfn;
@@ -220,7 +222,7 @@ bool heap_pcp_free(struct page_info *pg, unsigned int order,
 	pc = this_pcp();
 	if (!pc)
 		return false;
-	f = spin_lock_irqsave_at(&pc->lock, "heap_cpu_cache");
+	f = heap_lock_irqsave(&pc->lock, "heap_cpu_cache");
 	if (!pc->pages)
 		pc->node = pg->node;
 	if (pc->node == pg->node) {
@@ -231,7 +233,7 @@ bool heap_pcp_free(struct page_info *pg, unsigned int order,
 			pcp_give_back(pc, c, pcp_batch[c]);
 		done = true;
 	}
-	spin_unlock_irqrestore(&pc->lock, f);
+	heap_unlock_irqrestore(&pc->lock, f);
 	return done;
 }
 
@@ -248,14 +250,15 @@ uint64_t heap_drain_cpu_cache(unsigned int cpu)
 	uint64_t pages;
 	irqflags_t f;
 
-	if (cpu >= __atomic_load_n(&pcp_used, __ATOMIC_RELAXED))
+	if (cpu >= __atomic_load_n(&pcp_used, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&pcps[cpu].ready, __ATOMIC_ACQUIRE))
 		return 0;
 	pc = &pcps[cpu];
-	f = spin_lock_irqsave_at(&pc->lock, "heap_drain_cpu_cache");
+	f = heap_lock_irqsave(&pc->lock, "heap_drain_cpu_cache");
 	pages = pc->pages;
 	for (int c = 0; c < PCP_CLASSES; c++)
 		pcp_give_back(pc, c, pc->count[c]);
-	spin_unlock_irqrestore(&pc->lock, f);
+	heap_unlock_irqrestore(&pc->lock, f);
 	return pages;
 }
 

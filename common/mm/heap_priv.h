@@ -17,14 +17,15 @@
 #include <keel/heap_boot.h>
 #include <keel/heap_check.h>
 #include <keel/range_table.h>
-#include <keel/spinlock.h>
+#include <keel/irqsoff.h>
+#include <arch/lock.h>
 
 struct free_list {
 	struct page_info *head, *tail;
 };
 
 struct heap_node {
-	spinlock_t lock;
+	arch_lock_t lock;     /* the host's lock hook (include/arch/lock.h) */
 	uint64_t lock_start;  /* ticks when the lock was taken */
 	irqflags_t irq_flags; /* the holder's interrupt state before */
 	uint32_t id;
@@ -52,6 +53,24 @@ BUILD_BUG_ON(sizeof(struct page_info) > 32);
 /* common/heap.c owns them; heap_check.c reads them under the node locks. */
 extern struct heap_node heap_nodes[MAX_NUMNODES];
 extern unsigned int heap_nr_nodes;
+
+/*
+ * Take / drop a heap lock (a node's, a cache's) through the lock hook,
+ * interrupts masked around the hold (a traced region named @site).
+ */
+static inline irqflags_t heap_lock_irqsave(arch_lock_t *l, const char *site)
+{
+	irqflags_t f = irq_save_at(site);
+
+	arch_lock(l);
+	return f;
+}
+
+static inline void heap_unlock_irqrestore(arch_lock_t *l, irqflags_t f)
+{
+	arch_unlock(l);
+	irq_restore(f);
+}
 
 /* Is [p, p + 2^k) inside one heap range of the locked node? */
 bool heap_owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k);

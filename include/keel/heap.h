@@ -133,7 +133,7 @@ extern bool heap_strict;
 /*
  * Per-CPU caches (DESIGN §15): heap_alloc() and heap_free() of order 0 and
  * order 9 are served by the calling CPU's cache of its node's blocks,
- * refilled and emptied in batches under the node lock, bounded (65 and 5
+ * refilled and emptied in batches under the node lock, bounded (65 and 3
  * blocks). Cached blocks count as free in every counter.
  * heap_drain_caches(): every cache back to the free lists (audit, checks,
  * a live update's freeze, low memory; heap_alloc() does it before it
