@@ -20,7 +20,7 @@
  *      -Ibuild/sandbox/include -DHEAP_RUNTIME_NEW \
  *      -o build/bench/heap_runtime tests/bench/heap_runtime.c \
  *      build/sandbox/libkeel.a -lfdt
- *   build/bench/heap_runtime [ROUNDS]
+ *   build/bench/heap_runtime [ROUNDS [MAX_THREADS]]
  *
  * Without -DHEAP_RUNTIME_NEW it builds against the code before issue 37
  * (no per-CPU caches, no heap_set_cpu_node()), for the comparison.
@@ -225,15 +225,17 @@ static int cmp_double(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	unsigned int rounds = argc > 1 ? (unsigned int)atoi(argv[1]) : 5;
+	unsigned int max_threads = argc > 2 ? (unsigned int)atoi(argv[2]) : 2;
 
 	if (rounds < 1 || rounds > MAX_ROUNDS)
 		rounds = 5;
+	setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is measured */
 	open_heap();
 	printf("| workload | threads on node 0 | ns/op (median of %u) | "
 	       "node locks/op |\n|---|---|---|---|\n",
 	       rounds);
 	for (unsigned int w = ORDER0; w <= CHURN; w++)
-		for (unsigned int t = 1; t <= 2; t++) {
+		for (unsigned int t = 1; t <= 2 && t <= max_threads; t++) {
 			double v[MAX_ROUNDS], lpo = 0;
 
 			for (unsigned int r = 0; r < rounds; r++)
