@@ -65,7 +65,7 @@ static int pcp_class(unsigned int order)
  */
 void heap_set_cpu_caches(bool on)
 {
-	WRITE_ONCE(pcp_on, on);
+	__atomic_store_n(&pcp_on, on, __ATOMIC_RELAXED);
 	if (!on)
 		heap_drain_caches();
 }
@@ -84,7 +84,8 @@ static struct heap_pcp *this_pcp(void)
 {
 	unsigned int cpu = arch_cpu_id(), used;
 
-	if (cpu >= CONFIG_NR_CPUS || !READ_ONCE(pcp_on))
+	if (cpu >= CONFIG_NR_CPUS ||
+	    !__atomic_load_n(&pcp_on, __ATOMIC_RELAXED))
 		return NULL;
 	if (!__atomic_load_n(&pcps[cpu].ready, __ATOMIC_ACQUIRE)) {
 		arch_lock_init(&pcps[cpu].lock);
@@ -105,9 +106,9 @@ static void pcp_push(struct heap_pcp *pc, int c, struct page_info *pg)
 	pg->next = pc->head[c];
 	pc->head[c] = pg;
 	pc->count[c]++;
-	WRITE_ONCE(pc->pages, pc->pages + n);
+	__atomic_store_n(&pc->pages, pc->pages + n, __ATOMIC_RELAXED);
 	if (pg->first_dirty != FIRST_DIRTY_NONE)
-		WRITE_ONCE(pc->dirty, pc->dirty + n);
+		__atomic_store_n(&pc->dirty, pc->dirty + n, __ATOMIC_RELAXED);
 }
 
 static struct page_info *pcp_pop(struct heap_pcp *pc, int c)
@@ -118,9 +119,9 @@ static struct page_info *pcp_pop(struct heap_pcp *pc, int c)
 	pc->head[c] = pg->next;
 	pc->count[c]--;
 	pg->next = NULL;
-	WRITE_ONCE(pc->pages, pc->pages - n);
+	__atomic_store_n(&pc->pages, pc->pages - n, __ATOMIC_RELAXED);
 	if (pg->first_dirty != FIRST_DIRTY_NONE)
-		WRITE_ONCE(pc->dirty, pc->dirty - n);
+		__atomic_store_n(&pc->dirty, pc->dirty - n, __ATOMIC_RELAXED);
 	return pg;
 }
 
@@ -181,7 +182,7 @@ struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
 		return NULL;
 	f = heap_lock_irqsave(&pc->lock, "heap_cpu_cache");
 	if (!pc->pages)
-		pc->node = node;
+		__atomic_store_n(&pc->node, node, __ATOMIC_RELAXED);
 	if (pc->node == node) {
 		if (!pc->count[c])
 			pcp_refill(pc, c, node);
@@ -224,7 +225,8 @@ bool heap_pcp_free(struct page_info *pg, unsigned int order,
 		return false;
 	f = heap_lock_irqsave(&pc->lock, "heap_cpu_cache");
 	if (!pc->pages)
-		pc->node = pg->node;
+		__atomic_store_n(&pc->node, (uint32_t)pg->node,
+				 __ATOMIC_RELAXED);
 	if (pc->node == pg->node) {
 		pg->first_dirty = first_dirty;
 		pg->flags = PGF_ANON | PGF_CACHED | poc;
@@ -276,7 +278,7 @@ uint64_t heap_drain_caches(void)
 	uint64_t pages = 0;
 
 	for (unsigned int cpu = 0; cpu < used; cpu++)
-		if (READ_ONCE(pcps[cpu].pages))
+		if (__atomic_load_n(&pcps[cpu].pages, __ATOMIC_RELAXED))
 			pages += heap_drain_cpu_cache(cpu);
 	return pages;
 }
@@ -296,9 +298,10 @@ uint64_t heap_cached_pages(int node, bool dirty)
 	for (unsigned int cpu = 0; cpu < used; cpu++) {
 		const struct heap_pcp *pc = &pcps[cpu];
 
-		if (node < 0 || READ_ONCE(pc->node) == (uint32_t)node)
-			sum += dirty ? READ_ONCE(pc->dirty)
-				     : READ_ONCE(pc->pages);
+		if (node < 0 || __atomic_load_n(&pc->node, __ATOMIC_RELAXED) ==
+					(uint32_t)node)
+			sum += __atomic_load_n(dirty ? &pc->dirty : &pc->pages,
+					       __ATOMIC_RELAXED);
 	}
 	return sum;
 }
