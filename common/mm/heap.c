@@ -48,6 +48,12 @@
  * handoff; garbage that happens to name its own pfn as an allocated head
  * is the one misuse the heap cannot see (the same holds for owned heads).
  *
+ * The per-CPU caches in front of heap_alloc()/heap_free() for order 0 and
+ * 9 are in common/heap_pcp.c (lock order: a cache's lock, then a node's).
+ * The node lock is the host's (include/arch/lock.h), taken with
+ * interrupts masked; the clock is read in a hold only when hold
+ * statistics are on (heap_set_lock_stats()).
+ *
  * Init and handoff (heap_init, heap_add_range) are in common/heap_init.c,
  * the scrub's side (heap_take_dirty, heap_put_clean, heap_mark_clean) in
  * common/heap_scrub.c, owned extents in common/heap_owned.c.

@@ -2,8 +2,9 @@
 /*
  * The heap's private state, shared by common/heap.c (lists, merging,
  * allocation), common/heap_owned.c (owned extents, heap_owner_of),
- * common/heap_init.c (init, handoff) and common/heap_check.c (queries,
- * walks, the consistency check), and page_set(), the one writer
+ * common/heap_init.c (init, handoff), common/heap_check.c (queries,
+ * walks, the consistency check) and common/heap_pcp.c (the per-CPU
+ * caches), the lock helpers, and page_set(), the one writer
  * of a whole page_info. Not an interface: nothing outside common/heap*.c
  * includes it.
  */
