@@ -23,7 +23,10 @@
  *   build/bench/heap_runtime [ROUNDS [MAX_THREADS]]
  *
  * Without -DHEAP_RUNTIME_NEW it builds against the code before issue 37
- * (no per-CPU caches, no heap_set_cpu_node()), for the comparison.
+ * (no per-CPU caches, no heap_set_cpu_node()), for the comparison. With
+ * -DHOST_MUTEX (and -DHEAP_RUNTIME_NEW) it is a host that gives the heap
+ * its own lock, a pthread mutex, instead of the sandbox's ticket lock:
+ * its arch_lock*() are linked before the archive's.
  * Output: one line per workload and thread count, the median of ROUNDS
  * (default 5) runs: ns per operation (mean over the threads), and the
  * node-lock acquisitions per operation where the heap counts them.
@@ -47,6 +50,27 @@
 
 /* arch/sandbox/cpu.c: what arch_cpu_id() returns on this thread. */
 void sandbox_set_cpu_id(unsigned int cpu, uint64_t hwid);
+
+#ifdef HOST_MUTEX
+#include <arch/lock.h>
+
+_Static_assert(sizeof(pthread_mutex_t) <= sizeof(arch_lock_t), "fits");
+
+void arch_lock_init(arch_lock_t *l)
+{
+	pthread_mutex_init((pthread_mutex_t *)l->words, NULL);
+}
+
+void arch_lock(arch_lock_t *l)
+{
+	pthread_mutex_lock((pthread_mutex_t *)l->words);
+}
+
+void arch_unlock(arch_lock_t *l)
+{
+	pthread_mutex_unlock((pthread_mutex_t *)l->words);
+}
+#endif
 
 #define BASE	   (16ull << 20)
 #define NODE0	   (512ull << 20)
