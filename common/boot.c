@@ -36,6 +36,7 @@
 #include <keel/frametable.h>
 #include <keel/guest.h>
 #include <keel/heap.h>
+#include <keel/heap_check.h>
 #include <keel/inject.h>
 #include <keel/latency.h>
 #include <keel/liveupdate.h>
@@ -226,6 +227,10 @@ static void phase_heap(struct bootinfo *bi, unsigned int nodes,
 	trace_begin("heap_init");
 	heap_init(o->heap_init, nodes,
 		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);
+	for (unsigned int c = 0; c < cpu_count; c++)
+		heap_set_cpu_node(c, cpu_table[c].node);
+	/* Hold times cost two clock reads per lock: only when benchmarked. */
+	heap_set_lock_stats(o->bench);
 	boot_maint = cachemaint_policy(pick_cachemaint(o), &boot_maint_stats);
 	heap_set_cachemaint(&boot_maint);
 	boot_times.heap_init_begin = arch_ticks();

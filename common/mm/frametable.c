@@ -30,7 +30,7 @@
  * pfn_to_page_next() relies on.
  *
  * The storage is NOT zeroed: DESIGN §4's invariant says an entry is only
- * read when it is the head of a free chunk or lies in an allocated block,
+ * read when it is the head of a free chunk or of an allocated block,
  * and the heap writes an entry before it becomes either. Zeroing 1 TiB worth
  * of entries (8 GiB) would cost more than the whole lazy handoff.
  *

@@ -16,9 +16,11 @@
  *
  * Meaning of page_info entries (DESIGN §4): an entry is meaningful only if
  * its page is the head of a free chunk, the head of a chunk detached by the
- * scrubber, the head of an owned extent (common/heap_owned.c), or lies in
- * an anonymous allocated block. Free chunk and owned extent tails are never
- * written (heap_init=lazy) and never read.
+ * scrubber, the head of an owned extent (common/heap_owned.c), or the head
+ * of an anonymous allocated block. Tails of all of them are never written
+ * (heap_init=lazy) and never read: an anonymous block, like an owned
+ * extent, costs one head write, and heap_owner_of() finds it from any of
+ * its pages by probing aligned-down heads.
  *
  * Why the buddy check only ever reads meaningful entries: merging a block
  * B = [p, p + 2^k) that is being freed (or inserted) reads the head entry of
@@ -31,18 +33,26 @@
  * j > k, X contains the aligned 2^(k+1) parent of B and therefore B itself,
  * which is impossible: B is not part of any other free chunk or block. So
  * the entry read is always a head, and "state PGS_FREE and same order" can
- * be trusted. The same argument shows why heap_alloc only needs to write the
- * HEAD of the block it returns under the lock (so no concurrent free merges
- * with it): nobody reads a tail before the entries are written after unlock.
+ * be trusted. The same argument shows why heap_alloc only writes the HEAD
+ * of the block it returns, under the lock (so no concurrent free merges
+ * with it): nobody reads a tail.
  *
- * Stale entries: a head absorbed by a merge is invalidated (PGS_FREE_TAIL);
- * an anonymous block's tail keeps PGS_ALLOCATED with the block's order
- * after the block is freed, and may then lie inside a free chunk or an
- * owned extent. Neither is ever read by the buddy check (argument above)
- * or by heap_owner_of() (which only descends through heads), and heap_free
- * rejects both: an absorbed head is not PGS_ALLOCATED, a stale tail is not
- * aligned to the order it records. An owned head becomes a free head when
- * the extent is freed, so PGS_OWNED is never stale.
+ * Stale entries: a head absorbed by a merge is invalidated (PGS_FREE_TAIL)
+ * and is never read by the buddy check (argument above) or by
+ * heap_owner_of() (which only descends through heads). An allocated or
+ * owned head becomes a free head (or an absorbed one) when its block is
+ * freed, so PGS_ALLOCATED and PGS_OWNED are never stale: heap_free() of a
+ * page inside a block reads an entry that is not PGS_ALLOCATED (never
+ * written this boot, or invalidated) and refuses it. The frame table is
+ * not cleared at boot, so this holds for entries written since the
+ * handoff; garbage that happens to name its own pfn as an allocated head
+ * is the one misuse the heap cannot see (the same holds for owned heads).
+ *
+ * The per-CPU caches in front of heap_alloc()/heap_free() for order 0 and
+ * 9 are in common/heap_pcp.c (lock order: a cache's lock, then a node's).
+ * The node lock is the host's (include/arch/lock.h), taken with
+ * interrupts masked; the clock is read in a hold only when hold
+ * statistics are on (heap_set_lock_stats()).
  *
  * Init and handoff (heap_init, heap_add_range) are in common/heap_init.c,
  * the scrub's side (heap_take_dirty, heap_put_clean, heap_mark_clean) in
@@ -121,6 +131,9 @@ unsigned int heap_chunk_order(uint64_t s, uint64_t e)
 
 /* ---- locking ----------------------------------------------------------- */
 
+/* Hold statistics asked (heap_set_lock_stats()): the clock is read. */
+static bool lock_stats;
+
 /**
  * heap_lock_node_at() - take @node's lock, interrupts masked.
  * @site: the caller, for the interrupts-off tracer
@@ -130,10 +143,12 @@ unsigned int heap_chunk_order(uint64_t s, uint64_t e)
 struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site)
 {
 	struct heap_node *hn = &heap_nodes[node];
-	irqflags_t f = spin_lock_irqsave_at(&hn->lock, site);
+	irqflags_t f = heap_lock_irqsave(&hn->lock, site);
 
 	hn->irq_flags = f;
-	hn->lock_start = arch_ticks();
+	hn->stats.locks++;
+	/* The clock is read in the hold only when hold times are asked. */
+	hn->lock_start = unlikely(READ_ONCE(lock_stats)) ? arch_ticks() : 0;
 	return (struct heap_node_locked){hn};
 }
 
@@ -145,11 +160,14 @@ struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site)
 uint64_t heap_unlock_node_ticks(struct heap_node_locked l)
 {
 	struct heap_node *hn = l.hn;
-	uint64_t held = arch_ticks() - hn->lock_start;
+	uint64_t held = 0;
 
-	if (held > hn->stats.lock_max_ticks)
-		hn->stats.lock_max_ticks = held;
-	spin_unlock_irqrestore(&hn->lock, hn->irq_flags);
+	if (unlikely(hn->lock_start)) {
+		held = arch_ticks() - hn->lock_start;
+		if (held > hn->stats.lock_max_ticks)
+			hn->stats.lock_max_ticks = held;
+	}
+	heap_unlock_irqrestore(&hn->lock, hn->irq_flags);
 	return held;
 }
 
@@ -159,16 +177,30 @@ void heap_unlock_node(struct heap_node_locked l)
 	heap_unlock_node_ticks(l);
 }
 
-/** heap_reset_lock_stats() - forget the longest lock holds (benchmarks). */
+/**
+ * heap_set_lock_stats() - time every node-lock hold from now on (@on), or
+ * stop: without it no clock is read while a node lock is held, and
+ * lock_max_ticks and heap_alloc_info.lock_ticks stay 0.
+ */
+void heap_set_lock_stats(bool on)
+{
+	WRITE_ONCE(lock_stats, on);
+}
+
+/**
+ * heap_reset_lock_stats() - forget the longest lock holds and time the
+ * holds from now on (benchmarks).
+ */
 void heap_reset_lock_stats(void)
 {
 	unsigned int n;
 
+	heap_set_lock_stats(true);
 	for (n = 0; n < heap_nr_nodes; n++) {
 		struct heap_node_locked l = heap_lock_node(n);
 
 		l.hn->stats.lock_max_ticks = 0;
-		spin_unlock_irqrestore(&l.hn->lock, l.hn->irq_flags);
+		heap_unlock_irqrestore(&l.hn->lock, l.hn->irq_flags);
 	}
 }
 
@@ -199,6 +231,7 @@ void heap_list_insert(struct heap_node_locked l, struct page_info *pg)
 		fl->tail = pg;
 	}
 	hn->nonempty[z] |= 1u << k;
+	hn->zone_mask |= 1ULL << z;
 	hn->stats.free_pages += pages;
 	hn->stats.zone_free[z] += pages;
 	hn->stats.dirty_pages += chunk_dirty_pages(pg);
@@ -220,8 +253,11 @@ void heap_list_remove(struct heap_node_locked l, struct page_info *pg)
 		pg->next->prev = pg->prev;
 	else
 		fl->tail = pg->prev;
-	if (!fl->head)
+	if (!fl->head) {
 		hn->nonempty[z] &= ~(1u << k);
+		if (!hn->nonempty[z])
+			hn->zone_mask &= ~(1ULL << z);
+	}
 	hn->stats.free_pages -= pages;
 	hn->stats.zone_free[z] -= pages;
 	hn->stats.dirty_pages -= chunk_dirty_pages(pg);
@@ -250,6 +286,24 @@ struct page_info *heap_merge_insert(struct heap_node_locked l,
 				    struct page_info *pg, uint64_t p,
 				    unsigned int k)
 {
+	const struct region *r = range_table_find_pfn(&l.hn->ranges, pfn(p));
+
+	/* Not heap memory: inserted as it is, never merged. */
+	if (!r)
+		return heap_merge_insert_in(l, pg, p, k, p, p + (1ULL << k));
+	return heap_merge_insert_in(l, pg, p, k, pfn_val(region_start_pfn(r)),
+				    pfn_val(region_end_pfn(r)));
+}
+
+/*
+ * heap_merge_insert() for a chunk inside the heap range [@rs, @re) of the
+ * locked node: every buddy checked against that one range, looked up
+ * once, not once per merge level.
+ */
+struct page_info *heap_merge_insert_in(struct heap_node_locked l,
+				       struct page_info *pg, uint64_t p,
+				       unsigned int k, uint64_t rs, uint64_t re)
+{
 	uint32_t fd = pg->first_dirty;
 	uint8_t poc = pg->flags & PGF_CLEAN_POC;
 
@@ -263,7 +317,7 @@ struct page_info *heap_merge_insert(struct heap_node_locked l,
 
 		if (lo == 0) /* no block of order > 0 at pfn 0 */
 			break;
-		if (!heap_owns_locked(l, b, k))
+		if (b < rs || b + size > re)
 			break;
 		bpg = pfn_to_page(pfn(b));
 		if (bpg->state != PGS_FREE || bpg->order != k)
@@ -350,10 +404,14 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 	unsigned int j = 0;
 	int z;
 
-	for (z = zone_hi; z >= 0 && !pg; z--) {
-		uint32_t mask = hn->nonempty[z] & ~((1u << order) - 1);
-		uint32_t m;
+	uint64_t zm = hn->zone_mask & ((2ULL << zone_hi) - 1);
 
+	/* Only the zones that have a free chunk, from the highest allowed. */
+	for (; zm && !pg; zm &= ~(1ULL << z)) {
+		uint32_t mask, m;
+
+		z = fls64(zm) - 1;
+		mask = hn->nonempty[z] & ~((1u << order) - 1);
 		if (!mask)
 			continue;
 		for (m = mask; m; m &= m - 1) {
@@ -380,7 +438,8 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 
 	/* Claim the head now so that no free merges with it after unlock. */
 	page_set(pg, p, state, order, hn->id,
-		 state == PGS_OWNED ? owner : FIRST_DIRTY_NONE, poc);
+		 state == PGS_OWNED ? owner : FIRST_DIRTY_NONE,
+		 state == PGS_ALLOCATED ? PGF_ANON | poc : poc);
 	t->pfn = p;
 	t->fd = fd;
 	t->poc = poc;
@@ -388,25 +447,69 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 }
 
 /*
+ * The node of each CPU (heap_set_cpu_node()), where HEAP_ANY_NODE starts;
+ * node 0 until the host says otherwise.
+ */
+static uint8_t cpu_node[CONFIG_NR_CPUS];
+/* Allocations refused: HEAP_EXACT_NODE on a node that does not exist. */
+static uint64_t bad_node_count;
+
+/**
+ * heap_set_cpu_node() - CPU @cpu (arch_cpu_id()) is on @node: where its
+ * HEAP_ANY_NODE allocations start. Out-of-range values are ignored.
+ */
+void heap_set_cpu_node(unsigned int cpu, uint32_t node)
+{
+	if (cpu < CONFIG_NR_CPUS && node < MAX_NUMNODES)
+		WRITE_ONCE(cpu_node[cpu], (uint8_t)node);
+}
+
+/** heap_cpu_node() - Return: the calling CPU's node (0 when unknown). */
+uint32_t heap_cpu_node(void)
+{
+	unsigned int cpu = arch_cpu_id();
+	uint32_t n = cpu < CONFIG_NR_CPUS ? READ_ONCE(cpu_node[cpu]) : 0;
+
+	return n < heap_nr_nodes ? n : 0;
+}
+
+/** heap_bad_node_count() - Return: allocations refused for no such node. */
+uint64_t heap_bad_node_count(void)
+{
+	return __atomic_load_n(&bad_node_count, __ATOMIC_RELAXED);
+}
+
+/*
  * The nodes an allocation tries, in order, for node preference @pref
- * (HEAP_ANY_NODE: none): the preferred node's fallback order, or only that
- * node with HEAP_EXACT_NODE (kept in *@exact). Return: the array, its
- * length in *@count.
+ * (HEAP_ANY_NODE: the calling CPU's node first): the preferred node's
+ * fallback order, or only that node with HEAP_EXACT_NODE (kept in
+ * *@exact). A node that does not exist is refused with HEAP_EXACT_NODE
+ * (counted, one debug line) and means no preference without it.
+ * Return: the array, its length in *@count (0: refused).
  */
 const uint32_t *heap_alloc_candidates(int pref, uint32_t flags, uint32_t *exact,
 				      unsigned int *count)
 {
 	struct heap_node *hn;
 
-	if (pref < 0 || pref >= (int)heap_nr_nodes)
-		pref = -1;
+	if (pref != HEAP_ANY_NODE && (pref < 0 || pref >= (int)heap_nr_nodes)) {
+		if (flags & HEAP_EXACT_NODE) {
+			__atomic_fetch_add(&bad_node_count, 1,
+					   __ATOMIC_RELAXED);
+			pr_debug("heap: node %d does not exist "
+				 "(HEAP_EXACT_NODE): refused\n",
+				 pref);
+			*count = 0;
+			return exact;
+		}
+		pref = HEAP_ANY_NODE;
+	}
 	if (pref >= 0 && (flags & HEAP_EXACT_NODE)) {
 		*exact = (uint32_t)pref;
 		*count = 1;
 		return exact;
 	}
-	/* No CPU->node map here: no preference means node 0 first. */
-	hn = &heap_nodes[pref < 0 ? 0 : pref];
+	hn = &heap_nodes[pref < 0 ? heap_cpu_node() : (uint32_t)pref];
 	*count = hn->fallback_count;
 	return hn->fallback;
 }
@@ -434,6 +537,31 @@ void heap_eager_in_lock(const struct cachemaint *cm, struct page_info *pg,
 	cachemaint_in_lock(cm, pg, order);
 }
 
+/* Take the block off the free lists of the first candidate node that has one. */
+static struct page_info *alloc_from_nodes(unsigned int order, int node,
+					  int zone_hi, uint32_t flags,
+					  const struct cachemaint *cm,
+					  struct heap_taken *t)
+{
+	unsigned int i, count;
+	const uint32_t *candidates;
+	struct page_info *pg = NULL;
+	uint32_t exact;
+
+	candidates = heap_alloc_candidates(node, flags, &exact, &count);
+	for (i = 0; i < count && !pg; i++) {
+		/* The tracer's site: the API's name, whatever the policy. */
+		struct heap_node_locked l =
+			heap_lock_node_at(candidates[i], "heap_alloc");
+
+		pg = heap_take_block(l, order, zone_hi, t, PGS_ALLOCATED, 0);
+		if (pg && cm->mode == CACHEMAINT_EAGER)
+			heap_eager_in_lock(cm, pg, order, t, flags);
+		heap_unlock_node(l);
+	}
+	return pg;
+}
+
 /**
  * heap_alloc() - heap_alloc_maint() with the heap's policy.
  *
@@ -455,13 +583,9 @@ struct page_info *heap_alloc_maint(unsigned int order, int node,
 				   unsigned int max_bits, uint32_t flags,
 				   const struct cachemaint *cm)
 {
-	unsigned int i, count;
 	int zone_hi = NR_ZONES - 1;
-	const uint32_t *candidates;
-	uint32_t exact;
-	struct page_info *pg = NULL, *cur;
+	struct page_info *pg = NULL;
 	struct heap_taken t = {.fd = FIRST_DIRTY_NONE};
-	uint64_t p, n, q;
 
 	if (order > MAX_ORDER || !heap_nr_nodes)
 		return NULL;
@@ -470,37 +594,24 @@ struct page_info *heap_alloc_maint(unsigned int order, int node,
 			return NULL;
 		zone_hi = (int)MIN(max_bits - PAGE_SHIFT, NR_ZONES - 1u);
 	}
-	candidates = heap_alloc_candidates(node, flags, &exact, &count);
-
-	for (i = 0; i < count && !pg; i++) {
-		/* The tracer's site: the API's name, whatever the policy. */
-		struct heap_node_locked l =
-			heap_lock_node_at(candidates[i], "heap_alloc");
-
-		pg = heap_take_block(l, order, zone_hi, &t, PGS_ALLOCATED, 0);
-		if (pg && cm->mode == CACHEMAINT_EAGER)
-			heap_eager_in_lock(cm, pg, order, &t, flags);
-		heap_unlock_node(l);
-	}
+	/* The common case: the CPU's cache (not for eager, nor DMA zones). */
+	if (cm->mode != CACHEMAINT_EAGER && !max_bits &&
+	    (node == HEAP_ANY_NODE || (node >= 0 && node < (int)heap_nr_nodes)))
+		pg = heap_pcp_alloc(
+			order, node < 0 ? heap_cpu_node() : (uint32_t)node, &t);
+	if (!pg)
+		pg = alloc_from_nodes(order, node, zone_hi, flags, cm, &t);
+	/* Low memory: what the CPUs' caches hold, then one more try. */
+	if (!pg && heap_drain_caches())
+		pg = alloc_from_nodes(order, node, zone_hi, flags, cm, &t);
 	if (!pg)
 		return NULL;
-	p = t.pfn;
-
 	/*
-	 * The tail entries, outside the lock: nobody reads tails. The head was
-	 * written under the lock by take_block(), and a concurrent free of the
-	 * buddy may read it, so it is not written again here.
+	 * O(1) metadata, like an owned extent: the head was written under the
+	 * lock by heap_take_block(); no tail entry is written, ever.
 	 */
-	n = 1ULL << order;
-	cur = pg;
-	for (q = p + 1; q < p + n; q++) {
-		cur = pfn_to_page_next(cur, q);
-		page_set(cur, q, PGS_ALLOCATED, order, pg->node,
-			 FIRST_DIRTY_NONE, t.poc);
-	}
-
 	if (t.fd != FIRST_DIRTY_NONE && !(flags & HEAP_NO_SCRUB))
-		scrub_from(p, order, t.fd);
+		scrub_from(t.pfn, order, t.fd);
 	cachemaint_after_alloc(cm, pg, order, flags);
 	return pg;
 }
@@ -520,8 +631,9 @@ static const char *free_state_problem(const struct page_info *pg,
 	}
 	if (pg->state == PGS_OWNED)
 		return "an owned extent (heap_free_owned)";
-	return pg->state != PGS_ALLOCATED ? "not allocated (double free?)"
-					  : NULL;
+	return pg->state != PGS_ALLOCATED || (pg->flags & PGF_CACHED)
+		       ? "not allocated (double free?)"
+		       : NULL;
 }
 
 /**
@@ -538,6 +650,7 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 		    const struct heap_free_args *a)
 {
 	struct heap_node_locked l;
+	const struct region *r;
 	const char *why = NULL;
 	uint64_t p = pg ? pg->pfn : ~0ULL;
 	unsigned int got = 0;
@@ -551,6 +664,10 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 		why = "not a frame table entry of a heap page";
 	if (why)
 		return heap_misuse(a->fn, p, why, order, got);
+	/* The common case: into the CPU's cache, no node lock. */
+	if (a->state == PGS_ALLOCATED &&
+	    heap_pcp_free(pg, order, a->first_dirty, a->flags & PGF_CLEAN_POC))
+		return 0;
 
 	l = heap_lock_node(pg->node);
 	got = pg->order;
@@ -559,14 +676,18 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 		why = "order does not match the allocation";
 	else if (!why && (p & ((1ULL << order) - 1)))
 		why = "not the head of a block of that order";
-	else if (!why && !heap_owns_locked(l, p, order))
+	/* The one range lookup of this free: the merge reuses it. */
+	r = why ? NULL : range_table_find_pfn(&l.hn->ranges, pfn(p));
+	if (!why && (!r || p + (1ULL << order) > pfn_val(region_end_pfn(r))))
 		why = "not owned by the heap";
 	if (!why) {
 		if (a->state == PGS_OWNED)
 			l.hn->stats.owned_pages -= 1ULL << order;
 		pg->first_dirty = a->first_dirty;
 		pg->flags = a->flags;
-		heap_merge_insert(l, pg, p, order);
+		heap_merge_insert_in(l, pg, p, order,
+				     pfn_val(region_start_pfn(r)),
+				     pfn_val(region_end_pfn(r)));
 	}
 	heap_unlock_node(l);
 	return why ? heap_misuse(a->fn, p, why, order, got) : 0;

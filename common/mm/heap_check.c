@@ -15,6 +15,7 @@
 #include <keel/heap.h>
 #include <keel/heap_scrub.h>
 #include <keel/printk.h>
+#include <keel/spinlock.h>
 #include <keel/string.h>
 
 #include "heap_priv.h"
@@ -33,6 +34,7 @@ void heap_for_each_free(uint32_t node,
 
 	if (node >= heap_nr_nodes)
 		return;
+	heap_drain_caches(); /* every free block on a list */
 	l = heap_lock_node(node);
 	for (z = 0; z < NR_ZONES; z++)
 		for (k = 0; k <= MAX_FREE_ORDER; k++) {
@@ -48,10 +50,13 @@ void heap_for_each_free(uint32_t node,
 
 /* ---- queries ----------------------------------------------------------- */
 
-/** heap_free_pages() - Return: free pages on all nodes. */
+/**
+ * heap_free_pages() - Return: free pages on all nodes, the per-CPU
+ * caches' included.
+ */
 uint64_t heap_free_pages(void)
 {
-	uint64_t sum = 0;
+	uint64_t sum = heap_cached_pages(-1, false);
 	unsigned int n;
 
 	for (n = 0; n < heap_nr_nodes; n++)
@@ -79,7 +84,7 @@ uint64_t heap_allocated_pages(void)
 /** heap_dirty_pages() - Return: free pages still to be scrubbed, all nodes. */
 uint64_t heap_dirty_pages(void)
 {
-	uint64_t sum = 0;
+	uint64_t sum = heap_cached_pages(-1, true);
 
 	for (unsigned int n = 0; n < heap_nr_nodes; n++)
 		sum += heap_nodes[n].stats.dirty_pages;
@@ -111,6 +116,9 @@ int heap_node_stats(uint32_t node, struct heap_node_stats *out)
 	l = heap_lock_node(node);
 	*out = l.hn->stats;
 	heap_unlock_node(l);
+	/* Cached blocks are free memory to every count. */
+	out->free_pages += heap_cached_pages((int)node, false);
+	out->dirty_pages += heap_cached_pages((int)node, true);
 	return 0;
 }
 
@@ -218,6 +226,7 @@ unsigned int heap_for_each_block(uint32_t node, block_fn *fn, void *arg)
 
 	if (node >= heap_nr_nodes)
 		return 0;
+	heap_drain_caches(); /* a cached block reads as allocated */
 	l = heap_lock_node(node);
 	bad = walk_blocks_locked(l, fn, arg);
 	heap_unlock_node(l);
@@ -391,6 +400,8 @@ static unsigned int check_node(struct heap_node_locked l)
 				z, (unsigned long long)st->zone_free[z],
 				(unsigned long long)w.zone_free);
 		check_zone_overlap(&w, z);
+		if (!!(hn->zone_mask & (1ULL << z)) != !!hn->nonempty[z])
+			PROBLEM(&w, "zone %u: zone mask bit wrong", z);
 	}
 	if (w.free != st->free_pages)
 		PROBLEM(&w, "free_pages %llu, walked %llu",
@@ -421,6 +432,7 @@ unsigned int heap_check(void)
 {
 	unsigned int n, bad = 0;
 
+	heap_drain_caches(); /* the lists and counters exact */
 	spin_lock(&check_lock);
 	for (n = 0; n < heap_nr_nodes; n++) {
 		struct heap_node_locked l = heap_lock_node(n);

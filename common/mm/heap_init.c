@@ -52,6 +52,7 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 	if (count > MAX_NUMNODES)
 		count = MAX_NUMNODES;
 	memset(heap_nodes, 0, sizeof(heap_nodes));
+	heap_pcp_reset();
 	heap_owned_reset();
 	heap_nr_nodes = count;
 	mode = m;
@@ -61,7 +62,7 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 		uint32_t order[MAX_NUMNODES];
 		unsigned int c = 0;
 
-		spin_lock_init(&hn->lock);
+		arch_lock_init(&hn->lock);
 		hn->id = n;
 		hn->ranges = (struct range_table)RANGE_TABLE_INIT(
 			range_store[n], HEAP_MAX_RANGES, NULL);

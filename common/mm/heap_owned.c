@@ -158,6 +158,7 @@ struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
 	const uint32_t *candidates;
 	unsigned int i, count;
 	uint32_t exact;
+	bool drained = false;
 
 	if (!info)
 		info = &scratch;
@@ -180,6 +181,12 @@ struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
 		}
 		held = heap_unlock_node_ticks(l);
 		info->lock_ticks = MAX(info->lock_ticks, held);
+		/* Low memory: the CPUs' caches back, then every node again. */
+		if (!pg && i + 1 == count && !drained) {
+			drained = true;
+			if (heap_drain_caches())
+				i = (unsigned int)-1;
+		}
 	}
 	if (!pg)
 		return NULL;

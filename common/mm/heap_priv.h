@@ -2,8 +2,9 @@
 /*
  * The heap's private state, shared by common/heap.c (lists, merging,
  * allocation), common/heap_owned.c (owned extents, heap_owner_of),
- * common/heap_init.c (init, handoff) and common/heap_check.c (queries,
- * walks, the consistency check), and page_set(), the one writer
+ * common/heap_init.c (init, handoff), common/heap_check.c (queries,
+ * walks, the consistency check) and common/heap_pcp.c (the per-CPU
+ * caches), the lock helpers, and page_set(), the one writer
  * of a whole page_info. Not an interface: nothing outside common/heap*.c
  * includes it.
  */
@@ -17,19 +18,22 @@
 #include <keel/heap_boot.h>
 #include <keel/heap_check.h>
 #include <keel/range_table.h>
-#include <keel/spinlock.h>
+#include <keel/irqsoff.h>
+#include <arch/lock.h>
 
 struct free_list {
 	struct page_info *head, *tail;
 };
 
 struct heap_node {
-	spinlock_t lock;
+	arch_lock_t lock;     /* the host's lock hook (include/arch/lock.h) */
 	uint64_t lock_start;  /* ticks when the lock was taken */
 	irqflags_t irq_flags; /* the holder's interrupt state before */
 	uint32_t id;
 	/* Bit j of nonempty[z]: list [z][j] is not empty. */
 	uint32_t nonempty[NR_ZONES];
+	/* Bit z: nonempty[z] != 0 (allocation starts at the highest fit). */
+	uint64_t zone_mask;
 	struct free_list free[NR_ZONES][MAX_FREE_ORDER + 1];
 	/*
 	 * The node's heap memory: struct region (bytes; read in frames
@@ -51,6 +55,24 @@ BUILD_BUG_ON(sizeof(struct page_info) > 32);
 extern struct heap_node heap_nodes[MAX_NUMNODES];
 extern unsigned int heap_nr_nodes;
 
+/*
+ * Take / drop a heap lock (a node's, a cache's) through the lock hook,
+ * interrupts masked around the hold (a traced region named @site).
+ */
+static inline irqflags_t heap_lock_irqsave(arch_lock_t *l, const char *site)
+{
+	irqflags_t f = irq_save_at(site);
+
+	arch_lock(l);
+	return f;
+}
+
+static inline void heap_unlock_irqrestore(arch_lock_t *l, irqflags_t f)
+{
+	arch_unlock(l);
+	irq_restore(f);
+}
+
 /* Is [p, p + 2^k) inside one heap range of the locked node? */
 bool heap_owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k);
 /* Free lists (lock held): add or take off a free head, counters kept. */
@@ -63,6 +85,11 @@ void heap_list_remove(struct heap_node_locked l, struct page_info *pg);
 struct page_info *heap_merge_insert(struct heap_node_locked l,
 				    struct page_info *pg, uint64_t p,
 				    unsigned int k);
+/* The same inside the heap range [@rs, @re) the caller has looked up. */
+struct page_info *heap_merge_insert_in(struct heap_node_locked l,
+				       struct page_info *pg, uint64_t p,
+				       unsigned int k, uint64_t rs,
+				       uint64_t re);
 
 /* What heap_take_block() took: pfn, first dirty offset, PGF_CLEAN_POC. */
 struct heap_taken {
@@ -91,6 +118,17 @@ static inline bool heap_entry_valid(const struct page_info *pg)
 	return pg && pfn_to_page_or_null(pfn(pg->pfn)) == pg &&
 	       pg->node < heap_nr_nodes;
 }
+/*
+ * The per-CPU caches (common/heap_pcp.c): heap_pcp_alloc() a block of
+ * @node from the calling CPU's cache (NULL: go to the free lists),
+ * heap_pcp_free() keep a live anonymous block there (false: go the slow
+ * way), heap_pcp_reset() forget them all (heap_init).
+ */
+struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
+				 struct heap_taken *t);
+bool heap_pcp_free(struct page_info *pg, unsigned int order,
+		   uint32_t first_dirty, uint8_t poc);
+void heap_pcp_reset(void);
 /* Forget every owner's page count (heap_init). */
 void heap_owned_reset(void);
 /* heap_unlock_node() that returns how long the lock was held. */

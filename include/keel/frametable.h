@@ -9,9 +9,9 @@
  * index. Entries are contiguous within a block.
  *
  * Invariant (DESIGN §4): an entry is meaningful only if its page is the head
- * of a free chunk, the head of an owned extent (a domain's), or lies in an
- * anonymous allocated block (keel's own, every entry written). Tail
- * entries of free chunks and of owned extents are never written and never
+ * of a free chunk, the head of an owned extent (a domain's), or the head
+ * of an anonymous allocated block (keel's own). Tail
+ * entries of free chunks and of all blocks are never written and never
  * read (heap_init=lazy): the block holding a page is found by probing its
  * aligned-down heads (heap_owner_of()). A head that stops being one (its
  * chunk merged into a lower buddy) is invalidated to PGS_FREE_TAIL. The
@@ -44,8 +44,11 @@ enum page_state {
  */
 #define PGF_ADOPTED	  0x04
 #define PGF_ADOPTED_FIRST 0x08
+/* Head of an anonymous block (heap_alloc()), and one in a per-CPU cache. */
+#define PGF_ANON	 0x10
+#define PGF_CACHED	 0x20
 
-#define FIRST_DIRTY_NONE  0xffffffffu
+#define FIRST_DIRTY_NONE 0xffffffffu
 
 struct page_info {
 	struct page_info *next, *prev; /* free list links (free heads) */

@@ -16,9 +16,8 @@
  * being allocated are done outside the lock (except cachemaint=eager, the
  * in-lock baseline, DESIGN §6).
  *
- * Metadata (DESIGN §4): a free chunk and an owned extent carry one
- * page_info write, at their head; an anonymous block has every entry
- * written. Blocks are naturally aligned, so the block holding any page is
+ * Metadata (DESIGN §4): a free chunk, an anonymous block and an owned
+ * extent each carry one page_info write, at their head. Blocks are naturally aligned, so the block holding any page is
  * found by probing aligned-down heads (heap_owner_of()).
  */
 #ifndef KEEL_HEAP_H
@@ -77,17 +76,20 @@ struct heap_node_stats {
 	uint64_t init_ticks;	/* time spent in heap_add_range for the node */
 	uint64_t zone_free[NR_ZONES];
 	uint64_t lock_max_ticks; /* longest hold of the node lock */
+	uint64_t locks;		 /* acquisitions of the node lock */
 };
 
 /*
  * heap_alloc(): an anonymous block (keel's own memory) of 2^@order pages,
  * on @node or, unless HEAP_EXACT_NODE, the nearest node that has one
- * (HEAP_ANY_NODE: node 0's fallback order); @max_bits: the block lies
+ * (HEAP_ANY_NODE: the calling CPU's node first, heap_set_cpu_node(); a
+ * node that does not exist fails with HEAP_EXACT_NODE, counted in
+ * heap_bad_node_count(), and means HEAP_ANY_NODE without); @max_bits: the block lies
  * below 2^max_bits bytes (DMA zones), 0 = no limit. Prefers clean chunks;
  * a dirty block is zeroed unless HEAP_NO_SCRUB; cache maintenance per
  * the heap's policy (heap_set_cachemaint(); HEAP_NO_FLUSH: recorded, done
- * by cachemaint_flush_batch()). All page_info entries of the block are
- * written (state allocated, order, node, pfn).
+ * by cachemaint_flush_batch()). Only the head's page_info is written
+ * (state allocated, order, node, pfn): O(1) metadata at any order.
  * Lock: takes each candidate node's lock in turn.
  * Return: the head page, or NULL (no fitting block, order > MAX_ORDER,
  * max_bits below a page).
@@ -128,6 +130,22 @@ int heap_free(struct page_info *pg, unsigned int order, bool need_scrub);
  */
 int heap_free_clean_poc(struct page_info *pg, unsigned int order);
 extern bool heap_strict;
+
+/*
+ * Per-CPU caches (DESIGN §15): heap_alloc() and heap_free() of order 0 and
+ * order 9 are served by the calling CPU's cache of its node's blocks,
+ * refilled and emptied in batches under the node lock, bounded (65 and 3
+ * blocks). Cached blocks count as free in every counter.
+ * heap_drain_caches(): every cache back to the free lists (audit, checks,
+ * a live update's freeze, low memory; heap_alloc() does it before it
+ * fails). heap_drain_cpu_cache(): one CPU's, for a CPU going offline.
+ * Lock: each cache's, then the node's. Return: the pages given back.
+ * heap_set_cpu_caches(): on, or off (drained); heap_init() leaves them
+ * off, whoever opens the heap for its runtime turns them on.
+ */
+uint64_t heap_drain_caches(void);
+uint64_t heap_drain_cpu_cache(unsigned int cpu);
+void heap_set_cpu_caches(bool on);
 
 /* Domain owner ids: 1..HEAP_MAX_OWNER. */
 #define HEAP_MAX_OWNER 65535
@@ -231,6 +249,15 @@ uint64_t heap_allocated_pages(void); /* total - free (owned included) */
 uint64_t heap_dirty_pages(void);
 uint64_t heap_owned_pages(uint16_t owner); /* 0: all owners */
 unsigned int heap_node_count(void);
+/*
+ * heap_set_cpu_node(): CPU @cpu (its arch_cpu_id()) is on @node, where its
+ * HEAP_ANY_NODE allocations start (node 0 until said). No lock; call it
+ * when the CPU is set up. heap_cpu_node(): the calling CPU's node.
+ */
+void heap_set_cpu_node(unsigned int cpu, uint32_t node);
+uint32_t heap_cpu_node(void);
+/* Allocations refused: HEAP_EXACT_NODE with a node that does not exist. */
+uint64_t heap_bad_node_count(void);
 /*
  * heap_node_stats(): copy @node's counters into *@out.
  * Lock: takes the node's lock. Return: 0, or -EINVAL for no such node.

@@ -31,8 +31,21 @@ struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site);
 void heap_unlock_node(struct heap_node_locked l);
 /* The locked node's counters (valid while the lock is held). */
 const struct heap_node_stats *heap_node_stats_locked(struct heap_node_locked l);
-/* Forget every node's lock_max_ticks (benchmarks measure from here). */
+/*
+ * Hold statistics: off by default, so that no clock is read while a node
+ * lock is held; heap_set_lock_stats(true) times every hold (lock_max_ticks,
+ * heap_alloc_info.lock_ticks). heap_reset_lock_stats() forgets every
+ * node's lock_max_ticks and switches them on (benchmarks measure from
+ * here).
+ */
+void heap_set_lock_stats(bool on);
 void heap_reset_lock_stats(void);
+
+/*
+ * Pages held in the per-CPU caches, of @node (all: < 0), only the dirty
+ * ones with @dirty. Racy reads, no lock.
+ */
+uint64_t heap_cached_pages(int node, bool dirty);
 
 /* Is [p, p + 2^order) inside one heap range of @node? Takes its lock. */
 bool heap_owns(uint32_t node, pfn_t p, unsigned int order);

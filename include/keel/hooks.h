@@ -2,7 +2,7 @@
 /*
  * Owner: mm.
  * What a host must provide to link libkeel-heap.a (`make lib`, the mm
- * room and the lib code it calls; docs/embedding.md): 13 functions in 8
+ * room and the lib code it calls; docs/embedding.md): 16 functions in 9
  * groups. keel's own arches implement them in arch/<arch>/ behind
  * the headers of include/arch/, which declare the same functions, types
  * (tests/embed/hooks_match.c has the compiler check it); a host that is
@@ -26,10 +26,19 @@
  *     arch_dcache_coherent() (deferred becomes none when true).
  *  8. zeroing: arch_scrub_range(), the host's fastest way to zero a range
  *     (memset will do).
+ *  9. the heap's lock: arch_lock_init/arch_lock/arch_unlock on an
+ *     arch_lock_t (64 bytes the heap keeps, keel/lock_type.h): every node
+ *     lock and every per-CPU cache's lock. The heap masks interrupts
+ *     around each hold itself. keel's arches use keel's ticket lock; a
+ *     host whose CPUs can be preempted (vCPUs, user threads) gives a lock
+ *     that does not hand itself to a waiter that is not running (a mutex,
+ *     or a spin that yields): see docs/embedding.md for what it must
+ *     guarantee.
  */
 #ifndef KEEL_HOOKS_H
 #define KEEL_HOOKS_H
 
+#include <keel/lock_type.h>
 #include <keel/types.h>
 
 /* 1. The interrupt mask of the running CPU. */
@@ -63,5 +72,14 @@ bool arch_dcache_coherent(void);
 
 /* 8. Zero [va, va + len): page-aligned, a multiple of pages. */
 void arch_scrub_range(void *va, size_t len);
+
+/*
+ * 9. The heap's lock: make @l unlocked; take it (acquire ordering, waits
+ * as long as needed); drop it (release ordering). Called with interrupts
+ * masked; must not call the heap.
+ */
+void arch_lock_init(arch_lock_t *l);
+void arch_lock(arch_lock_t *l);
+void arch_unlock(arch_lock_t *l);
 
 #endif

@@ -6,8 +6,10 @@
  * mmap()ed region go to bootmem with a few reserved holes; the heap is
  * opened on them, dirty, and used: anonymous blocks and owned extents on
  * both nodes, heap_owner_of(), the maintenance counters against what the
- * host saw, a refused double free, every page allocated once (none in a
- * hole, all zeroed), then all of it given back and heap_check().
+ * host saw, a refused double free, two threads on one node through the
+ * per-CPU caches and the host's own lock (a pthread mutex: host.c), every
+ * page allocated once (none in a hole, all zeroed), then all of it given
+ * back and heap_check().
  *
  * `embed --break-holes` hands the holes to bootmem as RAM but checks them
  * as holes all the same: it must fail (make embed runs it to show that
@@ -24,6 +26,7 @@
 #include <keel/hooks.h>
 #include <keel/numa.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,7 +107,6 @@ static void open_heap(bool break_holes)
 		exit(1);
 	}
 	memset(host.base, 0xaa, host.bytes); /* the heap must zero it */
-	host.irq_on = 1;
 
 	bi.node_count = NODES;
 	bi.have_distance = true;
@@ -230,6 +232,120 @@ static void check_misuse(void)
 	heap_strict = true;
 }
 
+/* ---- two threads on one node ------------------------------------------- */
+
+#define WORKER_OPS  20000
+#define WORKER_HELD 32
+
+/* Which worker holds each page of the region (0: none). */
+static uint8_t claimed[NODES * NODE_BYTES >> PAGE_SHIFT];
+static struct cachemaint_stats none_stats;
+static struct cachemaint none_maint;
+
+struct worker {
+	unsigned int cpu;
+	unsigned int bad; /* a block handed out twice, a failure */
+	uint64_t allocs, remote;
+};
+
+/* Worker @w takes (@take) or gives up the pages of @pg, order @k. */
+static void claim(struct worker *w, const struct page_info *pg, unsigned int k,
+		  bool take)
+{
+	uint64_t first = pg->pfn - pfn_of(0);
+
+	for (uint64_t q = first; q < first + (1ull << k); q++) {
+		uint8_t want = take ? 0 : (uint8_t)w->cpu;
+
+		if (q >= sizeof(claimed) ||
+		    !__atomic_compare_exchange_n(
+			    &claimed[q], &want, take ? (uint8_t)w->cpu : 0,
+			    false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			w->bad++;
+	}
+}
+
+/* Order 0 and 9 on node 0, allocated and freed at random. */
+static void *worker_run(void *arg)
+{
+	struct worker *w = arg;
+	struct page_info *held[WORKER_HELD];
+	unsigned int order[WORKER_HELD], n = 0;
+	uint64_t x = 0x9e3779b97f4a7c15ull * w->cpu;
+
+	host_cpu = w->cpu; /* this thread is CPU w->cpu, on node 0 */
+	heap_set_cpu_node(w->cpu, 0);
+	for (unsigned int op = 0; op < WORKER_OPS; op++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		if (n < WORKER_HELD && (n == 0 || (x & 1))) {
+			unsigned int k = (x >> 8) % 16 == 0 ? 9 : 0;
+			struct page_info *pg =
+				heap_alloc_maint(k, HEAP_ANY_NODE, 0,
+						 HEAP_NO_SCRUB, &none_maint);
+
+			if (!pg) {
+				w->bad++;
+				continue;
+			}
+			/* Node 0 short of 2 MiB blocks: the nearest node's. */
+			if (pg->node != 0) {
+				w->remote++;
+				w->bad += heap_free(pg, k, true) != 0;
+				continue;
+			}
+			claim(w, pg, k, true);
+			held[n] = pg;
+			order[n++] = k;
+			w->allocs++;
+		} else if (n) {
+			unsigned int i = (unsigned int)((x >> 16) % n);
+
+			claim(w, held[i], order[i], false);
+			w->bad += heap_free(held[i], order[i], true) != 0;
+			held[i] = held[--n];
+			order[i] = order[n];
+		}
+	}
+	while (n--) {
+		claim(w, held[n], order[n], false);
+		w->bad += heap_free(held[n], order[n], true) != 0;
+	}
+	return NULL;
+}
+
+/*
+ * Two threads on one node: the per-CPU caches and the host's own lock; no
+ * block handed out twice, every page back, the host's lock the one taken.
+ */
+static void check_two_threads_one_node(void)
+{
+	struct worker w[2] = {{.cpu = 1}, {.cpu = 2}};
+	pthread_t th[2];
+	uint64_t locks = host.lock_calls;
+	uint64_t total = heap_free_pages();
+
+	none_maint = cachemaint_policy(CACHEMAINT_NONE, &none_stats);
+	heap_set_cpu_caches(true);
+	for (unsigned int i = 0; i < 2; i++)
+		EXPECT(!pthread_create(&th[i], NULL, worker_run, &w[i]),
+		       "thread %u", i);
+	for (unsigned int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		EXPECT(!w[i].bad && w[i].allocs > WORKER_OPS / 4 &&
+			       w[i].remote < w[i].allocs / 8,
+		       "thread %u: %u bad, %llu allocations, %llu remote", i,
+		       w[i].bad, (unsigned long long)w[i].allocs,
+		       (unsigned long long)w[i].remote);
+	}
+	EXPECT(host.lock_calls > locks, "the host's lock was never taken");
+	EXPECT(heap_free_pages() == total, "%llu free pages, %llu before",
+	       (unsigned long long)heap_free_pages(),
+	       (unsigned long long)total);
+	EXPECT(heap_check() == 0, "heap_check() after the threads");
+}
+
 /* Every free page allocated once: none in a hole, each zeroed; then back. */
 static void check_every_page(void)
 {
@@ -281,7 +397,7 @@ static void check_closed(struct page_info *blk[NODES],
 	       (unsigned long long)host.maint_ops,
 	       (unsigned long long)host.maint_bytes);
 	EXPECT(heap_check() == 0, "heap_check() found problems");
-	EXPECT(host.irq_on == 1, "interrupts left masked");
+	EXPECT(host_irq_on == 1, "interrupts left masked");
 }
 
 int main(int argc, char **argv)
@@ -296,6 +412,7 @@ int main(int argc, char **argv)
 	check_owned(ext);
 	check_no_flush();
 	check_misuse();
+	check_two_threads_one_node();
 	check_every_page();
 	check_closed(blk, ext);
 	if (failures) {

@@ -11,12 +11,15 @@
 struct host_state {
 	unsigned char *base; /* the region */
 	uint64_t bytes;
-	unsigned long irq_on; /* the "interrupt" flag */
-	bool verbose;	      /* EMBED_VERBOSE: show keel's console */
+	bool verbose; /* EMBED_VERBOSE: show keel's console */
 	uint64_t console_bytes;
 	uint64_t maint_ops, maint_bytes, icache_ops;
+	uint64_t lock_calls; /* arch_lock(): the host's own lock taken */
 };
 
 extern struct host_state host;
+/* Per thread: the "interrupt" flag and the CPU id the thread runs as. */
+extern __thread unsigned long host_irq_on;
+extern __thread unsigned int host_cpu;
 
 #endif

@@ -11,5 +11,6 @@
 #include <arch/console.h>
 #include <arch/cpu.h>
 #include <arch/irq.h>
+#include <arch/lock.h>
 #include <arch/mm.h>
 #include <keel/scrub_prims.h>

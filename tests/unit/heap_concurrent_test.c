@@ -4,7 +4,9 @@
  * threads (anonymous blocks and owned extents, half each) and an idle
  * scrubber on three nodes, every page owned by at most one thread at a
  * time, no misuse reported, no owned page left, and the initial chunk set
- * back at the end. For the lazy and chunked handoffs.
+ * back at the end. For the lazy and chunked handoffs, and with the per-CPU
+ * caches on (threads on two CPU ids of two nodes, two threads per id:
+ * blocks freed into another CPU's cache, caches shared by threads).
  */
 #include <pthread.h>
 #include <unistd.h>
@@ -33,7 +35,11 @@ static void conc_fail(void)
 struct worker {
 	unsigned int id;
 	uint64_t seed;
+	bool cpu_ids; /* take CPU id (id - 1) % 2, as the caches' test */
 };
+
+/* arch/sandbox/cpu.c: what arch_cpu_id() returns on this thread. */
+void sandbox_set_cpu_id(unsigned int cpu, uint64_t hwid);
 
 /* Free @b the way it was allocated. Return: 0 or the heap's error. */
 static int give_back(const struct live *b, bool dirty)
@@ -75,12 +81,17 @@ static void *alloc_worker(void *arg)
 	unsigned int n = 0, op;
 	uint64_t x = w->seed;
 
+	if (w->cpu_ids)
+		sandbox_set_cpu_id((w->id - 1) % 2, (w->id - 1) % 2);
 	for (op = 0; op < THREAD_OPS; op++) {
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
 		if (n < ARRAY_SIZE(mine) && (n == 0 || x % 100 < 55)) {
 			unsigned int k = (unsigned int)((x >> 8) % 6);
+
+			if (k == 5 && (x & (1 << 12)))
+				k = 9; /* the 2 MiB order, cached too */
 			int node = HEAP_ANY_NODE;
 			/* one in two: an extent owned by this thread */
 			uint16_t id = x & (1 << 24) ? (uint16_t)w->id : 0;
@@ -144,7 +155,7 @@ static void *scrub_worker(void *arg)
 	return NULL;
 }
 
-static void run_concurrent(enum heap_init_mode mode)
+static void run_concurrent(enum heap_init_mode mode, bool caches)
 {
 	struct test_machine_cfg c = {
 		.ram = ram,
@@ -165,11 +176,15 @@ static void run_concurrent(enum heap_init_mode mode)
 	conc_errors = 0;
 	scrubber_stop = false;
 	before = test_heap_snapshot();
+	heap_set_cpu_node(0, 0);
+	heap_set_cpu_node(1, 1);
+	heap_set_cpu_caches(caches);
 	assert_int_equal(pthread_create(&scrubber, NULL, scrub_worker, NULL),
 			 0);
 	for (i = 0; i < THREADS; i++) {
 		w[i].id = i + 1;
 		w[i].seed = 0x5151 * (i + 1) + mode;
+		w[i].cpu_ids = caches;
 		assert_int_equal(
 			pthread_create(&th[i], NULL, alloc_worker, &w[i]), 0);
 	}
@@ -180,9 +195,12 @@ static void run_concurrent(enum heap_init_mode mode)
 	heap_strict = true;
 
 	assert_int_equal(conc_errors, 0);
+	if (caches)
+		assert_true(heap_cached_pages(-1, false) > 0);
 	assert_int_equal(heap_owned_pages(0), 0);
 	assert_int_equal(heap_free_pages(), heap_total_pages());
-	test_heap_check_clean();
+	test_heap_check_clean(); /* drains the caches */
+	heap_set_cpu_caches(false);
 	after = test_heap_snapshot();
 	assert_int_equal(before.n, after.n);
 	for (size_t j = 0; j < before.n; j++) {
@@ -195,12 +213,17 @@ static void run_concurrent(enum heap_init_mode mode)
 
 static void test_concurrent_lazy(void **state)
 {
-	run_concurrent(HEAP_INIT_LAZY);
+	run_concurrent(HEAP_INIT_LAZY, false);
+}
+
+static void test_concurrent_cached(void **state)
+{
+	run_concurrent(HEAP_INIT_LAZY, true);
 }
 
 static void test_concurrent_chunked(void **state)
 {
-	run_concurrent(HEAP_INIT_CHUNKED);
+	run_concurrent(HEAP_INIT_CHUNKED, false);
 }
 
 int main(void)
@@ -209,6 +232,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_concurrent_lazy,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_concurrent_chunked,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_concurrent_cached,
 						test_setup, test_teardown),
 	};
 

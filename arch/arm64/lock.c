@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The heap's lock hooks (include/arch/lock.h): keel's ticket lock
+ * (keel/spinlock.h), fair between CPUs that keep running.
+ */
+#include <arch/lock.h>
+#include <keel/spinlock.h>
+
+_Static_assert(sizeof(spinlock_t) <= sizeof(arch_lock_t),
+	       "a ticket lock fits in arch_lock_t");
+
+static spinlock_t *ticket(arch_lock_t *l)
+{
+	return (spinlock_t *)l->words;
+}
+
+void arch_lock_init(arch_lock_t *l)
+{
+	spin_lock_init(ticket(l));
+}
+
+void arch_lock(arch_lock_t *l)
+{
+	spin_lock(ticket(l));
+}
+
+void arch_unlock(arch_lock_t *l)
+{
+	spin_unlock(ticket(l));
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The heap's lock hooks (include/arch/lock.h): keel's ticket lock
+ * (keel/spinlock.h), fair between CPUs that keep running. The sandbox's
+ * CPUs are host threads, preempted at will: its arch_cpu_relax() sleeps
+ * after 2 ms of spinning. A futex lock here was tried: two threads on one
+ * node no longer collapsed, but 256 CPU threads on a 2-core host starved
+ * the latency probe (report-size-256cpu-worst); a host of that kind that
+ * wants it gives its own lock (tests/bench/heap_runtime.c -DHOST_MUTEX,
+ * tests/embed/host.c).
+ */
+#include <arch/lock.h>
+#include <keel/spinlock.h>
+
+_Static_assert(sizeof(spinlock_t) <= sizeof(arch_lock_t),
+	       "a ticket lock fits in arch_lock_t");
+
+static spinlock_t *ticket(arch_lock_t *l)
+{
+	return (spinlock_t *)l->words;
+}
+
+void arch_lock_init(arch_lock_t *l)
+{
+	spin_lock_init(ticket(l));
+}
+
+void arch_lock(arch_lock_t *l)
+{
+	spin_lock(ticket(l));
+}
+
+void arch_unlock(arch_lock_t *l)
+{
+	spin_unlock(ticket(l));
+}

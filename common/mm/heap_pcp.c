@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Per-CPU caches of anonymous blocks: the runtime path that does not touch
+ * a node's shared state for most operations (DESIGN §15).
+ *
+ * Each CPU keeps, for order 0 and the 2 MiB order (9), a short list of
+ * blocks of one node (its own, heap_cpu_node(), when the cache was last
+ * empty). heap_alloc() of such an order on that node takes one from the
+ * list; heap_free() of such a block puts it there. An empty list is
+ * refilled with PCP_BATCH blocks under the node lock, a list above
+ * PCP_HIGH gives PCP_BATCH back the same way: one node-lock acquisition
+ * per PCP_BATCH operations at worst, none in a steady alloc/free pattern.
+ * Bounded: at most PCP_HIGH + 1 blocks per order per CPU (65 x 4 KiB and
+ * 3 x 2 MiB).
+ *
+ * A cached block is off the free lists, its head written as an anonymous
+ * block (PGS_ALLOCATED, so no buddy merges with it) flagged PGF_CACHED,
+ * with its first_dirty and PGF_CLEAN_POC kept as a free head keeps them.
+ * To the counters a reader sees (heap_free_pages(), heap_dirty_pages(),
+ * heap_node_stats()) it is free memory; to the free-list walks it is not
+ * there, so everything that must be exact drains the caches first:
+ * heap_check(), heap_for_each_free(), heap_for_each_block(), the audit, a
+ * live update's freeze, a CPU going offline (heap_drain_cpu_cache()), and
+ * an allocation that would fail (drain, then one more try).
+ *
+ * Lock: each cache has its own lock, taken by its CPU (uncontended) and by
+ * a drainer; interrupts are masked while it is held. Lock order: a cache's
+ * lock, then a node lock, never the reverse; never two caches at once.
+ */
+#include <arch/cpu.h>
+#include <keel/compiler.h>
+#include <keel/heap.h>
+
+#include "heap_priv.h"
+
+#define PCP_CLASSES 2
+static const uint8_t pcp_order[PCP_CLASSES] = {0, 9};
+static const uint8_t pcp_batch[PCP_CLASSES] = {16, 1};
+static const uint8_t pcp_high[PCP_CLASSES] = {64, 2};
+
+struct heap_pcp {
+	arch_lock_t lock; /* the lock hook's (include/arch/lock.h) */
+	bool ready;	  /* lock initialised: drainers may take it */
+	uint32_t node;	  /* the node of every block held */
+	struct page_info *head[PCP_CLASSES];
+	uint32_t count[PCP_CLASSES];
+	uint64_t pages, dirty; /* held, and of those dirty (readers: racy) */
+} __attribute__((aligned(64)));
+
+static struct heap_pcp pcps[CONFIG_NR_CPUS];
+/* 1 + the highest CPU whose cache was ever used since heap_init(). */
+static unsigned int pcp_used;
+/* Off until the heap's user turns them on (heap_init() turns them off). */
+static bool pcp_on;
+
+static int pcp_class(unsigned int order)
+{
+	return order == 0 ? 0 : order == 9 ? 1 : -1;
+}
+
+/**
+ * heap_set_cpu_caches() - serve order 0 and 9 from per-CPU caches (@on),
+ * or stop and give every cached block back. heap_init() starts with them
+ * off: whoever opens the heap for its runtime turns them on.
+ */
+void heap_set_cpu_caches(bool on)
+{
+	__atomic_store_n(&pcp_on, on, __ATOMIC_RELAXED);
+	if (!on)
+		heap_drain_caches();
+}
+
+/* heap_init(): forget every cache (the memory they held is gone). */
+void heap_pcp_reset(void)
+{
+	for (unsigned int c = 0; c < pcp_used; c++)
+		pcps[c] = (struct heap_pcp){0};
+	pcp_used = 0;
+	pcp_on = false;
+}
+
+/* The calling CPU's cache, marked used; NULL: none (off, CPU too high). */
+static struct heap_pcp *this_pcp(void)
+{
+	unsigned int cpu = arch_cpu_id(), used;
+
+	if (cpu >= CONFIG_NR_CPUS ||
+	    !__atomic_load_n(&pcp_on, __ATOMIC_RELAXED))
+		return NULL;
+	if (!__atomic_load_n(&pcps[cpu].ready, __ATOMIC_ACQUIRE)) {
+		arch_lock_init(&pcps[cpu].lock);
+		__atomic_store_n(&pcps[cpu].ready, true, __ATOMIC_RELEASE);
+	}
+	used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+	while (cpu >= used &&
+	       !__atomic_compare_exchange_n(&pcp_used, &used, cpu + 1, false,
+					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	return &pcps[cpu];
+}
+
+static void pcp_push(struct heap_pcp *pc, int c, struct page_info *pg)
+{
+	uint64_t n = 1ULL << pcp_order[c];
+
+	pg->next = pc->head[c];
+	pc->head[c] = pg;
+	pc->count[c]++;
+	__atomic_store_n(&pc->pages, pc->pages + n, __ATOMIC_RELAXED);
+	if (pg->first_dirty != FIRST_DIRTY_NONE)
+		__atomic_store_n(&pc->dirty, pc->dirty + n, __ATOMIC_RELAXED);
+}
+
+static struct page_info *pcp_pop(struct heap_pcp *pc, int c)
+{
+	struct page_info *pg = pc->head[c];
+	uint64_t n = 1ULL << pcp_order[c];
+
+	pc->head[c] = pg->next;
+	pc->count[c]--;
+	pg->next = NULL;
+	__atomic_store_n(&pc->pages, pc->pages - n, __ATOMIC_RELAXED);
+	if (pg->first_dirty != FIRST_DIRTY_NONE)
+		__atomic_store_n(&pc->dirty, pc->dirty - n, __ATOMIC_RELAXED);
+	return pg;
+}
+
+/* Give @n blocks of class @c back to their node (cache lock held). */
+static void pcp_give_back(struct heap_pcp *pc, int c, unsigned int n)
+{
+	struct heap_node_locked l;
+
+	if (!n || !pc->count[c])
+		return;
+	l = heap_lock_node_at(pc->node, "heap_cpu_cache");
+	while (n-- && pc->count[c]) {
+		struct page_info *pg = pcp_pop(pc, c);
+
+		pg->flags &= PGF_CLEAN_POC;
+		heap_merge_insert(l, pg, pg->pfn, pcp_order[c]);
+	}
+	heap_unlock_node(l);
+}
+
+/* Fill class @c of @pc with a batch of @node's blocks (cache lock held). */
+static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node)
+{
+	struct heap_node_locked l = heap_lock_node_at(node, "heap_cpu_cache");
+	unsigned int order = pcp_order[c];
+
+	for (unsigned int i = 0; i < pcp_batch[c]; i++) {
+		struct heap_taken t;
+		struct page_info *pg = heap_take_block(l, order, NR_ZONES - 1,
+						       &t, PGS_ALLOCATED, 0);
+
+		if (!pg)
+			break;
+		pg->first_dirty = t.fd;
+		pg->flags = PGF_ANON | PGF_CACHED | t.poc;
+		pcp_push(pc, c, pg);
+	}
+	heap_unlock_node(l);
+}
+
+/**
+ * heap_pcp_alloc() - a block of 2^@order pages of @node from the calling
+ * CPU's cache, refilled from the node when empty; its head rewritten as a
+ * fresh anonymous block, what it held in *@t.
+ *
+ * Return: the head, or NULL (no cache for that order or node, or the node
+ * has no block: the caller goes to the free lists).
+ */
+struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
+				 struct heap_taken *t)
+{
+	int c = pcp_class(order);
+	struct heap_pcp *pc = c < 0 ? NULL : this_pcp();
+	struct page_info *pg = NULL;
+	irqflags_t f;
+
+	if (!pc)
+		return NULL;
+	f = heap_lock_irqsave(&pc->lock, "heap_cpu_cache");
+	if (!pc->pages)
+		__atomic_store_n(&pc->node, node, __ATOMIC_RELAXED);
+	if (pc->node == node) {
+		if (!pc->count[c])
+			pcp_refill(pc, c, node);
+		if (pc->count[c])
+			pg = pcp_pop(pc, c);
+	}
+	heap_unlock_irqrestore(&pc->lock, f);
+	if (!pg)
+		return NULL;
+	t->pfn = pg->pfn;
+	t->fd = pg->first_dirty;
+	t->poc = pg->flags & PGF_CLEAN_POC;
+	pg->first_dirty = FIRST_DIRTY_NONE;
+	pg->flags = PGF_ANON | t->poc;
+	return pg;
+}
+
+/**
+ * heap_pcp_free() - keep the anonymous block @pg (order @order, contents
+ * as @first_dirty and @poc say) in the calling CPU's cache. Only a block
+ * whose head says it is a live anonymous block of that order is taken:
+ * anything else goes the slow way, where every misuse check is.
+ *
+ * Return: true when cached (nothing more to do).
+ */
+bool heap_pcp_free(struct page_info *pg, unsigned int order,
+		   uint32_t first_dirty, uint8_t poc)
+{
+	int c = pcp_class(order);
+	struct heap_pcp *pc;
+	bool done = false;
+	irqflags_t f;
+
+	if (c < 0 || pg->state != PGS_ALLOCATED || pg->order != order ||
+	    (pg->flags & (PGF_ANON | PGF_CACHED)) != PGF_ANON ||
+	    (pg->pfn & ((1ULL << order) - 1)))
+		return false;
+	pc = this_pcp();
+	if (!pc)
+		return false;
+	f = heap_lock_irqsave(&pc->lock, "heap_cpu_cache");
+	if (!pc->pages)
+		__atomic_store_n(&pc->node, (uint32_t)pg->node,
+				 __ATOMIC_RELAXED);
+	if (pc->node == pg->node) {
+		pg->first_dirty = first_dirty;
+		pg->flags = PGF_ANON | PGF_CACHED | poc;
+		pcp_push(pc, c, pg);
+		if (pc->count[c] > pcp_high[c])
+			pcp_give_back(pc, c, pcp_batch[c]);
+		done = true;
+	}
+	heap_unlock_irqrestore(&pc->lock, f);
+	return done;
+}
+
+/**
+ * heap_drain_cpu_cache() - give every block in CPU @cpu's cache back to
+ * its node: for a CPU going offline (its cache would be lost to the
+ * counts otherwise). Any CPU may call it.
+ *
+ * Return: pages given back.
+ */
+uint64_t heap_drain_cpu_cache(unsigned int cpu)
+{
+	struct heap_pcp *pc;
+	uint64_t pages;
+	irqflags_t f;
+
+	if (cpu >= __atomic_load_n(&pcp_used, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&pcps[cpu].ready, __ATOMIC_ACQUIRE))
+		return 0;
+	pc = &pcps[cpu];
+	f = heap_lock_irqsave(&pc->lock, "heap_drain_cpu_cache");
+	pages = pc->pages;
+	for (int c = 0; c < PCP_CLASSES; c++)
+		pcp_give_back(pc, c, pc->count[c]);
+	heap_unlock_irqrestore(&pc->lock, f);
+	return pages;
+}
+
+/**
+ * heap_drain_caches() - every CPU's cache back to the free lists, so that
+ * the lists and counters are exact (audit, heap_check(), a live update's
+ * freeze, low memory). Blocks cached by other CPUs after it returns are
+ * theirs again.
+ *
+ * Return: pages given back.
+ */
+uint64_t heap_drain_caches(void)
+{
+	unsigned int used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+	uint64_t pages = 0;
+
+	for (unsigned int cpu = 0; cpu < used; cpu++)
+		if (__atomic_load_n(&pcps[cpu].pages, __ATOMIC_RELAXED))
+			pages += heap_drain_cpu_cache(cpu);
+	return pages;
+}
+
+/**
+ * heap_cached_pages() - pages held in the caches: of @node, or of all
+ * nodes (@node < 0); @dirty: only those still to be zeroed. Racy reads: a
+ * total, not a snapshot, while CPUs allocate.
+ *
+ * Return: the pages.
+ */
+uint64_t heap_cached_pages(int node, bool dirty)
+{
+	unsigned int used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+	uint64_t sum = 0;
+
+	for (unsigned int cpu = 0; cpu < used; cpu++) {
+		const struct heap_pcp *pc = &pcps[cpu];
+
+		if (node < 0 || __atomic_load_n(&pc->node, __ATOMIC_RELAXED) ==
+					(uint32_t)node)
+			sum += __atomic_load_n(dirty ? &pc->dirty : &pc->pages,
+					       __ATOMIC_RELAXED);
+	}
+	return sum;
+}
