@@ -563,6 +563,8 @@ static int lu_freeze(const struct domain_set *ds, const struct lu_vcpus *vc,
 	}
 	if (freeze_cpus(deadline, &others))
 		goto run_on;
+	/* The heap exact (DESIGN §15): every per-CPU cache given back. */
+	heap_drain_caches();
 	hd->frozen_ticks = arch_ticks();
 	j->handover_bytes = lu_write(ds, vc, j, cap, hd);
 	if (!j->handover_bytes) {
