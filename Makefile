@@ -98,7 +98,8 @@ $(O)/%.S.o: %.S $(AUTOCONF)
 -include $(OBJS:.o=.d)
 
 # The objects this build links, for scripts/check-layers.py, and the check
-# itself over every arch's build: no call goes up a layer (DESIGN §1).
+# itself over every arch's build: no call goes up a layer (DESIGN §1). And
+# every path of the tree a comment or a doc names exists (check-paths.py).
 LAYER_ARCHES := $(patsubst arch/%/arch.mk,%,$(wildcard arch/*/arch.mk))
 .PHONY: objs-list check-layers
 objs-list: $(OBJS)
@@ -109,6 +110,17 @@ check-layers:
 		$(MAKE) --no-print-directory -s ARCH=$$a objs-list || exit 1; \
 	done
 	$(Q)$(PYTHON) scripts/check-layers.py $(addprefix build/,$(LAYER_ARCHES))
+	$(Q)$(PYTHON) scripts/check-paths.py
+
+# make stress-liveupdate [RUNS=N] [HOGS=K]: each live-update case with
+# guests, N times, on both arches (issue 36 §0); not part of make check.
+RUNS ?= 20
+HOGS ?= 0
+.PHONY: stress-liveupdate
+stress-liveupdate:
+	$(Q)$(MAKE) --no-print-directory ARCH=x86_64
+	$(Q)$(MAKE) --no-print-directory ARCH=arm64
+	$(Q)$(PYTHON) -m tests.qemu.stress_liveupdate --runs $(RUNS) --hogs $(HOGS)
 
 # --- make lib: the heap as a library (docs/embedding.md) ----------------
 # The mm room and the lib objects it calls, nothing else: what a host

@@ -5,8 +5,8 @@
 #ifndef BOOT_BOOT_PRIV_H
 #define BOOT_BOOT_PRIV_H
 
-/* printk's %llx/%llu take unsigned long long: one cast for every width. */
-#define U64(x) ((unsigned long long)(x))
+#include <keel/printk.h> /* U64() */
+#include <keel/range_table.h>
 
 /*
  * One fix-up of bootinfo (boot/bootinfo.c, boot/bootinfo_sanitise.c): a
@@ -17,5 +17,11 @@
 		(bi)->fixups++;                                \
 		pr_warn("bootinfo: " fmt "\n", ##__VA_ARGS__); \
 	} while (0)
+
+/*
+ * A bootinfo table that cannot double takes all the early pool has left
+ * (boot/bootinfo.c). Return: whether it grew.
+ */
+bool bootinfo_grow_rest(struct range_table *t);
 
 #endif

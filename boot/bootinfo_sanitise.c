@@ -13,6 +13,10 @@
  *    matrix valid for [0, node_count)^2: 10 on the diagonal, 11..255
  *    elsewhere (asymmetric allowed, 255 = unreachable); one bad entry is
  *    mended, more mean 10/20 (include/keel/bootinfo.h, "Node distances").
+ *  - the image (reserved as IMAGE_NAME, "kernel") lies in RAM:
+ *    where the firmware's map keeps any of it, one `keel: error:` line
+ *    names the image and the firmware's range (the loader has already
+ *    written there: nothing to mend, but never silent).
  *  - CPUs: 1 <= cpu_count, hwids unique, exactly one boot_cpu, which is
  *    usable and sits at index 0 (logical CPU 0 is the boot CPU).
  *
@@ -20,11 +24,12 @@
  * reserved range outwards is routine (loader structures sit at arbitrary
  * addresses) and only logged at debug level.
  *
- * RAM is sorted, merged and resolved by the range table
- * (include/keel/range_table.h), the one place keel does that.
+ * RAM is sorted, merged and resolved in its own table (ram_resolve()):
+ * O(n log n), and no second table, so whatever RAM the early pool held
+ * when the firmware listed it stays; none is dropped here.
  *
- * No lock: runs once on the boot CPU. The scratch table of the overlap
- * resolution is static to keep it off small boot stacks.
+ * No lock: runs once on the boot CPU. The sweep's state (one slot per
+ * node) is static to keep it off small boot stacks.
  */
 #include <keel/bootinfo.h>
 #include <keel/compiler.h>
@@ -34,6 +39,9 @@
 #include <keel/string.h>
 
 #include "boot_priv.h"
+
+/* What every arch names the reservation of its own image (setup.c). */
+#define IMAGE_NAME "kernel"
 
 static uint32_t fix_node(struct bootinfo *bi, uint32_t node, const char *what,
 			 uint64_t id)
@@ -100,13 +108,6 @@ static void ram_trim(struct bootinfo *bi, uint64_t limit)
 	bi->ram.count = out;
 }
 
-static struct region ram_out[BOOTINFO_MAX_RAM];
-
-static bool same_node(const struct region *a, const struct region *b)
-{
-	return a->node == b->node;
-}
-
 /* sort() order: by node, then by start. */
 static int cmp_node_start(const void *a, const void *b)
 {
@@ -119,80 +120,278 @@ static int cmp_node_start(const void *a, const void *b)
 }
 
 /*
- * Give @r the bytes of it that no lower node (nor @r's node itself) holds
- * in @t yet. Overlaps are one warning: a duplicate of the same node, or,
- * once for the whole disagreement through @warned_cross, two nodes claiming
- * it, which names the node that keeps it (the holder: nodes come in
- * increasing order) and the one that does not.
+ * Overlaps are resolved in the table itself, never in a second one (that
+ * halved what the early pool could hold: 2,000 RAM ranges on x86_64 and
+ * arm64, 65,000 in the sandbox, were dropped): each node's RAM is merged
+ * in place (ram_union_nodes()), then one sweep in address order gives
+ * each stretch to the lowest node listing it (struct ram_sweep). A node
+ * has at most one range open at any address, so the sweep keeps one slot
+ * per node, not a table.
  */
-static void ram_claim(struct bootinfo *bi, struct range_table *t,
-		      const struct region *r, bool *warned_cross)
+struct ram_sweep {
+	struct region *in;     /* sorted by start */
+	struct region *out;    /* NULL: count the pieces only */
+	unsigned int n, next;  /* inputs; the next to open */
+	unsigned int out_max;  /* out[] below this is read (CHECK) */
+	unsigned int count;    /* pieces so far */
+	unsigned int joins;    /* touching pieces still to join */
+	unsigned int joined;   /* pieces joined to another node's */
+	uint64_t joined_bytes; /* their bytes */
+	uint32_t last_node;
+	uint64_t active; /* nodes with a range open */
+	uint64_t piece_start, last_end;
+	int winner; /* the lowest node open, -1: none */
+	bool overlap, hidden;
+	struct region open[MAX_NUMNODES]; /* each node's open range */
+	unsigned int open_at[MAX_NUMNODES];
+	bool won[MAX_NUMNODES]; /* its open range holds some RAM */
+};
+
+static struct ram_sweep sweep; /* off small boot stacks */
+
+/* sort() order: by start, then by node (the lowest opens first). */
+static int cmp_start_node(const void *a, const void *b)
 {
-	uint64_t s = pa_val(r->start), e = pa_val(r->end);
-	struct region gap;
-	bool said = false;
+	const struct region *x = a, *y = b;
 
-	for (unsigned int i = range_table_first_ending_above(t, r->start);
-	     i < t->count && pa_val(t->regions[i].start) < e; i++) {
-		const struct region *h = &t->regions[i];
-		uint64_t os = MAX(s, pa_val(h->start));
-		uint64_t oe = MIN(e, pa_val(h->end));
-
-		if (h->node == r->node && !said) {
-			said = true;
-			fix_warn(bi,
-				 "ram [%#llx, %#llx) listed twice on node %u, "
-				 "merged",
-				 U64(os), U64(oe), h->node);
-		} else if (h->node != r->node && !*warned_cross) {
-			*warned_cross = true;
-			fix_warn(bi,
-				 "ram [%#llx, %#llx) claimed by nodes %u and "
-				 "%u, node %u keeps it",
-				 U64(os), U64(oe), h->node, r->node, h->node);
-		}
-	}
-	while (range_table_fill(t, pa(s), r->end, r) == -ENOSPC &&
-	       range_table_first_gap(t, pa(s), r->end, &gap)) {
-		bootinfo_drop_ram(bi, pa_val(gap.start), pa_val(gap.end));
-		s = pa_val(gap.end);
-	}
+	if (pa_val(x->start) != pa_val(y->start))
+		return pa_val(x->start) < pa_val(y->start) ? -1 : 1;
+	return (x->node > y->node) - (x->node < y->node);
 }
 
 /*
- * Sort, merge and resolve overlaps, through the range table: the ranges
- * fill a new table in increasing node order, each only where the table has
- * no RAM yet, so where nodes overlap the lowest keeps the bytes.
+ * Each node's RAM, sorted and merged where it overlaps or touches (one
+ * warning for each range listed again), in place: never more entries.
+ */
+static void ram_union_nodes(struct bootinfo *bi)
+{
+	struct region *a = bi->ram.regions;
+	unsigned int out = 0;
+
+	sort(a, bi->ram.count, sizeof(*a), cmp_node_start);
+	for (unsigned int i = 0; i < bi->ram.count; i++) {
+		struct region *p = out ? &a[out - 1] : NULL;
+		uint64_t s = pa_val(a[i].start), e = pa_val(a[i].end);
+
+		if (!p || p->node != a[i].node || pa_val(p->end) < s) {
+			a[out++] = a[i];
+			continue;
+		}
+		if (pa_val(p->end) > s)
+			fix_warn(bi,
+				 "ram [%#llx, %#llx) listed twice on node %u, "
+				 "merged",
+				 U64(s), U64(MIN(e, pa_val(p->end))), p->node);
+		p->end = pa(MAX(e, pa_val(p->end)));
+	}
+	bi->ram.count = out;
+}
+
+/*
+ * The piece [s, e) of @owner's RAM: counted, written when there is out.
+ * With joins to make (the table at its limit), each piece touching the
+ * last is joined to it, until none are left to make; one of the last's
+ * node always is (only a join makes one: bootmem takes no such pair).
+ */
+static void sweep_emit(struct ram_sweep *w, uint64_t s, uint64_t e,
+		       const struct region *owner)
+{
+	bool same = w->count && w->last_node == owner->node;
+
+	if (w->count && w->last_end == s && (w->joins || same)) {
+		/* RAM touching RAM: the join covers no hole. */
+		if (w->joins)
+			w->joins--;
+		if (!same) {
+			w->joined++;
+			w->joined_bytes += e - s;
+		}
+		w->last_end = e;
+		if (w->out)
+			w->out[w->count - 1].end = pa(e);
+		return;
+	}
+	if (w->out) {
+		/* Never over an input not read yet (see ram_resolve()). */
+		CHECK(w->count < w->out_max + w->next);
+		w->out[w->count] = *owner;
+		w->out[w->count].start = pa(s);
+		w->out[w->count].end = pa(e);
+	}
+	w->count++;
+	w->last_end = e;
+	w->last_node = owner->node;
+}
+
+/* Open the next input; two nodes claiming RAM: one warning per sanitise. */
+static void sweep_open(struct bootinfo *bi, struct ram_sweep *w, uint64_t p)
+{
+	const struct region *r = &w->in[w->next];
+	uint32_t n = r->node;
+	uint64_t others = w->active & ~(1ULL << n);
+
+	w->open[n] = *r;
+	w->open_at[n] = w->next++;
+	w->won[n] = false;
+	w->active |= 1ULL << n;
+	if (!others)
+		return;
+	if (!w->overlap && !w->out) {
+		uint32_t o = (uint32_t)ffs64(others) - 1;
+		uint64_t oe = MIN(pa_val(w->open[o].end), pa_val(r->end));
+
+		fix_warn(bi,
+			 "ram [%#llx, %#llx) claimed by nodes %u and %u, "
+			 "node %u keeps it",
+			 U64(p), U64(oe), MIN(o, n), MAX(o, n), MIN(o, n));
+	}
+	w->overlap = true;
+}
+
+/*
+ * Close the ranges ending at @p; one that never held the lowest node's
+ * place is hidden by lower nodes: marked empty, to be dropped unseen.
+ */
+static void sweep_close(struct ram_sweep *w, uint64_t p)
+{
+	for (uint64_t a = w->active; a; a &= a - 1) {
+		uint32_t n = (uint32_t)ffs64(a) - 1;
+
+		if (pa_val(w->open[n].end) != p)
+			continue;
+		w->active &= ~(1ULL << n);
+		if (!w->won[n] && !w->out) {
+			struct region *in = &w->in[w->open_at[n]];
+
+			in->end = in->start;
+			w->hidden = true;
+		}
+	}
+}
+
+/* The lowest open node owns what follows @p: a new piece when it changes. */
+static void sweep_owner(struct ram_sweep *w, uint64_t p)
+{
+	int now = w->active ? ffs64(w->active) - 1 : -1;
+
+	if (now == w->winner)
+		return;
+	if (w->winner >= 0 && p > w->piece_start)
+		sweep_emit(w, w->piece_start, p, &w->open[w->winner]);
+	w->winner = now;
+	w->piece_start = p;
+}
+
+/* One sweep over w->in (see struct ram_sweep); the pieces in w->count. */
+static void ram_sweep_run(struct bootinfo *bi, struct ram_sweep *w)
+{
+	for (;;) {
+		uint64_t ns = w->next < w->n ? pa_val(w->in[w->next].start)
+					     : UINT64_MAX;
+		uint64_t ne = UINT64_MAX, p;
+
+		for (uint64_t a = w->active; a; a &= a - 1)
+			ne = MIN(ne, pa_val(w->open[ffs64(a) - 1].end));
+		if (ns == UINT64_MAX && ne == UINT64_MAX)
+			break;
+		p = MIN(ns, ne);
+		if (w->winner >= 0 && p > w->piece_start)
+			w->won[w->winner] = true;
+		if (ne <= ns)
+			sweep_close(w, p);
+		else
+			sweep_open(bi, w, p);
+		sweep_owner(w, p);
+	}
+}
+
+static void sweep_start(struct ram_sweep *w, struct region *in, unsigned int n,
+			struct region *out, unsigned int joins)
+{
+	memset(w, 0, sizeof(*w));
+	w->in = in;
+	w->n = n;
+	w->out = out;
+	w->out_max = (unsigned int)(in - out);
+	w->joins = joins;
+	w->winner = -1;
+}
+
+/* Drop the inputs the first sweep found hidden by lower nodes. */
+static void ram_drop_hidden(struct range_table *t)
+{
+	unsigned int out = 0;
+
+	for (unsigned int i = 0; i < t->count; i++)
+		if (pa_val(t->regions[i].end) > pa_val(t->regions[i].start))
+			t->regions[out++] = t->regions[i];
+	t->count = out;
+}
+
+/*
+ * Room for @need regions in the RAM table: doubled, else exactly @need
+ * (the early pool may hold that when it cannot hold a doubling), else all
+ * the pool has left.
+ */
+static void ram_make_room(struct range_table *t, unsigned int need)
+{
+	unsigned int cap;
+
+	while (t->cap < need && range_table_double(t))
+		;
+	cap = MIN(need, t->max);
+	if (t->cap < cap && t->grow)
+		range_table_move(t, t->grow(t, cap), cap);
+	if (t->cap < cap)
+		bootinfo_grow_rest(t);
+}
+
+/*
+ * Sort, merge and resolve overlaps in the table (struct ram_sweep): a
+ * first sweep counts the pieces, warns and marks the ranges lower nodes
+ * hide; where nodes overlap, a second one writes the pieces from the
+ * table's start while reading the m inputs moved to its top. A piece
+ * always lies in one input already read, and each input gives at least
+ * one, so with @cap >= pieces the writes never pass the reads (CHECK()ed
+ * in sweep_emit()). Only when the table cannot hold the pieces (the early
+ * pool is spent, or its limit) are pieces joined to the RAM of another
+ * node they touch (never across a hole; counted on the first piece's
+ * node): no RAM is dropped here.
  */
 static void ram_resolve(struct bootinfo *bi)
 {
-	/*
-	 * The scratch table keeps what it grew into (the early pool) from
-	 * one sanitise to the next: a second pass grows nothing.
-	 */
-	static struct range_table scratch =
-		RANGE_TABLE_INIT(ram_out, BOOTINFO_MAX_RAM, same_node);
-	struct range_table *t = &scratch;
-	bool warned_cross = false;
-	unsigned int n;
+	struct range_table *t = &bi->ram;
+	struct ram_sweep *w = &sweep;
+	unsigned int m, need, joins = 0;
 
-	t->count = 0;
-	t->grow = bi->ram.grow;
-	t->max = MAX(bi->ram.max, t->cap);
-
-	sort(bi->ram.regions, bi->ram.count, sizeof(bi->ram.regions[0]),
-	     cmp_node_start);
-	for (unsigned int i = 0; i < bi->ram.count; i++)
-		ram_claim(bi, t, &bi->ram.regions[i], &warned_cross);
-	/* Resolving overlaps can cut RAM into more pieces than it had. */
-	while (bi->ram.cap < t->count && range_table_double(&bi->ram))
-		;
-	n = MIN(t->count, bi->ram.cap);
-	for (unsigned int i = n; i < t->count; i++)
-		bootinfo_drop_ram(bi, pa_val(t->regions[i].start),
-				  pa_val(t->regions[i].end));
-	memcpy(bi->ram.regions, t->regions, n * sizeof(t->regions[0]));
-	bi->ram.count = n;
+	ram_union_nodes(bi);
+	sort(t->regions, t->count, sizeof(t->regions[0]), cmp_start_node);
+	t->unsorted = false;
+	sweep_start(w, t->regions, t->count, NULL, 0);
+	ram_sweep_run(bi, w);
+	if (!w->overlap)
+		return;
+	if (w->hidden)
+		ram_drop_hidden(t);
+	m = t->count;
+	need = w->count;
+	ram_make_room(t, need);
+	if (need > t->cap)
+		joins = need - t->cap;
+	memmove(&t->regions[t->cap - m], t->regions, m * sizeof(t->regions[0]));
+	sweep_start(w, &t->regions[t->cap - m], m, t->regions, joins);
+	ram_sweep_run(bi, w);
+	t->count = w->count;
+	if (joins)
+		fix_warn(bi,
+			 "RAM of several nodes overlaps: resolved it takes %u "
+			 "ranges, the RAM table holds %u (%s): %u pieces "
+			 "joined to RAM of another node they touch (%#llx "
+			 "bytes counted on that node), none dropped",
+			 need, t->cap,
+			 t->cap >= t->max ? "its limit"
+					  : "the early pool is full",
+			 w->joined, U64(w->joined_bytes));
 }
 
 static void reserved_trim(struct bootinfo *bi)
@@ -231,6 +430,96 @@ static void reserved_trim(struct bootinfo *bi)
 		bi->reserved.regions[out++] = r;
 	}
 	bi->reserved.count = out;
+}
+
+/*
+ * The image ("kernel", the arch's reservation of itself) over memory the
+ * firmware keeps: its loader zeroed or wrote it (issue 36 §4: GRUB under
+ * OVMF over ACPI NVS at 8 MiB). Nothing can be undone now; say it, naming
+ * both ranges, instead of reserving around it without a word: one line
+ * per firmware range, at most IMAGE_ERR_MAX lines (then a count), once
+ * per image range (sanitise is idempotent: a second call says nothing).
+ */
+#define IMAGE_ERR_MAX 8
+
+struct image_errs {
+	unsigned int left, more;
+};
+
+static struct region image_said; /* the image range last reported */
+
+static void image_gap_error(const struct bootinfo *bi, const struct region *r,
+			    uint64_t gs, uint64_t ge, struct image_errs *n)
+{
+	bool named = false;
+
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *f = &bi->reserved.regions[i];
+
+		if (f == r || pa_val(f->start) >= ge || gs >= pa_val(f->end) ||
+		    !strcmp(f->name, r->name))
+			continue;
+		named = true;
+		if (!n->left) {
+			n->more++;
+			continue;
+		}
+		n->left--;
+		pr_err("the image [%#llx, %#llx) (%s) overlaps the firmware's "
+		       "%s [%#llx, %#llx): the loader wrote over it; load keel "
+		       "where the firmware map is free\n",
+		       U64(pa_val(r->start)), U64(pa_val(r->end)), r->name,
+		       f->name, U64(pa_val(f->start)), U64(pa_val(f->end)));
+	}
+	if (named)
+		return;
+	if (!n->left) {
+		n->more++;
+		return;
+	}
+	n->left--;
+	pr_err("the image [%#llx, %#llx) (%s) covers [%#llx, %#llx), which the "
+	       "firmware's map does not call RAM\n",
+	       U64(pa_val(r->start)), U64(pa_val(r->end)), r->name, U64(gs),
+	       U64(ge));
+}
+
+/* Each stretch of the image @r that no RAM range covers: image_gap_error(). */
+static void image_check(const struct bootinfo *bi, const struct region *r)
+{
+	struct image_errs n = {IMAGE_ERR_MAX, 0};
+	uint64_t p = pa_val(r->start), e = pa_val(r->end);
+
+	if (pa_val(image_said.start) == p && pa_val(image_said.end) == e)
+		return;
+	for (unsigned int i = 0; i < bi->ram.count && p < e; i++) {
+		uint64_t rs = pa_val(bi->ram.regions[i].start);
+		uint64_t re = pa_val(bi->ram.regions[i].end);
+
+		if (re <= p)
+			continue;
+		if (rs > p)
+			image_gap_error(bi, r, p, MIN(rs, e), &n);
+		p = MAX(p, re);
+	}
+	if (p < e)
+		image_gap_error(bi, r, p, e, &n);
+	if (n.left < IMAGE_ERR_MAX || n.more)
+		image_said = *r;
+	if (n.more)
+		pr_err("the image [%#llx, %#llx) (%s) overlaps %u more "
+		       "firmware "
+		       "ranges\n",
+		       U64(pa_val(r->start)), U64(pa_val(r->end)), r->name,
+		       n.more);
+}
+
+/* Every range the arch reserved as its image ("kernel"): image_check(). */
+static void images_check(const struct bootinfo *bi)
+{
+	for (unsigned int i = 0; i < bi->reserved.count; i++)
+		if (!strcmp(bi->reserved.regions[i].name, IMAGE_NAME))
+			image_check(bi, &bi->reserved.regions[i]);
 }
 
 /* Cap the table, give each CPU a node, drop repeated hwids (first stays). */
@@ -414,6 +703,7 @@ void bootinfo_sanitise(struct bootinfo *bi)
 	ram_trim(bi, limit);
 	ram_resolve(bi);
 	reserved_trim(bi);
+	images_check(bi);
 	cpus_fix(bi);
 
 	for (unsigned int i = 0; i < bi->ram.count; i++)

@@ -21,14 +21,23 @@
  * given (loglevel= is applied by fwboot_finish()). No lock: called on the
  * boot CPU before SMP.
  */
+#include <arch/cpu.h>
+#include <arch/smp.h>
+#include <keel/cachemaint.h>
 #include <keel/compiler.h>
 #include <keel/config.h>
 #include <keel/errno.h>
 #include <keel/escape.h>
 #include <keel/guest.h>
+#include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/options.h>
 #include <keel/printk.h>
+#include <keel/report.h>
+#include <keel/scrub.h>
+#include <keel/smp.h>
 #include <keel/string.h>
+#include <keel/trace.h>
 
 enum opt_type {
 	OPT_ENUM, /* one of ->names, stored as int */
@@ -40,7 +49,7 @@ enum opt_type {
 	OPT_STRING, /* char[size] */
 	OPT_INJECT,
 	OPT_CONSOLE, /* console=: char[size] plus its struct console_spec */
-	OPT_DOMAIN, /* domain=SIZE[@NODE], repeatable (common/domain_parse.c) */
+	OPT_DOMAIN,  /* domain=SIZE[@NODE], repeatable (domain_parse.c) */
 };
 
 struct opt_desc {

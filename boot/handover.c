@@ -17,9 +17,10 @@
  *
  * The parse reads the bytes only through memcpy() into local copies, so
  * any alignment and any length is safe; every offset is checked against
- * the size before it is used. Costs: O(size) for the checksum, O(R log R)
- * for the R reserved ranges, O(log P) per extent and table range for the
- * P preserved ranges.
+ * the size before it is used. Costs: O(size) for the checksum, O(R log P)
+ * for the R reserved ranges (left in their order: bootmem names a byte by
+ * the first range covering it), O(log P) per extent and table range for
+ * the P preserved ranges.
  *
  * Runs on the boot CPU before anything else: no lock.
  */
@@ -45,6 +46,7 @@ struct ho_ctx {
 	const uint8_t *pres; /* the preserved ranges, NULL: none */
 	unsigned int pres_count;
 	uint32_t version; /* the header's */
+	uint64_t written; /* the header's written_ticks */
 };
 
 static __printf(2, 3) int refuse(struct ho_ctx *c, const char *fmt, ...)
@@ -78,47 +80,22 @@ static uint64_t first_not_ram(const struct bootinfo *bi, uint64_t s, uint64_t e)
 	return s < e ? s : e;
 }
 
-static int cmp_rsv(const void *a, const void *b)
-{
-	uint64_t x = pa_val(((const struct region *)a)->start);
-	uint64_t y = pa_val(((const struct region *)b)->start);
-
-	return (x > y) - (x < y);
-}
-
 /*
- * The reserved ranges sorted by start, in place (their order means
- * nothing: bootmem keeps its own sorted copy), whatever their number: the
- * table grows past its static slots.
+ * The first reserved range (static-mem aside) overlapping [s, e), or -1.
+ * The reserved ranges are read in place, never reordered: bootmem loads
+ * them in their order and the first to cover a byte names it (a module
+ * inside xen,static-mem keeps its name), so the reader must not sort them.
  */
-static void sort_reserved(struct bootinfo *bi)
+static int reserved_hit(const struct bootinfo *bi, uint64_t s, uint64_t e)
 {
-	sort(bi->reserved.regions, bi->reserved.count, sizeof(struct region),
-	     cmp_rsv);
-}
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *r = &bi->reserved.regions[i];
 
-/*
- * A reserved range overlapping [s, e) (static-mem aside), or -1. The
- * preserved ranges are checked in ascending order, so *@next and *@maxi
- * (the reserved range reaching furthest among those starting before the
- * last @e) only move forward: O(P + R) for all of them.
- */
-static int reserved_overlap(const struct bootinfo *bi, uint64_t s, uint64_t e,
-			    unsigned int *next, int *maxi)
-{
-	for (; *next < bi->reserved.count; (*next)++) {
-		const struct region *r = &bi->reserved.regions[*next];
-
-		if (pa_val(r->start) >= e)
-			break;
 		if (!strncmp(r->name, STATIC_MEM_NAME, sizeof(r->name)))
 			continue;
-		if (*maxi < 0 ||
-		    pa_val(r->end) > pa_val(bi->reserved.regions[*maxi].end))
-			*maxi = (int)*next;
+		if (pa_val(r->start) < e && s < pa_val(r->end))
+			return (int)i;
 	}
-	if (*maxi >= 0 && pa_val(bi->reserved.regions[*maxi].end) > s)
-		return *maxi;
 	return -1;
 }
 
@@ -192,6 +169,7 @@ static int check_header(struct ho_ctx *c, const struct handover_header *hd,
 		return refuse(c, "generation 0 (the first new image is 1)");
 	c->size = hd->size;
 	c->version = hd->version;
+	c->written = hd->written_ticks;
 	return 0;
 }
 
@@ -199,15 +177,14 @@ static int check_header(struct ho_ctx *c, const struct handover_header *hd,
 static int check_self(struct ho_ctx *c)
 {
 	uint64_t s = c->pa, e = ALIGN_UP(c->pa + c->size, PAGE_SIZE);
-	unsigned int next = 0;
-	int maxi = -1, r;
+	int r;
 
 	if (!IS_ALIGNED(s, PAGE_SIZE) || e < s)
 		return refuse(c, "address %#llx not page aligned", U64(s));
 	if (first_not_ram(c->bi, s, e) != e)
 		return refuse(c, "itself [%#llx, %#llx) lies outside RAM",
 			      U64(s), U64(e));
-	r = reserved_overlap(c->bi, s, e, &next, &maxi);
+	r = reserved_hit(c->bi, s, e);
 	if (r >= 0)
 		return refuse(c,
 			      "itself [%#llx, %#llx) overlaps %s [%#llx, "
@@ -241,13 +218,11 @@ static int rec_head(struct ho_ctx *c, unsigned int i, uint64_t off,
 	return 0;
 }
 
-/* One preserved range @i: aligned, after the last, RAM, not reserved. */
-static int check_pres_range(struct ho_ctx *c, unsigned int i,
-			    unsigned int *next, int *maxi)
+/* One preserved range @i: aligned, after the last, RAM, off the handover. */
+static int check_pres_range(struct ho_ctx *c, unsigned int i)
 {
 	struct handover_range r = pres_at(c, i);
 	uint64_t hole;
-	int k;
 
 	if (!IS_ALIGNED(r.start, PAGE_SIZE) || !IS_ALIGNED(r.end, PAGE_SIZE))
 		return refuse(c,
@@ -271,17 +246,6 @@ static int check_pres_range(struct ho_ctx *c, unsigned int i,
 			      "preserved[%u] [%#llx, %#llx) lies outside "
 			      "RAM at %#llx",
 			      i, U64(r.start), U64(r.end), U64(hole));
-	k = reserved_overlap(c->bi, r.start, r.end, next, maxi);
-	if (k >= 0)
-		return refuse(c,
-			      "preserved[%u] [%#llx, %#llx) overlaps %s "
-			      "[%#llx, %#llx) (%.*s)",
-			      i, U64(r.start), U64(r.end),
-			      reserved_what(&c->bi->reserved.regions[k]),
-			      U64(pa_val(c->bi->reserved.regions[k].start)),
-			      U64(pa_val(c->bi->reserved.regions[k].end)),
-			      (int)sizeof(c->bi->reserved.regions[k].name),
-			      c->bi->reserved.regions[k].name);
 	if (r.start < ALIGN_UP(c->pa + c->size, PAGE_SIZE) && c->pa < r.end)
 		return refuse(c,
 			      "preserved[%u] [%#llx, %#llx) overlaps the "
@@ -290,12 +254,55 @@ static int check_pres_range(struct ho_ctx *c, unsigned int i,
 	return 0;
 }
 
+/* The first preserved range ending above @s (binary search), or count. */
+static unsigned int pres_first_above(const struct ho_ctx *c, uint64_t s)
+{
+	unsigned int lo = 0, hi = c->pres_count;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (pres_at(c, mid).end <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * No preserved range on a reserved one (static-mem aside): each reserved
+ * range looked up in the sorted preserved ranges, O(R log P), the
+ * reserved table left in its order. The lowest preserved range hit by the
+ * first such reserved range is named.
+ */
+static int check_pres_reserved(struct ho_ctx *c)
+{
+	for (unsigned int k = 0; k < c->bi->reserved.count; k++) {
+		const struct region *rv = &c->bi->reserved.regions[k];
+		unsigned int i = pres_first_above(c, pa_val(rv->start));
+		struct handover_range r;
+
+		if (!strncmp(rv->name, STATIC_MEM_NAME, sizeof(rv->name)) ||
+		    i >= c->pres_count)
+			continue;
+		r = pres_at(c, i);
+		if (r.start >= pa_val(rv->end))
+			continue;
+		return refuse(c,
+			      "preserved[%u] [%#llx, %#llx) overlaps %s "
+			      "[%#llx, %#llx) (%.*s)",
+			      i, U64(r.start), U64(r.end), reserved_what(rv),
+			      U64(pa_val(rv->start)), U64(pa_val(rv->end)),
+			      (int)sizeof(rv->name), rv->name);
+	}
+	return 0;
+}
+
 static int parse_preserved(struct ho_ctx *c, unsigned int i, uint64_t off,
 			   const struct handover_rec *rec)
 {
 	struct handover_preserved p;
-	unsigned int next = 0;
-	int maxi = -1;
 
 	if (c->pres)
 		return refuse(c, "record %u: a second preserved record", i);
@@ -311,16 +318,15 @@ static int parse_preserved(struct ho_ctx *c, unsigned int i, uint64_t off,
 			      p.count, rec->bytes);
 	c->pres = c->buf + off + sizeof(p);
 	c->pres_count = p.count;
-	sort_reserved(c->bi);
 	for (unsigned int k = 0; k < p.count; k++) {
-		int err = check_pres_range(c, k, &next, &maxi);
+		int err = check_pres_range(c, k);
 
 		if (err)
 			return err;
 		c->h->preserved_bytes +=
 			pres_at(c, k).end - pres_at(c, k).start;
 	}
-	return 0;
+	return check_pres_reserved(c);
 }
 
 /* ---- domains ----------------------------------------------------------- */
@@ -338,13 +344,31 @@ static int check_dom_fixed(struct ho_ctx *c, unsigned int n,
 	uint64_t need =
 		sizeof(*d) +
 		(uint64_t)d->table_count * sizeof(struct handover_range) +
-		(uint64_t)d->extent_count * sizeof(struct handover_extent);
+		(uint64_t)d->extent_count * sizeof(struct handover_extent) +
+		d->kernel_bytes;
 
+	if ((d->kernel_bytes || d->vcpus) && c->version < 3)
+		return refuse(
+			c,
+			"domains[%u]: vcpus %u, kernel_bytes %u in version "
+			"%u (reserved: 0)",
+			n, d->vcpus, d->kernel_bytes, c->version);
+	if (d->kernel_bytes && d->kernel_bytes != HANDOVER_NAME_MAX)
+		return refuse(c, "domains[%u]: kernel_bytes %u (0 or %u)", n,
+			      d->kernel_bytes, HANDOVER_NAME_MAX);
 	if (need != bytes)
 		return refuse(c,
 			      "domains[%u]: record of %u bytes does not hold "
-			      "its %u table ranges and %u extents",
-			      n, bytes, d->table_count, d->extent_count);
+			      "its %u table ranges, %u extents and %u bytes of "
+			      "kernel name",
+			      n, bytes, d->table_count, d->extent_count,
+			      d->kernel_bytes);
+	if (d->vcpus > HANDOVER_DOMAIN_VCPUS_MAX || d->reserved)
+		return refuse(c,
+			      "domains[%u]: vcpus %u (at most %u), reserved "
+			      "%#llx (0)",
+			      n, d->vcpus, HANDOVER_DOMAIN_VCPUS_MAX,
+			      U64(d->reserved));
 	if (!memchr(d->name, 0, sizeof(d->name)))
 		return refuse(c, "domains[%u]: name not NUL-terminated", n);
 	if (!d->id)
@@ -460,6 +484,13 @@ static int parse_domain(struct ho_ctx *c, uint64_t off,
 			c, n, &d,
 			arr + (size_t)d.table_count *
 					sizeof(struct handover_range));
+	if (!err && d.kernel_bytes &&
+	    !memchr(c->buf + off + rec->bytes - d.kernel_bytes, 0,
+		    d.kernel_bytes))
+		err = refuse(c,
+			     "domains[%u] (%s): kernel name not "
+			     "NUL-terminated",
+			     n, dom_name(&d));
 	if (err)
 		return err;
 	bd = &c->h->domains[c->h->domain_count++];
@@ -471,6 +502,11 @@ static int parse_domain(struct ho_ctx *c, uint64_t off,
 	bd->root = pa(d.p2m_root);
 	bd->table_count = d.table_count;
 	bd->extent_count = d.extent_count;
+	bd->vcpus = d.vcpus;
+	memset(bd->kernel, 0, sizeof(bd->kernel));
+	if (d.kernel_bytes)
+		memcpy(bd->kernel, c->buf + off + rec->bytes - d.kernel_bytes,
+		       sizeof(bd->kernel) - 1);
 	bd->rec = c->buf + off;
 	bd->rec_bytes = rec->bytes;
 	c->h->extent_count += d.extent_count;
@@ -479,18 +515,22 @@ static int parse_domain(struct ho_ctx *c, uint64_t off,
 
 /* ---- vCPUs (version 2) -------------------------------------------------- */
 
-static bool dom_known(const struct ho_ctx *c, uint16_t id)
+static const struct bi_handover_domain *dom_known(const struct ho_ctx *c,
+						  uint16_t id)
 {
 	for (unsigned int k = 0; k < c->h->domain_count; k++)
 		if (c->h->domains[k].id == id)
-			return true;
-	return false;
+			return &c->h->domains[k];
+	return NULL;
 }
 
 /* The fields of vCPU record @n against this machine and the domains. */
 static int check_vcpu(struct ho_ctx *c, unsigned int n,
-		      const struct handover_vcpu *v, uint32_t bytes)
+		      const struct handover_vcpu *v, uint32_t bytes,
+		      const uint8_t *state)
 {
+	char why[BI_HANDOVER_WHY_MAX];
+
 	if (v->state_bytes > HANDOVER_VCPU_STATE_MAX ||
 	    bytes != sizeof(*v) + ALIGN_UP((uint64_t)v->state_bytes, 8))
 		return refuse(c,
@@ -509,12 +549,26 @@ static int check_vcpu(struct ho_ctx *c, unsigned int n,
 	if (v->cpu >= c->bi->cpu_count)
 		return refuse(c, "vcpus[%u]: cpu %u does not exist (%u CPUs)",
 			      n, v->cpu, c->bi->cpu_count);
-	if (v->arch == HANDOVER_VCPU_NONE || v->arch != c->h->vcpu_arch)
+	if (c->h->vcpu_arch == HANDOVER_VCPU_NONE)
+		return refuse(c,
+			      "vcpus[%u]: arch %u, but this image runs no "
+			      "guests (it resumes no vCPU)",
+			      n, v->arch);
+	if (v->arch != c->h->vcpu_arch)
 		return refuse(c, "vcpus[%u]: arch %u, this image's is %u", n,
 			      v->arch, c->h->vcpu_arch);
 	if (v->state_bytes != c->h->vcpu_state_bytes)
 		return refuse(c, "vcpus[%u]: state_bytes %u, arch %u has %u", n,
 			      v->state_bytes, v->arch, c->h->vcpu_state_bytes);
+	if (c->written && v->stop_ticks > c->written)
+		return refuse(c,
+			      "vcpus[%u]: stop_ticks %llu after the records "
+			      "were written (written_ticks %llu)",
+			      n, U64(v->stop_ticks), U64(c->written));
+	if (handover_vcpu_check(v, state, dom_known(c, v->domain), why,
+				sizeof(why)))
+		return refuse(c, "vcpus[%u] (domain %u): %s", n, v->domain,
+			      why);
 	return 0;
 }
 
@@ -538,7 +592,7 @@ static int parse_vcpu(struct ho_ctx *c, unsigned int i, uint64_t off,
 		return refuse(c, "vcpus[%u]: more than %u vCPUs", n,
 			      BI_HANDOVER_VCPUS);
 	memcpy(&v, c->buf + off, sizeof(v));
-	err = check_vcpu(c, n, &v, rec->bytes);
+	err = check_vcpu(c, n, &v, rec->bytes, c->buf + off + sizeof(v));
 	if (err)
 		return err;
 	bv = &c->h->vcpus[c->h->vcpu_count++];

@@ -16,12 +16,14 @@
  *               0x38, text_offset at 8, image_size (bss included) at 16
  *               (Documentation/arch/arm64/booting.rst).
  *
- * keel's need (need_end): a keel image leaves room after itself for a
- * bigger next image, so its loader-visible end is past where it really
- * ends. multiboot1: the 32-byte header followed by LU_NEED_MAGIC and the
- * end address; arm64: res3 (0x28) LU_NEED_MAGIC64, res2 (0x20) the size.
- * A need outside [the file's end, mem_end] is refused; no marker: the
- * whole mem_end is needed.
+ * keel's need (need_end): where a keel image really ends. Images since
+ * issue 36 keep no room past their bss (need_end == mem_end: the room a
+ * bigger next image needs is found at update time, lu_room.c); older ones
+ * left 2 MiB of room inside the loader-visible end, so the need says where
+ * they really end. multiboot1: the 32-byte header followed by
+ * LU_NEED_MAGIC and the end address; arm64: res3 (0x28) LU_NEED_MAGIC64,
+ * res2 (0x20) the size. A need outside [the file's end, mem_end] is
+ * refused; no marker: the whole mem_end is needed.
  */
 #include <keel/compiler.h>
 #include <keel/errno.h>

@@ -90,12 +90,10 @@ static bool map_overlaps(const struct mb_map *m, uint64_t s, uint64_t e)
 	const struct bootinfo *bi = m->bi;
 
 	for (unsigned int i = m->ram_first; i < bi->ram.count; i++)
-		if (pa_val(bi->ram.regions[i].start) < e &&
-		    s < pa_val(bi->ram.regions[i].end))
+		if (region_overlaps(&bi->ram.regions[i], pa(s), pa(e)))
 			return true;
 	for (unsigned int i = m->res_first; i < bi->reserved.count; i++)
-		if (pa_val(bi->reserved.regions[i].start) < e &&
-		    s < pa_val(bi->reserved.regions[i].end))
+		if (region_overlaps(&bi->reserved.regions[i], pa(s), pa(e)))
 			return true;
 	return false;
 }

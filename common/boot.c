@@ -23,6 +23,8 @@
 #include <arch/scrub.h>
 #include <arch/smp.h>
 #include <keel/bench.h>
+#include <keel/heap_boot.h>
+#include <keel/p2m_selftest.h>
 #include <keel/stress.h>
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
@@ -197,6 +199,7 @@ static void phase_smp(struct bootinfo *bi, const struct keel_options *o)
 	trace_begin("smp");
 	smp_init(bi);
 	/* Per-CPU state, sized by the CPUs described, while bootmem is open. */
+	irq_counts_init();
 	scrub_init_cpus();
 	if (o->stress_seconds)
 		stress_init_cpus();
@@ -373,6 +376,25 @@ static void phase_exercise(const struct keel_options *o)
 }
 
 /*
+ * domains_destroy=on, unless a live update follows from this image: it
+ * hands the domains over (destroying them first would hand over none, and
+ * the update would carry nothing). Said once, with a warning.
+ */
+static bool destroy_domains(const struct keel_options *o)
+{
+	const struct liveupdate_info *lu = liveupdate_info();
+
+	if (!o->domains_destroy)
+		return false;
+	if (lu->generation >= o->liveupdate || lu->state == HANDOVER_DISCARDED)
+		return true;
+	pr_warn("domains_destroy=on ignored: liveupdate=%u hands this "
+		"image's domains to the next one\n",
+		o->liveupdate);
+	return false;
+}
+
+/*
  * guests=on (DESIGN §14): a vCPU in every built domain, guest_rounds=
  * times; before each round after the first, the domains are destroyed
  * and built again on the memory the last guests wrote (the check the
@@ -387,7 +409,7 @@ static void phase_guests(const struct bootinfo *bi,
 	 * the domains are destroyed first: nothing would run them).
 	 */
 	bool update = lu->generation < o->liveupdate &&
-		      lu->state != HANDOVER_DISCARDED && !o->domains_destroy;
+		      lu->state != HANDOVER_DISCARDED;
 	struct guest_params gp = {
 		.touch = o->guest_touch,
 		.run_ms = o->guest_run_ms,
@@ -415,6 +437,7 @@ static void phase_guests(const struct bootinfo *bi,
 /* The guests' vCPUs a live update carries (common/guest/guest_carry.c). */
 static const struct lu_vcpus lu_vcpus = {
 	.stop = guests_stop,
+	.run_on = guests_run_on,
 	.get = guests_vcpu_record,
 };
 
@@ -470,7 +493,7 @@ static void phase_domains(const struct bootinfo *bi,
 	domains_build(&domain_set, NULL);
 	domains_check(&domain_set, o->audit == AUDIT_FULL);
 	phase_guests(bi, o);
-	if (o->domains_destroy)
+	if (destroy_domains(o))
 		domains_destroy_all(&domain_set);
 }
 

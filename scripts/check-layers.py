@@ -22,7 +22,20 @@ object), on:
   - a source of a room that includes another room's header (a quoted
     #include reaching into another folder of common/, directly or through
     its own room's headers): a room's private header is its own, the
-    others read it through its public header in include/keel/.
+    others read it through its public header in include/keel/;
+  - an include that goes up: every include/keel/*.h names the room that
+    owns it in its first comment line ("Owner: mm."; boot/'s headers that
+    common/ reads as data say "Owner: boot (data: ...)."), and a source of
+    a room (or its private header) may include only the headers of its own
+    room, of the rooms below it, and boot/'s data headers. A header that
+    names no owner, or a docs/design.md "Who owns each header" row that
+    says another owner than the header, is a problem too;
+  - a data header of boot/ that includes a header of a room (or an arch
+    hook header): every room reads it, so it holds data and includes only
+    lib's headers and boot/'s other data headers;
+  - a function declared in a header of one room and defined in another
+    (include/keel/X.h: its owner room; include/arch/*.h: arch/), found
+    by the symbols of the objects that define them.
 
     scripts/check-layers.py BUILD_DIR [BUILD_DIR...]   (e.g. build/x86_64)
     scripts/check-layers.py --measure BUILD_DIR [SYMBOL]
@@ -256,6 +269,170 @@ def private_includes(build, edges):
     return bad
 
 
+OWNER = re.compile(r"^(?:/\*| \*) Owner: (\w+)( \(data[^)]*\))?\.", re.M)
+KEEL_INCLUDE = re.compile(r"^\s*#\s*include\s*<keel/(\w+\.h)>", re.M)
+DOC_ROW = re.compile(r"^\|\s*`(\w+\.h)`\s*\|\s*(\w+)( \(data\))?\s*\|", re.M)
+
+
+def tree_top(build):
+    """The tree a build's sources are in: beside the objects (a test's
+    tree) when it has include/keel/, else the current directory."""
+    return build if os.path.isdir(os.path.join(build, "include", "keel")) \
+        else "."
+
+
+def header_owners(top):
+    """{header: (owner, data) or None}: what the first comment line of
+    each include/keel/*.h under @top says (None: no owner line)."""
+    d = os.path.join(top, "include", "keel")
+    out = {}
+    for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if not name.endswith(".h"):
+            continue
+        with open(os.path.join(d, name), encoding="utf-8",
+                  errors="replace") as f:
+            head = "".join(f.readline() for _ in range(3))
+        m = OWNER.search(head)
+        out[name] = (m.group(1), bool(m.group(2))) if m else None
+    return out
+
+
+def owner_problems(top, owners):
+    """Headers without a known owner; design.md rows that disagree."""
+    out = []
+    for name, o in owners.items():
+        if o is None or (o[0] not in ROOMS and o[0] != "boot"):
+            out.append(f"include/keel/{name} names no owner room in its "
+                       "first comment line (\"Owner: ROOM.\")")
+    doc = os.path.join(top, "docs", "design.md")
+    if not os.path.exists(doc):
+        return out
+    with open(doc, encoding="utf-8") as f:
+        rows = {m.group(1): (m.group(2), bool(m.group(3)))
+                for m in DOC_ROW.finditer(f.read())}
+    for name, o in owners.items():
+        if o is not None and rows.get(name) != o:
+            said = rows.get(name)
+            out.append(f"docs/design.md's header table says {name} is "
+                       f"{said[0] if said else 'nobody'}'s, the header "
+                       f"says {o[0]}'s" +
+                       (" (data)" if o[1] != (said or o)[1] else ""))
+    return out
+
+
+def data_header_problems(top, owners):
+    """boot/'s data headers are read by every room, so they are data
+    only: each may include lib's headers and boot/'s other data headers,
+    never a room's (options.h pulled 33 headers into its readers so)."""
+    out = []
+    for name, o in sorted(owners.items()):
+        if o is None or o != ("boot", True):
+            continue
+        with open(os.path.join(top, "include", "keel", name),
+                  encoding="utf-8", errors="replace") as f:
+            text = f.read()
+        for inc in KEEL_INCLUDE.findall(text):
+            io = owners.get(inc)
+            if io is None or io[0] == "lib" or io == ("boot", True):
+                continue
+            out.append(f"include/keel/{name} is boot/'s data but includes "
+                       f"<keel/{inc}>, room {io[0]}'s header: keep the "
+                       "value here or in a lib header")
+        for inc in re.findall(r"^\s*#\s*include\s*<arch/(\w+\.h)>", text,
+                              re.M):
+            out.append(f"include/keel/{name} is boot/'s data but includes "
+                       f"<arch/{inc}>, an arch hook header")
+    return out
+
+
+DECL = re.compile(r"(?:^|;)\s*(?:extern\s+)?(?:const\s+)?"
+                  r"(?:(?:unsigned|signed|struct|enum|union)\s+)?\w+"
+                  r"[\s*]+(?:const\s+)?\**\s*(\w+)\s*[(\[]")
+
+
+def declared(text):
+    """The functions and arrays a header declares at file scope: comments,
+    preprocessor lines and every {...} body (inline functions, structs)
+    left out."""
+    text = re.sub(r"/\*.*?\*/|//[^\n]*", "", text, flags=re.S)
+    text = re.sub(r"^\s*#(?:[^\n]*\\\n)*[^\n]*", "", text, flags=re.M)
+    top, depth = [], 0
+    for ch in text:
+        if ch == "{":
+            depth += 1
+            if depth == 1:
+                top.append(";")
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0:
+            top.append(ch)
+    return {m.group(1) for m in DECL.finditer("".join(top))
+            if m.group(1) not in ("return", "typedef")}
+
+
+def misplaced_declarations(top, owner, owners):
+    """[(header, symbol, object)]: a function (or array) a header declares
+    and an object of this build defines in another room than the header's
+    owner: include/keel/X.h's owner room (boot: boot/), include/arch/*.h:
+    arch/. The arch_* hooks are left out of include/keel/ (keel/hooks.h
+    restates them for a host)."""
+    bad = []
+    for sub in ("keel", "arch"):
+        d = os.path.join(top, "include", sub)
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if not name.endswith(".h"):
+                continue
+            with open(os.path.join(d, name), encoding="utf-8",
+                      errors="replace") as f:
+                names = declared(f.read())
+            o = owners.get(name) if sub == "keel" else ("arch", False)
+            if o is None:
+                continue
+            for sym in sorted(names):
+                rel = owner.get(sym)
+                if rel is None or (sub == "keel" and
+                                   sym.startswith("arch_")):
+                    continue
+                where = room(rel) or layer(rel)
+                if where != o[0]:
+                    bad.append((f"include/{sub}/{name}", sym, rel))
+    return bad
+
+
+def upward_includes(build, edges, owners):
+    """[(source, header, owner, why)]: a source of a common/ room (or a
+    private header of its room it includes) that includes the public
+    header of a room above or beside it, or one of boot/'s that is not
+    data."""
+    bad = []
+    for rel in sorted(edges):
+        mine = room(rel)
+        if mine is None or mine not in ROOMS:
+            continue
+        src = rel[:-2] if rel.endswith(".o") else rel
+        seen, todo = {src}, [src]
+        while todo:
+            text = read_source(build, todo.pop()) or ""
+            for inc in INCLUDE.findall(text):
+                hdr = os.path.normpath(os.path.join(os.path.dirname(src),
+                                                    inc))
+                if hdr not in seen and room(hdr) == mine:
+                    seen.add(hdr)
+                    todo.append(hdr)
+            for name in KEEL_INCLUDE.findall(text):
+                o = owners.get(name)
+                if o is None:
+                    continue
+                if o[0] == "boot" and not o[1]:
+                    bad.append((src, name, "boot", "boot/'s, not data"))
+                elif o[0] in ROOMS and o[0] != mine and \
+                        ROOMS[o[0]] >= ROOMS[mine]:
+                    kind = "beside" if ROOMS[o[0]] == ROOMS[mine] \
+                        else "above"
+                    bad.append((src, name, o[0], f"{kind} {mine}"))
+    return bad
+
+
 def closure(edges, start):
     """(objects, hooks): what linking @start's object pulls in outside
     arch/, and the arch_* symbols it needs. The hooks are what a host
@@ -321,6 +498,16 @@ def check(build):
     for src, hdr, other in private_includes(build, edges):
         out.append(f"{src} includes {hdr}, a header of room {other}: "
                    f"read it through include/keel/")
+    owners = header_owners(tree_top(build))
+    out += owner_problems(tree_top(build), owners)
+    out += data_header_problems(tree_top(build), owners)
+    for hdr, sym, rel in misplaced_declarations(tree_top(build), owner,
+                                                owners):
+        out.append(f"{hdr} declares {sym}(), which {rel} defines: declare "
+                   f"it in a header of room {room(rel) or layer(rel)}")
+    for src, name, o, why in upward_includes(build, edges, owners):
+        out.append(f"{src} includes <keel/{name}>, room {o}'s header "
+                   f"({why})")
     return out
 
 

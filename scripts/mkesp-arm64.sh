@@ -4,6 +4,7 @@
 # (which is also a PE/COFF EFI application, see arch/arm64/head.S). Usage:
 #   mkesp-arm64.sh --out esp.img [--image build/arm64/Image]
 #                  [--mode uefi|grub] [--append "keel args"] [--loader linux|xen]
+#                  [--initrd FILE] [--module FILE]... [--grub-cmd CMD]...
 # --mode uefi: the firmware starts keel itself. Without --append the Image is
 #   EFI/BOOT/BOOTAA64.EFI (the removable-media default, no arguments); with
 #   --append it is /keel.efi and a startup.nsh runs it from the UEFI shell
@@ -11,12 +12,16 @@
 # --mode grub: EFI/BOOT/BOOTAA64.EFI is a standalone GRUB (grub-mkstandalone,
 #   Debian's grub-efi-arm64-bin unpacked by scripts/install-deps.sh) whose
 #   embedded grub.cfg finds /keel on the ESP and runs `linux /keel ARGS` (or
-#   `xen_hypervisor`) on the UEFI console with no menu delay.
+#   `xen_hypervisor`) on the UEFI console with no menu delay. --initrd: GRUB
+#   loads FILE with `initrd` (linux loader; a live update's next image);
+#   --module (repeatable, xen loader): `xen_module` FILE, each a /chosen
+#   multiboot,module node. --grub-cmd: a GRUB command run before the
+#   loader's (e.g. lsefimmap, which prints the firmware's memory map).
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
 image=$top/build/arm64/Image
-out="" mode=uefi append="" loader=linux
+out="" mode=uefi append="" loader=linux initrd="" modules=() pre=""
 grubdir=$top/build/deps/arm64/usr/lib/grub/arm64-efi
 
 while [ $# -gt 0 ]; do
@@ -26,7 +31,10 @@ while [ $# -gt 0 ]; do
 	--mode) mode=$2; shift ;;
 	--append) append=$2; shift ;;
 	--loader) loader=$2; shift ;;
-	-h | --help) sed -n '3,15p' "$0"; exit 0 ;;
+	--initrd) initrd=$2; shift ;;
+	--module) modules+=("$2"); shift ;;
+	--grub-cmd) pre+=$'\t'"$2"$'\n'; shift ;;
+	-h | --help) sed -n '3,21p' "$0"; exit 0 ;;
 	*) echo "mkesp-arm64.sh: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -61,6 +69,16 @@ grub)
 	xen) cmd="xen_hypervisor /keel $append" ;;
 	*) echo "mkesp-arm64.sh: --loader linux|xen" >&2; exit 2 ;;
 	esac
+	if [ -n "$initrd" ]; then
+		mcopy -i "$out" "$initrd" ::/initrd
+		cmd+=$'\n\tinitrd /initrd'
+	fi
+	i=0
+	for m in ${modules[@]+"${modules[@]}"}; do
+		mcopy -i "$out" "$m" "::/module$i"
+		cmd+=$'\n\t'"xen_module /module$i"
+		i=$((i + 1))
+	done
 	# The UEFI console (ConOut) is the serial port on QEMU and on most
 	# servers; see docs/booting-arm64.md for a GRUB-driven serial port.
 	cat >"$tmp/grub.cfg" <<EOF
@@ -69,12 +87,12 @@ terminal_output console
 set timeout=0
 search --no-floppy --file /keel --set=root
 menuentry "keel" {
-	$cmd
+$pre	$cmd
 	boot
 }
 EOF
 	grub-mkstandalone -O arm64-efi -d "$grubdir" \
-		--modules="part_gpt part_msdos fat search search_fs_file linux" \
+		--modules="part_gpt part_msdos fat search search_fs_file linux lsefimmap" \
 		--locales= --themes= --fonts= \
 		-o "$tmp/BOOTAA64.EFI" "boot/grub/grub.cfg=$tmp/grub.cfg"
 	mcopy -i "$out" "$tmp/BOOTAA64.EFI" ::/EFI/BOOT/BOOTAA64.EFI

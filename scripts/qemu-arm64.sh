@@ -6,6 +6,8 @@
 #                 [--append "keel args"] [--timeout S] [--log FILE]
 #                 [--dtb FILE] [--initrd FILE] [--dumpdtb FILE] [--dry-run]
 #                 [--uefi | --grub [--grub-loader linux|xen]] [--no-acpi]
+#                 [--grub-module FILE]... [--grub-cmd CMD]...
+#                 [--uboot-bootcmd CMD]
 #                 [--file-backed DIR] [-- extra QEMU args...]
 # --numa SPEC: "N" = N nodes of equal memory, CPUs split evenly, all
 #   distances 20 unless --dist; or a comma list of MEM:CPUS per node, e.g.
@@ -14,12 +16,17 @@
 # --uboot: boot through U-Boot (Debian u-boot-qemu) with booti. With --numa
 #   the U-Boot environment image from scripts/uboot.sh is used (U-Boot's
 #   default boot hangs on NUMA DTs, see docs/booting-arm64.md).
+#   --uboot-bootcmd CMD: U-Boot runs CMD instead (an environment image of
+#   its own, e.g. bootefi; -kernel/-initrd/-append still through fw_cfg).
 # --uefi: UEFI firmware (qemu-efi-aarch64's QEMU_EFI.fd) starts the Image as
 #   an EFI application from a FAT disk built by scripts/mkesp-arm64.sh
 #   (arguments through a startup.nsh). --grub: the same firmware starts a
 #   standalone GRUB from that disk, which loads the Image with `linux`
 #   (or `xen_hypervisor` with --grub-loader xen). UEFI on QEMU virt gives
 #   ACPI tables and no DT; --no-acpi (virt,acpi=off) makes it give the DT.
+#   With --grub, --initrd FILE is GRUB's `initrd` (not QEMU's -initrd) and
+#   each --grub-module FILE a `xen_module` (with --grub-loader xen);
+#   --grub-cmd CMD runs before them (lsefimmap: the firmware's map).
 # --file-backed DIR: node memory in sparse files DIR/keel-node<i>
 #   (memory-backend-file, share=on): huge guest RAM on a small host, only
 #   touched pages cost; the caller deletes the files. Without --numa, one
@@ -30,7 +37,7 @@ set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 image=$top/build/arm64/Image
 smp=1 mem=512M numa="" dist="" el2=0 gic=2 uboot=0 append="" timeout_s=60
-filedir="" extra=()
+filedir="" extra=() grub_modules=() uboot_cmd=""
 log="" dtb="" initrd="" dumpdtb="" dry=0 efi="" grub_loader=linux acpi=1
 
 while [ $# -gt 0 ]; do
@@ -43,9 +50,12 @@ while [ $# -gt 0 ]; do
 	--el2) el2=1 ;;
 	--gic) gic=$2; shift ;;
 	--uboot) uboot=1 ;;
+	--uboot-bootcmd) uboot=1 uboot_cmd=$2; shift ;;
 	--uefi) efi=uefi ;;
 	--grub) efi=grub ;;
 	--grub-loader) grub_loader=$2; shift ;;
+	--grub-module) grub_modules+=(--module "$2"); shift ;;
+	--grub-cmd) grub_modules+=(--grub-cmd "$2"); shift ;;
 	--no-acpi) acpi=0 ;;
 	--append) append=$2; shift ;;
 	--timeout) timeout_s=$2; shift ;;
@@ -139,14 +149,16 @@ if [ -n "$numa" ]; then
 fi
 
 [ -n "$dtb" ] && args+=(-dtb "$dtb")
-[ -n "$initrd" ] && args+=(-initrd "$initrd")
+[ -n "$initrd" ] && [ -z "$efi" ] && args+=(-initrd "$initrd")
 
 if [ -n "$efi" ]; then
 	# One ESP per run (tests run one QEMU at a time, but keep it private).
 	esp=$(mktemp "$top/build/arm64/esp-XXXXXX.img")
 	trap 'rm -f "$esp"' EXIT
+	esp_extra=(${initrd:+--initrd "$initrd"} ${grub_modules[@]+"${grub_modules[@]}"})
 	"$top/scripts/mkesp-arm64.sh" --image "$image" --out "$esp" \
-		--mode "$efi" --append "$append" --loader "$grub_loader"
+		--mode "$efi" --append "$append" --loader "$grub_loader" \
+		${esp_extra[@]+"${esp_extra[@]}"}
 	# No NIC: the firmware would try PXE/HTTP boot first.
 	args+=(-bios /usr/share/qemu-efi-aarch64/QEMU_EFI.fd -net none
 		-drive "if=none,format=raw,file=$esp,id=esp"
@@ -154,7 +166,12 @@ if [ -n "$efi" ]; then
 elif [ "$uboot" = 1 ]; then
 	args+=(-bios /usr/lib/u-boot/qemu_arm64/u-boot.bin -kernel "$image")
 	[ -n "$append" ] && args+=(-append "$append")
-	if [ -n "$numa" ]; then
+	if [ -n "$uboot_cmd" ]; then
+		envimg=$(mktemp "$top/build/arm64/uboot-env-XXXXXX.img")
+		trap 'rm -f "$envimg"' EXIT
+		"$top/scripts/uboot.sh" "$envimg" "$uboot_cmd"
+		args+=(-drive "if=pflash,format=raw,unit=1,file=$envimg,readonly=on")
+	elif [ -n "$numa" ]; then
 		envimg=$top/build/arm64/uboot-env.img
 		"$top/scripts/uboot.sh" "$envimg"
 		args+=(-drive "if=pflash,format=raw,unit=1,file=$envimg,readonly=on")

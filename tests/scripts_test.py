@@ -37,6 +37,7 @@ matplotlib (Debian's python3-matplotlib).
 """
 
 import ast
+import importlib.util
 import json
 import os
 import sys
@@ -498,7 +499,8 @@ def layers_tree(d, srcs):
             f.write(text)
         if rel.endswith(".c"):
             obj = os.path.join(d, rel + ".o")
-            run(["gcc", "-c", "-o", obj, os.path.join(d, rel)])
+            run(["gcc", "-c", "-I", os.path.join(d, "include"), "-o", obj,
+                 os.path.join(d, rel)])
             objs.append(obj)
     with open(os.path.join(d, "objs.txt"), "w", encoding="utf-8") as f:
         f.write(" ".join(objs))
@@ -526,6 +528,121 @@ def layers_test(tmp):
     if down.returncode != 0:
         out.append(f"arch -> boot, arch -> lib refused: {down.stdout!r}")
     check("check-layers names an upward call", out)
+
+
+def layers_includer(tmp):
+    """A builder of check-layers trees for the include rules: four headers
+    (lib, report, boot data, boot), @extra files, and common/mm/m.c that
+    includes @inc."""
+    hdr = {"include/keel/low.h": "/* SPDX-License-Identifier: MIT */\n"
+                                 "/*\n * Owner: lib.\n */\n",
+           "include/keel/top.h": "/* SPDX-License-Identifier: MIT */\n"
+                                 "/*\n * Owner: report.\n */\n",
+           "include/keel/bi.h": "/* SPDX-License-Identifier: MIT */\n"
+                                "/* Owner: boot (data: read). */\n",
+           "include/keel/fw.h": "/* SPDX-License-Identifier: MIT */\n"
+                                "/*\n * Owner: boot.\n */\n"}
+
+    def build(name, extra, inc):
+        src = "".join(f"#include {i}\n" for i in inc) + "int m(void);\n"
+        return layers_tree(os.path.join(tmp, f"inc-{name}"),
+                           {**hdr, **extra, "common/mm/m.c": src})
+    return build
+
+
+def include_rule_test(tmp):
+    """scripts/check-layers.py reads each include/keel header's owner from
+    its first comment line and names a room's source that includes a
+    header of a room above it (also through its private header), or one of
+    boot/'s that is not data; a header with no owner; a docs/design.md row
+    that names another owner. It passes includes that go down."""
+    build = layers_includer(tmp)
+    priv = {"common/mm/mm_priv.h": "#include <keel/top.h>\n"}
+    runs = {
+        "down": (build("down", {}, ["<keel/low.h>", "<keel/bi.h>"]), 0,
+                 None),
+        "up": (build("up", {}, ["<keel/top.h>"]), 1,
+               "common/mm/m.c includes <keel/top.h>, room report's header "
+               "(above mm)"),
+        "nested": (build("nested", priv, ['"mm_priv.h"']), 1,
+                   "includes <keel/top.h>, room report's header"),
+        "boot": (build("boot", {}, ["<keel/fw.h>"]), 1,
+                 "<keel/fw.h>, room boot's header (boot/'s, not data)"),
+        "no-owner": (build("no-owner", {"include/keel/x.h": "/* x */\n"},
+                           []), 1, "include/keel/x.h names no owner"),
+        "doc": (build("doc", {"docs/design.md":
+                              "| `low.h` | lib | |\n| `top.h` | lib | |\n"
+                              "| `bi.h` | boot (data) | |\n"
+                              "| `fw.h` | boot | |\n"}, []), 1,
+                "header table says top.h is lib's, the header says "
+                "report's"),
+    }
+    out = []
+    for name, (r, rc, want) in runs.items():
+        if r.returncode != rc or (want and want not in r.stdout):
+            out.append(f"{name}: rc {r.returncode}: {r.stdout!r}")
+    check("check-layers names an include up a room", out)
+
+
+def header_rule_test(tmp):
+    """scripts/check-layers.py names a data header of boot/ that includes
+    a room's header, and a header that declares a function another room
+    defines (static inline bodies and the header's own room's are fine)."""
+    build = layers_includer(tmp)
+    runs = {
+        "data": (build("data", {"include/keel/bd.h":
+                                "/* SPDX-License-Identifier: MIT */\n"
+                                "/* Owner: boot (data: read). */\n"
+                                "#include <keel/low.h>\n"
+                                "#include <keel/top.h>\n"}, []), 1,
+                 "include/keel/bd.h is boot/'s data but includes "
+                 "<keel/top.h>, room report's header"),
+        "decl": (build("decl", {"include/keel/ld.h":
+                                "/* SPDX-License-Identifier: MIT */\n"
+                                "/* Owner: lib. */\n"
+                                "static inline int in(void) { return 0; }\n"
+                                "int lib_fn(int a);\nint rep_fn(void);\n",
+                                "common/lib/l.c": "int lib_fn(int a) "
+                                                  "{ return a; }\n",
+                                "common/report/r.c": "int rep_fn(void) "
+                                                     "{ return 0; }\n"},
+                       []), 1,
+                 "include/keel/ld.h declares rep_fn(), which "
+                 "common/report/r.c.o defines"),
+    }
+    out = []
+    for name, (r, rc, want) in runs.items():
+        if r.returncode != rc or (want and want not in r.stdout):
+            out.append(f"{name}: rc {r.returncode}: {r.stdout!r}")
+    check("check-layers names a header's misplaced include or declaration",
+          out)
+
+
+def check_paths_test(tmp):
+    """scripts/check-paths.py names a comment's or a doc's path that is
+    not in the tree (a file from before the rooms), and passes the ones
+    that are, patterns and include forms too."""
+    spec = importlib.util.spec_from_file_location(
+        "check_paths", os.path.join(TOP, "scripts", "check-paths.py"))
+    cp = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cp)
+    files = {"common/lib/heap.c": "/* common/lib/heap.c, arch/<a>/x.mk */\n"
+                                  "int x; /* common/heap.c */\n",
+             "include/arch/cpu.h": "/* <arch/cpu.h>, common/lib/*.c */\n",
+             "arch/x86/x.mk": "# tests/{a,b}.py, tests/c.py\n",
+             "tests/a.py": "", "tests/b.py": "",
+             "docs/d.md": "See `common/lib/heap.c` and `boot/gone.c`.\n"}
+    for rel, text in files.items():
+        os.makedirs(os.path.join(tmp, "paths", os.path.dirname(rel)),
+                    exist_ok=True)
+        with open(os.path.join(tmp, "paths", rel), "w",
+                  encoding="utf-8") as f:
+            f.write(text)
+    got = cp.problems(sorted(files), os.path.join(tmp, "paths"))
+    want = ["arch/x86/x.mk:1: tests/c.py", "common/lib/heap.c:2: common/heap.c",
+            "docs/d.md:1: boot/gone.c"]
+    check("check-paths names the paths not in the tree",
+          [] if got == want else [f"{got}"])
 
 
 def heap_alone_test(tmp):
@@ -639,6 +756,9 @@ def main():
         hostfreeze_tests(tmp)
         layers_test(tmp)
         private_header_test(tmp)
+        include_rule_test(tmp)
+        header_rule_test(tmp)
+        check_paths_test(tmp)
         heap_alone_test(tmp)
         size_rule_test(tmp)
     if not os.access(keel, os.X_OK):

@@ -17,7 +17,7 @@
  *
  * setup.c may instead pick a 16550 in memory space (console=uart8250,mmio
  * or an SPCR naming one): pl011_set_8250() then sends the bytes through
- * common/uart8250.c's register logic.
+ * common/lib/uart8250.c's register logic.
  *
  * Lock: none here; printk serialises whole lines with its console lock.
  */

@@ -17,7 +17,6 @@
 #include <arch/cpu.h>
 #include <asm/arm64.h>
 #include <keel/compiler.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 
 const char arch_name[] = "arm64";

@@ -11,7 +11,10 @@
  * heap later hands out. Then ExitBootServices() and efi_enter_kernel()
  * (head.S), which cleans the image to the PoC, turns the MMU off and takes
  * the normal boot path. After that only setup.c calls in here
- * (efi_fill_ram()), with keel's own MMU on. Translating what was saved
+ * (efi_fill_ram(), efi_from_dt()), with keel's own MMU on, and a live
+ * update (efi_lu_chosen()), which passes this boot on in the DTB copy's
+ * /chosen; the next image reads it back with efi_from_dt(), as if its
+ * own stub had run (boot/fdt/fdt_uefi.c holds the property rules). Translating what was saved
  * (memory map, LoadOptions) is boot/uefi.c's job, a host-tested parser.
  *
  * Console: UEFI ConOut until ExitBootServices(); from then on console.c
@@ -21,8 +24,11 @@
  * memory map is the one whose key ExitBootServices() accepted. No lock:
  * only the boot CPU runs here, before SMP.
  */
+#include <arch/mm.h>
 #include <asm/arm64.h>
 #include <keel/bootinfo.h>
+#include <keel/errno.h>
+#include <keel/fdt.h>
 #include <keel/compiler.h>
 #include <keel/escape.h>
 #include <keel/printk.h>
@@ -37,6 +43,8 @@
 
 #define EFI_MMAP_BYTES	      (48u << 10)
 #define EFI_EXIT_RETRIES      4
+#define EFI_SYSTEM_TABLE_SIG  0x5453595320494249ULL /* "IBI SYST" */
+#define EFI_TABLES_MAX	      256 /* configuration tables believed */
 
 struct efi_guid {
 	uint32_t d1;
@@ -127,6 +135,7 @@ static const struct efi_guid loaded_image_guid = {
 struct efi_boot efi_boot;
 
 static uint8_t efi_mmap[EFI_MMAP_BYTES] __aligned(16);
+static uint32_t efi_desc_ver; /* the map's DescriptorVersion */
 static struct efi_text_output *con_out;
 
 void efi_enter_kernel(uint64_t dtb) __attribute__((noreturn));
@@ -195,6 +204,7 @@ static uint64_t get_map(struct efi_boot_services *bs, uint64_t *key)
 		return EFI_LOAD_ERROR;
 	efi_boot.mmap_size = size;
 	efi_boot.desc_size = dsize;
+	efi_desc_ver = dver;
 	return EFI_SUCCESS;
 }
 
@@ -212,9 +222,6 @@ static void save_vendor(const struct efi_system_table *st)
 	}
 	efi_boot.fw_vendor[i] = '\0';
 	efi_boot.fw_revision = st->firmware_revision;
-	pr_info("efi: keel EFI stub, firmware \"%s\" rev %#x, UEFI %u.%u\n",
-		efi_boot.fw_vendor, efi_boot.fw_revision,
-		st->hdr.revision >> 16, (st->hdr.revision & 0xffff) / 10);
 }
 
 /*
@@ -275,7 +282,11 @@ uint64_t efi_main(void *image, struct efi_system_table *st)
 	if (con_out)
 		pl011_set_hook(efi_con_write);
 
+	efi_boot.system_table = (uint64_t)(uintptr_t)st;
 	save_vendor(st);
+	pr_info("efi: keel EFI stub, firmware \"%s\" rev %#x, UEFI %u.%u\n",
+		efi_boot.fw_vendor, efi_boot.fw_revision,
+		st->hdr.revision >> 16, (st->hdr.revision & 0xffff) / 10);
 
 	s = bs->handle_protocol(image, &loaded_image_guid, (void **)&li);
 	if (s == EFI_SUCCESS && li) {
@@ -290,9 +301,10 @@ uint64_t efi_main(void *image, struct efi_system_table *st)
 	/* The loader's bytes, escaped as every other cmdline line is. */
 	escape_bytes(shown, sizeof(shown), efi_boot.cmdline,
 		     strnlen(efi_boot.cmdline, sizeof(efi_boot.cmdline)));
-	pr_info("efi: image at %#llx, ACPI RSDP %#llx, DTB %#llx, "
-		"cmdline \"%s\"\n",
+	pr_info("efi: image at %#llx, system table %#llx, ACPI RSDP %#llx, "
+		"DTB %#llx, cmdline \"%s\"\n",
 		(unsigned long long)efi_boot.image_base,
+		(unsigned long long)efi_boot.system_table,
 		(unsigned long long)efi_boot.rsdp,
 		(unsigned long long)efi_boot.dtb, shown);
 
@@ -321,4 +333,140 @@ uint64_t efi_fill_ram(struct bootinfo *bi)
 	uefi_mmap_to_bootinfo(efi_mmap, efi_boot.mmap_size, efi_boot.desc_size,
 			      bi, &st);
 	return st.acpi_reclaim_bytes;
+}
+
+/* [p, p + len) mapped as Normal memory (firmware tables in RAM). */
+static bool efi_map(uint64_t p, uint64_t len)
+{
+	if (!p || !len || p + len < p || p + len > (1ULL << mm_pa_bits()))
+		return false;
+	mm_map_normal(pa(ALIGN_DOWN(p, PAGE_SIZE)),
+		      pa(ALIGN_UP(p + len, PAGE_SIZE)));
+	mm_commit();
+	return true;
+}
+
+/*
+ * The system table a live update's /chosen names, read as efi_main()
+ * read it: the ACPI RSDP and the firmware's vendor. Return: 0, or
+ * -EINVAL (not a system table; said).
+ */
+static int read_system_table(uint64_t p)
+{
+	struct efi_system_table *st = (void *)(uintptr_t)p;
+	uint64_t v;
+
+	if (!efi_map(p, sizeof(*st)) ||
+	    st->hdr.signature != EFI_SYSTEM_TABLE_SIG ||
+	    st->hdr.header_size < sizeof(*st)) {
+		pr_err("efi: chosen/linux,uefi-system-table %#llx is no EFI "
+		       "system table\n",
+		       (unsigned long long)p);
+		return -EINVAL;
+	}
+	if (st->nr_tables > EFI_TABLES_MAX ||
+	    !efi_map((uintptr_t)st->tables,
+		     st->nr_tables * sizeof(st->tables[0]))) {
+		pr_err("efi: system table %#llx: %llu configuration tables "
+		       "at %p cannot be read\n",
+		       (unsigned long long)p, (unsigned long long)st->nr_tables,
+		       st->tables);
+		return -EINVAL;
+	}
+	find_tables(st);
+	v = (uintptr_t)st->firmware_vendor;
+	if (v && !efi_map(v, sizeof(efi_boot.fw_vendor) * 2))
+		st->firmware_vendor = NULL;
+	save_vendor(st);
+	return 0;
+}
+
+/**
+ * efi_from_dt() - a UEFI boot a live update's /chosen describes (see
+ * asm/arm64.h and boot/fdt/fdt_uefi.c): its memory map copied into this
+ * image's buffer before anything allocates, its system table read for
+ * the RSDP and the vendor, its loader name. The DTB is @dtb, @len bytes.
+ * @bi: counts the DT's warnings.
+ *
+ * Return: true when the boot is a UEFI one (efi_boot.from_dt set), false
+ * when the DT says nothing of UEFI.
+ */
+bool efi_from_dt(uint64_t dtb, size_t len, struct bootinfo *bi)
+{
+	struct dt_uefi u;
+	int r = dt_uefi_read((const void *)(uintptr_t)dtb, len, bi, &u);
+
+	if (!r)
+		return false;
+	/* Fail closed: a plain DT boot would take firmware memory for RAM. */
+	if (r < 0)
+		panic("efi: the device tree's /chosen linux,uefi-* properties "
+		      "are not usable (warned above): no UEFI memory map, "
+		      "nothing zeroed");
+	if (u.mmap_size > sizeof(efi_mmap) ||
+	    !efi_map(u.mmap_start, u.mmap_size))
+		panic("efi: chosen/linux,uefi-mmap-size %llu at %#llx: more "
+		      "than the %zu bytes this image keeps, or no address",
+		      (unsigned long long)u.mmap_size,
+		      (unsigned long long)u.mmap_start, sizeof(efi_mmap));
+	memcpy(efi_mmap, (const void *)(uintptr_t)u.mmap_start, u.mmap_size);
+	efi_boot.mmap_size = u.mmap_size;
+	efi_boot.desc_size = u.desc_size;
+	efi_desc_ver = (uint32_t)u.desc_ver;
+	efi_boot.system_table = u.system_table;
+	if (read_system_table(u.system_table))
+		panic("efi: the UEFI system table /chosen names is not "
+		      "readable (said above)");
+	strlcpy(efi_boot.loader, u.loader, sizeof(efi_boot.loader));
+	efi_boot.dtb = dtb;
+	efi_boot.from_dt = true;
+	pr_info("efi: a UEFI boot described by /chosen: %llu memory "
+		"descriptors of %llu bytes at %#llx, system table %#llx, "
+		"firmware \"%s\"\n",
+		(unsigned long long)(u.mmap_size / u.desc_size),
+		(unsigned long long)u.desc_size,
+		(unsigned long long)u.mmap_start,
+		(unsigned long long)u.system_table, efi_boot.fw_vendor);
+	return true;
+}
+
+/**
+ * efi_lu_chosen() - a live update passes this UEFI boot on: the memory
+ * map this image booted with, the system table, the loader's name and
+ * @cmdline, into the /chosen of the DTB copy @fdt (opened with room).
+ * @why: the reason on failure, @n bytes.
+ *
+ * Return: 0 (also when this is no UEFI boot: nothing to add), -EINVAL.
+ */
+int efi_lu_chosen(void *fdt, const char *cmdline, char *why, size_t n)
+{
+	struct dt_uefi u = {
+		.system_table = efi_boot.system_table,
+		.mmap_size = efi_boot.mmap_size,
+		.desc_size = efi_boot.desc_size,
+		.desc_ver = efi_desc_ver,
+	};
+
+	if (!efi_boot.booted && !efi_boot.from_dt)
+		return 0;
+	strlcpy(u.loader, efi_boot.loader, sizeof(u.loader));
+	if (!u.system_table || !u.mmap_size || !u.desc_size ||
+	    u.desc_ver != 1) {
+		snprintf(why, n,
+			 "this UEFI boot kept no memory map or system table "
+			 "the next image can read (map %llu bytes, descriptor "
+			 "version %llu, system table %#llx)",
+			 (unsigned long long)u.mmap_size,
+			 (unsigned long long)u.desc_ver,
+			 (unsigned long long)u.system_table);
+		return -EINVAL;
+	}
+	if (dt_uefi_write(fdt, (uintptr_t)fdt, &u, efi_mmap, cmdline)) {
+		snprintf(why, n,
+			 "the UEFI memory map (%llu bytes) and the command "
+			 "line do not fit in the DTB copy's /chosen",
+			 (unsigned long long)u.mmap_size);
+		return -EINVAL;
+	}
+	return 0;
 }

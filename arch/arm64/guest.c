@@ -374,6 +374,24 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 	decode_exit(v, kind, slice_end, far, hpfar, e);
 }
 
+/** arch_vcpu_in_loop() - Return: @v's pc is in its loop (arch/guest.h). */
+bool arch_vcpu_in_loop(const struct arch_vcpu *av, uint64_t image_ipa)
+{
+	const struct arm64_vcpu *v = (const struct arm64_vcpu *)av->w;
+	uint64_t lo =
+		image_ipa + (uint64_t)(arm64_guest_loop - arm64_guest_prog);
+	uint64_t hi =
+		image_ipa + (uint64_t)(arm64_guest_loop_end - arm64_guest_prog);
+
+	return v->regs.pc >= lo && v->regs.pc < hi;
+}
+
+/** arch_guest_slice_timer() - Return: NULL: CNTHP ends every slice. */
+const char *arch_guest_slice_timer(void)
+{
+	return NULL;
+}
+
 /** arch_vcpu_destroy() - its VMID's TLB entries dropped. */
 void arch_vcpu_destroy(struct arch_vcpu *av)
 {

@@ -46,7 +46,7 @@ _head:
 	.quad	0			/* text_offset: base is 2 MiB aligned */
 	.quad	_kernel_size		/* image_size, bss and page tables included */
 	.quad	0xa			/* flags: LE, 4K pages (bit 1), anywhere (bit 3) */
-	.quad	_need_size		/* res2: keel's need: the image without its room */
+	.quad	_need_size		/* res2: keel's need (= image_size; older images kept a room) */
 	.quad	LU_NEED_MAGIC64		/* res3: says res2 is keel's need */
 	.quad	0			/* res4 */
 	.ascii	"ARM\x64"		/* magic */

@@ -21,6 +21,7 @@
 #include <arch/irq.h>
 #include <asm/arm64.h>
 #include <keel/errno.h>
+#include <keel/latency.h>
 
 #define DAIF_I	       (1ul << 7)
 #define TIMER_ENABLE   1u

@@ -2,12 +2,23 @@
 /*
  * arm64 arch hooks of <arch/liveupdate.h>. The new image is the initrd
  * (QEMU -initrd Image, U-Boot booti with a ramdisk): a Linux arm64 Image,
- * relocated over this one (same base: its image_size must fit where this
- * image runs, [_head_start, _end)) by the stub (lu_stub.S), and entered
+ * relocated over this one (same base: [_head_start, _end), and for a
+ * bigger one the memory past it when that is free, liveupdate_room()) by
+ * the stub (lu_stub.S), and entered
  * as booting.rst says with x0 = a copy of the DTB this image got, grown by
- * /chosen/keel,handover (boot/fdt_handover.c): the firmware's map as it
+ * /chosen/keel,handover (boot/fdt/fdt_handover.c): the firmware's map as it
  * was, plus where the handover lies. The copy lives in the scratch memory
  * after the stub page; the new image reserves it ("dtb") itself.
+ *
+ * A UEFI boot (GRUB's linux + initrd, U-Boot's bootefi) is passed on in
+ * that copy's /chosen as Linux's EFI stub passes it to its kernel
+ * (efi_lu_chosen(), boot/fdt/fdt_uefi.c): linux,uefi-mmap-* naming the
+ * UEFI memory map this image booted with (its bytes inside the copy),
+ * linux,uefi-system-table, and the command line this image booted with
+ * (UEFI's LoadOptions are not in the DT). The new image then boots down
+ * the UEFI path as the first boot did: same map, same ACPI or DT choice,
+ * same command line, the loader's /chosen modules and initrd. When that
+ * cannot be written the update is refused before the freeze.
  *
  * A secondary stops with its timers off and interrupts masked, through
  * PSCI CPU_OFF (the new image's CPU_ON starts it again); the freeze waits
@@ -22,16 +33,22 @@
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
+#include <keel/fdt.h>
 #include <keel/handover.h>
+#include <keel/liveupdate.h>
 #include <keel/string.h>
 
 #define DTB_MAX_BYTES (2u << 20) /* booting.rst */
 #define DTB_ROOM      4096	 /* for keel,handover and its name */
+/* For a UEFI boot's /chosen: the names, the loader, the command line. */
+#define DTB_UEFI_ROOM (4096 + BOOTINFO_CMDLINE_MAX)
 #define cnthp_ctl_el2 S3_4_C14_C2_1
 
 extern const uint8_t __build_id_start[], __build_id_end[];
 /* The DTB this image was entered with (arm64_lu_found()). */
 static uint64_t arm64_dtb;
+/* The command line this image booted with, passed on under UEFI. */
+static const char *arm64_cmdline;
 
 /**
  * arm64_lu_found() - setup.c, RAM mapped: the DTB @dtb for a next image,
@@ -40,6 +57,7 @@ static uint64_t arm64_dtb;
 void arm64_lu_found(struct bootinfo *bi, uint64_t dtb)
 {
 	arm64_dtb = dtb;
+	arm64_cmdline = bi->cmdline;
 	/* The vCPU records this image resumes (boot/handover.c checks). */
 	bi->handover.vcpu_arch = (uint16_t)arch_vcpu_state(
 		&bi->handover.vcpu_state_bytes, &(const char *){NULL});
@@ -89,10 +107,18 @@ static uint64_t dtb_bytes(void)
 	return n <= DTB_MAX_BYTES ? n : 0;
 }
 
+/* What the DTB copy grows by: keel,handover, and a UEFI boot's /chosen. */
+static uint64_t dtb_room(void)
+{
+	if (!efi_boot.booted && !efi_boot.from_dt)
+		return DTB_ROOM;
+	return DTB_ROOM + DTB_UEFI_ROOM + efi_boot.mmap_size;
+}
+
 void arch_lu_needs(struct arch_lu_needs *n)
 {
 	n->scratch_bytes =
-		LU_STUB_BYTES + ALIGN_UP(dtb_bytes() + DTB_ROOM, PAGE_SIZE);
+		LU_STUB_BYTES + ALIGN_UP(dtb_bytes() + dtb_room(), PAGE_SIZE);
 	n->max_bits = 0;
 }
 
@@ -108,22 +134,27 @@ static int check_image(const struct arch_lu_jump *j, struct lu_image *img,
 	uint64_t s = pa_val(j->image.start), e = pa_val(j->image.end);
 	uint64_t base = (uintptr_t)_head_start, end = (uintptr_t)_end;
 
-	if (!e || !dtb_bytes()) {
+	if (!e) {
 		snprintf(why, n,
-			 "no new image: no initrd (QEMU -initrd Image, "
-			 "booti with a ramdisk) or no DTB to pass on");
+			 "no new image: no initrd in /chosen (QEMU -initrd "
+			 "Image, booti with a ramdisk, GRUB's linux + initrd, "
+			 "U-Boot's fdt chosen before bootefi)");
+		return -EINVAL;
+	}
+	if (!dtb_bytes()) {
+		snprintf(why, n,
+			 "no DTB to pass on at %#llx (a UEFI boot without "
+			 "one: the new image could not be told where its "
+			 "handover and the firmware's map lie)",
+			 (unsigned long long)arm64_dtb);
 		return -EINVAL;
 	}
 	if (lu_image_arm64((const void *)(uintptr_t)s, e - s, img, why, n))
 		return -EINVAL;
-	if (base + img->need_end > end) {
-		snprintf(why, n,
-			 "the new image needs %llu bytes, more than the %llu "
-			 "where this one runs, its room included",
-			 (unsigned long long)img->need_end,
-			 (unsigned long long)(end - base));
+	/* Bigger: the memory past our end must be ours to give (lu_room.c). */
+	if (base + img->need_end > end &&
+	    liveupdate_room(end, base + img->need_end, why, n))
 		return -EINVAL;
-	}
 	if (overlaps(s, e, base, end)) {
 		snprintf(why, n,
 			 "the initrd [%#llx, %#llx) lies over this image "
@@ -157,6 +188,12 @@ int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 			 (unsigned long long)arm64_dtb);
 		return -EINVAL;
 	}
+	/* A UEFI boot's map, system table and command line, or refused. */
+	if (efi_lu_chosen(page + LU_STUB_BYTES,
+			  arm64_cmdline ? arm64_cmdline : "", why, why_len))
+		return -EINVAL;
+	/* Its room dropped: copies of copies do not grow. */
+	dt_copy_pack(page + LU_STUB_BYTES);
 	BUG_ON(code > LU_STUB_CODE_MAX);
 	memcpy(page, arm64_lu_stub_start, code);
 	p->src = pa_val(j->image.start);

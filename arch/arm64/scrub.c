@@ -19,7 +19,7 @@ static unsigned int zva_block; /* DC ZVA block, bytes; 0 = prohibited */
 
 /*
  * Scrub primitives, timed by the boot-time calibration
- * (common/scrub_calib.c):
+ * (common/scrub/scrub_calib.c):
  *   dc zva   zero a DCZID_EL0 block (when DZP is clear and the block is at
  *            most a page)
  *   stnp q   non-temporal pairs of zeroed q registers, 64 bytes a step

@@ -7,7 +7,11 @@
  * DTB, everything from the DT; or the EFI stub (efi.c, efi_boot.booted),
  * where RAM comes from the UEFI memory map and CPUs/NUMA/PSCI/console from
  * the firmware's DT, or from ACPI (MADT, SRAT, SLIT, FADT, SPCR) when
- * there is no DT or acpi=force is given (acpi=off: DT only).
+ * there is no DT or acpi=force is given (acpi=off: DT only). A DT entry
+ * whose /chosen describes a UEFI boot (linux,uefi-*: a live update's next
+ * image, efi_from_dt()) takes the EFI path too, with the map named there.
+ * Under ACPI the loader's /chosen is still read (modules, initrd, the
+ * handover, the command line).
  *
  * The command line comes first (UEFI's LoadOptions, else the DT's
  * /chosen/bootargs): the options are parsed once from it before any
@@ -29,6 +33,7 @@
 #include <keel/errno.h>
 #include <keel/fdt.h>
 #include <keel/fwboot.h>
+#include <keel/liveupdate.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -207,6 +212,21 @@ static int acpi_tables(struct bootinfo *bi, struct acpi_info *ai)
 static struct acpi_info acpi_info_buf;
 
 /*
+ * ACPI describes the machine, but the loader's DT (GRUB's, U-Boot's, a
+ * live update's copy) is still read for what a loader says in /chosen:
+ * modules, initrd, the handover, the command line (as Xen reads it
+ * whatever describes the hardware). Without it they would be scrubbed.
+ */
+static void loader_chosen(struct bootinfo *bi, uint64_t dtb)
+{
+	static struct dt_arch_info loader_dt;
+
+	if (dtb_valid(dtb))
+		dt_parse_loader((const void *)(uintptr_t)dtb, dtb_len(dtb),
+				pa(dtb), bi, &loader_dt);
+}
+
+/*
  * Started through the EFI stub: RAM from the UEFI map; CPUs, nodes,
  * distances, PSCI and console from the DT the firmware gave, or from ACPI
  * when there is no DT, or with acpi=force. acpi=off: DT only.
@@ -215,6 +235,7 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 {
 	bool have_dt = dtb_valid(dtb);
 	bool use_acpi = false;
+	char how[48] = "the memory map from /chosen";
 	enum acpi_mode mode;
 	uint64_t reclaim;
 
@@ -242,6 +263,8 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 				(unsigned long long)efi_boot.rsdp,
 				have_dt ? ", using the device tree" : "");
 	}
+	if (use_acpi)
+		loader_chosen(bi, dtb);
 	if (!use_acpi) {
 		if (!have_dt)
 			panic("arm64: UEFI gave neither a usable device tree "
@@ -261,10 +284,13 @@ static void boot_efi(struct bootinfo *bi, uint64_t dtb)
 	if (efi_boot.cmdline[0])
 		strlcpy(bi->cmdline, efi_boot.cmdline, sizeof(bi->cmdline));
 	strlcpy(bi->loader, efi_boot.loader, sizeof(bi->loader));
+	if (efi_boot.booted)
+		snprintf(how, sizeof(how), "ExitBootServices after %u tries",
+			 efi_boot.exit_tries);
 	pr_info("efi: firmware \"%s\", topology from %s, %llu KiB ACPI "
-		"reclaim kept reserved, ExitBootServices after %u tries\n",
+		"reclaim kept reserved, %s\n",
 		efi_boot.fw_vendor, use_acpi ? "ACPI" : "device tree",
-		(unsigned long long)(reclaim >> 10), efi_boot.exit_tries);
+		(unsigned long long)(reclaim >> 10), how);
 }
 
 /*
@@ -326,15 +352,22 @@ static void console_use(const struct console_spec *cs, const char *why)
 	pl011_release();
 }
 
-/* The image, its page-table pool and keel.lds's room for a bigger next one. */
+/*
+ * The image and its page-table pool; on a cold boot with liveupdate=, the
+ * RAM after them kept free of domains for a bigger next image (keel's own
+ * reservation, not part of image_size: common/liveupdate/lu_room.c).
+ */
 static void reserve_image(struct bootinfo *bi, paddr_t image_start)
 {
+	paddr_t end = virt_to_phys(_end);
+
 	bootinfo_add_reserved(bi, image_start, virt_to_phys(__pgtables_start),
 			      "kernel");
 	bootinfo_add_reserved(bi, virt_to_phys(__pgtables_start),
 			      virt_to_phys(__pgtables_end), "page tables");
-	bootinfo_add_reserved(bi, virt_to_phys(__image_need_end),
-			      virt_to_phys(_end), "image room");
+	if (boot_opts.liveupdate && !bi->handover.size)
+		bootinfo_add_reserved(bi, end, pa_add(end, LU_ROOM_BYTES),
+				      LU_ROOM_NAME);
 }
 
 /**
@@ -367,7 +400,9 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 		(unsigned long long)pa_val(image_start),
 		(unsigned long long)pa_val(image_end), (unsigned long long)dtb);
 
-	if (efi_boot.booted)
+	/* The EFI stub, or a UEFI boot a live update's /chosen describes. */
+	if (efi_boot.booted ||
+	    (dtb_valid(dtb) && efi_from_dt(dtb, dtb_len(dtb), bi)))
 		boot_efi(bi, dtb);
 	else
 		boot_dt(bi, dtb);

@@ -47,6 +47,18 @@ void arch_vcpu_run(struct arch_vcpu *v, uint64_t slice_end, struct vcpu_exit *e)
 	e->reason = VCPU_EXIT_FAILED;
 }
 
+bool arch_vcpu_in_loop(const struct arch_vcpu *v, uint64_t image_ipa)
+{
+	(void)v;
+	(void)image_ipa;
+	return false;
+}
+
+const char *arch_guest_slice_timer(void)
+{
+	return "the sandbox runs no guests";
+}
+
 void arch_vcpu_destroy(struct arch_vcpu *v)
 {
 	(void)v;

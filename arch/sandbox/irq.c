@@ -22,6 +22,7 @@
 #include <arch/irq.h>
 #include <asm/os.h>
 #include <keel/errno.h>
+#include <keel/latency.h>
 
 static __thread volatile bool irq_on;
 static __thread volatile bool irq_pending;

@@ -146,6 +146,7 @@ static int map_ram(const struct bootinfo *bi, bool prefault, int *fd,
 {
 	uint64_t limit = 1ull << bi->paddr_bits;
 	unsigned int highest = 0;
+	int given;
 
 	*top = 0;
 	for (unsigned int i = 0; i < bi->ram.count; i++) {
@@ -157,15 +158,29 @@ static int map_ram(const struct bootinfo *bi, bool prefault, int *fd,
 			highest = i;
 		}
 	}
+	given = fd ? *fd : -1;
 	if (sandbox_ram_init_fd(*top, fd)) {
-		os_eprintf("keel: error: cannot map %llu bytes of sandbox RAM "
-			   "for ram [%#llx, %#llx): the host's address space "
-			   "is smaller\n",
-			   (unsigned long long)*top,
-			   (unsigned long long)pa_val(
-				   bi->ram.regions[highest].start),
-			   (unsigned long long)pa_val(
-				   bi->ram.regions[highest].end));
+		/* What the host said: never a cause it did not give. */
+		if (given >= 0)
+			os_eprintf("keel: error: --handover=: descriptor %d "
+				   "cannot be mapped as the %llu bytes of "
+				   "sandbox RAM up to ram [%#llx, %#llx): %s\n",
+				   given, (unsigned long long)*top,
+				   (unsigned long long)pa_val(
+					   bi->ram.regions[highest].start),
+				   (unsigned long long)pa_val(
+					   bi->ram.regions[highest].end),
+				   os_errstr());
+		else
+			os_eprintf("keel: error: cannot map %llu bytes of "
+				   "sandbox RAM for ram [%#llx, %#llx): the "
+				   "host refused: %s\n",
+				   (unsigned long long)*top,
+				   (unsigned long long)pa_val(
+					   bi->ram.regions[highest].start),
+				   (unsigned long long)pa_val(
+					   bi->ram.regions[highest].end),
+				   os_errstr());
 		return -ENOMEM;
 	}
 	for (unsigned int i = 0; prefault && i < bi->ram.count; i++) {

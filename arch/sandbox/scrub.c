@@ -15,11 +15,11 @@
 
 /*
  * The host's ways of zeroing, chosen by the boot-time calibration
- * (common/scrub_calib.c) like on hardware. On x86 hosts: a 16-byte streaming-store
- * loop (the default: glibc's memset only switches to non-temporal stores
- * above a fraction of the LLC, so for the units a scrub mostly sees it is
- * about twice as fast), 8-byte movnti, 32-byte vmovntdq when the host has
- * AVX, rep stosb, memset. Elsewhere memset only.
+ * (common/scrub/scrub_calib.c) like on hardware. On x86 hosts: a 16-byte
+  * streaming-store loop (the default: glibc's memset only switches to
+   * non-temporal stores above a fraction of the LLC, so for the units a scrub
+    * mostly sees it is about twice as fast), 8-byte movnti, 32-byte vmovntdq
+     * when the host has AVX, rep stosb, memset. Elsewhere memset only.
  */
 
 #if defined(__x86_64__)

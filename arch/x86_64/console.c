@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * x86_64 arch hook of <arch/console.h>: the serial console, a polled 16550
- * (register logic in common/uart8250.c).
+ * (register logic in common/lib/uart8250.c).
  * uart_init() runs first thing in x86_entry() on the build's port
  * (CONFIG_SERIAL_PORT, COM1 by default, CONFIG_SERIAL_BAUD 8n1), so every
  * C line can print; head.S programs the same UART only to report a missing

@@ -6,7 +6,7 @@
  * Identity: arch_cpu_id() is one load from the running CPU's struct
  * x86_percpu through the GS base (smp.c sets it up).
  *
- * Idle CPUs halt (arch_cpu_idle_wait; common/smp_boot.c picks how long,
+ * Idle CPUs halt (arch_cpu_idle_wait; common/smp/smp_boot.c picks how long,
  * and the boot CPU halts in smp_wait()): a pause loop costs a whole core
  * under QEMU TCG, where hundreds of vCPU threads share a few host cores
  * and starve the boot CPU, and each pause there takes QEMU's global lock,
@@ -40,7 +40,6 @@
 #include <asm/x86.h>
 #include <keel/acpi.h>
 #include <keel/errno.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/smp.h>
 

@@ -26,8 +26,9 @@
  * RFLAGS.IF at VMRUN masks physical interrupts, so the local APIC
  * timer's one-shot (X86_WAKE_VEC, counted as an idle wake when taken
  * after the exit) ends the slice. Without a calibrated timer (lapic.c
- * found none) nothing ends a slice: each vCPU runs until it exits, and
- * the vCPUs of a CPU run one after the other. ASID: the table's VMID (1..255). NPT:
+ * found none, and warned) nothing ends a slice: each vCPU runs until it
+ * exits, the vCPUs of a CPU one after the other, and no vCPU is held for
+ * a live update (arch_guest_slice_timer()). ASID: the table's VMID (1..255). NPT:
  * N_CR3 = npt_ncr3() of the vCPU's table.
  *
  * Exits: VMMCALL (0x81) a hypercall (rip + 3: no NRIPS under TCG); #NPF
@@ -435,8 +436,16 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 {
 	struct x86_vcpu *v = vcpu_of(av);
 	uint8_t *vmcb = phys_to_virt(pa(v->vmcb));
-	irqflags_t f = arch_irq_save();
+	irqflags_t f;
 	uint64_t now = rdtsc(), us = 1;
+
+	if (now >= slice_end) { /* its slice is over before it began */
+		memset(e, 0, sizeof(*e));
+		e->reason = VCPU_EXIT_PREEMPT;
+		e->pc = v->rip;
+		return;
+	}
+	f = arch_irq_save();
 
 	if (slice_end > now && tsc_hz)
 		us = (slice_end - now) /
@@ -452,6 +461,29 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 	v->rax = get64(vmcb, VMCB_RAX);
 	v->rflags = get64(vmcb, VMCB_RFLAGS);
 	arch_irq_restore(f);
+}
+
+/** arch_vcpu_in_loop() - Return: @v's rip is in its loop (arch/guest.h). */
+bool arch_vcpu_in_loop(const struct arch_vcpu *av, uint64_t image_ipa)
+{
+	const struct x86_vcpu *v = (const struct x86_vcpu *)av->w;
+	uint64_t lo = image_ipa + (uint64_t)(x86_guest_loop - x86_guest_prog);
+	uint64_t hi =
+		image_ipa + (uint64_t)(x86_guest_loop_end - x86_guest_prog);
+
+	return v->rip >= lo && v->rip < hi;
+}
+
+/**
+ * arch_guest_slice_timer() - Return: NULL when the local APIC timer is
+ * calibrated (lapic.c), else why not: nothing would end a slice.
+ */
+const char *arch_guest_slice_timer(void)
+{
+	return lapic_timer_calibrated() ? NULL
+					: "the local APIC timer is not "
+					  "calibrated: nothing ends a vCPU's "
+					  "slice";
 }
 
 /**

@@ -61,9 +61,11 @@ mb1_header:
 	.long _end			/* bss_end_addr */
 	.long _start32			/* entry_addr */
 	/*
-	 * keel's own: where the image really ends (.bss, without the room
-	 * keel.lds leaves for a bigger next image). A live update's old
-	 * image checks that this fits where it runs (boot/handover_image.c).
+	 * keel's own: where the image really ends, its .bss (= bss_end_addr
+	 * now that keel.lds keeps no room past it; an older image's room was
+	 * inside bss_end_addr). A live update's old image reads it
+	 * (boot/handover_image.c) and finds the memory a bigger image needs
+	 * past its own end at update time.
 	 */
 	.long LU_NEED_MAGIC
 	.long __bss_end			/* need_end */

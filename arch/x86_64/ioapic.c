@@ -33,6 +33,7 @@
 #include <keel/acpi.h>
 #include <keel/bootinfo.h>
 #include <keel/errno.h>
+#include <keel/latency.h>
 #include <keel/printk.h>
 #include <keel/spinlock.h>
 

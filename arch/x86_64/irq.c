@@ -21,6 +21,7 @@
 #include <asm/x86.h>
 #include <keel/cpumask.h>
 #include <keel/errno.h>
+#include <keel/latency.h>
 
 #define RFLAGS_IF (1ul << 9)
 

@@ -8,8 +8,10 @@
  * The timer: one-shot, divide by 1, vector X86_WAKE_VEC (entry.S's stub
  * only writes the EOI). It ends an idle secondary's halt (cpu.c,
  * arch_cpu_idle_wait). Its rate is measured once against the TSC on the
- * boot CPU (timer_calibrate); without it (no TSC rate, a timer faster than
- * IDLE_MAX_US allows in 32 bits) idle waits stay a pause.
+ * boot CPU (timer_calibrate(), tries whose reads were interrupted left
+ * out); without it (no TSC rate, every try interrupted, a timer faster
+ * than IDLE_MAX_US allows in 32 bits: one warning) idle waits stay a
+ * pause and lapic_timer_mode() is NULL, so no guest is held (guest.c).
  *
  * The latency probe (irq.c) uses the same timer and vector for absolute
  * TSC deadlines: TSC-deadline mode (IA32_TSC_DEADLINE) where CPUID.1:ECX[24]
@@ -37,6 +39,10 @@
 #define LVT_TSC_DEADLINE (2u << 17)
 #define MSR_TSC_DEADLINE 0x6e0
 #define ICR_TIMEOUT_US	 100000
+/* Calibration: tries, good ones wanted, widest bracket (of the span). */
+#define CAL_TRIES	40
+#define CAL_GOOD	3
+#define CAL_BRACKET_PPM 20000
 
 static volatile uint32_t *lapic;
 static bool x2apic;
@@ -76,7 +82,7 @@ uint32_t lapic_read(uint32_t reg)
 {
 	if (x2apic)
 		return (uint32_t)rdmsr(X2APIC_MSR_BASE + (reg >> 4));
-	return lapic[reg / 4];
+	return lapic ? lapic[reg / 4] : 0; /* none mapped (lapic_init()) */
 }
 
 /**
@@ -88,7 +94,7 @@ void lapic_write(uint32_t reg, uint32_t v)
 {
 	if (x2apic)
 		wrmsr(X2APIC_MSR_BASE + (reg >> 4), v);
-	else
+	else if (lapic) /* none mapped (lapic_init() failed): nothing */
 		lapic[reg / 4] = v;
 }
 
@@ -145,27 +151,99 @@ void lapic_enable_local(void)
 	lapic_write(APIC_SVR, SVR_ENABLE | X86_SPURIOUS_VEC);
 }
 
-/* Count the (masked) local APIC timer down for 1 ms of TSC. */
-static void timer_calibrate(void)
+/*
+ * One reading of the (masked) local APIC timer's count, with the TSC read
+ * right before (*@t0) and after (*@t1) it: a wide bracket means the CPU
+ * was taken away meanwhile (a busy host under QEMU TCG).
+ */
+static uint32_t timer_read(uint64_t *t0, uint64_t *t1)
 {
-	uint64_t end;
-	uint32_t left;
+	uint32_t cur;
 
-	if (!tsc_hz)
-		return;
+	*t0 = rdtsc();
+	cur = lapic_read(APIC_TIMER_CUR);
+	*t1 = rdtsc();
+	return cur;
+}
+
+/*
+ * One try: the timer counted down over about 1 ms of TSC, each end read
+ * with a bracket of at most CAL_BRACKET_PPM of that time. Return: ticks
+ * per microsecond (divide by 1), 0 when a bracket was too wide or the
+ * count ran out.
+ */
+static uint32_t timer_try(uint64_t ppm)
+{
+	uint64_t a0, a1, b0, b1, span, tsc;
+	uint32_t c0, c1;
+
+	lapic_write(APIC_TIMER_INIT, 0xffffffffu);
+	c0 = timer_read(&a0, &a1);
+	while (rdtsc() < a1 + tsc_hz / 1000)
+		arch_cpu_relax();
+	c1 = timer_read(&b0, &b1);
+	lapic_write(APIC_TIMER_INIT, 0);
+	span = b1 - a0;
+	tsc = (b0 + b1) / 2 - (a0 + a1) / 2;
+	if (!c1 || c1 >= c0 || !tsc ||
+	    (a1 - a0) + (b1 - b0) > span / 1000000 * ppm)
+		return 0;
+	return (uint32_t)((uint64_t)(c0 - c1) * (tsc_hz / 1000000) / tsc);
+}
+
+/*
+ * The timer's rate against the TSC, on the boot CPU: up to CAL_TRIES
+ * tries, each refused when the CPU was taken away while it read one end
+ * (under a loaded QEMU TCG a vCPU thread sleeps for milliseconds, and a
+ * count read late once made the rate look 4x too fast, left the timer
+ * off and let held vCPUs run forever). The median of the good tries; when
+ * none was good, a second round that allows brackets 10 times as wide.
+ * Return: ticks per microsecond, 0: none (said at warning level).
+ */
+static uint32_t timer_calibrate(void)
+{
+	uint32_t got[CAL_TRIES], v;
+	unsigned int n = 0;
+
+	if (!tsc_hz) {
+		pr_warn("x86_64: local APIC timer not calibrated: the TSC rate "
+			"is unknown; idle CPUs spin and no guest is held "
+			"across a live update\n");
+		return 0;
+	}
 	lapic_write(APIC_TIMER_DIV, TIMER_DIV_1);
 	lapic_write(APIC_LVT_TIMER, LVT_MASKED | X86_WAKE_VEC);
-	lapic_write(APIC_TIMER_INIT, 0xffffffffu);
-	end = rdtsc() + tsc_hz / 1000;
-	while (rdtsc() < end)
-		arch_cpu_relax();
-	left = lapic_read(APIC_TIMER_CUR);
-	lapic_write(APIC_TIMER_INIT, 0);
-	ticks_per_us = (0xffffffffu - left) / 1000;
-	if (ticks_per_us > 0xffffffffu / IDLE_MAX_US)
-		ticks_per_us = 0;
-	pr_debug("x86_64: local APIC timer %u ticks/us: idle CPUs %s\n",
-		 ticks_per_us, ticks_per_us ? "halt" : "spin");
+	for (unsigned int t = 0; t < 2 * CAL_TRIES && n < CAL_GOOD; t++) {
+		unsigned int i = n;
+
+		if (t == CAL_TRIES && n)
+			break;
+		v = timer_try(t < CAL_TRIES ? CAL_BRACKET_PPM
+					    : 10 * CAL_BRACKET_PPM);
+		if (!v)
+			continue;
+		for (n++; i && got[i - 1] > v; i--) /* got[] stays sorted */
+			got[i] = got[i - 1];
+		got[i] = v;
+	}
+	v = n ? got[n / 2] : 0;
+	if (v > 0xffffffffu / IDLE_MAX_US) {
+		pr_warn("x86_64: local APIC timer at %u ticks/us is faster "
+			"than a 32-bit count of %u us holds: not used; idle "
+			"CPUs spin and no guest is held across a live update\n",
+			v, IDLE_MAX_US);
+		return 0;
+	}
+	if (!v)
+		pr_warn("x86_64: local APIC timer not calibrated: %u tries "
+			"against the TSC were each interrupted; idle CPUs spin "
+			"and no guest is held across a live update\n",
+			2 * CAL_TRIES);
+	else
+		pr_debug("x86_64: local APIC timer %u ticks/us (median of "
+			 "%u good tries)\n",
+			 v, n);
+	return v;
 }
 
 /**
@@ -192,6 +270,12 @@ bool lapic_timer_oneshot(uint32_t us)
 		return false;
 	lapic_write(APIC_TIMER_INIT, MIN(us, IDLE_MAX_US) * ticks_per_us);
 	return true;
+}
+
+/** lapic_timer_calibrated() - Return: the one-shot timer can be armed. */
+bool lapic_timer_calibrated(void)
+{
+	return ticks_per_us != 0;
 }
 
 /**
@@ -309,7 +393,7 @@ int lapic_init(void)
 		}
 	}
 	lapic_enable_local();
-	timer_calibrate();
+	ticks_per_us = timer_calibrate();
 	pr_info("x86_64: local APIC %s at %#llx, boot CPU APIC ID %u\n",
 		x2apic ? "x2APIC" : "xAPIC", (unsigned long long)phys,
 		x86_apic_id());

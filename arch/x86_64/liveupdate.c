@@ -2,9 +2,9 @@
 /*
  * x86_64 arch hooks of <arch/liveupdate.h>. The new image is the first
  * multiboot module (QEMU -initrd keel.elf, GRUB module2): its multiboot1
- * header (a.out kludge) says where its file goes; it must fit where this
- * image runs ([_start, _end), the "kernel" range: nothing else there is
- * free to overwrite). The stub (lu_stub.S) runs from a page of its own
+ * header (a.out kludge) says where its file goes: where this image runs
+ * ([_start, _end), the "kernel" range), and a bigger one into the memory
+ * past it, when that is free to overwrite (liveupdate_room()). The stub (lu_stub.S) runs from a page of its own
  * and enters it as the loader entered us: the same magic and the same
  * multiboot information (reserved by this image, so still intact), plus
  * the handover in ECX/EDX/ESI (head.S saves them; x86_lu_found() reads
@@ -23,6 +23,7 @@
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/handover.h>
+#include <keel/liveupdate.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
@@ -90,16 +91,16 @@ static int check_image(const struct arch_lu_jump *j, struct lu_image *img,
 	}
 	if (lu_image_multiboot1((const void *)(uintptr_t)s, e - s, img, why, n))
 		return -EINVAL;
-	if (img->load < ks || img->need_end > ke) {
+	if (img->load != ks) {
 		snprintf(why, n,
-			 "the new image [%#llx, %#llx) does not fit "
-			 "where this one runs [%#llx, %#llx), its room "
-			 "included",
-			 (unsigned long long)img->load,
-			 (unsigned long long)img->need_end,
-			 (unsigned long long)ks, (unsigned long long)ke);
+			 "the new image loads at %#llx, this one runs at "
+			 "%#llx: a keel image is linked to run where it is",
+			 (unsigned long long)img->load, (unsigned long long)ks);
 		return -EINVAL;
 	}
+	/* Bigger: the memory past our end must be ours to give (lu_room.c). */
+	if (img->need_end > ke && liveupdate_room(ke, img->need_end, why, n))
+		return -EINVAL;
 	if (overlaps(s, e, ks, ke) || ho + PAGE_SIZE > IDENT_LIMIT ||
 	    st + LU_STUB_BYTES > IDENT_LIMIT) {
 		snprintf(why, n,

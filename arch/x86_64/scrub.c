@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * x86_64 arch hooks of <arch/scrub.h>: the zeroing instructions this arch
- * has, as a const table (the calibration in common/scrub_calib.c times
+ * has, as a const table (the calibration in common/scrub/scrub_calib.c times
  * them and common/lib/scrub_prims.c keeps the choice). Each touches only
  * registers and the range it was given, so every CPU may run any of them
  * at once.
@@ -18,7 +18,7 @@
 
 /*
  * Scrub primitives: every zeroing instruction this CPU may have, timed by
- * the boot-time calibration (common/scrub_calib.c), which selects one:
+ * the boot-time calibration (common/scrub/scrub_calib.c), which selects one:
  *   movnti     8-byte non-temporal stores (every x86_64 CPU)
  *   movntdq    16-byte non-temporal stores (SSE2: every x86_64 CPU)
  *   vmovntdq   32-byte non-temporal stores (AVX: CPUID.1:ECX[28] with

@@ -14,6 +14,10 @@
  *                     ROMs, QEMU's multiboot info (0x9000-0x9fff) and the
  *                     SMP trampoline page at TRAMP_PA (0x8000).
  *   [_start, _end)    "kernel": image, bss, boot stack, page-table pool.
+ *   [_end, + 2 MiB)   "image room" (LU_ROOM_NAME), a cold boot with
+ *                     liveupdate=: kept free of domains for a bigger next
+ *                     image (common/liveupdate/lu_room.c); RAM only, never
+ *                     part of the image its loader zeroes.
  *   loader info, modules: added by the parsers.
  *   "page tables":    mm.c, only when the static pool is too small.
  */
@@ -24,6 +28,7 @@
 #include <keel/bootinfo.h>
 #include <keel/errno.h>
 #include <keel/fwboot.h>
+#include <keel/liveupdate.h>
 #include <keel/multiboot.h>
 #include <keel/options.h>
 #include <keel/printk.h>
@@ -108,8 +113,15 @@ static void acpi_setup(struct bootinfo *bi, uint32_t apic_id,
 	}
 	rc = fwboot_acpi(bi, &mem, bi->acpi_rsdp, apic_id, o->fw_inject, false,
 			 &acpi_info);
+	/*
+	 * multiboot1 carries no RSDP, and under UEFI no BIOS area holds one
+	 * (GRUB `multiboot` under OVMF): say what is lost, and the cure.
+	 */
 	if (rc == -ENOENT)
-		pr_info("x86_64: no ACPI RSDP found\n");
+		pr_warn("x86_64: no ACPI RSDP found (no multiboot2 tag 14/15, "
+			"none in the BIOS areas; a multiboot1 boot under UEFI "
+			"cannot pass one: use multiboot2): one node, the boot "
+			"CPU only\n");
 	if (rc)
 		goto boot_cpu_only;
 	x86_acpi = &acpi_info;
@@ -218,6 +230,11 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	bootinfo_add_reserved(bi, pa(0), pa(SZ_1M), "low 1M bios/trampoline");
 	bootinfo_add_reserved(bi, pa((uintptr_t)_start), pa((uintptr_t)_end),
 			      "kernel");
+	/* Room for a bigger next image, kept by keel, not by its loader. */
+	if (o->liveupdate && !x86_lu_started())
+		bootinfo_add_reserved(bi, pa((uintptr_t)_end),
+				      pa((uintptr_t)_end + LU_ROOM_BYTES),
+				      LU_ROOM_NAME);
 	bi->paddr_bits = paddr_bits();
 	bi->el = -1;
 

@@ -39,7 +39,6 @@
 #include <keel/bootinfo.h>
 #include <keel/cpumask.h>
 #include <keel/errno.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/smp.h>
 #include <keel/string.h>
@@ -138,8 +137,8 @@ static uint32_t pick_init_delay(const struct arch_smp_params *p)
 }
 
 /**
- * arch_smp_prepare() - local APIC on, trampoline copied to TRAMP_PA, the
- * AP table allocated, the INIT delay chosen.
+ * arch_smp_prepare() - local APIC on (on every boot path), trampoline
+ * copied to TRAMP_PA, the AP table allocated, the INIT delay chosen.
  * Return: 0, or -ENODEV (acpi=off, no MADT, no usable local APIC): the
  * boot CPU then runs alone.
  */
@@ -148,6 +147,16 @@ int arch_smp_prepare(const struct arch_smp_params *p)
 	size_t len = (size_t)(x86_tramp_end - x86_tramp_start);
 	int err;
 
+	/*
+	 * The boot CPU's local APIC first, on every boot path: without a
+	 * MADT (acpi=off, no RSDP) the boot CPU runs alone, but its timer
+	 * still ends idle waits and guests' slices, and a live update's
+	 * freeze turns it off (arch/x86_64/liveupdate.c).
+	 */
+	err = lapic_init();
+	if (err)
+		return err;
+	lapic_timer_setup_ap(); /* the boot CPU halts in smp_wait() too */
 	if (!x86_acpi || !(x86_acpi->tables & ACPI_T_MADT))
 		return -ENODEV;
 	if ((size_t)(x86_tramp_end - x86_tramp_params) !=
@@ -157,10 +166,6 @@ int arch_smp_prepare(const struct arch_smp_params *p)
 		       "disagree\n");
 		return -EINVAL;
 	}
-	err = lapic_init();
-	if (err)
-		return err;
-	lapic_timer_setup_ap(); /* the boot CPU halts in smp_wait() too */
 	slots = smp_percpu_alloc(sizeof(*slots), "x86 AP table");
 	slots_used = slots_committed = 0;
 	init_delay = pick_init_delay(p);

@@ -209,6 +209,48 @@ static void tsc_record(struct bootinfo *bi, uint64_t hz, const char *by,
 			invariant ? "yes" : "no");
 }
 
+/*
+ * The TSC rate from the clocks measured (0: unusable), *@by naming the
+ * one taken: the PIT, unless the HPET and the ACPI PM timer agree on
+ * another rate (each PIT run interrupted); then the HPET, then the PM
+ * timer. Return: Hz, 0 when none measured.
+ */
+static uint64_t measured(uint64_t pit, uint64_t pm, uint64_t hpet,
+			 const char **by)
+{
+	uint64_t hz = 0;
+
+	if (pit && pm && !close_enough(pm, pit))
+		pr_warn("tsc: the PIT measures %llu Hz but the ACPI PM timer "
+			"%llu Hz\n",
+			(unsigned long long)pit, (unsigned long long)pm);
+	if (pit && hpet && !close_enough(hpet, pit))
+		pr_warn("tsc: the PIT measures %llu Hz but the HPET %llu Hz\n",
+			(unsigned long long)pit, (unsigned long long)hpet);
+	if (!hz && pit && hpet && pm && close_enough(hpet, pm) &&
+	    !close_enough(hpet, pit)) {
+		/* Two clocks agree: the PIT's runs were each interrupted. */
+		pr_warn("tsc: the HPET and the ACPI PM timer agree on %llu Hz: "
+			"using the HPET, not the PIT\n",
+			(unsigned long long)hpet);
+		hz = hpet;
+		*by = "hpet";
+	}
+	if (!hz) {
+		hz = pit;
+		*by = "pit";
+	}
+	if (!hz) {
+		hz = hpet;
+		*by = "hpet";
+	}
+	if (!hz) {
+		hz = pm;
+		*by = "acpi_pm";
+	}
+	return hz;
+}
+
 /**
  * tsc_init() - calibrate the TSC and record it in @bi; after a live
  * update, take the rate the last image measured (x86_lu_ticks_hz()).
@@ -216,8 +258,8 @@ static void tsc_record(struct bootinfo *bi, uint64_t hz, const char *by,
 void tsc_init(struct bootinfo *bi)
 {
 	uint32_t max_leaf = cpuid(0, 0).eax;
-	uint64_t pit, pm, hpet, hz = x86_lu_ticks_hz();
-	const char *by = "handover";
+	uint64_t pit, pm, hpet, m, hz = x86_lu_ticks_hz();
+	const char *by = "handover", *mby = NULL;
 	bool invariant = cpuid(0x80000000, 0).eax >= 0x80000007 &&
 			 (cpuid(0x80000007, 0).edx & (1u << 8));
 
@@ -240,24 +282,10 @@ void tsc_init(struct bootinfo *bi)
 			by, (unsigned long long)hz, (unsigned long long)pit);
 		hz = 0;
 	}
-	if (pit && pm && !close_enough(pm, pit))
-		pr_warn("tsc: the PIT measures %llu Hz but the ACPI PM timer "
-			"%llu Hz\n",
-			(unsigned long long)pit, (unsigned long long)pm);
-	if (pit && hpet && !close_enough(hpet, pit))
-		pr_warn("tsc: the PIT measures %llu Hz but the HPET %llu Hz\n",
-			(unsigned long long)pit, (unsigned long long)hpet);
+	m = measured(pit, pm, hpet, &mby); /* its warnings in any case */
 	if (!hz) {
-		hz = pit;
-		by = "pit";
-	}
-	if (!hz) {
-		hz = hpet;
-		by = "hpet";
-	}
-	if (!hz) {
-		hz = pm;
-		by = "acpi_pm";
+		hz = m;
+		by = mby;
 	}
 	if (!hz) {
 		pr_warn("tsc: no PIT and no CPUID frequency; assuming 1 GHz\n");

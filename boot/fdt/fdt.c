@@ -120,6 +120,46 @@ static int dt_blob_check(const void *blob, uint32_t total)
 	return fdt_check_full(blob, total);
 }
 
+/*
+ * The checks of a blob before any lookup, each failure one counted
+ * warning. Return: its totalsize, or 0 when it is unusable.
+ */
+static uint32_t dt_blob_open(const void *blob, size_t len, struct bootinfo *bi)
+{
+	uint32_t total;
+	int err;
+
+	if (!blob || len < sizeof(struct fdt_header)) {
+		dt_warn(bi, "blob of %zu bytes is smaller than a header", len);
+		return 0;
+	}
+	if (fdt_magic(blob) != FDT_MAGIC) {
+		dt_warn(bi, "bad magic %#x", fdt_magic(blob));
+		return 0;
+	}
+	/*
+	 * Pre-v16 blobs (full paths as node names) crash Debian's libfdt
+	 * 1.6.1 fdt_check_full() with a NULL read (found by fdt_fuzz); no
+	 * firmware or QEMU still produces them.
+	 */
+	if (fdt_version(blob) < 16) {
+		dt_warn(bi, "version %u < 16 not supported", fdt_version(blob));
+		return 0;
+	}
+	total = fdt_totalsize(blob);
+	if (total > len) {
+		dt_warn(bi, "totalsize %u exceeds the %zu bytes available",
+			total, len);
+		return 0;
+	}
+	err = dt_blob_check(blob, total);
+	if (err) {
+		dt_warn(bi, "malformed blob (%s)", fdt_strerror(err));
+		return 0;
+	}
+	return total;
+}
+
 /**
  * dt_parse() - fill @bi and @ai from the DT at @blob (see include/keel/fdt.h).
  * @blob: the flattened DT.
@@ -140,38 +180,13 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 			   .dist_skip = -1};
 	unsigned int ram0 = bi->ram.count, cpu0 = bi->cpu_count;
 	uint32_t total;
-	int err, ac, sc;
+	int ac, sc;
 
-	memset(ai, 0, sizeof(*ai));
+	memset(ai, 0, sizeof(ai[0]));
 	nodemap_init(&nodes, "dt");
-	if (!blob || len < sizeof(struct fdt_header)) {
-		dt_warn(bi, "blob of %zu bytes is smaller than a header", len);
+	total = dt_blob_open(blob, len, bi);
+	if (!total)
 		return -EINVAL;
-	}
-	if (fdt_magic(blob) != FDT_MAGIC) {
-		dt_warn(bi, "bad magic %#x", fdt_magic(blob));
-		return -EINVAL;
-	}
-	/*
-	 * Pre-v16 blobs (full paths as node names) crash Debian's libfdt
-	 * 1.6.1 fdt_check_full() with a NULL read (found by fdt_fuzz); no
-	 * firmware or QEMU still produces them.
-	 */
-	if (fdt_version(blob) < 16) {
-		dt_warn(bi, "version %u < 16 not supported", fdt_version(blob));
-		return -EINVAL;
-	}
-	total = fdt_totalsize(blob);
-	if (total > len) {
-		dt_warn(bi, "totalsize %u exceeds the %zu bytes available",
-			total, len);
-		return -EINVAL;
-	}
-	err = dt_blob_check(blob, total);
-	if (err) {
-		dt_warn(bi, "malformed blob (%s)", fdt_strerror(err));
-		return -EINVAL;
-	}
 	ai->totalsize = total;
 	bootinfo_add_reserved(bi, blob_pa, pa_add(blob_pa, total), "dtb");
 
@@ -199,8 +214,37 @@ int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 	return 0;
 }
 
+/**
+ * dt_parse_loader() - what a loader says in the DT at @blob whatever
+ * describes the hardware (see include/keel/fdt.h): the blob reserved as
+ * "dtb", /chosen's command line, initrd, keel,handover and boot modules.
+ * @blob: the flattened DT.
+ * @len: readable bytes at @blob.
+ * @blob_pa: physical address of @blob.
+ * @bi: bootinfo_init()ed by the caller.
+ * @ai: out: the initrd (and, unused, stdout-path); zeroed first.
+ * Return: 0, or -EINVAL when the blob is unusable.
+ */
+int dt_parse_loader(const void *blob, size_t len, paddr_t blob_pa,
+		    struct bootinfo *bi, struct dt_arch_info *ai)
+{
+	/* No node ids are read: no node map. */
+	struct dt_ctx c = {.fdt = blob, .bi = bi, .ai = ai, .dist_skip = -1};
+	uint32_t total;
+
+	memset(ai, 0, sizeof(ai[0]));
+	total = dt_blob_open(blob, len, bi);
+	if (!total)
+		return -EINVAL;
+	ai->totalsize = total;
+	bootinfo_add_reserved(bi, blob_pa, pa_add(blob_pa, total), "dtb");
+	dt_parse_chosen(&c);
+	dt_parse_modules(&c);
+	return 0;
+}
+
 /* The checks of dt_parse(), quiet: for the lookups before it. */
-static bool dt_blob_usable(const void *blob, size_t len)
+bool dt_blob_usable(const void *blob, size_t len)
 {
 	return blob && len >= sizeof(struct fdt_header) &&
 	       fdt_magic(blob) == FDT_MAGIC && fdt_totalsize(blob) <= len &&

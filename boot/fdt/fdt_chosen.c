@@ -83,25 +83,47 @@ static void parse_stdout(struct dt_ctx *c, const char *path, int len)
 		!fdt_node_check_compatible(c->fdt, node, "arm,pl011");
 }
 
+/*
+ * /chosen/xen,xen-bootargs if it is usable as a command line: a string
+ * (a NUL within its length). Return: the text and *@len, or NULL (absent
+ * or malformed; dt_parse_chosen() warns about the latter, once).
+ */
+static const char *xen_bootargs(const void *fdt, int node, int *len)
+{
+	const char *s = fdt_getprop(fdt, node, "xen,xen-bootargs", len);
+
+	return s && *len > 0 && memchr(s, '\0', (size_t)*len) ? s : NULL;
+}
+
 /**
- * dt_copy_bootargs() - /chosen/bootargs of the checked blob @fdt into
+ * dt_copy_bootargs() - the command line of the checked blob @fdt into
  * @bi->cmdline (whole words, one counted warning when too long), unless
  * @bi already holds a command line: dt_read_cmdline() copied it before
- * the parse, or a UEFI loader gave its own.
- * Return: true when bootargs were copied.
+ * the parse, or a UEFI loader gave its own. As Xen reads /chosen
+ * (docs/misc/arm/device-tree/booting.txt, "Command lines"):
+ * xen,xen-bootargs when present (what ImageBuilder writes from XEN_CMD, a
+ * Xen-unaware loader leaving bootargs to dom0), else bootargs (keel has
+ * no dom0: a plain bootargs is its own line, as for Linux). A malformed
+ * xen,xen-bootargs is skipped for bootargs (dt_parse() says so).
+ * Return: true when a line was copied.
  */
 bool dt_copy_bootargs(const void *fdt, struct bootinfo *bi)
 {
 	int node = fdt_path_offset(fdt, "/chosen");
+	const char *what = "dt: chosen/xen,xen-bootargs";
 	const char *s;
 	int len;
 
 	if (node < 0 || bi->cmdline[0])
 		return false;
-	s = fdt_getprop(fdt, node, "bootargs", &len);
+	s = xen_bootargs(fdt, node, &len);
+	if (!s) {
+		what = "dt: chosen/bootargs";
+		s = fdt_getprop(fdt, node, "bootargs", &len);
+	}
 	if (!s || len <= 0)
 		return false;
-	cmdline_copy_bootinfo(bi, s, (size_t)len, NULL, "dt: chosen/bootargs");
+	cmdline_copy_bootinfo(bi, s, (size_t)len, NULL, what);
 	return true;
 }
 
@@ -139,6 +161,12 @@ void dt_parse_chosen(struct dt_ctx *c)
 
 	if (node < 0)
 		return;
+	if (fdt_getprop(c->fdt, node, "xen,xen-bootargs", &len) &&
+	    !xen_bootargs(c->fdt, node, &len))
+		dt_warn(c->bi,
+			"chosen/xen,xen-bootargs of %d bytes is not a "
+			"NUL-terminated string, bootargs read instead",
+			len);
 	dt_copy_bootargs(c->fdt, c->bi);
 	if (prop_addr(c, node, "linux,initrd-start", &is) &&
 	    prop_addr(c, node, "linux,initrd-end", &ie)) {

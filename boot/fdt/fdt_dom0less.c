@@ -28,7 +28,7 @@
  * kept with the reason in bi_domain.refused (a failed row), one warning
  * per problem. Where each range lies (inside RAM, clear of keel and of the
  * other reservations) is checked once every reservation is known
- * (common/domain_static.c).
+ * (common/domain/domain_static.c).
  *
  * A bad node otherwise costs itself only: one warning naming it, skipped
  * (no or malformed memory, zero, more than 1 PiB; a name longer than

@@ -5,7 +5,7 @@
  *
  *   /chosen/keel,handover = <addr-hi addr-lo size-hi size-lo>;
  *
- * which tells the new image where its handover lies (boot/fdt_chosen.c
+ * which tells the new image where its handover lies (boot/fdt/fdt_chosen.c
  * reads it). Everything else stays as the firmware wrote it: memory,
  * CPUs, /chosen's bootargs and initrd. A property left by an earlier
  * update is replaced, not repeated. Writes only the copy.

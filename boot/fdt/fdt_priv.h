@@ -100,6 +100,9 @@ void dt_for_each_reg(struct dt_ctx *c, int node, int ac, int sc,
 				void *),
 		     void *arg);
 
+/* The checks of dt_parse(), quiet, for the lookups before it (fdt.c). */
+bool dt_blob_usable(const void *blob, size_t len);
+
 /* One parser per node family, in the order dt_parse() calls them. */
 void dt_parse_memory(struct dt_ctx *c, int ac, int sc);
 void dt_parse_reserved(struct dt_ctx *c, int root_ac, int root_sc);

@@ -13,7 +13,6 @@
  */
 #include <arch/cache.h>
 #include <arch/mm.h>
-#include <arch/scrub.h>
 #include <keel/atomic.h>
 #include <keel/cachemaint.h>
 #include <keel/domain.h>
@@ -21,6 +20,8 @@
 #include <keel/heap.h>
 #include <keel/options.h>
 #include <keel/printk.h>
+#include <keel/scrub.h>
+#include <keel/scrub_prims.h>
 #include <keel/string.h>
 
 #include "domain_priv.h"

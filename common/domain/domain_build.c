@@ -48,14 +48,12 @@
 #include <arch/cache.h>
 #include <arch/cpu.h>
 #include <arch/mm.h>
-#include <arch/scrub.h>
 #include <keel/atomic.h>
 #include <keel/cachemaint.h>
 #include <keel/domain.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/numa.h>
-#include <keel/options.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
 #include <keel/progress.h>

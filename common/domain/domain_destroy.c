@@ -21,7 +21,6 @@
 #include <keel/atomic.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
-#include <keel/options.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>

@@ -75,6 +75,10 @@ bool domains_progress_at(const struct domain_set *s, struct progress *p,
 			 uint64_t now);
 unsigned int domain_unit_shift(uint64_t bytes, unsigned int cpus);
 
+/* domain_restore_check.c: guest isolation, before any domain is restored */
+struct bi_handover;
+int domains_restore_disjoint(const struct bi_handover *h, char *why, size_t n);
+
 /* domain_static.c: dom0less domains, static ones built from their ranges. */
 void domain_from_dt(struct domain *d, const struct bi_domain *b,
 		    const struct bootinfo *bi);

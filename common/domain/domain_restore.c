@@ -14,6 +14,9 @@
  *     read memory that is not the domain's; every leaf must lie inside one
  *     of the domain's extents, at the host address its guest address gives,
  *     and the leaves must map exactly the domain's bytes (so no frame twice);
+ *     a table over guest memory no extent maps is refused, so the walk is
+ *     bounded by the domain's size, not by the table pages it claims, and
+ *     a long one prints progress lines (keel/progress.h);
  *  3. only then are its extents adopted by the heap (heap_adopt_owned():
  *     one head write per aligned block, nothing zeroed, scrubbed or
  *     cleaned), cut at the RAM ranges' node boundaries;
@@ -42,6 +45,7 @@
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
 #include <keel/printk.h>
+#include <keel/progress.h>
 #include <keel/string.h>
 #include <keel/ticks.h>
 
@@ -52,7 +56,9 @@ struct restore_walk {
 	const struct p2m_format *fmt;
 	uint64_t extents[DOMAIN_EXTENT_KINDS];
 	uint64_t mapped, tables, tables_max;
-	uint32_t last_table; /* the table range that held the last page */
+	uint32_t last_table;	  /* the table range that held the last page */
+	struct progress progress; /* a long walk's lines, by bytes mapped */
+	char what[96];		  /* the progress lines' phase */
 	char why[128];
 };
 
@@ -87,6 +93,31 @@ static bool in_tables(struct restore_walk *w, uint64_t t)
 	return false;
 }
 
+/*
+ * Does an extent map any of guest [@s, @e)? Extents are in gpa order:
+ * the first ending above @s decides. O(log extents).
+ */
+static bool extent_in(const struct bi_handover_domain *hd, uint64_t s,
+		      uint64_t e)
+{
+	uint32_t lo = 0, hi = hd->extent_count;
+	struct handover_extent x;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		x = handover_domain_extent(hd, mid);
+		if (x.gpa + (x.pages << PAGE_SHIFT) <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == hd->extent_count)
+		return false;
+	x = handover_domain_extent(hd, lo);
+	return x.gpa < e;
+}
+
 /* The extent holding guest @gpa (extents are in gpa order), or false. */
 static bool extent_at(const struct bi_handover_domain *hd, uint64_t gpa,
 		      struct handover_extent *out)
@@ -117,6 +148,18 @@ static int walk_fail(struct restore_walk *w, const char *what, uint64_t gpa,
 	return -EINVAL;
 }
 
+/* A reason that is no guest -> host pair (walk_fail() prints those). */
+static __printf(2, 3) int restore_fail(struct restore_walk *w, const char *fmt,
+				       ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->why, sizeof(w->why), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
 /* A leaf at @level: inside one extent, where its guest address says. */
 static int walk_leaf(struct restore_walk *w, uint64_t gpa, paddr_t out,
 		     unsigned int level)
@@ -140,6 +183,33 @@ static int walk_leaf(struct restore_walk *w, uint64_t gpa, paddr_t out,
 	return 0;
 }
 
+/*
+ * A table descriptor at @level for guest [@gpa, + its span) to @t: one of
+ * the domain's table pages, within the pages claimed, and over guest
+ * memory an extent maps. The last bounds the walk by the domain's size:
+ * a table under which no leaf can lie is refused at once, so a forged p2m
+ * whose entries all alias one table per level visits only the tables a
+ * domain of its extents needs, not every page it claims for tables
+ * (534 GiB of them took 427 s).
+ */
+static int table_ok(struct restore_walk *w, uint64_t t, unsigned int level,
+		    uint64_t gpa)
+{
+	uint64_t span = 1ull << p2m_level_shift(level);
+
+	if (level >= P2M_LEAF_LEVEL || !in_tables(w, t) ||
+	    ++w->tables > w->tables_max)
+		return walk_fail(w,
+				 "a table page not among its preserved "
+				 "table pages",
+				 gpa, t);
+	if (!extent_in(w->hd, gpa, gpa + span))
+		return walk_fail(w, "a table over guest memory no extent maps",
+				 gpa, t);
+	progress_update(&w->progress, w->mapped);
+	return 0;
+}
+
 /* The @count entries of the table at @t (level @level) mapping @base... */
 static int walk_table(struct restore_walk *w, uint64_t t, unsigned int level,
 		      uint64_t count, uint64_t base)
@@ -159,19 +229,17 @@ static int walk_table(struct restore_walk *w, uint64_t t, unsigned int level,
 			err = walk_leaf(w, gpa, out, level);
 			break;
 		case P2M_PTE_TABLE:
-			if (level >= P2M_LEAF_LEVEL ||
-			    !in_tables(w, pa_val(out)) ||
-			    ++w->tables > w->tables_max)
-				return walk_fail(w,
-						 "a table page not among "
-						 "its preserved table pages",
-						 gpa, pa_val(out));
-			err = walk_table(w, pa_val(out), level + 1,
-					 P2M_TABLE_ENTRIES, gpa);
+			err = table_ok(w, pa_val(out), level, gpa);
+			if (!err)
+				err = walk_table(w, pa_val(out), level + 1,
+						 P2M_TABLE_ENTRIES, gpa);
 			break;
 		default:
-			return walk_fail(w, "a descriptor the format reserves",
-					 gpa, tab[i]);
+			return restore_fail(w,
+					    "a descriptor the format reserves "
+					    "(%#llx at guest %#llx, level %u)",
+					    (unsigned long long)tab[i],
+					    (unsigned long long)gpa, level);
 		}
 		if (err)
 			return err;
@@ -196,24 +264,33 @@ static int restore_check(struct domain *d, struct restore_walk *w)
 	}
 	if (rec.p2m_ipa_bits < w->fmt->min_ipa_bits ||
 	    rec.p2m_ipa_bits > w->fmt->max_ipa_bits)
-		return walk_fail(w, "p2m_ipa_bits out of range",
-				 rec.p2m_ipa_bits, 0);
+		return restore_fail(w, "p2m_ipa_bits %u outside %s's [%u, %u]",
+				    rec.p2m_ipa_bits, p2m_format_name(),
+				    w->fmt->min_ipa_bits, w->fmt->max_ipa_bits);
 	w->fmt->geometry(rec.p2m_ipa_bits, &level, &order);
 	if (level != rec.p2m_start_level || order != rec.p2m_root_order)
-		return walk_fail(w, "p2m geometry not its ipa_bits'",
-				 rec.p2m_start_level, rec.p2m_root_order);
+		return restore_fail(w,
+				    "p2m start level %u, root order %u: %u "
+				    "IPA bits give level %u, order %u",
+				    rec.p2m_start_level, rec.p2m_root_order,
+				    rec.p2m_ipa_bits, level, order);
 	for (uint32_t i = 0; i < hd->table_count; i++) {
 		struct handover_range r = handover_domain_tables(hd, i);
 
 		w->tables_max += (r.end - r.start) >> PAGE_SHIFT;
 	}
 	w->tables = 1ull << order;
+	snprintf(w->what, sizeof(w->what), "domains: %s: p2m walk", hd->name);
+	progress_begin(&w->progress, w->what, hd->bytes);
 	if (walk_table(w, pa_val(hd->root), level,
 		       (uint64_t)P2M_TABLE_ENTRIES << order, 0))
 		return -EINVAL;
 	if (w->mapped != hd->bytes)
-		return walk_fail(w, "the leaves do not map its bytes",
-				 w->mapped, hd->bytes);
+		return restore_fail(w,
+				    "the leaves do not map its bytes: %llu "
+				    "bytes mapped, its extents hold %llu",
+				    (unsigned long long)w->mapped,
+				    (unsigned long long)hd->bytes);
 	d->table = (struct p2m){
 		.fmt = w->fmt,
 		.root = hd->root,
@@ -327,12 +404,36 @@ static int restore_adopt(struct domain *d)
 		/* The pieces of extent i below the refused one were taken. */
 		release_extents(d, i, c.failed_at);
 		snprintf(d->fail_reason, sizeof(d->fail_reason),
-			 "the heap refused extent[%u] at %#llx (%d)", i,
-			 (unsigned long long)c.failed_at, err);
+			 "the heap refused extent[%u] at %#llx: %s", i,
+			 (unsigned long long)c.failed_at,
+			 err == -ENOSPC ? "no room in its node's range table"
+					: "outside RAM, or not RAM of its node "
+					  "reserved for a domain");
 		d->heap_extents = d->remote_bytes = 0;
 		return err;
 	}
 	return 0;
+}
+
+/*
+ * Step 1 of the top: @d from its record @hd: id, name, node, size, and
+ * what a dom0less domain was built from (its vCPU count, its kernel
+ * module's name: version 3 records carry them).
+ */
+static void restore_record(struct domain_set *s, struct domain *d,
+			   const struct bi_handover_domain *hd)
+{
+	spin_lock_init(&d->map_lock);
+	domain_set_name(d, hd->name);
+	d->restored = hd;
+	d->origin = DOMAIN_ORIGIN_HANDOVER;
+	d->ctx = &s->ctx;
+	d->id = hd->id;
+	d->node = d->build_node = hd->node;
+	d->spec.bytes = hd->bytes;
+	d->spec.node = (int64_t)hd->node;
+	d->vcpus = hd->vcpus;
+	strlcpy(d->kernel, hd->kernel, sizeof(d->kernel));
 }
 
 /*
@@ -349,15 +450,7 @@ static bool restore_one(struct domain_set *s, struct domain *d,
 	struct restore_walk w = {.hd = hd};
 	uint64_t t1, t2;
 
-	spin_lock_init(&d->map_lock);
-	domain_set_name(d, hd->name);
-	d->restored = hd;
-	d->origin = DOMAIN_ORIGIN_HANDOVER;
-	d->ctx = &s->ctx;
-	d->id = hd->id;
-	d->node = d->build_node = hd->node;
-	d->spec.bytes = hd->bytes;
-	d->spec.node = (int64_t)hd->node;
+	restore_record(s, d, hd);
 	d->start_ticks = t0;
 	d->cpu_bits[arch_cpu_id() / 64] |= 1ull << (arch_cpu_id() % 64);
 	t1 = arch_ticks();
@@ -388,6 +481,21 @@ static bool restore_one(struct domain_set *s, struct domain *d,
 	return d->built;
 }
 
+/*
+ * Guest isolation failed (domain_restore_check.c): every domain of @h
+ * into @s failed with @why, none of its memory taken or written.
+ */
+static void refuse_all(struct domain_set *s, const struct bi_handover *h,
+		       unsigned int count, const char *why)
+{
+	for (unsigned int i = 0; i < count; i++) {
+		struct domain *d = &s->d[s->stats.count++];
+
+		restore_record(s, d, &h->domains[i]);
+		domain_fail(d, why);
+	}
+}
+
 /**
  * domains_restore() - the handover's domains into @s (keel/domain.h).
  *
@@ -404,6 +512,7 @@ unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 	const struct bi_handover *h = &bi->handover;
 	unsigned int ok = 0, count = MIN(h->domain_count, DOMAIN_MAX);
 	uint64_t start = arch_ticks();
+	char why[256];
 
 	memset(&s->stats, 0, sizeof(s->stats));
 	memset(&s->ctx, 0, sizeof(s->ctx));
@@ -412,6 +521,14 @@ unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 	if (h->state != HANDOVER_TAKEN)
 		return 0;
 	memset(s->d, 0, count * sizeof(s->d[0]));
+	if (domains_restore_disjoint(h, why, sizeof(why))) {
+		pr_err("%s: no domain restored (their memory stays "
+		       "reserved)\n",
+		       why);
+		refuse_all(s, h, count, why);
+		*failed = count;
+		return 0;
+	}
 	for (unsigned int i = 0; i < count; i++) {
 		struct domain *d = &s->d[s->stats.count++];
 

@@ -11,7 +11,8 @@
  * domain. Before anything is built (domains_setup()), each range must lie
  * inside one RAM range (so on one node, with frame table entries below a
  * mem= cut) and clear of every other reservation (keel's image, the DT,
- * firmware, a module) and of every other domain's static ranges; the first
+ * firmware, a module), of its own other ranges and of every other
+ * domain's static ranges; the first
  * problem refuses the domain (a failed row, its fail_reason; one warning
  * naming the node). A domain boot/ refused (ranges not totalling `memory`,
  * unaligned, unreadable) arrives failed.
@@ -35,6 +36,7 @@
 #include <arch/cpu.h>
 #include <keel/bootmem.h>
 #include <keel/compiler.h>
+#include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
@@ -43,11 +45,6 @@
 #include "domain_priv.h"
 
 #define RANGE_FMT "xen,static-mem [%#llx, %#llx)"
-
-static bool overlap(paddr_t s1, paddr_t e1, paddr_t s2, paddr_t e2)
-{
-	return pa_val(s1) < pa_val(e2) && pa_val(s2) < pa_val(e1);
-}
 
 /* The RAM range holding all of [s, e): its node in *@node. */
 static bool in_one_ram(const struct bootinfo *bi, paddr_t s, paddr_t e,
@@ -70,8 +67,7 @@ static const struct region *reserved_hit(const struct bootinfo *bi, paddr_t s,
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
 		const struct region *r = &bi->reserved.regions[i];
 
-		if (strcmp(r->name, "static-mem") &&
-		    overlap(s, e, r->start, r->end))
+		if (strcmp(r->name, "static-mem") && region_overlaps(r, s, e))
 			return r;
 	}
 	return NULL;
@@ -86,16 +82,25 @@ static const struct bi_domain *domain_hit(const struct bootinfo *bi,
 		const struct bi_domain *o = &bi->domains[i];
 
 		for (unsigned int k = 0; o != self && k < o->static_count; k++)
-			if (overlap(s, e, o->static_mem[k].start,
-				    o->static_mem[k].end))
+			if (region_overlaps(&o->static_mem[k], s, e))
 				return o;
 	}
 	return NULL;
 }
 
+/* The first of @d's ranges before @i that range @i overlaps, or @i. */
+static unsigned int self_hit(const struct domain *d, unsigned int i)
+{
+	for (unsigned int k = 0; k < i; k++)
+		if (region_overlaps(&d->st.range[i], d->st.range[k].start,
+				    d->st.range[k].end))
+			return k;
+	return i;
+}
+
 /*
- * Range @i of @d against RAM, the mem= cut, the reservations and the other
- * domains (see the top). Return: true when it can be @d's, else the reason
+ * Range @i of @d against RAM, the mem= cut, the reservations, its own
+ * other ranges and the other domains (see the top). Return: true when it can be @d's, else the reason
  * in @why.
  */
 static bool static_place(struct domain *d, unsigned int i,
@@ -107,6 +112,7 @@ static bool static_place(struct domain *d, unsigned int i,
 	const struct region *r;
 	const struct bi_domain *o;
 	char shown[ESCAPE_SIZE(DOMAIN_NAME_MAX - 1)];
+	unsigned int k;
 
 	if (!in_one_ram(bi, s, e, &d->st.node[i])) {
 		snprintf(why, size, RANGE_FMT " is not inside one RAM range", a,
@@ -116,6 +122,11 @@ static bool static_place(struct domain *d, unsigned int i,
 	} else if ((r = reserved_hit(bi, s, e))) {
 		snprintf(why, size, RANGE_FMT " overlaps %.*s", a, b,
 			 (int)sizeof(r->name), r->name);
+	} else if ((k = self_hit(d, i)) < i) {
+		snprintf(why, size,
+			 RANGE_FMT " overlaps its own [%#llx, %#llx)", a, b,
+			 (unsigned long long)pa_val(d->st.range[k].start),
+			 (unsigned long long)pa_val(d->st.range[k].end));
 	} else if ((o = domain_hit(bi, self, s, e))) {
 		snprintf(why, size, RANGE_FMT " overlaps %s's", a, b,
 			 escape_bytes(shown, sizeof(shown), o->name,
@@ -176,6 +187,19 @@ void domain_from_dt(struct domain *d, const struct bi_domain *b,
 		static_setup(d, b, bi);
 }
 
+/* What a heap or p2m error means here, for a reason (never a bare errno). */
+static const char *errno_what(long err)
+{
+	switch (err) {
+	case -ENOMEM:
+		return "no memory for a table page";
+	case -ENOSPC:
+		return "its node's range table is full";
+	default:
+		return "overlap, or not its node's reserved RAM";
+	}
+}
+
 /* Map host [s, e) at guest @gpa with the largest leaves both allow. */
 static int static_map(struct domain *d, uint64_t gpa, uint64_t s, uint64_t e)
 {
@@ -214,9 +238,9 @@ static int static_range_build(struct domain *d, unsigned int i, uint64_t gpa)
 	d->alloc_ticks += t1 - t0;
 	if (n < 0) {
 		snprintf(d->fail_reason, sizeof(d->fail_reason),
-			 "the heap refused " RANGE_FMT " (%ld)",
+			 "the heap refused " RANGE_FMT ": %s",
 			 (unsigned long long)pa_val(s),
-			 (unsigned long long)pa_val(e), n);
+			 (unsigned long long)pa_val(e), errno_what(n));
 		return (int)n;
 	}
 	d->st.adopted++;
@@ -227,9 +251,9 @@ static int static_range_build(struct domain *d, unsigned int i, uint64_t gpa)
 	d->map_ticks += arch_ticks() - t1;
 	if (err)
 		snprintf(d->fail_reason, sizeof(d->fail_reason),
-			 "p2m_map failed in " RANGE_FMT " (%d)",
+			 RANGE_FMT " not mapped: %s",
 			 (unsigned long long)pa_val(s),
-			 (unsigned long long)pa_val(e), err);
+			 (unsigned long long)pa_val(e), errno_what(err));
 	return err;
 }
 
@@ -270,9 +294,9 @@ void domain_static_free(struct domain *d)
 		if (!err)
 			continue;
 		pr_warn("domains: %s: " RANGE_FMT " not given back to "
-			"reserved (%d)\n",
+			"reserved: %s\n",
 			d->shown, (unsigned long long)pa_val(s),
-			(unsigned long long)pa_val(e), err);
+			(unsigned long long)pa_val(e), errno_what(err));
 		domain_problem(d, 1);
 	}
 	d->st.adopted = 0;

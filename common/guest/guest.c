@@ -60,6 +60,11 @@ void guest_state_resumed_add(void)
 	guest_state.resumed++;
 }
 
+void guest_state_problem_add(void)
+{
+	guest_state.problems++;
+}
+
 void guest_vcpus_reset(void)
 {
 	guest_state.count = 0;
@@ -385,6 +390,30 @@ static void warn_unused(uint64_t id, void *why)
 		why ? (const char *)why : "no guest of that domain runs");
 }
 
+/* inject=vcpu-stop-slow:@id: held, but no vCPU of that domain, or @why. */
+static void warn_slow_unused(uint64_t id, void *why)
+{
+	for (unsigned int i = 0; i < guest_state.count && why == NULL; i++)
+		if (guest_state.vcpu[i].domain == id &&
+		    guest_state.vcpu[i].made)
+			return;
+	pr_warn("inject=vcpu-stop-slow:%llu: %s, nothing injected\n",
+		(unsigned long long)id,
+		why ? (const char *)why : "no held guest of that domain");
+}
+
+/* inject=guest-preempt-walk:@id: no held vCPU of that domain, or @why. */
+static void warn_preempt_unused(uint64_t id, void *why)
+{
+	for (unsigned int i = 0; i < guest_state.count && why == NULL; i++)
+		if (guest_state.vcpu[i].domain == id &&
+		    guest_state.vcpu[i].made)
+			return;
+	pr_warn("inject=guest-preempt-walk:%llu: %s, nothing injected\n",
+		(unsigned long long)id,
+		why ? (const char *)why : "no held guest of that domain");
+}
+
 /**
  * guests_inject_unused() - warn for each inject=guest-past-end word no
  * guest takes (keel/guest.h).
@@ -393,6 +422,12 @@ static void warn_unused(uint64_t id, void *why)
 void guests_inject_unused(const char *why)
 {
 	inject_for_each(INJECT_GUEST_PAST_END, warn_unused, (void *)why);
+	inject_for_each(
+		INJECT_VCPU_STOP_SLOW, warn_slow_unused,
+		(void *)(why ? why : "no live update holds the guests"));
+	inject_for_each(
+		INJECT_GUEST_PREEMPT_WALK, warn_preempt_unused,
+		(void *)(why ? why : "no live update holds the guests"));
 }
 
 /* The first round: what this machine can do, said once. */
@@ -436,6 +471,9 @@ void guests_run(const struct domain_set *ds, const struct guest_params *gp)
 		pr_info("guests: %u of %u vCPUs left running in their loops "
 			"for the live update\n",
 			guest_state.held, guest_state.count);
+		inject_for_each(INJECT_VCPU_STOP_SLOW, warn_slow_unused, NULL);
+		inject_for_each(INJECT_GUEST_PREEMPT_WALK, warn_preempt_unused,
+				NULL);
 		return; /* left running: guests_stop() at the freeze */
 	}
 	if (cpumask_weight(&cpus))
@@ -474,6 +512,10 @@ unsigned int guests_problem_count(void)
  */
 const char *guests_fail_reason(void)
 {
+	for (unsigned int i = 0; i < guest_state.count; i++)
+		if (guest_state.vcpu[i].resumed && !guest_state.vcpu[i].made)
+			return "liveupdate: a vCPU the handover carried was "
+			       "not resumed";
 	if (guest_state.bad_words_rounds)
 		return "guests: a guest read words it did not write";
 	if (guest_state.problems)

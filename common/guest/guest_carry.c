@@ -10,9 +10,15 @@
  *    GUEST_HC_WALK: vcpu.looping), or ended, then returns to the flow
  *    with them still running, their loops GUEST_HOLD_MS long.
  *  - Stop (the freeze, after its stamp): guests_stop() sets the round's
- *    stop word; each CPU ends the turn it is in (at most GUEST_SLICE_US)
- *    and goes back to its mailbox, so the live update can stop it. Each
- *    vCPU's state is its struct arch_vcpu, its last exit stop_ticks.
+ *    stop word; each CPU ends the turn it is in (at most GUEST_SLICE_US;
+ *    a vCPU not yet in its loop gets turns until it is) and goes back to
+ *    its mailbox, so the live update can stop it. Each vCPU's state is
+ *    its struct arch_vcpu, its last exit stop_ticks. The wait is bounded
+ *    by the freeze's deadline: a CPU that does not answer, or a vCPU that
+ *    cannot be carried (ended, not in its loop, not resumed from the last
+ *    handover), fails the update by name and the round runs on
+ *    (run_on()); so does guests_run_on() after a later step of the freeze
+ *    failed.
  *  - Records: guests_vcpu_record() gives the live-update room each held
  *    vCPU in its loop: domain, CPU, arch tag, stop stamp, what its walk
  *    reported, and its state (arch_vcpu_state()'s bytes).
@@ -79,6 +85,13 @@ bool guests_can_hold(void)
 			why);
 		return false;
 	}
+	why = arch_guest_slice_timer();
+	if (why) {
+		/* A held vCPU's loop would never give its CPU back. */
+		guest_state_carry_why(why);
+		pr_warn("guests: not held for the live update: %s\n", why);
+		return false;
+	}
 	if (smp_online_count() < 2) {
 		/* Else their GUEST_HOLD_MS loops would run on the boot CPU. */
 		guest_state_carry_why("no CPU but the boot CPU to run them");
@@ -131,21 +144,149 @@ bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
 	while (!all_live(false) && arch_ticks() < deadline)
 		arch_cpu_relax();
 	held = 0;
-	for (unsigned int i = 0; i < guest_state.count; i++)
-		held += guest_state.vcpu[i].live && guest_state.vcpu[i].looping;
+	for (unsigned int i = 0; i < guest_state.count; i++) {
+		const struct vcpu *v = &guest_state.vcpu[i];
+
+		held += v->live && v->looping;
+		if (v->preempt_walk_pc)
+			pr_info("guest %u: inject=guest-preempt-walk: a slice "
+				"ended at pc %#llx, after its walk and before "
+				"its loop\n",
+				v->domain,
+				(unsigned long long)v->preempt_walk_pc);
+	}
 	guest_state_set_held(held);
 	return true;
 }
 
-/** guests_stop() - the freeze: every held vCPU stopped (keel/guest.h). */
-void guests_stop(void *unused)
+/*
+ * The held round runs on: the stop withdrawn, guest_cpu_main() posted
+ * again to each of its CPUs that went back to its mailbox (one that did
+ * not sees the stop withdrawn and goes on by itself).
+ */
+static void run_on(void)
+{
+	cpumask_t idle = hold_cpus;
+	unsigned int cpu;
+
+	atomic_store_release(&hold_round.stop, 0);
+	for_each_cpu_in (cpu, &hold_cpus)
+		if (!smp_cpu_idle(cpu))
+			cpumask_clear_cpu(&idle, cpu);
+	smp_post(&idle, guest_cpu_main, &hold_round);
+	holding = true;
+}
+
+/* The held vCPU that CPU @cpu runs (its first), or NULL. */
+static const struct vcpu *vcpu_on(unsigned int cpu)
+{
+	for (unsigned int i = 0; i < guest_state.count; i++)
+		if (guest_state.vcpu[i].made && guest_state.vcpu[i].live &&
+		    guest_state.vcpu[i].cpu == cpu)
+			return &guest_state.vcpu[i];
+	return NULL;
+}
+
+/*
+ * Stop the held round by @deadline. Return: 0, or -ETIMEDOUT with @why
+ * naming the vCPU whose CPU did not answer (the stop stays asked).
+ */
+static int stop_round(uint64_t deadline, char *why, size_t n)
+{
+	uint64_t t0 = arch_ticks(), ms;
+	const struct vcpu *v;
+	unsigned int busy;
+
+	if (!holding)
+		return 0;
+	atomic_store_release(&hold_round.stop, 1);
+	if (smp_wait_until(&hold_cpus, deadline, &busy)) {
+		holding = false;
+		return 0;
+	}
+	ms = ticks_to_ns(arch_ticks() - t0) / 1000000;
+	v = vcpu_on(busy);
+	if (v)
+		snprintf(why, n,
+			 "guest %u's vCPU (CPU %u) did not stop in %llu ms",
+			 v->domain, busy, (unsigned long long)ms);
+	else
+		snprintf(why, n,
+			 "CPU %u of the held guests did not stop in %llu ms",
+			 busy, (unsigned long long)ms);
+	return -ETIMEDOUT;
+}
+
+/*
+ * Every vCPU this image must carry can be: every record the handover gave
+ * was resumed and, @held, each one made is live and in its loop. Return: 0,
+ * or -EBUSY with @why naming the first that is not.
+ */
+static int carry_check(char *why, size_t n, bool held)
+{
+	for (unsigned int i = 0; i < guest_state.count; i++) {
+		const struct vcpu *v = &guest_state.vcpu[i];
+
+		if (v->resumed && !v->made) {
+			snprintf(why, n,
+				 "guest %u was not resumed from the handover "
+				 "(%s)",
+				 v->domain, v->why);
+			return -EBUSY;
+		}
+		if (!v->made || !held)
+			continue;
+		if (!v->live) {
+			snprintf(why, n,
+				 "guest %u's vCPU ended (%s) while held",
+				 v->domain, guest_end_name(v->end));
+			return -EBUSY;
+		}
+		if (!v->looping) {
+			snprintf(why, n, "guest %u's vCPU is not in its loop",
+				 v->domain);
+			return -EBUSY;
+		}
+	}
+	return 0;
+}
+
+/**
+ * guests_stop() - the freeze: every held vCPU stopped in its loop by
+ * @deadline, each one carried (keel/guest.h).
+ * @unused: struct lu_vcpus' argument
+ * @deadline: arch_ticks() value
+ * @why: out: why not, naming the vCPU
+ * @n: its size
+ *
+ * Return: 0; or -ETIMEDOUT (a CPU did not answer) or -EBUSY (a vCPU that
+ * cannot be carried), the held vCPUs running on.
+ */
+int guests_stop(void *unused, uint64_t deadline, char *why, size_t n)
+{
+	int err;
+
+	(void)unused;
+	err = stop_round(deadline, why, n);
+	if (!err)
+		err = carry_check(why, n, hold_open);
+	if (err && hold_open)
+		guests_run_on(NULL);
+	return err;
+}
+
+/**
+ * guests_run_on() - the held vCPUs stopped by a freeze that then failed
+ * run on (keel/guest.h).
+ */
+void guests_run_on(void *unused)
 {
 	(void)unused;
-	if (!holding)
+	if (!hold_open)
 		return;
-	atomic_store_release(&hold_round.stop, 1);
-	smp_wait(&hold_cpus);
-	holding = false;
+	run_on();
+	pr_info("guests: the live update failed: %u held vCPUs run on\n",
+		guest_state.held);
 }
 
 /**
@@ -162,9 +303,7 @@ void guests_continue(void)
 		(unsigned long long)(ticks_to_ns(arch_ticks() - paused_at) /
 				     1000));
 	paused_at = 0;
-	atomic_store_release(&hold_round.stop, 0);
-	holding = true;
-	smp_post(&hold_cpus, guest_cpu_main, &hold_round);
+	run_on();
 }
 
 /*
@@ -179,9 +318,14 @@ static bool resume_held(struct guest_round *r, const cpumask_t *cpus)
 
 	if (!guest_hold_start(r, cpus))
 		return false;
+	char why[96];
+
 	while (!all_live(true) && arch_ticks() < deadline)
 		arch_cpu_relax();
-	guests_stop(NULL);
+	if (stop_round(arch_ticks() +
+			       guest_us_to_ticks(GUEST_HOLD_WAIT_MS * 1000ULL),
+		       why, sizeof(why)))
+		pr_warn("guests: %s: the boot goes on beside it\n", why);
 	paused_at = arch_ticks();
 	return true;
 }
@@ -199,7 +343,7 @@ bool guests_vcpu_record(void *unused, unsigned int i, struct handover_vcpu *rec,
 	for (unsigned int k = 0; k < guest_state.count; k++) {
 		const struct vcpu *v = &guest_state.vcpu[k];
 
-		if (!v->made || !v->live || !v->looping || n++ != i)
+		if (!v->made || !v->live || n++ != i)
 			continue;
 		memset(rec, 0, sizeof(*rec));
 		rec->domain = v->domain;
@@ -218,7 +362,22 @@ bool guests_vcpu_record(void *unused, unsigned int i, struct handover_vcpu *rec,
 /** guests_release() - the held round torn down: no update came. */
 void guests_release(void)
 {
-	guests_stop(NULL);
+	char why[96];
+
+	if (stop_round(arch_ticks() +
+			       guest_us_to_ticks(GUEST_HOLD_WAIT_MS * 1000ULL),
+		       why, sizeof(why))) {
+		/* Its vCPUs still run: nothing of theirs is given back. */
+		pr_warn("guests: %s: left running\n", why);
+		guest_state_problem_add();
+		hold_open = false;
+		return;
+	}
+	for (unsigned int i = 0; hold_open && i < guest_state.count; i++)
+		if (guest_state.vcpu[i].live)
+			snprintf(guest_state.vcpu[i].why,
+				 sizeof(guest_state.vcpu[i].why),
+				 "held for a live update that did not come");
 	if (hold_open)
 		guest_vcpus_finish();
 	hold_open = false;
@@ -316,6 +475,8 @@ static void resume_setup(const struct domain_set *ds,
 
 		if (resume_one(v, ds, gp, &h->vcpus[i], cpus)) {
 			v->end = GUEST_END_FAILED;
+			pr_warn("guest %u: not resumed from the handover: %s\n",
+				v->domain, v->why);
 			continue;
 		}
 		v->made = v->live = true;

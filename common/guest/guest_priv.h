@@ -14,6 +14,7 @@ extern struct guests_state guest_state; /* written by guest.c only */
 void guest_state_carry_why(const char *why);
 void guest_state_set_held(unsigned int held);
 void guest_state_resumed_add(void);
+void guest_state_problem_add(void);
 void guest_vcpus_reset(void);
 struct vcpu *guest_vcpu_add(void);
 /* The new image's round of @carried vCPUs begins. Return: unsupported. */

@@ -10,7 +10,10 @@
  *
  * A held round (a live update follows, guest_carry.c) ends instead when
  * guests_stop() sets guest_round.stop: each CPU stops its vCPUs at the end
- * of the turn it is in, their state kept in struct vcpu.arch.
+ * of the turn it is in, their state kept in struct vcpu.arch; a vCPU not
+ * yet in its measuring loop (arch_vcpu_in_loop(): between its walk's
+ * hypercall and the loop, the one place a slice may end it that the next
+ * image cannot resume) gets turns until it is.
  *
  * The vCPUs a CPU runs are those guest.c gave it (vcpu->cpu); no other
  * CPU touches them while the round runs, so their fields need no lock.
@@ -20,6 +23,7 @@
 #include <arch/guest.h>
 #include <keel/atomic.h>
 #include <keel/guest.h>
+#include <keel/inject.h>
 #include <keel/string.h>
 
 #include "guest_priv.h"
@@ -82,8 +86,7 @@ static bool handle_exit(struct vcpu *v, const struct vcpu_exit *e,
 	case VCPU_EXIT_IRQ:
 		return true;
 	case VCPU_EXIT_PREEMPT:
-		v->looping |= v->walked; /* ran on after its walk: its loop */
-		return false;
+		return false; /* in its loop or not: turn() asks the arch */
 	case VCPU_EXIT_STAGE2:
 		v->stage2_faults++;
 		v->fault_ipa = e->ipa;
@@ -105,12 +108,28 @@ static bool handle_exit(struct vcpu *v, const struct vcpu_exit *e,
 	}
 }
 
+/*
+ * inject=guest-preempt-walk:N: right after domain N's walk, its next slice
+ * is already over; the pc it ends at, when that is before its loop, kept
+ * for the line guest_carry.c prints (the race of issue 36 §0, made
+ * certain).
+ */
+static bool preempt_walk(struct vcpu *v, const struct vcpu_exit *e,
+			 bool walking, bool forced)
+{
+	if (forced && e->reason == VCPU_EXIT_PREEMPT &&
+	    !arch_vcpu_in_loop(&v->arch, v->s2.image_ipa))
+		v->preempt_walk_pc = e->pc;
+	return walking && v->walked && v->live &&
+	       inject_has(INJECT_GUEST_PREEMPT_WALK, v->domain);
+}
+
 /* One turn of @v: entered again after each exit that does not end it. */
 static void turn(struct vcpu *v, struct guest_round *r)
 {
 	uint64_t t0 = arch_ticks(), end = t0 + r->slice_ticks, t1 = t0;
 	struct vcpu_exit e;
-	bool more;
+	bool more, again = false;
 
 	do {
 		bool walking = !v->walked;
@@ -118,13 +137,20 @@ static void turn(struct vcpu *v, struct guest_round *r)
 		arch_vcpu_run(&v->arch, end, &e);
 		v->runs++;
 		more = handle_exit(v, &e, r);
+		/* In its loop: the only place an update may stop it. */
+		if (v->live && v->walked)
+			v->looping =
+				arch_vcpu_in_loop(&v->arch, v->s2.image_ipa);
+		again = preempt_walk(v, &e, walking, again) && more;
 		t1 = arch_ticks();
 		v->stop_ticks = t1;
 		if (walking)
 			v->walk_cpu_ticks += t1 - t0;
 		v->cpu_ticks += t1 - t0;
 		t0 = t1;
-	} while (more && t1 < end);
+		if (again)
+			end = t1;
+	} while (more && (t1 < end || again));
 }
 
 /* A held round that guests_stop() ended (the freeze). */
@@ -133,15 +159,90 @@ static bool held_stop(const struct guest_round *r)
 	return r->hold && atomic_load_acquire(&r->stop);
 }
 
+/*
+ * @v must have another turn: it is live, and the round goes on, or it is
+ * held and not yet in its loop (a freeze stops a vCPU only there).
+ */
+static bool must_run(const struct vcpu *v, const struct guest_round *r)
+{
+	return v->live && !(held_stop(r) && v->looping);
+}
+
+/*
+ * inject=guest-preempt-walk, a held round: the slice that ended before its
+ * loop left @v counted as in its loop (what issue 36 §0 found: a freeze
+ * then records a pc the next image refuses): its CPU waits there for the
+ * freeze (GUEST_HOLD_WAIT_MS at most), so that the race is certain. A vCPU
+ * rightly not counted as in its loop runs on.
+ */
+static void preempt_walk_pause(struct vcpu *v, const struct guest_round *r)
+{
+	uint64_t end;
+
+	if (!r->hold || !v->preempt_walk_pc || !v->looping ||
+	    v->preempt_walk_paused)
+		return;
+	v->preempt_walk_paused = true;
+	end = arch_ticks() + guest_us_to_ticks(GUEST_HOLD_WAIT_MS * 1000ULL);
+	while (arch_ticks() < end && !held_stop(r))
+		arch_cpu_relax();
+}
+
+/* Turns of @me's vCPUs until none must run. */
+static void run_mine(struct guest_round *r, unsigned int me)
+{
+	unsigned int pending;
+
+	do {
+		pending = 0;
+		for (unsigned int i = 0; i < guest_state.count; i++) {
+			struct vcpu *v = &guest_state.vcpu[i];
+
+			if (v->cpu != me || !must_run(v, r))
+				continue;
+			turn(v, r);
+			preempt_walk_pause(v, r);
+			pending += must_run(v, r);
+		}
+	} while (pending);
+}
+
+/*
+ * inject=vcpu-stop-slow:N: once, the CPU of domain N's held vCPU answers
+ * the stop GUEST_STOP_SLOW_MS late, as a vCPU whose exit does not come.
+ * Return: true when it waited.
+ */
+static bool stop_slow(unsigned int me)
+{
+	static uint32_t done;
+	uint64_t end;
+
+	for (unsigned int i = 0; i < guest_state.count; i++) {
+		const struct vcpu *v = &guest_state.vcpu[i];
+
+		if (v->cpu != me || !v->made ||
+		    !inject_has(INJECT_VCPU_STOP_SLOW, v->domain) ||
+		    atomic_fetch_add(&done, 1))
+			continue;
+		end = arch_ticks() +
+		      guest_us_to_ticks(GUEST_STOP_SLOW_MS * 1000ULL);
+		while (arch_ticks() < end)
+			arch_cpu_relax();
+		return true;
+	}
+	return false;
+}
+
 /**
  * guest_cpu_main() - smp_run_on() work: the calling CPU's vCPUs, in turns
- * until every one has ended.
+ * until every one has ended, or (a held round) until guests_stop() and
+ * each is in its loop.
  * @arg: the struct guest_round
  */
 void guest_cpu_main(void *arg)
 {
 	struct guest_round *r = arg;
-	unsigned int me = arch_cpu_id(), live;
+	unsigned int me = arch_cpu_id();
 	const char *why = "";
 
 	if (arch_guest_cpu_init(&why)) {
@@ -156,15 +257,8 @@ void guest_cpu_main(void *arg)
 		return;
 	}
 	do {
-		live = 0;
-		for (unsigned int i = 0; i < guest_state.count; i++) {
-			struct vcpu *v = &guest_state.vcpu[i];
-
-			if (v->cpu != me || !v->live || held_stop(r))
-				continue;
-			turn(v, r);
-			live += v->live;
-		}
-	} while (live && !held_stop(r));
+		run_mine(r, me);
+		/* After an injected delay the stop may have been withdrawn. */
+	} while (held_stop(r) && stop_slow(me) && !held_stop(r));
 	arch_guest_cpu_fini();
 }

@@ -46,7 +46,6 @@
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
-#include <arch/scrub.h>
 #include <keel/atomic.h>
 #include <keel/cachemaint.h>
 #include <keel/domain.h>
@@ -56,6 +55,8 @@
 #include <keel/numa.h>
 #include <keel/options.h>
 #include <keel/printk.h>
+#include <keel/scrub.h>
+#include <keel/scrub_prims.h>
 #include <keel/smp.h>
 #include <keel/string.h>
 #include <keel/trace.h>

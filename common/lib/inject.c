@@ -40,6 +40,8 @@ const struct inject_kind_desc inject_kinds[] = {
 	{INJECT_IOAPIC_UNMASK, "ioapic-unmask", INJECT_ARG_NONE, 0},
 	/* Acted on by the guest room; without guests=on the flow warns. */
 	{INJECT_GUEST_PAST_END, "guest-past-end", INJECT_ARG_DOMAIN, 0},
+	{INJECT_GUEST_PREEMPT_WALK, "guest-preempt-walk", INJECT_ARG_DOMAIN, 0},
+	{INJECT_VCPU_STOP_SLOW, "vcpu-stop-slow", INJECT_ARG_DOMAIN, 0},
 	/*
 	 * The live update's handover (liveupdate=N): the old image writes
 	 * it, then corrupts it so; the new image must refuse it

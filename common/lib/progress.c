@@ -12,7 +12,7 @@
 #include <arch/cpu.h>
 #include <keel/printk.h>
 #include <keel/progress.h>
-#include <keel/trace.h>
+#include <keel/ticks.h>
 
 void progress_begin(struct progress *p, const char *what, uint64_t total)
 {

@@ -189,7 +189,8 @@ int range_table_add(struct range_table *t, paddr_t start, paddr_t end,
 
 /**
  * range_table_append() - @r at the end of a list still being built, as
- * given (no order, no merge: bootinfo's lists before sanitise).
+ * given (no order, no merge: bootinfo's lists before sanitise); @unsorted
+ * says when it lands below the end of the last one.
  *
  * Return: 0 or -ENOSPC (full, and it could not grow).
  */
@@ -197,6 +198,8 @@ int range_table_append(struct range_table *t, const struct region *r)
 {
 	if (!room(t))
 		return -ENOSPC;
+	if (t->count && pa_val(r->start) < pa_val(t->regions[t->count - 1].end))
+		t->unsorted = true;
 	t->regions[t->count++] = *r;
 	return 0;
 }
@@ -315,10 +318,18 @@ static int cmp_start(const void *a, const void *b)
  * list still being built, whose regions were appended in the firmware's
  * order and may overlap (bootinfo's reserved ranges), before
  * range_table_nearest_pair() can serve it. A table kept by the add paths
- * is sorted already.
+ * is sorted already. O(count) when sorted, else O(count log count).
  */
 void range_table_sort(struct range_table *t)
 {
+	unsigned int i = 1;
+
+	/* Sorted already (a full list refilled in order): one pass. */
+	while (i < t->count &&
+	       cmp_start(&t->regions[i - 1], &t->regions[i]) <= 0)
+		i++;
+	if (i >= t->count)
+		return;
 	sort(t->regions, t->count, sizeof(t->regions[0]), cmp_start);
 }
 
@@ -350,6 +361,93 @@ unsigned int range_table_nearest_pair(const struct range_table *t,
 	}
 	*gap = best_gap;
 	return best;
+}
+
+/*
+ * The class of a gap for range_table_coalesce(): 0 for none (touching or
+ * overlapping neighbours), else 1 + its highest set bit, so gaps within a
+ * factor of two of each other are equally near.
+ */
+static unsigned int gap_class(uint64_t gap)
+{
+	return (unsigned int)fls64(gap);
+}
+
+/* The gap below region @i + 1, @reach the furthest end of [0, @i]. */
+static uint64_t gap_above(const struct range_table *t, unsigned int i,
+			  uint64_t reach)
+{
+	uint64_t next = pa_val(t->regions[i + 1].start);
+
+	return next > reach ? next - reach : 0;
+}
+
+/*
+ * The class range_table_coalesce() joins up to (every gap of a lower
+ * class, and the lowest gaps of this one), and how many of this one.
+ */
+static unsigned int coalesce_limit(const struct range_table *t,
+				   unsigned int want, unsigned int *of_limit)
+{
+	unsigned int hist[65] = {0}, c = 0, below = 0;
+	uint64_t reach = 0;
+
+	for (unsigned int i = 0; i + 1 < t->count; i++) {
+		reach = MAX(reach, pa_val(t->regions[i].end));
+		hist[gap_class(gap_above(t, i, reach))]++;
+	}
+	while (c < 64 && below + hist[c] < want)
+		below += hist[c++];
+	*of_limit = MIN(hist[c], want - below);
+	return c;
+}
+
+/**
+ * range_table_coalesce() - make room in a full table: join @want pairs of
+ * neighbours (at least one, fewer only when fewer than @want + 1 regions),
+ * the nearest first. Nearness is counted in classes of powers of two (a
+ * gap of 5 pages is as near as one of 7), lowest addresses first within a
+ * class, so that one pass chooses them all: O(count) for @want joins,
+ * where joining one pair at a time (range_table_nearest_pair()) costs
+ * O(count) each and a table kept full by n adds O(n * count).
+ * Sorted by start; overlapping neighbours (a list still being built) have
+ * gap 0. @join, when given, is told of each pair before it joins (its
+ * payload is what @into keeps).
+ *
+ * Return: the bytes of the gaps joined (now covered).
+ */
+uint64_t range_table_coalesce(struct range_table *t, unsigned int want,
+			      void (*join)(struct region *into,
+					   const struct region *next))
+{
+	unsigned int limit, of_limit, out = 0;
+	uint64_t reach = 0, added = 0;
+
+	if (t->count < 2)
+		return 0;
+	want = MIN(MAX(want, 1u), t->count - 1);
+	limit = coalesce_limit(t, want, &of_limit);
+	for (unsigned int i = 0; i < t->count; i++) {
+		struct region *r = &t->regions[i], *into;
+		uint64_t gap = i ? gap_above(t, i - 1, reach) : 0;
+		unsigned int c = gap_class(gap);
+		bool joins = i && (c < limit || (c == limit && of_limit));
+
+		reach = MAX(reach, pa_val(r->end));
+		if (!joins) {
+			t->regions[out++] = *r;
+			continue;
+		}
+		if (c == limit)
+			of_limit--;
+		into = &t->regions[out - 1];
+		if (join)
+			join(into, r);
+		into->end = pa(MAX(pa_val(into->end), pa_val(r->end)));
+		added += gap;
+	}
+	t->count = out;
+	return added;
 }
 
 /**

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The handover writer (include/keel/liveupdate.h, struct ho_writer): the
- * bytes of include/keel/handover.h, version 2, written in one pass into a
+ * bytes of include/keel/handover.h, version 3, written in one pass into a
  * buffer the caller sized with a counting pass (buf NULL) first.
  *
  * Invariants: nothing is written past cap (a too small buffer sets
@@ -52,6 +52,7 @@ void ho_domain_begin(struct ho_writer *w, const struct handover_domain *d)
 	w->dom = *d;
 	w->dom.table_count = 0;
 	w->dom.extent_count = 0;
+	w->dom.kernel_bytes = 0;
 	w->dom.bytes = 0;
 	w->dom_off = w->off;
 	w->off += sizeof(w->dom);
@@ -71,7 +72,7 @@ void ho_domain_table(struct ho_writer *w, uint64_t start, uint64_t end)
 {
 	struct handover_range r = {start, end}, last;
 
-	if (w->dom.extent_count) {
+	if (w->dom.extent_count || w->dom.kernel_bytes) {
 		w->overflow = true; /* tables come before extents */
 		return;
 	}
@@ -92,6 +93,10 @@ void ho_domain_extent(struct ho_writer *w, uint64_t gpa, uint64_t pa,
 	struct handover_extent x = {gpa, pa, pages}, last;
 	uint64_t bytes = pages << PAGE_SHIFT;
 
+	if (w->dom.kernel_bytes) {
+		w->overflow = true; /* the kernel's name comes last */
+		return;
+	}
 	w->dom.bytes += bytes;
 	if (last_entry(w, w->dom.extent_count, &last, sizeof(last)) &&
 	    last.gpa + (last.pages << PAGE_SHIFT) == gpa &&
@@ -103,6 +108,17 @@ void ho_domain_extent(struct ho_writer *w, uint64_t gpa, uint64_t pa,
 	put(w, &x, sizeof(x));
 	w->dom.extent_count++;
 	w->ranges_max++;
+}
+
+void ho_domain_kernel(struct ho_writer *w, const char *kernel)
+{
+	char name[HANDOVER_NAME_MAX] = {0};
+
+	if (!kernel || !*kernel || w->dom.kernel_bytes)
+		return;
+	strlcpy(name, kernel, sizeof(name));
+	put(w, name, sizeof(name));
+	w->dom.kernel_bytes = sizeof(name);
 }
 
 void ho_domain_end(struct ho_writer *w)

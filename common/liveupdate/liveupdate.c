@@ -4,20 +4,26 @@
  * this image to the next, and what this image learnt from the last one.
  *
  * An update, on the boot CPU, after the domains are built:
- *   1. size the handover (a counting pass of the writer), take it and the
+ *   1. size the handover (a counting pass of the writer, every live vCPU
+ *      counted: the most the freeze can record), take it and the
  *      arch's scratch memory from the heap (below the arch's limit), and
  *      let the arch check the new image and write its stub
  *      (arch_lu_prepare()): everything that may fail, before any CPU
  *      stops; a failure leaves this image running, the boot failing;
  *   2. the first image writes the pattern into every domain (lu_fill.c);
- *   3. freeze (the downtime starts): the guests' running vCPUs stopped
- *      (struct lu_vcpus, guests=on), then every other CPU stops as the
- *      next image needs it (arch_lu_cpu_stop()), bounded by LU_FREEZE_MS;
+ *   3. freeze (the downtime starts), every step by one deadline,
+ *      LU_FREEZE_MS after the stamp: the guests' running vCPUs stopped in
+ *      their loops (struct lu_vcpus, guests=on), then every other CPU
+ *      frozen: it answers and waits, interrupts off (lu_cpu_stop());
  *   4. write the handover: the domains (built ones walked through their
  *      p2m, or the records this image was handed, copied), the stopped
  *      vCPUs' records (version 2), the preserved
  *      ranges derived from them, the header with the stamps, the checksum;
- *      inject=handover-* corrupts it now (lu_inject.c);
+ *      then the frozen CPUs stop as the next image needs them
+ *      (arch_lu_cpu_stop()); inject=handover-* corrupts it now
+ *      (lu_inject.c). A vCPU or CPU that does not answer in time, or a
+ *      handover that does not fit, fails the update by name before any
+ *      CPU stops for good: the frozen CPUs go back, the guests run on;
  *   5. arch_lu_jump(): relocate and enter the new image.
  *
  * The new image's side is in keel_main()'s order: liveupdate_boot(),
@@ -31,6 +37,7 @@
  * State: `lu`, written by the boot CPU only, read by the report.
  */
 #include <arch/cpu.h>
+#include <arch/irq.h>
 #include <arch/liveupdate.h>
 #include <arch/mm.h>
 #include <keel/atomic.h>
@@ -58,11 +65,15 @@
  * really stuck misses it.
  */
 #define LU_FREEZE_MS 1000
+/* A frozen CPU's longest halt between two looks at lu_go (a lost wake-up). */
+#define LU_POLL_US 200
 
 static struct liveupdate_info lu;
 static const struct bi_handover *lu_in; /* a taken handover, or NULL */
 static char lu_why[BI_HANDOVER_WHY_MAX];
-static uint32_t lu_stops;      /* CPUs that ran lu_cpu_stop() */
+static uint32_t lu_acks;       /* CPUs frozen in lu_cpu_stop() */
+static uint32_t lu_go;	       /* LU_WAIT, LU_GO, LU_ABORT */
+static uint32_t lu_stops;      /* CPUs that went on to arch_lu_cpu_stop() */
 static uint64_t lu_heap_ticks; /* the heap opened (arch_ticks()) */
 
 const struct liveupdate_info *liveupdate_info(void)
@@ -157,6 +168,11 @@ void liveupdate_restored(uint64_t ticks, unsigned int restored,
 		return;
 	lu.domains_restored = restored;
 	lu.domains_failed = failed;
+	/* An update that does not bring every domain across failed. */
+	if (failed || restored != lu_in->domain_count)
+		lu_failed("%u of %u domains of the handover not restored "
+			  "(each named in a domains: line)",
+			  lu_in->domain_count - restored, lu_in->domain_count);
 	hd = &lu_in->hdr;
 	if (hd->freeze_ticks > hd->frozen_ticks ||
 	    hd->frozen_ticks > hd->written_ticks ||
@@ -245,10 +261,12 @@ static void write_view(struct ho_writer *w, const struct domain_view *v)
 	d.p2m_root_order = (uint8_t)v->p2m->root_order;
 	d.p2m_ipa_bits = (uint8_t)v->p2m->ipa_bits;
 	d.p2m_vmid = v->p2m->vmid;
+	d.vcpus = v->vcpus;
 	ho_domain_begin(w, &d);
 	if (domain_view_tables(v, table_cb, w) ||
 	    domain_view_extents(v, extent_cb, w))
 		w->overflow = true; /* a broken table: no handover */
+	ho_domain_kernel(w, v->kernel);
 	ho_domain_end(w);
 }
 
@@ -341,33 +359,95 @@ static void fill_domains(const struct domain_set *ds,
 
 /* ---- the update --------------------------------------------------------- */
 
+/* lu_go: what the frozen CPUs do next. */
+enum { LU_WAIT, LU_GO, LU_ABORT };
+
+/*
+ * On each other CPU: frozen (interrupts off, counted in lu_acks) until the
+ * boot CPU says; LU_GO: stop as the next image needs it; LU_ABORT: back
+ * to its mailbox (a CPU that comes late finds LU_ABORT and returns).
+ */
 static void lu_cpu_stop(void *arg)
 {
+	irqflags_t f = arch_irq_save();
+	uint32_t go;
+
 	(void)arg;
-	atomic_fetch_add(&lu_stops, 1);
-	arch_lu_cpu_stop();
+	atomic_fetch_add(&lu_acks, 1);
+	/*
+	 * Halted between looks (the boot CPU's wake-up, or LU_POLL_US), not
+	 * spinning: under QEMU TCG 239 spinning vCPU threads would starve the
+	 * boot CPU's, which must write the handover meanwhile.
+	 */
+	while ((go = atomic_load_acquire(&lu_go)) == LU_WAIT)
+		arch_cpu_idle_wait(LU_POLL_US);
+	if (go == LU_GO) {
+		atomic_fetch_add(&lu_stops, 1);
+		arch_lu_cpu_stop();
+	}
+	arch_irq_restore(f);
+}
+
+/* Tell the frozen CPUs @go (LU_GO, LU_ABORT) and wake them. */
+static void lu_tell(const cpumask_t *others, uint32_t go)
+{
+	unsigned int cpu;
+
+	atomic_store_release(&lu_go, go);
+	for_each_cpu_in (cpu, others)
+		arch_cpu_wake(cpu, cpu_table[cpu].hwid);
 }
 
 /*
- * Stop every online CPU but this one. Return: 0, or -ETIMEDOUT with the
- * boot failing when one did not stop in LU_FREEZE_MS.
+ * Freeze every online CPU but this one by @deadline: each idle, then
+ * waiting with interrupts off in lu_cpu_stop(). Return: 0; or
+ * -ETIMEDOUT, the update failing with the CPU that did not answer named
+ * and every CPU back at its mailbox.
  */
-static int freeze_cpus(void)
+static int freeze_cpus(uint64_t deadline, cpumask_t *others)
 {
-	uint64_t deadline =
-		arch_ticks() + arch_ticks_hz() / 1000 * LU_FREEZE_MS;
-	unsigned int me = arch_cpu_id(), n, cpu, stuck = me;
-	cpumask_t others;
+	unsigned int me = arch_cpu_id(), n, busy;
 
-	smp_online_mask(&others);
-	cpumask_clear_cpu(&others, me);
-	n = cpumask_weight(&others);
+	smp_online_mask(others);
+	cpumask_clear_cpu(others, me);
+	n = cpumask_weight(others);
+	if (!smp_wait_until(others, deadline, &busy)) {
+		lu_failed("freeze: CPU %u did not finish its work in %u ms",
+			  busy, LU_FREEZE_MS);
+		return -ETIMEDOUT;
+	}
+	atomic_store_release(&lu_acks, 0);
 	atomic_store_release(&lu_stops, 0);
-	smp_post(&others, lu_cpu_stop, NULL);
+	atomic_store_release(&lu_go, LU_WAIT);
+	smp_post(others, lu_cpu_stop, NULL);
+	while (atomic_load_acquire(&lu_acks) < n && arch_ticks() < deadline)
+		arch_cpu_relax();
+	if (atomic_load_acquire(&lu_acks) == n)
+		return 0;
+	lu_tell(others, LU_ABORT);
+	/* Those that answered go back; the first that did not is named. */
+	smp_wait_until(others,
+		       arch_ticks() + arch_ticks_hz() / 1000 * LU_FREEZE_MS,
+		       &busy);
+	lu_failed("freeze: %u of %u CPUs answered in %u ms (CPU %u not)",
+		  atomic_load_acquire(&lu_acks), n, LU_FREEZE_MS, busy);
+	return -ETIMEDOUT;
+}
+
+/*
+ * The frozen CPUs stop for the next image (arch_lu_cpu_stop()) by
+ * @deadline. Return: 0, or -ETIMEDOUT naming the CPU that did not: the
+ * update fails (no CPU can run the guests on: the others are off).
+ */
+static int stop_cpus(const cpumask_t *others, uint64_t deadline)
+{
+	unsigned int n = cpumask_weight(others), cpu, stuck = NR_CPUS;
+
+	lu_tell(others, LU_GO);
 	for (;;) {
 		bool all = atomic_load_acquire(&lu_stops) == n;
 
-		for_each_cpu_in (cpu, &others) {
+		for_each_cpu_in (cpu, others) {
 			if (!all)
 				break;
 			if (!arch_lu_cpu_stopped(cpu, cpu_table[cpu].hwid)) {
@@ -381,7 +461,7 @@ static int freeze_cpus(void)
 			break;
 		arch_cpu_relax();
 	}
-	lu_failed("freeze: %u of %u CPUs stopped in %u ms (cpu %u not)",
+	lu_failed("freeze: %u of %u CPUs stopped in %u ms (CPU %u not)",
 		  atomic_load_acquire(&lu_stops), n, LU_FREEZE_MS, stuck);
 	return -ETIMEDOUT;
 }
@@ -431,6 +511,7 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 			  (unsigned long long)needs.scratch_bytes);
 		return -ENOMEM;
 	}
+	lu_room_begin(ds, j->handover, *cap, j->scratch, needs.scratch_bytes);
 	if (arch_lu_prepare(j, why, sizeof(why))) {
 		lu_failed("%s", why);
 		return -EINVAL;
@@ -458,13 +539,50 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
 	return size;
 }
 
+/*
+ * The freeze (the downtime starts): the guests' vCPUs stopped, every other
+ * CPU frozen, the handover written, the CPUs stopped for the next image,
+ * each step by one deadline, LU_FREEZE_MS after the freeze stamp in @hd.
+ * Return: 0, or -errno with the update failed (lu_failed()) and, when it
+ * failed before any CPU stopped for good, the guests running on.
+ */
+static int lu_freeze(const struct domain_set *ds, const struct lu_vcpus *vc,
+		     struct arch_lu_jump *j, uint64_t cap,
+		     struct handover_header *hd)
+{
+	uint64_t deadline =
+		hd->freeze_ticks + arch_ticks_hz() / 1000 * LU_FREEZE_MS;
+	cpumask_t others;
+	char why[96];
+
+	if (vc && vc->stop(vc->arg, deadline, why, sizeof(why))) {
+		lu_failed("freeze: %s: the update is not done, the guests "
+			  "run on",
+			  why);
+		return -ETIMEDOUT;
+	}
+	if (freeze_cpus(deadline, &others))
+		goto run_on;
+	hd->frozen_ticks = arch_ticks();
+	j->handover_bytes = lu_write(ds, vc, j, cap, hd);
+	if (!j->handover_bytes) {
+		lu_tell(&others, LU_ABORT);
+		goto run_on;
+	}
+	return stop_cpus(&others, deadline);
+run_on:
+	if (vc)
+		vc->run_on(vc->arg);
+	return -ETIMEDOUT;
+}
+
 void liveupdate_run(const struct bootinfo *bi, const struct keel_options *o,
 		    const struct domain_set *ds, const struct lu_vcpus *vc)
 {
 	struct lu_sample smp = lu_sample_of(o);
 	struct handover_header hd = {0};
 	struct arch_lu_jump j;
-	uint64_t cap, size;
+	uint64_t cap;
 
 	if (lu.generation >= lu.asked)
 		return;
@@ -492,14 +610,9 @@ void liveupdate_run(const struct bootinfo *bi, const struct keel_options *o,
 	hd.from_build = lu.from_build;
 	hd.ticks_hz = arch_ticks_hz();
 	hd.freeze_ticks = arch_ticks();
-	if (vc)
-		vc->stop(vc->arg); /* the guests' vCPUs: part of the freeze */
-	if (freeze_cpus())
+	if (lu_freeze(ds, vc, &j, cap, &hd))
 		return;
-	hd.frozen_ticks = arch_ticks();
-	size = lu_write(ds, vc, &j, cap, &hd);
-	if (!size)
-		return;
-	j.handover_bytes = lu_inject(phys_to_virt(j.handover), size, bi);
+	j.handover_bytes =
+		lu_inject(phys_to_virt(j.handover), j.handover_bytes, bi);
 	arch_lu_jump(&j);
 }

@@ -20,8 +20,6 @@
 
 #include "lu_priv.h"
 
-#define U64(x) ((unsigned long long)(x))
-
 static const enum inject_kind lu_kinds[] = {
 	INJECT_HO_CHECKSUM, INJECT_HO_OVERLAP,	INJECT_HO_OUTSIDE,
 	INJECT_HO_ROOT,	    INJECT_HO_TRUNCATE, INJECT_HO_VERSION,

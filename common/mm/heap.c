@@ -64,7 +64,6 @@
  */
 #include <arch/cpu.h>
 #include <arch/mm.h>
-#include <arch/scrub.h>
 #include <keel/bug.h>
 #include <keel/cachemaint.h>
 #include <keel/compiler.h>
@@ -75,6 +74,7 @@
 #include <keel/heap_scrub.h>
 #include <keel/numa.h>
 #include <keel/printk.h>
+#include <keel/scrub_prims.h>
 #include <keel/string.h>
 
 #include "heap_priv.h"

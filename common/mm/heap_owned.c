@@ -50,12 +50,13 @@
 #include <arch/cache.h>
 #include <arch/cpu.h>
 #include <arch/mm.h>
-#include <arch/scrub.h>
+#include <keel/bootmem.h>
 #include <keel/cachemaint.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/printk.h>
+#include <keel/scrub_prims.h>
 #include <keel/string.h>
 
 #include "heap_priv.h"
@@ -254,9 +255,58 @@ static bool other_nodes_hold(uint32_t node, uint64_t s, uint64_t e)
 	return hit;
 }
 
+/*
+ * Is all of pfns [s, e) RAM of @node (bootmem's RAM map, sorted)? An
+ * adopted range of another node would be counted on the wrong node and
+ * cut no boundary.
+ */
+static bool ram_of_node(uint32_t node, uint64_t s, uint64_t e)
+{
+	unsigned int count;
+	const struct region *ram = bootmem_ram_regions(&count);
+
+	for (unsigned int i = 0; i < count && s < e; i++) {
+		uint64_t rs = pfn_val(region_start_pfn(&ram[i]));
+		uint64_t re = pfn_val(region_end_pfn(&ram[i]));
+
+		if (re <= s)
+			continue;
+		if (rs > s || ram[i].node != node)
+			return false;
+		s = re;
+	}
+	return s >= e;
+}
+
+/*
+ * Is all of pfns [s, e) reserved for a domain: inside bootmem's reserved
+ * ranges named "preserved" (a live update's) or "static-mem" (dom0less
+ * xen,static-mem)? Never keel's own: its image, the frame table, stacks,
+ * tables and firmware ranges are reserved under other names.
+ */
+static bool reserved_for_domains(uint64_t s, uint64_t e)
+{
+	unsigned int count;
+	const struct region *r = bootmem_reserved_regions(&count);
+
+	for (unsigned int i = 0; i < count && s < e; i++) {
+		uint64_t rs = pfn_val(region_start_pfn(&r[i]));
+		uint64_t re = pfn_val(region_end_pfn(&r[i]));
+
+		if (re <= s)
+			continue;
+		if (rs > s || (strcmp(r[i].name, "preserved") &&
+			       strcmp(r[i].name, "static-mem")))
+			return false;
+		s = re;
+	}
+	return s >= e;
+}
+
 /**
  * heap_adopt_owned() - reserved RAM [@start, @end) of @node becomes
- * @owner's extents, untouched (see heap.h).
+ * @owner's extents, untouched (see heap.h): only RAM of @node reserved
+ * for a domain ("preserved", "static-mem"), never keel's own.
  *
  * Return: the extents made, -EINVAL or -ENOSPC.
  */
@@ -268,7 +318,8 @@ long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 	int err;
 
 	if (node >= heap_nr_nodes || !owner || e <= s ||
-	    other_nodes_hold(node, s, e))
+	    other_nodes_hold(node, s, e) || !ram_of_node(node, s, e) ||
+	    !reserved_for_domains(s, e))
 		return -EINVAL;
 	/* Heads only are written: each needs its frame table entry. */
 	for (p = s; p < e; p += 1ULL << heap_chunk_order(p, e))

@@ -15,7 +15,6 @@
 #include <keel/printk.h>
 #include <keel/heap.h>
 #include <keel/json.h>
-#include <keel/smp.h>
 
 static unsigned int node_count = 1;
 static uint8_t distance[MAX_NUMNODES][MAX_NUMNODES] = {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The allocation self-benchmark's part of the report (bench=on): the
- * "bench" table from bench_rows[] (common/bench.c fills them, see
+ * "bench" table from bench_rows[] (common/selftest/bench.c fills them, see
  * include/keel/bench.h for what each column means) and "bench_info".
  * Boot CPU, at report time; no lock.
  */

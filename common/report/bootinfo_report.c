@@ -8,6 +8,7 @@
  */
 #include <keel/bootinfo.h>
 #include <keel/enum_names.h>
+#include <keel/report.h>
 
 /* The report's names of enum boot_protocol (the report's "boot"). */
 const struct enum_name boot_protocol_names[] = {

@@ -11,7 +11,6 @@
 #include <keel/bootmem.h>
 #include <keel/frametable.h>
 #include <keel/json.h>
-#include <keel/options.h>
 #include <keel/string.h>
 
 #include "report_priv.h"

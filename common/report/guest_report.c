@@ -161,6 +161,7 @@ void guests_report_human(void)
 	uint64_t gb = rate_gbps_milli(g->walk_bytes, ns);
 	uint64_t us = ticks_to_ns(blackout_max_ticks(g)) / 1000;
 	unsigned int lines = 0;
+	char walk[96];
 
 	if (!g->rounds || g->unsupported)
 		return;
@@ -168,13 +169,24 @@ void guests_report_human(void)
 		if ((g->count <= GUEST_HUMAN_LINES || guest_bad(&g->vcpu[i])) &&
 		    lines++ < GUEST_HUMAN_LINES)
 			human_line(&g->vcpu[i]);
-	pr_info("guests: %u in round %u, %llu MiB walked in %llu us "
-		"(%llu.%03llu GB/s through stage 2), %llu bad words in all "
-		"rounds, blackout at most %llu.%03llu ms\n",
-		g->count, g->rounds, (unsigned long long)(g->walk_bytes >> 20),
-		(unsigned long long)(ns / 1000),
-		(unsigned long long)(gb / 1000),
-		(unsigned long long)(gb % 1000),
+	/* A walk under a microsecond (or none) is said so, never "0 us". */
+	if (g->walk_bytes && ns >= 1000)
+		snprintf(walk, sizeof(walk),
+			 "%llu MiB walked in %llu us (%llu.%03llu GB/s "
+			 "through stage 2)",
+			 (unsigned long long)(g->walk_bytes >> 20),
+			 (unsigned long long)(ns / 1000),
+			 (unsigned long long)(gb / 1000),
+			 (unsigned long long)(gb % 1000));
+	else if (g->walk_bytes)
+		snprintf(walk, sizeof(walk), "%llu KiB walked in %llu ns",
+			 (unsigned long long)(g->walk_bytes >> 10),
+			 (unsigned long long)ns);
+	else
+		snprintf(walk, sizeof(walk), "no memory walked");
+	pr_info("guests: %u in round %u, %s, %llu bad words in all rounds, "
+		"blackout at most %llu.%03llu ms\n",
+		g->count, g->rounds, walk,
 		(unsigned long long)g->bad_words_rounds,
 		(unsigned long long)(us / 1000),
 		(unsigned long long)(us % 1000));

@@ -9,7 +9,6 @@
  * Runs on the boot CPU at report time, every other CPU parked: no lock.
  */
 #include <keel/bench.h>
-#include <keel/boot.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
 #include <keel/heap_check.h>

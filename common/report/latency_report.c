@@ -7,10 +7,8 @@
  * the bucket holding the sample, so within 25% above the true value
  * (never above max_ns, which is exact, like min_ns).
  *
- * Also the per-CPU interrupt counters (irq_count_taken(), _unexpected(),
- * _spurious(), _stray_masked()): each CPU writes its own slot; the report
- * reads them with every CPU parked. The controllers' inputs masked at
- * boot are counted once, by the arch, before interrupts are on.
+ * The "irq" object reads the irq room's per-CPU interrupt counters
+ * (irq_counts(), common/irq/irq_count.c) with every CPU parked.
  */
 #include <arch/cpu.h>
 #include <keel/cpumask.h>
@@ -22,32 +20,6 @@
 #include <keel/trace.h>
 
 #include "report_priv.h"
-
-static uint32_t irq_counts[NR_CPUS], irq_wakes[NR_CPUS];
-static uint32_t irq_unexpected[NR_CPUS], irq_spurious[NR_CPUS];
-static uint32_t irq_stray_masked[NR_CPUS];
-/* irq_count_masked_at_boot(): written once, before interrupts are on. */
-static struct {
-	unsigned int controllers, entries, unmasked;
-} irq_boot_masked;
-/* irq_census(): 0 not asked (offline), 1 interrupts off, 2 on. */
-static uint8_t irq_on_seen[NR_CPUS];
-
-/**
- * irq_count_taken() - count an interrupt on the calling CPU.
- * @idle_wake: it only ended an idle halt
- */
-void irq_count_taken(bool idle_wake)
-{
-	unsigned int cpu = arch_cpu_id();
-
-	if (cpu >= NR_CPUS)
-		return;
-	if (idle_wake)
-		irq_wakes[cpu]++;
-	else
-		irq_counts[cpu]++;
-}
 
 /* The @q-th percentile (per mille) of @ph, in ns. */
 static uint64_t percentile(const struct latency_phase *ph, unsigned int q)
@@ -165,101 +137,33 @@ static void hist_json(struct jw *w, const struct latency_stats *lat)
 	jw_arr_end(w);
 }
 
-/**
- * irq_count_unexpected() - count an interrupt keel never asked for.
- */
-void irq_count_unexpected(void)
-{
-	unsigned int cpu = arch_cpu_id();
-
-	if (cpu < NR_CPUS)
-		irq_unexpected[cpu]++;
-}
-
-/**
- * irq_count_spurious() - count a spurious interrupt on the calling CPU.
- */
-void irq_count_spurious(void)
-{
-	unsigned int cpu = arch_cpu_id();
-
-	if (cpu < NR_CPUS)
-		irq_spurious[cpu]++;
-}
-
-/**
- * irq_count_masked_at_boot() - the controllers' inputs masked at boot.
- * @controllers: the interrupt controllers (x86_64: I/O APICs)
- * @entries: their inputs, all masked now
- * @unmasked: how many of them the firmware had left unmasked
- */
-void irq_count_masked_at_boot(unsigned int controllers, unsigned int entries,
-			      unsigned int unmasked)
-{
-	irq_boot_masked.controllers = controllers;
-	irq_boot_masked.entries = entries;
-	irq_boot_masked.unmasked = unmasked;
-}
-
-/**
- * irq_count_stray_masked() - inputs a stray's handler masked.
- * @entries: how many (0: none delivered its vector)
- */
-void irq_count_stray_masked(unsigned int entries)
-{
-	unsigned int cpu = arch_cpu_id();
-
-	if (cpu < NR_CPUS)
-		irq_stray_masked[cpu] += entries;
-}
-
-static void census_fn(void *arg)
-{
-	unsigned int cpu = arch_cpu_id();
-	irqflags_t f = arch_irq_save();
-
-	(void)arg;
-	if (cpu < NR_CPUS)
-		irq_on_seen[cpu] = arch_irq_flags_on(f) ? 2 : 1;
-	arch_irq_restore(f);
-}
-
-/**
- * irq_census() - ask every online CPU, through its mailbox (the boot CPU
- * directly), whether it runs with interrupts on outside a critical
- * section, as <arch/irq.h> says it does (report irq.on_cpus).
- */
-void irq_census(void)
-{
-	cpumask_t all;
-
-	smp_online_mask(&all);
-	smp_run_on(&all, census_fn, NULL);
-}
-
 /* Sparse, so that 4096 quiet CPUs cost nothing: [[cpu, count], ...]. */
 static void irq_json(struct jw *w)
 {
-	unsigned int n = MIN(cpu_count, (unsigned int)NR_CPUS), cpus = 0;
-	unsigned int on = 0;
+	const struct irq_boot_masked *bm = irq_boot_masked();
+	unsigned int cpus = 0, on = 0;
 	uint64_t wakes = 0, unexpected = 0, spurious = 0, stray_masked = 0;
 
 	jw_obj(w, "irq");
 	jw_arr(w, "count");
-	for (unsigned int c = 0; c < n; c++) {
-		if (irq_wakes[c]) {
-			wakes += irq_wakes[c];
+	for (unsigned int c = 0; c < cpu_count; c++) {
+		const struct irq_cpu_counts *k = irq_counts(c);
+
+		if (!k)
+			continue;
+		if (k->idle_wakes) {
+			wakes += k->idle_wakes;
 			cpus++;
 		}
-		unexpected += irq_unexpected[c];
-		spurious += irq_spurious[c];
-		stray_masked += irq_stray_masked[c];
-		on += irq_on_seen[c] == 2;
-		if (!irq_counts[c])
+		unexpected += k->unexpected;
+		spurious += k->spurious;
+		stray_masked += k->stray_masked;
+		on += k->on_seen == 2;
+		if (!k->taken)
 			continue;
 		jw_arr(w, NULL);
 		jw_u64(w, NULL, c);
-		jw_u64(w, NULL, irq_counts[c]);
+		jw_u64(w, NULL, k->taken);
 		jw_arr_end(w);
 	}
 	jw_arr_end(w);
@@ -267,9 +171,9 @@ static void irq_json(struct jw *w)
 	jw_u64(w, "idle_wake_cpus", cpus);
 	jw_u64(w, "unexpected", unexpected);
 	jw_u64(w, "spurious", spurious);
-	jw_u64(w, "ioapics", irq_boot_masked.controllers);
-	jw_u64(w, "ioapic_entries", irq_boot_masked.entries);
-	jw_u64(w, "ioapic_unmasked", irq_boot_masked.unmasked);
+	jw_u64(w, "ioapics", bm->controllers);
+	jw_u64(w, "ioapic_entries", bm->entries);
+	jw_u64(w, "ioapic_unmasked", bm->unmasked);
 	jw_u64(w, "ioapic_stray_masked", stray_masked);
 	jw_u64(w, "on_cpus", on);
 	jw_obj_end(w);

@@ -12,9 +12,19 @@
  * domains_restored, domains_failed, extents, phases.{freeze,
  * handover_write, relocate, entry_to_heap, restore, verify}, downtime_ns
  * (the old freeze to the domains restored), verified_words, mismatches,
- * guests_resumed, guests_stop_ns, guests_not_resumed}. Build ids are 16 hex digits, as strings.
+ * guests_resumed, guests_stop_ns, guests_not_resumed, kept_pages.{handover,
+ * p2m_tables}}. Build ids are 16 hex digits, as strings.
+ *
+ * What an update keeps that a cold boot of the same machine does not
+ * (kept_pages, and its human line): the handover's own pages, reserved
+ * while the restored domains live (their records are read from it, and
+ * the next update copies them), and the restored domains' p2m table
+ * pages, reserved "preserved" (the domains run on them; a cold boot
+ * counts its tables allocated). Every other page is counted as the cold
+ * boot counts it.
  */
 #include <keel/compiler.h>
+#include <keel/domain.h>
 #include <keel/guest.h>
 #include <keel/json.h>
 #include <keel/liveupdate.h>
@@ -43,9 +53,30 @@ static void jw_build(struct jw *w, const char *key, uint64_t id)
 	jw_str(w, key, hex);
 }
 
-/** liveupdate_report_json() - the `liveupdate` object. */
-void liveupdate_report_json(struct jw *w)
+/* What this image keeps reserved that a cold boot would not (the top). */
+struct lu_kept {
+	uint64_t handover, tables;
+};
+
+static struct lu_kept kept_of(const struct liveupdate_info *l,
+			      const struct domain_set *ds)
 {
+	struct lu_kept k = {0, 0};
+	struct domain_view v;
+
+	if (l->state != HANDOVER_TAKEN)
+		return k;
+	k.handover = ALIGN_UP(l->handover_bytes, PAGE_SIZE) >> PAGE_SHIFT;
+	for (unsigned int i = 0; ds && domain_view(ds, i, &v); i++)
+		if (v.origin == DOMAIN_ORIGIN_HANDOVER && v.built)
+			k.tables += v.table_pages;
+	return k;
+}
+
+/** liveupdate_report_json() - the `liveupdate` object. */
+void liveupdate_report_json(struct jw *w, const struct domain_set *ds)
+{
+	struct lu_kept k = kept_of(liveupdate_info(), ds);
 	const struct liveupdate_info *l = liveupdate_info();
 	const struct guests_state *g = guests_state();
 
@@ -84,6 +115,10 @@ void liveupdate_report_json(struct jw *w)
 	jw_u64(w, "guests_resumed", g->resumed);
 	jw_u64(w, "guests_stop_ns", g->stop_after_ns);
 	jw_str(w, "guests_not_resumed", g->carry_why);
+	jw_obj(w, "kept_pages");
+	jw_u64(w, "handover", k.handover);
+	jw_u64(w, "p2m_tables", k.tables);
+	jw_obj_end(w);
 	jw_obj_end(w);
 }
 
@@ -106,24 +141,44 @@ static void guests_line(const struct liveupdate_info *l)
 		(unsigned long long)(l->downtime_ns / 100000 % 10));
 }
 
+/* The pages kept reserved, and why (see the top). */
+static void kept_line(const struct liveupdate_info *l,
+		      const struct domain_set *ds)
+{
+	struct lu_kept k = kept_of(l, ds);
+
+	pr_info("liveupdate: kept reserved beyond a cold boot: %llu page%s of "
+		"the handover (the restored domains' records, for the next "
+		"update), %llu p2m table page%s the restored domains run on (a "
+		"cold boot counts them allocated)\n",
+		(unsigned long long)k.handover, k.handover == 1 ? "" : "s",
+		(unsigned long long)k.tables, k.tables == 1 ? "" : "s");
+}
+
 /** liveupdate_report_human() - one line after a handover was taken. */
-void liveupdate_report_human(void)
+void liveupdate_report_human(const struct domain_set *ds)
 {
 	const struct liveupdate_info *l = liveupdate_info();
-	char size[FORMAT_BYTES_LEN], failed[32];
+	char size[FORMAT_BYTES_LEN], what[128];
 
 	if (l->state != HANDOVER_TAKEN)
 		return;
 	format_bytes(size, sizeof(size), l->preserved_bytes, FORMAT_DOWN);
-	failed[0] = 0;
-	if (l->domains_failed)
-		snprintf(failed, sizeof(failed), ", %u domains failed",
-			 l->domains_failed);
-	pr_info("liveupdate: generation %llu, %u domains (%s) restored in "
-		"%llu.%llu ms downtime, %llu mismatches%s\n",
-		(unsigned long long)l->generation, l->domains_restored, size,
+	/* The size is the preserved memory's: said so when not all came. */
+	if (l->domains_restored == l->domains && !l->domains_failed)
+		snprintf(what, sizeof(what), "%u domains (%s) restored",
+			 l->domains_restored, size);
+	else
+		snprintf(what, sizeof(what),
+			 "%u of %u domains restored (%s preserved; the "
+			 "others' memory stays reserved)",
+			 l->domains_restored, l->domains, size);
+	pr_info("liveupdate: generation %llu, %s in %llu.%llu ms downtime, "
+		"%llu mismatches\n",
+		(unsigned long long)l->generation, what,
 		(unsigned long long)(l->downtime_ns / 1000000),
 		(unsigned long long)(l->downtime_ns / 100000 % 10),
-		(unsigned long long)l->mismatches, failed);
+		(unsigned long long)l->mismatches);
+	kept_line(l, ds);
 	guests_line(l);
 }

@@ -46,7 +46,6 @@
 #include <arch/cpu.h>
 #include <keel/audit.h>
 #include <keel/bench.h>
-#include <keel/boot.h>
 #include <keel/bootinfo.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
@@ -75,7 +74,7 @@ static void report_human(const struct bootinfo *bi,
 	stress_report_human();
 	domains_report_human(ds);
 	guests_report_human();
-	liveupdate_report_human();
+	liveupdate_report_human(ds);
 	latency_report_human();
 	audit_report_human(a);
 }
@@ -151,7 +150,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	p2m_report_json(&w);
 	domains_report_json(&w, ds);
 	guests_report_json(&w, report_full());
-	liveupdate_report_json(&w);
+	liveupdate_report_json(&w, ds);
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);
 	json_counters(&w, bi, fail_reason, bt);

@@ -62,8 +62,8 @@ void guests_report_human(void);
 void audit_report_json(struct jw *w, const struct audit_result *a);
 void audit_report_human(const struct audit_result *a);
 /* "liveupdate" object and its line (liveupdate_report.c). */
-void liveupdate_report_json(struct jw *w);
-void liveupdate_report_human(void);
+void liveupdate_report_json(struct jw *w, const struct domain_set *ds);
+void liveupdate_report_human(const struct domain_set *ds);
 /* trace_mode, trace[], trace_summary[], trace_overflow* (trace_report.c). */
 void trace_report_json(struct jw *w, unsigned int nodes);
 

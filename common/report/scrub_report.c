@@ -2,11 +2,10 @@
 /*
  * The scrub's part of the boot report: the "scrub" object of KEEL-REPORT
  * (scrub.mode ... scrub.per_cpu[], docs/report-format.md) and the "scrub:"
- * human lines, from scrub_stats (common/scrub.c).
+ * human lines, from scrub_stats (common/scrub/scrub.c).
  *
  * Runs on the boot CPU at report time, every other CPU parked: no lock.
  */
-#include <arch/scrub.h>
 #include <keel/cpumask.h>
 #include <keel/json.h>
 #include <keel/printk.h>

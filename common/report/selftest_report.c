@@ -8,6 +8,7 @@
 #include <keel/heap.h>
 #include <keel/json.h>
 #include <keel/p2m.h>
+#include <keel/p2m_selftest.h>
 
 #include "report_priv.h"
 

@@ -2,14 +2,15 @@
 /*
  * The stress run's part of the boot report: the "stress" object of
  * KEEL-REPORT (stress.seconds ... stress.per_cpu[], docs/report-format.md)
- * and the "stress:" human line, from stress_stats (common/stress.c). Both
- * say nothing when stress=N was not given.
+ * and the "stress:" human line, from stress_stats (common/selftest/stress.c).
+  * Both say nothing when stress=N was not given.
  *
  * Runs on the boot CPU at report time, every other CPU parked: no lock.
  */
 #include <arch/cpu.h>
 #include <keel/json.h>
 #include <keel/printk.h>
+#include <keel/report.h>
 #include <keel/smp.h>
 #include <keel/stress.h>
 #include <keel/trace.h>

@@ -2,8 +2,9 @@
 /*
  * Scrubbing free memory (DESIGN §5): the plan, the entry points, the idle
  * scrub and the statistics. The boot scrub's units and workers are in
- * common/scrub_work.c, the choice of primitive and unit size in
- * common/scrub_calib.c; common/scrub_priv.h is what the three share.
+ * common/scrub/scrub_work.c, the choice of primitive and unit size in
+ * common/scrub/scrub_calib.c; common/scrub/scrub_priv.h is what the three
+  * share.
  *
  * Boot scrub (bootscrub=on), before the heap opens:
  *  1. scrub_plan() picks the workers (one online CPU per core, the lowest
@@ -15,11 +16,11 @@
  *     size_units() then sizes every node's unit, and scrub_calibrate()
  *     opens the calibration: the first units are timed with each
  *     primitive in turn, then every worker uses the fastest
- *     (common/scrub_calib.c).
+ *     (common/scrub/scrub_calib.c).
  *  2. to 4. scrub_run_passes() cuts every node's dirty chunks into units
  *     that the workers claim and scrub with no lock held, in passes, until
  *     no node has work left, even when a worker quits
- *     (inject=scrub-stop:N). The top of common/scrub_work.c tells how.
+ *     (inject=scrub-stop:N). The top of common/scrub/scrub_work.c tells how.
  *
  * Idle scrub (bootscrub=idle): the heap opens dirty; every online CPU but
  * the boot CPU loops scrub_idle_step(), which detaches one dirty chunk
@@ -27,7 +28,7 @@
  * (heap_put_clean). scrub_wait_all_clean() joins them.
  *
  * Statistics: this file is the one writer of scrub_stats (the calibration
- * keeps its results in common/scrub_calib.c and they are copied here,
+ * keeps its results in common/scrub/scrub_calib.c and they are copied here,
  * scrub_work.c reports a stopped worker through scrub_note_stopped()).
  * Each CPU writes only its own scrub_stats.cpu[] entry; node and total
  * counters are updated with atomics. A re-scrub that is not the boot's
@@ -43,8 +44,8 @@
 #include <keel/atomic.h>
 #include <keel/bug.h>
 #include <keel/heap_scrub.h>
+#include <keel/inject.h>
 #include <keel/numa.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>
 #include <keel/scrub_prims.h>
@@ -176,7 +177,7 @@ static void atomic_max64(uint64_t *p, uint64_t v)
 /*
  * Zero and clean [va, va+bytes) with the selected primitive, or, when the
  * calibration makes this unit a sample, its first SCRUB_PROBE_BYTES with
- * the candidate it is given (common/scrub_calib.c), timed.
+ * the candidate it is given (common/scrub/scrub_calib.c), timed.
  * Return: true when the range is clean to PoC.
  */
 static bool scrub_range(char *va, uint64_t bytes)
@@ -450,7 +451,7 @@ static void scrub_stop_missed(uint64_t cpu, void *ctx)
 		(unsigned long long)cpu, (unsigned long long)cpu);
 }
 
-/* The calibration's results into scrub_stats (common/scrub_calib.c). */
+/* The calibration's results into scrub_stats (common/scrub/scrub_calib.c). */
 static void take_calib(void)
 {
 	const struct scrub_calib_result *r = scrub_calib_result();

@@ -29,7 +29,6 @@
 #include <arch/mm.h>
 #include <arch/scrub.h>
 #include <keel/atomic.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>
 #include <keel/scrub_prims.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The scrub's private state, shared by common/scrub.c (the plan, entry
- * points, idle scrub, statistics), common/scrub_work.c (the boot scrub's
- * chunk table, units and workers) and common/scrub_calib.c (primitive
+ * The scrub's private state, shared by common/scrub/scrub.c (the plan, entry
+ * points, idle scrub, statistics), common/scrub/scrub_work.c (the boot scrub's
+ * chunk table, units and workers) and common/scrub/scrub_calib.c (primitive
  * and unit choice). Not an interface: nothing outside common/scrub*.c
  * includes it.
  */
@@ -45,24 +45,24 @@ struct scrub_node_work {
 	uint64_t unit_pages;		/* scrub_unit_pages() */
 };
 
-/* common/scrub_work.c owns them; scrub.c resets them, scrub_calib.c reads. */
+/* scrub_work.c owns them; scrub.c resets them, scrub_calib.c reads. */
 extern struct scrub_chunk scrub_chunks[SCRUB_MAX_CHUNKS];
 extern unsigned int scrub_chunk_used;
 extern struct scrub_node_work scrub_work[MAX_NUMNODES];
 
-/* common/scrub.c's plan: nodes scrubbed, and by whose workers each one. */
+/* scrub.c's plan: nodes scrubbed, and by whose workers each one. */
 extern unsigned int scrub_nodes;
 extern uint32_t scrubbed_by[MAX_NUMNODES];
 
-/* common/scrub.c */
+/* common/scrub/scrub.c */
 bool scrub_pages(uint32_t node, pfn_t p, uint64_t pages);
 void scrub_note_stopped(void);
 
-/* common/scrub_work.c */
+/* common/scrub/scrub_work.c */
 bool scrub_collect_pass(void);
 void scrub_run_passes(const cpumask_t *workers);
 
-/* common/scrub_calib.c: what it found, copied into scrub_stats by scrub.c. */
+/* scrub_calib.c: what it found, copied into scrub_stats by scrub.c. */
 struct scrub_calib_result {
 	struct scrub_calib calib[ARCH_SCRUB_MAX_PRIMITIVES];
 	unsigned int count; /* candidates measured (0: bootscrub=off) */

@@ -2,7 +2,7 @@
 /*
  * The boot scrub's work (bootscrub=on): how the dirty chunks are cut into
  * units, handed out and scrubbed, steps 2 to 4 of the boot scrub described
- * at the top of common/scrub.c (which plans and starts it).
+ * at the top of common/scrub/scrub.c (which plans and starts it).
  *
  *  2. Every node's dirty free chunks are copied into a static table
  *     (heap_for_each_free under the node lock, nothing else done there).
@@ -29,7 +29,7 @@
  *     so no unit is ever lost.
  *
  * Owns the chunk table (scrub_chunks[]) and every node's work
- * (scrub_work[]), shared through common/scrub_priv.h. Locking: the boot
+ * (scrub_work[]), shared through common/scrub/scrub_priv.h. Locking: the boot
  * CPU fills the table and the stripes between runs of the workers, which
  * only read them; stripe cursors, per-chunk counts and timestamps are
  * atomics; a node's abandoned list is written under its abandoned_lock.
@@ -39,8 +39,8 @@
 #include <keel/atomic.h>
 #include <keel/bug.h>
 #include <keel/heap_scrub.h>
+#include <keel/inject.h>
 #include <keel/numa.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/progress.h>
 #include <keel/scrub.h>

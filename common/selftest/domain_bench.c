@@ -28,10 +28,10 @@
  * mode and counters are never touched. Boot CPU, before domains_build();
  * no lock.
  */
+#include <keel/bench.h>
 #include <keel/cachemaint.h>
 #include <keel/domain.h>
 #include <keel/heap.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 #include <keel/trace.h>

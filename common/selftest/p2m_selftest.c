@@ -16,6 +16,7 @@
 #include <keel/json.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
+#include <keel/p2m_selftest.h>
 #include <keel/printk.h>
 
 #define ST_MAPS 15

@@ -5,7 +5,7 @@
  * Owns cpu_table[], its one writer: logical id 0 is the boot CPU, then the
  * usable bootinfo CPUs in bootinfo order, then the CPUs firmware marked
  * unusable (present = false, kept only so that the report can name
- * them). Starting the secondaries is common/smp_boot.c's, which records
+ * them). Starting the secondaries is common/smp/smp_boot.c's, which records
  * what it finds through smp_cpu_accepted(), smp_cpu_failed() and
  * smp_cpu_skew(); a secondary it accepted serves its mailbox here
  * (smp_serve_mailbox()).
@@ -34,14 +34,11 @@
 #include <keel/atomic.h>
 #include <keel/bootmem.h>
 #include <keel/bug.h>
-#include <keel/options.h>
+#include <keel/inject.h>
 #include <keel/printk.h>
-#include <keel/report.h>
 #include <keel/smp.h>
 #include <keel/string.h>
 #include <keel/trace.h>
-#include <keel/json.h>
-#include <keel/scrub.h>
 
 #include "smp_priv.h"
 
@@ -522,6 +519,62 @@ void smp_wait(const cpumask_t *mask)
 		arch_irq_restore(f);
 	}
 	atomic_store_relaxed(&smp_waiter, 0);
+}
+
+/* The first online CPU of @mask but @self with work not done; NR_CPUS. */
+static unsigned int first_busy(const cpumask_t *mask, unsigned int self)
+{
+	unsigned int cpu;
+
+	for_each_cpu_in (cpu, mask) {
+		struct cpu_info *c = &cpu_table[cpu];
+
+		if (cpu != self && cpu < cpu_count && c->online &&
+		    atomic_load_seq_cst(&c->done_seq) !=
+			    atomic_load_relaxed(&c->seq))
+			return cpu;
+	}
+	return NR_CPUS;
+}
+
+/** smp_cpu_idle() - Return: @cpu has no work posted and not done. */
+bool smp_cpu_idle(unsigned int cpu)
+{
+	return cpu >= cpu_count ||
+	       atomic_load_seq_cst(&cpu_table[cpu].done_seq) ==
+		       atomic_load_relaxed(&cpu_table[cpu].seq);
+}
+
+/**
+ * smp_wait_until() - smp_wait(), bounded: a live update's freeze waits for
+ * nothing without a bound (<keel/smp.h>).
+ * @mask: CPUs to wait for (caller excluded)
+ * @deadline: arch_ticks() value
+ * @busy: out (may be NULL): the first CPU still busy at @deadline
+ *
+ * Return: true when every CPU of @mask is idle.
+ */
+bool smp_wait_until(const cpumask_t *mask, uint64_t deadline,
+		    unsigned int *busy)
+{
+	unsigned int self = arch_cpu_id(), cpu = NR_CPUS;
+	irqflags_t f;
+
+	atomic_store_seq_cst(&smp_waiter, self + 1);
+	for (;;) {
+		f = arch_irq_save();
+		cpu = first_busy(mask, self);
+		if (cpu >= NR_CPUS || arch_ticks() >= deadline) {
+			arch_irq_restore(f);
+			break;
+		}
+		arch_cpu_idle_wait(SMP_WAIT_SAFETY_US);
+		arch_irq_restore(f);
+	}
+	atomic_store_relaxed(&smp_waiter, 0);
+	if (busy)
+		*busy = cpu;
+	return cpu >= NR_CPUS;
 }
 
 /**

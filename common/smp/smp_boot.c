@@ -22,7 +22,7 @@
  * allocates it at smp_init(), smp_boot_arrays_carve() cuts them out), one
  * entry per CPU described, never NR_CPUS entries.
  *
- * After acceptance a secondary serves its mailbox (common/smp.c posts to
+ * After acceptance a secondary serves its mailbox (common/smp/smp.c posts to
  * it and runs it: smp_serve_mailbox()). Idle: a secondary with nothing to
  * do (not yet accepted) waits in arch_cpu_idle_wait() until the boot CPU
  * wakes it (arch_cpu_wake(): an IPI, an SGI, a futex), with a timer as a
@@ -38,7 +38,7 @@
 #include <arch/smp.h>
 #include <keel/atomic.h>
 #include <keel/bootmem.h>
-#include <keel/options.h>
+#include <keel/inject.h>
 #include <keel/printk.h>
 #include <keel/smp.h>
 #include <keel/trace.h>

@@ -34,11 +34,9 @@
 #include <keel/bootmem.h>
 #include <keel/compiler.h>
 #include <keel/cpumask.h>
-#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 #include <keel/trace.h>
-#include <keel/json.h>
 #include <keel/smp.h>
 
 static enum trace_mode trace_mode = TRACE_MODE_SUMMARY;

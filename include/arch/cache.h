@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Arch hooks: cache maintenance by virtual address range. One barrier per
- * call, never per line. On coherent x86_64 common/cachemaint.c calls them
+ * call, never per line. On coherent x86_64 common/mm/cachemaint.c calls them
  * only under a clflush policy (cachemaint_policy()). The
  * sandbox counts operations and bytes instead.
  */

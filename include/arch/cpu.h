@@ -23,7 +23,7 @@ void arch_cpu_relax(void);
  * its mailbox, or parked): give the CPU away until arch_cpu_wake() posts
  * to it or about @max_us microseconds pass (the safety net). It may return
  * earlier (a spurious wake-up) and the caller checks again;
- * common/smp_boot.c grows @max_us while the CPU stays idle. x86_64 halts
+ * common/smp/smp_boot.c grows @max_us while the CPU stays idle. x86_64 halts
  * until a fixed-vector IPI or a one-shot local APIC timer; arm64 waits in
  * WFI until an SGI or its virtual timer, through the GICv3 (a yield
  * without one); the sandbox sleeps on a futex. On the boot CPU, which is

@@ -108,6 +108,19 @@ int arch_vcpu_init(struct arch_vcpu *v, const struct vcpu_setup *s);
 void arch_vcpu_run(struct arch_vcpu *v, uint64_t slice_end,
 		   struct vcpu_exit *e);
 
+/*
+ * Return: true when @v's pc (after its last exit) lies in the measuring
+ * loop of the guest program at @image_ipa (<keel/guest_abi.h>): the only
+ * place a live update may stop it (arch_vcpu_resume() accepts no other).
+ */
+bool arch_vcpu_in_loop(const struct arch_vcpu *v, uint64_t image_ipa);
+
+/*
+ * Return: NULL when a timer ends every vCPU's slice on every CPU (a held
+ * vCPU's loop would otherwise never give its CPU back), else why not.
+ */
+const char *arch_guest_slice_timer(void);
+
 /* The vCPU is gone: its VMID/ASID's TLB entries dropped, its pages freed. */
 void arch_vcpu_destroy(struct arch_vcpu *v);
 

@@ -12,7 +12,7 @@
  *         per-CPU POSIX timer whose signal is aimed at that CPU's thread.
  *
  * Keel runs with interrupts on outside its critical sections: each
- * secondary from the moment it serves its mailbox (common/smp_boot.c),
+ * secondary from the moment it serves its mailbox (common/smp/smp_boot.c),
  * the boot CPU once the CPUs are started (common/boot.c). Critical
  * sections mask them: the heap's node locks (spin_lock_irqsave()), the
  * check-and-halt of an idle wait. No handler takes a lock but x86_64's
@@ -48,7 +48,7 @@ int arch_timer_init_cpu(const char **why);
  * Fire the calling CPU's timer once at @deadline (absolute, arch_ticks()
  * units); a deadline already passed fires at once. Interrupts may be on
  * when the timer's handler cannot arm another deadline meanwhile
- * (common/latency.c: it arms only while the probe samples, and then the
+ * (common/irq/latency.c: it arms only while the probe samples, and then the
  * same deadline); the handler itself calls it masked.
  */
 void arch_timer_arm_at(uint64_t deadline);
@@ -62,38 +62,9 @@ void arch_timer_cancel(void);
 const char *arch_timer_mode(void);
 
 /*
- * Common code's handler (common/latency.c), called by the arch's interrupt
- * entry with interrupts masked, once per timer interrupt, on the CPU that
- * armed it. @entry: arch_ticks() read first thing in the entry path.
+ * The irq room's entries the arch's handlers call (irq_timer_handler(),
+ * irq_count_*()) are declared in keel/latency.h.
  */
-void irq_timer_handler(uint64_t entry);
-/*
- * Count an interrupt taken on the calling CPU for the report: the timer
- * interrupts of irq_timer_handler() (irq.count) apart from the idle
- * wake-ups an arch takes to end a halt (@idle_wake; irq.idle_wakes).
- */
-void irq_count_taken(bool idle_wake);
-/* Count an interrupt keel never asked for (irq.unexpected). */
-void irq_count_unexpected(void);
-/*
- * Count a spurious interrupt (irq.spurious): x86_64 the local APIC's
- * spurious vector with nothing in service, arm64 INTIDs 1020-1023.
- */
-void irq_count_spurious(void);
-/*
- * The firmware's interrupt controller inputs, masked once at boot before
- * any CPU turns interrupts on (x86_64: every redirection entry of the
- * MADT's I/O APICs): @controllers, @entries in all, @unmasked of which
- * the firmware had left unmasked (irq.ioapics, irq.ioapic_entries,
- * irq.ioapic_unmasked).
- */
-void irq_count_masked_at_boot(unsigned int controllers, unsigned int entries,
-			      unsigned int unmasked);
-/*
- * @entries controller inputs masked by a stray interrupt's handler
- * because they deliver its vector (irq.ioapic_stray_masked).
- */
-void irq_count_stray_masked(unsigned int entries);
 
 /*
  * inject=irq-unexpected: raise on the calling CPU, interrupts on, one

@@ -47,16 +47,9 @@ unsigned int arch_scrub_prims(const struct arch_scrub_prim **table);
 void arch_scrub_init(void);
 
 /*
- * Zero [va, va+len) (page aligned) with the selected primitive, the
- * default until the calibration selects one: see include/keel/scrub_prims.h
- * (implemented once, in common/lib/scrub_prims.c).
+ * arch_scrub_range() and arch_scrub_clean_range(), which zero with the
+ * selected primitive, are lib's (include/keel/scrub_prims.h), written once
+ * over these tables, not per arch.
  */
-void arch_scrub_range(void *va, size_t len);
-
-/*
- * As arch_scrub_range(), and clean to PoC (struct arch_scrub_prim).
- * Return: true (the range is clean to PoC).
- */
-bool arch_scrub_clean_range(void *va, size_t len);
 
 #endif

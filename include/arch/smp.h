@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Arch hooks: starting secondary CPUs. common/smp_boot.c decides which CPUs
+ * Arch hooks: starting secondary CPUs. common/smp/smp_boot.c decides which CPUs
  * to start, allocates their stacks on their own node and waits (bounded) for
  * them to check in; the arch only knows how to kick them.
  *
@@ -57,7 +57,7 @@ struct arch_smp_params {
 /* One-time arch work before the first arch_cpu_start() (trampoline, ...). */
 int arch_smp_prepare(const struct arch_smp_params *p);
 
-/* Called in the arch-neutral entry of each secondary, in common/smp_boot.c. */
+/* Called in each secondary's arch-neutral entry (common/smp/smp_boot.c). */
 __attribute__((noreturn)) void smp_secondary_main(unsigned int cpu);
 
 #endif

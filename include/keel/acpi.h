@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot.
  * ACPI static table parsers (boot/acpi/acpi.c, boot/acpi/acpi_*.c): RSDP ->
  * XSDT/RSDT -> MADT, SRAT, SLIT, FADT (+ the DSDT's \_S5), HPET, SPCR.
  *
@@ -31,6 +32,7 @@
 #define KEEL_ACPI_H
 
 #include <keel/bootinfo.h>
+#include <keel/console_spec.h>
 #include <keel/nodemap.h>
 #include <keel/types.h>
 
@@ -319,5 +321,17 @@ struct acpi_mem acpi_mem_corrupting(const struct acpi_mem *inner,
 				    unsigned int which);
 /* The ACPI_CORRUPT_* tables that accessor met (a parse read them). */
 unsigned int acpi_mem_corrupted(void);
+
+/*
+ * acpi_spcr_console() (boot/acpi/acpi_devices.c): the console the ACPI SPCR
+ * parsed into @ai names. Interface types 16550 / 16450 / 16550-with-GAS
+ * give an 8250 (I/O or MMIO by the address space; 32-bit access width
+ * means reg_shift 2), PL011 and the SBSA generic UARTs a PL011. The baud
+ * byte's "as is" (0) stays 0.
+ * Return: 0, -ENOENT (no usable SPCR: absent, or address 0, which means
+ * "no redirection"), -EINVAL (a type or address space keel cannot drive;
+ * *@out still holds the address, kind CONSOLE_DEFAULT, for the warning).
+ */
+int acpi_spcr_console(const struct acpi_info *ai, struct console_spec *out);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot.
  * The text Linux's acpidump prints (boot/acpi/acpidump.c): one block per table,
  *
  *   APIC @ 0x00000000bf79e000

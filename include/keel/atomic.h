@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Atomics are the compiler's __atomic builtins: they are the same on every
  * arch (arm64 is built with -mno-outline-atomics so they expand inline).
  */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The page audit (common/audit.c): every RAM page is free, allocated (to
+ * Owner: report.
+ * The page audit (common/report/audit.c): every RAM page is free, allocated (to
  * keel or to exactly one domain) or reserved, and the heap's free lists
  * and blocks agree with its counters.
  */

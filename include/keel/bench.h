@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: selftest.
  * The allocation self-benchmark (bench=on; DESIGN §6, §7 "bench", §9).
  *
  * For every node with memory, for orders 0, 9 and 18 (those <= MAX_ORDER
@@ -87,7 +88,7 @@ int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
 	      struct bench_detail *detail);
 
 /*
- * bench_owned() (common/bench_owned.c): heap_alloc_owned() of one
+ * bench_owned() (common/selftest/bench_owned.c): heap_alloc_owned() of one
  * 2^MAX_ORDER extent, of @count (<= 1024) in a row, and one anonymous
  * heap_alloc() of that order on @node, clean memory, no maintenance; the
  * heap left with the same free pages and chunks. bench_run() prints it
@@ -102,5 +103,14 @@ struct bench_owned {
 };
 int bench_owned(uint32_t node, unsigned int count, struct bench_owned *out);
 void bench_owned_print(void);
+
+struct domain_set;
+/*
+ * domains_bench(): bench=on, before domains_build(): the largest domain
+ * of @s built on this CPU with the cache maintenance mode in force and
+ * with cachemaint=eager, in the same boot (@s->stats.bench).
+ * Boot CPU (common/selftest/domain_bench.c).
+ */
+void domains_bench(struct domain_set *s);
 
 #endif

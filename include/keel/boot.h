@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: flow.
  * The arch-neutral boot flow (common/boot.c). The arch enters it once its
  * console, MMU/direct map and timer work, the options are parsed
  * (options_parse(), once) and bootinfo is filled and sanitised

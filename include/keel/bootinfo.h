@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot (data: common/ reads it).
  * struct bootinfo: everything the firmware told us, in one arch-neutral
  * shape. The boot/ parsers fill it (multiboot1/2, FDT, ACPI, the sandbox
  * firmware description), bootinfo_sanitise() makes it consistent, and
@@ -9,7 +10,6 @@
 #define KEEL_BOOTINFO_H
 
 #include <keel/config.h>
-#include <keel/enum_names.h>
 #include <keel/handover.h>
 #include <keel/range_table.h>
 #include <keel/types.h>
@@ -57,7 +57,7 @@
  * own line warning, and bootinfo_sanitise() applies it once more to the
  * node matrix for whatever a parser let through.
  *
- * Directions, used by common/numa.c: allocations for node n fall back in
+ * Directions, used by common/mm/numa.c: allocations for node n fall back in
  * the order of distance[n][other]; a memory-only node m is scrubbed by the
  * node h with CPUs that minimises distance[h][m] (h's CPUs write m's
  * memory).
@@ -237,8 +237,8 @@ int bootinfo_add_ram(struct bootinfo *bi, paddr_t start, paddr_t end,
 		     uint32_t node);
 /*
  * bootinfo_drop_ram(): RAM [s, e) finds the table full at its limit (the
- * adder's and sanitise's one path): counted, one warning for the whole
- * boot.
+ * adder's path; sanitise never drops RAM): counted, one warning for the
+ * whole boot.
  */
 void bootinfo_drop_ram(struct bootinfo *bi, uint64_t s, uint64_t e);
 int bootinfo_add_reserved(struct bootinfo *bi, paddr_t start, paddr_t end,
@@ -277,15 +277,6 @@ const char *bootinfo_distance_problem(uint32_t a, uint32_t b, uint32_t v);
  */
 void bootinfo_sanitise(struct bootinfo *bi);
 
-/*
- * Queries (common/report/bootinfo_report.c, for the report and the flow's
- * log lines; lib knows no firmware): total RAM bytes, and on one node
- * (NUMA_NO_NODE: all), after sanitise; the report's name of a boot
- * protocol.
- */
-uint64_t bootinfo_ram_bytes(const struct bootinfo *bi);
-uint64_t bootinfo_node_ram_bytes(const struct bootinfo *bi, uint32_t node);
-extern const struct enum_name boot_protocol_names[];
-const char *boot_protocol_name(enum boot_protocol p);
+/* Its queries (RAM bytes, a protocol's name) are the report's: report.h. */
 
 #endif

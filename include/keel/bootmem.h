@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: mm.
  * The boot allocator, memblock-shaped: a table of RAM regions (with node)
  * and a table of reserved regions (with a reason). Allocation is top-down,
  * node-local first, then nearest node. Every allocation becomes a named

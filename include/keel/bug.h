@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Broken invariants. CHECK() is always on; BUG_ON() too. DEBUG_CHECK() only in
  * CONFIG_DEBUG builds (but its condition always compiles).
  */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: mm.
  * Cache maintenance out of the allocation path (DESIGN §6): by range,
  * outside the heap lock, skipped for PGF_CLEAN_POC blocks; HEAP_NO_FLUSH
  * allocations are recorded and flushed later in one batch.

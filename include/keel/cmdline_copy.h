@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot.
  * Copying a loader's command line into a fixed buffer (boot/cmdline_copy.c),
  * the one way every boot path does it: multiboot1/2, the DT's
  * /chosen/bootargs, UEFI LoadOptions and the sandbox's argv.

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Owner: lib. */
 #ifndef KEEL_COMPILER_H
 #define KEEL_COMPILER_H
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Kconfig output plus IS_ENABLED(), so that .c files test options with
  * ordinary if statements and dead branches still compile.
  *

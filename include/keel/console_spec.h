@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Which serial port is the console: the console= spelling of the command
  * line (docs/cmdline.md), parsed by console_spec_parse(), or the ACPI SPCR
  * (acpi_spcr_console() in keel/acpi.h). One arch-neutral result; the arch
@@ -43,19 +44,6 @@ struct console_spec {
  * baud out of range); *@out is then untouched.
  */
 int console_spec_parse(const char *s, size_t len, struct console_spec *out);
-
-/*
- * acpi_spcr_console() (boot/acpi/acpi_devices.c): the console the ACPI SPCR
- * parsed into @ai names. Interface types 16550 / 16450 / 16550-with-GAS
- * give an 8250 (I/O or MMIO by the address space; 32-bit access width
- * means reg_shift 2), PL011 and the SBSA generic UARTs a PL011. The baud
- * byte's "as is" (0) stays 0.
- * Return: 0, -ENOENT (no usable SPCR: absent, or address 0, which means
- * "no redirection"), -EINVAL (a type or address space keel cannot drive;
- * *@out still holds the address, kind CONSOLE_DEFAULT, for the warning).
- */
-struct acpi_info;
-int acpi_spcr_console(const struct acpi_info *ai, struct console_spec *out);
 
 /* "8250 I/O port", "8250 MMIO", "PL011" or "default". */
 const char *console_kind_name(enum console_kind kind);

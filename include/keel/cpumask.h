@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Sets of logical CPUs: a bit per CPU up to NR_CPUS (512 bytes at 4096).
  * Iteration skips empty words, so walking a sparse mask of a big build
  * costs its set bits plus NR_CPUS / 64 word tests, not NR_CPUS bit tests.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: domain.
  * Guests' memory (DESIGN §11): the domains a hypervisor builds at boot,
  * from `domain=SIZE[@NODE]` words and (arm64) Xen's dom0less /chosen
  * nodes. Each domain gets its memory in the largest extents (1 GiB, 2 MiB,
@@ -34,6 +35,7 @@
 #include <keel/bootinfo.h>
 #include <keel/cpumask.h>
 #include <keel/escape.h>
+#include <keel/domain_spec.h>
 #include <keel/p2m.h>
 #include <keel/spinlock.h>
 #include <keel/types.h>
@@ -42,19 +44,9 @@ struct keel_options;
 struct p2m;
 struct bootinfo;
 
-#define DOMAIN_MAX 64 /* domain= words and dom0less nodes together */
 /* A domain's name: domainN, or a DT node's kept whole (63 bytes at most). */
-#define DOMAIN_NAME_MAX	     BOOTINFO_DOMAIN_NAME_MAX
-#define DOMAIN_WORD_NAME_MAX 16 /* "domainN" of a domain= word */
-#define DOMAIN_STATIC_MAX    BOOTINFO_DOMAIN_STATIC_MAX
-#define DOMAIN_ANY_NODE	     (-1)
-
-/* What was asked by one domain= word (kept small: options live on stacks). */
-struct domain_spec {
-	uint64_t bytes; /* rounded up to 4 KiB */
-	int64_t node; /* as asked (maybe no node), DOMAIN_ANY_NODE: not pinned */
-	char name[DOMAIN_WORD_NAME_MAX];
-};
+#define DOMAIN_NAME_MAX	  BOOTINFO_DOMAIN_NAME_MAX
+#define DOMAIN_STATIC_MAX BOOTINFO_DOMAIN_STATIC_MAX
 
 /* Where a domain's memory comes from (the report's domains[].origin). */
 enum domain_origin {
@@ -323,14 +315,6 @@ int domain_build_private(uint64_t bytes, int node,
 void domain_scrub_dirty(void);
 
 /*
- * domains_bench(): bench=on, before domains_build(): the largest domain
- * of @s built on this CPU with the cache maintenance mode in force and
- * with cachemaint=eager, in the same boot (@s->stats.bench).
- * Boot CPU (common/selftest/domain_bench.c).
- */
-void domains_bench(struct domain_set *s);
-
-/*
  * domains_destroy_all(): every built domain's extents back to the heap
  * (dirty) and its table freed; then the scrub back and the "after"
  * snapshot. Boot CPU, after domains_build().
@@ -419,5 +403,23 @@ int domain_view_extents(const struct domain_view *v,
 int domain_view_tables(const struct domain_view *v,
 		       void (*fn)(paddr_t start, paddr_t end, void *arg),
 		       void *arg);
+
+struct bi_handover;
+
+/*
+ * Guest isolation (common/domain/domain_restore_check.c): the extents and
+ * table ranges of every domain of a taken handover must be pairwise
+ * disjoint before any is restored. A span: a range, its owner in the low
+ * 12 bits of start (domain index << 1 | 1 for table pages).
+ * domains_disjoint(): O(n log n) in @scratch (@cap spans, at least
+ * handover_span_count()). Return: 0, -EINVAL with @why naming the first
+ * overlap, or -ENOMEM when @cap is too small.
+ */
+struct handover_span {
+	uint64_t start, end;
+};
+uint64_t handover_span_count(const struct bi_handover *h);
+int domains_disjoint(const struct bi_handover *h, struct handover_span *scratch,
+		     uint64_t cap, char *why, size_t n);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * One table per enum serves both parsing its names (the command line) and
  * printing them (the report, the human lines): {value, name} pairs ending
  * in ENUM_NAMES_END, defined once beside the enum's owner.

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Owner: lib. */
 #ifndef KEEL_ERRNO_H
 #define KEEL_ERRNO_H
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Bytes from outside (a command line, a firmware description) made safe to
  * print on the console: printable ASCII as is, a backslash as \\, every
  * other byte (control bytes, ESC, DEL, bytes >= 0x80) as \xNN, so a

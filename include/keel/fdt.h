@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot.
  * Device Tree -> struct bootinfo (boot/fdt/fdt.c), through libfdt. A pure
  * function over a byte buffer: it never touches hardware and never reads
  * outside [blob, blob + len), so it is unit-tested and fuzzed on the host.
@@ -74,6 +75,56 @@ struct dt_arch_info {
  */
 int dt_parse(const void *blob, size_t len, paddr_t blob_pa, struct bootinfo *bi,
 	     struct dt_arch_info *ai);
+
+/*
+ * dt_parse_loader(): what the loader put in the DT at @blob, read even when
+ * ACPI describes the hardware (as Xen reads /chosen whatever describes
+ * the machine): the blob reserved as "dtb", /chosen's command line (as
+ * dt_parse() copies it), initrd ("initrd", and @ai's initrd), the live
+ * update's keel,handover, and the boot modules ("module:*"). Memory, CPUs,
+ * NUMA, PSCI, the timer and the GIC are not read. Same checks and
+ * warnings as dt_parse(). Return: 0, or -EINVAL when the blob is unusable.
+ */
+int dt_parse_loader(const void *blob, size_t len, paddr_t blob_pa,
+		    struct bootinfo *bi, struct dt_arch_info *ai);
+
+/*
+ * A UEFI boot as /chosen describes it (boot/fdt/fdt_uefi.c): Linux's EFI
+ * stub properties linux,uefi-system-table and linux,uefi-mmap-start/
+ * -size/-desc-size/-desc-ver, and keel,uefi-loader. A live update writes
+ * them into the DTB copy it passes on, the map's bytes inside the blob.
+ */
+struct dt_uefi {
+	uint64_t system_table; /* physical address of EFI_SYSTEM_TABLE */
+	uint64_t mmap_start;   /* physical address of the memory map */
+	uint64_t mmap_size, desc_size, desc_ver;
+	char loader[16]; /* "uefi", "grub" */
+};
+
+/*
+ * dt_uefi_read(): @u from the /chosen of the blob (@len readable bytes),
+ * every length and value checked, each problem one counted warning
+ * naming the property. Return: 1 a usable set, 0 none of the linux,uefi-*
+ * properties (or an unusable blob), -EINVAL a partial or bad set.
+ */
+int dt_uefi_read(const void *blob, size_t len, struct bootinfo *bi,
+		 struct dt_uefi *u);
+
+/*
+ * dt_uefi_write(): describe @u in /chosen of the opened blob @fdt (at
+ * physical address @fdt_pa), the map's bytes at @map copied into the blob
+ * and linux,uefi-mmap-start pointing at them, and @cmdline as the command
+ * line the next image reads first; the blob is left packed (no room).
+ * Return: 0 or -EINVAL (no room).
+ */
+int dt_uefi_write(void *fdt, uint64_t fdt_pa, const struct dt_uefi *u,
+		  const void *map, const char *cmdline);
+
+/*
+ * dt_copy_pack(): a live update's DTB copy @fdt shrunk to what it holds,
+ * every property left at its address. Return: 0 or -EINVAL.
+ */
+int dt_copy_pack(void *fdt);
 
 /*
  * dt_has_cpus(): quiet check that the blob (@len readable bytes) is valid

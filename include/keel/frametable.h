@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: mm.
  * The frame table: one struct page_info per RAM page, kept per node in
  * sections of FT_SECTION_PAGES pages; only sections containing RAM have
  * storage, allocated from bootmem on the section's node (in one piece per

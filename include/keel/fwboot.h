@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot.
  * What every arch's setup asks of boot/ between finding its firmware
  * tables and keel_main() (boot/fwboot.c): the ACPI tables into bootinfo,
  * the boot CPU, the physical address width, and the end of it all. The

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot.
  * The sandbox firmware description (DESIGN §3), a text format:
  *   ram       START END node=N
  *   reserved  START END [name]

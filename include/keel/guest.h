@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: guest.
  * Guests that run in their domains (DESIGN §14, issue 31): guests=on
  * gives every built domain one vCPU running the guest program
  * (<keel/guest_abi.h>) with its own stage 1 off. It walks its whole IPA
@@ -64,6 +65,8 @@ struct guest_params {
 #define GUEST_HOLD_MS 600000
 /* How long the boot CPU waits for held vCPUs to reach their loops. */
 #define GUEST_HOLD_WAIT_MS 30000
+/* inject=vcpu-stop-slow: how late the stop is answered (3x LU_FREEZE_MS). */
+#define GUEST_STOP_SLOW_MS 3000
 
 /* How a vCPU ended (guests[].exit_reason). */
 enum guest_end {
@@ -99,15 +102,18 @@ struct guest_s2 {
 
 /* One vCPU: what it did (the report) and its arch state (arch_vcpu). */
 struct vcpu {
-	uint16_t domain;     /* the domain's id (heap owner id) */
-	uint32_t node;	     /* the domain's build node: its CPUs run it */
-	unsigned int cpu;    /* the CPU it runs on */
-	uint64_t bytes;	     /* its IPA range [0, bytes) */
-	bool made;	     /* arch_vcpu_init() done: destroy it */
-	bool live;	     /* entered and not ended */
-	bool walked;	     /* GUEST_HC_WALK came */
-	bool looping;	     /* its slice ended after the walk: in its loop */
-	bool resumed;	     /* from a handover's record (a live update) */
+	uint16_t domain;  /* the domain's id (heap owner id) */
+	uint32_t node;	  /* the domain's build node: its CPUs run it */
+	unsigned int cpu; /* the CPU it runs on */
+	uint64_t bytes;	  /* its IPA range [0, bytes) */
+	bool made;	  /* arch_vcpu_init() done: destroy it */
+	bool live;	  /* entered and not ended */
+	bool walked;	  /* GUEST_HC_WALK came */
+	bool looping;	  /* its slice ended after the walk: in its loop */
+	bool resumed;	  /* from a handover's record (a live update) */
+	/* inject=guest-preempt-walk: the pc its slice ended at after its walk */
+	uint64_t preempt_walk_pc;
+	bool preempt_walk_paused;
 	uint64_t stop_ticks; /* its last exit (arch_ticks()) */
 	enum guest_end end;
 	uint64_t pages_walked, bad_words, first_bad_ipa, first_bad_value;
@@ -156,8 +162,15 @@ void guests_run(const struct domain_set *ds, const struct guest_params *gp);
  *  - guests_can_hold(): Return: true when this arch carries vCPUs (else
  *    one warning and guests_state()->carry_why);
  *  - guests_stop(): the freeze: every held vCPU stopped at its slice's
- *    end, its state kept; CPUs back to their mailboxes;
- *  - guests_vcpu_record(): the @i-th held vCPU's record, false: no more;
+ *    end in its loop, its state kept, its CPU back to its mailbox, by
+ *    @deadline (arch_ticks()); or an error, @why naming the vCPU whose CPU
+ *    did not answer or that cannot be carried (ended, not resumed), and
+ *    the held vCPUs run on;
+ *  - guests_run_on(): a freeze that failed after guests_stop(): the held
+ *    vCPUs run on;
+ *  - guests_vcpu_record(): the @i-th held vCPU's record (every one made
+ *    and live: before the freeze, the most the freeze can record), false:
+ *    no more;
  *  - guests_release(): the held round torn down and judged (an update
  *    that did not happen);
  *  - guests_resume(): the new image: every vCPU of handover @h resumed
@@ -171,7 +184,8 @@ void guests_run(const struct domain_set *ds, const struct guest_params *gp);
 struct handover_vcpu;
 struct bi_handover;
 bool guests_can_hold(void);
-void guests_stop(void *unused);
+int guests_stop(void *unused, uint64_t deadline, char *why, size_t n);
+void guests_run_on(void *unused);
 bool guests_vcpu_record(void *unused, unsigned int i, struct handover_vcpu *rec,
 			const void **state);
 void guests_release(void);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: guest.
  * What the guest program (arch/<arch>/guest_prog.S) and keel agree on
  * (DESIGN §14): its entry arguments, its hypercalls and its pattern.
  * Plain numbers, so the assembly includes this file too.

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot (data: common/ reads it).
  * The live-update handover (DESIGN §13, docs/liveupdate.md): what an old
  * keel image leaves in RAM for the new one, byte by byte, and what the new
  * image's reader (boot/handover.c) makes of it in struct bootinfo.
  *
- * Format, version 2 (version 1 had no vCPU records; a reader takes
- * both), little-endian, every field naturally aligned:
+ * Format, version 3 (version 1 had no vCPU records, version 2 no domain
+ * vCPU count or kernel name; a reader takes all three), little-endian,
+ * every field naturally aligned:
  *
  *   header (128 bytes, struct handover_header)
  *   records, back to back, each a multiple of 8 bytes:
@@ -28,7 +30,7 @@
 #include <keel/types.h>
 
 #define HANDOVER_MAGIC	      0x31564f484c45454bULL /* "KEELHOV1" */
-#define HANDOVER_VERSION      2			    /* written; 1 is read too */
+#define HANDOVER_VERSION      3 /* written; 1 and 2 are read too */
 #define HANDOVER_VERSION_MIN  1
 #define HANDOVER_HEADER_BYTES 128
 /* The largest handover a reader accepts (room for ~2.7 M extents). */
@@ -48,7 +50,7 @@ struct handover_header {
 	uint64_t freeze_ticks;	/* 64: the freeze began (downtime's start) */
 	uint64_t frozen_ticks;	/* 72: every other CPU stopped */
 	uint64_t written_ticks; /* 80: records written; relocation next */
-	uint64_t flags;		/* 88: 0 in versions 1 and 2 */
+	uint64_t flags;		/* 88: 0 in versions 1 to 3 */
 	uint64_t reserved[4];	/* 96: 0 */
 };
 
@@ -95,7 +97,10 @@ struct handover_extent {
 /*
  * HANDOVER_REC_DOMAIN: this 128-byte part, then table_count ranges of p2m
  * table pages (struct handover_range), then extent_count extents (struct
- * handover_extent). The root lies in the table ranges.
+ * handover_extent), then (version 3) kernel_bytes bytes: its kernel
+ * module's name, NUL-terminated, zero padded (kernel_bytes 0 or
+ * HANDOVER_NAME_MAX). The root lies in the table ranges. Versions 1 and
+ * 2 wrote vcpus and kernel_bytes as 0 (reserved).
  */
 struct handover_domain {
 	struct handover_rec head;     /* 0 */
@@ -113,13 +118,30 @@ struct handover_domain {
 	uint16_t pad;		      /* 102: 0 */
 	uint32_t table_count;	      /* 104 */
 	uint32_t extent_count;	      /* 108 */
-	uint64_t reserved[2];	      /* 112: 0 */
+	uint32_t vcpus;		      /* 112: the DT's cpus, 0: not given */
+	uint32_t kernel_bytes;	      /* 116: 0 or HANDOVER_NAME_MAX */
+	uint64_t reserved;	      /* 120: 0 */
 };
+
+/* The largest vCPU count a domain record may say. */
+#define HANDOVER_DOMAIN_VCPUS_MAX 65536
 
 /* vCPU state tags (struct handover_vcpu.arch): whose layout the bytes are. */
 #define HANDOVER_VCPU_NONE  0 /* this image runs no guests (sandbox) */
 #define HANDOVER_VCPU_ARM64 1 /* struct arm64_vcpu, arch/arm64/guest.c */
 #define HANDOVER_VCPU_SVM   2 /* struct x86_vcpu, arch/x86_64/guest.c */
+
+/*
+ * The words of a state block the reader checks (boot/handover_vcpu.c),
+ * by byte offset: arm64's pc (ELR_EL2) and PSTATE (SPSR_EL2); x86_64
+ * SVM's rip and rflags. The rest is the guest's own.
+ */
+#define HANDOVER_ARM64_STATE_BYTES 488
+#define HANDOVER_ARM64_PC	   248
+#define HANDOVER_ARM64_PSTATE	   256
+#define HANDOVER_SVM_STATE_BYTES   160
+#define HANDOVER_SVM_RIP	   128
+#define HANDOVER_SVM_RFLAGS	   152
 
 /* The largest state block a reader accepts. */
 #define HANDOVER_VCPU_STATE_MAX 4096
@@ -148,9 +170,6 @@ _Static_assert(sizeof(struct handover_header) == HANDOVER_HEADER_BYTES,
 _Static_assert(sizeof(struct handover_domain) == 128, "domain record layout");
 _Static_assert(sizeof(struct handover_preserved) == 16, "preserved layout");
 
-/* handover= (docs/cmdline.md): read it (keep), or boot fresh (discard). */
-enum handover_mode { HANDOVER_KEEP = 0, HANDOVER_DISCARD };
-
 /* ---- what the reader keeps (struct bootinfo.handover) ----------------- */
 
 enum handover_state {
@@ -172,7 +191,9 @@ struct bi_handover_domain {
 	uint64_t bytes;
 	paddr_t root;
 	uint32_t table_count, extent_count;
-	const uint8_t *rec; /* the whole record, rec_bytes long */
+	uint32_t vcpus;			/* the DT's cpus, 0: not given */
+	char kernel[HANDOVER_NAME_MAX]; /* its kernel module, "": none */
+	const uint8_t *rec;		/* the whole record, rec_bytes long */
 	uint32_t rec_bytes;
 };
 
@@ -272,8 +293,9 @@ static inline uint32_t handover_checksum(const void *buf, uint64_t size)
  * The new image, as its loader would read it (boot/handover_image.c):
  * its file from file_off goes to [load, load_end), zeroed to mem_end,
  * entered at entry. arm64: addresses relative to the 2 MiB aligned base.
- * need_end: where a keel image really ends, without the room its loaders
- * keep for a bigger next image (its header's keel need: the multiboot1
+ * need_end: where a keel image really ends (older images kept a room for
+ * a bigger next image inside their loader-visible end; since issue 36
+ * need_end == mem_end) (its header's keel need: the multiboot1
  * header followed by LU_NEED_MAGIC and need_end; the arm64 Image's res3
  * LU_NEED_MAGIC64 and res2 the size); mem_end for any other image.
  */
@@ -310,6 +332,15 @@ struct bootinfo;
  */
 int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 		   paddr_t buf_pa);
+
+/*
+ * handover_vcpu_check() (boot/handover_vcpu.c): the words of vCPU record
+ * @v's state a resume loads (mode, flags, pc inside domain @d), as
+ * firmware input. Return: 0, or -EINVAL with @why.
+ */
+int handover_vcpu_check(const struct handover_vcpu *v, const uint8_t *state,
+			const struct bi_handover_domain *d, char *why,
+			size_t n);
 
 /* handover_locate() - keep @va for the handover the arch found when in RAM. */
 void handover_locate(struct bootinfo *bi, const void *va);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: mm.
  * The heap's runtime API: what a hypervisor embedding keel calls once the
  * heap is open. Allocate and free by order, node and address width, for
  * keel's own use (anonymous blocks) or for a domain (owned extents); ask

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: mm.
  * Bringing the heap up (common/mm/heap_init.c): heap_init(), the handoff of
  * bootmem's free ranges (heap_handoff(), heap_add_range()), the per-node range tables and
  * the handoff modes. Boot code only (common/boot.c, bootmem, tests); the

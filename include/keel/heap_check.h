@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: mm.
  * Looking inside the heap (common/heap_check.c, common/heap_report.c):
  * the node lock as a type, counters read under it, range membership, the
  * walk of every block, heap_check() and the report. For the audit, the

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: mm.
  * The heap's side of the scrub (common/scrub*.c): detach a dirty free chunk
  * and give it back clean, mark chunks scrubbed in place at boot, walk the
  * free lists. Not for a runtime caller: keel/heap.h is.

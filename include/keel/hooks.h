@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: mm.
  * What a host must provide to link libkeel-heap.a (`make lib`, the mm
  * room and the lib code it calls; docs/embedding.md): 16 functions in 9
  * groups. keel's own arches implement them in arch/<arch>/ behind

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Fault injection (inject= on the command line, docs/cmdline.md): named
  * fault points that the subsystems ask about. The command line parses the
  * words (inject_parse()), keel_main() arms them once (inject_arm()), and
@@ -36,6 +37,11 @@ enum inject_kind {
 	INJECT_IOAPIC_UNMASK,	/* ioapic-unmask: a stuck level line unmasked */
 	INJECT_GUEST_PAST_END,	/* guest-past-end:N: domain N's guest reads
 				   one page past its range (guests=on) */
+	INJECT_GUEST_PREEMPT_WALK, /* guest-preempt-walk:N: domain N's slice
+				      ends right after its walk's hypercall */
+	INJECT_VCPU_STOP_SLOW,	   /* vcpu-stop-slow:N: the CPU of domain N's
+				   held vCPU answers a live update's freeze
+				   GUEST_STOP_SLOW_MS late */
 	/* A live update's handover, corrupted by the old image (liveupdate=) */
 	INJECT_HO_CHECKSUM, /* handover-checksum: a byte flipped after it */
 	INJECT_HO_OVERLAP,  /* handover-overlap: a range over reserved RAM */

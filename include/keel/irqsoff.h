@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * The interrupts-off tracer (common/lib/irqsoff.c), below the locks: every
  * interrupt-masking site goes through irq_save_at() / irq_restore(), and
  * so do the spin_lock_irqsave() locks of <keel/spinlock.h>. The latency

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * A streaming JSON writer for the boot report: a small staging buffer
  * flushed to console_write(), no heap, one line (it never writes a
  * newline). It counts the bytes it wrote, so a document can end with its
@@ -9,7 +10,7 @@
  * {"columns": [names...], "rows": [[values...], ...]} - the key names once
  * instead of once per row (docs/report-format.md, "Tables").
  *
- * Used by common/report.c and by each subsystem's *_report_json(), which
+ * Used by common/report/report.c and by each subsystem's *_report_json(), which
  * writes that subsystem's section of the report.
  */
 #ifndef KEEL_JSON_H

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: liveupdate.
  * Live update (DESIGN §13, docs/liveupdate.md), the arch-neutral room
  * common/liveupdate/: liveupdate=N hands this image's domains to a new
  * keel image N times in a row (A to B, B to C, ...), each a fresh program
@@ -89,11 +90,15 @@ struct domain_set;
 /*
  * The vCPUs an update carries (the flow's, from the guest room; NULL:
  * none): stop() runs once, right after the freeze stamp, and stops every
- * running vCPU; get() gives the @i-th stopped one's record (domain, arch,
- * cpu, state_bytes, stop stamp, walk) and *@state, false past the last.
+ * running vCPU by @deadline (arch_ticks()), or fails (-errno) with @why
+ * naming the vCPU, its vCPUs running on; run_on() lets them run on after
+ * a later step of the freeze failed; get() gives the @i-th one's record
+ * (domain, arch, cpu, state_bytes, stop stamp, walk) and *@state, false
+ * past the last (before the freeze: as many as the freeze can record).
  */
 struct lu_vcpus {
-	void (*stop)(void *arg);
+	int (*stop)(void *arg, uint64_t deadline, char *why, size_t n);
+	void (*run_on)(void *arg);
 	bool (*get)(void *arg, unsigned int i, struct handover_vcpu *rec,
 		    const void **state);
 	void *arg;
@@ -132,6 +137,11 @@ struct ho_writer {
 
 void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap);
 void ho_domain_begin(struct ho_writer *w, const struct handover_domain *d);
+/*
+ * The open domain's kernel module name (version 3), after its extents:
+ * NULL or "" writes none. Its vCPU count is @d's vcpus at the begin.
+ */
+void ho_domain_kernel(struct ho_writer *w, const char *kernel);
 /* A table range [start, end): merged with the last when it runs on. */
 void ho_domain_table(struct ho_writer *w, uint64_t start, uint64_t end);
 /* An extent: merged with the last when gpa and pa run on. Tables first. */
@@ -155,5 +165,28 @@ void ho_preserved(struct ho_writer *w);
  * overflow.
  */
 uint64_t ho_finish(struct ho_writer *w, const struct handover_header *hd);
+
+/*
+ * lu_room.c: the room a bigger next image needs past this image's end,
+ * found at update time (docs/liveupdate.md). liveupdate_run() says what
+ * the update keeps (lu_room_begin()); the arch's image check asks
+ * liveupdate_room() for [start, end): 0, or -EBUSY with @why naming what
+ * is in the way (a reserved range, a domain's extent or tables, the
+ * handover, the stub's scratch).
+ */
+/*
+ * A cold boot asked for liveupdate=N keeps, in its own map (never in the
+ * loader's view of the image: nothing is zeroed, nothing covers firmware
+ * memory), the RAM right after its image free of domains: reserved under
+ * this name, up to this many bytes, where the map says RAM (the arch's
+ * setup.c). liveupdate_room() counts it as room.
+ */
+#define LU_ROOM_BYTES (2ULL << 20)
+#define LU_ROOM_NAME  "image room"
+
+struct domain_set;
+void lu_room_begin(const struct domain_set *ds, paddr_t ho, uint64_t ho_bytes,
+		   paddr_t scratch, uint64_t scratch_bytes);
+int liveupdate_room(uint64_t start, uint64_t end, char *why, size_t n);
 
 #endif

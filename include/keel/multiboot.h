@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot.
  * Multiboot1 and multiboot2 boot information parsers (boot/multiboot.c,
  * boot/multiboot2.c). Pure functions over memory they are given: they
  * never touch hardware, never read outside what the caller allows, and

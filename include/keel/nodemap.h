@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot.
  * Firmware node ids -> keel node ids (boot/nodemap.c), one policy for every
  * firmware: ACPI SRAT proximity domains (x86_64 and arm64), DT
  * numa-node-id, sandbox node=.

@@ -1,5 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* The node set and distances, copied from bootinfo at boot. */
+/*
+ * Owner: mm.
+ * The node set and distances, copied from bootinfo at boot.
+ */
 #ifndef KEEL_NUMA_H
 #define KEEL_NUMA_H
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot (data: common/ reads it).
  * keel's command line options, parsed once a boot by options_parse()
  * (boot/cmdline.c) into a struct keel_options that the arch owns and hands
  * as data to boot/ (fwboot_finish()) and to keel_main(), which hands each
@@ -10,19 +11,17 @@
 #ifndef KEEL_OPTIONS_H
 #define KEEL_OPTIONS_H
 
-#include <arch/cpu.h>
-#include <arch/smp.h>
-#include <keel/cachemaint.h>
+/*
+ * Plain data: the fields are integers, bools, enums of this header and the
+ * value types of lib's console_spec.h, domain_spec.h and inject.h. A mode
+ * whose enum a room owns is kept here as an int holding that enum's value
+ * (named beside the field) and handed typed to the phase (common/boot.c),
+ * so that this header needs no room's header and its readers see no room
+ * they do not include themselves.
+ */
 #include <keel/console_spec.h>
-#include <keel/domain.h>
-#include <keel/enum_names.h>
-#include <keel/handover.h>
-#include <keel/heap_boot.h>
+#include <keel/domain_spec.h>
 #include <keel/inject.h>
-#include <keel/report.h>
-#include <keel/scrub.h>
-#include <keel/smp.h>
-#include <keel/trace.h>
 #include <keel/types.h>
 
 /* Bounds of stress= and ap_timeout_ms=: values outside are clamped, warned. */
@@ -37,17 +36,19 @@
 #define LATENCY_CPU_AUTO 0xffffffffu
 
 enum acpi_mode { ACPI_AUTO = 0, ACPI_FORCE, ACPI_OFF };
-/* init_delay_us= unset: the arch's rule (x86: by CPU family). */
+/* handover= (docs/cmdline.md): read it (keep), or boot fresh (discard). */
+enum handover_mode { HANDOVER_KEEP = 0, HANDOVER_DISCARD };
+
 enum audit_mode { AUDIT_BASIC = 0, AUDIT_FULL };
 
 struct keel_options {
-	enum scrub_mode bootscrub;
+	int bootscrub; /* enum scrub_mode (scrub.h) */
 	uint64_t bootscrub_chunk;
 	bool scrub_smt;
 	char scrub_primitive[16]; /* "" = the calibration decides */
-	enum heap_init_mode heap_init;
-	enum cachemaint_mode cachemaint;
-	bool cachemaint_set; /* given on the command line */
+	int heap_init;		  /* enum heap_init_mode (heap_boot.h) */
+	int cachemaint;		  /* enum cachemaint_mode (cachemaint.h) */
+	bool cachemaint_set;	  /* given on the command line */
 	bool bench;
 	bool p2m_selftest; /* p2m_selftest=on: check the stage-2 tables */
 	uint64_t stress_seconds;
@@ -55,17 +56,17 @@ struct keel_options {
 	uint32_t latency_period_us; /* latency_period= */
 	uint32_t latency_cpu;	    /* latency_cpu=, LATENCY_CPU_AUTO */
 	uint32_t latency_max_order; /* latency_max_order=: largest extent */
-	enum after_action after;
-	uint64_t mem_limit; /* mem=: 0 = none */
+	int after;		    /* enum after_action (arch/cpu.h) */
+	uint64_t mem_limit;	    /* mem=: 0 = none */
 	enum acpi_mode acpi;
 	enum audit_mode audit;
-	enum trace_mode trace;
-	enum report_mode report;
+	int trace;  /* enum trace_mode (trace.h) */
+	int report; /* enum report_mode (report.h) */
 	int loglevel;
 	uint32_t ap_timeout_ms;
-	enum smp_start_mode smp_start;
-	int init_delay_us; /* INIT_DELAY_AUTO or 0..INIT_DELAY_MAX_US */
-	char console[48];  /* console=, as given */
+	int smp_start; /* enum smp_start_mode (smp.h) */
+	int init_delay_us; /* INIT_DELAY_AUTO or 0..INIT_DELAY_MAX_US (arch/smp.h) */
+	char console[48];		  /* console=, as given */
 	struct console_spec console_spec; /* and parsed (kind 0: none) */
 	struct inject inject[INJECT_MAX];
 	unsigned int inject_count;

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: domain.
  * Stage-2 / EPT translation tables of a guest ("p2m": guest physical to
  * machine), in the arch's real format: arm64 VMSAv8-64 stage 2 (4 KiB
  * granule) or Intel EPT (4 levels). The builder and walker are
- * arch-neutral (common/p2m.c); the descriptor encoders are pure functions
- * per format (include/keel/p2m_format.h); the arch picks the format and
- * does the barriers, TLB maintenance and MMU probes (include/arch/p2m.h).
+ * arch-neutral (common/domain/p2m.c); the descriptor encoders are pure
+  * functions per format (include/keel/p2m_format.h); the arch picks the format
+   * and does the barriers, TLB maintenance and MMU probes (include/arch/p2m.h).
  *
  * A p2m is owned by one builder at a time: no lock. p2m_map() only writes
  * entries; p2m_commit() publishes the whole table once. Table pages are
@@ -103,24 +104,5 @@ void p2m_destroy(struct p2m *p);
 
 /* The arch's format: "vmsav8-64-s2" or "ept". */
 const char *p2m_format_name(void);
-
-/*
- * p2m_selftest() - p2m_selftest=on: a table with 1 GiB, 2 MiB and 4 KiB
- * mappings of scratch frames (never written) on @node; the walk, the
- * software translation and, where the arch can, the MMU's agree on
- * sampled IPAs; then destroyed. Prints one "p2m:" line, keeps the result
- * for the report (p2m.selftest).
- * Return: 0 when everything agreed, else a negative errno.
- */
-int p2m_selftest(int node);
-
-/* What p2m_selftest() found (ran false until it runs), for the report. */
-struct p2m_selftest_result {
-	bool ran, ok;
-	const char *format;
-	unsigned int ipa_bits, tables;
-	uint64_t samples, hw_checked, table_pages;
-};
-const struct p2m_selftest_result *p2m_selftest_result(void);
 
 #endif

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * The two stage-2 descriptor formats keel writes, as pure functions: no
  * memory access, no arch code, so the host unit tests check both against
  * values computed by hand from the specifications.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Console output. Every line keel prints starts with "keel: "; warnings and
  * errors carry "warning: " / "error: " after it so that logs can be grepped.
  */
@@ -26,6 +27,9 @@ int printk_get_level(void);
 /* Counts of warnings and errors printed so far (the report shows them). */
 extern unsigned int printk_warn_count;
 extern unsigned int printk_err_count;
+
+/* %llx / %llu take unsigned long long: one cast for every width. */
+#define U64(x) ((unsigned long long)(x))
 
 /* printk(level, fmt, ...): one message; "keel: " prefix added by the caller macros. */
 void printk(int level, const char *fmt, ...) __printf(2, 3);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Progress of a long phase on the console (the boot scrub of a 12 TiB
  * server, a guest build of terabytes): the CPU that drives the phase calls
  * progress_update() as work completes, and a line is printed only once the

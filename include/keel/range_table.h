@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * DOC: range tables
  *
  * The one table type keel keeps ranges in, after Linux's struct
@@ -38,6 +39,12 @@ struct range_table {
 	unsigned int count;	/* sorted by start, none overlapping */
 	unsigned int cap;
 	unsigned int max; /* grow no further (<= cap: never grows) */
+	/*
+	 * A list still being built (range_table_append()): a region was
+	 * appended below the end of the one before it, so the list may be
+	 * out of order or overlap. Until then it is sorted and disjoint.
+	 */
+	bool unsorted;
 	/* May @a extend over @b's payload? NULL: always. */
 	bool (*same)(const struct region *a, const struct region *b);
 	/*
@@ -75,6 +82,18 @@ void range_table_sort(struct range_table *t);
 unsigned int range_table_nearest_pair(const struct range_table *t,
 				      uint64_t *gap);
 void range_table_join_next(struct range_table *t, unsigned int i);
+uint64_t range_table_coalesce(struct range_table *t, unsigned int want,
+			      void (*join)(struct region *into,
+					   const struct region *next));
+/*
+ * How many joins a full table of @count regions makes at once: an
+ * eighth, so n adds into a full table sort and scan it O(n / count)
+ * times, not n.
+ */
+static inline unsigned int range_table_coalesce_batch(unsigned int count)
+{
+	return count / 8 > 1 ? count / 8 : 1;
+}
 void range_table_delete(struct range_table *t, unsigned int i);
 bool range_table_double(struct range_table *t);
 bool range_table_move(struct range_table *t, struct region *store,

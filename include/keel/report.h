@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: report.
  * The boot report (DESIGN §7): human lines prefixed "keel: ", one line
  * "KEEL-REPORT {json}", then "KEEL: PASS" or "KEEL: FAIL <reason>".
  */
@@ -7,6 +8,7 @@
 #define KEEL_REPORT_H
 
 #include <keel/bootinfo.h>
+#include <keel/enum_names.h>
 #include <keel/types.h>
 
 /*
@@ -44,6 +46,21 @@ struct domain_set;
 struct boot_times {
 	uint64_t heap_init_begin, heap_init_end, report;
 };
+
+/*
+ * Queries of a struct bootinfo (common/report/bootinfo_report.c, for the
+ * report and the flow's log lines; lib knows no firmware): total RAM
+ * bytes, and on one node (NUMA_NO_NODE: all), after sanitise; the report's
+ * name of a boot protocol.
+ */
+uint64_t bootinfo_ram_bytes(const struct bootinfo *bi);
+uint64_t bootinfo_node_ram_bytes(const struct bootinfo *bi, uint32_t node);
+extern const struct enum_name boot_protocol_names[];
+const char *boot_protocol_name(enum boot_protocol p);
+
+/* The stress report's rate (stress_report.c): @ops per second over @ticks
+ * (0 when @ticks is 0). */
+uint64_t stress_ops_per_s(uint64_t ops, uint64_t ticks);
 
 /*
  * report_print(): the human summary, the JSON line, then the verdict

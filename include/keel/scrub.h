@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: scrub.
  * Scrubbing free memory (DESIGN §5). The boot scrub cuts every node's dirty
  * chunks into units of bootscrub_chunk bytes (a unit never spans two chunks)
  * that the node's workers claim from a per-node atomic cursor. A node without

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * The scrub primitives this CPU has (the candidates: the arch's table,
  * include/arch/scrub.h, filtered by what the CPU can run) and the one in
  * use (the selected one). Candidates are listed once, on the boot CPU
@@ -34,5 +35,19 @@ const char *scrub_prims_current_name(void);
 
 /* Zero [va, va+len) with candidate @idx, cleaning to PoC when @clean. */
 void scrub_prims_zero(unsigned int idx, void *va, size_t len, bool clean);
+
+/*
+ * Zero [va, va+len) (page aligned) with the selected primitive, the
+ * default until the calibration selects one (common/lib/scrub_prims.c,
+ * once for every arch; a host that links libkeel-heap.a provides its own:
+ * include/keel/hooks.h).
+ */
+void arch_scrub_range(void *va, size_t len);
+
+/*
+ * As arch_scrub_range(), and clean to PoC (struct arch_scrub_prim).
+ * Return: true (the range is clean to PoC).
+ */
+bool arch_scrub_clean_range(void *va, size_t len);
 
 #endif

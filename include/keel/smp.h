@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: smp.
  * CPUs and work dispatch. Secondary CPUs park in smp_secondary_main(),
  * sleeping until work is posted to their own mailbox (the poster wakes
  * them: arch_cpu_wake()). smp_run_on() posts a function to a set of CPUs
@@ -21,7 +22,7 @@ struct jw;
 
 /* smp_start=: every CPU at once, or one after another (the baseline). */
 enum smp_start_mode { SMP_START_PARALLEL = 0, SMP_START_SERIAL };
-/* smp_start= words and smp.start (common/smp.c). */
+/* smp_start= words and smp.start (common/smp/smp.c). */
 extern const struct enum_name smp_start_names[];
 /* The start mode smp_boot_cpus() used (the report's smp.start). */
 enum smp_start_mode smp_start_used(void);
@@ -131,6 +132,15 @@ void smp_run_on(const cpumask_t *mask, void (*fn)(void *), void *arg);
 /* Post without waiting (caller excluded); smp_wait() waits for them. */
 void smp_post(const cpumask_t *mask, void (*fn)(void *), void *arg);
 void smp_wait(const cpumask_t *mask);
+/*
+ * smp_wait() until arch_ticks() reaches @deadline. Return: true when every
+ * CPU of @mask finished its work; false: *@busy (may be NULL) names the
+ * first that did not.
+ */
+bool smp_wait_until(const cpumask_t *mask, uint64_t deadline,
+		    unsigned int *busy);
+/* Return: CPU @cpu has no work posted that it has not finished. */
+bool smp_cpu_idle(unsigned int cpu);
 
 void smp_online_mask(cpumask_t *out);
 unsigned int smp_online_count(void);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * A ticket lock: fair, so no node lock can starve a CPU during scrub/stress.
  *
  * A lock that an interrupt handler may take, or whose hold time bounds

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: selftest.
  * Stress with verification (stress=N seconds): every online CPU allocates
  * and frees random blocks on random nodes at once, stamps each block it
  * holds with a pattern naming the owner CPU and the pfn, and checks the
@@ -73,8 +74,6 @@ void stress_init_cpus(void);
 bool stress_ok(void);
 /* Return: why stress_ok() is false ("stress: ..."), or NULL. */
 const char *stress_fail_reason(void);
-/* Return: @ops per second over @ticks (0 when @ticks is 0). */
-uint64_t stress_ops_per_s(uint64_t ops, uint64_t ticks);
 
 /*
  * Test hook: called on the freeing CPU just before a block's pattern is

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * The freestanding C library subset keel carries (common/lib). The names are
  * the standard ones so that compilers' builtin expansions and libfdt link
  * against them.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Raw ticks (arch_ticks(): TSC, CNTVCT_EL0, the sandbox's monotonic clock)
  * to nanoseconds (common/lib/ticks.c). Phases keep raw ticks; only what
  * prints a number converts them.

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: smp.
  * Boot timing, bootstage-style: per-CPU buffers of raw tick stamps, converted
  * to ns only in the report. Compiled to nothing with CONFIG_TRACE=n.
  * Names are string literals (they are stored by pointer).
@@ -37,7 +38,7 @@ enum trace_mode {
 	TRACE_MODE_SUMMARY = 0,
 	TRACE_MODE_FULL,
 };
-/* trace= words and trace_mode (common/trace.c). */
+/* trace= words and trace_mode (common/smp/trace.c). */
 extern const struct enum_name trace_mode_names[];
 /* trace= for this boot (keel_main()); trace_full(): is it full? */
 void trace_set_mode(enum trace_mode mode);

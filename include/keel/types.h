@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * Basic types. Physical addresses and page frame numbers are distinct
  * single-member structs so that one cannot be passed where the other is
  * expected; convert only through the helpers below.
@@ -91,6 +92,21 @@ static inline pfn_t region_end_pfn(const struct region *r)
 static inline uint64_t region_bytes(const struct region *r)
 {
 	return r->end.v - r->start.v;
+}
+/*
+ * Do [@s1, @e1) and [@s2, @e2) share a byte? The one interval-overlap
+ * test (s1 < e2 && s2 < e1): non-empty ranges assumed.
+ */
+static inline bool ranges_overlap(uint64_t s1, uint64_t e1, uint64_t s2,
+				  uint64_t e2)
+{
+	return s1 < e2 && s2 < e1;
+}
+/* Does region @r share a byte with [@s, @e)? */
+static inline bool region_overlaps(const struct region *r, paddr_t s, paddr_t e)
+{
+	return ranges_overlap(pa_val(r->start), pa_val(r->end), pa_val(s),
+			      pa_val(e));
 }
 /* A region of bounds [@s, @e), nothing else set. */
 static inline struct region region_of(paddr_t s, paddr_t e)

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * The 16550 register logic, shared by the arches' consoles: x86_64 reaches
  * the registers through I/O ports or MMIO, arm64 through MMIO; only the
  * accessors differ, so they are function pointers and the programming

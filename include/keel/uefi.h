@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: boot.
  * UEFI data -> keel (boot/uefi.c): the UEFI memory map and the LoadOptions
  * command line, as pure functions over byte buffers the arch's EFI stub
  * copied out of boot-services memory. No firmware calls here (those are in

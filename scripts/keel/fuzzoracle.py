@@ -11,7 +11,7 @@ from .fuzzfw import (PADDR_BITS, PAGE, PAGE_INFO_BYTES, SECTION_PAGES,
 
 # ---- the oracle ----------------------------------------------------------
 
-NODEMAP_MAX_IDS = 256  # boot/nodemap.h: distinct firmware ids tracked
+NODEMAP_MAX_IDS = 256  # include/keel/nodemap.h: firmware ids tracked
 
 
 def _fw_distance(fw, a, b):

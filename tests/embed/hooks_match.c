@@ -13,4 +13,4 @@
 #include <arch/irq.h>
 #include <arch/lock.h>
 #include <arch/mm.h>
-#include <arch/scrub.h>
+#include <keel/scrub_prims.h>

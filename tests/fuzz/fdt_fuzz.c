@@ -2,7 +2,9 @@
 /*
  * libFuzzer target: dt_read_cmdline() and dt_parse() on arbitrary bytes
  * (an exactly-sized copy, so ASan sees any read past the length), then
- * bootinfo_sanitise(). The command line read before the parse is the one
+ * bootinfo_sanitise(); the same bytes through dt_parse_loader() (the
+ * loader's /chosen under ACPI) and dt_uefi_read() (a UEFI boot /chosen
+ * describes, boot/fdt/fdt_uefi.c), whose values must be the checked ones. The command line read before the parse is the one
  * the parse itself copies: an arm64 boot parses its options from it.
  * Links Debian's host libfdt (-lfdt). Seeds: the tests/data/dt-*.dts
  * fixtures compiled by scripts/dtbs.sh (tests/fuzz/corpus/fdt/).
@@ -20,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct bootinfo bi, pre;
 	static struct dt_arch_info ai;
+	struct dt_uefi u;
 	uint8_t *copy = malloc(size ? size : 1);
 	bool read;
 	int rc;
@@ -55,6 +58,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(!bi.cpus[i].failed || !bi.cpus[i].usable);
 	}
 
+	bootinfo_init(&pre, BOOT_EFI);
+	if (!dt_parse_loader(copy, size, pa(0x40000000), &pre, &ai))
+		FUZZ_CHECK(!rc && !pre.ram.count && !pre.cpu_count);
+	if (dt_uefi_read(copy, size, &pre, &u) == 1) {
+		FUZZ_CHECK(!rc && u.system_table && u.desc_ver == 1);
+		FUZZ_CHECK(u.desc_size >= 40 && u.desc_size <= 1024);
+		FUZZ_CHECK(u.mmap_size && u.mmap_size % u.desc_size == 0);
+		FUZZ_CHECK(u.mmap_start + u.mmap_size > u.mmap_start);
+		FUZZ_CHECK(u.loader[0] && u.loader[sizeof(u.loader) - 1] == 0);
+	}
 	free(copy);
 	bootinfo_sanitise(&bi);
 	fuzz_check_bootinfo(&bi);

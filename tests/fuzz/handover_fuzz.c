@@ -35,9 +35,9 @@ static void machine(void)
 	bootinfo_add_cpu(&bi, 0, 0, 0, 0, 0, true);
 	bi.cpus[0].boot_cpu = true;
 	bootinfo_sanitise(&bi);
-	/* vCPU records (version 2): arm64's tag, a 64-byte state. */
+	/* vCPU records (version 2): arm64's tag and 488-byte state. */
 	bi.handover.vcpu_arch = HANDOVER_VCPU_ARM64;
-	bi.handover.vcpu_state_bytes = 64;
+	bi.handover.vcpu_state_bytes = HANDOVER_ARM64_STATE_BYTES;
 }
 
 static bool in_pres(const struct bi_handover *h, uint64_t s, uint64_t e)
@@ -73,6 +73,8 @@ static void check_taken(const struct bi_handover *h, const uint8_t *buf)
 
 		FUZZ_CHECK(bd->id && bd->node < bi.node_count);
 		FUZZ_CHECK(memchr(bd->name, 0, sizeof(bd->name)));
+		FUZZ_CHECK(memchr(bd->kernel, 0, sizeof(bd->kernel)));
+		FUZZ_CHECK(bd->vcpus <= HANDOVER_DOMAIN_VCPUS_MAX);
 		for (uint32_t i = 0; i < bd->extent_count; i++) {
 			struct handover_extent x =
 				handover_domain_extent(bd, i);
@@ -94,7 +96,7 @@ static void check_taken(const struct bi_handover *h, const uint8_t *buf)
 			dom |= h->domains[d].id == bv->domain;
 		FUZZ_CHECK(dom && bv->cpu < bi.cpu_count);
 		FUZZ_CHECK(bv->arch == HANDOVER_VCPU_ARM64 &&
-			   bv->state_bytes == 64);
+			   bv->state_bytes == HANDOVER_ARM64_STATE_BYTES);
 		FUZZ_CHECK(h->hdr.version >= 2);
 		/* The state lies inside the handover's bytes. */
 		FUZZ_CHECK(bv->state >= buf &&

@@ -358,10 +358,14 @@ def handover():
         [(0x12100000 + i * 8192, 0x12101000 + i * 8192) for i in range(RUN)]
     optional = struct.pack("<II", 0x80000009, 16) + b"\xab" * 8
     vcpu = struct.pack("<II", 3, 16) + b"\0" * 8
-    # A version 2 vCPU record of alpha: 48 bytes, then the 64-byte state
-    # the fuzz target's machine says its arch has (arm64, tag 1), cpu 0.
-    vcpu2 = struct.pack("<IIHHIIIQQQ", 3, 48 + 64, 1, 1, 0, 64, 0, 250,
-                        1024, 0) + bytes(range(64))
+    # A version 2 vCPU record of alpha: 48 bytes, then arm64's 488-byte
+    # state (tag 1, the fuzz target machine's), cpu 0, stopped at tick 2
+    # (before written_ticks 3): bytes 0, 1, 2... but pc 0x800 (in alpha's
+    # IPA space, offset 248) and PSTATE EL1h, DAIF masked (offset 256).
+    st = bytearray(i & 0xff for i in range(488))
+    st[248:264] = struct.pack("<QQ", 0x800, 0x3c5)
+    vcpu2 = struct.pack("<IIHHIIIQQQ", 3, 48 + 488, 1, 1, 0, 488, 0, 2,
+                        1024, 0) + bytes(st)
     valid = _ho([a, b], pres)
     return {
         "class-two-domains": valid,
@@ -381,7 +385,69 @@ def handover():
     }
 
 
-TARGETS = {"handover": handover, "fwdesc": fwdesc, "fdt": fdt, "multiboot2": multiboot2,
+def _ho_records(ho):
+    """The records of handover bytes @ho, to its end: [(offset, type,
+    bytes)]."""
+    out, off = [], 128
+    while off + 8 <= len(ho):
+        typ, n = struct.unpack_from("<II", ho, off)
+        out.append((off, typ, n))
+        off += max(n, 8)
+    return out
+
+
+def _ho_whole(pa, ho, pages):
+    """A handover_whole input: u64 pa, the handover (size and record
+    count set from its bytes; the target makes the checksum), pages."""
+    ho = bytearray(ho)
+    struct.pack_into("<Q", ho, 16, len(ho))
+    struct.pack_into("<I", ho, 28, len(_ho_records(bytes(ho))))
+    return struct.pack("<Q", pa) + bytes(ho) + pages
+
+
+def handover_whole():
+    """Forgeries of the real handover the sandbox wrote (corpus
+    handover_whole/real-2-domains: 2 domains of tests/data/
+    sandbox-liveupdate.fw, their p2m table pages after it): a vCPU record
+    of domain 1 (arm64, EL1h, pc 0x800), the same in EL2h, domain 2's
+    memory moved onto domain 1's p2m root, domain 1's own memory grown
+    onto its own root (issue 36 section 7's classes)."""
+    with open(os.path.join(CORPUS, "handover_whole", "real-2-domains"),
+              "rb") as f:
+        real = f.read()
+    pa = struct.unpack_from("<Q", real, 0)[0]
+    size = struct.unpack_from("<Q", real, 8 + 16)[0]
+    ho, pages = real[8:8 + size], real[8 + size:]
+    doms = [(o, n) for o, t, n in _ho_records(ho) if t == 2]
+    root1 = struct.unpack_from("<Q", ho, doms[0][0] + 88)[0]
+
+    def vcpu(pstate):
+        st = bytearray(488)
+        st[248:264] = struct.pack("<QQ", 0x800, pstate)
+        return struct.pack("<IIHHIIIQQQ", 3, 48 + 488, 1, 1, 0, 488, 0, 0,
+                           0, 0) + bytes(st)
+
+    def one_page_extent(dom, at):
+        """Domain @dom's first extent made one page at @at, bytes 4096."""
+        b = bytearray(ho)
+        off = doms[dom][0]
+        tc = struct.unpack_from("<I", b, off + 104)[0]
+        x = off + 128 + 16 * tc
+        struct.pack_into("<QQ", b, x + 8, at, 1)
+        struct.pack_into("<Q", b, off + 80, 4096)
+        return bytes(b)
+
+    return {
+        "class-vcpu-el1h": _ho_whole(pa, ho + vcpu(0x3c5), pages),
+        "class-vcpu-el2h": _ho_whole(pa, ho + vcpu(0x3c9), pages),
+        "class-maps-other-root": _ho_whole(pa, one_page_extent(1, root1),
+                                           pages),
+        "class-maps-own-root": _ho_whole(pa, one_page_extent(0, root1),
+                                         pages),
+    }
+
+
+TARGETS = {"handover": handover, "handover_whole": handover_whole, "fwdesc": fwdesc, "fdt": fdt, "multiboot2": multiboot2,
            "multiboot": multiboot1, "uefi": uefi, "acpi_srat": acpi_srat,
            "acpi_madt": acpi_madt, "acpidump": acpidump, "dom0less": dom0less}
 

@@ -90,7 +90,12 @@ def run_case(c, image, logdir):
         elif c.get("initrd_of"):  # fn(image, workdir) -> the initrd's path
             extra += ["--initrd", c["initrd_of"](image, work)]
         args = [*c["args"], *extra]
-        if c["loaded"]:
+        if c.get("live"):  # a watched boot (arm64_efi_lu_cases.py)
+            b, mem = c["live"](
+                lambda x: boot.arm64_cmd(image, args, append, c["timeout"],
+                                         qemu_extra + x),
+                c["timeout"], log_path, work, image)
+        elif c["loaded"]:
             loaded = c["loaded"](work)
             b, mem = memcheck.boot_and_compare(
                 lambda x: boot.arm64_cmd(image, args, append, c["timeout"],

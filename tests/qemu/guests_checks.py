@@ -271,3 +271,60 @@ def guests_resumed(count, generation=1):
     check.wants_log = True
     return check
 
+
+
+def freeze_failed(domain, count, entry_line):
+    """inject=vcpu-stop-slow:@domain with guests=on liveupdate=1 (issue 36
+    §0): the CPU of domain @domain's held vCPU answers the freeze 3 s
+    late, past its 1 s bound. The defined failure: the old image names
+    that vCPU in its verdict (`liveupdate: freeze: guest N's vCPU (CPU C)
+    did not stop in ... ms`), no new image is entered, the @count held
+    vCPUs run on ('the live update failed: N held vCPUs run on'), then
+    are stopped in their loops and judged: every page walked, 0 bad
+    words, none lost; the domains are still this image's."""
+    def check(rep, log):
+        out = []
+        why = rep.get("fail_reason") or ""
+        want = rf"^liveupdate: freeze: guest {domain}'s vCPU \(CPU \d+\) " \
+            r"did not stop in \d+ ms: the update is not done"
+        if not re.search(want, why):
+            out.append(f"fail_reason {why!r}, expected {want!r}")
+        if rep["liveupdate"].get("generation") != 0:
+            out.append(f"liveupdate.generation "
+                       f"{rep['liveupdate'].get('generation')}, expected 0")
+        entered = len(re.findall(entry_line, log, re.M))
+        if entered != 1:
+            out.append(f"{entered} images entered, expected 1")
+        if not re.search(rf"^keel: guests: the live update failed: {count} "
+                         r"held vCPUs run on\r?$", log, re.M):
+            out.append("no 'guests: the live update failed: N held vCPUs "
+                       "run on' line")
+        rows, doms = _rows(rep), {d["id"]: d for d in rep["domains"]}
+        if len(rows) != count or len(doms) != count:
+            out.append(f"{len(rows)} guests rows, {len(doms)} domains, "
+                       f"expected {count}")
+        for did, g in sorted(rows.items()):
+            pages = doms[did]["bytes"] // 4096
+            if g["pages_walked"] != pages or g["bad_words"] or \
+                    g["stage2_faults"] or not g["runs"]:
+                out.append(f"guest of domain {did}: {g}")
+        if rep["guests_info"]["problems"]:
+            out.append(f"{rep['guests_info']['problems']} guest problems")
+        return out
+    check.wants_log = True
+    return check
+
+
+def preempted_before_loop(domain):
+    """inject=guest-preempt-walk:@domain (issue 36 §0): a slice of that
+    guest ended after its walk's hypercall and before its loop, said in
+    one line of the first image (so the case tests what it claims)."""
+    def check(rep, log):
+        want = rf"^keel: guest {domain}: inject=guest-preempt-walk: a " \
+            r"slice ended at pc 0x[0-9a-f]+, after its walk and before " \
+            r"its loop\r?$"
+        return [] if re.search(want, log, re.M) else [
+            "no 'inject=guest-preempt-walk: a slice ended ... before its "
+            "loop' line"]
+    check.wants_log = True
+    return check

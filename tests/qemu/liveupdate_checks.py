@@ -33,13 +33,11 @@ MB1_MAGIC = 0x1BADB002
 NEED_MAGIC = 0x4b45454e  # include/keel/handover.h LU_NEED_MAGIC
 
 
-def image_needing(elf, out, past_room=False):
+def image_needing(elf, out, more=1 << 20):
     """Write to @out a copy of keel.elf @elf whose multiboot1 header says
-    it needs 1 MiB more than it does (a bigger next build, still inside the
-    2 MiB room keel.lds leaves), or, @past_room, 4 KiB past where @elf's
-    image ends, room included (bss_end_addr grown to match): what
-    a live update's old image reads to decide whether the image fits.
-    Return: @out."""
+    it needs @more bytes more than it does (a bigger next build; its
+    bss_end_addr grown to match): what a live update's old image reads to
+    decide whether the image fits. Return: @out."""
     with open(elf, "rb") as f:
         data = bytearray(f.read())
     for off in range(0, 0x3000, 4):
@@ -52,7 +50,7 @@ def image_needing(elf, out, past_room=False):
     marker, need = struct.unpack_from("<II", data, off + 32)
     if marker != NEED_MAGIC:
         raise ValueError(f"{elf}: no keel need after the multiboot1 header")
-    need = elf_symbol(data, b"_end") + 4096 if past_room else need + (1 << 20)
+    need += more
     struct.pack_into("<I", data, off + 24, max(bss_end, need))
     struct.pack_into("<I", data, off + 36, need)
     with open(out, "wb") as f:
@@ -63,18 +61,17 @@ def image_needing(elf, out, past_room=False):
 NEED_MAGIC64 = 0x4445454e4c45454b  # LU_NEED_MAGIC64, "KEELNEED"
 
 
-def arm64_image_needing(image, out, past_room=False):
+def arm64_image_needing(image, out, more=1 << 20):
     """image_needing() for an arm64 Image: its header's res2 (0x20) says
-    it needs 1 MiB more than it does, or, @past_room, 4 KiB more than its
-    whole image_size (0x10, the room included), image_size grown to match.
-    Return: @out."""
+    it needs @more bytes more than it does, image_size (0x10) grown to
+    match. Return: @out."""
     with open(image, "rb") as f:
         data = bytearray(f.read())
     size, = struct.unpack_from("<Q", data, 0x10)
     need, magic = struct.unpack_from("<QQ", data, 0x20)
     if magic != NEED_MAGIC64:
         raise ValueError(f"{image}: no keel need in the Image header")
-    need = size + 4096 if past_room else need + (1 << 20)
+    need += more
     struct.pack_into("<Q", data, 0x10, max(size, need))
     struct.pack_into("<Q", data, 0x20, need)
     with open(out, "wb") as f:

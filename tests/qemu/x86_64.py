@@ -43,6 +43,7 @@ from scripts.keel.boot import TOP
 from scripts.keel.report import HEAP_MODES
 
 from .x86_cases import build_cases, scale_cases
+from .x86_efi_lu_cases import efi_lu_cases
 from .x86_machine import (EXIT_HALT, ISO_CMDLINE, MKISO, audit_checked,
                           build_small_cap, small_cap_elf)
 
@@ -149,7 +150,7 @@ def main():
     if args.scale:
         cases = scale_cases(args.elf)
     else:
-        cases = build_cases(args.elf, memdir)
+        cases = build_cases(args.elf, memdir) + efi_lu_cases(args.elf)
     if args.list:
         for c in cases:
             print(c.name)
@@ -173,7 +174,8 @@ def main():
     passed = failed = 0
     reps = {}
     for case in cases:
-        problems, secs, log_path, rep = run_case(case, isos, args.logs)
+        problems, secs, log_path, rep = case.run(args.logs) \
+            if hasattr(case, "run") else run_case(case, isos, args.logs)
         reps[case.name] = rep
         if problems:
             failed += 1

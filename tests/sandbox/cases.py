@@ -34,6 +34,8 @@ from .checks_report import (SIZE_CMDLINE, check_cmdline_fixup,
 from .firmware import DATA, GIB, PAGE, FwDesc
 from .inject_cases import inject_cases
 from .liveupdate_cases import liveupdate_cases
+from .many_reserved import many_reserved_cases
+from .many_ram import many_ram_cases
 
 
 # ---- the cases -----------------------------------------------------------
@@ -61,7 +63,8 @@ def cases():
             reserved_cases() + big_cases() + domain_cases() +
             inject_cases(Case) + dom0less_cases(Case) +
             dt_banks_cases(Case) +
-            domain_bench_cases() + liveupdate_cases(Case))
+            domain_bench_cases() + liveupdate_cases(Case) +
+            many_reserved_cases(Case) + many_ram_cases(Case))
 
 
 def boot_cases():

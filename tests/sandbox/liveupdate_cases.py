@@ -25,6 +25,7 @@ import re
 import subprocess
 
 from . import firmware
+from .dom0less import fixture_fw
 
 from ..qemu.guests_checks import guests_unsupported
 
@@ -235,6 +236,34 @@ def check_discarded(rep, log):
     return out
 
 
+def check_destroy_ignored(rep, log):
+    """The first image said why it kept its domains (once), the last
+    image, which updates no further, destroyed nothing it restored."""
+    warn = re.findall(r"^keel: warning: domains_destroy=on ignored: "
+                      r"liveupdate=1 hands this image's domains to the "
+                      r"next one$", log, re.M)
+    return [] if len(warn) == 1 else [f"{len(warn)} domains_destroy "
+                                      "warnings, expected 1"]
+
+
+def check_dom0less_kept(rep, log):
+    """Issue 36 section 6: Xen's dom0less example (tests/data/
+    xen-dom0less.dts) across an update: each restored row keeps the vCPU
+    count and the kernel module its DT node gave (the fixture's words)."""
+    lu, out = rep["liveupdate"], []
+    if lu["generation"] != 1 or lu["domains_restored"] != 2 or \
+            lu["domains_failed"]:
+        out.append(f"liveupdate {lu}")
+    want = {"domU1": ("handover", 2, "module@0x4a000000"),
+            "domU2": ("handover", 1, "module@0x4c000000")}
+    got = {d["name"]: (d["origin"], d["vcpus"], d["kernel"])
+           for d in rep.get("domains") or []}
+    if got != want:
+        out.append(f"restored rows (origin, vcpus, kernel) {got}, "
+                   f"expected {want}")
+    return out
+
+
 def check_cold(rep, log):
     """A cold boot that asks for no update: the three keys only (the
     compact report's budget), the binary's build id."""
@@ -306,6 +335,32 @@ def check_server(rep, log):
     if _per_node(cold) != per:
         out.append(f"per node (free pages, owned bytes): cold "
                    f"{_per_node(cold)}, after the update {per}")
+    return out + _check_kept(cold, rep) + _kept_line(rep, log)
+
+
+def _check_kept(cold, rep):
+    """Issue 36 section 8: the update's pages counted as a cold boot of
+    the same machine counts them, but for what the report names as kept
+    (liveupdate.kept_pages): the handover's own pages (free in the cold
+    boot) and the restored domains' p2m table pages (allocated in the
+    cold boot, whose table_pages says how many)."""
+    a, b = cold["audit"], rep["audit"]
+    kept = rep["liveupdate"].get("kept_pages") or {}
+    ho = -(-rep["liveupdate"]["handover_bytes"] // firmware.PAGE)
+    tables = cold["domains_info"]["table_pages"]
+    out = []
+    if kept != {"handover": ho, "p2m_tables": tables}:
+        out.append(f"liveupdate.kept_pages {kept}, expected the handover's "
+                   f"{ho} pages and the cold boot's {tables} table pages")
+    if b["free_pages"] + ho != a["free_pages"]:
+        out.append(f"free pages {b['free_pages']} + {ho} kept for the "
+                   f"handover, a cold boot has {a['free_pages']}")
+    if b["allocated_pages"] + tables != a["allocated_pages"]:
+        out.append(f"allocated pages {b['allocated_pages']} + {tables} "
+                   f"table pages, a cold boot has {a['allocated_pages']}")
+    if b["reserved_pages"] != a["reserved_pages"] + ho + tables:
+        out.append(f"reserved pages {b['reserved_pages']}, a cold boot "
+                   f"has {a['reserved_pages']} + {ho} + {tables} kept")
     return out
 
 
@@ -338,7 +393,18 @@ def check_many(rep, log):
     if cold["audit"]["owned_pages"] != rep["audit"]["owned_pages"]:
         out.append(f"audit.owned_pages {rep['audit']['owned_pages']}, "
                    f"cold {cold['audit']['owned_pages']}")
-    return out
+    return out + _check_kept(cold, rep) + _kept_line(rep, log)
+
+
+def _kept_line(rep, log):
+    """The human line names the kept pages, as the JSON counts them."""
+    kept = rep["liveupdate"].get("kept_pages") or {}
+    if not re.search(r"^keel: liveupdate: kept reserved beyond a cold boot: "
+                     rf"{kept.get('handover')} pages? of the handover .*, "
+                     rf"{kept.get('p2m_tables')} p2m table pages?", log,
+                     re.M):
+        return ["no human line naming the kept pages"]
+    return []
 
 
 def check_dirty(rep, log):
@@ -414,6 +480,15 @@ def liveupdate_cases(case_class):
                    [check_updated(1),
                     guests_unsupported("the sandbox has no MMU")],
                    {"scrubbed": True}),
+        # domains_destroy=on with an update to come: ignored with one
+        # warning, the domains handed over (issue 36 section 7).
+        case_class("liveupdate-domains-destroy", FW,
+                   ["liveupdate=1", "domains_destroy=on"] + DOMAINS,
+                   [check_updated(1), check_destroy_ignored],
+                   {"scrubbed": True}),
+        case_class("liveupdate-dom0less", fixture_fw("xen-dom0less"),
+                   ["liveupdate=1", "audit=full"], [check_dom0less_kept],
+                   {"scrubbed": True}, derive=False),
         case_class("liveupdate-discard", FW,
                    ["liveupdate=1", "handover=discard", DOMAINS[0]],
                    [check_discarded], {"scrubbed": True}),

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The allocation self-benchmark (common/bench.c): the rows it produces, the
- * maintenance each row really performed (sandbox cache counters, not the
- * kernel's own statistics), and that the heap is left exactly as it was:
- * same free chunks with the same first_dirty and PGF_CLEAN_POC, same
+ * The allocation self-benchmark (common/selftest/bench.c): the rows it
+  * produces, the maintenance each row really performed (sandbox cache counters,
+   * not the kernel's own statistics), and that the heap is left exactly as it
+    * was: same free chunks with the same first_dirty and PGF_CLEAN_POC, same
  * counters, zeroed memory, same cachemaint mode and statistics.
  */
 #include <stdlib.h>

@@ -19,6 +19,7 @@
 #include <keel/fdt.h>
 #include <keel/fwdesc.h>
 #include <keel/multiboot.h>
+#include <keel/report.h>
 
 #include "common.h"
 
@@ -358,6 +359,193 @@ static void test_srat_split_not_merged_back(void **state)
 	assert_int_equal(bi.ram.regions[1].node, 1);
 }
 
+/* ---- resolving RAM in its own table (issue 36 §7) ------------------------ */
+
+#define PG 4096ULL
+
+/* The regions the early pool holds. */
+#define POOL_REGIONS (BOOTINFO_EARLY_POOL_BYTES / sizeof(struct region))
+
+/* The largest table the RAM table reaches by doubling within the pool. */
+static unsigned int pool_doubling_cap(void)
+{
+	unsigned int c = BOOTINFO_MAX_RAM;
+
+	while (2ULL * c <= POOL_REGIONS)
+		c *= 2;
+	return c;
+}
+
+/* @n one-page ranges of @node, two pages apart from 4 GiB. */
+static void add_pages(unsigned int n, uint32_t node)
+{
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(bootinfo_add_ram(&bi, pa(4 * GB + 2 * i * PG),
+						  pa(4 * GB + 2 * i * PG + PG),
+						  node),
+				 0);
+}
+
+static void expect_pages_kept(unsigned int n)
+{
+	assert_int_equal(bi.ram.count, n);
+	assert_int_equal(bi.dropped_ram, 0);
+	assert_int_equal(bi.dropped_ram_bytes, 0);
+	assert_int_equal(count("separate RAM ranges"), 0);
+	assert_int_equal(bootinfo_ram_bytes(&bi), n * PG);
+	for (unsigned int i = 0; i < n; i += n / 7)
+		assert_int_equal(pa_val(bi.ram.regions[i].start),
+				 4 * GB + 2 * i * PG);
+}
+
+/*
+ * As many separate ranges as the pool holds by doubling (3/4 of its
+ * largest doubling: 98,304 in the sandbox), then sanitise. Its overlap
+ * resolution used to fill a second table of them from the same pool, so
+ * past half the pool RAM was dropped ("more than 131072 separate RAM
+ * ranges", 32,768 ranges lost); now it resolves in the table itself.
+ */
+static void test_sanitise_keeps_what_the_pool_holds(void **state)
+{
+	unsigned int n = pool_doubling_cap() / 4 * 3;
+
+	bootinfo_early_pool_reset();
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_cpu(&bi, 0, 0, 0, 0, 0, true);
+	bi.cpus[0].boot_cpu = true;
+	add_pages(n, 0);
+	bootinfo_sanitise(&bi);
+	expect_pages_kept(n);
+	bootinfo_sanitise(&bi);
+	expect_pages_kept(n);
+	assert_int_equal(test_console_warnings(), 0);
+}
+
+/*
+ * More ranges than a doubling of the RAM table can hold, fewer than the
+ * pool: the table takes the rest of the pool instead of dropping RAM
+ * (it used to drop all past the last doubling).
+ */
+static void test_add_takes_the_rest_of_the_pool(void **state)
+{
+	unsigned int c = pool_doubling_cap();
+	unsigned int n = c + (unsigned int)(POOL_REGIONS - c) / 2;
+
+	bootinfo_early_pool_reset();
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	add_pages(n, 0);
+	bootinfo_sanitise(&bi);
+	expect_pages_kept(n);
+}
+
+/*
+ * Two nodes interleaved: node 1 lists [4 GiB, +2n pages), node 0 every
+ * other page of it. Node 0 keeps its pages, node 1 the pages between:
+ * 2n pieces from n + 1 ranges (the table grows for them), one warning.
+ */
+static void test_two_nodes_interleaved(void **state)
+{
+	const unsigned int n = 3000;
+
+	bootinfo_early_pool_reset();
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(4 * GB), pa(4 * GB + 2 * n * PG), 1);
+	add_pages(n, 0);
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.ram.count, 2 * n);
+	assert_int_equal(bi.dropped_ram_bytes, 0);
+	assert_int_equal(bootinfo_ram_bytes(&bi), 2 * n * PG);
+	for (unsigned int i = 0; i < 2 * n; i++) {
+		assert_int_equal(pa_val(bi.ram.regions[i].start),
+				 4 * GB + i * PG);
+		assert_int_equal(pa_val(bi.ram.regions[i].end),
+				 4 * GB + (i + 1) * PG);
+		assert_int_equal(bi.ram.regions[i].node, i % 2);
+	}
+	assert_int_equal(count("claimed by"), 1);
+	assert_true(test_console_contains("ram [0x100000000, 0x100001000) "
+					  "claimed by nodes 0 and 1, node 0 "
+					  "keeps it"));
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.ram.count, 2 * n);
+	assert_int_equal(count("claimed by"), 1);
+}
+
+/*
+ * A node's RAM listed entirely under a lower node's adds nothing; RAM of
+ * three nodes over one another keeps each byte once, on the lowest.
+ */
+static void test_hidden_and_stacked(void **state)
+{
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(GB), pa(2 * GB), 0);
+	bootinfo_add_ram(&bi, pa(GB + MB), pa(GB + 2 * MB), 2); /* hidden */
+	bootinfo_add_ram(&bi, pa(GB + 512 * MB), pa(3 * GB), 1);
+	bootinfo_add_ram(&bi, pa(2 * GB + MB), pa(4 * GB), 2);
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.ram.count, 3);
+	assert_int_equal(pa_val(bi.ram.regions[0].start), GB);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 2 * GB);
+	assert_int_equal(bi.ram.regions[0].node, 0);
+	assert_int_equal(pa_val(bi.ram.regions[1].end), 3 * GB);
+	assert_int_equal(bi.ram.regions[1].node, 1);
+	assert_int_equal(pa_val(bi.ram.regions[2].start), 3 * GB);
+	assert_int_equal(pa_val(bi.ram.regions[2].end), 4 * GB);
+	assert_int_equal(bi.ram.regions[2].node, 2);
+	assert_int_equal(bootinfo_ram_bytes(&bi), 3 * GB);
+}
+
+/*
+ * Resolving overlaps at the table's limit (it cannot grow): two node-1
+ * stretches 4 MiB apart, node 0 every other page in each, need 2 pieces
+ * per node-0 page, more than the 512 slots. Pieces are joined to the RAM
+ * of the other node they touch, never across the hole between the
+ * stretches, and nothing is dropped (it used to drop 289 pages); the
+ * warning names the true limit.
+ */
+static void test_resolve_at_the_limit_joins_never_drops(void **state)
+{
+	const unsigned int per = 200;
+	const uint64_t second = 4 * GB + 2 * per * PG + 4 * MB;
+
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bi.ram.max = bi.ram.cap;
+	bootinfo_add_ram(&bi, pa(4 * GB), pa(4 * GB + 2 * per * PG), 1);
+	bootinfo_add_ram(&bi, pa(second), pa(second + 2 * per * PG), 1);
+	for (unsigned int i = 0; i < per; i++) {
+		bootinfo_add_ram(&bi, pa(4 * GB + 2 * i * PG),
+				 pa(4 * GB + 2 * i * PG + PG), 0);
+		bootinfo_add_ram(&bi, pa(second + 2 * i * PG),
+				 pa(second + 2 * i * PG + PG), 0);
+	}
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bi.dropped_ram, 0);
+	assert_int_equal(bi.dropped_ram_bytes, 0);
+	assert_true(bi.ram.count <= BOOTINFO_MAX_RAM);
+	assert_true(bi.ram.count >= BOOTINFO_MAX_RAM - 1);
+	assert_int_equal(bootinfo_ram_bytes(&bi), 4 * per * PG);
+	for (unsigned int i = 0; i < bi.ram.count; i++) {
+		const struct region *r = &bi.ram.regions[i];
+		uint64_t s = pa_val(r->start), e = pa_val(r->end);
+
+		assert_true((s >= 4 * GB && e <= 4 * GB + 2 * per * PG) ||
+			    (s >= second && e <= second + 2 * per * PG));
+		/* Sorted, disjoint, and in bootmem's shape: RAM of one
+		 * node touching RAM of the same node is one range. */
+		if (i)
+			assert_true(pa_val(r[-1].end) < s ||
+				    (pa_val(r[-1].end) == s &&
+				     r[-1].node != r->node));
+	}
+	/* Each join of another node's page lets the next page of the
+	 * first node's join too: 288 fewer ranges, 144 pages moved. */
+	assert_true(test_console_contains(
+		"resolved it takes 800 ranges, the RAM table holds 512 (its "
+		"limit): 144 pieces joined to RAM of another node they touch "
+		"(0x90000 bytes counted on that node), none dropped"));
+	assert_int_equal(count("separate RAM ranges"), 0);
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
@@ -373,6 +561,11 @@ int main(void)
 		T(test_three_nodes_name_the_keeper),
 		T(test_meeting_inside_a_page),
 		T(test_srat_split_not_merged_back),
+		T(test_sanitise_keeps_what_the_pool_holds),
+		T(test_add_takes_the_rest_of_the_pool),
+		T(test_two_nodes_interleaved),
+		T(test_hidden_and_stacked),
+		T(test_resolve_at_the_limit_joins_never_drops),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

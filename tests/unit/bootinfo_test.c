@@ -5,6 +5,9 @@
  * distance matrix has its own file (bootinfo_distance_test.c).
  */
 #include <stdlib.h>
+#include <unistd.h>
+
+#include <keel/report.h>
 
 #include "common.h"
 
@@ -83,10 +86,14 @@ static void test_adders(void **state)
 	for (unsigned int i = 0; i < BOOTINFO_MAX_RESERVED; i++)
 		assert_int_equal(
 			bootinfo_add_reserved(&bi, pa(i), pa(i + 1), NULL), 0);
-	/* Full: merged with the nearest, never dropped. */
+	/*
+	 * Full: merged with the nearest (an eighth of the list at once),
+	 * never dropped.
+	 */
 	assert_int_equal(bootinfo_add_reserved(&bi, pa(0), pa(1), "x"), 0);
-	assert_int_equal(bi.merged_reserved, 1);
-	assert_int_equal(bi.reserved.count, BOOTINFO_MAX_RESERVED);
+	assert_int_equal(bi.merged_reserved, BOOTINFO_MAX_RESERVED / 8);
+	assert_int_equal(bi.reserved.count,
+			 BOOTINFO_MAX_RESERVED + 1 - BOOTINFO_MAX_RESERVED / 8);
 	assert_int_equal(bootinfo_add_reserved(&bi, pa(2), pa(1), "x"),
 			 -EINVAL);
 	assert_int_equal(bi.dropped_reserved, 1);
@@ -299,11 +306,12 @@ static void test_reserved_overflow_merges(void **state)
 			0);
 	}
 	bootinfo_sanitise(&bi);
-	assert_int_equal(bi.reserved.count, BOOTINFO_MAX_RESERVED);
-	assert_int_equal(bi.merged_reserved, 88);
+	/* Merged an eighth of the list at a time: 2 x 64 of them. */
+	assert_int_equal(bi.merged_reserved, 2 * (BOOTINFO_MAX_RESERVED / 8));
+	assert_int_equal(bi.reserved.count, n - bi.merged_reserved);
 	assert_int_equal(bi.dropped_reserved, 0);
 	/* The smallest gaps (one page, in the first cluster) went first. */
-	assert_int_equal(bi.merged_reserved_gap, 88 * 4096ULL);
+	assert_int_equal(bi.merged_reserved_gap, bi.merged_reserved * 4096ULL);
 	for (unsigned int i = 0; i < n; i++) {
 		uint64_t a = i < 300 ? GB + (299 - i) * 2 * 4096ULL
 				     : 2 * GB + (i - 300) * 5 * 4096ULL;
@@ -318,6 +326,87 @@ static void test_reserved_overflow_merges(void **state)
 	     p++)
 		warned++;
 	assert_int_equal(warned, 1);
+}
+
+/*
+ * Issue 36: a million reserved ranges (a live update's preserved ranges)
+ * into a list at its limit, as when the early pool is spent (x86_64's
+ * holds some 4000). Each add used to sort the whole list and merge one
+ * pair: O(n * cap log cap), which did not finish in 900 s. Merging an
+ * eighth at once sorts it n / (cap / 8) times. Quiet: about 1 s here
+ * under ASan; the alarm (a safety net, 60x that) turns a hang into a
+ * failure. Nothing reserved is lost: the gaps merged add up.
+ */
+static void test_reserved_million_into_full_list(void **state)
+{
+	const unsigned int n = 1000000, cap = 4096;
+	uint64_t covered = 0;
+
+	ram(0, 64 * GB, 0);
+	cpu(0, 0);
+	bi.cpus[0].boot_cpu = true;
+	while (bi.reserved.cap < cap && range_table_double(&bi.reserved))
+		;
+	assert_true(bi.reserved.cap >= cap);
+	bi.reserved.max = bi.reserved.cap;
+	alarm(60);
+	/* One page in every 2 to 9, climbing from 4 GiB. */
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t a = 4 * GB + i * 16 * 4096ULL + (i % 8) * 4096ULL;
+
+		assert_int_equal(
+			bootinfo_add_reserved(&bi, pa(a), pa(a + 4096), "p"),
+			0);
+	}
+	bootinfo_sanitise(&bi);
+	alarm(0);
+	assert_true(bi.reserved.count < bi.reserved.cap);
+	assert_int_equal(bi.merged_reserved, n - bi.reserved.count);
+	for (unsigned int i = 0; i < bi.reserved.count; i++)
+		covered += pa_val(bi.reserved.regions[i].end) -
+			   pa_val(bi.reserved.regions[i].start);
+	assert_int_equal(covered, n * 4096ULL + bi.merged_reserved_gap);
+	assert_true(reserved_covers(4 * GB, 4 * GB + 4096));
+	assert_true(
+		reserved_covers(4 * GB + (n - 1) * 16 * 4096ULL + 7 * 4096ULL,
+				4 * GB + (n - 1) * 16 * 4096ULL + 8 * 4096ULL));
+}
+
+/*
+ * Issue 36: 100,000 separate RAM ranges listed in address order (a DT or
+ * UEFI map that large) all kept, and RAM touching the last range of its
+ * node still merged. Each add used to scan every range before it: O(n^2),
+ * minutes under ASan. A list sorted so far is only searched at its tail.
+ * Quiet: well under a second; the alarm is a safety net (60 s).
+ */
+static void test_ram_many_in_order(void **state)
+{
+	const unsigned int n = 100000;
+
+	bootinfo_early_pool_reset();
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	alarm(60);
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(bootinfo_add_ram(&bi, pa(4 * GB + i * 2 * MB),
+						  pa(4 * GB + i * 2 * MB + MB),
+						  i % 2),
+				 0);
+	/* Touching the last range of its node: merged, no slot. */
+	assert_int_equal(bootinfo_add_ram(&bi,
+					  pa(4 * GB + (n - 1) * 2 * MB + MB),
+					  pa(4 * GB + n * 2 * MB), (n - 1) % 2),
+			 0);
+	/* Overlapping an earlier one (out of order): merged too. */
+	assert_int_equal(bootinfo_add_ram(&bi, pa(4 * GB + MB / 2),
+					  pa(4 * GB + MB + MB / 2), 0),
+			 0);
+	alarm(0);
+	assert_int_equal(bi.ram.count, n);
+	assert_int_equal(bi.dropped_ram, 0);
+	assert_int_equal(pa_val(bi.ram.regions[n - 1].end),
+			 4 * GB + n * 2 * MB);
+	assert_int_equal(pa_val(bi.ram.regions[0].end), 4 * GB + MB + MB / 2);
+	bootinfo_early_pool_reset();
 }
 
 /* CPUs past the table: one warning, even when sanitise runs twice. */
@@ -536,6 +625,8 @@ int main(void)
 		T(test_cpus),
 		T(test_reserved),
 		T(test_reserved_overflow_merges),
+		T(test_reserved_million_into_full_list),
+		T(test_ram_many_in_order),
 		T(test_cpus_over_cap_said_once),
 		T(test_property_random),
 	};

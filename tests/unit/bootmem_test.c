@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/bootmem.c: top-down placement, alignment, node preference and
+ * common/mm/bootmem.c: top-down placement, alignment, node preference and
  * fallback by distance, exhaustion panics naming the request, reserved
  * wins over RAM, free range iteration, mem= and the handoff; tables that
  * grow (100,000 separate reserved ranges, by hand and from a bootinfo's

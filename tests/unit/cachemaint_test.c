@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/cachemaint.c with the heap: clean_poc blocks cost 0 operations,
+ * common/mm/cachemaint.c with the heap: clean_poc blocks cost 0 operations,
  * eager is one operation per page, deferred one per allocation, no_flush
  * batches are flushed exactly once each, and PGF_CLEAN_POC survives a split
  * but not a free or a merge with an unclean buddy; a random model checks

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The console choice: console= (common/console_spec.c, and its one
+ * The console choice: console= (common/lib/console_spec.c, and its one
  * warning through cmdline.c), the ACPI SPCR (acpi_spcr_console() on real
  * firmware tables from tests/data/acpi/spcr-real.txt) and the shared 16550
- * programming (common/uart8250.c) against a fake register file.
+ * programming (common/lib/uart8250.c) against a fake register file.
  */
 #include <stdlib.h>
 

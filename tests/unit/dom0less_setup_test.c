@@ -2,8 +2,8 @@
 /*
  * Issue 28 §4: dom0less names of every length around the limit and with
  * control bytes, `cpus`, and how domains_setup(&ds, ) takes the DT's domains
- * (common/domain_parse.c, common/domain_static.c): the 4 KiB size rule
- * and warning shared with domain=, unique names, the placement refusals
+ * (common/domain/domain_parse.c, common/domain/domain_static.c): the 4 KiB size
+  * rule and warning shared with domain=, unique names, the placement refusals
  * of a static domain. The parse side of modules and static memory:
  * dom0less_test.c.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * bench=on's domain benchmark (common/domain_bench.c) compares like with
- * like: whatever bootscrub= and domains_trust= say, the eager and the
+ * bench=on's domain benchmark (common/selftest/domain_bench.c) compares like
+  * with like: whatever bootscrub= and domains_trust= say, the eager and the
  * deferred build zero the same bytes, and clean the same bytes to PoC
  * unless the mode skips memory known clean to PoC (then the deferred
  * build cleans none: the difference measured). The heap is left with no
@@ -9,6 +9,7 @@
  * of 64 MiB with the real heap, scrub and p2m.
  */
 #include "common.h"
+#include <keel/bench.h>
 #include <keel/domain.h>
 
 #include "../../common/domain/domain_priv.h"

@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Domains, the build (common/domain_build.c, domain_check.c,
+ * Domains, the build (common/domain/domain_build.c, domain_check.c,
  * domain_destroy.c) on a small sandbox machine of 2 nodes with real
  * heap and p2m: sizes, extents and nodes against what was asked; the
  * checks find nothing on a good build and find memory that was not
  * zeroed; bootscrub=off memory is zeroed by the build; a domain the heap
  * cannot give fails alone and gives back everything; destroy returns
  * every page; domain_build_local() leaves the heap as it found it.
- * Big extents (common/domain_big.c) on a sparse machine of 2 x 16 GiB:
+ * Big extents (common/domain/domain_big.c) on a sparse machine of 2 x 16 GiB:
  * one heap extent above MAX_ORDER per power of two, 1 GiB leaves, the
  * checks, audit=full, destroy round trip, zeroing split in 1 GiB units,
  * and the roll-back of a failed local build that had taken big extents.
  */
 #include "common.h"
 #include <keel/audit.h>
+#include <keel/bench.h>
 #include <keel/domain.h>
 #include <keel/p2m.h>
 #include <keel/progress.h>

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Domains, what is asked: the domain= word (common/domain_parse.c through
- * cmdline_parse()), the dom0less reader (boot/fdt/fdt_dom0less.c through
- * dt_parse(), on tests/data/dom0less.dts and on a blob with more nodes than
- * the table), and the plan (node choice, the out-of-memory reason).
+ * Domains, what is asked: the domain= word (common/domain/domain_parse.c
+  * through cmdline_parse()), the dom0less reader (boot/fdt/fdt_dom0less.c
+   * through dt_parse(), on tests/data/dom0less.dts and on a blob with more
+    * nodes than the table), and the plan (node choice, the out-of-memory
+     * reason).
  */
 #include <stdlib.h>
 

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Static domains (issue 28 §0; common/domain_static.c, heap_adopt_owned()
- * in common/heap_owned.c) on a small sandbox machine of 2 nodes x 64 MiB:
- * a domain whose xen,static-mem ranges (reserved "static-mem", as boot/
- * leaves them) become its owned extents, mapped from guest address 0,
- * never zeroed (a pattern written before the build survives the build,
- * the checks, the audit and destroy, bootscrub=off included); every frame
- * answers heap_owner_of() with its id; audit=full balances with no page
- * counted twice; destroy gives the ranges back to reserved, not to the
- * free lists; a range above a mem= cut refuses the domain and stays
- * untouched; the heap refuses misuse of adopted memory.
+ * Static domains (issue 28 §0; common/domain/domain_static.c,
+  * heap_adopt_owned() in common/mm/heap_owned.c) on a small sandbox machine of
+   * 2 nodes x 64 MiB: a domain whose xen,static-mem ranges (reserved
+    * "static-mem", as boot/ leaves them) become its owned extents, mapped from
+     * guest address 0, never zeroed (a pattern written before the build
+      * survives the build, the checks, the audit and destroy, bootscrub=off
+       * included); every frame answers heap_owner_of() with its id; audit=full
+        * balances with no page counted twice; destroy gives the ranges back to
+         * reserved, not to the free lists; a range above a mem= cut refuses the
+          * domain and stays untouched; the heap refuses misuse of adopted
+           * memory.
  */
 #include "common.h"
 #include <keel/audit.h>
+#include <keel/bootmem.h>
 #include <keel/domain.h>
 #include <keel/p2m.h>
 
@@ -242,6 +244,46 @@ static void test_static_above_mem_cut(void **state)
 	audit_ok();
 }
 
+/*
+ * Two static ranges of one domain that overlap: refused before the build
+ * with one warning naming both, nothing adopted, the memory untouched.
+ */
+static void test_static_self_overlap(void **state)
+{
+	struct domain *st;
+
+	(void)state;
+	machine("bootscrub=on", 0);
+	test_bi.domains[0].static_mem[1] =
+		region_of(pa(A_START + 64 * KiB), pa(A_START + 128 * KiB));
+	fill(A_START, A_END);
+	build();
+	st = find("st");
+	assert_true(st->failed);
+	assert_false(st->built);
+	assert_string_equal(st->fail_reason,
+			    "xen,static-mem [0x2010000, 0x2020000) overlaps "
+			    "its own [0x2000000, 0x2603000)");
+	assert_int_equal(heap_adopted_pages(), 0);
+	assert_true(intact(A_START, A_END));
+	audit_ok();
+}
+
+/* heap_adopt_owned() of the first bootmem reserved range named @name. */
+static long adopt_named(const char *name)
+{
+	unsigned int count;
+	const struct region *r = bootmem_reserved_regions(&count);
+
+	for (unsigned int i = 0; i < count; i++)
+		if (!strcmp(r[i].name, name))
+			return heap_adopt_owned(r[i].node,
+						region_start_pfn(&r[i]),
+						region_end_pfn(&r[i]), 8);
+	fail_msg("no reserved range named %s", name);
+	return 0;
+}
+
 /* Misuse of adopted memory: refused (strict: a panic naming it). */
 static void test_adopt_misuse(void **state)
 {
@@ -249,6 +291,10 @@ static void test_adopt_misuse(void **state)
 	pfn_t s = paddr_to_pfn(pa(A_START)), e = paddr_to_pfn(pa(A_END));
 
 	machine("bootscrub=on", 0);
+	/* Node 0's static-mem adopted as node 1's; keel's own frame table. */
+	assert_int_equal(heap_adopt_owned(1, s, e, 7), -EINVAL);
+	assert_int_equal(adopt_named("frametable"), -EINVAL);
+	assert_int_equal(heap_adopted_pages(), 0);
 	assert_int_equal(heap_adopt_owned(0, s, e, 7), 4);
 	/* Twice, or over free heap memory: overlaps. */
 	assert_int_equal(heap_adopt_owned(0, s, e, 8), -EINVAL);
@@ -288,6 +334,8 @@ int main(void)
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_adopt_misuse, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_static_self_overlap,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -7,6 +7,8 @@
  */
 #include <unistd.h>
 
+#include <keel/report.h>
+
 #include "fdt_fixture.h"
 
 /* test_virt_2node(), continued: PSCI, UART, GIC and distances. */
@@ -469,6 +471,75 @@ static void test_read_cmdline(void **state)
 	free(good);
 }
 
+/*
+ * dt-virt-2node with /chosen/xen,xen-bootargs set to @len bytes of @xen
+ * (NULL: not set) and its bootargs kept (or deleted, !@bootargs), read as
+ * a DT boot reads it: dt_read_cmdline(), then dt_parse().
+ */
+static void read_xen_bootargs(const char *xen, int len, bool bootargs)
+{
+	enum { ROOM = 1024 };
+	size_t n;
+	uint8_t *blob = load_dtb("dt-virt-2node", &n);
+	size_t big = n + ROOM;
+	uint8_t *b = malloc(big);
+	int chosen;
+
+	assert_non_null(b);
+	assert_int_equal(fdt_open_into(blob, b, (int)big), 0);
+	chosen = fdt_path_offset(b, "/chosen");
+	assert_true(chosen >= 0);
+	if (xen)
+		assert_int_equal(
+			fdt_setprop(b, chosen, "xen,xen-bootargs", xen, len),
+			0);
+	if (!bootargs)
+		assert_int_equal(fdt_delprop(b, chosen, "bootargs"), 0);
+	sandbox_console_clear();
+	bootinfo_init(&bi, BOOT_DT);
+	dt_read_cmdline(b, big, &bi);
+	assert_int_equal(dt_parse(b, big, pa(0x48000000), &bi, &ai), 0);
+	free(b);
+	free(blob);
+}
+
+/*
+ * Xen's precedence (docs/misc/arm/device-tree/booting.txt): ImageBuilder's
+ * xen,xen-bootargs before bootargs, even when empty; a malformed one (no
+ * NUL in its length, or no bytes) is one warning and bootargs is read.
+ */
+static void test_xen_bootargs(void **state)
+{
+	static const char raw[] = {'a', 'c', 'p', 'i', '=', 'o', 'f', 'f'};
+
+	read_xen_bootargs("domain=8M audit=full", 21, true);
+	assert_string_equal(bi.cmdline, "domain=8M audit=full");
+	assert_int_equal(test_console_warnings(), 0);
+	assert_int_equal(bi.fixups, 0);
+
+	read_xen_bootargs("domain=8M", 10, false);
+	assert_string_equal(bi.cmdline, "domain=8M");
+	assert_int_equal(test_console_warnings(), 0);
+
+	read_xen_bootargs("", 1, true); /* present: Xen's, even empty */
+	assert_string_equal(bi.cmdline, "");
+	assert_int_equal(test_console_warnings(), 0);
+
+	read_xen_bootargs(raw, sizeof(raw), true);
+	assert_string_equal(bi.cmdline, "after=poweroff bootscrub=off");
+	assert_int_equal(test_console_warnings(), 1);
+	assert_int_equal(console_count("chosen/xen,xen-bootargs of 8 bytes "
+				       "is not a NUL-terminated string"),
+			 1);
+	assert_int_equal(bi.fixups, 1);
+
+	read_xen_bootargs(raw, 0, false); /* empty, no bootargs: twice read */
+	assert_string_equal(bi.cmdline, "");
+	assert_int_equal(console_count("chosen/xen,xen-bootargs of 0 bytes"),
+			 1);
+	assert_int_equal(bi.fixups, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -489,6 +560,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_prop_len_wraps, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_has_cpus, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_xen_bootargs, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_read_cmdline, test_setup,
 						test_teardown),

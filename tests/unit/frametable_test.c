@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/frametable.c: every RAM pfn has its own entry, holes at section
+ * common/mm/frametable.c: every RAM pfn has its own entry, holes at section
  * edges have none, a section shared by two nodes lives on the node of its
  * lowest RAM page, each node's storage is node-local and accounted.
  */

@@ -137,6 +137,17 @@ static void test_human_lines(void **state_)
 	assert_true(test_console_contains("guest 5: cpu 0, 256 pages walked, "
 					  "3 bad words"));
 	assert_true(test_console_contains("guests: 40 in round 1"));
+	/* No walk timed, or under a microsecond: never "walked in 0 us". */
+	assert_true(test_console_contains("guests: 40 in round 1, no memory "
+					  "walked, "));
+	guest_state.walk_bytes = 8 << 10;
+	guest_state.walk_ticks = 1;
+	test_quiet_begin();
+	sandbox_console_clear();
+	guests_report_human();
+	test_quiet_end();
+	assert_false(test_console_contains(" 0 us"));
+	assert_true(test_console_contains("8 KiB walked in "));
 }
 
 int main(void)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/heap_owned.c: an owned extent costs one page_info write (tails
+ * common/mm/heap_owned.c: an owned extent costs one page_info write (tails
  * poisoned before the handoff stay untouched), heap_owner_of() agrees with
  * a reference on every page of a small heap (stale tails of freed
  * anonymous blocks included), dirty extents are zeroed in pieces of at

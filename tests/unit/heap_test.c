@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/heap.c: split and merge, exhaustion, restoring the initial chunk
+ * common/mm/heap.c: split and merge, exhaustion, restoring the initial chunk
  * set, no merge across node / hole / reserved boundaries, misuse (strict
  * and not), HEAP_BITS, exact node vs fallback, the three handoff modes
  * reaching identical free lists, and lazy handoff writing only heads

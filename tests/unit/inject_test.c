@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * common/inject.c through cmdline_parse(): every inject= kind with every
+ * common/lib/inject.c through cmdline_parse(): every inject= kind with every
  * class of ":N" (absent, 0, 1, many, over the limit), the expectation of
  * each made from the kind's declared class in inject_kinds[], never from
  * running the parser. A word is either armed as written (or clamped, with

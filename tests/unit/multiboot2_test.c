@@ -479,6 +479,114 @@ static void test_misaligned_info(void **state)
 	assert_int_equal(pa_val(bi.acpi_rsdp), INFO_PA + 4 + rsdp_off + 8);
 }
 
+/*
+ * OVMF's map at 8 MiB (ACPI NVS pages between conventional memory) under
+ * a keel image that reaches past it, as keel.elf with its old 2 MiB room
+ * did ([1 MiB, 0x819000), issue 36 §4): sanitise says so in one error
+ * line per firmware range, naming the image's range and the firmware's,
+ * and an image inside RAM draws none.
+ */
+static void ovmf_8m_map(void)
+{
+	static const struct efi_desc d[] = {
+		{7, 0, 0x100000, 0, 0x700, 0},	/* [1 MiB, 8 MiB) */
+		{10, 0, 0x800000, 0, 0x8, 0},	/* acpi nvs */
+		{7, 0, 0x808000, 0, 0x3, 0},	/* conventional */
+		{10, 0, 0x80b000, 0, 0x1, 0},	/* acpi nvs */
+		{7, 0, 0x80c000, 0, 0x4, 0},	/* conventional */
+		{10, 0, 0x810000, 0, 0xf0, 0},	/* acpi nvs */
+		{7, 0, 0x900000, 0, 0x7000, 0}, /* up to 128 MiB */
+	};
+
+	begin();
+	tag_efi(d, ARRAY_SIZE(d));
+	finish();
+	assert_int_equal(parse(), 0);
+	bi.cpu_count = 1;
+	bi.cpus[0].boot_cpu = true;
+	bi.cpus[0].usable = true;
+}
+
+static void test_image_over_firmware(void **state)
+{
+	ovmf_8m_map();
+	bootinfo_add_reserved(&bi, pa(0x100000), pa(0x819000), "kernel");
+	sandbox_console_clear();
+	bootinfo_sanitise(&bi);
+	assert_true(test_console_contains(
+		"keel: error: the image [0x100000, 0x819000) (kernel) overlaps "
+		"the firmware's acpi nvs [0x800000, 0x808000)"));
+	assert_true(test_console_contains("acpi nvs [0x80b000, 0x80c000)"));
+	assert_true(test_console_contains("acpi nvs [0x810000, 0x900000)"));
+	assert_int_equal(test_console_lines(), 3);
+	assert_int_equal(test_console_warnings(), 0);
+	/* sanitise is idempotent: said once. */
+	sandbox_console_clear();
+	bootinfo_sanitise(&bi);
+	assert_string_equal(sandbox_console_buffer(), "");
+}
+
+/* Sixteen firmware ranges under the image: 8 lines, then a count. */
+static void test_image_over_many(void **state)
+{
+	struct efi_desc d[32];
+
+	for (unsigned int i = 0; i < 16; i++) {
+		d[2 * i] =
+			(struct efi_desc){7, 0, 0x100000 + i * 0x2000, 0, 1, 0};
+		d[2 * i + 1] = (struct efi_desc){10, 0, 0x101000 + i * 0x2000,
+						 0,  1, 0};
+	}
+	begin();
+	tag_efi(d, ARRAY_SIZE(d));
+	finish();
+	assert_int_equal(parse(), 0);
+	bi.cpu_count = 1;
+	bi.cpus[0].boot_cpu = true;
+	bi.cpus[0].usable = true;
+	bootinfo_add_reserved(&bi, pa(0x100000), pa(0x120000), "kernel");
+	sandbox_console_clear();
+	bootinfo_sanitise(&bi);
+	assert_int_equal(test_console_lines(), 9);
+	assert_true(test_console_contains(
+		"keel: error: the image [0x100000, 0x120000) (kernel) overlaps "
+		"8 more firmware ranges"));
+}
+
+static void test_image_in_ram(void **state)
+{
+	ovmf_8m_map();
+	bootinfo_add_reserved(&bi, pa(0x100000), pa(0x619000), "kernel");
+	sandbox_console_clear();
+	bootinfo_sanitise(&bi);
+	assert_string_equal(sandbox_console_buffer(), "");
+}
+
+/* An image over a hole nothing in the map names: the hole is named. */
+static void test_image_over_hole(void **state)
+{
+	static const struct efi_desc d[] = {
+		{7, 0, 0x100000, 0, 0x100, 0},
+		{7, 0, 0x300000, 0, 0x100, 0},
+	};
+
+	begin();
+	tag_efi(d, ARRAY_SIZE(d));
+	finish();
+	assert_int_equal(parse(), 0);
+	bi.cpu_count = 1;
+	bi.cpus[0].boot_cpu = true;
+	bi.cpus[0].usable = true;
+	bootinfo_add_reserved(&bi, pa(0x100000), pa(0x380000), "kernel");
+	sandbox_console_clear();
+	bootinfo_sanitise(&bi);
+	assert_true(test_console_contains(
+		"keel: error: the image [0x100000, 0x380000) (kernel) covers "
+		"[0x200000, 0x300000), which the firmware's map does not call "
+		"RAM"));
+	assert_int_equal(test_console_lines(), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -513,6 +621,14 @@ int main(void)
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_map_problems, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_image_over_firmware,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_image_over_many,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_image_in_ram, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_image_over_hole,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_misaligned_info,
 						test_setup, test_teardown),
 	};

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* common/numa.c: node count, distances, nearest node, fallback order. */
+/* common/mm/numa.c: node count, distances, nearest node, fallback order. */
 #include "common.h"
 
 static struct bootinfo bi;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Stage-2 tables (common/p2m.c): the builder
+ * Stage-2 tables (common/domain/p2m.c): the builder
  * on the sandbox heap in each format and geometry: mixed 1G/2M/4K maps
  * walked and translated, refusals, exact table page counts, a commit per
  * table, -ENOMEM without a lost page, destroy giving every page back;
@@ -12,6 +12,7 @@
 #include <asm/sandbox_p2m.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
+#include <keel/p2m_selftest.h>
 
 static const struct test_ram two_nodes[] = {
 	{16 * MiB, 48 * MiB, 0},

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* common/progress.c: when progress lines are printed, and what they say. */
+/* common/lib/progress.c: when progress lines are printed, and what they say. */
 #include "common.h"
 
 #include <keel/progress.h>

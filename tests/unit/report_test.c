@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Tests of common/audit.c, common/json.c and common/report.c on a small
- * sandbox machine: the audit balances and sees allocations and broken
- * books; the writer's tables and self-inclusive length are exact; the
+ * Tests of common/report/audit.c, common/lib/json.c and common/report/report.c
+  * on a small sandbox machine: the audit balances and sees allocations and
+   * broken books; the writer's tables and self-inclusive length are exact; the
  * report is one well-formed JSON line with escaped strings, per-CPU tables
  * and the right verdict.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/scrub.c and the primitives of keel/scrub_prims.h: choosing the
+ * common/scrub/scrub.c and the primitives of keel/scrub_prims.h: choosing the
  * fastest primitive (or the one scrub_primitive= names), the unit size,
  * and the calibration timing the scrub's own units.
  */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/scrub.c: the parallel boot scrub, the plan (who scrubs a CPU-less
- * node), idle mode, off mode and the scrub-stop fault injection. RAM is
- * filled with 0xAA before the handoff; afterwards every byte of every free
+ * common/scrub/scrub.c: the parallel boot scrub, the plan (who scrubs a
+  * CPU-less node), idle mode, off mode and the scrub-stop fault injection. RAM
+   * is filled with 0xAA before the handoff; afterwards every byte of every free
  * page must read zero. Choosing the primitive and the calibration:
  * scrub_calib_test.c.
  */

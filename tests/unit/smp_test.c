@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/smp.c: cpu_table layout, bring-up of sandbox pthread CPUs, work
+ * common/smp/smp.c: cpu_table layout, bring-up of sandbox pthread CPUs, work
  * dispatch, and the fault injections that leave a CPU out.
  */
 #include "common.h"
@@ -83,6 +83,47 @@ static void test_run_on_reaches_each_once(void **state)
 	assert_int_equal(hits[1], 1);
 	assert_int_equal(hits[2], 0);
 	assert_int_equal(hits[3], 1);
+}
+
+static uint32_t release_flag;
+
+static void block_until_released(void *arg)
+{
+	(void)arg;
+	while (!atomic_load_acquire(&release_flag))
+		usleep(100);
+}
+
+/*
+ * smp_wait_until() (issue 36: a live update's freeze waits for nothing
+ * without a bound): a CPU whose work does not end is named when the
+ * deadline passes, the others are idle, and once it ends the wait is true.
+ */
+static void test_wait_until_names_the_busy_cpu(void **state)
+{
+	cpumask_t some, all;
+	unsigned int busy = 0;
+	uint64_t t0;
+
+	(void)state;
+	assert_int_equal(boot4(NULL, 0), 4);
+	cpumask_clear(&some);
+	cpumask_set(&some, 2);
+	smp_online_mask(&all);
+	atomic_store_release(&release_flag, 0);
+	smp_post(&some, block_until_released, NULL);
+	t0 = arch_ticks();
+	assert_false(smp_wait_until(&all, t0 + arch_ticks_hz() / 20, &busy));
+	assert_true(arch_ticks() - t0 >= arch_ticks_hz() / 20);
+	assert_int_equal(busy, 2);
+	assert_false(smp_cpu_idle(2));
+	assert_true(smp_cpu_idle(1));
+	assert_true(smp_cpu_idle(3));
+	atomic_store_release(&release_flag, 1);
+	assert_true(smp_wait_until(&all, arch_ticks() + 60 * arch_ticks_hz(),
+				   &busy));
+	assert_int_equal(busy, NR_CPUS);
+	assert_true(smp_cpu_idle(2));
 }
 
 static void test_ap_timeout_left_out(void **state)
@@ -345,6 +386,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_run_on_reaches_each_once,
 						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_wait_until_names_the_busy_cpu, test_setup,
+			test_teardown),
 		cmocka_unit_test_setup_teardown(test_ap_timeout_left_out,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(

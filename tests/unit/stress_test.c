@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * common/stress.c: a 2-node 4-CPU machine stressed with verification. The
- * clean runs must find nothing and give every page back; the negative
+ * common/selftest/stress.c: a 2-node 4-CPU machine stressed with verification.
+  * The clean runs must find nothing and give every page back; the negative
  * tests corrupt memory behind the stress's back (a held block through the
  * test hook, free memory that the heap believes clean) and require the
  * verifier to catch and count it.
  */
 #include "common.h"
 
+#include <keel/report.h>
 #include <keel/scrub.h>
 #include <keel/stress.h>
 

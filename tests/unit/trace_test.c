@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* common/trace.c: per-CPU bounded buffers and tick conversion. */
+/* common/smp/trace.c: per-CPU bounded buffers and tick conversion. */
 #include "common.h"
 
-#include <keel/options.h>
 #include <keel/trace.h>
 
 static void test_events_recorded_in_order(void **state)

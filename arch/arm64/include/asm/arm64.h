@@ -59,9 +59,11 @@ void pl011_release(void);
 /* efi.c: what the EFI stub kept from the firmware (all zero otherwise). */
 struct bootinfo;
 struct efi_boot {
-	bool booted;	      /* entered through efi_entry */
-	uint64_t entry_ticks; /* CNTVCT_EL0 at efi_entry */
-	char loader[16];      /* "uefi", or "grub" (BOOT_IMAGE= seen) */
+	bool booted;	       /* entered through efi_entry */
+	bool from_dt;	       /* described by /chosen (a live update) */
+	uint64_t system_table; /* EFI_SYSTEM_TABLE's physical address */
+	uint64_t entry_ticks;  /* CNTVCT_EL0 at efi_entry */
+	char loader[16];       /* "uefi", or "grub" (BOOT_IMAGE= seen) */
 	char cmdline[BOOTINFO_CMDLINE_MAX]; /* LoadOptions as ASCII */
 	char fw_vendor[40];
 	uint32_t fw_revision;
@@ -72,6 +74,19 @@ struct efi_boot {
 };
 extern struct efi_boot efi_boot;
 uint64_t efi_fill_ram(struct bootinfo *bi);
+/*
+ * A UEFI boot a live update's /chosen describes (linux,uefi-*): the map
+ * and the system table's facts into efi_boot, from_dt set. Return: true
+ * when it did; false when the DT describes none. A bad description
+ * panics: without its map the boot would zero firmware memory.
+ */
+bool efi_from_dt(uint64_t dtb, size_t len, struct bootinfo *bi);
+/*
+ * liveupdate.c: describe this UEFI boot (its map, system table, loader)
+ * and @cmdline in the opened DTB copy @fdt. Return: 0 (or not a UEFI
+ * boot), -EINVAL with @why.
+ */
+int efi_lu_chosen(void *fdt, const char *cmdline, char *why, size_t n);
 
 /* cpu.c */
 void timer_init(uint64_t dt_freq);

@@ -44,6 +44,7 @@ bool lapic_timer_oneshot(uint32_t us);
  * running CPU up, arm it for a TSC value, stop it (idle one-shot back).
  */
 const char *lapic_timer_mode(void);
+bool lapic_timer_calibrated(void);
 void lapic_timer_probe_init(void);
 void lapic_timer_arm_tsc(uint64_t deadline);
 void lapic_timer_stop(void);
