@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
+ * Owner: lib.
  * The storage of a heap lock (a node lock, a per-CPU cache's lock): what
  * the lock hooks (include/arch/lock.h, keel/hooks.h group 9) work on. The
  * heap sizes its structures with it, so it is fixed here: 64 bytes, 8-byte
