@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define PAGE_SHIFT 12
 #define PAGE_SIZE  (1ULL << PAGE_SHIFT)
 #define PAGE_MASK  (~(PAGE_SIZE - 1))
@@ -116,5 +120,9 @@ static inline struct region region_of(paddr_t s, paddr_t e)
 
 #define INVALID_PADDR pa(~0ULL)
 #define INVALID_PFN   pfn(~0ULL)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -113,7 +113,7 @@ static void open_heap(bool break_holes)
 	for (unsigned int a = 0; a < NODES; a++)
 		for (unsigned int b = 0; b < NODES; b++)
 			bi.distance[a][b] = a == b ? 10 : 20;
-	numa_init(&bi);
+	keel_numa_init(&bi);
 	bootmem_init();
 	for (unsigned int n = 0; n < NODES; n++)
 		EXPECT(!bootmem_add(pa(EMBED_PHYS_BASE + n * NODE_BYTES),
