@@ -146,7 +146,9 @@ embed-run: $(EMBED_BIN) $(O)/tests/embed-collide $(O)/tests/embed-cxx embed-head
 	$(Q)$(EMBED_CHECK) - build/sandbox/libkeel-heap.a $(LIB_HEADERS)
 	$(Q)$(EMBED_CHECK) - build/x86_64/libkeel-heap-small.a $(LIB_HEADERS)
 	$(Q)$(EMBED_CHECK) - build/x86_64-kernel/libkeel-heap-kernel.a $(LIB_HEADERS)
+	$(Q)$(EMBED_CHECK) - build/x86_64-pic/libkeel-heap-pic.a $(LIB_HEADERS)
 	$(Q)$(EMBED_CHECK) aarch64-linux-gnu- build/arm64/libkeel-heap-small.a $(LIB_HEADERS)
+	$(Q)$(EMBED_CHECK) aarch64-linux-gnu- build/arm64-pic/libkeel-heap-pic.a $(LIB_HEADERS)
 	$(Q)$(MAKE) --no-print-directory embed-collide-small
 	@echo "embed: PASS (the programs, the colliding and C++ hosts, the page's lines)"
 

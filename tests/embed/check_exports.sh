@@ -4,7 +4,8 @@
 # the libkeel-heap flavours, may define as global only the API: names with
 # a keel prefix that HEADER... (the headers a host includes) name. And a
 # freestanding archive (TOOLS: its binutils prefix, "-" for the host's)
-# may need from outside only the hooks (arch_*), never libc.
+# may need from outside only the hooks (arch_*; and the GOT, which its
+# linker makes), never libc.
 set -eu
 tools=$1
 archive=$2
@@ -34,7 +35,8 @@ done
 case $archive in
 */sandbox*) ;; # hosted: libc's string functions come from the host's libc
 *)
-	"${tools}nm" -u "$archive" | awk '$1 == "U" {print $2}' | grep -v '^arch_' |
+	"${tools}nm" -u "$archive" | awk '$1 == "U" {print $2}' |
+		grep -v -e '^arch_' -e '^_GLOBAL_OFFSET_TABLE_$' |
 		sort -u >"$tmp/needs" || true
 	if [ -s "$tmp/needs" ]; then
 		echo "embed: FAIL ($archive needs more than the hooks: $(tr '\n' ' ' <"$tmp/needs"))"
