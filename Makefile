@@ -136,7 +136,7 @@ stress-liveupdate:
 # The objects are linked into one (ld -r) and every symbol but the API is
 # made local (objcopy --keep-global-symbols): the API is each defined name
 # with a keel prefix that the headers a host includes (LIB_HEADERS) name,
-# and numa_init(), exported as keel_numa_init(). printk, panic, sort,
+# and numa_init_matrix(), exported as keel_numa_init(). printk, panic, sort,
 # crc32, memset, ... stay inside: a host may have its own.
 #
 # `make lib` alone builds the hosted archive (the sandbox's objects:
@@ -150,7 +150,7 @@ LIB_HEAP_OBJS := $(patsubst %,$(O)/%.o,$(filter-out $(ARCH_EXCLUDE),$(LIB_HEAP_S
 LIB_HEADERS := $(addprefix include/keel/,heap.h bootmem.h frametable.h \
 	heap_boot.h cachemaint.h heap_check.h numa.h hooks.h)
 LIB_PREFIXES := keel|heap|bootmem|frametable|cachemaint
-LIB_RENAME := numa_init=keel_numa_init
+LIB_RENAME := numa_init_matrix=keel_numa_init
 LIB_TOOLS := $(patsubst %gcc,%,$(CC_ARCH))
 ifeq ($(ARCH),sandbox)
 LIB_HEAP := $(O)/libkeel-heap.a

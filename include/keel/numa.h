@@ -27,8 +27,14 @@ struct bootinfo;
 struct jw;
 
 void numa_init(const struct bootinfo *bi);
-/* The same, as libkeel-heap exports it (make lib). */
-void keel_numa_init(const struct bootinfo *bi);
+/*
+ * numa_init() from @count nodes and their distances (@distance NULL: none,
+ * 10 and 20 then); libkeel-heap (make lib) exports it as keel_numa_init().
+ */
+void numa_init_matrix(unsigned int count,
+		      const uint8_t (*distance)[MAX_NUMNODES]);
+void keel_numa_init(unsigned int count,
+		    const uint8_t (*distance)[MAX_NUMNODES]);
 unsigned int numa_node_count(void);
 unsigned int node_distance(uint32_t a, uint32_t b);
 /*

@@ -3,7 +3,7 @@
 # doc_lines.sh WORKDIR (make embed): run docs/embedding.md as a newcomer
 # would, so that the page cannot drift from what works. Every line of its
 # ```sh blocks runs, in order, in WORKDIR, with KEEL set to this tree and
-# no make variables inherited from make embed; the page's ```c example is
+# nothing inherited from make embed; the page's ```c example is
 # WORKDIR/my_hv.c and tests/embed/host.c (with embed.h) its host.c.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -26,9 +26,10 @@ grep -q '^\./' "$work/lines.sh" || fail "no line runs the program"
 ! grep -q 'embed' "$work/lines.sh" || fail "a line runs make embed itself"
 
 echo "  DOC     docs/embedding.md: $(grep -c . "$work/lines.sh") lines"
-if ! (cd "$work" && env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS \
-	-u MAKELEVEL -u ARCH -u O KEEL="$top" sh -ex lines.sh) \
-	>"$work/log" 2>&1; then
+# A newcomer's shell: nothing of make embed's environment (it exports its
+# command line, ARCH=sandbox SANITIZE=1, and MAKEFLAGS).
+if ! (cd "$work" && env -i PATH="$PATH" HOME="${HOME:-/}" KEEL="$top" \
+	sh -ex lines.sh) >"$work/log" 2>&1; then
 	tail -30 "$work/log"
 	fail "a line failed (the whole log: $work/log)"
 fi
