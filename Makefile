@@ -6,6 +6,11 @@ ARCH ?= $(if $(wildcard arch/x86_64/arch.mk),x86_64,sandbox)
 SANITIZE ?= 0
 V ?= 0
 
+# make lib LIB_MODEL=kernel|pic: a freestanding archive of another code
+# model, compiled apart (docs/embedding.md).
+ifneq ($(LIB_MODEL),)
+O ?= build/$(ARCH)-$(LIB_MODEL)
+endif
 ifeq ($(SANITIZE),1)
 O ?= build/$(ARCH)-asan
 else
@@ -127,21 +132,77 @@ stress-liveupdate:
 # links is listed by `nm -u` on the archive and declared in
 # include/keel/hooks.h. The build's configuration goes beside it, for the
 # host's -include (include/keel/config.h).
+#
+# The objects are linked into one (ld -r) and every symbol but the API is
+# made local (objcopy --keep-global-symbols): the API is each defined name
+# with a keel prefix that the headers a host includes (LIB_HEADERS) name,
+# and numa_init_matrix(), exported as keel_numa_init(). printk, panic, sort,
+# crc32, memset, ... stay inside: a host may have its own.
+#
+# `make lib` alone builds the hosted archive (the sandbox's objects:
+# position-independent, as gcc builds for Linux); `make lib ARCH=x86_64`
+# or arm64 a freestanding one, named after its code model (LIB_MODEL:
+# small, the arch's default; kernel on x86_64, for a higher-half host;
+# pic on either).
 LIB_HEAP_SRCS := $(wildcard common/mm/*.c) $(addprefix common/lib/, \
 	printk.c range_table.c enum_names.c lib.c irqsoff.c libc.c)
 LIB_HEAP_OBJS := $(patsubst %,$(O)/%.o,$(filter-out $(ARCH_EXCLUDE),$(LIB_HEAP_SRCS)))
+LIB_HEADERS := $(addprefix include/keel/,heap.h bootmem.h frametable.h \
+	heap_boot.h cachemaint.h heap_check.h numa.h hooks.h)
+LIB_PREFIXES := keel|heap|bootmem|frametable|cachemaint
+LIB_RENAME := numa_init_matrix=keel_numa_init
+LIB_TOOLS := $(patsubst %gcc,%,$(CC_ARCH))
+ifeq ($(ARCH),sandbox)
 LIB_HEAP := $(O)/libkeel-heap.a
+LIB_MODEL_NOTE := hosted: position-independent (-fPIE), for a Linux program
+else
+LIB_MODEL_NAME := $(or $(LIB_MODEL),small)
+LIB_HEAP := $(O)/libkeel-heap-$(LIB_MODEL_NAME).a
+LIB_MODEL_NOTE := freestanding, code model $(LIB_MODEL_NAME)
+ifeq ($(LIB_MODEL_NAME)-$(ARCH),kernel-x86_64)
+ARCH_CFLAGS := $(filter-out -mcmodel=small,$(ARCH_CFLAGS)) -mcmodel=kernel
+LIB_MODEL_NOTE += (-mcmodel=kernel: link in the top 2 GiB)
+else ifeq ($(LIB_MODEL_NAME),pic)
+ARCH_CFLAGS := $(filter-out -fno-pic -fno-pie,$(ARCH_CFLAGS)) -fPIC
+LIB_MODEL_NOTE += (-fPIC: link anywhere)
+else ifeq ($(LIB_MODEL_NAME)-$(ARCH),small-x86_64)
+LIB_MODEL_NOTE += (-mcmodel=small -fno-pic: link in the low 2 GiB)
+else ifeq ($(LIB_MODEL_NAME)-$(ARCH),small-arm64)
+LIB_MODEL_NOTE += (-mcmodel=small: PC-relative, code and data within 4 GiB)
+else
+$(error LIB_MODEL=$(LIB_MODEL) on $(ARCH): small, pic$(if $(filter x86_64,$(ARCH)), or kernel))
+endif
+endif
 LIB_HEAP_CONFIG := $(O)/libkeel-heap-config.h
-.PHONY: lib
-lib: $(LIB_HEAP) $(LIB_HEAP_CONFIG)
+LIB_HEAP_API := $(O)/libkeel-heap.api
+.PHONY: lib lib-here
+ifeq ($(origin ARCH)-$(LIB_MODEL),file-)
+lib:
+	$(Q)$(MAKE) --no-print-directory ARCH=sandbox lib-here
+else
+lib: lib-here
+endif
+lib-here: $(LIB_HEAP) $(LIB_HEAP_CONFIG)
 
-$(LIB_HEAP): $(LIB_HEAP_OBJS)
+$(LIB_HEAP): $(LIB_HEAP_OBJS) $(LIB_HEADERS)
 	@echo "  AR      $@"
-	$(Q)rm -f $@.tmp && ar rcs $@.tmp $^ && mv $@.tmp $@
+	$(Q)$(LIB_TOOLS)ld -r -o $@.o $(LIB_HEAP_OBJS)
+	$(Q)$(LIB_TOOLS)objcopy $(addprefix --redefine-sym ,$(LIB_RENAME)) $@.o
+	$(Q)sed 's,/\*.*\*/,,; s,//.*,,' $(LIB_HEADERS) | \
+		grep -oE '\b($(LIB_PREFIXES))_[A-Za-z0-9_]+\b' | \
+		sort -u >$@.named
+	$(Q)$(LIB_TOOLS)nm -g --defined-only $@.o | awk 'NF == 3 {print $$3}' | \
+		sort -u | comm -12 - $@.named >$(LIB_HEAP_API)
+	$(Q)$(LIB_TOOLS)objcopy --keep-global-symbols=$(LIB_HEAP_API) $@.o
+	$(Q)rm -f $@.tmp $@.named && $(LIB_TOOLS)ar rcs $@.tmp $@.o && \
+		rm $@.o && mv $@.tmp $@
 
-$(LIB_HEAP_CONFIG): $(AUTOCONF)
-	$(Q){ echo "/* libkeel-heap.a's configuration (make lib) */"; \
-		echo "#define KEEL_CONFIG_GIVEN 1"; cat $<; } > $@
+$(LIB_HEAP_CONFIG): $(AUTOCONF) Makefile
+	$(Q){ echo "/* $(notdir $(LIB_HEAP))'s configuration (make lib) */"; \
+		echo "/* $(LIB_MODEL_NOTE) */"; \
+		echo "#define KEEL_CONFIG_GIVEN 1"; \
+		echo '#define KEEL_LIB_CODE_MODEL "$(or $(LIB_MODEL_NAME),hosted)"'; \
+		cat $<; } > $@
 
 # --- deps, tests, formatting ---------------------------------------------
 deps:

@@ -14,11 +14,12 @@
 set -euo pipefail
 
 top=$(cd "$(dirname "$0")/.." && pwd)
+# g++ and zlib1g-dev: make embed's C++ host and its compile beside <zlib.h>.
 pkgs=(make git python3 gcc gcc-aarch64-linux-gnu binutils-aarch64-linux-gnu
 	qemu-system-x86 qemu-system-arm grub-pc-bin grub-efi-amd64-bin grub-common
 	xorriso mtools dosfstools ovmf qemu-efi-aarch64 u-boot-qemu python3-kconfiglib
 	libcmocka-dev libfdt-dev device-tree-compiler acpica-tools clang
-	libclang-rt-14-dev python3-matplotlib clang-format)
+	libclang-rt-14-dev python3-matplotlib clang-format zlib1g-dev g++)
 # arm64 packages unpacked (not installed) under build/deps/arm64.
 foreign_arch=arm64
 foreign=(libfdt-dev libfdt1 grub-efi-arm64-bin)

@@ -49,7 +49,12 @@ endif
 # Linux program that is not arch/sandbox: only include/ on its path, only
 # libkeel-heap.a linked (the sandbox build's, with the unit tests'
 # sanitisers). It must print "embed: PASS", and its --break-holes run
-# (holes given to bootmem as RAM, checked as holes) must fail.
+# (holes given to bootmem as RAM, checked as holes) must fail. Beside it:
+# the same program with a host that has its own printk, panic, crc32,
+# sort and memset (collide.c), a C++ host (cxx_host.cc), each header a
+# host includes compiled alone as C++ and beside <zlib.h>, the archives'
+# exported names (check_exports.sh), and every line of
+# docs/embedding.md's sh blocks (doc_lines.sh).
 embed:
 	$(Q)$(MAKE) --no-print-directory ARCH=sandbox SANITIZE=1 embed-run
 
@@ -60,18 +65,63 @@ EMBED_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -g -O1 \
 	-fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-Iinclude -include $(LIB_HEAP_CONFIG)
+EMBED_DEPS := $(EMBED_SRCS) tests/embed/embed.h $(LIB_HEAP) $(LIB_HEAP_CONFIG)
 
-$(EMBED_BIN): $(EMBED_SRCS) tests/embed/embed.h tests/embed/hooks_match.c \
-		$(LIB_HEAP) $(LIB_HEAP_CONFIG)
+$(EMBED_BIN): $(EMBED_DEPS) tests/embed/hooks_match.c
 	@mkdir -p $(dir $@)
 	@echo "  EMBED   $@"
 	$(Q)$(CC_ARCH) $(EMBED_CFLAGS) -fsyntax-only tests/embed/hooks_match.c
 	$(Q)$(CC_ARCH) $(EMBED_CFLAGS) -o $@ $(EMBED_SRCS) $(LIB_HEAP)
 
+# The colliding host: collide.c without sanitisers or builtins (its
+# memset must stay a loop), linked before the archive.
+EMBED_COLLIDE_FLAGS := -std=gnu11 -Wall -Wextra -Werror -O1 -fno-builtin -Iinclude
+$(O)/tests/embed-collide: $(EMBED_DEPS) tests/embed/collide.c
+	@mkdir -p $(dir $@)
+	@echo "  EMBED   $@"
+	$(Q)$(CC_ARCH) $(EMBED_COLLIDE_FLAGS) -include $(LIB_HEAP_CONFIG) \
+		-c -o $@-collide.o tests/embed/collide.c
+	$(Q)$(CC_ARCH) $(EMBED_CFLAGS) -o $@ $(EMBED_SRCS) $@-collide.o $(LIB_HEAP)
+
+$(O)/tests/embed-cxx: $(EMBED_DEPS) tests/embed/cxx_host.cc
+	@mkdir -p $(dir $@)
+	@echo "  EMBED   $@"
+	$(Q)g++ -std=c++17 -Wall -Wextra -Werror -g -O1 \
+		-fsanitize=address,undefined -Iinclude -include $(LIB_HEAP_CONFIG) \
+		-c -o $@-main.o tests/embed/cxx_host.cc
+	$(Q)$(CC_ARCH) $(EMBED_CFLAGS) -c -o $@-host.o tests/embed/host.c
+	$(Q)g++ -fsanitize=address,undefined -pthread -o $@ $@-main.o \
+		$@-host.o $(LIB_HEAP)
+
+# What a host's header may pull in: the others of the list, keel's types,
+# configuration, lock storage and enum names; not keel/string.h (whose
+# crc32 is not zlib's), printk.h, bug.h or bootinfo.h.
+EMBED_HDR_OK := $(LIB_HEADERS) $(addprefix include/keel/,types.h config.h \
+	lock_type.h enum_names.h)
+EMBED_HDR_FLAGS := -Wall -Wextra -Werror -Iinclude -include $(LIB_HEAP_CONFIG)
+embed-headers: $(LIB_HEAP_CONFIG)
+	$(Q)for h in $(LIB_HEADERS); do \
+		i="#include <$${h#include/}>"; \
+		printf '%s\n' "$$i" | g++ -x c++ -std=c++17 -fsyntax-only \
+			$(EMBED_HDR_FLAGS) - || { echo "embed: FAIL ($$h as C++)"; exit 1; }; \
+		printf '#include <zlib.h>\n%s\n' "$$i" | $(CC_ARCH) -x c -std=gnu11 \
+			-fsyntax-only $(EMBED_HDR_FLAGS) - || \
+			{ echo "embed: FAIL ($$h after <zlib.h>)"; exit 1; }; \
+		printf '%s\n#include <zlib.h>\n' "$$i" | $(CC_ARCH) -x c -std=gnu11 \
+			-fsyntax-only $(EMBED_HDR_FLAGS) - || \
+			{ echo "embed: FAIL ($$h before <zlib.h>)"; exit 1; }; \
+		extra=$$(printf '%s\n' "$$i" | $(CC_ARCH) -x c -M $(EMBED_HDR_FLAGS) - | \
+			tr ' \\' '\n\n' | grep '^include/' | \
+			grep -vxF $(patsubst %,-e %,$(EMBED_HDR_OK)) || true); \
+		[ -z "$$extra" ] || { echo "embed: FAIL ($$h pulls in $$extra)"; exit 1; }; \
+	done
+	@echo "  HEADERS $(words $(LIB_HEADERS)): C++, beside <zlib.h>, nothing else pulled in"
+
 # The hooks the archive calls (nm -u, less what it defines) must be the
 # ones include/keel/hooks.h declares: the documented list stays true.
 EMBED_T := $(O)/tests/embed-
-embed-run: $(EMBED_BIN)
+EMBED_CHECK := tests/embed/check_exports.sh
+embed-run: $(EMBED_BIN) $(O)/tests/embed-collide $(O)/tests/embed-cxx embed-headers
 	$(Q)nm -u $(LIB_HEAP) | awk '{print $$2}' | sort -u >$(EMBED_T)undef.txt
 	$(Q)nm --defined-only $(LIB_HEAP) | awk 'NF == 3 {print $$3}' | \
 		sort -u >$(EMBED_T)def.txt
@@ -82,11 +132,39 @@ embed-run: $(EMBED_BIN)
 	$(Q)diff -u $(EMBED_T)declared.txt $(EMBED_T)needed.txt || { \
 		echo "embed: FAIL (libkeel-heap.a's hooks are not keel/hooks.h's list)"; \
 		exit 1; }
+	$(Q)$(EMBED_CHECK) - $(LIB_HEAP) $(LIB_HEADERS)
 	$(Q)$(EMBED_BIN) || exit 1
 	$(Q)if $(EMBED_BIN) --break-holes >$(O)/tests/embed-broken.log; then \
 		echo "embed: FAIL (the --break-holes run passed: the checks cannot fail)"; \
 		exit 1; \
 	fi
+	$(Q)$(O)/tests/embed-collide >$(EMBED_T)collide.log || { \
+		cat $(EMBED_T)collide.log; echo "embed: FAIL (the colliding host)"; exit 1; }
+	$(Q)sed 's/^embed:/embed-collide:/' $(EMBED_T)collide.log
+	$(Q)$(O)/tests/embed-cxx
+	$(Q)tests/embed/doc_lines.sh $(TOP)/$(O)/tests/embed-doc
+	$(Q)$(EMBED_CHECK) - build/sandbox/libkeel-heap.a $(LIB_HEADERS)
+	$(Q)$(EMBED_CHECK) - build/x86_64/libkeel-heap-small.a $(LIB_HEADERS)
+	$(Q)$(EMBED_CHECK) - build/x86_64-kernel/libkeel-heap-kernel.a $(LIB_HEADERS)
+	$(Q)$(EMBED_CHECK) - build/x86_64-pic/libkeel-heap-pic.a $(LIB_HEADERS)
+	$(Q)$(EMBED_CHECK) aarch64-linux-gnu- build/arm64/libkeel-heap-small.a $(LIB_HEADERS)
+	$(Q)$(EMBED_CHECK) aarch64-linux-gnu- build/arm64-pic/libkeel-heap-pic.a $(LIB_HEADERS)
+	$(Q)$(MAKE) --no-print-directory embed-collide-small
+	@echo "embed: PASS (the programs, the colliding and C++ hosts, the page's lines)"
+
+# The colliding host against the freestanding x86_64 archive (the doc
+# lines built it): keel's own memset is inside it, the host's outside.
+EMBED_SMALL := build/x86_64/libkeel-heap-small.a
+embed-collide-small:
+	$(Q)$(CC_ARCH) $(EMBED_COLLIDE_FLAGS) -fno-pie \
+		-include build/x86_64/libkeel-heap-config.h \
+		-c -o $(EMBED_T)small-collide.o tests/embed/collide.c
+	$(Q)$(CC_ARCH) -std=gnu11 -O1 -fno-pie -no-pie -pthread -Iinclude \
+		-include build/x86_64/libkeel-heap-config.h -o $(EMBED_T)small \
+		$(EMBED_SRCS) $(EMBED_T)small-collide.o $(EMBED_SMALL)
+	$(Q)$(EMBED_T)small >$(EMBED_T)small.log || { cat $(EMBED_T)small.log; \
+		echo "embed: FAIL (the colliding host, x86_64 small)"; exit 1; }
+	$(Q)sed 's/^embed:/embed-collide (x86_64 small):/' $(EMBED_T)small.log
 endif
 
 # Fuzz targets: tests/fuzz/*_fuzz.c, built with clang and libFuzzer.

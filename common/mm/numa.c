@@ -21,11 +21,11 @@ static uint8_t distance[MAX_NUMNODES][MAX_NUMNODES] = {
 	[0] = {[0] = NODE_DISTANCE_LOCAL},
 };
 
-static bool matrix_valid(const struct bootinfo *bi, unsigned int n)
+static bool matrix_valid(const uint8_t (*m)[MAX_NUMNODES], unsigned int n)
 {
 	for (unsigned int a = 0; a < n; a++) {
 		for (unsigned int b = 0; b < n; b++) {
-			uint8_t d = bi->distance[a][b];
+			uint8_t d = m[a][b];
 
 			if (a == b ? d != NODE_DISTANCE_LOCAL
 				   : d <= NODE_DISTANCE_LOCAL)
@@ -40,21 +40,34 @@ static bool matrix_valid(const struct bootinfo *bi, unsigned int n)
  */
 void numa_init(const struct bootinfo *bi)
 {
-	unsigned int n = bi->node_count;
+	numa_init_matrix(bi->node_count,
+			 bi->have_distance
+				 ? (const uint8_t(*)[MAX_NUMNODES])bi->distance
+				 : NULL);
+}
+
+/**
+ * numa_init_matrix() - the same from a count and a matrix (@m NULL: none
+ * given), which is what a host has (make lib exports it as
+ * keel_numa_init()).
+ */
+void numa_init_matrix(unsigned int count, const uint8_t (*m)[MAX_NUMNODES])
+{
+	unsigned int n = count;
 	bool valid;
 
 	if (n == 0 || n > MAX_NUMNODES) {
 		pr_warn("numa: node_count %u out of range, using 1\n", n);
 		n = 1;
 	}
-	valid = bi->have_distance && matrix_valid(bi, n);
+	valid = m && matrix_valid(m, n);
 	for (unsigned int a = 0; a < MAX_NUMNODES; a++) {
 		for (unsigned int b = 0; b < MAX_NUMNODES; b++) {
 			uint8_t d = a == b ? NODE_DISTANCE_LOCAL
 					   : NODE_DISTANCE_REMOTE;
 
 			if (valid && a < n && b < n)
-				d = bi->distance[a][b];
+				d = m[a][b];
 			distance[a][b] = d;
 		}
 	}

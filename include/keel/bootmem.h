@@ -12,9 +12,26 @@
 #ifndef KEEL_BOOTMEM_H
 #define KEEL_BOOTMEM_H
 
+#include <keel/types.h>
+#ifndef KEEL_CONFIG_GIVEN /* keel's own build; a host's (make lib) takes less */
 #include <keel/bootinfo.h>
 #include <keel/range_table.h>
-#include <keel/types.h>
+#else
+#include <keel/config.h>
+#ifndef MAX_NUMNODES /* as keel/bootinfo.h */
+#define MAX_NUMNODES CONFIG_MAX_NUMNODES
+#endif
+#ifndef NUMA_NO_NODE
+#define NUMA_NO_NODE 0xffffu
+#endif
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct bootinfo;
+struct region;
 
 struct jw;
 
@@ -113,5 +130,9 @@ uint64_t bootmem_allocated_bytes(void);
 unsigned int bootmem_allocation_count(void);
 /* Bytes of RAM covered by reserved regions (each byte counted once). */
 uint64_t bootmem_reserved_ram_bytes(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -12,6 +12,10 @@
 #include <keel/frametable.h>
 #include <keel/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct jw;
 
 enum cachemaint_mode {
@@ -73,5 +77,9 @@ void cachemaint_range(const struct cachemaint *cm, paddr_t pa, uint64_t bytes);
  * Return: ranges flushed.
  */
 unsigned int cachemaint_flush_batch(const struct cachemaint *cm);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,10 @@
 
 #include <keel/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct enum_name {
 	int value;
 	const char *name;
@@ -29,5 +33,9 @@ const char *enum_name(const struct enum_name *t, int value);
  */
 int enum_parse(const struct enum_name *t, const char *s, size_t len,
 	       int *value);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -22,6 +22,10 @@
 
 #include <keel/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define FT_SECTION_SHIFT 15 /* 32768 pages = 128 MiB per section */
 #define FT_SECTION_PAGES (1ULL << FT_SECTION_SHIFT)
 #define FT_BLOCK_SHIFT	 9 /* 512 pages: 16 KiB of entries */
@@ -101,5 +105,9 @@ uint64_t frametable_bytes(void);
 unsigned int frametable_pieces(void);
 /* RAM reserved as "no frametable": its entries found no free RAM. */
 uint64_t frametable_left_out_bytes(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -27,6 +27,10 @@
 #include <keel/frametable.h>
 #include <keel/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct cachemaint;
 
 /* Largest block a caller can allocate: 2^MAX_ORDER pages (1 GiB). */
@@ -263,5 +267,9 @@ uint64_t heap_bad_node_count(void);
  * Lock: takes the node's lock. Return: 0, or -EINVAL for no such node.
  */
 int heap_node_stats(uint32_t node, struct heap_node_stats *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,9 +9,25 @@
 #ifndef KEEL_HEAP_BOOT_H
 #define KEEL_HEAP_BOOT_H
 
+#ifndef KEEL_CONFIG_GIVEN /* keel's own build; a host's (make lib) takes less */
 #include <keel/bootinfo.h>
+#else
+#include <keel/config.h>
+#ifndef MAX_NUMNODES /* as keel/bootinfo.h */
+#define MAX_NUMNODES CONFIG_MAX_NUMNODES
+#endif
+#ifndef NUMA_NO_NODE
+#define NUMA_NO_NODE 0xffffu
+#endif
+#endif
 #include <keel/enum_names.h>
 #include <keel/heap.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct region;
 
 #define HEAP_MAX_RANGES 256 /* per node, static; more from bootmem */
 
@@ -70,5 +86,9 @@ uint64_t heap_chunk_count(void);
  * through region_start_pfn()/region_end_pfn(); no lock: boot or quiescent.
  */
 const struct region *heap_node_ranges(uint32_t node, unsigned int *count);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

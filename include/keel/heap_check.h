@@ -12,6 +12,10 @@
 
 #include <keel/heap.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 struct jw;
 
 /*
@@ -72,5 +76,9 @@ unsigned int heap_for_each_block(uint32_t node,
  * Return: number of problems found (each printed with pr_err).
  */
 unsigned int heap_check(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

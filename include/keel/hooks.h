@@ -41,6 +41,10 @@
 #include <keel/lock_type.h>
 #include <keel/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* 1. The interrupt mask of the running CPU. */
 typedef unsigned long irqflags_t;
 /* Mask interrupts. Return: the state before, for arch_irq_restore(). */
@@ -81,5 +85,9 @@ void arch_scrub_range(void *va, size_t len);
 void arch_lock_init(arch_lock_t *l);
 void arch_lock(arch_lock_t *l);
 void arch_unlock(arch_lock_t *l);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

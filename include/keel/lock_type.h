@@ -13,10 +13,18 @@
 
 #include <keel/types.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define ARCH_LOCK_BYTES 64
 
 typedef struct arch_lock {
 	uint64_t words[ARCH_LOCK_BYTES / 8];
 } arch_lock_t;
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

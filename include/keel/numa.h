@@ -6,11 +6,35 @@
 #ifndef KEEL_NUMA_H
 #define KEEL_NUMA_H
 
+#include <keel/types.h>
+#ifndef KEEL_CONFIG_GIVEN /* keel's own build; a host's (make lib) takes less */
 #include <keel/bootinfo.h>
+#else
+#include <keel/config.h>
+#ifndef MAX_NUMNODES /* as keel/bootinfo.h */
+#define MAX_NUMNODES CONFIG_MAX_NUMNODES
+#endif
+#ifndef NUMA_NO_NODE
+#define NUMA_NO_NODE 0xffffu
+#endif
+#endif
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct bootinfo;
 struct jw;
 
 void numa_init(const struct bootinfo *bi);
+/*
+ * numa_init() from @count nodes and their distances (@distance NULL: none,
+ * 10 and 20 then); libkeel-heap (make lib) exports it as keel_numa_init().
+ */
+void numa_init_matrix(unsigned int count,
+		      const uint8_t (*distance)[MAX_NUMNODES]);
+void keel_numa_init(unsigned int count,
+		    const uint8_t (*distance)[MAX_NUMNODES]);
 unsigned int numa_node_count(void);
 unsigned int node_distance(uint32_t a, uint32_t b);
 /*
@@ -33,5 +57,9 @@ uint32_t numa_nearest_to(uint32_t to, uint64_t candidates);
  * order in which an allocation for @from falls back. Return: count.
  */
 unsigned int numa_fallback_order(uint32_t from, uint32_t *order);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define PAGE_SHIFT 12
 #define PAGE_SIZE  (1ULL << PAGE_SHIFT)
 #define PAGE_MASK  (~(PAGE_SIZE - 1))
@@ -111,10 +115,19 @@ static inline bool region_overlaps(const struct region *r, paddr_t s, paddr_t e)
 /* A region of bounds [@s, @e), nothing else set. */
 static inline struct region region_of(paddr_t s, paddr_t e)
 {
-	return (struct region){.start = s, .end = e};
+	struct region r;
+
+	__builtin_memset(&r, 0, sizeof(r)); /* C and C++ (keel/ headers) */
+	r.start = s;
+	r.end = e;
+	return r;
 }
 
 #define INVALID_PADDR pa(~0ULL)
 #define INVALID_PFN   pfn(~0ULL)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -15,7 +15,6 @@
  * as holes all the same: it must fail (make embed runs it to show that
  * the checks can).
  */
-#include <keel/bootinfo.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
 #include <keel/errno.h>
@@ -62,7 +61,7 @@ static unsigned int failures;
 		}                                                      \
 	} while (0)
 
-static struct bootinfo bi; /* only the node count and distances are used */
+static uint8_t distance[MAX_NUMNODES][MAX_NUMNODES]; /* SLIT-style */
 static struct cachemaint_stats maint_stats;
 static struct cachemaint maint;
 
@@ -108,12 +107,10 @@ static void open_heap(bool break_holes)
 	}
 	memset(host.base, 0xaa, host.bytes); /* the heap must zero it */
 
-	bi.node_count = NODES;
-	bi.have_distance = true;
 	for (unsigned int a = 0; a < NODES; a++)
 		for (unsigned int b = 0; b < NODES; b++)
-			bi.distance[a][b] = a == b ? 10 : 20;
-	numa_init(&bi);
+			distance[a][b] = a == b ? 10 : 20;
+	keel_numa_init(NODES, (const uint8_t(*)[MAX_NUMNODES])distance);
 	bootmem_init();
 	for (unsigned int n = 0; n < NODES; n++)
 		EXPECT(!bootmem_add(pa(EMBED_PHYS_BASE + n * NODE_BYTES),
@@ -127,7 +124,7 @@ static void open_heap(bool break_holes)
 			       "%s", holes[i].why);
 	frametable_init(NODES);
 	heap_init(HEAP_INIT_LAZY, NODES,
-		  (const uint8_t(*)[MAX_NUMNODES])bi.distance);
+		  (const uint8_t(*)[MAX_NUMNODES])distance);
 	maint = cachemaint_policy(CACHEMAINT_DEFERRED, &maint_stats);
 	heap_set_cachemaint(&maint);
 	EXPECT(heap_handoff(true) > 0, "no range handed over");
