@@ -225,10 +225,11 @@ static void phase_heap(struct bootinfo *bi, unsigned int nodes,
 	unsigned int ranges;
 
 	trace_begin("heap_init");
-	heap_init(o->heap_init, nodes,
-		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);
+	/* Before heap_init(): it sizes the CPU caches by the CPUs known. */
 	for (unsigned int c = 0; c < cpu_count; c++)
 		heap_set_cpu_node(c, cpu_table[c].node);
+	heap_init(o->heap_init, nodes,
+		  (const uint8_t(*)[MAX_NUMNODES])bi->distance);
 	/* Hold times cost two clock reads per lock: only when benchmarked. */
 	heap_set_lock_stats(o->bench);
 	boot_maint = cachemaint_policy(pick_cachemaint(o), &boot_maint_stats);

@@ -32,8 +32,14 @@
 #include <keel/compiler.h>
 #include <keel/printk.h>
 
-#define PT_ENTRIES     512
-#define PT_POOL_PAGES  128
+#define PT_ENTRIES 512
+/*
+ * Part of keel's image (image_size, arch/arm64/keel.lds: at most 2 MiB for
+ * ImageBuilder): a QEMU virt boot uses under 10 pages (the root, one level-1
+ * table, level-2/3 tables for the UART, the GIC and RAM edges not 2 MiB
+ * aligned); each such RAM edge beyond costs at most two.
+ */
+#define PT_POOL_PAGES  32
 
 #define DESC_VALID     (1ULL << 0)
 #define DESC_TABLE     (1ULL << 1) /* level 0-2: table; level 3: page */

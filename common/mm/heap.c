@@ -79,7 +79,7 @@
 
 #include "heap_priv.h"
 
-struct heap_node heap_nodes[MAX_NUMNODES];
+struct heap_node *heap_nodes[MAX_NUMNODES];
 unsigned int heap_nr_nodes;
 bool heap_strict = IS_ENABLED(CONFIG_DEBUG);
 
@@ -142,7 +142,7 @@ static bool lock_stats;
  */
 struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site)
 {
-	struct heap_node *hn = &heap_nodes[node];
+	struct heap_node *hn = heap_nodes[node];
 	irqflags_t f = heap_lock_irqsave(&hn->lock, site);
 
 	hn->irq_flags = f;
@@ -451,6 +451,7 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
  * node 0 until the host says otherwise.
  */
 static uint8_t cpu_node[CONFIG_NR_CPUS];
+static unsigned int cpu_top;
 /* Allocations refused: HEAP_EXACT_NODE on a node that does not exist. */
 static uint64_t bad_node_count;
 
@@ -460,8 +461,17 @@ static uint64_t bad_node_count;
  */
 void heap_set_cpu_node(unsigned int cpu, uint32_t node)
 {
-	if (cpu < CONFIG_NR_CPUS && node < MAX_NUMNODES)
+	if (cpu < CONFIG_NR_CPUS && node < MAX_NUMNODES) {
 		WRITE_ONCE(cpu_node[cpu], (uint8_t)node);
+		if (cpu >= cpu_top)
+			cpu_top = cpu + 1;
+	}
+}
+
+/* 1 + the highest CPU heap_set_cpu_node() was told of (the caches' size). */
+unsigned int heap_cpu_top(void)
+{
+	return cpu_top;
 }
 
 /** heap_cpu_node() - Return: the calling CPU's node (0 when unknown). */
@@ -509,7 +519,7 @@ const uint32_t *heap_alloc_candidates(int pref, uint32_t flags, uint32_t *exact,
 		*count = 1;
 		return exact;
 	}
-	hn = &heap_nodes[pref < 0 ? heap_cpu_node() : (uint32_t)pref];
+	hn = heap_nodes[pref < 0 ? heap_cpu_node() : (uint32_t)pref];
 	*count = hn->fallback_count;
 	return hn->fallback;
 }

@@ -9,6 +9,8 @@
  * (heap_check takes its scratch lock first).
  */
 #include <arch/cpu.h>
+#include <arch/mm.h>
+#include <keel/bootmem.h>
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
@@ -60,7 +62,7 @@ uint64_t heap_free_pages(void)
 	unsigned int n;
 
 	for (n = 0; n < heap_nr_nodes; n++)
-		sum += READ_ONCE(heap_nodes[n].stats.free_pages);
+		sum += READ_ONCE(heap_nodes[n]->stats.free_pages);
 	return sum;
 }
 
@@ -71,7 +73,7 @@ uint64_t heap_total_pages(void)
 	unsigned int n;
 
 	for (n = 0; n < heap_nr_nodes; n++)
-		sum += READ_ONCE(heap_nodes[n].stats.total_pages);
+		sum += READ_ONCE(heap_nodes[n]->stats.total_pages);
 	return sum;
 }
 
@@ -87,7 +89,7 @@ uint64_t heap_dirty_pages(void)
 	uint64_t sum = heap_cached_pages(-1, true);
 
 	for (unsigned int n = 0; n < heap_nr_nodes; n++)
-		sum += heap_nodes[n].stats.dirty_pages;
+		sum += heap_nodes[n]->stats.dirty_pages;
 	return sum;
 }
 
@@ -98,7 +100,7 @@ uint64_t heap_chunk_count(void)
 	unsigned int n;
 
 	for (n = 0; n < heap_nr_nodes; n++)
-		sum += heap_nodes[n].stats.chunks;
+		sum += heap_nodes[n]->stats.chunks;
 	return sum;
 }
 
@@ -141,8 +143,8 @@ const struct region *heap_node_ranges(uint32_t node, unsigned int *count)
 		*count = 0;
 		return NULL;
 	}
-	*count = heap_nodes[node].ranges.count;
-	return heap_nodes[node].ranges.regions;
+	*count = heap_nodes[node]->ranges.count;
+	return heap_nodes[node]->ranges.regions;
 }
 
 /** heap_owns() - Return: whether [p, p + 2^order) is in one range of @node. */
@@ -236,8 +238,28 @@ unsigned int heap_for_each_block(uint32_t node, block_fn *fn, void *arg)
 /* ---- consistency walk -------------------------------------------------- */
 
 #define CHECK_SCRATCH 16384
-static uint64_t check_scratch[CHECK_SCRATCH]; /* pfn << 6 | order */
+/* pfn << 6 | order: CHECK_SCRATCH words from bootmem (heap_check_init()). */
+static uint64_t *check_scratch;
 static spinlock_t check_lock = SPINLOCK_INIT;
+
+/*
+ * heap_init(): the consistency walk's scratch, asked of bootmem (128 KiB,
+ * not in keel's image); without it heap_check() skips the overlap check.
+ */
+void heap_check_init(void)
+{
+	paddr_t p =
+		bootmem_alloc_try(CHECK_SCRATCH * sizeof(uint64_t), PAGE_SIZE,
+				  BOOTMEM_ANY_NODE, "heap check");
+
+	check_scratch = NULL;
+	if (pa_val(p) == pa_val(INVALID_PADDR))
+		pr_warn("heap: no boot memory for heap_check()'s scratch "
+			"(%zu bytes): its overlap check is skipped\n",
+			CHECK_SCRATCH * sizeof(uint64_t));
+	else
+		check_scratch = phys_to_virt(p);
+}
 
 /* One node's walk: the lock held, problems and totals so far. */
 struct walk {
@@ -294,7 +316,7 @@ static void check_chunk(struct walk *w, const struct free_list *fl,
 	w->zone_free += 1ULL << k;
 	w->dirty += chunk_dirty_pages(pg);
 	w->chunks++;
-	if (w->used < CHECK_SCRATCH)
+	if (check_scratch && w->used < CHECK_SCRATCH)
 		check_scratch[w->used] = p << 6 | k;
 	w->used++;
 }
@@ -319,6 +341,8 @@ static void check_zone_overlap(struct walk *w, unsigned int z)
 {
 	uint64_t end_prev = 0;
 
+	if (!check_scratch)
+		return; /* heap_check_init() said so */
 	if (w->used > CHECK_SCRATCH) {
 		pr_warn("heap_check: node %u zone %u: %u chunks, "
 			"overlap check skipped\n",

@@ -35,60 +35,99 @@
 
 #include "heap_priv.h"
 
-static struct region range_store[MAX_NUMNODES][HEAP_MAX_RANGES];
 static enum heap_init_mode mode;
 
+/*
+ * Node @n's state and its first range table (HEAP_MAX_RANGES slots), one
+ * bootmem allocation on the node (the nearest with room when it has
+ * none): only the nodes present cost memory, and only their state is
+ * cleared. Return: the state, or NULL when bootmem has no room.
+ */
+static struct heap_node *node_state(unsigned int n)
+{
+	uint64_t bytes = HEAP_NODE_STATE_BYTES;
+	paddr_t p = bootmem_alloc_try(bytes, PAGE_SIZE, n, "heap node");
+	struct heap_node *hn;
+
+	if (pa_val(p) == pa_val(INVALID_PADDR)) {
+		pr_err("heap: no boot memory for node %u's state (%llu bytes): "
+		       "the heap has %u nodes\n",
+		       n, (unsigned long long)bytes, n);
+		return NULL;
+	}
+	hn = phys_to_virt(p);
+	memset(hn, 0, sizeof(*hn));
+	arch_lock_init(&hn->lock);
+	hn->id = n;
+	hn->ranges = (struct range_table)RANGE_TABLE_INIT(
+		(struct region *)(hn + 1), HEAP_MAX_RANGES, NULL);
+	return hn;
+}
+
+/* Node @n's fallback order among the @count nodes, self first. */
+static void node_fallback(struct heap_node *hn, unsigned int n,
+			  unsigned int count,
+			  const uint8_t (*distance)[MAX_NUMNODES])
+{
+	uint32_t order[MAX_NUMNODES];
+	unsigned int c = 0, i, j;
+
+	if (n < numa_node_count())
+		c = numa_fallback_order(n, order);
+	for (i = 0; i < c; i++)
+		if (order[i] < count)
+			hn->fallback[hn->fallback_count++] = order[i];
+	if (hn->fallback_count)
+		return;
+	/* No NUMA view: sort by @distance (or by id), self first. */
+	for (i = 0; i < count; i++)
+		hn->fallback[i] = (n + i) % count;
+	hn->fallback_count = count;
+	for (i = 1; distance && i < count; i++)
+		for (j = i; j > 1; j--) {
+			uint32_t a = hn->fallback[j - 1];
+			uint32_t b = hn->fallback[j];
+
+			if (distance[n][a] < distance[n][b] ||
+			    (distance[n][a] == distance[n][b] && a < b))
+				break;
+			hn->fallback[j - 1] = b;
+			hn->fallback[j] = a;
+		}
+}
+
 /**
- * heap_init() - empty heap for @count nodes in handoff mode @m.
+ * heap_init() - empty heap for @count nodes in handoff mode @m, each
+ * node's state asked of bootmem (which must be open): O(@count), nothing
+ * sized by MAX_NUMNODES is cleared. A node bootmem has no room for ends
+ * the heap's nodes there (its ranges are refused at the handoff).
  * @distance: used for the fallback order only when the NUMA layer has none.
  */
 void heap_init(enum heap_init_mode m, unsigned int count,
 	       const uint8_t (*distance)[MAX_NUMNODES])
 {
-	unsigned int n, i, j;
+	unsigned int n;
 
 	if (count == 0)
 		count = 1;
 	if (count > MAX_NUMNODES)
 		count = MAX_NUMNODES;
-	memset(heap_nodes, 0, sizeof(heap_nodes));
+	heap_nr_nodes = 0;
 	heap_pcp_reset();
 	heap_owned_reset();
-	heap_nr_nodes = count;
+	heap_check_init();
 	mode = m;
-
 	for (n = 0; n < count; n++) {
-		struct heap_node *hn = &heap_nodes[n];
-		uint32_t order[MAX_NUMNODES];
-		unsigned int c = 0;
-
-		arch_lock_init(&hn->lock);
-		hn->id = n;
-		hn->ranges = (struct range_table)RANGE_TABLE_INIT(
-			range_store[n], HEAP_MAX_RANGES, NULL);
-		if (n < numa_node_count())
-			c = numa_fallback_order(n, order);
-		for (i = 0; i < c; i++)
-			if (order[i] < count)
-				hn->fallback[hn->fallback_count++] = order[i];
-		if (hn->fallback_count)
-			continue;
-		/* No NUMA view: sort by @distance (or by id), self first. */
-		for (i = 0; i < count; i++)
-			hn->fallback[i] = (n + i) % count;
-		hn->fallback_count = count;
-		for (i = 1; distance && i < count; i++)
-			for (j = i; j > 1; j--) {
-				uint32_t a = hn->fallback[j - 1];
-				uint32_t b = hn->fallback[j];
-
-				if (distance[n][a] < distance[n][b] ||
-				    (distance[n][a] == distance[n][b] && a < b))
-					break;
-				hn->fallback[j - 1] = b;
-				hn->fallback[j] = a;
-			}
+		heap_nodes[n] = node_state(n);
+		if (!heap_nodes[n]) {
+			count = n;
+			break;
+		}
 	}
+	for (n = 0; n < count; n++)
+		node_fallback(heap_nodes[n], n, count, distance);
+	heap_nr_nodes = count;
+	heap_pcp_prepare();
 }
 
 /*
@@ -124,7 +163,7 @@ void heap_size_ranges(void)
 		unsigned int cap = count[node] + slack;
 		paddr_t p;
 
-		if (cap <= heap_nodes[node].ranges.cap)
+		if (cap <= heap_nodes[node]->ranges.cap)
 			continue;
 		p = bootmem_alloc_try(cap * sizeof(struct region), PAGE_SIZE,
 				      node, "heap ranges");

@@ -63,13 +63,57 @@
 
 #define ZERO_PIECE_PAGES ((2ULL << 20) >> PAGE_SHIFT) /* 2 MiB */
 
-/* Pages owned per owner id (0: unused); atomics, nodes lock separately. */
-static uint64_t owned_by[HEAP_MAX_OWNER + 1];
+/*
+ * Pages owned per owner id, for the owners actually used (not a slot per
+ * possible id): an open-addressed table of HEAP_OWNER_SLOTS words, each
+ * owner << OWNER_SHIFT | pages, claimed once by a compare-and-swap and
+ * kept until heap_init(). Atomics: the nodes lock separately.
+ */
+#define OWNER_SHIFT 48
+#define OWNER_PAGES ((1ULL << OWNER_SHIFT) - 1)
+static uint64_t owned_slots[HEAP_OWNER_SLOTS];
+static unsigned int owned_claimed;
+static bool owned_full_said;
 
-/* heap_init(): no extent is owned yet. */
+/* heap_init(): no extent is owned yet (only a table used is cleared). */
 void heap_owned_reset(void)
 {
-	memset(owned_by, 0, sizeof(owned_by));
+	if (__atomic_load_n(&owned_claimed, __ATOMIC_RELAXED))
+		memset(owned_slots, 0, sizeof(owned_slots));
+	owned_claimed = 0;
+	owned_full_said = false;
+}
+
+/*
+ * @owner's counter; @claim: take a slot if it has none. Return: the
+ * counter, or NULL (none, or the table full: said once per heap_init()).
+ */
+static uint64_t *owner_counter(uint16_t owner, bool claim)
+{
+	uint64_t key = (uint64_t)owner << OWNER_SHIFT;
+	unsigned int i = (owner * 40503u) % HEAP_OWNER_SLOTS;
+
+	for (unsigned int n = 0; n < HEAP_OWNER_SLOTS; n++) {
+		uint64_t v = __atomic_load_n(&owned_slots[i], __ATOMIC_RELAXED);
+
+		if (!v && !claim)
+			return NULL;
+		if (!v && __atomic_compare_exchange_n(&owned_slots[i], &v, key,
+						      false, __ATOMIC_RELAXED,
+						      __ATOMIC_RELAXED)) {
+			__atomic_fetch_add(&owned_claimed, 1, __ATOMIC_RELAXED);
+			return &owned_slots[i];
+		}
+		if ((v >> OWNER_SHIFT) == owner)
+			return &owned_slots[i];
+		i = (i + 1) % HEAP_OWNER_SLOTS;
+	}
+	if (claim &&
+	    !__atomic_exchange_n(&owned_full_said, true, __ATOMIC_RELAXED))
+		pr_warn("heap: owner %u refused: %u owners already hold "
+			"pages (HEAP_OWNER_SLOTS)\n",
+			owner, HEAP_OWNER_SLOTS);
+	return NULL;
 }
 
 /* Zero [p + fd, p + 2^order) in pieces of at most 2 MiB. */
@@ -154,6 +198,7 @@ struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
 {
 	struct heap_alloc_info scratch;
 	struct heap_taken t = {.fd = FIRST_DIRTY_NONE};
+	uint64_t *counter;
 	struct page_info *pg = NULL;
 	const uint32_t *candidates;
 	unsigned int i, count;
@@ -164,6 +209,9 @@ struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
 		info = &scratch;
 	*info = (struct heap_alloc_info){0};
 	if (order > MAX_FREE_ORDER || !heap_nr_nodes || owner == 0)
+		return NULL;
+	counter = owner_counter(owner, true);
+	if (!counter)
 		return NULL;
 	candidates = heap_alloc_candidates(node, flags, &exact, &count);
 	for (i = 0; i < count && !pg; i++) {
@@ -190,7 +238,7 @@ struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
 	}
 	if (!pg)
 		return NULL;
-	__atomic_fetch_add(&owned_by[owner], 1ULL << order, __ATOMIC_RELAXED);
+	__atomic_fetch_add(counter, 1ULL << order, __ATOMIC_RELAXED);
 	info->was_dirty = t.fd != FIRST_DIRTY_NONE;
 	info->clean_poc = t.poc;
 	info->node = pg->node;
@@ -213,21 +261,22 @@ int heap_free_owned(struct page_info *head, unsigned int order, uint16_t owner)
 		.first_dirty = 0, /* the guest wrote it: all dirty */
 	};
 	int ret = heap_free_block(head, order, &a);
+	uint64_t *counter = ret ? NULL : owner_counter(owner, false);
 
-	if (!ret)
-		__atomic_fetch_sub(&owned_by[owner], 1ULL << order,
-				   __ATOMIC_RELAXED);
+	if (counter)
+		__atomic_fetch_sub(counter, 1ULL << order, __ATOMIC_RELAXED);
 	return ret;
 }
 
-/* Owned, adopted counters of @l's node and @owner moved by @pages. */
-static void adopted_account(struct heap_node_locked l, uint16_t owner,
+/* Owned, adopted counters of @l's node and an owner's moved by @pages. */
+static void adopted_account(struct heap_node_locked l, uint64_t *counter,
 			    int64_t pages)
 {
 	l.hn->stats.total_pages += (uint64_t)pages;
 	l.hn->stats.owned_pages += (uint64_t)pages;
 	l.hn->stats.adopted_pages += (uint64_t)pages;
-	__atomic_fetch_add(&owned_by[owner], (uint64_t)pages, __ATOMIC_RELAXED);
+	if (counter)
+		__atomic_fetch_add(counter, (uint64_t)pages, __ATOMIC_RELAXED);
 }
 
 /*
@@ -314,6 +363,7 @@ long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 {
 	uint64_t s = pfn_val(start), e = pfn_val(end), p;
 	struct heap_node_locked l;
+	uint64_t *counter;
 	long n = 0;
 	int err;
 
@@ -325,6 +375,9 @@ long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 	for (p = s; p < e; p += 1ULL << heap_chunk_order(p, e))
 		if (!pfn_to_page_or_null(pfn(p)))
 			return -EINVAL;
+	counter = owner_counter(owner, true);
+	if (!counter)
+		return -ENOSPC;
 	l = heap_lock_node(node);
 	err = range_table_add(&l.hn->ranges, pfn_to_paddr(start),
 			      pfn_to_paddr(end), NULL);
@@ -335,7 +388,7 @@ long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 			 PGF_ADOPTED | (p == s ? PGF_ADOPTED_FIRST : 0));
 	}
 	if (!err)
-		adopted_account(l, owner, (int64_t)(e - s));
+		adopted_account(l, counter, (int64_t)(e - s));
 	heap_unlock_node(l);
 	return err ? err : n;
 }
@@ -395,7 +448,8 @@ int heap_release_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 		err = range_table_remove(&l.hn->ranges, pfn_to_paddr(start),
 					 pfn_to_paddr(end));
 	if (!why && !err)
-		adopted_account(l, owner, -(int64_t)(e - s));
+		adopted_account(l, owner_counter(owner, false),
+				-(int64_t)(e - s));
 	heap_unlock_node(l);
 	if (why)
 		return heap_misuse("heap_release_owned", s, why, 0, 0);
@@ -408,19 +462,23 @@ uint64_t heap_adopted_pages(void)
 	uint64_t sum = 0;
 
 	for (unsigned int n = 0; n < heap_nr_nodes; n++)
-		sum += READ_ONCE(heap_nodes[n].stats.adopted_pages);
+		sum += READ_ONCE(heap_nodes[n]->stats.adopted_pages);
 	return sum;
 }
 
 /** heap_owned_pages() - Return: pages @owner holds (0: all owners). */
 uint64_t heap_owned_pages(uint16_t owner)
 {
-	uint64_t sum = 0;
+	uint64_t sum = 0, *counter;
 
-	if (owner)
-		return __atomic_load_n(&owned_by[owner], __ATOMIC_RELAXED);
+	if (owner) {
+		counter = owner_counter(owner, false);
+		return counter ? __atomic_load_n(counter, __ATOMIC_RELAXED) &
+					 OWNER_PAGES
+			       : 0;
+	}
 	for (unsigned int n = 0; n < heap_nr_nodes; n++)
-		sum += READ_ONCE(heap_nodes[n].stats.owned_pages);
+		sum += READ_ONCE(heap_nodes[n]->stats.owned_pages);
 	return sum;
 }
 
@@ -464,7 +522,7 @@ int heap_owner_of(pfn_t pp, pfn_t *head, unsigned int *order)
 	unsigned int n, k;
 
 	for (n = 0; n < heap_nr_nodes && !r; n++)
-		r = range_table_find_pfn(&heap_nodes[n].ranges, pp);
+		r = range_table_find_pfn(&heap_nodes[n]->ranges, pp);
 	if (!r)
 		return HEAP_OWNER_NONE;
 	n--;

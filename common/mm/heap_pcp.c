@@ -28,8 +28,12 @@
  * lock, then a node lock, never the reverse; never two caches at once.
  */
 #include <arch/cpu.h>
+#include <arch/mm.h>
+#include <keel/bootmem.h>
 #include <keel/compiler.h>
 #include <keel/heap.h>
+#include <keel/printk.h>
+#include <keel/string.h>
 
 #include "heap_priv.h"
 
@@ -47,7 +51,15 @@ struct heap_pcp {
 	uint64_t pages, dirty; /* held, and of those dirty (readers: racy) */
 } __attribute__((aligned(64)));
 
-static struct heap_pcp pcps[CONFIG_NR_CPUS];
+/*
+ * The caches, one per CPU below pcp_cap: asked of bootmem by
+ * heap_init() (heap_pcp_prepare()), for the CPUs known by then
+ * (heap_set_cpu_node(), the caller), at least PCP_MIN_CPUS; a CPU above
+ * has no cache and takes the node lock. Nothing sized by NR_CPUS.
+ */
+#define PCP_MIN_CPUS 64
+static struct heap_pcp *pcps;
+static unsigned int pcp_cap;
 /* 1 + the highest CPU whose cache was ever used since heap_init(). */
 static unsigned int pcp_used;
 /* Off until the heap's user turns them on (heap_init() turns them off). */
@@ -58,6 +70,26 @@ static int pcp_class(unsigned int order)
 	return order == 0 ? 0 : order == 9 ? 1 : -1;
 }
 
+/*
+ * heap_init(), bootmem open: the caches' state for 1 + the
+ * highest CPU known (heap_set_cpu_node(), the caller), at least
+ * PCP_MIN_CPUS. Without it the caches stay off (said when turned on).
+ */
+void heap_pcp_prepare(void)
+{
+	unsigned int cap = MAX(MAX(heap_cpu_top(), arch_cpu_id() + 1),
+			       (unsigned int)PCP_MIN_CPUS);
+	uint64_t bytes = (uint64_t)cap * sizeof(struct heap_pcp);
+	paddr_t p = bootmem_alloc_try(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE,
+				      "heap caches");
+
+	if (pa_val(p) == pa_val(INVALID_PADDR))
+		return;
+	pcps = phys_to_virt(p);
+	memset(pcps, 0, bytes);
+	pcp_cap = cap;
+}
+
 /**
  * heap_set_cpu_caches() - serve order 0 and 9 from per-CPU caches (@on),
  * or stop and give every cached block back. heap_init() starts with them
@@ -65,7 +97,12 @@ static int pcp_class(unsigned int order)
  */
 void heap_set_cpu_caches(bool on)
 {
-	__atomic_store_n(&pcp_on, on, __ATOMIC_RELAXED);
+	if (on && !pcps) {
+		pr_warn("heap: no CPU caches (no boot memory for them at "
+			"heap_init()): caches stay off\n");
+		return;
+	}
+	__atomic_store_n(&pcp_on, on, __ATOMIC_RELEASE);
 	if (!on)
 		heap_drain_caches();
 }
@@ -73,8 +110,8 @@ void heap_set_cpu_caches(bool on)
 /* heap_init(): forget every cache (the memory they held is gone). */
 void heap_pcp_reset(void)
 {
-	for (unsigned int c = 0; c < pcp_used; c++)
-		pcps[c] = (struct heap_pcp){0};
+	pcps = NULL;
+	pcp_cap = 0;
 	pcp_used = 0;
 	pcp_on = false;
 }
@@ -84,8 +121,7 @@ static struct heap_pcp *this_pcp(void)
 {
 	unsigned int cpu = arch_cpu_id(), used;
 
-	if (cpu >= CONFIG_NR_CPUS ||
-	    !__atomic_load_n(&pcp_on, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&pcp_on, __ATOMIC_ACQUIRE) || cpu >= pcp_cap)
 		return NULL;
 	if (!__atomic_load_n(&pcps[cpu].ready, __ATOMIC_ACQUIRE)) {
 		arch_lock_init(&pcps[cpu].lock);
@@ -252,7 +288,7 @@ uint64_t heap_drain_cpu_cache(unsigned int cpu)
 	uint64_t pages;
 	irqflags_t f;
 
-	if (cpu >= __atomic_load_n(&pcp_used, __ATOMIC_RELAXED) ||
+	if (!pcps || cpu >= __atomic_load_n(&pcp_used, __ATOMIC_RELAXED) ||
 	    !__atomic_load_n(&pcps[cpu].ready, __ATOMIC_ACQUIRE))
 		return 0;
 	pc = &pcps[cpu];

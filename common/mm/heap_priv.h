@@ -38,7 +38,7 @@ struct heap_node {
 	/*
 	 * The node's heap memory: struct region (bytes; read in frames
 	 * through region_start_pfn()/region_end_pfn()), HEAP_MAX_RANGES
-	 * static slots to begin with. A view derived from bootmem's free
+	 * slots after the node's state to begin with. A view derived from bootmem's free
 	 * ranges at the handoff, then kept by the owned extents.
 	 */
 	struct range_table ranges;
@@ -51,8 +51,18 @@ BUILD_BUG_ON(MAX_FREE_ORDER > 31);
 BUILD_BUG_ON(MAX_ORDER > MAX_FREE_ORDER);
 BUILD_BUG_ON(sizeof(struct page_info) > 32);
 
-/* common/heap.c owns them; heap_check.c reads them under the node locks. */
-extern struct heap_node heap_nodes[MAX_NUMNODES];
+/*
+ * Each node's state and first range table: one bootmem allocation per node
+ * present, made by heap_init() (common/heap_init.c).
+ */
+#define HEAP_NODE_STATE_BYTES \
+	(sizeof(struct heap_node) + HEAP_MAX_RANGES * sizeof(struct region))
+
+/*
+ * common/heap.c owns them; heap_check.c reads them under the node locks.
+ * heap_nodes[n] is valid for n < heap_nr_nodes only (0 before heap_init()).
+ */
+extern struct heap_node *heap_nodes[MAX_NUMNODES];
 extern unsigned int heap_nr_nodes;
 
 /*
@@ -129,6 +139,12 @@ struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
 bool heap_pcp_free(struct page_info *pg, unsigned int order,
 		   uint32_t first_dirty, uint8_t poc);
 void heap_pcp_reset(void);
+/* heap_init(), bootmem open: the caches' state (heap_pcp.c). */
+void heap_pcp_prepare(void);
+/* 1 + the highest CPU given to heap_set_cpu_node() (common/heap.c). */
+unsigned int heap_cpu_top(void);
+/* heap_init(): heap_check()'s scratch from bootmem (heap_check.c). */
+void heap_check_init(void);
 /* Forget every owner's page count (heap_init). */
 void heap_owned_reset(void);
 /* heap_unlock_node() that returns how long the lock was held. */

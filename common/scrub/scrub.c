@@ -42,6 +42,7 @@
 #include <arch/mm.h>
 #include <arch/scrub.h>
 #include <keel/atomic.h>
+#include <keel/bootmem.h>
 #include <keel/bug.h>
 #include <keel/heap_scrub.h>
 #include <keel/inject.h>
@@ -67,8 +68,21 @@ static unsigned int abandoned_rows;
 /* The node bit sets below (helpers, plans) are one 64-bit word. */
 _Static_assert(MAX_NUMNODES <= 64, "node masks in scrub.c are uint64_t");
 
+/* The full chunk table from bootmem (the static small one without it). */
+static void chunks_from_bootmem(void)
+{
+	uint64_t bytes = SCRUB_MAX_CHUNKS * sizeof(struct scrub_chunk);
+	paddr_t p = bootmem_alloc_try(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE,
+				      "scrub chunks");
+
+	if (pa_val(p) == pa_val(INVALID_PADDR))
+		return;
+	scrub_chunks = phys_to_virt(p);
+	scrub_chunk_cap = SCRUB_MAX_CHUNKS;
+}
+
 /**
- * scrub_init_cpus() - the per-CPU arrays, from bootmem.
+ * scrub_init_cpus() - the per-CPU arrays and the chunk table, from bootmem.
  *
  * Call after smp_init() and numa_init(), before the heap handoff.
  */
@@ -81,6 +95,7 @@ void scrub_init_cpus(void)
 					  "scrub per-cpu node bytes");
 	abandoned_store = smp_percpu_alloc(abandoned_rows * sizeof(uint64_t),
 					   "scrub abandoned units");
+	chunks_from_bootmem();
 }
 
 uint32_t scrubbed_by[MAX_NUMNODES];

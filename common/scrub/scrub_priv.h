@@ -16,7 +16,12 @@
 #include <keel/spinlock.h>
 #include <keel/types.h>
 
+/*
+ * The chunk table: SCRUB_MAX_CHUNKS entries from bootmem (scrub_init_cpus(),
+ * not in keel's image), else SCRUB_MIN_CHUNKS static ones (more passes).
+ */
 #define SCRUB_MAX_CHUNKS 4096
+#define SCRUB_MIN_CHUNKS 256
 #define SCRUB_STRIPES	 8 /* claim cursors per node, a cache line each */
 
 struct scrub_chunk {
@@ -46,8 +51,8 @@ struct scrub_node_work {
 };
 
 /* scrub_work.c owns them; scrub.c resets them, scrub_calib.c reads. */
-extern struct scrub_chunk scrub_chunks[SCRUB_MAX_CHUNKS];
-extern unsigned int scrub_chunk_used;
+extern struct scrub_chunk *scrub_chunks;
+extern unsigned int scrub_chunk_cap, scrub_chunk_used;
 extern struct scrub_node_work scrub_work[MAX_NUMNODES];
 
 /* scrub.c's plan: nodes scrubbed, and by whose workers each one. */

@@ -50,8 +50,9 @@
 
 #include "scrub_priv.h"
 
-struct scrub_chunk scrub_chunks[SCRUB_MAX_CHUNKS];
-unsigned int scrub_chunk_used;
+static struct scrub_chunk chunks_min[SCRUB_MIN_CHUNKS];
+struct scrub_chunk *scrub_chunks = chunks_min;
+unsigned int scrub_chunk_cap = SCRUB_MIN_CHUNKS, scrub_chunk_used;
 struct scrub_node_work scrub_work[MAX_NUMNODES];
 /* The first run of a pass: CPU-less nodes are their stand-in's alone. */
 static bool first_round;
@@ -117,7 +118,7 @@ static void stripe_units(struct scrub_node_work *nw)
 bool scrub_collect_pass(void)
 {
 	unsigned int per_node =
-		SCRUB_MAX_CHUNKS / (scrub_nodes ? scrub_nodes : 1);
+		scrub_chunk_cap / (scrub_nodes ? scrub_nodes : 1);
 	bool overflow = false;
 
 	scrub_chunk_used = 0;

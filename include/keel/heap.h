@@ -151,8 +151,13 @@ uint64_t heap_drain_caches(void);
 uint64_t heap_drain_cpu_cache(unsigned int cpu);
 void heap_set_cpu_caches(bool on);
 
-/* Domain owner ids: 1..HEAP_MAX_OWNER. */
-#define HEAP_MAX_OWNER 65535
+/*
+ * Domain owner ids: 1..HEAP_MAX_OWNER, of which at most HEAP_OWNER_SLOTS
+ * hold pages between two heap_init()s (one more owner is refused: NULL,
+ * -ENOSPC, one warning).
+ */
+#define HEAP_MAX_OWNER	 65535
+#define HEAP_OWNER_SLOTS 1024
 
 /*
  * heap_alloc_owned(): an extent of 2^@order pages for domain @owner, on

@@ -29,7 +29,7 @@ extern "C" {
 
 struct region;
 
-#define HEAP_MAX_RANGES 256 /* per node, static; more from bootmem */
+#define HEAP_MAX_RANGES 256 /* per node, beside its state; more from bootmem */
 
 enum heap_init_mode {
 	HEAP_INIT_LAZY = 0, /* one head write per chunk (default) */

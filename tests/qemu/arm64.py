@@ -82,6 +82,8 @@ def run_case(c, image, logdir):
     mem = []
     with tempfile.TemporaryDirectory(prefix="keel-arm64-") as work:
         extra = c["setup"](work, c["args"]) if c["setup"] else []
+        if c.get("setup_image"):  # a setup that needs the image's path
+            extra = c["setup_image"](work, c["args"], image)
         # A setup may also give QEMU's own arguments: (script args, QEMU's).
         extra, qemu_extra = extra if isinstance(extra, tuple) else (extra, [])
         # A live update: the image is its own next image (the initrd).
