@@ -349,6 +349,13 @@ void smp_cpu_failed(unsigned int cpu, const char *reason)
 	cpu_table[cpu].fail_reason = reason;
 }
 
+/** smp_cpu_lost() - @cpu leaves the online set, for @reason (keel/smp.h). */
+void smp_cpu_lost(unsigned int cpu, const char *reason)
+{
+	if (cpu < NR_CPUS)
+		smp_cpu_failed(cpu, reason);
+}
+
 /** smp_cpu_skew() - @cpu's timer runs @ticks ahead of the boot CPU's. */
 void smp_cpu_skew(unsigned int cpu, int64_t ticks)
 {

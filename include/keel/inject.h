@@ -42,6 +42,8 @@ enum inject_kind {
 	INJECT_VCPU_STOP_SLOW,	   /* vcpu-stop-slow:N: the CPU of domain N's
 				   held vCPU answers a live update's freeze
 				   GUEST_STOP_SLOW_MS late */
+	INJECT_CPU_STOP_LATE,	   /* cpu-stop-late:N: CPU N stops for a live
+				      update's next image past its bound */
 	/* A live update's handover, corrupted by the old image (liveupdate=) */
 	INJECT_HO_CHECKSUM, /* handover-checksum: a byte flipped after it */
 	INJECT_HO_OVERLAP,  /* handover-overlap: a range over reserved RAM */

@@ -144,6 +144,12 @@ bool smp_cpu_idle(unsigned int cpu);
 
 void smp_online_mask(cpumask_t *out);
 unsigned int smp_online_count(void);
+/*
+ * smp_cpu_lost() - online @cpu is gone for @reason (a live update's stop
+ * that failed after the CPU was told to stop): out of the online set, so
+ * that no work is posted to it and no wait counts it.
+ */
+void smp_cpu_lost(unsigned int cpu, const char *reason);
 
 /* Stack size per secondary CPU. */
 #define SMP_STACK_SIZE (64 * 1024)

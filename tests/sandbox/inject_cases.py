@@ -166,5 +166,10 @@ def inject_cases(case_class):
 # the old image's freeze names the vCPU and the update fails.
 EFFECTS["vcpu-stop-slow"] = _line(
     r"^keel: warning: liveupdate: freeze: guest \d+'s vCPU")
+# cpu-stop-late acts only in a live update's stop (the sandbox case
+# liveupdate-stop-late): the update fails naming the CPU.
+EFFECTS["cpu-stop-late"] = _line(
+    r"^keel: warning: liveupdate: freeze: \d+ of \d+ CPUs stopped in \d+ ms "
+    r"\(CPU {n} not\)")
 EFFECTS["guest-preempt-walk"] = _line(
     r"^keel: guest \d+: inject=guest-preempt-walk: a slice ended")

@@ -449,6 +449,26 @@ def check_memonly(rep, log):
     return out + _check_restored(rep, log, 2, ["domain0", "domain1"])
 
 
+def check_stop_late(rep, log):
+    """Issue 36 §0: a CPU that does not stop for the next image in time
+    fails the update by name, and this image goes on to its report on the
+    boot CPU alone (it hung waiting on the stopped CPUs before)."""
+    out, lu = [], rep["liveupdate"]
+    pat = (r"liveupdate: freeze: 2 of 3 CPUs stopped in \d+ ms \(CPU 2 "
+           r"not\): this image goes on on CPU 0 alone$")
+    if not re.match(pat, rep["fail_reason"] or ""):
+        out.append(f"fail_reason {rep['fail_reason']!r} does not match "
+                   f"{pat!r}")
+    if lu["generation"] != 0:
+        out.append(f"liveupdate.generation {lu['generation']}, expected 0: "
+                   "no new image")
+    online = [c for c in rep["cpus"] if c.get("online")]
+    if len(online) != 1:
+        out.append(f"{len(online)} CPUs online after the failed stop, "
+                   "expected the boot CPU alone")
+    return out
+
+
 def liveupdate_cases(case_class):
     out = [
         case_class("liveupdate-cold", FW, [], [check_cold],
@@ -489,6 +509,12 @@ def liveupdate_cases(case_class):
         case_class("liveupdate-dom0less", fixture_fw("xen-dom0less"),
                    ["liveupdate=1", "audit=full"], [check_dom0less_kept],
                    {"scrubbed": True}, derive=False),
+        # Quiet: 11 s (the stop's 10 s bound, then the report); the
+        # timeout, 60 s, is a safety net past 5x the time over the bound.
+        case_class("liveupdate-stop-late", FW,
+                   ["liveupdate=1", "inject=cpu-stop-late:2"] + DOMAINS,
+                   [check_stop_late], {"fail": True}, derive=False,
+                   timeout=60),
         case_class("liveupdate-discard", FW,
                    ["liveupdate=1", "handover=discard", DOMAINS[0]],
                    [check_discarded], {"scrubbed": True}),
