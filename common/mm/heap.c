@@ -8,7 +8,7 @@
  * counters, and the node lock.
  *
  * Queries, walks of the free lists and heap_check() are in
- * common/heap_check.c; the state the heap files share is in heap_priv.h.
+ * common/mm/heap_check.c; the state the heap files share is in heap_priv.h.
  *
  * Lock order: node locks are never nested. Every path holds at most one
  * node lock at a time (heap_alloc tries the nodes one after the other).
@@ -16,7 +16,7 @@
  *
  * Meaning of page_info entries (DESIGN §4): an entry is meaningful only if
  * its page is the head of a free chunk, the head of a chunk detached by the
- * scrubber, the head of an owned extent (common/heap_owned.c), or the head
+ * scrubber, the head of an owned extent (common/mm/heap_owned.c), or the head
  * of an anonymous allocated block. Tails of all of them are never written
  * (heap_init=lazy) and never read: an anonymous block, like an owned
  * extent, costs one head write, and heap_owner_of() finds it from any of
@@ -49,14 +49,14 @@
  * is the one misuse the heap cannot see (the same holds for owned heads).
  *
  * The per-CPU caches in front of heap_alloc()/heap_free() for order 0 and
- * 9 are in common/heap_pcp.c (lock order: a cache's lock, then a node's).
+ * 9 are in common/mm/heap_pcp.c (lock order: a cache's lock, then a node's).
  * The node lock is the host's (include/arch/lock.h), taken with
  * interrupts masked; the clock is read in a hold only when hold
  * statistics are on (heap_set_lock_stats()).
  *
- * Init and handoff (heap_init, heap_add_range) are in common/heap_init.c,
+ * Init and handoff (heap_init, heap_add_range) are in common/mm/heap_init.c,
  * the scrub's side (heap_take_dirty, heap_put_clean, heap_mark_clean) in
- * common/heap_scrub.c, owned extents in common/heap_owned.c.
+ * common/mm/heap_scrub.c, owned extents in common/mm/heap_owned.c.
  *
  * Scrub state lives in free heads: first_dirty (offset of the first page
  * that may be dirty, FIRST_DIRTY_NONE when clean) and PGF_CLEAN_POC (only
@@ -547,7 +547,7 @@ void heap_eager_in_lock(const struct cachemaint *cm, struct page_info *pg,
 	cachemaint_in_lock(cm, pg, order);
 }
 
-/* Take the block off the free lists of the first candidate node that has one. */
+/* The block, off the free lists of the first candidate node that has one. */
 static struct page_info *alloc_from_nodes(unsigned int order, int node,
 					  int zone_hi, uint32_t flags,
 					  const struct cachemaint *cm,

@@ -4,7 +4,7 @@
  * and of every block (free chunks, anonymous blocks, owned extents: heads
  * only, O(blocks)) and heap_check(), the full consistency check behind
  * audit=full. Split
- * from common/heap.c, which owns the state (common/heap_priv.h); every
+ * from common/mm/heap.c, which owns the state (common/mm/heap_priv.h); every
  * walk here holds the node lock it reads under, one node at a time
  * (heap_check takes its scratch lock first).
  */

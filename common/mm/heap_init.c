@@ -6,7 +6,7 @@
  * a free range, and heap_handoff(), which walks bootmem's free ranges into
  * the heap and closes bootmem (bootmem is below the heap: it never calls
  * it).
- * The free lists and merging they rely on are in common/heap.c.
+ * The free lists and merging they rely on are in common/mm/heap.c.
  *
  * Handoff (heap_add_range) in three modes that reach the same free lists:
  *  lazy:     one head write per chunk; then only the first and the last

@@ -10,17 +10,17 @@
  * free chunk (2^MAX_FREE_ORDER pages, 8 TiB): it is still one head write
  * (plus the heads of the halves a split puts back), so a 1 TiB domain can
  * be one allocation. A caller taking a big extent passes HEAP_NO_SCRUB and
- * zeroes it itself, split across CPUs (common/domain_big.c): zeroing here
- * is done by the calling CPU alone. Zeroing of the dirty part happens
- * after the unlock, on the calling CPU, in pieces of at most 2 MiB (a
- * bounded stretch of non-preemptible work between two points where an
- * interrupt can be taken). Cache maintenance: cachemaint=eager keeps its
- * per-page, in-lock baseline; otherwise a clean_poc block needs none,
- * HEAP_NO_FLUSH leaves it to the caller (by range), and anything else
- * gets one range operation after the unlock.
+ * zeroes it itself, split across CPUs (common/domain/domain_big.c): zeroing
+ * here is done by the calling CPU alone. Zeroing of the dirty part happens
+ * after the unlock, on the calling CPU, in pieces of at most 2 MiB (a bounded
+ * stretch of non-preemptible work between two points where an interrupt can be
+ * taken). Cache maintenance: cachemaint=eager keeps its per-page, in-lock
+ * baseline; otherwise a clean_poc block needs none, HEAP_NO_FLUSH leaves it to
+ * the caller (by range), and anything else gets one range operation after the
+ * unlock.
  *
  * heap_free_owned() turns the head back into a free (dirty) head and
- * merges it like heap_free(): the merge proof in common/heap.c covers
+ * merges it like heap_free(): the merge proof in common/mm/heap.c covers
  * owned heads (a PGS_OWNED head never reads as "free").
  *
  * heap_adopt_owned() makes RAM the heap was never given (a domain's static

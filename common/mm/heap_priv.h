@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The heap's private state, shared by common/heap.c (lists, merging,
- * allocation), common/heap_owned.c (owned extents, heap_owner_of),
- * common/heap_init.c (init, handoff), common/heap_check.c (queries,
- * walks, the consistency check) and common/heap_pcp.c (the per-CPU
+ * The heap's private state, shared by common/mm/heap.c (lists, merging,
+ * allocation), common/mm/heap_owned.c (owned extents, heap_owner_of),
+ * common/mm/heap_init.c (init, handoff), common/mm/heap_check.c (queries,
+ * walks, the consistency check) and common/mm/heap_pcp.c (the per-CPU
  * caches), the lock helpers, and page_set(), the one writer
- * of a whole page_info. Not an interface: nothing outside common/heap*.c
+ * of a whole page_info. Not an interface: nothing outside common/mm/heap*.c
  * includes it.
  */
 #ifndef COMMON_HEAP_PRIV_H
@@ -38,8 +38,8 @@ struct heap_node {
 	/*
 	 * The node's heap memory: struct region (bytes; read in frames
 	 * through region_start_pfn()/region_end_pfn()), HEAP_MAX_RANGES
-	 * slots after the node's state to begin with. A view derived from bootmem's free
-	 * ranges at the handoff, then kept by the owned extents.
+	 * slots after the node's state to begin with. A view derived from
+	 * bootmem's free ranges at the handoff, then kept by the owned extents.
 	 */
 	struct range_table ranges;
 	struct heap_node_stats stats;
@@ -53,13 +53,13 @@ BUILD_BUG_ON(sizeof(struct page_info) > 32);
 
 /*
  * Each node's state and first range table: one bootmem allocation per node
- * present, made by heap_init() (common/heap_init.c).
+ * present, made by heap_init() (common/mm/heap_init.c).
  */
 #define HEAP_NODE_STATE_BYTES \
 	(sizeof(struct heap_node) + HEAP_MAX_RANGES * sizeof(struct region))
 
 /*
- * common/heap.c owns them; heap_check.c reads them under the node locks.
+ * common/mm/heap.c owns them; heap_check.c reads them under the node locks.
  * heap_nodes[n] is valid for n < heap_nr_nodes only (0 before heap_init()).
  */
 extern struct heap_node *heap_nodes[MAX_NUMNODES];
@@ -129,7 +129,7 @@ static inline bool heap_entry_valid(const struct page_info *pg)
 	       pg->node < heap_nr_nodes;
 }
 /*
- * The per-CPU caches (common/heap_pcp.c): heap_pcp_alloc() a block of
+ * The per-CPU caches (common/mm/heap_pcp.c): heap_pcp_alloc() a block of
  * @node from the calling CPU's cache (NULL: go to the free lists),
  * heap_pcp_free() keep a live anonymous block there (false: go the slow
  * way), heap_pcp_reset() forget them all (heap_init).
@@ -141,7 +141,7 @@ bool heap_pcp_free(struct page_info *pg, unsigned int order,
 void heap_pcp_reset(void);
 /* heap_init(), bootmem open: the caches' state (heap_pcp.c). */
 void heap_pcp_prepare(void);
-/* 1 + the highest CPU given to heap_set_cpu_node() (common/heap.c). */
+/* 1 + the highest CPU given to heap_set_cpu_node() (common/mm/heap.c). */
 unsigned int heap_cpu_top(void);
 /* heap_init(): heap_check()'s scratch from bootmem (heap_check.c). */
 void heap_check_init(void);

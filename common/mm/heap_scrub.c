@@ -5,7 +5,7 @@
  * is split first), zeroes it with no lock held and gives it back clean;
  * the boot scrub marks chunks it zeroed in place. A detached chunk's head
  * says PGS_ALLOCATED, so no buddy check merges with it meanwhile (the
- * proof in common/heap.c) and heap_owner_of() reports it as keel's.
+ * proof in common/mm/heap.c) and heap_owner_of() reports it as keel's.
  *
  * Lock: each call takes the chunk's node lock once.
  */

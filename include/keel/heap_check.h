@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Owner: mm.
- * Looking inside the heap (common/heap_check.c, common/heap_report.c):
- * the node lock as a type, counters read under it, range membership, the
- * walk of every block, heap_check() and the report. For the audit, the
- * report, the benchmarks and the stress test; the runtime API is
- * keel/heap.h.
+ * Looking inside the heap (common/mm/heap_check.c,
+ * common/report/heap_report.c): the node lock as a type, counters read under
+ * it, range membership, the walk of every block, heap_check() and the report.
+ * For the audit, the report, the benchmarks and the stress test; the runtime
+ * API is keel/heap.h.
  */
 #ifndef KEEL_HEAP_CHECK_H
 #define KEEL_HEAP_CHECK_H
