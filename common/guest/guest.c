@@ -321,6 +321,13 @@ static unsigned int judge_fault(const struct vcpu *v)
 	return 1;
 }
 
+/* Why @v did not run: its recorded reason, never an empty one. */
+static const char *not_run_why(const struct vcpu *v)
+{
+	return v->why[0] ? v->why
+			 : "no reason recorded (it never ended a slice)";
+}
+
 /* @v's problems, each one warning. Return: how many. */
 static unsigned int judge(const struct vcpu *v)
 {
@@ -329,7 +336,7 @@ static unsigned int judge(const struct vcpu *v)
 	char owner[96];
 
 	if (v->end == GUEST_END_NONE) {
-		pr_info("guest %u: not run: %s\n", v->domain, v->why);
+		pr_info("guest %u: not run: %s\n", v->domain, not_run_why(v));
 		return 0;
 	}
 	problems = judge_fault(v);
@@ -351,7 +358,7 @@ static unsigned int judge(const struct vcpu *v)
 		problems++;
 	}
 	if (v->end == GUEST_END_FAILED) {
-		pr_warn("guest %u: not run: %s\n", v->domain, v->why);
+		pr_warn("guest %u: not run: %s\n", v->domain, not_run_why(v));
 		problems++;
 	} else if (v->end != GUEST_END_DONE && v->end != GUEST_END_STAGE2) {
 		pr_warn("guest %u: stopped: %s (syndrome %#llx)\n", v->domain,
