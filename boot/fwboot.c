@@ -216,6 +216,8 @@ static void warn_tables_not_met(unsigned int inject)
 		{INJECT_BAD_SLIT, INJECT_FW_BAD_SLIT, "ACPI SLIT"},
 		{INJECT_BAD_DT_DISTANCE, INJECT_FW_BAD_DT_DIST,
 		 "device tree distance-map"},
+		{INJECT_PT_POOL_SHORT, INJECT_FW_PT_SHORT,
+		 "arm64 page-table pool"},
 	};
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(t); i++)

@@ -289,6 +289,42 @@ void mm_map_normal(paddr_t start, paddr_t end)
 	map_range(pa_val(start), pa_val(end), false);
 }
 
+/*
+ * Pages RAM's mapping leaves in the pool for what is mapped after it (the
+ * console, the GIC, the EFI runtime and loader pages): up to two tables
+ * per edge and one per new 1 GiB or 512 GiB region, a few maps.
+ */
+#define PT_KEEP_PAGES 8
+
+/**
+ * mm_map_ram() - identity-map RAM [start, end) as Normal memory, as much
+ * of it as the page-table pool allows: whole with room to spare; else its
+ * 2 MiB-aligned interior (no level-3 table), else its 1 GiB-aligned one
+ * (no level-2 table). A firmware map with many RAM edges off 2 MiB (each
+ * costs up to two pages) would otherwise exhaust the pool, a panic.
+ * @start: first byte.
+ * @end: one past the last byte.
+ * @short_pool: as if the pool were that short (inject=pt-pool-short).
+ * @out: the part mapped (empty when none).
+ */
+void mm_map_ram(paddr_t start, paddr_t end, bool short_pool, struct region *out)
+{
+	uint64_t s = pa_val(start), e = pa_val(end);
+	unsigned int left =
+		short_pool ? PT_KEEP_PAGES + 2 : PT_POOL_PAGES - pt_used;
+
+	if (left < PT_KEEP_PAGES + 4) {
+		uint64_t step =
+			left >= PT_KEEP_PAGES + 2 ? 2ULL << 20 : 1ULL << 30;
+
+		s = ALIGN_UP(s, step);
+		e = ALIGN_DOWN(e, step);
+	}
+	*out = region_of(pa(s), pa(s < e ? e : s));
+	if (s < e)
+		map_range(s, e, false);
+}
+
 /**
  * mm_map_device() - identity-map [start, start + size) as Device-nGnRE.
  * @start: first byte.

@@ -370,6 +370,40 @@ static void reserve_image(struct bootinfo *bi, paddr_t image_start)
 				      LU_ROOM_NAME);
 }
 
+/*
+ * Every RAM range mapped; the parts the page-table pool could not map
+ * (mm_map_ram()) reserved as "unmapped", one warning, so no allocator
+ * ever hands out a byte the MMU does not map.
+ */
+static void map_ram(struct bootinfo *bi)
+{
+	unsigned int count = bi->ram.count, edges = 0;
+	bool short_pool = boot_opts.fw_inject & INJECT_FW_PT_SHORT;
+	uint64_t bytes = 0;
+
+	if (short_pool)
+		fwboot_inject_done(INJECT_FW_PT_SHORT);
+	for (unsigned int i = 0; i < count; i++) {
+		struct region r = bi->ram.regions[i], m;
+
+		mm_map_ram(r.start, r.end, short_pool, &m);
+		if (pa_val(m.start) == pa_val(r.start) &&
+		    pa_val(m.end) == pa_val(r.end))
+			continue;
+		if (pa_val(m.start) > pa_val(r.start))
+			bootinfo_add_reserved(bi, r.start, m.start, "unmapped");
+		if (pa_val(m.end) < pa_val(r.end))
+			bootinfo_add_reserved(bi, m.end, r.end, "unmapped");
+		bytes += (pa_val(r.end) - pa_val(r.start)) -
+			 (pa_val(m.end) - pa_val(m.start));
+		edges++;
+	}
+	if (edges)
+		pr_warn("arm64 mm: the page-table pool is short: %u RAM ranges "
+			"mapped only in part, %llu KiB reserved as unmapped\n",
+			edges, (unsigned long long)(bytes >> 10));
+}
+
 /**
  * arm64_start() - the boot CPU's C entry.
  * @dtb: physical address of the DTB (x0 at entry; from the UEFI
@@ -409,8 +443,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 
 	/* All RAM, and the console UART, in one batch. */
 	con = console_pick(&why);
-	for (unsigned int i = 0; i < bi->ram.count; i++)
-		mm_map_normal(bi->ram.regions[i].start, bi->ram.regions[i].end);
+	map_ram(bi);
 	if (con.kind != CONSOLE_DEFAULT &&
 	    (con.kind != CONSOLE_PL011 || con.addr != pa_val(pl011_base())))
 		mm_map_device(

@@ -38,6 +38,8 @@ const struct inject_kind_desc inject_kinds[] = {
 	 * before the scrub.
 	 */
 	{INJECT_IOAPIC_UNMASK, "ioapic-unmask", INJECT_ARG_NONE, 0},
+	/* Acted on by arm64 as it maps RAM (setup.c map_ram()). */
+	{INJECT_PT_POOL_SHORT, "pt-pool-short", INJECT_ARG_NONE, 0},
 	/* Acted on by the guest room; without guests=on the flow warns. */
 	{INJECT_GUEST_PAST_END, "guest-past-end", INJECT_ARG_DOMAIN, 0},
 	{INJECT_GUEST_PREEMPT_WALK, "guest-preempt-walk", INJECT_ARG_DOMAIN, 0},
@@ -72,6 +74,7 @@ static const struct {
 	{INJECT_BAD_DT_DISTANCE, INJECT_FW_BAD_DT_DIST},
 	{INJECT_BAD_MAP, INJECT_FW_BAD_MAP},
 	{INJECT_IOAPIC_UNMASK, INJECT_FW_IOAPIC_UNMASK},
+	{INJECT_PT_POOL_SHORT, INJECT_FW_PT_SHORT},
 };
 
 static struct inject armed[INJECT_MAX];

@@ -35,6 +35,8 @@ enum inject_kind {
 	INJECT_BAD_DT_DISTANCE, /* bad-dt-distance: the DT distance-matrix */
 	INJECT_IRQ_UNEXPECTED,	/* irq-unexpected:N: N stray interrupts */
 	INJECT_IOAPIC_UNMASK,	/* ioapic-unmask: a stuck level line unmasked */
+	INJECT_PT_POOL_SHORT,	/* pt-pool-short: arm64 maps RAM as with a
+				   page-table pool near its end */
 	INJECT_GUEST_PAST_END,	/* guest-past-end:N: domain N's guest reads
 				   one page past its range (guests=on) */
 	INJECT_GUEST_PREEMPT_WALK, /* guest-preempt-walk:N: domain N's slice
@@ -123,6 +125,7 @@ enum inject_verdict inject_parse(const char *val, size_t len,
 #define INJECT_FW_BAD_DT_DIST	(1u << 2)
 #define INJECT_FW_BAD_MAP	(1u << 3)
 #define INJECT_FW_IOAPIC_UNMASK (1u << 4)
+#define INJECT_FW_PT_SHORT	(1u << 5)
 
 /* The INJECT_FW_* bits of the @count words of @list (0: none of them). */
 unsigned int inject_firmware_faults(const struct inject *list,

@@ -229,6 +229,17 @@ CASES += [
          {"cpus": 2, "online": 2, "nodes": 1, "ram": 1024 * M,
           "ram_tolerance": 16 * M}, el=2, loader="uefi", boot="efi",
          after=None, named=("kernel", "page tables"), timeout=EFI_TIMEOUT),
+    # The page-table pool is small (image_size <= 2 MiB for ImageBuilder):
+    # a firmware map with more RAM edges off 2 MiB than it holds maps their
+    # 2 MiB-aligned interiors and reserves the rest "unmapped" (it was a
+    # panic). inject=pt-pool-short maps UEFI's RAM as if the pool were
+    # that short: OVMF's runtime regions cut RAM off 2 MiB.
+    case("uefi-pt-pool-short", ["--uefi", "--smp", "2", "--mem", "1G"],
+         {"cpus": 2, "online": 2, "nodes": 1, "ram": 1024 * M,
+          "ram_tolerance": 16 * M}, loader="uefi", boot="efi",
+         append="acpi=force inject=pt-pool-short",
+         named=("kernel", "page tables", "unmapped"), timeout=EFI_TIMEOUT,
+         log_has=["arm64 mm: the page-table pool is short: "]),
     # GRUB adds a /chosen-only DT of its own: acpi=force ignores it.
     efi_case("grub-acpi", ["--grub"], "force", "grub",
              ("kernel", "page tables")),

@@ -95,6 +95,8 @@ EFFECTS = {
     "bad-dt-distance": _line(r"inject: DT distance-matrix entry"),
     "irq-unexpected": lambda rep, log, n: rep["irq"]["unexpected"] > 0,
     "ioapic-unmask": lambda rep, log, n: rep["irq"]["ioapic_unmasked"] > 0,
+    # arm64 only (QEMU case uefi-pt-pool-short); elsewhere a warning.
+    "pt-pool-short": _line(r"arm64 mm: the page-table pool is short: "),
     "guest-past-end": lambda rep, log, n: any(
         g["domain"] == n and g["stage2_faults"]
         for g in rep.get("guests", [])),

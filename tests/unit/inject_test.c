@@ -186,6 +186,7 @@ static void test_firmware_faults(void **state)
 		{"bad-dt-distance", INJECT_FW_BAD_DT_DIST},
 		{"bad-map", INJECT_FW_BAD_MAP},
 		{"ioapic-unmask", INJECT_FW_IOAPIC_UNMASK},
+		{"pt-pool-short", INJECT_FW_PT_SHORT},
 	};
 	unsigned int all = 0;
 

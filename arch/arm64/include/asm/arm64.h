@@ -41,6 +41,8 @@ extern struct arm64_mmu_cfg arm64_mmu_cfg;
 /* mm.c */
 void mm_early_init(paddr_t image_start, paddr_t image_end, paddr_t dtb);
 void mm_map_normal(paddr_t start, paddr_t end);
+void mm_map_ram(paddr_t start, paddr_t end, bool short_pool,
+		struct region *out);
 void mm_map_device(paddr_t start, uint64_t size);
 void mm_commit(void);
 unsigned int mm_pa_bits(void);
