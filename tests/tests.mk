@@ -94,10 +94,10 @@ $(O)/tests/embed-cxx: $(EMBED_DEPS) tests/embed/cxx_host.cc
 		$@-host.o $(LIB_HEAP)
 
 # What a host's header may pull in: the others of the list, keel's types,
-# configuration, lock storage and enum names; not keel/string.h (whose
+# configuration, node limits, lock storage and enum names; not keel/string.h (whose
 # crc32 is not zlib's), printk.h, bug.h or bootinfo.h.
 EMBED_HDR_OK := $(LIB_HEADERS) $(addprefix include/keel/,types.h config.h \
-	lock_type.h enum_names.h)
+	lock_type.h enum_names.h node_limits.h)
 EMBED_HDR_FLAGS := -Wall -Wextra -Werror -Iinclude -include $(LIB_HEAP_CONFIG)
 embed-headers: $(LIB_HEAP_CONFIG)
 	$(Q)for h in $(LIB_HEADERS); do \

@@ -11,11 +11,10 @@
 
 #include <keel/config.h>
 #include <keel/handover.h>
+#include <keel/node_limits.h>
 #include <keel/range_table.h>
 #include <keel/types.h>
 
-#define MAX_NUMNODES CONFIG_MAX_NUMNODES
-#define NUMA_NO_NODE 0xffffu
 /* The static slots of the RAM and reserved tables (they grow past them). */
 #define BOOTINFO_MAX_RAM      512
 #define BOOTINFO_MAX_RESERVED 512

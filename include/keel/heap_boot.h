@@ -11,15 +11,8 @@
 
 #ifndef KEEL_CONFIG_GIVEN /* keel's own build; a host's (make lib) takes less */
 #include <keel/bootinfo.h>
-#else
-#include <keel/config.h>
-#ifndef MAX_NUMNODES /* as keel/bootinfo.h */
-#define MAX_NUMNODES CONFIG_MAX_NUMNODES
 #endif
-#ifndef NUMA_NO_NODE
-#define NUMA_NO_NODE 0xffffu
-#endif
-#endif
+#include <keel/node_limits.h>
 #include <keel/enum_names.h>
 #include <keel/heap.h>
 
