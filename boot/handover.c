@@ -115,20 +115,32 @@ static struct handover_range pres_at(const struct ho_ctx *c, unsigned int i)
 	return r;
 }
 
-/* Does one preserved range hold all of [s, e)? Binary search. */
-static bool in_preserved(const struct ho_ctx *c, uint64_t s, uint64_t e)
+/* The first preserved range ending above @s (binary search), or count. */
+static unsigned int pres_first_above(const struct ho_ctx *c, uint64_t s)
 {
 	unsigned int lo = 0, hi = c->pres_count;
 
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
-		if (pres_at(c, mid).start <= s)
+		if (pres_at(c, mid).end <= s)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return lo && e <= pres_at(c, lo - 1).end;
+	return lo;
+}
+
+/*
+ * Does one preserved range hold all of [s, e)? The ranges are sorted and
+ * disjoint (check_pres_range()), so only the first ending above @s can.
+ */
+static bool in_preserved(const struct ho_ctx *c, uint64_t s, uint64_t e)
+{
+	unsigned int i = pres_first_above(c, s);
+
+	return i < c->pres_count && pres_at(c, i).start <= s &&
+	       e <= pres_at(c, i).end;
 }
 
 /* ---- the header -------------------------------------------------------- */
@@ -252,22 +264,6 @@ static int check_pres_range(struct ho_ctx *c, unsigned int i)
 			      "handover itself at %#llx",
 			      i, U64(r.start), U64(r.end), U64(c->pa));
 	return 0;
-}
-
-/* The first preserved range ending above @s (binary search), or count. */
-static unsigned int pres_first_above(const struct ho_ctx *c, uint64_t s)
-{
-	unsigned int lo = 0, hi = c->pres_count;
-
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (pres_at(c, mid).end <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
 }
 
 /*
