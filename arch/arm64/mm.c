@@ -8,9 +8,9 @@
  * runs at (TTBR0/TCR/MAIR/SCTLR of EL2, or of EL1 with TTBR1 walks off).
  *
  * Two phases:
- *  1. mm_early_init(), MMU off: map a first guess as Normal WB (the 1 GiB
- *     blocks holding the image and the DTB) plus the early UART as
- *     Device-nGnRE, invalidate the image range from the caches (lines
+ *  1. mm_early_init(), MMU off: map the image and the DTB as Normal WB
+ *     (exactly: their GiB may hold no-map firmware memory, or no RAM)
+ *     plus the early UART as Device-nGnRE, invalidate the image range from the caches (lines
  *     may be stale: everything so far was written with the MMU off) and
  *     turn MMU and caches on. The DT can then be parsed from Normal memory.
  *  2. mm_map_normal()/mm_map_device() for all RAM and the DT's UART, then
@@ -234,6 +234,23 @@ static void mmu_enable(void)
 	isb();
 }
 
+/*
+ * The DTB's bytes to map before the DT is parsed: its header's totalsize
+ * (read with the MMU off: an aligned load), at least a page, at most the
+ * boot protocol's 2 MiB. Nothing past it: the same GiB may hold no-map
+ * firmware memory or no RAM at all.
+ */
+static uint64_t early_dtb_bytes(uint64_t dtb)
+{
+	const volatile uint32_t *h = (const volatile uint32_t *)(uintptr_t)dtb;
+	uint64_t size;
+
+	if (!dtb || !IS_ALIGNED(dtb, 8))
+		return 0;
+	size = __builtin_bswap32(h[1]);
+	return MIN(MAX(size, (uint64_t)PAGE_SIZE), 2ULL << 20);
+}
+
 /**
  * mm_early_init() - build the first map and turn the MMU and caches on.
  * @image_start: physical start of the image (_head).
@@ -255,12 +272,9 @@ void mm_early_init(paddr_t image_start, paddr_t image_end, paddr_t dtb)
 		parange = 5;
 
 	pt_root = pt_alloc();
-	map_range(ALIGN_DOWN(pa_val(image_start), 1ULL << 30),
-		  ALIGN_UP(pa_val(image_end), 1ULL << 30), false);
-	if (pa_val(dtb))
-		map_range(ALIGN_DOWN(pa_val(dtb), 1ULL << 30),
-			  ALIGN_UP(pa_val(dtb) + (2ULL << 20), 1ULL << 30),
-			  false);
+	map_range(pa_val(image_start), pa_val(image_end), false);
+	map_range(pa_val(dtb), pa_val(dtb) + early_dtb_bytes(pa_val(dtb)),
+		  false);
 	map_range(CONFIG_SERIAL_PL011_BASE,
 		  CONFIG_SERIAL_PL011_BASE + PAGE_SIZE, true);
 

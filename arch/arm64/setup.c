@@ -371,33 +371,84 @@ static void reserve_image(struct bootinfo *bi, paddr_t image_start)
 }
 
 /*
- * Every RAM range mapped; the parts the page-table pool could not map
- * (mm_map_ram()) reserved as "unmapped", one warning, so no allocator
- * ever hands out a byte the MMU does not map.
+ * The DT's no-map ranges, sorted and page-aligned outward: the RAM
+ * mapping leaves holes there (a speculative access into firmware's
+ * secure memory may raise an SError on real machines).
+ */
+static unsigned int nomap_sorted(struct region *out)
+{
+	unsigned int n = dt_info.nomap_count;
+
+	for (unsigned int i = 0; i < n; i++) {
+		struct region r = dt_info.nomap[i];
+		unsigned int j = i;
+
+		r = region_of(pa(ALIGN_DOWN(pa_val(r.start), PAGE_SIZE)),
+			      pa(ALIGN_UP(pa_val(r.end), PAGE_SIZE)));
+		for (; j && pa_val(out[j - 1].start) > pa_val(r.start); j--)
+			out[j] = out[j - 1];
+		out[j] = r;
+	}
+	return n;
+}
+
+/*
+ * Map [s, e) of RAM; what the page-table pool cannot map is reserved as
+ * "unmapped". Return: the bytes left unmapped.
+ */
+static uint64_t map_piece(struct bootinfo *bi, paddr_t s, paddr_t e,
+			  bool short_pool)
+{
+	struct region m;
+
+	mm_map_ram(s, e, short_pool, &m);
+	if (pa_val(m.start) > pa_val(s))
+		bootinfo_add_reserved(bi, s, m.start, "unmapped");
+	if (pa_val(m.end) < pa_val(e))
+		bootinfo_add_reserved(bi, m.end, e, "unmapped");
+	return (pa_val(e) - pa_val(s)) - (pa_val(m.end) - pa_val(m.start));
+}
+
+/*
+ * Every RAM range mapped, less the DT's no-map ranges; the parts the
+ * page-table pool could not map (mm_map_ram()) reserved as "unmapped",
+ * one warning, so no allocator ever hands out a byte the MMU does not
+ * map.
  */
 static void map_ram(struct bootinfo *bi)
 {
-	unsigned int count = bi->ram.count, edges = 0;
+	static struct region holes[DT_MAX_NOMAP];
+	unsigned int count = bi->ram.count, edges = 0, nh, left = 0;
 	bool short_pool = boot_opts.fw_inject & INJECT_FW_PT_SHORT;
 	uint64_t bytes = 0;
 
 	if (short_pool)
 		fwboot_inject_done(INJECT_FW_PT_SHORT);
+	nh = nomap_sorted(holes);
 	for (unsigned int i = 0; i < count; i++) {
-		struct region r = bi->ram.regions[i], m;
+		struct region r = bi->ram.regions[i];
+		paddr_t at = r.start;
+		uint64_t miss = 0;
 
-		mm_map_ram(r.start, r.end, short_pool, &m);
-		if (pa_val(m.start) == pa_val(r.start) &&
-		    pa_val(m.end) == pa_val(r.end))
-			continue;
-		if (pa_val(m.start) > pa_val(r.start))
-			bootinfo_add_reserved(bi, r.start, m.start, "unmapped");
-		if (pa_val(m.end) < pa_val(r.end))
-			bootinfo_add_reserved(bi, m.end, r.end, "unmapped");
-		bytes += (pa_val(r.end) - pa_val(r.start)) -
-			 (pa_val(m.end) - pa_val(m.start));
-		edges++;
+		for (unsigned int h = 0; h < nh; h++) {
+			if (pa_val(holes[h].end) <= pa_val(at) ||
+			    pa_val(holes[h].start) >= pa_val(r.end))
+				continue;
+			if (pa_val(holes[h].start) > pa_val(at))
+				miss += map_piece(bi, at, holes[h].start,
+						  short_pool);
+			at = pa(MAX(pa_val(at), pa_val(holes[h].end)));
+			left++;
+		}
+		if (pa_val(at) < pa_val(r.end))
+			miss += map_piece(bi, at, r.end, short_pool);
+		bytes += miss;
+		edges += miss != 0;
 	}
+	if (left)
+		pr_info("arm64 mm: %u no-map range%s of the DT left out of "
+			"the RAM mapping\n",
+			left, left == 1 ? "" : "s");
 	if (edges)
 		pr_warn("arm64 mm: the page-table pool is short: %u RAM ranges "
 			"mapped only in part, %llu KiB reserved as unmapped\n",

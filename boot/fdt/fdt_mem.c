@@ -77,6 +77,26 @@ static void add_reserved(struct dt_ctx *c, int node, uint64_t s, uint64_t e,
 	bootinfo_add_reserved(c->bi, pa(s), pa(e), name);
 }
 
+/* A no-map child: reserved, and kept for the arch never to map. */
+static void add_nomap(struct dt_ctx *c, int node, uint64_t s, uint64_t e,
+		      void *arg)
+{
+	struct dt_arch_info *ai = c->ai;
+
+	add_reserved(c, node, s, e, arg);
+	if (!ai)
+		return;
+	if (ai->nomap_count == DT_MAX_NOMAP) {
+		dt_warn(c->bi,
+			"%s: more than %d no-map ranges, [%#llx, %#llx) is "
+			"reserved but mapped as RAM",
+			dt_node_name(c->fdt, node), DT_MAX_NOMAP, U64(s),
+			U64(e));
+		return;
+	}
+	ai->nomap[ai->nomap_count++] = region_of(pa(s), pa(e));
+}
+
 void dt_parse_reserved(struct dt_ctx *c, int root_ac, int root_sc)
 {
 	int rm = fdt_path_offset(c->fdt, "/reserved-memory");
@@ -112,6 +132,9 @@ void dt_parse_reserved(struct dt_ctx *c, int root_ac, int root_sc)
 	{
 		if (!dt_node_enabled(c->fdt, node))
 			continue;
-		dt_for_each_reg(c, node, ac, sc, add_reserved, NULL);
+		bool nomap = fdt_getprop(c->fdt, node, "no-map", NULL);
+
+		dt_for_each_reg(c, node, ac, sc,
+				nomap ? add_nomap : add_reserved, NULL);
 	}
 }

@@ -30,6 +30,12 @@ enum dt_psci_method {
 
 /* Redistributor regions kept (a GICv3 has one per socket or chiplet). */
 #define DT_MAX_GICR 16
+/*
+ * /reserved-memory children with `no-map` kept for the arch's RAM mapping
+ * (firmware's secure carve-outs, a few per machine); more are still
+ * reserved but mapped as ordinary RAM, with a warning.
+ */
+#define DT_MAX_NOMAP 32
 
 struct dt_arch_info {
 	/* Console: the node /chosen/stdout-path names, if it has a reg. */
@@ -59,6 +65,13 @@ struct dt_arch_info {
 		paddr_t base;
 		uint64_t size;
 	} gicr[DT_MAX_GICR];
+	/*
+	 * /reserved-memory ranges marked no-map, as the DT gives them: the
+	 * arch never maps them (a speculative access there may fault), and
+	 * they are reserved in bootinfo like every /reserved-memory child.
+	 */
+	unsigned int nomap_count;
+	struct region nomap[DT_MAX_NOMAP];
 };
 
 /*

@@ -9,6 +9,7 @@ import subprocess
 
 from scripts.keel import boot, report
 
+from . import memcheck
 from .checks import (every_node_scrubbed, json_is, scrubbers_are,
                      warning_lines_at_most)
 
@@ -203,6 +204,24 @@ def make_reserved_dtb(workdir, qemu_args):
         f"\t\t\treg = <0x0 {RESERVED_BASE:#x} 0x0 {RESERVED_SIZE:#x}>;\n"
         "\t\t\tno-map;\n\t\t};\n\t};\n")
     return _patched_dtb(workdir, qemu_args, node)
+
+
+def nomap_unmapped(cmd_for, timeout, log_path, workdir, image):
+    """A watched boot (arm64.py's "live" hook): after the verdict, the
+    no-map child of make_reserved_dtb() is not in keel's page tables and
+    the RAM pages either side of it are (QEMU's own translation)."""
+    def act(qmp):
+        out = []
+        for addr, want in ((RESERVED_BASE - 0x1000, True),
+                           (RESERVED_BASE, False),
+                           (RESERVED_BASE + RESERVED_SIZE - 0x1000, False),
+                           (RESERVED_BASE + RESERVED_SIZE, True)):
+            if memcheck.mapped(qmp, addr) != want:
+                out.append(f"{addr:#x} is {'not ' if want else ''}mapped "
+                           f"after the boot (no-map [{RESERVED_BASE:#x}, "
+                           f"{RESERVED_BASE + RESERVED_SIZE:#x}))")
+        return out
+    return memcheck.after_verdict(cmd_for, timeout, log_path, workdir, act)
 
 
 def _patched_dtb(workdir, qemu_args, node, whole=False):

@@ -87,6 +87,14 @@ def boot_and_compare(cmd_for, timeout, log_path, workdir, expected):
     """Boot @cmd_for(extra QEMU args) (keel.boot.arm64_cmd's shape), wait
     for the verdict, compare @expected [(addr, file)] with guest memory.
     Return: (keel.boot.Boot, problems)."""
+    return after_verdict(cmd_for, timeout, log_path, workdir,
+                         lambda qmp: _compare(qmp, workdir, expected))
+
+
+def after_verdict(cmd_for, timeout, log_path, workdir, act):
+    """Boot @cmd_for(extra QEMU args) with a QMP socket, wait for the
+    verdict, stop the guest and run @act(qmp) -> problems on it.
+    Return: (keel.boot.Boot, problems)."""
     sock = os.path.join(workdir, "qmp.sock")
     cmd = cmd_for(["-qmp", f"unix:{sock},server=on,wait=off"])
     t0 = time.monotonic()
@@ -98,7 +106,7 @@ def boot_and_compare(cmd_for, timeout, log_path, workdir, expected):
         else:
             qmp = Qmp(sock)
             qmp.cmd("stop")
-            out += _compare(qmp, workdir, expected)
+            out += act(qmp)
             try:
                 qmp.cmd("quit")
             except (OSError, RuntimeError):
@@ -113,3 +121,11 @@ def boot_and_compare(cmd_for, timeout, log_path, workdir, expected):
     b = boot.Boot(cmd, status, live.log, time.monotonic() - t0, timeout,
                   status is None or status == boot.TIMEOUT_STATUS, log_path)
     return b, out
+
+
+def mapped(qmp, addr):
+    """Whether the stopped guest's CPU 0 maps virtual @addr (HMP gva2gpa:
+    "gpa: ..." or "Unmapped")."""
+    r = qmp.cmd("human-monitor-command",
+                **{"command-line": f"gva2gpa {addr:#x}"})
+    return r.strip().startswith("gpa:")

@@ -71,6 +71,10 @@ static void test_virt_2node(void **state)
 	assert_non_null(r);
 	assert_int_equal(pa_val(r->start), 0x5f000000);
 	assert_int_equal(pa_val(r->end), 0x5f100000);
+	/* no-map: kept for the arch's RAM mapping too, and only it */
+	assert_int_equal(ai.nomap_count, 1);
+	assert_int_equal(pa_val(ai.nomap[0].start), 0x5f000000);
+	assert_int_equal(pa_val(ai.nomap[0].end), 0x5f100000);
 	/* size-only and disabled children are not reservations */
 	assert_null(find_reserved("pool"));
 	assert_null(find_reserved("off@5e000000"));
