@@ -27,6 +27,7 @@
 #include <keel/p2m_selftest.h>
 #include <keel/stress.h>
 #include <keel/boot.h>
+#include <keel/bad_queue.h>
 #include <keel/bootinfo.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
@@ -348,6 +349,42 @@ static void phase_scrub(const struct keel_options *o)
 	trace_end("scrub");
 }
 
+/* One page the queue gives: said, and taken out of service. */
+static void take_failed_page(uint64_t pfn, enum bad_queue_source src,
+			     uint64_t info, void *arg)
+{
+	const char *who = src == BAD_QUEUE_MCE ? "mce" : "inject";
+
+	(void)arg;
+	if (pfn == BAD_QUEUE_NO_PFN) {
+		pr_warn("%s: an error that names no memory page (status "
+			"%#llx): nothing taken out of service\n",
+			who, (unsigned long long)info);
+		return;
+	}
+	pr_warn("%s: memory error in page %#llx (status %#llx)\n", who,
+		(unsigned long long)pfn, (unsigned long long)info);
+}
+
+/*
+ * Pages a machine check (or an injection) queued where no lock may be
+ * taken, taken out of service here, between phases.
+ */
+static void drain_failed_pages(void)
+{
+	static uint64_t said;
+	uint64_t lost;
+
+	while (bad_queue_drain(take_failed_page, NULL))
+		;
+	lost = bad_queue_overflows();
+	if (lost != said)
+		pr_warn("mce: %llu failed pages were not queued (the queue "
+			"holds %u between two drains)\n",
+			(unsigned long long)(lost - said), BAD_QUEUE_SLOTS);
+	said = lost;
+}
+
 /*
  * stress=N and bench=on, on the open heap. Stress comes before the wait
  * for the idle scrub: it races the background scrub on purpose.
@@ -537,7 +574,9 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 	if (o->p2m_selftest)
 		p2m_selftest(-1);
 	phase_exercise(o);
+	drain_failed_pages();
 	phase_domains(bi, o);
+	drain_failed_pages();
 	guests_continue(); /* resumed guests held for this update: run on */
 	/* liveupdate=N: returns only when the update could not happen. */
 	liveupdate_run(bi, o, &domain_set, o->guests ? &lu_vcpus : NULL);
@@ -576,6 +615,7 @@ void keel_main(struct bootinfo *bi, const struct keel_options *o)
 	if (!liveupdate_refused())
 		phase_machine(bi, nodes, o);
 
+	drain_failed_pages();
 	trace_begin("audit");
 	audit_run(&audit, o->audit == AUDIT_FULL);
 	trace_end("audit");

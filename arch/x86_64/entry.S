@@ -3,8 +3,9 @@
  * Exception entry stubs. Every stub leaves the same frame (struct
  * trap_frame in traps.c): the general registers pushed by trap_common, then
  * the vector, the error code (0 when the CPU pushes none) and the frame the
- * CPU pushed (rip, cs, rflags, rsp, ss). Every exception is fatal, so
- * nothing ever returns from x86_trap(). The interrupt stubs (the local
+ * CPU pushed (rip, cs, rflags, rsp, ss). Every exception is fatal but a
+ * machine check the interrupted code survives: x86_trap() returns only
+ * then, and the frame is restored and iretq'd. The interrupt stubs (the local
  * APIC timer and wake-up IPI; one per other vector, the spurious one
  * included) return with iretq.
  */
@@ -140,11 +141,28 @@ trap_common:
 	pushq %r15
 	cld
 	movq %rsp, %rdi
+	movq %rsp, %rbx		/* callee-saved: the frame, past the call */
 	andq $-16, %rsp
 	call x86_trap
-1:	cli
-	hlt
-	jmp 1b
+	/* Only a machine check the code survives returns (mce.c). */
+	movq %rbx, %rsp
+	popq %r15
+	popq %r14
+	popq %r13
+	popq %r12
+	popq %r11
+	popq %r10
+	popq %r9
+	popq %r8
+	popq %rbp
+	popq %rdi
+	popq %rsi
+	popq %rdx
+	popq %rcx
+	popq %rbx
+	popq %rax
+	addq $16, %rsp		/* the vector and the error code */
+	iretq
 
 	.section .rodata
 	.align 8

@@ -6,7 +6,8 @@
  * x86_vector_stubs, which calls x86_other_irq(vector) (irq.c). The
  * legacy 8259 PICs are remapped to vectors 0x20-0x2f and masked, so that
  * the PIT's IRQ 0 never arrives as vector 8 (a "double fault") once
- * interrupts are on. keel never expects an exception: each one is fatal. x86_trap() prints the vector, error code,
+ * interrupts are on. keel expects no exception but a machine check it
+ * survives (mce.c): every other one is fatal. x86_trap() prints the vector, error code,
  * RIP, CR2, the registers and a short frame-pointer stack trace (the kernel
  * is built with -fno-omit-frame-pointer), then stops the machine as a failed
  * boot. The IDT is static (one per system; every secondary loads the same
@@ -138,6 +139,7 @@ void traps_load(void)
 	struct idt_ptr p = {sizeof(idt) - 1, (uint64_t)(uintptr_t)idt};
 
 	__asm__ __volatile__("lidt %0" : : "m"(p));
+	x86_mce_init();
 }
 
 static bool frame_ok(uint64_t fp)
@@ -168,13 +170,19 @@ static void print_stack_trace(uint64_t rip, uint64_t rbp)
 }
 
 /**
- * x86_trap() - report a fatal exception and stop (called from entry.S).
+ * x86_trap() - a machine check the interrupted code survives returns
+ * (mce.c); anything else is reported and stops the machine (called from
+ * entry.S, which returns with iretq when this does).
  */
-__noreturn void x86_trap(struct trap_frame *f);
-__noreturn void x86_trap(struct trap_frame *f)
+void x86_trap(struct trap_frame *f);
+void x86_trap(struct trap_frame *f)
 {
 	const char *name =
 		f->vector < 32 ? trap_names[f->vector] : "unexpected interrupt";
+	uint64_t mce_addr = ~0ULL;
+
+	if (f->vector == X86_MC_VECTOR && x86_mce(&mce_addr))
+		return;
 
 	if (in_trap++) {
 		static const char msg[] = "keel: error: nested exception\n";
@@ -206,6 +214,11 @@ __noreturn void x86_trap(struct trap_frame *f)
 	       (unsigned long long)f->r13, (unsigned long long)f->r14,
 	       (unsigned long long)f->r15);
 	print_stack_trace(f->rip, f->rbp);
+	if (f->vector == X86_MC_VECTOR && mce_addr != ~0ULL)
+		console_printf("KEEL: FAIL machine check the interrupted code "
+			       "cannot survive (no RIPV), memory error at "
+			       "%#llx\n",
+			       (unsigned long long)mce_addr);
 	console_printf("KEEL: FAIL exception %llu (%s) at %016llx\n",
 		       (unsigned long long)f->vector, name,
 		       (unsigned long long)f->rip);

@@ -95,23 +95,40 @@ def after_verdict(cmd_for, timeout, log_path, workdir, act):
     """Boot @cmd_for(extra QEMU args) with a QMP socket, wait for the
     verdict, stop the guest and run @act(qmp) -> problems on it.
     Return: (keel.boot.Boot, problems)."""
+    return watched_boot(cmd_for, timeout, log_path, workdir, act)
+
+
+def watched_boot(cmd_for, timeout, log_path, workdir, act,
+                 when=r"KEEL: (PASS|FAIL)", at_verdict=True):
+    """Boot @cmd_for(extra QEMU args) with a QMP socket; once the log
+    matches @when, run @act(qmp) -> problems: on the stopped guest, which
+    is then told to quit, when @at_verdict; else on the running guest,
+    which then runs to its own end. Return: (keel.boot.Boot, problems)."""
     sock = os.path.join(workdir, "qmp.sock")
     cmd = cmd_for(["-qmp", f"unix:{sock},server=on,wait=off"])
     t0 = time.monotonic()
     live = boot.Live(cmd, timeout)
     out = []
     try:
-        if not live.wait_for(r"KEEL: (PASS|FAIL)", timeout):
-            out.append("no KEEL: verdict before the timeout")
+        if not live.wait_for(when, timeout):
+            out.append(f"the log never matched {when!r} before the "
+                       "timeout")
         else:
             qmp = Qmp(sock)
-            qmp.cmd("stop")
+            if at_verdict:
+                qmp.cmd("stop")
             out += act(qmp)
             try:
-                qmp.cmd("quit")
+                if at_verdict:
+                    qmp.cmd("quit")
             except (OSError, RuntimeError):
                 pass  # QEMU may close the socket as it quits
             qmp.close()
+            # Read the log on to the verdict (a full pipe would stall it).
+            if not at_verdict and not live.wait_for(
+                    r"KEEL: (PASS|FAIL)",
+                    max(1, timeout - (time.monotonic() - t0))):
+                out.append("no KEEL: verdict before the timeout")
     finally:
         live.stop(10)
     live.out += live.proc.stdout.read() or b""  # what is left in the pipe

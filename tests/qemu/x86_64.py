@@ -44,7 +44,8 @@ from scripts.keel.report import HEAP_MODES
 
 from .x86_cases import build_cases, scale_cases
 from .x86_efi_lu_cases import efi_lu_cases
-from .x86_machine import (EXIT_HALT, ISO_CMDLINE, MKISO, audit_checked,
+from .x86_machine import (EXIT_HALT, EXIT_PASS, ISO_CMDLINE, MKISO,
+                          audit_checked,
                           build_small_cap, small_cap_elf)
 
 
@@ -59,6 +60,22 @@ def without_debug_exit(args):
     return cmd[:i] + cmd[i + 2:]
 
 
+def no_report_problems(case, b, text):
+    """A boot that must stop before any report with case.no_report_log:
+    in a halt (the timeout ends it) unless the case says how it ends."""
+    out = []
+    if case.no_report_log not in text:
+        out.append(f"log lacks {case.no_report_log!r}")
+    if "KEEL-REPORT" in text:
+        out.append("a report was printed")
+    if case.exit_status not in (EXIT_PASS, b.status) or \
+            (case.exit_status == EXIT_PASS and b.status != EXIT_HALT):
+        out.append(f"QEMU {b.status_text()}, expected "
+                   + ("a halt (timeout)" if case.exit_status == EXIT_PASS
+                      else str(case.exit_status)))
+    return out
+
+
 def run_case(case, isos, logdir):
     args = case.qemu_args
     if case.iso:
@@ -70,18 +87,24 @@ def run_case(case, isos, logdir):
         if os.path.exists(com2_path):
             os.unlink(com2_path)
         extra = ["-serial", f"file:{com2_path}"] + extra
-    cmd = boot.x86_64_cmd(args, None if case.iso else case.append or None,
-                          case.timeout, extra)
-    if not case.debug_exit:
-        cmd = without_debug_exit(cmd)
+
+    def cmd_for(more):
+        c = boot.x86_64_cmd(args, None if case.iso else case.append or None,
+                            case.timeout, extra + more)
+        return c if case.debug_exit else without_debug_exit(c)
+
+    cmd = cmd_for([])
     log_path = os.path.join(logdir, case.name + ".log")
-    b = boot.qemu(cmd, case.timeout, log_path)
+    problems = []
+    if case.live:
+        b, problems = case.live(cmd_for, case.timeout, log_path)
+    else:
+        b = boot.qemu(cmd, case.timeout, log_path)
     if "--file-backed" in case.qemu_args:
         memdir = case.qemu_args[case.qemu_args.index("--file-backed") + 1]
         for f in os.listdir(memdir):
             os.unlink(os.path.join(memdir, f))
     text = b.log
-    problems = []
     if case.console:
         com2 = ""
         if os.path.exists(com2_path):
@@ -94,14 +117,8 @@ def run_case(case, isos, logdir):
                             f"{case.console}")
         b.log = text  # the report is read from the chosen port
     if case.no_report_log is not None:
-        if case.no_report_log not in text:
-            problems.append(f"log lacks {case.no_report_log!r}")
-        if "KEEL-REPORT" in text:
-            problems.append("a report was printed")
-        if b.status != EXIT_HALT:
-            problems.append(f"QEMU {b.status_text()}, expected a halt "
-                            "(timeout)")
-        return problems, b.elapsed, log_path, None
+        return (problems + no_report_problems(case, b, text), b.elapsed,
+                log_path, None)
     problems += b.problems(case.exit_status, case.expect)
     rep = b.report
     if rep is not None:

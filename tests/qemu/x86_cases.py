@@ -614,3 +614,13 @@ _issue36_base_cases = build_cases
 def build_cases(elf, memdir):  # noqa: F811
     return _issue36_base_cases(elf, memdir) + \
         lu_fault_cases(elf, "after=exit audit=full")
+
+
+# Issue 38 §3 (tests/qemu/x86_ras_cases.py): machine checks through `mce`.
+from .x86_ras_cases import ras_cases  # noqa: E402
+
+_issue38_base_cases = build_cases
+
+
+def build_cases(elf, memdir):  # noqa: F811
+    return _issue38_base_cases(elf, memdir) + ras_cases(elf)

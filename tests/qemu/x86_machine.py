@@ -42,8 +42,12 @@ class Case:
                  iso=False, tol=SEABIOS_TOL, expect=None, checks=(),
                  no_report_log=None, exit_status=EXIT_PASS,
                  iso_cmdline=None, debug_exit=True, console=None,
-                 qemu_tail=()):
+                 qemu_tail=(), live=None):
         self.name = name
+        # A watched boot: fn(cmd_for, timeout, log_path) -> (Boot,
+        # problems), cmd_for(extra QEMU args) -> the command,
+        # for a case that acts on the running guest (QMP).
+        self.live = live
         # "com1" / "com2": QEMU gets a second serial port (COM2, a file);
         # the report must be on that port's log and not on the other.
         self.console = console

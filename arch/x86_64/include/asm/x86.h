@@ -186,6 +186,11 @@ void x86_console_cmdline(const struct console_spec *cs, const char *text);
 void x86_console_firmware(const struct acpi_info *ai);
 void traps_init(void);
 void traps_load(void);
+
+/* Machine checks (mce.c): banks on, and the #MC handler. */
+#define X86_MC_VECTOR 18
+void x86_mce_init(void);
+bool x86_mce(uint64_t *addr);
 void *mm_map_uc(uint64_t pa, uint64_t len);
 struct bootinfo;
 void mm_init_direct_map(struct bootinfo *bi);

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Machine checks (Intel SDM vol. 3B ch. 16, AMD APM vol. 2 ch. 9): every
+ * CPU enables its banks and CR4.MCE (x86_mce_init(), from traps_load()),
+ * and #MC (vector 18) comes here from x86_trap() instead of being fatal.
+ *
+ * x86_mce() reads each bank's MCi_STATUS; a valid memory error (MCA error
+ * code: memory controller 0000_0000_1MMM_CCCC or cache hierarchy
+ * 0000_0001_RRRR_TTLL, bit 12 the filter flag) whose MCi_ADDR is valid has
+ * its page queued as broken (keel/bad_queue.h: no lock is taken here; the
+ * heap offlines it and logs one line at the next safe point), and its bank
+ * is cleared. When MCG_STATUS.RIPV says the interrupted context can go
+ * on, MCIP is cleared and the trap returns; otherwise the boot ends with
+ * KEEL: FAIL naming the address (x86_trap() goes on to its fatal path).
+ * An error with no valid address, or not a memory error, is queued with no
+ * page (logged at the drain) and cleared; it offlines nothing.
+ *
+ * QEMU's monitor `mce CPU BANK STATUS MCG_STATUS ADDR MISC` raises exactly
+ * this (its banks need MCi_CTL all ones, and CR4.MCE, or it triple-faults).
+ */
+#include <arch/cpu.h>
+#include <asm/x86.h>
+#include <keel/bad_queue.h>
+
+#define MSR_MCG_CAP	 0x179
+#define MSR_MCG_STATUS	 0x17a
+#define MSR_MCG_CTL	 0x17b
+#define MSR_MC_CTL(i)	 (0x400 + 4 * (i))
+#define MSR_MC_STATUS(i) (0x401 + 4 * (i))
+#define MSR_MC_ADDR(i)	 (0x402 + 4 * (i))
+
+#define MCG_CAP_COUNT	 0xffu
+#define MCG_CAP_CTL_P	 (1ULL << 8)
+#define MCG_STATUS_RIPV	 (1ULL << 0)
+
+#define MCI_STATUS_VAL	 (1ULL << 63)
+#define MCI_STATUS_UC	 (1ULL << 61)
+#define MCI_STATUS_ADDRV (1ULL << 58)
+
+#define CPUID_1_EDX_MCE	 (1u << 7)
+#define CPUID_1_EDX_MCA	 (1u << 14)
+#define CR4_MCE		 (1ULL << 6)
+
+static bool mca_present(void)
+{
+	struct cpuid_regs r = cpuid(1, 0);
+
+	return (r.edx & (CPUID_1_EDX_MCE | CPUID_1_EDX_MCA)) ==
+	       (CPUID_1_EDX_MCE | CPUID_1_EDX_MCA);
+}
+
+static unsigned int bank_count(void)
+{
+	return mca_present()
+		       ? (unsigned int)(rdmsr(MSR_MCG_CAP) & MCG_CAP_COUNT)
+		       : 0;
+}
+
+/**
+ * x86_mce_init() - on the calling CPU: every bank reports all errors, its
+ * status cleared, and CR4.MCE on. Nothing when the CPU has no MCA.
+ */
+void x86_mce_init(void)
+{
+	unsigned int banks = bank_count();
+	uint64_t cr4;
+
+	if (!mca_present())
+		return;
+	if (rdmsr(MSR_MCG_CAP) & MCG_CAP_CTL_P)
+		wrmsr(MSR_MCG_CTL, ~0ULL);
+	for (unsigned int i = 0; i < banks; i++) {
+		wrmsr(MSR_MC_CTL(i), ~0ULL);
+		wrmsr(MSR_MC_STATUS(i), 0);
+	}
+	__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
+	__asm__ __volatile__("mov %0, %%cr4" : : "r"(cr4 | CR4_MCE));
+}
+
+/* The MCA error code names a memory access (controller or cache). */
+static bool memory_error(uint64_t status)
+{
+	uint16_t code = status & 0xffff;
+
+	return (code & 0xef80) == 0x0080 || (code & 0xef00) == 0x0100;
+}
+
+/*
+ * One bank: a memory page queued, any other valid error queued with no
+ * page (the drain logs both: nothing prints here, where the interrupted
+ * code may hold the console lock), the bank cleared.
+ * Return: its address, or ~0 when it gave none.
+ */
+static uint64_t one_bank(unsigned int i)
+{
+	uint64_t status = rdmsr(MSR_MC_STATUS(i)), addr = ~0ULL;
+
+	if (!(status & MCI_STATUS_VAL))
+		return ~0ULL;
+	if (status & MCI_STATUS_ADDRV)
+		addr = rdmsr(MSR_MC_ADDR(i));
+	bad_queue_push(memory_error(status) ? addr : BAD_QUEUE_NO_ADDR,
+		       BAD_QUEUE_MCE, status);
+	wrmsr(MSR_MC_STATUS(i), 0);
+	return addr;
+}
+
+/**
+ * x86_mce() - handle a #MC: every bank read, logged and cleared, failed
+ * memory pages queued.
+ * @addr: set to the last address a bank gave (~0 when none).
+ * Return: true when the interrupted context may continue (MCG_STATUS.RIPV;
+ * MCIP then cleared), false when the boot must stop.
+ */
+bool x86_mce(uint64_t *addr)
+{
+	unsigned int banks = bank_count();
+	uint64_t mcg = mca_present() ? rdmsr(MSR_MCG_STATUS) : 0;
+
+	*addr = ~0ULL;
+	for (unsigned int i = 0; i < banks; i++) {
+		uint64_t a = one_bank(i);
+
+		if (a != ~0ULL)
+			*addr = a;
+	}
+	if (!(mcg & MCG_STATUS_RIPV))
+		return false;
+	wrmsr(MSR_MCG_STATUS, 0);
+	return true;
+}

@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Owner: mm.
+ * Pages reported failed where no lock may be taken (a machine check, a
+ * synchronous external abort), queued for the heap to take out of service
+ * at the next safe point (common/mm/bad_queue.c). Lock-free, bounded: a
+ * push never waits and never allocates; a push into a full queue is counted
+ * (bad_queue_overflows()) and said at the next drain.
+ */
+#ifndef KEEL_BAD_QUEUE_H
+#define KEEL_BAD_QUEUE_H
+
+#include <keel/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Pages queued between two drains; a machine check storm beyond is counted. */
+#define BAD_QUEUE_SLOTS 64
+
+/* @pa of an error that names no page: logged at the drain, nothing offlined. */
+#define BAD_QUEUE_NO_ADDR (~0ULL)
+#define BAD_QUEUE_NO_PFN  (BAD_QUEUE_NO_ADDR >> PAGE_SHIFT)
+
+/* Who reported the page (the report's bad_memory.by_source). */
+enum bad_queue_source {
+	BAD_QUEUE_MCE,	     /* an x86 machine check or an arm64 SEA/SError */
+	BAD_QUEUE_INJECTION, /* inject=poison: a test */
+};
+
+/*
+ * bad_queue_push() - queue the page holding physical address @pa as
+ * broken (BAD_QUEUE_NO_ADDR: an error naming no page), with @info for the
+ * log (an MCi_STATUS, an ESR), from any context (an exception handler
+ * included: nothing is printed here, the drain logs).
+ * Return: true when queued, false when the queue was full (counted).
+ */
+bool bad_queue_push(uint64_t pa, enum bad_queue_source source, uint64_t info);
+
+/*
+ * bad_queue_drain() - call @fn(pfn, source, info, arg) for each page
+ * queued, in order (pfn BAD_QUEUE_NO_PFN: an error naming no page), and
+ * forget it. Safe points only (locks may be taken by @fn); a
+ * second CPU draining at the same time returns at once.
+ * Return: the pages drained.
+ */
+typedef void bad_queue_fn(uint64_t pfn, enum bad_queue_source source,
+			  uint64_t info, void *arg);
+unsigned int bad_queue_drain(bad_queue_fn *fn, void *arg);
+
+/* bad_queue_overflows() - Return: pushes refused because the queue was full. */
+uint64_t bad_queue_overflows(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
