@@ -26,7 +26,7 @@
  * them); once with each operation timed by the cycle counter (the timer's
  * own cost, measured at the start, taken off), for p50 and p99. After
  * each run every block is back: heap_check() and the free count (keel),
- * the free count (reference).
+ * the free count and every list as it was at the start (reference).
  *
  * open: the time from keel_numa_init() to heap_handoff() returned (and
  * the CPU caches on) for one node of MIB in a region never touched
@@ -131,9 +131,9 @@ static void ref_put(uintptr_t h, unsigned int order)
 	ref_free(h - 1, order);
 }
 
-static bool ref_whole(uint64_t free_at_open)
+static bool ref_back(uint64_t free_at_open)
 {
-	return ref_free_pages() == free_at_open;
+	return ref_free_pages() == free_at_open && ref_whole();
 }
 
 struct alloc {
@@ -146,7 +146,7 @@ struct alloc {
 
 static struct alloc allocs[] = {
 	{"keel", keel_get, keel_put, keel_whole, 0},
-	{"reference", ref_get, ref_put, ref_whole, 0},
+	{"reference", ref_get, ref_put, ref_back, 0},
 };
 
 /* ---- time ------------------------------------------------------------ */

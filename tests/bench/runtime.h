@@ -34,6 +34,7 @@ int ref_open(uint64_t pages);
 uint64_t ref_alloc(unsigned int order); /* a pfn, or REF_NONE */
 void ref_free(uint64_t pfn, unsigned int order);
 uint64_t ref_free_pages(void);
+bool ref_whole(void); /* all free, merged as at ref_open() */
 #define REF_NONE (~0ull)
 
 #endif

@@ -27,6 +27,7 @@ static struct ref_page *meta;
 static uint64_t total;
 static uint32_t head[REF_MAX_ORDER + 1];
 static uint64_t nfree;
+static uint64_t blocks_at_open[REF_MAX_ORDER + 1];
 static arch_lock_t lock;
 
 static void push(uint32_t p, unsigned int k)
@@ -75,6 +76,7 @@ int ref_open(uint64_t pages)
 		       ((p & ((1ull << k) - 1)) || p + (1ull << k) > pages))
 			k--;
 		push((uint32_t)p, k);
+		blocks_at_open[k]++;
 		p += 1ull << k;
 	}
 	nfree = pages;
@@ -126,8 +128,24 @@ void ref_free(uint64_t pfn, unsigned int order)
 	arch_unlock(&lock);
 }
 
-/* Free pages (for the check after each run: all of them back). */
 uint64_t ref_free_pages(void)
 {
 	return nfree;
+}
+
+/*
+ * Every page back and merged as it was at ref_open(): each list holds as
+ * many blocks as it did then (a lost page or a missed merge shows).
+ */
+bool ref_whole(void)
+{
+	for (unsigned int k = 0; k <= REF_MAX_ORDER; k++) {
+		uint64_t n = 0;
+
+		for (uint32_t p = head[k]; p != NIL; p = meta[p].next)
+			n++;
+		if (n != blocks_at_open[k])
+			return false;
+	}
+	return nfree == total;
 }
