@@ -4,6 +4,7 @@
 of `make bench`.
 
 Usage: bench-runtime.py [--bin build/bench/heap_runtime] [--quick]
+                        [--qemu x86_64,arm64]
                         [--runs N] [--md FILE] [--json FILE] [--timeout S]
 
 Runs tests/bench/heap_runtime (a Linux host linking libkeel-heap.a, with
@@ -20,6 +21,11 @@ order behind one global lock, compiled only into the benchmark):
 2. `heap_runtime open MIB`, 4 GiB and 64 GiB alternating, each in a fresh
    process: the cost of opening the heap (median over the runs) and
    64 GiB/4 GiB run by run.
+3. Under QEMU x86_64 and arm64 (1 vCPU, 512 MiB, TCG), --runs boots each
+   with bench=on: the `bench: runtime` lines (common/selftest/
+   bench_runtime.c), ticks and ns per operation of keel on the boot CPU,
+   medians over the boots (a platform whose image is not built is left
+   out; --qemu "" leaves both out).
 
 --runs: at least 3 (default 5; --quick: 3 runs of 100000 operations per
 thread instead of 400000). Then the targets of issue 37 that these
@@ -28,10 +34,12 @@ numbers decide, each with its verdict computed here. Nothing is typed in.
 
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
 
+from keel import boot
 from keel.bench import host_info, parse, parser, write_outputs
 from keel.boot import TOP
 
@@ -39,6 +47,15 @@ BIN = os.path.join(TOP, "build", "bench", "heap_runtime")
 OPEN_MIB = (4096, 65536)
 WORKLOADS = ("order 0", "order 9", "churn 0..10")
 PLACEMENTS = ("1 thread", "2 threads, one node", "2 threads, two nodes")
+IMAGES = {"x86_64": os.path.join(TOP, "build", "x86_64", "keel.elf"),
+          "arm64": os.path.join(TOP, "build", "arm64", "Image")}
+# common/selftest/bench_runtime.c's line, one per workload.
+RT_LINE = re.compile(r"bench: runtime: (.+?): (\d+) ops, ticks p50 (\d+) "
+                     r"p99 (\d+) mean (\d+), ns p50 (\d+) p99 (\d+) mean "
+                     r"(\d+), node locks per 1000 ops (\d+), failed (\d+)")
+RT_KEYS = ("ops", "ticks_p50", "ticks_p99", "ticks_mean", "ns_p50", "ns_p99",
+           "ns_mean", "locks_per_1000", "failed")
+QEMU_APPEND = "bench=on"
 
 
 def med(xs):
@@ -73,6 +90,51 @@ def open_runs(exe, runs, timeout):
                                  f"{res.stderr.strip()}")
             out[mib].append(json.loads(res.stdout))
     return out
+
+
+def qemu_boot(arch, image, timeout):
+    """One bench=on boot, 1 CPU, 512 MiB. Return: {workload: {key: n}}."""
+    if arch == "arm64":
+        cmd = boot.arm64_cmd(image, ["--mem", "512M"],
+                             "after=poweroff " + QEMU_APPEND, timeout)
+    else:
+        cmd = boot.x86_64_cmd(["--kernel", image, "--mem", "512M"],
+                              "after=exit " + QEMU_APPEND, timeout)
+    b = boot.qemu(cmd, timeout)
+    rows = {m.group(1): dict(zip(RT_KEYS, map(int, m.groups()[1:])))
+            for m in RT_LINE.finditer(b.log)}
+    rep = b.report or {}
+    if b.timed_out or rep.get("result") != "pass" or \
+            sorted(rows) != sorted(WORKLOADS):
+        raise SystemExit(f"bench-runtime: {arch} bench=on boot failed "
+                         f"(status {b.status}, result {rep.get('result')}, "
+                         f"{len(rows)} runtime lines)")
+    return rows
+
+
+def qemu_runs(runs, timeout, images):
+    """Medians over @runs boots per arch: {arch: {workload: {key: n}}}."""
+    out = {}
+    for arch, image in images.items():
+        if not os.path.exists(image):
+            continue
+        boots = [qemu_boot(arch, image, timeout) for _ in range(runs)]
+        out[arch] = {w: {k: med([b[w][k] for b in boots]) for k in RT_KEYS}
+                     for w in WORKLOADS}
+    return out
+
+
+def qemu_table(qemu, out):
+    out += ["| platform | workload | ticks p50 | ticks p99 | ticks mean | "
+            "ns p50 | ns p99 | ns mean | node locks/op |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for arch, rows in qemu.items():
+        for w, r in rows.items():
+            out.append(f"| QEMU {arch} | {w} | {r['ticks_p50']:.0f} | "
+                       f"{r['ticks_p99']:.0f} | {r['ticks_mean']:.0f} | "
+                       f"{r['ns_p50']:.0f} | {r['ns_p99']:.0f} | "
+                       f"{r['ns_mean']:.0f} | "
+                       f"{r['locks_per_1000'] / 1000:.3f} |")
 
 
 def summary(cells):
@@ -149,7 +211,7 @@ def targets(rows, op):
     return t
 
 
-def markdown(meta, rows, op, cmd, args):
+def markdown(meta, rows, op, qemu, cmd, args):
     out = ["# The heap at runtime (issue 37)", "",
            f"`scripts/bench-runtime.py{' --quick' if args.quick else ''}` "
            f"ran `{cmd}`, then `build/bench/heap_runtime open MIB` for "
@@ -173,8 +235,7 @@ def markdown(meta, rows, op, cmd, args):
            f"pass; keel / reference: CPU ns/op, the median of the ratios "
            f"run by run. Two threads on two nodes: CPUs on node 0 and 1, "
            f"`HEAP_ANY_NODE` (each its CPU's node); the reference has one "
-           f"pool and one lock whatever the nodes. QEMU (ticks per "
-           f"operation in a guest) is not measured by this part.", ""]
+           f"pool and one lock whatever the nodes.", ""]
     runtime_table(rows, out)
     out += ["", "Opening the heap (`keel_numa_init()` to `heap_handoff()` "
             "and the CPU caches on), one node, in a fresh process whose "
@@ -183,6 +244,19 @@ def markdown(meta, rows, op, cmd, args):
     for m, v in op["per_size"].items():
         out.append(f"| {int(m) >> 10} GiB | {v['cpu_ns'] / 1000:.1f} us | "
                    f"{v['wall_ns'] / 1000:.1f} us | {v['faults']:.0f} |")
+    if qemu:
+        out += ["", "Under QEMU (TCG, `-m 512M`, 1 vCPU), keel alone (the "
+                "reference is compiled only into the host benchmark): the "
+                "`bench: runtime` lines of a `" + QEMU_APPEND + "` boot "
+                "(common/selftest/bench_runtime.c): 16384 operations per "
+                "workload on the boot CPU after the boot scrub, each timed "
+                "by `arch_ticks()` (x86_64: the TSC; arm64: CNTVCT_EL0, "
+                "62.5 MHz under QEMU, so 16 ns a tick), the same "
+                "workloads in one thread, with the per-CPU caches as keel's "
+                f"boot leaves them; median of {args.runs} boots. TCG runs "
+                "every guest instruction through its translator: compare "
+                "rows with each other, not with the host's.", ""]
+        qemu_table(qemu, out)
     out += ["", "Targets of issue 37 that this part decides:", "",
             "| target | measured | verdict |", "|---|---|---|"]
     for name, val, ok in targets(rows, op):
@@ -193,6 +267,9 @@ def markdown(meta, rows, op, cmd, args):
 def main(argv=None):
     ap = parser(__doc__)
     ap.add_argument("--bin", default=BIN)
+    ap.add_argument("--qemu", default="x86_64,arm64",
+                    help="the QEMU platforms whose image is built "
+                    "(comma list; empty: none)")
     args = parse(ap, argv)
     given = argv if argv is not None else sys.argv[1:]
     if not any(a.startswith("--runs") for a in given):
@@ -203,12 +280,15 @@ def main(argv=None):
     meta, cells, cmd = run_cells(args.bin, args.runs, ops, args.timeout)
     rows = summary(cells)
     op = open_summary(open_runs(args.bin, args.runs, args.timeout))
-    out = markdown(meta, rows, op, cmd, args)
+    images = {a: p for a, p in IMAGES.items() if a in args.qemu.split(",")}
+    qemu = qemu_runs(args.runs, args.timeout, images)
+    out = markdown(meta, rows, op, qemu, cmd, args)
     results = {"host": host, "quick": args.quick,
                "command": "make bench BENCH_PARTS=runtime"
                + (" BENCH_QUICK=1" if args.quick else ""),
                "load_end": round(os.getloadavg()[0], 2), "meta": meta,
                "cells": list(cells.values()), "rows": rows, "open": op,
+               "qemu": qemu,
                "targets": [{"target": n, "measured": v, "met": ok}
                            for n, v, ok in targets(rows, op)]}
     write_outputs(args, out, results)
