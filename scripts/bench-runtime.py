@@ -236,6 +236,10 @@ def markdown(meta, rows, op, qemu, cmd, args):
            f"run by run. Two threads on two nodes: CPUs on node 0 and 1, "
            f"`HEAP_ANY_NODE` (each its CPU's node); the reference has one "
            f"pool and one lock whatever the nodes.", ""]
+    if meta.get("node_lock_inits") != meta["nodes"]:
+        out += [f"**heap_init() made {meta.get('node_lock_inits')} locks for "
+                f"{meta['nodes']} nodes: the node locks per operation below "
+                "count every one of them.**", ""]
     runtime_table(rows, out)
     out += ["", "Opening the heap (`keel_numa_init()` to `heap_handoff()` "
             "and the CPU caches on), one node, in a fresh process whose "

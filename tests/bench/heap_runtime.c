@@ -92,6 +92,11 @@ static void keel_open(unsigned int nodes, uint64_t node_bytes)
 	heap_init(HEAP_INIT_LAZY, nodes,
 		  (const uint8_t(*)[MAX_NUMNODES])distance);
 	rt_init_kind = RT_LOCK_OTHER;
+	if (rt_lock_inits[RT_LOCK_NODE] != nodes) /* the count would lie */
+		fprintf(stderr,
+			"heap_runtime: heap_init() made %llu locks for %u "
+			"nodes: node locks per op count them all\n",
+			(unsigned long long)rt_lock_inits[RT_LOCK_NODE], nodes);
 	heap_handoff(false);
 	heap_set_cpu_caches(true);
 }
@@ -472,9 +477,10 @@ static int cmd_run(unsigned int rounds, unsigned int ops)
 	calibrate();
 	printf("{\"ns_per_cycle\": %.4f, \"timer_cost_cycles\": %llu, "
 	       "\"rounds\": %u, \"ops\": %u, \"node_bytes\": %llu, "
-	       "\"nodes\": %u}\n",
+	       "\"nodes\": %u, \"node_lock_inits\": %llu}\n",
 	       ns_per_cycle, (unsigned long long)timer_cost, rounds, ops,
-	       (unsigned long long)NODE_BYTES, NODES);
+	       (unsigned long long)NODE_BYTES, NODES,
+	       (unsigned long long)rt_lock_inits[RT_LOCK_NODE]);
 	run_all(rounds, ops);
 	return 0;
 }

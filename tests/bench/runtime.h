@@ -27,6 +27,8 @@ extern __thread unsigned int rt_cpu;
 enum rt_lock_kind { RT_LOCK_OTHER, RT_LOCK_NODE, RT_LOCK_REF, RT_LOCK_KINDS };
 extern enum rt_lock_kind rt_init_kind;
 extern __thread uint64_t rt_lock_count[RT_LOCK_KINDS];
+/* Locks made per kind (heap_init() must make one node lock per node). */
+extern uint64_t rt_lock_inits[RT_LOCK_KINDS];
 
 /* The reference: one free list per order, one global lock (the host's). */
 #define REF_MAX_ORDER 18

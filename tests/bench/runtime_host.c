@@ -25,6 +25,7 @@ __thread unsigned int rt_cpu;
 static __thread unsigned long irq_on = 1;
 enum rt_lock_kind rt_init_kind;
 __thread uint64_t rt_lock_count[RT_LOCK_KINDS];
+uint64_t rt_lock_inits[RT_LOCK_KINDS];
 
 /* Where the kind of a lock is kept: past the mutex, in the lock storage. */
 #define KIND_WORD (ARCH_LOCK_BYTES / 8 - 1)
@@ -123,6 +124,7 @@ void arch_lock_init(arch_lock_t *l)
 		exit(2);
 	}
 	l->words[KIND_WORD] = rt_init_kind;
+	rt_lock_inits[rt_init_kind % RT_LOCK_KINDS]++;
 }
 
 void arch_lock(arch_lock_t *l)
