@@ -19,8 +19,8 @@ order behind one global lock, compiled only into the benchmark):
    taken off), of node-lock acquisitions per operation (counted in the
    host's lock hook), and the median of keel/reference taken run by run.
 2. `heap_runtime open MIB`, 4 GiB and 64 GiB alternating, each in a fresh
-   process: the cost of opening the heap (median over the runs) and
-   64 GiB/4 GiB run by run.
+   process, 4x --runs times: the cost of opening the heap (median) and
+   the median of 64 GiB/4 GiB pair by pair.
 3. Under QEMU x86_64 and arm64 (1 vCPU, 512 MiB, TCG), --runs boots each
    with bench=on: the `bench: runtime` lines (common/selftest/
    bench_runtime.c), ticks and ns per operation of keel on the boot CPU,
@@ -216,7 +216,7 @@ def markdown(meta, rows, op, qemu, cmd, args):
            f"`scripts/bench-runtime.py{' --quick' if args.quick else ''}` "
            f"ran `{cmd}`, then `build/bench/heap_runtime open MIB` for "
            f"{' and '.join(str(m) for m in OPEN_MIB)} MiB alternating, "
-           f"{args.runs} times each, each in a fresh process. Alone: "
+           f"{4 * args.runs} times each, each in a fresh process. Alone: "
            f"`make bench-runtime` (markdown in build/bench/runtime.md).",
            "",
            f"A host linking `libkeel-heap.a` with its own lock (a pthread "
@@ -283,7 +283,10 @@ def main(argv=None):
     ops = 100000 if args.quick else 400000
     meta, cells, cmd = run_cells(args.bin, args.runs, ops, args.timeout)
     rows = summary(cells)
-    op = open_summary(open_runs(args.bin, args.runs, args.timeout))
+    # Opening is cheap (a fresh process, well under a second): 4x the
+    # runs, so that a few host page faults more or less move the median
+    # less.
+    op = open_summary(open_runs(args.bin, 4 * args.runs, args.timeout))
     images = {a: p for a, p in IMAGES.items() if a in args.qemu.split(",")}
     qemu = qemu_runs(args.runs, args.timeout, images)
     out = markdown(meta, rows, op, qemu, cmd, args)
