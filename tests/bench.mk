@@ -7,7 +7,9 @@
 #                              (guests' memory), latency (interrupt latency
 #                              while domains are built), guests (guest walk
 #                              throughput through stage 2), liveupdate (the
-#                              downtime of a live update); then the combined
+#                              downtime of a live update), runtime (the heap
+#                              at runtime against an in-tree reference
+#                              allocator, and opening it); then the combined
 #                              table, the handoff plot and the page
 #   make bench BENCH_QUICK=1   short run (smaller sizes, one boot per cell)
 #   make bench BENCH_PARTS="sandbox arm64"   a subset of the parts
@@ -34,7 +36,8 @@ BENCH_DIR := build/bench
 BENCH_ARGS ?=
 BENCH_QEMU_ARGS ?=
 BENCH_QUICK ?= 0
-BENCH_PARTS ?= sandbox x86_64 arm64 smp domains latency guests liveupdate
+BENCH_PARTS ?= sandbox x86_64 arm64 smp domains latency guests liveupdate \
+	runtime
 ifeq ($(BENCH_QUICK),1)
 BENCH_QARG := --quick
 BENCH_PLOT ?= $(BENCH_DIR)/handoff.png
@@ -79,6 +82,15 @@ BENCH_RUN_LIVEUPDATE = $(PYTHON) scripts/bench-liveupdate.py $(BENCH_KEEL) \
 	--x86-elf build/x86_64/keel.elf --arm64-image build/arm64/Image \
 	--work build/bench-liveupdate $(BENCH_QARG) \
 	--json $(BENCH_DIR)/liveupdate.json
+# The heap at runtime (issue 37): tests/bench/heap_runtime, a host linking
+# the optimised sandbox build's libkeel-heap.a with its own lock hook,
+# beside an in-tree reference allocator, and the `bench: runtime` lines of
+# bench=on boots on QEMU x86_64 and arm64; about a minute (quick: 30 s).
+BENCH_RUNTIME := $(BENCH_DIR)/heap_runtime
+BENCH_RUNTIME_SRCS := tests/bench/heap_runtime.c tests/bench/runtime_host.c \
+	tests/bench/runtime_ref.c
+BENCH_RUN_RUNTIME = $(PYTHON) scripts/bench-runtime.py --bin $(BENCH_RUNTIME) \
+	$(BENCH_QARG) --json $(BENCH_DIR)/runtime.json
 BENCH_RUN_ARM64 = $(PYTHON) scripts/bench-qemu.py build/arm64/Image \
 	--arch arm64 --work build/bench-qemu-arm64 $(BENCH_QARG) \
 	$(BENCH_QEMU_ARGS) --json $(BENCH_DIR)/qemu-arm64.json
@@ -87,7 +99,7 @@ BENCH_RUN_ARM64 = $(PYTHON) scripts/bench-qemu.py build/arm64/Image \
 	bench-latency bench-guests bench-build-guests bench-build-sandbox \
 	bench-build-x86_64 bench-build-arm64 bench-plot bench-smp \
 	bench-build-smp bench-build-domains bench-build-latency \
-	bench-liveupdate bench-build-liveupdate
+	bench-liveupdate bench-build-liveupdate bench-runtime bench-build-runtime
 
 $(BENCH_BASELINE): tests/bench/memset_baseline.c
 	@mkdir -p $(dir $@)
@@ -95,6 +107,20 @@ $(BENCH_BASELINE): tests/bench/memset_baseline.c
 	$(Q)gcc -std=gnu11 -O2 -Wall -Wextra -Werror -o $@ $< -lpthread
 
 BENCH_SUBMAKE = $(MAKE) --no-print-directory
+
+# The library first (its own make: the sandbox's objects, no sanitiser),
+# then the benchmark against it, as a host would build it.
+$(BENCH_RUNTIME): $(BENCH_RUNTIME_SRCS) tests/bench/runtime.h \
+		build/sandbox/libkeel-heap.a
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)gcc -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -Iinclude \
+		-include build/sandbox/libkeel-heap-config.h -o $@ \
+		$(BENCH_RUNTIME_SRCS) build/sandbox/libkeel-heap.a
+
+bench-build-runtime: bench-build-x86_64 bench-build-arm64
+	$(Q)$(BENCH_SUBMAKE) ARCH=sandbox SANITIZE=0 O=build/sandbox lib-here
+	$(Q)$(BENCH_SUBMAKE) $(BENCH_RUNTIME)
 
 bench-build-sandbox: $(BENCH_BASELINE)
 	$(Q)$(BENCH_SUBMAKE) ARCH=sandbox SANITIZE=0 O=build/sandbox \
@@ -117,12 +143,14 @@ BENCH_STEP_domains = $(BENCH_RUN_DOMAINS) --md $(BENCH_DIR)/domains.md &&
 BENCH_STEP_latency = $(BENCH_RUN_LATENCY) --md $(BENCH_DIR)/latency.md &&
 BENCH_STEP_guests = $(BENCH_RUN_GUESTS) --md $(BENCH_DIR)/guests.md &&
 BENCH_STEP_liveupdate = $(BENCH_RUN_LIVEUPDATE) --md $(BENCH_DIR)/liveupdate.md &&
+BENCH_STEP_runtime = $(BENCH_RUN_RUNTIME) --md $(BENCH_DIR)/runtime.md &&
 
 bench: $(addprefix bench-build-,$(BENCH_PARTS))
 	$(Q)mkdir -p $(BENCH_DIR)
 	$(Q)rm -f $(BENCH_DIR)/*.json $(BENCH_DIR)/*.md
 	$(Q)t0=$$(date +%s); $(foreach p,$(BENCH_PARTS),$(BENCH_STEP_$(p))) \
-		$(PYTHON) scripts/bench-plot.py $(BENCH_JSON) -o $(BENCH_PLOT) && \
+		$(if $(strip $(BENCH_JSON)),$(PYTHON) scripts/bench-plot.py \
+			$(BENCH_JSON) -o $(BENCH_PLOT) &&) \
 		$(PYTHON) scripts/bench-doc.py --dir $(BENCH_DIR) \
 			--wall $$(($$(date +%s) - t0)) -o $(BENCH_DOC)
 
@@ -140,6 +168,11 @@ bench-domains: bench-build-sandbox $(if $(filter arm64,$(BENCH_PARTS)),bench-bui
 bench-liveupdate: bench-build-liveupdate
 	$(Q)mkdir -p $(BENCH_DIR)
 	$(Q)$(BENCH_RUN_LIVEUPDATE) --md $(BENCH_DIR)/liveupdate.md
+
+# The heap at runtime alone (the part `runtime` of make bench).
+bench-runtime: bench-build-runtime
+	$(Q)mkdir -p $(BENCH_DIR)
+	$(Q)$(BENCH_RUN_RUNTIME) --md $(BENCH_DIR)/runtime.md
 
 # Guest walk throughput alone (the part `guests` of make bench).
 bench-guests: bench-build-guests

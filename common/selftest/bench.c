@@ -553,4 +553,5 @@ void bench_run(void)
 		}
 	}
 	bench_owned_print();
+	bench_runtime_print();
 }

@@ -103,6 +103,13 @@ struct bench_owned {
 };
 int bench_owned(uint32_t node, unsigned int count, struct bench_owned *out);
 void bench_owned_print(void);
+/*
+ * bench_runtime_print() (common/selftest/bench_runtime.c): the heap at
+ * runtime (issue 37), one "bench: runtime" line per workload (order 0,
+ * order 9, churn 0..10): ticks and ns per heap_alloc()/heap_free(), p50,
+ * p99 and mean, node locks per 1000 operations. Boot CPU, no other user.
+ */
+void bench_runtime_print(void);
 
 struct domain_set;
 /*

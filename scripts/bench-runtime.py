@@ -1,0 +1,306 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""The heap at runtime (issue 37), markdown and JSON: the `runtime` part
+of `make bench`.
+
+Usage: bench-runtime.py [--bin build/bench/heap_runtime] [--quick]
+                        [--qemu x86_64,arm64]
+                        [--runs N] [--md FILE] [--json FILE] [--timeout S]
+
+Runs tests/bench/heap_runtime (a Linux host linking libkeel-heap.a, with
+its own lock hook, and an in-tree reference allocator: one free list per
+order behind one global lock, compiled only into the benchmark):
+
+1. `heap_runtime run RUNS OPS`: order 0, order 9 and a churn of orders
+   0..10; 1 thread, 2 threads on one node, 2 threads on two nodes; keel
+   and the reference alternating (keel, reference, keel, ...) in one
+   process. Per cell: the median over the runs of the thread CPU time per
+   operation, of p50 and p99 per operation (cycle counter, timer cost
+   taken off), of node-lock acquisitions per operation (counted in the
+   host's lock hook), and the median of keel/reference taken run by run.
+2. `heap_runtime open MIB`, 4 GiB and 64 GiB alternating, each in a fresh
+   process, 4x --runs times: the cost of opening the heap (median) and
+   the median of 64 GiB/4 GiB pair by pair.
+3. Under QEMU x86_64 and arm64 (1 vCPU, 512 MiB, TCG), --runs boots each
+   with bench=on: the `bench: runtime` lines (common/selftest/
+   bench_runtime.c), ticks and ns per operation of keel on the boot CPU,
+   medians over the boots (a platform whose image is not built is left
+   out; --qemu "" leaves both out).
+
+--runs: at least 3 (default 5; --quick: 3 runs of 100000 operations per
+thread instead of 400000). Then the targets of issue 37 that these
+numbers decide, each with its verdict computed here. Nothing is typed in.
+"""
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+
+from keel import boot
+from keel.bench import host_info, parse, parser, write_outputs
+from keel.boot import TOP
+
+BIN = os.path.join(TOP, "build", "bench", "heap_runtime")
+OPEN_MIB = (4096, 65536)
+WORKLOADS = ("order 0", "order 9", "churn 0..10")
+PLACEMENTS = ("1 thread", "2 threads, one node", "2 threads, two nodes")
+IMAGES = {"x86_64": os.path.join(TOP, "build", "x86_64", "keel.elf"),
+          "arm64": os.path.join(TOP, "build", "arm64", "Image")}
+# common/selftest/bench_runtime.c's line, one per workload.
+RT_LINE = re.compile(r"bench: runtime: (.+?): (\d+) ops, ticks p50 (\d+) "
+                     r"p99 (\d+) mean (\d+), ns p50 (\d+) p99 (\d+) mean "
+                     r"(\d+), node locks per 1000 ops (\d+), failed (\d+)")
+RT_KEYS = ("ops", "ticks_p50", "ticks_p99", "ticks_mean", "ns_p50", "ns_p99",
+           "ns_mean", "locks_per_1000", "failed")
+QEMU_APPEND = "bench=on"
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def run_cells(exe, runs, ops, timeout):
+    """Every cell of `heap_runtime run`: {(alloc, workload, placement): row}."""
+    cmd = [exe, "run", str(runs), str(ops)]
+    res = subprocess.run(cmd, capture_output=True, text=True,
+                         timeout=timeout, check=False)
+    if res.returncode:
+        raise SystemExit(f"bench-runtime: {' '.join(cmd)} failed "
+                         f"({res.returncode}): {res.stderr.strip()}")
+    lines = [json.loads(x) for x in res.stdout.splitlines() if x.strip()]
+    meta, cells = lines[0], {}
+    for c in lines[1:]:
+        cells[(c["alloc"], c["workload"], c["placement"])] = c
+    return meta, cells, " ".join(["build/bench/heap_runtime"] + cmd[1:])
+
+
+def open_runs(exe, runs, timeout):
+    """`heap_runtime open MIB`, the sizes alternating, fresh processes."""
+    out = {m: [] for m in OPEN_MIB}
+    for _ in range(runs):
+        for mib in OPEN_MIB:
+            res = subprocess.run([exe, "open", str(mib)],
+                                 capture_output=True, text=True,
+                                 timeout=timeout, check=False)
+            if res.returncode:
+                raise SystemExit(f"bench-runtime: open {mib} failed: "
+                                 f"{res.stderr.strip()}")
+            out[mib].append(json.loads(res.stdout))
+    return out
+
+
+def qemu_boot(arch, image, timeout):
+    """One bench=on boot, 1 CPU, 512 MiB. Return: {workload: {key: n}}."""
+    if arch == "arm64":
+        cmd = boot.arm64_cmd(image, ["--mem", "512M"],
+                             "after=poweroff " + QEMU_APPEND, timeout)
+    else:
+        cmd = boot.x86_64_cmd(["--kernel", image, "--mem", "512M"],
+                              "after=exit " + QEMU_APPEND, timeout)
+    b = boot.qemu(cmd, timeout)
+    rows = {m.group(1): dict(zip(RT_KEYS, map(int, m.groups()[1:])))
+            for m in RT_LINE.finditer(b.log)}
+    rep = b.report or {}
+    if b.timed_out or rep.get("result") != "pass" or \
+            sorted(rows) != sorted(WORKLOADS):
+        raise SystemExit(f"bench-runtime: {arch} bench=on boot failed "
+                         f"(status {b.status}, result {rep.get('result')}, "
+                         f"{len(rows)} runtime lines)")
+    return rows
+
+
+def qemu_runs(runs, timeout, images):
+    """Medians over @runs boots per arch: {arch: {workload: {key: n}}}."""
+    out = {}
+    for arch, image in images.items():
+        if not os.path.exists(image):
+            continue
+        boots = [qemu_boot(arch, image, timeout) for _ in range(runs)]
+        out[arch] = {w: {k: med([b[w][k] for b in boots]) for k in RT_KEYS}
+                     for w in WORKLOADS}
+    return out
+
+
+def qemu_table(qemu, out):
+    out += ["| platform | workload | ticks p50 | ticks p99 | ticks mean | "
+            "ns p50 | ns p99 | ns mean | node locks/op |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for arch, rows in qemu.items():
+        for w, r in rows.items():
+            out.append(f"| QEMU {arch} | {w} | {r['ticks_p50']:.0f} | "
+                       f"{r['ticks_p99']:.0f} | {r['ticks_mean']:.0f} | "
+                       f"{r['ns_p50']:.0f} | {r['ns_p99']:.0f} | "
+                       f"{r['ns_mean']:.0f} | "
+                       f"{r['locks_per_1000'] / 1000:.3f} |")
+
+
+def summary(cells):
+    """Medians per cell and keel/reference run by run."""
+    rows = []
+    for w in WORKLOADS:
+        for p in PLACEMENTS:
+            k, r = cells[("keel", w, p)], cells[("reference", w, p)]
+            ratios = [a / b for a, b in zip(k["cpu_ns"], r["cpu_ns"]) if b]
+            row = {"workload": w, "placement": p, "ratio": med(ratios),
+                   "failed": k["failed"] + r["failed"]}
+            for who, c in (("keel", k), ("ref", r)):
+                for key in ("cpu_ns", "p50_ns", "p99_ns"):
+                    row[f"{who}_{key}"] = med(c[key])
+            row["keel_node_locks"] = med(k["node_locks_per_op"])
+            row["ref_locks"] = med(r["ref_locks_per_op"])
+            rows.append(row)
+    return rows
+
+
+def open_summary(opens):
+    big, small = (opens[m] for m in (OPEN_MIB[1], OPEN_MIB[0]))
+    return {"per_size": {str(m): {"cpu_ns": med([o["cpu_ns"] for o in v]),
+                                  "wall_ns": med([o["wall_ns"] for o in v]),
+                                  "faults": med([o["faults"] for o in v])}
+                         for m, v in opens.items()},
+            "ratio_64g_4g": med([b["cpu_ns"] / s["cpu_ns"]
+                                 for b, s in zip(big, small)])}
+
+
+def ns(v):
+    return "-" if v is None else f"{v:.0f}" if v >= 100 else f"{v:.1f}"
+
+
+def runtime_table(rows, out):
+    out += ["| workload | threads | keel ns/op (CPU) | keel p50 | keel p99 |"
+            " keel node locks/op | reference ns/op (CPU) | reference p50 |"
+            " reference p99 | keel / reference |",
+            "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        out.append(f"| {r['workload']} | {r['placement']} | "
+                   f"{ns(r['keel_cpu_ns'])} | {ns(r['keel_p50_ns'])} | "
+                   f"{ns(r['keel_p99_ns'])} | {r['keel_node_locks']:.3f} | "
+                   f"{ns(r['ref_cpu_ns'])} | {ns(r['ref_p50_ns'])} | "
+                   f"{ns(r['ref_p99_ns'])} | {r['ratio']:.2f} |")
+
+
+def row_of(rows, w, p):
+    return next(r for r in rows if r["workload"] == w and r["placement"] == p)
+
+
+def targets(rows, op):
+    """(target, measured, verdict) of the numbers this part measures."""
+    one = row_of(rows, "order 0", "1 thread")
+    nine = row_of(rows, "order 9", "1 thread")
+    churn = row_of(rows, "churn 0..10", "1 thread")
+    small = op["per_size"][str(OPEN_MIB[0])]["cpu_ns"]
+    t = [("order 0 p99 <= 100 ns", f"{ns(one['keel_p99_ns'])} ns",
+          one["keel_p99_ns"] <= 100),
+         ("order 9 p99 <= 300 ns", f"{ns(nine['keel_p99_ns'])} ns",
+          nine["keel_p99_ns"] <= 300)]
+    for w in WORKLOADS:
+        two = row_of(rows, w, "2 threads, one node")["keel_cpu_ns"]
+        solo = row_of(rows, w, "1 thread")["keel_cpu_ns"]
+        t.append((f"{w}: 2 threads on one node <= 2x one thread",
+                  f"{two / solo:.2f}x", two <= 2 * solo))
+    t.append(("churn: <= 1 node lock per 16 operations (0.0625)",
+              f"{churn['keel_node_locks']:.3f}",
+              churn["keel_node_locks"] <= 1 / 16))
+    t.append(("open 4 GiB in a fresh process <= 1 ms",
+              f"{small / 1e6:.3f} ms", small <= 1e6))
+    t.append(("open 64 GiB <= 1.2x 4 GiB", f"{op['ratio_64g_4g']:.2f}x",
+              op["ratio_64g_4g"] <= 1.2))
+    return t
+
+
+def markdown(meta, rows, op, qemu, cmd, args):
+    out = ["# The heap at runtime (issue 37)", "",
+           f"`scripts/bench-runtime.py{' --quick' if args.quick else ''}` "
+           f"ran `{cmd}`, then `build/bench/heap_runtime open MIB` for "
+           f"{' and '.join(str(m) for m in OPEN_MIB)} MiB alternating, "
+           f"{4 * args.runs} times each, each in a fresh process. Alone: "
+           f"`make bench-runtime` (markdown in build/bench/runtime.md).",
+           "",
+           f"A host linking `libkeel-heap.a` with its own lock (a pthread "
+           f"mutex, acquisitions counted in its hook) against the in-tree "
+           f"reference (a buddy allocator: one free list per order behind "
+           f"one global lock, the same host lock), in the same process, "
+           f"runs alternating. {meta['nodes']} nodes of "
+           f"{meta['node_bytes'] >> 20} MiB, prefaulted; "
+           f"{meta['ops']} operations per thread per run (an operation: "
+           f"one allocation or one free, `HEAP_NO_SCRUB`, clean frees), "
+           f"median of {meta['rounds']} runs. ns/op (CPU): thread CPU time "
+           f"over the run per operation (the host is shared); p50 and p99: "
+           f"each operation timed by the cycle counter "
+           f"({meta['ns_per_cycle']:.3f} ns per cycle, the timer's own "
+           f"{meta['timer_cost_cycles']} cycles taken off), in a second "
+           f"pass; keel / reference: CPU ns/op, the median of the ratios "
+           f"run by run. Two threads on two nodes: CPUs on node 0 and 1, "
+           f"`HEAP_ANY_NODE` (each its CPU's node); the reference has one "
+           f"pool and one lock whatever the nodes.", ""]
+    if meta.get("node_lock_inits") != meta["nodes"]:
+        out += [f"**heap_init() made {meta.get('node_lock_inits')} locks for "
+                f"{meta['nodes']} nodes: the node locks per operation below "
+                "count every one of them.**", ""]
+    runtime_table(rows, out)
+    out += ["", "Opening the heap (`keel_numa_init()` to `heap_handoff()` "
+            "and the CPU caches on), one node, in a fresh process whose "
+            "region was never touched (`MAP_NORESERVE`):", "",
+            "| RAM | CPU time | wall | host page faults |", "|---|---|---|---|"]
+    for m, v in op["per_size"].items():
+        out.append(f"| {int(m) >> 10} GiB | {v['cpu_ns'] / 1000:.1f} us | "
+                   f"{v['wall_ns'] / 1000:.1f} us | {v['faults']:.0f} |")
+    if qemu:
+        out += ["", "Under QEMU (TCG, `-m 512M`, 1 vCPU), keel alone (the "
+                "reference is compiled only into the host benchmark): the "
+                "`bench: runtime` lines of a `" + QEMU_APPEND + "` boot "
+                "(common/selftest/bench_runtime.c): 16384 operations per "
+                "workload on the boot CPU after the boot scrub, each timed "
+                "by `arch_ticks()` (x86_64: the TSC; arm64: CNTVCT_EL0, "
+                "62.5 MHz under QEMU, so 16 ns a tick), the same "
+                "workloads in one thread, with the per-CPU caches as keel's "
+                f"boot leaves them; median of {args.runs} boots. TCG runs "
+                "every guest instruction through its translator: compare "
+                "rows with each other, not with the host's.", ""]
+        qemu_table(qemu, out)
+    out += ["", "Targets of issue 37 that this part decides:", "",
+            "| target | measured | verdict |", "|---|---|---|"]
+    for name, val, ok in targets(rows, op):
+        out.append(f"| {name} | {val} | {'met' if ok else 'missed'} |")
+    return out
+
+
+def main(argv=None):
+    ap = parser(__doc__)
+    ap.add_argument("--bin", default=BIN)
+    ap.add_argument("--qemu", default="x86_64,arm64",
+                    help="the QEMU platforms whose image is built "
+                    "(comma list; empty: none)")
+    args = parse(ap, argv)
+    given = argv if argv is not None else sys.argv[1:]
+    if not any(a.startswith("--runs") for a in given):
+        args.runs = 3 if args.quick else 5
+    args.runs = max(args.runs, 3)  # medians of at least 3 runs
+    host = host_info()
+    ops = 100000 if args.quick else 400000
+    meta, cells, cmd = run_cells(args.bin, args.runs, ops, args.timeout)
+    rows = summary(cells)
+    # Opening is cheap (a fresh process, well under a second): 4x the
+    # runs, so that a few host page faults more or less move the median
+    # less.
+    op = open_summary(open_runs(args.bin, 4 * args.runs, args.timeout))
+    images = {a: p for a, p in IMAGES.items() if a in args.qemu.split(",")}
+    qemu = qemu_runs(args.runs, args.timeout, images)
+    out = markdown(meta, rows, op, qemu, cmd, args)
+    results = {"host": host, "quick": args.quick,
+               "command": "make bench BENCH_PARTS=runtime"
+               + (" BENCH_QUICK=1" if args.quick else ""),
+               "load_end": round(os.getloadavg()[0], 2), "meta": meta,
+               "cells": list(cells.values()), "rows": rows, "open": op,
+               "qemu": qemu,
+               "targets": [{"target": n, "measured": v, "met": ok}
+                           for n, v, ok in targets(rows, op)]}
+    write_outputs(args, out, results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
