@@ -8,8 +8,8 @@ Each boot is watched (keel.boot.Live): when the first image says it was
 entered from the EFI stub (ExitBootServices() is behind it, the firmware
 no longer writes its memory), QEMU is stopped and these are read with
 `pmemsave`:
-  - every runtime code and data, ACPI reclaim and ACPI NVS region of the
-    UEFI memory map the first image's stub got from GetMemoryMap() (the
+  - every runtime code and data, ACPI reclaim and ACPI NVS region (and
+    each reserved one in write-back memory) of the UEFI memory map the first image's stub got from GetMemoryMap() (the
     map ExitBootServices() accepted), its raw descriptors read from guest
     memory and parsed here (tests/qemu/efi_mmap.py); the list must not be
     empty and must hold the EFI system table, and under GRUB must cover

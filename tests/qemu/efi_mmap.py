@@ -33,6 +33,7 @@ import time
 # EFI_MEMORY_TYPE values keel must never write, named as GRUB's lsefimmap
 # names them.
 FW_TYPES = {5: "RT-code", 6: "RT-data", 9: "ACPI-rec", 10: "ACPI-nvs"}
+RESERVED, MEMORY_WB = 0, 0x8  # EfiReservedMemoryType, EFI_MEMORY_WB
 MAX_TYPE = 15  # EfiUnacceptedMemoryType; OEM/OS types are >= 0x70000000
 SYSTEM_TABLE_SIG = b"IBI SYST"
 PAGE = 0x1000
@@ -109,9 +110,12 @@ def firmware_map(read, elf, image, base):
 
 def firmware_ranges(descs):
     """[(what, addr, size)] of each runtime code/data, ACPI reclaim and
-    ACPI NVS descriptor."""
+    ACPI NVS descriptor, and of each EfiReservedMemoryType one that is
+    write-back memory (not MMIO: reading a device could change it)."""
     return [(f"firmware {FW_TYPES[t]}", s, n * PAGE)
-            for t, s, n, _ in descs if t in FW_TYPES]
+            for t, s, n, _ in descs if t in FW_TYPES] + [
+        ("firmware reserved", s, n * PAGE)
+        for t, s, n, attr in descs if t == RESERVED and attr & MEMORY_WB]
 
 
 def check_system_table(read, ranges, addr):
@@ -120,7 +124,8 @@ def check_system_table(read, ranges, addr):
     its runtime section). Return: problems."""
     if read(addr, 8) != SYSTEM_TABLE_SIG:
         return [f"no EFI system table signature at {addr:#x}"]
-    if not any(s <= addr and addr + 8 <= s + n for _, s, n in ranges):
+    if not any(s <= addr and addr + 8 <= s + n
+               for w, s, n in ranges if w != "firmware reserved"):
         return [f"the EFI system table at {addr:#x} is in no runtime or "
                 f"ACPI region of the firmware's map"]
     return []
