@@ -225,7 +225,10 @@ def _poke(gdb, ranges, before):
     (what, addr, size), old = rt[-1]
     at = max(i for i, v in enumerate(old) if v)
     want = f"{what} [{addr:#x}, +{size:#x}) changed from byte {at:#x} "
-    return want, efi_mmap.Gdb(gdb).poke(addr + at, old[at] ^ 0xff)
+    try:
+        return want, efi_mmap.Gdb(gdb).poke(addr + at, old[at] ^ 0xff)
+    except (OSError, RuntimeError) as e:
+        return None, [f"no poke through QEMU's gdbstub: {e}"]
 
 
 def _passed_on(qmp, workdir, log, raw):
