@@ -47,7 +47,7 @@ ENTRY = r"^keel: arm64: entered at EL"
 LSEFIMMAP = re.compile(r"^\r?(RT-code|RT-data|ACPI-rec|ACPI-nvs)\s+"
                        r"([0-9a-f]{16})-([0-9a-f]{16})\s", re.M)
 # Quiet: 8-13 s for two updates under GRUB, 2-4 s under U-Boot (the map
-# read back included); up to 23 s and 12 s measured with the host loaded
+# read back included); up to 23 s and 16 s measured with the host loaded
 # by other builds. 150 s is over 5x the loaded 23 s.
 TIMEOUT = 150
 FDT_BEGIN, FDT_END_NODE, FDT_PROP, FDT_NOP, FDT_END = 1, 2, 3, 4, 9
