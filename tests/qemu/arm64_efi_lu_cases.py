@@ -4,10 +4,13 @@ under UEFI (GRUB `linux` + `initrd` with ACPI and with a DT, GRUB
 `xen_hypervisor` + `xen_module` with ACPI, U-Boot `bootefi`), live updates
 included, with the machine's memory read back through QMP.
 
-Each boot is watched (keel.boot.Live): when the first image says it was
-entered from the EFI stub (ExitBootServices() is behind it, the firmware
-no longer writes its memory), QEMU is stopped and these are read with
-`pmemsave`:
+Each boot is watched (keel.boot.Live) with QMP and QEMU's gdbstub: once
+the EFI stub says it is leaving boot services, a write watchpoint on the
+PL011's data register holds the first image at its first console write
+after ExitBootServices() (the flush at arm64_start()'s console_use(), pc
+checked inside keel's image): the firmware no longer writes its memory,
+and keel has allocated, scrubbed and updated nothing yet. These are then
+read with `pmemsave`:
   - every runtime code and data, ACPI reclaim and ACPI NVS region (and
     each reserved one in write-back memory) of the UEFI memory map the first image's stub got from GetMemoryMap() (the
     map ExitBootServices() accepted), its raw descriptors read from guest
@@ -39,9 +42,14 @@ from . import efi_mmap, memcheck
 from .arm64_machine import M, _patched_dtb, case
 from .dom0less_cases import no_warnings
 
-# The first image, past ExitBootServices() (its line is written once the
-# console is known, after the firmware map was read).
-FIRST = r"keel: arm64: entered at EL\d from the EFI stub"
+# The EFI stub's last line through UEFI's ConOut, before its final
+# GetMemoryMap() and ExitBootServices().
+LEAVING = (r"keel: efi: \d+ memory descriptors of \d+ bytes, leaving boot "
+           r"services\r*\n")
+# QEMU virt's PL011 data register. After that line the first write to it
+# is keel's console flush (arm64_start(): console_use()): boot services
+# are gone, the map was read, nothing is allocated, scrubbed or updated.
+UART_DR = 0x09000000
 ENTRY = r"^keel: arm64: entered at EL"
 # GRUB's lsefimmap rows of firmware memory keel must never write.
 LSEFIMMAP = re.compile(r"^\r?(RT-code|RT-data|ACPI-rec|ACPI-nvs)\s+"
@@ -192,17 +200,15 @@ def watched(files, grub_map=True, poke=False):
     def run(cmd_for, timeout, log_path, workdir, image):
         sock = os.path.join(workdir, "qmp.sock")
         gdb = os.path.join(workdir, "gdb.sock")
-        extra = ["-qmp", f"unix:{sock},server=on,wait=off"]
-        if poke:
-            extra += ["-chardev", f"socket,id=kgdb,path={gdb},server=on,"
-                      "wait=off", "-gdb", "chardev:kgdb"]
-        cmd = cmd_for(extra)
+        cmd = cmd_for(["-qmp", f"unix:{sock},server=on,wait=off",
+                       "-chardev", f"socket,id=kgdb,path={gdb},server=on,"
+                       "wait=off", "-gdb", "chardev:kgdb"])
         t0 = time.monotonic()
         live = boot.Live(cmd, timeout)
         out = []
         try:
-            out += _watch(live, sock, workdir, image, files(workdir, image),
-                          grub_map, gdb if poke else None)
+            out += _watch(live, (sock, gdb), workdir, image,
+                          files(workdir, image), grub_map, poke)
         finally:
             live.stop(10)
         live.out += live.proc.stdout.read() or b""
@@ -226,7 +232,7 @@ def _poke(gdb, ranges, before):
     at = max(i for i, v in enumerate(old) if v)
     want = f"{what} [{addr:#x}, +{size:#x}) changed from byte {at:#x} "
     try:
-        return want, efi_mmap.Gdb(gdb).poke(addr + at, old[at] ^ 0xff)
+        return want, gdb.poke(addr + at, old[at] ^ 0xff)
     except (OSError, RuntimeError) as e:
         return None, [f"no poke through QEMU's gdbstub: {e}"]
 
@@ -247,44 +253,77 @@ def _passed_on(qmp, workdir, log, raw):
     return []
 
 
-def _watch(live, sock, workdir, image, files, grub_map, gdb):
-    if not live.wait_for(FIRST, live.timeout):
-        return ["the first image never said it was entered from the EFI "
-                "stub"]
-    qmp = memcheck.Qmp(sock)
-    qmp.cmd("stop")
-    ranges, raw, out = _ranges(qmp, live.log, workdir, files, image)
-    if grub_map and not LSEFIMMAP.search(live.log):
-        out.append("no firmware runtime/ACPI region in GRUB's lsefimmap")
-    before = [_read(qmp, workdir, a, n) for _, a, n in ranges]
-    if not any(any(b) for (w, _, _), b in zip(ranges, before)
-               if w.startswith("firmware")):
-        out.append("the firmware regions are all zero: nothing to prove")
-    poked = None
+def _first_stop(live, path, image):
+    """Hold the first image at its first UART write after it left boot
+    services: its console flush in arm64_start(), before it allocates,
+    scrubs or updates anything. Return: (Gdb or None, problems)."""
+    found = live.wait_for(LEAVING, live.timeout)
+    m = re.search(r"keel: efi: image at (0x[0-9a-f]+),", live.log)
+    if not found or not m:
+        return None, ["the EFI stub never said where it was loaded and "
+                      "that it was leaving boot services"]
+    with open(image, "rb") as f:
+        size = struct.unpack_from("<Q", f.read(0x18), 0x10)[0]
+    base = int(m.group(1), 16)
+    try:
+        gdb = efi_mmap.Gdb(path)
+        out = gdb.run_to_write(UART_DR, 4, live.timeout)
+        pc = gdb.pc()
+    except (OSError, RuntimeError) as e:
+        return None, [f"QEMU's gdbstub: {e}"]
+    if not out and not base <= pc < base + size:
+        out.append(f"the first UART write after ExitBootServices() is at "
+                   f"pc {pc:#x}, outside keel's image [{base:#x}, "
+                   f"+{size:#x})")
+    return gdb, out
+
+
+def _watch(live, socks, workdir, image, files, grub_map, poke):
+    qmp = memcheck.Qmp(socks[0])
+    gdb, out = _first_stop(live, socks[1], image)
+    held = not out
+    if held:
+        ranges, raw, more = _ranges(qmp, live.log, workdir, files, image)
+        out += more
+        if grub_map and not LSEFIMMAP.search(live.log):
+            out.append("no firmware runtime/ACPI region in GRUB's lsefimmap")
+        before = [_read(qmp, workdir, a, n) for _, a, n in ranges]
+        if not any(any(b) for (w, _, _), b in zip(ranges, before)
+                   if w.startswith("firmware")):
+            out.append("the firmware regions are all zero: nothing to prove")
+        poked = None
+        if poke:
+            poked, problems = _poke(gdb, ranges, before)
+            out += problems
     if gdb:
-        poked, problems = _poke(gdb, ranges, before)
-        out += problems
-    qmp.cmd("cont")
-    if not live.wait_for(r"KEEL: (PASS|FAIL)", live.timeout):
-        out.append("no KEEL: verdict before the timeout")
-    else:
-        try:
-            qmp.cmd("stop")
-            changed = _compare(qmp, workdir, ranges, before)
-            if poked:
-                seen = [c for c in changed if c.startswith(poked)]
-                changed = [c for c in changed if c not in seen] + (
-                    [] if seen else [f"the poke ({poked}) was not seen"])
-            out += changed + _passed_on(qmp, workdir, live.log, raw)
-        except (OSError, RuntimeError) as e:
-            out.append(f"QEMU ended before its memory was read back ({e}): "
-                       f"the last image powered off (after=halt lost)")
+        gdb.detach()
+    if held:
+        out += _after(live, qmp, workdir, ranges, before, poked, raw)
     try:
         qmp.cmd("quit")
     except (OSError, RuntimeError):
         pass  # QEMU may close the socket as it quits
     qmp.close()
     return out
+
+
+def _after(live, qmp, workdir, ranges, before, poked, raw):
+    """Run on to the last image's verdict, stop, read back. Return:
+    problems."""
+    qmp.cmd("cont")  # the detached gdbstub let it run already
+    if not live.wait_for(r"KEEL: (PASS|FAIL)", live.timeout):
+        return ["no KEEL: verdict before the timeout"]
+    try:
+        qmp.cmd("stop")
+        changed = _compare(qmp, workdir, ranges, before)
+        if poked:
+            seen = [c for c in changed if c.startswith(poked)]
+            changed = [c for c in changed if c not in seen] + (
+                [] if seen else [f"the poke ({poked}) was not seen"])
+        return changed + _passed_on(qmp, workdir, live.log, raw)
+    except (OSError, RuntimeError) as e:
+        return [f"QEMU ended before its memory was read back ({e}): the "
+                f"last image powered off (after=halt lost)"]
 
 
 def generation(n, topology):

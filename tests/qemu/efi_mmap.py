@@ -9,7 +9,8 @@ image is a UEFI application: no loader hands it a map (U-Boot passes no
 GetMemoryMap() into its own buffer, the array `efi_mmap` in .bss, and
 ExitBootServices() accepts that map's key. The firmware wrote those bytes;
 keel only reads them. So once the first image is past ExitBootServices()
-the test reads, with QMP `pmemsave`:
+(held at its first console write, arm64_efi_lu_cases.py) the test reads,
+with QMP `pmemsave`:
   - the arm64 Image header at the ImageBase the stub printed, which must
     be the Image file's (the base is right);
   - `efi_boot`'s last two fields, mmap_size and desc_size (GetMemoryMap's
@@ -141,9 +142,12 @@ def covered(rows, ranges):
 
 
 class Gdb:
-    """QEMU's gdbstub on a Unix socket, enough to change one byte of
-    guest-physical memory (the proof that a read-back can fail): QEMU's
-    Qqemu.PhyMemMode:1 makes `M` take physical addresses."""
+    """QEMU's gdbstub on a Unix socket: stop the guest at a write to an
+    address (the first image's first UART byte after ExitBootServices) and
+    change one byte of guest-physical memory (the proof that a read-back
+    can fail; QEMU's Qqemu.PhyMemMode:1 makes `M` take physical
+    addresses). QEMU stops the guest when the debugger connects and lets
+    it run on when it detaches."""
 
     def __init__(self, path, wait=10):
         for _ in range(wait * 10):
@@ -155,20 +159,45 @@ class Gdb:
         self.sock.settimeout(30)
         self.buf = b""
 
-    def cmd(self, packet):
-        """Send @packet (str); return the stub's reply (str)."""
+    def cmd(self, packet, secs=30):
+        """Send @packet (str); return the stub's reply (str), waiting at
+        most @secs for it (socket.timeout, an OSError, past that). Stop
+        replies (T.., S..: QEMU sends one when the debugger connects) are
+        skipped, but for `c`, whose reply is the watchpoint's stop."""
         body = packet.encode()
+        self.sock.settimeout(secs)
         self.sock.sendall(b"$%s#%02x" % (body, sum(body) & 0xff))
         while True:
             m = re.search(rb"\$([^#]*)#[0-9a-fA-F]{2}", self.buf)
             if m:
                 self.buf = self.buf[m.end():]
                 self.sock.sendall(b"+")
-                return m.group(1).decode("latin-1")
+                r = m.group(1).decode("latin-1")
+                if r[:1] not in ("T", "S") or \
+                        (packet == "c" and "watch:" in r):
+                    return r
+                continue
             chunk = self.sock.recv(4096)
             if not chunk:
                 raise RuntimeError(f"gdbstub closed after {packet!r}")
             self.buf += chunk
+
+    def run_to_write(self, addr, size, secs):
+        """Let the guest run until it writes [@addr, +@size) (a virtual
+        address: VA == PA under UEFI and keel), then hold it there.
+        Return: problems."""
+        if self.cmd(f"Z2,{addr:x},{size:x}") != "OK":
+            return [f"gdbstub: no write watchpoint at {addr:#x}"]
+        stop = self.cmd("c", secs)
+        self.cmd(f"z2,{addr:x},{size:x}")
+        return [] if "watch:" in stop else [
+            f"gdbstub: the guest stopped with {stop!r}, not at the "
+            f"watchpoint at {addr:#x}"]
+
+    def pc(self):
+        """The stopped CPU's pc (aarch64 `g` packet: x0-x30, sp, pc)."""
+        regs = bytes.fromhex(self.cmd("g")[:33 * 16])
+        return int.from_bytes(regs[32 * 8:33 * 8], "little")
 
     def poke(self, addr, value):
         """Write the byte @value at guest-physical @addr. Return:
@@ -178,6 +207,11 @@ class Gdb:
             r = self.cmd(p)
             if r != "OK":
                 out.append(f"gdbstub {p!r}: {r!r}")
-        self.cmd("D")  # detach (QEMU lets the guest run on)
-        self.sock.close()
         return out
+
+    def detach(self):
+        """Detach (the guest runs on) and close."""
+        try:
+            self.cmd("D")
+        finally:
+            self.sock.close()
