@@ -12,8 +12,9 @@ checked inside keel's image): the firmware no longer writes its memory,
 and keel has allocated, scrubbed and updated nothing yet. These are then
 read with `pmemsave`:
   - every runtime code and data, ACPI reclaim and ACPI NVS region (and
-    each reserved one in write-back memory) of the UEFI memory map the first image's stub got from GetMemoryMap() (the
-    map ExitBootServices() accepted), its raw descriptors read from guest
+    each reserved one in write-back memory) of the UEFI memory map the
+    first image's stub got from GetMemoryMap() (the map
+    ExitBootServices() accepted), its raw descriptors read from guest
     memory and parsed here (tests/qemu/efi_mmap.py); the list must not be
     empty and must hold the EFI system table, and under GRUB must cover
     each such row GRUB's `lsefimmap` printed before keel ran;
@@ -22,8 +23,10 @@ read with `pmemsave`:
     the EFI stub logged, parsed here (each must hold the file the loader
     was given).
 Then QEMU runs on to keel's verdict (after=halt), is stopped again, and
-every range must read back the same bytes. The last image's report must
-show the generation asked for and the command line the first was given.
+every range must read back the same bytes; the map the last image read
+from its /chosen must be the firmware's, byte for byte. The last image's
+report must show the generation asked for and the command line the first
+was given.
 `uboot-bootefi-rt-poked` proves the read-back can fail: one byte of a
 runtime region is changed through QEMU's gdbstub, and it must be found.
 
@@ -44,8 +47,8 @@ from .dom0less_cases import no_warnings
 
 # The EFI stub's last line through UEFI's ConOut, before its final
 # GetMemoryMap() and ExitBootServices().
-LEAVING = (r"keel: efi: \d+ memory descriptors of \d+ bytes, leaving boot "
-           r"services\r*\n")
+LEAVING = (r"keel: efi: \d+ memory descriptors of (\d+) bytes, leaving "
+           r"boot services\r*\n")
 # QEMU virt's PL011 data register. After that line the first write to it
 # is keel's console flush (arm64_start(): console_use()): boot services
 # are gone, the map was read, nothing is allocated, scrubbed or updated.
@@ -55,8 +58,8 @@ ENTRY = r"^keel: arm64: entered at EL"
 LSEFIMMAP = re.compile(r"^\r?(RT-code|RT-data|ACPI-rec|ACPI-nvs)\s+"
                        r"([0-9a-f]{16})-([0-9a-f]{16})\s", re.M)
 # Quiet: 8-13 s for two updates under GRUB, 2-4 s under U-Boot (the map
-# read back included); up to 23 s and 16 s measured with the host loaded
-# by other builds. 150 s is over 5x the loaded 23 s.
+# read back included); up to 25 s and 16 s measured with the host loaded
+# by other builds. 150 s is 6x the loaded 25 s.
 TIMEOUT = 150
 FDT_BEGIN, FDT_END_NODE, FDT_PROP, FDT_NOP, FDT_END = 1, 2, 3, 4, 9
 
@@ -141,11 +144,16 @@ def _ranges(qmp, log, workdir, files, image):
     if not m or not int(m.group(3), 16):
         return [], b"", ["no image, system table or DTB in the EFI stub's "
                           "line"]
+
     def read(addr, size):
         return _read(qmp, workdir, addr, size)
     descs, raw, out = efi_mmap.firmware_map(
         read, os.path.join(os.path.dirname(image), "keel.elf"), image,
         int(m.group(1), 16))
+    said = re.search(LEAVING, log)
+    if descs and said and len(raw) != len(descs) * int(said.group(1)):
+        out.append(f"efi_boot's descriptor size {len(raw) // len(descs)} "
+                   f"is not the {said.group(1)} bytes the stub printed")
     ranges = efi_mmap.firmware_ranges(descs)
     if not ranges:
         out.append(f"no runtime or ACPI region in the firmware's map of "
@@ -296,7 +304,10 @@ def _watch(live, socks, workdir, image, files, grub_map, poke):
             poked, problems = _poke(gdb, ranges, before)
             out += problems
     if gdb:
-        gdb.detach()
+        try:
+            gdb.detach()
+        except (OSError, RuntimeError) as e:
+            out.append(f"QEMU's gdbstub did not let the guest go: {e}")
     if held:
         out += _after(live, qmp, workdir, ranges, before, poked, raw)
     try:
