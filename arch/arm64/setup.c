@@ -445,6 +445,13 @@ static void map_ram(struct bootinfo *bi)
 		bytes += miss;
 		edges += miss != 0;
 	}
+	/*
+	 * The live update's next image (the initrd), read at the update:
+	 * a loader may leave it outside the RAM of its map (U-Boot's
+	 * bootefi does), and no block around the image maps it any more.
+	 */
+	if (pa_val(bi->handover.image.end) > pa_val(bi->handover.image.start))
+		mm_map_normal(bi->handover.image.start, bi->handover.image.end);
 	if (left)
 		pr_info("arm64 mm: %u no-map range%s of the DT left out of "
 			"the RAM mapping\n",
