@@ -58,7 +58,6 @@
 struct ft_section {
 	struct page_info *base;	   /* entry of page index lo, or NULL */
 	struct page_info **blocks; /* level 3: per-block storage, or NULL */
-	uint64_t number;	   /* its first pfn >> FT_SECTION_SHIFT */
 	uint32_t lo, hi;	   /* page indexes with storage: [lo, hi) */
 	uint32_t node;		   /* owner (node of the lowest RAM page) */
 };
@@ -76,6 +75,7 @@ static struct ft_section *sections; /* the present ones, in pfn order */
 static uint64_t section_count;
 static struct ft_run *runs;
 static uint64_t run_count;
+static uint64_t first_number; /* runs[0].first: one run needs no search */
 static uint64_t ft_bytes;
 static unsigned int ft_pieces;
 static uint64_t ft_left_out; /* bytes of RAM reserved as "no frametable" */
@@ -192,12 +192,28 @@ static bool has_ram(const struct region *ram, unsigned int ram_count,
 	return false;
 }
 
+/* The number of sections[@i] (boot only): O(log runs). */
+static uint64_t section_number(uint64_t i)
+{
+	uint64_t lo = 0, hi = run_count;
+
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (runs[mid].index <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return runs[lo].first + (i - runs[lo].index);
+}
+
 /* Level 3: a block table and one piece per block with RAM. */
 static void store_blocks(uint64_t sec, const struct region *ram,
 			 unsigned int ram_count)
 {
 	struct ft_section *fs = &sections[sec];
-	uint64_t s0 = fs->number << FT_SECTION_SHIFT;
+	uint64_t s0 = section_number(sec) << FT_SECTION_SHIFT;
 	uint32_t b0 = fs->lo / FT_BLOCK_PAGES;
 	uint32_t b1 = (fs->hi + FT_BLOCK_PAGES - 1) / FT_BLOCK_PAGES;
 
@@ -247,8 +263,8 @@ static void store_sections(uint32_t node, const struct region *ram,
 
 /*
  * The present sections below @top_pfn (RAM sorted): counted in
- * @section_count and @run_count, and when sections[] and runs[] are
- * there, their numbers and the runs written. O(RAM ranges + sections).
+ * @section_count and @run_count, and when runs[] is there, the runs
+ * written. O(RAM ranges).
  */
 static void walk_sections(const struct region *ram, unsigned int ram_count,
 			  uint64_t top_pfn)
@@ -272,8 +288,6 @@ static void walk_sections(const struct region *ram, unsigned int ram_count,
 				runs[r] = (struct ft_run){first, n};
 			r++;
 		}
-		for (uint64_t sec = first; sections && sec <= last; sec++)
-			sections[n + sec - first].number = sec;
 		n += last - first + 1;
 		next = last + 1;
 	}
@@ -313,6 +327,7 @@ static bool alloc_section_table(const struct region *ram,
 	sections = (struct ft_section *)(runs + run_count);
 	memset(sections, 0, section_count * sizeof(*sections));
 	walk_sections(ram, ram_count, top_pfn);
+	first_number = runs[0].first;
 	ft_bytes += ALIGN_UP(bytes, PAGE_SIZE);
 	ft_pieces++;
 	return true;
@@ -329,8 +344,8 @@ static void fill_windows(const struct region *ram, unsigned int ram_count,
 		struct ft_section *fs = &sections[i];
 		uint32_t lo = 0, hi = 0, node = 0;
 
-		if (!section_ram_window(fs->number, ram, ram_count, top_pfn,
-					&cursor, &lo, &hi, &node))
+		if (!section_ram_window(section_number(i), ram, ram_count,
+					top_pfn, &cursor, &lo, &hi, &node))
 			continue;
 		if (node >= node_count)
 			node = 0;
@@ -355,7 +370,7 @@ void frametable_init(unsigned int node_count)
 	ram = bootmem_ram_regions(&ram_count);
 	sections = NULL;
 	runs = NULL;
-	section_count = run_count = 0;
+	section_count = run_count = first_number = 0;
 	ft_bytes = 0;
 	ft_pieces = 0;
 	ft_left_out = 0;
@@ -383,8 +398,11 @@ void frametable_init(unsigned int node_count)
 /* The present section numbered @number, or NULL: O(log runs). */
 static const struct ft_section *section_of(uint64_t number)
 {
-	uint64_t lo = 0, hi = run_count, i;
+	uint64_t lo = 0, hi = run_count, i = number - first_number;
 
+	/* One run (the common machine): below it, i wraps above the count. */
+	if (likely(run_count == 1))
+		return i < section_count ? &sections[i] : NULL;
 	while (hi - lo > 1) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
