@@ -6,9 +6,9 @@
  * storage, allocated from bootmem on the section's node (in one piece per
  * node, per section, or per FT_BLOCK_PAGES block when the node's free RAM
  * is fragmented). The section table holds only the sections with RAM
- * (sized by RAM, not by the highest address); pfn_to_page() is a binary
- * search of their runs (O(log runs), none when RAM is one run) plus an
- * index. Entries are contiguous within a block.
+ * (sized by RAM, not by the highest address); pfn_to_page() is one
+ * comparison plus an index when they are one run, else a binary search
+ * of the runs (O(log runs)) first. Entries are contiguous within a block.
  *
  * Invariant (DESIGN §4): an entry is meaningful only if its page is the head
  * of a free chunk, the head of an owned extent (a domain's), or the head
