@@ -2,12 +2,18 @@
 /*
  * The frame table: struct page_info storage for every RAM page.
  *
- * Physical memory is cut into sections of FT_SECTION_PAGES pages. A section
- * table, sized by the highest RAM pfn kept (mem= hides the rest) and
- * allocated from bootmem, gives for each section the window [lo, hi) of page
- * indexes that have storage (the lowest to the highest RAM page of the
- * section), so holes at the edges of a section cost nothing and
- * pfn_to_page_or_null() tells them apart.
+ * Physical memory is cut into sections of FT_SECTION_PAGES pages. The
+ * section table follows RAM, not the highest address (issue 37 §4): it
+ * holds only the sections that contain RAM below the highest RAM pfn kept
+ * (mem= hides the rest), in pfn order, and beside them a table of runs
+ * (maximal series of consecutive present sections, at most one per RAM
+ * range), found by a binary search: O(log runs), one comparison on a
+ * machine whose RAM is one run. Both are one bootmem piece, sized by the
+ * RAM ranges, so a host whose RAM sits at any physical address (pa == va
+ * at 2^46) pays what it would pay at 1 GiB. Each section gives the window
+ * [lo, hi) of page indexes that have storage (the lowest to the highest
+ * RAM page of the section), so holes at the edges of a section cost
+ * nothing and pfn_to_page_or_null() tells them apart.
  *
  * A section belongs to the node of its lowest RAM page. Its storage is
  * taken from bootmem in the largest piece the node's free memory allows,
@@ -56,8 +62,20 @@ struct ft_section {
 	uint32_t node;		   /* owner (node of the lowest RAM page) */
 };
 
-static struct ft_section *sections;
+/*
+ * A run: the present sections numbered first, first + 1, ..., at
+ * sections[index], sections[index + 1], ... up to the next run's index.
+ */
+struct ft_run {
+	uint64_t first; /* its first section's number */
+	uint64_t index; /* that section's index in sections[] */
+};
+
+static struct ft_section *sections; /* the present ones, in pfn order */
 static uint64_t section_count;
+static struct ft_run *runs;
+static uint64_t run_count;
+static uint64_t first_number; /* runs[0].first: one run needs no search */
 static uint64_t ft_bytes;
 static unsigned int ft_pieces;
 static uint64_t ft_left_out; /* bytes of RAM reserved as "no frametable" */
@@ -174,12 +192,28 @@ static bool has_ram(const struct region *ram, unsigned int ram_count,
 	return false;
 }
 
+/* The number of sections[@i] (boot only): O(log runs). */
+static uint64_t section_number(uint64_t i)
+{
+	uint64_t lo = 0, hi = run_count;
+
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (runs[mid].index <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return runs[lo].first + (i - runs[lo].index);
+}
+
 /* Level 3: a block table and one piece per block with RAM. */
 static void store_blocks(uint64_t sec, const struct region *ram,
 			 unsigned int ram_count)
 {
 	struct ft_section *fs = &sections[sec];
-	uint64_t s0 = sec << FT_SECTION_SHIFT;
+	uint64_t s0 = section_number(sec) << FT_SECTION_SHIFT;
 	uint32_t b0 = fs->lo / FT_BLOCK_PAGES;
 	uint32_t b1 = (fs->hi + FT_BLOCK_PAGES - 1) / FT_BLOCK_PAGES;
 
@@ -228,16 +262,55 @@ static void store_sections(uint32_t node, const struct region *ram,
 }
 
 /*
- * The section table for pfns below @top_pfn. When not even it fits, all
- * RAM below @top_pfn is left out. Return: false then.
+ * The present sections below @top_pfn (RAM sorted): counted in
+ * @section_count and @run_count, and when runs[] is there, the runs
+ * written. O(RAM ranges).
+ */
+static void walk_sections(const struct region *ram, unsigned int ram_count,
+			  uint64_t top_pfn)
+{
+	uint64_t next = 0; /* the first section number not yet present */
+	uint64_t n = 0, r = 0;
+
+	for (unsigned int i = 0; i < ram_count; i++) {
+		uint64_t s = pfn_val(paddr_to_pfn(ram[i].start));
+		uint64_t e = MIN(pfn_val(paddr_to_pfn(ram[i].end)), top_pfn);
+		uint64_t first, last;
+
+		if (s >= e)
+			continue;
+		first = MAX(s >> FT_SECTION_SHIFT, next);
+		last = (e - 1) >> FT_SECTION_SHIFT;
+		if (first > last)
+			continue;
+		if (!n || first != next) {
+			if (runs)
+				runs[r] = (struct ft_run){first, n};
+			r++;
+		}
+		n += last - first + 1;
+		next = last + 1;
+	}
+	section_count = n;
+	run_count = r;
+}
+
+/*
+ * The section table for pfns below @top_pfn: the present sections and
+ * their runs, one piece. When not even it fits, all RAM below @top_pfn is
+ * left out. Return: false then, or when there is no RAM below @top_pfn.
  */
 static bool alloc_section_table(const struct region *ram,
 				unsigned int ram_count, uint64_t top_pfn)
 {
+	uint64_t bytes;
 	paddr_t p;
 
-	p = bootmem_alloc_try(section_count * sizeof(*sections), PAGE_SIZE,
-			      BOOTMEM_ANY_NODE, "frametable");
+	walk_sections(ram, ram_count, top_pfn);
+	if (!section_count)
+		return false; /* no RAM below @top_pfn */
+	bytes = run_count * sizeof(*runs) + section_count * sizeof(*sections);
+	p = bootmem_alloc_try(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE, "frametable");
 	if (pa_val(p) == pa_val(INVALID_PADDR)) {
 		/* Not even the section table fits: no RAM gets entries. */
 		for (unsigned int i = 0; i < ram_count; i++) {
@@ -247,11 +320,15 @@ static bool alloc_section_table(const struct region *ram,
 			if (s < top_pfn)
 				leave_out(s, MIN(e, top_pfn));
 		}
-		section_count = 0;
+		section_count = run_count = 0;
 		return false;
 	}
-	sections = phys_to_virt(p);
-	ft_bytes += ALIGN_UP(section_count * sizeof(*sections), PAGE_SIZE);
+	runs = phys_to_virt(p);
+	sections = (struct ft_section *)(runs + run_count);
+	memset(sections, 0, section_count * sizeof(*sections));
+	walk_sections(ram, ram_count, top_pfn);
+	first_number = runs[0].first;
+	ft_bytes += ALIGN_UP(bytes, PAGE_SIZE);
 	ft_pieces++;
 	return true;
 }
@@ -263,13 +340,12 @@ static void fill_windows(const struct region *ram, unsigned int ram_count,
 {
 	unsigned int cursor = 0;
 
-	for (uint64_t sec = 0; sec < section_count; sec++) {
-		struct ft_section *fs = &sections[sec];
+	for (uint64_t i = 0; i < section_count; i++) {
+		struct ft_section *fs = &sections[i];
 		uint32_t lo = 0, hi = 0, node = 0;
 
-		memset(fs, 0, sizeof(*fs));
-		if (!section_ram_window(sec, ram, ram_count, top_pfn, &cursor,
-					&lo, &hi, &node))
+		if (!section_ram_window(section_number(i), ram, ram_count,
+					top_pfn, &cursor, &lo, &hi, &node))
 			continue;
 		if (node >= node_count)
 			node = 0;
@@ -288,12 +364,13 @@ void frametable_init(unsigned int node_count)
 {
 	const struct region *ram;
 	unsigned int ram_count;
-	uint64_t node_entries[MAX_NUMNODES] = {0};
+	uint64_t node_entries[MAX_NUMNODES];
 	uint64_t top_pfn;
 
 	ram = bootmem_ram_regions(&ram_count);
 	sections = NULL;
-	section_count = 0;
+	runs = NULL;
+	section_count = run_count = first_number = 0;
 	ft_bytes = 0;
 	ft_pieces = 0;
 	ft_left_out = 0;
@@ -301,12 +378,13 @@ void frametable_init(unsigned int node_count)
 		return;
 	if (node_count > MAX_NUMNODES)
 		node_count = MAX_NUMNODES;
+	/* O(nodes present): only the entries of the nodes there are. */
+	memset(node_entries, 0, node_count * sizeof(node_entries[0]));
 
 	/* RAM that mem= hid never reaches the heap: no entries for it. */
 	top_pfn = pfn_val(paddr_to_pfn(ram[ram_count - 1].end));
 	top_pfn = MIN(top_pfn, pfn_val(paddr_to_pfn(bootmem_limit_top())));
-	section_count = (top_pfn + FT_SECTION_PAGES - 1) >> FT_SECTION_SHIFT;
-	if (!section_count || !alloc_section_table(ram, ram_count, top_pfn))
+	if (!alloc_section_table(ram, ram_count, top_pfn))
 		return;
 
 	fill_windows(ram, ram_count, top_pfn, node_count, node_entries);
@@ -317,6 +395,30 @@ void frametable_init(unsigned int node_count)
 	}
 }
 
+/* The present section numbered @number, or NULL: O(log runs). */
+static const struct ft_section *section_of(uint64_t number)
+{
+	uint64_t lo = 0, hi = run_count, i = number - first_number;
+
+	/* One run (the common machine): below it, i wraps above the count. */
+	if (likely(run_count == 1))
+		return i < section_count ? &sections[i] : NULL;
+	while (hi - lo > 1) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (runs[mid].first <= number)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (!run_count || number < runs[lo].first)
+		return NULL;
+	i = runs[lo].index + (number - runs[lo].first);
+	if (i >= (lo + 1 < run_count ? runs[lo + 1].index : section_count))
+		return NULL;
+	return &sections[i];
+}
+
 /**
  * pfn_to_page_or_null() - the entry of @p.
  *
@@ -324,15 +426,12 @@ void frametable_init(unsigned int node_count)
  */
 struct page_info *pfn_to_page_or_null(pfn_t p)
 {
-	uint64_t v = pfn_val(p), sec = v >> FT_SECTION_SHIFT;
+	uint64_t v = pfn_val(p);
 	uint32_t idx = (uint32_t)(v & (FT_SECTION_PAGES - 1));
-	const struct ft_section *fs;
+	const struct ft_section *fs = section_of(v >> FT_SECTION_SHIFT);
 	struct page_info *blk;
 
-	if (sec >= section_count)
-		return NULL;
-	fs = &sections[sec];
-	if (idx < fs->lo || idx >= fs->hi)
+	if (!fs || idx < fs->lo || idx >= fs->hi)
 		return NULL;
 	if (likely(!fs->blocks))
 		return fs->base + (idx - fs->lo);

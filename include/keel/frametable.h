@@ -5,8 +5,10 @@
  * sections of FT_SECTION_PAGES pages; only sections containing RAM have
  * storage, allocated from bootmem on the section's node (in one piece per
  * node, per section, or per FT_BLOCK_PAGES block when the node's free RAM
- * is fragmented). pfn_to_page() is O(1): a section table lookup plus an
- * index. Entries are contiguous within a block.
+ * is fragmented). The section table holds only the sections with RAM
+ * (sized by RAM, not by the highest address); pfn_to_page() is one
+ * comparison plus an index when they are one run, else a binary search
+ * of the runs (O(log runs)) first. Entries are contiguous within a block.
  *
  * Invariant (DESIGN §4): an entry is meaningful only if its page is the head
  * of a free chunk, the head of an owned extent (a domain's), or the head
