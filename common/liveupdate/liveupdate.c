@@ -337,26 +337,55 @@ static void fill_extent_cb(uint64_t gpa, paddr_t p, uint64_t pages, void *arg)
 	a->pages = pages;
 }
 
-/* The first image marks every domain it hands over (lu_fill.c). */
-static void fill_domains(const struct domain_set *ds,
-			 const struct lu_sample *smp)
+/*
+ * Domains whose guests run (a live vCPU at the update, by domain id): their
+ * pattern is written only once their vCPUs are stopped, in the freeze. A
+ * running guest walks its memory: a pattern written under it would be a
+ * write into the guest's data while it reads it, and, when the update then
+ * fails and the guests run on, bad words in its next walk.
+ */
+static uint64_t guest_ids[(UINT16_MAX + 1) / 64];
+
+static bool has_guest(uint16_t id)
+{
+	return guest_ids[id / 64] & (1ULL << (id % 64));
+}
+
+/* Mark the domains with a live vCPU. Return: how many vCPUs. */
+static unsigned int mark_guest_domains(const struct lu_vcpus *vc)
+{
+	struct handover_vcpu rec;
+	const void *state;
+	unsigned int i;
+
+	memset(guest_ids, 0, sizeof(guest_ids));
+	for (i = 0; vc && vc->get(vc->arg, i, &rec, &state); i++)
+		guest_ids[rec.domain / 64] |= 1ULL << (rec.domain % 64);
+	return i;
+}
+
+/*
+ * The first image marks every domain it hands over (lu_fill.c): those
+ * without a running guest before the freeze (@guests false), those with
+ * one in it (@guests true). Return: the pages written.
+ */
+static uint64_t fill_domains(const struct domain_set *ds,
+			     const struct lu_sample *smp, bool guests)
 {
 	struct fill_acc a = {.s = smp};
 	struct domain_view v;
 
 	for (unsigned int i = 0; !lu_in && i < domain_set_stats(ds)->count;
 	     i++) {
-		if (!domain_view(ds, i, &v) || !v.p2m)
+		if (!domain_view(ds, i, &v) || !v.p2m ||
+		    has_guest(v.id) != guests)
 			continue;
 		a.id = v.id;
 		a.first = true;
 		domain_view_extents(&v, fill_extent_cb, &a);
 		fill_flush(&a, true);
 	}
-	if (a.filled)
-		pr_info("liveupdate: the pattern written into %llu pages%s\n",
-			(unsigned long long)a.filled,
-			smp->every_extent ? " (domain_fill=on)" : "");
+	return a.filled;
 }
 
 /* ---- the update --------------------------------------------------------- */
@@ -583,8 +612,8 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
  * failed before any CPU stopped for good, the guests running on.
  */
 static int lu_freeze(const struct domain_set *ds, const struct lu_vcpus *vc,
-		     struct arch_lu_jump *j, uint64_t cap,
-		     struct handover_header *hd)
+		     const struct lu_sample *smp, struct arch_lu_jump *j,
+		     uint64_t cap, struct handover_header *hd)
 {
 	uint64_t deadline =
 		hd->freeze_ticks + arch_ticks_hz() / 1000 * LU_FREEZE_MS;
@@ -601,6 +630,8 @@ static int lu_freeze(const struct domain_set *ds, const struct lu_vcpus *vc,
 		goto run_on;
 	/* The heap exact (DESIGN §15): every per-CPU cache given back. */
 	heap_drain_caches();
+	/* The guests' domains, now that no vCPU runs: lu_fill.c. */
+	fill_domains(ds, smp, true);
 	hd->frozen_ticks = arch_ticks();
 	j->handover_bytes = lu_write(ds, vc, j, cap, hd);
 	if (!j->handover_bytes) {
@@ -620,7 +651,8 @@ static void lu_run(const struct bootinfo *bi, const struct keel_options *o,
 	struct lu_sample smp = lu_sample_of(o);
 	struct handover_header hd = {0};
 	struct arch_lu_jump j;
-	uint64_t cap;
+	uint64_t cap, filled;
+	unsigned int guests;
 
 	if (lu.generation >= lu.asked)
 		return;
@@ -642,13 +674,21 @@ static void lu_run(const struct bootinfo *bi, const struct keel_options *o,
 		(unsigned long long)pa_val(j.image.end),
 		(unsigned long long)pa_val(j.handover),
 		(unsigned long long)cap);
-	fill_domains(ds, &smp);
+	guests = mark_guest_domains(vc);
+	filled = fill_domains(ds, &smp, false);
+	if (filled || guests)
+		pr_info("liveupdate: the pattern written into %llu pages%s%s\n",
+			(unsigned long long)filled,
+			smp.every_extent ? " (domain_fill=on)" : "",
+			guests ? "; into the running guests' domains once "
+				 "their vCPUs stop"
+			       : "");
 	hd.generation = lu.generation + 1;
 	hd.build = lu.build;
 	hd.from_build = lu.from_build;
 	hd.ticks_hz = arch_ticks_hz();
 	hd.freeze_ticks = arch_ticks();
-	if (lu_freeze(ds, vc, &j, cap, &hd))
+	if (lu_freeze(ds, vc, &smp, &j, cap, &hd))
 		return;
 	j.handover_bytes =
 		lu_inject(phys_to_virt(j.handover), j.handover_bytes, bi);
