@@ -133,6 +133,7 @@ embed-run: $(EMBED_BIN) $(O)/tests/embed-collide $(O)/tests/embed-cxx embed-head
 		echo "embed: FAIL (libkeel-heap.a's hooks are not keel/hooks.h's list)"; \
 		exit 1; }
 	$(Q)$(EMBED_CHECK) - $(LIB_HEAP) $(LIB_HEADERS)
+	$(Q)CC=$(CC_ARCH) tests/embed/check_heap_api.sh 14 $(EMBED_HDR_FLAGS)
 	$(Q)$(EMBED_BIN) || exit 1
 	$(Q)if $(EMBED_BIN) --break-holes >$(O)/tests/embed-broken.log; then \
 		echo "embed: FAIL (the --break-holes run passed: the checks cannot fail)"; \

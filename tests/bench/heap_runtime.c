@@ -134,14 +134,14 @@ static void burst(struct worker *wk, unsigned int order, unsigned int n)
 	unsigned int got = 0;
 
 	for (unsigned int i = 0; i < n; i++) {
-		pg[got] = heap_alloc(order, 0, 0, HEAP_NO_SCRUB);
+		pg[got] = heap_alloc(order, 0, 0, HEAP_NO_SCRUB, NULL);
 		if (pg[got])
 			got++;
 		else
 			wk->failed++;
 	}
 	while (got)
-		heap_free(pg[--got], order, false);
+		heap_free(pg[--got], order, HEAP_FREE_ZEROED);
 	wk->ops += 2 * n;
 }
 
@@ -159,7 +159,7 @@ static void churn(struct worker *wk, unsigned int ops)
 		if (n < HELD_MAX && (n == 0 || (x & 1))) {
 			unsigned int k = (unsigned int)((x >> 8) % 11);
 
-			pg[n] = heap_alloc(k, 0, 0, HEAP_NO_SCRUB);
+			pg[n] = heap_alloc(k, 0, 0, HEAP_NO_SCRUB, NULL);
 			if (!pg[n]) {
 				wk->failed++;
 				continue;
@@ -168,13 +168,13 @@ static void churn(struct worker *wk, unsigned int ops)
 		} else {
 			unsigned int i = (unsigned int)((x >> 16) % n);
 
-			heap_free(pg[i], ord[i], false);
+			heap_free(pg[i], ord[i], HEAP_FREE_ZEROED);
 			pg[i] = pg[--n];
 			ord[i] = ord[n];
 		}
 	}
 	while (n--)
-		heap_free(pg[n], ord[n], false);
+		heap_free(pg[n], ord[n], HEAP_FREE_ZEROED);
 	wk->ops += ops;
 }
 
@@ -202,10 +202,10 @@ static uint64_t locks(void)
 {
 	uint64_t sum = 0;
 #ifdef HEAP_RUNTIME_NEW
-	struct heap_node_stats st;
+	struct heap_stats st;
 
 	for (uint32_t n = 0; n < 2; n++)
-		if (!heap_node_stats(n, &st))
+		if (!heap_stats(n, 0, &st))
 			sum += st.locks;
 #endif
 	return sum;

@@ -24,8 +24,8 @@ int main()
 	decltype(&bootmem_init) volatile init = bootmem_init;
 	decltype(&heap_alloc) volatile alloc = heap_alloc;
 
-	if (!open || !init || !alloc || heap_total_pages() != 0 ||
-	    heap_free_pages() != 0) {
+	if (!open || !init || !alloc || heap_stats_all(0).total_pages != 0 ||
+	    heap_stats_all(0).free_pages != 0) {
 		std::printf("embed-cxx: FAIL (a closed heap has pages)\n");
 		return 1;
 	}
