@@ -48,6 +48,13 @@
 #include <keel/heap_check.h>
 #include <keel/numa.h>
 
+#ifndef HEAP_RUNTIME_NEW
+/* The API before issue 37 §3: no policy parameter, a bool for the state. */
+#define heap_alloc(order, node, bits, flags, cm) \
+	heap_alloc(order, node, bits, flags)
+#define HEAP_FREE_ZEROED false
+#endif
+
 /* arch/sandbox/cpu.c: what arch_cpu_id() returns on this thread. */
 void sandbox_set_cpu_id(unsigned int cpu, uint64_t hwid);
 
