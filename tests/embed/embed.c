@@ -135,17 +135,18 @@ static void check_opened(void)
 {
 	uint64_t kept = bootmem_reserved_ram_bytes() >> PAGE_SHIFT;
 	uint64_t ram = host.bytes >> PAGE_SHIFT;
+	struct heap_stats st;
 	pfn_t head;
 
 	EXPECT(heap_node_count() == NODES, "%u nodes", heap_node_count());
-	EXPECT(heap_stats_all(0).total_pages == ram - kept,
-	       "%llu pages, %llu expected",
-	       (unsigned long long)heap_stats_all(0).total_pages,
+	EXPECT(!heap_stats(HEAP_ALL_NODES, 0, &st), "heap_stats");
+	EXPECT(st.total_pages == ram - kept, "%llu pages, %llu expected",
+	       (unsigned long long)st.total_pages,
 	       (unsigned long long)(ram - kept));
-	EXPECT(heap_stats_all(0).free_pages == heap_stats_all(0).total_pages,
-	       "not all free");
-	EXPECT(heap_stats_all(0).dirty_pages == heap_stats_all(0).total_pages,
-	       "handed over dirty");
+	EXPECT(st.free_pages == st.total_pages, "not all free");
+	EXPECT(st.dirty_pages == st.total_pages, "handed over dirty");
+	EXPECT(st.allocated_pages == 0, "%llu allocated",
+	       (unsigned long long)st.allocated_pages);
 	for (size_t i = 0; i < sizeof(holes) / sizeof(holes[0]); i++)
 		EXPECT(heap_owner_of(pfn(pfn_of(holes[i].off)), &head, NULL) ==
 			       HEAP_OWNER_NONE,
