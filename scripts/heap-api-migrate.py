@@ -82,7 +82,7 @@ def rename(s, old, new):
     return re.sub(r"\b%s\s*\(" % old, new + "(", s)
 
 
-def migrate(s):
+def migrate(s, path=""):
     s = add_null(s, "heap_alloc", 4)
     s = add_null(s, "heap_alloc_owned", 5)
     s = rename(s, "heap_alloc_maint", "heap_alloc")
@@ -96,7 +96,9 @@ def migrate(s):
             if how:
                 s = s[:commas[1] + 1] + " " + how + s[end:]
     for st, p in calls(s, "heap_free_clean_poc"):
-        end, _ = args_end(s, p)
+        end, commas = args_end(s, p)
+        if len(commas) != 1:
+            continue
         s = (s[:st] + "heap_free(" + s[p + 1:end] + ", HEAP_FREE_CLEAN_POC" +
              s[end:])
     for st, p in calls(s, "heap_node_stats"):
@@ -109,15 +111,18 @@ def migrate(s):
         s = re.sub(r"\b%s\s*\(\s*\)" % old, "heap_stats_all(0).%s" % field, s)
     for st, p in calls(s, "heap_owned_pages"):
         end, _ = args_end(s, p)
+        if not s[p + 1:end].strip():
+            continue
         s = (s[:st] + "heap_stats_all(" + s[p + 1:end] + ").owned_pages" +
              s[end + 1:])
-    return add_includes(s)
+    return add_includes(s, path)
 
 
-def add_includes(s):
+def add_includes(s, path):
     code = re.sub(r"/\*.*?\*/|//[^\n]*", "", s, flags=re.S)
     for header, pattern in NEEDS.items():
-        if not re.search(pattern, code) or "<%s>" % header in s:
+        if (not re.search(pattern, code) or "<%s>" % header in s or
+                path.endswith(header)):
             continue
         incs = list(re.finditer(r"^#include <keel/[^>]+>\n", s, re.M))
         if not incs:
@@ -136,7 +141,7 @@ def main():
     for path in sys.argv[1:]:
         with open(path) as f:
             old = f.read()
-        new = migrate(old)
+        new = migrate(old, path)
         if new != old:
             with open(path, "w") as f:
                 f.write(new)
