@@ -53,7 +53,8 @@ endif
 # the same program with a host that has its own printk, panic, crc32,
 # sort and memset (collide.c), a C++ host (cxx_host.cc), each header a
 # host includes compiled alone as C++ and beside <zlib.h>, the archives'
-# exported names (check_exports.sh), and every line of
+# exported names (check_exports.sh), keel/heap.h's function count
+# (check_heap_api.sh: at most 14), and every line of
 # docs/embedding.md's sh blocks (doc_lines.sh).
 embed:
 	$(Q)$(MAKE) --no-print-directory ARCH=sandbox SANITIZE=1 embed-run
