@@ -300,7 +300,7 @@ const char *boot_verdict(const struct audit_result *a,
 	if (liveupdate_fail_reason())
 		return liveupdate_fail_reason();
 	/* RAM but none of it free for the heap is no usable RAM either. */
-	if (!a->ram_pages || !heap_total_pages())
+	if (!a->ram_pages || !heap_stats_all(0).total_pages)
 		return "no usable RAM";
 	if (!a->ok && a->lost_pages)
 		return "audit: lost pages";
@@ -308,7 +308,7 @@ const char *boot_verdict(const struct audit_result *a,
 		return "audit: heap check problems";
 	if (o->stress_seconds && !stress_ok())
 		return stress_fail_reason();
-	if (o->bootscrub != SCRUB_OFF && heap_dirty_pages())
+	if (o->bootscrub != SCRUB_OFF && heap_stats_all(0).dirty_pages)
 		return "scrub incomplete: dirty pages remain";
 	if (domain_set_stats(&domain_set)->problems ||
 	    latency_stats()->domain_problems)

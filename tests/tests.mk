@@ -53,7 +53,8 @@ endif
 # the same program with a host that has its own printk, panic, crc32,
 # sort and memset (collide.c), a C++ host (cxx_host.cc), each header a
 # host includes compiled alone as C++ and beside <zlib.h>, the archives'
-# exported names (check_exports.sh), and every line of
+# exported names (check_exports.sh), keel/heap.h's function count
+# (check_heap_api.sh: at most 14), and every line of
 # docs/embedding.md's sh blocks (doc_lines.sh).
 embed:
 	$(Q)$(MAKE) --no-print-directory ARCH=sandbox SANITIZE=1 embed-run
@@ -133,6 +134,7 @@ embed-run: $(EMBED_BIN) $(O)/tests/embed-collide $(O)/tests/embed-cxx embed-head
 		echo "embed: FAIL (libkeel-heap.a's hooks are not keel/hooks.h's list)"; \
 		exit 1; }
 	$(Q)$(EMBED_CHECK) - $(LIB_HEAP) $(LIB_HEADERS)
+	$(Q)CC=$(CC_ARCH) tests/embed/check_heap_api.sh 14 $(EMBED_HDR_FLAGS)
 	$(Q)$(EMBED_BIN) || exit 1
 	$(Q)if $(EMBED_BIN) --break-holes >$(O)/tests/embed-broken.log; then \
 		echo "embed: FAIL (the --break-holes run passed: the checks cannot fail)"; \

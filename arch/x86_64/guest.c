@@ -246,7 +246,7 @@ uint64_t arch_guest_image(void *pages, uint64_t image_ipa,
 /* 2^@order pages of @byte (the permission maps). */
 static paddr_t filled_pages(unsigned int order, int byte)
 {
-	struct page_info *pg = heap_alloc(order, HEAP_ANY_NODE, 0, 0);
+	struct page_info *pg = heap_alloc(order, HEAP_ANY_NODE, 0, 0, NULL);
 	paddr_t t;
 
 	if (!pg)

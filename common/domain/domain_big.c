@@ -59,8 +59,8 @@ static struct page_info *big_take(struct domain *d, unsigned int *k,
 {
 	for (; *k >= BIG_MIN; (*k)--) {
 		struct page_info *pg =
-			heap_alloc_owned_maint(*k, (int)d->node, BIG_FLAGS,
-					       d->id, info, domain_maint(d));
+			heap_alloc_owned(*k, (int)d->node, BIG_FLAGS, d->id,
+					 info, domain_maint(d));
 
 		if (pg)
 			return pg;

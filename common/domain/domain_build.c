@@ -54,6 +54,7 @@
 #include <keel/domain.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/numa.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
@@ -131,8 +132,8 @@ static int extent_add(struct domain *d, unsigned int order, uint64_t gpa,
 	unsigned int got_order;
 	int err;
 
-	pg = heap_alloc_owned_maint(order, (int)d->node, HEAP_NO_FLUSH, d->id,
-				    &info, domain_maint(d));
+	pg = heap_alloc_owned(order, (int)d->node, HEAP_NO_FLUSH, d->id, &info,
+			      domain_maint(d));
 	t1 = arch_ticks();
 	if (!pg)
 		return -ENOMEM;

@@ -35,6 +35,7 @@
 #include <arch/mm.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_check.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
 
@@ -189,9 +190,9 @@ static unsigned int check_domain(struct domain_set *s, struct domain *d,
 		if (c.extents[k] != d->extents[k])
 			check_problem(&c, "extent count differs from the build",
 				      k, pa(c.extents[k]));
-	if (heap_owned_pages(d->id) != d->spec.bytes >> PAGE_SHIFT)
+	if (heap_stats_all(d->id).owned_pages != d->spec.bytes >> PAGE_SHIFT)
 		check_problem(&c, "the heap's owned pages differ from its size",
-			      heap_owned_pages(d->id), pa(0));
+			      heap_stats_all(d->id).owned_pages, pa(0));
 	return c.problems;
 }
 

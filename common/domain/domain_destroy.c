@@ -21,6 +21,8 @@
 #include <keel/atomic.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>
@@ -32,12 +34,12 @@
 /** domain_snapshot() - free pages and free chunks of the heap now. */
 void domain_snapshot(struct domain_heap_snap *s)
 {
-	struct heap_node_stats st;
+	struct heap_stats st;
 
-	s->free_pages = heap_free_pages();
+	s->free_pages = heap_stats_all(0).free_pages;
 	s->free_chunks = 0;
 	for (unsigned int n = 0; n < heap_node_count(); n++)
-		if (!heap_node_stats(n, &st))
+		if (!heap_stats(n, 0, &st))
 			s->free_chunks += st.free_chunks;
 	s->taken = true;
 }

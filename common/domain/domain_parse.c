@@ -23,6 +23,7 @@
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/escape.h>
+#include <keel/heap_boot.h>
 #include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -316,10 +317,10 @@ void domain_plan(struct domain_set *s, uint64_t *free, unsigned int nodes)
  */
 void domain_budget(uint64_t *free, unsigned int nodes)
 {
-	struct heap_node_stats st;
+	struct heap_stats st;
 
 	for (unsigned int n = 0; n < nodes; n++)
-		free[n] = heap_node_stats(n, &st) ? 0 : st.free_pages;
+		free[n] = heap_stats(n, 0, &st) ? 0 : st.free_pages;
 }
 
 /**

@@ -42,6 +42,7 @@
 #include <keel/errno.h>
 #include <keel/handover.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
 #include <keel/printk.h>

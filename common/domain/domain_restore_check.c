@@ -149,7 +149,7 @@ int domains_restore_disjoint(const struct bi_handover *h, char *why, size_t n)
 
 	if (!count)
 		return 0;
-	pg = heap_alloc(order, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	pg = heap_alloc(order, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
 	if (!pg) {
 		snprintf(why, n,
 			 "handover: no %llu KiB free to check that its %llu "
@@ -161,6 +161,6 @@ int domains_restore_disjoint(const struct bi_handover *h, char *why, size_t n)
 	err = domains_disjoint(
 		h, phys_to_virt(pfn_to_paddr(page_to_pfn(pg))),
 		(PAGE_SIZE << order) / sizeof(struct handover_span), why, n);
-	heap_free(pg, order, true);
+	heap_free(pg, order, HEAP_FREE_DIRTY);
 	return err;
 }

@@ -38,6 +38,7 @@
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
 #include <keel/string.h>

@@ -44,7 +44,7 @@ static const struct cachemaint *p2m_maint(const struct p2m *p)
  */
 static paddr_t p2m_page_alloc(const struct p2m *p, int node, unsigned int order)
 {
-	struct page_info *pg = heap_alloc_maint(
+	struct page_info *pg = heap_alloc(
 		order, node < 0 ? HEAP_ANY_NODE : node, 0, 0, p2m_maint(p));
 	paddr_t t;
 
@@ -70,7 +70,7 @@ static void p2m_page_free(const struct p2m *p, paddr_t t, unsigned int order)
 	memset(va, 0, PAGE_SIZE << order);
 	if (p2m_maint(p)->mode != CACHEMAINT_NONE)
 		arch_clean_dcache_range(va, PAGE_SIZE << order);
-	heap_free_clean_poc(pfn_to_page(paddr_to_pfn(t)), order);
+	heap_free(pfn_to_page(paddr_to_pfn(t)), order, HEAP_FREE_CLEAN_POC);
 }
 
 static uint64_t *table_va(paddr_t t)

@@ -49,7 +49,7 @@ static paddr_t own_alloc(struct guest_s2 *s, int node, unsigned int order)
 
 	if (s->own_count >= GUEST_S2_OWN)
 		return INVALID_PADDR;
-	pg = heap_alloc(order, node < 0 ? HEAP_ANY_NODE : node, 0, 0);
+	pg = heap_alloc(order, node < 0 ? HEAP_ANY_NODE : node, 0, 0, NULL);
 	if (!pg)
 		return INVALID_PADDR;
 	t = pfn_to_paddr(page_to_pfn(pg));

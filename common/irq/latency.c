@@ -437,10 +437,10 @@ static void init_phases(struct latency_stats *st,
  */
 static uint64_t domain_bytes(uint32_t node)
 {
-	struct heap_node_stats st;
+	struct heap_stats st;
 	uint64_t free;
 
-	if (heap_node_stats(node, &st))
+	if (heap_stats(node, 0, &st))
 		return 2ull << 20;
 	free = st.free_pages << PAGE_SHIFT;
 	if (free >= LAT_DOMAIN_BYTES + LAT_DOMAIN_BYTES / 2)
@@ -459,7 +459,7 @@ static uint64_t remote_bytes(unsigned int probe)
 	unsigned int cpu, c, n;
 
 	for (cpu = 0; cpu < cpu_count; cpu++) {
-		struct heap_node_stats st;
+		struct heap_stats st;
 		uint32_t node = cpu_table[cpu].node;
 		uint64_t share;
 
@@ -468,7 +468,7 @@ static uint64_t remote_bytes(unsigned int probe)
 		for (c = 0, n = 0; c < cpu_count; c++)
 			n += cpu_table[c].online && c != probe &&
 			     cpu_table[c].node == node;
-		share = heap_node_stats(node, &st)
+		share = heap_stats(node, 0, &st)
 				? 0
 				: (st.free_pages << PAGE_SHIFT) / 2 / n;
 		best = MIN(best, ALIGN_DOWN(share, 2ull << 20));

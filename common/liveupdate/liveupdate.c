@@ -47,6 +47,7 @@
 #include <keel/domain.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/inject.h>
 #include <keel/liveupdate.h>
 #include <keel/options.h>
@@ -542,7 +543,7 @@ static paddr_t lu_alloc(uint64_t bytes, unsigned int max_bits)
 		order++;
 	if (order > MAX_ORDER)
 		return INVALID_PADDR;
-	pg = heap_alloc(order, HEAP_ANY_NODE, max_bits, 0);
+	pg = heap_alloc(order, HEAP_ANY_NODE, max_bits, 0, NULL);
 	return pg ? pfn_to_paddr(page_to_pfn(pg)) : INVALID_PADDR;
 }
 

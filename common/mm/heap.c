@@ -573,25 +573,14 @@ static struct page_info *alloc_from_nodes(unsigned int order, int node,
 }
 
 /**
- * heap_alloc() - heap_alloc_maint() with the heap's policy.
+ * heap_alloc() - an anonymous block of 2^@order pages, maintained as @cm
+ * says (NULL: the heap's policy; see heap.h).
  *
  * Return: the head entry, or NULL when no allowed node has a fitting chunk.
  */
 struct page_info *heap_alloc(unsigned int order, int node,
-			     unsigned int max_bits, uint32_t flags)
-{
-	return heap_alloc_maint(order, node, max_bits, flags, heap_maint);
-}
-
-/**
- * heap_alloc_maint() - an anonymous block of 2^@order pages, maintained as
- * @cm says (see heap.h).
- *
- * Return: the head entry, or NULL when no allowed node has a fitting chunk.
- */
-struct page_info *heap_alloc_maint(unsigned int order, int node,
-				   unsigned int max_bits, uint32_t flags,
-				   const struct cachemaint *cm)
+			     unsigned int max_bits, uint32_t flags,
+			     const struct cachemaint *cm)
 {
 	int zone_hi = NR_ZONES - 1;
 	struct page_info *pg = NULL;
@@ -599,6 +588,8 @@ struct page_info *heap_alloc_maint(unsigned int order, int node,
 
 	if (order > MAX_ORDER || !heap_nr_nodes)
 		return NULL;
+	if (!cm)
+		cm = heap_maint;
 	if (max_bits) {
 		if (max_bits < PAGE_SHIFT)
 			return NULL;
@@ -648,7 +639,7 @@ static const char *free_state_problem(const struct page_info *pg,
 
 /**
  * heap_free_block() - the one free path of both kinds of block
- * (heap_free(), heap_free_clean_poc(), heap_free_owned()): every misuse
+ * (heap_free(), heap_free_owned()): every misuse
  * check, then the merge, in one place.
  * @pg: the head given back
  * @order: its order
@@ -704,40 +695,27 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 }
 
 /**
- * heap_free() - give back the block headed by @pg; @need_scrub: dirty.
- * Written memory is no longer clean to PoC either way.
+ * heap_free() - give back the block headed by @pg; @how: the state of its
+ * contents (HEAP_FREE_DIRTY, _ZEROED, _CLEAN_POC: zeroed and cleaned to
+ * the point of coherency, so that the chunk it merges into still needs no
+ * maintenance: a stage-2 table page, say). Written memory is no longer
+ * clean to PoC otherwise.
  *
  * Return: 0, or -EINVAL on misuse when heap_strict is off (panics when on).
  */
-int heap_free(struct page_info *pg, unsigned int order, bool need_scrub)
+int heap_free(struct page_info *pg, unsigned int order, unsigned int how)
 {
 	const struct heap_free_args a = {
 		.fn = "heap_free",
 		.max_order = MAX_ORDER,
 		.state = PGS_ALLOCATED,
-		.first_dirty = need_scrub ? 0 : FIRST_DIRTY_NONE,
+		.first_dirty = how == HEAP_FREE_DIRTY ? 0 : FIRST_DIRTY_NONE,
+		.flags = how == HEAP_FREE_CLEAN_POC ? PGF_CLEAN_POC : 0,
 	};
 
-	return heap_free_block(pg, order, &a);
-}
-
-/**
- * heap_free_clean_poc() - give back a block its user zeroed and cleaned to
- * the point of coherency, so that the chunk it merges into still needs no
- * maintenance (a stage-2 table page, say).
- *
- * Return: as heap_free().
- */
-int heap_free_clean_poc(struct page_info *pg, unsigned int order)
-{
-	const struct heap_free_args a = {
-		.fn = "heap_free_clean_poc",
-		.max_order = MAX_ORDER,
-		.state = PGS_ALLOCATED,
-		.first_dirty = FIRST_DIRTY_NONE,
-		.flags = PGF_CLEAN_POC,
-	};
-
+	if (how > HEAP_FREE_CLEAN_POC)
+		return heap_misuse("heap_free", pg ? pg->pfn : ~0ULL,
+				   "unknown contents state (@how)", order, how);
 	return heap_free_block(pg, order, &a);
 }
 

@@ -52,11 +52,8 @@ void heap_for_each_free(uint32_t node,
 
 /* ---- queries ----------------------------------------------------------- */
 
-/**
- * heap_free_pages() - Return: free pages on all nodes, the per-CPU
- * caches' included.
- */
-uint64_t heap_free_pages(void)
+/* Free pages on all nodes, the per-CPU caches' included. */
+static uint64_t all_free_pages(void)
 {
 	uint64_t sum = heap_cached_pages(-1, false);
 	unsigned int n;
@@ -66,8 +63,8 @@ uint64_t heap_free_pages(void)
 	return sum;
 }
 
-/** heap_total_pages() - Return: pages handed to the heap. */
-uint64_t heap_total_pages(void)
+/* Pages handed to the heap, all nodes. */
+static uint64_t all_total_pages(void)
 {
 	uint64_t sum = 0;
 	unsigned int n;
@@ -77,14 +74,8 @@ uint64_t heap_total_pages(void)
 	return sum;
 }
 
-/** heap_allocated_pages() - Return: heap pages not on a free list. */
-uint64_t heap_allocated_pages(void)
-{
-	return heap_total_pages() - heap_free_pages();
-}
-
-/** heap_dirty_pages() - Return: free pages still to be scrubbed, all nodes. */
-uint64_t heap_dirty_pages(void)
+/* Free pages still to be scrubbed, all nodes. */
+static uint64_t all_dirty_pages(void)
 {
 	uint64_t sum = heap_cached_pages(-1, true);
 
@@ -104,28 +95,45 @@ uint64_t heap_chunk_count(void)
 	return sum;
 }
 
-/**
- * heap_node_stats() - copy @node's counters, under its lock.
- *
- * Return: 0, or -EINVAL when there is no such node.
- */
-int heap_node_stats(uint32_t node, struct heap_node_stats *out)
+/* @node's counters, under its lock; the caches' blocks count as free. */
+static void node_stats(uint32_t node, struct heap_stats *out)
 {
-	struct heap_node_locked l;
+	struct heap_node_locked l = heap_lock_node(node);
 
-	if (node >= heap_nr_nodes)
-		return -EINVAL;
-	l = heap_lock_node(node);
 	*out = l.hn->stats;
 	heap_unlock_node(l);
-	/* Cached blocks are free memory to every count. */
 	out->free_pages += heap_cached_pages((int)node, false);
 	out->dirty_pages += heap_cached_pages((int)node, true);
+}
+
+/**
+ * heap_stats() - the counters of @node or of every node (HEAP_ALL_NODES:
+ * page counts summed without the locks, the per-node detail 0); @owner:
+ * owned_pages is that domain's (all nodes only). See heap.h.
+ *
+ * Return: 0, or -EINVAL (no such node, @owner with one node): *@out zeroed.
+ */
+int heap_stats(int node, uint16_t owner, struct heap_stats *out)
+{
+	*out = (struct heap_stats){0};
+	if (node == HEAP_ALL_NODES) {
+		out->total_pages = all_total_pages();
+		out->free_pages = all_free_pages();
+		out->dirty_pages = all_dirty_pages();
+		out->owned_pages = heap_owned_pages(owner);
+		out->adopted_pages = heap_adopted_pages();
+	} else if (node >= 0 && (unsigned int)node < heap_nr_nodes && !owner) {
+		node_stats((uint32_t)node, out);
+	} else {
+		return -EINVAL;
+	}
+	out->allocated_pages = out->total_pages - out->free_pages;
+	out->bad_node = heap_bad_node_count();
 	return 0;
 }
 
 /** heap_node_stats_locked() - Return: the locked node's counters. */
-const struct heap_node_stats *heap_node_stats_locked(struct heap_node_locked l)
+const struct heap_stats *heap_node_stats_locked(struct heap_node_locked l)
 {
 	return &l.hn->stats;
 }
@@ -386,7 +394,7 @@ static void count_tile(struct page_info *head, unsigned int order, int owner,
  */
 static void check_tiling(struct walk *w)
 {
-	const struct heap_node_stats *st = &w->l.hn->stats;
+	const struct heap_stats *st = &w->l.hn->stats;
 	struct tiles t = {0};
 
 	w->bad += walk_blocks_locked(w->l, count_tile, &t);
@@ -403,7 +411,7 @@ static void check_tiling(struct walk *w)
 static unsigned int check_node(struct heap_node_locked l)
 {
 	struct heap_node *hn = l.hn;
-	const struct heap_node_stats *st = &hn->stats;
+	const struct heap_stats *st = &hn->stats;
 	struct walk w = {.l = l};
 	unsigned int z, k, n;
 

@@ -174,27 +174,14 @@ static void owned_finish(const struct cachemaint *cm, struct page_info *pg,
 }
 
 /**
- * heap_alloc_owned() - heap_alloc_owned_maint() with the heap's policy.
+ * heap_alloc_owned() - an extent of 2^@order pages owned by @owner, one
+ * head write, maintained as @cm says (NULL: the heap's policy; heap.h).
  *
  * Return: the head entry, or NULL.
  */
 struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
-				   uint16_t owner, struct heap_alloc_info *info)
-{
-	return heap_alloc_owned_maint(order, node, flags, owner, info,
-				      heap_cachemaint());
-}
-
-/**
- * heap_alloc_owned_maint() - an extent of 2^@order pages owned by @owner,
- * one head write, maintained as @cm says (see heap.h).
- *
- * Return: the head entry, or NULL.
- */
-struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
-					 uint32_t flags, uint16_t owner,
-					 struct heap_alloc_info *info,
-					 const struct cachemaint *cm)
+				   uint16_t owner, struct heap_alloc_info *info,
+				   const struct cachemaint *cm)
 {
 	struct heap_alloc_info scratch;
 	struct heap_taken t = {.fd = FIRST_DIRTY_NONE};
@@ -210,6 +197,8 @@ struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
 	*info = (struct heap_alloc_info){0};
 	if (order > MAX_FREE_ORDER || !heap_nr_nodes || owner == 0)
 		return NULL;
+	if (!cm)
+		cm = heap_cachemaint();
 	counter = owner_counter(owner, true);
 	if (!counter)
 		return NULL;

@@ -16,8 +16,8 @@
  * A cached block is off the free lists, its head written as an anonymous
  * block (PGS_ALLOCATED, so no buddy merges with it) flagged PGF_CACHED,
  * with its first_dirty and PGF_CLEAN_POC kept as a free head keeps them.
- * To the counters a reader sees (heap_free_pages(), heap_dirty_pages(),
- * heap_node_stats()) it is free memory; to the free-list walks it is not
+ * To the counters a reader sees (heap_stats(): free_pages, dirty_pages,
+ * per node or all) it is free memory; to the free-list walks it is not
  * there, so everything that must be exact drains the caches first:
  * heap_check(), heap_for_each_free(), heap_for_each_block(), the audit, a
  * live update's freeze, a CPU going offline (heap_drain_cpu_cache()), and

@@ -42,7 +42,7 @@ struct heap_node {
 	 * bootmem's free ranges at the handoff, then kept by the owned extents.
 	 */
 	struct range_table ranges;
-	struct heap_node_stats stats;
+	struct heap_stats stats;
 	uint32_t fallback[MAX_NUMNODES];
 	unsigned int fallback_count;
 };
@@ -145,6 +145,14 @@ void heap_pcp_prepare(void);
 unsigned int heap_cpu_top(void);
 /* heap_init(): heap_check()'s scratch from bootmem (heap_check.c). */
 void heap_check_init(void);
+/*
+ * heap_stats()'s all-node sums kept by other files: pages @owner holds (0:
+ * every owner) and adopted pages (heap_owned.c), allocations refused for
+ * no such node (heap.c).
+ */
+uint64_t heap_owned_pages(uint16_t owner);
+uint64_t heap_adopted_pages(void);
+uint64_t heap_bad_node_count(void);
 /* Forget every owner's page count (heap_init). */
 void heap_owned_reset(void);
 /* heap_unlock_node() that returns how long the lock was held. */

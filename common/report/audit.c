@@ -6,9 +6,9 @@
  *
  * Free pages are counted by walking every node's free lists, never taken
  * from the heap counters, so that a counter bug and a list bug both show:
- * the walk is compared with heap_free_pages(). RAM dropped by mem= stays in
- * bootmem's RAM table as a reserved region named "mem=", so it is accounted
- * as reserved, not lost.
+ * the walk is compared with heap_stats()'s free_pages. RAM dropped by
+ * mem= stays in bootmem's RAM table as a reserved region named "mem=", so
+ * it is accounted as reserved, not lost.
  *
  * audit=full in a CONFIG_DEBUG build also samples free memory for zero
  * (issue 9): the first and the last 64 bytes of the first page of every
@@ -38,6 +38,7 @@
 #include <keel/compiler.h>
 #include <keel/config.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/heap_check.h>
 #include <keel/heap_scrub.h>
 #include <keel/printk.h>
@@ -133,7 +134,7 @@ static unsigned int audit_blocks(struct audit_walk *aw, uint64_t allocated)
 		bad += heap_for_each_block(n, audit_count_block, aw);
 	if (aw->tiled_free != aw->free_pages ||
 	    aw->tiled_keel + aw->tiled_owned != allocated ||
-	    aw->tiled_owned != heap_owned_pages(0)) {
+	    aw->tiled_owned != heap_stats_all(0).owned_pages) {
 		pr_err("audit: blocks walked: %llu free, %llu keel, %llu "
 		       "owned; "
 		       "free lists %llu, allocated %llu, owned counter %llu\n",
@@ -142,7 +143,7 @@ static unsigned int audit_blocks(struct audit_walk *aw, uint64_t allocated)
 		       (unsigned long long)aw->tiled_owned,
 		       (unsigned long long)aw->free_pages,
 		       (unsigned long long)allocated,
-		       (unsigned long long)heap_owned_pages(0));
+		       (unsigned long long)heap_stats_all(0).owned_pages);
 		bad++;
 	}
 	return bad;
@@ -163,6 +164,7 @@ void audit_run(struct audit_result *out, bool full)
 		.sample = full && IS_ENABLED(CONFIG_DEBUG) &&
 			  scrub_stats.mode != SCRUB_OFF,
 	};
+	struct heap_stats all;
 	uint64_t walked, counted;
 
 	/* The CPUs' caches back to the free lists: every count exact. */
@@ -176,14 +178,15 @@ void audit_run(struct audit_result *out, bool full)
 	for (unsigned int n = 0; n < nodes; n++)
 		heap_for_each_free(n, audit_count_chunk, &aw);
 	walked = aw.free_pages;
-	counted = heap_free_pages();
+	all = heap_stats_all(0);
+	counted = all.free_pages;
 
 	out->free_pages = walked;
-	out->allocated_pages = heap_allocated_pages();
-	out->owned_pages = heap_owned_pages(0);
+	out->allocated_pages = all.allocated_pages;
+	out->owned_pages = all.owned_pages;
 	/* Static domains' memory is reserved RAM the heap adopted: once. */
 	out->reserved_pages =
-		bootmem_reserved_ram_bytes() / PAGE_SIZE - heap_adopted_pages();
+		bootmem_reserved_ram_bytes() / PAGE_SIZE - all.adopted_pages;
 	out->lost_pages = (int64_t)(out->ram_pages - out->free_pages -
 				    out->allocated_pages - out->reserved_pages);
 	out->problems = full ? heap_check() : 0;

@@ -34,15 +34,15 @@ static uint64_t heap_init_ns(const struct boot_times *bt)
 void heap_report_human(unsigned int nodes, const struct boot_times *bt)
 {
 	uint64_t init_ns = heap_init_ns(bt);
-	struct heap_node_stats st;
+	struct heap_stats st;
 
 	pr_info("heap: %llu pages free in %llu chunks, init %llu us (%s)\n",
-		(unsigned long long)heap_free_pages(),
+		(unsigned long long)heap_stats_all(0).free_pages,
 		(unsigned long long)heap_chunk_count(),
 		(unsigned long long)(init_ns / 1000),
 		heap_mode_name(heap_mode()));
 	for (unsigned int n = 0; n < nodes; n++) {
-		if (heap_node_stats(n, &st))
+		if (heap_stats(n, 0, &st))
 			continue;
 		pr_info("heap: node %u: %llu of %llu pages free, %llu chunks, "
 			"%llu dirty, added in %llu us\n",
@@ -64,7 +64,7 @@ void heap_report_human(unsigned int nodes, const struct boot_times *bt)
 void heap_report_json(struct jw *w, unsigned int nodes,
 		      const struct boot_times *bt)
 {
-	struct heap_node_stats st;
+	struct heap_stats st, all = heap_stats_all(0);
 	static const char *const cols[] = {
 		"node",	       "free_pages",  "chunks",
 		"add_ns",      "total_pages", "dirty_pages",
@@ -75,17 +75,17 @@ void heap_report_json(struct jw *w, unsigned int nodes,
 	jw_str(w, "mode", heap_mode_name(heap_mode()));
 	jw_u64(w, "init_ns", heap_init_ns(bt));
 	jw_u64(w, "chunks", heap_chunk_count());
-	jw_u64(w, "total_pages", heap_total_pages());
-	jw_u64(w, "free_pages", heap_free_pages());
+	jw_u64(w, "total_pages", all.total_pages);
+	jw_u64(w, "free_pages", all.free_pages);
 	jw_u64(w, "max_order", MAX_ORDER);
 	jw_u64(w, "max_free_order", MAX_FREE_ORDER);
-	jw_u64(w, "allocated_pages", heap_allocated_pages());
-	jw_u64(w, "dirty_pages", heap_dirty_pages());
+	jw_u64(w, "allocated_pages", all.allocated_pages);
+	jw_u64(w, "dirty_pages", all.dirty_pages);
 	JW_TABLE(w, "per_node", cols);
 	for (unsigned int n = 0; n < nodes; n++) {
 		unsigned int rc = 0;
 
-		if (heap_node_stats(n, &st))
+		if (heap_stats(n, 0, &st))
 			continue;
 		heap_node_ranges(n, &rc);
 		jw_row(w);

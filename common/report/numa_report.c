@@ -26,8 +26,8 @@ void numa_report_json(struct jw *w, const struct bootinfo *bi)
 
 	JW_TABLE(w, "nodes", cols);
 	for (unsigned int n = 0; n < bi->node_count; n++) {
-		struct heap_node_stats st;
-		bool heap = !heap_node_stats(n, &st);
+		struct heap_stats st;
+		bool heap = !heap_stats(n, 0, &st);
 
 		jw_row(w);
 		jw_u64(w, NULL, n);

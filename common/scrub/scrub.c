@@ -44,6 +44,7 @@
 #include <keel/atomic.h>
 #include <keel/bootmem.h>
 #include <keel/bug.h>
+#include <keel/heap_boot.h>
 #include <keel/heap_scrub.h>
 #include <keel/inject.h>
 #include <keel/numa.h>
@@ -282,12 +283,12 @@ static void size_units(void)
 	unsigned int all = cpumask_weight(&workers), c;
 
 	for (unsigned int n = 0; n < scrub_nodes; n++) {
-		struct heap_node_stats st = {0};
+		struct heap_stats st = {0};
 		unsigned int w = 0;
 
 		for_each_cpu_in (c, &workers)
 			w += cpu_table[c].node == scrubbed_by[n];
-		heap_node_stats(n, &st); /* no such node: stays 0 */
+		heap_stats(n, 0, &st); /* no such node: stays 0 */
 		scrub_work[n].unit_pages = scrub_unit_pages(
 			st.dirty_pages, w ? w : all, unit_pages);
 		scrub_stats.node[n].unit_bytes = scrub_work[n].unit_pages

@@ -38,6 +38,8 @@
 #include <arch/mm.h>
 #include <keel/atomic.h>
 #include <keel/bug.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/heap_scrub.h>
 #include <keel/inject.h>
 #include <keel/numa.h>
@@ -364,7 +366,8 @@ void scrub_run_passes(const cpumask_t *workers)
 	bool more;
 
 	progress_begin(&scrub_progress, "scrub",
-		       scrub_stats.bytes + (heap_dirty_pages() << PAGE_SHIFT));
+		       scrub_stats.bytes +
+			       (heap_stats_all(0).dirty_pages << PAGE_SHIFT));
 	do {
 		uint64_t before = scrub_stats.bytes;
 		cpumask_t again = *workers;

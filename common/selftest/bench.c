@@ -8,7 +8,7 @@
  * heap user, so it takes no lock of its own.
  *
  * One row (bench_one), every allocation under a policy of the row's own
- * (heap_alloc_maint()), counted in the row's own sink (row_stats): the
+ * (heap_alloc()), counted in the row's own sink (row_stats): the
  * heap's (the boot's) mode and counters are never touched.
  *  1. Snapshot the node's clean_poc free chunks (pfn, order).
  *  2. dirty only: with cachemaint none, allocate the blocks, write one cache
@@ -41,6 +41,7 @@
 #include <keel/errno.h>
 #include <keel/frametable.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/heap_check.h>
 #include <keel/heap_scrub.h>
 #include <keel/printk.h>
@@ -196,12 +197,12 @@ static void free_blocks(unsigned int n, unsigned int order)
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		heap_free(blocks[i], order, false);
+		heap_free(blocks[i], order, HEAP_FREE_ZEROED);
 }
 
 /*
  * Allocate up to @count blocks under policy @cm, latency of each
- * heap_alloc_maint() call in @call_ticks[].
+ * heap_alloc() call in @call_ticks[].
  * @flush: call cachemaint_flush_batch() after each allocation that
  * recorded a range, outside the timed window, adding its time to
  * *@maint_ticks. @poc (may be NULL):
@@ -221,7 +222,7 @@ static unsigned int alloc_blocks(const struct cachemaint *cm,
 		struct page_info *pg;
 
 		t0 = arch_ticks();
-		pg = heap_alloc_maint(order, (int)node, 0, flags, cm);
+		pg = heap_alloc(order, (int)node, 0, flags, cm);
 		t1 = arch_ticks();
 		if (!pg)
 			break;
@@ -306,7 +307,7 @@ static unsigned int time_measured(uint32_t node, enum cachemaint_mode mode,
 {
 	bool eager = mode == CACHEMAINT_EAGER;
 	struct cachemaint cm = cachemaint_policy(mode, &row_stats);
-	struct heap_node_stats st;
+	struct heap_stats st;
 	uint64_t ops0, bytes0;
 	unsigned int n;
 
@@ -320,7 +321,7 @@ static unsigned int time_measured(uint32_t node, enum cachemaint_mode mode,
 	n = alloc_blocks(&cm, count, order, node,
 			 eager ? flags : flags | HEAP_NO_FLUSH, lat_ticks,
 			 !eager, maint, poc);
-	heap_node_stats(node, &st);
+	heap_stats(node, 0, &st);
 	row->lock_ns_max = ticks_to_ns(st.lock_max_ticks);
 	if (detail) {
 		detail->maint_ops = row_stats.ops - ops0;
@@ -424,10 +425,10 @@ int bench_one(uint32_t node, unsigned int order, enum cachemaint_mode mode,
 {
 	const struct cachemaint sink = {CACHEMAINT_NONE, &row_stats};
 	unsigned int line = arch_dcache_line_size();
-	struct heap_node_stats st;
+	struct heap_stats st;
 	int ret;
 
-	if (heap_node_stats(node, &st) || order > MAX_ORDER || !count ||
+	if (heap_stats(node, 0, &st) || order > MAX_ORDER || !count ||
 	    (mode != CACHEMAINT_EAGER && mode != CACHEMAINT_DEFERRED))
 		return -EINVAL;
 	count = MIN(count, (uint64_t)BENCH_MAX_COUNT);
@@ -524,9 +525,9 @@ void bench_run(void)
 	/* bootscrub=idle: no background scrubber may change the heap. */
 	scrub_wait_all_clean();
 	for (node = 0; node < count; node++) {
-		struct heap_node_stats st, after;
+		struct heap_stats st, after;
 
-		heap_node_stats(node, &st);
+		heap_stats(node, 0, &st);
 		if (!st.total_pages)
 			continue;
 		if (st.dirty_pages) {
@@ -536,7 +537,7 @@ void bench_run(void)
 			continue;
 		}
 		full = !bench_node(node);
-		heap_node_stats(node, &after);
+		heap_stats(node, 0, &after);
 		if (after.free_pages != st.free_pages ||
 		    after.free_chunks != st.free_chunks)
 			pr_warn("bench: node %u: free pages %llu -> %llu, free "

@@ -22,6 +22,7 @@
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/heap_scrub.h>
 #include <keel/printk.h>
 #include <keel/trace.h>
@@ -65,7 +66,7 @@ int bench_owned(uint32_t node, unsigned int count, struct bench_owned *out)
 	count = MIN(count, (unsigned int)BENCH_OWNED_MAX);
 
 	t0 = arch_ticks();
-	pg = heap_alloc_owned(order, (int)node, flags, BENCH_OWNER, NULL);
+	pg = heap_alloc_owned(order, (int)node, flags, BENCH_OWNER, NULL, NULL);
 	out->one_ns = ticks_to_ns(arch_ticks() - t0);
 	if (!pg)
 		return -ENOMEM;
@@ -75,7 +76,7 @@ int bench_owned(uint32_t node, unsigned int count, struct bench_owned *out)
 	t0 = arch_ticks();
 	for (n = 0; n < count; n++) {
 		owned[n] = heap_alloc_owned(order, (int)node, flags,
-					    BENCH_OWNER, NULL);
+					    BENCH_OWNER, NULL, NULL);
 		if (!owned[n])
 			break;
 	}
@@ -84,10 +85,10 @@ int bench_owned(uint32_t node, unsigned int count, struct bench_owned *out)
 	owned_undo(node, n, order);
 
 	t0 = arch_ticks();
-	pg = heap_alloc(order, (int)node, 0, flags);
+	pg = heap_alloc(order, (int)node, 0, flags, NULL);
 	out->anon_ns = ticks_to_ns(arch_ticks() - t0);
 	if (pg)
-		heap_free(pg, order, false);
+		heap_free(pg, order, HEAP_FREE_ZEROED);
 	return 0;
 }
 
@@ -97,11 +98,10 @@ int bench_owned(uint32_t node, unsigned int count, struct bench_owned *out)
  */
 void bench_owned_print(void)
 {
-	struct heap_node_stats st;
+	struct heap_stats st;
 	struct bench_owned b;
 
-	if (heap_node_stats(0, &st) || st.dirty_pages ||
-	    bench_owned(0, 1024, &b))
+	if (heap_stats(0, 0, &st) || st.dirty_pages || bench_owned(0, 1024, &b))
 		return;
 	pr_info("bench: owned: node 0: one order-%u extent %llu ns, %u in a "
 		"row %llu ns (%llu ns each); anonymous heap_alloc %llu ns\n",

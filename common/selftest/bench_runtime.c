@@ -24,6 +24,7 @@
 #include <keel/bench.h>
 #include <keel/cachemaint.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 #include <keel/ticks.h>
@@ -43,21 +44,21 @@ struct rt_run {
 static struct page_info *rt_alloc(const struct cachemaint *cm,
 				  unsigned int order)
 {
-	return heap_alloc_maint(order, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, cm);
+	return heap_alloc(order, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, cm);
 }
 
 static void rt_free(struct page_info *pg, unsigned int order)
 {
-	heap_free(pg, order, false);
+	heap_free(pg, order, HEAP_FREE_ZEROED);
 }
 
 static uint64_t rt_node_locks(void)
 {
-	struct heap_node_stats st;
+	struct heap_stats st;
 	uint64_t sum = 0;
 
 	for (uint32_t n = 0; n < heap_node_count(); n++)
-		if (!heap_node_stats(n, &st))
+		if (!heap_stats(n, 0, &st))
 			sum += st.locks;
 	return sum;
 }
@@ -169,8 +170,8 @@ void bench_runtime_print(void)
 {
 	static struct cachemaint_stats stats;
 	struct cachemaint cm = cachemaint_policy(CACHEMAINT_NONE, &stats);
-	struct page_info *buf =
-		heap_alloc(RT_SAMPLE_ORD, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	struct page_info *buf = heap_alloc(RT_SAMPLE_ORD, HEAP_ANY_NODE, 0,
+					   HEAP_NO_SCRUB, NULL);
 	struct rt_run r = {.cm = &cm};
 
 	if (!buf)
@@ -180,5 +181,5 @@ void bench_runtime_print(void)
 		rt_one(&r, w);
 	/* zero again: clean memory back, no dirty page left after the scrub */
 	memset(r.s, 0, PAGE_SIZE << RT_SAMPLE_ORD);
-	heap_free(buf, RT_SAMPLE_ORD, false);
+	heap_free(buf, RT_SAMPLE_ORD, HEAP_FREE_ZEROED);
 }

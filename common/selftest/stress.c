@@ -49,6 +49,7 @@
 #include <keel/bug.h>
 #include <keel/compiler.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/heap_check.h>
 #include <keel/printk.h>
 #include <keel/scrub.h>
@@ -293,8 +294,9 @@ static void alloc_one(unsigned int cpu, struct stress_cpu *sc)
 	       sc->held_pages + (1ull << order) > run.budget_pages)
 		free_slot(cpu, sc, (unsigned int)(rnd(sc) % sc->held_count));
 
-	pg = owner ? heap_alloc_owned(order, (int)node, flags, owner, NULL)
-		   : heap_alloc(order, (int)node, 0, flags);
+	pg = owner ? heap_alloc_owned(order, (int)node, flags, owner, NULL,
+				      NULL)
+		   : heap_alloc(order, (int)node, 0, flags, NULL);
 	if (!pg) {
 		/* The node (or heap) ran dry: give something back. */
 		st->alloc_failures++;
@@ -394,7 +396,7 @@ static void stress_cpu_main(void *arg)
 }
 
 /*
- * heap_free_pages() reads the counters without the node locks, which is a
+ * heap_stats()'s free_pages, read without the node locks, is a
  * data race while an idle scrub detaches chunks: read each under its lock.
  */
 static uint64_t free_pages_locked(void)

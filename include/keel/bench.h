@@ -40,7 +40,7 @@
  * PGF_CLEAN_POC put back on the chunks that had it (their memory is zero
  * and was cleaned to PoC again). The heap's cachemaint policy and counters
  * are never used: each row allocates under policies of its own
- * (heap_alloc_maint()). Only the nodes' lock_max_ticks are left at the
+ * (heap_alloc()'s @cm). Only the nodes' lock_max_ticks are left at the
  * bench's values.
  * Must run with no other heap user (at boot, after the boot scrub; it waits
  * for a bootscrub=idle background scrub to finish first).

@@ -34,7 +34,7 @@ struct cachemaint_stats {
 
 /*
  * A maintenance policy and the counters it adds to, handed to each call
- * that allocates (heap_alloc_maint(), heap_alloc_owned_maint(), a domain
+ * that allocates (heap_alloc()'s and heap_alloc_owned()'s @cm, a domain
  * build's struct domain_ctx), as HEAP_NO_FLUSH is handed in the flags.
  * The boot's own is made by the flow and given to the heap once
  * (heap_set_cachemaint()); the latency probe and the benchmarks make
@@ -77,6 +77,17 @@ void cachemaint_range(const struct cachemaint *cm, paddr_t pa, uint64_t bytes);
  * Return: ranges flushed.
  */
 unsigned int cachemaint_flush_batch(const struct cachemaint *cm);
+
+/*
+ * heap_set_cachemaint(): the policy and sink of every allocation that
+ * passes none (heap_alloc()'s and heap_alloc_owned()'s @cm NULL), given
+ * once by whoever opens the heap (keel's flow: cachemaint= or the
+ * platform's need); @cm must stay valid. Before any: deferred, with
+ * counters of the heap's own. NULL: that default.
+ * heap_cachemaint(): the one in force (the report reads its counters).
+ */
+void heap_set_cachemaint(const struct cachemaint *cm);
+const struct cachemaint *heap_cachemaint(void);
 
 #ifdef __cplusplus
 }

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Owner: mm.
- * The heap's runtime API: what a hypervisor embedding keel calls once the
- * heap is open. Allocate and free by order, node and address width, for
- * keel's own use (anonymous blocks) or for a domain (owned extents); ask
- * who holds a page; read the counters.
+ * The heap's runtime API, on one screen: what a hypervisor embedding keel
+ * calls once the heap is open. Allocate and free by order, node and
+ * address width, for keel's own use (anonymous blocks) or for a domain
+ * (owned extents); ask who holds a page; read the counters (heap_stats()).
+ * At most 14 functions (tests/embed/check_heap_api.sh counts them).
  *
- * Everything else lives in internal headers: handoff and range tables in
- * keel/heap_boot.h, scrub support in keel/heap_scrub.h, the node lock, the
- * walks, heap_check() and the report in keel/heap_check.h.
+ * Everything else lives in other headers: opening the heap, the per-CPU
+ * caches, each CPU's node, adopting reserved RAM (static memory, a live
+ * update's restore) in keel/heap_boot.h; the maintenance policy
+ * (heap_set_cachemaint()) in keel/cachemaint.h; scrub support in
+ * keel/heap_scrub.h; the node lock, the walks, heap_check() and the
+ * report in keel/heap_check.h.
  *
  * Locking: one spinlock per NUMA node, never nested; every function below
  * takes and drops it itself unless it says otherwise, so none may be
@@ -68,88 +72,75 @@ struct heap_alloc_info {
 	uint32_t node;	/* node it came from */
 };
 
-/* One node's counters (heap_node_stats() copies them under the lock). */
-struct heap_node_stats {
-	uint64_t total_pages; /* pages handed to this node */
+/*
+ * The heap's counters (heap_stats()). For one node every field is that
+ * node's, copied under its lock; for HEAP_ALL_NODES the page counts are
+ * sums read without the locks (each a single word: not a snapshot while
+ * other CPUs allocate) and the per-node detail, chunks to locks, is 0.
+ * Blocks in the per-CPU caches are free memory to every count.
+ */
+struct heap_stats {
+	uint64_t total_pages; /* pages handed to the heap */
 	uint64_t free_pages;
-	uint64_t dirty_pages;	/* free pages that still need scrubbing */
-	uint64_t owned_pages;	/* pages in owned extents (domains) */
-	uint64_t adopted_pages; /* of those, heap_adopt_owned()'s */
-	uint64_t chunks;	/* chunks inserted at handoff */
-	uint64_t free_chunks;	/* current free list entries */
-	uint64_t init_ticks;	/* time spent in heap_add_range for the node */
+	uint64_t allocated_pages; /* total - free (owned included) */
+	uint64_t dirty_pages;	  /* free pages that still need scrubbing */
+	uint64_t owned_pages;	  /* pages in owned extents (of @owner) */
+	uint64_t adopted_pages;	  /* of those, heap_adopt_owned()'s */
+	uint64_t bad_node;    /* HEAP_EXACT_NODE refused: no such node (all) */
+	uint64_t chunks;      /* chunks inserted at handoff */
+	uint64_t free_chunks; /* current free list entries */
+	uint64_t init_ticks;  /* time spent in heap_add_range for the node */
 	uint64_t zone_free[NR_ZONES];
 	uint64_t lock_max_ticks; /* longest hold of the node lock */
 	uint64_t locks;		 /* acquisitions of the node lock */
 };
+
+/* @node of heap_stats(): every node. */
+#define HEAP_ALL_NODES (-1)
 
 /*
  * heap_alloc(): an anonymous block (keel's own memory) of 2^@order pages,
  * on @node or, unless HEAP_EXACT_NODE, the nearest node that has one
  * (HEAP_ANY_NODE: the calling CPU's node first, heap_set_cpu_node(); a
  * node that does not exist fails with HEAP_EXACT_NODE, counted in
- * heap_bad_node_count(), and means HEAP_ANY_NODE without); @max_bits: the block lies
- * below 2^max_bits bytes (DMA zones), 0 = no limit. Prefers clean chunks;
- * a dirty block is zeroed unless HEAP_NO_SCRUB; cache maintenance per
- * the heap's policy (heap_set_cachemaint(); HEAP_NO_FLUSH: recorded, done
- * by cachemaint_flush_batch()). Only the head's page_info is written
- * (state allocated, order, node, pfn): O(1) metadata at any order.
+ * heap_stats()'s bad_node, and means HEAP_ANY_NODE without); @max_bits:
+ * the block lies below 2^max_bits bytes (DMA zones), 0 = no limit.
+ * Prefers clean chunks; a dirty block is zeroed unless HEAP_NO_SCRUB.
+ * Cache maintenance: @cm's policy and counter sink (keel/cachemaint.h),
+ * NULL for the heap's (heap_set_cachemaint()): a benchmark measures a mode
+ * without changing anybody else's; HEAP_NO_FLUSH: recorded, done by
+ * cachemaint_flush_batch(). Only the head's page_info is written (state
+ * allocated, order, node, pfn): O(1) metadata at any order. Order 0 and
+ * 9 come from the calling CPU's cache when it has one (DESIGN §15;
+ * keel/heap_boot.h: heap_set_cpu_caches()); an allocation that would fail
+ * drains every cache first.
  * Lock: takes each candidate node's lock in turn.
  * Return: the head page, or NULL (no fitting block, order > MAX_ORDER,
  * max_bits below a page).
  */
 struct page_info *heap_alloc(unsigned int order, int node,
-			     unsigned int max_bits, uint32_t flags);
-/*
- * heap_alloc_maint(): heap_alloc() with the maintenance policy and counter
- * sink @cm of this call (keel/cachemaint.h) instead of the heap's: how a
- * benchmark measures a mode without changing anybody else's.
- */
-struct page_info *heap_alloc_maint(unsigned int order, int node,
-				   unsigned int max_bits, uint32_t flags,
-				   const struct cachemaint *cm);
-/*
- * heap_set_cachemaint(): the policy and sink of every allocation that
- * does not pass its own, given once by whoever opens the heap (keel's
- * flow: cachemaint= or the platform's need); @cm must stay valid. Before
- * any: deferred, with counters of the heap's own. NULL: that default.
- * heap_cachemaint(): the one in force (the report reads its counters).
- */
-void heap_set_cachemaint(const struct cachemaint *cm);
-const struct cachemaint *heap_cachemaint(void);
+			     unsigned int max_bits, uint32_t flags,
+			     const struct cachemaint *cm);
+
+/* heap_free() @how: the state of the block's contents. */
+#define HEAP_FREE_ZEROED    0u /* all zero (false, as the old bool) */
+#define HEAP_FREE_DIRTY	    1u /* to be scrubbed (true) */
+#define HEAP_FREE_CLEAN_POC 2u /* zeroed and cleaned to the PoC */
 
 /*
- * heap_free(): give back an anonymous block. @need_scrub: its contents are
- * dirty. Misuse (double free, pfn the heap does not own, order mismatch,
- * order > MAX_ORDER, an owned extent) panics with the pfn and the reason
- * when heap_strict is set (CONFIG_DEBUG default), else is refused with a
- * warning. Lock: the block's node.
+ * heap_free(): give back an anonymous block; @how: HEAP_FREE_DIRTY (its
+ * contents need scrubbing), HEAP_FREE_ZEROED, or HEAP_FREE_CLEAN_POC (the
+ * caller zeroed it and cleaned it to the point of coherency: the chunk it
+ * merges into keeps its clean_poc state, no maintenance for whoever
+ * allocates it next). Misuse (double free, pfn the heap does not own,
+ * order mismatch, order > MAX_ORDER, an owned extent, @how unknown)
+ * panics with the pfn and the reason when heap_strict is set
+ * (CONFIG_DEBUG default), else is refused with a warning.
+ * Lock: the block's node.
  * Return: 0 or -EINVAL.
  */
-int heap_free(struct page_info *pg, unsigned int order, bool need_scrub);
-/*
- * heap_free_clean_poc(): as heap_free(), for a block the caller zeroed and
- * cleaned to the point of coherency: the chunk it merges into keeps its
- * clean_poc state (no maintenance for whoever allocates it next).
- */
-int heap_free_clean_poc(struct page_info *pg, unsigned int order);
+int heap_free(struct page_info *pg, unsigned int order, unsigned int how);
 extern bool heap_strict;
-
-/*
- * Per-CPU caches (DESIGN §15): heap_alloc() and heap_free() of order 0 and
- * order 9 are served by the calling CPU's cache of its node's blocks,
- * refilled and emptied in batches under the node lock, bounded (65 and 3
- * blocks). Cached blocks count as free in every counter.
- * heap_drain_caches(): every cache back to the free lists (audit, checks,
- * a live update's freeze, low memory; heap_alloc() does it before it
- * fails). heap_drain_cpu_cache(): one CPU's, for a CPU going offline.
- * Lock: each cache's, then the node's. Return: the pages given back.
- * heap_set_cpu_caches(): on, or off (drained); heap_init() leaves them
- * off, whoever opens the heap for its runtime turns them on.
- */
-uint64_t heap_drain_caches(void);
-uint64_t heap_drain_cpu_cache(unsigned int cpu);
-void heap_set_cpu_caches(bool on);
 
 /*
  * Domain owner ids: 1..HEAP_MAX_OWNER, of which at most HEAP_OWNER_SLOTS
@@ -164,9 +155,10 @@ void heap_set_cpu_caches(bool on);
  * @node as heap_alloc() (no max_bits). The extent is recorded with ONE
  * metadata write, at its head: no per-page page_info write. Dirty parts
  * are zeroed outside the node lock, in pieces of at most 2 MiB, by the
- * calling CPU, unless HEAP_NO_SCRUB. Cache maintenance: cachemaint=eager
- * does it per page inside the lock (the baseline); otherwise none for a
- * clean_poc block, none with HEAP_NO_FLUSH (the caller does it by range:
+ * calling CPU, unless HEAP_NO_SCRUB. Cache maintenance, under @cm's
+ * policy (NULL: the heap's, as heap_alloc()): cachemaint=eager does it
+ * per page inside the lock (the baseline); otherwise none for a clean_poc
+ * block, none with HEAP_NO_FLUSH (the caller does it by range:
  * info->clean_poc says whether it must), else one range operation after
  * the unlock. @info (may be NULL) receives what was done.
  * Lock: each candidate node's lock in turn, held only to take the block.
@@ -177,50 +169,17 @@ void heap_set_cpu_caches(bool on);
  * MAX_FREE_ORDER).
  */
 struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
-				   uint16_t owner,
-				   struct heap_alloc_info *info);
-/* heap_alloc_owned() under policy @cm instead of the heap's (a domain build). */
-struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
-					 uint32_t flags, uint16_t owner,
-					 struct heap_alloc_info *info,
-					 const struct cachemaint *cm);
+				   uint16_t owner, struct heap_alloc_info *info,
+				   const struct cachemaint *cm);
 
 /*
  * heap_free_owned(): give back an owned extent; its contents are dirty
  * (scrubbed later, by the idle scrub or the allocation that takes them).
- * Misuse (not an owned head, wrong owner, wrong order) panics when
- * heap_strict is set, else is refused with a warning.
+ * Misuse (not an owned head, wrong owner, wrong order, adopted memory)
+ * panics when heap_strict is set, else is refused with a warning.
  * Lock: the extent's node. Return: 0 or -EINVAL.
  */
 int heap_free_owned(struct page_info *head, unsigned int order, uint16_t owner);
-
-/*
- * heap_adopt_owned(): pfns [@start, @end) of @node, RAM the heap was never
- * given (reserved at boot: a domain's static memory, xen,static-mem), join
- * the heap as extents owned by @owner: the range is added to the node's
- * range table and cut into maximal aligned blocks, as a handoff cuts a
- * free range (one head write each, flagged PGF_ADOPTED). The contents are
- * the owner's and stay as they are: never zeroed, never scrubbed, no cache
- * maintenance. heap_owner_of(), heap_owned_pages() and audit=full see them
- * as owned; heap_adopted_pages() counts them, so that the audit does not
- * also count them as reserved. heap_free_owned() refuses them: they leave
- * the heap only through heap_release_owned().
- * Lock: the node's. Return: the extents made (> 0), -EINVAL (no such
- * node, owner 0, empty, a pfn without a frame table entry, overlapping
- * heap memory) or -ENOSPC (the node's range table is full).
- */
-long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner);
-/*
- * heap_release_owned(): undo heap_adopt_owned() of exactly [@start,
- * @end): every block must be an adopted extent of @owner; the range leaves
- * the heap (reserved again, contents untouched).
- * Lock: the node's. Return: 0, -EINVAL (misuse: refused, nothing changed;
- * panics when heap_strict is set) or -ENOSPC (the range table cannot be
- * split: nothing changed).
- */
-int heap_release_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner);
-/* Pages heap_adopt_owned() holds, all nodes (reserved RAM now heap's). */
-uint64_t heap_adopted_pages(void);
 
 /* heap_owner_of() results besides a domain id (1..HEAP_MAX_OWNER). */
 #define HEAP_OWNER_KEEL 0	/* anonymous block (or being scrubbed) */
@@ -230,11 +189,10 @@ uint64_t heap_adopted_pages(void);
  * heap_owner_of(): who holds pfn @p, and the block (or free chunk) holding
  * it: its head in *@head, its order in *@order (both may be NULL; left
  * alone for HEAP_OWNER_NONE). O(MAX_FREE_ORDER): found by probing
- * aligned-down heads, never by reading a tail entry.
+ * aligned-down heads, never by reading a tail entry; finding the pfn's
+ * heap range first costs a binary search in each node's range table.
  * Lock: none taken; call it only while the heap is quiescent (audit,
  * checks, tests) or for a page the caller holds.
- * Finding the pfn's heap range first costs a lookup in each node's range
- * table (binary search).
  * Return: HEAP_OWNER_* or the owner id; -EIO when the heads contradict
  * each other (a metadata bug, printed).
  */
@@ -249,29 +207,15 @@ int heap_owner_of(pfn_t p, pfn_t *head, unsigned int *order);
 int heap_owned_order(const struct page_info *head, uint16_t owner);
 
 /*
- * Counters, read without the node locks (each a single word; a total is
- * not a snapshot while other CPUs allocate).
+ * heap_stats(): the counters (struct heap_stats) of @node, or of every
+ * node (HEAP_ALL_NODES), into *@out. @owner: owned_pages counts that
+ * domain's pages only (0: every owner's); per-owner counts are kept for
+ * all nodes together, so @owner needs HEAP_ALL_NODES.
+ * Lock: one node: takes its lock; HEAP_ALL_NODES: none.
+ * Return: 0, or -EINVAL (no such node, @owner with one node: *@out
+ * zeroed).
  */
-uint64_t heap_free_pages(void);
-uint64_t heap_total_pages(void);
-uint64_t heap_allocated_pages(void); /* total - free (owned included) */
-uint64_t heap_dirty_pages(void);
-uint64_t heap_owned_pages(uint16_t owner); /* 0: all owners */
-unsigned int heap_node_count(void);
-/*
- * heap_set_cpu_node(): CPU @cpu (its arch_cpu_id()) is on @node, where its
- * HEAP_ANY_NODE allocations start (node 0 until said). No lock; call it
- * when the CPU is set up. heap_cpu_node(): the calling CPU's node.
- */
-void heap_set_cpu_node(unsigned int cpu, uint32_t node);
-uint32_t heap_cpu_node(void);
-/* Allocations refused: HEAP_EXACT_NODE with a node that does not exist. */
-uint64_t heap_bad_node_count(void);
-/*
- * heap_node_stats(): copy @node's counters into *@out.
- * Lock: takes the node's lock. Return: 0, or -EINVAL for no such node.
- */
-int heap_node_stats(uint32_t node, struct heap_node_stats *out);
+int heap_stats(int node, uint16_t owner, struct heap_stats *out);
 
 #ifdef __cplusplus
 }

@@ -3,8 +3,11 @@
  * Owner: mm.
  * Bringing the heap up (common/mm/heap_init.c): heap_init(), the handoff of
  * bootmem's free ranges (heap_handoff(), heap_add_range()), the per-node range tables and
- * the handoff modes. Boot code only (common/boot.c, bootmem, tests); the
- * runtime API is keel/heap.h. See DESIGN §4 for the O(chunks) handoff.
+ * the handoff modes; then what the opener sets up around the runtime API
+ * (keel/heap.h): each CPU's node, the per-CPU caches, and reserved RAM
+ * adopted as a domain's. Boot code (common/boot.c, bootmem, the domain
+ * room's static memory and restore, tests) and a host that opens the heap.
+ * See DESIGN §4 for the O(chunks) handoff.
  */
 #ifndef KEEL_HEAP_BOOT_H
 #define KEEL_HEAP_BOOT_H
@@ -79,6 +82,63 @@ uint64_t heap_chunk_count(void);
  * through region_start_pfn()/region_end_pfn(); no lock: boot or quiescent.
  */
 const struct region *heap_node_ranges(uint32_t node, unsigned int *count);
+
+/* heap_node_count(): the node count given to heap_init(). */
+unsigned int heap_node_count(void);
+
+/*
+ * heap_set_cpu_node(): CPU @cpu (its arch_cpu_id()) is on @node, where its
+ * HEAP_ANY_NODE allocations start (node 0 until said). No lock; call it
+ * when the CPU is set up. heap_cpu_node(): the calling CPU's node.
+ */
+void heap_set_cpu_node(unsigned int cpu, uint32_t node);
+uint32_t heap_cpu_node(void);
+
+/*
+ * Per-CPU caches (DESIGN §15): heap_alloc() and heap_free() of order 0 and
+ * order 9 are served by the calling CPU's cache of its node's blocks,
+ * refilled and emptied in batches under the node lock, bounded (65 and 3
+ * blocks). Cached blocks count as free in every counter.
+ * heap_drain_caches(): every cache back to the free lists (audit, checks,
+ * a live update's freeze, low memory; heap_alloc() does it before it
+ * fails). heap_drain_cpu_cache(): one CPU's, for a CPU going offline.
+ * Lock: each cache's, then the node's. Return: the pages given back.
+ * heap_set_cpu_caches(): on, or off (drained); heap_init() leaves them
+ * off, whoever opens the heap for its runtime turns them on.
+ */
+uint64_t heap_drain_caches(void);
+uint64_t heap_drain_cpu_cache(unsigned int cpu);
+void heap_set_cpu_caches(bool on);
+
+/*
+ * Reserved RAM that joins the heap as a domain's and leaves it again: a
+ * domain's static memory at boot, a live update's restore (the domain
+ * room's domain_static.c and domain_restore.c).
+ *
+ * heap_adopt_owned(): pfns [@start, @end) of @node, RAM the heap was never
+ * given (reserved at boot: a domain's static memory, xen,static-mem), join
+ * the heap as extents owned by @owner: the range is added to the node's
+ * range table and cut into maximal aligned blocks, as a handoff cuts a
+ * free range (one head write each, flagged PGF_ADOPTED). The contents are
+ * the owner's and stay as they are: never zeroed, never scrubbed, no cache
+ * maintenance. heap_owner_of(), heap_stats()'s owned_pages and audit=full
+ * see them as owned; heap_stats()'s adopted_pages counts them, so that
+ * the audit does not also count them as reserved. heap_free_owned()
+ * refuses them: they leave the heap only through heap_release_owned().
+ * Lock: the node's. Return: the extents made (> 0), -EINVAL (no such
+ * node, owner 0, empty, a pfn without a frame table entry, overlapping
+ * heap memory) or -ENOSPC (the node's range table is full).
+ */
+long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner);
+/*
+ * heap_release_owned(): undo heap_adopt_owned() of exactly [@start,
+ * @end): every block must be an adopted extent of @owner; the range leaves
+ * the heap (reserved again, contents untouched).
+ * Lock: the node's. Return: 0, -EINVAL (misuse: refused, nothing changed;
+ * panics when heap_strict is set) or -ENOSPC (the range table cannot be
+ * split: nothing changed).
+ */
+int heap_release_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner);
 
 #ifdef __cplusplus
 }

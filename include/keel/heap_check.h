@@ -33,8 +33,20 @@ struct heap_node_locked {
 struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site);
 #define heap_lock_node(node) heap_lock_node_at((node), __func__)
 void heap_unlock_node(struct heap_node_locked l);
+/*
+ * heap_stats_all(): heap_stats(HEAP_ALL_NODES, @owner) by value, for
+ * keel's report, checks and tests, which read one counter at a time
+ * (heap_stats_all(0).free_pages).
+ */
+static inline struct heap_stats heap_stats_all(uint16_t owner)
+{
+	struct heap_stats st;
+
+	heap_stats(HEAP_ALL_NODES, owner, &st);
+	return st;
+}
 /* The locked node's counters (valid while the lock is held). */
-const struct heap_node_stats *heap_node_stats_locked(struct heap_node_locked l);
+const struct heap_stats *heap_node_stats_locked(struct heap_node_locked l);
 /*
  * Hold statistics: off by default, so that no clock is read while a node
  * lock is held; heap_set_lock_stats(true) times every hold (lock_max_ticks,

@@ -39,7 +39,7 @@ struct stress_stats {
 	uint64_t ops, allocs, frees, alloc_failures;
 	uint64_t bytes_verified;
 	uint64_t corruptions;
-	uint64_t free_before, free_after; /* heap_free_pages() */
+	uint64_t free_before, free_after; /* heap_stats_all(0).free_pages */
 	/*
 	 * false when a background idle scrub was still running at the start:
 	 * chunks it had detached were missing from free_before, so only

@@ -26,6 +26,7 @@
 #include <keel/frametable.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/numa.h>
 
 static uint64_t now_ns(void)
@@ -68,6 +69,7 @@ int main(int argc, char **argv)
 	       (t1 - t0) / 1e3, (t2 - t1) / 1e3, (t3 - t2) / 1e3,
 	       (t4 - t3) / 1e3, (t4 - t0) / 1e3,
 	       (unsigned long long)frametable_bytes() >> 10,
-	       frametable_pieces(), (unsigned long long)heap_free_pages());
+	       frametable_pieces(),
+	       (unsigned long long)heap_stats_all(0).free_pages);
 	return 0;
 }

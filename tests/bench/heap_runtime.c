@@ -103,23 +103,24 @@ static void keel_open(unsigned int nodes, uint64_t node_bytes)
 
 static uintptr_t keel_get(unsigned int order)
 {
-	return (uintptr_t)heap_alloc(order, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	return (uintptr_t)heap_alloc(order, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB,
+				     NULL);
 }
 
 static void keel_put(uintptr_t h, unsigned int order)
 {
-	heap_free((struct page_info *)h, order, false);
+	heap_free((struct page_info *)h, order, HEAP_FREE_ZEROED);
 }
 
 /* After a run: exact (caches drained by heap_check()), nothing lost. */
 static bool keel_whole(uint64_t free_at_open)
 {
-	return !heap_check() && heap_free_pages() == free_at_open;
+	return !heap_check() && heap_stats_all(0).free_pages == free_at_open;
 }
 
 static uint64_t keel_free(void)
 {
-	return heap_free_pages();
+	return heap_stats_all(0).free_pages;
 }
 
 /* ---- the reference (runtime_ref.c): handles are pfn + 1 ------------- */

@@ -24,8 +24,11 @@ int main()
 	decltype(&bootmem_init) volatile init = bootmem_init;
 	decltype(&heap_alloc) volatile alloc = heap_alloc;
 
-	if (!open || !init || !alloc || heap_total_pages() != 0 ||
-	    heap_free_pages() != 0) {
+	struct heap_stats st; /* the struct beside the call, as in C */
+
+	if (!open || !init || !alloc ||
+	    heap_stats(HEAP_ALL_NODES, 0, &st) != 0 || st.total_pages != 0 ||
+	    st.free_pages != 0) {
 		std::printf("embed-cxx: FAIL (a closed heap has pages)\n");
 		return 1;
 	}

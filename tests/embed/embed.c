@@ -135,14 +135,18 @@ static void check_opened(void)
 {
 	uint64_t kept = bootmem_reserved_ram_bytes() >> PAGE_SHIFT;
 	uint64_t ram = host.bytes >> PAGE_SHIFT;
+	struct heap_stats st;
 	pfn_t head;
 
 	EXPECT(heap_node_count() == NODES, "%u nodes", heap_node_count());
-	EXPECT(heap_total_pages() == ram - kept, "%llu pages, %llu expected",
-	       (unsigned long long)heap_total_pages(),
+	EXPECT(!heap_stats(HEAP_ALL_NODES, 0, &st), "heap_stats");
+	EXPECT(st.total_pages == ram - kept, "%llu pages, %llu expected",
+	       (unsigned long long)st.total_pages,
 	       (unsigned long long)(ram - kept));
-	EXPECT(heap_free_pages() == heap_total_pages(), "not all free");
-	EXPECT(heap_dirty_pages() == heap_total_pages(), "handed over dirty");
+	EXPECT(st.free_pages == st.total_pages, "not all free");
+	EXPECT(st.dirty_pages == st.total_pages, "handed over dirty");
+	EXPECT(st.allocated_pages == 0, "%llu allocated",
+	       (unsigned long long)st.allocated_pages);
 	for (size_t i = 0; i < sizeof(holes) / sizeof(holes[0]); i++)
 		EXPECT(heap_owner_of(pfn(pfn_of(holes[i].off)), &head, NULL) ==
 			       HEAP_OWNER_NONE,
@@ -158,7 +162,7 @@ static void check_anonymous(struct page_info *blk[NODES])
 		pfn_t head;
 		int who;
 
-		blk[n] = heap_alloc(4, (int)n, 0, HEAP_EXACT_NODE);
+		blk[n] = heap_alloc(4, (int)n, 0, HEAP_EXACT_NODE, NULL);
 		EXPECT(blk[n] && blk[n]->node == n, "order 4 on node %u", n);
 		if (!blk[n])
 			continue;
@@ -183,7 +187,7 @@ static void check_owned(struct page_info *ext[NODES])
 		pfn_t head;
 
 		ext[n] = heap_alloc_owned(9, (int)n, HEAP_EXACT_NODE, owner,
-					  &info);
+					  &info, NULL);
 		EXPECT(ext[n] && info.node == n, "extent on node %u", n);
 		if (!ext[n])
 			continue;
@@ -192,17 +196,18 @@ static void check_owned(struct page_info *ext[NODES])
 				       owner &&
 			       pfn_val(head) == ext[n]->pfn,
 		       "owner of a page of the extent");
-		EXPECT(heap_owned_pages(owner) == 512, "%llu owned pages",
-		       (unsigned long long)heap_owned_pages(owner));
+		EXPECT(heap_stats_all(owner).owned_pages == 512,
+		       "%llu owned pages",
+		       (unsigned long long)heap_stats_all(owner).owned_pages);
 	}
-	EXPECT(heap_owned_pages(0) == 2 * 512, "all owners");
+	EXPECT(heap_stats_all(0).owned_pages == 2 * 512, "all owners");
 }
 
 /* HEAP_NO_FLUSH: recorded, nothing done until the batch is flushed. */
 static void check_no_flush(void)
 {
 	uint64_t ops = host.maint_ops;
-	struct page_info *pg = heap_alloc(2, 1, 0, HEAP_NO_FLUSH);
+	struct page_info *pg = heap_alloc(2, 1, 0, HEAP_NO_FLUSH, NULL);
 
 	EXPECT(pg, "no_flush block");
 	if (!pg)
@@ -212,19 +217,20 @@ static void check_no_flush(void)
 	EXPECT(cachemaint_flush_batch(&maint) == 1, "batch of one");
 	EXPECT(host.maint_ops == ops + 1 && maint_stats.pending_ranges == 0,
 	       "batch not flushed");
-	EXPECT(!heap_free(pg, 2, false), "free");
+	EXPECT(!heap_free(pg, 2, HEAP_FREE_ZEROED), "free");
 }
 
 /* A double free is refused with a warning (heap_strict off), not fatal. */
 static void check_misuse(void)
 {
-	struct page_info *pg = heap_alloc(0, HEAP_ANY_NODE, 0, 0);
+	struct page_info *pg = heap_alloc(0, HEAP_ANY_NODE, 0, 0, NULL);
 	uint64_t said;
 
-	EXPECT(pg && !heap_free(pg, 0, true), "one page");
+	EXPECT(pg && !heap_free(pg, 0, HEAP_FREE_DIRTY), "one page");
 	heap_strict = false;
 	said = host.console_bytes;
-	EXPECT(pg && heap_free(pg, 0, true) == -EINVAL, "double free taken");
+	EXPECT(pg && heap_free(pg, 0, HEAP_FREE_DIRTY) == -EINVAL,
+	       "double free taken");
 	EXPECT(host.console_bytes > said, "double free refused silently");
 	heap_strict = true;
 }
@@ -279,8 +285,8 @@ static void *worker_run(void *arg)
 		if (n < WORKER_HELD && (n == 0 || (x & 1))) {
 			unsigned int k = (x >> 8) % 16 == 0 ? 9 : 0;
 			struct page_info *pg =
-				heap_alloc_maint(k, HEAP_ANY_NODE, 0,
-						 HEAP_NO_SCRUB, &none_maint);
+				heap_alloc(k, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB,
+					   &none_maint);
 
 			if (!pg) {
 				w->bad++;
@@ -289,7 +295,8 @@ static void *worker_run(void *arg)
 			/* Node 0 short of 2 MiB blocks: the nearest node's. */
 			if (pg->node != 0) {
 				w->remote++;
-				w->bad += heap_free(pg, k, true) != 0;
+				w->bad +=
+					heap_free(pg, k, HEAP_FREE_DIRTY) != 0;
 				continue;
 			}
 			claim(w, pg, k, true);
@@ -300,14 +307,15 @@ static void *worker_run(void *arg)
 			unsigned int i = (unsigned int)((x >> 16) % n);
 
 			claim(w, held[i], order[i], false);
-			w->bad += heap_free(held[i], order[i], true) != 0;
+			w->bad += heap_free(held[i], order[i],
+					    HEAP_FREE_DIRTY) != 0;
 			held[i] = held[--n];
 			order[i] = order[n];
 		}
 	}
 	while (n--) {
 		claim(w, held[n], order[n], false);
-		w->bad += heap_free(held[n], order[n], true) != 0;
+		w->bad += heap_free(held[n], order[n], HEAP_FREE_DIRTY) != 0;
 	}
 	return NULL;
 }
@@ -321,7 +329,7 @@ static void check_two_threads_one_node(void)
 	struct worker w[2] = {{.cpu = 1}, {.cpu = 2}};
 	pthread_t th[2];
 	uint64_t locks = host.lock_calls;
-	uint64_t total = heap_free_pages();
+	uint64_t total = heap_stats_all(0).free_pages;
 
 	none_maint = cachemaint_policy(CACHEMAINT_NONE, &none_stats);
 	heap_set_cpu_caches(true);
@@ -337,8 +345,9 @@ static void check_two_threads_one_node(void)
 		       (unsigned long long)w[i].remote);
 	}
 	EXPECT(host.lock_calls > locks, "the host's lock was never taken");
-	EXPECT(heap_free_pages() == total, "%llu free pages, %llu before",
-	       (unsigned long long)heap_free_pages(),
+	EXPECT(heap_stats_all(0).free_pages == total,
+	       "%llu free pages, %llu before",
+	       (unsigned long long)heap_stats_all(0).free_pages,
 	       (unsigned long long)total);
 	EXPECT(heap_check() == 0, "heap_check() after the threads");
 }
@@ -346,7 +355,8 @@ static void check_two_threads_one_node(void)
 /* Every free page allocated once: none in a hole, each zeroed; then back. */
 static void check_every_page(void)
 {
-	uint64_t want = heap_free_pages(), got = 0, bad = 0, dirty = 0;
+	uint64_t want = heap_stats_all(0).free_pages, got = 0, bad = 0,
+		 dirty = 0;
 	struct page_info **all = calloc(want + 1, sizeof(*all));
 	uint64_t per_node[NODES] = {0};
 
@@ -354,7 +364,8 @@ static void check_every_page(void)
 		printf("embed: FAIL (calloc)\n");
 		exit(1);
 	}
-	while (got <= want && (all[got] = heap_alloc(0, HEAP_ANY_NODE, 0, 0))) {
+	while (got <= want &&
+	       (all[got] = heap_alloc(0, HEAP_ANY_NODE, 0, 0, NULL))) {
 		bad += in_hole(all[got]->pfn, 0);
 		dirty += !zeroed(all[got]->pfn, 0);
 		per_node[all[got]->node % NODES]++;
@@ -366,9 +377,9 @@ static void check_every_page(void)
 	       (unsigned long long)bad);
 	EXPECT(!dirty, "%llu pages not zeroed", (unsigned long long)dirty);
 	EXPECT(per_node[0] && per_node[1], "a node gave nothing");
-	EXPECT(heap_free_pages() == 0, "free pages left");
+	EXPECT(heap_stats_all(0).free_pages == 0, "free pages left");
 	while (got--)
-		EXPECT(!heap_free(all[got], 0, false), "free");
+		EXPECT(!heap_free(all[got], 0, HEAP_FREE_ZEROED), "free");
 	free(all);
 }
 
@@ -378,14 +389,16 @@ static void check_closed(struct page_info *blk[NODES],
 {
 	for (unsigned int n = 0; n < NODES; n++) {
 		if (blk[n])
-			EXPECT(!heap_free(blk[n], 4, true), "free block");
+			EXPECT(!heap_free(blk[n], 4, HEAP_FREE_DIRTY),
+			       "free block");
 		if (ext[n])
 			EXPECT(!heap_free_owned(ext[n], 9,
 						(uint16_t)(OWNER + n)),
 			       "free extent");
 	}
-	EXPECT(heap_free_pages() == heap_total_pages(), "pages not back");
-	EXPECT(heap_owned_pages(0) == 0, "owned pages left");
+	EXPECT(heap_stats_all(0).free_pages == heap_stats_all(0).total_pages,
+	       "pages not back");
+	EXPECT(heap_stats_all(0).owned_pages == 0, "owned pages left");
 	EXPECT(maint_stats.ops == host.maint_ops &&
 		       maint_stats.bytes == host.maint_bytes,
 	       "counters say %llu ops %llu bytes, the host saw %llu, %llu",

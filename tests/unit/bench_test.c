@@ -11,6 +11,9 @@
 #include "common.h"
 
 #include <keel/bench.h>
+#include <keel/cachemaint.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
 
@@ -33,7 +36,7 @@ static struct snap *snap_take(void)
 	assert_non_null(s);
 	s->chunks = test_heap_snapshot_flags(PGF_CLEAN_POC);
 	for (unsigned int n = 0; n < heap_node_count(); n++) {
-		const struct heap_node_stats *st = test_node_stats(n);
+		const struct heap_stats *st = test_node_stats(n);
 
 		s->free_pages[n] = st->free_pages;
 		s->free_chunks[n] = st->free_chunks;
@@ -160,7 +163,8 @@ static void test_run_rows_and_heap_unchanged(void **state)
 
 	after = snap_take();
 	snap_equal(before, after);
-	assert_int_equal(heap_free_pages(), heap_total_pages());
+	assert_int_equal(heap_stats_all(0).free_pages,
+			 heap_stats_all(0).total_pages);
 	test_heap_check_clean();
 	assert_free_memory_zero(after);
 	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_DEFERRED);

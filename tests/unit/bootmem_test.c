@@ -440,8 +440,8 @@ static void test_handoff_closes(void **state)
 	}
 	n = heap_handoff(true);
 	assert_int_equal(n, ranges);
-	assert_int_equal(heap_total_pages(), free >> 12);
-	assert_int_equal(heap_free_pages(), free >> 12);
+	assert_int_equal(heap_stats_all(0).total_pages, free >> 12);
+	assert_int_equal(heap_stats_all(0).free_pages, free >> 12);
 	TEST_EXPECT_PANIC(bootmem_alloc(4096, 4096, 0, "late"),
 			  "bootmem closed");
 }

@@ -58,7 +58,7 @@ static void test_clean_poc_costs_nothing(void **state)
 	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_DEFERRED);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
 	mark_all_poc();
-	pg = heap_alloc(4, HEAP_ANY_NODE, 0, 0);
+	pg = heap_alloc(4, HEAP_ANY_NODE, 0, 0, NULL);
 	assert_non_null(pg);
 	assert_true(pg->flags & PGF_CLEAN_POC);
 	c = counters();
@@ -72,12 +72,12 @@ static void test_clean_poc_costs_nothing(void **state)
 	test_heap_check_clean();
 
 	/* Freed: written memory, no longer clean; the merge drops it. */
-	assert_int_equal(heap_free(pg, 4, false), 0);
+	assert_int_equal(heap_free(pg, 4, HEAP_FREE_ZEROED), 0);
 	s = test_heap_snapshot();
 	assert_int_equal(s.n, 1);
 	assert_false(s.c[0].flags & PGF_CLEAN_POC);
 	free(s.c);
-	pg = heap_alloc(4, HEAP_ANY_NODE, 0, 0);
+	pg = heap_alloc(4, HEAP_ANY_NODE, 0, 0, NULL);
 	assert_false(pg->flags & PGF_CLEAN_POC);
 	c = counters();
 	assert_int_equal(c.clean_inval_ops, 1);
@@ -90,7 +90,7 @@ static void test_deferred_one_op(void **state)
 
 	machine(CACHEMAINT_DEFERRED);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
-	pg = heap_alloc(6, HEAP_ANY_NODE, 0, 0);
+	pg = heap_alloc(6, HEAP_ANY_NODE, 0, 0, NULL);
 	assert_non_null(pg);
 	c = counters();
 	assert_int_equal(c.clean_inval_ops, 1);
@@ -98,7 +98,7 @@ static void test_deferred_one_op(void **state)
 	assert_int_equal(c.icache_invals, 0);
 	assert_int_equal(heap_cachemaint()->stats->ops, 1);
 	assert_int_equal(heap_cachemaint()->stats->bytes, 64 * 4096);
-	pg = heap_alloc(5, HEAP_ANY_NODE, 0, HEAP_ICACHE);
+	pg = heap_alloc(5, HEAP_ANY_NODE, 0, HEAP_ICACHE, NULL);
 	assert_non_null(pg);
 	c = counters();
 	assert_int_equal(c.clean_inval_ops, 2);
@@ -112,7 +112,7 @@ static void test_eager_per_page(void **state)
 	machine(CACHEMAINT_EAGER);
 	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_EAGER);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
-	assert_non_null(heap_alloc(6, HEAP_ANY_NODE, 0, 0));
+	assert_non_null(heap_alloc(6, HEAP_ANY_NODE, 0, 0, NULL));
 	c = counters();
 	assert_int_equal(c.clean_inval_ops, 64);
 	assert_int_equal(c.clean_inval_bytes, 64 * 4096);
@@ -124,7 +124,7 @@ static void test_none_mode(void **state)
 
 	machine(CACHEMAINT_NONE);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
-	assert_non_null(heap_alloc(6, HEAP_ANY_NODE, 0, HEAP_ICACHE));
+	assert_non_null(heap_alloc(6, HEAP_ANY_NODE, 0, HEAP_ICACHE, NULL));
 	c = counters();
 	assert_int_equal(c.clean_inval_ops + c.icache_invals, 0);
 }
@@ -156,7 +156,8 @@ static void test_no_flush_batch(void **state)
 	seen_count = 0;
 	sandbox_set_cache_observer(observer);
 	for (i = 0; i < 5; i++) {
-		pg[i] = heap_alloc(i % 3, HEAP_ANY_NODE, 0, HEAP_NO_FLUSH);
+		pg[i] = heap_alloc(i % 3, HEAP_ANY_NODE, 0, HEAP_NO_FLUSH,
+				   NULL);
 		assert_non_null(pg[i]);
 		assert_true(pg[i]->flags & PGF_NEED_FLUSH);
 	}
@@ -180,7 +181,7 @@ static void test_no_flush_batch(void **state)
 	/* More than the batch holds: flushed on the way, each once. */
 	seen_count = 0;
 	for (i = 0; i < 70; i++) {
-		pg[i] = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_FLUSH);
+		pg[i] = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_FLUSH, NULL);
 		assert_non_null(pg[i]);
 	}
 	cachemaint_flush_batch(heap_cachemaint());
@@ -218,20 +219,20 @@ static void test_poc_merge_rules(void **state)
 	/* Both halves clean_poc (returned by the scrubber): bit kept. */
 	machine(CACHEMAINT_DEFERRED);
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 16), true));
-	a = heap_alloc(3, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
-	b = heap_alloc(3, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	a = heap_alloc(3, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
+	b = heap_alloc(3, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
 	assert_non_null(a);
 	assert_non_null(b);
-	assert_int_equal(heap_free(a, 3, true), 0);
+	assert_int_equal(heap_free(a, 3, HEAP_FREE_DIRTY), 0);
 	t = heap_take_dirty(0, &order);
 	assert_ptr_equal(t, a);
 	assert_int_equal(order, 3);
-	assert_int_equal(heap_free(b, 3, true), 0);
+	assert_int_equal(heap_free(b, 3, HEAP_FREE_DIRTY), 0);
 	/* b's buddy a is detached: no merge. */
 	t = heap_take_dirty(0, &order);
 	assert_ptr_equal(t, b);
 	assert_null(heap_take_dirty(0, &order));
-	assert_int_equal(heap_free_pages(), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, 0);
 	heap_put_clean(a, 3, true);
 	heap_put_clean(b, 3, true);
 	s = test_heap_snapshot();
@@ -244,12 +245,12 @@ static void test_poc_merge_rules(void **state)
 	test_heap_check_clean();
 
 	/* A half freed clean but written (no clean_poc): the merge drops it. */
-	a = heap_alloc(3, HEAP_ANY_NODE, 0, 0);
-	b = heap_alloc(3, HEAP_ANY_NODE, 0, 0);
-	assert_int_equal(heap_free(a, 3, false), 0);
+	a = heap_alloc(3, HEAP_ANY_NODE, 0, 0, NULL);
+	b = heap_alloc(3, HEAP_ANY_NODE, 0, 0, NULL);
+	assert_int_equal(heap_free(a, 3, HEAP_FREE_ZEROED), 0);
 	t = heap_take_dirty(0, &order);
 	assert_null(t); /* clean chunks are never taken */
-	assert_int_equal(heap_free(b, 3, true), 0);
+	assert_int_equal(heap_free(b, 3, HEAP_FREE_DIRTY), 0);
 	s = test_heap_snapshot();
 	assert_int_equal(s.n, 1);
 	assert_false(s.c[0].flags & PGF_CLEAN_POC);
@@ -321,8 +322,8 @@ static bool m_take(struct m_held *h, enum cachemaint_mode mode)
 {
 	unsigned int order = (unsigned int)rand() % 5;
 	bool defer = mode == CACHEMAINT_DEFERRED && !(rand() % 4);
-	struct page_info *pg =
-		heap_alloc(order, HEAP_ANY_NODE, 0, defer ? HEAP_NO_FLUSH : 0);
+	struct page_info *pg = heap_alloc(order, HEAP_ANY_NODE, 0,
+					  defer ? HEAP_NO_FLUSH : 0, NULL);
 
 	if (!pg)
 		return false;
@@ -381,8 +382,9 @@ static void clean_once_model(enum cachemaint_mode mode, unsigned int seed)
 	while (count) {
 		count--;
 		m_write(held[count].pg, held[count].order);
-		assert_int_equal(
-			heap_free(held[count].pg, held[count].order, true), 0);
+		assert_int_equal(heap_free(held[count].pg, held[count].order,
+					   HEAP_FREE_DIRTY),
+				 0);
 	}
 	sandbox_set_cache_observer(NULL);
 	sandbox_set_scrub_observer(NULL);
@@ -416,12 +418,12 @@ static void test_policy_per_call(void **state)
 	machine(CACHEMAINT_DEFERRED);
 	heap = heap_cachemaint();
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + 256), false));
-	pg = heap_alloc_maint(3, HEAP_ANY_NODE, 0, 0, &eager);
+	pg = heap_alloc(3, HEAP_ANY_NODE, 0, 0, &eager);
 	assert_non_null(pg);
 	assert_int_equal(mine.ops, 8); /* eager: per page */
 	assert_int_equal(heap->stats->ops, 0);
 	assert_int_equal(heap->mode, CACHEMAINT_DEFERRED);
-	assert_non_null(heap_alloc(3, HEAP_ANY_NODE, 0, 0));
+	assert_non_null(heap_alloc(3, HEAP_ANY_NODE, 0, 0, NULL));
 	assert_int_equal(heap->stats->ops, 1); /* deferred: one range */
 	assert_int_equal(mine.ops, 8);
 
@@ -430,8 +432,8 @@ static void test_policy_per_call(void **state)
 		const struct cachemaint deferred =
 			cachemaint_policy(CACHEMAINT_DEFERRED, &mine);
 
-		assert_non_null(heap_alloc_maint(2, HEAP_ANY_NODE, 0,
-						 HEAP_NO_FLUSH, &deferred));
+		assert_non_null(heap_alloc(2, HEAP_ANY_NODE, 0, HEAP_NO_FLUSH,
+					   &deferred));
 		assert_int_equal(mine.pending_ranges, 1);
 		assert_int_equal(heap->stats->pending_ranges, 0);
 		assert_int_equal(cachemaint_flush_batch(heap), 1);
@@ -441,7 +443,7 @@ static void test_policy_per_call(void **state)
 		assert_int_equal(heap->stats->batches, 1);
 		assert_int_equal(mine.batches, 0);
 	}
-	assert_int_equal(heap_free(pg, 3, false), 0);
+	assert_int_equal(heap_free(pg, 3, HEAP_FREE_ZEROED), 0);
 }
 
 int main(void)

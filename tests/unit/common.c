@@ -13,6 +13,8 @@
 
 #include <arch/irq.h>
 #include <keel/boot.h>
+#include <keel/cachemaint.h>
+#include <keel/heap_boot.h>
 #include <keel/trace.h>
 
 /* ---- setup / teardown ---------------------------------------------------- */
@@ -340,11 +342,11 @@ void test_heap_check_clean(void)
 			 sandbox_console_buffer());
 }
 
-const struct heap_node_stats *test_node_stats(uint32_t n)
+const struct heap_stats *test_node_stats(uint32_t n)
 {
-	static struct heap_node_stats st;
+	static struct heap_stats st;
 
-	assert_int_equal(heap_node_stats(n, &st), 0);
+	assert_int_equal(heap_stats(n, 0, &st), 0);
 	return &st;
 }
 

@@ -80,9 +80,9 @@ unsigned int test_console_lines(void);
 bool test_has_reserved(const struct bootinfo *bi, uint64_t s, uint64_t e,
 		       const char *name);
 
-/* heap_node_stats() of node @n into a buffer of the test's own (valid
+/* heap_stats() of node @n into a buffer of the test's own (valid
  * until the next call; fails the test for no such node). */
-const struct heap_node_stats *test_node_stats(uint32_t n);
+const struct heap_stats *test_node_stats(uint32_t n);
 
 /* ---- panics -------------------------------------------------------------- */
 

@@ -10,7 +10,9 @@
  */
 #include "common.h"
 #include <keel/bench.h>
+#include <keel/cachemaint.h>
 #include <keel/domain.h>
+#include <keel/heap_check.h>
 
 #include "../../common/domain/domain_priv.h"
 
@@ -38,7 +40,7 @@ static uint64_t free_before;
 /* domains_bench(&ds) on the machine's domains. */
 static const struct domain_bench *bench(void)
 {
-	free_before = heap_free_pages();
+	free_before = heap_stats_all(0).free_pages;
 	domains_setup(&ds, &opts, &test_bi);
 	test_quiet_begin();
 	domains_bench(&ds);
@@ -52,9 +54,9 @@ static const struct domain_bench *bench(void)
 /* After the bench: the heap as it was, nothing dirty, nothing owned. */
 static void heap_as_before(void)
 {
-	assert_int_equal(heap_free_pages(), free_before);
-	assert_int_equal(heap_dirty_pages(), 0);
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, free_before);
+	assert_int_equal(heap_stats_all(0).dirty_pages, 0);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_DEFERRED);
 }
 

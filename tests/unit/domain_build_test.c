@@ -15,7 +15,10 @@
 #include "common.h"
 #include <keel/audit.h>
 #include <keel/bench.h>
+#include <keel/cachemaint.h>
 #include <keel/domain.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/p2m.h>
 #include <keel/progress.h>
 
@@ -84,7 +87,7 @@ static void destroy(void)
 	test_quiet_begin();
 	domains_destroy_all(&ds);
 	test_quiet_end();
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 }
 
 static unsigned int check(bool zero)
@@ -111,14 +114,15 @@ static void test_fewest_extents(void **state)
 	unsigned int order;
 
 	machine(0, false, "domain=34824K@0 bootscrub=on");
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	assert_int_equal(build(), 1);
 	assert_true(ds.d[0].built);
 	assert_int_equal(ds.d[0].heap_extents, 3);
 	assert_int_equal(ds.d[0].extents[0], 0);
 	assert_int_equal(ds.d[0].extents[1], 17);
 	assert_int_equal(ds.d[0].extents[2], 2);
-	assert_int_equal(heap_owned_pages(ds.d[0].id), (34824 * KiB) >> 12);
+	assert_int_equal(heap_stats_all(ds.d[0].id).owned_pages,
+			 (34824 * KiB) >> 12);
 	assert_int_equal(p2m_translate(ds.d[0].p2m, 0, &pa0, &order), 0);
 	assert_int_equal(order, 9);
 	assert_int_equal(heap_owner_of(paddr_to_pfn(pa0), NULL, &order),
@@ -133,7 +137,7 @@ static void test_fewest_extents(void **state)
 	assert_true(test_console_contains("frame not an extent"));
 	ds.d[0].big[0].gpa -= 2 * MiB;
 	destroy();
-	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
 	assert_int_equal(ds.stats.problems, 16); /* its 16 leaves */
 	test_heap_check_clean();
 }
@@ -145,7 +149,7 @@ static void test_build_and_destroy(void **state)
 
 	machine(0xab, true,
 		"domain=6M@1 domain=3M domain=2052K@0 bootscrub=on");
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	assert_int_equal(build(), 3);
 	assert_true(ds.d[0].built && ds.d[1].built && ds.d[2].built);
 	assert_int_equal(ds.d[0].node, 1);
@@ -156,7 +160,7 @@ static void test_build_and_destroy(void **state)
 	assert_int_equal(ds.d[2].extents[2], 1);
 	assert_int_equal(ds.d[1].remote_bytes, 0);
 	for (unsigned int i = 0; i < 3; i++) {
-		assert_int_equal(heap_owned_pages(ds.d[i].id),
+		assert_int_equal(heap_stats_all(ds.d[i].id).owned_pages,
 				 ds.d[i].spec.bytes >> PAGE_SHIFT);
 		assert_true(ds.d[i].table_pages >= 1);
 	}
@@ -167,8 +171,8 @@ static void test_build_and_destroy(void **state)
 	test_quiet_begin();
 	domains_destroy_all(&ds);
 	test_quiet_end();
-	assert_int_equal(heap_free_pages(), before);
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 	assert_int_equal(ds.stats.problems, 0);
 }
 
@@ -200,14 +204,16 @@ static void test_too_big_fails_alone(void **state)
 	uint64_t before;
 
 	machine(0, false, "domain=1G domain=2M");
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	assert_int_equal(build(), 2);
 	assert_true(ds.d[0].failed);
 	assert_false(ds.d[0].built);
 	assert_non_null(
 		strstr(ds.d[0].fail_reason, "out of memory: 1 GiB asked + "));
 	assert_true(ds.d[1].built);
-	assert_int_equal(heap_free_pages() + 512 + ds.d[1].table_pages, before);
+	assert_int_equal(heap_stats_all(0).free_pages + 512 +
+				 ds.d[1].table_pages,
+			 before);
 	assert_int_equal(check(false), 0);
 	destroy();
 }
@@ -218,16 +224,16 @@ static void test_build_local(void **state)
 	uint64_t before;
 
 	machine(0, false, NULL);
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	assert_int_equal(domain_build_local(5 * MiB + 4096, 1, 9, lctx()), 0);
-	assert_int_equal(heap_free_pages(), before);
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 	/* Passes the plan (none here) but not the heap: all given back. */
 	test_quiet_begin();
 	assert_int_equal(domain_build_local(256 * MiB, 0, 18, lctx()), -ENOMEM);
 	test_quiet_end();
-	assert_int_equal(heap_free_pages(), before);
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 	assert_int_equal(domain_build_local(0, 0, 9, lctx()), -EINVAL);
 	assert_int_equal(domain_build_local(MiB, 7, 9, lctx()), -EINVAL);
 }
@@ -244,7 +250,7 @@ static void test_bench(void **state)
 	test_quiet_begin();
 	scrub_boot(SCRUB_ON, 8 * MiB, false);
 	test_quiet_end();
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	ops = heap_cachemaint()->stats->ops;
 	domains_setup(&ds, &opts, &test_bi);
 	test_quiet_begin();
@@ -256,9 +262,9 @@ static void test_bench(void **state)
 	assert_int_equal(ds.stats.bench.deferred_err, 0);
 	assert_int_equal(ds.stats.bench.eager_err, 0);
 	assert_true(ds.stats.bench.eager.ticks > 0);
-	assert_int_equal(heap_free_pages(), before);
-	assert_int_equal(heap_dirty_pages(), 0);
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
+	assert_int_equal(heap_stats_all(0).dirty_pages, 0);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 	assert_int_equal(heap_cachemaint()->stats->ops, ops);
 	assert_int_equal(heap_cachemaint()->mode, CACHEMAINT_DEFERRED);
 }
@@ -395,17 +401,17 @@ static void test_big_local_rollback(void **state)
 	uint64_t before;
 
 	machine_big(false, "bootscrub=off domains_trust=on");
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	assert_int_equal(domain_build_local(3 * GiB, 0, MAX_FREE_ORDER, lctx()),
 			 0);
-	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
 	test_quiet_begin();
 	assert_int_equal(
 		domain_build_local(32 * GiB, 0, MAX_FREE_ORDER, lctx()),
 		-ENOMEM);
 	test_quiet_end();
-	assert_int_equal(heap_free_pages(), before);
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 	test_heap_check_clean();
 }
 
@@ -432,15 +438,15 @@ static void test_build_private(void **state)
 	cpumask_t all;
 
 	machine(0, false, NULL);
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	smp_online_mask(&all);
 	for (unsigned int c = 0; c < 4; c++)
 		private_err[c] = 0;
 	smp_run_on(&all, private_worker, lctx());
 	for (unsigned int c = 0; c < 4; c++)
 		assert_int_equal(private_err[c], 0);
-	assert_int_equal(heap_free_pages(), before);
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 	assert_int_equal(
 		domain_build_private(MiB, 0, 9,
 				     HEAP_MAX_OWNER - DOMAIN_PRIVATE_OWNER + 1,

@@ -18,6 +18,7 @@
 #include <keel/domain.h>
 #include <keel/handover.h>
 #include <keel/heap.h>
+#include <keel/heap_check.h>
 #include <keel/liveupdate.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
@@ -238,7 +239,7 @@ static void audit_ok(void)
 	test_quiet_end();
 	assert_true(a.ok);
 	assert_int_equal(a.lost_pages, 0);
-	assert_int_equal(a.owned_pages, heap_owned_pages(0));
+	assert_int_equal(a.owned_pages, heap_stats_all(0).owned_pages);
 }
 
 /*
@@ -266,8 +267,8 @@ static void failed_alone(const char *why)
 	assert_true(v.failed && !v.built && !v.p2m);
 	if (!strstr(v.fail_reason, why))
 		fail_msg("fail_reason \"%s\" lacks \"%s\"", v.fail_reason, why);
-	assert_int_equal(heap_adopted_pages(), 0);
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_stats_all(0).adopted_pages, 0);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 	assert_int_equal(heap_owner_of(paddr_to_pfn(pa(A_PA)), NULL, NULL),
 			 HEAP_OWNER_NONE);
 	assert_true(all_intact());
@@ -304,7 +305,8 @@ static void test_restored(void **state)
 	assert_int_equal(v.extents[2], 2);     /* 4 KiB leaves of B */
 	assert_int_equal(v.remote_bytes, B_SIZE + 2 * MiB); /* B, C's half */
 	assert_int_equal(v.table_pages, (next_table - T_PA) >> PAGE_SHIFT);
-	assert_int_equal(heap_owned_pages(1), DOM_BYTES >> PAGE_SHIFT);
+	assert_int_equal(heap_stats_all(1).owned_pages,
+			 DOM_BYTES >> PAGE_SHIFT);
 	assert_int_equal(
 		heap_owner_of(paddr_to_pfn(pa(C_PA + 3 * MiB)), &head, NULL),
 		1);
@@ -325,7 +327,7 @@ static void test_restored(void **state)
 	domains_destroy_all(&ds);
 	test_quiet_end();
 	assert_int_equal(ds.stats.problems, 0);
-	assert_int_equal(heap_adopted_pages(), 0);
+	assert_int_equal(heap_stats_all(0).adopted_pages, 0);
 	assert_int_equal(heap_owner_of(paddr_to_pfn(pa(A_PA)), NULL, NULL),
 			 HEAP_OWNER_NONE);
 	assert_true(all_intact());
@@ -486,7 +488,7 @@ static void all_refused(unsigned int domains, const char *why)
 		assert_true(v.failed && !v.built && !v.p2m);
 		assert_non_null(strstr(v.fail_reason, why));
 	}
-	assert_int_equal(heap_adopted_pages(), 0);
+	assert_int_equal(heap_stats_all(0).adopted_pages, 0);
 	assert_true(all_intact());
 	audit_ok();
 }

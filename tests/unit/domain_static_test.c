@@ -16,6 +16,8 @@
 #include <keel/audit.h>
 #include <keel/bootmem.h>
 #include <keel/domain.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/p2m.h>
 
 #include "../../common/domain/domain_priv.h"
@@ -133,7 +135,7 @@ static void audit_ok(void)
 	assert_true(a.ok);
 	assert_int_equal(a.lost_pages, 0);
 	assert_int_equal(a.problems, 0);
-	assert_int_equal(a.owned_pages, heap_owned_pages(0));
+	assert_int_equal(a.owned_pages, heap_stats_all(0).owned_pages);
 }
 
 /*
@@ -149,7 +151,7 @@ static void test_static_built(void **state)
 	machine("bootscrub=off domain=4M", 0);
 	fill(A_START, A_END);
 	fill(B_START, B_END);
-	free0 = heap_free_pages();
+	free0 = heap_stats_all(0).free_pages;
 	build();
 	st = find("st");
 	assert_non_null(st);
@@ -169,10 +171,11 @@ static void test_static_built(void **state)
 	assert_int_equal(st->zero_ticks, 0);
 	assert_true(find("domain0")->built);
 	/* Only the boot domain and the tables came from the free lists. */
-	assert_true(heap_free_pages() < free0 - (4 * MiB >> 12));
-	assert_true(heap_free_pages() > free0 - (4 * MiB >> 12) - 64);
-	assert_int_equal(heap_owned_pages(st->id), pages);
-	assert_int_equal(heap_adopted_pages(), pages);
+	assert_true(heap_stats_all(0).free_pages < free0 - (4 * MiB >> 12));
+	assert_true(heap_stats_all(0).free_pages >
+		    free0 - (4 * MiB >> 12) - 64);
+	assert_int_equal(heap_stats_all(st->id).owned_pages, pages);
+	assert_int_equal(heap_stats_all(0).adopted_pages, pages);
 	assert_true(owned_by(A_START, A_END, st->id));
 	assert_true(owned_by(B_START, B_END, st->id));
 	assert_true(intact(A_START, A_END));
@@ -189,9 +192,9 @@ static void test_static_built(void **state)
 	domains_destroy_all(&ds);
 	test_quiet_end();
 	assert_int_equal(ds.stats.problems, 0);
-	assert_int_equal(heap_free_pages(), free0);
-	assert_int_equal(heap_owned_pages(0), 0);
-	assert_int_equal(heap_adopted_pages(), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, free0);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
+	assert_int_equal(heap_stats_all(0).adopted_pages, 0);
 	assert_int_equal(heap_owner_of(paddr_to_pfn(pa(A_START)), NULL, NULL),
 			 HEAP_OWNER_NONE);
 	assert_true(intact(A_START, A_END));
@@ -220,7 +223,7 @@ static void test_static_check_finds(void **state)
 	test_quiet_begin();
 	domains_destroy_all(&ds);
 	test_quiet_end();
-	assert_int_equal(heap_adopted_pages(), 0);
+	assert_int_equal(heap_stats_all(0).adopted_pages, 0);
 }
 
 /* Above a mem= cut: refused before the build, the range left alone. */
@@ -238,8 +241,8 @@ static void test_static_above_mem_cut(void **state)
 		st->fail_reason,
 		"xen,static-mem [0x6001000, 0x6201000) is above the "
 		"mem= cut");
-	assert_int_equal(heap_adopted_pages(), 0);
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_stats_all(0).adopted_pages, 0);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 	assert_true(intact(A_START, A_END));
 	audit_ok();
 }
@@ -264,7 +267,7 @@ static void test_static_self_overlap(void **state)
 	assert_string_equal(st->fail_reason,
 			    "xen,static-mem [0x2010000, 0x2020000) overlaps "
 			    "its own [0x2000000, 0x2603000)");
-	assert_int_equal(heap_adopted_pages(), 0);
+	assert_int_equal(heap_stats_all(0).adopted_pages, 0);
 	assert_true(intact(A_START, A_END));
 	audit_ok();
 }
@@ -294,7 +297,7 @@ static void test_adopt_misuse(void **state)
 	/* Node 0's static-mem adopted as node 1's; keel's own frame table. */
 	assert_int_equal(heap_adopt_owned(1, s, e, 7), -EINVAL);
 	assert_int_equal(adopt_named("frametable"), -EINVAL);
-	assert_int_equal(heap_adopted_pages(), 0);
+	assert_int_equal(heap_stats_all(0).adopted_pages, 0);
 	assert_int_equal(heap_adopt_owned(0, s, e, 7), 4);
 	/* Twice, or over free heap memory: overlaps. */
 	assert_int_equal(heap_adopt_owned(0, s, e, 8), -EINVAL);
@@ -315,10 +318,11 @@ static void test_adopt_misuse(void **state)
 			  "not a whole adopted range");
 	TEST_EXPECT_PANIC(heap_release_owned(0, pfn(pfn_val(s) + 1), e, 7),
 			  "not an adopted extent");
-	assert_int_equal(heap_owned_pages(7), pfn_val(e) - pfn_val(s));
+	assert_int_equal(heap_stats_all(7).owned_pages,
+			 pfn_val(e) - pfn_val(s));
 	assert_int_equal(heap_release_owned(0, s, e, 7), 0);
-	assert_int_equal(heap_owned_pages(7), 0);
-	assert_int_equal(heap_adopted_pages(), 0);
+	assert_int_equal(heap_stats_all(7).owned_pages, 0);
+	assert_int_equal(heap_stats_all(0).adopted_pages, 0);
 	test_heap_check_clean();
 	audit_ok();
 }

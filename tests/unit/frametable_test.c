@@ -132,8 +132,8 @@ static void check_fragmented(unsigned int n, uint64_t base, uint64_t len,
 	heap_handoff(true);
 	test_quiet_end();
 	/* Free before, minus what the handoff took for range tables. */
-	assert_true(heap_free_pages() <= free_bytes >> 12);
-	assert_int_equal(heap_free_pages() * 4096 +
+	assert_true(heap_stats_all(0).free_pages <= free_bytes >> 12);
+	assert_int_equal(heap_stats_all(0).free_pages * 4096 +
 				 bootmem_reserved_ram_bytes(),
 			 n * len);
 	test_heap_check_clean();
@@ -214,7 +214,7 @@ static void test_no_room_left_out(void **state)
 	test_quiet_begin();
 	heap_handoff(true);
 	test_quiet_end();
-	assert_int_equal(heap_free_pages() * 4096 +
+	assert_int_equal(heap_stats_all(0).free_pages * 4096 +
 				 bootmem_reserved_ram_bytes(),
 			 64 * 2 * 4096ULL);
 	test_heap_check_clean();

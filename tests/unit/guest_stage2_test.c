@@ -15,6 +15,7 @@
 #include <arch/mm.h>
 #include <keel/guest.h>
 #include <keel/heap.h>
+#include <keel/heap_check.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
 
@@ -69,7 +70,8 @@ static uint64_t leaf_pte(const struct guest_s2 *s, uint64_t ipa)
 
 static void check_one(const struct fmt_case *f)
 {
-	uint64_t before = heap_free_pages(), image_ipa, copy[2 * 512];
+	uint64_t before = heap_stats_all(0).free_pages, image_ipa,
+		 copy[2 * 512];
 	struct guest_s2 s = {0};
 	struct p2m dom;
 	paddr_t out, a, b;
@@ -120,7 +122,7 @@ static void check_one(const struct fmt_case *f)
 		-ENOENT);
 	guest_s2_free(&s);
 	p2m_destroy(&dom);
-	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
 }
 
 static void test_every_format(void **state)
@@ -140,7 +142,7 @@ static void test_image_ipa_taken(void **state)
 
 	(void)state;
 	machine();
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	assert_int_equal(p2m_init_format(&dom, 0, 40, &p2m_format_vmsa_s2), 0);
 	image_ipa = guest_image_ipa(&dom);
 	assert_int_equal(p2m_map(&dom, image_ipa + PAGE_SIZE, pa(20 * MiB), 0),
@@ -155,7 +157,7 @@ static void test_image_ipa_taken(void **state)
 	memset(&s, 0, sizeof(s));
 	assert_int_equal(guest_s2_build(&s, &dom, image_ipa), -EEXIST);
 	p2m_destroy(&dom);
-	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
 }
 
 /* The pattern's seed holds the round and the domain; zero is never one. */

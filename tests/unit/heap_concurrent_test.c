@@ -100,8 +100,8 @@ static void *alloc_worker(void *arg)
 			if (x & (1 << 20))
 				node = (int)((x >> 21) % 3);
 			pg = id ? heap_alloc_owned(k, node, HEAP_NO_SCRUB, id,
-						   NULL)
-				: heap_alloc(k, node, 0, HEAP_NO_SCRUB);
+						   NULL, NULL)
+				: heap_alloc(k, node, 0, HEAP_NO_SCRUB, NULL);
 			if (!pg)
 				continue;
 			claim(pg, k, w->id);
@@ -197,8 +197,9 @@ static void run_concurrent(enum heap_init_mode mode, bool caches)
 	assert_int_equal(conc_errors, 0);
 	if (caches)
 		assert_true(heap_cached_pages(-1, false) > 0);
-	assert_int_equal(heap_owned_pages(0), 0);
-	assert_int_equal(heap_free_pages(), heap_total_pages());
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
+	assert_int_equal(heap_stats_all(0).free_pages,
+			 heap_stats_all(0).total_pages);
 	test_heap_check_clean(); /* drains the caches */
 	heap_set_cpu_caches(false);
 	after = test_heap_snapshot();

@@ -87,9 +87,10 @@ static void test_state_accounted(void **state)
 	for (unsigned int n = 0; n < 4; n++)
 		ram += four_nodes[n].end - four_nodes[n].start;
 	assert_true(reserved_as("heap node", per) > 0);
-	assert_int_equal(heap_total_pages(),
+	assert_int_equal(heap_stats_all(0).total_pages,
 			 (ram - bootmem_reserved_ram_bytes()) >> PAGE_SHIFT);
-	assert_int_equal(heap_free_pages(), heap_total_pages());
+	assert_int_equal(heap_stats_all(0).free_pages,
+			 heap_stats_all(0).total_pages);
 	test_heap_check_clean();
 }
 
@@ -109,34 +110,38 @@ static void test_owner_table_bounded(void **state)
 		uint16_t owner = (uint16_t)(1 + n * 61);
 
 		pg[n] = heap_alloc_owned(0, HEAP_ANY_NODE, HEAP_NO_SCRUB, owner,
-					 NULL);
+					 NULL, NULL);
 		assert_non_null(pg[n]);
 	}
-	assert_int_equal(heap_owned_pages(0), HEAP_OWNER_SLOTS);
+	assert_int_equal(heap_stats_all(0).owned_pages, HEAP_OWNER_SLOTS);
 	for (n = 0; n < HEAP_OWNER_SLOTS; n++)
-		assert_int_equal(heap_owned_pages((uint16_t)(1 + n * 61)), 1);
-	assert_int_equal(heap_owned_pages(2), 0); /* never an owner */
+		assert_int_equal(
+			heap_stats_all((uint16_t)(1 + n * 61)).owned_pages, 1);
+	assert_int_equal(heap_stats_all(2).owned_pages, 0); /* never an owner */
 
 	test_quiet_begin();
-	assert_null(heap_alloc_owned(0, HEAP_ANY_NODE, HEAP_NO_SCRUB, 2, NULL));
+	assert_null(heap_alloc_owned(0, HEAP_ANY_NODE, HEAP_NO_SCRUB, 2, NULL,
+				     NULL));
 	test_quiet_end();
 	assert_true(test_console_contains("owner 2 refused"));
 	/* An owner with a slot still allocates. */
 	assert_int_equal(heap_free_owned(pg[0], 0, 1), 0);
-	pg[0] = heap_alloc_owned(0, HEAP_ANY_NODE, HEAP_NO_SCRUB, 1, NULL);
+	pg[0] = heap_alloc_owned(0, HEAP_ANY_NODE, HEAP_NO_SCRUB, 1, NULL,
+				 NULL);
 	assert_non_null(pg[0]);
 
 	for (n = 0; n < HEAP_OWNER_SLOTS; n++)
 		assert_int_equal(
 			heap_free_owned(pg[n], 0, (uint16_t)(1 + n * 61)), 0);
-	assert_int_equal(heap_owned_pages(0), 0);
-	assert_int_equal(heap_owned_pages(1), 0);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
+	assert_int_equal(heap_stats_all(1).owned_pages, 0);
 
 	/* A new heap: every slot free again. */
 	boot_nodes(1, true);
-	pg[0] = heap_alloc_owned(0, HEAP_ANY_NODE, HEAP_NO_SCRUB, 2, NULL);
+	pg[0] = heap_alloc_owned(0, HEAP_ANY_NODE, HEAP_NO_SCRUB, 2, NULL,
+				 NULL);
 	assert_non_null(pg[0]);
-	assert_int_equal(heap_owned_pages(2), 1);
+	assert_int_equal(heap_stats_all(2).owned_pages, 1);
 	assert_int_equal(heap_free_owned(pg[0], 0, 2), 0);
 }
 

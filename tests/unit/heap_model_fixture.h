@@ -149,8 +149,9 @@ static inline void check_counters(void)
 		assert_int_equal(test_node_stats(n)->free_pages, f);
 		total += f;
 	}
-	assert_int_equal(heap_free_pages(), total);
-	assert_int_equal(heap_allocated_pages(), heap_total_pages() - total);
+	assert_int_equal(heap_stats_all(0).free_pages, total);
+	assert_int_equal(heap_stats_all(0).allocated_pages,
+			 heap_stats_all(0).total_pages - total);
 }
 
 #endif

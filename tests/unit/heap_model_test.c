@@ -38,7 +38,7 @@ static bool model_alloc(bool dirty, struct live *slot, unsigned int *nulls)
 	}
 	if (dirty && rnd() % 4 == 0)
 		flags &= ~HEAP_NO_SCRUB;
-	pg = heap_alloc(k, want, bits, flags);
+	pg = heap_alloc(k, want, bits, flags, NULL);
 	if (!pg) {
 		(*nulls)++;
 		for (unsigned int n = 0; n < 3; n++)
@@ -85,8 +85,9 @@ static void model_finish(bool dirty, struct live *live, unsigned int nlive,
 
 	while (nlive) {
 		nlive--;
-		assert_int_equal(
-			heap_free(live[nlive].pg, live[nlive].order, false), 0);
+		assert_int_equal(heap_free(live[nlive].pg, live[nlive].order,
+					   HEAP_FREE_ZEROED),
+				 0);
 	}
 	after = test_heap_snapshot();
 	/* Same chunks; dirtiness may differ after frees, compare layout. */

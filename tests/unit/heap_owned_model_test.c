@@ -63,7 +63,7 @@ static void check_owned_counts(void)
 		if (ref[p] == REF_ALLOC)
 			want[ref_owner[p]]++;
 	for (uint16_t o = 1; o <= OWNERS; o++)
-		assert_int_equal(heap_owned_pages(o), want[o]);
+		assert_int_equal(heap_stats_all(o).owned_pages, want[o]);
 }
 
 /*
@@ -90,8 +90,8 @@ static bool owned_alloc(struct extent *x)
 	/* Big machine: no zeroing of gigabytes by the test's allocations. */
 	if (rnd() % 2 || mach->big)
 		flags |= HEAP_NO_SCRUB;
-	pg = owner ? heap_alloc_owned(k, want, flags, owner, NULL)
-		   : heap_alloc(k, want, 0, flags);
+	pg = owner ? heap_alloc_owned(k, want, flags, owner, NULL, NULL)
+		   : heap_alloc(k, want, 0, flags, NULL);
 	if (!pg) {
 		for (unsigned int n = 0; n < 3; n++)
 			if (!(flags & HEAP_EXACT_NODE) || want < 0 ||
@@ -120,7 +120,8 @@ static void owned_free(struct extent *x)
 	if (x->owner)
 		assert_int_equal(heap_free_owned(x->pg, x->order, x->owner), 0);
 	else
-		assert_int_equal(heap_free(x->pg, x->order, true), 0);
+		assert_int_equal(heap_free(x->pg, x->order, HEAP_FREE_DIRTY),
+				 0);
 }
 
 /* The idle scrub, run to the end on the calling thread. */
@@ -132,7 +133,7 @@ static void scrub_everything(void)
 	for (uint32_t n = 0; n < 3; n++)
 		while ((pg = heap_take_dirty(n, &order)))
 			heap_put_clean(pg, order, false);
-	assert_int_equal(heap_dirty_pages(), 0);
+	assert_int_equal(heap_stats_all(0).dirty_pages, 0);
 }
 
 /*
@@ -158,7 +159,7 @@ static void owned_step(struct extent *live, unsigned int *nlive,
 				owned_free(&live[i]);
 				live[i] = live[--*nlive];
 			}
-		assert_int_equal(heap_owned_pages(o), 0);
+		assert_int_equal(heap_stats_all(o).owned_pages, 0);
 	} else {
 		unsigned int i = (unsigned int)(rnd() % *nlive);
 
@@ -175,9 +176,9 @@ static void owned_finish(struct extent *live, unsigned int nlive,
 
 	while (nlive)
 		owned_free(&live[--nlive]);
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 	scrub_everything();
-	assert_int_equal(heap_free_pages(), free0);
+	assert_int_equal(heap_stats_all(0).free_pages, free0);
 	after = test_heap_snapshot();
 	assert_true(after.n <= before->n);
 	test_snap_equal(before, &after);
@@ -211,7 +212,7 @@ static void run_owned_model(const struct machine *m, bool dirty, uint64_t seed)
 	ref_head = calloc(m->top_pfn, sizeof(*ref_head));
 	assert_true(ref_owner && ref_head);
 	scrub_everything();
-	free0 = heap_free_pages();
+	free0 = heap_stats_all(0).free_pages;
 	before = test_heap_snapshot();
 	for (unsigned int op = 0; op < 5000; op++) {
 		owned_step(live, &nlive, ARRAY_SIZE(live), &allocs);

@@ -13,6 +13,8 @@
 #include "common.h"
 
 #include <keel/audit.h>
+#include <keel/cachemaint.h>
+#include <keel/heap_check.h>
 
 #define BASE 4096ULL /* pfn of 16 MiB: aligned to 2^12 */
 
@@ -62,7 +64,7 @@ static void test_one_head_write(void **state)
 	machine(CACHEMAINT_NONE);
 	poison_range(BASE, BASE + 4096);
 	add(BASE, BASE + 4096, false); /* one order-12 chunk: one head */
-	pg = heap_alloc_owned(12, 0, 0, 7, &info);
+	pg = heap_alloc_owned(12, 0, 0, 7, &info, NULL);
 	assert_non_null(pg);
 	assert_int_equal(pg->pfn, BASE);
 	assert_int_equal(pg->state, PGS_OWNED);
@@ -74,9 +76,9 @@ static void test_one_head_write(void **state)
 	assert_int_equal(info.node, 0);
 	assert_false(info.was_dirty);
 	assert_int_equal(info.zeroed_bytes, 0);
-	assert_int_equal(heap_owned_pages(7), 4096);
-	assert_int_equal(heap_owned_pages(0), 4096);
-	assert_int_equal(heap_free_pages(), 0);
+	assert_int_equal(heap_stats_all(7).owned_pages, 4096);
+	assert_int_equal(heap_stats_all(0).owned_pages, 4096);
+	assert_int_equal(heap_stats_all(0).free_pages, 0);
 	/* Its head's order for its owner only; a poisoned tail heads none. */
 	assert_int_equal(heap_owned_order(pg, 7), 12);
 	assert_int_equal(heap_owned_order(pg, 8), -EINVAL);
@@ -85,14 +87,14 @@ static void test_one_head_write(void **state)
 
 	/* A split writes the heads it puts back, and the extent's head. */
 	assert_int_equal(heap_free_owned(pg, 12, 7), 0);
-	assert_int_equal(heap_owned_pages(7), 0);
-	pg = heap_alloc_owned(9, 0, HEAP_NO_SCRUB, 8, NULL);
+	assert_int_equal(heap_stats_all(7).owned_pages, 0);
+	pg = heap_alloc_owned(9, 0, HEAP_NO_SCRUB, 8, NULL, NULL);
 	assert_non_null(pg);
 	for (p = pg->pfn + 1; p < pg->pfn + 512; p++)
 		assert_true(poisoned(p));
 	test_heap_check_clean();
 	assert_int_equal(heap_free_owned(pg, 9, 8), 0);
-	assert_int_equal(heap_free_pages(), 4096);
+	assert_int_equal(heap_stats_all(0).free_pages, 4096);
 	test_heap_check_clean();
 }
 
@@ -159,10 +161,11 @@ static void test_owner_of_every_page(void **state)
 						  : HEAP_OWNER_KEEL;
 			struct page_info *pg =
 				owner == HEAP_OWNER_KEEL
-					? heap_alloc(k, 0, 0, HEAP_NO_SCRUB)
+					? heap_alloc(k, 0, 0, HEAP_NO_SCRUB,
+						     NULL)
 					: heap_alloc_owned(k, 0, HEAP_NO_SCRUB,
 							   (uint16_t)owner,
-							   NULL);
+							   NULL, NULL);
 
 			if (!pg)
 				continue;
@@ -175,9 +178,10 @@ static void test_owner_of_every_page(void **state)
 
 			ref_set(held[i].pg->pfn, held[i].k, HEAP_OWNER_FREE);
 			if (held[i].owner == HEAP_OWNER_KEEL)
-				assert_int_equal(
-					heap_free(held[i].pg, held[i].k, true),
-					0);
+				assert_int_equal(heap_free(held[i].pg,
+							   held[i].k,
+							   HEAP_FREE_DIRTY),
+						 0);
 			else
 				assert_int_equal(
 					heap_free_owned(
@@ -216,7 +220,7 @@ static void test_dirty_zeroed_in_pieces(void **state)
 	piece_max = 0;
 	piece_bytes = 0;
 	sandbox_set_scrub_observer(observe);
-	pg = heap_alloc_owned(10, 0, 0, 3, &info); /* 4 MiB */
+	pg = heap_alloc_owned(10, 0, 0, 3, &info, NULL); /* 4 MiB */
 	sandbox_set_scrub_observer(NULL);
 	assert_non_null(pg);
 	assert_true(info.was_dirty);
@@ -229,7 +233,7 @@ static void test_dirty_zeroed_in_pieces(void **state)
 	for (uint64_t i = 0; i < 4 * MiB; i += 512)
 		assert_int_equal(va[i], 0);
 	/* HEAP_NO_SCRUB: contents left alone, nothing zeroed. */
-	pg = heap_alloc_owned(0, 0, HEAP_NO_SCRUB, 3, &info);
+	pg = heap_alloc_owned(0, 0, HEAP_NO_SCRUB, 3, &info, NULL);
 	assert_non_null(pg);
 	assert_true(info.was_dirty);
 	assert_int_equal(info.zeroed_bytes, 0);
@@ -247,7 +251,7 @@ static void test_cache_maintenance(void **state)
 	/* eager: per page, inside the lock, as for heap_alloc. */
 	machine(CACHEMAINT_EAGER);
 	add(BASE, BASE + 256, false);
-	assert_non_null(heap_alloc_owned(6, 0, 0, 1, &info));
+	assert_non_null(heap_alloc_owned(6, 0, 0, 1, &info, NULL));
 	sandbox_cache_counters(&c);
 	assert_int_equal(c.clean_inval_ops, 64);
 	assert_int_equal(info.maint_bytes, 64 * 4096);
@@ -255,13 +259,13 @@ static void test_cache_maintenance(void **state)
 	/* deferred: one range after the unlock. */
 	machine(CACHEMAINT_DEFERRED);
 	add(BASE, BASE + 256, false);
-	assert_non_null(heap_alloc_owned(6, 0, 0, 1, &info));
+	assert_non_null(heap_alloc_owned(6, 0, 0, 1, &info, NULL));
 	sandbox_cache_counters(&c);
 	assert_int_equal(c.clean_inval_ops, 1);
 	assert_int_equal(c.clean_inval_bytes, 64 * 4096);
 	assert_int_equal(info.maint_bytes, 64 * 4096);
 	/* HEAP_NO_FLUSH: left to the caller, nothing recorded on the head. */
-	assert_non_null(heap_alloc_owned(6, 0, HEAP_NO_FLUSH, 1, &info));
+	assert_non_null(heap_alloc_owned(6, 0, HEAP_NO_FLUSH, 1, &info, NULL));
 	sandbox_cache_counters(&c);
 	assert_int_equal(c.clean_inval_ops, 1);
 	assert_int_equal(heap_cachemaint()->stats->pending_ranges, 0);
@@ -275,7 +279,7 @@ static void test_cache_maintenance(void **state)
 	for (size_t i = 0; i < s.n; i++)
 		heap_mark_clean(pfn_to_page(pfn(s.c[i].pfn)), true);
 	free(s.c);
-	assert_non_null(heap_alloc_owned(6, 0, 0, 1, &info));
+	assert_non_null(heap_alloc_owned(6, 0, 0, 1, &info, NULL));
 	sandbox_cache_counters(&c);
 	assert_int_equal(c.clean_inval_ops, 0);
 	assert_true(info.clean_poc);
@@ -289,13 +293,14 @@ static void misuse(bool strict)
 	machine(CACHEMAINT_NONE);
 	heap_strict = strict;
 	add(BASE, BASE + 1024, false);
-	a = heap_alloc_owned(4, 0, 0, 5, NULL);
-	k = heap_alloc(2, 0, 0, 0);
+	a = heap_alloc_owned(4, 0, 0, 5, NULL, NULL);
+	k = heap_alloc(2, 0, 0, 0, NULL);
 	assert_non_null(a);
 	assert_non_null(k);
-	assert_null(heap_alloc_owned(4, 0, 0, 0, NULL)); /* owner 0 */
-	assert_null(heap_alloc_owned(MAX_ORDER + 1, 0, 0, 5, NULL)); /* none */
-	assert_null(heap_alloc_owned(MAX_FREE_ORDER + 1, 0, 0, 5, NULL));
+	assert_null(heap_alloc_owned(4, 0, 0, 0, NULL, NULL)); /* owner 0 */
+	assert_null(heap_alloc_owned(MAX_ORDER + 1, 0, 0, 5, NULL,
+				     NULL)); /* none */
+	assert_null(heap_alloc_owned(MAX_FREE_ORDER + 1, 0, 0, 5, NULL, NULL));
 	if (strict) {
 		TEST_EXPECT_PANIC(heap_free_owned(a, 4, 6),
 				  "owned by another domain");
@@ -306,18 +311,19 @@ static void misuse(bool strict)
 				  "heap_free_owned: pfn");
 		TEST_EXPECT_PANIC(heap_free_owned(k, 2, 5),
 				  "not an owned extent");
-		TEST_EXPECT_PANIC(heap_free(a, 4, true), "owned extent");
+		TEST_EXPECT_PANIC(heap_free(a, 4, HEAP_FREE_DIRTY),
+				  "owned extent");
 		TEST_EXPECT_PANIC(heap_free_owned(NULL, 4, 5), "NULL");
 	} else {
 		test_quiet_begin();
 		assert_int_equal(heap_free_owned(a, 4, 6), -EINVAL);
 		assert_int_equal(heap_free_owned(a, 3, 5), -EINVAL);
 		assert_int_equal(heap_free_owned(k, 2, 5), -EINVAL);
-		assert_int_equal(heap_free(a, 4, true), -EINVAL);
+		assert_int_equal(heap_free(a, 4, HEAP_FREE_DIRTY), -EINVAL);
 		test_quiet_end();
 		assert_int_equal(test_console_warnings(), 4);
 	}
-	assert_int_equal(heap_owned_pages(5), 16);
+	assert_int_equal(heap_stats_all(5).owned_pages, 16);
 	test_heap_check_clean();
 	assert_int_equal(heap_free_owned(a, 4, 5), 0);
 	/* Double free. */
@@ -329,9 +335,9 @@ static void misuse(bool strict)
 		assert_int_equal(heap_free_owned(a, 4, 5), -EINVAL);
 		test_quiet_end();
 	}
-	assert_int_equal(heap_free(k, 2, false), 0);
-	assert_int_equal(heap_free_pages(), 1024);
-	assert_int_equal(heap_owned_pages(0), 0);
+	assert_int_equal(heap_free(k, 2, HEAP_FREE_ZEROED), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, 1024);
+	assert_int_equal(heap_stats_all(0).owned_pages, 0);
 	test_heap_check_clean();
 	heap_strict = true;
 }
@@ -372,8 +378,8 @@ static void test_misuse_one_path(void **state)
 	machine(CACHEMAINT_NONE);
 	heap_strict = false;
 	add(BASE, BASE + 1024, false);
-	anon = heap_alloc(4, 0, 0, 0);
-	ext = heap_alloc_owned(4, 0, 0, 5, NULL);
+	anon = heap_alloc(4, 0, 0, 0, NULL);
+	ext = heap_alloc_owned(4, 0, 0, 5, NULL, NULL);
 	test_quiet_begin(); /* the machine's boot ended the capture */
 #define BOTH(call_a, call_o, says)                                 \
 	do {                                                       \
@@ -385,15 +391,15 @@ static void test_misuse_one_path(void **state)
 		assert_string_equal(last_reason(o, sizeof(o)), a); \
 		assert_string_equal(a, says);                      \
 	} while (0)
-	BOTH(heap_free(NULL, 4, true), heap_free_owned(NULL, 4, 5),
+	BOTH(heap_free(NULL, 4, HEAP_FREE_DIRTY), heap_free_owned(NULL, 4, 5),
 	     "NULL page");
-	BOTH(heap_free(&fake, 4, true), heap_free_owned(&fake, 4, 5),
+	BOTH(heap_free(&fake, 4, HEAP_FREE_DIRTY), heap_free_owned(&fake, 4, 5),
 	     "not a frame table entry of a heap page");
-	BOTH(heap_free(anon, 3, true), heap_free_owned(ext, 3, 5),
+	BOTH(heap_free(anon, 3, HEAP_FREE_DIRTY), heap_free_owned(ext, 3, 5),
 	     "order does not match the allocation");
 #undef BOTH
 	sandbox_console_clear();
-	assert_int_equal(heap_free(ext, 4, true), -EINVAL);
+	assert_int_equal(heap_free(ext, 4, HEAP_FREE_DIRTY), -EINVAL);
 	assert_string_equal(last_reason(a, sizeof(a)),
 			    "an owned extent (heap_free_owned)");
 	sandbox_console_clear();
@@ -402,12 +408,12 @@ static void test_misuse_one_path(void **state)
 			    "not an owned extent (double free?)");
 	sandbox_console_clear();
 	/* A tail is never written, an anonymous block's like an extent's. */
-	assert_int_equal(heap_free(anon + 1, 4, true), -EINVAL);
+	assert_int_equal(heap_free(anon + 1, 4, HEAP_FREE_DIRTY), -EINVAL);
 	assert_string_equal(last_reason(a, sizeof(a)),
 			    "not a frame table entry of a heap page");
-	assert_int_equal(heap_free(anon, 4, true), 0);
+	assert_int_equal(heap_free(anon, 4, HEAP_FREE_DIRTY), 0);
 	assert_int_equal(heap_free_owned(ext, 4, 5), 0);
-	assert_int_equal(heap_free_pages(), 1024);
+	assert_int_equal(heap_stats_all(0).free_pages, 1024);
 	heap_strict = true;
 }
 
@@ -420,11 +426,11 @@ static void test_audit_and_check(void **state)
 
 	test_machine_boot(&c);
 	heap_strict = true;
-	x = heap_alloc_owned(9, 0, HEAP_NO_SCRUB, 2, NULL);
-	y = heap_alloc_owned(3, 0, HEAP_NO_SCRUB, 3, NULL);
+	x = heap_alloc_owned(9, 0, HEAP_NO_SCRUB, 2, NULL, NULL);
+	y = heap_alloc_owned(3, 0, HEAP_NO_SCRUB, 3, NULL, NULL);
 	assert_non_null(x);
 	assert_non_null(y);
-	assert_non_null(heap_alloc(0, 0, 0, 0));
+	assert_non_null(heap_alloc(0, 0, 0, 0, NULL));
 	test_quiet_begin();
 	audit_run(&a, true);
 	test_quiet_end();
@@ -469,18 +475,19 @@ static void test_idle_scrub_of_big_dirty_chunk(void **state)
 	test_machine_boot(&c);
 	heap_strict = true;
 	for (unsigned int i = 0; i < 3; i++) {
-		x[i] = heap_alloc_owned(MAX_ORDER, 0, HEAP_NO_SCRUB, 9, NULL);
+		x[i] = heap_alloc_owned(MAX_ORDER, 0, HEAP_NO_SCRUB, 9, NULL,
+					NULL);
 		assert_non_null(x[i]);
 	}
 	for (unsigned int i = 0; i < 3; i++)
 		assert_int_equal(heap_free_owned(x[i], MAX_ORDER, 9), 0);
-	assert_true(heap_dirty_pages() >= 3ULL << MAX_ORDER);
+	assert_true(heap_stats_all(0).dirty_pages >= 3ULL << MAX_ORDER);
 	while ((pg = heap_take_dirty(0, &order))) {
 		assert_true(order <= MAX_ORDER);
 		assert_true(++rounds <= 16); /* 3 pieces of 2^MAX_ORDER */
 		heap_put_clean(pg, order, false);
 	}
-	assert_int_equal(heap_dirty_pages(), 0);
+	assert_int_equal(heap_stats_all(0).dirty_pages, 0);
 	test_heap_check_clean();
 }
 
@@ -507,16 +514,16 @@ static void test_owned_above_max_order(void **state)
 
 	test_machine_boot(&c);
 	heap_strict = true;
-	free0 = heap_free_pages();
+	free0 = heap_stats_all(0).free_pages;
 	before = test_heap_snapshot();
-	assert_null(heap_alloc(MAX_ORDER + 1, 0, 0, HEAP_NO_SCRUB));
-	x = heap_alloc_owned(k, 0, HEAP_NO_SCRUB, 7, &info);
+	assert_null(heap_alloc(MAX_ORDER + 1, 0, 0, HEAP_NO_SCRUB, NULL));
+	x = heap_alloc_owned(k, 0, HEAP_NO_SCRUB, 7, &info, NULL);
 	assert_non_null(x);
 	assert_int_equal(x->order, k);
 	assert_int_equal(x->state, PGS_OWNED);
 	assert_int_equal(x->pfn & ((1ULL << k) - 1), 0);
-	assert_int_equal(heap_owned_pages(7), 1ULL << k);
-	assert_int_equal(heap_free_pages(), free0 - (1ULL << k));
+	assert_int_equal(heap_stats_all(7).owned_pages, 1ULL << k);
+	assert_int_equal(heap_stats_all(0).free_pages, free0 - (1ULL << k));
 	assert_int_equal(
 		heap_owner_of(pfn(x->pfn + (1ULL << k) - 1), &head, &order), 7);
 	assert_int_equal(pfn_val(head), x->pfn);
@@ -533,8 +540,8 @@ static void test_owned_above_max_order(void **state)
 	test_quiet_end();
 	heap_strict = true;
 	assert_int_equal(heap_free_owned(x, k, 7), 0);
-	assert_int_equal(heap_owned_pages(7), 0);
-	assert_int_equal(heap_free_pages(), free0);
+	assert_int_equal(heap_stats_all(7).owned_pages, 0);
+	assert_int_equal(heap_stats_all(0).free_pages, free0);
 	after = test_heap_snapshot();
 	assert_int_equal(after.n, before.n);
 	test_heap_check_clean();

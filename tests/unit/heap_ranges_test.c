@@ -59,8 +59,8 @@ static void test_bad_ranges_refused(void **state)
 					pfn((1ULL << 30) + 8), false),
 			 0);
 	test_quiet_end();
-	assert_int_equal(heap_free_pages(), 200);
-	assert_int_equal(heap_total_pages(), 200);
+	assert_int_equal(heap_stats_all(0).free_pages, 200);
+	assert_int_equal(heap_stats_all(0).total_pages, 200);
 	/* The gap filled exactly: one merged range. */
 	add(0, PFN_16M + 100, PFN_16M + 200, false);
 	r = heap_node_ranges(0, &count);
@@ -101,7 +101,7 @@ static void test_range_table_grows(void **state)
 	for (unsigned int i = 0; i < n; i++)
 		named += !strcmp(rsv[i].name, "heap ranges");
 	assert_int_equal(named, 1);
-	assert_int_equal(heap_free_pages() +
+	assert_int_equal(heap_stats_all(0).free_pages +
 				 bootmem_reserved_ram_bytes() / 4096,
 			 (64 - 16) * MiB / 4096);
 	test_heap_check_clean();

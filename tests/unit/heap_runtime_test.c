@@ -34,21 +34,21 @@ static void test_exact_missing_node_fails(void **state)
 	uint64_t free0, refused0;
 
 	two_node_machine();
-	free0 = heap_free_pages();
-	refused0 = heap_bad_node_count();
-	assert_null(heap_alloc(0, 2, 0, HEAP_EXACT_NODE));
-	assert_null(heap_alloc(0, 63, 0, HEAP_EXACT_NODE));
-	assert_null(heap_alloc(0, -7, 0, HEAP_EXACT_NODE));
-	assert_null(heap_alloc_owned(0, 5, HEAP_EXACT_NODE, 3, NULL));
-	assert_int_equal(heap_bad_node_count(), refused0 + 4);
-	assert_int_equal(heap_free_pages(), free0);
-	assert_int_equal(heap_owned_pages(3), 0);
+	free0 = heap_stats_all(0).free_pages;
+	refused0 = heap_stats_all(0).bad_node;
+	assert_null(heap_alloc(0, 2, 0, HEAP_EXACT_NODE, NULL));
+	assert_null(heap_alloc(0, 63, 0, HEAP_EXACT_NODE, NULL));
+	assert_null(heap_alloc(0, -7, 0, HEAP_EXACT_NODE, NULL));
+	assert_null(heap_alloc_owned(0, 5, HEAP_EXACT_NODE, 3, NULL, NULL));
+	assert_int_equal(heap_stats_all(0).bad_node, refused0 + 4);
+	assert_int_equal(heap_stats_all(0).free_pages, free0);
+	assert_int_equal(heap_stats_all(3).owned_pages, 0);
 	/* Without HEAP_EXACT_NODE a missing node means no preference. */
-	struct page_info *pg = heap_alloc(0, 9, 0, 0);
+	struct page_info *pg = heap_alloc(0, 9, 0, 0, NULL);
 
 	assert_non_null(pg);
-	assert_int_equal(heap_free(pg, 0, false), 0);
-	assert_int_equal(heap_bad_node_count(), refused0 + 4);
+	assert_int_equal(heap_free(pg, 0, HEAP_FREE_ZEROED), 0);
+	assert_int_equal(heap_stats_all(0).bad_node, refused0 + 4);
 	test_heap_check_clean();
 }
 
@@ -60,9 +60,9 @@ static void test_any_node_starts_at_cpu_node(void **state)
 	two_node_machine();
 	heap_set_cpu_node(arch_cpu_id(), 1);
 	assert_int_equal(heap_cpu_node(), 1);
-	a = heap_alloc(0, HEAP_ANY_NODE, 0, 0);
-	b = heap_alloc(9, HEAP_ANY_NODE, 0, 0);
-	o = heap_alloc_owned(4, HEAP_ANY_NODE, 0, 5, NULL);
+	a = heap_alloc(0, HEAP_ANY_NODE, 0, 0, NULL);
+	b = heap_alloc(9, HEAP_ANY_NODE, 0, 0, NULL);
+	o = heap_alloc_owned(4, HEAP_ANY_NODE, 0, 5, NULL, NULL);
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_non_null(o);
@@ -71,12 +71,12 @@ static void test_any_node_starts_at_cpu_node(void **state)
 	assert_int_equal(o->node, 1);
 	heap_set_cpu_node(arch_cpu_id(), 0);
 	assert_int_equal(heap_cpu_node(), 0);
-	assert_int_equal(heap_free(a, 0, false), 0);
-	assert_int_equal(heap_free(b, 9, false), 0);
+	assert_int_equal(heap_free(a, 0, HEAP_FREE_ZEROED), 0);
+	assert_int_equal(heap_free(b, 9, HEAP_FREE_ZEROED), 0);
 	assert_int_equal(heap_free_owned(o, 4, 5), 0);
-	a = heap_alloc(0, HEAP_ANY_NODE, 0, 0);
+	a = heap_alloc(0, HEAP_ANY_NODE, 0, 0, NULL);
 	assert_int_equal(a->node, 0);
-	assert_int_equal(heap_free(a, 0, false), 0);
+	assert_int_equal(heap_free(a, 0, HEAP_FREE_ZEROED), 0);
 	/* A node beyond the heap's count is not trusted. */
 	heap_set_cpu_node(arch_cpu_id(), 40);
 	assert_int_equal(heap_cpu_node(), 0);
@@ -90,25 +90,25 @@ static void test_any_node_starts_at_cpu_node(void **state)
  */
 static void test_lock_stats_only_when_asked(void **state)
 {
-	struct heap_node_stats st;
+	struct heap_stats st;
 	struct page_info *pg;
 
 	two_node_machine();
 	heap_set_lock_stats(false);
 	for (unsigned int i = 0; i < 64; i++) {
-		pg = heap_alloc(i % 11, 0, 0, HEAP_NO_SCRUB);
+		pg = heap_alloc(i % 11, 0, 0, HEAP_NO_SCRUB, NULL);
 		assert_non_null(pg);
-		assert_int_equal(heap_free(pg, i % 11, false), 0);
+		assert_int_equal(heap_free(pg, i % 11, HEAP_FREE_ZEROED), 0);
 	}
-	assert_int_equal(heap_node_stats(0, &st), 0);
+	assert_int_equal(heap_stats(0, 0, &st), 0);
 	assert_int_equal(st.lock_max_ticks, 0);
 	heap_reset_lock_stats(); /* asked: every hold timed from here */
 	for (unsigned int i = 0; i < 64; i++) {
-		pg = heap_alloc(10, 0, 0, 0);
+		pg = heap_alloc(10, 0, 0, 0, NULL);
 		assert_non_null(pg);
-		assert_int_equal(heap_free(pg, 10, true), 0);
+		assert_int_equal(heap_free(pg, 10, HEAP_FREE_DIRTY), 0);
 	}
-	assert_int_equal(heap_node_stats(0, &st), 0);
+	assert_int_equal(heap_stats(0, 0, &st), 0);
 	assert_true(st.lock_max_ticks > 0);
 	heap_set_lock_stats(false);
 	test_heap_check_clean();
@@ -116,9 +116,9 @@ static void test_lock_stats_only_when_asked(void **state)
 
 static uint64_t node_locks(uint32_t node)
 {
-	struct heap_node_stats st;
+	struct heap_stats st;
 
-	assert_int_equal(heap_node_stats(node, &st), 0);
+	assert_int_equal(heap_stats(node, 0, &st), 0);
 	return st.locks;
 }
 
@@ -133,36 +133,39 @@ static void test_cache_few_locks_and_counts(void **state)
 
 	two_node_machine();
 	heap_set_cpu_caches(true);
-	total = heap_free_pages();
+	total = heap_stats_all(0).free_pages;
 	locks0 = node_locks(0);
 	for (unsigned int r = 0; r < 100; r++) {
 		for (unsigned int i = 0; i < 40; i++) {
-			pg[i] = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+			pg[i] = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB,
+					   NULL);
 			assert_non_null(pg[i]);
 			assert_int_equal(pg[i]->node, 0);
 		}
 		for (unsigned int i = 0; i < 40; i++)
-			assert_int_equal(heap_free(pg[i], 0, false), 0);
+			assert_int_equal(heap_free(pg[i], 0, HEAP_FREE_ZEROED),
+					 0);
 	}
 	/* 8000 operations: 3 refills, no give-back (40 < the bound). */
 	assert_true(node_locks(0) - locks0 <= 8000 / 16 / 16 + 4);
 	for (unsigned int i = 0; i < 40; i++) {
-		pg[i] = heap_alloc(i % 2 ? 9 : 0, 0, 0, HEAP_NO_SCRUB);
+		pg[i] = heap_alloc(i % 2 ? 9 : 0, 0, 0, HEAP_NO_SCRUB, NULL);
 		assert_non_null(pg[i]);
 	}
 	for (unsigned int i = 0; i < 40; i++)
-		assert_int_equal(heap_free(pg[i], i % 2 ? 9 : 0, false), 0);
+		assert_int_equal(
+			heap_free(pg[i], i % 2 ? 9 : 0, HEAP_FREE_ZEROED), 0);
 	assert_true(heap_cached_pages(0, false) > 0);
-	assert_int_equal(heap_free_pages(), total);
-	assert_int_equal(heap_allocated_pages(), 0);
-	struct heap_node_stats st;
+	assert_int_equal(heap_stats_all(0).free_pages, total);
+	assert_int_equal(heap_stats_all(0).allocated_pages, 0);
+	struct heap_stats st;
 
-	assert_int_equal(heap_node_stats(0, &st), 0);
+	assert_int_equal(heap_stats(0, 0, &st), 0);
 	assert_int_equal(st.free_pages, st.total_pages);
 	/* heap_check() drains: exact with the caches full. */
 	test_heap_check_clean();
 	assert_int_equal(heap_cached_pages(-1, false), 0);
-	assert_int_equal(heap_free_pages(), total);
+	assert_int_equal(heap_stats_all(0).free_pages, total);
 	heap_set_cpu_caches(false);
 }
 
@@ -174,20 +177,20 @@ static void test_cache_bounded_and_drained(void **state)
 
 	two_node_machine();
 	heap_set_cpu_caches(true);
-	total = heap_free_pages();
+	total = heap_stats_all(0).free_pages;
 	for (unsigned int i = 0; i < 1000; i++) {
-		pg[i] = heap_alloc(0, 1, 0, HEAP_NO_SCRUB);
+		pg[i] = heap_alloc(0, 1, 0, HEAP_NO_SCRUB, NULL);
 		assert_non_null(pg[i]);
 	}
 	for (unsigned int i = 0; i < 1000; i++) {
-		assert_int_equal(heap_free(pg[i], 0, false), 0);
+		assert_int_equal(heap_free(pg[i], 0, HEAP_FREE_ZEROED), 0);
 		assert_true(heap_cached_pages(-1, false) <= 65);
 	}
 	assert_true(heap_cached_pages(1, false) > 0);
 	/* A CPU going offline gives its cache back. */
 	assert_true(heap_drain_cpu_cache(arch_cpu_id()) > 0);
 	assert_int_equal(heap_cached_pages(-1, false), 0);
-	assert_int_equal(heap_free_pages(), total);
+	assert_int_equal(heap_stats_all(0).free_pages, total);
 	test_heap_check_clean();
 	heap_set_cpu_caches(false);
 }
@@ -205,25 +208,26 @@ static void test_cache_drained_on_low_memory(void **state)
 	const uint32_t exact = HEAP_EXACT_NODE | HEAP_NO_SCRUB;
 
 	two_node_machine();
-	while (n < 64 && (big[n] = heap_alloc(10, 0, 0, exact)))
+	while (n < 64 && (big[n] = heap_alloc(10, 0, 0, exact, NULL)))
 		n++;
-	while (s < ARRAY_SIZE(small) && (small[s] = heap_alloc(0, 0, 0, exact)))
+	while (s < ARRAY_SIZE(small) &&
+	       (small[s] = heap_alloc(0, 0, 0, exact, NULL)))
 		s++;
 	assert_true(n > 1 && n < 64 && s < ARRAY_SIZE(small));
-	assert_int_equal(heap_free(big[--n], 10, false), 0);
+	assert_int_equal(heap_free(big[--n], 10, HEAP_FREE_ZEROED), 0);
 
 	heap_set_cpu_caches(true);
-	pg = heap_alloc(0, 0, 0, exact);
+	pg = heap_alloc(0, 0, 0, exact, NULL);
 	assert_non_null(pg);
-	assert_int_equal(heap_free(pg, 0, false), 0);
+	assert_int_equal(heap_free(pg, 0, HEAP_FREE_ZEROED), 0);
 	assert_int_equal(heap_cached_pages(0, false), 16);
-	big[n] = heap_alloc(10, 0, 0, exact);
+	big[n] = heap_alloc(10, 0, 0, exact, NULL);
 	assert_non_null(big[n]);
 	assert_int_equal(heap_cached_pages(-1, false), 0);
 	for (unsigned int i = 0; i <= n; i++)
-		assert_int_equal(heap_free(big[i], 10, false), 0);
+		assert_int_equal(heap_free(big[i], 10, HEAP_FREE_ZEROED), 0);
 	for (unsigned int i = 0; i < s; i++)
-		assert_int_equal(heap_free(small[i], 0, false), 0);
+		assert_int_equal(heap_free(small[i], 0, HEAP_FREE_ZEROED), 0);
 	test_heap_check_clean();
 	heap_set_cpu_caches(false);
 }
@@ -237,20 +241,20 @@ static void test_cache_dirty_and_misuse(void **state)
 
 	two_node_machine();
 	heap_set_cpu_caches(true);
-	dirty0 = heap_dirty_pages();
-	pg = heap_alloc(0, 0, 0, 0);
+	dirty0 = heap_stats_all(0).dirty_pages;
+	pg = heap_alloc(0, 0, 0, 0, NULL);
 	assert_non_null(pg);
 	va = phys_to_virt(pfn_to_paddr(pfn(pg->pfn)));
 	memset(va, 0xab, PAGE_SIZE);
-	assert_int_equal(heap_free(pg, 0, true), 0);
-	assert_int_equal(heap_dirty_pages(), dirty0 + 1);
+	assert_int_equal(heap_free(pg, 0, HEAP_FREE_DIRTY), 0);
+	assert_int_equal(heap_stats_all(0).dirty_pages, dirty0 + 1);
 	/* A second free of the cached block is refused. */
-	TEST_EXPECT_PANIC(heap_free(pg, 0, true), "not allocated");
-	assert_ptr_equal(heap_alloc(0, 0, 0, 0), pg);
+	TEST_EXPECT_PANIC(heap_free(pg, 0, HEAP_FREE_DIRTY), "not allocated");
+	assert_ptr_equal(heap_alloc(0, 0, 0, 0, NULL), pg);
 	for (unsigned int i = 0; i < PAGE_SIZE; i++)
 		assert_int_equal(va[i], 0);
-	assert_int_equal(heap_dirty_pages(), dirty0);
-	assert_int_equal(heap_free(pg, 0, false), 0);
+	assert_int_equal(heap_stats_all(0).dirty_pages, dirty0);
+	assert_int_equal(heap_free(pg, 0, HEAP_FREE_ZEROED), 0);
 	test_heap_check_clean();
 	heap_set_cpu_caches(false);
 }

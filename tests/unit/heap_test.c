@@ -54,7 +54,7 @@ static void test_split_and_merge(void **state)
 	assert_int_equal(before.n, 1);
 	assert_int_equal(before.c[0].order, 10);
 
-	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
 	assert_non_null(pg);
 	/* The top page is returned, the lower halves go back. */
 	assert_int_equal(pg->pfn, PFN_16M + 1023);
@@ -71,12 +71,12 @@ static void test_split_and_merge(void **state)
 		assert_int_equal(c->order, k);
 		assert_int_equal(c->first_dirty, FIRST_DIRTY_NONE);
 	}
-	assert_int_equal(heap_free_pages(), 1023);
-	assert_int_equal(heap_allocated_pages(), 1);
+	assert_int_equal(heap_stats_all(0).free_pages, 1023);
+	assert_int_equal(heap_stats_all(0).allocated_pages, 1);
 	test_heap_check_clean();
 	free(after.c);
 
-	assert_int_equal(heap_free(pg, 0, false), 0);
+	assert_int_equal(heap_free(pg, 0, HEAP_FREE_ZEROED), 0);
 	after = test_heap_snapshot();
 	test_snap_equal(&before, &after);
 	test_heap_check_clean();
@@ -100,7 +100,7 @@ static void test_block_head_only(void **state)
 	add(0, PFN_16M, PFN_16M + 1024, false);
 	tail = pfn_to_page(pfn(PFN_16M + 1024 - 511));
 	memset(tail, 0x77, 511 * sizeof(*tail));
-	pg = heap_alloc(9, HEAP_ANY_NODE, 0, 0);
+	pg = heap_alloc(9, HEAP_ANY_NODE, 0, 0, NULL);
 	assert_non_null(pg);
 	assert_int_equal(pg->pfn, PFN_16M + 512);
 	assert_int_equal(pg->state, PGS_ALLOCATED);
@@ -117,7 +117,7 @@ static void test_block_head_only(void **state)
 	assert_int_equal(pfn_val(head), pg->pfn);
 	assert_int_equal(order, 9);
 	test_heap_check_clean();
-	assert_int_equal(heap_free(pg, 9, false), 0);
+	assert_int_equal(heap_free(pg, 9, HEAP_FREE_ZEROED), 0);
 	test_heap_check_clean();
 }
 
@@ -140,19 +140,19 @@ static void test_exhaustion_and_restore(void **state)
 	c.rsv_count = 2;
 	test_machine_boot(&c);
 	heap_strict = true;
-	total = heap_total_pages();
-	assert_int_equal(heap_free_pages(), total);
+	total = heap_stats_all(0).total_pages;
+	assert_int_equal(heap_stats_all(0).free_pages, total);
 	before = test_heap_snapshot();
 	pages = calloc(total + 1, sizeof(*pages));
 	assert_non_null(pages);
-	while ((pages[n] = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB)) !=
-	       NULL) {
+	while ((pages[n] = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB,
+				      NULL)) != NULL) {
 		assert_true(n < total);
 		n++;
 	}
 	assert_int_equal(n, total);
-	assert_int_equal(heap_free_pages(), 0);
-	assert_null(heap_alloc(0, HEAP_ANY_NODE, 0, 0));
+	assert_int_equal(heap_stats_all(0).free_pages, 0);
+	assert_null(heap_alloc(0, HEAP_ANY_NODE, 0, 0, NULL));
 	test_heap_check_clean();
 	/* Free in a scrambled order: merging must still be complete. */
 	for (i = 0; i < n; i++) {
@@ -163,7 +163,7 @@ static void test_exhaustion_and_restore(void **state)
 		pages[j] = t;
 	}
 	for (i = 0; i < n; i++)
-		assert_int_equal(heap_free(pages[i], 0, false), 0);
+		assert_int_equal(heap_free(pages[i], 0, HEAP_FREE_ZEROED), 0);
 	after = test_heap_snapshot();
 	test_snap_equal(&before, &after);
 	test_heap_check_clean();
@@ -198,12 +198,12 @@ static void test_no_merge_across_boundaries(void **state)
 	assert_int_equal(s.c[1].node, 1);
 	free(s.c);
 	/* Allocate and free both: still no merge. */
-	a = heap_alloc(9, 0, 0, HEAP_EXACT_NODE);
-	b = heap_alloc(9, 1, 0, HEAP_EXACT_NODE);
+	a = heap_alloc(9, 0, 0, HEAP_EXACT_NODE, NULL);
+	b = heap_alloc(9, 1, 0, HEAP_EXACT_NODE, NULL);
 	assert_non_null(a);
 	assert_non_null(b);
-	assert_int_equal(heap_free(b, 9, false), 0);
-	assert_int_equal(heap_free(a, 9, false), 0);
+	assert_int_equal(heap_free(b, 9, HEAP_FREE_ZEROED), 0);
+	assert_int_equal(heap_free(a, 9, HEAP_FREE_ZEROED), 0);
 	s = test_heap_snapshot();
 	assert_int_equal(s.n, 2);
 	free(s.c);
@@ -213,10 +213,10 @@ static void test_no_merge_across_boundaries(void **state)
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 511, false);
 	add(0, PFN_16M + 512, PFN_16M + 1024, false);
-	a = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	a = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
 	while (a) {
 		assert_int_not_equal(a->pfn, PFN_16M + 511);
-		a = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+		a = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
 	}
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 511, false);
@@ -267,12 +267,12 @@ static void misuse_cases(bool strict)
 	manual_machine(HEAP_INIT_LAZY);
 	heap_strict = strict;
 	add(0, PFN_16M, PFN_16M + 1024, false);
-	a = heap_alloc(3, HEAP_ANY_NODE, 0, 0);
-	b = heap_alloc(0, HEAP_ANY_NODE, 0, 0);
+	a = heap_alloc(3, HEAP_ANY_NODE, 0, 0, NULL);
+	b = heap_alloc(0, HEAP_ANY_NODE, 0, 0, NULL);
 	assert_non_null(a);
 	assert_non_null(b);
-	assert_int_equal(heap_free(b, 0, false), 0);
-	free0 = heap_free_pages();
+	assert_int_equal(heap_free(b, 0, HEAP_FREE_ZEROED), 0);
+	free0 = heap_stats_all(0).free_pages;
 
 	/* A page the heap never owned, made to look allocated. */
 	fake = pfn_to_page(pfn(PFN_16M + 2048));
@@ -282,37 +282,43 @@ static void misuse_cases(bool strict)
 	fake->node = 0;
 
 	if (strict) {
-		TEST_EXPECT_PANIC(heap_free(b, 0, false), "not allocated");
+		TEST_EXPECT_PANIC(heap_free(b, 0, HEAP_FREE_ZEROED),
+				  "not allocated");
 		assert_non_null(
 			strstr(sandbox_last_panic(), "heap_free: pfn 0x"));
-		TEST_EXPECT_PANIC(heap_free(fake, 0, false), "not owned");
-		TEST_EXPECT_PANIC(heap_free(a, 2, false),
+		TEST_EXPECT_PANIC(heap_free(fake, 0, HEAP_FREE_ZEROED),
+				  "not owned");
+		TEST_EXPECT_PANIC(heap_free(a, 2, HEAP_FREE_ZEROED),
 				  "order does not match");
 		/* A tail entry is never written: it names no heap page. */
-		TEST_EXPECT_PANIC(heap_free(a + 1, 0, false),
+		TEST_EXPECT_PANIC(heap_free(a + 1, 0, HEAP_FREE_ZEROED),
 				  "not a frame table entry");
-		TEST_EXPECT_PANIC(heap_free(a + 4, 3, false),
+		TEST_EXPECT_PANIC(heap_free(a + 4, 3, HEAP_FREE_ZEROED),
 				  "not a frame table entry");
-		TEST_EXPECT_PANIC(heap_free(a, MAX_ORDER + 1, false),
+		TEST_EXPECT_PANIC(heap_free(a, MAX_ORDER + 1, HEAP_FREE_ZEROED),
 				  "MAX_ORDER");
-		TEST_EXPECT_PANIC(heap_free(a, 64, false), "MAX_ORDER");
+		TEST_EXPECT_PANIC(heap_free(a, 64, HEAP_FREE_ZEROED),
+				  "MAX_ORDER");
 	} else {
 		test_quiet_begin();
-		assert_int_equal(heap_free(b, 0, false), -EINVAL);
-		assert_int_equal(heap_free(fake, 0, false), -EINVAL);
-		assert_int_equal(heap_free(a, 2, false), -EINVAL);
-		assert_int_equal(heap_free(a + 1, 0, false), -EINVAL);
-		assert_int_equal(heap_free(a + 4, 3, false), -EINVAL);
-		assert_int_equal(heap_free(a, MAX_ORDER + 1, false), -EINVAL);
+		assert_int_equal(heap_free(b, 0, HEAP_FREE_ZEROED), -EINVAL);
+		assert_int_equal(heap_free(fake, 0, HEAP_FREE_ZEROED), -EINVAL);
+		assert_int_equal(heap_free(a, 2, HEAP_FREE_ZEROED), -EINVAL);
+		assert_int_equal(heap_free(a + 1, 0, HEAP_FREE_ZEROED),
+				 -EINVAL);
+		assert_int_equal(heap_free(a + 4, 3, HEAP_FREE_ZEROED),
+				 -EINVAL);
+		assert_int_equal(heap_free(a, MAX_ORDER + 1, HEAP_FREE_ZEROED),
+				 -EINVAL);
 		test_quiet_end();
 		assert_non_null(strstr(sandbox_console_buffer(),
 				       "warning: heap_free: pfn"));
 	}
-	assert_int_equal(heap_free_pages(), free0);
+	assert_int_equal(heap_stats_all(0).free_pages, free0);
 	test_heap_check_clean();
 	/* The real block still frees fine afterwards. */
-	assert_int_equal(heap_free(a, 3, false), 0);
-	assert_int_equal(heap_free_pages(), 1024);
+	assert_int_equal(heap_free(a, 3, HEAP_FREE_ZEROED), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, 1024);
 	test_heap_check_clean();
 	heap_strict = true;
 }
@@ -339,26 +345,27 @@ static void test_heap_bits(void **state)
 
 	test_machine_boot(&c);
 	/* No limit: from the highest zone first. */
-	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
 	assert_non_null(pg);
 	assert_true(pg->pfn >= limit32);
-	free1 = heap_free_pages();
+	free1 = heap_stats_all(0).free_pages;
 	/* 32 bits: below 4 GiB until that runs out. */
-	while ((pg = heap_alloc(4, HEAP_ANY_NODE, 32, HEAP_NO_SCRUB)) != NULL) {
+	while ((pg = heap_alloc(4, HEAP_ANY_NODE, 32, HEAP_NO_SCRUB, NULL)) !=
+	       NULL) {
 		assert_true(pg->pfn + 16 <= limit32);
 		low += 16;
 	}
 	assert_true(low > 0);
 	/* 25 bits = 32 MiB: nothing left below it either. */
-	assert_null(heap_alloc(0, HEAP_ANY_NODE, 25, 0));
-	assert_null(heap_alloc(0, HEAP_ANY_NODE, 11, 0));
+	assert_null(heap_alloc(0, HEAP_ANY_NODE, 25, 0, NULL));
+	assert_null(heap_alloc(0, HEAP_ANY_NODE, 11, 0, NULL));
 	/* High memory is untouched. */
-	assert_int_equal(heap_free_pages(), free1 - low);
+	assert_int_equal(heap_stats_all(0).free_pages, free1 - low);
 	assert_true(free1 - low > (30 * MiB >> 12));
 	test_heap_check_clean();
 
 	test_machine_boot(&c);
-	pg = heap_alloc(0, HEAP_ANY_NODE, 25, HEAP_NO_SCRUB);
+	pg = heap_alloc(0, HEAP_ANY_NODE, 25, HEAP_NO_SCRUB, NULL);
 	assert_non_null(pg);
 	assert_true(pg->pfn + 1 <= (1ULL << 13));
 }
@@ -370,21 +377,21 @@ static void test_exact_node_and_fallback(void **state)
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 4, false);
 	add(1, (64 * MiB >> 12), (64 * MiB >> 12) + 64, false);
-	pg = heap_alloc(2, 0, 0, HEAP_EXACT_NODE);
+	pg = heap_alloc(2, 0, 0, HEAP_EXACT_NODE, NULL);
 	assert_non_null(pg);
 	assert_int_equal(pg->node, 0);
-	assert_null(heap_alloc(0, 0, 0, HEAP_EXACT_NODE));
-	pg = heap_alloc(0, 0, 0, 0);
+	assert_null(heap_alloc(0, 0, 0, HEAP_EXACT_NODE, NULL));
+	pg = heap_alloc(0, 0, 0, 0, NULL);
 	assert_non_null(pg);
 	assert_int_equal(pg->node, 1);
-	pg = heap_alloc(0, 1, 0, HEAP_EXACT_NODE);
+	pg = heap_alloc(0, 1, 0, HEAP_EXACT_NODE, NULL);
 	assert_non_null(pg);
 	assert_int_equal(pg->node, 1);
 	assert_int_equal(test_node_stats(1)->free_pages, 62);
 	assert_int_equal(test_node_stats(0)->free_pages, 0);
 	/* Too big anywhere. */
-	assert_null(heap_alloc(7, HEAP_ANY_NODE, 0, 0));
-	assert_null(heap_alloc(MAX_ORDER + 1, HEAP_ANY_NODE, 0, 0));
+	assert_null(heap_alloc(7, HEAP_ANY_NODE, 0, 0, NULL));
+	assert_null(heap_alloc(MAX_ORDER + 1, HEAP_ANY_NODE, 0, 0, NULL));
 	test_heap_check_clean();
 }
 
@@ -416,7 +423,7 @@ static struct test_snap build(enum heap_init_mode mode,
 	for (i = 0; i < n; i++)
 		add(r[i].node, r[i].s, r[i].e, r[i].dirty);
 	test_heap_check_clean();
-	counters[0] = heap_free_pages();
+	counters[0] = heap_stats_all(0).free_pages;
 	counters[1] = test_node_stats(0)->dirty_pages;
 	counters[1] += test_node_stats(1)->dirty_pages;
 	counters[2] = heap_chunk_count();
@@ -505,14 +512,14 @@ static void test_dirty_split_and_scrub(void **state)
 	add(0, PFN_16M, PFN_16M + 64, true);
 	memset(phys_to_virt(pfn_to_paddr(pfn(PFN_16M))), 0x5c, 64 * 4096);
 	assert_int_equal(test_node_stats(0)->dirty_pages, 64);
-	pg = heap_alloc(2, HEAP_ANY_NODE, 0, 0);
+	pg = heap_alloc(2, HEAP_ANY_NODE, 0, 0, NULL);
 	assert_non_null(pg);
 	va = phys_to_virt(pfn_to_paddr(pfn(pg->pfn)));
 	for (i = 0; i < 4 * 4096; i++)
 		assert_int_equal(va[i], 0);
 	assert_int_equal(test_node_stats(0)->dirty_pages, 60);
 	/* HEAP_NO_SCRUB leaves the contents alone. */
-	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
 	va = phys_to_virt(pfn_to_paddr(pfn(pg->pfn)));
 	assert_int_equal(va[100], 0x5c);
 	assert_int_equal(test_node_stats(0)->dirty_pages, 59);
@@ -520,7 +527,7 @@ static void test_dirty_split_and_scrub(void **state)
 	 * Freed clean, it merges back with its dirty lower buddies: the
 	 * chunk's first_dirty is 0 again, so all 4 pages count as dirty.
 	 */
-	assert_int_equal(heap_free(pg, 0, false), 0);
+	assert_int_equal(heap_free(pg, 0, HEAP_FREE_ZEROED), 0);
 	assert_int_equal(test_node_stats(0)->dirty_pages, 60);
 	test_heap_check_clean();
 }
@@ -542,7 +549,7 @@ static void test_first_dirty_arithmetic(void **state)
 	free(snap.c);
 
 	/* Split: the top half (returned) is dirty, the lower one clean. */
-	pg = heap_alloc(2, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	pg = heap_alloc(2, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
 	assert_int_equal(pg->pfn, PFN_16M + 12);
 	snap = test_heap_snapshot();
 	assert_int_equal(snap.n, 1);
@@ -551,12 +558,12 @@ static void test_first_dirty_arithmetic(void **state)
 	free(snap.c);
 
 	/* A dirty first_dirty inside the top half survives the split. */
-	assert_int_equal(heap_free(pg, 2, true), 0);
-	pg = heap_alloc(0, HEAP_ANY_NODE, 0,
-			HEAP_NO_SCRUB); /* the top page, like Xen */
+	assert_int_equal(heap_free(pg, 2, HEAP_FREE_DIRTY), 0);
+	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB,
+			NULL); /* the top page, like Xen */
 	assert_int_equal(pg->pfn, PFN_16M + 15);
 	assert_int_equal(test_node_stats(0)->dirty_pages, 3);
-	assert_int_equal(heap_free(pg, 0, false), 0);
+	assert_int_equal(heap_free(pg, 0, HEAP_FREE_ZEROED), 0);
 	snap = test_heap_snapshot();
 	assert_int_equal(snap.n, 1);
 	assert_int_equal(snap.c[0].first_dirty, 4);

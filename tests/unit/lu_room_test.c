@@ -90,14 +90,14 @@ static void test_domain_memory_in_the_way(void **state)
 	uint64_t p;
 
 	machine();
-	pg = heap_alloc_owned(0, 0, HEAP_NO_SCRUB, 7, NULL);
+	pg = heap_alloc_owned(0, 0, HEAP_NO_SCRUB, 7, NULL, NULL);
 	assert_non_null(pg);
 	p = pa_val(pfn_to_paddr(page_to_pfn(pg)));
 	assert_int_equal(room(p, p + 4096), -EBUSY);
 	assert_non_null(strstr(why, "domain 7's memory"));
 	/* An anonymous block of keel's own is dead after the jump: room. */
 	assert_int_equal(heap_free_owned(pg, 0, 7), 0);
-	pg = heap_alloc(0, 0, 0, HEAP_NO_SCRUB);
+	pg = heap_alloc(0, 0, 0, HEAP_NO_SCRUB, NULL);
 	assert_non_null(pg);
 	p = pa_val(pfn_to_paddr(page_to_pfn(pg)));
 	assert_int_equal(room(p, p + 4096), 0);

@@ -10,6 +10,7 @@
 #include "common.h"
 
 #include <asm/sandbox_p2m.h>
+#include <keel/heap_check.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
 #include <keel/p2m_selftest.h>
@@ -69,14 +70,14 @@ static void test_page_counts(void **state)
 {
 	machine();
 	for (unsigned int i = 0; i < ARRAY_SIZE(fmts); i++) {
-		uint64_t before = heap_free_pages();
+		uint64_t before = heap_stats_all(0).free_pages;
 		struct p2m p;
 
 		assert_int_equal(
 			p2m_init_format(&p, 0, fmts[i].ipa_bits, fmts[i].fmt),
 			0);
 		assert_int_equal(p2m_table_pages(&p), fmts[i].root_pages);
-		assert_int_equal(before - heap_free_pages(),
+		assert_int_equal(before - heap_stats_all(0).free_pages,
 				 fmts[i].root_pages);
 		for (uint64_t g = 0; g < GiB; g += 2 * MiB)
 			assert_int_equal(p2m_map(&p, g, pa(GiB + g), 9), 0);
@@ -97,11 +98,11 @@ static void test_page_counts(void **state)
 					p2m_map(&p, 2 * GiB + g, pa(g), 0), 0);
 			assert_int_equal(p2m_table_pages(&p), t + 2);
 		}
-		assert_int_equal(before - heap_free_pages(),
+		assert_int_equal(before - heap_stats_all(0).free_pages,
 				 p2m_table_pages(&p));
 		p2m_destroy(&p);
 		assert_int_equal(p2m_table_pages(&p), 0);
-		assert_int_equal(heap_free_pages(), before);
+		assert_int_equal(heap_stats_all(0).free_pages, before);
 		test_heap_check_clean();
 	}
 }
@@ -171,12 +172,12 @@ static void test_mixed(void **state)
 {
 	machine();
 	for (unsigned int i = 0; i < ARRAY_SIZE(fmts); i++) {
-		uint64_t before = heap_free_pages();
+		uint64_t before = heap_stats_all(0).free_pages;
 
 		if (fmts[i].ipa_bits < 34)
 			continue; /* 5 GiB output, 3 GiB input: not in 32 bits */
 		check_mixed(&fmts[i]);
-		assert_int_equal(heap_free_pages(), before);
+		assert_int_equal(heap_stats_all(0).free_pages, before);
 	}
 	test_heap_check_clean();
 }
@@ -354,22 +355,23 @@ static void test_enomem(void **state)
 	struct p2m p;
 
 	machine();
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	while (held < ARRAY_SIZE(hog) &&
-	       (hog[held] = heap_alloc(0, HEAP_ANY_NODE, 0, 0)))
+	       (hog[held] = heap_alloc(0, HEAP_ANY_NODE, 0, 0, NULL)))
 		held++;
-	assert_int_equal(heap_free_pages(), 0);
+	assert_int_equal(heap_stats_all(0).free_pages, 0);
 	/* Two pages back: the root and an L1; the L2 fails. */
-	assert_int_equal(heap_free(hog[--held], 0, false), 0);
-	assert_int_equal(heap_free(hog[--held], 0, false), 0);
+	assert_int_equal(heap_free(hog[--held], 0, HEAP_FREE_ZEROED), 0);
+	assert_int_equal(heap_free(hog[--held], 0, HEAP_FREE_ZEROED), 0);
 	assert_int_equal(p2m_init(&p, 0, 0), 0);
 	assert_int_equal(p2m_map(&p, 0, pa(0), 0), -ENOMEM);
 	assert_int_equal(p2m_table_pages(&p), 2);
 	p2m_destroy(&p);
-	assert_int_equal(heap_free_pages(), 2);
+	assert_int_equal(heap_stats_all(0).free_pages, 2);
 	while (held)
-		assert_int_equal(heap_free(hog[--held], 0, false), 0);
-	assert_int_equal(heap_free_pages(), before);
+		assert_int_equal(heap_free(hog[--held], 0, HEAP_FREE_ZEROED),
+				 0);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
 	test_heap_check_clean();
 }
 
@@ -379,14 +381,14 @@ static void test_selftest(void **state)
 	uint64_t before;
 
 	machine();
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	test_quiet_begin();
 	assert_int_equal(p2m_selftest(-1), 0);
 	assert_true(test_console_contains("p2m: selftest vmsav8-64-s2, 3 "
 					  "tables"));
 	assert_true(test_console_contains(": ok"));
 	test_quiet_end();
-	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
 	test_heap_check_clean();
 }
 

@@ -10,6 +10,7 @@
 
 #include <stdlib.h>
 
+#include <keel/heap_check.h>
 #include <keel/json.h>
 #include <keel/audit.h>
 #include <keel/boot.h>
@@ -43,7 +44,7 @@ static void test_audit_balances(void **state)
 	assert_int_equal(a.lost_pages, 0);
 	assert_int_equal(a.problems, 0);
 	assert_int_equal(a.ram_pages, 2 * NODE_BYTES / PAGE_SIZE);
-	assert_int_equal(a.free_pages, heap_free_pages());
+	assert_int_equal(a.free_pages, heap_stats_all(0).free_pages);
 	/* The frame table came from bootmem: some RAM must be reserved. */
 	assert_true(a.reserved_pages > 0);
 	assert_int_equal(a.free_pages + a.allocated_pages + a.reserved_pages,
@@ -57,13 +58,13 @@ static void test_audit_sees_allocation(void **state)
 
 	(void)state;
 	audit_run(&before, false);
-	pg = heap_alloc(4, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	pg = heap_alloc(4, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
 	assert_non_null(pg);
 	audit_run(&after, false);
 	assert_true(after.ok);
 	assert_int_equal(after.allocated_pages, before.allocated_pages + 16);
 	assert_int_equal(after.free_pages, before.free_pages - 16);
-	assert_int_equal(heap_free(pg, 4, false), 0);
+	assert_int_equal(heap_free(pg, 4, HEAP_FREE_ZEROED), 0);
 	audit_run(&after, false);
 	assert_int_equal(after.free_pages, before.free_pages);
 }

@@ -326,10 +326,10 @@ static unsigned int alloc_buddies(struct page_info **a, struct page_info **b,
 {
 	unsigned int n = 0;
 
-	*a = heap_alloc(3, 0, 0, HEAP_NO_SCRUB);
+	*a = heap_alloc(3, 0, 0, HEAP_NO_SCRUB, NULL);
 	for (;;) {
 		assert_non_null(*a);
-		*b = heap_alloc(3, 0, 0, HEAP_NO_SCRUB);
+		*b = heap_alloc(3, 0, 0, HEAP_NO_SCRUB, NULL);
 		assert_non_null(*b);
 		if ((pfn_val(page_to_pfn(*a)) ^ 8) == pfn_val(page_to_pfn(*b)))
 			break;
@@ -358,9 +358,10 @@ static void test_idle_step_keeps_unclean_prefix(void **state)
 	/* Buddies, lower one first: the merge's first dirty page is b's. */
 	n = alloc_buddies(&a, &b, held, ARRAY_SIZE(held));
 	while (n)
-		assert_int_equal(heap_free(held[--n], 3, false), 0);
-	assert_int_equal(heap_free(a, 3, false), 0); /* clean, not to PoC */
-	assert_int_equal(heap_free(b, 3, true), 0);  /* dirty */
+		assert_int_equal(heap_free(held[--n], 3, HEAP_FREE_ZEROED), 0);
+	assert_int_equal(heap_free(a, 3, HEAP_FREE_ZEROED),
+			 0); /* clean, not to PoC */
+	assert_int_equal(heap_free(b, 3, HEAP_FREE_DIRTY), 0); /* dirty */
 	f = (struct find_chunk){pfn_val(page_to_pfn(a)), NULL};
 	heap_for_each_free(0, find_chunk_of, &f);
 	assert_non_null(f.head);
@@ -393,15 +394,15 @@ static void test_rescrub_counted_nowhere(void **state)
 	before = scrub_stats;
 	memcpy(cpus, scrub_stats.cpu, sizeof(cpus));
 	for (unsigned int round = 0; round < 2; round++) {
-		pg = heap_alloc(9, 0, 0, 0);
+		pg = heap_alloc(9, 0, 0, 0, NULL);
 		assert_non_null(pg);
-		assert_int_equal(heap_free(pg, 9, true), 0);
-		assert_true(heap_dirty_pages() > 0);
+		assert_int_equal(heap_free(pg, 9, HEAP_FREE_DIRTY), 0);
+		assert_true(heap_stats_all(0).dirty_pages > 0);
 		if (round)
 			break;
 		assert_true(scrub_rescrub_step());
 		assert_false(scrub_rescrub_step());
-		assert_int_equal(heap_dirty_pages(), 0);
+		assert_int_equal(heap_stats_all(0).dirty_pages, 0);
 		assert_all_clean(3);
 		assert_memory_equal(&scrub_stats, &before, sizeof(before));
 		assert_memory_equal(scrub_stats.cpu, cpus, sizeof(cpus));

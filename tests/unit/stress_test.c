@@ -8,6 +8,8 @@
  */
 #include "common.h"
 
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/report.h>
 #include <keel/scrub.h>
 #include <keel/stress.h>
@@ -56,7 +58,7 @@ static void test_stress_idle_scrub_clean_run(void **state)
 	(void)state;
 	online = test_machine_boot(&two_nodes);
 	assert_int_equal(online, 4);
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	scrub_boot(SCRUB_IDLE, 1 * MIB, false);
 
 	test_quiet_begin();
@@ -71,7 +73,7 @@ static void test_stress_idle_scrub_clean_run(void **state)
 	assert_true(stress_stats.zero_check);
 	assert_every_cpu_worked(online);
 	assert_true(stress_stats.ops >= stress_stats.allocs);
-	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
 	assert_int_equal(dirty_pages(), 0);
 	assert_int_equal(heap_check(), 0);
 }
@@ -90,11 +92,11 @@ static void test_stress_scrub_on_exact_accounting(void **state)
 	scrub_boot(SCRUB_ON, 1 * MIB, false);
 	assert_int_equal(cpu_count, ARRAY_SIZE(cpus));
 	/* Dirty memory the stress must scrub again, whatever it does. */
-	pg = heap_alloc(9, 0, 0, 0);
+	pg = heap_alloc(9, 0, 0, 0, NULL);
 	assert_non_null(pg);
-	assert_int_equal(heap_free(pg, 9, true), 0);
+	assert_int_equal(heap_free(pg, 9, HEAP_FREE_DIRTY), 0);
 	assert_true(dirty_pages() > 0);
-	before = heap_free_pages();
+	before = heap_stats_all(0).free_pages;
 	scrub = scrub_stats;
 	memcpy(cpus, scrub_stats.cpu, sizeof(cpus));
 
@@ -114,7 +116,7 @@ static void test_stress_scrub_on_exact_accounting(void **state)
 	assert_true(stress_stats.baseline_exact);
 	assert_int_equal(stress_stats.free_before, before);
 	assert_int_equal(stress_stats.free_after, before);
-	assert_int_equal(heap_free_pages(), before);
+	assert_int_equal(heap_stats_all(0).free_pages, before);
 	assert_every_cpu_worked(online);
 	assert_int_equal(dirty_pages(), 0);
 	assert_int_equal(heap_check(), 0);
