@@ -19,6 +19,7 @@
  * (the safe side: at worst one more clean later). Runs on one CPU with no
  * other heap user, like the rest of the bench.
  */
+#include <arch/cache.h>
 #include <arch/cpu.h>
 #include <arch/mm.h>
 #include <keel/bench.h>
@@ -47,9 +48,15 @@ static struct page_info *rt_alloc(const struct cachemaint *cm,
 	return heap_alloc(order, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, cm);
 }
 
+/*
+ * The blocks are never written: each goes back as it came, zero (the
+ * run needs a heap with no dirty page) and clean to PoC when it was.
+ */
 static void rt_free(struct page_info *pg, unsigned int order)
 {
-	heap_free(pg, order, HEAP_FREE_ZEROED);
+	heap_free(pg, order,
+		  pg->flags & PGF_CLEAN_POC ? HEAP_FREE_CLEAN_POC
+					    : HEAP_FREE_ZEROED);
 }
 
 static uint64_t rt_node_locks(void)
@@ -173,13 +180,23 @@ void bench_runtime_print(void)
 	struct page_info *buf = heap_alloc(RT_SAMPLE_ORD, HEAP_ANY_NODE, 0,
 					   HEAP_NO_SCRUB, NULL);
 	struct rt_run r = {.cm = &cm};
+	struct heap_stats st;
 
 	if (!buf)
 		return;
+	/* A dirty block freed as zero would be handed out as zero later. */
+	if (heap_stats(HEAP_ALL_NODES, 0, &st) || st.dirty_pages) {
+		pr_info("bench: runtime skipped: %llu dirty pages in the heap "
+			"(the boot scrub is off)\n",
+			(unsigned long long)st.dirty_pages);
+		heap_free(buf, RT_SAMPLE_ORD, HEAP_FREE_DIRTY);
+		return;
+	}
 	r.s = phys_to_virt(pfn_to_paddr(page_to_pfn(buf)));
 	for (unsigned int w = 0; w < 3; w++)
 		rt_one(&r, w);
-	/* zero again: clean memory back, no dirty page left after the scrub */
+	/* Zero again and cleaned to PoC: the block goes back as it came. */
 	memset(r.s, 0, PAGE_SIZE << RT_SAMPLE_ORD);
-	heap_free(buf, RT_SAMPLE_ORD, HEAP_FREE_ZEROED);
+	arch_clean_dcache_range(r.s, PAGE_SIZE << RT_SAMPLE_ORD);
+	heap_free(buf, RT_SAMPLE_ORD, HEAP_FREE_CLEAN_POC);
 }

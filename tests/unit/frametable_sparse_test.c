@@ -33,10 +33,10 @@ static uint64_t cost_at(uint64_t base)
 	test_machine_boot(&c);
 	assert_int_equal(ft_reserved(), frametable_bytes());
 	/* The heap works there: a page out and back (pfn_to_page on free). */
-	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB);
+	pg = heap_alloc(0, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
 	assert_non_null(pg);
 	assert_true(pa_val(pfn_to_paddr(page_to_pfn(pg))) >= base);
-	heap_free(pg, 0, false);
+	heap_free(pg, 0, HEAP_FREE_ZEROED);
 	assert_null(pfn_to_page_or_null(pfn((base >> 12) - 1)));
 	assert_null(pfn_to_page_or_null(pfn((base + GiB) >> 12)));
 	assert_non_null(pfn_to_page_or_null(pfn((base + GiB - 1) >> 12)));
