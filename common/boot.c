@@ -25,6 +25,7 @@
 #include <keel/bench.h>
 #include <keel/heap_boot.h>
 #include <keel/p2m_selftest.h>
+#include <keel/churn.h>
 #include <keel/stress.h>
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
@@ -203,6 +204,8 @@ static void phase_smp(struct bootinfo *bi, const struct keel_options *o)
 	scrub_init_cpus();
 	if (o->stress_seconds)
 		stress_init_cpus();
+	if (o->churn_seconds)
+		churn_init_cpus();
 	if (o->latency)
 		latency_init_cpus();
 	err = arch_smp_prepare(&start);
@@ -307,6 +310,8 @@ const char *boot_verdict(const struct audit_result *a,
 		return "audit: heap check problems";
 	if (o->stress_seconds && !stress_ok())
 		return stress_fail_reason();
+	if (o->churn_seconds && !churn_ok())
+		return churn_fail_reason();
 	if (o->bootscrub != SCRUB_OFF && heap_dirty_pages())
 		return "scrub incomplete: dirty pages remain";
 	if (domain_set_stats(&domain_set)->problems ||
@@ -349,7 +354,7 @@ static void phase_scrub(const struct keel_options *o)
 }
 
 /*
- * stress=N and bench=on, on the open heap. Stress comes before the wait
+ * stress=N, churn=N and bench=on, on the open heap. Stress comes before the wait
  * for the idle scrub: it races the background scrub on purpose.
  */
 static void phase_exercise(const struct keel_options *o)
@@ -362,6 +367,13 @@ static void phase_exercise(const struct keel_options *o)
 
 	if (o->bootscrub == SCRUB_IDLE)
 		scrub_wait_all_clean();
+
+	/* Every other CPU idle now: the churn's free-page count is exact. */
+	if (o->churn_seconds) {
+		trace_begin("churn");
+		churn_run(o);
+		trace_end("churn");
+	}
 
 	if (o->latency) {
 		trace_begin("latency");
