@@ -614,3 +614,19 @@ _issue36_base_cases = build_cases
 def build_cases(elf, memdir):  # noqa: F811
     return _issue36_base_cases(elf, memdir) + \
         lu_fault_cases(elf, "after=exit audit=full")
+
+
+# Issue 37 §6 (tests/qemu/churn_checks.py): churn=2 on 2 CPUs and 2 nodes
+# of 128 MiB, after every case above. The churn itself is 2 s of the
+# boot; the case's timeout is the matrix default (TIMEOUT, 120 s).
+from .churn_checks import churn_ok_everywhere  # noqa: E402
+
+_issue37_churn_base_cases = build_cases
+
+
+def build_cases(elf, memdir):  # noqa: F811
+    return _issue37_churn_base_cases(elf, memdir) + [
+        smp_case("churn", Machine("2", numa=[128 * M] * 2),
+                 "after=exit audit=full bootscrub=on churn=2",
+                 ["--kernel", elf], {"scrubbed": True},
+                 checks=[churn_ok_everywhere])]
