@@ -36,11 +36,14 @@ static uint64_t share_2m(const struct churn_frag *f)
 void churn_report_human(void)
 {
 	const struct churn_stats *s = &churn_stats;
+	uint64_t block_milli = milli_of(s->node_locks - s->domain_node_locks,
+					s->allocs + s->frees);
 
 	if (!s->ran)
 		return;
 	pr_info("churn: %llu ops in %llu ms on %u CPUs, p50 %llu ns, p99 %llu "
-		"ns, %llu domains, %llu.%03llu node locks/op, free in 2M+ "
+		"ns, %llu domains, %llu.%03llu node locks/op (blocks alone "
+		"%llu.%03llu), free in 2M+ "
 		"chunks %llu.%03llu -> %llu.%03llu, largest free order %u%s\n",
 		(unsigned long long)s->ops,
 		(unsigned long long)(ticks_to_ns(s->ticks) / 1000000), s->cpus,
@@ -49,6 +52,8 @@ void churn_report_human(void)
 		(unsigned long long)s->domains,
 		(unsigned long long)(milli_of(s->node_locks, s->ops) / 1000),
 		(unsigned long long)(milli_of(s->node_locks, s->ops) % 1000),
+		(unsigned long long)(block_milli / 1000),
+		(unsigned long long)(block_milli % 1000),
 		(unsigned long long)(share_2m(&s->start) / 1000),
 		(unsigned long long)(share_2m(&s->start) % 1000),
 		(unsigned long long)(share_2m(&s->end) / 1000),
@@ -59,8 +64,15 @@ void churn_report_human(void)
 static void churn_per_cpu_json(struct jw *w, const struct churn_stats *s)
 {
 	static const char *const cols[] = {
-		"cpu",	   "ops",	 "allocs", "frees", "alloc_failures",
-		"domains", "node_locks", "ns",
+		"cpu",
+		"ops",
+		"allocs",
+		"frees",
+		"alloc_failures",
+		"domains",
+		"node_locks",
+		"domain_node_locks",
+		"ns",
 	};
 
 	jw_arr(w, "ops_per_s"); /* one entry per CPU of per_cpu[], in order */
@@ -84,6 +96,7 @@ static void churn_per_cpu_json(struct jw *w, const struct churn_stats *s)
 		jw_u64(w, NULL, pc->alloc_failures);
 		jw_u64(w, NULL, pc->domains);
 		jw_u64(w, NULL, pc->node_locks);
+		jw_u64(w, NULL, pc->domain_node_locks);
 		jw_u64(w, NULL, ticks_to_ns(pc->ticks));
 		jw_row_end(w);
 	}
@@ -116,6 +129,10 @@ void churn_report_json(struct jw *w)
 	jw_u64(w, "domain_p99_ns", ticks_to_ns(s->domain_p99_ticks));
 	jw_u64(w, "node_locks", s->node_locks);
 	jw_milli(w, "lock_per_op", milli_of(s->node_locks, s->ops));
+	jw_u64(w, "domain_node_locks", s->domain_node_locks);
+	jw_milli(w, "block_lock_per_op",
+		 milli_of(s->node_locks - s->domain_node_locks,
+			  s->allocs + s->frees));
 	jw_milli(w, "free_2m_share_start", share_2m(&s->start));
 	jw_milli(w, "free_2m_share_end", share_2m(&s->end));
 	jw_u64(w, "largest_free_order_start", s->start.largest_order);

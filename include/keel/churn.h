@@ -20,12 +20,13 @@ struct keel_options;
 /* Per CPU; written only by that CPU while it churns. */
 struct churn_cpu_stats {
 	uint64_t ops; /* allocs + frees + domains created + destroyed */
-	uint64_t allocs, frees;	  /* anonymous blocks */
-	uint64_t alloc_failures;  /* heap_alloc() returned NULL */
-	uint64_t domains;	  /* created and destroyed */
-	uint64_t domain_failures; /* domain_build_private() failed */
-	uint64_t node_locks;	  /* node-lock acquisitions while it ran */
-	uint64_t ticks;		  /* time this CPU churned */
+	uint64_t allocs, frees;	    /* anonymous blocks */
+	uint64_t alloc_failures;    /* heap_alloc() returned NULL */
+	uint64_t domains;	    /* created and destroyed */
+	uint64_t domain_failures;   /* domain_build_private() failed */
+	uint64_t node_locks;	    /* node-lock acquisitions while it ran */
+	uint64_t domain_node_locks; /* of those, in domain create + destroy */
+	uint64_t ticks;		    /* time this CPU churned */
 	bool ran;
 };
 
@@ -41,7 +42,7 @@ struct churn_stats {
 	uint64_t ticks;	  /* wall time of the churn (CPUs started to joined) */
 	uint64_t ops, allocs, frees, alloc_failures;
 	uint64_t domains, domain_failures, domain_problems;
-	uint64_t node_locks;
+	uint64_t node_locks, domain_node_locks;
 	/* Anonymous block operations, one domain create + destroy: ticks. */
 	uint64_t p50_ticks, p99_ticks;
 	uint64_t domain_p50_ticks, domain_p99_ticks;

@@ -51,7 +51,8 @@ def _per_cpu(ch, rep):
     if len(rates) != len(online) or not all(r > 0 for r in rates):
         out.append(f"churn.ops_per_s {rates}: expected {len(online)} "
                    "rates > 0, one per online CPU")
-    for k in ("ops", "allocs", "frees", "domains", "node_locks"):
+    for k in ("ops", "allocs", "frees", "domains", "node_locks",
+              "domain_node_locks"):
         total = sum(r[k] for r in ch["per_cpu"])
         if total != ch[k]:
             out.append(f"churn.{k} = {ch[k]}, per_cpu[] sums to {total}")
@@ -102,6 +103,16 @@ def churn_ok_everywhere(rep, log):
                          ch["node_locks"] / ch["ops"]) > 0.0015:
         out.append(f"churn.lock_per_op {ch['lock_per_op']} != node_locks"
                    f" / ops = {ch['node_locks'] / ch['ops']:.4f}")
+    blocks = ch["allocs"] + ch["frees"]
+    if not 0 <= ch["domain_node_locks"] <= ch["node_locks"]:
+        out.append(f"churn.domain_node_locks {ch['domain_node_locks']} "
+                   f"not in [0, node_locks {ch['node_locks']}]")
+    elif blocks and abs(ch["block_lock_per_op"] -
+                        (ch["node_locks"] - ch["domain_node_locks"]) /
+                        blocks) > 0.0015:
+        out.append(f"churn.block_lock_per_op {ch['block_lock_per_op']} "
+                   "!= (node_locks - domain_node_locks) / (allocs + "
+                   "frees)")
     if "keel: churn: " not in log:
         out.append("no 'keel: churn:' line")
     return out + _per_cpu(ch, rep) + _frag(ch, rep) + _audit(ch, rep)
