@@ -9,21 +9,17 @@
 
 #include <keel/heap_check.h>
 
-/* node 0: [0, 64M), node 1: [64M, 128M), handed over clean. */
-static const struct test_ram two_nodes[] = {
-	{0, 64 * MiB, 0},
-	{64 * MiB, 128 * MiB, 1},
-};
-
-static void two_node_machine(void)
+/* Three nodes of unequal size: allocations below go to each of them. */
+static void three_node_machine(void)
 {
-	struct test_machine_cfg c = {
-		.ram = two_nodes,
-		.ram_count = 2,
-		.mode = HEAP_INIT_LAZY,
+	static const struct test_ram ram[] = {
+		{0, 32 * MiB, 0},
+		{32 * MiB, 96 * MiB, 1},
+		{128 * MiB, 136 * MiB, 2},
 	};
 
-	test_machine_boot(&c);
+	test_machine_boot(&(struct test_machine_cfg){
+		.ram = ram, .ram_count = 3, .mode = HEAP_INIT_LAZY});
 	heap_strict = true;
 	heap_set_cpu_node(arch_cpu_id(), 0);
 }
@@ -49,13 +45,13 @@ static void test_counted_once_on_this_cpu(void **state)
 	uint64_t mine, mine2, theirs, nodes, nodes2;
 	struct page_info *a, *b, *o;
 
-	two_node_machine();
+	three_node_machine();
 	theirs = heap_cpu_node_locks(other);
 	mine = heap_cpu_node_locks(cpu);
 	nodes = all_node_locks(); /* after its own lock of each node */
 	a = heap_alloc(3, 1, 0, 0);
 	b = heap_alloc(0, HEAP_ANY_NODE, 0, 0);
-	o = heap_alloc_owned(5, 0, HEAP_EXACT_NODE, 7, NULL);
+	o = heap_alloc_owned(5, 2, HEAP_EXACT_NODE, 7, NULL);
 	assert_non_null(a);
 	assert_non_null(b);
 	assert_non_null(o);
@@ -81,7 +77,7 @@ static void test_caches_take_few(void **state)
 	struct page_info *pg[8];
 	uint64_t mine;
 
-	two_node_machine();
+	three_node_machine();
 	heap_set_cpu_caches(true);
 	mine = heap_cpu_node_locks(cpu);
 	for (unsigned int r = 0; r < 200; r++) {
