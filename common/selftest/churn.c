@@ -31,12 +31,12 @@
  * The run turns the heap's per-CPU caches on (the runtime path) and off
  * again at the end (drained). Fragmentation -- the share of free pages in
  * chunks of 2 MiB and larger, the largest free order -- is walked before
- * and after (heap_for_each_block() drains the caches first). At the end
- * the dirty memory the domains left is scrubbed on every CPU (re-scrub
- * steps, counted nowhere; not with bootscrub=off),
- * and the free pages must equal those before (every other CPU was idle:
- * the count is exact), heap_check() must find nothing and no domain build
- * may have counted a problem.
+ * and after everything was freed (heap_for_each_block() drains the caches
+ * first). At the end the dirty memory the domains left is scrubbed on
+ * every CPU (re-scrub steps, counted nowhere; not with bootscrub=off), and
+ * the free pages must equal those before (every other CPU was idle: the
+ * count is exact), heap_check() must find nothing and no domain build may
+ * have counted a problem.
  */
 #include <arch/cpu.h>
 #include <keel/atomic.h>
