@@ -4,7 +4,9 @@
  * KEEL-REPORT (churn.seconds ... churn.per_cpu[], docs/report-format.md)
  * and the "churn:" human line, from churn_stats (common/selftest/churn.c).
  * Both say nothing when churn=N was not given. Rates come from
- * stress_ops_per_s() (stress_report.c), the same arithmetic.
+ * stress_ops_per_s() (stress_report.c), the same arithmetic. The compact
+ * report keeps ops_per_s[] (one rate a CPU) but leaves the per_cpu[]
+ * rows out past REPORT_CPU_DETAIL_MAX CPUs (report_cpu_detail()).
  *
  * Runs on the boot CPU at report time, every other CPU parked: no lock.
  */
@@ -82,6 +84,9 @@ static void churn_per_cpu_json(struct jw *w, const struct churn_stats *s)
 			       stress_ops_per_s(s->cpu[c].ops,
 						s->cpu[c].ticks));
 	jw_arr_end(w);
+	/* The 32 KiB budget at 256 CPUs has no room for the rows. */
+	if (!report_cpu_detail(s->cpus))
+		return;
 	JW_TABLE(w, "per_cpu", cols);
 	for (unsigned int c = 0; c < cpu_count; c++) {
 		const struct churn_cpu_stats *pc = &s->cpu[c];

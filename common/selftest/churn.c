@@ -51,7 +51,6 @@
 #include <keel/scrub.h>
 #include <keel/smp.h>
 #include <keel/string.h>
-#include <keel/trace.h>
 
 #include "selftest_priv.h"
 
@@ -255,7 +254,6 @@ static void churn_cpu_main(void *arg)
 	memset(cc, 0, sizeof(*cc));
 	cc->rng = selftest_seed(cpu, t0);
 	st->ran = true;
-	trace_begin("churn");
 	for (uint64_t it = 0;; it++) {
 		uint64_t r;
 
@@ -272,7 +270,6 @@ static void churn_cpu_main(void *arg)
 	}
 	while (cc->held_count)
 		free_slot(cc, cc->held_count - 1);
-	trace_end("churn");
 	st->ticks = arch_ticks() - t0;
 	st->node_locks = heap_cpu_node_locks(cpu) - locks0;
 	churn_stats.cpu[cpu] = *st;

@@ -6,7 +6,9 @@ the boot (about 6 s quiet on this 2-core host, 2026-12, most of it the
 boot scrub); the timeout is firmware.TIMEOUT (120 s a boot), 20x that."""
 
 from ..qemu.churn_checks import churn_ok_everywhere
+from . import firmware
 from .checks_fw import check_audit_full
+from .checks_report import check_shape_limit, nr_cpus
 
 
 def churn_cases(Case):
@@ -19,4 +21,15 @@ def churn_cases(Case):
         Case("churn-2node-noscrub", "sandbox-2node.fw",
              ["churn=1", "bootscrub=off", "audit=full"],
              [churn_ok_everywhere, check_audit_full]),
-    ]
+    ] + big_cases(Case)
+
+
+def big_cases(Case):
+    """256 CPUs in 8 nodes: the compact report keeps one rate a CPU, no
+    per_cpu rows, no trace pair a CPU, and stays in its 32 KiB. About 2 s
+    quiet; the timeout is firmware.TIMEOUT."""
+    if nr_cpus(firmware.BINARY) < 256:
+        return []
+    return [Case("churn-256cpu", "sandbox-256cpu-8node.fw",
+                 ["churn=1", "bootscrub=off", "audit=full"],
+                 [churn_ok_everywhere, check_audit_full, check_shape_limit])]
