@@ -9,9 +9,9 @@
  * CPU's writes before.
  *
  * Each CPU loops until the deadline (and at least CHURN_MIN_ITERS times).
- * One iteration in CHURN_DOMAIN_EVERY creates a domain of a random size
- * (4 KiB to 16 MiB, not a power of two in general) on the CPU's node with
- * the real build (domain_build_private(): its own stage-2 table, extents
+ * One iteration in CHURN_DOMAIN_EVERY (on the first CHURN_DOMAIN_CPUS
+ * CPUs) creates a domain of a random size (4 KiB to 16 MiB, not a power
+ * of two in general) on the CPU's node with the real build (domain_build_private(): its own stage-2 table, extents
  * from heap_alloc_owned(), owner DOMAIN_PRIVATE_OWNER + cpu) and destroys
  * it (its extents back dirty). The others allocate an anonymous block
  * (heap_alloc(), HEAP_ANY_NODE: the CPU's node first) of a random order --
@@ -60,6 +60,12 @@
 #define CHURN_ORDER_MAX	   10 /* anonymous blocks: orders 0..10 */
 #define CHURN_DOMAIN_SHIFT 12 /* domain sizes up to 2^(12+12) = 16 MiB */
 #define CHURN_2M_ORDER	   9
+/*
+ * CPUs 0..CHURN_DOMAIN_CPUS-1 create domains, one owner id each at a time:
+ * half the heap's owner slots, so that the heap never refuses an owner
+ * (HEAP_OWNER_SLOTS); CPUs above churn anonymous blocks only.
+ */
+#define CHURN_DOMAIN_CPUS (HEAP_OWNER_SLOTS / 2)
 
 /* Log-linear histogram: values < 8 exact, then 8 sub-buckets a power. */
 #define CHURN_SUB_BITS 3
@@ -260,7 +266,7 @@ static void churn_cpu_main(void *arg)
 		if (it >= CHURN_MIN_ITERS && arch_ticks() >= run.deadline)
 			break;
 		r = selftest_rnd(&cc->rng);
-		if (r % CHURN_DOMAIN_EVERY == 0)
+		if (r % CHURN_DOMAIN_EVERY == 0 && cpu < CHURN_DOMAIN_CPUS)
 			domain_one(cpu, cc);
 		else if (cc->held_count == CHURN_HELD_MAX ||
 			 (cc->held_count && (r & 0x100)))
