@@ -12,6 +12,7 @@ from .checks import (cpu_failed, every_node_scrubbed, idle_wakes_only,
                      ioapic_masked, stray_irqs,
                      json_is, kernel_still_reserved, latency_whole,
                      scrub_calibrated, scrubbers_are, stress_ok_everywhere)
+from .churn_checks import churn_ok_everywhere
 from .domains_checks import Ask, domains_built
 from .guests_checks import guests_resumed, guests_unsupported
 from .x86_guest_cases import guest_cases
@@ -477,6 +478,10 @@ def smp_load_cases(kern, base):
         smp_case("stress-idle", Machine("4", numa=[512 * M] * 2),
                  base + " bootscrub=idle stress=5", kern, sc,
                  checks=[stress_ok_everywhere]),
+        # churn=2 (issue 37 §6, tests/qemu/churn_checks.py): 2 CPUs, 2 nodes
+        # of 128 MiB; 2 s of the boot, the timeout the default (TIMEOUT).
+        smp_case("churn", Machine("2", numa=[128 * M] * 2),
+                 on + " churn=2", kern, sc, checks=[churn_ok_everywhere]),
         # bench=on: rows for every node, the audit unchanged (balance).
         smp_case("bench", Machine("2", numa=[128 * M] * 2),
                  on + " bench=on", kern, sc,
@@ -614,19 +619,3 @@ _issue36_base_cases = build_cases
 def build_cases(elf, memdir):  # noqa: F811
     return _issue36_base_cases(elf, memdir) + \
         lu_fault_cases(elf, "after=exit audit=full")
-
-
-# Issue 37 §6 (tests/qemu/churn_checks.py): churn=2 on 2 CPUs and 2 nodes
-# of 128 MiB, after every case above. The churn itself is 2 s of the
-# boot; the case's timeout is the matrix default (TIMEOUT, 120 s).
-from .churn_checks import churn_ok_everywhere  # noqa: E402
-
-_issue37_churn_base_cases = build_cases
-
-
-def build_cases(elf, memdir):  # noqa: F811
-    return _issue37_churn_base_cases(elf, memdir) + [
-        smp_case("churn", Machine("2", numa=[128 * M] * 2),
-                 "after=exit audit=full bootscrub=on churn=2",
-                 ["--kernel", elf], {"scrubbed": True},
-                 checks=[churn_ok_everywhere])]

@@ -62,11 +62,10 @@ def cases():
     """Every case, in the order they run."""
     return (boot_cases() + bad_fw_cases() + limit_cases() + scrub_cases() +
             reserved_cases() + big_cases() + domain_cases() +
-            inject_cases(Case) + dom0less_cases(Case) +
+            inject_cases(Case) + churn_cases(Case) + dom0less_cases(Case) +
             dt_banks_cases(Case) +
             domain_bench_cases() + liveupdate_cases(Case) +
-            many_reserved_cases(Case) + many_ram_cases(Case) +
-            churn_cases(Case))
+            many_reserved_cases(Case) + many_ram_cases(Case))
 
 
 def boot_cases():
