@@ -286,7 +286,16 @@ def smp_cases(kern, base, memdir):
     return (smp_topology_cases(kern, base) +
             numa_cases(kern, base, memdir) +
             smp_start_cases(kern, base) + smp_inject_cases(kern, base) +
-            irq_inject_cases(kern, base) + smp_load_cases(kern, base))
+            irq_inject_cases(kern, base) + smp_load_cases(kern, base) +
+            churn_cases(kern, base))
+
+
+def churn_cases(kern, base):
+    """churn=2 (issue 37 §6, tests/qemu/churn_checks.py): 2 CPUs, 2 nodes
+    of 128 MiB; 2 s of the boot, the timeout the default (TIMEOUT)."""
+    return [smp_case("churn", Machine("2", numa=[128 * M] * 2),
+                     base + " bootscrub=on churn=2", kern,
+                     {"scrubbed": True}, checks=[churn_ok_everywhere])]
 
 
 def smp_topology_cases(kern, base):
@@ -478,10 +487,6 @@ def smp_load_cases(kern, base):
         smp_case("stress-idle", Machine("4", numa=[512 * M] * 2),
                  base + " bootscrub=idle stress=5", kern, sc,
                  checks=[stress_ok_everywhere]),
-        # churn=2 (issue 37 §6, tests/qemu/churn_checks.py): 2 CPUs, 2 nodes
-        # of 128 MiB; 2 s of the boot, the timeout the default (TIMEOUT).
-        smp_case("churn", Machine("2", numa=[128 * M] * 2),
-                 on + " churn=2", kern, sc, checks=[churn_ok_everywhere]),
         # bench=on: rows for every node, the audit unchanged (balance).
         smp_case("bench", Machine("2", numa=[128 * M] * 2),
                  on + " bench=on", kern, sc,
