@@ -128,14 +128,25 @@ static void post_chunk(struct keel_options *o, const char *val, size_t len)
 	}
 }
 
-/* A stress run longer than an hour is a typo, not a test. */
+/* A stress or churn run longer than an hour is a typo, not a test. */
+static void clamp_seconds(const char *name, uint64_t *v, const char *val,
+			  size_t len)
+{
+	if (*v > STRESS_MAX_SECONDS) {
+		opt_warn("%s=%s is over %u s, using %u", name, ESC(0, val, len),
+			 STRESS_MAX_SECONDS, STRESS_MAX_SECONDS);
+		*v = STRESS_MAX_SECONDS;
+	}
+}
+
 static void post_stress(struct keel_options *o, const char *val, size_t len)
 {
-	if (o->stress_seconds > STRESS_MAX_SECONDS) {
-		opt_warn("stress=%s is over %u s, using %u", ESC(0, val, len),
-			 STRESS_MAX_SECONDS, STRESS_MAX_SECONDS);
-		o->stress_seconds = STRESS_MAX_SECONDS;
-	}
+	clamp_seconds("stress", &o->stress_seconds, val, len);
+}
+
+static void post_churn(struct keel_options *o, const char *val, size_t len)
+{
+	clamp_seconds("churn", &o->churn_seconds, val, len);
 }
 
 /* Below a few ms, healthy CPUs miss the check-in and are left out. */
@@ -230,6 +241,7 @@ static const struct opt_desc opt_table[] = {
 	{"bench", OPT_BOOL, OFS(bench), 0, NULL, 0, 0, NULL},
 	{"p2m_selftest", OPT_BOOL, OFS(p2m_selftest), 0, NULL, 0, 0, NULL},
 	{"stress", OPT_U64, OFS(stress_seconds), 0, NULL, 0, 0, post_stress},
+	{"churn", OPT_U64, OFS(churn_seconds), 0, NULL, 0, 0, post_churn},
 	{"latency", OPT_BOOL, OFS(latency), 0, NULL, 0, 0, NULL},
 	{"latency_period", OPT_U32, OFS(latency_period_us), 0, NULL, 0, 0,
 	 NULL},

@@ -25,6 +25,7 @@
 #include <keel/bench.h>
 #include <keel/heap_boot.h>
 #include <keel/p2m_selftest.h>
+#include <keel/churn.h>
 #include <keel/stress.h>
 #include <keel/boot.h>
 #include <keel/bad_queue.h>
@@ -204,6 +205,8 @@ static void phase_smp(struct bootinfo *bi, const struct keel_options *o)
 	scrub_init_cpus();
 	if (o->stress_seconds)
 		stress_init_cpus();
+	if (o->churn_seconds)
+		churn_init_cpus();
 	if (o->latency)
 		latency_init_cpus();
 	err = arch_smp_prepare(&start);
@@ -308,6 +311,8 @@ const char *boot_verdict(const struct audit_result *a,
 		return "audit: heap check problems";
 	if (o->stress_seconds && !stress_ok())
 		return stress_fail_reason();
+	if (o->churn_seconds && !churn_ok())
+		return churn_fail_reason();
 	if (o->bootscrub != SCRUB_OFF && heap_stats_all(0).dirty_pages)
 		return "scrub incomplete: dirty pages remain";
 	if (domain_set_stats(&domain_set)->problems ||
@@ -386,7 +391,7 @@ static void drain_failed_pages(void)
 }
 
 /*
- * stress=N and bench=on, on the open heap. Stress comes before the wait
+ * stress=N, churn=N and bench=on, on the open heap. Stress comes before the wait
  * for the idle scrub: it races the background scrub on purpose.
  */
 static void phase_exercise(const struct keel_options *o)
@@ -399,6 +404,13 @@ static void phase_exercise(const struct keel_options *o)
 
 	if (o->bootscrub == SCRUB_IDLE)
 		scrub_wait_all_clean();
+
+	/* Every other CPU idle now: the churn's free-page count is exact. */
+	if (o->churn_seconds) {
+		trace_begin("churn");
+		churn_run(o);
+		trace_end("churn");
+	}
 
 	if (o->latency) {
 		trace_begin("latency");

@@ -147,6 +147,7 @@ struct heap_node_locked heap_lock_node_at(uint32_t node, const char *site)
 
 	hn->irq_flags = f;
 	hn->stats.locks++;
+	heap_pcp_count_lock(); /* per CPU: the churn's lock_per_op */
 	/* The clock is read in the hold only when hold times are asked. */
 	hn->lock_start = unlikely(READ_ONCE(lock_stats)) ? arch_ticks() : 0;
 	return (struct heap_node_locked){hn};

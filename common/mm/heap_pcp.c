@@ -49,6 +49,7 @@ struct heap_pcp {
 	struct page_info *head[PCP_CLASSES];
 	uint32_t count[PCP_CLASSES];
 	uint64_t pages, dirty; /* held, and of those dirty (readers: racy) */
+	uint64_t node_locks;   /* node-lock acquisitions by this CPU */
 } __attribute__((aligned(64)));
 
 /*
@@ -105,6 +106,33 @@ void heap_set_cpu_caches(bool on)
 	__atomic_store_n(&pcp_on, on, __ATOMIC_RELEASE);
 	if (!on)
 		heap_drain_caches();
+}
+
+/*
+ * heap_lock_node_at(): one more node-lock acquisition by the calling CPU,
+ * counted in its own cache's line (no shared line in the hot path; only
+ * this CPU writes it). A CPU without a cache slot is not counted.
+ */
+void heap_pcp_count_lock(void)
+{
+	unsigned int cpu = arch_cpu_id();
+	uint64_t *n;
+
+	if (!pcps || cpu >= pcp_cap)
+		return;
+	n = &pcps[cpu].node_locks;
+	__atomic_store_n(n, *n + 1, __ATOMIC_RELAXED);
+}
+
+/**
+ * heap_cpu_node_locks() - node-lock acquisitions by CPU @cpu since
+ * heap_init() (0 for a CPU without a cache slot). Racy read, no lock.
+ */
+uint64_t heap_cpu_node_locks(unsigned int cpu)
+{
+	if (!pcps || cpu >= pcp_cap)
+		return 0;
+	return __atomic_load_n(&pcps[cpu].node_locks, __ATOMIC_RELAXED);
 }
 
 /* heap_init(): forget every cache (the memory they held is gone). */

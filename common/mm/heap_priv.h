@@ -139,6 +139,8 @@ struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
 bool heap_pcp_free(struct page_info *pg, unsigned int order,
 		   uint32_t first_dirty, uint8_t poc);
 void heap_pcp_reset(void);
+/* heap_lock_node_at(): count one node lock taken by this CPU. */
+void heap_pcp_count_lock(void);
 /* heap_init(), bootmem open: the caches' state (heap_pcp.c). */
 void heap_pcp_prepare(void);
 /* 1 + the highest CPU given to heap_set_cpu_node() (common/mm/heap.c). */

@@ -19,6 +19,7 @@
  *   bench[]               bench_report_json()      bench_report.c
  *   irq.*, latency.*      latency_report_json()    latency_report.c
  *   stress.*              stress_report_json()     stress_report.c
+ *   churn.*               churn_report_json()      churn_report.c
  *   domains*              domains_report_json()    domain_report.c,
  *                                                  domain_summary.c
  *   guests, guests_info   guests_report_json()     guest_report.c
@@ -72,6 +73,7 @@ static void report_human(const struct bootinfo *bi,
 	heap_report_human(bi->node_count, bt);
 	scrub_report_human(bi->node_count);
 	stress_report_human();
+	churn_report_human();
 	domains_report_human(ds);
 	guests_report_human();
 	liveupdate_report_human(ds);
@@ -147,6 +149,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	bench_report_json(&w);
 	latency_report_json(&w);
 	stress_report_json(&w);
+	churn_report_json(&w);
 	p2m_report_json(&w);
 	domains_report_json(&w, ds);
 	guests_report_json(&w, report_full());

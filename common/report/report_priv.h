@@ -44,6 +44,9 @@ void latency_report_human(void);
 /* "stress" object (stress=N only) and its line (stress_report.c). */
 void stress_report_json(struct jw *w);
 void stress_report_human(void);
+/* "churn" object (churn=N only) and its line (churn_report.c). */
+void churn_report_json(struct jw *w);
+void churn_report_human(void);
 /* "domains" table, domains_build_ns, domains_info, the domain lines. */
 void domains_report_json(struct jw *w, const struct domain_set *ds);
 void domains_report_human(const struct domain_set *ds);

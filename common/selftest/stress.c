@@ -58,6 +58,8 @@
 #include <keel/stress.h>
 #include <keel/trace.h>
 
+#include "selftest_priv.h"
+
 #define STRESS_HELD_MAX	    64	/* blocks one CPU holds at most */
 #define STRESS_MIN_ITERS    256 /* even a CPU that joins after the deadline */
 #define STRESS_SCRUB_EVERY  16	/* iterations between scrub steps */
@@ -121,16 +123,9 @@ static bool stress_scrub_step(void)
 	return run.rescrub ? scrub_rescrub_step() : scrub_idle_step();
 }
 
-/* xorshift64*: small, no state beyond one word, good enough for choices. */
 static uint64_t rnd(struct stress_cpu *sc)
 {
-	uint64_t x = sc->rng;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	sc->rng = x;
-	return x * 0x2545f4914f6cdd1dull;
+	return selftest_rnd(&sc->rng);
 }
 
 static inline uint64_t pattern(unsigned int cpu, uint32_t serial, uint64_t p,
@@ -360,9 +355,7 @@ static void stress_cpu_main(void *arg)
 
 	(void)arg;
 	memset(sc, 0, sizeof(*sc));
-	sc->rng = ((uint64_t)(cpu + 1) * 0x9e3779b97f4a7c15ull) ^ t0;
-	if (!sc->rng)
-		sc->rng = 1;
+	sc->rng = selftest_seed(cpu, t0);
 	st->ran = true;
 	st->start_ticks = t0 - run.start;
 	trace_begin("stress");
@@ -395,23 +388,6 @@ static void stress_cpu_main(void *arg)
 	st->ticks = arch_ticks() - t0;
 }
 
-/*
- * heap_stats()'s free_pages, read without the node locks, is a
- * data race while an idle scrub detaches chunks: read each under its lock.
- */
-static uint64_t free_pages_locked(void)
-{
-	uint64_t sum = 0;
-
-	for (unsigned int n = 0; n < heap_node_count(); n++) {
-		struct heap_node_locked l = heap_lock_node(n);
-
-		sum += heap_node_stats_locked(l)->free_pages;
-		heap_unlock_node(l);
-	}
-	return sum;
-}
-
 static void prepare(uint64_t seconds)
 {
 	unsigned int online = smp_online_count();
@@ -427,7 +403,7 @@ static void prepare(uint64_t seconds)
 	run.nodes = heap_node_count();
 	run.poster = arch_cpu_id();
 	/* Half the free pages, shared by the CPUs: the heap never runs dry. */
-	budget = free_pages_locked() / 2 / (online ? online : 1);
+	budget = selftest_free_pages_locked() / 2 / (online ? online : 1);
 	run.budget_pages = budget ? budget : 1;
 	run.order_max = MIN((unsigned int)fls64(run.budget_pages) - 1,
 			    (unsigned int)MAX_ORDER);
@@ -457,7 +433,7 @@ static void finish(void)
 		s->bytes_verified += st->bytes_verified;
 		s->corruptions += st->corruptions;
 	}
-	s->free_after = free_pages_locked();
+	s->free_after = selftest_free_pages_locked();
 	s->heap_problems = heap_check();
 	s->ran = true;
 	if (s->corruptions)
@@ -499,7 +475,7 @@ void stress_run(uint64_t seconds)
 	for (unsigned int c = 0; c < cpu_count; c++)
 		if (cpumask_test(&run.pending, c) && !mailbox_free(c))
 			stress_stats.baseline_exact = false;
-	stress_stats.free_before = free_pages_locked();
+	stress_stats.free_before = selftest_free_pages_locked();
 	run.start = arch_ticks();
 	run.deadline = run.start + seconds * arch_ticks_hz();
 

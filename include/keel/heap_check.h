@@ -63,6 +63,12 @@ void heap_reset_lock_stats(void);
  */
 uint64_t heap_cached_pages(int node, bool dirty);
 
+/*
+ * Node-lock acquisitions by CPU @cpu since heap_init(), counted per CPU
+ * in its cache slot (0 for a CPU without one). Racy read, no lock.
+ */
+uint64_t heap_cpu_node_locks(unsigned int cpu);
+
 /* Is [p, p + 2^order) inside one heap range of @node? Takes its lock. */
 bool heap_owns(uint32_t node, pfn_t p, unsigned int order);
 

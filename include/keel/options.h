@@ -24,7 +24,7 @@
 #include <keel/inject.h>
 #include <keel/types.h>
 
-/* Bounds of stress= and ap_timeout_ms=: values outside are clamped, warned. */
+/* Bounds of stress=, churn= and ap_timeout_ms=: values outside are clamped, warned. */
 #define STRESS_MAX_SECONDS 3600
 #define AP_TIMEOUT_MIN_MS  10
 /* domain_fill_sample= default: one sampled page in every 64 MiB. */
@@ -52,7 +52,8 @@ struct keel_options {
 	bool bench;
 	bool p2m_selftest; /* p2m_selftest=on: check the stage-2 tables */
 	uint64_t stress_seconds;
-	bool latency;		    /* latency=on: the probe */
+	uint64_t churn_seconds; /* churn=: runtime heap churn (keel/churn.h) */
+	bool latency;		/* latency=on: the probe */
 	uint32_t latency_period_us; /* latency_period= */
 	uint32_t latency_cpu;	    /* latency_cpu=, LATENCY_CPU_AUTO */
 	uint32_t latency_max_order; /* latency_max_order=: largest extent */

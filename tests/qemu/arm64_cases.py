@@ -518,3 +518,15 @@ CASES += [_lu_bigger, _lu_past]
 # GICv3 redistributor space of virt; 40-76 s on this 2-core host, loaded;
 # bring-up growth to 256 vCPUs: docs/benchmarks.md, part smp).
 SCALE_CASES = [big_case("smp-512-8node", 512, 8, 4096, timeout=1800)]
+
+# Issue 37 §6 (tests/qemu/churn_checks.py): churn=2 on 2 CPUs and 2 nodes
+# of 128 MiB. The churn itself is 2 s of the boot; the case's timeout is
+# the matrix default (TIMEOUT).
+from .churn_checks import churn_ok_everywhere  # noqa: E402
+
+CASES += [
+    case("churn", ["--smp", "2", "--numa", "2", "--mem", "256M"],
+         {"cpus": 2, "online": 2, "nodes": 2,
+          "node_mem": {0: 128 * M, 1: 128 * M}, "scrubbed": True},
+         append="churn=2", checks=[churn_ok_everywhere]),
+]

@@ -12,6 +12,7 @@ from .checks import (cpu_failed, every_node_scrubbed, idle_wakes_only,
                      ioapic_masked, stray_irqs,
                      json_is, kernel_still_reserved, latency_whole,
                      scrub_calibrated, scrubbers_are, stress_ok_everywhere)
+from .churn_checks import churn_ok_everywhere
 from .domains_checks import Ask, domains_built
 from .guests_checks import guests_resumed, guests_unsupported
 from .x86_guest_cases import guest_cases
@@ -285,7 +286,16 @@ def smp_cases(kern, base, memdir):
     return (smp_topology_cases(kern, base) +
             numa_cases(kern, base, memdir) +
             smp_start_cases(kern, base) + smp_inject_cases(kern, base) +
-            irq_inject_cases(kern, base) + smp_load_cases(kern, base))
+            irq_inject_cases(kern, base) + smp_load_cases(kern, base) +
+            churn_cases(kern, base))
+
+
+def churn_cases(kern, base):
+    """churn=2 (issue 37 §6, tests/qemu/churn_checks.py): 2 CPUs, 2 nodes
+    of 128 MiB; 2 s of the boot, the timeout the default (TIMEOUT)."""
+    return [smp_case("churn", Machine("2", numa=[128 * M] * 2),
+                     base + " bootscrub=on churn=2", kern,
+                     {"scrubbed": True}, checks=[churn_ok_everywhere])]
 
 
 def smp_topology_cases(kern, base):

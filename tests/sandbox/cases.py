@@ -32,6 +32,7 @@ from .checks_report import (SIZE_CMDLINE, check_cmdline_fixup,
                             check_shape_limit, check_warnings_printable,
                             long_mem_cmdline, nr_cpus)
 from .firmware import DATA, GIB, PAGE, FwDesc
+from .churn_cases import churn_cases
 from .inject_cases import inject_cases
 from .liveupdate_cases import liveupdate_cases
 from .many_reserved import many_reserved_cases
@@ -62,7 +63,7 @@ def cases():
     """Every case, in the order they run."""
     return (boot_cases() + bad_fw_cases() + limit_cases() + scrub_cases() +
             reserved_cases() + big_cases() + domain_cases() +
-            inject_cases(Case) + dom0less_cases(Case) +
+            inject_cases(Case) + churn_cases(Case) + dom0less_cases(Case) +
             dt_banks_cases(Case) +
             domain_bench_cases() + liveupdate_cases(Case) +
             many_reserved_cases(Case) + many_ram_cases(Case) +

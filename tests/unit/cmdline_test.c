@@ -131,7 +131,7 @@ static void test_chunk_rounding(void **state)
 	assert_int_equal(o.bootscrub_chunk, 0x3000);
 }
 
-/* stress= at most STRESS_MAX_SECONDS, ap_timeout_ms= at least 10. */
+/* stress=, churn= at most STRESS_MAX_SECONDS, ap_timeout_ms= at least 10. */
 static void test_bounds(void **state)
 {
 	/* 1000000 s is 11.6 days: clamped to an hour, one warning. */
@@ -153,6 +153,13 @@ static void test_bounds(void **state)
 	assert_int_equal(parse("ap_timeout_ms=10"), 0);
 	assert_int_equal(o.ap_timeout_ms, 10);
 	assert_int_equal(o.warnings, 3);
+
+	/* churn= has the same bound and the same warning, its own name. */
+	assert_int_equal(parse("churn=4000"), 1);
+	assert_int_equal(o.churn_seconds, 3600);
+	assert_true(test_console_contains("churn=4000 is over 3600 s"));
+	assert_int_equal(parse("churn=2"), 0);
+	assert_int_equal(o.churn_seconds, 2);
 }
 
 static void test_syntax(void **state)
