@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * common/mm/heap_offline.c: heap_offline() and heap_online() in every
+ * state a page can be in (a free chunk, an anonymous block, a domain's
+ * extent, a per-CPU cache, memory the heap does not own, no RAM, twice),
+ * with heap_check() after each. A bad page at the first, last and middle
+ * page of a free 1 GiB (order 18) chunk: the free chunks left are exactly
+ * the 18 largest aligned halves around it, 19 page entries written, and
+ * allocating everything never hands the bad page out nor any page twice.
+ * Xen's 2026 bugs as cases: misaligned halves (every chunk checked
+ * aligned and equal to the expected halves), a tail that no longer merges
+ * after the page comes back (online: one order-18 chunk again), a page
+ * handed out twice (every block allocated, sorted, no overlap).
+ */
+#include "common.h"
+
+#include <keel/heap_check.h>
+
+#define BASE  (1ULL << 18) /* pfn of 1 GiB */
+#define ORDER 18
+#define PAGES (1ULL << ORDER)
+
+static const struct test_ram ram4g[] = {
+	{0, 4 * GiB, 0},
+};
+
+/*
+ * One node, 4 GiB of RAM (bootmem's frame table at its top); the heap
+ * holds [1 GiB, 2 GiB): one chunk.
+ */
+static void machine(void)
+{
+	struct test_machine_cfg c = {
+		.ram = ram4g,
+		.ram_count = 1,
+		.no_handoff = true,
+	};
+
+	test_machine_boot(&c);
+	heap_strict = true;
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + PAGES), false) > 0);
+	assert_int_equal(heap_free_pages(), PAGES);
+}
+
+static struct heap_node_stats stats(void)
+{
+	struct heap_node_stats st;
+
+	assert_int_equal(heap_node_stats(0, &st), 0);
+	return st;
+}
+
+/* Pages of the held list (keel's, allocated while pages are held). */
+static uint64_t list_pages(void)
+{
+	return stats().bad_list_pages;
+}
+
+/*
+ * The free chunks must be exactly the halves of [@s, @s + 2^@k) around
+ * the one bad page @bad: for each level, the half without it.
+ */
+static void expect_halves(uint64_t s, unsigned int k, uint64_t bad)
+{
+	struct test_snap snap = test_heap_snapshot();
+	uint64_t want[64];
+	unsigned int n = 0;
+
+	while (k--) {
+		uint64_t mid = s + (1ULL << k);
+
+		want[n++] = (bad < mid ? mid : s) << 6 | k;
+		if (bad >= mid)
+			s = mid;
+	}
+	sort(want, n, sizeof(want[0]), cmp_u64);
+	assert_int_equal(snap.n, n);
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t p = snap.c[i].pfn;
+
+		assert_int_equal(p << 6 | snap.c[i].order, want[i]);
+		/* Misaligned halves (Xen 2026): each aligned to its size. */
+		assert_int_equal(p & ((1ULL << snap.c[i].order) - 1), 0);
+	}
+	free(snap.c);
+}
+
+struct block {
+	uint64_t pfn;
+	unsigned int order;
+};
+static struct block blocks[8192];
+
+static int cmp_block(const void *a, const void *b)
+{
+	const struct block *x = a, *y = b;
+
+	return x->pfn < y->pfn ? -1 : x->pfn > y->pfn;
+}
+
+/*
+ * Allocate everything (largest blocks first): no block holds a page of
+ * @bad[0..@nbad), none overlaps another (a page handed out twice), and
+ * they add up to @want pages. Then free them all. Return: blocks taken.
+ */
+static unsigned int take_all(const uint64_t *bad, unsigned int nbad,
+			     uint64_t want)
+{
+	unsigned int n = 0;
+	uint64_t got = 0;
+
+	for (int k = ORDER; k >= 0; k--) {
+		struct page_info *pg;
+
+		while ((pg = heap_alloc((unsigned int)k, 0, 0,
+					HEAP_NO_SCRUB))) {
+			assert_true(n < ARRAY_SIZE(blocks));
+			blocks[n++] = (struct block){pg->pfn, (unsigned int)k};
+			got += 1ULL << k;
+		}
+	}
+	assert_int_equal(got, want);
+	assert_int_equal(heap_free_pages(), 0);
+	qsort(blocks, n, sizeof(blocks[0]), cmp_block);
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t s = blocks[i].pfn, e = s + (1ULL << blocks[i].order);
+
+		if (i)
+			assert_true(blocks[i - 1].pfn +
+					    (1ULL << blocks[i - 1].order) <=
+				    s);
+		for (unsigned int b = 0; b < nbad; b++)
+			assert_false(bad[b] >= s && bad[b] < e);
+	}
+	for (unsigned int i = 0; i < n; i++)
+		assert_int_equal(heap_free(pfn_to_page(pfn(blocks[i].pfn)),
+					   blocks[i].order, false),
+				 0);
+	return n;
+}
+
+/* A bad page at @off of the free 1 GiB chunk, then back online. */
+static void one_in_free_chunk(uint64_t off)
+{
+	uint64_t p = BASE + off;
+	struct heap_node_stats st;
+	struct test_snap snap;
+	pfn_t head;
+	unsigned int k;
+
+	machine();
+	assert_int_equal(heap_offline(pfn(p), HEAP_BAD_SOFT), 0);
+	st = stats();
+	assert_int_equal(st.bad_pages, 1);
+	assert_int_equal(st.bad_held_pages, 0);
+	assert_int_equal(st.free_pages, PAGES - 1);
+	assert_int_equal(st.free_chunks, ORDER);
+	assert_int_equal(st.total_pages, PAGES);
+	/* O(order): the 18 halves' heads and the bad page. */
+	assert_int_equal(st.offline_writes, ORDER + 1);
+	expect_halves(BASE, ORDER, p);
+	assert_int_equal(heap_owner_of(pfn(p), &head, &k), HEAP_OWNER_BAD);
+	assert_int_equal(pfn_val(head), p);
+	assert_int_equal(k, 0);
+	test_heap_check_clean();
+
+	/* Nothing handed out twice, the bad page never. */
+	assert_int_equal(take_all(&p, 1, PAGES - 1), ORDER);
+	expect_halves(BASE, ORDER, p);
+	test_heap_check_clean();
+
+	/* A tail that no longer merges (Xen 2026): online, one chunk. */
+	assert_int_equal(heap_online(pfn(p)), 0);
+	snap = test_heap_snapshot();
+	assert_int_equal(snap.n, 1);
+	assert_int_equal(snap.c[0].pfn, BASE);
+	assert_int_equal(snap.c[0].order, ORDER);
+	assert_int_equal(snap.c[0].first_dirty, off); /* that page: dirty */
+	free(snap.c);
+	assert_int_equal(stats().bad_pages, 0);
+	assert_int_equal(heap_free_pages(), PAGES);
+	test_heap_check_clean();
+}
+
+static void test_free_chunk_first(void **state)
+{
+	(void)state;
+	one_in_free_chunk(0);
+}
+
+static void test_free_chunk_last(void **state)
+{
+	(void)state;
+	one_in_free_chunk(PAGES - 1);
+}
+
+static void test_free_chunk_middle(void **state)
+{
+	(void)state;
+	one_in_free_chunk(PAGES / 2);
+	one_in_free_chunk(PAGES / 2 - 1);
+	one_in_free_chunk(0x2a5a7);
+}
+
+/* The halves keep the chunk's scrub state: clean before fd, dirty after. */
+static void test_free_chunk_dirty_state(void **state)
+{
+	struct test_snap snap;
+	uint64_t p = BASE + 100;
+
+	(void)state;
+	machine();
+	heap_offline(pfn(p), HEAP_BAD_BROKEN);
+	/* Clean chunk: every half clean, none dirty. */
+	assert_int_equal(stats().dirty_pages, 0);
+	test_machine_boot(&(struct test_machine_cfg){
+		.ram = ram4g, .ram_count = 1, .no_handoff = true});
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + PAGES), true) > 0);
+	assert_int_equal(heap_offline(pfn(p), HEAP_BAD_BROKEN), 0);
+	assert_int_equal(stats().dirty_pages, PAGES - 1);
+	snap = test_heap_snapshot();
+	for (size_t i = 0; i < snap.n; i++)
+		assert_int_equal(snap.c[i].first_dirty, 0);
+	free(snap.c);
+	test_heap_check_clean();
+}
+
+/* Twice, no RAM, not heap memory, a bad reason: refused, nothing changed. */
+static void test_refusals(void **state)
+{
+	struct heap_node_stats before, after;
+	struct test_snap a, b;
+	uint64_t p = BASE + 77;
+
+	(void)state;
+	machine();
+	assert_int_equal(heap_offline(pfn(p), HEAP_BAD_SOFT), 0);
+	before = stats();
+	a = test_heap_snapshot();
+	test_quiet_begin();
+	assert_int_equal(heap_offline(pfn(p), HEAP_BAD_SOFT), -EEXIST);
+	assert_true(test_console_contains("already offline"));
+	assert_int_equal(heap_offline(pfn(p), HEAP_BAD_BROKEN), -EEXIST);
+	/* No RAM: beyond the 4 GiB. */
+	assert_int_equal(heap_offline(pfn(32 * BASE + 5), HEAP_BAD_SOFT),
+			 -EINVAL);
+	assert_true(test_console_contains("not RAM"));
+	/* RAM the heap was never given (keel's, reserved): its own. */
+	assert_int_equal(heap_offline(pfn(300), HEAP_BAD_BROKEN), -EPERM);
+	assert_true(test_console_contains("not heap memory"));
+	assert_int_equal(heap_offline(pfn(p + 1), (enum heap_bad_reason)7),
+			 -EINVAL);
+	assert_true(test_console_contains("reason 0x7"));
+	assert_int_equal(heap_online(pfn(p + 1)), -EINVAL);
+	assert_int_equal(heap_online(pfn(300)), -EINVAL);
+	assert_int_equal(test_console_warnings(), 7);
+	test_quiet_end();
+	after = stats();
+	b = test_heap_snapshot();
+	test_snap_equal(&a, &b);
+	assert_int_equal(after.bad_pages, before.bad_pages);
+	assert_int_equal(after.free_pages, before.free_pages);
+	assert_int_equal(after.offline_writes, before.offline_writes);
+	free(a.c);
+	free(b.c);
+	test_heap_check_clean();
+}
+
+/* BROKEN never comes back; SOFT does; counts by source. */
+static void test_online_soft_only(void **state)
+{
+	uint64_t p = BASE + 4096, q = BASE + 9999;
+
+	(void)state;
+	machine();
+	assert_int_equal(
+		heap_offline(pfn(p), HEAP_BAD_BROKEN | HEAP_BAD_FROM_MCE), 0);
+	assert_int_equal(heap_offline(pfn(q), (enum heap_bad_reason)(
+						      HEAP_BAD_SOFT |
+						      HEAP_BAD_FROM_INJECTION)),
+			 0);
+	assert_int_equal(stats().bad_by_source[HEAP_BAD_FROM_MCE >> 4], 1);
+	assert_int_equal(stats().bad_by_source[HEAP_BAD_FROM_INJECTION >> 4],
+			 1);
+	test_quiet_begin();
+	assert_int_equal(heap_online(pfn(p)), -EPERM);
+	assert_true(test_console_contains("offlined as broken"));
+	test_quiet_end();
+	assert_int_equal(heap_owner_of(pfn(p), NULL, NULL), HEAP_OWNER_BAD);
+	assert_int_equal(heap_online(pfn(q)), 0);
+	assert_int_equal(stats().bad_pages, 1);
+	assert_int_equal(stats().bad_by_source[HEAP_BAD_FROM_INJECTION >> 4],
+			 0);
+	assert_int_equal(heap_free_pages(), PAGES - 1);
+	test_heap_check_clean();
+	assert_int_equal(take_all(&p, 1, PAGES - 1), ORDER);
+}
+
+/*
+ * An anonymous block: marked (still keel's), withheld at its free, the
+ * rest back as the largest aligned chunks; the head page itself too.
+ */
+static void test_anonymous_block(void **state)
+{
+	struct page_info *pg;
+	uint64_t h, bad[2];
+	pfn_t head;
+	unsigned int k;
+
+	(void)state;
+	machine();
+	pg = heap_alloc(9, 0, 0, HEAP_NO_SCRUB);
+	assert_non_null(pg);
+	h = pg->pfn;
+	bad[0] = h;	  /* the head itself */
+	bad[1] = h + 300; /* a tail */
+	assert_int_equal(heap_offline(pfn(bad[1]), HEAP_BAD_SOFT), 0);
+	assert_int_equal(heap_offline(pfn(bad[0]), HEAP_BAD_BROKEN), 0);
+	test_quiet_begin();
+	assert_int_equal(heap_offline(pfn(bad[1]), HEAP_BAD_SOFT), -EEXIST);
+	test_quiet_end();
+	/* Still keel's block until it is freed. */
+	assert_int_equal(heap_owner_of(pfn(bad[1]), &head, &k),
+			 HEAP_OWNER_KEEL);
+	assert_int_equal(pfn_val(head), h);
+	assert_int_equal(k, 9);
+	assert_int_equal(stats().bad_held_pages, 2);
+	assert_int_equal(heap_held_bad_pages(0), 2);
+	assert_int_equal(list_pages(), 1);
+	assert_int_equal(heap_free_pages(), PAGES - 512 - 1);
+	test_heap_check_clean();
+
+	assert_int_equal(heap_free(pg, 9, true), 0);
+	assert_int_equal(stats().bad_held_pages, 0);
+	assert_int_equal(stats().bad_pages, 2);
+	assert_int_equal(heap_free_pages(), PAGES - 2 - 1);
+	assert_int_equal(heap_owner_of(pfn(bad[0]), NULL, NULL),
+			 HEAP_OWNER_BAD);
+	assert_int_equal(heap_owner_of(pfn(bad[1]), NULL, NULL),
+			 HEAP_OWNER_BAD);
+	test_heap_check_clean();
+	take_all(bad, 2, PAGES - 2 - 1);
+	test_heap_check_clean();
+	/* The soft one back: it merges; the broken head stays out. */
+	assert_int_equal(heap_online(pfn(bad[1])), 0);
+	assert_int_equal(heap_free_pages(), PAGES - 1 - 1);
+	test_heap_check_clean();
+	take_all(bad, 1, PAGES - 1 - 1);
+}
+
+/* A held soft page brought back before its block is freed: no trace. */
+static void test_online_held(void **state)
+{
+	struct page_info *pg;
+
+	(void)state;
+	machine();
+	pg = heap_alloc(4, 0, 0, HEAP_NO_SCRUB);
+	assert_non_null(pg);
+	assert_int_equal(heap_offline(pfn(pg->pfn + 3), HEAP_BAD_SOFT), 0);
+	assert_true(pg->flags & PGF_HAS_BAD);
+	assert_int_equal(heap_online(pfn(pg->pfn + 3)), 0);
+	assert_false(pg->flags & PGF_HAS_BAD);
+	assert_int_equal(stats().bad_pages, 0);
+	assert_int_equal(heap_free(pg, 4, false), 0);
+	/* Merged as if never marked: only the list's page is out. */
+	assert_int_equal(list_pages(), 1);
+	assert_int_equal(heap_free_pages(), PAGES - 1);
+	test_heap_check_clean();
+	take_all(NULL, 0, PAGES - 1);
+}
+
+/*
+ * A domain's extent: marked, counted for the domain's report, withheld
+ * by heap_free_owned(); the domain's page count goes.
+ */
+static void test_owned_extent(void **state)
+{
+	struct page_info *pg;
+	uint64_t bad[3];
+
+	(void)state;
+	machine();
+	pg = heap_alloc_owned(12, 0, HEAP_NO_SCRUB, 7, NULL);
+	assert_non_null(pg);
+	bad[0] = pg->pfn + 4095;
+	bad[1] = pg->pfn + 2048;
+	bad[2] = pg->pfn + 2049;
+	for (unsigned int i = 0; i < 3; i++)
+		assert_int_equal(
+			heap_offline(pfn(bad[i]),
+				     HEAP_BAD_BROKEN | HEAP_BAD_FROM_MCE),
+			0);
+	assert_int_equal(heap_owner_of(pfn(bad[1]), NULL, NULL), 7);
+	assert_int_equal(heap_held_bad_pages(7), 3);
+	assert_int_equal(heap_held_bad_pages(8), 0);
+	assert_int_equal(heap_held_bad_pages(0), 0);
+	assert_int_equal(heap_owned_pages(7), 4096);
+	test_heap_check_clean();
+	assert_int_equal(heap_free_owned(pg, 12, 7), 0);
+	assert_int_equal(heap_owned_pages(7), 0);
+	assert_int_equal(heap_held_bad_pages(7), 0);
+	assert_int_equal(stats().bad_pages, 3);
+	assert_int_equal(stats().owned_pages, 0);
+	assert_int_equal(heap_free_pages(), PAGES - 3 - list_pages());
+	test_heap_check_clean();
+	take_all(bad, 3, PAGES - 3 - list_pages());
+	test_heap_check_clean();
+}
+
+/* A page in a per-CPU cache: taken out of the cache first. */
+static void test_cached_page(void **state)
+{
+	struct page_info *pg, *got[200];
+	uint64_t p;
+
+	(void)state;
+	machine();
+	heap_set_cpu_node(0, 0);
+	heap_set_cpu_caches(true);
+	pg = heap_alloc(0, 0, 0, HEAP_NO_SCRUB);
+	assert_non_null(pg);
+	p = pg->pfn;
+	assert_int_equal(heap_free(pg, 0, false), 0);
+	assert_true(heap_cached_pages(-1, false) > 0);
+	assert_int_equal(heap_offline(pfn(p), HEAP_BAD_BROKEN), 0);
+	assert_int_equal(heap_owner_of(pfn(p), NULL, NULL), HEAP_OWNER_BAD);
+	for (unsigned int i = 0; i < ARRAY_SIZE(got); i++) {
+		got[i] = heap_alloc(0, 0, 0, HEAP_NO_SCRUB);
+		assert_non_null(got[i]);
+		assert_int_not_equal(got[i]->pfn, p);
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(got); i++)
+		assert_int_equal(heap_free(got[i], 0, false), 0);
+	heap_set_cpu_caches(false);
+	assert_int_equal(heap_free_pages(), PAGES - 1);
+	test_heap_check_clean();
+}
+
+/* Many pages held in one node: the held array grows (no fixed table). */
+static void test_many_held(void **state)
+{
+	enum { N = 1000 };
+	struct page_info *pg;
+	static uint64_t bad[N];
+
+	(void)state;
+	machine();
+	pg = heap_alloc(14, 0, 0, HEAP_NO_SCRUB);
+	assert_non_null(pg);
+	for (unsigned int i = 0; i < N; i++) {
+		bad[i] = pg->pfn + 16 * i + (i % 16);
+		assert_int_equal(heap_offline(pfn(bad[i]), HEAP_BAD_SOFT), 0);
+	}
+	assert_int_equal(stats().bad_held_pages, N);
+	assert_int_equal(heap_held_bad_pages(0), N);
+	test_heap_check_clean();
+	assert_int_equal(heap_free(pg, 14, true), 0);
+	assert_int_equal(stats().bad_pages, N);
+	assert_int_equal(stats().bad_held_pages, 0);
+	/* 1000 entries of 16 bytes: grown 1, 2, 4 pages (no fixed table). */
+	assert_int_equal(list_pages(), 4);
+	assert_int_equal(heap_free_pages(), PAGES - N - 4);
+	test_heap_check_clean();
+	take_all(bad, N, PAGES - N - 4);
+	for (unsigned int i = 0; i < N; i++)
+		assert_int_equal(heap_online(pfn(bad[i])), 0);
+	assert_int_equal(heap_free_pages(), PAGES - 4);
+	test_heap_check_clean();
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_free_chunk_first,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_free_chunk_last,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_free_chunk_middle,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_free_chunk_dirty_state,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_refusals, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_online_soft_only,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_anonymous_block,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_online_held, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_owned_extent, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_cached_page, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_many_held, test_setup,
+						test_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, test_setup, test_teardown);
+}
