@@ -268,6 +268,27 @@ static void raise_stray(uint64_t n, void *ctx)
  * keeps firing unmasked on the boot CPU with its interrupts on; the
  * stray handler must mask it, and the boot goes on.
  */
+/*
+ * inject=poison:N (issue 38 §3, the sandbox's machine check): page frame
+ * N goes bad once the heap is open, before the scrub: heap_offline() as
+ * broken, from an injection. One line either way.
+ */
+static void poison_page(uint64_t n, void *ctx)
+{
+	int err = heap_offline(pfn(n),
+			       (enum heap_bad_reason)(HEAP_BAD_BROKEN |
+						      HEAP_BAD_FROM_INJECTION));
+
+	(void)ctx;
+	if (err)
+		pr_warn("inject=poison:%llu: heap_offline() refused it (%d), "
+			"nothing injected\n",
+			(unsigned long long)n, err);
+	else
+		pr_info("inject=poison:%llu: pfn %#llx offlined (broken)\n",
+			(unsigned long long)n, (unsigned long long)n);
+}
+
 static void inject_line(void)
 {
 	int err;
@@ -518,6 +539,7 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 	inject_for_each(INJECT_IRQ_UNEXPECTED, raise_stray, NULL);
 	inject_line();
 	phase_heap(bi, nodes, o);
+	inject_for_each(INJECT_POISON, poison_page, NULL);
 	liveupdate_heap_ready(boot_times.heap_init_end);
 	if (liveupdate_has_domains()) {
 		unsigned int failed, ok;

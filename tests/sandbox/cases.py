@@ -36,6 +36,7 @@ from .inject_cases import inject_cases
 from .liveupdate_cases import liveupdate_cases
 from .many_reserved import many_reserved_cases
 from .many_ram import many_ram_cases
+from .poison_cases import poison_cases
 
 
 # ---- the cases -----------------------------------------------------------
@@ -64,7 +65,8 @@ def cases():
             inject_cases(Case) + dom0less_cases(Case) +
             dt_banks_cases(Case) +
             domain_bench_cases() + liveupdate_cases(Case) +
-            many_reserved_cases(Case) + many_ram_cases(Case))
+            many_reserved_cases(Case) + many_ram_cases(Case) +
+            poison_cases(Case))
 
 
 def boot_cases():
