@@ -12,9 +12,13 @@
  * after the page comes back (online: one order-18 chunk again), a page
  * handed out twice (every block allocated, sorted, no overlap).
  */
+#include <pthread.h>
+#include <sched.h>
+
 #include "common.h"
 
 #include <keel/heap_check.h>
+#include <keel/heap_scrub.h>
 
 #define BASE  (1ULL << 18) /* pfn of 1 GiB */
 #define ORDER 18
@@ -469,6 +473,175 @@ static void test_many_held(void **state)
 	test_heap_check_clean();
 }
 
+/* A chunk the idle scrubber detached: -EBUSY, then fine once it is back. */
+static void test_detached_chunk_busy(void **state)
+{
+	struct page_info *pg;
+	unsigned int k;
+	uint64_t p;
+
+	(void)state;
+	test_machine_boot(&(struct test_machine_cfg){
+		.ram = ram4g, .ram_count = 1, .no_handoff = true});
+	heap_strict = true;
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + PAGES), true) > 0);
+	pg = heap_take_dirty(0, &k);
+	assert_non_null(pg);
+	p = pg->pfn + (1ULL << k) - 2;
+	test_quiet_begin();
+	assert_int_equal(heap_offline(pfn(p), HEAP_BAD_SOFT), -EBUSY);
+	assert_true(test_console_contains("being scrubbed"));
+	test_quiet_end();
+	assert_int_equal(stats().bad_pages, 0);
+	heap_put_clean(pg, k, false);
+	assert_int_equal(heap_offline(pfn(p), HEAP_BAD_SOFT), 0);
+	test_heap_check_clean();
+}
+
+struct seen {
+	uint64_t pfn[4];
+	unsigned int reason[4];
+	int holder[4];
+	unsigned int n;
+};
+
+static void note_bad(pfn_t p, unsigned int reason, int holder, void *arg)
+{
+	struct seen *s = arg;
+
+	assert_true(s->n < 4);
+	s->pfn[s->n] = pfn_val(p);
+	s->reason[s->n] = reason;
+	s->holder[s->n++] = holder;
+}
+
+/* heap_for_each_bad(): every offlined page, withheld or held, and by whom. */
+static void test_for_each_bad(void **state)
+{
+	struct page_info *pg;
+	struct seen s = {0};
+
+	(void)state;
+	machine();
+	pg = heap_alloc_owned(3, 0, HEAP_NO_SCRUB, 9, NULL);
+	assert_non_null(pg);
+	assert_int_equal(heap_offline(pfn(BASE + 5),
+				      HEAP_BAD_SOFT | HEAP_BAD_FROM_OPTION),
+			 0);
+	assert_int_equal(heap_offline(pfn(pg->pfn + 1), HEAP_BAD_BROKEN), 0);
+	assert_int_equal(heap_for_each_bad(0, note_bad, &s), 2);
+	assert_int_equal(s.n, 2);
+	assert_int_equal(s.pfn[0], BASE + 5);
+	assert_int_equal(s.holder[0], HEAP_OWNER_BAD);
+	assert_int_equal(s.reason[0], HEAP_BAD_SOFT | HEAP_BAD_FROM_OPTION);
+	assert_int_equal(s.pfn[1], pg->pfn + 1);
+	assert_int_equal(s.holder[1], 9);
+	assert_int_equal(s.reason[1], HEAP_BAD_BROKEN);
+	assert_int_equal(heap_for_each_bad(1, note_bad, &s), 0);
+}
+
+/*
+ * Offlines racing allocations and frees on two other threads (caches
+ * off): every page offlined stays out, nothing is handed out twice, the
+ * counters and the block walk agree at the end.
+ */
+#define RACE_OFFLINES 300
+static volatile bool race_stop;
+static unsigned int race_ops; /* the workers' operations so far */
+
+static void *race_worker(void *arg)
+{
+	struct {
+		struct page_info *pg;
+		unsigned int k;
+		uint16_t owner;
+	} held[16] = {{0}};
+	uint64_t x = (uintptr_t)arg * 0x9e3779b97f4a7c15ULL + 1;
+
+	while (!__atomic_load_n(&race_stop, __ATOMIC_ACQUIRE)) {
+		unsigned int i;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		i = (unsigned int)(x % 16);
+		__atomic_fetch_add(&race_ops, 1, __ATOMIC_RELAXED);
+		if (held[i].pg) {
+			if (held[i].owner)
+				assert_int_equal(heap_free_owned(held[i].pg,
+								 held[i].k,
+								 held[i].owner),
+						 0);
+			else
+				assert_int_equal(
+					heap_free(held[i].pg, held[i].k, true),
+					0);
+			held[i].pg = NULL;
+			continue;
+		}
+		held[i].k = (unsigned int)((x >> 8) % 7);
+		held[i].owner = (x >> 16) & 1 ? 5 : 0;
+		held[i].pg =
+			held[i].owner
+				? heap_alloc_owned(held[i].k, 0, HEAP_NO_SCRUB,
+						   5, NULL)
+				: heap_alloc(held[i].k, 0, 0, HEAP_NO_SCRUB);
+	}
+	for (unsigned int i = 0; i < 16; i++)
+		if (held[i].pg && held[i].owner)
+			heap_free_owned(held[i].pg, held[i].k, 5);
+		else if (held[i].pg)
+			heap_free(held[i].pg, held[i].k, true);
+	return NULL;
+}
+
+static void test_offline_races_alloc(void **state)
+{
+	static uint64_t bad[RACE_OFFLINES];
+	pthread_t th[2];
+	unsigned int n = 0, held_seen = 0;
+	uint64_t x = 12345;
+
+	(void)state;
+	machine();
+	for (uintptr_t t = 0; t < 2; t++)
+		assert_int_equal(
+			pthread_create(&th[t], NULL, race_worker, (void *)t),
+			0);
+	/* The workers are running (no bound: they start at once). */
+	while (__atomic_load_n(&race_ops, __ATOMIC_RELAXED) < 2000)
+		sched_yield();
+	test_quiet_begin();
+	for (unsigned int i = 0; i < RACE_OFFLINES; i++) {
+		uint64_t p;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		/* The top 16 MiB, where the workers' blocks come from. */
+		p = BASE + PAGES - 1 - x % 4096;
+		if (heap_offline(pfn(p), HEAP_BAD_SOFT) == 0)
+			bad[n++] = p;
+		if (stats().bad_held_pages)
+			held_seen++;
+	}
+	test_quiet_end();
+	__atomic_store_n(&race_stop, true, __ATOMIC_RELEASE);
+	for (unsigned int t = 0; t < 2; t++)
+		pthread_join(th[t], NULL);
+	race_stop = false;
+	print_message("offline race: %u offlined, %u times some were held "
+		      "in live blocks, %u worker operations\n",
+		      n, held_seen, race_ops);
+	assert_true(n > 0);
+	assert_int_equal(stats().bad_pages, n);
+	assert_int_equal(stats().bad_held_pages, 0);
+	assert_int_equal(heap_owned_pages(5), 0);
+	test_heap_check_clean();
+	take_all(bad, n, PAGES - n - list_pages());
+	test_heap_check_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -494,6 +667,12 @@ int main(void)
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_many_held, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_detached_chunk_busy,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_for_each_bad, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_offline_races_alloc,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, test_setup, test_teardown);
