@@ -33,6 +33,13 @@
  * pages is done first, so the buddy head a clean half reads is already
  * written (a smaller free chunk, or the PGS_BAD page).
  *
+ * Known gap: a heap_free() of an order-0 or order-9 anonymous block that
+ * reads the head's flags just before heap_offline() marks it may still put
+ * the block into a per-CPU cache (heap_pcp_free() rewrites the flags under
+ * the cache's lock, not the node's); the cache can then hand the block,
+ * bad page included, out again. Closing it needs heap_pcp_free() to keep
+ * PGF_HAS_BAD (or refuse a flagged head) under its lock.
+ *
  * Accounting: a withheld page stays in total_pages, leaves free_pages
  * (so heap_allocated_pages() counts it) and is its own class in the block
  * walk (HEAP_OWNER_BAD): per node stats.bad_pages - stats.bad_held_pages
@@ -361,7 +368,10 @@ int heap_offline(pfn_t pp, enum heap_bad_reason reason)
 			(unsigned long long)p, r);
 		return -EINVAL;
 	}
-	if (!heap_nr_nodes || !pfn_to_page_or_null(pp))
+	if (!heap_nr_nodes)
+		return refuse("heap_offline", p, -EINVAL,
+			      "the heap is not open");
+	if (!pfn_to_page_or_null(pp))
 		return refuse("heap_offline", p, -EINVAL, "not RAM");
 	n = node_of(p);
 	if (n < 0)
