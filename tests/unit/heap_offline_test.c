@@ -642,6 +642,34 @@ static void test_offline_races_alloc(void **state)
 	test_heap_check_clean();
 }
 
+/* A domain's adopted static memory: refused, it leaves by release. */
+static void test_adopted_refused(void **state)
+{
+	static const struct test_rsv rsv[] = {
+		{3 * GiB, 3 * GiB + 2 * MiB, "static-mem"},
+	};
+	struct test_machine_cfg c = {
+		.ram = ram4g,
+		.ram_count = 1,
+		.rsv = rsv,
+		.rsv_count = 1,
+		.no_handoff = true,
+	};
+	uint64_t s = (3 * GiB) >> 12, e = s + 512;
+
+	(void)state;
+	test_machine_boot(&c);
+	heap_strict = true;
+	assert_true(heap_adopt_owned(0, pfn(s), pfn(e), 7) > 0);
+	test_quiet_begin();
+	assert_int_equal(heap_offline(pfn(s + 3), HEAP_BAD_BROKEN), -EBUSY);
+	assert_true(test_console_contains("adopted static memory"));
+	test_quiet_end();
+	assert_int_equal(stats().bad_pages, 0);
+	assert_int_equal(heap_release_owned(0, pfn(s), pfn(e), 7), 0);
+	test_heap_check_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -672,6 +700,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_for_each_bad, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_offline_races_alloc,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_adopted_refused,
 						test_setup, test_teardown),
 	};
 
