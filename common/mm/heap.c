@@ -675,9 +675,19 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 	if (why)
 		return heap_misuse(a->fn, p, why, order, got);
 	/* The common case: into the CPU's cache, no node lock. */
-	if (a->state == PGS_ALLOCATED && !(pg->flags & PGF_HAS_BAD) &&
-	    heap_pcp_free(pg, order, a->first_dirty, a->flags & PGF_CLEAN_POC))
-		return 0;
+	if (a->state == PGS_ALLOCATED) {
+		uint64_t gen = heap_bad_gen(pg->node);
+
+		if (!(__atomic_load_n(&pg->flags, __ATOMIC_SEQ_CST) &
+		      PGF_HAS_BAD) &&
+		    heap_pcp_free(pg, order, a->first_dirty,
+				  a->flags & PGF_CLEAN_POC)) {
+			/* A page offlined in it meanwhile: not lost. */
+			if (heap_bad_gen(pg->node) != gen)
+				heap_bad_recheck(pg->node);
+			return 0;
+		}
+	}
 
 	l = heap_lock_node(pg->node);
 	got = pg->order;

@@ -33,12 +33,13 @@
  * pages is done first, so the buddy head a clean half reads is already
  * written (a smaller free chunk, or the PGS_BAD page).
  *
- * Known gap: a heap_free() of an order-0 or order-9 anonymous block that
- * reads the head's flags just before heap_offline() marks it may still put
- * the block into a per-CPU cache (heap_pcp_free() rewrites the flags under
- * the cache's lock, not the node's); the cache can then hand the block,
- * bad page included, out again. Closing it needs heap_pcp_free() to keep
- * PGF_HAS_BAD (or refuse a flagged head) under its lock.
+ * A free racing a mark: heap_free() of an order-0 or order-9 anonymous
+ * block reads the head's flags (no PGF_HAS_BAD yet) and puts the block in
+ * a per-CPU cache, whose lock is not the node's and which rewrites the
+ * flags. The node's generation (heap_bad_state.gen) catches it from
+ * either side (offline_held()), and heap_bad_recheck() drains the caches
+ * and re-homes every held page: withheld if its block is free by then,
+ * its (new) block flagged if it was handed out again meanwhile.
  *
  * Accounting: a withheld page stays in total_pages, leaves free_pages
  * (so heap_allocated_pages() counts it) and is its own class in the block
@@ -196,11 +197,19 @@ static bool held_in(const struct heap_bad_state *b, uint64_t h, unsigned int k)
 	return false;
 }
 
-/* Page @p of the block headed by @head, held by @who, is marked. */
+/*
+ * Page @p of the block headed by @head, held by @who, is marked. The
+ * flag, then the node's generation, then the flag again (all seq_cst):
+ * a free that read the head's flags before the mark and put the block in
+ * a per-CPU cache (which rewrites them) either sees the generation move
+ * and rechecks, or wrote before the second read here, and *@recheck says
+ * so (heap_bad_recheck() after the unlock).
+ */
 static int offline_held(struct heap_node_locked l, struct page_info *head,
-			uint64_t p, int who, uint8_t reason)
+			uint64_t p, int who, uint8_t reason, bool *recheck)
 {
 	struct heap_bad_state *b = &l.hn->bad;
+	uint8_t f;
 
 	if (held_find(b, p) >= 0)
 		return -EEXIST;
@@ -211,9 +220,60 @@ static int offline_held(struct heap_node_locked l, struct page_info *head,
 		.owner = who == HEAP_OWNER_KEEL ? 0 : (uint16_t)who,
 		.reason = reason,
 	};
-	head->flags |= PGF_HAS_BAD;
+	__atomic_fetch_or(&head->flags, PGF_HAS_BAD, __ATOMIC_SEQ_CST);
+	__atomic_fetch_add(&b->gen, 1, __ATOMIC_SEQ_CST);
+	f = __atomic_load_n(&head->flags, __ATOMIC_SEQ_CST);
+	*recheck = (f & PGF_CACHED) || !(f & PGF_HAS_BAD);
 	l.hn->stats.bad_held_pages++;
 	return 0;
+}
+
+/*
+ * Held entry *@i of the locked node, after a race with a per-CPU cache:
+ * its block free again (the cache gave it back): withheld; allocated
+ * again: flagged again. Return: its block is in a cache now.
+ */
+static bool rehome(struct heap_node_locked l, uint32_t *i)
+{
+	struct heap_bad_state *b = &l.hn->bad;
+	struct heap_held e = b->held[*i];
+	unsigned int k = 0;
+	pfn_t h = pfn(0);
+	int who = heap_owner_of(pfn(e.pfn), &h, &k);
+	struct page_info *head = pfn_to_page(h);
+
+	if (who == HEAP_OWNER_FREE) {
+		b->held[*i] = b->held[--b->held_count];
+		l.hn->stats.bad_held_pages--;
+		offline_free(l, head, pfn_val(h), k, e.pfn, e.reason);
+		return false;
+	}
+	(*i)++;
+	if (who < 0 || who >= HEAP_OWNER_FREE)
+		return false; /* cannot be: heap_owner_of() said why */
+	if (head->flags & PGF_CACHED)
+		return true;
+	__atomic_fetch_or(&head->flags, PGF_HAS_BAD, __ATOMIC_SEQ_CST);
+	return false;
+}
+
+/** heap_bad_recheck() - see heap_priv.h. */
+void heap_bad_recheck(uint32_t node)
+{
+	for (unsigned int tries = 0; tries < 4; tries++) {
+		struct heap_node_locked l = heap_lock_node(node);
+		bool cached = false;
+
+		for (uint32_t i = 0; i < l.hn->bad.held_count;)
+			cached |= rehome(l, &i);
+		heap_unlock_node(l);
+		if (!cached)
+			return;
+		heap_drain_caches();
+	}
+	pr_warn("heap: node %u: a page offlined in a block is in a per-CPU "
+		"cache that keeps refilling\n",
+		node);
 }
 
 /*
@@ -310,7 +370,7 @@ static int node_of(uint64_t p)
 
 /* The locked step of heap_offline(). Return: 0, -errno, or RETRY_*. */
 static int offline_locked(struct heap_node_locked l, uint64_t p, uint8_t reason,
-			  uint64_t t0, const char **why)
+			  uint64_t t0, const char **why, bool *recheck)
 {
 	unsigned int k = 0;
 	pfn_t h = pfn(0);
@@ -333,7 +393,8 @@ static int offline_locked(struct heap_node_locked l, uint64_t p, uint8_t reason,
 		*why = "in a chunk being scrubbed", ret = -EBUSY;
 	else if (head->flags & PGF_ADOPTED)
 		*why = "a domain's adopted static memory", ret = -EBUSY;
-	else if ((ret = offline_held(l, head, p, who, reason)) == -EEXIST)
+	else if ((ret = offline_held(l, head, p, who, reason, recheck)) ==
+		 -EEXIST)
 		*why = "already offline (in its block)";
 	if (ret)
 		return ret;
@@ -360,6 +421,7 @@ int heap_offline(pfn_t pp, enum heap_bad_reason reason)
 	uint64_t p = pfn_val(pp), t0 = arch_ticks();
 	unsigned int r = (unsigned int)reason;
 	const char *why = "no page for the list of marked pages";
+	bool recheck = false;
 	int n, ret = 0;
 
 	if (BAD_KIND(r) > HEAP_BAD_BROKEN || (r & ~0x3fu)) {
@@ -381,8 +443,10 @@ int heap_offline(pfn_t pp, enum heap_bad_reason reason)
 	for (unsigned int tries = 0; tries < 16; tries++) {
 		struct heap_node_locked l = heap_lock_node((uint32_t)n);
 
-		ret = offline_locked(l, p, (uint8_t)r, t0, &why);
+		ret = offline_locked(l, p, (uint8_t)r, t0, &why, &recheck);
 		heap_unlock_node(l);
+		if (recheck) /* its block went into a cache meanwhile */
+			heap_bad_recheck((uint32_t)n);
 		if (ret == RETRY_DRAIN && tries < 3)
 			heap_drain_caches();
 		else if (ret == RETRY_GROW && held_grow((uint32_t)n))
@@ -431,7 +495,8 @@ static int online_locked(struct heap_node_locked l, uint64_t p,
 	b->held[i] = b->held[--b->held_count];
 	l.hn->stats.bad_held_pages--;
 	if (!held_in(b, pfn_val(h), k))
-		pfn_to_page(h)->flags &= (uint8_t)~PGF_HAS_BAD;
+		__atomic_fetch_and(&pfn_to_page(h)->flags,
+				   (uint8_t)~PGF_HAS_BAD, __ATOMIC_SEQ_CST);
 	return 0;
 }
 

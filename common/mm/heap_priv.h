@@ -39,6 +39,8 @@ struct heap_bad_state {
 	struct page_info *held_block; /* that block's head */
 	uint32_t held_count;
 	unsigned int held_order; /* the array's block order (cap from it) */
+	/* Bumped (seq_cst) by each mark: a free racing it rechecks. */
+	uint64_t gen;
 };
 
 struct heap_node {
@@ -192,6 +194,17 @@ int heap_misuse(const char *fn, uint64_t p, const char *why, unsigned int order,
  */
 void heap_withhold_bad(struct heap_node_locked l, struct page_info *pg,
 		       uint64_t p, unsigned int k, uint64_t rs, uint64_t re);
+/*
+ * A free into a per-CPU cache raced a mark (heap_offline.c): the cache
+ * rewrote the head's flags. heap_bad_gen() before the free's flag check
+ * and after, and heap_bad_recheck() when it moved: every held page of
+ * @node is back in a flagged block, or withheld if its block is free.
+ */
+static inline uint64_t heap_bad_gen(uint32_t node)
+{
+	return __atomic_load_n(&heap_nodes[node]->bad.gen, __ATOMIC_SEQ_CST);
+}
+void heap_bad_recheck(uint32_t node);
 
 /*
  * Write every field of @pg, the entry of pfn @p: the one place a

@@ -549,6 +549,9 @@ static void test_for_each_bad(void **state)
 static volatile bool race_stop;
 static unsigned int race_ops; /* the workers' operations so far */
 
+/* arch/sandbox/cpu.c: what arch_cpu_id() returns on this thread. */
+void sandbox_set_cpu_id(unsigned int cpu, uint64_t hwid);
+
 static void *race_worker(void *arg)
 {
 	struct {
@@ -557,6 +560,10 @@ static void *race_worker(void *arg)
 		uint16_t owner;
 	} held[16] = {{0}};
 	uint64_t x = (uintptr_t)arg * 0x9e3779b97f4a7c15ULL + 1;
+
+	if ((uintptr_t)arg >= 2) /* caches on: CPU ids 1 and 2 */
+		sandbox_set_cpu_id((unsigned int)(uintptr_t)arg - 1,
+				   (uintptr_t)arg - 1);
 
 	while (!__atomic_load_n(&race_stop, __ATOMIC_ACQUIRE)) {
 		unsigned int i;
@@ -595,19 +602,25 @@ static void *race_worker(void *arg)
 	return NULL;
 }
 
-static void test_offline_races_alloc(void **state)
+/* @caches: the per-CPU caches on, each worker on a CPU id of its own. */
+static void offline_race(bool caches)
 {
 	static uint64_t bad[RACE_OFFLINES];
 	pthread_t th[2];
 	unsigned int n = 0, held_seen = 0;
 	uint64_t x = 12345;
 
-	(void)state;
 	machine();
-	for (uintptr_t t = 0; t < 2; t++)
-		assert_int_equal(
-			pthread_create(&th[t], NULL, race_worker, (void *)t),
-			0);
+	race_ops = 0;
+	if (caches) {
+		heap_set_cpu_node(1, 0);
+		heap_set_cpu_node(2, 0);
+		heap_set_cpu_caches(true);
+	}
+	for (uintptr_t t = caches ? 2 : 0; t < (caches ? 4u : 2u); t++)
+		assert_int_equal(pthread_create(&th[t & 1], NULL, race_worker,
+						(void *)t),
+				 0);
 	/* The workers are running (no bound: they start at once). */
 	while (__atomic_load_n(&race_ops, __ATOMIC_RELAXED) < 2000)
 		sched_yield();
@@ -630,6 +643,7 @@ static void test_offline_races_alloc(void **state)
 	for (unsigned int t = 0; t < 2; t++)
 		pthread_join(th[t], NULL);
 	race_stop = false;
+	heap_set_cpu_caches(false);
 	print_message("offline race: %u offlined, %u times some were held "
 		      "in live blocks, %u worker operations\n",
 		      n, held_seen, race_ops);
@@ -640,6 +654,19 @@ static void test_offline_races_alloc(void **state)
 	test_heap_check_clean();
 	take_all(bad, n, PAGES - n - list_pages());
 	test_heap_check_clean();
+}
+
+static void test_offline_races_alloc(void **state)
+{
+	(void)state;
+	offline_race(false);
+}
+
+/* The same with the caches on: offlines drain them, frees race marks. */
+static void test_offline_races_caches(void **state)
+{
+	(void)state;
+	offline_race(true);
 }
 
 /* A domain's adopted static memory: refused, it leaves by release. */
@@ -667,6 +694,55 @@ static void test_adopted_refused(void **state)
 	test_quiet_end();
 	assert_int_equal(stats().bad_pages, 0);
 	assert_int_equal(heap_release_owned(0, pfn(s), pfn(e), 7), 0);
+	test_heap_check_clean();
+}
+
+/* common/mm/heap_offline.c, for the race's outcome below. */
+void heap_bad_recheck(uint32_t node);
+
+/*
+ * A free racing a mark: the block went into a per-CPU cache, which
+ * rewrote its head's flags (made here by hand: the mark, then the flag
+ * lost, then the free). The recheck drains the caches and withholds the
+ * page, which is never handed out; a page whose block was handed out
+ * again gets its new block flagged.
+ */
+static void test_race_with_cache_rehomed(void **state)
+{
+	struct page_info *pg, *got[200];
+	uint64_t p;
+
+	(void)state;
+	machine();
+	heap_set_cpu_node(0, 0);
+	heap_set_cpu_caches(true);
+	pg = heap_alloc(0, 0, 0, HEAP_NO_SCRUB);
+	assert_non_null(pg);
+	p = pg->pfn;
+	assert_int_equal(heap_offline(pfn(p), HEAP_BAD_SOFT), 0);
+	pg->flags &= (uint8_t)~PGF_HAS_BAD; /* what the cache's write does */
+	assert_int_equal(heap_free(pg, 0, false), 0);
+	assert_true(pg->flags & PGF_CACHED); /* the page is in the cache */
+	heap_bad_recheck(0);
+	assert_int_equal(heap_owner_of(pfn(p), NULL, NULL), HEAP_OWNER_BAD);
+	assert_int_equal(stats().bad_held_pages, 0);
+	assert_int_equal(stats().bad_pages, 1);
+	for (unsigned int i = 0; i < ARRAY_SIZE(got); i++) {
+		got[i] = heap_alloc(0, 0, 0, HEAP_NO_SCRUB);
+		assert_non_null(got[i]);
+		assert_int_not_equal(got[i]->pfn, p);
+	}
+	/* Handed out again before the recheck: its new block flagged. */
+	p = got[0]->pfn;
+	assert_int_equal(heap_offline(pfn(p), HEAP_BAD_SOFT), 0);
+	got[0]->flags &= (uint8_t)~PGF_HAS_BAD;
+	heap_bad_recheck(0);
+	assert_true(got[0]->flags & PGF_HAS_BAD);
+	for (unsigned int i = 0; i < ARRAY_SIZE(got); i++)
+		assert_int_equal(heap_free(got[i], 0, false), 0);
+	assert_int_equal(heap_owner_of(pfn(p), NULL, NULL), HEAP_OWNER_BAD);
+	heap_set_cpu_caches(false);
+	assert_int_equal(heap_free_pages(), PAGES - 2 - list_pages());
 	test_heap_check_clean();
 }
 
@@ -701,7 +777,11 @@ int main(void)
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_offline_races_alloc,
 						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_offline_races_caches,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_adopted_refused,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_race_with_cache_rehomed,
 						test_setup, test_teardown),
 	};
 
