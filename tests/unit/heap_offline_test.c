@@ -746,6 +746,53 @@ static void test_race_with_cache_rehomed(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * Xen's 2026 bugs on a chunk aligned to its own order only (order 12 at
+ * an odd multiple of 2^12), two neighbouring pages offlined one after
+ * the other: every chunk left aligned to its order and inside the chunk
+ * (misaligned buddies rebuilt), nothing handed out twice, and once both
+ * are back the chunk is whole again (a tail merge broken).
+ */
+static void test_xen_2026_cases(void **state)
+{
+	const uint64_t s = BASE + 0x3000, e = s + 0x1000;
+	uint64_t bad[2] = {s + 0x7ff, s + 0x800};
+	struct test_snap snap;
+	uint64_t pages = 0;
+
+	(void)state;
+	test_machine_boot(&(struct test_machine_cfg){
+		.ram = ram4g, .ram_count = 1, .no_handoff = true});
+	heap_strict = true;
+	assert_true(heap_add_range(0, pfn(s), pfn(e), false) > 0);
+	assert_int_equal(test_heap_snapshot().n, 1);
+	for (unsigned int i = 0; i < 2; i++)
+		assert_int_equal(heap_offline(pfn(bad[i]), HEAP_BAD_SOFT), 0);
+	snap = test_heap_snapshot();
+	assert_int_equal(snap.n, 22); /* 11 halves on each side */
+	for (size_t i = 0; i < snap.n; i++) {
+		uint64_t p = snap.c[i].pfn, n = 1ULL << snap.c[i].order;
+
+		assert_int_equal(p & (n - 1), 0);
+		assert_true(p >= s && p + n <= e);
+		assert_false(bad[0] >= p && bad[0] < p + n);
+		assert_false(bad[1] >= p && bad[1] < p + n);
+		pages += n;
+	}
+	free(snap.c);
+	assert_int_equal(pages, 0x1000 - 2);
+	test_heap_check_clean();
+	take_all(bad, 2, 0x1000 - 2);
+	assert_int_equal(heap_online(pfn(bad[1])), 0);
+	assert_int_equal(heap_online(pfn(bad[0])), 0);
+	snap = test_heap_snapshot();
+	assert_int_equal(snap.n, 1);
+	assert_int_equal(snap.c[0].pfn, s);
+	assert_int_equal(snap.c[0].order, 12);
+	free(snap.c);
+	test_heap_check_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -757,6 +804,8 @@ int main(void)
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_free_chunk_dirty_state,
 						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_xen_2026_cases, test_setup,
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_refusals, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_online_soft_only,
