@@ -25,7 +25,7 @@ static const struct test_ram ram4g[] = {
  * One node, 4 GiB of RAM (bootmem's frame table at its top); the heap
  * holds [1 GiB, 2 GiB): one chunk.
  */
-static void machine(void)
+static inline void machine(void)
 {
 	struct test_machine_cfg c = {
 		.ram = ram4g,
@@ -39,7 +39,7 @@ static void machine(void)
 	assert_int_equal(heap_free_pages(), PAGES);
 }
 
-static struct heap_node_stats stats(void)
+static inline struct heap_node_stats stats(void)
 {
 	struct heap_node_stats st;
 
@@ -48,7 +48,7 @@ static struct heap_node_stats stats(void)
 }
 
 /* Pages of the held list (keel's, allocated while pages are held). */
-static uint64_t list_pages(void)
+static inline uint64_t list_pages(void)
 {
 	return stats().bad_list_pages;
 }
@@ -59,7 +59,7 @@ struct block {
 };
 static struct block blocks[8192];
 
-static int cmp_block(const void *a, const void *b)
+static inline int cmp_block(const void *a, const void *b)
 {
 	const struct block *x = a, *y = b;
 
@@ -71,8 +71,8 @@ static int cmp_block(const void *a, const void *b)
  * @bad[0..@nbad), none overlaps another (a page handed out twice), and
  * they add up to @want pages. Then free them all. Return: blocks taken.
  */
-static unsigned int take_all(const uint64_t *bad, unsigned int nbad,
-			     uint64_t want)
+static inline unsigned int take_all(const uint64_t *bad, unsigned int nbad,
+				    uint64_t want)
 {
 	unsigned int n = 0;
 	uint64_t got = 0;
