@@ -268,6 +268,27 @@ static void raise_stray(uint64_t n, void *ctx)
 }
 
 /*
+ * inject=poison:N (issue 38 §3, the sandbox's machine check): page frame
+ * N goes bad once the heap is open, before the scrub: heap_offline() as
+ * broken, from an injection. One line either way.
+ */
+static void poison_page(uint64_t n, void *ctx)
+{
+	int err = heap_offline(pfn(n),
+			       (enum heap_bad_reason)(HEAP_BAD_BROKEN |
+						      HEAP_BAD_FROM_INJECTION));
+
+	(void)ctx;
+	if (err)
+		pr_warn("inject=poison:%llu: heap_offline() refused it (%d), "
+			"nothing injected\n",
+			(unsigned long long)n, err);
+	else
+		pr_info("inject=poison:%llu: pfn %#llx offlined (broken)\n",
+			(unsigned long long)n, (unsigned long long)n);
+}
+
+/*
  * inject=ioapic-unmask, before the scrub: a controller input whose source
  * keeps firing unmasked on the boot CPU with its interrupts on; the
  * stray handler must mask it, and the boot goes on.
@@ -355,20 +376,30 @@ static void phase_scrub(const struct keel_options *o)
 }
 
 /* One page the queue gives: said, and taken out of service. */
-static void take_failed_page(uint64_t pfn, enum bad_queue_source src,
+static void take_failed_page(uint64_t n, enum bad_queue_source src,
 			     uint64_t info, void *arg)
 {
 	const char *who = src == BAD_QUEUE_MCE ? "mce" : "inject";
+	unsigned int reason;
+	int err;
 
 	(void)arg;
-	if (pfn == BAD_QUEUE_NO_PFN) {
+	if (n == BAD_QUEUE_NO_PFN) {
 		pr_warn("%s: an error that names no memory page (status "
 			"%#llx): nothing taken out of service\n",
 			who, (unsigned long long)info);
 		return;
 	}
-	pr_warn("%s: memory error in page %#llx (status %#llx)\n", who,
-		(unsigned long long)pfn, (unsigned long long)info);
+	reason = HEAP_BAD_BROKEN |
+		 (src == BAD_QUEUE_MCE ? HEAP_BAD_FROM_MCE
+				       : HEAP_BAD_FROM_INJECTION);
+	err = heap_offline(pfn(n), (enum heap_bad_reason)reason);
+	pr_warn("%s: memory error in page %#llx (status %#llx): %s (%d)\n", who,
+		(unsigned long long)n, (unsigned long long)info,
+		!err		 ? "taken out of service"
+		: err == -EEXIST ? "already out of service"
+				 : "not the heap's to take out: kept as it is",
+		err);
 }
 
 /*
@@ -567,6 +598,7 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 	inject_for_each(INJECT_IRQ_UNEXPECTED, raise_stray, NULL);
 	inject_line();
 	phase_heap(bi, nodes, o);
+	inject_for_each(INJECT_POISON, poison_page, NULL);
 	liveupdate_heap_ready(boot_times.heap_init_end);
 	if (liveupdate_has_domains()) {
 		unsigned int failed, ok;

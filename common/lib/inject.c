@@ -61,6 +61,11 @@ const struct inject_kind_desc inject_kinds[] = {
 	{INJECT_HO_SELF, "handover-self-overlap", INJECT_ARG_NONE, 0},
 	{INJECT_HO_IMAGE, "handover-image", INJECT_ARG_NONE, 0},
 	{INJECT_HO_EXTENT, "handover-extent", INJECT_ARG_NONE, 0},
+	/*
+	 * Acted on by the flow once the heap is open, before the scrub
+	 * (common/boot.c): heap_offline() of the page as broken.
+	 */
+	{INJECT_POISON, "poison", INJECT_ARG_PFN, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 
@@ -94,6 +99,7 @@ static const char *arg_what(enum inject_arg arg)
 	return arg == INJECT_ARG_CPU	  ? "a CPU id"
 	       : arg == INJECT_ARG_NODE	  ? "a node id"
 	       : arg == INJECT_ARG_DOMAIN ? "a domain id"
+	       : arg == INJECT_ARG_PFN	  ? "a page frame number"
 					  : "a count";
 }
 

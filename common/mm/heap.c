@@ -667,9 +667,19 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 	if (why)
 		return heap_misuse(a->fn, p, why, order, got);
 	/* The common case: into the CPU's cache, no node lock. */
-	if (a->state == PGS_ALLOCATED &&
-	    heap_pcp_free(pg, order, a->first_dirty, a->flags & PGF_CLEAN_POC))
-		return 0;
+	if (a->state == PGS_ALLOCATED) {
+		uint64_t gen = heap_bad_gen(pg->node);
+
+		if (!(__atomic_load_n(&pg->flags, __ATOMIC_SEQ_CST) &
+		      PGF_HAS_BAD) &&
+		    heap_pcp_free(pg, order, a->first_dirty,
+				  a->flags & PGF_CLEAN_POC)) {
+			/* A page offlined in it meanwhile: not lost. */
+			if (heap_bad_gen(pg->node) != gen)
+				heap_bad_recheck(pg->node);
+			return 0;
+		}
+	}
 
 	l = heap_lock_node(pg->node);
 	got = pg->order;
@@ -685,11 +695,18 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 	if (!why) {
 		if (a->state == PGS_OWNED)
 			l.hn->stats.owned_pages -= 1ULL << order;
+		bool has_bad = pg->flags & PGF_HAS_BAD;
+
 		pg->first_dirty = a->first_dirty;
 		pg->flags = a->flags;
-		heap_merge_insert_in(l, pg, p, order,
-				     pfn_val(region_start_pfn(r)),
-				     pfn_val(region_end_pfn(r)));
+		if (has_bad) /* pages offlined in it stay out */
+			heap_withhold_bad(l, pg, p, order,
+					  pfn_val(region_start_pfn(r)),
+					  pfn_val(region_end_pfn(r)));
+		else
+			heap_merge_insert_in(l, pg, p, order,
+					     pfn_val(region_start_pfn(r)),
+					     pfn_val(region_end_pfn(r)));
 	}
 	heap_unlock_node(l);
 	return why ? heap_misuse(a->fn, p, why, order, got) : 0;

@@ -371,7 +371,7 @@ static void check_zone_overlap(struct walk *w, unsigned int z)
 
 /* Totals of the block walk, compared with the free lists and counters. */
 struct tiles {
-	uint64_t free, owned;
+	uint64_t free, owned, bad;
 };
 
 static void count_tile(struct page_info *head, unsigned int order, int owner,
@@ -382,6 +382,8 @@ static void count_tile(struct page_info *head, unsigned int order, int owner,
 	(void)head;
 	if (owner == HEAP_OWNER_FREE)
 		t->free += 1ULL << order;
+	else if (owner == HEAP_OWNER_BAD) /* withheld: its own class */
+		t->bad += 1ULL << order;
 	else if (owner != HEAP_OWNER_KEEL)
 		t->owned += 1ULL << order;
 }
@@ -402,6 +404,11 @@ static void check_tiling(struct walk *w)
 		PROBLEM(w, "blocks walked: %llu free pages, free lists %llu",
 			(unsigned long long)t.free,
 			(unsigned long long)w->free);
+	if (t.bad != st->bad_pages - st->bad_held_pages)
+		PROBLEM(w, "withheld bad pages %llu, walked %llu",
+			(unsigned long long)(st->bad_pages -
+					     st->bad_held_pages),
+			(unsigned long long)t.bad);
 	if (t.owned != st->owned_pages)
 		PROBLEM(w, "owned_pages %llu, walked %llu",
 			(unsigned long long)st->owned_pages,

@@ -25,6 +25,24 @@ struct free_list {
 	struct page_info *head, *tail;
 };
 
+/* A page offlined inside a block or extent (heap_offline.c). */
+struct heap_held {
+	uint64_t pfn;
+	uint16_t owner; /* 0: an anonymous block */
+	uint8_t reason; /* enum heap_bad_reason */
+};
+
+/* A node's offlined pages (common/mm/heap_offline.c). */
+struct heap_bad_state {
+	struct page_info *list; /* withheld: PGS_BAD entries, next/prev */
+	struct heap_held *held; /* still in a block: a heap block's array */
+	struct page_info *held_block; /* that block's head */
+	uint32_t held_count;
+	unsigned int held_order; /* the array's block order (cap from it) */
+	/* Bumped (seq_cst) by each mark: a free racing it rechecks. */
+	uint64_t gen;
+};
+
 struct heap_node {
 	arch_lock_t lock;     /* the host's lock hook (include/arch/lock.h) */
 	uint64_t lock_start;  /* ticks when the lock was taken */
@@ -45,6 +63,7 @@ struct heap_node {
 	struct heap_stats stats;
 	uint32_t fallback[MAX_NUMNODES];
 	unsigned int fallback_count;
+	struct heap_bad_state bad;
 };
 
 BUILD_BUG_ON(MAX_FREE_ORDER > 31);
@@ -178,6 +197,26 @@ int heap_misuse(const char *fn, uint64_t p, const char *why, unsigned int order,
 		unsigned int got);
 
 /*
+ * heap_free_block() of a head flagged PGF_HAS_BAD (heap_offline.c): the
+ * pages offlined in [@p, @p + 2^@k) withheld, the rest inserted as the
+ * largest aligned chunks; @pg's first_dirty and flags already say what
+ * its contents are; [@rs, @re) the heap range holding it. Lock held.
+ */
+void heap_withhold_bad(struct heap_node_locked l, struct page_info *pg,
+		       uint64_t p, unsigned int k, uint64_t rs, uint64_t re);
+/*
+ * A free into a per-CPU cache raced a mark (heap_offline.c): the cache
+ * rewrote the head's flags. heap_bad_gen() before the free's flag check
+ * and after, and heap_bad_recheck() when it moved: every held page of
+ * @node is back in a flagged block, or withheld if its block is free.
+ */
+static inline uint64_t heap_bad_gen(uint32_t node)
+{
+	return __atomic_load_n(&heap_nodes[node]->bad.gen, __ATOMIC_SEQ_CST);
+}
+void heap_bad_recheck(uint32_t node);
+
+/*
  * Write every field of @pg, the entry of pfn @p: the one place a
  * page_info is written whole (heads, tails, baselines).
  */
@@ -222,6 +261,8 @@ static inline int heap_head_owner(const struct page_info *pg)
 		return HEAP_OWNER_FREE;
 	if (pg->state == PGS_ALLOCATED)
 		return HEAP_OWNER_KEEL;
+	if (pg->state == PGS_BAD && pg->order == 0)
+		return HEAP_OWNER_BAD;
 	if (pg->state == PGS_OWNED && pg->owner >= 1 &&
 	    pg->owner <= HEAP_MAX_OWNER)
 		return (int)pg->owner;

@@ -54,6 +54,7 @@
 struct audit_walk {
 	uint64_t free_pages;
 	uint64_t tiled_free, tiled_keel, tiled_owned; /* the block walk */
+	uint64_t tiled_bad;   /* pages offlined and withheld (heap_offline()) */
 	bool sample;	      /* audit=full + CONFIG_DEBUG + a scrub ran */
 	uint64_t sampled;     /* chunks whose first page was read */
 	unsigned int nonzero; /* of those, chunks not reading zero */
@@ -118,6 +119,8 @@ static void audit_count_block(struct page_info *head, unsigned int order,
 		aw->tiled_free += pages;
 	else if (owner == HEAP_OWNER_KEEL)
 		aw->tiled_keel += pages;
+	else if (owner == HEAP_OWNER_BAD) /* its own class: allocated */
+		aw->tiled_bad += pages;
 	else
 		aw->tiled_owned += pages;
 }
@@ -133,14 +136,15 @@ static unsigned int audit_blocks(struct audit_walk *aw, uint64_t allocated)
 	for (unsigned int n = 0; n < heap_node_count(); n++)
 		bad += heap_for_each_block(n, audit_count_block, aw);
 	if (aw->tiled_free != aw->free_pages ||
-	    aw->tiled_keel + aw->tiled_owned != allocated ||
+	    aw->tiled_keel + aw->tiled_owned + aw->tiled_bad != allocated ||
 	    aw->tiled_owned != heap_stats_all(0).owned_pages) {
 		pr_err("audit: blocks walked: %llu free, %llu keel, %llu "
-		       "owned; "
+		       "owned, %llu bad; "
 		       "free lists %llu, allocated %llu, owned counter %llu\n",
 		       (unsigned long long)aw->tiled_free,
 		       (unsigned long long)aw->tiled_keel,
 		       (unsigned long long)aw->tiled_owned,
+		       (unsigned long long)aw->tiled_bad,
 		       (unsigned long long)aw->free_pages,
 		       (unsigned long long)allocated,
 		       (unsigned long long)heap_stats_all(0).owned_pages);

@@ -11,7 +11,7 @@
  * 16 frees, order 9 in bursts of 2, and a churn of random orders 0..10
  * with up to 64 blocks held. Each operation is timed alone; one log line
  * per workload: p50, p99 and mean in ticks and ns, and node-lock
- * acquisitions per 1000 operations (heap_node_stats()). The per-CPU
+ * acquisitions per 1000 operations (heap_stats()). The per-CPU
  * caches are in whatever state the boot left them.
  *
  * Afterwards the heap holds the same free pages; the blocks come back

@@ -39,6 +39,7 @@ enum page_state {
 	PGS_ALLOCATED = 0xa5, /* part of an allocated block */
 	PGS_FREE_TAIL = 0x3c, /* chunked tail, or a head merged away */
 	PGS_OWNED = 0x69,     /* head of an extent owned by a domain */
+	PGS_BAD = 0x96,	      /* an offlined page, withheld (heap_offline()) */
 };
 
 /* page_info flags */
@@ -51,8 +52,13 @@ enum page_state {
 #define PGF_ADOPTED	  0x04
 #define PGF_ADOPTED_FIRST 0x08
 /* Head of an anonymous block (heap_alloc()), and one in a per-CPU cache. */
-#define PGF_ANON	 0x10
-#define PGF_CACHED	 0x20
+#define PGF_ANON   0x10
+#define PGF_CACHED 0x20
+/*
+ * Head of an anonymous block or owned extent that holds a page offlined
+ * while it was allocated: its free withholds that page (heap_offline()).
+ */
+#define PGF_HAS_BAD	 0x40
 
 #define FIRST_DIRTY_NONE 0xffffffffu
 

@@ -93,6 +93,13 @@ struct heap_stats {
 	uint64_t zone_free[NR_ZONES];
 	uint64_t lock_max_ticks; /* longest hold of the node lock */
 	uint64_t locks;		 /* acquisitions of the node lock */
+	/* heap_offline(): pages offlined and still out (held included) */
+	uint64_t bad_pages;
+	uint64_t bad_held_pages;    /* of those, still in a block or extent */
+	uint64_t bad_by_source[4];  /* bad_pages by HEAP_BAD_FROM_* >> 4 */
+	uint64_t offline_max_ticks; /* longest heap_offline() (arch_ticks) */
+	uint64_t offline_writes;    /* page entries heap_offline() wrote */
+	uint64_t bad_list_pages;    /* anonymous pages of the held list */
 };
 
 /* @node of heap_stats(): every node. */
@@ -185,6 +192,7 @@ int heap_free_owned(struct page_info *head, unsigned int order, uint16_t owner);
 #define HEAP_OWNER_KEEL 0	/* anonymous block (or being scrubbed) */
 #define HEAP_OWNER_FREE 0x10000 /* on a free list */
 #define HEAP_OWNER_NONE 0x10001 /* not heap memory */
+#define HEAP_OWNER_BAD	0x10002 /* an offlined page, withheld */
 /*
  * heap_owner_of(): who holds pfn @p, and the block (or free chunk) holding
  * it: its head in *@head, its order in *@order (both may be NULL; left
@@ -205,6 +213,50 @@ int heap_owner_of(pfn_t p, pfn_t *head, unsigned int *order);
  * Return: the order, or -EINVAL when @head heads no extent of @owner.
  */
 int heap_owned_order(const struct page_info *head, uint16_t owner);
+
+/*
+ * Memory that fails (DESIGN §16). @reason: HEAP_BAD_SOFT (corrected
+ * errors: heap_online() may bring it back) or HEAP_BAD_BROKEN (never),
+ * OR-ed with where the news came from (HEAP_BAD_FROM_*, counted per node
+ * in heap_stats()'s bad_by_source; C++: cast the OR to the enum).
+ */
+enum heap_bad_reason {
+	HEAP_BAD_SOFT = 0x00,
+	HEAP_BAD_BROKEN = 0x01,
+	HEAP_BAD_FROM_API = 0x00,	/* the host, no source named */
+	HEAP_BAD_FROM_OPTION = 0x10,	/* the operator */
+	HEAP_BAD_FROM_MCE = 0x20,	/* a machine check / external abort */
+	HEAP_BAD_FROM_INJECTION = 0x30, /* inject=poison: (tests) */
+};
+/*
+ * heap_offline(): take pfn @pfn out of service, wherever it is, for good
+ * (or until heap_online() for a soft one):
+ *  - in a free chunk: the chunk is split by aligned halving around the
+ *    page, every healthy half back on its free list as the largest
+ *    aligned chunk: O(order) page entries written, under the node's lock;
+ *  - in an anonymous block or a domain's extent: marked; the block's
+ *    free (heap_free(), heap_free_owned()) withholds the page and gives
+ *    the rest back as the largest aligned chunks;
+ *  - in a per-CPU cache: the caches are drained first.
+ * The page is never handed out, scrubbed or merged again; heap_owner_of()
+ * says HEAP_OWNER_BAD for it once withheld (its block's owner before).
+ * Lock: the page's node (the caches' first when it is cached); not with a
+ * node lock held.
+ * Return: 0; refused with one line and nothing changed: -EINVAL (not RAM
+ * with a frame table entry, or a bad @reason), -EPERM (RAM the heap does
+ * not own: keel's image, its frame table, reserved), -EEXIST (already
+ * offline), -EBUSY (a chunk being scrubbed, a domain's adopted static
+ * memory, or a cache that refills as fast as it drains), -ENOMEM (no
+ * page for the list of marked pages).
+ */
+int heap_offline(pfn_t pfn, enum heap_bad_reason reason);
+/*
+ * heap_online(): give a page heap_offline() took as HEAP_BAD_SOFT back:
+ * withheld, it returns to the free lists (dirty, merged as usual); still
+ * in its block, the mark is dropped. Lock: the page's node.
+ * Return: 0, -EPERM (offlined as broken: refused), -EINVAL (not offline).
+ */
+int heap_online(pfn_t pfn);
 
 /*
  * heap_stats(): the counters (struct heap_stats) of @node, or of every

@@ -69,6 +69,19 @@ uint64_t heap_cached_pages(int node, bool dirty);
  */
 uint64_t heap_cpu_node_locks(unsigned int cpu);
 
+/*
+ * Offlined pages (heap_offline(), common/mm/heap_offline.c).
+ * heap_held_bad_pages(): pages offlined while in @owner's extents (0:
+ * keel's anonymous blocks), not yet withheld by their free: a domain
+ * report's bad_pages. heap_for_each_bad(): @fn for each offlined page of
+ * @node, under its lock (@fn must not call the heap): @holder is
+ * HEAP_OWNER_BAD for a withheld page, else the block's (HEAP_OWNER_KEEL or
+ * the domain); @reason its enum heap_bad_reason. Return: pages visited.
+ */
+uint64_t heap_held_bad_pages(uint16_t owner);
+typedef void heap_bad_fn(pfn_t p, unsigned int reason, int holder, void *arg);
+uint64_t heap_for_each_bad(uint32_t node, heap_bad_fn *fn, void *arg);
+
 /* Is [p, p + 2^order) inside one heap range of @node? Takes its lock. */
 bool heap_owns(uint32_t node, pfn_t p, unsigned int order);
 

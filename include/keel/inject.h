@@ -57,6 +57,8 @@ enum inject_kind {
 	INJECT_HO_SELF,	    /* handover-self-overlap: two ranges overlap */
 	INJECT_HO_IMAGE,    /* handover-image: a range over the new image */
 	INJECT_HO_EXTENT,   /* handover-extent: an extent off the ranges */
+	INJECT_POISON,	    /* poison:PFN: the page goes bad once the heap
+			       is open, before the scrub (heap_offline()) */
 };
 
 /*
@@ -69,6 +71,7 @@ enum inject_arg {
 	INJECT_ARG_NODE,   /* ":N" required: a node id, 0 included */
 	INJECT_ARG_COUNT,  /* ":N" required: 1 .. max; above max clamped */
 	INJECT_ARG_DOMAIN, /* ":N" required: a domain id (domains[].id) */
+	INJECT_ARG_PFN,	   /* ":N" required: a page frame number */
 };
 
 struct inject {

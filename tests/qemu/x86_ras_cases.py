@@ -7,7 +7,9 @@ at the next safe point, and the boot ends in PASS.
 
 - mce-free-page: an uncorrected memory-controller read error (MCA code
   0x009f) at an address in the middle of the 2nd GiB, which the heap
-  holds free in a 1 GiB chunk when the stress starts.
+  holds free in a 1 GiB chunk when the stress starts: heap_offline()
+  takes the page out of service (or withholds it from the stress's block
+  that holds it) and audit=full stays exact.
 - mce-no-address: a valid error with no address (ADDRV clear): logged,
   nothing offlined, the boot goes on.
 - mce-fatal: RIPV clear: the interrupted context cannot go on, so the boot
@@ -64,7 +66,8 @@ def ras_cases(elf):
         smp_case("mce-free-page", m, base, kern, timeout=60,
                  live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, PAGE_ADDR),
                  checks=[_logged(f"mce: memory error in page {page:#x} "
-                                 f"(status {STATUS_MEM_UC:#x})")]),
+                                 f"(status {STATUS_MEM_UC:#x}): taken out "
+                                 "of service (0)")]),
         smp_case("mce-no-address", m, base, kern, timeout=60,
                  live=_inject(STATUS_NO_ADDR, MCG_RIPV_MCIP, PAGE_ADDR),
                  checks=[_logged("mce: an error that names no memory page "

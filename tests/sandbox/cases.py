@@ -38,6 +38,7 @@ from .liveupdate_cases import liveupdate_cases
 from .many_reserved import many_reserved_cases
 from .many_ram import many_ram_cases
 from .runtime_cases import runtime_cases
+from .poison_cases import poison_cases
 
 
 # ---- the cases -----------------------------------------------------------
@@ -67,7 +68,8 @@ def cases():
             dt_banks_cases(Case) +
             domain_bench_cases() + liveupdate_cases(Case) +
             many_reserved_cases(Case) + many_ram_cases(Case) +
-            runtime_cases(Case))
+            runtime_cases(Case) +
+            poison_cases(Case))
 
 
 def boot_cases():

@@ -175,3 +175,8 @@ EFFECTS["cpu-stop-late"] = _line(
     r"\(CPU {n} not\)")
 EFFECTS["guest-preempt-walk"] = _line(
     r"^keel: guest \d+: inject=guest-preempt-walk: a slice ended")
+# Issue 38 §3: poison:N offlines page frame N once the heap is open
+# (heap_offline(), broken); a frame that is not the heap's is refused with
+# a warning naming the word.
+EFFECTS["poison"] = _line(
+    r"^keel: inject=poison:{n}: pfn (0x[0-9a-f]+|0) offlined \(broken\)$")

@@ -42,7 +42,8 @@ static void n_text(const struct inject_kind_desc *d, enum n_class c, char *buf,
 /*
  * What the class says of @c: refused, kept as N, or kept as the max
  * (clamped). A CPU, node or domain id is any number here: whether it
- * names one is smp_init()'s (the guest room's) to say, on the machine.
+ * names one is smp_init()'s (the guest room's) to say, on the machine;
+ * a page frame number is heap_offline()'s.
  */
 enum expect { REFUSED, KEPT, CLAMPED };
 
@@ -54,6 +55,7 @@ static enum expect expected(const struct inject_kind_desc *d, enum n_class c)
 	case INJECT_ARG_CPU:
 	case INJECT_ARG_NODE:
 	case INJECT_ARG_DOMAIN:
+	case INJECT_ARG_PFN:
 		return c == N_ABSENT ? REFUSED : KEPT;
 	case INJECT_ARG_COUNT:
 		if (c == N_ABSENT || c == N_ZERO)
