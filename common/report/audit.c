@@ -19,6 +19,14 @@
  * audit runs once no CPU allocates any more. Costs two cache lines per
  * chunk, O(chunks) like the rest of the audit.
  *
+ * Bad pages (include/keel/badmem.h: reservations named "bad <source>")
+ * are their own class, taken out of reserved_pages: free + allocated +
+ * reserved + bad = all RAM. The scrub never writes one by construction:
+ * the boot and idle scrub read the heap's free chunks only (scrub_boot()
+ * cuts units from the free lists, scrub_idle_step() detaches a free
+ * chunk), and bootmem never hands a reserved page to the heap, so a bad
+ * page is never in a free chunk at boot.
+ *
  * Owned extents (domains' memory) are part of allocated_pages and counted
  * apart in owned_pages. A static domain's memory is reserved RAM (bootmem
  * keeps it from the heap) that the heap adopted as owned extents
@@ -148,6 +156,15 @@ static unsigned int audit_blocks(struct audit_walk *aw, uint64_t allocated)
 	return bad;
 }
 
+/* RAM pages in bad reservations (bootmem's table is trimmed to RAM). */
+static uint64_t audit_bad_pages(void)
+{
+	struct badmem_counts c;
+
+	badmem_report_count(&c);
+	return c.pages;
+}
+
 /**
  * audit_run() - account for every RAM page.
  * @out: the result.
@@ -184,8 +201,11 @@ void audit_run(struct audit_result *out, bool full)
 	/* Static domains' memory is reserved RAM the heap adopted: once. */
 	out->reserved_pages =
 		bootmem_reserved_ram_bytes() / PAGE_SIZE - heap_adopted_pages();
+	out->bad_pages = audit_bad_pages();
+	out->reserved_pages -= out->bad_pages;
 	out->lost_pages = (int64_t)(out->ram_pages - out->free_pages -
-				    out->allocated_pages - out->reserved_pages);
+				    out->allocated_pages - out->reserved_pages -
+				    out->bad_pages);
 	out->problems = full ? heap_check() : 0;
 	if (full) {
 		out->problems += audit_blocks(&aw, out->allocated_pages);
@@ -205,12 +225,13 @@ void audit_run(struct audit_result *out, bool full)
 	}
 	if (out->lost_pages)
 		pr_err("audit: %lld pages lost (ram %llu, free %llu, allocated "
-		       "%llu, reserved %llu)\n",
+		       "%llu, reserved %llu, bad %llu)\n",
 		       (long long)out->lost_pages,
 		       (unsigned long long)out->ram_pages,
 		       (unsigned long long)out->free_pages,
 		       (unsigned long long)out->allocated_pages,
-		       (unsigned long long)out->reserved_pages);
+		       (unsigned long long)out->reserved_pages,
+		       (unsigned long long)out->bad_pages);
 	out->ok = out->lost_pages == 0 && out->problems == 0;
 }
 
@@ -221,11 +242,12 @@ void audit_run(struct audit_result *out, bool full)
 void audit_report_human(const struct audit_result *a)
 {
 	pr_info("audit: %llu RAM pages = %llu free + %llu allocated + %llu "
-		"reserved, %lld lost%s\n",
+		"reserved + %llu bad, %lld lost%s\n",
 		(unsigned long long)a->ram_pages,
 		(unsigned long long)a->free_pages,
 		(unsigned long long)a->allocated_pages,
-		(unsigned long long)a->reserved_pages, (long long)a->lost_pages,
+		(unsigned long long)a->reserved_pages,
+		(unsigned long long)a->bad_pages, (long long)a->lost_pages,
 		a->ok ? "" : " (NOT OK)");
 }
 
@@ -242,6 +264,7 @@ void audit_report_json(struct jw *w, const struct audit_result *a)
 	jw_u64(w, "allocated_pages", a->allocated_pages);
 	jw_u64(w, "owned_pages", a->owned_pages);
 	jw_u64(w, "reserved_pages", a->reserved_pages);
+	jw_u64(w, "bad_pages", a->bad_pages);
 	jw_i64(w, "lost_pages", a->lost_pages);
 	jw_u64(w, "problems", a->problems);
 	jw_bool(w, "ok", a->ok);
