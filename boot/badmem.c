@@ -123,6 +123,11 @@ static int memmap_item(const char *item, size_t ilen, uint64_t *s, uint64_t *e,
 		*why = "SIZE is 0";
 		return -EINVAL;
 	}
+	if (*s > ~0ULL - 2 * PAGE_SIZE + 1) {
+		/* [s, e) cannot end past 2^64 - 4096 (PFN_LIMIT's page). */
+		*why = "START in the last page of the 64-bit address space";
+		return -EINVAL;
+	}
 	*e = *s + size;
 	if (*e < *s || *e > ~0ULL - PAGE_SIZE)
 		*e = ~0ULL - PAGE_SIZE + 1;
