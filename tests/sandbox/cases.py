@@ -33,6 +33,7 @@ from .checks_report import (SIZE_CMDLINE, check_cmdline_fixup,
                             long_mem_cmdline, nr_cpus)
 from .firmware import DATA, GIB, PAGE, FwDesc
 from .inject_cases import inject_cases
+from .badmem_cases import badmem_cases
 from .liveupdate_cases import liveupdate_cases
 from .many_reserved import many_reserved_cases
 from .many_ram import many_ram_cases
@@ -64,7 +65,8 @@ def cases():
             inject_cases(Case) + dom0less_cases(Case) +
             dt_banks_cases(Case) +
             domain_bench_cases() + liveupdate_cases(Case) +
-            many_reserved_cases(Case) + many_ram_cases(Case))
+            many_reserved_cases(Case) + many_ram_cases(Case) +
+            badmem_cases(Case))
 
 
 def boot_cases():
