@@ -310,6 +310,31 @@ static void test_cmdline(void **state)
 	assert_true(test_console_contains("1 of its 1 pages are not RAM"));
 }
 
+/*
+ * badram= naming every odd page of 1 GiB (131,072 runs): 65,536 runs taken,
+ * then the rest of the RAM withheld whole from its next match on, with one
+ * warning; never fewer pages out of service than the mask names.
+ */
+static void test_cmdline_badram_bound(void **state)
+{
+	static const char line[] = "badram=0x1000,0x1000";
+	uint64_t pages;
+
+	(void)state;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(0), pa(1ULL << 30), 0);
+	bootinfo_sanitise(&bi);
+	sandbox_console_clear();
+	badmem_apply_cmdline(&bi, line, sizeof(line));
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains("names more than 65536 runs"));
+	pages = bad_pages(BADMEM_OPTION);
+	/* Odd pages 1..131071: 65,536 single pages, then [131073, end). */
+	assert_int_equal(pages, 65536 + (262144 - 131073));
+	assert_true(
+		test_has_reserved(&bi, 131073 * PG, 1ULL << 30, "bad option"));
+}
+
 static void test_fwdesc_bad_lines(void **state)
 {
 	static const char fw[] = "ram 0 1G node=0\n"
@@ -383,6 +408,7 @@ int main(void)
 		T(test_badram_runs),
 		T(test_badram_bound),
 		T(test_cmdline),
+		T(test_cmdline_badram_bound),
 		T(test_fwdesc_bad_lines),
 		T(test_uefi_unusable),
 		T(test_names),
