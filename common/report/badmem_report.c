@@ -8,7 +8,8 @@
  * the first name it is reserved under). O(reserved regions + RAM
  * regions): 100,000 bad pages are a few ms.
  *
- * ranges: one row per bad region, [start, end, pages, source]; above
+ * ranges: one row per bad region, [start, end, pages, source] (a list of
+ * lists, as memmap.reserved); above
  * BADMEM_RANGES_SHOWN regions (unless report=full) the regions are cut
  * into that many groups of consecutive regions, one row each spanning
  * its group, with the bad pages inside it and its source ("mixed" when
@@ -95,26 +96,25 @@ static void json_group(struct jw *w, const struct region *r, unsigned int first,
 		src = src < 0 ? s : src;
 		pages += (pa_val(r[i].end) - pa_val(r[i].start)) / PAGE_SIZE;
 	}
-	jw_row(w);
+	jw_arr(w, NULL);
 	jw_u64(w, NULL, pa_val(r[first].start));
 	jw_u64(w, NULL, pa_val(r[last].end));
 	jw_u64(w, NULL, pages);
 	jw_str(w, NULL,
 	       mixed ? "mixed" : badmem_source_key((enum badmem_source)src));
-	jw_row_end(w);
+	jw_arr_end(w);
 }
 
 /* bad_memory.ranges: every bad region, or BADMEM_RANGES_SHOWN groups. */
 static void json_ranges(struct jw *w, uint64_t ranges)
 {
-	static const char *const cols[] = {"start", "end", "pages", "source"};
 	unsigned int count = 0, seen = 0, first = 0, group = 0;
 	const struct region *r = bootmem_reserved_regions(&count);
 	uint64_t per = 1;
 
 	if (!report_full() && ranges > BADMEM_RANGES_SHOWN)
 		per = (ranges + BADMEM_RANGES_SHOWN - 1) / BADMEM_RANGES_SHOWN;
-	JW_TABLE(w, "ranges", cols);
+	jw_arr(w, "ranges");
 	for (unsigned int i = 0; r && i < count; i++) {
 		if (badmem_region_source(r[i].name) < 0)
 			continue;
@@ -126,7 +126,7 @@ static void json_ranges(struct jw *w, uint64_t ranges)
 			group = 0;
 		}
 	}
-	jw_table_end(w);
+	jw_arr_end(w);
 }
 
 /**

@@ -41,8 +41,7 @@ def bad_memory_named(rep, log):
             (BAD_RANGE[0], sum(BAD_RANGE), BAD_RANGE[1] // PAGE,
              "firmware"),
             (OPT_PFN * PAGE, (OPT_PFN + 1) * PAGE, 1, "option")]
-    got = [(r["start"], r["end"], r["pages"], r["source"])
-           for r in bm["ranges"]]
+    got = [tuple(r) for r in bm["ranges"]]
     if got != want:
         out.append(f"bad_memory.ranges {got}, expected {want}")
     if not a["ok"] or a["lost_pages"]:

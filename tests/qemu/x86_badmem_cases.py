@@ -32,7 +32,7 @@ def bad_memory_named(rep, log):
             bm["by_source"]["firmware"]:
         out.append(f"by_source {bm['by_source']}")
     got = {p for r in bm["ranges"]
-           for p in range(r["start"] // PAGE, r["end"] // PAGE)}
+           for p in range(r[0] // PAGE, r[1] // PAGE)}
     if got != pages:
         out.append(f"bad_memory.ranges name pages {sorted(got)}, expected "
                    f"{sorted(pages)}")

@@ -80,11 +80,11 @@ def check_bad(pfns_by_source, node_of, nodes, rows=None, exact=False):
         if bm["by_node"] != by_node:
             out.append(f"by_node {bm['by_node']} != {by_node}")
         rr = bm["ranges"]
-        if sum(r["pages"] for r in rr) != want_pages:
+        if sum(r[2] for r in rr) != want_pages:
             out.append("ranges' pages do not add up to "
-                       f"{want_pages}: {sum(r['pages'] for r in rr)}")
+                       f"{want_pages}: {sum(r[2] for r in rr)}")
         if rows is None:
-            got = [[r["start"], r["end"]] for r in rr]
+            got = [[r[0], r[1]] for r in rr]
             # Runs of different sources stay apart: compare the pages.
             pages = sorted(p for s, e in got for p in range(s // PAGE,
                                                             e // PAGE))
@@ -95,7 +95,7 @@ def check_bad(pfns_by_source, node_of, nodes, rows=None, exact=False):
                 out.append(f"{len(rr)} ranges rows, expected "
                            f"{'' if exact else 'at most '}{rows}")
             for p in set(every):
-                if not any(r["start"] <= p * PAGE < r["end"] for r in rr):
+                if not any(r[0] <= p * PAGE < r[1] for r in rr):
                     out.append(f"bad pfn {p:#x} in no ranges row")
                     break
         if not a["ok"] or a["lost_pages"] or a["problems"]:
