@@ -320,15 +320,10 @@ def _smp_consistency(rep, out):
                        f"{c.get('hwid')}")
 
 
-def _balance(rep, out):
-    """The books must balance on every passing boot."""
-    audit = rep["audit"]
-    heap = rep["heap"]
-    if audit["lost_pages"] != 0:
-        out.append(f"audit.lost_pages = {audit['lost_pages']} (must be 0)")
-    if not audit["ok"]:
-        out.append("audit.ok is false")
-    # Bad pages are a class of their own (issue 38).
+def _classes_add_up(rep, out):
+    """free + allocated + reserved + bad = RAM pages (bad pages are a
+    class of their own, issue 38), and bad_memory agrees with the audit."""
+    bad, audit = rep.get("bad_memory"), rep["audit"]
     accounted = (audit["free_pages"] + audit["allocated_pages"] +
                  audit["reserved_pages"] + audit.get("bad_pages", 0))
     if accounted != audit["ram_pages"]:
@@ -337,10 +332,20 @@ def _balance(rep, out):
                    f"{audit['reserved_pages']} + bad "
                    f"{audit.get('bad_pages', 0)} = {accounted} != "
                    f"ram_pages {audit['ram_pages']}")
-    bad = rep.get("bad_memory")
     if bad is not None and bad["pages"] != audit.get("bad_pages"):
         out.append(f"bad_memory.pages {bad['pages']} != audit.bad_pages "
                    f"{audit.get('bad_pages')}")
+
+
+def _balance(rep, out):
+    """The books must balance on every passing boot."""
+    audit = rep["audit"]
+    heap = rep["heap"]
+    if audit["lost_pages"] != 0:
+        out.append(f"audit.lost_pages = {audit['lost_pages']} (must be 0)")
+    if not audit["ok"]:
+        out.append("audit.ok is false")
+    _classes_add_up(rep, out)
     if heap["free_pages"] != audit["free_pages"]:
         out.append(f"heap.free_pages {heap['free_pages']} != "
                    f"audit.free_pages {audit['free_pages']} (walked)")
