@@ -312,6 +312,9 @@ static void do_bad(struct line_ctx *ctx, const struct token *tok, int n)
 	}
 	if (!parse_range(ctx, &tok[1], &s, &e, &ctx->bi->dropped_reserved))
 		return;
+	/* The sandbox's canary watches it as it watches reserved pages. */
+	if (ctx->files && ctx->files->on_range)
+		ctx->files->on_range(ctx->files->on_range_arg, false, s, e);
 	if (bootinfo_add_bad(ctx->bi, pa(s), pa(e), BADMEM_FIRMWARE, false,
 			     NUMA_NO_NODE))
 		ctx->warnings++;
