@@ -50,6 +50,7 @@ enum opt_type {
 	OPT_INJECT,
 	OPT_CONSOLE, /* console=: char[size] plus its struct console_spec */
 	OPT_DOMAIN,  /* domain=SIZE[@NODE], repeatable (domain_parse.c) */
+	OPT_BADMEM,  /* badpage=, badram=, memmap=: read by boot/badmem.c */
 };
 
 struct opt_desc {
@@ -264,6 +265,9 @@ static const struct opt_desc opt_table[] = {
 	 NULL},
 	{"inject", OPT_INJECT, 0, 0, NULL, 0, 0, NULL},
 	{"domain", OPT_DOMAIN, 0, 0, NULL, 0, 0, NULL},
+	{"badpage", OPT_BADMEM, 0, 0, NULL, 0, 0, NULL},
+	{"badram", OPT_BADMEM, 0, 0, NULL, 0, 0, NULL},
+	{"memmap", OPT_BADMEM, 0, 0, NULL, 0, 0, NULL},
 	{"domains_destroy", OPT_BOOL, OFS(domains_destroy), 0, NULL, 0, 0,
 	 NULL},
 	{"domains_trust", OPT_BOOL, OFS(domains_trust), 0, NULL, 0, 0, NULL},
@@ -395,6 +399,9 @@ static int opt_store(struct keel_options *o, const struct opt_desc *d,
 		return 0;
 	case OPT_INJECT:
 		parse_inject(o, val, len);
+		return 0;
+	case OPT_BADMEM:
+		/* Applied over RAM after sanitise, warned there (badmem.c). */
 		return 0;
 	case OPT_DOMAIN: {
 		/* domain= words add up: a refused one keeps nothing. */

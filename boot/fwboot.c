@@ -14,6 +14,7 @@
  * differs (its accessor, its RSDP hint, its hwid and its mask) as
  * parameters; nothing here knows which arch runs it.
  */
+#include <keel/badmem.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/fwboot.h>
@@ -244,6 +245,8 @@ void fwboot_finish(struct bootinfo *bi, const struct keel_options *o)
 		inject_bad_map(bi);
 	warn_tables_not_met(o->fw_inject);
 	bootinfo_sanitise(bi);
+	/* badpage= / badram= / memmap=: over the sanitised RAM, before bootmem. */
+	badmem_boot(bi);
 	/* A live update's handover: checked before bootmem exists. */
 	handover_apply(bi, o->handover == HANDOVER_DISCARD);
 }

@@ -5,6 +5,7 @@
  *
  *   ram       START END [node=N]
  *   reserved  START END [name]
+ *   bad       START END              (RAM of a ram line that failed)
  *   cpu       HWID [node=N] [package=P] [core=C] [thread=T]
  *   distance  A B VALUE
  *   acpidump  FILE
@@ -32,6 +33,7 @@
  * such lines. No lock, no allocation: the node map and the distance lines
  * wait in static tables (one parse at a time, on the boot CPU).
  */
+#include <keel/badmem.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/escape.h>
@@ -295,6 +297,29 @@ static void do_reserved(struct line_ctx *ctx, const struct token *tok, int n)
 		ctx->warnings++;
 }
 
+/*
+ * bad START END: RAM the firmware knows failed (e820 type 5's part; the
+ * RAM itself is in a ram line). A "bad firmware" reservation: counted and
+ * reported as bad memory, never handed to the heap.
+ */
+static void do_bad(struct line_ctx *ctx, const struct token *tok, int n)
+{
+	uint64_t s, e;
+
+	if (n != 3) {
+		line_warn(ctx, "bad needs START END, line skipped");
+		return;
+	}
+	if (!parse_range(ctx, &tok[1], &s, &e, &ctx->bi->dropped_reserved))
+		return;
+	/* The sandbox's canary watches it as it watches reserved pages. */
+	if (ctx->files && ctx->files->on_range)
+		ctx->files->on_range(ctx->files->on_range_arg, false, s, e);
+	if (bootinfo_add_bad(ctx->bi, pa(s), pa(e), BADMEM_FIRMWARE, false,
+			     NUMA_NO_NODE))
+		ctx->warnings++;
+}
+
 static void do_cpu(struct line_ctx *ctx, const struct token *tok, int n)
 {
 	static const char *const names[] = {"node", "package", "core",
@@ -481,6 +506,8 @@ static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
 		do_ram(ctx, tok, n);
 	else if (tok_eq(&tok[0], "reserved"))
 		do_reserved(ctx, tok, n);
+	else if (tok_eq(&tok[0], "bad"))
+		do_bad(ctx, tok, n);
 	else if (tok_eq(&tok[0], "cpu"))
 		do_cpu(ctx, tok, n);
 	else if (tok_eq(&tok[0], "distance"))

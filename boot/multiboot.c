@@ -12,6 +12,7 @@
  *
  * Also the shared e820-style memory map helpers (multiboot_priv.h).
  */
+#include <keel/badmem.h>
 #include <keel/cmdline_copy.h>
 #include <keel/errno.h>
 #include <keel/multiboot.h>
@@ -65,7 +66,8 @@ const char *mb_e820_name(uint32_t type, char *buf, size_t size)
 	case 4:
 		return "acpi nvs";
 	case 5:
-		return "bad memory";
+		/* RAM that failed: RAM and bad (mb_map_add()). */
+		return badmem_region_name(BADMEM_FIRMWARE);
 	default:
 		snprintf(buf, size, "firmware type %u", type);
 		return buf;
@@ -131,6 +133,9 @@ void mb_map_add(struct mb_map *m, uint64_t base, uint64_t len, const char *name)
 	if (!name) {
 		if (bootinfo_add_ram(m->bi, pa(base), pa(end), 0) == 0)
 			m->have_ram = true;
+	} else if (badmem_region_source(name) == BADMEM_FIRMWARE) {
+		bootinfo_add_bad(m->bi, pa(base), pa(end), BADMEM_FIRMWARE,
+				 true, 0);
 	} else {
 		bootinfo_add_reserved(m->bi, pa(base), pa(end), name);
 	}

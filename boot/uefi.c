@@ -7,6 +7,7 @@
  * functions read only inside [buf, buf + len) and never dereference an
  * address found in the data. No lock, no state: pure functions.
  */
+#include <keel/badmem.h>
 #include <keel/cmdline_copy.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
@@ -51,6 +52,9 @@ static const char *reserved_name(uint32_t type)
 		return "acpi reclaim";
 	case UEFI_ACPI_NVS:
 		return "acpi nvs";
+	case UEFI_UNUSABLE:
+		/* RAM that failed: RAM and bad (flush()). */
+		return badmem_region_name(BADMEM_FIRMWARE);
 	case UEFI_MMIO:
 	case UEFI_MMIO_PORT_SPACE:
 		return NULL;
@@ -76,7 +80,10 @@ static void flush(struct run *r, struct bootinfo *bi)
 {
 	if (!r->open)
 		return;
-	if (r->name)
+	if (r->name && badmem_region_source(r->name) == BADMEM_FIRMWARE)
+		bootinfo_add_bad(bi, r->span.start, r->span.end,
+				 BADMEM_FIRMWARE, true, NUMA_NO_NODE);
+	else if (r->name)
 		bootinfo_add_reserved(bi, r->span.start, r->span.end, r->name);
 	else
 		bootinfo_add_ram(bi, r->span.start, r->span.end, NUMA_NO_NODE);

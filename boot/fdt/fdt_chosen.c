@@ -7,6 +7,7 @@
  */
 #include "fdt_priv.h"
 
+#include <keel/badmem.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/string.h>
@@ -152,6 +153,44 @@ static void dt_parse_handover(struct dt_ctx *c, int node)
 	c->bi->handover.size = dt_read_cells(p + 2, 2);
 }
 
+/*
+ * /chosen/keel,bad-memory = <addr-hi addr-lo size-hi size-lo ...>: RAM
+ * (of a /memory node) that failed, as the sandbox's `bad` lines and e820
+ * type 5 say it (docs/booting-arm64.md): pairs of two 64-bit values
+ * whatever the root's cells, each a "bad firmware" reservation. A length
+ * that is not a multiple of 16: the whole pairs taken, one warning.
+ */
+static void dt_parse_bad_memory(struct dt_ctx *c, int node)
+{
+	const fdt32_t *p;
+	int len;
+
+	p = fdt_getprop(c->fdt, node, "keel,bad-memory", &len);
+	if (!p || len < 0)
+		return;
+	if (len % 16)
+		dt_warn(c->bi,
+			"chosen/keel,bad-memory has length %d, not a multiple "
+			"of 16: the trailing %d bytes ignored",
+			len, len % 16);
+	for (int off = 0; off + 16 <= len; off += 16) {
+		uint64_t s = dt_read_cells(p + off / 4, 2);
+		uint64_t size = dt_read_cells(p + off / 4 + 2, 2);
+		uint64_t e = s + size;
+
+		if (!size || e < s) {
+			dt_warn(c->bi,
+				"chosen/keel,bad-memory entry %d [%#llx "
+				"+%#llx] "
+				"is empty or wraps, ignored",
+				off / 16, U64(s), U64(size));
+			continue;
+		}
+		bootinfo_add_bad(c->bi, pa(s), pa(e), BADMEM_FIRMWARE, false,
+				 NUMA_NO_NODE);
+	}
+}
+
 void dt_parse_chosen(struct dt_ctx *c)
 {
 	int node = fdt_path_offset(c->fdt, "/chosen");
@@ -184,6 +223,7 @@ void dt_parse_chosen(struct dt_ctx *c)
 		}
 	}
 	dt_parse_handover(c, node);
+	dt_parse_bad_memory(c, node);
 	s = fdt_getprop(c->fdt, node, "stdout-path", &len);
 	if (!s)
 		s = fdt_getprop(c->fdt, node, "linux,stdout-path", &len);

@@ -19,6 +19,14 @@
  * audit runs once no CPU allocates any more. Costs two cache lines per
  * chunk, O(chunks) like the rest of the audit.
  *
+ * Bad pages (include/keel/badmem.h: reservations named "bad <source>")
+ * are their own class, taken out of reserved_pages: free + allocated +
+ * reserved + bad = all RAM. The scrub never writes one by construction:
+ * the boot and idle scrub read the heap's free chunks only (scrub_boot()
+ * cuts units from the free lists, scrub_idle_step() detaches a free
+ * chunk), and bootmem never hands a reserved page to the heap, so a bad
+ * page is never in a free chunk at boot.
+ *
  * Owned extents (domains' memory) are part of allocated_pages and counted
  * apart in owned_pages. A static domain's memory is reserved RAM (bootmem
  * keeps it from the heap) that the heap adopted as owned extents
@@ -153,6 +161,43 @@ static unsigned int audit_blocks(struct audit_walk *aw, uint64_t allocated)
 	return bad;
 }
 
+/* RAM pages in bad reservations (bootmem's table is trimmed to RAM). */
+/*
+ * Bad pages, their own class: those reserved at boot (out of the reserved
+ * count) and those the heap withheld at runtime (heap_offline(): out of
+ * the allocated count, where the heap keeps them). A page marked inside
+ * a block or an extent that is not yet freed is still that block's.
+ */
+static void audit_bad(struct audit_result *out)
+{
+	struct badmem_counts c;
+	uint64_t withheld = 0;
+
+	badmem_report_count(&c);
+	for (unsigned int n = 0; n < heap_node_count(); n++) {
+		struct heap_stats st;
+
+		if (!heap_stats((int)n, 0, &st))
+			withheld += st.bad_pages - st.bad_held_pages;
+	}
+	out->bad_pages = c.pages - c.runtime_pages + withheld;
+	out->reserved_pages -= c.pages - c.runtime_pages;
+	out->allocated_pages -= withheld;
+}
+
+/* Pages of bootmem's RAM table. */
+static uint64_t ram_pages(void)
+{
+	unsigned int count;
+	const struct region *ram = bootmem_ram_regions(&count);
+	uint64_t pages = 0;
+
+	for (unsigned int i = 0; ram && i < count; i++)
+		pages +=
+			(pa_val(ram[i].end) - pa_val(ram[i].start)) / PAGE_SIZE;
+	return pages;
+}
+
 /**
  * audit_run() - account for every RAM page.
  * @out: the result.
@@ -162,22 +207,17 @@ static unsigned int audit_blocks(struct audit_walk *aw, uint64_t allocated)
  */
 void audit_run(struct audit_result *out, bool full)
 {
-	const struct region *ram;
-	unsigned int count, nodes = heap_node_count();
+	unsigned int nodes = heap_node_count();
 	struct audit_walk aw = {
 		.sample = full && IS_ENABLED(CONFIG_DEBUG) &&
 			  scrub_stats.mode != SCRUB_OFF,
 	};
 	struct heap_stats all;
-	uint64_t walked, counted;
+	uint64_t walked, counted, allocated;
 
 	/* The CPUs' caches back to the free lists: every count exact. */
 	heap_drain_caches();
-	out->ram_pages = 0;
-	ram = bootmem_ram_regions(&count);
-	for (unsigned int i = 0; ram && i < count; i++)
-		out->ram_pages +=
-			(pa_val(ram[i].end) - pa_val(ram[i].start)) / PAGE_SIZE;
+	out->ram_pages = ram_pages();
 
 	for (unsigned int n = 0; n < nodes; n++)
 		heap_for_each_free(n, audit_count_chunk, &aw);
@@ -191,11 +231,14 @@ void audit_run(struct audit_result *out, bool full)
 	/* Static domains' memory is reserved RAM the heap adopted: once. */
 	out->reserved_pages =
 		bootmem_reserved_ram_bytes() / PAGE_SIZE - all.adopted_pages;
+	allocated = out->allocated_pages;
+	audit_bad(out);
 	out->lost_pages = (int64_t)(out->ram_pages - out->free_pages -
-				    out->allocated_pages - out->reserved_pages);
+				    out->allocated_pages - out->reserved_pages -
+				    out->bad_pages);
 	out->problems = full ? heap_check() : 0;
 	if (full) {
-		out->problems += audit_blocks(&aw, out->allocated_pages);
+		out->problems += audit_blocks(&aw, allocated);
 		out->owned_pages = aw.tiled_owned;
 	}
 	if (aw.sample) {
@@ -212,12 +255,13 @@ void audit_run(struct audit_result *out, bool full)
 	}
 	if (out->lost_pages)
 		pr_err("audit: %lld pages lost (ram %llu, free %llu, allocated "
-		       "%llu, reserved %llu)\n",
+		       "%llu, reserved %llu, bad %llu)\n",
 		       (long long)out->lost_pages,
 		       (unsigned long long)out->ram_pages,
 		       (unsigned long long)out->free_pages,
 		       (unsigned long long)out->allocated_pages,
-		       (unsigned long long)out->reserved_pages);
+		       (unsigned long long)out->reserved_pages,
+		       (unsigned long long)out->bad_pages);
 	out->ok = out->lost_pages == 0 && out->problems == 0;
 }
 
@@ -228,11 +272,12 @@ void audit_run(struct audit_result *out, bool full)
 void audit_report_human(const struct audit_result *a)
 {
 	pr_info("audit: %llu RAM pages = %llu free + %llu allocated + %llu "
-		"reserved, %lld lost%s\n",
+		"reserved + %llu bad, %lld lost%s\n",
 		(unsigned long long)a->ram_pages,
 		(unsigned long long)a->free_pages,
 		(unsigned long long)a->allocated_pages,
-		(unsigned long long)a->reserved_pages, (long long)a->lost_pages,
+		(unsigned long long)a->reserved_pages,
+		(unsigned long long)a->bad_pages, (long long)a->lost_pages,
 		a->ok ? "" : " (NOT OK)");
 }
 
@@ -249,6 +294,7 @@ void audit_report_json(struct jw *w, const struct audit_result *a)
 	jw_u64(w, "allocated_pages", a->allocated_pages);
 	jw_u64(w, "owned_pages", a->owned_pages);
 	jw_u64(w, "reserved_pages", a->reserved_pages);
+	jw_u64(w, "bad_pages", a->bad_pages);
 	jw_i64(w, "lost_pages", a->lost_pages);
 	jw_u64(w, "problems", a->problems);
 	jw_bool(w, "ok", a->ok);

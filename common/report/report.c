@@ -78,6 +78,7 @@ static void report_human(const struct bootinfo *bi,
 	guests_report_human();
 	liveupdate_report_human(ds);
 	latency_report_human();
+	badmem_report_human();
 	audit_report_human(a);
 }
 
@@ -154,6 +155,7 @@ void report_print(const struct bootinfo *bi, const struct audit_result *a,
 	domains_report_json(&w, ds);
 	guests_report_json(&w, report_full());
 	liveupdate_report_json(&w, ds);
+	badmem_report_json(&w, nodes);
 	audit_report_json(&w, a);
 	trace_report_json(&w, nodes);
 	json_counters(&w, bi, fail_reason, bt);

@@ -10,7 +10,9 @@
 #ifndef COMMON_REPORT_PRIV_H
 #define COMMON_REPORT_PRIV_H
 
+#include <keel/badmem.h>
 #include <keel/domain.h>
+#include <keel/node_limits.h>
 #include <keel/report.h>
 #include <keel/types.h>
 
@@ -67,6 +69,17 @@ void audit_report_human(const struct audit_result *a);
 /* "liveupdate" object and its line (liveupdate_report.c). */
 void liveupdate_report_json(struct jw *w, const struct domain_set *ds);
 void liveupdate_report_human(const struct domain_set *ds);
+/* "bad_memory" object and its line (badmem_report.c); the audit's count. */
+struct badmem_counts {
+	uint64_t pages, ranges;
+	uint64_t by_source[BADMEM_SOURCES];
+	uint64_t by_node[MAX_NUMNODES];
+	/* Of those, taken out at runtime (heap_offline()), and the longest. */
+	uint64_t runtime_pages, offline_ns_max;
+};
+void badmem_report_count(struct badmem_counts *c);
+void badmem_report_json(struct jw *w, unsigned int nodes);
+void badmem_report_human(void);
 /* trace_mode, trace[], trace_summary[], trace_overflow* (trace_report.c). */
 void trace_report_json(struct jw *w, unsigned int nodes);
 

@@ -2,7 +2,7 @@
 /*
  * Owner: report.
  * The page audit (common/report/audit.c): every RAM page is free, allocated (to
- * keel or to exactly one domain) or reserved, and the heap's free lists
+ * keel or to exactly one domain), reserved or bad, and the heap's free lists
  * and blocks agree with its counters.
  */
 #ifndef KEEL_AUDIT_H
@@ -17,8 +17,9 @@ struct audit_result {
 	uint64_t free_pages;	  /* walked on the free lists */
 	uint64_t allocated_pages; /* heap blocks currently allocated */
 	uint64_t owned_pages;	  /* of those, in domains' owned extents */
-	uint64_t reserved_pages;  /* RAM in named reserved regions */
-	int64_t lost_pages;	  /* ram - free - allocated - reserved */
+	uint64_t reserved_pages;  /* RAM in named reserved regions, bad apart */
+	uint64_t bad_pages;	  /* RAM out of service (keel/badmem.h) */
+	int64_t lost_pages;	  /* ram - free - allocated - reserved - bad */
 	unsigned int problems;	  /* heap_check() findings (audit=full) */
 	bool ok;
 };

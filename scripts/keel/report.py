@@ -320,6 +320,23 @@ def _smp_consistency(rep, out):
                        f"{c.get('hwid')}")
 
 
+def _classes_add_up(rep, out):
+    """free + allocated + reserved + bad = RAM pages (bad pages are a
+    class of their own, issue 38), and bad_memory agrees with the audit."""
+    bad, audit = rep.get("bad_memory"), rep["audit"]
+    accounted = (audit["free_pages"] + audit["allocated_pages"] +
+                 audit["reserved_pages"] + audit.get("bad_pages", 0))
+    if accounted != audit["ram_pages"]:
+        out.append(f"audit: free {audit['free_pages']} + allocated "
+                   f"{audit['allocated_pages']} + reserved "
+                   f"{audit['reserved_pages']} + bad "
+                   f"{audit.get('bad_pages', 0)} = {accounted} != "
+                   f"ram_pages {audit['ram_pages']}")
+    if bad is not None and bad["pages"] != audit.get("bad_pages"):
+        out.append(f"bad_memory.pages {bad['pages']} != audit.bad_pages "
+                   f"{audit.get('bad_pages')}")
+
+
 def _balance(rep, out):
     """The books must balance on every passing boot."""
     audit = rep["audit"]
@@ -328,13 +345,7 @@ def _balance(rep, out):
         out.append(f"audit.lost_pages = {audit['lost_pages']} (must be 0)")
     if not audit["ok"]:
         out.append("audit.ok is false")
-    accounted = (audit["free_pages"] + audit["allocated_pages"] +
-                 audit["reserved_pages"])
-    if accounted != audit["ram_pages"]:
-        out.append(f"audit: free {audit['free_pages']} + allocated "
-                   f"{audit['allocated_pages']} + reserved "
-                   f"{audit['reserved_pages']} = {accounted} != ram_pages "
-                   f"{audit['ram_pages']}")
+    _classes_add_up(rep, out)
     if heap["free_pages"] != audit["free_pages"]:
         out.append(f"heap.free_pages {heap['free_pages']} != "
                    f"audit.free_pages {audit['free_pages']} (walked)")

@@ -15,6 +15,7 @@ from .checks import (cpu_failed, json_is, kernel_still_reserved,
                      latency_unsupported, latency_whole, scrub_calibrated,
                      stray_irqs, stress_ok_everywhere)
 from .arm64_guest_cases import CASES as GUEST_CASES
+from .arm64_badmem_cases import CASES as BADMEM_CASES
 from .dom0less_cases import CASES as DOM0LESS_CASES
 from .arm64_efi_lu_cases import CASES as EFI_LU_CASES
 from .arm64_imagebuilder_cases import CASES as IMAGEBUILDER_CASES
@@ -395,6 +396,7 @@ CASES += DOM0LESS_CASES
 
 # Issue 31: guests that run in their domains (tests/qemu/arm64_guest_cases.py).
 CASES += GUEST_CASES
+CASES += BADMEM_CASES
 
 # Issue 36: live updates through GRUB and U-Boot under UEFI, the firmware's
 # memory and the loader's modules read back (tests/qemu/arm64_efi_lu_cases.py).

@@ -17,6 +17,7 @@ from .domains_checks import Ask, domains_built
 from .guests_checks import guests_resumed, guests_unsupported
 from .x86_guest_cases import guest_cases
 from .x86_poison_cases import poison_cases
+from .x86_badmem_cases import badmem_cases
 from .liveupdate_checks import image_needing, refused, updated
 from .smp_checks import one_timeout, own_hwids, start_mode
 from .x86_machine import (ACPI_DATA, EXIT_FAIL, EXIT_HALT, EXIT_POWEROFF, G,
@@ -40,7 +41,8 @@ def build_cases(elf, memdir):
         guest_cases(kern, base, os.path.join(os.path.dirname(memdir),
                                              "fill")) + \
         console_cases(kern) + heap_cases(kern, base) + \
-        liveupdate_cases(elf, base) + poison_cases(kern, base)
+        liveupdate_cases(elf, base) + poison_cases(kern, base) + \
+        badmem_cases(kern, base)
 
 
 def tsc_handed_over(rep, log):

@@ -55,6 +55,24 @@ def _logged(text):
     return check
 
 
+def _offlined(page, source):
+    """The report names @page as taken out by @source: one bad_memory row,
+    by_source, and audit.bad_pages (withheld once the stress freed it)."""
+    def check(rep):
+        out = []
+        bad = rep["bad_memory"]
+        row = [page * 4096, page * 4096 + 4096, 1, source]
+        if row not in [list(r) for r in bad["ranges"]]:
+            out.append(f"bad_memory.ranges {bad['ranges']} lacks {row}")
+        if bad["pages"] != 1 or bad["by_source"].get(source) != 1 or \
+                rep["audit"].get("bad_pages") != 1:
+            out.append(f"bad_memory.pages {bad['pages']}, by_source "
+                       f"{bad['by_source']}, audit.bad_pages "
+                       f"{rep['audit'].get('bad_pages')}: want 1 {source}")
+        return out
+    return check
+
+
 def ras_cases(elf):
     """Appended to x86_cases.build_cases(). Each boots in 4-6 s here
     (stress=3 is most of it); 60 s timeouts are safety nets (10x)."""
@@ -67,7 +85,8 @@ def ras_cases(elf):
                  live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, PAGE_ADDR),
                  checks=[_logged(f"mce: memory error in page {page:#x} "
                                  f"(status {STATUS_MEM_UC:#x}): taken out "
-                                 "of service (0)")]),
+                                 "of service (0)"),
+                         _offlined(page, "mce")]),
         smp_case("mce-no-address", m, base, kern, timeout=60,
                  live=_inject(STATUS_NO_ADDR, MCG_RIPV_MCIP, PAGE_ADDR),
                  checks=[_logged("mce: an error that names no memory page "

@@ -34,6 +34,7 @@ from .checks_report import (SIZE_CMDLINE, check_cmdline_fixup,
 from .firmware import DATA, GIB, PAGE, FwDesc
 from .churn_cases import churn_cases
 from .inject_cases import inject_cases
+from .badmem_cases import badmem_cases
 from .liveupdate_cases import liveupdate_cases
 from .many_reserved import many_reserved_cases
 from .many_ram import many_ram_cases
@@ -69,7 +70,8 @@ def cases():
             domain_bench_cases() + liveupdate_cases(Case) +
             many_reserved_cases(Case) + many_ram_cases(Case) +
             runtime_cases(Case) +
-            poison_cases(Case))
+            poison_cases(Case) +
+            badmem_cases(Case))
 
 
 def boot_cases():

@@ -27,7 +27,8 @@ from .firmware import run_keel
 REPORT_LIMIT = 32 * 1024
 REPORT_PER_CPU_MAX = 104
 REPORT_PER_NODE_MAX = 600
-REPORT_BASE_MAX = 4096
+# 4 KiB, plus 256 bytes for issue 38's bad_memory object (always present).
+REPORT_BASE_MAX = 4096 + 256
 REPORT_CPU_ALLOWANCE = 4 + 10
 RESERVED_ROWS_MAX = 64
 SIZE_CMDLINE = ["bootscrub_chunk=1M"]  # every CPU gets units, on every node

@@ -36,10 +36,34 @@ def _check_poison(rep, log):
     if audit.get("problems") != 0 or audit["lost_pages"] != 0:
         out.append(f"audit=full: {audit.get('problems')} problems, "
                    f"{audit['lost_pages']} lost")
+    out += _bad_reported(rep, [(p, "injection") for p in GOOD])
     if rep["scrub"]["bytes"] != heap["free_pages"] * PAGE:
         out.append(f"scrub wrote {rep['scrub']['bytes']} bytes, the free "
                    f"pages are {heap['free_pages'] * PAGE}: a bad page "
                    "was scrubbed")
+    return out
+
+
+def _bad_reported(rep, pages):
+    """The report's bad_memory and audit name each (pfn, source) of
+    @pages: one page each, in its own audit class (withheld: the heap no
+    longer holds it free, nor in any block)."""
+    out = []
+    bad, audit = rep["bad_memory"], rep["audit"]
+    rows = {(r[0], r[1], r[2], r[3]) for r in bad["ranges"]}
+    for p, src in pages:
+        if (p * PAGE, p * PAGE + PAGE, 1, src) not in rows:
+            out.append(f"bad_memory.ranges lacks pfn {p:#x} ({src})")
+    if bad["pages"] != len(pages) or audit.get("bad_pages") != len(pages):
+        out.append(f"bad_memory.pages {bad['pages']}, audit.bad_pages "
+                   f"{audit.get('bad_pages')}, want {len(pages)}")
+    for src in {s for _, s in pages}:
+        want = sum(1 for _, s in pages if s == src)
+        if bad["by_source"].get(src) != want:
+            out.append(f"bad_memory.by_source.{src} "
+                       f"{bad['by_source'].get(src)}, want {want}")
+    if sum(bad["by_node"]) != len(pages):
+        out.append(f"bad_memory.by_node {bad['by_node']}")
     return out
 
 

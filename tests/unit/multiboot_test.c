@@ -155,12 +155,15 @@ static void test_types_named(void **state)
 	mmap_add(0x7fff3000ULL, 0x1000, 12);
 	assert_int_equal(parse(), 0);
 	assert_int_equal(test_console_warnings(), 0);
-	assert_int_equal(bi.ram.count, 3); /* none of them became RAM */
+	/* Type 5 is RAM that failed (issue 38): RAM, and reserved as bad. */
+	assert_int_equal(bi.ram.count, 4);
+	assert_int_equal(pa_val(bi.ram.regions[3].start), 0x7fff2000);
+	assert_int_equal(pa_val(bi.ram.regions[3].end), 0x7fff3000);
 	assert_true(test_has_reserved(&bi, 0x7fff0000, 0x7fff1000,
 				      "acpi reclaimable"));
 	assert_true(test_has_reserved(&bi, 0x7fff1000, 0x7fff2000, "acpi nvs"));
 	assert_true(
-		test_has_reserved(&bi, 0x7fff2000, 0x7fff3000, "bad memory"));
+		test_has_reserved(&bi, 0x7fff2000, 0x7fff3000, "bad firmware"));
 	assert_true(test_has_reserved(&bi, 0x7fff3000, 0x7fff4000,
 				      "firmware type 12"));
 }

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Bad memory in the report (issue 38 §6): the "bad_memory" object and its
+ * human line, read from bootmem's reserved table, where every bad range
+ * is a reservation named after its source (include/keel/badmem.h: "bad
+ * firmware", "bad option", ...). The table is trimmed to RAM, so every
+ * page counted is a RAM page; each is counted once (bootmem gives a byte
+ * the first name it is reserved under). O(reserved regions + RAM
+ * regions): 100,000 bad pages are a few ms.
+ *
+ * ranges: one row per bad region, [start, end, pages, source] (a list of
+ * lists, as memmap.reserved); above
+ * BADMEM_RANGES_SHOWN regions (unless report=full) the regions are cut
+ * into that many groups of consecutive regions, one row each spanning
+ * its group, with the bad pages inside it and its source ("mixed" when
+ * they differ): every bad page stays inside some row and the pages add up.
+ *
+ * Runs on the boot CPU at report time, every other CPU parked: no lock.
+ */
+#include <keel/badmem.h>
+#include <keel/bootmem.h>
+#include <keel/compiler.h>
+#include <keel/heap.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
+#include <keel/json.h>
+#include <keel/printk.h>
+#include <keel/report.h>
+#include <keel/ticks.h>
+
+#include "report_priv.h"
+
+/* Rows of bad_memory.ranges at most unless report=full. */
+#define BADMEM_RANGES_SHOWN 32
+
+/* Pages of [s, e) on each node, from bootmem's RAM table. */
+static void count_nodes(uint64_t s, uint64_t e, uint64_t *by_node)
+{
+	unsigned int count = 0, lo = 0, hi;
+	const struct region *ram = bootmem_ram_regions(&count);
+
+	if (!ram)
+		return;
+	/* The first RAM region ending above s. */
+	for (hi = count; lo < hi;) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (pa_val(ram[mid].end) <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < count && pa_val(ram[lo].start) < e; lo++) {
+		uint64_t rs = MAX(s, pa_val(ram[lo].start));
+		uint64_t re = MIN(e, pa_val(ram[lo].end));
+
+		if (re > rs && ram[lo].node < MAX_NUMNODES)
+			by_node[ram[lo].node] += (re - rs) / PAGE_SIZE;
+	}
+}
+
+/* heap_offline()'s sources (HEAP_BAD_FROM_* >> 4) as the report's. */
+static const enum badmem_source heap_sources[4] = {
+	BADMEM_OPTION, /* the host's API, no source named: the operator's */
+	BADMEM_OPTION,
+	BADMEM_MCE,
+	BADMEM_INJECTION,
+};
+
+/*
+ * The pages the heap took out at runtime (heap_offline(): a machine check,
+ * inject=poison), each one page, node by node.
+ */
+static void count_runtime(struct badmem_counts *c)
+{
+	for (unsigned int n = 0; n < heap_node_count(); n++) {
+		struct heap_stats st;
+		uint64_t ns;
+
+		if (heap_stats((int)n, 0, &st) || !st.bad_pages)
+			continue;
+		c->pages += st.bad_pages;
+		c->runtime_pages += st.bad_pages;
+		c->ranges += st.bad_pages;
+		if (n < MAX_NUMNODES)
+			c->by_node[n] += st.bad_pages;
+		for (unsigned int s = 0; s < ARRAY_SIZE(heap_sources); s++)
+			c->by_source[heap_sources[s]] += st.bad_by_source[s];
+		ns = ticks_to_ns(st.offline_max_ticks);
+		c->offline_ns_max = MAX(c->offline_ns_max, ns);
+	}
+}
+
+/* One row a runtime page: [start, end, 1, source]. */
+static void runtime_row(pfn_t p, unsigned int reason, int holder, void *arg)
+{
+	struct jw *w = arg;
+
+	(void)holder;
+	jw_arr(w, NULL);
+	jw_u64(w, NULL, pa_val(pfn_to_paddr(p)));
+	jw_u64(w, NULL, pa_val(pfn_to_paddr(p)) + PAGE_SIZE);
+	jw_u64(w, NULL, 1);
+	jw_str(w, NULL, badmem_source_key(heap_sources[(reason >> 4) & 3]));
+	jw_arr_end(w);
+}
+
+/**
+ * badmem_report_count() - the bad pages of this boot.
+ * @c: out: totals, per source and per node.
+ */
+void badmem_report_count(struct badmem_counts *c)
+{
+	unsigned int count = 0;
+	const struct region *r = bootmem_reserved_regions(&count);
+
+	*c = (struct badmem_counts){0};
+	count_runtime(c);
+	for (unsigned int i = 0; r && i < count; i++) {
+		int src = badmem_region_source(r[i].name);
+		uint64_t pages;
+
+		if (src < 0)
+			continue;
+		pages = (pa_val(r[i].end) - pa_val(r[i].start)) / PAGE_SIZE;
+		c->pages += pages;
+		c->ranges++;
+		c->by_source[src] += pages;
+		count_nodes(pa_val(r[i].start), pa_val(r[i].end), c->by_node);
+	}
+}
+
+/* Rows of one group [first, last] of bad regions (indices into @r). */
+static void json_group(struct jw *w, const struct region *r, unsigned int first,
+		       unsigned int last)
+{
+	uint64_t pages = 0;
+	int src = -1;
+	bool mixed = false;
+
+	for (unsigned int i = first; i <= last; i++) {
+		int s = badmem_region_source(r[i].name);
+
+		if (s < 0)
+			continue;
+		mixed |= src >= 0 && s != src;
+		src = src < 0 ? s : src;
+		pages += (pa_val(r[i].end) - pa_val(r[i].start)) / PAGE_SIZE;
+	}
+	jw_arr(w, NULL);
+	jw_u64(w, NULL, pa_val(r[first].start));
+	jw_u64(w, NULL, pa_val(r[last].end));
+	jw_u64(w, NULL, pages);
+	jw_str(w, NULL,
+	       mixed ? "mixed" : badmem_source_key((enum badmem_source)src));
+	jw_arr_end(w);
+}
+
+/*
+ * bad_memory.ranges: every bad region, or BADMEM_RANGES_SHOWN groups of
+ * them; then a row for each page taken out at runtime (@runtime of the
+ * @ranges), each node's under its lock.
+ */
+static void json_ranges(struct jw *w, uint64_t ranges, uint64_t runtime)
+{
+	unsigned int count = 0, seen = 0, first = 0, group = 0;
+	const struct region *r = bootmem_reserved_regions(&count);
+	uint64_t per = 1;
+
+	ranges -= runtime;
+
+	if (!report_full() && ranges > BADMEM_RANGES_SHOWN)
+		per = (ranges + BADMEM_RANGES_SHOWN - 1) / BADMEM_RANGES_SHOWN;
+	jw_arr(w, "ranges");
+	for (unsigned int i = 0; r && i < count; i++) {
+		if (badmem_region_source(r[i].name) < 0)
+			continue;
+		if (!group++)
+			first = i;
+		seen++;
+		if (group == per || seen == ranges) {
+			json_group(w, r, first, i);
+			group = 0;
+		}
+	}
+	for (unsigned int n = 0; runtime && n < heap_node_count(); n++)
+		heap_for_each_bad(n, runtime_row, w);
+	jw_arr_end(w);
+}
+
+/**
+ * badmem_report_json() - the report's "bad_memory" object.
+ * @w: the report's writer.
+ * @nodes: the nodes of this boot (by_node's length).
+ */
+void badmem_report_json(struct jw *w, unsigned int nodes)
+{
+	struct badmem_counts c;
+
+	badmem_report_count(&c);
+	jw_obj(w, "bad_memory");
+	jw_u64(w, "pages", c.pages);
+	jw_u64(w, "range_count", c.ranges);
+	json_ranges(w, c.ranges, c.runtime_pages);
+	jw_obj(w, "by_source");
+	for (int s = 0; s < BADMEM_SOURCES; s++)
+		jw_u64(w, badmem_source_key((enum badmem_source)s),
+		       c.by_source[s]);
+	jw_obj_end(w);
+	jw_arr(w, "by_node");
+	for (unsigned int n = 0; n < nodes && n < MAX_NUMNODES; n++)
+		jw_u64(w, NULL, c.by_node[n]);
+	jw_arr_end(w);
+	/* The longest runtime offline (heap_offline()). */
+	jw_u64(w, "offline_ns_max", c.offline_ns_max);
+	jw_obj_end(w);
+}
+
+/**
+ * badmem_report_human() - the "bad memory:" line (none without bad pages).
+ */
+void badmem_report_human(void)
+{
+	struct badmem_counts c;
+
+	badmem_report_count(&c);
+	if (!c.pages)
+		return;
+	pr_info("bad memory: %llu pages in %llu ranges out of service "
+		"(firmware %llu, option %llu, mce %llu, injection %llu, "
+		"handover %llu)\n",
+		(unsigned long long)c.pages, (unsigned long long)c.ranges,
+		(unsigned long long)c.by_source[BADMEM_FIRMWARE],
+		(unsigned long long)c.by_source[BADMEM_OPTION],
+		(unsigned long long)c.by_source[BADMEM_MCE],
+		(unsigned long long)c.by_source[BADMEM_INJECTION],
+		(unsigned long long)c.by_source[BADMEM_HANDOVER]);
+}
