@@ -325,6 +325,36 @@ static int parse_preserved(struct ho_ctx *c, unsigned int i, uint64_t off,
 	return check_pres_reserved(c);
 }
 
+/* ---- bad pages (version 4) --------------------------------------------- */
+
+static int parse_bad(struct ho_ctx *c, unsigned int i, uint64_t off,
+		     const struct handover_rec *rec)
+{
+	struct handover_preserved p;
+	char why[128];
+
+	if (c->version < 4)
+		return refuse(c,
+			      "record %u: type %u (bad pages) not in version "
+			      "%u",
+			      i, rec->type, c->version);
+	if (c->h->bad)
+		return refuse(c, "record %u: a second bad-page record", i);
+	if (rec->bytes < sizeof(p))
+		return refuse(c, "record %u: bad-page record of %u bytes", i,
+			      rec->bytes);
+	memcpy(&p, c->buf + off, sizeof(p));
+	if ((uint64_t)p.count * sizeof(struct handover_range) !=
+	    rec->bytes - sizeof(p))
+		return refuse(c, "bad count %u does not fill its %u bytes",
+			      p.count, rec->bytes);
+	c->h->bad = c->buf + off + sizeof(p);
+	c->h->bad_count = p.count;
+	if (handover_bad_check(c->h, &c->bi->ram, why, sizeof(why)))
+		return refuse(c, "%s", why);
+	return 0;
+}
+
 /* ---- domains ----------------------------------------------------------- */
 
 /* The record's name, NUL-terminated within its 64 bytes, for errors. */
@@ -621,6 +651,8 @@ static int walk_records(struct ho_ctx *c, const struct handover_header *hd,
 			return err;
 		if (rec.type == HANDOVER_REC_PRESERVED)
 			err = pass ? 0 : parse_preserved(c, i, off, &rec);
+		else if (rec.type == HANDOVER_REC_BAD)
+			err = pass ? 0 : parse_bad(c, i, off, &rec);
 		else if (rec.type == HANDOVER_REC_DOMAIN)
 			err = pass == 1 ? parse_domain(c, off, &rec) : 0;
 		else if (rec.type == HANDOVER_REC_VCPU)
@@ -653,6 +685,9 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 	h->domain_count = 0;
 	h->extent_count = 0;
 	h->vcpu_count = 0;
+	h->bad = NULL;
+	h->bad_count = 0;
+	h->bad_pages = 0;
 	if (!buf || len < HANDOVER_HEADER_BYTES)
 		return refuse(&c,
 			      "truncated: %llu bytes given, the header has "
@@ -751,12 +786,15 @@ void handover_apply(struct bootinfo *bi, bool discard)
 
 		bootinfo_add_reserved(bi, pa(r.start), pa(r.end), "preserved");
 	}
+	/* After the preserved ranges: a domain keeps its own bad pages. */
+	handover_bad_reserve(bi);
 	bootinfo_add_reserved(
 		bi, h->pa, pa(ALIGN_UP(pa_val(h->pa) + h->hdr.size, PAGE_SIZE)),
 		"handover");
 	pr_info("handover: generation %llu from build %016llx: %u preserved "
-		"ranges (%llu MiB), %u domains, %llu extents, %llu bytes\n",
+		"ranges (%llu MiB), %u domains, %llu extents, %llu bad pages, "
+		"%llu bytes\n",
 		U64(h->hdr.generation), U64(h->hdr.build), h->preserved_count,
 		U64(h->preserved_bytes >> 20), h->domain_count,
-		U64(h->extent_count), U64(h->hdr.size));
+		U64(h->extent_count), U64(h->bad_pages), U64(h->hdr.size));
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The handover writer (include/keel/liveupdate.h, struct ho_writer): the
- * bytes of include/keel/handover.h, version 3, written in one pass into a
+ * bytes of include/keel/handover.h, version 4, written in one pass into a
  * buffer the caller sized with a counting pass (buf NULL) first.
  *
  * Invariants: nothing is written past cap (a too small buffer sets
@@ -228,6 +228,48 @@ void ho_preserved(struct ho_writer *w)
 	p.head.bytes = (uint32_t)(sizeof(p) + m * sizeof(*r));
 	put_at(w, w->off, &p, sizeof(p));
 	w->off += p.head.bytes;
+}
+
+void ho_bad_begin(struct ho_writer *w)
+{
+	w->bad_off = w->off;
+	w->off += sizeof(struct handover_preserved);
+}
+
+void ho_bad_range(struct ho_writer *w, uint64_t start, uint64_t end)
+{
+	struct handover_range r = {start, end};
+
+	put(w, &r, sizeof(r));
+}
+
+void ho_bad_end(struct ho_writer *w)
+{
+	struct handover_preserved p = {{HANDOVER_REC_BAD, 0}, 0, 0};
+	uint64_t first = w->bad_off + sizeof(p);
+	uint64_t n = (w->off - first) / sizeof(struct handover_range), m = 0;
+	struct handover_range *r;
+
+	if (!n) { /* none: no record */
+		w->off = w->bad_off;
+		return;
+	}
+	w->records++;
+	if (!w->buf || w->overflow)
+		return;
+	/* Sorted, and touching or overlapping ranges made one. */
+	r = (struct handover_range *)(void *)(w->buf + first);
+	sort(r, n, sizeof(*r), cmp_range);
+	for (uint64_t i = 0; i < n; i++) {
+		if (m && r[i].start <= r[m - 1].end)
+			r[m - 1].end = MAX(r[m - 1].end, r[i].end);
+		else
+			r[m++] = r[i];
+	}
+	p.count = (uint32_t)m;
+	p.head.bytes = (uint32_t)(sizeof(p) + m * sizeof(*r));
+	put_at(w, w->bad_off, &p, sizeof(p));
+	w->off = w->bad_off + p.head.bytes;
 }
 
 uint64_t ho_finish(struct ho_writer *w, const struct handover_header *hd)

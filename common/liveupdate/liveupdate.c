@@ -41,13 +41,16 @@
 #include <arch/liveupdate.h>
 #include <arch/mm.h>
 #include <keel/atomic.h>
+#include <keel/badmem.h>
 #include <keel/bootinfo.h>
+#include <keel/bootmem.h>
 #include <keel/compiler.h>
 #include <keel/cpumask.h>
 #include <keel/domain.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/inject.h>
 #include <keel/liveupdate.h>
 #include <keel/options.h>
@@ -297,6 +300,33 @@ static void write_vcpus(struct ho_writer *w, const struct lu_vcpus *vc)
 
 	for (unsigned int i = 0; vc && vc->get(vc->arg, i, &rec, &state); i++)
 		ho_vcpu(w, &rec, state);
+}
+
+static void bad_page_cb(pfn_t p, unsigned int reason, int holder, void *arg)
+{
+	(void)reason;
+	(void)holder;
+	ho_bad_range(arg, pa_val(pfn_to_paddr(p)),
+		     pa_val(pfn_to_paddr(p)) + PAGE_SIZE);
+}
+
+/*
+ * The bad-page record: every page the heap took out of service and every
+ * "bad handover" range this image was handed (the firmware's and the
+ * command line's the next image reads itself).
+ */
+static void write_bad(struct ho_writer *w)
+{
+	unsigned int count = 0;
+	const struct region *r = bootmem_reserved_regions(&count);
+
+	ho_bad_begin(w);
+	for (unsigned int n = 0; n < heap_node_count(); n++)
+		heap_for_each_bad(n, bad_page_cb, w);
+	for (unsigned int i = 0; r && i < count; i++)
+		if (badmem_region_source(r[i].name) == BADMEM_HANDOVER)
+			ho_bad_range(w, pa_val(r[i].start), pa_val(r[i].end));
+	ho_bad_end(w);
 }
 
 unsigned int lu_built_domains(const struct domain_set *ds)
@@ -561,6 +591,7 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
 	ho_preserved(&w);
+	write_bad(&w);
 	*cap = ho_finish(&w, &hd);
 	arch_lu_needs(&needs);
 	j->handover = lu_alloc(*cap, needs.max_bits);
@@ -597,6 +628,7 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
 	ho_preserved(&w);
+	write_bad(&w);
 	hd->written_ticks = arch_ticks();
 	size = ho_finish(&w, hd);
 	if (!size)

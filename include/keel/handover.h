@@ -5,8 +5,9 @@
  * keel image leaves in RAM for the new one, byte by byte, and what the new
  * image's reader (boot/handover.c) makes of it in struct bootinfo.
  *
- * Format, version 3 (version 1 had no vCPU records, version 2 no domain
- * vCPU count or kernel name; a reader takes all three), little-endian,
+ * Format, version 4 (version 1 had no vCPU records, version 2 no domain
+ * vCPU count or kernel name, version 3 no bad pages; a reader takes all
+ * four), little-endian,
  * every field naturally aligned:
  *
  *   header (128 bytes, struct handover_header)
@@ -30,7 +31,7 @@
 #include <keel/types.h>
 
 #define HANDOVER_MAGIC	      0x31564f484c45454bULL /* "KEELHOV1" */
-#define HANDOVER_VERSION      3 /* written; 1 and 2 are read too */
+#define HANDOVER_VERSION      4 /* written; 1 to 3 are read too */
 #define HANDOVER_VERSION_MIN  1
 #define HANDOVER_HEADER_BYTES 128
 /* The largest handover a reader accepts (room for ~2.7 M extents). */
@@ -50,7 +51,7 @@ struct handover_header {
 	uint64_t freeze_ticks;	/* 64: the freeze began (downtime's start) */
 	uint64_t frozen_ticks;	/* 72: every other CPU stopped */
 	uint64_t written_ticks; /* 80: records written; relocation next */
-	uint64_t flags;		/* 88: 0 in versions 1 to 3 */
+	uint64_t flags;		/* 88: 0 in versions 1 to 4 */
 	uint64_t reserved[4];	/* 96: 0 */
 };
 
@@ -58,6 +59,7 @@ struct handover_header {
 #define HANDOVER_REC_PRESERVED 1u /* the ranges the new image must keep */
 #define HANDOVER_REC_DOMAIN    2u /* one domain: extents, p2m tables */
 #define HANDOVER_REC_VCPU      3u /* a guest's vCPU (version 2 on) */
+#define HANDOVER_REC_BAD       4u /* pages out of service (version 4 on) */
 #define HANDOVER_REC_OPTIONAL  0x80000000u /* may be skipped if unknown */
 
 struct handover_rec {
@@ -80,6 +82,18 @@ struct handover_preserved {
 	uint32_t count;
 	uint32_t pad;
 };
+
+/*
+ * HANDOVER_REC_BAD (version 4, at most one): the same layout as the
+ * preserved record (struct handover_preserved), then count ranges,
+ * sorted, disjoint and not touching, page aligned, in RAM: pages the
+ * writer's heap took out of service (heap_offline(): a machine check,
+ * inject=poison) and those it was handed as bad by the image before it.
+ * The reader reserves each as "bad handover" after the preserved ranges
+ * (a bad page inside a domain's extent stays that domain's). Pages the
+ * firmware's map or the command line call bad are not in it: every image
+ * reads those itself.
+ */
 
 /* One guest extent: gpa and pa page aligned, mapped 1:1 for pages. */
 struct handover_extent {
@@ -233,6 +247,9 @@ struct bi_handover {
 	uint64_t extent_count; /* all domains */
 	struct bi_handover_vcpu vcpus[BI_HANDOVER_VCPUS];
 	unsigned int vcpu_count;
+	const uint8_t *bad; /* TAKEN: the bad ranges, in the handover */
+	unsigned int bad_count;
+	uint64_t bad_pages;
 };
 
 /* Range @i of the preserved record (i < preserved_count). */
@@ -242,6 +259,16 @@ handover_preserved_range(const struct bi_handover *h, unsigned int i)
 	struct handover_range r;
 
 	memcpy(&r, h->preserved + (size_t)i * sizeof(r), sizeof(r));
+	return r;
+}
+
+/* Bad range @i of the bad record (i < bad_count). */
+static inline struct handover_range
+handover_bad_range(const struct bi_handover *h, unsigned int i)
+{
+	struct handover_range r;
+
+	memcpy(&r, h->bad + (size_t)i * sizeof(r), sizeof(r));
 	return r;
 }
 
@@ -332,6 +359,19 @@ struct bootinfo;
  */
 int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 		   paddr_t buf_pa);
+
+/*
+ * handover_bad_check() (boot/handover_bad.c): the ranges of @h's bad
+ * record (bad, bad_count): page aligned, not empty, sorted and apart, in
+ * @ram (sorted); counts @h->bad_pages. Return: 0, or -EINVAL with the
+ * first problem in @why (n bytes).
+ */
+struct range_table;
+int handover_bad_check(struct bi_handover *h, const struct range_table *ram,
+		       char *why, size_t n);
+/* handover_bad_reserve(): each bad range as a "bad handover" reservation. */
+struct bootinfo;
+void handover_bad_reserve(struct bootinfo *bi);
 
 /*
  * handover_vcpu_check() (boot/handover_vcpu.c): the words of vCPU record

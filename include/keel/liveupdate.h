@@ -131,11 +131,20 @@ struct ho_writer {
 	uint32_t records;
 	uint64_t ranges_max; /* table ranges and extents written, all */
 	uint64_t dom_off;    /* the open domain record */
+	uint64_t bad_off;    /* the open bad-page record */
 	struct handover_domain dom;
 	bool overflow; /* cap was too small: nothing valid written */
 };
 
 void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap);
+/*
+ * The bad-page record (version 4): ho_bad_begin(), any number of page
+ * ranges [start, end) in any order, ho_bad_end() sorts them and joins
+ * those that touch; no range: no record.
+ */
+void ho_bad_begin(struct ho_writer *w);
+void ho_bad_range(struct ho_writer *w, uint64_t start, uint64_t end);
+void ho_bad_end(struct ho_writer *w);
 void ho_domain_begin(struct ho_writer *w, const struct handover_domain *d);
 /*
  * The open domain's kernel module name (version 3), after its extents:

@@ -26,7 +26,8 @@
  * their domain's IPA space; a restored domain's extents overlap no table
  * range and no other range of any domain (checked pairwise here, the
  * oracle of the sort and sweep), and the heap says its id owns each of
- * them; the audit loses no page.
+ * them; a bad range (version 4) outside the preserved ranges is not heap
+ * memory; the audit loses no page.
  */
 #include <arch/mm.h>
 #include <keel/audit.h>
@@ -186,6 +187,35 @@ static void check_restored(const struct bi_handover *h)
 }
 
 /* The new image's boot up to the restore, then the checks. */
+/*
+ * Every page of a bad range (version 4) that no preserved range holds is
+ * not heap memory after the handoff: never handed out (the first and
+ * last page of each range, up to ORACLE_MAX ranges).
+ */
+static void check_bad(const struct bi_handover *h)
+{
+	for (unsigned int i = 0; i < h->bad_count && i < ORACLE_MAX; i++) {
+		struct handover_range r = handover_bad_range(h, i);
+		uint64_t ends[2] = {r.start, r.end - PAGE_SIZE};
+
+		for (unsigned int k = 0; k < 2; k++) {
+			bool kept = false;
+
+			for (unsigned int j = 0; j < h->preserved_count; j++) {
+				struct handover_range p =
+					handover_preserved_range(h, j);
+
+				kept |= p.start <= ends[k] && ends[k] < p.end;
+			}
+			if (!kept)
+				FUZZ_CHECK(heap_owner_of(
+						   pfn(ends[k] >> PAGE_SHIFT),
+						   NULL,
+						   NULL) == HEAP_OWNER_NONE);
+		}
+	}
+}
+
 static void boot_and_restore(void)
 {
 	struct audit_result a;
@@ -198,6 +228,7 @@ static void boot_and_restore(void)
 	heap_init(HEAP_INIT_LAZY, bi.node_count,
 		  (const uint8_t(*)[MAX_NUMNODES])bi.distance);
 	heap_handoff(false);
+	check_bad(&bi.handover);
 	domains_restore(&ds, &bi, &opts, &failed);
 	check_restored(&bi.handover);
 	audit_run(&a, false);

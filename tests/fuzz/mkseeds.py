@@ -338,6 +338,12 @@ def _ho(records, preserved, extra=b"", version=1, gen=1):
     return head(crc) + body
 
 
+def _ho_bad(ranges):
+    """A bad-page record (version 4): the preserved record's layout."""
+    return struct.pack("<IIII", 4, 16 + 16 * len(ranges), len(ranges), 0) + \
+        b"".join(struct.pack("<QQ", s, e) for s, e in ranges)
+
+
 def handover():
     """Valid handovers of the fuzz target's machine (RAM [0, 1G) on node
     0, [4G, 5G) on node 1, bios and kernel reserved below 3M) and the
@@ -376,6 +382,10 @@ def handover():
         "class-version-2": _ho([a, b], pres, version=2),
         "class-vcpu-v2": _ho([a, b], pres, vcpu2, version=2),
         "class-truncated": valid[:len(valid) - 40],
+        # Version 4's bad-page record: two ranges, one in beta's memory.
+        "class-bad-pages-v4": _ho([a, b], pres, _ho_bad(
+            [(0x20001000, 0x20003000), (g4 + 0x5000, g4 + 0x6000)]),
+            version=4),
         # New images' headers (boot/handover_image.c reads the same input).
         "class-mb1-image": bytes(8) + struct.pack(
             "<IIiIIIII", 0x1BADB002, 0x10003, -(0x1BADB002 + 0x10003),
@@ -427,6 +437,11 @@ def handover_whole():
         return struct.pack("<IIHHIIIQQQ", 3, 48 + 488, 1, 1, 0, 488, 0, 0,
                            0, 0) + bytes(st)
 
+    def version4(b):
+        b = bytearray(b)
+        struct.pack_into("<I", b, 8, 4)
+        return bytes(b)
+
     def one_page_extent(dom, at):
         """Domain @dom's first extent made one page at @at, bytes 4096."""
         b = bytearray(ho)
@@ -444,6 +459,10 @@ def handover_whole():
                                            pages),
         "class-maps-own-root": _ho_whole(pa, one_page_extent(0, root1),
                                          pages),
+        # Version 4 with a bad-page record: a free page and a run.
+        "class-bad-pages-v4": _ho_whole(pa, version4(
+            ho + _ho_bad([(0x8000000, 0x8001000),
+                          (0x8100000, 0x8104000)])), pages),
     }
 
 
