@@ -81,7 +81,12 @@
 
 struct heap_node *heap_nodes[MAX_NUMNODES];
 unsigned int heap_nr_nodes;
-bool heap_strict = IS_ENABLED(CONFIG_DEBUG);
+/*
+ * Misuse panics (true) or is refused with a warning (false, DESIGN §10's
+ * release behaviour): the library's default is to refuse; keel's own boot
+ * sets CONFIG_DEBUG's choice, a host's debug build sets it true.
+ */
+bool heap_strict;
 
 /*
  * The policy of heap_alloc() and heap_alloc_owned(): the opener's
@@ -691,8 +696,11 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 	if (!why && (!r || p + (1ULL << order) > pfn_val(region_end_pfn(r))))
 		why = "not owned by the heap";
 	if (!why) {
-		if (a->state == PGS_OWNED)
+		if (a->state == PGS_OWNED) {
 			l.hn->stats.owned_pages -= 1ULL << order;
+			if (a->slot >= 0)
+				l.hn->owner_pages[a->slot] -= 1ULL << order;
+		}
 		pg->first_dirty = a->first_dirty;
 		pg->flags = a->flags;
 		heap_merge_insert_in(l, pg, p, order,

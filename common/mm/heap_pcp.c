@@ -3,15 +3,19 @@
  * Per-CPU caches of anonymous blocks: the runtime path that does not touch
  * a node's shared state for most operations (DESIGN §15).
  *
- * Each CPU keeps, for order 0 and the 2 MiB order (9), a short list of
- * blocks of one node (its own, heap_cpu_node(), when the cache was last
- * empty). heap_alloc() of such an order on that node takes one from the
- * list; heap_free() of such a block puts it there. An empty list is
- * refilled with PCP_BATCH blocks under the node lock, a list above
- * PCP_HIGH gives PCP_BATCH back the same way: one node-lock acquisition
- * per PCP_BATCH operations at worst, none in a steady alloc/free pattern.
- * Bounded: at most PCP_HIGH + 1 blocks per order per CPU (65 x 4 KiB and
- * 3 x 2 MiB).
+ * Each CPU keeps, for every order 0..PCP_MAX_ORDER (4 KiB to 4 MiB: the
+ * page-table pages, the 2 MiB blocks and the small multi-page blocks a
+ * hypervisor allocates most), a short list of blocks of one node (its
+ * own, heap_cpu_node(), when the cache was last empty). heap_alloc() of
+ * such an order on that node takes one from the list; heap_free() of such
+ * a block puts it there. An empty list is refilled with pcp_batch[] blocks
+ * under one hold of the node lock; a list above pcp_high[] gives
+ * pcp_batch[] back the same way: one node-lock acquisition per batch at
+ * worst, none in a steady alloc/free pattern (order 0: one per 16
+ * operations at most).
+ *
+ * Bounded: at most pcp_high[k] + 1 blocks of order k per CPU, PCP_BOUND
+ * pages (PCP_BOUND_MIB MiB) per CPU in all, checked at build time.
  *
  * A cached block is off the free lists, its head written as an anonymous
  * block (PGS_ALLOCATED, so no buddy merges with it) flagged PGF_CACHED,
@@ -37,10 +41,22 @@
 
 #include "heap_priv.h"
 
-#define PCP_CLASSES 2
-static const uint8_t pcp_order[PCP_CLASSES] = {0, 9};
-static const uint8_t pcp_batch[PCP_CLASSES] = {16, 1};
-static const uint8_t pcp_high[PCP_CLASSES] = {64, 2};
+#define PCP_MAX_ORDER 10
+#define PCP_CLASSES   (PCP_MAX_ORDER + 1)
+/*
+ * Per order: blocks taken or given back under one node-lock hold, and the
+ * most kept. Wide for the small orders (order 0: a lock per 16 operations
+ * at most), narrow for the big ones, where the memory is.
+ */
+static const uint8_t pcp_batch[PCP_CLASSES] = {16, 8, 8, 4, 4, 4,
+					       2,  2, 1, 1, 1};
+static const uint8_t pcp_high[PCP_CLASSES] = {64, 32, 24, 16, 12, 8,
+					      6,  4,  3,  2,  2};
+/* The bound per CPU: sum of (pcp_high[k] + 1) << k pages. */
+#define PCP_BOUND                                                              \
+	(65 + 33 * 2 + 25 * 4 + 17 * 8 + 13 * 16 + 9 * 32 + 7 * 64 + 5 * 128 + \
+	 4 * 256 + 3 * 512 + 3 * 1024)
+#define PCP_BOUND_MIB ((PCP_BOUND * 4 + 1023) / 1024)
 
 struct heap_pcp {
 	arch_lock_t lock; /* the lock hook's (include/arch/lock.h) */
@@ -62,12 +78,24 @@ static struct heap_pcp *pcps;
 static unsigned int pcp_cap;
 /* 1 + the highest CPU whose cache was ever used since heap_init(). */
 static unsigned int pcp_used;
+/* Node-lock acquisitions of the caches, per order (refills, give-backs). */
+static uint64_t pcp_locks[PCP_CLASSES];
 /* Off until the heap's user turns them on (heap_init() turns them off). */
 static bool pcp_on;
 
 static int pcp_class(unsigned int order)
 {
-	return order == 0 ? 0 : order == 9 ? 1 : -1;
+	return order <= PCP_MAX_ORDER ? (int)order : -1;
+}
+
+/* pcp_high[] and PCP_BOUND agree (the bound the docs give). */
+static unsigned int pcp_bound(void)
+{
+	unsigned int sum = 0;
+
+	for (unsigned int k = 0; k < PCP_CLASSES; k++)
+		sum += (pcp_high[k] + 1u) << k;
+	return sum;
 }
 
 /*
@@ -83,6 +111,7 @@ void heap_pcp_prepare(void)
 	paddr_t p = bootmem_alloc_try(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE,
 				      "heap caches");
 
+	DEBUG_CHECK(pcp_bound() == PCP_BOUND);
 	if (pa_val(p) == pa_val(INVALID_PADDR))
 		return;
 	pcps = phys_to_virt(p);
@@ -91,7 +120,7 @@ void heap_pcp_prepare(void)
 }
 
 /**
- * heap_set_cpu_caches() - serve order 0 and 9 from per-CPU caches (@on),
+ * heap_set_cpu_caches() - serve orders 0..PCP_MAX_ORDER from per-CPU caches (@on),
  * or stop and give every cached block back. heap_init() starts with them
  * off: whoever opens the heap for its runtime turns them on.
  */
@@ -137,7 +166,7 @@ static struct heap_pcp *this_pcp(void)
 
 static void pcp_push(struct heap_pcp *pc, int c, struct page_info *pg)
 {
-	uint64_t n = 1ULL << pcp_order[c];
+	uint64_t n = 1ULL << c;
 
 	pg->next = pc->head[c];
 	pc->head[c] = pg;
@@ -150,7 +179,7 @@ static void pcp_push(struct heap_pcp *pc, int c, struct page_info *pg)
 static struct page_info *pcp_pop(struct heap_pcp *pc, int c)
 {
 	struct page_info *pg = pc->head[c];
-	uint64_t n = 1ULL << pcp_order[c];
+	uint64_t n = 1ULL << c;
 
 	pc->head[c] = pg->next;
 	pc->count[c]--;
@@ -169,11 +198,12 @@ static void pcp_give_back(struct heap_pcp *pc, int c, unsigned int n)
 	if (!n || !pc->count[c])
 		return;
 	l = heap_lock_node_at(pc->node, "heap_cpu_cache");
+	__atomic_fetch_add(&pcp_locks[c], 1, __ATOMIC_RELAXED);
 	while (n-- && pc->count[c]) {
 		struct page_info *pg = pcp_pop(pc, c);
 
 		pg->flags &= PGF_CLEAN_POC;
-		heap_merge_insert(l, pg, pg->pfn, pcp_order[c]);
+		heap_merge_insert(l, pg, pg->pfn, (unsigned int)c);
 	}
 	heap_unlock_node(l);
 }
@@ -182,8 +212,9 @@ static void pcp_give_back(struct heap_pcp *pc, int c, unsigned int n)
 static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node)
 {
 	struct heap_node_locked l = heap_lock_node_at(node, "heap_cpu_cache");
-	unsigned int order = pcp_order[c];
+	unsigned int order = (unsigned int)c;
 
+	__atomic_fetch_add(&pcp_locks[c], 1, __ATOMIC_RELAXED);
 	for (unsigned int i = 0; i < pcp_batch[c]; i++) {
 		struct heap_taken t;
 		struct page_info *pg = heap_take_block(l, order, NR_ZONES - 1,
@@ -340,4 +371,17 @@ uint64_t heap_cached_pages(int node, bool dirty)
 					       __ATOMIC_RELAXED);
 	}
 	return sum;
+}
+
+/**
+ * heap_pcp_locks() - node-lock acquisitions the caches made for blocks of
+ * @order (refills and give-backs) since the program started.
+ *
+ * Return: the count (0 for an order not cached).
+ */
+uint64_t heap_pcp_locks(unsigned int order)
+{
+	int c = pcp_class(order);
+
+	return c < 0 ? 0 : __atomic_load_n(&pcp_locks[c], __ATOMIC_RELAXED);
 }

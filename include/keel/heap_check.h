@@ -50,6 +50,8 @@ void heap_reset_lock_stats(void);
  * ones with @dirty. Racy reads, no lock.
  */
 uint64_t heap_cached_pages(int node, bool dirty);
+/* Pages @owner holds on @node (0: all owners): the node's own counter. */
+uint64_t heap_owned_node_pages(uint16_t owner, uint32_t node);
 
 /* Is [p, p + 2^order) inside one heap range of @node? Takes its lock. */
 bool heap_owns(uint32_t node, pfn_t p, unsigned int order);
