@@ -15,7 +15,8 @@
  * operations at most).
  *
  * Bounded: at most pcp_high[k] + 1 blocks of order k per CPU, PCP_BOUND
- * pages (PCP_BOUND_MIB MiB) per CPU in all, checked at build time.
+ * pages (7583, 29.7 MiB) per CPU in all, and at most an eighth of the
+ * heap in all the CPUs' caches together (pcp_limit).
  *
  * A cached block is off the free lists, its head written as an anonymous
  * block (PGS_ALLOCATED, so no buddy merges with it) flagged PGF_CACHED,
@@ -56,7 +57,6 @@ static const uint8_t pcp_high[PCP_CLASSES] = {64, 32, 24, 16, 12, 8,
 #define PCP_BOUND                                                              \
 	(65 + 33 * 2 + 25 * 4 + 17 * 8 + 13 * 16 + 9 * 32 + 7 * 64 + 5 * 128 + \
 	 4 * 256 + 3 * 512 + 3 * 1024)
-#define PCP_BOUND_MIB ((PCP_BOUND * 4 + 1023) / 1024)
 
 struct heap_pcp {
 	arch_lock_t lock; /* the lock hook's (include/arch/lock.h) */
@@ -78,6 +78,13 @@ static struct heap_pcp *pcps;
 static unsigned int pcp_cap;
 /* 1 + the highest CPU whose cache was ever used since heap_init(). */
 static unsigned int pcp_used;
+/*
+ * Pages one CPU's cache may hold: PCP_BOUND, or less where the heap has
+ * little memory per CPU, so that the caches together hold at most an
+ * eighth of it (256 CPUs on 512 MiB: 64 pages each). Set at each refill
+ * (the heap grows at the handoff and by adoption).
+ */
+static uint64_t pcp_limit = PCP_BOUND;
 /* Node-lock acquisitions of the caches, per order (refills, give-backs). */
 static uint64_t pcp_locks[PCP_CLASSES];
 /* Off until the heap's user turns them on (heap_init() turns them off). */
@@ -136,6 +143,12 @@ void heap_set_cpu_caches(bool on)
 		heap_drain_caches();
 }
 
+/** heap_cpu_caches_on() - Return: whether the caches serve allocations. */
+bool heap_cpu_caches_on(void)
+{
+	return __atomic_load_n(&pcp_on, __ATOMIC_ACQUIRE);
+}
+
 /* heap_init(): forget every cache (the memory they held is gone). */
 void heap_pcp_reset(void)
 {
@@ -143,6 +156,7 @@ void heap_pcp_reset(void)
 	pcp_cap = 0;
 	pcp_used = 0;
 	pcp_on = false;
+	pcp_limit = PCP_BOUND;
 }
 
 /* The calling CPU's cache, marked used; NULL: none (off, CPU too high). */
@@ -211,11 +225,18 @@ static void pcp_give_back(struct heap_pcp *pc, int c, unsigned int n)
 /* Fill class @c of @pc with a batch of @node's blocks (cache lock held). */
 static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node)
 {
-	struct heap_node_locked l = heap_lock_node_at(node, "heap_cpu_cache");
+	uint64_t cpus = MAX(heap_cpu_top(), 1u);
+	uint64_t limit =
+		MIN((uint64_t)PCP_BOUND, heap_total_pages() / 8 / cpus);
+	struct heap_node_locked l;
 	unsigned int order = (unsigned int)c;
 
+	__atomic_store_n(&pcp_limit, limit, __ATOMIC_RELAXED);
+	l = heap_lock_node_at(node, "heap_cpu_cache");
 	__atomic_fetch_add(&pcp_locks[c], 1, __ATOMIC_RELAXED);
-	for (unsigned int i = 0; i < pcp_batch[c]; i++) {
+	for (unsigned int i = 0;
+	     i < pcp_batch[c] && (!i || pc->pages + (1ULL << order) <= limit);
+	     i++) {
 		struct heap_taken t;
 		struct page_info *pg = heap_take_block(l, order, NR_ZONES - 1,
 						       &t, PGS_ALLOCATED, 0);
@@ -298,7 +319,8 @@ bool heap_pcp_free(struct page_info *pg, unsigned int order,
 		pg->first_dirty = first_dirty;
 		pg->flags = PGF_ANON | PGF_CACHED | poc;
 		pcp_push(pc, c, pg);
-		if (pc->count[c] > pcp_high[c])
+		if (pc->count[c] > pcp_high[c] ||
+		    pc->pages > __atomic_load_n(&pcp_limit, __ATOMIC_RELAXED))
 			pcp_give_back(pc, c, pcp_batch[c]);
 		done = true;
 	}
@@ -347,6 +369,32 @@ uint64_t heap_drain_caches(void)
 	for (unsigned int cpu = 0; cpu < used; cpu++)
 		if (__atomic_load_n(&pcps[cpu].pages, __ATOMIC_RELAXED))
 			pages += heap_drain_cpu_cache(cpu);
+	return pages;
+}
+
+/*
+ * One low-memory drain at a time: the others fail at once rather than
+ * queue on every cache lock behind it (a memory-full machine of 256 CPUs
+ * failed allocations on many CPUs at once, each draining every cache).
+ */
+static bool pcp_low_draining;
+
+/**
+ * heap_pcp_drain_low() - an allocation of 2^@order pages is about to
+ * fail: give the caches back when they could make the difference (they
+ * hold at least 2^@order pages) and no other CPU is doing it already.
+ *
+ * Return: pages given back (0: the allocation fails).
+ */
+uint64_t heap_pcp_drain_low(unsigned int order)
+{
+	uint64_t pages;
+
+	if (heap_cached_pages(-1, false) < (1ULL << MIN(order, 63u)) ||
+	    __atomic_exchange_n(&pcp_low_draining, true, __ATOMIC_ACQUIRE))
+		return 0;
+	pages = heap_drain_caches();
+	__atomic_store_n(&pcp_low_draining, false, __ATOMIC_RELEASE);
 	return pages;
 }
 
