@@ -617,7 +617,7 @@ struct page_info *heap_alloc_maint(unsigned int order, int node,
 	if (!pg)
 		pg = alloc_from_nodes(order, node, zone_hi, flags, cm, &t);
 	/* Low memory: what the CPUs' caches hold, then one more try. */
-	if (!pg && heap_pcp_drain_low(order))
+	if (!pg && heap_pcp_drain_low())
 		pg = alloc_from_nodes(order, node, zone_hi, flags, cm, &t);
 	if (!pg)
 		return NULL;

@@ -234,7 +234,7 @@ struct page_info *heap_alloc_owned_maint(unsigned int order, int node,
 		/* Low memory: the CPUs' caches back, then every node again. */
 		if (!pg && i + 1 == count && !drained) {
 			drained = true;
-			if (heap_pcp_drain_low(order))
+			if (heap_pcp_drain_low())
 				i = (unsigned int)-1;
 		}
 	}

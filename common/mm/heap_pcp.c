@@ -380,18 +380,17 @@ uint64_t heap_drain_caches(void)
 static bool pcp_low_draining;
 
 /**
- * heap_pcp_drain_low() - an allocation of 2^@order pages is about to
- * fail: give the caches back when they could make the difference (they
- * hold at least 2^@order pages) and no other CPU is doing it already.
+ * heap_pcp_drain_low() - an allocation is about to fail: give the caches
+ * back (even small cached blocks may complete a large free buddy), unless
+ * another CPU is doing it already.
  *
  * Return: pages given back (0: the allocation fails).
  */
-uint64_t heap_pcp_drain_low(unsigned int order)
+uint64_t heap_pcp_drain_low(void)
 {
 	uint64_t pages;
 
-	if (heap_cached_pages(-1, false) < (1ULL << MIN(order, 63u)) ||
-	    __atomic_exchange_n(&pcp_low_draining, true, __ATOMIC_ACQUIRE))
+	if (__atomic_exchange_n(&pcp_low_draining, true, __ATOMIC_ACQUIRE))
 		return 0;
 	pages = heap_drain_caches();
 	__atomic_store_n(&pcp_low_draining, false, __ATOMIC_RELEASE);

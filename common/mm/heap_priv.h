@@ -141,8 +141,8 @@ struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
 bool heap_pcp_free(struct page_info *pg, unsigned int order,
 		   uint32_t first_dirty, uint8_t poc);
 void heap_pcp_reset(void);
-/* Low memory: drain the caches if they can help (heap_pcp.c). */
-uint64_t heap_pcp_drain_low(unsigned int order);
+/* Low memory: drain the caches, one CPU at a time (heap_pcp.c). */
+uint64_t heap_pcp_drain_low(void);
 /* Node-lock acquisitions the caches made for @order (tests, benchmarks). */
 uint64_t heap_pcp_locks(unsigned int order);
 /* heap_init(), bootmem open: the caches' state (heap_pcp.c). */
