@@ -122,8 +122,8 @@ const struct cachemaint *heap_cachemaint(void);
  * heap_free(): give back an anonymous block. @need_scrub: its contents are
  * dirty. Misuse (double free, pfn the heap does not own, order mismatch,
  * order > MAX_ORDER, an owned extent) panics with the pfn and the reason
- * when heap_strict is set (CONFIG_DEBUG default), else is refused with a
- * warning. Lock: the block's node.
+ * when heap_strict is set (keel's CONFIG_DEBUG boot, a host's debug
+ * build), else (the library's default) is refused with a warning. Lock: the block's node.
  * Return: 0 or -EINVAL.
  */
 int heap_free(struct page_info *pg, unsigned int order, bool need_scrub);
@@ -136,10 +136,11 @@ int heap_free_clean_poc(struct page_info *pg, unsigned int order);
 extern bool heap_strict;
 
 /*
- * Per-CPU caches (DESIGN §15): heap_alloc() and heap_free() of order 0 and
- * order 9 are served by the calling CPU's cache of its node's blocks,
- * refilled and emptied in batches under the node lock, bounded (65 and 3
- * blocks). Cached blocks count as free in every counter.
+ * Per-CPU caches (DESIGN §15): heap_alloc() and heap_free() of orders 0
+ * to 10 are served by the calling CPU's cache of its node's blocks,
+ * refilled and emptied in batches under the node lock, bounded (7583
+ * pages per CPU, an eighth of the heap in all). Cached blocks count as
+ * free in every counter.
  * heap_drain_caches(): every cache back to the free lists (audit, checks,
  * a live update's freeze, low memory; heap_alloc() does it before it
  * fails). heap_drain_cpu_cache(): one CPU's, for a CPU going offline.
