@@ -222,18 +222,59 @@ static void pcp_give_back(struct heap_pcp *pc, int c, unsigned int n)
 	heap_unlock_node(l);
 }
 
+/* The first dirty page of piece [@s, @s + 2^@k) of a block dirty from @fd. */
+static uint32_t piece_fd(uint32_t fd, uint64_t s, unsigned int k)
+{
+	if (fd == FIRST_DIRTY_NONE || fd >= s + (1ULL << k))
+		return FIRST_DIRTY_NONE;
+	return fd <= s ? 0 : (uint32_t)(fd - s);
+}
+
+/*
+ * A whole batch in one take: one block of order @c + log2(batch) off the
+ * locked node's lists, cut into the batch (a head write each), so that
+ * the hold is one search, not one per block. Return: false when the node
+ * has no such block (the caller takes them one by one).
+ */
+static bool pcp_refill_whole(struct heap_pcp *pc, int c,
+			     struct heap_node_locked l)
+{
+	unsigned int order = (unsigned int)c, n = pcp_batch[c];
+	unsigned int big = order + (unsigned int)ffs64(n) - 1;
+	struct heap_taken t;
+
+	if (n < 2 ||
+	    !heap_take_block(l, big, NR_ZONES - 1, &t, PGS_ALLOCATED, 0))
+		return false;
+	for (unsigned int i = n; i-- > 0;) {
+		uint64_t off = (uint64_t)i << order;
+		struct page_info *pg = pfn_to_page(pfn(t.pfn + off));
+
+		page_set(pg, t.pfn + off, PGS_ALLOCATED, order, l.hn->id,
+			 piece_fd(t.fd, off, order),
+			 PGF_ANON | PGF_CACHED | t.poc);
+		pcp_push(pc, c, pg);
+	}
+	return true;
+}
+
 /* Fill class @c of @pc with a batch of @node's blocks (cache lock held). */
 static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node)
 {
+	struct heap_node_locked l = heap_lock_node_at(node, "heap_cpu_cache");
 	uint64_t cpus = MAX(heap_cpu_top(), 1u);
-	uint64_t limit =
-		MIN((uint64_t)PCP_BOUND, heap_total_pages() / 8 / cpus);
-	struct heap_node_locked l;
+	/* This node's pages (read under its lock) as each node's share. */
+	uint64_t limit = l.hn->stats.total_pages * heap_nr_nodes / 8 / cpus;
 	unsigned int order = (unsigned int)c;
 
+	limit = MIN(limit, (uint64_t)PCP_BOUND);
 	__atomic_store_n(&pcp_limit, limit, __ATOMIC_RELAXED);
-	l = heap_lock_node_at(node, "heap_cpu_cache");
 	__atomic_fetch_add(&pcp_locks[c], 1, __ATOMIC_RELAXED);
+	if (pc->pages + ((uint64_t)pcp_batch[c] << order) <= limit &&
+	    pcp_refill_whole(pc, c, l)) {
+		heap_unlock_node(l);
+		return;
+	}
 	for (unsigned int i = 0;
 	     i < pcp_batch[c] && (!i || pc->pages + (1ULL << order) <= limit);
 	     i++) {
