@@ -15,8 +15,9 @@
  * operations at most).
  *
  * Bounded: at most pcp_high[k] + 1 blocks of order k per CPU, PCP_BOUND
- * pages (7583, 29.7 MiB) per CPU in all, and at most an eighth of the
- * heap in all the CPUs' caches together (pcp_limit).
+ * pages (7583, 29.7 MiB) per CPU in all, and about an eighth of the
+ * heap in all the CPUs' caches together (pcp_limit: a cache above it
+ * gives back at each free; a refill takes one block past it at most).
  *
  * A cached block is off the free lists, its head written as an anonymous
  * block (PGS_ALLOCATED, so no buddy merges with it) flagged PGF_CACHED,
