@@ -238,6 +238,10 @@ static void phase_heap(struct bootinfo *bi, unsigned int nodes,
 	heap_set_lock_stats(o->bench);
 	boot_maint = cachemaint_policy(pick_cachemaint(o), &boot_maint_stats);
 	heap_set_cachemaint(&boot_maint);
+	/* The library refuses misuse; keel's own debug build panics on it. */
+	heap_strict = IS_ENABLED(CONFIG_DEBUG);
+	/* Per-CPU caches from the start (DESIGN §15): cached is free. */
+	heap_set_cpu_caches(true);
 	boot_times.heap_init_begin = arch_ticks();
 	ranges = heap_handoff(o->bootscrub != SCRUB_OFF);
 	boot_times.heap_init_end = arch_ticks();

@@ -81,7 +81,12 @@
 
 struct heap_node *heap_nodes[MAX_NUMNODES];
 unsigned int heap_nr_nodes;
-bool heap_strict = IS_ENABLED(CONFIG_DEBUG);
+/*
+ * Misuse panics (true) or is refused with a warning (false, DESIGN §10's
+ * release behaviour): the library's default is to refuse; keel's own boot
+ * sets CONFIG_DEBUG's choice, a host's debug build sets it true.
+ */
+bool heap_strict;
 
 /*
  * The policy of heap_alloc() and heap_alloc_owned(): the opener's
@@ -604,7 +609,7 @@ struct page_info *heap_alloc(unsigned int order, int node,
 	if (!pg)
 		pg = alloc_from_nodes(order, node, zone_hi, flags, cm, &t);
 	/* Low memory: what the CPUs' caches hold, then one more try. */
-	if (!pg && heap_drain_caches())
+	if (!pg && heap_pcp_drain_low())
 		pg = alloc_from_nodes(order, node, zone_hi, flags, cm, &t);
 	if (!pg)
 		return NULL;
@@ -636,6 +641,14 @@ static const char *free_state_problem(const struct page_info *pg,
 	return pg->state != PGS_ALLOCATED || (pg->flags & PGF_CACHED)
 		       ? "not allocated (double free?)"
 		       : NULL;
+}
+
+/* An owned extent's pages leave the node's counts (its owner's by @slot). */
+static void owned_freed(struct heap_node *hn, int slot, uint64_t pages)
+{
+	hn->stats.owned_pages -= pages;
+	if (slot >= 0)
+		hn->owner_pages[slot] -= pages;
 }
 
 /**
@@ -693,10 +706,10 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 	if (!why && (!r || p + (1ULL << order) > pfn_val(region_end_pfn(r))))
 		why = "not owned by the heap";
 	if (!why) {
-		if (a->state == PGS_OWNED)
-			l.hn->stats.owned_pages -= 1ULL << order;
 		bool has_bad = pg->flags & PGF_HAS_BAD;
 
+		if (a->state == PGS_OWNED)
+			owned_freed(l.hn, a->slot, 1ULL << order);
 		pg->first_dirty = a->first_dirty;
 		pg->flags = a->flags;
 		if (has_bad) /* pages offlined in it stay out */

@@ -15,6 +15,8 @@
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/heap_scrub.h>
 #include <keel/printk.h>
 #include <keel/spinlock.h>

@@ -55,6 +55,8 @@
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
 #include <keel/printk.h>
 #include <keel/scrub_prims.h>
 #include <keel/string.h>
@@ -64,14 +66,15 @@
 #define ZERO_PIECE_PAGES ((2ULL << 20) >> PAGE_SHIFT) /* 2 MiB */
 
 /*
- * Pages owned per owner id, for the owners actually used (not a slot per
- * possible id): an open-addressed table of HEAP_OWNER_SLOTS words, each
- * owner << OWNER_SHIFT | pages, claimed once by a compare-and-swap and
- * kept until heap_init(). Atomics: the nodes lock separately.
+ * The owner ids that hold pages (or held them since heap_init()): an
+ * open-addressed table of HEAP_OWNER_SLOTS ids (not a slot per possible
+ * id), each slot claimed once by a compare-and-swap and kept until
+ * heap_init(). The pages are counted per node: each node's
+ * owner_pages[slot], written under that node's lock, so that no counter
+ * is shared by every node's allocations (issue 37 §5). The ids are
+ * written once per owner and read by everyone after.
  */
-#define OWNER_SHIFT 48
-#define OWNER_PAGES ((1ULL << OWNER_SHIFT) - 1)
-static uint64_t owned_slots[HEAP_OWNER_SLOTS];
+static uint16_t owner_ids[HEAP_OWNER_SLOTS];
 static unsigned int owned_claimed;
 static bool owned_full_said;
 
@@ -79,41 +82,41 @@ static bool owned_full_said;
 void heap_owned_reset(void)
 {
 	if (__atomic_load_n(&owned_claimed, __ATOMIC_RELAXED))
-		memset(owned_slots, 0, sizeof(owned_slots));
+		memset(owner_ids, 0, sizeof(owner_ids));
 	owned_claimed = 0;
 	owned_full_said = false;
 }
 
 /*
- * @owner's counter; @claim: take a slot if it has none. Return: the
- * counter, or NULL (none, or the table full: said once per heap_init()).
+ * @owner's slot (the index of its counters in every node's owner_pages[]);
+ * @claim: take a slot if it has none. Return: the slot, or -1 (none, or
+ * the table full: said once per heap_init()).
  */
-static uint64_t *owner_counter(uint16_t owner, bool claim)
+int heap_owner_slot(uint16_t owner, bool claim)
 {
-	uint64_t key = (uint64_t)owner << OWNER_SHIFT;
 	unsigned int i = (owner * 40503u) % HEAP_OWNER_SLOTS;
 
-	for (unsigned int n = 0; n < HEAP_OWNER_SLOTS; n++) {
-		uint64_t v = __atomic_load_n(&owned_slots[i], __ATOMIC_RELAXED);
+	for (unsigned int n = 0; owner && n < HEAP_OWNER_SLOTS; n++) {
+		uint16_t v = __atomic_load_n(&owner_ids[i], __ATOMIC_ACQUIRE);
 
 		if (!v && !claim)
-			return NULL;
-		if (!v && __atomic_compare_exchange_n(&owned_slots[i], &v, key,
-						      false, __ATOMIC_RELAXED,
-						      __ATOMIC_RELAXED)) {
+			return -1;
+		if (!v && __atomic_compare_exchange_n(&owner_ids[i], &v, owner,
+						      false, __ATOMIC_ACQ_REL,
+						      __ATOMIC_ACQUIRE)) {
 			__atomic_fetch_add(&owned_claimed, 1, __ATOMIC_RELAXED);
-			return &owned_slots[i];
+			return (int)i;
 		}
-		if ((v >> OWNER_SHIFT) == owner)
-			return &owned_slots[i];
+		if (v == owner)
+			return (int)i;
 		i = (i + 1) % HEAP_OWNER_SLOTS;
 	}
-	if (claim &&
+	if (claim && owner &&
 	    !__atomic_exchange_n(&owned_full_said, true, __ATOMIC_RELAXED))
 		pr_warn("heap: owner %u refused: %u owners already hold "
 			"pages (HEAP_OWNER_SLOTS)\n",
 			owner, HEAP_OWNER_SLOTS);
-	return NULL;
+	return -1;
 }
 
 /* Zero [p + fd, p + 2^order) in pieces of at most 2 MiB. */
@@ -185,7 +188,7 @@ struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 {
 	struct heap_alloc_info scratch;
 	struct heap_taken t = {.fd = FIRST_DIRTY_NONE};
-	uint64_t *counter;
+	int slot;
 	struct page_info *pg = NULL;
 	const uint32_t *candidates;
 	unsigned int i, count;
@@ -199,8 +202,8 @@ struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 		return NULL;
 	if (!cm)
 		cm = heap_cachemaint();
-	counter = owner_counter(owner, true);
-	if (!counter)
+	slot = heap_owner_slot(owner, true);
+	if (slot < 0)
 		return NULL;
 	candidates = heap_alloc_candidates(node, flags, &exact, &count);
 	for (i = 0; i < count && !pg; i++) {
@@ -213,6 +216,7 @@ struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 				     owner);
 		if (pg) {
 			l.hn->stats.owned_pages += 1ULL << order;
+			l.hn->owner_pages[slot] += 1ULL << order;
 			if (cm->mode == CACHEMAINT_EAGER)
 				owned_eager(cm, pg, order, &t, flags, info);
 		}
@@ -221,13 +225,12 @@ struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 		/* Low memory: the CPUs' caches back, then every node again. */
 		if (!pg && i + 1 == count && !drained) {
 			drained = true;
-			if (heap_drain_caches())
+			if (heap_pcp_drain_low())
 				i = (unsigned int)-1;
 		}
 	}
 	if (!pg)
 		return NULL;
-	__atomic_fetch_add(counter, 1ULL << order, __ATOMIC_RELAXED);
 	info->was_dirty = t.fd != FIRST_DIRTY_NONE;
 	info->clean_poc = t.poc;
 	info->node = pg->node;
@@ -248,24 +251,20 @@ int heap_free_owned(struct page_info *head, unsigned int order, uint16_t owner)
 		.state = PGS_OWNED,
 		.owner = owner,
 		.first_dirty = 0, /* the guest wrote it: all dirty */
+		.slot = heap_owner_slot(owner, false),
 	};
-	int ret = heap_free_block(head, order, &a);
-	uint64_t *counter = ret ? NULL : owner_counter(owner, false);
 
-	if (counter)
-		__atomic_fetch_sub(counter, 1ULL << order, __ATOMIC_RELAXED);
-	return ret;
+	return heap_free_block(head, order, &a);
 }
 
-/* Owned, adopted counters of @l's node and an owner's moved by @pages. */
-static void adopted_account(struct heap_node_locked l, uint64_t *counter,
-			    int64_t pages)
+/* Owned, adopted counters of @l's node and an owner's (@slot) moved. */
+static void adopted_account(struct heap_node_locked l, int slot, int64_t pages)
 {
 	l.hn->stats.total_pages += (uint64_t)pages;
 	l.hn->stats.owned_pages += (uint64_t)pages;
 	l.hn->stats.adopted_pages += (uint64_t)pages;
-	if (counter)
-		__atomic_fetch_add(counter, (uint64_t)pages, __ATOMIC_RELAXED);
+	if (slot >= 0)
+		l.hn->owner_pages[slot] += (uint64_t)pages;
 }
 
 /*
@@ -352,7 +351,7 @@ long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 {
 	uint64_t s = pfn_val(start), e = pfn_val(end), p;
 	struct heap_node_locked l;
-	uint64_t *counter;
+	int slot;
 	long n = 0;
 	int err;
 
@@ -364,8 +363,8 @@ long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 	for (p = s; p < e; p += 1ULL << heap_chunk_order(p, e))
 		if (!pfn_to_page_or_null(pfn(p)))
 			return -EINVAL;
-	counter = owner_counter(owner, true);
-	if (!counter)
+	slot = heap_owner_slot(owner, true);
+	if (slot < 0)
 		return -ENOSPC;
 	l = heap_lock_node(node);
 	err = range_table_add(&l.hn->ranges, pfn_to_paddr(start),
@@ -377,7 +376,7 @@ long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 			 PGF_ADOPTED | (p == s ? PGF_ADOPTED_FIRST : 0));
 	}
 	if (!err)
-		adopted_account(l, counter, (int64_t)(e - s));
+		adopted_account(l, slot, (int64_t)(e - s));
 	heap_unlock_node(l);
 	return err ? err : n;
 }
@@ -437,7 +436,7 @@ int heap_release_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 		err = range_table_remove(&l.hn->ranges, pfn_to_paddr(start),
 					 pfn_to_paddr(end));
 	if (!why && !err)
-		adopted_account(l, owner_counter(owner, false),
+		adopted_account(l, heap_owner_slot(owner, false),
 				-(int64_t)(e - s));
 	heap_unlock_node(l);
 	if (why)
@@ -458,17 +457,31 @@ uint64_t heap_adopted_pages(void)
 /** heap_owned_pages() - Return: pages @owner holds (0: all owners). */
 uint64_t heap_owned_pages(uint16_t owner)
 {
-	uint64_t sum = 0, *counter;
+	uint64_t sum = 0;
+	int slot = owner ? heap_owner_slot(owner, false) : 0;
 
-	if (owner) {
-		counter = owner_counter(owner, false);
-		return counter ? __atomic_load_n(counter, __ATOMIC_RELAXED) &
-					 OWNER_PAGES
-			       : 0;
-	}
+	if (slot < 0)
+		return 0;
 	for (unsigned int n = 0; n < heap_nr_nodes; n++)
-		sum += READ_ONCE(heap_nodes[n]->stats.owned_pages);
+		sum += owner ? READ_ONCE(heap_nodes[n]->owner_pages[slot])
+			     : READ_ONCE(heap_nodes[n]->stats.owned_pages);
 	return sum;
+}
+
+/**
+ * heap_owned_node_pages() - pages @owner holds on @node (0: all owners),
+ * from the node's own counters.
+ *
+ * Return: the pages; 0 for no such node or owner.
+ */
+uint64_t heap_owned_node_pages(uint16_t owner, uint32_t node)
+{
+	int slot = owner ? heap_owner_slot(owner, false) : 0;
+
+	if (slot < 0 || node >= heap_nr_nodes)
+		return 0;
+	return owner ? READ_ONCE(heap_nodes[node]->owner_pages[slot])
+		     : READ_ONCE(heap_nodes[node]->stats.owned_pages);
 }
 
 /*

@@ -3,15 +3,21 @@
  * Per-CPU caches of anonymous blocks: the runtime path that does not touch
  * a node's shared state for most operations (DESIGN §15).
  *
- * Each CPU keeps, for order 0 and the 2 MiB order (9), a short list of
- * blocks of one node (its own, heap_cpu_node(), when the cache was last
- * empty). heap_alloc() of such an order on that node takes one from the
- * list; heap_free() of such a block puts it there. An empty list is
- * refilled with PCP_BATCH blocks under the node lock, a list above
- * PCP_HIGH gives PCP_BATCH back the same way: one node-lock acquisition
- * per PCP_BATCH operations at worst, none in a steady alloc/free pattern.
- * Bounded: at most PCP_HIGH + 1 blocks per order per CPU (65 x 4 KiB and
- * 3 x 2 MiB).
+ * Each CPU keeps, for every order 0..PCP_MAX_ORDER (4 KiB to 4 MiB: the
+ * page-table pages, the 2 MiB blocks and the small multi-page blocks a
+ * hypervisor allocates most), a short list of blocks of one node (its
+ * own, heap_cpu_node(), when the cache was last empty). heap_alloc() of
+ * such an order on that node takes one from the list; heap_free() of such
+ * a block puts it there. An empty list is refilled with pcp_batch[] blocks
+ * under one hold of the node lock; a list above pcp_high[] gives
+ * pcp_batch[] back the same way: one node-lock acquisition per batch at
+ * worst, none in a steady alloc/free pattern (order 0: one per 16
+ * operations at most).
+ *
+ * Bounded: at most pcp_high[k] + 1 blocks of order k per CPU, PCP_BOUND
+ * pages (7583, 29.7 MiB) per CPU in all, and about an eighth of the
+ * heap in all the CPUs' caches together (pcp_limit: a cache above it
+ * gives back at each free; a refill takes one block past it at most).
  *
  * A cached block is off the free lists, its head written as an anonymous
  * block (PGS_ALLOCATED, so no buddy merges with it) flagged PGF_CACHED,
@@ -32,15 +38,27 @@
 #include <keel/bootmem.h>
 #include <keel/compiler.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
 #include "heap_priv.h"
 
-#define PCP_CLASSES 2
-static const uint8_t pcp_order[PCP_CLASSES] = {0, 9};
-static const uint8_t pcp_batch[PCP_CLASSES] = {16, 1};
-static const uint8_t pcp_high[PCP_CLASSES] = {64, 2};
+#define PCP_MAX_ORDER 10
+#define PCP_CLASSES   (PCP_MAX_ORDER + 1)
+/*
+ * Per order: blocks taken or given back under one node-lock hold, and the
+ * most kept. Wide for the small orders (order 0: a lock per 16 operations
+ * at most), narrow for the big ones, where the memory is.
+ */
+static const uint8_t pcp_batch[PCP_CLASSES] = {16, 8, 8, 4, 4, 4,
+					       2,  2, 1, 1, 1};
+static const uint8_t pcp_high[PCP_CLASSES] = {64, 32, 24, 16, 12, 8,
+					      6,  4,  3,  2,  2};
+/* The bound per CPU: sum of (pcp_high[k] + 1) << k pages. */
+#define PCP_BOUND                                                              \
+	(65 + 33 * 2 + 25 * 4 + 17 * 8 + 13 * 16 + 9 * 32 + 7 * 64 + 5 * 128 + \
+	 4 * 256 + 3 * 512 + 3 * 1024)
 
 struct heap_pcp {
 	arch_lock_t lock; /* the lock hook's (include/arch/lock.h) */
@@ -63,12 +81,31 @@ static struct heap_pcp *pcps;
 static unsigned int pcp_cap;
 /* 1 + the highest CPU whose cache was ever used since heap_init(). */
 static unsigned int pcp_used;
+/*
+ * Pages one CPU's cache may hold: PCP_BOUND, or less where the heap has
+ * little memory per CPU, so that the caches together hold at most an
+ * eighth of it (256 CPUs on 512 MiB: 64 pages each). Set at each refill
+ * (the heap grows at the handoff and by adoption).
+ */
+static uint64_t pcp_limit = PCP_BOUND;
+/* Node-lock acquisitions of the caches, per order (refills, give-backs). */
+static uint64_t pcp_locks[PCP_CLASSES];
 /* Off until the heap's user turns them on (heap_init() turns them off). */
 static bool pcp_on;
 
 static int pcp_class(unsigned int order)
 {
-	return order == 0 ? 0 : order == 9 ? 1 : -1;
+	return order <= PCP_MAX_ORDER ? (int)order : -1;
+}
+
+/* pcp_high[] and PCP_BOUND agree (the bound the docs give). */
+static unsigned int pcp_bound(void)
+{
+	unsigned int sum = 0;
+
+	for (unsigned int k = 0; k < PCP_CLASSES; k++)
+		sum += (pcp_high[k] + 1u) << k;
+	return sum;
 }
 
 /*
@@ -84,6 +121,7 @@ void heap_pcp_prepare(void)
 	paddr_t p = bootmem_alloc_try(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE,
 				      "heap caches");
 
+	DEBUG_CHECK(pcp_bound() == PCP_BOUND);
 	if (pa_val(p) == pa_val(INVALID_PADDR))
 		return;
 	pcps = phys_to_virt(p);
@@ -92,7 +130,7 @@ void heap_pcp_prepare(void)
 }
 
 /**
- * heap_set_cpu_caches() - serve order 0 and 9 from per-CPU caches (@on),
+ * heap_set_cpu_caches() - serve orders 0..PCP_MAX_ORDER from per-CPU caches (@on),
  * or stop and give every cached block back. heap_init() starts with them
  * off: whoever opens the heap for its runtime turns them on.
  */
@@ -135,6 +173,12 @@ uint64_t heap_cpu_node_locks(unsigned int cpu)
 	return __atomic_load_n(&pcps[cpu].node_locks, __ATOMIC_RELAXED);
 }
 
+/** heap_cpu_caches_on() - Return: whether the caches serve allocations. */
+bool heap_cpu_caches_on(void)
+{
+	return __atomic_load_n(&pcp_on, __ATOMIC_ACQUIRE);
+}
+
 /* heap_init(): forget every cache (the memory they held is gone). */
 void heap_pcp_reset(void)
 {
@@ -142,6 +186,7 @@ void heap_pcp_reset(void)
 	pcp_cap = 0;
 	pcp_used = 0;
 	pcp_on = false;
+	pcp_limit = PCP_BOUND;
 }
 
 /* The calling CPU's cache, marked used; NULL: none (off, CPU too high). */
@@ -165,7 +210,7 @@ static struct heap_pcp *this_pcp(void)
 
 static void pcp_push(struct heap_pcp *pc, int c, struct page_info *pg)
 {
-	uint64_t n = 1ULL << pcp_order[c];
+	uint64_t n = 1ULL << c;
 
 	pg->next = pc->head[c];
 	pc->head[c] = pg;
@@ -178,7 +223,7 @@ static void pcp_push(struct heap_pcp *pc, int c, struct page_info *pg)
 static struct page_info *pcp_pop(struct heap_pcp *pc, int c)
 {
 	struct page_info *pg = pc->head[c];
-	uint64_t n = 1ULL << pcp_order[c];
+	uint64_t n = 1ULL << c;
 
 	pc->head[c] = pg->next;
 	pc->count[c]--;
@@ -197,22 +242,72 @@ static void pcp_give_back(struct heap_pcp *pc, int c, unsigned int n)
 	if (!n || !pc->count[c])
 		return;
 	l = heap_lock_node_at(pc->node, "heap_cpu_cache");
+	__atomic_fetch_add(&pcp_locks[c], 1, __ATOMIC_RELAXED);
 	while (n-- && pc->count[c]) {
 		struct page_info *pg = pcp_pop(pc, c);
 
 		pg->flags &= PGF_CLEAN_POC;
-		heap_merge_insert(l, pg, pg->pfn, pcp_order[c]);
+		heap_merge_insert(l, pg, pg->pfn, (unsigned int)c);
 	}
 	heap_unlock_node(l);
+}
+
+/* The first dirty page of piece [@s, @s + 2^@k) of a block dirty from @fd. */
+static uint32_t piece_fd(uint32_t fd, uint64_t s, unsigned int k)
+{
+	if (fd == FIRST_DIRTY_NONE || fd >= s + (1ULL << k))
+		return FIRST_DIRTY_NONE;
+	return fd <= s ? 0 : (uint32_t)(fd - s);
+}
+
+/*
+ * A whole batch in one take: one block of order @c + log2(batch) off the
+ * locked node's lists, cut into the batch (a head write each), so that
+ * the hold is one search, not one per block. Return: false when the node
+ * has no such block (the caller takes them one by one).
+ */
+static bool pcp_refill_whole(struct heap_pcp *pc, int c,
+			     struct heap_node_locked l)
+{
+	unsigned int order = (unsigned int)c, n = pcp_batch[c];
+	unsigned int big = order + (unsigned int)ffs64(n) - 1;
+	struct heap_taken t;
+
+	if (n < 2 ||
+	    !heap_take_block(l, big, NR_ZONES - 1, &t, PGS_ALLOCATED, 0))
+		return false;
+	for (unsigned int i = n; i-- > 0;) {
+		uint64_t off = (uint64_t)i << order;
+		struct page_info *pg = pfn_to_page(pfn(t.pfn + off));
+
+		page_set(pg, t.pfn + off, PGS_ALLOCATED, order, l.hn->id,
+			 piece_fd(t.fd, off, order),
+			 PGF_ANON | PGF_CACHED | t.poc);
+		pcp_push(pc, c, pg);
+	}
+	return true;
 }
 
 /* Fill class @c of @pc with a batch of @node's blocks (cache lock held). */
 static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node)
 {
 	struct heap_node_locked l = heap_lock_node_at(node, "heap_cpu_cache");
-	unsigned int order = pcp_order[c];
+	uint64_t cpus = MAX(heap_cpu_top(), 1u);
+	/* This node's pages (read under its lock) as each node's share. */
+	uint64_t limit = l.hn->stats.total_pages * heap_nr_nodes / 8 / cpus;
+	unsigned int order = (unsigned int)c;
 
-	for (unsigned int i = 0; i < pcp_batch[c]; i++) {
+	limit = MIN(limit, (uint64_t)PCP_BOUND);
+	__atomic_store_n(&pcp_limit, limit, __ATOMIC_RELAXED);
+	__atomic_fetch_add(&pcp_locks[c], 1, __ATOMIC_RELAXED);
+	if (pc->pages + ((uint64_t)pcp_batch[c] << order) <= limit &&
+	    pcp_refill_whole(pc, c, l)) {
+		heap_unlock_node(l);
+		return;
+	}
+	for (unsigned int i = 0;
+	     i < pcp_batch[c] && (!i || pc->pages + (1ULL << order) <= limit);
+	     i++) {
 		struct heap_taken t;
 		struct page_info *pg = heap_take_block(l, order, NR_ZONES - 1,
 						       &t, PGS_ALLOCATED, 0);
@@ -295,7 +390,8 @@ bool heap_pcp_free(struct page_info *pg, unsigned int order,
 		pg->first_dirty = first_dirty;
 		pg->flags = PGF_ANON | PGF_CACHED | poc;
 		pcp_push(pc, c, pg);
-		if (pc->count[c] > pcp_high[c])
+		if (pc->count[c] > pcp_high[c] ||
+		    pc->pages > __atomic_load_n(&pcp_limit, __ATOMIC_RELAXED))
 			pcp_give_back(pc, c, pcp_batch[c]);
 		done = true;
 	}
@@ -347,6 +443,31 @@ uint64_t heap_drain_caches(void)
 	return pages;
 }
 
+/*
+ * One low-memory drain at a time: the others fail at once rather than
+ * queue on every cache lock behind it (a memory-full machine of 256 CPUs
+ * failed allocations on many CPUs at once, each draining every cache).
+ */
+static bool pcp_low_draining;
+
+/**
+ * heap_pcp_drain_low() - an allocation is about to fail: give the caches
+ * back (even small cached blocks may complete a large free buddy), unless
+ * another CPU is doing it already.
+ *
+ * Return: pages given back (0: the allocation fails).
+ */
+uint64_t heap_pcp_drain_low(void)
+{
+	uint64_t pages;
+
+	if (__atomic_exchange_n(&pcp_low_draining, true, __ATOMIC_ACQUIRE))
+		return 0;
+	pages = heap_drain_caches();
+	__atomic_store_n(&pcp_low_draining, false, __ATOMIC_RELEASE);
+	return pages;
+}
+
 /**
  * heap_cached_pages() - pages held in the caches: of @node, or of all
  * nodes (@node < 0); @dirty: only those still to be zeroed. Racy reads: a
@@ -368,4 +489,17 @@ uint64_t heap_cached_pages(int node, bool dirty)
 					       __ATOMIC_RELAXED);
 	}
 	return sum;
+}
+
+/**
+ * heap_pcp_locks() - node-lock acquisitions the caches made for blocks of
+ * @order (refills and give-backs) since the program started.
+ *
+ * Return: the count (0 for an order not cached).
+ */
+uint64_t heap_pcp_locks(unsigned int order)
+{
+	int c = pcp_class(order);
+
+	return c < 0 ? 0 : __atomic_load_n(&pcp_locks[c], __ATOMIC_RELAXED);
 }

@@ -64,6 +64,8 @@ struct heap_node {
 	uint32_t fallback[MAX_NUMNODES];
 	unsigned int fallback_count;
 	struct heap_bad_state bad;
+	/* Pages each owner holds on this node, by heap_owner_slot(). */
+	uint64_t owner_pages[HEAP_OWNER_SLOTS];
 };
 
 BUILD_BUG_ON(MAX_FREE_ORDER > 31);
@@ -160,6 +162,10 @@ bool heap_pcp_free(struct page_info *pg, unsigned int order,
 void heap_pcp_reset(void);
 /* heap_lock_node_at(): count one node lock taken by this CPU. */
 void heap_pcp_count_lock(void);
+/* Low memory: drain the caches, one CPU at a time (heap_pcp.c). */
+uint64_t heap_pcp_drain_low(void);
+/* Node-lock acquisitions the caches made for @order (tests, benchmarks). */
+uint64_t heap_pcp_locks(unsigned int order);
 /* heap_init(), bootmem open: the caches' state (heap_pcp.c). */
 void heap_pcp_prepare(void);
 /* 1 + the highest CPU given to heap_set_cpu_node() (common/mm/heap.c). */
@@ -174,8 +180,10 @@ void heap_check_init(void);
 uint64_t heap_owned_pages(uint16_t owner);
 uint64_t heap_adopted_pages(void);
 uint64_t heap_bad_node_count(void);
-/* Forget every owner's page count (heap_init). */
+/* Forget every owner's slot (heap_init; the counts are the nodes'). */
 void heap_owned_reset(void);
+/* @owner's slot in owner_pages[], claimed if @claim; -1: none (heap_owned.c). */
+int heap_owner_slot(uint16_t owner, bool claim);
 /* heap_unlock_node() that returns how long the lock was held. */
 uint64_t heap_unlock_node_ticks(struct heap_node_locked l);
 /*
@@ -187,6 +195,7 @@ struct heap_free_args {
 	unsigned int max_order; /* MAX_ORDER; MAX_FREE_ORDER for extents */
 	uint8_t state;		/* the head's: PGS_ALLOCATED or PGS_OWNED */
 	uint16_t owner;		/* PGS_OWNED: whose extent it must be */
+	int slot;		/* PGS_OWNED: heap_owner_slot(owner), or -1 */
 	uint32_t first_dirty;	/* 0: all dirty, FIRST_DIRTY_NONE: zero */
 	uint8_t flags;		/* PGF_CLEAN_POC or 0 */
 };

@@ -34,6 +34,8 @@
 #include <keel/atomic.h>
 #include <keel/bootmem.h>
 #include <keel/bug.h>
+#include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/inject.h>
 #include <keel/printk.h>
 #include <keel/smp.h>
@@ -352,8 +354,11 @@ void smp_cpu_failed(unsigned int cpu, const char *reason)
 /** smp_cpu_lost() - @cpu leaves the online set, for @reason (keel/smp.h). */
 void smp_cpu_lost(unsigned int cpu, const char *reason)
 {
-	if (cpu < NR_CPUS)
-		smp_cpu_failed(cpu, reason);
+	if (cpu >= cpu_count) /* cpu_table has cpu_count entries */
+		return;
+	smp_cpu_failed(cpu, reason);
+	/* What its heap cache holds is free memory: given back (DESIGN §15). */
+	heap_drain_cpu_cache(cpu);
 }
 
 /** smp_cpu_skew() - @cpu's timer runs @ticks ahead of the boot CPU's. */

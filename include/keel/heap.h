@@ -141,8 +141,9 @@ struct page_info *heap_alloc(unsigned int order, int node,
  * merges into keeps its clean_poc state, no maintenance for whoever
  * allocates it next). Misuse (double free, pfn the heap does not own,
  * order mismatch, order > MAX_ORDER, an owned extent, @how unknown)
- * panics with the pfn and the reason when heap_strict is set
- * (CONFIG_DEBUG default), else is refused with a warning.
+ * panics with the pfn and the reason when heap_strict is set (keel's
+ * CONFIG_DEBUG boot, a host's debug build), else (the library's default)
+ * is refused with a warning.
  * Lock: the block's node.
  * Return: 0 or -EINVAL.
  */

@@ -62,6 +62,10 @@ void heap_reset_lock_stats(void);
  * ones with @dirty. Racy reads, no lock.
  */
 uint64_t heap_cached_pages(int node, bool dirty);
+/* Whether the per-CPU caches are on (heap_set_cpu_caches()). */
+bool heap_cpu_caches_on(void);
+/* Pages @owner holds on @node (0: all owners): the node's own counter. */
+uint64_t heap_owned_node_pages(uint16_t owner, uint32_t node);
 
 /*
  * Node-lock acquisitions by CPU @cpu since heap_init(), counted per CPU

@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "embed.h"
 
@@ -220,19 +222,61 @@ static void check_no_flush(void)
 	EXPECT(!heap_free(pg, 2, HEAP_FREE_ZEROED), "free");
 }
 
-/* A double free is refused with a warning (heap_strict off), not fatal. */
-static void check_misuse(void)
+/*
+ * DESIGN §10, the release host: the library's default (heap_strict off)
+ * refuses misuse (a double free, a wrong order, a pointer that is no
+ * heap page's entry, an order above MAX_ORDER) with one warning each and
+ * -EINVAL, and the heap stays whole.
+ */
+static void check_misuse_refused(void)
+{
+	struct page_info *pg = heap_alloc(1, HEAP_ANY_NODE, 0, 0, NULL), fake;
+	uint64_t said = host.warnings;
+
+	memset(&fake, 0, sizeof(fake));
+	EXPECT(!heap_strict, "the library's default panics on misuse");
+	EXPECT(pg && !heap_free(pg, 1, HEAP_FREE_DIRTY), "two pages");
+	EXPECT(pg && heap_free(pg, 1, HEAP_FREE_DIRTY) == -EINVAL,
+	       "double free taken");
+	pg = heap_alloc(1, HEAP_ANY_NODE, 0, 0, NULL);
+	EXPECT(pg && heap_free(pg, 0, HEAP_FREE_DIRTY) == -EINVAL,
+	       "wrong order taken");
+	EXPECT(heap_free(&fake, 0, HEAP_FREE_DIRTY) == -EINVAL,
+	       "foreign pointer taken");
+	EXPECT(pg && heap_free(pg, MAX_ORDER + 1, HEAP_FREE_DIRTY) == -EINVAL,
+	       "order above MAX_ORDER taken");
+	EXPECT(host.warnings == said + 4, "%llu warnings for 4 refusals",
+	       (unsigned long long)(host.warnings - said));
+	EXPECT(pg && !heap_free(pg, 1, HEAP_FREE_DIRTY), "the block itself");
+	EXPECT(heap_check() == 0, "heap_check() after the refusals");
+}
+
+/*
+ * The debug host: a host's debug build sets heap_strict, and then the
+ * same double free panics (through the host's arch_panic()). Run in a
+ * child, which must exit through that panic and nothing else.
+ */
+static void check_misuse_panics_when_debug(void)
 {
 	struct page_info *pg = heap_alloc(0, HEAP_ANY_NODE, 0, 0, NULL);
-	uint64_t said;
+	int status = 0;
+	pid_t child;
 
 	EXPECT(pg && !heap_free(pg, 0, HEAP_FREE_DIRTY), "one page");
-	heap_strict = false;
-	said = host.console_bytes;
-	EXPECT(pg && heap_free(pg, 0, HEAP_FREE_DIRTY) == -EINVAL,
-	       "double free taken");
-	EXPECT(host.console_bytes > said, "double free refused silently");
-	heap_strict = true;
+	fflush(stdout);
+	child = fork();
+	if (child == 0) {
+		heap_strict = true; /* what the debug build of a host does */
+		host.panic_expected = true;
+		heap_free(pg, 0, HEAP_FREE_DIRTY);
+		printf("embed: FAIL (the debug host's double free returned)\n");
+		_exit(1);
+	}
+	EXPECT(child > 0 && waitpid(child, &status, 0) == child &&
+		       WIFEXITED(status) &&
+		       WEXITSTATUS(status) == EMBED_PANIC_STATUS,
+	       "the debug host did not panic on a double free (status %#x)",
+	       status);
 }
 
 /* ---- two threads on one node ------------------------------------------- */
@@ -421,7 +465,8 @@ int main(int argc, char **argv)
 	check_anonymous(blk);
 	check_owned(ext);
 	check_no_flush();
-	check_misuse();
+	check_misuse_refused();
+	check_misuse_panics_when_debug();
 	check_two_threads_one_node();
 	check_every_page();
 	check_closed(blk, ext);

@@ -15,7 +15,15 @@ struct host_state {
 	uint64_t console_bytes;
 	uint64_t maint_ops, maint_bytes, icache_ops;
 	uint64_t lock_calls; /* arch_lock(): the host's own lock taken */
+	uint64_t warnings;   /* keel's "warning:" lines */
+	/*
+	 * The debug host's run (embed.c): a panic is what it checks for,
+	 * so arch_panic() exits with EMBED_PANIC_STATUS, not a failure.
+	 */
+	bool panic_expected;
 };
+
+#define EMBED_PANIC_STATUS 42
 
 extern struct host_state host;
 /* Per thread: the "interrupt" flag and the CPU id the thread runs as. */

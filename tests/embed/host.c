@@ -10,6 +10,7 @@
  * but the host says it is not, so that every maintenance call reaches
  * arch_clean_inval_dcache_range() and is counted here, for the checks.
  */
+#define _GNU_SOURCE /* memmem */
 #include <keel/hooks.h>
 
 #include <pthread.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "embed.h"
 
@@ -67,12 +69,19 @@ uint64_t arch_ticks(void)
 void arch_console_write(const char *s, size_t len)
 {
 	host.console_bytes += len;
+	if (memmem(s, len, "warning:", 8))
+		host.warnings++;
 	if (host.verbose)
 		fwrite(s, 1, len, stderr);
 }
 
 void arch_panic(const char *msg)
 {
+	if (host.panic_expected) {
+		printf("embed: the debug host panicked, as it must: %s\n", msg);
+		fflush(stdout);
+		_exit(EMBED_PANIC_STATUS);
+	}
 	printf("embed: FAIL (keel panicked: %s)\n", msg);
 	exit(1);
 }
