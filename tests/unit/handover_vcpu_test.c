@@ -153,7 +153,7 @@ static void test_vcpu_round_trip(void **state)
 
 	assert_int_equal(vrec()->head.bytes, 48 + VSTATE);
 	assert_int_equal(parse(), 0);
-	assert_int_equal(hdr()->version, 3);
+	assert_int_equal(hdr()->version, HANDOVER_VERSION);
 	assert_int_equal(bi.handover.vcpu_count, 1);
 	assert_int_equal(v->domain, 1);
 	assert_int_equal(v->cpu, 0);
