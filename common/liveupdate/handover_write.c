@@ -169,6 +169,21 @@ static int cmp_range(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+/* @r[0..n) sorted, touching or overlapping ranges made one. Return: how many. */
+static uint64_t sort_join(struct handover_range *r, uint64_t n)
+{
+	uint64_t m = 0;
+
+	sort(r, n, sizeof(*r), cmp_range);
+	for (uint64_t i = 0; i < n; i++) {
+		if (m && r[i].start <= r[m - 1].end)
+			r[m - 1].end = MAX(r[m - 1].end, r[i].end);
+		else
+			r[m++] = r[i];
+	}
+	return m;
+}
+
 /* Every table range and extent of the domain records, appended at @out. */
 static uint64_t gather(const struct ho_writer *w, struct handover_range *out)
 {
@@ -206,7 +221,7 @@ void ho_preserved(struct ho_writer *w)
 	uint64_t need =
 		sizeof(p) + w->ranges_max * sizeof(struct handover_range);
 	struct handover_range *r;
-	uint64_t n, m = 0;
+	uint64_t n, m;
 
 	w->records++;
 	if (!w->buf || w->overflow || w->off + need > w->cap) {
@@ -217,13 +232,7 @@ void ho_preserved(struct ho_writer *w)
 	/* 8-byte aligned: records are multiples of 8, the buffer a page. */
 	r = (struct handover_range *)(void *)(w->buf + w->off + sizeof(p));
 	n = gather(w, r);
-	sort(r, n, sizeof(*r), cmp_range);
-	for (uint64_t i = 0; i < n; i++) {
-		if (m && r[i].start <= r[m - 1].end)
-			r[m - 1].end = MAX(r[m - 1].end, r[i].end);
-		else
-			r[m++] = r[i];
-	}
+	m = sort_join(r, n);
 	p.count = (uint32_t)m;
 	p.head.bytes = (uint32_t)(sizeof(p) + m * sizeof(*r));
 	put_at(w, w->off, &p, sizeof(p));
@@ -247,7 +256,7 @@ void ho_bad_end(struct ho_writer *w)
 {
 	struct handover_preserved p = {{HANDOVER_REC_BAD, 0}, 0, 0};
 	uint64_t first = w->bad_off + sizeof(p);
-	uint64_t n = (w->off - first) / sizeof(struct handover_range), m = 0;
+	uint64_t n = (w->off - first) / sizeof(struct handover_range), m;
 	struct handover_range *r;
 
 	if (!n) { /* none: no record */
@@ -257,15 +266,8 @@ void ho_bad_end(struct ho_writer *w)
 	w->records++;
 	if (!w->buf || w->overflow)
 		return;
-	/* Sorted, and touching or overlapping ranges made one. */
 	r = (struct handover_range *)(void *)(w->buf + first);
-	sort(r, n, sizeof(*r), cmp_range);
-	for (uint64_t i = 0; i < n; i++) {
-		if (m && r[i].start <= r[m - 1].end)
-			r[m - 1].end = MAX(r[m - 1].end, r[i].end);
-		else
-			r[m++] = r[i];
-	}
+	m = sort_join(r, n);
 	p.count = (uint32_t)m;
 	p.head.bytes = (uint32_t)(sizeof(p) + m * sizeof(*r));
 	put_at(w, w->bad_off, &p, sizeof(p));

@@ -31,6 +31,8 @@ import socket
 import struct
 import time
 
+from .liveupdate_checks import elf_symbol
+
 # EFI_MEMORY_TYPE values keel must never write, named as GRUB's lsefimmap
 # names them.
 FW_TYPES = {5: "RT-code", 6: "RT-data", 9: "ACPI-rec", 10: "ACPI-nvs"}
@@ -38,25 +40,6 @@ RESERVED, MEMORY_WB = 0, 0x8  # EfiReservedMemoryType, EFI_MEMORY_WB
 MAX_TYPE = 15  # EfiUnacceptedMemoryType; OEM/OS types are >= 0x70000000
 SYSTEM_TABLE_SIG = b"IBI SYST"
 PAGE = 0x1000
-
-
-def elf_symbol(data, want):
-    """(st_value, st_size) of symbol @want (bytes) in the ELF64 file
-    @data, or None."""
-    shoff, = struct.unpack_from("<Q", data, 0x28)
-    shentsize, shnum = struct.unpack_from("<HH", data, 0x3a)
-    secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
-            for i in range(shnum)]
-    symtab = next((s for s in secs if s[1] == 2), None)  # SHT_SYMTAB
-    if symtab is None:
-        return None
-    strtab = secs[symtab[6]]
-    for off in range(symtab[4], symtab[4] + symtab[5], 24):
-        name, _, _, _, value, size = struct.unpack_from("<IBBHQQ", data, off)
-        end = data.index(b"\0", strtab[4] + name)
-        if data[strtab[4] + name:end] == want:
-            return value, size
-    return None
 
 
 def parse(raw, desc_size):

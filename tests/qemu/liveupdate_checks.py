@@ -12,7 +12,8 @@ import struct
 
 
 def elf_symbol(data, want):
-    """The value of symbol @want (bytes) in the ELF64 file @data, or None."""
+    """(st_value, st_size) of symbol @want (bytes) in the ELF64 file
+    @data, or None."""
     shoff, = struct.unpack_from("<Q", data, 0x28)
     shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3a)
     secs = [struct.unpack_from("<IIQQQQIIQQ", data, shoff + i * shentsize)
@@ -22,10 +23,11 @@ def elf_symbol(data, want):
         return None
     strtab = secs[symtab[6]]
     for off in range(symtab[4], symtab[4] + symtab[5], 24):
-        name, _, _, _, value, _ = struct.unpack_from("<IBBHQQ", data, off)
+        name, _, _, _, value, size = struct.unpack_from("<IBBHQQ", data,
+                                                        off)
         end = data.index(b"\0", strtab[4] + name)
         if data[strtab[4] + name:end] == want:
-            return value
+            return value, size
     return None
 
 
@@ -84,7 +86,7 @@ def elf_build_id(elf):
     __build_id_start in the ELF64 file @elf (None: no such note)."""
     with open(elf, "rb") as f:
         data = f.read()
-    addr = elf_symbol(data, b"__build_id_start")
+    addr = (elf_symbol(data, b"__build_id_start") or (None,))[0]
     phoff, = struct.unpack_from("<Q", data, 0x20)
     phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
     for i in range(phnum):

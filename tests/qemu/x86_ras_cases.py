@@ -19,7 +19,7 @@ import os
 import tempfile
 
 from . import memcheck
-from .x86_machine import EXIT_FAIL, M, Case, Machine, smp_case
+from .x86_machine import EXIT_FAIL, M, Case, Machine, log_contains, smp_case
 
 # VAL | UC | EN | MISCV | ADDRV | S, MCA code 0x009f (memory controller:
 # generic read, channel unspecified).
@@ -46,13 +46,6 @@ def _inject(status, mcg, addr):
             return memcheck.watched_boot(cmd_for, timeout, log_path, work,
                                          act, when=WHEN, at_verdict=False)
     return live
-
-
-def _logged(text):
-    def check(rep, log):
-        return [] if text in log else [f"log lacks {text!r}"]
-    check.wants_log = True
-    return check
 
 
 def _offlined(page, source):
@@ -83,13 +76,13 @@ def ras_cases(elf):
     return [
         smp_case("mce-free-page", m, base, kern, timeout=60,
                  live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, PAGE_ADDR),
-                 checks=[_logged(f"mce: memory error in page {page:#x} "
+                 checks=[log_contains(f"mce: memory error in page {page:#x} "
                                  f"(status {STATUS_MEM_UC:#x}): taken out "
                                  "of service (0)"),
                          _offlined(page, "mce")]),
         smp_case("mce-no-address", m, base, kern, timeout=60,
                  live=_inject(STATUS_NO_ADDR, MCG_RIPV_MCIP, PAGE_ADDR),
-                 checks=[_logged("mce: an error that names no memory page "
+                 checks=[log_contains("mce: an error that names no memory page "
                                  f"(status {STATUS_NO_ADDR:#x})")]),
         # RIPV clear: stopped as a failed boot, the address named.
         Case("mce-fatal", kern + m.qemu_args(), m.mem,

@@ -168,22 +168,18 @@ def _canary():
     return fw, pfns
 
 
-def updated_clean(rep, log):
-    lu = rep["liveupdate"]
-    if lu["generation"] != 1 or lu["mismatches"] or \
-            lu["domains_restored"] != 2:
-        return [f"liveupdate generation {lu['generation']}, restored "
-                f"{lu['domains_restored']}, mismatches {lu['mismatches']}"]
-    return []
-
-
-def updated_twice(rep, log):
-    lu = rep["liveupdate"]
-    if lu["generation"] != 2 or lu["mismatches"] or \
-            lu["domains_restored"] != 2:
-        return [f"liveupdate generation {lu['generation']}, restored "
-                f"{lu['domains_restored']}, mismatches {lu['mismatches']}"]
-    return []
+def updated(generation):
+    """The last image is generation @generation, both domains restored,
+    0 mismatches."""
+    def check(rep, log):
+        lu = rep["liveupdate"]
+        if lu["generation"] != generation or lu["mismatches"] or \
+                lu["domains_restored"] != 2:
+            return [f"liveupdate generation {lu['generation']}, restored "
+                    f"{lu['domains_restored']}, mismatches "
+                    f"{lu['mismatches']}"]
+        return []
+    return check
 
 
 def check_carried(pfn):
@@ -259,7 +255,7 @@ def badmem_cases(Case):
         Case("bad-liveupdate", fwc,
              ["bootscrub=off", "audit=full", "liveupdate=1", "domain=64M@0",
               "domain=64M@1", "badpage=0x30000"],
-             [updated_clean,
+             [updated(1),
               check_bad({"firmware": pc, "option": [0x30000]},
                         lambda p: 0 if p < 0x40000 else 1, 2)]),
         # A page the first image's heap takes out (inject=poison, as a
@@ -272,7 +268,7 @@ def badmem_cases(Case):
         Case("bad-liveupdate-runtime", fwc,
              ["bootscrub=off", "audit=full", "liveupdate=2", "domain=64M@0",
               "domain=64M@1", "inject=poison:0x31000"],
-             [updated_twice,
+             [updated(2),
               check_bad({"firmware": pc, "handover": [0x31000]},
                         lambda p: 0 if p < 0x40000 else 1, 2),
               check_carried(0x31000)]),

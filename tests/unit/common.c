@@ -11,9 +11,11 @@
  */
 #include "common.h"
 
+#include <arch/cpu.h>
 #include <arch/irq.h>
 #include <keel/boot.h>
 #include <keel/cachemaint.h>
+#include <keel/heap.h>
 #include <keel/heap_boot.h>
 #include <keel/trace.h>
 
@@ -374,4 +376,21 @@ void test_bootinfo_copy(struct bootinfo *dst, const struct bootinfo *src)
 	copy_table(&dst->ram, &src->ram, s->ram_store, dst->ram_store);
 	copy_table(&dst->reserved, &src->reserved, s->reserved_store,
 		   dst->reserved_store);
+}
+
+void test_two_node_heap(void)
+{
+	static const struct test_ram two_nodes[] = {
+		{0, 64 << 20, 0},
+		{64 << 20, 128 << 20, 1},
+	};
+	struct test_machine_cfg c = {
+		.ram = two_nodes,
+		.ram_count = 2,
+		.mode = HEAP_INIT_LAZY,
+	};
+
+	test_machine_boot(&c);
+	heap_strict = true;
+	heap_set_cpu_node(arch_cpu_id(), 0);
 }

@@ -199,6 +199,12 @@ void test_set_cachemaint(enum cachemaint_mode mode);
  */
 unsigned int test_machine_boot(const struct test_machine_cfg *cfg);
 
+/*
+ * test_two_node_heap() - two nodes of 64 MiB each, the lazy handoff,
+ * heap_strict set, the calling CPU on node 0: the heap tests' machine.
+ */
+void test_two_node_heap(void);
+
 /* ---- heap snapshots ------------------------------------------------------ */
 
 struct test_chunk {

@@ -11,23 +11,6 @@
 #define BASE (4096ULL + 256) /* pfn: 17 MiB, aligned to 1 MiB */
 
 /* node 0: [0, 64M), node 1: [64M, 128M), handed over clean. */
-static const struct test_ram two_nodes[] = {
-	{0, 64 * MiB, 0},
-	{64 * MiB, 128 * MiB, 1},
-};
-
-static void two_node_machine(void)
-{
-	struct test_machine_cfg c = {
-		.ram = two_nodes,
-		.ram_count = 2,
-		.mode = HEAP_INIT_LAZY,
-	};
-
-	test_machine_boot(&c);
-	heap_strict = true;
-	heap_set_cpu_node(arch_cpu_id(), 0);
-}
 
 /* All nodes is the sum of each node, and allocated is total - free. */
 static void test_stats_all_is_sum_of_nodes(void **state)
@@ -35,7 +18,7 @@ static void test_stats_all_is_sum_of_nodes(void **state)
 	struct heap_stats all, n0, n1, before;
 	struct page_info *a = NULL, *o = NULL;
 
-	two_node_machine();
+	test_two_node_heap();
 	before = heap_stats_all(0);
 	a = heap_alloc(5, 1, 0, HEAP_EXACT_NODE, NULL);
 	o = heap_alloc_owned(4, 0, HEAP_EXACT_NODE, 9, NULL, NULL);
@@ -70,7 +53,7 @@ static void test_stats_owner_and_bad_args(void **state)
 	struct heap_stats st;
 	struct page_info *o5, *o6;
 
-	two_node_machine();
+	test_two_node_heap();
 	o5 = heap_alloc_owned(3, 0, 0, 5, NULL, NULL);
 	o6 = heap_alloc_owned(6, 1, 0, 6, NULL, NULL);
 	assert_non_null(o5);
@@ -165,7 +148,7 @@ static void test_free_unknown_state_refused(void **state)
 	struct page_info *pg;
 	uint64_t free0;
 
-	two_node_machine();
+	test_two_node_heap();
 	pg = heap_alloc(2, 0, 0, 0, NULL);
 	assert_non_null(pg);
 	free0 = heap_stats_all(0).free_pages;

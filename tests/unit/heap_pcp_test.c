@@ -15,23 +15,6 @@ void sandbox_set_cpu_id(unsigned int cpu, uint64_t hwid);
 uint64_t heap_pcp_locks(unsigned int order);
 
 /* node 0: [0, 64M), node 1: [64M, 128M), handed over clean. */
-static const struct test_ram two_nodes[] = {
-	{0, 64 * MiB, 0},
-	{64 * MiB, 128 * MiB, 1},
-};
-
-static void two_node_machine(void)
-{
-	struct test_machine_cfg c = {
-		.ram = two_nodes,
-		.ram_count = 2,
-		.mode = HEAP_INIT_LAZY,
-	};
-
-	test_machine_boot(&c);
-	heap_strict = true;
-	heap_set_cpu_node(arch_cpu_id(), 0);
-}
 
 static uint64_t all_node_locks(void)
 {
@@ -62,7 +45,7 @@ static void test_churn_few_node_locks(void **state)
 	uint64_t x = 0x9e3779b97f4a7c15ull, locks, locks0, total;
 
 	(void)state;
-	two_node_machine();
+	test_two_node_heap();
 	heap_set_cpu_caches(true);
 	total = heap_stats_all(0).free_pages;
 	locks = all_node_locks();
@@ -154,7 +137,7 @@ static void test_owner_pages_per_node(void **state)
 	struct page_info *a, *b, *c;
 
 	(void)state;
-	two_node_machine();
+	test_two_node_heap();
 	a = heap_alloc_owned(2, 0, HEAP_EXACT_NODE | HEAP_NO_SCRUB, 7, NULL,
 			     NULL);
 	b = heap_alloc_owned(3, 1, HEAP_EXACT_NODE | HEAP_NO_SCRUB, 7, NULL,
@@ -204,7 +187,7 @@ static void test_release_default_refuses(void **state)
 
 	(void)state;
 	assert_false(strict_at_start);
-	two_node_machine();
+	test_two_node_heap();
 	heap_strict = strict_at_start;
 	memset(&fake, 0, sizeof(fake));
 	pg = heap_alloc(1, 0, 0, HEAP_NO_SCRUB, NULL);
@@ -272,6 +255,10 @@ static void test_stress_accounting_with_caches(void **state)
  */
 static void test_batch_dirty_pieces(void **state)
 {
+	static const struct test_ram two_nodes[] = {
+		{0, 64 * MiB, 0},
+		{64 * MiB, 128 * MiB, 1},
+	};
 	static const struct test_machine_cfg dirty = {
 		.ram = two_nodes,
 		.ram_count = 2,

@@ -10,30 +10,13 @@
 #include "common.h"
 
 /* node 0: [0, 64M), node 1: [64M, 128M), handed over clean. */
-static const struct test_ram two_nodes[] = {
-	{0, 64 * MiB, 0},
-	{64 * MiB, 128 * MiB, 1},
-};
-
-static void two_node_machine(void)
-{
-	struct test_machine_cfg c = {
-		.ram = two_nodes,
-		.ram_count = 2,
-		.mode = HEAP_INIT_LAZY,
-	};
-
-	test_machine_boot(&c);
-	heap_strict = true;
-	heap_set_cpu_node(arch_cpu_id(), 0);
-}
 
 /* Today's code gave node 0's memory for a node that does not exist. */
 static void test_exact_missing_node_fails(void **state)
 {
 	uint64_t free0, refused0;
 
-	two_node_machine();
+	test_two_node_heap();
 	free0 = heap_stats_all(0).free_pages;
 	refused0 = heap_stats_all(0).bad_node;
 	assert_null(heap_alloc(0, 2, 0, HEAP_EXACT_NODE, NULL));
@@ -57,7 +40,7 @@ static void test_any_node_starts_at_cpu_node(void **state)
 {
 	struct page_info *a, *b, *o;
 
-	two_node_machine();
+	test_two_node_heap();
 	heap_set_cpu_node(arch_cpu_id(), 1);
 	assert_int_equal(heap_cpu_node(), 1);
 	a = heap_alloc(0, HEAP_ANY_NODE, 0, 0, NULL);
@@ -93,7 +76,7 @@ static void test_lock_stats_only_when_asked(void **state)
 	struct heap_stats st;
 	struct page_info *pg;
 
-	two_node_machine();
+	test_two_node_heap();
 	heap_set_lock_stats(false);
 	for (unsigned int i = 0; i < 64; i++) {
 		pg = heap_alloc(i % 11, 0, 0, HEAP_NO_SCRUB, NULL);
@@ -131,7 +114,7 @@ static void test_cache_few_locks_and_counts(void **state)
 	struct page_info *pg[40];
 	uint64_t total, locks0;
 
-	two_node_machine();
+	test_two_node_heap();
 	heap_set_cpu_caches(true);
 	total = heap_stats_all(0).free_pages;
 	locks0 = node_locks(0);
@@ -175,7 +158,7 @@ static void test_cache_bounded_and_drained(void **state)
 	static struct page_info *pg[1000];
 	uint64_t total;
 
-	two_node_machine();
+	test_two_node_heap();
 	heap_set_cpu_caches(true);
 	total = heap_stats_all(0).free_pages;
 	for (unsigned int i = 0; i < 1000; i++) {
@@ -207,7 +190,7 @@ static void test_cache_drained_on_low_memory(void **state)
 	unsigned int n = 0, s = 0;
 	const uint32_t exact = HEAP_EXACT_NODE | HEAP_NO_SCRUB;
 
-	two_node_machine();
+	test_two_node_heap();
 	while (n < 64 && (big[n] = heap_alloc(10, 0, 0, exact, NULL)))
 		n++;
 	while (s < ARRAY_SIZE(small) &&
@@ -239,7 +222,7 @@ static void test_cache_dirty_and_misuse(void **state)
 	uint64_t dirty0;
 	uint8_t *va;
 
-	two_node_machine();
+	test_two_node_heap();
 	heap_set_cpu_caches(true);
 	dirty0 = heap_stats_all(0).dirty_pages;
 	pg = heap_alloc(0, 0, 0, 0, NULL);
