@@ -200,6 +200,11 @@ void badmem_report_json(struct jw *w, unsigned int nodes)
 	badmem_report_count(&c);
 	jw_obj(w, "bad_memory");
 	jw_u64(w, "pages", c.pages);
+	/* No bad page: the compact report's budget keeps only the count. */
+	if (!c.pages && !report_full()) {
+		jw_obj_end(w);
+		return;
+	}
 	jw_u64(w, "range_count", c.ranges);
 	json_ranges(w, c.ranges, c.runtime_pages);
 	jw_obj(w, "by_source");
