@@ -194,9 +194,10 @@ static void per_node_json(struct jw *w, unsigned int nodes)
 
 /*
  * The "per_cpu" table: one row per CPU that was a worker or scrubbed. No
- * rate column (bytes / ns gives it), and above 64 CPUs no idle_ns unless
- * report=full (report_cpu_detail(); scrub.idle_max_ns stays): a 256-CPU
- * report must fit the console budget.
+ * rate column (bytes / ns gives it), and above 64 CPUs, unless
+ * report=full (report_cpu_detail()), no idle_ns (scrub.idle_max_ns stays)
+ * and no row for a worker that scrubbed nothing (cpus[].scrubber names
+ * it): a 256-CPU report must fit the console budget.
  */
 static void per_cpu_json(struct jw *w)
 {
@@ -210,7 +211,8 @@ static void per_cpu_json(struct jw *w)
 		const struct scrub_cpu_stats *sc = &scrub_stats.cpu[c];
 		uint64_t cns = ticks_to_ns(sc->ticks);
 
-		if (!sc->worker && !sc->bytes)
+		/* Above 64 CPUs (compact): a worker that scrubbed nothing. */
+		if ((!sc->worker || !idle) && !sc->bytes)
 			continue;
 		jw_row(w);
 		jw_u64(w, NULL, c);
