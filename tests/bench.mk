@@ -97,8 +97,9 @@ BENCH_RUN_RUNTIME = $(PYTHON) scripts/bench-runtime.py --bin $(BENCH_RUNTIME) \
 # Memory that fails (issue 38): tests/bench/heap_offline (a host linking
 # the optimised sandbox build's libkeel.a: one offline in a free chunk of
 # order 0, 9 and 18), then the 1 TiB sandbox machine's handoff with 0,
-# 1,000 and 100,000 bad pages and its live update with 0 and 100,000;
-# about 30 s (quick: 15 s).
+# 1,000 and 100,000 bad pages (and a 4 GiB prefaulted machine with 0
+# and 1,000: the same without host page faults), its live update with 0
+# and 100,000 bad pages; about a minute (quick: 30 s).
 BENCH_OFFLINE := $(BENCH_DIR)/heap_offline
 BENCH_RUN_RAS = $(PYTHON) scripts/bench-ras.py $(BENCH_KEEL) \
 	--offline-bin $(BENCH_OFFLINE) --work build/bench-ras $(BENCH_QARG) \
