@@ -15,8 +15,9 @@
  *
  * Target (DESIGN §9): order 18 <= 20x order 0.
  *
- * Built against the optimised sandbox library, run from the top of the
- * tree:
+ * Built against the optimised sandbox library by `make bench-build-ras`
+ * (tests/bench.mk; scripts/bench-ras.py runs it for `make bench`'s part
+ * ras), or by hand, from the top of the tree:
  *
  *   make ARCH=sandbox
  *   cc -std=gnu11 -O2 -Iinclude -Iarch/sandbox/include \

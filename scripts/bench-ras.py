@@ -1,0 +1,400 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: MIT
+"""Memory that fails (issue 38), markdown and JSON: the `ras` part of
+`make bench`.
+
+Usage: bench-ras.py SANDBOX_KEEL [--offline-bin build/bench/heap_offline]
+                    [--quick] [--runs N] [--work DIR]
+                    [--md FILE] [--json FILE] [--timeout S]
+
+1. Offline in a free chunk: tests/bench/heap_offline (a host linking the
+   optimised sandbox build's libkeel.a) offlines a middle page of a free
+   chunk of order 0, 9 and 18 (1 GiB), REPS times each, and prints the
+   median ns per offline (the clock's own cost taken off), the page
+   entries written (heap_stats()'s offline_writes) and, for scale, the
+   time to read every page entry of the chunk once (what Xen's rescan
+   reads). Run --runs times, each a fresh process; per order the median
+   over the runs, and order 18 / order 0 the median of the ratios run by
+   run. Target: order 18 <= 20x order 0.
+2. Handoff with bad pages: a sandbox machine of 1 TiB (2 nodes of 512 GiB,
+   sparse arena, `bootscrub=off`) with 0, 1,000 and 100,000 scattered bad
+   pages from the firmware description's `bad START END` lines (one page
+   each, random.Random(38): the 100,000 are those of the sandbox case
+   bad-100k-1tib). heap.init_ns (the heap's handoff), heap.chunks and the
+   host page faults of the boot (getrusage of the children), --runs boots
+   of each, the three machines alternating; medians and their ratios to
+   none. Targets: 1,000 <= 2x none; beyond, O(bad pages): the cost per
+   added bad page stated, 1,000 -> 100,000 against 0 -> 1,000. Beside
+   it, the same handoff without host page faults: a 4 GiB machine, the
+   arena prefaulted (`--prefault`), with 0 and 1,000 bad pages.
+3. A live update with bad pages: the same machines with 0 and 100,000 bad
+   pages, `liveupdate=1` and two domains of 1 GiB (one a node),
+   `bootscrub=off domains_trust=on cachemaint=none` as the `liveupdate`
+   part; liveupdate.downtime_ns and its phases, medians of --runs
+   updates each, alternating. Target: 100,000 <= 1.5x none.
+
+--runs: default 5 (--quick: 3, and 2000 offlines per order instead of
+20000). Every boot must pass with the bad pages counted
+(bad_memory.pages) and, for the updates, 0 mismatches; a boot that does
+not is an error of the part, not a row. The verdicts are computed here
+from this run's numbers; nothing is typed in.
+"""
+
+import json
+import os
+import random
+import re
+import resource
+import statistics
+import subprocess
+import sys
+
+from keel import boot
+from keel.bench import fmt_ns, host_info, parse, parser, write_outputs
+from keel.boot import TOP
+
+PAGE = 4096
+GIB = 1 << 30
+TIB = 1 << 40
+OFFLINE_BIN = os.path.join(TOP, "build", "bench", "heap_offline")
+OFFLINE_ROW = re.compile(r"^\| (\d+) \| (\d+) \| (\d+) \| [\d.]+ \| (\d+) \|$")
+ORDERS = (0, 9, 18)
+BAD_COUNTS = (0, 1000, 100000)
+LU_COUNTS = (0, 100000)
+PRE_COUNTS = (0, 1000)
+WORDS = ["bootscrub=off"]
+LU_WORDS = ["bootscrub=off", "domains_trust=on", "cachemaint=none",
+            "liveupdate=1", "domain=1G@0", "domain=1G@1"]
+SEED = 38
+# Boot phases of the (last) image, from its trace: where the time goes.
+PHASES = ("bootmem", "frametable")
+
+
+def med(xs):
+    return statistics.median(xs) if xs else None
+
+
+def offline_runs(exe, runs, reps, timeout):
+    """Each run: {order: (entries, ns, rescan_ns)} of one fresh process."""
+    out = []
+    for _ in range(runs):
+        res = subprocess.run([exe, str(reps)], capture_output=True,
+                             text=True, timeout=timeout, check=False)
+        rows = {}
+        for line in res.stdout.splitlines():
+            m = OFFLINE_ROW.match(line.strip())
+            if m:
+                rows[int(m.group(1))] = tuple(map(int, m.groups()[1:]))
+        if res.returncode or sorted(rows) != list(ORDERS):
+            raise SystemExit(f"bench-ras: {exe} {reps} failed "
+                             f"({res.returncode}): {res.stdout.strip()} "
+                             f"{res.stderr.strip()}")
+        out.append(rows)
+    return out
+
+
+def offline_summary(runs):
+    per = {}
+    for k in ORDERS:
+        per[k] = {"entries": med([r[k][0] for r in runs]),
+                  "ns": med([r[k][1] for r in runs]),
+                  "rescan_ns": med([r[k][2] for r in runs]),
+                  "ns_runs": [r[k][1] for r in runs]}
+    ratios = [r[18][1] / max(r[0][1], 1) for r in runs]
+    return {"orders": per, "ratio_18_0": med(ratios),
+            "ratio_runs": ratios}
+
+
+# The machines: RAM bytes and the firmware description's lines.
+MACHINES = {
+    "1t": (TIB, ["ram 0 512G node=0", "ram 512G 1T node=1",
+                 "cpu 0 node=0", "cpu 1 node=1"]),
+    "4g": (4 * GIB, ["ram 0 4G node=0", "cpu 0 node=0"]),
+}
+
+
+def write_fw(path, machine, bad):
+    """@machine with @bad scattered single bad pages (seed SEED)."""
+    ram, lines = MACHINES[machine]
+    pfns = sorted(random.Random(SEED).sample(range(1, ram // PAGE), bad)) \
+        if bad else []
+    with open(path, "w", encoding="utf-8") as f:
+        f.write("# generated by scripts/bench-ras.py\n")
+        f.write("\n".join(lines) + "\n")
+        for p in pfns:
+            f.write(f"bad {p * PAGE:#x} {(p + 1) * PAGE:#x}\n")
+
+
+def phase_ns(rep, name):
+    """ns between the trace's begin and end of @name (the last image's
+    boot phases: bootmem, frametable, heap_init), or None."""
+    # keel.report gives a table's rows as dicts.
+    at = {r["kind"]: r["ns"] for r in rep.get("trace") or []
+          if r.get("name") == name}
+    if "begin" in at and "end" in at:
+        return at["end"] - at["begin"]
+    return None
+
+
+def one_boot(keel, fw, words, bad, timeout, opts=()):
+    """One sandbox boot; its report's numbers and the host page faults."""
+    f0 = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt
+    b = boot.sandbox(keel, fw, words, opts=opts, timeout=timeout)
+    faults = resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt - f0
+    rep = b.report
+    why = b.problems(0, {})
+    if not why and rep["bad_memory"]["pages"] != bad:
+        why = [f"bad_memory.pages {rep['bad_memory']['pages']}, want {bad}"]
+    lu = (rep or {}).get("liveupdate") or {}
+    if not why and "liveupdate=1" in words and \
+            (lu.get("state") != "taken" or lu.get("mismatches") or
+             lu.get("domains_restored") != 2):
+        why = [f"liveupdate state {lu.get('state')}, restored "
+               f"{lu.get('domains_restored')}, mismatches "
+               f"{lu.get('mismatches')}"]
+    if why:
+        raise SystemExit(f"bench-ras: {' '.join(b.cmd)}: {why[0]}")
+    row = {"init_ns": rep["heap"]["init_ns"], "chunks": rep["heap"]["chunks"],
+           "faults": faults, "wall_s": round(b.elapsed, 3),
+           "frametable_pieces": rep["bootmem"]["frametable_pieces"]}
+    for p in PHASES:
+        row[p + "_ns"] = phase_ns(rep, p)
+    if "liveupdate=1" in words:
+        row.update(downtime_ns=lu["downtime_ns"], phases=lu["phases"],
+                   extents=lu["extents"], handover_bytes=lu["handover_bytes"])
+    return row
+
+
+def boots(keel, work, counts, words, args, machine="1t", opts=()):
+    """--runs boots of @machine with each bad-page count of @counts,
+    alternating: {count: [row]}."""
+    fws = {}
+    for n in counts:
+        fws[n] = os.path.join(work, f"ras-{machine}-{n}.fw")
+        write_fw(fws[n], machine, n)
+    out = {n: [] for n in counts}
+    for _ in range(args.runs):
+        for n in counts:
+            out[n].append(one_boot(keel, fws[n], words, n, args.timeout,
+                                   opts))
+    return out
+
+
+def phases_med(rs):
+    out = {}
+    for p in PHASES:
+        v = [r[p + "_ns"] for r in rs if r[p + "_ns"] is not None]
+        out[p + "_ns"] = med(v)
+    return out
+
+
+def handoff_summary(rows):
+    s = {}
+    for n, rs in rows.items():
+        s[n] = {k: med([r[k] for r in rs])
+                for k in ("init_ns", "chunks", "faults", "wall_s",
+                          "frametable_pieces")}
+        s[n].update(phases_med(rs))
+        s[n]["init_ns_runs"] = [r["init_ns"] for r in rs]
+    base = s[0]["init_ns"]
+    for n in rows:
+        s[n]["ratio"] = s[n]["init_ns"] / base
+    return s
+
+
+def lu_summary(rows):
+    s = {}
+    for n, rs in rows.items():
+        s[n] = {k: med([r[k] for r in rs])
+                for k in ("downtime_ns", "init_ns", "chunks", "faults",
+                          "extents", "handover_bytes", "frametable_pieces")}
+        s[n].update(phases_med(rs))
+        s[n]["downtime_ns_runs"] = [r["downtime_ns"] for r in rs]
+        s[n]["phases"] = {p: med([r["phases"][p] for r in rs])
+                          for p in rs[0]["phases"]}
+    s["ratio"] = s[LU_COUNTS[-1]]["downtime_ns"] / s[0]["downtime_ns"]
+    return s
+
+
+def per_added(s, a, b, key):
+    """ns of @key per bad page added between the machines @a and @b."""
+    return (s[b][key] - s[a][key]) / (b - a)
+
+
+def targets(off, ho, lu):
+    """(target, measured, met) of the numbers of this part."""
+    o = off["orders"]
+    t = [("offline: order 18 <= 20x order 0",
+          f"{off['ratio_18_0']:.1f}x ({fmt_ns(o[0]['ns'])} -> "
+          f"{fmt_ns(o[18]['ns'])}; {o[0]['entries']:.0f} -> "
+          f"{o[18]['entries']:.0f} page entries written)",
+          off["ratio_18_0"] <= 20)]
+    r = ho[1000]["ratio"]
+    t.append(("handoff: 1,000 bad pages <= 2x none (1 TiB)",
+              f"{r:.1f}x ({fmt_ns(ho[0]['init_ns'])} -> "
+              f"{fmt_ns(ho[1000]['init_ns'])}; chunks "
+              f"{ho[0]['chunks']:.0f} -> {ho[1000]['chunks']:.0f})",
+              r <= 2))
+    lo = per_added(ho, 0, 1000, "init_ns")
+    hi = per_added(ho, 1000, 100000, "init_ns")
+    # O(bad pages): the cost of a bad page does not grow with their
+    # number; 1.5x of slack for the host's noise and page faults.
+    t.append(("handoff: O(bad pages) beyond 1,000 (ns per added bad page "
+              "1,000 -> 100,000 <= 1.5x that of 0 -> 1,000)",
+              f"{fmt_ns(hi)} per bad page (0 -> 1,000: {fmt_ns(lo)}; "
+              f"{per_added(ho, 1000, 100000, 'chunks'):.1f} chunks and "
+              f"{per_added(ho, 1000, 100000, 'faults'):.1f} host page "
+              "faults per bad page)", hi <= 1.5 * lo))
+    t.append(("live update: downtime with 100,000 bad pages <= 1.5x none",
+              f"{lu['ratio']:.1f}x ({fmt_ns(lu[0]['downtime_ns'])} -> "
+              f"{fmt_ns(lu[100000]['downtime_ns'])})", lu["ratio"] <= 1.5))
+    return t
+
+
+def markdown(off, ho, pre, lu, args, reps):
+    o = off["orders"]
+    out = ["# Memory that fails (issue 38)", "",
+           f"`scripts/bench-ras.py{' --quick' if args.quick else ''}`; "
+           "alone: `make bench BENCH_PARTS=ras` (markdown in "
+           "build/bench/ras.md).", "",
+           "## Offline of a page in a free chunk", "",
+           f"`build/bench/heap_offline {reps}` (tests/bench/heap_offline.c, "
+           "a host linking the optimised sandbox build's libkeel.a), "
+           f"{args.runs} runs, each a fresh process: the median ns of "
+           f"{reps} offlines of a middle page of one free chunk (brought "
+           "back whole by heap_online() after each, untimed), the clock's "
+           "cost taken off; the median over the runs. Rescan: one read of "
+           "each of the chunk's page entries, what Xen's offline_page() "
+           "walks, for scale.", "",
+           "| free chunk order | page entries written | ns/offline | "
+           "x order 0 | rescan of its entries |", "|---|---|---|---|---|"]
+    for k in ORDERS:
+        out.append(f"| {k} | {o[k]['entries']:.0f} | {o[k]['ns']:.0f} | "
+                   f"{o[k]['ns'] / max(o[0]['ns'], 1):.1f} | "
+                   f"{fmt_ns(o[k]['rescan_ns'])} |")
+    out += ["", f"Order 18 / order 0, the median of the ratios run by run: "
+            f"{off['ratio_18_0']:.1f}x (runs: "
+            + ", ".join(f"{x:.1f}" for x in off["ratio_runs"]) + ").", "",
+            "## Heap handoff with bad pages (1 TiB sandbox)", "",
+            "2 nodes of 512 GiB, 2 CPUs, `bootscrub=off`, the bad pages "
+            "from the firmware description's `bad` lines (one page each, "
+            "scattered at random over the whole TiB, seed 38). "
+            f"{args.runs} boots per row, the rows alternating; medians. The "
+            "arena is sparse: every chunk head the handoff writes in a "
+            "frame-table page not yet touched is a host page fault "
+            "(counted: minor faults of the whole boot), a cost hardware "
+            "does not have.", "",
+            "| bad pages | heap.init_ns | x none | heap.chunks | host page "
+            "faults | boot wall | bootmem phase | frame table phase "
+            "(pieces) | all runs (heap.init_ns) |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for n in BAD_COUNTS:
+        h = ho[n]
+        out.append(f"| {n:,} | {fmt_ns(h['init_ns'])} | {h['ratio']:.1f} | "
+                   f"{h['chunks']:.0f} | {h['faults']:.0f} | "
+                   f"{h['wall_s']:.2f} s | {fmt_ns(h['bootmem_ns'])} | "
+                   f"{fmt_ns(h['frametable_ns'])} "
+                   f"({h['frametable_pieces']:.0f}) | "
+                   + ", ".join(fmt_ns(x) for x in h["init_ns_runs"]) + " |")
+    out += ["", "Per bad page added: 0 -> 1,000: "
+            f"{fmt_ns(per_added(ho, 0, 1000, 'init_ns'))}, "
+            f"{per_added(ho, 0, 1000, 'chunks'):.1f} chunks, "
+            f"{per_added(ho, 0, 1000, 'faults'):.1f} page faults; "
+            "1,000 -> 100,000: "
+            f"{fmt_ns(per_added(ho, 1000, 100000, 'init_ns'))}, "
+            f"{per_added(ho, 1000, 100000, 'chunks'):.1f} chunks, "
+            f"{per_added(ho, 1000, 100000, 'faults'):.1f} page faults. "
+            "Per chunk at 100,000: "
+            f"{fmt_ns(ho[100000]['init_ns'] / ho[100000]['chunks'])}.", "",
+            "The same without host page faults: 4 GiB in one node, the "
+            "arena prefaulted (`--prefault`), 0 and 1,000 bad pages (seed "
+            f"38), {args.runs} boots each, medians:", "",
+            "| bad pages | heap.init_ns | x none | heap.chunks | per chunk "
+            "| host page faults |", "|---|---|---|---|---|---|"]
+    for n in PRE_COUNTS:
+        h = pre[n]
+        out.append(f"| {n:,} | {fmt_ns(h['init_ns'])} | {h['ratio']:.1f} | "
+                   f"{h['chunks']:.0f} | "
+                   f"{fmt_ns(h['init_ns'] / h['chunks'])} | "
+                   f"{h['faults']:.0f} |")
+    out += ["", "## Live update with bad pages (1 TiB sandbox)", "",
+            f"`{' '.join(LU_WORDS)}` on the machines above with 0 and "
+            "100,000 bad pages (the new image reads the same `bad` lines); "
+            "liveupdate.downtime_ns (the old image's freeze to the new "
+            f"image's domains restored) and its phases; {args.runs} updates "
+            "per row, alternating; medians.", ""]
+    names = list(lu[0]["phases"])
+    out += ["| bad pages | downtime | x none | " + " | ".join(names) +
+            " | new image's bootmem phase | its frame table phase "
+            "(pieces) | its heap.init_ns | extents | handover bytes | "
+            "all runs (downtime) |",
+            "|---|---|---|" + "---|" * (len(names) + 6)]
+    for n in LU_COUNTS:
+        r = lu[n]
+        out.append(f"| {n:,} | {fmt_ns(r['downtime_ns'])} | "
+                   f"{r['downtime_ns'] / lu[0]['downtime_ns']:.1f} | "
+                   + " | ".join(fmt_ns(r["phases"][p]) for p in names) +
+                   f" | {fmt_ns(r['bootmem_ns'])} | "
+                   f"{fmt_ns(r['frametable_ns'])} "
+                   f"({r['frametable_pieces']:.0f}) | "
+                   f"{fmt_ns(r['init_ns'])} | {r['extents']:.0f} | "
+                   f"{r['handover_bytes']:.0f} | "
+                   + ", ".join(fmt_ns(x) for x in r["downtime_ns_runs"])
+                   + " |")
+    for n in LU_COUNTS:
+        r = lu[n]
+        e = r["phases"].get("entry_to_heap")
+        parts = [r["bootmem_ns"], r["frametable_ns"], r["init_ns"]]
+        if e is None or None in parts:
+            continue
+        out += ["", f"{n:,} bad pages: entry_to_heap {fmt_ns(e)}, of which "
+                f"the new image's bootmem phase {fmt_ns(parts[0])}, its "
+                f"frame table phase {fmt_ns(parts[1])} and its heap "
+                f"handoff {fmt_ns(parts[2])} ({sum(parts) / e:.0%}); "
+                f"downtime less entry_to_heap: "
+                f"{fmt_ns(r['downtime_ns'] - e)}."]
+    out += ["", "Targets of issue 38 that this part decides:", "",
+            "| target | measured | verdict |", "|---|---|---|"]
+    for name, val, ok in targets(off, ho, lu):
+        out.append(f"| {name} | {val} | {'met' if ok else 'missed'} |")
+    return out
+
+
+def main(argv=None):
+    ap = parser(__doc__, timeout=300)
+    ap.add_argument("keel")
+    ap.add_argument("--offline-bin", default=OFFLINE_BIN)
+    ap.add_argument("--work", default=os.path.join(TOP, "build",
+                                                   "bench-ras"))
+    args = parse(ap, argv)
+    given = argv if argv is not None else sys.argv[1:]
+    if not any(a.startswith("--runs") for a in given):
+        args.runs = 3 if args.quick else 5
+    args.runs = max(args.runs, 3)  # medians of at least 3 runs
+    os.makedirs(args.work, exist_ok=True)
+    host = host_info()
+    reps = 2000 if args.quick else 20000
+    off = offline_summary(offline_runs(args.offline_bin, args.runs, reps,
+                                       args.timeout))
+    ho = handoff_summary(boots(args.keel, args.work, BAD_COUNTS, WORDS,
+                               args))
+    # The same handoff without host page faults: 4 GiB, prefaulted.
+    pre = handoff_summary(boots(args.keel, args.work, PRE_COUNTS, WORDS,
+                                args, "4g", ["--prefault"]))
+    lu = lu_summary(boots(args.keel, args.work, LU_COUNTS, LU_WORDS, args))
+    out = markdown(off, ho, pre, lu, args, reps)
+    results = {"host": host, "quick": args.quick,
+               "command": "make bench BENCH_PARTS=ras"
+               + (" BENCH_QUICK=1" if args.quick else ""),
+               "load_end": round(os.getloadavg()[0], 2), "offline": off,
+               "handoff": {str(k): v for k, v in ho.items()},
+               "handoff_4g_prefaulted": {str(k): v for k, v in pre.items()},
+               "liveupdate": {str(k): v for k, v in lu.items()},
+               "targets": [{"target": n, "measured": v, "met": ok}
+                           for n, v, ok in targets(off, ho, lu)]}
+    write_outputs(args, out, results)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
