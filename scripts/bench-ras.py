@@ -251,13 +251,10 @@ def targets(off, ho, lu):
     return t
 
 
-def markdown(off, ho, pre, lu, args, reps):
+def md_offline(off, args, reps):
+    """The offline section."""
     o = off["orders"]
-    out = ["# Memory that fails (issue 38)", "",
-           f"`scripts/bench-ras.py{' --quick' if args.quick else ''}`; "
-           "alone: `make bench BENCH_PARTS=ras` (markdown in "
-           "build/bench/ras.md).", "",
-           "## Offline of a page in a free chunk", "",
+    out = ["## Offline of a page in a free chunk", "",
            f"`build/bench/heap_offline {reps}` (tests/bench/heap_offline.c, "
            "a host linking the optimised sandbox build's libkeel.a), "
            f"{args.runs} runs, each a fresh process: the median ns of "
@@ -272,22 +269,26 @@ def markdown(off, ho, pre, lu, args, reps):
         out.append(f"| {k} | {o[k]['entries']:.0f} | {o[k]['ns']:.0f} | "
                    f"{o[k]['ns'] / max(o[0]['ns'], 1):.1f} | "
                    f"{fmt_ns(o[k]['rescan_ns'])} |")
-    out += ["", f"Order 18 / order 0, the median of the ratios run by run: "
-            f"{off['ratio_18_0']:.1f}x (runs: "
-            + ", ".join(f"{x:.1f}" for x in off["ratio_runs"]) + ").", "",
-            "## Heap handoff with bad pages (1 TiB sandbox)", "",
-            "2 nodes of 512 GiB, 2 CPUs, `bootscrub=off`, the bad pages "
-            "from the firmware description's `bad` lines (one page each, "
-            "scattered at random over the whole TiB, seed 38). "
-            f"{args.runs} boots per row, the rows alternating; medians. The "
-            "arena is sparse: every chunk head the handoff writes in a "
-            "frame-table page not yet touched is a host page fault "
-            "(counted: minor faults of the whole boot), a cost hardware "
-            "does not have.", "",
-            "| bad pages | heap.init_ns | x none | heap.chunks | host page "
-            "faults | boot wall | bootmem phase | frame table phase "
-            "(pieces) | all runs (heap.init_ns) |",
-            "|---|---|---|---|---|---|---|---|---|"]
+    return out + ["", "Order 18 / order 0, the median of the ratios run by "
+                  f"run: {off['ratio_18_0']:.1f}x (runs: "
+                  + ", ".join(f"{x:.1f}" for x in off["ratio_runs"]) + ")."]
+
+
+def md_handoff(ho, pre, args):
+    """The handoff sections: 1 TiB sparse, then 4 GiB prefaulted."""
+    out = ["## Heap handoff with bad pages (1 TiB sandbox)", "",
+           "2 nodes of 512 GiB, 2 CPUs, `bootscrub=off`, the bad pages "
+           "from the firmware description's `bad` lines (one page each, "
+           "scattered at random over the whole TiB, seed 38). "
+           f"{args.runs} boots per row, the rows alternating; medians. The "
+           "arena is sparse: every chunk head the handoff writes in a "
+           "frame-table page not yet touched is a host page fault "
+           "(counted: minor faults of the whole boot), a cost hardware "
+           "does not have.", "",
+           "| bad pages | heap.init_ns | x none | heap.chunks | host page "
+           "faults | boot wall | bootmem phase | frame table phase "
+           "(pieces) | all runs (heap.init_ns) |",
+           "|---|---|---|---|---|---|---|---|---|"]
     for n in BAD_COUNTS:
         h = ho[n]
         out.append(f"| {n:,} | {fmt_ns(h['init_ns'])} | {h['ratio']:.1f} | "
@@ -317,12 +318,17 @@ def markdown(off, ho, pre, lu, args, reps):
                    f"{h['chunks']:.0f} | "
                    f"{fmt_ns(h['init_ns'] / h['chunks'])} | "
                    f"{h['faults']:.0f} |")
-    out += ["", "## Live update with bad pages (1 TiB sandbox)", "",
-            f"`{' '.join(LU_WORDS)}` on the machines above with 0 and "
-            "100,000 bad pages (the new image reads the same `bad` lines); "
-            "liveupdate.downtime_ns (the old image's freeze to the new "
-            f"image's domains restored) and its phases; {args.runs} updates "
-            "per row, alternating; medians.", ""]
+    return out
+
+
+def md_liveupdate(lu, args):
+    """The live-update section."""
+    out = ["## Live update with bad pages (1 TiB sandbox)", "",
+           f"`{' '.join(LU_WORDS)}` on the machines above with 0 and "
+           "100,000 bad pages (the new image reads the same `bad` lines); "
+           "liveupdate.downtime_ns (the old image's freeze to the new "
+           f"image's domains restored) and its phases; {args.runs} updates "
+           "per row, alternating; medians.", ""]
     names = list(lu[0]["phases"])
     out += ["| bad pages | downtime | x none | " + " | ".join(names) +
             " | new image's bootmem phase | its frame table phase "
@@ -353,6 +359,17 @@ def markdown(off, ho, pre, lu, args, reps):
                 f"handoff {fmt_ns(parts[2])} ({sum(parts) / e:.0%}); "
                 f"downtime less entry_to_heap: "
                 f"{fmt_ns(r['downtime_ns'] - e)}."]
+    return out
+
+
+def markdown(off, ho, pre, lu, args, reps):
+    out = ["# Memory that fails (issue 38)", "",
+           f"`scripts/bench-ras.py{' --quick' if args.quick else ''}`; "
+           "alone: `make bench BENCH_PARTS=ras` (markdown in "
+           "build/bench/ras.md).", ""]
+    out += md_offline(off, args, reps) + [""]
+    out += md_handoff(ho, pre, args) + [""]
+    out += md_liveupdate(lu, args)
     out += ["", "Targets of issue 38 that this part decides:", "",
             "| target | measured | verdict |", "|---|---|---|"]
     for name, val, ok in targets(off, ho, lu):

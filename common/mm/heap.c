@@ -681,15 +681,16 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 		return heap_misuse(a->fn, p, why, order, got);
 	/* The common case: into the CPU's cache, no node lock. */
 	if (a->state == PGS_ALLOCATED) {
-		uint64_t gen = heap_bad_gen(pg->node);
+		uint32_t node = pg->node; /* not read once it is given away */
+		uint64_t gen = heap_bad_gen(node);
 
 		if (!(__atomic_load_n(&pg->flags, __ATOMIC_SEQ_CST) &
 		      PGF_HAS_BAD) &&
 		    heap_pcp_free(pg, order, a->first_dirty,
 				  a->flags & PGF_CLEAN_POC)) {
 			/* A page offlined in it meanwhile: not lost. */
-			if (heap_bad_gen(pg->node) != gen)
-				heap_bad_recheck(pg->node);
+			if (heap_bad_gen(node) != gen)
+				heap_bad_recheck(node);
 			return 0;
 		}
 	}

@@ -36,6 +36,8 @@
 #include "heap_priv.h"
 
 static enum heap_init_mode mode;
+/* Pages heap_handoff() could not add (heap_refused_pages()). */
+static uint64_t refused_pages;
 
 /*
  * Node @n's state and its first range table (HEAP_MAX_RANGES slots), one
@@ -342,11 +344,29 @@ unsigned int heap_handoff(bool dirty)
 	uint32_t node;
 	unsigned int n = 0;
 
+	refused_pages = 0;
 	heap_size_ranges();
 	for_each_free_range (idx, &s, &e, &node) {
-		heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e), dirty);
+		if (!heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e),
+				    dirty))
+			refused_pages += (pa_val(e) - pa_val(s)) >> PAGE_SHIFT;
 		n++;
 	}
 	bootmem_close();
+	if (refused_pages)
+		pr_warn("heap: %llu pages of free RAM refused at the handoff "
+			"(each range said above): out of service, counted "
+			"reserved\n",
+			(unsigned long long)refused_pages);
 	return n;
+}
+
+/**
+ * heap_refused_pages() - free RAM bootmem handed over that the heap
+ * refused (no state for its node, a full range table): never handed out,
+ * the audit's to count (as reserved), not lost.
+ */
+uint64_t heap_refused_pages(void)
+{
+	return refused_pages;
 }

@@ -228,9 +228,12 @@ void audit_run(struct audit_result *out, bool full)
 	out->free_pages = walked;
 	out->allocated_pages = all.allocated_pages;
 	out->owned_pages = all.owned_pages;
-	/* Static domains' memory is reserved RAM the heap adopted: once. */
-	out->reserved_pages =
-		bootmem_reserved_ram_bytes() / PAGE_SIZE - all.adopted_pages;
+	/*
+	 * Static domains' memory is reserved RAM the heap adopted: once.
+	 * Free RAM the heap refused at the handoff is out of service too.
+	 */
+	out->reserved_pages = bootmem_reserved_ram_bytes() / PAGE_SIZE -
+			      all.adopted_pages + heap_refused_pages();
 	allocated = out->allocated_pages;
 	audit_bad(out);
 	out->lost_pages = (int64_t)(out->ram_pages - out->free_pages -

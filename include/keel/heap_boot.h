@@ -43,8 +43,9 @@ const char *heap_mode_name(enum heap_init_mode mode);
  * heap_size_ranges(): before the handoff, the heap counts bootmem's free
  * ranges per node and asks bootmem for a larger range table where the
  * static one cannot hold them (from the node's own memory). A node left
- * without room refuses the ranges it cannot hold, each with an error, and
- * the audit shows their pages as lost. Called by heap_handoff().
+ * without room refuses the ranges it cannot hold, each with an error; the
+ * audit counts their pages reserved (heap_refused_pages()), out of
+ * service. Called by heap_handoff().
  */
 void heap_size_ranges(void);
 
@@ -56,6 +57,12 @@ void heap_size_ranges(void);
  * Return: number of ranges handed over.
  */
 unsigned int heap_handoff(bool dirty);
+/*
+ * heap_refused_pages(): the free RAM heap_handoff() could not add (no
+ * state for its node, a full range table; each range warned): out of
+ * service, counted reserved by the audit.
+ */
+uint64_t heap_refused_pages(void);
 
 /*
  * heap_add_range(): [start, end) of free RAM on @node becomes heap memory:
