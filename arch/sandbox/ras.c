@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * inject=sea (include/arch/ras.h): the sandbox is a Linux process: no
- * read of it raises a memory error (inject=poison stands in), so the flow warns, nothing done.
+ * inject=sea (include/arch/ras.h): the sandbox is a Linux process, and no
+ * read of it raises a memory error (inject=poison stands in), so the flow
+ * warns, nothing done.
  */
 #include <arch/ras.h>
 #include <keel/errno.h>
