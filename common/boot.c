@@ -20,6 +20,7 @@
  */
 #include <arch/cache.h>
 #include <arch/cpu.h>
+#include <arch/ras.h>
 #include <arch/scrub.h>
 #include <arch/smp.h>
 #include <keel/bench.h>
@@ -290,6 +291,27 @@ static void poison_page(uint64_t n, void *ctx)
 	else
 		pr_info("inject=poison:%llu: pfn %#llx offlined (broken)\n",
 			(unsigned long long)n, (unsigned long long)n);
+}
+
+/*
+ * inject=sea, right after inject=poison: the arch reads a page no device
+ * answers, and the abort ends the boot through its exception path
+ * (arch_ras_raise_sea()). One warning where it cannot.
+ */
+static void inject_sea(void)
+{
+	uint64_t at;
+	int err;
+
+	if (!inject_has(INJECT_SEA, 0))
+		return;
+	err = arch_ras_raise_sea(&at);
+	if (err == -EOPNOTSUPP)
+		pr_warn("inject=sea: not on this arch, nothing injected\n");
+	else if (err == -EIO)
+		pr_warn("inject=sea: the read of %#llx came back without an "
+			"abort\n",
+			(unsigned long long)at);
 }
 
 /*
@@ -603,6 +625,7 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 	inject_line();
 	phase_heap(bi, nodes, o);
 	inject_for_each(INJECT_POISON, poison_page, NULL);
+	inject_sea();
 	liveupdate_heap_ready(boot_times.heap_init_end);
 	if (liveupdate_has_domains()) {
 		unsigned int failed, ok;

@@ -25,6 +25,7 @@
 #include <arch/cpu.h>
 #include <arch/mm.h>
 #include <asm/arm64.h>
+#include <asm/ras.h>
 #include <keel/acpi.h>
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
@@ -509,6 +510,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 			ALIGN_UP(con.addr + (8u << con.reg_shift), PAGE_SIZE) -
 				ALIGN_DOWN(con.addr, PAGE_SIZE));
 	gic_map(&dt_info);
+	arm64_ras_prepare(bi, dtb, boot_opts.fw_inject & INJECT_FW_SEA);
 	mm_commit();
 	console_use(&con, why);
 

@@ -1,15 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Unexpected exceptions. keel runs with DAIF masked and takes no
- * exceptions by design, so any vector entry is a bug: print the syndrome
- * (ESR, FAR, ELR, SPSR of our EL), the registers and a short frame-pointer
- * backtrace, then stop as a failed boot. A fault while printing (bad frame
- * pointer) re-enters here; the second entry stops at once.
+ * Exceptions. keel runs with DAIF masked and expects no exception, so a
+ * vector entry is either a memory error or a bug, and both stop the boot.
+ *
+ * A memory error (arm64_ras_decode(), ras.c: a synchronous external abort
+ * or parity/ECC error on a load, store or fetch, or an SError) has its
+ * page queued as broken on the bad queue (keel/bad_queue.h, source MCE,
+ * info the ESR; BAD_QUEUE_NO_ADDR when the syndrome names no page), then
+ * the syndrome is printed and the boot ends with one line
+ * "KEEL: FAIL <what> (memory error) at <address | no address>": keel's
+ * own access cannot be retried (x86's #MC without RIPV does the same).
+ * Anything else is a bug: the syndrome (ESR, FAR, ELR, SPSR of our EL),
+ * the registers and a short frame-pointer backtrace, then panic().
+ *
+ * Printing takes no lock: each line is formatted on the stack and written
+ * with arch_console_write() (as printk does, less its console lock), so
+ * an exception taken while this CPU holds the console lock, or the heap's,
+ * cannot deadlock here; a line may interleave with another CPU's. A fault
+ * while printing (bad frame pointer) re-enters here; the second entry
+ * stops at once.
  */
 #include <arch/console.h>
 #include <arch/cpu.h>
 #include <asm/arm64.h>
+#include <asm/ras.h>
+#include <keel/bad_queue.h>
 #include <keel/printk.h>
+#include <keel/string.h>
 
 struct arm64_regs {
 	uint64_t x[31];
@@ -27,6 +44,47 @@ static const char *const kind_names[16] = {
 
 static volatile int trap_depth;
 
+/* One line, formatted on the stack, written without the console lock. */
+static void __printf(1, 2) trap_print(const char *fmt, ...)
+{
+	char buf[256];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof(buf)) {
+		n = sizeof(buf) - 1;
+		buf[n - 1] = '\n';
+	}
+	arch_console_write(buf, (size_t)n);
+}
+
+/*
+ * A memory error: its page queued (no lock taken, no allocation), the
+ * syndrome said, the boot stopped as failed.
+ */
+static __noreturn void memory_error(const struct arm64_mem_error *me,
+				    uint64_t esr, uint64_t elr)
+{
+	char at[24];
+
+	bad_queue_push(me->pa, BAD_QUEUE_MCE, esr);
+	trap_print("keel: error: memory error on CPU %u at EL%d: %s, ESR "
+		   "%#llx, ELR %#llx\n",
+		   arch_cpu_id(), arm64_el, me->detail, (unsigned long long)esr,
+		   (unsigned long long)elr);
+	if (me->pa == BAD_QUEUE_NO_ADDR)
+		snprintf(at, sizeof(at), "no address");
+	else
+		snprintf(at, sizeof(at), "%#llx", (unsigned long long)me->pa);
+	trap_print("KEEL: FAIL %s (memory error) at %s\n", me->what, at);
+	arch_panic(me->what);
+}
+
 static bool fp_plausible(uint64_t fp, uint64_t sp)
 {
 	/* Frame records are 16-byte aligned and live above the trap's sp. */
@@ -40,6 +98,7 @@ static bool fp_plausible(uint64_t fp, uint64_t sp)
  */
 void arm64_trap(struct arm64_regs *regs, unsigned long kind)
 {
+	struct arm64_mem_error me;
 	uint64_t esr, far, elr, spsr, fp;
 
 	if (trap_depth++) {
@@ -60,25 +119,28 @@ void arm64_trap(struct arm64_regs *regs, unsigned long kind)
 		elr = read_sysreg(elr_el1);
 		spsr = read_sysreg(spsr_el1);
 	}
-	pr_err("exception: %s at EL%d on CPU %u\n", kind_names[kind & 15],
-	       arm64_el, arch_cpu_id());
-	pr_err("  ESR %#018llx (EC %#llx) FAR %#018llx\n",
-	       (unsigned long long)esr, (unsigned long long)(esr >> 26),
-	       (unsigned long long)far);
-	pr_err("  ELR %#018llx SPSR %#018llx SP %#018llx\n",
-	       (unsigned long long)elr, (unsigned long long)spsr,
-	       (unsigned long long)regs->sp);
+	if (arm64_ras_decode(esr, far, &me))
+		memory_error(&me, esr, elr);
+	trap_print("keel: error: exception: %s at EL%d on CPU %u\n",
+		   kind_names[kind & 15], arm64_el, arch_cpu_id());
+	trap_print("keel: error:   ESR %#018llx (EC %#llx) FAR %#018llx\n",
+		   (unsigned long long)esr, (unsigned long long)(esr >> 26),
+		   (unsigned long long)far);
+	trap_print("keel: error:   ELR %#018llx SPSR %#018llx SP %#018llx\n",
+		   (unsigned long long)elr, (unsigned long long)spsr,
+		   (unsigned long long)regs->sp);
 	for (unsigned int i = 0; i < 31; i += 2) {
 		if (i == 30)
-			pr_err("  x30 %016llx\n",
-			       (unsigned long long)regs->x[30]);
+			trap_print("keel: error:   x30 %016llx\n",
+				   (unsigned long long)regs->x[30]);
 		else
-			pr_err("  x%-2u %016llx x%-2u %016llx\n", i,
-			       (unsigned long long)regs->x[i], i + 1,
-			       (unsigned long long)regs->x[i + 1]);
+			trap_print(
+				"keel: error:   x%-2u %016llx x%-2u %016llx\n",
+				i, (unsigned long long)regs->x[i], i + 1,
+				(unsigned long long)regs->x[i + 1]);
 	}
-	pr_err("  backtrace: %#llx (elr), %#llx (lr)\n",
-	       (unsigned long long)elr, (unsigned long long)regs->x[30]);
+	trap_print("keel: error:   backtrace: %#llx (elr), %#llx (lr)\n",
+		   (unsigned long long)elr, (unsigned long long)regs->x[30]);
 	fp = regs->x[29];
 	for (unsigned int d = 0;
 	     d < BACKTRACE_DEPTH && fp_plausible(fp, regs->sp); d++) {
@@ -86,7 +148,8 @@ void arm64_trap(struct arm64_regs *regs, unsigned long kind)
 
 		if (!rec[1])
 			break;
-		pr_err("    %#llx\n", (unsigned long long)rec[1]);
+		trap_print("keel: error:     %#llx\n",
+			   (unsigned long long)rec[1]);
 		if (rec[0] <= fp)
 			break;
 		fp = rec[0];

@@ -89,6 +89,10 @@ static void big_record(struct domain *d, struct page_info *pg, unsigned int k,
 	d->big_bytes += bytes;
 	d->heap_extents++;
 	domain_atomic_max(&d->lock_max_ticks, info->lock_ticks);
+	if (!b->gpa) /* where the domain is, for a test's machine check */
+		pr_debug("domains: domain %u: IPA 0 at host %#llx, an extent "
+			 "of 2^%u pages\n",
+			 d->id, (unsigned long long)pa_val(b->pa), k);
 }
 
 /**

@@ -66,6 +66,13 @@ const struct inject_kind_desc inject_kinds[] = {
 	 * (common/boot.c): heap_offline() of the page as broken.
 	 */
 	{INJECT_POISON, "poison", INJECT_ARG_PFN, 0},
+	/*
+	 * arm64 maps an unassigned page (a gap of the DT) as Device with the
+	 * RAM (INJECT_FW_SEA) and the flow has it read once the heap is open
+	 * (arch_ras_raise_sea()): the decode error comes back as a real
+	 * synchronous external abort, fatal. Elsewhere: warned, nothing done.
+	 */
+	{INJECT_SEA, "sea", INJECT_ARG_NONE, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 
@@ -80,6 +87,7 @@ static const struct {
 	{INJECT_BAD_MAP, INJECT_FW_BAD_MAP},
 	{INJECT_IOAPIC_UNMASK, INJECT_FW_IOAPIC_UNMASK},
 	{INJECT_PT_POOL_SHORT, INJECT_FW_PT_SHORT},
+	{INJECT_SEA, INJECT_FW_SEA},
 };
 
 static struct inject armed[INJECT_MAX];

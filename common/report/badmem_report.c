@@ -81,6 +81,7 @@ static void count_runtime(struct badmem_counts *c)
 			continue;
 		c->pages += st.bad_pages;
 		c->runtime_pages += st.bad_pages;
+		c->held_pages += st.bad_held_pages;
 		c->ranges += st.bad_pages;
 		if (n < MAX_NUMNODES)
 			c->by_node[n] += st.bad_pages;
@@ -218,6 +219,8 @@ void badmem_report_json(struct jw *w, unsigned int nodes)
 	jw_arr_end(w);
 	/* The longest runtime offline (heap_offline()). */
 	jw_u64(w, "offline_ns_max", c.offline_ns_max);
+	/* Still in a block or a domain's extent: not in audit.bad_pages. */
+	jw_u64(w, "held_pages", c.held_pages);
 	jw_obj_end(w);
 }
 

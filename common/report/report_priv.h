@@ -76,6 +76,8 @@ struct badmem_counts {
 	uint64_t by_node[MAX_NUMNODES];
 	/* Of those, taken out at runtime (heap_offline()), and the longest. */
 	uint64_t runtime_pages, offline_ns_max;
+	/* Of the runtime pages, those still inside a block or an extent. */
+	uint64_t held_pages;
 };
 void badmem_report_count(struct badmem_counts *c);
 void badmem_report_json(struct jw *w, unsigned int nodes);

@@ -59,6 +59,9 @@ enum inject_kind {
 	INJECT_HO_EXTENT,   /* handover-extent: an extent off the ranges */
 	INJECT_POISON,	    /* poison:PFN: the page goes bad once the heap
 			       is open, before the scrub (heap_offline()) */
+	INJECT_SEA,	    /* sea: arm64 reads an unassigned page mapped as
+			       Device once the heap is open: a real
+			       synchronous external abort (arch/arm64/ras.c) */
 };
 
 /*
@@ -129,6 +132,8 @@ enum inject_verdict inject_parse(const char *val, size_t len,
 #define INJECT_FW_BAD_MAP	(1u << 3)
 #define INJECT_FW_IOAPIC_UNMASK (1u << 4)
 #define INJECT_FW_PT_SHORT	(1u << 5)
+/* sea: arm64 maps its unassigned page with the rest, before any CPU starts */
+#define INJECT_FW_SEA (1u << 6)
 
 /* The INJECT_FW_* bits of the @count words of @list (0: none of them). */
 unsigned int inject_firmware_faults(const struct inject *list,

@@ -322,8 +322,8 @@ def _smp_consistency(rep, out):
 
 def _classes_add_up(rep, out):
     """free + allocated + reserved + bad = RAM pages (bad pages are a
-    class of their own, issue 38), and bad_memory holds every one the
-    audit counts."""
+    class of their own, issue 38), and bad_memory agrees with the audit
+    (less the pages still held by a block)."""
     bad, audit = rep.get("bad_memory"), rep["audit"]
     accounted = (audit["free_pages"] + audit["allocated_pages"] +
                  audit["reserved_pages"] + audit.get("bad_pages", 0))
@@ -333,10 +333,12 @@ def _classes_add_up(rep, out):
                    f"{audit['reserved_pages']} + bad "
                    f"{audit.get('bad_pages', 0)} = {accounted} != "
                    f"ram_pages {audit['ram_pages']}")
-    # A page taken out at runtime while still inside a block or an
-    # extent is bad_memory's but still its block's to the audit.
-    if bad is not None and bad["pages"] < audit.get("bad_pages", 0):
-        out.append(f"bad_memory.pages {bad['pages']} < audit.bad_pages "
+    # A page still held by a block or a domain's extent is that block's
+    # (allocated) until freed: bad_memory counts it, the audit's class not.
+    if bad is not None and \
+            bad["pages"] - bad.get("held_pages", 0) != audit.get("bad_pages"):
+        out.append(f"bad_memory.pages {bad['pages']} - held_pages "
+                   f"{bad.get('held_pages', 0)} != audit.bad_pages "
                    f"{audit.get('bad_pages')}")
 
 

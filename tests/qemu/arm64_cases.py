@@ -20,6 +20,7 @@ from .dom0less_cases import CASES as DOM0LESS_CASES
 from .arm64_efi_lu_cases import CASES as EFI_LU_CASES
 from .arm64_imagebuilder_cases import CASES as IMAGEBUILDER_CASES
 from .arm64_poison_cases import CASES as POISON_CASES
+from .arm64_ras_cases import CASES as RAS_CASES
 from .domains_checks import Ask, domains_built, warned_once
 from .liveupdate_checks import arm64_image_needing, refused, updated
 from .smp_checks import one_timeout, own_hwids, start_mode
@@ -403,6 +404,7 @@ CASES += BADMEM_CASES
 CASES += EFI_LU_CASES
 CASES += IMAGEBUILDER_CASES  # U-Boot at ImageBuilder's addresses
 CASES += POISON_CASES  # inject=poison: (issue 38 §3)
+CASES += RAS_CASES  # inject=sea: a real synchronous external abort
 
 # The issue-13 machine: 256 CPUs in 4 nodes (about 7 s on a quiet host,
 # 28 s measured with the host loaded by other builds): 300 s is over 10x.

@@ -13,12 +13,23 @@ at the next safe point, and the boot ends in PASS.
 - mce-no-address: a valid error with no address (ADDRV clear): logged,
   nothing offlined, the boot goes on.
 - mce-fatal: RIPV clear: the interrupted context cannot go on, so the boot
-  ends in FAIL naming the address."""
+  ends in FAIL naming the address.
+- mce-domain-page: a page inside a built domain's extent, while its guest
+  runs (guests=on guest_run_ms=3000 holds it for 3 s): the address is read
+  from the boot's own debug line naming where the domain's IPA 0 is
+  (common/domain/domain_big.c), and the error goes to CPU 0, which runs no
+  guest (the domain is on node 1, whose CPU runs its vCPU). The drain after
+  the domains takes the page out of service inside the extent: the
+  bad_memory row names it, source mce, and bad_memory.held_pages says the
+  domain still holds it (audit.bad_pages counts it once freed)."""
 
 import os
+import re
 import tempfile
+import time
 
 from . import memcheck
+from scripts.keel import boot
 from .x86_machine import EXIT_FAIL, M, Case, Machine, log_contains, smp_case
 
 # VAL | UC | EN | MISCV | ADDRV | S, MCA code 0x009f (memory controller:
@@ -66,6 +77,86 @@ def _offlined(page, source):
     return check
 
 
+# The domain's extent, named by the build (loglevel=3), and the line
+# printed once its build is checked, right before its guest starts.
+DOMAIN_AT = re.compile(r"domains: domain 1: IPA 0 at host (0x[0-9a-f]+), "
+                       r"an extent of 2\^(\d+) pages")
+GUESTS_START = r"domains: checked, "
+IN_DOMAIN = 0x500123  # 5 MiB and a bit into the 64 MiB domain
+
+
+def _inject_domain(status, mcg, found):
+    """A live hook: once the domain is built and checked (its guest then
+    runs for 3 s), `mce 0 1 STATUS MCG ADDR 0` with ADDR a page inside the
+    domain's first extent, as the log named it; the address in
+    @found["addr"] for the checks."""
+    def live(cmd_for, timeout, log_path):
+        with tempfile.TemporaryDirectory(prefix="keel-mce-") as work:
+            sock = os.path.join(work, "qmp.sock")
+            t0 = time.monotonic()
+            live = boot.Live(cmd_for(["-qmp",
+                                      f"unix:{sock},server=on,wait=off"]),
+                             timeout)
+            out = []
+            try:
+                out += _act_in_domain(live, sock, timeout, status, mcg, found)
+                if not live.wait_for(r"KEEL: (PASS|FAIL)", timeout):
+                    out.append("no KEEL: verdict before the timeout")
+            finally:
+                live.stop(10)
+            live.out += live.proc.stdout.read() or b""
+            with open(log_path, "w", encoding="utf-8",
+                      errors="replace") as f:
+                f.write(live.log)
+            st = live.proc.returncode
+            b = boot.Boot(live.cmd, st, live.log, time.monotonic() - t0,
+                          timeout,
+                          st is None or st == boot.TIMEOUT_STATUS, log_path)
+            return b, out
+    return live
+
+
+def _act_in_domain(live, sock, timeout, status, mcg, found):
+    if not live.wait_for(GUESTS_START, timeout):
+        return [f"the log never matched {GUESTS_START!r}"]
+    m = DOMAIN_AT.search(live.log)
+    if not m or (4096 << int(m.group(2))) <= IN_DOMAIN:
+        return ["no 'domains: domain 1: IPA 0 at host' line naming an "
+                "extent larger than the offset"]
+    found["addr"] = int(m.group(1), 16) + IN_DOMAIN
+    qmp = memcheck.Qmp(sock)
+    line = f"mce 0 1 {status:#x} {mcg:#x} {found['addr']:#x} 0"
+    r = qmp.cmd("human-monitor-command", **{"command-line": line})
+    qmp.close()
+    return [f"QEMU refused {line!r}: {r.strip()}"] if r.strip() else []
+
+
+def _domain_page_out(found):
+    """The page @found names: offlined by the drain after the domains
+    (one log line), one bad_memory row of source mce."""
+    def check(rep, log):
+        if "addr" not in found:
+            return ["no address was injected"]
+        page = found["addr"] >> 12
+        want = (f"mce: memory error in page {page:#x} (status "
+                f"{STATUS_MEM_UC:#x}): taken out of service (0)")
+        out = [] if want in log else [f"log lacks {want!r}"]
+        bad, row = rep["bad_memory"], [page * 4096, page * 4096 + 4096, 1,
+                                       "mce"]
+        if row not in [list(r) for r in bad["ranges"]]:
+            out.append(f"bad_memory.ranges {bad['ranges']} lacks {row}")
+        # Still in the domain's extent (the domain is not destroyed): the
+        # domain's page, held, in audit.allocated_pages and not bad_pages.
+        got = (bad["pages"], bad["by_source"].get("mce"),
+               bad.get("held_pages"), rep["audit"].get("bad_pages"))
+        if got != (1, 1, 1, 0):
+            out.append("bad_memory.pages, by_source.mce, held_pages, "
+                       f"audit.bad_pages {got}: want (1, 1, 1, 0)")
+        return out
+    check.wants_log = True
+    return check
+
+
 def ras_cases(elf):
     """Appended to x86_cases.build_cases(). Each boots in 4-6 s here
     (stress=3 is most of it); 60 s timeouts are safety nets (10x)."""
@@ -73,6 +164,7 @@ def ras_cases(elf):
     base = "after=exit audit=full bootscrub=off stress=3"
     m = Machine("2", numa=[1024 * M] * 2)
     page = PAGE_ADDR >> 12
+    found = {}
     return [
         smp_case("mce-free-page", m, base, kern, timeout=60,
                  live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, PAGE_ADDR),
@@ -92,4 +184,11 @@ def ras_cases(elf):
              no_report_log=("KEEL: FAIL machine check the interrupted code "
                             "cannot survive (no RIPV), memory error at "
                             f"{PAGE_ADDR:#x}")),
+        # About 4 s here (the guest's 3 s of it); 60 s is the safety net.
+        smp_case("mce-domain-page", m,
+                 "after=exit audit=full bootscrub=off loglevel=3 "
+                 "domain=64M@1 guests=on guest_run_ms=3000", kern,
+                 timeout=60,
+                 live=_inject_domain(STATUS_MEM_UC, MCG_RIPV_MCIP, found),
+                 checks=[_domain_page_out(found)]),
     ]

@@ -180,3 +180,8 @@ EFFECTS["guest-preempt-walk"] = _line(
 # a warning naming the word.
 EFFECTS["poison"] = _line(
     r"^keel: inject=poison:{n}: pfn (0x[0-9a-f]+|0) offlined \(broken\)$")
+# Issue 38 §3: sea is arm64's (the QEMU cases sea-unassigned-el1/-el2 in
+# tests/qemu/arm64_ras_cases.py): a real abort ends that boot as FAIL. On
+# the sandbox, the warning "inject=sea: not on this arch" is its check.
+EFFECTS["sea"] = _line(
+    r"^KEEL: FAIL synchronous external abort \(memory error\) at 0x")

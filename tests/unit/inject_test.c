@@ -189,6 +189,8 @@ static void test_firmware_faults(void **state)
 		{"bad-map", INJECT_FW_BAD_MAP},
 		{"ioapic-unmask", INJECT_FW_IOAPIC_UNMASK},
 		{"pt-pool-short", INJECT_FW_PT_SHORT},
+		/* arm64 maps its unassigned page before any CPU starts */
+		{"sea", INJECT_FW_SEA},
 	};
 	unsigned int all = 0;
 

@@ -1,0 +1,14 @@
+// SPDX-License-Identifier: MIT
+/*
+ * inject=sea (include/arch/ras.h): x86 has no synchronous external
+ * abort to raise by a read (its memory errors are machine checks: QEMU's
+ * monitor `mce`, arch/x86_64/mce.c), so the flow warns, nothing done.
+ */
+#include <arch/ras.h>
+#include <keel/errno.h>
+
+int arch_ras_raise_sea(uint64_t *pa)
+{
+	*pa = ~0ULL;
+	return -EOPNOTSUPP;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Arch hooks: memory errors the machine itself raises (issue 38 §3).
+ * inject=sea asks the arch for a real one: arm64 reads a page that no
+ * device answers (arch/arm64/ras.c), and the exception path reports it
+ * like any synchronous external abort; the other arches have no such
+ * access and say so.
+ */
+#ifndef ARCH_RAS_H
+#define ARCH_RAS_H
+
+#include <keel/types.h>
+
+/*
+ * arch_ras_raise_sea() - read the page the arch set aside for inject=sea.
+ * Safe point only (the heap open, no lock held): the abort it raises is
+ * fatal and prints through the exception path.
+ * @pa: set to the address read, when there is one.
+ * Return: does not return when the abort came; -EOPNOTSUPP where the arch
+ * cannot raise one, -ENODEV when no page was set aside (said by the arch),
+ * -EIO when the read came back without an abort (*@pa: the address).
+ */
+int arch_ras_raise_sea(uint64_t *pa);
+
+#endif
