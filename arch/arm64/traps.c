@@ -44,25 +44,6 @@ static const char *const kind_names[16] = {
 
 static volatile int trap_depth;
 
-/* One line, formatted on the stack, written without the console lock. */
-static void __printf(1, 2) trap_print(const char *fmt, ...)
-{
-	char buf[256];
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n >= sizeof(buf)) {
-		n = sizeof(buf) - 1;
-		buf[n - 1] = '\n';
-	}
-	arch_console_write(buf, (size_t)n);
-}
-
 /*
  * A memory error: its page queued (no lock taken, no allocation), the
  * syndrome said, the boot stopped as failed.
@@ -73,15 +54,17 @@ static __noreturn void memory_error(const struct arm64_mem_error *me,
 	char at[24];
 
 	bad_queue_push(me->pa, BAD_QUEUE_MCE, esr);
-	trap_print("keel: error: memory error on CPU %u at EL%d: %s, ESR "
-		   "%#llx, ELR %#llx\n",
-		   arch_cpu_id(), arm64_el, me->detail, (unsigned long long)esr,
-		   (unsigned long long)elr);
+	console_printf_nolock(
+		"keel: error: memory error on CPU %u at EL%d: %s, ESR "
+		"%#llx, ELR %#llx\n",
+		arch_cpu_id(), arm64_el, me->detail, (unsigned long long)esr,
+		(unsigned long long)elr);
 	if (me->pa == BAD_QUEUE_NO_ADDR)
 		snprintf(at, sizeof(at), "no address");
 	else
 		snprintf(at, sizeof(at), "%#llx", (unsigned long long)me->pa);
-	trap_print("KEEL: FAIL %s (memory error) at %s\n", me->what, at);
+	console_printf_nolock("KEEL: FAIL %s (memory error) at %s\n", me->what,
+			      at);
 	arch_panic(me->what);
 }
 
@@ -121,26 +104,29 @@ void arm64_trap(struct arm64_regs *regs, unsigned long kind)
 	}
 	if (arm64_ras_decode(esr, far, &me))
 		memory_error(&me, esr, elr);
-	trap_print("keel: error: exception: %s at EL%d on CPU %u\n",
-		   kind_names[kind & 15], arm64_el, arch_cpu_id());
-	trap_print("keel: error:   ESR %#018llx (EC %#llx) FAR %#018llx\n",
-		   (unsigned long long)esr, (unsigned long long)(esr >> 26),
-		   (unsigned long long)far);
-	trap_print("keel: error:   ELR %#018llx SPSR %#018llx SP %#018llx\n",
-		   (unsigned long long)elr, (unsigned long long)spsr,
-		   (unsigned long long)regs->sp);
+	console_printf_nolock("keel: error: exception: %s at EL%d on CPU %u\n",
+			      kind_names[kind & 15], arm64_el, arch_cpu_id());
+	console_printf_nolock(
+		"keel: error:   ESR %#018llx (EC %#llx) FAR %#018llx\n",
+		(unsigned long long)esr, (unsigned long long)(esr >> 26),
+		(unsigned long long)far);
+	console_printf_nolock(
+		"keel: error:   ELR %#018llx SPSR %#018llx SP %#018llx\n",
+		(unsigned long long)elr, (unsigned long long)spsr,
+		(unsigned long long)regs->sp);
 	for (unsigned int i = 0; i < 31; i += 2) {
 		if (i == 30)
-			trap_print("keel: error:   x30 %016llx\n",
-				   (unsigned long long)regs->x[30]);
+			console_printf_nolock("keel: error:   x30 %016llx\n",
+					      (unsigned long long)regs->x[30]);
 		else
-			trap_print(
+			console_printf_nolock(
 				"keel: error:   x%-2u %016llx x%-2u %016llx\n",
 				i, (unsigned long long)regs->x[i], i + 1,
 				(unsigned long long)regs->x[i + 1]);
 	}
-	trap_print("keel: error:   backtrace: %#llx (elr), %#llx (lr)\n",
-		   (unsigned long long)elr, (unsigned long long)regs->x[30]);
+	console_printf_nolock(
+		"keel: error:   backtrace: %#llx (elr), %#llx (lr)\n",
+		(unsigned long long)elr, (unsigned long long)regs->x[30]);
 	fp = regs->x[29];
 	for (unsigned int d = 0;
 	     d < BACKTRACE_DEPTH && fp_plausible(fp, regs->sp); d++) {
@@ -148,8 +134,8 @@ void arm64_trap(struct arm64_regs *regs, unsigned long kind)
 
 		if (!rec[1])
 			break;
-		trap_print("keel: error:     %#llx\n",
-			   (unsigned long long)rec[1]);
+		console_printf_nolock("keel: error:     %#llx\n",
+				      (unsigned long long)rec[1]);
 		if (rec[0] <= fp)
 			break;
 		fp = rec[0];

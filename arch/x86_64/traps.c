@@ -154,15 +154,17 @@ static bool frame_ok(uint64_t fp)
 
 static void print_stack_trace(uint64_t rip, uint64_t rbp)
 {
-	pr_err("stack trace (frame pointers):\n");
-	pr_err("  #0 %016llx\n", (unsigned long long)rip);
+	console_printf_nolock("keel: error: stack trace (frame pointers):\n");
+	console_printf_nolock("keel: error:   #0 %016llx\n",
+			      (unsigned long long)rip);
 	for (unsigned int depth = 1; depth < 16 && frame_ok(rbp); depth++) {
 		const uint64_t *f = (const uint64_t *)(uintptr_t)rbp;
 		uint64_t ret = f[1];
 
 		if (!ret)
 			break;
-		pr_err("  #%u %016llx\n", depth, (unsigned long long)ret);
+		console_printf_nolock("keel: error:   #%u %016llx\n", depth,
+				      (unsigned long long)ret);
 		if (f[0] <= rbp)
 			break;
 		rbp = f[0];
@@ -190,37 +192,47 @@ void x86_trap(struct trap_frame *f)
 		arch_console_write(msg, sizeof(msg) - 1);
 		arch_stop(AFTER_HALT, false);
 	}
-	pr_err("exception %llu (%s) error 0x%llx on CPU %u\n",
-	       (unsigned long long)f->vector, name,
-	       (unsigned long long)f->error, arch_cpu_id());
-	pr_err("RIP %04llx:%016llx RFLAGS %016llx CR2 %016llx\n",
-	       (unsigned long long)f->cs, (unsigned long long)f->rip,
-	       (unsigned long long)f->rflags, (unsigned long long)read_cr2());
-	pr_err("RSP %04llx:%016llx CR3 %016llx\n", (unsigned long long)f->ss,
-	       (unsigned long long)f->rsp, (unsigned long long)read_cr3());
-	pr_err("RAX %016llx RBX %016llx RCX %016llx\n",
-	       (unsigned long long)f->rax, (unsigned long long)f->rbx,
-	       (unsigned long long)f->rcx);
-	pr_err("RDX %016llx RSI %016llx RDI %016llx\n",
-	       (unsigned long long)f->rdx, (unsigned long long)f->rsi,
-	       (unsigned long long)f->rdi);
-	pr_err("RBP %016llx R8  %016llx R9  %016llx\n",
-	       (unsigned long long)f->rbp, (unsigned long long)f->r8,
-	       (unsigned long long)f->r9);
-	pr_err("R10 %016llx R11 %016llx R12 %016llx\n",
-	       (unsigned long long)f->r10, (unsigned long long)f->r11,
-	       (unsigned long long)f->r12);
-	pr_err("R13 %016llx R14 %016llx R15 %016llx\n",
-	       (unsigned long long)f->r13, (unsigned long long)f->r14,
-	       (unsigned long long)f->r15);
+	console_printf_nolock(
+		"keel: error: exception %llu (%s) error 0x%llx on CPU %u\n",
+		(unsigned long long)f->vector, name,
+		(unsigned long long)f->error, arch_cpu_id());
+	console_printf_nolock(
+		"keel: error: RIP %04llx:%016llx RFLAGS %016llx CR2 %016llx\n",
+		(unsigned long long)f->cs, (unsigned long long)f->rip,
+		(unsigned long long)f->rflags, (unsigned long long)read_cr2());
+	console_printf_nolock("keel: error: RSP %04llx:%016llx CR3 %016llx\n",
+			      (unsigned long long)f->ss,
+			      (unsigned long long)f->rsp,
+			      (unsigned long long)read_cr3());
+	console_printf_nolock(
+		"keel: error: RAX %016llx RBX %016llx RCX %016llx\n",
+		(unsigned long long)f->rax, (unsigned long long)f->rbx,
+		(unsigned long long)f->rcx);
+	console_printf_nolock(
+		"keel: error: RDX %016llx RSI %016llx RDI %016llx\n",
+		(unsigned long long)f->rdx, (unsigned long long)f->rsi,
+		(unsigned long long)f->rdi);
+	console_printf_nolock(
+		"keel: error: RBP %016llx R8  %016llx R9  %016llx\n",
+		(unsigned long long)f->rbp, (unsigned long long)f->r8,
+		(unsigned long long)f->r9);
+	console_printf_nolock(
+		"keel: error: R10 %016llx R11 %016llx R12 %016llx\n",
+		(unsigned long long)f->r10, (unsigned long long)f->r11,
+		(unsigned long long)f->r12);
+	console_printf_nolock(
+		"keel: error: R13 %016llx R14 %016llx R15 %016llx\n",
+		(unsigned long long)f->r13, (unsigned long long)f->r14,
+		(unsigned long long)f->r15);
 	print_stack_trace(f->rip, f->rbp);
 	if (f->vector == X86_MC_VECTOR && mce_addr != ~0ULL)
-		console_printf("KEEL: FAIL machine check the interrupted code "
-			       "cannot survive (no RIPV), memory error at "
-			       "%#llx\n",
-			       (unsigned long long)mce_addr);
-	console_printf("KEEL: FAIL exception %llu (%s) at %016llx\n",
-		       (unsigned long long)f->vector, name,
-		       (unsigned long long)f->rip);
+		console_printf_nolock(
+			"KEEL: FAIL machine check the interrupted code "
+			"cannot survive (no RIPV), memory error at "
+			"%#llx\n",
+			(unsigned long long)mce_addr);
+	console_printf_nolock("KEEL: FAIL exception %llu (%s) at %016llx\n",
+			      (unsigned long long)f->vector, name,
+			      (unsigned long long)f->rip);
 	x86_fail_stop();
 }

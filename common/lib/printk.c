@@ -258,6 +258,27 @@ void console_printf(const char *fmt, ...)
 	console_emit(buf, MIN((size_t)n, sizeof(buf) - 1), false, false);
 }
 
+/**
+ * console_printf_nolock() - console_printf() for an exception path: the
+ * line is formatted on the stack and written with arch_console_write()
+ * and no console lock, so an exception taken while this CPU holds it
+ * cannot deadlock (another CPU's line may interleave). Held lines are not
+ * written first.
+ */
+void console_printf_nolock(const char *fmt, ...)
+{
+	char buf[PRINTK_BUF];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	arch_console_write(buf, MIN((size_t)n, sizeof(buf) - 1));
+}
+
 static void panic_line(const char *prefix, const char *msg)
 {
 	char buf[PRINTK_BUF];

@@ -38,6 +38,8 @@ void vprintk(int level, const char *fmt, va_list ap);
 void console_puts(const char *s);
 void console_write(const char *s, size_t len);
 void console_printf(const char *fmt, ...) __printf(1, 2);
+/* The same without the console lock, for exception paths (printk.c). */
+void console_printf_nolock(const char *fmt, ...) __printf(1, 2);
 /*
  * Hold info/warning/debug lines in a buffer (a live update's downtime);
  * errors, raw output and panics write them out first. console_release():
