@@ -74,6 +74,28 @@ static bool fp_plausible(uint64_t fp, uint64_t sp)
 	return fp && !(fp & 0xf) && fp >= sp && fp - sp < (1ULL << 24);
 }
 
+/* The frame-pointer chain from @regs, only through plausible frames. */
+static void backtrace(const struct arm64_regs *regs, uint64_t elr)
+{
+	uint64_t fp = regs->x[29];
+
+	console_printf_nolock(
+		"keel: error:   backtrace: %#llx (elr), %#llx (lr)\n",
+		(unsigned long long)elr, (unsigned long long)regs->x[30]);
+	for (unsigned int d = 0;
+	     d < BACKTRACE_DEPTH && fp_plausible(fp, regs->sp); d++) {
+		const uint64_t *rec = (const uint64_t *)(uintptr_t)fp;
+
+		if (!rec[1])
+			break;
+		console_printf_nolock("keel: error:     %#llx\n",
+				      (unsigned long long)rec[1]);
+		if (rec[0] <= fp)
+			break;
+		fp = rec[0];
+	}
+}
+
 /**
  * arm64_trap() - report an unexpected exception and stop.
  * @regs: the registers saved by the vector.
@@ -82,7 +104,7 @@ static bool fp_plausible(uint64_t fp, uint64_t sp)
 void arm64_trap(struct arm64_regs *regs, unsigned long kind)
 {
 	struct arm64_mem_error me;
-	uint64_t esr, far, elr, spsr, fp;
+	uint64_t esr, far, elr, spsr;
 
 	if (trap_depth++) {
 		static const char msg[] = "keel: nested exception, stopping\n";
@@ -124,22 +146,7 @@ void arm64_trap(struct arm64_regs *regs, unsigned long kind)
 				i, (unsigned long long)regs->x[i], i + 1,
 				(unsigned long long)regs->x[i + 1]);
 	}
-	console_printf_nolock(
-		"keel: error:   backtrace: %#llx (elr), %#llx (lr)\n",
-		(unsigned long long)elr, (unsigned long long)regs->x[30]);
-	fp = regs->x[29];
-	for (unsigned int d = 0;
-	     d < BACKTRACE_DEPTH && fp_plausible(fp, regs->sp); d++) {
-		const uint64_t *rec = (const uint64_t *)(uintptr_t)fp;
-
-		if (!rec[1])
-			break;
-		console_printf_nolock("keel: error:     %#llx\n",
-				      (unsigned long long)rec[1]);
-		if (rec[0] <= fp)
-			break;
-		fp = rec[0];
-	}
+	backtrace(regs, elr);
 	panic("unexpected exception %s, ESR %#llx, ELR %#llx",
 	      kind_names[kind & 15], (unsigned long long)esr,
 	      (unsigned long long)elr);

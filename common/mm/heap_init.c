@@ -355,8 +355,8 @@ unsigned int heap_handoff(bool dirty)
 	bootmem_close();
 	if (refused_pages)
 		pr_warn("heap: %llu pages of free RAM refused at the handoff "
-			"(each range said above): out of service, counted "
-			"reserved\n",
+			"(each range said above): out of service, the audit "
+			"counts them apart\n",
 			(unsigned long long)refused_pages);
 	return n;
 }
@@ -364,7 +364,7 @@ unsigned int heap_handoff(bool dirty)
 /**
  * heap_refused_pages() - free RAM bootmem handed over that the heap
  * refused (no state for its node, a full range table): never handed out,
- * the audit's to count (as reserved), not lost.
+ * the audit's to count (audit.refused_pages), not lost.
  */
 uint64_t heap_refused_pages(void)
 {

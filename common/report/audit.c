@@ -228,17 +228,16 @@ void audit_run(struct audit_result *out, bool full)
 	out->free_pages = walked;
 	out->allocated_pages = all.allocated_pages;
 	out->owned_pages = all.owned_pages;
-	/*
-	 * Static domains' memory is reserved RAM the heap adopted: once.
-	 * Free RAM the heap refused at the handoff is out of service too.
-	 */
-	out->reserved_pages = bootmem_reserved_ram_bytes() / PAGE_SIZE -
-			      all.adopted_pages + heap_refused_pages();
+	/* Static domains' memory is reserved RAM the heap adopted: once. */
+	out->reserved_pages =
+		bootmem_reserved_ram_bytes() / PAGE_SIZE - all.adopted_pages;
+	/* Free RAM the heap refused at the handoff: out of service, apart. */
+	out->refused_pages = heap_refused_pages();
 	allocated = out->allocated_pages;
 	audit_bad(out);
 	out->lost_pages = (int64_t)(out->ram_pages - out->free_pages -
 				    out->allocated_pages - out->reserved_pages -
-				    out->bad_pages);
+				    out->bad_pages - out->refused_pages);
 	out->problems = full ? heap_check() : 0;
 	if (full) {
 		out->problems += audit_blocks(&aw, allocated);
@@ -275,13 +274,15 @@ void audit_run(struct audit_result *out, bool full)
 void audit_report_human(const struct audit_result *a)
 {
 	pr_info("audit: %llu RAM pages = %llu free + %llu allocated + %llu "
-		"reserved + %llu bad, %lld lost%s\n",
+		"reserved + %llu bad%s%.0llu%s, %lld lost%s\n",
 		(unsigned long long)a->ram_pages,
 		(unsigned long long)a->free_pages,
 		(unsigned long long)a->allocated_pages,
 		(unsigned long long)a->reserved_pages,
-		(unsigned long long)a->bad_pages, (long long)a->lost_pages,
-		a->ok ? "" : " (NOT OK)");
+		(unsigned long long)a->bad_pages, a->refused_pages ? " + " : "",
+		(unsigned long long)a->refused_pages,
+		a->refused_pages ? " refused by the heap" : "",
+		(long long)a->lost_pages, a->ok ? "" : " (NOT OK)");
 }
 
 /**
@@ -298,6 +299,8 @@ void audit_report_json(struct jw *w, const struct audit_result *a)
 	jw_u64(w, "owned_pages", a->owned_pages);
 	jw_u64(w, "reserved_pages", a->reserved_pages);
 	jw_u64(w, "bad_pages", a->bad_pages);
+	if (a->refused_pages)
+		jw_u64(w, "refused_pages", a->refused_pages);
 	jw_i64(w, "lost_pages", a->lost_pages);
 	jw_u64(w, "problems", a->problems);
 	jw_bool(w, "ok", a->ok);

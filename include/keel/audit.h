@@ -19,8 +19,9 @@ struct audit_result {
 	uint64_t owned_pages;	  /* of those, in domains' owned extents */
 	uint64_t reserved_pages;  /* RAM in named reserved regions, bad apart */
 	uint64_t bad_pages;	  /* RAM out of service (keel/badmem.h) */
-	int64_t lost_pages;	  /* ram - free - allocated - reserved - bad */
-	unsigned int problems;	  /* heap_check() findings (audit=full) */
+	uint64_t refused_pages;	  /* free RAM the heap refused at the handoff */
+	int64_t lost_pages; /* ram - free - allocated - reserved - bad - refused */
+	unsigned int problems; /* heap_check() findings (audit=full) */
 	bool ok;
 };
 

@@ -44,8 +44,8 @@ const char *heap_mode_name(enum heap_init_mode mode);
  * ranges per node and asks bootmem for a larger range table where the
  * static one cannot hold them (from the node's own memory). A node left
  * without room refuses the ranges it cannot hold, each with an error; the
- * audit counts their pages reserved (heap_refused_pages()), out of
- * service. Called by heap_handoff().
+ * audit counts their pages apart (heap_refused_pages(), audit.refused_pages),
+ * out of service. Called by heap_handoff().
  */
 void heap_size_ranges(void);
 
@@ -60,7 +60,7 @@ unsigned int heap_handoff(bool dirty);
 /*
  * heap_refused_pages(): the free RAM heap_handoff() could not add (no
  * state for its node, a full range table; each range warned): out of
- * service, counted reserved by the audit.
+ * service, a class of the audit's own.
  */
 uint64_t heap_refused_pages(void);
 

@@ -326,12 +326,14 @@ def _classes_add_up(rep, out):
     (less the pages still held by a block)."""
     bad, audit = rep.get("bad_memory"), rep["audit"]
     accounted = (audit["free_pages"] + audit["allocated_pages"] +
-                 audit["reserved_pages"] + audit.get("bad_pages", 0))
+                 audit["reserved_pages"] + audit.get("bad_pages", 0) +
+                 audit.get("refused_pages", 0))
     if accounted != audit["ram_pages"]:
         out.append(f"audit: free {audit['free_pages']} + allocated "
                    f"{audit['allocated_pages']} + reserved "
                    f"{audit['reserved_pages']} + bad "
-                   f"{audit.get('bad_pages', 0)} = {accounted} != "
+                   f"{audit.get('bad_pages', 0)} + refused "
+                   f"{audit.get('refused_pages', 0)} = {accounted} != "
                    f"ram_pages {audit['ram_pages']}")
     # A page still held by a block or a domain's extent is that block's
     # (allocated) until freed: bad_memory counts it, the audit's class not.
