@@ -240,6 +240,14 @@ void console_puts(const char *s)
 	console_emit(s, strlen(s), false, false);
 }
 
+/* @fmt into @buf (@size bytes, cut to fit). Return: the bytes to write. */
+static size_t format_raw(char *buf, size_t size, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(buf, size, fmt, ap);
+
+	return n < 0 ? 0 : MIN((size_t)n, size - 1);
+}
+
 /**
  * console_printf() - formatted raw output (bounded like printk; longer
  * output is cut, so print big documents in pieces).
@@ -248,14 +256,12 @@ void console_printf(const char *fmt, ...)
 {
 	char buf[PRINTK_BUF];
 	va_list ap;
-	int n;
+	size_t n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = format_raw(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	console_emit(buf, MIN((size_t)n, sizeof(buf) - 1), false, false);
+	console_emit(buf, n, false, false);
 }
 
 /**
@@ -269,14 +275,12 @@ void console_printf_nolock(const char *fmt, ...)
 {
 	char buf[PRINTK_BUF];
 	va_list ap;
-	int n;
+	size_t n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = format_raw(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	arch_console_write(buf, MIN((size_t)n, sizeof(buf) - 1));
+	arch_console_write(buf, n);
 }
 
 static void panic_line(const char *prefix, const char *msg)

@@ -25,12 +25,10 @@ signature and its page inside a runtime region) is a problem when broken:
 a renamed symbol or a reordered struct fails the case, it cannot pass on
 an empty list."""
 
-import os
 import re
-import socket
 import struct
-import time
 
+from . import memcheck
 from .liveupdate_checks import elf_symbol
 
 # EFI_MEMORY_TYPE values keel must never write, named as GRUB's lsefimmap
@@ -133,13 +131,7 @@ class Gdb:
     it run on when it detaches."""
 
     def __init__(self, path, wait=10):
-        for _ in range(wait * 10):
-            if os.path.exists(path):
-                break
-            time.sleep(0.1)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.sock.settimeout(30)
+        self.sock = memcheck.unix_socket(path, wait)
         self.buf = b""
 
     def cmd(self, packet, secs=30):

@@ -18,17 +18,24 @@ import time
 from scripts.keel import boot
 
 
+def unix_socket(path, wait=10):
+    """A connected stream socket to @path, a QEMU server socket that may
+    appear up to @wait seconds after QEMU starts; 30 s per read."""
+    for _ in range(wait * 10):
+        if os.path.exists(path):
+            break
+        time.sleep(0.1)
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    sock.settimeout(30)
+    return sock
+
+
 class Qmp:
     """The QMP socket of one QEMU: commands and their replies."""
 
     def __init__(self, path, wait=10):
-        for _ in range(wait * 10):
-            if os.path.exists(path):
-                break
-            time.sleep(0.1)
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.sock.settimeout(30)
+        self.sock = unix_socket(path, wait)
         self.buf = b""
         self._line()  # the greeting
         self.cmd("qmp_capabilities")
