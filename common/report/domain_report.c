@@ -15,6 +15,7 @@
 #include <keel/domain.h>
 #include <keel/enum_names.h>
 #include <keel/heap.h>
+#include <keel/heap_check.h>
 #include <keel/json.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
@@ -57,6 +58,8 @@ static void json_row(struct jw *w, const struct domain_view *d)
 	else
 		jw_null(w, NULL);
 	jw_str(w, NULL, d->kernel);
+	/* Pages offlined in its extents: still its own (heap_offline()). */
+	jw_u64(w, NULL, d->p2m ? heap_held_bad_pages(d->id) : 0);
 	jw_row_end(w);
 }
 
@@ -105,7 +108,7 @@ void domains_report_json(struct jw *w, const struct domain_set *ds)
 		"heap_extents", "build_ns",   "alloc_ns",    "zero_ns",
 		"map_ns",	"maint_ns",   "lock_max_ns", "table_pages",
 		"cpus",		"gbps",	      "fail_reason", "origin",
-		"vcpus",	"kernel",
+		"vcpus",	"kernel",     "bad_pages",
 	};
 	const struct domain_set_stats *st = domain_set_stats(ds);
 	bool chosen[DOMAIN_MAX];

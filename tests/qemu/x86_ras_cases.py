@@ -133,7 +133,8 @@ def _act_in_domain(live, sock, timeout, status, mcg, found):
 
 def _domain_page_out(found):
     """The page @found names: offlined by the drain after the domains
-    (one log line), one bad_memory row of source mce."""
+    (one log line), one bad_memory row of source mce, and its domain's
+    row says bad_pages 1."""
     def check(rep, log):
         if "addr" not in found:
             return ["no address was injected"]
@@ -152,6 +153,11 @@ def _domain_page_out(found):
         if got != (1, 1, 1, 0):
             out.append("bad_memory.pages, by_source.mce, held_pages, "
                        f"audit.bad_pages {got}: want (1, 1, 1, 0)")
+        # The domain's own row names it.
+        rows = [d.get("bad_pages") for d in rep.get("domains", [])]
+        if sorted(rows) != [0] * (len(rows) - 1) + [1]:
+            out.append(f"domains[].bad_pages {rows}: want one domain "
+                       "with 1")
         return out
     check.wants_log = True
     return check
