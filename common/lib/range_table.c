@@ -101,7 +101,7 @@ bool range_table_double(struct range_table *t)
 }
 
 /* A free slot: the table has one, or doubled to make one. */
-static bool room(struct range_table *t)
+static bool has_slot(struct range_table *t)
 {
 	return t->count < t->cap || range_table_double(t);
 }
@@ -123,7 +123,7 @@ void range_table_delete(struct range_table *t, unsigned int i)
 	t->count--;
 }
 
-/* Open slot @i (room() said there is one): the regions above move up. */
+/* Open slot @i (has_slot() said there is one): the regions above move up. */
 static struct region *open_slot(struct range_table *t, unsigned int i)
 {
 	memmove(&t->regions[i + 1], &t->regions[i],
@@ -160,7 +160,7 @@ static int place(struct range_table *t, unsigned int i, uint64_t s, uint64_t e,
 		t->regions[i].start = pa(s);
 		return 0;
 	}
-	if (!room(t))
+	if (!has_slot(t))
 		return -ENOSPC;
 	r = open_slot(t, i);
 	*r = *payload;
@@ -196,7 +196,7 @@ int range_table_add(struct range_table *t, paddr_t start, paddr_t end,
  */
 int range_table_append(struct range_table *t, const struct region *r)
 {
-	if (!room(t))
+	if (!has_slot(t))
 		return -ENOSPC;
 	if (t->count && pa_val(r->start) < pa_val(t->regions[t->count - 1].end))
 		t->unsorted = true;
@@ -256,7 +256,7 @@ int range_table_remove(struct range_table *t, paddr_t start, paddr_t end)
 		return 0;
 	if (i < t->count && pa_val(t->regions[i].start) < s &&
 	    pa_val(t->regions[i].end) > e) {
-		if (!room(t))
+		if (!has_slot(t))
 			return -ENOSPC;
 		r = open_slot(t, i);
 		r->end = pa(s);
