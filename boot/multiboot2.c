@@ -8,8 +8,10 @@
  * Tags used: 1 cmdline, 2 loader name, 3 module, 4 basic meminfo (fallback
  * without a map), 6 memory map, 14/15 ACPI RSDP (a copy inside the block:
  * bi->acpi_rsdp = its physical address; 15 wins over 14), 17 EFI memory map
- * (only when there is no tag 6). The whole block is reserved as "loader
- * info" (the RSDP copy lives in it), modules as "module".
+ * (only when there is no tag 6), 21 image load base (only said: the arch
+ * knows where it runs; GRUB gives it for a relocatable image, head.S's tag
+ * 10). The whole block is reserved as "loader info" (the RSDP copy lives in
+ * it), modules as "module".
  */
 #include <keel/cmdline_copy.h>
 #include <keel/errno.h>
@@ -28,6 +30,7 @@
 #define MB2_TAG_RSDP_V1	   14
 #define MB2_TAG_RSDP_V2	   15
 #define MB2_TAG_EFI_MMAP   17
+#define MB2_TAG_LOAD_BASE  21
 
 #define MB2_MMAP_ENTRY_MIN 24
 #define EFI_DESC_MIN	   40
@@ -259,6 +262,12 @@ static void mb2_tag(struct mb2_state *st, size_t off, uint32_t type,
 		}
 		st->efi_off = off;
 		st->efi_size = size;
+		break;
+	case MB2_TAG_LOAD_BASE:
+		if (tag_min(off, type, size, 12))
+			pr_info("multiboot2: the loader put the image at %#x "
+				"(tag 21)\n",
+				mb_u32(t + 8));
 		break;
 	default:
 		break;
