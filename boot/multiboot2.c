@@ -295,6 +295,53 @@ static void mb2_meminfo(struct mb2_state *st)
 		st->ram = true;
 }
 
+#define MB2_HEADER_MAGIC     0xE85250D6u
+#define MB2_HEADER_SEARCH    32768
+#define MB2_HEADER_TAG_RELOC 10
+
+/* The multiboot2 header's tags [@off, @end) hold a relocatable tag (10). */
+static bool mb2_header_relocatable(const uint8_t *b, size_t off, size_t end)
+{
+	while (off + 8 <= end) {
+		uint16_t type = (uint16_t)(b[off] | b[off + 1] << 8);
+		uint32_t size = mb_u32(b + off + 4);
+
+		if (type == 0 || size < 8 || size > end - off)
+			return false;
+		if (type == MB2_HEADER_TAG_RELOC)
+			return size >= 24;
+		off += ALIGN_UP((size_t)size, 8);
+	}
+	return false;
+}
+
+/**
+ * multiboot2_image_relocatable() - whether the image file [@buf, @buf+@len)
+ * has a multiboot2 header (8-byte aligned, in its first 32 KiB, checksum
+ * right) with a relocatable tag (type 10): a loader may then run it away
+ * from its link address, and so may a live update (arch/x86_64).
+ * Return: true when it has; false for no header, a bad one, or no tag.
+ */
+bool multiboot2_image_relocatable(const void *buf, uint64_t len)
+{
+	const uint8_t *b = buf;
+	uint64_t lim = len < MB2_HEADER_SEARCH ? len : MB2_HEADER_SEARCH;
+
+	for (uint64_t off = 0; off + 16 <= lim; off += 8) {
+		uint32_t hlen = mb_u32(b + off + 8);
+
+		if (mb_u32(b + off) != MB2_HEADER_MAGIC ||
+		    mb_u32(b + off) + mb_u32(b + off + 4) + hlen +
+				    mb_u32(b + off + 12) !=
+			    0)
+			continue;
+		if (hlen < 16 || hlen > len - off)
+			return false;
+		return mb2_header_relocatable(b, off + 16, off + hlen);
+	}
+	return false;
+}
+
 /**
  * multiboot2_parse() - fill @bi from the multiboot2 block [buf, buf+len)
  * loaded at physical address @info_pa.
