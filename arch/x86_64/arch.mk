@@ -6,9 +6,11 @@
 # GRUB's multiboot2 wherever its map is free, and head.S applies its
 # R_X86_64_RELATIVE relocations (check-relocs.py fails the build on any
 # other type). -z notext: the relocations write .rodata (address tables),
-# before anything reads it.
+# before anything reads it. `make lib LIB_MODEL=kernel` (a higher-half
+# host's archive, not keel) is built without PIC: that code model has none.
 CC_ARCH := gcc
-ARCH_CFLAGS := -ffreestanding -fpie -mcmodel=small \
+ARCH_PIC := $(if $(filter kernel,$(LIB_MODEL)),-fno-pic -fno-pie,-fpie)
+ARCH_CFLAGS := -ffreestanding $(ARCH_PIC) -mcmodel=small \
 	-mno-red-zone -mno-mmx -mno-sse -mno-sse2 -mno-avx -mgeneral-regs-only \
 	-fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fcf-protection=none -nostdlib
