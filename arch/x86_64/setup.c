@@ -139,14 +139,19 @@ boot_cpu_only:
 }
 
 /*
- * Where the image runs and where it is linked: they differ when GRUB's
- * multiboot2 placed it elsewhere (head.S applied the relocations). A
+ * Where the image runs and where it is linked, said and kept in @bi for
+ * the report: they differ when GRUB's multiboot2 placed it elsewhere
+ * (head.S applied the relocations). A
  * backtrace's addresses are running ones: subtract the difference to look
  * them up in keel.elf.
  */
-static void print_image(void)
+static void print_image(struct bootinfo *bi)
 {
 	uint64_t s = (uintptr_t)_start, e = (uintptr_t)_end;
+
+	bi->image_start = pa(s);
+	bi->image_end = pa(e);
+	bi->image_link = pa(KERNEL_LOAD_PA);
 
 	pr_info("x86_64: image at %#llx..%#llx (linked at %#llx..%#llx%s)\n",
 		(unsigned long long)s, (unsigned long long)e,
@@ -229,7 +234,6 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	if (x86_lu_started())
 		console_hold();
 	pr_info("x86_64 entry, magic %#x, info at %#x\n", magic, info_pa);
-	print_image();
 
 	if (magic == MULTIBOOT1_BOOTLOADER_MAGIC) {
 		bootinfo_init(bi, BOOT_MULTIBOOT1);
@@ -244,6 +248,7 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 		       MULTIBOOT2_BOOTLOADER_MAGIC);
 		boot_fail("not started by a multiboot loader");
 	}
+	print_image(bi);
 	parse_options(&boot_opts, bi);
 	if (rc)
 		boot_fail("the loader gave no usable memory map");

@@ -15,7 +15,8 @@ reads the firmware's e820, not cutmem's overlay: GRUB still loads keel at
 - reloc-grub-uefi-cut: 2 CPUs (the AP trampoline enters the relocated
   image), PASS, no lost page, keel says where it runs (one "image at"
   line, relocated, page aligned, at or above the cut's end, GRUB's tag 21
-  saying the same), its "kernel" reservation is that range, and every
+  saying the same), its "kernel" reservation and the report's `image`
+  are that range, and every
   byte of RAM in the cut is bad memory: the RAM keel may use is the
   machine's less the cut.
 - reloc-liveupdate-grub-uefi-cut: the relocated image updates into
@@ -84,6 +85,9 @@ def _relocated(rep, log, images):
     if kernel != [seen[-1][:2]]:
         out.append(f"'kernel' reservations {kernel}, the image runs at "
                    f"{seen[-1][:2]}")
+    want = {"start": seen[-1][0], "end": seen[-1][1], "linked_at": LINK}
+    if rep.get("image") != want:
+        out.append(f"report image {rep.get('image')}, expected {want}")
     return out
 
 
