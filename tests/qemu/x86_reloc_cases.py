@@ -8,26 +8,31 @@ Under UEFI GRUB turns the cut into EFI unusable memory, which its
 relocator avoids and which its multiboot2 map passes as bad memory (type
 5): the image is loaded at 8 MiB or above. (A bigger cut, 1M..64M, is
 only partly applied under OVMF with 128 MiB: GRUB cannot free its own
-pages in it.) (Under BIOS GRUB's relocator
-reads the firmware's e820, not cutmem's overlay: GRUB still loads keel at
-1 MiB and keel's error names the overlap; no case here.)
+pages in it.) Under BIOS GRUB's relocator reads the firmware's e820, not
+cutmem's overlay, which only the map GRUB passes shows as a hole.
 
 - reloc-grub-uefi-cut: 2 CPUs (the AP trampoline enters the relocated
   image), PASS, no lost page, keel says where it runs (one "image at"
   line, relocated, page aligned, at or above the cut's end, GRUB's tag 21
   saying the same), its "kernel" reservation and the report's `image`
-  are that range, and every
-  byte of RAM in the cut is bad memory: the RAM keel may use is the
-  machine's less the cut.
+  are that range, and every byte of RAM in the cut is bad memory: the RAM
+  keel may use is the machine's less the cut.
 - reloc-liveupdate-grub-uefi-cut: the relocated image updates into
   keel.elf (module 0), which runs where the old one ran (liveupdate.c's
   place_image()): generation 1, the domain restored, the modules and the
   firmware's memory intact (x86_efi_lu_cases' checks).
-- reloc-liveupdate-not-relocatable: the same with a next image whose
-  multiboot2 header has no relocatable tag: the old image refuses before
-  the freeze, names why, and fails its boot; one image entered.
+- reloc-guests-liveupdate2-grub-uefi-cut: liveupdate=2 with 2 SVM guests
+  held in their loops, 3 CPUs: three images, each at the first one's
+  place, the guests resumed by each (guests_resumed()).
+- reloc-liveupdate-not-relocatable: the update of the second case with a
+  next image whose multiboot2 header has no relocatable tag: the old
+  image refuses before the freeze, names why, and fails its boot; one
+  image entered.
+- reloc-grub-bios-cut: under BIOS GRUB loads keel at 1 MiB all the same;
+  keel boots on and says so in one error line naming its image and the
+  range the map does not call RAM.
 
-Quiet on this 2-core host: 6-15 s each (OVMF, GRUB and one or two keel
+Quiet on this 2-core host: 2-15 s each (OVMF, GRUB and one to three keel
 boots); TIMEOUT (300 s) is over 20x."""
 
 import os
@@ -38,7 +43,9 @@ import time
 
 from scripts.keel import boot
 
-from .x86_efi_lu_cases import WORDS, EfiLuCase, _data_module
+from .guests_checks import guests_resumed
+from .liveupdate_checks import updated
+from .x86_efi_lu_cases import ENTRY, WORDS, EfiLuCase, _data_module
 from .x86_machine import EXIT_FAIL, EXIT_PASS, MKISO, M
 
 TIMEOUT = 300
@@ -109,16 +116,23 @@ class RelocBootCase:
     iso = False
     qemu_args = ()
     words = "after=exit audit=full"
+    cpus = 2
+    images = 1
+    modules = False
 
     def __init__(self, name, elf):
         self.name = name
         self.elf = elf
 
+    def checks(self, rep, log):
+        return _cut_is_bad(rep)
+
     def run(self, logdir):
         iso = os.path.join(logdir, f"{self.name}.iso")
-        _mkiso([self.elf, iso, self.words])
+        mods = ["--module", self.elf] if self.modules else []
+        _mkiso(mods + [self.elf, iso, self.words])
         cmd = boot.x86_64_cmd(["--iso", iso, "--uefi", "--mem", "256M",
-                               "--smp", "2"], None, TIMEOUT)
+                               "--smp", str(self.cpus)], None, TIMEOUT)
         log_path = os.path.join(logdir, self.name + ".log")
         t0 = time.monotonic()
         b = boot.qemu(cmd, TIMEOUT, log_path)
@@ -128,13 +142,55 @@ class RelocBootCase:
             return out or ["no report"], time.monotonic() - t0, log_path, rep
         if rep["audit"]["lost_pages"] or not rep["audit"]["ok"]:
             out.append(f"audit {rep['audit']}")
-        if sum(c["online"] for c in rep["cpus"]) != 2:
-            out.append("not both CPUs online")
-        out += _relocated(rep, b.log, 1) + _cut_is_bad(rep)
+        if sum(c["online"] for c in rep["cpus"]) != self.cpus:
+            out.append(f"not all {self.cpus} CPUs online")
+        out += _relocated(rep, b.log, self.images) + self.checks(rep, b.log)
         errors = re.findall(r"^keel: error: .*$", b.log, re.M)
         if errors:
             out.append(f"error lines: {errors}")
         return out, time.monotonic() - t0, log_path, rep
+
+
+class RelocGuestsLuCase(RelocBootCase):
+    """reloc-guests-liveupdate2-grub-uefi-cut: 2 guests held in their
+    loops through two updates, each image copied where the relocated first
+    one runs."""
+
+    words = ("after=exit report=full liveupdate=2 guests=on domain=16M "
+             "domain=16M")
+    cpus = 3
+    images = 3
+    modules = True
+
+    def checks(self, rep, log):
+        return updated(self.elf, 2, 2, ENTRY)(rep, log) + \
+            guests_resumed(2, generation=2)(rep, log)
+
+
+class RelocBiosCase(RelocBootCase):
+    """reloc-grub-bios-cut: GRUB's BIOS relocator does not see the cut."""
+
+    cpus = 1
+
+    def run(self, logdir):
+        iso = os.path.join(logdir, f"{self.name}.iso")
+        _mkiso([self.elf, iso, self.words])
+        cmd = boot.x86_64_cmd(["--iso", iso, "--mem", "256M"], None,
+                              TIMEOUT)
+        log_path = os.path.join(logdir, self.name + ".log")
+        t0 = time.monotonic()
+        b = boot.qemu(cmd, TIMEOUT, log_path)
+        out = b.problems(EXIT_PASS, {})
+        seen = _images(b.log)
+        if len(seen) != 1 or seen[0][0] != LINK or seen[0][4]:
+            out.append(f"images {seen}: expected one, at {LINK:#x}")
+        errors = re.findall(r"^keel: error: .*$", b.log, re.M)
+        want = (rf"keel: error: the image \[{LINK:#x}, 0x[0-9a-f]+\) "
+                rf"\(kernel\) covers \[{LINK:#x}, 0x[0-9a-f]+\), which the "
+                r"firmware's map does not call RAM")
+        if len(errors) != 1 or not re.match(want, errors[0]):
+            out.append(f"error lines {errors}, expected one like {want!r}")
+        return out, time.monotonic() - t0, log_path, b.report
 
 
 class RelocLuCase(EfiLuCase):
@@ -221,4 +277,6 @@ def reloc_cases(elf):
     """The cases, for tests/qemu/x86_cases.py's list."""
     return [RelocBootCase("reloc-grub-uefi-cut", elf),
             RelocLuCase("reloc-liveupdate-grub-uefi-cut", elf),
-            RelocLuRefusedCase("reloc-liveupdate-not-relocatable", elf)]
+            RelocGuestsLuCase("reloc-guests-liveupdate2-grub-uefi-cut", elf),
+            RelocLuRefusedCase("reloc-liveupdate-not-relocatable", elf),
+            RelocBiosCase("reloc-grub-bios-cut", elf)]
