@@ -166,7 +166,7 @@ else ifeq ($(LIB_MODEL_NAME),pic)
 ARCH_CFLAGS := $(filter-out -fno-pic -fno-pie,$(ARCH_CFLAGS)) -fPIC
 LIB_MODEL_NOTE += (-fPIC: link anywhere)
 else ifeq ($(LIB_MODEL_NAME)-$(ARCH),small-x86_64)
-LIB_MODEL_NOTE += (-mcmodel=small -fno-pic: link in the low 2 GiB)
+LIB_MODEL_NOTE += (-mcmodel=small -fpie: keel's objects; link in the low 2 GiB or a PIE)
 else ifeq ($(LIB_MODEL_NAME)-$(ARCH),small-arm64)
 LIB_MODEL_NOTE += (-mcmodel=small: PC-relative, code and data within 4 GiB)
 else

@@ -8,8 +8,10 @@
  * Tags used: 1 cmdline, 2 loader name, 3 module, 4 basic meminfo (fallback
  * without a map), 6 memory map, 14/15 ACPI RSDP (a copy inside the block:
  * bi->acpi_rsdp = its physical address; 15 wins over 14), 17 EFI memory map
- * (only when there is no tag 6). The whole block is reserved as "loader
- * info" (the RSDP copy lives in it), modules as "module".
+ * (only when there is no tag 6), 21 image load base (only said: the arch
+ * knows where it runs; GRUB gives it for a relocatable image, head.S's tag
+ * 10). The whole block is reserved as "loader info" (the RSDP copy lives in
+ * it), modules as "module".
  */
 #include <keel/cmdline_copy.h>
 #include <keel/errno.h>
@@ -28,6 +30,7 @@
 #define MB2_TAG_RSDP_V1	   14
 #define MB2_TAG_RSDP_V2	   15
 #define MB2_TAG_EFI_MMAP   17
+#define MB2_TAG_LOAD_BASE  21
 
 #define MB2_MMAP_ENTRY_MIN 24
 #define EFI_DESC_MIN	   40
@@ -260,6 +263,12 @@ static void mb2_tag(struct mb2_state *st, size_t off, uint32_t type,
 		st->efi_off = off;
 		st->efi_size = size;
 		break;
+	case MB2_TAG_LOAD_BASE:
+		if (tag_min(off, type, size, 12))
+			pr_info("multiboot2: the loader put the image at %#x "
+				"(tag 21)\n",
+				mb_u32(t + 8));
+		break;
 	default:
 		break;
 	}
@@ -284,6 +293,53 @@ static void mb2_meminfo(struct mb2_state *st)
 	if (upper &&
 	    bootinfo_add_ram(st->bi, pa(SZ_1M), pa(SZ_1M + upper), 0) == 0)
 		st->ram = true;
+}
+
+#define MB2_HEADER_MAGIC     0xE85250D6u
+#define MB2_HEADER_SEARCH    32768
+#define MB2_HEADER_TAG_RELOC 10
+
+/* The multiboot2 header's tags [@off, @end) hold a relocatable tag (10). */
+static bool mb2_header_relocatable(const uint8_t *b, size_t off, size_t end)
+{
+	while (off + 8 <= end) {
+		uint16_t type = (uint16_t)(b[off] | b[off + 1] << 8);
+		uint32_t size = mb_u32(b + off + 4);
+
+		if (type == 0 || size < 8 || size > end - off)
+			return false;
+		if (type == MB2_HEADER_TAG_RELOC)
+			return size >= 24;
+		off += ALIGN_UP((size_t)size, 8);
+	}
+	return false;
+}
+
+/**
+ * multiboot2_image_relocatable() - whether the image file [@buf, @buf+@len)
+ * has a multiboot2 header (8-byte aligned, in its first 32 KiB, checksum
+ * right) with a relocatable tag (type 10): a loader may then run it away
+ * from its link address, and so may a live update (arch/x86_64).
+ * Return: true when it has; false for no header, a bad one, or no tag.
+ */
+bool multiboot2_image_relocatable(const void *buf, uint64_t len)
+{
+	const uint8_t *b = buf;
+	uint64_t lim = len < MB2_HEADER_SEARCH ? len : MB2_HEADER_SEARCH;
+
+	for (uint64_t off = 0; off + 16 <= lim; off += 8) {
+		uint32_t hlen = mb_u32(b + off + 8);
+
+		if (mb_u32(b + off) != MB2_HEADER_MAGIC ||
+		    mb_u32(b + off) + mb_u32(b + off + 4) + hlen +
+				    mb_u32(b + off + 12) !=
+			    0)
+			continue;
+		if (hlen < 16 || hlen > len - off)
+			return false;
+		return mb2_header_relocatable(b, off + 16, off + hlen);
+	}
+	return false;
 }
 
 /**

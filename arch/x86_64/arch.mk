@@ -2,13 +2,20 @@
 # x86_64: a freestanding ELF64 loaded by QEMU -kernel (multiboot1 with the
 # a.out kludge) or GRUB (multiboot2). See docs/booting.md.
 
+# A static PIE linked at 1 MiB (keel.lds): multiboot1 loads it there,
+# GRUB's multiboot2 wherever its map is free, and head.S applies its
+# R_X86_64_RELATIVE relocations (check-relocs.py fails the build on any
+# other type). -z notext: the relocations write .rodata (address tables),
+# before anything reads it. `make lib LIB_MODEL=kernel` (a higher-half
+# host's archive, not keel) is built without PIC: that code model has none.
 CC_ARCH := gcc
-ARCH_CFLAGS := -ffreestanding -fno-pic -fno-pie -mcmodel=small \
+ARCH_PIC := $(if $(filter kernel,$(LIB_MODEL)),-fno-pic -fno-pie,-fpie)
+ARCH_CFLAGS := -ffreestanding $(ARCH_PIC) -mcmodel=small \
 	-mno-red-zone -mno-mmx -mno-sse -mno-sse2 -mno-avx -mgeneral-regs-only \
 	-fno-stack-protector -fno-omit-frame-pointer \
 	-fno-asynchronous-unwind-tables -fcf-protection=none -nostdlib
 ARCH_ASFLAGS :=
-ARCH_LDFLAGS := -nostdlib -static -no-pie -Wl,--build-id=sha1 \
+ARCH_LDFLAGS := -nostdlib -static-pie -Wl,-z,notext -Wl,--build-id=sha1 \
 	-Wl,-z,max-page-size=0x1000 -Wl,--no-warn-rwx-segments
 
 KEEL_ELF := $(O)/keel.elf
@@ -21,9 +28,11 @@ all: $(KEEL_ELF)
 
 # OBJS is defined after this file is included: expand it late.
 .SECONDEXPANSION:
-$(KEEL_ELF): $$(OBJS) arch/x86_64/keel.lds
+$(KEEL_ELF): $$(OBJS) arch/x86_64/keel.lds arch/x86_64/check-relocs.py
 	@echo "  LD      $@"
-	$(Q)$(CC_ARCH) $(ARCH_LDFLAGS) -Wl,-T,arch/x86_64/keel.lds -o $@ $(OBJS) -lgcc
+	$(Q)$(CC_ARCH) $(ARCH_LDFLAGS) -Wl,-T,arch/x86_64/keel.lds -o $@.tmp $(OBJS) -lgcc
+	$(Q)$(PYTHON) arch/x86_64/check-relocs.py $@.tmp nm
+	$(Q)mv $@.tmp $@
 
 # The default run: 4 CPUs in 2 sockets, 2 NUMA nodes of 512M (socket i on
 # node i), distance 20, after=exit, the guest RAM preallocated

@@ -7,9 +7,21 @@
  * Loaders: QEMU -kernel reads the multiboot1 header and, because flags
  * bit 16 (a.out kludge) is set, copies the file by the address fields
  * (the image is one PT_LOAD whose file layout equals its memory layout, see
- * keel.lds). GRUB 2.06 `multiboot2` loads the ELF64 itself and jumps to the
- * entry tag's address. Both enter in 32-bit protected mode, paging off,
+ * keel.lds) to the link address, KERNEL_LOAD_PA. GRUB 2.06 `multiboot2`
+ * loads the ELF64 itself and, honouring the relocatable tag (type 10), may
+ * put it at any page-aligned address in [1 MiB, 4 GiB) that its memory map
+ * says is free, lowest first (so at KERNEL_LOAD_PA whenever that is free);
+ * it adds the load offset to the entry address and says the base in the
+ * information's tag 21. Both enter in 32-bit protected mode, paging off,
  * EAX = magic, EBX = physical address of the boot information.
+ *
+ * Running anywhere (docs/booting.md): the image is a static PIE linked at
+ * KERNEL_LOAD_PA. The 32-bit code finds where it runs with call/pop and
+ * reaches every symbol relative to that (EBP); the 64-bit code applies the
+ * image's R_X86_64_RELATIVE relocations (the pointers in its data) before
+ * any C runs, then uses RIP-relative addresses only. The image runs
+ * identity mapped wherever it is: va == pa for every image symbol, as
+ * before.
  *
  * Boot page tables (bss): the first IDENT_MAP_GIB GiB identity mapped,
  * 2 MiB pages except the first 2 MiB, mapped with 4 KiB pages and page 0
@@ -46,20 +58,34 @@
 
 #define UART_DIVISOR (115200 / CONFIG_SERIAL_BAUD)
 
+/*
+ * A link-time address written as a constant: x86_head is the image's first
+ * byte, linked at KERNEL_LOAD_PA (keel.lds checks), and a difference from
+ * it needs no load-time relocation. The loaders' header fields use it.
+ */
+#define LINKED(x) (KERNEL_LOAD_PA + ((x) - x86_head))
+/* The running address of x, in 32-bit code once EBP holds that of .Lbase. */
+#define HERE(x) ((x) - .Lbase)(%ebp)
+
+#define R_X86_64_RELATIVE 8
+#define ELF64_RELA_SIZE 24
+
 	.section .head.text, "ax"
 	.code32
 
 	/* Multiboot1 (QEMU -kernel): within the first 8 KiB, 4-byte aligned. */
+	.globl x86_head
+x86_head:
 	.align 8
 mb1_header:
 	.long MB1_MAGIC
 	.long MB1_FLAGS
 	.long -(MB1_MAGIC + MB1_FLAGS)
-	.long mb1_header		/* header_addr */
-	.long _start			/* load_addr */
-	.long _edata			/* load_end_addr */
-	.long _end			/* bss_end_addr */
-	.long _start32			/* entry_addr */
+	.long LINKED(mb1_header)	/* header_addr */
+	.long LINKED(x86_head)		/* load_addr */
+	.long LINKED(_edata)		/* load_end_addr */
+	.long LINKED(_end)		/* bss_end_addr */
+	.long LINKED(_start32)		/* entry_addr */
 	/*
 	 * keel's own: where the image really ends, its .bss (= bss_end_addr
 	 * now that keel.lds keeps no room past it; an older image's room was
@@ -68,7 +94,7 @@ mb1_header:
 	 * past its own end at update time.
 	 */
 	.long LU_NEED_MAGIC
-	.long __bss_end			/* need_end */
+	.long LINKED(__bss_end)		/* need_end */
 
 	/* Multiboot2 (GRUB): within the first 32 KiB, 8-byte aligned. */
 	.align 8
@@ -80,8 +106,22 @@ mb2_header:
 	/* entry address tag (type 3), padded to 8 bytes */
 	.short 3, 0
 	.long 12
-	.long _start32
+	.long LINKED(_start32)
 	.long 0
+	/*
+	 * Relocatable tag (type 10), optional (flags bit 0: a loader that
+	 * does not know it loads at the link address): min_addr 1 MiB,
+	 * max_addr 4 GiB - 1 (the boot map's identity range; the image's end
+	 * stays below it), align 4 KiB (the bss page tables' alignment; the
+	 * boot map does not depend on where the image is), preference 1:
+	 * lowest, so the link address whenever it is free.
+	 */
+	.short 10, 1
+	.long 24
+	.long 0x100000
+	.long 0xffffffff
+	.long 0x1000
+	.long 1
 	/* end tag */
 	.short 0, 0
 	.long 8
@@ -91,16 +131,29 @@ mb2_header_end:
 _start32:
 	cli
 	cld
-	movl %eax, boot_magic
-	movl %ebx, boot_info
+	/*
+	 * Where are we? call/pop needs 4 bytes of stack and the loader gave
+	 * none: borrow the word at EBX + 4 of its information (multiboot2's
+	 * reserved field, multiboot1's mem_lower), kept in EDI and put back.
+	 * From here on EBP holds the running address of .Lbase and every
+	 * symbol is reached as HERE(sym) (a PC-relative link-time constant).
+	 */
+	movl 4(%ebx), %edi
+	leal 8(%ebx), %esp
+	call .Lbase
+.Lbase:
+	popl %ebp
+	movl %edi, 4(%ebx)
+	movl %eax, HERE(boot_magic)
+	movl %ebx, HERE(boot_info)
 	/*
 	 * A live update's stub (lu_stub.S) also passes ECX = X86_LU_MAGIC,
 	 * EDX = the handover's address, ESI = its size; a loader leaves
 	 * them undefined, so ECX is only believed when it holds the magic.
 	 */
-	movl %ecx, x86_lu_magic
-	movl %edx, x86_lu_handover
-	movl %esi, x86_lu_handover_size
+	movl %ecx, HERE(x86_lu_magic)
+	movl %edx, HERE(x86_lu_handover)
+	movl %esi, HERE(x86_lu_handover_size)
 
 	/*
 	 * Zero .bss before the stack and page tables live there: 32 bytes a
@@ -109,8 +162,8 @@ _start32:
 	 * (the stub's copy and this) took 8.0 ms with it, 2.8 ms with this
 	 * loop, for the 4.9 MiB bss. No SSE: the long-mode check is below.
 	 */
-	movl $__bss_start, %edi
-	movl $__bss_end, %ecx
+	leal HERE(__bss_start), %edi
+	leal HERE(__bss_end), %ecx
 	xorl %eax, %eax
 2:	cmpl %ecx, %edi
 	jae 3f
@@ -125,7 +178,7 @@ _start32:
 	addl $32, %edi
 	jmp 2b
 3:
-	movl $boot_stack_top, %esp
+	leal HERE(boot_stack_top), %esp
 
 	/* CPUID present (EFLAGS.ID writable)? */
 	pushfl
@@ -152,31 +205,40 @@ _start32:
 
 	/* Every long-mode CPU has a TSC: time zero of the report. */
 	rdtsc
-	movl %eax, arch_entry_ticks
-	movl %edx, arch_entry_ticks + 4
+	movl %eax, HERE(arch_entry_ticks)
+	movl %edx, HERE(arch_entry_ticks + 4)
 
-	/* PML4[0] -> PDPT, PDPT[0..IDENT_MAP_GIB) -> PDs. */
-	movl $boot_pdpt + (PTE_P | PTE_RW), boot_pml4
-	movl $boot_pd + (PTE_P | PTE_RW), %eax
+	/*
+	 * The boot map is the same wherever the image runs: only the tables'
+	 * own addresses are the image's. PML4[0] -> PDPT,
+	 * PDPT[0..IDENT_MAP_GIB) -> PDs.
+	 */
+	leal HERE(boot_pdpt), %edi
+	leal (PTE_P | PTE_RW)(%edi), %eax
+	movl %eax, HERE(boot_pml4)
+	leal HERE(boot_pd + (PTE_P | PTE_RW)), %eax
 	xorl %ecx, %ecx
-1:	movl %eax, boot_pdpt(, %ecx, 8)
+1:	movl %eax, (%edi, %ecx, 8)
 	addl $4096, %eax
 	incl %ecx
 	cmpl $IDENT_MAP_GIB, %ecx
 	jb 1b
 	/* PDs: 2 MiB pages for [2 MiB, IDENT_MAP_GIB GiB). */
+	leal HERE(boot_pd), %edi
 	movl $(0x200000 | PTE_P | PTE_RW | PTE_PS), %eax
 	movl $1, %ecx
-2:	movl %eax, boot_pd(, %ecx, 8)
+2:	movl %eax, (%edi, %ecx, 8)
 	addl $0x200000, %eax
 	incl %ecx
 	cmpl $(512 * IDENT_MAP_GIB), %ecx
 	jb 2b
 	/* PD[0] -> PT0: 4 KiB pages for [4 KiB, 2 MiB); page 0 not present. */
-	movl $boot_pt0 + (PTE_P | PTE_RW), boot_pd
+	leal HERE(boot_pt0), %edi
+	leal (PTE_P | PTE_RW)(%edi), %eax
+	movl %eax, HERE(boot_pd)
 	movl $(0x1000 | PTE_P | PTE_RW), %eax
 	movl $1, %ecx
-3:	movl %eax, boot_pt0(, %ecx, 8)
+3:	movl %eax, (%edi, %ecx, 8)
 	addl $0x1000, %eax
 	incl %ecx
 	cmpl $512, %ecx
@@ -186,7 +248,7 @@ _start32:
 	movl %cr4, %eax
 	orl $(X86_CR4_PAE | X86_CR4_OSFXSR | X86_CR4_OSXMMEXCPT), %eax
 	movl %eax, %cr4
-	movl $boot_pml4, %eax
+	leal HERE(boot_pml4), %eax
 	movl %eax, %cr3
 	movl $MSR_EFER, %ecx
 	rdmsr
@@ -196,12 +258,19 @@ _start32:
 	andl $~(X86_CR0_EM | X86_CR0_TS), %eax
 	orl $(X86_CR0_PG | X86_CR0_PE | X86_CR0_MP), %eax
 	movl %eax, %cr0
-	lgdt gdt_ptr
-	ljmp $GDT_CODE64, $long_entry
+	/* The GDT's running address into gdt_ptr (below 4 GiB: 4 bytes). */
+	leal HERE(gdt), %eax
+	movl %eax, HERE(gdt_ptr + 2)
+	lgdt HERE(gdt_ptr)
+	/* A far return: a far jump's target would be a link-time address. */
+	leal HERE(long_entry), %eax
+	pushl $GDT_CODE64
+	pushl %eax
+	lret
 
 no_long_mode:
 	call uart32_init
-	movl $msg_no_long_mode, %esi
+	leal HERE(msg_no_long_mode), %esi
 	call uart32_puts
 4:	cli
 	hlt
@@ -259,14 +328,41 @@ long_entry:
 	xorl %eax, %eax
 	movl %eax, %fs
 	movl %eax, %gs
-	movq $boot_stack_top, %rsp
+	leaq boot_stack_top(%rip), %rsp
 	xorl %ebp, %ebp			/* ends the frame-pointer chain */
+	call relocate
 	movl boot_magic(%rip), %edi
 	movl boot_info(%rip), %esi
 	call x86_entry
 8:	cli
 	hlt
 	jmp 8b
+
+/*
+ * The image's R_X86_64_RELATIVE relocations (keel.lds keeps them in the
+ * image, between __rela_start and __rela_end; arch.mk fails the build on
+ * any other type): each 8-byte pointer at r_offset becomes r_addend plus
+ * the load offset (running x86_head - KERNEL_LOAD_PA; 0 under multiboot1,
+ * which rewrites the values the linker wrote). Before any C runs: a pointer
+ * in data (a function table, a string in a struct) is read only after.
+ * Another type cannot occur; it would stop here, in HLT.
+ */
+relocate:
+	leaq x86_head(%rip), %rdx
+	subq $KERNEL_LOAD_PA, %rdx
+	leaq __rela_start(%rip), %rsi
+	leaq __rela_end(%rip), %rdi
+1:	cmpq %rdi, %rsi
+	jae 2f
+	cmpl $R_X86_64_RELATIVE, 8(%rsi)
+	jne 8b
+	movq (%rsi), %rax
+	movq 16(%rsi), %rcx
+	addq %rdx, %rcx
+	movq %rcx, (%rax, %rdx)
+	addq $ELF64_RELA_SIZE, %rsi
+	jmp 1b
+2:	ret
 
 	.section .rodata
 msg_no_long_mode:
@@ -283,7 +379,7 @@ gdt_end:
 	.globl gdt_ptr
 gdt_ptr:
 	.short gdt_end - gdt - 1
-	.quad gdt			/* lgdt in 32-bit mode reads 4 bytes */
+	.quad 0				/* gdt's running address: _start32 */
 
 	.align 8
 	.globl arch_entry_ticks

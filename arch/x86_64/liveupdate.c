@@ -3,7 +3,9 @@
  * x86_64 arch hooks of <arch/liveupdate.h>. The new image is the first
  * multiboot module (QEMU -initrd keel.elf, GRUB module2): its multiboot1
  * header (a.out kludge) says where its file goes: where this image runs
- * ([_start, _end), the "kernel" range), and a bigger one into the memory
+ * ([_start, _end), the "kernel" range; when GRUB's multiboot2 relocated
+ * this image, the new one goes there too, if its multiboot2 header says it
+ * is relocatable: place_image()), and a bigger one into the memory
  * past it, when that is free to overwrite (liveupdate_room()). The stub (lu_stub.S) runs from a page of its own
  * and enters it as the loader entered us: the same magic and the same
  * multiboot information (reserved by this image, so still intact), plus
@@ -24,6 +26,7 @@
 #include <keel/errno.h>
 #include <keel/handover.h>
 #include <keel/liveupdate.h>
+#include <keel/multiboot.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
@@ -75,6 +78,34 @@ static bool overlaps(uint64_t s, uint64_t e, uint64_t s2, uint64_t e2)
 	return s < e2 && s2 < e;
 }
 
+/*
+ * Where the new image goes: where this one runs. Not linked there (GRUB's
+ * multiboot2 relocated this one, head.S's tag 10): the new image must be
+ * relocatable too, its entry and end move with it. Return: 0 or -EINVAL.
+ */
+static int place_image(const struct arch_lu_jump *j, struct lu_image *img,
+		       char *why, size_t n)
+{
+	uint64_t s = pa_val(j->image.start), e = pa_val(j->image.end);
+	uint64_t ks = (uintptr_t)_start;
+
+	if (img->load == ks)
+		return 0;
+	if (!multiboot2_image_relocatable((const void *)(uintptr_t)s, e - s)) {
+		snprintf(why, n,
+			 "this image runs relocated, at %#llx: the new image "
+			 "(linked at %#llx) has no multiboot2 relocatable tag",
+			 (unsigned long long)ks, (unsigned long long)img->load);
+		return -EINVAL;
+	}
+	img->entry = img->entry - img->load + ks;
+	img->need_end = img->need_end - img->load + ks;
+	img->load_end = img->load_end - img->load + ks;
+	img->mem_end = img->mem_end - img->load + ks;
+	img->load = ks;
+	return 0;
+}
+
 /* The new image's file, header and place. Return: 0 or -EINVAL (@why). */
 static int check_image(const struct arch_lu_jump *j, struct lu_image *img,
 		       char *why, size_t n)
@@ -91,13 +122,8 @@ static int check_image(const struct arch_lu_jump *j, struct lu_image *img,
 	}
 	if (lu_image_multiboot1((const void *)(uintptr_t)s, e - s, img, why, n))
 		return -EINVAL;
-	if (img->load != ks) {
-		snprintf(why, n,
-			 "the new image loads at %#llx, this one runs at "
-			 "%#llx: a keel image is linked to run where it is",
-			 (unsigned long long)img->load, (unsigned long long)ks);
+	if (place_image(j, img, why, n))
 		return -EINVAL;
-	}
 	/* Bigger: the memory past our end must be ours to give (lu_room.c). */
 	if (img->need_end > ke && liveupdate_room(ke, img->need_end, why, n))
 		return -EINVAL;

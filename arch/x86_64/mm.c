@@ -3,11 +3,11 @@
  * x86_64 memory layout and the direct map.
  *
  * Layout (the simplest one that is robust with both multiboot loaders):
- *   - The kernel is linked and runs at its load address, KERNEL_LOAD_PA
- *     (1 MiB), identity mapped. Loaders hand over physical addresses and
- *     32-bit pointers; running where we were loaded needs no relocation and
- *     lets head.S and the multiboot parsers use the same addresses. The code
- *     model is -mcmodel=small (every symbol below 2 GiB).
+ *   - The kernel is linked at KERNEL_LOAD_PA (1 MiB) and runs identity
+ *     mapped wherever its loader put it (GRUB's multiboot2 may relocate
+ *     it: head.S); an image symbol's address is its physical address.
+ *     Loaders hand over physical addresses and 32-bit pointers, which
+ *     head.S and the multiboot parsers use as they are.
  *   - head.S identity maps [0, 4 GiB) (2 MiB pages; page 0 unmapped so
  *     NULL faults). This covers the image, its bss, the boot stack and every
  *     multiboot structure (32-bit addresses by definition).

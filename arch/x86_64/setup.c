@@ -13,7 +13,10 @@
  *   [0, 1 MiB)        "low 1M bios/trampoline": IVT, BDA, EBDA, option
  *                     ROMs, QEMU's multiboot info (0x9000-0x9fff) and the
  *                     SMP trampoline page at TRAMP_PA (0x8000).
- *   [_start, _end)    "kernel": image, bss, boot stack, page-table pool.
+ *   [_start, _end)    "kernel": image, bss, boot stack, page-table pool,
+ *                     where the loader put it: KERNEL_LOAD_PA (1 MiB) under
+ *                     multiboot1, anywhere GRUB's multiboot2 found free
+ *                     (head.S's relocatable tag; print_image() says where).
  *   [_end, + 2 MiB)   "image room" (LU_ROOM_NAME), a cold boot with
  *                     liveupdate=: kept free of domains for a bigger next
  *                     image (common/liveupdate/lu_room.c); RAM only, never
@@ -135,6 +138,28 @@ boot_cpu_only:
 	fwboot_boot_cpu(bi, &me, ~0ull, NULL, NULL);
 }
 
+/*
+ * Where the image runs and where it is linked, said and kept in @bi for
+ * the report: they differ when GRUB's multiboot2 placed it elsewhere
+ * (head.S applied the relocations). A
+ * backtrace's addresses are running ones: subtract the difference to look
+ * them up in keel.elf.
+ */
+static void print_image(struct bootinfo *bi)
+{
+	uint64_t s = (uintptr_t)_start, e = (uintptr_t)_end;
+
+	bi->image_start = pa(s);
+	bi->image_end = pa(e);
+	bi->image_link = pa(KERNEL_LOAD_PA);
+
+	pr_info("x86_64: image at %#llx..%#llx (linked at %#llx..%#llx%s)\n",
+		(unsigned long long)s, (unsigned long long)e,
+		(unsigned long long)KERNEL_LOAD_PA,
+		(unsigned long long)(KERNEL_LOAD_PA + (e - s)),
+		s == KERNEL_LOAD_PA ? "" : "; relocated by its loader");
+}
+
 static __noreturn void boot_fail(const char *why)
 {
 	pr_err("%s; stopping\n", why);
@@ -223,6 +248,7 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 		       MULTIBOOT2_BOOTLOADER_MAGIC);
 		boot_fail("not started by a multiboot loader");
 	}
+	print_image(bi);
 	parse_options(&boot_opts, bi);
 	if (rc)
 		boot_fail("the loader gave no usable memory map");

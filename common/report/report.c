@@ -82,7 +82,7 @@ static void report_human(const struct bootinfo *bi,
 	audit_report_human(a);
 }
 
-/* schema ... timer: what booted, and how it keeps time. */
+/* schema ... timer: what booted, where it runs, and how it keeps time. */
 static void json_boot(struct jw *w, const struct bootinfo *bi)
 {
 	jw_u64(w, "schema", 1);
@@ -92,6 +92,13 @@ static void json_boot(struct jw *w, const struct bootinfo *bi)
 	jw_strn(w, "cmdline", bi->cmdline, sizeof(bi->cmdline));
 	if (bi->el >= 0)
 		jw_u64(w, "el", (uint64_t)bi->el);
+	if (pa_val(bi->image_end)) {
+		jw_obj(w, "image");
+		jw_u64(w, "start", pa_val(bi->image_start));
+		jw_u64(w, "end", pa_val(bi->image_end));
+		jw_u64(w, "linked_at", pa_val(bi->image_link));
+		jw_obj_end(w);
+	}
 
 	jw_obj(w, "timer");
 	jw_str(w, "source", bi->timer_source ? bi->timer_source : "unknown");

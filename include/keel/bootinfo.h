@@ -160,6 +160,12 @@ struct bootinfo {
 		timer_calibrated_by; /* "pit", "acpi_pm", "hpet", "cntfrq", "cpuid", "os" */
 	uint64_t timer_hz;
 	paddr_t acpi_rsdp; /* 0 when none */
+	/*
+	 * The running image [image_start, image_end) and the address it is
+	 * linked at (x86_64: GRUB's multiboot2 may load it elsewhere);
+	 * image_end 0: not said (the report leaves `image` out).
+	 */
+	paddr_t image_start, image_end, image_link;
 
 	/*
 	 * Reserved ranges merged into their nearest neighbour because the

@@ -50,4 +50,10 @@ int multiboot1_parse(struct bootinfo *bi, uint64_t info_pa, mb_read_fn read,
 int multiboot2_parse(struct bootinfo *bi, const void *buf, size_t len,
 		     uint64_t info_pa);
 
+/*
+ * multiboot2_image_relocatable(): whether the image file [@buf, @buf+@len)
+ * has a multiboot2 header with a relocatable tag (type 10).
+ */
+bool multiboot2_image_relocatable(const void *buf, uint64_t len);
+
 #endif

@@ -637,3 +637,13 @@ _issue38_base_cases = build_cases
 
 def build_cases(elf, memdir):  # noqa: F811
     return _issue38_base_cases(elf, memdir) + ras_cases(elf)
+
+
+# Issue 36 §4 (tests/qemu/x86_reloc_cases.py): keel.elf relocated by GRUB.
+from .x86_reloc_cases import reloc_cases  # noqa: E402
+
+_reloc_base_cases = build_cases
+
+
+def build_cases(elf, memdir):  # noqa: F811
+    return _reloc_base_cases(elf, memdir) + reloc_cases(elf)

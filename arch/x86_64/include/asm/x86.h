@@ -8,10 +8,11 @@
 #define ASM_X86_H
 
 /*
- * Layout (see the design comment in mm.c): the image is linked and run at
- * KERNEL_LOAD_PA, identity mapped by head.S together with the rest of the
- * first 4 GiB; every RAM range of the firmware map is also mapped at
- * DIRECT_MAP_BASE + pa.
+ * Layout (see the design comment in mm.c): the image is linked at
+ * KERNEL_LOAD_PA and runs where its loader put it (there, unless GRUB's
+ * multiboot2 relocated it), identity mapped by head.S together with the
+ * rest of the first 4 GiB; every RAM range of the firmware map is also
+ * mapped at DIRECT_MAP_BASE + pa.
  */
 #define KERNEL_LOAD_PA	0x100000
 #define DIRECT_MAP_BASE 0xffff800000000000
