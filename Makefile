@@ -90,12 +90,17 @@ menuconfig: $(O)/.config
 	$(Q)$(KCONFIG) genconfig $(ARCH) $(O) --header-path $(AUTOCONF)
 
 # --- compiling ----------------------------------------------------------
-$(O)/%.c.o: %.c $(AUTOCONF)
+# The compile line this build's objects were made with (written at the end
+# of this file): objects depend on it, so a changed line (a pull that made
+# keel.elf a PIE) compiles them again instead of linking stale ones.
+FLAGS_STAMP := $(O)/flags.txt
+
+$(O)/%.c.o: %.c $(AUTOCONF) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC_ARCH) $(CFLAGS_COMMON) $(ARCH_CFLAGS) -c $< -o $@
 
-$(O)/%.S.o: %.S $(AUTOCONF)
+$(O)/%.S.o: %.S $(AUTOCONF) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  AS      $<"
 	$(Q)$(CC_ARCH) $(CFLAGS_COMMON) $(ARCH_CFLAGS) $(ARCH_ASFLAGS) -D__ASSEMBLY__ -c $< -o $@
@@ -232,6 +237,17 @@ include tests/tests.mk
 -include tests/bench.mk
 -include tests/tsan.mk
 -include tests/report.mk
+
+# Last, once every flag is final: rewrite the stamp only when the line changed.
+FLAGS_LINE := $(CC_ARCH) $(CFLAGS_COMMON) $(ARCH_CFLAGS) $(ARCH_ASFLAGS)
+ifneq ($(filter-out clean deps format check-format,$(or $(MAKECMDGOALS),all)),)
+ifneq ($(FLAGS_LINE),$(file <$(FLAGS_STAMP)))
+$(shell mkdir -p $(O))
+$(file >$(FLAGS_STAMP),$(FLAGS_LINE))
+endif
+endif
+$(FLAGS_STAMP):
+	$(Q)mkdir -p $(dir $@) && echo '$(FLAGS_LINE)' > $@
 
 clean:
 	rm -rf build
