@@ -96,7 +96,7 @@ struct heap_stats {
 	/* heap_offline(): pages offlined and still out (held included) */
 	uint64_t bad_pages;
 	uint64_t bad_held_pages;    /* of those, still in a block or extent */
-	uint64_t bad_by_source[4];  /* bad_pages by HEAP_BAD_FROM_* >> 4 */
+	uint64_t bad_by_source[5];  /* bad_pages by HEAP_BAD_FROM_* >> 4 */
 	uint64_t offline_max_ticks; /* longest heap_offline() (arch_ticks) */
 	uint64_t offline_writes;    /* page entries heap_offline() wrote */
 	uint64_t bad_list_pages;    /* anonymous pages of the held list */
@@ -228,6 +228,7 @@ enum heap_bad_reason {
 	HEAP_BAD_FROM_OPTION = 0x10,	/* the operator */
 	HEAP_BAD_FROM_MCE = 0x20,	/* a machine check / external abort */
 	HEAP_BAD_FROM_INJECTION = 0x30, /* inject=poison: (tests) */
+	HEAP_BAD_FROM_HANDOVER = 0x40,	/* a live update's bad-page record */
 };
 /*
  * heap_offline(): take pfn @pfn out of service, wherever it is, for good
@@ -251,6 +252,15 @@ enum heap_bad_reason {
  * page for the list of marked pages).
  */
 int heap_offline(pfn_t pfn, enum heap_bad_reason reason);
+/*
+ * heap_offline_owned(): heap_offline() of a page inside @owner's extent,
+ * adopted memory included (a live update's restore: the handover named
+ * the page bad). Marked as any page of a domain's extent; a release of
+ * the adopted range (heap_release_owned()) keeps the mark, so the page
+ * is still counted and handed to the next image as bad.
+ * Return: as heap_offline(); -EPERM when @owner does not hold the page.
+ */
+int heap_offline_owned(pfn_t pfn, uint16_t owner, enum heap_bad_reason reason);
 /*
  * heap_online(): give a page heap_offline() took as HEAP_BAD_SOFT back:
  * withheld, it returns to the free lists (dirty, merged as usual); still

@@ -62,6 +62,11 @@ enum inject_kind {
 	INJECT_SEA,	    /* sea: arm64 reads an unassigned page mapped as
 			       Device once the heap is open: a real
 			       synchronous external abort (arch/arm64/ras.c) */
+	/*
+	 * poison-domain:ID: the page in the middle of domain ID goes bad
+	 * once it is built and checked, before its guest runs
+	 */
+	INJECT_POISON_DOMAIN,
 };
 
 /*
