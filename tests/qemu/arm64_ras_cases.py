@@ -90,10 +90,25 @@ def _sea_case(name, args, el):
     return c
 
 
+def _skip_case():
+    """Issue 38 §4: a bad page in a domain before its guest runs
+    (inject=poison-domain:1: the page at its middle) is skipped by the
+    walk, which says so (the check is x86_64's, the same rule)."""
+    from .x86_ras_cases import skipped_bad_page
+    return case("guests-skip-bad-page-el2",
+                ["--el2", "--gic", "3", "--smp", "2", "--mem", "512M"],
+                {}, el=2, timeout=TIMEOUT,
+                append="bootscrub=off domain=32M guests=on "
+                       "guest_run_ms=200 inject=poison-domain:1",
+                checks=[skipped_bad_page(32 << 20)])
+
+
 CASES = [
     # GICv2 at EL1: the page past the GICv2m MSI frame.
     _sea_case("sea-unassigned-el1", ["--smp", "2", "--mem", "256M"], 1),
     # GICv3 at EL2 (keel as a hypervisor): the page past the distributor.
     _sea_case("sea-unassigned-el2", ["--el2", "--gic", "3", "--smp", "2",
                                      "--mem", "256M"], 2),
+    # The guests' walk skips a bad page of its domain (issue 38 §4).
+    _skip_case(),
 ]
