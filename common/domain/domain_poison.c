@@ -9,6 +9,10 @@
  * domain that came with a handover gets nothing (the word stays on the
  * command line of every image of liveupdate=N; one line says so).
  *
+ * inject=poison-late:PFN: the same point, for page frame PFN wherever it
+ * is then (free, a domain's, keel's): heap_offline(), in every image (a
+ * page a handover carried is refused as already offline, one warning).
+ *
  * Boot CPU, no guest running, no lock of its own.
  */
 #include <arch/mm.h>
@@ -64,12 +68,32 @@ static void poison_one(uint64_t id, void *arg)
 		(unsigned long long)pfn_val(paddr_to_pfn(at)), d->shown);
 }
 
+/* inject=poison-late:N: page frame N, wherever it is now (one line). */
+static void poison_late(uint64_t n, void *arg)
+{
+	const enum heap_bad_reason why = (enum heap_bad_reason)(
+		HEAP_BAD_BROKEN | HEAP_BAD_FROM_INJECTION);
+	int err = heap_offline(pfn(n), why);
+
+	(void)arg;
+	if (err)
+		pr_warn("inject=poison-late:%llu: heap_offline() refused it "
+			"(%d), nothing injected\n",
+			(unsigned long long)n, err);
+	else
+		pr_info("inject=poison-late:%llu: pfn %#llx offlined "
+			"(broken)\n",
+			(unsigned long long)n, (unsigned long long)n);
+}
+
 /**
- * domains_inject_poison() - each inject=poison-domain:ID word on @s (see
- * the top of the file).
- * @s: the domains, built and checked
+ * domains_inject_poison() - each inject=poison-domain:ID and
+ * inject=poison-late:PFN word, after the domains of @s (see the top of
+ * the file).
+ * @s: the domains, built and checked (or restored, or none)
  */
 void domains_inject_poison(struct domain_set *s)
 {
 	inject_for_each(INJECT_POISON_DOMAIN, poison_one, s);
+	inject_for_each(INJECT_POISON_LATE, poison_late, NULL);
 }

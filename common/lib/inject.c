@@ -79,6 +79,8 @@ const struct inject_kind_desc inject_kinds[] = {
 	 * at the middle of domain N's guest memory, heap_offline_owned().
 	 */
 	{INJECT_POISON_DOMAIN, "poison-domain", INJECT_ARG_DOMAIN, 0},
+	/* The same point, page frame N wherever it is: heap_offline(). */
+	{INJECT_POISON_LATE, "poison-late", INJECT_ARG_PFN, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 

@@ -67,6 +67,11 @@ enum inject_kind {
 	 * once it is built and checked, before its guest runs
 	 */
 	INJECT_POISON_DOMAIN,
+	/*
+	 * poison-late:PFN: the page goes bad at the same point (after the
+	 * domains, before the guests), wherever it is then
+	 */
+	INJECT_POISON_LATE,
 };
 
 /*

@@ -15,6 +15,9 @@ extent stays that domain's, still marked, through N live updates.
   code before the restore marked it (its row went back to 0, nothing
   counted it, the next image's heap would have had it free) this case
   fails on every one of those.
+- poison-late-after-domains: inject=poison-late:PFN takes a free page out
+  after the domains are built (the phase the word names), withheld and
+  counted once.
 
 Quiet on this 2-core host (2026-12): 1.0-1.5 s (three boots that each
 scrub 0.5 GiB); the timeout, firmware.TIMEOUT (120 s), is a safety net.
@@ -41,6 +44,34 @@ MARKED = re.compile(r"^keel: domains: domain0: 1 pages of its extents came "
 EFFECTS["poison-domain"] = lambda rep, log, n: re.search(
     rf"^keel: inject=poison-domain:{n}: guest 0x[0-9a-f]+, host pfn", log,
     re.M)
+# inject=poison-late:N: page frame N offlined after the domains.
+EFFECTS["poison-late"] = lambda rep, log, n: re.search(
+    rf"^keel: inject=poison-late:{n}: pfn (0x[0-9a-f]+|0) offlined "
+    r"\(broken\)$", log, re.M)
+
+LATE = 0x12345  # free when the 64 MiB domain is built (mid-RAM)
+
+
+def _check_late(rep, log):
+    """poison-late: the page goes bad after the domains are built and
+    checked (its line after theirs), out of its free chunk: withheld
+    (audit.bad_pages 1), one bad_memory row, the audit exact."""
+    out = []
+    checked = log.find("keel: domains: checked, ")
+    line = log.find(f"keel: inject=poison-late:{LATE}: pfn {LATE:#x} "
+                    "offlined (broken)")
+    if line < 0 or checked < 0 or line < checked:
+        out.append(f"the poison-late line at {line}, the domains' check at "
+                   f"{checked}: want both, the poison after")
+    bad, audit = rep["bad_memory"], rep["audit"]
+    row = [LATE * PAGE, LATE * PAGE + PAGE, 1, "injection"]
+    if row not in [list(r) for r in bad.get("ranges", [])] or \
+            bad["pages"] != 1 or audit["bad_pages"] != 1:
+        out.append(f"bad_memory {bad}, audit.bad_pages {audit['bad_pages']}"
+                   f": want the row {row}, 1 page withheld")
+    if audit.get("problems") != 0 or audit["lost_pages"] != 0:
+        out.append(f"audit=full: {audit}")
+    return out
 
 
 def _row(rep, name):
@@ -104,4 +135,8 @@ def bad_domain_cases(case_class):
     return [case_class("bad-domain-liveupdate", FW,
                        [f"liveupdate={UPDATES}", "audit=full",
                         "inject=poison-domain:1"] + DOMAINS,
-                       [_check_kept], {"scrubbed": True})]
+                       [_check_kept], {"scrubbed": True}),
+            # inject=poison-late:PFN: the phase after the domains.
+            case_class("poison-late-after-domains", "sandbox-1node.fw",
+                       ["bootscrub=off", "audit=full", "domain=64M",
+                        f"inject=poison-late:{LATE:#x}"], [_check_late])]
