@@ -11,7 +11,15 @@ broken and ends the boot with one line
 ADDR is the page it said it would read. The boot prints no report (the
 abort is fatal), so these cases check the log themselves: the abort
 came (QEMU's syndrome, not keel's word), at the address keel named,
-which is not RAM, and nothing passed."""
+which is not RAM, and nothing passed.
+
+Issue 38 §4 and §5 with guests at EL2: guests-skip-bad-page-el2 (a bad
+page in the domain before its guest runs: its walk skips it and says
+so) and guests-skip-bad-page-liveupdate-el2 (the same, then liveupdate=1
+holding the guest: the new image marks the page again in the restored
+extent, and the resumed guest's walk, 8191 pages plus the 1 of its list,
+is judged whole; without the restore's mark the new image's list would
+be empty and the walk short: FAIL)."""
 
 import re
 
