@@ -21,14 +21,15 @@
  *    (heap_free_block() -> heap_withhold_bad()) withholds every held page
  *    of it and inserts the rest as the largest aligned chunks.
  *  - in a per-CPU cache: the caches are drained, then it is in a chunk.
- *  - in a chunk the idle scrubber detached, or a domain's adopted memory
- *    (static, or a live update's preserved extent): -EBUSY; but
- *    heap_offline_owned() marks a page of its owner's adopted extent as
- *    of any extent (a restore: the handover named it bad). The range
- *    leaves the heap by heap_release_owned(), back to reserved, and the
- *    held entry stays: still counted, still named by heap_for_each_bad(),
- *    so the next image's handover carries it. RAM the heap does not
- *    own: -EPERM. No RAM: -EINVAL.
+ *  - in a domain's adopted memory (static, or a live update's restored
+ *    extent): marked as in any extent; heap_offline_owned() does the
+ *    same for one owner's page only (a restore: the handover named it
+ *    bad). The range leaves the heap by heap_release_owned(), back to
+ *    reserved, and the held entry stays: still counted (in the audit,
+ *    the page is reserved), still named by heap_for_each_bad(), so the
+ *    next image's handover carries it.
+ *  - in a chunk the idle scrubber detached: -EBUSY. RAM the heap does
+ *    not own: -EPERM. No RAM: -EINVAL.
  *
  * Why halves never merge wrongly (Xen's 2026 bugs: misaligned buddies
  * rebuilt, a broken tail merge): every half is aligned to its own size by
@@ -378,7 +379,7 @@ static int node_of(uint64_t p)
 
 /*
  * The locked step of heap_offline() (@owner < 0) and heap_offline_owned()
- * (@owner: the holder the page must have; adopted memory allowed).
+ * (@owner: the holder the page must have).
  * Return: 0, -errno, or RETRY_*.
  */
 static int offline_locked(struct heap_node_locked l, uint64_t p, uint8_t reason,
@@ -406,8 +407,6 @@ static int offline_locked(struct heap_node_locked l, uint64_t p, uint8_t reason,
 		ret = RETRY_DRAIN;
 	else if (who == HEAP_OWNER_KEEL && !(head->flags & PGF_ANON))
 		*why = "in a chunk being scrubbed", ret = -EBUSY;
-	else if ((head->flags & PGF_ADOPTED) && owner < 0)
-		*why = "a domain's adopted static memory", ret = -EBUSY;
 	else if ((ret = offline_held(l, head, p, who, reason, recheck)) ==
 		 -EEXIST)
 		*why = "already offline (in its block)";
