@@ -587,18 +587,21 @@ static void phase_domains(const struct bootinfo *bi,
 			"dom0less are not built again\n",
 			liveupdate_info()->domains);
 		domains_check(&domain_set, o->audit == AUDIT_FULL);
+		domains_inject_poison(&domain_set); /* says it injects none */
 		return;
 	}
 	if (!domains_setup(&domain_set, o, bi)) {
 		if (o->guests)
 			pr_warn("guests=on: there is no domain to run in\n");
 		guests_inject_unused("there is no domain");
+		domains_inject_poison(&domain_set);
 		return;
 	}
 	if (o->bench)
 		domains_bench(&domain_set);
 	domains_build(&domain_set, NULL);
 	domains_check(&domain_set, o->audit == AUDIT_FULL);
+	domains_inject_poison(&domain_set);
 	phase_guests(bi, o);
 	if (destroy_domains(o))
 		domains_destroy_all(&domain_set);

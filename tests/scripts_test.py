@@ -441,10 +441,11 @@ def guests_tests():
         row = {"domain": 1, "cpu": 0, "pages_walked": 256, "bad_words": 0,
                "first_bad_ipa": None, "stage2_faults": 0, "fault_ipa": None,
                "blackout_ns": 5, "runs": 3, "exit_reason": "done",
-               "walk_ns": 1}
+               "walk_ns": 1, "pages_skipped": 0}
         row.update(change.pop("row", {}))
         info = {"unsupported": None, "count": 1, "rows_left_out": 0,
-                "blackout_max_ns": 5, "problems": 0, "bad_words": 0}
+                "blackout_max_ns": 5, "problems": 0, "bad_words": 0,
+                "pages_skipped": 0}
         info.update(change)
         return {"guests": [row], "guests_info": info, "result": "pass",
                 "domains": [{"id": 1, "bytes": 256 * 4096}]}
@@ -454,11 +455,18 @@ def guests_tests():
         check_guests(r, out)
         return out
     check("guests: consistent rows pass", problems(rep()))
+    # A bad page skipped (issue 38 §4): walked + skipped = the domain's.
+    check("guests: a skipped bad page passes",
+          problems(rep(row={"pages_walked": 255, "pages_skipped": 1},
+                       pages_skipped=1)))
     bad = [rep(row={"pages_walked": 255}), rep(row={"bad_words": 2}),
            rep(row={"stage2_faults": 1, "fault_ipa": 4096}),
            rep(row={"exit_reason": "gone"}), rep(row={"runs": 0}),
            rep(rows_left_out=1), rep(blackout_max_ns=4),
-           rep(problems=1), rep(unsupported="no SVM")]
+           rep(problems=1), rep(unsupported="no SVM"),
+           rep(row={"pages_skipped": 1}, pages_skipped=1),
+           rep(row={"pages_walked": 255, "pages_skipped": 1}),
+           rep(pages_skipped=1)]
     check("guests: each broken rule fails",
           [f"{b} passed" for b in bad if not problems(b)])
 

@@ -12,7 +12,8 @@
  * exception the guest takes itself (an alignment fault, an undefined
  * instruction) ends it with GUEST_HC_EXC; 0x800, the program.
  *
- * The walk: for every page of [0, bytes), for every stride bytes of it,
+ * The walk: for every page of [0, bytes) but those of the skip list
+ * (flags' upper bits: never touched, counted), for every stride bytes of it,
  * the word at a must read 0 (GUEST_EXPECT_ZERO) or a ^ seed
  * (GUEST_EXPECT_OWN); each one that does not is counted, the first kept
  * (its IPA and value); then a ^ seed is written there. GUEST_HC_WALK
@@ -21,7 +22,8 @@
  * CNTVCT_EL0 until loop ticks have passed, keeping the largest gap
  * between two reads, the time it was not running; GUEST_HC_DONE reports.
  *
- * Registers: x19 bytes, x20 stride, x21 seed, x22 expect, x23 flags,
+ * Registers: x19 bytes, x20 stride, x21 seed, x22 expect, x23 flags and
+ * the skip list's next entry, x26 pages skipped,
  * x24 loop ticks; walk: x9 IPA, x10 pages, x11 bad words, x12 first bad
  * IPA, x13 its value, x14 start, x15 page end, x25 walk ticks.
  */
@@ -56,7 +58,16 @@ guest_entry:				/* GUEST_PROG_ENTRY */
 	mrs	x14, cntvct_el0
 	cbz	x19, walked
 page:
-	add	x15, x9, #4096
+	and	x16, x23, #GUEST_SKIP_LIST_MASK	/* the next bad page */
+	ldr	x17, [x16]
+	cmp	x17, x9
+	b.ne	6f
+	add	x23, x23, #8		/* skipped: never touched */
+	add	x9, x9, #4096
+	cmp	x9, x19
+	b.lo	page
+	b	walked
+6:	add	x15, x9, #4096
 word:
 	ldr	x16, [x9]
 	eor	x17, x9, x21		/* its own pattern */
@@ -89,6 +100,7 @@ walked:
 	tbz	x23, #0, measure	/* GUEST_FLAG_PAST_END */
 	ldr	x16, [x19]		/* one page past its range */
 measure:
+	ubfx	x26, x23, #3, #9	/* the list's index: pages skipped */
 	isb
 	mrs	x14, cntvct_el0
 	add	x15, x14, x24		/* the loop's end */
@@ -111,7 +123,7 @@ arm64_guest_loop_end:
 	mov	x1, x16
 	mov	x2, x17
 	mov	x3, x25
-	mov	x4, #0
+	mov	x4, x26
 	hvc	#0
 3:	b	3b			/* never run again */
 

@@ -12,13 +12,14 @@
  *
  * The same walk and loop as arm64's guest_prog.S: every stride bytes of
  * [0, bytes) checked (zero, or its own pattern) and its pattern a ^ seed
- * written; GUEST_HC_WALK; with GUEST_FLAG_PAST_END a read at IPA bytes
+ * written, but for the pages of the skip list (never touched, counted); GUEST_HC_WALK; with GUEST_FLAG_PAST_END a read at IPA bytes
  * (a #NPF); the loop on the TSC for loop ticks, the largest gap kept;
  * GUEST_HC_DONE. Hypercalls are VMMCALL: rax the number, rbx, rcx, rdx,
  * rsi its values.
  *
  * Registers: r12 bytes, r13 stride (then the walk's ticks), r14 seed
- * (then iterations), r15 expect, rbp flags, r11 loop ticks; walk: r8
+ * (then iterations), r15 expect, rbp flags and the skip list's next entry
+ * (then the pages skipped), r11 loop ticks; walk: r8
  * IPA, r9 pages, r10 bad words, rbx first bad IPA, rdi its value, rsi
  * start, rcx page end.
  */
@@ -47,7 +48,16 @@ x86_guest_prog:
 	test	%r12, %r12
 	jz	walked
 page:
-	lea	4096(%r8), %rcx
+	mov	%rbp, %rax		/* the next bad page of the list */
+	and	$GUEST_SKIP_LIST_MASK, %rax
+	cmp	(%rax), %r8
+	jne	6f
+	add	$8, %rbp		/* skipped: never touched */
+	add	$4096, %r8
+	cmp	%r12, %r8
+	jb	page
+	jmp	walked
+6:	lea	4096(%r8), %rcx
 word:
 	mov	(%r8), %rax
 	mov	%r8, %rdx
@@ -88,6 +98,8 @@ walked:
 	jz	measure
 	mov	(%r12), %rax		/* one page past its range */
 measure:
+	and	$0xff8, %rbp		/* the list's index: pages skipped */
+	shr	$3, %rbp
 	lfence
 	rdtsc
 	shl	$32, %rdx
@@ -115,7 +127,7 @@ x86_guest_loop_end:
 	mov	%r10, %rbx
 	mov	%r14, %rcx
 	mov	%r13, %rdx
-	xor	%esi, %esi
+	mov	%rbp, %rsi
 	mov	$GUEST_HC_DONE, %eax
 	vmmcall
 5:	jmp	5b			/* never run again */

@@ -20,6 +20,8 @@
  *  3. only then are its extents adopted by the heap (heap_adopt_owned():
  *     one head write per aligned block, nothing zeroed, scrubbed or
  *     cleaned), cut at the RAM ranges' node boundaries;
+ *     then every page of them the handover's bad record names is marked
+ *     bad in its extent (heap_offline_owned()), as the old image had it;
  *  4. the p2m is taken over as is: its root, format, geometry and VMID from
  *     the record; one p2m_commit() (barrier and TLB maintenance, no entry
  *     written).
@@ -417,6 +419,63 @@ static int restore_adopt(struct domain *d)
 }
 
 /*
+ * The first bad range of @h ending above @pa (the ranges are sorted and
+ * apart: boot/handover_bad.c checked them). O(log bad ranges).
+ */
+static unsigned int bad_from(const struct bi_handover *h, uint64_t pa)
+{
+	unsigned int lo = 0, hi = h->bad_count;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (handover_bad_range(h, mid).end <= pa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Step 3b: every page of @d's extents that @h's bad record names (a page
+ * the old image had marked in this domain's extent) marked again, as
+ * heap_offline() marks a page of a domain's extent: still the domain's,
+ * named by its row (bad_pages), withheld by the extent's free and handed
+ * to the next image as bad. O(extents x log bad ranges + pages marked).
+ * Return: the pages marked.
+ */
+static uint64_t restore_mark_bad(struct domain *d, const struct bi_handover *h)
+{
+	const struct bi_handover_domain *hd = d->restored;
+	const enum heap_bad_reason why = (enum heap_bad_reason)(
+		HEAP_BAD_BROKEN | HEAP_BAD_FROM_HANDOVER);
+	uint64_t marked = 0;
+
+	for (uint32_t i = 0; h->bad_count && i < hd->extent_count; i++) {
+		struct handover_extent e = handover_domain_extent(hd, i);
+		uint64_t end = e.pa + (e.pages << PAGE_SHIFT);
+
+		for (unsigned int b = bad_from(h, e.pa); b < h->bad_count;
+		     b++) {
+			struct handover_range r = handover_bad_range(h, b);
+
+			if (r.start >= end)
+				break;
+			for (uint64_t p = MAX(r.start, e.pa);
+			     p < MIN(r.end, end); p += PAGE_SIZE)
+				marked += !heap_offline_owned(
+					paddr_to_pfn(pa(p)), d->id, why);
+		}
+	}
+	if (marked)
+		pr_info("domains: %s: %llu pages of its extents came bad in "
+			"the handover: still its own, marked\n",
+			d->shown, (unsigned long long)marked);
+	return marked;
+}
+
+/*
  * Step 1 of the top: @d from its record @hd: id, name, node, size, and
  * what a dom0less domain was built from (its vCPU count, its kernel
  * module's name: version 3 records carry them).
@@ -446,6 +505,7 @@ static void restore_record(struct domain_set *s, struct domain *d,
  * Return: true when restored.
  */
 static bool restore_one(struct domain_set *s, struct domain *d,
+			const struct bi_handover *h,
 			const struct bi_handover_domain *hd, uint64_t t0)
 {
 	struct restore_walk w = {.hd = hd};
@@ -469,6 +529,7 @@ static bool restore_one(struct domain_set *s, struct domain *d,
 			d->bytes_built = hd->bytes;
 			d->table_pages = d->table.table_pages;
 			memcpy(d->extents, w.extents, sizeof(d->extents));
+			restore_mark_bad(d, h);
 		} else {
 			d->alloc_ticks = arch_ticks() - t2;
 			d->failed = true;
@@ -533,7 +594,7 @@ unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 	for (unsigned int i = 0; i < count; i++) {
 		struct domain *d = &s->d[s->stats.count++];
 
-		if (restore_one(s, d, &h->domains[i], arch_ticks()))
+		if (restore_one(s, d, h, &h->domains[i], arch_ticks()))
 			ok++;
 		else
 			(*failed)++;

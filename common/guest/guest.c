@@ -144,6 +144,33 @@ static bool touch_ok(uint32_t t)
 }
 
 /*
+ * The image's skip list for @v in domain @dv (guest_skip.c), said in one
+ * line when it names a page. Return: 0, or -errno with the stage 2 given
+ * back (v->why).
+ */
+static int skip_list(struct vcpu *v, const struct domain_view *dv)
+{
+	uint64_t *list = (uint64_t *)((uint8_t *)guest_s2_image(&v->s2) +
+				      GUEST_SKIP_PAGE * PAGE_SIZE);
+	int n = guest_skip_list(dv, list);
+
+	if (n < 0) {
+		snprintf(v->why, sizeof(v->why),
+			 n == -E2BIG ? "more than %u bad pages to skip"
+				     : "a bad page its table does not map",
+			 GUEST_SKIP_MAX);
+		guest_s2_free(&v->s2);
+		return n;
+	}
+	v->skip_asked = (uint64_t)n;
+	if (n)
+		pr_info("guest %u: its walk skips %d bad pages of its range, "
+			"the first at IPA %#llx\n",
+			dv->id, n, (unsigned long long)list[0]);
+	return 0;
+}
+
+/*
  * The stage 2 and image of @v in domain @dv, and its setup @s (entry,
  * arguments). Return: 0, or -errno (v->why).
  */
@@ -171,15 +198,19 @@ int guest_vcpu_prepare(struct vcpu *v, const struct domain_view *dv,
 	}
 	s->entry = image_ipa + arch_guest_image(guest_s2_image(&v->s2),
 						image_ipa, &writable);
+	err = skip_list(v, dv);
+	if (err)
+		return err;
 	guest_s2_map_image(&v->s2, writable);
 	guest_s2_publish(&v->s2);
 	s->arg[0] = dv->bytes;
 	s->arg[1] = touch_ok(gp->touch) ? gp->touch : GUEST_TOUCH_DEFAULT;
 	s->arg[2] = guest_seed(dv->id, gp->round);
 	s->arg[3] = GUEST_EXPECT_ZERO;
-	s->arg[4] = inject_has(INJECT_GUEST_PAST_END, dv->id)
-			    ? GUEST_FLAG_PAST_END
-			    : 0;
+	s->arg[4] =
+		(image_ipa + GUEST_SKIP_PAGE * PAGE_SIZE) |
+		(inject_has(INJECT_GUEST_PAST_END, dv->id) ? GUEST_FLAG_PAST_END
+							   : 0);
 	s->arg[5] = guest_us_to_ticks(
 		(uint64_t)(gp->hold ? GUEST_HOLD_MS : gp->run_ms) * 1000);
 	return 0;
@@ -351,10 +382,19 @@ static unsigned int judge(const struct vcpu *v)
 		problems++;
 	}
 	if ((v->end == GUEST_END_DONE || v->end == GUEST_END_STAGE2) &&
-	    (!v->walked || v->pages_walked != pages)) {
-		pr_warn("guest %u: walked %llu of its %llu pages\n", v->domain,
-			(unsigned long long)v->pages_walked,
-			(unsigned long long)pages);
+	    (!v->walked || v->pages_walked + v->skip_asked != pages)) {
+		pr_warn("guest %u: walked %llu of its %llu pages (%llu bad "
+			"pages to skip)\n",
+			v->domain, (unsigned long long)v->pages_walked,
+			(unsigned long long)pages,
+			(unsigned long long)v->skip_asked);
+		problems++;
+	}
+	if (v->end == GUEST_END_DONE && v->pages_skipped != v->skip_asked) {
+		pr_warn("guest %u: its walk skipped %llu pages, its skip list "
+			"named %llu\n",
+			v->domain, (unsigned long long)v->pages_skipped,
+			(unsigned long long)v->skip_asked);
 		problems++;
 	}
 	if (v->end == GUEST_END_FAILED) {
@@ -372,7 +412,7 @@ static unsigned int judge(const struct vcpu *v)
 /* The round's vCPUs gone, their pages back; what they did judged. */
 void guest_vcpus_finish(void)
 {
-	guest_state.walk_bytes = 0;
+	guest_state.walk_bytes = guest_state.skipped_pages = 0;
 	for (unsigned int i = 0; i < guest_state.count; i++) {
 		struct vcpu *v = &guest_state.vcpu[i];
 
@@ -383,6 +423,7 @@ void guest_vcpus_finish(void)
 		guest_state.problems += judge(v);
 		guest_state.bad_words_rounds += v->bad_words;
 		guest_state.walk_bytes += v->pages_walked << PAGE_SHIFT;
+		guest_state.skipped_pages += v->pages_skipped;
 	}
 }
 

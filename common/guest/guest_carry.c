@@ -450,10 +450,12 @@ static int resume_one(struct vcpu *v, const struct domain_set *ds,
 	v->node = dv.build_node;
 	v->bytes = dv.bytes;
 	v->cpu = resume_cpu(hv, dv.node, gp->hold, used);
+	/* The boot scrub comes after: every page given back is dirty, also
+	 * when the prepare gives its pages back itself. */
+	v->s2.free_dirty = true;
 	err = guest_vcpu_prepare(v, &dv, gp, &s);
 	if (err)
 		return err;
-	v->s2.free_dirty = true; /* the boot scrub comes after */
 	err = arch_vcpu_resume(&v->arch, hv->state, hv->state_bytes, &s);
 	if (err) {
 		snprintf(v->why, sizeof(v->why),

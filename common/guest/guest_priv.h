@@ -45,6 +45,9 @@ void guest_vcpus_finish(void);
 /* guest_carry.c: the held round's CPUs started; false: not held. */
 bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus);
 
+/* guest_skip.c: @dv's skip list. Return: IPAs in it, or -errno. */
+int guest_skip_list(const struct domain_view *dv, uint64_t *list);
+
 /* guest_stage2.c */
 int guest_s2_build(struct guest_s2 *s, const struct p2m *dom,
 		   uint64_t image_ipa);

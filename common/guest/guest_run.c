@@ -59,6 +59,7 @@ static void hypercall(struct vcpu *v, const struct vcpu_exit *e,
 		v->gap_ticks = e->arg[1];
 		v->iterations = e->arg[2];
 		v->walk_ticks = e->arg[3];
+		v->pages_skipped = e->arg[4];
 		vcpu_end(v, GUEST_END_DONE);
 		break;
 	case GUEST_HC_EXC:

@@ -38,7 +38,7 @@
 
 #include "guest_priv.h"
 
-#define IMAGE_ORDER 2 /* GUEST_IMAGE_PAGES pages */
+#define IMAGE_ORDER 3 /* GUEST_IMAGE_PAGES pages */
 _Static_assert((1u << IMAGE_ORDER) == GUEST_IMAGE_PAGES, "image order");
 
 /* 2^@order zeroed pages on @node, recorded in @s. INVALID_PADDR: none. */

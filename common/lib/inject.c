@@ -73,6 +73,14 @@ const struct inject_kind_desc inject_kinds[] = {
 	 * synchronous external abort, fatal. Elsewhere: warned, nothing done.
 	 */
 	{INJECT_SEA, "sea", INJECT_ARG_NONE, 0},
+	/*
+	 * Acted on by the flow once the domains are built and checked,
+	 * before the guests run (common/domain/domain_poison.c): the page
+	 * at the middle of domain N's guest memory, heap_offline_owned().
+	 */
+	{INJECT_POISON_DOMAIN, "poison-domain", INJECT_ARG_DOMAIN, 0},
+	/* The same point, page frame N wherever it is: heap_offline(). */
+	{INJECT_POISON_LATE, "poison-late", INJECT_ARG_PFN, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 

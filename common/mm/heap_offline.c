@@ -21,9 +21,15 @@
  *    (heap_free_block() -> heap_withhold_bad()) withholds every held page
  *    of it and inserts the rest as the largest aligned chunks.
  *  - in a per-CPU cache: the caches are drained, then it is in a chunk.
- *  - in a chunk the idle scrubber detached, or a domain's adopted static
- *    memory (it leaves the heap by heap_release_owned(), which would lose
- *    the mark): -EBUSY. RAM the heap does not own: -EPERM. No RAM: -EINVAL.
+ *  - in a domain's adopted memory (static, or a live update's restored
+ *    extent): marked as in any extent; heap_offline_owned() does the
+ *    same for one owner's page only (a restore: the handover named it
+ *    bad). The range leaves the heap by heap_release_owned(), back to
+ *    reserved, and the held entry stays: still counted (in the audit,
+ *    the page is reserved), still named by heap_for_each_bad(), so the
+ *    next image's handover carries it.
+ *  - in a chunk the idle scrubber detached: -EBUSY. RAM the heap does
+ *    not own: -EPERM. No RAM: -EINVAL.
  *
  * Why halves never merge wrongly (Xen's 2026 bugs: misaligned buddies
  * rebuilt, a broken tail merge): every half is aligned to its own size by
@@ -59,6 +65,7 @@
 
 #define BAD_KIND(r)   ((unsigned int)(r)&0x0fu)
 #define BAD_SOURCE(r) (((unsigned int)(r) >> 4) & 0x0fu)
+#define BAD_SOURCES   5 /* HEAP_BAD_FROM_API .. HEAP_BAD_FROM_HANDOVER */
 #define HELD_PER_PAGE (PAGE_SIZE / sizeof(struct heap_held))
 /* heap_offline()'s locked step asks for a retry (positive, not errno). */
 #define RETRY_DRAIN 1 /* the page is in a per-CPU cache */
@@ -102,7 +109,7 @@ static void write_bad(struct heap_node_locked l, uint64_t p, uint8_t reason)
 static void account(struct heap_node_locked l, uint8_t reason, int d)
 {
 	l.hn->stats.bad_pages += (uint64_t)(int64_t)d;
-	l.hn->stats.bad_by_source[BAD_SOURCE(reason) & 3] +=
+	l.hn->stats.bad_by_source[MIN(BAD_SOURCE(reason), BAD_SOURCES - 1)] +=
 		(uint64_t)(int64_t)d;
 }
 
@@ -370,9 +377,14 @@ static int node_of(uint64_t p)
 	return -1;
 }
 
-/* The locked step of heap_offline(). Return: 0, -errno, or RETRY_*. */
+/*
+ * The locked step of heap_offline() (@owner < 0) and heap_offline_owned()
+ * (@owner: the holder the page must have).
+ * Return: 0, -errno, or RETRY_*.
+ */
 static int offline_locked(struct heap_node_locked l, uint64_t p, uint8_t reason,
-			  uint64_t t0, const char **why, bool *recheck)
+			  int owner, uint64_t t0, const char **why,
+			  bool *recheck)
 {
 	unsigned int k = 0;
 	pfn_t h = pfn(0);
@@ -386,6 +398,8 @@ static int offline_locked(struct heap_node_locked l, uint64_t p, uint8_t reason,
 		*why = "not heap memory", ret = -EPERM;
 	else if (who == HEAP_OWNER_BAD)
 		*why = "already offline", ret = -EEXIST;
+	else if (owner >= 0 && who != owner)
+		*why = "not in the domain's extents", ret = -EPERM;
 	else if (who == HEAP_OWNER_FREE)
 		offline_free(l, head, pfn_val(h), k, p, reason);
 	else if (head->flags & PGF_CACHED)
@@ -393,8 +407,6 @@ static int offline_locked(struct heap_node_locked l, uint64_t p, uint8_t reason,
 		ret = RETRY_DRAIN;
 	else if (who == HEAP_OWNER_KEEL && !(head->flags & PGF_ANON))
 		*why = "in a chunk being scrubbed", ret = -EBUSY;
-	else if (head->flags & PGF_ADOPTED)
-		*why = "a domain's adopted static memory", ret = -EBUSY;
 	else if ((ret = offline_held(l, head, p, who, reason, recheck)) ==
 		 -EEXIST)
 		*why = "already offline (in its block)";
@@ -413,39 +425,35 @@ static int refuse(const char *fn, uint64_t p, int err, const char *why)
 	return err;
 }
 
-/**
- * heap_offline() - take pfn @pp out of service (see heap.h).
- *
- * Return: 0, or a refusal with nothing changed.
- */
-int heap_offline(pfn_t pp, enum heap_bad_reason reason)
+/* heap_offline() and heap_offline_owned() (@owner >= 0). */
+static int offline(const char *fn, pfn_t pp, unsigned int r, int owner)
 {
 	uint64_t p = pfn_val(pp), t0 = arch_ticks();
-	unsigned int r = (unsigned int)reason;
 	const char *why = "no page for the list of marked pages";
 	bool recheck = false;
 	int n, ret = 0;
 
-	if (BAD_KIND(r) > HEAP_BAD_BROKEN || (r & ~0x3fu)) {
-		pr_warn("heap_offline: pfn %#llx: reason %#x is not a "
-			"HEAP_BAD_* value: refused\n",
-			(unsigned long long)p, r);
+	if (BAD_KIND(r) > HEAP_BAD_BROKEN || (r & ~0x7fu) ||
+	    BAD_SOURCE(r) >= BAD_SOURCES) {
+		pr_warn("%s: pfn %#llx: reason %#x is not a HEAP_BAD_* value: "
+			"refused\n",
+			fn, (unsigned long long)p, r);
 		return -EINVAL;
 	}
 	if (!heap_nr_nodes)
-		return refuse("heap_offline", p, -EINVAL,
-			      "the heap is not open");
+		return refuse(fn, p, -EINVAL, "the heap is not open");
 	if (!pfn_to_page_or_null(pp))
-		return refuse("heap_offline", p, -EINVAL, "not RAM");
+		return refuse(fn, p, -EINVAL, "not RAM");
 	n = node_of(p);
 	if (n < 0)
-		return refuse("heap_offline", p, -EPERM,
+		return refuse(fn, p, -EPERM,
 			      "not heap memory (keel's image, its tables or "
 			      "reserved)");
 	for (unsigned int tries = 0; tries < 16; tries++) {
 		struct heap_node_locked l = heap_lock_node((uint32_t)n);
 
-		ret = offline_locked(l, p, (uint8_t)r, t0, &why, &recheck);
+		ret = offline_locked(l, p, (uint8_t)r, owner, t0, &why,
+				     &recheck);
 		heap_unlock_node(l);
 		if (recheck) /* its block went into a cache meanwhile */
 			heap_bad_recheck((uint32_t)n);
@@ -460,7 +468,31 @@ int heap_offline(pfn_t pp, enum heap_bad_reason reason)
 		ret = -EBUSY;
 	else if (ret > 0)
 		ret = -ENOMEM;
-	return ret ? refuse("heap_offline", p, ret, why) : 0;
+	return ret ? refuse(fn, p, ret, why) : 0;
+}
+
+/**
+ * heap_offline() - take pfn @pp out of service (see heap.h).
+ *
+ * Return: 0, or a refusal with nothing changed.
+ */
+int heap_offline(pfn_t pp, enum heap_bad_reason reason)
+{
+	return offline("heap_offline", pp, (unsigned int)reason, -1);
+}
+
+/**
+ * heap_offline_owned() - pfn @pp of @owner's extent (adopted too) out of
+ * service, marked in the extent (see heap.h).
+ *
+ * Return: 0, or a refusal with nothing changed.
+ */
+int heap_offline_owned(pfn_t pp, uint16_t owner, enum heap_bad_reason reason)
+{
+	if (!owner)
+		return refuse("heap_offline_owned", pfn_val(pp), -EINVAL,
+			      "owner 0 is no domain");
+	return offline("heap_offline_owned", pp, (unsigned int)reason, owner);
 }
 
 /* The locked step of heap_online(). */

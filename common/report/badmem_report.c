@@ -60,11 +60,12 @@ static void count_nodes(uint64_t s, uint64_t e, uint64_t *by_node)
 }
 
 /* heap_offline()'s sources (HEAP_BAD_FROM_* >> 4) as the report's. */
-static const enum badmem_source heap_sources[4] = {
-	BADMEM_OPTION, /* the host's API, no source named: the operator's */
-	BADMEM_OPTION,
-	BADMEM_MCE,
-	BADMEM_INJECTION,
+static const enum badmem_source heap_sources[5] = {
+	BADMEM_OPTION,	  /* the host's API, no source named: the operator's */
+	BADMEM_OPTION,	  /* HEAP_BAD_FROM_OPTION */
+	BADMEM_MCE,	  /* HEAP_BAD_FROM_MCE */
+	BADMEM_INJECTION, /* HEAP_BAD_FROM_INJECTION */
+	BADMEM_HANDOVER,  /* HEAP_BAD_FROM_HANDOVER: a restored domain's */
 };
 
 /*
@@ -102,7 +103,8 @@ static void runtime_row(pfn_t p, unsigned int reason, int holder, void *arg)
 	jw_u64(w, NULL, pa_val(pfn_to_paddr(p)));
 	jw_u64(w, NULL, pa_val(pfn_to_paddr(p)) + PAGE_SIZE);
 	jw_u64(w, NULL, 1);
-	jw_str(w, NULL, badmem_source_key(heap_sources[(reason >> 4) & 3]));
+	jw_str(w, NULL,
+	       badmem_source_key(heap_sources[MIN((reason >> 4) & 7, 4u)]));
 	jw_arr_end(w);
 }
 

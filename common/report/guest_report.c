@@ -76,6 +76,7 @@ static void json_row(struct jw *w, const struct vcpu *v)
 	jw_u64(w, NULL, v->runs);
 	jw_str(w, NULL, guest_end_name(v->end));
 	jw_u64(w, NULL, ticks_to_ns(v->walk_cpu_ticks));
+	jw_u64(w, NULL, v->pages_skipped);
 	jw_row_end(w);
 }
 
@@ -104,6 +105,7 @@ static void json_info(struct jw *w, const struct guests_state *g,
 	jw_u64(w, "run_ms", g->run_ms);
 	jw_u64(w, "slice_us", GUEST_SLICE_US);
 	jw_u64(w, "walk_bytes", g->walk_bytes);
+	jw_u64(w, "pages_skipped", g->skipped_pages);
 	jw_u64(w, "walk_ns", walk_ns);
 	jw_milli(w, "walk_gbps", rate_gbps_milli(g->walk_bytes, walk_ns));
 	jw_u64(w, "run_ns", ticks_to_ns(g->run_ticks));
@@ -120,9 +122,10 @@ static void json_info(struct jw *w, const struct guests_state *g,
 void guests_report_json(struct jw *w, bool full)
 {
 	static const char *const cols[] = {
-		"domain",	 "cpu",		  "pages_walked", "bad_words",
-		"first_bad_ipa", "stage2_faults", "fault_ipa",	  "blackout_ns",
-		"runs",		 "exit_reason",	  "walk_ns",
+		"domain",      "cpu",		"pages_walked",
+		"bad_words",   "first_bad_ipa", "stage2_faults",
+		"fault_ipa",   "blackout_ns",	"runs",
+		"exit_reason", "walk_ns",	"pages_skipped",
 	};
 	const struct guests_state *g = guests_state();
 	bool chosen[DOMAIN_MAX];
@@ -142,15 +145,20 @@ void guests_report_json(struct jw *w, bool full)
 static void human_line(const struct vcpu *v)
 {
 	uint64_t us = ticks_to_ns(v->gap_ticks) / 1000;
+	char skipped[48] = "";
 
+	if (v->pages_skipped)
+		snprintf(skipped, sizeof(skipped), ", %llu bad pages skipped",
+			 (unsigned long long)v->pages_skipped);
 	pr_info("guest %u: cpu %u, %llu pages walked, %llu bad words, "
-		"%llu stage-2 faults, blackout %llu.%03llu ms, %llu runs, %s\n",
+		"%llu stage-2 faults, blackout %llu.%03llu ms, %llu runs, "
+		"%s%s\n",
 		v->domain, v->cpu, (unsigned long long)v->pages_walked,
 		(unsigned long long)v->bad_words,
 		(unsigned long long)v->stage2_faults,
 		(unsigned long long)(us / 1000),
 		(unsigned long long)(us % 1000), (unsigned long long)v->runs,
-		guest_end_name(v->end));
+		guest_end_name(v->end), skipped);
 }
 
 /** guests_report_human() - the "guest" lines (bounded) and the summary. */
@@ -184,9 +192,9 @@ void guests_report_human(void)
 			 (unsigned long long)ns);
 	else
 		snprintf(walk, sizeof(walk), "no memory walked");
-	pr_info("guests: %u in round %u, %s, %llu bad words in all rounds, "
-		"blackout at most %llu.%03llu ms\n",
-		g->count, g->rounds, walk,
+	pr_info("guests: %u in round %u, %s, %llu bad pages skipped, %llu bad "
+		"words in all rounds, blackout at most %llu.%03llu ms\n",
+		g->count, g->rounds, walk, (unsigned long long)g->skipped_pages,
 		(unsigned long long)g->bad_words_rounds,
 		(unsigned long long)(us / 1000),
 		(unsigned long long)(us % 1000));

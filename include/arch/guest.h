@@ -65,8 +65,13 @@ struct vcpu_setup {
 	uint64_t counter_offset; /* its counter = keel's + this (mod 2^64) */
 };
 
-/* Pages of the guest image (read-only to the guest, at image_ipa). */
-#define GUEST_IMAGE_PAGES 4
+/*
+ * Pages of the guest image (read-only to the guest, at image_ipa); the
+ * arch fills those below GUEST_SKIP_PAGE, common/guest/ that one (the
+ * walk's skip list, <keel/guest_abi.h>).
+ */
+#define GUEST_IMAGE_PAGES 8
+#define GUEST_SKIP_PAGE	  4
 
 /*
  * Return: NULL when guests can run here, else why not (a static string

@@ -329,6 +329,12 @@ void domains_destroy_all(struct domain_set *s);
  * Return: problems found (each one warning; added to stats.problems).
  */
 unsigned int domains_check(struct domain_set *s, bool zero_sample);
+/*
+ * domains_inject_poison(): each inject=poison-domain:ID of the command
+ * line: the page at the middle of built domain ID goes bad, marked in
+ * its extent (common/domain/domain_poison.c). Boot CPU, no guest running.
+ */
+void domains_inject_poison(struct domain_set *s);
 
 /* The set's counters (read-only). */
 const struct domain_set_stats *domain_set_stats(const struct domain_set *s);

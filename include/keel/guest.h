@@ -117,6 +117,8 @@ struct vcpu {
 	uint64_t stop_ticks; /* its last exit (arch_ticks()) */
 	enum guest_end end;
 	uint64_t pages_walked, bad_words, first_bad_ipa, first_bad_value;
+	/* Bad pages of its range: in its skip list; skipped, as it says. */
+	uint64_t skip_asked, pages_skipped;
 	uint64_t stage2_faults, fault_ipa; /* fault_ipa: GUEST_NO_IPA: none */
 	uint64_t syndrome;		   /* of a trap or exception */
 	uint64_t gap_ticks, iterations;	   /* its loop: largest gap */
@@ -137,6 +139,8 @@ struct guests_state {
 	uint64_t bad_words_rounds;	 /* bad words, every round */
 	uint64_t run_ticks;		 /* the last round's wall time */
 	uint64_t walk_bytes, walk_ticks; /* the last round: bytes, wall time */
+	uint64_t
+		skipped_pages; /* the last round: bad pages its walks skipped */
 	unsigned int problems; /* faults inside a range, bad words, failures */
 	uint32_t touch, run_ms;
 	/* Across a live update (guest_carry.c). */

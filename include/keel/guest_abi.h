@@ -18,7 +18,13 @@
  *              (GUEST_EXPECT_ZERO, or GUEST_EXPECT_OWN: its own pattern,
  *              the check of a guest that resumes after a live update)
  *   4 flags    GUEST_FLAG_PAST_END: after the walk, read the first IPA past
- *              its range (the stage-2 fault test)
+ *              its range (the stage-2 fault test); its other bits
+ *              (GUEST_SKIP_LIST_MASK) are the IPA of the skip list: the
+ *              pages of its range the hypervisor took out of service
+ *              (issue 38 §4: a read may raise another machine check),
+ *              ascending page IPAs, then GUEST_SKIP_END; at most
+ *              GUEST_SKIP_MAX, in one page of its image. The walk never
+ *              touches a page it names and counts it as skipped
  *   5 loop     counter ticks its measuring loop runs
  *
  * Hypercalls (arm64 HVC #0, x86_64 VMMCALL): number in x0 / rax, values in
@@ -26,7 +32,8 @@
  *   GUEST_HC_WALK  pages walked, bad words, first bad IPA (GUEST_NO_IPA:
  *                  none), the first bad word's value
  *   GUEST_HC_DONE  largest gap between two loop iterations (counter
- *                  ticks), iterations, the walk's ticks (counter), 0
+ *                  ticks), iterations, the walk's ticks (counter), pages
+ *                  its walk skipped (the skip list's)
  *   GUEST_HC_EXC   the guest took an exception of its own: syndrome
  *                  (ESR_EL1; x86: its error code), address, pc, vector
  * After GUEST_HC_DONE or GUEST_HC_EXC the guest never runs again.
@@ -42,9 +49,14 @@
 #define GUEST_EXPECT_OWN    1
 
 #define GUEST_FLAG_PAST_END 1
+/* Flags take bits 2:0 of argument 4; the skip list's IPA the rest. */
+#define GUEST_FLAG_MASK	     7
+#define GUEST_SKIP_LIST_MASK (~7)
+#define GUEST_SKIP_END	     (-1) /* after the last page of the list */
+#define GUEST_SKIP_MAX	     511  /* a page of words, GUEST_SKIP_END too */
 
-#define GUEST_ARGS	    6
-#define GUEST_NO_IPA	    (-1)
+#define GUEST_ARGS	     6
+#define GUEST_NO_IPA	     (-1)
 
 /*
  * The pattern's top 16 bits (guest_seed()): 'K' ^ the round in bits

@@ -96,7 +96,7 @@ struct heap_stats {
 	/* heap_offline(): pages offlined and still out (held included) */
 	uint64_t bad_pages;
 	uint64_t bad_held_pages;    /* of those, still in a block or extent */
-	uint64_t bad_by_source[4];  /* bad_pages by HEAP_BAD_FROM_* >> 4 */
+	uint64_t bad_by_source[5];  /* bad_pages by HEAP_BAD_FROM_* >> 4 */
 	uint64_t offline_max_ticks; /* longest heap_offline() (arch_ticks) */
 	uint64_t offline_writes;    /* page entries heap_offline() wrote */
 	uint64_t bad_list_pages;    /* anonymous pages of the held list */
@@ -228,6 +228,7 @@ enum heap_bad_reason {
 	HEAP_BAD_FROM_OPTION = 0x10,	/* the operator */
 	HEAP_BAD_FROM_MCE = 0x20,	/* a machine check / external abort */
 	HEAP_BAD_FROM_INJECTION = 0x30, /* inject=poison: (tests) */
+	HEAP_BAD_FROM_HANDOVER = 0x40,	/* a live update's bad-page record */
 };
 /*
  * heap_offline(): take pfn @pfn out of service, wherever it is, for good
@@ -237,7 +238,8 @@ enum heap_bad_reason {
  *    aligned chunk: O(order) page entries written, under the node's lock;
  *  - in an anonymous block or a domain's extent: marked; the block's
  *    free (heap_free(), heap_free_owned()) withholds the page and gives
- *    the rest back as the largest aligned chunks;
+ *    the rest back as the largest aligned chunks; in adopted memory
+ *    (heap_adopt_owned()) its release keeps the mark (still counted);
  *  - in a per-CPU cache: the caches are drained first.
  * The page is never handed out, scrubbed or merged again; heap_owner_of()
  * says HEAP_OWNER_BAD for it once withheld (its block's owner before).
@@ -246,11 +248,19 @@ enum heap_bad_reason {
  * Return: 0; refused with one line and nothing changed: -EINVAL (not RAM
  * with a frame table entry, or a bad @reason), -EPERM (RAM the heap does
  * not own: keel's image, its frame table, reserved), -EEXIST (already
- * offline), -EBUSY (a chunk being scrubbed, a domain's adopted static
- * memory, or a cache that refills as fast as it drains), -ENOMEM (no
- * page for the list of marked pages).
+ * offline), -EBUSY (a chunk being scrubbed, or a cache that refills as
+ * fast as it drains), -ENOMEM (no page for the list of marked pages).
  */
 int heap_offline(pfn_t pfn, enum heap_bad_reason reason);
+/*
+ * heap_offline_owned(): heap_offline() of a page inside @owner's extent
+ * only (a live update's restore: the handover named the page bad inside
+ * that domain's adopted extent). Marked as any page of a domain's
+ * extent; a release of the adopted range (heap_release_owned()) keeps
+ * the mark, so the page is still counted and handed on as bad.
+ * Return: as heap_offline(); -EPERM when @owner does not hold the page.
+ */
+int heap_offline_owned(pfn_t pfn, uint16_t owner, enum heap_bad_reason reason);
 /*
  * heap_online(): give a page heap_offline() took as HEAP_BAD_SOFT back:
  * withheld, it returns to the free lists (dirty, merged as usual); still

@@ -62,6 +62,16 @@ enum inject_kind {
 	INJECT_SEA,	    /* sea: arm64 reads an unassigned page mapped as
 			       Device once the heap is open: a real
 			       synchronous external abort (arch/arm64/ras.c) */
+	/*
+	 * poison-domain:ID: the page in the middle of domain ID goes bad
+	 * once it is built and checked, before its guest runs
+	 */
+	INJECT_POISON_DOMAIN,
+	/*
+	 * poison-late:PFN: the page goes bad at the same point (after the
+	 * domains, before the guests), wherever it is then
+	 */
+	INJECT_POISON_LATE,
 };
 
 /*

@@ -21,7 +21,15 @@ at the next safe point, and the boot ends in PASS.
   guest (the domain is on node 1, whose CPU runs its vCPU). The drain after
   the domains takes the page out of service inside the extent: the
   bad_memory row names it, source mce, and bad_memory.held_pages says the
-  domain still holds it (audit.bad_pages counts it once freed)."""
+  domain still holds it (audit.bad_pages counts it once freed).
+- guests-skip-bad-page: inject=poison-domain:1 offlines the page in the
+  middle of the 64 MiB domain once it is built, before its guest runs;
+  the guest's walk skips it (the skip list in its image) and says so:
+  pages_walked 16383, pages_skipped 1, no problem.
+- guests-skip-bad-page-liveupdate-svm: the same, then liveupdate=1 holding
+  the guest: the new image marks the page again in the restored extent
+  (issue 38 §5), resumes the guest and judges its walk whole (16383 + the
+  1 of its list; without the mark the new list is empty: FAIL)."""
 
 import os
 import re
@@ -163,6 +171,65 @@ def _domain_page_out(found):
     return check
 
 
+def skipped_bad_page(domain_bytes, domain_id=1):
+    """Issue 38 §4: inject=poison-domain:ID offlined the page in the middle
+    of the domain (IPA bytes / 2) before its guest ran; the guest's walk
+    never touched it and said so: its row walked every page but that one
+    and skipped 1, guests_info.pages_skipped 1, no problem, the domain's
+    row still says bad_pages 1 (the leaf is left mapped: the domain's
+    table and the restore's proof of it stay as they were). Shared with
+    the arm64 case (tests/qemu/arm64_ras_cases.py)."""
+    ipa = domain_bytes // 2
+
+    def check(rep, log):
+        out = []
+        want = (f"guest {domain_id}: its walk skips 1 bad pages of its "
+                f"range, the first at IPA {ipa:#x}")
+        if want not in log:
+            out.append(f"log lacks {want!r}")
+        rows = [g for g in rep.get("guests", [])
+                if g["domain"] == domain_id]
+        got = [(g["pages_walked"], g.get("pages_skipped"), g["exit_reason"],
+                g["bad_words"]) for g in rows]
+        if got != [(domain_bytes // 4096 - 1, 1, "done", 0)]:
+            out.append(f"guests[] of domain {domain_id}: (pages_walked, "
+                       f"pages_skipped, exit_reason, bad_words) {got}: "
+                       f"want [({domain_bytes // 4096 - 1}, 1, 'done', 0)]")
+        info = rep.get("guests_info") or {}
+        if info.get("pages_skipped") != 1 or info.get("problems") != 0:
+            out.append(f"guests_info.pages_skipped "
+                       f"{info.get('pages_skipped')}, problems "
+                       f"{info.get('problems')}: want 1, 0")
+        bad = [d.get("bad_pages") for d in rep.get("domains", [])
+               if d["id"] == domain_id]
+        if bad != [1]:
+            out.append(f"domains[{domain_id}].bad_pages {bad}: want [1]")
+        return out
+    check.wants_log = True
+    return check
+
+
+def handed_over(rep, log):
+    """liveupdate=1's last image: the page came in the handover, was
+    marked again in the restored extent (source handover), one update,
+    the guest resumed. Shared with tests/qemu/arm64_ras_cases.py."""
+    out = []
+    if "domains: domain0: 1 pages of its extents came bad in the handover" \
+            not in log:
+        out.append("the restore did not mark the page again")
+    bad = rep["bad_memory"]
+    if bad["pages"] != 1 or bad.get("by_source", {}).get("handover") != 1:
+        out.append(f"bad_memory {bad}: want 1 page, source handover")
+    if rep["liveupdate"].get("generation") != 1 or \
+            rep["liveupdate"].get("guests_resumed") != 1:
+        out.append(f"liveupdate {rep['liveupdate']}: want generation 1, "
+                   "1 guest resumed")
+    return out
+
+
+handed_over.wants_log = True
+
+
 def ras_cases(elf):
     """Appended to x86_cases.build_cases(). Each boots in 4-6 s here
     (stress=3 is most of it); 60 s timeouts are safety nets (10x)."""
@@ -197,4 +264,19 @@ def ras_cases(elf):
                  timeout=60,
                  live=_inject_domain(STATUS_MEM_UC, MCG_RIPV_MCIP, found),
                  checks=[_domain_page_out(found)]),
+        # Issue 38 §4: a bad page in the domain before its guest runs is
+        # skipped by the walk. About 2 s here; 60 s is the safety net.
+        smp_case("guests-skip-bad-page", m,
+                 "after=exit audit=full bootscrub=off domain=64M@1 "
+                 "guests=on guest_run_ms=200 inject=poison-domain:1", kern,
+                 timeout=60, checks=[skipped_bad_page(64 << 20)]),
+        # Issue 38 §4 + §5: the same, then liveupdate=1 holding the guest
+        # (keel.elf its own next image): the new image marks the page
+        # again in the restored extent and judges the resumed guest whole
+        # (8191 + 1: fails without the mark). About 3 s; 60 s safety net.
+        smp_case("guests-skip-bad-page-liveupdate-svm", m,
+                 "after=exit audit=full bootscrub=off domain=64M@1 "
+                 "guests=on liveupdate=1 inject=poison-domain:1", kern,
+                 timeout=60, qemu_tail=["-initrd", elf],
+                 checks=[skipped_bad_page(64 << 20), handed_over]),
     ]
