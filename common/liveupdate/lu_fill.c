@@ -22,7 +22,9 @@
  * either. No lock: the caller owns the pages it fills or reads.
  */
 #include <arch/mm.h>
+#include <keel/heap_check.h>
 #include <keel/liveupdate.h>
+#include <keel/printk.h>
 
 #include "lu_priv.h"
 
@@ -74,11 +76,30 @@ static uint64_t window_page(const struct lu_sample *s, uint16_t id, uint64_t w)
  * lu_extent_pages() - @fn(@id, page, @arg) for every sampled page of one
  * extent (guest @gpa, host @pa, @pages), as struct lu_sample @s says (see
  * the top); @first / @last: it is the domain's first / last extent. Each
- * page once.
+ * page once; a page the heap holds offline not at all (sample()).
  */
+typedef void lu_page_fn(uint16_t id, paddr_t p, void *arg);
+
+/*
+ * A sampled page the heap holds offline in the domain's extent (issue 38)
+ * is left alone: a write, or a read, of it may raise another machine
+ * check. The writer and the reader skip the same pages: the new image's
+ * restore marks again what the handover's bad record names.
+ */
+static void sample(uint16_t id, paddr_t p, lu_page_fn *fn, void *arg)
+{
+	if (heap_page_held_bad(paddr_to_pfn(p))) {
+		pr_info("liveupdate: domain %u: its sampled page at %#llx is "
+			"offline (a bad page): left alone\n",
+			id, (unsigned long long)pa_val(p));
+		return;
+	}
+	fn(id, p, arg);
+}
+
 void lu_extent_pages(const struct lu_sample *s, uint16_t id, uint64_t gpa,
 		     uint64_t host, uint64_t pages, bool first, bool last,
-		     void (*fn)(uint16_t id, paddr_t p, void *arg), void *arg)
+		     lu_page_fn *fn, void *arg)
 {
 	uint64_t end = gpa + (pages << PAGE_SHIFT), lastp = end - PAGE_SIZE;
 	bool f = first || s->every_extent, l = last || s->every_extent;
@@ -86,16 +107,16 @@ void lu_extent_pages(const struct lu_sample *s, uint16_t id, uint64_t gpa,
 	if (!pages)
 		return;
 	if (f)
-		fn(id, pa(host), arg);
+		sample(id, pa(host), fn, arg);
 	if (l && !(f && lastp == gpa))
-		fn(id, pa(host + (lastp - gpa)), arg);
+		sample(id, pa(host + (lastp - gpa)), fn, arg);
 	if (!s->every_extent || !s->window)
 		return;
 	for (uint64_t w = gpa / s->window; w <= (end - 1) / s->window; w++) {
 		uint64_t g = window_page(s, id, w);
 
 		if (g > gpa && g < lastp)
-			fn(id, pa(host + (g - gpa)), arg);
+			sample(id, pa(host + (g - gpa)), fn, arg);
 	}
 }
 

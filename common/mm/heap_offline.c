@@ -572,6 +572,22 @@ uint64_t heap_held_bad_pages(uint16_t owner)
 	return count;
 }
 
+/** heap_page_held_bad() - see keel/heap_check.h. */
+bool heap_page_held_bad(pfn_t pp)
+{
+	uint64_t p = pfn_val(pp);
+	int n = node_of(p);
+	struct heap_node_locked l;
+	bool held;
+
+	if (n < 0)
+		return false;
+	l = heap_lock_node((uint32_t)n);
+	held = l.hn->bad.held_count && held_find(&l.hn->bad, p) >= 0;
+	heap_unlock_node(l);
+	return held;
+}
+
 /** heap_for_each_bad() - see keel/heap_check.h. */
 uint64_t heap_for_each_bad(uint32_t node, heap_bad_fn *fn, void *arg)
 {

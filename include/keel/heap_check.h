@@ -83,6 +83,8 @@ uint64_t heap_cpu_node_locks(unsigned int cpu);
  * the domain); @reason its enum heap_bad_reason. Return: pages visited.
  */
 uint64_t heap_held_bad_pages(uint16_t owner);
+/* Is @p a page offlined inside a block (a domain's or keel's)? Its lock. */
+bool heap_page_held_bad(pfn_t p);
 typedef void heap_bad_fn(pfn_t p, unsigned int reason, int holder, void *arg);
 uint64_t heap_for_each_bad(uint32_t node, heap_bad_fn *fn, void *arg);
 

@@ -18,6 +18,13 @@ extent stays that domain's, still marked, through N live updates.
 - poison-late-after-domains: inject=poison-late:PFN takes a free page out
   after the domains are built (the phase the word names), withheld and
   counted once.
+- liveupdate-pattern-skips-bad-page: the first page of domain0 (host pfn
+  FIRST: its one heap extent starts there on this machine, the
+  poison-domain:1 line of the first case says its middle is 0x2000 pages
+  on) goes bad after the build; the update's pattern (the first and the
+  last page of each domain) must leave it alone in both images: 3 pages
+  written, 3 x 512 words read back, one line in each image. Before, the
+  old image wrote the pattern into the bad page (4 pages, 2048 words).
 
 Quiet on this 2-core host (2026-12): 1.0-1.5 s (three boots that each
 scrub 0.5 GiB); the timeout, firmware.TIMEOUT (120 s), is a safety net.
@@ -50,6 +57,8 @@ EFFECTS["poison-late"] = lambda rep, log, n: re.search(
     r"\(broken\)$", log, re.M)
 
 LATE = 0x12345  # free when the 64 MiB domain is built (mid-RAM)
+FIRST = 0x8000  # domain0's first host page on sandbox-liveupdate.fw
+WORDS_PER_PAGE = PAGE // 8
 
 
 def _check_late(rep, log):
@@ -131,6 +140,37 @@ def _check_counted(rep, page):
     return out
 
 
+def _check_pattern_skip(rep, log):
+    out = []
+    if f"keel: inject=poison-late:{FIRST}: pfn {FIRST:#x} offlined" not in log:
+        return [f"pfn {FIRST:#x} was not offlined: the domain's placement "
+                "moved? (read the first page of domain0 off a boot)"]
+    alone = re.findall(r"^keel: liveupdate: domain 1: its sampled page at "
+                       r"(0x[0-9a-f]+) is offline \(a bad page\): left alone$",
+                       log, re.M)
+    if alone != [hex(FIRST * PAGE)] * 2:
+        out.append(f"'left alone' lines {alone}: want the page "
+                   f"{FIRST * PAGE:#x} once in each image")
+    sampled = 2 * len(DOMAINS) - 1  # first and last page a domain, less it
+    wrote = re.findall(r"^keel: liveupdate: the pattern written into (\d+) "
+                       r"pages", log, re.M)
+    if wrote != [str(sampled)]:
+        out.append(f"pattern written into {wrote} pages: want {sampled}")
+    lu = rep["liveupdate"]
+    if (lu["generation"], lu["verified_words"], lu["mismatches"]) != \
+            (1, sampled * WORDS_PER_PAGE, 0):
+        out.append(f"generation {lu['generation']}, verified_words "
+                   f"{lu['verified_words']}, mismatches {lu['mismatches']}: "
+                   f"want 1, {sampled * WORDS_PER_PAGE}, 0")
+    d0 = _row(rep, "domain0")
+    if not d0 or d0["bad_pages"] != 1:
+        out.append(f"domain0's bad_pages {d0 and d0['bad_pages']}, want 1")
+    audit = rep["audit"]
+    if audit.get("problems") != 0 or audit["lost_pages"] != 0:
+        out.append(f"audit=full: {audit}")
+    return out
+
+
 def bad_domain_cases(case_class):
     return [case_class("bad-domain-liveupdate", FW,
                        [f"liveupdate={UPDATES}", "audit=full",
@@ -139,4 +179,8 @@ def bad_domain_cases(case_class):
             # inject=poison-late:PFN: the phase after the domains.
             case_class("poison-late-after-domains", "sandbox-1node.fw",
                        ["bootscrub=off", "audit=full", "domain=64M",
-                        f"inject=poison-late:{LATE:#x}"], [_check_late])]
+                        f"inject=poison-late:{LATE:#x}"], [_check_late]),
+            case_class("liveupdate-pattern-skips-bad-page", FW,
+                       ["liveupdate=1", "audit=full", "bootscrub=off",
+                        f"inject=poison-late:{FIRST:#x}"] + DOMAINS,
+                       [_check_pattern_skip])]
