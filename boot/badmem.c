@@ -455,6 +455,49 @@ static unsigned int check_firmware(struct bootinfo *bi)
 	return 1;
 }
 
+/* Errors about the image on bad memory before one line gives the count. */
+#define IMAGE_BAD_ERR_MAX 8
+
+/*
+ * The image (the arch's IMAGE_NAME reservations) on memory the firmware or
+ * the command line calls bad: its loader has already written keel there
+ * and keel runs from it. Nothing to mend (the pages stay out of the heap
+ * either way), but never silent: one `keel: error:` line per bad range,
+ * naming both. O(images x reservations).
+ */
+static void check_image(const struct bootinfo *bi)
+{
+	unsigned int said = 0, more = 0;
+
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *img = &bi->reserved.regions[i];
+
+		if (strcmp(img->name, IMAGE_NAME))
+			continue;
+		for (unsigned int j = 0; j < bi->reserved.count; j++) {
+			const struct region *b = &bi->reserved.regions[j];
+
+			if (badmem_region_source(b->name) < 0 ||
+			    pa_val(b->start) >= pa_val(img->end) ||
+			    pa_val(img->start) >= pa_val(b->end))
+				continue;
+			if (said == IMAGE_BAD_ERR_MAX) {
+				more++;
+				continue;
+			}
+			said++;
+			pr_err("the image [%#llx, %#llx) lies on memory called "
+			       "bad (%s [%#llx, %#llx)): its loader wrote keel "
+			       "there; load keel where memory is good\n",
+			       U64(pa_val(img->start)), U64(pa_val(img->end)),
+			       b->name, U64(pa_val(b->start)),
+			       U64(pa_val(b->end)));
+		}
+	}
+	if (more)
+		pr_err("the image lies on %u more bad ranges\n", more);
+}
+
 /**
  * badmem_boot() - the operator's bad memory (CONFIG_DEFAULT_CMDLINE, then
  * @bi's command line) into @bi's reservations, and the firmware's checked
@@ -469,7 +512,9 @@ unsigned int badmem_boot(struct bootinfo *bi)
 	w = badmem_apply_cmdline(bi, CONFIG_DEFAULT_CMDLINE,
 				 sizeof(CONFIG_DEFAULT_CMDLINE));
 	w += badmem_apply_cmdline(bi, bi->cmdline, sizeof(bi->cmdline));
-	return w + check_firmware(bi);
+	w += check_firmware(bi);
+	check_image(bi);
+	return w;
 }
 
 /**

@@ -8,6 +8,9 @@
 #include <keel/printk.h> /* U64() */
 #include <keel/range_table.h>
 
+/* What every arch names the reservation of its own image (setup.c). */
+#define IMAGE_NAME "kernel"
+
 /*
  * One fix-up of bootinfo (boot/bootinfo.c, boot/bootinfo_sanitise.c): a
  * warning line, counted in bi->fixups.

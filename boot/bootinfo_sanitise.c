@@ -40,9 +40,6 @@
 
 #include "boot_priv.h"
 
-/* What every arch names the reservation of its own image (setup.c). */
-#define IMAGE_NAME "kernel"
-
 static uint32_t fix_node(struct bootinfo *bi, uint32_t node, const char *what,
 			 uint64_t id)
 {

@@ -23,6 +23,11 @@ memmap=SIZE$START).
   handed out, 0 mismatches in the domains (0.5 s).
 - bad-ranges-summary / bad-ranges-full: 40 bad pages: 32 summary rows
   whose pages add up, every page inside a row; report=full lists all 40.
+- bad-under-image: badpage= names two ranges inside the image's own
+  reservation ("kernel", the description's 1M..3M): its loader already
+  wrote keel there, so nothing is mended, but each is one error naming the
+  image and the bad range (errors 2 in the report, no warning); before,
+  nothing was said.
 - bad-100k-1tib: 100,000 scattered bad pages (`bad` lines) on a 1 TiB
   machine of 2 nodes: no table limit hit (no merge, no warning), every page
   counted on its node. Quiet on this 2-core host (2026-12): about 5.5 s
@@ -223,6 +228,33 @@ def _big():
     return fw, pfns
 
 
+def check_image_errors(bad):
+    """One error line per bad range (start, end) under the image's
+    "kernel" reservation, read from the report, and no other error."""
+    def check(rep, log):
+        kern = [(s, e) for s, e, n in rep["memmap"]["reserved"]
+                if n == "kernel"]
+        if len(kern) != 1:
+            return [f"kernel reservations {kern}, want 1"]
+        s, e = kern[0]
+        want = [f"keel: error: the image [{s:#x}, {e:#x}) lies on memory "
+                f"called bad (bad option [{bs:#x}, {be:#x})): its loader "
+                "wrote keel there; load keel where memory is good"
+                for bs, be in bad]
+        got = [line for line in log.splitlines()
+               if line.startswith("keel: error:")]
+        out = []
+        if got != want:
+            out.append(f"error lines {got}, want {want}")
+        if rep["errors"] != len(bad) or rep["warnings"] != 0:
+            out.append(f"errors {rep['errors']}, warnings "
+                       f"{rep['warnings']}: want {len(bad)}, 0")
+        if rep["audit"]["lost_pages"] != 0:
+            out.append(f"audit {rep['audit']}")
+        return out
+    return check
+
+
 def badmem_cases(Case):
     """The cases above, as tests/sandbox/cases.py's @Case."""
     fw, cmd, srcs = _alignments()
@@ -277,6 +309,10 @@ def badmem_cases(Case):
         Case("bad-ranges-full", fw40, ["bootscrub=off", "report=full"],
              [check_bad({"firmware": p40}, lambda p: 0, 1, rows=40,
                         exact=True)]),
+        Case("bad-under-image", "sandbox-liveupdate.fw",
+             ["bootscrub=off", "audit=full", "badpage=0x100,0x180-0x181"],
+             [check_image_errors([(0x100000, 0x101000),
+                                  (0x180000, 0x182000)])]),
         Case("bad-100k-1tib", fwbig, ["bootscrub=off"],
              [check_bad({"firmware": pbig},
                         lambda p: 0 if p < half else 1, 2, rows=32),
