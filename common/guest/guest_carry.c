@@ -365,9 +365,10 @@ void guests_release(void)
 	char why[96];
 
 	if (stop_round(arch_ticks() +
-			       guest_us_to_ticks(GUEST_HOLD_WAIT_MS * 1000ULL),
+			       guest_us_to_ticks(GUEST_RELEASE_MS * 1000ULL),
 		       why, sizeof(why))) {
 		/* Its vCPUs still run: nothing of theirs is given back. */
+		atomic_store_release(&hold_round.given_up, 1);
 		pr_warn("guests: %s: left running\n", why);
 		guest_state_problem_add();
 		hold_open = false;

@@ -31,6 +31,7 @@ struct guest_round {
 	uint64_t walk_end; /* the last GUEST_HC_WALK (atomic max) */
 	bool hold;	   /* a held round (guest_carry.c) */
 	uint32_t stop;	   /* held: set by guests_stop() (atomic) */
+	uint32_t given_up; /* held: guests_release() gave up (atomic) */
 };
 void guest_cpu_main(void *arg);
 

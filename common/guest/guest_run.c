@@ -233,6 +233,34 @@ static bool stop_slow(unsigned int me)
 	return false;
 }
 
+/*
+ * inject=vcpu-stop-stuck:N: while a stop is asked, the CPU of domain N's
+ * held vCPU does not answer it, running no vCPU, until the stop is
+ * withdrawn (a failed freeze: it runs on) or the boot CPU gives up on it
+ * (guests_release()), then goes on at once: a vCPU whose exit comes only
+ * as the boot moves on. GUEST_STOP_STUCK_MS at most. Return: true when
+ * it held the stop.
+ */
+static bool stop_stuck(const struct guest_round *r, unsigned int me)
+{
+	uint64_t end;
+
+	for (unsigned int i = 0; i < guest_state.count; i++) {
+		const struct vcpu *v = &guest_state.vcpu[i];
+
+		if (v->cpu != me || !v->made ||
+		    !inject_has(INJECT_VCPU_STOP_STUCK, v->domain))
+			continue;
+		end = arch_ticks() +
+		      guest_us_to_ticks(GUEST_STOP_STUCK_MS * 1000ULL);
+		while (held_stop(r) && !atomic_load_acquire(&r->given_up) &&
+		       arch_ticks() < end)
+			arch_cpu_relax();
+		return true;
+	}
+	return false;
+}
+
 /**
  * guest_cpu_main() - smp_run_on() work: the calling CPU's vCPUs, in turns
  * until every one has ended, or (a held round) until guests_stop() and
@@ -259,6 +287,7 @@ void guest_cpu_main(void *arg)
 	do {
 		run_mine(r, me);
 		/* After an injected delay the stop may have been withdrawn. */
-	} while (held_stop(r) && stop_slow(me) && !held_stop(r));
+	} while (held_stop(r) && (stop_slow(me) || stop_stuck(r, me)) &&
+		 !held_stop(r));
 	arch_guest_cpu_fini();
 }
