@@ -70,10 +70,12 @@ struct guest_params {
 /*
  * How long guests_release() waits for the held round to stop when no
  * update came: a CPU ends its turn within a slice (GUEST_SLICE_US), so
- * this is 4000 slices, 8 times the freeze's bound, and room for a
+ * this is 2500 slices, 5 times the freeze's bound, and room for a
  * vcpu-stop-slow answer (GUEST_STOP_SLOW_MS) that began in the freeze.
+ * Past it the boot gives up on the CPUs that did not stop (guest_carry.c
+ * give_up()).
  */
-#define GUEST_RELEASE_MS 8000
+#define GUEST_RELEASE_MS 5000
 /* inject=vcpu-stop-stuck: the longest it holds its CPU, a safety net. */
 #define GUEST_STOP_STUCK_MS (2 * GUEST_RELEASE_MS)
 
