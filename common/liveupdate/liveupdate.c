@@ -23,7 +23,8 @@
  *      (arch_lu_cpu_stop()); inject=handover-* corrupts it now
  *      (lu_inject.c). A vCPU or CPU that does not answer in time, or a
  *      handover that does not fit, fails the update by name before any
- *      CPU stops for good: the frozen CPUs go back, the guests run on;
+ *      CPU stops for good: the frozen CPUs go back, the guests run on,
+ *      the memory taken in step 1 goes back to the heap;
  *   5. arch_lu_jump(): relocate and enter the new image.
  *
  * The new image's side is in keel_main()'s order: liveupdate_boot(),
