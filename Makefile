@@ -32,10 +32,12 @@ CFLAGS_COMMON := -std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter \
 	-Wshadow -Wstrict-prototypes -Wmissing-prototypes -g -O2 \
 	-Iinclude -Iarch/$(ARCH)/include -I$(O)/include -MMD -MP
 
-# Sources: everything in these directories but the firmware readers the
-# configuration leaves out (BOOT_OFF, below). The arch may filter more out
+# Sources: everything in these directories (arch/*.c: the hooks every arch
+# shares) but the firmware readers the configuration leaves out (BOOT_OFF,
+# below). The arch may filter more out
 # (ARCH_EXCLUDE) and add its own flags, rules and targets.
-SRCS_C := $(wildcard common/*.c common/*/*.c boot/*.c boot/*/*.c arch/$(ARCH)/*.c)
+SRCS_C := $(wildcard common/*.c common/*/*.c boot/*.c boot/*/*.c arch/*.c \
+	arch/$(ARCH)/*.c)
 SRCS_S := $(wildcard arch/$(ARCH)/*.S)
 ARCH_EXCLUDE :=
 

@@ -8,7 +8,8 @@
 #                                              the same from the seeds only
 #                                              (make check's fuzz-smoke)
 #
-# build: compiles common/, boot/ and arch/sandbox/ with clang
+# build: compiles common/, boot/, arch/sandbox/ and the hooks every arch
+# shares (arch/*.c) with clang
 # -fsanitize=fuzzer-no-link,address,undefined into build/fuzz/obj/ (against
 # a sandbox defconfig generated in build/fuzz/cfg/), archives them once
 # for all targets, and links each target with -fsanitize=fuzzer
@@ -113,7 +114,7 @@ build_lib() {
 	newest_hdr=$(find include arch/sandbox/include boot "$cfg/include" -name '*.h' \
 		-printf '%T@ %p\n' | sort -n | tail -1 | cut -d' ' -f2)
 	failed_jobs=0
-	for src in common/*.c common/*/*.c boot/*.c boot/*/*.c arch/sandbox/*.c; do
+	for src in common/*.c common/*/*.c boot/*.c boot/*/*.c arch/*.c arch/sandbox/*.c; do
 		[ -f "$src" ] || continue
 		# glibc provides the libc names on the sandbox (see arch.mk)
 		[ "$src" = common/lib/libc.c ] && continue

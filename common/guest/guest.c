@@ -438,16 +438,26 @@ static void warn_unused(uint64_t id, void *why)
 		why ? (const char *)why : "no guest of that domain runs");
 }
 
-/* inject=vcpu-stop-slow:@id: held, but no vCPU of that domain, or @why. */
-static void warn_slow_unused(uint64_t id, void *why)
+/* inject=@kind:@id: held, but no vCPU of that domain, or @why. */
+static void warn_held_unused(enum inject_kind kind, uint64_t id, void *why)
 {
 	for (unsigned int i = 0; i < guest_state.count && why == NULL; i++)
 		if (guest_state.vcpu[i].domain == id &&
 		    guest_state.vcpu[i].made)
 			return;
-	pr_warn("inject=vcpu-stop-slow:%llu: %s, nothing injected\n",
+	pr_warn("inject=%s:%llu: %s, nothing injected\n", inject_name(kind),
 		(unsigned long long)id,
 		why ? (const char *)why : "no held guest of that domain");
+}
+
+static void warn_slow_unused(uint64_t id, void *why)
+{
+	warn_held_unused(INJECT_VCPU_STOP_SLOW, id, why);
+}
+
+static void warn_stuck_unused(uint64_t id, void *why)
+{
+	warn_held_unused(INJECT_VCPU_STOP_STUCK, id, why);
 }
 
 /* inject=guest-preempt-walk:@id: no held vCPU of that domain, or @why. */
@@ -472,6 +482,9 @@ void guests_inject_unused(const char *why)
 	inject_for_each(INJECT_GUEST_PAST_END, warn_unused, (void *)why);
 	inject_for_each(
 		INJECT_VCPU_STOP_SLOW, warn_slow_unused,
+		(void *)(why ? why : "no live update holds the guests"));
+	inject_for_each(
+		INJECT_VCPU_STOP_STUCK, warn_stuck_unused,
 		(void *)(why ? why : "no live update holds the guests"));
 	inject_for_each(
 		INJECT_GUEST_PREEMPT_WALK, warn_preempt_unused,
@@ -520,6 +533,8 @@ void guests_run(const struct domain_set *ds, const struct guest_params *gp)
 			"for the live update\n",
 			guest_state.held, guest_state.count);
 		inject_for_each(INJECT_VCPU_STOP_SLOW, warn_slow_unused, NULL);
+		inject_for_each(INJECT_VCPU_STOP_STUCK, warn_stuck_unused,
+				NULL);
 		inject_for_each(INJECT_GUEST_PREEMPT_WALK, warn_preempt_unused,
 				NULL);
 		return; /* left running: guests_stop() at the freeze */

@@ -359,16 +359,43 @@ bool guests_vcpu_record(void *unused, unsigned int i, struct handover_vcpu *rec,
 	return false;
 }
 
+/*
+ * guests_release() gave up on the held round's CPUs that did not stop
+ * (issue 36 §0: at 240 CPUs under TCG, one came back later and gave its
+ * SVM host save page to the heap while the audit walked it). The gate
+ * shut (guest_run.c exit_begin(): such a CPU, when it comes back, touches
+ * nothing shared), the exits that began before it waited for, then every
+ * CPU of the round still busy leaves the online set (its heap cache given
+ * back, nothing waits on it again); what it holds stays allocated.
+ */
+static void give_up(void)
+{
+	uint64_t deadline =
+		arch_ticks() + guest_us_to_ticks(GUEST_RELEASE_MS * 1000ULL);
+	unsigned int cpu;
+
+	atomic_fetch_or(&hold_round.gate, GUEST_GATE_SHUT);
+	while ((atomic_load_acquire(&hold_round.gate) & ~GUEST_GATE_SHUT) &&
+	       arch_ticks() < deadline)
+		arch_cpu_relax();
+	for_each_cpu_in (cpu, &hold_cpus)
+		if (!smp_cpu_idle(cpu))
+			smp_cpu_lost(cpu, "left running a held vCPU: the live "
+					  "update did not come and it did not "
+					  "stop");
+}
+
 /** guests_release() - the held round torn down: no update came. */
 void guests_release(void)
 {
 	char why[96];
 
 	if (stop_round(arch_ticks() +
-			       guest_us_to_ticks(GUEST_HOLD_WAIT_MS * 1000ULL),
+			       guest_us_to_ticks(GUEST_RELEASE_MS * 1000ULL),
 		       why, sizeof(why))) {
 		/* Its vCPUs still run: nothing of theirs is given back. */
 		pr_warn("guests: %s: left running\n", why);
+		give_up();
 		guest_state_problem_add();
 		hold_open = false;
 		return;

@@ -31,7 +31,13 @@ struct guest_round {
 	uint64_t walk_end; /* the last GUEST_HC_WALK (atomic max) */
 	bool hold;	   /* a held round (guest_carry.c) */
 	uint32_t stop;	   /* held: set by guests_stop() (atomic) */
+	uint32_t gate;	   /* held: CPUs in their exit, GUEST_GATE_SHUT */
 };
+/*
+ * guest_round.gate (atomic): guests_release() gave up on the CPUs that did
+ * not stop; one that comes back later touches nothing shared (guest_run.c).
+ */
+#define GUEST_GATE_SHUT (1u << 31)
 void guest_cpu_main(void *arg);
 
 /* guest.c, shared with guest_carry.c */

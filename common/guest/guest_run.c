@@ -160,13 +160,45 @@ static bool held_stop(const struct guest_round *r)
 	return r->hold && atomic_load_acquire(&r->stop);
 }
 
+/* guests_release() gave up on the held round's CPUs that did not stop. */
+static bool gate_shut(const struct guest_round *r)
+{
+	return atomic_load_acquire(&r->gate) & GUEST_GATE_SHUT;
+}
+
 /*
  * @v must have another turn: it is live, and the round goes on, or it is
- * held and not yet in its loop (a freeze stops a vCPU only there).
+ * held and not yet in its loop (a freeze stops a vCPU only there; once
+ * the boot gave up on the round, nothing will carry it: anywhere).
  */
 static bool must_run(const struct vcpu *v, const struct guest_round *r)
 {
-	return v->live && !(held_stop(r) && v->looping);
+	return v->live && !(held_stop(r) && (v->looping || gate_shut(r)));
+}
+
+/*
+ * The end of @r on this CPU: may it give back what it holds (the arch's
+ * per-CPU host state, to the heap)? Not once the boot CPU gave up on it
+ * (guests_release()): the boot has moved on, to the audit and the report,
+ * and this CPU is out of service; what it holds stays allocated, counted.
+ * One atomic word decides, so that a CPU either enters its exit before
+ * the boot gives up, and the boot waits for it to leave it
+ * (exit_end()), or sees that it did.
+ */
+static bool exit_begin(struct guest_round *r)
+{
+	uint32_t g = atomic_load_acquire(&r->gate);
+
+	do {
+		if (g & GUEST_GATE_SHUT)
+			return false;
+	} while (!atomic_cmpxchg(&r->gate, &g, g + 1));
+	return true;
+}
+
+static void exit_end(struct guest_round *r)
+{
+	atomic_fetch_sub(&r->gate, 1);
 }
 
 /*
@@ -234,6 +266,33 @@ static bool stop_slow(unsigned int me)
 	return false;
 }
 
+/*
+ * inject=vcpu-stop-stuck:N: while a stop is asked, the CPU of domain N's
+ * held vCPU does not answer it, running no vCPU, until the stop is
+ * withdrawn (a failed freeze: it runs on) or the boot CPU gives up on it
+ * (guests_release()), then goes on at once: a vCPU whose exit comes only
+ * as the boot moves on. GUEST_STOP_STUCK_MS at most. Return: true when
+ * it held the stop.
+ */
+static bool stop_stuck(const struct guest_round *r, unsigned int me)
+{
+	uint64_t end;
+
+	for (unsigned int i = 0; i < guest_state.count; i++) {
+		const struct vcpu *v = &guest_state.vcpu[i];
+
+		if (v->cpu != me || !v->made ||
+		    !inject_has(INJECT_VCPU_STOP_STUCK, v->domain))
+			continue;
+		end = arch_ticks() +
+		      guest_us_to_ticks(GUEST_STOP_STUCK_MS * 1000ULL);
+		while (held_stop(r) && !gate_shut(r) && arch_ticks() < end)
+			arch_cpu_relax();
+		return true;
+	}
+	return false;
+}
+
 /**
  * guest_cpu_main() - smp_run_on() work: the calling CPU's vCPUs, in turns
  * until every one has ended, or (a held round) until guests_stop() and
@@ -260,6 +319,10 @@ void guest_cpu_main(void *arg)
 	do {
 		run_mine(r, me);
 		/* After an injected delay the stop may have been withdrawn. */
-	} while (held_stop(r) && stop_slow(me) && !held_stop(r));
+	} while (held_stop(r) && (stop_slow(me) || stop_stuck(r, me)) &&
+		 !held_stop(r));
+	if (!exit_begin(r))
+		return; /* given up on: back to the mailbox, out of service */
 	arch_guest_cpu_fini();
+	exit_end(r);
 }

@@ -23,7 +23,8 @@
  *      (arch_lu_cpu_stop()); inject=handover-* corrupts it now
  *      (lu_inject.c). A vCPU or CPU that does not answer in time, or a
  *      handover that does not fit, fails the update by name before any
- *      CPU stops for good: the frozen CPUs go back, the guests run on;
+ *      CPU stops for good: the frozen CPUs go back, the guests run on,
+ *      the memory taken in step 1 goes back to the heap;
  *   5. arch_lu_jump(): relocate and enter the new image.
  *
  * The new image's side is in keel_main()'s order: liveupdate_boot(),
@@ -562,19 +563,47 @@ static int stop_cpus(const cpumask_t *others)
 	return -ETIMEDOUT;
 }
 
-/* 2^order pages for @bytes, below 2^@max_bits. Return: pa or INVALID. */
-static paddr_t lu_alloc(uint64_t bytes, unsigned int max_bits)
+/* The order of the block lu_alloc() takes for @bytes. */
+static unsigned int lu_order(uint64_t bytes)
 {
 	uint64_t pages = ALIGN_UP(bytes, PAGE_SIZE) >> PAGE_SHIFT;
 	unsigned int order = 0;
-	struct page_info *pg;
 
 	while ((1ULL << order) < pages)
 		order++;
+	return order;
+}
+
+/* 2^order pages for @bytes, below 2^@max_bits. Return: pa or INVALID. */
+static paddr_t lu_alloc(uint64_t bytes, unsigned int max_bits)
+{
+	unsigned int order = lu_order(bytes);
+	struct page_info *pg;
+
 	if (order > MAX_ORDER)
 		return INVALID_PADDR;
 	pg = heap_alloc(order, HEAP_ANY_NODE, max_bits, 0, NULL);
 	return pg ? pfn_to_paddr(page_to_pfn(pg)) : INVALID_PADDR;
+}
+
+/*
+ * An update that failed before any CPU was told to stop for good gives
+ * the handover (@cap bytes) and the stub's memory back (issue 36 §0: they
+ * were kept, allocated, for the rest of the boot); past LU_GO a CPU that
+ * did not stop may still run in them, so they stay.
+ */
+static void lu_give_back(const struct arch_lu_jump *j, uint64_t cap)
+{
+	struct arch_lu_needs needs = {0, 0};
+	paddr_t p[2] = {j->handover, j->scratch};
+	uint64_t bytes[2] = {cap, 0};
+
+	arch_lu_needs(&needs);
+	bytes[1] = needs.scratch_bytes;
+	for (unsigned int i = 0; i < 2 && !lu_stop_told; i++)
+		if (bytes[i] && pa_val(p[i]) != pa_val(INVALID_PADDR))
+			heap_free(pfn_to_page(paddr_to_pfn(p[i])),
+				  lu_order(bytes[i]), HEAP_FREE_DIRTY);
 }
 
 /* The handover's size, its memory and the arch's, the arch's checks. */
@@ -606,11 +635,13 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 			  needs.max_bits ? needs.max_bits : 64,
 			  (unsigned long long)*cap,
 			  (unsigned long long)needs.scratch_bytes);
+		lu_give_back(j, *cap);
 		return -ENOMEM;
 	}
 	lu_room_begin(ds, j->handover, *cap, j->scratch, needs.scratch_bytes);
 	if (arch_lu_prepare(j, why, sizeof(why))) {
 		lu_failed("%s", why);
+		lu_give_back(j, *cap);
 		return -EINVAL;
 	}
 	return 0;
@@ -721,8 +752,10 @@ static void lu_run(const struct bootinfo *bi, const struct keel_options *o,
 	hd.from_build = lu.from_build;
 	hd.ticks_hz = arch_ticks_hz();
 	hd.freeze_ticks = arch_ticks();
-	if (lu_freeze(ds, vc, &smp, &j, cap, &hd))
+	if (lu_freeze(ds, vc, &smp, &j, cap, &hd)) {
+		lu_give_back(&j, cap);
 		return;
+	}
 	j.handover_bytes =
 		lu_inject(phys_to_virt(j.handover), j.handover_bytes, bi);
 	arch_lu_jump(&j);

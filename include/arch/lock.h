@@ -2,8 +2,8 @@
 /*
  * Arch hooks: the heap's lock (every node lock and every per-CPU cache's
  * lock), a hook so that a host embedding the heap can give its own
- * (keel/hooks.h group 9, docs/embedding.md). keel's arches give keel's
- * ticket lock (keel/spinlock.h) in arch/<arch>/lock.c.
+ * (keel/hooks.h group 9, docs/embedding.md). keel's arches share keel's
+ * ticket lock (keel/spinlock.h) in arch/lock.c, for every arch.
  *
  * The heap masks interrupts itself around every hold (arch_irq_save()
  * before arch_lock(), arch_irq_restore() after arch_unlock()); the hooks

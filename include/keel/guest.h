@@ -67,6 +67,17 @@ struct guest_params {
 #define GUEST_HOLD_WAIT_MS 30000
 /* inject=vcpu-stop-slow: how late the stop is answered (3x LU_FREEZE_MS). */
 #define GUEST_STOP_SLOW_MS 3000
+/*
+ * How long guests_release() waits for the held round to stop when no
+ * update came: a CPU ends its turn within a slice (GUEST_SLICE_US), so
+ * this is 2500 slices, 5 times the freeze's bound, and room for a
+ * vcpu-stop-slow answer (GUEST_STOP_SLOW_MS) that began in the freeze.
+ * Past it the boot gives up on the CPUs that did not stop (guest_carry.c
+ * give_up()).
+ */
+#define GUEST_RELEASE_MS 5000
+/* inject=vcpu-stop-stuck: the longest it holds its CPU, a safety net. */
+#define GUEST_STOP_STUCK_MS (2 * GUEST_RELEASE_MS)
 
 /* How a vCPU ended (guests[].exit_reason). */
 enum guest_end {

@@ -44,6 +44,9 @@ enum inject_kind {
 	INJECT_VCPU_STOP_SLOW,	   /* vcpu-stop-slow:N: the CPU of domain N's
 				   held vCPU answers a live update's freeze
 				   GUEST_STOP_SLOW_MS late */
+	INJECT_VCPU_STOP_STUCK,	   /* vcpu-stop-stuck:N: it answers no stop
+				      of the held round until the boot CPU
+				      gives up on it */
 	INJECT_CPU_STOP_LATE,	   /* cpu-stop-late:N: CPU N stops for a live
 				      update's next image past its bound */
 	/* A live update's handover, corrupted by the old image (liveupdate=) */

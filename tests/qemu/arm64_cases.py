@@ -536,3 +536,7 @@ CASES += [
           "node_mem": {0: 128 * M, 1: 128 * M}, "scrubbed": True},
          append="churn=2", checks=[churn_ok_everywhere]),
 ]
+
+# Issue 36 §0: a held vCPU left running (tests/qemu/lu_stuck_cases.py).
+from .lu_stuck_cases import arm64_cases  # noqa: E402
+CASES += arm64_cases()

@@ -273,6 +273,25 @@ def guests_resumed(count, generation=1):
 
 
 
+def freeze_named(rep, log, domain, entry_line):
+    """The old image's verdict names domain @domain's vCPU as the one
+    that did not stop for the freeze, and no new image was entered
+    (@entry_line: the line each image prints once at entry)."""
+    out = []
+    why = rep.get("fail_reason") or ""
+    want = rf"^liveupdate: freeze: guest {domain}'s vCPU \(CPU \d+\) " \
+        r"did not stop in \d+ ms: the update is not done"
+    if not re.search(want, why):
+        out.append(f"fail_reason {why!r}, expected {want!r}")
+    if rep["liveupdate"].get("generation") != 0:
+        out.append(f"liveupdate.generation "
+                   f"{rep['liveupdate'].get('generation')}, expected 0")
+    entered = len(re.findall(entry_line, log, re.M))
+    if entered != 1:
+        out.append(f"{entered} images entered, expected 1")
+    return out
+
+
 def freeze_failed(domain, count, entry_line):
     """inject=vcpu-stop-slow:@domain with guests=on liveupdate=1 (issue 36
     §0): the CPU of domain @domain's held vCPU answers the freeze 3 s
@@ -283,18 +302,7 @@ def freeze_failed(domain, count, entry_line):
     are stopped in their loops and judged: every page walked, 0 bad
     words, none lost; the domains are still this image's."""
     def check(rep, log):
-        out = []
-        why = rep.get("fail_reason") or ""
-        want = rf"^liveupdate: freeze: guest {domain}'s vCPU \(CPU \d+\) " \
-            r"did not stop in \d+ ms: the update is not done"
-        if not re.search(want, why):
-            out.append(f"fail_reason {why!r}, expected {want!r}")
-        if rep["liveupdate"].get("generation") != 0:
-            out.append(f"liveupdate.generation "
-                       f"{rep['liveupdate'].get('generation')}, expected 0")
-        entered = len(re.findall(entry_line, log, re.M))
-        if entered != 1:
-            out.append(f"{entered} images entered, expected 1")
+        out = freeze_named(rep, log, domain, entry_line)
         if not re.search(rf"^keel: guests: the live update failed: {count} "
                          r"held vCPUs run on\r?$", log, re.M):
             out.append("no 'guests: the live update failed: N held vCPUs "

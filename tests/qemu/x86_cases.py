@@ -647,3 +647,14 @@ _reloc_base_cases = build_cases
 
 def build_cases(elf, memdir):  # noqa: F811
     return _reloc_base_cases(elf, memdir) + reloc_cases(elf)
+
+
+# Issue 36 §0: a held vCPU left running (tests/qemu/lu_stuck_cases.py).
+from .lu_stuck_cases import x86_cases as stuck_cases  # noqa: E402
+
+_issue36_stuck_base_cases = build_cases
+
+
+def build_cases(elf, memdir):  # noqa: F811
+    return _issue36_stuck_base_cases(elf, memdir) + \
+        stuck_cases(elf, "after=exit audit=full")

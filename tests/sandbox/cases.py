@@ -41,6 +41,7 @@ from .many_ram import many_ram_cases
 from .runtime_cases import runtime_cases
 from .poison_cases import poison_cases
 from .bad_domain_cases import bad_domain_cases
+from .lu_give_back_cases import lu_give_back_cases
 
 
 # ---- the cases -----------------------------------------------------------
@@ -73,7 +74,7 @@ def cases():
             runtime_cases(Case) +
             poison_cases(Case) +
             badmem_cases(Case) +
-            bad_domain_cases(Case))
+            bad_domain_cases(Case) + lu_give_back_cases(Case))
 
 
 def boot_cases():

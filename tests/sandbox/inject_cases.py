@@ -185,3 +185,9 @@ EFFECTS["poison"] = _line(
 # the sandbox, the warning "inject=sea: not on this arch" is its check.
 EFFECTS["sea"] = _line(
     r"^KEEL: FAIL synchronous external abort \(memory error\) at 0x")
+# Issue 36 §0: vcpu-stop-stuck acts only with guests=on and a live update
+# that holds them (the QEMU cases guests-liveupdate-stop-stuck-svm/-el2):
+# the boot gives up on the CPU that did not stop.
+EFFECTS["vcpu-stop-stuck"] = _line(
+    r"^keel: warning: guests: guest \d+'s vCPU \(CPU \d+\) did not stop "
+    r"in \d+ ms: left running")

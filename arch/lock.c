@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The heap's lock hooks (include/arch/lock.h): keel's ticket lock
- * (keel/spinlock.h), fair between CPUs that keep running. The sandbox's
+ * The heap's lock hooks (include/arch/lock.h), one piece compiled into
+ * each of keel's three arches (the .c files of arch/ itself: Makefile
+ * SRCS_C): keel's ticket lock (keel/spinlock.h), fair between CPUs that
+ * keep running; what differs per arch is its arch_cpu_relax(). The sandbox's
  * CPUs are host threads, preempted at will: its arch_cpu_relax() sleeps
  * after 2 ms of spinning. A futex lock here was tried: two threads on one
  * node no longer collapsed, but 256 CPU threads on a 2-core host starved
  * the latency probe (report-size-256cpu-worst); a host of that kind that
  * wants it gives its own lock (tests/bench/runtime_host.c,
- * tests/embed/host.c).
+ * tests/embed/host.c); libkeel-heap.a leaves this file out (Makefile
+ * LIB_HEAP_SRCS), so a host links its own.
  */
 #include <arch/lock.h>
 #include <keel/spinlock.h>
