@@ -85,6 +85,8 @@ static uint64_t grown_s, grown_e;
 static void flush_grown(void);
 static bool fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
 			 uint64_t *out);
+static void cursors_reset(void);
+static uint64_t walk_steps;
 
 static uint64_t alloc_bytes;
 static unsigned int alloc_count;
@@ -121,6 +123,8 @@ void bootmem_init(void)
 	merged_regions = 0;
 	merged_gap_bytes = 0;
 	closed = false;
+	walk_steps = 0;
+	cursors_reset();
 }
 
 /**
@@ -144,6 +148,7 @@ int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 	if (e <= s)
 		return -EINVAL;
 	err = range_table_add(ram_table, pa(s), pa(e), &r);
+	cursors_reset(); /* new RAM: new gaps */
 	flush_grown();
 	if (err == -EINVAL)
 		pr_warn("bootmem: ram [%#llx, %#llx) overlaps known RAM, "
@@ -272,6 +277,7 @@ static void take_ram(struct bootinfo *bi)
 		t->grow = table_grow;
 		t->max = MAX(t->max, (unsigned int)BOOTMEM_MAX_REGIONS);
 		ram_table = t;
+		cursors_reset();
 		return;
 	}
 	for (unsigned int i = 0; i < t->count; i++) {
@@ -352,6 +358,7 @@ static void presize_reserved(const struct bootinfo *bi)
 		/* No room: the table as it was, to merge as it must. */
 		rsv_table.count = 0;
 	}
+	cursors_reset(); /* the table starts again: gaps come back */
 	merged_regions = 0;
 	merged_gap_bytes = 0;
 }
@@ -477,24 +484,67 @@ unsigned int bootmem_merged_regions(uint64_t *gap_bytes)
 }
 
 /*
- * Highest fit of @size/@align inside RAM region @r minus reservations.
- * Walks the gaps of the region from the top down.
+ * Where the last top-down walk for a node stopped (DESIGN §16: 100,000
+ * bad pages make 100,000 reserved ranges, and the frame table asks for
+ * thousands of pieces of one size): every free byte of the walk's RAM at
+ * or above @top fails a request of at least @size bytes aligned to at
+ * least @align. A reservation only ever takes free bytes away, so that
+ * stays true until RAM is added or the reserved table is rebuilt
+ * (cursors_reset()); a walk for such a request starts at @top, and the
+ * gaps it skips are skipped once for all the requests of that shape:
+ * amortised O(1) per allocation, not O(reserved ranges). Slot
+ * MAX_NUMNODES is the walk over all nodes.
  */
-static bool fit_in_region(const struct region *r, uint64_t size, uint64_t align,
-			  uint64_t *out)
+struct fit_cursor {
+	uint64_t size, align, top;
+	bool valid;
+};
+
+static struct fit_cursor cursors[MAX_NUMNODES + 1];
+static void cursors_reset(void)
+{
+	for (unsigned int i = 0; i <= MAX_NUMNODES; i++)
+		cursors[i].valid = false;
+}
+
+static struct fit_cursor *cursor_of(uint32_t node)
+{
+	if (node == BOOTMEM_ANY_NODE)
+		return &cursors[MAX_NUMNODES];
+	return node < MAX_NUMNODES ? &cursors[node] : NULL;
+}
+
+/*
+ * The last reserved region starting below @top, or -1: the first the
+ * top-down walk under @top meets. O(log n).
+ */
+static int last_rsv_below(uint64_t top)
+{
+	unsigned int k = range_table_first_ending_above(&rsv_table, pa(top));
+
+	if (k < rsv_table.count && pa_val(rsv_table.regions[k].start) < top)
+		return (int)k;
+	return (int)k - 1;
+}
+
+/*
+ * Highest fit of @size/@align inside RAM region @r below @top, minus
+ * reservations: the gaps from the top down, the first found by a binary
+ * search.
+ */
+static bool fit_in_region(const struct region *r, uint64_t top, uint64_t size,
+			  uint64_t align, uint64_t *out)
 {
 	uint64_t rs = pa_val(r->start);
-	uint64_t top = pa_val(r->end);
 	int j;
 
-	for (j = (int)rsv_table.count - 1; j >= -1; j--) {
+	top = MIN(top, pa_val(r->end));
+	for (j = last_rsv_below(top); j >= -1; j--) {
 		uint64_t gap_start = rs, cand;
 
-		if (j >= 0) {
-			if (pa_val(rsv_table.regions[j].start) >= top)
-				continue;
+		walk_steps++;
+		if (j >= 0)
 			gap_start = MAX(rs, pa_val(rsv_table.regions[j].end));
-		}
 		if (gap_start < top && top - gap_start >= size) {
 			cand = ALIGN_DOWN(top - size, align);
 			if (cand >= gap_start) {
@@ -509,19 +559,46 @@ static bool fit_in_region(const struct region *r, uint64_t size, uint64_t align,
 	return false;
 }
 
+/*
+ * Highest fit on @node (BOOTMEM_ANY_NODE: any), from its cursor when the
+ * request is of its shape or harder; the cursor then moves to the fit.
+ */
 static bool fit_on_node(uint32_t node, uint64_t size, uint64_t align,
 			uint64_t *out)
 {
+	struct fit_cursor *c = cursor_of(node);
+	uint64_t top = ~0ULL;
 	int i;
 
-	for (i = (int)ram_table->count - 1; i >= 0; i--) {
-		if (node != BOOTMEM_ANY_NODE &&
-		    ram_table->regions[i].node != node)
+	if (c && c->valid && size >= c->size && align >= c->align)
+		top = c->top;
+	i = (int)range_table_first_ending_above(ram_table, pa(top));
+	if (i >= (int)ram_table->count ||
+	    pa_val(ram_table->regions[i].start) >= top)
+		i--;
+	for (; i >= 0; i--) {
+		const struct region *r = &ram_table->regions[i];
+
+		if (node != BOOTMEM_ANY_NODE && r->node != node)
 			continue;
-		if (fit_in_region(&ram_table->regions[i], size, align, out))
-			return true;
+		if (fit_in_region(r, top, size, align, out))
+			break;
 	}
-	return false;
+	if (c)
+		*c = (struct fit_cursor){.size = size,
+					 .align = align,
+					 .top = i >= 0 ? *out + size : 0,
+					 .valid = true};
+	return i >= 0;
+}
+
+/**
+ * bootmem_walk_steps() - Return: reserved regions the allocations' walks
+ * have stepped over since bootmem_init() (tests: O(1) amortised each).
+ */
+uint64_t bootmem_walk_steps(void)
+{
+	return walk_steps;
 }
 
 /**

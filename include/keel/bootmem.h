@@ -115,6 +115,12 @@ void bootmem_set_table_limit(unsigned int max);
 
 /* Bytes of the largest free range (the largest allocation that fits). */
 uint64_t bootmem_largest_free(void);
+/*
+ * Reserved regions the allocations' top-down walks stepped over since
+ * bootmem_init(): amortised O(1) per allocation of one shape (a cursor),
+ * not O(reserved regions); the unit tests count them.
+ */
+uint64_t bootmem_walk_steps(void);
 
 /* Read-only views for the audit and the report. */
 const struct region *bootmem_ram_regions(unsigned int *count);
