@@ -52,12 +52,14 @@
 #include <keel/range_table.h>
 #include <keel/string.h>
 
+#include "bootmem_priv.h"
+
 static bool same_node(const struct region *a, const struct region *b)
 {
 	return a->node == b->node;
 }
 
-static bool same_name(const struct region *a, const struct region *b)
+bool bm_same_name(const struct region *a, const struct region *b)
 {
 	return !strcmp(a->name, b->name);
 }
@@ -72,29 +74,26 @@ static struct region rsv_store[BOOTMEM_STATIC_REGIONS];
 					 table_grow, BOOTMEM_MAX_REGIONS)
 static struct range_table own_ram = TABLE_INIT(ram_store, same_node);
 /* bootmem's RAM: its own table, or bootinfo's taken over. */
-static struct range_table *ram_table = &own_ram;
-static struct range_table rsv_table = TABLE_INIT(rsv_store, same_name);
+struct range_table *bm_ram = &own_ram;
+struct range_table bm_rsv = TABLE_INIT(rsv_store, bm_same_name);
 
 /*
- * What a growing table must keep clear of: the range reserve_range() is
+ * What a growing table must keep clear of: the range bm_reserve_range() is
  * filling (not in the table yet), and the new store, reserved once the
- * table operation that grew it is over (flush_grown()).
+ * table operation that grew it is over (bm_flush_grown()).
  */
 static uint64_t filling_s, filling_e;
 static uint64_t grown_s, grown_e;
-static void flush_grown(void);
 static bool fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
 			 uint64_t *out);
-static void cursors_reset(void);
-static uint64_t walk_steps;
 
-static uint64_t alloc_bytes;
-static unsigned int alloc_count;
-static uint64_t dropped_bytes;
+uint64_t bm_alloc_bytes;
+unsigned int bm_alloc_count;
+uint64_t bm_dropped_bytes;
 static uint64_t limit_top = ~0ULL;
 static unsigned int merged_regions;
 static uint64_t merged_gap_bytes;
-static bool closed;
+bool bm_closed;
 /*
  * Whether a table may grow into RAM (memblock_allow_resize()): only once
  * every reservation the firmware made is in the table, or a new store
@@ -112,19 +111,18 @@ static bool superset_pass;
 void bootmem_init(void)
 {
 	own_ram = TABLE_INIT(ram_store, same_node);
-	ram_table = &own_ram;
-	rsv_table = TABLE_INIT(rsv_store, same_name);
+	bm_ram = &own_ram;
+	bm_rsv = TABLE_INIT(rsv_store, bm_same_name);
 	filling_s = filling_e = grown_s = grown_e = 0;
 	resizable = false;
-	alloc_bytes = 0;
-	alloc_count = 0;
-	dropped_bytes = 0;
+	bm_alloc_bytes = 0;
+	bm_alloc_count = 0;
+	bm_dropped_bytes = 0;
 	limit_top = ~0ULL;
 	merged_regions = 0;
 	merged_gap_bytes = 0;
-	closed = false;
-	walk_steps = 0;
-	cursors_reset();
+	bm_closed = false;
+	bm_alloc_reset();
 }
 
 /**
@@ -147,9 +145,9 @@ int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 	e = ALIGN_DOWN(e, PAGE_SIZE);
 	if (e <= s)
 		return -EINVAL;
-	err = range_table_add(ram_table, pa(s), pa(e), &r);
-	cursors_reset(); /* new RAM: new gaps */
-	flush_grown();
+	err = range_table_add(bm_ram, pa(s), pa(e), &r);
+	bm_cursors_reset(); /* new RAM: new gaps */
+	bm_flush_grown();
 	if (err == -EINVAL)
 		pr_warn("bootmem: ram [%#llx, %#llx) overlaps known RAM, "
 			"ignored\n",
@@ -172,16 +170,16 @@ static void join_names(struct region *into, const struct region *next)
  */
 static void rsv_coalesce(void)
 {
-	unsigned int before = rsv_table.count;
+	unsigned int before = bm_rsv.count;
 
 	if (!merged_regions && !superset_pass)
 		pr_warn("bootmem: more than %u reserved regions: merging the "
 			"nearest neighbours, the RAM between them stays "
 			"reserved\n",
-			rsv_table.cap);
+			bm_rsv.cap);
 	merged_gap_bytes += range_table_coalesce(
-		&rsv_table, range_table_coalesce_batch(before), join_names);
-	merged_regions += before - rsv_table.count;
+		&bm_rsv, range_table_coalesce_batch(before), join_names);
+	merged_regions += before - bm_rsv.count;
 }
 
 /*
@@ -190,7 +188,7 @@ static void rsv_coalesce(void)
  * room in by merging neighbours (rsv_coalesce()), and the fill carries on
  * from where it stopped.
  */
-static void reserve_range(uint64_t s, uint64_t e, const char *why)
+void bm_reserve_range(uint64_t s, uint64_t e, const char *why)
 {
 	struct region r = {.node = 0};
 	uint64_t outer_s = filling_s, outer_e = filling_e;
@@ -198,25 +196,25 @@ static void reserve_range(uint64_t s, uint64_t e, const char *why)
 	strlcpy(r.name, why, sizeof(r.name));
 	filling_s = s;
 	filling_e = e;
-	while (range_table_fill(&rsv_table, pa(s), pa(e), &r) == -ENOSPC)
+	while (range_table_fill(&bm_rsv, pa(s), pa(e), &r) == -ENOSPC)
 		rsv_coalesce();
 	filling_s = outer_s;
 	filling_e = outer_e;
-	flush_grown();
+	bm_flush_grown();
 }
 
 /*
  * A table grew into [grown_s, grown_e): reserve it now that the table
  * operation is over (reserving it can grow nothing: the table doubled).
  */
-static void flush_grown(void)
+void bm_flush_grown(void)
 {
 	uint64_t s = grown_s, e = grown_e;
 
 	if (s == e)
 		return;
 	grown_s = grown_e = 0;
-	reserve_range(s, e, "bootmem tables");
+	bm_reserve_range(s, e, "bootmem tables");
 }
 
 /**
@@ -236,7 +234,7 @@ int bootmem_reserve(paddr_t base, uint64_t size, const char *why)
 		e = ALIGN_DOWN(~0ULL, PAGE_SIZE);
 	else
 		e = ALIGN_UP(e, PAGE_SIZE);
-	reserve_range(s, e, why ? why : "reserved");
+	bm_reserve_range(s, e, why ? why : "reserved");
 	return 0;
 }
 
@@ -272,12 +270,12 @@ static void take_ram(struct bootinfo *bi)
 {
 	struct range_table *t = &bi->ram;
 
-	if (!own_ram.count && ram_table == &own_ram && ram_table_as_added(t)) {
+	if (!own_ram.count && bm_ram == &own_ram && ram_table_as_added(t)) {
 		t->same = same_node;
 		t->grow = table_grow;
 		t->max = MAX(t->max, (unsigned int)BOOTMEM_MAX_REGIONS);
-		ram_table = t;
-		cursors_reset();
+		bm_ram = t;
+		bm_cursors_reset();
 		return;
 	}
 	for (unsigned int i = 0; i < t->count; i++) {
@@ -305,11 +303,10 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 		const struct region *r = &bi->reserved.regions[i];
 		uint64_t s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
 		uint64_t e = ALIGN_UP(pa_val(r->end), PAGE_SIZE);
-		unsigned int j =
-			range_table_first_ending_above(ram_table, pa(s));
+		unsigned int j = range_table_first_ending_above(bm_ram, pa(s));
 
-		for (; j < ram_table->count; j++) {
-			const struct region *m = &ram_table->regions[j];
+		for (; j < bm_ram->count; j++) {
+			const struct region *m = &bm_ram->regions[j];
 			uint64_t rs = MAX(s, pa_val(m->start));
 			uint64_t re = MIN(e, pa_val(m->end));
 
@@ -319,9 +316,9 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 				continue;
 			pieces++;
 			if (!count_only)
-				reserve_range(rs, re,
-					      r->name[0] ? r->name
-							 : "firmware");
+				bm_reserve_range(rs, re,
+						 r->name[0] ? r->name
+							    : "firmware");
 		}
 	}
 	return pieces;
@@ -339,28 +336,76 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 static void presize_reserved(const struct bootinfo *bi)
 {
 	uint64_t need = load_reserved(bi, true) + 64;
-	unsigned int cap = (unsigned int)MIN(need, (uint64_t)rsv_table.max);
+	unsigned int cap = (unsigned int)MIN(need, (uint64_t)bm_rsv.max);
 	uint64_t bytes =
 		ALIGN_UP((uint64_t)cap * sizeof(struct region), PAGE_SIZE);
 	uint64_t at;
 
-	if (need <= rsv_table.cap)
+	if (need <= bm_rsv.cap)
 		return;
 	superset_pass = true;
 	load_reserved(bi, false);
 	superset_pass = false;
 	if (fit_clear_of(bytes, 0, 0, &at)) {
-		rsv_table.count = 0;
-		range_table_move(&rsv_table, phys_to_virt(pa(at)), cap);
+		bm_rsv.count = 0;
+		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
 		grown_s = at;
 		grown_e = at + bytes;
 	} else {
 		/* No room: the table as it was, to merge as it must. */
-		rsv_table.count = 0;
+		bm_rsv.count = 0;
 	}
-	cursors_reset(); /* the table starts again: gaps come back */
+	bm_cursors_reset(); /* the table starts again: gaps come back */
 	merged_regions = 0;
 	merged_gap_bytes = 0;
+}
+
+/*
+ * A list of many ranges in few sorted runs (a live update's new image:
+ * the firmware's 100,000 bad pages, then the handover's preserved ranges)
+ * sorted in O(n): the longest run stays, the few others (at most
+ * SORT_SIDE_MAX) are sorted aside and merged in from the top down. Any
+ * other list: the full sort. Return: whether the list was merged here.
+ */
+#define SORT_SIDE_MAX 256
+static struct region sort_side[SORT_SIDE_MAX];
+
+static int cmp_region_start(const void *a, const void *b)
+{
+	uint64_t x = pa_val(((const struct region *)a)->start);
+	uint64_t y = pa_val(((const struct region *)b)->start);
+
+	return (x > y) - (x < y);
+}
+
+static bool sort_few_runs(struct range_table *t)
+{
+	struct region *r = t->regions;
+	unsigned int a = 0, len = 0, side = 0, run, i, k, out;
+
+	for (i = 0, run = 0; i < t->count; i++) {
+		if (i && pa_val(r[i].start) < pa_val(r[i - 1].start))
+			run = i;
+		if (i + 1 - run > len) {
+			a = run;
+			len = i + 1 - run;
+		}
+	}
+	if (t->count - len > SORT_SIDE_MAX)
+		return false;
+	for (i = 0; i < t->count; i++)
+		if (i < a || i >= a + len)
+			sort_side[side++] = r[i];
+	sort(sort_side, side, sizeof(sort_side[0]), cmp_region_start);
+	memmove(r, r + a, (size_t)len * sizeof(*r));
+	for (i = len, k = side, out = t->count; k;) {
+		if (i &&
+		    pa_val(r[i - 1].start) > pa_val(sort_side[k - 1].start))
+			r[--out] = r[--i];
+		else
+			r[--out] = sort_side[--k];
+	}
+	return true;
 }
 
 /**
@@ -378,7 +423,8 @@ void bootmem_init_from_bootinfo(struct bootinfo *bi)
 	 * given top-down moved the whole table per range (120,000: 25 s).
 	 * Where such ranges overlap, the lower start names the bytes.
 	 */
-	if (bi->reserved.count > BOOTMEM_STATIC_REGIONS)
+	if (bi->reserved.count > BOOTMEM_STATIC_REGIONS &&
+	    !sort_few_runs(&bi->reserved))
 		range_table_sort(&bi->reserved);
 	presize_reserved(bi);
 	load_reserved(bi, false);
@@ -427,9 +473,9 @@ int bootmem_limit(uint64_t max_bytes, uint64_t min_free)
 	if (!max_bytes)
 		return 0;
 	max_bytes = ALIGN_DOWN(max_bytes, PAGE_SIZE);
-	for (i = 0; i < ram_table->count && top == ~0ULL; i++) {
-		uint64_t s = pa_val(ram_table->regions[i].start),
-			 e = pa_val(ram_table->regions[i].end);
+	for (i = 0; i < bm_ram->count && top == ~0ULL; i++) {
+		uint64_t s = pa_val(bm_ram->regions[i].start),
+			 e = pa_val(bm_ram->regions[i].end);
 
 		if (seen + (e - s) > max_bytes)
 			top = s + (max_bytes - seen);
@@ -439,14 +485,14 @@ int bootmem_limit(uint64_t max_bytes, uint64_t min_free)
 		return 0;
 	if (free_bytes_below(top) < min_free)
 		return -ENOMEM;
-	for (i = 0; i < ram_table->count; i++) {
-		uint64_t s = MAX(pa_val(ram_table->regions[i].start), top);
-		uint64_t e = pa_val(ram_table->regions[i].end);
+	for (i = 0; i < bm_ram->count; i++) {
+		uint64_t s = MAX(pa_val(bm_ram->regions[i].start), top);
+		uint64_t e = pa_val(bm_ram->regions[i].end);
 
 		if (s >= e)
 			continue;
-		dropped_bytes += e - s;
-		reserve_range(s, e, "mem=");
+		bm_dropped_bytes += e - s;
+		bm_reserve_range(s, e, "mem=");
 	}
 	limit_top = top;
 	return 0;
@@ -467,8 +513,8 @@ paddr_t bootmem_limit_top(void)
  */
 void bootmem_set_table_limit(unsigned int max)
 {
-	ram_table->max = MAX(max, ram_table->cap);
-	rsv_table.max = MAX(max, rsv_table.cap);
+	bm_ram->max = MAX(max, bm_ram->cap);
+	bm_rsv.max = MAX(max, bm_rsv.cap);
 }
 
 /**
@@ -484,189 +530,25 @@ unsigned int bootmem_merged_regions(uint64_t *gap_bytes)
 }
 
 /*
- * Where the last top-down walk for a node stopped (DESIGN §16: 100,000
- * bad pages make 100,000 reserved ranges, and the frame table asks for
- * thousands of pieces of one size): every free byte of the walk's RAM at
- * or above @top fails a request of at least @size bytes aligned to at
- * least @align. A reservation only ever takes free bytes away, so that
- * stays true until RAM is added or the reserved table is rebuilt
- * (cursors_reset()); a walk for such a request starts at @top, and the
- * gaps it skips are skipped once for all the requests of that shape:
- * amortised O(1) per allocation, not O(reserved ranges). Slot
- * MAX_NUMNODES is the walk over all nodes.
+ * The iterator's last step: the position it returned and the reserved
+ * region it stopped at, so that the next step from there starts at that
+ * region, not at a binary search: a walk over n free ranges is O(n), not
+ * O(n log n) (100,000 bad pages: the heap's handoff and the bounds of
+ * the boot's tables walk it). Checked before use: a stale one is ignored.
  */
-struct fit_cursor {
-	uint64_t size, align, top;
-	bool valid;
-};
+static uint64_t iter_pos = ~0ULL;
+static unsigned int iter_rsv;
 
-static struct fit_cursor cursors[MAX_NUMNODES + 1];
-static void cursors_reset(void)
+/* The first reserved region ending above @s, from the iterator's cursor. */
+static unsigned int rsv_from(uint64_t s)
 {
-	for (unsigned int i = 0; i <= MAX_NUMNODES; i++)
-		cursors[i].valid = false;
-}
+	unsigned int j = iter_rsv;
 
-static struct fit_cursor *cursor_of(uint32_t node)
-{
-	if (node == BOOTMEM_ANY_NODE)
-		return &cursors[MAX_NUMNODES];
-	return node < MAX_NUMNODES ? &cursors[node] : NULL;
-}
-
-/*
- * The last reserved region starting below @top, or -1: the first the
- * top-down walk under @top meets. O(log n).
- */
-static int last_rsv_below(uint64_t top)
-{
-	unsigned int k = range_table_first_ending_above(&rsv_table, pa(top));
-
-	if (k < rsv_table.count && pa_val(rsv_table.regions[k].start) < top)
-		return (int)k;
-	return (int)k - 1;
-}
-
-/*
- * Highest fit of @size/@align inside RAM region @r below @top, minus
- * reservations: the gaps from the top down, the first found by a binary
- * search.
- */
-static bool fit_in_region(const struct region *r, uint64_t top, uint64_t size,
-			  uint64_t align, uint64_t *out)
-{
-	uint64_t rs = pa_val(r->start);
-	int j;
-
-	top = MIN(top, pa_val(r->end));
-	for (j = last_rsv_below(top); j >= -1; j--) {
-		uint64_t gap_start = rs, cand;
-
-		walk_steps++;
-		if (j >= 0)
-			gap_start = MAX(rs, pa_val(rsv_table.regions[j].end));
-		if (gap_start < top && top - gap_start >= size) {
-			cand = ALIGN_DOWN(top - size, align);
-			if (cand >= gap_start) {
-				*out = cand;
-				return true;
-			}
-		}
-		if (j < 0 || pa_val(rsv_table.regions[j].start) <= rs)
-			break;
-		top = MIN(top, pa_val(rsv_table.regions[j].start));
-	}
-	return false;
-}
-
-/*
- * Highest fit on @node (BOOTMEM_ANY_NODE: any), from its cursor when the
- * request is of its shape or harder; the cursor then moves to the fit.
- */
-static bool fit_on_node(uint32_t node, uint64_t size, uint64_t align,
-			uint64_t *out)
-{
-	struct fit_cursor *c = cursor_of(node);
-	uint64_t top = ~0ULL;
-	int i;
-
-	if (c && c->valid && size >= c->size && align >= c->align)
-		top = c->top;
-	i = (int)range_table_first_ending_above(ram_table, pa(top));
-	if (i >= (int)ram_table->count ||
-	    pa_val(ram_table->regions[i].start) >= top)
-		i--;
-	for (; i >= 0; i--) {
-		const struct region *r = &ram_table->regions[i];
-
-		if (node != BOOTMEM_ANY_NODE && r->node != node)
-			continue;
-		if (fit_in_region(r, top, size, align, out))
-			break;
-	}
-	if (c)
-		*c = (struct fit_cursor){.size = size,
-					 .align = align,
-					 .top = i >= 0 ? *out + size : 0,
-					 .valid = true};
-	return i >= 0;
-}
-
-/**
- * bootmem_walk_steps() - Return: reserved regions the allocations' walks
- * have stepped over since bootmem_init() (tests: O(1) amortised each).
- */
-uint64_t bootmem_walk_steps(void)
-{
-	return walk_steps;
-}
-
-/**
- * bootmem_alloc_try() - as bootmem_alloc() without the panic on failure.
- *
- * Return: the physical address, or INVALID_PADDR when nothing fits.
- */
-paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
-			  const char *why)
-{
-	uint32_t order[MAX_NUMNODES + 1];
-	unsigned int n = 0, i;
-	uint64_t at;
-
-	if (closed)
-		panic("bootmem closed: allocation of %llu bytes for %s after "
-		      "handoff",
-		      (unsigned long long)size, why ? why : "?");
-	if (!size || (align & (align - 1)))
-		return INVALID_PADDR;
-	size = ALIGN_UP(size, PAGE_SIZE);
-	if (!size)
-		return INVALID_PADDR;
-	align = MAX(align, PAGE_SIZE);
-
-	if (node != BOOTMEM_ANY_NODE && node < numa_node_count())
-		n = numa_fallback_order(node, order);
-	/*
-	 * Last resort, and the only pass without a node preference or a NUMA
-	 * view: all RAM, whatever its node.
-	 */
-	order[n++] = BOOTMEM_ANY_NODE;
-	for (i = 0; i < n; i++) {
-		if (!fit_on_node(order[i], size, align, &at))
-			continue;
-		reserve_range(at, at + size, why ? why : "bootmem");
-		alloc_bytes += size;
-		alloc_count++;
-		return pa(at);
-	}
-	return INVALID_PADDR;
-}
-
-/**
- * bootmem_alloc() - @size bytes, @align aligned, top-down, node-local first.
- *
- * Return: the physical address (never fails: panics naming the request).
- */
-paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
-		      const char *why)
-{
-	paddr_t p = bootmem_alloc_try(size, align, node, why);
-
-	if (pa_val(p) == pa_val(INVALID_PADDR)) {
-		if (dropped_bytes)
-			pr_err("bootmem: mem= hides %llu MiB of RAM\n",
-			       (unsigned long long)(dropped_bytes >> 20));
-		if (node == BOOTMEM_ANY_NODE)
-			panic("bootmem: cannot allocate %llu bytes (align "
-			      "%#llx) on any node for %s",
-			      (unsigned long long)size,
-			      (unsigned long long)align, why ? why : "?");
-		panic("bootmem: cannot allocate %llu bytes (align %#llx) on "
-		      "node %u for %s",
-		      (unsigned long long)size, (unsigned long long)align, node,
-		      why ? why : "?");
-	}
-	return p;
+	if (s == iter_pos && j < bm_rsv.count &&
+	    pa_val(bm_rsv.regions[j].end) > s &&
+	    (!j || pa_val(bm_rsv.regions[j - 1].end) <= s))
+		return j;
+	return range_table_first_ending_above(&bm_rsv, pa(s));
 }
 
 /**
@@ -681,32 +563,53 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 	uint64_t pos = *idx;
 	unsigned int i;
 
-	/* From the first RAM range ending above @pos: a walk is O(n log n). */
-	for (i = range_table_first_ending_above(ram_table, pa(pos));
-	     i < ram_table->count; i++) {
+	/* From the first RAM range ending above @pos: a walk is O(n). */
+	for (i = range_table_first_ending_above(bm_ram, pa(pos));
+	     i < bm_ram->count; i++) {
 		unsigned int j;
 		uint64_t s, e;
 
-		s = MAX(pos, pa_val(ram_table->regions[i].start));
-		e = pa_val(ram_table->regions[i].end);
-		j = range_table_first_ending_above(&rsv_table, pa(s));
-		for (; j < rsv_table.count &&
-		       pa_val(rsv_table.regions[j].start) <= s;
+		s = MAX(pos, pa_val(bm_ram->regions[i].start));
+		e = pa_val(bm_ram->regions[i].end);
+		j = rsv_from(s);
+		for (; j < bm_rsv.count && pa_val(bm_rsv.regions[j].start) <= s;
 		     j++)
-			s = MAX(s, pa_val(rsv_table.regions[j].end));
+			s = MAX(s, pa_val(bm_rsv.regions[j].end));
 		if (s >= e)
 			continue;
-		if (j < rsv_table.count &&
-		    pa_val(rsv_table.regions[j].start) < e)
-			e = pa_val(rsv_table.regions[j].start);
+		if (j < bm_rsv.count && pa_val(bm_rsv.regions[j].start) < e)
+			e = pa_val(bm_rsv.regions[j].start);
 		*start = pa(s);
 		*end = pa(e);
-		*node = ram_table->regions[i].node;
+		*node = bm_ram->regions[i].node;
 		*idx = e;
+		iter_pos = e;
+		iter_rsv = j;
 		return true;
 	}
 	*idx = ~0ULL;
 	return false;
+}
+
+/**
+ * bootmem_free_ranges_at_most() - Return: a bound on the free ranges of
+ * @node the iterator gives, without walking them: one per RAM region of
+ * the node, and one more per reserved region inside it (each starts at
+ * most one). O(RAM regions x log reserved regions).
+ */
+uint64_t bootmem_free_ranges_at_most(uint32_t node)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < bm_ram->count; i++) {
+		const struct region *r = &bm_ram->regions[i];
+
+		if (r->node != node)
+			continue;
+		n += 1 + range_table_first_ending_above(&bm_rsv, r->end) -
+		     range_table_first_ending_above(&bm_rsv, r->start);
+	}
+	return n;
 }
 
 /*
@@ -743,7 +646,7 @@ static bool fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
 
 /*
  * A table of bootmem's is full: a store for @cap regions, top-down in
- * free RAM (memblock_double_array()), reserved by flush_grown() once the
+ * free RAM (memblock_double_array()), reserved by bm_flush_grown() once the
  * operation that grew it is over. NULL while bootmem is closed, while
  * another new store waits to be reserved, or when nothing fits.
  */
@@ -753,7 +656,7 @@ static struct region *table_grow(struct range_table *t, unsigned int cap)
 		ALIGN_UP((uint64_t)cap * sizeof(*t->regions), PAGE_SIZE);
 	uint64_t at;
 
-	if (closed || !resizable || grown_s != grown_e ||
+	if (bm_closed || !resizable || grown_s != grown_e ||
 	    !fit_clear_of(bytes, filling_s, filling_e, &at))
 		return NULL;
 	grown_s = at;
@@ -767,8 +670,8 @@ static struct region *table_grow(struct range_table *t, unsigned int cap)
  */
 void bootmem_close(void)
 {
-	CHECK(!closed);
-	closed = true;
+	CHECK(!bm_closed);
+	bm_closed = true;
 }
 
 /** bootmem_largest_free() - Return: bytes of the largest free range. */
@@ -786,27 +689,27 @@ uint64_t bootmem_largest_free(void)
 /** bootmem_ram_regions() - Return: the RAM table and its size in @count. */
 const struct region *bootmem_ram_regions(unsigned int *count)
 {
-	*count = ram_table->count;
-	return ram_table->regions;
+	*count = bm_ram->count;
+	return bm_ram->regions;
 }
 
 /** bootmem_reserved_regions() - Return: the reserved table (@count set). */
 const struct region *bootmem_reserved_regions(unsigned int *count)
 {
-	*count = rsv_table.count;
-	return rsv_table.regions;
+	*count = bm_rsv.count;
+	return bm_rsv.regions;
 }
 
 /** bootmem_allocated_bytes() - Return: bytes handed out by bootmem_alloc. */
 uint64_t bootmem_allocated_bytes(void)
 {
-	return alloc_bytes;
+	return bm_alloc_bytes;
 }
 
 /** bootmem_allocation_count() - Return: successful bootmem_alloc calls. */
 unsigned int bootmem_allocation_count(void)
 {
-	return alloc_count;
+	return bm_alloc_count;
 }
 
 /** bootmem_reserved_ram_bytes() - Return: RAM bytes under a reservation. */
@@ -816,18 +719,16 @@ uint64_t bootmem_reserved_ram_bytes(void)
 	unsigned int i, j = 0;
 
 	/* Both tables are sorted and non-overlapping: one merge walk. */
-	for (i = 0; i < ram_table->count; i++) {
-		uint64_t rs = pa_val(ram_table->regions[i].start),
-			 re = pa_val(ram_table->regions[i].end);
+	for (i = 0; i < bm_ram->count; i++) {
+		uint64_t rs = pa_val(bm_ram->regions[i].start),
+			 re = pa_val(bm_ram->regions[i].end);
 
-		while (j > 0 && pa_val(rsv_table.regions[j - 1].end) > rs)
+		while (j > 0 && pa_val(bm_rsv.regions[j - 1].end) > rs)
 			j--;
-		for (; j < rsv_table.count &&
-		       pa_val(rsv_table.regions[j].start) < re;
+		for (; j < bm_rsv.count && pa_val(bm_rsv.regions[j].start) < re;
 		     j++) {
-			uint64_t s =
-				MAX(rs, pa_val(rsv_table.regions[j].start));
-			uint64_t e = MIN(re, pa_val(rsv_table.regions[j].end));
+			uint64_t s = MAX(rs, pa_val(bm_rsv.regions[j].start));
+			uint64_t e = MIN(re, pa_val(bm_rsv.regions[j].end));
 
 			if (s < e)
 				sum += e - s;
