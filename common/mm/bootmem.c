@@ -336,7 +336,13 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 static void presize_reserved(const struct bootinfo *bi)
 {
 	uint64_t need = load_reserved(bi, true) + 64;
-	unsigned int cap = (unsigned int)MIN(need, (uint64_t)bm_rsv.max);
+	/*
+	 * With room for what the boot reserves next (a frame table cut by
+	 * bad pages takes a region per gap it uses): no doubling, and no
+	 * walk of every free range to place it, before the heap opens.
+	 */
+	unsigned int cap =
+		(unsigned int)MIN(need + need / 8 + 1024, (uint64_t)bm_rsv.max);
 	uint64_t bytes =
 		ALIGN_UP((uint64_t)cap * sizeof(struct region), PAGE_SIZE);
 	uint64_t at;
