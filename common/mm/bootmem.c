@@ -325,10 +325,52 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 }
 
 /*
+ * The highest page-aligned place for @bytes in RAM clear of every range
+ * of @list, a list sorted by start (its ranges may overlap): one walk
+ * beside the RAM table, O(RAM + list). Return: false when none, or when
+ * @list is not sorted (the caller takes the slower way).
+ */
+static bool fit_outside_list(const struct range_table *list, uint64_t bytes,
+			     uint64_t *out)
+{
+	const struct region *v = list->regions;
+	unsigned int j = 0;
+	bool found = false;
+
+	for (unsigned int i = 1; i < list->count; i++)
+		if (pa_val(v[i].start) < pa_val(v[i - 1].start))
+			return false;
+	for (unsigned int i = 0; i < bm_ram->count; i++) {
+		uint64_t cur = pa_val(bm_ram->regions[i].start);
+		uint64_t re = pa_val(bm_ram->regions[i].end);
+
+		for (; j < list->count && pa_val(v[j].start) < re; j++) {
+			uint64_t s = ALIGN_DOWN(pa_val(v[j].start), PAGE_SIZE);
+			uint64_t e = ALIGN_UP(pa_val(v[j].end), PAGE_SIZE);
+
+			if (s > cur && s - cur >= bytes) {
+				*out = s - bytes;
+				found = true;
+			}
+			cur = MAX(cur, e);
+			if (e > re)
+				break; /* it reaches the next RAM region too */
+		}
+		if (cur < re && re - cur >= bytes) {
+			*out = re - bytes;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/*
  * More reserved ranges than the static table holds (a live update's
- * preserved extents): a table that holds them all, placed where none of
- * them is. Nothing can grow into RAM before all are in, so first a
- * superset goes in (the static table, its nearest neighbours merged:
+ * preserved extents, 100,000 bad pages): a table that holds them all,
+ * placed where none of them is: found by one walk beside the list when
+ * it is sorted (it is, when it is long: bootmem_init_from_bootinfo()
+ * sorted it). Else, as nothing can grow into RAM before all are in,
+ * first a superset goes in (the static table, its nearest neighbours merged:
  * more reserved, never less), the new store is taken from what that
  * leaves free, and the table starts again, empty, on it. The store is
  * reserved with the first range loaded ("bootmem tables").
@@ -349,6 +391,14 @@ static void presize_reserved(const struct bootinfo *bi)
 
 	if (need <= bm_rsv.cap)
 		return;
+	if (fit_outside_list(&bi->reserved, bytes, &at)) {
+		bm_rsv.count = 0;
+		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
+		grown_s = at;
+		grown_e = at + bytes;
+		bm_cursors_reset();
+		return;
+	}
 	superset_pass = true;
 	load_reserved(bi, false);
 	superset_pass = false;
