@@ -84,8 +84,6 @@ struct range_table bm_rsv = TABLE_INIT(rsv_store, bm_same_name);
  */
 static uint64_t filling_s, filling_e;
 static uint64_t grown_s, grown_e;
-static bool fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
-			 uint64_t *out);
 
 uint64_t bm_alloc_bytes;
 unsigned int bm_alloc_count;
@@ -325,46 +323,6 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 }
 
 /*
- * The highest page-aligned place for @bytes in RAM clear of every range
- * of @list, a list sorted by start (its ranges may overlap): one walk
- * beside the RAM table, O(RAM + list). Return: false when none, or when
- * @list is not sorted (the caller takes the slower way).
- */
-static bool fit_outside_list(const struct range_table *list, uint64_t bytes,
-			     uint64_t *out)
-{
-	const struct region *v = list->regions;
-	unsigned int j = 0;
-	bool found = false;
-
-	for (unsigned int i = 1; i < list->count; i++)
-		if (pa_val(v[i].start) < pa_val(v[i - 1].start))
-			return false;
-	for (unsigned int i = 0; i < bm_ram->count; i++) {
-		uint64_t cur = pa_val(bm_ram->regions[i].start);
-		uint64_t re = pa_val(bm_ram->regions[i].end);
-
-		for (; j < list->count && pa_val(v[j].start) < re; j++) {
-			uint64_t s = ALIGN_DOWN(pa_val(v[j].start), PAGE_SIZE);
-			uint64_t e = ALIGN_UP(pa_val(v[j].end), PAGE_SIZE);
-
-			if (s > cur && s - cur >= bytes) {
-				*out = s - bytes;
-				found = true;
-			}
-			cur = MAX(cur, e);
-			if (e > re)
-				break; /* it reaches the next RAM region too */
-		}
-		if (cur < re && re - cur >= bytes) {
-			*out = re - bytes;
-			found = true;
-		}
-	}
-	return found;
-}
-
-/*
  * More reserved ranges than the static table holds (a live update's
  * preserved extents, 100,000 bad pages): a table that holds them all,
  * placed where none of them is: found by one walk beside the list when
@@ -391,7 +349,7 @@ static void presize_reserved(const struct bootinfo *bi)
 
 	if (need <= bm_rsv.cap)
 		return;
-	if (fit_outside_list(&bi->reserved, bytes, &at)) {
+	if (bm_fit_outside_list(&bi->reserved, bytes, &at)) {
 		bm_rsv.count = 0;
 		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
 		grown_s = at;
@@ -402,7 +360,7 @@ static void presize_reserved(const struct bootinfo *bi)
 	superset_pass = true;
 	load_reserved(bi, false);
 	superset_pass = false;
-	if (fit_clear_of(bytes, 0, 0, &at)) {
+	if (bm_fit_clear_of(bytes, 0, 0, &at)) {
 		bm_rsv.count = 0;
 		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
 		grown_s = at;
@@ -420,18 +378,38 @@ static void presize_reserved(const struct bootinfo *bi)
  * A list of many ranges in few sorted runs (a live update's new image:
  * the firmware's 100,000 bad pages, then the handover's preserved ranges)
  * sorted in O(n): the longest run stays, the few others (at most
- * SORT_SIDE_MAX) are sorted aside and merged in from the top down. Any
- * other list: the full sort. Return: whether the list was merged here.
+ * SORT_SIDE_MAX) are sorted aside and merged in from the top down. Equal
+ * starts keep the list's order (the first given names the bytes, as
+ * docs/liveupdate.md says of the handover's bad pages after its preserved
+ * ranges). Any other list: the full sort. Return: whether it was merged.
  */
 #define SORT_SIDE_MAX 256
-static struct region sort_side[SORT_SIDE_MAX];
+static struct {
+	struct region r;
+	bool before; /* it was before the run in the list */
+} sort_side[SORT_SIDE_MAX];
 
-static int cmp_region_start(const void *a, const void *b)
+/* Insertion sort of the side by start: stable, and at most 256 of them. */
+static void sort_side_stable(unsigned int n)
 {
-	uint64_t x = pa_val(((const struct region *)a)->start);
-	uint64_t y = pa_val(((const struct region *)b)->start);
+	for (unsigned int i = 1; i < n; i++) {
+		typeof(sort_side[0]) x = sort_side[i];
+		unsigned int j = i;
 
-	return (x > y) - (x < y);
+		for (;
+		     j && pa_val(sort_side[j - 1].r.start) > pa_val(x.r.start);
+		     j--)
+			sort_side[j] = sort_side[j - 1];
+		sort_side[j] = x;
+	}
+}
+
+/* Does side element @k go before run element @r in the merged list? */
+static bool side_first(unsigned int k, const struct region *r)
+{
+	uint64_t a = pa_val(sort_side[k].r.start), b = pa_val(r->start);
+
+	return a < b || (a == b && sort_side[k].before);
 }
 
 static bool sort_few_runs(struct range_table *t)
@@ -449,17 +427,19 @@ static bool sort_few_runs(struct range_table *t)
 	}
 	if (t->count - len > SORT_SIDE_MAX)
 		return false;
-	for (i = 0; i < t->count; i++)
-		if (i < a || i >= a + len)
-			sort_side[side++] = r[i];
-	sort(sort_side, side, sizeof(sort_side[0]), cmp_region_start);
+	for (i = 0; i < t->count; i++) {
+		if (i >= a && i < a + len)
+			continue;
+		sort_side[side].r = r[i];
+		sort_side[side++].before = i < a;
+	}
+	sort_side_stable(side);
 	memmove(r, r + a, (size_t)len * sizeof(*r));
 	for (i = len, k = side, out = t->count; k;) {
-		if (i &&
-		    pa_val(r[i - 1].start) > pa_val(sort_side[k - 1].start))
+		if (i && side_first(k - 1, &r[i - 1]))
 			r[--out] = r[--i];
 		else
-			r[--out] = sort_side[--k];
+			r[--out] = sort_side[--k].r;
 	}
 	return true;
 }
@@ -669,38 +649,6 @@ uint64_t bootmem_free_ranges_at_most(uint32_t node)
 }
 
 /*
- * The highest page-aligned place for @bytes in free RAM clear of
- * [@avoid_s, @avoid_e) (the range being reserved). Return: whether any.
- */
-static bool fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
-			 uint64_t *out)
-{
-	uint64_t idx, best = 0;
-	bool found = false;
-	paddr_t fs, fe;
-	uint32_t node;
-
-	for_each_free_range (idx, &fs, &fe, &node) {
-		uint64_t piece[2][2] = {
-			{pa_val(fs), MIN(pa_val(fe), avoid_s)},
-			{MAX(pa_val(fs), avoid_e), pa_val(fe)},
-		};
-
-		for (unsigned int k = 0; k < 2; k++) {
-			uint64_t ps = piece[k][0], pe = piece[k][1];
-
-			if (pe <= ps || pe - ps < bytes)
-				continue;
-			if (!found || pe - bytes > best)
-				best = pe - bytes;
-			found = true;
-		}
-	}
-	*out = best;
-	return found;
-}
-
-/*
  * A table of bootmem's is full: a store for @cap regions, top-down in
  * free RAM (memblock_double_array()), reserved by bm_flush_grown() once the
  * operation that grew it is over. NULL while bootmem is closed, while
@@ -713,7 +661,7 @@ static struct region *table_grow(struct range_table *t, unsigned int cap)
 	uint64_t at;
 
 	if (bm_closed || !resizable || grown_s != grown_e ||
-	    !fit_clear_of(bytes, filling_s, filling_e, &at))
+	    !bm_fit_clear_of(bytes, filling_s, filling_e, &at))
 		return NULL;
 	grown_s = at;
 	grown_e = at + bytes;

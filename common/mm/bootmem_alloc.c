@@ -345,6 +345,78 @@ paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
 	return p;
 }
 
+/*
+ * The highest page-aligned place for @bytes in RAM clear of every range
+ * of @list, a list sorted by start (its ranges may overlap): one walk
+ * beside the RAM table, O(RAM + list). Return: false when none, or when
+ * @list is not sorted (the caller takes the slower way).
+ */
+bool bm_fit_outside_list(const struct range_table *list, uint64_t bytes,
+			 uint64_t *out)
+{
+	const struct region *v = list->regions;
+	unsigned int j = 0;
+	bool found = false;
+
+	for (unsigned int i = 1; i < list->count; i++)
+		if (pa_val(v[i].start) < pa_val(v[i - 1].start))
+			return false;
+	for (unsigned int i = 0; i < bm_ram->count; i++) {
+		uint64_t cur = pa_val(bm_ram->regions[i].start);
+		uint64_t re = pa_val(bm_ram->regions[i].end);
+
+		for (; j < list->count && pa_val(v[j].start) < re; j++) {
+			uint64_t s = ALIGN_DOWN(pa_val(v[j].start), PAGE_SIZE);
+			uint64_t e = ALIGN_UP(pa_val(v[j].end), PAGE_SIZE);
+
+			if (s > cur && s - cur >= bytes) {
+				*out = s - bytes;
+				found = true;
+			}
+			cur = MAX(cur, e);
+			if (e > re)
+				break; /* it reaches the next RAM region too */
+		}
+		if (cur < re && re - cur >= bytes) {
+			*out = re - bytes;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/*
+ * The highest page-aligned place for @bytes in free RAM clear of
+ * [@avoid_s, @avoid_e) (the range being reserved). Return: whether any.
+ */
+bool bm_fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
+		     uint64_t *out)
+{
+	uint64_t idx, best = 0;
+	bool found = false;
+	paddr_t fs, fe;
+	uint32_t node;
+
+	for_each_free_range (idx, &fs, &fe, &node) {
+		uint64_t piece[2][2] = {
+			{pa_val(fs), MIN(pa_val(fe), avoid_s)},
+			{MAX(pa_val(fs), avoid_e), pa_val(fe)},
+		};
+
+		for (unsigned int k = 0; k < 2; k++) {
+			uint64_t ps = piece[k][0], pe = piece[k][1];
+
+			if (pe <= ps || pe - ps < bytes)
+				continue;
+			if (!found || pe - bytes > best)
+				best = pe - bytes;
+			found = true;
+		}
+	}
+	*out = best;
+	return found;
+}
+
 /* A bootmem that starts again: no cursor, no step counted, no series. */
 void bm_alloc_reset(void)
 {

@@ -28,6 +28,15 @@ void bm_reserve_range(uint64_t s, uint64_t e, const char *why);
 void bm_flush_grown(void);
 /* RAM changed or the reserved table started again: walks start at the top. */
 void bm_cursors_reset(void);
+/*
+ * The highest page-aligned place for @bytes in free RAM clear of
+ * [@avoid_s, @avoid_e); in RAM clear of every range of @list (sorted by
+ * start, else false). Return: whether there is one (in *@out).
+ */
+bool bm_fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
+		     uint64_t *out);
+bool bm_fit_outside_list(const struct range_table *list, uint64_t bytes,
+			 uint64_t *out);
 /* bootmem_init(): the allocation side's state forgotten. */
 void bm_alloc_reset(void);
 

@@ -188,11 +188,12 @@ static void test_series(void **state)
  * A reserved list in three sorted runs (one range at the top first,
  * 3,000 ascending, 100 ascending below them), as a live update's new
  * image lists the firmware's bad pages and the handover's ranges: every
- * range reserved under its own name.
+ * range reserved under its own name, and a page given twice under the
+ * first name given (the last range, "late", repeats the run's first).
  */
 static void test_sort_runs(void **state)
 {
-	enum { RUN = 3000, LOW = 100, ALL = 1 + RUN + LOW };
+	enum { RUN = 3000, LOW = 100, ALL = 1 + RUN + LOW + 1 };
 	struct test_rsv *rsv = calloc(ALL, sizeof(*rsv));
 	struct test_machine_cfg c = {
 		.ram = two_gib,
@@ -215,14 +216,17 @@ static void test_sort_runs(void **state)
 
 		rsv[1 + RUN + i] = (struct test_rsv){a, a + 4096, "low"};
 	}
+	/* Given last, on a page given before: the first name stays. */
+	rsv[ALL - 1] = (struct test_rsv){1 * GiB, 1 * GiB + 4096, "late"};
 	test_machine_boot(&c);
-	for (unsigned int i = 0; i < ALL; i++) {
+	for (unsigned int i = 0; i < ALL - 1; i++) {
 		const struct region *r = rsv_holding(rsv[i].start, 4096);
 
 		assert_non_null(r);
 		assert_string_equal(r->name, rsv[i].name);
 		assert_null(rsv_holding(rsv[i].end, 4096));
 	}
+	assert_string_equal(rsv_holding(1 * GiB, 4096)->name, "run");
 	assert_int_equal(bootmem_merged_regions(NULL), 0);
 	assert_rsv_table_sound();
 	free(rsv);
