@@ -378,18 +378,18 @@ static void presize_reserved(const struct bootinfo *bi)
  * A list of many ranges in few sorted runs (a live update's new image:
  * the firmware's 100,000 bad pages, then the handover's preserved ranges)
  * sorted in O(n): the longest run stays, the few others (at most
- * SORT_SIDE_MAX) are sorted aside and merged in from the top down. Equal
+ * SORT_SIDE_MAX: the image stays small) are sorted aside and merged in from the top down. Equal
  * starts keep the list's order (the first given names the bytes, as
  * docs/liveupdate.md says of the handover's bad pages after its preserved
  * ranges). Any other list: the full sort. Return: whether it was merged.
  */
-#define SORT_SIDE_MAX 256
+#define SORT_SIDE_MAX 64
 static struct {
 	struct region r;
 	bool before; /* it was before the run in the list */
 } sort_side[SORT_SIDE_MAX];
 
-/* Insertion sort of the side by start: stable, and at most 256 of them. */
+/* Insertion sort of the side by start: stable, and at most 64 of them. */
 static void sort_side_stable(unsigned int n)
 {
 	for (unsigned int i = 1; i < n; i++) {

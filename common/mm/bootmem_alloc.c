@@ -189,16 +189,23 @@ paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
  * per gap it used, collected top-down and merged into the reserved table
  * together, so that a series of thousands of pieces in the middle of
  * 100,000 reserved ranges moves the table once per SERIES_PENDING gaps,
- * not once per piece.
+ * not once per piece. They wait in the table's own free tail (no static
+ * store: arm64's image must stay under 2 MiB), the last SERIES_PENDING
+ * slots, with as many free below them, so that the merge from the top
+ * never writes over one not merged yet.
  */
 #define SERIES_PENDING 512
-static struct region series_pending[SERIES_PENDING];
 static unsigned int series_count;
+
+static struct region *series_pending(unsigned int p)
+{
+	return &bm_rsv.regions[bm_rsv.cap - SERIES_PENDING + p];
+}
 
 /* Room in the reserved table for a full pending list (it may grow). */
 static bool series_room(void)
 {
-	while (bm_rsv.cap < bm_rsv.count + SERIES_PENDING) {
+	while (bm_rsv.cap < bm_rsv.count + 2 * SERIES_PENDING) {
 		if (!range_table_double(&bm_rsv))
 			return false;
 		bm_flush_grown();
@@ -221,10 +228,10 @@ static void series_flush(void)
 	out = bm_rsv.count + series_count;
 	while (p < series_count) {
 		if (i &&
-		    pa_val(r[i - 1].start) > pa_val(series_pending[p].start))
+		    pa_val(r[i - 1].start) > pa_val(series_pending(p)->start))
 			r[--out] = r[--i];
 		else
-			r[--out] = series_pending[p++];
+			r[--out] = *series_pending(p++);
 	}
 	bm_rsv.count += series_count;
 	series_count = 0;
@@ -244,7 +251,7 @@ static void series_flush(void)
 /* [s, e) is taken by a series under @why: pending, flushed when full. */
 static bool series_pend(uint64_t s, uint64_t e, const char *why)
 {
-	struct region *r = &series_pending[series_count++];
+	struct region *r = series_pending(series_count++);
 
 	*r = (struct region){.start = pa(s), .end = pa(e)};
 	strlcpy(r->name, why, sizeof(r->name));

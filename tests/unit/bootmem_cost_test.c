@@ -186,14 +186,14 @@ static void test_series(void **state)
 
 /*
  * A reserved list in three sorted runs (one range at the top first,
- * 3,000 ascending, 100 ascending below them), as a live update's new
+ * 3,000 ascending, 40 ascending below them), as a live update's new
  * image lists the firmware's bad pages and the handover's ranges: every
  * range reserved under its own name, and a page given twice under the
  * first name given (the last range, "late", repeats the run's first).
  */
 static void test_sort_runs(void **state)
 {
-	enum { RUN = 3000, LOW = 100, ALL = 1 + RUN + LOW + 1 };
+	enum { RUN = 3000, LOW = 40, ALL = 1 + RUN + LOW + 1 };
 	struct test_rsv *rsv = calloc(ALL, sizeof(*rsv));
 	struct test_machine_cfg c = {
 		.ram = two_gib,
