@@ -84,6 +84,8 @@ struct range_table bm_rsv = TABLE_INIT(rsv_store, bm_same_name);
  */
 static uint64_t filling_s, filling_e;
 static uint64_t grown_s, grown_e;
+/* presize_reserved()'s store, reserved after the list is loaded. */
+static uint64_t presized_s, presized_e;
 
 uint64_t bm_alloc_bytes;
 unsigned int bm_alloc_count;
@@ -112,6 +114,7 @@ void bootmem_init(void)
 	bm_ram = &own_ram;
 	bm_rsv = TABLE_INIT(rsv_store, bm_same_name);
 	filling_s = filling_e = grown_s = grown_e = 0;
+	presized_s = presized_e = 0;
 	resizable = false;
 	bm_alloc_bytes = 0;
 	bm_alloc_count = 0;
@@ -181,6 +184,30 @@ static void rsv_coalesce(void)
 }
 
 /*
+ * [s, e) above every reserved region (a sorted list loaded in order:
+ * 100,000 bad pages) joins the table in O(1), no search: the last region
+ * grows when it touches it under the same name, else a region is
+ * appended. Return: false when it is not above them all or the table
+ * has no room (the general fill does it then).
+ */
+static bool append_above(uint64_t s, uint64_t e, const struct region *r)
+{
+	struct region *last =
+		bm_rsv.count ? &bm_rsv.regions[bm_rsv.count - 1] : NULL;
+	struct region add = *r;
+
+	if (last && s < pa_val(last->end))
+		return false;
+	if (last && s == pa_val(last->end) && bm_same_name(last, r)) {
+		last->end = pa(e);
+		return true;
+	}
+	add.start = pa(s);
+	add.end = pa(e);
+	return !range_table_append(&bm_rsv, &add);
+}
+
+/*
  * Reserve [s, e) exactly (already page aligned) under @why, skipping the
  * bytes an earlier reservation holds. Never fails: a full table is made
  * room in by merging neighbours (rsv_coalesce()), and the fill carries on
@@ -194,8 +221,9 @@ void bm_reserve_range(uint64_t s, uint64_t e, const char *why)
 	strlcpy(r.name, why, sizeof(r.name));
 	filling_s = s;
 	filling_e = e;
-	while (range_table_fill(&bm_rsv, pa(s), pa(e), &r) == -ENOSPC)
-		rsv_coalesce();
+	if (!append_above(s, e, &r))
+		while (range_table_fill(&bm_rsv, pa(s), pa(e), &r) == -ENOSPC)
+			rsv_coalesce();
 	filling_s = outer_s;
 	filling_e = outer_e;
 	bm_flush_grown();
@@ -331,7 +359,7 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
  * first a superset goes in (the static table, its nearest neighbours merged:
  * more reserved, never less), the new store is taken from what that
  * leaves free, and the table starts again, empty, on it. The store is
- * reserved with the first range loaded ("bootmem tables").
+ * reserved after the list is loaded ("bootmem tables").
  */
 static void presize_reserved(const struct bootinfo *bi)
 {
@@ -352,8 +380,8 @@ static void presize_reserved(const struct bootinfo *bi)
 	if (bm_fit_outside_list(&bi->reserved, bytes, &at)) {
 		bm_rsv.count = 0;
 		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
-		grown_s = at;
-		grown_e = at + bytes;
+		presized_s = at;
+		presized_e = at + bytes;
 		bm_cursors_reset();
 		return;
 	}
@@ -363,8 +391,8 @@ static void presize_reserved(const struct bootinfo *bi)
 	if (bm_fit_clear_of(bytes, 0, 0, &at)) {
 		bm_rsv.count = 0;
 		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
-		grown_s = at;
-		grown_e = at + bytes;
+		presized_s = at;
+		presized_e = at + bytes;
 	} else {
 		/* No room: the table as it was, to merge as it must. */
 		bm_rsv.count = 0;
@@ -464,6 +492,16 @@ void bootmem_init_from_bootinfo(struct bootinfo *bi)
 		range_table_sort(&bi->reserved);
 	presize_reserved(bi);
 	load_reserved(bi, false);
+	/*
+	 * The presized table's store, reserved once the list is in: it
+	 * lies clear of every range of it, and is not yet the last region,
+	 * so that each range loaded in order is appended (O(1)). Nothing
+	 * can grow in between: the table may not grow into RAM yet.
+	 */
+	grown_s = presized_s;
+	grown_e = presized_e;
+	presized_s = presized_e = 0;
+	bm_flush_grown();
 	resizable = true;
 }
 
