@@ -274,7 +274,8 @@ static void series_placed(void *arg, paddr_t at)
  * Level 2 for all of @node's sections, one piece each, in one walk of
  * bootmem (bootmem_alloc_series(): thousands of pieces among 100,000
  * reserved ranges cost one walk, not a search and a table move each);
- * level 3 for the sections it found no room for.
+ * for the sections it found no room for, one allocation each, then
+ * level 3.
  */
 static void store_sections(uint32_t node, const struct region *ram,
 			   unsigned int ram_count)
@@ -295,10 +296,18 @@ static void store_sections(uint32_t node, const struct region *ram,
 			sr.count++;
 	series_skip(&w);
 	bootmem_alloc_series(&sr);
+	/*
+	 * What the series left (the node is full, or bootmem's table could
+	 * not grow for it): a piece each as before, else level 3.
+	 */
 	for (uint64_t sec = w.sec; sec < section_count; sec++) {
 		struct ft_section *fs = &sections[sec];
 
 		if (fs->node != node || !section_entries(fs))
+			continue;
+		fs->base = ft_alloc(
+			section_entries(fs) * sizeof(struct page_info), node);
+		if (fs->base)
 			continue;
 		store_blocks(sec, ram, ram_count);
 		split++;

@@ -272,6 +272,38 @@ static void test_two_steps(void **state)
 	free(two.c);
 }
 
+/*
+ * A bootmem fed by hand (its tables may not grow: no
+ * bootmem_allow_resize()) and RAM in 100 pieces of 4 MiB every 8 MiB: no
+ * piece holds the node's entries, and the series cannot run (its table
+ * has no room to merge into): each section still gets one piece of its
+ * own (level 2), not 16 KiB blocks, and every page its entry.
+ */
+static void test_series_cannot_grow(void **state)
+{
+	uint64_t sections = 0, prev = ~0ULL;
+
+	boot_cut(true, false);
+	bootmem_init();
+	for (unsigned int i = 0; i < 100; i++)
+		assert_int_equal(
+			bootmem_add(pa(64 * MiB + i * 8 * MiB), 4 * MiB, 0), 0);
+	test_quiet_begin();
+	frametable_init(1);
+	test_quiet_end();
+	for (unsigned int i = 0; i < 100; i++) {
+		for (uint64_t p = (64 * MiB + i * 8 * MiB) >> PAGE_SHIFT;
+		     p < (68 * MiB + i * 8 * MiB) >> PAGE_SHIFT; p++) {
+			assert_non_null(pfn_to_page_or_null(pfn(p)));
+			if (p >> FT_SECTION_SHIFT != prev)
+				sections++;
+			prev = p >> FT_SECTION_SHIFT;
+		}
+	}
+	/* The section table, then one piece per section. */
+	assert_int_equal(frametable_pieces(), sections + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -285,6 +317,8 @@ int main(void)
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_two_steps, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_series_cannot_grow,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
