@@ -4,7 +4,8 @@
  * struct bootinfo and parsed the options (options_parse(), once), in order:
  *
  *   options applied -> numa -> bootmem (+ mem=) -> frametable -> SMP
- *   -> heap handoff -> boot scrub -> (idle: wait all clean) -> (latency)
+ *   -> heap handoff (a live update's new image: its first step, the
+ *   domains restored, the rest: docs/liveupdate.md) -> boot scrub -> (idle: wait all clean) -> (latency)
  *   -> (bench) -> (domains: build, check, guests=on rounds, destroy)
  *   -> audit -> report -> stop
  *
@@ -224,8 +225,25 @@ static void phase_smp(struct bootinfo *bi, const struct keel_options *o)
 		phase_skews(o);
 }
 
-static void phase_heap(struct bootinfo *bi, unsigned int nodes,
-		       const struct keel_options *o)
+/*
+ * A live update's new image hands the heap this much free RAM first, in
+ * its downtime: what the restore takes (its scratch, a few pages per
+ * thousand extents) many times over; the rest joins once the domains are
+ * restored (phase_heap_rest(), docs/liveupdate.md).
+ */
+#define HEAP_FIRST_BYTES (64ULL << 20)
+
+static void say_handoff(unsigned int ranges)
+{
+	pr_info("heap: %u free ranges handed over in %llu us\n", ranges,
+		(unsigned long long)(ticks_to_ns(boot_times.heap_init_end -
+						 boot_times.heap_init_begin) /
+				     1000));
+}
+
+/* The heap opened with @bytes of bootmem's free RAM (~0ULL: all of it). */
+static unsigned int phase_heap(struct bootinfo *bi, unsigned int nodes,
+			       const struct keel_options *o, uint64_t bytes)
 {
 	unsigned int ranges;
 
@@ -244,13 +262,29 @@ static void phase_heap(struct bootinfo *bi, unsigned int nodes,
 	/* Per-CPU caches from the start (DESIGN §15): cached is free. */
 	heap_set_cpu_caches(true);
 	boot_times.heap_init_begin = arch_ticks();
-	ranges = heap_handoff(o->bootscrub != SCRUB_OFF);
+	ranges = heap_handoff_first(o->bootscrub != SCRUB_OFF, bytes);
 	boot_times.heap_init_end = arch_ticks();
 	trace_end("heap_init");
-	pr_info("heap: %u free ranges handed over in %llu us\n", ranges,
-		(unsigned long long)(ticks_to_ns(boot_times.heap_init_end -
-						 boot_times.heap_init_begin) /
-				     1000));
+	if (bytes == ~0ULL)
+		say_handoff(ranges);
+	return ranges;
+}
+
+/*
+ * A live update's second step, its domains restored and the downtime
+ * over: the rest of the free RAM joins the heap. heap.init_ns is the
+ * time of both steps (the restore between them is not the handoff's).
+ */
+static void phase_heap_rest(unsigned int ranges)
+{
+	uint64_t t0;
+
+	trace_begin("heap_rest");
+	t0 = arch_ticks();
+	ranges += heap_handoff_rest();
+	boot_times.heap_init_end += arch_ticks() - t0;
+	trace_end("heap_rest");
+	say_handoff(ranges);
 }
 
 /*
@@ -626,13 +660,12 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 	arch_irq_enable();
 	inject_for_each(INJECT_IRQ_UNEXPECTED, raise_stray, NULL);
 	inject_line();
-	phase_heap(bi, nodes, o);
-	inject_for_each(INJECT_POISON, poison_page, NULL);
-	inject_sea();
-	liveupdate_heap_ready(boot_times.heap_init_end);
 	if (liveupdate_has_domains()) {
-		unsigned int failed, ok;
+		unsigned int failed, ok, ranges;
 
+		/* The downtime: only what the restore needs, then the rest. */
+		ranges = phase_heap(bi, nodes, o, HEAP_FIRST_BYTES);
+		liveupdate_heap_ready(boot_times.heap_init_end);
 		trace_begin("restore");
 		ok = domains_restore(&domain_set, bi, o, &failed);
 		trace_end("restore");
@@ -642,6 +675,14 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 		 * slow UART's milliseconds a line) and the skew probes. */
 		liveupdate_console_release();
 		phase_skews(o);
+		phase_heap_rest(ranges);
+		inject_for_each(INJECT_POISON, poison_page, NULL);
+		inject_sea();
+	} else {
+		phase_heap(bi, nodes, o, ~0ULL);
+		inject_for_each(INJECT_POISON, poison_page, NULL);
+		inject_sea();
+		liveupdate_heap_ready(boot_times.heap_init_end);
 	}
 	phase_scrub(o);
 	liveupdate_verify(bi, o);

@@ -30,8 +30,9 @@ Usage: bench-ras.py SANDBOX_KEEL [--offline-bin build/bench/heap_offline]
 3. A live update with bad pages: the same machines with 0 and 100,000 bad
    pages, `liveupdate=1` and two domains of 1 GiB (one a node),
    `bootscrub=off domains_trust=on cachemaint=none` as the `liveupdate`
-   part; liveupdate.downtime_ns and its phases, medians of --runs
-   updates each, alternating. Target: 100,000 <= 1.5x none.
+   part; liveupdate.downtime_ns and its phases (and without the
+   sandbox's relocate, an exec), medians of --runs updates each,
+   alternating. Target: 100,000 <= 1.5x none.
 
 --runs: default 5 (--quick: 3, and 2000 offlines per order instead of
 20000). Every boot must pass with the bad pages counted
@@ -67,7 +68,10 @@ LU_WORDS = ["bootscrub=off", "domains_trust=on", "cachemaint=none",
             "liveupdate=1", "domain=1G@0", "domain=1G@1"]
 SEED = 38
 # Boot phases of the (last) image, from its trace: where the time goes.
-PHASES = ("bootmem", "frametable")
+# heap_init is the handoff (a live update's new image: its first step, in
+# the downtime), heap_rest the second step after the restore (absent on
+# a boot without domains to restore).
+PHASES = ("bootmem", "frametable", "heap_init", "heap_rest")
 
 
 def med(xs):
@@ -213,7 +217,17 @@ def lu_summary(rows):
         s[n]["phases"] = {p: med([r["phases"][p] for r in rs])
                           for p in rs[0]["phases"]}
     s["ratio"] = s[LU_COUNTS[-1]]["downtime_ns"] / s[0]["downtime_ns"]
+    s["ratio_less_relocate"] = less_relocate(s[LU_COUNTS[-1]]) / \
+        less_relocate(s[0])
     return s
+
+
+def less_relocate(r):
+    """The downtime without its relocate phase: in the sandbox an exec,
+    whose cost is the old process's address space torn down (one page
+    table entry per arena page it touched: a cost hardware does not
+    have, where relocate copies the image)."""
+    return r["downtime_ns"] - r["phases"]["relocate"]
 
 
 def per_added(s, a, b, key):
@@ -221,7 +235,7 @@ def per_added(s, a, b, key):
     return (s[b][key] - s[a][key]) / (b - a)
 
 
-def targets(off, ho, lu):
+def targets(off, ho, pre, lu):
     """(target, measured, met) of the numbers of this part."""
     o = off["orders"]
     t = [("offline: order 18 <= 20x order 0",
@@ -233,7 +247,15 @@ def targets(off, ho, lu):
     t.append(("handoff: 1,000 bad pages <= 2x none (1 TiB)",
               f"{r:.1f}x ({fmt_ns(ho[0]['init_ns'])} -> "
               f"{fmt_ns(ho[1000]['init_ns'])}; chunks "
-              f"{ho[0]['chunks']:.0f} -> {ho[1000]['chunks']:.0f})",
+              f"{ho[0]['chunks']:.0f} -> {ho[1000]['chunks']:.0f}: "
+              f"{per_added(ho, 0, 1000, 'chunks'):.1f} chunks per bad "
+              "page, the largest aligned chunks around it as §1 asks, "
+              f"at {fmt_ns(ho[1000]['init_ns'] / ho[1000]['chunks'])} "
+              "a chunk with "
+              f"{per_added(ho, 0, 1000, 'faults'):.1f} host page faults "
+              "per bad page (4 GiB prefaulted: "
+              f"{fmt_ns(pre[1000]['init_ns'] / pre[1000]['chunks'])} a "
+              "chunk); O(chunks) cannot be 2x of 70 chunks)",
               r <= 2))
     lo = per_added(ho, 0, 1000, "init_ns")
     hi = per_added(ho, 1000, 100000, "init_ns")
@@ -245,9 +267,13 @@ def targets(off, ho, lu):
               f"{per_added(ho, 1000, 100000, 'chunks'):.1f} chunks and "
               f"{per_added(ho, 1000, 100000, 'faults'):.1f} host page "
               "faults per bad page)", hi <= 1.5 * lo))
+    n = LU_COUNTS[-1]
     t.append(("live update: downtime with 100,000 bad pages <= 1.5x none",
               f"{lu['ratio']:.1f}x ({fmt_ns(lu[0]['downtime_ns'])} -> "
-              f"{fmt_ns(lu[100000]['downtime_ns'])})", lu["ratio"] <= 1.5))
+              f"{fmt_ns(lu[n]['downtime_ns'])}; less the sandbox's "
+              f"relocate, its exec: {lu['ratio_less_relocate']:.1f}x, "
+              f"{fmt_ns(less_relocate(lu[0]))} -> "
+              f"{fmt_ns(less_relocate(lu[n]))})", lu["ratio"] <= 1.5))
     return t
 
 
@@ -328,21 +354,32 @@ def md_liveupdate(lu, args):
            "100,000 bad pages (the new image reads the same `bad` lines); "
            "liveupdate.downtime_ns (the old image's freeze to the new "
            f"image's domains restored) and its phases; {args.runs} updates "
-           "per row, alternating; medians.", ""]
+           "per row, alternating; medians. The new image hands the heap "
+           "its free RAM in two steps (docs/liveupdate.md): the first 64 "
+           "MiB in the downtime (trace heap_init), the rest once the "
+           "domains are restored (trace heap_rest); heap.init_ns is both. "
+           "In the sandbox, relocate is an exec: the old process's address "
+           "space torn down, one page-table entry per arena page its boot "
+           "touched (the frame-table pages its handoff wrote), a cost "
+           "hardware, where relocate copies the image, does not have.", ""]
     names = list(lu[0]["phases"])
     out += ["| bad pages | downtime | x none | " + " | ".join(names) +
-            " | new image's bootmem phase | its frame table phase "
-            "(pieces) | its heap.init_ns | extents | handover bytes | "
+            " | downtime less relocate | new image's bootmem phase | its "
+            "frame table phase (pieces) | its heap handoff: first step | "
+            "second step | heap.init_ns | extents | handover bytes | "
             "all runs (downtime) |",
-            "|---|---|---|" + "---|" * (len(names) + 6)]
+            "|---|---|---|" + "---|" * (len(names) + 9)]
     for n in LU_COUNTS:
         r = lu[n]
         out.append(f"| {n:,} | {fmt_ns(r['downtime_ns'])} | "
                    f"{r['downtime_ns'] / lu[0]['downtime_ns']:.1f} | "
                    + " | ".join(fmt_ns(r["phases"][p]) for p in names) +
-                   f" | {fmt_ns(r['bootmem_ns'])} | "
+                   f" | {fmt_ns(less_relocate(r))} | "
+                   f"{fmt_ns(r['bootmem_ns'])} | "
                    f"{fmt_ns(r['frametable_ns'])} "
                    f"({r['frametable_pieces']:.0f}) | "
+                   f"{fmt_ns(r['heap_init_ns'])} | "
+                   f"{fmt_ns(r['heap_rest_ns'])} | "
                    f"{fmt_ns(r['init_ns'])} | {r['extents']:.0f} | "
                    f"{r['handover_bytes']:.0f} | "
                    + ", ".join(fmt_ns(x) for x in r["downtime_ns_runs"])
@@ -350,15 +387,16 @@ def md_liveupdate(lu, args):
     for n in LU_COUNTS:
         r = lu[n]
         e = r["phases"].get("entry_to_heap")
-        parts = [r["bootmem_ns"], r["frametable_ns"], r["init_ns"]]
+        parts = [r["bootmem_ns"], r["frametable_ns"], r["heap_init_ns"]]
         if e is None or None in parts:
             continue
         out += ["", f"{n:,} bad pages: entry_to_heap {fmt_ns(e)}, of which "
                 f"the new image's bootmem phase {fmt_ns(parts[0])}, its "
                 f"frame table phase {fmt_ns(parts[1])} and its heap "
-                f"handoff {fmt_ns(parts[2])} ({sum(parts) / e:.0%}); "
-                f"downtime less entry_to_heap: "
-                f"{fmt_ns(r['downtime_ns'] - e)}."]
+                f"handoff's first step {fmt_ns(parts[2])} "
+                f"({sum(parts) / e:.0%}; the rest is the firmware "
+                "description read and the CPUs started); downtime less "
+                f"entry_to_heap: {fmt_ns(r['downtime_ns'] - e)}."]
     return out
 
 
@@ -372,7 +410,7 @@ def markdown(off, ho, pre, lu, args, reps):
     out += md_liveupdate(lu, args)
     out += ["", "Targets of issue 38 that this part decides:", "",
             "| target | measured | verdict |", "|---|---|---|"]
-    for name, val, ok in targets(off, ho, lu):
+    for name, val, ok in targets(off, ho, pre, lu):
         out.append(f"| {name} | {val} | {'met' if ok else 'missed'} |")
     return out
 
@@ -408,7 +446,7 @@ def main(argv=None):
                "handoff_4g_prefaulted": {str(k): v for k, v in pre.items()},
                "liveupdate": {str(k): v for k, v in lu.items()},
                "targets": [{"target": n, "measured": v, "met": ok}
-                           for n, v, ok in targets(off, ho, lu)]}
+                           for n, v, ok in targets(off, ho, pre, lu)]}
     write_outputs(args, out, results)
     return 0
 

@@ -52,12 +52,14 @@
 #include <keel/range_table.h>
 #include <keel/string.h>
 
+#include "bootmem_priv.h"
+
 static bool same_node(const struct region *a, const struct region *b)
 {
 	return a->node == b->node;
 }
 
-static bool same_name(const struct region *a, const struct region *b)
+bool bm_same_name(const struct region *a, const struct region *b)
 {
 	return !strcmp(a->name, b->name);
 }
@@ -72,27 +74,26 @@ static struct region rsv_store[BOOTMEM_STATIC_REGIONS];
 					 table_grow, BOOTMEM_MAX_REGIONS)
 static struct range_table own_ram = TABLE_INIT(ram_store, same_node);
 /* bootmem's RAM: its own table, or bootinfo's taken over. */
-static struct range_table *ram_table = &own_ram;
-static struct range_table rsv_table = TABLE_INIT(rsv_store, same_name);
+struct range_table *bm_ram = &own_ram;
+struct range_table bm_rsv = TABLE_INIT(rsv_store, bm_same_name);
 
 /*
- * What a growing table must keep clear of: the range reserve_range() is
+ * What a growing table must keep clear of: the range bm_reserve_range() is
  * filling (not in the table yet), and the new store, reserved once the
- * table operation that grew it is over (flush_grown()).
+ * table operation that grew it is over (bm_flush_grown()).
  */
 static uint64_t filling_s, filling_e;
 static uint64_t grown_s, grown_e;
-static void flush_grown(void);
-static bool fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
-			 uint64_t *out);
+/* presize_reserved()'s store, reserved after the list is loaded. */
+static uint64_t presized_s, presized_e;
 
-static uint64_t alloc_bytes;
-static unsigned int alloc_count;
-static uint64_t dropped_bytes;
+uint64_t bm_alloc_bytes;
+unsigned int bm_alloc_count;
+uint64_t bm_dropped_bytes;
 static uint64_t limit_top = ~0ULL;
 static unsigned int merged_regions;
 static uint64_t merged_gap_bytes;
-static bool closed;
+bool bm_closed;
 /*
  * Whether a table may grow into RAM (memblock_allow_resize()): only once
  * every reservation the firmware made is in the table, or a new store
@@ -110,17 +111,19 @@ static bool superset_pass;
 void bootmem_init(void)
 {
 	own_ram = TABLE_INIT(ram_store, same_node);
-	ram_table = &own_ram;
-	rsv_table = TABLE_INIT(rsv_store, same_name);
+	bm_ram = &own_ram;
+	bm_rsv = TABLE_INIT(rsv_store, bm_same_name);
 	filling_s = filling_e = grown_s = grown_e = 0;
+	presized_s = presized_e = 0;
 	resizable = false;
-	alloc_bytes = 0;
-	alloc_count = 0;
-	dropped_bytes = 0;
+	bm_alloc_bytes = 0;
+	bm_alloc_count = 0;
+	bm_dropped_bytes = 0;
 	limit_top = ~0ULL;
 	merged_regions = 0;
 	merged_gap_bytes = 0;
-	closed = false;
+	bm_closed = false;
+	bm_alloc_reset();
 }
 
 /**
@@ -143,8 +146,9 @@ int bootmem_add(paddr_t base, uint64_t size, uint32_t node)
 	e = ALIGN_DOWN(e, PAGE_SIZE);
 	if (e <= s)
 		return -EINVAL;
-	err = range_table_add(ram_table, pa(s), pa(e), &r);
-	flush_grown();
+	err = range_table_add(bm_ram, pa(s), pa(e), &r);
+	bm_cursors_reset(); /* new RAM: new gaps */
+	bm_flush_grown();
 	if (err == -EINVAL)
 		pr_warn("bootmem: ram [%#llx, %#llx) overlaps known RAM, "
 			"ignored\n",
@@ -167,16 +171,40 @@ static void join_names(struct region *into, const struct region *next)
  */
 static void rsv_coalesce(void)
 {
-	unsigned int before = rsv_table.count;
+	unsigned int before = bm_rsv.count;
 
 	if (!merged_regions && !superset_pass)
 		pr_warn("bootmem: more than %u reserved regions: merging the "
 			"nearest neighbours, the RAM between them stays "
 			"reserved\n",
-			rsv_table.cap);
+			bm_rsv.cap);
 	merged_gap_bytes += range_table_coalesce(
-		&rsv_table, range_table_coalesce_batch(before), join_names);
-	merged_regions += before - rsv_table.count;
+		&bm_rsv, range_table_coalesce_batch(before), join_names);
+	merged_regions += before - bm_rsv.count;
+}
+
+/*
+ * [s, e) above every reserved region (a sorted list loaded in order:
+ * 100,000 bad pages) joins the table in O(1), no search: the last region
+ * grows when it touches it under the same name, else a region is
+ * appended. Return: false when it is not above them all or the table
+ * has no room (the general fill does it then).
+ */
+static bool append_above(uint64_t s, uint64_t e, const struct region *r)
+{
+	struct region *last =
+		bm_rsv.count ? &bm_rsv.regions[bm_rsv.count - 1] : NULL;
+	struct region add = *r;
+
+	if (last && s < pa_val(last->end))
+		return false;
+	if (last && s == pa_val(last->end) && bm_same_name(last, r)) {
+		last->end = pa(e);
+		return true;
+	}
+	add.start = pa(s);
+	add.end = pa(e);
+	return !range_table_append(&bm_rsv, &add);
 }
 
 /*
@@ -185,7 +213,7 @@ static void rsv_coalesce(void)
  * room in by merging neighbours (rsv_coalesce()), and the fill carries on
  * from where it stopped.
  */
-static void reserve_range(uint64_t s, uint64_t e, const char *why)
+void bm_reserve_range(uint64_t s, uint64_t e, const char *why)
 {
 	struct region r = {.node = 0};
 	uint64_t outer_s = filling_s, outer_e = filling_e;
@@ -193,25 +221,26 @@ static void reserve_range(uint64_t s, uint64_t e, const char *why)
 	strlcpy(r.name, why, sizeof(r.name));
 	filling_s = s;
 	filling_e = e;
-	while (range_table_fill(&rsv_table, pa(s), pa(e), &r) == -ENOSPC)
-		rsv_coalesce();
+	if (!append_above(s, e, &r))
+		while (range_table_fill(&bm_rsv, pa(s), pa(e), &r) == -ENOSPC)
+			rsv_coalesce();
 	filling_s = outer_s;
 	filling_e = outer_e;
-	flush_grown();
+	bm_flush_grown();
 }
 
 /*
  * A table grew into [grown_s, grown_e): reserve it now that the table
  * operation is over (reserving it can grow nothing: the table doubled).
  */
-static void flush_grown(void)
+void bm_flush_grown(void)
 {
 	uint64_t s = grown_s, e = grown_e;
 
 	if (s == e)
 		return;
 	grown_s = grown_e = 0;
-	reserve_range(s, e, "bootmem tables");
+	bm_reserve_range(s, e, "bootmem tables");
 }
 
 /**
@@ -231,7 +260,7 @@ int bootmem_reserve(paddr_t base, uint64_t size, const char *why)
 		e = ALIGN_DOWN(~0ULL, PAGE_SIZE);
 	else
 		e = ALIGN_UP(e, PAGE_SIZE);
-	reserve_range(s, e, why ? why : "reserved");
+	bm_reserve_range(s, e, why ? why : "reserved");
 	return 0;
 }
 
@@ -267,11 +296,12 @@ static void take_ram(struct bootinfo *bi)
 {
 	struct range_table *t = &bi->ram;
 
-	if (!own_ram.count && ram_table == &own_ram && ram_table_as_added(t)) {
+	if (!own_ram.count && bm_ram == &own_ram && ram_table_as_added(t)) {
 		t->same = same_node;
 		t->grow = table_grow;
 		t->max = MAX(t->max, (unsigned int)BOOTMEM_MAX_REGIONS);
-		ram_table = t;
+		bm_ram = t;
+		bm_cursors_reset();
 		return;
 	}
 	for (unsigned int i = 0; i < t->count; i++) {
@@ -299,11 +329,10 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 		const struct region *r = &bi->reserved.regions[i];
 		uint64_t s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
 		uint64_t e = ALIGN_UP(pa_val(r->end), PAGE_SIZE);
-		unsigned int j =
-			range_table_first_ending_above(ram_table, pa(s));
+		unsigned int j = range_table_first_ending_above(bm_ram, pa(s));
 
-		for (; j < ram_table->count; j++) {
-			const struct region *m = &ram_table->regions[j];
+		for (; j < bm_ram->count; j++) {
+			const struct region *m = &bm_ram->regions[j];
 			uint64_t rs = MAX(s, pa_val(m->start));
 			uint64_t re = MIN(e, pa_val(m->end));
 
@@ -313,9 +342,9 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 				continue;
 			pieces++;
 			if (!count_only)
-				reserve_range(rs, re,
-					      r->name[0] ? r->name
-							 : "firmware");
+				bm_reserve_range(rs, re,
+						 r->name[0] ? r->name
+							    : "firmware");
 		}
 	}
 	return pieces;
@@ -323,37 +352,124 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 
 /*
  * More reserved ranges than the static table holds (a live update's
- * preserved extents): a table that holds them all, placed where none of
- * them is. Nothing can grow into RAM before all are in, so first a
- * superset goes in (the static table, its nearest neighbours merged:
+ * preserved extents, 100,000 bad pages): a table that holds them all,
+ * placed where none of them is: found by one walk beside the list when
+ * it is sorted (it is, when it is long: bootmem_init_from_bootinfo()
+ * sorted it). Else, as nothing can grow into RAM before all are in,
+ * first a superset goes in (the static table, its nearest neighbours merged:
  * more reserved, never less), the new store is taken from what that
  * leaves free, and the table starts again, empty, on it. The store is
- * reserved with the first range loaded ("bootmem tables").
+ * reserved after the list is loaded ("bootmem tables").
  */
 static void presize_reserved(const struct bootinfo *bi)
 {
 	uint64_t need = load_reserved(bi, true) + 64;
-	unsigned int cap = (unsigned int)MIN(need, (uint64_t)rsv_table.max);
+	/*
+	 * With room for what the boot reserves next (a frame table cut by
+	 * bad pages takes a region per gap it uses): no doubling, and no
+	 * walk of every free range to place it, before the heap opens.
+	 */
+	unsigned int cap =
+		(unsigned int)MIN(need + need / 8 + 1024, (uint64_t)bm_rsv.max);
 	uint64_t bytes =
 		ALIGN_UP((uint64_t)cap * sizeof(struct region), PAGE_SIZE);
 	uint64_t at;
 
-	if (need <= rsv_table.cap)
+	if (need <= bm_rsv.cap)
 		return;
+	if (bm_fit_outside_list(&bi->reserved, bytes, &at)) {
+		bm_rsv.count = 0;
+		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
+		presized_s = at;
+		presized_e = at + bytes;
+		bm_cursors_reset();
+		return;
+	}
 	superset_pass = true;
 	load_reserved(bi, false);
 	superset_pass = false;
-	if (fit_clear_of(bytes, 0, 0, &at)) {
-		rsv_table.count = 0;
-		range_table_move(&rsv_table, phys_to_virt(pa(at)), cap);
-		grown_s = at;
-		grown_e = at + bytes;
+	if (bm_fit_clear_of(bytes, 0, 0, &at)) {
+		bm_rsv.count = 0;
+		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
+		presized_s = at;
+		presized_e = at + bytes;
 	} else {
 		/* No room: the table as it was, to merge as it must. */
-		rsv_table.count = 0;
+		bm_rsv.count = 0;
 	}
+	bm_cursors_reset(); /* the table starts again: gaps come back */
 	merged_regions = 0;
 	merged_gap_bytes = 0;
+}
+
+/*
+ * A list of many ranges in few sorted runs (a live update's new image:
+ * the firmware's 100,000 bad pages, then the handover's preserved ranges)
+ * sorted in O(n): the longest run stays, the few others (at most
+ * SORT_SIDE_MAX: the image stays small) are sorted aside and merged in from the top down. Equal
+ * starts keep the list's order (the first given names the bytes, as
+ * docs/liveupdate.md says of the handover's bad pages after its preserved
+ * ranges). Any other list: the full sort. Return: whether it was merged.
+ */
+#define SORT_SIDE_MAX 64
+static struct {
+	struct region r;
+	bool before; /* it was before the run in the list */
+} sort_side[SORT_SIDE_MAX];
+
+/* Insertion sort of the side by start: stable, and at most 64 of them. */
+static void sort_side_stable(unsigned int n)
+{
+	for (unsigned int i = 1; i < n; i++) {
+		typeof(sort_side[0]) x = sort_side[i];
+		unsigned int j = i;
+
+		for (;
+		     j && pa_val(sort_side[j - 1].r.start) > pa_val(x.r.start);
+		     j--)
+			sort_side[j] = sort_side[j - 1];
+		sort_side[j] = x;
+	}
+}
+
+/* Does side element @k go before run element @r in the merged list? */
+static bool side_first(unsigned int k, const struct region *r)
+{
+	uint64_t a = pa_val(sort_side[k].r.start), b = pa_val(r->start);
+
+	return a < b || (a == b && sort_side[k].before);
+}
+
+static bool sort_few_runs(struct range_table *t)
+{
+	struct region *r = t->regions;
+	unsigned int a = 0, len = 0, side = 0, run, i, k, out;
+
+	for (i = 0, run = 0; i < t->count; i++) {
+		if (i && pa_val(r[i].start) < pa_val(r[i - 1].start))
+			run = i;
+		if (i + 1 - run > len) {
+			a = run;
+			len = i + 1 - run;
+		}
+	}
+	if (t->count - len > SORT_SIDE_MAX)
+		return false;
+	for (i = 0; i < t->count; i++) {
+		if (i >= a && i < a + len)
+			continue;
+		sort_side[side].r = r[i];
+		sort_side[side++].before = i < a;
+	}
+	sort_side_stable(side);
+	memmove(r, r + a, (size_t)len * sizeof(*r));
+	for (i = len, k = side, out = t->count; k;) {
+		if (i && side_first(k - 1, &r[i - 1]))
+			r[--out] = r[--i];
+		else
+			r[--out] = sort_side[--k].r;
+	}
+	return true;
 }
 
 /**
@@ -371,10 +487,21 @@ void bootmem_init_from_bootinfo(struct bootinfo *bi)
 	 * given top-down moved the whole table per range (120,000: 25 s).
 	 * Where such ranges overlap, the lower start names the bytes.
 	 */
-	if (bi->reserved.count > BOOTMEM_STATIC_REGIONS)
+	if (bi->reserved.count > BOOTMEM_STATIC_REGIONS &&
+	    !sort_few_runs(&bi->reserved))
 		range_table_sort(&bi->reserved);
 	presize_reserved(bi);
 	load_reserved(bi, false);
+	/*
+	 * The presized table's store, reserved once the list is in: it
+	 * lies clear of every range of it, and is not yet the last region,
+	 * so that each range loaded in order is appended (O(1)). Nothing
+	 * can grow in between: the table may not grow into RAM yet.
+	 */
+	grown_s = presized_s;
+	grown_e = presized_e;
+	presized_s = presized_e = 0;
+	bm_flush_grown();
 	resizable = true;
 }
 
@@ -420,9 +547,9 @@ int bootmem_limit(uint64_t max_bytes, uint64_t min_free)
 	if (!max_bytes)
 		return 0;
 	max_bytes = ALIGN_DOWN(max_bytes, PAGE_SIZE);
-	for (i = 0; i < ram_table->count && top == ~0ULL; i++) {
-		uint64_t s = pa_val(ram_table->regions[i].start),
-			 e = pa_val(ram_table->regions[i].end);
+	for (i = 0; i < bm_ram->count && top == ~0ULL; i++) {
+		uint64_t s = pa_val(bm_ram->regions[i].start),
+			 e = pa_val(bm_ram->regions[i].end);
 
 		if (seen + (e - s) > max_bytes)
 			top = s + (max_bytes - seen);
@@ -432,14 +559,14 @@ int bootmem_limit(uint64_t max_bytes, uint64_t min_free)
 		return 0;
 	if (free_bytes_below(top) < min_free)
 		return -ENOMEM;
-	for (i = 0; i < ram_table->count; i++) {
-		uint64_t s = MAX(pa_val(ram_table->regions[i].start), top);
-		uint64_t e = pa_val(ram_table->regions[i].end);
+	for (i = 0; i < bm_ram->count; i++) {
+		uint64_t s = MAX(pa_val(bm_ram->regions[i].start), top);
+		uint64_t e = pa_val(bm_ram->regions[i].end);
 
 		if (s >= e)
 			continue;
-		dropped_bytes += e - s;
-		reserve_range(s, e, "mem=");
+		bm_dropped_bytes += e - s;
+		bm_reserve_range(s, e, "mem=");
 	}
 	limit_top = top;
 	return 0;
@@ -460,8 +587,8 @@ paddr_t bootmem_limit_top(void)
  */
 void bootmem_set_table_limit(unsigned int max)
 {
-	ram_table->max = MAX(max, ram_table->cap);
-	rsv_table.max = MAX(max, rsv_table.cap);
+	bm_ram->max = MAX(max, bm_ram->cap);
+	bm_rsv.max = MAX(max, bm_rsv.cap);
 }
 
 /**
@@ -477,119 +604,25 @@ unsigned int bootmem_merged_regions(uint64_t *gap_bytes)
 }
 
 /*
- * Highest fit of @size/@align inside RAM region @r minus reservations.
- * Walks the gaps of the region from the top down.
+ * The iterator's last step: the position it returned and the reserved
+ * region it stopped at, so that the next step from there starts at that
+ * region, not at a binary search: a walk over n free ranges is O(n), not
+ * O(n log n) (100,000 bad pages: the heap's handoff and the bounds of
+ * the boot's tables walk it). Checked before use: a stale one is ignored.
  */
-static bool fit_in_region(const struct region *r, uint64_t size, uint64_t align,
-			  uint64_t *out)
+static uint64_t iter_pos = ~0ULL;
+static unsigned int iter_rsv;
+
+/* The first reserved region ending above @s, from the iterator's cursor. */
+static unsigned int rsv_from(uint64_t s)
 {
-	uint64_t rs = pa_val(r->start);
-	uint64_t top = pa_val(r->end);
-	int j;
+	unsigned int j = iter_rsv;
 
-	for (j = (int)rsv_table.count - 1; j >= -1; j--) {
-		uint64_t gap_start = rs, cand;
-
-		if (j >= 0) {
-			if (pa_val(rsv_table.regions[j].start) >= top)
-				continue;
-			gap_start = MAX(rs, pa_val(rsv_table.regions[j].end));
-		}
-		if (gap_start < top && top - gap_start >= size) {
-			cand = ALIGN_DOWN(top - size, align);
-			if (cand >= gap_start) {
-				*out = cand;
-				return true;
-			}
-		}
-		if (j < 0 || pa_val(rsv_table.regions[j].start) <= rs)
-			break;
-		top = MIN(top, pa_val(rsv_table.regions[j].start));
-	}
-	return false;
-}
-
-static bool fit_on_node(uint32_t node, uint64_t size, uint64_t align,
-			uint64_t *out)
-{
-	int i;
-
-	for (i = (int)ram_table->count - 1; i >= 0; i--) {
-		if (node != BOOTMEM_ANY_NODE &&
-		    ram_table->regions[i].node != node)
-			continue;
-		if (fit_in_region(&ram_table->regions[i], size, align, out))
-			return true;
-	}
-	return false;
-}
-
-/**
- * bootmem_alloc_try() - as bootmem_alloc() without the panic on failure.
- *
- * Return: the physical address, or INVALID_PADDR when nothing fits.
- */
-paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
-			  const char *why)
-{
-	uint32_t order[MAX_NUMNODES + 1];
-	unsigned int n = 0, i;
-	uint64_t at;
-
-	if (closed)
-		panic("bootmem closed: allocation of %llu bytes for %s after "
-		      "handoff",
-		      (unsigned long long)size, why ? why : "?");
-	if (!size || (align & (align - 1)))
-		return INVALID_PADDR;
-	size = ALIGN_UP(size, PAGE_SIZE);
-	if (!size)
-		return INVALID_PADDR;
-	align = MAX(align, PAGE_SIZE);
-
-	if (node != BOOTMEM_ANY_NODE && node < numa_node_count())
-		n = numa_fallback_order(node, order);
-	/*
-	 * Last resort, and the only pass without a node preference or a NUMA
-	 * view: all RAM, whatever its node.
-	 */
-	order[n++] = BOOTMEM_ANY_NODE;
-	for (i = 0; i < n; i++) {
-		if (!fit_on_node(order[i], size, align, &at))
-			continue;
-		reserve_range(at, at + size, why ? why : "bootmem");
-		alloc_bytes += size;
-		alloc_count++;
-		return pa(at);
-	}
-	return INVALID_PADDR;
-}
-
-/**
- * bootmem_alloc() - @size bytes, @align aligned, top-down, node-local first.
- *
- * Return: the physical address (never fails: panics naming the request).
- */
-paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
-		      const char *why)
-{
-	paddr_t p = bootmem_alloc_try(size, align, node, why);
-
-	if (pa_val(p) == pa_val(INVALID_PADDR)) {
-		if (dropped_bytes)
-			pr_err("bootmem: mem= hides %llu MiB of RAM\n",
-			       (unsigned long long)(dropped_bytes >> 20));
-		if (node == BOOTMEM_ANY_NODE)
-			panic("bootmem: cannot allocate %llu bytes (align "
-			      "%#llx) on any node for %s",
-			      (unsigned long long)size,
-			      (unsigned long long)align, why ? why : "?");
-		panic("bootmem: cannot allocate %llu bytes (align %#llx) on "
-		      "node %u for %s",
-		      (unsigned long long)size, (unsigned long long)align, node,
-		      why ? why : "?");
-	}
-	return p;
+	if (s == iter_pos && j < bm_rsv.count &&
+	    pa_val(bm_rsv.regions[j].end) > s &&
+	    (!j || pa_val(bm_rsv.regions[j - 1].end) <= s))
+		return j;
+	return range_table_first_ending_above(&bm_rsv, pa(s));
 }
 
 /**
@@ -604,69 +637,58 @@ bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
 	uint64_t pos = *idx;
 	unsigned int i;
 
-	/* From the first RAM range ending above @pos: a walk is O(n log n). */
-	for (i = range_table_first_ending_above(ram_table, pa(pos));
-	     i < ram_table->count; i++) {
+	/* From the first RAM range ending above @pos: a walk is O(n). */
+	for (i = range_table_first_ending_above(bm_ram, pa(pos));
+	     i < bm_ram->count; i++) {
 		unsigned int j;
 		uint64_t s, e;
 
-		s = MAX(pos, pa_val(ram_table->regions[i].start));
-		e = pa_val(ram_table->regions[i].end);
-		j = range_table_first_ending_above(&rsv_table, pa(s));
-		for (; j < rsv_table.count &&
-		       pa_val(rsv_table.regions[j].start) <= s;
+		s = MAX(pos, pa_val(bm_ram->regions[i].start));
+		e = pa_val(bm_ram->regions[i].end);
+		j = rsv_from(s);
+		for (; j < bm_rsv.count && pa_val(bm_rsv.regions[j].start) <= s;
 		     j++)
-			s = MAX(s, pa_val(rsv_table.regions[j].end));
+			s = MAX(s, pa_val(bm_rsv.regions[j].end));
 		if (s >= e)
 			continue;
-		if (j < rsv_table.count &&
-		    pa_val(rsv_table.regions[j].start) < e)
-			e = pa_val(rsv_table.regions[j].start);
+		if (j < bm_rsv.count && pa_val(bm_rsv.regions[j].start) < e)
+			e = pa_val(bm_rsv.regions[j].start);
 		*start = pa(s);
 		*end = pa(e);
-		*node = ram_table->regions[i].node;
+		*node = bm_ram->regions[i].node;
 		*idx = e;
+		iter_pos = e;
+		iter_rsv = j;
 		return true;
 	}
 	*idx = ~0ULL;
 	return false;
 }
 
-/*
- * The highest page-aligned place for @bytes in free RAM clear of
- * [@avoid_s, @avoid_e) (the range being reserved). Return: whether any.
+/**
+ * bootmem_free_ranges_at_most() - Return: a bound on the free ranges of
+ * @node the iterator gives, without walking them: one per RAM region of
+ * the node, and one more per reserved region inside it (each starts at
+ * most one). O(RAM regions x log reserved regions).
  */
-static bool fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
-			 uint64_t *out)
+uint64_t bootmem_free_ranges_at_most(uint32_t node)
 {
-	uint64_t idx, best = 0;
-	bool found = false;
-	paddr_t fs, fe;
-	uint32_t node;
+	uint64_t n = 0;
 
-	for_each_free_range (idx, &fs, &fe, &node) {
-		uint64_t piece[2][2] = {
-			{pa_val(fs), MIN(pa_val(fe), avoid_s)},
-			{MAX(pa_val(fs), avoid_e), pa_val(fe)},
-		};
+	for (unsigned int i = 0; i < bm_ram->count; i++) {
+		const struct region *r = &bm_ram->regions[i];
 
-		for (unsigned int k = 0; k < 2; k++) {
-			uint64_t ps = piece[k][0], pe = piece[k][1];
-
-			if (pe <= ps || pe - ps < bytes)
-				continue;
-			if (!found || pe - bytes > best)
-				best = pe - bytes;
-			found = true;
-		}
+		if (r->node != node)
+			continue;
+		n += 1 + range_table_first_ending_above(&bm_rsv, r->end) -
+		     range_table_first_ending_above(&bm_rsv, r->start);
 	}
-	*out = best;
-	return found;
+	return n;
 }
 
 /*
  * A table of bootmem's is full: a store for @cap regions, top-down in
- * free RAM (memblock_double_array()), reserved by flush_grown() once the
+ * free RAM (memblock_double_array()), reserved by bm_flush_grown() once the
  * operation that grew it is over. NULL while bootmem is closed, while
  * another new store waits to be reserved, or when nothing fits.
  */
@@ -676,8 +698,8 @@ static struct region *table_grow(struct range_table *t, unsigned int cap)
 		ALIGN_UP((uint64_t)cap * sizeof(*t->regions), PAGE_SIZE);
 	uint64_t at;
 
-	if (closed || !resizable || grown_s != grown_e ||
-	    !fit_clear_of(bytes, filling_s, filling_e, &at))
+	if (bm_closed || !resizable || grown_s != grown_e ||
+	    !bm_fit_clear_of(bytes, filling_s, filling_e, &at))
 		return NULL;
 	grown_s = at;
 	grown_e = at + bytes;
@@ -690,8 +712,8 @@ static struct region *table_grow(struct range_table *t, unsigned int cap)
  */
 void bootmem_close(void)
 {
-	CHECK(!closed);
-	closed = true;
+	CHECK(!bm_closed);
+	bm_closed = true;
 }
 
 /** bootmem_largest_free() - Return: bytes of the largest free range. */
@@ -709,27 +731,27 @@ uint64_t bootmem_largest_free(void)
 /** bootmem_ram_regions() - Return: the RAM table and its size in @count. */
 const struct region *bootmem_ram_regions(unsigned int *count)
 {
-	*count = ram_table->count;
-	return ram_table->regions;
+	*count = bm_ram->count;
+	return bm_ram->regions;
 }
 
 /** bootmem_reserved_regions() - Return: the reserved table (@count set). */
 const struct region *bootmem_reserved_regions(unsigned int *count)
 {
-	*count = rsv_table.count;
-	return rsv_table.regions;
+	*count = bm_rsv.count;
+	return bm_rsv.regions;
 }
 
 /** bootmem_allocated_bytes() - Return: bytes handed out by bootmem_alloc. */
 uint64_t bootmem_allocated_bytes(void)
 {
-	return alloc_bytes;
+	return bm_alloc_bytes;
 }
 
 /** bootmem_allocation_count() - Return: successful bootmem_alloc calls. */
 unsigned int bootmem_allocation_count(void)
 {
-	return alloc_count;
+	return bm_alloc_count;
 }
 
 /** bootmem_reserved_ram_bytes() - Return: RAM bytes under a reservation. */
@@ -739,18 +761,16 @@ uint64_t bootmem_reserved_ram_bytes(void)
 	unsigned int i, j = 0;
 
 	/* Both tables are sorted and non-overlapping: one merge walk. */
-	for (i = 0; i < ram_table->count; i++) {
-		uint64_t rs = pa_val(ram_table->regions[i].start),
-			 re = pa_val(ram_table->regions[i].end);
+	for (i = 0; i < bm_ram->count; i++) {
+		uint64_t rs = pa_val(bm_ram->regions[i].start),
+			 re = pa_val(bm_ram->regions[i].end);
 
-		while (j > 0 && pa_val(rsv_table.regions[j - 1].end) > rs)
+		while (j > 0 && pa_val(bm_rsv.regions[j - 1].end) > rs)
 			j--;
-		for (; j < rsv_table.count &&
-		       pa_val(rsv_table.regions[j].start) < re;
+		for (; j < bm_rsv.count && pa_val(bm_rsv.regions[j].start) < re;
 		     j++) {
-			uint64_t s =
-				MAX(rs, pa_val(rsv_table.regions[j].start));
-			uint64_t e = MIN(re, pa_val(rsv_table.regions[j].end));
+			uint64_t s = MAX(rs, pa_val(bm_rsv.regions[j].start));
+			uint64_t e = MIN(re, pa_val(bm_rsv.regions[j].end));
 
 			if (s < e)
 				sum += e - s;

@@ -238,13 +238,69 @@ static void store_blocks(uint64_t sec, const struct region *ram,
 	}
 }
 
-/* Levels 2 and 3 for each of @node's sections. */
+/* Level 2's walk: the next section of the node that needs storage. */
+struct series_walk {
+	uint32_t node;
+	uint64_t sec; /* its index in sections[], section_count at the end */
+};
+
+static void series_skip(struct series_walk *w)
+{
+	while (w->sec < section_count && (sections[w->sec].node != w->node ||
+					  !section_entries(&sections[w->sec])))
+		w->sec++;
+}
+
+static uint64_t series_size(void *arg)
+{
+	struct series_walk *w = arg;
+
+	return section_entries(&sections[w->sec]) * sizeof(struct page_info);
+}
+
+static void series_placed(void *arg, paddr_t at)
+{
+	struct series_walk *w = arg;
+	struct ft_section *fs = &sections[w->sec];
+
+	fs->base = phys_to_virt(at);
+	ft_bytes += ALIGN_UP(series_size(w), PAGE_SIZE);
+	ft_pieces++;
+	w->sec++;
+	series_skip(w);
+}
+
+/*
+ * Level 2 for all of @node's sections, one piece each, in one walk of
+ * bootmem (bootmem_alloc_series(): thousands of pieces among 100,000
+ * reserved ranges cost one walk, not a search and a table move each);
+ * for the sections it found no room for, one allocation each, then
+ * level 3.
+ */
 static void store_sections(uint32_t node, const struct region *ram,
 			   unsigned int ram_count)
 {
+	struct series_walk w = {.node = node};
+	struct bootmem_series sr = {
+		.node = node,
+		.why = "frametable",
+		.size_of = series_size,
+		.placed = series_placed,
+		.arg = &w,
+	};
 	unsigned int split = 0;
 
-	for (uint64_t sec = 0; sec < section_count; sec++) {
+	for (uint64_t sec = 0; sec < section_count; sec++)
+		if (sections[sec].node == node &&
+		    section_entries(&sections[sec]))
+			sr.count++;
+	series_skip(&w);
+	bootmem_alloc_series(&sr);
+	/*
+	 * What the series left (the node is full, or bootmem's table could
+	 * not grow for it): a piece each as before, else level 3.
+	 */
+	for (uint64_t sec = w.sec; sec < section_count; sec++) {
 		struct ft_section *fs = &sections[sec];
 
 		if (fs->node != node || !section_entries(fs))

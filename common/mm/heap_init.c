@@ -146,29 +146,25 @@ static void grow_ranges(uint32_t node, struct region *tab, unsigned int cap)
 
 /**
  * heap_size_ranges() - before the handoff: every node whose free ranges
- * outnumber its range table gets a table that holds them all, asked of
- * bootmem on the node itself. Each table allocated can split one free
- * range in two (of any node), hence the slack.
+ * may outnumber its range table gets a table that holds them all, asked
+ * of bootmem on the node itself. The count is bootmem's bound (its RAM
+ * regions plus the reserved ones inside them: no walk over 100,000 free
+ * ranges); each table allocated can split one free range in two (of any
+ * node), hence the slack.
  */
 void heap_size_ranges(void)
 {
-	unsigned int count[MAX_NUMNODES] = {0};
 	unsigned int slack = heap_nr_nodes + 8;
-	uint64_t idx;
-	paddr_t s, e;
-	uint32_t node;
 
-	for_each_free_range (idx, &s, &e, &node)
-		if (node < MAX_NUMNODES)
-			count[node]++;
-	for (node = 0; node < heap_nr_nodes; node++) {
-		unsigned int cap = count[node] + slack;
+	for (uint32_t node = 0; node < heap_nr_nodes; node++) {
+		uint64_t want = bootmem_free_ranges_at_most(node) + slack;
+		unsigned int cap = (unsigned int)MIN(want, 1ULL << 30);
 		paddr_t p;
 
 		if (cap <= heap_nodes[node]->ranges.cap)
 			continue;
-		p = bootmem_alloc_try(cap * sizeof(struct region), PAGE_SIZE,
-				      node, "heap ranges");
+		p = bootmem_alloc_try((uint64_t)cap * sizeof(struct region),
+				      PAGE_SIZE, node, "heap ranges");
 		/* No room: the ranges that do not fit are refused later. */
 		if (pa_val(p) != pa_val(INVALID_PADDR))
 			grow_ranges(node, phys_to_virt(p), cap);
@@ -331,6 +327,84 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
 	return chunks;
 }
 
+/* Where the handoff stands: the next free range's address, and @dirty. */
+static uint64_t handoff_next;
+static bool handoff_dirty;
+
+/*
+ * bootmem's free ranges from handoff_next on join the heap, until at
+ * least @bytes joined (~0ULL: all). Return: the ranges handed over.
+ */
+static unsigned int hand_over(uint64_t bytes)
+{
+	uint64_t idx = handoff_next, given = 0;
+	unsigned int n = 0;
+	paddr_t s, e;
+	uint32_t node;
+
+	while (given < bytes && bootmem_next_free_range(&idx, &s, &e, &node)) {
+		uint64_t pages = (pa_val(e) - pa_val(s)) >> PAGE_SHIFT;
+
+		if (!heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e),
+				    handoff_dirty))
+			refused_pages += pages;
+		given += pages << PAGE_SHIFT;
+		n++;
+	}
+	handoff_next = idx;
+	return n;
+}
+
+/* Said once the handoff is over. */
+static void say_refused(void)
+{
+	if (refused_pages)
+		pr_warn("heap: %llu pages of free RAM refused at the handoff "
+			"(each range said above): out of service, the audit "
+			"counts them apart\n",
+			(unsigned long long)refused_pages);
+}
+
+/**
+ * heap_handoff_first() - the first step of a handoff in two (a live
+ * update's: docs/liveupdate.md): the heap's tables sized for all of
+ * bootmem's free ranges, then those in address order until at least
+ * @bytes joined, and bootmem closed to allocations (its free ranges stay
+ * readable for heap_handoff_rest()). The heap is open, with that memory.
+ * @dirty: the chunks need scrubbing before use.
+ *
+ * Return: number of ranges handed over.
+ */
+unsigned int heap_handoff_first(bool dirty, uint64_t bytes)
+{
+	unsigned int n;
+
+	refused_pages = 0;
+	handoff_next = 0;
+	handoff_dirty = dirty;
+	heap_size_ranges();
+	n = hand_over(bytes);
+	bootmem_close();
+	if (handoff_next == ~0ULL)
+		say_refused();
+	return n;
+}
+
+/**
+ * heap_handoff_rest() - the second step: every free range of bootmem
+ * heap_handoff_first() left joins the heap. Return: ranges handed over.
+ */
+unsigned int heap_handoff_rest(void)
+{
+	unsigned int n;
+
+	if (handoff_next == ~0ULL)
+		return 0;
+	n = hand_over(~0ULL);
+	say_refused();
+	return n;
+}
+
 /**
  * heap_handoff() - every free range of bootmem joins the heap, then
  * bootmem closes. @dirty: the chunks need scrubbing before use.
@@ -339,26 +413,7 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
  */
 unsigned int heap_handoff(bool dirty)
 {
-	uint64_t idx;
-	paddr_t s, e;
-	uint32_t node;
-	unsigned int n = 0;
-
-	refused_pages = 0;
-	heap_size_ranges();
-	for_each_free_range (idx, &s, &e, &node) {
-		if (!heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e),
-				    dirty))
-			refused_pages += (pa_val(e) - pa_val(s)) >> PAGE_SHIFT;
-		n++;
-	}
-	bootmem_close();
-	if (refused_pages)
-		pr_warn("heap: %llu pages of free RAM refused at the handoff "
-			"(each range said above): out of service, the audit "
-			"counts them apart\n",
-			(unsigned long long)refused_pages);
-	return n;
+	return heap_handoff_first(dirty, ~0ULL);
 }
 
 /**

@@ -325,8 +325,19 @@ static bool reserved_for_domains(uint64_t s, uint64_t e)
 {
 	unsigned int count;
 	const struct region *r = bootmem_reserved_regions(&count);
+	unsigned int lo = 0, hi = count;
 
-	for (unsigned int i = 0; i < count && s < e; i++) {
+	/* The first region ending above @s: 100,000 bad pages are as many
+	 * reserved regions, and a restore asks this per extent. */
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (pfn_val(region_end_pfn(&r[mid])) <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (unsigned int i = lo; i < count && s < e; i++) {
 		uint64_t rs = pfn_val(region_start_pfn(&r[i]));
 		uint64_t re = pfn_val(region_end_pfn(&r[i]));
 

@@ -115,6 +115,34 @@ void bootmem_set_table_limit(unsigned int max);
 
 /* Bytes of the largest free range (the largest allocation that fits). */
 uint64_t bootmem_largest_free(void);
+/*
+ * Reserved regions the allocations' top-down walks stepped over since
+ * bootmem_init(): amortised O(1) per allocation of one shape (a cursor),
+ * not O(reserved regions); the unit tests count them.
+ */
+uint64_t bootmem_walk_steps(void);
+
+/*
+ * bootmem_alloc_series(): many pieces on one node in one top-down walk,
+ * reserved a gap at a time (the frame table of a node whose free memory
+ * is cut every few MiB by bad pages). @size_of: the next piece's bytes
+ * (asked again until it is placed); @placed: where it went.
+ * Return: the pieces placed, from the first (fewer: the node is full).
+ */
+struct bootmem_series {
+	uint32_t node;
+	unsigned int count, done;
+	const char *why;
+	uint64_t (*size_of)(void *arg);
+	void (*placed)(void *arg, paddr_t at);
+	void *arg;
+};
+unsigned int bootmem_alloc_series(struct bootmem_series *sr);
+/*
+ * A bound on @node's free ranges (for_each_free_range), not walking them:
+ * its RAM regions plus the reserved regions inside them.
+ */
+uint64_t bootmem_free_ranges_at_most(uint32_t node);
 
 /* Read-only views for the audit and the report. */
 const struct region *bootmem_ram_regions(unsigned int *count);

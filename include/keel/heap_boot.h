@@ -58,6 +58,14 @@ void heap_size_ranges(void);
  */
 unsigned int heap_handoff(bool dirty);
 /*
+ * The same in two steps (a live update's new image, docs/liveupdate.md):
+ * heap_handoff_first() sizes the tables, hands over the free ranges in
+ * address order until at least @bytes joined and closes bootmem;
+ * heap_handoff_rest() hands over the others. Return: ranges handed over.
+ */
+unsigned int heap_handoff_first(bool dirty, uint64_t bytes);
+unsigned int heap_handoff_rest(void);
+/*
  * heap_refused_pages(): the free RAM heap_handoff() could not add (no
  * state for its node, a full range table; each range warned): out of
  * service, a class of the audit's own.

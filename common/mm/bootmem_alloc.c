@@ -1,0 +1,433 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The boot allocator's allocations (include/keel/bootmem.h; the tables
+ * are bootmem.c's, shared through bootmem_priv.h): top-down inside the
+ * free ranges of the requested node, then of the other nodes in
+ * numa_fallback_order(); each allocation becomes a reserved region named
+ * by its caller, so the audit can name every page.
+ *
+ * Cost (DESIGN §16: 100,000 bad pages are 100,000 reserved regions): a
+ * walk finds its first gap by a binary search and starts at the cursor of
+ * its node (amortised O(1) per allocation of one shape); a series of
+ * pieces (the frame table of a node cut by bad pages) is placed in one
+ * walk and reserved a gap at a time.
+ *
+ * Lock: none. bootmem runs on the boot CPU before the APs do any work.
+ */
+#include <keel/bootmem.h>
+#include <keel/bug.h>
+#include <keel/compiler.h>
+#include <keel/numa.h>
+#include <keel/printk.h>
+#include <keel/range_table.h>
+#include <keel/string.h>
+
+#include "bootmem_priv.h"
+
+/*
+ * Where the last top-down walk for a node stopped (DESIGN §16: 100,000
+ * bad pages make 100,000 reserved ranges, and the frame table asks for
+ * thousands of pieces of one size): every free byte of the walk's RAM at
+ * or above @top fails a request of at least @size bytes aligned to at
+ * least @align. A reservation only ever takes free bytes away, so that
+ * stays true until RAM is added or the reserved table is rebuilt
+ * (bm_cursors_reset()); a walk for such a request starts at @top, and the
+ * gaps it skips are skipped once for all the requests of that shape:
+ * amortised O(1) per allocation, not O(reserved ranges). Slot
+ * MAX_NUMNODES is the walk over all nodes.
+ */
+struct fit_cursor {
+	uint64_t size, align, top;
+	bool valid;
+};
+
+static struct fit_cursor cursors[MAX_NUMNODES + 1];
+/* Reserved regions the walks stepped over (bootmem_walk_steps()). */
+static uint64_t walk_steps;
+void bm_cursors_reset(void)
+{
+	for (unsigned int i = 0; i <= MAX_NUMNODES; i++)
+		cursors[i].valid = false;
+}
+
+static struct fit_cursor *cursor_of(uint32_t node)
+{
+	if (node == BOOTMEM_ANY_NODE)
+		return &cursors[MAX_NUMNODES];
+	return node < MAX_NUMNODES ? &cursors[node] : NULL;
+}
+
+/*
+ * The last reserved region starting below @top, or -1: the first the
+ * top-down walk under @top meets. O(log n).
+ */
+static int last_rsv_below(uint64_t top)
+{
+	unsigned int k = range_table_first_ending_above(&bm_rsv, pa(top));
+
+	if (k < bm_rsv.count && pa_val(bm_rsv.regions[k].start) < top)
+		return (int)k;
+	return (int)k - 1;
+}
+
+/*
+ * Highest fit of @size/@align inside RAM region @r below @top, minus
+ * reservations: the gaps from the top down, the first found by a binary
+ * search.
+ */
+static bool fit_in_region(const struct region *r, uint64_t top, uint64_t size,
+			  uint64_t align, uint64_t *out)
+{
+	uint64_t rs = pa_val(r->start);
+	int j;
+
+	top = MIN(top, pa_val(r->end));
+	for (j = last_rsv_below(top); j >= -1; j--) {
+		uint64_t gap_start = rs, cand;
+
+		walk_steps++;
+		if (j >= 0)
+			gap_start = MAX(rs, pa_val(bm_rsv.regions[j].end));
+		if (gap_start < top && top - gap_start >= size) {
+			cand = ALIGN_DOWN(top - size, align);
+			if (cand >= gap_start) {
+				*out = cand;
+				return true;
+			}
+		}
+		if (j < 0 || pa_val(bm_rsv.regions[j].start) <= rs)
+			break;
+		top = MIN(top, pa_val(bm_rsv.regions[j].start));
+	}
+	return false;
+}
+
+/*
+ * Highest fit on @node (BOOTMEM_ANY_NODE: any), from its cursor when the
+ * request is of its shape or harder; the cursor then moves to the fit.
+ */
+static bool fit_on_node(uint32_t node, uint64_t size, uint64_t align,
+			uint64_t *out)
+{
+	struct fit_cursor *c = cursor_of(node);
+	uint64_t top = ~0ULL;
+	int i;
+
+	if (c && c->valid && size >= c->size && align >= c->align)
+		top = c->top;
+	i = (int)range_table_first_ending_above(bm_ram, pa(top));
+	if (i >= (int)bm_ram->count || pa_val(bm_ram->regions[i].start) >= top)
+		i--;
+	for (; i >= 0; i--) {
+		const struct region *r = &bm_ram->regions[i];
+
+		if (node != BOOTMEM_ANY_NODE && r->node != node)
+			continue;
+		if (fit_in_region(r, top, size, align, out))
+			break;
+	}
+	if (c)
+		*c = (struct fit_cursor){.size = size,
+					 .align = align,
+					 .top = i >= 0 ? *out + size : 0,
+					 .valid = true};
+	return i >= 0;
+}
+
+/**
+ * bootmem_walk_steps() - Return: reserved regions the allocations' walks
+ * have stepped over since bootmem_init() (tests: O(1) amortised each).
+ */
+uint64_t bootmem_walk_steps(void)
+{
+	return walk_steps;
+}
+
+/**
+ * bootmem_alloc_try() - as bootmem_alloc() without the panic on failure.
+ *
+ * Return: the physical address, or INVALID_PADDR when nothing fits.
+ */
+paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
+			  const char *why)
+{
+	uint32_t order[MAX_NUMNODES + 1];
+	unsigned int n = 0, i;
+	uint64_t at;
+
+	if (bm_closed)
+		panic("bootmem closed: allocation of %llu bytes for %s after "
+		      "handoff",
+		      (unsigned long long)size, why ? why : "?");
+	if (!size || (align & (align - 1)))
+		return INVALID_PADDR;
+	size = ALIGN_UP(size, PAGE_SIZE);
+	if (!size)
+		return INVALID_PADDR;
+	align = MAX(align, PAGE_SIZE);
+
+	if (node != BOOTMEM_ANY_NODE && node < numa_node_count())
+		n = numa_fallback_order(node, order);
+	/*
+	 * Last resort, and the only pass without a node preference or a NUMA
+	 * view: all RAM, whatever its node.
+	 */
+	order[n++] = BOOTMEM_ANY_NODE;
+	for (i = 0; i < n; i++) {
+		if (!fit_on_node(order[i], size, align, &at))
+			continue;
+		bm_reserve_range(at, at + size, why ? why : "bootmem");
+		bm_alloc_bytes += size;
+		bm_alloc_count++;
+		return pa(at);
+	}
+	return INVALID_PADDR;
+}
+
+/*
+ * A series (bootmem_alloc_series()): the reservations of its pieces, one
+ * per gap it used, collected top-down and merged into the reserved table
+ * together, so that a series of thousands of pieces in the middle of
+ * 100,000 reserved ranges moves the table once per SERIES_PENDING gaps,
+ * not once per piece. They wait in the table's own free tail (no static
+ * store: arm64's image must stay under 2 MiB), the last SERIES_PENDING
+ * slots, with as many free below them, so that the merge from the top
+ * never writes over one not merged yet.
+ */
+#define SERIES_PENDING 512
+static unsigned int series_count;
+
+static struct region *series_pending(unsigned int p)
+{
+	return &bm_rsv.regions[bm_rsv.cap - SERIES_PENDING + p];
+}
+
+/* Room in the reserved table for a full pending list (it may grow). */
+static bool series_room(void)
+{
+	while (bm_rsv.cap < bm_rsv.count + 2 * SERIES_PENDING) {
+		if (!range_table_double(&bm_rsv))
+			return false;
+		bm_flush_grown();
+	}
+	return true;
+}
+
+/*
+ * The pending reservations (descending, disjoint from the table and from
+ * each other: they were free) merged in from the top, then the touching
+ * neighbours of one name above the lowest joined. O(regions moved).
+ */
+static void series_flush(void)
+{
+	struct region *r = bm_rsv.regions;
+	unsigned int i = bm_rsv.count, p = 0, out, n;
+
+	if (!series_count)
+		return;
+	out = bm_rsv.count + series_count;
+	while (p < series_count) {
+		if (i &&
+		    pa_val(r[i - 1].start) > pa_val(series_pending(p)->start))
+			r[--out] = r[--i];
+		else
+			r[--out] = *series_pending(p++);
+	}
+	bm_rsv.count += series_count;
+	series_count = 0;
+	n = out ? out - 1 : 0;
+	for (i = n; i < bm_rsv.count; i++) {
+		if (i > n && pa_val(r[n].end) == pa_val(r[i].start) &&
+		    bm_same_name(&r[n], &r[i])) {
+			r[n].end = r[i].end;
+			continue;
+		}
+		if (i > n)
+			r[++n] = r[i];
+	}
+	bm_rsv.count = n + 1;
+}
+
+/* [s, e) is taken by a series under @why: pending, flushed when full. */
+static bool series_pend(uint64_t s, uint64_t e, const char *why)
+{
+	struct region *r = series_pending(series_count++);
+
+	*r = (struct region){.start = pa(s), .end = pa(e)};
+	strlcpy(r->name, why, sizeof(r->name));
+	if (series_count < SERIES_PENDING)
+		return true;
+	series_flush();
+	return series_room();
+}
+
+/*
+ * Pieces from the top of the gap under @top down, as many as fit; @top
+ * moves below them. Return: false when the series must stop.
+ */
+static bool series_gap(struct bootmem_series *sr, uint64_t gs, uint64_t *top)
+{
+	uint64_t gtop = *top;
+
+	while (sr->done < sr->count) {
+		uint64_t sz = ALIGN_UP(sr->size_of(sr->arg), PAGE_SIZE);
+
+		if (gs >= *top || *top - gs < sz)
+			break;
+		*top -= sz;
+		sr->placed(sr->arg, pa(*top));
+		sr->done++;
+		bm_alloc_bytes += sz;
+		bm_alloc_count++;
+	}
+	return *top == gtop || series_pend(*top, gtop, sr->why);
+}
+
+/**
+ * bootmem_alloc_series() - @sr->count pieces on @sr->node, page aligned,
+ * each @sr->size_of() bytes, placed top-down one below the other through
+ * the node's free gaps in one walk (each gap found by a binary search)
+ * and reserved under @sr->why a gap at a time: O(gaps walked x log
+ * reserved + reserved), where as many bootmem_alloc() calls cost a
+ * table move each. @sr->placed() is told each piece's address, in order.
+ *
+ * Return: the pieces placed (fewer than asked when the node is full).
+ */
+unsigned int bootmem_alloc_series(struct bootmem_series *sr)
+{
+	bool go;
+
+	if (bm_closed)
+		panic("bootmem closed: a series for %s after handoff", sr->why);
+	sr->done = 0;
+	go = series_room();
+	for (int ri = (int)bm_ram->count - 1; go && ri >= 0; ri--) {
+		const struct region *ram = &bm_ram->regions[ri];
+		uint64_t rs = pa_val(ram->start), top = pa_val(ram->end);
+
+		if (sr->node != BOOTMEM_ANY_NODE && ram->node != sr->node)
+			continue;
+		while (go && sr->done < sr->count && top > rs) {
+			int j = last_rsv_below(top);
+			uint64_t gs = rs, below = rs;
+
+			if (j >= 0) {
+				gs = MAX(rs, pa_val(bm_rsv.regions[j].end));
+				below = MAX(rs,
+					    pa_val(bm_rsv.regions[j].start));
+			}
+			go = series_gap(sr, gs, &top);
+			top = MIN(top, below);
+		}
+		go = go && sr->done < sr->count;
+	}
+	series_flush();
+	return sr->done;
+}
+
+/**
+ * bootmem_alloc() - @size bytes, @align aligned, top-down, node-local first.
+ *
+ * Return: the physical address (never fails: panics naming the request).
+ */
+paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
+		      const char *why)
+{
+	paddr_t p = bootmem_alloc_try(size, align, node, why);
+
+	if (pa_val(p) == pa_val(INVALID_PADDR)) {
+		if (bm_dropped_bytes)
+			pr_err("bootmem: mem= hides %llu MiB of RAM\n",
+			       (unsigned long long)(bm_dropped_bytes >> 20));
+		if (node == BOOTMEM_ANY_NODE)
+			panic("bootmem: cannot allocate %llu bytes (align "
+			      "%#llx) on any node for %s",
+			      (unsigned long long)size,
+			      (unsigned long long)align, why ? why : "?");
+		panic("bootmem: cannot allocate %llu bytes (align %#llx) on "
+		      "node %u for %s",
+		      (unsigned long long)size, (unsigned long long)align, node,
+		      why ? why : "?");
+	}
+	return p;
+}
+
+/*
+ * The highest page-aligned place for @bytes in RAM clear of every range
+ * of @list, a list sorted by start (its ranges may overlap): one walk
+ * beside the RAM table, O(RAM + list). Return: false when none, or when
+ * @list is not sorted (the caller takes the slower way).
+ */
+bool bm_fit_outside_list(const struct range_table *list, uint64_t bytes,
+			 uint64_t *out)
+{
+	const struct region *v = list->regions;
+	unsigned int j = 0;
+	bool found = false;
+
+	for (unsigned int i = 1; i < list->count; i++)
+		if (pa_val(v[i].start) < pa_val(v[i - 1].start))
+			return false;
+	for (unsigned int i = 0; i < bm_ram->count; i++) {
+		uint64_t cur = pa_val(bm_ram->regions[i].start);
+		uint64_t re = pa_val(bm_ram->regions[i].end);
+
+		for (; j < list->count && pa_val(v[j].start) < re; j++) {
+			uint64_t s = ALIGN_DOWN(pa_val(v[j].start), PAGE_SIZE);
+			uint64_t e = ALIGN_UP(pa_val(v[j].end), PAGE_SIZE);
+
+			if (s > cur && s - cur >= bytes) {
+				*out = s - bytes;
+				found = true;
+			}
+			cur = MAX(cur, e);
+			if (e > re)
+				break; /* it reaches the next RAM region too */
+		}
+		if (cur < re && re - cur >= bytes) {
+			*out = re - bytes;
+			found = true;
+		}
+	}
+	return found;
+}
+
+/*
+ * The highest page-aligned place for @bytes in free RAM clear of
+ * [@avoid_s, @avoid_e) (the range being reserved). Return: whether any.
+ */
+bool bm_fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
+		     uint64_t *out)
+{
+	uint64_t idx, best = 0;
+	bool found = false;
+	paddr_t fs, fe;
+	uint32_t node;
+
+	for_each_free_range (idx, &fs, &fe, &node) {
+		uint64_t piece[2][2] = {
+			{pa_val(fs), MIN(pa_val(fe), avoid_s)},
+			{MAX(pa_val(fs), avoid_e), pa_val(fe)},
+		};
+
+		for (unsigned int k = 0; k < 2; k++) {
+			uint64_t ps = piece[k][0], pe = piece[k][1];
+
+			if (pe <= ps || pe - ps < bytes)
+				continue;
+			if (!found || pe - bytes > best)
+				best = pe - bytes;
+			found = true;
+		}
+	}
+	*out = best;
+	return found;
+}
+
+/* A bootmem that starts again: no cursor, no step counted, no series. */
+void bm_alloc_reset(void)
+{
+	bm_cursors_reset();
+	walk_steps = 0;
+	series_count = 0;
+}

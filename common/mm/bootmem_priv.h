@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The boot allocator's two files, one room (mm): bootmem.c keeps the
+ * tables (RAM, reserved), their loading, growth and iteration;
+ * bootmem_alloc.c places allocations in them (top-down walks with a
+ * cursor, series of pieces). What they share, and nothing else: the
+ * public interface is include/keel/bootmem.h.
+ *
+ * Lock: none (the boot CPU, before the APs work).
+ */
+#ifndef KEEL_MM_BOOTMEM_PRIV_H
+#define KEEL_MM_BOOTMEM_PRIV_H
+
+#include <keel/range_table.h>
+#include <keel/types.h>
+
+extern struct range_table *bm_ram; /* RAM: its own table or bootinfo's */
+extern struct range_table bm_rsv;  /* reserved, each byte named once */
+extern bool bm_closed;		   /* handed to the heap: no allocation */
+extern uint64_t bm_alloc_bytes;	   /* allocated, for the report */
+extern unsigned int bm_alloc_count;
+extern uint64_t bm_dropped_bytes; /* RAM mem= hid */
+
+bool bm_same_name(const struct region *a, const struct region *b);
+/* Reserve [s, e) (page aligned) under @why where nothing is reserved. */
+void bm_reserve_range(uint64_t s, uint64_t e, const char *why);
+/* A table grew: reserve its new store, now that the operation is over. */
+void bm_flush_grown(void);
+/* RAM changed or the reserved table started again: walks start at the top. */
+void bm_cursors_reset(void);
+/*
+ * The highest page-aligned place for @bytes in free RAM clear of
+ * [@avoid_s, @avoid_e); in RAM clear of every range of @list (sorted by
+ * start, else false). Return: whether there is one (in *@out).
+ */
+bool bm_fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
+		     uint64_t *out);
+bool bm_fit_outside_list(const struct range_table *list, uint64_t bytes,
+			 uint64_t *out);
+/* bootmem_init(): the allocation side's state forgotten. */
+void bm_alloc_reset(void);
+
+#endif
