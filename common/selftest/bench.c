@@ -52,7 +52,14 @@
 struct bench_row bench_rows[BENCH_MAX_ROWS];
 unsigned int bench_row_count;
 
-#define BENCH_SNAP_MAX 4096
+/*
+ * Clean_poc chunks a row's snapshot keeps (beyond: they lose clean_poc,
+ * one warning). A boot's free chunks are tens to a few hundred; 2048
+ * keeps the scratch (48 KiB) small: arm64's image_size must stay within
+ * 2 MiB (Xen's ImageBuilder, arch/arm64/keel.lds), and these were 96 KiB
+ * of .bss that only bench=on uses.
+ */
+#define BENCH_SNAP_MAX 2048
 
 struct snap_chunk {
 	uint64_t pfn;
