@@ -40,6 +40,7 @@ from .many_reserved import many_reserved_cases
 from .many_ram import many_ram_cases
 from .runtime_cases import runtime_cases
 from .poison_cases import poison_cases
+from .lu_churn_cases import lu_churn_cases
 
 
 # ---- the cases -----------------------------------------------------------
@@ -71,7 +72,8 @@ def cases():
             many_reserved_cases(Case) + many_ram_cases(Case) +
             runtime_cases(Case) +
             poison_cases(Case) +
-            badmem_cases(Case))
+            badmem_cases(Case) +
+            lu_churn_cases(Case))
 
 
 def boot_cases():
