@@ -23,11 +23,15 @@
  * block (PGS_ALLOCATED, so no buddy merges with it) flagged PGF_CACHED,
  * with its first_dirty and PGF_CLEAN_POC kept as a free head keeps them.
  * To the counters a reader sees (heap_stats(): free_pages, dirty_pages,
- * per node or all) it is free memory; to the free-list walks it is not
- * there, so everything that must be exact drains the caches first:
- * heap_check(), heap_for_each_free(), heap_for_each_block(), the audit, a
- * live update's freeze, a CPU going offline (heap_drain_cpu_cache()), and
- * an allocation that would fail (drain, then one more try).
+ * per node or all) it is free memory, and the heap's own walkers handle
+ * it, so that no caller drains for them: heap_take_dirty() takes a dirty
+ * cached block when the lists have none (heap_pcp_take_dirty()), and
+ * heap_for_each_free() / heap_for_each_block() give back the caches of
+ * the node they walk (heap_drain_node_caches()) before reading its lists.
+ * Where the heap must be exact, the caches are drained whole: heap_check(),
+ * the audit, a live update's freeze, a CPU going offline
+ * (heap_drain_cpu_cache()), memory going offline, and an allocation that
+ * would fail (drain, then one more try).
  *
  * Lock: each cache has its own lock, taken by its CPU (uncontended) and by
  * a drainer; interrupts are masked while it is held. Lock order: a cache's
@@ -441,6 +445,81 @@ uint64_t heap_drain_caches(void)
 		if (__atomic_load_n(&pcps[cpu].pages, __ATOMIC_RELAXED))
 			pages += heap_drain_cpu_cache(cpu);
 	return pages;
+}
+
+/**
+ * heap_drain_node_caches() - give back every cache holding blocks of
+ * @node (a cache holds one node's blocks): what a walk of that node's
+ * free lists needs before it reads them, no other node's cache touched.
+ *
+ * Return: pages given back.
+ */
+uint64_t heap_drain_node_caches(uint32_t node)
+{
+	unsigned int used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+	uint64_t pages = 0;
+
+	for (unsigned int cpu = 0; cpu < used; cpu++)
+		if (__atomic_load_n(&pcps[cpu].pages, __ATOMIC_RELAXED) &&
+		    __atomic_load_n(&pcps[cpu].node, __ATOMIC_RELAXED) == node)
+			pages += heap_drain_cpu_cache(cpu);
+	return pages;
+}
+
+/* Unlink and return the first dirty block of class @c (cache lock held). */
+static struct page_info *pcp_unlink_dirty(struct heap_pcp *pc, int c)
+{
+	struct page_info **link = &pc->head[c], *pg;
+	uint64_t n = 1ULL << c;
+
+	for (pg = *link; pg; link = &pg->next, pg = pg->next) {
+		if (pg->first_dirty == FIRST_DIRTY_NONE)
+			continue;
+		*link = pg->next;
+		pg->next = NULL;
+		pc->count[c]--;
+		__atomic_store_n(&pc->pages, pc->pages - n, __ATOMIC_RELAXED);
+		__atomic_store_n(&pc->dirty, pc->dirty - n, __ATOMIC_RELAXED);
+		return pg;
+	}
+	return NULL;
+}
+
+/**
+ * heap_pcp_take_dirty() - heap_take_dirty() for the blocks in the caches:
+ * detach one dirty cached block of @node, its head as heap_take_dirty()
+ * leaves a detached chunk (PGS_ALLOCATED, its order, first_dirty kept, no
+ * flag), so that heap_put_clean() gives it back to the free lists. A
+ * cached block is free memory: the scrubber must reach it without a drain.
+ *
+ * Return: its head (order in *@order), or NULL when no cache has one.
+ */
+struct page_info *heap_pcp_take_dirty(uint32_t node, unsigned int *order)
+{
+	unsigned int used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+
+	for (unsigned int cpu = 0; cpu < used; cpu++) {
+		struct heap_pcp *pc = &pcps[cpu];
+		struct page_info *pg = NULL;
+		irqflags_t f;
+		int c;
+
+		if (!__atomic_load_n(&pc->dirty, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&pc->node, __ATOMIC_RELAXED) != node ||
+		    !__atomic_load_n(&pc->ready, __ATOMIC_ACQUIRE))
+			continue;
+		f = heap_lock_irqsave(&pc->lock, "heap_take_dirty");
+		for (c = PCP_CLASSES - 1; c >= 0 && !pg && pc->node == node;
+		     c--)
+			pg = pcp_unlink_dirty(pc, c);
+		heap_unlock_irqrestore(&pc->lock, f);
+		if (pg) {
+			pg->flags = 0; /* dirty: no clean_poc, not cached */
+			*order = pg->order;
+			return pg;
+		}
+	}
+	return NULL;
 }
 
 /*
