@@ -12,10 +12,10 @@
  * under one hold of the node lock; a list above pcp_high[] gives
  * pcp_batch[] back the same way: one node-lock acquisition per batch at
  * worst, none in a steady alloc/free pattern (order 0: one per 16
- * operations at most).
+ * operations at most; a churn of random orders 0..10: about one per 20).
  *
  * Bounded: at most pcp_high[k] + 1 blocks of order k per CPU, PCP_BOUND
- * pages (7583, 29.7 MiB) per CPU in all, and about an eighth of the
+ * pages (8095, 31.6 MiB) per CPU in all, and about a quarter of the
  * heap in all the CPUs' caches together (pcp_limit: a cache above it
  * gives back at each free; a refill takes one block past it at most).
  *
@@ -53,16 +53,22 @@
 /*
  * Per order: blocks taken or given back under one node-lock hold, and the
  * most kept. Wide for the small orders (order 0: a lock per 16 operations
- * at most), narrow for the big ones, where the memory is.
+ * at most), narrow for the big ones, where the memory is. Orders 8 to 10
+ * move in pairs (one order k + 1 block cut in two): one at a time, a cache
+ * of 2 or 3 big blocks went to its node at nearly every other operation
+ * of its order. The values of orders 6 to 10 were searched, order by
+ * order within the bound, on a model of the benchmark's churn (random
+ * orders 0..10, up to 64 blocks held): 0.087 node locks per operation
+ * before, about 0.05 with these (docs/benchmarks.md, part runtime).
  */
 static const uint8_t pcp_batch[PCP_CLASSES] = {16, 8, 8, 4, 4, 4,
-					       2,  2, 1, 1, 1};
+					       1,  2, 2, 2, 2};
 static const uint8_t pcp_high[PCP_CLASSES] = {64, 32, 24, 16, 12, 8,
-					      6,  4,  3,  2,  2};
+					      10, 6,  3,  2,  2};
 /* The bound per CPU: sum of (pcp_high[k] + 1) << k pages. */
-#define PCP_BOUND                                                              \
-	(65 + 33 * 2 + 25 * 4 + 17 * 8 + 13 * 16 + 9 * 32 + 7 * 64 + 5 * 128 + \
-	 4 * 256 + 3 * 512 + 3 * 1024)
+#define PCP_BOUND                                                     \
+	(65 + 33 * 2 + 25 * 4 + 17 * 8 + 13 * 16 + 9 * 32 + 11 * 64 + \
+	 7 * 128 + 4 * 256 + 3 * 512 + 3 * 1024)
 
 struct heap_pcp {
 	arch_lock_t lock; /* the lock hook's (include/arch/lock.h) */
@@ -87,9 +93,12 @@ static unsigned int pcp_cap;
 static unsigned int pcp_used;
 /*
  * Pages one CPU's cache may hold: PCP_BOUND, or less where the heap has
- * little memory per CPU, so that the caches together hold at most an
- * eighth of it (256 CPUs on 512 MiB: 64 pages each). Set at each refill
- * (the heap grows at the handoff and by adoption).
+ * little memory per CPU, so that the caches together hold at most a
+ * quarter of it (256 CPUs on 512 MiB: 128 pages each). A cache is free
+ * memory an allocation that would fail drains first, so the share costs
+ * no failure; an eighth kept 4 CPUs on 512 MiB under half of PCP_BOUND
+ * and the big orders went to the node lock at every other free. Set at
+ * each refill (the heap grows at the handoff and by adoption).
  */
 static uint64_t pcp_limit = PCP_BOUND;
 /* Node-lock acquisitions of the caches, per order (refills, give-backs). */
@@ -298,7 +307,7 @@ static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node)
 	struct heap_node_locked l = heap_lock_node_at(node, "heap_cpu_cache");
 	uint64_t cpus = MAX(heap_cpu_top(), 1u);
 	/* This node's pages (read under its lock) as each node's share. */
-	uint64_t limit = l.hn->stats.total_pages * heap_nr_nodes / 8 / cpus;
+	uint64_t limit = l.hn->stats.total_pages * heap_nr_nodes / 4 / cpus;
 	unsigned int order = (unsigned int)c;
 
 	limit = MIN(limit, (uint64_t)PCP_BOUND);
