@@ -6,7 +6,9 @@
  * heap's lock), measured beside an in-tree reference allocator (one free
  * list per order behind one global lock: runtime_ref.c) in the same run.
  *
- *   heap_runtime run [ROUNDS [OPS]]   the runtime table, JSON lines
+ *   heap_runtime run [ROUNDS [OPS [WORKLOAD]]]
+ *                                     the runtime table, JSON lines (one
+ *                                     workload: 0, 9 or churn)
  *   heap_runtime open MIB             open a heap of MIB in this (fresh)
  *                                     process, one JSON line
  *
@@ -220,6 +222,8 @@ struct worker {
 	uint32_t *samples; /* NULL: untimed pass */
 	uint64_t ops, nsamples, cpu_ns, failed;
 	uint64_t locks[RT_LOCK_KINDS];
+	/* The churn's order-0 operations, and the node locks they took. */
+	uint64_t order0_ops, order0_locks;
 };
 
 static inline uintptr_t do_get(struct worker *wk, unsigned int order)
@@ -271,17 +275,26 @@ static void churn(struct worker *wk, unsigned int ops)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
+		uint64_t locks0 = rt_lock_count[RT_LOCK_NODE];
+		unsigned int order;
+
 		if (n < HELD_MAX && (n == 0 || (x & 1))) {
-			ord[n] = (unsigned int)((x >> 8) % 11);
+			order = ord[n] = (unsigned int)((x >> 8) % 11);
 			h[n] = do_get(wk, ord[n]);
 			n += h[n] != 0;
 		} else {
 			unsigned int i = (unsigned int)((x >> 16) % n);
 
+			order = ord[i];
 			do_put(wk, h[i], ord[i]);
 			n--;
 			h[i] = h[n];
 			ord[i] = ord[n];
+		}
+		if (!order) { /* the target: per order-0 operation */
+			wk->order0_ops++;
+			wk->order0_locks +=
+				rt_lock_count[RT_LOCK_NODE] - locks0;
 		}
 	}
 	wk->ops += ops;
@@ -326,6 +339,7 @@ static const struct placement placements[] = {
 
 struct result {
 	double cpu_ns, node_locks, ref_locks, p50_ns, p99_ns;
+	double order0_ops, order0_locks; /* summed, then locks per op */
 	uint64_t failed;
 };
 
@@ -374,6 +388,8 @@ static void one_run(const struct alloc *a, enum workload w,
 			(double)wk[i].cpu_ns / (double)wk[i].ops / pl->threads;
 		res->node_locks += (double)wk[i].locks[RT_LOCK_NODE];
 		res->ref_locks += (double)wk[i].locks[RT_LOCK_REF];
+		res->order0_ops += (double)wk[i].order0_ops;
+		res->order0_locks += (double)wk[i].order0_locks;
 	}
 	if (timed) {
 		qsort(sample_buf[0], total, sizeof(uint32_t), cmp_u32);
@@ -382,6 +398,8 @@ static void one_run(const struct alloc *a, enum workload w,
 	} else {
 		res->node_locks /= (double)all_ops;
 		res->ref_locks /= (double)all_ops;
+		if (res->order0_ops)
+			res->order0_locks /= res->order0_ops;
 	}
 	if (!a->whole(a->free_at_open)) {
 		fprintf(stderr, "heap_runtime: %s lost memory (%s, %s)\n",
@@ -422,17 +440,22 @@ static void print_cell(const struct alloc *a, enum workload w,
 	printf("], \"ref_locks_per_op\": [");
 	for (unsigned int i = 0; i < rounds; i++)
 		printf("%s%.4f", i ? ", " : "", r[i].ref_locks);
+	printf("], \"order0_locks_per_op\": [");
+	for (unsigned int i = 0; i < rounds; i++)
+		printf("%s%.4f", i ? ", " : "", r[i].order0_locks);
 	printf("]}\n");
 }
 
 /* Every cell: ROUNDS rounds of keel then the reference, alternating. */
-static void run_all(unsigned int rounds, unsigned int ops)
+static void run_all(unsigned int rounds, unsigned int ops, int only)
 {
 	static struct result res[2][MAX_ROUNDS];
 
 	for (unsigned int w = 0; w < WORKLOADS; w++)
 		for (size_t p = 0; p < sizeof(placements) / sizeof(*placements);
 		     p++) {
+			if (only >= 0 && (unsigned int)only != w)
+				break;
 			memset(res, 0, sizeof(res));
 			for (unsigned int r = 0; r < rounds; r++)
 				for (unsigned int a = 0; a < 2; a++) {
@@ -461,7 +484,7 @@ static void map_region(uint64_t bytes, int flags)
 	}
 }
 
-static int cmd_run(unsigned int rounds, unsigned int ops)
+static int cmd_run(unsigned int rounds, unsigned int ops, int only)
 {
 	map_region(NODES * NODE_BYTES, MAP_POPULATE);
 	for (unsigned int i = 0; i < 2; i++)
@@ -478,11 +501,11 @@ static int cmd_run(unsigned int rounds, unsigned int ops)
 	calibrate();
 	printf("{\"ns_per_cycle\": %.4f, \"timer_cost_cycles\": %llu, "
 	       "\"rounds\": %u, \"ops\": %u, \"node_bytes\": %llu, "
-	       "\"nodes\": %u, \"node_lock_inits\": %llu}\n",
+	       "\"nodes\": %u, \"node_lock_inits\": %llu, \"lock\": \"%s\"}\n",
 	       ns_per_cycle, (unsigned long long)timer_cost, rounds, ops,
 	       (unsigned long long)NODE_BYTES, NODES,
-	       (unsigned long long)rt_lock_inits[RT_LOCK_NODE]);
-	run_all(rounds, ops);
+	       (unsigned long long)rt_lock_inits[RT_LOCK_NODE], rt_lock_name());
+	run_all(rounds, ops, only);
 	return 0;
 }
 
@@ -514,20 +537,25 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "run")) {
 		unsigned int rounds = argc > 2 ? (unsigned)atoi(argv[2]) : 5;
 		unsigned int ops = argc > 3 ? (unsigned)atoi(argv[3]) : 400000;
+		const char *w = argc > 4 ? argv[4] : "all";
+		int only = !strcmp(w, "0")	 ? ORDER0
+			   : !strcmp(w, "9")	 ? ORDER9
+			   : !strcmp(w, "churn") ? CHURN
+						 : -1;
 
 		if (rounds < 1 || rounds > MAX_ROUNDS || ops < 64 ||
-		    ops > MAX_OPS) {
+		    ops > MAX_OPS || (only < 0 && strcmp(w, "all"))) {
 			fprintf(stderr,
 				"heap_runtime: rounds 1..%u, ops "
-				"64..%u\n",
+				"64..%u, workload 0, 9, churn or all\n",
 				MAX_ROUNDS, MAX_OPS);
 			return 2;
 		}
-		return cmd_run(rounds, ops);
+		return cmd_run(rounds, ops, only);
 	}
 	if (argc == 3 && !strcmp(argv[1], "open") && atoll(argv[2]) >= 64)
 		return cmd_open((uint64_t)atoll(argv[2]));
-	fprintf(stderr, "usage: heap_runtime run [ROUNDS [OPS]] | "
+	fprintf(stderr, "usage: heap_runtime run [ROUNDS [OPS [WORKLOAD]]] | "
 			"open MIB (>= 64)\n");
 	return 2;
 }

@@ -29,6 +29,8 @@ extern enum rt_lock_kind rt_init_kind;
 extern __thread uint64_t rt_lock_count[RT_LOCK_KINDS];
 /* Locks made per kind (heap_init() must make one node lock per node). */
 extern uint64_t rt_lock_inits[RT_LOCK_KINDS];
+/* The host's lock: "mutex", or "ticket" with RT_LOCK=ticket. */
+const char *rt_lock_name(void);
 
 /* The reference: one free list per order, one global lock (the host's). */
 #define REF_MAX_ORDER 18

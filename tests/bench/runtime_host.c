@@ -7,9 +7,11 @@
  * maintenance). The heap's lock is the host's own: a pthread mutex,
  * which blocks instead of spinning, so threads the host's scheduler
  * preempts do not wait in line behind each other (docs/embedding.md);
- * each acquisition is counted per thread and per kind of lock
- * (runtime.h), which is how the benchmark counts node-lock acquisitions
- * without asking the heap.
+ * or, with RT_LOCK=ticket in the environment, a ticket lock as keel's
+ * arches give (keel/spinlock.h: take a ticket, spin until it is served),
+ * so that the benchmark compares the two on a busy host. Each acquisition
+ * is counted per thread and per kind of lock (runtime.h), which is how
+ * the benchmark counts node-lock acquisitions without asking the heap.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -55,9 +57,16 @@ unsigned int arch_cpu_id(void)
 	return rt_cpu;
 }
 
+/* A spinning waiter's pause (what keel's arches do), no yield. */
 void arch_cpu_relax(void)
 {
+#if defined(__x86_64__)
+	__asm__ volatile("pause" ::: "memory");
+#elif defined(__aarch64__)
+	__asm__ volatile("yield" ::: "memory");
+#else
 	__asm__ volatile("" ::: "memory");
+#endif
 }
 
 uint64_t arch_ticks(void)
@@ -117,9 +126,35 @@ static pthread_mutex_t *mutex(arch_lock_t *l)
 	return (pthread_mutex_t *)l->words;
 }
 
+/* A ticket lock in the same storage: next ticket, ticket served. */
+struct ticket {
+	uint32_t next, owner;
+};
+
+static struct ticket *ticket(arch_lock_t *l)
+{
+	return (struct ticket *)l->words;
+}
+
+/* RT_LOCK=ticket: every lock is a ticket lock (read once, at the first). */
+static int use_ticket = -1;
+
+const char *rt_lock_name(void)
+{
+	if (use_ticket < 0) {
+		const char *e = getenv("RT_LOCK");
+
+		use_ticket = e && !strcmp(e, "ticket");
+	}
+	return use_ticket ? "ticket" : "mutex";
+}
+
 void arch_lock_init(arch_lock_t *l)
 {
-	if (pthread_mutex_init(mutex(l), NULL)) {
+	rt_lock_name();
+	if (use_ticket)
+		*ticket(l) = (struct ticket){0, 0};
+	else if (pthread_mutex_init(mutex(l), NULL)) {
 		fprintf(stderr, "heap_runtime: pthread_mutex_init failed\n");
 		exit(2);
 	}
@@ -130,10 +165,25 @@ void arch_lock_init(arch_lock_t *l)
 void arch_lock(arch_lock_t *l)
 {
 	rt_lock_count[l->words[KIND_WORD] % RT_LOCK_KINDS]++;
+	if (use_ticket) {
+		struct ticket *t = ticket(l);
+		uint32_t mine =
+			__atomic_fetch_add(&t->next, 1, __ATOMIC_RELAXED);
+
+		while (__atomic_load_n(&t->owner, __ATOMIC_ACQUIRE) != mine)
+			arch_cpu_relax(); /* as keel's spin_lock() */
+		return;
+	}
 	pthread_mutex_lock(mutex(l));
 }
 
 void arch_unlock(arch_lock_t *l)
 {
+	if (use_ticket) {
+		struct ticket *t = ticket(l);
+
+		__atomic_store_n(&t->owner, t->owner + 1, __ATOMIC_RELEASE);
+		return;
+	}
 	pthread_mutex_unlock(mutex(l));
 }
