@@ -25,7 +25,7 @@ order behind one global lock, compiled only into the benchmark):
 3. A busy host: the churn again, with 2 `yes` processes spinning beside
    it (more runnable threads than the 2 cores of this host), once with the
    host's pthread mutex and once with a ticket lock as keel's arches give
-   (RT_LOCK=ticket): keel and the reference, 1 thread and 2 threads on one
+   (HOST_LOCK=ticket): keel and the reference, 1 thread and 2 threads on one
    node. The hogs are killed after each run.
 4. Under QEMU x86_64 and arm64 (1 vCPU, 512 MiB, TCG), --runs boots each
    with bench=on: the `bench: runtime` lines (common/selftest/
@@ -95,7 +95,7 @@ def busy_runs(exe, runs, ops, timeout):
         hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL)
                 for _ in range(HOGS)]
         try:
-            env = dict(os.environ, RT_LOCK=lock)
+            env = dict(os.environ, HOST_LOCK=lock)
             meta, cells, _ = run_cells(exe, runs, ops, timeout, ["churn"],
                                        env)
         finally:
@@ -315,7 +315,7 @@ def markdown(meta, rows, op, qemu, busy, cmd, args):
                 "threads than cores), once with the host's pthread mutex, "
                 "once with a ticket lock as keel's arches give (take a "
                 "ticket, spin with `pause` until it is served; "
-                "`RT_LOCK=ticket`), for every lock the heap takes (node "
+                "`HOST_LOCK=ticket`), for every lock the heap takes (node "
                 "and per-CPU cache) and the reference's global lock:", ""]
         busy_table(busy, out)
     out += ["", "Opening the heap (`keel_numa_init()` to `heap_handoff()` "
