@@ -274,6 +274,25 @@ def targets(rows, op, busy):
     return t
 
 
+def busy_part(rows, busy, args, out):
+    """The churn's order-0 node locks, then the busy host's table."""
+    churn = row_of(rows, "churn 0..10", "1 thread")
+    out += ["", "In the churn (1 thread), the order-0 operations alone took "
+            f"{churn['keel_order0_locks']:.4f} node locks each (counted "
+            "around each of them in the host's lock hook)."]
+    if not busy:
+        return
+    out += ["", f"A busy host: the churn again ({args.busy_ops} "
+            f"operations per thread, median of {args.runs} runs) with "
+            f"{HOGS} `yes` processes spinning beside it (more runnable "
+            "threads than cores), once with the host's pthread mutex, "
+            "once with a ticket lock as keel's arches give (take a "
+            "ticket, spin with `pause` until it is served; "
+            "`HOST_LOCK=ticket`), for every lock the heap takes (node "
+            "and per-CPU cache) and the reference's global lock:", ""]
+    busy_table(busy, out)
+
+
 def markdown(meta, rows, op, qemu, busy, cmd, args):
     out = ["# The heap at runtime (issue 37)", "",
            f"`scripts/bench-runtime.py{' --quick' if args.quick else ''}` "
@@ -304,20 +323,7 @@ def markdown(meta, rows, op, qemu, busy, cmd, args):
                 f"{meta['nodes']} nodes: the node locks per operation below "
                 "count every one of them.**", ""]
     runtime_table(rows, out)
-    churn = row_of(rows, "churn 0..10", "1 thread")
-    out += ["", "In the churn (1 thread), the order-0 operations alone took "
-            f"{churn['keel_order0_locks']:.4f} node locks each (counted "
-            "around each of them in the host's lock hook)."]
-    if busy:
-        out += ["", f"A busy host: the churn again ({args.busy_ops} "
-                f"operations per thread, median of {args.runs} runs) with "
-                f"{HOGS} `yes` processes spinning beside it (more runnable "
-                "threads than cores), once with the host's pthread mutex, "
-                "once with a ticket lock as keel's arches give (take a "
-                "ticket, spin with `pause` until it is served; "
-                "`HOST_LOCK=ticket`), for every lock the heap takes (node "
-                "and per-CPU cache) and the reference's global lock:", ""]
-        busy_table(busy, out)
+    busy_part(rows, busy, args, out)
     out += ["", "Opening the heap (`keel_numa_init()` to `heap_handoff()` "
             "and the CPU caches on), one node, in a fresh process whose "
             "region was never touched (`MAP_NORESERVE`):", "",
