@@ -8,9 +8,9 @@
  * after 2 ms of spinning. A futex lock here was tried: two threads on one
  * node no longer collapsed, but 256 CPU threads on a 2-core host starved
  * the latency probe (report-size-256cpu-worst); a host of that kind that
- * wants it gives its own lock (tests/bench/runtime_host.c,
- * tests/embed/host.c); libkeel-heap.a leaves this file out (Makefile
- * LIB_HEAP_SRCS), so a host links its own.
+ * wants it gives its own lock (tests/embed/host.c, which the embed test
+ * and the runtime benchmark share); libkeel-heap.a leaves this file out
+ * (Makefile LIB_HEAP_SRCS), so a host links its own.
  */
 #include <arch/lock.h>
 #include <keel/spinlock.h>

@@ -6,6 +6,7 @@ of `make bench`.
 Usage: bench-runtime.py [--bin build/bench/heap_runtime] [--quick]
                         [--qemu x86_64,arm64]
                         [--runs N] [--md FILE] [--json FILE] [--timeout S]
+                        [--no-busy]
 
 Runs tests/bench/heap_runtime (a Linux host linking libkeel-heap.a, with
 its own lock hook, and an in-tree reference allocator: one free list per
@@ -21,7 +22,12 @@ order behind one global lock, compiled only into the benchmark):
 2. `heap_runtime open MIB`, 4 GiB and 64 GiB alternating, each in a fresh
    process, 4x --runs times: the cost of opening the heap (median) and
    the median of 64 GiB/4 GiB pair by pair.
-3. Under QEMU x86_64 and arm64 (1 vCPU, 512 MiB, TCG), --runs boots each
+3. A busy host: the churn again, with 2 `yes` processes spinning beside
+   it (more runnable threads than the 2 cores of this host), once with the
+   host's pthread mutex and once with a ticket lock as keel's arches give
+   (HOST_LOCK=ticket): keel and the reference, 1 thread and 2 threads on one
+   node. The hogs are killed after each run.
+4. Under QEMU x86_64 and arm64 (1 vCPU, 512 MiB, TCG), --runs boots each
    with bench=on: the `bench: runtime` lines (common/selftest/
    bench_runtime.c), ticks and ns per operation of keel on the boot CPU,
    medians over the boots (a platform whose image is not built is left
@@ -62,11 +68,11 @@ def med(xs):
     return statistics.median(xs) if xs else None
 
 
-def run_cells(exe, runs, ops, timeout):
+def run_cells(exe, runs, ops, timeout, extra=(), env=None):
     """Every cell of `heap_runtime run`: {(alloc, workload, placement): row}."""
-    cmd = [exe, "run", str(runs), str(ops)]
+    cmd = [exe, "run", str(runs), str(ops)] + list(extra)
     res = subprocess.run(cmd, capture_output=True, text=True,
-                         timeout=timeout, check=False)
+                         timeout=timeout, check=False, env=env)
     if res.returncode:
         raise SystemExit(f"bench-runtime: {' '.join(cmd)} failed "
                          f"({res.returncode}): {res.stderr.strip()}")
@@ -75,6 +81,51 @@ def run_cells(exe, runs, ops, timeout):
     for c in lines[1:]:
         cells[(c["alloc"], c["workload"], c["placement"])] = c
     return meta, cells, " ".join(["build/bench/heap_runtime"] + cmd[1:])
+
+
+HOGS = 2
+BUSY_LOCKS = ("mutex", "ticket")
+
+
+def busy_runs(exe, runs, ops, timeout):
+    """The churn with HOGS `yes` processes beside it, per host lock:
+    {lock: {(alloc, placement): median CPU ns/op, node locks/op}}."""
+    out = {}
+    for lock in BUSY_LOCKS:
+        hogs = [subprocess.Popen(["yes"], stdout=subprocess.DEVNULL)
+                for _ in range(HOGS)]
+        try:
+            env = dict(os.environ, HOST_LOCK=lock)
+            meta, cells, _ = run_cells(exe, runs, ops, timeout, ["churn"],
+                                       env)
+        finally:
+            for h in hogs:
+                h.kill()
+                h.wait()
+        if meta.get("lock") != lock:
+            raise SystemExit(f"bench-runtime: asked for a {lock} lock, "
+                             f"the host used {meta.get('lock')}")
+        out[lock] = {(a, p): {"cpu_ns": med(c["cpu_ns"]),
+                              "max_cpu_ns": max(c["cpu_ns"]),
+                              "node_locks": med(c["node_locks_per_op"]),
+                              "ref_locks": med(c["ref_locks_per_op"])}
+                     for (a, _, p), c in cells.items()}
+    return out
+
+
+def busy_table(busy, out):
+    out += ["| host lock | allocator | 1 thread ns/op (CPU) | 2 threads, one "
+            "node ns/op (CPU) | slowest run of 2 | 2 threads / 1 thread | "
+            "locks/op (node or global) |", "|---|---|---|---|---|---|---|"]
+    for lock, cells in busy.items():
+        for a in ("keel", "reference"):
+            one = cells[(a, "1 thread")]
+            two = cells[(a, "2 threads, one node")]
+            locks = two["node_locks"] if a == "keel" else two["ref_locks"]
+            out.append(f"| {lock} | {a} | {ns(one['cpu_ns'])} | "
+                       f"{ns(two['cpu_ns'])} | {ns(two['max_cpu_ns'])} | "
+                       f"{two['cpu_ns'] / one['cpu_ns']:.2f}x | "
+                       f"{locks:.3f} |")
 
 
 def open_runs(exe, runs, timeout):
@@ -150,6 +201,8 @@ def summary(cells):
                 for key in ("cpu_ns", "p50_ns", "p99_ns"):
                     row[f"{who}_{key}"] = med(c[key])
             row["keel_node_locks"] = med(k["node_locks_per_op"])
+            row["keel_order0_locks"] = med(k.get("order0_locks_per_op",
+                                                 [0]))
             row["ref_locks"] = med(r["ref_locks_per_op"])
             rows.append(row)
     return rows
@@ -186,7 +239,7 @@ def row_of(rows, w, p):
     return next(r for r in rows if r["workload"] == w and r["placement"] == p)
 
 
-def targets(rows, op):
+def targets(rows, op, busy):
     """(target, measured, verdict) of the numbers this part measures."""
     one = row_of(rows, "order 0", "1 thread")
     nine = row_of(rows, "order 9", "1 thread")
@@ -201,8 +254,18 @@ def targets(rows, op):
         solo = row_of(rows, w, "1 thread")["keel_cpu_ns"]
         t.append((f"{w}: 2 threads on one node <= 2x one thread",
                   f"{two / solo:.2f}x", two <= 2 * solo))
-    t.append(("churn: <= 1 node lock per 16 operations (0.0625)",
-              f"{churn['keel_node_locks']:.3f}",
+    if "mutex" in busy:
+        b = busy["mutex"]
+        two = b[("keel", "2 threads, one node")]["cpu_ns"]
+        solo = b[("keel", "1 thread")]["cpu_ns"]
+        t.append((f"churn 0..10: 2 threads on one node of a busy host "
+                  f"({HOGS} hogs, the host's mutex) <= 2x one thread",
+                  f"{two / solo:.2f}x", two <= 2 * solo))
+    t.append(("churn: <= 1 node lock per 16 order-0 operations (0.0625)",
+              f"{churn['keel_order0_locks']:.4f}",
+              churn["keel_order0_locks"] <= 1 / 16))
+    t.append(("churn: <= 1 node lock per 16 operations of every order "
+              "(0.0625)", f"{churn['keel_node_locks']:.3f}",
               churn["keel_node_locks"] <= 1 / 16))
     t.append(("open 4 GiB in a fresh process <= 1 ms",
               f"{small / 1e6:.3f} ms", small <= 1e6))
@@ -211,7 +274,26 @@ def targets(rows, op):
     return t
 
 
-def markdown(meta, rows, op, qemu, cmd, args):
+def busy_part(rows, busy, args, out):
+    """The churn's order-0 node locks, then the busy host's table."""
+    churn = row_of(rows, "churn 0..10", "1 thread")
+    out += ["", "In the churn (1 thread), the order-0 operations alone took "
+            f"{churn['keel_order0_locks']:.4f} node locks each (counted "
+            "around each of them in the host's lock hook)."]
+    if not busy:
+        return
+    out += ["", f"A busy host: the churn again ({args.busy_ops} "
+            f"operations per thread, median of {args.runs} runs) with "
+            f"{HOGS} `yes` processes spinning beside it (more runnable "
+            "threads than cores), once with the host's pthread mutex, "
+            "once with a ticket lock as keel's arches give (take a "
+            "ticket, spin with `pause` until it is served; "
+            "`HOST_LOCK=ticket`), for every lock the heap takes (node "
+            "and per-CPU cache) and the reference's global lock:", ""]
+    busy_table(busy, out)
+
+
+def markdown(meta, rows, op, qemu, busy, cmd, args):
     out = ["# The heap at runtime (issue 37)", "",
            f"`scripts/bench-runtime.py{' --quick' if args.quick else ''}` "
            f"ran `{cmd}`, then `build/bench/heap_runtime open MIB` for "
@@ -241,6 +323,7 @@ def markdown(meta, rows, op, qemu, cmd, args):
                 f"{meta['nodes']} nodes: the node locks per operation below "
                 "count every one of them.**", ""]
     runtime_table(rows, out)
+    busy_part(rows, busy, args, out)
     out += ["", "Opening the heap (`keel_numa_init()` to `heap_handoff()` "
             "and the CPU caches on), one node, in a fresh process whose "
             "region was never touched (`MAP_NORESERVE`):", "",
@@ -263,7 +346,7 @@ def markdown(meta, rows, op, qemu, cmd, args):
         qemu_table(qemu, out)
     out += ["", "Targets of issue 37 that this part decides:", "",
             "| target | measured | verdict |", "|---|---|---|"]
-    for name, val, ok in targets(rows, op):
+    for name, val, ok in targets(rows, op, busy):
         out.append(f"| {name} | {val} | {'met' if ok else 'missed'} |")
     return out
 
@@ -271,6 +354,8 @@ def markdown(meta, rows, op, qemu, cmd, args):
 def main(argv=None):
     ap = parser(__doc__)
     ap.add_argument("--bin", default=BIN)
+    ap.add_argument("--no-busy", action="store_true",
+                    help="leave out the busy-host runs")
     ap.add_argument("--qemu", default="x86_64,arm64",
                     help="the QEMU platforms whose image is built "
                     "(comma list; empty: none)")
@@ -287,17 +372,24 @@ def main(argv=None):
     # runs, so that a few host page faults more or less move the median
     # less.
     op = open_summary(open_runs(args.bin, 4 * args.runs, args.timeout))
+    # Long enough runs that the hogs preempt the threads inside them.
+    args.busy_ops = 200000 if args.quick else 1000000
+    busy = {} if args.no_busy else busy_runs(args.bin, args.runs,
+                                             args.busy_ops, args.timeout)
     images = {a: p for a, p in IMAGES.items() if a in args.qemu.split(",")}
     qemu = qemu_runs(args.runs, args.timeout, images)
-    out = markdown(meta, rows, op, qemu, cmd, args)
+    out = markdown(meta, rows, op, qemu, busy, cmd, args)
     results = {"host": host, "quick": args.quick,
                "command": "make bench BENCH_PARTS=runtime"
                + (" BENCH_QUICK=1" if args.quick else ""),
                "load_end": round(os.getloadavg()[0], 2), "meta": meta,
                "cells": list(cells.values()), "rows": rows, "open": op,
                "qemu": qemu,
+               "busy": {lock: [dict(alloc=a, placement=p, **v)
+                               for (a, p), v in cells.items()]
+                        for lock, cells in busy.items()},
                "targets": [{"target": n, "measured": v, "met": ok}
-                           for n, v, ok in targets(rows, op)]}
+                           for n, v, ok in targets(rows, op, busy)]}
     write_outputs(args, out, results)
     return 0
 

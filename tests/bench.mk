@@ -90,7 +90,7 @@ BENCH_RUN_LIVEUPDATE = $(PYTHON) scripts/bench-liveupdate.py $(BENCH_KEEL) \
 # beside an in-tree reference allocator, and the `bench: runtime` lines of
 # bench=on boots on QEMU x86_64 and arm64; about a minute (quick: 30 s).
 BENCH_RUNTIME := $(BENCH_DIR)/heap_runtime
-BENCH_RUNTIME_SRCS := tests/bench/heap_runtime.c tests/bench/runtime_host.c \
+BENCH_RUNTIME_SRCS := tests/bench/heap_runtime.c tests/embed/host.c \
 	tests/bench/runtime_ref.c
 BENCH_RUN_RUNTIME = $(PYTHON) scripts/bench-runtime.py --bin $(BENCH_RUNTIME) \
 	$(BENCH_QARG) --json $(BENCH_DIR)/runtime.json
@@ -124,7 +124,7 @@ BENCH_SUBMAKE = $(MAKE) --no-print-directory
 
 # The library first (its own make: the sandbox's objects, no sanitiser),
 # then the benchmark against it, as a host would build it.
-$(BENCH_RUNTIME): $(BENCH_RUNTIME_SRCS) tests/bench/runtime.h \
+$(BENCH_RUNTIME): $(BENCH_RUNTIME_SRCS) tests/bench/runtime.h tests/embed/embed.h \
 		build/sandbox/libkeel-heap.a
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"

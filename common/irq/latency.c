@@ -483,8 +483,6 @@ static uint64_t remote_bytes(unsigned int probe)
  */
 static void scrub_leftovers(void)
 {
-	/* A dirty block in a CPU's cache is not on the lists it scrubs. */
-	heap_drain_caches();
 	for (uint32_t node = 0; node < numa_node_count(); node++) {
 		struct page_info *pg;
 		unsigned int order;

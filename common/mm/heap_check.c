@@ -26,7 +26,8 @@
 
 /**
  * heap_for_each_free() - call @fn for every free chunk of @node, under its
- * lock.
+ * lock: the blocks in the CPUs' caches of @node first given back to its
+ * lists (free memory, which @fn must see; the caller drains nothing).
  */
 void heap_for_each_free(uint32_t node,
 			void (*fn)(struct page_info *head, unsigned int order,
@@ -38,7 +39,7 @@ void heap_for_each_free(uint32_t node,
 
 	if (node >= heap_nr_nodes)
 		return;
-	heap_drain_caches(); /* every free block on a list */
+	heap_drain_node_caches(node); /* its cached blocks on its lists */
 	l = heap_lock_node(node);
 	for (z = 0; z < NR_ZONES; z++)
 		for (k = 0; k <= MAX_FREE_ORDER; k++) {
@@ -227,7 +228,8 @@ static unsigned int walk_blocks_locked(struct heap_node_locked l, block_fn *fn,
 
 /**
  * heap_for_each_block() - call @fn for every block of @node, in pfn order,
- * under its lock (reads heads only).
+ * under its lock (reads heads only); @node's cached blocks given back to
+ * its lists first, so that they read as free.
  *
  * Return: problems found (printed).
  */
@@ -238,7 +240,7 @@ unsigned int heap_for_each_block(uint32_t node, block_fn *fn, void *arg)
 
 	if (node >= heap_nr_nodes)
 		return 0;
-	heap_drain_caches(); /* a cached block reads as allocated */
+	heap_drain_node_caches(node); /* a cached block reads as allocated */
 	l = heap_lock_node(node);
 	bad = walk_blocks_locked(l, fn, arg);
 	heap_unlock_node(l);

@@ -12,10 +12,10 @@
  * under one hold of the node lock; a list above pcp_high[] gives
  * pcp_batch[] back the same way: one node-lock acquisition per batch at
  * worst, none in a steady alloc/free pattern (order 0: one per 16
- * operations at most).
+ * operations at most; a churn of random orders 0..10: about one per 20).
  *
  * Bounded: at most pcp_high[k] + 1 blocks of order k per CPU, PCP_BOUND
- * pages (7583, 29.7 MiB) per CPU in all, and about an eighth of the
+ * pages (8095, 31.6 MiB) per CPU in all, and about a quarter of the
  * heap in all the CPUs' caches together (pcp_limit: a cache above it
  * gives back at each free; a refill takes one block past it at most).
  *
@@ -23,11 +23,15 @@
  * block (PGS_ALLOCATED, so no buddy merges with it) flagged PGF_CACHED,
  * with its first_dirty and PGF_CLEAN_POC kept as a free head keeps them.
  * To the counters a reader sees (heap_stats(): free_pages, dirty_pages,
- * per node or all) it is free memory; to the free-list walks it is not
- * there, so everything that must be exact drains the caches first:
- * heap_check(), heap_for_each_free(), heap_for_each_block(), the audit, a
- * live update's freeze, a CPU going offline (heap_drain_cpu_cache()), and
- * an allocation that would fail (drain, then one more try).
+ * per node or all) it is free memory, and the heap's own walkers handle
+ * it, so that no caller drains for them: heap_take_dirty() takes a dirty
+ * cached block when the lists have none (heap_pcp_take_dirty()), and
+ * heap_for_each_free() / heap_for_each_block() give back the caches of
+ * the node they walk (heap_drain_node_caches()) before reading its lists.
+ * Where the heap must be exact, the caches are drained whole: heap_check(),
+ * the audit, a live update's freeze, a CPU going offline
+ * (heap_drain_cpu_cache()), memory going offline, and an allocation that
+ * would fail (drain, then one more try).
  *
  * Lock: each cache has its own lock, taken by its CPU (uncontended) and by
  * a drainer; interrupts are masked while it is held. Lock order: a cache's
@@ -49,16 +53,22 @@
 /*
  * Per order: blocks taken or given back under one node-lock hold, and the
  * most kept. Wide for the small orders (order 0: a lock per 16 operations
- * at most), narrow for the big ones, where the memory is.
+ * at most), narrow for the big ones, where the memory is. Orders 8 to 10
+ * move in pairs (one order k + 1 block cut in two): one at a time, a cache
+ * of 2 or 3 big blocks went to its node at nearly every other operation
+ * of its order. The values of orders 6 to 10 were searched, order by
+ * order within the bound, on a model of the benchmark's churn (random
+ * orders 0..10, up to 64 blocks held): 0.087 node locks per operation
+ * before, about 0.05 with these (docs/benchmarks.md, part runtime).
  */
 static const uint8_t pcp_batch[PCP_CLASSES] = {16, 8, 8, 4, 4, 4,
-					       2,  2, 1, 1, 1};
+					       1,  2, 2, 2, 2};
 static const uint8_t pcp_high[PCP_CLASSES] = {64, 32, 24, 16, 12, 8,
-					      6,  4,  3,  2,  2};
+					      10, 6,  3,  2,  2};
 /* The bound per CPU: sum of (pcp_high[k] + 1) << k pages. */
-#define PCP_BOUND                                                              \
-	(65 + 33 * 2 + 25 * 4 + 17 * 8 + 13 * 16 + 9 * 32 + 7 * 64 + 5 * 128 + \
-	 4 * 256 + 3 * 512 + 3 * 1024)
+#define PCP_BOUND                                                     \
+	(65 + 33 * 2 + 25 * 4 + 17 * 8 + 13 * 16 + 9 * 32 + 11 * 64 + \
+	 7 * 128 + 4 * 256 + 3 * 512 + 3 * 1024)
 
 struct heap_pcp {
 	arch_lock_t lock; /* the lock hook's (include/arch/lock.h) */
@@ -83,9 +93,12 @@ static unsigned int pcp_cap;
 static unsigned int pcp_used;
 /*
  * Pages one CPU's cache may hold: PCP_BOUND, or less where the heap has
- * little memory per CPU, so that the caches together hold at most an
- * eighth of it (256 CPUs on 512 MiB: 64 pages each). Set at each refill
- * (the heap grows at the handoff and by adoption).
+ * little memory per CPU, so that the caches together hold at most a
+ * quarter of it (256 CPUs on 512 MiB: 128 pages each). A cache is free
+ * memory an allocation that would fail drains first, so the share costs
+ * no failure; an eighth kept 4 CPUs on 512 MiB under half of PCP_BOUND
+ * and the big orders went to the node lock at every other free. Set at
+ * each refill (the heap grows at the handoff and by adoption).
  */
 static uint64_t pcp_limit = PCP_BOUND;
 /* Node-lock acquisitions of the caches, per order (refills, give-backs). */
@@ -294,7 +307,7 @@ static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node)
 	struct heap_node_locked l = heap_lock_node_at(node, "heap_cpu_cache");
 	uint64_t cpus = MAX(heap_cpu_top(), 1u);
 	/* This node's pages (read under its lock) as each node's share. */
-	uint64_t limit = l.hn->stats.total_pages * heap_nr_nodes / 8 / cpus;
+	uint64_t limit = l.hn->stats.total_pages * heap_nr_nodes / 4 / cpus;
 	unsigned int order = (unsigned int)c;
 
 	limit = MIN(limit, (uint64_t)PCP_BOUND);
@@ -441,6 +454,81 @@ uint64_t heap_drain_caches(void)
 		if (__atomic_load_n(&pcps[cpu].pages, __ATOMIC_RELAXED))
 			pages += heap_drain_cpu_cache(cpu);
 	return pages;
+}
+
+/**
+ * heap_drain_node_caches() - give back every cache holding blocks of
+ * @node (a cache holds one node's blocks): what a walk of that node's
+ * free lists needs before it reads them, no other node's cache touched.
+ *
+ * Return: pages given back.
+ */
+uint64_t heap_drain_node_caches(uint32_t node)
+{
+	unsigned int used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+	uint64_t pages = 0;
+
+	for (unsigned int cpu = 0; cpu < used; cpu++)
+		if (__atomic_load_n(&pcps[cpu].pages, __ATOMIC_RELAXED) &&
+		    __atomic_load_n(&pcps[cpu].node, __ATOMIC_RELAXED) == node)
+			pages += heap_drain_cpu_cache(cpu);
+	return pages;
+}
+
+/* Unlink and return the first dirty block of class @c (cache lock held). */
+static struct page_info *pcp_unlink_dirty(struct heap_pcp *pc, int c)
+{
+	struct page_info **link = &pc->head[c], *pg;
+	uint64_t n = 1ULL << c;
+
+	for (pg = *link; pg; link = &pg->next, pg = pg->next) {
+		if (pg->first_dirty == FIRST_DIRTY_NONE)
+			continue;
+		*link = pg->next;
+		pg->next = NULL;
+		pc->count[c]--;
+		__atomic_store_n(&pc->pages, pc->pages - n, __ATOMIC_RELAXED);
+		__atomic_store_n(&pc->dirty, pc->dirty - n, __ATOMIC_RELAXED);
+		return pg;
+	}
+	return NULL;
+}
+
+/**
+ * heap_pcp_take_dirty() - heap_take_dirty() for the blocks in the caches:
+ * detach one dirty cached block of @node, its head as heap_take_dirty()
+ * leaves a detached chunk (PGS_ALLOCATED, its order, first_dirty kept, no
+ * flag), so that heap_put_clean() gives it back to the free lists. A
+ * cached block is free memory: the scrubber must reach it without a drain.
+ *
+ * Return: its head (order in *@order), or NULL when no cache has one.
+ */
+struct page_info *heap_pcp_take_dirty(uint32_t node, unsigned int *order)
+{
+	unsigned int used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+
+	for (unsigned int cpu = 0; cpu < used; cpu++) {
+		struct heap_pcp *pc = &pcps[cpu];
+		struct page_info *pg = NULL;
+		irqflags_t f;
+		int c;
+
+		if (!__atomic_load_n(&pc->dirty, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&pc->node, __ATOMIC_RELAXED) != node ||
+		    !__atomic_load_n(&pc->ready, __ATOMIC_ACQUIRE))
+			continue;
+		f = heap_lock_irqsave(&pc->lock, "heap_take_dirty");
+		for (c = PCP_CLASSES - 1; c >= 0 && !pg && pc->node == node;
+		     c--)
+			pg = pcp_unlink_dirty(pc, c);
+		heap_unlock_irqrestore(&pc->lock, f);
+		if (pg) {
+			pg->flags = 0; /* dirty: no clean_poc, not cached */
+			*order = pg->order;
+			return pg;
+		}
+	}
+	return NULL;
 }
 
 /*

@@ -162,6 +162,14 @@ bool heap_pcp_free(struct page_info *pg, unsigned int order,
 void heap_pcp_reset(void);
 /* heap_lock_node_at(): count one node lock taken by this CPU. */
 void heap_pcp_count_lock(void);
+/*
+ * The walkers' side of the caches (heap_pcp.c): heap_drain_node_caches()
+ * gives back every cache holding @node's blocks (heap_for_each_free(),
+ * heap_for_each_block()); heap_pcp_take_dirty() detaches a dirty cached
+ * block of @node as heap_take_dirty() detaches a chunk (NULL: none).
+ */
+uint64_t heap_drain_node_caches(uint32_t node);
+struct page_info *heap_pcp_take_dirty(uint32_t node, unsigned int *order);
 /* Low memory: drain the caches, one CPU at a time (heap_pcp.c). */
 uint64_t heap_pcp_drain_low(void);
 /* Node-lock acquisitions the caches made for @order (tests, benchmarks). */

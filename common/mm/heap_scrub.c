@@ -51,7 +51,9 @@ static struct page_info *split_to_first_dirty(struct heap_node_locked l,
 /**
  * heap_take_dirty() - detach one dirty free chunk of @node, of order
  * MAX_ORDER at most (a larger one is split first, keeping the piece with
- * its first dirty page), so an idle scrubber holds a bounded piece.
+ * its first dirty page), so an idle scrubber holds a bounded piece; when
+ * the lists have none, a dirty block from a CPU's cache (free memory too:
+ * no caller drains the caches first).
  *
  * Return: its head (order in *@order), or NULL when the node has none.
  */
@@ -93,7 +95,8 @@ struct page_info *heap_take_dirty(uint32_t node, unsigned int *order)
 		*order = k;
 	}
 	heap_unlock_node(l);
-	return pg;
+	/* None on the lists: a dirty block in a CPU's cache is free too. */
+	return pg ? pg : heap_pcp_take_dirty(node, order);
 }
 
 /**

@@ -606,8 +606,6 @@ void scrub_wait_all_clean(void)
 	if (scrub_stats.mode != SCRUB_IDLE || scrub_stats.all_clean_ticks)
 		return;
 	smp_wait(&idle_workers);
-	/* A dirty block in a CPU's cache is not on the lists it steps. */
-	heap_drain_caches();
 	while (scrub_idle_step())
 		;
 	scrub_calib_end();

@@ -123,8 +123,6 @@ bool scrub_collect_pass(void)
 		scrub_chunk_cap / (scrub_nodes ? scrub_nodes : 1);
 	bool overflow = false;
 
-	/* A dirty block in a CPU's cache is not on the lists collected. */
-	heap_drain_caches();
 	scrub_chunk_used = 0;
 	for (unsigned int n = 0; n < scrub_nodes; n++) {
 		struct scrub_node_work *nw = &scrub_work[n];

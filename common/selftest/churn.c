@@ -28,8 +28,10 @@
  * read before and after on each CPU, and around each domain (a domain
  * takes a lock per extent and table page: the blocks' own rate is apart).
  *
- * The run turns the heap's per-CPU caches on (the runtime path) and off
- * again at the end (drained). Fragmentation -- the share of free pages in
+ * The run turns the heap's per-CPU caches on (the runtime path) and, at
+ * the end, leaves them as it found them (keel's boot: on, as a hypervisor
+ * runs), given back first so that the count after is read off the lists.
+ * Fragmentation -- the share of free pages in
  * chunks of 2 MiB and larger, the largest free order -- is walked before
  * and after everything was freed (heap_for_each_block() drains the caches
  * first). At the end the dirty memory the domains left is scrubbed on
@@ -429,6 +431,7 @@ static void rescrub_worker(void *arg)
  */
 void churn_run(const struct keel_options *o)
 {
+	bool caches = heap_cpu_caches_on();
 	uint64_t start;
 	cpumask_t all;
 
@@ -445,7 +448,12 @@ void churn_run(const struct keel_options *o)
 	run.deadline = start + o->churn_seconds * arch_ticks_hz();
 	smp_run_on(&all, churn_cpu_main, NULL);
 	churn_stats.ticks = arch_ticks() - start;
-	heap_set_cpu_caches(false); /* drained: the flow keeps them off */
+	/*
+	 * Given back, then as they were: the phases after (domains, a live
+	 * update's freeze, the audit) run on the runtime's caches.
+	 */
+	heap_set_cpu_caches(false);
+	heap_set_cpu_caches(caches);
 	/* What the domains gave back dirty, on every CPU, counted nowhere. */
 	if (!run.ctx.scrub_off)
 		smp_run_on(&all, rescrub_worker, NULL);

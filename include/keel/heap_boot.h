@@ -112,8 +112,8 @@ uint32_t heap_cpu_node(void);
 /*
  * Per-CPU caches (DESIGN §15): heap_alloc() and heap_free() of orders 0
  * to 10 are served by the calling CPU's cache of its node's blocks,
- * refilled and emptied in batches under the node lock, bounded (7583
- * pages per CPU, an eighth of the heap in all). Cached blocks count as
+ * refilled and emptied in batches under the node lock, bounded (8095
+ * pages per CPU, a quarter of the heap in all). Cached blocks count as
  * free in every counter.
  * heap_drain_caches(): every cache back to the free lists (audit, checks,
  * a live update's freeze, low memory; heap_alloc() does it before it

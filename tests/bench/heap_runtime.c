@@ -2,11 +2,14 @@
 /*
  * The heap at runtime (issue 37; the `runtime` part of make bench, run by
  * scripts/bench-runtime.py): a Linux host that links libkeel-heap.a as a
- * hypervisor would (its hooks: runtime_host.c, a pthread mutex as the
- * heap's lock), measured beside an in-tree reference allocator (one free
+ * hypervisor would (its hooks: tests/embed/host.c, the embed test's own,
+ * a pthread mutex as the heap's lock, or with HOST_LOCK=ticket a ticket
+ * lock as keel's arches give), measured beside an in-tree reference allocator (one free
  * list per order behind one global lock: runtime_ref.c) in the same run.
  *
- *   heap_runtime run [ROUNDS [OPS]]   the runtime table, JSON lines
+ *   heap_runtime run [ROUNDS [OPS [WORKLOAD]]]
+ *                                     the runtime table, JSON lines (one
+ *                                     workload: 0, 9 or churn)
  *   heap_runtime open MIB             open a heap of MIB in this (fresh)
  *                                     process, one JSON line
  *
@@ -38,10 +41,11 @@
  *   gcc -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -Iinclude \
  *       -include build/sandbox/libkeel-heap-config.h \
  *       -o build/bench/heap_runtime tests/bench/heap_runtime.c \
- *       tests/bench/runtime_host.c tests/bench/runtime_ref.c \
+ *       tests/embed/host.c tests/bench/runtime_ref.c \
  *       build/sandbox/libkeel-heap.a
  */
 #include <keel/bootmem.h>
+#include <keel/cachemaint.h>
 #include <keel/frametable.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
@@ -69,6 +73,8 @@
 /* (The heap's API is changing: rename here, nowhere else.) */
 
 static uint8_t distance[MAX_NUMNODES][MAX_NUMNODES];
+static struct cachemaint_stats maint_stats;
+static struct cachemaint maint;
 
 /* CPU 1 and 2 on node 0, CPU 3 on node 1 (before heap_init(): caches). */
 static void keel_open(unsigned int nodes, uint64_t node_bytes)
@@ -88,15 +94,22 @@ static void keel_open(unsigned int nodes, uint64_t node_bytes)
 	heap_set_cpu_node(1, 0);
 	heap_set_cpu_node(2, 0);
 	heap_set_cpu_node(3, nodes > 1 ? 1 : 0);
-	rt_init_kind = RT_LOCK_NODE; /* the node locks are made here */
+	host.lock_kind = HOST_LOCK_NODE; /* the node locks are made here */
 	heap_init(HEAP_INIT_LAZY, nodes,
 		  (const uint8_t(*)[MAX_NUMNODES])distance);
-	rt_init_kind = RT_LOCK_OTHER;
-	if (rt_lock_inits[RT_LOCK_NODE] != nodes) /* the count would lie */
+	host.lock_kind = HOST_LOCK_OTHER;
+	if (host.lock_inits[HOST_LOCK_NODE] != nodes) /* the count would lie */
 		fprintf(stderr,
 			"heap_runtime: heap_init() made %llu locks for %u "
 			"nodes: node locks per op count them all\n",
-			(unsigned long long)rt_lock_inits[RT_LOCK_NODE], nodes);
+			(unsigned long long)host.lock_inits[HOST_LOCK_NODE],
+			nodes);
+	/*
+	 * As docs/embedding.md's host does: the deferred policy, which is
+	 * none on this coherent host (no maintenance call per allocation).
+	 */
+	maint = cachemaint_policy(CACHEMAINT_DEFERRED, &maint_stats);
+	heap_set_cachemaint(&maint);
 	heap_handoff(false);
 	heap_set_cpu_caches(true);
 }
@@ -219,7 +232,9 @@ struct worker {
 	unsigned int cpu, ops_target;
 	uint32_t *samples; /* NULL: untimed pass */
 	uint64_t ops, nsamples, cpu_ns, failed;
-	uint64_t locks[RT_LOCK_KINDS];
+	uint64_t locks[HOST_LOCK_KINDS];
+	/* The churn's order-0 operations, and the node locks they took. */
+	uint64_t order0_ops, order0_locks;
 };
 
 static inline uintptr_t do_get(struct worker *wk, unsigned int order)
@@ -271,17 +286,26 @@ static void churn(struct worker *wk, unsigned int ops)
 		x ^= x << 13;
 		x ^= x >> 7;
 		x ^= x << 17;
+		uint64_t locks0 = host_lock_count[HOST_LOCK_NODE];
+		unsigned int order;
+
 		if (n < HELD_MAX && (n == 0 || (x & 1))) {
-			ord[n] = (unsigned int)((x >> 8) % 11);
+			order = ord[n] = (unsigned int)((x >> 8) % 11);
 			h[n] = do_get(wk, ord[n]);
 			n += h[n] != 0;
 		} else {
 			unsigned int i = (unsigned int)((x >> 16) % n);
 
+			order = ord[i];
 			do_put(wk, h[i], ord[i]);
 			n--;
 			h[i] = h[n];
 			ord[i] = ord[n];
+		}
+		if (!order) { /* the issue's target: per order-0 operation */
+			wk->order0_ops++;
+			wk->order0_locks +=
+				host_lock_count[HOST_LOCK_NODE] - locks0;
 		}
 	}
 	wk->ops += ops;
@@ -294,8 +318,8 @@ static void *worker_run(void *arg)
 	struct worker *wk = arg;
 	uint64_t t0;
 
-	rt_cpu = wk->cpu;
-	memset(rt_lock_count, 0, sizeof(rt_lock_count));
+	host_cpu = wk->cpu;
+	memset(host_lock_count, 0, sizeof(host_lock_count));
 	t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	if (wk->w == CHURN)
 		churn(wk, wk->ops_target);
@@ -306,7 +330,7 @@ static void *worker_run(void *arg)
 			else
 				burst(wk, 9, 2);
 	wk->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
-	memcpy(wk->locks, rt_lock_count, sizeof(wk->locks));
+	memcpy(wk->locks, host_lock_count, sizeof(wk->locks));
 	return NULL;
 }
 
@@ -326,6 +350,7 @@ static const struct placement placements[] = {
 
 struct result {
 	double cpu_ns, node_locks, ref_locks, p50_ns, p99_ns;
+	double order0_ops, order0_locks; /* summed, then locks per op */
 	uint64_t failed;
 };
 
@@ -372,8 +397,10 @@ static void one_run(const struct alloc *a, enum workload w,
 		}
 		res->cpu_ns +=
 			(double)wk[i].cpu_ns / (double)wk[i].ops / pl->threads;
-		res->node_locks += (double)wk[i].locks[RT_LOCK_NODE];
-		res->ref_locks += (double)wk[i].locks[RT_LOCK_REF];
+		res->node_locks += (double)wk[i].locks[HOST_LOCK_NODE];
+		res->ref_locks += (double)wk[i].locks[HOST_LOCK_REF];
+		res->order0_ops += (double)wk[i].order0_ops;
+		res->order0_locks += (double)wk[i].order0_locks;
 	}
 	if (timed) {
 		qsort(sample_buf[0], total, sizeof(uint32_t), cmp_u32);
@@ -382,6 +409,8 @@ static void one_run(const struct alloc *a, enum workload w,
 	} else {
 		res->node_locks /= (double)all_ops;
 		res->ref_locks /= (double)all_ops;
+		if (res->order0_ops)
+			res->order0_locks /= res->order0_ops;
 	}
 	if (!a->whole(a->free_at_open)) {
 		fprintf(stderr, "heap_runtime: %s lost memory (%s, %s)\n",
@@ -422,17 +451,22 @@ static void print_cell(const struct alloc *a, enum workload w,
 	printf("], \"ref_locks_per_op\": [");
 	for (unsigned int i = 0; i < rounds; i++)
 		printf("%s%.4f", i ? ", " : "", r[i].ref_locks);
+	printf("], \"order0_locks_per_op\": [");
+	for (unsigned int i = 0; i < rounds; i++)
+		printf("%s%.4f", i ? ", " : "", r[i].order0_locks);
 	printf("]}\n");
 }
 
 /* Every cell: ROUNDS rounds of keel then the reference, alternating. */
-static void run_all(unsigned int rounds, unsigned int ops)
+static void run_all(unsigned int rounds, unsigned int ops, int only)
 {
 	static struct result res[2][MAX_ROUNDS];
 
 	for (unsigned int w = 0; w < WORKLOADS; w++)
 		for (size_t p = 0; p < sizeof(placements) / sizeof(*placements);
 		     p++) {
+			if (only >= 0 && (unsigned int)only != w)
+				break;
 			memset(res, 0, sizeof(res));
 			for (unsigned int r = 0; r < rounds; r++)
 				for (unsigned int a = 0; a < 2; a++) {
@@ -451,17 +485,17 @@ static void run_all(unsigned int rounds, unsigned int ops)
 
 static void map_region(uint64_t bytes, int flags)
 {
-	rt_bytes = bytes;
-	rt_base = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
-	if (rt_base == MAP_FAILED) {
+	host.bytes = bytes;
+	host.base = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | flags, -1, 0);
+	if (host.base == MAP_FAILED) {
 		fprintf(stderr, "heap_runtime: mmap of %llu bytes failed\n",
 			(unsigned long long)bytes);
 		exit(2);
 	}
 }
 
-static int cmd_run(unsigned int rounds, unsigned int ops)
+static int cmd_run(unsigned int rounds, unsigned int ops, int only)
 {
 	map_region(NODES * NODE_BYTES, MAP_POPULATE);
 	for (unsigned int i = 0; i < 2; i++)
@@ -478,11 +512,12 @@ static int cmd_run(unsigned int rounds, unsigned int ops)
 	calibrate();
 	printf("{\"ns_per_cycle\": %.4f, \"timer_cost_cycles\": %llu, "
 	       "\"rounds\": %u, \"ops\": %u, \"node_bytes\": %llu, "
-	       "\"nodes\": %u, \"node_lock_inits\": %llu}\n",
+	       "\"nodes\": %u, \"node_lock_inits\": %llu, \"lock\": \"%s\"}\n",
 	       ns_per_cycle, (unsigned long long)timer_cost, rounds, ops,
 	       (unsigned long long)NODE_BYTES, NODES,
-	       (unsigned long long)rt_lock_inits[RT_LOCK_NODE]);
-	run_all(rounds, ops);
+	       (unsigned long long)host.lock_inits[HOST_LOCK_NODE],
+	       host_lock_name());
+	run_all(rounds, ops, only);
 	return 0;
 }
 
@@ -511,23 +546,31 @@ static int cmd_open(uint64_t mib)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is measured */
+	host.name = "heap_runtime";
+	host.verbose = true;  /* keel's warnings on stderr */
+	host.coherent = true; /* no maintenance: the allocator is measured */
 	if (argc >= 2 && !strcmp(argv[1], "run")) {
 		unsigned int rounds = argc > 2 ? (unsigned)atoi(argv[2]) : 5;
 		unsigned int ops = argc > 3 ? (unsigned)atoi(argv[3]) : 400000;
+		const char *w = argc > 4 ? argv[4] : "all";
+		int only = !strcmp(w, "0")	 ? ORDER0
+			   : !strcmp(w, "9")	 ? ORDER9
+			   : !strcmp(w, "churn") ? CHURN
+						 : -1;
 
 		if (rounds < 1 || rounds > MAX_ROUNDS || ops < 64 ||
-		    ops > MAX_OPS) {
+		    ops > MAX_OPS || (only < 0 && strcmp(w, "all"))) {
 			fprintf(stderr,
 				"heap_runtime: rounds 1..%u, ops "
-				"64..%u\n",
+				"64..%u, workload 0, 9, churn or all\n",
 				MAX_ROUNDS, MAX_OPS);
 			return 2;
 		}
-		return cmd_run(rounds, ops);
+		return cmd_run(rounds, ops, only);
 	}
 	if (argc == 3 && !strcmp(argv[1], "open") && atoll(argv[2]) >= 64)
 		return cmd_open((uint64_t)atoll(argv[2]));
-	fprintf(stderr, "usage: heap_runtime run [ROUNDS [OPS]] | "
+	fprintf(stderr, "usage: heap_runtime run [ROUNDS [OPS [WORKLOAD]]] | "
 			"open MIB (>= 64)\n");
 	return 2;
 }

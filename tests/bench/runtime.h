@@ -1,34 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/bench/heap_runtime (issue 37): what its three files share. The
- * host's hooks (runtime_host.c), the reference allocator compiled only
- * into the benchmark (runtime_ref.c) and the benchmark (heap_runtime.c).
+ * tests/bench/heap_runtime (issue 37): what its files share. The host's
+ * hooks (tests/embed/host.c, tests/embed's own), the reference allocator
+ * compiled only into the benchmark (runtime_ref.c) and the benchmark
+ * (heap_runtime.c).
  */
 #ifndef BENCH_RUNTIME_H
 #define BENCH_RUNTIME_H
 
 #include <keel/hooks.h>
 
-/* Where the host's region lies in "physical" memory (not at 0). */
-#define RT_PHYS_BASE 0x40000000ull
-
-/* The region the hooks translate: set once, before the heap opens. */
-extern unsigned char *rt_base;
-extern uint64_t rt_bytes;
-/* The CPU this thread runs as (arch_cpu_id()); 0 unless it says. */
-extern __thread unsigned int rt_cpu;
+#include "../embed/embed.h"
 
 /*
- * The host's lock (a pthread mutex in arch_lock_t) counts its own
- * acquisitions per thread, by the kind it was given at init: a lock
- * initialised while rt_init_kind says RT_LOCK_NODE (the host sets it
- * around heap_init(), which makes the node locks) is a node lock.
+ * The host's hooks are tests/embed/host.c, the same as tests/embed's
+ * (embed.h: the region, the CPU of each thread, the host's lock and its
+ * counts by kind); the region lies at EMBED_PHYS_BASE (not at 0).
  */
-enum rt_lock_kind { RT_LOCK_OTHER, RT_LOCK_NODE, RT_LOCK_REF, RT_LOCK_KINDS };
-extern enum rt_lock_kind rt_init_kind;
-extern __thread uint64_t rt_lock_count[RT_LOCK_KINDS];
-/* Locks made per kind (heap_init() must make one node lock per node). */
-extern uint64_t rt_lock_inits[RT_LOCK_KINDS];
+#define RT_PHYS_BASE EMBED_PHYS_BASE
 
 /* The reference: one free list per order, one global lock (the host's). */
 #define REF_MAX_ORDER 18

@@ -3,7 +3,7 @@
  * The reference allocator of tests/bench/heap_runtime, compiled only into
  * the benchmark: a textbook binary buddy allocator over pfns 0..pages-1,
  * one doubly linked free list per order (0..REF_MAX_ORDER) behind one
- * global lock, the host's own (runtime_host.c, counted as RT_LOCK_REF).
+ * global lock, the host's own (tests/embed/host.c, counted as HOST_LOCK_REF).
  * Per page 12 bytes of metadata (links, order, free flag), written at the
  * head of each block it lists, as a frame table would be. Allocation takes
  * the smallest order that has a block and splits it; free merges with the
@@ -65,9 +65,9 @@ int ref_open(uint64_t pages)
 		return -1;
 	for (unsigned int k = 0; k <= REF_MAX_ORDER; k++)
 		head[k] = NIL;
-	rt_init_kind = RT_LOCK_REF;
+	host.lock_kind = HOST_LOCK_REF;
 	arch_lock_init(&lock);
-	rt_init_kind = RT_LOCK_OTHER;
+	host.lock_kind = HOST_LOCK_OTHER;
 	total = pages;
 	while (p < pages) {
 		unsigned int k = REF_MAX_ORDER;

@@ -18,6 +18,7 @@ from .guests_checks import guests_resumed, guests_unsupported
 from .x86_guest_cases import guest_cases
 from .x86_poison_cases import poison_cases
 from .x86_badmem_cases import badmem_cases
+from .x86_lu_churn_cases import lu_churn_cases
 from .liveupdate_checks import image_needing, refused, updated
 from .smp_checks import one_timeout, own_hwids, start_mode
 from .x86_machine import (ACPI_DATA, EXIT_FAIL, EXIT_HALT, EXIT_POWEROFF, G,
@@ -42,7 +43,7 @@ def build_cases(elf, memdir):
                                              "fill")) + \
         console_cases(kern) + heap_cases(kern, base) + \
         liveupdate_cases(elf, base) + poison_cases(kern, base) + \
-        badmem_cases(kern, base)
+        badmem_cases(kern, base) + lu_churn_cases(elf, base)
 
 
 def tsc_handed_over(rep, log):
