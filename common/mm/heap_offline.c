@@ -46,6 +46,11 @@
  * either side (offline_held()), and heap_bad_recheck() drains the caches
  * and re-homes every held page: withheld if its block is free by then,
  * its (new) block flagged if it was handed out again meanwhile.
+ * Whatever gives a cached block back to the lists (a drain, the scrubber's
+ * heap_put_clean()) goes through heap_insert_checked(), which reads the
+ * held list rather than the rewritten flags, and the scrubber never gets
+ * a cached block that holds one (its write could raise another machine
+ * check): such a block is withheld at once (heap_take_dirty()).
  *
  * Accounting: a withheld page stays in total_pages, leaves free_pages
  * (so heap_stats()'s allocated_pages counts it) and is its own class in
@@ -366,6 +371,27 @@ void heap_withhold_bad(struct heap_node_locked l, struct page_info *pg,
 	cut_around(&c, p, k, tail, n);
 	b->held_count -= n;
 	l.hn->stats.bad_held_pages -= n;
+}
+
+/** heap_block_holds_bad() - see heap_priv.h. */
+bool heap_block_holds_bad(struct heap_node_locked l, uint64_t p, unsigned int k)
+{
+	return l.hn->bad.held_count && held_in(&l.hn->bad, p, k);
+}
+
+/** heap_insert_checked() - see heap_priv.h. */
+void heap_insert_checked(struct heap_node_locked l, struct page_info *pg,
+			 uint64_t p, unsigned int k)
+{
+	const struct region *r;
+
+	if (!heap_block_holds_bad(l, p, k)) {
+		heap_merge_insert(l, pg, p, k);
+		return;
+	}
+	r = range_table_find_pfn(&l.hn->ranges, pfn(p));
+	heap_withhold_bad(l, pg, p, k, r ? pfn_val(region_start_pfn(r)) : p,
+			  r ? pfn_val(region_end_pfn(r)) : p + (1ULL << k));
 }
 
 /* The node whose heap ranges hold @p (read unlocked, checked again). */

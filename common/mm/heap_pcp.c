@@ -260,7 +260,8 @@ static void pcp_give_back(struct heap_pcp *pc, int c, unsigned int n)
 		struct page_info *pg = pcp_pop(pc, c);
 
 		pg->flags &= PGF_CLEAN_POC;
-		heap_merge_insert(l, pg, pg->pfn, (unsigned int)c);
+		/* A page offlined while it was cached stays out. */
+		heap_insert_checked(l, pg, pg->pfn, (unsigned int)c);
 	}
 	heap_unlock_node(l);
 }

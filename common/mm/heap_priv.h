@@ -222,6 +222,19 @@ int heap_misuse(const char *fn, uint64_t p, const char *why, unsigned int order,
 void heap_withhold_bad(struct heap_node_locked l, struct page_info *pg,
 		       uint64_t p, unsigned int k, uint64_t rs, uint64_t re);
 /*
+ * A block that comes back to the lists from a per-CPU cache (a drain) or
+ * from the scrubber (heap_put_clean()): its head's flags were rewritten,
+ * so PGF_HAS_BAD may have been lost to a racing mark; the node's held
+ * list is the truth. heap_block_holds_bad(): does a held page lie in
+ * [@p, @p + 2^@k)? (one load when the node holds none.)
+ * heap_insert_checked(): heap_merge_insert(), with such pages withheld.
+ * Lock held (heap_offline.c).
+ */
+bool heap_block_holds_bad(struct heap_node_locked l, uint64_t p,
+			  unsigned int k);
+void heap_insert_checked(struct heap_node_locked l, struct page_info *pg,
+			 uint64_t p, unsigned int k);
+/*
  * A free into a per-CPU cache raced a mark (heap_offline.c): the cache
  * rewrote the head's flags. heap_bad_gen() before the free's flag check
  * and after, and heap_bad_recheck() when it moved: every held page of

@@ -48,6 +48,30 @@ static struct page_info *split_to_first_dirty(struct heap_node_locked l,
 	return pg;
 }
 
+/*
+ * A dirty block of a CPU's cache for the scrubber, but never one that
+ * holds a page offlined while it was cached (a free that raced the mark:
+ * heap_offline.c): the scrub would write the bad page. Such a block goes
+ * back to the lists with its bad pages withheld, and the next is taken;
+ * each try empties a cache slot, so this ends.
+ */
+static struct page_info *take_cached_dirty(uint32_t node, unsigned int *order)
+{
+	struct page_info *pg;
+
+	while ((pg = heap_pcp_take_dirty(node, order))) {
+		struct heap_node_locked l = heap_lock_node(node);
+		bool bad = heap_block_holds_bad(l, pg->pfn, *order);
+
+		if (bad)
+			heap_insert_checked(l, pg, pg->pfn, *order);
+		heap_unlock_node(l);
+		if (!bad)
+			return pg;
+	}
+	return NULL;
+}
+
 /**
  * heap_take_dirty() - detach one dirty free chunk of @node, of order
  * MAX_ORDER at most (a larger one is split first, keeping the piece with
@@ -96,7 +120,7 @@ struct page_info *heap_take_dirty(uint32_t node, unsigned int *order)
 	}
 	heap_unlock_node(l);
 	/* None on the lists: a dirty block in a CPU's cache is free too. */
-	return pg ? pg : heap_pcp_take_dirty(node, order);
+	return pg ? pg : take_cached_dirty(node, order);
 }
 
 /**
@@ -111,7 +135,7 @@ void heap_put_clean(struct page_info *pg, unsigned int order, bool clean_poc)
 	CHECK(pg->state == PGS_ALLOCATED && pg->order == order);
 	pg->first_dirty = FIRST_DIRTY_NONE;
 	pg->flags = clean_poc ? PGF_CLEAN_POC : 0;
-	heap_merge_insert(l, pg, pg->pfn, order);
+	heap_insert_checked(l, pg, pg->pfn, order);
 	heap_unlock_node(l);
 }
 

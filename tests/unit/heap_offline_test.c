@@ -348,6 +348,66 @@ static void test_cached_page(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * A free that raced a mark (heap_offline.c's file comment): the page is
+ * held in the block, but the free read the head's flags before the mark
+ * set PGF_HAS_BAD, so the block went into the CPU's cache (whose flags it
+ * rewrites). Simulated in order: the mark, the flag taken off again, the
+ * free. The page must stay out when the cache is drained (@scrub false)
+ * or when the scrubber takes the dirty block from the cache (@scrub
+ * true: it must not get the block, whose page it would write; the block
+ * goes back with the page withheld). Before, the drain and the scrub's
+ * put_clean merged the bad page into the free lists.
+ */
+static void cached_race(bool scrub)
+{
+	struct page_info *pg, *got;
+	unsigned int k = 0;
+	uint64_t p, cached;
+
+	machine();
+	heap_set_cpu_node(0, 0);
+	heap_set_cpu_caches(true);
+	pg = heap_alloc(0, 0, 0, HEAP_NO_SCRUB, NULL);
+	assert_non_null(pg);
+	p = pg->pfn;
+	assert_int_equal(heap_offline(pfn(p), HEAP_BAD_BROKEN), 0);
+	assert_true(pg->flags & PGF_HAS_BAD);
+	pg->flags &= (uint8_t)~PGF_HAS_BAD; /* the racing free's stale read */
+	cached = heap_cached_pages(-1, false); /* the refill's clean blocks */
+	assert_int_equal(heap_free(pg, 0, HEAP_FREE_DIRTY), 0);
+	assert_int_equal(heap_cached_pages(-1, false), cached + 1);
+	if (scrub) {
+		got = heap_take_dirty(0, &k);
+		assert_null(got); /* the rest is clean, the dirty block bad */
+		assert_int_equal(heap_cached_pages(-1, false), cached);
+	} else {
+		heap_drain_caches();
+		assert_int_equal(heap_cached_pages(-1, false), 0);
+	}
+	assert_int_equal(heap_owner_of(pfn(p), NULL, NULL), HEAP_OWNER_BAD);
+	assert_int_equal(stats().bad_pages, 1);
+	assert_int_equal(stats().bad_held_pages, 0);
+	heap_set_cpu_caches(false);
+	/* Less the bad page and the held array's page (list_pages()). */
+	assert_int_equal(heap_stats_all(0).free_pages,
+			 PAGES - 1 - list_pages());
+	test_heap_check_clean();
+	take_all(&p, 1, PAGES - 1 - list_pages());
+}
+
+static void test_cached_race_drain(void **state)
+{
+	(void)state;
+	cached_race(false);
+}
+
+static void test_cached_race_scrub(void **state)
+{
+	(void)state;
+	cached_race(true);
+}
+
 /* Many pages held in one node: the held array grows (no fixed table). */
 static void test_many_held(void **state)
 {
@@ -554,6 +614,10 @@ int main(void)
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_cached_page, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_cached_race_drain,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_cached_race_scrub,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_many_held, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_detached_chunk_busy,
