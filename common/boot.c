@@ -226,9 +226,10 @@ static void phase_smp(struct bootinfo *bi, const struct keel_options *o)
 }
 
 /*
- * A live update's new image hands the heap this much free RAM first, in
- * its downtime: what the restore takes (its scratch, a few pages per
- * thousand extents) many times over; the rest joins once the domains are
+ * A live update's new image hands the heap this much free RAM of each
+ * node first, in its downtime: what the restore takes (its scratch, a few
+ * pages per thousand extents) many times over, and what resumed guests
+ * take on their domain's node; the rest joins once the domains are
  * restored (phase_heap_rest(), docs/liveupdate.md).
  */
 #define HEAP_FIRST_BYTES (64ULL << 20)

@@ -218,6 +218,10 @@ void bm_reserve_range(uint64_t s, uint64_t e, const char *why)
 	struct region r = {.node = 0};
 	uint64_t outer_s = filling_s, outer_e = filling_e;
 
+	/* Nothing (an end clamped at the top of the address space): no
+	 * region, where append_above() would add one of 0 bytes. */
+	if (s >= e)
+		return;
 	strlcpy(r.name, why, sizeof(r.name));
 	filling_s = s;
 	filling_e = e;

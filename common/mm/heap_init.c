@@ -327,31 +327,92 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
 	return chunks;
 }
 
-/* Where the handoff stands: the next free range's address, and @dirty. */
-static uint64_t handoff_next;
-static bool handoff_dirty;
+/*
+ * Where the handoff stands. A first step of @bytes (a live update's) hands
+ * each node the free ranges from its lowest RAM on until it holds
+ * @bytes: the restore and the resumed guests allocate before the second
+ * step, node-local where they can (a guest's image and stage-2 path
+ * tables on its domain's node, for the guest's life), so every node with
+ * free RAM must be open, not only the lowest addresses. first_upto[n]:
+ * node n's free ranges starting below it joined in the first step (0:
+ * none); the second step hands over every other one. The free ranges
+ * cannot change in between: bootmem is closed.
+ */
+static uint64_t first_upto[MAX_NUMNODES];
+static bool handoff_dirty, handoff_done;
+
+/* [s, e) on @node joins the heap; refused pages counted. */
+static void hand_one(uint32_t node, paddr_t s, paddr_t e)
+{
+	if (!heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e),
+			    handoff_dirty))
+		refused_pages += (pa_val(e) - pa_val(s)) >> PAGE_SHIFT;
+}
+
+/* Where node @n's RAM begins and ends (*@start ~0ULL: it has none). */
+static void node_ram_span(uint32_t n, uint64_t *start, uint64_t *end)
+{
+	unsigned int count;
+	const struct region *r = bootmem_ram_regions(&count);
+
+	*start = ~0ULL;
+	*end = 0;
+	for (unsigned int i = 0; r && i < count; i++) {
+		if (r[i].node != n)
+			continue;
+		*start = MIN(*start, pa_val(r[i].start));
+		*end = MAX(*end, pa_val(r[i].end));
+	}
+}
 
 /*
- * bootmem's free ranges from handoff_next on join the heap, until at
- * least @bytes joined (~0ULL: all). Return: the ranges handed over.
+ * Node @n's free ranges in address order until at least @bytes joined;
+ * first_upto[n] set. Return: the ranges handed over.
  */
-static unsigned int hand_over(uint64_t bytes)
+static unsigned int hand_node(uint32_t n, uint64_t bytes)
 {
-	uint64_t idx = handoff_next, given = 0;
-	unsigned int n = 0;
-	paddr_t s, e;
+	uint64_t idx, end, given = 0;
+	unsigned int count = 0;
 	uint32_t node;
+	paddr_t s, e;
 
-	while (given < bytes && bootmem_next_free_range(&idx, &s, &e, &node)) {
-		uint64_t pages = (pa_val(e) - pa_val(s)) >> PAGE_SHIFT;
+	node_ram_span(n, &idx, &end);
+	if (idx == ~0ULL)
+		return 0;
+	/* Past the node's last RAM: none of its ranges is left. */
+	while (given < bytes && idx < end &&
+	       bootmem_next_free_range(&idx, &s, &e, &node)) {
+		if (node != n)
+			continue;
+		hand_one(node, s, e);
+		given += pa_val(e) - pa_val(s);
+		count++;
+	}
+	first_upto[n] = idx < end ? idx : ~0ULL;
+	return count;
+}
 
-		if (!heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e),
-				    handoff_dirty))
-			refused_pages += pages;
-		given += pages << PAGE_SHIFT;
+/* Did the first step hand over the free range [@s, ...) of @node? */
+static bool handed_first(uint32_t node, paddr_t s)
+{
+	return node < MAX_NUMNODES && pa_val(s) < first_upto[node];
+}
+
+/* Every free range the first step left. Return: the ranges handed over. */
+static unsigned int hand_rest(void)
+{
+	unsigned int n = 0;
+	uint64_t idx;
+	uint32_t node;
+	paddr_t s, e;
+
+	for_each_free_range (idx, &s, &e, &node) {
+		if (handed_first(node, s))
+			continue;
+		hand_one(node, s, e);
 		n++;
 	}
-	handoff_next = idx;
+	handoff_done = true;
 	return n;
 }
 
@@ -368,24 +429,32 @@ static void say_refused(void)
 /**
  * heap_handoff_first() - the first step of a handoff in two (a live
  * update's: docs/liveupdate.md): the heap's tables sized for all of
- * bootmem's free ranges, then those in address order until at least
- * @bytes joined, and bootmem closed to allocations (its free ranges stay
- * readable for heap_handoff_rest()). The heap is open, with that memory.
+ * bootmem's free ranges, then, on each node, its free ranges in address
+ * order until it holds at least @bytes (~0ULL: every range, one step),
+ * and bootmem closed to allocations (its free ranges stay readable for
+ * heap_handoff_rest()). The heap is open on every node with free RAM.
  * @dirty: the chunks need scrubbing before use.
  *
  * Return: number of ranges handed over.
  */
 unsigned int heap_handoff_first(bool dirty, uint64_t bytes)
 {
-	unsigned int n;
+	unsigned int n = 0;
 
 	refused_pages = 0;
-	handoff_next = 0;
 	handoff_dirty = dirty;
+	handoff_done = false;
+	memset(first_upto, 0, sizeof(first_upto));
 	heap_size_ranges();
-	n = hand_over(bytes);
+	if (bytes == ~0ULL) {
+		n = hand_rest();
+	} else {
+		for (uint32_t node = 0;
+		     node < heap_nr_nodes && node < MAX_NUMNODES; node++)
+			n += hand_node(node, bytes);
+	}
 	bootmem_close();
-	if (handoff_next == ~0ULL)
+	if (handoff_done)
 		say_refused();
 	return n;
 }
@@ -398,9 +467,9 @@ unsigned int heap_handoff_rest(void)
 {
 	unsigned int n;
 
-	if (handoff_next == ~0ULL)
+	if (handoff_done)
 		return 0;
-	n = hand_over(~0ULL);
+	n = hand_rest();
 	say_refused();
 	return n;
 }

@@ -59,8 +59,9 @@ void heap_size_ranges(void);
 unsigned int heap_handoff(bool dirty);
 /*
  * The same in two steps (a live update's new image, docs/liveupdate.md):
- * heap_handoff_first() sizes the tables, hands over the free ranges in
- * address order until at least @bytes joined and closes bootmem;
+ * heap_handoff_first() sizes the tables, hands over each node's free
+ * ranges in address order until the node holds at least @bytes (~0ULL:
+ * all, one step) and closes bootmem;
  * heap_handoff_rest() hands over the others. Return: ranges handed over.
  */
 unsigned int heap_handoff_first(bool dirty, uint64_t bytes);
