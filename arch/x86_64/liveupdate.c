@@ -124,6 +124,16 @@ static int check_image(const struct arch_lu_jump *j, struct lu_image *img,
 		return -EINVAL;
 	if (place_image(j, img, why, n))
 		return -EINVAL;
+	/* Moved with this image: still inside the identity map (tag 10). */
+	if (img->need_end > IDENT_LIMIT || img->mem_end > IDENT_LIMIT) {
+		snprintf(
+			why, n,
+			"the new image would end at %#llx where this one runs, "
+			"past 4 GiB (the boot map; its relocatable tag's "
+			"limit)",
+			(unsigned long long)MAX(img->need_end, img->mem_end));
+		return -EINVAL;
+	}
 	/* Bigger: the memory past our end must be ours to give (lu_room.c). */
 	if (img->need_end > ke && liveupdate_room(ke, img->need_end, why, n))
 		return -EINVAL;
