@@ -21,6 +21,7 @@
 #include <arch/cpu.h>
 #include <asm/x86.h>
 #include <keel/bad_queue.h>
+#include <keel/printk.h>
 
 #define MSR_MCG_CAP	 0x179
 #define MSR_MCG_STATUS	 0x17a
@@ -56,9 +57,23 @@ static unsigned int bank_count(void)
 		       : 0;
 }
 
+/*
+ * Intel SDM vol. 3B, "IA32_MCi_CTL MSRs": on P6-family and Core CPUs
+ * before DisplayFamily_DisplayModel 06_1AH, IA32_MC0_CTL is aliased to
+ * EBL_CR_POWERON and belongs to the platform: software must not modify it
+ * (its status is still software's to clear).
+ */
+static bool bank0_platform(void)
+{
+	struct x86_cpu_sig s = x86_cpu_sig();
+
+	return s.intel && s.family == 6 && s.model < 0x1a;
+}
+
 /**
- * x86_mce_init() - on the calling CPU: every bank reports all errors, its
- * status cleared, and CR4.MCE on. Nothing when the CPU has no MCA.
+ * x86_mce_init() - on the calling CPU: every bank reports all errors (but
+ * bank 0 where its control is the platform's), its status cleared, and
+ * CR4.MCE on. Nothing when the CPU has no MCA.
  */
 void x86_mce_init(void)
 {
@@ -70,11 +85,34 @@ void x86_mce_init(void)
 	if (rdmsr(MSR_MCG_CAP) & MCG_CAP_CTL_P)
 		wrmsr(MSR_MCG_CTL, ~0ULL);
 	for (unsigned int i = 0; i < banks; i++) {
-		wrmsr(MSR_MC_CTL(i), ~0ULL);
+		if (i || !bank0_platform())
+			wrmsr(MSR_MC_CTL(i), ~0ULL);
 		wrmsr(MSR_MC_STATUS(i), 0);
 	}
 	__asm__ __volatile__("mov %%cr4, %0" : "=r"(cr4));
 	__asm__ __volatile__("mov %0, %%cr4" : : "r"(cr4 | CR4_MCE));
+}
+
+/**
+ * x86_mce_describe() - one line: the banks the boot CPU turned on.
+ */
+void x86_mce_describe(void)
+{
+	unsigned int banks = bank_count();
+	struct x86_cpu_sig s = x86_cpu_sig();
+
+	if (!mca_present()) {
+		pr_info("x86_64: machine checks: no MCA on this CPU\n");
+		return;
+	}
+	pr_info("x86_64: machine checks: %u banks on%s (%s family %#x model "
+		"%#x)\n",
+		banks,
+		bank0_platform() ? ", IA32_MC0_CTL left to the platform" : "",
+		s.intel ? "Intel"
+		: s.amd ? "AMD"
+			: "other",
+		s.family, s.model);
 }
 
 /* The MCA error code names a memory access (controller or cache). */

@@ -249,6 +249,7 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 		boot_fail("not started by a multiboot loader");
 	}
 	print_image(bi);
+	x86_mce_describe();
 	parse_options(&boot_opts, bi);
 	if (rc)
 		boot_fail("the loader gave no usable memory map");

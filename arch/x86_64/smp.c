@@ -101,16 +101,12 @@ void x86_percpu_init(struct x86_percpu *p, unsigned int cpu, uint32_t apic_id)
 /* CPUs that need no INIT delay: Intel family 6 and later, AMD 0xF and later. */
 static bool init_delay_needed(void)
 {
-	struct cpuid_regs v = cpuid(0, 0);
-	uint32_t eax = cpuid(1, 0).eax;
-	uint32_t family = (eax >> 8) & 0xf;
+	struct x86_cpu_sig s = x86_cpu_sig();
 
-	if (family == 0xf)
-		family += (eax >> 20) & 0xff;
-	if (v.ebx == 0x756e6547 && v.edx == 0x49656e69) /* "GenuineIntel" */
-		return family < 6;
-	if (v.ebx == 0x68747541 && v.edx == 0x69746e65) /* "AuthenticAMD" */
-		return family < 0xf;
+	if (s.intel)
+		return s.family < 6;
+	if (s.amd)
+		return s.family < 0xf;
 	return true;
 }
 

@@ -22,6 +22,11 @@ at the next safe point, and the boot ends in PASS.
   the domains takes the page out of service inside the extent: the
   bad_memory row names it, source mce, and bad_memory.held_pages says the
   domain still holds it (audit.bad_pages counts it once freed).
+- mce-bank0-core2 / mce-bank0-nehalem: the Intel SDM's rule that software
+  must not modify IA32_MC0_CTL on P6-family and Core CPUs before
+  DisplayFamily_DisplayModel 06_1AH: under `-cpu core2duo` (family 6,
+  model 0xf) the banks line says bank 0's control is left to the
+  platform, under `-cpu Nehalem` (model 0x1a) it does not.
 - guests-skip-bad-page: inject=poison-domain:1 offlines the page in the
   middle of the 64 MiB domain once it is built, before its guest runs;
   the guest's walk skips it (the skip list in its image) and says so:
@@ -264,6 +269,16 @@ def ras_cases(elf):
                  timeout=60,
                  live=_inject_domain(STATUS_MEM_UC, MCG_RIPV_MCIP, found),
                  checks=[_domain_page_out(found)]),
+        # About 1 s each here; 60 s is the safety net.
+        smp_case("mce-bank0-core2", m, "bootscrub=off", kern, timeout=60,
+                 qemu_tail=["-cpu", "core2duo"],
+                 checks=[log_contains("machine checks: 10 banks on, "
+                                      "IA32_MC0_CTL left to the platform "
+                                      "(Intel family 0x6 model 0xf)")]),
+        smp_case("mce-bank0-nehalem", m, "bootscrub=off", kern, timeout=60,
+                 qemu_tail=["-cpu", "Nehalem"],
+                 checks=[log_contains("machine checks: 10 banks on (Intel "
+                                      "family 0x6 model 0x1a)")]),
         # Issue 38 §4: a bad page in the domain before its guest runs is
         # skipped by the walk. About 2 s here; 60 s is the safety net.
         smp_case("guests-skip-bad-page", m,

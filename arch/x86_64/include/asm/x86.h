@@ -106,6 +106,34 @@ static inline struct cpuid_regs cpuid(uint32_t leaf, uint32_t sub)
 	return r;
 }
 
+/*
+ * The CPU's vendor and its display family and model (Intel SDM vol. 2A,
+ * CPUID leaf 1: the extended family added when the family is 0xf, the
+ * extended model prepended when it is 6 or 0xf).
+ */
+struct x86_cpu_sig {
+	bool intel, amd;
+	uint32_t family, model;
+};
+
+static inline struct x86_cpu_sig x86_cpu_sig(void)
+{
+	struct cpuid_regs v = cpuid(0, 0);
+	uint32_t eax = cpuid(1, 0).eax;
+	struct x86_cpu_sig s = {
+		.intel = v.ebx == 0x756e6547 && v.edx == 0x49656e69,
+		.amd = v.ebx == 0x68747541 && v.edx == 0x69746e65,
+		.family = (eax >> 8) & 0xf,
+		.model = (eax >> 4) & 0xf,
+	};
+
+	if (s.family == 0xf)
+		s.family += (eax >> 20) & 0xff;
+	if (s.family == 6 || s.family >= 0xf)
+		s.model |= ((eax >> 16) & 0xf) << 4;
+	return s;
+}
+
 static inline uint64_t rdtsc(void)
 {
 	uint32_t lo, hi;
@@ -191,6 +219,7 @@ void traps_load(void);
 /* Machine checks (mce.c): banks on, and the #MC handler. */
 #define X86_MC_VECTOR 18
 void x86_mce_init(void);
+void x86_mce_describe(void);
 bool x86_mce(uint64_t *addr);
 void *mm_map_uc(uint64_t pa, uint64_t len);
 struct bootinfo;
