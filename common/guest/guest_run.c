@@ -24,6 +24,7 @@
 #include <keel/atomic.h>
 #include <keel/guest.h>
 #include <keel/inject.h>
+#include <keel/smp.h>
 #include <keel/string.h>
 
 #include "guest_priv.h"
@@ -177,28 +178,84 @@ static bool must_run(const struct vcpu *v, const struct guest_round *r)
 }
 
 /*
- * The end of @r on this CPU: may it give back what it holds (the arch's
+ * The CPUs in their exit (exit_begin() to exit_end()), and those the boot
+ * gave up on that kept what they hold: guest_cpu_exit_state(). Atomic.
+ */
+static cpumask_t exiting, kept;
+
+static void mask_put(cpumask_t *m, unsigned int cpu, bool on)
+{
+	uint64_t bit = 1ULL << (cpu % 64);
+
+	if (on)
+		__atomic_fetch_or(&m->bits[cpu / 64], bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&m->bits[cpu / 64], ~bit, __ATOMIC_SEQ_CST);
+}
+
+static bool mask_has(const cpumask_t *m, unsigned int cpu)
+{
+	return (atomic_load_seq_cst(&m->bits[cpu / 64]) >> (cpu % 64)) & 1;
+}
+
+/**
+ * guest_cpu_exit_state() - GUEST_CPU_EXITING: @cpu is in its exit from
+ * a round; GUEST_CPU_KEPT: the boot gave up on it and it gave nothing
+ * back (guest_priv.h). Read after smp_cpu_idle(@cpu).
+ * @cpu: a CPU id below NR_CPUS
+ */
+unsigned int guest_cpu_exit_state(unsigned int cpu)
+{
+	return (mask_has(&exiting, cpu) ? GUEST_CPU_EXITING : 0) |
+	       (mask_has(&kept, cpu) ? GUEST_CPU_KEPT : 0);
+}
+
+/*
+ * The end of @r on CPU @me: may it give back what it holds (the arch's
  * per-CPU host state, to the heap)? Not once the boot CPU gave up on it
  * (guests_release()): the boot has moved on, to the audit and the report,
  * and this CPU is out of service; what it holds stays allocated, counted.
- * One atomic word decides, so that a CPU either enters its exit before
- * the boot gives up, and the boot waits for it to leave it
- * (exit_end()), or sees that it did.
+ * One atomic word decides, twice: a CPU either enters its exit before the
+ * boot gives up (GUEST_GATE_SHUT), and the boot waits for it to leave it,
+ * GUEST_RELEASE_MS at most, or sees that it did; and one still in its exit
+ * when that bound passes either began to give back before the boot gave
+ * up on the exits (GUEST_GATE_GONE), and the boot waits for that (a few
+ * stores and a free), or sees that it did and keeps all it holds
+ * (fini_begin()).
  */
-static bool exit_begin(struct guest_round *r)
+static bool exit_begin(struct guest_round *r, unsigned int me)
 {
-	uint32_t g = atomic_load_acquire(&r->gate);
+	uint32_t g;
 
+	mask_put(&exiting, me, true);
+	g = atomic_load_acquire(&r->gate);
 	do {
-		if (g & GUEST_GATE_SHUT)
+		if (g & GUEST_GATE_SHUT) {
+			mask_put(&exiting, me, false);
+			mask_put(&kept, me, true);
 			return false;
+		}
 	} while (!atomic_cmpxchg(&r->gate, &g, g + 1));
 	return true;
 }
 
-static void exit_end(struct guest_round *r)
+static bool fini_begin(struct guest_round *r, unsigned int me)
 {
-	atomic_fetch_sub(&r->gate, 1);
+	uint32_t g = atomic_load_acquire(&r->gate);
+
+	do {
+		if (g & GUEST_GATE_GONE) {
+			mask_put(&kept, me, true);
+			return false;
+		}
+	} while (!atomic_cmpxchg(&r->gate, &g, g + GUEST_GATE_FINI));
+	return true;
+}
+
+static void exit_end(struct guest_round *r, unsigned int me)
+{
+	mask_put(&exiting, me, false);
+	atomic_fetch_sub(&r->gate, 1 + GUEST_GATE_FINI);
 }
 
 /*
@@ -293,6 +350,33 @@ static bool stop_stuck(const struct guest_round *r, unsigned int me)
 	return false;
 }
 
+/*
+ * inject=vcpu-exit-slow:N: once, the CPU of domain N's held vCPU, in its
+ * exit (the gate passed: the boot counts it as leaving), stays there until
+ * the boot CPU has given up on it (it left the online set),
+ * GUEST_EXIT_SLOW_MS at most: a CPU the host does not run for that long.
+ */
+static void exit_slow(const struct guest_round *r, unsigned int me)
+{
+	static uint32_t done;
+	uint64_t end;
+
+	for (unsigned int i = 0; r->hold && i < guest_state.count; i++) {
+		const struct vcpu *v = &guest_state.vcpu[i];
+
+		if (v->cpu != me || !v->made ||
+		    !inject_has(INJECT_VCPU_EXIT_SLOW, v->domain) ||
+		    atomic_fetch_add(&done, 1))
+			continue;
+		end = arch_ticks() +
+		      guest_us_to_ticks(GUEST_EXIT_SLOW_MS * 1000ULL);
+		while (atomic_load_acquire(&cpu_table[me].online) &&
+		       arch_ticks() < end)
+			arch_cpu_relax();
+		return;
+	}
+}
+
 /**
  * guest_cpu_main() - smp_run_on() work: the calling CPU's vCPUs, in turns
  * until every one has ended, or (a held round) until guests_stop() and
@@ -321,8 +405,11 @@ void guest_cpu_main(void *arg)
 		/* After an injected delay the stop may have been withdrawn. */
 	} while (held_stop(r) && (stop_slow(me) || stop_stuck(r, me)) &&
 		 !held_stop(r));
-	if (!exit_begin(r))
+	if (!exit_begin(r, me))
 		return; /* given up on: back to the mailbox, out of service */
+	exit_slow(r, me);
+	if (!fini_begin(r, me))
+		return; /* given up on in its exit: the same */
 	arch_guest_cpu_fini();
-	exit_end(r);
+	exit_end(r, me);
 }
