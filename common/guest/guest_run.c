@@ -178,7 +178,8 @@ static bool must_run(const struct vcpu *v, const struct guest_round *r)
 }
 
 /*
- * The CPUs in their exit (exit_begin() to exit_end()), and those the boot
+ * The CPUs in their exit (exit_begin() until posted again, or until they
+ * run on: exit_undo()), and those the boot
  * gave up on that kept what they hold: guest_cpu_exit_state(). Atomic.
  */
 static cpumask_t exiting, kept;
@@ -252,10 +253,17 @@ static bool fini_begin(struct guest_round *r, unsigned int me)
 	return true;
 }
 
-static void exit_end(struct guest_round *r, unsigned int me)
+/* The exit over: @me stays marked as exiting until it is posted again. */
+static void exit_end(struct guest_round *r)
+{
+	atomic_fetch_sub(&r->gate, 1 + GUEST_GATE_FINI);
+}
+
+/* The stop was withdrawn before @me gave anything back: it runs on. */
+static void exit_undo(struct guest_round *r, unsigned int me)
 {
 	mask_put(&exiting, me, false);
-	atomic_fetch_sub(&r->gate, 1 + GUEST_GATE_FINI);
+	atomic_fetch_sub(&r->gate, 1);
 }
 
 /*
@@ -351,29 +359,69 @@ static bool stop_stuck(const struct guest_round *r, unsigned int me)
 }
 
 /*
- * inject=vcpu-exit-slow:N: once, the CPU of domain N's held vCPU, in its
- * exit (the gate passed: the boot counts it as leaving), stays there until
- * the boot CPU has given up on it (it left the online set),
+ * inject=vcpu-exit-slow:N: each time the CPU of domain N's held vCPU is in
+ * its exit from the held round (the gate passed: the boot counts it as
+ * leaving), it stays there until the stop is withdrawn (a failed freeze)
+ * or the boot CPU has given up on it (it left the online set),
  * GUEST_EXIT_SLOW_MS at most: a CPU the host does not run for that long.
  */
 static void exit_slow(const struct guest_round *r, unsigned int me)
 {
-	static uint32_t done;
 	uint64_t end;
 
 	for (unsigned int i = 0; r->hold && i < guest_state.count; i++) {
 		const struct vcpu *v = &guest_state.vcpu[i];
 
 		if (v->cpu != me || !v->made ||
-		    !inject_has(INJECT_VCPU_EXIT_SLOW, v->domain) ||
-		    atomic_fetch_add(&done, 1))
+		    !inject_has(INJECT_VCPU_EXIT_SLOW, v->domain))
 			continue;
 		end = arch_ticks() +
 		      guest_us_to_ticks(GUEST_EXIT_SLOW_MS * 1000ULL);
-		while (atomic_load_acquire(&cpu_table[me].online) &&
+		while (atomic_load_acquire(&r->stop) &&
+		       atomic_load_acquire(&cpu_table[me].online) &&
 		       arch_ticks() < end)
 			arch_cpu_relax();
 		return;
+	}
+}
+
+/*
+ * In its exit, the stop withdrawn (guest_carry.c run_on(): a failed
+ * freeze): one of @me's vCPUs must run on. The load is the second half of
+ * a store-then-load handshake with run_on(): this CPU marked itself as
+ * exiting, run_on() withdrew the stop; each then reads the other's.
+ */
+static bool mine_to_run(const struct guest_round *r, unsigned int me)
+{
+	if (!r->hold || atomic_load_seq_cst(&r->stop))
+		return false;
+	for (unsigned int i = 0; i < guest_state.count; i++)
+		if (guest_state.vcpu[i].cpu == me &&
+		    must_run(&guest_state.vcpu[i], r))
+			return true;
+	return false;
+}
+
+/*
+ * The turns of @me's vCPUs until it leaves them. A stop withdrawn after it
+ * began its exit: it runs on when it sees that before it gives anything
+ * back; else run_on() posts it again once it is back in its mailbox.
+ * Return: false when the boot gave up on it (it keeps what it holds).
+ */
+static bool run_turns(struct guest_round *r, unsigned int me)
+{
+	for (;;) {
+		do {
+			run_mine(r, me);
+			/* After an injected delay the stop may be withdrawn. */
+		} while (held_stop(r) && (stop_slow(me) || stop_stuck(r, me)) &&
+			 !held_stop(r));
+		if (!exit_begin(r, me))
+			return false;
+		exit_slow(r, me);
+		if (!mine_to_run(r, me))
+			return true;
+		exit_undo(r, me);
 	}
 }
 
@@ -389,6 +437,7 @@ void guest_cpu_main(void *arg)
 	unsigned int me = arch_cpu_id();
 	const char *why = "";
 
+	mask_put(&exiting, me, false); /* posted (again): not leaving */
 	if (arch_guest_cpu_init(&why)) {
 		for (unsigned int i = 0; i < guest_state.count; i++) {
 			struct vcpu *v = &guest_state.vcpu[i];
@@ -400,16 +449,8 @@ void guest_cpu_main(void *arg)
 		}
 		return;
 	}
-	do {
-		run_mine(r, me);
-		/* After an injected delay the stop may have been withdrawn. */
-	} while (held_stop(r) && (stop_slow(me) || stop_stuck(r, me)) &&
-		 !held_stop(r));
-	if (!exit_begin(r, me))
+	if (!run_turns(r, me) || !fini_begin(r, me))
 		return; /* given up on: back to the mailbox, out of service */
-	exit_slow(r, me);
-	if (!fini_begin(r, me))
-		return; /* given up on in its exit: the same */
 	arch_guest_cpu_fini();
-	exit_end(r, me);
+	exit_end(r);
 }

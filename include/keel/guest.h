@@ -83,6 +83,12 @@ struct guest_params {
  * net past the freeze's bound and guests_release()'s two.
  */
 #define GUEST_EXIT_SLOW_MS (3 * GUEST_RELEASE_MS)
+/*
+ * How long a failed freeze's run_on() waits for a held CPU that had begun
+ * its exit to run on or be back in its mailbox (its exit is a few stores
+ * and a free: microseconds; this is the freeze's own bound).
+ */
+#define GUEST_RUN_ON_WAIT_MS 1000
 
 /* How a vCPU ended (guests[].exit_reason). */
 enum guest_end {

@@ -49,7 +49,8 @@ enum inject_kind {
 				      gives up on it */
 	INJECT_VCPU_EXIT_SLOW,	   /* vcpu-exit-slow:N: its CPU stays in its
 				      exit from the held round (gate passed)
-				      until the boot CPU gives up on it */
+				      until the stop is withdrawn or the boot
+				      CPU gives up on it */
 	INJECT_CPU_STOP_LATE,	   /* cpu-stop-late:N: CPU N stops for a live
 				      update's next image past its bound */
 	/* A live update's handover, corrupted by the old image (liveupdate=) */

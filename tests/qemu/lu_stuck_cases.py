@@ -20,7 +20,11 @@ And a CPU still inside its exit when the release's bound runs out
 5 s at most): before the fix it went on afterwards and freed its SVM host
 save page as the boot moved on (here: heap.free_pages 95798, the audit's
 95797). Now the boot gives up on the exits too and names the CPU in one
-line; the CPU, when it goes on, gives nothing back.
+line; the CPU, when it goes on, gives nothing back. The same fault in the
+failed freeze: the stop withdrawn while that CPU was in its exit, it was
+neither posted again (not idle) nor ran on, so its vCPU silently stopped
+until the release, which then found every CPU idle (no "left running");
+now it sees the stop withdrawn before it gives anything back and runs on.
 """
 
 import re
@@ -103,6 +107,15 @@ def exit_given_up(entry_line):
         cpu = _left_cpu(rep, log, out)
         if cpu is None:
             return out
+        # The failed freeze withdrew the stop while it was in its exit:
+        # it ran on (else it would have been back in its mailbox at the
+        # release, which would have stopped nothing).
+        if not re.search(r"^keel: guests: the live update failed: 2 held "
+                         r"vCPUs run on\r?$", log, re.M):
+            out.append("no 'the live update failed: 2 held vCPUs run on'")
+        if re.search(r"still in its exit \d+ ms after the stop was "
+                     r"withdrawn", log, re.M):
+            out.append("it did not run on after the failed freeze")
         if not re.search(rf"^keel: warning: guests: CPU {cpu} was still "
                          r"in its exit from the held round \d+ ms after "
                          r"the boot gave up on it: what it holds for its "
