@@ -47,7 +47,7 @@ struct guest_round {
 #define GUEST_GATE_FINIS (0x7fffu << 15)
 #define GUEST_GATE_GONE	 (1u << 30)
 #define GUEST_GATE_SHUT	 (1u << 31)
-/* guest_cpu_exit_state(): in its exit; given up on, it kept its state. */
+/* guest_cpu_exit_state(): past its exit's gate; given up on, it kept all. */
 #define GUEST_CPU_EXITING 1u
 #define GUEST_CPU_KEPT	  2u
 unsigned int guest_cpu_exit_state(unsigned int cpu);

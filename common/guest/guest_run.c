@@ -178,8 +178,8 @@ static bool must_run(const struct vcpu *v, const struct guest_round *r)
 }
 
 /*
- * The CPUs in their exit (exit_begin() until posted again, or until they
- * run on: exit_undo()), and those the boot
+ * The CPUs in their exit (past its gate, until posted again, or until
+ * they run on: exit_undo()), and those the boot
  * gave up on that kept what they hold: guest_cpu_exit_state(). Atomic.
  */
 static cpumask_t exiting, kept;
@@ -200,9 +200,10 @@ static bool mask_has(const cpumask_t *m, unsigned int cpu)
 }
 
 /**
- * guest_cpu_exit_state() - GUEST_CPU_EXITING: @cpu is in its exit from
- * a round; GUEST_CPU_KEPT: the boot gave up on it and it gave nothing
- * back (guest_priv.h). Read after smp_cpu_idle(@cpu).
+ * guest_cpu_exit_state() - GUEST_CPU_EXITING: @cpu passed the gate into
+ * its exit from a round, and has neither run on nor been posted since;
+ * GUEST_CPU_KEPT: the boot gave up on it and it gave nothing back
+ * (guest_priv.h). Read after smp_cpu_idle(@cpu).
  * @cpu: a CPU id below NR_CPUS
  */
 unsigned int guest_cpu_exit_state(unsigned int cpu)
@@ -226,17 +227,16 @@ unsigned int guest_cpu_exit_state(unsigned int cpu)
  */
 static bool exit_begin(struct guest_round *r, unsigned int me)
 {
-	uint32_t g;
+	uint32_t g = atomic_load_acquire(&r->gate);
 
-	mask_put(&exiting, me, true);
-	g = atomic_load_acquire(&r->gate);
 	do {
 		if (g & GUEST_GATE_SHUT) {
-			mask_put(&exiting, me, false);
 			mask_put(&kept, me, true);
 			return false;
 		}
 	} while (!atomic_cmpxchg(&r->gate, &g, g + 1));
+	/* Past the gate; before mine_to_run() reads the stop. */
+	mask_put(&exiting, me, true);
 	return true;
 }
 
