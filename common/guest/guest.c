@@ -460,6 +460,11 @@ static void warn_stuck_unused(uint64_t id, void *why)
 	warn_held_unused(INJECT_VCPU_STOP_STUCK, id, why);
 }
 
+static void warn_exit_slow_unused(uint64_t id, void *why)
+{
+	warn_held_unused(INJECT_VCPU_EXIT_SLOW, id, why);
+}
+
 /* inject=guest-preempt-walk:@id: no held vCPU of that domain, or @why. */
 static void warn_preempt_unused(uint64_t id, void *why)
 {
@@ -485,6 +490,9 @@ void guests_inject_unused(const char *why)
 		(void *)(why ? why : "no live update holds the guests"));
 	inject_for_each(
 		INJECT_VCPU_STOP_STUCK, warn_stuck_unused,
+		(void *)(why ? why : "no live update holds the guests"));
+	inject_for_each(
+		INJECT_VCPU_EXIT_SLOW, warn_exit_slow_unused,
 		(void *)(why ? why : "no live update holds the guests"));
 	inject_for_each(
 		INJECT_GUEST_PREEMPT_WALK, warn_preempt_unused,
@@ -534,6 +542,8 @@ void guests_run(const struct domain_set *ds, const struct guest_params *gp)
 			guest_state.held, guest_state.count);
 		inject_for_each(INJECT_VCPU_STOP_SLOW, warn_slow_unused, NULL);
 		inject_for_each(INJECT_VCPU_STOP_STUCK, warn_stuck_unused,
+				NULL);
+		inject_for_each(INJECT_VCPU_EXIT_SLOW, warn_exit_slow_unused,
 				NULL);
 		inject_for_each(INJECT_GUEST_PREEMPT_WALK, warn_preempt_unused,
 				NULL);

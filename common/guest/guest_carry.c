@@ -160,19 +160,51 @@ bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
 }
 
 /*
+ * The stop withdrawn: is CPU @cpu of the held round back in its mailbox,
+ * to be posted again? One that had begun its exit (guest_run.c) either
+ * sees the stop withdrawn and runs on by itself (no longer exiting), or
+ * gives back what it holds and goes back to its mailbox: waited for,
+ * GUEST_RUN_ON_WAIT_MS at most, else named (its vCPUs stop running until
+ * guests_release()). The exit state is read after the stop was withdrawn
+ * (a store-then-load handshake with guest_run.c mine_to_run()).
+ */
+static bool back_idle(unsigned int cpu)
+{
+	uint64_t t0 = arch_ticks(),
+		 end = t0 + guest_us_to_ticks(GUEST_RUN_ON_WAIT_MS * 1000ULL);
+
+	for (;;) {
+		if (smp_cpu_idle(cpu))
+			return true;
+		if (!(guest_cpu_exit_state(cpu) & GUEST_CPU_EXITING))
+			return false; /* it runs on, or never stopped */
+		if (arch_ticks() >= end)
+			break;
+		arch_cpu_relax();
+	}
+	pr_warn("guests: CPU %u of the held round is still in its exit %llu ms "
+		"after the stop was withdrawn: its vCPUs stop until the "
+		"release\n",
+		cpu,
+		(unsigned long long)(ticks_to_ns(arch_ticks() - t0) / 1000000));
+	return false;
+}
+
+/*
  * The held round runs on: the stop withdrawn, guest_cpu_main() posted
- * again to each of its CPUs that went back to its mailbox (one that did
- * not sees the stop withdrawn and goes on by itself).
+ * again to each of its CPUs back in its mailbox (one that is not goes on
+ * by itself: back_idle()).
  */
 static void run_on(void)
 {
-	cpumask_t idle = hold_cpus;
+	cpumask_t idle;
 	unsigned int cpu;
 
-	atomic_store_release(&hold_round.stop, 0);
+	cpumask_clear(&idle);
+	atomic_store_seq_cst(&hold_round.stop, 0);
 	for_each_cpu_in (cpu, &hold_cpus)
-		if (!smp_cpu_idle(cpu))
-			cpumask_clear_cpu(&idle, cpu);
+		if (back_idle(cpu))
+			cpumask_set(&idle, cpu);
 	smp_post(&idle, guest_cpu_main, &hold_round);
 	holding = true;
 }
@@ -360,29 +392,68 @@ bool guests_vcpu_record(void *unused, unsigned int i, struct handover_vcpu *rec,
 }
 
 /*
+ * After give_up()'s bounds, @ms: CPU @cpu of the round leaves the online
+ * set unless it went back to its mailbox having given back what it held;
+ * one still in its exit is named (it keeps its guest state: fini_begin()).
+ */
+static void give_up_cpu(unsigned int cpu, unsigned long long ms)
+{
+	bool idle = smp_cpu_idle(cpu); /* first: then its state is seen */
+	unsigned int st = guest_cpu_exit_state(cpu);
+
+	if (idle && !(st & GUEST_CPU_KEPT))
+		return; /* its exit done: it gave back what it held */
+	if (st & GUEST_CPU_EXITING) {
+		pr_warn("guests: CPU %u was still in its exit from the held "
+			"round %llu ms after the boot gave up on it: what it "
+			"holds for its guests stays allocated, never given "
+			"back\n",
+			cpu, ms);
+		smp_cpu_lost(cpu, "still in its exit from a held round when "
+				  "the boot gave up on it: what it holds for "
+				  "its guests stays allocated");
+	} else {
+		smp_cpu_lost(cpu, "left running a held vCPU: the live update "
+				  "did not come and it did not stop");
+	}
+}
+
+/*
  * guests_release() gave up on the held round's CPUs that did not stop
  * (issue 36 §0: at 240 CPUs under TCG, one came back later and gave its
  * SVM host save page to the heap while the audit walked it). The gate
  * shut (guest_run.c exit_begin(): such a CPU, when it comes back, touches
- * nothing shared), the exits that began before it waited for, then every
- * CPU of the round still busy leaves the online set (its heap cache given
- * back, nothing waits on it again); what it holds stays allocated.
+ * nothing shared), the exits that began before it waited for, then those
+ * still in their exit given up on (GUEST_GATE_GONE: none gives anything
+ * back after it; one already giving back waited for), then every CPU of
+ * the round not back in its mailbox with nothing kept leaves the online
+ * set (its heap cache given back, nothing waits on it again); what it
+ * holds stays allocated.
  */
 static void give_up(void)
 {
-	uint64_t deadline =
-		arch_ticks() + guest_us_to_ticks(GUEST_RELEASE_MS * 1000ULL);
+	uint64_t t0 = arch_ticks(), t1,
+		 step = guest_us_to_ticks(GUEST_RELEASE_MS * 1000ULL);
+	unsigned long long ms;
 	unsigned int cpu;
 
 	atomic_fetch_or(&hold_round.gate, GUEST_GATE_SHUT);
-	while ((atomic_load_acquire(&hold_round.gate) & ~GUEST_GATE_SHUT) &&
-	       arch_ticks() < deadline)
+	while ((atomic_load_acquire(&hold_round.gate) & GUEST_GATE_EXITS) &&
+	       arch_ticks() < t0 + step)
 		arch_cpu_relax();
+	atomic_fetch_or(&hold_round.gate, GUEST_GATE_GONE);
+	t1 = arch_ticks();
+	while ((atomic_load_acquire(&hold_round.gate) & GUEST_GATE_FINIS) &&
+	       arch_ticks() < t1 + step)
+		arch_cpu_relax();
+	ms = ticks_to_ns(arch_ticks() - t0) / 1000000;
+	if (atomic_load_acquire(&hold_round.gate) & GUEST_GATE_FINIS)
+		pr_err("guests: a CPU of the held round still gives back its "
+		       "guest state %llu ms after the boot gave up on it: the "
+		       "audit may not balance\n",
+		       ms);
 	for_each_cpu_in (cpu, &hold_cpus)
-		if (!smp_cpu_idle(cpu))
-			smp_cpu_lost(cpu, "left running a held vCPU: the live "
-					  "update did not come and it did not "
-					  "stop");
+		give_up_cpu(cpu, ms);
 }
 
 /** guests_release() - the held round torn down: no update came. */

@@ -31,13 +31,26 @@ struct guest_round {
 	uint64_t walk_end; /* the last GUEST_HC_WALK (atomic max) */
 	bool hold;	   /* a held round (guest_carry.c) */
 	uint32_t stop;	   /* held: set by guests_stop() (atomic) */
-	uint32_t gate;	   /* held: CPUs in their exit, GUEST_GATE_SHUT */
+	uint32_t gate;	   /* held: the exits, GUEST_GATE_* (atomic) */
 };
 /*
- * guest_round.gate (atomic): guests_release() gave up on the CPUs that did
- * not stop; one that comes back later touches nothing shared (guest_run.c).
+ * guest_round.gate: how many CPUs are in their exit (GUEST_GATE_EXITS) and
+ * how many of them give back what they hold (arch_guest_cpu_fini():
+ * GUEST_GATE_FINIS, counted in GUEST_GATE_FINI); guests_release() gave up
+ * on the CPUs that did not stop (GUEST_GATE_SHUT: one that comes back
+ * later touches nothing shared), then, its bound past, on those still in
+ * their exit (GUEST_GATE_GONE: none of them gives anything back). See
+ * guest_run.c exit_begin().
  */
-#define GUEST_GATE_SHUT (1u << 31)
+#define GUEST_GATE_EXITS 0x7fffu
+#define GUEST_GATE_FINI	 (1u << 15)
+#define GUEST_GATE_FINIS (0x7fffu << 15)
+#define GUEST_GATE_GONE	 (1u << 30)
+#define GUEST_GATE_SHUT	 (1u << 31)
+/* guest_cpu_exit_state(): past its exit's gate; given up on, it kept all. */
+#define GUEST_CPU_EXITING 1u
+#define GUEST_CPU_KEPT	  2u
+unsigned int guest_cpu_exit_state(unsigned int cpu);
 void guest_cpu_main(void *arg);
 
 /* guest.c, shared with guest_carry.c */

@@ -24,6 +24,7 @@
 #include <keel/atomic.h>
 #include <keel/guest.h>
 #include <keel/inject.h>
+#include <keel/smp.h>
 #include <keel/string.h>
 
 #include "guest_priv.h"
@@ -177,27 +178,91 @@ static bool must_run(const struct vcpu *v, const struct guest_round *r)
 }
 
 /*
- * The end of @r on this CPU: may it give back what it holds (the arch's
+ * The CPUs in their exit (past its gate, until posted again, or until
+ * they run on: exit_undo()), and those the boot
+ * gave up on that kept what they hold: guest_cpu_exit_state(). Atomic.
+ */
+static cpumask_t exiting, kept;
+
+static void mask_put(cpumask_t *m, unsigned int cpu, bool on)
+{
+	uint64_t bit = 1ULL << (cpu % 64);
+
+	if (on)
+		__atomic_fetch_or(&m->bits[cpu / 64], bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and(&m->bits[cpu / 64], ~bit, __ATOMIC_SEQ_CST);
+}
+
+static bool mask_has(const cpumask_t *m, unsigned int cpu)
+{
+	return (atomic_load_seq_cst(&m->bits[cpu / 64]) >> (cpu % 64)) & 1;
+}
+
+/**
+ * guest_cpu_exit_state() - GUEST_CPU_EXITING: @cpu passed the gate into
+ * its exit from a round, and has neither run on nor been posted since;
+ * GUEST_CPU_KEPT: the boot gave up on it and it gave nothing back
+ * (guest_priv.h). Read after smp_cpu_idle(@cpu).
+ * @cpu: a CPU id below NR_CPUS
+ */
+unsigned int guest_cpu_exit_state(unsigned int cpu)
+{
+	return (mask_has(&exiting, cpu) ? GUEST_CPU_EXITING : 0) |
+	       (mask_has(&kept, cpu) ? GUEST_CPU_KEPT : 0);
+}
+
+/*
+ * The end of @r on CPU @me: may it give back what it holds (the arch's
  * per-CPU host state, to the heap)? Not once the boot CPU gave up on it
  * (guests_release()): the boot has moved on, to the audit and the report,
  * and this CPU is out of service; what it holds stays allocated, counted.
- * One atomic word decides, so that a CPU either enters its exit before
- * the boot gives up, and the boot waits for it to leave it
- * (exit_end()), or sees that it did.
+ * One atomic word decides, twice: a CPU either enters its exit before the
+ * boot gives up (GUEST_GATE_SHUT), and the boot waits for it to leave it,
+ * GUEST_RELEASE_MS at most, or sees that it did; and one still in its exit
+ * when that bound passes either began to give back before the boot gave
+ * up on the exits (GUEST_GATE_GONE), and the boot waits for that (a few
+ * stores and a free), or sees that it did and keeps all it holds
+ * (fini_begin()).
  */
-static bool exit_begin(struct guest_round *r)
+static bool exit_begin(struct guest_round *r, unsigned int me)
 {
 	uint32_t g = atomic_load_acquire(&r->gate);
 
 	do {
-		if (g & GUEST_GATE_SHUT)
+		if (g & GUEST_GATE_SHUT) {
+			mask_put(&kept, me, true);
 			return false;
+		}
 	} while (!atomic_cmpxchg(&r->gate, &g, g + 1));
+	/* Past the gate; before mine_to_run() reads the stop. */
+	mask_put(&exiting, me, true);
 	return true;
 }
 
+static bool fini_begin(struct guest_round *r, unsigned int me)
+{
+	uint32_t g = atomic_load_acquire(&r->gate);
+
+	do {
+		if (g & GUEST_GATE_GONE) {
+			mask_put(&kept, me, true);
+			return false;
+		}
+	} while (!atomic_cmpxchg(&r->gate, &g, g + GUEST_GATE_FINI));
+	return true;
+}
+
+/* The exit over: @me stays marked as exiting until it is posted again. */
 static void exit_end(struct guest_round *r)
 {
+	atomic_fetch_sub(&r->gate, 1 + GUEST_GATE_FINI);
+}
+
+/* The stop was withdrawn before @me gave anything back: it runs on. */
+static void exit_undo(struct guest_round *r, unsigned int me)
+{
+	mask_put(&exiting, me, false);
 	atomic_fetch_sub(&r->gate, 1);
 }
 
@@ -293,6 +358,73 @@ static bool stop_stuck(const struct guest_round *r, unsigned int me)
 	return false;
 }
 
+/*
+ * inject=vcpu-exit-slow:N: each time the CPU of domain N's held vCPU is in
+ * its exit from the held round (the gate passed: the boot counts it as
+ * leaving), it stays there until the stop is withdrawn (a failed freeze)
+ * or the boot CPU has given up on it (it left the online set),
+ * GUEST_EXIT_SLOW_MS at most: a CPU the host does not run for that long.
+ */
+static void exit_slow(const struct guest_round *r, unsigned int me)
+{
+	uint64_t end;
+
+	for (unsigned int i = 0; r->hold && i < guest_state.count; i++) {
+		const struct vcpu *v = &guest_state.vcpu[i];
+
+		if (v->cpu != me || !v->made ||
+		    !inject_has(INJECT_VCPU_EXIT_SLOW, v->domain))
+			continue;
+		end = arch_ticks() +
+		      guest_us_to_ticks(GUEST_EXIT_SLOW_MS * 1000ULL);
+		while (atomic_load_acquire(&r->stop) &&
+		       atomic_load_acquire(&cpu_table[me].online) &&
+		       arch_ticks() < end)
+			arch_cpu_relax();
+		return;
+	}
+}
+
+/*
+ * In its exit, the stop withdrawn (guest_carry.c run_on(): a failed
+ * freeze): one of @me's vCPUs must run on. The load is the second half of
+ * a store-then-load handshake with run_on(): this CPU marked itself as
+ * exiting, run_on() withdrew the stop; each then reads the other's.
+ */
+static bool mine_to_run(const struct guest_round *r, unsigned int me)
+{
+	if (!r->hold || atomic_load_seq_cst(&r->stop))
+		return false;
+	for (unsigned int i = 0; i < guest_state.count; i++)
+		if (guest_state.vcpu[i].cpu == me &&
+		    must_run(&guest_state.vcpu[i], r))
+			return true;
+	return false;
+}
+
+/*
+ * The turns of @me's vCPUs until it leaves them. A stop withdrawn after it
+ * began its exit: it runs on when it sees that before it gives anything
+ * back; else run_on() posts it again once it is back in its mailbox.
+ * Return: false when the boot gave up on it (it keeps what it holds).
+ */
+static bool run_turns(struct guest_round *r, unsigned int me)
+{
+	for (;;) {
+		do {
+			run_mine(r, me);
+			/* After an injected delay the stop may be withdrawn. */
+		} while (held_stop(r) && (stop_slow(me) || stop_stuck(r, me)) &&
+			 !held_stop(r));
+		if (!exit_begin(r, me))
+			return false;
+		exit_slow(r, me);
+		if (!mine_to_run(r, me))
+			return true;
+		exit_undo(r, me);
+	}
+}
+
 /**
  * guest_cpu_main() - smp_run_on() work: the calling CPU's vCPUs, in turns
  * until every one has ended, or (a held round) until guests_stop() and
@@ -305,6 +437,7 @@ void guest_cpu_main(void *arg)
 	unsigned int me = arch_cpu_id();
 	const char *why = "";
 
+	mask_put(&exiting, me, false); /* posted (again): not leaving */
 	if (arch_guest_cpu_init(&why)) {
 		for (unsigned int i = 0; i < guest_state.count; i++) {
 			struct vcpu *v = &guest_state.vcpu[i];
@@ -316,12 +449,7 @@ void guest_cpu_main(void *arg)
 		}
 		return;
 	}
-	do {
-		run_mine(r, me);
-		/* After an injected delay the stop may have been withdrawn. */
-	} while (held_stop(r) && (stop_slow(me) || stop_stuck(r, me)) &&
-		 !held_stop(r));
-	if (!exit_begin(r))
+	if (!run_turns(r, me) || !fini_begin(r, me))
 		return; /* given up on: back to the mailbox, out of service */
 	arch_guest_cpu_fini();
 	exit_end(r);

@@ -45,6 +45,7 @@ const struct inject_kind_desc inject_kinds[] = {
 	{INJECT_GUEST_PREEMPT_WALK, "guest-preempt-walk", INJECT_ARG_DOMAIN, 0},
 	{INJECT_VCPU_STOP_SLOW, "vcpu-stop-slow", INJECT_ARG_DOMAIN, 0},
 	{INJECT_VCPU_STOP_STUCK, "vcpu-stop-stuck", INJECT_ARG_DOMAIN, 0},
+	{INJECT_VCPU_EXIT_SLOW, "vcpu-exit-slow", INJECT_ARG_DOMAIN, 0},
 	/* Acted on by the live update's stop (liveupdate.c lu_cpu_stop()). */
 	{INJECT_CPU_STOP_LATE, "cpu-stop-late", INJECT_ARG_CPU, 0},
 	/*

@@ -78,6 +78,17 @@ struct guest_params {
 #define GUEST_RELEASE_MS 5000
 /* inject=vcpu-stop-stuck: the longest it holds its CPU, a safety net. */
 #define GUEST_STOP_STUCK_MS (2 * GUEST_RELEASE_MS)
+/*
+ * inject=vcpu-exit-slow: the longest its CPU stays in its exit, a safety
+ * net past the freeze's bound and guests_release()'s two.
+ */
+#define GUEST_EXIT_SLOW_MS (3 * GUEST_RELEASE_MS)
+/*
+ * How long a failed freeze's run_on() waits for a held CPU that had begun
+ * its exit to run on or be back in its mailbox (its exit is a few stores
+ * and a free: microseconds; this is the freeze's own bound).
+ */
+#define GUEST_RUN_ON_WAIT_MS 1000
 
 /* How a vCPU ended (guests[].exit_reason). */
 enum guest_end {

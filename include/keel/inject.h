@@ -47,6 +47,10 @@ enum inject_kind {
 	INJECT_VCPU_STOP_STUCK,	   /* vcpu-stop-stuck:N: it answers no stop
 				      of the held round until the boot CPU
 				      gives up on it */
+	INJECT_VCPU_EXIT_SLOW,	   /* vcpu-exit-slow:N: its CPU stays in its
+				      exit from the held round (gate passed)
+				      until the stop is withdrawn or the boot
+				      CPU gives up on it */
 	INJECT_CPU_STOP_LATE,	   /* cpu-stop-late:N: CPU N stops for a live
 				      update's next image past its bound */
 	/* A live update's handover, corrupted by the old image (liveupdate=) */
