@@ -164,15 +164,13 @@ bool guest_hold_start(struct guest_round *r, const cpumask_t *cpus)
  * to be posted again? One that had begun its exit (guest_run.c) either
  * sees the stop withdrawn and runs on by itself (no longer exiting), or
  * gives back what it holds and goes back to its mailbox: waited for,
- * GUEST_RUN_ON_WAIT_MS at most, else named (its vCPUs stop running until
- * guests_release()). The exit state is read after the stop was withdrawn
- * (a store-then-load handshake with guest_run.c mine_to_run()).
+ * until @end (run_on()'s one deadline for all, GUEST_RUN_ON_WAIT_MS after
+ * @t0), else named (its vCPUs stop running until guests_release()). The
+ * exit state is read after the stop was withdrawn (a store-then-load
+ * handshake with guest_run.c mine_to_run()).
  */
-static bool back_idle(unsigned int cpu)
+static bool back_idle(unsigned int cpu, uint64_t t0, uint64_t end)
 {
-	uint64_t t0 = arch_ticks(),
-		 end = t0 + guest_us_to_ticks(GUEST_RUN_ON_WAIT_MS * 1000ULL);
-
 	for (;;) {
 		if (smp_cpu_idle(cpu))
 			return true;
@@ -199,11 +197,14 @@ static void run_on(void)
 {
 	cpumask_t idle;
 	unsigned int cpu;
+	uint64_t t0, end;
 
 	cpumask_clear(&idle);
 	atomic_store_seq_cst(&hold_round.stop, 0);
+	t0 = arch_ticks();
+	end = t0 + guest_us_to_ticks(GUEST_RUN_ON_WAIT_MS * 1000ULL);
 	for_each_cpu_in (cpu, &hold_cpus)
-		if (back_idle(cpu))
+		if (back_idle(cpu, t0, end))
 			cpumask_set(&idle, cpu);
 	smp_post(&idle, guest_cpu_main, &hold_round);
 	holding = true;
