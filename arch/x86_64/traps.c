@@ -142,6 +142,28 @@ void traps_load(void)
 	x86_mce_init();
 }
 
+/* The general registers of @f, three a line (no console lock). */
+static void print_gprs(const struct trap_frame *f)
+{
+	const struct {
+		const char *name;
+		uint64_t v;
+	} r[] = {
+		{"RAX", f->rax}, {"RBX", f->rbx}, {"RCX", f->rcx},
+		{"RDX", f->rdx}, {"RSI", f->rsi}, {"RDI", f->rdi},
+		{"RBP", f->rbp}, {"R8 ", f->r8},  {"R9 ", f->r9},
+		{"R10", f->r10}, {"R11", f->r11}, {"R12", f->r12},
+		{"R13", f->r13}, {"R14", f->r14}, {"R15", f->r15},
+	};
+
+	for (unsigned int i = 0; i + 2 < ARRAY_SIZE(r); i += 3)
+		console_printf_nolock(
+			"keel: error: %s %016llx %s %016llx %s %016llx\n",
+			r[i].name, (unsigned long long)r[i].v, r[i + 1].name,
+			(unsigned long long)r[i + 1].v, r[i + 2].name,
+			(unsigned long long)r[i + 2].v);
+}
+
 static bool frame_ok(uint64_t fp)
 {
 	if (!fp || (fp & 7))
@@ -204,26 +226,7 @@ void x86_trap(struct trap_frame *f)
 			      (unsigned long long)f->ss,
 			      (unsigned long long)f->rsp,
 			      (unsigned long long)read_cr3());
-	console_printf_nolock(
-		"keel: error: RAX %016llx RBX %016llx RCX %016llx\n",
-		(unsigned long long)f->rax, (unsigned long long)f->rbx,
-		(unsigned long long)f->rcx);
-	console_printf_nolock(
-		"keel: error: RDX %016llx RSI %016llx RDI %016llx\n",
-		(unsigned long long)f->rdx, (unsigned long long)f->rsi,
-		(unsigned long long)f->rdi);
-	console_printf_nolock(
-		"keel: error: RBP %016llx R8  %016llx R9  %016llx\n",
-		(unsigned long long)f->rbp, (unsigned long long)f->r8,
-		(unsigned long long)f->r9);
-	console_printf_nolock(
-		"keel: error: R10 %016llx R11 %016llx R12 %016llx\n",
-		(unsigned long long)f->r10, (unsigned long long)f->r11,
-		(unsigned long long)f->r12);
-	console_printf_nolock(
-		"keel: error: R13 %016llx R14 %016llx R15 %016llx\n",
-		(unsigned long long)f->r13, (unsigned long long)f->r14,
-		(unsigned long long)f->r15);
+	print_gprs(f);
 	print_stack_trace(f->rip, f->rbp);
 	if (f->vector == X86_MC_VECTOR && mce_addr != ~0ULL)
 		console_printf_nolock(
