@@ -287,7 +287,10 @@ def _first_stop(live, path, image):
 
 
 def _watch(live, socks, workdir, image, files, grub_map, poke):
-    qmp = memcheck.Qmp(socks[0])
+    try:
+        qmp = memcheck.Qmp(socks[0])
+    except (OSError, RuntimeError) as e:
+        return [f"QEMU's QMP socket: {e}"]  # this case fails, not the run
     gdb, out = _first_stop(live, socks[1], image)
     held = not out
     if held:

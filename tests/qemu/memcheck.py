@@ -20,13 +20,21 @@ from scripts.keel import boot
 
 def unix_socket(path, wait=10):
     """A connected stream socket to @path, a QEMU server socket that may
-    appear up to @wait seconds after QEMU starts; 30 s per read."""
-    for _ in range(wait * 10):
-        if os.path.exists(path):
+    appear up to @wait seconds after QEMU starts; 30 s per read. QEMU
+    binds the path before it listens: on a busy host a connect in between
+    is refused (a CI run with two CPU hogs beside it was), so a refusal
+    is tried again until @wait has passed."""
+    deadline = time.monotonic() + wait
+    while True:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
             break
-        time.sleep(0.1)
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    sock.connect(path)
+        except (FileNotFoundError, ConnectionRefusedError):
+            sock.close()
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(0.1)
     sock.settimeout(30)
     return sock
 
