@@ -10,7 +10,8 @@
  *   heap_runtime run [ROUNDS [OPS [WORKLOAD]]]
  *                                     the runtime table, JSON lines (one
  *                                     workload: 0, 9 or churn)
- *   heap_runtime open MIB             open a heap of MIB in this (fresh)
+ *   heap_runtime open MIB [--touched FILE | --prefault FILE]
+ *                                     open a heap of MIB in this (fresh)
  *                                     process, one JSON line
  *
  * run: workloads order 0 (bursts of 16 allocations then 16 frees), order
@@ -34,7 +35,10 @@
  * open: the time from keel_numa_init() to heap_handoff() returned (and
  * the CPU caches on) for one node of MIB in a region never touched
  * before (MAP_NORESERVE), wall and thread CPU time and the host's page
- * faults in it: what a host pays to open the heap.
+ * faults in it: what a host pays to open the heap. --touched FILE: the
+ * region's pages the open touched, written to FILE after it;
+ * --prefault FILE: those pages touched before the open (keel's own cost,
+ * without host page faults).
  *
  * Build (make bench-build-runtime does it):
  *   make ARCH=sandbox SANITIZE=0 O=build/sandbox lib-here
@@ -52,6 +56,7 @@
 #include <keel/heap_check.h>
 #include <keel/numa.h>
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -521,13 +526,34 @@ static int cmd_run(unsigned int rounds, unsigned int ops, int only)
 	return 0;
 }
 
-/* Open a heap of @mib on one node of a region never touched before. */
-static int cmd_open(uint64_t mib)
+/*
+ * Open a heap of @mib on one node in this (fresh) process. @touched
+ * (may be NULL): the region is never touched before; the pages the open
+ * touched (resident after it: mincore()) are written there, one number
+ * a line. @prefault (may be NULL): the pages it names are touched first,
+ * so the open takes no host page fault in the region (what hardware
+ * pays: a first touch of a page here is a host page fault, 1.3 us, that
+ * hardware does not have). The open is deterministic: the same pages.
+ */
+static int cmd_open(uint64_t mib, const char *touched, const char *prefault)
 {
+	size_t np = (size_t)(mib << 20) >> 12;
 	struct rusage r0, r1;
-	uint64_t w0, c0, w1, c1;
+	uint64_t w0, c0, w1, c1, pg, n = 0;
+	unsigned char *v;
+	FILE *f;
 
 	map_region(mib << 20, MAP_NORESERVE);
+	if (prefault) {
+		f = fopen(prefault, "r");
+		if (!f)
+			return 2;
+		while (fscanf(f, "%" SCNu64, &pg) == 1 && pg < np) {
+			((volatile char *)host.base)[pg << 12] = 0;
+			n++;
+		}
+		fclose(f);
+	}
 	getrusage(RUSAGE_SELF, &r0);
 	w0 = clock_ns(CLOCK_MONOTONIC);
 	c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -536,10 +562,22 @@ static int cmd_open(uint64_t mib)
 	w1 = clock_ns(CLOCK_MONOTONIC);
 	getrusage(RUSAGE_SELF, &r1);
 	printf("{\"mib\": %llu, \"wall_ns\": %llu, \"cpu_ns\": %llu, "
-	       "\"faults\": %ld, \"free_pages\": %llu}\n",
+	       "\"faults\": %ld, \"free_pages\": %llu, \"prefaulted\": %llu}\n",
 	       (unsigned long long)mib, (unsigned long long)(w1 - w0),
 	       (unsigned long long)(c1 - c0), r1.ru_minflt - r0.ru_minflt,
-	       (unsigned long long)keel_free());
+	       (unsigned long long)keel_free(), (unsigned long long)n);
+	if (touched) {
+		v = malloc(np);
+		f = fopen(touched, "w");
+		if (!v || !f || mincore(host.base, mib << 20, v))
+			return 2;
+		for (pg = 0; pg < np; pg++)
+			if (v[pg] & 1)
+				fprintf(f, "%" PRIu64 "\n", pg);
+		if (fclose(f))
+			return 2;
+		free(v);
+	}
 	return keel_free() ? 0 : 1;
 }
 
@@ -568,9 +606,15 @@ int main(int argc, char **argv)
 		}
 		return cmd_run(rounds, ops, only);
 	}
-	if (argc == 3 && !strcmp(argv[1], "open") && atoll(argv[2]) >= 64)
-		return cmd_open((uint64_t)atoll(argv[2]));
+	if ((argc == 3 || argc == 5) && !strcmp(argv[1], "open") &&
+	    atoll(argv[2]) >= 64 &&
+	    (argc == 3 || !strcmp(argv[3], "--touched") ||
+	     !strcmp(argv[3], "--prefault")))
+		return cmd_open((uint64_t)atoll(argv[2]),
+				argc == 5 && argv[3][2] == 't' ? argv[4] : NULL,
+				argc == 5 && argv[3][2] == 'p' ? argv[4]
+							       : NULL);
 	fprintf(stderr, "usage: heap_runtime run [ROUNDS [OPS [WORKLOAD]]] | "
-			"open MIB (>= 64)\n");
+			"open MIB (>= 64) [--touched FILE | --prefault FILE]\n");
 	return 2;
 }
