@@ -319,6 +319,35 @@ def busy_part(rows, busy, args, out):
     busy_table(busy, out)
 
 
+def open_part(op, out):
+    """The cost of opening the heap, cold and prefaulted."""
+    out += ["", "Opening the heap (`keel_numa_init()` to `heap_handoff()` "
+            "and the CPU caches on), one node, each in a fresh process: "
+            "cold, in a region never touched (`MAP_NORESERVE`: every page "
+            "the open writes first is a host page fault, what a host "
+            "pays), and prefaulted, the same region with the pages that "
+            "an untimed first open of that size touched (`--touched`, "
+            "then `--prefault`) touched before it (keel's own cost: the "
+            "host page faults, which hardware does not have, left out). "
+            "Medians; 64 GiB / 4 GiB is the median of the ratios run by "
+            "run:", "",
+            "| RAM | cold: CPU time | wall | host page faults | prefaulted: "
+            "CPU time | wall | host page faults |",
+            "|---|---|---|---|---|---|---|"]
+    for m, v in op["per_size"].items():
+        c, p = v["cold"], v["prefaulted"]
+        out.append(f"| {int(m) >> 10} GiB | {c['cpu_ns'] / 1000:.1f} us | "
+                   f"{c['wall_ns'] / 1000:.1f} us | {c['faults']:.0f} | "
+                   f"{p['cpu_ns'] / 1000:.1f} us | "
+                   f"{p['wall_ns'] / 1000:.1f} us | {p['faults']:.0f} |")
+    r = op["ratio_64g_4g"]
+    out += ["", f"64 GiB / 4 GiB: {r['cold']:.2f}x cold, "
+            f"{r['prefaulted']:.2f}x prefaulted. The cold difference is "
+            "host page faults: a 64 GiB region at 1 GiB is cut into more "
+            "maximal aligned chunks near its edges, and each chunk head "
+            "of order 7 and up lies in a frame-table page of its own."]
+
+
 def markdown(meta, rows, op, qemu, busy, cmd, args):
     out = ["# The heap at runtime (issue 37)", "",
            f"`scripts/bench-runtime.py{' --quick' if args.quick else ''}` "
@@ -350,31 +379,7 @@ def markdown(meta, rows, op, qemu, busy, cmd, args):
                 "count every one of them.**", ""]
     runtime_table(rows, out)
     busy_part(rows, busy, args, out)
-    out += ["", "Opening the heap (`keel_numa_init()` to `heap_handoff()` "
-            "and the CPU caches on), one node, each in a fresh process: "
-            "cold, in a region never touched (`MAP_NORESERVE`: every page "
-            "the open writes first is a host page fault, what a host "
-            "pays), and prefaulted, the same region with the pages that "
-            "an untimed first open of that size touched (`--touched`, "
-            "then `--prefault`) touched before it (keel's own cost: the "
-            "host page faults, which hardware does not have, left out). "
-            "Medians; 64 GiB / 4 GiB is the median of the ratios run by "
-            "run:", "",
-            "| RAM | cold: CPU time | wall | host page faults | prefaulted: "
-            "CPU time | wall | host page faults |",
-            "|---|---|---|---|---|---|---|"]
-    for m, v in op["per_size"].items():
-        c, p = v["cold"], v["prefaulted"]
-        out.append(f"| {int(m) >> 10} GiB | {c['cpu_ns'] / 1000:.1f} us | "
-                   f"{c['wall_ns'] / 1000:.1f} us | {c['faults']:.0f} | "
-                   f"{p['cpu_ns'] / 1000:.1f} us | "
-                   f"{p['wall_ns'] / 1000:.1f} us | {p['faults']:.0f} |")
-    r = op["ratio_64g_4g"]
-    out += ["", f"64 GiB / 4 GiB: {r['cold']:.2f}x cold, "
-            f"{r['prefaulted']:.2f}x prefaulted. The cold difference is "
-            "host page faults: a 64 GiB region at 1 GiB is cut into more "
-            "maximal aligned chunks near its edges, and each chunk head "
-            "of order 7 and up lies in a frame-table page of its own."]
+    open_part(op, out)
     if qemu:
         out += ["", "Under QEMU (TCG, `-m 512M`, 1 vCPU), keel alone (the "
                 "reference is compiled only into the host benchmark): the "

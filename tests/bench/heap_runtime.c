@@ -614,7 +614,8 @@ int main(int argc, char **argv)
 				argc == 5 && argv[3][2] == 't' ? argv[4] : NULL,
 				argc == 5 && argv[3][2] == 'p' ? argv[4]
 							       : NULL);
-	fprintf(stderr, "usage: heap_runtime run [ROUNDS [OPS [WORKLOAD]]] | "
-			"open MIB (>= 64) [--touched FILE | --prefault FILE]\n");
+	fprintf(stderr,
+		"usage: heap_runtime run [ROUNDS [OPS [WORKLOAD]]] | "
+		"open MIB (>= 64) [--touched FILE | --prefault FILE]\n");
 	return 2;
 }
