@@ -129,6 +129,7 @@ void liveupdate_boot(const struct bootinfo *bi, const struct keel_options *o)
 		lu.fail = h->why;
 	if (h->state == HANDOVER_TAKEN) {
 		lu_in = h;
+		lu.taken = h;
 		lu.generation = h->hdr.generation;
 		lu.from_build = h->hdr.build;
 		lu.handover_bytes = h->hdr.size;
@@ -301,44 +302,6 @@ static void write_vcpus(struct ho_writer *w, const struct lu_vcpus *vc)
 
 	for (unsigned int i = 0; vc && vc->get(vc->arg, i, &rec, &state); i++)
 		ho_vcpu(w, &rec, state);
-}
-
-static void bad_page_cb(pfn_t p, unsigned int reason, int holder, void *arg)
-{
-	(void)reason;
-	(void)holder;
-	ho_bad_range(arg, pa_val(pfn_to_paddr(p)),
-		     pa_val(pfn_to_paddr(p)) + PAGE_SIZE);
-}
-
-/*
- * The bad-page record: every page the heap took out of service, every
- * "bad handover" range this image reserved, and every range of the record
- * this image was handed (the firmware's and the command line's the next
- * image reads itself). The last is not a repeat: a bad page inside a
- * domain whose restore failed is reserved here as "preserved" (the
- * domain's memory stays out of the heap, and its record goes on to the
- * next handover), so neither the heap nor a "bad handover" reservation
- * names it, and it would drop out of the list. Overlaps are joined
- * (ho_bad_end()).
- */
-static void write_bad(struct ho_writer *w)
-{
-	unsigned int count = 0;
-	const struct region *r = bootmem_reserved_regions(&count);
-
-	ho_bad_begin(w);
-	for (unsigned int n = 0; n < heap_node_count(); n++)
-		heap_for_each_bad(n, bad_page_cb, w);
-	for (unsigned int i = 0; r && i < count; i++)
-		if (badmem_region_source(r[i].name) == BADMEM_HANDOVER)
-			ho_bad_range(w, pa_val(r[i].start), pa_val(r[i].end));
-	for (unsigned int i = 0; lu_in && i < lu_in->bad_count; i++) {
-		struct handover_range b = handover_bad_range(lu_in, i);
-
-		ho_bad_range(w, b.start, b.end);
-	}
-	ho_bad_end(w);
 }
 
 unsigned int lu_built_domains(const struct domain_set *ds)
@@ -631,7 +594,7 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
 	ho_preserved(&w);
-	write_bad(&w);
+	lu_write_bad(&w, lu_in);
 	*cap = ho_finish(&w, &hd);
 	arch_lu_needs(&needs);
 	j->handover = lu_alloc(*cap, needs.max_bits);
@@ -670,7 +633,7 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
 	ho_preserved(&w);
-	write_bad(&w);
+	lu_write_bad(&w, lu_in);
 	hd->written_ticks = arch_ticks();
 	size = ho_finish(&w, hd);
 	if (!size)

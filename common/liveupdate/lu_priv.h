@@ -12,6 +12,13 @@
 struct bootinfo;
 
 /*
+ * lu_bad.c: the bad-page records into @w: every page the heap took out of
+ * service and every range of @in's records (the handover this image took,
+ * NULL: none), each under its first source. See the top of lu_bad.c.
+ */
+void lu_write_bad(struct ho_writer *w, const struct bi_handover *in);
+
+/*
  * lu_fill.c: which pages of a domain carry the pattern: by default its
  * first and last page; domain_fill=on (@every_extent) the first and last
  * of every extent and one page per @window bytes of guest space.
