@@ -45,6 +45,7 @@
 #include <keel/handover.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
+#include <keel/inject.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
 #include <keel/printk.h>
@@ -540,7 +541,14 @@ static bool restore_one(struct domain_set *s, struct domain *d,
 	d->start_ticks = t0;
 	d->cpu_bits[arch_cpu_id() / 64] |= 1ull << (arch_cpu_id() % 64);
 	t1 = arch_ticks();
-	if (restore_check(d, &w)) {
+	if (inject_has(INJECT_RESTORE_FAIL, hd->id)) {
+		snprintf(
+			w.why, sizeof(w.why),
+			"inject=restore-fail:%u: its restore failed (injected) "
+			"before it took any of its memory",
+			hd->id);
+		domain_fail(d, w.why);
+	} else if (restore_check(d, &w)) {
 		d->map_ticks = arch_ticks() - t1;
 		domain_fail(d, w.why);
 	} else {
@@ -581,6 +589,19 @@ static void refuse_all(struct domain_set *s, const struct bi_handover *h,
 		restore_record(s, d, &h->domains[i]);
 		domain_fail(d, why);
 	}
+}
+
+/* inject=restore-fail:ID naming no domain of the handover @arg: said. */
+static void warn_restore_fail(uint64_t id, void *arg)
+{
+	const struct bi_handover *h = arg;
+
+	for (unsigned int i = 0; i < h->domain_count; i++)
+		if (h->domains[i].id == id)
+			return;
+	pr_warn("inject=restore-fail:%llu: no domain of the handover has that "
+		"id, nothing injected\n",
+		(unsigned long long)id);
 }
 
 /**
@@ -625,6 +646,7 @@ unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 			(*failed)++;
 	}
 	s->stats.build_ticks = arch_ticks() - start;
+	inject_for_each(INJECT_RESTORE_FAIL, warn_restore_fail, (void *)h);
 	pr_info("domains: %u restored from the handover, %u failed, in %llu "
 		"us\n",
 		ok, *failed,

@@ -115,6 +115,15 @@ static __printf(1, 2) void lu_failed(const char *fmt, ...)
 	lu.fail = lu_why;
 }
 
+/* inject=restore-fail:ID in an image with no domain to restore: said. */
+static void warn_no_restore(uint64_t id, void *arg)
+{
+	(void)arg;
+	pr_warn("inject=restore-fail:%llu: no handover taken, no domain to "
+		"restore in this image, nothing injected\n",
+		(unsigned long long)id);
+}
+
 void liveupdate_boot(const struct bootinfo *bi, const struct keel_options *o)
 {
 	const struct bi_handover *h = &bi->handover;
@@ -140,6 +149,8 @@ void liveupdate_boot(const struct bootinfo *bi, const struct keel_options *o)
 	}
 	if (!asked)
 		lu_inject_unused();
+	if (h->state != HANDOVER_TAKEN)
+		inject_for_each(INJECT_RESTORE_FAIL, warn_no_restore, NULL);
 }
 
 /*
