@@ -213,11 +213,15 @@ void liveupdate_restored(uint64_t ticks, unsigned int restored,
 	lu.timed = true;
 }
 
-/* What domain_fill= and domain_fill_sample= ask (lu_fill.c). */
+/*
+ * What domain_fill= and domain_fill_sample= ask (lu_fill.c), and the
+ * pages the handover taken names bad (skipped, as the heap's offline ones).
+ */
 static struct lu_sample lu_sample_of(const struct keel_options *o)
 {
 	return (struct lu_sample){.every_extent = o->domain_fill,
-				  .window = o->domain_fill_sample};
+				  .window = o->domain_fill_sample,
+				  .handed = lu_in};
 }
 
 void liveupdate_verify(const struct bootinfo *bi, const struct keel_options *o)

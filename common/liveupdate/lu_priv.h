@@ -26,6 +26,12 @@ void lu_write_bad(struct ho_writer *w, const struct bi_handover *in);
 struct lu_sample {
 	bool every_extent;
 	uint64_t window;
+	/*
+	 * The handover this image took (NULL: none): a page its bad records
+	 * name is skipped too, held by the heap or not (a domain whose
+	 * restore failed keeps its memory reserved, out of the heap).
+	 */
+	const struct bi_handover *handed;
 };
 void lu_extent_pages(const struct lu_sample *s, uint16_t id, uint64_t gpa,
 		     uint64_t host, uint64_t pages, bool first, bool last,

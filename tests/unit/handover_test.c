@@ -622,7 +622,7 @@ static void seen_cb(uint16_t id, paddr_t p, void *arg)
 /* The fill pattern: read back, and any other page or domain differs. */
 static void test_pattern(void **state)
 {
-	struct lu_sample edges = {false, 0}, all = {true, 16 << 20};
+	struct lu_sample edges = {false, 0, NULL}, all = {true, 16 << 20, NULL};
 	struct lu_tally t = {0, 0};
 	struct pages_seen seen = {{0}, 0};
 	uint64_t filled = 0;
