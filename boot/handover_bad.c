@@ -47,7 +47,10 @@ static uint64_t ram_up_to(const struct range_table *ram, unsigned int *i,
 	return s < e ? s : e;
 }
 
-/* Record @b's ranges: aligned, sorted and apart, in RAM. Return: pages. */
+/*
+ * Record @rec (@b)'s ranges: aligned, sorted and apart, in @ram; their
+ * pages added to *@pages. Return: 0, or -EINVAL with @why.
+ */
 static int check_ranges(const struct bi_handover_bad *b, unsigned int rec,
 			const struct range_table *ram, uint64_t *pages,
 			char *why, size_t n)

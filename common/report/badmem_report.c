@@ -122,10 +122,11 @@ typedef void kept_fn(uint64_t s, uint64_t e, int src, void *arg);
  * The pages of [s, e) of source @src inside @rv ("preserved") that no
  * heap extent holds (heap_owner_of(): HEAP_OWNER_NONE), in runs, to @fn.
  */
-static void kept_runs(const struct region *rv, uint64_t s, uint64_t e, int src,
-		      kept_fn *fn, void *arg)
+static void kept_pieces(const struct region *rv, uint64_t s, uint64_t e,
+			int src, kept_fn *fn, void *arg)
 {
-	uint64_t run = 0;
+	uint64_t from = 0;
+	bool in_run = false;
 
 	s = MAX(s, pa_val(rv->start));
 	e = MIN(e, pa_val(rv->end));
@@ -133,15 +134,14 @@ static void kept_runs(const struct region *rv, uint64_t s, uint64_t e, int src,
 		bool none = heap_owner_of(paddr_to_pfn(pa(p)), NULL, NULL) ==
 			    HEAP_OWNER_NONE;
 
-		if (none && !run)
-			run = p + 1; /* 1: a run from p, p page aligned */
-		if (!none && run) {
-			fn(run - 1, p, src, arg);
-			run = 0;
-		}
+		if (none && !in_run)
+			from = p;
+		if (!none && in_run)
+			fn(from, p, src, arg);
+		in_run = none;
 	}
-	if (run)
-		fn(run - 1, e, src, arg);
+	if (in_run)
+		fn(from, e, src, arg);
 }
 
 /*
@@ -175,8 +175,8 @@ static void for_each_kept(kept_fn *fn, void *arg)
 			for (; lo < count && pa_val(r[lo].start) < x.end; lo++)
 				if (!strncmp(r[lo].name, "preserved",
 					     sizeof(r[lo].name)))
-					kept_runs(&r[lo], x.start, x.end, src,
-						  fn, arg);
+					kept_pieces(&r[lo], x.start, x.end, src,
+						    fn, arg);
 		}
 	}
 }
