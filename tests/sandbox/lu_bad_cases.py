@@ -151,11 +151,16 @@ def _check_restore_fail(rep, log):
         out.append(f"result {rep['result']} {rep['fail_reason']!r}: want "
                    f"fail {why!r}")
     lu = rep["liveupdate"]
-    got = (lu["generation"], lu["domains"], lu["domains_restored"],
-           lu["domains_failed"])
-    if got != (UPDATES, 2, 1, 1):
-        out.append(f"liveupdate generation, domains, restored, failed {got}"
-                   f": want ({UPDATES}, 2, 1, 1)")
+    got = (lu["state"], lu["generation"], lu["domains"],
+           lu["domains_restored"], lu["domains_failed"], lu["mismatches"])
+    if got != ("taken", UPDATES, 2, 1, 1, 0):
+        out.append(f"liveupdate state, generation, domains, restored, "
+                   f"failed, mismatches {got}: want ('taken', {UPDATES}, "
+                   "2, 1, 1, 0)")
+    # The last image's one error is the failed restore's line.
+    if rep["errors"] != 1 or rep["domains_info"]["failed"] != 1:
+        out.append(f"errors {rep['errors']}, domains_info.failed "
+                   f"{rep['domains_info']['failed']}: want 1, 1")
     d1, d2 = _row(rep, 1), _row(rep, 2)
     if not d1 or d1["fail_reason"] is not None or d1["bad_pages"] != 1:
         out.append(f"domain id 1's row {d1}: want restored, bad_pages 1")
