@@ -325,33 +325,21 @@ static int parse_preserved(struct ho_ctx *c, unsigned int i, uint64_t off,
 	return check_pres_reserved(c);
 }
 
-/* ---- bad pages (version 4) --------------------------------------------- */
+/* ---- bad pages (version 4 on: boot/handover_bad.c) ------------------ */
 
 static int parse_bad(struct ho_ctx *c, unsigned int i, uint64_t off,
 		     const struct handover_rec *rec)
 {
-	struct handover_preserved p;
-	char why[128];
+	char why[160];
 
 	if (c->version < 4)
 		return refuse(c,
 			      "record %u: type %u (bad pages) not in version "
 			      "%u",
 			      i, rec->type, c->version);
-	if (c->h->bad)
-		return refuse(c, "record %u: a second bad-page record", i);
-	if (rec->bytes < sizeof(p))
-		return refuse(c, "record %u: bad-page record of %u bytes", i,
-			      rec->bytes);
-	memcpy(&p, c->buf + off, sizeof(p));
-	if ((uint64_t)p.count * sizeof(struct handover_range) !=
-	    rec->bytes - sizeof(p))
-		return refuse(c, "bad count %u does not fill its %u bytes",
-			      p.count, rec->bytes);
-	c->h->bad = c->buf + off + sizeof(p);
-	c->h->bad_count = p.count;
-	if (handover_bad_check(c->h, &c->bi->ram, why, sizeof(why)))
-		return refuse(c, "%s", why);
+	if (handover_bad_parse(c->h, &c->bi->ram, c->buf + off, rec->bytes,
+			       c->version, why, sizeof(why)))
+		return refuse(c, "record %u: %s", i, why);
 	return 0;
 }
 
@@ -675,6 +663,7 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 	struct bi_handover *h = &bi->handover;
 	struct handover_header hd;
 	struct ho_ctx c = {.bi = bi, .h = h, .buf = buf, .pa = pa_val(buf_pa)};
+	char why[160];
 	int err;
 
 	h->state = HANDOVER_NONE;
@@ -685,8 +674,7 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 	h->domain_count = 0;
 	h->extent_count = 0;
 	h->vcpu_count = 0;
-	h->bad = NULL;
-	h->bad_count = 0;
+	h->bad_recs = h->bad_count = h->bad_unknown = 0;
 	h->bad_pages = 0;
 	if (!buf || len < HANDOVER_HEADER_BYTES)
 		return refuse(&c,
@@ -701,6 +689,8 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 		err = walk_records(&c, &hd, 0);
 	if (!err && hd.record_count && !c.pres)
 		err = refuse(&c, "no preserved record");
+	if (!err && handover_bad_apart(h, why, sizeof(why)))
+		err = refuse(&c, "%s", why);
 	if (!err)
 		err = walk_records(&c, &hd, 1);
 	if (!err)

@@ -1,17 +1,29 @@
 // SPDX-License-Identifier: MIT
 /*
- * The bad-page record of a handover (version 4, include/keel/handover.h):
- * its ranges checked as firmware input before the new image reserves them
- * ("bad handover", handover_bad_reserve(), from boot/handover.c
- * handover_apply()). The check is pure: it reads the record and the RAM
- * table and writes only @h->bad_pages, O(B + R) for B ranges and R RAM
- * ranges, both sorted: one merge-like walk.
+ * The bad-page records of a handover (version 4 on, include/keel/handover.h):
+ * each checked as firmware input as the reader meets it
+ * (handover_bad_parse(), from boot/handover.c walk_records()), all of
+ * them apart once read (handover_bad_apart()), then reserved by the new
+ * image (handover_bad_reserve(), from handover_apply()), each range under
+ * the name of the source it carries ("bad handover mce", ...: the report
+ * counts the page under its first source). The checks are pure: they
+ * read the record and the RAM table and write only @h's bad fields,
+ * O(B + R) a record for B ranges and R RAM ranges, both sorted: one
+ * merge-like walk; apart: O(B x records), records at most 8.
  */
 #include <keel/badmem.h>
 #include <keel/bootinfo.h>
 #include <keel/errno.h>
 #include <keel/handover.h>
+#include <keel/printk.h>
 #include <keel/range_table.h>
+
+_Static_assert(HANDOVER_BAD_FIRMWARE == BADMEM_FIRMWARE &&
+		       HANDOVER_BAD_OPTION == BADMEM_OPTION &&
+		       HANDOVER_BAD_MCE == BADMEM_MCE &&
+		       HANDOVER_BAD_INJECTION == BADMEM_INJECTION &&
+		       HANDOVER_BAD_UNKNOWN == BADMEM_HANDOVER,
+	       "a handover's bad-page source is the report's by_source class");
 
 /*
  * Is [s, e) inside RAM? @i: the RAM range to start from, moved on (the
@@ -35,46 +47,126 @@ static uint64_t ram_up_to(const struct range_table *ram, unsigned int *i,
 	return s < e ? s : e;
 }
 
-int handover_bad_check(struct bi_handover *h, const struct range_table *ram,
-		       char *why, size_t n)
+/*
+ * Record @rec (@b)'s ranges: aligned, sorted and apart, in @ram; their
+ * pages added to *@pages. Return: 0, or -EINVAL with @why.
+ */
+static int check_ranges(const struct bi_handover_bad *b, unsigned int rec,
+			const struct range_table *ram, uint64_t *pages,
+			char *why, size_t n)
 {
 	uint64_t prev_end = 0;
 	unsigned int at = 0;
 
-	h->bad_pages = 0;
-	for (unsigned int i = 0; i < h->bad_count; i++) {
-		struct handover_range r = handover_bad_range(h, i);
+	for (unsigned int i = 0; i < b->count; i++) {
+		struct handover_range r = handover_bad_range(b, i);
 		uint64_t hole;
 
 		if (!IS_ALIGNED(r.start, PAGE_SIZE) ||
 		    !IS_ALIGNED(r.end, PAGE_SIZE) || r.start >= r.end) {
 			snprintf(why, n,
-				 "bad[%u] [%#llx, %#llx) empty or not page "
+				 "bad[%u][%u] [%#llx, %#llx) empty or not page "
 				 "aligned",
-				 i, (unsigned long long)r.start,
-				 (unsigned long long)r.end);
+				 rec, i, U64(r.start), U64(r.end));
 			return -EINVAL;
 		}
 		if (i && r.start <= prev_end) {
 			snprintf(why, n,
-				 "bad[%u] [%#llx, %#llx) touches or precedes "
-				 "bad[%u] (sorted ranges, apart)",
-				 i, (unsigned long long)r.start,
-				 (unsigned long long)r.end, i - 1);
+				 "bad[%u][%u] [%#llx, %#llx) touches or "
+				 "precedes bad[%u][%u] (sorted ranges, apart)",
+				 rec, i, U64(r.start), U64(r.end), rec, i - 1);
 			return -EINVAL;
 		}
 		hole = ram_up_to(ram, &at, r.start, r.end);
 		if (hole != r.end) {
 			snprintf(why, n,
-				 "bad[%u] [%#llx, %#llx) lies outside RAM at "
-				 "%#llx",
-				 i, (unsigned long long)r.start,
-				 (unsigned long long)r.end,
-				 (unsigned long long)hole);
+				 "bad[%u][%u] [%#llx, %#llx) lies outside RAM "
+				 "at %#llx",
+				 rec, i, U64(r.start), U64(r.end), U64(hole));
 			return -EINVAL;
 		}
 		prev_end = r.end;
-		h->bad_pages += (r.end - r.start) / PAGE_SIZE;
+		*pages += (r.end - r.start) / PAGE_SIZE;
+	}
+	return 0;
+}
+
+int handover_bad_parse(struct bi_handover *h, const struct range_table *ram,
+		       const uint8_t *rec, uint32_t bytes, uint32_t version,
+		       char *why, size_t n)
+{
+	struct handover_preserved p;
+	struct bi_handover_bad *b = &h->bad[h->bad_recs];
+	uint32_t src;
+
+	if (bytes < sizeof(p)) {
+		snprintf(why, n, "bad-page record of %u bytes", bytes);
+		return -EINVAL;
+	}
+	memcpy(&p, rec, sizeof(p));
+	src = version < 5 ? HANDOVER_BAD_UNKNOWN : p.pad;
+	if ((uint64_t)p.count * sizeof(struct handover_range) !=
+	    bytes - sizeof(p)) {
+		snprintf(why, n, "bad count %u does not fill its %u bytes",
+			 p.count, bytes);
+		return -EINVAL;
+	}
+	if (h->bad_recs &&
+	    (version < 5 || src <= h->bad[h->bad_recs - 1].source)) {
+		snprintf(why, n,
+			 "bad[%u]: source %u after source %u (version %u: %s)",
+			 h->bad_recs, src, h->bad[h->bad_recs - 1].source,
+			 version,
+			 version < 5 ? "one record"
+				     : "one record a source, ascending");
+		return -EINVAL;
+	}
+	if (h->bad_recs == HANDOVER_BAD_RECS_MAX) {
+		snprintf(why, n, "more than %u bad-page records",
+			 HANDOVER_BAD_RECS_MAX);
+		return -EINVAL;
+	}
+	b->ranges = rec + sizeof(p);
+	b->count = p.count;
+	b->source = src;
+	if (check_ranges(b, h->bad_recs, ram, &h->bad_pages, why, n))
+		return -EINVAL;
+	if (src > HANDOVER_BAD_UNKNOWN && !h->bad_unknown++)
+		h->bad_unknown_first = src;
+	h->bad_count += p.count;
+	h->bad_recs++;
+	return 0;
+}
+
+int handover_bad_apart(const struct bi_handover *h, char *why, size_t n)
+{
+	unsigned int at[HANDOVER_BAD_RECS_MAX] = {0}, last = 0;
+	uint64_t prev_end = 0;
+
+	for (unsigned int k = 0; k < h->bad_count; k++) {
+		struct handover_range lo = {UINT64_MAX, 0}, r;
+		unsigned int rec = 0;
+
+		for (unsigned int j = 0; j < h->bad_recs; j++) {
+			if (at[j] == h->bad[j].count)
+				continue;
+			r = handover_bad_range(&h->bad[j], at[j]);
+			if (r.start < lo.start) {
+				lo = r;
+				rec = j;
+			}
+		}
+		if (k && lo.start < prev_end) {
+			snprintf(why, n,
+				 "bad[%u][%u] [%#llx, %#llx) overlaps a range "
+				 "of bad[%u] (records apart)",
+				 rec, at[rec], U64(lo.start), U64(lo.end),
+				 last);
+			return -EINVAL;
+		}
+		prev_end = lo.end;
+		last = rec;
+		at[rec]++;
 	}
 	return 0;
 }
@@ -83,10 +175,20 @@ void handover_bad_reserve(struct bootinfo *bi)
 {
 	const struct bi_handover *h = &bi->handover;
 
-	for (unsigned int i = 0; i < h->bad_count; i++) {
-		struct handover_range r = handover_bad_range(h, i);
+	for (unsigned int j = 0; j < h->bad_recs; j++) {
+		const struct bi_handover_bad *b = &h->bad[j];
+		const char *name = badmem_carried_name(
+			(enum badmem_source)handover_bad_source(b));
 
-		bootinfo_add_reserved(bi, pa(r.start), pa(r.end),
-				      badmem_region_name(BADMEM_HANDOVER));
+		for (unsigned int i = 0; i < b->count; i++) {
+			struct handover_range r = handover_bad_range(b, i);
+
+			bootinfo_add_reserved(bi, pa(r.start), pa(r.end), name);
+		}
 	}
+	if (h->bad_unknown)
+		pr_warn("handover: bad-page source %u unknown (%u records): "
+			"their pages reserved as bad all the same, source "
+			"handover\n",
+			h->bad_unknown_first, h->bad_unknown);
 }

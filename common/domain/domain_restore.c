@@ -45,6 +45,7 @@
 #include <keel/handover.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
+#include <keel/inject.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
 #include <keel/printk.h>
@@ -419,17 +420,17 @@ static int restore_adopt(struct domain *d)
 }
 
 /*
- * The first bad range of @h ending above @pa (the ranges are sorted and
- * apart: boot/handover_bad.c checked them). O(log bad ranges).
+ * The first bad range of record @b ending above @pa (the ranges are
+ * sorted and apart: boot/handover_bad.c checked them). O(log ranges).
  */
-static unsigned int bad_from(const struct bi_handover *h, uint64_t pa)
+static unsigned int bad_from(const struct bi_handover_bad *b, uint64_t pa)
 {
-	unsigned int lo = 0, hi = h->bad_count;
+	unsigned int lo = 0, hi = b->count;
 
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
-		if (handover_bad_range(h, mid).end <= pa)
+		if (handover_bad_range(b, mid).end <= pa)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -437,36 +438,61 @@ static unsigned int bad_from(const struct bi_handover *h, uint64_t pa)
 	return lo;
 }
 
+/* Where record @b's pages first went bad, as heap_offline() says it. */
+static enum heap_bad_reason bad_reason(const struct bi_handover_bad *b)
+{
+	static const unsigned int from[] = {
+		[HANDOVER_BAD_OPTION] = HEAP_BAD_FROM_OPTION,
+		[HANDOVER_BAD_MCE] = HEAP_BAD_FROM_MCE,
+		[HANDOVER_BAD_INJECTION] = HEAP_BAD_FROM_INJECTION,
+	};
+	uint32_t src = handover_bad_source(b);
+
+	/* The heap has no firmware source: such a page is "handover". */
+	if (src == HANDOVER_BAD_FIRMWARE || src >= ARRAY_SIZE(from))
+		return (enum heap_bad_reason)(HEAP_BAD_BROKEN |
+					      HEAP_BAD_FROM_HANDOVER);
+	return (enum heap_bad_reason)(HEAP_BAD_BROKEN | from[src]);
+}
+
+/* The pages of record @b inside extent @e marked in @d. Return: how many. */
+static uint64_t mark_extent(struct domain *d, const struct bi_handover_bad *b,
+			    const struct handover_extent *e)
+{
+	uint64_t end = e->pa + (e->pages << PAGE_SHIFT), marked = 0;
+
+	for (unsigned int k = bad_from(b, e->pa); k < b->count; k++) {
+		struct handover_range r = handover_bad_range(b, k);
+
+		if (r.start >= end)
+			break;
+		for (uint64_t p = MAX(r.start, e->pa); p < MIN(r.end, end);
+		     p += PAGE_SIZE)
+			marked += !heap_offline_owned(paddr_to_pfn(pa(p)),
+						      d->id, bad_reason(b));
+	}
+	return marked;
+}
+
 /*
- * Step 3b: every page of @d's extents that @h's bad record names (a page
+ * Step 3b: every page of @d's extents that @h's bad records name (a page
  * the old image had marked in this domain's extent) marked again, as
- * heap_offline() marks a page of a domain's extent: still the domain's,
- * named by its row (bad_pages), withheld by the extent's free and handed
- * to the next image as bad. O(extents x log bad ranges + pages marked).
+ * heap_offline() marks a page of a domain's extent, under the source
+ * where it first went bad: still the domain's, named by its row
+ * (bad_pages), withheld by the extent's free and handed to the next image
+ * as bad. O(extents x records x log bad ranges + pages marked).
  * Return: the pages marked.
  */
 static uint64_t restore_mark_bad(struct domain *d, const struct bi_handover *h)
 {
 	const struct bi_handover_domain *hd = d->restored;
-	const enum heap_bad_reason why = (enum heap_bad_reason)(
-		HEAP_BAD_BROKEN | HEAP_BAD_FROM_HANDOVER);
 	uint64_t marked = 0;
 
 	for (uint32_t i = 0; h->bad_count && i < hd->extent_count; i++) {
 		struct handover_extent e = handover_domain_extent(hd, i);
-		uint64_t end = e.pa + (e.pages << PAGE_SHIFT);
 
-		for (unsigned int b = bad_from(h, e.pa); b < h->bad_count;
-		     b++) {
-			struct handover_range r = handover_bad_range(h, b);
-
-			if (r.start >= end)
-				break;
-			for (uint64_t p = MAX(r.start, e.pa);
-			     p < MIN(r.end, end); p += PAGE_SIZE)
-				marked += !heap_offline_owned(
-					paddr_to_pfn(pa(p)), d->id, why);
-		}
+		for (unsigned int j = 0; j < h->bad_recs; j++)
+			marked += mark_extent(d, &h->bad[j], &e);
 	}
 	if (marked)
 		pr_info("domains: %s: %llu pages of its extents came bad in "
@@ -515,7 +541,14 @@ static bool restore_one(struct domain_set *s, struct domain *d,
 	d->start_ticks = t0;
 	d->cpu_bits[arch_cpu_id() / 64] |= 1ull << (arch_cpu_id() % 64);
 	t1 = arch_ticks();
-	if (restore_check(d, &w)) {
+	if (inject_has(INJECT_RESTORE_FAIL, hd->id)) {
+		snprintf(
+			w.why, sizeof(w.why),
+			"inject=restore-fail:%u: its restore failed (injected) "
+			"before it took any of its memory",
+			hd->id);
+		domain_fail(d, w.why);
+	} else if (restore_check(d, &w)) {
 		d->map_ticks = arch_ticks() - t1;
 		domain_fail(d, w.why);
 	} else {
@@ -556,6 +589,19 @@ static void refuse_all(struct domain_set *s, const struct bi_handover *h,
 		restore_record(s, d, &h->domains[i]);
 		domain_fail(d, why);
 	}
+}
+
+/* inject=restore-fail:ID naming no domain of the handover @arg: said. */
+static void warn_restore_fail(uint64_t id, void *arg)
+{
+	const struct bi_handover *h = arg;
+
+	for (unsigned int i = 0; i < h->domain_count; i++)
+		if (h->domains[i].id == id)
+			return;
+	pr_warn("inject=restore-fail:%llu: no domain of the handover has that "
+		"id, nothing injected\n",
+		(unsigned long long)id);
 }
 
 /**
@@ -600,6 +646,7 @@ unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 			(*failed)++;
 	}
 	s->stats.build_ticks = arch_ticks() - start;
+	inject_for_each(INJECT_RESTORE_FAIL, warn_restore_fail, (void *)h);
 	pr_info("domains: %u restored from the handover, %u failed, in %llu "
 		"us\n",
 		ok, *failed,

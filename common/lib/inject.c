@@ -83,6 +83,12 @@ const struct inject_kind_desc inject_kinds[] = {
 	{INJECT_POISON_DOMAIN, "poison-domain", INJECT_ARG_DOMAIN, 0},
 	/* The same point, page frame N wherever it is: heap_offline(). */
 	{INJECT_POISON_LATE, "poison-late", INJECT_ARG_PFN, 0},
+	/*
+	 * Acted on by a live update's new image as it restores the domains
+	 * of the handover (common/domain/domain_restore.c): domain N's
+	 * restore fails before it takes any of its memory.
+	 */
+	{INJECT_RESTORE_FAIL, "restore-fail", INJECT_ARG_DOMAIN, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 

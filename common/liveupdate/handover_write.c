@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The handover writer (include/keel/liveupdate.h, struct ho_writer): the
- * bytes of include/keel/handover.h, version 4, written in one pass into a
+ * bytes of include/keel/handover.h, version 5, written in one pass into a
  * buffer the caller sized with a counting pass (buf NULL) first.
  *
  * Invariants: nothing is written past cap (a too small buffer sets
@@ -239,9 +239,10 @@ void ho_preserved(struct ho_writer *w)
 	w->off += p.head.bytes;
 }
 
-void ho_bad_begin(struct ho_writer *w)
+void ho_bad_begin(struct ho_writer *w, uint32_t source)
 {
 	w->bad_off = w->off;
+	w->bad_source = source;
 	w->off += sizeof(struct handover_preserved);
 }
 
@@ -254,7 +255,7 @@ void ho_bad_range(struct ho_writer *w, uint64_t start, uint64_t end)
 
 void ho_bad_end(struct ho_writer *w)
 {
-	struct handover_preserved p = {{HANDOVER_REC_BAD, 0}, 0, 0};
+	struct handover_preserved p = {{HANDOVER_REC_BAD, 0}, 0, w->bad_source};
 	uint64_t first = w->bad_off + sizeof(p);
 	uint64_t n = (w->off - first) / sizeof(struct handover_range), m;
 	struct handover_range *r;

@@ -115,6 +115,15 @@ static __printf(1, 2) void lu_failed(const char *fmt, ...)
 	lu.fail = lu_why;
 }
 
+/* inject=restore-fail:ID in an image with no domain to restore: said. */
+static void warn_no_restore(uint64_t id, void *arg)
+{
+	(void)arg;
+	pr_warn("inject=restore-fail:%llu: no handover taken, no domain to "
+		"restore in this image, nothing injected\n",
+		(unsigned long long)id);
+}
+
 void liveupdate_boot(const struct bootinfo *bi, const struct keel_options *o)
 {
 	const struct bi_handover *h = &bi->handover;
@@ -129,6 +138,7 @@ void liveupdate_boot(const struct bootinfo *bi, const struct keel_options *o)
 		lu.fail = h->why;
 	if (h->state == HANDOVER_TAKEN) {
 		lu_in = h;
+		lu.taken = h;
 		lu.generation = h->hdr.generation;
 		lu.from_build = h->hdr.build;
 		lu.handover_bytes = h->hdr.size;
@@ -139,6 +149,8 @@ void liveupdate_boot(const struct bootinfo *bi, const struct keel_options *o)
 	}
 	if (!asked)
 		lu_inject_unused();
+	if (h->state != HANDOVER_TAKEN)
+		inject_for_each(INJECT_RESTORE_FAIL, warn_no_restore, NULL);
 }
 
 /*
@@ -201,11 +213,15 @@ void liveupdate_restored(uint64_t ticks, unsigned int restored,
 	lu.timed = true;
 }
 
-/* What domain_fill= and domain_fill_sample= ask (lu_fill.c). */
+/*
+ * What domain_fill= and domain_fill_sample= ask (lu_fill.c), and the
+ * pages the handover taken names bad (skipped, as the heap's offline ones).
+ */
 static struct lu_sample lu_sample_of(const struct keel_options *o)
 {
 	return (struct lu_sample){.every_extent = o->domain_fill,
-				  .window = o->domain_fill_sample};
+				  .window = o->domain_fill_sample,
+				  .handed = lu_in};
 }
 
 void liveupdate_verify(const struct bootinfo *bi, const struct keel_options *o)
@@ -301,44 +317,6 @@ static void write_vcpus(struct ho_writer *w, const struct lu_vcpus *vc)
 
 	for (unsigned int i = 0; vc && vc->get(vc->arg, i, &rec, &state); i++)
 		ho_vcpu(w, &rec, state);
-}
-
-static void bad_page_cb(pfn_t p, unsigned int reason, int holder, void *arg)
-{
-	(void)reason;
-	(void)holder;
-	ho_bad_range(arg, pa_val(pfn_to_paddr(p)),
-		     pa_val(pfn_to_paddr(p)) + PAGE_SIZE);
-}
-
-/*
- * The bad-page record: every page the heap took out of service, every
- * "bad handover" range this image reserved, and every range of the record
- * this image was handed (the firmware's and the command line's the next
- * image reads itself). The last is not a repeat: a bad page inside a
- * domain whose restore failed is reserved here as "preserved" (the
- * domain's memory stays out of the heap, and its record goes on to the
- * next handover), so neither the heap nor a "bad handover" reservation
- * names it, and it would drop out of the list. Overlaps are joined
- * (ho_bad_end()).
- */
-static void write_bad(struct ho_writer *w)
-{
-	unsigned int count = 0;
-	const struct region *r = bootmem_reserved_regions(&count);
-
-	ho_bad_begin(w);
-	for (unsigned int n = 0; n < heap_node_count(); n++)
-		heap_for_each_bad(n, bad_page_cb, w);
-	for (unsigned int i = 0; r && i < count; i++)
-		if (badmem_region_source(r[i].name) == BADMEM_HANDOVER)
-			ho_bad_range(w, pa_val(r[i].start), pa_val(r[i].end));
-	for (unsigned int i = 0; lu_in && i < lu_in->bad_count; i++) {
-		struct handover_range b = handover_bad_range(lu_in, i);
-
-		ho_bad_range(w, b.start, b.end);
-	}
-	ho_bad_end(w);
 }
 
 unsigned int lu_built_domains(const struct domain_set *ds)
@@ -631,7 +609,7 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
 	ho_preserved(&w);
-	write_bad(&w);
+	lu_write_bad(&w, lu_in);
 	*cap = ho_finish(&w, &hd);
 	arch_lu_needs(&needs);
 	j->handover = lu_alloc(*cap, needs.max_bits);
@@ -670,7 +648,7 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
 	ho_preserved(&w);
-	write_bad(&w);
+	lu_write_bad(&w, lu_in);
 	hd->written_ticks = arch_ticks();
 	size = ho_finish(&w, hd);
 	if (!size)

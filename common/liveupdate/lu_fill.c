@@ -22,6 +22,7 @@
  * either. No lock: the caller owns the pages it fills or reads.
  */
 #include <arch/mm.h>
+#include <keel/handover.h>
 #include <keel/heap_check.h>
 #include <keel/liveupdate.h>
 #include <keel/printk.h>
@@ -80,15 +81,40 @@ static uint64_t window_page(const struct lu_sample *s, uint16_t id, uint64_t w)
  */
 typedef void lu_page_fn(uint16_t id, paddr_t p, void *arg);
 
+/* Does a bad record of @h name the page at @pa? O(records x log ranges). */
+static bool handed_bad(const struct bi_handover *h, uint64_t pa)
+{
+	for (unsigned int j = 0; h && j < h->bad_recs; j++) {
+		unsigned int lo = 0, hi = h->bad[j].count;
+
+		while (lo < hi) { /* the first range ending above pa */
+			unsigned int mid = lo + (hi - lo) / 2;
+
+			if (handover_bad_range(&h->bad[j], mid).end <= pa)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < h->bad[j].count &&
+		    handover_bad_range(&h->bad[j], lo).start <= pa)
+			return true;
+	}
+	return false;
+}
+
 /*
  * A sampled page the heap holds offline in the domain's extent (issue 38)
  * is left alone: a write, or a read, of it may raise another machine
  * check. The writer and the reader skip the same pages: the new image's
- * restore marks again what the handover's bad record names.
+ * restore marks again what the handover's bad records name, and a page
+ * they name in a domain whose restore failed (reserved, not the heap's)
+ * is skipped by those records.
  */
-static void sample(uint16_t id, paddr_t p, lu_page_fn *fn, void *arg)
+static void sample(const struct lu_sample *s, uint16_t id, paddr_t p,
+		   lu_page_fn *fn, void *arg)
 {
-	if (heap_page_held_bad(paddr_to_pfn(p))) {
+	if (heap_page_held_bad(paddr_to_pfn(p)) ||
+	    handed_bad(s->handed, pa_val(p))) {
 		pr_info("liveupdate: domain %u: its sampled page at %#llx is "
 			"offline (a bad page): left alone\n",
 			id, (unsigned long long)pa_val(p));
@@ -107,16 +133,16 @@ void lu_extent_pages(const struct lu_sample *s, uint16_t id, uint64_t gpa,
 	if (!pages)
 		return;
 	if (f)
-		sample(id, pa(host), fn, arg);
+		sample(s, id, pa(host), fn, arg);
 	if (l && !(f && lastp == gpa))
-		sample(id, pa(host + (lastp - gpa)), fn, arg);
+		sample(s, id, pa(host + (lastp - gpa)), fn, arg);
 	if (!s->every_extent || !s->window)
 		return;
 	for (uint64_t w = gpa / s->window; w <= (end - 1) / s->window; w++) {
 		uint64_t g = window_page(s, id, w);
 
 		if (g > gpa && g < lastp)
-			sample(id, pa(host + (g - gpa)), fn, arg);
+			sample(s, id, pa(host + (g - gpa)), fn, arg);
 	}
 }
 

@@ -12,6 +12,13 @@
 struct bootinfo;
 
 /*
+ * lu_bad.c: the bad-page records into @w: every page the heap took out of
+ * service and every range of @in's records (the handover this image took,
+ * NULL: none), each under its first source. See the top of lu_bad.c.
+ */
+void lu_write_bad(struct ho_writer *w, const struct bi_handover *in);
+
+/*
  * lu_fill.c: which pages of a domain carry the pattern: by default its
  * first and last page; domain_fill=on (@every_extent) the first and last
  * of every extent and one page per @window bytes of guest space.
@@ -19,6 +26,12 @@ struct bootinfo;
 struct lu_sample {
 	bool every_extent;
 	uint64_t window;
+	/*
+	 * The handover this image took (NULL: none): a page its bad records
+	 * name is skipped too, held by the heap or not (a domain whose
+	 * restore failed keeps its memory reserved, out of the heap).
+	 */
+	const struct bi_handover *handed;
 };
 void lu_extent_pages(const struct lu_sample *s, uint16_t id, uint64_t gpa,
 		     uint64_t host, uint64_t pages, bool first, bool last,

@@ -15,6 +15,13 @@
  * its group, with the bad pages inside it and its source ("mixed" when
  * they differ): every bad page stays inside some row and the pages add up.
  *
+ * A page a live update's handover carried is counted under the source
+ * where it first went bad (its reservation's name, "bad handover mce",
+ * ...; a restored domain's page by the heap's reason), and once more in
+ * handover_pages; one inside a domain whose restore failed stays reserved
+ * with the domain's memory ("preserved") and is counted here from the
+ * handover's records (kept_pages, one row a run).
+ *
  * Runs on the boot CPU at report time, every other CPU parked: no lock.
  */
 #include <keel/badmem.h>
@@ -24,6 +31,7 @@
 #include <keel/heap_boot.h>
 #include <keel/heap_check.h>
 #include <keel/json.h>
+#include <keel/liveupdate.h>
 #include <keel/printk.h>
 #include <keel/report.h>
 #include <keel/ticks.h>
@@ -108,6 +116,96 @@ static void runtime_row(pfn_t p, unsigned int reason, int holder, void *arg)
 	jw_arr_end(w);
 }
 
+typedef void kept_fn(uint64_t s, uint64_t e, int src, void *arg);
+
+/*
+ * The pages of [s, e) of source @src inside @rv ("preserved") that no
+ * heap extent holds (heap_owner_of(): HEAP_OWNER_NONE), in runs, to @fn.
+ */
+static void kept_pieces(const struct region *rv, uint64_t s, uint64_t e,
+			int src, kept_fn *fn, void *arg)
+{
+	uint64_t from = 0;
+	bool in_run = false;
+
+	s = MAX(s, pa_val(rv->start));
+	e = MIN(e, pa_val(rv->end));
+	for (uint64_t p = s; p < e; p += PAGE_SIZE) {
+		bool none = heap_owner_of(paddr_to_pfn(pa(p)), NULL, NULL) ==
+			    HEAP_OWNER_NONE;
+
+		if (none && !in_run)
+			from = p;
+		if (!none && in_run)
+			fn(from, p, src, arg);
+		in_run = none;
+	}
+	if (in_run)
+		fn(from, e, src, arg);
+}
+
+/*
+ * Each run of carried bad pages kept reserved with a domain whose
+ * restore failed (the handover's bad ranges inside "preserved" memory the
+ * heap did not adopt) to @fn. O(carried pages x MAX_FREE_ORDER +
+ * carried ranges x log reserved regions).
+ */
+static void for_each_kept(kept_fn *fn, void *arg)
+{
+	const struct bi_handover *h = liveupdate_info()->taken;
+	unsigned int count = 0;
+	const struct region *r = bootmem_reserved_regions(&count);
+
+	for (unsigned int j = 0; h && r && j < h->bad_recs; j++) {
+		int src = (int)handover_bad_source(&h->bad[j]);
+
+		for (unsigned int i = 0; i < h->bad[j].count; i++) {
+			struct handover_range x =
+				handover_bad_range(&h->bad[j], i);
+			unsigned int lo = 0, hi = count;
+
+			while (lo < hi) { /* the first ending above x.start */
+				unsigned int mid = lo + (hi - lo) / 2;
+
+				if (pa_val(r[mid].end) <= x.start)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			for (; lo < count && pa_val(r[lo].start) < x.end; lo++)
+				if (!strncmp(r[lo].name, "preserved",
+					     sizeof(r[lo].name)))
+					kept_pieces(&r[lo], x.start, x.end, src,
+						    fn, arg);
+		}
+	}
+}
+
+static void count_kept(uint64_t s, uint64_t e, int src, void *arg)
+{
+	struct badmem_counts *c = arg;
+	uint64_t pages = (e - s) / PAGE_SIZE;
+
+	c->pages += pages;
+	c->ranges++;
+	c->kept_pages += pages;
+	c->kept_runs++;
+	c->by_source[src] += pages;
+	count_nodes(s, e, c->by_node);
+}
+
+static void kept_row(uint64_t s, uint64_t e, int src, void *arg)
+{
+	struct jw *w = arg;
+
+	jw_arr(w, NULL);
+	jw_u64(w, NULL, s);
+	jw_u64(w, NULL, e);
+	jw_u64(w, NULL, (e - s) / PAGE_SIZE);
+	jw_str(w, NULL, badmem_source_key((enum badmem_source)src));
+	jw_arr_end(w);
+}
+
 /**
  * badmem_report_count() - the bad pages of this boot.
  * @c: out: totals, per source and per node.
@@ -119,6 +217,9 @@ void badmem_report_count(struct badmem_counts *c)
 
 	*c = (struct badmem_counts){0};
 	count_runtime(c);
+	for_each_kept(count_kept, c);
+	if (liveupdate_info()->taken)
+		c->handover_pages = liveupdate_info()->taken->bad_pages;
 	for (unsigned int i = 0; r && i < count; i++) {
 		int src = badmem_region_source(r[i].name);
 		uint64_t pages;
@@ -162,15 +263,17 @@ static void json_group(struct jw *w, const struct region *r, unsigned int first,
 /*
  * bad_memory.ranges: every bad region, or BADMEM_RANGES_SHOWN groups of
  * them; then a row for each page taken out at runtime (@runtime of the
- * @ranges), each node's under its lock.
+ * @ranges), each node's under its lock; then a row for each run kept
+ * with a domain whose restore failed (@kept of the @ranges).
  */
-static void json_ranges(struct jw *w, uint64_t ranges, uint64_t runtime)
+static void json_ranges(struct jw *w, uint64_t ranges, uint64_t runtime,
+			uint64_t kept)
 {
 	unsigned int count = 0, seen = 0, first = 0, group = 0;
 	const struct region *r = bootmem_reserved_regions(&count);
 	uint64_t per = 1;
 
-	ranges -= runtime;
+	ranges -= runtime + kept;
 
 	if (!report_full() && ranges > BADMEM_RANGES_SHOWN)
 		per = (ranges + BADMEM_RANGES_SHOWN - 1) / BADMEM_RANGES_SHOWN;
@@ -188,6 +291,8 @@ static void json_ranges(struct jw *w, uint64_t ranges, uint64_t runtime)
 	}
 	for (unsigned int n = 0; runtime && n < heap_node_count(); n++)
 		heap_for_each_bad(n, runtime_row, w);
+	if (kept)
+		for_each_kept(kept_row, w);
 	jw_arr_end(w);
 }
 
@@ -209,7 +314,7 @@ void badmem_report_json(struct jw *w, unsigned int nodes)
 		return;
 	}
 	jw_u64(w, "range_count", c.ranges);
-	json_ranges(w, c.ranges, c.runtime_pages);
+	json_ranges(w, c.ranges, c.runtime_pages, c.kept_runs);
 	jw_obj(w, "by_source");
 	for (int s = 0; s < BADMEM_SOURCES; s++)
 		jw_u64(w, badmem_source_key((enum badmem_source)s),
@@ -223,6 +328,10 @@ void badmem_report_json(struct jw *w, unsigned int nodes)
 	jw_u64(w, "offline_ns_max", c.offline_ns_max);
 	/* Still in a block or a domain's extent: not in audit.bad_pages. */
 	jw_u64(w, "held_pages", c.held_pages);
+	/* Carried by the live update's handover (in by_source: first source). */
+	jw_u64(w, "handover_pages", c.handover_pages);
+	/* Of those, kept reserved with a domain whose restore failed. */
+	jw_u64(w, "kept_pages", c.kept_pages);
 	jw_obj_end(w);
 }
 
@@ -232,17 +341,22 @@ void badmem_report_json(struct jw *w, unsigned int nodes)
 void badmem_report_human(void)
 {
 	struct badmem_counts c;
+	char carried[48] = "";
 
 	badmem_report_count(&c);
 	if (!c.pages)
 		return;
+	if (c.handover_pages)
+		snprintf(carried, sizeof(carried),
+			 ", %llu carried by the handover",
+			 (unsigned long long)c.handover_pages);
 	pr_info("bad memory: %llu pages in %llu ranges out of service "
 		"(firmware %llu, option %llu, mce %llu, injection %llu, "
-		"handover %llu)\n",
+		"handover %llu)%s\n",
 		(unsigned long long)c.pages, (unsigned long long)c.ranges,
 		(unsigned long long)c.by_source[BADMEM_FIRMWARE],
 		(unsigned long long)c.by_source[BADMEM_OPTION],
 		(unsigned long long)c.by_source[BADMEM_MCE],
 		(unsigned long long)c.by_source[BADMEM_INJECTION],
-		(unsigned long long)c.by_source[BADMEM_HANDOVER]);
+		(unsigned long long)c.by_source[BADMEM_HANDOVER], carried);
 }

@@ -78,6 +78,11 @@ struct badmem_counts {
 	uint64_t runtime_pages, offline_ns_max;
 	/* Of the runtime pages, those still inside a block or an extent. */
 	uint64_t held_pages;
+	/*
+	 * Carried by the handover taken: all its bad pages; of them those
+	 * kept reserved with a domain whose restore failed, in kept_runs.
+	 */
+	uint64_t handover_pages, kept_pages, kept_runs;
 };
 void badmem_report_count(struct badmem_counts *c);
 void badmem_report_json(struct jw *w, unsigned int nodes);

@@ -55,20 +55,54 @@ static inline const char *badmem_region_name(enum badmem_source src)
 	return (unsigned int)src < BADMEM_SOURCES ? names[src] : "bad firmware";
 }
 
-/* The source a reserved range's @name says, or -1 when it is not bad. */
+/*
+ * The reserved-range name of a page of source @src that a live update's
+ * handover carried (version 5 keeps the source: "bad handover mce", ...);
+ * BADMEM_HANDOVER, a source not known: "bad handover", as version 4
+ * named them all.
+ */
+static inline const char *badmem_carried_name(enum badmem_source src)
+{
+	static const char *const names[BADMEM_SOURCES] = {
+		"bad handover firmware", "bad handover option",
+		"bad handover mce",	 "bad handover injection",
+		"bad handover",
+	};
+
+	return (unsigned int)src < BADMEM_SOURCES ? names[src] : "bad handover";
+}
+
+static inline bool badmem_name_is(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return !*a && !*b;
+}
+
+/* Is @name a range a handover carried (badmem_carried_name())? */
+static inline bool badmem_region_carried(const char *name)
+{
+	for (int i = 0; i < BADMEM_SOURCES; i++)
+		if (badmem_name_is(badmem_carried_name((enum badmem_source)i),
+				   name))
+			return true;
+	return false;
+}
+
+/*
+ * The source a reserved range's @name says (a carried range's: where the
+ * page first went bad), or -1 when it is not bad.
+ */
 static inline int badmem_region_source(const char *name)
 {
-	for (int i = 0; i < BADMEM_SOURCES; i++) {
-		const char *a = badmem_region_name((enum badmem_source)i);
-		const char *b = name;
-
-		while (*a && *a == *b) {
-			a++;
-			b++;
-		}
-		if (!*a && !*b)
+	for (int i = 0; i < BADMEM_SOURCES; i++)
+		if (badmem_name_is(badmem_region_name((enum badmem_source)i),
+				   name) ||
+		    badmem_name_is(badmem_carried_name((enum badmem_source)i),
+				   name))
 			return i;
-	}
 	return -1;
 }
 

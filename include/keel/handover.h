@@ -5,9 +5,9 @@
  * keel image leaves in RAM for the new one, byte by byte, and what the new
  * image's reader (boot/handover.c) makes of it in struct bootinfo.
  *
- * Format, version 4 (version 1 had no vCPU records, version 2 no domain
- * vCPU count or kernel name, version 3 no bad pages; a reader takes all
- * four), little-endian,
+ * Format, version 5 (version 1 had no vCPU records, version 2 no domain
+ * vCPU count or kernel name, version 3 no bad pages, version 4 no source
+ * of a bad page; a reader takes all five), little-endian,
  * every field naturally aligned:
  *
  *   header (128 bytes, struct handover_header)
@@ -31,7 +31,7 @@
 #include <keel/types.h>
 
 #define HANDOVER_MAGIC	      0x31564f484c45454bULL /* "KEELHOV1" */
-#define HANDOVER_VERSION      4 /* written; 1 to 3 are read too */
+#define HANDOVER_VERSION      5 /* written; 1 to 4 are read too */
 #define HANDOVER_VERSION_MIN  1
 #define HANDOVER_HEADER_BYTES 128
 /* The largest handover a reader accepts (room for ~2.7 M extents). */
@@ -51,7 +51,7 @@ struct handover_header {
 	uint64_t freeze_ticks;	/* 64: the freeze began (downtime's start) */
 	uint64_t frozen_ticks;	/* 72: every other CPU stopped */
 	uint64_t written_ticks; /* 80: records written; relocation next */
-	uint64_t flags;		/* 88: 0 in versions 1 to 4 */
+	uint64_t flags;		/* 88: 0 in versions 1 to 5 */
 	uint64_t reserved[4];	/* 96: 0 */
 };
 
@@ -84,16 +84,31 @@ struct handover_preserved {
 };
 
 /*
- * HANDOVER_REC_BAD (version 4, at most one): the same layout as the
- * preserved record (struct handover_preserved), then count ranges,
- * sorted, disjoint and not touching, page aligned, in RAM: pages the
- * writer's heap took out of service (heap_offline(): a machine check,
+ * HANDOVER_REC_BAD (version 4 on): {head, u32 count, u32 source} (the
+ * layout of struct handover_preserved, its pad the source), then count
+ * ranges, sorted, disjoint and not touching, page aligned, in RAM: pages
+ * the writer's heap took out of service (heap_offline(): a machine check,
  * inject=poison) and those it was handed as bad by the image before it.
- * The reader reserves each as "bad handover" after the preserved ranges
- * (a bad page inside a domain's extent stays that domain's). Pages the
- * firmware's map or the command line call bad are not in it: every image
- * reads those itself.
+ * The reader reserves each as bad after the preserved ranges (a bad page
+ * inside a domain's extent stays that domain's). Pages the firmware's map
+ * or the command line call bad are not in it: every image reads those
+ * itself.
+ *
+ * Version 4: at most one record; source (bytes 12..15) not read: every
+ * range's source is unknown (HANDOVER_BAD_UNKNOWN).
+ * Version 5: at most one record per source, in ascending source order
+ * (HANDOVER_BAD_RECS_MAX at most); a page where it first went bad keeps
+ * that source across every later update. The ranges of all the records
+ * together are disjoint (those of two records may touch). A source above
+ * HANDOVER_BAD_UNKNOWN is a warning, its ranges still reserved as bad,
+ * of unknown source.
  */
+#define HANDOVER_BAD_FIRMWARE  0 /* the firmware's map said so */
+#define HANDOVER_BAD_OPTION    1 /* the operator (badpage=, the host's API) */
+#define HANDOVER_BAD_MCE       2 /* a machine check / external abort */
+#define HANDOVER_BAD_INJECTION 3 /* inject=poison* (tests) */
+#define HANDOVER_BAD_UNKNOWN   4 /* a version 4 record's: "handover" */
+#define HANDOVER_BAD_RECS_MAX  8
 
 /* One guest extent: gpa and pa page aligned, mapped 1:1 for pages. */
 struct handover_extent {
@@ -247,8 +262,16 @@ struct bi_handover {
 	uint64_t extent_count; /* all domains */
 	struct bi_handover_vcpu vcpus[BI_HANDOVER_VCPUS];
 	unsigned int vcpu_count;
-	const uint8_t *bad; /* TAKEN: the bad ranges, in the handover */
-	unsigned int bad_count;
+	/* TAKEN: the bad-page records, in the order read (ascending source) */
+	struct bi_handover_bad {
+		const uint8_t *ranges; /* count of them, in the handover */
+		unsigned int count;
+		uint32_t source; /* as written (version 4: UNKNOWN) */
+	} bad[HANDOVER_BAD_RECS_MAX];
+	unsigned int bad_recs;
+	unsigned int bad_count;	    /* ranges, all records */
+	unsigned int bad_unknown;   /* records of a source above UNKNOWN */
+	uint32_t bad_unknown_first; /* the first such source */
 	uint64_t bad_pages;
 };
 
@@ -262,14 +285,21 @@ handover_preserved_range(const struct bi_handover *h, unsigned int i)
 	return r;
 }
 
-/* Bad range @i of the bad record (i < bad_count). */
+/* Bad range @i of bad-page record @b (i < b->count). */
 static inline struct handover_range
-handover_bad_range(const struct bi_handover *h, unsigned int i)
+handover_bad_range(const struct bi_handover_bad *b, unsigned int i)
 {
 	struct handover_range r;
 
-	memcpy(&r, h->bad + (size_t)i * sizeof(r), sizeof(r));
+	memcpy(&r, b->ranges + (size_t)i * sizeof(r), sizeof(r));
 	return r;
+}
+
+/* The source of record @b's pages: HANDOVER_BAD_*, an unknown one UNKNOWN. */
+static inline uint32_t handover_bad_source(const struct bi_handover_bad *b)
+{
+	return b->source > HANDOVER_BAD_UNKNOWN ? HANDOVER_BAD_UNKNOWN
+						: b->source;
 }
 
 /* Extent @i (< extent_count) of domain @d of the handover. */
@@ -361,15 +391,24 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 		   paddr_t buf_pa);
 
 /*
- * handover_bad_check() (boot/handover_bad.c): the ranges of @h's bad
- * record (bad, bad_count): page aligned, not empty, sorted and apart, in
- * @ram (sorted); counts @h->bad_pages. Return: 0, or -EINVAL with the
- * first problem in @why (n bytes).
+ * handover_bad_parse() (boot/handover_bad.c): the bad-page record of
+ * @bytes at @rec in a handover of @version, checked as firmware input
+ * against the RAM of @ram (sorted) and the records before it, kept in
+ * @h->bad[] (its ranges stay in the handover); counts @h->bad_pages.
+ * Return: 0, or -EINVAL with the first problem in @why (n bytes).
+ * handover_bad_apart(): the ranges of all the records disjoint (after the
+ * last record; O(ranges x records)). Return: as handover_bad_parse().
  */
 struct range_table;
-int handover_bad_check(struct bi_handover *h, const struct range_table *ram,
+int handover_bad_parse(struct bi_handover *h, const struct range_table *ram,
+		       const uint8_t *rec, uint32_t bytes, uint32_t version,
 		       char *why, size_t n);
-/* handover_bad_reserve(): each bad range as a "bad handover" reservation. */
+int handover_bad_apart(const struct bi_handover *h, char *why, size_t n);
+/*
+ * handover_bad_reserve(): each bad range as a reservation named after its
+ * source as carried (badmem_carried_name()); one warning for records of a
+ * source it does not know.
+ */
 struct bootinfo;
 void handover_bad_reserve(struct bootinfo *bi);
 

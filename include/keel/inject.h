@@ -79,6 +79,12 @@ enum inject_kind {
 	 * domains, before the guests), wherever it is then
 	 */
 	INJECT_POISON_LATE,
+	/*
+	 * restore-fail:ID: a live update's new image fails the restore of
+	 * domain ID (its record's id) before it takes any of its memory; the
+	 * others are restored (common/domain/domain_restore.c)
+	 */
+	INJECT_RESTORE_FAIL,
 };
 
 /*

@@ -50,6 +50,8 @@ struct liveupdate_info {
 	uint64_t verified_words, mismatches;
 	uint32_t asked;	  /* liveupdate=N */
 	const char *fail; /* why the boot fails, NULL: it does not */
+	/* The handover taken (its bad-page records), NULL: none. */
+	const struct bi_handover *taken;
 };
 
 const struct liveupdate_info *liveupdate_info(void);
@@ -132,17 +134,19 @@ struct ho_writer {
 	uint64_t ranges_max; /* table ranges and extents written, all */
 	uint64_t dom_off;    /* the open domain record */
 	uint64_t bad_off;    /* the open bad-page record */
+	uint32_t bad_source; /* its source, HANDOVER_BAD_* */
 	struct handover_domain dom;
 	bool overflow; /* cap was too small: nothing valid written */
 };
 
 void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap);
 /*
- * The bad-page record (version 4): ho_bad_begin(), any number of page
- * ranges [start, end) in any order, ho_bad_end() sorts them and joins
- * those that touch; no range: no record.
+ * A bad-page record (version 5: one a source, ascending): ho_bad_begin()
+ * with its source (HANDOVER_BAD_*), any number of page ranges [start,
+ * end) in any order, ho_bad_end() sorts them and joins those that touch;
+ * no range: no record.
  */
-void ho_bad_begin(struct ho_writer *w);
+void ho_bad_begin(struct ho_writer *w, uint32_t source);
 void ho_bad_range(struct ho_writer *w, uint64_t start, uint64_t end);
 void ho_bad_end(struct ho_writer *w);
 void ho_domain_begin(struct ho_writer *w, const struct handover_domain *d);

@@ -26,7 +26,7 @@
  * their domain's IPA space; a restored domain's extents overlap no table
  * range and no other range of any domain (checked pairwise here, the
  * oracle of the sort and sweep), and the heap says its id owns each of
- * them; a bad range (version 4) outside the preserved ranges is not heap
+ * them; a bad range (version 4 on) outside the preserved ranges is not heap
  * memory; the audit loses no page.
  */
 #include <arch/mm.h>
@@ -188,32 +188,38 @@ static void check_restored(const struct bi_handover *h)
 
 /* The new image's boot up to the restore, then the checks. */
 /*
- * Every page of a bad range (version 4) that no preserved range holds is
- * not heap memory after the handoff: never handed out (the first and
- * last page of each range, up to ORACLE_MAX ranges).
+ * Every page of a bad range (version 4 on, every record) that no
+ * preserved range holds is not heap memory after the handoff: never
+ * handed out (the first and last page of each range, up to ORACLE_MAX
+ * ranges a record).
  */
+static void check_bad_range(const struct bi_handover *h,
+			    struct handover_range r)
+{
+	uint64_t ends[2] = {r.start, r.end - PAGE_SIZE};
+
+	for (unsigned int k = 0; k < 2; k++) {
+		bool kept = false;
+
+		for (unsigned int j = 0; j < h->preserved_count; j++) {
+			struct handover_range p =
+				handover_preserved_range(h, j);
+
+			kept |= p.start <= ends[k] && ends[k] < p.end;
+		}
+		if (!kept)
+			FUZZ_CHECK(heap_owner_of(pfn(ends[k] >> PAGE_SHIFT),
+						 NULL,
+						 NULL) == HEAP_OWNER_NONE);
+	}
+}
+
 static void check_bad(const struct bi_handover *h)
 {
-	for (unsigned int i = 0; i < h->bad_count && i < ORACLE_MAX; i++) {
-		struct handover_range r = handover_bad_range(h, i);
-		uint64_t ends[2] = {r.start, r.end - PAGE_SIZE};
-
-		for (unsigned int k = 0; k < 2; k++) {
-			bool kept = false;
-
-			for (unsigned int j = 0; j < h->preserved_count; j++) {
-				struct handover_range p =
-					handover_preserved_range(h, j);
-
-				kept |= p.start <= ends[k] && ends[k] < p.end;
-			}
-			if (!kept)
-				FUZZ_CHECK(heap_owner_of(
-						   pfn(ends[k] >> PAGE_SHIFT),
-						   NULL,
-						   NULL) == HEAP_OWNER_NONE);
-		}
-	}
+	for (unsigned int j = 0; j < h->bad_recs; j++)
+		for (unsigned int i = 0; i < h->bad[j].count && i < ORACLE_MAX;
+		     i++)
+			check_bad_range(h, handover_bad_range(&h->bad[j], i));
 }
 
 static void boot_and_restore(void)

@@ -338,9 +338,12 @@ def _ho(records, preserved, extra=b"", version=1, gen=1):
     return head(crc) + body
 
 
-def _ho_bad(ranges):
-    """A bad-page record (version 4): the preserved record's layout."""
-    return struct.pack("<IIII", 4, 16 + 16 * len(ranges), len(ranges), 0) + \
+def _ho_bad(ranges, source=0):
+    """A bad-page record (version 4): the preserved record's layout; in
+    version 5 its last word is the pages' source (0 firmware, 1 option,
+    2 mce, 3 injection, 4 handover: not known)."""
+    return struct.pack("<IIII", 4, 16 + 16 * len(ranges), len(ranges),
+                       source) + \
         b"".join(struct.pack("<QQ", s, e) for s, e in ranges)
 
 
@@ -386,6 +389,13 @@ def handover():
         "class-bad-pages-v4": _ho([a, b], pres, _ho_bad(
             [(0x20001000, 0x20003000), (g4 + 0x5000, g4 + 0x6000)]),
             version=4),
+        # Version 5: a record a source, ascending (mce, injection, and 9,
+        # a source no reader knows: a warning, still bad), touching
+        # across records, one range in alpha's extent.
+        "class-bad-pages-v5": _ho([a, b, _ho_bad(
+            [(0x20001000, 0x20003000), (g4 + 0x5000, g4 + 0x6000)], 2),
+            _ho_bad([(0x10201000, 0x10202000), (0x20003000, 0x20004000)], 3),
+            _ho_bad([(0x20010000, 0x20011000)], 9)], pres, version=5),
         # New images' headers (boot/handover_image.c reads the same input).
         "class-mb1-image": bytes(8) + struct.pack(
             "<IIiIIIII", 0x1BADB002, 0x10003, -(0x1BADB002 + 0x10003),
@@ -437,9 +447,9 @@ def handover_whole():
         return struct.pack("<IIHHIIIQQQ", 3, 48 + 488, 1, 1, 0, 488, 0, 0,
                            0, 0) + bytes(st)
 
-    def version4(b):
+    def version4(b, v=4):
         b = bytearray(b)
-        struct.pack_into("<I", b, 8, 4)
+        struct.pack_into("<I", b, 8, v)
         return bytes(b)
 
     def one_page_extent(dom, at):
@@ -463,6 +473,10 @@ def handover_whole():
         "class-bad-pages-v4": _ho_whole(pa, version4(
             ho + _ho_bad([(0x8000000, 0x8001000),
                           (0x8100000, 0x8104000)])), pages),
+        # Version 5: the same pages under two sources (mce, injection).
+        "class-bad-pages-v5": _ho_whole(pa, version4(
+            ho + _ho_bad([(0x8000000, 0x8001000)], 2) +
+            _ho_bad([(0x8100000, 0x8104000)], 3), 5), pages),
     }
 
 

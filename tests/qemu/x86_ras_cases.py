@@ -216,15 +216,19 @@ def skipped_bad_page(domain_bytes, domain_id=1):
 
 def handed_over(rep, log):
     """liveupdate=1's last image: the page came in the handover, was
-    marked again in the restored extent (source handover), one update,
-    the guest resumed. Shared with tests/qemu/arm64_ras_cases.py."""
+    marked again in the restored extent (under its first source,
+    injection: inject=poison-domain:, carried as such by a version 5
+    handover), one update, the guest resumed. Shared with
+    tests/qemu/arm64_ras_cases.py."""
     out = []
     if "domains: domain0: 1 pages of its extents came bad in the handover" \
             not in log:
         out.append("the restore did not mark the page again")
     bad = rep["bad_memory"]
-    if bad["pages"] != 1 or bad.get("by_source", {}).get("handover") != 1:
-        out.append(f"bad_memory {bad}: want 1 page, source handover")
+    if bad["pages"] != 1 or bad.get("by_source", {}).get("injection") != 1 \
+            or bad.get("handover_pages") != 1:
+        out.append(f"bad_memory {bad}: want 1 page, source injection, "
+                   "carried by the handover")
     if rep["liveupdate"].get("generation") != 1 or \
             rep["liveupdate"].get("guests_resumed") != 1:
         out.append(f"liveupdate {rep['liveupdate']}: want generation 1, "

@@ -10,7 +10,9 @@ extent stays that domain's, still marked, through N live updates.
   extent (the handover's bad-page record names it): the last image's
   domain0 row says bad_pages 1 (domain1's 0), bad_memory counts it once,
   held by its domain (held_pages 1, audit.bad_pages 0: it is the
-  domain's, in allocated), its row names source handover, the page lies
+  domain's, in allocated), its row names source injection (where it
+  first went bad: the handover keeps the source, version 5), and
+  handover_pages 1 says the handover carried it, the page lies
   in the memory the handover preserved, and audit=full is exact. On the
   code before the restore marked it (its row went back to 0, nothing
   counted it, the next image's heap would have had it free) this case
@@ -120,19 +122,21 @@ def _check_kept(rep, log):
 
 
 def _check_counted(rep, page):
-    """The page counted once, source handover, held by its domain."""
+    """The page counted once, under its first source (injection), carried
+    by the handover, held by its domain."""
     out = []
     bad, audit = rep["bad_memory"], rep["audit"]
-    row = [page * PAGE, page * PAGE + PAGE, 1, "handover"]
+    row = [page * PAGE, page * PAGE + PAGE, 1, "injection"]
     if row not in [list(r) for r in bad.get("ranges", [])]:
         out.append(f"bad_memory.ranges {bad.get('ranges')} lacks {row}")
-    want = {"firmware": 0, "option": 0, "mce": 0, "injection": 0,
-            "handover": 1}
+    want = {"firmware": 0, "option": 0, "mce": 0, "injection": 1,
+            "handover": 0}
     if bad["pages"] != 1 or bad.get("by_source") != want or \
-            bad.get("held_pages") != 1:
+            bad.get("held_pages") != 1 or bad.get("handover_pages") != 1:
         out.append(f"bad_memory pages {bad['pages']}, by_source "
                    f"{bad.get('by_source')}, held_pages "
-                   f"{bad.get('held_pages')}: want 1, {want}, 1")
+                   f"{bad.get('held_pages')}, handover_pages "
+                   f"{bad.get('handover_pages')}: want 1, {want}, 1, 1")
     if audit.get("problems") != 0 or audit["lost_pages"] != 0 or \
             audit["bad_pages"] != 0:
         out.append(f"audit=full: {audit}: want 0 problems, 0 lost, the "

@@ -302,13 +302,14 @@ def badmem_cases(Case):
         # bad-page record: each new image reserves it as "bad handover"
         # before its bootmem allocates, so its own inject=poison of the
         # same page is refused (not heap memory), and the last image
-        # counts it once, from the handover. Before the record, each new
+        # counts it once, from the handover, under its first source
+        # (injection: version 5 keeps it). Before the record, each new
         # image had the page back in its heap and offlined it again.
         Case("bad-liveupdate-runtime", fwc,
              ["bootscrub=off", "audit=full", "liveupdate=2", "domain=64M@0",
               "domain=64M@1", "inject=poison:0x31000"],
              [updated(2),
-              check_bad({"firmware": pc, "handover": [0x31000]},
+              check_bad({"firmware": pc, "injection": [0x31000]},
                         lambda p: 0 if p < 0x40000 else 1, 2),
               check_carried(0x31000)]),
         Case("bad-ranges-summary", fw40, ["bootscrub=off"],

@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The bad-page records of the handover an update writes (version 5,
+ * include/keel/handover.h): one a source (HANDOVER_BAD_*), ascending,
+ * each page under the source where it first went bad. The boot CPU writes
+ * them while every other CPU is stopped (lu_write(), liveupdate.c): no
+ * lock; heap_for_each_bad() takes each node's.
+ */
+#include <keel/compiler.h>
+#include <keel/handover.h>
+#include <keel/heap.h>
+#include <keel/heap_boot.h>
+#include <keel/heap_check.h>
+#include <keel/liveupdate.h>
+
+#include "lu_priv.h"
+
+/* heap_offline()'s HEAP_BAD_FROM_* >> 4 as a handover's HANDOVER_BAD_*. */
+static const uint32_t heap_bad_sources[5] = {
+	HANDOVER_BAD_OPTION, /* HEAP_BAD_FROM_API: the host, the operator's */
+	HANDOVER_BAD_OPTION, /* HEAP_BAD_FROM_OPTION */
+	HANDOVER_BAD_MCE,    /* HEAP_BAD_FROM_MCE */
+	HANDOVER_BAD_INJECTION, /* HEAP_BAD_FROM_INJECTION */
+	HANDOVER_BAD_UNKNOWN,	/* HEAP_BAD_FROM_HANDOVER: in @in's record */
+};
+
+struct bad_pass {
+	struct ho_writer *w;
+	uint32_t source;
+};
+
+static void bad_page_cb(pfn_t p, unsigned int reason, int holder, void *arg)
+{
+	const struct bad_pass *bp = arg;
+	unsigned int from = MIN((reason >> 4) & 7, 4u);
+
+	(void)holder;
+	/* A restored domain's page marked from @in: its record has it. */
+	if (from == 4 || heap_bad_sources[from] != bp->source)
+		return;
+	ho_bad_range(bp->w, pa_val(pfn_to_paddr(p)),
+		     pa_val(pfn_to_paddr(p)) + PAGE_SIZE);
+}
+
+/* Does any node's heap hold pages offlined from @source? */
+static bool heap_has_bad(uint32_t source)
+{
+	struct heap_stats st;
+
+	for (unsigned int n = 0; n < heap_node_count(); n++) {
+		if (heap_stats((int)n, 0, &st))
+			continue;
+		for (unsigned int f = 0; f < 4; f++)
+			if (st.bad_by_source[f] &&
+			    heap_bad_sources[f] == source)
+				return true;
+	}
+	return false;
+}
+
+/*
+ * The bad-page records (version 5), one a source (HANDOVER_BAD_*), each
+ * page under the source where it first went bad: every page the heap took
+ * out of service, and every range of the records this image was handed
+ * (the firmware's and the command line's the next image reads itself).
+ * The last covers what this image reserved as carried ("bad handover
+ * ..."), the pages it marked in restored domains, and those inside a
+ * domain whose restore failed: reserved here as "preserved" (the domain's
+ * memory stays out of the heap, and its record goes on to the next
+ * handover), neither the heap nor a carried reservation names them, and
+ * they would drop out of the list. Overlaps are joined (ho_bad_end()).
+ * O(sources x (nodes + records) + bad pages + ranges): the heap is
+ * walked only for a source it has.
+ */
+void lu_write_bad(struct ho_writer *w, const struct bi_handover *in)
+{
+	for (uint32_t src = 0; src <= HANDOVER_BAD_UNKNOWN; src++) {
+		struct bad_pass bp = {w, src};
+		bool walk = heap_has_bad(src);
+
+		ho_bad_begin(w, src);
+		for (unsigned int n = 0; walk && n < heap_node_count(); n++)
+			heap_for_each_bad(n, bad_page_cb, &bp);
+		for (unsigned int j = 0; in && j < in->bad_recs; j++) {
+			const struct bi_handover_bad *b = &in->bad[j];
+
+			if (handover_bad_source(b) != src)
+				continue;
+			for (unsigned int i = 0; i < b->count; i++) {
+				struct handover_range r =
+					handover_bad_range(b, i);
+
+				ho_bad_range(w, r.start, r.end);
+			}
+		}
+		ho_bad_end(w);
+	}
+}

@@ -1,0 +1,350 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The bad-page records of the live-update handover (include/keel/
+ * handover.h, boot/handover_bad.c, the writer's ho_bad_*()): version 5
+ * keeps each page's source, one record a source in ascending order, and
+ * the reader reserves each range under its carried name ("bad handover
+ * mce", ...); version 4's one record has no source ("bad handover"). Every
+ * rule broken one at a time on a handover that is otherwise valid (the
+ * checksum made right again), each refused with a reason that names the
+ * field; a source the reader does not know is one warning, its ranges
+ * still reserved as bad. The expected records are written out here, never
+ * taken from the writer.
+ *
+ * The machine (as tests/unit/handover_test.c): RAM [0, 1G) on node 0 and
+ * [4G, 5G) on node 1; reserved bios [0, 1M), kernel [1M, 3M); one domain
+ * (tables [0x10000000, 0x10001000), an extent [0x10200000, 0x10400000));
+ * the handover at 0x20000000.
+ */
+#include "common.h"
+#include <keel/badmem.h>
+#include <keel/handover.h>
+#include <keel/liveupdate.h>
+
+#define HO_PA  0x20000000ull
+#define BUF_SZ 16384
+#define G4     0x100000000ull
+
+static struct bootinfo bi;
+static uint8_t buf[BUF_SZ] __attribute__((aligned(4096)));
+static uint64_t size;
+
+static void machine(void)
+{
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(0), pa(1ull << 30), 0);
+	bootinfo_add_ram(&bi, pa(G4), pa(G4 + (1ull << 30)), 1);
+	bootinfo_add_reserved(&bi, pa(0), pa(1 << 20), "bios");
+	bootinfo_add_reserved(&bi, pa(1 << 20), pa(3 << 20), "kernel");
+	bootinfo_add_cpu(&bi, 0, 0, 0, 0, 0, true);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_sanitise(&bi);
+}
+
+/* A bad record of @source: pages [s, e) given as @n ranges of @step. */
+struct bad_in {
+	uint32_t source;
+	uint64_t s, e;
+};
+
+/*
+ * The domain, then the bad records @in[0..n) (each range given page by
+ * page, last first: the writer sorts and joins). Return: the size.
+ */
+static uint64_t write_bad(const struct bad_in *in, unsigned int n)
+{
+	struct handover_header hd = {.generation = 1};
+	struct handover_domain d;
+	struct ho_writer w;
+
+	memset(&d, 0, sizeof(d));
+	d.id = 1;
+	strcpy(d.name, "alpha");
+	d.p2m_root = 0x10000000;
+	d.p2m_format = HANDOVER_P2M_VMSA;
+	d.p2m_ipa_bits = 40;
+	memset(buf, 0, sizeof(buf));
+	ho_writer_init(&w, buf, sizeof(buf));
+	ho_domain_begin(&w, &d);
+	ho_domain_table(&w, 0x10000000, 0x10001000);
+	ho_domain_extent(&w, 0, 0x10200000, 512);
+	ho_domain_end(&w);
+	ho_preserved(&w);
+	for (unsigned int i = 0; i < n;) {
+		uint32_t src = in[i].source;
+
+		ho_bad_begin(&w, src);
+		for (; i < n && in[i].source == src; i++)
+			for (uint64_t p = in[i].e; p > in[i].s; p -= 4096)
+				ho_bad_range(&w, p - 4096, p);
+		ho_bad_end(&w);
+	}
+	size = ho_finish(&w, &hd);
+	return size;
+}
+
+static struct handover_header *hdr(void)
+{
+	return (struct handover_header *)(void *)buf;
+}
+
+/* The @nth bad record. */
+static struct handover_preserved *rec(unsigned int nth)
+{
+	for (uint64_t off = HANDOVER_HEADER_BYTES; off < size;) {
+		struct handover_rec *r = (void *)(buf + off);
+
+		if (r->type == HANDOVER_REC_BAD && !nth--)
+			return (void *)r;
+		off += r->bytes;
+	}
+	fail_msg("no bad record %u", nth);
+	return NULL;
+}
+
+static struct handover_range *range(unsigned int nth, unsigned int i)
+{
+	return (struct handover_range *)(void *)(rec(nth) + 1) + i;
+}
+
+static void resum(void)
+{
+	hdr()->checksum = handover_checksum(buf, hdr()->size);
+}
+
+/* Refused, with @why in the reason, which begins "handover: ". */
+static void refused(const char *why)
+{
+	int err;
+
+	resum();
+	err = handover_parse(&bi, buf, size, pa(HO_PA));
+	if (err != -EINVAL || !strstr(bi.handover.why, why) ||
+	    strncmp(bi.handover.why, "handover: ", 10))
+		fail_msg("expected a refusal naming \"%s\", got %d \"%s\"", why,
+			 err, bi.handover.why);
+	assert_int_equal(bi.handover.state, HANDOVER_REFUSED);
+}
+
+static void apply(void)
+{
+	machine();
+	resum();
+	bi.handover.pa = pa(HO_PA);
+	bi.handover.size = size;
+	bi.handover.va = buf;
+	test_quiet_begin();
+	handover_apply(&bi, false);
+	test_quiet_end();
+}
+
+/* Reservations named @name: how many, and their bytes in *@bytes. */
+static unsigned int named(const char *name, uint64_t *bytes)
+{
+	unsigned int n = 0;
+
+	*bytes = 0;
+	for (unsigned int i = 0; i < bi.reserved.count; i++) {
+		if (strcmp(bi.reserved.regions[i].name, name))
+			continue;
+		n++;
+		*bytes += pa_val(bi.reserved.regions[i].end) -
+			  pa_val(bi.reserved.regions[i].start);
+	}
+	return n;
+}
+
+static const struct bad_in two[] = {
+	{HANDOVER_BAD_MCE, 0x20001000, 0x20004000},
+	{HANDOVER_BAD_MCE, G4 + 0x5000, G4 + 0x6000},
+	/* touching the mce range: another source, another record */
+	{HANDOVER_BAD_INJECTION, 0x20004000, 0x20005000},
+	/* inside the domain's extent */
+	{HANDOVER_BAD_INJECTION, 0x10201000, 0x10202000},
+};
+
+/* Version 5: a record a source, ascending, each range under its name. */
+static void test_v5_round_trip(void **state)
+{
+	uint64_t bytes, counted = 0;
+
+	(void)state;
+	write_bad(two, ARRAY_SIZE(two));
+	assert_int_equal(hdr()->version, 5);
+	assert_int_equal(rec(0)->pad, HANDOVER_BAD_MCE);
+	assert_int_equal(rec(0)->count, 2);
+	assert_int_equal(range(0, 0)->start, 0x20001000);
+	assert_int_equal(range(0, 0)->end, 0x20004000);
+	assert_int_equal(range(0, 1)->start, G4 + 0x5000);
+	assert_int_equal(rec(1)->pad, HANDOVER_BAD_INJECTION);
+	assert_int_equal(rec(1)->count, 2);
+	assert_int_equal(range(1, 0)->start, 0x10201000);
+	assert_int_equal(range(1, 1)->start, 0x20004000);
+	assert_int_equal(rec(1)->head.bytes, 16 + 2 * 16);
+
+	apply();
+	assert_int_equal(bi.handover.state, HANDOVER_TAKEN);
+	assert_int_equal(bi.handover.bad_recs, 2);
+	assert_int_equal(bi.handover.bad_count, 4);
+	assert_int_equal(bi.handover.bad_pages, 6);
+	assert_int_equal(test_console_warnings(), 0);
+	assert_int_equal(named("bad handover mce", &bytes), 2);
+	assert_int_equal(bytes, 4 * 4096);
+	/* the page in the extent: "preserved" first, the domain's */
+	assert_int_equal(named("bad handover injection", &bytes), 2);
+	assert_int_equal(named("bad handover", &bytes), 0);
+	for (unsigned int i = 0; i < bi.reserved.count; i++)
+		if (badmem_region_carried(bi.reserved.regions[i].name))
+			counted++;
+		else if (!strcmp(bi.reserved.regions[i].name, "preserved"))
+			assert_int_equal(counted, 0); /* preserved first */
+	assert_int_equal(badmem_region_source("bad handover mce"), BADMEM_MCE);
+	assert_int_equal(badmem_region_source("bad handover injection"),
+			 BADMEM_INJECTION);
+	assert_int_equal(badmem_region_source("bad handover"), BADMEM_HANDOVER);
+	assert_false(badmem_region_carried("bad mce"));
+}
+
+/* Version 4: one record, its source word not read: "bad handover". */
+static void test_v4(void **state)
+{
+	uint64_t bytes;
+
+	(void)state;
+	write_bad(two, 2);
+	hdr()->version = 4;
+	apply();
+	assert_int_equal(bi.handover.state, HANDOVER_TAKEN);
+	assert_int_equal(bi.handover.bad_recs, 1);
+	assert_int_equal(bi.handover.bad[0].source, HANDOVER_BAD_UNKNOWN);
+	assert_int_equal(named("bad handover", &bytes), 2);
+	assert_int_equal(bytes, 4 * 4096);
+	assert_int_equal(named("bad handover mce", &bytes), 0);
+	assert_int_equal(test_console_warnings(), 0);
+
+	write_bad(two, ARRAY_SIZE(two));
+	hdr()->version = 4;
+	machine();
+	refused("record 3: bad[1]: source 4 after source 4 (version 4: one "
+		"record)");
+	write_bad(two, 1);
+	hdr()->version = 3;
+	machine();
+	refused("type 4 (bad pages) not in version 3");
+}
+
+/* A source this reader does not know: one warning, reserved all the same. */
+static void test_unknown_source(void **state)
+{
+	const struct bad_in odd[] = {
+		{HANDOVER_BAD_MCE, 0x20001000, 0x20002000},
+		{9, 0x20008000, 0x2000a000},
+		{10, 0x2000c000, 0x2000d000},
+	};
+	uint64_t bytes;
+
+	(void)state;
+	write_bad(odd, ARRAY_SIZE(odd));
+	apply();
+	assert_int_equal(bi.handover.state, HANDOVER_TAKEN);
+	assert_int_equal(bi.handover.bad_pages, 4);
+	assert_int_equal(named("bad handover", &bytes), 2);
+	assert_int_equal(bytes, 3 * 4096);
+	assert_int_equal(named("bad handover mce", &bytes), 1);
+	assert_int_equal(test_console_warnings(), 1);
+	assert_true(test_console_contains(
+		"keel: warning: handover: bad-page source 9 unknown (2 "
+		"records): their pages reserved as bad all the same"));
+}
+
+static void v5(void)
+{
+	machine();
+	write_bad(two, ARRAY_SIZE(two));
+}
+
+/* Each rule of a version 5 record, broken alone. */
+static void test_rules(void **state)
+{
+	(void)state;
+	v5();
+	rec(1)->pad = HANDOVER_BAD_OPTION; /* after mce */
+	refused("bad[1]: source 1 after source 2");
+	v5();
+	rec(1)->pad = HANDOVER_BAD_MCE; /* twice */
+	refused("bad[1]: source 2 after source 2");
+	v5();
+	range(1, 1)->start = 0x20003000; /* into the mce range */
+	refused("bad[1][1] [0x20003000, 0x20005000) overlaps a range of "
+		"bad[0]");
+	v5();
+	range(0, 0)->start += 8;
+	refused("bad[0][0] [0x20001008, 0x20004000) empty or not page "
+		"aligned");
+	v5();
+	range(0, 1)->start = range(0, 0)->end;
+	refused("bad[0][1] [0x20004000, 0x100006000) touches or precedes "
+		"bad[0][0]");
+	v5();
+	range(0, 1)->start = 1ull << 30;
+	range(0, 1)->end = (1ull << 30) + 4096;
+	refused("bad[0][1] [0x40000000, 0x40001000) lies outside RAM at "
+		"0x40000000");
+	v5();
+	rec(0)->count = 3;
+	refused("bad count 3 does not fill its 48 bytes");
+}
+
+/* More records than HANDOVER_BAD_RECS_MAX (ascending unknown sources). */
+static void test_too_many(void **state)
+{
+	struct bad_in many[HANDOVER_BAD_RECS_MAX + 1];
+
+	(void)state;
+	for (unsigned int i = 0; i < ARRAY_SIZE(many); i++)
+		many[i] = (struct bad_in){i, 0x20001000 + i * 0x2000ull,
+					  0x20002000 + i * 0x2000ull};
+	machine();
+	write_bad(many, ARRAY_SIZE(many));
+	refused("more than 8 bad-page records");
+	machine();
+	write_bad(many, HANDOVER_BAD_RECS_MAX);
+	resum();
+	test_quiet_begin();
+	assert_int_equal(handover_parse(&bi, buf, size, pa(HO_PA)), 0);
+	test_quiet_end();
+	assert_int_equal(bi.handover.bad_unknown, HANDOVER_BAD_RECS_MAX - 5);
+	assert_int_equal(bi.handover.bad_unknown_first, 5);
+}
+
+/* Nothing bad: no record; the writer's count equals what it writes. */
+static void test_none(void **state)
+{
+	struct ho_writer w;
+
+	(void)state;
+	ho_writer_init(&w, NULL, 0);
+	for (uint32_t s = 0; s <= HANDOVER_BAD_UNKNOWN; s++) {
+		ho_bad_begin(&w, s);
+		ho_bad_end(&w);
+	}
+	assert_int_equal(w.records, 0);
+	assert_int_equal(ho_finish(&w, hdr()), HANDOVER_HEADER_BYTES);
+}
+
+static int setup(void **state)
+{
+	machine();
+	return test_setup(state);
+}
+
+int main(void)
+{
+#define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
+	const struct CMUnitTest tests[] = {
+		T(test_v5_round_trip), T(test_v4),	 T(test_unknown_source),
+		T(test_rules),	       T(test_too_many), T(test_none),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
