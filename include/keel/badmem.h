@@ -55,19 +55,28 @@ static inline const char *badmem_region_name(enum badmem_source src)
 	return (unsigned int)src < BADMEM_SOURCES ? names[src] : "bad firmware";
 }
 
-/* The source a reserved range's @name says, or -1 when it is not bad. */
+/*
+ * The source a reserved range's @name says, or -1 when it is not bad.
+ * Called once per reserved range (100,000 bad pages: the handover's
+ * writer, the report): "bad " is checked once, then only the key whose
+ * first letter matches (the keys' first letters differ) is compared.
+ */
 static inline int badmem_region_source(const char *name)
 {
+	if (name[0] != 'b' || name[1] != 'a' || name[2] != 'd' ||
+	    name[3] != ' ')
+		return -1;
 	for (int i = 0; i < BADMEM_SOURCES; i++) {
-		const char *a = badmem_region_name((enum badmem_source)i);
-		const char *b = name;
+		const char *a = badmem_source_key((enum badmem_source)i);
+		const char *b = name + BADMEM_NAME_PREFIX_LEN;
 
+		if (*a != *b)
+			continue;
 		while (*a && *a == *b) {
 			a++;
 			b++;
 		}
-		if (!*a && !*b)
-			return i;
+		return !*a && !*b ? i : -1;
 	}
 	return -1;
 }
