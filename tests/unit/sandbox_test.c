@@ -3,6 +3,7 @@
  * arch/sandbox: the RAM arena, console capture, the panic hook, the
  * counted cache maintenance, the scrub primitive and file reading.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -180,6 +181,46 @@ static void test_read_file(void **state)
 	assert_null(sandbox_read_file("/tmp", &len));
 }
 
+/* A file of @n bytes of @c, mapped: its bytes, then a NUL. */
+static void map_one(size_t n, char c)
+{
+	char path[] = "/tmp/keel-sandbox-test-XXXXXX";
+	size_t len = 1;
+	char *buf, *data = malloc(n + 1);
+	int fd;
+
+	assert_non_null(data);
+	memset(data, c, n);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, n), (ssize_t)n);
+	close(fd);
+	buf = sandbox_map_file(path, &len);
+	unlink(path);
+	assert_non_null(buf);
+	assert_int_equal(len, n);
+	assert_memory_equal(buf, data, n);
+	assert_int_equal(buf[n], '\0');
+	buf[0] = 'x'; /* private and writable, as a read buffer */
+	sandbox_unmap_file(buf, len);
+	free(data);
+}
+
+static void test_map_file(void **state)
+{
+	size_t len;
+
+	(void)state;
+	map_one(16, 'r');
+	map_one(4096, 'p'); /* a whole page: the NUL is a page of its own */
+	map_one(3 * 4096 + 1, 'q');
+	map_one(0, 0);
+	assert_null(sandbox_map_file("/nonexistent/keel.fw", &len));
+	assert_int_equal(errno, ENOENT);
+	assert_null(sandbox_map_file("/tmp", &len));
+	assert_int_equal(errno, EISDIR);
+}
+
 static void test_time_and_ids(void **state)
 {
 	uint64_t a = arch_ticks(), b;
@@ -212,6 +253,7 @@ int main(void)
 			test_teardown),
 		cmocka_unit_test_setup_teardown(test_scrub_primitive,
 						test_setup, test_teardown),
+		cmocka_unit_test(test_map_file),
 		cmocka_unit_test_setup_teardown(test_read_file, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_time_and_ids, test_setup,
