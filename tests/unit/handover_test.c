@@ -629,47 +629,6 @@ static void test_bad_pages(void **state)
 }
 
 /*
- * The bad list comes sorted (the heap's pages, in address order) or not:
- * a sorted one is joined without a sort, and one out of order only at its
- * end (the sortedness check must look at every pair) is still sorted.
- */
-static uint64_t write_bad_list(const uint64_t *starts, unsigned int n)
-{
-	struct ho_writer w;
-
-	ho_writer_init(&w, buf, sizeof(buf));
-	ho_bad_begin(&w);
-	for (unsigned int i = 0; i < n; i++)
-		ho_bad_range(&w, starts[i], starts[i] + 0x2000);
-	ho_bad_end(&w);
-	return ho_finish(&w, hdr());
-}
-
-static void test_bad_sorted(void **state)
-{
-	static const uint64_t sorted[] = {0x1000, 0x3000, 0x3000, 0x9000};
-	static const uint64_t tail[] = {0x10000, 0x20000, 0x30000, 0x4000};
-	struct handover_preserved *p;
-
-	(void)state;
-	memset(buf, 0, sizeof(buf));
-	size = write_bad_list(sorted, ARRAY_SIZE(sorted));
-	p = (void *)record(HANDOVER_REC_BAD, 0);
-	assert_int_equal(p->count, 2); /* [0x1000, 0x5000) overlapped, joined */
-	assert_int_equal(bad(0)->start, 0x1000);
-	assert_int_equal(bad(0)->end, 0x5000);
-	assert_int_equal(bad(1)->start, 0x9000);
-	assert_int_equal(bad(1)->end, 0xb000);
-
-	memset(buf, 0, sizeof(buf));
-	size = write_bad_list(tail, ARRAY_SIZE(tail));
-	p = (void *)record(HANDOVER_REC_BAD, 0);
-	assert_int_equal(p->count, 4);
-	for (unsigned int i = 0; i < 4; i++)
-		assert_int_equal(bad(i)->start, i ? tail[i - 1] : tail[3]);
-}
-
-/*
  * The reader leaves the reserved ranges in their order: bootmem names a
  * byte by the first range covering it, so a module inside xen,static-mem,
  * reserved before it, keeps its name across an update (the reader once
@@ -833,7 +792,6 @@ int main(void)
 		T(test_no_handover),	   T(test_reserved_order),
 		T(test_kernel_round_trip), T(test_pattern),
 		T(test_python_seed),	   T(test_bad_pages),
-		T(test_bad_sorted),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
