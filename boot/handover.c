@@ -282,7 +282,6 @@ static int check_pres_reserved(struct ho_ctx *c)
 		if (i >= c->pres_count)
 			continue;
 		r = pres_at(c, i);
-		/* The name only of a range that overlaps: one look each. */
 		if (r.start >= pa_val(rv->end) ||
 		    !strncmp(rv->name, STATIC_MEM_NAME, sizeof(rv->name)))
 			continue;
