@@ -472,7 +472,9 @@ static void check_image(const struct bootinfo *bi)
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
 		const struct region *img = &bi->reserved.regions[i];
 
-		if (strcmp(img->name, IMAGE_NAME))
+		/* The first byte first: one look per reserved range. */
+		if (img->name[0] != IMAGE_NAME[0] ||
+		    strcmp(img->name, IMAGE_NAME))
 			continue;
 		for (unsigned int j = 0; j < bi->reserved.count; j++) {
 			const struct region *b = &bi->reserved.regions[j];

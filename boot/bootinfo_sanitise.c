@@ -391,22 +391,28 @@ static void ram_resolve(struct bootinfo *bi)
 			 w->joined, U64(w->joined_bytes));
 }
 
+/*
+ * Each reserved range page-aligned outwards, the empty ones dropped. A
+ * range already in shape is only read (100,000 bad pages: no copy of
+ * each, no write).
+ */
 static void reserved_trim(struct bootinfo *bi)
 {
 	unsigned int out = 0;
 
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
-		struct region r = bi->reserved.regions[i];
-		uint64_t s = pa_val(r.start), e = pa_val(r.end);
+		struct region *r = &bi->reserved.regions[i];
+		uint64_t s = pa_val(r->start), e = pa_val(r->end);
 		uint64_t ns = ALIGN_DOWN(s, PAGE_SIZE);
 		uint64_t ne =
 			e > PAGE_MASK ? PAGE_MASK : ALIGN_UP(e, PAGE_SIZE);
 
-		r.name[sizeof(r.name) - 1] = '\0';
+		if (r->name[sizeof(r->name) - 1])
+			r->name[sizeof(r->name) - 1] = '\0';
 		if (e <= s) {
 			fix_warn(bi,
 				 "reserved %s [%#llx, %#llx) is empty, dropped",
-				 r.name, U64(s), U64(e));
+				 r->name, U64(s), U64(e));
 			bi->dropped_reserved++;
 			continue;
 		}
@@ -415,16 +421,19 @@ static void reserved_trim(struct bootinfo *bi)
 			 * can be there (RAM ends at PAGE_MASK at most). */
 			pr_debug("bootinfo: reserved %s [%#llx, %#llx) beyond "
 				 "RAM, dropped\n",
-				 r.name, U64(s), U64(e));
+				 r->name, U64(s), U64(e));
 			continue;
 		}
-		if (ns != s || ne != e)
+		if (ns != s || ne != e) {
 			pr_debug("bootinfo: reserved %s [%#llx, %#llx) rounded "
 				 "to pages\n",
-				 r.name, U64(s), U64(e));
-		r.start = pa(ns);
-		r.end = pa(ne);
-		bi->reserved.regions[out++] = r;
+				 r->name, U64(s), U64(e));
+			r->start = pa(ns);
+			r->end = pa(ne);
+		}
+		if (out != i)
+			bi->reserved.regions[out] = *r;
+		out++;
 	}
 	bi->reserved.count = out;
 }
@@ -511,12 +520,18 @@ static void image_check(const struct bootinfo *bi, const struct region *r)
 		       n.more);
 }
 
-/* Every range the arch reserved as its image ("kernel"): image_check(). */
+/*
+ * Every range the arch reserved as its image ("kernel"): image_check().
+ * One look per reserved range (100,000 bad pages): the first byte first.
+ */
 static void images_check(const struct bootinfo *bi)
 {
-	for (unsigned int i = 0; i < bi->reserved.count; i++)
-		if (!strcmp(bi->reserved.regions[i].name, IMAGE_NAME))
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const char *name = bi->reserved.regions[i].name;
+
+		if (name[0] == IMAGE_NAME[0] && !strcmp(name, IMAGE_NAME))
 			image_check(bi, &bi->reserved.regions[i]);
+	}
 }
 
 /* Cap the table, give each CPU a node, drop repeated hwids (first stays). */

@@ -91,9 +91,9 @@ static int reserved_hit(const struct bootinfo *bi, uint64_t s, uint64_t e)
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
 		const struct region *r = &bi->reserved.regions[i];
 
-		if (!strncmp(r->name, STATIC_MEM_NAME, sizeof(r->name)))
-			continue;
-		if (pa_val(r->start) < e && s < pa_val(r->end))
+		/* The name only of a range that overlaps: one look each. */
+		if (pa_val(r->start) < e && s < pa_val(r->end) &&
+		    strncmp(r->name, STATIC_MEM_NAME, sizeof(r->name)))
 			return (int)i;
 	}
 	return -1;
@@ -279,11 +279,11 @@ static int check_pres_reserved(struct ho_ctx *c)
 		unsigned int i = pres_first_above(c, pa_val(rv->start));
 		struct handover_range r;
 
-		if (!strncmp(rv->name, STATIC_MEM_NAME, sizeof(rv->name)) ||
-		    i >= c->pres_count)
+		if (i >= c->pres_count)
 			continue;
 		r = pres_at(c, i);
-		if (r.start >= pa_val(rv->end))
+		if (r.start >= pa_val(rv->end) ||
+		    !strncmp(rv->name, STATIC_MEM_NAME, sizeof(rv->name)))
 			continue;
 		return refuse(c,
 			      "preserved[%u] [%#llx, %#llx) overlaps %s "

@@ -223,10 +223,10 @@ def lu_summary(rows):
 
 
 def less_relocate(r):
-    """The downtime without its relocate phase: in the sandbox an exec,
-    whose cost is the old process's address space torn down (one page
-    table entry per arena page it touched: a cost hardware does not
-    have, where relocate copies the image)."""
+    """The downtime without its relocate phase: in the sandbox an exec
+    (the old process's address space is held by a helper and torn down
+    after the verify, docs/liveupdate.md; what is left is the new program
+    loaded), where hardware copies the image."""
     return r["downtime_ns"] - r["phases"]["relocate"]
 
 
@@ -358,10 +358,12 @@ def md_liveupdate(lu, args):
            "its free RAM in two steps (docs/liveupdate.md): the first 64 "
            "MiB in the downtime (trace heap_init), the rest once the "
            "domains are restored (trace heap_rest); heap.init_ns is both. "
-           "In the sandbox, relocate is an exec: the old process's address "
-           "space torn down, one page-table entry per arena page its boot "
-           "touched (the frame-table pages its handoff wrote), a cost "
-           "hardware, where relocate copies the image, does not have.", ""]
+           "In the sandbox, relocate is an exec: the new program loaded; "
+           "the old process's address space (one page-table entry per arena "
+           "page its boot touched), a cost hardware, where relocate copies "
+           "the image, does not have, is held by a helper task across the "
+           "exec and torn down after the new image's verify, out of the "
+           "downtime (docs/liveupdate.md).", ""]
     names = list(lu[0]["phases"])
     out += ["| bad pages | downtime | x none | " + " | ".join(names) +
             " | downtime less relocate | new image's bootmem phase | its "

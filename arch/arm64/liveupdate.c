@@ -115,6 +115,11 @@ static uint64_t dtb_room(void)
 	return DTB_ROOM + DTB_UEFI_ROOM + efi_boot.mmap_size;
 }
 
+/* Nothing of the old image is kept past the jump. */
+void arch_lu_verified(void)
+{
+}
+
 void arch_lu_needs(struct arch_lu_needs *n)
 {
 	n->scratch_bytes =

@@ -10,7 +10,10 @@
  *   keel --handover=FD:PA:SIZE [--prefault] FILE [command line ...]
  *
  * FILE and the command line are this image's own, so the firmware
- * description is read afresh. The CPUs stop by ending their host threads;
+ * description is read afresh. The old process's address space is held
+ * across the exec() by a helper task and let go after the new image's
+ * verify (os_lu_hold(), arch_lu_verified()): its teardown, a cost of the
+ * host, is not in the downtime. The CPUs stop by ending their host threads;
  * exec() ends the process's other threads anyway, but the freeze must
  * see them gone first, as hardware's would.
  */
@@ -70,6 +73,12 @@ bool arch_lu_cpu_stopped(unsigned int cpu, uint64_t hwid)
 	return sandbox_cpu_thread_exited(cpu);
 }
 
+/* The old image's address space, held across the exec(), can go now. */
+void arch_lu_verified(void)
+{
+	os_lu_hold_release();
+}
+
 void arch_lu_needs(struct arch_lu_needs *n)
 {
 	n->scratch_bytes = 0;
@@ -88,6 +97,10 @@ int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 {
 	const char *img = image_path();
 	int n = 0, err;
+
+	/* The last update's helper, before this one's freeze. */
+	os_lu_hold_release();
+	os_lu_hold_reap();
 
 	if (lu_fd < 0 || !lu_argv) {
 		snprintf(why, why_len,
@@ -129,6 +142,8 @@ void arch_lu_jump(const struct arch_lu_jump *j)
 	snprintf(next_arg, sizeof(next_arg), "--handover=%d:%#llx:%llu", lu_fd,
 		 (unsigned long long)pa_val(j->handover),
 		 (unsigned long long)j->handover_bytes);
+	/* Not held: exec() tears this image down in the downtime, as before. */
+	(void)os_lu_hold();
 	err = os_exec(next_argv[0], next_argv);
 	panic("sandbox: liveupdate: exec %s failed (%d) after the freeze",
 	      next_argv[0], err);

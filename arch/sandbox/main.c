@@ -240,7 +240,7 @@ int sandbox_main(int argc, char **argv)
 	arch_entry_ticks = arch_ticks();
 	if (parse_args(argc, argv, &a))
 		return usage(argc > 0 ? argv[0] : "keel");
-	buf = sandbox_read_file(argv[a.first], &len);
+	buf = sandbox_map_file(argv[a.first], &len);
 	if (!buf) {
 		os_eprintf("keel: error: cannot read firmware description %s: "
 			   "%s\n",
@@ -252,7 +252,7 @@ int sandbox_main(int argc, char **argv)
 	if (sandbox_canary_enabled())
 		files.on_range = sandbox_canary_observe;
 	fwdesc_parse_files(bi, buf, len, &files);
-	os_free(buf);
+	sandbox_unmap_file(buf, len);
 	if (sandbox_replay_firmware(bi, argv[a.first], &files))
 		return 2;
 	if (join_cmdline(bi, argc, argv, a.first + 1)) {

@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -321,10 +322,15 @@ int os_atexit(void (*fn)(void))
 	return atexit(fn) ? -ENOMEM : 0;
 }
 
-/** os_exit() - fflush(stdout), exit(): the atexit handlers run. */
+/**
+ * os_exit() - fflush(stdout), exit(): the atexit handlers run. A live
+ * update's helper (os_lu_hold()) is let go and reaped first.
+ */
 void os_exit(int status)
 {
 	fflush(stdout);
+	os_lu_hold_release();
+	os_lu_hold_reap();
 	exit(status);
 }
 
@@ -394,6 +400,67 @@ char *sandbox_read_file(const char *path, size_t *len)
 	buf[got] = '\0';
 	*len = got;
 	return buf;
+}
+
+/**
+ * sandbox_map_file() - a whole file, mapped: the firmware description a
+ * live update's new image reads in its downtime (100,000 `bad` lines are
+ * 3 MiB: read() into a fresh buffer faulted in and zeroed 700 host pages,
+ * then copied; the page cache's own pages are mapped, 16 a fault).
+ * @path: file name
+ * @len: out: its size (the mapping has one more byte, a NUL)
+ *
+ * The NUL: past the file's end its last page reads as zeros; a size that
+ * is a whole number of pages gets an anonymous page after it. Private
+ * and writable, as a read buffer is. The file must not shrink while it
+ * is mapped (the sandbox's own input). sandbox_unmap_file() frees it.
+ *
+ * Return: the mapping, or NULL (errno set).
+ */
+char *sandbox_map_file(const char *path, size_t *len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct stat st;
+	size_t size, span;
+	char *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EISDIR;
+		return NULL;
+	}
+	size = (size_t)st.st_size;
+	span = (size + (size_t)page) & ~((size_t)page - 1);
+	buf = mmap(NULL, span, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf != MAP_FAILED && size &&
+	    mmap(buf, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd,
+		 0) == MAP_FAILED) {
+		munmap(buf, span);
+		buf = MAP_FAILED;
+	}
+	close(fd);
+	if (buf == MAP_FAILED)
+		return NULL;
+	*len = size;
+	return buf;
+}
+
+/** sandbox_unmap_file() - undo sandbox_map_file() of @len bytes. */
+void sandbox_unmap_file(char *buf, size_t len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (buf)
+		munmap(buf, (len + (size_t)page) & ~((size_t)page - 1));
 }
 
 #define OS_IRQ_SIG (SIGRTMIN + 1)
@@ -486,6 +553,102 @@ int os_exec(const char *path, char *const argv[])
 	fflush(stdout);
 	execv(path, argv);
 	return -errno;
+}
+
+/*
+ * The old image's address space across a live update's exec(): exec()
+ * tears the old one down before the new image runs, one page-table entry
+ * per arena page the boot touched (tens of milliseconds on a TiB machine
+ * with 100,000 bad pages), a cost of the host that hardware, where
+ * relocate copies the image, does not have. os_lu_hold() clones a helper
+ * task sharing it (CLONE_VM, not a thread: exec() leaves it be), which
+ * blocks on a pipe whose only write end the new image inherits; exec()
+ * then only drops a reference, and the teardown happens when the new
+ * image closes that end (os_lu_hold_release(), after its verify), in the
+ * helper, out of the downtime. The environment tells the new image
+ * LU_HOLD_ENV=FD:PID; os_exit() reaps the helper. No hold (any failure,
+ * or a new image that ignores it): the teardown is where it was, and the
+ * helper ends with the new process at the latest (its write end closes).
+ *
+ * The helper runs on the old image's memory and thread pointer: raw
+ * system calls only (libc's errno and locks are the old image's), on a
+ * stack of its own.
+ */
+#define LU_HOLD_ENV "KEEL_LU_HOLD"
+static char lu_hold_stack[16384] __attribute__((aligned(16)));
+static int lu_hold_fds[2] = {-1, -1};
+static pid_t lu_hold_pid = -1;
+
+/* Not instrumented: a sanitizer's per-thread state is the old image's. */
+__attribute__((no_sanitize("address", "thread", "undefined"))) static int
+lu_hold_main(void *arg)
+{
+	char c;
+
+	(void)arg;
+	syscall(SYS_close, (long)lu_hold_fds[1]);
+	/* Until every write end is closed (0) or a byte comes; EINTR: on. */
+	while (syscall(SYS_read, (long)lu_hold_fds[0], &c, 1L) < 0)
+		;
+	return 0;
+}
+
+/** os_lu_hold() - see above; right before os_exec(). Return: 0 or -errno. */
+int os_lu_hold(void)
+{
+	char env[48];
+	pid_t pid;
+
+	if (pipe2(lu_hold_fds, 0))
+		return -errno;
+	fcntl(lu_hold_fds[0], F_SETFD, FD_CLOEXEC);
+	pid = clone(lu_hold_main, lu_hold_stack + sizeof(lu_hold_stack),
+		    CLONE_VM | SIGCHLD, NULL);
+	if (pid < 0) {
+		int err = -errno;
+
+		close(lu_hold_fds[0]);
+		close(lu_hold_fds[1]);
+		return err;
+	}
+	close(lu_hold_fds[0]);
+	snprintf(env, sizeof(env), "%d:%d", lu_hold_fds[1], (int)pid);
+	return setenv(LU_HOLD_ENV, env, 1) ? -errno : 0;
+}
+
+/*
+ * os_lu_hold_release() - the new image: let the old image's address space
+ * go (LU_HOLD_ENV's pipe closed). The variable is read once (unset then).
+ * Only a pipe's write end is closed: a stale one cannot close the arena.
+ */
+void os_lu_hold_release(void)
+{
+	const char *v = getenv(LU_HOLD_ENV);
+	int fd, pid, fl;
+	struct stat st;
+
+	if (!v || sscanf(v, "%d:%d", &fd, &pid) != 2)
+		return;
+	unsetenv(LU_HOLD_ENV); /* the next exec() does not pass it on */
+	fl = fcntl(fd, F_GETFL);
+	if (fd < 0 || fstat(fd, &st) || !S_ISFIFO(st.st_mode) || fl < 0 ||
+	    (fl & O_ACCMODE) != O_WRONLY)
+		return;
+	close(fd);
+	lu_hold_pid = pid;
+}
+
+/*
+ * os_lu_hold_reap() - wait for the last image's helper, released, to end
+ * (its teardown over; it is this process's child): at exit, and before
+ * the next update's freeze, not in its downtime.
+ */
+void os_lu_hold_reap(void)
+{
+	if (lu_hold_pid > 0)
+		while (waitpid(lu_hold_pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	lu_hold_pid = -1;
 }
 
 /** os_access_exec() - access(X_OK). Return: 0 or -errno. */

@@ -67,6 +67,11 @@ bool arch_lu_cpu_stopped(unsigned int cpu, uint64_t hwid)
 	return true; /* it said so with interrupts off: HLT is all it does */
 }
 
+/* Nothing of the old image is kept past the jump. */
+void arch_lu_verified(void)
+{
+}
+
 void arch_lu_needs(struct arch_lu_needs *n)
 {
 	n->scratch_bytes = LU_STUB_BYTES;

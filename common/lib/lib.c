@@ -30,41 +30,58 @@ size_t strlcpy(char *dst, const char *src, size_t size)
 	return n;
 }
 
+/*
+ * Each byte's value as a hex digit plus one, 0 when it is none: one load,
+ * no branch on the digit's class (the parsers read 100,000 firmware lines
+ * of a dozen hex digits each in a live update's downtime).
+ */
+static const uint8_t hex_plus1[256] = {
+	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
 /**
  * hex_digit() - the value of hex digit @c (either case).
  * Return: 0-15, or -1 when @c is not one.
  */
 int hex_digit(char c)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	return (int)hex_plus1[(unsigned char)c] - 1;
 }
 
-/* Parse the number at the front of [s, s+len); *used = bytes consumed. */
+/*
+ * Parse the number at the front of [s, s+len); *used = bytes consumed.
+ * A loop per base, so that the overflow check divides by a constant
+ * (a shift, a multiply), not by a variable: the parsers read 100,000
+ * firmware lines of two numbers each in a live update's downtime.
+ */
 static int parse_number(const char *s, size_t len, uint64_t *out, size_t *used)
 {
-	unsigned int base = 10;
 	size_t i = 0, first;
 	uint64_t v = 0;
 
 	if (len >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	}
-	first = i;
-	for (; i < len; i++) {
-		int d = hex_digit(s[i]);
+		for (i = first = 2; i < len; i++) {
+			unsigned int d = hex_plus1[(unsigned char)s[i]];
 
-		if (d < 0 || (unsigned int)d >= base)
-			break;
-		if (v > (UINT64_MAX - (unsigned int)d) / base)
-			return -ERANGE;
-		v = v * base + (unsigned int)d;
+			if (!d--)
+				break;
+			if (v >> 60)
+				return -ERANGE; /* v * 16 + d > UINT64_MAX */
+			v = v << 4 | d;
+		}
+	} else {
+		for (first = 0; i < len; i++) {
+			unsigned int d = (unsigned int)(s[i] - '0');
+
+			if (d > 9)
+				break;
+			if (v > (UINT64_MAX - d) / 10)
+				return -ERANGE;
+			v = v * 10 + d;
+		}
 	}
 	if (i == first)
 		return -EINVAL;

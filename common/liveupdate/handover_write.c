@@ -11,7 +11,7 @@
  * corruption (inject=handover-extent), not a writer's slip.
  *
  * Costs: O(extents + table ranges) to write, O(n log n) to sort the
- * preserved ranges, O(size) for the checksum. No lock: the boot CPU
+ * preserved and bad ranges (O(n) when they come sorted), O(size) for the checksum. No lock: the boot CPU
  * writes while every other CPU is stopped.
  */
 #include <keel/compiler.h>
@@ -169,13 +169,20 @@ static int cmp_range(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
-/* @r[0..n) sorted, touching or overlapping ranges made one. Return: how many. */
+/*
+ * @r[0..n) sorted, touching or overlapping ranges made one. A list that
+ * comes sorted (the heap's bad pages, walked in address order) is only
+ * checked, O(n), not sorted again. Return: how many.
+ */
 static uint64_t sort_join(struct handover_range *r, uint64_t n)
 {
-	uint64_t m = 0;
+	uint64_t m = 0, i = 1;
 
-	sort(r, n, sizeof(*r), cmp_range);
-	for (uint64_t i = 0; i < n; i++) {
+	while (i < n && r[i - 1].start <= r[i].start)
+		i++;
+	if (i < n)
+		sort(r, n, sizeof(*r), cmp_range);
+	for (i = 0; i < n; i++) {
 		if (m && r[i].start <= r[m - 1].end)
 			r[m - 1].end = MAX(r[m - 1].end, r[i].end);
 		else

@@ -231,11 +231,14 @@ void liveupdate_verify(const struct bootinfo *bi, const struct keel_options *o)
 	unsigned int cpus;
 
 	(void)bi;
-	if (!lu_in || !lu_in->domain_count)
+	if (!lu_in || !lu_in->domain_count) {
+		arch_lu_verified();
 		return;
+	}
 	cpus = lu_verify_domains(lu_in, &smp, &lu.verified_words,
 				 &lu.mismatches);
 	lu.verify_ns = ticks_to_ns(arch_ticks() - t0);
+	arch_lu_verified();
 	pr_info("liveupdate: %llu words of %u domains read back by %u CPUs "
 		"in %llu us, %llu mismatches\n",
 		(unsigned long long)lu.verified_words, lu_in->domain_count,

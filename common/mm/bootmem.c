@@ -732,6 +732,19 @@ uint64_t bootmem_largest_free(void)
 	return best;
 }
 
+/** bootmem_free_at_least() - see bootmem.h. Return: whether one does. */
+bool bootmem_free_at_least(uint64_t bytes)
+{
+	uint64_t idx;
+	paddr_t s, e;
+	uint32_t node;
+
+	for_each_free_range (idx, &s, &e, &node)
+		if (pa_val(e) - pa_val(s) >= bytes)
+			return true;
+	return false;
+}
+
 /** bootmem_ram_regions() - Return: the RAM table and its size in @count. */
 const struct region *bootmem_ram_regions(unsigned int *count)
 {

@@ -259,7 +259,7 @@ static unsigned int cpus_to_keep(const struct bootinfo *bi)
 	 * in the static pool, so the boot still ends in its report.
 	 */
 	if (count > 1 &&
-	    bootmem_largest_free() < (uint64_t)count * PERCPU_STATE_BYTES) {
+	    !bootmem_free_at_least((uint64_t)count * PERCPU_STATE_BYTES)) {
 		pr_warn("smp: no free piece of %llu KiB for the state of %u "
 			"CPUs: the boot CPU runs alone\n",
 			(unsigned long long)count * PERCPU_STATE_BYTES >> 10,

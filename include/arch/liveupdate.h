@@ -78,6 +78,15 @@ struct arch_lu_jump {
 void arch_lu_needs(struct arch_lu_needs *n);
 
 /*
+ * arch_lu_verified() - in the new image, once the update is over (its
+ * domains read back, or none to read): what the arch kept of the old
+ * image until then may go. The sandbox: the old process's address space,
+ * held across the exec() so that its teardown is not in the downtime.
+ * Hardware: nothing.
+ */
+void arch_lu_verified(void);
+
+/*
  * arch_lu_prepare() - everything that may fail, before any CPU stops:
  * check the new image (its header, that it fits where this one runs),
  * write the stub and the loader's data (arm64: the grown DTB) into the

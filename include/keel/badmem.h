@@ -91,18 +91,38 @@ static inline bool badmem_region_carried(const char *name)
 	return false;
 }
 
+/* @s past @prefix, or NULL when it does not start with it. */
+static inline const char *badmem_after(const char *s, const char *prefix)
+{
+	while (*prefix && *s == *prefix) {
+		s++;
+		prefix++;
+	}
+	return *prefix ? NULL : s;
+}
+
 /*
- * The source a reserved range's @name says (a carried range's: where the
- * page first went bad), or -1 when it is not bad.
+ * The source a reserved range's @name says (a carried range's, "bad
+ * handover KEY": where the page first went bad), or -1 when it is not
+ * bad. Called once per reserved range (100,000 bad pages: the handover's
+ * writer, the report): "bad " is checked once, then only the key whose
+ * first letter matches (the keys' first letters differ) is compared.
  */
 static inline int badmem_region_source(const char *name)
 {
-	for (int i = 0; i < BADMEM_SOURCES; i++)
-		if (badmem_name_is(badmem_region_name((enum badmem_source)i),
-				   name) ||
-		    badmem_name_is(badmem_carried_name((enum badmem_source)i),
-				   name))
-			return i;
+	const char *b = badmem_after(name, BADMEM_NAME_PREFIX), *c;
+
+	if (!b)
+		return -1;
+	c = badmem_after(b, "handover ");
+	if (c)
+		b = c; /* "bad handover KEY": carried (version 5) */
+	for (int i = 0; i < BADMEM_SOURCES; i++) {
+		const char *a = badmem_source_key((enum badmem_source)i);
+
+		if (*a == *b)
+			return badmem_name_is(a, b) ? i : -1;
+	}
 	return -1;
 }
 

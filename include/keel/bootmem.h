@@ -116,6 +116,11 @@ void bootmem_set_table_limit(unsigned int max);
 /* Bytes of the largest free range (the largest allocation that fits). */
 uint64_t bootmem_largest_free(void);
 /*
+ * Whether some free range holds @bytes: the walk stops at the first that
+ * does (100,000 bad pages cut the free RAM in as many ranges).
+ */
+bool bootmem_free_at_least(uint64_t bytes);
+/*
  * Reserved regions the allocations' top-down walks stepped over since
  * bootmem_init(): amortised O(1) per allocation of one shape (a cursor),
  * not O(reserved regions); the unit tests count them.

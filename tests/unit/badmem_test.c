@@ -393,6 +393,18 @@ static void test_names(void **state)
 	assert_int_equal(badmem_region_source("bad"), -1);
 	assert_int_equal(badmem_region_source("bad optionx"), -1);
 	assert_int_equal(badmem_region_source("kernel"), -1);
+	assert_int_equal(badmem_region_source(""), -1);
+	assert_int_equal(badmem_region_source("bad "), -1);
+	assert_int_equal(badmem_region_source("bad h"), -1);
+	assert_int_equal(badmem_region_source("bad firmwar"), -1);
+	assert_int_equal(badmem_region_source("bad-firmware"), -1);
+	assert_int_equal(badmem_region_source("Bad firmware"), -1);
+	/* Every key's first letter differs: the one compared is the one. */
+	for (int a = 0; a < BADMEM_SOURCES; a++)
+		for (int b = a + 1; b < BADMEM_SOURCES; b++)
+			assert_true(
+				badmem_source_key((enum badmem_source)a)[0] !=
+				badmem_source_key((enum badmem_source)b)[0]);
 	assert_string_equal(badmem_source_key(BADMEM_HANDOVER), "handover");
 }
 

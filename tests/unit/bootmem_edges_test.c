@@ -171,6 +171,28 @@ static void test_alloc_model(void **state)
 	assert_true(placed > 1000 && refused > 100);
 }
 
+/*
+ * bootmem_free_at_least(): true exactly when one free range holds the
+ * bytes (the sum of several does not), wherever that range lies.
+ */
+static void test_free_at_least(void **state)
+{
+	(void)state;
+	bootmem_init();
+	assert_int_equal(bootmem_add(pa(16 * MiB), 64 * MiB, 0), 0);
+	assert_int_equal(bootmem_add(pa(128 * MiB), 8 * MiB, 1), 0);
+	/* Free: [16M, 20M), [20M + 4K, 80M) and [128M, 136M). */
+	assert_int_equal(bootmem_reserve(pa(20 * MiB), 4096, "bad"), 0);
+	assert_true(bootmem_free_at_least(60 * MiB - 4096));
+	assert_false(bootmem_free_at_least(60 * MiB));
+	assert_int_equal(bootmem_largest_free(), 60 * MiB - 4096);
+	/* The largest now last: the walk goes past the smaller ones. */
+	assert_int_equal(bootmem_reserve(pa(24 * MiB), 56 * MiB, "rest"), 0);
+	assert_true(bootmem_free_at_least(8 * MiB));
+	assert_false(bootmem_free_at_least(8 * MiB + 1));
+	assert_true(bootmem_free_at_least(0));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -179,6 +201,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_empty, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_alloc_model, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_free_at_least, test_setup,
 						test_teardown),
 	};
 

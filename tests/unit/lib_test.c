@@ -58,6 +58,13 @@ static void test_parse_u64(void **state)
 	v = 77;
 	assert_int_equal(pu("18446744073709551616", &v), -ERANGE);
 	assert_int_equal(pu("0x10000000000000000", &v), -ERANGE);
+	assert_int_equal(pu("0x1fffffffffffffff0", &v), -ERANGE);
+	assert_int_equal(pu("99999999999999999999", &v), -ERANGE);
+	assert_int_equal(pu("18446744073709551620", &v), -ERANGE);
+	assert_true(v == 77); /* untouched by a refusal */
+	assert_int_equal(pu("0xfg", &v), -EINVAL);
+	assert_int_equal(pu("9:", &v), -EINVAL);
+	assert_int_equal(pu("\x80", &v), -EINVAL);
 	assert_int_equal(pu("", &v), -EINVAL);
 	assert_int_equal(pu("0x", &v), -EINVAL);
 	assert_int_equal(pu("12a", &v), -EINVAL);
@@ -66,6 +73,12 @@ static void test_parse_u64(void **state)
 	assert_int_equal(pu("1 ", &v), -EINVAL);
 	assert_int_equal(pu("1K", &v), -EINVAL);
 	assert_int_equal(v, 77); /* untouched on error */
+	assert_int_equal(pu("0x000000000000000000fF", &v), 0); /* 20 digits */
+	assert_int_equal(v, 255);
+	assert_int_equal(pu("000000000000000000000042", &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(pu("1844674407370955161", &v), 0);
+	assert_true(v == UINT64_MAX / 10);
 	/* Only [s, s+len) is read: "123" of "1234". */
 	assert_int_equal(parse_u64("1234", 3, &v), 0);
 	assert_int_equal(v, 123);

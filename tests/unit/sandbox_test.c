@@ -3,14 +3,20 @@
  * arch/sandbox: the RAM arena, console capture, the panic hook, the
  * counted cache maintenance, the scrub primitive and file reading.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include "common.h"
 
 #include <keel/scrub_prims.h>
 
 #include <arch/cache.h>
+#include <asm/os.h>
 #include <arch/console.h>
 #include <arch/scrub.h>
 
@@ -180,6 +186,96 @@ static void test_read_file(void **state)
 	assert_null(sandbox_read_file("/tmp", &len));
 }
 
+/* A file of @n bytes of @c, mapped: its bytes, then a NUL. */
+static void map_one(size_t n, char c)
+{
+	char path[] = "/tmp/keel-sandbox-test-XXXXXX";
+	size_t len = 1;
+	char *buf, *data = malloc(n + 1);
+	int fd;
+
+	assert_non_null(data);
+	memset(data, c, n);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, data, n), (ssize_t)n);
+	close(fd);
+	buf = sandbox_map_file(path, &len);
+	unlink(path);
+	assert_non_null(buf);
+	assert_int_equal(len, n);
+	assert_memory_equal(buf, data, n);
+	assert_int_equal(buf[n], '\0');
+	buf[0] = 'x'; /* private and writable, as a read buffer */
+	sandbox_unmap_file(buf, len);
+	free(data);
+}
+
+static void test_map_file(void **state)
+{
+	size_t len;
+
+	(void)state;
+	map_one(16, 'r');
+	map_one(4096, 'p'); /* a whole page: the NUL is a page of its own */
+	map_one(3 * 4096 + 1, 'q');
+	map_one(0, 0);
+	assert_null(sandbox_map_file("/nonexistent/keel.fw", &len));
+	assert_int_equal(errno, ENOENT);
+	assert_null(sandbox_map_file("/tmp", &len));
+	assert_int_equal(errno, EISDIR);
+}
+
+/* Whether @pid, a child, ended within 10 s (quiet: microseconds). */
+static bool child_ended(pid_t pid)
+{
+	for (int i = 0; i < 10000; i++) {
+		struct timespec ms = {0, 1000000};
+
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return true;
+		nanosleep(&ms, NULL);
+	}
+	return false;
+}
+
+/*
+ * A live update's hold (os_lu_hold()): the helper lives while the write
+ * end the variable names is open, ends when the new image lets it go
+ * (this process plays both images), and the variable is read once; a
+ * stale variable naming something that is no pipe's write end closes
+ * nothing.
+ */
+static void test_lu_hold(void **state)
+{
+	int fd, pid, file = open("/dev/null", O_WRONLY);
+	const char *v;
+	char stale[32];
+
+	(void)state;
+	assert_true(file >= 0);
+	snprintf(stale, sizeof(stale), "%d:%d", file, (int)getpid());
+	setenv("KEEL_LU_HOLD", stale, 1);
+	os_lu_hold_release();
+	assert_null(getenv("KEEL_LU_HOLD"));
+	assert_true(fcntl(file, F_GETFD) >= 0); /* not closed */
+	close(file);
+
+	assert_int_equal(os_lu_hold(), 0);
+	v = getenv("KEEL_LU_HOLD");
+	assert_non_null(v);
+	assert_int_equal(sscanf(v, "%d:%d", &fd, &pid), 2);
+	assert_true(fcntl(fd, F_GETFD) >= 0);
+	assert_false(fcntl(fd, F_GETFD) & FD_CLOEXEC); /* the exec keeps it */
+	usleep(20000);
+	assert_int_equal(waitpid(pid, NULL, WNOHANG), 0); /* still holding */
+	os_lu_hold_release();
+	assert_null(getenv("KEEL_LU_HOLD"));
+	assert_true(fcntl(fd, F_GETFD) < 0 && errno == EBADF);
+	assert_true(child_ended(pid));
+	os_lu_hold_reap(); /* reaped above: nothing left to wait for */
+}
+
 static void test_time_and_ids(void **state)
 {
 	uint64_t a = arch_ticks(), b;
@@ -212,6 +308,8 @@ int main(void)
 			test_teardown),
 		cmocka_unit_test_setup_teardown(test_scrub_primitive,
 						test_setup, test_teardown),
+		cmocka_unit_test(test_map_file),
+		cmocka_unit_test(test_lu_hold),
 		cmocka_unit_test_setup_teardown(test_read_file, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_time_and_ids, test_setup,

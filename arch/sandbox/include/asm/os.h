@@ -79,6 +79,14 @@ void os_thread_exit(void) __attribute__((noreturn));
 /* A live update: execv() (Return: only on failure, -errno), access(X_OK). */
 int os_exec(const char *path, char *const argv[]);
 int os_access_exec(const char *path);
+/*
+ * The old image's address space held across the exec() by a helper task,
+ * so that its teardown is not in the downtime (os.c says how): taken
+ * right before os_exec(), released by the new image after its verify.
+ */
+int os_lu_hold(void);
+void os_lu_hold_release(void);
+void os_lu_hold_reap(void);
 /* This program's build id: 8 bytes of its NT_GNU_BUILD_ID note, or 0. */
 uint64_t os_build_id(void);
 

@@ -74,6 +74,9 @@ unsigned int sandbox_host_cpus(void);
 
 /* Read a whole file into a malloc'ed buffer. Return: NULL on error. */
 char *sandbox_read_file(const char *path, size_t *len);
+/* The same, mapped (no copy); sandbox_unmap_file() frees it. */
+char *sandbox_map_file(const char *path, size_t *len);
+void sandbox_unmap_file(char *buf, size_t len);
 
 /*
  * KEEL_SANDBOX_CANARY=1: check the firmware's reserved RAM pages at exit.
