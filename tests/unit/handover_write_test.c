@@ -43,7 +43,7 @@ static void write_list(const uint64_t *starts, unsigned int n)
 
 	memset(buf, 0, sizeof(buf));
 	ho_writer_init(&w, buf, sizeof(buf));
-	ho_bad_begin(&w);
+	ho_bad_begin(&w, HANDOVER_BAD_MCE);
 	for (unsigned int i = 0; i < n; i++)
 		ho_bad_range(&w, starts[i], starts[i] + 0x2000);
 	ho_bad_end(&w);
