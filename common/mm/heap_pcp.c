@@ -281,14 +281,14 @@ static uint32_t piece_fd(uint32_t fd, uint64_t s, unsigned int k)
  * has no such block (the caller takes them one by one).
  */
 static bool pcp_refill_whole(struct heap_pcp *pc, int c,
-			     struct heap_node_locked l)
+			     struct heap_node_locked l, bool any_dirt)
 {
 	unsigned int order = (unsigned int)c, n = pcp_batch[c];
 	unsigned int big = order + (unsigned int)ffs64(n) - 1;
 	struct heap_taken t;
 
-	if (n < 2 ||
-	    !heap_take_block(l, big, NR_ZONES - 1, &t, PGS_ALLOCATED, 0))
+	if (n < 2 || !heap_take_block(l, big, NR_ZONES - 1, &t, PGS_ALLOCATED,
+				      0, any_dirt))
 		return false;
 	for (unsigned int i = n; i-- > 0;) {
 		uint64_t off = (uint64_t)i << order;
@@ -302,8 +302,12 @@ static bool pcp_refill_whole(struct heap_pcp *pc, int c,
 	return true;
 }
 
-/* Fill class @c of @pc with a batch of @node's blocks (cache lock held). */
-static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node)
+/*
+ * Fill class @c of @pc with a batch of @node's blocks (cache lock held);
+ * @any_dirt: the allocation that asks needs no zeroed pages (the batch's
+ * dirty blocks are zeroed for whoever needs them when taken).
+ */
+static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node, bool any_dirt)
 {
 	struct heap_node_locked l = heap_lock_node_at(node, "heap_cpu_cache");
 	uint64_t cpus = MAX(heap_cpu_top(), 1u);
@@ -315,7 +319,7 @@ static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node)
 	__atomic_store_n(&pcp_limit, limit, __ATOMIC_RELAXED);
 	__atomic_fetch_add(&pcp_locks[c], 1, __ATOMIC_RELAXED);
 	if (pc->pages + ((uint64_t)pcp_batch[c] << order) <= limit &&
-	    pcp_refill_whole(pc, c, l)) {
+	    pcp_refill_whole(pc, c, l, any_dirt)) {
 		heap_unlock_node(l);
 		return;
 	}
@@ -323,8 +327,8 @@ static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node)
 	     i < pcp_batch[c] && (!i || pc->pages + (1ULL << order) <= limit);
 	     i++) {
 		struct heap_taken t;
-		struct page_info *pg = heap_take_block(l, order, NR_ZONES - 1,
-						       &t, PGS_ALLOCATED, 0);
+		struct page_info *pg = heap_take_block(
+			l, order, NR_ZONES - 1, &t, PGS_ALLOCATED, 0, any_dirt);
 
 		if (!pg)
 			break;
@@ -337,14 +341,16 @@ static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node)
 
 /**
  * heap_pcp_alloc() - a block of 2^@order pages of @node from the calling
- * CPU's cache, refilled from the node when empty; its head rewritten as a
- * fresh anonymous block, what it held in *@t.
+ * CPU's cache, refilled from the node when empty (@flags: the
+ * allocation's; HEAP_NO_SCRUB lets the refill take the smallest fitting
+ * chunks, dirty or not); its head rewritten as a fresh anonymous block,
+ * what it held in *@t.
  *
  * Return: the head, or NULL (no cache for that order or node, or the node
  * has no block: the caller goes to the free lists).
  */
 struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
-				 struct heap_taken *t)
+				 uint32_t flags, struct heap_taken *t)
 {
 	int c = pcp_class(order);
 	struct heap_pcp *pc = c < 0 ? NULL : this_pcp();
@@ -358,7 +364,7 @@ struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
 		__atomic_store_n(&pc->node, node, __ATOMIC_RELAXED);
 	if (pc->node == node) {
 		if (!pc->count[c])
-			pcp_refill(pc, c, node);
+			pcp_refill(pc, c, node, flags & HEAP_NO_SCRUB);
 		if (pc->count[c])
 			pg = pcp_pop(pc, c);
 	}
