@@ -86,8 +86,8 @@ def verdict(epochs):
             f"{last['ns_per_op'] / first['ns_per_op']:.2f}x, p99 "
             f"{last['p99_ns'] / first['p99_ns']:.2f}x, free_2m_share "
             f"{first['free_2m_share']:.3f} -> {last['free_2m_share']:.3f}, "
-            f"largest free order {first['largest_free_order']} -> "
-            f"{last['largest_free_order']}. Medians, last third / first "
+            f"largest free order {first['largest_free_order']:.1f} -> "
+            f"{last['largest_free_order']:.1f}. Medians, last third / first "
             f"third: ns/op {ratio['ns_per_op']:.2f}x, p99 "
             f"{ratio['p99_ns']:.2f}x, failed allocations "
             f"{ratio['failed']:.2f}x, free_2m_share {share:+.3f}: "
@@ -100,17 +100,20 @@ def verdict(epochs):
 def table(epochs, out):
     out += ["| epoch | ops/thread | ns/op (CPU) | p50 | p99 | node locks/op"
             " | failed allocs | cached pages | occupancy | dirty / free | "
-            "free_2m_share | largest free order | free chunks | host load |",
+            "free_2m_share | largest free order (lowest) | free chunks | "
+            "host load |",
             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for e in epochs:
         dirty = e["dirty_pages"] / e["free_pages"] if e["free_pages"] else 0
         out.append(f"| {e['epoch']} | {e['ops_per_thread']:.2e} | "
                    f"{e['ns_per_op']:.0f} | {e['p50_ns']:.0f} | "
                    f"{e['p99_ns']:.0f} | {e['node_locks_per_op']:.3f} | "
-                   f"{e['failed']} | {e['cached_pages']} | "
+                   f"{e['failed']} | {e['cached_pages']:.0f} | "
                    f"{e['occupancy']:.2f} | {dirty:.2f} | "
                    f"{e['free_2m_share']:.3f} | "
-                   f"{e['largest_free_order']} | {e['free_chunks']} | "
+                   f"{e['largest_free_order']:.1f} "
+                   f"({e['largest_free_order_min']}) | "
+                   f"{e['free_chunks']:.0f} | "
                    f"{e['load']:.1f} |")
 
 
@@ -126,14 +129,18 @@ def markdown(runs, args):
            "extents of at most 2 MiB, cut as keel's domain build cuts "
            "them, freed dirty, plus their table pages), short-lived "
            "anonymous blocks of orders 0..10, and long-lived ones (order "
-           "0, some order 9; lives of about 2.6e5 and 1.7e7 operations), "
+           "0, some order 9; lives of about 2.6e5 and 1.7e7 operations; "
+           "all taken at the start, as a boot takes its tables, so that "
+           "their number is steady and only their places age), "
            "the threads' holdings steered to 70-80% of the heap. ns/op: "
            "thread CPU time per operation over the epoch; p50/p99: one "
            "operation in 64 timed by the cycle counter; failed: "
            "allocations the heap refused (no free chunk that large: each "
-           "drains every CPU cache first); then, both threads stopped, "
-           "the walk of every free chunk (which gives the caches back: "
-           "cached pages are read before it). Anonymous blocks are taken "
+           "drains every CPU cache first); the heap's state: 8 times an "
+           "epoch, both threads stopped, the walk of every free chunk "
+           "(which gives the caches back: cached pages are read before "
+           "it), averaged (the lowest largest free order in brackets). "
+           "Anonymous blocks are taken "
            "`HEAP_NO_SCRUB` and freed clean; nobody scrubs what the "
            "domains leave dirty (the library has no idle scrub). Host "
            "load: the 1-minute load average as the epoch ended (2 cores, "

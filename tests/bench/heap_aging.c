@@ -30,7 +30,9 @@
  *    them (order 0, one in 32 of order 9), one replaced (freed, another
  *    allocated) one operation in TABLE_EVERY (mean life: about 2.6e5
  *    operations), and PERSIST_MAX more replaced one in PERSIST_EVERY
- *    (about 1.7e7 operations: they outlive epochs).
+ *    (about 1.7e7 operations: they outlive epochs); all of them taken
+ *    before the first epoch, as a boot takes its tables (not counted),
+ *    so that their number is steady and only their places age.
  * Anonymous blocks: HEAP_NO_SCRUB, freed HEAP_FREE_ZEROED (the
  * allocator is measured, not zeroing: no page is written); domains leave
  * their memory dirty, which nobody scrubs (the library has no idle
@@ -40,11 +42,12 @@
  * CPU ns per operation (both threads, over the epoch), p50/p99 per
  * operation (one operation in SAMPLE_EVERY timed by the cycle counter,
  * a log-linear histogram of 1/16 buckets), node-lock acquisitions per
- * operation (the host's lock hook), failed allocations, then with both
- * threads stopped: the pages in the per-CPU caches, the free and dirty
- * pages, the occupancy, and the walk of every free chunk (which gives the
- * caches back first, as every walk does): free_2m_share (free pages in
- * chunks of 2 MiB and larger over free pages), the largest free order and
+ * operation (the host's lock hook), failed allocations, then the heap's
+ * state, SAMPLES times an epoch with both threads stopped, averaged: the
+ * pages in the per-CPU caches, the free and dirty pages, the occupancy,
+ * and the walk of every free chunk (which gives the caches back first,
+ * as every walk does): free_2m_share (free pages in chunks of 2 MiB and
+ * larger over free pages), the largest free order (and its lowest) and
  * the free chunk count. At the end every block is freed and one more line
  * says whether heap_check() found nothing, the free count is what it was
  * at the start and the largest free order came back.
@@ -88,6 +91,7 @@
 #define OCC_LO	      0.70 /* of the heap's pages, all threads */
 #define OCC_HI	      0.80
 #define SAMPLE_EVERY  64
+#define SAMPLES	      8 /* of the heap's state per epoch, averaged */
 #define HIST_SUB_BITS 4
 #define HIST_SLOTS    (64 << HIST_SUB_BITS)
 #define ORDER_2M      9
@@ -417,16 +421,21 @@ static void domain_create(struct thread *t)
 	d->pages = gp;
 }
 
-/* Replace a random block of @pool (@n entries; empty slots: NULL). */
-static void replace(struct thread *t, struct block *pool, unsigned int n)
+/* Replace block @b (empty: NULL) by a new one, of order 0 or 9. */
+static void replace_at(struct thread *t, struct block *b)
 {
-	struct block *b = &pool[rnd(t) % n];
 	unsigned int order = (rnd(t) & 31) ? 0 : ORDER_2M;
 
 	if (b->pg)
 		put(t, b->pg, b->order);
 	b->pg = get(t, order);
 	b->order = order;
+}
+
+/* Replace a random block of @pool (@n entries). */
+static void replace(struct thread *t, struct block *pool, unsigned int n)
+{
+	replace_at(t, &pool[rnd(t) % n]);
 }
 
 static void short_op(struct thread *t, uint64_t r)
@@ -486,20 +495,37 @@ static void release_all(struct thread *t)
 			put(t, t->persist[i].pg, t->persist[i].order);
 }
 
+/*
+ * The long-lived blocks all taken at the start, as a hypervisor's boot
+ * takes its tables (not measured): from then on their number is steady
+ * and only their places age, as replacements scatter them.
+ */
+static void prefill(struct thread *t)
+{
+	for (unsigned int i = 0; i < TABLE_MAX; i++)
+		replace_at(t, &t->tables[i]);
+	for (unsigned int i = 0; i < PERSIST_MAX; i++)
+		replace_at(t, &t->persist[i]);
+	t->ops = t->failed = 0;
+	memset(t->hist, 0, sizeof(t->hist));
+}
+
 static void *thread_main(void *arg)
 {
 	struct thread *t = arg;
 
 	host_cpu = t->cpu;
-	for (unsigned int e = 0; e < epochs; e++) {
+	prefill(t);
+	for (unsigned int e = 0; e < epochs * SAMPLES; e++) {
 		uint64_t c0, l0 = host_lock_count[HOST_LOCK_NODE];
+		uint64_t until = epoch_ops * (e % SAMPLES + 1) / SAMPLES;
 
-		pthread_barrier_wait(&barrier); /* the epoch starts */
+		pthread_barrier_wait(&barrier); /* the sample starts */
 		c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
-		while (t->ops < epoch_ops)
+		while (t->ops < until)
 			step(t);
-		t->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
-		t->locks = host_lock_count[HOST_LOCK_NODE] - l0;
+		t->cpu_ns += clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0;
+		t->locks += host_lock_count[HOST_LOCK_NODE] - l0;
 		pthread_barrier_wait(&barrier); /* main measures */
 		pthread_barrier_wait(&barrier); /* main has read it all */
 	}
@@ -528,14 +554,40 @@ static void thread_setup(struct thread *t, unsigned int i, uint64_t total,
 	t->free_top = DOM_MAX;
 }
 
+/* The state sums of an epoch's samples (both threads stopped). */
+struct sample_sum {
+	double cached, free_pages, dirty, share, largest, chunks;
+	unsigned int largest_min, problems, n;
+};
+
+static struct sample_sum sum;
+
+static void sample(void)
+{
+	struct heap_stats st;
+	struct frag f;
+
+	sum.cached += (double)heap_cached_pages(-1, false);
+	heap_stats(HEAP_ALL_NODES, 0, &st);
+	sum.free_pages += (double)st.free_pages;
+	sum.dirty += (double)st.dirty_pages;
+	sum.problems += frag_walk(&f);
+	sum.share += f.free_pages
+			     ? (double)f.free_2m_pages / (double)f.free_pages
+			     : 0;
+	sum.largest += f.largest_order;
+	if (!sum.n || f.largest_order < sum.largest_min)
+		sum.largest_min = f.largest_order;
+	sum.chunks += (double)f.chunks;
+	sum.n++;
+}
+
 /* One epoch's line, both threads stopped; their counts reset. */
 static void epoch_line(unsigned int e, uint64_t total)
 {
-	uint64_t ops = 0, cpu = 0, locks = 0, failed = 0, cached;
+	uint64_t ops = 0, cpu = 0, locks = 0, failed = 0;
 	static uint32_t hist[HIST_SLOTS];
-	struct heap_stats st;
-	struct frag f;
-	unsigned int bad;
+	double n = sum.n;
 
 	memset(hist, 0, sizeof(hist));
 	for (unsigned int i = 0; i < THREADS; i++) {
@@ -548,27 +600,23 @@ static void epoch_line(unsigned int e, uint64_t total)
 		for (unsigned int s = 0; s < HIST_SLOTS; s++)
 			hist[s] += t->hist[s];
 		memset(t->hist, 0, sizeof(t->hist));
-		t->ops = t->failed = 0;
+		t->ops = t->failed = t->cpu_ns = t->locks = 0;
 	}
-	cached = heap_cached_pages(-1, false);
-	heap_stats(HEAP_ALL_NODES, 0, &st);
-	bad = frag_walk(&f);
 	printf("{\"epoch\": %u, \"ops_per_thread\": %llu, \"ns_per_op\": %.1f, "
 	       "\"p50_ns\": %.0f, \"p99_ns\": %.0f, \"node_locks_per_op\": "
-	       "%.4f, \"failed\": %llu, \"cached_pages\": %llu, "
-	       "\"free_pages\": %llu, \"dirty_pages\": %llu, \"occupancy\": "
-	       "%.3f, \"free_2m_share\": %.4f, \"largest_free_order\": %u, "
-	       "\"free_chunks\": %llu, \"walk_problems\": %u}\n",
+	       "%.4f, \"failed\": %llu, \"cached_pages\": %.0f, "
+	       "\"free_pages\": %.0f, \"dirty_pages\": %.0f, \"occupancy\": "
+	       "%.3f, \"free_2m_share\": %.4f, \"largest_free_order\": %.2f, "
+	       "\"largest_free_order_min\": %u, \"free_chunks\": %.0f, "
+	       "\"samples\": %u, \"walk_problems\": %u}\n",
 	       e + 1, (unsigned long long)((e + 1) * epoch_ops),
 	       (double)cpu / (double)ops, percentile_ns(hist, 50),
 	       percentile_ns(hist, 99), (double)locks / (double)ops,
-	       (unsigned long long)failed, (unsigned long long)cached,
-	       (unsigned long long)st.free_pages,
-	       (unsigned long long)st.dirty_pages,
-	       1.0 - (double)st.free_pages / (double)total,
-	       f.free_pages ? (double)f.free_2m_pages / (double)f.free_pages
-			    : 0,
-	       f.largest_order, (unsigned long long)f.chunks, bad);
+	       (unsigned long long)failed, sum.cached / n, sum.free_pages / n,
+	       sum.dirty / n, 1.0 - sum.free_pages / n / (double)total,
+	       sum.share / n, sum.largest / n, sum.largest_min, sum.chunks / n,
+	       sum.n, sum.problems);
+	memset(&sum, 0, sizeof(sum));
 }
 
 static int run(uint64_t seed)
@@ -602,10 +650,12 @@ static int run(uint64_t seed)
 		thread_setup(&threads[i], i, total, seed);
 		pthread_create(&threads[i].th, NULL, thread_main, &threads[i]);
 	}
-	for (unsigned int e = 0; e < epochs; e++) {
+	for (unsigned int e = 0; e < epochs * SAMPLES; e++) {
 		pthread_barrier_wait(&barrier); /* go */
 		pthread_barrier_wait(&barrier); /* stopped */
-		epoch_line(e, total);
+		sample();
+		if (e % SAMPLES == SAMPLES - 1)
+			epoch_line(e / SAMPLES, total);
 		pthread_barrier_wait(&barrier); /* on */
 	}
 	for (unsigned int i = 0; i < THREADS; i++)
