@@ -18,6 +18,8 @@
  * pages (8095, 31.6 MiB) per CPU in all, and about a quarter of the
  * heap in all the CPUs' caches together (pcp_limit: a cache above it
  * gives back at each free; a refill takes one block past it at most).
+ * In a node less than half free, a big block (order 6 and up) whose buddy
+ * is free is not cached but merged (pcp_merge_instead()).
  *
  * A cached block is off the free lists, its head written as an anonymous
  * block (PGS_ALLOCATED, so no buddy merges with it) flagged PGF_CACHED,
@@ -49,6 +51,7 @@
 #include "heap_priv.h"
 
 #define PCP_MAX_ORDER 10
+#define PCP_BIG_ORDER 6 /* and up: see pcp_merge_instead() */
 #define PCP_CLASSES   (PCP_MAX_ORDER + 1)
 /*
  * Per order: blocks taken or given back under one node-lock hold, and the
@@ -109,6 +112,36 @@ static bool pcp_on;
 static int pcp_class(unsigned int order)
 {
 	return order <= PCP_MAX_ORDER ? (int)order : -1;
+}
+
+/*
+ * Should the free of block @pg (order @order) skip the cache, so that the
+ * block merges with its buddy? For a big block (PCP_BIG_ORDER and up:
+ * 256 KiB to 4 MiB) whose buddy is free on a list, in a node less than
+ * half free (two racy reads of its counters and one of the buddy's head:
+ * advisory, the slow path checks under the lock). A cached big block
+ * cannot merge with its free buddy, and the next refill cuts another big
+ * chunk: with orders 6 to 10 cached whatever their buddy, the aging
+ * benchmark at 75% full (tests/bench/heap_aging.c) kept almost no free
+ * 2 MiB chunk and refused 2-4% of its allocations. In a heap at least
+ * half free (the runtime benchmark's churn) every block is cached, as the
+ * lock target asks.
+ */
+static bool pcp_merge_instead(const struct page_info *pg, unsigned int order)
+{
+	const struct heap_stats *st;
+	const struct page_info *b;
+	uint64_t p = pg->pfn;
+
+	if (order < PCP_BIG_ORDER || !p || pg->node >= heap_nr_nodes)
+		return false;
+	st = &heap_nodes[pg->node]->stats;
+	if (__atomic_load_n(&st->free_pages, __ATOMIC_RELAXED) * 2 >=
+	    __atomic_load_n(&st->total_pages, __ATOMIC_RELAXED))
+		return false;
+	b = pfn_to_page_or_null(pfn(p ^ (1ULL << order)));
+	return b && __atomic_load_n(&b->state, __ATOMIC_RELAXED) == PGS_FREE &&
+	       __atomic_load_n(&b->order, __ATOMIC_RELAXED) == order;
 }
 
 /* pcp_high[] and PCP_BOUND agree (the bound the docs give). */
@@ -397,7 +430,7 @@ bool heap_pcp_free(struct page_info *pg, unsigned int order,
 
 	if (c < 0 || pg->state != PGS_ALLOCATED || pg->order != order ||
 	    (pg->flags & (PGF_ANON | PGF_CACHED)) != PGF_ANON ||
-	    (pg->pfn & ((1ULL << order) - 1)))
+	    (pg->pfn & ((1ULL << order) - 1)) || pcp_merge_instead(pg, order))
 		return false;
 	pc = this_pcp();
 	if (!pc)

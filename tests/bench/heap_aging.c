@@ -11,6 +11,8 @@
  *       NODES 1 (one node of 512 MiB) or 2 (two of 256 MiB); 2 threads
  *       (CPU 1 on node 0; CPU 2 on node 0, or CPU 3 on node 1), each
  *       EPOCHS x OPS operations; SEED: the random streams' (default 1).
+ *       AGING_NO_CACHES=1 in the environment: the per-CPU caches off
+ *       (heap_set_cpu_caches(false)), for comparison.
  *
  * The mix, per thread (an operation: one allocation or one free call):
  *  - domains, one operation in DOM_EVERY: created (an owned extent
@@ -238,7 +240,7 @@ static void open_heap(unsigned int n)
 	maint = cachemaint_policy(CACHEMAINT_DEFERRED, &maint_stats);
 	heap_set_cachemaint(&maint);
 	heap_handoff(false);
-	heap_set_cpu_caches(true);
+	heap_set_cpu_caches(!getenv("AGING_NO_CACHES"));
 }
 
 struct frag {

@@ -17,7 +17,8 @@
  * and through a per-CPU cache's refill, instead of splitting a bigger
  * clean chunk (the aging benchmark: three times fewer refused
  * allocations at 70-80% full); one that needs zeroed pages still gets a
- * clean chunk first.
+ * clean chunk first. And in a node more than half full, a per-CPU cache
+ * does not keep a big block whose buddy is free: it merges.
  */
 #include "common.h"
 
@@ -335,6 +336,48 @@ static void test_no_scrub_refill_takes_smallest_dirty(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * In a node more than half full, a big block freed while its buddy is
+ * free merges instead of staying in the CPU's cache (where it could not
+ * merge, and the next refill would cut another big chunk: the aging
+ * benchmark's missing 2 MiB chunks).
+ */
+static void test_big_free_merges_when_tight(void **state)
+{
+	struct page_info *fill[10], *pg = NULL;
+	unsigned int head_order;
+	pfn_t head;
+	uint64_t p;
+
+	(void)state;
+	test_two_node_heap();
+	heap_set_cpu_caches(false);
+	for (unsigned int i = 0; i < 10; i++) { /* 10 of node 0's 16 Mi */
+		fill[i] = heap_alloc(10, 0, 0, HEAP_EXACT_NODE, NULL);
+		assert_non_null(fill[i]);
+	}
+	assert_true(test_node_stats(0)->free_pages * 2 <
+		    test_node_stats(0)->total_pages);
+	p = lone_dirty_chunk(9);
+	for (unsigned int i = 0; i < lone_count; i++)
+		if (pfn_val(page_to_pfn(lone_held[i])) == (p ^ 512)) {
+			pg = lone_held[i];
+			lone_held[i] = lone_held[--lone_count];
+		}
+	assert_non_null(pg);
+	heap_set_cpu_caches(true);
+	assert_int_equal(heap_free(pg, 9, HEAP_FREE_ZEROED), 0);
+	assert_int_equal(heap_cached_pages(-1, false), 0); /* was: 512 */
+	assert_int_equal(heap_owner_of(pfn(p), &head, &head_order),
+			 HEAP_OWNER_FREE);
+	assert_true(head_order >= 10);
+	heap_set_cpu_caches(false);
+	lone_end();
+	for (unsigned int i = 0; i < 10; i++)
+		assert_int_equal(heap_free(fill[i], 10, HEAP_FREE_ZEROED), 0);
+	test_heap_check_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +389,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_no_scrub_refill_takes_smallest_dirty, test_setup,
 			test_teardown),
+		cmocka_unit_test_setup_teardown(test_big_free_merges_when_tight,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
