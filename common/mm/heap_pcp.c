@@ -52,7 +52,14 @@
 
 #define PCP_MAX_ORDER 10
 #define PCP_BIG_ORDER 6 /* and up: see pcp_merge_instead() */
-#define PCP_CLASSES   (PCP_MAX_ORDER + 1)
+/*
+ * Reads of another CPU's data without its lock, on purpose: advisory (a
+ * stale answer costs a cached block or a node lock, never correctness;
+ * the free's slow path checks under the lock), so ThreadSanitizer does
+ * not watch them.
+ */
+#define PCP_RACY    __attribute__((no_sanitize("thread")))
+#define PCP_CLASSES (PCP_MAX_ORDER + 1)
 /*
  * Per order: blocks taken or given back under one node-lock hold, and the
  * most kept. Wide for the small orders (order 0: a lock per 16 operations
@@ -118,8 +125,8 @@ static int pcp_class(unsigned int order)
  * Should the free of block @pg (order @order) skip the cache, so that the
  * block merges with its buddy? For a big block (PCP_BIG_ORDER and up:
  * 256 KiB to 4 MiB) whose buddy is free on a list, in a node less than
- * half free (two racy reads of its counters and one of the buddy's head:
- * advisory, the slow path checks under the lock). A cached big block
+ * half free (two reads of its counters and one of the buddy's head
+ * without the lock: PCP_RACY). A cached big block
  * cannot merge with its free buddy, and the next refill cuts another big
  * chunk: with orders 6 to 10 cached whatever their buddy, the aging
  * benchmark at 75% full (tests/bench/heap_aging.c) kept almost no free
@@ -127,7 +134,8 @@ static int pcp_class(unsigned int order)
  * half free (the runtime benchmark's churn) every block is cached, as the
  * lock target asks.
  */
-static bool pcp_merge_instead(const struct page_info *pg, unsigned int order)
+static PCP_RACY bool pcp_merge_instead(const struct page_info *pg,
+				       unsigned int order)
 {
 	const struct heap_stats *st;
 	const struct page_info *b;
