@@ -18,8 +18,9 @@
  * pages (8095, 31.6 MiB) per CPU in all, and about a quarter of the
  * heap in all the CPUs' caches together (pcp_limit: a cache above it
  * gives back at each free; a refill takes one block past it at most).
- * In a node less than half free, a big block (order 6 and up) whose buddy
- * is free is not cached but merged (pcp_merge_instead()).
+ * In a node less than half free, the big classes (order 6 and up) are not
+ * refilled, and a big block whose buddy is free is merged, not cached
+ * (pcp_tight(), pcp_merge_instead()).
  *
  * A cached block is off the free lists, its head written as an anonymous
  * block (PGS_ALLOCATED, so no buddy merges with it) flagged PGF_CACHED,
@@ -51,7 +52,7 @@
 #include "heap_priv.h"
 
 #define PCP_MAX_ORDER 10
-#define PCP_BIG_ORDER 6 /* and up: see pcp_merge_instead() */
+#define PCP_BIG_ORDER 6 /* and up: see pcp_tight() */
 /*
  * Reads of another CPU's data without its lock, on purpose: advisory (a
  * stale answer costs a cached block or a node lock, never correctness;
@@ -122,30 +123,34 @@ static int pcp_class(unsigned int order)
 }
 
 /*
- * Should the free of block @pg (order @order) skip the cache, so that the
- * block merges with its buddy? For a big block (PCP_BIG_ORDER and up:
- * 256 KiB to 4 MiB) whose buddy is free on a list, in a node less than
- * half free (two reads of its counters and one of the buddy's head
- * without the lock: PCP_RACY). A cached big block
- * cannot merge with its free buddy, and the next refill cuts another big
- * chunk: with orders 6 to 10 cached whatever their buddy, the aging
- * benchmark at 75% full (tests/bench/heap_aging.c) kept almost no free
- * 2 MiB chunk and refused 2-4% of its allocations. In a heap at least
- * half free (the runtime benchmark's churn) every block is cached, as the
- * lock target asks.
+ * Is @node less than half free on its lists? Then its big blocks (orders
+ * PCP_BIG_ORDER and up: 256 KiB to 4 MiB) are not taken into the caches
+ * (no refill), and one freed whose buddy is free merges at once
+ * (pcp_merge_instead()). A cached big block cannot merge with its free
+ * buddy, and each refill cuts another big chunk: with orders 6 to 10
+ * cached whatever the node's state, the aging benchmark at 75% full
+ * (tests/bench/heap_aging.c, one node) kept under a quarter of its free
+ * memory in 2 MiB chunks, falling epoch after epoch, and refused 50k to
+ * 750k allocations per epoch; with this rule about 70%, steady, and a
+ * few hundred. In a heap at least half free (the runtime benchmark's
+ * churn) every class is cached as before, as the lock target asks.
  */
+static PCP_RACY bool pcp_tight(uint32_t node)
+{
+	const struct heap_stats *st = &heap_nodes[node]->stats;
+
+	return st->free_pages * 2 < st->total_pages;
+}
+
+/* A big block of a tight node whose buddy is free: merged, not cached. */
 static PCP_RACY bool pcp_merge_instead(const struct page_info *pg,
 				       unsigned int order)
 {
-	const struct heap_stats *st;
 	const struct page_info *b;
 	uint64_t p = pg->pfn;
 
-	if (order < PCP_BIG_ORDER || !p || pg->node >= heap_nr_nodes)
-		return false;
-	st = &heap_nodes[pg->node]->stats;
-	if (__atomic_load_n(&st->free_pages, __ATOMIC_RELAXED) * 2 >=
-	    __atomic_load_n(&st->total_pages, __ATOMIC_RELAXED))
+	if (order < PCP_BIG_ORDER || !p || pg->node >= heap_nr_nodes ||
+	    !pcp_tight(pg->node))
 		return false;
 	b = pfn_to_page_or_null(pfn(p ^ (1ULL << order)));
 	return b && __atomic_load_n(&b->state, __ATOMIC_RELAXED) == PGS_FREE &&
@@ -404,7 +409,7 @@ struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
 	if (!pc->pages)
 		__atomic_store_n(&pc->node, node, __ATOMIC_RELAXED);
 	if (pc->node == node) {
-		if (!pc->count[c])
+		if (!pc->count[c] && (c < PCP_BIG_ORDER || !pcp_tight(node)))
 			pcp_refill(pc, c, node, flags & HEAP_NO_SCRUB);
 		if (pc->count[c])
 			pg = pcp_pop(pc, c);

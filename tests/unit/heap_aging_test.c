@@ -339,12 +339,13 @@ static void test_no_scrub_refill_takes_smallest_dirty(void **state)
 /*
  * In a node more than half full, a big block freed while its buddy is
  * free merges instead of staying in the CPU's cache (where it could not
- * merge, and the next refill would cut another big chunk: the aging
- * benchmark's missing 2 MiB chunks).
+ * merge), and a big allocation does not refill the cache (a refill cuts
+ * a chunk twice the size, half of it kept): the aging benchmark's
+ * missing 2 MiB chunks.
  */
 static void test_big_free_merges_when_tight(void **state)
 {
-	struct page_info *fill[10], *pg = NULL;
+	struct page_info *fill[10], *pg = NULL, *other;
 	unsigned int head_order;
 	pfn_t head;
 	uint64_t p;
@@ -366,6 +367,10 @@ static void test_big_free_merges_when_tight(void **state)
 		}
 	assert_non_null(pg);
 	heap_set_cpu_caches(true);
+	other = heap_alloc(8, 0, 0, HEAP_EXACT_NODE, NULL);
+	assert_non_null(other);
+	assert_int_equal(heap_cached_pages(-1, false), 0); /* was: 256 */
+	assert_int_equal(heap_free(other, 8, HEAP_FREE_ZEROED), 0);
 	assert_int_equal(heap_free(pg, 9, HEAP_FREE_ZEROED), 0);
 	assert_int_equal(heap_cached_pages(-1, false), 0); /* was: 512 */
 	assert_int_equal(heap_owner_of(pfn(p), &head, &head_order),
