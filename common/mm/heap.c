@@ -397,8 +397,9 @@ static struct page_info *split_down(struct heap_node_locked l,
  * pages (HEAP_NO_SCRUB) takes the smallest fitting chunk, clean or dirty,
  * so that it never splits a big clean chunk while a small dirty one fits
  * (in a heap nobody scrubs, such as a host's without an idle scrub, most
- * free memory is dirty, and the clean big chunks went one by one). Only the heads of the halves put back are written, and
- * the block's head: @state (PGS_ALLOCATED or PGS_OWNED, then @owner).
+ * free memory is dirty, and the clean big chunks went one by one). Only
+ * the heads of the halves put back are written, and the block's head:
+ * @state (PGS_ALLOCATED or PGS_OWNED, then @owner).
  * Return: head entry of the block (its pfn, first dirty offset and
  * PGF_CLEAN_POC in *@t), or NULL.
  */
