@@ -439,6 +439,7 @@ def main(argv=None):
                         for lock, cells in busy.items()},
                "targets": [{"target": n, "measured": v, "met": ok}
                            for n, v, ok in targets(rows, op, busy)]}
+    out += ([""] + subprocess.run([sys.executable, os.path.join(TOP, "scripts", "bench-aging.py"), "--json", os.path.join(TOP, "build", "bench", "aging", "aging.json")] + ["--quick"] * args.quick, capture_output=True, text=True, check=True, timeout=7200).stdout.splitlines())  # aging (issue 37): scripts/bench-aging.py
     write_outputs(args, out, results)
     return 0
 

@@ -134,7 +134,20 @@ $(BENCH_RUNTIME): $(BENCH_RUNTIME_SRCS) tests/bench/runtime.h tests/embed/embed.
 
 bench-build-runtime: bench-build-x86_64 bench-build-arm64
 	$(Q)$(BENCH_SUBMAKE) ARCH=sandbox SANITIZE=0 O=build/sandbox lib-here
-	$(Q)$(BENCH_SUBMAKE) $(BENCH_RUNTIME)
+	$(Q)$(BENCH_SUBMAKE) $(BENCH_RUNTIME) $(BENCH_AGING)
+
+# The heap after years of churn (a subsection of the runtime part,
+# scripts/bench-aging.py, called by scripts/bench-runtime.py): the same
+# library and host hooks, a long hypervisor-like mix on 2 threads.
+BENCH_AGING := $(BENCH_DIR)/heap_aging
+$(BENCH_AGING): tests/bench/heap_aging.c tests/embed/host.c \
+		tests/embed/embed.h build/sandbox/libkeel-heap.a
+	@mkdir -p $(dir $@)
+	@echo "  HOSTCC  $@"
+	$(Q)gcc -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -Iinclude \
+		-include build/sandbox/libkeel-heap-config.h -o $@ \
+		tests/bench/heap_aging.c tests/embed/host.c \
+		build/sandbox/libkeel-heap.a
 
 # The whole sandbox library: heap_offline() and the boot it needs
 # (bootmem, the frame table) are not in libkeel-heap.a.

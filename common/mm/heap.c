@@ -392,15 +392,20 @@ static struct page_info *split_down(struct heap_node_locked l,
 
 /*
  * Find and detach a free chunk of order >= @order in zones <= @zone_hi,
- * highest zone first, clean chunks preferred within a zone, then split it
- * down to @order. Only the heads of the halves put back are written, and
- * the block's head: @state (PGS_ALLOCATED or PGS_OWNED, then @owner).
+ * highest zone first, then split it down to @order. Within a zone, clean
+ * chunks are preferred, unless @any_dirt: a caller that needs no zeroed
+ * pages (HEAP_NO_SCRUB) takes the smallest fitting chunk, clean or dirty,
+ * so that it never splits a big clean chunk while a small dirty one fits
+ * (in a heap nobody scrubs, such as a host's without an idle scrub, most
+ * free memory is dirty, and the clean big chunks went one by one). Only
+ * the heads of the halves put back are written, and the block's head:
+ * @state (PGS_ALLOCATED or PGS_OWNED, then @owner).
  * Return: head entry of the block (its pfn, first dirty offset and
  * PGF_CLEAN_POC in *@t), or NULL.
  */
 struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 				  int zone_hi, struct heap_taken *t,
-				  uint8_t state, uint32_t owner)
+				  uint8_t state, uint32_t owner, bool any_dirt)
 {
 	struct heap_node *hn = l.hn;
 	struct page_info *pg = NULL;
@@ -420,7 +425,7 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 		mask = hn->nonempty[z] & ~((1u << order) - 1);
 		if (!mask)
 			continue;
-		for (m = mask; m; m &= m - 1) {
+		for (m = any_dirt ? 0 : mask; m; m &= m - 1) {
 			unsigned int o = (unsigned int)ffs64(m) - 1;
 
 			if (hn->free[z][o].head->first_dirty ==
@@ -570,7 +575,8 @@ static struct page_info *alloc_from_nodes(unsigned int order, int node,
 		struct heap_node_locked l =
 			heap_lock_node_at(candidates[i], "heap_alloc");
 
-		pg = heap_take_block(l, order, zone_hi, t, PGS_ALLOCATED, 0);
+		pg = heap_take_block(l, order, zone_hi, t, PGS_ALLOCATED, 0,
+				     flags & HEAP_NO_SCRUB);
 		if (pg && cm->mode == CACHEMAINT_EAGER)
 			heap_eager_in_lock(cm, pg, order, t, flags);
 		heap_unlock_node(l);
@@ -604,8 +610,9 @@ struct page_info *heap_alloc(unsigned int order, int node,
 	/* The common case: the CPU's cache (not for eager, nor DMA zones). */
 	if (cm->mode != CACHEMAINT_EAGER && !max_bits &&
 	    (node == HEAP_ANY_NODE || (node >= 0 && node < (int)heap_nr_nodes)))
-		pg = heap_pcp_alloc(
-			order, node < 0 ? heap_cpu_node() : (uint32_t)node, &t);
+		pg = heap_pcp_alloc(order,
+				    node < 0 ? heap_cpu_node() : (uint32_t)node,
+				    flags, &t);
 	if (!pg)
 		pg = alloc_from_nodes(order, node, zone_hi, flags, cm, &t);
 	/* Low memory: what the CPUs' caches hold, then one more try. */

@@ -213,7 +213,7 @@ struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 		uint64_t held;
 
 		pg = heap_take_block(l, order, NR_ZONES - 1, &t, PGS_OWNED,
-				     owner);
+				     owner, flags & HEAP_NO_SCRUB);
 		if (pg) {
 			l.hn->stats.owned_pages += 1ULL << order;
 			l.hn->owner_pages[slot] += 1ULL << order;

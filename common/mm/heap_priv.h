@@ -131,11 +131,13 @@ struct heap_taken {
 /*
  * Take a block of 2^@order pages in zones <= @zone_hi off the locked
  * node's free lists, its head written with @state (PGS_ALLOCATED, or
- * PGS_OWNED with @owner). Return: the head, or NULL.
+ * PGS_OWNED with @owner). @any_dirt: the caller needs no zeroed pages
+ * (HEAP_NO_SCRUB), so the smallest fitting chunk is taken, clean or
+ * dirty; else clean chunks first. Return: the head, or NULL.
  */
 struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 				  int zone_hi, struct heap_taken *t,
-				  uint8_t state, uint32_t owner);
+				  uint8_t state, uint32_t owner, bool any_dirt);
 /* The nodes an allocation for @pref / @flags tries, in order. */
 const uint32_t *heap_alloc_candidates(int pref, uint32_t flags, uint32_t *exact,
 				      unsigned int *count);
@@ -156,7 +158,7 @@ static inline bool heap_entry_valid(const struct page_info *pg)
  * way), heap_pcp_reset() forget them all (heap_init).
  */
 struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
-				 struct heap_taken *t);
+				 uint32_t flags, struct heap_taken *t);
 bool heap_pcp_free(struct page_info *pg, unsigned int order,
 		   uint32_t first_dirty, uint8_t poc);
 void heap_pcp_reset(void);

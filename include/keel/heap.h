@@ -112,7 +112,8 @@ struct heap_stats {
  * node that does not exist fails with HEAP_EXACT_NODE, counted in
  * heap_stats()'s bad_node, and means HEAP_ANY_NODE without); @max_bits:
  * the block lies below 2^max_bits bytes (DMA zones), 0 = no limit.
- * Prefers clean chunks; a dirty block is zeroed unless HEAP_NO_SCRUB.
+ * Prefers clean chunks; a dirty block is zeroed unless HEAP_NO_SCRUB,
+ * with which the smallest fitting chunk is taken, clean or dirty.
  * Cache maintenance: @cm's policy and counter sink (keel/cachemaint.h),
  * NULL for the heap's (heap_set_cachemaint()): a benchmark measures a mode
  * without changing anybody else's; HEAP_NO_FLUSH: recorded, done by
