@@ -155,7 +155,7 @@ LIB_HEAP_SRCS := $(wildcard common/mm/*.c) $(addprefix common/lib/, \
 	printk.c range_table.c enum_names.c lib.c irqsoff.c libc.c)
 LIB_HEAP_OBJS := $(patsubst %,$(O)/%.o,$(filter-out $(ARCH_EXCLUDE),$(LIB_HEAP_SRCS)))
 LIB_HEADERS := $(addprefix include/keel/,heap.h bootmem.h frametable.h \
-	heap_boot.h cachemaint.h heap_check.h numa.h hooks.h)
+	heap_boot.h cachemaint.h heap_check.h heap_scrub.h numa.h hooks.h)
 LIB_PREFIXES := keel|heap|bootmem|frametable|cachemaint
 LIB_RENAME := numa_init_matrix=keel_numa_init
 LIB_TOOLS := $(patsubst %gcc,%,$(CC_ARCH))

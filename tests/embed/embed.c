@@ -22,6 +22,7 @@
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
 #include <keel/heap_check.h>
+#include <keel/heap_scrub.h>
 #include <keel/hooks.h>
 #include <keel/numa.h>
 
@@ -398,6 +399,46 @@ static void check_two_threads_one_node(void)
 	EXPECT(heap_check() == 0, "heap_check() after the threads");
 }
 
+/*
+ * A host's idle scrub (docs/embedding.md): every dirty free chunk taken,
+ * zeroed with no lock held, given back clean. The region was filled with
+ * 0xaa and most of it is still dirty: afterwards the heap counts no
+ * dirty page, the free count is what it was, and every page is zero
+ * (check_every_page() reads them all).
+ */
+static void check_idle_scrub(void)
+{
+	uint64_t free0 = heap_stats_all(0).free_pages, dirty0, done = 0;
+	uint64_t bound = heap_stats_all(0).total_pages;
+	struct page_info *pg;
+	unsigned int order;
+
+	dirty0 = heap_stats_all(0).dirty_pages;
+	EXPECT(dirty0 > free0 / 2, "only %llu of %llu free pages dirty",
+	       (unsigned long long)dirty0, (unsigned long long)free0);
+	for (uint32_t n = 0; n < NODES; n++)
+		while (done <= bound && (pg = heap_take_dirty(n, &order))) {
+			uint32_t fd = pg->first_dirty;
+
+			EXPECT(pg->node == n, "a chunk of node %u", pg->node);
+			EXPECT(fd < (1u << order), "first dirty page %u", fd);
+			if (fd < (1u << order))
+				memset(page_va(pg->pfn + fd), 0,
+				       ((1ull << order) - fd) << PAGE_SHIFT);
+			heap_put_clean(pg, order, false);
+			done += 1ull << order;
+		}
+	EXPECT(done >= dirty0 && done <= bound,
+	       "%llu pages scrubbed, %llu dirty", (unsigned long long)done,
+	       (unsigned long long)dirty0);
+	EXPECT(heap_stats_all(0).dirty_pages == 0, "%llu pages still dirty",
+	       (unsigned long long)heap_stats_all(0).dirty_pages);
+	EXPECT(heap_stats_all(0).free_pages == free0, "free %llu, was %llu",
+	       (unsigned long long)heap_stats_all(0).free_pages,
+	       (unsigned long long)free0);
+	EXPECT(heap_check() == 0, "heap_check() after the idle scrub");
+}
+
 /* Every free page allocated once: none in a hole, each zeroed; then back. */
 static void check_every_page(void)
 {
@@ -470,6 +511,7 @@ int main(int argc, char **argv)
 	check_misuse_refused();
 	check_misuse_panics_when_debug();
 	check_two_threads_one_node();
+	check_idle_scrub();
 	check_every_page();
 	check_closed(blk, ext);
 	if (failures) {
