@@ -383,6 +383,48 @@ static void test_big_free_merges_when_tight(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * The same for a 4 KiB block: in a node less than half free, one freed
+ * whose buddy is free merges instead of staying in the CPU's cache
+ * (cached small blocks kept their buddies from merging: the aging
+ * benchmark's one node still lost its 2 MiB chunks, slowly).
+ */
+static void test_small_free_merges_when_tight(void **state)
+{
+	struct page_info *fill[10], *pg = NULL;
+	unsigned int head_order;
+	pfn_t head;
+	uint64_t p;
+
+	(void)state;
+	test_two_node_heap();
+	heap_set_cpu_caches(false);
+	for (unsigned int i = 0; i < 10; i++) {
+		fill[i] = heap_alloc(10, 0, 0, HEAP_EXACT_NODE, NULL);
+		assert_non_null(fill[i]);
+	}
+	assert_true(test_node_stats(0)->free_pages * 2 <
+		    test_node_stats(0)->total_pages);
+	p = lone_dirty_chunk(0);
+	for (unsigned int i = 0; i < lone_count; i++)
+		if (pfn_val(page_to_pfn(lone_held[i])) == (p ^ 1)) {
+			pg = lone_held[i];
+			lone_held[i] = lone_held[--lone_count];
+		}
+	assert_non_null(pg);
+	heap_set_cpu_caches(true);
+	assert_int_equal(heap_free(pg, 0, HEAP_FREE_ZEROED), 0);
+	assert_int_equal(heap_cached_pages(-1, false), 0); /* was: 1 */
+	assert_int_equal(heap_owner_of(pfn(p), &head, &head_order),
+			 HEAP_OWNER_FREE);
+	assert_true(head_order >= 1);
+	heap_set_cpu_caches(false);
+	lone_end();
+	for (unsigned int i = 0; i < 10; i++)
+		assert_int_equal(heap_free(fill[i], 10, HEAP_FREE_ZEROED), 0);
+	test_heap_check_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -396,6 +438,9 @@ int main(void)
 			test_teardown),
 		cmocka_unit_test_setup_teardown(test_big_free_merges_when_tight,
 						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_small_free_merges_when_tight, test_setup,
+			test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
