@@ -336,6 +336,61 @@ static void test_no_scrub_refill_takes_smallest_dirty(void **state)
 	test_heap_check_clean();
 }
 
+/* Node 0 more than half full: 10 of its 16 MiB held in tight_fill[]. */
+static struct page_info *tight_fill[10];
+
+static void tight_begin(void)
+{
+	test_two_node_heap();
+	heap_set_cpu_caches(false);
+	for (unsigned int i = 0; i < 10; i++) {
+		tight_fill[i] = heap_alloc(10, 0, 0, HEAP_EXACT_NODE, NULL);
+		assert_non_null(tight_fill[i]);
+	}
+	assert_true(test_node_stats(0)->free_pages * 2 <
+		    test_node_stats(0)->total_pages);
+}
+
+static void tight_end(void)
+{
+	heap_set_cpu_caches(false);
+	lone_end();
+	for (unsigned int i = 0; i < 10; i++)
+		assert_int_equal(heap_free(tight_fill[i], 10, HEAP_FREE_ZEROED),
+				 0);
+	test_heap_check_clean();
+}
+
+/*
+ * A free dirty chunk of 2^@order pages of the tight node (its pfn in
+ * *@p) and its buddy, held: taken out of lone_held[].
+ */
+static struct page_info *lone_pair(unsigned int order, uint64_t *p)
+{
+	struct page_info *pg = NULL;
+
+	*p = lone_dirty_chunk(order);
+	for (unsigned int i = 0; i < lone_count; i++)
+		if (pfn_val(page_to_pfn(lone_held[i])) ==
+		    (*p ^ (1ull << order))) {
+			pg = lone_held[i];
+			lone_held[i] = lone_held[--lone_count];
+		}
+	assert_non_null(pg);
+	return pg;
+}
+
+/* Once the buddy of @p's chunk is freed: one free chunk above @order. */
+static void assert_merged(uint64_t p, unsigned int order)
+{
+	unsigned int head_order;
+	pfn_t head;
+
+	assert_int_equal(heap_owner_of(pfn(p), &head, &head_order),
+			 HEAP_OWNER_FREE);
+	assert_true(head_order > order);
+}
+
 /*
  * In a node more than half full, a big block freed while its buddy is
  * free merges instead of staying in the CPU's cache (where it could not
@@ -345,27 +400,12 @@ static void test_no_scrub_refill_takes_smallest_dirty(void **state)
  */
 static void test_big_free_merges_when_tight(void **state)
 {
-	struct page_info *fill[10], *pg = NULL, *other;
-	unsigned int head_order;
-	pfn_t head;
+	struct page_info *pg, *other;
 	uint64_t p;
 
 	(void)state;
-	test_two_node_heap();
-	heap_set_cpu_caches(false);
-	for (unsigned int i = 0; i < 10; i++) { /* 10 of node 0's 16 Mi */
-		fill[i] = heap_alloc(10, 0, 0, HEAP_EXACT_NODE, NULL);
-		assert_non_null(fill[i]);
-	}
-	assert_true(test_node_stats(0)->free_pages * 2 <
-		    test_node_stats(0)->total_pages);
-	p = lone_dirty_chunk(9);
-	for (unsigned int i = 0; i < lone_count; i++)
-		if (pfn_val(page_to_pfn(lone_held[i])) == (p ^ 512)) {
-			pg = lone_held[i];
-			lone_held[i] = lone_held[--lone_count];
-		}
-	assert_non_null(pg);
+	tight_begin();
+	pg = lone_pair(9, &p);
 	heap_set_cpu_caches(true);
 	other = heap_alloc(8, 0, 0, HEAP_EXACT_NODE, NULL);
 	assert_non_null(other);
@@ -373,14 +413,8 @@ static void test_big_free_merges_when_tight(void **state)
 	assert_int_equal(heap_free(other, 8, HEAP_FREE_ZEROED), 0);
 	assert_int_equal(heap_free(pg, 9, HEAP_FREE_ZEROED), 0);
 	assert_int_equal(heap_cached_pages(-1, false), 0); /* was: 512 */
-	assert_int_equal(heap_owner_of(pfn(p), &head, &head_order),
-			 HEAP_OWNER_FREE);
-	assert_true(head_order >= 10);
-	heap_set_cpu_caches(false);
-	lone_end();
-	for (unsigned int i = 0; i < 10; i++)
-		assert_int_equal(heap_free(fill[i], 10, HEAP_FREE_ZEROED), 0);
-	test_heap_check_clean();
+	assert_merged(p, 9);
+	tight_end();
 }
 
 /*
@@ -391,38 +425,17 @@ static void test_big_free_merges_when_tight(void **state)
  */
 static void test_small_free_merges_when_tight(void **state)
 {
-	struct page_info *fill[10], *pg = NULL;
-	unsigned int head_order;
-	pfn_t head;
+	struct page_info *pg;
 	uint64_t p;
 
 	(void)state;
-	test_two_node_heap();
-	heap_set_cpu_caches(false);
-	for (unsigned int i = 0; i < 10; i++) {
-		fill[i] = heap_alloc(10, 0, 0, HEAP_EXACT_NODE, NULL);
-		assert_non_null(fill[i]);
-	}
-	assert_true(test_node_stats(0)->free_pages * 2 <
-		    test_node_stats(0)->total_pages);
-	p = lone_dirty_chunk(0);
-	for (unsigned int i = 0; i < lone_count; i++)
-		if (pfn_val(page_to_pfn(lone_held[i])) == (p ^ 1)) {
-			pg = lone_held[i];
-			lone_held[i] = lone_held[--lone_count];
-		}
-	assert_non_null(pg);
+	tight_begin();
+	pg = lone_pair(0, &p);
 	heap_set_cpu_caches(true);
 	assert_int_equal(heap_free(pg, 0, HEAP_FREE_ZEROED), 0);
 	assert_int_equal(heap_cached_pages(-1, false), 0); /* was: 1 */
-	assert_int_equal(heap_owner_of(pfn(p), &head, &head_order),
-			 HEAP_OWNER_FREE);
-	assert_true(head_order >= 1);
-	heap_set_cpu_caches(false);
-	lone_end();
-	for (unsigned int i = 0; i < 10; i++)
-		assert_int_equal(heap_free(fill[i], 10, HEAP_FREE_ZEROED), 0);
-	test_heap_check_clean();
+	assert_merged(p, 0);
+	tight_end();
 }
 
 int main(void)
