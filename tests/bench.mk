@@ -124,7 +124,8 @@ BENCH_SUBMAKE = $(MAKE) --no-print-directory
 
 # The library first (its own make: the sandbox's objects, no sanitiser),
 # then the benchmark against it, as a host would build it.
-$(BENCH_RUNTIME): $(BENCH_RUNTIME_SRCS) tests/bench/runtime.h tests/embed/embed.h \
+$(BENCH_RUNTIME): $(BENCH_RUNTIME_SRCS) tests/bench/runtime.h \
+		tests/bench/bench_clock.h tests/embed/embed.h \
 		build/sandbox/libkeel-heap.a
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
@@ -140,8 +141,8 @@ bench-build-runtime: bench-build-x86_64 bench-build-arm64
 # scripts/bench-aging.py, called by scripts/bench-runtime.py): the same
 # library and host hooks, a long hypervisor-like mix on 2 threads.
 BENCH_AGING := $(BENCH_DIR)/heap_aging
-$(BENCH_AGING): tests/bench/heap_aging.c tests/embed/host.c \
-		tests/embed/embed.h build/sandbox/libkeel-heap.a
+$(BENCH_AGING): tests/bench/heap_aging.c tests/bench/bench_clock.h \
+		tests/embed/host.c tests/embed/embed.h build/sandbox/libkeel-heap.a
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
 	$(Q)gcc -std=gnu11 -O2 -Wall -Wextra -Werror -pthread -Iinclude \

@@ -77,6 +77,7 @@
 #include <time.h>
 
 #include "../embed/embed.h"
+#include "bench_clock.h"
 
 #define HEAP_BYTES    (512ull << 20)
 #define THREADS	      2
@@ -133,38 +134,6 @@ static uint64_t epoch_ops;
 static double ns_per_cycle = 1.0;
 
 /* ---- time ------------------------------------------------------------ */
-
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static inline uint64_t cycles(void)
-{
-#ifdef __x86_64__
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc; lfence"
-			 : "=a"(lo), "=d"(hi)::"memory");
-	return ((uint64_t)hi << 32) | lo;
-#else
-	return clock_ns(CLOCK_MONOTONIC);
-#endif
-}
-
-/* ns per cycle against the monotonic clock, over 50 ms. */
-static void calibrate(void)
-{
-	uint64_t c0 = cycles(), t0 = clock_ns(CLOCK_MONOTONIC), t1;
-
-	do
-		t1 = clock_ns(CLOCK_MONOTONIC);
-	while (t1 - t0 < 50000000ull);
-	ns_per_cycle = (double)(t1 - t0) / (double)(cycles() - c0);
-}
 
 /* Log-linear: values below 16 exact, then 16 slots per power of two. */
 static unsigned int hist_slot(uint64_t v)
@@ -635,7 +604,7 @@ static int run(uint64_t seed)
 		return 2;
 	}
 	open_heap(nodes);
-	calibrate();
+	ns_per_cycle = ns_per_cycle_measured();
 	total = heap_stats_all(0).free_pages;
 	bad = frag_walk(&f0);
 	printf("{\"nodes\": %u, \"threads\": %u, \"epochs\": %u, "

@@ -66,6 +66,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "bench_clock.h"
 #include "runtime.h"
 
 #define NODES	   2
@@ -175,28 +176,6 @@ static struct alloc allocs[] = {
 
 /* ---- time ------------------------------------------------------------ */
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* The per-operation timer: the TSC on x86_64, else the monotonic clock. */
-static inline uint64_t cycles(void)
-{
-#ifdef __x86_64__
-	uint32_t lo, hi;
-
-	__asm__ volatile("lfence; rdtsc; lfence"
-			 : "=a"(lo), "=d"(hi)::"memory");
-	return ((uint64_t)hi << 32) | lo;
-#else
-	return clock_ns(CLOCK_MONOTONIC);
-#endif
-}
-
 static double ns_per_cycle = 1.0;
 static uint64_t timer_cost; /* cycles of an empty timed pair (median) */
 
@@ -211,12 +190,8 @@ static int cmp_u32(const void *a, const void *b)
 static void calibrate(void)
 {
 	uint32_t empty[10001];
-	uint64_t c0 = cycles(), t0 = clock_ns(CLOCK_MONOTONIC), t1;
 
-	do
-		t1 = clock_ns(CLOCK_MONOTONIC);
-	while (t1 - t0 < 50000000ull);
-	ns_per_cycle = (double)(t1 - t0) / (double)(cycles() - c0);
+	ns_per_cycle = ns_per_cycle_measured();
 	for (unsigned int i = 0; i < 10001; i++) {
 		uint64_t a = cycles();
 
