@@ -351,6 +351,28 @@ unsigned int sandbox_host_cpus(void)
 
 	return n > 0 ? (unsigned int)n : 1;
 }
+
+/* @path opened for reading, a regular file: its fd and *@size, or -1. */
+static int open_regular(const char *path, size_t *size)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EISDIR;
+		return -1;
+	}
+	*size = (size_t)st.st_size;
+	return fd;
+}
+
 /**
  * sandbox_read_file() - read a whole file into a malloc'ed buffer.
  * @path: file name
@@ -360,30 +382,19 @@ unsigned int sandbox_host_cpus(void)
  */
 char *sandbox_read_file(const char *path, size_t *len)
 {
-	struct stat st;
-	size_t got = 0;
+	size_t got = 0, size;
 	char *buf;
-	int fd;
+	int fd = open_regular(path, &size);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EISDIR;
-		return NULL;
-	}
-	buf = malloc((size_t)st.st_size + 1);
+	buf = malloc(size + 1);
 	if (!buf) {
 		close(fd);
 		return NULL;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+	while (got < size) {
+		ssize_t n = read(fd, buf + got, size - got);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -420,24 +431,12 @@ char *sandbox_read_file(const char *path, size_t *len)
 char *sandbox_map_file(const char *path, size_t *len)
 {
 	long page = sysconf(_SC_PAGESIZE);
-	struct stat st;
 	size_t size, span;
 	char *buf;
-	int fd;
+	int fd = open_regular(path, &size);
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0) {
-		close(fd);
-		return NULL;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EISDIR;
-		return NULL;
-	}
-	size = (size_t)st.st_size;
 	span = (size + (size_t)page) & ~((size_t)page - 1);
 	buf = mmap(NULL, span, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
