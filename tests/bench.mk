@@ -141,7 +141,7 @@ bench-build-runtime: bench-build-x86_64 bench-build-arm64
 # scripts/bench-aging.py, called by scripts/bench-runtime.py): the same
 # library and host hooks, a long hypervisor-like mix on 2 threads.
 BENCH_AGING := $(BENCH_DIR)/heap_aging
-$(BENCH_AGING): tests/bench/heap_aging.c tests/bench/bench_clock.h \
+$(BENCH_AGING): tests/bench/heap_aging.c tests/bench/bench_clock.h tests/bench/heap_frag.h \
 		tests/embed/host.c tests/embed/embed.h build/sandbox/libkeel-heap.a
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"

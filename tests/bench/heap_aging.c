@@ -78,6 +78,7 @@
 
 #include "../embed/embed.h"
 #include "bench_clock.h"
+#include "heap_frag.h"
 
 #define HEAP_BYTES    (512ull << 20)
 #define THREADS	      2
@@ -97,7 +98,7 @@
 #define SAMPLES	      8 /* of the heap's state per epoch, averaged */
 #define HIST_SUB_BITS 4
 #define HIST_SLOTS    (64 << HIST_SUB_BITS)
-#define ORDER_2M      9
+#define ORDER_2M      FRAG_ORDER_2M
 
 struct block {
 	struct page_info *pg;
@@ -210,38 +211,6 @@ static void open_heap(unsigned int n)
 	heap_set_cachemaint(&maint);
 	heap_handoff(false);
 	heap_set_cpu_caches(!getenv("AGING_NO_CACHES"));
-}
-
-struct frag {
-	uint64_t free_pages, free_2m_pages, chunks;
-	unsigned int largest_order;
-};
-
-static void frag_block(struct page_info *head, unsigned int order, int owner,
-		       void *arg)
-{
-	struct frag *f = arg;
-
-	(void)head;
-	if (owner != HEAP_OWNER_FREE)
-		return;
-	f->free_pages += 1ull << order;
-	f->chunks++;
-	if (order >= ORDER_2M)
-		f->free_2m_pages += 1ull << order;
-	if (order > f->largest_order)
-		f->largest_order = order;
-}
-
-/* Every node's free chunks (the walk gives the caches back first). */
-static unsigned int frag_walk(struct frag *f)
-{
-	unsigned int bad = 0;
-
-	memset(f, 0, sizeof(*f));
-	for (unsigned int n = 0; n < heap_node_count(); n++)
-		bad += heap_for_each_block(n, frag_block, f);
-	return bad;
 }
 
 /* ---- the mix ---------------------------------------------------------- */

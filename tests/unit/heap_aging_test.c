@@ -21,6 +21,7 @@
  * does not keep a big block whose buddy is free: it merges.
  */
 #include "common.h"
+#include "../bench/heap_frag.h"
 
 /* arch/sandbox/cpu.c: what arch_cpu_id() returns on this thread. */
 void sandbox_set_cpu_id(unsigned int cpu, uint64_t hwid);
@@ -31,7 +32,7 @@ void sandbox_set_cpu_id(unsigned int cpu, uint64_t hwid);
 #define DOM_MAX	    64
 #define DOM_EXT	    24
 #define CPU_SWITCH  997 /* operations between the two CPUs' turns */
-#define ORDER_2M    9
+#define ORDER_2M    FRAG_ORDER_2M
 #define OWNER_FIRST 100
 #define LONE_TRIES  64
 
@@ -60,32 +61,12 @@ static uint64_t rnd(struct aging *a)
 	return a->x;
 }
 
-struct frag {
-	uint64_t free_pages, free_2m_pages;
-	unsigned int largest;
-};
-
-static void frag_block(struct page_info *head, unsigned int order, int owner,
-		       void *arg)
-{
-	struct frag *f = arg;
-
-	(void)head;
-	if (owner != HEAP_OWNER_FREE)
-		return;
-	f->free_pages += 1ull << order;
-	if (order >= ORDER_2M)
-		f->free_2m_pages += 1ull << order;
-	if (order > f->largest)
-		f->largest = order;
-}
-
+/* Every node's fragmentation; the walks must find nothing wrong. */
 static struct frag frag(void)
 {
-	struct frag f = {0};
+	struct frag f;
 
-	for (uint32_t n = 0; n < heap_node_count(); n++)
-		assert_int_equal(heap_for_each_block(n, frag_block, &f), 0);
+	assert_int_equal(frag_walk(&f), 0);
 	return f;
 }
 
@@ -237,7 +218,7 @@ static void test_aging_comes_back(void **state)
 	assert_int_equal(heap_cached_pages(-1, false), 0);
 	f1 = frag();
 	assert_int_equal(f1.free_pages, a.total);
-	assert_int_equal(f1.largest, f0.largest);
+	assert_int_equal(f1.largest_order, f0.largest_order);
 	assert_int_equal(f1.free_2m_pages, f0.free_2m_pages);
 	heap_set_cpu_caches(false);
 }
