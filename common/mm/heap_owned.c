@@ -225,7 +225,7 @@ struct page_info *heap_alloc_owned(unsigned int order, int node, uint32_t flags,
 		/* Low memory: the CPUs' caches back, then every node again. */
 		if (!pg && i + 1 == count && !drained) {
 			drained = true;
-			if (heap_pcp_drain_low())
+			if (heap_pcp_drain_low(candidates, count, order))
 				i = (unsigned int)-1;
 		}
 	}

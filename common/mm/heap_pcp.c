@@ -33,8 +33,9 @@
  * the node they walk (heap_drain_node_caches()) before reading its lists.
  * Where the heap must be exact, the caches are drained whole: heap_check(),
  * the audit, a live update's freeze, a CPU going offline
- * (heap_drain_cpu_cache()), memory going offline, and an allocation that
- * would fail (drain, then one more try).
+ * (heap_drain_cpu_cache()), memory going offline. An allocation that
+ * would fail drains the caches of the nodes it tried, when their free
+ * memory could hold the block (heap_pcp_drain_low()), then tries again.
  *
  * Lock: each cache has its own lock, taken by its CPU (uncontended) and by
  * a drainer; interrupts are masked while it is held. Lock order: a cache's
@@ -598,20 +599,43 @@ struct page_info *heap_pcp_take_dirty(uint32_t node, unsigned int *order)
  */
 static bool pcp_low_draining;
 
+/*
+ * Can giving back @node's caches let a block of 2^@order pages be taken?
+ * Only when they hold something and the node's free memory, lists and
+ * caches, is at least the block: merging never makes more than there is.
+ */
+static PCP_RACY bool pcp_drain_helps(uint32_t node, unsigned int order)
+{
+	uint64_t cached = heap_cached_pages((int)node, false);
+
+	return cached &&
+	       heap_nodes[node]->stats.free_pages + cached >= 1ULL << order;
+}
+
 /**
- * heap_pcp_drain_low() - an allocation is about to fail: give the caches
- * back (even small cached blocks may complete a large free buddy), unless
- * another CPU is doing it already.
+ * heap_pcp_drain_low() - an allocation of 2^@order pages on the @count
+ * nodes @nodes is about to fail: give back the caches of those nodes
+ * (even small cached blocks may complete a large free buddy), unless
+ * another CPU is doing it already. Only where a drain can help
+ * (pcp_drain_helps()): a node under sustained exhaustion, or another
+ * node's CPUs, keep their caches, which each failed allocation emptied
+ * before (every cache of every node, however little the node had).
  *
  * Return: pages given back (0: the allocation fails).
  */
-uint64_t heap_pcp_drain_low(void)
+uint64_t heap_pcp_drain_low(const uint32_t *nodes, unsigned int count,
+			    unsigned int order)
 {
-	uint64_t pages;
+	uint64_t pages = 0;
 
+	if (!pcps || !count)
+		return 0;
 	if (__atomic_exchange_n(&pcp_low_draining, true, __ATOMIC_ACQUIRE))
 		return 0;
-	pages = heap_drain_caches();
+	for (unsigned int i = 0; i < count; i++)
+		if (nodes[i] < heap_nr_nodes &&
+		    pcp_drain_helps(nodes[i], order))
+			pages += heap_drain_node_caches(nodes[i]);
 	__atomic_store_n(&pcp_low_draining, false, __ATOMIC_RELEASE);
 	return pages;
 }

@@ -172,8 +172,12 @@ void heap_pcp_count_lock(void);
  */
 uint64_t heap_drain_node_caches(uint32_t node);
 struct page_info *heap_pcp_take_dirty(uint32_t node, unsigned int *order);
-/* Low memory: drain the caches, one CPU at a time (heap_pcp.c). */
-uint64_t heap_pcp_drain_low(void);
+/*
+ * Low memory: drain the caches of the @count nodes @nodes an allocation
+ * of 2^@order pages tried, where that can help (heap_pcp.c).
+ */
+uint64_t heap_pcp_drain_low(const uint32_t *nodes, unsigned int count,
+			    unsigned int order);
 /* Node-lock acquisitions the caches made for @order (tests, benchmarks). */
 uint64_t heap_pcp_locks(unsigned int order);
 /* heap_init(), bootmem open: the caches' state (heap_pcp.c). */

@@ -121,7 +121,8 @@ struct heap_stats {
  * allocated, order, node, pfn): O(1) metadata at any order. Order 0 and
  * 9 come from the calling CPU's cache when it has one (DESIGN §15;
  * keel/heap_boot.h: heap_set_cpu_caches()); an allocation that would fail
- * drains every cache first.
+ * first drains the caches of the nodes it tried, where their free memory
+ * could hold the block.
  * Lock: takes each candidate node's lock in turn.
  * Return: the head page, or NULL (no fitting block, order > MAX_ORDER,
  * max_bits below a page).

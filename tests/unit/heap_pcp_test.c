@@ -204,6 +204,74 @@ static void test_cpu_lost_gives_cache_back(void **state)
 }
 
 /*
+ * An allocation that fails drains only the caches that can help: those of
+ * the nodes it tried, where their free memory could hold the block.
+ * Before, each failure drained every cache of every node: a node under
+ * sustained exhaustion emptied the other nodes' CPUs' caches (and its
+ * own CPUs', of blocks far too small) again and again.
+ */
+#define DRAIN_MAX_BLOCKS (64 * MiB / PAGE_SIZE)
+
+static struct page_info *exhaust_node0(struct page_info **held, unsigned int *n,
+				       unsigned int order)
+{
+	struct page_info *pg;
+
+	while ((pg = heap_alloc(order, 0, 0, HEAP_EXACT_NODE | HEAP_NO_SCRUB,
+				NULL))) {
+		assert_true(*n < DRAIN_MAX_BLOCKS);
+		held[(*n)++] = pg;
+		assert_int_equal(pg->node, 0);
+	}
+	return pg;
+}
+
+static void test_failed_alloc_drains_what_helps(void **state)
+{
+	static struct page_info *held[DRAIN_MAX_BLOCKS];
+	struct page_info *mine[4], *other;
+	unsigned int self = arch_cpu_id(), n = 0, n9;
+	uint64_t cached1;
+
+	(void)state;
+	test_machine_boot(&four_cpus);
+	heap_set_cpu_caches(true);
+	/* CPU 3 (node 1) caches a node-1 block. */
+	sandbox_set_cpu_id(3, 3);
+	other = heap_alloc(0, 1, 0, HEAP_EXACT_NODE | HEAP_NO_SCRUB, NULL);
+	assert_non_null(other);
+	assert_int_equal(heap_free(other, 0, HEAP_FREE_ZEROED), 0);
+	sandbox_set_cpu_id(self, self);
+	cached1 = heap_cached_pages(1, false);
+	assert_true(cached1 >= 1);
+
+	/* Node 0 exhausted at order 9, then at order 0. */
+	exhaust_node0(held, &n, 9);
+	assert_int_equal(heap_cached_pages(1, false), cached1);
+	n9 = n;
+	exhaust_node0(held, &n, 0);
+	assert_true(n > n9);
+	/* Another CPU of node 0 caches 4 pages: too few for an order 9. */
+	for (unsigned int i = 0; i < 4; i++)
+		mine[i] = held[--n];
+	sandbox_set_cpu_id(1, 1);
+	for (unsigned int i = 0; i < 4; i++)
+		assert_int_equal(heap_free(mine[i], 0, HEAP_FREE_ZEROED), 0);
+	sandbox_set_cpu_id(self, self);
+	assert_int_equal(heap_cached_pages(0, false), 4);
+	assert_null(heap_alloc(9, 0, 0, HEAP_EXACT_NODE | HEAP_NO_SCRUB, NULL));
+	assert_int_equal(heap_cached_pages(0, false), 4);
+	assert_int_equal(heap_cached_pages(1, false), cached1);
+	/* An order 0 can use them: drained, then taken. */
+	sandbox_set_cpu_id(2, 2);
+	assert_non_null(
+		heap_alloc(0, 0, 0, HEAP_EXACT_NODE | HEAP_NO_SCRUB, NULL));
+	sandbox_set_cpu_id(self, self);
+
+	heap_set_cpu_caches(false);
+}
+
+/*
  * Each owner's pages are counted on the node that holds them (today: one
  * global counter per owner, which every node's allocations wrote).
  */
@@ -385,6 +453,9 @@ int main(void)
 			test_teardown),
 		cmocka_unit_test_setup_teardown(test_cpu_lost_gives_cache_back,
 						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_failed_alloc_drains_what_helps, test_setup,
+			test_teardown),
 		cmocka_unit_test_setup_teardown(test_owner_pages_per_node,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(
