@@ -132,6 +132,50 @@ def busy_table(busy, out):
                        f"{locks:.3f} |")
 
 
+def starve_runs(exe, runs, ops, timeout):
+    """`heap_runtime starve`: the churn alone and beside a full node,
+    medians over the rounds."""
+    cmd = [exe, "starve", str(runs), str(ops)]
+    res = subprocess.run(cmd, capture_output=True, text=True,
+                         timeout=timeout, check=False)
+    if res.returncode:
+        raise SystemExit(f"bench-runtime: {' '.join(cmd)} failed "
+                         f"({res.returncode}): {res.stderr.strip()}")
+    rounds = [json.loads(x) for x in res.stdout.splitlines() if x.strip()]
+    out = {"command": " ".join(["build/bench/heap_runtime"] + cmd[1:])}
+    for half in ("alone", "beside_full_node"):
+        out[half] = {k: med([r[half][k] for r in rounds])
+                     for k in ("cpu_ns", "node_locks_per_op", "refused",
+                               "ns_per_refusal", "failed")}
+    a, b = out["alone"], out["beside_full_node"]
+    out["cpu_ratio"] = med([r["beside_full_node"]["cpu_ns"]
+                            / r["alone"]["cpu_ns"] for r in rounds])
+    out["locks_ratio"] = b["node_locks_per_op"] / a["node_locks_per_op"]
+    return out
+
+
+def starve_part(st, out):
+    """A node under sustained exhaustion beside the churn."""
+    a, b = st["alone"], st["beside_full_node"]
+    out += ["", f"A node that is full (`{st['command']}`): node 1 filled, "
+            "the churn on a CPU of node 0 alone, then beside a CPU of "
+            "node 1 asking node 1 for a page in a loop (`HEAP_EXACT_NODE`,"
+            " every ask refused); medians of the rounds. A refused "
+            "allocation drains only the caches of the nodes it tried, "
+            "where their free memory could hold the block, and reads no "
+            "line another CPU writes at each operation:", "",
+            "| churn on node 0 | ns/op (CPU) | node locks/op | refusals "
+            "beside | ns per refusal |", "|---|---|---|---|---|",
+            f"| alone | {ns(a['cpu_ns'])} | {a['node_locks_per_op']:.4f} "
+            "| - | - |",
+            f"| beside the full node | {ns(b['cpu_ns'])} | "
+            f"{b['node_locks_per_op']:.4f} | {b['refused']:.0f} | "
+            f"{ns(b['ns_per_refusal'])} |", "",
+            f"Beside / alone: {st['cpu_ratio']:.2f}x CPU time (the two "
+            "threads share the host's cores), "
+            f"{st['locks_ratio']:.2f}x node locks."]
+
+
 def open_one(exe, mib, timeout, extra=()):
     res = subprocess.run([exe, "open", str(mib), *extra],
                          capture_output=True, text=True,
@@ -348,7 +392,7 @@ def open_part(op, out):
             "of order 7 and up lies in a frame-table page of its own."]
 
 
-def markdown(meta, rows, op, qemu, busy, cmd, args):
+def markdown(meta, rows, op, qemu, busy, starve, cmd, args):
     out = ["# The heap at runtime (issue 37)", "",
            f"`scripts/bench-runtime.py{' --quick' if args.quick else ''}` "
            f"ran `{cmd}`, then `build/bench/heap_runtime open MIB` for "
@@ -379,6 +423,7 @@ def markdown(meta, rows, op, qemu, busy, cmd, args):
                 "count every one of them.**", ""]
     runtime_table(rows, out)
     busy_part(rows, busy, args, out)
+    starve_part(starve, out)
     open_part(op, out)
     if qemu:
         out += ["", "Under QEMU (TCG, `-m 512M`, 1 vCPU), keel alone (the "
@@ -427,13 +472,14 @@ def main(argv=None):
                                              args.busy_ops, args.timeout)
     images = {a: p for a, p in IMAGES.items() if a in args.qemu.split(",")}
     qemu = qemu_runs(args.runs, args.timeout, images)
-    out = markdown(meta, rows, op, qemu, busy, cmd, args)
+    starve = starve_runs(args.bin, args.runs, ops, args.timeout)
+    out = markdown(meta, rows, op, qemu, busy, starve, cmd, args)
     results = {"host": host, "quick": args.quick,
                "command": "make bench BENCH_PARTS=runtime"
                + (" BENCH_QUICK=1" if args.quick else ""),
                "load_end": round(os.getloadavg()[0], 2), "meta": meta,
                "cells": list(cells.values()), "rows": rows, "open": op,
-               "qemu": qemu,
+               "qemu": qemu, "starve": starve,
                "busy": {lock: [dict(alloc=a, placement=p, **v)
                                for (a, p), v in cells.items()]
                         for lock, cells in busy.items()},

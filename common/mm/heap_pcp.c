@@ -16,7 +16,7 @@
  *
  * Bounded: at most pcp_high[k] + 1 blocks of order k per CPU, PCP_BOUND
  * pages (8095, 31.6 MiB) per CPU in all, and about a quarter of the
- * heap in all the CPUs' caches together (pcp_limit: a cache above it
+ * heap in all the CPUs' caches together (pcp.limit: a cache above it
  * gives back at each free; a refill takes one block past it at most).
  * In a node less than half free, the big classes (order 6 and up) are not
  * refilled, and a block of any order whose buddy is free is merged, not
@@ -82,41 +82,58 @@ static const uint8_t pcp_high[PCP_CLASSES] = {64, 32, 24, 16, 12, 8,
 	(65 + 33 * 2 + 25 * 4 + 17 * 8 + 13 * 16 + 9 * 32 + 11 * 64 + \
 	 7 * 128 + 4 * 256 + 3 * 512 + 3 * 1024)
 
+/*
+ * One CPU's cache. Other CPUs read node and ready to choose the caches to
+ * drain or scan (a failed allocation, a walk, the idle scrub): they have
+ * a line of their own, written only when they change, so that a scan
+ * does not take the line its CPU writes at each operation.
+ */
 struct heap_pcp {
-	arch_lock_t lock; /* the lock hook's (include/arch/lock.h) */
-	bool ready;	  /* lock initialised: drainers may take it */
-	uint32_t node;	  /* the node of every block held */
+	uint32_t node; /* the node of every block held */
+	bool ready;    /* lock initialised: drainers may take it */
+	/* The lock hook's (include/arch/lock.h), then the working state. */
+	arch_lock_t lock __attribute__((aligned(64)));
 	struct page_info *head[PCP_CLASSES];
 	uint32_t count[PCP_CLASSES];
 	uint64_t pages, dirty; /* held, and of those dirty (readers: racy) */
 	uint64_t node_locks;   /* node-lock acquisitions by this CPU */
+	/* Of those, the cache's own per order (refills, give-backs). */
+	uint64_t locks[PCP_CLASSES];
 } __attribute__((aligned(64)));
 
 /*
- * The caches, one per CPU below pcp_cap: asked of bootmem by
+ * The caches, one per CPU below pcp.cap: asked of bootmem by
  * heap_init() (heap_pcp_prepare()), for the CPUs known by then
  * (heap_set_cpu_node(), the caller), at least PCP_MIN_CPUS; a CPU above
  * has no cache and takes the node lock. Nothing sized by NR_CPUS.
  */
 #define PCP_MIN_CPUS 64
-static struct heap_pcp *pcps;
-static unsigned int pcp_cap;
-/* 1 + the highest CPU whose cache was ever used since heap_init(). */
-static unsigned int pcp_used;
 /*
- * Pages one CPU's cache may hold: PCP_BOUND, or less where the heap has
- * little memory per CPU, so that the caches together hold at most a
- * quarter of it (256 CPUs on 512 MiB: 128 pages each). A cache is free
- * memory an allocation that would fail drains first, so the share costs
- * no failure; an eighth kept 4 CPUs on 512 MiB under half of PCP_BOUND
- * and the big orders went to the node lock at every other free. Set at
- * each refill (the heap grows at the handoff and by adoption).
+ * What every cache operation of every CPU reads, written almost never
+ * (heap_init(), the caches turned on or off, a CPU's first use, a new
+ * limit), in a line of its own: a counter or a flag written at each
+ * refill or failed allocation beside it made every CPU's next operation
+ * miss (heap_runtime starve: a CPU whose node is full, asking in a loop,
+ * tripled the churn's cost on another node).
+ *  caches: one per CPU below cap;
+ *  used: 1 + the highest CPU whose cache was used since heap_init();
+ *  limit: pages one CPU's cache may hold: PCP_BOUND, or less where the
+ *   heap has little memory per CPU, so that the caches together hold at
+ *   most a quarter of it (256 CPUs on 512 MiB: 128 pages each). A cache
+ *   is free memory an allocation that would fail drains first, so the
+ *   share costs no failure; an eighth kept 4 CPUs on 512 MiB under half
+ *   of PCP_BOUND and the big orders went to the node lock at every other
+ *   free. Computed at each refill (the heap grows at the handoff and by
+ *   adoption), stored when it changes;
+ *  on: off until the heap's user turns them on (heap_init() turns them
+ *   off).
  */
-static uint64_t pcp_limit = PCP_BOUND;
-/* Node-lock acquisitions of the caches, per order (refills, give-backs). */
-static uint64_t pcp_locks[PCP_CLASSES];
-/* Off until the heap's user turns them on (heap_init() turns them off). */
-static bool pcp_on;
+static struct {
+	struct heap_pcp *caches;
+	unsigned int cap, used;
+	uint64_t limit;
+	bool on;
+} pcp __attribute__((aligned(64))) = {.limit = PCP_BOUND};
 
 static int pcp_class(unsigned int order)
 {
@@ -191,9 +208,9 @@ void heap_pcp_prepare(void)
 	DEBUG_CHECK(pcp_bound() == PCP_BOUND);
 	if (pa_val(p) == pa_val(INVALID_PADDR))
 		return;
-	pcps = phys_to_virt(p);
-	memset(pcps, 0, bytes);
-	pcp_cap = cap;
+	pcp.caches = phys_to_virt(p);
+	memset(pcp.caches, 0, bytes);
+	pcp.cap = cap;
 }
 
 /**
@@ -203,12 +220,12 @@ void heap_pcp_prepare(void)
  */
 void heap_set_cpu_caches(bool on)
 {
-	if (on && !pcps) {
+	if (on && !pcp.caches) {
 		pr_warn("heap: no CPU caches (no boot memory for them at "
 			"heap_init()): caches stay off\n");
 		return;
 	}
-	__atomic_store_n(&pcp_on, on, __ATOMIC_RELEASE);
+	__atomic_store_n(&pcp.on, on, __ATOMIC_RELEASE);
 	if (!on)
 		heap_drain_caches();
 }
@@ -223,9 +240,9 @@ void heap_pcp_count_lock(void)
 	unsigned int cpu = arch_cpu_id();
 	uint64_t *n;
 
-	if (!pcps || cpu >= pcp_cap)
+	if (!pcp.caches || cpu >= pcp.cap)
 		return;
-	n = &pcps[cpu].node_locks;
+	n = &pcp.caches[cpu].node_locks;
 	__atomic_store_n(n, *n + 1, __ATOMIC_RELAXED);
 }
 
@@ -235,25 +252,25 @@ void heap_pcp_count_lock(void)
  */
 uint64_t heap_cpu_node_locks(unsigned int cpu)
 {
-	if (!pcps || cpu >= pcp_cap)
+	if (!pcp.caches || cpu >= pcp.cap)
 		return 0;
-	return __atomic_load_n(&pcps[cpu].node_locks, __ATOMIC_RELAXED);
+	return __atomic_load_n(&pcp.caches[cpu].node_locks, __ATOMIC_RELAXED);
 }
 
 /** heap_cpu_caches_on() - Return: whether the caches serve allocations. */
 bool heap_cpu_caches_on(void)
 {
-	return __atomic_load_n(&pcp_on, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&pcp.on, __ATOMIC_ACQUIRE);
 }
 
 /* heap_init(): forget every cache (the memory they held is gone). */
 void heap_pcp_reset(void)
 {
-	pcps = NULL;
-	pcp_cap = 0;
-	pcp_used = 0;
-	pcp_on = false;
-	pcp_limit = PCP_BOUND;
+	pcp.caches = NULL;
+	pcp.cap = 0;
+	pcp.used = 0;
+	pcp.on = false;
+	pcp.limit = PCP_BOUND;
 }
 
 /* The calling CPU's cache, marked used; NULL: none (off, CPU too high). */
@@ -261,18 +278,19 @@ static struct heap_pcp *this_pcp(void)
 {
 	unsigned int cpu = arch_cpu_id(), used;
 
-	if (!__atomic_load_n(&pcp_on, __ATOMIC_ACQUIRE) || cpu >= pcp_cap)
+	if (!__atomic_load_n(&pcp.on, __ATOMIC_ACQUIRE) || cpu >= pcp.cap)
 		return NULL;
-	if (!__atomic_load_n(&pcps[cpu].ready, __ATOMIC_ACQUIRE)) {
-		arch_lock_init(&pcps[cpu].lock);
-		__atomic_store_n(&pcps[cpu].ready, true, __ATOMIC_RELEASE);
+	if (!__atomic_load_n(&pcp.caches[cpu].ready, __ATOMIC_ACQUIRE)) {
+		arch_lock_init(&pcp.caches[cpu].lock);
+		__atomic_store_n(&pcp.caches[cpu].ready, true,
+				 __ATOMIC_RELEASE);
 	}
-	used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+	used = __atomic_load_n(&pcp.used, __ATOMIC_RELAXED);
 	while (cpu >= used &&
-	       !__atomic_compare_exchange_n(&pcp_used, &used, cpu + 1, false,
+	       !__atomic_compare_exchange_n(&pcp.used, &used, cpu + 1, false,
 					    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
 		;
-	return &pcps[cpu];
+	return &pcp.caches[cpu];
 }
 
 static void pcp_push(struct heap_pcp *pc, int c, struct page_info *pg)
@@ -301,6 +319,12 @@ static struct page_info *pcp_pop(struct heap_pcp *pc, int c)
 	return pg;
 }
 
+/* One node-lock hold by cache @pc for class @c (cache lock held). */
+static void pcp_count(struct heap_pcp *pc, int c)
+{
+	__atomic_store_n(&pc->locks[c], pc->locks[c] + 1, __ATOMIC_RELAXED);
+}
+
 /* Give @n blocks of class @c back to their node (cache lock held). */
 static void pcp_give_back(struct heap_pcp *pc, int c, unsigned int n)
 {
@@ -309,7 +333,7 @@ static void pcp_give_back(struct heap_pcp *pc, int c, unsigned int n)
 	if (!n || !pc->count[c])
 		return;
 	l = heap_lock_node_at(pc->node, "heap_cpu_cache");
-	__atomic_fetch_add(&pcp_locks[c], 1, __ATOMIC_RELAXED);
+	pcp_count(pc, c);
 	while (n-- && pc->count[c]) {
 		struct page_info *pg = pcp_pop(pc, c);
 
@@ -370,8 +394,10 @@ static void pcp_refill(struct heap_pcp *pc, int c, uint32_t node, bool any_dirt)
 	unsigned int order = (unsigned int)c;
 
 	limit = MIN(limit, (uint64_t)PCP_BOUND);
-	__atomic_store_n(&pcp_limit, limit, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&pcp_locks[c], 1, __ATOMIC_RELAXED);
+	/* Stored only when it changes: every free of every CPU reads it. */
+	if (__atomic_load_n(&pcp.limit, __ATOMIC_RELAXED) != limit)
+		__atomic_store_n(&pcp.limit, limit, __ATOMIC_RELAXED);
+	pcp_count(pc, c);
 	if (pc->pages + ((uint64_t)pcp_batch[c] << order) <= limit &&
 	    pcp_refill_whole(pc, c, l, any_dirt)) {
 		heap_unlock_node(l);
@@ -414,7 +440,7 @@ struct page_info *heap_pcp_alloc(unsigned int order, uint32_t node,
 	if (!pc)
 		return NULL;
 	f = heap_lock_irqsave(&pc->lock, "heap_cpu_cache");
-	if (!pc->pages)
+	if (!pc->pages && pc->node != node)
 		__atomic_store_n(&pc->node, node, __ATOMIC_RELAXED);
 	if (pc->node == node) {
 		if (!pc->count[c] && (c < PCP_BIG_ORDER || !pcp_tight(node)))
@@ -457,7 +483,7 @@ bool heap_pcp_free(struct page_info *pg, unsigned int order,
 	if (!pc)
 		return false;
 	f = heap_lock_irqsave(&pc->lock, "heap_cpu_cache");
-	if (!pc->pages)
+	if (!pc->pages && pc->node != pg->node)
 		__atomic_store_n(&pc->node, (uint32_t)pg->node,
 				 __ATOMIC_RELAXED);
 	if (pc->node == pg->node) {
@@ -465,7 +491,7 @@ bool heap_pcp_free(struct page_info *pg, unsigned int order,
 		pg->flags = PGF_ANON | PGF_CACHED | poc;
 		pcp_push(pc, c, pg);
 		if (pc->count[c] > pcp_high[c] ||
-		    pc->pages > __atomic_load_n(&pcp_limit, __ATOMIC_RELAXED))
+		    pc->pages > __atomic_load_n(&pcp.limit, __ATOMIC_RELAXED))
 			pcp_give_back(pc, c, pcp_batch[c]);
 		done = true;
 	}
@@ -486,10 +512,11 @@ uint64_t heap_drain_cpu_cache(unsigned int cpu)
 	uint64_t pages;
 	irqflags_t f;
 
-	if (!pcps || cpu >= __atomic_load_n(&pcp_used, __ATOMIC_RELAXED) ||
-	    !__atomic_load_n(&pcps[cpu].ready, __ATOMIC_ACQUIRE))
+	if (!pcp.caches ||
+	    cpu >= __atomic_load_n(&pcp.used, __ATOMIC_RELAXED) ||
+	    !__atomic_load_n(&pcp.caches[cpu].ready, __ATOMIC_ACQUIRE))
 		return 0;
-	pc = &pcps[cpu];
+	pc = &pcp.caches[cpu];
 	f = heap_lock_irqsave(&pc->lock, "heap_drain_cpu_cache");
 	pages = pc->pages;
 	for (int c = 0; c < PCP_CLASSES; c++)
@@ -508,11 +535,11 @@ uint64_t heap_drain_cpu_cache(unsigned int cpu)
  */
 uint64_t heap_drain_caches(void)
 {
-	unsigned int used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+	unsigned int used = __atomic_load_n(&pcp.used, __ATOMIC_RELAXED);
 	uint64_t pages = 0;
 
 	for (unsigned int cpu = 0; cpu < used; cpu++)
-		if (__atomic_load_n(&pcps[cpu].pages, __ATOMIC_RELAXED))
+		if (__atomic_load_n(&pcp.caches[cpu].pages, __ATOMIC_RELAXED))
 			pages += heap_drain_cpu_cache(cpu);
 	return pages;
 }
@@ -526,12 +553,13 @@ uint64_t heap_drain_caches(void)
  */
 uint64_t heap_drain_node_caches(uint32_t node)
 {
-	unsigned int used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+	unsigned int used = __atomic_load_n(&pcp.used, __ATOMIC_RELAXED);
 	uint64_t pages = 0;
 
 	for (unsigned int cpu = 0; cpu < used; cpu++)
-		if (__atomic_load_n(&pcps[cpu].pages, __ATOMIC_RELAXED) &&
-		    __atomic_load_n(&pcps[cpu].node, __ATOMIC_RELAXED) == node)
+		if (__atomic_load_n(&pcp.caches[cpu].node, __ATOMIC_RELAXED) ==
+			    node &&
+		    __atomic_load_n(&pcp.caches[cpu].pages, __ATOMIC_RELAXED))
 			pages += heap_drain_cpu_cache(cpu);
 	return pages;
 }
@@ -566,16 +594,16 @@ static struct page_info *pcp_unlink_dirty(struct heap_pcp *pc, int c)
  */
 struct page_info *heap_pcp_take_dirty(uint32_t node, unsigned int *order)
 {
-	unsigned int used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+	unsigned int used = __atomic_load_n(&pcp.used, __ATOMIC_RELAXED);
 
 	for (unsigned int cpu = 0; cpu < used; cpu++) {
-		struct heap_pcp *pc = &pcps[cpu];
+		struct heap_pcp *pc = &pcp.caches[cpu];
 		struct page_info *pg = NULL;
 		irqflags_t f;
 		int c;
 
-		if (!__atomic_load_n(&pc->dirty, __ATOMIC_RELAXED) ||
-		    __atomic_load_n(&pc->node, __ATOMIC_RELAXED) != node ||
+		if (__atomic_load_n(&pc->node, __ATOMIC_RELAXED) != node ||
+		    !__atomic_load_n(&pc->dirty, __ATOMIC_RELAXED) ||
 		    !__atomic_load_n(&pc->ready, __ATOMIC_ACQUIRE))
 			continue;
 		f = heap_lock_irqsave(&pc->lock, "heap_take_dirty");
@@ -597,7 +625,9 @@ struct page_info *heap_pcp_take_dirty(uint32_t node, unsigned int *order)
  * queue on every cache lock behind it (a memory-full machine of 256 CPUs
  * failed allocations on many CPUs at once, each draining every cache).
  */
-static bool pcp_low_draining;
+static struct {
+	bool busy;
+} pcp_low_draining __attribute__((aligned(64))); /* a line of its own */
 
 /*
  * Can giving back @node's caches let a block of 2^@order pages be taken?
@@ -627,16 +657,24 @@ uint64_t heap_pcp_drain_low(const uint32_t *nodes, unsigned int count,
 			    unsigned int order)
 {
 	uint64_t pages = 0;
+	unsigned int i;
 
-	if (!pcps || !count)
+	if (!pcp.caches)
 		return 0;
-	if (__atomic_exchange_n(&pcp_low_draining, true, __ATOMIC_ACQUIRE))
+	for (i = 0; i < count; i++)
+		if (nodes[i] < heap_nr_nodes &&
+		    pcp_drain_helps(nodes[i], order))
+			break;
+	/* Nothing to gain, or a drain under way: no shared line written. */
+	if (i == count ||
+	    __atomic_load_n(&pcp_low_draining.busy, __ATOMIC_RELAXED) ||
+	    __atomic_exchange_n(&pcp_low_draining.busy, true, __ATOMIC_ACQUIRE))
 		return 0;
-	for (unsigned int i = 0; i < count; i++)
+	for (; i < count; i++)
 		if (nodes[i] < heap_nr_nodes &&
 		    pcp_drain_helps(nodes[i], order))
 			pages += heap_drain_node_caches(nodes[i]);
-	__atomic_store_n(&pcp_low_draining, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&pcp_low_draining.busy, false, __ATOMIC_RELEASE);
 	return pages;
 }
 
@@ -649,11 +687,11 @@ uint64_t heap_pcp_drain_low(const uint32_t *nodes, unsigned int count,
  */
 uint64_t heap_cached_pages(int node, bool dirty)
 {
-	unsigned int used = __atomic_load_n(&pcp_used, __ATOMIC_RELAXED);
+	unsigned int used = __atomic_load_n(&pcp.used, __ATOMIC_RELAXED);
 	uint64_t sum = 0;
 
 	for (unsigned int cpu = 0; cpu < used; cpu++) {
-		const struct heap_pcp *pc = &pcps[cpu];
+		const struct heap_pcp *pc = &pcp.caches[cpu];
 
 		if (node < 0 || __atomic_load_n(&pc->node, __ATOMIC_RELAXED) ==
 					(uint32_t)node)
@@ -665,13 +703,19 @@ uint64_t heap_cached_pages(int node, bool dirty)
 
 /**
  * heap_pcp_locks() - node-lock acquisitions the caches made for blocks of
- * @order (refills and give-backs) since the program started.
+ * @order (refills and give-backs) since heap_init(), summed over the
+ * CPUs (each counts its own, in its cache's lines).
  *
  * Return: the count (0 for an order not cached).
  */
 uint64_t heap_pcp_locks(unsigned int order)
 {
+	unsigned int used = __atomic_load_n(&pcp.used, __ATOMIC_RELAXED);
 	int c = pcp_class(order);
+	uint64_t sum = 0;
 
-	return c < 0 ? 0 : __atomic_load_n(&pcp_locks[c], __ATOMIC_RELAXED);
+	for (unsigned int cpu = 0; c >= 0 && cpu < used; cpu++)
+		sum += __atomic_load_n(&pcp.caches[cpu].locks[c],
+				       __ATOMIC_RELAXED);
+	return sum;
 }

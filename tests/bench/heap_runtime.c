@@ -13,6 +13,9 @@
  *   heap_runtime open MIB [--touched FILE | --prefault FILE]
  *                                     open a heap of MIB in this (fresh)
  *                                     process, one JSON line
+ *   heap_runtime starve [ROUNDS [OPS]]
+ *                                     the churn beside a node that is
+ *                                     full, one JSON line per round
  *
  * run: workloads order 0 (bursts of 16 allocations then 16 frees), order
  * 9 (bursts of 2: a hypervisor's 2 MiB blocks come a few at a time) and a
@@ -39,6 +42,13 @@
  * region's pages the open touched, written to FILE after it;
  * --prefault FILE: those pages touched before the open (keel's own cost,
  * without host page faults).
+ *
+ * starve: a node under sustained exhaustion must not cost the others.
+ * Node 1 is filled (every page allocated); then, each round, the churn
+ * runs on CPU 1 (node 0) alone, and again beside CPU 3, which asks node 1
+ * for a page (HEAP_EXACT_NODE) in a loop, every ask refused, until the
+ * churn is done: thread CPU ns and node locks per churn operation, both
+ * ways, and the refusals.
  *
  * Build (make bench-build-runtime does it):
  *   make ARCH=sandbox SANITIZE=0 O=build/sandbox lib-here
@@ -556,6 +566,91 @@ static int cmd_open(uint64_t mib, const char *touched, const char *prefault)
 	return keel_free() ? 0 : 1;
 }
 
+/* ---- starve: the churn beside a full node ---------------------------- */
+
+static volatile int starve_stop;
+
+/* CPU 3: ask full node 1 for a page until told to stop. */
+struct starver {
+	uint64_t refused, cpu_ns;
+};
+
+static void *starve_neighbour(void *arg)
+{
+	struct starver *sv = arg;
+	uint64_t t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+	struct page_info *pg;
+
+	host_cpu = 3;
+	while (!starve_stop) {
+		pg = heap_alloc(0, 1, 0, HEAP_EXACT_NODE | HEAP_NO_SCRUB, NULL);
+		if (pg)
+			heap_free(pg, 0, HEAP_FREE_ZEROED);
+		else
+			sv->refused++;
+	}
+	sv->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0;
+	return NULL;
+}
+
+/* The churn on CPU 1, alone or beside the neighbour: one JSON half. */
+static void starve_half(unsigned int ops, bool beside, const char *key)
+{
+	struct worker wk = {
+		.a = &allocs[0], .w = CHURN, .cpu = 1, .ops_target = ops};
+	struct starver sv = {0};
+	pthread_t nb, th;
+
+	starve_stop = 0;
+	if (beside)
+		pthread_create(&nb, NULL, starve_neighbour, &sv);
+	pthread_create(&th, NULL, worker_run, &wk);
+	pthread_join(th, NULL);
+	starve_stop = 1;
+	if (beside)
+		pthread_join(nb, NULL);
+	printf("%s\"%s\": {\"cpu_ns\": %.2f, \"node_locks_per_op\": %.4f, "
+	       "\"failed\": %llu, \"refused\": %llu, "
+	       "\"ns_per_refusal\": %.2f}",
+	       beside ? ", " : "", key, (double)wk.cpu_ns / (double)wk.ops,
+	       (double)wk.locks[HOST_LOCK_NODE] / (double)wk.ops,
+	       (unsigned long long)wk.failed, (unsigned long long)sv.refused,
+	       sv.refused ? (double)sv.cpu_ns / (double)sv.refused : 0.0);
+}
+
+static int cmd_starve(unsigned int rounds, unsigned int ops)
+{
+	size_t cap = NODE_BYTES >> 12, n = 0;
+	struct page_info **held = malloc(cap * sizeof(*held));
+	struct page_info *pg;
+
+	map_region(NODES * NODE_BYTES, MAP_POPULATE);
+	if (!held)
+		return 2;
+	keel_open(NODES, NODE_BYTES);
+	allocs[0].free_at_open = keel_free();
+	host_cpu = 3; /* node 1's CPU fills it, then gives its cache back */
+	for (unsigned int order = 9;; order = 0) {
+		while (n < cap &&
+		       (pg = heap_alloc(order, 1, 0,
+					HEAP_EXACT_NODE | HEAP_NO_SCRUB, NULL)))
+			held[n++] = pg;
+		if (!order)
+			break;
+	}
+	heap_drain_caches();
+	for (unsigned int r = 0; r < rounds; r++) {
+		printf("{\"round\": %u, ", r);
+		starve_half(ops, false, "alone");
+		starve_half(ops, true, "beside_full_node");
+		printf("}\n");
+	}
+	while (n--)
+		heap_free(held[n], held[n]->order, HEAP_FREE_ZEROED);
+	free(held);
+	return keel_whole(allocs[0].free_at_open) ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0); /* each line as it is measured */
@@ -581,6 +676,15 @@ int main(int argc, char **argv)
 		}
 		return cmd_run(rounds, ops, only);
 	}
+	if (argc >= 2 && argc <= 4 && !strcmp(argv[1], "starve")) {
+		int rounds = argc > 2 ? atoi(argv[2]) : 5;
+		int ops = argc > 3 ? atoi(argv[3]) : 400000;
+
+		if (rounds >= 1 && rounds <= MAX_ROUNDS && ops >= 64 &&
+		    ops <= (int)MAX_OPS)
+			return cmd_starve((unsigned int)rounds,
+					  (unsigned int)ops);
+	}
 	if ((argc == 3 || argc == 5) && !strcmp(argv[1], "open") &&
 	    atoll(argv[2]) >= 64 &&
 	    (argc == 3 || !strcmp(argv[3], "--touched") ||
@@ -589,8 +693,8 @@ int main(int argc, char **argv)
 				argc == 5 && argv[3][2] == 't' ? argv[4] : NULL,
 				argc == 5 && argv[3][2] == 'p' ? argv[4]
 							       : NULL);
-	fprintf(stderr,
-		"usage: heap_runtime run [ROUNDS [OPS [WORKLOAD]]] | "
-		"open MIB (>= 64) [--touched FILE | --prefault FILE]\n");
+	fprintf(stderr, "usage: heap_runtime run [ROUNDS [OPS [WORKLOAD]]] | "
+			"open MIB (>= 64) [--touched FILE | --prefault FILE] | "
+			"starve [ROUNDS [OPS]]\n");
 	return 2;
 }
