@@ -128,12 +128,12 @@ struct heap_pcp {
  *  on: off until the heap's user turns them on (heap_init() turns them
  *   off).
  */
-static struct {
+static struct __attribute__((aligned(64))) {
 	struct heap_pcp *caches;
 	unsigned int cap, used;
 	uint64_t limit;
 	bool on;
-} pcp __attribute__((aligned(64))) = {.limit = PCP_BOUND};
+} pcp = {.limit = PCP_BOUND};
 
 static int pcp_class(unsigned int order)
 {
@@ -625,9 +625,9 @@ struct page_info *heap_pcp_take_dirty(uint32_t node, unsigned int *order)
  * queue on every cache lock behind it (a memory-full machine of 256 CPUs
  * failed allocations on many CPUs at once, each draining every cache).
  */
-static struct {
+static struct __attribute__((aligned(64))) {
 	bool busy;
-} pcp_low_draining __attribute__((aligned(64))); /* a line of its own */
+} pcp_low_draining; /* a line of its own (the type is padded to one) */
 
 /*
  * Can giving back @node's caches let a block of 2^@order pages be taken?
