@@ -225,70 +225,79 @@ static uint64_t rnd(struct thread *t)
 	return t->rng = x;
 }
 
-static struct page_info *get(struct thread *t, unsigned int order)
+/* One operation: one in SAMPLE_EVERY is timed by the cycle counter. */
+struct op_clock {
+	bool timed;
+	uint64_t c0;
+};
+
+static struct op_clock op_begin(const struct thread *t)
 {
 	bool timed = (t->ops % SAMPLE_EVERY) == 0;
-	uint64_t c0 = timed ? cycles() : 0;
-	struct page_info *pg =
-		heap_alloc(order, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
 
-	if (timed)
-		t->hist[hist_slot(cycles() - c0)]++;
+	return (struct op_clock){timed, timed ? cycles() : 0};
+}
+
+/* The operation done: timed into the histogram, @pages more held. */
+static void op_end(struct thread *t, struct op_clock c, int64_t pages)
+{
+	if (c.timed)
+		t->hist[hist_slot(cycles() - c.c0)]++;
 	t->ops++;
+	t->held += (uint64_t)pages;
+}
+
+/* An allocation's end: refused, or 2^@order pages more held. */
+static struct page_info *got(struct thread *t, struct op_clock c,
+			     struct page_info *pg, unsigned int order)
+{
+	op_end(t, c, pg ? (int64_t)1 << order : 0);
 	if (!pg)
 		t->failed++;
-	else
-		t->held += 1ull << order;
 	return pg;
+}
+
+static struct page_info *get(struct thread *t, unsigned int order)
+{
+	struct op_clock c = op_begin(t);
+
+	return got(t, c,
+		   heap_alloc(order, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL),
+		   order);
 }
 
 static void put(struct thread *t, struct page_info *pg, unsigned int order)
 {
-	bool timed = (t->ops % SAMPLE_EVERY) == 0;
-	uint64_t c0 = timed ? cycles() : 0;
+	struct op_clock c = op_begin(t);
 
 	if (heap_free(pg, order, HEAP_FREE_ZEROED)) {
 		fprintf(stderr, "heap_aging: heap_free refused\n");
 		exit(1);
 	}
-	if (timed)
-		t->hist[hist_slot(cycles() - c0)]++;
-	t->ops++;
-	t->held -= 1ull << order;
+	op_end(t, c, -((int64_t)1 << order));
 }
 
 static struct page_info *get_owned(struct thread *t, unsigned int order,
 				   uint16_t owner)
 {
-	bool timed = (t->ops % SAMPLE_EVERY) == 0;
-	uint64_t c0 = timed ? cycles() : 0;
-	struct page_info *pg = heap_alloc_owned(order, (int)t->node,
-						HEAP_NO_SCRUB | HEAP_NO_FLUSH,
-						owner, NULL, NULL);
+	struct op_clock c = op_begin(t);
 
-	if (timed)
-		t->hist[hist_slot(cycles() - c0)]++;
-	t->ops++;
-	if (!pg)
-		t->failed++;
-	else
-		t->held += 1ull << order;
-	return pg;
+	return got(t, c,
+		   heap_alloc_owned(order, (int)t->node,
+				    HEAP_NO_SCRUB | HEAP_NO_FLUSH, owner, NULL,
+				    NULL),
+		   order);
 }
 
 static void put_owned(struct thread *t, struct block *b, uint16_t owner)
 {
-	bool timed = (t->ops % SAMPLE_EVERY) == 0;
-	uint64_t c0 = timed ? cycles() : 0;
+	struct op_clock c = op_begin(t);
 
 	if (heap_free_owned(b->pg, b->order, owner)) {
 		fprintf(stderr, "heap_aging: heap_free_owned refused\n");
 		exit(1);
 	}
-	if (timed)
-		t->hist[hist_slot(cycles() - c0)]++;
-	t->ops++;
-	t->held -= 1ull << b->order;
+	op_end(t, c, -((int64_t)1 << b->order));
 }
 
 static unsigned int short_order(struct thread *t)
