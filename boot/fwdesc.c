@@ -6,6 +6,9 @@
  *   ram       START END [node=N]
  *   reserved  START END [name]
  *   bad       START END              (RAM of a ram line that failed)
+ *   mce       START END              (the host's runtime history: pages
+ *                                     machine checks took out before
+ *                                     this boot; sandbox loader only)
  *   cpu       HWID [node=N] [package=P] [core=C] [thread=T]
  *   distance  A B VALUE
  *   acpidump  FILE
@@ -327,6 +330,30 @@ static void do_bad(struct line_ctx *ctx, const struct token *tok, int n)
 		ctx->warnings++;
 }
 
+/*
+ * mce START END: pages this host's machine checks took out of service at
+ * runtime before this boot (a test's history, docs/liveupdate.md). Not
+ * firmware knowledge: handed to the loader (@files->on_mce), which
+ * offlines them once the heap is open as machine checks would.
+ */
+static void do_mce(struct line_ctx *ctx, const struct token *tok, int n)
+{
+	uint64_t s, e;
+	unsigned int dropped = 0;
+
+	if (n != 3) {
+		line_warn(ctx, "mce needs START END, line skipped");
+		return;
+	}
+	if (!ctx->files || !ctx->files->on_mce) {
+		line_warn(ctx, "mce: no runtime history here, line skipped");
+		return;
+	}
+	if (!parse_range(ctx, &tok[1], &s, &e, &dropped))
+		return;
+	ctx->files->on_mce(ctx->files->on_mce_arg, false, s, e);
+}
+
 static void do_cpu(struct line_ctx *ctx, const struct token *tok, int n)
 {
 	static const char *const names[] = {"node", "package", "core",
@@ -517,6 +544,8 @@ static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
 		do_bad(ctx, tok, n);
 	else if (tok_eq(&tok[0], "cpu"))
 		do_cpu(ctx, tok, n);
+	else if (tok_eq(&tok[0], "mce"))
+		do_mce(ctx, tok, n);
 	else if (tok_eq(&tok[0], "distance"))
 		do_distance(ctx, tok, n);
 	else if (tok_eq(&tok[0], "acpidump") || tok_eq(&tok[0], "dtb"))

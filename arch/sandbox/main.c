@@ -251,6 +251,9 @@ int sandbox_main(int argc, char **argv)
 	bootinfo_init(bi, BOOT_SANDBOX);
 	if (sandbox_canary_enabled())
 		files.on_range = sandbox_canary_observe;
+	files.on_mce = sandbox_mce_history_add;
+	if (a.handover)
+		sandbox_mce_history_ignore();
 	fwdesc_parse_files(bi, buf, len, &files);
 	sandbox_unmap_file(buf, len);
 	if (sandbox_replay_firmware(bi, argv[a.first], &files))

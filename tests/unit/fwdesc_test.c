@@ -376,6 +376,42 @@ static void test_range_observer(void **state)
 	assert_int_equal(v.last_e, ((uint64_t)n << 16) + 4096);
 }
 
+/*
+ * mce START END (the host's runtime history): given to on_mce only, never
+ * RAM or a reservation; warned and skipped without a taker, malformed.
+ */
+static void test_mce_lines(void **state)
+{
+	static const char text[] = "ram 0 1G node=0\n"
+				   "mce 0x5000 0x6000\n"
+				   "mce 0x9000\n"
+				   "mce 0x8000 0x7000\n"
+				   "mce 0x2000 0x4000 # two pages\n";
+	struct fwdesc_files f = {0};
+	struct seen v = {0};
+
+	f.on_mce = observe;
+	f.on_mce_arg = &v;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	assert_int_equal(fwdesc_parse_files(&bi, text, sizeof(text) - 1, &f),
+			 2);
+	assert_non_null(strstr(sandbox_console_buffer(),
+			       "line 3: mce needs START END"));
+	assert_non_null(strstr(sandbox_console_buffer(),
+			       "line 4: END 0x7000 <= START 0x8000"));
+	assert_int_equal(v.rsv, 2);
+	assert_int_equal(v.ram, 0);
+	assert_int_equal(v.last_s, 0x2000);
+	assert_int_equal(v.last_e, 0x4000);
+	assert_int_equal(bi.reserved.count, 0);
+	assert_int_equal(bi.ram.count, 1);
+	/* No taker (fwdesc_parse(), hardware's replay): warned, skipped. */
+	assert_int_equal(parse("ram 0 1G node=0\nmce 0x5000 0x6000\n"), 1);
+	assert_non_null(strstr(sandbox_console_buffer(),
+			       "line 2: mce: no runtime history here"));
+	assert_int_equal(bi.reserved.count, 0);
+}
+
 static void test_long_lines_and_bounds(void **state)
 {
 	char buf[1024];
@@ -480,6 +516,7 @@ int main(void)
 		T(test_long_lines_and_bounds),
 		T(test_nul_byte),
 		T(test_range_observer),
+		T(test_mce_lines),
 		T(test_file_malformed),
 		T(test_random),
 		T(test_empty_ranges_counted),
