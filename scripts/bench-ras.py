@@ -438,6 +438,12 @@ def md_liveupdate(lu, args):
                    f"{r['handover_bytes']:.0f} | "
                    + ", ".join(fmt_ns(x) for x in r["downtime_ns_runs"])
                    + " |")
+    return out + lu_breakdown(lu)
+
+
+def lu_breakdown(lu):
+    """One paragraph a row: where the new image's entry_to_heap goes."""
+    out = []
     for key, n, _ in LU_ROWS:
         r = lu[key]
         e = r["phases"].get("entry_to_heap")
