@@ -412,6 +412,98 @@ static void test_mce_lines(void **state)
 	assert_int_equal(bi.reserved.count, 0);
 }
 
+/* One line's result: the reserved list, the warnings, the mce ranges. */
+struct line_result {
+	unsigned int warnings, count, mce;
+	uint64_t s, e, mce_s, mce_e;
+	char name[BOOTINFO_NAME_MAX];
+	char console[256];
+};
+
+static void line_result(const char *line, struct line_result *out)
+{
+	struct fwdesc_files f = {0};
+	struct seen v = {0};
+	const char *c;
+
+	memset(out, 0, sizeof(*out));
+	f.on_mce = observe;
+	f.on_mce_arg = &v;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	sandbox_console_clear();
+	out->warnings = fwdesc_parse_files(&bi, line, strlen(line), &f);
+	out->count = bi.reserved.count;
+	if (bi.reserved.count) {
+		out->s = pa_val(bi.reserved.regions[0].start);
+		out->e = pa_val(bi.reserved.regions[0].end);
+		memcpy(out->name, bi.reserved.regions[0].name,
+		       sizeof(out->name));
+	}
+	out->mce = v.rsv;
+	out->mce_s = v.last_s;
+	out->mce_e = v.last_e;
+	c = sandbox_console_buffer();
+	strncpy(out->console, c, sizeof(out->console) - 1);
+}
+
+/*
+ * The one-pass path for `bad`/`mce 0xS 0xE` lines (fast_line()) against
+ * the full parse: the same line with a comment after it takes the full
+ * path, and must come out the same, for good lines and for every near
+ * miss (digits, case, blanks, junk, END <= START, too long a number).
+ */
+static void test_fast_lines_match_full(void **state)
+{
+	static const char *const lines[] = {
+		"bad 0x5000 0x6000",
+		"bad\t0x5000   0x7000\r",
+		"bad 0x5000 0x6000 ",
+		"mce 0x5000 0x6000",
+		"bad 0xABCdef000 0xabcdef1000",
+		"bad 0x6000 0x5000",
+		"bad 0x5000 0x5000",
+		"bad 0x5000",
+		"bad 0x5000 0x6000 0x7000",
+		"bad 0x 0x6000",
+		"bad 0x5000 0x6g00",
+		"bad 0X5000 0x6000",
+		"bad 20480 0x6000",
+		"bad 0x5000 8K",
+		"bad 0xffffffffffff0000 0xfffffffffffff000",
+		"bad 0x00000000000005000 0x6000",
+		"bad 0x10000000000000000 0x6000",
+		"bads 0x5000 0x6000",
+		"ba 0x5000 0x6000",
+		"mce 0x5000 0x6000 node=1",
+	};
+	struct line_result fast, full;
+	char buf[128];
+
+	(void)state;
+	for (unsigned int i = 0; i < ARRAY_SIZE(lines); i++) {
+		line_result(lines[i], &fast);
+		snprintf(buf, sizeof(buf), "%s # full path", lines[i]);
+		line_result(buf, &full);
+		if (memcmp(&fast, &full, sizeof(fast)))
+			fail_msg("\"%s\": fast %u warnings, %u reserved "
+				 "[%#llx, %#llx) %s, %u mce \"%s\"; full %u, "
+				 "%u [%#llx, %#llx) %s, %u \"%s\"",
+				 lines[i], fast.warnings, fast.count,
+				 (unsigned long long)fast.s,
+				 (unsigned long long)fast.e, fast.name,
+				 fast.mce, fast.console, full.warnings,
+				 full.count, (unsigned long long)full.s,
+				 (unsigned long long)full.e, full.name,
+				 full.mce, full.console);
+	}
+	line_result("bad 0x5000 0x6000", &fast);
+	assert_int_equal(fast.count, 1);
+	assert_string_equal(fast.name, "bad firmware");
+	line_result("mce 0x5000 0x6000", &fast);
+	assert_int_equal(fast.mce, 1);
+	assert_int_equal(fast.count, 0);
+}
+
 static void test_long_lines_and_bounds(void **state)
 {
 	char buf[1024];
@@ -517,6 +609,7 @@ int main(void)
 		T(test_nul_byte),
 		T(test_range_observer),
 		T(test_mce_lines),
+		T(test_fast_lines_match_full),
 		T(test_file_malformed),
 		T(test_random),
 		T(test_empty_ranges_counted),
