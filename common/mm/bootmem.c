@@ -321,6 +321,43 @@ static void take_ram(struct bootinfo *bi)
 }
 
 /*
+ * [s, e) (s < e, whole pages) of @r at the end of the reserved table, in
+ * place: the sorted list loaded in order into a table presized for it
+ * (100,000 bad pages in a live update's downtime). The last region grows
+ * when it touches it under the same name, else a region is written after
+ * it, @r's name copied whole: what bm_reserve_range() does in that case,
+ * without its copies of the region. Return: false when [s, e) is not
+ * above every region or the table is full: bm_reserve_range() then.
+ */
+static bool load_at_end(uint64_t s, uint64_t e, const struct region *r)
+{
+	const char *name = r->name[0] ? r->name : "firmware";
+	struct region *n;
+
+	if (bm_rsv.count == bm_rsv.cap)
+		return false;
+	if (bm_rsv.count) {
+		n = &bm_rsv.regions[bm_rsv.count - 1];
+		if (s < pa_val(n->end))
+			return false;
+		if (s == pa_val(n->end) && !strcmp(n->name, name)) {
+			n->end = pa(e);
+			return true;
+		}
+	}
+	n = &bm_rsv.regions[bm_rsv.count++];
+	n->start = pa(s);
+	n->end = pa(e);
+	n->node = 0;
+	n->flags = 0;
+	if (r->name[0])
+		memcpy(n->name, r->name, sizeof(n->name));
+	else
+		strlcpy(n->name, name, sizeof(n->name));
+	return true;
+}
+
+/*
  * @bi's reserved ranges, trimmed to RAM, into the reserved table; or, with
  * @count_only, only counted: the pieces they make (at most the regions
  * they take).
@@ -345,7 +382,7 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 			if (rs >= re)
 				continue;
 			pieces++;
-			if (!count_only)
+			if (!count_only && !load_at_end(rs, re, r))
 				bm_reserve_range(rs, re,
 						 r->name[0] ? r->name
 							    : "firmware");
@@ -406,76 +443,6 @@ static void presize_reserved(const struct bootinfo *bi)
 	merged_gap_bytes = 0;
 }
 
-/*
- * A list of many ranges in few sorted runs (a live update's new image:
- * the firmware's 100,000 bad pages, then the handover's preserved ranges)
- * sorted in O(n): the longest run stays, the few others (at most
- * SORT_SIDE_MAX: the image stays small) are sorted aside and merged in from the top down. Equal
- * starts keep the list's order (the first given names the bytes, as
- * docs/liveupdate.md says of the handover's bad pages after its preserved
- * ranges). Any other list: the full sort. Return: whether it was merged.
- */
-#define SORT_SIDE_MAX 64
-static struct {
-	struct region r;
-	bool before; /* it was before the run in the list */
-} sort_side[SORT_SIDE_MAX];
-
-/* Insertion sort of the side by start: stable, and at most 64 of them. */
-static void sort_side_stable(unsigned int n)
-{
-	for (unsigned int i = 1; i < n; i++) {
-		typeof(sort_side[0]) x = sort_side[i];
-		unsigned int j = i;
-
-		for (;
-		     j && pa_val(sort_side[j - 1].r.start) > pa_val(x.r.start);
-		     j--)
-			sort_side[j] = sort_side[j - 1];
-		sort_side[j] = x;
-	}
-}
-
-/* Does side element @k go before run element @r in the merged list? */
-static bool side_first(unsigned int k, const struct region *r)
-{
-	uint64_t a = pa_val(sort_side[k].r.start), b = pa_val(r->start);
-
-	return a < b || (a == b && sort_side[k].before);
-}
-
-static bool sort_few_runs(struct range_table *t)
-{
-	struct region *r = t->regions;
-	unsigned int a = 0, len = 0, side = 0, run, i, k, out;
-
-	for (i = 0, run = 0; i < t->count; i++) {
-		if (i && pa_val(r[i].start) < pa_val(r[i - 1].start))
-			run = i;
-		if (i + 1 - run > len) {
-			a = run;
-			len = i + 1 - run;
-		}
-	}
-	if (t->count - len > SORT_SIDE_MAX)
-		return false;
-	for (i = 0; i < t->count; i++) {
-		if (i >= a && i < a + len)
-			continue;
-		sort_side[side].r = r[i];
-		sort_side[side++].before = i < a;
-	}
-	sort_side_stable(side);
-	memmove(r, r + a, (size_t)len * sizeof(*r));
-	for (i = len, k = side, out = t->count; k;) {
-		if (i && side_first(k - 1, &r[i - 1]))
-			r[--out] = r[--i];
-		else
-			r[--out] = sort_side[--k].r;
-	}
-	return true;
-}
-
 /**
  * bootmem_init_from_bootinfo() - all RAM of @bi (its table taken over),
  * then its reserved ranges trimmed to RAM (reserved bytes outside RAM
@@ -492,7 +459,7 @@ void bootmem_init_from_bootinfo(struct bootinfo *bi)
 	 * Where such ranges overlap, the lower start names the bytes.
 	 */
 	if (bi->reserved.count > BOOTMEM_STATIC_REGIONS &&
-	    !sort_few_runs(&bi->reserved))
+	    !bm_sort_few_runs(&bi->reserved))
 		range_table_sort(&bi->reserved);
 	presize_reserved(bi);
 	load_reserved(bi, false);

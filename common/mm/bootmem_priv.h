@@ -39,5 +39,10 @@ bool bm_fit_outside_list(const struct range_table *list, uint64_t bytes,
 			 uint64_t *out);
 /* bootmem_init(): the allocation side's state forgotten. */
 void bm_alloc_reset(void);
+/*
+ * A list of many ranges in few sorted runs sorted in O(n)
+ * (bootmem_sort.c). Return: whether it was (else: the full sort).
+ */
+bool bm_sort_few_runs(struct range_table *t);
 
 #endif
