@@ -84,6 +84,8 @@ struct range_table bm_rsv = TABLE_INIT(rsv_store, bm_same_name);
  */
 static uint64_t filling_s, filling_e;
 static uint64_t grown_s, grown_e;
+/* Pieces of the list the load gave to the general fill. */
+static uint64_t load_filled;
 /* presize_reserved()'s store, reserved after the list is loaded. */
 static uint64_t presized_s, presized_e;
 
@@ -114,6 +116,7 @@ void bootmem_init(void)
 	bm_ram = &own_ram;
 	bm_rsv = TABLE_INIT(rsv_store, bm_same_name);
 	filling_s = filling_e = grown_s = grown_e = 0;
+	load_filled = 0;
 	presized_s = presized_e = 0;
 	resizable = false;
 	bm_alloc_bytes = 0;
@@ -360,14 +363,27 @@ static bool load_at_end(uint64_t s, uint64_t e, const struct region *r)
 /*
  * @bi's reserved ranges, trimmed to RAM, into the reserved table; or, with
  * @count_only, only counted: the pieces they make (at most the regions
- * they take).
+ * they take). A long list in a few sorted runs (@load_merged) is read in
+ * address order, merged as it goes; any other in its own order.
  */
+static bool load_merged;
+
+/** bootmem_load_filled() - see keel/bootmem.h. */
+uint64_t bootmem_load_filled(void)
+{
+	return load_filled;
+}
+
 static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 {
+	struct bm_runs it;
+	bool merged =
+		load_merged && !count_only && bm_runs_init(&it, &bi->reserved);
 	uint64_t pieces = 0;
 
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
-		const struct region *r = &bi->reserved.regions[i];
+		const struct region *r =
+			merged ? bm_runs_next(&it) : &bi->reserved.regions[i];
 		uint64_t s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
 		uint64_t e = ALIGN_UP(pa_val(r->end), PAGE_SIZE);
 		unsigned int j = range_table_first_ending_above(bm_ram, pa(s));
@@ -382,10 +398,11 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 			if (rs >= re)
 				continue;
 			pieces++;
-			if (!count_only && !load_at_end(rs, re, r))
-				bm_reserve_range(rs, re,
-						 r->name[0] ? r->name
-							    : "firmware");
+			if (count_only || load_at_end(rs, re, r))
+				continue;
+			load_filled++;
+			bm_reserve_range(rs, re,
+					 r->name[0] ? r->name : "firmware");
 		}
 	}
 	return pieces;
@@ -451,14 +468,20 @@ static void presize_reserved(const struct bootinfo *bi)
  */
 void bootmem_init_from_bootinfo(struct bootinfo *bi)
 {
+	struct bm_runs it;
+
 	take_ram(bi);
 	/*
 	 * More ranges than the static table: loaded in address order, so
-	 * each fill appends (O(log n)); in the firmware's order a list
-	 * given top-down moved the whole table per range (120,000: 25 s).
-	 * Where such ranges overlap, the lower start names the bytes.
+	 * each fill appends (O(1)); in the firmware's order a list given
+	 * top-down moved the whole table per range (120,000: 25 s). A list
+	 * in at most BM_RUNS_MAX sorted runs (firmware's bad pages, then a
+	 * handover's) is merged as it loads, not sorted: no copy of it.
+	 * Where such ranges overlap, the lower start names the bytes (equal
+	 * starts: the one given first).
 	 */
-	if (bi->reserved.count > BOOTMEM_STATIC_REGIONS &&
+	load_merged = bi->reserved.count > BOOTMEM_STATIC_REGIONS;
+	if (load_merged && !bm_runs_init(&it, &bi->reserved) &&
 	    !bm_sort_few_runs(&bi->reserved))
 		range_table_sort(&bi->reserved);
 	presize_reserved(bi);

@@ -82,3 +82,60 @@ bool bm_sort_few_runs(struct range_table *t)
 	}
 	return true;
 }
+
+/**
+ * bm_runs_init() - @t's list cut where a start goes down: its sorted runs.
+ * Return: false when it has more than BM_RUNS_MAX (@it unusable then).
+ */
+bool bm_runs_init(struct bm_runs *it, const struct range_table *t)
+{
+	const struct region *r = t->regions;
+
+	it->r = r;
+	it->k = t->count ? 1 : 0;
+	it->at[0] = 0;
+	for (unsigned int i = 1; i < t->count; i++) {
+		if (pa_val(r[i].start) >= pa_val(r[i - 1].start))
+			continue;
+		if (it->k == BM_RUNS_MAX)
+			return false;
+		it->end[it->k - 1] = i;
+		it->at[it->k++] = i;
+	}
+	if (it->k)
+		it->end[it->k - 1] = t->count;
+	return true;
+}
+
+/*
+ * bm_runs_peek() - the region of lowest start at the runs' heads (equal
+ * starts: the earlier run's, the list's order), without taking it.
+ * Return: it, or NULL when every run is taken.
+ */
+const struct region *bm_runs_peek(struct bm_runs *it)
+{
+	const struct region *best = NULL;
+
+	for (unsigned int j = 0; j < it->k; j++) {
+		const struct region *c;
+
+		if (it->at[j] == it->end[j])
+			continue;
+		c = &it->r[it->at[j]];
+		if (!best || pa_val(c->start) < pa_val(best->start)) {
+			best = c;
+			it->next = j;
+		}
+	}
+	return best;
+}
+
+/* bm_runs_next() - bm_runs_peek()'s region, taken. */
+const struct region *bm_runs_next(struct bm_runs *it)
+{
+	const struct region *r = bm_runs_peek(it);
+
+	if (r)
+		it->at[it->next]++;
+	return r;
+}

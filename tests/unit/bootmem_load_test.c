@@ -3,7 +3,8 @@
  * bootmem's load of a long reserved list (common/mm/bootmem.c,
  * load_at_end(), and bootmem_sort.c): a list of more ranges than the
  * static table, in address order (a firmware's 100,000 bad pages), in two
- * long sorted runs (firmware's and a handover's) and in no order, with
+ * long sorted runs (firmware's and a handover's: merged as it loads), in
+ * one run with strays (sorted aside) and in no order (sorted), with
  * overlaps, duplicates, neighbours that touch under one name or two,
  * unaligned bounds, ranges across a hole in RAM and outside it. Checked
  * page by page against the list itself: every page of RAM a range holds is
@@ -113,6 +114,36 @@ static void check_pages(const struct test_rsv *rsv, unsigned int n)
 	}
 }
 
+/*
+ * The pieces of @rsv that overlap one of lower start (in RAM, whole
+ * pages): what a load in address order must give to the general fill,
+ * and all it may.
+ */
+static uint64_t overlaps(const struct test_rsv *rsv, unsigned int n)
+{
+	struct test_rsv *s = malloc(n * sizeof(*s));
+	uint64_t last = 0, count = 0;
+
+	memcpy(s, rsv, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_rsv); /* order among equal starts: moot */
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t a = s[i].start & ~(PAGE - 1);
+		uint64_t b = (s[i].end + PAGE - 1) & ~(PAGE - 1);
+
+		for (unsigned int k = 0; k < ARRAY_SIZE(ram); k++) {
+			uint64_t rs = MAX(a, ram[k].start);
+			uint64_t re = MIN(b, ram[k].end);
+
+			if (rs >= re)
+				continue;
+			count += rs < last;
+			last = MAX(last, re);
+		}
+	}
+	free(s);
+	return count;
+}
+
 static void load(struct test_rsv *rsv, unsigned int n)
 {
 	struct test_machine_cfg c = {
@@ -125,6 +156,8 @@ static void load(struct test_rsv *rsv, unsigned int n)
 
 	test_machine_boot(&c);
 	check_pages(rsv, n);
+	/* Loaded in address order: the fill took the overlaps only. */
+	assert_int_equal(bootmem_load_filled(), overlaps(rsv, n));
 }
 
 /* In address order: the append path nearly throughout. */
@@ -157,6 +190,28 @@ static void test_two_runs(void **state)
 	free(rsv);
 }
 
+/*
+ * One long run with 40 ranges out of order spread through it: more runs
+ * than a merge reads (BM_RUNS_MAX), few enough for the sort aside.
+ */
+static void test_run_and_strays(void **state)
+{
+	struct test_rsv *rsv = calloc(N_RSV, sizeof(*rsv));
+	uint32_t x = 99;
+
+	(void)state;
+	for (unsigned int i = 0; i < N_RSV; i++)
+		rsv[i] = one(&x);
+	qsort(rsv, N_RSV, sizeof(*rsv), cmp_rsv);
+	for (unsigned int i = 0; i < 40; i++) {
+		unsigned int at = rnd(&x) % N_RSV;
+
+		rsv[at] = one(&x);
+	}
+	load(rsv, N_RSV);
+	free(rsv);
+}
+
 /* No order at all, and a few duplicates. */
 static void test_unsorted(void **state)
 {
@@ -176,6 +231,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sorted, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_two_runs, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_run_and_strays, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_unsorted, test_setup,
 						test_teardown),
