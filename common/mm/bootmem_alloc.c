@@ -368,12 +368,13 @@ bool bm_fit_outside_list(const struct range_table *list, uint64_t bytes,
 
 	if (!bm_runs_init(&it, list))
 		return false;
+	v = bm_runs_next(&it);
 	for (unsigned int i = 0; i < bm_ram->count; i++) {
 		uint64_t cur = pa_val(bm_ram->regions[i].start);
 		uint64_t re = pa_val(bm_ram->regions[i].end);
 
-		for (; (v = bm_runs_peek(&it)) && pa_val(v->start) < re;
-		     bm_runs_next(&it)) {
+		/* @v is read again by the next RAM region when it reaches it. */
+		for (; v && pa_val(v->start) < re; v = bm_runs_next(&it)) {
 			uint64_t s = ALIGN_DOWN(pa_val(v->start), PAGE_SIZE);
 			uint64_t e = ALIGN_UP(pa_val(v->end), PAGE_SIZE);
 

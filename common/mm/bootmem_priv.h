@@ -53,11 +53,12 @@ bool bm_sort_few_runs(struct range_table *t);
 #define BM_RUNS_MAX 8
 struct bm_runs {
 	const struct region *r;
-	unsigned int k, next;
+	unsigned int k, next; /* runs; the one being read */
 	unsigned int at[BM_RUNS_MAX], end[BM_RUNS_MAX];
+	uint64_t lim; /* @next is read on while below it (or at it: @lim_le) */
+	bool lim_le, picked;
 };
 bool bm_runs_init(struct bm_runs *it, const struct range_table *t);
-const struct region *bm_runs_peek(struct bm_runs *it);
 const struct region *bm_runs_next(struct bm_runs *it);
 
 #endif

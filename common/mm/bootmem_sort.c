@@ -92,6 +92,7 @@ bool bm_runs_init(struct bm_runs *it, const struct range_table *t)
 	const struct region *r = t->regions;
 
 	it->r = r;
+	it->picked = false;
 	it->k = t->count ? 1 : 0;
 	it->at[0] = 0;
 	for (unsigned int i = 1; i < t->count; i++) {
@@ -108,34 +109,64 @@ bool bm_runs_init(struct bm_runs *it, const struct range_table *t)
 }
 
 /*
- * bm_runs_peek() - the region of lowest start at the runs' heads (equal
- * starts: the earlier run's, the list's order), without taking it.
- * Return: it, or NULL when every run is taken.
+ * The run whose head has the lowest start (equal starts: the earlier
+ * run's, the list's order), and the bound its next regions may reach and
+ * still come first: the lowest head start of the other runs (reached too
+ * by a run after it, not by one before). Return: false when all are taken.
  */
-const struct region *bm_runs_peek(struct bm_runs *it)
+static bool runs_pick(struct bm_runs *it)
 {
-	const struct region *best = NULL;
+	unsigned int best = BM_RUNS_MAX;
+	uint64_t bs = 0;
 
 	for (unsigned int j = 0; j < it->k; j++) {
-		const struct region *c;
+		uint64_t s;
 
 		if (it->at[j] == it->end[j])
 			continue;
-		c = &it->r[it->at[j]];
-		if (!best || pa_val(c->start) < pa_val(best->start)) {
-			best = c;
-			it->next = j;
+		s = pa_val(it->r[it->at[j]].start);
+		if (best == BM_RUNS_MAX || s < bs) {
+			best = j;
+			bs = s;
 		}
 	}
-	return best;
+	if (best == BM_RUNS_MAX)
+		return false;
+	it->next = best;
+	it->lim = UINT64_MAX;
+	it->lim_le = true;
+	for (unsigned int j = 0; j < it->k; j++) {
+		uint64_t s;
+
+		if (j == best || it->at[j] == it->end[j])
+			continue;
+		s = pa_val(it->r[it->at[j]].start);
+		if (s < it->lim || (s == it->lim && j < best)) {
+			it->lim = s;
+			it->lim_le = j > best;
+		}
+	}
+	return true;
 }
 
-/* bm_runs_next() - bm_runs_peek()'s region, taken. */
+/**
+ * bm_runs_next() - the region of lowest start not yet taken (equal
+ * starts: the earlier run's). O(1) while one run stays below the others'
+ * heads (the long run of bad pages), O(k) when the run changes.
+ * Return: it, or NULL when every run is taken.
+ */
 const struct region *bm_runs_next(struct bm_runs *it)
 {
-	const struct region *r = bm_runs_peek(it);
+	unsigned int j = it->next;
 
-	if (r)
-		it->at[it->next]++;
-	return r;
+	if (it->picked && it->at[j] < it->end[j]) {
+		uint64_t s = pa_val(it->r[it->at[j]].start);
+
+		if (s < it->lim || (it->lim_le && s == it->lim))
+			return &it->r[it->at[j]++];
+	}
+	if (!runs_pick(it))
+		return NULL;
+	it->picked = true;
+	return &it->r[it->at[it->next]++];
 }

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "common.h"
+#include "../../common/mm/bootmem_priv.h"
 
 #define N_RSV 3000
 #define PAGE  4096ULL
@@ -212,6 +213,70 @@ static void test_run_and_strays(void **state)
 	free(rsv);
 }
 
+/*
+ * bm_runs_next() against a stable sort: runs of random lengths with many
+ * equal starts across them (ties go to the earlier run, the list's
+ * order), up to BM_RUNS_MAX runs; one more run is refused.
+ */
+static void test_runs_merge_order(void **state)
+{
+	enum { MAXN = 400 };
+	static struct region r[MAXN];
+	static unsigned int want[MAXN];
+	uint32_t x = 5;
+
+	(void)state;
+	for (unsigned int round = 0; round < 200; round++) {
+		struct range_table t = {.regions = r};
+		unsigned int k = 1 + round % BM_RUNS_MAX, n = 0;
+		struct bm_runs it;
+
+		for (unsigned int j = 0; j < k; j++) {
+			unsigned int len = 1 + rnd(&x) % 40;
+			uint64_t a = rnd(&x) % 8;
+
+			for (unsigned int i = 0; i < len && n < MAXN; i++) {
+				a += rnd(&x) % 3; /* steps of 0: equal starts */
+				r[n].start = pa(a * PAGE);
+				r[n].end = pa(a * PAGE + PAGE);
+				r[n].node = n; /* its place in the list */
+				n++;
+			}
+			/* The next run starts below: a new run. */
+			if (n < MAXN) {
+				r[n].start = pa(0);
+				r[n].end = pa(PAGE);
+				r[n].node = n;
+				n++;
+			}
+		}
+		t.count = n;
+		for (unsigned int i = 0; i < n; i++)
+			want[i] = i;
+		/* Stable insertion sort of the places by start. */
+		for (unsigned int i = 1; i < n; i++) {
+			unsigned int v = want[i], j = i;
+
+			for (; j && pa_val(r[want[j - 1]].start) >
+					    pa_val(r[v].start);
+			     j--)
+				want[j] = want[j - 1];
+			want[j] = v;
+		}
+		if (!bm_runs_init(&it, &t)) {
+			assert_true(it.k == BM_RUNS_MAX);
+			continue;
+		}
+		for (unsigned int i = 0; i < n; i++) {
+			const struct region *g = bm_runs_next(&it);
+
+			assert_non_null(g);
+			assert_int_equal(g->node, want[i]);
+		}
+		assert_null(bm_runs_next(&it));
+	}
+}
+
 /* No order at all, and a few duplicates. */
 static void test_unsorted(void **state)
 {
@@ -232,6 +297,8 @@ int main(void)
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_two_runs, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_runs_merge_order,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_run_and_strays, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_unsorted, test_setup,
