@@ -341,6 +341,10 @@ static void do_mce(struct line_ctx *ctx, const struct token *tok, int n)
 	uint64_t s, e;
 	unsigned int dropped = 0;
 
+	if (ctx->files && ctx->files->mce_skip) {
+		ctx->files->mce_skipped++;
+		return;
+	}
 	if (n != 3) {
 		line_warn(ctx, "mce needs START END, line skipped");
 		return;
@@ -576,6 +580,10 @@ static bool fast_line(struct line_ctx *ctx, const char *s, size_t len)
 	if (len < 4 || !is_blank(s[3]) ||
 	    !(mce || (s[0] == 'b' && s[1] == 'a' && s[2] == 'd')))
 		return false;
+	if (mce && ctx->files && ctx->files->mce_skip) {
+		ctx->files->mce_skipped++; /* not read: do_mce() would not */
+		return true;
+	}
 	if (mce && (!ctx->files || !ctx->files->on_mce))
 		return false;
 	i = skip_blanks(s, len, i);

@@ -36,10 +36,6 @@ void sandbox_mce_history_add(void *arg, bool ram, uint64_t start, uint64_t end)
 {
 	(void)arg;
 	(void)ram;
-	if (hist_ignore) { /* only counted, for the one line */
-		hist_count++;
-		return;
-	}
 	if (hist_count == hist_cap) {
 		size_t cap = hist_cap ? hist_cap * 2 : 1024;
 		struct hist_range *n = os_realloc(hist, cap * sizeof(*n));
@@ -60,12 +56,13 @@ void sandbox_mce_history_add(void *arg, bool ram, uint64_t start, uint64_t end)
 }
 
 /*
- * This boot came with a handover: the history is the handover's (called
- * before the description is parsed: its lines are only counted).
+ * This boot came with a handover: the history is the handover's; the
+ * description's @lines mce lines were only counted (fwdesc's mce_skip).
  */
-void sandbox_mce_history_ignore(void)
+void sandbox_mce_history_ignore(unsigned int lines)
 {
 	hist_ignore = true;
+	hist_count = lines;
 }
 
 void arch_ras_boot(void)

@@ -55,6 +55,12 @@ struct fwdesc_files {
 	 */
 	fwdesc_range_fn *on_mce;
 	void *on_mce_arg;
+	/*
+	 * Set by the caller: every `mce` line is only counted in
+	 * @mce_skipped, not read (a boot whose history came otherwise).
+	 */
+	bool mce_skip;
+	unsigned int mce_skipped;
 };
 
 /*

@@ -405,6 +405,16 @@ static void test_mce_lines(void **state)
 	assert_int_equal(v.last_e, 0x4000);
 	assert_int_equal(bi.reserved.count, 0);
 	assert_int_equal(bi.ram.count, 1);
+	/* mce_skip: every mce line only counted, good or not, no warning. */
+	memset(&v, 0, sizeof(v));
+	f.mce_skip = true;
+	sandbox_console_clear();
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	assert_int_equal(fwdesc_parse_files(&bi, text, sizeof(text) - 1, &f),
+			 0);
+	assert_int_equal(f.mce_skipped, 4);
+	assert_int_equal(v.rsv, 0);
+	assert_string_equal(sandbox_console_buffer(), "");
 	/* No taker (fwdesc_parse(), hardware's replay): warned, skipped. */
 	assert_int_equal(parse("ram 0 1G node=0\nmce 0x5000 0x6000\n"), 1);
 	assert_non_null(strstr(sandbox_console_buffer(),
