@@ -6,6 +6,9 @@
  *   ram       START END [node=N]
  *   reserved  START END [name]
  *   bad       START END              (RAM of a ram line that failed)
+ *   mce       START END              (the host's runtime history: pages
+ *                                     machine checks took out before
+ *                                     this boot; sandbox loader only)
  *   cpu       HWID [node=N] [package=P] [core=C] [thread=T]
  *   distance  A B VALUE
  *   acpidump  FILE
@@ -327,6 +330,34 @@ static void do_bad(struct line_ctx *ctx, const struct token *tok, int n)
 		ctx->warnings++;
 }
 
+/*
+ * mce START END: pages this host's machine checks took out of service at
+ * runtime before this boot (a test's history, docs/liveupdate.md). Not
+ * firmware knowledge: handed to the loader (@files->on_mce), which
+ * offlines them once the heap is open as machine checks would.
+ */
+static void do_mce(struct line_ctx *ctx, const struct token *tok, int n)
+{
+	uint64_t s, e;
+	unsigned int dropped = 0;
+
+	if (ctx->files && ctx->files->mce_skip) {
+		ctx->files->mce_skipped++;
+		return;
+	}
+	if (n != 3) {
+		line_warn(ctx, "mce needs START END, line skipped");
+		return;
+	}
+	if (!ctx->files || !ctx->files->on_mce) {
+		line_warn(ctx, "mce: no runtime history here, line skipped");
+		return;
+	}
+	if (!parse_range(ctx, &tok[1], &s, &e, &dropped))
+		return;
+	ctx->files->on_mce(ctx->files->on_mce_arg, false, s, e);
+}
+
 static void do_cpu(struct line_ctx *ctx, const struct token *tok, int n)
 {
 	static const char *const names[] = {"node", "package", "core",
@@ -492,13 +523,98 @@ static void do_file(struct line_ctx *ctx, const struct token *tok, int n)
 	path[tok[1].len] = '\0';
 }
 
+/* A hex digit's value (either case), or -1. Inline: 24 a line. */
+static inline int hex_val(char ch)
+{
+	unsigned int c = (unsigned char)ch;
+
+	if (c - '0' < 10)
+		return (int)(c - '0');
+	c |= 0x20;
+	return c - 'a' < 6 ? (int)(c - 'a' + 10) : -1;
+}
+
+/*
+ * A 0x-hex number of at most 16 digits at s[*i], ended by a blank or the
+ * end of the line: its value, *@i past it. Return: false (nothing said)
+ * for anything else: the general path parses it, and says why.
+ */
+static bool fast_hex(const char *s, size_t len, size_t *i, uint64_t *out)
+{
+	size_t at = *i, first;
+	uint64_t v = 0;
+	int d;
+
+	if (len - at < 3 || s[at] != '0' || s[at + 1] != 'x')
+		return false;
+	for (at += 2, first = at; at < len && (d = hex_val(s[at])) >= 0; at++)
+		v = v << 4 | (unsigned int)d;
+	if (at == first || at - first > 16 || (at < len && !is_blank(s[at])))
+		return false;
+	*out = v;
+	*i = at;
+	return true;
+}
+
+static size_t skip_blanks(const char *s, size_t len, size_t i)
+{
+	while (i < len && is_blank(s[i]))
+		i++;
+	return i;
+}
+
+/*
+ * The lines a machine has by the 100,000 (a live update's downtime reads
+ * them: docs/liveupdate.md), `bad 0xSTART 0xEND` and `mce 0xSTART 0xEND`
+ * exactly as scripts write them, taken in one pass with no tokens: the
+ * same calls as do_bad() and do_mce() make for a good line. Return:
+ * false for any other line (another keyword, another spelling, a comment,
+ * END <= START, no taker for mce), which parse_line() then reads in full.
+ */
+static bool fast_line(struct line_ctx *ctx, const char *s, size_t len)
+{
+	bool mce = len > 4 && s[0] == 'm' && s[1] == 'c' && s[2] == 'e';
+	size_t i = 3;
+	uint64_t a, b;
+
+	if (len < 4 || !is_blank(s[3]) ||
+	    !(mce || (s[0] == 'b' && s[1] == 'a' && s[2] == 'd')))
+		return false;
+	if (mce && ctx->files && ctx->files->mce_skip) {
+		ctx->files->mce_skipped++; /* not read: do_mce() would not */
+		return true;
+	}
+	if (mce && (!ctx->files || !ctx->files->on_mce))
+		return false;
+	i = skip_blanks(s, len, i);
+	if (!fast_hex(s, len, &i, &a))
+		return false;
+	i = skip_blanks(s, len, i);
+	if (!fast_hex(s, len, &i, &b) || skip_blanks(s, len, i) != len ||
+	    b <= a)
+		return false;
+	if (mce) {
+		ctx->files->on_mce(ctx->files->on_mce_arg, false, a, b);
+		return true;
+	}
+	if (ctx->files && ctx->files->on_range)
+		ctx->files->on_range(ctx->files->on_range_arg, false, a, b);
+	if (bootinfo_add_bad(ctx->bi, pa(a), pa(b), BADMEM_FIRMWARE, false,
+			     NUMA_NO_NODE))
+		ctx->warnings++;
+	return true;
+}
+
 static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
 {
 	struct token tok[FWDESC_TOKENS];
-	const char *hash = memchr(s, '#', len);
+	const char *hash;
 	struct echo e;
 	int n;
 
+	if (fast_line(ctx, s, len))
+		return;
+	hash = memchr(s, '#', len);
 	if (hash)
 		len = (size_t)(hash - s);
 	n = tokenize(s, len, tok);
@@ -517,6 +633,8 @@ static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
 		do_bad(ctx, tok, n);
 	else if (tok_eq(&tok[0], "cpu"))
 		do_cpu(ctx, tok, n);
+	else if (tok_eq(&tok[0], "mce"))
+		do_mce(ctx, tok, n);
 	else if (tok_eq(&tok[0], "distance"))
 		do_distance(ctx, tok, n);
 	else if (tok_eq(&tok[0], "acpidump") || tok_eq(&tok[0], "dtb"))

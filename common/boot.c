@@ -677,10 +677,12 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 		liveupdate_console_release();
 		phase_skews(o);
 		phase_heap_rest(ranges);
+		arch_ras_boot();
 		inject_for_each(INJECT_POISON, poison_page, NULL);
 		inject_sea();
 	} else {
 		phase_heap(bi, nodes, o, ~0ULL);
+		arch_ras_boot();
 		inject_for_each(INJECT_POISON, poison_page, NULL);
 		inject_sea();
 		liveupdate_heap_ready(boot_times.heap_init_end);

@@ -251,7 +251,11 @@ int sandbox_main(int argc, char **argv)
 	bootinfo_init(bi, BOOT_SANDBOX);
 	if (sandbox_canary_enabled())
 		files.on_range = sandbox_canary_observe;
+	files.on_mce = sandbox_mce_history_add;
+	files.mce_skip = a.handover; /* the handover carries the history */
 	fwdesc_parse_files(bi, buf, len, &files);
+	if (files.mce_skip && files.mce_skipped)
+		sandbox_mce_history_ignore(files.mce_skipped);
 	sandbox_unmap_file(buf, len);
 	if (sandbox_replay_firmware(bi, argv[a.first], &files))
 		return 2;

@@ -21,6 +21,9 @@ int sandbox_ram_init_fd(uint64_t top, int *fd);
  */
 void sandbox_lu_args(int argc, char **argv, int first, bool prefault);
 void sandbox_lu_arena_fd(int fd);
+/* The description's mce lines (mce_history.c): kept, replayed or not. */
+void sandbox_mce_history_add(void *arg, bool ram, uint64_t start, uint64_t end);
+void sandbox_mce_history_ignore(unsigned int lines);
 /* smp.c: the thread of @cpu has ended (a live update's freeze). */
 bool sandbox_cpu_thread_exited(unsigned int cpu);
 

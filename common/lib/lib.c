@@ -13,6 +13,8 @@
 #include <keel/errno.h>
 #include <keel/string.h>
 
+#include "crc32_table.h"
+
 /**
  * strlcpy() - copy @src into @dst of @size bytes, truncating.
  * Return: strlen(@src), so truncation is detected by a result >= @size.
@@ -270,11 +272,20 @@ int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* The 4 bytes at @p as a little-endian word (any alignment). */
+static inline uint32_t le32_at(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
 /**
  * crc32() - IEEE 802.3 CRC-32 (reflected, polynomial 0xEDB88320) as zlib
  * and U-Boot compute it; pass the previous result as @crc to continue,
- * 0 to start. Bitwise: it runs on small buffers only (env, tests), so no
- * table is worth its 1 KiB.
+ * 0 to start. Sliced by 8 (crc32_table.h, 8 KiB): a live update's
+ * handover with 100,000 bad-page ranges is 1.6 MB, checksummed by the old
+ * image and again by the new one in the downtime, where the bitwise form
+ * took some 20 ns a byte.
  * Return: the updated CRC.
  */
 uint32_t crc32(uint32_t crc, const void *buf, size_t len)
@@ -282,10 +293,15 @@ uint32_t crc32(uint32_t crc, const void *buf, size_t len)
 	const unsigned char *p = buf;
 
 	crc = ~crc;
-	while (len--) {
-		crc ^= *p++;
-		for (int k = 0; k < 8; k++)
-			crc = (crc >> 1) ^ (0xEDB88320u & -(crc & 1));
+	for (; len >= 8; p += 8, len -= 8) {
+		uint32_t lo = crc ^ le32_at(p), hi = le32_at(p + 4);
+
+		crc = crc32_tab[7][lo & 0xff] ^ crc32_tab[6][(lo >> 8) & 0xff] ^
+		      crc32_tab[5][(lo >> 16) & 0xff] ^ crc32_tab[4][lo >> 24] ^
+		      crc32_tab[3][hi & 0xff] ^ crc32_tab[2][(hi >> 8) & 0xff] ^
+		      crc32_tab[1][(hi >> 16) & 0xff] ^ crc32_tab[0][hi >> 24];
 	}
+	while (len--)
+		crc = (crc >> 8) ^ crc32_tab[0][(crc ^ *p++) & 0xff];
 	return ~crc;
 }

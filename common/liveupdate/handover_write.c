@@ -169,6 +169,69 @@ static int cmp_range(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+static void swap_ranges(struct handover_range *a, struct handover_range *b)
+{
+	struct handover_range t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/*
+ * @r[0..n) by start, in place: a quicksort on the start (median of three,
+ * the smaller side first by recursion, the larger by the loop), insertion
+ * below 16, and past @depth levels the generic sort() (heapsort: O(n log
+ * n) whatever the input). The heap's bad pages come in the order they
+ * went bad: 100,000 of them took the generic sort, a call and a byte-wise
+ * swap a step, 23 ms of a live update's downtime.
+ */
+static void sort_ranges(struct handover_range *r, int64_t n, unsigned int depth)
+{
+	while (n > 16) {
+		int64_t i = -1, j = n, m = n / 2;
+		uint64_t p;
+
+		if (!depth--) {
+			sort(r, (size_t)n, sizeof(*r), cmp_range);
+			return;
+		}
+		if (r[m].start < r[0].start)
+			swap_ranges(&r[m], &r[0]);
+		if (r[n - 1].start < r[0].start)
+			swap_ranges(&r[n - 1], &r[0]);
+		if (r[n - 1].start < r[m].start)
+			swap_ranges(&r[n - 1], &r[m]);
+		p = r[m].start;
+		for (;;) { /* Hoare: [0, j] <= p <= [j + 1, n) */
+			do
+				i++;
+			while (r[i].start < p);
+			do
+				j--;
+			while (r[j].start > p);
+			if (i >= j)
+				break;
+			swap_ranges(&r[i], &r[j]);
+		}
+		if (j + 1 < n - j - 1) {
+			sort_ranges(r, j + 1, depth);
+			r += j + 1;
+			n -= j + 1;
+		} else {
+			sort_ranges(r + j + 1, n - j - 1, depth);
+			n = j + 1;
+		}
+	}
+	for (int64_t i = 1; i < n; i++) {
+		struct handover_range x = r[i];
+		int64_t k = i;
+
+		for (; k && r[k - 1].start > x.start; k--)
+			r[k] = r[k - 1];
+		r[k] = x;
+	}
+}
+
 /*
  * @r[0..n) sorted, touching or overlapping ranges made one. A list that
  * comes sorted (the heap's bad pages, walked in address order) is only
@@ -180,8 +243,13 @@ static uint64_t sort_join(struct handover_range *r, uint64_t n)
 
 	while (i < n && r[i - 1].start <= r[i].start)
 		i++;
-	if (i < n)
-		sort(r, n, sizeof(*r), cmp_range);
+	if (i < n) {
+		unsigned int depth = 0; /* 2 log2(n) levels of quicksort */
+
+		for (uint64_t k = n; k > 1; k >>= 1)
+			depth += 2;
+		sort_ranges(r, (int64_t)n, depth);
+	}
 	for (i = 0; i < n; i++) {
 		if (m && r[i].start <= r[m - 1].end)
 			r[m - 1].end = MAX(r[m - 1].end, r[i].end);

@@ -84,6 +84,8 @@ struct range_table bm_rsv = TABLE_INIT(rsv_store, bm_same_name);
  */
 static uint64_t filling_s, filling_e;
 static uint64_t grown_s, grown_e;
+/* Pieces of the list the load gave to the general fill. */
+static uint64_t load_filled;
 /* presize_reserved()'s store, reserved after the list is loaded. */
 static uint64_t presized_s, presized_e;
 
@@ -114,6 +116,7 @@ void bootmem_init(void)
 	bm_ram = &own_ram;
 	bm_rsv = TABLE_INIT(rsv_store, bm_same_name);
 	filling_s = filling_e = grown_s = grown_e = 0;
+	load_filled = 0;
 	presized_s = presized_e = 0;
 	resizable = false;
 	bm_alloc_bytes = 0;
@@ -321,16 +324,66 @@ static void take_ram(struct bootinfo *bi)
 }
 
 /*
+ * [s, e) (s < e, whole pages) of @r at the end of the reserved table, in
+ * place: the sorted list loaded in order into a table presized for it
+ * (100,000 bad pages in a live update's downtime). The last region grows
+ * when it touches it under the same name, else a region is written after
+ * it, @r's name copied whole: what bm_reserve_range() does in that case,
+ * without its copies of the region. Return: false when [s, e) is not
+ * above every region or the table is full: bm_reserve_range() then.
+ */
+static bool load_at_end(uint64_t s, uint64_t e, const struct region *r)
+{
+	const char *name = r->name[0] ? r->name : "firmware";
+	struct region *n;
+
+	if (bm_rsv.count == bm_rsv.cap)
+		return false;
+	if (bm_rsv.count) {
+		n = &bm_rsv.regions[bm_rsv.count - 1];
+		if (s < pa_val(n->end))
+			return false;
+		if (s == pa_val(n->end) && !strcmp(n->name, name)) {
+			n->end = pa(e);
+			return true;
+		}
+	}
+	n = &bm_rsv.regions[bm_rsv.count++];
+	n->start = pa(s);
+	n->end = pa(e);
+	n->node = 0;
+	n->flags = 0;
+	if (r->name[0])
+		memcpy(n->name, r->name, sizeof(n->name));
+	else
+		strlcpy(n->name, name, sizeof(n->name));
+	return true;
+}
+
+/*
  * @bi's reserved ranges, trimmed to RAM, into the reserved table; or, with
  * @count_only, only counted: the pieces they make (at most the regions
- * they take).
+ * they take). A long list in a few sorted runs (@load_merged) is read in
+ * address order, merged as it goes; any other in its own order.
  */
+static bool load_merged;
+
+/** bootmem_load_filled() - see keel/bootmem.h. */
+uint64_t bootmem_load_filled(void)
+{
+	return load_filled;
+}
+
 static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 {
+	struct bm_runs it;
+	bool merged =
+		load_merged && !count_only && bm_runs_init(&it, &bi->reserved);
 	uint64_t pieces = 0;
 
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
-		const struct region *r = &bi->reserved.regions[i];
+		const struct region *r =
+			merged ? bm_runs_next(&it) : &bi->reserved.regions[i];
 		uint64_t s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
 		uint64_t e = ALIGN_UP(pa_val(r->end), PAGE_SIZE);
 		unsigned int j = range_table_first_ending_above(bm_ram, pa(s));
@@ -345,10 +398,11 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 			if (rs >= re)
 				continue;
 			pieces++;
-			if (!count_only)
-				bm_reserve_range(rs, re,
-						 r->name[0] ? r->name
-							    : "firmware");
+			if (count_only || load_at_end(rs, re, r))
+				continue;
+			load_filled++;
+			bm_reserve_range(rs, re,
+					 r->name[0] ? r->name : "firmware");
 		}
 	}
 	return pieces;
@@ -406,76 +460,6 @@ static void presize_reserved(const struct bootinfo *bi)
 	merged_gap_bytes = 0;
 }
 
-/*
- * A list of many ranges in few sorted runs (a live update's new image:
- * the firmware's 100,000 bad pages, then the handover's preserved ranges)
- * sorted in O(n): the longest run stays, the few others (at most
- * SORT_SIDE_MAX: the image stays small) are sorted aside and merged in from the top down. Equal
- * starts keep the list's order (the first given names the bytes, as
- * docs/liveupdate.md says of the handover's bad pages after its preserved
- * ranges). Any other list: the full sort. Return: whether it was merged.
- */
-#define SORT_SIDE_MAX 64
-static struct {
-	struct region r;
-	bool before; /* it was before the run in the list */
-} sort_side[SORT_SIDE_MAX];
-
-/* Insertion sort of the side by start: stable, and at most 64 of them. */
-static void sort_side_stable(unsigned int n)
-{
-	for (unsigned int i = 1; i < n; i++) {
-		typeof(sort_side[0]) x = sort_side[i];
-		unsigned int j = i;
-
-		for (;
-		     j && pa_val(sort_side[j - 1].r.start) > pa_val(x.r.start);
-		     j--)
-			sort_side[j] = sort_side[j - 1];
-		sort_side[j] = x;
-	}
-}
-
-/* Does side element @k go before run element @r in the merged list? */
-static bool side_first(unsigned int k, const struct region *r)
-{
-	uint64_t a = pa_val(sort_side[k].r.start), b = pa_val(r->start);
-
-	return a < b || (a == b && sort_side[k].before);
-}
-
-static bool sort_few_runs(struct range_table *t)
-{
-	struct region *r = t->regions;
-	unsigned int a = 0, len = 0, side = 0, run, i, k, out;
-
-	for (i = 0, run = 0; i < t->count; i++) {
-		if (i && pa_val(r[i].start) < pa_val(r[i - 1].start))
-			run = i;
-		if (i + 1 - run > len) {
-			a = run;
-			len = i + 1 - run;
-		}
-	}
-	if (t->count - len > SORT_SIDE_MAX)
-		return false;
-	for (i = 0; i < t->count; i++) {
-		if (i >= a && i < a + len)
-			continue;
-		sort_side[side].r = r[i];
-		sort_side[side++].before = i < a;
-	}
-	sort_side_stable(side);
-	memmove(r, r + a, (size_t)len * sizeof(*r));
-	for (i = len, k = side, out = t->count; k;) {
-		if (i && side_first(k - 1, &r[i - 1]))
-			r[--out] = r[--i];
-		else
-			r[--out] = sort_side[--k].r;
-	}
-	return true;
-}
-
 /**
  * bootmem_init_from_bootinfo() - all RAM of @bi (its table taken over),
  * then its reserved ranges trimmed to RAM (reserved bytes outside RAM
@@ -484,15 +468,21 @@ static bool sort_few_runs(struct range_table *t)
  */
 void bootmem_init_from_bootinfo(struct bootinfo *bi)
 {
+	struct bm_runs it;
+
 	take_ram(bi);
 	/*
 	 * More ranges than the static table: loaded in address order, so
-	 * each fill appends (O(log n)); in the firmware's order a list
-	 * given top-down moved the whole table per range (120,000: 25 s).
-	 * Where such ranges overlap, the lower start names the bytes.
+	 * each fill appends (O(1)); in the firmware's order a list given
+	 * top-down moved the whole table per range (120,000: 25 s). A list
+	 * in at most BM_RUNS_MAX sorted runs (firmware's bad pages, then a
+	 * handover's) is merged as it loads, not sorted: no copy of it.
+	 * Where such ranges overlap, the lower start names the bytes (equal
+	 * starts: the one given first).
 	 */
-	if (bi->reserved.count > BOOTMEM_STATIC_REGIONS &&
-	    !sort_few_runs(&bi->reserved))
+	load_merged = bi->reserved.count > BOOTMEM_STATIC_REGIONS;
+	if (load_merged && !bm_runs_init(&it, &bi->reserved) &&
+	    !bm_sort_few_runs(&bi->reserved))
 		range_table_sort(&bi->reserved);
 	presize_reserved(bi);
 	load_reserved(bi, false);

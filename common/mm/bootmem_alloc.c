@@ -354,27 +354,29 @@ paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
 
 /*
  * The highest page-aligned place for @bytes in RAM clear of every range
- * of @list, a list sorted by start (its ranges may overlap): one walk
- * beside the RAM table, O(RAM + list). Return: false when none, or when
- * @list is not sorted (the caller takes the slower way).
+ * of @list, a list in at most BM_RUNS_MAX sorted runs (its ranges may
+ * overlap), read in address order (bm_runs_next()): one walk beside the
+ * RAM table, O(RAM + list x runs). Return: false when none, or when
+ * @list has more runs (the caller takes the slower way).
  */
 bool bm_fit_outside_list(const struct range_table *list, uint64_t bytes,
 			 uint64_t *out)
 {
-	const struct region *v = list->regions;
-	unsigned int j = 0;
+	const struct region *v;
+	struct bm_runs it;
 	bool found = false;
 
-	for (unsigned int i = 1; i < list->count; i++)
-		if (pa_val(v[i].start) < pa_val(v[i - 1].start))
-			return false;
+	if (!bm_runs_init(&it, list))
+		return false;
+	v = bm_runs_next(&it);
 	for (unsigned int i = 0; i < bm_ram->count; i++) {
 		uint64_t cur = pa_val(bm_ram->regions[i].start);
 		uint64_t re = pa_val(bm_ram->regions[i].end);
 
-		for (; j < list->count && pa_val(v[j].start) < re; j++) {
-			uint64_t s = ALIGN_DOWN(pa_val(v[j].start), PAGE_SIZE);
-			uint64_t e = ALIGN_UP(pa_val(v[j].end), PAGE_SIZE);
+		/* @v is read again by the next RAM region when it reaches it. */
+		for (; v && pa_val(v->start) < re; v = bm_runs_next(&it)) {
+			uint64_t s = ALIGN_DOWN(pa_val(v->start), PAGE_SIZE);
+			uint64_t e = ALIGN_UP(pa_val(v->end), PAGE_SIZE);
 
 			if (s > cur && s - cur >= bytes) {
 				*out = s - bytes;

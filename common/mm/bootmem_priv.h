@@ -39,5 +39,26 @@ bool bm_fit_outside_list(const struct range_table *list, uint64_t bytes,
 			 uint64_t *out);
 /* bootmem_init(): the allocation side's state forgotten. */
 void bm_alloc_reset(void);
+/*
+ * A list of many ranges in few sorted runs sorted in O(n)
+ * (bootmem_sort.c). Return: whether it was (else: the full sort).
+ */
+bool bm_sort_few_runs(struct range_table *t);
+/*
+ * A list in at most BM_RUNS_MAX sorted runs read in address order with no
+ * sort (a k-way merge: a live update's new image lists the firmware's
+ * bad pages, then the handover's, two long runs): O(k) a region, no copy
+ * of the list (bootmem_sort.c).
+ */
+#define BM_RUNS_MAX 8
+struct bm_runs {
+	const struct region *r;
+	unsigned int k, next; /* runs; the one being read */
+	unsigned int at[BM_RUNS_MAX], end[BM_RUNS_MAX];
+	uint64_t lim; /* @next is read on while below it (or at it: @lim_le) */
+	bool lim_le, picked;
+};
+bool bm_runs_init(struct bm_runs *it, const struct range_table *t);
+const struct region *bm_runs_next(struct bm_runs *it);
 
 #endif

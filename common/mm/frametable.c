@@ -157,11 +157,49 @@ static uint64_t section_entries(const struct ft_section *fs)
 	return fs->hi - fs->lo;
 }
 
+/*
+ * Whether a free range of @node may hold @bytes: RAM minus the reserved
+ * table, both sorted, in one tight walk. bootmem_alloc_try() finds none
+ * only after stepping over every gap of the node its own way: 100,000
+ * bad pages leave no range for a node's whole frame table, and that
+ * search cost a millisecond of a live update's downtime. A superset of
+ * what the allocator may take (no mem= top, no alignment): false means
+ * it would fail.
+ */
+static bool node_may_hold(uint32_t node, uint64_t bytes)
+{
+	unsigned int rc, mc, j = 0;
+	const struct region *rsv = bootmem_reserved_regions(&rc);
+	const struct region *ram = bootmem_ram_regions(&mc);
+
+	for (unsigned int i = 0; i < mc; i++) {
+		uint64_t cur = pa_val(ram[i].start), re = pa_val(ram[i].end);
+
+		while (j < rc && pa_val(rsv[j].end) <= cur)
+			j++;
+		if (ram[i].node != node)
+			continue;
+		for (; j < rc && pa_val(rsv[j].start) < re; j++) {
+			if (pa_val(rsv[j].start) > cur &&
+			    pa_val(rsv[j].start) - cur >= bytes)
+				return true;
+			cur = MAX(cur, pa_val(rsv[j].end));
+			if (pa_val(rsv[j].end) > re)
+				break; /* it reaches the next RAM range too */
+		}
+		if (re > cur && re - cur >= bytes)
+			return true;
+	}
+	return false;
+}
+
 /* Level 1: one piece for all of @node's sections. */
 static bool store_node(uint32_t node, uint64_t entries)
 {
 	struct page_info *next;
 
+	if (!node_may_hold(node, entries * sizeof(struct page_info)))
+		return false;
 	next = ft_alloc(entries * sizeof(struct page_info), node);
 	if (!next)
 		return false;

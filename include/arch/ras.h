@@ -22,4 +22,12 @@
  */
 int arch_ras_raise_sea(uint64_t *pa);
 
+/*
+ * arch_ras_boot() - once the heap is open (before inject=poison): pages
+ * the arch knows failed before this boot and must take out of service
+ * itself. The sandbox replays its description's `mce` lines (a host's
+ * runtime history, arch/sandbox/mce_history.c); the others have none.
+ */
+void arch_ras_boot(void);
+
 #endif

@@ -126,6 +126,14 @@ bool bootmem_free_at_least(uint64_t bytes);
  * not O(reserved regions); the unit tests count them.
  */
 uint64_t bootmem_walk_steps(void);
+/*
+ * Pieces of bootinfo's reserved list that bootmem_init_from_bootinfo()
+ * could not append at the table's end in address order and gave to the
+ * general fill (an overlap, or a list loaded out of order): a long list
+ * in a few sorted runs is merged as it loads, so only its overlaps count;
+ * the unit tests count them.
+ */
+uint64_t bootmem_load_filled(void);
 
 /*
  * bootmem_alloc_series(): many pieces on one node in one top-down walk,

@@ -8,6 +8,8 @@
  *   distance  A B VALUE
  *   acpidump  FILE		(a machine's ACPI tables: firmware replay)
  *   dtb       FILE		(a flattened device tree: firmware replay)
+ *   mce       START END	(pages machine checks took before this boot:
+ *				 @files->on_mce, the sandbox offlines them)
  * '#' starts a comment; numbers decimal or 0x-hex with optional K/M/G/T.
  * A pure parser over a buffer: it never reads outside [buf, buf+len), and
  * every byte up to len counts: a NUL or other control byte is part of its
@@ -46,6 +48,19 @@ struct fwdesc_files {
 	char dtb[FWDESC_PATH_MAX];
 	fwdesc_range_fn *on_range; /* optional observer, set by the caller */
 	void *on_range_arg;
+	/*
+	 * `mce START END` lines (the host's runtime history, ram false),
+	 * set by a loader that offlines them; NULL: such lines are warned
+	 * and skipped.
+	 */
+	fwdesc_range_fn *on_mce;
+	void *on_mce_arg;
+	/*
+	 * Set by the caller: every `mce` line is only counted in
+	 * @mce_skipped, not read (a boot whose history came otherwise).
+	 */
+	bool mce_skip;
+	unsigned int mce_skipped;
 };
 
 /*

@@ -42,6 +42,7 @@ from .runtime_cases import runtime_cases
 from .poison_cases import poison_cases
 from .bad_domain_cases import bad_domain_cases
 from .lu_bad_cases import lu_bad_cases
+from .lu_mce_cases import lu_mce_cases
 from .lu_give_back_cases import lu_give_back_cases
 from .lu_churn_cases import lu_churn_cases
 
@@ -77,7 +78,8 @@ def cases():
             poison_cases(Case) +
             badmem_cases(Case) +
             bad_domain_cases(Case) + lu_give_back_cases(Case) +
-            lu_churn_cases(Case) + lu_bad_cases(Case))
+            lu_churn_cases(Case) + lu_bad_cases(Case) +
+            lu_mce_cases(Case))
 
 
 def boot_cases():

@@ -359,6 +359,42 @@ static void test_fwdesc_bad_lines(void **state)
 	assert_true(test_console_contains("firmware: 1 bad pages are not RAM"));
 }
 
+/*
+ * badmem_boot()'s count of firmware bad pages outside RAM walks beside
+ * RAM while the ranges come in order and searches again when one goes
+ * back: RAM [1 GiB, 2 GiB) and [3 GiB, 4 GiB); ranges below, across
+ * each hole, above, and out of order; 1 + 2 + 1 + 3 + 1 pages outside.
+ */
+static void test_firmware_outside_ram_walk(void **state)
+{
+	static const struct {
+		uint64_t s, e;
+	} r[] = {
+		{0x3fff0000, 0x40001000},   /* 16 below, 1 in */
+		{0x7ffff000, 0xc0002000},   /* the hole: 256 Ki */
+		{0x100000000, 0x100003000}, /* 3 above */
+		{0x40001000, 0x40002000},   /* back: in RAM */
+		{0xbffff000, 0xc0001000},   /* 1 out, 1 in */
+		{0x50000000, 0x50001000},   /* in RAM */
+	};
+	char want[96];
+
+	(void)state;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(1ULL << 30), pa(2ULL << 30), 0);
+	bootinfo_add_ram(&bi, pa(3ULL << 30), pa(4ULL << 30), 0);
+	for (unsigned int i = 0; i < ARRAY_SIZE(r); i++)
+		bootinfo_add_bad(&bi, pa(r[i].s), pa(r[i].e), BADMEM_FIRMWARE,
+				 false, 0);
+	bootinfo_sanitise(&bi);
+	sandbox_console_clear();
+	badmem_boot(&bi);
+	/* 16 + (1 GiB / 4 KiB) + 3 + 1 = 262164 pages not RAM. */
+	snprintf(want, sizeof(want), "firmware: %u bad pages are not RAM",
+		 16 + 262144 + 3 + 1);
+	assert_true(test_console_contains(want));
+}
+
 static void test_uefi_unusable(void **state)
 {
 	struct uefi_mem_desc d[2] = {
@@ -422,6 +458,7 @@ int main(void)
 		T(test_cmdline),
 		T(test_cmdline_badram_bound),
 		T(test_fwdesc_bad_lines),
+		T(test_firmware_outside_ram_walk),
 		T(test_uefi_unusable),
 		T(test_names),
 	};

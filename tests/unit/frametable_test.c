@@ -4,6 +4,8 @@
  * edges have none, a section shared by two nodes lives on the node of its
  * lowest RAM page, each node's storage is node-local and accounted.
  */
+#include <stdlib.h>
+
 #include "common.h"
 
 static const struct test_ram ram[] = {
@@ -220,6 +222,41 @@ static void test_no_room_left_out(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * A node whose free memory is cut every 4 MiB by a reserved page (bad
+ * pages) has no range for its whole frame table: level 1 is not tried
+ * by a search that steps over every gap (bootmem_walk_steps()), the
+ * sections still get their entries.
+ */
+static void test_no_whole_piece_no_search(void **state)
+{
+	static const struct test_ram big[] = {
+		{16 * MiB, 16 * MiB + 2 * GiB, 0}};
+	enum { N = 2 * 256 };
+	struct test_rsv *rsv = calloc(N, sizeof(*rsv));
+	struct test_machine_cfg c = {
+		.ram = big,
+		.ram_count = 1,
+		.rsv = rsv,
+		.rsv_count = N,
+		.no_handoff = true,
+	};
+
+	(void)state;
+	assert_non_null(rsv);
+	for (unsigned int i = 0; i < N; i++) {
+		uint64_t a = 16 * MiB + (uint64_t)i * 4 * MiB + 2 * MiB;
+
+		rsv[i] = (struct test_rsv){a, a + 4096, "bad firmware"};
+	}
+	test_machine_boot(&c);
+	assert_true(frametable_pieces() > 1);
+	assert_true(bootmem_walk_steps() < N / 2);
+	for (uint64_t a = 16 * MiB; a < 16 * MiB + 2 * GiB; a += 64 * MiB)
+		assert_non_null(pfn_to_page_or_null(paddr_to_pfn(pa(a))));
+	free(rsv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -232,6 +269,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_fragmented_blocks,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_no_room_left_out,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_no_whole_piece_no_search,
 						test_setup, test_teardown),
 	};
 

@@ -376,6 +376,144 @@ static void test_range_observer(void **state)
 	assert_int_equal(v.last_e, ((uint64_t)n << 16) + 4096);
 }
 
+/*
+ * mce START END (the host's runtime history): given to on_mce only, never
+ * RAM or a reservation; warned and skipped without a taker, malformed.
+ */
+static void test_mce_lines(void **state)
+{
+	static const char text[] = "ram 0 1G node=0\n"
+				   "mce 0x5000 0x6000\n"
+				   "mce 0x9000\n"
+				   "mce 0x8000 0x7000\n"
+				   "mce 0x2000 0x4000 # two pages\n";
+	struct fwdesc_files f = {0};
+	struct seen v = {0};
+
+	f.on_mce = observe;
+	f.on_mce_arg = &v;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	assert_int_equal(fwdesc_parse_files(&bi, text, sizeof(text) - 1, &f),
+			 2);
+	assert_non_null(strstr(sandbox_console_buffer(),
+			       "line 3: mce needs START END"));
+	assert_non_null(strstr(sandbox_console_buffer(),
+			       "line 4: END 0x7000 <= START 0x8000"));
+	assert_int_equal(v.rsv, 2);
+	assert_int_equal(v.ram, 0);
+	assert_int_equal(v.last_s, 0x2000);
+	assert_int_equal(v.last_e, 0x4000);
+	assert_int_equal(bi.reserved.count, 0);
+	assert_int_equal(bi.ram.count, 1);
+	/* mce_skip: every mce line only counted, good or not, no warning. */
+	memset(&v, 0, sizeof(v));
+	f.mce_skip = true;
+	sandbox_console_clear();
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	assert_int_equal(fwdesc_parse_files(&bi, text, sizeof(text) - 1, &f),
+			 0);
+	assert_int_equal(f.mce_skipped, 4);
+	assert_int_equal(v.rsv, 0);
+	assert_string_equal(sandbox_console_buffer(), "");
+	/* No taker (fwdesc_parse(), hardware's replay): warned, skipped. */
+	assert_int_equal(parse("ram 0 1G node=0\nmce 0x5000 0x6000\n"), 1);
+	assert_non_null(strstr(sandbox_console_buffer(),
+			       "line 2: mce: no runtime history here"));
+	assert_int_equal(bi.reserved.count, 0);
+}
+
+/* One line's result: the reserved list, the warnings, the mce ranges. */
+struct line_result {
+	unsigned int warnings, count, mce;
+	uint64_t s, e, mce_s, mce_e;
+	char name[BOOTINFO_NAME_MAX];
+	char console[256];
+};
+
+static void line_result(const char *line, struct line_result *out)
+{
+	struct fwdesc_files f = {0};
+	struct seen v = {0};
+	const char *c;
+
+	memset(out, 0, sizeof(*out));
+	f.on_mce = observe;
+	f.on_mce_arg = &v;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	sandbox_console_clear();
+	out->warnings = fwdesc_parse_files(&bi, line, strlen(line), &f);
+	out->count = bi.reserved.count;
+	if (bi.reserved.count) {
+		out->s = pa_val(bi.reserved.regions[0].start);
+		out->e = pa_val(bi.reserved.regions[0].end);
+		memcpy(out->name, bi.reserved.regions[0].name,
+		       sizeof(out->name));
+	}
+	out->mce = v.rsv;
+	out->mce_s = v.last_s;
+	out->mce_e = v.last_e;
+	c = sandbox_console_buffer();
+	strncpy(out->console, c, sizeof(out->console) - 1);
+}
+
+/*
+ * The one-pass path for `bad`/`mce 0xS 0xE` lines (fast_line()) against
+ * the full parse: the same line with a comment after it takes the full
+ * path, and must come out the same, for good lines and for every near
+ * miss (digits, case, blanks, junk, END <= START, too long a number).
+ */
+static void test_fast_lines_match_full(void **state)
+{
+	static const char *const lines[] = {
+		"bad 0x5000 0x6000",
+		"bad\t0x5000   0x7000\r",
+		"bad 0x5000 0x6000 ",
+		"mce 0x5000 0x6000",
+		"bad 0xABCdef000 0xabcdef1000",
+		"bad 0x6000 0x5000",
+		"bad 0x5000 0x5000",
+		"bad 0x5000",
+		"bad 0x5000 0x6000 0x7000",
+		"bad 0x 0x6000",
+		"bad 0x5000 0x6g00",
+		"bad 0X5000 0x6000",
+		"bad 20480 0x6000",
+		"bad 0x5000 8K",
+		"bad 0xffffffffffff0000 0xfffffffffffff000",
+		"bad 0x00000000000005000 0x6000",
+		"bad 0x10000000000000000 0x6000",
+		"bads 0x5000 0x6000",
+		"ba 0x5000 0x6000",
+		"mce 0x5000 0x6000 node=1",
+	};
+	struct line_result fast, full;
+	char buf[128];
+
+	(void)state;
+	for (unsigned int i = 0; i < ARRAY_SIZE(lines); i++) {
+		line_result(lines[i], &fast);
+		snprintf(buf, sizeof(buf), "%s # full path", lines[i]);
+		line_result(buf, &full);
+		if (memcmp(&fast, &full, sizeof(fast)))
+			fail_msg("\"%s\": fast %u warnings, %u reserved "
+				 "[%#llx, %#llx) %s, %u mce \"%s\"; full %u, "
+				 "%u [%#llx, %#llx) %s, %u \"%s\"",
+				 lines[i], fast.warnings, fast.count,
+				 (unsigned long long)fast.s,
+				 (unsigned long long)fast.e, fast.name,
+				 fast.mce, fast.console, full.warnings,
+				 full.count, (unsigned long long)full.s,
+				 (unsigned long long)full.e, full.name,
+				 full.mce, full.console);
+	}
+	line_result("bad 0x5000 0x6000", &fast);
+	assert_int_equal(fast.count, 1);
+	assert_string_equal(fast.name, "bad firmware");
+	line_result("mce 0x5000 0x6000", &fast);
+	assert_int_equal(fast.mce, 1);
+	assert_int_equal(fast.count, 0);
+}
+
 static void test_long_lines_and_bounds(void **state)
 {
 	char buf[1024];
@@ -480,6 +618,8 @@ int main(void)
 		T(test_long_lines_and_bounds),
 		T(test_nul_byte),
 		T(test_range_observer),
+		T(test_mce_lines),
+		T(test_fast_lines_match_full),
 		T(test_file_malformed),
 		T(test_random),
 		T(test_empty_ranges_counted),

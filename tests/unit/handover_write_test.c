@@ -10,7 +10,7 @@
 #include <keel/handover.h>
 #include <keel/liveupdate.h>
 
-static uint8_t buf[8192] __attribute__((aligned(8)));
+static uint8_t buf[1 << 17] __attribute__((aligned(8)));
 
 /* The bad record's count, ranges in @out (at most @max). */
 static uint32_t bad_record(struct handover_range *out, unsigned int max)
@@ -81,11 +81,65 @@ static void test_unsorted_tail(void **state)
 		assert_int_equal(r[i].start, 0x10000 * (i + 1));
 }
 
+static int cmp_u64s(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * The record against a plain sort and join of the same starts: 5,000
+ * ranges at random, descending (the heap's list is in the order pages
+ * went bad), all on few starts (equal keys), all equal, and sorted but
+ * for runs reversed: the quicksort's cases, and its depth-bound fallback.
+ */
+static void test_many_orders(void **state)
+{
+	enum { N = 5000 };
+	static uint64_t starts[N], want[N];
+	static struct handover_range r[N];
+	uint32_t x = 38;
+
+	(void)state;
+	for (unsigned int kind = 0; kind < 5; kind++) {
+		unsigned int m = 0;
+
+		for (unsigned int i = 0; i < N; i++) {
+			x = x * 1103515245u + 12345u;
+			starts[i] = kind == 0	? (uint64_t)(x >> 4) << 12
+				    : kind == 1 ? (uint64_t)(N - i) << 14
+				    : kind == 2 ? (uint64_t)(x % 7) << 16
+				    : kind == 3 ? 0x5000
+						: (uint64_t)(i ^ 7) << 14;
+		}
+		write_list(starts, N);
+		memcpy(want, starts, sizeof(starts));
+		qsort(want, N, sizeof(*want), cmp_u64s);
+		for (unsigned int i = 0; i < N; i++) {
+			if (m && want[i] <= r[m - 1].end) {
+				r[m - 1].end =
+					MAX(r[m - 1].end, want[i] + 0x2000);
+				continue;
+			}
+			r[m].start = want[i];
+			r[m++].end = want[i] + 0x2000;
+		}
+		{
+			static struct handover_range got[N];
+
+			assert_int_equal(bad_record(got, N), m);
+			assert_memory_equal(got, r, m * sizeof(*r));
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sorted_joined),
 		cmocka_unit_test(test_unsorted_tail),
+		cmocka_unit_test(test_many_orders),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

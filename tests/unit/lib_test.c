@@ -270,6 +270,38 @@ static void test_crc32(void **state)
 			0xCBF43926u);
 }
 
+/* The bitwise definition, the reference the sliced crc32() must match. */
+static uint32_t crc32_bitwise(uint32_t crc, const unsigned char *p, size_t n)
+{
+	crc = ~crc;
+	while (n--) {
+		crc ^= *p++;
+		for (int k = 0; k < 8; k++)
+			crc = (crc >> 1) ^ (0xEDB88320u & -(crc & 1));
+	}
+	return ~crc;
+}
+
+/* Every length 0..80 at every offset 0..7, and continued at every cut. */
+static void test_crc32_sliced(void **state)
+{
+	static unsigned char buf[96];
+	uint32_t x = 0x12345678;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (unsigned char)(x >> 16);
+	}
+	for (size_t off = 0; off < 8; off++)
+		for (size_t n = 0; n <= 80; n++)
+			assert_int_equal(crc32(0, buf + off, n),
+					 crc32_bitwise(0, buf + off, n));
+	for (size_t cut = 0; cut <= 80; cut++)
+		assert_int_equal(crc32(crc32(7, buf, cut), buf + cut, 80 - cut),
+				 crc32_bitwise(7, buf, 80));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -280,6 +312,7 @@ int main(void)
 		cmocka_unit_test(test_format_bytes),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_crc32),
+		cmocka_unit_test(test_crc32_sliced),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
