@@ -207,6 +207,8 @@ static bool append_above(uint64_t s, uint64_t e, const struct region *r)
 	}
 	add.start = pa(s);
 	add.end = pa(e);
+	add.node = 0; /* a reservation: its name is all it keeps */
+	add.flags = 0;
 	return !range_table_append(&bm_rsv, &add);
 }
 
@@ -324,43 +326,6 @@ static void take_ram(struct bootinfo *bi)
 }
 
 /*
- * [s, e) (s < e, whole pages) of @r at the end of the reserved table, in
- * place: the sorted list loaded in order into a table presized for it
- * (100,000 bad pages in a live update's downtime). The last region grows
- * when it touches it under the same name, else a region is written after
- * it, @r's name copied whole: what bm_reserve_range() does in that case,
- * without its copies of the region. Return: false when [s, e) is not
- * above every region or the table is full: bm_reserve_range() then.
- */
-static bool load_at_end(uint64_t s, uint64_t e, const struct region *r)
-{
-	const char *name = r->name[0] ? r->name : "firmware";
-	struct region *n;
-
-	if (bm_rsv.count == bm_rsv.cap)
-		return false;
-	if (bm_rsv.count) {
-		n = &bm_rsv.regions[bm_rsv.count - 1];
-		if (s < pa_val(n->end))
-			return false;
-		if (s == pa_val(n->end) && !strcmp(n->name, name)) {
-			n->end = pa(e);
-			return true;
-		}
-	}
-	n = &bm_rsv.regions[bm_rsv.count++];
-	n->start = pa(s);
-	n->end = pa(e);
-	n->node = 0;
-	n->flags = 0;
-	if (r->name[0])
-		memcpy(n->name, r->name, sizeof(n->name));
-	else
-		strlcpy(n->name, name, sizeof(n->name));
-	return true;
-}
-
-/*
  * @bi's reserved ranges, trimmed to RAM, into the reserved table; or, with
  * @count_only, only counted: the pieces they make (at most the regions
  * they take). A long list in a few sorted runs (@load_merged) is read in
@@ -398,7 +363,14 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 			if (rs >= re)
 				continue;
 			pieces++;
-			if (count_only || load_at_end(rs, re, r))
+			/*
+			 * A sorted list appends in O(1), the table presized
+			 * for it (never grown here: that needs the fill's
+			 * guard); a nameless range is the fill's "firmware".
+			 */
+			if (count_only ||
+			    (r->name[0] && bm_rsv.count < bm_rsv.cap &&
+			     append_above(rs, re, r)))
 				continue;
 			load_filled++;
 			bm_reserve_range(rs, re,

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * bootmem's load of a long reserved list (common/mm/bootmem.c,
- * load_at_end(), and bootmem_sort.c): a list of more ranges than the
+ * append_above(), and bootmem_sort.c): a list of more ranges than the
  * static table, in address order (a firmware's 100,000 bad pages), in two
  * long sorted runs (firmware's and a handover's: merged as it loads), in
  * one run with strays (sorted aside) and in no order (sorted), with
