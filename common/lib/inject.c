@@ -89,6 +89,12 @@ const struct inject_kind_desc inject_kinds[] = {
 	 * restore fails before it takes any of its memory.
 	 */
 	{INJECT_RESTORE_FAIL, "restore-fail", INJECT_ARG_DOMAIN, 0},
+	/*
+	 * Acted on by a live update's old image between the records it
+	 * writes aside and its freeze (common/liveupdate/lu_bad.c): page
+	 * frame N goes bad, heap_offline().
+	 */
+	{INJECT_POISON_FREEZE, "poison-freeze", INJECT_ARG_PFN, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 

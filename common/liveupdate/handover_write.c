@@ -321,6 +321,14 @@ void ho_bad_begin(struct ho_writer *w, uint32_t source)
 	w->off += sizeof(struct handover_preserved);
 }
 
+void ho_bad_copy(struct ho_writer *w, const struct ho_writer *staged)
+{
+	/* What it wrote after the header room ho_writer_init() left. */
+	put(w, staged->buf + HANDOVER_HEADER_BYTES,
+	    staged->off - HANDOVER_HEADER_BYTES);
+	w->records += staged->records;
+}
+
 void ho_bad_range(struct ho_writer *w, uint64_t start, uint64_t end)
 {
 	struct handover_range r = {start, end};

@@ -590,6 +590,7 @@ static void lu_give_back(const struct arch_lu_jump *j, uint64_t cap)
 	paddr_t p[2] = {j->handover, j->scratch};
 	uint64_t bytes[2] = {cap, 0};
 
+	lu_unstage_bad(); /* only the boot CPU ever touched it */
 	arch_lu_needs(&needs);
 	bytes[1] = needs.scratch_bytes;
 	for (unsigned int i = 0; i < 2 && !lu_stop_told; i++)
@@ -608,12 +609,14 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	struct ho_writer w;
 	char why[128];
 
+	/* The bad pages' records now, out of the downtime (lu_bad.c). */
+	lu_stage_bad(lu_in);
 	ho_writer_init(&w, NULL, 0);
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
 	ho_preserved(&w);
-	lu_write_bad(&w, lu_in);
-	*cap = ho_finish(&w, &hd);
+	lu_put_bad(&w, lu_in);
+	*cap = ho_finish(&w, &hd) + LU_BAD_SLACK_BYTES;
 	arch_lu_needs(&needs);
 	j->handover = lu_alloc(*cap, needs.max_bits);
 	j->scratch = needs.scratch_bytes
@@ -651,7 +654,7 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
 	ho_preserved(&w);
-	lu_write_bad(&w, lu_in);
+	lu_put_bad(&w, lu_in);
 	hd->written_ticks = arch_ticks();
 	size = ho_finish(&w, hd);
 	if (!size)
@@ -743,6 +746,7 @@ static void lu_run(const struct bootinfo *bi, const struct keel_options *o,
 	hd.build = lu.build;
 	hd.from_build = lu.from_build;
 	hd.ticks_hz = arch_ticks_hz();
+	lu_poison_freeze(); /* inject=poison-freeze: the records go stale */
 	hd.freeze_ticks = arch_ticks();
 	if (lu_freeze(ds, vc, &smp, &j, cap, &hd)) {
 		lu_give_back(&j, cap);
@@ -760,4 +764,5 @@ void liveupdate_run(const struct bootinfo *bi, const struct keel_options *o,
 	/* Here only when no update happened: did one reach the stop? */
 	if (!lu_stop_told)
 		inject_for_each(INJECT_CPU_STOP_LATE, warn_late_unused, NULL);
+	lu_poison_freeze_unused(lu_in != NULL);
 }

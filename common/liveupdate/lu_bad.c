@@ -6,12 +6,15 @@
  * them while every other CPU is stopped (lu_write(), liveupdate.c): no
  * lock; heap_for_each_bad() takes each node's.
  */
+#include <arch/mm.h>
 #include <keel/compiler.h>
 #include <keel/handover.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
 #include <keel/heap_check.h>
+#include <keel/inject.h>
 #include <keel/liveupdate.h>
+#include <keel/printk.h>
 
 #include "lu_priv.h"
 
@@ -95,4 +98,106 @@ void lu_write_bad(struct ho_writer *w, const struct bi_handover *in)
 		}
 		ho_bad_end(w);
 	}
+}
+
+/*
+ * The records written before the freeze (lu_stage_bad()): a heap block
+ * of 2^order pages (0 pages: none), its writer, the heap's bad version
+ * they show.
+ */
+static struct {
+	struct page_info *block;
+	unsigned int order;
+	struct ho_writer w;
+	uint64_t version;
+} staged;
+
+void lu_unstage_bad(void)
+{
+	if (staged.block)
+		heap_free(staged.block, staged.order, HEAP_FREE_DIRTY);
+	staged.block = NULL;
+}
+
+/*
+ * Before the freeze, other CPUs running: the records into a block of
+ * their own. The version is read first, so that a page offlined during
+ * the walk moves it and the freeze writes them again. No block (no
+ * memory, too many): the freeze writes them as before.
+ */
+void lu_stage_bad(const struct bi_handover *in)
+{
+	struct ho_writer size;
+	uint64_t version = heap_bad_version(), pages;
+
+	lu_unstage_bad();
+	ho_writer_init(&size, NULL, 0);
+	lu_write_bad(&size, in);
+	if (size.off == HANDOVER_HEADER_BYTES) /* no bad page at all */
+		return;
+	pages = (size.off + PAGE_SIZE - 1) >> PAGE_SHIFT;
+	staged.order = (unsigned int)fls64(pages - 1);
+	if (staged.order > MAX_ORDER)
+		return;
+	staged.block =
+		heap_alloc(staged.order, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
+	if (!staged.block)
+		return;
+	ho_writer_init(&staged.w,
+		       phys_to_virt(pfn_to_paddr(page_to_pfn(staged.block))),
+		       size.off);
+	lu_write_bad(&staged.w, in);
+	if (staged.w.overflow)
+		lu_unstage_bad();
+	staged.version = version;
+}
+
+/* In the freeze (every other CPU stopped): copied, or written again. */
+void lu_put_bad(struct ho_writer *w, const struct bi_handover *in)
+{
+	if (staged.block && heap_bad_version() == staged.version)
+		ho_bad_copy(w, &staged.w);
+	else
+		lu_write_bad(w, in);
+}
+
+static bool poison_freeze_done;
+
+static void poison_freeze_one(uint64_t n, void *arg)
+{
+	int err = heap_offline(pfn(n),
+			       (enum heap_bad_reason)(HEAP_BAD_BROKEN |
+						      HEAP_BAD_FROM_INJECTION));
+
+	(void)arg;
+	if (err)
+		pr_warn("inject=poison-freeze:%llu: heap_offline() refused it "
+			"(%d), nothing injected\n",
+			(unsigned long long)n, err);
+	else
+		pr_info("inject=poison-freeze:%llu: pfn %#llx offlined "
+			"(broken) after the bad-page records were written "
+			"aside\n",
+			(unsigned long long)n, (unsigned long long)n);
+}
+
+void lu_poison_freeze(void)
+{
+	poison_freeze_done = true;
+	inject_for_each(INJECT_POISON_FREEZE, poison_freeze_one, NULL);
+}
+
+static void poison_freeze_warn(uint64_t n, void *arg)
+{
+	(void)arg;
+	pr_warn("inject=poison-freeze:%llu: no live update came to its freeze "
+		"in this image, nothing injected\n",
+		(unsigned long long)n);
+}
+
+void lu_poison_freeze_unused(bool handed)
+{
+	if (!poison_freeze_done && !handed)
+		inject_for_each(INJECT_POISON_FREEZE, poison_freeze_warn, NULL);
+	poison_freeze_done = true;
 }

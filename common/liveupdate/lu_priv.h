@@ -17,6 +17,34 @@ struct bootinfo;
  * NULL: none), each under its first source. See the top of lu_bad.c.
  */
 void lu_write_bad(struct ho_writer *w, const struct bi_handover *in);
+/*
+ * lu_stage_bad(): before the freeze, the bad-page records written aside
+ * (a heap block), with the heap's bad version they show; lu_put_bad():
+ * in the freeze, those copied when the version has not moved since (no
+ * walk of the heap's bad pages, no sort, in the downtime), else written
+ * again; lu_unstage_bad(): the block given back (an update that does not
+ * happen). lu_bad.c.
+ */
+void lu_stage_bad(const struct bi_handover *in);
+/*
+ * Room the handover keeps for pages that go bad between its sizing and
+ * the freeze (a machine check meanwhile): a record for each source and
+ * 256 ranges. Before, one such page failed the update (the handover did
+ * not fit).
+ */
+#define LU_BAD_SLACK_BYTES                                                \
+	((HANDOVER_BAD_UNKNOWN + 1) * sizeof(struct handover_preserved) + \
+	 256 * sizeof(struct handover_range))
+void lu_put_bad(struct ho_writer *w, const struct bi_handover *in);
+void lu_unstage_bad(void);
+/*
+ * inject=poison-freeze:N: page frame N goes bad now (lu_run(), between
+ * lu_stage_bad() and the freeze); lu_poison_freeze_unused(): said once
+ * when no update came that far in a cold boot (an image @handed a
+ * handover had its word acted on by the image before it).
+ */
+void lu_poison_freeze(void);
+void lu_poison_freeze_unused(bool handed);
 
 /*
  * lu_fill.c: which pages of a domain carry the pattern: by default its

@@ -110,9 +110,19 @@ static void write_bad(struct heap_node_locked l, uint64_t p, uint8_t reason)
 	bad_link(l.hn, pg);
 }
 
+/* Bumped by every page going offline or coming back (heap_bad_version()). */
+static uint64_t bad_version;
+
+/** heap_bad_version() - see keel/heap_check.h. */
+uint64_t heap_bad_version(void)
+{
+	return __atomic_load_n(&bad_version, __ATOMIC_ACQUIRE);
+}
+
 /* The counters of one page going offline (+1) or coming back (-1). */
 static void account(struct heap_node_locked l, uint8_t reason, int d)
 {
+	__atomic_fetch_add(&bad_version, 1, __ATOMIC_RELEASE);
 	l.hn->stats.bad_pages += (uint64_t)(int64_t)d;
 	l.hn->stats.bad_by_source[MIN(BAD_SOURCE(reason), BAD_SOURCES - 1)] +=
 		(uint64_t)(int64_t)d;

@@ -87,6 +87,15 @@ uint64_t heap_held_bad_pages(uint16_t owner);
 bool heap_page_held_bad(pfn_t p);
 typedef void heap_bad_fn(pfn_t p, unsigned int reason, int holder, void *arg);
 uint64_t heap_for_each_bad(uint32_t node, heap_bad_fn *fn, void *arg);
+/*
+ * heap_bad_version(): bumped by every page going offline or coming back
+ * online, on any node: two equal reads, the same offlined pages with the
+ * same reasons in between (what heap_for_each_bad() names; a withheld
+ * page and a held one are the same page to it). A live update writes its
+ * bad-page records before the freeze and copies them in the freeze when
+ * this has not moved. No lock.
+ */
+uint64_t heap_bad_version(void);
 
 /* Is [p, p + 2^order) inside one heap range of @node? Takes its lock. */
 bool heap_owns(uint32_t node, pfn_t p, unsigned int order);

@@ -85,6 +85,12 @@ enum inject_kind {
 	 * others are restored (common/domain/domain_restore.c)
 	 */
 	INJECT_RESTORE_FAIL,
+	/*
+	 * poison-freeze:PFN: a live update's old image: the page goes bad
+	 * after the update wrote its bad-page records aside, before the
+	 * freeze (common/liveupdate/lu_bad.c), which must write them again
+	 */
+	INJECT_POISON_FREEZE,
 };
 
 /*

@@ -147,6 +147,8 @@ void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap);
  * no range: no record.
  */
 void ho_bad_begin(struct ho_writer *w, uint32_t source);
+/* The records another writer @staged holds (bad-page records only). */
+void ho_bad_copy(struct ho_writer *w, const struct ho_writer *staged);
 void ho_bad_range(struct ho_writer *w, uint64_t start, uint64_t end);
 void ho_bad_end(struct ho_writer *w);
 void ho_domain_begin(struct ho_writer *w, const struct handover_domain *d);

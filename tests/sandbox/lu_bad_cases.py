@@ -40,6 +40,16 @@ updates, and a domain whose restore fails keeps its bad page out.
   heap was asked): 2048 words, 512 mismatches, and the boot failed on
   those.
 
+- liveupdate-bad-freeze: the first image takes pfn POISON out at runtime
+  (inject=poison:POISON), so its update writes the bad-page records aside
+  before the freeze; then pfn FREEZE goes bad between those records and
+  the freeze (inject=poison-freeze:FREEZE); liveupdate=1. The new image
+  must have both (by_source firmware 2, injection 2, handover_pages 2,
+  each reserved as `bad handover injection`), the audit exact. A freeze
+  that copied the records written aside without checking the heap's bad
+  version would carry POISON alone, and the new image would hand FREEZE
+  out.
+
 Quiet on this 2-core host (2026-12): 0.4-0.6 s a case (three boots that
 each scrub 0.5 GiB); the timeout, firmware.TIMEOUT (120 s), is a safety
 net.
@@ -61,6 +71,12 @@ SOURCES = ("firmware", "option", "mce", "injection", "handover")
 EFFECTS["restore-fail"] = lambda rep, log, n: re.search(
     rf"^keel: error: domains: \S+: not restored from the handover: "
     rf"inject=restore-fail:{n}: ", log, re.M)
+
+
+# inject=poison-freeze:N acts in a live update's old image; in a cold boot
+# (tests/sandbox/inject_cases.py's) a warning names the word.
+EFFECTS["poison-freeze"] = lambda rep, log, n: re.search(
+    rf"^keel: inject=poison-freeze:{n}: pfn ", log, re.M)
 
 
 def _by_source(**pages):
@@ -227,6 +243,34 @@ def _check_sampled(rep, log):
     return out + _audit(rep)
 
 
+FREEZE = POISON + 2
+
+
+def _check_freeze(rep, log):
+    out = []
+    bad = rep["bad_memory"]
+    want = _by_source(firmware=(FW_BAD[1] - FW_BAD[0]) // PAGE, injection=2)
+    if bad.get("by_source") != want or bad.get("handover_pages") != 2:
+        out.append(f"by_source {bad.get('by_source')}, handover_pages "
+                   f"{bad.get('handover_pages')}: want {want}, 2")
+    for p in (POISON, FREEZE):
+        names = _reserved_as(rep, p * PAGE)
+        if names != ["bad handover injection"]:
+            out.append(f"pfn {p:#x} reserved as {names}: want "
+                       "['bad handover injection']")
+    said = re.findall(rf"^keel: inject=poison-freeze:{FREEZE}: pfn "
+                      rf"{FREEZE:#x} offlined \(broken\) after the bad-page "
+                      r"records were written aside$", log, re.M)
+    if len(said) != 1:
+        out.append(f"{len(said)} poison-freeze lines: want 1 (the old "
+                   "image's)")
+    lu = rep["liveupdate"]
+    if (lu["generation"], lu["mismatches"]) != (1, 0):
+        out.append(f"liveupdate generation {lu['generation']}, mismatches "
+                   f"{lu['mismatches']}: want 1, 0")
+    return out + _audit(rep)
+
+
 def lu_bad_cases(case_class):
     return [case_class("liveupdate-bad-sources", "sandbox-liveupdate-bad.fw",
                        [f"liveupdate={UPDATES}", "audit=full",
@@ -242,4 +286,9 @@ def lu_bad_cases(case_class):
                        ["liveupdate=1", "audit=full", "bootscrub=off",
                         f"inject=poison-late:{FIRST:#x}",
                         "inject=restore-fail:1"] + DOMAINS,
-                       [_check_sampled], {"fail": True})]
+                       [_check_sampled], {"fail": True}),
+            case_class("liveupdate-bad-freeze", "sandbox-liveupdate-bad.fw",
+                       ["liveupdate=1", "audit=full",
+                        f"inject=poison:{POISON:#x}",
+                        f"inject=poison-freeze:{FREEZE:#x}"] + DOMAINS,
+                       [_check_freeze])]
