@@ -415,8 +415,10 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 	unsigned int j = 0;
 	int z;
 
-	uint64_t zm = hn->zone_mask & ((2ULL << zone_hi) - 1);
+	uint64_t zm;
 
+again:
+	zm = hn->zone_mask & ((2ULL << zone_hi) - 1);
 	/* Only the zones that have a free chunk, from the highest allowed. */
 	for (; zm && !pg; zm &= ~(1ULL << z)) {
 		uint32_t mask, m;
@@ -438,6 +440,10 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 			j = (unsigned int)ffs64(mask) - 1;
 		pg = hn->free[z][j].head;
 	}
+	/* Nothing fits: split deferred chunks until one does (heap_defer.c). */
+	if (!pg && hn->stats.deferred_chunks &&
+	    heap_defer_refill(l, order, zone_hi))
+		goto again;
 	if (!pg)
 		return NULL;
 

@@ -1,0 +1,853 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Deferred ("holed") chunks: the handoff of free RAM cut by bad pages in
+ * O(chunks + bad pages), not O(chunks per bad page) (issue 38).
+ *
+ * The handoff (heap_init=lazy) hands a node's consecutive free ranges that
+ * only wholly bad gaps separate (bootmem_gap_bad()) as one span: the
+ * maximal aligned chunks over the span, as if the gaps were free. A chunk
+ * inside one range is an ordinary free chunk (one head write); a chunk
+ * with no heap page is dropped; a chunk that straddles a gap is DEFERRED:
+ * a record here (pfn, order, heap pages, dirty), never an entry of the
+ * frame table (its first page may be bad), counted as free memory in
+ * every counter but free_chunks. The node's gaps are kept sorted with a
+ * prefix sum of their pages, so the heap pages of any aligned block of a
+ * span are known in O(log gaps).
+ *
+ * Split on demand (heap_defer_split(), O(1) + a gap lookup, lock held):
+ * a record is halved; a half inside one range becomes an ordinary free
+ * chunk, a half with no heap page is dropped, a half that still straddles
+ * a gap stays deferred. heap_take_block() splits when no list fits
+ * (heap_defer_refill(): the smallest record that can yield the order,
+ * the lock dropped every DEFER_BATCH steps); every walker of free memory
+ * settles the node first (heap_defer_settle()); heap_owner_of() and
+ * heap_offline()/heap_online() split along the page's path
+ * (heap_defer_split_to()). heap_check() verifies the records.
+ *
+ * Records live in a per-node area asked of bootmem before the handoff,
+ * only on nodes with a bad gap (heap_defer_prepare()): a machine without
+ * bad pages hands over exactly as before. Live records never outnumber
+ * twice the gaps: each holds a heap page and a gap page, so an adjacent
+ * (heap, gap) pair, and a gap has two such edges; records are disjoint.
+ * A hash by pfn (open addressing, load <= 1/2) finds the record holding
+ * a page by probing its aligned-down pfns, as heap_owner_of() probes
+ * heads: O(MAX_FREE_ORDER).
+ *
+ * The data-loss invariant: no page of a gap is ever written or handed
+ * out. (1) The only writes a record causes are the head of an ordinary
+ * half, and a half is ordinary only when its gap pages are 0, i.e. when
+ * it lies inside the node's handed ranges, so its head is a heap page.
+ * (2) Only ordinary chunks are on the free lists; allocation, scrub and
+ * walks see only them. (3) Merging never forms a block holding a gap
+ * page: the buddy check reads a buddy only when it lies inside ONE heap
+ * range (common/mm/heap.c); a gap page is in no range. The buddy-read
+ * proof of heap.c holds with records as objects: if the object X holding
+ * buddy page b is a record of order j <= k, X starts at b and the buddy
+ * holds X, so a gap page, so it is not inside one range and is not read;
+ * j > k would put the block being freed inside X, which holds no block.
+ * (4) The gaps are reservations bootmem never frees to the heap, and the
+ * heap never adds a range over them (only adopted extents, which are
+ * other reservations). tests/unit/heap_defer_test.c checks it page by
+ * page.
+ *
+ * Lock: the node's for every record operation; the handoff's span is the
+ * boot CPU's (heap_handoff*() run alone).
+ */
+#include <arch/cpu.h>
+#include <arch/mm.h>
+#include <keel/bootmem.h>
+#include <keel/compiler.h>
+#include <keel/heap.h>
+#include <keel/heap_boot.h>
+#include <keel/printk.h>
+#include <keel/string.h>
+
+#include "heap_priv.h"
+
+/* Split steps per lock hold on the allocation path and in a settle. */
+#define DEFER_BATCH 64
+
+struct defer_rec {
+	uint64_t pfn;
+	uint64_t pages;	     /* heap pages in [pfn, pfn + 2^order) */
+	uint32_t next, prev; /* list [zone][order] (index + 1, 0: none) */
+	uint8_t order;
+	uint8_t dirty; /* its heap pages need scrubbing */
+	uint8_t live;
+};
+
+struct defer_gap {
+	uint64_t s, e;	 /* pfns, a wholly bad gap inside a span */
+	uint64_t before; /* gap pages in the gaps before this one */
+};
+
+struct heap_defer {
+	struct defer_rec *rec;
+	uint32_t cap, used, free_idx; /* free_idx: a chain through next */
+	uint32_t *hash;		      /* index + 1, 0: empty */
+	uint64_t hmask;
+	struct defer_gap *gap;
+	uint32_t gaps, gap_cap;
+	uint64_t zone_mask;
+	uint32_t nonempty[NR_ZONES];
+	uint32_t head[NR_ZONES][MAX_FREE_ORDER + 1];
+};
+
+/* ---- the hash by pfn ---------------------------------------------------- */
+
+static uint64_t slot_of(const struct heap_defer *d, uint64_t pfn)
+{
+	return (pfn * 0x9e3779b97f4a7c15ULL >> 17) & d->hmask;
+}
+
+static void hash_put(struct heap_defer *d, uint32_t i)
+{
+	uint64_t h = slot_of(d, d->rec[i].pfn);
+
+	while (d->hash[h])
+		h = (h + 1) & d->hmask;
+	d->hash[h] = i + 1;
+}
+
+/* The record starting at @pfn (index + 1), its slot in *@slot; 0: none. */
+static uint32_t hash_get(const struct heap_defer *d, uint64_t pfn,
+			 uint64_t *slot)
+{
+	for (uint64_t h = slot_of(d, pfn);; h = (h + 1) & d->hmask) {
+		uint32_t v = d->hash[h];
+
+		if (!v || d->rec[v - 1].pfn == pfn) {
+			*slot = h;
+			return v;
+		}
+	}
+}
+
+/* Remove slot @h, moving back the entries its probe chain needs. */
+static void hash_del(struct heap_defer *d, uint64_t h)
+{
+	uint64_t j = h;
+
+	d->hash[h] = 0;
+	for (;;) {
+		uint64_t home;
+
+		j = (j + 1) & d->hmask;
+		if (!d->hash[j])
+			return;
+		home = slot_of(d, d->rec[d->hash[j] - 1].pfn);
+		/* Stays unless its home is cyclically outside (h, j]. */
+		if ((j > h && (home <= h || home > j)) ||
+		    (j < h && home <= h && home > j)) {
+			d->hash[h] = d->hash[j];
+			d->hash[j] = 0;
+			h = j;
+		}
+	}
+}
+
+/* ---- records ------------------------------------------------------------ */
+
+static void list_add(struct heap_defer *d, uint32_t i)
+{
+	struct defer_rec *r = &d->rec[i];
+	unsigned int z = pfn_zone(r->pfn), k = r->order;
+
+	r->prev = 0;
+	r->next = d->head[z][k];
+	if (r->next)
+		d->rec[r->next - 1].prev = i + 1;
+	d->head[z][k] = i + 1;
+	d->nonempty[z] |= 1u << k;
+	d->zone_mask |= 1ULL << z;
+}
+
+static void list_del(struct heap_defer *d, uint32_t i)
+{
+	struct defer_rec *r = &d->rec[i];
+	unsigned int z = pfn_zone(r->pfn), k = r->order;
+
+	if (r->prev)
+		d->rec[r->prev - 1].next = r->next;
+	else
+		d->head[z][k] = r->next;
+	if (r->next)
+		d->rec[r->next - 1].prev = r->prev;
+	if (!d->head[z][k]) {
+		d->nonempty[z] &= ~(1u << k);
+		if (!d->nonempty[z])
+			d->zone_mask &= ~(1ULL << z);
+	}
+}
+
+/* Free memory counters of the node: @pages of zone @z (+1 or -1). */
+static void count_pages(struct heap_node *hn, uint64_t pfn, uint64_t pages,
+			bool dirty, int sign)
+{
+	uint64_t v = sign > 0 ? pages : -pages;
+
+	hn->stats.free_pages += v;
+	hn->stats.zone_free[pfn_zone(pfn)] += v;
+	hn->stats.deferred_pages += v;
+	if (dirty)
+		hn->stats.dirty_pages += v;
+}
+
+/* A new record (the area has room: at most twice the gaps live). */
+static void rec_new(struct heap_node *hn, uint64_t pfn, unsigned int k,
+		    uint64_t pages, bool dirty)
+{
+	struct heap_defer *d = hn->defer;
+	uint32_t i;
+
+	if (d->free_idx) {
+		i = d->free_idx - 1;
+		d->free_idx = d->rec[i].next;
+	} else {
+		BUG_ON(d->used >= d->cap);
+		i = d->used++;
+	}
+	d->rec[i] = (struct defer_rec){.pfn = pfn,
+				       .pages = pages,
+				       .order = (uint8_t)k,
+				       .dirty = dirty,
+				       .live = 1};
+	list_add(d, i);
+	hash_put(d, i);
+	count_pages(hn, pfn, pages, dirty, 1);
+	hn->stats.deferred_chunks++;
+}
+
+static void rec_drop(struct heap_node *hn, uint32_t i, uint64_t slot)
+{
+	struct heap_defer *d = hn->defer;
+	struct defer_rec *r = &d->rec[i];
+
+	list_del(d, i);
+	hash_del(d, slot);
+	count_pages(hn, r->pfn, r->pages, r->dirty, -1);
+	hn->stats.deferred_chunks--;
+	r->live = 0;
+	r->next = d->free_idx;
+	d->free_idx = i + 1;
+}
+
+/* ---- gaps --------------------------------------------------------------- */
+
+/* The first gap ending above @p (@by_start: starting at or above @p). */
+static uint32_t gap_search(const struct heap_defer *d, uint64_t p,
+			   bool by_start)
+{
+	uint32_t lo = 0, hi = d->gaps;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (by_start ? d->gap[mid].s < p : d->gap[mid].e <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Gap pages in the gaps before gap @x (all of them: @x == gaps). */
+static uint64_t gaps_before(const struct heap_defer *d, uint32_t x)
+{
+	const struct defer_gap *g;
+
+	if (x < d->gaps)
+		return d->gap[x].before;
+	if (!x)
+		return 0;
+	g = &d->gap[x - 1];
+	return g->before + g->e - g->s;
+}
+
+/* Gap pages in [@a, @b): O(log gaps) through the prefix sums. */
+static uint64_t gap_pages_in(const struct heap_defer *d, uint64_t a, uint64_t b)
+{
+	uint32_t i = gap_search(d, a, false), j = gap_search(d, b, true);
+	uint64_t sum;
+
+	if (i >= j)
+		return 0;
+	/* Gaps i..j-1 meet [a, b): whole, less what sticks out. */
+	sum = gaps_before(d, j) - gaps_before(d, i);
+	if (d->gap[i].s < a)
+		sum -= a - d->gap[i].s;
+	if (d->gap[j - 1].e > b)
+		sum -= d->gap[j - 1].e - b;
+	return sum;
+}
+
+/* ---- splitting (lock held) ---------------------------------------------- */
+
+/*
+ * The record holding pfn @p (its index, its hash slot in *@slot), or -1:
+ * its aligned-down pfns probed, as heap_owner_of() probes heads. A record
+ * has order >= 1 (one page cannot straddle a gap).
+ */
+static int64_t rec_holding(const struct heap_defer *d, uint64_t p,
+			   uint64_t *slot)
+{
+	for (unsigned int k = 1; k <= MAX_FREE_ORDER; k++) {
+		uint64_t a = p & ~((1ULL << k) - 1);
+		uint32_t v;
+
+		if (!a)
+			break;
+		v = hash_get(d, a, slot);
+		if (v && p < a + (1ULL << d->rec[v - 1].order))
+			return v - 1;
+	}
+	return -1;
+}
+
+/*
+ * One step: halve record @i (hash slot @slot). A half without gap pages
+ * is an ordinary free chunk (one head write: its pages are heap pages, so
+ * is its head, see the invariant above); no merge can follow: its buddy
+ * is the other half, which holds a gap page. A half of gap pages only is
+ * dropped; a half with both stays deferred. Return: the order of the
+ * ordinary halves made (-1: none).
+ */
+static int defer_split(struct heap_node *hn, uint32_t i, uint64_t slot)
+{
+	struct heap_defer *d = hn->defer;
+	struct defer_rec r = d->rec[i];
+	unsigned int k = r.order - 1u;
+	uint64_t half = 1ULL << k;
+	int made = -1;
+
+	rec_drop(hn, i, slot);
+	hn->stats.deferred_splits++;
+	for (uint64_t h = r.pfn; h < r.pfn + 2 * half; h += half) {
+		uint64_t g = gap_pages_in(d, h, h + half);
+		struct page_info *pg;
+
+		if (g == half)
+			continue;
+		if (g) {
+			rec_new(hn, h, k, half - g, r.dirty);
+			continue;
+		}
+		pg = pfn_to_page(pfn(h));
+		write_free_head(pg, h, k, hn->id,
+				r.dirty ? 0 : FIRST_DIRTY_NONE, 0);
+		heap_list_insert((struct heap_node_locked){hn}, pg);
+		made = (int)k;
+	}
+	return made;
+}
+
+/* Drop and take @l's lock (a batch of steps done): others may run. */
+static void defer_breathe(struct heap_node_locked l)
+{
+	uint32_t node = l.hn->id;
+
+	heap_unlock_node(l);
+	arch_cpu_relax();
+	(void)heap_lock_node(node);
+}
+
+/*
+ * The smallest record of order > @order in the highest zone <= @zone_hi
+ * that has one (the smallest first: it yields @order soonest and keeps
+ * the large ones whole), -1: none.
+ */
+static int64_t rec_for(const struct heap_defer *d, unsigned int order,
+		       int zone_hi)
+{
+	uint64_t zm = d->zone_mask & ((2ULL << zone_hi) - 1);
+
+	while (zm) {
+		int z = fls64(zm) - 1;
+		uint32_t m = d->nonempty[z] & ~((2u << order) - 1);
+
+		if (m)
+			return d->head[z][ffs64(m) - 1] - 1;
+		zm &= ~(1ULL << z);
+	}
+	return -1;
+}
+
+/**
+ * heap_defer_refill() - the locked node's lists cannot fit a block of
+ * 2^@order pages in zones <= @zone_hi: split its deferred chunks there
+ * until an ordinary chunk that fits appears, the lock dropped every
+ * DEFER_BATCH steps (never a pass over every record in one hold).
+ *
+ * Return: whether one appeared (still on the lists, the lock held).
+ */
+bool heap_defer_refill(struct heap_node_locked l, unsigned int order,
+		       int zone_hi)
+{
+	struct heap_defer *d = l.hn->defer;
+	unsigned int steps = 0;
+
+	if (!d || !l.hn->stats.deferred_chunks)
+		return false;
+	for (;;) {
+		int64_t i = rec_for(d, order, zone_hi);
+		uint64_t slot;
+
+		if (i < 0)
+			return false;
+		hash_get(d, d->rec[i].pfn, &slot);
+		if (defer_split(l.hn, (uint32_t)i, slot) >= (int)order)
+			return true;
+		if (++steps % DEFER_BATCH == 0)
+			defer_breathe(l);
+	}
+}
+
+/**
+ * heap_defer_split_to() - split @node's deferred chunks along pfn @p's
+ * path until no record holds it (O(MAX_FREE_ORDER) steps, one hold): @p
+ * is then in an ordinary chunk or in a gap. Takes the node lock.
+ */
+void heap_defer_split_to(uint32_t node, uint64_t p)
+{
+	struct heap_node_locked l;
+	int64_t i;
+	uint64_t slot;
+
+	if (node >= heap_nr_nodes || !READ_ONCE(heap_nodes[node]->defer))
+		return;
+	l = heap_lock_node(node);
+	while (l.hn->stats.deferred_chunks &&
+	       (i = rec_holding(l.hn->defer, p, &slot)) >= 0)
+		defer_split(l.hn, (uint32_t)i, slot);
+	heap_unlock_node(l);
+}
+
+/**
+ * heap_defer_split_unlocked() - heap_defer_split_to() only when a record
+ * of @node holds pfn @p, looked up without the lock: heap_owner_of()'s
+ * contract (a quiescent heap, or a page its caller holds, maybe under
+ * this very lock: then no record holds it, and no lock is taken).
+ */
+void heap_defer_split_unlocked(uint32_t node, uint64_t p)
+{
+	struct heap_defer *d = READ_ONCE(heap_nodes[node]->defer);
+	uint64_t slot;
+
+	if (d && READ_ONCE(heap_nodes[node]->stats.deferred_chunks) &&
+	    rec_holding(d, p, &slot) >= 0)
+		heap_defer_split_to(node, p);
+}
+
+/**
+ * heap_defer_settle() - every deferred chunk of @node split (a walker of
+ * free memory is about to look at its lists), the lock dropped every
+ * DEFER_BATCH steps. One unlocked load when the node has none.
+ */
+void heap_defer_settle(uint32_t node)
+{
+	struct heap_node_locked l;
+
+	if (node >= heap_nr_nodes ||
+	    !READ_ONCE(heap_nodes[node]->stats.deferred_chunks))
+		return;
+	l = heap_lock_node(node);
+	for (unsigned int steps = 1; l.hn->stats.deferred_chunks; steps++) {
+		int64_t i = rec_for(l.hn->defer, 0, NR_ZONES - 1);
+		uint64_t slot;
+
+		BUG_ON(i < 0);
+		hash_get(l.hn->defer, l.hn->defer->rec[i].pfn, &slot);
+		defer_split(l.hn, (uint32_t)i, slot);
+		if (steps % DEFER_BATCH == 0)
+			defer_breathe(l);
+	}
+	heap_unlock_node(l);
+}
+
+/**
+ * heap_defer_holding() - the deferred chunk of the locked node holding pfn
+ * @p: its first pfn in *@s and order in *@k. Return: false when none.
+ */
+bool heap_defer_holding(struct heap_node_locked l, uint64_t p, uint64_t *s,
+			unsigned int *k)
+{
+	uint64_t slot;
+	int64_t i;
+
+	if (!l.hn->defer || !l.hn->stats.deferred_chunks)
+		return false;
+	i = rec_holding(l.hn->defer, p, &slot);
+	if (i < 0)
+		return false;
+	*s = l.hn->defer->rec[i].pfn;
+	*k = l.hn->defer->rec[i].order;
+	return true;
+}
+
+/* ---- the handoff -------------------------------------------------------- */
+
+/* The span being built (the boot CPU's: the handoff runs alone). */
+static struct {
+	bool open, dirty;
+	uint32_t node;
+	uint64_t s, e; /* pfns: its first range's start, its last's end */
+	unsigned int ranges;
+	uint32_t gap0; /* its first gap in the node's array */
+} span;
+
+/* Gaps the node's ranges could leave, counted before the area is asked. */
+static uint32_t gaps_seen[MAX_NUMNODES];
+
+/* Node @n's area for @gaps gaps, asked of bootmem on the node. */
+static struct heap_defer *area_for(uint32_t n, uint32_t gaps)
+{
+	uint64_t cap = 2ULL * gaps + 2, slots = 4;
+	uint64_t bytes, at;
+	struct heap_defer *d;
+	paddr_t p;
+
+	while (slots < 2 * cap)
+		slots <<= 1;
+	at = ALIGN_UP(sizeof(*d), 16);
+	bytes = at + cap * sizeof(struct defer_rec) + slots * sizeof(uint32_t) +
+		(uint64_t)gaps * sizeof(struct defer_gap);
+	p = bootmem_alloc_try(bytes, PAGE_SIZE, n, "heap deferred chunks");
+	if (pa_val(p) == pa_val(INVALID_PADDR)) {
+		pr_warn("heap: no boot memory for node %u's deferred chunks "
+			"(%llu bytes): its bad pages are handed around one "
+			"range at a time\n",
+			n, (unsigned long long)bytes);
+		return NULL;
+	}
+	d = phys_to_virt(p);
+	memset(d, 0, sizeof(*d));
+	d->rec = (struct defer_rec *)((char *)d + at);
+	d->cap = (uint32_t)cap;
+	d->hash = (uint32_t *)(d->rec + cap);
+	d->hmask = slots - 1;
+	memset(d->hash, 0, slots * sizeof(uint32_t));
+	d->gap = (struct defer_gap *)(d->hash + slots);
+	d->gap_cap = gaps;
+	return d;
+}
+
+/**
+ * heap_defer_prepare() - before a lazy handoff: count, per node, the gaps
+ * between its consecutive free ranges that are wholly bad (one walk of
+ * the free ranges), and give each node that has some its area (bootmem
+ * is still open). A node without: nothing asked, the handoff as before.
+ */
+void heap_defer_prepare(void)
+{
+	uint64_t idx, prev_e = 0;
+	uint32_t node, prev_node = ~0u;
+	paddr_t s, e;
+
+	memset(gaps_seen, 0, sizeof(gaps_seen));
+	span.open = false;
+	for_each_free_range (idx, &s, &e, &node) {
+		if (node == prev_node && node < MAX_NUMNODES &&
+		    gaps_seen[node] < (1u << 30) &&
+		    bootmem_gap_bad(pa(prev_e), s))
+			gaps_seen[node]++;
+		prev_node = node;
+		prev_e = pa_val(e);
+	}
+	for (uint32_t n = 0; n < heap_nr_nodes && n < MAX_NUMNODES; n++)
+		if (gaps_seen[n] && !heap_nodes[n]->defer)
+			heap_nodes[n]->defer = area_for(n, gaps_seen[n]);
+}
+
+/* [s, e) joins @node's ranges; with @gap (s > 0) appended. Return: 0. */
+static int span_register(uint32_t node, uint64_t s, uint64_t e, uint64_t gs)
+{
+	struct heap_node_locked l = heap_lock_node(node);
+	struct heap_defer *d = l.hn->defer;
+	int err = range_table_add(&l.hn->ranges, pfn_to_paddr(pfn(s)),
+				  pfn_to_paddr(pfn(e)), NULL);
+
+	if (!err) {
+		l.hn->stats.total_pages += e - s;
+		if (gs) {
+			d->gap[d->gaps] = (struct defer_gap){
+				gs, s, gaps_before(d, d->gaps)};
+			d->gaps++;
+		}
+	}
+	heap_unlock_node(l);
+	if (err)
+		pr_err("heap: range [%#llx, %#llx) on node %u: %s\n",
+		       (unsigned long long)s, (unsigned long long)e, node,
+		       err == -ENOSPC ? "range table full" : "overlaps heap");
+	return err;
+}
+
+/*
+ * How many pages of [@p, @p + 2^@k) are gap pages: the span's gaps from
+ * *@gi on (advanced past those below @p: the chunks come in order, so
+ * the whole span costs O(chunks + gaps)).
+ */
+static uint64_t span_gap_pages(const struct heap_defer *d, uint32_t *gi,
+			       uint64_t p, unsigned int k)
+{
+	uint64_t end = p + (1ULL << k), g = 0;
+
+	while (*gi < d->gaps && d->gap[*gi].e <= p)
+		(*gi)++;
+	for (uint32_t j = *gi; j < d->gaps && d->gap[j].s < end; j++)
+		g += MIN(d->gap[j].e, end) - MAX(d->gap[j].s, p);
+	return g;
+}
+
+/*
+ * The span's chunks, the lock held: ordinary ones on the lists (one head
+ * write each), deferred ones recorded, gap-only ones dropped; then, as
+ * add_lazy() does, the first and the last chunk merged with what lies
+ * outside. Return: chunks made (the dropped ones not counted).
+ */
+static uint64_t span_chunks(struct heap_node_locked l)
+{
+	struct heap_defer *d = l.hn->defer;
+	uint64_t p = span.s, chunks = 0, last = ~0ULL;
+	uint32_t fd = span.dirty ? 0 : FIRST_DIRTY_NONE, gi = span.gap0;
+	struct page_info *pg, *first = NULL;
+	unsigned int k;
+
+	while (p < span.e) {
+		uint64_t g;
+
+		k = heap_chunk_order(p, span.e);
+		g = span_gap_pages(d, &gi, p, k);
+		if (g < (1ULL << k))
+			chunks++;
+		if (g && g < (1ULL << k)) {
+			rec_new(l.hn, p, k, (1ULL << k) - g, span.dirty);
+		} else if (!g) {
+			pg = pfn_to_page(pfn(p));
+			write_free_head(pg, p, k, l.hn->id, fd, 0);
+			heap_list_insert(l, pg);
+			first = p == span.s ? pg : first;
+			last = p;
+		}
+		p += 1ULL << k;
+	}
+	if (first) {
+		k = first->order;
+		heap_list_remove(l, first);
+		first = heap_merge_insert(l, first, span.s, k);
+	}
+	if (last != ~0ULL && last != span.s &&
+	    (!first || last >= first->pfn + (1ULL << first->order))) {
+		pg = pfn_to_page(pfn(last));
+		k = pg->order;
+		heap_list_remove(l, pg);
+		heap_merge_insert(l, pg, last, k);
+	}
+	return chunks;
+}
+
+/**
+ * heap_span_flush() - the span being built joins the heap: one range as
+ * heap_add_range() always did, several as span_chunks() says.
+ *
+ * Return: pages refused.
+ */
+uint64_t heap_span_flush(void)
+{
+	struct heap_node_locked l;
+	uint64_t t0, chunks;
+
+	if (!span.open)
+		return 0;
+	span.open = false;
+	if (span.ranges == 1)
+		return heap_add_range(span.node, pfn(span.s), pfn(span.e),
+				      span.dirty)
+			       ? 0
+			       : span.e - span.s;
+	t0 = arch_ticks();
+	l = heap_lock_node(span.node);
+	chunks = span_chunks(l);
+	l.hn->stats.chunks += chunks;
+	l.hn->stats.init_ticks += arch_ticks() - t0;
+	heap_unlock_node(l);
+	return 0;
+}
+
+/* Can [@s, ...) of @node extend the open span across a bad gap? */
+static bool span_extends(uint32_t node, uint64_t s, bool dirty)
+{
+	struct heap_defer *d;
+
+	if (!span.open || node != span.node || dirty != span.dirty ||
+	    s <= span.e || node >= heap_nr_nodes)
+		return false;
+	d = heap_nodes[node]->defer;
+	return d && d->gaps < d->gap_cap &&
+	       bootmem_gap_bad(pfn_to_paddr(pfn(span.e)), pfn_to_paddr(pfn(s)));
+}
+
+/**
+ * heap_span_add() - the lazy handoff's free range [@s, @e) (pfns) of
+ * @node: it extends the span being built when only a bad gap lies between
+ * them, else the span is flushed and a new one starts with it.
+ *
+ * Return: pages refused.
+ */
+uint64_t heap_span_add(uint32_t node, uint64_t s, uint64_t e, bool dirty)
+{
+	uint64_t refused = 0;
+
+	if (span_extends(node, s, dirty)) {
+		/* The first range is registered once a second one joins. */
+		if (span.ranges == 1 &&
+		    span_register(node, span.s, span.e, 0)) {
+			refused += span.e - span.s;
+			span.open = false;
+		} else if (span_register(node, s, e, span.e)) {
+			return heap_span_flush() + e - s;
+		} else {
+			span.e = e;
+			span.ranges++;
+			return 0;
+		}
+	}
+	refused += heap_span_flush();
+	span = (typeof(span)){.open = true,
+			      .dirty = dirty,
+			      .node = node,
+			      .s = s,
+			      .e = e,
+			      .ranges = 1,
+			      .gap0 = node < heap_nr_nodes &&
+						      heap_nodes[node]->defer
+					      ? heap_nodes[node]->defer->gaps
+					      : 0};
+	return refused;
+}
+
+/* ---- heap_check()'s side ------------------------------------------------ */
+
+#define DEFER_PROBLEM(bad, l, fmt, ...)                                       \
+	do {                                                                  \
+		pr_err("heap_check: node %u: deferred " fmt "\n", (l).hn->id, \
+		       ##__VA_ARGS__);                                        \
+		(*(bad))++;                                                   \
+	} while (0)
+
+/* Heap pages of [@s, @e) by the range table (not the gaps: a cross-check). */
+static uint64_t range_pages_in(const struct range_table *t, uint64_t s,
+			       uint64_t e)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i =
+		     range_table_first_ending_above(t, pfn_to_paddr(pfn(s)));
+	     i < t->count; i++) {
+		uint64_t rs = pfn_val(region_start_pfn(&t->regions[i]));
+		uint64_t re = pfn_val(region_end_pfn(&t->regions[i]));
+
+		if (rs >= e)
+			break;
+		n += MIN(re, e) - MAX(rs, s);
+	}
+	return n;
+}
+
+/* Record @i: aligned, found by its pfn, its page count the ranges'. */
+static void check_rec(struct heap_node_locked l, uint32_t i, unsigned int *bad)
+{
+	const struct heap_defer *d = l.hn->defer;
+	const struct defer_rec *r = &d->rec[i];
+	unsigned long long pu = r->pfn;
+	unsigned int k = r->order;
+	uint64_t slot, h;
+
+	if (k < 1 || k > MAX_FREE_ORDER || !r->pfn ||
+	    (r->pfn & ((1ULL << k) - 1))) {
+		DEFER_PROBLEM(bad, l, "pfn %#llx: order %u, not aligned", pu,
+			      k);
+		return;
+	}
+	if (hash_get(d, r->pfn, &slot) != i + 1)
+		DEFER_PROBLEM(bad, l, "pfn %#llx: not found by its pfn", pu);
+	h = range_pages_in(&l.hn->ranges, r->pfn, r->pfn + (1ULL << k));
+	if (h != r->pages || !h || h == (1ULL << k))
+		DEFER_PROBLEM(bad, l,
+			      "pfn %#llx order %u: %llu heap pages recorded, "
+			      "%llu in the ranges",
+			      pu, k, (unsigned long long)r->pages,
+			      (unsigned long long)h);
+}
+
+/* The lists hold the live records, each on its zone's and order's. */
+static uint64_t check_lists(struct heap_node_locked l, unsigned int *bad)
+{
+	const struct heap_defer *d = l.hn->defer;
+	uint64_t listed = 0;
+
+	for (unsigned int z = 0; z < NR_ZONES; z++) {
+		for (unsigned int k = 0; k <= MAX_FREE_ORDER; k++) {
+			uint32_t v = d->head[z][k];
+
+			if (!!v != !!(d->nonempty[z] & (1u << k)))
+				DEFER_PROBLEM(bad, l, "list %u/%u: bit wrong",
+					      z, k);
+			for (; v && listed <= d->used; v = d->rec[v - 1].next) {
+				const struct defer_rec *r = &d->rec[v - 1];
+
+				if (!r->live || r->order != k ||
+				    pfn_zone(r->pfn) != z)
+					DEFER_PROBLEM(
+						bad, l,
+						"pfn %#llx on list %u/%u",
+						(unsigned long long)r->pfn, z,
+						k);
+				listed++;
+			}
+		}
+		if (!!(d->zone_mask & (1ULL << z)) != !!d->nonempty[z])
+			DEFER_PROBLEM(bad, l, "zone %u: mask bit wrong", z);
+	}
+	return listed;
+}
+
+/**
+ * heap_defer_check() - the locked node's deferred records: each aligned,
+ * found by its pfn, on its list, its heap pages those the range table
+ * says (some, not all); their count and pages the counters'. Their sums
+ * in *@sum for the free-memory checks. Disjointness from every other heap
+ * object is heap_check()'s tiling walk's (common/mm/heap_check.c).
+ *
+ * Return: problems found (printed).
+ */
+unsigned int heap_defer_check(struct heap_node_locked l,
+			      struct heap_defer_sums *sum)
+{
+	const struct heap_defer *d = l.hn->defer;
+	const struct heap_stats *st = &l.hn->stats;
+	unsigned int bad = 0;
+	uint64_t live = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	for (uint32_t i = 0; d && i < d->used; i++) {
+		const struct defer_rec *r = &d->rec[i];
+
+		if (!r->live)
+			continue;
+		live++;
+		check_rec(l, i, &bad);
+		sum->pages += r->pages;
+		sum->zone[pfn_zone(r->pfn)] += r->pages;
+		sum->dirty += r->dirty ? r->pages : 0;
+	}
+	if (live != st->deferred_chunks || (d && check_lists(l, &bad) != live))
+		DEFER_PROBLEM(&bad, l, "chunks: %llu live, %llu counted",
+			      (unsigned long long)live,
+			      (unsigned long long)st->deferred_chunks);
+	if (sum->pages != st->deferred_pages)
+		DEFER_PROBLEM(&bad, l, "pages: %llu recorded, %llu counted",
+			      (unsigned long long)sum->pages,
+			      (unsigned long long)st->deferred_pages);
+	return bad;
+}
