@@ -13,6 +13,24 @@
 
 #include "bootmem_priv.h"
 
+/*
+ * Where the last answer stopped: the handoff asks about the gaps of one
+ * walk in address order, and the next gap's first region is the one after
+ * (no binary search per gap). Checked before use: a stale one is ignored.
+ */
+static unsigned int gap_cursor;
+
+/* The first reserved region ending above @s, from the cursor if it fits. */
+static unsigned int first_above(uint64_t s)
+{
+	unsigned int j = gap_cursor;
+
+	if (j < bm_rsv.count && pa_val(bm_rsv.regions[j].end) > s &&
+	    (!j || pa_val(bm_rsv.regions[j - 1].end) <= s))
+		return j;
+	return range_table_first_ending_above(&bm_rsv, pa(s));
+}
+
 /**
  * bootmem_gap_bad() - whether the reserved regions cover [@s, @e) without
  * a hole, every one of them a bad reservation (badmem_region_source()):
@@ -24,11 +42,11 @@
 bool bootmem_gap_bad(paddr_t s, paddr_t e)
 {
 	uint64_t pos = pa_val(s);
-	unsigned int j = range_table_first_ending_above(&bm_rsv, s);
+	unsigned int j;
 
 	if (pos >= pa_val(e))
 		return false;
-	for (; pos < pa_val(e); j++) {
+	for (j = first_above(pos); pos < pa_val(e); j++) {
 		const struct region *r = &bm_rsv.regions[j];
 
 		if (j >= bm_rsv.count || pa_val(r->start) > pos ||
@@ -36,5 +54,6 @@ bool bootmem_gap_bad(paddr_t s, paddr_t e)
 			return false;
 		pos = pa_val(r->end);
 	}
+	gap_cursor = j;
 	return true;
 }

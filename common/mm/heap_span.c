@@ -27,7 +27,11 @@
 
 /* ---- the handoff -------------------------------------------------------- */
 
-/* The span being built (the boot CPU's: the handoff runs alone). */
+/*
+ * The span being built (the boot CPU's: the handoff runs alone). Its
+ * gaps are staged in its node's array from gap0 on, past the count the
+ * splits read, and published when the span is flushed (under the lock).
+ */
 static struct {
 	bool open, dirty;
 	uint32_t node;
@@ -36,13 +40,10 @@ static struct {
 	uint32_t gap0; /* its first gap in the node's array */
 } span;
 
-/* Gaps the node's ranges could leave, counted before the area is asked. */
-static uint32_t gaps_seen[MAX_NUMNODES];
-
-/* Node @n's area for @gaps gaps, asked of bootmem on the node. */
-static struct heap_defer *area_for(uint32_t n, uint32_t gaps)
+/* Node @n's area for up to @gaps gaps, asked of bootmem on the node. */
+static struct heap_defer *area_for(uint32_t n, uint64_t gaps)
 {
-	uint64_t cap = 2ULL * gaps + 2, slots = 4;
+	uint64_t cap = 2 * gaps + 2, slots = 4;
 	uint64_t bytes, at;
 	struct heap_defer *d;
 	paddr_t p;
@@ -51,7 +52,7 @@ static struct heap_defer *area_for(uint32_t n, uint32_t gaps)
 		slots <<= 1;
 	at = ALIGN_UP(sizeof(*d), 16);
 	bytes = at + cap * sizeof(struct defer_rec) + slots * sizeof(uint32_t) +
-		(uint64_t)gaps * sizeof(struct defer_gap);
+		gaps * sizeof(struct defer_gap);
 	p = bootmem_alloc_try(bytes, PAGE_SIZE, n, "heap deferred chunks");
 	if (pa_val(p) == pa_val(INVALID_PADDR)) {
 		pr_warn("heap: no boot memory for node %u's deferred chunks "
@@ -68,59 +69,42 @@ static struct heap_defer *area_for(uint32_t n, uint32_t gaps)
 	d->hmask = slots - 1;
 	memset(d->hash, 0, slots * sizeof(uint32_t));
 	d->gap = (struct defer_gap *)(d->hash + slots);
-	d->gap_cap = gaps;
+	d->gap_cap = (uint32_t)gaps;
 	return d;
 }
 
 /**
- * heap_defer_prepare() - before a lazy handoff: count, per node, the gaps
- * between its consecutive free ranges that are wholly bad (one walk of
- * the free ranges), and give each node that has some its area (bootmem
- * is still open). A node without: nothing asked, the handoff as before.
+ * heap_defer_prepare() - before a lazy handoff: which nodes have a wholly
+ * bad gap between two consecutive free ranges (a walk of the free ranges
+ * that stops once every node has one), and each such node gets its area
+ * (bootmem is still open), sized by bootmem's bound on its free ranges
+ * (no count of its gaps needed: a gap lies between two ranges). A node
+ * without: nothing asked, the handoff as before.
  */
 void heap_defer_prepare(void)
 {
-	uint64_t idx, prev_e = 0;
+	bool found[MAX_NUMNODES] = {false};
+	unsigned int left = MIN(heap_nr_nodes, (unsigned int)MAX_NUMNODES);
 	uint32_t node, prev_node = ~0u;
+	uint64_t idx, prev_e = 0;
 	paddr_t s, e;
 
-	memset(gaps_seen, 0, sizeof(gaps_seen));
 	span.open = false;
 	for_each_free_range (idx, &s, &e, &node) {
-		if (node == prev_node && node < MAX_NUMNODES &&
-		    gaps_seen[node] < (1u << 30) &&
-		    bootmem_gap_bad(pa(prev_e), s))
-			gaps_seen[node]++;
+		if (node == prev_node && node < heap_nr_nodes && !found[node] &&
+		    bootmem_gap_bad(pa(prev_e), s)) {
+			found[node] = true;
+			if (!--left)
+				break;
+		}
 		prev_node = node;
 		prev_e = pa_val(e);
 	}
 	for (uint32_t n = 0; n < heap_nr_nodes && n < MAX_NUMNODES; n++)
-		if (gaps_seen[n] && !heap_nodes[n]->defer)
-			heap_nodes[n]->defer = area_for(n, gaps_seen[n]);
-}
-
-/* [s, e) joins @node's ranges; with @gap (s > 0) appended. Return: 0. */
-static int span_register(uint32_t node, uint64_t s, uint64_t e, uint64_t gs)
-{
-	struct heap_node_locked l = heap_lock_node(node);
-	struct heap_defer *d = l.hn->defer;
-	int err = range_table_add(&l.hn->ranges, pfn_to_paddr(pfn(s)),
-				  pfn_to_paddr(pfn(e)), NULL);
-
-	if (!err) {
-		l.hn->stats.total_pages += e - s;
-		if (gs) {
-			d->gap[d->gaps] = (struct defer_gap){
-				gs, s, heap_defer_gaps_before(d, d->gaps)};
-			d->gaps++;
-		}
-	}
-	heap_unlock_node(l);
-	if (err)
-		pr_err("heap: range [%#llx, %#llx) on node %u: %s\n",
-		       (unsigned long long)s, (unsigned long long)e, node,
-		       err == -ENOSPC ? "range table full" : "overlaps heap");
-	return err;
+		if (found[n] && !heap_nodes[n]->defer)
+			heap_nodes[n]->defer =
+				area_for(n, MIN(bootmem_free_ranges_at_most(n),
+						1ULL << 30));
 }
 
 /*
@@ -188,16 +172,68 @@ static uint64_t span_chunks(struct heap_node_locked l)
 	return chunks;
 }
 
+/* Pages of the staged gaps [@a, @b). */
+static uint64_t gap_sum(const struct heap_defer *d, uint32_t a, uint32_t b)
+{
+	uint64_t n = 0;
+
+	for (; a < b; a++)
+		n += d->gap[a].e - d->gap[a].s;
+	return n;
+}
+
+/*
+ * The span's ranges join the node's table, the lock held: range i runs
+ * from gap i-1's end (the span's start) to gap i's start (the span's
+ * end). One the table refuses ends the span before it: the gaps kept are
+ * published, the span's end pulled in. Return: pages refused.
+ */
+static uint64_t span_register(struct heap_node_locked l)
+{
+	struct heap_defer *d = l.hn->defer;
+	uint32_t n = span.ranges - 1, i;
+	uint64_t s = span.s, e, refused = 0;
+	int err = 0;
+
+	for (i = 0; i <= n; i++) {
+		e = i < n ? d->gap[span.gap0 + i].s : span.e;
+		err = range_table_add(&l.hn->ranges, pfn_to_paddr(pfn(s)),
+				      pfn_to_paddr(pfn(e)), NULL);
+		if (err) {
+			pr_err("heap: range [%#llx, %#llx) on node %u: %s\n",
+			       (unsigned long long)s, (unsigned long long)e,
+			       l.hn->id,
+			       err == -ENOSPC ? "range table full"
+					      : "overlaps heap");
+			break;
+		}
+		l.hn->stats.total_pages += e - s;
+		if (i < n)
+			s = d->gap[span.gap0 + i].e;
+	}
+	if (err) { /* ranges i.. refused; the span ends at range i-1's end */
+		refused = span.e - s - gap_sum(d, span.gap0 + i, span.gap0 + n);
+		span.e = i ? d->gap[span.gap0 + i - 1].s : span.s;
+		n = i ? i - 1 : 0;
+	}
+	for (i = 0; i < n; i++) /* the prefix sums, then the count */
+		d->gap[span.gap0 + i].before =
+			heap_defer_gaps_before(d, span.gap0 + i);
+	d->gaps = span.gap0 + n;
+	return refused;
+}
+
 /**
  * heap_span_flush() - the span being built joins the heap: one range as
- * heap_add_range() always did, several as span_chunks() says.
+ * heap_add_range() always did, several (registered now, one lock hold) as
+ * span_chunks() says.
  *
  * Return: pages refused.
  */
 uint64_t heap_span_flush(void)
 {
 	struct heap_node_locked l;
-	uint64_t t0, chunks;
+	uint64_t t0, refused;
 
 	if (!span.open)
 		return 0;
@@ -209,11 +245,11 @@ uint64_t heap_span_flush(void)
 			       : span.e - span.s;
 	t0 = arch_ticks();
 	l = heap_lock_node(span.node);
-	chunks = span_chunks(l);
-	l.hn->stats.chunks += chunks;
+	refused = span_register(l);
+	l.hn->stats.chunks += span_chunks(l);
 	l.hn->stats.init_ticks += arch_ticks() - t0;
 	heap_unlock_node(l);
-	return 0;
+	return refused;
 }
 
 /* Can [@s, ...) of @node extend the open span across a bad gap? */
@@ -225,36 +261,32 @@ static bool span_extends(uint32_t node, uint64_t s, bool dirty)
 	    s <= span.e || node >= heap_nr_nodes)
 		return false;
 	d = heap_nodes[node]->defer;
-	return d && d->gaps < d->gap_cap &&
+	return d && span.gap0 + span.ranges - 1 < d->gap_cap &&
 	       bootmem_gap_bad(pfn_to_paddr(pfn(span.e)), pfn_to_paddr(pfn(s)));
 }
 
 /**
  * heap_span_add() - the lazy handoff's free range [@s, @e) (pfns) of
  * @node: it extends the span being built when only a bad gap lies between
- * them, else the span is flushed and a new one starts with it.
+ * them (the gap staged), else the span is flushed and a new one starts
+ * with it.
  *
  * Return: pages refused.
  */
 uint64_t heap_span_add(uint32_t node, uint64_t s, uint64_t e, bool dirty)
 {
-	uint64_t refused = 0;
+	uint64_t refused;
 
 	if (span_extends(node, s, dirty)) {
-		/* The first range is registered once a second one joins. */
-		if (span.ranges == 1 &&
-		    span_register(node, span.s, span.e, 0)) {
-			refused += span.e - span.s;
-			span.open = false;
-		} else if (span_register(node, s, e, span.e)) {
-			return heap_span_flush() + e - s;
-		} else {
-			span.e = e;
-			span.ranges++;
-			return 0;
-		}
+		struct heap_defer *d = heap_nodes[node]->defer;
+
+		d->gap[span.gap0 + span.ranges - 1] =
+			(struct defer_gap){.s = span.e, .e = s};
+		span.e = e;
+		span.ranges++;
+		return 0;
 	}
-	refused += heap_span_flush();
+	refused = heap_span_flush();
 	span = (typeof(span)){.open = true,
 			      .dirty = dirty,
 			      .node = node,
