@@ -41,6 +41,7 @@ from .many_ram import many_ram_cases
 from .runtime_cases import runtime_cases
 from .poison_cases import poison_cases
 from .bad_domain_cases import bad_domain_cases
+from .defer_cases import defer_cases
 from .lu_bad_cases import lu_bad_cases
 from .lu_give_back_cases import lu_give_back_cases
 from .lu_churn_cases import lu_churn_cases
@@ -77,7 +78,7 @@ def cases():
             poison_cases(Case) +
             badmem_cases(Case) +
             bad_domain_cases(Case) + lu_give_back_cases(Case) +
-            lu_churn_cases(Case) + lu_bad_cases(Case))
+            lu_churn_cases(Case) + lu_bad_cases(Case) + defer_cases(Case))
 
 
 def boot_cases():
