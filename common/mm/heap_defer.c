@@ -18,8 +18,9 @@
  * a record is halved; a half inside one range becomes an ordinary free
  * chunk, a half with no heap page is dropped, a half that still straddles
  * a gap stays deferred. heap_take_block() splits when no list fits
- * (heap_defer_refill(): the smallest record that can yield the order,
- * the lock dropped every DEFER_BATCH steps); every walker of free memory
+ * (heap_defer_refill(): a record sure to yield the order, by its class,
+ * then down its richer half: O(order) steps; else the lock dropped every
+ * DEFER_BATCH steps); every walker of free memory
  * settles the node first (heap_defer_settle()); heap_owner_of() and
  * heap_offline()/heap_online() split along the page's path
  * (heap_defer_split_to()). heap_check() verifies the records.
@@ -123,35 +124,49 @@ static void hash_del(struct heap_defer *d, uint64_t h)
 
 /* ---- records ------------------------------------------------------------ */
 
+/* Record @i's key on list @L: its class (0) or its order (1). */
+static unsigned int list_key(const struct defer_rec *r, int L)
+{
+	return L ? r->order : r->cls;
+}
+
 static void list_add(struct heap_defer *d, uint32_t i)
 {
 	struct defer_rec *r = &d->rec[i];
-	unsigned int z = pfn_zone(r->pfn), k = r->order;
+	unsigned int z = pfn_zone(r->pfn);
 
-	r->prev = 0;
-	r->next = d->head[z][k];
-	if (r->next)
-		d->rec[r->next - 1].prev = i + 1;
-	d->head[z][k] = i + 1;
-	d->nonempty[z] |= 1u << k;
-	d->zone_mask |= 1ULL << z;
+	for (int L = 0; L < 2; L++) {
+		unsigned int k = list_key(r, L);
+
+		r->prev[L] = 0;
+		r->next[L] = d->head[L][z][k];
+		if (r->next[L])
+			d->rec[r->next[L] - 1].prev[L] = i + 1;
+		d->head[L][z][k] = i + 1;
+		d->nonempty[L][z] |= 1u << k;
+		d->zone_mask[L] |= 1ULL << z;
+	}
 }
 
 static void list_del(struct heap_defer *d, uint32_t i)
 {
 	struct defer_rec *r = &d->rec[i];
-	unsigned int z = pfn_zone(r->pfn), k = r->order;
+	unsigned int z = pfn_zone(r->pfn);
 
-	if (r->prev)
-		d->rec[r->prev - 1].next = r->next;
-	else
-		d->head[z][k] = r->next;
-	if (r->next)
-		d->rec[r->next - 1].prev = r->prev;
-	if (!d->head[z][k]) {
-		d->nonempty[z] &= ~(1u << k);
-		if (!d->nonempty[z])
-			d->zone_mask &= ~(1ULL << z);
+	for (int L = 0; L < 2; L++) {
+		unsigned int k = list_key(r, L);
+
+		if (r->prev[L])
+			d->rec[r->prev[L] - 1].next[L] = r->next[L];
+		else
+			d->head[L][z][k] = r->next[L];
+		if (r->next[L])
+			d->rec[r->next[L] - 1].prev[L] = r->prev[L];
+		if (!d->head[L][z][k]) {
+			d->nonempty[L][z] &= ~(1u << k);
+			if (!d->nonempty[L][z])
+				d->zone_mask[L] &= ~(1ULL << z);
+		}
 	}
 }
 
@@ -169,28 +184,31 @@ static void count_pages(struct heap_node *hn, uint64_t pfn, uint64_t pages,
 }
 
 /* A new record (the area has room: at most twice the gaps live). */
-void heap_defer_rec_new(struct heap_node *hn, uint64_t pfn, unsigned int k,
-			uint64_t pages, bool dirty)
+uint32_t heap_defer_rec_new(struct heap_node *hn, uint64_t pfn, unsigned int k,
+			    uint64_t pages, bool dirty)
 {
 	struct heap_defer *d = hn->defer;
 	uint32_t i;
 
 	if (d->free_idx) {
 		i = d->free_idx - 1;
-		d->free_idx = d->rec[i].next;
+		d->free_idx = d->rec[i].next[0];
 	} else {
 		BUG_ON(d->used >= d->cap);
 		i = d->used++;
 	}
-	d->rec[i] = (struct defer_rec){.pfn = pfn,
-				       .pages = pages,
-				       .order = (uint8_t)k,
-				       .dirty = dirty,
-				       .live = 1};
+	d->rec[i] = (struct defer_rec){
+		.pfn = pfn,
+		.pages = pages,
+		.order = (uint8_t)k,
+		.cls = (uint8_t)(k - fls64((1ULL << k) - pages)),
+		.dirty = dirty,
+		.live = 1};
 	list_add(d, i);
 	hash_put(d, i);
 	count_pages(hn, pfn, pages, dirty, 1);
 	hn->stats.deferred_chunks++;
+	return i;
 }
 
 static void rec_drop(struct heap_node *hn, uint32_t i, uint64_t slot)
@@ -203,7 +221,7 @@ static void rec_drop(struct heap_node *hn, uint32_t i, uint64_t slot)
 	count_pages(hn, r->pfn, r->pages, r->dirty, -1);
 	hn->stats.deferred_chunks--;
 	r->live = 0;
-	r->next = d->free_idx;
+	r->next[0] = d->free_idx;
 	d->free_idx = i + 1;
 }
 
@@ -284,10 +302,12 @@ static int64_t rec_holding(const struct heap_defer *d, uint64_t p,
  * is an ordinary free chunk (one head write: its pages are heap pages, so
  * is its head, see the invariant above); no merge can follow: its buddy
  * is the other half, which holds a gap page. A half of gap pages only is
- * dropped; a half with both stays deferred. Return: the order of the
- * ordinary halves made (-1: none).
+ * dropped; a half with both stays deferred (*@child: the one of the
+ * highest class, -1: none). Return: the order of the ordinary halves
+ * made (-1: none).
  */
-static int defer_split(struct heap_node *hn, uint32_t i, uint64_t slot)
+static int defer_split(struct heap_node *hn, uint32_t i, uint64_t slot,
+		       int64_t *child)
 {
 	struct heap_defer *d = hn->defer;
 	struct defer_rec r = d->rec[i];
@@ -297,6 +317,7 @@ static int defer_split(struct heap_node *hn, uint32_t i, uint64_t slot)
 
 	rec_drop(hn, i, slot);
 	hn->stats.deferred_splits++;
+	*child = -1;
 	for (uint64_t h = r.pfn; h < r.pfn + 2 * half; h += half) {
 		uint64_t g = gap_pages_in(d, h, h + half);
 		struct page_info *pg;
@@ -304,7 +325,11 @@ static int defer_split(struct heap_node *hn, uint32_t i, uint64_t slot)
 		if (g == half)
 			continue;
 		if (g) {
-			heap_defer_rec_new(hn, h, k, half - g, r.dirty);
+			uint32_t c =
+				heap_defer_rec_new(hn, h, k, half - g, r.dirty);
+
+			if (*child < 0 || d->rec[c].cls > d->rec[*child].cls)
+				*child = c;
 			continue;
 		}
 		pg = pfn_to_page(pfn(h));
@@ -327,24 +352,38 @@ static void defer_breathe(struct heap_node_locked l)
 }
 
 /*
- * The smallest record of order > @order in the highest zone <= @zone_hi
- * that has one (the smallest first: it yields @order soonest and keeps
- * the large ones whole), -1: none.
+ * The first record on list @L with a key in @mask (lowest key first) in
+ * the highest zone <= @zone_hi that has one, -1: none.
  */
-static int64_t rec_for(const struct heap_defer *d, unsigned int order,
-		       int zone_hi)
+static int64_t rec_on(const struct heap_defer *d, int L, uint32_t mask,
+		      int zone_hi)
 {
-	uint64_t zm = d->zone_mask & ((2ULL << zone_hi) - 1);
+	uint64_t zm = d->zone_mask[L] & ((2ULL << zone_hi) - 1);
 
-	while (zm) {
+	for (; zm; zm &= ~(1ULL << (fls64(zm) - 1))) {
 		int z = fls64(zm) - 1;
-		uint32_t m = d->nonempty[z] & ~((2u << order) - 1);
+		uint32_t m = d->nonempty[L][z] & mask;
 
 		if (m)
-			return d->head[z][ffs64(m) - 1] - 1;
-		zm &= ~(1ULL << z);
+			return d->head[L][z][ffs64(m) - 1] - 1;
 	}
 	return -1;
+}
+
+/*
+ * A record sure to yield 2^@order (class >= @order: the lowest such
+ * class, keeping the richer ones), *@sure set; else one that may (order
+ * > @order, the smallest: gaps cluster), *@sure clear; -1: none can.
+ */
+static int64_t rec_for(const struct heap_defer *d, unsigned int order,
+		       int zone_hi, bool *sure)
+{
+	int64_t i = rec_on(d, 0, ~((1u << order) - 1), zone_hi);
+
+	*sure = i >= 0;
+	if (i < 0 && order < MAX_FREE_ORDER)
+		i = rec_on(d, 1, ~((2u << order) - 1), zone_hi);
+	return i;
 }
 
 /**
@@ -360,20 +399,28 @@ bool heap_defer_refill(struct heap_node_locked l, unsigned int order,
 {
 	struct heap_defer *d = l.hn->defer;
 	unsigned int steps = 0;
+	int64_t i = -1;
+	bool sure = false;
 
 	if (!d || !l.hn->stats.deferred_chunks)
 		return false;
 	for (;;) {
-		int64_t i = rec_for(d, order, zone_hi);
 		uint64_t slot;
 
 		if (i < 0)
+			i = rec_for(d, order, zone_hi, &sure);
+		if (i < 0)
 			return false;
 		hash_get(d, d->rec[i].pfn, &slot);
-		if (defer_split(l.hn, (uint32_t)i, slot) >= (int)order)
+		if (defer_split(l.hn, (uint32_t)i, slot, &i) >= (int)order)
 			return true;
-		if (++steps % DEFER_BATCH == 0)
+		/* Sure: down the richer half, O(order) steps in all. */
+		if (!sure || (i >= 0 && d->rec[i].cls < order))
+			i = -1;
+		if (++steps % DEFER_BATCH == 0) {
 			defer_breathe(l);
+			i = -1; /* others ran: look again */
+		}
 	}
 }
 
@@ -393,7 +440,7 @@ void heap_defer_split_to(uint32_t node, uint64_t p)
 	l = heap_lock_node(node);
 	while (l.hn->stats.deferred_chunks &&
 	       (i = rec_holding(l.hn->defer, p, &slot)) >= 0)
-		defer_split(l.hn, (uint32_t)i, slot);
+		defer_split(l.hn, (uint32_t)i, slot, &i);
 	heap_unlock_node(l);
 }
 
@@ -427,12 +474,13 @@ void heap_defer_settle(uint32_t node)
 		return;
 	l = heap_lock_node(node);
 	for (unsigned int steps = 1; l.hn->stats.deferred_chunks; steps++) {
-		int64_t i = rec_for(l.hn->defer, 0, NR_ZONES - 1);
+		bool sure;
+		int64_t i = rec_for(l.hn->defer, 0, NR_ZONES - 1, &sure);
 		uint64_t slot;
 
 		BUG_ON(i < 0);
 		hash_get(l.hn->defer, l.hn->defer->rec[i].pfn, &slot);
-		defer_split(l.hn, (uint32_t)i, slot);
+		defer_split(l.hn, (uint32_t)i, slot, &i);
 		if (steps % DEFER_BATCH == 0)
 			defer_breathe(l);
 	}
@@ -511,35 +559,40 @@ static void check_rec(struct heap_node_locked l, uint32_t i, unsigned int *bad)
 			      "%llu in the ranges",
 			      pu, k, (unsigned long long)r->pages,
 			      (unsigned long long)h);
+	else if (r->cls != k - fls64((1ULL << k) - r->pages))
+		DEFER_PROBLEM(bad, l, "pfn %#llx: class %u", pu, r->cls);
 }
 
-/* The lists hold the live records, each on its zone's and order's. */
-static uint64_t check_lists(struct heap_node_locked l, unsigned int *bad)
+/* List @L holds the live records, each under its zone and key. */
+static uint64_t check_list(struct heap_node_locked l, int L, unsigned int *bad)
 {
 	const struct heap_defer *d = l.hn->defer;
 	uint64_t listed = 0;
 
 	for (unsigned int z = 0; z < NR_ZONES; z++) {
 		for (unsigned int k = 0; k <= MAX_FREE_ORDER; k++) {
-			uint32_t v = d->head[z][k];
+			uint32_t v = d->head[L][z][k];
 
-			if (!!v != !!(d->nonempty[z] & (1u << k)))
-				DEFER_PROBLEM(bad, l, "list %u/%u: bit wrong",
-					      z, k);
-			for (; v && listed <= d->used; v = d->rec[v - 1].next) {
+			if (!!v != !!(d->nonempty[L][z] & (1u << k)))
+				DEFER_PROBLEM(bad, l,
+					      "list %d %u/%u: bit wrong", L, z,
+					      k);
+			for (; v && listed <= d->used;
+			     v = d->rec[v - 1].next[L]) {
 				const struct defer_rec *r = &d->rec[v - 1];
 
-				if (!r->live || r->order != k ||
+				if (!r->live || list_key(r, L) != k ||
 				    pfn_zone(r->pfn) != z)
 					DEFER_PROBLEM(
 						bad, l,
-						"pfn %#llx on list %u/%u",
-						(unsigned long long)r->pfn, z,
-						k);
+						"pfn %#llx on list %d "
+						"%u/%u",
+						(unsigned long long)r->pfn, L,
+						z, k);
 				listed++;
 			}
 		}
-		if (!!(d->zone_mask & (1ULL << z)) != !!d->nonempty[z])
+		if (!!(d->zone_mask[L] & (1ULL << z)) != !!d->nonempty[L][z])
 			DEFER_PROBLEM(bad, l, "zone %u: mask bit wrong", z);
 	}
 	return listed;
@@ -574,7 +627,9 @@ unsigned int heap_defer_check(struct heap_node_locked l,
 		sum->zone[pfn_zone(r->pfn)] += r->pages;
 		sum->dirty += r->dirty ? r->pages : 0;
 	}
-	if (live != st->deferred_chunks || (d && check_lists(l, &bad) != live))
+	if (live != st->deferred_chunks ||
+	    (d && (check_list(l, 0, &bad) != live ||
+		   check_list(l, 1, &bad) != live)))
 		DEFER_PROBLEM(&bad, l, "chunks: %llu live, %llu counted",
 			      (unsigned long long)live,
 			      (unsigned long long)st->deferred_chunks);

@@ -16,9 +16,16 @@ struct heap_node;
 
 struct defer_rec {
 	uint64_t pfn;
-	uint64_t pages;	     /* heap pages in [pfn, pfn + 2^order) */
-	uint32_t next, prev; /* list [zone][order] (index + 1, 0: none) */
+	uint64_t pages; /* heap pages in [pfn, pfn + 2^order) */
+	/* Lists [zone][cls] (0) and [zone][order] (1): index + 1, 0: none. */
+	uint32_t next[2], prev[2];
 	uint8_t order;
+	/*
+	 * Its list: order - fls(gap pages). Fewer gap pages than 2^(order -
+	 * o) leave an aligned 2^o block without one (pigeonhole), so the
+	 * record is sure to yield any order <= cls.
+	 */
+	uint8_t cls;
 	uint8_t dirty; /* its heap pages need scrubbing */
 	uint8_t live;
 };
@@ -30,19 +37,23 @@ struct defer_gap {
 
 struct heap_defer {
 	struct defer_rec *rec;
-	uint32_t cap, used, free_idx; /* free_idx: a chain through next */
+	uint32_t cap, used, free_idx; /* free_idx: a chain through next[0] */
 	uint32_t *hash;		      /* index + 1, 0: empty */
 	uint64_t hmask;
 	struct defer_gap *gap;
 	uint32_t gaps, gap_cap;
-	uint64_t zone_mask;
-	uint32_t nonempty[NR_ZONES];
-	uint32_t head[NR_ZONES][MAX_FREE_ORDER + 1];
+	/* Per list (0: by class, 1: by order), as the heap's free lists. */
+	uint64_t zone_mask[2];
+	uint32_t nonempty[2][NR_ZONES];
+	uint32_t head[2][NR_ZONES][MAX_FREE_ORDER + 1];
 };
 
-/* A new record of @hn (lock held; its area has room, see heap_defer.c). */
-void heap_defer_rec_new(struct heap_node *hn, uint64_t pfn, unsigned int k,
-			uint64_t pages, bool dirty);
+/*
+ * A new record of @hn (lock held; its area has room, see heap_defer.c).
+ * Return: its index.
+ */
+uint32_t heap_defer_rec_new(struct heap_node *hn, uint64_t pfn, unsigned int k,
+			    uint64_t pages, bool dirty);
 /* Gap pages in the gaps before gap @x (all of them: @x == gaps). */
 uint64_t heap_defer_gaps_before(const struct heap_defer *d, uint32_t x);
 
