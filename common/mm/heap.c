@@ -31,7 +31,9 @@
  * head, which was written when X became free, detached, allocated or owned
  * (an owned head says PGS_OWNED, never "free"). If
  * j > k, X contains the aligned 2^(k+1) parent of B and therefore B itself,
- * which is impossible: B is not part of any other free chunk or block. So
+ * which is impossible: B is not part of any other free chunk or block
+ * (X may also be a deferred chunk, common/mm/heap_defer.c: then j <= k
+ * puts a bad page in the buddy, which is not inside one range). So
  * the entry read is always a head, and "state PGS_FREE and same order" can
  * be trusted. The same argument shows why heap_alloc only writes the HEAD
  * of the block it returns, under the lock (so no concurrent free merges

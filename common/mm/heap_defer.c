@@ -14,7 +14,7 @@
  * prefix sum of their pages, so the heap pages of any aligned block of a
  * span are known in O(log gaps).
  *
- * Split on demand (heap_defer_split(), O(1) + a gap lookup, lock held):
+ * Split on demand (defer_split(), O(1) + a gap lookup, lock held):
  * a record is halved; a half inside one range becomes an ordinary free
  * chunk, a half with no heap page is dropped, a half that still straddles
  * a gap stays deferred. heap_take_block() splits when no list fits
@@ -37,7 +37,8 @@
  * The data-loss invariant: no page of a gap is ever written or handed
  * out. (1) The only writes a record causes are the head of an ordinary
  * half, and a half is ordinary only when its gap pages are 0, i.e. when
- * it lies inside the node's handed ranges, so its head is a heap page.
+ * it lies inside one of the node's handed ranges (a span is its ranges
+ * and the gaps between them, nothing else), so its head is a heap page.
  * (2) Only ordinary chunks are on the free lists; allocation, scrub and
  * walks see only them. (3) Merging never forms a block holding a gap
  * page: the buddy check reads a buddy only when it lies inside ONE heap
@@ -47,8 +48,9 @@
  * holds X, so a gap page, so it is not inside one range and is not read;
  * j > k would put the block being freed inside X, which holds no block.
  * (4) The gaps are reservations bootmem never frees to the heap, and the
- * heap never adds a range over them (only adopted extents, which are
- * other reservations). The unit test heap_defer_test checks it page by
+ * heap never adds a range over them (only adopted extents:
+ * heap_adopt_owned() takes pages reserved "preserved" or "static-mem"
+ * only, never a "bad ..." one). The unit test heap_defer_test checks it page by
  * page.
  *
  * The handoff's side (spans, the area) is common/mm/heap_span.c; what the
