@@ -78,13 +78,29 @@ static uint64_t slot_of(const struct heap_defer *d, uint64_t pfn)
 	return (pfn * 0x9e3779b97f4a7c15ULL >> 17) & d->hmask;
 }
 
+/*
+ * The record slot @h names, -1: none. The table is never cleared (the
+ * handoff's downtime): a slot counts only when it names a live record
+ * that says it sits there, so a stale or never-written slot reads empty.
+ */
+static int64_t slot_rec(const struct heap_defer *d, uint64_t h)
+{
+	uint32_t v = d->hash[h];
+
+	if (!v || v - 1 >= d->used || !d->rec[v - 1].live ||
+	    d->rec[v - 1].hslot != h)
+		return -1;
+	return v - 1;
+}
+
 static void hash_put(struct heap_defer *d, uint32_t i)
 {
 	uint64_t h = slot_of(d, d->rec[i].pfn);
 
-	while (d->hash[h])
+	while (slot_rec(d, h) >= 0)
 		h = (h + 1) & d->hmask;
 	d->hash[h] = i + 1;
+	d->rec[i].hslot = (uint32_t)h;
 }
 
 /* The record starting at @pfn (index + 1), its slot in *@slot; 0: none. */
@@ -92,11 +108,11 @@ static uint32_t hash_get(const struct heap_defer *d, uint64_t pfn,
 			 uint64_t *slot)
 {
 	for (uint64_t h = slot_of(d, pfn);; h = (h + 1) & d->hmask) {
-		uint32_t v = d->hash[h];
+		int64_t i = slot_rec(d, h);
 
-		if (!v || d->rec[v - 1].pfn == pfn) {
+		if (i < 0 || d->rec[i].pfn == pfn) {
 			*slot = h;
-			return v;
+			return (uint32_t)(i + 1);
 		}
 	}
 }
@@ -105,19 +121,22 @@ static uint32_t hash_get(const struct heap_defer *d, uint64_t pfn,
 static void hash_del(struct heap_defer *d, uint64_t h)
 {
 	uint64_t j = h;
+	int64_t i;
 
 	d->hash[h] = 0;
 	for (;;) {
 		uint64_t home;
 
 		j = (j + 1) & d->hmask;
-		if (!d->hash[j])
+		i = slot_rec(d, j);
+		if (i < 0)
 			return;
-		home = slot_of(d, d->rec[d->hash[j] - 1].pfn);
+		home = slot_of(d, d->rec[i].pfn);
 		/* Stays unless its home is cyclically outside (h, j]. */
 		if ((j > h && (home <= h || home > j)) ||
 		    (j < h && home <= h && home > j)) {
 			d->hash[h] = d->hash[j];
+			d->rec[i].hslot = (uint32_t)h;
 			d->hash[j] = 0;
 			h = j;
 		}

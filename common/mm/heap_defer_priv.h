@@ -17,6 +17,7 @@ struct heap_node;
 struct defer_rec {
 	uint64_t pfn;
 	uint64_t pages; /* heap pages in [pfn, pfn + 2^order) */
+	uint32_t hslot; /* its slot in the hash */
 	/* Lists [zone][cls] (0) and [zone][order] (1): index + 1, 0: none. */
 	uint32_t next[2], prev[2];
 	uint8_t order;
@@ -38,7 +39,7 @@ struct defer_gap {
 struct heap_defer {
 	struct defer_rec *rec;
 	uint32_t cap, used, free_idx; /* free_idx: a chain through next[0] */
-	uint32_t *hash;		      /* index + 1, 0: empty */
+	uint32_t *hash; /* index + 1, never cleared: heap_defer.c */
 	uint64_t hmask;
 	struct defer_gap *gap;
 	uint32_t gaps, gap_cap;

@@ -67,44 +67,54 @@ static struct heap_defer *area_for(uint32_t n, uint64_t gaps)
 	d->cap = (uint32_t)cap;
 	d->hash = (uint32_t *)(d->rec + cap);
 	d->hmask = slots - 1;
-	memset(d->hash, 0, slots * sizeof(uint32_t));
 	d->gap = (struct defer_gap *)(d->hash + slots);
 	d->gap_cap = (uint32_t)gaps;
 	return d;
 }
 
-/**
- * heap_defer_prepare() - before a lazy handoff: which nodes have a wholly
- * bad gap between two consecutive free ranges (a walk of the free ranges
- * that stops once every node has one), and each such node gets its area
- * (bootmem is still open), sized by bootmem's bound on its free ranges
- * (no count of its gaps needed: a gap lies between two ranges). A node
- * without: nothing asked, the handoff as before.
+/*
+ * Does node @n have a wholly bad gap between two consecutive free ranges?
+ * The free ranges from its lowest RAM on, until the first such gap (a
+ * few ranges on a machine with bad pages, all of them without).
  */
-void heap_defer_prepare(void)
+static bool node_has_bad_gap(uint32_t n)
 {
-	bool found[MAX_NUMNODES] = {false};
-	unsigned int left = MIN(heap_nr_nodes, (unsigned int)MAX_NUMNODES);
+	unsigned int count;
+	const struct region *r = bootmem_ram_regions(&count);
+	uint64_t idx = ~0ULL, end = 0, prev_e = 0;
 	uint32_t node, prev_node = ~0u;
-	uint64_t idx, prev_e = 0;
 	paddr_t s, e;
 
-	span.open = false;
-	for_each_free_range (idx, &s, &e, &node) {
-		if (node == prev_node && node < heap_nr_nodes && !found[node] &&
-		    bootmem_gap_bad(pa(prev_e), s)) {
-			found[node] = true;
-			if (!--left)
-				break;
+	for (unsigned int i = 0; r && i < count; i++)
+		if (r[i].node == n) {
+			idx = MIN(idx, pa_val(r[i].start));
+			end = MAX(end, pa_val(r[i].end));
 		}
+	while (idx < end && bootmem_next_free_range(&idx, &s, &e, &node)) {
+		if (node == n && prev_node == n &&
+		    bootmem_gap_bad(pa(prev_e), s))
+			return true;
 		prev_node = node;
 		prev_e = pa_val(e);
 	}
+	return false;
+}
+
+/**
+ * heap_defer_prepare() - before a lazy handoff: each node with a wholly
+ * bad gap between two consecutive free ranges gets its area (bootmem is
+ * still open), sized by bootmem's bound on its free ranges (no count of
+ * its gaps needed: a gap lies between two ranges). A node without:
+ * nothing asked, the handoff as before.
+ */
+void heap_defer_prepare(void)
+{
+	span.open = false;
 	for (uint32_t n = 0; n < heap_nr_nodes && n < MAX_NUMNODES; n++)
-		if (found[n] && !heap_nodes[n]->defer)
+		if (!heap_nodes[n]->defer && node_has_bad_gap(n))
 			heap_nodes[n]->defer =
 				area_for(n, MIN(bootmem_free_ranges_at_most(n),
-						1ULL << 30));
+						1ULL << 28));
 }
 
 /*
