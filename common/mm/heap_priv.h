@@ -3,8 +3,9 @@
  * The heap's private state, shared by common/mm/heap.c (lists, merging,
  * allocation), common/mm/heap_owned.c (owned extents, heap_owner_of),
  * common/mm/heap_init.c (init, handoff), common/mm/heap_check.c (queries,
- * walks, the consistency check) and common/mm/heap_pcp.c (the per-CPU
- * caches), the lock helpers, and page_set(), the one writer
+ * walks, the consistency check), common/mm/heap_pcp.c (the per-CPU
+ * caches) and common/mm/heap_defer.c, heap_span.c (the deferred chunks
+ * across bad pages), the lock helpers, and page_set(), the one writer
  * of a whole page_info. Not an interface: nothing outside common/mm/heap*.c
  * includes it.
  */
