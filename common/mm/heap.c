@@ -31,7 +31,9 @@
  * head, which was written when X became free, detached, allocated or owned
  * (an owned head says PGS_OWNED, never "free"). If
  * j > k, X contains the aligned 2^(k+1) parent of B and therefore B itself,
- * which is impossible: B is not part of any other free chunk or block. So
+ * which is impossible: B is not part of any other free chunk or block
+ * (X may also be a deferred chunk, common/mm/heap_defer.c: then j <= k
+ * puts a bad page in the buddy, which is not inside one range). So
  * the entry read is always a head, and "state PGS_FREE and same order" can
  * be trusted. The same argument shows why heap_alloc only writes the HEAD
  * of the block it returns, under the lock (so no concurrent free merges
@@ -415,8 +417,10 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 	unsigned int j = 0;
 	int z;
 
-	uint64_t zm = hn->zone_mask & ((2ULL << zone_hi) - 1);
+	uint64_t zm;
 
+again:
+	zm = hn->zone_mask & ((2ULL << zone_hi) - 1);
 	/* Only the zones that have a free chunk, from the highest allowed. */
 	for (; zm && !pg; zm &= ~(1ULL << z)) {
 		uint32_t mask, m;
@@ -438,6 +442,10 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 			j = (unsigned int)ffs64(mask) - 1;
 		pg = hn->free[z][j].head;
 	}
+	/* Nothing fits: split deferred chunks until one does (heap_defer.c). */
+	if (!pg && hn->stats.deferred_chunks &&
+	    heap_defer_refill(l, order, zone_hi))
+		goto again;
 	if (!pg)
 		return NULL;
 

@@ -39,6 +39,7 @@ void heap_for_each_free(uint32_t node,
 
 	if (node >= heap_nr_nodes)
 		return;
+	heap_defer_settle(node);      /* its deferred chunks on its lists */
 	heap_drain_node_caches(node); /* its cached blocks on its lists */
 	l = heap_lock_node(node);
 	for (z = 0; z < NR_ZONES; z++)
@@ -178,15 +179,42 @@ typedef void block_fn(struct page_info *head, unsigned int order, int owner,
 		      void *arg);
 
 /*
+ * A deferred chunk's part of [@cur, @e), when one holds @cur (heap_check()
+ * walks an unsettled node): it must start at @cur or before the range.
+ * Return: the pages stepped over (0: none holds @cur), *@bad on a problem.
+ */
+static uint64_t walk_deferred(struct heap_node_locked l, uint64_t s,
+			      uint64_t cur, uint64_t e, unsigned int *bad)
+{
+	uint64_t ds, end;
+	unsigned int dk;
+
+	if (!heap_defer_holding(l, cur, &ds, &dk))
+		return 0;
+	if (ds != cur && !(ds < s && cur == s)) {
+		pr_err("heap_check: node %u: deferred chunk [%#llx, order %u) "
+		       "overlaps the block before pfn %#llx\n",
+		       l.hn->id, (unsigned long long)ds, dk,
+		       (unsigned long long)cur);
+		(*bad)++;
+	}
+	end = MIN(ds + (1ULL << dk), e);
+	return end - cur;
+}
+
+/*
  * Walk [s, e) of the locked node block by block: every block starts where
  * the previous one ends, so the entry read is always a head. A head that
  * does not describe itself ends the walk of the range (nothing after it
- * can be trusted). Return: problems found.
+ * can be trusted). A deferred chunk's pages are stepped over, counted in
+ * *@deferred (NULL: the node is settled). Return: problems found.
  */
 static unsigned int walk_range(struct heap_node_locked l, uint64_t s,
-			       uint64_t e, block_fn *fn, void *arg)
+			       uint64_t e, block_fn *fn, void *arg,
+			       uint64_t *deferred)
 {
-	uint64_t cur = s;
+	uint64_t cur = s, step;
+	unsigned int bad = 0;
 
 	while (cur < e) {
 		struct page_info *pg = pfn_to_page(pfn(cur));
@@ -194,6 +222,12 @@ static unsigned int walk_range(struct heap_node_locked l, uint64_t s,
 		int owner = heap_head_owner(pg);
 		unsigned int max =
 			owner == HEAP_OWNER_KEEL ? MAX_ORDER : MAX_FREE_ORDER;
+
+		if (deferred && (step = walk_deferred(l, s, cur, e, &bad))) {
+			*deferred += step;
+			cur += step;
+			continue;
+		}
 
 		if (owner < 0 || pg->pfn != cur || k > max ||
 		    (cur & ((1ULL << k) - 1)) || (cur == 0 && k) ||
@@ -205,16 +239,16 @@ static unsigned int walk_range(struct heap_node_locked l, uint64_t s,
 			       l.hn->id, (unsigned long long)cur, pg->state, k,
 			       pg->node, (unsigned long long)s,
 			       (unsigned long long)e);
-			return 1;
+			return bad + 1;
 		}
 		fn(pg, k, owner, arg);
 		cur += 1ULL << k;
 	}
-	return 0;
+	return bad;
 }
 
 static unsigned int walk_blocks_locked(struct heap_node_locked l, block_fn *fn,
-				       void *arg)
+				       void *arg, uint64_t *deferred)
 {
 	const struct range_table *t = &l.hn->ranges;
 	unsigned int bad = 0;
@@ -222,7 +256,7 @@ static unsigned int walk_blocks_locked(struct heap_node_locked l, block_fn *fn,
 	for (unsigned int i = 0; i < t->count; i++)
 		bad += walk_range(l, pfn_val(region_start_pfn(&t->regions[i])),
 				  pfn_val(region_end_pfn(&t->regions[i])), fn,
-				  arg);
+				  arg, deferred);
 	return bad;
 }
 
@@ -240,9 +274,10 @@ unsigned int heap_for_each_block(uint32_t node, block_fn *fn, void *arg)
 
 	if (node >= heap_nr_nodes)
 		return 0;
+	heap_defer_settle(node);      /* a deferred chunk has no head to walk */
 	heap_drain_node_caches(node); /* a cached block reads as allocated */
 	l = heap_lock_node(node);
-	bad = walk_blocks_locked(l, fn, arg);
+	bad = walk_blocks_locked(l, fn, arg, NULL);
 	heap_unlock_node(l);
 	return bad;
 }
@@ -279,6 +314,7 @@ struct walk {
 	unsigned int bad;
 	uint64_t free, dirty, chunks, zone_free;
 	unsigned int used; /* chunks of the zone walked (check_scratch) */
+	struct heap_defer_sums ds; /* the deferred chunks' pages */
 };
 
 #define PROBLEM(w, fmt, ...)                                            \
@@ -293,8 +329,9 @@ static void check_chunk(struct walk *w, const struct free_list *fl,
 			struct page_info *pg, struct page_info *prev,
 			unsigned int z, unsigned int k, bool *seen_dirty)
 {
-	uint64_t p = pg->pfn;
+	uint64_t p = pg->pfn, ds;
 	unsigned long long pu = p;
+	unsigned int dk;
 
 	if (pg->prev != prev)
 		PROBLEM(w, "pfn %#llx: broken prev link", pu);
@@ -324,6 +361,9 @@ static void check_chunk(struct walk *w, const struct free_list *fl,
 	}
 	if (fl->tail == pg && pg->next)
 		PROBLEM(w, "pfn %#llx: tail has a next", pu);
+	if (w->ds.pages && heap_defer_holding(w->l, p, &ds, &dk))
+		PROBLEM(w, "pfn %#llx: inside deferred chunk %#llx order %u",
+			pu, (unsigned long long)ds, dk);
 	w->free += 1ULL << k;
 	w->zone_free += 1ULL << k;
 	w->dirty += chunk_dirty_pages(pg);
@@ -402,12 +442,17 @@ static void check_tiling(struct walk *w)
 {
 	const struct heap_stats *st = &w->l.hn->stats;
 	struct tiles t = {0};
+	uint64_t deferred = 0;
 
-	w->bad += walk_blocks_locked(w->l, count_tile, &t);
-	if (t.free != w->free)
+	w->bad += walk_blocks_locked(w->l, count_tile, &t, &deferred);
+	if (t.free + deferred != w->free)
 		PROBLEM(w, "blocks walked: %llu free pages, free lists %llu",
-			(unsigned long long)t.free,
+			(unsigned long long)(t.free + deferred),
 			(unsigned long long)w->free);
+	if (deferred != w->ds.pages)
+		PROBLEM(w, "deferred pages walked %llu, recorded %llu",
+			(unsigned long long)deferred,
+			(unsigned long long)w->ds.pages);
 	if (t.bad != st->bad_pages - st->bad_held_pages)
 		PROBLEM(w, "withheld bad pages %llu, walked %llu",
 			(unsigned long long)(st->bad_pages -
@@ -431,9 +476,12 @@ static unsigned int check_node(struct heap_node_locked l)
 		    pa_val(hn->ranges.regions[n - 1].end))
 			PROBLEM(&w, "ranges %u and %u overlap or touch", n - 1,
 				n);
+	w.bad += heap_defer_check(l, &w.ds);
+	w.free = w.ds.pages; /* free memory, off the lists */
+	w.dirty = w.ds.dirty;
 	for (z = 0; z < NR_ZONES; z++) {
 		w.used = 0;
-		w.zone_free = 0;
+		w.zone_free = w.ds.zone[z];
 		for (k = 0; k <= MAX_FREE_ORDER; k++)
 			check_list(&w, z, k);
 		if (w.zone_free != st->zone_free[z])

@@ -344,6 +344,13 @@ static bool handoff_dirty, handoff_done;
 /* [s, e) on @node joins the heap; refused pages counted. */
 static void hand_one(uint32_t node, paddr_t s, paddr_t e)
 {
+	/* Lazy: ranges across bad gaps join in spans (heap_defer.c). */
+	if (mode == HEAP_INIT_LAZY) {
+		refused_pages +=
+			heap_span_add(node, pfn_val(paddr_to_pfn(s)),
+				      pfn_val(paddr_to_pfn(e)), handoff_dirty);
+		return;
+	}
 	if (!heap_add_range(node, paddr_to_pfn(s), paddr_to_pfn(e),
 			    handoff_dirty))
 		refused_pages += (pa_val(e) - pa_val(s)) >> PAGE_SHIFT;
@@ -388,6 +395,7 @@ static unsigned int hand_node(uint32_t n, uint64_t bytes)
 		given += pa_val(e) - pa_val(s);
 		count++;
 	}
+	refused_pages += heap_span_flush();
 	first_upto[n] = idx < end ? idx : ~0ULL;
 	return count;
 }
@@ -412,6 +420,7 @@ static unsigned int hand_rest(void)
 		hand_one(node, s, e);
 		n++;
 	}
+	refused_pages += heap_span_flush();
 	handoff_done = true;
 	return n;
 }
@@ -446,6 +455,8 @@ unsigned int heap_handoff_first(bool dirty, uint64_t bytes)
 	handoff_done = false;
 	memset(first_upto, 0, sizeof(first_upto));
 	heap_size_ranges();
+	if (mode == HEAP_INIT_LAZY)
+		heap_defer_prepare(); /* bootmem still open */
 	if (bytes == ~0ULL) {
 		n = hand_rest();
 	} else {

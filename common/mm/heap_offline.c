@@ -481,6 +481,8 @@ static int offline(const char *fn, pfn_t pp, unsigned int r, int owner)
 	if (!pfn_to_page_or_null(pp))
 		return refuse(fn, p, -EINVAL, "not RAM");
 	n = node_of(p);
+	if (n >= 0) /* in a deferred chunk: split along its path first */
+		heap_defer_split_to((uint32_t)n, p);
 	if (n < 0)
 		return refuse(fn, p, -EPERM,
 			      "not heap memory (keel's image, its tables or "
@@ -587,6 +589,7 @@ int heap_online(pfn_t pp)
 	n = node_of(p);
 	if (n < 0)
 		return refuse("heap_online", p, -EINVAL, "not heap memory");
+	heap_defer_split_to((uint32_t)n, p); /* in a deferred chunk */
 	l = heap_lock_node((uint32_t)n);
 	ret = online_locked(l, p, &why);
 	heap_unlock_node(l);

@@ -539,6 +539,12 @@ int heap_owner_of(pfn_t pp, pfn_t *head, unsigned int *order)
 	if (!r)
 		return HEAP_OWNER_NONE;
 	n--;
+	/*
+	 * In a deferred chunk: split along its path first (heap_defer.c;
+	 * the lock taken only then: a locked caller's page is in none, and
+	 * heap_offline()/heap_online() split before they lock).
+	 */
+	heap_defer_split_unlocked(n, p);
 	for (k = top_order(p, pfn_val(region_start_pfn(r)),
 			   pfn_val(region_end_pfn(r)));
 	     ; k--) {

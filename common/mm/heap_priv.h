@@ -3,8 +3,9 @@
  * The heap's private state, shared by common/mm/heap.c (lists, merging,
  * allocation), common/mm/heap_owned.c (owned extents, heap_owner_of),
  * common/mm/heap_init.c (init, handoff), common/mm/heap_check.c (queries,
- * walks, the consistency check) and common/mm/heap_pcp.c (the per-CPU
- * caches), the lock helpers, and page_set(), the one writer
+ * walks, the consistency check), common/mm/heap_pcp.c (the per-CPU
+ * caches) and common/mm/heap_defer.c, heap_span.c (the deferred chunks
+ * across bad pages), the lock helpers, and page_set(), the one writer
  * of a whole page_info. Not an interface: nothing outside common/mm/heap*.c
  * includes it.
  */
@@ -64,6 +65,8 @@ struct heap_node {
 	uint32_t fallback[MAX_NUMNODES];
 	unsigned int fallback_count;
 	struct heap_bad_state bad;
+	/* Deferred chunks (heap_defer.c): NULL on a node without bad gaps. */
+	struct heap_defer *defer;
 	/* Pages each owner holds on this node, by heap_owner_slot(). */
 	uint64_t owner_pages[HEAP_OWNER_SLOTS];
 };
@@ -251,6 +254,33 @@ static inline uint64_t heap_bad_gen(uint32_t node)
 	return __atomic_load_n(&heap_nodes[node]->bad.gen, __ATOMIC_SEQ_CST);
 }
 void heap_bad_recheck(uint32_t node);
+
+/*
+ * Deferred chunks (common/mm/heap_defer.c, see its header): the lazy
+ * handoff's spans across bad gaps (heap_defer_prepare() before the walk,
+ * heap_span_add() per free range, heap_span_flush() at the end of a
+ * step; both return pages refused), the allocation path's refill
+ * (heap_take_block(); may drop and retake the lock between batches),
+ * the walkers' settle, the path split before a page's head is looked
+ * for, and heap_check()'s side (heap_defer_holding(), heap_defer_check()).
+ */
+struct heap_defer;
+void heap_defer_prepare(void);
+uint64_t heap_span_add(uint32_t node, uint64_t s, uint64_t e, bool dirty);
+uint64_t heap_span_flush(void);
+bool heap_defer_refill(struct heap_node_locked l, unsigned int order,
+		       int zone_hi);
+void heap_defer_settle(uint32_t node);
+void heap_defer_split_to(uint32_t node, uint64_t p);
+void heap_defer_split_unlocked(uint32_t node, uint64_t p);
+bool heap_defer_holding(struct heap_node_locked l, uint64_t p, uint64_t *s,
+			unsigned int *k);
+/* Problems found in the locked node's records (printed); their sums. */
+struct heap_defer_sums {
+	uint64_t pages, dirty, zone[NR_ZONES];
+};
+unsigned int heap_defer_check(struct heap_node_locked l,
+			      struct heap_defer_sums *sum);
 
 /*
  * Write every field of @pg, the entry of pfn @p: the one place a

@@ -89,6 +89,7 @@ struct page_info *heap_take_dirty(uint32_t node, unsigned int *order)
 
 	if (node >= heap_nr_nodes)
 		return NULL;
+	heap_defer_settle(node); /* a deferred chunk is free memory too */
 	l = heap_lock_node(node);
 	for (z = NR_ZONES - 1; z >= 0 && !pg; z--) {
 		uint32_t m;

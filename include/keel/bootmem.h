@@ -156,6 +156,21 @@ unsigned int bootmem_alloc_series(struct bootmem_series *sr);
  * its RAM regions plus the reserved regions inside them.
  */
 uint64_t bootmem_free_ranges_at_most(uint32_t node);
+/*
+ * Is every page of [@s, @e) in a bad reservation (include/keel/badmem.h:
+ * a "bad ..." name) and in no other? The heap's handoff hands free ranges
+ * separated only by such gaps as one span (common/mm/heap_defer.c).
+ * False for an empty gap. O(regions in the gap) for gaps asked in address
+ * order, O(log reserved) more otherwise (common/mm/bootmem_gap.c).
+ */
+bool bootmem_gap_bad(paddr_t s, paddr_t e);
+/*
+ * Is every page of [@s, @e) in a bad reservation (include/keel/badmem.h:
+ * a "bad ..." name) and in no other? The heap's handoff hands free ranges
+ * separated only by such gaps as one span (common/mm/heap_defer.c).
+ * False for an empty gap. O(log reserved + regions in the gap).
+ */
+bool bootmem_gap_bad(paddr_t s, paddr_t e);
 
 /* Read-only views for the audit and the report. */
 const struct region *bootmem_ram_regions(unsigned int *count);

@@ -100,6 +100,14 @@ struct heap_stats {
 	uint64_t offline_max_ticks; /* longest heap_offline() (arch_ticks) */
 	uint64_t offline_writes;    /* page entries heap_offline() wrote */
 	uint64_t bad_list_pages;    /* anonymous pages of the held list */
+	/*
+	 * Deferred chunks (common/mm/heap_defer.c): handed over across bad
+	 * gaps, split when first needed; their heap pages count as free
+	 * (free_pages, zone_free, dirty_pages), not in free_chunks.
+	 */
+	uint64_t deferred_chunks;
+	uint64_t deferred_pages;
+	uint64_t deferred_splits; /* halvings since the handoff */
 };
 
 /* @node of heap_stats(): every node. */

@@ -41,6 +41,7 @@ from .many_ram import many_ram_cases
 from .runtime_cases import runtime_cases
 from .poison_cases import poison_cases
 from .bad_domain_cases import bad_domain_cases
+from .defer_cases import defer_cases
 from .lu_bad_cases import lu_bad_cases
 from .lu_mce_cases import lu_mce_cases
 from .lu_give_back_cases import lu_give_back_cases
@@ -79,7 +80,7 @@ def cases():
             badmem_cases(Case) +
             bad_domain_cases(Case) + lu_give_back_cases(Case) +
             lu_churn_cases(Case) + lu_bad_cases(Case) +
-            lu_mce_cases(Case))
+            lu_mce_cases(Case) + defer_cases(Case))
 
 
 def boot_cases():

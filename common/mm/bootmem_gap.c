@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bootmem_gap_bad(): the one question the heap's handoff asks of bootmem
+ * about bad memory (common/mm/heap_defer.c): is a gap between two free
+ * ranges made of bad pages only? Kept apart from common/mm/bootmem.c so
+ * that the storage of the reserved table can change under it: it reads
+ * bm_rsv (sorted, disjoint, include/keel/range_table.h) and the names of
+ * include/keel/badmem.h, nothing else.
+ */
+#include <keel/badmem.h>
+#include <keel/bootmem.h>
+#include <keel/range_table.h>
+
+#include "bootmem_priv.h"
+
+/*
+ * Where the last answer stopped: the handoff asks about the gaps of one
+ * walk in address order, and the next gap's first region is the one after
+ * (no binary search per gap). Checked before use: a stale one is ignored.
+ */
+static unsigned int gap_cursor;
+
+/* The first reserved region ending above @s, from the cursor if it fits. */
+static unsigned int first_above(uint64_t s)
+{
+	unsigned int j = gap_cursor;
+
+	if (j < bm_rsv.count && pa_val(bm_rsv.regions[j].end) > s &&
+	    (!j || pa_val(bm_rsv.regions[j - 1].end) <= s))
+		return j;
+	return range_table_first_ending_above(&bm_rsv, pa(s));
+}
+
+/**
+ * bootmem_gap_bad() - whether the reserved regions cover [@s, @e) without
+ * a hole, every one of them a bad reservation (badmem_region_source()):
+ * out of service for good, nothing else lives there. The reserved table
+ * is disjoint (bm_reserve_range() fills around what is there), so a page
+ * another reservation also wanted is in a region of another name (or
+ * "merged"), and the answer is false. An empty gap: false.
+ */
+bool bootmem_gap_bad(paddr_t s, paddr_t e)
+{
+	uint64_t pos = pa_val(s);
+	unsigned int j;
+
+	if (pos >= pa_val(e))
+		return false;
+	for (j = first_above(pos); pos < pa_val(e); j++) {
+		const struct region *r = &bm_rsv.regions[j];
+
+		if (j >= bm_rsv.count || pa_val(r->start) > pos ||
+		    badmem_region_source(r->name) < 0)
+			return false;
+		pos = pa_val(r->end);
+	}
+	gap_cursor = j;
+	return true;
+}
