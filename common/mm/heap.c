@@ -401,7 +401,11 @@ static struct page_info *split_down(struct heap_node_locked l,
  * (in a heap nobody scrubs, such as a host's without an idle scrub, most
  * free memory is dirty, and the clean big chunks went one by one). Only
  * the heads of the halves put back are written, and the block's head:
- * @state (PGS_ALLOCATED or PGS_OWNED, then @owner).
+ * @state (PGS_ALLOCATED or PGS_OWNED, then @owner). When no list fits
+ * and the node has deferred chunks (bad pages at the handoff), they are
+ * split first, the node lock dropped and taken again every DEFER_BATCH
+ * splits (heap_defer_refill()): a caller must not rely on the node
+ * staying as it was across the call.
  * Return: head entry of the block (its pfn, first dirty offset and
  * PGF_CLEAN_POC in *@t), or NULL.
  */
@@ -415,9 +419,9 @@ struct page_info *heap_take_block(struct heap_node_locked l, unsigned int order,
 	uint32_t fd;
 	uint8_t poc;
 	unsigned int j = 0;
-	int z;
-
+	bool refilled = false;
 	uint64_t zm;
+	int z;
 
 again:
 	zm = hn->zone_mask & ((2ULL << zone_hi) - 1);
@@ -442,10 +446,16 @@ again:
 			j = (unsigned int)ffs64(mask) - 1;
 		pg = hn->free[z][j].head;
 	}
-	/* Nothing fits: split deferred chunks until one does (heap_defer.c). */
-	if (!pg && hn->stats.deferred_chunks &&
-	    heap_defer_refill(l, order, zone_hi))
+	/*
+	 * Nothing fits: split deferred chunks until one does (heap_defer.c),
+	 * then look once more: the refill may drop the lock between batches,
+	 * and other CPUs' frees or splits may have made one meanwhile.
+	 */
+	if (!pg && !refilled && hn->stats.deferred_chunks) {
+		refilled = true;
+		heap_defer_refill(l, order, zone_hi);
 		goto again;
+	}
 	if (!pg)
 		return NULL;
 

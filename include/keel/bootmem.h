@@ -164,13 +164,6 @@ uint64_t bootmem_free_ranges_at_most(uint32_t node);
  * order, O(log reserved) more otherwise (common/mm/bootmem_gap.c).
  */
 bool bootmem_gap_bad(paddr_t s, paddr_t e);
-/*
- * Is every page of [@s, @e) in a bad reservation (include/keel/badmem.h:
- * a "bad ..." name) and in no other? The heap's handoff hands free ranges
- * separated only by such gaps as one span (common/mm/heap_defer.c).
- * False for an empty gap. O(log reserved + regions in the gap).
- */
-bool bootmem_gap_bad(paddr_t s, paddr_t e);
 
 /* Read-only views for the audit and the report. */
 const struct region *bootmem_ram_regions(unsigned int *count);
