@@ -402,7 +402,8 @@ static const char *adopted_check(struct heap_node_locked l, uint64_t s,
 				 uint64_t e, uint16_t owner)
 {
 	const struct page_info *pg;
-	unsigned int k;
+	unsigned int k, k2;
+	uint64_t h2;
 	pfn_t h;
 
 	for (uint64_t p = s; p < e; p += 1ULL << heap_chunk_order(p, e)) {
@@ -416,7 +417,12 @@ static const char *adopted_check(struct heap_node_locked l, uint64_t s,
 		    !(pg->flags & PGF_ADOPTED_FIRST) != (p != s))
 			return "not an adopted extent";
 	}
-	if (heap_owns_locked(l, e, 0) &&
+	/*
+	 * The page past the range may start a deferred chunk (free memory
+	 * across bad pages, heap_defer.c): not this owner's, and
+	 * heap_owner_of() would split it under the lock held here.
+	 */
+	if (heap_owns_locked(l, e, 0) && !heap_defer_holding(l, e, &h2, &k2) &&
 	    heap_owner_of(pfn(e), &h, &k) == owner) {
 		pg = pfn_to_page(h);
 		if (pfn_val(h) == e && (pg->flags & PGF_ADOPTED) &&

@@ -210,8 +210,11 @@ int heap_free_owned(struct page_info *head, unsigned int order, uint16_t owner);
  * alone for HEAP_OWNER_NONE). O(MAX_FREE_ORDER): found by probing
  * aligned-down heads, never by reading a tail entry; finding the pfn's
  * heap range first costs a binary search in each node's range table.
- * Lock: none taken; call it only while the heap is quiescent (audit,
- * checks, tests) or for a page the caller holds.
+ * Lock: none taken, but for a page inside a deferred chunk (free memory
+ * handed over across bad pages, not split yet): that node's lock, to
+ * split along the page's path; so not with that node's lock held unless
+ * the page is known to be in none. Call it only while the heap is
+ * quiescent (audit, checks, tests) or for a page the caller holds.
  * Return: HEAP_OWNER_* or the owner id; -EIO when the heads contradict
  * each other (a metadata bug, printed).
  */

@@ -269,6 +269,41 @@ static void test_offline_in_deferred(void **state)
 	drain_all();
 }
 
+/*
+ * An adopted range (a restored domain's memory) followed at once by a
+ * deferred chunk: heap_release_owned() checks the page past the range
+ * under the node lock (adopted_check()). It took heap_owner_of(), which
+ * split the deferred chunk there, taking the same lock again: the release
+ * hung. The page past the range must stay free and deferred.
+ */
+static void test_release_beside_deferred(void **state)
+{
+	static const struct test_ram one[] = {{1 * GiB, 2 * GiB, 0}};
+	static const struct test_rsv rsv[] = {
+		{1 * GiB, 1 * GiB + 2 * MiB, "preserved"},
+		{1 * GiB + 2 * MiB + PG, 1 * GiB + 2 * MiB + 2 * PG,
+		 "bad firmware"},
+	};
+	struct test_machine_cfg c = {
+		.ram = one,
+		.ram_count = 1,
+		.rsv = rsv,
+		.rsv_count = ARRAY_SIZE(rsv),
+		.mode = HEAP_INIT_LAZY,
+	};
+	uint64_t s = 1 * GiB / PG, e = (1 * GiB + 2 * MiB) / PG;
+
+	(void)state;
+	test_machine_boot(&c);
+	heap_strict = true;
+	assert_true(node_stats(0).deferred_chunks > 0);
+	assert_true(heap_adopt_owned(0, pfn(s), pfn(e), 7) > 0);
+	assert_int_equal(heap_release_owned(0, pfn(s), pfn(e), 7), 0);
+	assert_true(node_stats(0).deferred_chunks > 0);
+	assert_int_equal(heap_owner_of(pfn(e), NULL, NULL), HEAP_OWNER_FREE);
+	test_heap_check_clean();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -279,6 +314,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_alloc_everything,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_offline_in_deferred,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_release_beside_deferred,
 						test_setup, test_teardown),
 	};
 
