@@ -602,24 +602,6 @@ static struct page_info *alloc_from_nodes(unsigned int order, int node,
 	return pg;
 }
 
-/*
- * An allocation for @node / @flags failed: drain the caches of the nodes
- * it tried (heap_pcp_drain_low()). Return: pages given back.
- */
-static uint64_t drain_tried(unsigned int order, int node, uint32_t flags)
-{
-	unsigned int count;
-	uint32_t exact;
-	const uint32_t *nodes;
-
-	/* Refused (no such node, HEAP_EXACT_NODE): counted once already. */
-	if (node != HEAP_ANY_NODE && (node < 0 || node >= (int)heap_nr_nodes) &&
-	    (flags & HEAP_EXACT_NODE))
-		return 0;
-	nodes = heap_alloc_candidates(node, flags, &exact, &count);
-	return heap_pcp_drain_low(nodes, count, order);
-}
-
 /**
  * heap_alloc() - an anonymous block of 2^@order pages, maintained as @cm
  * says (NULL: the heap's policy; see heap.h).
@@ -652,7 +634,7 @@ struct page_info *heap_alloc(unsigned int order, int node,
 	if (!pg)
 		pg = alloc_from_nodes(order, node, zone_hi, flags, cm, &t);
 	/* Low memory: what the tried nodes' caches hold, one more try. */
-	if (!pg && drain_tried(order, node, flags))
+	if (!pg && heap_pcp_drain_tried(order, node, flags))
 		pg = alloc_from_nodes(order, node, zone_hi, flags, cm, &t);
 	if (!pg)
 		return NULL;

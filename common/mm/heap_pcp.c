@@ -679,6 +679,26 @@ uint64_t heap_pcp_drain_low(const uint32_t *nodes, unsigned int count,
 }
 
 /**
+ * heap_pcp_drain_tried() - heap_alloc() for @node / @flags failed: drain
+ * the caches of the nodes it tried (heap_pcp_drain_low()).
+ *
+ * Return: pages given back.
+ */
+uint64_t heap_pcp_drain_tried(unsigned int order, int node, uint32_t flags)
+{
+	unsigned int count;
+	uint32_t exact;
+	const uint32_t *nodes;
+
+	/* Refused (no such node, HEAP_EXACT_NODE): counted once already. */
+	if (node != HEAP_ANY_NODE && (node < 0 || node >= (int)heap_nr_nodes) &&
+	    (flags & HEAP_EXACT_NODE))
+		return 0;
+	nodes = heap_alloc_candidates(node, flags, &exact, &count);
+	return heap_pcp_drain_low(nodes, count, order);
+}
+
+/**
  * heap_cached_pages() - pages held in the caches: of @node, or of all
  * nodes (@node < 0); @dirty: only those still to be zeroed. Racy reads: a
  * total, not a snapshot, while CPUs allocate.

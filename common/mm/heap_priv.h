@@ -181,6 +181,8 @@ struct page_info *heap_pcp_take_dirty(uint32_t node, unsigned int *order);
  */
 uint64_t heap_pcp_drain_low(const uint32_t *nodes, unsigned int count,
 			    unsigned int order);
+/* The same for heap_alloc()'s @node / @flags (its candidates). */
+uint64_t heap_pcp_drain_tried(unsigned int order, int node, uint32_t flags);
 /* Node-lock acquisitions the caches made for @order (tests, benchmarks). */
 uint64_t heap_pcp_locks(unsigned int order);
 /* heap_init(), bootmem open: the caches' state (heap_pcp.c). */
