@@ -314,18 +314,8 @@ static void raise_stray(uint64_t n, void *ctx)
  */
 static void poison_page(uint64_t n, void *ctx)
 {
-	int err = heap_offline(pfn(n),
-			       (enum heap_bad_reason)(HEAP_BAD_BROKEN |
-						      HEAP_BAD_FROM_INJECTION));
-
 	(void)ctx;
-	if (err)
-		pr_warn("inject=poison:%llu: heap_offline() refused it (%d), "
-			"nothing injected\n",
-			(unsigned long long)n, err);
-	else
-		pr_info("inject=poison:%llu: pfn %#llx offlined (broken)\n",
-			(unsigned long long)n, (unsigned long long)n);
+	domains_poison_pfn("poison", n, "");
 }
 
 /*

@@ -68,22 +68,27 @@ static void poison_one(uint64_t id, void *arg)
 		(unsigned long long)pfn_val(paddr_to_pfn(at)), d->shown);
 }
 
-/* inject=poison-late:N: page frame N, wherever it is now (one line). */
-static void poison_late(uint64_t n, void *arg)
+/** domains_poison_pfn() - see keel/domain.h. */
+void domains_poison_pfn(const char *kind, uint64_t n, const char *after)
 {
 	const enum heap_bad_reason why = (enum heap_bad_reason)(
 		HEAP_BAD_BROKEN | HEAP_BAD_FROM_INJECTION);
 	int err = heap_offline(pfn(n), why);
 
-	(void)arg;
 	if (err)
-		pr_warn("inject=poison-late:%llu: heap_offline() refused it "
-			"(%d), nothing injected\n",
-			(unsigned long long)n, err);
+		pr_warn("inject=%s:%llu: heap_offline() refused it (%d), "
+			"nothing injected\n",
+			kind, (unsigned long long)n, err);
 	else
-		pr_info("inject=poison-late:%llu: pfn %#llx offlined "
-			"(broken)\n",
-			(unsigned long long)n, (unsigned long long)n);
+		pr_info("inject=%s:%llu: pfn %#llx offlined (broken)%s\n", kind,
+			(unsigned long long)n, (unsigned long long)n, after);
+}
+
+/* inject=poison-late:N: page frame N, wherever it is now (one line). */
+static void poison_late(uint64_t n, void *arg)
+{
+	(void)arg;
+	domains_poison_pfn("poison-late", n, "");
 }
 
 /**

@@ -8,6 +8,7 @@
  */
 #include <arch/mm.h>
 #include <keel/compiler.h>
+#include <keel/domain.h>
 #include <keel/handover.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
@@ -165,20 +166,9 @@ static bool poison_freeze_done;
 
 static void poison_freeze_one(uint64_t n, void *arg)
 {
-	int err = heap_offline(pfn(n),
-			       (enum heap_bad_reason)(HEAP_BAD_BROKEN |
-						      HEAP_BAD_FROM_INJECTION));
-
 	(void)arg;
-	if (err)
-		pr_warn("inject=poison-freeze:%llu: heap_offline() refused it "
-			"(%d), nothing injected\n",
-			(unsigned long long)n, err);
-	else
-		pr_info("inject=poison-freeze:%llu: pfn %#llx offlined "
-			"(broken) after the bad-page records were written "
-			"aside\n",
-			(unsigned long long)n, (unsigned long long)n);
+	domains_poison_pfn("poison-freeze", n,
+			   " after the bad-page records were written aside");
 }
 
 void lu_poison_freeze(void)

@@ -335,6 +335,13 @@ unsigned int domains_check(struct domain_set *s, bool zero_sample);
  * its extent (common/domain/domain_poison.c). Boot CPU, no guest running.
  */
 void domains_inject_poison(struct domain_set *s);
+/*
+ * domains_poison_pfn(): page frame @n goes bad now, for the inject= word
+ * @kind (poison, poison-late, poison-freeze): heap_offline() as broken,
+ * from an injection; one line either way (`inject=KIND:N: pfn 0x...
+ * offlined (broken)` and @after, or a warning that nothing was injected).
+ */
+void domains_poison_pfn(const char *kind, uint64_t n, const char *after);
 
 /* The set's counters (read-only). */
 const struct domain_set_stats *domain_set_stats(const struct domain_set *s);
