@@ -79,6 +79,19 @@ EFFECTS["poison-freeze"] = lambda rep, log, n: re.search(
     rf"^keel: inject=poison-freeze:{n}: pfn ", log, re.M)
 
 
+def lu_check(rep, generation, restored=None):
+    """The last image's liveupdate object: @generation, @restored domains
+    (None: not checked), 0 mismatches."""
+    lu = rep["liveupdate"]
+    got = (lu["generation"], lu["domains_restored"], lu["mismatches"])
+    want = (generation, lu["domains_restored"] if restored is None
+            else restored, 0)
+    if got != want:
+        return [f"liveupdate generation, restored, mismatches {got}: want "
+                f"{want}"]
+    return []
+
+
 def _by_source(**pages):
     return {s: pages.get(s, 0) for s in SOURCES}
 
@@ -122,12 +135,7 @@ def _check_sources(rep, log):
     if len(offlined) != 1:
         out.append(f"{len(offlined)} images offlined pfn {POISON:#x}: want "
                    "1, the first (the later ones have it reserved)")
-    lu = rep["liveupdate"]
-    if (lu["generation"], lu["domains_restored"], lu["mismatches"]) != \
-            (UPDATES, 2, 0):
-        out.append(f"liveupdate generation {lu['generation']}, restored "
-                   f"{lu['domains_restored']}, mismatches "
-                   f"{lu['mismatches']}: want {UPDATES}, 2, 0")
+    out += lu_check(rep, UPDATES, 2)
     if rep["audit"]["bad_pages"] != sum(want.values()):
         out.append(f"audit.bad_pages {rep['audit']['bad_pages']}: want "
                    f"{sum(want.values())}")
@@ -264,10 +272,7 @@ def _check_freeze(rep, log):
     if len(said) != 1:
         out.append(f"{len(said)} poison-freeze lines: want 1 (the old "
                    "image's)")
-    lu = rep["liveupdate"]
-    if (lu["generation"], lu["mismatches"]) != (1, 0):
-        out.append(f"liveupdate generation {lu['generation']}, mismatches "
-                   f"{lu['mismatches']}: want 1, 0")
+    out += lu_check(rep, 1)
     return out + _audit(rep)
 
 

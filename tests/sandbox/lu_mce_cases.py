@@ -18,6 +18,8 @@ the timeout, firmware.TIMEOUT (120 s), is a safety net.
 
 import re
 
+from .lu_bad_cases import lu_check
+
 PAGE = 4096
 UPDATES = 2
 DOMAINS = ["domain=64M@0", "domain=32M@1"]
@@ -50,12 +52,7 @@ def _check(rep, log):
     if (len(first), len(later)) != (1, UPDATES):
         out.append(f"{len(first)} images offlined the history and "
                    f"{len(later)} ignored it: want 1 and {UPDATES}")
-    lu = rep["liveupdate"]
-    if (lu["generation"], lu["domains_restored"], lu["mismatches"]) != \
-            (UPDATES, 2, 0):
-        out.append(f"liveupdate generation {lu['generation']}, restored "
-                   f"{lu['domains_restored']}, mismatches "
-                   f"{lu['mismatches']}: want {UPDATES}, 2, 0")
+    out += lu_check(rep, UPDATES, 2)
     a = rep["audit"]
     if a.get("problems") != 0 or a["lost_pages"] != 0 or not a["ok"] or \
             a["bad_pages"] != PAGES:
