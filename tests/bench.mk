@@ -125,7 +125,7 @@ BENCH_SUBMAKE = $(MAKE) --no-print-directory
 # The library first (its own make: the sandbox's objects, no sanitiser),
 # then the benchmark against it, as a host would build it.
 $(BENCH_RUNTIME): $(BENCH_RUNTIME_SRCS) tests/bench/runtime.h \
-		tests/bench/bench_clock.h tests/embed/embed.h \
+		tests/bench/bench_clock.h tests/bench/bench_heap.h tests/embed/embed.h \
 		build/sandbox/libkeel-heap.a
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"
@@ -142,6 +142,7 @@ bench-build-runtime: bench-build-x86_64 bench-build-arm64
 # library and host hooks, a long hypervisor-like mix on 2 threads.
 BENCH_AGING := $(BENCH_DIR)/heap_aging
 $(BENCH_AGING): tests/bench/heap_aging.c tests/bench/bench_clock.h tests/bench/heap_frag.h \
+		tests/bench/bench_heap.h \
 		tests/embed/host.c tests/embed/embed.h build/sandbox/libkeel-heap.a
 	@mkdir -p $(dir $@)
 	@echo "  HOSTCC  $@"

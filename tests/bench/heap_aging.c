@@ -78,6 +78,7 @@
 
 #include "../embed/embed.h"
 #include "bench_clock.h"
+#include "bench_heap.h"
 #include "heap_frag.h"
 
 #define HEAP_BYTES    (512ull << 20)
@@ -180,36 +181,10 @@ static double percentile_ns(const uint32_t *h, unsigned int pct)
 
 /* ---- the heap ---------------------------------------------------------- */
 
-static uint8_t distance[MAX_NUMNODES][MAX_NUMNODES];
-static struct cachemaint_stats maint_stats;
-static struct cachemaint maint;
-
-/* As heap_runtime's: CPUs 1 and 2 on node 0, CPU 3 on node @n - 1. */
+/* bench_heap.h's heap (as heap_runtime's), its caches on unless asked. */
 static void open_heap(unsigned int n)
 {
-	uint64_t node_bytes = HEAP_BYTES / n;
-
-	for (unsigned int a = 0; a < n; a++)
-		for (unsigned int b = 0; b < n; b++)
-			distance[a][b] = a == b ? 10 : 20;
-	keel_numa_init(n, (const uint8_t(*)[MAX_NUMNODES])distance);
-	bootmem_init();
-	for (unsigned int i = 0; i < n; i++)
-		if (bootmem_add(pa(EMBED_PHYS_BASE + i * node_bytes),
-				node_bytes, i)) {
-			fprintf(stderr, "heap_aging: bootmem_add failed\n");
-			exit(2);
-		}
-	frametable_init(n);
-	heap_set_cpu_node(1, 0);
-	heap_set_cpu_node(2, 0);
-	heap_set_cpu_node(3, n - 1);
-	host.lock_kind = HOST_LOCK_NODE;
-	heap_init(HEAP_INIT_LAZY, n, (const uint8_t(*)[MAX_NUMNODES])distance);
-	host.lock_kind = HOST_LOCK_OTHER;
-	maint = cachemaint_policy(CACHEMAINT_DEFERRED, &maint_stats);
-	heap_set_cachemaint(&maint);
-	heap_handoff(false);
+	bench_heap_open(n, HEAP_BYTES / n, "heap_aging");
 	heap_set_cpu_caches(!getenv("AGING_NO_CACHES"));
 }
 

@@ -77,6 +77,7 @@
 #include <time.h>
 
 #include "bench_clock.h"
+#include "bench_heap.h"
 #include "runtime.h"
 
 #define NODES	   2
@@ -88,45 +89,10 @@
 /* ---- adapter: every call of keel's API the benchmark makes ---------- */
 /* (The heap's API is changing: rename here, nowhere else.) */
 
-static uint8_t distance[MAX_NUMNODES][MAX_NUMNODES];
-static struct cachemaint_stats maint_stats;
-static struct cachemaint maint;
-
-/* CPU 1 and 2 on node 0, CPU 3 on node 1 (before heap_init(): caches). */
+/* bench_heap.h's heap, the CPU caches on. */
 static void keel_open(unsigned int nodes, uint64_t node_bytes)
 {
-	for (unsigned int a = 0; a < nodes; a++)
-		for (unsigned int b = 0; b < nodes; b++)
-			distance[a][b] = a == b ? 10 : 20;
-	keel_numa_init(nodes, (const uint8_t(*)[MAX_NUMNODES])distance);
-	bootmem_init();
-	for (unsigned int n = 0; n < nodes; n++)
-		if (bootmem_add(pa(RT_PHYS_BASE + n * node_bytes), node_bytes,
-				n)) {
-			fprintf(stderr, "heap_runtime: bootmem_add failed\n");
-			exit(2);
-		}
-	frametable_init(nodes);
-	heap_set_cpu_node(1, 0);
-	heap_set_cpu_node(2, 0);
-	heap_set_cpu_node(3, nodes > 1 ? 1 : 0);
-	host.lock_kind = HOST_LOCK_NODE; /* the node locks are made here */
-	heap_init(HEAP_INIT_LAZY, nodes,
-		  (const uint8_t(*)[MAX_NUMNODES])distance);
-	host.lock_kind = HOST_LOCK_OTHER;
-	if (host.lock_inits[HOST_LOCK_NODE] != nodes) /* the count would lie */
-		fprintf(stderr,
-			"heap_runtime: heap_init() made %llu locks for %u "
-			"nodes: node locks per op count them all\n",
-			(unsigned long long)host.lock_inits[HOST_LOCK_NODE],
-			nodes);
-	/*
-	 * As docs/embedding.md's host does: the deferred policy, which is
-	 * none on this coherent host (no maintenance call per allocation).
-	 */
-	maint = cachemaint_policy(CACHEMAINT_DEFERRED, &maint_stats);
-	heap_set_cachemaint(&maint);
-	heap_handoff(false);
+	bench_heap_open(nodes, node_bytes, "heap_runtime");
 	heap_set_cpu_caches(true);
 }
 
