@@ -305,3 +305,50 @@ uint32_t crc32(uint32_t crc, const void *buf, size_t len)
 		crc = (crc >> 8) ^ crc32_tab[0][(crc ^ *p++) & 0xff];
 	return ~crc;
 }
+
+/*
+ * The CRC as a polynomial over GF(2), reflected: bit 31 is x^0, bit 0 is
+ * x^31. @a times @b modulo the polynomial: shift-and-add over @a's terms,
+ * @b multiplied by x at each step (a right shift, the polynomial folded
+ * in when x^32 appears).
+ */
+static uint32_t crc_mul(uint32_t a, uint32_t b)
+{
+	uint32_t prod = 0;
+
+	for (uint32_t bit = 1u << 31; a; bit >>= 1) {
+		if (a & bit) {
+			prod ^= b;
+			a ^= bit;
+		}
+		b = (b >> 1) ^ (b & 1 ? 0xEDB88320u : 0);
+	}
+	return prod;
+}
+
+/* x^(8 * @bytes) modulo the polynomial: square and multiply, O(log n). */
+static uint32_t crc_shift_of(uint64_t bytes)
+{
+	uint32_t result = 1u << 31, sq = 1u << 23; /* x^0, then x^8 */
+
+	for (; bytes; bytes >>= 1) {
+		if (bytes & 1)
+			result = crc_mul(result, sq);
+		sq = crc_mul(sq, sq);
+	}
+	return result;
+}
+
+/**
+ * crc32_combine() - crc32() of A followed by B, from A's (@crc_a), B's
+ * (@crc_b) and B's length: A's CRC moved past B's bytes (times x^(8n))
+ * plus B's (the pre- and post-inversions cancel out, the CRC being affine
+ * in its input). O(log @len_b): a live update writes its bad-page records
+ * before the freeze with their CRC, and the freeze checksums only the
+ * rest of the handover.
+ * Return: crc32(0, A || B).
+ */
+uint32_t crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b)
+{
+	return crc_mul(crc_shift_of(len_b), crc_a) ^ crc_b;
+}

@@ -321,11 +321,18 @@ void ho_bad_begin(struct ho_writer *w, uint32_t source)
 	w->off += sizeof(struct handover_preserved);
 }
 
-void ho_bad_copy(struct ho_writer *w, const struct ho_writer *staged)
+void ho_bad_copy(struct ho_writer *w, const struct ho_writer *staged,
+		 uint32_t crc)
 {
 	/* What it wrote after the header room ho_writer_init() left. */
-	put(w, staged->buf + HANDOVER_HEADER_BYTES,
-	    staged->off - HANDOVER_HEADER_BYTES);
+	uint64_t len = staged->off - HANDOVER_HEADER_BYTES;
+
+	if (!w->known_len) {
+		w->known_off = w->off;
+		w->known_len = len;
+		w->known_crc = crc;
+	}
+	put(w, staged->buf + HANDOVER_HEADER_BYTES, len);
 	w->records += staged->records;
 }
 
@@ -358,6 +365,25 @@ void ho_bad_end(struct ho_writer *w)
 	w->off = w->bad_off + p.head.bytes;
 }
 
+/*
+ * The handover's checksum (handover_checksum()) without reading the span
+ * whose CRC the writer was given: the bytes before it, its CRC combined,
+ * the bytes after it. 100,000 bad pages are a 1.6 MB span, whose CRC the
+ * old image took before the freeze (lu_stage_bad()).
+ */
+static uint32_t checksum_around_known(const struct ho_writer *w)
+{
+	uint64_t end = w->known_off + w->known_len;
+	uint32_t crc;
+
+	if (!w->known_len || w->known_off < HANDOVER_HEADER_BYTES ||
+	    end > w->off)
+		return handover_checksum(w->buf, w->off);
+	crc = handover_checksum(w->buf, w->known_off);
+	crc = crc32_combine(crc, w->known_crc, w->known_len);
+	return crc32(crc, w->buf + end, w->off - end);
+}
+
 uint64_t ho_finish(struct ho_writer *w, const struct handover_header *hd)
 {
 	struct handover_header h = *hd;
@@ -373,7 +399,7 @@ uint64_t ho_finish(struct ho_writer *w, const struct handover_header *hd)
 	h.record_count = w->records;
 	h.checksum = 0;
 	put_at(w, 0, &h, sizeof(h));
-	h.checksum = handover_checksum(w->buf, w->off);
+	h.checksum = checksum_around_known(w);
 	put_at(w, 0, &h, sizeof(h));
 	return w->off;
 }

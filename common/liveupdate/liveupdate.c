@@ -633,6 +633,12 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 		lu_give_back(j, *cap);
 		return -ENOMEM;
 	}
+	/*
+	 * Its pages written once now, not first in the freeze (a sandbox
+	 * arena page's first write is a host page fault: 1.6 MB with
+	 * 100,000 bad pages, about 1 ms of the downtime).
+	 */
+	memset(phys_to_virt(j->handover), 0, *cap);
 	lu_room_begin(ds, j->handover, *cap, j->scratch, needs.scratch_bytes);
 	if (arch_lu_prepare(j, why, sizeof(why))) {
 		lu_failed("%s", why);

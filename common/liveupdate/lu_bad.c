@@ -16,6 +16,7 @@
 #include <keel/inject.h>
 #include <keel/liveupdate.h>
 #include <keel/printk.h>
+#include <keel/string.h>
 
 #include "lu_priv.h"
 
@@ -111,6 +112,7 @@ static struct {
 	unsigned int order;
 	struct ho_writer w;
 	uint64_t version;
+	uint32_t crc; /* of the records (what ho_bad_copy() copies) */
 } staged;
 
 void lu_unstage_bad(void)
@@ -148,16 +150,20 @@ void lu_stage_bad(const struct bi_handover *in)
 		       phys_to_virt(pfn_to_paddr(page_to_pfn(staged.block))),
 		       size.off);
 	lu_write_bad(&staged.w, in);
-	if (staged.w.overflow)
+	if (staged.w.overflow) {
 		lu_unstage_bad();
+		return;
+	}
 	staged.version = version;
+	staged.crc = crc32(0, staged.w.buf + HANDOVER_HEADER_BYTES,
+			   staged.w.off - HANDOVER_HEADER_BYTES);
 }
 
 /* In the freeze (every other CPU stopped): copied, or written again. */
 void lu_put_bad(struct ho_writer *w, const struct bi_handover *in)
 {
 	if (staged.block && heap_bad_version() == staged.version)
-		ho_bad_copy(w, &staged.w);
+		ho_bad_copy(w, &staged.w, staged.crc);
 	else
 		lu_write_bad(w, in);
 }

@@ -137,6 +137,12 @@ struct ho_writer {
 	uint32_t bad_source; /* its source, HANDOVER_BAD_* */
 	struct handover_domain dom;
 	bool overflow; /* cap was too small: nothing valid written */
+	/*
+	 * Bytes [known_off, known_off + known_len) copied with their CRC
+	 * (ho_bad_copy()): ho_finish() combines it, not reading them.
+	 */
+	uint64_t known_off, known_len;
+	uint32_t known_crc;
 };
 
 void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap);
@@ -147,8 +153,13 @@ void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap);
  * no range: no record.
  */
 void ho_bad_begin(struct ho_writer *w, uint32_t source);
-/* The records another writer @staged holds (bad-page records only). */
-void ho_bad_copy(struct ho_writer *w, const struct ho_writer *staged);
+/*
+ * The records another writer @staged holds (bad-page records only), whose
+ * bytes past its header room have crc32() @crc: ho_finish() checksums
+ * the handover around them (crc32_combine()).
+ */
+void ho_bad_copy(struct ho_writer *w, const struct ho_writer *staged,
+		 uint32_t crc);
 void ho_bad_range(struct ho_writer *w, uint64_t start, uint64_t end);
 void ho_bad_end(struct ho_writer *w);
 void ho_domain_begin(struct ho_writer *w, const struct handover_domain *d);

@@ -62,5 +62,7 @@ void sort(void *base, size_t count, size_t size,
 int cmp_u64(const void *a, const void *b); /* ascending uint64_t */
 
 uint32_t crc32(uint32_t crc, const void *buf, size_t len);
+/* crc32() of A || B from crc32() of each and B's length: O(log len_b). */
+uint32_t crc32_combine(uint32_t crc_a, uint32_t crc_b, uint64_t len_b);
 
 #endif

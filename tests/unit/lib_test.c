@@ -270,6 +270,26 @@ static void test_crc32(void **state)
 			0xCBF43926u);
 }
 
+/* crc32_combine(): A || B from A's and B's CRCs, at every cut. */
+static void test_crc32_combine(void **state)
+{
+	static unsigned char buf[4099];
+	uint32_t whole;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		buf[i] = (unsigned char)(i * 131 + (i >> 7) * 17 + 5);
+	whole = crc32(0, buf, sizeof(buf));
+	for (size_t cut = 0; cut <= sizeof(buf); cut += cut < 70 ? 1 : 97)
+		assert_int_equal(
+			crc32_combine(crc32(0, buf, cut),
+				      crc32(0, buf + cut, sizeof(buf) - cut),
+				      sizeof(buf) - cut),
+			whole);
+	assert_int_equal(crc32_combine(0xCBF43926u, 0, 0), 0xCBF43926u);
+	assert_int_equal(crc32_combine(0, 0xCBF43926u, 9), 0xCBF43926u);
+}
+
 /* The bitwise definition, the reference the sliced crc32() must match. */
 static uint32_t crc32_bitwise(uint32_t crc, const unsigned char *p, size_t n)
 {
@@ -312,6 +332,7 @@ int main(void)
 		cmocka_unit_test(test_format_bytes),
 		cmocka_unit_test(test_sort),
 		cmocka_unit_test(test_crc32),
+		cmocka_unit_test(test_crc32_combine),
 		cmocka_unit_test(test_crc32_sliced),
 	};
 
