@@ -74,15 +74,19 @@ static void sandbox_set_timer(struct bootinfo *bi)
 
 static int usage(const char *prog)
 {
-	os_eprintf("usage: %s [--prefault] [--handover=FD:PA:SIZE] FILE "
-		   "[keel command line words...]\n"
+	os_eprintf("usage: %s [--prefault] [--handover=FD:PA:SIZE] "
+		   "[--mce-history=HFILE] FILE [keel command line words...]\n"
 		   "  FILE: sandbox firmware description "
 		   "(ram/reserved/cpu/distance/acpidump/dtb lines)\n"
 		   "  --prefault: fault the RAM in (huge pages where the host "
 		   "gives them) before the boot\n"
 		   "  --handover=FD:PA:SIZE: a live update's new image: RAM is "
 		   "the memory file FD, the handover [PA, PA + SIZE) "
-		   "(docs/liveupdate.md)\n",
+		   "(docs/liveupdate.md)\n"
+		   "  --mce-history=HFILE: `mce START END` lines, pages this "
+		   "host's machine checks took out before this boot; a cold "
+		   "boot offlines them, a live update's new image is not "
+		   "given them\n",
 		   prog);
 	return 2;
 }
@@ -93,7 +97,8 @@ struct sandbox_args {
 	bool handover; /* --handover= given */
 	int fd;	       /* its memory file, -1: none */
 	uint64_t pa, size;
-	int first; /* argv index of FILE */
+	const char *history; /* --mce-history=HFILE, NULL: none */
+	int first;	     /* argv index of FILE */
 };
 
 /* --handover=FD:PA:SIZE. Return: 0, or -EINVAL. */
@@ -126,6 +131,8 @@ static int parse_args(int argc, char **argv, struct sandbox_args *a)
 		else if (!strncmp(w, "--handover=", 11) &&
 			 !parse_handover(w + 11, a))
 			continue;
+		else if (!strncmp(w, "--mce-history=", 14) && w[14])
+			a->history = w + 14;
 		else if (!strncmp(w, "--", 2))
 			return -EINVAL;
 		else
@@ -257,6 +264,8 @@ int sandbox_main(int argc, char **argv)
 	if (files.mce_skip && files.mce_skipped)
 		sandbox_mce_history_ignore(files.mce_skipped);
 	sandbox_unmap_file(buf, len);
+	if (a.history && sandbox_mce_history_read(a.history, a.handover))
+		return 2;
 	if (sandbox_replay_firmware(bi, argv[a.first], &files))
 		return 2;
 	if (join_cmdline(bi, argc, argv, a.first + 1)) {

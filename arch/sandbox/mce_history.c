@@ -9,13 +9,19 @@
  * (source mce). A boot with a handover ignores the lines: what the last
  * image took out reaches it through the handover, which is the point (a
  * host that has run for years carries its bad pages that way; its
- * firmware names few). The benchmark's realistic source
- * (scripts/bench-ras.py). Ranges wait in host memory; at most
+ * firmware names few). The same lines may stand in a file of their own,
+ * `--mce-history=HFILE`, which a live update does not pass on to its new
+ * image (the benchmark's realistic source, scripts/bench-ras.py: the new
+ * image reads only the machine's description, not 100,000 lines of the
+ * last one's past). Ranges wait in host memory; at most
  * HISTORY_PAGES_MAX pages are offlined, past it one warning.
  */
 #include <arch/ras.h>
 #include <asm/os.h>
+#include <asm/sandbox.h>
+#include <keel/bootinfo.h>
 #include <keel/compiler.h>
+#include <keel/fwdesc.h>
 #include <keel/heap.h>
 #include <keel/printk.h>
 
@@ -63,6 +69,32 @@ void sandbox_mce_history_ignore(unsigned int lines)
 {
 	hist_ignore = true;
 	hist_count = lines;
+}
+
+int sandbox_mce_history_read(const char *path, bool handover)
+{
+	static struct bootinfo scratch; /* what other lines would describe */
+	struct fwdesc_files files = {.on_mce = sandbox_mce_history_add};
+	size_t len;
+	char *buf = sandbox_map_file(path, &len);
+
+	if (!buf) {
+		os_eprintf("keel: error: cannot read --mce-history %s: %s\n",
+			   path, os_errstr());
+		return -1;
+	}
+	bootinfo_init(&scratch, BOOT_SANDBOX);
+	files.mce_skip = handover;
+	fwdesc_parse_files(&scratch, buf, len, &files);
+	sandbox_unmap_file(buf, len);
+	if (handover && files.mce_skipped)
+		sandbox_mce_history_ignore(files.mce_skipped);
+	if (scratch.ram.count || scratch.reserved.count || scratch.cpu_count ||
+	    files.acpidump[0] || files.dtb[0])
+		pr_warn("sandbox: --mce-history %s: only its mce lines are "
+			"read, the others ignored\n",
+			path);
+	return 0;
 }
 
 void arch_ras_boot(void)

@@ -24,6 +24,12 @@ void sandbox_lu_arena_fd(int fd);
 /* The description's mce lines (mce_history.c): kept, replayed or not. */
 void sandbox_mce_history_add(void *arg, bool ram, uint64_t start, uint64_t end);
 void sandbox_mce_history_ignore(unsigned int lines);
+/*
+ * --mce-history=@path: its `mce` lines kept as the description's are;
+ * @handover: only counted (the handover carries them). Return: 0, or -1
+ * after an error on stderr (the file cannot be read).
+ */
+int sandbox_mce_history_read(const char *path, bool handover);
 /* smp.c: the thread of @cpu has ended (a live update's freeze). */
 bool sandbox_cpu_thread_exited(unsigned int cpu);
 
