@@ -17,7 +17,7 @@ struct heap_node;
 struct defer_rec {
 	uint64_t pfn;
 	uint64_t pages; /* heap pages in [pfn, pfn + 2^order) */
-	uint32_t hslot; /* its slot in the hash */
+	uint32_t hslot; /* its slot in the hash, DEFER_NO_SLOT: none yet */
 	/* Lists [zone][cls] (0) and [zone][order] (1): index + 1, 0: none. */
 	uint32_t next[2], prev[2];
 	uint8_t order;
@@ -36,17 +36,32 @@ struct defer_gap {
 	uint64_t before; /* gap pages in the gaps before this one */
 };
 
+/* A record's hslot before the hash holds it (never a slot: < 2^31). */
+#define DEFER_NO_SLOT 0xffffffffu
+
+/*
+ * A node's area. Only what lies before head[] is zeroed when it is made:
+ * head[z][L][k] counts only while its bit in nonempty[L][z] is set, so
+ * the handoff touches the heads of the zones it records in, not all of
+ * them (2 x 53 x 32 entries); both lists of a zone share its lines.
+ */
 struct heap_defer {
 	struct defer_rec *rec;
 	uint32_t cap, used, free_idx; /* free_idx: a chain through next[0] */
-	uint32_t *hash; /* index + 1, never cleared: heap_defer.c */
+	/*
+	 * Index + 1, never cleared: heap_defer.c. Built by the first record
+	 * operation after the handoff (hashed clear until then): the
+	 * handoff's records never touch it.
+	 */
+	uint32_t *hash;
 	uint64_t hmask;
+	bool hashed;
 	struct defer_gap *gap;
 	uint32_t gaps, gap_cap;
 	/* Per list (0: by class, 1: by order), as the heap's free lists. */
 	uint64_t zone_mask[2];
 	uint32_t nonempty[2][NR_ZONES];
-	uint32_t head[2][NR_ZONES][MAX_FREE_ORDER + 1];
+	uint32_t head[NR_ZONES][2][MAX_FREE_ORDER + 1]; /* not zeroed */
 };
 
 /*

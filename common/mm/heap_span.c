@@ -40,7 +40,13 @@ static struct {
 	uint32_t gap0; /* its first gap in the node's array */
 } span;
 
-/* Node @n's area for up to @gaps gaps, asked of bootmem on the node. */
+/*
+ * Node @n's area for up to @gaps gaps, asked of bootmem on the node: its
+ * header, then the gaps, the records and the hash, each written from its
+ * start on as it fills (the hash only after the handoff: heap_defer.c),
+ * so the handoff touches the pages it uses, not the area's bound. Only
+ * the header's counts are zeroed (heap_defer_priv.h).
+ */
 static struct heap_defer *area_for(uint32_t n, uint64_t gaps)
 {
 	uint64_t cap = 2 * gaps + 2, slots = 4;
@@ -51,8 +57,8 @@ static struct heap_defer *area_for(uint32_t n, uint64_t gaps)
 	while (slots < 2 * cap)
 		slots <<= 1;
 	at = ALIGN_UP(sizeof(*d), 16);
-	bytes = at + cap * sizeof(struct defer_rec) + slots * sizeof(uint32_t) +
-		gaps * sizeof(struct defer_gap);
+	bytes = at + gaps * sizeof(struct defer_gap) +
+		cap * sizeof(struct defer_rec) + slots * sizeof(uint32_t);
 	p = bootmem_alloc_try(bytes, PAGE_SIZE, n, "heap deferred chunks");
 	if (pa_val(p) == pa_val(INVALID_PADDR)) {
 		pr_warn("heap: no boot memory for node %u's deferred chunks "
@@ -62,13 +68,13 @@ static struct heap_defer *area_for(uint32_t n, uint64_t gaps)
 		return NULL;
 	}
 	d = phys_to_virt(p);
-	memset(d, 0, sizeof(*d));
-	d->rec = (struct defer_rec *)((char *)d + at);
+	memset(d, 0, __builtin_offsetof(struct heap_defer, head));
+	d->gap = (struct defer_gap *)((char *)d + at);
+	d->gap_cap = (uint32_t)gaps;
+	d->rec = (struct defer_rec *)(d->gap + gaps);
 	d->cap = (uint32_t)cap;
 	d->hash = (uint32_t *)(d->rec + cap);
 	d->hmask = slots - 1;
-	d->gap = (struct defer_gap *)(d->hash + slots);
-	d->gap_cap = (uint32_t)gaps;
 	return d;
 }
 
