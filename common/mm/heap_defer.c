@@ -144,19 +144,27 @@ static void hash_del(struct heap_defer *d, uint64_t h)
 }
 
 /*
- * The hash of the locked node's area, built now if it is not yet: the
- * handoff records without it (its pages untouched in the downtime), the
- * first operation that looks a record up puts every live one in. A
- * record not yet put has hslot DEFER_NO_SLOT, so no stale slot can name
- * it while the others go in (slot_rec()). O(records), once.
+ * The hash and the gaps' prefix sums of the locked node's area, built now
+ * if they are not yet: the handoff records without them (their pages
+ * untouched in the downtime), the first operation that splits puts every
+ * live record in and sums the gaps. A record not yet put has hslot
+ * DEFER_NO_SLOT, so no stale slot can name it while the others go in
+ * (slot_rec()). O(records + gaps), once; after it, the handoff keeps
+ * both (heap_defer_rec_new(), heap_span.c's publish).
  */
 static void hash_ready(struct heap_defer *d)
 {
+	uint64_t sum = 0;
+
 	if (!d || d->hashed)
 		return;
 	for (uint32_t i = 0; i < d->used; i++)
 		if (d->rec[i].live)
 			hash_put(d, i);
+	for (uint32_t x = 0; x < d->gaps; x++) {
+		d->before[x] = sum;
+		sum += defer_gap_pages(d->gap[x]);
+	}
 	WRITE_ONCE(d->hashed, true);
 }
 
@@ -277,7 +285,8 @@ static uint32_t gap_search(const struct heap_defer *d, uint64_t p,
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (by_start ? d->gap[mid].s < p : d->gap[mid].e <= p)
+		if (by_start ? defer_gap_s(d->gap[mid]) < p
+			     : defer_gap_e(d->gap[mid]) <= p)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -285,17 +294,17 @@ static uint32_t gap_search(const struct heap_defer *d, uint64_t p,
 	return lo;
 }
 
-/* Gap pages in the gaps before gap @x (all of them: @x == gaps). */
+/*
+ * Gap pages in the gaps before gap @x (all of them: @x == gaps; @x above:
+ * gap @x - 1's prefix already set). The prefix sums are built.
+ */
 uint64_t heap_defer_gaps_before(const struct heap_defer *d, uint32_t x)
 {
-	const struct defer_gap *g;
-
 	if (x < d->gaps)
-		return d->gap[x].before;
+		return d->before[x];
 	if (!x)
 		return 0;
-	g = &d->gap[x - 1];
-	return g->before + g->e - g->s;
+	return d->before[x - 1] + defer_gap_pages(d->gap[x - 1]);
 }
 
 /* Gap pages in [@a, @b): O(log gaps) through the prefix sums. */
@@ -308,10 +317,10 @@ static uint64_t gap_pages_in(const struct heap_defer *d, uint64_t a, uint64_t b)
 		return 0;
 	/* Gaps i..j-1 meet [a, b): whole, less what sticks out. */
 	sum = heap_defer_gaps_before(d, j) - heap_defer_gaps_before(d, i);
-	if (d->gap[i].s < a)
-		sum -= a - d->gap[i].s;
-	if (d->gap[j - 1].e > b)
-		sum -= d->gap[j - 1].e - b;
+	if (defer_gap_s(d->gap[i]) < a)
+		sum -= a - defer_gap_s(d->gap[i]);
+	if (defer_gap_e(d->gap[j - 1]) > b)
+		sum -= defer_gap_e(d->gap[j - 1]) - b;
 	return sum;
 }
 

@@ -31,10 +31,45 @@ struct defer_rec {
 	uint8_t live;
 };
 
+/*
+ * A wholly bad gap inside a span, in the 8 bytes the handoff writes per
+ * gap: its first pfn (bits 0-39: any pfn of a 52-bit address) and its
+ * pages (bits 40-63). A longer gap, or one higher up, is not spanned: the
+ * ranges on its two sides join apart (heap_span.c). The prefix sums of
+ * the gaps' pages (heap_defer.c) are built with the hash.
+ */
 struct defer_gap {
-	uint64_t s, e;	 /* pfns, a wholly bad gap inside a span */
-	uint64_t before; /* gap pages in the gaps before this one */
+	uint64_t v;
 };
+
+#define DEFER_GAP_PFN_BITS 40
+#define DEFER_GAP_MAX	   ((1ULL << (64 - DEFER_GAP_PFN_BITS)) - 1)
+
+static inline struct defer_gap defer_gap_make(uint64_t s, uint64_t e)
+{
+	return (struct defer_gap){s | (e - s) << DEFER_GAP_PFN_BITS};
+}
+
+/* Can [@s, @e) be a gap? */
+static inline bool defer_gap_fits(uint64_t s, uint64_t e)
+{
+	return e >> DEFER_GAP_PFN_BITS == 0 && e - s <= DEFER_GAP_MAX;
+}
+
+static inline uint64_t defer_gap_s(struct defer_gap g)
+{
+	return g.v & ((1ULL << DEFER_GAP_PFN_BITS) - 1);
+}
+
+static inline uint64_t defer_gap_pages(struct defer_gap g)
+{
+	return g.v >> DEFER_GAP_PFN_BITS;
+}
+
+static inline uint64_t defer_gap_e(struct defer_gap g)
+{
+	return defer_gap_s(g) + defer_gap_pages(g);
+}
 
 /* A record's hslot before the hash holds it (never a slot: < 2^31). */
 #define DEFER_NO_SLOT 0xffffffffu
@@ -50,13 +85,14 @@ struct heap_defer {
 	uint32_t cap, used, free_idx; /* free_idx: a chain through next[0] */
 	/*
 	 * Index + 1, never cleared: heap_defer.c. Built by the first record
-	 * operation after the handoff (hashed clear until then): the
-	 * handoff's records never touch it.
+	 * operation after the handoff (hashed clear until then), with
+	 * before[]: the handoff's records and gaps never touch either.
 	 */
 	uint32_t *hash;
 	uint64_t hmask;
 	bool hashed;
 	struct defer_gap *gap;
+	uint64_t *before; /* before[i]: pages of gaps 0..i-1 (hashed set) */
 	uint32_t gaps, gap_cap;
 	/* Per list (0: by class, 1: by order), as the heap's free lists. */
 	uint64_t zone_mask[2];

@@ -36,6 +36,7 @@ static const uint64_t named[] = {
 #define NBAD (ARRAY_SIZE(named) + SCATTER)
 static struct test_rsv bad[NBAD];
 static uint8_t *is_bad, *handed; /* one byte a pfn of [0, 4 GiB) */
+static uint8_t fill;		 /* the next boot()'s test_machine_cfg.fill */
 #define NPFN ((4 * GiB) / PG)
 
 static int rsv_cmp(const void *a, const void *b)
@@ -53,6 +54,7 @@ static void boot(enum heap_init_mode mode)
 		.rsv = bad,
 		.rsv_count = NBAD,
 		.mode = mode,
+		.fill = fill,
 	};
 	unsigned int i;
 
@@ -354,6 +356,60 @@ static void test_handoff_leaves_hash(void **state)
 	assert_true(heap_nodes[1]->defer->hashed);
 }
 
+/*
+ * The list heads of the area are not zeroed (heap_defer_priv.h): over
+ * memory full of stale bytes the handoff's lists still hold exactly the
+ * records, and everything is handed out once.
+ */
+static void test_handoff_over_stale_bytes(void **state)
+{
+	(void)state;
+	fill = 0x5a;
+	boot(HEAP_INIT_LAZY);
+	fill = 0;
+	assert_true(node_stats(0).deferred_chunks > 0);
+	test_heap_check_clean();
+	drain_all();
+}
+
+/*
+ * A gap of more pages than a packed gap holds (DEFER_GAP_MAX, 64 GiB) is
+ * not spanned: the ranges on its two sides join apart, each side's small
+ * gaps still deferred; settled, the eager handoff's chunks.
+ */
+static void test_gap_too_long(void **state)
+{
+	static const struct test_ram big[] = {{1 * GiB, 72 * GiB, 0}};
+	static const struct test_rsv rsv[] = {
+		{1 * GiB + 2 * PG, 1 * GiB + 3 * PG, "bad firmware"},
+		{2 * GiB, 2 * GiB + (DEFER_GAP_MAX + 1) * PG, "bad firmware"},
+		{70 * GiB + 5 * PG, 70 * GiB + 6 * PG, "bad firmware"},
+	};
+	struct test_machine_cfg c = {
+		.ram = big,
+		.ram_count = 1,
+		.rsv = rsv,
+		.rsv_count = ARRAY_SIZE(rsv),
+		.mode = HEAP_INIT_LAZY,
+	};
+	struct test_snap eager, lazy;
+
+	(void)state;
+	test_machine_boot(&c);
+	heap_strict = true;
+	assert_int_equal(heap_nodes[0]->defer->gaps, 2);
+	assert_true(node_stats(0).deferred_chunks >= 2);
+	assert_int_equal(heap_owner_of(pfn(2 * GiB / PG + 7), NULL, NULL),
+			 HEAP_OWNER_NONE);
+	test_heap_check_clean();
+	eager = eager_chunks();
+	lazy = test_heap_snapshot();
+	test_snap_equal(&eager, &lazy);
+	test_heap_check_clean();
+	free(eager.c);
+	free(lazy.c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -369,6 +425,10 @@ int main(void)
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_handoff_leaves_hash,
 						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_handoff_over_stale_bytes,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_gap_too_long, test_setup,
+						test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
