@@ -32,7 +32,11 @@
  * (heap, gap) pair, and a gap has two such edges; records are disjoint.
  * A hash by pfn (open addressing, load <= 1/2) finds the record holding
  * a page by probing its aligned-down pfns, as heap_owner_of() probes
- * heads: O(MAX_FREE_ORDER).
+ * heads: O(MAX_FREE_ORDER). The handoff writes only what it must (the
+ * records, 8 bytes per gap, the list heads it uses): the hash and the
+ * gaps' prefix sums are built by the first split (hash_ready()); until
+ * then the records are the handoff's, in address order, found by a
+ * binary search.
  *
  * The data-loss invariant: no page of a gap is ever written or handed
  * out. (1) The only writes a record causes are the head of an ordinary
