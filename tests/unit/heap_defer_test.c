@@ -37,6 +37,7 @@ static const uint64_t named[] = {
 static struct test_rsv bad[NBAD];
 static uint8_t *is_bad, *handed; /* one byte a pfn of [0, 4 GiB) */
 static uint8_t fill;		 /* the next boot()'s test_machine_cfg.fill */
+static bool no_handoff;		 /* the next boot() stops before the handoff */
 #define NPFN ((4 * GiB) / PG)
 
 static int rsv_cmp(const void *a, const void *b)
@@ -55,6 +56,7 @@ static void boot(enum heap_init_mode mode)
 		.rsv_count = NBAD,
 		.mode = mode,
 		.fill = fill,
+		.no_handoff = no_handoff,
 	};
 	unsigned int i;
 
@@ -410,6 +412,42 @@ static void test_gap_too_long(void **state)
 	free(lazy.c);
 }
 
+/*
+ * A live update's handoff in two steps: a split between them builds
+ * node 0's hash and prefix sums, so the second step's spans add their
+ * records to the hash and their gaps' sums as they come (node 1 still
+ * builds its own at its first split). Then every record is found by its
+ * pfn, settling gives the eager chunks and everything is handed out once.
+ */
+static void test_two_steps_hash_between(void **state)
+{
+	struct test_snap eager, lazy;
+	const struct defer_rec *r;
+	uint64_t p;
+
+	(void)state;
+	no_handoff = true;
+	boot(HEAP_INIT_LAZY);
+	no_handoff = false;
+	heap_handoff_first(false, 256 * MiB);
+	r = &heap_nodes[0]->defer->rec[heap_nodes[0]->defer->used / 2];
+	for (p = r->pfn; is_bad[p]; p++)
+		;
+	assert_int_equal(heap_owner_of(pfn(p), NULL, NULL), HEAP_OWNER_FREE);
+	assert_true(heap_nodes[0]->defer->hashed);
+	assert_false(heap_nodes[1]->defer->hashed);
+	test_heap_check_clean();
+	assert_true(heap_handoff_rest() > 0);
+	assert_true(heap_nodes[0]->defer->hashed);
+	test_heap_check_clean(); /* the second step's records by their pfn */
+	eager = eager_chunks();
+	lazy = test_heap_snapshot();
+	test_snap_equal(&eager, &lazy);
+	free(eager.c);
+	free(lazy.c);
+	drain_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +467,8 @@ int main(void)
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_gap_too_long, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_two_steps_hash_between,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
