@@ -10,6 +10,7 @@
 #include <keel/badmem.h>
 #include <keel/bootmem.h>
 #include <keel/range_table.h>
+#include <keel/string.h>
 
 #include "bootmem_priv.h"
 
@@ -31,6 +32,30 @@ static unsigned int first_above(uint64_t s)
 	return range_table_first_ending_above(&bm_rsv, pa(s));
 }
 
+/*
+ * The name of the last region found bad: the next gap's is most often
+ * the same (bad pages come from one source), so a compare of its words
+ * answers before badmem_region_source()'s walk of the prefixes and keys.
+ * The answer is the name's alone, so any name kept here stays right.
+ */
+_Static_assert(REGION_NAME_MAX % 8 == 0, "a name is compared in words");
+static uint64_t last_bad[REGION_NAME_MAX / 8];
+
+static bool region_bad(const struct region *r)
+{
+	uint64_t w[REGION_NAME_MAX / 8], diff = 0;
+
+	memcpy(w, r->name, sizeof(w));
+	for (unsigned int i = 0; i < REGION_NAME_MAX / 8; i++)
+		diff |= w[i] ^ last_bad[i];
+	if (!diff && w[0]) /* w[0]: a name kept, not the zeros at first */
+		return true;
+	if (badmem_region_source(r->name) < 0)
+		return false;
+	memcpy(last_bad, w, sizeof(w));
+	return true;
+}
+
 /**
  * bootmem_gap_bad() - whether the reserved regions cover [@s, @e) without
  * a hole, every one of them a bad reservation (badmem_region_source()):
@@ -50,7 +75,7 @@ bool bootmem_gap_bad(paddr_t s, paddr_t e)
 		const struct region *r = &bm_rsv.regions[j];
 
 		if (j >= bm_rsv.count || pa_val(r->start) > pos ||
-		    badmem_region_source(r->name) < 0)
+		    !region_bad(r))
 			return false;
 		pos = pa_val(r->end);
 	}

@@ -32,7 +32,11 @@
  * (heap, gap) pair, and a gap has two such edges; records are disjoint.
  * A hash by pfn (open addressing, load <= 1/2) finds the record holding
  * a page by probing its aligned-down pfns, as heap_owner_of() probes
- * heads: O(MAX_FREE_ORDER).
+ * heads: O(MAX_FREE_ORDER). The handoff writes only what it must (the
+ * records, 8 bytes per gap, the list heads it uses): the hash and the
+ * gaps' prefix sums are built by the first split (hash_ready()); until
+ * then the records are the handoff's, in address order, found by a
+ * binary search.
  *
  * The data-loss invariant: no page of a gap is ever written or handed
  * out. (1) The only writes a record causes are the head of an ordinary
@@ -143,6 +147,31 @@ static void hash_del(struct heap_defer *d, uint64_t h)
 	}
 }
 
+/*
+ * The hash and the gaps' prefix sums of the locked node's area, built now
+ * if they are not yet: the handoff records without them (their pages
+ * untouched in the downtime), the first operation that splits puts every
+ * live record in and sums the gaps. A record not yet put has hslot
+ * DEFER_NO_SLOT, so no stale slot can name it while the others go in
+ * (slot_rec()). O(records + gaps), once; after it, the handoff keeps
+ * both (heap_defer_rec_new(), heap_span.c's publish).
+ */
+static void hash_ready(struct heap_defer *d)
+{
+	uint64_t sum = 0;
+
+	if (!d || d->hashed)
+		return;
+	for (uint32_t i = 0; i < d->used; i++)
+		if (d->rec[i].live)
+			hash_put(d, i);
+	for (uint32_t x = 0; x < d->gaps; x++) {
+		d->before[x] = sum;
+		sum += defer_gap_pages(d->gap[x]);
+	}
+	WRITE_ONCE(d->hashed, true);
+}
+
 /* ---- records ------------------------------------------------------------ */
 
 /* Record @i's key on list @L: its class (0) or its order (1). */
@@ -160,10 +189,11 @@ static void list_add(struct heap_defer *d, uint32_t i)
 		unsigned int k = list_key(r, L);
 
 		r->prev[L] = 0;
-		r->next[L] = d->head[L][z][k];
+		r->next[L] =
+			d->nonempty[L][z] & (1u << k) ? d->head[z][L][k] : 0;
 		if (r->next[L])
 			d->rec[r->next[L] - 1].prev[L] = i + 1;
-		d->head[L][z][k] = i + 1;
+		d->head[z][L][k] = i + 1;
 		d->nonempty[L][z] |= 1u << k;
 		d->zone_mask[L] |= 1ULL << z;
 	}
@@ -180,10 +210,10 @@ static void list_del(struct heap_defer *d, uint32_t i)
 		if (r->prev[L])
 			d->rec[r->prev[L] - 1].next[L] = r->next[L];
 		else
-			d->head[L][z][k] = r->next[L];
+			d->head[z][L][k] = r->next[L];
 		if (r->next[L])
 			d->rec[r->next[L] - 1].prev[L] = r->prev[L];
-		if (!d->head[L][z][k]) {
+		if (!d->head[z][L][k]) {
 			d->nonempty[L][z] &= ~(1u << k);
 			if (!d->nonempty[L][z])
 				d->zone_mask[L] &= ~(1ULL << z);
@@ -223,10 +253,12 @@ uint32_t heap_defer_rec_new(struct heap_node *hn, uint64_t pfn, unsigned int k,
 		.pages = pages,
 		.order = (uint8_t)k,
 		.cls = (uint8_t)(k - fls64((1ULL << k) - pages)),
+		.hslot = DEFER_NO_SLOT,
 		.dirty = dirty,
 		.live = 1};
 	list_add(d, i);
-	hash_put(d, i);
+	if (d->hashed)
+		hash_put(d, i);
 	count_pages(hn, pfn, pages, dirty, 1);
 	hn->stats.deferred_chunks++;
 	return i;
@@ -257,7 +289,8 @@ static uint32_t gap_search(const struct heap_defer *d, uint64_t p,
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (by_start ? d->gap[mid].s < p : d->gap[mid].e <= p)
+		if (by_start ? defer_gap_s(d->gap[mid]) < p
+			     : defer_gap_e(d->gap[mid]) <= p)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -265,17 +298,17 @@ static uint32_t gap_search(const struct heap_defer *d, uint64_t p,
 	return lo;
 }
 
-/* Gap pages in the gaps before gap @x (all of them: @x == gaps). */
+/*
+ * Gap pages in the gaps before gap @x (all of them: @x == gaps; @x above:
+ * gap @x - 1's prefix already set). The prefix sums are built.
+ */
 uint64_t heap_defer_gaps_before(const struct heap_defer *d, uint32_t x)
 {
-	const struct defer_gap *g;
-
 	if (x < d->gaps)
-		return d->gap[x].before;
+		return d->before[x];
 	if (!x)
 		return 0;
-	g = &d->gap[x - 1];
-	return g->before + g->e - g->s;
+	return d->before[x - 1] + defer_gap_pages(d->gap[x - 1]);
 }
 
 /* Gap pages in [@a, @b): O(log gaps) through the prefix sums. */
@@ -288,14 +321,39 @@ static uint64_t gap_pages_in(const struct heap_defer *d, uint64_t a, uint64_t b)
 		return 0;
 	/* Gaps i..j-1 meet [a, b): whole, less what sticks out. */
 	sum = heap_defer_gaps_before(d, j) - heap_defer_gaps_before(d, i);
-	if (d->gap[i].s < a)
-		sum -= a - d->gap[i].s;
-	if (d->gap[j - 1].e > b)
-		sum -= d->gap[j - 1].e - b;
+	if (defer_gap_s(d->gap[i]) < a)
+		sum -= a - defer_gap_s(d->gap[i]);
+	if (defer_gap_e(d->gap[j - 1]) > b)
+		sum -= defer_gap_e(d->gap[j - 1]) - b;
 	return sum;
 }
 
 /* ---- splitting (lock held) ---------------------------------------------- */
+
+/*
+ * rec_holding() before the hash is built: no record was split or dropped
+ * yet (each path that does builds it first), so the records are the
+ * handoff's, live, in address order (spans join in order, each node's
+ * records in its own area): a binary search. *@slot: DEFER_NO_SLOT.
+ */
+static int64_t rec_holding_sorted(const struct heap_defer *d, uint64_t p,
+				  uint64_t *slot)
+{
+	uint32_t lo = 0, hi = d->used;
+
+	*slot = DEFER_NO_SLOT;
+	while (lo < hi) { /* the first record starting above @p */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (d->rec[mid].pfn <= p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo && p < d->rec[lo - 1].pfn + (1ULL << d->rec[lo - 1].order))
+		return lo - 1;
+	return -1;
+}
 
 /*
  * The record holding pfn @p (its index, its hash slot in *@slot), or -1:
@@ -305,6 +363,8 @@ static uint64_t gap_pages_in(const struct heap_defer *d, uint64_t a, uint64_t b)
 static int64_t rec_holding(const struct heap_defer *d, uint64_t p,
 			   uint64_t *slot)
 {
+	if (!READ_ONCE(d->hashed))
+		return rec_holding_sorted(d, p, slot);
 	for (unsigned int k = 1; k <= MAX_FREE_ORDER; k++) {
 		uint64_t a = p & ~((1ULL << k) - 1);
 		uint32_t v;
@@ -386,7 +446,7 @@ static int64_t rec_on(const struct heap_defer *d, int L, uint32_t mask,
 		uint32_t m = d->nonempty[L][z] & mask;
 
 		if (m)
-			return d->head[L][z][ffs64(m) - 1] - 1;
+			return d->head[z][L][ffs64(m) - 1] - 1;
 	}
 	return -1;
 }
@@ -425,6 +485,7 @@ bool heap_defer_refill(struct heap_node_locked l, unsigned int order,
 
 	if (!d || !l.hn->stats.deferred_chunks)
 		return false;
+	hash_ready(d);
 	for (;;) {
 		uint64_t slot;
 
@@ -459,6 +520,7 @@ void heap_defer_split_to(uint32_t node, uint64_t p)
 	if (node >= heap_nr_nodes || !READ_ONCE(heap_nodes[node]->defer))
 		return;
 	l = heap_lock_node(node);
+	hash_ready(l.hn->defer);
 	while (l.hn->stats.deferred_chunks &&
 	       (i = rec_holding(l.hn->defer, p, &slot)) >= 0)
 		defer_split(l.hn, (uint32_t)i, slot, &i);
@@ -494,6 +556,7 @@ void heap_defer_settle(uint32_t node)
 	    !READ_ONCE(heap_nodes[node]->stats.deferred_chunks))
 		return;
 	l = heap_lock_node(node);
+	hash_ready(l.hn->defer);
 	for (unsigned int steps = 1; l.hn->stats.deferred_chunks; steps++) {
 		bool sure;
 		int64_t i = rec_for(l.hn->defer, 0, NR_ZONES - 1, &sure);
@@ -571,7 +634,12 @@ static void check_rec(struct heap_node_locked l, uint32_t i, unsigned int *bad)
 			      k);
 		return;
 	}
-	if (hash_get(d, r->pfn, &slot) != i + 1)
+	if (d->hashed ? hash_get(d, r->pfn, &slot) != i + 1
+		      : r->hslot != DEFER_NO_SLOT ||
+				(i &&
+				 d->rec[i - 1].pfn +
+						 (1ULL << d->rec[i - 1].order) >
+					 r->pfn))
 		DEFER_PROBLEM(bad, l, "pfn %#llx: not found by its pfn", pu);
 	h = range_pages_in(&l.hn->ranges, r->pfn, r->pfn + (1ULL << k));
 	if (h != r->pages || !h || h == (1ULL << k))
@@ -592,9 +660,11 @@ static uint64_t check_list(struct heap_node_locked l, int L, unsigned int *bad)
 
 	for (unsigned int z = 0; z < NR_ZONES; z++) {
 		for (unsigned int k = 0; k <= MAX_FREE_ORDER; k++) {
-			uint32_t v = d->head[L][z][k];
+			bool on = d->nonempty[L][z] & (1u << k);
+			uint32_t v = on ? d->head[z][L][k] : 0;
 
-			if (!!v != !!(d->nonempty[L][z] & (1u << k)))
+			/* A clear bit's head is not read (not zeroed). */
+			if (on && !v)
 				DEFER_PROBLEM(bad, l,
 					      "list %d %u/%u: bit wrong", L, z,
 					      k);

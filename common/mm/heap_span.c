@@ -40,7 +40,13 @@ static struct {
 	uint32_t gap0; /* its first gap in the node's array */
 } span;
 
-/* Node @n's area for up to @gaps gaps, asked of bootmem on the node. */
+/*
+ * Node @n's area for up to @gaps gaps, asked of bootmem on the node: its
+ * header, then the gaps, the records and the hash, each written from its
+ * start on as it fills (the hash only after the handoff: heap_defer.c),
+ * so the handoff touches the pages it uses, not the area's bound. Only
+ * the header's counts are zeroed (heap_defer_priv.h).
+ */
 static struct heap_defer *area_for(uint32_t n, uint64_t gaps)
 {
 	uint64_t cap = 2 * gaps + 2, slots = 4;
@@ -51,8 +57,9 @@ static struct heap_defer *area_for(uint32_t n, uint64_t gaps)
 	while (slots < 2 * cap)
 		slots <<= 1;
 	at = ALIGN_UP(sizeof(*d), 16);
-	bytes = at + cap * sizeof(struct defer_rec) + slots * sizeof(uint32_t) +
-		gaps * sizeof(struct defer_gap);
+	bytes = at + gaps * sizeof(struct defer_gap) +
+		cap * sizeof(struct defer_rec) + slots * sizeof(uint32_t) +
+		gaps * sizeof(uint64_t);
 	p = bootmem_alloc_try(bytes, PAGE_SIZE, n, "heap deferred chunks");
 	if (pa_val(p) == pa_val(INVALID_PADDR)) {
 		pr_warn("heap: no boot memory for node %u's deferred chunks "
@@ -62,13 +69,14 @@ static struct heap_defer *area_for(uint32_t n, uint64_t gaps)
 		return NULL;
 	}
 	d = phys_to_virt(p);
-	memset(d, 0, sizeof(*d));
-	d->rec = (struct defer_rec *)((char *)d + at);
+	memset(d, 0, __builtin_offsetof(struct heap_defer, head));
+	d->gap = (struct defer_gap *)((char *)d + at);
+	d->gap_cap = (uint32_t)gaps;
+	d->rec = (struct defer_rec *)(d->gap + gaps);
 	d->cap = (uint32_t)cap;
 	d->hash = (uint32_t *)(d->rec + cap);
 	d->hmask = slots - 1;
-	d->gap = (struct defer_gap *)(d->hash + slots);
-	d->gap_cap = (uint32_t)gaps;
+	d->before = (uint64_t *)(d->hash + slots);
 	return d;
 }
 
@@ -127,10 +135,11 @@ static uint64_t span_gap_pages(const struct heap_defer *d, uint32_t *gi,
 {
 	uint64_t end = p + (1ULL << k), g = 0;
 
-	while (*gi < d->gaps && d->gap[*gi].e <= p)
+	while (*gi < d->gaps && defer_gap_e(d->gap[*gi]) <= p)
 		(*gi)++;
-	for (uint32_t j = *gi; j < d->gaps && d->gap[j].s < end; j++)
-		g += MIN(d->gap[j].e, end) - MAX(d->gap[j].s, p);
+	for (uint32_t j = *gi; j < d->gaps && defer_gap_s(d->gap[j]) < end; j++)
+		g += MIN(defer_gap_e(d->gap[j]), end) -
+		     MAX(defer_gap_s(d->gap[j]), p);
 	return g;
 }
 
@@ -188,7 +197,7 @@ static uint64_t gap_sum(const struct heap_defer *d, uint32_t a, uint32_t b)
 	uint64_t n = 0;
 
 	for (; a < b; a++)
-		n += d->gap[a].e - d->gap[a].s;
+		n += defer_gap_pages(d->gap[a]);
 	return n;
 }
 
@@ -222,7 +231,7 @@ static uint64_t span_register(struct heap_node_locked l)
 	int err = 0;
 
 	for (i = 0; i <= n; i++) {
-		e = i < n ? d->gap[span.gap0 + i].s : span.e;
+		e = i < n ? defer_gap_s(d->gap[span.gap0 + i]) : span.e;
 		err = add_range(&l.hn->ranges, s, e);
 		if (err) {
 			pr_err("heap: range [%#llx, %#llx) on node %u: %s\n",
@@ -234,15 +243,15 @@ static uint64_t span_register(struct heap_node_locked l)
 		}
 		l.hn->stats.total_pages += e - s;
 		if (i < n)
-			s = d->gap[span.gap0 + i].e;
+			s = defer_gap_e(d->gap[span.gap0 + i]);
 	}
 	if (err) { /* ranges i.. refused; the span ends at range i-1's end */
 		refused = span.e - s - gap_sum(d, span.gap0 + i, span.gap0 + n);
-		span.e = i ? d->gap[span.gap0 + i - 1].s : span.s;
+		span.e = i ? defer_gap_s(d->gap[span.gap0 + i - 1]) : span.s;
 		n = i ? i - 1 : 0;
 	}
-	for (i = 0; i < n; i++) /* the prefix sums, then the count */
-		d->gap[span.gap0 + i].before =
+	for (i = 0; d->hashed && i < n; i++) /* the prefix sums if built */
+		d->before[span.gap0 + i] =
 			heap_defer_gaps_before(d, span.gap0 + i);
 	d->gaps = span.gap0 + n;
 	return refused;
@@ -287,6 +296,7 @@ static bool span_extends(uint32_t node, uint64_t s, bool dirty)
 		return false;
 	d = heap_nodes[node]->defer;
 	return d && span.gap0 + span.ranges - 1 < d->gap_cap &&
+	       defer_gap_fits(span.e, s) &&
 	       bootmem_gap_bad(pfn_to_paddr(pfn(span.e)), pfn_to_paddr(pfn(s)));
 }
 
@@ -305,8 +315,7 @@ uint64_t heap_span_add(uint32_t node, uint64_t s, uint64_t e, bool dirty)
 	if (span_extends(node, s, dirty)) {
 		struct heap_defer *d = heap_nodes[node]->defer;
 
-		d->gap[span.gap0 + span.ranges - 1] =
-			(struct defer_gap){.s = span.e, .e = s};
+		d->gap[span.gap0 + span.ranges - 1] = defer_gap_make(span.e, s);
 		span.e = e;
 		span.ranges++;
 		return 0;

@@ -11,6 +11,8 @@
  * range by range wrote ~17 per bad page.
  */
 #include "common.h"
+#include "../../common/mm/heap_defer_priv.h"
+#include "../../common/mm/heap_priv.h"
 
 #define PG 4096ULL
 
@@ -34,6 +36,8 @@ static const uint64_t named[] = {
 #define NBAD (ARRAY_SIZE(named) + SCATTER)
 static struct test_rsv bad[NBAD];
 static uint8_t *is_bad, *handed; /* one byte a pfn of [0, 4 GiB) */
+static uint8_t fill;		 /* the next boot()'s test_machine_cfg.fill */
+static bool no_handoff;		 /* the next boot() stops before the handoff */
 #define NPFN ((4 * GiB) / PG)
 
 static int rsv_cmp(const void *a, const void *b)
@@ -51,6 +55,8 @@ static void boot(enum heap_init_mode mode)
 		.rsv = bad,
 		.rsv_count = NBAD,
 		.mode = mode,
+		.fill = fill,
+		.no_handoff = no_handoff,
 	};
 	unsigned int i;
 
@@ -304,6 +310,144 @@ static void test_release_beside_deferred(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * The handoff writes neither the hash nor the heads of empty lists (host
+ * pages a sandbox boot would fault in: issue 38's 1 TiB row): the hash
+ * reads as the arena's zeros after it. Then both are filled with stale
+ * values (a stale slot naming each live record, heads behind clear bits):
+ * lookups, the check, the first split (which builds the hash) and
+ * handing out everything stay exact.
+ */
+static void test_handoff_leaves_hash(void **state)
+{
+	const struct defer_rec *r;
+	uint64_t p;
+
+	(void)state;
+	boot(HEAP_INIT_LAZY);
+	/* A heap page inside a record of node 0 (its middle one). */
+	r = &heap_nodes[0]->defer->rec[heap_nodes[0]->defer->used / 2];
+	for (p = r->pfn; is_bad[p]; p++)
+		;
+	for (uint32_t n = 0; n < 2; n++) {
+		struct heap_defer *d = heap_nodes[n]->defer;
+
+		assert_non_null(d);
+		assert_true(d->used > 0);
+		assert_false(d->hashed);
+		for (uint64_t h = 0; h <= d->hmask; h++) {
+			if (d->hash[h])
+				fail_msg("node %u: hash slot %llu written by "
+					 "the handoff",
+					 n, (unsigned long long)h);
+			d->hash[h] = (uint32_t)(h % d->used) + 1;
+		}
+		for (unsigned int z = 0; z < NR_ZONES; z++)
+			for (int L = 0; L < 2; L++)
+				for (unsigned int k = 0; k <= MAX_FREE_ORDER;
+				     k++)
+					if (!(d->nonempty[L][z] & (1u << k)))
+						d->head[z][L][k] = 0x5a5a5a5a;
+	}
+	test_heap_check_clean(); /* records found without the hash */
+	assert_int_equal(heap_owner_of(pfn(p), NULL, NULL), HEAP_OWNER_FREE);
+	assert_true(heap_nodes[0]->defer->hashed);
+	assert_false(heap_nodes[1]->defer->hashed);
+	test_heap_check_clean();
+	drain_all();
+	assert_true(heap_nodes[1]->defer->hashed);
+}
+
+/*
+ * The list heads of the area are not zeroed (heap_defer_priv.h): over
+ * memory full of stale bytes the handoff's lists still hold exactly the
+ * records, and everything is handed out once.
+ */
+static void test_handoff_over_stale_bytes(void **state)
+{
+	(void)state;
+	fill = 0x5a;
+	boot(HEAP_INIT_LAZY);
+	fill = 0;
+	assert_true(node_stats(0).deferred_chunks > 0);
+	test_heap_check_clean();
+	drain_all();
+}
+
+/*
+ * A gap of more pages than a packed gap holds (DEFER_GAP_MAX, 64 GiB) is
+ * not spanned: the ranges on its two sides join apart, each side's small
+ * gaps still deferred; settled, the eager handoff's chunks.
+ */
+static void test_gap_too_long(void **state)
+{
+	static const struct test_ram big[] = {{1 * GiB, 72 * GiB, 0}};
+	static const struct test_rsv rsv[] = {
+		{1 * GiB + 2 * PG, 1 * GiB + 3 * PG, "bad firmware"},
+		{2 * GiB, 2 * GiB + (DEFER_GAP_MAX + 1) * PG, "bad firmware"},
+		{70 * GiB + 5 * PG, 70 * GiB + 6 * PG, "bad firmware"},
+	};
+	struct test_machine_cfg c = {
+		.ram = big,
+		.ram_count = 1,
+		.rsv = rsv,
+		.rsv_count = ARRAY_SIZE(rsv),
+		.mode = HEAP_INIT_LAZY,
+	};
+	struct test_snap eager, lazy;
+
+	(void)state;
+	test_machine_boot(&c);
+	heap_strict = true;
+	assert_int_equal(heap_nodes[0]->defer->gaps, 2);
+	assert_true(node_stats(0).deferred_chunks >= 2);
+	assert_int_equal(heap_owner_of(pfn(2 * GiB / PG + 7), NULL, NULL),
+			 HEAP_OWNER_NONE);
+	test_heap_check_clean();
+	eager = eager_chunks();
+	lazy = test_heap_snapshot();
+	test_snap_equal(&eager, &lazy);
+	test_heap_check_clean();
+	free(eager.c);
+	free(lazy.c);
+}
+
+/*
+ * A live update's handoff in two steps: a split between them builds
+ * node 0's hash and prefix sums, so the second step's spans add their
+ * records to the hash and their gaps' sums as they come (node 1 still
+ * builds its own at its first split). Then every record is found by its
+ * pfn, settling gives the eager chunks and everything is handed out once.
+ */
+static void test_two_steps_hash_between(void **state)
+{
+	struct test_snap eager, lazy;
+	const struct defer_rec *r;
+	uint64_t p;
+
+	(void)state;
+	no_handoff = true;
+	boot(HEAP_INIT_LAZY);
+	no_handoff = false;
+	heap_handoff_first(false, 256 * MiB);
+	r = &heap_nodes[0]->defer->rec[heap_nodes[0]->defer->used / 2];
+	for (p = r->pfn; is_bad[p]; p++)
+		;
+	assert_int_equal(heap_owner_of(pfn(p), NULL, NULL), HEAP_OWNER_FREE);
+	assert_true(heap_nodes[0]->defer->hashed);
+	assert_false(heap_nodes[1]->defer->hashed);
+	test_heap_check_clean();
+	assert_true(heap_handoff_rest() > 0);
+	assert_true(heap_nodes[0]->defer->hashed);
+	test_heap_check_clean(); /* the second step's records by their pfn */
+	eager = eager_chunks();
+	lazy = test_heap_snapshot();
+	test_snap_equal(&eager, &lazy);
+	free(eager.c);
+	free(lazy.c);
+	drain_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -316,6 +460,14 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_offline_in_deferred,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_release_beside_deferred,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_handoff_leaves_hash,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_handoff_over_stale_bytes,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_gap_too_long, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_two_steps_hash_between,
 						test_setup, test_teardown),
 	};
 
