@@ -353,28 +353,29 @@ paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
 }
 
 /*
- * The highest page-aligned place for @bytes in RAM clear of every range
- * of @list, a list in at most BM_RUNS_MAX sorted runs (its ranges may
- * overlap), read in address order (bm_runs_next()): one walk beside the
- * RAM table, O(RAM + list x runs). Return: false when none, or when
- * @list has more runs (the caller takes the slower way).
+ * The highest page-aligned place for @bytes in RAM clear of every
+ * reservation of @bi, its list in at most BM_RUNS_MAX sorted runs (its
+ * ranges may overlap) and its carried ranges, read in address order
+ * (bm_list_next()): one walk beside the RAM table, O(RAM + list x runs).
+ * Return: false when none, or when its list has more runs (the caller
+ * takes the slower way).
  */
-bool bm_fit_outside_list(const struct range_table *list, uint64_t bytes,
+bool bm_fit_outside_list(const struct bootinfo *bi, uint64_t bytes,
 			 uint64_t *out)
 {
 	const struct region *v;
-	struct bm_runs it;
+	struct bm_list it;
 	bool found = false;
 
-	if (!bm_runs_init(&it, list))
+	if (!bm_list_init(&it, bi, true))
 		return false;
-	v = bm_runs_next(&it);
+	v = bm_list_next(&it);
 	for (unsigned int i = 0; i < bm_ram->count; i++) {
 		uint64_t cur = pa_val(bm_ram->regions[i].start);
 		uint64_t re = pa_val(bm_ram->regions[i].end);
 
 		/* @v is read again by the next RAM region when it reaches it. */
-		for (; v && pa_val(v->start) < re; v = bm_runs_next(&it)) {
+		for (; v && pa_val(v->start) < re; v = bm_list_next(&it)) {
 			uint64_t s = ALIGN_DOWN(pa_val(v->start), PAGE_SIZE);
 			uint64_t e = ALIGN_UP(pa_val(v->end), PAGE_SIZE);
 

@@ -141,6 +141,7 @@ void bootmem_report_json(struct jw *w, const struct bootinfo *bi)
 		ram_count = bi->ram.count;
 	}
 
+	bootinfo_carried(bi, &fw_reserved); /* a handover's, in place */
 	for (unsigned int i = 0; i < bi->reserved.count; i++)
 		fw_reserved += pa_val(bi->reserved.regions[i].end) -
 			       pa_val(bi->reserved.regions[i].start);

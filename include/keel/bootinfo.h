@@ -197,7 +197,33 @@ struct bootinfo {
 
 	/* A live update's handover and new image (boot/handover.c). */
 	struct bi_handover handover;
+	/*
+	 * The handover's bad ranges, reserved (handover_bad_reserve()) but
+	 * not copied into @reserved: 100,000 of them would be written there
+	 * and again into bootmem's table. bootmem reads them where they are
+	 * (handover.bad[]: each record sorted, all apart, inside RAM) as if
+	 * they were listed in @reserved at index @carried_at, where they
+	 * were given (equal starts: the earlier names the bytes), each under
+	 * its source's badmem_carried_name(). Whoever sums @reserved adds
+	 * bootinfo_carried().
+	 */
+	bool carried;
+	unsigned int carried_at;
 };
+
+/*
+ * The carried bad ranges (see struct bootinfo): their count, 0 when none,
+ * and their bytes in *@bytes (may be NULL). O(1).
+ */
+static inline unsigned int bootinfo_carried(const struct bootinfo *bi,
+					    uint64_t *bytes)
+{
+	bool c = bi->carried;
+
+	if (bytes)
+		*bytes = c ? bi->handover.bad_pages * PAGE_SIZE : 0;
+	return c ? bi->handover.bad_count : 0;
+}
 
 /*
  * The physical address width of a bootinfo no arch has set yet
