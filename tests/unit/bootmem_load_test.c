@@ -303,7 +303,6 @@ static void test_unsorted(void **state)
  * the carried ones, its last after them: @carried_at); bootmem's presized
  * table on no carried page (bm_fit_outside_list() reads them too).
  */
-#define N_LIST	  600
 #define N_CARRIED 1500
 static struct handover_range carried[2][N_CARRIED];
 static unsigned int carried_n[2];
@@ -370,11 +369,11 @@ static void keep_off(struct test_rsv *rsv, unsigned int i, uint64_t s,
 		rsv[i] = (struct test_rsv){16 * MiB, 16 * MiB + 1, "acpi"};
 }
 
-static void test_carried(void **state)
+static void carried_case(unsigned int n_list)
 {
-	struct test_rsv *rsv = calloc(N_LIST + 2 * N_CARRIED, sizeof(*rsv));
+	struct test_rsv *rsv = calloc(n_list + 2 * N_CARRIED, sizeof(*rsv));
 	struct handover_range t0, t1;
-	unsigned int n = N_LIST, count;
+	unsigned int n = n_list, count;
 	const struct region *tab;
 	uint64_t at;
 	uint32_t x = 4;
@@ -382,27 +381,26 @@ static void test_carried(void **state)
 		.ram = ram,
 		.ram_count = ARRAY_SIZE(ram),
 		.rsv = rsv,
-		.rsv_count = N_LIST,
+		.rsv_count = n_list,
 		.bootmem_only = true,
 		.before_bootmem = give_carried,
 	};
 
-	(void)state;
 	make_carried(&x);
 	assert_true(carried_n[0] > 1000 && carried_n[1] > 1000);
 	t0 = carried[0][5];
 	t1 = carried[1][7];
-	for (unsigned int i = 0; i < N_LIST; i++) {
+	for (unsigned int i = 0; i < n_list; i++) {
 		rsv[i] = one(&x);
 		keep_off(rsv, i, t0.start, t0.end);
 		keep_off(rsv, i, t1.start, t1.end);
 	}
 	/* Three sorted runs: merged as they load, the list's order kept. */
-	qsort(rsv + 1, N_LIST - 2, sizeof(*rsv), cmp_rsv);
+	qsort(rsv + 1, n_list - 2, sizeof(*rsv), cmp_rsv);
 	rsv[0] = (struct test_rsv){t0.start, t0.start + PAGE, "firmware"};
-	rsv[N_LIST - 1] = (struct test_rsv){t1.start, t1.start + PAGE, "acpi"};
+	rsv[n_list - 1] = (struct test_rsv){t1.start, t1.start + PAGE, "acpi"};
 	test_machine_boot(&c);
-	assert_false(test_bi.reserved.count > N_LIST); /* none copied in */
+	assert_false(test_bi.reserved.count > n_list); /* none copied in */
 	/* The expectation: the list, then the carried ranges. */
 	for (unsigned int j = 0; j < 2; j++)
 		for (unsigned int i = 0; i < carried_n[j]; i++)
@@ -428,6 +426,20 @@ static void test_carried(void **state)
 	free(rsv);
 }
 
+/* A list of 600: bootmem's table placed by a walk beside it all. */
+static void test_carried(void **state)
+{
+	(void)state;
+	carried_case(600);
+}
+
+/* A list of 40: placed by a look near the top (fit_near_top()). */
+static void test_carried_short_list(void **state)
+{
+	(void)state;
+	carried_case(40);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -443,6 +455,8 @@ int main(void)
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_carried, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_carried_short_list,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
