@@ -144,6 +144,9 @@ int handover_bad_apart(const struct bi_handover *h, char *why, size_t n)
 	unsigned int at[HANDOVER_BAD_RECS_MAX] = {0}, last = 0;
 	uint64_t prev_end = 0;
 
+	/* One record: apart already (check_ranges()), no walk of it again. */
+	if (h->bad_recs < 2)
+		return 0;
 	for (unsigned int k = 0; k < h->bad_count; k++) {
 		struct handover_range lo = {UINT64_MAX, 0}, r;
 		unsigned int rec = 0;

@@ -202,10 +202,17 @@ static bool node_may_hold(uint32_t node, uint64_t bytes)
 	for (unsigned int i = 0; i < mc; i++) {
 		uint64_t cur = pa_val(ram[i].start), re = pa_val(ram[i].end);
 
-		while (j < rc && pa_val(rsv[j].end) <= cur)
-			j++;
 		if (ram[i].node != node)
 			continue;
+		/* The first region ending above @cur: another node's pass. */
+		for (unsigned int hi = rc; j < hi;) {
+			unsigned int mid = j + (hi - j) / 2;
+
+			if (pa_val(rsv[mid].end) <= cur)
+				j = mid + 1;
+			else
+				hi = mid;
+		}
 		for (; j < rc && pa_val(rsv[j].start) < re; j++) {
 			j = past_small_gaps(rsv, j, rc, &cur, re, bytes);
 			if (pa_val(rsv[j].start) > cur &&
