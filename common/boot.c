@@ -73,13 +73,9 @@ static struct cachemaint boot_maint;
 static void print_bootinfo(const struct bootinfo *bi)
 {
 	static char cmdline_esc[ESCAPE_SIZE(BOOTINFO_CMDLINE_MAX)];
-	uint64_t reserved;
-	/* A handover's carried bad ranges: counted where they are, O(1). */
-	unsigned int carried = bootinfo_carried(bi, &reserved);
-
-	for (unsigned int i = 0; i < bi->reserved.count; i++)
-		reserved += pa_val(bi->reserved.regions[i].end) -
-			    pa_val(bi->reserved.regions[i].start);
+	/* O(1): kept as the list was built, the carried ones in place. */
+	uint64_t reserved = bootinfo_reserved_bytes(bi);
+	unsigned int carried = bootinfo_carried(bi, NULL);
 
 	pr_info("arch %s, boot protocol %s, loader \"%s\"\n", arch_name,
 		boot_protocol_name(bi->protocol), bi->loader);

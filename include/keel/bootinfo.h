@@ -209,6 +209,16 @@ struct bootinfo {
 	 */
 	bool carried;
 	unsigned int carried_at;
+	/*
+	 * The bytes of @reserved's ranges as they stand, kept by
+	 * bootinfo_sanitise() (its trim reads each) and the adders after
+	 * it, so that no one reads 100,000 ranges again to print their sum
+	 * in a live update's downtime. Not known before sanitise, nor once
+	 * a full list merged its nearest ranges (bootinfo_reserved_bytes()
+	 * sums them then).
+	 */
+	uint64_t reserved_bytes;
+	bool reserved_bytes_known;
 };
 
 /*
@@ -223,6 +233,24 @@ static inline unsigned int bootinfo_carried(const struct bootinfo *bi,
 	if (bytes)
 		*bytes = c ? bi->handover.bad_pages * PAGE_SIZE : 0;
 	return c ? bi->handover.bad_count : 0;
+}
+
+/*
+ * The bytes of the reserved ranges the firmware, the options and a
+ * handover gave (@reserved and the carried ones; overlaps counted twice):
+ * O(1) once sanitised.
+ */
+static inline uint64_t bootinfo_reserved_bytes(const struct bootinfo *bi)
+{
+	uint64_t sum;
+
+	bootinfo_carried(bi, &sum);
+	if (bi->reserved_bytes_known)
+		return sum + bi->reserved_bytes;
+	for (unsigned int i = 0; i < bi->reserved.count; i++)
+		sum += pa_val(bi->reserved.regions[i].end) -
+		       pa_val(bi->reserved.regions[i].start);
+	return sum;
 }
 
 /*
