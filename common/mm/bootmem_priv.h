@@ -81,6 +81,8 @@ struct bm_list {
 	unsigned int i;		   /* list order: bootinfo's next index */
 	unsigned int carried_at;   /* the carried ranges' place in the list */
 	unsigned int at[HANDOVER_BAD_RECS_MAX]; /* each record's next */
+	struct handover_range ch; /* the next carried range, of record */
+	int crec;		  /* @crec (-1: none left) */
 	struct region named[HANDOVER_BAD_RECS_MAX];
 };
 bool bm_list_init(struct bm_list *l, const struct bootinfo *bi, bool sorted);

@@ -200,7 +200,10 @@ static int carried_pick(const struct bm_list *l, struct handover_range *out)
 	return best;
 }
 
-/* Record @j's next range @r, as a region under the record's name. */
+/*
+ * Record @j's next range @r, as a region under the record's name; the
+ * next carried range picked (@l->ch, @l->crec: one pick a range).
+ */
 static const struct region *carried_take(struct bm_list *l, int j,
 					 struct handover_range r)
 {
@@ -209,6 +212,7 @@ static const struct region *carried_take(struct bm_list *l, int j,
 	n->start = pa(r.start);
 	n->end = pa(r.end);
 	l->at[j]++;
+	l->crec = carried_pick(l, &l->ch);
 	return n;
 }
 
@@ -239,6 +243,8 @@ bool bm_list_init(struct bm_list *l, const struct bootinfo *bi, bool sorted)
 		strlcpy(l->named[j].name, badmem_carried_name(src),
 			sizeof(l->named[j].name));
 	}
+	l->ch = (struct handover_range){0, 0};
+	l->crec = carried_pick(l, &l->ch);
 	if (!sorted)
 		return true;
 	if (!bm_runs_init(&l->runs, &bi->reserved))
@@ -255,15 +261,14 @@ bool bm_list_init(struct bm_list *l, const struct bootinfo *bi, bool sorted)
 const struct region *bm_list_next(struct bm_list *l)
 {
 	const struct region *r = l->head, *base = l->bi->reserved.regions;
-	struct handover_range c;
-	int j;
+	struct handover_range c = l->ch;
+	int j = l->crec;
 
 	if (!l->sorted) {
-		if (l->i == l->carried_at && (j = carried_pick(l, &c)) >= 0)
+		if (l->i == l->carried_at && j >= 0)
 			return carried_take(l, j, c);
 		return l->i < l->bi->reserved.count ? &base[l->i++] : NULL;
 	}
-	j = carried_pick(l, &c);
 	if (r && (j < 0 || pa_val(r->start) < c.start ||
 		  (pa_val(r->start) == c.start &&
 		   (unsigned int)(r - base) < l->carried_at))) {
