@@ -282,6 +282,7 @@ static void reserved_merge_nearest(struct bootinfo *bi, paddr_t start,
 			 "ones, the bytes between them are reserved too",
 			 t->cap - 1);
 	before = t->count;
+	bi->reserved_bytes_known = false; /* merged: summed again if asked */
 	bi->merged_reserved_gap += range_table_coalesce(
 		t, range_table_coalesce_batch(t->count), join_names);
 	bi->merged_reserved += before - t->count;
@@ -314,6 +315,7 @@ int bootinfo_add_reserved(struct bootinfo *bi, paddr_t start, paddr_t end,
 	}
 	strlcpy(r.name, name, sizeof(r.name));
 	t->regions[t->count++] = r;
+	bi->reserved_bytes += pa_val(end) - pa_val(start);
 	return 0;
 }
 

@@ -399,6 +399,7 @@ static void ram_resolve(struct bootinfo *bi)
 static void reserved_trim(struct bootinfo *bi)
 {
 	unsigned int out = 0;
+	uint64_t bytes = 0;
 
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
 		struct region *r = &bi->reserved.regions[i];
@@ -434,8 +435,11 @@ static void reserved_trim(struct bootinfo *bi)
 		if (out != i)
 			bi->reserved.regions[out] = *r;
 		out++;
+		bytes += pa_val(r->end) - pa_val(r->start);
 	}
 	bi->reserved.count = out;
+	bi->reserved_bytes = bytes;
+	bi->reserved_bytes_known = true;
 }
 
 /*

@@ -4,9 +4,10 @@
  * each checked as firmware input as the reader meets it
  * (handover_bad_parse(), from boot/handover.c walk_records()), all of
  * them apart once read (handover_bad_apart()), then reserved by the new
- * image (handover_bad_reserve(), from handover_apply()), each range under
- * the name of the source it carries ("bad handover mce", ...: the report
- * counts the page under its first source). The checks are pure: they
+ * image (handover_bad_reserve(), from handover_apply()): left where they
+ * are, bootmem reads them in place (struct bootinfo's @carried), each
+ * range under the name of the source it carries ("bad handover mce", ...:
+ * the report counts the page under its first source). The checks are pure: they
  * read the record and the RAM table and write only @h's bad fields,
  * O(B + R) a record for B ranges and R RAM ranges, both sorted: one
  * merge-like walk; apart: O(B x records), records at most 8.
@@ -143,6 +144,9 @@ int handover_bad_apart(const struct bi_handover *h, char *why, size_t n)
 	unsigned int at[HANDOVER_BAD_RECS_MAX] = {0}, last = 0;
 	uint64_t prev_end = 0;
 
+	/* One record: apart already (check_ranges()), no walk of it again. */
+	if (h->bad_recs < 2)
+		return 0;
 	for (unsigned int k = 0; k < h->bad_count; k++) {
 		struct handover_range lo = {UINT64_MAX, 0}, r;
 		unsigned int rec = 0;
@@ -175,17 +179,9 @@ void handover_bad_reserve(struct bootinfo *bi)
 {
 	const struct bi_handover *h = &bi->handover;
 
-	for (unsigned int j = 0; j < h->bad_recs; j++) {
-		const struct bi_handover_bad *b = &h->bad[j];
-		const char *name = badmem_carried_name(
-			(enum badmem_source)handover_bad_source(b));
-
-		for (unsigned int i = 0; i < b->count; i++) {
-			struct handover_range r = handover_bad_range(b, i);
-
-			bootinfo_add_reserved(bi, pa(r.start), pa(r.end), name);
-		}
-	}
+	/* Read in place by bootmem (struct bootinfo's @carried): no copy. */
+	bi->carried = h->bad_count > 0;
+	bi->carried_at = bi->reserved.count;
 	if (h->bad_unknown)
 		pr_warn("handover: bad-page source %u unknown (%u records): "
 			"their pages reserved as bad all the same, source "

@@ -73,11 +73,9 @@ static struct cachemaint boot_maint;
 static void print_bootinfo(const struct bootinfo *bi)
 {
 	static char cmdline_esc[ESCAPE_SIZE(BOOTINFO_CMDLINE_MAX)];
-	uint64_t reserved = 0;
-
-	for (unsigned int i = 0; i < bi->reserved.count; i++)
-		reserved += pa_val(bi->reserved.regions[i].end) -
-			    pa_val(bi->reserved.regions[i].start);
+	/* O(1): kept as the list was built, the carried ones in place. */
+	uint64_t reserved = bootinfo_reserved_bytes(bi);
+	unsigned int carried = bootinfo_carried(bi, NULL);
 
 	pr_info("arch %s, boot protocol %s, loader \"%s\"\n", arch_name,
 		boot_protocol_name(bi->protocol), bi->loader);
@@ -91,7 +89,8 @@ static void print_bootinfo(const struct bootinfo *bi)
 	pr_info("RAM map: %u ranges, %llu MiB; %u reserved ranges, %llu KiB\n",
 		bi->ram.count,
 		(unsigned long long)(bootinfo_ram_bytes(bi) >> 20),
-		bi->reserved.count, (unsigned long long)(reserved >> 10));
+		bi->reserved.count + carried,
+		(unsigned long long)(reserved >> 10));
 	/* Per range: debug only (real firmware maps run to hundreds). */
 	for (unsigned int i = 0; i < bi->ram.count; i++)
 		pr_debug("  ram      [%#llx, %#llx) node %u\n",
@@ -106,6 +105,9 @@ static void print_bootinfo(const struct bootinfo *bi)
 			(unsigned long long)pa_val(bi->reserved.regions[i].end),
 			(int)sizeof(bi->reserved.regions[i].name),
 			bi->reserved.regions[i].name);
+	if (carried) /* read in place: one line, not one a range */
+		pr_debug("  reserved %u bad ranges a handover carried\n",
+			 carried);
 	for (unsigned int n = 0; n < bi->node_count; n++) {
 		uint64_t bytes = bootinfo_node_ram_bytes(bi, n);
 		unsigned int cpus = 0;

@@ -326,10 +326,11 @@ static void take_ram(struct bootinfo *bi)
 }
 
 /*
- * @bi's reserved ranges, trimmed to RAM, into the reserved table; or, with
- * @count_only, only counted: the pieces they make (at most the regions
- * they take). A long list in a few sorted runs (@load_merged) is read in
- * address order, merged as it goes; any other in its own order.
+ * @bi's reserved ranges and its carried ones (bm_list_*), trimmed to RAM,
+ * into the reserved table (load_reserved()); or only counted
+ * (count_reserved()): the pieces they make, at most. A long list in a
+ * few sorted runs (@load_merged) is read in address order, merged as it
+ * goes; any other in its own order.
  */
 static bool load_merged;
 
@@ -339,16 +340,45 @@ uint64_t bootmem_load_filled(void)
 	return load_filled;
 }
 
-static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
+/* The pieces of [s, e) in RAM: a RAM range each. */
+static uint64_t ram_pieces(uint64_t s, uint64_t e)
 {
-	struct bm_runs it;
-	bool merged =
-		load_merged && !count_only && bm_runs_init(&it, &bi->reserved);
+	uint64_t n = 0;
+
+	for (unsigned int j = range_table_first_ending_above(bm_ram, pa(s));
+	     j < bm_ram->count && pa_val(bm_ram->regions[j].start) < e; j++)
+		n += MAX(s, pa_val(bm_ram->regions[j].start)) <
+		     MIN(e, pa_val(bm_ram->regions[j].end));
+	return n;
+}
+
+/*
+ * The pieces @bi's reservations make in RAM, at most: its list's,
+ * counted, and the carried ranges' (inside RAM, checked as they were
+ * read: one piece each, and one more at most where RAM ranges meet).
+ */
+static uint64_t count_reserved(const struct bootinfo *bi)
+{
 	uint64_t pieces = 0;
+	unsigned int carried = bootinfo_carried(bi, NULL);
 
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
-		const struct region *r =
-			merged ? bm_runs_next(&it) : &bi->reserved.regions[i];
+		const struct region *r = &bi->reserved.regions[i];
+
+		pieces += ram_pieces(ALIGN_DOWN(pa_val(r->start), PAGE_SIZE),
+				     ALIGN_UP(pa_val(r->end), PAGE_SIZE));
+	}
+	return pieces + (carried ? carried + bm_ram->count : 0);
+}
+
+static void load_reserved(const struct bootinfo *bi)
+{
+	struct bm_list l;
+	const struct region *r;
+
+	if (!load_merged || !bm_list_init(&l, bi, true))
+		bm_list_init(&l, bi, false);
+	while ((r = bm_list_next(&l))) {
 		uint64_t s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
 		uint64_t e = ALIGN_UP(pa_val(r->end), PAGE_SIZE);
 		unsigned int j = range_table_first_ending_above(bm_ram, pa(s));
@@ -362,22 +392,19 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
 				break;
 			if (rs >= re)
 				continue;
-			pieces++;
 			/*
 			 * A sorted list appends in O(1), the table presized
 			 * for it (never grown here: that needs the fill's
 			 * guard); a nameless range is the fill's "firmware".
 			 */
-			if (count_only ||
-			    (r->name[0] && bm_rsv.count < bm_rsv.cap &&
-			     append_above(rs, re, r)))
+			if (r->name[0] && bm_rsv.count < bm_rsv.cap &&
+			    append_above(rs, re, r))
 				continue;
 			load_filled++;
 			bm_reserve_range(rs, re,
 					 r->name[0] ? r->name : "firmware");
 		}
 	}
-	return pieces;
 }
 
 /*
@@ -393,7 +420,7 @@ static uint64_t load_reserved(const struct bootinfo *bi, bool count_only)
  */
 static void presize_reserved(const struct bootinfo *bi)
 {
-	uint64_t need = load_reserved(bi, true) + 64;
+	uint64_t need = count_reserved(bi) + 64;
 	/*
 	 * With room for what the boot reserves next (a frame table cut by
 	 * bad pages takes a region per gap it uses): no doubling, and no
@@ -407,7 +434,7 @@ static void presize_reserved(const struct bootinfo *bi)
 
 	if (need <= bm_rsv.cap)
 		return;
-	if (bm_fit_outside_list(&bi->reserved, bytes, &at)) {
+	if (bm_fit_outside_list(bi, bytes, &at)) {
 		bm_rsv.count = 0;
 		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
 		presized_s = at;
@@ -416,7 +443,7 @@ static void presize_reserved(const struct bootinfo *bi)
 		return;
 	}
 	superset_pass = true;
-	load_reserved(bi, false);
+	load_reserved(bi);
 	superset_pass = false;
 	if (bm_fit_clear_of(bytes, 0, 0, &at)) {
 		bm_rsv.count = 0;
@@ -452,12 +479,16 @@ void bootmem_init_from_bootinfo(struct bootinfo *bi)
 	 * Where such ranges overlap, the lower start names the bytes (equal
 	 * starts: the one given first).
 	 */
-	load_merged = bi->reserved.count > BOOTMEM_STATIC_REGIONS;
-	if (load_merged && !bm_runs_init(&it, &bi->reserved) &&
-	    !bm_sort_few_runs(&bi->reserved))
-		range_table_sort(&bi->reserved);
+	load_merged = bi->reserved.count + bootinfo_carried(bi, NULL) >
+		      BOOTMEM_STATIC_REGIONS;
+	if (load_merged && !bm_runs_init(&it, &bi->reserved)) {
+		if (!bm_sort_few_runs(&bi->reserved))
+			range_table_sort(&bi->reserved);
+		/* Reordered: equal starts go to the list, then the carried. */
+		bi->carried_at = bi->reserved.count;
+	}
 	presize_reserved(bi);
-	load_reserved(bi, false);
+	load_reserved(bi);
 	/*
 	 * The presized table's store, reserved once the list is in: it
 	 * lies clear of every range of it, and is not yet the last region,

@@ -17,6 +17,7 @@
 #include <keel/bootmem.h>
 #include <keel/bug.h>
 #include <keel/compiler.h>
+#include <keel/handover.h>
 #include <keel/numa.h>
 #include <keel/printk.h>
 #include <keel/range_table.h>
@@ -353,28 +354,110 @@ paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
 }
 
 /*
- * The highest page-aligned place for @bytes in RAM clear of every range
- * of @list, a list in at most BM_RUNS_MAX sorted runs (its ranges may
- * overlap), read in address order (bm_runs_next()): one walk beside the
- * RAM table, O(RAM + list x runs). Return: false when none, or when
- * @list has more runs (the caller takes the slower way).
+ * Whether one of @bi's reservations (whole pages) overlaps [@c, @t), and
+ * the highest start among those that do in *@top: the list's by a look
+ * at each (a short list), the carried ones by a binary search in each
+ * record (sorted, apart: the last one starting below @t).
  */
-bool bm_fit_outside_list(const struct range_table *list, uint64_t bytes,
+static bool in_way(const struct bootinfo *bi, uint64_t c, uint64_t t,
+		   uint64_t *top)
+{
+	const struct bi_handover *h = &bi->handover;
+	bool any = false;
+
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *r = &bi->reserved.regions[i];
+		uint64_t s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
+
+		if (s < t && ALIGN_UP(pa_val(r->end), PAGE_SIZE) > c) {
+			*top = any ? MAX(*top, s) : s;
+			any = true;
+		}
+	}
+	for (unsigned int j = 0; bi->carried && j < h->bad_recs; j++) {
+		unsigned int lo = 0, hi = h->bad[j].count;
+		struct handover_range r;
+
+		while (lo < hi) { /* the first range starting at @t or above */
+			unsigned int mid = lo + (hi - lo) / 2;
+
+			if (handover_bad_range(&h->bad[j], mid).start < t)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (!lo)
+			continue;
+		r = handover_bad_range(&h->bad[j], lo - 1);
+		if (r.end > c) {
+			*top = any ? MAX(*top, r.start) : r.start;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/*
+ * bm_fit_outside_list() without reading the whole list: from the top of
+ * RAM down, the candidate moved below the highest reservation in its way,
+ * a few steps at most (100,000 carried bad pages a few MiB apart leave
+ * room for a table of a few MiB near the top): the same place the walk
+ * finds, the highest. Return: 1 (found, in *@out), 0 (none), -1: the
+ * walk decides (a long list, or too many steps).
+ */
+#define NEAR_TOP_LIST  64
+#define NEAR_TOP_STEPS 128
+static int fit_near_top(const struct bootinfo *bi, uint64_t bytes,
+			uint64_t *out)
+{
+	unsigned int steps = 0;
+
+	if (bi->reserved.count > NEAR_TOP_LIST)
+		return -1;
+	for (unsigned int i = bm_ram->count; i--;) {
+		uint64_t rs = pa_val(bm_ram->regions[i].start);
+		uint64_t t = pa_val(bm_ram->regions[i].end), s;
+
+		while (t - rs >= bytes) {
+			if (++steps > NEAR_TOP_STEPS)
+				return -1;
+			if (!in_way(bi, t - bytes, t, &s)) {
+				*out = t - bytes;
+				return 1;
+			}
+			t = MAX(s, rs);
+		}
+	}
+	return 0;
+}
+
+/*
+ * The highest page-aligned place for @bytes in RAM clear of every
+ * reservation of @bi, its list in at most BM_RUNS_MAX sorted runs (its
+ * ranges may overlap) and its carried ranges, read in address order
+ * (bm_list_next()): one walk beside the RAM table, O(RAM + list x runs).
+ * Return: false when none, or when its list has more runs (the caller
+ * takes the slower way).
+ */
+bool bm_fit_outside_list(const struct bootinfo *bi, uint64_t bytes,
 			 uint64_t *out)
 {
 	const struct region *v;
-	struct bm_runs it;
+	struct bm_list it;
 	bool found = false;
+	int near_top = fit_near_top(bi, bytes, out);
 
-	if (!bm_runs_init(&it, list))
+	if (near_top >= 0)
+		return near_top;
+	if (!bm_list_init(&it, bi, true))
 		return false;
-	v = bm_runs_next(&it);
+	v = bm_list_next(&it);
 	for (unsigned int i = 0; i < bm_ram->count; i++) {
 		uint64_t cur = pa_val(bm_ram->regions[i].start);
 		uint64_t re = pa_val(bm_ram->regions[i].end);
 
 		/* @v is read again by the next RAM region when it reaches it. */
-		for (; v && pa_val(v->start) < re; v = bm_runs_next(&it)) {
+		for (; v && pa_val(v->start) < re; v = bm_list_next(&it)) {
 			uint64_t s = ALIGN_DOWN(pa_val(v->start), PAGE_SIZE);
 			uint64_t e = ALIGN_UP(pa_val(v->end), PAGE_SIZE);
 

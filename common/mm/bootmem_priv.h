@@ -11,6 +11,7 @@
 #ifndef KEEL_MM_BOOTMEM_PRIV_H
 #define KEEL_MM_BOOTMEM_PRIV_H
 
+#include <keel/bootinfo.h>
 #include <keel/range_table.h>
 #include <keel/types.h>
 
@@ -30,12 +31,14 @@ void bm_flush_grown(void);
 void bm_cursors_reset(void);
 /*
  * The highest page-aligned place for @bytes in free RAM clear of
- * [@avoid_s, @avoid_e); in RAM clear of every range of @list (sorted by
- * start, else false). Return: whether there is one (in *@out).
+ * [@avoid_s, @avoid_e); in RAM clear of every reservation of @bi, its
+ * carried ranges too (its list in at most BM_RUNS_MAX sorted runs, else
+ * false). Return: whether there is one (in *@out).
  */
 bool bm_fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
 		     uint64_t *out);
-bool bm_fit_outside_list(const struct range_table *list, uint64_t bytes,
+struct bootinfo;
+bool bm_fit_outside_list(const struct bootinfo *bi, uint64_t bytes,
 			 uint64_t *out);
 /* bootmem_init(): the allocation side's state forgotten. */
 void bm_alloc_reset(void);
@@ -60,5 +63,29 @@ struct bm_runs {
 };
 bool bm_runs_init(struct bm_runs *it, const struct range_table *t);
 const struct region *bm_runs_next(struct bm_runs *it);
+
+/*
+ * The reservations bootmem loads: bootinfo's list and the handover's
+ * carried bad ranges read in place (struct bootinfo's @carried) as if
+ * listed at @carried_at, each given as a region (a carried one: its
+ * record's, named once per source, valid until the next call). In the
+ * list's order, or (@sorted) in address order (bootinfo's list in at
+ * most BM_RUNS_MAX sorted runs, the records merged in: O(runs + records)
+ * a region, no copy). Equal starts: the one given first.
+ */
+struct bm_list {
+	const struct bootinfo *bi;
+	bool sorted;
+	struct bm_runs runs;
+	const struct region *head; /* sorted: bootinfo's next, or NULL */
+	unsigned int i;		   /* list order: bootinfo's next index */
+	unsigned int carried_at;   /* the carried ranges' place in the list */
+	unsigned int at[HANDOVER_BAD_RECS_MAX]; /* each record's next */
+	struct handover_range ch; /* the next carried range, of record */
+	int crec;		  /* @crec (-1: none left) */
+	struct region named[HANDOVER_BAD_RECS_MAX];
+};
+bool bm_list_init(struct bm_list *l, const struct bootinfo *bi, bool sorted);
+const struct region *bm_list_next(struct bm_list *l);
 
 #endif

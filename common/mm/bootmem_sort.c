@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * bootmem's sort of a long reserved list in few sorted runs
- * (bm_sort_few_runs(), from bootmem_init_from_bootinfo()), in a file of
- * its own to keep bootmem.c's size. No lock: the boot CPU, before the
+ * (bm_sort_few_runs(), from bootmem_init_from_bootinfo()), its merge of
+ * sorted runs (bm_runs_*) and its reader of the reservations to load,
+ * bootinfo's and a handover's carried bad ranges in place (bm_list_*), in
+ * a file of its own to keep bootmem.c's size. No lock: the boot CPU, before the
  * APs run.
  */
+#include <keel/badmem.h>
 #include <keel/compiler.h>
+#include <keel/handover.h>
 #include <keel/range_table.h>
 #include <keel/string.h>
 
@@ -169,4 +173,107 @@ const struct region *bm_runs_next(struct bm_runs *it)
 		return NULL;
 	it->picked = true;
 	return &it->r[it->at[it->next]++];
+}
+
+/*
+ * The carried range of lowest start not yet given, in *@out (records are
+ * apart: no two start alike). Return: its record, or -1 when none is left.
+ */
+static int carried_pick(const struct bm_list *l, struct handover_range *out)
+{
+	const struct bi_handover *h = &l->bi->handover;
+	int best = -1;
+
+	if (!l->bi->carried)
+		return -1;
+	for (unsigned int j = 0; j < h->bad_recs; j++) {
+		struct handover_range r;
+
+		if (l->at[j] == h->bad[j].count)
+			continue;
+		r = handover_bad_range(&h->bad[j], l->at[j]);
+		if (best < 0 || r.start < out->start) {
+			*out = r;
+			best = (int)j;
+		}
+	}
+	return best;
+}
+
+/*
+ * Record @j's next range @r, as a region under the record's name; the
+ * next carried range picked (@l->ch, @l->crec: one pick a range).
+ */
+static const struct region *carried_take(struct bm_list *l, int j,
+					 struct handover_range r)
+{
+	struct region *n = &l->named[j];
+
+	n->start = pa(r.start);
+	n->end = pa(r.end);
+	l->at[j]++;
+	l->crec = carried_pick(l, &l->ch);
+	return n;
+}
+
+/**
+ * bm_list_init() - @l reads @bi's reservations and its carried ranges
+ * (see bootmem_priv.h), from the first.
+ * Return: false when @sorted and @bi's list has more than BM_RUNS_MAX
+ * sorted runs (@l unusable then).
+ */
+bool bm_list_init(struct bm_list *l, const struct bootinfo *bi, bool sorted)
+{
+	const struct bi_handover *h = &bi->handover;
+
+	l->bi = bi;
+	l->sorted = sorted;
+	l->i = 0;
+	l->head = NULL;
+	l->carried_at = bi->reserved.count;
+	if (bi->carried && bi->carried_at < bi->reserved.count)
+		l->carried_at = bi->carried_at;
+	for (unsigned int j = 0; bi->carried && j < h->bad_recs; j++) {
+		enum badmem_source src =
+			(enum badmem_source)handover_bad_source(&h->bad[j]);
+
+		l->at[j] = 0;
+		memset(&l->named[j], 0, sizeof(l->named[j]));
+		/* The name once a record, not once a range. */
+		strlcpy(l->named[j].name, badmem_carried_name(src),
+			sizeof(l->named[j].name));
+	}
+	l->ch = (struct handover_range){0, 0};
+	l->crec = carried_pick(l, &l->ch);
+	if (!sorted)
+		return true;
+	if (!bm_runs_init(&l->runs, &bi->reserved))
+		return false;
+	l->head = bm_runs_next(&l->runs);
+	return true;
+}
+
+/**
+ * bm_list_next() - the next reservation of @l: bootinfo's (a pointer into
+ * its list) or a carried one (@l's, until the next call).
+ * Return: it, or NULL when all are given.
+ */
+const struct region *bm_list_next(struct bm_list *l)
+{
+	const struct region *r = l->head, *base = l->bi->reserved.regions;
+	struct handover_range c = l->ch;
+	int j = l->crec;
+
+	if (!l->sorted) {
+		if (l->i == l->carried_at && j >= 0)
+			return carried_take(l, j, c);
+		return l->i < l->bi->reserved.count ? &base[l->i++] : NULL;
+	}
+	if (r && (j < 0 || pa_val(r->start) < c.start ||
+		  (pa_val(r->start) == c.start &&
+		   (unsigned int)(r - base) < l->carried_at))) {
+		l->head = bm_runs_next(&l->runs);
+		return r;
+	}
+	return j < 0 ? NULL : carried_take(l, j, c);
 }

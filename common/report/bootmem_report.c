@@ -128,7 +128,8 @@ static void json_reserved(struct jw *w)
  */
 void bootmem_report_json(struct jw *w, const struct bootinfo *bi)
 {
-	uint64_t fw_reserved = 0;
+	/* The list's and a handover's carried ranges (kept, not walked). */
+	uint64_t fw_reserved = bootinfo_reserved_bytes(bi);
 	unsigned int ram_count;
 	/*
 	 * RAM from the table that owns it: bootmem's (bootinfo's, taken
@@ -140,10 +141,6 @@ void bootmem_report_json(struct jw *w, const struct bootinfo *bi)
 		ram = bi->ram.regions;
 		ram_count = bi->ram.count;
 	}
-
-	for (unsigned int i = 0; i < bi->reserved.count; i++)
-		fw_reserved += pa_val(bi->reserved.regions[i].end) -
-			       pa_val(bi->reserved.regions[i].start);
 
 	jw_obj(w, "memmap");
 	jw_u64(w, "ram_bytes", bootinfo_ram_bytes(bi));

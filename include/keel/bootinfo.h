@@ -197,7 +197,61 @@ struct bootinfo {
 
 	/* A live update's handover and new image (boot/handover.c). */
 	struct bi_handover handover;
+	/*
+	 * The handover's bad ranges, reserved (handover_bad_reserve()) but
+	 * not copied into @reserved: 100,000 of them would be written there
+	 * and again into bootmem's table. bootmem reads them where they are
+	 * (handover.bad[]: each record sorted, all apart, inside RAM) as if
+	 * they were listed in @reserved at index @carried_at, where they
+	 * were given (equal starts: the earlier names the bytes), each under
+	 * its source's badmem_carried_name(). Whoever sums @reserved adds
+	 * bootinfo_carried().
+	 */
+	bool carried;
+	unsigned int carried_at;
+	/*
+	 * The bytes of @reserved's ranges as they stand, kept by
+	 * bootinfo_sanitise() (its trim reads each) and the adders after
+	 * it, so that no one reads 100,000 ranges again to print their sum
+	 * in a live update's downtime. Not known before sanitise, nor once
+	 * a full list merged its nearest ranges (bootinfo_reserved_bytes()
+	 * sums them then).
+	 */
+	uint64_t reserved_bytes;
+	bool reserved_bytes_known;
 };
+
+/*
+ * The carried bad ranges (see struct bootinfo): their count, 0 when none,
+ * and their bytes in *@bytes (may be NULL). O(1).
+ */
+static inline unsigned int bootinfo_carried(const struct bootinfo *bi,
+					    uint64_t *bytes)
+{
+	bool c = bi->carried;
+
+	if (bytes)
+		*bytes = c ? bi->handover.bad_pages * PAGE_SIZE : 0;
+	return c ? bi->handover.bad_count : 0;
+}
+
+/*
+ * The bytes of the reserved ranges the firmware, the options and a
+ * handover gave (@reserved and the carried ones; overlaps counted twice):
+ * O(1) once sanitised.
+ */
+static inline uint64_t bootinfo_reserved_bytes(const struct bootinfo *bi)
+{
+	uint64_t sum;
+
+	bootinfo_carried(bi, &sum);
+	if (bi->reserved_bytes_known)
+		return sum + bi->reserved_bytes;
+	for (unsigned int i = 0; i < bi->reserved.count; i++)
+		sum += pa_val(bi->reserved.regions[i].end) -
+		       pa_val(bi->reserved.regions[i].start);
+	return sum;
+}
 
 /*
  * The physical address width of a bootinfo no arch has set yet

@@ -45,7 +45,8 @@ void bootmem_init(void);
  * Feed bootmem from a sanitised bootinfo: its RAM table becomes bootmem's
  * (taken over, not copied: bootmem adds to it and grows it from then on),
  * then all reserved ranges (trimmed to RAM; outside RAM they only count as
- * firmware reserved).
+ * firmware reserved), a live update's carried bad ranges among them, read
+ * where they are in the handover's records (struct bootinfo's @carried).
  */
 void bootmem_init_from_bootinfo(struct bootinfo *bi);
 /*

@@ -612,6 +612,57 @@ static void test_property_random(void **state)
 	}
 }
 
+/* The reserved list's bytes, read range by range. */
+static uint64_t reserved_walked(void)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; i < bi.reserved.count; i++)
+		sum += pa_val(bi.reserved.regions[i].end) -
+		       pa_val(bi.reserved.regions[i].start);
+	return sum;
+}
+
+/*
+ * bootinfo_reserved_bytes(): kept by sanitise (its trim, unaligned ranges
+ * rounded, empty ones dropped) and the adders after it, O(1), always the
+ * sum of the list; once a full list merged, summed again. A handover's
+ * carried ranges count in place.
+ */
+static void test_reserved_bytes_kept(void **state)
+{
+	(void)state;
+	ram(0, 4 * GB, 0);
+	cpu(0, 0);
+	bi.cpus[0].boot_cpu = true;
+	bootinfo_add_reserved(&bi, pa(0x1800), pa(0x2100), "fw");
+	bootinfo_add_reserved(&bi, pa(GB), pa(GB + 5 * 4096), "fw");
+	bootinfo_sanitise(&bi);
+	assert_true(bi.reserved_bytes_known);
+	assert_int_equal(bootinfo_reserved_bytes(&bi), 2 * 4096 + 5 * 4096);
+	bootinfo_add_reserved(&bi, pa(2 * GB + 1), pa(2 * GB + 100), "late");
+	assert_int_equal(bootinfo_reserved_bytes(&bi), reserved_walked());
+	bi.reserved_bytes = 0; /* a stale count is read, not a walk */
+	assert_int_equal(bootinfo_reserved_bytes(&bi), 0);
+	bootinfo_sanitise(&bi);
+	assert_int_equal(bootinfo_reserved_bytes(&bi), reserved_walked());
+	bi.handover.bad_count = 3;
+	bi.handover.bad_pages = 4;
+	bi.carried = true;
+	assert_int_equal(bootinfo_reserved_bytes(&bi),
+			 reserved_walked() + 4 * 4096);
+	bi.carried = false;
+	/* A full list merges: no longer kept, the walk gives it. */
+	bi.reserved.max = bi.reserved.cap;
+	for (unsigned int i = 0; i < BOOTINFO_MAX_RESERVED + 8; i++)
+		bootinfo_add_reserved(&bi, pa(3 * GB + i * 2 * 4096ULL),
+				      pa(3 * GB + i * 2 * 4096ULL + 4096),
+				      "fw");
+	assert_true(bi.merged_reserved > 0);
+	assert_false(bi.reserved_bytes_known);
+	assert_int_equal(bootinfo_reserved_bytes(&bi), reserved_walked());
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
@@ -629,6 +680,7 @@ int main(void)
 		T(test_ram_many_in_order),
 		T(test_cpus_over_cap_said_once),
 		T(test_property_random),
+		T(test_reserved_bytes_kept),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

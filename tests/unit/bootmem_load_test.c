@@ -15,6 +15,8 @@
 #include <stdlib.h>
 
 #include "common.h"
+#include <keel/handover.h>
+
 #include "../../common/mm/bootmem_priv.h"
 
 #define N_RSV 3000
@@ -26,7 +28,8 @@ static const struct test_ram ram[] = {
 	{144 * MiB, 208 * MiB, 0},
 };
 static const char *const names[] = {"bad firmware", "bad handover mce",
-				    "firmware", "acpi"};
+				    "firmware", "acpi",
+				    "bad handover injection"};
 
 static bool in_ram(uint64_t a)
 {
@@ -53,7 +56,7 @@ static struct test_rsv one(uint32_t *x)
 		a += rnd(x) % PAGE; /* unaligned: rounded outwards */
 	if (!(rnd(x) % 64))
 		a = 80 * MiB - 2 * PAGE; /* across the hole */
-	return (struct test_rsv){a, a + len, names[rnd(x) % ARRAY_SIZE(names)]};
+	return (struct test_rsv){a, a + len, names[rnd(x) % 4]};
 }
 
 static int cmp_rsv(const void *a, const void *b)
@@ -290,6 +293,169 @@ static void test_unsorted(void **state)
 	free(rsv);
 }
 
+/*
+ * A live update's carried bad ranges, read in place from the handover's
+ * records (struct bootinfo's @carried): two records (mce, injection) of
+ * sorted ranges apart, N_CARRIED in all, beside a list of 600 ranges that
+ * alone would load in its own order. All load in address order: every
+ * page reserved under a name that holds it, only the overlaps filled;
+ * equal starts go to the one given first (the list's first range before
+ * the carried ones, its last after them: @carried_at); bootmem's presized
+ * table on no carried page (bm_fit_outside_list() reads them too).
+ */
+#define N_CARRIED 1500
+static struct handover_range carried[2][N_CARRIED];
+static unsigned int carried_n[2];
+static uint64_t carried_pages;
+
+static void give_carried(struct bootinfo *bi)
+{
+	struct bi_handover *h = &bi->handover;
+
+	h->bad_recs = 2;
+	h->bad_count = carried_n[0] + carried_n[1];
+	h->bad_pages = carried_pages;
+	for (unsigned int j = 0; j < 2; j++) {
+		h->bad[j].ranges = (const uint8_t *)carried[j];
+		h->bad[j].count = carried_n[j];
+		h->bad[j].source =
+			j ? HANDOVER_BAD_INJECTION : HANDOVER_BAD_MCE;
+	}
+	bi->carried = true;
+	bi->carried_at = bi->reserved.count - 1; /* the last given after */
+}
+
+/*
+ * Pages of RAM in ranges of 1-3 pages, each record's apart, from 24 MiB to
+ * the top: too close for the presized table (a gap of 50 pages), which
+ * fits only in [16, 24) MiB.
+ */
+static void make_carried(uint32_t *x, unsigned int max)
+{
+	carried_n[0] = carried_n[1] = 0;
+	carried_pages = 0;
+	for (uint64_t p = 24 * MiB; p < 208 * MiB && carried_n[1] < max;
+	     p += (1 + rnd(x) % 20) * PAGE) {
+		uint64_t len = (rnd(x) % 8 ? 1 : 1 + rnd(x) % 3) * PAGE;
+		unsigned int j = rnd(x) % 2;
+
+		if (in_ram(p) && in_ram(p + len - PAGE) && carried_n[j] < max) {
+			carried[j][carried_n[j]++] =
+				(struct handover_range){p, p + len};
+			carried_pages += len / PAGE;
+		}
+		p += len;
+	}
+}
+
+/* The name bootmem's table gives page @p. */
+static const char *name_at(uint64_t p)
+{
+	unsigned int count;
+	const struct region *r = bootmem_reserved_regions(&count);
+
+	for (unsigned int i = 0; i < count; i++)
+		if (pa_val(r[i].start) <= p && p < pa_val(r[i].end))
+			return r[i].name;
+	return NULL;
+}
+
+/* List range @i moved off [s, e) (a page of RAM no carried range holds). */
+static void keep_off(struct test_rsv *rsv, unsigned int i, uint64_t s,
+		     uint64_t e)
+{
+	if ((rsv[i].start & ~(PAGE - 1)) < e && s < rsv[i].end)
+		rsv[i] = (struct test_rsv){16 * MiB, 16 * MiB + 1, "acpi"};
+}
+
+static void carried_case(unsigned int n_list, unsigned int max)
+{
+	struct test_rsv *rsv = calloc(n_list + 2 * N_CARRIED, sizeof(*rsv));
+	struct handover_range t0, t1;
+	unsigned int n = n_list, count;
+	const struct region *tab;
+	uint64_t at;
+	uint32_t x = 4;
+	struct test_machine_cfg c = {
+		.ram = ram,
+		.ram_count = ARRAY_SIZE(ram),
+		.rsv = rsv,
+		.rsv_count = n_list,
+		.bootmem_only = true,
+		.before_bootmem = give_carried,
+	};
+
+	make_carried(&x, max);
+	assert_true(carried_n[0] > max / 2 && carried_n[1] > max / 2);
+	t0 = carried[0][5];
+	t1 = carried[1][7];
+	for (unsigned int i = 0; i < n_list; i++) {
+		rsv[i] = one(&x);
+		keep_off(rsv, i, t0.start, t0.end);
+		keep_off(rsv, i, t1.start, t1.end);
+	}
+	/* Three sorted runs: merged as they load, the list's order kept. */
+	qsort(rsv + 1, n_list - 2, sizeof(*rsv), cmp_rsv);
+	rsv[0] = (struct test_rsv){t0.start, t0.start + PAGE, "firmware"};
+	rsv[n_list - 1] = (struct test_rsv){t1.start, t1.start + PAGE, "acpi"};
+	test_machine_boot(&c);
+	assert_false(test_bi.reserved.count > n_list); /* none copied in */
+	/* The expectation: the list, then the carried ranges. */
+	for (unsigned int j = 0; j < 2; j++)
+		for (unsigned int i = 0; i < carried_n[j]; i++)
+			rsv[n++] = (struct test_rsv){carried[j][i].start,
+						     carried[j][i].end,
+						     names[j ? 4 : 1]};
+	check_pages(rsv, n);
+	/* More than the static table: loaded in address order. */
+	if (n > BOOTMEM_STATIC_REGIONS)
+		assert_int_equal(bootmem_load_filled(), overlaps(rsv, n));
+	assert_string_equal(name_at(t0.start), "firmware");
+	assert_string_equal(name_at(t1.start), "bad handover injection");
+	tab = bootmem_reserved_regions(&count);
+	if (n <= BOOTMEM_STATIC_REGIONS) { /* on its static store */
+		free(rsv);
+		return;
+	}
+	at = pa_val(virt_to_phys(tab));
+	for (unsigned int j = 0; j < 2; j++)
+		for (unsigned int i = 0; i < carried_n[j]; i++)
+			if (carried[j][i].start < at + count * sizeof(*tab) &&
+			    at < carried[j][i].end)
+				fail_msg(
+					"bootmem's table at %#llx on carried "
+					"[%#llx, %#llx)",
+					(unsigned long long)at,
+					(unsigned long long)carried[j][i].start,
+					(unsigned long long)carried[j][i].end);
+	free(rsv);
+}
+
+/* A list of 600: bootmem's table placed by a walk beside it all. */
+static void test_carried(void **state)
+{
+	(void)state;
+	carried_case(600, N_CARRIED);
+}
+
+/* A list of 40: placed by a look near the top (fit_near_top()). */
+static void test_carried_short_list(void **state)
+{
+	(void)state;
+	carried_case(40, N_CARRIED);
+}
+
+/*
+ * 40 and some 300: fewer than the static table, loaded in the list's
+ * order, the carried ones at their place in it (the first given names
+ * the bytes: the same names).
+ */
+static void test_carried_few(void **state)
+{
+	(void)state;
+	carried_case(40, 150);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -302,6 +468,12 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_and_strays, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_unsorted, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_carried, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_carried_short_list,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_carried_few, test_setup,
 						test_teardown),
 	};
 

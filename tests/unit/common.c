@@ -234,6 +234,8 @@ unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 	assert_int_equal(sandbox_ram_init(top), 0);
 
 	numa_init(bi);
+	if (cfg->before_bootmem)
+		cfg->before_bootmem(bi);
 	bootmem_init();
 	bootmem_init_from_bootinfo(bi);
 	if (cfg->mem_limit)

@@ -167,6 +167,8 @@ struct test_machine_cfg {
 	bool dirty;	   /* hand memory over dirty */
 	bool no_handoff;   /* stop before heap_handoff() */
 	bool bootmem_only; /* stop after bootmem: no frame table, no heap */
+	/* Called on the sanitised bootinfo right before bootmem takes it. */
+	void (*before_bootmem)(struct bootinfo *bi);
 };
 
 /*

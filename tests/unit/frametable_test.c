@@ -257,9 +257,49 @@ static void test_no_whole_piece_no_search(void **state)
 	free(rsv);
 }
 
+/*
+ * Two nodes of 1 GiB each cut every MiB by a reserved page but for one
+ * gap of 64 MiB in the middle: each node's whole frame table fits there,
+ * one piece each (after the section table's). node_may_hold() passes the regions whose gaps are all
+ * too small a few hundred at a look; it must never pass the gap that
+ * fits (and node 1's look starts past node 0's regions).
+ */
+static void test_whole_piece_in_one_gap(void **state)
+{
+	static const struct test_ram two[] = {
+		{16 * MiB, 16 * MiB + GiB, 0},
+		{16 * MiB + GiB, 16 * MiB + 2 * GiB, 1},
+	};
+	enum { N = 2 * 1024 };
+	struct test_rsv *rsv = calloc(N, sizeof(*rsv));
+	struct test_machine_cfg c = {
+		.ram = two,
+		.ram_count = 2,
+		.rsv = rsv,
+		.no_handoff = true,
+	};
+
+	(void)state;
+	assert_non_null(rsv);
+	for (unsigned int i = 0; i < N; i++) {
+		uint64_t off = (uint64_t)(i % 1024) * MiB;
+
+		if (off >= 480 * MiB && off < 544 * MiB)
+			continue; /* the gap of each node */
+		off += 16 * MiB + (i / 1024) * GiB + 4096;
+		rsv[c.rsv_count++] = (struct test_rsv){off, off + 4096, "bad"};
+	}
+	test_machine_boot(&c);
+	/* The section table, then one piece a node. */
+	assert_int_equal(frametable_pieces(), 3);
+	free(rsv);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_whole_piece_in_one_gap,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_every_ram_pfn_has_an_entry,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_node_local_storage,

@@ -138,9 +138,14 @@ static void apply(void)
 	test_quiet_end();
 }
 
-/* Reservations named @name: how many, and their bytes in *@bytes. */
+/*
+ * Reservations named @name: how many, and their bytes in *@bytes; the
+ * list's and the carried ranges, which stay in the handover's records
+ * (struct bootinfo's @carried) under their source's name.
+ */
 static unsigned int named(const char *name, uint64_t *bytes)
 {
+	const struct bi_handover *h = &bi.handover;
 	unsigned int n = 0;
 
 	*bytes = 0;
@@ -150,6 +155,20 @@ static unsigned int named(const char *name, uint64_t *bytes)
 		n++;
 		*bytes += pa_val(bi.reserved.regions[i].end) -
 			  pa_val(bi.reserved.regions[i].start);
+	}
+	for (unsigned int j = 0; bi.carried && j < h->bad_recs; j++) {
+		if (strcmp(badmem_carried_name(
+				   (enum badmem_source)handover_bad_source(
+					   &h->bad[j])),
+			   name))
+			continue;
+		for (unsigned int i = 0; i < h->bad[j].count; i++) {
+			struct handover_range r =
+				handover_bad_range(&h->bad[j], i);
+
+			n++;
+			*bytes += r.end - r.start;
+		}
 	}
 	return n;
 }
@@ -197,7 +216,12 @@ static void test_v5_round_trip(void **state)
 		if (badmem_region_carried(bi.reserved.regions[i].name))
 			counted++;
 		else if (!strcmp(bi.reserved.regions[i].name, "preserved"))
-			assert_int_equal(counted, 0); /* preserved first */
+			assert_true(i < bi.carried_at); /* preserved first */
+	/* Not copied into the list: read where they are. */
+	assert_int_equal(counted, 0);
+	assert_true(bi.carried);
+	assert_int_equal(bootinfo_carried(&bi, &bytes), 4);
+	assert_int_equal(bytes, 6 * 4096);
 	assert_int_equal(badmem_region_source("bad handover mce"), BADMEM_MCE);
 	assert_int_equal(badmem_region_source("bad handover injection"),
 			 BADMEM_INJECTION);
