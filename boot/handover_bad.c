@@ -50,46 +50,60 @@ static uint64_t ram_up_to(const struct range_table *ram, unsigned int *i,
 
 /*
  * Record @rec (@b)'s ranges: aligned, sorted and apart, in @ram; their
- * pages added to *@pages. Return: 0, or -EINVAL with @why.
+ * pages (of those before the first refused) added to *@pages. One pass
+ * in locals (a live update's 100,000 ranges): a range inside the RAM
+ * range the last one ended in is checked by two compares, ram_up_to()
+ * only when it is not. Return: 0, or -EINVAL with @why.
  */
 static int check_ranges(const struct bi_handover_bad *b, unsigned int rec,
 			const struct range_table *ram, uint64_t *pages,
 			char *why, size_t n)
 {
-	uint64_t prev_end = 0;
-	unsigned int at = 0;
+	const uint8_t *at_rec = b->ranges;
+	uint64_t prev_end = 0, in_s = 1, in_e = 0, sum = 0;
+	unsigned int at = 0, count = b->count, i;
 
-	for (unsigned int i = 0; i < b->count; i++) {
-		struct handover_range r = handover_bad_range(b, i);
+	for (i = 0; i < count; i++) {
+		struct handover_range r;
 		uint64_t hole;
 
-		if (!IS_ALIGNED(r.start, PAGE_SIZE) ||
-		    !IS_ALIGNED(r.end, PAGE_SIZE) || r.start >= r.end) {
+		memcpy(&r, at_rec + (size_t)i * sizeof(r), sizeof(r));
+		if ((r.start | r.end) & (PAGE_SIZE - 1) || r.start >= r.end) {
 			snprintf(why, n,
 				 "bad[%u][%u] [%#llx, %#llx) empty or not page "
 				 "aligned",
 				 rec, i, U64(r.start), U64(r.end));
-			return -EINVAL;
+			break;
 		}
 		if (i && r.start <= prev_end) {
 			snprintf(why, n,
 				 "bad[%u][%u] [%#llx, %#llx) touches or "
 				 "precedes bad[%u][%u] (sorted ranges, apart)",
 				 rec, i, U64(r.start), U64(r.end), rec, i - 1);
-			return -EINVAL;
+			break;
 		}
-		hole = ram_up_to(ram, &at, r.start, r.end);
-		if (hole != r.end) {
-			snprintf(why, n,
-				 "bad[%u][%u] [%#llx, %#llx) lies outside RAM "
-				 "at %#llx",
-				 rec, i, U64(r.start), U64(r.end), U64(hole));
-			return -EINVAL;
+		if (r.start < in_s || r.end > in_e) {
+			hole = ram_up_to(ram, &at, r.start, r.end);
+			if (hole != r.end) {
+				snprintf(why, n,
+					 "bad[%u][%u] [%#llx, %#llx) lies "
+					 "outside RAM at %#llx",
+					 rec, i, U64(r.start), U64(r.end),
+					 U64(hole));
+				break;
+			}
+			/* RAM range @at holds its end: the next ones too? */
+			if (at < ram->count) {
+				in_s = pa_val(ram->regions[at].start);
+				in_e = pa_val(ram->regions[at].end);
+			}
 		}
 		prev_end = r.end;
-		*pages += (r.end - r.start) / PAGE_SIZE;
+		sum += (r.end - r.start) / PAGE_SIZE;
 	}
-	return 0;
+	/* As each range was checked: the pages of those before a refusal. */
+	*pages += sum;
+	return i < count ? -EINVAL : 0;
 }
 
 int handover_bad_parse(struct bi_handover *h, const struct range_table *ram,

@@ -319,6 +319,33 @@ static void test_rules(void **state)
 	refused("bad count 3 does not fill its 48 bytes");
 }
 
+/*
+ * Several ranges in one RAM range (the reader checks those after the
+ * first against that RAM range alone): the last one ends at the RAM
+ * range's end, and the pages add up; then that one crosses the end, a
+ * page into the hole, and is refused there.
+ */
+static const struct bad_in runs[] = {
+	{HANDOVER_BAD_MCE, 0x20001000, 0x20002000},
+	{HANDOVER_BAD_MCE, 0x20003000, 0x20005000},
+	{HANDOVER_BAD_MCE, 0x3ffff000, 0x40000000},
+	{HANDOVER_BAD_MCE, G4 + 0x1000, G4 + 0x2000},
+};
+
+static void test_ram_runs(void **state)
+{
+	(void)state;
+	machine();
+	write_bad(runs, ARRAY_SIZE(runs));
+	resum();
+	assert_int_equal(handover_parse(&bi, buf, size, pa(HO_PA)), 0);
+	assert_int_equal(bi.handover.bad_count, 4);
+	assert_int_equal(bi.handover.bad_pages, 5);
+	range(0, 2)->end = 0x40001000;
+	refused("bad[0][2] [0x3ffff000, 0x40001000) lies outside RAM at "
+		"0x40000000");
+}
+
 /* More records than HANDOVER_BAD_RECS_MAX (ascending unknown sources). */
 static void test_too_many(void **state)
 {
@@ -367,7 +394,8 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_v5_round_trip), T(test_v4),	 T(test_unknown_source),
-		T(test_rules),	       T(test_too_many), T(test_none),
+		T(test_rules),	       T(test_ram_runs), T(test_too_many),
+		T(test_none),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

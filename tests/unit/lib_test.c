@@ -322,6 +322,33 @@ static void test_crc32_sliced(void **state)
 				 crc32_bitwise(7, buf, 80));
 }
 
+/*
+ * Buffers long enough for crc32()'s three streams (64 KiB on): at lengths
+ * whose thirds are and are not multiples of 8, from an odd offset, from a
+ * CRC carried in, and cut inside a stream, all against the bitwise form.
+ */
+static void test_crc32_streams(void **state)
+{
+	static const size_t lens[] = {65536, 65537, 65543, 70001, 200003};
+	static unsigned char buf[270016];
+	uint32_t x = 0x9e3779b9;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (unsigned char)(x >> 16);
+	}
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		size_t n = lens[k];
+
+		assert_int_equal(crc32(0, buf, n), crc32_bitwise(0, buf, n));
+		assert_int_equal(crc32(0xdeadbeef, buf + 3, n),
+				 crc32_bitwise(0xdeadbeef, buf + 3, n));
+		assert_int_equal(crc32(crc32(0, buf, 70000), buf + 70000, n),
+				 crc32_bitwise(0, buf, 70000 + n));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +361,7 @@ int main(void)
 		cmocka_unit_test(test_crc32),
 		cmocka_unit_test(test_crc32_combine),
 		cmocka_unit_test(test_crc32_sliced),
+		cmocka_unit_test(test_crc32_streams),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
