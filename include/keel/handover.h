@@ -405,9 +405,11 @@ int handover_bad_parse(struct bi_handover *h, const struct range_table *ram,
 		       char *why, size_t n);
 int handover_bad_apart(const struct bi_handover *h, char *why, size_t n);
 /*
- * handover_bad_reserve(): each bad range as a reservation named after its
- * source as carried (badmem_carried_name()); one warning for records of a
- * source it does not know.
+ * handover_bad_reserve(): the bad ranges reserved where they lie, not
+ * copied: struct bootinfo's @carried says bootmem reads them from the
+ * records, each as a reservation named after its source as carried
+ * (badmem_carried_name()); one warning for records of a source it does
+ * not know.
  */
 struct bootinfo;
 void handover_bad_reserve(struct bootinfo *bi);
