@@ -302,17 +302,22 @@ static uint32_t crc32_bitwise(uint32_t crc, const unsigned char *p, size_t n)
 	return ~crc;
 }
 
+/* @n bytes of a linear congruential sequence from @seed. */
+static void fill_lcg(unsigned char *buf, size_t n, uint32_t seed)
+{
+	for (size_t i = 0; i < n; i++) {
+		seed = seed * 1103515245u + 12345u;
+		buf[i] = (unsigned char)(seed >> 16);
+	}
+}
+
 /* Every length 0..80 at every offset 0..7, and continued at every cut. */
 static void test_crc32_sliced(void **state)
 {
 	static unsigned char buf[96];
-	uint32_t x = 0x12345678;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(buf); i++) {
-		x = x * 1103515245u + 12345u;
-		buf[i] = (unsigned char)(x >> 16);
-	}
+	fill_lcg(buf, sizeof(buf), 0x12345678);
 	for (size_t off = 0; off < 8; off++)
 		for (size_t n = 0; n <= 80; n++)
 			assert_int_equal(crc32(0, buf + off, n),
@@ -331,13 +336,9 @@ static void test_crc32_streams(void **state)
 {
 	static const size_t lens[] = {65536, 65537, 65543, 70001, 200003};
 	static unsigned char buf[270016];
-	uint32_t x = 0x9e3779b9;
 
 	(void)state;
-	for (size_t i = 0; i < sizeof(buf); i++) {
-		x = x * 1103515245u + 12345u;
-		buf[i] = (unsigned char)(x >> 16);
-	}
+	fill_lcg(buf, sizeof(buf), 0x9e3779b9);
 	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
 		size_t n = lens[k];
 
