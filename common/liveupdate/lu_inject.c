@@ -186,45 +186,50 @@ static void break_domain(struct lu_bufs *b, enum inject_kind k)
 		k == INJECT_HO_ROOT ? "p2m_root" : "extent[0] pa", U64(top));
 }
 
-/* The armed kinds that change the handover's bytes before its checksum. */
-static const enum inject_kind byte_kinds[] = {
-	INJECT_HO_VERSION, INJECT_HO_OVERLAP,  INJECT_HO_IMAGE,
-	INJECT_HO_OUTSIDE, INJECT_HO_MISALIGN, INJECT_HO_SELF,
-	INJECT_HO_ROOT,	   INJECT_HO_EXTENT,
-};
-
-/* Those of them armed applied; the checksum taken again. */
-static void change_bytes(struct lu_bufs *b, const struct bootinfo *bi)
+/*
+ * The armed kinds that change the handover's bytes, applied.
+ * Return: whether any was (its checksum is then taken again).
+ */
+static bool change_bytes(struct lu_bufs *b, const struct bootinfo *bi)
 {
+	static const enum inject_kind reserved_kinds[] = {INJECT_HO_OVERLAP,
+							  INJECT_HO_IMAGE};
+	static const enum inject_kind range_kinds[] = {
+		INJECT_HO_OUTSIDE, INJECT_HO_MISALIGN, INJECT_HO_SELF};
+	static const enum inject_kind domain_kinds[] = {INJECT_HO_ROOT,
+							INJECT_HO_EXTENT};
 	struct handover_header *hd = (struct handover_header *)(void *)b->buf;
+	bool changed = inject_has(INJECT_HO_VERSION, 0);
 
 	find_records(b);
-	if (inject_has(INJECT_HO_VERSION, 0)) {
+	if (changed) {
 		hd->version = 99; /* docs/cmdline.md */
 		pr_warn("inject=handover-version: version now %u\n",
 			hd->version);
 	}
-	if (inject_has(INJECT_HO_OVERLAP, 0))
-		over_reserved(b, bi, INJECT_HO_OVERLAP);
-	if (inject_has(INJECT_HO_IMAGE, 0))
-		over_reserved(b, bi, INJECT_HO_IMAGE);
-	if (inject_has(INJECT_HO_OUTSIDE, 0))
-		break_ranges(b, bi, INJECT_HO_OUTSIDE);
-	if (inject_has(INJECT_HO_MISALIGN, 0))
-		break_ranges(b, bi, INJECT_HO_MISALIGN);
-	if (inject_has(INJECT_HO_SELF, 0))
-		break_ranges(b, bi, INJECT_HO_SELF);
-	if (inject_has(INJECT_HO_ROOT, 0))
-		break_domain(b, INJECT_HO_ROOT);
-	if (inject_has(INJECT_HO_EXTENT, 0))
-		break_domain(b, INJECT_HO_EXTENT);
-	hd->checksum = handover_checksum(b->buf, b->size);
+	for (unsigned int i = 0; i < ARRAY_SIZE(reserved_kinds); i++)
+		if (inject_has(reserved_kinds[i], 0)) {
+			over_reserved(b, bi, reserved_kinds[i]);
+			changed = true;
+		}
+	for (unsigned int i = 0; i < ARRAY_SIZE(range_kinds); i++)
+		if (inject_has(range_kinds[i], 0)) {
+			break_ranges(b, bi, range_kinds[i]);
+			changed = true;
+		}
+	for (unsigned int i = 0; i < ARRAY_SIZE(domain_kinds); i++)
+		if (inject_has(domain_kinds[i], 0)) {
+			break_domain(b, domain_kinds[i]);
+			changed = true;
+		}
+	return changed;
 }
 
 /**
  * lu_inject() - the armed inject=handover-* kinds on the handover the
- * writer just finished at @buf (@size bytes). None armed: nothing read
- * (the downtime's third pass over a 1.6 MB handover, before).
+ * writer just finished at @buf (@size bytes). None that changes bytes:
+ * the writer's checksum stands (no third pass over a 1.6 MB handover in
+ * the downtime, as before).
  * @bi: this image's bootinfo (RAM's end, the reserved ranges)
  *
  * Return: the size to tell the new image.
@@ -233,11 +238,9 @@ uint64_t lu_inject(uint8_t *buf, uint64_t size, const struct bootinfo *bi)
 {
 	struct lu_bufs b = {.buf = buf, .size = size};
 
-	for (unsigned int i = 0; i < ARRAY_SIZE(byte_kinds); i++)
-		if (inject_has(byte_kinds[i], 0)) {
-			change_bytes(&b, bi);
-			break;
-		}
+	if (change_bytes(&b, bi))
+		((struct handover_header *)(void *)buf)->checksum =
+			handover_checksum(buf, size);
 	if (inject_has(INJECT_HO_CHECKSUM, 0)) {
 		buf[size / 2] ^= 0x40;
 		pr_warn("inject=handover-checksum: byte %llu flipped after the "
