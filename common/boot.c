@@ -288,6 +288,10 @@ static void phase_heap_rest(unsigned int ranges)
 	boot_times.heap_init_end += arch_ticks() - t0;
 	trace_end("heap_rest");
 	say_handoff(ranges);
+	/* Read beside bootmem's table in the downtime: into it now. */
+	trace_begin("bootmem_join");
+	bootmem_join_carried();
+	trace_end("bootmem_join");
 }
 
 /*

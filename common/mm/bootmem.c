@@ -127,6 +127,7 @@ void bootmem_init(void)
 	merged_gap_bytes = 0;
 	bm_closed = false;
 	bm_alloc_reset();
+	bm_carried_set(NULL);
 }
 
 /**
@@ -368,7 +369,12 @@ static uint64_t count_reserved(const struct bootinfo *bi)
 		pieces += ram_pieces(ALIGN_DOWN(pa_val(r->start), PAGE_SIZE),
 				     ALIGN_UP(pa_val(r->end), PAGE_SIZE));
 	}
-	return pieces + (carried ? carried + bm_ram->count : 0);
+	/*
+	 * The carried ones join the table later, in place (bootmem_carried.c):
+	 * the list's regions are moved up and merged down, room for them
+	 * twice.
+	 */
+	return pieces + (carried ? carried + bm_ram->count + pieces : 0);
 }
 
 static void load_reserved(const struct bootinfo *bi)
@@ -378,6 +384,8 @@ static void load_reserved(const struct bootinfo *bi)
 
 	if (!load_merged || !bm_list_init(&l, bi, true))
 		bm_list_init(&l, bi, false);
+	if (bm_carried)
+		l.crec = -1; /* read beside the table until they join it */
 	while ((r = bm_list_next(&l))) {
 		uint64_t s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
 		uint64_t e = ALIGN_UP(pa_val(r->end), PAGE_SIZE);
@@ -409,14 +417,17 @@ static void load_reserved(const struct bootinfo *bi)
 
 /*
  * More reserved ranges than the static table holds (a live update's
- * preserved extents, 100,000 bad pages): a table that holds them all,
- * placed where none of them is: found by one walk beside the list when
- * it is sorted (it is, when it is long: bootmem_init_from_bootinfo()
- * sorted it). Else, as nothing can grow into RAM before all are in,
- * first a superset goes in (the static table, its nearest neighbours merged:
- * more reserved, never less), the new store is taken from what that
- * leaves free, and the table starts again, empty, on it. The store is
- * reserved after the list is loaded ("bootmem tables").
+ * preserved extents, 100,000 bad pages), or carried bad ranges: a table
+ * that holds them all, placed where none of them is: found by one walk
+ * beside the list when it is sorted (it is, when it is long:
+ * bootmem_init_from_bootinfo() sorted it). The carried ranges then stay
+ * where they are until they join the table (bootmem_carried.c). Else
+ * (they are loaded with the rest then), as nothing can grow into RAM
+ * before all are in, first a superset goes in (the static table, its
+ * nearest neighbours merged: more reserved, never less), the new store
+ * is taken from what that leaves free, and the table starts again,
+ * empty, on it. The store is reserved after the list is loaded
+ * ("bootmem tables").
  */
 static void presize_reserved(const struct bootinfo *bi)
 {
@@ -432,7 +443,7 @@ static void presize_reserved(const struct bootinfo *bi)
 		ALIGN_UP((uint64_t)cap * sizeof(struct region), PAGE_SIZE);
 	uint64_t at;
 
-	if (need <= bm_rsv.cap)
+	if (need <= bm_rsv.cap && !bootinfo_carried(bi, NULL))
 		return;
 	if (bm_fit_outside_list(bi, bytes, &at)) {
 		bm_rsv.count = 0;
@@ -440,6 +451,8 @@ static void presize_reserved(const struct bootinfo *bi)
 		presized_s = at;
 		presized_e = at + bytes;
 		bm_cursors_reset();
+		/* The carried ranges join the table later, in this store. */
+		bm_carried_set(bi);
 		return;
 	}
 	superset_pass = true;
@@ -601,89 +614,6 @@ unsigned int bootmem_merged_regions(uint64_t *gap_bytes)
 }
 
 /*
- * The iterator's last step: the position it returned and the reserved
- * region it stopped at, so that the next step from there starts at that
- * region, not at a binary search: a walk over n free ranges is O(n), not
- * O(n log n) (100,000 bad pages: the heap's handoff and the bounds of
- * the boot's tables walk it). Checked before use: a stale one is ignored.
- */
-static uint64_t iter_pos = ~0ULL;
-static unsigned int iter_rsv;
-
-/* The first reserved region ending above @s, from the iterator's cursor. */
-static unsigned int rsv_from(uint64_t s)
-{
-	unsigned int j = iter_rsv;
-
-	if (s == iter_pos && j < bm_rsv.count &&
-	    pa_val(bm_rsv.regions[j].end) > s &&
-	    (!j || pa_val(bm_rsv.regions[j - 1].end) <= s))
-		return j;
-	return range_table_first_ending_above(&bm_rsv, pa(s));
-}
-
-/**
- * bootmem_next_free_range() - the free range at or after the position
- * kept in @idx (an address), split at RAM region boundaries.
- *
- * Return: false when no free range is left.
- */
-bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
-			     uint32_t *node)
-{
-	uint64_t pos = *idx;
-	unsigned int i;
-
-	/* From the first RAM range ending above @pos: a walk is O(n). */
-	for (i = range_table_first_ending_above(bm_ram, pa(pos));
-	     i < bm_ram->count; i++) {
-		unsigned int j;
-		uint64_t s, e;
-
-		s = MAX(pos, pa_val(bm_ram->regions[i].start));
-		e = pa_val(bm_ram->regions[i].end);
-		j = rsv_from(s);
-		for (; j < bm_rsv.count && pa_val(bm_rsv.regions[j].start) <= s;
-		     j++)
-			s = MAX(s, pa_val(bm_rsv.regions[j].end));
-		if (s >= e)
-			continue;
-		if (j < bm_rsv.count && pa_val(bm_rsv.regions[j].start) < e)
-			e = pa_val(bm_rsv.regions[j].start);
-		*start = pa(s);
-		*end = pa(e);
-		*node = bm_ram->regions[i].node;
-		*idx = e;
-		iter_pos = e;
-		iter_rsv = j;
-		return true;
-	}
-	*idx = ~0ULL;
-	return false;
-}
-
-/**
- * bootmem_free_ranges_at_most() - Return: a bound on the free ranges of
- * @node the iterator gives, without walking them: one per RAM region of
- * the node, and one more per reserved region inside it (each starts at
- * most one). O(RAM regions x log reserved regions).
- */
-uint64_t bootmem_free_ranges_at_most(uint32_t node)
-{
-	uint64_t n = 0;
-
-	for (unsigned int i = 0; i < bm_ram->count; i++) {
-		const struct region *r = &bm_ram->regions[i];
-
-		if (r->node != node)
-			continue;
-		n += 1 + range_table_first_ending_above(&bm_rsv, r->end) -
-		     range_table_first_ending_above(&bm_rsv, r->start);
-	}
-	return n;
-}
-
-/*
  * A table of bootmem's is full: a store for @cap regions, top-down in
  * free RAM (memblock_double_array()), reserved by bm_flush_grown() once the
  * operation that grew it is over. NULL while bootmem is closed, while
@@ -713,31 +643,6 @@ void bootmem_close(void)
 	bm_closed = true;
 }
 
-/** bootmem_largest_free() - Return: bytes of the largest free range. */
-uint64_t bootmem_largest_free(void)
-{
-	uint64_t idx, best = 0;
-	paddr_t s, e;
-	uint32_t node;
-
-	for_each_free_range (idx, &s, &e, &node)
-		best = MAX(best, pa_val(e) - pa_val(s));
-	return best;
-}
-
-/** bootmem_free_at_least() - see bootmem.h. Return: whether one does. */
-bool bootmem_free_at_least(uint64_t bytes)
-{
-	uint64_t idx;
-	paddr_t s, e;
-	uint32_t node;
-
-	for_each_free_range (idx, &s, &e, &node)
-		if (pa_val(e) - pa_val(s) >= bytes)
-			return true;
-	return false;
-}
-
 /** bootmem_ram_regions() - Return: the RAM table and its size in @count. */
 const struct region *bootmem_ram_regions(unsigned int *count)
 {
@@ -745,8 +650,19 @@ const struct region *bootmem_ram_regions(unsigned int *count)
 	return bm_ram->regions;
 }
 
-/** bootmem_reserved_regions() - Return: the reserved table (@count set). */
+/**
+ * bootmem_reserved_regions() - Return: the whole reserved table (@count
+ * set), a live update's carried bad ranges joined into it first.
+ */
 const struct region *bootmem_reserved_regions(unsigned int *count)
+{
+	bootmem_join_carried();
+	*count = bm_rsv.count;
+	return bm_rsv.regions;
+}
+
+/** bootmem_reserved_table() - see keel/bootmem.h. */
+const struct region *bootmem_reserved_table(unsigned int *count)
 {
 	*count = bm_rsv.count;
 	return bm_rsv.regions;
@@ -770,6 +686,7 @@ uint64_t bootmem_reserved_ram_bytes(void)
 	uint64_t sum = 0;
 	unsigned int i, j = 0;
 
+	bootmem_join_carried();
 	/* Both tables are sorted and non-overlapping: one merge walk. */
 	for (i = 0; i < bm_ram->count; i++) {
 		uint64_t rs = pa_val(bm_ram->regions[i].start),

@@ -72,6 +72,81 @@ static int last_rsv_below(uint64_t top)
 }
 
 /*
+ * The reservations starting below @top, bm_rsv's and the carried ranges
+ * beside it: whether any; the highest end among them in *@end (where the
+ * free gap under @top starts) and the highest start in *@start (where
+ * the walk looks next). O(log n).
+ */
+static bool rsv_under(uint64_t top, uint64_t *end, uint64_t *start)
+{
+	int j = last_rsv_below(top);
+	uint64_t cs, ce;
+	bool any = j >= 0;
+
+	if (any) {
+		*end = pa_val(bm_rsv.regions[j].end);
+		*start = pa_val(bm_rsv.regions[j].start);
+	}
+	if (bm_carried_below(top, &cs, &ce)) {
+		*end = any ? MAX(*end, ce) : ce;
+		*start = any ? MAX(*start, cs) : cs;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * The end of the free gap around free address @x: the first reservation
+ * above it, bm_rsv's or a carried one, or @top if none is below it.
+ */
+static uint64_t gap_end_above(uint64_t x, uint64_t top)
+{
+	unsigned int k = range_table_first_ending_above(&bm_rsv, pa(x));
+	uint64_t cs, ce;
+
+	if (k < bm_rsv.count)
+		top = MIN(top, pa_val(bm_rsv.regions[k].start));
+	if (bm_carried_after(x, &cs, &ce))
+		top = MIN(top, cs);
+	return top;
+}
+
+/**
+ * bootmem_node_free_at_least() - whether a free range of @node holds
+ * @bytes (no alignment). From the top of each RAM region down, one look
+ * @bytes below the top: taken, the walk moves below what takes it; free,
+ * the gap around it holds @bytes or the walk moves below that gap. Each
+ * look moves at least @bytes down: O(RAM / @bytes x log reserved), not
+ * O(reserved) (100,000 bad pages leave no range for a node's frame
+ * table: common/mm/frametable.c asks before it tries).
+ */
+bool bootmem_node_free_at_least(uint32_t node, uint64_t bytes)
+{
+	for (unsigned int i = bm_ram->count; bytes && i--;) {
+		const struct region *r = &bm_ram->regions[i];
+		uint64_t rs = pa_val(r->start), top = pa_val(r->end);
+
+		if (r->node != node)
+			continue;
+		while (top > rs && top - rs >= bytes) {
+			uint64_t x = top - bytes, end = rs, start = rs;
+			bool any = rsv_under(x + 1, &end, &start);
+
+			walk_steps++;
+			if (any && end > x) {
+				top = start; /* taken: nothing ends in (start, x] */
+				continue;
+			}
+			end = MAX(end, rs);
+			if (gap_end_above(x, top) - end >= bytes)
+				return true;
+			top = end;
+		}
+	}
+	return false;
+}
+
+/*
  * Highest fit of @size/@align inside RAM region @r below @top, minus
  * reservations: the gaps from the top down, the first found by a binary
  * search.
@@ -80,15 +155,13 @@ static bool fit_in_region(const struct region *r, uint64_t top, uint64_t size,
 			  uint64_t align, uint64_t *out)
 {
 	uint64_t rs = pa_val(r->start);
-	int j;
 
-	top = MIN(top, pa_val(r->end));
-	for (j = last_rsv_below(top); j >= -1; j--) {
-		uint64_t gap_start = rs, cand;
+	for (top = MIN(top, pa_val(r->end)); top > rs;) {
+		uint64_t gap_start = rs, below = rs, cand;
+		bool any = rsv_under(top, &gap_start, &below);
 
 		walk_steps++;
-		if (j >= 0)
-			gap_start = MAX(rs, pa_val(bm_rsv.regions[j].end));
+		gap_start = MAX(rs, gap_start);
 		if (gap_start < top && top - gap_start >= size) {
 			cand = ALIGN_DOWN(top - size, align);
 			if (cand >= gap_start) {
@@ -96,9 +169,9 @@ static bool fit_in_region(const struct region *r, uint64_t top, uint64_t size,
 				return true;
 			}
 		}
-		if (j < 0 || pa_val(bm_rsv.regions[j].start) <= rs)
+		if (!any || below <= rs)
 			break;
-		top = MIN(top, pa_val(bm_rsv.regions[j].start));
+		top = below;
 	}
 	return false;
 }
@@ -309,16 +382,11 @@ unsigned int bootmem_alloc_series(struct bootmem_series *sr)
 		if (sr->node != BOOTMEM_ANY_NODE && ram->node != sr->node)
 			continue;
 		while (go && sr->done < sr->count && top > rs) {
-			int j = last_rsv_below(top);
 			uint64_t gs = rs, below = rs;
 
-			if (j >= 0) {
-				gs = MAX(rs, pa_val(bm_rsv.regions[j].end));
-				below = MAX(rs,
-					    pa_val(bm_rsv.regions[j].start));
-			}
-			go = series_gap(sr, gs, &top);
-			top = MIN(top, below);
+			rsv_under(top, &gs, &below);
+			go = series_gap(sr, MAX(rs, gs), &top);
+			top = MIN(top, MAX(rs, below));
 		}
 		go = go && sr->done < sr->count;
 	}

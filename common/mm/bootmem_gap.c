@@ -4,7 +4,8 @@
  * about bad memory (common/mm/heap_defer.c): is a gap between two free
  * ranges made of bad pages only? Kept apart from common/mm/bootmem.c so
  * that the storage of the reserved table can change under it: it reads
- * bm_rsv (sorted, disjoint, include/keel/range_table.h) and the names of
+ * bm_rsv (sorted, disjoint, include/keel/range_table.h), the carried
+ * ranges beside it (bootmem_carried.c) and the names of
  * include/keel/badmem.h, nothing else.
  */
 #include <keel/badmem.h>
@@ -57,27 +58,44 @@ static bool region_bad(const struct region *r)
 }
 
 /**
- * bootmem_gap_bad() - whether the reserved regions cover [@s, @e) without
- * a hole, every one of them a bad reservation (badmem_region_source()):
- * out of service for good, nothing else lives there. The reserved table
- * is disjoint (bm_reserve_range() fills around what is there), so a page
+ * bootmem_gap_bad() - whether the reservations cover [@s, @e) without a
+ * hole, every region of the table among them a bad reservation
+ * (badmem_region_source()), the carried ranges beside it bad too: out of
+ * service for good, nothing else lives there. The reserved table is
+ * disjoint (bm_reserve_range() fills around what is there), so a page
  * another reservation also wanted is in a region of another name (or
- * "merged"), and the answer is false. An empty gap: false.
+ * "merged"), and the answer is false; a carried range under a region of
+ * the table is that region's (bootmem_carried.c). An empty gap: false.
  */
 bool bootmem_gap_bad(paddr_t s, paddr_t e)
 {
-	uint64_t pos = pa_val(s);
+	uint64_t pos = pa_val(s), cs, ce;
 	unsigned int j;
 
 	if (pos >= pa_val(e))
 		return false;
-	for (j = first_above(pos); pos < pa_val(e); j++) {
+	for (j = first_above(pos); pos < pa_val(e);) {
 		const struct region *r = &bm_rsv.regions[j];
 
-		if (j >= bm_rsv.count || pa_val(r->start) > pos ||
-		    !region_bad(r))
+		if (j < bm_rsv.count && pa_val(r->start) <= pos) {
+			if (!region_bad(r))
+				return false;
+			pos = pa_val(r->end);
+			j++;
+			continue;
+		}
+		if (!bm_carried_after(pos, &cs, &ce) || cs > pos)
 			return false;
-		pos = pa_val(r->end);
+		/* The table's regions inside the carried range name theirs. */
+		for (pos = ce;
+		     j < bm_rsv.count &&
+		     pa_val(bm_rsv.regions[j].start) < MIN(ce, pa_val(e));
+		     j++) {
+			if (!region_bad(&bm_rsv.regions[j]))
+				return false;
+			if (pa_val(bm_rsv.regions[j].end) > ce)
+				break; /* it goes on past: the next look */
+		}
 	}
 	gap_cursor = j;
 	return true;

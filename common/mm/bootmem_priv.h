@@ -86,6 +86,22 @@ struct bm_list {
 	struct region named[HANDOVER_BAD_RECS_MAX];
 };
 bool bm_list_init(struct bm_list *l, const struct bootinfo *bi, bool sorted);
+void bm_list_carried(struct bm_list *l, const struct bootinfo *bi);
 const struct region *bm_list_next(struct bm_list *l);
+
+/*
+ * A live update's carried bad ranges not in bm_rsv yet, read in place
+ * beside it (bootmem_carried.c): @bm_carried, the bootinfo whose records
+ * they are, or NULL (none, or joined). Where a range and a region of
+ * bm_rsv hold the same bytes, the region names them.
+ */
+extern const struct bootinfo *bm_carried;
+void bm_carried_set(const struct bootinfo *bi);
+/* The range covering @pos or first above it: whether any (*@s, *@e). */
+bool bm_carried_after(uint64_t pos, uint64_t *s, uint64_t *e);
+/* The range of the highest start below @top: whether any (*@s, *@e). */
+bool bm_carried_below(uint64_t top, uint64_t *s, uint64_t *e);
+/* The ranges starting in [@s, @e). */
+uint64_t bm_carried_starts_in(uint64_t s, uint64_t e);
 
 #endif

@@ -254,6 +254,16 @@ bool bm_list_init(struct bm_list *l, const struct bootinfo *bi, bool sorted)
 }
 
 /**
+ * bm_list_carried() - @l reads only @bi's carried ranges, in address
+ * order (bootmem_join_carried(): bootinfo's list is in the table already).
+ */
+void bm_list_carried(struct bm_list *l, const struct bootinfo *bi)
+{
+	bm_list_init(l, bi, false);
+	l->sorted = true; /* no head: the records merged, nothing else */
+}
+
+/**
  * bm_list_next() - the next reservation of @l: bootinfo's (a pointer into
  * its list) or a carried one (@l's, until the next call).
  * Return: it, or NULL when all are given.

@@ -157,83 +157,19 @@ static uint64_t section_entries(const struct ft_section *fs)
 	return fs->hi - fs->lo;
 }
 
-/*
- * Whether a free range of @node may hold @bytes: RAM minus the reserved
- * table, both sorted, in one tight walk. bootmem_alloc_try() finds none
- * only after stepping over every gap of the node its own way: 100,000
- * bad pages leave no range for a node's whole frame table, and that
- * search cost a millisecond of a live update's downtime. A superset of
- * what the allocator may take (no mem= top, no alignment): false means
- * it would fail.
- */
-/*
- * From reserved region @j on (starting at or above *@cur, below @re):
- * past the regions whose gaps are all below @bytes, known by a look at a
- * region further on: no gap between *@cur and a later start reaches more
- * than their distance. Steps of 256 halving to 1: 100,000 bad pages
- * every few MiB are passed a few hundred at a look, not read one by one.
- * Return: the first region it could not pass (*@cur: where RAM is free
- * from, before it).
- */
-static unsigned int past_small_gaps(const struct region *rsv, unsigned int j,
-				    unsigned int rc, uint64_t *cur, uint64_t re,
-				    uint64_t bytes)
-{
-	for (unsigned int step = 256; step;) {
-		unsigned int k = j + step;
-
-		if (k < rc && pa_val(rsv[k].start) < re &&
-		    pa_val(rsv[k].start) - *cur < bytes) {
-			*cur = MAX(*cur, pa_val(rsv[k - 1].end));
-			j = k;
-		} else {
-			step /= 2;
-		}
-	}
-	return j;
-}
-
-static bool node_may_hold(uint32_t node, uint64_t bytes)
-{
-	unsigned int rc, mc, j = 0;
-	const struct region *rsv = bootmem_reserved_regions(&rc);
-	const struct region *ram = bootmem_ram_regions(&mc);
-
-	for (unsigned int i = 0; i < mc; i++) {
-		uint64_t cur = pa_val(ram[i].start), re = pa_val(ram[i].end);
-
-		if (ram[i].node != node)
-			continue;
-		/* The first region ending above @cur: another node's pass. */
-		for (unsigned int hi = rc; j < hi;) {
-			unsigned int mid = j + (hi - j) / 2;
-
-			if (pa_val(rsv[mid].end) <= cur)
-				j = mid + 1;
-			else
-				hi = mid;
-		}
-		for (; j < rc && pa_val(rsv[j].start) < re; j++) {
-			j = past_small_gaps(rsv, j, rc, &cur, re, bytes);
-			if (pa_val(rsv[j].start) > cur &&
-			    pa_val(rsv[j].start) - cur >= bytes)
-				return true;
-			cur = MAX(cur, pa_val(rsv[j].end));
-			if (pa_val(rsv[j].end) > re)
-				break; /* it reaches the next RAM range too */
-		}
-		if (re > cur && re - cur >= bytes)
-			return true;
-	}
-	return false;
-}
-
 /* Level 1: one piece for all of @node's sections. */
 static bool store_node(uint32_t node, uint64_t entries)
 {
 	struct page_info *next;
 
-	if (!node_may_hold(node, entries * sizeof(struct page_info)))
+	/*
+	 * Asked first: bootmem_alloc_try() finds nothing only after stepping
+	 * over every gap of the node its own way, and 100,000 bad pages leave
+	 * no range for a node's whole frame table (a millisecond of a live
+	 * update's downtime).
+	 */
+	if (!bootmem_node_free_at_least(node,
+					entries * sizeof(struct page_info)))
 		return false;
 	next = ft_alloc(entries * sizeof(struct page_info), node);
 	if (!next)

@@ -324,7 +324,9 @@ static bool ram_of_node(uint32_t node, uint64_t s, uint64_t e)
 static bool reserved_for_domains(uint64_t s, uint64_t e)
 {
 	unsigned int count;
-	const struct region *r = bootmem_reserved_regions(&count);
+	/* Not joined by a live update's carried bad ranges: a restore runs
+	 * in its downtime, and they never cut a domain's region. */
+	const struct region *r = bootmem_reserved_table(&count);
 	unsigned int lo = 0, hi = count;
 
 	/* The first region ending above @s: 100,000 bad pages are as many

@@ -114,6 +114,12 @@ unsigned int bootmem_merged_regions(uint64_t *gap_bytes);
  */
 void bootmem_set_table_limit(unsigned int max);
 
+/*
+ * Whether a free range of @node holds @bytes (no alignment): O(RAM /
+ * @bytes x log reserved), the reserved ranges not walked one by one.
+ */
+bool bootmem_node_free_at_least(uint32_t node, uint64_t bytes);
+
 /* Bytes of the largest free range (the largest allocation that fits). */
 uint64_t bootmem_largest_free(void);
 /*
@@ -166,9 +172,25 @@ uint64_t bootmem_free_ranges_at_most(uint32_t node);
  */
 bool bootmem_gap_bad(paddr_t s, paddr_t e);
 
-/* Read-only views for the audit and the report. */
+/*
+ * Read-only views for the audit and the report. bootmem_reserved_regions():
+ * the whole reserved table; a live update's carried bad ranges, read in
+ * place beside it until then (common/mm/bootmem_carried.c), join it at
+ * the first call (a write of one region each: not in the update's
+ * downtime). bootmem_reserved_table(): the table as it stands, for a
+ * reader in the downtime that asks about other names only: a carried
+ * range never cuts a region of it (where both hold bytes, the region
+ * names them).
+ */
 const struct region *bootmem_ram_regions(unsigned int *count);
 const struct region *bootmem_reserved_regions(unsigned int *count);
+const struct region *bootmem_reserved_table(unsigned int *count);
+/*
+ * The carried bad ranges join the reserved table now (a live update's new
+ * image, its domains restored: common/boot.c), not at the first reader.
+ * Once; nothing to do without them. The boot CPU, nothing else reading.
+ */
+void bootmem_join_carried(void);
 uint64_t bootmem_allocated_bytes(void);
 unsigned int bootmem_allocation_count(void);
 /* Bytes of RAM covered by reserved regions (each byte counted once). */

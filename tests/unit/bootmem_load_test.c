@@ -297,11 +297,14 @@ static void test_unsorted(void **state)
  * A live update's carried bad ranges, read in place from the handover's
  * records (struct bootinfo's @carried): two records (mce, injection) of
  * sorted ranges apart, N_CARRIED in all, beside a list of 600 ranges that
- * alone would load in its own order. All load in address order: every
- * page reserved under a name that holds it, only the overlaps filled;
- * equal starts go to the one given first (the list's first range before
- * the carried ones, its last after them: @carried_at); bootmem's presized
- * table on no carried page (bm_fit_outside_list() reads them too).
+ * alone would load in its own order. The list loads in address order,
+ * the carried ranges stay in their records until they join the table
+ * (bootmem_carried.c): every page reserved under a name that holds it,
+ * only the list's overlaps filled; where a list range and a carried one
+ * hold a page, the list's names it, whatever their order (its first range
+ * given before the carried ones, its last after them: @carried_at);
+ * bootmem's presized table on no carried page (bm_fit_outside_list()
+ * reads them too).
  */
 #define N_CARRIED 1500
 static struct handover_range carried[2][N_CARRIED];
@@ -368,13 +371,27 @@ static void keep_off(struct test_rsv *rsv, unsigned int i, uint64_t s,
 		rsv[i] = (struct test_rsv){16 * MiB, 16 * MiB + 1, "acpi"};
 }
 
+/* bootmem's table, [@at, + @bytes), is on no carried page. */
+static void table_off_carried(uint64_t at, uint64_t bytes)
+{
+	for (unsigned int j = 0; j < 2; j++)
+		for (unsigned int i = 0; i < carried_n[j]; i++)
+			if (carried[j][i].start < at + bytes &&
+			    at < carried[j][i].end)
+				fail_msg(
+					"bootmem's table at %#llx on carried "
+					"[%#llx, %#llx)",
+					(unsigned long long)at,
+					(unsigned long long)carried[j][i].start,
+					(unsigned long long)carried[j][i].end);
+}
+
 static void carried_case(unsigned int n_list, unsigned int max)
 {
 	struct test_rsv *rsv = calloc(n_list + 2 * N_CARRIED, sizeof(*rsv));
 	struct handover_range t0, t1;
 	unsigned int n = n_list, count;
 	const struct region *tab;
-	uint64_t at;
 	uint32_t x = 4;
 	struct test_machine_cfg c = {
 		.ram = ram,
@@ -406,28 +423,23 @@ static void carried_case(unsigned int n_list, unsigned int max)
 			rsv[n++] = (struct test_rsv){carried[j][i].start,
 						     carried[j][i].end,
 						     names[j ? 4 : 1]};
+	/* Not joined yet: the table holds the list only, read beside them. */
+	bootmem_reserved_table(&count);
+	assert_true(count <= n_list + 1); /* + its own store's region */
 	check_pages(rsv, n);
-	/* More than the static table: loaded in address order. */
+	/* More than the static table: the list loaded in address order
+	 * (the carried ranges join later, never through the fill). */
 	if (n > BOOTMEM_STATIC_REGIONS)
-		assert_int_equal(bootmem_load_filled(), overlaps(rsv, n));
+		assert_int_equal(bootmem_load_filled(), overlaps(rsv, n_list));
+	/* Where the list and a carried range meet, the list names them. */
 	assert_string_equal(name_at(t0.start), "firmware");
-	assert_string_equal(name_at(t1.start), "bad handover injection");
+	assert_string_equal(name_at(t1.start), "acpi");
 	tab = bootmem_reserved_regions(&count);
 	if (n <= BOOTMEM_STATIC_REGIONS) { /* on its static store */
 		free(rsv);
 		return;
 	}
-	at = pa_val(virt_to_phys(tab));
-	for (unsigned int j = 0; j < 2; j++)
-		for (unsigned int i = 0; i < carried_n[j]; i++)
-			if (carried[j][i].start < at + count * sizeof(*tab) &&
-			    at < carried[j][i].end)
-				fail_msg(
-					"bootmem's table at %#llx on carried "
-					"[%#llx, %#llx)",
-					(unsigned long long)at,
-					(unsigned long long)carried[j][i].start,
-					(unsigned long long)carried[j][i].end);
+	table_off_carried(pa_val(virt_to_phys(tab)), count * sizeof(*tab));
 	free(rsv);
 }
 
@@ -446,9 +458,8 @@ static void test_carried_short_list(void **state)
 }
 
 /*
- * 40 and some 300: fewer than the static table, loaded in the list's
- * order, the carried ones at their place in it (the first given names
- * the bytes: the same names).
+ * 40 and some 300: fewer than the static table, the list loaded in its
+ * own order, the carried ones beside it all the same (the same names).
  */
 static void test_carried_few(void **state)
 {

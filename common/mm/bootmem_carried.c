@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A live update's carried bad ranges beside bootmem's reserved table,
+ * read where they lie (the handover's records: each sorted, page
+ * aligned, all apart, inside RAM; struct bootinfo's @carried) until they
+ * join the table (bootmem_join_carried()).
+ *
+ * Why: 100,000 bad pages the old image took out would be 100,000 named
+ * regions of 48 bytes written into the table in the update's downtime,
+ * and every allocation of the downtime that lands among them would move
+ * half the table. Until the join, bootmem's walks (the free ranges, the
+ * allocations' top-down fits, the gaps the heap asks about) read the
+ * records beside the table, a binary search or a cursor step a look. The
+ * join writes them in once, after the domains are restored: the first
+ * reader of the whole table (bootmem_reserved_regions(), the report, the
+ * audit) asks for it.
+ *
+ * Where a carried range and a region of the table hold the same bytes,
+ * the table's region names them (a bad page inside a domain's preserved
+ * memory stays the domain's, as the handover says; mem= above one keeps
+ * it as "mem="): the walks answer alike before and after the join.
+ *
+ * No lock: the boot CPU, before the APs run.
+ */
+#include <keel/badmem.h>
+#include <keel/bootinfo.h>
+#include <keel/bootmem.h>
+#include <keel/compiler.h>
+#include <keel/handover.h>
+#include <keel/range_table.h>
+#include <keel/string.h>
+
+#include "bootmem_priv.h"
+
+const struct bootinfo *bm_carried;
+
+/*
+ * Each record's cursors: the first range ending above the last @pos
+ * asked forward, and the first starting at or above the last @top asked
+ * downward. Checked before use; a walk in order moves them a step.
+ */
+static unsigned int fwd[HANDOVER_BAD_RECS_MAX];
+static unsigned int back[HANDOVER_BAD_RECS_MAX];
+
+void bm_carried_set(const struct bootinfo *bi)
+{
+	bm_carried = bi && bi->carried && bi->handover.bad_recs ? bi : NULL;
+	memset(fwd, 0, sizeof(fwd));
+	memset(back, 0, sizeof(back));
+}
+
+static struct handover_range rec_range(unsigned int j, unsigned int i)
+{
+	return handover_bad_range(&bm_carried->handover.bad[j], i);
+}
+
+/* Record @j's first range ending above @pos: from its cursor, else O(log). */
+static unsigned int first_ending_above(unsigned int j, uint64_t pos)
+{
+	unsigned int n = bm_carried->handover.bad[j].count;
+	unsigned int i = fwd[j], lo = 0, hi = n;
+
+	for (unsigned int step = 0; step < 2 && i < n; step++) {
+		if (i && rec_range(j, i - 1).end > pos)
+			break;
+		if (rec_range(j, i).end > pos)
+			return i;
+		i++;
+	}
+	if (i == n && (!n || rec_range(j, n - 1).end <= pos))
+		return fwd[j] = n;
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (rec_range(j, mid).end <= pos)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return fwd[j] = lo;
+}
+
+/* Record @j's first range starting at or above @top: as above. */
+static unsigned int first_starting_at(unsigned int j, uint64_t top)
+{
+	unsigned int n = bm_carried->handover.bad[j].count;
+	unsigned int i = back[j], lo = 0, hi = n;
+
+	for (unsigned int step = 0; step < 2 && i <= n; step++) {
+		if (i < n && rec_range(j, i).start < top)
+			break;
+		if (!i || rec_range(j, i - 1).start < top)
+			return i;
+		i--;
+	}
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (rec_range(j, mid).start < top)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return back[j] = lo;
+}
+
+/**
+ * bm_carried_after() - the carried range that covers @pos or comes first
+ * above it, in *@s, *@e. Return: whether there is one.
+ */
+bool bm_carried_after(uint64_t pos, uint64_t *s, uint64_t *e)
+{
+	bool any = false;
+
+	for (unsigned int j = 0;
+	     bm_carried && j < bm_carried->handover.bad_recs; j++) {
+		unsigned int i = first_ending_above(j, pos);
+		struct handover_range r;
+
+		if (i == bm_carried->handover.bad[j].count)
+			continue;
+		r = rec_range(j, i);
+		if (!any || r.start < *s) {
+			*s = r.start;
+			*e = r.end;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/**
+ * bm_carried_below() - the carried range of the highest start below @top
+ * (the records are apart: it also ends highest), in *@s, *@e.
+ * Return: whether there is one.
+ */
+bool bm_carried_below(uint64_t top, uint64_t *s, uint64_t *e)
+{
+	bool any = false;
+
+	for (unsigned int j = 0;
+	     bm_carried && j < bm_carried->handover.bad_recs; j++) {
+		unsigned int i = first_starting_at(j, top);
+		struct handover_range r;
+
+		back[j] = i;
+		if (!i)
+			continue;
+		r = rec_range(j, i - 1);
+		if (!any || r.start > *s) {
+			*s = r.start;
+			*e = r.end;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/** bm_carried_starts_in() - Return: carried ranges starting in [@s, @e). */
+uint64_t bm_carried_starts_in(uint64_t s, uint64_t e)
+{
+	uint64_t n = 0;
+
+	for (unsigned int j = 0;
+	     bm_carried && j < bm_carried->handover.bad_recs; j++)
+		n += first_starting_at(j, e) - first_starting_at(j, s);
+	return n;
+}
+
+/*
+ * The join's output, in the reserved table's store from its first slot
+ * (@w: whether to write it, or only count): @r after the last written,
+ * or into it when it touches it under the same name.
+ */
+struct join {
+	unsigned int src, lim; /* the table's next region to read, its end */
+	unsigned int out;      /* regions written (or counted) */
+	unsigned int carried;  /* of them, carried pieces */
+	uint64_t covered;      /* the highest end of the table's read so far */
+	bool w;
+};
+
+static void put(struct join *j, const struct region *r)
+{
+	struct region *last = j->out ? &bm_rsv.regions[j->out - 1] : NULL;
+
+	if (j->w && last && pa_val(last->end) == pa_val(r->start) &&
+	    bm_same_name(last, r)) {
+		last->end = r->end;
+		return;
+	}
+	if (j->w)
+		bm_rsv.regions[j->out] = *r;
+	j->out++;
+}
+
+/*
+ * Carried range [@pos, @end) under @name's name, less what the table's
+ * regions hold (they name those bytes), into the output; the table's
+ * regions starting at or below each piece go out first.
+ */
+static void join_one(struct join *j, uint64_t pos, uint64_t end,
+		     struct region *name)
+{
+	const struct region *R = bm_rsv.regions;
+
+	while (pos < end) {
+		for (; j->src < j->lim && pa_val(R[j->src].start) <= pos;
+		     j->src++) {
+			j->covered = MAX(j->covered, pa_val(R[j->src].end));
+			put(j, &R[j->src]);
+		}
+		if (j->covered > pos) {
+			pos = j->covered;
+			continue;
+		}
+		name->start = pa(pos);
+		name->end = pa(end);
+		if (j->src < j->lim && pa_val(R[j->src].start) < end)
+			name->end = R[j->src].start;
+		put(j, name);
+		j->carried++;
+		pos = pa_val(name->end);
+	}
+}
+
+/* The merge of the table from @first with the carried ranges. */
+static void join_walk(struct join *j, unsigned int first, bool w)
+{
+	struct bm_list l;
+	const struct region *c;
+
+	*j = (struct join){.src = first, .lim = first + bm_rsv.count, .w = w};
+	bm_list_carried(&l, bm_carried);
+	while ((c = bm_list_next(&l))) {
+		struct region name = *c;
+
+		join_one(j, pa_val(c->start), pa_val(c->end), &name);
+	}
+	for (; j->src < j->lim; j->src++)
+		put(j, &bm_rsv.regions[j->src]);
+}
+
+/*
+ * The join in place: the table's n regions moved to the top of its store,
+ * then merged with the carried ranges from the bottom up. The output never
+ * reaches a region not read yet while the carried pieces are fewer than
+ * the free slots: counted first, by the same walk without a write.
+ */
+static bool join_in_place(void)
+{
+	unsigned int n = bm_rsv.count, top = bm_rsv.cap - n;
+	struct join j;
+
+	join_walk(&j, 0, false);
+	if (j.carried >= top)
+		return false;
+	memmove(&bm_rsv.regions[top], bm_rsv.regions,
+		n * sizeof(*bm_rsv.regions));
+	join_walk(&j, top, true);
+	bm_rsv.count = j.out;
+	return true;
+}
+
+/**
+ * bootmem_join_carried() - the carried ranges join the reserved table, once:
+ * in place when its store has room (the presized store has), else each
+ * through the fill (a full table merges neighbours then, as any).
+ */
+void bootmem_join_carried(void)
+{
+	const struct bootinfo *bi = bm_carried;
+	struct bm_list l;
+	const struct region *c;
+
+	if (!bi)
+		return;
+	if (!join_in_place()) {
+		bm_list_carried(&l, bi);
+		bm_carried = NULL; /* the fill's walks: the table alone */
+		while ((c = bm_list_next(&l)))
+			bm_reserve_range(pa_val(c->start), pa_val(c->end),
+					 c->name);
+	}
+	bm_carried = NULL;
+	bm_cursors_reset();
+}

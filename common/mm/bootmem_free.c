@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bootmem's free ranges (include/keel/bootmem.h): RAM minus the reserved
+ * table (bootmem.c) minus a live update's carried bad ranges not joined
+ * to it yet (bootmem_carried.c), walked in address order with a cursor,
+ * in a file of its own to keep bootmem.c's size. No lock: the boot CPU,
+ * before the APs run.
+ */
+#include <keel/bootmem.h>
+#include <keel/compiler.h>
+#include <keel/range_table.h>
+
+#include "bootmem_priv.h"
+
+/*
+ * The iterator's last step: the position it returned and the reserved
+ * region it stopped at, so that the next step from there starts at that
+ * region, not at a binary search: a walk over n free ranges is O(n), not
+ * O(n log n) (100,000 bad pages: the heap's handoff and the bounds of
+ * the boot's tables walk it). Checked before use: a stale one is ignored.
+ */
+static uint64_t iter_pos = ~0ULL;
+static unsigned int iter_rsv;
+
+/* The first reserved region ending above @s, from the iterator's cursor. */
+static unsigned int rsv_from(uint64_t s)
+{
+	unsigned int j = iter_rsv;
+
+	if (s == iter_pos && j < bm_rsv.count &&
+	    pa_val(bm_rsv.regions[j].end) > s &&
+	    (!j || pa_val(bm_rsv.regions[j - 1].end) <= s))
+		return j;
+	return range_table_first_ending_above(&bm_rsv, pa(s));
+}
+
+/*
+ * The first address at or above @s no reservation holds (bm_rsv's from
+ * region *@j on, moved past them; the carried ranges beside it), and in
+ * *@next the start of the first reservation above it (~0ULL: none).
+ */
+static uint64_t unreserved_from(uint64_t s, unsigned int *j, uint64_t *next)
+{
+	uint64_t cs = ~0ULL, ce;
+
+	for (;;) {
+		for (;
+		     *j < bm_rsv.count && pa_val(bm_rsv.regions[*j].start) <= s;
+		     (*j)++)
+			s = MAX(s, pa_val(bm_rsv.regions[*j].end));
+		if (!bm_carried_after(s, &cs, &ce)) {
+			cs = ~0ULL;
+			break;
+		}
+		if (cs > s)
+			break;
+		s = ce;
+	}
+	*next = cs;
+	if (*j < bm_rsv.count)
+		*next = MIN(cs, pa_val(bm_rsv.regions[*j].start));
+	return s;
+}
+
+/**
+ * bootmem_next_free_range() - the free range at or after the position
+ * kept in @idx (an address), split at RAM region boundaries.
+ *
+ * Return: false when no free range is left.
+ */
+bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
+			     uint32_t *node)
+{
+	uint64_t pos = *idx;
+	unsigned int i;
+
+	/* From the first RAM range ending above @pos: a walk is O(n). */
+	for (i = range_table_first_ending_above(bm_ram, pa(pos));
+	     i < bm_ram->count; i++) {
+		uint64_t s, e, next;
+		unsigned int j;
+
+		s = MAX(pos, pa_val(bm_ram->regions[i].start));
+		e = pa_val(bm_ram->regions[i].end);
+		j = rsv_from(s);
+		s = unreserved_from(s, &j, &next);
+		if (s >= e)
+			continue;
+		e = MIN(e, next);
+		*start = pa(s);
+		*end = pa(e);
+		*node = bm_ram->regions[i].node;
+		*idx = e;
+		iter_pos = e;
+		iter_rsv = j;
+		return true;
+	}
+	*idx = ~0ULL;
+	return false;
+}
+
+/**
+ * bootmem_free_ranges_at_most() - Return: a bound on the free ranges of
+ * @node the iterator gives, without walking them: one per RAM region of
+ * the node, and one more per reserved region inside it (each starts at
+ * most one). O(RAM regions x log reserved regions).
+ */
+uint64_t bootmem_free_ranges_at_most(uint32_t node)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < bm_ram->count; i++) {
+		const struct region *r = &bm_ram->regions[i];
+
+		if (r->node != node)
+			continue;
+		n += 1 + range_table_first_ending_above(&bm_rsv, r->end) -
+		     range_table_first_ending_above(&bm_rsv, r->start);
+		n += bm_carried_starts_in(pa_val(r->start), pa_val(r->end));
+	}
+	return n;
+}
+
+/** bootmem_largest_free() - Return: bytes of the largest free range. */
+uint64_t bootmem_largest_free(void)
+{
+	uint64_t idx, best = 0;
+	paddr_t s, e;
+	uint32_t node;
+
+	for_each_free_range (idx, &s, &e, &node)
+		best = MAX(best, pa_val(e) - pa_val(s));
+	return best;
+}
+
+/** bootmem_free_at_least() - see bootmem.h. Return: whether one does. */
+bool bootmem_free_at_least(uint64_t bytes)
+{
+	uint64_t idx;
+	paddr_t s, e;
+	uint32_t node;
+
+	for_each_free_range (idx, &s, &e, &node)
+		if (pa_val(e) - pa_val(s) >= bytes)
+			return true;
+	return false;
+}
