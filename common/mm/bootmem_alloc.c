@@ -101,12 +101,13 @@ static bool rsv_under(uint64_t top, uint64_t *end, uint64_t *start)
  */
 static uint64_t gap_end_above(uint64_t x, uint64_t top)
 {
+	static struct bm_carried_cur cur;
 	unsigned int k = range_table_first_ending_above(&bm_rsv, pa(x));
 	uint64_t cs, ce;
 
 	if (k < bm_rsv.count)
 		top = MIN(top, pa_val(bm_rsv.regions[k].start));
-	if (bm_carried_after(x, &cs, &ce))
+	if (bm_carried_after(&cur, x, &cs, &ce))
 		top = MIN(top, cs);
 	return top;
 }

@@ -35,17 +35,15 @@
 const struct bootinfo *bm_carried;
 
 /*
- * Each record's cursors: the first range ending above the last @pos
- * asked forward, and the first starting at or above the last @top asked
- * downward. Checked before use; a walk in order moves them a step.
+ * Each record's first range starting at or above the last @top asked
+ * downward (the top-down walks). Checked before use; a walk in order
+ * moves it a step.
  */
-static unsigned int fwd[HANDOVER_BAD_RECS_MAX];
 static unsigned int back[HANDOVER_BAD_RECS_MAX];
 
 void bm_carried_set(const struct bootinfo *bi)
 {
 	bm_carried = bi && bi->carried && bi->handover.bad_recs ? bi : NULL;
-	memset(fwd, 0, sizeof(fwd));
 	memset(back, 0, sizeof(back));
 }
 
@@ -54,21 +52,25 @@ static struct handover_range rec_range(unsigned int j, unsigned int i)
 	return handover_bad_range(&bm_carried->handover.bad[j], i);
 }
 
-/* Record @j's first range ending above @pos: from its cursor, else O(log). */
-static unsigned int first_ending_above(unsigned int j, uint64_t pos)
+/*
+ * Record @j's first range ending above @pos: from @c's hint when it is
+ * there or a step on (a walk in address order), else O(log).
+ */
+static unsigned int first_ending_above(struct bm_carried_cur *c, unsigned int j,
+				       uint64_t pos)
 {
 	unsigned int n = bm_carried->handover.bad[j].count;
-	unsigned int i = fwd[j], lo = 0, hi = n;
+	unsigned int i = MIN(c->at[j], n), lo = 0, hi = n;
 
 	for (unsigned int step = 0; step < 2 && i < n; step++) {
 		if (i && rec_range(j, i - 1).end > pos)
 			break;
 		if (rec_range(j, i).end > pos)
-			return i;
+			return c->at[j] = i;
 		i++;
 	}
 	if (i == n && (!n || rec_range(j, n - 1).end <= pos))
-		return fwd[j] = n;
+		return c->at[j] = n;
 	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
@@ -77,7 +79,7 @@ static unsigned int first_ending_above(unsigned int j, uint64_t pos)
 		else
 			hi = mid;
 	}
-	return fwd[j] = lo;
+	return c->at[j] = lo;
 }
 
 /* Record @j's first range starting at or above @top: as above. */
@@ -106,15 +108,17 @@ static unsigned int first_starting_at(unsigned int j, uint64_t top)
 
 /**
  * bm_carried_after() - the carried range that covers @pos or comes first
- * above it, in *@s, *@e. Return: whether there is one.
+ * above it, in *@s, *@e; @c: the caller's walk's hints.
+ * Return: whether there is one.
  */
-bool bm_carried_after(uint64_t pos, uint64_t *s, uint64_t *e)
+bool bm_carried_after(struct bm_carried_cur *c, uint64_t pos, uint64_t *s,
+		      uint64_t *e)
 {
 	bool any = false;
 
 	for (unsigned int j = 0;
 	     bm_carried && j < bm_carried->handover.bad_recs; j++) {
-		unsigned int i = first_ending_above(j, pos);
+		unsigned int i = first_ending_above(c, j, pos);
 		struct handover_range r;
 
 		if (i == bm_carried->handover.bad[j].count)

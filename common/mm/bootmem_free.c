@@ -41,6 +41,7 @@ static unsigned int rsv_from(uint64_t s)
  */
 static uint64_t unreserved_from(uint64_t s, unsigned int *j, uint64_t *next)
 {
+	static struct bm_carried_cur cur;
 	uint64_t cs = ~0ULL, ce;
 
 	for (;;) {
@@ -48,7 +49,7 @@ static uint64_t unreserved_from(uint64_t s, unsigned int *j, uint64_t *next)
 		     *j < bm_rsv.count && pa_val(bm_rsv.regions[*j].start) <= s;
 		     (*j)++)
 			s = MAX(s, pa_val(bm_rsv.regions[*j].end));
-		if (!bm_carried_after(s, &cs, &ce)) {
+		if (!bm_carried_after(&cur, s, &cs, &ce)) {
 			cs = ~0ULL;
 			break;
 		}

@@ -21,6 +21,7 @@
  * (no binary search per gap). Checked before use: a stale one is ignored.
  */
 static unsigned int gap_cursor;
+static struct bm_carried_cur carried_cur;
 
 /* The first reserved region ending above @s, from the cursor if it fits. */
 static unsigned int first_above(uint64_t s)
@@ -84,7 +85,7 @@ bool bootmem_gap_bad(paddr_t s, paddr_t e)
 			j++;
 			continue;
 		}
-		if (!bm_carried_after(pos, &cs, &ce) || cs > pos)
+		if (!bm_carried_after(&carried_cur, pos, &cs, &ce) || cs > pos)
 			return false;
 		/* The table's regions inside the carried range name theirs. */
 		for (pos = ce;

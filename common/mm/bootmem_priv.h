@@ -97,8 +97,18 @@ const struct region *bm_list_next(struct bm_list *l);
  */
 extern const struct bootinfo *bm_carried;
 void bm_carried_set(const struct bootinfo *bi);
-/* The range covering @pos or first above it: whether any (*@s, *@e). */
-bool bm_carried_after(uint64_t pos, uint64_t *s, uint64_t *e);
+/*
+ * The range covering @pos or first above it: whether any (*@s, *@e).
+ * @c: where the caller's walk is in each record, a hint checked before
+ * use (a walk in address order steps, others search): one per walker,
+ * so that two walks side by side (the handoff's free ranges and its
+ * gaps) do not move each other's.
+ */
+struct bm_carried_cur {
+	unsigned int at[HANDOVER_BAD_RECS_MAX];
+};
+bool bm_carried_after(struct bm_carried_cur *c, uint64_t pos, uint64_t *s,
+		      uint64_t *e);
 /* The range of the highest start below @top: whether any (*@s, *@e). */
 bool bm_carried_below(uint64_t top, uint64_t *s, uint64_t *e);
 /* The ranges starting in [@s, @e). */
