@@ -260,9 +260,9 @@ static void test_no_whole_piece_no_search(void **state)
 /*
  * Two nodes of 1 GiB each cut every MiB by a reserved page but for one
  * gap of 64 MiB in the middle: each node's whole frame table fits there,
- * one piece each (after the section table's). node_may_hold() passes the regions whose gaps are all
- * too small a few hundred at a look; it must never pass the gap that
- * fits (and node 1's look starts past node 0's regions).
+ * one piece each (after the section table's). bootmem_node_free_at_least()
+ * looks a frame table's size down at a time; it must never step over the
+ * gap that fits (nor read node 0's regions for node 1).
  */
 static void test_whole_piece_in_one_gap(void **state)
 {
