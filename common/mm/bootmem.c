@@ -640,6 +640,7 @@ static struct region *table_grow(struct range_table *t, unsigned int cap)
 void bootmem_close(void)
 {
 	CHECK(!bm_closed);
+	bm_carried_room();
 	bm_closed = true;
 }
 

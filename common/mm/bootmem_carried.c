@@ -267,6 +267,31 @@ static bool join_in_place(void)
 }
 
 /**
+ * bm_carried_room() - before bootmem closes (no store can be taken after
+ * it): room in the table's store for the join, the carried ranges and
+ * each cut in two by a region of the table at most; grown if it has not
+ * (the downtime's allocations filled what the store was sized with).
+ */
+void bm_carried_room(void)
+{
+	uint64_t need, want;
+	struct region *to;
+
+	if (!bm_carried)
+		return;
+	need = (uint64_t)bootinfo_carried(bm_carried, NULL) + bm_rsv.count;
+	if (bm_rsv.cap - bm_rsv.count > need)
+		return;
+	/* What it needs, not a doubling: a store that fits between them. */
+	want = MIN(bm_rsv.count + need + need / 8 + 64, (uint64_t)bm_rsv.max);
+	to = bm_rsv.grow ? bm_rsv.grow(&bm_rsv, (unsigned int)want) : NULL;
+	if (to) {
+		range_table_move(&bm_rsv, to, (unsigned int)want);
+		bm_flush_grown();
+	} /* else the join falls back on the fill */
+}
+
+/**
  * bootmem_join_carried() - the carried ranges join the reserved table, once:
  * in place when its store has room (the presized store has), else each
  * through the fill (a full table merges neighbours then, as any).
@@ -280,8 +305,11 @@ void bootmem_join_carried(void)
 	if (!bi)
 		return;
 	if (!join_in_place()) {
+		/*
+		 * Still read beside it meanwhile: a store the table grows
+		 * into (bootmem still open) lands on none of them.
+		 */
 		bm_list_carried(&l, bi);
-		bm_carried = NULL; /* the fill's walks: the table alone */
 		while ((c = bm_list_next(&l)))
 			bm_reserve_range(pa_val(c->start), pa_val(c->end),
 					 c->name);

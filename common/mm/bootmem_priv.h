@@ -113,5 +113,7 @@ bool bm_carried_after(struct bm_carried_cur *c, uint64_t pos, uint64_t *s,
 bool bm_carried_below(uint64_t top, uint64_t *s, uint64_t *e);
 /* The ranges starting in [@s, @e). */
 uint64_t bm_carried_starts_in(uint64_t s, uint64_t e);
+/* bootmem_close(): room for bootmem_join_carried() while it can grow. */
+void bm_carried_room(void);
 
 #endif

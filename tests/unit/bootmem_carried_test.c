@@ -13,7 +13,8 @@
  * - the join: every page named by the table's region where one holds it,
  *   else by its carried record; sorted, disjoint, nothing merged away.
  * The carried ranges lie over list ranges, inside them, across a node
- * boundary and at the edges of RAM.
+ * boundary and at the edges of RAM. And a store filled by the downtime's
+ * allocations grows at bootmem_close(), so that the join still fits.
  */
 #include <stdlib.h>
 
@@ -86,7 +87,8 @@ static void make_machine(uint32_t x)
 
 		if (p == 16 * MiB / PG + 3)
 			p = 96 * MiB / PG - 1, len = 2; /* across the nodes */
-		if (p + len > PAGES || rec_n[j] == N_REC)
+		/* The top 8 MiB clear: room for bootmem's store to grow. */
+		if (p + len > PAGES - 8 * MiB / PG || rec_n[j] == N_REC)
 			break;
 		if (node_of[p] < 0 || node_of[p + len - 1] < 0)
 			continue;
@@ -397,10 +399,49 @@ static void test_carried_beside(void **state)
 	check_node_free();
 }
 
+/*
+ * The downtime's allocations fill the store sized at the start: closing
+ * bootmem grows it first (after, nothing can), and the join still writes
+ * every range in place, nothing merged away.
+ */
+static void test_carried_room(void **state)
+{
+	static const char *const two[] = {"alloc a", "alloc b"};
+	struct test_machine_cfg c = {
+		.ram = ram,
+		.ram_count = ARRAY_SIZE(ram),
+		.rsv = list,
+		.rsv_count = ARRAY_SIZE(list),
+		.bootmem_only = true,
+		.before_bootmem = give_carried,
+	};
+	unsigned int cap0;
+
+	(void)state;
+	make_machine(7);
+	test_machine_boot(&c);
+	cap0 = bm_rsv.cap;
+	/*
+	 * Touching regions of two names, one region each, until the store
+	 * has fewer free slots than carried ranges.
+	 */
+	for (unsigned int i = 0;
+	     bm_rsv.cap - bm_rsv.count + 16 > rec_n[0] + rec_n[1]; i++)
+		assert_true(pa_val(bootmem_alloc_try(PG, PG, i % 2,
+						     two[i / 2 % 2])) !=
+			    pa_val(INVALID_PADDR));
+	bootmem_close();
+	assert_true(bm_rsv.cap > cap0);
+	read_table(); /* the new store too */
+	check_join();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_carried_beside, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_carried_room, test_setup,
 						test_teardown),
 	};
 
