@@ -425,17 +425,7 @@ static int restore_adopt(struct domain *d)
  */
 static unsigned int bad_from(const struct bi_handover_bad *b, uint64_t pa)
 {
-	unsigned int lo = 0, hi = b->count;
-
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (handover_bad_range(b, mid).end <= pa)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return handover_bad_bound(b, pa, true);
 }
 
 /* Where record @b's pages first went bad, as heap_offline() says it. */

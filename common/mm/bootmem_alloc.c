@@ -444,17 +444,10 @@ static bool in_way(const struct bootinfo *bi, uint64_t c, uint64_t t,
 		}
 	}
 	for (unsigned int j = 0; bi->carried && j < h->bad_recs; j++) {
-		unsigned int lo = 0, hi = h->bad[j].count;
+		/* The first range starting at @t or above. */
+		unsigned int lo = handover_bad_bound(&h->bad[j], t, false);
 		struct handover_range r;
 
-		while (lo < hi) { /* the first range starting at @t or above */
-			unsigned int mid = lo + (hi - lo) / 2;
-
-			if (handover_bad_range(&h->bad[j], mid).start < t)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
 		if (!lo)
 			continue;
 		r = handover_bad_range(&h->bad[j], lo - 1);

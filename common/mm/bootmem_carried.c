@@ -60,7 +60,7 @@ static unsigned int first_ending_above(struct bm_carried_cur *c, unsigned int j,
 				       uint64_t pos)
 {
 	unsigned int n = bm_carried->handover.bad[j].count;
-	unsigned int i = MIN(c->at[j], n), lo = 0, hi = n;
+	unsigned int i = MIN(c->at[j], n);
 
 	for (unsigned int step = 0; step < 2 && i < n; step++) {
 		if (i && rec_range(j, i - 1).end > pos)
@@ -71,22 +71,15 @@ static unsigned int first_ending_above(struct bm_carried_cur *c, unsigned int j,
 	}
 	if (i == n && (!n || rec_range(j, n - 1).end <= pos))
 		return c->at[j] = n;
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (rec_range(j, mid).end <= pos)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return c->at[j] = lo;
+	return c->at[j] = handover_bad_bound(&bm_carried->handover.bad[j], pos,
+					     true);
 }
 
 /* Record @j's first range starting at or above @top: as above. */
 static unsigned int first_starting_at(unsigned int j, uint64_t top)
 {
 	unsigned int n = bm_carried->handover.bad[j].count;
-	unsigned int i = back[j], lo = 0, hi = n;
+	unsigned int i = back[j];
 
 	for (unsigned int step = 0; step < 2 && i <= n; step++) {
 		if (i < n && rec_range(j, i).start < top)
@@ -95,15 +88,8 @@ static unsigned int first_starting_at(unsigned int j, uint64_t top)
 			return i;
 		i--;
 	}
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (rec_range(j, mid).start < top)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return back[j] = lo;
+	return back[j] = handover_bad_bound(&bm_carried->handover.bad[j], top,
+					    false);
 }
 
 /**

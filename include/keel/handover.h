@@ -295,6 +295,28 @@ handover_bad_range(const struct bi_handover_bad *b, unsigned int i)
 	return r;
 }
 
+/*
+ * The first range of record @b (sorted and apart: boot/handover_bad.c
+ * checked them) that ends above @pa (@by_end), or else that starts at or
+ * above it; b->count when none. A binary search.
+ */
+static inline unsigned int handover_bad_bound(const struct bi_handover_bad *b,
+					      uint64_t pa, bool by_end)
+{
+	unsigned int lo = 0, hi = b->count;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+		struct handover_range r = handover_bad_range(b, mid);
+
+		if (by_end ? r.end <= pa : r.start < pa)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* The source of record @b's pages: HANDOVER_BAD_*, an unknown one UNKNOWN. */
 static inline uint32_t handover_bad_source(const struct bi_handover_bad *b)
 {
