@@ -366,9 +366,9 @@ static void check_join(void)
 	}
 }
 
-static void test_carried_beside(void **state)
+/* The machine of @seed booted as far as bootmem, the records given. */
+static void boot_machine(uint32_t seed)
 {
-	uint32_t seed = 38;
 	struct test_machine_cfg c = {
 		.ram = ram,
 		.ram_count = ARRAY_SIZE(ram),
@@ -377,11 +377,18 @@ static void test_carried_beside(void **state)
 		.bootmem_only = true,
 		.before_bootmem = give_carried,
 	};
+
+	make_machine(seed);
+	test_machine_boot(&c);
+}
+
+static void test_carried_beside(void **state)
+{
+	uint32_t seed = 38;
 	unsigned int count;
 
 	(void)state;
-	make_machine(seed);
-	test_machine_boot(&c);
+	boot_machine(seed);
 	assert_non_null(bm_carried); /* read beside, not loaded */
 	bootmem_reserved_table(&count);
 	assert_true(count < ARRAY_SIZE(list) + 2);
@@ -407,19 +414,10 @@ static void test_carried_beside(void **state)
 static void test_carried_room(void **state)
 {
 	static const char *const two[] = {"alloc a", "alloc b"};
-	struct test_machine_cfg c = {
-		.ram = ram,
-		.ram_count = ARRAY_SIZE(ram),
-		.rsv = list,
-		.rsv_count = ARRAY_SIZE(list),
-		.bootmem_only = true,
-		.before_bootmem = give_carried,
-	};
 	unsigned int cap0;
 
 	(void)state;
-	make_machine(7);
-	test_machine_boot(&c);
+	boot_machine(7);
 	cap0 = bm_rsv.cap;
 	/*
 	 * Touching regions of two names, one region each, until the store
