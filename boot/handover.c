@@ -32,6 +32,7 @@
 #include <keel/string.h>
 
 #include "boot_priv.h"
+#include "handover_bad.h"
 
 /* Reserved ranges named so are a domain's own memory (xen,static-mem). */
 #define STATIC_MEM_NAME "static-mem"
@@ -45,8 +46,9 @@ struct ho_ctx {
 	uint64_t pa;
 	const uint8_t *pres; /* the preserved ranges, NULL: none */
 	unsigned int pres_count;
-	uint32_t version; /* the header's */
-	uint64_t written; /* the header's written_ticks */
+	uint32_t version;	    /* the header's */
+	uint64_t written;	    /* the header's written_ticks */
+	struct ho_bad_pres bad_pre; /* walked with the checksum */
 };
 
 static __printf(2, 3) int refuse(struct ho_ctx *c, const char *fmt, ...)
@@ -170,7 +172,8 @@ static int check_header(struct ho_ctx *c, const struct handover_header *hd,
 	if (hd->size > len)
 		return refuse(c, "truncated: size %llu, %llu bytes given",
 			      U64(hd->size), U64(len));
-	sum = handover_checksum(c->buf, hd->size);
+	sum = handover_checksum_checked(c->buf, hd->size, hd->record_count,
+					hd->version, &c->bi->ram, &c->bad_pre);
 	if (sum != hd->checksum)
 		return refuse(c, "checksum %#x, the bytes give %#x",
 			      hd->checksum, sum);
@@ -337,8 +340,9 @@ static int parse_bad(struct ho_ctx *c, unsigned int i, uint64_t off,
 			      "record %u: type %u (bad pages) not in version "
 			      "%u",
 			      i, rec->type, c->version);
-	if (handover_bad_parse(c->h, &c->bi->ram, c->buf + off, rec->bytes,
-			       c->version, why, sizeof(why)))
+	if (handover_bad_parse_pre(c->h, &c->bi->ram, c->buf + off, rec->bytes,
+				   c->version, why, sizeof(why),
+				   handover_bad_pre_at(&c->bad_pre, off)))
 		return refuse(c, "record %u: %s", i, why);
 	return 0;
 }

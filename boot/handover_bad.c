@@ -19,6 +19,8 @@
 #include <keel/printk.h>
 #include <keel/range_table.h>
 
+#include "handover_bad.h"
+
 _Static_assert(HANDOVER_BAD_FIRMWARE == BADMEM_FIRMWARE &&
 		       HANDOVER_BAD_OPTION == BADMEM_OPTION &&
 		       HANDOVER_BAD_MCE == BADMEM_MCE &&
@@ -48,67 +50,178 @@ static uint64_t ram_up_to(const struct range_table *ram, unsigned int *i,
 	return s < e ? s : e;
 }
 
+/* Where a walk of one record's ranges stands (ranges_walk()). */
+struct ranges_walk {
+	const struct range_table *ram;
+	uint64_t prev_end, in_s, in_e, pages, hole;
+	unsigned int at; /* the RAM range the last range ended in */
+	unsigned int i;	 /* the ranges walked and taken */
+};
+
+enum { RANGE_OK, RANGE_EMPTY, RANGE_ORDER, RANGE_OUTSIDE };
+
 /*
- * Record @rec (@b)'s ranges: aligned, sorted and apart, in @ram; their
- * pages (of those before the first refused) added to *@pages. One pass
- * in locals (a live update's 100,000 ranges): a range inside the RAM
- * range the last one ended in is checked by two compares, ram_up_to()
- * only when it is not. Return: 0, or -EINVAL with @why.
+ * Ranges [@w->i, @w->i + @n) of the record's array @at: aligned, sorted
+ * and apart, in RAM; their pages added to @w->pages. One pass in locals
+ * (a live update's 100,000 ranges): a range inside the RAM range the last
+ * one ended in is checked by two compares, ram_up_to() only when it is
+ * not. Return: RANGE_OK, or why range @w->i is refused (RANGE_OUTSIDE:
+ * @w->hole is the first address not RAM).
  */
-static int check_ranges(const struct bi_handover_bad *b, unsigned int rec,
-			const struct range_table *ram, uint64_t *pages,
-			char *why, size_t n)
+static int ranges_walk(struct ranges_walk *w, const uint8_t *at, unsigned int n)
 {
-	const uint8_t *at_rec = b->ranges;
-	uint64_t prev_end = 0, in_s = 1, in_e = 0, sum = 0;
-	unsigned int at = 0, count = b->count, i;
+	uint64_t prev_end = w->prev_end, in_s = w->in_s, in_e = w->in_e;
+	unsigned int i, end = w->i + n;
+	uint64_t sum = 0;
+	int why = RANGE_OK;
 
-	for (i = 0; i < count; i++) {
+	for (i = w->i; i < end; i++) {
 		struct handover_range r;
-		uint64_t hole;
 
-		memcpy(&r, at_rec + (size_t)i * sizeof(r), sizeof(r));
+		memcpy(&r, at + (size_t)i * sizeof(r), sizeof(r));
 		if ((r.start | r.end) & (PAGE_SIZE - 1) || r.start >= r.end) {
-			snprintf(why, n,
-				 "bad[%u][%u] [%#llx, %#llx) empty or not page "
-				 "aligned",
-				 rec, i, U64(r.start), U64(r.end));
+			why = RANGE_EMPTY;
 			break;
 		}
 		if (i && r.start <= prev_end) {
-			snprintf(why, n,
-				 "bad[%u][%u] [%#llx, %#llx) touches or "
-				 "precedes bad[%u][%u] (sorted ranges, apart)",
-				 rec, i, U64(r.start), U64(r.end), rec, i - 1);
+			why = RANGE_ORDER;
 			break;
 		}
 		if (r.start < in_s || r.end > in_e) {
-			hole = ram_up_to(ram, &at, r.start, r.end);
-			if (hole != r.end) {
-				snprintf(why, n,
-					 "bad[%u][%u] [%#llx, %#llx) lies "
-					 "outside RAM at %#llx",
-					 rec, i, U64(r.start), U64(r.end),
-					 U64(hole));
+			w->hole = ram_up_to(w->ram, &w->at, r.start, r.end);
+			if (w->hole != r.end) {
+				why = RANGE_OUTSIDE;
 				break;
 			}
 			/* RAM range @at holds its end: the next ones too? */
-			if (at < ram->count) {
-				in_s = pa_val(ram->regions[at].start);
-				in_e = pa_val(ram->regions[at].end);
+			if (w->at < w->ram->count) {
+				in_s = pa_val(w->ram->regions[w->at].start);
+				in_e = pa_val(w->ram->regions[w->at].end);
 			}
 		}
 		prev_end = r.end;
 		sum += (r.end - r.start) / PAGE_SIZE;
 	}
-	/* As each range was checked: the pages of those before a refusal. */
-	*pages += sum;
-	return i < count ? -EINVAL : 0;
+	w->prev_end = prev_end;
+	w->in_s = in_s;
+	w->in_e = in_e;
+	w->pages += sum;
+	w->i = i;
+	return why;
+}
+
+/*
+ * Record @rec (@b)'s ranges (ranges_walk()); their pages (of those before
+ * the first refused) added to *@pages. Return: 0, or -EINVAL with @why.
+ */
+static int check_ranges(const struct bi_handover_bad *b, unsigned int rec,
+			const struct range_table *ram, uint64_t *pages,
+			char *why, size_t n)
+{
+	struct ranges_walk w = {.ram = ram, .in_s = 1};
+	int r = ranges_walk(&w, b->ranges, b->count);
+	struct handover_range x;
+	unsigned int i = w.i;
+
+	*pages += w.pages;
+	if (r == RANGE_OK)
+		return 0;
+	memcpy(&x, b->ranges + (size_t)i * sizeof(x), sizeof(x));
+	if (r == RANGE_EMPTY)
+		snprintf(why, n,
+			 "bad[%u][%u] [%#llx, %#llx) empty or not page aligned",
+			 rec, i, U64(x.start), U64(x.end));
+	else if (r == RANGE_ORDER)
+		snprintf(why, n,
+			 "bad[%u][%u] [%#llx, %#llx) touches or precedes "
+			 "bad[%u][%u] (sorted ranges, apart)",
+			 rec, i, U64(x.start), U64(x.end), rec, i - 1);
+	else
+		snprintf(why, n,
+			 "bad[%u][%u] [%#llx, %#llx) lies outside RAM at %#llx",
+			 rec, i, U64(x.start), U64(x.end), U64(w.hole));
+	return -EINVAL;
+}
+
+/*
+ * Ranges a CRC step and a check step take at a time in
+ * handover_checksum_checked(): 16 KiB, read once from memory, then again
+ * from the first-level cache.
+ */
+#define CHECK_CHUNK 1024u
+
+/* @count ranges at @at: their CRC after @crc, and their walk into @pre. */
+static uint32_t crc_and_walk(uint32_t crc, const uint8_t *at,
+			     unsigned int count, const struct range_table *ram,
+			     struct ho_bad_pre *pre)
+{
+	struct ranges_walk w = {.ram = ram, .in_s = 1};
+	bool ok = true;
+
+	for (unsigned int k = 0; k < count; k += CHECK_CHUNK) {
+		unsigned int m = MIN(CHECK_CHUNK, count - k);
+
+		crc = crc32(crc, at + (size_t)k * sizeof(struct handover_range),
+			    (size_t)m * sizeof(struct handover_range));
+		ok = ok && ranges_walk(&w, at, m) == RANGE_OK;
+	}
+	pre->ok = ok;
+	pre->pages = w.pages;
+	return crc;
+}
+
+uint32_t handover_checksum_checked(const uint8_t *buf, uint64_t size,
+				   uint32_t records, uint32_t version,
+				   const struct range_table *ram,
+				   struct ho_bad_pres *pre)
+{
+	uint64_t off = HANDOVER_HEADER_BYTES, done = off;
+	uint32_t crc = handover_checksum(buf, off);
+
+	pre->n = 0;
+	for (uint32_t i = 0; i < records && size - off >= 16; i++) {
+		struct handover_preserved p;
+
+		memcpy(&p, buf + off, sizeof(p));
+		if (p.head.bytes < sizeof(p.head) || p.head.bytes % 8 ||
+		    p.head.bytes > size - off)
+			break; /* the reader refuses it: plain from here */
+		if (p.head.type == HANDOVER_REC_BAD && version >= 4 &&
+		    pre->n < HANDOVER_BAD_RECS_MAX &&
+		    p.head.bytes >= sizeof(p) &&
+		    (uint64_t)p.count * sizeof(struct handover_range) ==
+			    p.head.bytes - sizeof(p)) {
+			crc = crc32(crc, buf + done, off + sizeof(p) - done);
+			crc = crc_and_walk(crc, buf + off + sizeof(p), p.count,
+					   ram, &pre->rec[pre->n]);
+			pre->rec[pre->n++].off = off;
+			done = off + p.head.bytes;
+		}
+		off += p.head.bytes;
+	}
+	return crc32(crc, buf + done, size - done);
+}
+
+const struct ho_bad_pre *handover_bad_pre_at(const struct ho_bad_pres *pre,
+					     uint64_t off)
+{
+	for (unsigned int i = 0; i < pre->n; i++)
+		if (pre->rec[i].off == off)
+			return &pre->rec[i];
+	return NULL;
 }
 
 int handover_bad_parse(struct bi_handover *h, const struct range_table *ram,
 		       const uint8_t *rec, uint32_t bytes, uint32_t version,
 		       char *why, size_t n)
+{
+	return handover_bad_parse_pre(h, ram, rec, bytes, version, why, n,
+				      NULL);
+}
+
+int handover_bad_parse_pre(struct bi_handover *h, const struct range_table *ram,
+			   const uint8_t *rec, uint32_t bytes, uint32_t version,
+			   char *why, size_t n, const struct ho_bad_pre *pre)
 {
 	struct handover_preserved p;
 	struct bi_handover_bad *b = &h->bad[h->bad_recs];
@@ -144,7 +257,9 @@ int handover_bad_parse(struct bi_handover *h, const struct range_table *ram,
 	b->ranges = rec + sizeof(p);
 	b->count = p.count;
 	b->source = src;
-	if (check_ranges(b, h->bad_recs, ram, &h->bad_pages, why, n))
+	if (pre && pre->ok) /* walked with the checksum, all taken */
+		h->bad_pages += pre->pages;
+	else if (check_ranges(b, h->bad_recs, ram, &h->bad_pages, why, n))
 		return -EINVAL;
 	if (src > HANDOVER_BAD_UNKNOWN && !h->bad_unknown++)
 		h->bad_unknown_first = src;

@@ -64,7 +64,7 @@ uint64_t arch_lu_build_id(void)
 
 void arch_lu_cpu_stop(void)
 {
-	os_thread_exit();
+	os_thread_park();
 }
 
 bool arch_lu_cpu_stopped(unsigned int cpu, uint64_t hwid)

@@ -179,10 +179,14 @@ static void os_thread_exited(void *arg)
 	__atomic_store_n(&t->exited, true, __ATOMIC_RELEASE);
 }
 
+/* The os_thread of the calling thread (NULL: not one of os_thread_start()). */
+static __thread struct os_thread *os_thread_self;
+
 static void *os_thread_main(void *arg)
 {
 	struct os_thread *const t = arg;
 
+	os_thread_self = t;
 	pthread_cleanup_push(os_thread_exited, t);
 	t->fn(t->arg);
 	pthread_cleanup_pop(1);
@@ -535,6 +539,29 @@ void os_irq_timer_set(void *timer, uint64_t ns)
 	its.it_value.tv_sec = (time_t)(ns / 1000000000ull);
 	its.it_value.tv_nsec = (long)(ns % 1000000000ull);
 	timer_settime((timer_t)((char *)timer - 1), 0, &its, NULL);
+}
+
+/**
+ * os_thread_park() - the calling thread counts as ended (its os_thread's
+ * @exited, as os_thread_exit() would leave it) and blocks for good, every
+ * signal blocked: exec() or the process's exit ends it in the kernel,
+ * without pthread_exit()'s forced unwinding of its stack (0.3 to 0.6 ms
+ * from the stop to the exited mark, measured on a live update of the
+ * 1 TiB sandbox, inside its downtime). A thread os_thread_start() did
+ * not start ends as os_thread_exit() ends it.
+ */
+void os_thread_park(void)
+{
+	struct os_thread *t = os_thread_self;
+	sigset_t all;
+
+	if (!t)
+		pthread_exit(NULL);
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	__atomic_store_n(&t->exited, true, __ATOMIC_RELEASE);
+	for (;;)
+		pause();
 }
 
 /** os_thread_exit() - end the calling thread (its exit handlers run). */

@@ -266,13 +266,15 @@ static uint64_t gather(const struct ho_writer *w, struct handover_range *out)
 
 	while (off < w->off) {
 		struct handover_domain d;
+		struct handover_rec head;
 		const uint8_t *a;
 
-		memcpy(&d, w->buf + off, sizeof(d));
-		if (d.head.type != HANDOVER_REC_DOMAIN) {
-			off += d.head.bytes; /* a vCPU: no memory of its own */
+		memcpy(&head, w->buf + off, sizeof(head));
+		if (head.type != HANDOVER_REC_DOMAIN) {
+			off += head.bytes; /* bad pages, a vCPU: not kept */
 			continue;
 		}
+		memcpy(&d, w->buf + off, sizeof(d));
 		a = w->buf + off + sizeof(d);
 		for (uint32_t k = 0; k < d.table_count; k++, n++)
 			memcpy(&out[n], a + (size_t)k * sizeof(out[n]),
@@ -321,19 +323,20 @@ void ho_bad_begin(struct ho_writer *w, uint32_t source)
 	w->off += sizeof(struct handover_preserved);
 }
 
-void ho_bad_copy(struct ho_writer *w, const struct ho_writer *staged,
+void ho_bad_keep(struct ho_writer *w, uint64_t len, uint32_t records,
 		 uint32_t crc)
 {
-	/* What it wrote after the header room ho_writer_init() left. */
-	uint64_t len = staged->off - HANDOVER_HEADER_BYTES;
-
+	if (w->buf && (w->off > w->cap || len > w->cap - w->off)) {
+		w->overflow = true;
+		return;
+	}
 	if (!w->known_len) {
 		w->known_off = w->off;
 		w->known_len = len;
 		w->known_crc = crc;
 	}
-	put(w, staged->buf + HANDOVER_HEADER_BYTES, len);
-	w->records += staged->records;
+	w->off += len;
+	w->records += records;
 }
 
 void ho_bad_range(struct ho_writer *w, uint64_t start, uint64_t end)
@@ -368,8 +371,9 @@ void ho_bad_end(struct ho_writer *w)
 /*
  * The handover's checksum (handover_checksum()) without reading the span
  * whose CRC the writer was given: the bytes before it, its CRC combined,
- * the bytes after it. 100,000 bad pages are a 1.6 MB span, whose CRC the
- * old image took before the freeze (lu_stage_bad()).
+ * the bytes after it. 100,000 bad pages are a 1.6 MB span, which the old
+ * image wrote in place and took the CRC of before the freeze
+ * (lu_stage_bad()).
  */
 static uint32_t checksum_around_known(const struct ho_writer *w)
 {

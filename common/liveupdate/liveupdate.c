@@ -590,7 +590,7 @@ static void lu_give_back(const struct arch_lu_jump *j, uint64_t cap)
 	paddr_t p[2] = {j->handover, j->scratch};
 	uint64_t bytes[2] = {cap, 0};
 
-	lu_unstage_bad(); /* only the boot CPU ever touched it */
+	lu_unstage_bad(); /* the records staged in the handover: forgotten */
 	arch_lu_needs(&needs);
 	bytes[1] = needs.scratch_bytes;
 	for (unsigned int i = 0; i < 2 && !lu_stop_told; i++)
@@ -609,13 +609,11 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	struct ho_writer w;
 	char why[128];
 
-	/* The bad pages' records now, out of the downtime (lu_bad.c). */
-	lu_stage_bad(lu_in);
 	ho_writer_init(&w, NULL, 0);
+	lu_write_bad(&w, lu_in);
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
 	ho_preserved(&w);
-	lu_put_bad(&w, lu_in);
 	*cap = ho_finish(&w, &hd) + LU_BAD_SLACK_BYTES;
 	arch_lu_needs(&needs);
 	j->handover = lu_alloc(*cap, needs.max_bits);
@@ -639,6 +637,8 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	 * 100,000 bad pages, about 1 ms of the downtime).
 	 */
 	memset(phys_to_virt(j->handover), 0, *cap);
+	/* The bad pages' records now, in place, out of the downtime. */
+	lu_stage_bad(phys_to_virt(j->handover), *cap, lu_in);
 	lu_room_begin(ds, j->handover, *cap, j->scratch, needs.scratch_bytes);
 	if (arch_lu_prepare(j, why, sizeof(why))) {
 		lu_failed("%s", why);
@@ -657,10 +657,10 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
 	uint64_t size;
 
 	ho_writer_init(&w, phys_to_virt(j->handover), cap);
+	lu_put_bad(&w, lu_in);
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
 	ho_preserved(&w);
-	lu_put_bad(&w, lu_in);
 	hd->written_ticks = arch_ticks();
 	size = ho_finish(&w, hd);
 	if (!size)

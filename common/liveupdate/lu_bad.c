@@ -2,9 +2,11 @@
 /*
  * The bad-page records of the handover an update writes (version 5,
  * include/keel/handover.h): one a source (HANDOVER_BAD_*), ascending,
- * each page under the source where it first went bad. The boot CPU writes
- * them while every other CPU is stopped (lu_write(), liveupdate.c): no
- * lock; heap_for_each_bad() takes each node's.
+ * each page under the source where it first went bad, the handover's
+ * first records. The boot CPU writes them into the handover before the
+ * freeze (lu_stage_bad()), and again in the freeze only when a page went
+ * bad or came back in between (lu_put_bad()); heap_for_each_bad() takes
+ * each node's lock.
  */
 #include <arch/mm.h>
 #include <keel/compiler.h>
@@ -103,67 +105,60 @@ void lu_write_bad(struct ho_writer *w, const struct bi_handover *in)
 }
 
 /*
- * The records written before the freeze (lu_stage_bad()): a heap block
- * of 2^order pages (0 pages: none), its writer, the heap's bad version
- * they show.
+ * The records written before the freeze (lu_stage_bad()), in place: the
+ * handover's first records, so that the freeze, finding the heap's bad
+ * version unmoved, neither writes nor reads their bytes again.
  */
 static struct {
-	struct page_info *block;
-	unsigned int order;
-	struct ho_writer w;
-	uint64_t version;
-	uint32_t crc; /* of the records (what ho_bad_copy() copies) */
+	bool valid;
+	uint8_t *buf;	  /* the handover they were written into */
+	uint64_t len;	  /* their bytes, from HANDOVER_HEADER_BYTES */
+	uint32_t records; /* how many */
+	uint64_t version; /* heap_bad_version() before the walk */
+	uint32_t crc;	  /* crc32() of their bytes */
 } staged;
 
 void lu_unstage_bad(void)
 {
-	if (staged.block)
-		heap_free(staged.block, staged.order, HEAP_FREE_DIRTY);
-	staged.block = NULL;
+	staged.valid = false;
 }
 
 /*
- * Before the freeze, other CPUs running: the records into a block of
- * their own. The version is read first, so that a page offlined during
- * the walk moves it and the freeze writes them again. No block (no
- * memory, too many): the freeze writes them as before.
+ * Before the freeze, other CPUs running: the records written where the
+ * freeze will leave them, at the start of the handover @buf of @cap
+ * bytes, with their CRC. The version is read first, so that a page
+ * offlined during the walk moves it and the freeze writes them again.
+ * Too many for @cap (pages gone bad since the sizing): the freeze writes
+ * them as before.
  */
-void lu_stage_bad(const struct bi_handover *in)
+void lu_stage_bad(uint8_t *buf, uint64_t cap, const struct bi_handover *in)
 {
-	struct ho_writer size;
-	uint64_t version = heap_bad_version(), pages;
+	uint64_t version = heap_bad_version();
+	struct ho_writer w;
 
 	lu_unstage_bad();
-	ho_writer_init(&size, NULL, 0);
-	lu_write_bad(&size, in);
-	if (size.off == HANDOVER_HEADER_BYTES) /* no bad page at all */
+	ho_writer_init(&w, buf, cap);
+	lu_write_bad(&w, in);
+	if (w.overflow)
 		return;
-	pages = (size.off + PAGE_SIZE - 1) >> PAGE_SHIFT;
-	staged.order = (unsigned int)fls64(pages - 1);
-	if (staged.order > MAX_ORDER)
-		return;
-	staged.block =
-		heap_alloc(staged.order, HEAP_ANY_NODE, 0, HEAP_NO_SCRUB, NULL);
-	if (!staged.block)
-		return;
-	ho_writer_init(&staged.w,
-		       phys_to_virt(pfn_to_paddr(page_to_pfn(staged.block))),
-		       size.off);
-	lu_write_bad(&staged.w, in);
-	if (staged.w.overflow) {
-		lu_unstage_bad();
-		return;
-	}
+	staged.buf = buf;
+	staged.len = w.off - HANDOVER_HEADER_BYTES;
+	staged.records = w.records;
 	staged.version = version;
-	staged.crc = crc32(0, staged.w.buf + HANDOVER_HEADER_BYTES,
-			   staged.w.off - HANDOVER_HEADER_BYTES);
+	staged.crc = crc32(0, buf + HANDOVER_HEADER_BYTES, staged.len);
+	staged.valid = true;
 }
 
-/* In the freeze (every other CPU stopped): copied, or written again. */
+/*
+ * In the freeze (every other CPU stopped), the first records of @w: those
+ * staged kept where they are, or written again (over them).
+ */
 void lu_put_bad(struct ho_writer *w, const struct bi_handover *in)
 {
-	if (staged.block && heap_bad_version() == staged.version)
-		ho_bad_copy(w, &staged.w, staged.crc);
+	if (staged.valid && w->buf == staged.buf &&
+	    w->off == HANDOVER_HEADER_BYTES &&
+	    heap_bad_version() == staged.version)
+		ho_bad_keep(w, staged.len, staged.records, staged.crc);
 	else
 		lu_write_bad(w, in);
 }

@@ -9,7 +9,8 @@
  * (no domain, no reserved range to overlap) says so and injects nothing.
  *
  * The buffer is the page-aligned handover the writer just finished:
- * header, domain records, then the preserved record (last).
+ * header, bad-page records, domain and vCPU records, then the preserved
+ * record (last).
  */
 #include <keel/bootinfo.h>
 #include <keel/compiler.h>

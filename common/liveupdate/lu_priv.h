@@ -18,14 +18,15 @@ struct bootinfo;
  */
 void lu_write_bad(struct ho_writer *w, const struct bi_handover *in);
 /*
- * lu_stage_bad(): before the freeze, the bad-page records written aside
- * (a heap block), with the heap's bad version they show; lu_put_bad():
- * in the freeze, those copied when the version has not moved since (no
- * walk of the heap's bad pages, no sort, in the downtime), else written
- * again; lu_unstage_bad(): the block given back (an update that does not
- * happen). lu_bad.c.
+ * lu_stage_bad(): before the freeze, the bad-page records written into
+ * the handover @buf (@cap bytes) as its first records, with the heap's
+ * bad version they show and their CRC; lu_put_bad(): in the freeze, as
+ * the first records of @w, those left in place when the version has not
+ * moved since (no walk of the heap's bad pages, no sort, no copy and no
+ * CRC of them in the downtime), else written again; lu_unstage_bad():
+ * forgotten (an update that does not happen). lu_bad.c.
  */
-void lu_stage_bad(const struct bi_handover *in);
+void lu_stage_bad(uint8_t *buf, uint64_t cap, const struct bi_handover *in);
 /*
  * Room the handover keeps for pages that go bad between its sizing and
  * the freeze (a machine check meanwhile): a record for each source and

@@ -121,11 +121,12 @@ uint64_t liveupdate_pattern(uint16_t id, uint64_t pfn, unsigned int word);
 /*
  * A handover being written into [buf, buf + cap); buf NULL: counting only
  * (ho_finish() then returns the bytes the writing needs at most). The
- * records go in this order: domains (ho_domain_begin(), its tables, its
+ * records go in this order: the bad-page records (ho_bad_begin(), its
+ * ranges, ho_bad_end(), a source at a time; or ho_bad_keep() of those
+ * already in place), the domains (ho_domain_begin(), its tables, its
  * extents, ho_domain_end(); or ho_domain_copy() of a record read), the
- * vCPUs (ho_vcpu()), then
- * ho_preserved() computes the preserved ranges from them, then
- * ho_finish() writes the header and the checksum.
+ * vCPUs (ho_vcpu()), then ho_preserved() computes the preserved ranges
+ * from the domains, then ho_finish() writes the header and the checksum.
  */
 struct ho_writer {
 	uint8_t *buf;
@@ -138,8 +139,9 @@ struct ho_writer {
 	struct handover_domain dom;
 	bool overflow; /* cap was too small: nothing valid written */
 	/*
-	 * Bytes [known_off, known_off + known_len) copied with their CRC
-	 * (ho_bad_copy()): ho_finish() combines it, not reading them.
+	 * Bytes [known_off, known_off + known_len) already in place with
+	 * their CRC (ho_bad_keep()): ho_finish() combines it, not reading
+	 * them.
 	 */
 	uint64_t known_off, known_len;
 	uint32_t known_crc;
@@ -154,11 +156,13 @@ void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap);
  */
 void ho_bad_begin(struct ho_writer *w, uint32_t source);
 /*
- * The records another writer @staged holds (bad-page records only), whose
- * bytes past its header room have crc32() @crc: ho_finish() checksums
- * the handover around them (crc32_combine()).
+ * ho_bad_keep() - the bad-page records (@records of them, @len bytes) are
+ * already in the buffer at the writer's offset, written there before
+ * (lu_stage_bad(): the first records, in place before the freeze), their
+ * bytes' crc32() @crc: the writer moves past them without a copy, and
+ * ho_finish() checksums the handover around them (crc32_combine()).
  */
-void ho_bad_copy(struct ho_writer *w, const struct ho_writer *staged,
+void ho_bad_keep(struct ho_writer *w, uint64_t len, uint32_t records,
 		 uint32_t crc);
 void ho_bad_range(struct ho_writer *w, uint64_t start, uint64_t end);
 void ho_bad_end(struct ho_writer *w);

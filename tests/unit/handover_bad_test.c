@@ -22,7 +22,7 @@
 #include <keel/liveupdate.h>
 
 #define HO_PA  0x20000000ull
-#define BUF_SZ 16384
+#define BUF_SZ 65536
 #define G4     0x100000000ull
 
 static struct bootinfo bi;
@@ -389,13 +389,53 @@ static int setup(void **state)
 	return test_setup(state);
 }
 
+/*
+ * A record of more ranges than the reader checks beside one piece of its
+ * checksum (boot/handover_bad.c, CHECK_CHUNK: 1,024): all taken, their
+ * pages counted; and each rule broken at the pieces' edges (the first
+ * range of the second piece, the last of the first, the last of the
+ * second), refused naming that range as the plain walk named it.
+ */
+static void test_many_pieces(void **state)
+{
+	enum { N = 2500 };
+	static struct bad_in many[N];
+	uint64_t at;
+
+	(void)state;
+	for (unsigned int i = 0; i < N; i++)
+		many[i] = (struct bad_in){HANDOVER_BAD_MCE,
+					  0x30000000 + i * 0x2000ull,
+					  0x30001000 + i * 0x2000ull};
+	write_bad(many, N);
+	resum();
+	assert_int_equal(handover_parse(&bi, buf, size, pa(HO_PA)), 0);
+	assert_int_equal(bi.handover.bad_pages, N);
+	assert_int_equal(bi.handover.bad_count, N);
+
+	range(0, 1024)->start += 0x800;
+	refused("bad[0][1024] [0x30800800, 0x30801000) empty or not page "
+		"aligned");
+	write_bad(many, N);
+	range(0, 1023)->start = range(0, 1022)->start;
+	refused("bad[0][1023] [0x307fc000, 0x307ff000) touches or precedes "
+		"bad[0][1022]");
+	write_bad(many, N);
+	at = 2ull << 30; /* a hole between the two RAM ranges */
+	range(0, 2047)->start = at;
+	range(0, 2047)->end = at + 0x1000;
+	refused("bad[0][2047] [0x80000000, 0x80001000) lies outside RAM at "
+		"0x80000000");
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
-		T(test_v5_round_trip), T(test_v4),	 T(test_unknown_source),
-		T(test_rules),	       T(test_ram_runs), T(test_too_many),
-		T(test_none),
+		T(test_v5_round_trip),	T(test_v4),
+		T(test_unknown_source), T(test_rules),
+		T(test_ram_runs),	T(test_too_many),
+		T(test_none),		T(test_many_pieces),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -75,6 +75,8 @@ void os_thread_cancel(struct os_thread *t);
 void os_thread_testcancel(void);
 /* End the calling thread (a live update's freeze). */
 void os_thread_exit(void) __attribute__((noreturn));
+/* The calling thread counts as ended and blocks until exec() or exit. */
+void os_thread_park(void) __attribute__((noreturn));
 
 /* A live update: execv() (Return: only on failure, -errno), access(X_OK). */
 int os_exec(const char *path, char *const argv[]);

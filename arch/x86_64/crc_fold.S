@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86_crc32_fold(reg, p, n, out): the CRC-32 register @reg (edi) over
+ * @n (rdx, a multiple of 64, at least 64) bytes at @p (rsi) folded by
+ * carry-less multiplication into 16 bytes at @out (rcx) whose register
+ * from 0 is the same: arch/x86_64/crc.c reduces them with the tables.
+ * The method and the constants are arch/sandbox/crc.c's (k(n): x^n mod
+ * the polynomial, bit-reflected, shifted left one): four lanes of 16
+ * bytes, each moved 64 bytes on a step (k(544), k(480)), then folded
+ * into one 16 bytes apart (k(160), k(96)). keel is built without SSE
+ * registers: this is the only code that uses xmm0..xmm5, with interrupts
+ * on or off; no handler of keel touches them (CR4.OSFXSR is set by
+ * head.S, lu_stub.S and trampoline.S before any C runs).
+ */
+	.text
+	.globl	x86_crc32_fold
+	.type	x86_crc32_fold, @function
+x86_crc32_fold:
+	movdqu	0(%rsi), %xmm0
+	movdqu	16(%rsi), %xmm1
+	movdqu	32(%rsi), %xmm2
+	movdqu	48(%rsi), %xmm3
+	movd	%edi, %xmm4
+	pxor	%xmm4, %xmm0
+	movabsq	$0x154442bd4, %rax	/* k(544) */
+	movq	%rax, %xmm4
+	movabsq	$0x1c6e41596, %rax	/* k(480) */
+	movq	%rax, %xmm5
+	punpcklqdq %xmm5, %xmm4
+	addq	$64, %rsi
+	subq	$64, %rdx
+1:	testq	%rdx, %rdx
+	jz	2f
+	.irp	lane, 0, 1, 2, 3
+	movdqa	%xmm\lane, %xmm5
+	pclmulqdq $0x00, %xmm4, %xmm\lane
+	pclmulqdq $0x11, %xmm4, %xmm5
+	pxor	%xmm5, %xmm\lane
+	movdqu	\lane*16(%rsi), %xmm5
+	pxor	%xmm5, %xmm\lane
+	.endr
+	addq	$64, %rsi
+	subq	$64, %rdx
+	jmp	1b
+2:	movabsq	$0x1751997d0, %rax	/* k(160) */
+	movq	%rax, %xmm4
+	movabsq	$0x0ccaa009e, %rax	/* k(96) */
+	movq	%rax, %xmm5
+	punpcklqdq %xmm5, %xmm4
+	movdqa	%xmm0, %xmm5		/* lane 0 into lane 1 */
+	pclmulqdq $0x00, %xmm4, %xmm0
+	pclmulqdq $0x11, %xmm4, %xmm5
+	pxor	%xmm5, %xmm0
+	pxor	%xmm0, %xmm1
+	movdqa	%xmm1, %xmm5		/* lane 1 into lane 2 */
+	pclmulqdq $0x00, %xmm4, %xmm1
+	pclmulqdq $0x11, %xmm4, %xmm5
+	pxor	%xmm5, %xmm1
+	pxor	%xmm1, %xmm2
+	movdqa	%xmm2, %xmm5		/* lane 2 into lane 3 */
+	pclmulqdq $0x00, %xmm4, %xmm2
+	pclmulqdq $0x11, %xmm4, %xmm5
+	pxor	%xmm5, %xmm2
+	pxor	%xmm2, %xmm3
+	movdqu	%xmm3, (%rcx)
+	ret
+	.size	x86_crc32_fold, . - x86_crc32_fold
+
+	.section .note.GNU-stack, "", @progbits
