@@ -7,10 +7,11 @@
  * The method and the constants are arch/sandbox/crc.c's (k(n): x^n mod
  * the polynomial, bit-reflected, shifted left one): four lanes of 16
  * bytes, each moved 64 bytes on a step (k(544), k(480)), then folded
- * into one 16 bytes apart (k(160), k(96)). keel is built without SSE
- * registers: this is the only code that uses xmm0..xmm5, with interrupts
- * on or off; no handler of keel touches them (CR4.OSFXSR is set by
- * head.S, lu_stub.S and trampoline.S before any C runs).
+ * into one 16 bytes apart (k(160), k(96)). keel's C is built without
+ * SSE registers: only this and the scrub's stores (arch/x86_64/scrub.c)
+ * use them, xmm0..xmm5 here, with interrupts on or off; no handler of
+ * keel touches them (CR4.OSFXSR is set by head.S, lu_stub.S and
+ * trampoline.S before any C runs).
  */
 	.text
 	.globl	x86_crc32_fold
