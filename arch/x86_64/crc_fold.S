@@ -13,6 +13,15 @@
  * keel touches them (CR4.OSFXSR is set by head.S, lu_stub.S and
  * trampoline.S before any C runs).
  */
+/* Lane @from folded 128 bits on (xmm4's constants) into lane @to. */
+	.macro	fold_into from, to
+	movdqa	%xmm\from, %xmm5
+	pclmulqdq $0x00, %xmm4, %xmm\from
+	pclmulqdq $0x11, %xmm4, %xmm5
+	pxor	%xmm5, %xmm\from
+	pxor	%xmm\from, %xmm\to
+	.endm
+
 	.text
 	.globl	x86_crc32_fold
 	.type	x86_crc32_fold, @function
@@ -48,21 +57,9 @@ x86_crc32_fold:
 	movabsq	$0x0ccaa009e, %rax	/* k(96) */
 	movq	%rax, %xmm5
 	punpcklqdq %xmm5, %xmm4
-	movdqa	%xmm0, %xmm5		/* lane 0 into lane 1 */
-	pclmulqdq $0x00, %xmm4, %xmm0
-	pclmulqdq $0x11, %xmm4, %xmm5
-	pxor	%xmm5, %xmm0
-	pxor	%xmm0, %xmm1
-	movdqa	%xmm1, %xmm5		/* lane 1 into lane 2 */
-	pclmulqdq $0x00, %xmm4, %xmm1
-	pclmulqdq $0x11, %xmm4, %xmm5
-	pxor	%xmm5, %xmm1
-	pxor	%xmm1, %xmm2
-	movdqa	%xmm2, %xmm5		/* lane 2 into lane 3 */
-	pclmulqdq $0x00, %xmm4, %xmm2
-	pclmulqdq $0x11, %xmm4, %xmm5
-	pxor	%xmm5, %xmm2
-	pxor	%xmm2, %xmm3
+	fold_into 0, 1
+	fold_into 1, 2
+	fold_into 2, 3
 	movdqu	%xmm3, (%rcx)
 	ret
 	.size	x86_crc32_fold, . - x86_crc32_fold
