@@ -10,6 +10,10 @@ CC_ARCH := gcc
 ARCH_CFLAGS := -fno-omit-frame-pointer -pthread
 ARCH_LDFLAGS := -pthread
 ARCH_EXCLUDE := common/lib/libc.c
+# On an x86-64 host, x86_64's CRC folding (arch/sandbox/crc.c uses it).
+ifeq ($(shell uname -m),x86_64)
+SRCS_S += arch/x86_64/crc_fold.S
+endif
 
 ifeq ($(SANITIZE),1)
 ARCH_CFLAGS += -fsanitize=address,undefined -fno-sanitize-recover=undefined -O1

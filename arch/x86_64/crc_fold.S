@@ -3,15 +3,20 @@
  * x86_crc32_fold(reg, p, n, out): the CRC-32 register @reg (edi) over
  * @n (rdx, a multiple of 64, at least 64) bytes at @p (rsi) folded by
  * carry-less multiplication into 16 bytes at @out (rcx) whose register
- * from 0 is the same: arch/x86_64/crc.c reduces them with the tables.
- * The method and the constants are arch/sandbox/crc.c's (k(n): x^n mod
- * the polynomial, bit-reflected, shifted left one): four lanes of 16
- * bytes, each moved 64 bytes on a step (k(544), k(480)), then folded
- * into one 16 bytes apart (k(160), k(96)). keel's C is built without
- * SSE registers: only this and the scrub's stores (arch/x86_64/scrub.c)
- * use them, xmm0..xmm5 here, with interrupts on or off; no handler of
- * keel touches them (CR4.OSFXSR is set by head.S, lu_stub.S and
- * trampoline.S before any C runs).
+ * from 0 is the same: the caller (arch/x86_64/crc.c; arch/sandbox/crc.c
+ * on an x86-64 host) reduces them with the tables. Four lanes of 16
+ * bytes, the register xored into the first: each step replaces a lane L
+ * by one whose CRC contribution 64 bytes on is the same, L_lo x k(544)
+ * xor L_hi x k(480), plus the 16 bytes found there; at the end the lanes
+ * fold into one, 16 bytes apart (k(160), k(96)). k(n) is x^n modulo the
+ * polynomial (0x104C11DB7), bit-reflected in 32 bits and shifted left one
+ * (a reflected product of two 64-bit halves comes out one bit low),
+ * derived by shift and reduce; tests/unit/lib_test.c runs this code
+ * against the bitwise CRC at every length and alignment (through the
+ * sandbox). keel's C is built without SSE registers: only this and the
+ * scrub's stores (arch/x86_64/scrub.c) use them, xmm0..xmm5 here, with
+ * interrupts on or off; no handler of keel touches them (CR4.OSFXSR is
+ * set by head.S, lu_stub.S and trampoline.S before any C runs).
  */
 /* Lane @from folded 128 bits on (xmm4's constants) into lane @to. */
 	.macro	fold_into from, to

@@ -352,8 +352,8 @@ static void test_crc32_streams(void **state)
 }
 
 /*
- * The arch's CRC (arch_crc32(), arch/sandbox/crc.c: carry-less folding on
- * an x86-64 host that has it) against the bitwise form: the register it
+ * The arch's CRC (arch_crc32(), arch/sandbox/crc.c: x86_64's carry-less
+ * folding, arch/x86_64/crc_fold.S, on an x86-64 host that has it) against the bitwise form: the register it
  * leaves for the bytes it says it took, at every length 0..1300 from
  * offsets 0..7 and a register carried in; then crc32() over them, which
  * takes it from 256 bytes on. A host without the instruction takes none
