@@ -179,7 +179,9 @@ uint32_t handover_checksum_checked(const uint8_t *buf, uint64_t size,
 	uint32_t crc = handover_checksum(buf, off);
 
 	pre->n = 0;
-	for (uint32_t i = 0; i < records && size - off >= 16; i++) {
+	for (uint32_t i = 0;
+	     i < records && size - off >= sizeof(struct handover_preserved);
+	     i++) {
 		struct handover_preserved p;
 
 		memcpy(&p, buf + off, sizeof(p));
