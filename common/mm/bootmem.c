@@ -633,6 +633,31 @@ static struct region *table_grow(struct range_table *t, unsigned int cap)
 	return phys_to_virt(pa(at));
 }
 
+/*
+ * Before bootmem closes (no store can be taken after it): room in the
+ * reserved table's store for the carried ranges' join, each range and
+ * each cut in two by a region of the table at most; grown if it has not
+ * (the downtime's allocations filled what the store was sized with).
+ */
+static void carried_room(void)
+{
+	uint64_t need, want;
+	struct region *to;
+
+	if (!bm_carried)
+		return;
+	need = (uint64_t)bootinfo_carried(bm_carried, NULL) + bm_rsv.count;
+	if (bm_rsv.cap - bm_rsv.count > need)
+		return;
+	/* What it needs, not a doubling: a store that fits between them. */
+	want = MIN(bm_rsv.count + need + need / 8 + 64, (uint64_t)bm_rsv.max);
+	to = table_grow(&bm_rsv, (unsigned int)want);
+	if (to) {
+		range_table_move(&bm_rsv, to, (unsigned int)want);
+		bm_flush_grown();
+	} /* else the join falls back on the fill */
+}
+
 /**
  * bootmem_close() - the free ranges now belong to the heap: any later
  * allocation panics. Called once, by heap_handoff().
@@ -640,8 +665,36 @@ static struct region *table_grow(struct range_table *t, unsigned int cap)
 void bootmem_close(void)
 {
 	CHECK(!bm_closed);
-	bm_carried_room();
+	carried_room();
 	bm_closed = true;
+}
+
+/**
+ * bootmem_join_carried() - the carried ranges join the reserved table,
+ * once: in place when its store has room (the presized store has, or
+ * carried_room() made it), else each through the fill (a full table
+ * merges neighbours then, as any).
+ */
+void bootmem_join_carried(void)
+{
+	const struct bootinfo *bi = bm_carried;
+	struct bm_list l;
+	const struct region *c;
+
+	if (!bi)
+		return;
+	if (!bm_carried_join_into(&bm_rsv)) {
+		/*
+		 * Still read beside it meanwhile: a store the table grows
+		 * into (bootmem still open) lands on none of them.
+		 */
+		bm_list_carried(&l, bi);
+		while ((c = bm_list_next(&l)))
+			bm_reserve_range(pa_val(c->start), pa_val(c->end),
+					 c->name);
+	}
+	bm_carried_set(NULL);
+	bm_cursors_reset();
 }
 
 /** bootmem_ram_regions() - Return: the RAM table and its size in @count. */

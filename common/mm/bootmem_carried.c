@@ -11,9 +11,11 @@
  * half the table. Until the join, bootmem's walks (the free ranges, the
  * allocations' top-down fits, the gaps the heap asks about) read the
  * records beside the table, a binary search or a cursor step a look. The
- * join writes them in once, after the domains are restored: the first
- * reader of the whole table (bootmem_reserved_regions(), the report, the
- * audit) asks for it.
+ * join (bm_carried_join_into(), asked by bootmem.c's
+ * bootmem_join_carried() after the domains are restored, or by the first
+ * reader of the whole table) writes them in once. This file reads only
+ * the records and the table it is given: bootmem's files call it, it
+ * calls none of them.
  *
  * Where a carried range and a region of the table hold the same bytes,
  * the table's region names them (a bad page inside a domain's preserved
@@ -22,9 +24,7 @@
  *
  * No lock: the boot CPU, before the APs run.
  */
-#include <keel/badmem.h>
 #include <keel/bootinfo.h>
-#include <keel/bootmem.h>
 #include <keel/compiler.h>
 #include <keel/handover.h>
 #include <keel/range_table.h>
@@ -158,11 +158,12 @@ uint64_t bm_carried_starts_in(uint64_t s, uint64_t e)
 }
 
 /*
- * The join's output, in the reserved table's store from its first slot
- * (@w: whether to write it, or only count): @r after the last written,
- * or into it when it touches it under the same name.
+ * The join's output, in @t's store from its first slot (@w: whether to
+ * write it, or only count): @r after the last written, or into it when
+ * it touches it under the same name (@t's @same).
  */
 struct join {
+	struct range_table *t;
 	unsigned int src, lim; /* the table's next region to read, its end */
 	unsigned int out;      /* regions written (or counted) */
 	unsigned int carried;  /* of them, carried pieces */
@@ -172,15 +173,15 @@ struct join {
 
 static void put(struct join *j, const struct region *r)
 {
-	struct region *last = j->out ? &bm_rsv.regions[j->out - 1] : NULL;
+	struct region *last = j->out ? &j->t->regions[j->out - 1] : NULL;
 
 	if (j->w && last && pa_val(last->end) == pa_val(r->start) &&
-	    bm_same_name(last, r)) {
+	    j->t->same(last, r)) {
 		last->end = r->end;
 		return;
 	}
 	if (j->w)
-		bm_rsv.regions[j->out] = *r;
+		j->t->regions[j->out] = *r;
 	j->out++;
 }
 
@@ -192,7 +193,7 @@ static void put(struct join *j, const struct region *r)
 static void join_one(struct join *j, uint64_t pos, uint64_t end,
 		     struct region *name)
 {
-	const struct region *R = bm_rsv.regions;
+	const struct region *R = j->t->regions;
 
 	while (pos < end) {
 		for (; j->src < j->lim && pa_val(R[j->src].start) <= pos;
@@ -214,13 +215,15 @@ static void join_one(struct join *j, uint64_t pos, uint64_t end,
 	}
 }
 
-/* The merge of the table from @first with the carried ranges. */
-static void join_walk(struct join *j, unsigned int first, bool w)
+/* The merge of @t from @first with the carried ranges. */
+static void join_walk(struct join *j, struct range_table *t, unsigned int first,
+		      bool w)
 {
 	struct bm_list l;
 	const struct region *c;
 
-	*j = (struct join){.src = first, .lim = first + bm_rsv.count, .w = w};
+	*j = (struct join){
+		.t = t, .src = first, .lim = first + t->count, .w = w};
 	bm_list_carried(&l, bm_carried);
 	while ((c = bm_list_next(&l))) {
 		struct region name = *c;
@@ -228,78 +231,27 @@ static void join_walk(struct join *j, unsigned int first, bool w)
 		join_one(j, pa_val(c->start), pa_val(c->end), &name);
 	}
 	for (; j->src < j->lim; j->src++)
-		put(j, &bm_rsv.regions[j->src]);
+		put(j, &t->regions[j->src]);
 }
 
-/*
- * The join in place: the table's n regions moved to the top of its store,
- * then merged with the carried ranges from the bottom up. The output never
- * reaches a region not read yet while the carried pieces are fewer than
- * the free slots: counted first, by the same walk without a write.
+/**
+ * bm_carried_join_into() - the carried ranges merged into @t (sorted,
+ * disjoint) in place: its n regions moved to the top of its store, then
+ * merged with the ranges from the bottom up. The output never reaches a
+ * region not read yet while the carried pieces are fewer than the free
+ * slots: counted first, by the same walk without a write.
+ * Return: false (@t untouched) when they are not.
  */
-static bool join_in_place(void)
+bool bm_carried_join_into(struct range_table *t)
 {
-	unsigned int n = bm_rsv.count, top = bm_rsv.cap - n;
+	unsigned int n = t->count, top = t->cap - n;
 	struct join j;
 
-	join_walk(&j, 0, false);
+	join_walk(&j, t, 0, false);
 	if (j.carried >= top)
 		return false;
-	memmove(&bm_rsv.regions[top], bm_rsv.regions,
-		n * sizeof(*bm_rsv.regions));
-	join_walk(&j, top, true);
-	bm_rsv.count = j.out;
+	memmove(&t->regions[top], t->regions, n * sizeof(*t->regions));
+	join_walk(&j, t, top, true);
+	t->count = j.out;
 	return true;
-}
-
-/**
- * bm_carried_room() - before bootmem closes (no store can be taken after
- * it): room in the table's store for the join, the carried ranges and
- * each cut in two by a region of the table at most; grown if it has not
- * (the downtime's allocations filled what the store was sized with).
- */
-void bm_carried_room(void)
-{
-	uint64_t need, want;
-	struct region *to;
-
-	if (!bm_carried)
-		return;
-	need = (uint64_t)bootinfo_carried(bm_carried, NULL) + bm_rsv.count;
-	if (bm_rsv.cap - bm_rsv.count > need)
-		return;
-	/* What it needs, not a doubling: a store that fits between them. */
-	want = MIN(bm_rsv.count + need + need / 8 + 64, (uint64_t)bm_rsv.max);
-	to = bm_rsv.grow ? bm_rsv.grow(&bm_rsv, (unsigned int)want) : NULL;
-	if (to) {
-		range_table_move(&bm_rsv, to, (unsigned int)want);
-		bm_flush_grown();
-	} /* else the join falls back on the fill */
-}
-
-/**
- * bootmem_join_carried() - the carried ranges join the reserved table, once:
- * in place when its store has room (the presized store has), else each
- * through the fill (a full table merges neighbours then, as any).
- */
-void bootmem_join_carried(void)
-{
-	const struct bootinfo *bi = bm_carried;
-	struct bm_list l;
-	const struct region *c;
-
-	if (!bi)
-		return;
-	if (!join_in_place()) {
-		/*
-		 * Still read beside it meanwhile: a store the table grows
-		 * into (bootmem still open) lands on none of them.
-		 */
-		bm_list_carried(&l, bi);
-		while ((c = bm_list_next(&l)))
-			bm_reserve_range(pa_val(c->start), pa_val(c->end),
-					 c->name);
-	}
-	bm_carried = NULL;
-	bm_cursors_reset();
 }

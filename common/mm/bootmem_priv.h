@@ -113,7 +113,12 @@ bool bm_carried_after(struct bm_carried_cur *c, uint64_t pos, uint64_t *s,
 bool bm_carried_below(uint64_t top, uint64_t *s, uint64_t *e);
 /* The ranges starting in [@s, @e). */
 uint64_t bm_carried_starts_in(uint64_t s, uint64_t e);
-/* bootmem_close(): room for bootmem_join_carried() while it can grow. */
-void bm_carried_room(void);
+/*
+ * The carried ranges merged into @t (sorted, disjoint; where a region of
+ * it holds a carried page, it names it) in place. Return: false (@t
+ * untouched) when its store has too few free slots.
+ */
+struct range_table;
+bool bm_carried_join_into(struct range_table *t);
 
 #endif
