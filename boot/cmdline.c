@@ -171,6 +171,24 @@ static void post_liveupdate(struct keel_options *o, const char *val, size_t len)
 	}
 }
 
+/*
+ * The freeze's bound: below 10 ms a healthy CPU under QEMU TCG may miss
+ * it, above a minute the guests are frozen longer than any of them
+ * survives (docs/cmdline.md).
+ */
+static void post_lu_freeze(struct keel_options *o, const char *val, size_t len)
+{
+	uint32_t ms = o->lu_freeze_ms;
+
+	if (ms < LU_FREEZE_MS_MIN || ms > LU_FREEZE_MS_MAX) {
+		o->lu_freeze_ms = ms < LU_FREEZE_MS_MIN ? LU_FREEZE_MS_MIN
+							: LU_FREEZE_MS_MAX;
+		opt_warn("lu_freeze_ms=%s is not %u to %u, using %u",
+			 ESC(0, val, len), LU_FREEZE_MS_MIN, LU_FREEZE_MS_MAX,
+			 o->lu_freeze_ms);
+	}
+}
+
 /* A sampled page per SIZE: whole pages, at least one. */
 static void post_fill_sample(struct keel_options *o, const char *val,
 			     size_t len)
@@ -280,6 +298,8 @@ static const struct opt_desc opt_table[] = {
 	 post_guest_rounds},
 	{"liveupdate", OPT_U32, OFS(liveupdate), 0, NULL, 0, 0,
 	 post_liveupdate},
+	{"lu_freeze_ms", OPT_U32, OFS(lu_freeze_ms), 0, NULL, 0, 0,
+	 post_lu_freeze},
 	{"handover", OPT_ENUM, OFS(handover), 0, handover_names, 0, 0, NULL},
 	{"domain_fill", OPT_BOOL, OFS(domain_fill), 0, NULL, 0, 0, NULL},
 	{"domain_fill_sample", OPT_SIZE, OFS(domain_fill_sample), 0, NULL, 0, 0,
@@ -602,6 +622,7 @@ void options_defaults(struct keel_options *o)
 	o->guest_touch = GUEST_TOUCH_DEFAULT;
 	o->guest_run_ms = GUEST_RUN_MS_DEFAULT;
 	o->guest_rounds = 1;
+	o->lu_freeze_ms = LU_FREEZE_MS_DEFAULT;
 	o->domain_fill_sample = DOMAIN_FILL_SAMPLE_DEFAULT;
 }
 

@@ -551,6 +551,7 @@ static void phase_guests(const struct bootinfo *bi,
 	struct guest_params gp = {
 		.touch = o->guest_touch,
 		.run_ms = o->guest_run_ms,
+		.freeze_ms = o->lu_freeze_ms,
 		.rounds = o->guest_rounds,
 	};
 
@@ -594,6 +595,7 @@ static void phase_guests_resume(const struct bootinfo *bi,
 	struct guest_params gp = {
 		.touch = o->guest_touch,
 		.run_ms = o->guest_run_ms,
+		.freeze_ms = o->lu_freeze_ms,
 		.round = 1,
 		.rounds = 1,
 		.hold = lu->generation < o->liveupdate &&

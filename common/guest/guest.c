@@ -82,6 +82,7 @@ const char *guest_state_resume_begin(const struct guest_params *gp,
 	memset(&guest_state, 0, sizeof(guest_state));
 	guest_state.touch = gp->touch;
 	guest_state.run_ms = gp->run_ms;
+	guest_state.freeze_ms = gp->freeze_ms;
 	guest_state.rounds = 1;
 	guest_state.carried = carried;
 	guest_state.unsupported = arch_guest_supported();
@@ -506,6 +507,7 @@ static bool round_begin(const struct guest_params *gp)
 		memset(&guest_state, 0, sizeof(guest_state));
 		guest_state.touch = gp->touch;
 		guest_state.run_ms = gp->run_ms;
+		guest_state.freeze_ms = gp->freeze_ms;
 		guest_state.unsupported = arch_guest_supported();
 		if (guest_state.unsupported)
 			pr_warn("guests: cannot run here: %s\n",

@@ -434,7 +434,8 @@ static void give_up_cpu(unsigned int cpu, unsigned long long ms)
 static void give_up(void)
 {
 	uint64_t t0 = arch_ticks(), t1,
-		 step = guest_us_to_ticks(GUEST_RELEASE_MS * 1000ULL);
+		 step = guest_us_to_ticks(
+			 guest_release_ms(guest_state.freeze_ms) * 1000ULL);
 	unsigned long long ms;
 	unsigned int cpu;
 
@@ -463,7 +464,9 @@ void guests_release(void)
 	char why[96];
 
 	if (stop_round(arch_ticks() +
-			       guest_us_to_ticks(GUEST_RELEASE_MS * 1000ULL),
+			       guest_us_to_ticks(
+				       guest_release_ms(guest_state.freeze_ms) *
+				       1000ULL),
 		       why, sizeof(why))) {
 		/* Its vCPUs still run: nothing of theirs is given back. */
 		pr_warn("guests: %s: left running\n", why);

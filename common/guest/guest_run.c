@@ -219,7 +219,7 @@ unsigned int guest_cpu_exit_state(unsigned int cpu)
  * and this CPU is out of service; what it holds stays allocated, counted.
  * One atomic word decides, twice: a CPU either enters its exit before the
  * boot gives up (GUEST_GATE_SHUT), and the boot waits for it to leave it,
- * GUEST_RELEASE_MS at most, or sees that it did; and one still in its exit
+ * guest_release_ms() at most, or sees that it did; and one still in its exit
  * when that bound passes either began to give back before the boot gave
  * up on the exits (GUEST_GATE_GONE), and the boot waits for that (a few
  * stores and a free), or sees that it did and keeps all it holds
@@ -307,7 +307,8 @@ static void run_mine(struct guest_round *r, unsigned int me)
 
 /*
  * inject=vcpu-stop-slow:N: once, the CPU of domain N's held vCPU answers
- * the stop GUEST_STOP_SLOW_MS late, as a vCPU whose exit does not come.
+ * the stop GUEST_STOP_SLOW_BOUNDS freeze bounds (lu_freeze_ms=) late, past
+ * the freeze's deadline, as a vCPU whose exit does not come.
  * Return: true when it waited.
  */
 static bool stop_slow(unsigned int me)
@@ -323,7 +324,8 @@ static bool stop_slow(unsigned int me)
 		    atomic_fetch_add(&done, 1))
 			continue;
 		end = arch_ticks() +
-		      guest_us_to_ticks(GUEST_STOP_SLOW_MS * 1000ULL);
+		      guest_us_to_ticks(GUEST_STOP_SLOW_BOUNDS * 1000ULL *
+					guest_state.freeze_ms);
 		while (arch_ticks() < end)
 			arch_cpu_relax();
 		return true;
@@ -336,7 +338,7 @@ static bool stop_slow(unsigned int me)
  * held vCPU does not answer it, running no vCPU, until the stop is
  * withdrawn (a failed freeze: it runs on) or the boot CPU gives up on it
  * (guests_release()), then goes on at once: a vCPU whose exit comes only
- * as the boot moves on. GUEST_STOP_STUCK_MS at most. Return: true when
+ * as the boot moves on. GUEST_STOP_STUCK_MS() at most. Return: true when
  * it held the stop.
  */
 static bool stop_stuck(const struct guest_round *r, unsigned int me)
@@ -350,7 +352,9 @@ static bool stop_stuck(const struct guest_round *r, unsigned int me)
 		    !inject_has(INJECT_VCPU_STOP_STUCK, v->domain))
 			continue;
 		end = arch_ticks() +
-		      guest_us_to_ticks(GUEST_STOP_STUCK_MS * 1000ULL);
+		      guest_us_to_ticks(
+			      GUEST_STOP_STUCK_MS(guest_state.freeze_ms) *
+			      1000);
 		while (held_stop(r) && !gate_shut(r) && arch_ticks() < end)
 			arch_cpu_relax();
 		return true;
@@ -363,7 +367,7 @@ static bool stop_stuck(const struct guest_round *r, unsigned int me)
  * its exit from the held round (the gate passed: the boot counts it as
  * leaving), it stays there until the stop is withdrawn (a failed freeze)
  * or the boot CPU has given up on it (it left the online set),
- * GUEST_EXIT_SLOW_MS at most: a CPU the host does not run for that long.
+ * GUEST_EXIT_SLOW_MS() at most: a CPU the host does not run for that long.
  */
 static void exit_slow(const struct guest_round *r, unsigned int me)
 {
@@ -376,7 +380,8 @@ static void exit_slow(const struct guest_round *r, unsigned int me)
 		    !inject_has(INJECT_VCPU_EXIT_SLOW, v->domain))
 			continue;
 		end = arch_ticks() +
-		      guest_us_to_ticks(GUEST_EXIT_SLOW_MS * 1000ULL);
+		      guest_us_to_ticks(
+			      GUEST_EXIT_SLOW_MS(guest_state.freeze_ms) * 1000);
 		while (atomic_load_acquire(&r->stop) &&
 		       atomic_load_acquire(&cpu_table[me].online) &&
 		       arch_ticks() < end)

@@ -12,7 +12,10 @@
  *      stops; a failure leaves this image running, the boot failing;
  *   2. the first image writes the pattern into every domain (lu_fill.c);
  *   3. freeze (the downtime starts), every step by one deadline,
- *      LU_FREEZE_MS after the stamp: the guests' running vCPUs stopped in
+ *      lu_freeze_ms= after the stamp (1 s by default; every image of
+ *      the update reads the same command line, so every generation
+ *      holds the same bound, and the report shows it as
+ *      liveupdate.freeze_bound_ms): the guests' running vCPUs stopped in
  *      their loops (struct lu_vcpus, guests=on), then every other CPU
  *      frozen: it answers and waits, interrupts off (lu_cpu_stop());
  *   4. write the handover: the domains (built ones walked through their
@@ -64,12 +67,6 @@
 
 #include "lu_priv.h"
 
-/*
- * A CPU stops within microseconds of its mailbox post (QEMU TCG: well
- * under 1 ms); a second is over 1000 times that, so only a CPU that is
- * really stuck misses it.
- */
-#define LU_FREEZE_MS 1000
 /* The CPUs' stop after LU_GO, a safety net (stop_cpus()). */
 #define LU_STOP_MS 10000
 /* A frozen CPU's longest halt between two looks at lu_go (a lost wake-up). */
@@ -132,6 +129,14 @@ void liveupdate_boot(const struct bootinfo *bi, const struct keel_options *o)
 	memset(&lu, 0, sizeof(lu));
 	lu_in = NULL;
 	lu.asked = asked;
+	/*
+	 * A CPU answers within microseconds of its mailbox post (QEMU TCG:
+	 * well under 1 ms); the default second is 1000 times that, and a
+	 * busy host's late threads get more (lu_freeze_ms=, checked by the
+	 * command line). 0: options not parsed (a test), the default.
+	 */
+	lu.freeze_bound_ms =
+		o->lu_freeze_ms ? o->lu_freeze_ms : LU_FREEZE_MS_DEFAULT;
 	lu.state = h->state;
 	lu.build = arch_lu_build_id();
 	if (h->state == HANDOVER_REFUSED)
@@ -489,13 +494,14 @@ static void lu_tell(const cpumask_t *others, uint32_t go)
 static int freeze_cpus(uint64_t deadline, cpumask_t *others)
 {
 	unsigned int me = arch_cpu_id(), n, busy;
+	uint32_t ms = lu.freeze_bound_ms;
 
 	smp_online_mask(others);
 	cpumask_clear_cpu(others, me);
 	n = cpumask_weight(others);
 	if (!smp_wait_until(others, deadline, &busy)) {
 		lu_failed("freeze: CPU %u did not finish its work in %u ms",
-			  busy, LU_FREEZE_MS);
+			  busy, ms);
 		return -ETIMEDOUT;
 	}
 	atomic_store_release(&lu_acks, 0);
@@ -508,11 +514,10 @@ static int freeze_cpus(uint64_t deadline, cpumask_t *others)
 		return 0;
 	lu_tell(others, LU_ABORT);
 	/* Those that answered go back; the first that did not is named. */
-	smp_wait_until(others,
-		       arch_ticks() + arch_ticks_hz() / 1000 * LU_FREEZE_MS,
+	smp_wait_until(others, arch_ticks() + arch_ticks_hz() / 1000 * ms,
 		       &busy);
 	lu_failed("freeze: %u of %u CPUs answered in %u ms (CPU %u not)",
-		  atomic_load_acquire(&lu_acks), n, LU_FREEZE_MS, busy);
+		  atomic_load_acquire(&lu_acks), n, ms, busy);
 	return -ETIMEDOUT;
 }
 
@@ -672,7 +677,8 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
 /*
  * The freeze (the downtime starts): the guests' vCPUs stopped, every other
  * CPU frozen, the handover written, the CPUs stopped for the next image,
- * each step by one deadline, LU_FREEZE_MS after the freeze stamp in @hd.
+ * each step by one deadline, lu_freeze_ms= (lu.freeze_bound_ms) after
+ * the freeze stamp in @hd.
  * Return: 0, or -errno with the update failed (lu_failed()) and, when it
  * failed before any CPU stopped for good, the guests running on.
  */
@@ -681,7 +687,7 @@ static int lu_freeze(const struct domain_set *ds, const struct lu_vcpus *vc,
 		     uint64_t cap, struct handover_header *hd)
 {
 	uint64_t deadline =
-		hd->freeze_ticks + arch_ticks_hz() / 1000 * LU_FREEZE_MS;
+		hd->freeze_ticks + arch_ticks_hz() / 1000 * lu.freeze_bound_ms;
 	cpumask_t others;
 	char why[96];
 

@@ -7,7 +7,7 @@
  * on one clock, and the words of the preserved domains read back.
  *
  * Keys: liveupdate.{state, generation, build; then, unless a cold boot
- * asks for no update: asked, from_build,
+ * asks for no update: asked, freeze_bound_ms, from_build,
  * handover_bytes, preserved_ranges, preserved_bytes, domains,
  * domains_restored, domains_failed, extents, phases.{freeze,
  * handover_write, relocate, entry_to_heap, restore, verify}, downtime_ns
@@ -90,6 +90,7 @@ void liveupdate_report_json(struct jw *w, const struct domain_set *ds)
 		return;
 	}
 	jw_u64(w, "asked", l->asked);
+	jw_u64(w, "freeze_bound_ms", l->freeze_bound_ms);
 	jw_build(w, "from_build", l->from_build);
 	jw_u64(w, "handover_bytes", l->handover_bytes);
 	jw_u64(w, "preserved_ranges", l->preserved_ranges);

@@ -52,6 +52,7 @@
 struct guest_params {
 	uint32_t touch;		    /* guest_touch= */
 	uint32_t run_ms;	    /* guest_run_ms= */
+	uint32_t freeze_ms;	    /* lu_freeze_ms=: the freeze's bound */
 	unsigned int round, rounds; /* this round (1..), of guest_rounds= */
 	/*
 	 * A live update follows this round: its vCPUs are left running in
@@ -65,24 +66,35 @@ struct guest_params {
 #define GUEST_HOLD_MS 600000
 /* How long the boot CPU waits for held vCPUs to reach their loops. */
 #define GUEST_HOLD_WAIT_MS 30000
-/* inject=vcpu-stop-slow: how late the stop is answered (3x LU_FREEZE_MS). */
-#define GUEST_STOP_SLOW_MS 3000
+/*
+ * inject=vcpu-stop-slow: how late the stop is answered, in freeze bounds
+ * (lu_freeze_ms=, guests_state.freeze_ms): 3, so past the freeze's
+ * deadline whatever the bound (3 s by default).
+ */
+#define GUEST_STOP_SLOW_BOUNDS 3
 /*
  * How long guests_release() waits for the held round to stop when no
  * update came: a CPU ends its turn within a slice (GUEST_SLICE_US), so
- * this is 2500 slices, 5 times the freeze's bound, and room for a
- * vcpu-stop-slow answer (GUEST_STOP_SLOW_MS) that began in the freeze.
- * Past it the boot gives up on the CPUs that did not stop (guest_carry.c
+ * this is 2500 slices, 5 times the freeze's default bound; with a longer
+ * lu_freeze_ms=, 5 times it (guest_release_ms()), room for a
+ * vcpu-stop-slow answer that began in the freeze (3 bounds after its
+ * stamp; the release begins 1 bound after it at the earliest). Past it
+ * the boot gives up on the CPUs that did not stop (guest_carry.c
  * give_up()).
  */
 #define GUEST_RELEASE_MS 5000
+static inline uint64_t guest_release_ms(uint32_t freeze_ms)
+{
+	return 5ULL * freeze_ms > GUEST_RELEASE_MS ? 5ULL * freeze_ms
+						   : GUEST_RELEASE_MS;
+}
 /* inject=vcpu-stop-stuck: the longest it holds its CPU, a safety net. */
-#define GUEST_STOP_STUCK_MS (2 * GUEST_RELEASE_MS)
+#define GUEST_STOP_STUCK_MS(freeze_ms) (2 * guest_release_ms(freeze_ms))
 /*
  * inject=vcpu-exit-slow: the longest its CPU stays in its exit, a safety
  * net past the freeze's bound and guests_release()'s two.
  */
-#define GUEST_EXIT_SLOW_MS (3 * GUEST_RELEASE_MS)
+#define GUEST_EXIT_SLOW_MS(freeze_ms) (3 * guest_release_ms(freeze_ms))
 /*
  * How long a failed freeze's run_on() waits for a held CPU that had begun
  * its exit to run on or be back in its mailbox (its exit is a few stores
@@ -165,6 +177,7 @@ struct guests_state {
 		skipped_pages; /* the last round: bad pages its walks skipped */
 	unsigned int problems; /* faults inside a range, bad words, failures */
 	uint32_t touch, run_ms;
+	uint32_t freeze_ms; /* lu_freeze_ms=: the live update's freeze bound */
 	/* Across a live update (guest_carry.c). */
 	unsigned int held;	/* this image's vCPUs left running */
 	unsigned int resumed;	/* the handover's vCPUs resumed here */

@@ -43,7 +43,7 @@ enum inject_kind {
 				      ends right after its walk's hypercall */
 	INJECT_VCPU_STOP_SLOW,	   /* vcpu-stop-slow:N: the CPU of domain N's
 				   held vCPU answers a live update's freeze
-				   GUEST_STOP_SLOW_MS late */
+				   3 freeze bounds late */
 	INJECT_VCPU_STOP_STUCK,	   /* vcpu-stop-stuck:N: it answers no stop
 				      of the held round until the boot CPU
 				      gives up on it */

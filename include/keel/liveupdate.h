@@ -48,8 +48,9 @@ struct liveupdate_info {
 	unsigned int domains_restored, domains_failed;
 	bool timed; /* the phases are known (a taken handover) */
 	uint64_t verified_words, mismatches;
-	uint32_t asked;	  /* liveupdate=N */
-	const char *fail; /* why the boot fails, NULL: it does not */
+	uint32_t asked;		  /* liveupdate=N */
+	uint32_t freeze_bound_ms; /* lu_freeze_ms=: the freeze's deadline */
+	const char *fail;	  /* why the boot fails, NULL: it does not */
 	/* The handover taken (its bad-page records), NULL: none. */
 	const struct bi_handover *taken;
 };

@@ -32,6 +32,13 @@
 
 /* liveupdate=N: at most this many updates in a row (more: clamped, warned). */
 #define LIVEUPDATE_MAX 1000
+/*
+ * lu_freeze_ms=: the live update's freeze bound (docs/cmdline.md says why
+ * these numbers); outside [MIN, MAX]: clamped, warned.
+ */
+#define LU_FREEZE_MS_DEFAULT 1000
+#define LU_FREEZE_MS_MIN     10
+#define LU_FREEZE_MS_MAX     60000
 /* latency_cpu= not given: the last online CPU of node 0. */
 #define LATENCY_CPU_AUTO 0xffffffffu
 
@@ -83,6 +90,7 @@ struct keel_options {
 	uint32_t guest_run_ms; /* guest_run_ms=: each guest's measuring loop */
 	uint32_t guest_rounds; /* guest_rounds=: build, run, destroy rounds */
 	uint32_t liveupdate;   /* liveupdate=N: updates in a row */
+	uint32_t lu_freeze_ms; /* lu_freeze_ms=: the freeze's bound */
 	enum handover_mode handover; /* handover=keep|discard */
 	bool domain_fill;	     /* domain_fill=on: every extent, sampled */
 	uint64_t domain_fill_sample; /* domain_fill_sample=: a page per SIZE */

@@ -192,6 +192,7 @@ def _liveupdate(rep, out):
         out.append(f"liveupdate.phases add up to {sum(phases.values())} "
                    f"ns, downtime_ns is {down}")
     _restored(rep, lu, out)
+    _freeze_bound(rep, lu, out)
     resumed = lu.get("guests_resumed", 0)
     if resumed and resumed > len(rep.get("guests") or []) and \
             not (rep.get("guests_info") or {}).get("rows_left_out"):
@@ -212,6 +213,31 @@ def _liveupdate(rep, out):
             (rep.get("heap") or {}).get("total_pages"):
         out.append("refused handover but memory was scrubbed or handed "
                    "to the heap")
+
+
+# lu_freeze_ms= (docs/cmdline.md): its range.
+FREEZE_MS_MIN, FREEZE_MS_MAX = 10, 60000
+
+
+def _freeze_bound(rep, lu, out):
+    """liveupdate.freeze_bound_ms in range, and the last lu_freeze_ms=
+    word of the command line when it is a decimal number (clamped into
+    the range, as keel does; a malformed word, or one past 32 bits, keeps
+    what came before)."""
+    if "freeze_bound_ms" not in lu:
+        return
+    got = lu["freeze_bound_ms"]
+    if not FREEZE_MS_MIN <= got <= FREEZE_MS_MAX:
+        out.append(f"liveupdate.freeze_bound_ms {got} not in "
+                   f"[{FREEZE_MS_MIN}, {FREEZE_MS_MAX}]")
+    words = re.findall(r"(?:^|\s)lu_freeze_ms=(\S*)", rep.get("cmdline", ""))
+    if not words or not words[-1].isdigit() or \
+            int(words[-1]) > 0xffffffff:
+        return
+    want = min(max(int(words[-1]), FREEZE_MS_MIN), FREEZE_MS_MAX)
+    if got != want:
+        out.append(f"liveupdate.freeze_bound_ms {got}, the command line "
+                   f"asks lu_freeze_ms={words[-1]} ({want})")
 
 
 def _restored(rep, lu, out):

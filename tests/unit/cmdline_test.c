@@ -362,6 +362,62 @@ static void test_guest_options(void **state)
 	assert_false(o.guests);
 }
 
+/*
+ * lu_freeze_ms= (docs/cmdline.md): 1000 by default; out of [10, 60000]
+ * clamped with one warning naming the word; malformed (not a number, past
+ * 32 bits, empty, negative) one warning and the value before kept.
+ */
+static void test_lu_freeze(void **state)
+{
+	static const struct {
+		const char *word;
+		uint32_t want;
+		const char *line;
+	} clamped[] = {
+		{"lu_freeze_ms=0", 10,
+		 "keel: warning: cmdline: lu_freeze_ms=0 is not 10 to 60000, "
+		 "using 10\n"},
+		{"lu_freeze_ms=9", 10,
+		 "keel: warning: cmdline: lu_freeze_ms=9 is not 10 to 60000, "
+		 "using 10\n"},
+		{"lu_freeze_ms=60001", 60000,
+		 "keel: warning: cmdline: lu_freeze_ms=60001 is not 10 to "
+		 "60000, using 60000\n"},
+		{"lu_freeze_ms=4294967295", 60000,
+		 "keel: warning: cmdline: lu_freeze_ms=4294967295 is not 10 "
+		 "to 60000, using 60000\n"},
+	};
+	static const char *const bad[] = {
+		"lu_freeze_ms=abc",	   "lu_freeze_ms=-5",  "lu_freeze_ms=",
+		"lu_freeze_ms=4294967296", "lu_freeze_ms=10s", "lu_freeze_ms",
+	};
+
+	assert_int_equal(o.lu_freeze_ms, 1000);
+	assert_int_equal(parse("lu_freeze_ms=10000"), 0);
+	assert_int_equal(o.lu_freeze_ms, 10000);
+	assert_int_equal(parse("lu_freeze_ms=10 lu_freeze_ms=60000"), 0);
+	assert_int_equal(o.lu_freeze_ms, 60000);
+	assert_int_equal(parse("lu_freeze_ms=0x20"), 0);
+	assert_int_equal(o.lu_freeze_ms, 32);
+	assert_int_equal(parse("lu_freeze_ms=10"), 0);
+	assert_int_equal(o.lu_freeze_ms, 10);
+	for (unsigned int i = 0; i < ARRAY_SIZE(clamped); i++) {
+		o.lu_freeze_ms = 2500;
+		sandbox_console_clear();
+		assert_int_equal(parse(clamped[i].word), 1);
+		assert_int_equal(o.lu_freeze_ms, clamped[i].want);
+		assert_string_equal(sandbox_console_buffer(), clamped[i].line);
+	}
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
+		o.lu_freeze_ms = 2500;
+		sandbox_console_clear();
+		assert_int_equal(parse(bad[i]), 1);
+		assert_int_equal(o.lu_freeze_ms, 2500);
+		assert_true(test_console_contains("lu_freeze_ms"));
+		assert_true(test_console_contains("keel: warning: cmdline: "));
+	}
+}
+
 /* domain_fill= and domain_fill_sample= (docs/cmdline.md). */
 static void test_domain_fill(void **state)
 {
@@ -539,6 +595,7 @@ int main(void)
 		T(test_options_parse),	  T(test_bounds),
 		T(test_scrub_primitive),  T(test_warnings_escaped),
 		T(test_guest_options),	  T(test_domain_fill),
+		T(test_lu_freeze),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
