@@ -737,14 +737,14 @@ static void lu_run(const struct bootinfo *bi, const struct keel_options *o,
 		return;
 	pr_info("liveupdate: generation %llu -> %llu: %u domains to the "
 		"image at [%#llx, %#llx), handover at %#llx (at most %llu "
-		"bytes)\n",
+		"bytes), freeze bound %u ms\n",
 		(unsigned long long)lu.generation,
 		(unsigned long long)lu.generation + 1,
 		lu_in ? lu_in->domain_count : lu_built_domains(ds),
 		(unsigned long long)pa_val(j.image.start),
 		(unsigned long long)pa_val(j.image.end),
-		(unsigned long long)pa_val(j.handover),
-		(unsigned long long)cap);
+		(unsigned long long)pa_val(j.handover), (unsigned long long)cap,
+		lu.freeze_bound_ms);
 	guests = mark_guest_domains(vc);
 	filled = fill_domains(ds, &smp, false);
 	if (filled || guests)

@@ -46,6 +46,7 @@ from .lu_bad_cases import lu_bad_cases
 from .lu_mce_cases import lu_mce_cases
 from .lu_give_back_cases import lu_give_back_cases
 from .lu_churn_cases import lu_churn_cases
+from .lu_freeze_cases import lu_freeze_cases
 
 
 # ---- the cases -----------------------------------------------------------
@@ -80,7 +81,8 @@ def cases():
             badmem_cases(Case) +
             bad_domain_cases(Case) + lu_give_back_cases(Case) +
             lu_churn_cases(Case) + lu_bad_cases(Case) +
-            lu_mce_cases(Case) + defer_cases(Case))
+            lu_mce_cases(Case) + defer_cases(Case) +
+            lu_freeze_cases(Case))
 
 
 def boot_cases():
