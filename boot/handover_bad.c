@@ -66,7 +66,7 @@ enum { RANGE_OK, RANGE_EMPTY, RANGE_ORDER, RANGE_OUTSIDE };
  * when @packed, else 16): aligned, sorted and apart, in RAM; their pages
  * added to @w->pages. One pass in locals (a live update's 100,000
  * ranges): a range inside the RAM range the last one ended in is checked
- * by two compares, ram_up_to() only when it is not. Inlined once a entry
+ * by two compares, ram_up_to() only when it is not. Inlined for each entry
  * size (ranges_walk()): a packed entry is a load, a mask and two shifts,
  * never empty nor unaligned. Return: RANGE_OK, or why range @w->i is
  * refused (RANGE_OUTSIDE: @w->hole is the first address not RAM).
