@@ -335,7 +335,7 @@ static int parse_bad(struct ho_ctx *c, unsigned int i, uint64_t off,
 {
 	char why[160];
 
-	if (c->version < 4)
+	if (c->version < 4 && rec->type == HANDOVER_REC_BAD)
 		return refuse(c,
 			      "record %u: type %u (bad pages) not in version "
 			      "%u",
@@ -643,7 +643,8 @@ static int walk_records(struct ho_ctx *c, const struct handover_header *hd,
 			return err;
 		if (rec.type == HANDOVER_REC_PRESERVED)
 			err = pass ? 0 : parse_preserved(c, i, off, &rec);
-		else if (rec.type == HANDOVER_REC_BAD)
+		else if (rec.type == HANDOVER_REC_BAD ||
+			 rec.type == HANDOVER_REC_BAD_PACKED)
 			err = pass ? 0 : parse_bad(c, i, off, &rec);
 		else if (rec.type == HANDOVER_REC_DOMAIN)
 			err = pass == 1 ? parse_domain(c, off, &rec) : 0;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The bad-page records of a handover (version 4 on, include/keel/handover.h):
+ * The bad-page records of a handover (version 4 on, include/keel/handover.h;
+ * version 6 on also packed, 8 bytes a range, HANDOVER_REC_BAD_PACKED):
  * each checked as firmware input as the reader meets it
  * (handover_bad_parse(), from boot/handover.c walk_records()), all of
  * them apart once read (handover_bad_apart()), then reserved by the new
@@ -61,14 +62,18 @@ struct ranges_walk {
 enum { RANGE_OK, RANGE_EMPTY, RANGE_ORDER, RANGE_OUTSIDE };
 
 /*
- * Ranges [@w->i, @w->i + @n) of the record's array @at: aligned, sorted
- * and apart, in RAM; their pages added to @w->pages. One pass in locals
- * (a live update's 100,000 ranges): a range inside the RAM range the last
- * one ended in is checked by two compares, ram_up_to() only when it is
- * not. Return: RANGE_OK, or why range @w->i is refused (RANGE_OUTSIDE:
- * @w->hole is the first address not RAM).
+ * Ranges [@w->i, @w->i + @n) of the record's array @at (8-byte entries
+ * when @packed, else 16): aligned, sorted and apart, in RAM; their pages
+ * added to @w->pages. One pass in locals (a live update's 100,000
+ * ranges): a range inside the RAM range the last one ended in is checked
+ * by two compares, ram_up_to() only when it is not. Inlined for each entry
+ * size (ranges_walk()): a packed entry is a load, a mask and two shifts,
+ * never empty nor unaligned. Return: RANGE_OK, or why range @w->i is
+ * refused (RANGE_OUTSIDE: @w->hole is the first address not RAM).
  */
-static int ranges_walk(struct ranges_walk *w, const uint8_t *at, unsigned int n)
+static inline __attribute__((always_inline)) int
+ranges_walk_as(struct ranges_walk *w, const uint8_t *at, unsigned int n,
+	       bool packed)
 {
 	uint64_t prev_end = w->prev_end, in_s = w->in_s, in_e = w->in_e;
 	unsigned int i, end = w->i + n;
@@ -77,11 +82,18 @@ static int ranges_walk(struct ranges_walk *w, const uint8_t *at, unsigned int n)
 
 	for (i = w->i; i < end; i++) {
 		struct handover_range r;
+		uint64_t v;
 
-		memcpy(&r, at + (size_t)i * sizeof(r), sizeof(r));
-		if ((r.start | r.end) & (PAGE_SIZE - 1) || r.start >= r.end) {
-			why = RANGE_EMPTY;
-			break;
+		if (packed) {
+			memcpy(&v, at + (size_t)i * sizeof(v), sizeof(v));
+			r = handover_unpack(v);
+		} else {
+			memcpy(&r, at + (size_t)i * sizeof(r), sizeof(r));
+			if ((r.start | r.end) & (PAGE_SIZE - 1) ||
+			    r.start >= r.end) {
+				why = RANGE_EMPTY;
+				break;
+			}
 		}
 		if (i && r.start <= prev_end) {
 			why = RANGE_ORDER;
@@ -110,6 +122,13 @@ static int ranges_walk(struct ranges_walk *w, const uint8_t *at, unsigned int n)
 	return why;
 }
 
+static int ranges_walk(struct ranges_walk *w, const uint8_t *at, unsigned int n,
+		       bool packed)
+{
+	return packed ? ranges_walk_as(w, at, n, true)
+		      : ranges_walk_as(w, at, n, false);
+}
+
 /*
  * Record @rec (@b)'s ranges (ranges_walk()); their pages (of those before
  * the first refused) added to *@pages. Return: 0, or -EINVAL with @why.
@@ -119,14 +138,14 @@ static int check_ranges(const struct bi_handover_bad *b, unsigned int rec,
 			char *why, size_t n)
 {
 	struct ranges_walk w = {.ram = ram, .in_s = 1};
-	int r = ranges_walk(&w, b->ranges, b->count);
+	int r = ranges_walk(&w, b->ranges, b->count, b->packed);
 	struct handover_range x;
 	unsigned int i = w.i;
 
 	*pages += w.pages;
 	if (r == RANGE_OK)
 		return 0;
-	memcpy(&x, b->ranges + (size_t)i * sizeof(x), sizeof(x));
+	x = handover_bad_range(b, i);
 	if (r == RANGE_EMPTY)
 		snprintf(why, n,
 			 "bad[%u][%u] [%#llx, %#llx) empty or not page aligned",
@@ -144,30 +163,49 @@ static int check_ranges(const struct bi_handover_bad *b, unsigned int rec,
 }
 
 /*
- * Ranges a CRC step and a check step take at a time in
- * handover_checksum_checked(): 16 KiB, read once from memory, then again
- * from the first-level cache.
+ * Bytes a CRC step and a check step take at a time in
+ * handover_checksum_checked(): 16 KiB (1024 ranges, 2048 packed), read
+ * once from memory, then again from the first-level cache.
  */
-#define CHECK_CHUNK 1024u
+#define CHECK_CHUNK_BYTES 16384u
 
-/* @count ranges at @at: their CRC after @crc, and their walk into @pre. */
+/*
+ * @count ranges of @entry bytes (8: packed) at @at: their CRC after
+ * @crc, and their walk into @pre.
+ */
 static uint32_t crc_and_walk(uint32_t crc, const uint8_t *at,
-			     unsigned int count, const struct range_table *ram,
+			     unsigned int count, size_t entry,
+			     const struct range_table *ram,
 			     struct ho_bad_pre *pre)
 {
 	struct ranges_walk w = {.ram = ram, .in_s = 1};
+	const unsigned int chunk = CHECK_CHUNK_BYTES / entry;
+	const bool packed = entry == sizeof(uint64_t);
 	bool ok = true;
 
-	for (unsigned int k = 0; k < count; k += CHECK_CHUNK) {
-		unsigned int m = MIN(CHECK_CHUNK, count - k);
+	for (unsigned int k = 0; k < count; k += chunk) {
+		unsigned int m = MIN(chunk, count - k);
 
-		crc = crc32(crc, at + (size_t)k * sizeof(struct handover_range),
-			    (size_t)m * sizeof(struct handover_range));
-		ok = ok && ranges_walk(&w, at, m) == RANGE_OK;
+		crc = crc32(crc, at + (size_t)k * entry, (size_t)m * entry);
+		ok = ok && ranges_walk(&w, at, m, packed) == RANGE_OK;
 	}
 	pre->ok = ok;
 	pre->pages = w.pages;
 	return crc;
+}
+
+/*
+ * The entry size of a bad-page record of @type in a handover of
+ * @version: 16 (HANDOVER_REC_BAD, version 4 on), 8 (PACKED, version 6
+ * on), or 0 (not a bad-page record, or not in @version).
+ */
+static size_t bad_entry_bytes(uint32_t type, uint32_t version)
+{
+	if (type == HANDOVER_REC_BAD && version >= 4)
+		return sizeof(struct handover_range);
+	if (type == HANDOVER_REC_BAD_PACKED && version >= 6)
+		return sizeof(uint64_t);
+	return 0;
 }
 
 uint32_t handover_checksum_checked(const uint8_t *buf, uint64_t size,
@@ -183,19 +221,19 @@ uint32_t handover_checksum_checked(const uint8_t *buf, uint64_t size,
 	     i < records && size - off >= sizeof(struct handover_preserved);
 	     i++) {
 		struct handover_preserved p;
+		size_t entry;
 
 		memcpy(&p, buf + off, sizeof(p));
 		if (p.head.bytes < sizeof(p.head) || p.head.bytes % 8 ||
 		    p.head.bytes > size - off)
 			break; /* the reader refuses it: plain from here */
-		if (p.head.type == HANDOVER_REC_BAD && version >= 4 &&
-		    pre->n < HANDOVER_BAD_RECS_MAX &&
+		entry = bad_entry_bytes(p.head.type, version);
+		if (entry && pre->n < HANDOVER_BAD_RECS_MAX &&
 		    p.head.bytes >= sizeof(p) &&
-		    (uint64_t)p.count * sizeof(struct handover_range) ==
-			    p.head.bytes - sizeof(p)) {
+		    (uint64_t)p.count * entry == p.head.bytes - sizeof(p)) {
 			crc = crc32(crc, buf + done, off + sizeof(p) - done);
 			crc = crc_and_walk(crc, buf + off + sizeof(p), p.count,
-					   ram, &pre->rec[pre->n]);
+					   entry, ram, &pre->rec[pre->n]);
 			pre->rec[pre->n++].off = off;
 			done = off + p.head.bytes;
 		}
@@ -228,17 +266,29 @@ int handover_bad_parse_pre(struct bi_handover *h, const struct range_table *ram,
 	struct handover_preserved p;
 	struct bi_handover_bad *b = &h->bad[h->bad_recs];
 	uint32_t src;
+	size_t entry;
 
 	if (bytes < sizeof(p)) {
 		snprintf(why, n, "bad-page record of %u bytes", bytes);
 		return -EINVAL;
 	}
 	memcpy(&p, rec, sizeof(p));
+	entry = p.head.type == HANDOVER_REC_BAD_PACKED
+			? sizeof(uint64_t)
+			: sizeof(struct handover_range);
+	if (entry == sizeof(uint64_t) && version < 6) {
+		snprintf(why, n,
+			 "type %u (packed bad pages) not in version %u "
+			 "(version 6 on)",
+			 p.head.type, version);
+		return -EINVAL;
+	}
 	src = version < 5 ? HANDOVER_BAD_UNKNOWN : p.pad;
-	if ((uint64_t)p.count * sizeof(struct handover_range) !=
-	    bytes - sizeof(p)) {
-		snprintf(why, n, "bad count %u does not fill its %u bytes",
-			 p.count, bytes);
+	if ((uint64_t)p.count * entry != bytes - sizeof(p)) {
+		snprintf(why, n,
+			 "bad count %u does not fill its %u bytes (%zu a "
+			 "range)",
+			 p.count, bytes, entry);
 		return -EINVAL;
 	}
 	if (h->bad_recs &&
@@ -259,6 +309,7 @@ int handover_bad_parse_pre(struct bi_handover *h, const struct range_table *ram,
 	b->ranges = rec + sizeof(p);
 	b->count = p.count;
 	b->source = src;
+	b->packed = entry == sizeof(uint64_t);
 	if (pre && pre->ok) /* walked with the checksum, all taken */
 		h->bad_pages += pre->pages;
 	else if (check_ranges(b, h->bad_recs, ram, &h->bad_pages, why, n))

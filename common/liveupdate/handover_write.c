@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The handover writer (include/keel/liveupdate.h, struct ho_writer): the
- * bytes of include/keel/handover.h, version 5, written in one pass into a
+ * bytes of include/keel/handover.h, version 6, written in one pass into a
  * buffer the caller sized with a counting pass (buf NULL) first.
  *
  * Invariants: nothing is written past cap (a too small buffer sets
@@ -346,12 +346,40 @@ void ho_bad_range(struct ho_writer *w, uint64_t start, uint64_t end)
 	put(w, &r, sizeof(r));
 }
 
+/*
+ * Ranges @r[0, @n) (sorted, joined) packed in place, front to back, as
+ * HANDOVER_REC_BAD_PACKED's 8-byte entries (entry k overwrites only
+ * ranges read before it: k * 8 < (k + 1) * 16), when every one fits: 4 KiB
+ * aligned, its start below 2^52, at most 2^24 pages. Return: packed (else untouched).
+ */
+static bool pack_ranges(struct handover_range *r, uint64_t n)
+{
+	const unsigned int sh = HANDOVER_PACKED_PAGE_SHIFT;
+	uint8_t *out = (uint8_t *)r;
+
+	for (uint64_t k = 0; k < n; k++)
+		if ((r[k].start | r[k].end) & ((1ULL << sh) - 1) ||
+		    r[k].end <= r[k].start ||
+		    r[k].start >> sh > HANDOVER_PACKED_PFN_MASK ||
+		    (r[k].end - r[k].start) >> sh > HANDOVER_PACKED_PAGES_MAX)
+			return false;
+	for (uint64_t k = 0; k < n; k++) {
+		struct handover_range x = r[k];
+		uint64_t v = x.start >> sh | (((x.end - x.start) >> sh) -
+					      1) << HANDOVER_PACKED_PFN_BITS;
+
+		memcpy(out + k * sizeof(v), &v, sizeof(v));
+	}
+	return true;
+}
+
 void ho_bad_end(struct ho_writer *w)
 {
 	struct handover_preserved p = {{HANDOVER_REC_BAD, 0}, 0, w->bad_source};
 	uint64_t first = w->bad_off + sizeof(p);
 	uint64_t n = (w->off - first) / sizeof(struct handover_range), m;
 	struct handover_range *r;
+	size_t entry = sizeof(*r);
 
 	if (!n) { /* none: no record */
 		w->off = w->bad_off;
@@ -359,11 +387,15 @@ void ho_bad_end(struct ho_writer *w)
 	}
 	w->records++;
 	if (!w->buf || w->overflow)
-		return;
+		return; /* counting: 16 bytes a range, an upper bound */
 	r = (struct handover_range *)(void *)(w->buf + first);
 	m = sort_join(r, n);
+	if (pack_ranges(r, m)) {
+		p.head.type = HANDOVER_REC_BAD_PACKED;
+		entry = sizeof(uint64_t);
+	}
 	p.count = (uint32_t)m;
-	p.head.bytes = (uint32_t)(sizeof(p) + m * sizeof(*r));
+	p.head.bytes = (uint32_t)(sizeof(p) + m * entry);
 	put_at(w, w->bad_off, &p, sizeof(p));
 	w->off = w->bad_off + p.head.bytes;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The bad-page records of the handover an update writes (version 5,
+ * The bad-page records of the handover an update writes (version 6,
  * include/keel/handover.h): one a source (HANDOVER_BAD_*), ascending,
+ * packed (8 bytes a range) when every range fits (ho_bad_end()),
  * each page under the source where it first went bad, the handover's
  * first records. The boot CPU writes them into the handover before the
  * freeze (lu_stage_bad()), and again in the freeze only when a page went
@@ -66,7 +67,7 @@ static bool heap_has_bad(uint32_t source)
 }
 
 /*
- * The bad-page records (version 5), one a source (HANDOVER_BAD_*), each
+ * The bad-page records (version 6), one a source (HANDOVER_BAD_*), each
  * page under the source where it first went bad: every page the heap took
  * out of service, and every range of the records this image was handed
  * (the firmware's and the command line's the next image reads itself).
@@ -129,7 +130,9 @@ void lu_unstage_bad(void)
  * bytes, with their CRC. The version is read first, so that a page
  * offlined during the walk moves it and the freeze writes them again.
  * Too many for @cap (pages gone bad since the sizing): the freeze writes
- * them as before.
+ * them as before. Their length is what ho_bad_end() left (packed: 8
+ * bytes a range, less than the sizing's 16), their CRC that of those
+ * bytes: the freeze's ho_bad_keep() skips exactly them.
  */
 void lu_stage_bad(uint8_t *buf, uint64_t cap, const struct bi_handover *in)
 {

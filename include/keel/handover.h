@@ -5,9 +5,10 @@
  * keel image leaves in RAM for the new one, byte by byte, and what the new
  * image's reader (boot/handover.c) makes of it in struct bootinfo.
  *
- * Format, version 5 (version 1 had no vCPU records, version 2 no domain
+ * Format, version 6 (version 1 had no vCPU records, version 2 no domain
  * vCPU count or kernel name, version 3 no bad pages, version 4 no source
- * of a bad page; a reader takes all five), little-endian,
+ * of a bad page, version 5 no packed bad pages; a reader takes all six),
+ * little-endian,
  * every field naturally aligned:
  *
  *   header (128 bytes, struct handover_header)
@@ -31,7 +32,7 @@
 #include <keel/types.h>
 
 #define HANDOVER_MAGIC	      0x31564f484c45454bULL /* "KEELHOV1" */
-#define HANDOVER_VERSION      5 /* written; 1 to 4 are read too */
+#define HANDOVER_VERSION      6 /* written; 1 to 5 are read too */
 #define HANDOVER_VERSION_MIN  1
 #define HANDOVER_HEADER_BYTES 128
 /* The largest handover a reader accepts (room for ~2.7 M extents). */
@@ -51,16 +52,17 @@ struct handover_header {
 	uint64_t freeze_ticks;	/* 64: the freeze began (downtime's start) */
 	uint64_t frozen_ticks;	/* 72: every other CPU stopped */
 	uint64_t written_ticks; /* 80: records written; relocation next */
-	uint64_t flags;		/* 88: 0 in versions 1 to 5 */
+	uint64_t flags;		/* 88: 0 in versions 1 to 6 */
 	uint64_t reserved[4];	/* 96: 0 */
 };
 
 /* Record types. */
-#define HANDOVER_REC_PRESERVED 1u /* the ranges the new image must keep */
-#define HANDOVER_REC_DOMAIN    2u /* one domain: extents, p2m tables */
-#define HANDOVER_REC_VCPU      3u /* a guest's vCPU (version 2 on) */
-#define HANDOVER_REC_BAD       4u /* pages out of service (version 4 on) */
-#define HANDOVER_REC_OPTIONAL  0x80000000u /* may be skipped if unknown */
+#define HANDOVER_REC_PRESERVED	1u /* the ranges the new image must keep */
+#define HANDOVER_REC_DOMAIN	2u /* one domain: extents, p2m tables */
+#define HANDOVER_REC_VCPU	3u /* a guest's vCPU (version 2 on) */
+#define HANDOVER_REC_BAD	4u /* pages out of service (version 4 on) */
+#define HANDOVER_REC_BAD_PACKED 5u /* the same, 8-byte ranges (version 6) */
+#define HANDOVER_REC_OPTIONAL	0x80000000u /* may be skipped if unknown */
 
 struct handover_rec {
 	uint32_t type;
@@ -102,6 +104,15 @@ struct handover_preserved {
  * together are disjoint (those of two records may touch). A source above
  * HANDOVER_BAD_UNKNOWN is a warning, its ranges still reserved as bad,
  * of unknown source.
+ *
+ * HANDOVER_REC_BAD_PACKED (version 6 on): the same head and rules, then
+ * count 8-byte entries (half the bytes a live update's downtime reads),
+ * each a u64: bits 0..39 the first page frame number (start >> 12),
+ * bits 40..63 the page count minus 1 (1 to 2^24 pages). The rules above
+ * hold across both types together: one record a source, ascending, a
+ * source in one of them only. The writer packs a record when every range
+ * fits, else writes HANDOVER_REC_BAD (a range of more than 2^24 pages,
+ * or at or above 2^52).
  */
 #define HANDOVER_BAD_FIRMWARE  0 /* the firmware's map said so */
 #define HANDOVER_BAD_OPTION    1 /* the operator (badpage=, the host's API) */
@@ -109,6 +120,24 @@ struct handover_preserved {
 #define HANDOVER_BAD_INJECTION 3 /* inject=poison* (tests) */
 #define HANDOVER_BAD_UNKNOWN   4 /* a version 4 record's: "handover" */
 #define HANDOVER_BAD_RECS_MAX  8
+
+/* A packed bad range's fields (HANDOVER_REC_BAD_PACKED). */
+#define HANDOVER_PACKED_PFN_BITS   40
+#define HANDOVER_PACKED_PAGES_BITS 24
+#define HANDOVER_PACKED_PFN_MASK   ((1ULL << HANDOVER_PACKED_PFN_BITS) - 1)
+#define HANDOVER_PACKED_PAGES_MAX  (1ULL << HANDOVER_PACKED_PAGES_BITS)
+#define HANDOVER_PACKED_PAGE_SHIFT 12 /* 4 KiB pages, whatever PAGE_SIZE */
+
+/* Packed entry @v as a range [start, end). */
+static inline struct handover_range handover_unpack(uint64_t v)
+{
+	uint64_t s = (v & HANDOVER_PACKED_PFN_MASK)
+		     << HANDOVER_PACKED_PAGE_SHIFT;
+
+	return (struct handover_range){
+		s, s + (((v >> HANDOVER_PACKED_PFN_BITS) + 1)
+			<< HANDOVER_PACKED_PAGE_SHIFT)};
+}
 
 /* One guest extent: gpa and pa page aligned, mapped 1:1 for pages. */
 struct handover_extent {
@@ -267,6 +296,7 @@ struct bi_handover {
 		const uint8_t *ranges; /* count of them, in the handover */
 		unsigned int count;
 		uint32_t source; /* as written (version 4: UNKNOWN) */
+		bool packed;	 /* 8-byte entries (HANDOVER_REC_BAD_PACKED) */
 	} bad[HANDOVER_BAD_RECS_MAX];
 	unsigned int bad_recs;
 	unsigned int bad_count;	    /* ranges, all records */
@@ -285,12 +315,17 @@ handover_preserved_range(const struct bi_handover *h, unsigned int i)
 	return r;
 }
 
-/* Bad range @i of bad-page record @b (i < b->count). */
+/* Bad range @i of bad-page record @b (i < b->count), either entry size. */
 static inline struct handover_range
 handover_bad_range(const struct bi_handover_bad *b, unsigned int i)
 {
 	struct handover_range r;
+	uint64_t v;
 
+	if (b->packed) {
+		memcpy(&v, b->ranges + (size_t)i * sizeof(v), sizeof(v));
+		return handover_unpack(v);
+	}
 	memcpy(&r, b->ranges + (size_t)i * sizeof(r), sizeof(r));
 	return r;
 }

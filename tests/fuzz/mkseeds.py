@@ -347,6 +347,15 @@ def _ho_bad(ranges, source=0):
         b"".join(struct.pack("<QQ", s, e) for s, e in ranges)
 
 
+def _ho_bad_packed(ranges, source=0):
+    """A packed bad-page record (type 5, version 6): the same head, then
+    a u64 a range: bits 0..39 start >> 12, bits 40..63 pages - 1."""
+    return struct.pack("<IIII", 5, 16 + 8 * len(ranges), len(ranges),
+                       source) + \
+        b"".join(struct.pack("<Q", s >> 12 | ((e - s) // 4096 - 1) << 40)
+                 for s, e in ranges)
+
+
 def handover():
     """Valid handovers of the fuzz target's machine (RAM [0, 1G) on node
     0, [4G, 5G) on node 1, bios and kernel reserved below 3M) and the
@@ -396,6 +405,12 @@ def handover():
             [(0x20001000, 0x20003000), (g4 + 0x5000, g4 + 0x6000)], 2),
             _ho_bad([(0x10201000, 0x10202000), (0x20003000, 0x20004000)], 3),
             _ho_bad([(0x20010000, 0x20011000)], 9)], pres, version=5),
+        # Version 6: the same, mce and 9 packed, injection in 16 bytes.
+        "class-bad-pages-v6": _ho([a, b, _ho_bad_packed(
+            [(0x20001000, 0x20003000), (g4 + 0x5000, g4 + 0x6000)], 2),
+            _ho_bad([(0x10201000, 0x10202000), (0x20003000, 0x20004000)], 3),
+            _ho_bad_packed([(0x20010000, 0x20011000)], 9)], pres,
+            version=6),
         # New images' headers (boot/handover_image.c reads the same input).
         "class-mb1-image": bytes(8) + struct.pack(
             "<IIiIIIII", 0x1BADB002, 0x10003, -(0x1BADB002 + 0x10003),
@@ -477,6 +492,10 @@ def handover_whole():
         "class-bad-pages-v5": _ho_whole(pa, version4(
             ho + _ho_bad([(0x8000000, 0x8001000)], 2) +
             _ho_bad([(0x8100000, 0x8104000)], 3), 5), pages),
+        # Version 6: the same, mce packed, injection packed.
+        "class-bad-pages-v6": _ho_whole(pa, version4(
+            ho + _ho_bad_packed([(0x8000000, 0x8001000)], 2) +
+            _ho_bad_packed([(0x8100000, 0x8104000)], 3), 6), pages),
     }
 
 

@@ -17,27 +17,54 @@
 
 static uint8_t buf[1 << 17] __attribute__((aligned(8)));
 
-/* The bad record's count, ranges in @out (at most @max). */
-static uint32_t bad_record(struct handover_range *out, unsigned int max)
+/*
+ * The first bad record of @b, its type in *@type: its count, ranges in
+ * @out (at most @max), a packed one decoded here by hand.
+ */
+static uint32_t bad_record_of(const uint8_t *b, struct handover_range *out,
+			      unsigned int max, uint32_t *type)
 {
 	struct handover_header h;
 	uint64_t off = HANDOVER_HEADER_BYTES;
 
-	memcpy(&h, buf, sizeof(h));
+	memcpy(&h, b, sizeof(h));
 	while (off < h.size) {
 		struct handover_preserved p;
 
-		memcpy(&p, buf + off, sizeof(p));
+		memcpy(&p, b + off, sizeof(p));
+		*type = p.head.type;
+		assert_true(p.count <= max || !p.count);
 		if (p.head.type == HANDOVER_REC_BAD) {
-			assert_true(p.count <= max);
-			memcpy(out, buf + off + sizeof(p),
+			assert_int_equal(p.head.bytes, 16 + p.count * 16);
+			memcpy(out, b + off + sizeof(p),
 			       p.count * sizeof(*out));
+			return p.count;
+		}
+		if (p.head.type == HANDOVER_REC_BAD_PACKED) {
+			assert_int_equal(p.head.bytes, 16 + p.count * 8);
+			for (uint32_t i = 0; i < p.count; i++) {
+				uint64_t v;
+
+				memcpy(&v, b + off + sizeof(p) + i * 8, 8);
+				out[i].start = (v & ((1ull << 40) - 1)) << 12;
+				out[i].end =
+					out[i].start + (((v >> 40) + 1) << 12);
+			}
 			return p.count;
 		}
 		off += p.head.bytes;
 	}
 	fail_msg("no bad-page record");
 	return 0;
+}
+
+/* The bad record's count, ranges in @out: packed (all fit). */
+static uint32_t bad_record(struct handover_range *out, unsigned int max)
+{
+	uint32_t type, n = bad_record_of(buf, out, max, &type);
+
+	assert_int_equal(type, HANDOVER_REC_BAD_PACKED);
+	return n;
 }
 
 /* Ranges of two pages at @starts, written in that order. */
@@ -186,12 +213,16 @@ static void test_kept_first(void **state)
 	ho_writer_init(&w, b, size); /* the freeze: lu_put_bad() */
 	ho_bad_keep(&w, len, records, crc);
 	ho_preserved(&w);
-	assert_int_equal(ho_finish(&w, &hd), size);
+	/* Sized at 16 bytes a range (an upper bound), written at 8. */
+	assert_int_equal(ho_finish(&w, &hd), size - 3 * 8);
+	size -= 3 * 8;
 	memcpy(&h, b, sizeof(h));
 	assert_int_equal(h.record_count, 3);
+	assert_int_equal(h.size, size);
 	assert_int_equal(h.checksum, handover_checksum(b, size));
 	memcpy(&p, b + HANDOVER_HEADER_BYTES, sizeof(p));
-	assert_int_equal(p.head.type, HANDOVER_REC_BAD);
+	assert_int_equal(p.head.type, HANDOVER_REC_BAD_PACKED);
+	assert_int_equal(p.head.bytes, 16 + 2 * 8);
 	assert_int_equal(p.pad, HANDOVER_BAD_MCE);
 	assert_int_equal(p.count, 2);
 	memcpy(&p, b + size - sizeof(p), sizeof(p));
@@ -219,6 +250,95 @@ static void test_kept_first(void **state)
 	free(bi);
 }
 
+/* A record of @n ranges @r (of any size), the preserved one (empty). */
+static uint64_t write_ranges(const struct handover_range *r, unsigned int n)
+{
+	struct handover_header hd = {.generation = 1};
+	struct ho_writer w;
+	uint64_t size;
+
+	memset(buf, 0, sizeof(buf));
+	ho_writer_init(&w, buf, sizeof(buf));
+	ho_bad_begin(&w, HANDOVER_BAD_MCE);
+	for (unsigned int i = n; i-- > 0;)
+		ho_bad_range(&w, r[i].start, r[i].end);
+	ho_bad_end(&w);
+	ho_preserved(&w); /* none: the reader wants the record */
+	size = ho_finish(&w, &hd);
+	assert_true(size > 0);
+	return size;
+}
+
+/* The reader's ranges of @size bytes at buf (RAM: [0, 2^52)). */
+static void parse_back(uint64_t size, const struct handover_range *want,
+		       unsigned int n, bool packed)
+{
+	struct bootinfo *bi = calloc(1, sizeof(*bi));
+	const struct bi_handover_bad *b;
+
+	assert_non_null(bi);
+	bootinfo_init(bi, BOOT_SANDBOX);
+	bootinfo_add_ram(bi, pa(0), pa(1ull << 52), 0);
+	bootinfo_add_cpu(bi, 0, 0, 0, 0, 0, true);
+	bi->cpus[0].boot_cpu = true;
+	bootinfo_sanitise(bi);
+	if (handover_parse(bi, buf, size, pa(0x20000000)))
+		fail_msg("refused: %s", bi->handover.why);
+	assert_int_equal(bi->handover.bad_recs, 1);
+	b = &bi->handover.bad[0];
+	assert_int_equal(b->packed, packed);
+	assert_int_equal(b->count, n);
+	for (unsigned int i = 0; i < n; i++) {
+		struct handover_range r = handover_bad_range(b, i);
+
+		assert_int_equal(r.start, want[i].start);
+		assert_int_equal(r.end, want[i].end);
+	}
+	free(bi);
+}
+
+/*
+ * Every range fits (a pfn of 2^40 - 1, 2^24 pages): packed, 8 bytes a
+ * range; one range of 2^24 + 1 pages, or one at 2^52: 16 bytes a range,
+ * as version 5 wrote them. Each read back by the reader as written.
+ */
+static void test_packed_or_not(void **state)
+{
+	const uint64_t top = 1ull << 52, g64 = 64ull << 30;
+	const struct handover_range fit[] = {
+		{0x1000, 0x3000},
+		{0x100000000, 0x100000000 + g64}, /* 2^24 pages */
+		{top - 0x1000, top},		  /* pfn 2^40 - 1 */
+	};
+	struct handover_range big[3], high[2], r[3];
+	uint32_t type;
+	uint64_t size;
+
+	(void)state;
+	size = write_ranges(fit, 3);
+	assert_int_equal(bad_record_of(buf, r, 3, &type), 3);
+	assert_int_equal(type, HANDOVER_REC_BAD_PACKED);
+	assert_memory_equal(r, fit, sizeof(fit));
+	assert_int_equal(size, HANDOVER_HEADER_BYTES + 16 + 3 * 8 + 16);
+	parse_back(size, fit, 3, true);
+
+	memcpy(big, fit, sizeof(fit));
+	big[1].end += 0x1000; /* 2^24 + 1 pages */
+	size = write_ranges(big, 3);
+	assert_int_equal(bad_record_of(buf, r, 3, &type), 3);
+	assert_int_equal(type, HANDOVER_REC_BAD);
+	assert_memory_equal(r, big, sizeof(big));
+	assert_int_equal(size, HANDOVER_HEADER_BYTES + 16 + 3 * 16 + 16);
+	parse_back(size, big, 3, false);
+
+	high[0] = fit[0];
+	high[1] = (struct handover_range){top, top + 0x1000}; /* pfn 2^40 */
+	size = write_ranges(high, 2);
+	assert_int_equal(bad_record_of(buf, r, 2, &type), 2);
+	assert_int_equal(type, HANDOVER_REC_BAD);
+	assert_memory_equal(r, high, sizeof(high));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +346,7 @@ int main(void)
 		cmocka_unit_test(test_unsorted_tail),
 		cmocka_unit_test(test_many_orders),
 		cmocka_unit_test(test_kept_first),
+		cmocka_unit_test(test_packed_or_not),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
