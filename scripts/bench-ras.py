@@ -4,7 +4,7 @@
 `make bench`.
 
 Usage: bench-ras.py SANDBOX_KEEL [--offline-bin build/bench/heap_offline]
-                    [--quick] [--runs N] [--work DIR]
+                    [--quick] [--runs N] [--lu-blocks] [--work DIR]
                     [--md FILE] [--json FILE] [--timeout S]
 
 1. Offline in a free chunk: tests/bench/heap_offline (a host linking the
@@ -40,8 +40,10 @@ Usage: bench-ras.py SANDBOX_KEEL [--offline-bin build/bench/heap_offline]
    its phases (and without the sandbox's relocate, an exec), medians of
    --runs updates each (at least 9, --quick 5: one downtime of the row
    without bad pages spans 1.9 to 3.7 ms on a quiet 2-core host, most of
-   it the exec), alternating. Target: 100,000 <= 1.5x none, for each
-   source.
+   it the exec), alternating (--lu-blocks: each row's back to back: a
+   row without bad pages right after one with them runs slower, the host
+   still busy with the 2 GB that boot touched). Target: 100,000 <= 1.5x
+   none, for each source.
 
 --runs: default 5 (--quick: 3, and 2000 offlines per order instead of
 20000). Every boot must pass with the bad pages counted
@@ -50,7 +52,6 @@ not is an error of the part, not a row. The verdicts are computed here
 from this run's numbers; nothing is typed in.
 """
 
-import json
 import os
 import random
 import re
@@ -229,6 +230,12 @@ def lu_boots(keel, work, args):
         fws[key] = os.path.join(work, f"ras-lu-{key}.fw")
         opts[key] = write_fw(fws[key], "1t", n, kind)
     out = {key: [] for key, _, _ in LU_ROWS}
+    if args.lu_blocks:  # each row's updates back to back
+        for key, n, _ in LU_ROWS:
+            for _ in range(lu_runs(args)):
+                out[key].append(one_boot(keel, fws[key], LU_WORDS, n,
+                                         args.timeout, opts[key]))
+        return out
     for _ in range(lu_runs(args)):
         for key, n, _ in LU_ROWS:
             out[key].append(one_boot(keel, fws[key], LU_WORDS, n,
@@ -433,7 +440,10 @@ def md_liveupdate(lu, args):
            "where keel's own tables lie). "
            "liveupdate.downtime_ns (the old image's freeze to the new "
            "image's domains restored) and its phases; "
-           f"{lu_runs(args)} updates per row, alternating; medians. "
+           f"{lu_runs(args)} updates per row, "
+           + ("each row's back to back (--lu-blocks)"
+              if args.lu_blocks else "alternating")
+           + "; medians. "
            "The new image hands the heap its free RAM in two steps "
            "(docs/liveupdate.md): the first 64 MiB in the downtime "
            "(trace heap_init), the rest once the domains are restored "
@@ -508,6 +518,9 @@ def main(argv=None):
     ap = parser(__doc__, timeout=300)
     ap.add_argument("keel")
     ap.add_argument("--offline-bin", default=OFFLINE_BIN)
+    ap.add_argument("--lu-blocks", action="store_true",
+                    help="each live-update row's updates back to back, "
+                    "not alternating")
     ap.add_argument("--work", default=os.path.join(TOP, "build",
                                                    "bench-ras"))
     args = parse(ap, argv)
