@@ -409,8 +409,7 @@ def handover():
         "class-bad-pages-v6": _ho([a, b, _ho_bad_packed(
             [(0x20001000, 0x20003000), (g4 + 0x5000, g4 + 0x6000)], 2),
             _ho_bad([(0x10201000, 0x10202000), (0x20003000, 0x20004000)], 3),
-            _ho_bad_packed([(0x20010000, 0x20011000)], 9)], pres,
-            version=6),
+            _ho_bad_packed([(0x20010000, 0x20011000)], 9)], pres, version=6),
         # New images' headers (boot/handover_image.c reads the same input).
         "class-mb1-image": bytes(8) + struct.pack(
             "<IIiIIIII", 0x1BADB002, 0x10003, -(0x1BADB002 + 0x10003),
