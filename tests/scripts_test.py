@@ -445,7 +445,8 @@ def guests_tests():
         row.update(change.pop("row", {}))
         info = {"unsupported": None, "count": 1, "rows_left_out": 0,
                 "blackout_max_ns": 5, "problems": 0, "bad_words": 0,
-                "pages_skipped": 0}
+                "pages_skipped": 0, "walk_bytes": 256 * 4096,
+                "walk_ns": 2}
         info.update(change)
         return {"guests": [row], "guests_info": info, "result": "pass",
                 "domains": [{"id": 1, "bytes": 256 * 4096}]}
@@ -459,6 +460,9 @@ def guests_tests():
     check("guests: a skipped bad page passes",
           problems(rep(row={"pages_walked": 255, "pages_skipped": 1},
                        pages_skipped=1)))
+    # A round resumed from a handover: the walk was the last image's.
+    check("guests: a resumed round's walk untimed passes",
+          problems(rep(row={"walk_ns": 0}, walk_ns=0)))
     bad = [rep(row={"pages_walked": 255}), rep(row={"bad_words": 2}),
            rep(row={"stage2_faults": 1, "fault_ipa": 4096}),
            rep(row={"exit_reason": "gone"}), rep(row={"runs": 0}),
@@ -466,7 +470,7 @@ def guests_tests():
            rep(problems=1), rep(unsupported="no SVM"),
            rep(row={"pages_skipped": 1}, pages_skipped=1),
            rep(row={"pages_walked": 255, "pages_skipped": 1}),
-           rep(pages_skipped=1)]
+           rep(pages_skipped=1), rep(walk_ns=0)]
     check("guests: each broken rule fails",
           [f"{b} passed" for b in bad if not problems(b)])
 

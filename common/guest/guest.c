@@ -99,6 +99,11 @@ void guest_state_set_run_ticks(uint64_t ticks)
 	guest_state.run_ticks = ticks;
 }
 
+void guest_state_set_walk_ticks(uint64_t ticks)
+{
+	guest_state.walk_ticks = ticks;
+}
+
 static const struct enum_name guest_end_names[] = {
 	{GUEST_END_NONE, "not-run"},
 	{GUEST_END_DONE, "done"},

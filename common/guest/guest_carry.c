@@ -458,6 +458,22 @@ static void give_up(void)
 		give_up_cpu(cpu, ms);
 }
 
+/*
+ * The held round's times, stopped, as a round that ends on its own sets
+ * them (guests_run()): its wall time to now, and to the last walk
+ * reported when one was (a round resumed from a handover walks none: the
+ * image before it timed that walk). Not for a round given up on: its
+ * vCPUs are not finished, their walk not counted (walk_bytes 0).
+ */
+static void held_round_times(void)
+{
+	uint64_t end = atomic_load_acquire(&hold_round.walk_end);
+
+	guest_state_set_run_ticks(arch_ticks() - hold_round.start);
+	if (end > hold_round.start)
+		guest_state_set_walk_ticks(end - hold_round.start);
+}
+
 /** guests_release() - the held round torn down: no update came. */
 void guests_release(void)
 {
@@ -480,8 +496,10 @@ void guests_release(void)
 			snprintf(guest_state.vcpu[i].why,
 				 sizeof(guest_state.vcpu[i].why),
 				 "held for a live update that did not come");
-	if (hold_open)
+	if (hold_open) {
+		held_round_times();
 		guest_vcpus_finish();
+	}
 	hold_open = false;
 	guest_state_set_held(0);
 }

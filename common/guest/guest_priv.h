@@ -22,6 +22,7 @@ const char *guest_state_resume_begin(const struct guest_params *gp,
 				     unsigned int carried);
 void guest_state_set_stop_after(uint64_t ns);
 void guest_state_set_run_ticks(uint64_t ticks);
+void guest_state_set_walk_ticks(uint64_t ticks);
 
 /* guest_run.c: run the calling CPU's vCPUs until each has ended. */
 struct guest_round {

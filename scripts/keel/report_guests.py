@@ -78,6 +78,12 @@ def check_guests(rep, out):
     if skipped > said or (not info["rows_left_out"] and skipped != said):
         out.append(f"guests_info.pages_skipped {said}, the rows' sum "
                    f"{skipped}")
+    # A walk this image timed (a row's walk_ns) and counted (walk_bytes)
+    # has a round time; a resumed round's walk was the image before's.
+    if info.get("walk_bytes") and info.get("walk_ns") == 0 and \
+            any(g.get("walk_ns") for g in rows):
+        out.append(f"guests_info.walk_ns 0 for {info['walk_bytes']} bytes "
+                   "walked in this image")
     if rep["result"] == "pass" and (info["problems"] or info["bad_words"]):
         out.append(f"a passing boot with guests_info.problems "
                    f"{info['problems']}, bad_words {info['bad_words']}")
