@@ -111,6 +111,7 @@ static const struct enum_name guest_end_names[] = {
 	{GUEST_END_TRAP, "trap"},
 	{GUEST_END_EXCEPTION, "guest-exception"},
 	{GUEST_END_FAILED, "failed"},
+	{GUEST_END_HELD, "held"},
 	ENUM_NAMES_END,
 };
 
@@ -387,7 +388,8 @@ static unsigned int judge(const struct vcpu *v)
 			(unsigned long long)v->first_bad_value, owner);
 		problems++;
 	}
-	if ((v->end == GUEST_END_DONE || v->end == GUEST_END_STAGE2) &&
+	if ((v->end == GUEST_END_DONE || v->end == GUEST_END_STAGE2 ||
+	     v->end == GUEST_END_HELD) &&
 	    (!v->walked || v->pages_walked + v->skip_asked != pages)) {
 		pr_warn("guest %u: walked %llu of its %llu pages (%llu bad "
 			"pages to skip)\n",
@@ -403,7 +405,10 @@ static unsigned int judge(const struct vcpu *v)
 			(unsigned long long)v->skip_asked);
 		problems++;
 	}
-	if (v->end == GUEST_END_FAILED) {
+	if (v->end == GUEST_END_HELD) {
+		pr_info("guest %u: %s: stopped in its loop\n", v->domain,
+			not_run_why(v));
+	} else if (v->end == GUEST_END_FAILED) {
 		pr_warn("guest %u: not run: %s\n", v->domain, not_run_why(v));
 		problems++;
 	} else if (v->end != GUEST_END_DONE && v->end != GUEST_END_STAGE2) {

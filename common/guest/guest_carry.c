@@ -491,11 +491,17 @@ void guests_release(void)
 		hold_open = false;
 		return;
 	}
-	for (unsigned int i = 0; hold_open && i < guest_state.count; i++)
-		if (guest_state.vcpu[i].live)
-			snprintf(guest_state.vcpu[i].why,
-				 sizeof(guest_state.vcpu[i].why),
-				 "held for a live update that did not come");
+	for (unsigned int i = 0; hold_open && i < guest_state.count; i++) {
+		struct vcpu *v = &guest_state.vcpu[i];
+
+		if (!v->live)
+			continue;
+		snprintf(v->why, sizeof(v->why),
+			 "held for a live update that did not come");
+		/* In its loop: judged on its walk as one that ended. */
+		if (v->looping && v->end == GUEST_END_NONE)
+			v->end = GUEST_END_HELD;
+	}
 	if (hold_open) {
 		held_round_times();
 		guest_vcpus_finish();

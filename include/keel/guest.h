@@ -110,6 +110,8 @@ enum guest_end {
 	GUEST_END_TRAP,	     /* did what keel traps: stopped */
 	GUEST_END_EXCEPTION, /* took an exception of its own: stopped */
 	GUEST_END_FAILED,    /* could not be set up or entered */
+	GUEST_END_HELD,	     /* walked, stopped in its loop: held for a
+				live update that did not come */
 };
 
 /*

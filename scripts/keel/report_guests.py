@@ -20,7 +20,7 @@ that does not hold:
 
 PAGE_SIZE = 4096
 EXITS = ("done", "stage2-fault", "trap", "guest-exception", "failed",
-         "not-run")
+         "not-run", "held")
 
 
 def _row(g, domains, out):

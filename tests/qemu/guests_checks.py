@@ -299,8 +299,9 @@ def freeze_failed(domain, count, entry_line):
     that vCPU in its verdict (`liveupdate: freeze: guest N's vCPU (CPU C)
     did not stop in ... ms`), no new image is entered, the @count held
     vCPUs run on ('the live update failed: N held vCPUs run on'), then
-    are stopped in their loops and judged: every page walked, 0 bad
-    words, none lost; the domains are still this image's."""
+    are stopped in their loops and judged by keel (exit_reason `held`):
+    every page walked, 0 bad words, none lost; the domains are still this
+    image's."""
     def check(rep, log):
         out = freeze_named(rep, log, domain, entry_line)
         if not re.search(rf"^keel: guests: the live update failed: {count} "
@@ -314,7 +315,8 @@ def freeze_failed(domain, count, entry_line):
         for did, g in sorted(rows.items()):
             pages = doms[did]["bytes"] // 4096
             if g["pages_walked"] != pages or g["bad_words"] or \
-                    g["stage2_faults"] or not g["runs"]:
+                    g["stage2_faults"] or not g["runs"] or \
+                    g["exit_reason"] != "held":
                 out.append(f"guest of domain {did}: {g}")
         if rep["guests_info"]["problems"]:
             out.append(f"{rep['guests_info']['problems']} guest problems")
