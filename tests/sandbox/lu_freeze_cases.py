@@ -24,7 +24,8 @@ answers the freeze (common/liveupdate/liveupdate.c lu_cpu_stop()), once:
 
 - liveupdate-freeze-late-fails: lu_freeze_ms=100: the update fails naming
   CPU 1 and 100 ms (`freeze: 2 of 3 CPUs answered in 100 ms (CPU 1
-  not)`), generation stays 0, the audit (audit=full) exact, KEEL: FAIL
+  not)`; fewer than 2 when a loaded host's CPUs 2, 3 miss it too),
+  generation stays 0, the audit (audit=full) exact, KEEL: FAIL
   with that reason; CPU 1, answering after the abort's own wait, goes
   back to its mailbox (the report after it, with no CPU lost);
 - liveupdate-freeze-late-passes: lu_freeze_ms=3000: the same late answer
@@ -38,7 +39,8 @@ answers the freeze (common/liveupdate/liveupdate.c lu_cpu_stop()), once:
 host cannot flip either verdict: CPU 1 cannot answer before its 300 ms
 (the wait is on the monotonic clock), so the 100 ms case fails however
 fast the host; the 3000 ms case fails only if CPU 1's thread wakes more
-than 2.7 s late (or the freeze starts 2.7 s late), 9x the delay itself.
+than 2.7 s late (or the boot CPU posts the freeze 2.7 s after its
+stamp), 9x the delay itself.
 Without the delay (LU_FREEZE_LATE_MS 0) the 100 ms case's update is done
 and its check fails.
 
@@ -97,7 +99,9 @@ def check_late_fails(rep, log):
     """CPU 1's late answer fails the update with a 100 ms bound: named,
     no new image, the audit exact, the verdict the freeze's reason."""
     out, lu = [], rep["liveupdate"]
-    why = (r"liveupdate: freeze: 2 of 3 CPUs answered in 100 ms \(CPU 1 "
+    # [0-2] of 3: CPUs 2 and 3 answer in microseconds, but a loaded
+    # host's thread may miss 100 ms too; CPU 1, the first late, is named.
+    why = (r"liveupdate: freeze: [0-2] of 3 CPUs answered in 100 ms \(CPU 1 "
            r"not\)$")
     if not re.match(why, rep["fail_reason"] or ""):
         out.append(f"fail_reason {rep['fail_reason']!r} does not match "
