@@ -48,6 +48,7 @@ const struct inject_kind_desc inject_kinds[] = {
 	{INJECT_VCPU_EXIT_SLOW, "vcpu-exit-slow", INJECT_ARG_DOMAIN, 0},
 	/* Acted on by the live update's stop (liveupdate.c lu_cpu_stop()). */
 	{INJECT_CPU_STOP_LATE, "cpu-stop-late", INJECT_ARG_CPU, 0},
+	{INJECT_CPU_FREEZE_LATE, "cpu-freeze-late", INJECT_ARG_CPU, 0},
 	/*
 	 * The live update's handover (liveupdate=N): the old image writes
 	 * it, then corrupts it so; the new image must refuse it

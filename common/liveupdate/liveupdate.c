@@ -71,11 +71,15 @@
 #define LU_STOP_MS 10000
 /* A frozen CPU's longest halt between two looks at lu_go (a lost wake-up). */
 #define LU_POLL_US 200
+/* inject=cpu-freeze-late:N: how late CPU N answers the freeze, once. */
+#define LU_FREEZE_LATE_MS 300
 
 static struct liveupdate_info lu;
 static const struct bi_handover *lu_in; /* a taken handover, or NULL */
 static char lu_why[BI_HANDOVER_WHY_MAX];
 static uint32_t lu_acks;       /* CPUs frozen in lu_cpu_stop() */
+static cpumask_t lu_answered;  /* and which: the one not is named */
+static uint32_t lu_froze_late; /* inject=cpu-freeze-late acted */
 static uint32_t lu_go;	       /* LU_WAIT, LU_GO, LU_ABORT */
 static uint32_t lu_stops;      /* CPUs that went on to arch_lu_cpu_stop() */
 static uint64_t lu_heap_ticks; /* the heap opened (arch_ticks()) */
@@ -422,26 +426,13 @@ static uint64_t fill_domains(const struct domain_set *ds,
 /* lu_go: what the frozen CPUs do next. */
 enum { LU_WAIT, LU_GO, LU_ABORT };
 
-/* Did this image tell its CPUs to stop for the next one (LU_GO)? */
-static bool lu_stop_told;
+/* Did this image freeze its CPUs (post lu_cpu_stop()), tell them LU_GO? */
+static bool lu_freeze_told, lu_stop_told;
 
-/* inject=cpu-stop-late:@cpu that the stop of @others (NULL: none) skips. */
-static void warn_late_unused(uint64_t cpu, void *others)
+/* inject=cpu-stop-late/cpu-freeze-late:N: CPU N halts @ms (lu_cpu_stop()). */
+static void lu_halt_ms(uint32_t ms)
 {
-	if (others && cpu < NR_CPUS && cpumask_test(others, (unsigned int)cpu))
-		return;
-	pr_warn("inject=cpu-stop-late:%llu: %s, nothing injected\n",
-		(unsigned long long)cpu,
-		others ? "not a CPU this live update stops (the boot CPU, or "
-			 "not online)"
-		       : "no live update stops CPUs in this image");
-}
-
-/* inject=cpu-stop-late:N: CPU N halts a second past stop_cpus()' bound. */
-static void lu_stop_late(void)
-{
-	uint64_t until =
-		arch_ticks() + arch_ticks_hz() / 1000 * (LU_STOP_MS + 1000);
+	uint64_t until = arch_ticks() + arch_ticks_hz() / 1000 * ms;
 
 	while (arch_ticks() < until)
 		arch_cpu_idle_wait(LU_POLL_US);
@@ -454,10 +445,20 @@ static void lu_stop_late(void)
  */
 static void lu_cpu_stop(void *arg)
 {
-	irqflags_t f = arch_irq_save();
+	unsigned int me = arch_cpu_id();
+	irqflags_t f;
 	uint32_t go;
 
 	(void)arg;
+	if (inject_has(INJECT_CPU_FREEZE_LATE, me) &&
+	    !atomic_fetch_add(&lu_froze_late, 1)) {
+		pr_info("liveupdate: inject=cpu-freeze-late:%u: CPU %u answers "
+			"the freeze %u ms late\n",
+			me, me, LU_FREEZE_LATE_MS);
+		lu_halt_ms(LU_FREEZE_LATE_MS);
+	}
+	f = arch_irq_save();
+	atomic_fetch_or(&lu_answered.bits[me / 64], 1ULL << (me % 64));
 	atomic_fetch_add(&lu_acks, 1);
 	/*
 	 * Halted between looks (the boot CPU's wake-up, or LU_POLL_US), not
@@ -467,8 +468,8 @@ static void lu_cpu_stop(void *arg)
 	while ((go = atomic_load_acquire(&lu_go)) == LU_WAIT)
 		arch_cpu_idle_wait(LU_POLL_US);
 	if (go == LU_GO) {
-		if (inject_has(INJECT_CPU_STOP_LATE, arch_cpu_id()))
-			lu_stop_late();
+		if (inject_has(INJECT_CPU_STOP_LATE, me))
+			lu_halt_ms(LU_STOP_MS + 1000);
 		atomic_fetch_add(&lu_stops, 1);
 		arch_lu_cpu_stop();
 	}
@@ -488,13 +489,15 @@ static void lu_tell(const cpumask_t *others, uint32_t go)
 /*
  * Freeze every online CPU but this one by @deadline: each idle, then
  * waiting with interrupts off in lu_cpu_stop(). Return: 0; or
- * -ETIMEDOUT, the update failing with the CPU that did not answer named
- * and every CPU back at its mailbox.
+ * -ETIMEDOUT, the update failing with the first CPU that did not answer
+ * by @deadline named, those that did back at their mailbox (one that
+ * answers later finds LU_ABORT and goes back too).
  */
 static int freeze_cpus(uint64_t deadline, cpumask_t *others)
 {
-	unsigned int me = arch_cpu_id(), n, busy;
+	unsigned int me = arch_cpu_id(), n, busy, i;
 	uint32_t ms = lu.freeze_bound_ms;
+	cpumask_t ans;
 
 	smp_online_mask(others);
 	cpumask_clear_cpu(others, me);
@@ -507,17 +510,27 @@ static int freeze_cpus(uint64_t deadline, cpumask_t *others)
 	atomic_store_release(&lu_acks, 0);
 	atomic_store_release(&lu_stops, 0);
 	atomic_store_release(&lu_go, LU_WAIT);
+	cpumask_clear(&lu_answered);
+	inject_for_each(INJECT_CPU_FREEZE_LATE, lu_warn_late_unused,
+			&(struct lu_late){"freeze", others});
+	lu_freeze_told = true;
 	smp_post(others, lu_cpu_stop, NULL);
 	while (atomic_load_acquire(&lu_acks) < n && arch_ticks() < deadline)
 		arch_cpu_relax();
-	if (atomic_load_acquire(&lu_acks) == n)
+	/* Who answered by the deadline: the first that did not is named. */
+	for (i = 0; i < CPUMASK_WORDS; i++)
+		ans.bits[i] = atomic_load_acquire(&lu_answered.bits[i]);
+	for_each_cpu_in (busy, others)
+		if (!cpumask_test(&ans, busy))
+			break;
+	if (busy >= NR_CPUS)
 		return 0;
 	lu_tell(others, LU_ABORT);
-	/* Those that answered go back; the first that did not is named. */
+	/* Those that answered go back to their mailbox (a bound more). */
 	smp_wait_until(others, arch_ticks() + arch_ticks_hz() / 1000 * ms,
-		       &busy);
+		       NULL);
 	lu_failed("freeze: %u of %u CPUs answered in %u ms (CPU %u not)",
-		  atomic_load_acquire(&lu_acks), n, ms, busy);
+		  cpumask_weight(&ans), n, ms, busy);
 	return -ETIMEDOUT;
 }
 
@@ -537,7 +550,8 @@ static int stop_cpus(const cpumask_t *others)
 	uint64_t deadline = arch_ticks() + arch_ticks_hz() / 1000 * LU_STOP_MS;
 	unsigned int n = cpumask_weight(others), cpu, stuck = NR_CPUS;
 
-	inject_for_each(INJECT_CPU_STOP_LATE, warn_late_unused, (void *)others);
+	inject_for_each(INJECT_CPU_STOP_LATE, lu_warn_late_unused,
+			&(struct lu_late){"stop", others});
 	lu_stop_told = true;
 	lu_tell(others, LU_GO);
 	while (arch_ticks() <= deadline) {
@@ -775,6 +789,10 @@ void liveupdate_run(const struct bootinfo *bi, const struct keel_options *o,
 	lu_run(bi, o, ds, vc);
 	/* Here only when no update happened: did one reach the stop? */
 	if (!lu_stop_told)
-		inject_for_each(INJECT_CPU_STOP_LATE, warn_late_unused, NULL);
+		inject_for_each(INJECT_CPU_STOP_LATE, lu_warn_late_unused,
+				&(struct lu_late){"stop", NULL});
+	if (!lu_freeze_told)
+		inject_for_each(INJECT_CPU_FREEZE_LATE, lu_warn_late_unused,
+				&(struct lu_late){"freeze", NULL});
 	lu_poison_freeze_unused(lu_in != NULL);
 }

@@ -37,6 +37,22 @@ void lu_inject_unused(void)
 				inject_name(lu_kinds[i]));
 }
 
+/* inject=cpu-stop-late, cpu-freeze-late unused (liveupdate.c): said. */
+void lu_warn_late_unused(uint64_t cpu, void *arg)
+{
+	const struct lu_late *l = arg;
+
+	if (l->others && cpu < NR_CPUS &&
+	    cpumask_test(l->others, (unsigned int)cpu))
+		return;
+	pr_warn("inject=cpu-%s-late:%llu: %s%ss%s, nothing injected\n", l->what,
+		(unsigned long long)cpu,
+		l->others ? "not a CPU this live update " : "no live update ",
+		l->what,
+		l->others ? " (the boot CPU, or not online)"
+			  : " CPUs in this image");
+}
+
 /* The records: the first domain's and the preserved one (the last). */
 struct lu_bufs {
 	uint8_t *buf;

@@ -6,6 +6,7 @@
 #ifndef COMMON_LU_PRIV_H
 #define COMMON_LU_PRIV_H
 
+#include <keel/cpumask.h>
 #include <keel/liveupdate.h>
 #include <keel/types.h>
 
@@ -94,5 +95,17 @@ unsigned int lu_built_domains(const struct domain_set *ds);
 uint64_t lu_inject(uint8_t *buf, uint64_t size, const struct bootinfo *bi);
 /* Without liveupdate=: one warning per handover-* word armed. */
 void lu_inject_unused(void);
+
+/*
+ * inject=cpu-@what-late:N ("stop", "freeze"; liveupdate.c), N not a CPU
+ * that @others (NULL: no live update) @what: one warning (an
+ * inject_for_each() callback, @arg a struct lu_late).
+ */
+struct lu_late {
+	const char *what;
+	const cpumask_t *others;
+};
+
+void lu_warn_late_unused(uint64_t cpu, void *arg);
 
 #endif

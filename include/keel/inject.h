@@ -53,6 +53,8 @@ enum inject_kind {
 				      CPU gives up on it */
 	INJECT_CPU_STOP_LATE,	   /* cpu-stop-late:N: CPU N stops for a live
 				      update's next image past its bound */
+	INJECT_CPU_FREEZE_LATE,	   /* cpu-freeze-late:N: CPU N answers a live
+				      update's freeze 300 ms late, once */
 	/* A live update's handover, corrupted by the old image (liveupdate=) */
 	INJECT_HO_CHECKSUM, /* handover-checksum: a byte flipped after it */
 	INJECT_HO_OVERLAP,  /* handover-overlap: a range over reserved RAM */

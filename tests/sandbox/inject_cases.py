@@ -173,6 +173,12 @@ EFFECTS["vcpu-stop-slow"] = _line(
 EFFECTS["cpu-stop-late"] = _line(
     r"^keel: warning: liveupdate: freeze: \d+ of \d+ CPUs stopped in \d+ ms "
     r"\(CPU {n} not\)")
+# cpu-freeze-late acts only in a live update's freeze (tests/sandbox/
+# lu_freeze_cases.py): with a bound under its delay the update fails
+# naming the CPU.
+EFFECTS["cpu-freeze-late"] = _line(
+    r"^keel: warning: liveupdate: freeze: \d+ of \d+ CPUs answered in \d+ "
+    r"ms \(CPU {n} not\)")
 EFFECTS["guest-preempt-walk"] = _line(
     r"^keel: guest \d+: inject=guest-preempt-walk: a slice ended")
 # Issue 38 §3: poison:N offlines page frame N once the heap is open
