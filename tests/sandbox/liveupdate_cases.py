@@ -482,9 +482,9 @@ def liveupdate_cases(case_class):
                    [check_updated(1)], {"scrubbed": True}),
         # lu_freeze_ms=10000: the CPUs are host threads on 2 cores; at a
         # load average of 14 the 383rd answered the freeze after the
-        # default 1 s (`freeze: 383 of 383 CPUs answered in 1000 ms (CPU
-        # 4096 not)`, as the freeze then named it: the first CPU not back
-        # after the abort). A healthy freeze never waits for the bound.
+        # default 1 s (`383 of 383 CPUs answered in 1000 ms (CPU 4096
+        # not)`, named as the freeze then did). A healthy freeze never
+        # waits for the bound.
         case_class("liveupdate-384cpu-6t", FW384,
                    ["liveupdate=1", "lu_freeze_ms=10000"] + SERVER,
                    [check_server], {}),
