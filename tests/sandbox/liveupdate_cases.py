@@ -480,11 +480,10 @@ def liveupdate_cases(case_class):
         case_class("liveupdate-1-prefault", FW,
                    ["--prefault", "liveupdate=1"] + DOMAINS,
                    [check_updated(1)], {"scrubbed": True}),
-        # lu_freeze_ms=10000: the CPUs are host threads on 2 cores; at a
-        # load average of 14 the 383rd answered the freeze after the
-        # default 1 s (`383 of 383 CPUs answered in 1000 ms (CPU 4096
-        # not)`, named as the freeze then did). A healthy freeze never
-        # waits for the bound.
+        # lu_freeze_ms=10000: host threads on 2 cores; at a load average
+        # of 14 the 383rd answered after the default 1 s (`383 of 383
+        # CPUs answered in 1000 ms (CPU 4096 not)`, the naming then).
+        # A healthy freeze never waits for the bound.
         case_class("liveupdate-384cpu-6t", FW384,
                    ["liveupdate=1", "lu_freeze_ms=10000"] + SERVER,
                    [check_server], {}),
