@@ -619,7 +619,10 @@ lu_hold_main(void *arg)
 	return 0;
 }
 
-/** os_lu_hold() - see above; before os_exec(), out of the downtime. Return: 0 or -errno. */
+/**
+ * os_lu_hold() - see above; before os_exec(), out of the downtime.
+ * Return: 0 or -errno.
+ */
 int os_lu_hold(void)
 {
 	char env[48];

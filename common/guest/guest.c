@@ -29,6 +29,7 @@
  * CPUs while the round runs; no lock.
  */
 #include <arch/cpu.h>
+#include <keel/atomic.h>
 #include <keel/compiler.h>
 #include <keel/enum_names.h>
 #include <keel/errno.h>
@@ -94,14 +95,12 @@ void guest_state_set_stop_after(uint64_t ns)
 	guest_state.stop_after_ns = ns;
 }
 
-void guest_state_set_run_ticks(uint64_t ticks)
+void guest_round_times(struct guest_round *r)
 {
-	guest_state.run_ticks = ticks;
-}
+	uint64_t end = atomic_load_acquire(&r->walk_end);
 
-void guest_state_set_walk_ticks(uint64_t ticks)
-{
-	guest_state.walk_ticks = ticks;
+	guest_state.run_ticks = arch_ticks() - r->start;
+	guest_state.walk_ticks = end > r->start ? end - r->start : 0;
 }
 
 static const struct enum_name guest_end_names[] = {
@@ -563,9 +562,7 @@ void guests_run(const struct domain_set *ds, const struct guest_params *gp)
 	}
 	if (cpumask_weight(&cpus))
 		smp_run_on(&cpus, guest_cpu_main, &r);
-	guest_state.run_ticks = arch_ticks() - r.start;
-	guest_state.walk_ticks =
-		r.walk_end > r.start ? r.walk_end - r.start : 0;
+	guest_round_times(&r);
 	guest_vcpus_finish();
 	if (gp->round <= 1)
 		guests_inject_unused(NULL);

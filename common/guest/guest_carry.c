@@ -458,22 +458,6 @@ static void give_up(void)
 		give_up_cpu(cpu, ms);
 }
 
-/*
- * The held round's times, stopped, as a round that ends on its own sets
- * them (guests_run()): its wall time to now, and to the last walk
- * reported when one was (a round resumed from a handover walks none: the
- * image before it timed that walk). Not for a round given up on: its
- * vCPUs are not finished, their walk not counted (walk_bytes 0).
- */
-static void held_round_times(void)
-{
-	uint64_t end = atomic_load_acquire(&hold_round.walk_end);
-
-	guest_state_set_run_ticks(arch_ticks() - hold_round.start);
-	if (end > hold_round.start)
-		guest_state_set_walk_ticks(end - hold_round.start);
-}
-
 /** guests_release() - the held round torn down: no update came. */
 void guests_release(void)
 {
@@ -503,7 +487,8 @@ void guests_release(void)
 			v->end = GUEST_END_HELD;
 	}
 	if (hold_open) {
-		held_round_times();
+		/* Its times as a round that ends on its own has them. */
+		guest_round_times(&hold_round);
 		guest_vcpus_finish();
 	}
 	hold_open = false;
@@ -673,7 +658,7 @@ void guests_resume(const struct domain_set *ds, const struct guest_params *gp,
 	}
 	if (cpumask_weight(&cpus))
 		smp_run_on(&cpus, guest_cpu_main, &r);
-	guest_state_set_run_ticks(arch_ticks() - r.start);
+	guest_round_times(&r);
 	guest_vcpus_finish();
 	trace_end("guests-resume");
 	pr_info("guests: %u of %u vCPUs resumed from the handover on %u "

@@ -21,8 +21,6 @@ struct vcpu *guest_vcpu_add(void);
 const char *guest_state_resume_begin(const struct guest_params *gp,
 				     unsigned int carried);
 void guest_state_set_stop_after(uint64_t ns);
-void guest_state_set_run_ticks(uint64_t ticks);
-void guest_state_set_walk_ticks(uint64_t ticks);
 
 /* guest_run.c: run the calling CPU's vCPUs until each has ended. */
 struct guest_round {
@@ -34,6 +32,11 @@ struct guest_round {
 	uint32_t stop;	   /* held: set by guests_stop() (atomic) */
 	uint32_t gate;	   /* held: the exits, GUEST_GATE_* (atomic) */
 };
+/*
+ * Round @r is over (run, released, or resumed): its wall time to now and
+ * to its last walk (0 when none: a resumed round walks none) recorded.
+ */
+void guest_round_times(struct guest_round *r);
 /*
  * guest_round.gate: how many CPUs are in their exit (GUEST_GATE_EXITS) and
  * how many of them give back what they hold (arch_guest_cpu_fini():
