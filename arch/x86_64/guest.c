@@ -35,13 +35,25 @@
  * (0x400) a stage-2 fault, EXITINFO2 the guest physical address,
  * EXITINFO1 bit 1 a write; INTR (0x60) the slice's end when the TSC
  * passed it, else another interrupt; VMEXIT_INVALID (-1) a failed entry;
- * anything else a trap (syndrome: the exit code).
+ * a machine check (below); anything else a trap (syndrome: the exit code).
+ *
+ * A machine check while the guest runs is the host's: on hardware the #MC
+ * intercept exits (0x52); QEMU's TCG checks no intercept for it and
+ * delivers it through the guest's IDT, which has none, so the exit is the
+ * #GP that delivery raised, EXITINTINFO naming vector 18. (The guest has
+ * CR4.MCE, as any OS guest: QEMU shuts the machine down on an #MC into a
+ * CPU whose current CR4 lacks it.) Either way MCG_STATUS.MCIP is set on
+ * this CPU: x86_mce() reads and clears the banks, the page is queued
+ * (taken out of service at the next drain, marked in its domain), and
+ * when RIPV says the guest's context survives, the vCPU runs on as after
+ * an interrupt; else it stops (a trap, syndrome 0x52) and the host goes on.
  *
  * Per CPU, while its vCPUs run: EFER.SVME and VM_HSAVE_PA, a host save
  * area page from the heap (arch_guest_cpu_init() to arch_guest_cpu_fini():
  * every page the guests took is given back after them). Lock: none; each
  * CPU runs its own vCPUs.
  */
+#include <arch/cpu.h>
 #include <arch/guest.h>
 #include <arch/irq.h>
 #include <arch/mm.h>
@@ -53,6 +65,7 @@
 #include <keel/heap.h>
 #include <keel/p2m.h>
 #include <keel/p2m_format.h>
+#include <keel/printk.h>
 #include <keel/string.h>
 
 #define MSR_EFER     0xc0000080
@@ -64,20 +77,21 @@
 #define CPUID_SVM_NP (1u << 0) /* 8000_000Ah EDX */
 
 /* VMCB control area (APM Vol. 2, table B-1). */
-#define VMCB_ICPT_EXC	0x008
-#define VMCB_ICPT_MISC1 0x00c
-#define VMCB_ICPT_MISC2 0x010
-#define VMCB_IOPM	0x040
-#define VMCB_MSRPM	0x048
-#define VMCB_TSC_OFF	0x050
-#define VMCB_ASID	0x058
-#define VMCB_TLB_CTL	0x05c
-#define VMCB_INT_CTL	0x060
-#define VMCB_EXITCODE	0x070
-#define VMCB_EXITINFO1	0x078
-#define VMCB_EXITINFO2	0x080
-#define VMCB_NP_ENABLE	0x090
-#define VMCB_NCR3	0x0b0
+#define VMCB_ICPT_EXC	 0x008
+#define VMCB_ICPT_MISC1	 0x00c
+#define VMCB_ICPT_MISC2	 0x010
+#define VMCB_IOPM	 0x040
+#define VMCB_MSRPM	 0x048
+#define VMCB_TSC_OFF	 0x050
+#define VMCB_ASID	 0x058
+#define VMCB_TLB_CTL	 0x05c
+#define VMCB_INT_CTL	 0x060
+#define VMCB_EXITCODE	 0x070
+#define VMCB_EXITINFO1	 0x078
+#define VMCB_EXITINFO2	 0x080
+#define VMCB_EXITINTINFO 0x088
+#define VMCB_NP_ENABLE	 0x090
+#define VMCB_NCR3	 0x0b0
 /* State save area (table B-2). */
 #define VMCB_ES	    0x400
 #define VMCB_CS	    0x410
@@ -112,13 +126,15 @@
 #define EXIT_INTR      0x060
 #define EXIT_VMMCALL   0x081
 #define EXIT_NPF       0x400
+#define EXIT_MC	       (0x040 + X86_MC_VECTOR)
+#define INTINFO_VALID  (1ULL << 31)
 #define EXIT_INVALID   (~0ULL)
 #define NPF_WRITE      (1ULL << 1)
 #define VMMCALL_LEN    3
 
 /* Guest control registers: paging, long mode, no FPU. */
 #define CR0_GUEST  0x8000003dULL /* PG | NE | ET | TS | EM | PE */
-#define CR4_GUEST  0x20ULL	 /* PAE */
+#define CR4_GUEST  0x60ULL	 /* PAE | MCE (the file comment) */
 #define EFER_GUEST 0x1500ULL	 /* SVME | LMA | LME */
 #define SEG_CODE64 0xa9bu	 /* G L P S type 0xb */
 #define SEG_DATA   0xc93u	 /* G D/B P S type 3 */
@@ -424,6 +440,30 @@ static void decode_exit(struct x86_vcpu *v, uint8_t *vmcb, uint64_t slice_end,
 	}
 }
 
+/*
+ * A machine check taken while the guest ran (the file comment), handled:
+ * the vCPU runs on, or stops when its context cannot.
+ * Return: the exit's code when it was one, else 0.
+ */
+static uint64_t guest_machine_check(uint8_t *vmcb, struct vcpu_exit *e)
+{
+	uint64_t code = get64(vmcb, VMCB_EXITCODE);
+	uint64_t info = get64(vmcb, VMCB_EXITINTINFO), addr;
+	bool delivering =
+		(info & INTINFO_VALID) && (info & 0xff) == X86_MC_VECTOR;
+
+	if ((code != EXIT_MC && !delivering) || !x86_mce_in_progress())
+		return 0;
+	if (x86_mce(&addr)) {
+		e->reason = VCPU_EXIT_IRQ;
+	} else {
+		x86_mce_end();
+		e->reason = VCPU_EXIT_TRAP;
+		e->syndrome = EXIT_MC;
+	}
+	return code;
+}
+
 /**
  * arch_vcpu_run() - one VMRUN of @av, the local APIC timer ending it at
  * TSC @slice_end; interrupts masked until it has exited.
@@ -437,7 +477,7 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 	struct x86_vcpu *v = vcpu_of(av);
 	uint8_t *vmcb = phys_to_virt(pa(v->vmcb));
 	irqflags_t f;
-	uint64_t now = rdtsc(), us = 1;
+	uint64_t now = rdtsc(), us = 1, mce;
 
 	if (now >= slice_end) { /* its slice is over before it began */
 		memset(e, 0, sizeof(*e));
@@ -456,11 +496,19 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 	svm_guest_enter(v->vmcb, v->gprs);
 	lapic_timer_oneshot(0);
 	decode_exit(v, vmcb, slice_end, e);
+	mce = guest_machine_check(vmcb, e);
 	v->rip = get64(vmcb, VMCB_RIP);
 	v->rsp = get64(vmcb, VMCB_RSP);
 	v->rax = get64(vmcb, VMCB_RAX);
 	v->rflags = get64(vmcb, VMCB_RFLAGS);
 	arch_irq_restore(f);
+	if (mce)
+		pr_warn("x86_64: cpu %u: a machine check while its guest ran "
+			"(exit %#llx): taken by the host, %s\n",
+			arch_cpu_id(), (unsigned long long)mce,
+			e->reason == VCPU_EXIT_IRQ
+				? "the guest runs on"
+				: "the guest cannot (no RIPV): stopped");
 }
 
 /** arch_vcpu_in_loop() - Return: @v's rip is in its loop (arch/guest.h). */

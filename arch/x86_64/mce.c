@@ -33,6 +33,7 @@
 #define MCG_CAP_COUNT	 0xffu
 #define MCG_CAP_CTL_P	 (1ULL << 8)
 #define MCG_STATUS_RIPV	 (1ULL << 0)
+#define MCG_STATUS_MCIP	 (1ULL << 2)
 
 #define MCI_STATUS_VAL	 (1ULL << 63)
 #define MCI_STATUS_UC	 (1ULL << 61)
@@ -166,4 +167,24 @@ bool x86_mce(uint64_t *addr)
 		return false;
 	wrmsr(MSR_MCG_STATUS, 0);
 	return true;
+}
+
+/**
+ * x86_mce_in_progress() - Return: MCG_STATUS.MCIP: a machine check was
+ * signalled on this CPU and x86_mce() has not ended it (one taken while a
+ * guest ran, guest.c).
+ */
+bool x86_mce_in_progress(void)
+{
+	return mca_present() && (rdmsr(MSR_MCG_STATUS) & MCG_STATUS_MCIP);
+}
+
+/**
+ * x86_mce_end() - MCIP cleared after x86_mce() found no RIPV in a context
+ * keel gives up (a guest's): the host goes on, and the next machine check
+ * is taken instead of shutting the CPU down.
+ */
+void x86_mce_end(void)
+{
+	wrmsr(MSR_MCG_STATUS, 0);
 }

@@ -221,6 +221,8 @@ void traps_load(void);
 void x86_mce_init(void);
 void x86_mce_describe(void);
 bool x86_mce(uint64_t *addr);
+bool x86_mce_in_progress(void);
+void x86_mce_end(void);
 void *mm_map_uc(uint64_t pa, uint64_t len);
 struct bootinfo;
 void mm_init_direct_map(struct bootinfo *bi);
