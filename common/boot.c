@@ -59,7 +59,7 @@
 static struct boot_times boot_times;
 /*
  * The boot's domains, from domains_setup() (or a live update's restore) to
- * the report: the flow owns them. Not a static: DOMAIN_MAX domains are
+ * the report: the flow owns them. Not in .bss: DOMAIN_MAX domains are
  * about 192 KiB, which would take arm64's image_size past the 2 MiB Xen's
  * ImageBuilder leaves keel (arch/arm64/keel.lds). claim_domain_set() asks
  * bootmem for them, a reservation the audit counts like any other, on a
@@ -426,7 +426,8 @@ void boot_apply_options(const struct keel_options *o)
 /*
  * The storage of domain_set (see there), while bootmem is open, when the
  * boot has domains to hold: what domains_setup() gathers (domain= words,
- * dom0less nodes) or a handover's. Only the counters are cleared here:
+ * dom0less nodes), or a taken handover's (its restore fills the set even
+ * when it carries none). Only its counters and context are cleared here:
  * domains_setup() and domains_restore() clear the domains they fill (the
  * restore is downtime). No room for it panics naming it (bootmem_alloc()).
  */
