@@ -21,6 +21,7 @@
  */
 #include <arch/cache.h>
 #include <arch/cpu.h>
+#include <arch/mm.h>
 #include <arch/ras.h>
 #include <arch/scrub.h>
 #include <arch/smp.h>
@@ -56,8 +57,16 @@
 #include <keel/trace.h>
 
 static struct boot_times boot_times;
-/* The boot's domains, from domains_setup() to the report (the flow owns them). */
-static struct domain_set domain_set;
+/*
+ * The boot's domains, from domains_setup() (or a live update's restore) to
+ * the report: the flow owns them. Not in .bss: DOMAIN_MAX domains are
+ * about 192 KiB, which would take arm64's image_size past the 2 MiB Xen's
+ * ImageBuilder leaves keel (arch/arm64/keel.lds). claim_domain_set() asks
+ * bootmem for them, a reservation the audit counts like any other, on a
+ * boot with domains to hold; NULL otherwise (and when the machine phase
+ * never ran: a refused handover), read as no domain (domain_set_stats()).
+ */
+static struct domain_set *domain_set;
 /*
  * The boot's cache maintenance policy and its counters, given to the heap
  * when it opens (heap_set_cachemaint()): the report reads them there.
@@ -393,7 +402,7 @@ const char *boot_verdict(const struct audit_result *a,
 		return churn_fail_reason();
 	if (o->bootscrub != SCRUB_OFF && heap_stats_all(0).dirty_pages)
 		return "scrub incomplete: dirty pages remain";
-	if (domain_set_stats(&domain_set)->problems ||
+	if (domain_set_stats(domain_set)->problems ||
 	    latency_stats()->domain_problems)
 		return "domains: check problems";
 	return guests_fail_reason();
@@ -412,6 +421,25 @@ void boot_apply_options(const struct keel_options *o)
 	trace_set_mode(o->trace);
 	report_set_mode(o->report);
 	scrub_set_primitive(o->scrub_primitive);
+}
+
+/*
+ * The storage of domain_set (see there), while bootmem is open, when the
+ * boot has domains to hold: what domains_setup() gathers (domain= words,
+ * dom0less nodes), or a taken handover's (its restore fills the set even
+ * when it carries none). Only its counters and context are cleared here:
+ * domains_setup() and domains_restore() clear the domains they fill (the
+ * restore is downtime). No room for it panics naming it (bootmem_alloc()).
+ */
+static void claim_domain_set(const struct bootinfo *bi,
+			     const struct keel_options *o)
+{
+	if (!o->domain_count && !bi->domain_count && !liveupdate_has_domains())
+		return;
+	domain_set =
+		phys_to_virt(bootmem_alloc(sizeof(*domain_set), PAGE_SIZE,
+					   BOOTMEM_ANY_NODE, "domain set"));
+	memset(domain_set, 0, __builtin_offsetof(struct domain_set, d));
 }
 
 /* The firmware's description (sanitised by the arch's fwboot_finish()), shown. */
@@ -561,15 +589,15 @@ static void phase_guests(const struct bootinfo *bi,
 	}
 	for (gp.round = 1;; gp.round++) {
 		gp.hold = update && gp.round >= gp.rounds && guests_can_hold();
-		guests_run(&domain_set, &gp);
+		guests_run(domain_set, &gp);
 		if (gp.round >= gp.rounds || guests_state()->unsupported ||
-		    domain_set_stats(&domain_set)->problems ||
+		    domain_set_stats(domain_set)->problems ||
 		    guests_problem_count())
 			break;
-		domains_destroy_all(&domain_set);
-		domains_setup(&domain_set, o, bi);
-		domains_build(&domain_set, NULL);
-		domains_check(&domain_set, o->audit == AUDIT_FULL);
+		domains_destroy_all(domain_set);
+		domains_setup(domain_set, o, bi);
+		domains_build(domain_set, NULL);
+		domains_check(domain_set, o->audit == AUDIT_FULL);
 	}
 }
 
@@ -603,7 +631,7 @@ static void phase_guests_resume(const struct bootinfo *bi,
 	};
 
 	if (o->guests)
-		guests_resume(&domain_set, &gp, &bi->handover);
+		guests_resume(domain_set, &gp, &bi->handover);
 }
 
 /*
@@ -619,25 +647,26 @@ static void phase_domains(const struct bootinfo *bi,
 		pr_info("domains: %u came with the handover; domain= and "
 			"dom0less are not built again\n",
 			liveupdate_info()->domains);
-		domains_check(&domain_set, o->audit == AUDIT_FULL);
-		domains_inject_poison(&domain_set); /* says it injects none */
+		domains_check(domain_set, o->audit == AUDIT_FULL);
+		domains_inject_poison(domain_set); /* says it injects none */
 		return;
 	}
-	if (!domains_setup(&domain_set, o, bi)) {
+	/* No set: no domain was asked (claim_domain_set()). */
+	if (!domain_set || !domains_setup(domain_set, o, bi)) {
 		if (o->guests)
 			pr_warn("guests=on: there is no domain to run in\n");
 		guests_inject_unused("there is no domain");
-		domains_inject_poison(&domain_set);
+		domains_inject_poison(domain_set);
 		return;
 	}
 	if (o->bench)
-		domains_bench(&domain_set);
-	domains_build(&domain_set, NULL);
-	domains_check(&domain_set, o->audit == AUDIT_FULL);
-	domains_inject_poison(&domain_set);
+		domains_bench(domain_set);
+	domains_build(domain_set, NULL);
+	domains_check(domain_set, o->audit == AUDIT_FULL);
+	domains_inject_poison(domain_set);
 	phase_guests(bi, o);
 	if (destroy_domains(o))
-		domains_destroy_all(&domain_set);
+		domains_destroy_all(domain_set);
 }
 
 /*
@@ -659,6 +688,7 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 	arch_irq_enable();
 	inject_for_each(INJECT_IRQ_UNEXPECTED, raise_stray, NULL);
 	inject_line();
+	claim_domain_set(bi, o); /* before the heap takes bootmem's rest */
 	if (liveupdate_has_domains()) {
 		unsigned int failed, ok, ranges;
 
@@ -666,7 +696,7 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 		ranges = phase_heap(bi, nodes, o, HEAP_FIRST_BYTES);
 		liveupdate_heap_ready(boot_times.heap_init_end);
 		trace_begin("restore");
-		ok = domains_restore(&domain_set, bi, o, &failed);
+		ok = domains_restore(domain_set, bi, o, &failed);
 		trace_end("restore");
 		liveupdate_restored(arch_ticks(), ok, failed);
 		phase_guests_resume(bi, o);
@@ -695,7 +725,7 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 	drain_failed_pages();
 	guests_continue(); /* resumed guests held for this update: run on */
 	/* liveupdate=N: returns only when the update could not happen. */
-	liveupdate_run(bi, o, &domain_set, o->guests ? &lu_vcpus : NULL);
+	liveupdate_run(bi, o, domain_set, o->guests ? &lu_vcpus : NULL);
 	guests_release(); /* the held guests, when it did not */
 }
 
@@ -746,7 +776,7 @@ void keel_main(struct bootinfo *bi, const struct keel_options *o)
 	trace_mark("report");
 	boot_times.report = arch_ticks();
 	pass = !fail;
-	report_print(bi, &audit, fail, &boot_times, &domain_set);
+	report_print(bi, &audit, fail, &boot_times, domain_set);
 
 	arch_stop(o->after, pass);
 }

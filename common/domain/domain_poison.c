@@ -25,7 +25,8 @@
 /* The domain of @s with id @id, or NULL. */
 static struct domain *domain_of(struct domain_set *s, uint64_t id)
 {
-	for (unsigned int i = 0; i < s->stats.count && i < DOMAIN_MAX; i++)
+	for (unsigned int i = 0;
+	     i < domain_set_stats(s)->count && i < DOMAIN_MAX; i++)
 		if (s->d[i].id == id)
 			return &s->d[i];
 	return NULL;
@@ -95,7 +96,7 @@ static void poison_late(uint64_t n, void *arg)
  * domains_inject_poison() - each inject=poison-domain:ID and
  * inject=poison-late:PFN word, after the domains of @s (see the top of
  * the file).
- * @s: the domains, built and checked (or restored, or none)
+ * @s: the domains, built and checked (or restored; NULL: none)
  */
 void domains_inject_poison(struct domain_set *s)
 {

@@ -17,10 +17,15 @@
 #include <keel/p2m_format.h>
 #include <keel/string.h>
 
-/** domain_set_stats() - Return: @s's counters (keel/domain.h). */
+/**
+ * domain_set_stats() - Return: @s's counters (keel/domain.h); all 0 for
+ * a NULL @s, a boot's set never claimed (common/boot.c).
+ */
 const struct domain_set_stats *domain_set_stats(const struct domain_set *s)
 {
-	return &s->stats;
+	static const struct domain_set_stats none;
+
+	return s ? &s->stats : &none;
 }
 
 static unsigned int domain_cpus(const struct domain *d)
@@ -41,7 +46,7 @@ bool domain_view(const struct domain_set *s, unsigned int i,
 {
 	const struct domain *d;
 
-	if (i >= s->stats.count)
+	if (i >= domain_set_stats(s)->count)
 		return false;
 	d = &s->d[i];
 	*v = (struct domain_view){

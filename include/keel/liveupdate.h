@@ -88,6 +88,7 @@ void liveupdate_verify(const struct bootinfo *bi, const struct keel_options *o);
  * liveupdate_run() - the next update, when this image's generation is
  * below liveupdate=N: never returns then, unless it cannot happen (no
  * new image, no memory): a warning, and liveupdate_info()->fail says why.
+ * @ds: the domains it hands over (NULL: none).
  */
 struct domain_set;
 /*

@@ -68,7 +68,8 @@ uint64_t stress_ops_per_s(uint64_t ops, uint64_t ticks);
  * "KEEL: FAIL @fail_reason". Each section comes from the subsystem that
  * owns its numbers (*_report_json(), *_report_human()); this file writes
  * the keys of the boot itself (schema, arch, timer, the counters at the
- * end) and the order. @ds: the boot's domains, which the flow holds.
+ * end) and the order. @ds: the boot's domains, which the flow holds
+ * (NULL: none).
  */
 void report_print(const struct bootinfo *bi, const struct audit_result *a,
 		  const char *fail_reason, const struct boot_times *bt,

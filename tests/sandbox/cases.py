@@ -45,6 +45,7 @@ from .defer_cases import defer_cases
 from .lu_bad_cases import lu_bad_cases
 from .lu_mce_cases import lu_mce_cases
 from .lu_give_back_cases import lu_give_back_cases
+from .domain_set_cases import domain_set_cases
 from .lu_churn_cases import lu_churn_cases
 from .lu_freeze_cases import lu_freeze_cases
 
@@ -80,6 +81,7 @@ def cases():
             poison_cases(Case) +
             badmem_cases(Case) +
             bad_domain_cases(Case) + lu_give_back_cases(Case) +
+            domain_set_cases(Case) +
             lu_churn_cases(Case) + lu_bad_cases(Case) +
             lu_mce_cases(Case) + defer_cases(Case) +
             lu_freeze_cases(Case))

@@ -332,6 +332,32 @@ static void test_report_fail_reason_given(void **state)
 	assert_true(test_console_contains("KEEL: FAIL scrub incomplete\n"));
 }
 
+/*
+ * The flow's set is NULL on a boot with no domain to hold (common/boot.c
+ * claims it only then): its report is that of an empty set, byte for byte.
+ */
+static void test_report_null_set(void **state)
+{
+	static char empty[32768];
+	struct audit_result a;
+	const char *out;
+
+	(void)state;
+	audit_run(&a, false);
+	test_quiet_begin();
+	report_print(&test_bi, &a, NULL, &(struct boot_times){0}, &no_domains);
+	test_quiet_end();
+	out = sandbox_console_buffer();
+	assert_true(strlen(out) < sizeof(empty));
+	strcpy(empty, out);
+	test_quiet_begin();
+	report_print(&test_bi, &a, NULL, &(struct boot_times){0}, NULL);
+	test_quiet_end();
+	assert_string_equal(sandbox_console_buffer(), empty);
+	assert_int_equal(domain_set_stats(NULL)->count, 0);
+	assert_false(domain_view(NULL, 0, &(struct domain_view){0}));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +376,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_report_compact, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_report_fail_on_lost_pages,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_report_null_set,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_report_fail_reason_given,
 						test_setup, test_teardown),
