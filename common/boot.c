@@ -33,6 +33,7 @@
 #include <keel/bad_queue.h>
 #include <keel/bootinfo.h>
 #include <keel/bootmem.h>
+#include <keel/ce_count.h>
 #include <keel/cachemaint.h>
 #include <keel/domain.h>
 #include <keel/errno.h>
@@ -432,19 +433,27 @@ static void phase_scrub(const struct keel_options *o)
 	trace_end("scrub");
 }
 
-/* One page the queue gives: said, and taken out of service. */
+/*
+ * One page the queue gives: said, and taken out of service; a corrected
+ * error's counted (keel/ce_count.h), @arg its ce_offline=.
+ */
 static void take_failed_page(uint64_t n, enum bad_queue_source src,
 			     uint64_t info, void *arg)
 {
-	const char *who = src == BAD_QUEUE_MCE ? "mce" : "inject";
+	const char *who = src == BAD_QUEUE_INJECTION ? "inject" : "mce";
+	const char *what = src == BAD_QUEUE_MCE_CORRECTED ? "a corrected error"
+							  : "an error";
 	unsigned int reason;
 	int err;
 
-	(void)arg;
 	if (n == BAD_QUEUE_NO_PFN) {
-		pr_warn("%s: an error that names no memory page (status "
+		pr_warn("%s: %s that names no memory page (status "
 			"%#llx): nothing taken out of service\n",
-			who, (unsigned long long)info);
+			who, what, (unsigned long long)info);
+		return;
+	}
+	if (src == BAD_QUEUE_MCE_CORRECTED) {
+		ce_count_note(pfn(n), info, *(const uint32_t *)arg);
 		return;
 	}
 	reason = HEAP_BAD_BROKEN |
@@ -459,16 +468,34 @@ static void take_failed_page(uint64_t n, enum bad_queue_source src,
 		err);
 }
 
+static void poll_ras(void *arg)
+{
+	(void)arg;
+	arch_ras_poll();
+}
+
 /*
  * Pages a machine check (or an injection) queued where no lock may be
- * taken, taken out of service here, between phases.
+ * taken, taken out of service here, between phases; first every idle
+ * online CPU polls for the corrected errors it logged silently (a CPU
+ * still busy, or none started yet: the boot CPU alone; the others wait
+ * for the next drain). @ce_offline: ce_offline=.
  */
-static void drain_failed_pages(void)
+static void drain_failed_pages(uint32_t ce_offline)
 {
 	static uint64_t said;
 	uint64_t lost;
+	cpumask_t idle;
 
-	while (bad_queue_drain(take_failed_page, NULL))
+	smp_online_mask(&idle);
+	for (unsigned int cpu = 0; cpu < cpu_count; cpu++)
+		if (!smp_cpu_idle(cpu))
+			cpumask_clear_cpu(&idle, cpu);
+	if (cpu_count)
+		smp_run_on(&idle, poll_ras, NULL);
+	else
+		arch_ras_poll();
+	while (bad_queue_drain(take_failed_page, &ce_offline))
 		;
 	lost = bad_queue_overflows();
 	if (lost != said)
@@ -690,9 +717,9 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 	if (o->p2m_selftest)
 		p2m_selftest(-1);
 	phase_exercise(o);
-	drain_failed_pages();
+	drain_failed_pages(o->ce_offline);
 	phase_domains(bi, o);
-	drain_failed_pages();
+	drain_failed_pages(o->ce_offline);
 	guests_continue(); /* resumed guests held for this update: run on */
 	/* liveupdate=N: returns only when the update could not happen. */
 	liveupdate_run(bi, o, &domain_set, o->guests ? &lu_vcpus : NULL);
@@ -731,7 +758,7 @@ void keel_main(struct bootinfo *bi, const struct keel_options *o)
 	if (!liveupdate_refused())
 		phase_machine(bi, nodes, o);
 
-	drain_failed_pages();
+	drain_failed_pages(o->ce_offline);
 	trace_begin("audit");
 	audit_run(&audit, o->audit == AUDIT_FULL);
 	trace_end("audit");

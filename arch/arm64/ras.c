@@ -90,3 +90,11 @@ int arch_ras_raise_sea(uint64_t *at)
 void arch_ras_boot(void)
 {
 }
+
+/*
+ * Nothing to poll: keel reads no RAS error record registers (an SError
+ * or abort reports what it reports).
+ */
+void arch_ras_poll(void)
+{
+}

@@ -12,3 +12,8 @@ int arch_ras_raise_sea(uint64_t *pa)
 	*pa = ~0ULL;
 	return -EOPNOTSUPP;
 }
+
+/* Nothing to poll: the sandbox's memory errors are inject=poison's. */
+void arch_ras_poll(void)
+{
+}
