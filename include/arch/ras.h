@@ -30,4 +30,14 @@ int arch_ras_raise_sea(uint64_t *pa);
  */
 void arch_ras_boot(void);
 
+/*
+ * arch_ras_poll() - on the calling CPU: the corrected memory errors the
+ * machine logged without raising an exception, queued on the bad queue
+ * (BAD_QUEUE_MCE_CORRECTED, keel/bad_queue.h) and cleared. The flow runs
+ * it on every online CPU before each drain. x86_64 reads this CPU's
+ * machine-check banks (arch/x86_64/mce.c); arm64 and the sandbox have
+ * nothing to poll (no-ops).
+ */
+void arch_ras_poll(void);
+
 #endif
