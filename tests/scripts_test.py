@@ -203,6 +203,7 @@ def real_tests(keel, tmp):
         check("sandbox report", [str(e)])
         return
     check("sandbox report", report.check_parsed(rep, text, {}))
+    corrected_checks(rep, text)
 
     doc, r = perfetto(log, os.path.join(tmp, "boot.json"))
     if doc is None:
@@ -252,6 +253,30 @@ def real_tests(keel, tmp):
              "-o", cmp_png])
     check("plot-boot.py two logs", [r.stderr] if r.returncode else [])
     check("plot-boot.py comparison PNG", picture_ok(cmp_png, "png"))
+
+
+def corrected_checks(rep, text):
+    """report.py's bad_memory corrected counts: a page taken out at
+    ce_offline=2 after 2 errors passes; after 1, or one taken out at
+    ce_offline=0, or more pages than errors, is refused."""
+    def problems(cmdline, errors, pages, offlined):
+        r = json.loads(json.dumps(rep))
+        r["cmdline"] = cmdline
+        r["bad_memory"].update(corrected_errors=errors,
+                               corrected_pages=pages,
+                               corrected_offlined=offlined)
+        return [p for p in report.check_parsed(r, text, {})
+                if "corrected" in p]
+    check("report.py takes 2 corrected errors at ce_offline=2",
+          problems("keel ce_offline=2", 2, 1, 1))
+    check("report.py takes 16 by default",
+          [] if problems("keel", 15, 1, 1) and
+          not problems("keel", 16, 1, 1) else ["15 taken or 16 refused"])
+    got = [problems("keel ce_offline=2", 1, 1, 1),
+           problems("keel ce_offline=0", 5, 1, 1),
+           problems("keel", 3, 4, 0)]
+    check("report.py refuses corrected counts that cannot be",
+          [] if all(got) else [f"{got}"])
 
 
 def latency_boot(keel, tmp):

@@ -371,7 +371,10 @@ def _corrected(rep, bad, out):
         return  # hex, or malformed (an earlier word kept): not checked
     limit = min(int(words[-1]), CE_OFFLINE_MAX) if words else \
         CE_OFFLINE_DEFAULT
-    if (limit == 0 and off) or errs < limit * off:
+    if limit == 0 and off:
+        out.append(f"bad_memory.corrected_offlined {off} with ce_offline=0, "
+                   "which takes no page out")
+    elif errs < limit * off:
         out.append(f"bad_memory.corrected_errors {errs}, corrected_offlined "
                    f"{off}: ce_offline={limit} needs {limit} errors a page")
 
