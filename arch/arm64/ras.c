@@ -98,3 +98,10 @@ void arch_ras_boot(void)
 void arch_ras_poll(void)
 {
 }
+
+/* No error record registers that software may fill. */
+int arch_ras_log_corrected(uint64_t pa)
+{
+	(void)pa;
+	return -EOPNOTSUPP;
+}

@@ -25,3 +25,10 @@ void arch_ras_poll(void)
 {
 	x86_mce_poll();
 }
+
+/* Only from outside (QEMU's monitor `mce`): MCi_STATUS takes no value but 0. */
+int arch_ras_log_corrected(uint64_t pa)
+{
+	(void)pa;
+	return -EOPNOTSUPP;
+}

@@ -303,6 +303,41 @@ def handed_over(rep, log):
 handed_over.wants_log = True
 
 
+def _first_seen(page, threshold):
+    """The line of @page's first corrected error."""
+    return log_contains(f"mce: corrected memory error in page {page:#x} "
+                        f"(status {STATUS_MEM_CE:#x}): counted, taken out "
+                        f"of service at {threshold} (ce_offline=)")
+
+
+def _corrected_cases(m, base, kern):
+    """The mce-corrected-* cases (module docstring): corrected errors,
+    polled, counted against ce_offline=. 4-6 s each here, as
+    mce-free-page; 60 s is the safety net."""
+    page = PAGE_ADDR >> 12
+    two = [_mce_line(0, 1, STATUS_MEM_CE, 0, PAGE_ADDR),
+           _mce_line(1, 2, STATUS_MEM_CE, 0, PAGE_ADDR + 8)]
+    beside = [_mce_line(0, 2, STATUS_MEM_CE, 0, CE_ADDR),
+              _mce_line(0, 1, STATUS_MEM_UC, MCG_RIPV_MCIP, PAGE_ADDR)]
+    return [
+        smp_case("mce-corrected-offline", m, base + " ce_offline=2", kern,
+                 timeout=60, live=_inject_lines(two),
+                 checks=[_first_seen(page, 2),
+                         log_contains(f"mce: page {page:#x} had 2 corrected "
+                                      "errors (ce_offline=2): taken out of "
+                                      "service (soft) (0)"),
+                         _offlined(page, "mce"), _corrected(2, 1, 1)]),
+        smp_case("mce-corrected-counted", m, base + " ce_offline=2", kern,
+                 timeout=60, live=_inject_lines(two[:1]),
+                 checks=[_first_seen(page, 2), _nothing_out,
+                         _corrected(1, 1, 0)]),
+        smp_case("mce-corrected-beside-uc", m, base, kern, timeout=60,
+                 live=_inject_lines(beside),
+                 checks=[_first_seen(CE_ADDR >> 12, 16),
+                         _offlined(page, "mce"), _corrected(1, 1, 0)]),
+    ]
+
+
 def ras_cases(elf):
     """Appended to x86_cases.build_cases(). Each boots in 4-6 s here
     (stress=3 is most of it); 60 s timeouts are safety nets (10x)."""
@@ -330,40 +365,6 @@ def ras_cases(elf):
              no_report_log=("KEEL: FAIL machine check the interrupted code "
                             "cannot survive (no RIPV), memory error at "
                             f"{PAGE_ADDR:#x}")),
-        # Corrected errors, polled (ce_offline=). 4-6 s each here, as
-        # mce-free-page; 60 s is the safety net.
-        smp_case("mce-corrected-offline", m, base + " ce_offline=2", kern,
-                 timeout=60,
-                 live=_inject_lines([
-                     _mce_line(0, 1, STATUS_MEM_CE, 0, PAGE_ADDR),
-                     _mce_line(1, 2, STATUS_MEM_CE, 0, PAGE_ADDR + 8)]),
-                 checks=[log_contains(f"mce: corrected memory error in page "
-                                      f"{page:#x} (status "
-                                      f"{STATUS_MEM_CE:#x}): counted, taken "
-                                      "out of service at 2 (ce_offline=)"),
-                         log_contains(f"mce: page {page:#x} had 2 corrected "
-                                      "errors (ce_offline=2): taken out of "
-                                      "service (soft) (0)"),
-                         _offlined(page, "mce"), _corrected(2, 1, 1)]),
-        smp_case("mce-corrected-counted", m, base + " ce_offline=2", kern,
-                 timeout=60,
-                 live=_inject_lines([
-                     _mce_line(0, 1, STATUS_MEM_CE, 0, PAGE_ADDR)]),
-                 checks=[log_contains(f"mce: corrected memory error in page "
-                                      f"{page:#x} (status "
-                                      f"{STATUS_MEM_CE:#x}): counted, taken "
-                                      "out of service at 2 (ce_offline=)"),
-                         _nothing_out, _corrected(1, 1, 0)]),
-        smp_case("mce-corrected-beside-uc", m, base, kern, timeout=60,
-                 live=_inject_lines([
-                     _mce_line(0, 2, STATUS_MEM_CE, 0, CE_ADDR),
-                     _mce_line(0, 1, STATUS_MEM_UC, MCG_RIPV_MCIP,
-                               PAGE_ADDR)]),
-                 checks=[log_contains(f"mce: corrected memory error in page "
-                                      f"{CE_ADDR >> 12:#x} (status "
-                                      f"{STATUS_MEM_CE:#x}): counted, taken "
-                                      "out of service at 16 (ce_offline=)"),
-                         _offlined(page, "mce"), _corrected(1, 1, 0)]),
         # About 4 s here (the guest's 3 s of it); 60 s is the safety net.
         smp_case("mce-domain-page", m,
                  "after=exit audit=full bootscrub=off loglevel=3 "
@@ -396,4 +397,4 @@ def ras_cases(elf):
                  "guests=on liveupdate=1 inject=poison-domain:1", kern,
                  timeout=60, qemu_tail=["-initrd", elf],
                  checks=[skipped_bad_page(64 << 20), handed_over]),
-    ]
+    ] + _corrected_cases(m, base, kern)
