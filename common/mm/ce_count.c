@@ -10,10 +10,10 @@
  * The table: CE_COUNT_SLOTS (64) entries of 24 bytes, each a page, its
  * errors and when it last had one (the error's number, a clock that only
  * the errors move), searched linearly at a drain point (64 compares an
- * error, beside the queue slot it already took). 64: the pages a failing
- * DIMM row or a storm spreads errors over before any of them reaches the
- * threshold fit, and 1.5 KiB of .bss weighs little on arm64's 2 MiB image
- * (its link asserts the size). When the
+ * error, beside the queue slot it already took). 64 is a judgement: room
+ * for the few pages of failing cells that do repeat plus the scattered
+ * one-off errors around them, in 1.5 KiB of .bss (arm64's image must stay
+ * within 2 MiB, its link asserts it). When the
  * table is full, a new page replaces, in order of preference: an entry
  * whose page was already dealt with (offlined or refused: it needs no
  * more counting); else the entry with the fewest errors, the least
