@@ -189,6 +189,16 @@ static void post_lu_freeze(struct keel_options *o, const char *val, size_t len)
 	}
 }
 
+/* ce_offline=: past CE_OFFLINE_MAX, a typo (0 already means never). */
+static void post_ce_offline(struct keel_options *o, const char *val, size_t len)
+{
+	if (o->ce_offline > CE_OFFLINE_MAX) {
+		opt_warn("ce_offline=%s is over %u, using %u", ESC(0, val, len),
+			 CE_OFFLINE_MAX, CE_OFFLINE_MAX);
+		o->ce_offline = CE_OFFLINE_MAX;
+	}
+}
+
 /* A sampled page per SIZE: whole pages, at least one. */
 static void post_fill_sample(struct keel_options *o, const char *val,
 			     size_t len)
@@ -300,6 +310,8 @@ static const struct opt_desc opt_table[] = {
 	 post_liveupdate},
 	{"lu_freeze_ms", OPT_U32, OFS(lu_freeze_ms), 0, NULL, 0, 0,
 	 post_lu_freeze},
+	{"ce_offline", OPT_U32, OFS(ce_offline), 0, NULL, 0, 0,
+	 post_ce_offline},
 	{"handover", OPT_ENUM, OFS(handover), 0, handover_names, 0, 0, NULL},
 	{"domain_fill", OPT_BOOL, OFS(domain_fill), 0, NULL, 0, 0, NULL},
 	{"domain_fill_sample", OPT_SIZE, OFS(domain_fill_sample), 0, NULL, 0, 0,
@@ -623,6 +635,7 @@ void options_defaults(struct keel_options *o)
 	o->guest_run_ms = GUEST_RUN_MS_DEFAULT;
 	o->guest_rounds = 1;
 	o->lu_freeze_ms = LU_FREEZE_MS_DEFAULT;
+	o->ce_offline = CE_OFFLINE_DEFAULT;
 	o->domain_fill_sample = DOMAIN_FILL_SAMPLE_DEFAULT;
 }
 

@@ -31,7 +31,6 @@
 #include <keel/churn.h>
 #include <keel/stress.h>
 #include <keel/boot.h>
-#include <keel/bad_queue.h>
 #include <keel/bootinfo.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
@@ -323,38 +322,6 @@ static void raise_stray(uint64_t n, void *ctx)
 }
 
 /*
- * inject=poison:N (issue 38 §3, the sandbox's machine check): page frame
- * N goes bad once the heap is open, before the scrub: heap_offline() as
- * broken, from an injection. One line either way.
- */
-static void poison_page(uint64_t n, void *ctx)
-{
-	(void)ctx;
-	domains_poison_pfn("poison", n, "");
-}
-
-/*
- * inject=sea, right after inject=poison: the arch reads a page no device
- * answers, and the abort ends the boot through its exception path
- * (arch_ras_raise_sea()). One warning where it cannot.
- */
-static void inject_sea(void)
-{
-	uint64_t at;
-	int err;
-
-	if (!inject_has(INJECT_SEA, 0))
-		return;
-	err = arch_ras_raise_sea(&at);
-	if (err == -EOPNOTSUPP)
-		pr_warn("inject=sea: not on this arch, nothing injected\n");
-	else if (err == -EIO)
-		pr_warn("inject=sea: the read of %#llx came back without an "
-			"abort\n",
-			(unsigned long long)at);
-}
-
-/*
  * inject=ioapic-unmask, before the scrub: a controller input whose source
  * keeps firing unmasked on the boot CPU with its interrupts on; the
  * stray handler must mask it, and the boot goes on.
@@ -458,52 +425,6 @@ static void phase_scrub(const struct keel_options *o)
 	arch_scrub_init();
 	scrub_boot(o->bootscrub, o->bootscrub_chunk, o->scrub_smt);
 	trace_end("scrub");
-}
-
-/* One page the queue gives: said, and taken out of service. */
-static void take_failed_page(uint64_t n, enum bad_queue_source src,
-			     uint64_t info, void *arg)
-{
-	const char *who = src == BAD_QUEUE_MCE ? "mce" : "inject";
-	unsigned int reason;
-	int err;
-
-	(void)arg;
-	if (n == BAD_QUEUE_NO_PFN) {
-		pr_warn("%s: an error that names no memory page (status "
-			"%#llx): nothing taken out of service\n",
-			who, (unsigned long long)info);
-		return;
-	}
-	reason = HEAP_BAD_BROKEN |
-		 (src == BAD_QUEUE_MCE ? HEAP_BAD_FROM_MCE
-				       : HEAP_BAD_FROM_INJECTION);
-	err = heap_offline(pfn(n), (enum heap_bad_reason)reason);
-	pr_warn("%s: memory error in page %#llx (status %#llx): %s (%d)\n", who,
-		(unsigned long long)n, (unsigned long long)info,
-		!err		 ? "taken out of service"
-		: err == -EEXIST ? "already out of service"
-				 : "not the heap's to take out: kept as it is",
-		err);
-}
-
-/*
- * Pages a machine check (or an injection) queued where no lock may be
- * taken, taken out of service here, between phases.
- */
-static void drain_failed_pages(void)
-{
-	static uint64_t said;
-	uint64_t lost;
-
-	while (bad_queue_drain(take_failed_page, NULL))
-		;
-	lost = bad_queue_overflows();
-	if (lost != said)
-		pr_warn("mce: %llu failed pages were not queued (the queue "
-			"holds %u between two drains)\n",
-			(unsigned long long)(lost - said), BAD_QUEUE_SLOTS);
-	said = lost;
 }
 
 /*
@@ -706,13 +627,11 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 		phase_skews(o);
 		phase_heap_rest(ranges);
 		arch_ras_boot();
-		inject_for_each(INJECT_POISON, poison_page, NULL);
-		inject_sea();
+		boot_inject_failures();
 	} else {
 		phase_heap(bi, nodes, o, ~0ULL);
 		arch_ras_boot();
-		inject_for_each(INJECT_POISON, poison_page, NULL);
-		inject_sea();
+		boot_inject_failures();
 		liveupdate_heap_ready(boot_times.heap_init_end);
 	}
 	phase_scrub(o);
@@ -720,9 +639,9 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 	if (o->p2m_selftest)
 		p2m_selftest(-1);
 	phase_exercise(o);
-	drain_failed_pages();
+	boot_drain_failed_pages(o->ce_offline);
 	phase_domains(bi, o);
-	drain_failed_pages();
+	boot_drain_failed_pages(o->ce_offline);
 	guests_continue(); /* resumed guests held for this update: run on */
 	/* liveupdate=N: returns only when the update could not happen. */
 	liveupdate_run(bi, o, domain_set, o->guests ? &lu_vcpus : NULL);
@@ -761,7 +680,7 @@ void keel_main(struct bootinfo *bi, const struct keel_options *o)
 	if (!liveupdate_refused())
 		phase_machine(bi, nodes, o);
 
-	drain_failed_pages();
+	boot_drain_failed_pages(o->ce_offline);
 	trace_begin("audit");
 	audit_run(&audit, o->audit == AUDIT_FULL);
 	trace_end("audit");

@@ -51,6 +51,7 @@ from scripts.keel.boot import TOP
 from . import scripts_base
 from .scripts_base import (FW, PYTHON, SCRIPTS, TIMEOUT, check, run,
                            sandbox_boot)
+from .scripts_report import corrected_checks, stress_refused_test
 from .scripts_fuzz import (fuzz_maps_real, fuzz_maps_rules,
                            fuzz_maps_synthetic)
 from .scripts_trace import (check_chrome, compact_tests, perfetto,
@@ -203,6 +204,7 @@ def real_tests(keel, tmp):
         check("sandbox report", [str(e)])
         return
     check("sandbox report", report.check_parsed(rep, text, {}))
+    corrected_checks(rep, text)
 
     doc, r = perfetto(log, os.path.join(tmp, "boot.json"))
     if doc is None:
@@ -707,17 +709,6 @@ def private_header_test(tmp):
         if r.returncode != 1 or want not in r.stdout:
             out.append(f"{name} include not named: {r.stdout!r}")
     check("check-layers names another room's private header", out)
-
-
-def stress_refused_test(keel, tmp):
-    """A good boot whose stress= value keel refused (it warns and runs no
-    stress) passes report.py: it reads the report, not the command line."""
-    log = os.path.join(tmp, "stress-refused.log")
-    rc, text = sandbox_boot(keel, log, "stress=1x", "bootscrub=off")
-    r = run([PYTHON, os.path.join(SCRIPTS, "report.py"), log])
-    check("report.py: refused stress=1x is a good boot",
-          [] if rc == 0 and r.returncode == 0 else
-          [f"keel rc {rc}, report.py: {r.stdout.strip()}"])
 
 
 def size_rule_test(tmp):

@@ -90,3 +90,18 @@ int arch_ras_raise_sea(uint64_t *at)
 void arch_ras_boot(void)
 {
 }
+
+/*
+ * Nothing to poll: keel reads no RAS error record registers (an SError
+ * or abort reports what it reports).
+ */
+void arch_ras_poll(void)
+{
+}
+
+/* No error record registers that software may fill. */
+int arch_ras_log_corrected(uint64_t pa)
+{
+	(void)pa;
+	return -EOPNOTSUPP;
+}

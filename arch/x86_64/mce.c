@@ -15,6 +15,16 @@
  * An error with no valid address, or not a memory error, is queued with no
  * page (logged at the drain) and cleared; it offlines nothing.
  *
+ * Corrected errors (MCi_STATUS.UC clear) raise no #MC: they wait in their
+ * bank until software looks. x86_mce_poll() (arch_ras_poll(), run on
+ * every CPU at each drain point) queues each one's page as corrected
+ * (BAD_QUEUE_MCE_CORRECTED: counted, taken out as soft only at
+ * ce_offline= of them, keel/ce_count.h) and clears the bank. A #MC that
+ * finds a corrected error beside the uncorrected one treats it the same:
+ * one corrected error never makes a page broken. CMCI (MCG_CAP bit 10,
+ * an interrupt for corrected errors) is only named: the drain points
+ * poll, which is soon enough to count.
+ *
  * QEMU's monitor `mce CPU BANK STATUS MCG_STATUS ADDR MISC` raises exactly
  * this (its banks need MCi_CTL all ones, and CR4.MCE, or it triple-faults).
  */
@@ -32,6 +42,7 @@
 
 #define MCG_CAP_COUNT	 0xffu
 #define MCG_CAP_CTL_P	 (1ULL << 8)
+#define MCG_CAP_CMCI_P	 (1ULL << 10)
 #define MCG_STATUS_RIPV	 (1ULL << 0)
 #define MCG_STATUS_MCIP	 (1ULL << 2)
 
@@ -95,7 +106,8 @@ void x86_mce_init(void)
 }
 
 /**
- * x86_mce_describe() - one line: the banks the boot CPU turned on.
+ * x86_mce_describe() - one line: the banks the boot CPU turned on (and
+ * CMCI, when the CPU has it: corrected errors are polled all the same).
  */
 void x86_mce_describe(void)
 {
@@ -106,10 +118,13 @@ void x86_mce_describe(void)
 		pr_info("x86_64: machine checks: no MCA on this CPU\n");
 		return;
 	}
-	pr_info("x86_64: machine checks: %u banks on%s (%s family %#x model "
+	pr_info("x86_64: machine checks: %u banks on%s%s (%s family %#x model "
 		"%#x)\n",
 		banks,
 		bank0_platform() ? ", IA32_MC0_CTL left to the platform" : "",
+		rdmsr(MSR_MCG_CAP) & MCG_CAP_CMCI_P
+			? ", CMCI present (corrected errors polled)"
+			: "",
 		s.intel ? "Intel"
 		: s.amd ? "AMD"
 			: "other",
@@ -125,10 +140,24 @@ static bool memory_error(uint64_t status)
 }
 
 /*
- * One bank: a memory page queued, any other valid error queued with no
- * page (the drain logs both: nothing prints here, where the interrupted
- * code may hold the console lock), the bank cleared.
- * Return: its address, or ~0 when it gave none.
+ * A valid bank's error queued: its page when it is a memory error with
+ * an address (@addr, ~0 when it gave none), else no page (the drain logs
+ * both: nothing prints here, where the interrupted code may hold the
+ * console lock); broken when uncorrected, corrected when MCi_STATUS.UC is
+ * clear.
+ */
+static void queue_bank(uint64_t status, uint64_t addr)
+{
+	bad_queue_push(memory_error(status) ? addr : BAD_QUEUE_NO_ADDR,
+		       status & MCI_STATUS_UC ? BAD_QUEUE_MCE
+					      : BAD_QUEUE_MCE_CORRECTED,
+		       status);
+}
+
+/*
+ * One bank, in the #MC handler: its error queued, the bank cleared.
+ * Return: the address of an uncorrected error (the one the #MC is
+ * about), ~0 when it gave none or was corrected.
  */
 static uint64_t one_bank(unsigned int i)
 {
@@ -138,16 +167,43 @@ static uint64_t one_bank(unsigned int i)
 		return ~0ULL;
 	if (status & MCI_STATUS_ADDRV)
 		addr = rdmsr(MSR_MC_ADDR(i));
-	bad_queue_push(memory_error(status) ? addr : BAD_QUEUE_NO_ADDR,
-		       BAD_QUEUE_MCE, status);
+	queue_bank(status, addr);
 	wrmsr(MSR_MC_STATUS(i), 0);
-	return addr;
+	return status & MCI_STATUS_UC ? addr : ~0ULL;
+}
+
+/**
+ * x86_mce_poll() - on the calling CPU: each bank holding a corrected
+ * error (VAL set, UC clear) queued and cleared; an uncorrected one is
+ * left to the #MC it raises. Any context where a #MC may be taken: a
+ * #MC between a bank's read and its clear queues that error twice (one
+ * count too many, never a page broken). An error the bank logs between
+ * the two is lost, as with any polling of MCA banks.
+ * Return: the corrected errors queued.
+ */
+unsigned int x86_mce_poll(void)
+{
+	unsigned int banks = bank_count(), found = 0;
+
+	for (unsigned int i = 0; i < banks; i++) {
+		uint64_t status = rdmsr(MSR_MC_STATUS(i)), addr = ~0ULL;
+
+		if ((status & (MCI_STATUS_VAL | MCI_STATUS_UC)) !=
+		    MCI_STATUS_VAL)
+			continue;
+		if (status & MCI_STATUS_ADDRV)
+			addr = rdmsr(MSR_MC_ADDR(i));
+		queue_bank(status, addr);
+		wrmsr(MSR_MC_STATUS(i), 0);
+		found++;
+	}
+	return found;
 }
 
 /**
  * x86_mce() - handle a #MC: every bank read, logged and cleared, failed
- * memory pages queued.
- * @addr: set to the last address a bank gave (~0 when none).
+ * memory pages queued (corrected ones as corrected).
+ * @addr: set to the last address an uncorrected bank gave (~0 when none).
  * Return: true when the interrupted context may continue (MCG_STATUS.RIPV;
  * MCIP then cleared), false when the boot must stop.
  */

@@ -96,6 +96,12 @@ const struct inject_kind_desc inject_kinds[] = {
 	 * frame N goes bad, heap_offline().
 	 */
 	{INJECT_POISON_FREEZE, "poison-freeze", INJECT_ARG_PFN, 0},
+	/*
+	 * Acted on by the flow with inject=poison (common/boot_ras.c): the
+	 * arch logs a corrected memory error in page frame N, found by the
+	 * poll before the next drain (the sandbox); elsewhere warned.
+	 */
+	{INJECT_CE, "ce", INJECT_ARG_PFN, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 

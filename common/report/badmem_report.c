@@ -22,10 +22,15 @@
  * with the domain's memory ("preserved") and is counted here from the
  * handover's records (kept_pages, one row a run).
  *
+ * corrected_errors, corrected_pages, corrected_offlined: the corrected
+ * memory errors the drains counted (keel/ce_count.h), present when there
+ * were any (or report=full), even with no page out of service.
+ *
  * Runs on the boot CPU at report time, every other CPU parked: no lock.
  */
 #include <keel/badmem.h>
 #include <keel/bootmem.h>
+#include <keel/ce_count.h>
 #include <keel/compiler.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
@@ -303,11 +308,18 @@ static void json_ranges(struct jw *w, uint64_t ranges, uint64_t runtime,
  */
 void badmem_report_json(struct jw *w, unsigned int nodes)
 {
+	struct ce_count_stats ce;
 	struct badmem_counts c;
 
 	badmem_report_count(&c);
+	ce_count_stats(&ce);
 	jw_obj(w, "bad_memory");
 	jw_u64(w, "pages", c.pages);
+	if (ce.errors || report_full()) {
+		jw_u64(w, "corrected_errors", ce.errors);
+		jw_u64(w, "corrected_pages", ce.pages);
+		jw_u64(w, "corrected_offlined", ce.offlined);
+	}
 	/* No bad page: the compact report's budget keeps only the count. */
 	if (!c.pages && !report_full()) {
 		jw_obj_end(w);
@@ -336,27 +348,38 @@ void badmem_report_json(struct jw *w, unsigned int nodes)
 }
 
 /**
- * badmem_report_human() - the "bad memory:" line (none without bad pages).
+ * badmem_report_human() - the "bad memory:" line (none without bad pages
+ * or corrected errors).
  */
 void badmem_report_human(void)
 {
+	struct ce_count_stats ce;
 	struct badmem_counts c;
-	char carried[48] = "";
+	char carried[48] = "", corrected[96] = "";
 
 	badmem_report_count(&c);
-	if (!c.pages)
+	ce_count_stats(&ce);
+	if (!c.pages && !ce.errors)
 		return;
 	if (c.handover_pages)
 		snprintf(carried, sizeof(carried),
 			 ", %llu carried by the handover",
 			 (unsigned long long)c.handover_pages);
+	if (ce.errors)
+		snprintf(corrected, sizeof(corrected),
+			 "; %llu corrected errors on %llu pages, %llu taken "
+			 "out for them",
+			 (unsigned long long)ce.errors,
+			 (unsigned long long)ce.pages,
+			 (unsigned long long)ce.offlined);
 	pr_info("bad memory: %llu pages in %llu ranges out of service "
 		"(firmware %llu, option %llu, mce %llu, injection %llu, "
-		"handover %llu)%s\n",
+		"handover %llu)%s%s\n",
 		(unsigned long long)c.pages, (unsigned long long)c.ranges,
 		(unsigned long long)c.by_source[BADMEM_FIRMWARE],
 		(unsigned long long)c.by_source[BADMEM_OPTION],
 		(unsigned long long)c.by_source[BADMEM_MCE],
 		(unsigned long long)c.by_source[BADMEM_INJECTION],
-		(unsigned long long)c.by_source[BADMEM_HANDOVER], carried);
+		(unsigned long long)c.by_source[BADMEM_HANDOVER], carried,
+		corrected);
 }

@@ -30,4 +30,24 @@ int arch_ras_raise_sea(uint64_t *pa);
  */
 void arch_ras_boot(void);
 
+/*
+ * arch_ras_poll() - on the calling CPU: the corrected memory errors the
+ * machine logged without raising an exception, queued on the bad queue
+ * (BAD_QUEUE_MCE_CORRECTED, keel/bad_queue.h) and cleared. The flow runs
+ * it on every online CPU before each drain. x86_64 reads this CPU's
+ * machine-check banks (arch/x86_64/mce.c); the sandbox its simulated
+ * banks (inject=ce); arm64 has nothing to poll (a no-op).
+ */
+void arch_ras_poll(void);
+
+/*
+ * arch_ras_log_corrected() - inject=ce: log a corrected memory error at
+ * physical address @pa where this CPU's arch_ras_poll() finds it. Safe
+ * point only (the heap open).
+ * Return: 0; -EOPNOTSUPP where software cannot log one (x86_64: QEMU's
+ * monitor `mce` does it from outside; arm64); -ENOSPC when every bank of
+ * the CPU already holds one.
+ */
+int arch_ras_log_corrected(uint64_t pa);
+
 #endif

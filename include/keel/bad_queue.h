@@ -27,13 +27,19 @@ extern "C" {
 enum bad_queue_source {
 	BAD_QUEUE_MCE,	     /* an x86 machine check or an arm64 SEA/SError */
 	BAD_QUEUE_INJECTION, /* inject=poison: a test */
+	/*
+	 * A corrected error (x86 MCi_STATUS.UC clear): counted per page
+	 * (keel/ce_count.h), taken out as soft only at ce_offline= of them.
+	 */
+	BAD_QUEUE_MCE_CORRECTED,
 };
 
 /*
  * bad_queue_push() - queue the page holding physical address @pa as
- * broken (BAD_QUEUE_NO_ADDR: an error naming no page), with @info for the
- * log (an MCi_STATUS, an ESR), from any context (an exception handler
- * included: nothing is printed here, the drain logs).
+ * broken, or as having had a corrected error (@source
+ * BAD_QUEUE_MCE_CORRECTED); BAD_QUEUE_NO_ADDR: an error naming no page.
+ * @info for the log (an MCi_STATUS, an ESR). From any context (an
+ * exception handler included: nothing is printed here, the drain logs).
  * Return: true when queued, false when the queue was full (counted).
  */
 bool bad_queue_push(uint64_t pa, enum bad_queue_source source, uint64_t info);

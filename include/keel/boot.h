@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Owner: flow.
- * The arch-neutral boot flow (common/boot.c). The arch enters it once its
+ * The arch-neutral boot flow (common/boot.c; its memory errors:
+ * common/boot_ras.c). The arch enters it once its
  * console, MMU/direct map and timer work, the options are parsed
  * (options_parse(), once) and bootinfo is filled and sanitised
  * (fwboot_finish()):
@@ -25,5 +26,14 @@ const char *boot_verdict(const struct audit_result *a,
 
 /* Hand each subsystem the settings it keeps (keel_main(), tests). */
 void boot_apply_options(const struct keel_options *o);
+
+/*
+ * Memory errors between phases (common/boot_ras.c): the injections once
+ * the heap is open (inject=poison, inject=ce, inject=sea); the drain of
+ * the failed pages, each idle CPU polled first, corrected errors counted
+ * against ce_offline= (@ce_offline).
+ */
+void boot_inject_failures(void);
+void boot_drain_failed_pages(uint32_t ce_offline);
 
 #endif

@@ -93,6 +93,12 @@ enum inject_kind {
 	 * freeze (common/liveupdate/lu_bad.c), which must write them again
 	 */
 	INJECT_POISON_FREEZE,
+	/*
+	 * ce:PFN: once the heap is open, the arch logs a corrected memory
+	 * error in the page for its poll (arch_ras_log_corrected(): the
+	 * sandbox); the drains count it (ce_offline=)
+	 */
+	INJECT_CE,
 };
 
 /*

@@ -39,6 +39,13 @@
 #define LU_FREEZE_MS_DEFAULT 1000
 #define LU_FREEZE_MS_MIN     10
 #define LU_FREEZE_MS_MAX     60000
+/*
+ * ce_offline=N: corrected errors on one page before it is taken out of
+ * service as soft (0: never; docs/cmdline.md says why 16); above MAX:
+ * clamped, warned.
+ */
+#define CE_OFFLINE_DEFAULT 16
+#define CE_OFFLINE_MAX	   10000
 /* latency_cpu= not given: the last online CPU of node 0. */
 #define LATENCY_CPU_AUTO 0xffffffffu
 
@@ -91,6 +98,7 @@ struct keel_options {
 	uint32_t guest_rounds; /* guest_rounds=: build, run, destroy rounds */
 	uint32_t liveupdate;   /* liveupdate=N: updates in a row */
 	uint32_t lu_freeze_ms; /* lu_freeze_ms=: the freeze's bound */
+	uint32_t ce_offline;   /* ce_offline=: corrected errors, 0: never */
 	enum handover_mode handover; /* handover=keep|discard */
 	bool domain_fill;	     /* domain_fill=on: every extent, sampled */
 	uint64_t domain_fill_sample; /* domain_fill_sample=: a page per SIZE */

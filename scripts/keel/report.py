@@ -346,6 +346,39 @@ def _smp_consistency(rep, out):
                        f"{c.get('hwid')}")
 
 
+# ce_offline= (docs/cmdline.md): its default and its clamp.
+CE_OFFLINE_DEFAULT, CE_OFFLINE_MAX = 16, 10000
+
+
+def _corrected(rep, bad, out):
+    """bad_memory's corrected errors: offlined <= pages <= errors, the
+    pages offlined for them are mce pages, and each had ce_offline= of
+    them (the last word of the command line when decimal, clamped as keel
+    does; none offlined with ce_offline=0)."""
+    if not isinstance(bad, dict) or "corrected_errors" not in bad:
+        return
+    errs, pages = bad["corrected_errors"], bad.get("corrected_pages", 0)
+    off = bad.get("corrected_offlined", 0)
+    if not off <= pages <= errs:
+        out.append(f"bad_memory.corrected_offlined {off} <= corrected_pages "
+                   f"{pages} <= corrected_errors {errs} does not hold")
+    mce = (bad.get("by_source") or {}).get("mce")
+    if mce is not None and off > mce:
+        out.append(f"bad_memory.corrected_offlined {off} > by_source.mce "
+                   f"{mce}")
+    words = re.findall(r"(?:^|\s)ce_offline=(\S*)", rep.get("cmdline", ""))
+    if words and (not words[-1].isdigit() or int(words[-1]) > 0xffffffff):
+        return  # hex, or malformed (an earlier word kept): not checked
+    limit = min(int(words[-1]), CE_OFFLINE_MAX) if words else \
+        CE_OFFLINE_DEFAULT
+    if limit == 0 and off:
+        out.append(f"bad_memory.corrected_offlined {off} with ce_offline=0, "
+                   "which takes no page out")
+    elif errs < limit * off:
+        out.append(f"bad_memory.corrected_errors {errs}, corrected_offlined "
+                   f"{off}: ce_offline={limit} needs {limit} errors a page")
+
+
 def _classes_add_up(rep, out):
     """free + allocated + reserved + bad = RAM pages (bad pages are a
     class of their own, issue 38), and bad_memory agrees with the audit
@@ -368,6 +401,7 @@ def _classes_add_up(rep, out):
         out.append(f"bad_memory.pages {bad['pages']} - held_pages "
                    f"{bad.get('held_pages', 0)} != audit.bad_pages "
                    f"{audit.get('bad_pages')}")
+    _corrected(rep, bad, out)
 
 
 def _balance(rep, out):

@@ -27,6 +27,18 @@ at the next safe point, and the boot ends in PASS.
   DisplayFamily_DisplayModel 06_1AH: under `-cpu core2duo` (family 6,
   model 0xf) the banks line says bank 0's control is left to the
   platform, under `-cpu Nehalem` (model 0x1a) it does not.
+- mce-corrected-offline: ce_offline=2 and two corrected memory errors
+  (MCi_STATUS.UC clear: QEMU only logs them in the bank, no #MC) on one
+  page, in CPU 0's bank 1 and CPU 1's bank 2 (QEMU keeps one error a
+  bank): the poll each CPU runs before the drain after the stress finds
+  both, and the second takes the page out of service as soft: one
+  bad_memory row of source mce, corrected_errors 2, audit=full exact.
+- mce-corrected-counted: one corrected error, ce_offline=2: counted
+  (corrected_errors 1, corrected_pages 1), nothing out of service.
+- mce-corrected-beside-uc: a corrected error in CPU 0's bank 2 on page A,
+  then an uncorrected one in its bank 1 on page B: the #MC reads both
+  banks; B is broken, A only counted (the handler before corrected errors
+  were told apart took A out as broken too: two pages).
 - guests-skip-bad-page: inject=poison-domain:1 offlines the page in the
   middle of the 64 MiB domain once it is built, before its guest runs;
   the guest's walk skips it (the skip list in its image) and says so:
@@ -49,9 +61,13 @@ from .x86_machine import EXIT_FAIL, M, Case, Machine, log_contains, smp_case
 # generic read, channel unspecified).
 STATUS_MEM_UC = 0xbd0000000000009f
 STATUS_NO_ADDR = 0xb90000000000009f  # ADDRV clear
+# VAL | EN | MISCV | ADDRV, UC clear: a corrected memory-controller read
+# error, which QEMU logs in the bank without raising a #MC.
+STATUS_MEM_CE = 0x9c0000000000009f
 MCG_RIPV_MCIP = 0x5
 MCG_MCIP = 0x4
 PAGE_ADDR = 0x50000000 + 0x1234  # 1.25 GiB: free when the stress starts
+CE_ADDR = 0x48000000 + 0x567  # 1.125 GiB: free too
 # The handoff's line (common/boot.c phase_heap()), before stress= begins.
 WHEN = r"heap: \d+ free ranges handed over"
 
@@ -79,15 +95,63 @@ def _offlined(page, source):
         out = []
         bad = rep["bad_memory"]
         row = [page * 4096, page * 4096 + 4096, 1, source]
-        if row not in [list(r) for r in bad.get("ranges", [])]:
-            out.append(f"bad_memory.ranges {bad.get('ranges')} lacks {row}")
-        if bad["pages"] != 1 or bad.get("by_source", {}).get(source) != 1 or \
+        ranges = bad.get("ranges", [])  # absent with no page out
+        if row not in [list(r) for r in ranges]:
+            out.append(f"bad_memory.ranges {ranges} lacks {row}")
+        if bad["pages"] != 1 or \
+                bad.get("by_source", {}).get(source) != 1 or \
                 rep["audit"].get("bad_pages") != 1:
             out.append(f"bad_memory.pages {bad['pages']}, by_source "
-                       f"{bad['by_source']}, audit.bad_pages "
+                       f"{bad.get('by_source')}, audit.bad_pages "
                        f"{rep['audit'].get('bad_pages')}: want 1 {source}")
         return out
     return check
+
+
+def _inject_lines(lines):
+    """A live hook: once the heap is up, each `mce CPU BANK STATUS MCG ADDR
+    MISC` of @lines in turn, then the boot runs on to its verdict."""
+    def live(cmd_for, timeout, log_path):
+        def act(qmp):
+            out = []
+            for line in lines:
+                r = qmp.cmd("human-monitor-command",
+                            **{"command-line": line})
+                if r.strip():
+                    out.append(f"QEMU refused {line!r}: {r.strip()}")
+            return out
+        with tempfile.TemporaryDirectory(prefix="keel-mce-") as work:
+            return memcheck.watched_boot(cmd_for, timeout, log_path, work,
+                                         act, when=WHEN, at_verdict=False)
+    return live
+
+
+def _mce_line(cpu, bank, status, mcg, addr):
+    return f"mce {cpu} {bank} {status:#x} {mcg:#x} {addr:#x} 0"
+
+
+def _corrected(errors, pages, offlined):
+    """bad_memory's corrected counts are (@errors, @pages, @offlined)."""
+    def check(rep):
+        bad = rep["bad_memory"]
+        got = tuple(bad.get(k) for k in ("corrected_errors",
+                                          "corrected_pages",
+                                          "corrected_offlined"))
+        if got != (errors, pages, offlined):
+            return [f"bad_memory corrected_errors, corrected_pages, "
+                    f"corrected_offlined {got}: want "
+                    f"{(errors, pages, offlined)}"]
+        return []
+    return check
+
+
+def _nothing_out(rep):
+    """No page out of service."""
+    bad = rep["bad_memory"]
+    if bad["pages"] or rep["audit"].get("bad_pages"):
+        return [f"bad_memory.pages {bad['pages']}, audit.bad_pages "
+                f"{rep['audit'].get('bad_pages')}: want 0"]
+    return []
 
 
 # The domain's extent, named by the build (loglevel=3), and the line
@@ -280,6 +344,41 @@ def handed_over(rep, log):
 handed_over.wants_log = True
 
 
+def _first_seen(page, threshold):
+    """The line of @page's first corrected error."""
+    return log_contains(f"mce: corrected memory error in page {page:#x} "
+                        f"(status {STATUS_MEM_CE:#x}): counted, taken out "
+                        f"of service at {threshold} (ce_offline=)")
+
+
+def _corrected_cases(m, base, kern):
+    """The mce-corrected-* cases (module docstring): corrected errors,
+    polled, counted against ce_offline=. 4-6 s each here, as
+    mce-free-page; 60 s is the safety net."""
+    page = PAGE_ADDR >> 12
+    two = [_mce_line(0, 1, STATUS_MEM_CE, 0, PAGE_ADDR),
+           _mce_line(1, 2, STATUS_MEM_CE, 0, PAGE_ADDR + 8)]
+    beside = [_mce_line(0, 2, STATUS_MEM_CE, 0, CE_ADDR),
+              _mce_line(0, 1, STATUS_MEM_UC, MCG_RIPV_MCIP, PAGE_ADDR)]
+    return [
+        smp_case("mce-corrected-offline", m, base + " ce_offline=2", kern,
+                 timeout=60, live=_inject_lines(two),
+                 checks=[_first_seen(page, 2),
+                         log_contains(f"mce: page {page:#x} had 2 corrected "
+                                      "errors (ce_offline=2): taken out of "
+                                      "service (soft) (0)"),
+                         _offlined(page, "mce"), _corrected(2, 1, 1)]),
+        smp_case("mce-corrected-counted", m, base + " ce_offline=2", kern,
+                 timeout=60, live=_inject_lines(two[:1]),
+                 checks=[_first_seen(page, 2), _nothing_out,
+                         _corrected(1, 1, 0)]),
+        smp_case("mce-corrected-beside-uc", m, base, kern, timeout=60,
+                 live=_inject_lines(beside),
+                 checks=[_first_seen(CE_ADDR >> 12, 16),
+                         _offlined(page, "mce"), _corrected(1, 1, 0)]),
+    ]
+
+
 def ras_cases(elf):
     """Appended to x86_cases.build_cases(). Each boots in 4-6 s here
     (stress=3 is most of it); 60 s timeouts are safety nets (10x)."""
@@ -368,4 +467,4 @@ def ras_cases(elf):
                  "guests=on liveupdate=1 inject=poison-domain:1", kern,
                  timeout=60, qemu_tail=["-initrd", elf],
                  checks=[skipped_bad_page(64 << 20), handed_over]),
-    ]
+    ] + _corrected_cases(m, base, kern)

@@ -186,6 +186,12 @@ EFFECTS["guest-preempt-walk"] = _line(
 # a warning naming the word.
 EFFECTS["poison"] = _line(
     r"^keel: inject=poison:{n}: pfn (0x[0-9a-f]+|0) offlined \(broken\)$")
+# Issue 38, corrected errors: the sandbox's simulated bank, polled before
+# the first drain, whatever the page (one error: counted, never taken out
+# at the default ce_offline=16).
+EFFECTS["ce"] = _line(
+    r"^keel: warning: mce: corrected memory error in page (0x[0-9a-f]+|0) "
+    r"\(status 0x9c0000000000009f\): counted")
 # Issue 38 §3: sea is arm64's (the QEMU cases sea-unassigned-el1/-el2 in
 # tests/qemu/arm64_ras_cases.py): a real abort ends that boot as FAIL. On
 # the sandbox, the warning "inject=sea: not on this arch" is its check.

@@ -5,7 +5,8 @@ free chunk. The boot passes, audit=full balances with the page in its own
 class, the scrub never writes it (scrubbed bytes are exactly the free
 pages), and a page the heap does not own (firmware-reserved) is refused
 with a warning naming the word; a domain built after it over almost all
-RAM works around it. Two boots of 512 MiB (scrub on; a 505 MiB domain):
+RAM works around it. inject=ce:PFN (corrected errors through the
+sandbox's simulated banks and the poll): ce-offline, ce-counted. Two boots of 512 MiB (scrub on; a 505 MiB domain):
 on this 2-core host (2026-12), loaded, 0.5-1.5 s each; the timeout is
 firmware.TIMEOUT (120 s a boot).
 """
@@ -96,6 +97,44 @@ def _check_domain_around(rep, log):
     return out
 
 
+CE_PAGE = 0x12345  # in the heap, free when the first drain polls
+
+
+def _ce_check(errors, offlined, ce_offline):
+    """inject=ce:PFN @errors times (the sandbox's simulated banks, found by
+    the boot CPU's poll before the first drain): counted, the page out of
+    service as soft (source mce) when @offlined."""
+    def check(rep, log):
+        out = []
+        first = (f"keel: warning: mce: corrected memory error in page "
+                 f"{CE_PAGE:#x} (status 0x9c0000000000009f): counted, taken "
+                 f"out of service at {ce_offline} (ce_offline=)")
+        taken = (f"keel: warning: mce: page {CE_PAGE:#x} had {ce_offline} "
+                 f"corrected errors (ce_offline={ce_offline}): taken out "
+                 "of service (soft) (0)")
+        if log.count(first) != 1:
+            out.append(f"{log.count(first)} lines {first!r}, want 1")
+        if log.count(taken) != offlined:
+            out.append(f"{log.count(taken)} lines {taken!r}, want "
+                       f"{offlined}")
+        bad = rep["bad_memory"]
+        got = (bad.get("corrected_errors"), bad.get("corrected_pages"),
+               bad.get("corrected_offlined"))
+        if got != (errors, 1, offlined):
+            out.append(f"bad_memory corrected_errors, _pages, _offlined "
+                       f"{got}, want {(errors, 1, offlined)}")
+        if offlined and not bad["pages"]:
+            out.append("bad_memory.pages 0: the page is not out of service")
+        elif offlined:
+            out += _bad_reported(rep, [(CE_PAGE, "mce")])
+        elif bad["pages"] or rep["audit"].get("bad_pages"):
+            out.append(f"bad_memory.pages {bad['pages']}: want 0")
+        if rep["audit"].get("problems") != 0 or rep["audit"]["lost_pages"]:
+            out.append(f"audit=full: {rep['audit']}")
+        return out
+    return check
+
+
 def poison_cases(case_class):
     words = [f"inject=poison:{p:#x}" for p in GOOD + (RESERVED,)]
     return [case_class("poison-free-chunk", "sandbox-1node.fw",
@@ -104,4 +143,14 @@ def poison_cases(case_class):
             case_class("poison-domain-around", "sandbox-1node.fw",
                        ["bootscrub=off", "audit=full", "domain=505M",
                         f"inject=poison:{DOMAIN_BAD:#x}"],
-                       [_check_domain_around])]
+                       [_check_domain_around]),
+            # inject=ce (issue 38, corrected errors): 3 on one page reach
+            # ce_offline=3; 2 below the default (16) are only counted.
+            case_class("ce-offline", "sandbox-1node.fw",
+                       ["bootscrub=off", "audit=full", "ce_offline=3"] +
+                       [f"inject=ce:{CE_PAGE:#x}"] * 3,
+                       [_ce_check(3, 1, 3)]),
+            case_class("ce-counted", "sandbox-1node.fw",
+                       ["bootscrub=off", "audit=full"] +
+                       [f"inject=ce:{CE_PAGE:#x}"] * 2,
+                       [_ce_check(2, 0, 16)])]

@@ -418,6 +418,48 @@ static void test_lu_freeze(void **state)
 	}
 }
 
+/*
+ * ce_offline= (docs/cmdline.md): 16 by default, 0 (never) taken as is;
+ * over 10000 clamped with one warning naming the word; malformed (not a
+ * number, past 32 bits, empty, negative, bare) one warning and the value
+ * before kept.
+ */
+static void test_ce_offline(void **state)
+{
+	static const char *const bad[] = {
+		"ce_offline=abc", "ce_offline=-1",	   "ce_offline=",
+		"ce_offline=2x",  "ce_offline=4294967296", "ce_offline",
+	};
+
+	(void)state;
+	assert_int_equal(o.ce_offline, 16);
+	assert_int_equal(parse("ce_offline=2"), 0);
+	assert_int_equal(o.ce_offline, 2);
+	assert_int_equal(parse("ce_offline=0"), 0);
+	assert_int_equal(o.ce_offline, 0);
+	assert_int_equal(parse("ce_offline=10000 ce_offline=0x10"), 0);
+	assert_int_equal(o.ce_offline, 16);
+	assert_int_equal(parse("ce_offline=10000"), 0);
+	assert_int_equal(o.ce_offline, 10000);
+	sandbox_console_clear();
+	assert_int_equal(parse("ce_offline=10001"), 1);
+	assert_int_equal(o.ce_offline, 10000);
+	assert_string_equal(sandbox_console_buffer(),
+			    "keel: warning: cmdline: ce_offline=10001 is over "
+			    "10000, using 10000\n");
+	sandbox_console_clear();
+	assert_int_equal(parse("ce_offline=4294967295"), 1);
+	assert_int_equal(o.ce_offline, 10000);
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
+		o.ce_offline = 3;
+		sandbox_console_clear();
+		assert_int_equal(parse(bad[i]), 1);
+		assert_int_equal(o.ce_offline, 3);
+		assert_true(test_console_contains("ce_offline"));
+		assert_true(test_console_contains("keel: warning: cmdline: "));
+	}
+}
+
 /* domain_fill= and domain_fill_sample= (docs/cmdline.md). */
 static void test_domain_fill(void **state)
 {
@@ -595,7 +637,7 @@ int main(void)
 		T(test_options_parse),	  T(test_bounds),
 		T(test_scrub_primitive),  T(test_warnings_escaped),
 		T(test_guest_options),	  T(test_domain_fill),
-		T(test_lu_freeze),
+		T(test_lu_freeze),	  T(test_ce_offline),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -216,13 +216,14 @@ void x86_console_firmware(const struct acpi_info *ai);
 void traps_init(void);
 void traps_load(void);
 
-/* Machine checks (mce.c): banks on, and the #MC handler. */
+/* Machine checks (mce.c): banks on, the #MC handler, the corrected-error poll. */
 #define X86_MC_VECTOR 18
 void x86_mce_init(void);
 void x86_mce_describe(void);
 bool x86_mce(uint64_t *addr);
 bool x86_mce_in_progress(void);
 void x86_mce_end(void);
+unsigned int x86_mce_poll(void);
 void *mm_map_uc(uint64_t pa, uint64_t len);
 struct bootinfo;
 void mm_init_direct_map(struct bootinfo *bi);
