@@ -203,10 +203,12 @@ def _act_in_domain(live, sock, timeout, status, mcg, found, cpu):
                 "extent larger than the offset"]
     found["addr"] = int(m.group(1), 16) + IN_DOMAIN
     qmp = memcheck.Qmp(sock)
-    out = [] if cpu == 0 or _in_guest(qmp, cpu, timeout) else \
+    out = [] if cpu == 0 or _pause_in_guest(qmp, cpu, timeout) else \
         [f"CPU {cpu} never showed the guest's CR4 {GUEST_CR4:#x}"]
     line = f"mce {cpu} 1 {status:#x} {mcg:#x} {found['addr']:#x} 0"
     r = qmp.cmd("human-monitor-command", **{"command-line": line})
+    if cpu:
+        qmp.cmd("cont")
     qmp.close()
     return out + ([f"QEMU refused {line!r}: {r.strip()}"] if r.strip()
                   else [])
@@ -220,14 +222,18 @@ CR4_MCE = 0x40
 CR4_OF = re.compile(r"CR4=([0-9a-f]+)")
 
 
-def _in_guest(qmp, cpu, timeout):
-    """Poll `info registers -a` until CPU @cpu runs its guest (its CR4 is
-    the guest's), so that the `mce` lands inside the guest. It spends
-    nearly all of its 4 s there (its walk, then its loop; an exit every
-    2 ms slice for a few microseconds)."""
+def _pause_in_guest(qmp, cpu, timeout):
+    """Stop the machine at a moment CPU @cpu runs its guest (its CR4, as
+    `info registers -a` shows it, is the guest's), so that the `mce` that
+    follows is taken inside the guest when `cont` lets it run: a `mce`
+    sent while it runs could land in the host's few microseconds around
+    each exit (the host's #MC without RIPV then ends the boot). Stopped
+    elsewhere: `cont`, 20 ms, again. The vCPU runs 4 s, nearly all of it
+    in its guest. Return: whether it stopped there."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         try:
+            qmp.cmd("stop")
             regs = qmp.cmd("human-monitor-command",
                            **{"command-line": "info registers -a"})
         except (OSError, RuntimeError):
@@ -236,7 +242,8 @@ def _in_guest(qmp, cpu, timeout):
         m = CR4_OF.search(part[0]) if part else None
         if m and int(m.group(1), 16) | CR4_MCE == GUEST_CR4:
             return True
-        time.sleep(0.05)
+        qmp.cmd("cont")
+        time.sleep(0.02)
     return False
 
 
@@ -386,9 +393,7 @@ def ras_cases(elf):
     base = "after=exit audit=full bootscrub=off stress=3"
     m = Machine("2", numa=[1024 * M] * 2)
     page = PAGE_ADDR >> 12
-    found, found_g, found_n = {}, {}, {}
-    guest_words = ("after=exit audit=full bootscrub=off loglevel=3 "
-                   "domain=64M@1 guests=on guest_run_ms=4000")
+    found = {}
     return [
         smp_case("mce-free-page", m, base, kern, timeout=60,
                  live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, PAGE_ADDR),
@@ -415,33 +420,6 @@ def ras_cases(elf):
                  timeout=60,
                  live=_inject_domain(STATUS_MEM_UC, MCG_RIPV_MCIP, found),
                  checks=[_domain_page_out(found)]),
-        # The same page, the error to CPU 1 while its guest runs (the
-        # test waits until QEMU shows the guest's CR4 on it): the host
-        # takes it (arch/x86_64/guest.c), the guest runs on and ends
-        # done. Before, QEMU shut the machine down (the guest lacked
-        # CR4.MCE), and with it, the #MC went to the guest's missing IDT:
-        # the guest stopped on a #GP and the page stayed in service.
-        # About 5 s here; 60 s is the safety net.
-        smp_case("mce-guest-cpu", m, guest_words, kern, timeout=60,
-                 live=_inject_domain(STATUS_MEM_UC, MCG_RIPV_MCIP,
-                                     found_g, cpu=1),
-                 checks=[_domain_page_out(found_g),
-                         log_contains("x86_64: cpu 1: a machine check "
-                                      "while its guest ran"),
-                         log_contains("the guest runs on"),
-                         _guest_ended("done")]),
-        # RIPV clear inside the guest: the guest's context is lost, not
-        # the host's: the vCPU stops (a trap, syndrome 0x52, so the boot
-        # fails on the guests' problem) and the rest of the boot, the
-        # audit and the report go on. About 5 s; 60 s safety net.
-        Case("mce-guest-no-ripv", kern + m.qemu_args(), m.mem, guest_words,
-             timeout=60, exit_status=EXIT_FAIL, expect={"fail": True},
-             live=_inject_domain(STATUS_MEM_UC, MCG_MCIP, found_n, cpu=1),
-             checks=[_domain_page_out(found_n),
-                     log_contains("the guest cannot (no RIPV): stopped"),
-                     log_contains("guest 1: stopped: trap (syndrome 0x52)"),
-                     log_contains("KEEL: FAIL guests: problems"),
-                     _guest_ended("trap")]),
         # About 1 s each here; 60 s is the safety net.
         smp_case("mce-bank0-core2", m, "bootscrub=off", kern, timeout=60,
                  qemu_tail=["-cpu", "core2duo"],
@@ -467,4 +445,40 @@ def ras_cases(elf):
                  "guests=on liveupdate=1 inject=poison-domain:1", kern,
                  timeout=60, qemu_tail=["-initrd", elf],
                  checks=[skipped_bad_page(64 << 20), handed_over]),
-    ] + _corrected_cases(m, base, kern)
+    ] + _guest_cpu_cases(m, kern) + _corrected_cases(m, base, kern)
+
+
+def _guest_cpu_cases(m, kern):
+    """A machine check on the CPU that runs a guest (arch/x86_64/guest.c)."""
+    found_g, found_n = {}, {}
+    guest_words = ("after=exit audit=full bootscrub=off loglevel=3 "
+                   "domain=64M@1 guests=on guest_run_ms=4000")
+    return [
+        # The same page, the error to CPU 1 while its guest runs (the
+        # machine stopped while QEMU shows the guest's CR4 on it): the host
+        # takes it (arch/x86_64/guest.c), the guest runs on and ends
+        # done. Before, QEMU shut the machine down (the guest lacked
+        # CR4.MCE), and with it, the #MC went to the guest's missing IDT:
+        # the guest stopped on a #GP and the page stayed in service.
+        # About 5 s here; 60 s is the safety net.
+        smp_case("mce-guest-cpu", m, guest_words, kern, timeout=60,
+                 live=_inject_domain(STATUS_MEM_UC, MCG_RIPV_MCIP,
+                                     found_g, cpu=1),
+                 checks=[_domain_page_out(found_g),
+                         log_contains("x86_64: cpu 1: a machine check "
+                                      "while its guest ran"),
+                         log_contains("the guest runs on"),
+                         _guest_ended("done")]),
+        # RIPV clear inside the guest: the guest's context is lost, not
+        # the host's: the vCPU stops (a trap, syndrome 0x52, so the boot
+        # fails on the guests' problem) and the rest of the boot, the
+        # audit and the report go on. About 5 s; 60 s safety net.
+        Case("mce-guest-no-ripv", kern + m.qemu_args(), m.mem, guest_words,
+             timeout=60, exit_status=EXIT_FAIL, expect={"fail": True},
+             live=_inject_domain(STATUS_MEM_UC, MCG_MCIP, found_n, cpu=1),
+             checks=[_domain_page_out(found_n),
+                     log_contains("the guest cannot (no RIPV): stopped"),
+                     log_contains("guest 1: stopped: trap (syndrome 0x52)"),
+                     log_contains("KEEL: FAIL guests: problems"),
+                     _guest_ended("trap")]),
+    ]
