@@ -5,7 +5,8 @@
  * sea), and the drain of the bad queue between phases, which first has
  * every idle CPU poll for the corrected errors its machine logged
  * without an exception (arch_ras_poll()), then takes each queued page
- * out of service (broken) or counts it (corrected: keel/ce_count.h).
+ * out of service (broken) or counts it (corrected: keel/ce_count.h), in
+ * bad_queue_take() (common/mm/bad_take.c, a live update's freeze's too).
  *
  * Runs on the boot CPU, between phases; the other CPUs only run the poll
  * posted through smp_run_on(). No lock (the bad queue's drain lets one
@@ -14,7 +15,6 @@
 #include <arch/ras.h>
 #include <keel/bad_queue.h>
 #include <keel/boot.h>
-#include <keel/ce_count.h>
 #include <keel/domain.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
@@ -74,41 +74,6 @@ static void inject_sea(void)
 			(unsigned long long)at);
 }
 
-/*
- * One page the queue gives: said, and taken out of service; a corrected
- * error's counted (keel/ce_count.h), @arg its ce_offline=.
- */
-static void take_failed_page(uint64_t n, enum bad_queue_source src,
-			     uint64_t info, void *arg)
-{
-	const char *who = src == BAD_QUEUE_INJECTION ? "inject" : "mce";
-	const char *what = src == BAD_QUEUE_MCE_CORRECTED ? "a corrected error"
-							  : "an error";
-	unsigned int reason;
-	int err;
-
-	if (n == BAD_QUEUE_NO_PFN) {
-		pr_warn("%s: %s that names no memory page (status "
-			"%#llx): nothing taken out of service\n",
-			who, what, (unsigned long long)info);
-		return;
-	}
-	if (src == BAD_QUEUE_MCE_CORRECTED) {
-		ce_count_note(pfn(n), info, *(const uint32_t *)arg);
-		return;
-	}
-	reason = HEAP_BAD_BROKEN |
-		 (src == BAD_QUEUE_MCE ? HEAP_BAD_FROM_MCE
-				       : HEAP_BAD_FROM_INJECTION);
-	err = heap_offline(pfn(n), (enum heap_bad_reason)reason);
-	pr_warn("%s: memory error in page %#llx (status %#llx): %s (%d)\n", who,
-		(unsigned long long)n, (unsigned long long)info,
-		!err		 ? "taken out of service"
-		: err == -EEXIST ? "already out of service"
-				 : "not the heap's to take out: kept as it is",
-		err);
-}
-
 static void poll_ras(void *arg)
 {
 	(void)arg;
@@ -126,8 +91,6 @@ static void poll_ras(void *arg)
  */
 void boot_drain_failed_pages(uint32_t ce_offline)
 {
-	static uint64_t said;
-	uint64_t lost;
 	cpumask_t idle;
 
 	smp_online_mask(&idle);
@@ -138,14 +101,7 @@ void boot_drain_failed_pages(uint32_t ce_offline)
 		smp_run_on(&idle, poll_ras, NULL);
 	else
 		arch_ras_poll();
-	while (bad_queue_drain(take_failed_page, &ce_offline))
-		;
-	lost = bad_queue_overflows();
-	if (lost != said)
-		pr_warn("mce: %llu failed pages were not queued (the queue "
-			"holds %u between two drains)\n",
-			(unsigned long long)(lost - said), BAD_QUEUE_SLOTS);
-	said = lost;
+	bad_queue_take(ce_offline);
 }
 
 /**

@@ -102,6 +102,12 @@ const struct inject_kind_desc inject_kinds[] = {
 	 * poll before the next drain (the sandbox); elsewhere warned.
 	 */
 	{INJECT_CE, "ce", INJECT_ARG_PFN, 0},
+	/*
+	 * Acted on with inject=poison-freeze (common/liveupdate/lu_bad.c):
+	 * page frame N queued as a machine check queues it, for the freeze
+	 * to take (lu_put_bad()).
+	 */
+	{INJECT_MCE_FREEZE, "mce-freeze", INJECT_ARG_PFN, 0},
 	{INJECT_NONE, NULL, INJECT_ARG_NONE, 0},
 };
 

@@ -772,7 +772,7 @@ static void lu_run(const struct bootinfo *bi, const struct keel_options *o,
 	hd.build = lu.build;
 	hd.from_build = lu.from_build;
 	hd.ticks_hz = arch_ticks_hz();
-	lu_poison_freeze(); /* inject=poison-freeze: the records go stale */
+	lu_poison_freeze(o); /* inject=poison-, mce-freeze: go bad now */
 	hd.freeze_ticks = arch_ticks();
 	if (lu_freeze(ds, vc, &smp, &j, cap, &hd)) {
 		lu_give_back(&j, cap);

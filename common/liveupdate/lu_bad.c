@@ -6,10 +6,12 @@
  * each page under the source where it first went bad, the handover's
  * first records. The boot CPU writes them into the handover before the
  * freeze (lu_stage_bad()), and again in the freeze only when a page went
- * bad or came back in between (lu_put_bad()); heap_for_each_bad() takes
- * each node's lock.
+ * bad or came back in between (lu_put_bad(), which first takes the pages
+ * a machine check queued since the flow's last drain); heap_for_each_bad()
+ * takes each node's lock.
  */
 #include <arch/mm.h>
+#include <keel/bad_queue.h>
 #include <keel/compiler.h>
 #include <keel/domain.h>
 #include <keel/handover.h>
@@ -18,6 +20,7 @@
 #include <keel/heap_check.h>
 #include <keel/inject.h>
 #include <keel/liveupdate.h>
+#include <keel/options.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
@@ -119,6 +122,9 @@ static struct {
 	uint32_t crc;	  /* crc32() of their bytes */
 } staged;
 
+/* ce_offline=, for the freeze's take of the bad queue (lu_put_bad()). */
+static uint32_t ce_offline;
+
 void lu_unstage_bad(void)
 {
 	staged.valid = false;
@@ -158,6 +164,13 @@ void lu_stage_bad(uint8_t *buf, uint64_t cap, const struct bi_handover *in)
  */
 void lu_put_bad(struct ho_writer *w, const struct bi_handover *in)
 {
+	/*
+	 * Pages a machine check queued since the flow's last drain (while a
+	 * held guest ran on, or in this freeze) go out of service first:
+	 * not drained, the records would lack them and the next image would
+	 * hand them out. Each moves the heap's bad version.
+	 */
+	bad_queue_take(ce_offline);
 	if (staged.valid && w->buf == staged.buf &&
 	    w->off == HANDOVER_HEADER_BYTES &&
 	    heap_bad_version() == staged.version)
@@ -175,23 +188,46 @@ static void poison_freeze_one(uint64_t n, void *arg)
 			   " after the bad-page records were written aside");
 }
 
-void lu_poison_freeze(void)
+/*
+ * inject=mce-freeze:N: page frame N queued as a machine check queues it
+ * (keel/bad_queue.h), after the flow's last drain: only the freeze's take
+ * (lu_put_bad()) puts it in the handover.
+ */
+static void mce_freeze_one(uint64_t n, void *arg)
+{
+	(void)arg;
+	if (bad_queue_push(n << PAGE_SHIFT, BAD_QUEUE_INJECTION, 0))
+		pr_info("inject=mce-freeze:%llu: pfn %#llx queued after the "
+			"last drain\n",
+			(unsigned long long)n, (unsigned long long)n);
+	else
+		pr_warn("inject=mce-freeze:%llu: the bad queue is full, "
+			"nothing injected\n",
+			(unsigned long long)n);
+}
+
+void lu_poison_freeze(const struct keel_options *o)
 {
 	poison_freeze_done = true;
+	ce_offline = o->ce_offline;
 	inject_for_each(INJECT_POISON_FREEZE, poison_freeze_one, NULL);
+	inject_for_each(INJECT_MCE_FREEZE, mce_freeze_one, NULL);
 }
 
 static void poison_freeze_warn(uint64_t n, void *arg)
 {
-	(void)arg;
-	pr_warn("inject=poison-freeze:%llu: no live update came to its freeze "
-		"in this image, nothing injected\n",
-		(unsigned long long)n);
+	pr_warn("inject=%s:%llu: no live update came to its freeze in this "
+		"image, nothing injected\n",
+		(const char *)arg, (unsigned long long)n);
 }
 
 void lu_poison_freeze_unused(bool handed)
 {
-	if (!poison_freeze_done && !handed)
-		inject_for_each(INJECT_POISON_FREEZE, poison_freeze_warn, NULL);
+	if (!poison_freeze_done && !handed) {
+		inject_for_each(INJECT_POISON_FREEZE, poison_freeze_warn,
+				"poison-freeze");
+		inject_for_each(INJECT_MCE_FREEZE, poison_freeze_warn,
+				"mce-freeze");
+	}
 	poison_freeze_done = true;
 }

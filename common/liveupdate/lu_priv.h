@@ -45,7 +45,8 @@ void lu_unstage_bad(void);
  * when no update came that far in a cold boot (an image @handed a
  * handover had its word acted on by the image before it).
  */
-void lu_poison_freeze(void);
+struct keel_options;
+void lu_poison_freeze(const struct keel_options *o);
 void lu_poison_freeze_unused(bool handed);
 
 /*

@@ -58,6 +58,15 @@ unsigned int bad_queue_drain(bad_queue_fn *fn, void *arg);
 /* bad_queue_overflows() - Return: pushes refused because the queue was full. */
 uint64_t bad_queue_overflows(void);
 
+/*
+ * bad_queue_take() - every queued page dealt with (common/mm/bad_take.c):
+ * a failed one heap_offline()d as broken, a corrected error counted
+ * (@ce_offline: ce_offline=, keel/ce_count.h), one line each; pushes the
+ * queue refused since the last call said. Where locks may be taken.
+ * Return: the entries taken.
+ */
+unsigned int bad_queue_take(uint32_t ce_offline);
+
 #ifdef __cplusplus
 }
 #endif

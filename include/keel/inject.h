@@ -99,6 +99,13 @@ enum inject_kind {
 	 * sandbox); the drains count it (ce_offline=)
 	 */
 	INJECT_CE,
+	/*
+	 * mce-freeze:PFN: a live update's old image: the page is queued as
+	 * a machine check queues it (keel/bad_queue.h), after the flow's
+	 * last drain, before the freeze, which must take it out of service
+	 * and hand it over (common/liveupdate/lu_bad.c)
+	 */
+	INJECT_MCE_FREEZE,
 };
 
 /*

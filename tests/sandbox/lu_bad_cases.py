@@ -40,6 +40,13 @@ updates, and a domain whose restore fails keeps its bad page out.
   heap was asked): 2048 words, 512 mismatches, and the boot failed on
   those.
 
+- liveupdate-bad-mce-freeze: the same, but pfn QUEUED is queued as a
+  machine check queues it (inject=mce-freeze:QUEUED), after the flow's
+  last drain, before the freeze. The freeze must take it out (one line in
+  the old image) and hand it over: the new image has it as `bad handover
+  injection`, handover_pages 2. Before the freeze took the queue, nothing
+  drained it in the old image and the new one handed the page out.
+
 - liveupdate-bad-freeze: the first image takes pfn POISON out at runtime
   (inject=poison:POISON), so its update writes the bad-page records aside
   before the freeze; then pfn FREEZE goes bad between those records and
@@ -77,6 +84,10 @@ EFFECTS["restore-fail"] = lambda rep, log, n: re.search(
 # (tests/sandbox/inject_cases.py's) a warning names the word.
 EFFECTS["poison-freeze"] = lambda rep, log, n: re.search(
     rf"^keel: inject=poison-freeze:{n}: pfn ", log, re.M)
+
+# inject=mce-freeze:N too (queued, not yet taken out: the freeze takes it).
+EFFECTS["mce-freeze"] = lambda rep, log, n: re.search(
+    rf"^keel: inject=mce-freeze:{n}: pfn ", log, re.M)
 
 
 def lu_check(rep, generation, restored=None):
@@ -276,6 +287,35 @@ def _check_freeze(rep, log):
     return out + _audit(rep)
 
 
+QUEUED = POISON + 4
+
+
+def _check_mce_freeze(rep, log):
+    """liveupdate-bad-mce-freeze: the page queued after the last drain is
+    taken out in the old image's freeze, once, and the new image has it
+    from the handover beside the one the records held before."""
+    out = []
+    bad = rep["bad_memory"]
+    want = _by_source(firmware=(FW_BAD[1] - FW_BAD[0]) // PAGE, injection=2)
+    if bad.get("by_source") != want or bad.get("handover_pages") != 2:
+        out.append(f"by_source {bad.get('by_source')}, handover_pages "
+                   f"{bad.get('handover_pages')}: want {want}, 2")
+    names = _reserved_as(rep, QUEUED * PAGE)
+    if names != ["bad handover injection"]:
+        out.append(f"pfn {QUEUED:#x} reserved as {names}: want "
+                   "['bad handover injection']")
+    for line in (rf"inject=mce-freeze:{QUEUED}: pfn {QUEUED:#x} queued "
+                 r"after the last drain",
+                 rf"warning: inject: memory error in page {QUEUED:#x} "
+                 r"\(status 0\): taken out of service \(0\)"):
+        said = re.findall(rf"^keel: {line}$", log, re.M)
+        if len(said) != 1:
+            out.append(f"{len(said)} lines {line!r}: want 1 (the old "
+                       "image's)")
+    out += lu_check(rep, 1)
+    return out + _audit(rep)
+
+
 def lu_bad_cases(case_class):
     return [case_class("liveupdate-bad-sources", "sandbox-liveupdate-bad.fw",
                        [f"liveupdate={UPDATES}", "audit=full",
@@ -296,4 +336,10 @@ def lu_bad_cases(case_class):
                        ["liveupdate=1", "audit=full",
                         f"inject=poison:{POISON:#x}",
                         f"inject=poison-freeze:{FREEZE:#x}"] + DOMAINS,
-                       [_check_freeze])]
+                       [_check_freeze]),
+            case_class("liveupdate-bad-mce-freeze",
+                       "sandbox-liveupdate-bad.fw",
+                       ["liveupdate=1", "audit=full",
+                        f"inject=poison:{POISON:#x}",
+                        f"inject=mce-freeze:{QUEUED:#x}"] + DOMAINS,
+                       [_check_mce_freeze])]
