@@ -45,8 +45,10 @@
  * CPU whose current CR4 lacks it.) Either way MCG_STATUS.MCIP is set on
  * this CPU: x86_mce() reads and clears the banks, the page is queued
  * (taken out of service at the next drain, marked in its domain), and
- * when RIPV says the guest's context survives, the vCPU runs on as after
- * an interrupt; else it stops (a trap, syndrome 0x52) and the host goes on.
+ * when the guest's context survives (x86_mce(): RIPV, no AR/TCC), the
+ * vCPU runs on as after an interrupt; else it stops (a trap, syndrome
+ * 0x52) and the host goes on, but for a processor context corrupt (PCC),
+ * which ends the boot as in the host.
  *
  * Per CPU, while its vCPUs run: EFER.SVME and VM_HSAVE_PA, a host save
  * area page from the heap (arch_guest_cpu_init() to arch_guest_cpu_fini():
@@ -442,10 +444,12 @@ static void decode_exit(struct x86_vcpu *v, uint8_t *vmcb, uint64_t slice_end,
 
 /*
  * A machine check taken while the guest ran (the file comment), handled:
- * the vCPU runs on, or stops when its context cannot.
+ * the vCPU runs on, or stops when its context cannot (*@v says why); a
+ * processor context corrupt (PCC) stops the boot as the host's would.
  * Return: the exit's code when it was one, else 0.
  */
-static uint64_t guest_machine_check(uint8_t *vmcb, struct vcpu_exit *e)
+static uint64_t guest_machine_check(uint8_t *vmcb, struct vcpu_exit *e,
+				    enum x86_mce_verdict *v)
 {
 	uint64_t code = get64(vmcb, VMCB_EXITCODE);
 	uint64_t info = get64(vmcb, VMCB_EXITINTINFO), addr;
@@ -454,7 +458,16 @@ static uint64_t guest_machine_check(uint8_t *vmcb, struct vcpu_exit *e)
 
 	if ((code != EXIT_MC && !delivering) || !x86_mce_in_progress())
 		return 0;
-	if (x86_mce(&addr)) {
+	*v = x86_mce(&addr);
+	if (*v == X86_MCE_CORRUPT) {
+		console_printf_nolock("KEEL: FAIL machine check while a guest "
+				      "ran on CPU %u: this CPU cannot go on "
+				      "(%s), memory error at %#llx\n",
+				      arch_cpu_id(), x86_mce_why(*v),
+				      (unsigned long long)addr);
+		x86_fail_stop();
+	}
+	if (*v == X86_MCE_GO_ON) {
 		e->reason = VCPU_EXIT_IRQ;
 	} else {
 		x86_mce_end();
@@ -478,6 +491,7 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 	uint8_t *vmcb = phys_to_virt(pa(v->vmcb));
 	irqflags_t f;
 	uint64_t now = rdtsc(), us = 1, mce;
+	enum x86_mce_verdict verdict = X86_MCE_GO_ON;
 
 	if (now >= slice_end) { /* its slice is over before it began */
 		memset(e, 0, sizeof(*e));
@@ -496,19 +510,22 @@ void arch_vcpu_run(struct arch_vcpu *av, uint64_t slice_end,
 	svm_guest_enter(v->vmcb, v->gprs);
 	lapic_timer_oneshot(0);
 	decode_exit(v, vmcb, slice_end, e);
-	mce = guest_machine_check(vmcb, e);
+	mce = guest_machine_check(vmcb, e, &verdict);
 	v->rip = get64(vmcb, VMCB_RIP);
 	v->rsp = get64(vmcb, VMCB_RSP);
 	v->rax = get64(vmcb, VMCB_RAX);
 	v->rflags = get64(vmcb, VMCB_RFLAGS);
 	arch_irq_restore(f);
-	if (mce)
+	if (mce && verdict == X86_MCE_GO_ON)
 		pr_warn("x86_64: cpu %u: a machine check while its guest ran "
-			"(exit %#llx): taken by the host, %s\n",
+			"(exit %#llx): taken by the host, the guest runs on\n",
+			arch_cpu_id(), (unsigned long long)mce);
+	else if (mce)
+		pr_warn("x86_64: cpu %u: a machine check while its guest ran "
+			"(exit %#llx): taken by the host, the guest cannot go "
+			"on (%s): stopped\n",
 			arch_cpu_id(), (unsigned long long)mce,
-			e->reason == VCPU_EXIT_IRQ
-				? "the guest runs on"
-				: "the guest cannot (no RIPV): stopped");
+			x86_mce_why(verdict));
 }
 
 /** arch_vcpu_in_loop() - Return: @v's rip is in its loop (arch/guest.h). */

@@ -9,9 +9,10 @@
  * 0000_0001_RRRR_TTLL, bit 12 the filter flag) whose MCi_ADDR is valid has
  * its page queued as broken (keel/bad_queue.h: no lock is taken here; the
  * heap offlines it and logs one line at the next safe point), and its bank
- * is cleared. When MCG_STATUS.RIPV says the interrupted context can go
- * on, MCIP is cleared and the trap returns; otherwise the boot ends with
- * KEEL: FAIL naming the address (x86_trap() goes on to its fatal path).
+ * is cleared. When the interrupted context can go on (MCG_STATUS.RIPV,
+ * and no bank says PCC or AR/TCC: x86_mce()), MCIP is cleared and the
+ * trap returns; otherwise the boot ends with KEEL: FAIL naming why and
+ * the address (x86_trap() goes on to its fatal path).
  * An error with no valid address, or not a memory error, is queued with no
  * page (logged at the drain) and cleared; it offlines nothing.
  *
@@ -49,10 +50,13 @@
 #define MCI_STATUS_VAL	 (1ULL << 63)
 #define MCI_STATUS_UC	 (1ULL << 61)
 #define MCI_STATUS_ADDRV (1ULL << 58)
+#define MCI_STATUS_PCC	 (1ULL << 57)
+/* Intel: AR (action required, with S); AMD: TCC (task context corrupt). */
+#define MCI_STATUS_AR	(1ULL << 55)
 
-#define CPUID_1_EDX_MCE	 (1u << 7)
-#define CPUID_1_EDX_MCA	 (1u << 14)
-#define CR4_MCE		 (1ULL << 6)
+#define CPUID_1_EDX_MCE (1u << 7)
+#define CPUID_1_EDX_MCA (1u << 14)
+#define CR4_MCE		(1ULL << 6)
 
 static bool mca_present(void)
 {
@@ -156,20 +160,23 @@ static void queue_bank(uint64_t status, uint64_t addr)
 
 /*
  * One bank, in the #MC handler: its error queued, the bank cleared.
+ * @status: set to its MCi_STATUS (0: nothing valid).
  * Return: the address of an uncorrected error (the one the #MC is
  * about), ~0 when it gave none or was corrected.
  */
-static uint64_t one_bank(unsigned int i)
+static uint64_t one_bank(unsigned int i, uint64_t *status)
 {
-	uint64_t status = rdmsr(MSR_MC_STATUS(i)), addr = ~0ULL;
+	uint64_t st = rdmsr(MSR_MC_STATUS(i)), addr = ~0ULL;
 
-	if (!(status & MCI_STATUS_VAL))
+	*status = 0;
+	if (!(st & MCI_STATUS_VAL))
 		return ~0ULL;
-	if (status & MCI_STATUS_ADDRV)
+	if (st & MCI_STATUS_ADDRV)
 		addr = rdmsr(MSR_MC_ADDR(i));
-	queue_bank(status, addr);
+	queue_bank(st, addr);
 	wrmsr(MSR_MC_STATUS(i), 0);
-	return status & MCI_STATUS_UC ? addr : ~0ULL;
+	*status = st;
+	return st & MCI_STATUS_UC ? addr : ~0ULL;
 }
 
 /**
@@ -204,25 +211,48 @@ unsigned int x86_mce_poll(void)
  * x86_mce() - handle a #MC: every bank read, logged and cleared, failed
  * memory pages queued (corrected ones as corrected).
  * @addr: set to the last address an uncorrected bank gave (~0 when none).
- * Return: true when the interrupted context may continue (MCG_STATUS.RIPV;
- * MCIP then cleared), false when the boot must stop.
+ *
+ * Who may go on (Intel SDM vol. 3B 16.6, AMD APM vol. 2 9.3): an
+ * uncorrected bank with PCC says the processor's own context is corrupt:
+ * nothing on this CPU may; one with bit 55 (Intel AR, action required,
+ * the interrupted instruction consumed the error; AMD TCC, the task's
+ * context is corrupt) says the interrupted context may not, even with
+ * RIPV (it would run the consuming instruction again), though the CPU
+ * may; without RIPV the interrupted context may not either.
+ * Return: X86_MCE_GO_ON (MCIP then cleared), else why the interrupted
+ * context may not go on (MCIP left set).
  */
-bool x86_mce(uint64_t *addr)
+enum x86_mce_verdict x86_mce(uint64_t *addr)
 {
 	unsigned int banks = bank_count();
-	uint64_t mcg = mca_present() ? rdmsr(MSR_MCG_STATUS) : 0;
+	uint64_t mcg = mca_present() ? rdmsr(MSR_MCG_STATUS) : 0, uc = 0;
 
 	*addr = ~0ULL;
 	for (unsigned int i = 0; i < banks; i++) {
-		uint64_t a = one_bank(i);
+		uint64_t st, a = one_bank(i, &st);
 
 		if (a != ~0ULL)
 			*addr = a;
+		if (st & MCI_STATUS_UC)
+			uc |= st;
 	}
+	if (uc & MCI_STATUS_PCC)
+		return X86_MCE_CORRUPT;
 	if (!(mcg & MCG_STATUS_RIPV))
-		return false;
+		return X86_MCE_NO_RIPV;
+	if (uc & MCI_STATUS_AR)
+		return X86_MCE_ACTION_REQUIRED;
 	wrmsr(MSR_MCG_STATUS, 0);
-	return true;
+	return X86_MCE_GO_ON;
+}
+
+/** x86_mce_why() - Return: @v in the words of the FAIL line. */
+const char *x86_mce_why(enum x86_mce_verdict v)
+{
+	return v == X86_MCE_CORRUPT	      ? "processor context corrupt, PCC"
+	       : v == X86_MCE_NO_RIPV	      ? "no RIPV"
+	       : v == X86_MCE_ACTION_REQUIRED ? "action required, AR/TCC"
+					      : "it can";
 }
 
 /**
@@ -236,9 +266,10 @@ bool x86_mce_in_progress(void)
 }
 
 /**
- * x86_mce_end() - MCIP cleared after x86_mce() found no RIPV in a context
- * keel gives up (a guest's): the host goes on, and the next machine check
- * is taken instead of shutting the CPU down.
+ * x86_mce_end() - MCIP cleared after x86_mce() found that the interrupted
+ * context may not go on, in a context keel gives up (a guest's): the host
+ * goes on, and the next machine check is taken instead of shutting the
+ * CPU down.
  */
 void x86_mce_end(void)
 {

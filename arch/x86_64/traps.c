@@ -203,9 +203,11 @@ void x86_trap(struct trap_frame *f)
 {
 	const char *name =
 		f->vector < 32 ? trap_names[f->vector] : "unexpected interrupt";
+	enum x86_mce_verdict mce = X86_MCE_GO_ON;
 	uint64_t mce_addr = ~0ULL;
 
-	if (f->vector == X86_MC_VECTOR && x86_mce(&mce_addr))
+	if (f->vector == X86_MC_VECTOR &&
+	    (mce = x86_mce(&mce_addr)) == X86_MCE_GO_ON)
 		return;
 
 	if (in_trap++) {
@@ -231,9 +233,8 @@ void x86_trap(struct trap_frame *f)
 	if (f->vector == X86_MC_VECTOR && mce_addr != ~0ULL)
 		console_printf_nolock(
 			"KEEL: FAIL machine check the interrupted code "
-			"cannot survive (no RIPV), memory error at "
-			"%#llx\n",
-			(unsigned long long)mce_addr);
+			"cannot survive (%s), memory error at %#llx\n",
+			x86_mce_why(mce), (unsigned long long)mce_addr);
 	console_printf_nolock("KEEL: FAIL exception %llu (%s) at %016llx\n",
 			      (unsigned long long)f->vector, name,
 			      (unsigned long long)f->rip);

@@ -65,6 +65,13 @@ STATUS_NO_ADDR = 0xb90000000000009f  # ADDRV clear
 # error, which QEMU logs in the bank without raising a #MC.
 STATUS_MEM_CE = 0x9c0000000000009f
 MCG_RIPV_MCIP = 0x5
+# The Intel SDM's SRAR data load: S and AR set, MCA code 0x0134 (cache
+# hierarchy, data read); MCG_STATUS RIPV | EIPV | MCIP. The interrupted
+# instruction consumed the error: its context may not go on, RIPV or not.
+STATUS_SRAR = 0xbd80000000000134
+MCG_RIPV_EIPV_MCIP = 0x7
+# PCC: the processor's own context is corrupt (S clear, AR clear).
+STATUS_PCC = 0xbe0000000000009f
 MCG_MCIP = 0x4
 PAGE_ADDR = 0x50000000 + 0x1234  # 1.25 GiB: free when the stress starts
 CE_ADDR = 0x48000000 + 0x567  # 1.125 GiB: free too
@@ -247,7 +254,7 @@ def _pause_in_guest(qmp, cpu, timeout):
     return False
 
 
-def _domain_page_out(found):
+def _domain_page_out(found, status=STATUS_MEM_UC):
     """The page @found names: offlined by the drain after the domains
     (one log line), one bad_memory row of source mce, and its domain's
     row says bad_pages 1."""
@@ -256,7 +263,7 @@ def _domain_page_out(found):
             return ["no address was injected"]
         page = found["addr"] >> 12
         want = (f"mce: memory error in page {page:#x} (status "
-                f"{STATUS_MEM_UC:#x}): taken out of service (0)")
+                f"{status:#x}): taken out of service (0)")
         out = [] if want in log else [f"log lacks {want!r}"]
         bad, row = rep["bad_memory"], [page * 4096, page * 4096 + 4096, 1,
                                        "mce"]
@@ -405,14 +412,6 @@ def ras_cases(elf):
                  live=_inject(STATUS_NO_ADDR, MCG_RIPV_MCIP, PAGE_ADDR),
                  checks=[log_contains("mce: an error that names no memory page "
                                  f"(status {STATUS_NO_ADDR:#x})")]),
-        # RIPV clear: stopped as a failed boot, the address named.
-        Case("mce-fatal", kern + m.qemu_args(), m.mem,
-             base, timeout=60,
-             exit_status=EXIT_FAIL,
-             live=_inject(STATUS_MEM_UC, MCG_MCIP, PAGE_ADDR),
-             no_report_log=("KEEL: FAIL machine check the interrupted code "
-                            "cannot survive (no RIPV), memory error at "
-                            f"{PAGE_ADDR:#x}")),
         # About 4 s here (the guest's 3 s of it); 60 s is the safety net.
         smp_case("mce-domain-page", m,
                  "after=exit audit=full bootscrub=off loglevel=3 "
@@ -445,12 +444,13 @@ def ras_cases(elf):
                  "guests=on liveupdate=1 inject=poison-domain:1", kern,
                  timeout=60, qemu_tail=["-initrd", elf],
                  checks=[skipped_bad_page(64 << 20), handed_over]),
-    ] + _guest_cpu_cases(m, kern) + _corrected_cases(m, base, kern)
+    ] + _fatal_cases(m, base, kern) + _guest_cpu_cases(m, kern) + \
+        _corrected_cases(m, base, kern)
 
 
 def _guest_cpu_cases(m, kern):
     """A machine check on the CPU that runs a guest (arch/x86_64/guest.c)."""
-    found_g, found_n = {}, {}
+    found_g, found_n, found_a = {}, {}, {}
     guest_words = ("after=exit audit=full bootscrub=off loglevel=3 "
                    "domain=64M@1 guests=on guest_run_ms=4000")
     return [
@@ -477,8 +477,58 @@ def _guest_cpu_cases(m, kern):
              timeout=60, exit_status=EXIT_FAIL, expect={"fail": True},
              live=_inject_domain(STATUS_MEM_UC, MCG_MCIP, found_n, cpu=1),
              checks=[_domain_page_out(found_n),
-                     log_contains("the guest cannot (no RIPV): stopped"),
+                     log_contains("the guest cannot go on (no RIPV): "
+                                  "stopped"),
                      log_contains("guest 1: stopped: trap (syndrome 0x52)"),
                      log_contains("KEEL: FAIL guests: problems"),
                      _guest_ended("trap")]),
+        # PCC inside the guest: the CPU itself may not go on, so the
+        # boot stops as in the host, before any report.
+        Case("mce-guest-pcc", kern + m.qemu_args(), m.mem, guest_words,
+             timeout=60, exit_status=EXIT_FAIL,
+             live=_inject_domain(STATUS_PCC, MCG_RIPV_MCIP, {}, cpu=1),
+             no_report_log=("KEEL: FAIL machine check while a guest ran on "
+                            "CPU 1: this CPU cannot go on (processor "
+                            "context corrupt, PCC), memory error at ")),
+        # AR with RIPV inside the guest: the guest consumed the error, so
+        # it may not go on either; its vCPU stops, the host goes on.
+        Case("mce-guest-action-required", kern + m.qemu_args(), m.mem,
+             guest_words, timeout=60, exit_status=EXIT_FAIL,
+             expect={"fail": True},
+             live=_inject_domain(STATUS_SRAR, MCG_RIPV_EIPV_MCIP, found_a,
+                                 cpu=1),
+             checks=[_domain_page_out(found_a, STATUS_SRAR),
+                     log_contains("the guest cannot go on (action "
+                                  "required, AR/TCC): stopped"),
+                     log_contains("KEEL: FAIL guests: problems"),
+                     _guest_ended("trap")]),
+    ]
+
+
+def _fatal_cases(m, base, kern):
+    """A machine check the interrupted host code may not survive."""
+    return [
+        # RIPV clear: stopped as a failed boot, the address named.
+        Case("mce-fatal", kern + m.qemu_args(), m.mem,
+             base, timeout=60,
+             exit_status=EXIT_FAIL,
+             live=_inject(STATUS_MEM_UC, MCG_MCIP, PAGE_ADDR),
+             no_report_log=("KEEL: FAIL machine check the interrupted code "
+                            "cannot survive (no RIPV), memory error at "
+                            f"{PAGE_ADDR:#x}")),
+        # With RIPV, still stopped: AR (the keel code that consumed the
+        # error would run it again) and PCC (nothing on the CPU may go
+        # on). About 1 s each; 60 s is the safety net.
+        Case("mce-action-required", kern + m.qemu_args(), m.mem,
+             base, timeout=60, exit_status=EXIT_FAIL,
+             live=_inject(STATUS_SRAR, MCG_RIPV_EIPV_MCIP, PAGE_ADDR),
+             no_report_log=("KEEL: FAIL machine check the interrupted code "
+                            "cannot survive (action required, AR/TCC), "
+                            f"memory error at {PAGE_ADDR:#x}")),
+        Case("mce-pcc", kern + m.qemu_args(), m.mem,
+             base, timeout=60, exit_status=EXIT_FAIL,
+             live=_inject(STATUS_PCC, MCG_RIPV_MCIP, PAGE_ADDR),
+             no_report_log=("KEEL: FAIL machine check the interrupted code "
+                            "cannot survive (processor context corrupt, "
+                            f"PCC), memory error at {PAGE_ADDR:#x}")),
     ]

@@ -220,7 +220,15 @@ void traps_load(void);
 #define X86_MC_VECTOR 18
 void x86_mce_init(void);
 void x86_mce_describe(void);
-bool x86_mce(uint64_t *addr);
+/* What a #MC leaves (mce.c x86_mce()): who may go on. */
+enum x86_mce_verdict {
+	X86_MCE_GO_ON,		 /* the interrupted context may go on */
+	X86_MCE_NO_RIPV,	 /* it may not: MCG_STATUS.RIPV clear */
+	X86_MCE_ACTION_REQUIRED, /* it may not: a bank says AR (AMD: TCC) */
+	X86_MCE_CORRUPT,	 /* nothing on this CPU may: a bank says PCC */
+};
+enum x86_mce_verdict x86_mce(uint64_t *addr);
+const char *x86_mce_why(enum x86_mce_verdict v);
 bool x86_mce_in_progress(void);
 void x86_mce_end(void);
 unsigned int x86_mce_poll(void);
