@@ -70,6 +70,8 @@ MCG_RIPV_MCIP = 0x5
 # instruction consumed the error: its context may not go on, RIPV or not.
 STATUS_SRAR = 0xbd80000000000134
 MCG_RIPV_EIPV_MCIP = 0x7
+# What QEMU's `mce -b` gives every other CPU: VAL | UC, no address.
+STATUS_BCAST = 0xa000000000000000
 # PCC: the processor's own context is corrupt (S clear, AR clear).
 STATUS_PCC = 0xbe0000000000009f
 MCG_MCIP = 0x4
@@ -79,12 +81,15 @@ CE_ADDR = 0x48000000 + 0x567  # 1.125 GiB: free too
 WHEN = r"heap: \d+ free ranges handed over"
 
 
-def _inject(status, mcg, addr):
+def _inject(status, mcg, addr, broadcast=False):
     """A live hook: once the heap is up, `mce 0 1 STATUS MCG ADDR 0` on
-    CPU 0's bank 1, then the boot runs on to its verdict."""
+    CPU 0's bank 1 (`mce -b`: and, as QEMU does, an uncorrected error
+    with no address in bank 1 of every other CPU), then the boot runs on
+    to its verdict."""
     def live(cmd_for, timeout, log_path):
         def act(qmp):
-            line = f"mce 0 1 {status:#x} {mcg:#x} {addr:#x} 0"
+            line = (f"mce {'-b ' if broadcast else ''}0 1 {status:#x} "
+                    f"{mcg:#x} {addr:#x} 0")
             r = qmp.cmd("human-monitor-command",
                         **{"command-line": line})
             return [f"QEMU refused {line!r}: {r.strip()}"] if r.strip() \
@@ -286,6 +291,23 @@ def _domain_page_out(found, status=STATUS_MEM_UC):
     return check
 
 
+def _said_once(text):
+    """@text is a line of the log exactly once, and no other line says
+    `names no memory page` (a run said line by line)."""
+    def check(rep, log):
+        lines = log.splitlines()
+        n = sum(1 for x in lines if x == "keel: warning: " + text)
+        others = [x for x in lines if "names no memory page" in x
+                  and x != "keel: warning: " + text]
+        out = [] if n == 1 else [f"{n} lines {text!r}: want 1"]
+        if others and "names no memory page" in text:
+            out.append(f"{len(others)} other lines of errors naming no "
+                       f"page, the first {others[0]!r}")
+        return out
+    check.wants_log = True
+    return check
+
+
 def _guest_ended(reason):
     """The one guest's row ends as @reason."""
     def check(rep):
@@ -408,10 +430,6 @@ def ras_cases(elf):
                                  f"(status {STATUS_MEM_UC:#x}): taken out "
                                  "of service (0)"),
                          _offlined(page, "mce")]),
-        smp_case("mce-no-address", m, base, kern, timeout=60,
-                 live=_inject(STATUS_NO_ADDR, MCG_RIPV_MCIP, PAGE_ADDR),
-                 checks=[log_contains("mce: an error that names no memory page "
-                                 f"(status {STATUS_NO_ADDR:#x})")]),
         # About 4 s here (the guest's 3 s of it); 60 s is the safety net.
         smp_case("mce-domain-page", m,
                  "after=exit audit=full bootscrub=off loglevel=3 "
@@ -444,8 +462,8 @@ def ras_cases(elf):
                  "guests=on liveupdate=1 inject=poison-domain:1", kern,
                  timeout=60, qemu_tail=["-initrd", elf],
                  checks=[skipped_bad_page(64 << 20), handed_over]),
-    ] + _fatal_cases(m, base, kern) + _guest_cpu_cases(m, kern) + \
-        _corrected_cases(m, base, kern)
+    ] + _no_page_cases(m, base, kern) + _fatal_cases(m, base, kern) + \
+        _guest_cpu_cases(m, kern) + _corrected_cases(m, base, kern)
 
 
 def _guest_cpu_cases(m, kern):
@@ -531,4 +549,30 @@ def _fatal_cases(m, base, kern):
              no_report_log=("KEEL: FAIL machine check the interrupted code "
                             "cannot survive (processor context corrupt, "
                             f"PCC), memory error at {PAGE_ADDR:#x}")),
+    ]
+
+
+def _no_page_cases(m, base, kern):
+    """Machine checks whose errors name no page: said, nothing taken out
+    (but CPU 0's page of the broadcast)."""
+    page = PAGE_ADDR >> 12
+    return [
+        smp_case("mce-no-address", m, base, kern, timeout=60,
+                 live=_inject(STATUS_NO_ADDR, MCG_RIPV_MCIP, PAGE_ADDR),
+                 checks=[log_contains("mce: an error that names no memory "
+                                      f"page (status {STATUS_NO_ADDR:#x})")]),
+        # `mce -b` on 4 CPUs: CPU 0's page taken out, and the 3 others'
+        # errors that name no page (QEMU gives each VAL | UC, RIPV)
+        # said in one line, not 3. About 4 s; 60 s is the safety net.
+        smp_case("mce-broadcast", Machine("4", numa=[1024 * M] * 2), base,
+                 kern, timeout=60,
+                 live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, PAGE_ADDR,
+                              broadcast=True),
+                 checks=[_offlined(page, "mce"),
+                         _said_once("mce: an error that names no memory "
+                                    f"page (status {STATUS_BCAST:#x}), 3 "
+                                    "times: nothing taken out of service"),
+                         _said_once(f"mce: memory error in page {page:#x} "
+                                    f"(status {STATUS_MEM_UC:#x}): taken "
+                                    "out of service (0)")]),
     ]
