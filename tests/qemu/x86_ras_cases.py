@@ -524,31 +524,26 @@ def _guest_cpu_cases(m, kern):
 
 
 def _fatal_cases(m, base, kern):
-    """A machine check the interrupted host code may not survive."""
+    """A machine check the interrupted host code may not survive: stopped
+    as a failed boot, why and the address named. About 1 s each; 60 s is
+    the safety net."""
+    def fatal(name, status, mcg, why):
+        return Case(name, kern + m.qemu_args(), m.mem, base, timeout=60,
+                    exit_status=EXIT_FAIL,
+                    live=_inject(status, mcg, PAGE_ADDR),
+                    no_report_log=("KEEL: FAIL machine check the "
+                                   "interrupted code cannot survive "
+                                   f"({why}), memory error at "
+                                   f"{PAGE_ADDR:#x}"))
     return [
-        # RIPV clear: stopped as a failed boot, the address named.
-        Case("mce-fatal", kern + m.qemu_args(), m.mem,
-             base, timeout=60,
-             exit_status=EXIT_FAIL,
-             live=_inject(STATUS_MEM_UC, MCG_MCIP, PAGE_ADDR),
-             no_report_log=("KEEL: FAIL machine check the interrupted code "
-                            "cannot survive (no RIPV), memory error at "
-                            f"{PAGE_ADDR:#x}")),
+        fatal("mce-fatal", STATUS_MEM_UC, MCG_MCIP, "no RIPV"),
         # With RIPV, still stopped: AR (the keel code that consumed the
         # error would run it again) and PCC (nothing on the CPU may go
-        # on). About 1 s each; 60 s is the safety net.
-        Case("mce-action-required", kern + m.qemu_args(), m.mem,
-             base, timeout=60, exit_status=EXIT_FAIL,
-             live=_inject(STATUS_SRAR, MCG_RIPV_EIPV_MCIP, PAGE_ADDR),
-             no_report_log=("KEEL: FAIL machine check the interrupted code "
-                            "cannot survive (action required, AR/TCC), "
-                            f"memory error at {PAGE_ADDR:#x}")),
-        Case("mce-pcc", kern + m.qemu_args(), m.mem,
-             base, timeout=60, exit_status=EXIT_FAIL,
-             live=_inject(STATUS_PCC, MCG_RIPV_MCIP, PAGE_ADDR),
-             no_report_log=("KEEL: FAIL machine check the interrupted code "
-                            "cannot survive (processor context corrupt, "
-                            f"PCC), memory error at {PAGE_ADDR:#x}")),
+        # on).
+        fatal("mce-action-required", STATUS_SRAR, MCG_RIPV_EIPV_MCIP,
+              "action required, AR/TCC"),
+        fatal("mce-pcc", STATUS_PCC, MCG_RIPV_MCIP,
+              "processor context corrupt, PCC"),
     ]
 
 

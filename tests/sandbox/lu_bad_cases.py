@@ -265,18 +265,25 @@ def _check_sampled(rep, log):
 FREEZE = POISON + 2
 
 
-def _check_freeze(rep, log):
+def _carried_two(rep, pfns):
+    """The new image has the firmware's 2 pages and 2 injected ones, the
+    latter (@pfns) from the handover, reserved as such."""
     out = []
     bad = rep["bad_memory"]
     want = _by_source(firmware=(FW_BAD[1] - FW_BAD[0]) // PAGE, injection=2)
     if bad.get("by_source") != want or bad.get("handover_pages") != 2:
         out.append(f"by_source {bad.get('by_source')}, handover_pages "
                    f"{bad.get('handover_pages')}: want {want}, 2")
-    for p in (POISON, FREEZE):
+    for p in pfns:
         names = _reserved_as(rep, p * PAGE)
         if names != ["bad handover injection"]:
             out.append(f"pfn {p:#x} reserved as {names}: want "
                        "['bad handover injection']")
+    return out
+
+
+def _check_freeze(rep, log):
+    out = _carried_two(rep, (POISON, FREEZE))
     said = re.findall(rf"^keel: inject=poison-freeze:{FREEZE}: pfn "
                       rf"{FREEZE:#x} offlined \(broken\) after the bad-page "
                       r"records were written aside$", log, re.M)
@@ -294,16 +301,7 @@ def _check_mce_freeze(rep, log):
     """liveupdate-bad-mce-freeze: the page queued after the last drain is
     taken out in the old image's freeze, once, and the new image has it
     from the handover beside the one the records held before."""
-    out = []
-    bad = rep["bad_memory"]
-    want = _by_source(firmware=(FW_BAD[1] - FW_BAD[0]) // PAGE, injection=2)
-    if bad.get("by_source") != want or bad.get("handover_pages") != 2:
-        out.append(f"by_source {bad.get('by_source')}, handover_pages "
-                   f"{bad.get('handover_pages')}: want {want}, 2")
-    names = _reserved_as(rep, QUEUED * PAGE)
-    if names != ["bad handover injection"]:
-        out.append(f"pfn {QUEUED:#x} reserved as {names}: want "
-                   "['bad handover injection']")
+    out = _carried_two(rep, (POISON, QUEUED))
     for line in (rf"inject=mce-freeze:{QUEUED}: pfn {QUEUED:#x} queued "
                  r"after the last drain",
                  rf"warning: inject: memory error in page {QUEUED:#x} "
