@@ -81,14 +81,14 @@ CE_ADDR = 0x48000000 + 0x567  # 1.125 GiB: free too
 WHEN = r"heap: \d+ free ranges handed over"
 
 
-def _inject(status, mcg, addr, broadcast=False):
-    """A live hook: once the heap is up, `mce 0 1 STATUS MCG ADDR 0` on
-    CPU 0's bank 1 (`mce -b`: and, as QEMU does, an uncorrected error
-    with no address in bank 1 of every other CPU), then the boot runs on
-    to its verdict."""
+def _inject(status, mcg, addr, broadcast=False, when=WHEN, cpu=0):
+    """A live hook: once the log matches @when (the heap is up), `mce CPU
+    1 STATUS MCG ADDR 0` on CPU @cpu's bank 1 (`mce -b`: and, as QEMU
+    does, an uncorrected error with no address in bank 1 of every other
+    CPU), then the boot runs on to its verdict."""
     def live(cmd_for, timeout, log_path):
         def act(qmp):
-            line = (f"mce {'-b ' if broadcast else ''}0 1 {status:#x} "
+            line = (f"mce {'-b ' if broadcast else ''}{cpu} 1 {status:#x} "
                     f"{mcg:#x} {addr:#x} 0")
             r = qmp.cmd("human-monitor-command",
                         **{"command-line": line})
@@ -96,7 +96,7 @@ def _inject(status, mcg, addr, broadcast=False):
                 else []
         with tempfile.TemporaryDirectory(prefix="keel-mce-") as work:
             return memcheck.watched_boot(cmd_for, timeout, log_path, work,
-                                         act, when=WHEN, at_verdict=False)
+                                         act, when=when, at_verdict=False)
     return live
 
 
@@ -463,7 +463,8 @@ def ras_cases(elf):
                  timeout=60, qemu_tail=["-initrd", elf],
                  checks=[skipped_bad_page(64 << 20), handed_over]),
     ] + _no_page_cases(m, base, kern) + _fatal_cases(m, base, kern) + \
-        _guest_cpu_cases(m, kern) + _corrected_cases(m, base, kern)
+        _guest_cpu_cases(m, kern) + _corrected_cases(m, base, kern) + \
+        _freeze_cases(m, kern, elf)
 
 
 def _guest_cpu_cases(m, kern):
@@ -570,4 +571,43 @@ def _no_page_cases(m, base, kern):
                          _said_once(f"mce: memory error in page {page:#x} "
                                     f"(status {STATUS_MEM_UC:#x}): taken "
                                     "out of service (0)")]),
+    ]
+
+
+# The old image's line right before its freeze (common/liveupdate/).
+LU_FREEZING = r"liveupdate: generation 0 -> 1: "
+
+
+def _handed_over_mce(page):
+    """The last image (generation 1) has @page out of service from the
+    handover, under its first source, mce: the old image took it out in
+    its freeze."""
+    def check(rep):
+        out = _offlined(page, "mce")(rep)
+        bad, lu = rep["bad_memory"], rep["liveupdate"]
+        if bad.get("handover_pages") != 1 or lu.get("generation") != 1:
+            out.append(f"bad_memory.handover_pages "
+                       f"{bad.get('handover_pages')}, liveupdate."
+                       f"generation {lu.get('generation')}: want 1, 1")
+        return out
+    return check
+
+
+def _freeze_cases(m, kern, elf):
+    """A machine check after the flow's last drain, in a live update's
+    freeze: CPU 1 answers the freeze 300 ms late (inject=cpu-freeze-late),
+    and the `mce` goes to it once the old image says the freeze comes.
+    The freeze takes the queue before it writes the bad-page records, so
+    the new image (keel.elf again) has the page from the handover; before,
+    nothing took it out in the old image and the new one handed it out.
+    About 3 s here; 60 s is the safety net."""
+    page = PAGE_ADDR >> 12
+    return [
+        smp_case("mce-liveupdate-freeze", m,
+                 "after=exit audit=full bootscrub=off domain=64M@1 "
+                 "liveupdate=1 inject=cpu-freeze-late:1", kern, timeout=60,
+                 qemu_tail=["-initrd", elf],
+                 live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, PAGE_ADDR,
+                              when=LU_FREEZING, cpu=1),
+                 checks=[_handed_over_mce(page)]),
     ]
