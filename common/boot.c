@@ -66,6 +66,7 @@ static struct boot_times boot_times;
  * never ran: a refused handover), read as no domain (domain_set_stats()).
  */
 static struct domain_set *domain_set;
+static bool domain_set_short; /* domains asked, no room for the set */
 /*
  * The boot's cache maintenance policy and its counters, given to the heap
  * when it opens (heap_set_cachemaint()): the report reads them there.
@@ -363,6 +364,8 @@ const char *boot_verdict(const struct audit_result *a,
 		return "audit: lost pages";
 	if (!a->ok)
 		return "audit: heap check problems";
+	if (domain_set_short)
+		return "domains: no room for the domain set";
 	if (o->stress_seconds && !stress_ok())
 		return stress_fail_reason();
 	if (o->churn_seconds && !churn_ok())
@@ -396,16 +399,31 @@ void boot_apply_options(const struct keel_options *o)
  * dom0less nodes), or a taken handover's (its restore fills the set even
  * when it carries none). Only its counters and context are cleared here:
  * domains_setup() and domains_restore() clear the domains they fill (the
- * restore is downtime). No room for it panics naming it (bootmem_alloc()).
+ * restore is downtime). No room for it: an error, no domain built, the
+ * boot failed (boot_verdict()); for a restore, the panic bootmem_alloc()
+ * names it with.
  */
 static void claim_domain_set(const struct bootinfo *bi,
 			     const struct keel_options *o)
 {
+	paddr_t at;
+
 	if (!o->domain_count && !bi->domain_count && !liveupdate_has_domains())
 		return;
-	domain_set =
-		phys_to_virt(bootmem_alloc(sizeof(*domain_set), PAGE_SIZE,
-					   BOOTMEM_ANY_NODE, "domain set"));
+	if (liveupdate_has_domains()) /* the restore cannot do without */
+		at = bootmem_alloc(sizeof(*domain_set), PAGE_SIZE,
+				   BOOTMEM_ANY_NODE, "domain set");
+	else
+		at = bootmem_alloc_try(sizeof(*domain_set), PAGE_SIZE,
+				       BOOTMEM_ANY_NODE, "domain set");
+	if (pa_val(at) == pa_val(INVALID_PADDR)) {
+		pr_err("domains: no %zu bytes of bootmem for the domain set: "
+		       "no domain is built\n",
+		       sizeof(*domain_set));
+		domain_set_short = true;
+		return;
+	}
+	domain_set = phys_to_virt(at);
 	memset(domain_set, 0, __builtin_offsetof(struct domain_set, d));
 }
 

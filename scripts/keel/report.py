@@ -42,6 +42,9 @@ from .report_shape import (SHAPE_NS, SHAPE_RATE, SHAPE_TICKS, is_table,
 
 PAGE_SIZE = 4096
 
+# common/boot.c boot_verdict(): domain= asked, no bootmem for the set.
+NO_DOMAIN_SET = "domains: no room for the domain set"
+
 BOOT_PROTOCOLS = ("multiboot1", "multiboot2", "dt", "efi", "sandbox")
 
 # heap.mode: how the heap took over the free memory (heap_init=).
@@ -161,10 +164,12 @@ def _consistency(rep, out):
             "stress" not in rep and rep.get("warnings") == 0:
         out.append("missing key stress (stress=N, no warning)")
     # After a live update the domains came with the handover (kept
-    # reserved, not built again); a refused handover builds nothing.
+    # reserved, not built again); a refused handover builds nothing; a
+    # boot with no room for the domain set builds none, and fails so.
     lu_state = (rep.get("liveupdate") or {}).get("state")
     if re.search(r"(^|\s)domain=", rep.get("cmdline", "")) and \
-            "domains" not in rep and lu_state not in ("taken", "refused"):
+            "domains" not in rep and lu_state not in ("taken", "refused") \
+            and rep.get("fail_reason") != NO_DOMAIN_SET:
         out.append("missing key domains (domain=)")
     _stopped(rep.get("scrub"), out)
     _liveupdate(rep, out)

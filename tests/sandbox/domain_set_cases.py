@@ -5,7 +5,9 @@ image_size must stay under 2 MiB (arch/arm64/keel.lds). Its storage, about
 boot with domains to hold: domain= words, dom0less nodes, or a taken
 handover, whose restore fills the set even when the handover has no
 domain (the new image then has no domain= word of its own). A boot
-without domains reserves nothing for it and reports as before.
+without domains reserves nothing for it and reports as before. A boot
+whose bootmem has no room for it (sandbox-frag128k.fw: no free piece of
+192 KiB) builds no domain and fails with its report, not a panic.
 
 Quiet on this 2-core host: 0.1-0.6 s a boot (the update: two);
 firmware.TIMEOUT (120 s) is far above.
@@ -48,6 +50,22 @@ def check_empty_update(rep, log):
     return out
 
 
+def check_no_room(rep, log):
+    """No room for the set: one error, no set reserved, no domain, the
+    boot failed on it with its report (before: a panic, no report)."""
+    out = []
+    said = "keel: error: domains: no 196800 bytes of bootmem for the " \
+        "domain set: no domain is built"
+    if log.count(said) != 1:
+        out.append(f"{log.count(said)} lines {said!r}: want 1")
+    if _set_rows(rep) or rep.get("domains"):
+        out.append(f"{NAME!r} reserved {_set_rows(rep)}, domains "
+                   f"{rep.get('domains')}: want neither")
+    if rep["fail_reason"] != "domains: no room for the domain set":
+        out.append(f"fail_reason {rep['fail_reason']!r}")
+    return out
+
+
 def domain_set_cases(case_class):
     return [
         case_class("domain-set-none", FW, ["audit=full"],
@@ -58,4 +76,7 @@ def domain_set_cases(case_class):
                                                  "audit=full"],
                    [check_set(True), check_empty_update],
                    {"scrubbed": True}),
+        case_class("domain-set-no-room", "sandbox-frag128k.fw",
+                   ["audit=full", "domain=1M@0"], [check_no_room],
+                   {"fail": True}),
     ]
