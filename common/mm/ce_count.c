@@ -23,8 +23,9 @@
  * over at 1 (and is taken in again: ce_count_stats().pages counts it
  * twice; exact while fewer than CE_COUNT_SLOTS pages had errors).
  *
- * Lock: none. The only caller is the bad queue's drain callback
- * (common/boot.c), and bad_queue_drain() lets one CPU drain at a time.
+ * Lock: none. The only caller is the bad queue's take
+ * (common/mm/bad_take.c), and bad_queue_drain() lets one CPU drain at a
+ * time.
  */
 #include <keel/ce_count.h>
 #include <keel/errno.h>
