@@ -81,6 +81,27 @@ CE_ADDR = 0x48000000 + 0x567  # 1.125 GiB: free too
 WHEN = r"heap: \d+ free ranges handed over"
 
 
+def _hmp(qmp, line):
+    """The monitor's reply to @line ("" when it has none to give), as a
+    list of problems: a refusal. QEMU may end before it replies (an `mce`
+    keel does not survive stops the machine at once): the socket closes,
+    which is no problem of its own; the log and the exit status say how
+    the boot ended."""
+    try:
+        r = qmp.cmd("human-monitor-command", **{"command-line": line})
+    except (OSError, RuntimeError):
+        return []
+    return [f"QEMU refused {line!r}: {r.strip()}"] if r.strip() else []
+
+
+def _cont(qmp):
+    """`cont`, QEMU perhaps gone already (as _hmp())."""
+    try:
+        qmp.cmd("cont")
+    except (OSError, RuntimeError):
+        pass
+
+
 def _inject(status, mcg, addr, broadcast=False, when=WHEN, cpu=0):
     """A live hook: once the log matches @when (the heap is up), `mce CPU
     1 STATUS MCG ADDR 0` on CPU @cpu's bank 1 (`mce -b`: and, as QEMU
@@ -88,12 +109,8 @@ def _inject(status, mcg, addr, broadcast=False, when=WHEN, cpu=0):
     CPU), then the boot runs on to its verdict."""
     def live(cmd_for, timeout, log_path):
         def act(qmp):
-            line = (f"mce {'-b ' if broadcast else ''}{cpu} 1 {status:#x} "
-                    f"{mcg:#x} {addr:#x} 0")
-            r = qmp.cmd("human-monitor-command",
-                        **{"command-line": line})
-            return [f"QEMU refused {line!r}: {r.strip()}"] if r.strip() \
-                else []
+            return _hmp(qmp, f"mce {'-b ' if broadcast else ''}{cpu} 1 "
+                        f"{status:#x} {mcg:#x} {addr:#x} 0")
         with tempfile.TemporaryDirectory(prefix="keel-mce-") as work:
             return memcheck.watched_boot(cmd_for, timeout, log_path, work,
                                          act, when=when, at_verdict=False)
@@ -127,10 +144,7 @@ def _inject_lines(lines):
         def act(qmp):
             out = []
             for line in lines:
-                r = qmp.cmd("human-monitor-command",
-                            **{"command-line": line})
-                if r.strip():
-                    out.append(f"QEMU refused {line!r}: {r.strip()}")
+                out += _hmp(qmp, line)
             return out
         with tempfile.TemporaryDirectory(prefix="keel-mce-") as work:
             return memcheck.watched_boot(cmd_for, timeout, log_path, work,
@@ -217,13 +231,12 @@ def _act_in_domain(live, sock, timeout, status, mcg, found, cpu):
     qmp = memcheck.Qmp(sock)
     out = [] if cpu == 0 or _pause_in_guest(qmp, cpu, timeout) else \
         [f"CPU {cpu} never showed the guest's CR4 {GUEST_CR4:#x}"]
-    line = f"mce {cpu} 1 {status:#x} {mcg:#x} {found['addr']:#x} 0"
-    r = qmp.cmd("human-monitor-command", **{"command-line": line})
+    out += _hmp(qmp, f"mce {cpu} 1 {status:#x} {mcg:#x} "
+                f"{found['addr']:#x} 0")
     if cpu:
-        qmp.cmd("cont")
+        _cont(qmp)
     qmp.close()
-    return out + ([f"QEMU refused {line!r}: {r.strip()}"] if r.strip()
-                  else [])
+    return out
 
 
 # The guest's CR4 (PAE | MCE: arch/x86_64/guest.c), which QEMU shows as
@@ -254,7 +267,7 @@ def _pause_in_guest(qmp, cpu, timeout):
         m = CR4_OF.search(part[0]) if part else None
         if m and int(m.group(1), 16) | CR4_MCE == GUEST_CR4:
             return True
-        qmp.cmd("cont")
+        _cont(qmp)
         time.sleep(0.02)
     return False
 
