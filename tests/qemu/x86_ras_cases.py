@@ -22,6 +22,20 @@ at the next safe point, and the boot ends in PASS.
   the domains takes the page out of service inside the extent: the
   bad_memory row names it, source mce, and bad_memory.held_pages says the
   domain still holds it (audit.bad_pages counts it once freed).
+- mce-action-required / mce-pcc: RIPV set, but a bank says AR (the
+  interrupted instruction consumed the error) or PCC (the processor's
+  context is corrupt): FAIL naming why and the address, as mce-fatal.
+- mce-broadcast: `mce -b` on 4 CPUs: CPU 0's page taken out, the 3 other
+  CPUs' errors that name no page said in one line with their count.
+- mce-guest-cpu / -no-ripv / -action-required / -pcc: the error goes to
+  CPU 1 while it runs its guest (the machine stopped while QEMU shows the
+  guest's CR4 on it): the host takes it (arch/x86_64/guest.c); the guest
+  runs on, or stops alone (no RIPV, AR), or the boot stops (PCC).
+- mce-liveupdate-freeze: liveupdate=1, CPU 1 answering the freeze 300 ms
+  late (inject=cpu-freeze-late:1); the error goes to it once the old
+  image says the freeze comes: the freeze takes the queue before it
+  writes the bad-page records, so the new image has the page from the
+  handover, source mce.
 - mce-bank0-core2 / mce-bank0-nehalem: the Intel SDM's rule that software
   must not modify IA32_MC0_CTL on P6-family and Core CPUs before
   DisplayFamily_DisplayModel 06_1AH: under `-cpu core2duo` (family 6,
