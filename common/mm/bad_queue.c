@@ -10,7 +10,10 @@
  * A push claims a number only while fewer than BAD_QUEUE_SLOTS are
  * undrained (compare-and-swap on `pushed`), so it never writes over a slot
  * not yet drained and every number claimed is filled; when full it is
- * refused and counted.
+ * refused and counted. An error that names no page claims one only while
+ * fewer than half are undrained: the other half stays for pages, which a
+ * broadcast machine check's other CPUs (each an error with no address,
+ * under QEMU's `mce -b`: 383 on a 384-CPU machine) would crowd out.
  */
 #include <keel/atomic.h>
 #include <keel/bad_queue.h>
@@ -28,13 +31,16 @@ static int draining;
 bool bad_queue_push(uint64_t pa, enum bad_queue_source source, uint64_t info)
 {
 	uint64_t seq = atomic_load_acquire(&pushed);
+	/* An error that names no page leaves half the slots to pages. */
+	uint64_t room =
+		pa == BAD_QUEUE_NO_ADDR ? BAD_QUEUE_SLOTS / 2 : BAD_QUEUE_SLOTS;
 	struct bad_slot *s;
 
 	for (;;) {
 		uint64_t done = atomic_load_acquire(&drained);
 
 		/* seq < done: a stale seq, which the exchange refreshes. */
-		if (seq >= done && seq - done >= BAD_QUEUE_SLOTS) {
+		if (seq >= done && seq - done >= room) {
 			atomic_fetch_add(&overflows, 1);
 			return false;
 		}

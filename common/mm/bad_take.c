@@ -122,9 +122,11 @@ unsigned int bad_queue_take(uint32_t ce_offline)
 	say_kinds(&t);
 	lost = bad_queue_overflows();
 	if (lost != said)
-		pr_warn("mce: %llu failed pages were not queued (the queue "
-			"holds %u between two drains)\n",
-			(unsigned long long)(lost - said), BAD_QUEUE_SLOTS);
+		pr_warn("mce: %llu errors were not queued (the queue holds %u "
+			"between two drains, %u of them for errors that name "
+			"no page)\n",
+			(unsigned long long)(lost - said), BAD_QUEUE_SLOTS,
+			BAD_QUEUE_SLOTS / 2);
 	said = lost;
 	return n;
 }

@@ -40,7 +40,9 @@ enum bad_queue_source {
  * BAD_QUEUE_MCE_CORRECTED); BAD_QUEUE_NO_ADDR: an error naming no page.
  * @info for the log (an MCi_STATUS, an ESR). From any context (an
  * exception handler included: nothing is printed here, the drain logs).
- * Return: true when queued, false when the queue was full (counted).
+ * Return: true when queued, false when the queue was full (counted); for
+ * an error naming no page it is full at half its slots, the rest kept
+ * for pages (a broadcast machine check queues one such error a CPU).
  */
 bool bad_queue_push(uint64_t pa, enum bad_queue_source source, uint64_t info);
 

@@ -62,6 +62,34 @@ static void test_order_and_source(void **state)
 	assert_int_equal(bad_queue_drain(record, NULL), 0);
 }
 
+/*
+ * Errors that name no page fill half the queue at most: a page pushed
+ * after a broadcast machine check's flood of them still finds room.
+ */
+static void test_no_page_half(void **state)
+{
+	uint64_t before = bad_queue_overflows();
+	unsigned int pages = BAD_QUEUE_SLOTS - BAD_QUEUE_SLOTS / 2;
+
+	(void)state;
+	drain_all();
+	nseen = 0;
+	for (unsigned int i = 0; i < BAD_QUEUE_SLOTS / 2; i++)
+		assert_true(
+			bad_queue_push(BAD_QUEUE_NO_ADDR, BAD_QUEUE_MCE, i));
+	assert_false(bad_queue_push(BAD_QUEUE_NO_ADDR, BAD_QUEUE_MCE, 99));
+	assert_int_equal(bad_queue_overflows(), before + 1);
+	for (unsigned int i = 0; i < pages; i++)
+		assert_true(bad_queue_push(0x7000 + ((uint64_t)i << 12),
+					   BAD_QUEUE_MCE, 0));
+	assert_false(bad_queue_push(0xdead000, BAD_QUEUE_MCE, 0));
+	assert_int_equal(bad_queue_overflows(), before + 2);
+	drain_all();
+	assert_int_equal(nseen, BAD_QUEUE_SLOTS);
+	assert_int_equal(seen[BAD_QUEUE_SLOTS / 2], 7);
+	assert_int_equal(seen[BAD_QUEUE_SLOTS / 2 - 1], BAD_QUEUE_NO_PFN);
+}
+
 static void test_full(void **state)
 {
 	uint64_t before = bad_queue_overflows();
@@ -151,6 +179,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_order_and_source),
 		cmocka_unit_test(test_full),
+		cmocka_unit_test(test_no_page_half),
 		cmocka_unit_test(test_push_while_draining),
 		cmocka_unit_test(test_threads),
 	};
