@@ -449,19 +449,30 @@ def check_memonly(rep, log):
     return out + _check_restored(rep, log, 2, ["domain0", "domain1"])
 
 
+def update_failed(rep, log, pat):
+    """The update failed as @pat (a regex of the whole fail_reason) says:
+    the report's reason, the `KEEL: FAIL` line, generation 0 (no new
+    image)."""
+    out = []
+    if not re.match(pat, rep["fail_reason"] or ""):
+        out.append(f"fail_reason {rep['fail_reason']!r} does not match "
+                   f"{pat!r}")
+    if not re.search(r"^KEEL: FAIL " + pat, log, re.M):
+        out.append("no `KEEL: FAIL` line with the update's reason")
+    if rep["liveupdate"]["generation"] != 0:
+        out.append(f"liveupdate.generation "
+                   f"{rep['liveupdate']['generation']}, expected 0: no new "
+                   "image")
+    return out
+
+
 def check_stop_late(rep, log):
     """Issue 36 §0: a CPU that does not stop for the next image in time
     fails the update by name, and this image goes on to its report on the
     boot CPU alone (it hung waiting on the stopped CPUs before)."""
-    out, lu = [], rep["liveupdate"]
-    pat = (r"liveupdate: freeze: 2 of 3 CPUs stopped in \d+ ms \(CPU 2 "
-           r"not\): this image goes on on CPU 0 alone$")
-    if not re.match(pat, rep["fail_reason"] or ""):
-        out.append(f"fail_reason {rep['fail_reason']!r} does not match "
-                   f"{pat!r}")
-    if lu["generation"] != 0:
-        out.append(f"liveupdate.generation {lu['generation']}, expected 0: "
-                   "no new image")
+    out = update_failed(rep, log, r"liveupdate: freeze: 2 of 3 CPUs stopped "
+                        r"in \d+ ms \(CPU 2 not\): this image goes on on "
+                        r"CPU 0 alone$")
     online = [c for c in rep["cpus"] if c.get("online")]
     if len(online) != 1:
         out.append(f"{len(online)} CPUs online after the failed stop, "
