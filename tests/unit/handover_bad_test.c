@@ -691,6 +691,31 @@ static void test_packed_pieces(void **state)
 	*entry(0, 4096) = pk((2ull << 30) + 0x2000, 1);
 	refused("bad[0][4095] [0x80000000, 0x80001000) lies outside RAM at "
 		"0x80000000");
+	/* Inside a piece, each rule broken alone, the range named. */
+	write_bad(many, N);
+	*entry(0, 3000) = pk(0x30000000 + 2999 * 0x2000ull, 1); /* = [2999] */
+	refused("bad[0][3000] [0x3176e000, 0x3176f000) touches or precedes "
+		"bad[0][2999]");
+	write_bad(many, N);
+	*entry(0, 0) = pk(1ull << 30, 1); /* in the hole, then before [1] */
+	refused("bad[0][0] [0x40000000, 0x40001000) lies outside RAM at "
+		"0x40000000");
+	write_bad(many, N);
+	*entry(0, 1000) = pk(0x30000000 + 1000 * 0x2000ull, 2); /* on [1001] */
+	refused("bad[0][1001] [0x307d2000, 0x307d3000) touches or precedes "
+		"bad[0][1000]");
+	/* Ranges on both sides of the RAM's hole, none in it: all taken. */
+	for (unsigned int i = 2100; i < N; i++)
+		many[i] = (struct bad_in){HANDOVER_BAD_MCE, G4 + i * 0x2000ull,
+					  G4 + 0x1000 + i * 0x2000ull};
+	write_bad(many, N);
+	resum();
+	assert_int_equal(handover_parse(&bi, buf, size, pa(HO_PA)), 0);
+	assert_int_equal(bi.handover.bad_pages, N);
+	/* and one of them across the hole's start: named. */
+	*entry(0, 2099) = pk((1ull << 30) - 0x1000, 2);
+	refused("bad[0][2099] [0x3ffff000, 0x40001000) lies outside RAM at "
+		"0x40000000");
 }
 
 int main(void)
