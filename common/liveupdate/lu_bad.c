@@ -53,6 +53,40 @@ static void bad_page_cb(pfn_t p, unsigned int reason, int holder, void *arg)
 		     pa_val(pfn_to_paddr(p)) + PAGE_SIZE);
 }
 
+/* Is [s, e) inside one range of @in's records? O(records x log ranges). */
+static bool in_records(const struct bi_handover *in, uint64_t s, uint64_t e)
+{
+	for (unsigned int j = 0; in && j < in->bad_recs; j++) {
+		const struct bi_handover_bad *b = &in->bad[j];
+		unsigned int k = handover_bad_bound(b, s, true);
+
+		if (k < b->count && handover_bad_range(b, k).start <= s &&
+		    e <= handover_bad_range(b, k).end)
+			return true;
+	}
+	return false;
+}
+
+/* A page not the heap's a take kept (bad_queue_kept()), of @arg's source. */
+struct kept_pass {
+	struct ho_writer *w;
+	uint32_t source;
+	const struct bi_handover *in;
+};
+
+static void kept_page_cb(pfn_t p, unsigned int reason, void *arg)
+{
+	const struct kept_pass *kp = arg;
+	uint64_t s = pa_val(pfn_to_paddr(p));
+	unsigned int from = MIN((reason >> 4) & 7, 4u);
+
+	/* One the records handed in name already (and carry on): once. */
+	if (heap_bad_sources[from] != kp->source ||
+	    in_records(kp->in, s, s + PAGE_SIZE))
+		return;
+	ho_bad_range(kp->w, s, s + PAGE_SIZE);
+}
+
 /* Does any node's heap hold pages offlined from @source? */
 static bool heap_has_bad(uint32_t source)
 {
@@ -89,9 +123,12 @@ void lu_write_bad(struct ho_writer *w, const struct bi_handover *in)
 		struct bad_pass bp = {w, src};
 		bool walk = heap_has_bad(src);
 
+		struct kept_pass kp = {w, src, in};
+
 		ho_bad_begin(w, src);
 		for (unsigned int n = 0; walk && n < heap_node_count(); n++)
 			heap_for_each_bad(n, bad_page_cb, &bp);
+		bad_queue_kept(kept_page_cb, &kp);
 		for (unsigned int j = 0; in && j < in->bad_recs; j++) {
 			const struct bi_handover_bad *b = &in->bad[j];
 
@@ -119,6 +156,7 @@ static struct {
 	uint64_t len;	  /* their bytes, from HANDOVER_HEADER_BYTES */
 	uint32_t records; /* how many */
 	uint64_t version; /* heap_bad_version() before the walk */
+	uint64_t kept;	  /* bad_queue_kept_version() before the walk */
 	uint32_t crc;	  /* crc32() of their bytes */
 } staged;
 
@@ -143,6 +181,7 @@ void lu_unstage_bad(void)
 void lu_stage_bad(uint8_t *buf, uint64_t cap, const struct bi_handover *in)
 {
 	uint64_t version = heap_bad_version();
+	uint64_t kept = bad_queue_kept_version();
 	struct ho_writer w;
 
 	lu_unstage_bad();
@@ -154,6 +193,7 @@ void lu_stage_bad(uint8_t *buf, uint64_t cap, const struct bi_handover *in)
 	staged.len = w.off - HANDOVER_HEADER_BYTES;
 	staged.records = w.records;
 	staged.version = version;
+	staged.kept = kept;
 	staged.crc = crc32(0, buf + HANDOVER_HEADER_BYTES, staged.len);
 	staged.valid = true;
 }
@@ -173,7 +213,8 @@ void lu_put_bad(struct ho_writer *w, const struct bi_handover *in)
 	bad_queue_take(ce_offline);
 	if (staged.valid && w->buf == staged.buf &&
 	    w->off == HANDOVER_HEADER_BYTES &&
-	    heap_bad_version() == staged.version)
+	    heap_bad_version() == staged.version &&
+	    bad_queue_kept_version() == staged.kept)
 		ho_bad_keep(w, staged.len, staged.records, staged.crc);
 	else
 		lu_write_bad(w, in);

@@ -10,13 +10,28 @@
  * check while a held guest ran on) is in the handover, not forgotten by
  * the next image.
  *
+ * A page the heap cannot take out now is not forgotten:
+ *  - not yet (heap_offline() -EBUSY: in a chunk the idle scrubber holds,
+ *    a cache refilled as fast as it drains; -ENOMEM: no page for its
+ *    list of marked pages): tried again at each take after, the freeze's
+ *    included, where every other CPU is stopped;
+ *  - not the heap's (-EPERM: keel's image, its frame table and tables,
+ *    reserved RAM; -EINVAL: RAM with no page entry): this image goes on
+ *    using it, but a live update's next image places its own tables
+ *    afresh and must never put them there: kept (bad_queue_kept()), the
+ *    handover names it bad (common/liveupdate/lu_bad.c), the report
+ *    counts it (bad_memory.not_taken_pages).
+ *
  * One caller at a time (bad_queue_drain() lets one CPU drain; the two
  * callers are the boot CPU's).
  */
 #include <keel/bad_queue.h>
+#include <keel/badmem.h>
+#include <keel/bootmem.h>
 #include <keel/ce_count.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_check.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
@@ -81,13 +96,141 @@ static void count_kind(struct take *t, enum bad_queue_source src, uint64_t info)
 	t->k[t->kinds++].count = 1;
 }
 
+/*
+ * Pages not the heap's, kept for the next image (see the top): a page of
+ * keel's own going bad is rare, BAD_KEPT_MAX of them a failing machine;
+ * one more is said and not kept.
+ */
+#define BAD_KEPT_MAX 64
+static struct {
+	uint64_t pfn;
+	uint8_t reason; /* enum heap_bad_reason */
+} kept[BAD_KEPT_MAX];
+static unsigned int kept_count;
+
+/* Pages to try again at the next take (see the top). */
+static struct {
+	uint64_t pfn;
+	uint64_t info;
+	enum bad_queue_source src;
+} again[BAD_QUEUE_SLOTS];
+static unsigned int again_count;
+
+/* Moved by every change to either list (bad_queue_kept_version()). */
+static uint64_t lists_version;
+
+/* The heap's reason for a page @src reported broken. */
+static unsigned int broken_from(enum bad_queue_source src)
+{
+	return HEAP_BAD_BROKEN |
+	       (src == BAD_QUEUE_MCE ? HEAP_BAD_FROM_MCE
+				     : HEAP_BAD_FROM_INJECTION);
+}
+
+/* Is pfn @n RAM (bootmem's map, sorted)? O(log RAM ranges). */
+static bool is_ram(uint64_t n)
+{
+	unsigned int count, lo = 0, hi;
+	const struct region *ram = bootmem_ram_regions(&count);
+
+	for (hi = count; lo < hi;) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (pfn_val(region_end_pfn(&ram[mid])) <= n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < count && pfn_val(region_start_pfn(&ram[lo])) <= n;
+}
+
+/*
+ * Is pfn @n reserved as bad (a "bad ..." name: the firmware's, an
+ * option's, one a handover carried)? bootmem's table is sorted and
+ * disjoint: O(log reserved regions), 100,000 bad pages among them.
+ */
+static bool reserved_bad(uint64_t n)
+{
+	unsigned int count, lo = 0, hi;
+	const struct region *r = bootmem_reserved_regions(&count);
+
+	for (hi = count; lo < hi;) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (pfn_val(region_end_pfn(&r[mid])) <= n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < count && pfn_val(region_start_pfn(&r[lo])) <= n &&
+	       badmem_region_source(r[lo].name) >= 0;
+}
+
+/* Page @n, not the heap's, kept. Return: what the line says of it. */
+static const char *keep(uint64_t n, unsigned int reason)
+{
+	_Static_assert(BAD_KEPT_MAX == 64, "the line below says 64");
+
+	if (!is_ram(n))
+		return "not RAM: nothing to take out";
+	/* A domain's page the heap marked, its range since released. */
+	if (heap_page_held_bad(pfn(n)) || reserved_bad(n))
+		return "already out of service";
+	for (unsigned int i = 0; i < kept_count; i++)
+		if (kept[i].pfn == n)
+			return "not the heap's, named before";
+	if (kept_count == BAD_KEPT_MAX)
+		return "not the heap's (keel's own or reserved): kept in use, "
+		       "and not named to a live update's next image (64 "
+		       "named already)";
+	kept[kept_count].pfn = n;
+	kept[kept_count++].reason = (uint8_t)reason;
+	lists_version++;
+	return "not the heap's (keel's own or reserved): kept in use, and "
+	       "named bad to a live update's next image";
+}
+
+/*
+ * Page @n heap_offline()d as broken. @retried: it waited since an
+ * earlier take (said then: said again only when it is settled).
+ */
+static void take_page(uint64_t n, enum bad_queue_source src, uint64_t info,
+		      bool retried)
+{
+	unsigned int reason = broken_from(src);
+	int err = heap_offline(pfn(n), (enum heap_bad_reason)reason);
+	const char *what = "taken out of service";
+
+	if (err == -EBUSY || err == -ENOMEM) {
+		if (again_count < BAD_QUEUE_SLOTS) {
+			again[again_count].pfn = n;
+			again[again_count].info = info;
+			again[again_count++].src = src;
+			lists_version += !retried;
+			if (retried)
+				return;
+			what = "not yet: tried again at the next drain";
+		} else {
+			what = "not taken out: the pages waiting for the next "
+			       "drain are too many";
+		}
+	} else if (err == -EEXIST) {
+		what = "already out of service";
+	} else if (err == -EPERM || err == -EINVAL) {
+		what = keep(n, reason);
+	} else if (err) {
+		what = "refused";
+	}
+	pr_warn("%s: memory error in page %#llx (status %#llx): %s (%d)\n",
+		take_who(src), (unsigned long long)n, (unsigned long long)info,
+		what, err);
+}
+
 /* One page the queue gives, @arg the take. */
 static void take_one(uint64_t n, enum bad_queue_source src, uint64_t info,
 		     void *arg)
 {
 	struct take *t = arg;
-	unsigned int reason;
-	int err;
 
 	if (n == BAD_QUEUE_NO_PFN) {
 		count_kind(t, src, info);
@@ -97,16 +240,23 @@ static void take_one(uint64_t n, enum bad_queue_source src, uint64_t info,
 		ce_count_note(pfn(n), info, t->ce_offline);
 		return;
 	}
-	reason = HEAP_BAD_BROKEN |
-		 (src == BAD_QUEUE_MCE ? HEAP_BAD_FROM_MCE
-				       : HEAP_BAD_FROM_INJECTION);
-	err = heap_offline(pfn(n), (enum heap_bad_reason)reason);
-	pr_warn("%s: memory error in page %#llx (status %#llx): %s (%d)\n",
-		take_who(src), (unsigned long long)n, (unsigned long long)info,
-		!err		 ? "taken out of service"
-		: err == -EEXIST ? "already out of service"
-				 : "not the heap's to take out: kept as it is",
-		err);
+	take_page(n, src, info, false);
+}
+
+/* The pages that waited since the last take, tried again first. */
+static void take_again(void)
+{
+	unsigned int n = again_count;
+
+	again_count = 0;
+	for (unsigned int i = 0; i < n; i++) {
+		uint64_t p = again[i].pfn, info = again[i].info;
+		enum bad_queue_source src = again[i].src;
+
+		/* Each appends one entry at most: never past the one read. */
+		take_page(p, src, info, true);
+	}
+	lists_version += again_count != n; /* some were settled */
 }
 
 /** bad_queue_take() - see keel/bad_queue.h. */
@@ -117,6 +267,7 @@ unsigned int bad_queue_take(uint32_t ce_offline)
 	unsigned int n = 0, got;
 	uint64_t lost;
 
+	take_again();
 	while ((got = bad_queue_drain(take_one, &t)))
 		n += got;
 	say_kinds(&t);
@@ -129,4 +280,27 @@ unsigned int bad_queue_take(uint32_t ce_offline)
 			BAD_QUEUE_SLOTS / 2);
 	said = lost;
 	return n;
+}
+
+/** bad_queue_kept() - see keel/bad_queue.h. */
+unsigned int bad_queue_kept(bad_kept_fn *fn, void *arg)
+{
+	for (unsigned int i = 0; fn && i < kept_count; i++)
+		fn(pfn(kept[i].pfn), kept[i].reason, arg);
+	for (unsigned int i = 0; fn && i < again_count; i++)
+		fn(pfn(again[i].pfn), broken_from(again[i].src), arg);
+	return kept_count + again_count;
+}
+
+/** bad_queue_kept_version() - see keel/bad_queue.h. */
+uint64_t bad_queue_kept_version(void)
+{
+	return lists_version;
+}
+
+/** bad_queue_kept_reset() - see keel/bad_queue.h. */
+void bad_queue_kept_reset(void)
+{
+	kept_count = again_count = 0;
+	lists_version++;
 }

@@ -28,6 +28,7 @@
  *
  * Runs on the boot CPU at report time, every other CPU parked: no lock.
  */
+#include <keel/bad_queue.h>
 #include <keel/badmem.h>
 #include <keel/bootmem.h>
 #include <keel/ce_count.h>
@@ -320,6 +321,9 @@ void badmem_report_json(struct jw *w, unsigned int nodes)
 		jw_u64(w, "corrected_pages", ce.pages);
 		jw_u64(w, "corrected_offlined", ce.offlined);
 	}
+	/* Broken but not taken out (keel's own, or waiting): not in pages. */
+	if (bad_queue_kept(NULL, NULL) || report_full())
+		jw_u64(w, "not_taken_pages", bad_queue_kept(NULL, NULL));
 	/* No bad page: the compact report's budget keeps only the count. */
 	if (!c.pages && !report_full()) {
 		jw_obj_end(w);
@@ -355,12 +359,18 @@ void badmem_report_human(void)
 {
 	struct ce_count_stats ce;
 	struct badmem_counts c;
-	char carried[48] = "", corrected[96] = "";
+	char carried[48] = "", corrected[96] = "", not_taken[112] = "";
+	unsigned int kept = bad_queue_kept(NULL, NULL);
 
 	badmem_report_count(&c);
 	ce_count_stats(&ce);
-	if (!c.pages && !ce.errors)
+	if (!c.pages && !ce.errors && !kept)
 		return;
+	if (kept)
+		snprintf(not_taken, sizeof(not_taken),
+			 "; %u more broken but not taken out (keel's own or "
+			 "reserved), named bad to a live update's next image",
+			 kept);
 	if (c.handover_pages)
 		snprintf(carried, sizeof(carried),
 			 ", %llu carried by the handover",
@@ -374,12 +384,12 @@ void badmem_report_human(void)
 			 (unsigned long long)ce.offlined);
 	pr_info("bad memory: %llu pages in %llu ranges out of service "
 		"(firmware %llu, option %llu, mce %llu, injection %llu, "
-		"handover %llu)%s%s\n",
+		"handover %llu)%s%s%s\n",
 		(unsigned long long)c.pages, (unsigned long long)c.ranges,
 		(unsigned long long)c.by_source[BADMEM_FIRMWARE],
 		(unsigned long long)c.by_source[BADMEM_OPTION],
 		(unsigned long long)c.by_source[BADMEM_MCE],
 		(unsigned long long)c.by_source[BADMEM_INJECTION],
 		(unsigned long long)c.by_source[BADMEM_HANDOVER], carried,
-		corrected);
+		corrected, not_taken);
 }

@@ -69,6 +69,23 @@ uint64_t bad_queue_overflows(void);
  */
 unsigned int bad_queue_take(uint32_t ce_offline);
 
+/*
+ * bad_queue_kept() - @fn(pfn, reason, arg) for each page a take found
+ * broken but could not take out: not the heap's (keel's image, its
+ * tables, reserved RAM: still in use), then those waiting for the next
+ * take (in a chunk being scrubbed); @reason the enum heap_bad_reason it
+ * was offlined with (HEAP_BAD_BROKEN and its source). A live update
+ * names them bad to its next image. @fn may be NULL. Same caller as
+ * bad_queue_take(). bad_queue_kept_version(): moved by each change to
+ * what bad_queue_kept() names.
+ * Return: how many (not the heap's, then waiting).
+ */
+typedef void bad_kept_fn(pfn_t p, unsigned int reason, void *arg);
+unsigned int bad_queue_kept(bad_kept_fn *fn, void *arg);
+uint64_t bad_queue_kept_version(void);
+/* bad_queue_kept_reset() - forget both lists (unit tests). */
+void bad_queue_kept_reset(void);
+
 #ifdef __cplusplus
 }
 #endif

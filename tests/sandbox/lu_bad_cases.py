@@ -57,6 +57,15 @@ updates, and a domain whose restore fails keeps its bad page out.
   version would carry POISON alone, and the new image would hand FREEZE
   out.
 
+- liveupdate-bad-not-heap: the same, but the page queued (OWN) is one of
+  the old image's frame table (reserved `frametable` at [0xfd00000,
+  0xff00000) on this machine, in both images). The old image cannot take
+  it out (heap_offline(): not the heap's): one line that it keeps it in
+  use and names it bad to the next image. The new image must have it as
+  `bad handover injection` (by_source injection 2, handover_pages 2) and
+  no table of its own on it. Before, the handover did not name it, and
+  the new image placed its frame table on it again (`frametable`).
+
 Quiet on this 2-core host (2026-12): 0.4-0.6 s a case (three boots that
 each scrub 0.5 GiB); the timeout, firmware.TIMEOUT (120 s), is a safety
 net.
@@ -314,6 +323,24 @@ def _check_mce_freeze(rep, log):
     return out + _audit(rep)
 
 
+OWN = 0xfe00  # the old image's frame table (see the top)
+
+
+def _check_not_heap(rep, log):
+    """liveupdate-bad-not-heap: the frame-table page queued after the last
+    drain is kept in use by the old image, named in the handover, and the
+    new image leaves it out of everything of its own."""
+    out = _carried_two(rep, (POISON, OWN))
+    line = (rf"warning: inject: memory error in page {OWN:#x} \(status 0\): "
+            r"not the heap's \(keel's own or reserved\): kept in use, and "
+            r"named bad to a live update's next image \(-1\)")
+    said = re.findall(rf"^keel: {line}$", log, re.M)
+    if len(said) != 1:
+        out.append(f"{len(said)} lines {line!r}: want 1 (the old image's)")
+    out += lu_check(rep, 1)
+    return out + _audit(rep)
+
+
 def lu_bad_cases(case_class):
     return [case_class("liveupdate-bad-sources", "sandbox-liveupdate-bad.fw",
                        [f"liveupdate={UPDATES}", "audit=full",
@@ -340,4 +367,10 @@ def lu_bad_cases(case_class):
                        ["liveupdate=1", "audit=full",
                         f"inject=poison:{POISON:#x}",
                         f"inject=mce-freeze:{QUEUED:#x}"] + DOMAINS,
-                       [_check_mce_freeze])]
+                       [_check_mce_freeze]),
+            case_class("liveupdate-bad-not-heap",
+                       "sandbox-liveupdate-bad.fw",
+                       ["liveupdate=1", "audit=full",
+                        f"inject=poison:{POISON:#x}",
+                        f"inject=mce-freeze:{OWN:#x}"] + DOMAINS,
+                       [_check_not_heap])]
