@@ -36,6 +36,12 @@ at the next safe point, and the boot ends in PASS.
   image says the freeze comes: the freeze takes the queue before it
   writes the bad-page records, so the new image has the page from the
   handover, source mce.
+- mce-liveupdate-frametable: the same, the error's page (OWN_ADDR) one of
+  keel's own: node 0's frame table, [0x3f800000, 0x40000000) on this
+  machine in both images. The old image cannot take it out (not the
+  heap's) and says it names it bad to the next image; the new image (its
+  frame table there again otherwise) has it as `bad handover mce`, no
+  `frametable` on it, the rest of node 0's table placed around it.
 - mce-bank0-core2 / mce-bank0-nehalem: the Intel SDM's rule that software
   must not modify IA32_MC0_CTL on P6-family and Core CPUs before
   DisplayFamily_DisplayModel 06_1AH: under `-cpu core2duo` (family 6,
@@ -620,6 +626,37 @@ def _handed_over_mce(page):
     return check
 
 
+# Node 0's frame table, the old image's and the new one's (see the top).
+OWN_ADDR = 0x3fc00000 + 0x234
+
+
+def _carried_not_heap(page):
+    """The old image kept @page (keel's own) in use and named it; the last
+    image (generation 1) reserves it as `bad handover mce`, nothing else
+    of its own on it."""
+    said = (f"mce: memory error in page {page:#x} (status "
+            f"{STATUS_MEM_UC:#x}): not the heap's (keel's own or reserved): "
+            "kept in use, and named bad to a live update's next image (-1)")
+
+    def check(rep, log):
+        out = [] if said in log else [f"log lacks {said!r}"]
+        bad, lu = rep["bad_memory"], rep["liveupdate"]
+        names = [n for s, e, n in rep["memmap"]["reserved"]
+                 if s <= page * 4096 < e]
+        if names != ["bad handover mce"]:
+            out.append(f"page {page:#x} reserved as {names}: want "
+                       "['bad handover mce']")
+        if bad.get("by_source", {}).get("mce") != 1 or \
+                bad.get("handover_pages") != 1 or lu.get("generation") != 1:
+            out.append(f"bad_memory.by_source {bad.get('by_source')}, "
+                       f"handover_pages {bad.get('handover_pages')}, "
+                       f"liveupdate.generation {lu.get('generation')}: want "
+                       "mce 1, 1, 1")
+        return out
+    check.wants_log = True
+    return check
+
+
 def _freeze_cases(m, kern, elf):
     """A machine check after the flow's last drain, in a live update's
     freeze: CPU 1 answers the freeze 300 ms late (inject=cpu-freeze-late),
@@ -637,4 +674,11 @@ def _freeze_cases(m, kern, elf):
                  live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, PAGE_ADDR,
                               when=LU_FREEZING, cpu=1),
                  checks=[_handed_over_mce(page)]),
+        smp_case("mce-liveupdate-frametable", m,
+                 "after=exit audit=full bootscrub=off domain=64M@1 "
+                 "liveupdate=1 inject=cpu-freeze-late:1", kern, timeout=60,
+                 qemu_tail=["-initrd", elf],
+                 live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, OWN_ADDR,
+                              when=LU_FREEZING, cpu=1),
+                 checks=[_carried_not_heap(OWN_ADDR >> 12)]),
     ]
