@@ -127,34 +127,16 @@ static unsigned int broken_from(enum bad_queue_source src)
 				     : HEAP_BAD_FROM_INJECTION);
 }
 
-/* Is pfn @n RAM (bootmem's map, sorted)? O(log RAM ranges). */
-static bool is_ram(uint64_t n)
-{
-	unsigned int count, lo = 0, hi;
-	const struct region *ram = bootmem_ram_regions(&count);
-
-	for (hi = count; lo < hi;) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (pfn_val(region_end_pfn(&ram[mid])) <= n)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < count && pfn_val(region_start_pfn(&ram[lo])) <= n;
-}
-
 /*
- * Is pfn @n reserved as bad (a "bad ..." name: the firmware's, an
- * option's, one a handover carried)? bootmem's table is sorted and
- * disjoint: O(log reserved regions), 100,000 bad pages among them.
+ * The first of @count sorted, disjoint regions @r ending above pfn @n
+ * (@count when none), and whether it holds @n. O(log count).
  */
-static bool reserved_bad(uint64_t n)
+static bool region_holds(const struct region *r, unsigned int count, uint64_t n,
+			 unsigned int *at)
 {
-	unsigned int count, lo = 0, hi;
-	const struct region *r = bootmem_reserved_regions(&count);
+	unsigned int lo = 0, hi = count;
 
-	for (hi = count; lo < hi;) {
+	while (lo < hi) {
 		unsigned int mid = lo + (hi - lo) / 2;
 
 		if (pfn_val(region_end_pfn(&r[mid])) <= n)
@@ -162,8 +144,31 @@ static bool reserved_bad(uint64_t n)
 		else
 			hi = mid;
 	}
-	return lo < count && pfn_val(region_start_pfn(&r[lo])) <= n &&
-	       badmem_region_source(r[lo].name) >= 0;
+	*at = lo;
+	return lo < count && pfn_val(region_start_pfn(&r[lo])) <= n;
+}
+
+/* Is pfn @n RAM (bootmem's map)? */
+static bool is_ram(uint64_t n)
+{
+	unsigned int count, at;
+	const struct region *ram = bootmem_ram_regions(&count);
+
+	return region_holds(ram, count, n, &at);
+}
+
+/*
+ * Is pfn @n reserved as bad (a "bad ..." name: the firmware's, an
+ * option's, one a handover carried)? bootmem's table is sorted and
+ * disjoint, 100,000 bad pages among its regions.
+ */
+static bool reserved_bad(uint64_t n)
+{
+	unsigned int count, at;
+	const struct region *r = bootmem_reserved_regions(&count);
+
+	return region_holds(r, count, n, &at) &&
+	       badmem_region_source(r[at].name) >= 0;
 }
 
 /* Page @n, not the heap's, kept. Return: what the line says of it. */

@@ -665,20 +665,13 @@ def _freeze_cases(m, kern, elf):
     the new image (keel.elf again) has the page from the handover; before,
     nothing took it out in the old image and the new one handed it out.
     About 3 s here; 60 s is the safety net."""
-    page = PAGE_ADDR >> 12
-    return [
-        smp_case("mce-liveupdate-freeze", m,
-                 "after=exit audit=full bootscrub=off domain=64M@1 "
-                 "liveupdate=1 inject=cpu-freeze-late:1", kern, timeout=60,
-                 qemu_tail=["-initrd", elf],
-                 live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, PAGE_ADDR,
-                              when=LU_FREEZING, cpu=1),
-                 checks=[_handed_over_mce(page)]),
-        smp_case("mce-liveupdate-frametable", m,
-                 "after=exit audit=full bootscrub=off domain=64M@1 "
-                 "liveupdate=1 inject=cpu-freeze-late:1", kern, timeout=60,
-                 qemu_tail=["-initrd", elf],
-                 live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, OWN_ADDR,
-                              when=LU_FREEZING, cpu=1),
-                 checks=[_carried_not_heap(OWN_ADDR >> 12)]),
-    ]
+    return [smp_case(name, m,
+                     "after=exit audit=full bootscrub=off domain=64M@1 "
+                     "liveupdate=1 inject=cpu-freeze-late:1", kern,
+                     timeout=60, qemu_tail=["-initrd", elf],
+                     live=_inject(STATUS_MEM_UC, MCG_RIPV_MCIP, addr,
+                                  when=LU_FREEZING, cpu=1),
+                     checks=[check(addr >> 12)])
+            for name, addr, check in (
+                ("mce-liveupdate-freeze", PAGE_ADDR, _handed_over_mce),
+                ("mce-liveupdate-frametable", OWN_ADDR, _carried_not_heap))]

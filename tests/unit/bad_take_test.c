@@ -19,15 +19,6 @@
 
 #define STATUS 0xbd80000000100134ULL
 
-static unsigned int count_of(const char *s)
-{
-	unsigned int n = 0;
-
-	for (const char *p = sandbox_console_buffer(); (p = strstr(p, s)); p++)
-		n++;
-	return n;
-}
-
 static void fresh(void)
 {
 	machine();
@@ -76,10 +67,11 @@ static void test_not_heap(void **state)
 	fresh();
 	v = bad_queue_kept_version();
 	mce(BASE - 1);
-	assert_int_equal(count_of("mce: memory error in page 0x3ffff (status "
-				  "0xbd80000000100134): not the heap's (keel's "
-				  "own or reserved): kept in use, and named "
-				  "bad to a live update's next image (-1)\n"),
+	assert_int_equal(test_console_count(
+				 "mce: memory error in page 0x3ffff (status "
+				 "0xbd80000000100134): not the heap's (keel's "
+				 "own or reserved): kept in use, and named "
+				 "bad to a live update's next image (-1)\n"),
 			 1);
 	s = kept();
 	assert_int_equal(s.n, 1);
@@ -90,9 +82,10 @@ static void test_not_heap(void **state)
 	/* Again: said, not kept twice. */
 	v = bad_queue_kept_version();
 	mce(BASE - 1);
-	assert_int_equal(count_of("page 0x3ffff (status 0xbd80000000100134): "
-				  "not the heap's, named before (-1)\n"),
-			 1);
+	assert_int_equal(
+		test_console_count("page 0x3ffff (status 0xbd80000000100134): "
+				   "not the heap's, named before (-1)\n"),
+		1);
 	assert_int_equal(kept().n, 1);
 	assert_int_equal(bad_queue_kept_version(), v);
 	/* An injection keeps its source. */
@@ -105,9 +98,10 @@ static void test_not_heap(void **state)
 			 HEAP_BAD_BROKEN | HEAP_BAD_FROM_INJECTION);
 	/* Not RAM (the frame table's check refuses it first): not kept. */
 	mce(5 * (GiB >> PAGE_SHIFT));
-	assert_int_equal(count_of("page 0x140000 (status 0xbd80000000100134): "
-				  "not RAM: nothing to take out (-22)\n"),
-			 1);
+	assert_int_equal(
+		test_console_count("page 0x140000 (status 0xbd80000000100134): "
+				   "not RAM: nothing to take out (-22)\n"),
+		1);
 	assert_int_equal(kept().n, 2);
 	test_heap_check_clean();
 }
@@ -120,11 +114,12 @@ static void test_full(void **state)
 		mce(16 + i);
 	assert_int_equal(kept().n, 64);
 	mce(16 + 64);
-	assert_int_equal(count_of("page 0x50 (status 0xbd80000000100134): not "
-				  "the heap's (keel's own or reserved): kept "
-				  "in use, and not named to a live update's "
-				  "next image (64 named already) (-1)\n"),
-			 1);
+	assert_int_equal(
+		test_console_count("page 0x50 (status 0xbd80000000100134): not "
+				   "the heap's (keel's own or reserved): kept "
+				   "in use, and not named to a live update's "
+				   "next image (64 named already) (-1)\n"),
+		1);
 	assert_int_equal(kept().n, 64);
 }
 
@@ -153,7 +148,7 @@ static void test_waiting(void **state)
 		 "mce: memory error in page %#llx (status 0xbd80000000100134): "
 		 "not yet: tried again at the next drain (-16)\n",
 		 (unsigned long long)p);
-	assert_int_equal(count_of(line), 1);
+	assert_int_equal(test_console_count(line), 1);
 	/* Waiting: named to a live update all the same. */
 	assert_int_equal(kept().n, 1);
 	assert_int_equal(kept().pfn[0], p);
@@ -162,7 +157,7 @@ static void test_waiting(void **state)
 	v = bad_queue_kept_version();
 	sandbox_console_clear();
 	bad_queue_take(16);
-	assert_int_equal(count_of("mce: "), 0);
+	assert_int_equal(test_console_count("mce: "), 0);
 	assert_true(test_console_contains("being scrubbed"));
 	assert_int_equal(kept().n, 1);
 	assert_int_equal(bad_queue_kept_version(), v);
@@ -173,7 +168,7 @@ static void test_waiting(void **state)
 		 "mce: memory error in page %#llx (status 0xbd80000000100134): "
 		 "taken out of service (0)\n",
 		 (unsigned long long)p);
-	assert_int_equal(count_of(line), 1);
+	assert_int_equal(test_console_count(line), 1);
 	assert_int_equal(kept().n, 0);
 	assert_true(bad_queue_kept_version() != v);
 	assert_int_equal(stats().bad_pages, 1);

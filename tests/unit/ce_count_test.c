@@ -18,15 +18,6 @@
 
 #define STATUS 0x9c0000000000009fULL
 
-static unsigned int count_of(const char *s)
-{
-	unsigned int n = 0;
-
-	for (const char *p = sandbox_console_buffer(); (p = strstr(p, s)); p++)
-		n++;
-	return n;
-}
-
 static struct ce_count_stats ce(void)
 {
 	struct ce_count_stats st;
@@ -60,14 +51,16 @@ static void test_threshold(void **state)
 	/* More errors: counted, nothing tried, nothing said. */
 	assert_int_equal(ce_count_note(pfn(p), STATUS, 3), 4);
 	assert_int_equal(ce_count_note(pfn(p), STATUS, 3), 5);
-	assert_int_equal(count_of("mce: corrected memory error in page 0x4004d "
-				  "(status 0x9c0000000000009f): counted, taken "
-				  "out of service at 3 (ce_offline=)\n"),
+	assert_int_equal(test_console_count(
+				 "mce: corrected memory error in page 0x4004d "
+				 "(status 0x9c0000000000009f): counted, taken "
+				 "out of service at 3 (ce_offline=)\n"),
 			 1);
-	assert_int_equal(count_of("mce: page 0x4004d had 3 corrected errors "
-				  "(ce_offline=3): taken out of service "
-				  "(soft) (0)\n"),
-			 1);
+	assert_int_equal(
+		test_console_count("mce: page 0x4004d had 3 corrected errors "
+				   "(ce_offline=3): taken out of service "
+				   "(soft) (0)\n"),
+		1);
 	assert_int_equal(test_console_lines(), 2);
 	assert_int_equal(ce().errors, 5);
 	assert_int_equal(ce().pages, 1);
@@ -149,11 +142,12 @@ static void test_already_offline(void **state)
 	sandbox_console_clear();
 	for (unsigned int i = 0; i < 6; i++)
 		ce_count_note(pfn(p), STATUS, 2);
-	assert_int_equal(count_of("mce: page 0x41092 had 2 corrected errors "
-				  "(ce_offline=2): already out of service "
-				  "(-17)\n"),
-			 1);
-	assert_int_equal(count_of("mce: "), 2);
+	assert_int_equal(
+		test_console_count("mce: page 0x41092 had 2 corrected errors "
+				   "(ce_offline=2): already out of service "
+				   "(-17)\n"),
+		1);
+	assert_int_equal(test_console_count("mce: "), 2);
 	assert_int_equal(ce().offlined, 0);
 	assert_int_equal(ce().errors, 6);
 	assert_int_equal(stats().bad_pages, 1);
@@ -170,9 +164,10 @@ static void test_not_heap(void **state)
 	fresh();
 	for (unsigned int i = 0; i < 4; i++)
 		ce_count_note(pfn(p), STATUS, 1);
-	assert_int_equal(count_of("not the heap's to take out: kept as it is "
-				  "(-1)\n"),
-			 1);
+	assert_int_equal(
+		test_console_count("not the heap's to take out: kept as it is "
+				   "(-1)\n"),
+		1);
 	assert_int_equal(ce().offlined, 0);
 	assert_int_equal(stats().bad_pages, 0);
 }

@@ -72,6 +72,15 @@ bool test_console_contains(const char *s)
 	return strstr(sandbox_console_buffer(), s) != NULL;
 }
 
+unsigned int test_console_count(const char *s)
+{
+	unsigned int n = 0;
+
+	for (const char *p = sandbox_console_buffer(); (p = strstr(p, s)); p++)
+		n++;
+	return n;
+}
+
 unsigned int test_console_warnings(void)
 {
 	const char *p = sandbox_console_buffer();

@@ -71,6 +71,8 @@ int test_teardown(void **state);
 void test_quiet_begin(void);
 void test_quiet_end(void);
 bool test_console_contains(const char *s);
+/* Times @s occurs in what was captured since the last clear. */
+unsigned int test_console_count(const char *s);
 /* Number of "keel: warning: " lines captured since the last clear. */
 unsigned int test_console_warnings(void);
 /* Number of lines captured since the last clear. */
