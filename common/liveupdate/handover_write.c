@@ -162,6 +162,20 @@ void ho_vcpu(struct ho_writer *w, const struct handover_vcpu *v,
 	w->records++;
 }
 
+void ho_ft_place(struct ho_writer *w, const struct handover_ft_piece *f,
+		 uint32_t n)
+{
+	struct handover_preserved p = {
+		{HANDOVER_REC_FT_PLACE, 0}, MIN(n, HANDOVER_FT_PIECES_MAX), 0};
+
+	if (!n)
+		return;
+	p.head.bytes = (uint32_t)(sizeof(p) + p.count * sizeof(*f));
+	put(w, &p, sizeof(p));
+	put(w, f, p.count * sizeof(*f));
+	w->records++;
+}
+
 static int cmp_range(const void *a, const void *b)
 {
 	const struct handover_range *x = a, *y = b;

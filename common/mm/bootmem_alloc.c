@@ -396,6 +396,43 @@ unsigned int bootmem_alloc_series(struct bootmem_series *sr)
 }
 
 /**
+ * bootmem_alloc_at() - [@at, @at + @size) itself, when all of it is free
+ * RAM of @node (BOOTMEM_ANY_NODE: of any; one RAM region or touching
+ * ones): no reservation, no carried bad range in it. O(log reserved + RAM
+ * regions).
+ *
+ * Return: @at, or INVALID_PADDR with nothing reserved.
+ */
+paddr_t bootmem_alloc_at(paddr_t at, uint64_t size, uint32_t node,
+			 const char *why)
+{
+	uint64_t s = pa_val(at), e = s + size, end = 0, start = 0;
+
+	if (bm_closed || !size || !IS_ALIGNED(s, PAGE_SIZE) ||
+	    !IS_ALIGNED(size, PAGE_SIZE) || e < s)
+		return INVALID_PADDR;
+	for (unsigned int i = 0; i < bm_ram->count && s < e; i++) {
+		const struct region *r = &bm_ram->regions[i];
+
+		if (pa_val(r->end) <= s)
+			continue;
+		if (pa_val(r->start) > s ||
+		    (node != BOOTMEM_ANY_NODE && r->node != node))
+			return INVALID_PADDR;
+		s = pa_val(r->end);
+	}
+	if (s < e)
+		return INVALID_PADDR; /* past the last RAM region */
+	/* The last reservation starting below @e: disjoint, so the highest end. */
+	if (rsv_under(e, &end, &start) && end > pa_val(at))
+		return INVALID_PADDR;
+	bm_reserve_range(pa_val(at), e, why ? why : "bootmem");
+	bm_alloc_bytes += size;
+	bm_alloc_count++;
+	return at;
+}
+
+/**
  * bootmem_alloc() - @size bytes, @align aligned, top-down, node-local first.
  *
  * Return: the physical address (never fails: panics naming the request).
@@ -426,7 +463,10 @@ paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
  * Whether one of @bi's reservations (whole pages) overlaps [@c, @t), and
  * the highest start among those that do in *@top: the list's by a look
  * at each (a short list), the carried ones by a binary search in each
- * record (sorted, apart: the last one starting below @t).
+ * record (sorted, apart: the last one starting below @t). A taken
+ * handover's frame table placement is in the way too: bootmem's own
+ * table, placed before the frame table, leaves it to the frame table
+ * (frametable_init() puts the same storage there).
  */
 static bool in_way(const struct bootinfo *bi, uint64_t c, uint64_t t,
 		   uint64_t *top)
@@ -440,6 +480,15 @@ static bool in_way(const struct bootinfo *bi, uint64_t c, uint64_t t,
 
 		if (s < t && ALIGN_UP(pa_val(r->end), PAGE_SIZE) > c) {
 			*top = any ? MAX(*top, s) : s;
+			any = true;
+		}
+	}
+	for (unsigned int k = 0; h->state == HANDOVER_TAKEN && k < h->ft_count;
+	     k++) {
+		struct handover_ft_piece f = handover_ft_piece(h, k);
+
+		if (f.start < t && f.end > c) {
+			*top = any ? MAX(*top, f.start) : f.start;
 			any = true;
 		}
 	}

@@ -78,6 +78,52 @@ static uint64_t run_count;
 static uint64_t first_number; /* runs[0].first: one run needs no search */
 static uint64_t ft_bytes;
 static unsigned int ft_pieces;
+
+/*
+ * Where the table lies (frametable_placement()), and where the last
+ * image's lay (frametable_hint(), one boot's use): the section table
+ * (node FRAMETABLE_SECTIONS) and each node's entries in one piece.
+ */
+static struct frametable_piece placed[MAX_NUMNODES + 1],
+	hints[MAX_NUMNODES + 1];
+static unsigned int placed_count, hint_count;
+
+static void note_placed(paddr_t p, uint64_t bytes, uint32_t node)
+{
+	if (placed_count < ARRAY_SIZE(placed))
+		placed[placed_count++] = (struct frametable_piece){
+			pa_val(p), pa_val(p) + ALIGN_UP(bytes, PAGE_SIZE), node,
+			0};
+}
+
+/* The physical address of the last piece ft_alloc*() gave (no lookup). */
+static paddr_t ft_last_pa;
+
+/*
+ * @bytes for @node (FRAMETABLE_SECTIONS: the section table) where the
+ * last image's lay, when a hint names the same size there and bootmem
+ * has it free; accounted as ft_alloc() does. NULL otherwise.
+ */
+static void *ft_alloc_hinted(uint64_t bytes, uint32_t node, uint32_t ram_node)
+{
+	bytes = ALIGN_UP(bytes, PAGE_SIZE);
+	for (unsigned int i = 0; i < hint_count; i++) {
+		paddr_t p;
+
+		if (hints[i].node != node ||
+		    hints[i].end - hints[i].start != bytes)
+			continue;
+		p = bootmem_alloc_at(pa(hints[i].start), bytes, ram_node,
+				     "frametable");
+		if (pa_val(p) == pa_val(INVALID_PADDR))
+			return NULL;
+		ft_bytes += bytes;
+		ft_pieces++;
+		ft_last_pa = p;
+		return phys_to_virt(p);
+	}
+	return NULL;
+}
 static uint64_t ft_left_out; /* bytes of RAM reserved as "no frametable" */
 
 /*
@@ -149,6 +195,7 @@ static void *ft_alloc(uint64_t bytes, uint32_t node)
 		return NULL;
 	ft_bytes += ALIGN_UP(bytes, PAGE_SIZE);
 	ft_pieces++;
+	ft_last_pa = p;
 	return phys_to_virt(p);
 }
 
@@ -163,17 +210,21 @@ static bool store_node(uint32_t node, uint64_t entries)
 	struct page_info *next;
 
 	/*
-	 * Asked first: bootmem_alloc_try() finds nothing only after stepping
-	 * over every gap of the node its own way, and 100,000 bad pages leave
-	 * no range for a node's whole frame table (a millisecond of a live
-	 * update's downtime).
+	 * Where the last image's lay (a live update), when it is free; else
+	 * asked before bootmem_alloc_try(), which finds nothing only after
+	 * stepping over every gap of the node its own way, and 100,000 bad
+	 * pages leave no range for a node's whole frame table (a millisecond
+	 * of a live update's downtime).
 	 */
-	if (!bootmem_node_free_at_least(node,
-					entries * sizeof(struct page_info)))
+	next = ft_alloc_hinted(entries * sizeof(struct page_info), node, node);
+	if (!next && !bootmem_node_free_at_least(
+			     node, entries * sizeof(struct page_info)))
 		return false;
-	next = ft_alloc(entries * sizeof(struct page_info), node);
+	if (!next)
+		next = ft_alloc(entries * sizeof(struct page_info), node);
 	if (!next)
 		return false;
+	note_placed(ft_last_pa, entries * sizeof(struct page_info), node);
 	for (uint64_t sec = 0; sec < section_count; sec++) {
 		struct ft_section *fs = &sections[sec];
 
@@ -369,13 +420,18 @@ static bool alloc_section_table(const struct region *ram,
 				unsigned int ram_count, uint64_t top_pfn)
 {
 	uint64_t bytes;
+	bool hinted;
 	paddr_t p;
 
 	walk_sections(ram, ram_count, top_pfn);
 	if (!section_count)
 		return false; /* no RAM below @top_pfn */
 	bytes = run_count * sizeof(*runs) + section_count * sizeof(*sections);
-	p = bootmem_alloc_try(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE, "frametable");
+	runs = ft_alloc_hinted(bytes, FRAMETABLE_SECTIONS, BOOTMEM_ANY_NODE);
+	hinted = runs;
+	p = hinted ? ft_last_pa
+		   : bootmem_alloc_try(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE,
+				       "frametable");
 	if (pa_val(p) == pa_val(INVALID_PADDR)) {
 		/* Not even the section table fits: no RAM gets entries. */
 		for (unsigned int i = 0; i < ram_count; i++) {
@@ -393,8 +449,11 @@ static bool alloc_section_table(const struct region *ram,
 	memset(sections, 0, section_count * sizeof(*sections));
 	walk_sections(ram, ram_count, top_pfn);
 	first_number = runs[0].first;
-	ft_bytes += ALIGN_UP(bytes, PAGE_SIZE);
-	ft_pieces++;
+	if (!hinted) { /* ft_alloc_hinted() counted its own */
+		ft_bytes += ALIGN_UP(bytes, PAGE_SIZE);
+		ft_pieces++;
+	}
+	note_placed(p, bytes, FRAMETABLE_SECTIONS);
 	return true;
 }
 
@@ -439,8 +498,11 @@ void frametable_init(unsigned int node_count)
 	ft_bytes = 0;
 	ft_pieces = 0;
 	ft_left_out = 0;
-	if (!ram_count)
+	placed_count = 0;
+	if (!ram_count) {
+		hint_count = 0;
 		return;
+	}
 	if (node_count > MAX_NUMNODES)
 		node_count = MAX_NUMNODES;
 	/* O(nodes present): only the entries of the nodes there are. */
@@ -458,6 +520,37 @@ void frametable_init(unsigned int node_count)
 			continue;
 		store_sections(n, ram, ram_count);
 	}
+	hint_count = 0; /* this boot's: the next table is placed afresh */
+}
+
+/**
+ * frametable_hint() - where the last image's table lay (a live update's
+ * handover), for the next frametable_init() only: each piece it names
+ * (the section table, or a node's entries in one piece) goes to the same
+ * place when it is the same size and bootmem has it free, so that the
+ * table is where it was, warm, and in one piece a node where the bad
+ * pages found since would cut it into thousands; else it is placed as
+ * always. At most MAX_NUMNODES + 1 pieces are kept.
+ */
+void frametable_hint(const struct frametable_piece *h, unsigned int n)
+{
+	hint_count = MIN(n, (unsigned int)ARRAY_SIZE(hints));
+	memcpy(hints, h, hint_count * sizeof(*h));
+}
+
+/**
+ * frametable_placement() - where this table lies, for a live update's
+ * handover: the section table and each node's entries stored in one
+ * piece (a node stored in pieces is not named), at most @max into @out.
+ * Return: how many.
+ */
+unsigned int frametable_placement(struct frametable_piece *out,
+				  unsigned int max)
+{
+	unsigned int n = MIN(max, placed_count);
+
+	memcpy(out, placed, n * sizeof(*out));
+	return n;
 }
 
 /* The present section numbered @number, or NULL: O(log runs). */

@@ -72,6 +72,14 @@ int bootmem_reserve(paddr_t base, uint64_t size, const char *why);
  */
 paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
 		      const char *why);
+/*
+ * [@at, @at + @size) itself (page aligned), when all of it is free RAM of
+ * @node (BOOTMEM_ANY_NODE: any); else INVALID_PADDR and nothing
+ * reserved. A live update puts its frame table where the last image's
+ * lay (common/mm/frametable.c).
+ */
+paddr_t bootmem_alloc_at(paddr_t at, uint64_t size, uint32_t node,
+			 const char *why);
 /* As bootmem_alloc() but returns INVALID_PADDR instead of panicking. */
 paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
 			  const char *why);

@@ -83,6 +83,22 @@ struct page_info {
  */
 void frametable_init(unsigned int node_count);
 
+/*
+ * Where the table lies, piece by piece: the section table (node
+ * FRAMETABLE_SECTIONS) and each node's entries stored in one piece.
+ * frametable_placement(): this table's (a live update hands it on);
+ * frametable_hint(): the last image's, for the next frametable_init(),
+ * which puts each piece there again when it is the same size and free.
+ */
+struct frametable_piece {
+	uint64_t start, end; /* physical, page aligned */
+	uint32_t node, pad;
+};
+#define FRAMETABLE_SECTIONS 0xffffffffu
+unsigned int frametable_placement(struct frametable_piece *out,
+				  unsigned int max);
+void frametable_hint(const struct frametable_piece *h, unsigned int n);
+
 /* NULL when the pfn has no frame table storage. */
 struct page_info *pfn_to_page_or_null(pfn_t p);
 

@@ -63,6 +63,8 @@ struct handover_header {
 #define HANDOVER_REC_BAD	4u /* pages out of service (version 4 on) */
 #define HANDOVER_REC_BAD_PACKED 5u /* the same, 8-byte ranges (version 6) */
 #define HANDOVER_REC_OPTIONAL	0x80000000u /* may be skipped if unknown */
+/* where the writer's frame table lay (optional; written from version 6) */
+#define HANDOVER_REC_FT_PLACE (HANDOVER_REC_OPTIONAL | 6u)
 
 struct handover_rec {
 	uint32_t type;
@@ -138,6 +140,27 @@ static inline struct handover_range handover_unpack(uint64_t v)
 		s, s + (((v >> HANDOVER_PACKED_PFN_BITS) + 1)
 			<< HANDOVER_PACKED_PAGE_SHIFT)};
 }
+
+/*
+ * HANDOVER_REC_FT_PLACE (optional: a reader that does not know it skips
+ * it): {head, u32 count, u32 0} (struct handover_preserved's layout),
+ * then count pieces: where the writer's frame table lay, each
+ * [start, end) page aligned, holding all the page entries of node @node,
+ * or (@node HANDOVER_FT_SECTIONS) the section table. At most one piece a
+ * node and one section table, HANDOVER_FT_PIECES_MAX in all. A hint, not
+ * a reservation: the reader puts the same storage at the same place when
+ * it is the same size and free in its own bootmem (the writer's tables
+ * are nobody else's, and a page of them that went bad is in the
+ * bad-page records), else where it would have anyway. The reader skips
+ * a malformed record with one warning; it never refuses the handover
+ * for it.
+ */
+struct handover_ft_piece {
+	uint64_t start, end;
+	uint32_t node, pad;
+};
+#define HANDOVER_FT_SECTIONS   0xffffffffu
+#define HANDOVER_FT_PIECES_MAX 65u /* CONFIG_MAX_NUMNODES at most + 1 */
 
 /* One guest extent: gpa and pa page aligned, mapped 1:1 for pages. */
 struct handover_extent {
@@ -303,6 +326,9 @@ struct bi_handover {
 	unsigned int bad_unknown;   /* records of a source above UNKNOWN */
 	uint32_t bad_unknown_first; /* the first such source */
 	uint64_t bad_pages;
+	/* TAKEN: the frame table's placement (HANDOVER_REC_FT_PLACE) */
+	const uint8_t *ft_pieces; /* ft_count struct handover_ft_piece */
+	unsigned int ft_count;
 };
 
 /* Range @i of the preserved record (i < preserved_count). */
@@ -313,6 +339,16 @@ handover_preserved_range(const struct bi_handover *h, unsigned int i)
 
 	memcpy(&r, h->preserved + (size_t)i * sizeof(r), sizeof(r));
 	return r;
+}
+
+/* Piece @i of the frame table's placement (i < ft_count). */
+static inline struct handover_ft_piece
+handover_ft_piece(const struct bi_handover *h, unsigned int i)
+{
+	struct handover_ft_piece f;
+
+	memcpy(&f, h->ft_pieces + (size_t)i * sizeof(f), sizeof(f));
+	return f;
 }
 
 /* Bad range @i of bad-page record @b (i < b->count), either entry size. */

@@ -65,6 +65,11 @@ void liveupdate_boot(const struct bootinfo *bi, const struct keel_options *o);
 bool liveupdate_refused(void);
 /* The domains came with the handover: domain= is not built again. */
 bool liveupdate_has_domains(void);
+/*
+ * liveupdate_frametable_hint() - before frametable_init(): a taken
+ * handover's frame table placement to frametable_hint() (none: nothing).
+ */
+void liveupdate_frametable_hint(void);
 /* The heap opened at @ticks (arch_ticks()): the restore starts there. */
 void liveupdate_heap_ready(uint64_t ticks);
 /*
@@ -182,6 +187,9 @@ void ho_domain_extent(struct ho_writer *w, uint64_t gpa, uint64_t pa,
 void ho_domain_end(struct ho_writer *w);
 /* A whole domain record (struct handover_domain and its arrays) as read. */
 void ho_domain_copy(struct ho_writer *w, const uint8_t *rec, uint32_t bytes);
+/* The frame table's placement (HANDOVER_REC_FT_PLACE): @n pieces, 0 none. */
+void ho_ft_place(struct ho_writer *w, const struct handover_ft_piece *f,
+		 uint32_t n);
 /*
  * A vCPU record: @v's domain, arch, cpu, state_bytes and stop_ticks, then
  * @state (v->state_bytes bytes), padded. After the domains.

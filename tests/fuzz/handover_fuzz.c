@@ -10,7 +10,9 @@
  * the reader promises: preserved ranges sorted, disjoint, page aligned,
  * in RAM, off the reserved ranges; every extent and table range inside
  * them; every root inside its tables; every vCPU naming a domain record,
- * a CPU of the machine and its arch's tag and size. The input is also a new image's
+ * a CPU of the machine and its arch's tag and size; the frame table's
+ * placement inside the bytes, each piece page aligned and not empty. The
+ * input is also a new image's
  * file for the header parsers of boot/handover_image.c, whose result must
  * lie inside the file.
  */
@@ -101,6 +103,22 @@ static void check_taken(const struct bi_handover *h, const uint8_t *buf)
 		/* The state lies inside the handover's bytes. */
 		FUZZ_CHECK(bv->state >= buf &&
 			   bv->state + bv->state_bytes <= buf + h->hdr.size);
+	}
+	/* The frame table's placement: inside the bytes, each piece sane. */
+	FUZZ_CHECK(h->ft_count <= HANDOVER_FT_PIECES_MAX);
+	if (h->ft_count)
+		FUZZ_CHECK(h->ft_pieces >= buf &&
+			   h->ft_pieces + h->ft_count *
+						   sizeof(struct
+							  handover_ft_piece) <=
+				   buf + h->hdr.size);
+	for (unsigned int i = 0; i < h->ft_count; i++) {
+		struct handover_ft_piece f = handover_ft_piece(h, i);
+
+		FUZZ_CHECK(f.start < f.end &&
+			   IS_ALIGNED(f.start | f.end, PAGE_SIZE));
+		FUZZ_CHECK(f.node == HANDOVER_FT_SECTIONS ||
+			   f.node < MAX_NUMNODES);
 	}
 }
 

@@ -28,6 +28,20 @@ alone (issue 38 §5; the benchmark's realistic source, scripts/bench-ras.py).
   image must have every page reserved as `bad handover mce` (report=full:
   every reserved range listed), the counts and the audit exact.
 
+- liveupdate-frametable-placed: a page every 64 KiB of node 1's RAM in
+  [1 GiB + 16 MiB, LOW) in such a file, LOW the lowest of keel's own
+  tables at the top of node 1 in the first image (0x4fd3c000 less 64 KiB:
+  3,791 pages). The first image's frame table of node 1 (2 MiB) and its
+  section table lie at node 1's top, above its other tables, the only
+  free range there that holds them. The handover names them
+  (HANDOVER_REC_FT_PLACE); bootmem's own table in a later image, for
+  3,791 carried ranges, placed first, keeps clear of them, and the frame
+  table goes where it was: bootmem.frametable_pieces 3 (the section table
+  and one piece a node), node 1's `frametable` row [0x4fdff000,
+  0x50000000) as in the first image. Before, bootmem's table took the
+  top of node 1 and the frame table of node 1 went 256 KiB lower, onto
+  pages no image had used for it ([0x4fdbf000, 0x4ffc0000)).
+
 Quiet on this 2-core host (2026-12): about 0.5 s each (three boots of
 1.5 GiB); the timeout, firmware.TIMEOUT (120 s), is a safety net.
 """
@@ -133,9 +147,49 @@ def _many():
     return path, [tuple(r) for r in runs]
 
 
+FT1 = (0x4fdff000, 0x50000000)  # node 1's frame table (see the top)
+LOW = 0x4fd3c000 - (64 << 10)
+
+
+def _dense():
+    """A page every 64 KiB of node 1 in [1 GiB + 16 MiB, LOW), in a
+    history file written for this run: (path, pages)."""
+    pfns = [p // PAGE for p in range((1 << 30) + (16 << 20), LOW, 64 << 10)]
+    fd, path = tempfile.mkstemp(prefix="keel-mce-dense-", suffix=".mce")
+    with os.fdopen(fd, "w") as f:
+        f.write("# tests/sandbox/lu_mce_cases.py, liveupdate-frametable-"
+                "placed\n")
+        for p in pfns:
+            f.write(f"mce {p * PAGE:#x} {(p + 1) * PAGE:#x}\n")
+    atexit.register(os.unlink, path)
+    return path, pfns
+
+
+def _check_placed(pages):
+    def check(rep, log):
+        out = lu_check(rep, UPDATES)
+        bad = rep["bad_memory"]
+        if bad["pages"] != pages or bad.get("handover_pages") != pages:
+            out.append(f"bad_memory.pages {bad['pages']}, handover_pages "
+                       f"{bad.get('handover_pages')}: want {pages}, {pages}")
+        ft = [(s, e) for s, e, n in rep["memmap"]["reserved"]
+              if n == "frametable" and s >= (1 << 30)]
+        pieces = rep["bootmem"]["frametable_pieces"]
+        if pieces != 3 or ft != [FT1]:
+            out.append(f"frametable_pieces {pieces}, node 1's frametable "
+                       f"rows {[(hex(s), hex(e)) for s, e in ft]}: want 3, "
+                       f"[{FT1[0]:#x}, {FT1[1]:#x})")
+        a = rep["audit"]
+        if a.get("problems") != 0 or a["lost_pages"] != 0:
+            out.append(f"audit {a}: want 0 problems, 0 lost")
+        return out
+    return check
+
+
 def lu_mce_cases(case_class):
     words = [f"liveupdate={UPDATES}", "audit=full"] + DOMAINS
     path, runs = _many()
+    dense, dense_pfns = _dense()
 
     def check_many(rep, log):
         return _check(rep, log, ignored=0, mce=runs)
@@ -149,4 +203,9 @@ def lu_mce_cases(case_class):
             case_class("liveupdate-mce-history-many",
                        "sandbox-liveupdate.fw",
                        [f"--mce-history={path}", "report=full"] + words,
-                       [check_many])]
+                       [check_many]),
+            case_class("liveupdate-frametable-placed",
+                       "sandbox-liveupdate.fw",
+                       [f"--mce-history={dense}", f"liveupdate={UPDATES}",
+                        "audit=full", "domain=64M@0"],
+                       [_check_placed(len(dense_pfns))])]

@@ -100,6 +100,56 @@ static void test_top_down_and_align(void **state)
 			 pa_val(INVALID_PADDR));
 }
 
+/*
+ * bootmem_alloc_at(): the range itself when it is free RAM of the node
+ * asked (or of any, BOOTMEM_ANY_NODE), nothing reserved otherwise:
+ * reserved in part, across a node's edge or a hole, unaligned, empty.
+ */
+static void test_alloc_at(void **state)
+{
+	static const struct test_rsv rsv[] = {{40 * MiB, 41 * MiB, "fw"}};
+	const paddr_t none = INVALID_PADDR;
+	unsigned int n0, n1;
+
+	(void)state;
+	setup_three(rsv, 1, false);
+	bootmem_reserved_regions(&n0);
+	assert_int_equal(
+		pa_val(bootmem_alloc_at(pa(30 * MiB), 2 * MiB, 0, "here")),
+		30 * MiB);
+	assert_true(is_reserved_as(pa(30 * MiB), 2 * MiB, "here"));
+	/* Taken now, or reserved in part: refused. */
+	assert_int_equal(pa_val(bootmem_alloc_at(pa(31 * MiB), MiB, 0, "x")),
+			 pa_val(none));
+	assert_int_equal(
+		pa_val(bootmem_alloc_at(pa(39 * MiB), 2 * MiB, 0, "x")),
+		pa_val(none));
+	/* Another node's RAM, a node's edge, a hole, no RAM at all. */
+	assert_int_equal(pa_val(bootmem_alloc_at(pa(90 * MiB), MiB, 0, "x")),
+			 pa_val(none));
+	assert_int_equal(pa_val(bootmem_alloc_at(pa(79 * MiB), 2 * MiB,
+						 BOOTMEM_ANY_NODE, "across")),
+			 79 * MiB);
+	assert_int_equal(
+		pa_val(bootmem_alloc_at(pa(77 * MiB), 2 * MiB, 0, "x")),
+		77 * MiB);
+	assert_int_equal(pa_val(bootmem_alloc_at(pa(143 * MiB), 2 * MiB,
+						 BOOTMEM_ANY_NODE, "x")),
+			 pa_val(none));
+	assert_int_equal(pa_val(bootmem_alloc_at(pa(300 * MiB), MiB,
+						 BOOTMEM_ANY_NODE, "x")),
+			 pa_val(none));
+	/* Unaligned, or nothing. */
+	assert_int_equal(
+		pa_val(bootmem_alloc_at(pa(50 * MiB + 512), 4096, 0, "x")),
+		pa_val(none));
+	assert_int_equal(pa_val(bootmem_alloc_at(pa(50 * MiB), 0, 0, "x")),
+			 pa_val(none));
+	bootmem_reserved_regions(&n1);
+	assert_int_equal(n1, n0 + 3);
+	assert_int_equal(bootmem_allocated_bytes(), 6 * MiB);
+}
+
 static void test_same_name_merges(void **state)
 {
 	unsigned int n0, n1, i;
@@ -556,6 +606,8 @@ int main(void)
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_same_name_merges,
 						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_alloc_at, test_setup,
+						test_teardown),
 		cmocka_unit_test_setup_teardown(
 			test_node_preference_and_fallback, test_setup,
 			test_teardown),

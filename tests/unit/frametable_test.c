@@ -295,11 +295,88 @@ static void test_whole_piece_in_one_gap(void **state)
 	free(rsv);
 }
 
+/* The piece of @pl[0..n) for @node, or NULL. */
+static const struct frametable_piece *
+piece_of(const struct frametable_piece *pl, unsigned int n, uint32_t node)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (pl[i].node == node)
+			return &pl[i];
+	return NULL;
+}
+
+/*
+ * frametable_hint(): a live update's last placement, taken where it is
+ * the same size and free: the section table and node 1's entries moved
+ * to free places of their own choosing (not where top-down would put
+ * them), the entries read back there; node 2's hint of the wrong size
+ * and node 0's on reserved memory ignored (placed top-down); the
+ * next boot without a hint places all of it as the first did.
+ */
+static void test_hint(void **state)
+{
+	struct test_machine_cfg c = {
+		.ram = ram,
+		.ram_count = ARRAY_SIZE(ram),
+		.bootmem_only = true,
+	};
+	struct frametable_piece first[8], got[8], hint[4];
+	const struct frametable_piece *p;
+	unsigned int n, m;
+
+	(void)state;
+	test_machine_boot(&c);
+	frametable_init(3);
+	n = frametable_placement(first, ARRAY_SIZE(first));
+	assert_int_equal(n, 4); /* the section table, then nodes 0 to 2 */
+	assert_int_equal(first[0].node, FRAMETABLE_SECTIONS);
+
+	test_machine_boot(&c);
+	p = piece_of(first, n, FRAMETABLE_SECTIONS);
+	hint[0] = (struct frametable_piece){20 * MiB,
+					    20 * MiB + (p->end - p->start),
+					    FRAMETABLE_SECTIONS, 0};
+	p = piece_of(first, n, 1);
+	hint[1] = (struct frametable_piece){
+		200 * MiB, 200 * MiB + (p->end - p->start), 1, 0};
+	p = piece_of(first, n, 2);
+	hint[2] = (struct frametable_piece){GiB, GiB + (p->end - p->start) / 2,
+					    2, 0};
+	p = piece_of(first, n, 0);
+	hint[3] = (struct frametable_piece){
+		16 * MiB, 16 * MiB + (p->end - p->start), 0, 0};
+	assert_int_equal(
+		pa_val(bootmem_alloc_at(pa(16 * MiB + 65536), 4096, 0, "fw")),
+		16 * MiB + 65536); /* inside node 0's hint */
+	frametable_hint(hint, 4);
+	frametable_init(3);
+	m = frametable_placement(got, ARRAY_SIZE(got));
+	assert_int_equal(m, 4);
+	assert_int_equal(piece_of(got, m, FRAMETABLE_SECTIONS)->start,
+			 20 * MiB);
+	assert_int_equal(piece_of(got, m, 1)->start, 200 * MiB);
+	assert_ptr_equal(pfn_to_page(pfn((128 * MiB) >> 12)),
+			 phys_to_virt(pa(200 * MiB)));
+	/* Node 2's top-down, as before, at the top the section table left. */
+	assert_int_equal(piece_of(got, m, 2)->end, GiB + 64 * MiB);
+	assert_int_equal(piece_of(got, m, 0)->start,
+			 piece_of(first, n, 0)->start);
+	assert_int_equal(frametable_pieces(), 4);
+	/* Used once: the next table is placed afresh. */
+	test_machine_boot(&c);
+	frametable_init(3);
+	m = frametable_placement(got, ARRAY_SIZE(got));
+	assert_int_equal(m, n);
+	assert_memory_equal(got, first, n * sizeof(*got));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_whole_piece_in_one_gap,
 						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_hint, test_setup,
+						test_teardown),
 		cmocka_unit_test_setup_teardown(test_every_ram_pfn_has_an_entry,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_node_local_storage,

@@ -57,6 +57,14 @@ static void domain(struct ho_writer *w, uint16_t id, const char *name,
 	ho_domain_begin(w, &d);
 }
 
+/* A frame table placement record for write_all() to write (ft_n: none). */
+static const struct handover_ft_piece ft_in[3] = {
+	{0x3ff00000 - 0x41000, 0x3ff00000 - 0x40000, HANDOVER_FT_SECTIONS, 0},
+	{0x3fe00000, 0x3ff00000 - 0x41000, 0, 0},
+	{G4 + (1ull << 30) - (8 << 20), G4 + (1ull << 30), 1, 0},
+};
+static unsigned int ft_n;
+
 /*
  * alpha (id 1, node 0): tables [0x10000000, 0x10003000) given as two
  * pieces, extents 2 MiB + 2 MiB contiguous (one extent) and 4 KiB;
@@ -79,6 +87,7 @@ static uint64_t write_all(uint8_t *b, uint64_t cap)
 	ho_domain_table(&w, 0x3ff00000, 0x3ff01000);
 	ho_domain_extent(&w, 0, G4, 1 << 18);
 	ho_domain_end(&w);
+	ho_ft_place(&w, ft_in, ft_n);
 	ho_preserved(&w);
 	hd.generation = 1;
 	hd.build = 0x1122334455667788ull;
@@ -322,6 +331,68 @@ static void test_record_rules(void **state)
 		->type = HANDOVER_REC_OPTIONAL | 7;
 	resum();
 	refused("no preserved record");
+}
+
+/*
+ * The frame table's placement (HANDOVER_REC_FT_PLACE): read back as
+ * written; an optional hint, so each malformed form is one warning and
+ * skipped, the handover still taken with its domains.
+ */
+static void test_ft_place(void **state)
+{
+	const struct bi_handover *h = &bi.handover;
+	struct handover_preserved *p;
+	struct handover_ft_piece *f;
+	static const struct {
+		unsigned int k;
+		struct handover_ft_piece f;
+	} bad[] = {
+		{1, {0x3fe00800, 0x3ff00000 - 0x41000, 0, 0}},
+		{1, {0x3fe00000, 0x3fe00000, 0, 0}},
+		{2, {G4, G4 + 4096, 0, 0}},
+		{2, {G4, G4 + 4096, HANDOVER_FT_SECTIONS, 0}},
+		{2, {G4, G4 + 4096, MAX_NUMNODES, 0}},
+	};
+
+	(void)state;
+	ft_n = 3;
+	size = write_all(buf, sizeof(buf));
+	ft_n = 0;
+	assert_int_equal(parse(), 0);
+	assert_int_equal(h->ft_count, 3);
+	for (unsigned int i = 0; i < 3; i++) {
+		struct handover_ft_piece g = handover_ft_piece(h, i);
+
+		assert_memory_equal(&g, &ft_in[i], sizeof(g));
+	}
+	p = (void *)record(HANDOVER_REC_FT_PLACE, 0);
+	f = (struct handover_ft_piece *)(p + 1);
+	for (unsigned int i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct handover_ft_piece keep = f[bad[i].k];
+
+		f[bad[i].k] = bad[i].f;
+		resum();
+		test_quiet_begin();
+		assert_int_equal(parse(), 0);
+		assert_true(test_console_contains("frame table placement of "
+						  "88 bytes skipped"));
+		test_quiet_end();
+		assert_int_equal(h->state, HANDOVER_TAKEN);
+		assert_int_equal(h->domain_count, 2);
+		assert_int_equal(h->ft_count, 0);
+		f[bad[i].k] = keep;
+	}
+	p->count = 2;
+	resum();
+	test_quiet_begin();
+	assert_int_equal(parse(), 0);
+	assert_true(test_console_contains("its count does not fill its bytes"));
+	test_quiet_end();
+	assert_int_equal(h->ft_count, 0);
+	p->count = 3;
+	resum();
+	assert_int_equal(parse(), 0);
+	assert_int_equal(h->ft_count, 3);
 }
 
 static void test_preserved_rules(void **state)
@@ -687,7 +758,7 @@ int main(void)
 		T(test_domain_rules),	   T(test_apply),
 		T(test_no_handover),	   T(test_reserved_order),
 		T(test_kernel_round_trip), T(test_pattern),
-		T(test_python_seed),
+		T(test_python_seed),	   T(test_ft_place),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
