@@ -4,7 +4,8 @@
 `make bench`.
 
 Usage: bench-ras.py SANDBOX_KEEL [--offline-bin build/bench/heap_offline]
-                    [--quick] [--runs N] [--lu-blocks] [--work DIR]
+                    [--quick] [--runs N] [--lu-blocks] [--lu-rows KEYS]
+                    [--work DIR]
                     [--md FILE] [--json FILE] [--timeout S]
 
 1. Offline in a free chunk: tests/bench/heap_offline (a host linking the
@@ -42,8 +43,8 @@ Usage: bench-ras.py SANDBOX_KEEL [--offline-bin build/bench/heap_offline]
    without bad pages spans 1.9 to 3.7 ms on a quiet 2-core host, most of
    it the exec), alternating (--lu-blocks: each row's back to back: a
    row without bad pages right after one with them runs slower, the host
-   still busy with the 2 GB that boot touched). Target: 100,000 <= 1.5x
-   none, for each source.
+   still busy with the 2 GB that boot touched; --lu-rows none,handover:
+   those rows alone). Target: 100,000 <= 1.5x none, for each source.
 
 --runs: default 5 (--quick: 3, and 2000 offlines per order instead of
 20000). Every boot must pass with the bad pages counted
@@ -443,6 +444,9 @@ def md_liveupdate(lu, args):
            f"{lu_runs(args)} updates per row, "
            + ("each row's back to back (--lu-blocks)"
               if args.lu_blocks else "alternating")
+           + ("" if len(LU_ROWS) == 3 else
+              f", the rows {', '.join(k for k, _, _ in LU_ROWS)} only "
+              "(--lu-rows)")
            + "; medians. "
            "The new image hands the heap its free RAM in two steps "
            "(docs/liveupdate.md): the first 64 MiB in the downtime "
@@ -521,9 +525,18 @@ def main(argv=None):
     ap.add_argument("--lu-blocks", action="store_true",
                     help="each live-update row's updates back to back, "
                     "not alternating")
+    ap.add_argument("--lu-rows", default="none,firmware,handover",
+                    help="the live-update rows to run, of none, firmware "
+                    "and handover (none always)")
     ap.add_argument("--work", default=os.path.join(TOP, "build",
                                                    "bench-ras"))
     args = parse(ap, argv)
+    global LU_ROWS
+    keys = set(args.lu_rows.split(",")) | {"none"}
+    if not keys <= set(LU_NAMES):
+        ap.error(f"--lu-rows: {args.lu_rows}: rows are none, firmware, "
+                 "handover")
+    LU_ROWS = tuple(r for r in LU_ROWS if r[0] in keys)
     given = argv if argv is not None else sys.argv[1:]
     if not any(a.startswith("--runs") for a in given):
         args.runs = 3 if args.quick else 5
