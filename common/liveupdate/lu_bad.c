@@ -67,7 +67,12 @@ static bool in_records(const struct bi_handover *in, uint64_t s, uint64_t e)
 	return false;
 }
 
-/* A page not the heap's a take kept (bad_queue_kept()), of @arg's source. */
+/*
+ * A page a take could not take out (bad_queue_kept(): keel's own, or
+ * waiting), of @arg's source: written once, not when a record handed in
+ * names it already (a failed restore's domain memory: its record carries
+ * it on).
+ */
 struct kept_pass {
 	struct ho_writer *w;
 	uint32_t source;
@@ -80,7 +85,6 @@ static void kept_page_cb(pfn_t p, unsigned int reason, void *arg)
 	uint64_t s = pa_val(pfn_to_paddr(p));
 	unsigned int from = MIN((reason >> 4) & 7, 4u);
 
-	/* One the records handed in name already (and carry on): once. */
 	if (heap_bad_sources[from] != kp->source ||
 	    in_records(kp->in, s, s + PAGE_SIZE))
 		return;
@@ -106,7 +110,10 @@ static bool heap_has_bad(uint32_t source)
 /*
  * The bad-page records (version 6), one a source (HANDOVER_BAD_*), each
  * page under the source where it first went bad: every page the heap took
- * out of service, and every range of the records this image was handed
+ * out of service, every page a take found bad but could not take out
+ * (keel's own, still in use, or waiting: bad_queue_kept()), so that the
+ * next image puts nothing there, and every range of the records this
+ * image was handed
  * (the firmware's and the command line's the next image reads itself).
  * The last covers what this image reserved as carried ("bad handover
  * ..."), the pages it marked in restored domains, and those inside a
@@ -121,9 +128,8 @@ void lu_write_bad(struct ho_writer *w, const struct bi_handover *in)
 {
 	for (uint32_t src = 0; src <= HANDOVER_BAD_UNKNOWN; src++) {
 		struct bad_pass bp = {w, src};
-		bool walk = heap_has_bad(src);
-
 		struct kept_pass kp = {w, src, in};
+		bool walk = heap_has_bad(src);
 
 		ho_bad_begin(w, src);
 		for (unsigned int n = 0; walk && n < heap_node_count(); n++)
