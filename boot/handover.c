@@ -626,59 +626,6 @@ static int parse_vcpu(struct ho_ctx *c, unsigned int i, uint64_t off,
 }
 
 /*
- * The frame table's placement (HANDOVER_REC_FT_PLACE): an optional hint,
- * so a malformed record is one warning and skipped, never a refusal.
- * Each piece page aligned, not empty, a node below MAX_NUMNODES or the
- * section table, each at most once; whether it is free is bootmem's to
- * say (frametable_init()).
- */
-static int parse_ft_place(struct ho_ctx *c, unsigned int i, uint64_t off,
-			  const struct handover_rec *rec)
-{
-	struct handover_preserved p;
-	uint64_t seen[(MAX_NUMNODES + 64) / 64] = {0};
-	bool sections = false;
-	const char *why = NULL;
-
-	memcpy(&p, c->buf + off, MIN((size_t)rec->bytes, sizeof(p)));
-	if (rec->bytes < sizeof(p) ||
-	    (uint64_t)p.count * sizeof(struct handover_ft_piece) !=
-		    rec->bytes - sizeof(p) ||
-	    p.count > HANDOVER_FT_PIECES_MAX)
-		why = "its count does not fill its bytes";
-	c->h->ft_pieces = c->buf + off + sizeof(p);
-	c->h->ft_count = why ? 0 : p.count;
-	for (unsigned int k = 0; !why && k < p.count; k++) {
-		struct handover_ft_piece f = handover_ft_piece(c->h, k);
-
-		bool again;
-
-		if (f.node == HANDOVER_FT_SECTIONS) {
-			again = sections;
-			sections = true;
-		} else if (f.node < MAX_NUMNODES) {
-			again = (seen[f.node / 64] >> (f.node % 64)) & 1;
-			seen[f.node / 64] |= 1ULL << (f.node % 64);
-		} else {
-			again = true;
-		}
-		if (!IS_ALIGNED(f.start, PAGE_SIZE) ||
-		    !IS_ALIGNED(f.end, PAGE_SIZE) || f.start >= f.end)
-			why = "a piece empty or not page aligned";
-		else if (again)
-			why = "a node unknown or twice";
-	}
-	if (why) {
-		pr_warn("handover: record %u: frame table placement of %u "
-			"bytes skipped (%s): the table is placed afresh\n",
-			i, rec->bytes, why);
-		c->h->ft_pieces = NULL;
-		c->h->ft_count = 0;
-	}
-	return 0;
-}
-
-/*
  * Walk the records three times: the preserved ranges first (the domains
  * are checked against them), then the domains, then the vCPUs (each names
  * a domain). @pass 0, 1 or 2.
@@ -703,8 +650,8 @@ static int walk_records(struct ho_ctx *c, const struct handover_header *hd,
 			err = pass == 1 ? parse_domain(c, off, &rec) : 0;
 		else if (rec.type == HANDOVER_REC_VCPU)
 			err = pass == 2 ? parse_vcpu(c, i, off, &rec) : 0;
-		else if (rec.type == HANDOVER_REC_FT_PLACE)
-			err = pass ? 0 : parse_ft_place(c, i, off, &rec);
+		else if (rec.type == HANDOVER_REC_FT_PLACE && !pass)
+			handover_ft_parse(c->h, i, c->buf + off, rec.bytes);
 		else if (!(rec.type & HANDOVER_REC_OPTIONAL))
 			err = refuse(c, "record %u: type %#x unknown", i,
 				     rec.type);

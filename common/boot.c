@@ -616,7 +616,7 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 			  const struct keel_options *o)
 {
 	trace_begin("frametable");
-	liveupdate_frametable_hint(); /* where the last image's lay */
+	liveupdate_frametable_hint(bi); /* where the last image's lay */
 	frametable_init(nodes);
 	trace_end("frametable");
 

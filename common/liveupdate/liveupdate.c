@@ -52,7 +52,6 @@
 #include <keel/cpumask.h>
 #include <keel/domain.h>
 #include <keel/errno.h>
-#include <keel/frametable.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
 #include <keel/heap_check.h>
@@ -98,32 +97,6 @@ const char *liveupdate_fail_reason(void)
 bool liveupdate_refused(void)
 {
 	return lu.state == HANDOVER_REFUSED;
-}
-
-void liveupdate_frametable_hint(void)
-{
-	struct frametable_piece f[HANDOVER_FT_PIECES_MAX];
-	unsigned int n = lu_in ? lu_in->ft_count : 0;
-
-	for (unsigned int i = 0; i < n; i++) {
-		struct handover_ft_piece h = handover_ft_piece(lu_in, i);
-
-		f[i] = (struct frametable_piece){h.start, h.end, h.node, 0};
-	}
-	frametable_hint(f, n);
-}
-
-/* This image's frame table placement, for the next one (a hint). */
-static void write_ft_place(struct ho_writer *w)
-{
-	struct frametable_piece f[HANDOVER_FT_PIECES_MAX];
-	struct handover_ft_piece h[HANDOVER_FT_PIECES_MAX];
-	unsigned int n = frametable_placement(f, HANDOVER_FT_PIECES_MAX);
-
-	for (unsigned int i = 0; i < n; i++)
-		h[i] = (struct handover_ft_piece){f[i].start, f[i].end,
-						  f[i].node, 0};
-	ho_ft_place(w, h, n);
 }
 
 bool liveupdate_has_domains(void)
@@ -659,7 +632,7 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	lu_write_bad(&w, lu_in);
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
-	write_ft_place(&w);
+	lu_write_ft_place(&w);
 	ho_preserved(&w);
 	*cap = ho_finish(&w, &hd) + LU_BAD_SLACK_BYTES;
 	arch_lu_needs(&needs);
@@ -707,7 +680,7 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
 	lu_put_bad(&w, lu_in);
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
-	write_ft_place(&w);
+	lu_write_ft_place(&w);
 	ho_preserved(&w);
 	hd->written_ticks = arch_ticks();
 	size = ho_finish(&w, hd);

@@ -109,4 +109,7 @@ struct lu_late {
 
 void lu_warn_late_unused(uint64_t cpu, void *arg);
 
+/* This image's frame table placement, the next image's hint (lu_ft.c). */
+void lu_write_ft_place(struct ho_writer *w);
+
 #endif

@@ -66,10 +66,10 @@ bool liveupdate_refused(void);
 /* The domains came with the handover: domain= is not built again. */
 bool liveupdate_has_domains(void);
 /*
- * liveupdate_frametable_hint() - before frametable_init(): a taken
- * handover's frame table placement to frametable_hint() (none: nothing).
+ * liveupdate_frametable_hint() - before frametable_init(): the frame
+ * table placement of @bi's handover, when taken, to frametable_hint().
  */
-void liveupdate_frametable_hint(void);
+void liveupdate_frametable_hint(const struct bootinfo *bi);
 /* The heap opened at @ticks (arch_ticks()): the restore starts there. */
 void liveupdate_heap_ready(uint64_t ticks);
 /*

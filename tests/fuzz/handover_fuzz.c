@@ -53,6 +53,25 @@ static bool in_pres(const struct bi_handover *h, uint64_t s, uint64_t e)
 	return false;
 }
 
+/* The frame table's placement: inside the bytes, each piece sane. */
+static void check_ft(const struct bi_handover *h, const uint8_t *buf)
+{
+	const size_t bytes = h->ft_count * sizeof(struct handover_ft_piece);
+
+	FUZZ_CHECK(h->ft_count <= HANDOVER_FT_PIECES_MAX);
+	if (h->ft_count)
+		FUZZ_CHECK(h->ft_pieces >= buf &&
+			   h->ft_pieces + bytes <= buf + h->hdr.size);
+	for (unsigned int i = 0; i < h->ft_count; i++) {
+		struct handover_ft_piece f = handover_ft_piece(h, i);
+
+		FUZZ_CHECK(f.start < f.end &&
+			   IS_ALIGNED(f.start | f.end, PAGE_SIZE));
+		FUZZ_CHECK(f.node == HANDOVER_FT_SECTIONS ||
+			   f.node < MAX_NUMNODES);
+	}
+}
+
 static void check_taken(const struct bi_handover *h, const uint8_t *buf)
 {
 	uint64_t last = 0;
@@ -104,22 +123,7 @@ static void check_taken(const struct bi_handover *h, const uint8_t *buf)
 		FUZZ_CHECK(bv->state >= buf &&
 			   bv->state + bv->state_bytes <= buf + h->hdr.size);
 	}
-	/* The frame table's placement: inside the bytes, each piece sane. */
-	FUZZ_CHECK(h->ft_count <= HANDOVER_FT_PIECES_MAX);
-	if (h->ft_count)
-		FUZZ_CHECK(h->ft_pieces >= buf &&
-			   h->ft_pieces + h->ft_count *
-						   sizeof(struct
-							  handover_ft_piece) <=
-				   buf + h->hdr.size);
-	for (unsigned int i = 0; i < h->ft_count; i++) {
-		struct handover_ft_piece f = handover_ft_piece(h, i);
-
-		FUZZ_CHECK(f.start < f.end &&
-			   IS_ALIGNED(f.start | f.end, PAGE_SIZE));
-		FUZZ_CHECK(f.node == HANDOVER_FT_SECTIONS ||
-			   f.node < MAX_NUMNODES);
-	}
+	check_ft(h, buf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -356,11 +356,22 @@ def _ho_bad_packed(ranges, source=0):
                  for s, e in ranges)
 
 
+def _ho_ft_place():
+    """The frame table's placement (optional type 0x80000006): the
+    section table and nodes 0 and 1, 24 bytes a piece."""
+    g4 = 1 << 32
+    pieces = ((0x3fec0000, 0x3fec1000, 0xffffffff),
+              (0x3fe00000, 0x3fec0000, 0),
+              (g4 + (1 << 30) - 0x800000, g4 + (1 << 30), 1))
+    return struct.pack("<IIII", 0x80000006, 16 + 24 * len(pieces),
+                       len(pieces), 0) + \
+        b"".join(struct.pack("<QQII", s, e, n, 0) for s, e, n in pieces)
+
+
 def handover():
-    """Valid handovers of the fuzz target's machine (RAM [0, 1G) on node
-    0, [4G, 5G) on node 1, bios and kernel reserved below 3M) and the
-    classes random bytes seldom build: many extents, an optional record,
-    a vCPU record, a cut one."""
+    """Valid handovers of the fuzz target's machine (RAM [0, 1G) node 0,
+    [4G, 5G) node 1, bios and kernel reserved below 3M) and the classes
+    random bytes seldom build: many extents, optional records, vCPUs."""
     g4 = 1 << 32
     a = _ho_domain(1, "alpha", 0, 0x10000000, [(0x10000000, 0x10003000)],
                    [(0, 0x10200000, 1024), (4 * MIB, 0x11000000, 1)])
@@ -410,15 +421,7 @@ def handover():
             [(0x20001000, 0x20003000), (g4 + 0x5000, g4 + 0x6000)], 2),
             _ho_bad([(0x10201000, 0x10202000), (0x20003000, 0x20004000)], 3),
             _ho_bad_packed([(0x20010000, 0x20011000)], 9)], pres, version=6),
-        # The frame table's placement (optional type 0x80000006): the
-        # section table and nodes 0 and 1, 24 bytes a piece.
-        "class-ft-place": _ho([a, b, struct.pack(
-            "<IIII", 0x80000006, 16 + 24 * 3, 3, 0) + b"".join(
-                struct.pack("<QQII", s, e, n, 0) for s, e, n in (
-                    (0x3fec0000, 0x3fec1000, 0xffffffff),
-                    (0x3fe00000, 0x3fec0000, 0),
-                    (g4 + (1 << 30) - 0x800000, g4 + (1 << 30), 1)))],
-            pres, version=6),
+        "class-ft-place": _ho([a, b, _ho_ft_place()], pres, version=6),
         # New images' headers (boot/handover_image.c reads the same input).
         "class-mb1-image": bytes(8) + struct.pack(
             "<IIiIIIII", 0x1BADB002, 0x10003, -(0x1BADB002 + 0x10003),
