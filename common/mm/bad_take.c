@@ -31,6 +31,7 @@
 #include <keel/ce_count.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_boot.h>
 #include <keel/heap_check.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -171,6 +172,38 @@ static bool reserved_bad(uint64_t n)
 	       badmem_region_source(r[at].name) >= 0;
 }
 
+struct named {
+	uint64_t pfn;
+	bool found;
+};
+
+static void named_cb(pfn_t p, unsigned int reason, int holder, void *arg)
+{
+	struct named *f = arg;
+
+	(void)reason;
+	(void)holder;
+	f->found |= pfn_val(p) == f->pfn;
+}
+
+/*
+ * Does the heap name pfn @n offline (a live update writes it then)? A
+ * page of a domain's extent marked before the range went back to
+ * reserved is no heap memory, yet the heap keeps naming it, under its
+ * own source: kept too, under another, the two would overlap across the
+ * handover's records, which the next image refuses whole. A walk of the
+ * heap's offlined pages, O(bad pages): only for a page not the heap's.
+ */
+static bool heap_names(uint64_t n)
+{
+	struct named f = {n, false};
+
+	for (unsigned int node = 0; node < heap_node_count() && !f.found;
+	     node++)
+		heap_for_each_bad(node, named_cb, &f);
+	return f.found;
+}
+
 /* Page @n, not the heap's, kept. Return: what the line says of it. */
 static const char *keep(uint64_t n, unsigned int reason)
 {
@@ -178,8 +211,8 @@ static const char *keep(uint64_t n, unsigned int reason)
 
 	if (!is_ram(n))
 		return "not RAM: nothing to take out";
-	/* A domain's page the heap marked, its range since released. */
-	if (heap_page_held_bad(pfn(n)) || reserved_bad(n))
+	/* Out of service already: reserved as bad, or named by the heap. */
+	if (reserved_bad(n) || heap_names(n))
 		return "already out of service";
 	for (unsigned int i = 0; i < kept_count; i++)
 		if (kept[i].pfn == n)

@@ -176,6 +176,54 @@ static void test_waiting(void **state)
 	test_heap_check_clean();
 }
 
+/*
+ * A page of a domain's adopted memory marked (an injection), its range
+ * then back to reserved: no heap memory, yet the heap names it. A machine
+ * check on it says it is out of service already and keeps nothing: kept
+ * under another source it would overlap the heap's record in a handover,
+ * which the next image refuses whole.
+ */
+static void test_named_by_heap(void **state)
+{
+	static const struct test_rsv rsv[] = {
+		{3 * GiB, 3 * GiB + 2 * MiB, "static-mem"},
+	};
+	struct test_machine_cfg c = {
+		.ram = ram4g,
+		.ram_count = 1,
+		.rsv = rsv,
+		.rsv_count = 1,
+		.no_handoff = true,
+	};
+	uint64_t s = (3 * GiB) >> 12, e = s + 512;
+	char line[160];
+
+	(void)state;
+	test_machine_boot(&c);
+	heap_strict = true;
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + PAGES), false) > 0);
+	bad_queue_kept_reset();
+	assert_true(heap_adopt_owned(0, pfn(s), pfn(e), 7) > 0);
+	assert_int_equal(
+		heap_offline(pfn(s + 3),
+			     HEAP_BAD_BROKEN | HEAP_BAD_FROM_INJECTION),
+		0);
+	assert_int_equal(heap_release_owned(0, pfn(s), pfn(e), 7), 0);
+	test_quiet_begin();
+	sandbox_console_clear();
+	mce(s + 3);
+	snprintf(line, sizeof(line),
+		 "mce: memory error in page %#llx (status 0xbd80000000100134): "
+		 "already out of service (-1)\n",
+		 (unsigned long long)(s + 3));
+	assert_int_equal(test_console_count(line), 1);
+	assert_int_equal(kept().n, 0);
+	/* Its neighbour, not named: kept. */
+	mce(s + 4);
+	assert_int_equal(kept().n, 1);
+	test_heap_check_clean();
+}
+
 int main(void)
 {
 #define T(f) cmocka_unit_test_setup_teardown(f, test_setup, test_teardown)
@@ -183,6 +231,7 @@ int main(void)
 		T(test_not_heap),
 		T(test_full),
 		T(test_waiting),
+		T(test_named_by_heap),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
