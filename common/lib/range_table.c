@@ -32,6 +32,29 @@
 static const struct region zero_payload;
 
 /**
+ * regions_first_ending_above() - of @count sorted, disjoint regions @r (a
+ * table's, or one a reader was handed: bootmem_reserved_regions()), the
+ * first ending above @a. O(log count).
+ *
+ * Return: its index, or @count when none does.
+ */
+unsigned int regions_first_ending_above(const struct region *r,
+					unsigned int count, paddr_t a)
+{
+	unsigned int lo = 0, hi = count;
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (pa_val(r[mid].end) <= pa_val(a))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/**
  * range_table_first_ending_above() - the first region ending above @a.
  *
  * Return: its index, or the count when none does.
@@ -39,17 +62,7 @@ static const struct region zero_payload;
 unsigned int range_table_first_ending_above(const struct range_table *t,
 					    paddr_t a)
 {
-	unsigned int lo = 0, hi = t->count;
-
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (pa_val(t->regions[mid].end) <= pa_val(a))
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return regions_first_ending_above(t->regions, t->count, a);
 }
 
 /**

@@ -34,6 +34,7 @@
 #include <keel/heap_boot.h>
 #include <keel/heap_check.h>
 #include <keel/printk.h>
+#include <keel/range_table.h>
 #include <keel/string.h>
 
 /*
@@ -135,18 +136,8 @@ static unsigned int broken_from(enum bad_queue_source src)
 static bool region_holds(const struct region *r, unsigned int count, uint64_t n,
 			 unsigned int *at)
 {
-	unsigned int lo = 0, hi = count;
-
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (pfn_val(region_end_pfn(&r[mid])) <= n)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	*at = lo;
-	return lo < count && pfn_val(region_start_pfn(&r[lo])) <= n;
+	*at = regions_first_ending_above_pfn(r, count, n);
+	return *at < count && pfn_val(region_start_pfn(&r[*at])) <= n;
 }
 
 /* Is pfn @n RAM (bootmem's map)? */

@@ -58,6 +58,7 @@
 #include <keel/heap_boot.h>
 #include <keel/heap_check.h>
 #include <keel/printk.h>
+#include <keel/range_table.h>
 #include <keel/scrub_prims.h>
 #include <keel/string.h>
 
@@ -327,19 +328,11 @@ static bool reserved_for_domains(uint64_t s, uint64_t e)
 	/* Not joined by a live update's carried bad ranges: a restore runs
 	 * in its downtime, and they never cut a domain's region. */
 	const struct region *r = bootmem_reserved_table(&count);
-	unsigned int lo = 0, hi = count;
 
-	/* The first region ending above @s: 100,000 bad pages are as many
-	 * reserved regions, and a restore asks this per extent. */
-	while (lo < hi) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (pfn_val(region_end_pfn(&r[mid])) <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (unsigned int i = lo; i < count && s < e; i++) {
+	/* From the first region ending above @s, found in O(log): 100,000 bad
+	 * pages are as many reserved regions, and a restore asks per extent. */
+	for (unsigned int i = regions_first_ending_above_pfn(r, count, s);
+	     i < count && s < e; i++) {
 		uint64_t rs = pfn_val(region_start_pfn(&r[i]));
 		uint64_t re = pfn_val(region_end_pfn(&r[i]));
 

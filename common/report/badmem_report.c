@@ -39,6 +39,7 @@
 #include <keel/json.h>
 #include <keel/liveupdate.h>
 #include <keel/printk.h>
+#include <keel/range_table.h>
 #include <keel/report.h>
 #include <keel/ticks.h>
 
@@ -50,21 +51,13 @@
 /* Pages of [s, e) on each node, from bootmem's RAM table. */
 static void count_nodes(uint64_t s, uint64_t e, uint64_t *by_node)
 {
-	unsigned int count = 0, lo = 0, hi;
+	unsigned int count = 0, lo;
 	const struct region *ram = bootmem_ram_regions(&count);
 
 	if (!ram)
 		return;
-	/* The first RAM region ending above s. */
-	for (hi = count; lo < hi;) {
-		unsigned int mid = lo + (hi - lo) / 2;
-
-		if (pa_val(ram[mid].end) <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (; lo < count && pa_val(ram[lo].start) < e; lo++) {
+	for (lo = regions_first_ending_above(ram, count, pa(s));
+	     lo < count && pa_val(ram[lo].start) < e; lo++) {
 		uint64_t rs = MAX(s, pa_val(ram[lo].start));
 		uint64_t re = MIN(e, pa_val(ram[lo].end));
 
@@ -168,16 +161,9 @@ static void for_each_kept(kept_fn *fn, void *arg)
 		for (unsigned int i = 0; i < h->bad[j].count; i++) {
 			struct handover_range x =
 				handover_bad_range(&h->bad[j], i);
-			unsigned int lo = 0, hi = count;
+			unsigned int lo = regions_first_ending_above(
+				r, count, pa(x.start));
 
-			while (lo < hi) { /* the first ending above x.start */
-				unsigned int mid = lo + (hi - lo) / 2;
-
-				if (pa_val(r[mid].end) <= x.start)
-					lo = mid + 1;
-				else
-					hi = mid;
-			}
 			for (; lo < count && pa_val(r[lo].start) < x.end; lo++)
 				if (!strncmp(r[lo].name, "preserved",
 					     sizeof(r[lo].name)))

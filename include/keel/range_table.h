@@ -67,8 +67,18 @@ struct range_table {
 		.same = (same_), .grow = (grow_),                             \
 	}
 
+unsigned int regions_first_ending_above(const struct region *r,
+					unsigned int count, paddr_t a);
 unsigned int range_table_first_ending_above(const struct range_table *t,
 					    paddr_t a);
+/* The first of sorted, disjoint @r whose last page is page @n or above. */
+static inline unsigned int
+regions_first_ending_above_pfn(const struct region *r, unsigned int count,
+			       uint64_t n)
+{
+	return regions_first_ending_above(
+		r, count, pa((n << PAGE_SHIFT) + PAGE_SIZE - 1));
+}
 const struct region *range_table_find(const struct range_table *t, paddr_t a);
 int range_table_add(struct range_table *t, paddr_t start, paddr_t end,
 		    const struct region *payload);

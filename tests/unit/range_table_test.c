@@ -150,6 +150,32 @@ static void test_lookup(void **state)
 	assert_null(range_table_find(&t, pa(40)));
 }
 
+/*
+ * The same search over a bare array, in pages: a region ends above page n
+ * when its end is past n's last byte (an end inside page n does not).
+ */
+static void test_lookup_pfn(void **state)
+{
+	const struct region r[] = {
+		{.start = pa(0x1000), .end = pa(0x3000)},
+		{.start = pa(0x5000),
+		 .end = pa(0x6800)}, /* ends inside page 6 */
+		{.start = pa(0x8000), .end = pa(0x9000)},
+	};
+
+	(void)state;
+	assert_int_equal(regions_first_ending_above(r, 3, pa(0x2fff)), 0);
+	assert_int_equal(regions_first_ending_above(r, 3, pa(0x3000)), 1);
+	assert_int_equal(regions_first_ending_above(r, 0, pa(0)), 0);
+	assert_int_equal(regions_first_ending_above_pfn(r, 3, 0), 0);
+	assert_int_equal(regions_first_ending_above_pfn(r, 3, 2), 0);
+	assert_int_equal(regions_first_ending_above_pfn(r, 3, 3), 1);
+	assert_int_equal(regions_first_ending_above_pfn(r, 3, 5), 1);
+	assert_int_equal(regions_first_ending_above_pfn(r, 3, 6), 2);
+	assert_int_equal(regions_first_ending_above_pfn(r, 3, 8), 2);
+	assert_int_equal(regions_first_ending_above_pfn(r, 3, 9), 3);
+}
+
 static void test_full_table(void **state)
 {
 	uint64_t gap;
@@ -496,6 +522,7 @@ int main(void)
 		cmocka_unit_test(test_merge_adjacent),
 		cmocka_unit_test(test_overlap),
 		cmocka_unit_test(test_lookup),
+		cmocka_unit_test(test_lookup_pfn),
 		cmocka_unit_test(test_full_table),
 		cmocka_unit_test(test_remove_splits),
 		cmocka_unit_test(test_move),
