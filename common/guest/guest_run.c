@@ -338,8 +338,12 @@ static bool stop_slow(unsigned int me)
  * held vCPU does not answer it, running no vCPU, until the stop is
  * withdrawn (a failed freeze: it runs on) or the boot CPU gives up on it
  * (guests_release()), then goes on at once: a vCPU whose exit comes only
- * as the boot moves on. GUEST_STOP_STUCK_MS() at most. Return: true when
- * it held the stop.
+ * as the boot moves on. GUEST_STOP_STUCK_MS() at most. The withdrawal is
+ * read where the wait ends: read again after it, a stop asked anew in
+ * between (the release, right after a failed freeze, while this host
+ * thread was not running) was answered at once, as no stuck CPU would
+ * (1 arm64 boot in 10 had no "left running").
+ * Return: true when the stop it held was withdrawn (it runs on).
  */
 static bool stop_stuck(const struct guest_round *r, unsigned int me)
 {
@@ -355,11 +359,29 @@ static bool stop_stuck(const struct guest_round *r, unsigned int me)
 		      guest_us_to_ticks(
 			      GUEST_STOP_STUCK_MS(guest_state.freeze_ms) *
 			      1000);
-		while (held_stop(r) && !gate_shut(r) && arch_ticks() < end)
+		for (;;) {
+			if (!held_stop(r))
+				return true;
+			if (gate_shut(r) || arch_ticks() >= end)
+				return false;
 			arch_cpu_relax();
-		return true;
+		}
 	}
 	return false;
+}
+
+/*
+ * An injected fault held the stop just asked (the two above), and it was
+ * withdrawn meanwhile: @me's vCPUs run on. Return: false when the stop
+ * stands (or none was asked, or none held it): @me leaves its turns.
+ */
+static bool injected_run_on(const struct guest_round *r, unsigned int me)
+{
+	if (!held_stop(r))
+		return false;
+	if (stop_slow(me))
+		return !held_stop(r);
+	return stop_stuck(r, me);
 }
 
 /*
@@ -418,9 +440,7 @@ static bool run_turns(struct guest_round *r, unsigned int me)
 	for (;;) {
 		do {
 			run_mine(r, me);
-			/* After an injected delay the stop may be withdrawn. */
-		} while (held_stop(r) && (stop_slow(me) || stop_stuck(r, me)) &&
-			 !held_stop(r));
+		} while (injected_run_on(r, me));
 		if (!exit_begin(r, me))
 			return false;
 		exit_slow(r, me);
