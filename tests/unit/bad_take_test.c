@@ -185,25 +185,12 @@ static void test_waiting(void **state)
  */
 static void test_named_by_heap(void **state)
 {
-	static const struct test_rsv rsv[] = {
-		{3 * GiB, 3 * GiB + 2 * MiB, "static-mem"},
-	};
-	struct test_machine_cfg c = {
-		.ram = ram4g,
-		.ram_count = 1,
-		.rsv = rsv,
-		.rsv_count = 1,
-		.no_handoff = true,
-	};
-	uint64_t s = (3 * GiB) >> 12, e = s + 512;
+	uint64_t s = ADOPTED_PFN, e = ADOPTED_END;
 	char line[160];
 
 	(void)state;
-	test_machine_boot(&c);
-	heap_strict = true;
-	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + PAGES), false) > 0);
+	adopted_machine("static-mem");
 	bad_queue_kept_reset();
-	assert_true(heap_adopt_owned(0, pfn(s), pfn(e), 7) > 0);
 	assert_int_equal(
 		heap_offline(pfn(s + 3),
 			     HEAP_BAD_BROKEN | HEAP_BAD_FROM_INJECTION),

@@ -39,6 +39,36 @@ static inline void machine(void)
 	assert_int_equal(heap_stats_all(0).free_pages, PAGES);
 }
 
+/* The first page of adopted_machine()'s domain range (3 GiB, 512 pages). */
+#define ADOPTED_PFN ((3 * GiB) >> 12)
+#define ADOPTED_END (ADOPTED_PFN + 512)
+
+/*
+ * machine()'s, with [3 GiB, 3 GiB + 2 MiB) reserved as @name ("static-mem":
+ * a domain's static memory; "preserved": a live update's) and adopted by
+ * the heap for owner 7: domain memory of the heap, no free memory.
+ */
+static inline void adopted_machine(const char *name)
+{
+	const struct test_rsv rsv[] = {
+		{3 * GiB, 3 * GiB + 2 * MiB, name},
+	};
+	struct test_machine_cfg c = {
+		.ram = ram4g,
+		.ram_count = 1,
+		.rsv = rsv,
+		.rsv_count = 1,
+		.no_handoff = true,
+	};
+
+	test_machine_boot(&c);
+	heap_strict = true;
+	/* Free memory too: the list of marked pages is a heap block. */
+	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + PAGES), false) > 0);
+	assert_true(heap_adopt_owned(0, pfn(ADOPTED_PFN), pfn(ADOPTED_END), 7) >
+		    0);
+}
+
 static inline struct heap_stats stats(void)
 {
 	struct heap_stats st;

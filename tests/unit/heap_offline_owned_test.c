@@ -36,26 +36,12 @@ static const enum heap_bad_reason HANDOVER =
 /* A preserved range adopted for owner 7: marked, refused, released. */
 static void test_adopted_marked(void **state)
 {
-	static const struct test_rsv rsv[] = {
-		{3 * GiB, 3 * GiB + 2 * MiB, "preserved"},
-	};
-	struct test_machine_cfg c = {
-		.ram = ram4g,
-		.ram_count = 1,
-		.rsv = rsv,
-		.rsv_count = 1,
-		.no_handoff = true,
-	};
-	uint64_t s = (3 * GiB) >> 12, e = s + 512;
+	uint64_t s = ADOPTED_PFN, e = ADOPTED_END;
 	struct seen seen = {0};
 	struct heap_stats st;
 
 	(void)state;
-	test_machine_boot(&c);
-	heap_strict = true;
-	/* Free memory too: the list of marked pages is a heap block. */
-	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + PAGES), false) > 0);
-	assert_true(heap_adopt_owned(0, pfn(s), pfn(e), 7) > 0);
+	adopted_machine("preserved");
 	test_quiet_begin();
 	/* Another owner's page, and owner 0: refused, nothing changed. */
 	assert_int_equal(heap_offline_owned(pfn(s + 3), 8, HANDOVER), -EPERM);

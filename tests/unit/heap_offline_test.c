@@ -514,24 +514,10 @@ static void test_for_each_bad(void **state)
  */
 static void test_adopted_marked(void **state)
 {
-	static const struct test_rsv rsv[] = {
-		{3 * GiB, 3 * GiB + 2 * MiB, "static-mem"},
-	};
-	struct test_machine_cfg c = {
-		.ram = ram4g,
-		.ram_count = 1,
-		.rsv = rsv,
-		.rsv_count = 1,
-		.no_handoff = true,
-	};
-	uint64_t s = (3 * GiB) >> 12, e = s + 512;
+	uint64_t s = ADOPTED_PFN, e = ADOPTED_END;
 
 	(void)state;
-	test_machine_boot(&c);
-	heap_strict = true;
-	/* Free memory too: the list of marked pages is a heap block. */
-	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + PAGES), false) > 0);
-	assert_true(heap_adopt_owned(0, pfn(s), pfn(e), 7) > 0);
+	adopted_machine("static-mem");
 	assert_int_equal(heap_offline(pfn(s + 3), HEAP_BAD_BROKEN), 0);
 	assert_int_equal(stats().bad_held_pages, 1);
 	assert_int_equal(heap_held_bad_pages(7), 1);
