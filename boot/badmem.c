@@ -510,9 +510,10 @@ static void check_image(const struct bootinfo *bi)
 		for (unsigned int j = 0; j < bi->reserved.count; j++) {
 			const struct region *b = &bi->reserved.regions[j];
 
-			if (badmem_region_source(b->name) < 0 ||
-			    pa_val(b->start) >= pa_val(img->end) ||
-			    pa_val(img->start) >= pa_val(b->end))
+			/* Bounds before the name: 100,000 bad ranges. */
+			if (pa_val(b->start) >= pa_val(img->end) ||
+			    pa_val(img->start) >= pa_val(b->end) ||
+			    badmem_region_source(b->name) < 0)
 				continue;
 			if (said == IMAGE_BAD_ERR_MAX) {
 				more++;
