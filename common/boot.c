@@ -410,12 +410,20 @@ static void claim_domain_set(const struct bootinfo *bi,
 
 	if (!o->domain_count && !bi->domain_count && !liveupdate_has_domains())
 		return;
-	if (liveupdate_has_domains()) /* the restore cannot do without */
+	if (liveupdate_has_domains() && bi->handover.domain_count)
+		/* the restore cannot do without */
 		at = bootmem_alloc(sizeof(*domain_set), PAGE_SIZE,
 				   BOOTMEM_ANY_NODE, "domain set");
 	else
 		at = bootmem_alloc_try(sizeof(*domain_set), PAGE_SIZE,
 				       BOOTMEM_ANY_NODE, "domain set");
+	/*
+	 * A handover with no domain restores none: a machine whose bad pages
+	 * leave no free range of the set's size (badram= every 128 KiB)
+	 * goes on without one, as a boot with no domain asked does.
+	 */
+	if (pa_val(at) == pa_val(INVALID_PADDR) && liveupdate_has_domains())
+		return;
 	if (pa_val(at) == pa_val(INVALID_PADDR)) {
 		pr_err("domains: no %zu bytes of bootmem for the domain set: "
 		       "no domain is built\n",
@@ -586,7 +594,8 @@ static void phase_domains(const struct bootinfo *bi,
 		pr_info("domains: %u came with the handover; domain= and "
 			"dom0less are not built again\n",
 			liveupdate_info()->domains);
-		domains_check(domain_set, o->audit == AUDIT_FULL);
+		if (domain_set)
+			domains_check(domain_set, o->audit == AUDIT_FULL);
 		domains_inject_poison(domain_set); /* says it injects none */
 		return;
 	}
@@ -636,7 +645,9 @@ static void phase_machine(struct bootinfo *bi, unsigned int nodes,
 		ranges = phase_heap(bi, nodes, o, HEAP_FIRST_BYTES);
 		liveupdate_heap_ready(boot_times.heap_init_end);
 		trace_begin("restore");
-		ok = domains_restore(domain_set, bi, o, &failed);
+		failed = 0; /* no set: the handover carries no domain */
+		ok = domain_set ? domains_restore(domain_set, bi, o, &failed)
+				: 0;
 		trace_end("restore");
 		liveupdate_restored(arch_ticks(), ok, failed);
 		phase_guests_resume(bi, o);

@@ -513,6 +513,11 @@ void bootmem_init_from_bootinfo(struct bootinfo *bi)
 	presized_s = presized_e = 0;
 	bm_flush_grown();
 	resizable = true;
+	if (merged_regions)
+		pr_info("bootmem: %u reserved regions merged, no free range of "
+			"RAM holding a table of them all: %llu KiB between "
+			"them withheld with them\n",
+			merged_regions, U64(merged_gap_bytes >> 10));
 }
 
 /**

@@ -129,7 +129,7 @@ static void json_reserved(struct jw *w)
 void bootmem_report_json(struct jw *w, const struct bootinfo *bi)
 {
 	/* The list's and a handover's carried ranges (kept, not walked). */
-	uint64_t fw_reserved = bootinfo_reserved_bytes(bi);
+	uint64_t fw_reserved = bootinfo_reserved_bytes(bi), gap = 0;
 	unsigned int ram_count;
 	/*
 	 * RAM from the table that owns it: bootmem's (bootinfo's, taken
@@ -165,6 +165,7 @@ void bootmem_report_json(struct jw *w, const struct bootinfo *bi)
 	jw_u64(w, "frametable_bytes", frametable_bytes());
 	jw_u64(w, "frametable_pieces", frametable_pieces());
 	jw_u64(w, "frametable_left_out_bytes", frametable_left_out_bytes());
-	jw_u64(w, "merged_regions", bootmem_merged_regions(NULL));
+	jw_u64(w, "merged_regions", bootmem_merged_regions(&gap));
+	jw_u64(w, "merged_gap_bytes", gap);
 	jw_obj_end(w);
 }
