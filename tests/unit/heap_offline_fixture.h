@@ -22,20 +22,28 @@ static const struct test_ram ram4g[] = {
 };
 
 /*
- * One node, 4 GiB of RAM (bootmem's frame table at its top); the heap
- * holds [1 GiB, 2 GiB): one chunk.
+ * One node, 4 GiB of RAM (bootmem's frame table at its top), @rsv
+ * reserved; the heap holds [1 GiB, 2 GiB): one chunk.
  */
-static inline void machine(void)
+static inline void boot_4g(const struct test_rsv *rsv, unsigned int rsv_count)
 {
 	struct test_machine_cfg c = {
 		.ram = ram4g,
 		.ram_count = 1,
+		.rsv = rsv,
+		.rsv_count = rsv_count,
 		.no_handoff = true,
 	};
 
 	test_machine_boot(&c);
 	heap_strict = true;
 	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + PAGES), false) > 0);
+}
+
+/* boot_4g() with nothing reserved: the heap's chunk all free. */
+static inline void machine(void)
+{
+	boot_4g(NULL, 0);
 	assert_int_equal(heap_stats_all(0).free_pages, PAGES);
 }
 
@@ -44,27 +52,18 @@ static inline void machine(void)
 #define ADOPTED_END (ADOPTED_PFN + 512)
 
 /*
- * machine()'s, with [3 GiB, 3 GiB + 2 MiB) reserved as @name ("static-mem":
- * a domain's static memory; "preserved": a live update's) and adopted by
- * the heap for owner 7: domain memory of the heap, no free memory.
+ * boot_4g() with [3 GiB, 3 GiB + 2 MiB) reserved as @name ("static-mem": a
+ * domain's static memory; "preserved": a live update's) and adopted by the
+ * heap for owner 7 (the heap's chunk free too: the list of marked pages is
+ * a heap block).
  */
 static inline void adopted_machine(const char *name)
 {
 	const struct test_rsv rsv[] = {
 		{3 * GiB, 3 * GiB + 2 * MiB, name},
 	};
-	struct test_machine_cfg c = {
-		.ram = ram4g,
-		.ram_count = 1,
-		.rsv = rsv,
-		.rsv_count = 1,
-		.no_handoff = true,
-	};
 
-	test_machine_boot(&c);
-	heap_strict = true;
-	/* Free memory too: the list of marked pages is a heap block. */
-	assert_true(heap_add_range(0, pfn(BASE), pfn(BASE + PAGES), false) > 0);
+	boot_4g(rsv, 1);
 	assert_true(heap_adopt_owned(0, pfn(ADOPTED_PFN), pfn(ADOPTED_END), 7) >
 		    0);
 }
