@@ -342,7 +342,7 @@ static bool stop_slow(unsigned int me)
  * read where the wait ends: read again after it, a stop asked anew in
  * between (the release, right after a failed freeze, while this host
  * thread was not running) was answered at once, as no stuck CPU would
- * (1 arm64 boot in 10 had no "left running").
+ * (2 arm64 boots in 25 had no "left running").
  * Return: true when the stop it held was withdrawn (it runs on).
  */
 static bool stop_stuck(const struct guest_round *r, unsigned int me)

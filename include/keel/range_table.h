@@ -71,7 +71,7 @@ unsigned int regions_first_ending_above(const struct region *r,
 					unsigned int count, paddr_t a);
 unsigned int range_table_first_ending_above(const struct range_table *t,
 					    paddr_t a);
-/* The first of sorted, disjoint @r whose last page is page @n or above. */
+/* The first of sorted, disjoint @r ending at page @n's end or above it. */
 static inline unsigned int
 regions_first_ending_above_pfn(const struct region *r, unsigned int count,
 			       uint64_t n)
