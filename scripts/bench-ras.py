@@ -435,48 +435,53 @@ def md_handoff(ho, pre, args):
     return out
 
 
+def lu_intro(args):
+    """The live-update section's first paragraph: what ran, how."""
+    return (f"`{' '.join(LU_WORDS)}` on the 1 TiB machine above: with no "
+            "bad page; with the 100,000 of the handoff as the firmware's "
+            "`bad` lines, which the new image reads again itself (a firmware "
+            "map naming that many is not realistic); and with 100,000 that "
+            "reach the new image only through the handover's bad-page "
+            "records, as a host that has run for years carries the pages "
+            "its machine checks took out: `mce` lines in a file of their "
+            "own (the sandbox's `--mce-history=`, arch/sandbox/"
+            "mce_history.c), offlined by the first image as machine checks "
+            "once its heap is open; the new image is not given the file "
+            "(random pages, seed 38, outside the top 4 GiB of each node, "
+            "where keel's own tables lie). "
+            "liveupdate.downtime_ns (the old image's freeze to the new "
+            "image's domains restored) and its phases; "
+            f"{lu_runs(args)} updates per row, "
+            + ("each row's back to back (--lu-blocks)"
+               if args.lu_blocks else
+               "alternating, each round in another order of the rows")
+            + ("" if len(LU_ROWS) == 3 else
+               f", the rows {', '.join(k for k, _, _ in LU_ROWS)} only "
+               "(--lu-rows)")
+            + "; medians. "
+            "The new image hands the heap its free RAM in two steps "
+            "(docs/liveupdate.md): the first 64 MiB in the downtime "
+            "(trace heap_init), the rest once the domains are restored "
+            "(trace heap_rest); heap.init_ns is both. "
+            "In the sandbox, relocate is an exec: the new program loaded; "
+            "the old process's address space (one page-table entry per arena "
+            "page its boot touched), a cost hardware, where relocate copies "
+            "the image, does not have, is held by a helper task across the "
+            "exec and torn down after the new image's verify, out of the "
+            "downtime (docs/liveupdate.md). "
+            "On this 2-core host an update falls in one of two modes, "
+            "whatever its row and its place in the order (seen 2026-12: "
+            "1.6 to 2.2 ms and 3.5 to 6 ms without bad pages): which mode "
+            "a row's middle run falls in moves its median by up to 2x, so "
+            "the targets also give the fastest update of each row, the "
+            "work that nothing else lengthened; the verdict stays on the "
+            "medians.")
+
+
 def md_liveupdate(lu, args):
     """The live-update section."""
     out = ["## Live update with bad pages (1 TiB sandbox)", "",
-           f"`{' '.join(LU_WORDS)}` on the 1 TiB machine above: with no "
-           "bad page; with the 100,000 of the handoff as the firmware's "
-           "`bad` lines, which the new image reads again itself (a firmware "
-           "map naming that many is not realistic); and with 100,000 that "
-           "reach the new image only through the handover's bad-page "
-           "records, as a host that has run for years carries the pages "
-           "its machine checks took out: `mce` lines in a file of their "
-           "own (the sandbox's `--mce-history=`, arch/sandbox/"
-           "mce_history.c), offlined by the first image as machine checks "
-           "once its heap is open; the new image is not given the file "
-           "(random pages, seed 38, outside the top 4 GiB of each node, "
-           "where keel's own tables lie). "
-           "liveupdate.downtime_ns (the old image's freeze to the new "
-           "image's domains restored) and its phases; "
-           f"{lu_runs(args)} updates per row, "
-           + ("each row's back to back (--lu-blocks)"
-              if args.lu_blocks else
-              "alternating, each round in another order of the rows")
-           + ("" if len(LU_ROWS) == 3 else
-              f", the rows {', '.join(k for k, _, _ in LU_ROWS)} only "
-              "(--lu-rows)")
-           + "; medians. "
-           "The new image hands the heap its free RAM in two steps "
-           "(docs/liveupdate.md): the first 64 MiB in the downtime "
-           "(trace heap_init), the rest once the domains are restored "
-           "(trace heap_rest); heap.init_ns is both. "
-           "In the sandbox, relocate is an exec: the new program loaded; "
-           "the old process's address space (one page-table entry per arena "
-           "page its boot touched), a cost hardware, where relocate copies "
-           "the image, does not have, is held by a helper task across the "
-           "exec and torn down after the new image's verify, out of the "
-           "downtime (docs/liveupdate.md). "
-           "On this 2-core host an update falls in one of two modes, "
-           "whatever its row and its place in the order (seen 2026-12: "
-           "1.6 to 2.2 ms and 3.5 to 6 ms without bad pages): which mode "
-           "a row's middle run falls in moves its median by up to 2x, so "
-           "the targets also give the fastest update of each row, the "
-           "work that nothing else lengthened; the verdict stays on the "
-           "medians.", ""]
+           lu_intro(args), ""]
     names = list(lu["none"]["phases"])
     out += ["| bad pages | source | downtime | x none | " + " | ".join(names) +
             " | downtime less relocate | new image's bootmem phase | its "
