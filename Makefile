@@ -152,7 +152,7 @@ stress-liveupdate:
 # small, the arch's default; kernel on x86_64, for a higher-half host;
 # pic on either).
 LIB_HEAP_SRCS := $(wildcard common/mm/*.c) $(addprefix common/lib/, \
-	printk.c range_table.c enum_names.c lib.c irqsoff.c libc.c)
+	printk.c range_table.c enum_names.c lib.c irqsoff.c libc.c lattice.c)
 LIB_HEAP_OBJS := $(patsubst %,$(O)/%.o,$(filter-out $(ARCH_EXCLUDE),$(LIB_HEAP_SRCS)))
 LIB_HEADERS := $(addprefix include/keel/,heap.h bootmem.h frametable.h \
 	heap_boot.h cachemaint.h heap_check.h heap_scrub.h numa.h hooks.h)

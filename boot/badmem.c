@@ -22,6 +22,7 @@
 #include <keel/config.h>
 #include <keel/errno.h>
 #include <keel/escape.h>
+#include <keel/lattice.h>
 #include <keel/printk.h>
 #include <keel/string.h>
 
@@ -197,35 +198,6 @@ int badmem_parse_badram(const char *s, size_t len, const char **why)
 	return 0;
 }
 
-/*
- * The smallest y >= x with (y & m) == v (v inside m), in *@out.
- * Return: false when there is none below 2^64.
- */
-static bool next_match(uint64_t x, uint64_t m, uint64_t v, uint64_t *out)
-{
-	uint64_t y = (x & ~m) | v, diff = x ^ y, below, up;
-	unsigned int d;
-
-	if (!diff) {
-		*out = y;
-		return true;
-	}
-	d = 63 - (unsigned int)__builtin_clzll(diff);
-	below = d == 63 ? ~0ULL : (2ULL << d) - 1;
-	if (y > x) {
-		/* A fixed 1 above x's 0 at d: every free bit below is 0. */
-		*out = (x & ~m & ~below) | v;
-		return true;
-	}
-	/* A fixed 0 below x's 1 at d: carry into the lowest free 0 above. */
-	up = ~m & ~below & ~x;
-	if (!up)
-		return false;
-	up &= -up;
-	*out = (x & ~m & ~((up << 1) - 1)) | up | v;
-	return true;
-}
-
 /**
  * badmem_badram_runs() - the pages of [ram_s, ram_e) that ADDR, MASK names;
  * see badmem.h.
@@ -251,7 +223,7 @@ uint64_t badmem_badram_runs(uint64_t addr, uint64_t mask, uint64_t ram_s,
 		return 1;
 	}
 	/* Runs of 2^k pages: the mask's clear low bits vary inside one. */
-	for (u = ps >> k; next_match(u, um, uv, &u) && u <= ue; u++) {
+	for (u = ps >> k; lattice_next_match(u, um, uv, &u) && u <= ue; u++) {
 		uint64_t rs = MAX(u << k, ps), re = MIN((u + 1) << k, pe);
 
 		if (!*budget) {
@@ -337,6 +309,39 @@ static bool add_option_range(void *arg, uint64_t s, uint64_t e)
 	return true;
 }
 
+/*
+ * A badram= pattern that names more runs of pages in RAM than this is kept
+ * as a pattern (struct bootinfo's @lattice), not as reservations: a
+ * failing column names a page in every few KiB, and bootmem's reserved
+ * table, 48 bytes a range, must lie in one piece of good RAM.
+ */
+#define BADRAM_TABLE_RUNS 256
+
+static bool count_run(void *arg, uint64_t s, uint64_t e)
+{
+	uint64_t *n = arg;
+
+	(void)s;
+	(void)e;
+	return ++*n <= BADRAM_TABLE_RUNS;
+}
+
+/* Does ADDR, MASK name more than BADRAM_TABLE_RUNS runs of @bi's RAM? */
+static bool badram_dense(const struct bootinfo *bi, uint64_t addr,
+			 uint64_t mask)
+{
+	uint64_t n = 0, budget = ~0ULL;
+
+	for (unsigned int i = 0; i < bi->ram.count; i++) {
+		badmem_badram_runs(addr, mask, pa_val(bi->ram.regions[i].start),
+				   pa_val(bi->ram.regions[i].end), &budget,
+				   count_run, &n);
+		if (n > BADRAM_TABLE_RUNS)
+			return true;
+	}
+	return false;
+}
+
 /* badram=: each ADDR,MASK pair over every RAM range. */
 static void apply_badram(struct apply *ap, const char *s, size_t len)
 {
@@ -349,6 +354,17 @@ static void apply_badram(struct apply *ap, const char *s, size_t len)
 		if (!badram_number(a, alen, &addr) ||
 		    !badram_number(m, mlen, &mask))
 			return;
+		if (ap->bi->lattice_count < BOOTINFO_LATTICE_MAX &&
+		    badram_dense(ap->bi, addr, mask)) {
+			ap->bi->lattice[ap->bi->lattice_count++] =
+				lattice_of_badram(addr, mask);
+			pr_info("cmdline: badram=%#llx,%#llx: more than %u "
+				"runs "
+				"of pages, kept as a pattern: the heap takes "
+				"them out at its handoff\n",
+				U64(addr), U64(mask), BADRAM_TABLE_RUNS);
+			continue;
+		}
 		for (unsigned int i = 0; i < ap->bi->ram.count; i++) {
 			const struct region *r = &ap->bi->ram.regions[i];
 
@@ -486,6 +502,38 @@ static unsigned int check_firmware(struct bootinfo *bi)
 	return 1;
 }
 
+/*
+ * The image on a page of a badram= pattern kept as a lattice (struct
+ * bootinfo's @lattice): one error per image reservation and pattern,
+ * naming the first such page. O(images x lattices).
+ */
+static void check_image_lattices(const struct bootinfo *bi)
+{
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *img = &bi->reserved.regions[i];
+		uint64_t s = pa_val(img->start) >> PAGE_SHIFT, rs, re;
+
+		if (img->name[0] != IMAGE_NAME[0] ||
+		    strcmp(img->name, IMAGE_NAME))
+			continue;
+		for (unsigned int j = 0; j < bi->lattice_count; j++) {
+			const struct lattice *l = &bi->lattice[j];
+
+			if (!lattice_run_after(l, s, &rs, &re) ||
+			    (rs << PAGE_SHIFT) >= pa_val(img->end))
+				continue;
+			pr_err("the image [%#llx, %#llx) lies on memory called "
+			       "bad (badram= pattern %#llx,%#llx, page %#llx): "
+			       "its loader wrote keel there; load keel where "
+			       "memory is good\n",
+			       U64(pa_val(img->start)), U64(pa_val(img->end)),
+			       U64(l->value << PAGE_SHIFT),
+			       U64(l->mask << PAGE_SHIFT),
+			       U64(MAX(rs, s) << PAGE_SHIFT));
+		}
+	}
+}
+
 /* Errors about the image on bad memory before one line gives the count. */
 #define IMAGE_BAD_ERR_MAX 8
 
@@ -530,6 +578,7 @@ static void check_image(const struct bootinfo *bi)
 	}
 	if (more)
 		pr_err("the image lies on %u more bad ranges\n", more);
+	check_image_lattices(bi);
 }
 
 /**

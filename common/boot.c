@@ -32,6 +32,7 @@
 #include <keel/stress.h>
 #include <keel/boot.h>
 #include <keel/bootinfo.h>
+#include <keel/bad_lattice.h>
 #include <keel/bootmem.h>
 #include <keel/cachemaint.h>
 #include <keel/domain.h>
@@ -275,6 +276,8 @@ static unsigned int phase_heap(struct bootinfo *bi, unsigned int nodes,
 	heap_set_cpu_caches(true);
 	boot_times.heap_init_begin = arch_ticks();
 	ranges = heap_handoff_first(o->bootscrub != SCRUB_OFF, bytes);
+	/* Before anything allocates: bootmem's lattices handed too. */
+	bad_lattice_take(false);
 	boot_times.heap_init_end = arch_ticks();
 	trace_end("heap_init");
 	if (bytes == ~0ULL)
@@ -294,6 +297,7 @@ static void phase_heap_rest(unsigned int ranges)
 	trace_begin("heap_rest");
 	t0 = arch_ticks();
 	ranges += heap_handoff_rest();
+	bad_lattice_take(true);
 	boot_times.heap_init_end += arch_ticks() - t0;
 	trace_end("heap_rest");
 	say_handoff(ranges);

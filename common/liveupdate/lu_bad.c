@@ -12,6 +12,7 @@
  */
 #include <arch/mm.h>
 #include <keel/bad_queue.h>
+#include <keel/bootmem.h>
 #include <keel/compiler.h>
 #include <keel/domain.h>
 #include <keel/handover.h>
@@ -40,6 +41,14 @@ struct bad_pass {
 	uint32_t source;
 };
 
+/* Is @p a page of bootmem's lattices (bad_lattice_take() took it)? */
+static bool in_lattice(pfn_t p)
+{
+	uint64_t a = pa_val(pfn_to_paddr(p)), s, e;
+
+	return bootmem_lattice_after(a, &s, &e) && s <= a;
+}
+
 static void bad_page_cb(pfn_t p, unsigned int reason, int holder, void *arg)
 {
 	const struct bad_pass *bp = arg;
@@ -48,6 +57,9 @@ static void bad_page_cb(pfn_t p, unsigned int reason, int holder, void *arg)
 	(void)holder;
 	/* A restored domain's page marked from @in: its record has it. */
 	if (from == 4 || heap_bad_sources[from] != bp->source)
+		return;
+	/* A badram= pattern's: the next image reads its command line. */
+	if (from == HEAP_BAD_FROM_OPTION >> 4 && in_lattice(p))
 		return;
 	ho_bad_range(bp->w, pa_val(pfn_to_paddr(p)),
 		     pa_val(pfn_to_paddr(p)) + PAGE_SIZE);

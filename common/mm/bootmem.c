@@ -128,6 +128,7 @@ void bootmem_init(void)
 	bm_closed = false;
 	bm_alloc_reset();
 	bm_carried_set(NULL);
+	bm_lattice_set(NULL);
 }
 
 /**
@@ -482,6 +483,7 @@ void bootmem_init_from_bootinfo(struct bootinfo *bi)
 {
 	struct bm_runs it;
 
+	bm_lattice_set(bi); /* before anything is placed */
 	take_ram(bi);
 	/*
 	 * More ranges than the static table: loaded in address order, so

@@ -72,10 +72,10 @@ static int last_rsv_below(uint64_t top)
 }
 
 /*
- * The reservations starting below @top, bm_rsv's and the carried ranges
- * beside it: whether any; the highest end among them in *@end (where the
- * free gap under @top starts) and the highest start in *@start (where
- * the walk looks next). O(log n).
+ * The reservations starting below @top, bm_rsv's, the carried ranges
+ * beside it and the lattices' runs: whether any; the highest end among
+ * them in *@end (where the free gap under @top starts) and the highest
+ * start in *@start (where the walk looks next). O(log n + lattices).
  */
 static bool rsv_under(uint64_t top, uint64_t *end, uint64_t *start)
 {
@@ -92,12 +92,18 @@ static bool rsv_under(uint64_t top, uint64_t *end, uint64_t *start)
 		*start = any ? MAX(*start, cs) : cs;
 		any = true;
 	}
+	if (bm_lattice_below(top, &cs, &ce)) {
+		*end = any ? MAX(*end, ce) : ce;
+		*start = any ? MAX(*start, cs) : cs;
+		any = true;
+	}
 	return any;
 }
 
 /*
  * The end of the free gap around free address @x: the first reservation
- * above it, bm_rsv's or a carried one, or @top if none is below it.
+ * above it, bm_rsv's, a carried one or a lattice's run, or @top if none
+ * is below it.
  */
 static uint64_t gap_end_above(uint64_t x, uint64_t top)
 {
@@ -108,6 +114,8 @@ static uint64_t gap_end_above(uint64_t x, uint64_t top)
 	if (k < bm_rsv.count)
 		top = MIN(top, pa_val(bm_rsv.regions[k].start));
 	if (bm_carried_after(&cur, x, &cs, &ce))
+		top = MIN(top, cs);
+	if (bootmem_lattice_after(x, &cs, &ce))
 		top = MIN(top, cs);
 	return top;
 }
@@ -218,6 +226,25 @@ uint64_t bootmem_walk_steps(void)
 	return walk_steps;
 }
 
+/*
+ * The allocation [@s, @e) (its region: it may have joined touching ones
+ * of its name) and the region above it, of its name, one region when
+ * bm_lattice_only() says the bytes between may be: the top-down
+ * allocations of 16 KiB pieces of a frame table in the gaps a lattice
+ * leaves, one region, not one a gap. O(regions above it).
+ */
+static void join_up(uint64_t s, uint64_t e)
+{
+	unsigned int k = range_table_first_ending_above(&bm_rsv, pa(s));
+	struct region *r = &bm_rsv.regions[k];
+
+	if (k + 1 >= bm_rsv.count || !bm_same_name(r, r + 1) ||
+	    !bm_lattice_only(pa_val(r->end), pa_val(r[1].start), e - s))
+		return;
+	r->end = r[1].end;
+	range_table_delete(&bm_rsv, k + 1);
+}
+
 /**
  * bootmem_alloc_try() - as bootmem_alloc() without the panic on failure.
  *
@@ -252,6 +279,7 @@ paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
 		if (!fit_on_node(order[i], size, align, &at))
 			continue;
 		bm_reserve_range(at, at + size, why ? why : "bootmem");
+		join_up(at, at + size);
 		bm_alloc_bytes += size;
 		bm_alloc_count++;
 		return pa(at);
@@ -323,11 +351,37 @@ static void series_flush(void)
 	bm_rsv.count = n + 1;
 }
 
-/* [s, e) is taken by a series under @why: pending, flushed when full. */
-static bool series_pend(uint64_t s, uint64_t e, const char *why)
+/*
+ * May the pending piece @up reach down over [@e, @up's start) to the
+ * piece below it, ending at @e? When nothing of the table lies between
+ * and bm_lattice_only() says so (a region per gap of a lattice would
+ * outgrow any table the gaps leave room for: a piece of the frame table
+ * each).
+ */
+static bool series_joins(const struct region *up, uint64_t e, uint64_t room)
 {
-	struct region *r = series_pending(series_count++);
+	unsigned int k = range_table_first_ending_above(&bm_rsv, pa(e));
 
+	if (k < bm_rsv.count &&
+	    pa_val(bm_rsv.regions[k].start) < pa_val(up->start))
+		return false;
+	return bm_lattice_only(e, pa_val(up->start), room);
+}
+
+/*
+ * [s, e) is taken by a series under @why: pending (joined to the piece
+ * above when series_joins() says so), flushed when full.
+ */
+static bool series_pend(uint64_t s, uint64_t e, const char *why, uint64_t room)
+{
+	struct region *r;
+
+	if (series_count &&
+	    series_joins(series_pending(series_count - 1), e, room)) {
+		series_pending(series_count - 1)->start = pa(s);
+		return true;
+	}
+	r = series_pending(series_count++);
 	*r = (struct region){.start = pa(s), .end = pa(e)};
 	strlcpy(r->name, why, sizeof(r->name));
 	if (series_count < SERIES_PENDING)
@@ -342,11 +396,10 @@ static bool series_pend(uint64_t s, uint64_t e, const char *why)
  */
 static bool series_gap(struct bootmem_series *sr, uint64_t gs, uint64_t *top)
 {
-	uint64_t gtop = *top;
+	uint64_t gtop = *top, sz = 0;
 
 	while (sr->done < sr->count) {
-		uint64_t sz = ALIGN_UP(sr->size_of(sr->arg), PAGE_SIZE);
-
+		sz = ALIGN_UP(sr->size_of(sr->arg), PAGE_SIZE);
 		if (gs >= *top || *top - gs < sz)
 			break;
 		*top -= sz;
@@ -355,7 +408,7 @@ static bool series_gap(struct bootmem_series *sr, uint64_t gs, uint64_t *top)
 		bm_alloc_bytes += sz;
 		bm_alloc_count++;
 	}
-	return *top == gtop || series_pend(*top, gtop, sr->why);
+	return *top == gtop || series_pend(*top, gtop, sr->why, sz);
 }
 
 /**
@@ -472,6 +525,7 @@ static bool in_way(const struct bootinfo *bi, uint64_t c, uint64_t t,
 		   uint64_t *top)
 {
 	const struct bi_handover *h = &bi->handover;
+	uint64_t ls, le;
 	bool any = false;
 
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
@@ -491,6 +545,10 @@ static bool in_way(const struct bootinfo *bi, uint64_t c, uint64_t t,
 			*top = any ? MAX(*top, f.start) : f.start;
 			any = true;
 		}
+	}
+	if (bm_lattice_below(t, &ls, &le) && le > c) {
+		*top = any ? MAX(*top, ls) : ls;
+		any = true;
 	}
 	for (unsigned int j = 0; bi->carried && j < h->bad_recs; j++) {
 		/* The first range starting at @t or above. */
@@ -555,6 +613,7 @@ bool bm_fit_outside_list(const struct bootinfo *bi, uint64_t bytes,
 {
 	const struct region *v;
 	struct bm_list it;
+	uint64_t at;
 	bool found = false;
 	int near_top = fit_near_top(bi, bytes, out);
 
@@ -572,16 +631,16 @@ bool bm_fit_outside_list(const struct bootinfo *bi, uint64_t bytes,
 			uint64_t s = ALIGN_DOWN(pa_val(v->start), PAGE_SIZE);
 			uint64_t e = ALIGN_UP(pa_val(v->end), PAGE_SIZE);
 
-			if (s > cur && s - cur >= bytes) {
-				*out = s - bytes;
+			if (s > cur && bm_lattice_top(cur, s, bytes, &at)) {
+				*out = at;
 				found = true;
 			}
 			cur = MAX(cur, e);
 			if (e > re)
 				break; /* it reaches the next RAM region too */
 		}
-		if (cur < re && re - cur >= bytes) {
-			*out = re - bytes;
+		if (cur < re && bm_lattice_top(cur, re, bytes, &at)) {
+			*out = at;
 			found = true;
 		}
 	}
@@ -590,7 +649,8 @@ bool bm_fit_outside_list(const struct bootinfo *bi, uint64_t bytes,
 
 /*
  * The highest page-aligned place for @bytes in free RAM clear of
- * [@avoid_s, @avoid_e) (the range being reserved). Return: whether any.
+ * [@avoid_s, @avoid_e) (the range being reserved) and of the lattices.
+ * Return: whether any.
  */
 bool bm_fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
 		     uint64_t *out)
@@ -607,12 +667,12 @@ bool bm_fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
 		};
 
 		for (unsigned int k = 0; k < 2; k++) {
-			uint64_t ps = piece[k][0], pe = piece[k][1];
+			uint64_t ps = piece[k][0], pe = piece[k][1], at;
 
-			if (pe <= ps || pe - ps < bytes)
+			if (pe <= ps || !bm_lattice_top(ps, pe, bytes, &at))
 				continue;
-			if (!found || pe - bytes > best)
-				best = pe - bytes;
+			if (!found || at > best)
+				best = at;
 			found = true;
 		}
 	}

@@ -122,7 +122,10 @@ uint64_t bootmem_free_ranges_at_most(uint32_t node)
 	return n;
 }
 
-/** bootmem_largest_free() - Return: bytes of the largest free range. */
+/**
+ * bootmem_largest_free() - Return: bytes of the largest free range clear
+ * of the lattices (the largest allocation that fits).
+ */
 uint64_t bootmem_largest_free(void)
 {
 	uint64_t idx, best = 0;
@@ -130,7 +133,9 @@ uint64_t bootmem_largest_free(void)
 	uint32_t node;
 
 	for_each_free_range (idx, &s, &e, &node)
-		best = MAX(best, pa_val(e) - pa_val(s));
+		if (pa_val(e) - pa_val(s) > best)
+			best = MAX(best,
+				   bm_lattice_largest(pa_val(s), pa_val(e)));
 	return best;
 }
 
@@ -142,7 +147,8 @@ bool bootmem_free_at_least(uint64_t bytes)
 	uint32_t node;
 
 	for_each_free_range (idx, &s, &e, &node)
-		if (pa_val(e) - pa_val(s) >= bytes)
+		if (pa_val(e) - pa_val(s) >= bytes &&
+		    bm_lattice_largest(pa_val(s), pa_val(e)) >= bytes)
 			return true;
 	return false;
 }

@@ -40,6 +40,18 @@ bool bm_fit_clear_of(uint64_t bytes, uint64_t avoid_s, uint64_t avoid_e,
 struct bootinfo;
 bool bm_fit_outside_list(const struct bootinfo *bi, uint64_t bytes,
 			 uint64_t *out);
+/*
+ * The lattices (bootmem_lattice.c): @bi's copied (NULL: none); of their
+ * runs starting below @top the highest start and the highest end; the
+ * highest place for @bytes in [@s, @e) clear of them; the largest piece
+ * of [@s, @e) clear of them; whether [@s, @e) may be reserved with its
+ * neighbours (bm_lattice_only()).
+ */
+void bm_lattice_set(const struct bootinfo *bi);
+bool bm_lattice_below(uint64_t top, uint64_t *s, uint64_t *e);
+bool bm_lattice_top(uint64_t s, uint64_t e, uint64_t bytes, uint64_t *out);
+uint64_t bm_lattice_largest(uint64_t s, uint64_t e);
+bool bm_lattice_only(uint64_t s, uint64_t e, uint64_t room);
 /* bootmem_init(): the allocation side's state forgotten. */
 void bm_alloc_reset(void);
 /*

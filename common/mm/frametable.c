@@ -349,6 +349,7 @@ static void store_sections(uint32_t node, const struct region *ram,
 		.arg = &w,
 	};
 	unsigned int split = 0;
+	uint64_t failed = ~0ULL; /* the smallest piece found no room */
 
 	for (uint64_t sec = 0; sec < section_count; sec++)
 		if (sections[sec].node == node &&
@@ -363,12 +364,18 @@ static void store_sections(uint32_t node, const struct region *ram,
 	for (uint64_t sec = w.sec; sec < section_count; sec++) {
 		struct ft_section *fs = &sections[sec];
 
-		if (fs->node != node || !section_entries(fs))
+		uint64_t bytes = section_entries(fs) * sizeof(struct page_info);
+
+		if (fs->node != node || !bytes)
 			continue;
-		fs->base = ft_alloc(
-			section_entries(fs) * sizeof(struct page_info), node);
+		/*
+		 * Nothing frees in between: a size that found no room finds
+		 * none again (a walk across a badram= lattice's every run).
+		 */
+		fs->base = bytes < failed ? ft_alloc(bytes, node) : NULL;
 		if (fs->base)
 			continue;
+		failed = MIN(failed, bytes);
 		store_blocks(sec, ram, ram_count);
 		split++;
 	}

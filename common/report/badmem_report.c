@@ -41,6 +41,7 @@
 #include <keel/printk.h>
 #include <keel/range_table.h>
 #include <keel/report.h>
+#include <keel/string.h>
 #include <keel/ticks.h>
 
 #include "report_priv.h"
@@ -100,19 +101,57 @@ static void count_runtime(struct badmem_counts *c)
 	}
 }
 
-/* One row a runtime page: [start, end, 1, source]. */
+/*
+ * The rows after the table's (runtime pages, kept runs, a lattice's runs
+ * in reservations): @per items a row, [lowest start, highest end, pages,
+ * source or "mixed"], so that 500,000 pages of a badram= lattice are a
+ * few dozen rows unless report=full.
+ */
+struct rows {
+	struct jw *w;
+	uint64_t per, n; /* items a row; in the open one */
+	uint64_t s, e, pages;
+	int src;
+	bool mixed;
+};
+
+static void rows_flush(struct rows *g)
+{
+	if (!g->n)
+		return;
+	jw_arr(g->w, NULL);
+	jw_u64(g->w, NULL, g->s);
+	jw_u64(g->w, NULL, g->e);
+	jw_u64(g->w, NULL, g->pages);
+	jw_str(g->w, NULL,
+	       g->mixed ? "mixed"
+			: badmem_source_key((enum badmem_source)g->src));
+	jw_arr_end(g->w);
+	g->n = 0;
+}
+
+static void rows_add(struct rows *g, uint64_t s, uint64_t e, int src)
+{
+	if (!g->n) {
+		*g = (struct rows){
+			.w = g->w, .per = g->per, .s = s, .e = e, .src = src};
+	}
+	g->s = MIN(g->s, s);
+	g->e = MAX(g->e, e);
+	g->pages += (e - s) / PAGE_SIZE;
+	g->mixed |= src != g->src;
+	if (++g->n >= g->per)
+		rows_flush(g);
+}
+
+/* A runtime page's row: [start, end, 1, source]. */
 static void runtime_row(pfn_t p, unsigned int reason, int holder, void *arg)
 {
-	struct jw *w = arg;
+	uint64_t a = pa_val(pfn_to_paddr(p));
 
 	(void)holder;
-	jw_arr(w, NULL);
-	jw_u64(w, NULL, pa_val(pfn_to_paddr(p)));
-	jw_u64(w, NULL, pa_val(pfn_to_paddr(p)) + PAGE_SIZE);
-	jw_u64(w, NULL, 1);
-	jw_str(w, NULL,
-	       badmem_source_key(heap_sources[MIN((reason >> 4) & 7, 4u)]));
-	jw_arr_end(w);
+	rows_add(arg, a, a + PAGE_SIZE,
+		 (int)heap_sources[MIN((reason >> 4) & 7, 4u)]);
 }
 
 typedef void kept_fn(uint64_t s, uint64_t e, int src, void *arg);
@@ -173,29 +212,65 @@ static void for_each_kept(kept_fn *fn, void *arg)
 	}
 }
 
+/*
+ * Each run of a lattice's pages (bootmem's badram= patterns) in a
+ * reservation with no bad name (keel's own: the frame table's pieces in
+ * the gaps a lattice leaves are one region across its runs) that the heap
+ * does not hold, to @fn: never written, never handed out, bad. One
+ * "preserved" (a domain whose restore failed) is left to the kept pages.
+ * O(lattice pages in such reservations x MAX_FREE_ORDER).
+ */
+static void for_each_lattice_reserved(kept_fn *fn, void *arg)
+{
+	unsigned int count = 0;
+	const struct region *r = bootmem_reserved_regions(&count);
+
+	for (unsigned int i = 0; r && i < count; i++) {
+		uint64_t s = pa_val(r[i].start), e = pa_val(r[i].end), ls, le;
+
+		if (badmem_region_source(r[i].name) >= 0 ||
+		    !strncmp(r[i].name, "preserved", sizeof(r[i].name)))
+			continue;
+		while (s < e && bootmem_lattice_after(s, &ls, &le) && ls < e) {
+			struct region run = r[i];
+
+			run.start = pa(MAX(s, ls));
+			run.end = pa(MIN(e, le));
+			kept_pieces(&run, pa_val(run.start), pa_val(run.end),
+				    BADMEM_OPTION, fn, arg);
+			s = le;
+		}
+	}
+}
+
+static void count_run(struct badmem_counts *c, uint64_t s, uint64_t e, int src)
+{
+	c->pages += (e - s) / PAGE_SIZE;
+	c->ranges++;
+	c->by_source[src] += (e - s) / PAGE_SIZE;
+	count_nodes(s, e, c->by_node);
+}
+
 static void count_kept(uint64_t s, uint64_t e, int src, void *arg)
 {
 	struct badmem_counts *c = arg;
-	uint64_t pages = (e - s) / PAGE_SIZE;
 
-	c->pages += pages;
-	c->ranges++;
-	c->kept_pages += pages;
+	count_run(c, s, e, src);
+	c->kept_pages += (e - s) / PAGE_SIZE;
 	c->kept_runs++;
-	c->by_source[src] += pages;
-	count_nodes(s, e, c->by_node);
+}
+
+static void count_lattice(uint64_t s, uint64_t e, int src, void *arg)
+{
+	struct badmem_counts *c = arg;
+
+	count_run(c, s, e, src);
+	c->lattice_runs++;
 }
 
 static void kept_row(uint64_t s, uint64_t e, int src, void *arg)
 {
-	struct jw *w = arg;
-
-	jw_arr(w, NULL);
-	jw_u64(w, NULL, s);
-	jw_u64(w, NULL, e);
-	jw_u64(w, NULL, (e - s) / PAGE_SIZE);
-	jw_str(w, NULL, badmem_source_key((enum badmem_source)src));
-	jw_arr_end(w);
+	rows_add(arg, s, e, src);
 }
 
 /**
@@ -210,6 +285,7 @@ void badmem_report_count(struct badmem_counts *c)
 	*c = (struct badmem_counts){0};
 	count_runtime(c);
 	for_each_kept(count_kept, c);
+	for_each_lattice_reserved(count_lattice, c);
 	if (liveupdate_info()->taken)
 		c->handover_pages = liveupdate_info()->taken->bad_pages;
 	for (unsigned int i = 0; r && i < count; i++) {
@@ -254,21 +330,22 @@ static void json_group(struct jw *w, const struct region *r, unsigned int first,
 
 /*
  * bad_memory.ranges: every bad region, or BADMEM_RANGES_SHOWN groups of
- * them; then a row for each page taken out at runtime (@runtime of the
- * @ranges), each node's under its lock; then a row for each run kept
- * with a domain whose restore failed (@kept of the @ranges).
+ * them; then the rest (struct rows): each page taken out at runtime,
+ * each node's under its lock, each run kept with a domain whose restore
+ * failed, each run of a lattice in a reservation.
  */
-static void json_ranges(struct jw *w, uint64_t ranges, uint64_t runtime,
-			uint64_t kept)
+static void json_ranges(struct jw *w, const struct badmem_counts *c)
 {
+	uint64_t rest = c->runtime_pages + c->kept_runs + c->lattice_runs;
+	uint64_t ranges = c->ranges - rest, per = 1;
 	unsigned int count = 0, seen = 0, first = 0, group = 0;
 	const struct region *r = bootmem_reserved_regions(&count);
-	uint64_t per = 1;
-
-	ranges -= runtime + kept;
+	struct rows g = {.w = w, .per = 1};
 
 	if (!report_full() && ranges > BADMEM_RANGES_SHOWN)
 		per = (ranges + BADMEM_RANGES_SHOWN - 1) / BADMEM_RANGES_SHOWN;
+	if (!report_full() && rest > BADMEM_RANGES_SHOWN)
+		g.per = (rest + BADMEM_RANGES_SHOWN - 1) / BADMEM_RANGES_SHOWN;
 	jw_arr(w, "ranges");
 	for (unsigned int i = 0; r && i < count; i++) {
 		if (badmem_region_source(r[i].name) < 0)
@@ -281,10 +358,13 @@ static void json_ranges(struct jw *w, uint64_t ranges, uint64_t runtime,
 			group = 0;
 		}
 	}
-	for (unsigned int n = 0; runtime && n < heap_node_count(); n++)
-		heap_for_each_bad(n, runtime_row, w);
-	if (kept)
-		for_each_kept(kept_row, w);
+	for (unsigned int n = 0; c->runtime_pages && n < heap_node_count(); n++)
+		heap_for_each_bad(n, runtime_row, &g);
+	if (c->kept_runs)
+		for_each_kept(kept_row, &g);
+	if (c->lattice_runs)
+		for_each_lattice_reserved(kept_row, &g);
+	rows_flush(&g);
 	jw_arr_end(w);
 }
 
@@ -316,7 +396,7 @@ void badmem_report_json(struct jw *w, unsigned int nodes)
 		return;
 	}
 	jw_u64(w, "range_count", c.ranges);
-	json_ranges(w, c.ranges, c.runtime_pages, c.kept_runs);
+	json_ranges(w, &c);
 	jw_obj(w, "by_source");
 	for (int s = 0; s < BADMEM_SOURCES; s++)
 		jw_u64(w, badmem_source_key((enum badmem_source)s),

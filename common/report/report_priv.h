@@ -83,6 +83,8 @@ struct badmem_counts {
 	 * kept reserved with a domain whose restore failed, in kept_runs.
 	 */
 	uint64_t handover_pages, kept_pages, kept_runs;
+	/* Runs of a badram= lattice inside keel's own reservations. */
+	uint64_t lattice_runs;
 };
 void badmem_report_count(struct badmem_counts *c);
 void badmem_report_json(struct jw *w, unsigned int nodes);

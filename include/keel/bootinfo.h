@@ -11,6 +11,7 @@
 
 #include <keel/config.h>
 #include <keel/handover.h>
+#include <keel/lattice.h>
 #include <keel/node_limits.h>
 #include <keel/range_table.h>
 #include <keel/types.h>
@@ -34,6 +35,8 @@
 #define BOOTINFO_DOMAIN_STATIC_MAX 8
 #define BOOTINFO_DOMAIN_VCPUS_MAX  4096
 #define BOOTINFO_REFUSED_MAX	   128
+/* badram= patterns kept as patterns (struct bootinfo's @lattice). */
+#define BOOTINFO_LATTICE_MAX 16
 
 /*
  * Node distances (ACPI SLIT semantics, also for the DT distance-map and the
@@ -209,6 +212,17 @@ struct bootinfo {
 	 */
 	bool carried;
 	unsigned int carried_at;
+	/*
+	 * badram= patterns that name more runs of pages than a table should
+	 * hold (boot/badmem.c, BADRAM_TABLE_RUNS: a failing column is a page
+	 * in every 128 KiB), kept as patterns, not reservations, 16 bytes
+	 * each. bootmem never allocates their pages (it copies them:
+	 * bootmem_init_from_bootinfo()); the heap's handoff hands them over
+	 * with the free RAM around them and the heap takes them out of
+	 * service before anything allocates (bad_lattice_take()).
+	 */
+	struct lattice lattice[BOOTINFO_LATTICE_MAX];
+	unsigned int lattice_count;
 	/*
 	 * The bytes of @reserved's ranges as they stand, kept by
 	 * bootinfo_sanitise() (its trim reads each) and the adders after

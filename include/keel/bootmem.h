@@ -181,6 +181,16 @@ uint64_t bootmem_free_ranges_at_most(uint32_t node);
 bool bootmem_gap_bad(paddr_t s, paddr_t e);
 
 /*
+ * badram= patterns too dense for the reserved table (struct bootinfo's
+ * @lattice, common/mm/bootmem_lattice.c): their pages are free RAM to
+ * for_each_free_range() (the heap's handoff takes them, and the heap
+ * takes them out of service: bad_lattice_take()), never to an
+ * allocation. bootmem_lattice_after(): the run of their pages holding @x
+ * or the first above it, [*@s, *@e). Return: whether there is one.
+ */
+bool bootmem_lattice_after(uint64_t x, uint64_t *s, uint64_t *e);
+
+/*
  * Read-only views for the audit and the report. bootmem_reserved_regions():
  * the whole reserved table; a live update's carried bad ranges, read in
  * place beside it until then (common/mm/bootmem_carried.c), join it at

@@ -228,42 +228,6 @@ def _big():
     return fw, pfns
 
 
-def check_withheld(pattern_pages):
-    """A badram= pattern of @pattern_pages pages 128 KiB apart on 4 GiB: a
-    table of them all fits between no two, so bootmem merges neighbours
-    (the RAM between them withheld, the merged region keeping the bad
-    name: never a bad page handed out). The report must say how much:
-    the bad pages counted are the pattern's plus bootmem.merged_gap_bytes,
-    less those a merge with another name made reserved ("merged"), and the
-    warning and the info line say it (a bootmem that needs no merge: 0
-    bytes, no lines)."""
-    def check(rep, log):
-        out = []
-        bm, a, b = rep["bad_memory"], rep["audit"], rep["bootmem"]
-        gap = b["merged_gap_bytes"]
-        counted = bm["pages"] - gap // PAGE
-        if gap % PAGE or not (pattern_pages - a["reserved_pages"] <=
-                              counted <= pattern_pages):
-            out.append(f"bad_memory.pages {bm['pages']} - merged_gap_bytes "
-                       f"{gap} / {PAGE} = {counted}: not the pattern's "
-                       f"{pattern_pages} (less at most the "
-                       f"{a['reserved_pages']} reserved)")
-        if bm["by_source"]["option"] != bm["pages"]:
-            out.append(f"by_source {bm['by_source']}")
-        if not a["ok"] or a["lost_pages"] or a["problems"]:
-            out.append(f"audit {a}")
-        line = (f"keel: bootmem: {b['merged_regions']} reserved regions "
-                "merged, no free range of RAM holding a table of them all: "
-                f"{gap >> 10} KiB between them withheld with them")
-        warned = "keel: warning: bootmem: more than" in log
-        if gap and (line not in log or not warned):
-            out.append(f"merged {gap} bytes, but no {line!r} or warning")
-        if not gap and (b["merged_regions"] or "merged, no free" in log):
-            out.append("no bytes merged, yet merges said")
-        return out
-    return check
-
-
 def check_image_errors(bad):
     """One error line per bad range (start, end) under the image's
     "kernel" reservation, read from the report, and no other error."""
@@ -296,23 +260,6 @@ def _image_cases(Case):
                  ["bootscrub=off", "audit=full", "badpage=0x100,0x180-0x181"],
                  [check_image_errors([(0x100000, 0x101000),
                                       (0x180000, 0x182000)])])]
-
-
-def _lattice_cases(Case):
-    fw = _write("bad-4g.fw", ["ram 0 4G node=0", "cpu 0 node=0"])
-    pages = 4 * GIB // (128 << 10)
-    return [
-        # GRUB's badram= from a failing column: a page every 128 KiB.
-        Case("bad-badram-lattice", fw,
-             ["bootscrub=off", "audit=full", "badram=0x5000,0x1f000"],
-             [check_withheld(pages)]),
-        # Its live update: the new image found no room for the domain
-        # set (192 KiB) either and panicked, with no domain to restore.
-        Case("bad-badram-lattice-liveupdate", fw,
-             ["bootscrub=off", "audit=full", "badram=0x5000,0x1f000",
-              "liveupdate=1"],
-             [updated(1, domains=0), check_withheld(pages)]),
-    ]
 
 
 def badmem_cases(Case):
@@ -375,4 +322,4 @@ def badmem_cases(Case):
                         lambda p: 0 if p < half else 1, 2, rows=32),
               check_warnings(count=0)],
              timeout=120),
-    ] + _image_cases(Case) + _lattice_cases(Case)
+    ] + _image_cases(Case)

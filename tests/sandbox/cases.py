@@ -35,6 +35,7 @@ from .firmware import DATA, GIB, PAGE, FwDesc
 from .churn_cases import churn_cases
 from .inject_cases import inject_cases
 from .badmem_cases import badmem_cases
+from .lattice_cases import lattice_cases
 from .liveupdate_cases import liveupdate_cases
 from .many_reserved import many_reserved_cases
 from .many_ram import many_ram_cases
@@ -79,7 +80,7 @@ def cases():
             many_reserved_cases(Case) + many_ram_cases(Case) +
             runtime_cases(Case) +
             poison_cases(Case) +
-            badmem_cases(Case) +
+            badmem_cases(Case) + lattice_cases(Case) +
             bad_domain_cases(Case) + lu_give_back_cases(Case) +
             domain_set_cases(Case) +
             lu_churn_cases(Case) + lu_bad_cases(Case) +

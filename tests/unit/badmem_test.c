@@ -311,21 +311,59 @@ static void test_cmdline(void **state)
 }
 
 /*
- * badram= naming every odd page of 1 GiB (131,072 runs): 65,536 runs taken,
- * then the rest of the RAM withheld whole from its next match on, with one
- * warning; never fewer pages out of service than the mask names.
+ * badram= naming every odd page of 1 GiB (131,072 runs): more runs than a
+ * table should hold, so it is kept as a pattern (struct bootinfo's
+ * @lattice, in page numbers): no reservation, no warning, one line. A
+ * pattern of few runs stays reservations.
+ */
+static void test_cmdline_badram_lattice(void **state)
+{
+	static const char line[] = "badram=0x1000,0x1000 "
+				   "badram=0x40000000,0xfffffffffff00000";
+
+	(void)state;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(0), pa(2ULL << 30), 0);
+	bootinfo_sanitise(&bi);
+	sandbox_console_clear();
+	badmem_apply_cmdline(&bi, line, sizeof(line));
+	assert_int_equal(test_console_warnings(), 0);
+	assert_true(test_console_contains(
+		"badram=0x1000,0x1000: more than 256 runs of pages, kept as a "
+		"pattern"));
+	assert_int_equal(bi.lattice_count, 1);
+	assert_int_equal(bi.lattice[0].mask, 1);
+	assert_int_equal(bi.lattice[0].value, 1);
+	/* The second: one run of 256 pages at 1 GiB, a reservation. */
+	assert_int_equal(bad_pages(BADMEM_OPTION), 256);
+	assert_true(test_has_reserved(&bi, 1ULL << 30, (1ULL << 30) + MiB,
+				      "bad option"));
+}
+
+/*
+ * Past BOOTINFO_LATTICE_MAX patterns (16 of a page in 16 here), a dense
+ * one is reservations again, bounded: every odd page of 1 GiB (131,072
+ * runs): 65,536 runs taken, then the rest of the RAM withheld whole from
+ * its next match on, with one warning; never fewer pages out of service
+ * than the mask names.
  */
 static void test_cmdline_badram_bound(void **state)
 {
-	static const char line[] = "badram=0x1000,0x1000";
+	static char line[1024];
+	size_t at = 0;
 	uint64_t pages;
 
 	(void)state;
+	for (unsigned int v = 0; v < BOOTINFO_LATTICE_MAX; v++)
+		at += (size_t)snprintf(line + at, sizeof(line) - at,
+				       "badram=%#x,0xf000 ", v << 12);
+	snprintf(line + at, sizeof(line) - at, "badram=0x1000,0x1000");
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	bootinfo_add_ram(&bi, pa(0), pa(1ULL << 30), 0);
 	bootinfo_sanitise(&bi);
 	sandbox_console_clear();
-	badmem_apply_cmdline(&bi, line, sizeof(line));
+	badmem_apply_cmdline(&bi, line, strlen(line));
+	assert_int_equal(bi.lattice_count, BOOTINFO_LATTICE_MAX);
 	assert_int_equal(test_console_warnings(), 1);
 	assert_true(test_console_contains("names more than 65536 runs"));
 	pages = bad_pages(BADMEM_OPTION);
@@ -456,6 +494,7 @@ int main(void)
 		T(test_badram_runs),
 		T(test_badram_bound),
 		T(test_cmdline),
+		T(test_cmdline_badram_lattice),
 		T(test_cmdline_badram_bound),
 		T(test_fwdesc_bad_lines),
 		T(test_firmware_outside_ram_walk),

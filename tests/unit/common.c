@@ -13,6 +13,7 @@
 
 #include <arch/cpu.h>
 #include <arch/irq.h>
+#include <keel/bad_lattice.h>
 #include <keel/boot.h>
 #include <keel/cachemaint.h>
 #include <keel/heap.h>
@@ -268,8 +269,10 @@ unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 			memset(phys_to_virt(s), cfg->fill,
 			       pa_val(e) - pa_val(s));
 	}
-	if (!cfg->no_handoff)
+	if (!cfg->no_handoff) {
 		heap_handoff(cfg->dirty);
+		bad_lattice_take(false); /* as common/boot.c: before any use */
+	}
 out:
 	test_quiet_end();
 	return online;

@@ -1,0 +1,154 @@
+# SPDX-License-Identifier: MIT
+"""Dense bad pages (issue 38 §1: "no table limit is hit"): GRUB's badram=
+from a failing column, a page in every 128 KiB, and the same pages given
+by the firmware as 32,768 `bad` lines.
+
+- bad-badram-lattice: badram=0x5000,0x1f000 on 4 GiB names 32,768 pages.
+  A table of 48-byte ranges fits between no two of them, so the pattern is
+  kept as a pattern (a lattice): bootmem allocates around its pages, the
+  heap takes them out right after the handoff. The report must count
+  exactly the pattern's pages (computed here from ADDR, MASK alone), all
+  of source option, each once, the audit balanced, nothing merged, keel's
+  own reservations under 2% of RAM (the heap has the rest), the ranges in
+  at most 64 rows whose pages add up. Before, bootmem merged its table's
+  neighbours and the heap got 92 MiB of the 4 GiB.
+- bad-badram-lattice-liveupdate: the same with liveupdate=1: the new image
+  (which once panicked for want of 192 KiB in one piece for its domain
+  set) reads the pattern itself; the handover carries none of its pages
+  (528 KiB of records the lattice leaves no room for).
+- bad-badram-lattice-64g: 64 GiB, 2 nodes, 524,288 pages: the frame
+  table's 16 KiB pieces in the gaps are a few regions across the pattern's
+  runs, not one a gap (before the join: 2,816 merges and 8 s); every page
+  counted on its node. Quiet on this host: 1.2 s; timeout 60 s.
+- bad-firmware-lattice: the same 32,768 pages as firmware `bad` lines,
+  which are ranges, not a pattern: bootmem's table still merges
+  neighbours there (the RAM between them withheld, never a bad page handed
+  out), and the report says how much (bootmem.merged_gap_bytes, one line,
+  one warning): the limit that remains, visible.
+- bad-lattice-under-image: a pattern over the image's own reservation
+  ("kernel", 1M..3M): one error naming the image, the pattern and its
+  first page there.
+"""
+
+from .badmem_cases import GIB, PAGE, _write, updated
+
+
+def lattice_pages(addr, mask, ram):
+    """The pages of @ram (a list of (start, end) bytes) that badram= ADDR,
+    MASK names, counted page by page."""
+    m, v = mask >> 12, (addr & mask) >> 12
+    return sum(1 for s, e in ram for p in range(s // PAGE, e // PAGE)
+               if p & m == v)
+
+
+def check_lattice(pages, ram_bytes, nodes):
+    """@pages bad pages (@nodes: each node's), all of source option, the
+    audit exact, nothing merged, the heap given all but keel's own."""
+    def check(rep, log):
+        out = []
+        bm, a, b = rep["bad_memory"], rep["audit"], rep["bootmem"]
+        if bm["pages"] != pages or bm["by_source"]["option"] != pages:
+            out.append(f"bad_memory.pages {bm['pages']}, by_source "
+                       f"{bm['by_source']}: want {pages} option")
+        if bm["by_node"] != nodes:
+            out.append(f"by_node {bm['by_node']}, want {nodes}")
+        if a["bad_pages"] != pages or not a["ok"] or a["lost_pages"] or \
+                a["problems"]:
+            out.append(f"audit {a}")
+        if b["merged_regions"] or b["merged_gap_bytes"] or \
+                "merging the nearest" in log:
+            out.append(f"bootmem merged: {b}")
+        if a["reserved_pages"] * 50 > ram_bytes // PAGE:
+            out.append(f"reserved {a['reserved_pages']} pages: over 2% "
+                       "of RAM")
+        rows = bm["ranges"]
+        if len(rows) > 64 or sum(r[2] for r in rows) != pages:
+            out.append(f"{len(rows)} rows of {sum(r[2] for r in rows)} "
+                       f"pages, want at most 64 of {pages}")
+        if "kept as a pattern" not in log or \
+                "pages of badram= patterns taken out of service" not in log:
+            out.append("no line for the pattern kept or taken")
+        return out
+    return check
+
+
+def check_withheld(pattern_pages, source):
+    """A pattern of @pattern_pages pages 128 KiB apart on 4 GiB given as
+    ranges of @source: a table of them all fits between no two, so bootmem
+    merges neighbours (the RAM between them withheld, the merged region
+    keeping the bad name: never a bad page handed out). The report must
+    say how much: the bad pages counted are the pattern's plus
+    bootmem.merged_gap_bytes, less those a merge with another name made
+    reserved ("merged"), and the warning and the info line say it."""
+    def check(rep, log):
+        out = []
+        bm, a, b = rep["bad_memory"], rep["audit"], rep["bootmem"]
+        gap = b["merged_gap_bytes"]
+        counted = bm["pages"] - gap // PAGE
+        if not gap or gap % PAGE or \
+                not (pattern_pages - a["reserved_pages"] <= counted <=
+                     pattern_pages):
+            out.append(f"bad_memory.pages {bm['pages']} - merged_gap_bytes "
+                       f"{gap} / {PAGE} = {counted}: not the pattern's "
+                       f"{pattern_pages} (less at most the "
+                       f"{a['reserved_pages']} reserved)")
+        if bm["by_source"][source] != bm["pages"]:
+            out.append(f"by_source {bm['by_source']}")
+        if not a["ok"] or a["lost_pages"] or a["problems"]:
+            out.append(f"audit {a}")
+        line = (f"keel: bootmem: {b['merged_regions']} reserved regions "
+                "merged, no free range of RAM holding a table of them all: "
+                f"{gap >> 10} KiB between them withheld with them")
+        if line not in log or "keel: warning: bootmem: more than" not in log:
+            out.append(f"merged {gap} bytes, but no {line!r} or warning")
+        return out
+    return check
+
+
+def check_image_lattice(log_line):
+    """The one error line about the image on the pattern, no other."""
+    def check(rep, log):
+        got = [line for line in log.splitlines()
+               if line.startswith("keel: error:")]
+        if got != [log_line] or rep["errors"] != 1:
+            return [f"error lines {got} ({rep['errors']}), want "
+                    f"[{log_line!r}]"]
+        if rep["audit"]["lost_pages"]:
+            return [f"audit {rep['audit']}"]
+        return []
+    return check
+
+
+def lattice_cases(Case):
+    """The cases above, as tests/sandbox/cases.py's @Case."""
+    fw = _write("bad-4g.fw", ["ram 0 4G node=0", "cpu 0 node=0"])
+    fw64 = _write("bad-64g.fw", ["ram 0 32G node=0", "ram 32G 64G node=1",
+                                 "cpu 0 node=0", "cpu 1 node=1"])
+    pat = (0x5000, 0x1f000)
+    word = f"badram={pat[0]:#x},{pat[1]:#x}"
+    pages = lattice_pages(*pat, [(0, 4 * GIB)])
+    half = lattice_pages(*pat, [(0, 32 * GIB)])
+    fwl = _write("bad-4g-lines.fw", ["ram 0 4G node=0", "cpu 0 node=0"] +
+                 [f"bad {p * PAGE:#x} {(p + 1) * PAGE:#x}"
+                  for p in range(5, 4 * GIB // PAGE, 32)])
+    # The image's reservation is 1M..3M: the pattern's first page there.
+    first = next(p for p in range(0x100, 0x300) if p & 0x1f == 5)
+    image_line = ("keel: error: the image [0x100000, 0x300000) lies on "
+                  "memory called bad (badram= pattern 0x5000,0x1f000, page "
+                  f"{first * PAGE:#x}): its loader wrote keel there; load "
+                  "keel where memory is good")
+    return [
+        Case("bad-badram-lattice", fw, ["bootscrub=off", "audit=full", word],
+             [check_lattice(pages, 4 * GIB, [pages])]),
+        Case("bad-badram-lattice-liveupdate", fw,
+             ["bootscrub=off", "audit=full", word, "liveupdate=1"],
+             [updated(1, domains=0),
+              check_lattice(pages, 4 * GIB, [pages])]),
+        Case("bad-badram-lattice-64g", fw64, ["bootscrub=off", word],
+             [check_lattice(2 * half, 64 * GIB, [half, half])],
+             timeout=60),
+        Case("bad-firmware-lattice", fwl, ["bootscrub=off", "audit=full"],
+             [check_withheld(pages, "firmware")]),
+        Case("bad-lattice-under-image", "sandbox-liveupdate.fw",
+             ["bootscrub=off", word], [check_image_lattice(image_line)]),
+    ]
