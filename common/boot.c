@@ -62,9 +62,10 @@ static struct boot_times boot_times;
  * the report: the flow owns them. Not in .bss: DOMAIN_MAX domains are
  * about 192 KiB, which would take arm64's image_size past the 2 MiB Xen's
  * ImageBuilder leaves keel (arch/arm64/keel.lds). claim_domain_set() asks
- * bootmem for them, a reservation the audit counts like any other, on a
- * boot with domains to hold; NULL otherwise (and when the machine phase
- * never ran: a refused handover), read as no domain (domain_set_stats()).
+ * bootmem for a slot per domain asked, a reservation the audit counts
+ * like any other, on a boot with domains to hold; NULL otherwise (and
+ * when the machine phase never ran: a refused handover), read as no
+ * domain (domain_set_stats()).
  */
 static struct domain_set *domain_set;
 static bool domain_set_short; /* domains asked, no room for the set */
@@ -401,42 +402,47 @@ void boot_apply_options(const struct keel_options *o)
  * The storage of domain_set (see there), while bootmem is open, when the
  * boot has domains to hold: what domains_setup() gathers (domain= words,
  * dom0less nodes), or a taken handover's (its restore fills the set even
- * when it carries none). Only its counters and context are cleared here:
- * domains_setup() and domains_restore() clear the domains they fill (the
- * restore is downtime). No room for it: an error, no domain built, the
- * boot failed (boot_verdict()); for a restore, the panic bootmem_alloc()
- * names it with.
+ * when it carries none), sized to them (a slot each, at most DOMAIN_MAX:
+ * a few KiB where the whole set is 192 KiB, which a machine whose bad
+ * pages fall every 128 KiB has in no piece). Only its counters and
+ * context are cleared here: domains_setup() and domains_restore() clear
+ * the domains they fill (the restore is downtime). No room for it: an
+ * error, no domain built, the boot failed (boot_verdict()); for a
+ * restore, the panic bootmem_alloc() names it with.
  */
 static void claim_domain_set(const struct bootinfo *bi,
 			     const struct keel_options *o)
 {
+	bool restore = liveupdate_has_domains();
+	unsigned int cap = restore ? bi->handover.domain_count
+				   : o->domain_count + bi->domain_count;
+	size_t bytes;
 	paddr_t at;
 
-	if (!o->domain_count && !bi->domain_count && !liveupdate_has_domains())
+	if (!cap && !restore)
 		return;
-	if (liveupdate_has_domains() && bi->handover.domain_count)
+	cap = MIN(MAX(cap, 1u), (unsigned int)DOMAIN_MAX);
+	bytes = domain_set_bytes(cap);
+	if (restore && bi->handover.domain_count)
 		/* the restore cannot do without */
-		at = bootmem_alloc(sizeof(*domain_set), PAGE_SIZE,
-				   BOOTMEM_ANY_NODE, "domain set");
+		at = bootmem_alloc(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE,
+				   "domain set");
 	else
-		at = bootmem_alloc_try(sizeof(*domain_set), PAGE_SIZE,
-				       BOOTMEM_ANY_NODE, "domain set");
-	/*
-	 * A handover with no domain restores none: a machine whose bad pages
-	 * leave no free range of the set's size (badram= every 128 KiB)
-	 * goes on without one, as a boot with no domain asked does.
-	 */
-	if (pa_val(at) == pa_val(INVALID_PADDR) && liveupdate_has_domains())
+		at = bootmem_alloc_try(bytes, PAGE_SIZE, BOOTMEM_ANY_NODE,
+				       "domain set");
+	/* A handover with no domain restores none: on without a set. */
+	if (pa_val(at) == pa_val(INVALID_PADDR) && restore)
 		return;
 	if (pa_val(at) == pa_val(INVALID_PADDR)) {
 		pr_err("domains: no %zu bytes of bootmem for the domain set: "
 		       "no domain is built\n",
-		       sizeof(*domain_set));
+		       bytes);
 		domain_set_short = true;
 		return;
 	}
 	domain_set = phys_to_virt(at);
 	memset(domain_set, 0, __builtin_offsetof(struct domain_set, d));
+	domain_set->cap = cap;
 }
 
 /* The firmware's description (sanitised by the arch's fwboot_finish()), shown. */

@@ -157,7 +157,7 @@ static unsigned int setup_dt(struct domain_set *s, const struct bootinfo *bi,
 		const struct bi_domain *b = &bi->domains[i];
 		char shown[ESCAPE_SIZE(DOMAIN_NAME_MAX - 1)];
 
-		if (n >= DOMAIN_MAX) {
+		if (n >= domain_set_cap(s)) {
 			(*over)++;
 			continue;
 		}
@@ -183,11 +183,12 @@ static unsigned int setup_dt(struct domain_set *s, const struct bootinfo *bi,
 unsigned int domains_setup(struct domain_set *s, const struct keel_options *o,
 			   const struct bootinfo *bi)
 {
-	unsigned int n = 0, over = 0, dup = 0;
+	unsigned int n = 0, over = 0, dup = 0, cap = domain_set_cap(s);
 
-	memset(s, 0, sizeof(*s));
+	memset(s, 0, domain_set_bytes(cap));
+	s->cap = cap;
 	domain_ctx_init(&s->ctx, o, &s->stats.problems);
-	for (unsigned int i = 0; i < o->domain_count && n < DOMAIN_MAX; i++) {
+	for (unsigned int i = 0; i < o->domain_count && n < cap; i++) {
 		s->d[n].spec = o->domain[i];
 		s->d[n].ctx = &s->ctx;
 		domain_set_name(&s->d[n++], o->domain[i].name);

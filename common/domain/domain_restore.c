@@ -598,17 +598,18 @@ static void warn_restore_fail(uint64_t id, void *arg)
  * domains_restore() - the handover's domains into @s (keel/domain.h).
  *
  * All of it is downtime, so it does little but the domains' own work: of
- * @s it zeroes only what the restore fills (the set is DOMAIN_MAX
+ * @s it zeroes only what the restore fills (a whole set is DOMAIN_MAX
  * domains, 190 KiB: zeroing all of it was 50-80 us under QEMU TCG for one
- * domain restored); its line costs only its formatting, as the console
- * holds the downtime's lines (printk.c's console_hold()).
+ * domain restored; the flow's is sized to the handover's); its line
+ * costs only its formatting, as the console holds the downtime's lines
+ * (printk.c's console_hold()).
  * Return: the domains restored; *@failed the others.
  */
 unsigned int domains_restore(struct domain_set *s, const struct bootinfo *bi,
 			     const struct keel_options *o, unsigned int *failed)
 {
 	const struct bi_handover *h = &bi->handover;
-	unsigned int ok = 0, count = MIN(h->domain_count, DOMAIN_MAX);
+	unsigned int ok = 0, count = MIN(h->domain_count, domain_set_cap(s));
 	uint64_t start = arch_ticks();
 	char why[256];
 

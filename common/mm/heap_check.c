@@ -285,27 +285,40 @@ unsigned int heap_for_each_block(uint32_t node, block_fn *fn, void *arg)
 /* ---- consistency walk -------------------------------------------------- */
 
 #define CHECK_SCRATCH 16384
-/* pfn << 6 | order: CHECK_SCRATCH words from bootmem (heap_check_init()). */
+/*
+ * pfn << 6 | order: check_words words from bootmem (heap_check_init()),
+ * CHECK_SCRATCH or fewer.
+ */
 static uint64_t *check_scratch;
+static unsigned int check_words;
+/* Zones of more chunks than the scratch holds, this heap_check(). */
+static unsigned int check_skipped;
 static spinlock_t check_lock = SPINLOCK_INIT;
 
 /*
  * heap_init(): the consistency walk's scratch, asked of bootmem (128 KiB,
- * not in keel's image); without it heap_check() skips the overlap check.
+ * not in keel's image; halved down to 16 KiB while no free piece holds
+ * it: bad pages every 128 KiB leave none of 128); without it heap_check()
+ * skips the overlap check, and on a zone of more chunks than it holds.
  */
 void heap_check_init(void)
 {
-	paddr_t p =
-		bootmem_alloc_try(CHECK_SCRATCH * sizeof(uint64_t), PAGE_SIZE,
-				  BOOTMEM_ANY_NODE, "heap check");
-
 	check_scratch = NULL;
-	if (pa_val(p) == pa_val(INVALID_PADDR))
-		pr_warn("heap: no boot memory for heap_check()'s scratch "
-			"(%zu bytes): its overlap check is skipped\n",
-			CHECK_SCRATCH * sizeof(uint64_t));
-	else
-		check_scratch = phys_to_virt(p);
+	for (check_words = CHECK_SCRATCH; check_words >= CHECK_SCRATCH / 8;
+	     check_words /= 2) {
+		paddr_t p = bootmem_alloc_try(check_words * sizeof(uint64_t),
+					      PAGE_SIZE, BOOTMEM_ANY_NODE,
+					      "heap check");
+
+		if (pa_val(p) != pa_val(INVALID_PADDR)) {
+			check_scratch = phys_to_virt(p);
+			return;
+		}
+	}
+	check_words = 0;
+	pr_warn("heap: no boot memory for heap_check()'s scratch (%zu "
+		"bytes): its overlap check is skipped\n",
+		CHECK_SCRATCH / 8 * sizeof(uint64_t));
 }
 
 /* One node's walk: the lock held, problems and totals so far. */
@@ -368,7 +381,7 @@ static void check_chunk(struct walk *w, const struct free_list *fl,
 	w->zone_free += 1ULL << k;
 	w->dirty += chunk_dirty_pages(pg);
 	w->chunks++;
-	if (check_scratch && w->used < CHECK_SCRATCH)
+	if (check_scratch && w->used < check_words)
 		check_scratch[w->used] = p << 6 | k;
 	w->used++;
 }
@@ -389,16 +402,14 @@ static void check_list(struct walk *w, unsigned int z, unsigned int k)
 }
 
 /* Chunks never cross zones: overlap is checked per zone. */
-static void check_zone_overlap(struct walk *w, unsigned int z)
+static void check_zone_overlap(struct walk *w)
 {
 	uint64_t end_prev = 0;
 
 	if (!check_scratch)
 		return; /* heap_check_init() said so */
-	if (w->used > CHECK_SCRATCH) {
-		pr_warn("heap_check: node %u zone %u: %u chunks, "
-			"overlap check skipped\n",
-			w->l.hn->id, z, w->used);
+	if (w->used > check_words) {
+		check_skipped++; /* heap_check() says it once */
 		return;
 	}
 	sort(check_scratch, w->used, sizeof(check_scratch[0]), cmp_u64);
@@ -490,7 +501,7 @@ static unsigned int check_node(struct heap_node_locked l)
 				"walked",
 				z, (unsigned long long)st->zone_free[z],
 				(unsigned long long)w.zone_free);
-		check_zone_overlap(&w, z);
+		check_zone_overlap(&w);
 		if (!!(hn->zone_mask & (1ULL << z)) != !!hn->nonempty[z])
 			PROBLEM(&w, "zone %u: zone mask bit wrong", z);
 	}
@@ -525,12 +536,17 @@ unsigned int heap_check(void)
 
 	heap_drain_caches(); /* the lists and counters exact */
 	spin_lock(&check_lock);
+	check_skipped = 0;
 	for (n = 0; n < heap_nr_nodes; n++) {
 		struct heap_node_locked l = heap_lock_node(n);
 
 		bad += check_node(l);
 		heap_unlock_node(l);
 	}
+	if (check_skipped)
+		pr_warn("heap_check: %u zones hold more than %u free chunks: "
+			"their overlap check skipped\n",
+			check_skipped, check_words);
 	spin_unlock(&check_lock);
 	return bad;
 }

@@ -240,8 +240,28 @@ struct domain_set_stats {
 struct domain_set {
 	struct domain_set_stats stats;
 	struct domain_ctx ctx;
+	/*
+	 * The slots of @d backed by the set's storage: 0 for a whole set
+	 * (DOMAIN_MAX: a static one); the flow's is sized to the domains
+	 * its boot asks for (domain_set_bytes()), so that a machine whose
+	 * bad pages leave no 192 KiB in one piece still holds them.
+	 */
+	unsigned int cap;
 	struct domain d[DOMAIN_MAX]; /* stats.count of them */
 };
+
+/* The slots of @s (its @cap, DOMAIN_MAX for a whole set). */
+static inline unsigned int domain_set_cap(const struct domain_set *s)
+{
+	return s->cap && s->cap < DOMAIN_MAX ? s->cap : DOMAIN_MAX;
+}
+
+/* Bytes of a set of @cap slots (1..DOMAIN_MAX). */
+static inline size_t domain_set_bytes(unsigned int cap)
+{
+	return __builtin_offsetof(struct domain_set, d) +
+	       (size_t)cap * sizeof(struct domain);
+}
 
 /*
  * domains_setup(): empty @s, then gather the specs of @o and of @bi

@@ -16,6 +16,11 @@ by the firmware as 32,768 `bad` lines.
   (which once panicked for want of 192 KiB in one piece for its domain
   set) reads the pattern itself; the handover carries none of its pages
   (528 KiB of records the lattice leaves no room for).
+- bad-badram-lattice-domains: two domains on that machine: their set is
+  sized to them (a few KiB, where the whole set is 192 KiB, which no
+  piece between the pattern's pages holds: before, "no room for the
+  domain set"), both built, audit=full reads their leaves for zero, the
+  audit balances with them.
 - bad-badram-lattice-64g: 64 GiB, 2 nodes, 524,288 pages: the frame
   table's 16 KiB pieces in the gaps are a few regions across the pattern's
   runs, not one a gap (before the join: 2,816 merges and 8 s); every page
@@ -30,6 +35,7 @@ by the firmware as 32,768 `bad` lines.
   first page there.
 """
 
+from ..qemu.domains_checks import Ask, domains_built
 from .badmem_cases import GIB, PAGE, _write, updated
 
 
@@ -144,6 +150,12 @@ def lattice_cases(Case):
              ["bootscrub=off", "audit=full", word, "liveupdate=1"],
              [updated(1, domains=0),
               check_lattice(pages, 4 * GIB, [pages])]),
+        Case("bad-badram-lattice-domains", fw,
+             ["bootscrub=off", "audit=full", word, "domain=64M@0",
+              "domain=32M"],
+             [check_lattice(pages, 4 * GIB, [pages]),
+              domains_built([Ask(64 << 20, 0), Ask(32 << 20)],
+                            exact_extents=False, zero_sampled=True)]),
         Case("bad-badram-lattice-64g", fw64, ["bootscrub=off", word],
              [check_lattice(2 * half, 64 * GIB, [half, half])],
              timeout=60),
