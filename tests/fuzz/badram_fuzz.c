@@ -5,10 +5,13 @@
  * from the first 24 bytes: the runs are ascending, whole pages, inside
  * the range, never more than the budget plus the one withheld span, and
  * (for a range of at most 4096 pages) exactly the pages whose addresses
- * match, checked page by page.
+ * match, checked page by page; and the same pattern as a lattice
+ * (include/keel/lattice.h, how a dense one is kept): at every page of the
+ * range, the run after it and the run below it agree with those pages.
  */
 #include <keel/badmem.h>
 #include <keel/errno.h>
+#include <keel/lattice.h>
 #include <keel/string.h>
 
 #include "fuzz_util.h"
@@ -44,6 +47,34 @@ static uint64_t take(const uint8_t *d)
 	return v;
 }
 
+/*
+ * The lattice of ADDR, MASK against the pages seen, page by page, from the
+ * last down (@next: the first page seen at or above the one looked at).
+ */
+static void check_lattice(const struct walk *w, uint64_t addr, uint64_t mask)
+{
+	struct lattice l = lattice_of_badram(addr, mask);
+	uint64_t first = w->s / PAGE_SIZE, n = (w->e - w->s) / PAGE_SIZE;
+	uint64_t next = n;
+
+	for (uint64_t i = n; i--;) {
+		uint64_t p = first + i, rs, re;
+		bool after = lattice_run_after(&l, p, &rs, &re);
+
+		next = w->seen[i] ? i : next;
+		FUZZ_CHECK((after && rs <= p) == !!w->seen[i]);
+		/* Not in a run: the next run starts at the next page seen. */
+		if (!w->seen[i] && next < n)
+			FUZZ_CHECK(after && rs == first + next);
+		if (!w->seen[i] && next == n)
+			FUZZ_CHECK(!after || rs >= first + n);
+		if (lattice_run_below(&l, p, &rs, &re))
+			FUZZ_CHECK(rs <= p && (p < re) == !!w->seen[i]);
+		else
+			FUZZ_CHECK(!w->seen[i]);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct walk w;
@@ -72,5 +103,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		FUZZ_CHECK(w.seen[i] == want);
 	}
+	check_lattice(&w, addr, mask);
 	return 0;
 }
