@@ -18,6 +18,7 @@
  */
 #include <stdlib.h>
 
+#include "bootmem_model.h"
 #include "common.h"
 #include <keel/badmem.h>
 #include <keel/handover.h>
@@ -48,12 +49,6 @@ static int8_t node_of[PAGES], carried_of[PAGES];
 /* The table's name per page (NULL: none), read from the table itself. */
 static const char *table_at[PAGES];
 
-static uint32_t rnd(uint32_t *x)
-{
-	*x = *x * 1103515245u + 12345u;
-	return *x >> 8;
-}
-
 static void give_carried(struct bootinfo *bi)
 {
 	struct bi_handover *h = &bi->handover;
@@ -81,9 +76,10 @@ static void make_machine(uint32_t x)
 			node_of[p] = (int8_t)ram[i].node;
 	rec_n[0] = rec_n[1] = 0;
 	rec_pages = 0;
-	for (uint64_t p = 16 * MiB / PG; p < PAGES; p += 1 + rnd(&x) % 60) {
-		uint64_t len = 1 + (rnd(&x) % 6 ? 0 : rnd(&x) % 4);
-		unsigned int j = rnd(&x) % 2;
+	for (uint64_t p = 16 * MiB / PG; p < PAGES;
+	     p += 1 + model_rnd(&x) % 60) {
+		uint64_t len = 1 + (model_rnd(&x) % 6 ? 0 : model_rnd(&x) % 4);
+		unsigned int j = model_rnd(&x) % 2;
 
 		if (p == 16 * MiB / PG + 3)
 			p = 96 * MiB / PG - 1, len = 2; /* across the nodes */
@@ -101,13 +97,14 @@ static void make_machine(uint32_t x)
 	}
 	/* The list: over carried pages, inside and around them, elsewhere. */
 	for (unsigned int i = 0; i < ARRAY_SIZE(list); i++) {
-		uint64_t p = 16 * MiB / PG + rnd(&x) % (PAGES - 16 * MiB / PG);
-		uint64_t len = 1 + rnd(&x) % (i % 4 ? 3 : 40);
+		uint64_t p =
+			16 * MiB / PG + model_rnd(&x) % (PAGES - 16 * MiB / PG);
+		uint64_t len = 1 + model_rnd(&x) % (i % 4 ? 3 : 40);
 
 		if (i < 8 && rec_n[i % 2] > i) /* on a carried range's start */
 			p = rec[i % 2][i * 7 % rec_n[i % 2]].start / PG;
 		list[i] = (struct test_rsv){p * PG, MIN(p + len, PAGES) * PG,
-					    list_names[rnd(&x) % 3]};
+					    list_names[model_rnd(&x) % 3]};
 	}
 	/* Inside carried ranges of 3 pages or more, their middle page. */
 	for (unsigned int i = 0, k = 8; i < rec_n[0] && k < 16; i++) {
@@ -152,6 +149,9 @@ static bool model_free(uint64_t p)
 {
 	return node_of[p] >= 0 && !table_at[p] && carried_of[p] < 0;
 }
+
+static const struct bootmem_model model = {ram, ARRAY_SIZE(ram), PAGES,
+					   model_free};
 
 /* The free ranges, walked, against the model; each gap's answer too. */
 static void check_free(void)
@@ -206,27 +206,10 @@ static void check_gaps(void)
 	assert_true(checked > 500 && bad > 100 && bad < checked);
 }
 
-/* The longest run of free pages on @node, split where RAM ranges end. */
-static uint64_t model_longest(uint32_t node)
-{
-	uint64_t best = 0, run = 0;
-
-	for (uint64_t p = 0; p < PAGES; p++) {
-		bool edge = false;
-
-		for (unsigned int i = 0; i < ARRAY_SIZE(ram); i++)
-			edge |= p == ram[i].start / PG;
-		run = edge ? 0 : run;
-		run = model_free(p) && node_of[p] == (int)node ? run + 1 : 0;
-		best = MAX(best, run);
-	}
-	return best;
-}
-
 static void check_node_free(void)
 {
 	for (uint32_t n = 0; n < 2; n++) {
-		uint64_t l = model_longest(n);
+		uint64_t l = model_longest(&model, (int)n);
 
 		assert_true(l > 2);
 		assert_true(bootmem_node_free_at_least(n, l * PG));
@@ -236,35 +219,13 @@ static void check_node_free(void)
 	}
 }
 
-/* The model's highest place for @size pages aligned to @align on @node. */
-static uint64_t model_fit(uint32_t node, uint64_t size, uint64_t align)
-{
-	for (unsigned int i = ARRAY_SIZE(ram); i--;) {
-		uint64_t rs = ram[i].start / PG, re = ram[i].end / PG;
-
-		if (ram[i].node != node || re - rs < size)
-			continue;
-		for (uint64_t a = (re - size) / align * align; a >= rs;
-		     a -= align) {
-			uint64_t q = a;
-
-			while (q < a + size && model_free(q))
-				q++;
-			if (q == a + size)
-				return a;
-			if (a < align)
-				break;
-		}
-	}
-	return ~0ULL;
-}
-
 static void check_allocs(uint32_t x)
 {
 	for (unsigned int i = 0; i < 40; i++) {
-		uint32_t node = rnd(&x) % 2;
-		uint64_t size = 1 + rnd(&x) % 8, align = 1ULL << (rnd(&x) % 3);
-		uint64_t want = model_fit(node, size, align);
+		uint32_t node = model_rnd(&x) % 2;
+		uint64_t size = 1 + model_rnd(&x) % 8,
+			 align = 1ULL << (model_rnd(&x) % 3);
+		uint64_t want = model_fit(&model, node, size, align);
 		paddr_t got = bootmem_alloc_try(size * PG, align * PG, node,
 						"test alloc");
 

@@ -17,6 +17,7 @@
  */
 #include <stdlib.h>
 
+#include "bootmem_model.h"
 #include "common.h"
 #include <keel/audit.h>
 #include <keel/heap_check.h>
@@ -47,12 +48,6 @@ static const struct lattice lat[] = {
 static int8_t node_of[PAGES];
 static bool table_at[PAGES], lat_at[PAGES];
 
-static uint32_t rnd(uint32_t *x)
-{
-	*x = *x * 1103515245u + 12345u;
-	return *x >> 8;
-}
-
 static bool match(const struct lattice *l, uint64_t y)
 {
 	return (y & l->mask) == l->value;
@@ -64,10 +59,11 @@ static void test_arithmetic(void **state)
 
 	(void)state;
 	for (unsigned int t = 0; t < 400; t++) {
-		struct lattice l = {rnd(&x) & 0x3ff & ~(t % 3 ? 0 : 1u), 0};
-		uint64_t p = rnd(&x) % 2048, got, s, e;
+		struct lattice l = {model_rnd(&x) & 0x3ff & ~(t % 3 ? 0 : 1u),
+				    0};
+		uint64_t p = model_rnd(&x) % 2048, got, s, e;
 
-		l.value = rnd(&x) & l.mask;
+		l.value = model_rnd(&x) & l.mask;
 		for (uint64_t q = 0; q < 2048; q++) {
 			uint64_t y = q, z = q;
 			bool ny = lattice_next_match(q, l.mask, l.value, &got);
@@ -146,6 +142,9 @@ static bool model_free(uint64_t p)
 	return node_of[p] >= 0 && !table_at[p] && !lat_at[p];
 }
 
+static const struct bootmem_model model = {ram, ARRAY_SIZE(ram), PAGES,
+					   model_free};
+
 static void boot_machine(bool heap)
 {
 	struct test_machine_cfg c = {
@@ -180,62 +179,20 @@ static void check_free(void)
 	assert_true(lattice > 1000);
 }
 
-/* The longest run of model_free() pages (on @node; -1: any). */
-static uint64_t model_longest(int node)
-{
-	uint64_t best = 0, run = 0;
-
-	for (uint64_t p = 0; p < PAGES; p++) {
-		bool edge = false;
-
-		for (unsigned int i = 0; i < ARRAY_SIZE(ram); i++)
-			edge |= p == ram[i].start / PG;
-		run = edge ? 0 : run;
-		run = model_free(p) && (node < 0 || node_of[p] == node)
-			      ? run + 1
-			      : 0;
-		best = MAX(best, run);
-	}
-	return best;
-}
-
 static void check_sizes(void)
 {
-	uint64_t l = model_longest(-1);
+	uint64_t l = model_longest(&model, -1);
 
 	assert_true(l >= 16 && l < 32);
 	assert_int_equal(bootmem_largest_free(), l * PG);
 	assert_true(bootmem_free_at_least(l * PG));
 	assert_false(bootmem_free_at_least((l + 1) * PG));
 	for (int n = 0; n < 2; n++) {
-		l = model_longest(n);
+		l = model_longest(&model, (int)n);
 		assert_true(bootmem_node_free_at_least((uint32_t)n, l * PG));
 		assert_false(
 			bootmem_node_free_at_least((uint32_t)n, (l + 1) * PG));
 	}
-}
-
-/* The model's highest place for @size pages aligned to @align on @node. */
-static uint64_t model_fit(uint32_t node, uint64_t size, uint64_t align)
-{
-	for (unsigned int i = ARRAY_SIZE(ram); i--;) {
-		uint64_t rs = ram[i].start / PG, re = ram[i].end / PG;
-
-		if (ram[i].node != node || re - rs < size)
-			continue;
-		for (uint64_t a = (re - size) / align * align; a >= rs;
-		     a -= align) {
-			uint64_t q = a;
-
-			while (q < a + size && model_free(q))
-				q++;
-			if (q == a + size)
-				return a;
-			if (a < align)
-				break;
-		}
-	}
-	return ~0ULL;
 }
 
 /* Regions named @name in the table. */
@@ -259,9 +216,10 @@ static void test_bootmem(void **state)
 	check_free();
 	check_sizes();
 	for (unsigned int i = 0; i < 300; i++) {
-		uint32_t node = rnd(&x) % 2;
-		uint64_t size = 1 + rnd(&x) % 12, align = 1ULL << (rnd(&x) % 3);
-		uint64_t want = model_fit(node, size, align);
+		uint32_t node = model_rnd(&x) % 2;
+		uint64_t size = 1 + model_rnd(&x) % 12,
+			 align = 1ULL << (model_rnd(&x) % 3);
+		uint64_t want = model_fit(&model, node, size, align);
 		paddr_t got = bootmem_alloc_try(size * PG, align * PG, node,
 						i % 2 ? "test a" : "test b");
 
