@@ -188,7 +188,11 @@ unsigned int domains_setup(struct domain_set *s, const struct keel_options *o,
 	memset(s, 0, domain_set_bytes(cap));
 	s->cap = cap;
 	domain_ctx_init(&s->ctx, o, &s->stats.problems);
-	for (unsigned int i = 0; i < o->domain_count && n < cap; i++) {
+	for (unsigned int i = 0; i < o->domain_count; i++) {
+		if (n >= cap) {
+			over++;
+			continue;
+		}
 		s->d[n].spec = o->domain[i];
 		s->d[n].ctx = &s->ctx;
 		domain_set_name(&s->d[n++], o->domain[i].name);
@@ -197,7 +201,7 @@ unsigned int domains_setup(struct domain_set *s, const struct keel_options *o,
 	if (over)
 		pr_warn("domains: more than %u (command line and DT): %u "
 			"dropped\n",
-			DOMAIN_MAX,
+			cap,
 			o->domains_dropped + bi->dropped_domains + over);
 	for (unsigned int i = 0; i < n; i++)
 		s->d[i].id = (uint16_t)(i + 1);

@@ -406,6 +406,32 @@ static void test_plan_reason(void **state)
 			    "20 KiB free");
 }
 
+/*
+ * A set sized to two domains (the flow sizes its own to the domains asked:
+ * claim_domain_set()), in storage of exactly that size (ASan would name a
+ * write past it): domains_setup() fills two slots and drops the third,
+ * and keeps the set's size.
+ */
+static void test_set_cap(void **state)
+{
+	struct domain_set *s = calloc(1, domain_set_bytes(2));
+
+	(void)state;
+	assert_non_null(s);
+	s->cap = 2;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bi.node_count = 1;
+	numa_init(&bi);
+	assert_int_equal(parse("domain=16M domain=32M domain=64M"), 0);
+	assert_int_equal(domains_setup(s, &o, &bi), 2);
+	assert_int_equal(s->cap, 2);
+	assert_int_equal(domain_set_stats(s)->count, 2);
+	assert_int_equal(domain_set_stats(s)->dropped, 1);
+	assert_int_equal(s->d[1].spec.bytes, 32 * MiB);
+	assert_int_equal(domain_set_cap(s), 2);
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -434,6 +460,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_plan, setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_plan_unknown_nodes, setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_set_cap, setup,
 						test_teardown),
 	};
 
