@@ -201,8 +201,7 @@ unsigned int domains_setup(struct domain_set *s, const struct keel_options *o,
 	if (over)
 		pr_warn("domains: more than %u (command line and DT): %u "
 			"dropped\n",
-			cap,
-			o->domains_dropped + bi->dropped_domains + over);
+			cap, o->domains_dropped + bi->dropped_domains + over);
 	for (unsigned int i = 0; i < n; i++)
 		s->d[i].id = (uint16_t)(i + 1);
 	s->stats.count = n;
