@@ -21,6 +21,11 @@
  * they drop is exactly what must still be checked; and a second reader of
  * the text could disagree with the parser (it once stopped at a NUL byte).
  *
+ * KEEL_SANDBOX_CANARY_BADRAM=ADDR,MASK adds the RAM pages a badram=
+ * pattern names (page by page: the pattern as keel keeps a dense one, a
+ * lattice, whose pages the heap takes out at its handoff), so that a
+ * test sees the scrub and the allocations never write one.
+ *
  * It runs on the main thread only, while the description is parsed,
  * before keel starts and from the exit handler; the host is reached
  * through <asm/os.h>.
@@ -210,6 +215,28 @@ void sandbox_canary_observe(void *arg, bool ram, uint64_t s, uint64_t e)
 		range_push(&seen_rsv, &seen_rsv_count, s, e);
 }
 
+/*
+ * KEEL_SANDBOX_CANARY_BADRAM=ADDR,MASK: the pages of RAM (@ram, @nram
+ * ranges, below @top) that badram=ADDR,MASK names, as canary ranges.
+ */
+static void canary_badram(const struct canary_range *ram, size_t nram,
+			  uint64_t top)
+{
+	const char *env = os_getenv(CANARY_ENV "_BADRAM"), *comma;
+	uint64_t addr, mask;
+
+	if (!env || !(comma = strchr(env, ',')) ||
+	    parse_u64(env, (size_t)(comma - env), &addr) ||
+	    parse_u64(comma + 1, strlen(comma + 1), &mask))
+		return;
+	mask &= PAGE_MASK;
+	for (size_t j = 0; j < nram; j++)
+		for (uint64_t p = ram[j].start; p < ram[j].end && p < top;
+		     p += PAGE_SIZE)
+			if ((p & mask) == (addr & mask))
+				canary_add(p, p + PAGE_SIZE);
+}
+
 /**
  * sandbox_canary_arm() - with KEEL_SANDBOX_CANARY=1, fill the firmware's
  * reserved RAM pages (as sandbox_canary_observe() saw them) with the
@@ -220,6 +247,7 @@ void sandbox_canary_arm(uint64_t top)
 {
 	if (!sandbox_canary_enabled())
 		return;
+	canary_badram(seen_ram, seen_ram_count, top);
 	canary_collect(seen_ram, seen_ram_count, seen_rsv, seen_rsv_count, top);
 	os_free(seen_ram);
 	os_free(seen_rsv);
