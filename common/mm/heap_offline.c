@@ -509,6 +509,91 @@ static int offline(const char *fn, pfn_t pp, unsigned int r, int owner)
 	return ret ? refuse(fn, p, ret, why) : 0;
 }
 
+/* The pages a function names bad, for cut_named(). */
+struct named {
+	heap_next_bad_fn *next;
+	void *arg;
+	uint8_t reason;
+	uint64_t taken;
+};
+
+/*
+ * cut_around() over the pages @f names in [@s, @s + 2^@k), the first of
+ * them @b: a bad page is written PGS_BAD when the cut reaches it, before
+ * its clean buddy goes back (the same order as cut_around()'s). @f is
+ * asked once more only for an upper half whose lower one holds @b:
+ * O(halves holding a bad page), the levels above a lattice's period
+ * shared by all its pages.
+ */
+static void cut_named(struct cut *c, struct named *f, uint64_t s,
+		      unsigned int k, uint64_t b)
+{
+	uint64_t mid, hb = b;
+	bool lo, hi;
+
+	if (!k) {
+		write_bad(c->l, s, f->reason);
+		account(c->l, f->reason, 1);
+		f->taken++;
+		c->writes++;
+		return;
+	}
+	mid = s + (1ULL << (k - 1));
+	lo = b < mid;
+	hi = !lo || (f->next(mid, &hb, f->arg) && hb < s + (1ULL << k));
+	if (lo)
+		cut_named(c, f, s, k - 1, b);
+	if (hi)
+		cut_named(c, f, mid, k - 1, hb);
+	if (!lo)
+		put_piece(c, s, k - 1);
+	if (!hi)
+		put_piece(c, mid, k - 1);
+}
+
+/** heap_offline_chunk() - see heap_priv.h. Return: pages taken out. */
+uint64_t heap_offline_chunk(pfn_t pp, heap_next_bad_fn *next, void *arg,
+			    uint8_t reason, pfn_t *end)
+{
+	struct named f = {.next = next, .arg = arg, .reason = reason};
+	uint64_t p = pfn_val(pp);
+	struct heap_node_locked l;
+	struct page_info *head;
+	const struct region *r;
+	unsigned int k = 0;
+	pfn_t h = pfn(0);
+	int n = node_of(p);
+	struct cut c;
+	uint64_t b;
+
+	if (n < 0 || !f.next(p, &b, arg) || b != p)
+		return 0;
+	heap_defer_split_to((uint32_t)n, p); /* in a deferred chunk */
+	l = heap_lock_node((uint32_t)n);
+	if (!heap_owns_locked(l, p, 0) ||
+	    heap_owner_of(pfn(p), &h, &k) != HEAP_OWNER_FREE) {
+		heap_unlock_node(l);
+		return 0;
+	}
+	head = pfn_to_page(h);
+	r = range_table_find_pfn(&l.hn->ranges, h);
+	c = (struct cut){
+		.l = l,
+		.base = pfn_val(h),
+		.fd = head->first_dirty,
+		.poc = head->flags & PGF_CLEAN_POC,
+		.rs = pfn_val(region_start_pfn(r)),
+		.re = pfn_val(region_end_pfn(r)),
+	};
+	heap_list_remove(l, head);
+	f.next(pfn_val(h), &b, arg); /* @p at the latest */
+	cut_named(&c, &f, pfn_val(h), k, b);
+	l.hn->stats.offline_writes += c.writes;
+	heap_unlock_node(l);
+	*end = pfn_add(h, 1ULL << k);
+	return f.taken;
+}
+
 /**
  * heap_offline() - take pfn @pp out of service (see heap.h).
  *

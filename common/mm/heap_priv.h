@@ -322,6 +322,21 @@ static inline uint64_t chunk_dirty_pages(const struct page_info *pg)
 	return (1ULL << pg->order) - pg->first_dirty;
 }
 
+/*
+ * heap_offline_chunk(): the free chunk holding pfn @p, which @next names
+ * bad (@next(x): the first bad pfn at or above x, false when none), goes
+ * out of service at every page @next names inside it, in one cut by
+ * aligned halving (common/mm/heap_offline.c), each page as heap_offline()
+ * takes one (@reason: HEAP_BAD_*). For many bad pages in one chunk (a
+ * badram= lattice's, common/mm/bad_lattice.c): each half is asked once,
+ * not once per page. Not for a page in a block, a per-CPU cache or no
+ * free chunk: 0, nothing done (heap_offline() takes it alone).
+ * Lock: @p's node. Return: the pages taken out; *@end the chunk's end.
+ */
+typedef bool heap_next_bad_fn(uint64_t from, uint64_t *bad, void *arg);
+uint64_t heap_offline_chunk(pfn_t p, heap_next_bad_fn *next, void *arg,
+			    uint8_t reason, pfn_t *end);
+
 /* Owner code of a head entry (HEAP_OWNER_*, an owner id), -EIO: no head. */
 static inline int heap_head_owner(const struct page_info *pg)
 {

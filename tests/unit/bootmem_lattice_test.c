@@ -280,6 +280,56 @@ static void test_joined(void **state)
 	assert_true(held - pieces < 2 * 40 * 4);
 }
 
+static bool free_at[PAGES];
+
+static void mark_free(struct page_info *head, unsigned int order,
+		      unsigned int zone, void *arg)
+{
+	uint64_t h = pfn_val(page_to_pfn(head));
+
+	(void)zone;
+	(void)arg;
+	for (uint64_t p = h; p < h + (1ULL << order); p++) {
+		assert_false(lat_at[p] || free_at[p]);
+		free_at[p] = true;
+	}
+}
+
+/*
+ * Every free chunk is the largest aligned one there (Xen's 2026 bugs: a
+ * misaligned buddy, a tail that no longer merges): the block of twice its
+ * order holding it has a page that is not free (a lattice's, reserved,
+ * no RAM).
+ */
+static void check_largest(void)
+{
+	unsigned int heads = 0;
+
+	memset(free_at, 0, sizeof(free_at));
+	for (unsigned int n = 0; n < 2; n++)
+		heap_for_each_free(n, mark_free, NULL);
+	for (uint64_t p = 0; p < PAGES; p++) {
+		pfn_t head = pfn(0);
+		unsigned int k = 0;
+		uint64_t up;
+		bool whole = true;
+
+		if (!free_at[p] ||
+		    heap_owner_of(pfn(p), &head, &k) != HEAP_OWNER_FREE)
+			continue;
+		if (pfn_val(head) != p || k >= 18)
+			continue; /* not its head, or the largest order */
+		heads++;
+		up = p & ~((2ULL << k) - 1);
+		for (uint64_t q = up; q < up + (2ULL << k) && whole; q++)
+			whole = q < PAGES && free_at[q];
+		if (whole)
+			fail_msg("free chunk %#llx order %u: its buddy is free",
+				 (unsigned long long)p, k);
+	}
+	assert_true(heads > 1000);
+}
+
 static void test_heap(void **state)
 {
 	struct audit_result a;
@@ -303,6 +353,7 @@ static void test_heap(void **state)
 	}
 	assert_true(in_rsv > 0 && in_rsv < want / 4);
 	assert_int_equal(heap_check(), 0);
+	check_largest();
 	audit_run(&a, false);
 	assert_true(a.ok);
 	assert_int_equal(a.lost_pages, 0);
