@@ -8,10 +8,13 @@
  * heap like any other. No fixed table: the words are read where they lie
  * and bootinfo's reserved table grows; the command line's length is the
  * only limit. badram= is the one option that can name millions of pages:
- * its runs are bounded (BADRAM_RUNS_MAX for the whole boot) and past the
- * bound the rest of each RAM range from the next match on is withheld
- * whole, with one warning: more memory out of service, never a bad page
- * handed out.
+ * a pattern of more than BADRAM_TABLE_RUNS runs in RAM is kept as a
+ * pattern (struct bootinfo's @lattice, up to BOOTINFO_LATTICE_MAX of
+ * them), which bootmem allocates around and the heap takes out at its
+ * handoff (common/mm/bad_lattice.c); past those, its runs are bounded
+ * (BADRAM_RUNS_MAX for the whole boot) and past the bound the rest of
+ * each RAM range from the next match on is withheld whole, with one
+ * warning: more memory out of service, never a bad page handed out.
  *
  * Parsers read only [s, s+len); every problem is one `cmdline: WORD:
  * reason` warning. No lock: the boot CPU, before SMP.
@@ -359,9 +362,8 @@ static void apply_badram(struct apply *ap, const char *s, size_t len)
 			ap->bi->lattice[ap->bi->lattice_count++] =
 				lattice_of_badram(addr, mask);
 			pr_info("cmdline: badram=%#llx,%#llx: more than %u "
-				"runs "
-				"of pages, kept as a pattern: the heap takes "
-				"them out at its handoff\n",
+				"runs of pages, kept as a pattern: the heap "
+				"takes them out at its handoff\n",
 				U64(addr), U64(mask), BADRAM_TABLE_RUNS);
 			continue;
 		}

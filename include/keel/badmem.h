@@ -146,8 +146,8 @@ typedef bool (*badmem_fn)(void *arg, uint64_t start, uint64_t end);
  *	     SIZE!START, exactmap, a bare SIZE) are -EOPNOTSUPP, not applied.
  * badram=   GRUB's ADDR,MASK[,ADDR,MASK...] (Memtest86+): every page
  *	     holding an address x with (x & MASK) == (ADDR & MASK). Only the
- *	     syntax is checked here (@fn is not called): badmem_badram_apply()
- *	     enumerates the pages over RAM.
+ *	     syntax is checked here (@fn is not called): badmem_apply_cmdline()
+ *	     enumerates the pages over RAM, or keeps a dense pattern.
  */
 int badmem_parse_badpage(const char *s, size_t len, badmem_fn fn, void *arg,
 			 const char **why);
@@ -179,7 +179,9 @@ int bootinfo_add_bad(struct bootinfo *bi, paddr_t start, paddr_t end,
 /*
  * badmem_apply_cmdline() - every badpage=, badram= and memmap= word of
  * [s, s+len) (a NUL ends it) as "bad option" reservations of @bi, whose
- * RAM is sanitised (sorted). Pages outside RAM are warned and ignored.
+ * RAM is sanitised (sorted); a badram= pattern of more than 256 runs in
+ * RAM as a pattern instead (@bi's @lattice: include/keel/lattice.h), up
+ * to BOOTINFO_LATTICE_MAX. Pages outside RAM are warned and ignored.
  * One `cmdline: WORD: reason` warning per problem word.
  * Return: the number of warnings.
  */
