@@ -117,7 +117,6 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 	heap_nr_nodes = 0;
 	heap_pcp_reset();
 	heap_owned_reset();
-	heap_check_init();
 	mode = m;
 	for (n = 0; n < count; n++) {
 		heap_nodes[n] = node_state(n);
@@ -130,6 +129,8 @@ void heap_init(enum heap_init_mode m, unsigned int count,
 		node_fallback(heap_nodes[n], n, count, distance);
 	heap_nr_nodes = count;
 	heap_pcp_prepare();
+	/* Last: the check's scratch is what the heap's own state left. */
+	heap_check_init();
 }
 
 /*
