@@ -14,6 +14,8 @@
  * into that many groups of consecutive regions, one row each spanning
  * its group, with the bad pages inside it and its source ("mixed" when
  * they differ): every bad page stays inside some row and the pages add up.
+ * The rows after the table's (pages taken out by the heap, a lattice's
+ * pages in keel's own reservations, kept runs) are grouped the same way.
  *
  * A page a live update's handover carried is counted under the source
  * where it first went bad (its reservation's name, "bad handover mce",
@@ -216,8 +218,9 @@ static void for_each_kept(kept_fn *fn, void *arg)
  * Each run of a lattice's pages (bootmem's badram= patterns) in a
  * reservation with no bad name (keel's own: the frame table's pieces in
  * the gaps a lattice leaves are one region across its runs) that the heap
- * does not hold, to @fn: never written, never handed out, bad. One
- * "preserved" (a domain whose restore failed) is left to the kept pages.
+ * does not hold, to @fn: never written, never handed out, bad. A
+ * "preserved" region (a domain whose restore failed) is left to
+ * for_each_kept().
  * O(lattice pages in such reservations x MAX_FREE_ORDER).
  */
 static void for_each_lattice_reserved(kept_fn *fn, void *arg)
