@@ -5,7 +5,14 @@ RAM (256 MiB at 0x40000000) plus one badpage= on the command line; the
 boot scrubs around them (it reads free chunks only) and the audit is
 exact. The report's bad_memory must name exactly these pages, each from
 its source. Quiet on this 2-core host: about 3 s; TIMEOUT (120 s) is
-the matrix's safety net."""
+the matrix's safety net.
+
+And dt-badram-lattice: a failing column's badram= (a page in every 128
+KiB, 4,096 of QEMU virt's 512 MiB of 2 nodes), kept as a pattern: the
+report counts exactly the pattern's pages in RAM (from the report's RAM
+ranges and ADDR, MASK alone), a domain is built, nothing is merged, keel's
+own reservations stay under 5% of RAM, and the one error says QEMU loaded
+keel on one of the pattern's pages. Quiet: about 0.5 s."""
 
 from .arm64_machine import _patched_dtb, case
 
@@ -56,3 +63,43 @@ CASES = [
          log_has=("bad memory: 514 pages in 3 ranges",),
          checks=[bad_memory_named]),
 ]
+
+
+# A BadRAM pattern of a failing column: a page every 128 KiB.
+LATTICE = (0x5000, 0x1f000)
+
+
+def lattice_counted(rep, log):
+    """The pattern's pages in the report's RAM, exactly, all the
+    operator's, the audit balanced, nothing merged, the domain built, and
+    the error naming the image on the pattern."""
+    bm, a, b = rep["bad_memory"], rep["audit"], rep["bootmem"]
+    want = sum(1 for s, e, _ in rep["memmap"]["ranges"]
+               for p in range(s // PAGE, e // PAGE)
+               if (p * PAGE) & LATTICE[1] == LATTICE[0] & LATTICE[1])
+    out = []
+    if bm["pages"] != want or a["bad_pages"] != want or \
+            bm["by_source"]["option"] != want:
+        out.append(f"bad_memory.pages {bm['pages']}, audit.bad_pages "
+                   f"{a['bad_pages']}, by_source {bm['by_source']}: the "
+                   f"pattern has {want}")
+    if not a["ok"] or a["lost_pages"] or b["merged_regions"]:
+        out.append(f"audit {a}, bootmem {b}")
+    if a["reserved_pages"] * 20 > a["ram_pages"]:
+        out.append(f"reserved {a['reserved_pages']} of {a['ram_pages']}")
+    doms = rep.get("domains") or []
+    if len(doms) != 1 or doms[0]["fail_reason"] is not None:
+        out.append(f"domains {doms}: want one built")
+    if "lies on memory called bad (badram= pattern 0x5000,0x1f000" \
+            not in log:
+        out.append("no error for the image on the pattern")
+    return out
+
+
+CASES.append(
+    case("dt-badram-lattice", ["--smp", "2", "--numa", "2", "--mem", "512M"],
+         {"cpus": 2},
+         append=f"bootscrub=off badram={LATTICE[0]:#x},{LATTICE[1]:#x} "
+                "domain=32M",
+         log_has=("pages of badram= patterns taken out of service",),
+         checks=[lattice_counted]))
