@@ -11,8 +11,9 @@
  * domain. Before anything is built (domains_setup()), each range must lie
  * inside one RAM range (so on one node, with frame table entries below a
  * mem= cut) and clear of every other reservation (keel's image, the DT,
- * firmware, a module), of its own other ranges and of every other
- * domain's static ranges; the first
+ * firmware, a module, a bad range), of the pages of a badram= pattern kept
+ * as a lattice (struct bootinfo's @lattice: not a reservation), of its own
+ * other ranges and of every other domain's static ranges; the first
  * problem refuses the domain (a failed row, its fail_reason; one warning
  * naming the node). A domain boot/ refused (ranges not totalling `memory`,
  * unaligned, unreadable) arrives failed.
@@ -39,6 +40,7 @@
 #include <keel/errno.h>
 #include <keel/heap.h>
 #include <keel/heap_boot.h>
+#include <keel/lattice.h>
 #include <keel/p2m.h>
 #include <keel/printk.h>
 #include <keel/string.h>
@@ -72,6 +74,26 @@ static const struct region *reserved_hit(const struct bootinfo *bi, paddr_t s,
 			return r;
 	}
 	return NULL;
+}
+
+/*
+ * The first page of [s, e) that a badram= lattice names (its address in
+ * *@page): whether any. O(lattices).
+ */
+static bool lattice_hit(const struct bootinfo *bi, paddr_t s, paddr_t e,
+			uint64_t *page)
+{
+	for (unsigned int j = 0; j < bi->lattice_count; j++) {
+		uint64_t rs, re;
+
+		if (!lattice_run_after(&bi->lattice[j], pa_val(s) >> PAGE_SHIFT,
+				       &rs, &re) ||
+		    rs << PAGE_SHIFT >= pa_val(e))
+			continue;
+		*page = MAX(rs << PAGE_SHIFT, pa_val(s) & PAGE_MASK);
+		return true;
+	}
+	return false;
 }
 
 /* Another DT domain than @self whose static ranges overlap [s, e). */
@@ -113,6 +135,7 @@ static bool static_place(struct domain *d, unsigned int i,
 	const struct region *r;
 	const struct bi_domain *o;
 	char shown[ESCAPE_SIZE(DOMAIN_NAME_MAX - 1)];
+	uint64_t page = 0;
 	unsigned int k;
 
 	if (!in_one_ram(bi, s, e, &d->st.node[i])) {
@@ -123,6 +146,10 @@ static bool static_place(struct domain *d, unsigned int i,
 	} else if ((r = reserved_hit(bi, s, e))) {
 		snprintf(why, size, RANGE_FMT " overlaps %.*s", a, b,
 			 (int)sizeof(r->name), r->name);
+	} else if (lattice_hit(bi, s, e, &page)) {
+		snprintf(why, size,
+			 RANGE_FMT " holds page %#llx of a badram= pattern", a,
+			 b, (unsigned long long)page);
 	} else if ((k = self_hit(d, i)) < i) {
 		snprintf(why, size,
 			 RANGE_FMT " overlaps its own [%#llx, %#llx)", a, b,

@@ -272,6 +272,35 @@ static void test_static_self_overlap(void **state)
 	audit_ok();
 }
 
+/*
+ * A static range holding a page of a badram= pattern kept as a lattice
+ * (no reservation names it: boot/badmem.c): refused before the build,
+ * naming the page, nothing adopted, the memory untouched. Before the
+ * check, the domain was built on the bad page.
+ */
+static void test_static_on_lattice(void **state)
+{
+	uint64_t bad = A_START + 7 * PAGE_SIZE;
+	struct domain *st;
+
+	(void)state;
+	machine("bootscrub=on", 0);
+	test_bi.lattice[0] = (struct lattice){0x1f, (bad >> 12) & 0x1f};
+	test_bi.lattice_count = 1;
+	fill(A_START, A_END);
+	build();
+	st = find("st");
+	assert_true(st->failed);
+	assert_false(st->built);
+	assert_string_equal(st->fail_reason,
+			    "xen,static-mem [0x2000000, 0x2603000) holds page "
+			    "0x2007000 of a badram= pattern");
+	assert_int_equal(heap_stats_all(0).adopted_pages, 0);
+	assert_true(intact(A_START, A_END));
+	audit_ok();
+	test_bi.lattice_count = 0;
+}
+
 /* heap_adopt_owned() of the first bootmem reserved range named @name. */
 static long adopt_named(const char *name)
 {
@@ -339,6 +368,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_adopt_misuse, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_static_self_overlap,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_static_on_lattice,
 						test_setup, test_teardown),
 	};
 
