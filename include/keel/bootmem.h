@@ -86,7 +86,9 @@ paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
 
 /*
  * Iterate the free ranges (RAM minus reserved), ascending, each within one
- * node and one RAM region: @idx is the iterator state, starting at 0.
+ * node and one RAM region: @idx is the iterator state, starting at 0. A
+ * badram= lattice's pages are in them (the heap's handoff takes them):
+ * what an allocation may use is bootmem_largest_free()'s.
  * Return: false when done.
  */
 bool bootmem_next_free_range(uint64_t *idx, paddr_t *start, paddr_t *end,
@@ -128,11 +130,15 @@ void bootmem_set_table_limit(unsigned int max);
  */
 bool bootmem_node_free_at_least(uint32_t node, uint64_t bytes);
 
-/* Bytes of the largest free range (the largest allocation that fits). */
+/*
+ * Bytes of the largest free range clear of the lattices (the largest
+ * allocation that fits).
+ */
 uint64_t bootmem_largest_free(void);
 /*
- * Whether some free range holds @bytes: the walk stops at the first that
- * does (100,000 bad pages cut the free RAM in as many ranges).
+ * Whether some free range holds @bytes clear of the lattices: the walk
+ * stops at the first that does (100,000 bad pages cut the free RAM in as
+ * many ranges).
  */
 bool bootmem_free_at_least(uint64_t bytes);
 /*
