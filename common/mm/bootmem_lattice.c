@@ -144,7 +144,7 @@ bool bm_lattice_only(uint64_t s, uint64_t e, uint64_t room)
 			rs = re = e;
 		else
 			run = true;
-		free += rs - s;
+		free += rs > s ? rs - s : 0; /* a run of another may hold s */
 		s = re;
 	}
 	return run && s >= e && free < room;
