@@ -377,3 +377,61 @@ const char *bootinfo_distance_problem(uint32_t a, uint32_t b, uint32_t v)
 		return "above 255 (unreachable)";
 	return NULL;
 }
+
+/* The first page of [@s, @e) (pages) lattice @l names: its run's end in @end. */
+static bool lattice_hits(const struct lattice *l, uint64_t s, uint64_t e,
+			 uint64_t *end)
+{
+	uint64_t rs, re;
+
+	if (!lattice_run_after(l, s, &rs, &re) || rs >= e)
+		return false;
+	*end = re;
+	return true;
+}
+
+/**
+ * bootinfo_claimed() - does [@s, @e) hold a byte someone has a claim on
+ * before bootmem exists: a reserved range, a bad range a handover carried,
+ * a page of a badram= lattice? For an arch that must place memory of its
+ * own then (x86_64's page tables past the static pool), after
+ * fwboot_finish() has read every source. O(reserved + carried records x
+ * log ranges + lattices).
+ * @skip_to: where the first claim found ends (set when true)
+ */
+bool bootinfo_claimed(const struct bootinfo *bi, uint64_t s, uint64_t e,
+		      uint64_t *skip_to)
+{
+	const struct bi_handover *h = &bi->handover;
+	uint64_t end;
+
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *r = &bi->reserved.regions[i];
+
+		if (pa_val(r->start) < e && s < pa_val(r->end)) {
+			*skip_to = pa_val(r->end);
+			return true;
+		}
+	}
+	for (unsigned int i = 0; bootinfo_carried(bi, NULL) && i < h->bad_recs;
+	     i++) {
+		const struct bi_handover_bad *b = &h->bad[i];
+		unsigned int at = handover_bad_bound(b, s, true);
+		struct handover_range r;
+
+		if (at >= b->count)
+			continue;
+		r = handover_bad_range(b, at);
+		if (r.start < e) {
+			*skip_to = r.end;
+			return true;
+		}
+	}
+	for (unsigned int i = 0; i < bi->lattice_count; i++)
+		if (lattice_hits(&bi->lattice[i], s >> PAGE_SHIFT,
+				 ALIGN_UP(e, PAGE_SIZE) >> PAGE_SHIFT, &end)) {
+			*skip_to = end << PAGE_SHIFT;
+			return true;
+		}
+	return false;
+}

@@ -17,19 +17,22 @@
  *     arch_phys_to_virt(pa) = DIRECT_MAP_BASE + pa; common/ reaches RAM only
  *     through it. The kernel image is part of RAM, so it is mapped high too.
  *
- * The direct map is built once, before keel_main(), from the unsanitised
- * bootinfo RAM ranges (mapping is idempotent, so overlaps and disorder are
- * harmless), with 1 GiB pages when CPUID 0x80000001 EDX bit 26 (pdpe1gb)
+ * The direct map is built before keel_main(), from the bootinfo RAM ranges
+ * (mapping is idempotent, so overlaps and disorder are harmless), with
+ * 1 GiB pages when CPUID 0x80000001 EDX bit 26 (pdpe1gb)
  * says so, else 2 MiB pages, each RAM range rounded out to the page size.
  * Rounding may map a hole next to RAM as write-back; the MTRRs keep MMIO
  * holes uncached, and nothing dereferences those addresses.
  *
  * Page-table pages come from a static pool in .bss (part of the "kernel"
  * reservation): PT_POOL_PAGES pages map 1 PiB with 1 GiB pages, or about
- * PT_POOL_PAGES - 1 GiB of RAM with 2 MiB pages. When a machine needs
- * more, the exact worst-case count is taken from a free RAM range below
- * 4 GiB (identity mapped, so the tables can be written before the direct
- * map exists) and added to bootinfo as the "page tables" reservation.
+ * PT_POOL_PAGES - 1 GiB of RAM with 2 MiB pages. mm_init_direct_map()
+ * maps what the pool covers, early; when a machine needs more, the rest
+ * waits for mm_map_rest(), after fwboot_finish(): the count still missing
+ * is taken from a free RAM range below 4 GiB (identity mapped, so the
+ * tables can be written before the direct map exists), clear of every
+ * reservation, bad page and preserved range the boot knows by then, and
+ * added to bootinfo as the "page tables" reservation.
  *
  * MMIO (the local APIC, the HPET): mm_map_uc() marks the identity-mapped
  * 2 MiB pages covering a device below 4 GiB uncached (PCD|PWT: UC whatever
@@ -55,7 +58,6 @@
 #define SZ_1M		 (1ULL << 20)
 #define SZ_2M		 (1ULL << 21)
 #define SZ_1G		 (1ULL << 30)
-#define SZ_512G		 (1ULL << 39)
 #define SZ_4G		 (1ULL << 32)
 #define DIRECT_MAP_LIMIT (1ULL << DIRECT_MAP_BITS)
 #define IDENT_MAP_LIMIT	 ((uint64_t)IDENT_MAP_GIB << 30)
@@ -65,12 +67,15 @@ static unsigned int pt_pool_used;
 static uint64_t pt_extra_pa, pt_extra_pages, pt_extra_used;
 static bool direct_map_gb;
 
+/* A table page; NULL before the extra pages are placed (mm_map_rest()). */
 static uint64_t *pt_alloc(void)
 {
 	uint64_t *page;
 
 	if (pt_pool_used < PT_POOL_PAGES)
 		return pt_pool[pt_pool_used++];
+	if (!pt_extra_pa)
+		return NULL;
 	if (pt_extra_used >= pt_extra_pages) {
 		/* The count below is an upper bound, so this is a bug. */
 		pr_err("mm: out of page-table pages\n");
@@ -82,58 +87,60 @@ static uint64_t *pt_alloc(void)
 	return page;
 }
 
-/* The next-level table behind @entry, created when absent. */
+/* The next-level table behind @entry, created when absent; NULL: none. */
 static uint64_t *pt_next(uint64_t *entry)
 {
 	if (!(*entry & PTE_P)) {
 		uint64_t *t = pt_alloc();
 
+		if (!t)
+			return NULL;
 		*entry = (uint64_t)(uintptr_t)t | PTE_P | PTE_RW;
 	}
 	/* Tables live below 4 GiB, identity mapped. */
 	return (uint64_t *)(uintptr_t)(*entry & PTE_ADDR);
 }
 
-static uint64_t blocks(uint64_t s, uint64_t e, uint64_t unit)
+/*
+ * The table pages mapping every RAM range of @bi (sorted, as sanitised)
+ * still needs: a PDPT for each 512 GiB slot with none, and with 2 MiB
+ * pages a PD for each GiB with none. Exact for sorted ranges (a shared
+ * table is counted once); a step per GiB.
+ */
+static uint64_t pt_missing(const struct bootinfo *bi)
 {
-	return (ALIGN_UP(e, unit) - ALIGN_DOWN(s, unit)) / unit;
-}
-
-/* Upper bound of the tables mapping every RAM range (shared ones counted twice). */
-static uint64_t pt_pages_needed(const struct bootinfo *bi, bool gb)
-{
-	uint64_t n = 0;
+	uint64_t n = 0, last4 = ~0ULL, last3 = ~0ULL;
 
 	for (unsigned int i = 0; i < bi->ram.count; i++) {
 		uint64_t s = pa_val(bi->ram.regions[i].start);
 		uint64_t e =
 			MIN(pa_val(bi->ram.regions[i].end), DIRECT_MAP_LIMIT);
 
-		if (e <= s)
-			continue;
-		n += blocks(s, e, SZ_512G);
-		if (!gb)
-			n += blocks(s, e, SZ_1G);
+		for (uint64_t p = ALIGN_DOWN(s, SZ_1G); p < e; p += SZ_1G) {
+			uint64_t va = DIRECT_MAP_BASE + p;
+			uint64_t l4 = boot_pml4[(va >> 39) & 511];
+			const uint64_t *pdpt =
+				(const uint64_t *)(uintptr_t)(l4 & PTE_ADDR);
+
+			if (!(l4 & PTE_P) && va >> 39 != last4) {
+				n++;
+				last4 = va >> 39;
+			}
+			if (direct_map_gb || va >> 30 == last3 ||
+			    ((l4 & PTE_P) && (pdpt[(va >> 30) & 511] & PTE_P)))
+				continue;
+			n++;
+			last3 = va >> 30;
+		}
 	}
 	return n;
 }
 
-static bool overlaps_reserved(const struct bootinfo *bi, uint64_t s, uint64_t e,
-			      uint64_t *skip_to)
-{
-	for (unsigned int i = 0; i < bi->reserved.count; i++) {
-		uint64_t rs = pa_val(bi->reserved.regions[i].start);
-		uint64_t re = pa_val(bi->reserved.regions[i].end);
-
-		if (rs < e && s < re) {
-			*skip_to = re;
-			return true;
-		}
-	}
-	return false;
-}
-
-/* Find @pages free pages of RAM in [1 MiB, 4 GiB). Return: pa or 0. */
+/*
+ * Find @pages free pages of RAM in [1 MiB, 4 GiB), clear of every claim
+ * the boot knows by now (bootinfo_claimed(): reservations, the bad pages
+ * of every source, a handover's preserved memory). Return: pa or 0.
+ */
 static uint64_t find_low_free(const struct bootinfo *bi, uint64_t pages)
 {
 	uint64_t size = pages * PAGE_SIZE;
@@ -145,15 +152,16 @@ static uint64_t find_low_free(const struct bootinfo *bi, uint64_t pages)
 
 		s = ALIGN_UP(s, PAGE_SIZE);
 		while (s < e && e - s >= size) {
-			if (!overlaps_reserved(bi, s, s + size, &skip))
+			if (!bootinfo_claimed(bi, s, s + size, &skip))
 				return s;
-			s = ALIGN_UP(skip, PAGE_SIZE);
+			s = ALIGN_UP(MAX(skip, s + PAGE_SIZE), PAGE_SIZE);
 		}
 	}
 	return 0;
 }
 
-static void map_range(uint64_t s, uint64_t e)
+/* Map [s, e). Return: false when the table pages ran out (not yet placed). */
+static bool map_range(uint64_t s, uint64_t e)
 {
 	uint64_t unit = direct_map_gb ? SZ_1G : SZ_2M;
 
@@ -162,42 +170,25 @@ static void map_range(uint64_t s, uint64_t e)
 		uint64_t *pdpt = pt_next(&boot_pml4[(va >> 39) & 511]);
 		uint64_t *pd;
 
+		if (!pdpt)
+			return false;
 		if (direct_map_gb) {
 			pdpt[(va >> 30) & 511] = p | PTE_P | PTE_RW | PTE_PS;
 			continue;
 		}
 		pd = pt_next(&pdpt[(va >> 30) & 511]);
+		if (!pd)
+			return false;
 		pd[(va >> 21) & 511] = p | PTE_P | PTE_RW | PTE_PS;
 	}
+	return true;
 }
 
-/**
- * mm_init_direct_map() - map every RAM range of @bi at DIRECT_MAP_BASE + pa.
- * Adds the "page tables" reservation to @bi when the static pool is too
- * small; halts with a message when no low RAM can hold the tables.
- */
-void mm_init_direct_map(struct bootinfo *bi)
+/* Map every RAM range of @bi. Return: false when the table pages ran out. */
+static bool map_all(const struct bootinfo *bi)
 {
-	uint64_t need;
-	bool warned = false;
+	static bool warned;
 
-	direct_map_gb = cpuid(0x80000000, 0).eax >= 0x80000001 &&
-			(cpuid(0x80000001, 0).edx & (1u << 26));
-	need = pt_pages_needed(bi, direct_map_gb);
-	if (need > PT_POOL_PAGES) {
-		pt_extra_pages = need - PT_POOL_PAGES;
-		pt_extra_pa = find_low_free(bi, pt_extra_pages);
-		if (!pt_extra_pa) {
-			pr_err("mm: no free RAM below 4 GiB for %llu "
-			       "page-table pages; halting\n",
-			       (unsigned long long)pt_extra_pages);
-			cpu_halt_forever();
-		}
-		bootinfo_add_reserved(
-			bi, pa(pt_extra_pa),
-			pa(pt_extra_pa + pt_extra_pages * PAGE_SIZE),
-			"page tables");
-	}
 	for (unsigned int i = 0; i < bi->ram.count; i++) {
 		uint64_t s = pa_val(bi->ram.regions[i].start);
 		uint64_t e = pa_val(bi->ram.regions[i].end);
@@ -210,15 +201,76 @@ void mm_init_direct_map(struct bootinfo *bi)
 			warned = true;
 		}
 		e = MIN(e, DIRECT_MAP_LIMIT);
-		if (s < e)
-			map_range(s, e);
+		if (s < e && !map_range(s, e))
+			return false;
 	}
+	return true;
+}
+
+static bool map_deferred;
+
+static void map_said(void)
+{
 	write_cr3(read_cr3());
 	pr_info("mm: direct map at %#llx with %s pages, %llu page-table "
 		"pages\n",
 		(unsigned long long)DIRECT_MAP_BASE,
 		direct_map_gb ? "1 GiB" : "2 MiB",
 		(unsigned long long)(pt_pool_used + pt_extra_used));
+}
+
+/**
+ * mm_init_direct_map() - map the RAM ranges of @bi at DIRECT_MAP_BASE + pa,
+ * as far as the static pool of table pages goes. A machine that needs
+ * more (2 MiB pages past about 30 GiB) has the rest mapped by
+ * mm_map_rest(), once every claim on RAM is known.
+ */
+void mm_init_direct_map(struct bootinfo *bi)
+{
+	direct_map_gb = cpuid(0x80000000, 0).eax >= 0x80000001 &&
+			(cpuid(0x80000001, 0).edx & (1u << 26));
+	map_deferred = !map_all(bi);
+	if (!map_deferred)
+		map_said();
+	else
+		write_cr3(read_cr3());
+}
+
+/**
+ * mm_map_rest() - the rest of the direct map, after fwboot_finish(): its
+ * table pages are placed in low RAM only now, clear of what the firmware,
+ * the command line (badpage=, badram=, memmap=) and a live update's
+ * handover (its preserved memory, its bad pages, itself) claim. Placed
+ * before those were read, they could land on a page the operator called
+ * bad or on a guest's memory. Adds the "page tables" reservation to @bi;
+ * halts with a message when no low RAM can hold the tables, unless a
+ * refused handover reserved all RAM (nothing maps past the pool then: the
+ * boot stops before the heap).
+ */
+void mm_map_rest(struct bootinfo *bi)
+{
+	if (!map_deferred)
+		return;
+	pt_extra_pages = pt_missing(bi);
+	pt_extra_pa = find_low_free(bi, pt_extra_pages);
+	if (!pt_extra_pa && bi->handover.state == HANDOVER_REFUSED) {
+		pr_warn("mm: no free RAM below 4 GiB for %llu page-table "
+			"pages: the direct map stops where the static pool "
+			"does\n",
+			(unsigned long long)pt_extra_pages);
+		return;
+	}
+	if (!pt_extra_pa) {
+		pr_err("mm: no free RAM below 4 GiB for %llu page-table "
+		       "pages; halting\n",
+		       (unsigned long long)pt_extra_pages);
+		cpu_halt_forever();
+	}
+	bootinfo_add_reserved(bi, pa(pt_extra_pa),
+			      pa(pt_extra_pa + pt_extra_pages * PAGE_SIZE),
+			      "page tables");
+	map_deferred = !map_all(bi);
+	map_said();
 }
 
 /**

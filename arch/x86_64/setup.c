@@ -276,5 +276,7 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	x86_qemu_init();
 	x86_lu_found(bi, magic, info_pa);
 	fwboot_finish(bi, o);
+	/* Past the static pool: tables placed clear of every claim. */
+	mm_map_rest(bi);
 	keel_main(bi, o);
 }

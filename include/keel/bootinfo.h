@@ -350,6 +350,14 @@ const char *bootinfo_distance_problem(uint32_t a, uint32_t b, uint32_t v);
  */
 void bootinfo_sanitise(struct bootinfo *bi);
 
+/*
+ * bootinfo_claimed(): does [s, e) (bytes) overlap a reserved range, a
+ * carried bad range or a lattice page? *skip_to: where that claim ends.
+ * For memory an arch places before bootmem (boot/bootinfo.c).
+ */
+bool bootinfo_claimed(const struct bootinfo *bi, uint64_t s, uint64_t e,
+		      uint64_t *skip_to);
+
 /* Its queries (RAM bytes, a protocol's name) are the report's: report.h. */
 
 #endif

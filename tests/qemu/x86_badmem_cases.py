@@ -7,7 +7,9 @@ exactly these pages (computed here from the words), and a malformed word
 is one warning. Quiet on this 2-core host: about 2 s; the matrix's
 TIMEOUT is the safety net. And a live update on a dense pattern (below)."""
 
-from .x86_machine import M, Case
+import struct
+
+from .x86_machine import G, M, Case, above_4g, reserved_named
 
 PAGE = 4096
 BADPAGE = [0x5000, 0x6000, 0x6001, 0x6002, 0x6003]  # 80 MiB, 96 MiB
@@ -43,6 +45,53 @@ def bad_memory_named(rep, log):
 
 
 bad_memory_named.wants_log = True
+
+
+def image_end(elf):
+    """Where the image's loaded segments end (ELF64 program headers)."""
+    with open(elf, "rb") as f:
+        b = f.read(1 << 16)
+    phoff, = struct.unpack_from("<Q", b, 0x20)
+    phsz, phnum = struct.unpack_from("<HH", b, 0x36)
+    end = 0
+    for i in range(phnum):
+        typ, = struct.unpack_from("<I", b, phoff + i * phsz)
+        paddr, = struct.unpack_from("<Q", b, phoff + i * phsz + 0x18)
+        memsz, = struct.unpack_from("<Q", b, phoff + i * phsz + 0x28)
+        if typ == 1:
+            end = max(end, paddr + memsz)
+    return end
+
+
+def past_image_pfns(elf, count=32):
+    """Every other page from 16 KiB past the image: where the first RAM
+    free of reservations lies, and no piece of 2 pages between them."""
+    first = (image_end(elf) + 4 * PAGE + PAGE - 1) // PAGE
+    return [first + 2 * i for i in range(count)]
+
+
+def tables_clear_of_bad(pfns):
+    """The page tables past the static pool (2 MiB pages on a big machine)
+    were placed before the command line's bad pages were read, and landed
+    on them: the report lost those pages (inside "page tables") and the
+    tables lived on memory the operator called bad. Every page named is
+    counted bad, and no "page tables" page is one of them."""
+    want = set(pfns)
+
+    def check(rep):
+        bm, out = rep["bad_memory"], []
+        got = {p for r in bm.get("ranges", [])
+               for p in range(r[0] // PAGE, r[1] // PAGE)}
+        if bm["pages"] != len(want) or got != want:
+            out.append(f"bad_memory.pages {bm['pages']} naming "
+                       f"{sorted(got)[:4]}..., expected {len(want)}")
+        for s, e, name in rep["memmap"]["reserved"]:
+            hit = want & set(range(s // PAGE, e // PAGE))
+            if name == "page tables" and hit:
+                out.append(f"page tables [{s:#x}, {e:#x}) on bad pages "
+                           f"{sorted(hit)[:4]}")
+        return out
+    return check
 
 
 # A BadRAM pattern of a failing column or bank: a page every 128 KiB.
@@ -105,3 +154,19 @@ def badmem_cases(kern, base):
              expect={"boot": "multiboot1", "online": 1},
              qemu_tail=["-initrd", kern[1]], checks=[lattice_updated]),
     ]
+
+
+def pt_overflow_case(elf, base, memdir):
+    """48 GiB with 2 MiB pages outgrows the 32-page bss pool: the rest of
+    the tables come from RAM ("page tables"), clear of the bad pages the
+    command line names where they would have gone. Sparse file-backed
+    memory: only touched pages cost host memory and disk."""
+    pfns = past_image_pfns(elf)
+    return Case("mb1-pc-48G-pt-overflow",
+                ["--kernel", elf, "--cpu", "qemu64", "--numa", "1x48G",
+                 "--file-backed", memdir],
+                48 * G, base + " bootscrub=off badpage=" +
+                ",".join(f"{p:#x}" for p in pfns),
+                expect={"boot": "multiboot1", "online": 1},
+                checks=[above_4g, reserved_named("page tables"),
+                        tables_clear_of_bad(pfns)])

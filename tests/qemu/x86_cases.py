@@ -17,7 +17,7 @@ from .domains_checks import Ask, domains_built
 from .guests_checks import guests_resumed, guests_unsupported
 from .x86_guest_cases import guest_cases
 from .x86_poison_cases import poison_cases
-from .x86_badmem_cases import badmem_cases
+from .x86_badmem_cases import badmem_cases, pt_overflow_case
 from .x86_lu_churn_cases import lu_churn_cases
 from .liveupdate_checks import image_needing, refused, updated
 from .smp_checks import one_timeout, own_hwids, start_mode
@@ -182,14 +182,7 @@ def loader_cases(elf, base, memdir):
         Case("mb1-pc-6G-2M-pages", kern + ["--mem", "6G", "--cpu", "qemu64"],
              6 * G, base + " bootscrub=off", expect=boot1,
              checks=[above_4g, log_contains("with 2 MiB pages")]),
-        # 48 GiB with 2 MiB pages outgrows the 32-page bss pool: the rest
-        # of the tables come from RAM ("page tables"). Sparse file-backed
-        # memory: only touched pages cost host memory and disk.
-        Case("mb1-pc-48G-pt-overflow",
-             kern + ["--cpu", "qemu64", "--numa", "1x48G",
-                     "--file-backed", memdir],
-             48 * G, base + " bootscrub=off", expect=boot1,
-             checks=[above_4g, reserved_named("page tables")]),
+        pt_overflow_case(elf, base, memdir),
         Case("mb1-q35-256M", kern + ["--machine", "q35", "--mem", "256M"],
              256 * M, base + " bootscrub=on",
              expect=dict(boot1, scrubbed=True)),

@@ -341,6 +341,48 @@ static void test_cmdline_badram_lattice(void **state)
 }
 
 /*
+ * bootinfo_claimed() (x86_64's page tables past its pool are placed by
+ * it): a reservation, a carried bad range and a lattice page each claim
+ * their bytes and say where the claim ends; the bytes between are free.
+ */
+static void test_claimed(void **state)
+{
+	static const char line[] = "badram=0x5000,0x1f000";
+	static const struct handover_range carried[] = {{0x200000, 0x203000},
+							{0x300000, 0x301000}};
+	struct bi_handover_bad *b = &bi.handover.bad[0];
+	uint64_t skip = 0;
+
+	(void)state;
+	bootinfo_init(&bi, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi, pa(0), pa(1ULL << 30), 0);
+	bootinfo_sanitise(&bi);
+	badmem_apply_cmdline(&bi, line, sizeof(line));
+	assert_int_equal(bi.lattice_count, 1);
+	bootinfo_add_reserved(&bi, pa(0x100000), pa(0x108000), "kernel");
+	*b = (struct bi_handover_bad){(const uint8_t *)carried, 2,
+				      HANDOVER_BAD_MCE, false};
+	bi.handover.bad_recs = 1;
+	bi.handover.bad_count = 2;
+	bi.carried = true;
+
+	assert_true(bootinfo_claimed(&bi, 0x107000, 0x109000, &skip));
+	assert_int_equal(skip, 0x108000);
+	/* [0x108000, 0x125000): clear up to the lattice's page 0x125. */
+	assert_false(bootinfo_claimed(&bi, 0x108000, 0x125000, &skip));
+	assert_true(bootinfo_claimed(&bi, 0x108000, 0x125001, &skip));
+	assert_int_equal(skip, 0x126000);
+	assert_true(bootinfo_claimed(&bi, 0x1ff000, 0x200001, &skip));
+	assert_int_equal(skip, 0x203000);
+	assert_false(bootinfo_claimed(&bi, 0x203000, 0x205000, &skip));
+	assert_true(bootinfo_claimed(&bi, 0x2ff000, 0x301000, &skip));
+	assert_int_equal(skip, 0x301000);
+	/* Carried records only count while the handover's are carried. */
+	bi.carried = false;
+	assert_false(bootinfo_claimed(&bi, 0x200000, 0x203000, &skip));
+}
+
+/*
  * Past BOOTINFO_LATTICE_MAX patterns (16 of a page in 16 here), a dense
  * one is reservations again, bounded: every odd page of 1 GiB (131,072
  * runs): 65,536 runs taken, then the rest of the RAM withheld whole from
@@ -495,6 +537,7 @@ int main(void)
 		T(test_badram_bound),
 		T(test_cmdline),
 		T(test_cmdline_badram_lattice),
+		T(test_claimed),
 		T(test_cmdline_badram_bound),
 		T(test_fwdesc_bad_lines),
 		T(test_firmware_outside_ram_walk),

@@ -235,6 +235,7 @@ unsigned int x86_mce_poll(void);
 void *mm_map_uc(uint64_t pa, uint64_t len);
 struct bootinfo;
 void mm_init_direct_map(struct bootinfo *bi);
+void mm_map_rest(struct bootinfo *bi);
 bool mm_direct_mapped(uint64_t va, uint64_t len);
 void tsc_init(struct bootinfo *bi);
 extern uint64_t tsc_hz; /* calibrated TSC rate (cpu.c, set by tsc.c) */
