@@ -95,6 +95,7 @@ bool arch_lu_cpu_stopped(unsigned int cpu, uint64_t hwid)
 	return psci_cpu_is_off(hwid);
 }
 
+/* The DTB's totalsize, within DTB_MAX_BYTES; 0: none. */
 static uint64_t dtb_bytes(void)
 {
 	const uint8_t *p = (const uint8_t *)(uintptr_t)arm64_dtb;
@@ -105,6 +106,14 @@ static uint64_t dtb_bytes(void)
 	n = (uint32_t)p[4] << 24 | (uint32_t)p[5] << 16 | (uint32_t)p[6] << 8 |
 	    p[7];
 	return n <= DTB_MAX_BYTES ? n : 0;
+}
+
+/* What its copy needs before it grows: its free space left out. */
+static uint64_t dtb_copy_bytes(void)
+{
+	uint64_t n = dtb_bytes();
+
+	return n ? dt_used_bytes((const void *)(uintptr_t)arm64_dtb, n) : 0;
 }
 
 /* What the DTB copy grows by: keel,handover, and a UEFI boot's /chosen. */
@@ -122,8 +131,8 @@ void arch_lu_verified(void)
 
 void arch_lu_needs(struct arch_lu_needs *n)
 {
-	n->scratch_bytes =
-		LU_STUB_BYTES + ALIGN_UP(dtb_bytes() + dtb_room(), PAGE_SIZE);
+	n->scratch_bytes = LU_STUB_BYTES +
+			   ALIGN_UP(dtb_copy_bytes() + dtb_room(), PAGE_SIZE);
 	n->max_bits = 0;
 }
 

@@ -468,6 +468,12 @@ int lu_image_arm64(const void *buf, uint64_t len, struct lu_image *img,
 int dt_handover_copy(const void *dtb, size_t max, void *out, size_t out_len,
 		     uint64_t pa, uint64_t size);
 int dt_handover_set(void *out, uint64_t pa, uint64_t size);
+/*
+ * dt_used_bytes(): the bytes of the DTB at @dtb (@max readable) a copy
+ * needs, its free space left out (fdt_open_into() packs as it copies).
+ * Return: at most its totalsize; 0: not a DTB.
+ */
+size_t dt_used_bytes(const void *dtb, size_t max);
 
 struct bootinfo;
 

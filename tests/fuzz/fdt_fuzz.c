@@ -4,19 +4,49 @@
  * (an exactly-sized copy, so ASan sees any read past the length), then
  * bootinfo_sanitise(); the same bytes through dt_parse_loader() (the
  * loader's /chosen under ACPI) and dt_uefi_read() (a UEFI boot /chosen
- * describes, boot/fdt/fdt_uefi.c), whose values must be the checked ones. The command line read before the parse is the one
- * the parse itself copies: an arm64 boot parses its options from it.
+ * describes, boot/fdt/fdt_uefi.c), whose values must be the checked ones;
+ * and the copy a live update makes of it. The command line read before
+ * the parse is the one the parse itself copies: an arm64 boot parses its
+ * options from it.
  * Links Debian's host libfdt (-lfdt). Seeds: the tests/data/dt-*.dts
  * fixtures compiled by scripts/dtbs.sh (tests/fuzz/corpus/fdt/).
  */
 #include <stdlib.h>
 
 #include <keel/fdt.h>
+#include <keel/handover.h>
+#include <libfdt.h>
 #include <keel/string.h>
 
 #include "fuzz_util.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/*
+ * A live update's copy (boot/fdt/fdt_handover.c) of a blob dt_parse()
+ * took (libfdt's writers may loop forever on a structure block no parse
+ * took): the bytes it needs are at most the blob's, and a copy into
+ * exactly that plus room for the property is a DTB that holds it (ASan:
+ * nothing read or written past).
+ */
+static void dt_copy_check(const uint8_t *blob, size_t size)
+{
+	size_t used = dt_used_bytes(blob, size);
+	uint8_t *out;
+
+	if (!used)
+		return;
+	FUZZ_CHECK(used <= size);
+	out = malloc(used + 256);
+	if (!out)
+		return;
+	if (!dt_handover_copy(blob, size, out, used + 256, 1, 2)) {
+		FUZZ_CHECK(!fdt_check_header(out));
+		FUZZ_CHECK(fdt_totalsize(out) == used + 256);
+		FUZZ_CHECK(!dt_handover_set(out, 3, 4));
+	}
+	free(out);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -68,6 +98,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_CHECK(u.mmap_start + u.mmap_size > u.mmap_start);
 		FUZZ_CHECK(u.loader[0] && u.loader[sizeof(u.loader) - 1] == 0);
 	}
+	/* As the arch: the copy is of a blob dt_parse() took. */
+	if (!rc)
+		dt_copy_check(copy, size);
 	free(copy);
 	bootinfo_sanitise(&bi);
 	fuzz_check_bootinfo(&bi);

@@ -7,6 +7,7 @@
  * memory or CPUs.
  */
 #include "fdt_fixture.h"
+#include <keel/handover.h>
 
 enum { ROOM = 64 << 10 };
 
@@ -170,6 +171,52 @@ static void test_no_room(void **state)
 }
 
 /*
+ * A live update's DTB copy from a blob whose totalsize is mostly free
+ * space (QEMU's virt DTB says 1 MiB and holds about 8 KiB): the copy
+ * needs its blocks only, so it fits a buffer far smaller than totalsize
+ * and reads back with keel,handover; dt_used_bytes() is at most
+ * totalsize, and 0 for what is no DTB. Before, the copy asked for all of
+ * totalsize: 1 MiB in one free block.
+ */
+static void test_copy_loose_blob(void **state)
+{
+	size_t total, used;
+	uint8_t *b = open_fixture(1 << 20, &total);
+	uint8_t *out = malloc(total);
+	const fdt32_t *c;
+	int len;
+
+	(void)state;
+	assert_non_null(out);
+	used = dt_used_bytes(b, total);
+	assert_true(used > sizeof(struct fdt_header));
+	assert_true(used + (1 << 20) <= total);
+	/* Room for the property, and not a byte of the free space. */
+	assert_int_equal(dt_handover_copy(b, total, out, used + 4096,
+					  0x12345678000ULL, 0x5000),
+			 0);
+	assert_int_equal(fdt_check_header(out), 0);
+	assert_int_equal(fdt_totalsize(out), used + 4096);
+	c = fdt_getprop(out, fdt_path_offset(out, "/chosen"), "keel,handover",
+			&len);
+	assert_non_null(c);
+	assert_int_equal(len, 16);
+	assert_int_equal(fdt32_to_cpu(c[1]), 0x45678000);
+	assert_int_equal(fdt32_to_cpu(c[3]), 0x5000);
+	/* The fixture's nodes came along. */
+	assert_true(fdt_path_offset(out, "/memory@40000000") >= 0 ||
+		    fdt_path_offset(out, "/cpus") >= 0);
+	/* Too small for its blocks: refused, not written past. */
+	assert_int_equal(dt_handover_copy(b, total, out, used - 8, 0, 0),
+			 -EINVAL);
+	assert_int_equal(dt_used_bytes(b, used - 1), 0);
+	memset(out, 0, 64);
+	assert_int_equal(dt_used_bytes(out, total), 0);
+	free(out);
+	free(b);
+}
+
+/*
  * The description written, then property @name set to @len bytes of @v
  * (NULL: deleted). Return: dt_uefi_read()'s.
  */
@@ -324,6 +371,8 @@ int main(void)
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_cmdline_xen, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_copy_loose_blob,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_no_room, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_malformed, test_setup,
