@@ -15,7 +15,9 @@ every range the firmware keeps (every hole in the report's RAM between
 1 MiB and the top of -m: OVMF's ACPI NVS, ACPI tables, EFI runtime code
 and data) reads back the bytes it held when keel was entered; no
 `keel: error:` line (keel's image must not overlap the firmware's map,
-issue 36 §4).
+issue 36 §4); and a page badpage= names and one inject=poison takes out
+of the first image's heap are both out of service in the last image
+(the second carried by the handover).
 
 Quiet on this 2-core host: 10-13 s each (OVMF, GRUB, two keel boots
 and two 128 MiB dumps; measured beside other helpers' builds); TIMEOUT
@@ -35,7 +37,12 @@ from .x86_machine import MKISO, M
 
 TIMEOUT = 300
 MEM = 128 * M
-WORDS = "after=halt audit=full bootscrub=on liveupdate=1 domain=16M"
+# A page the operator names (every image reads it again) and one that goes
+# bad in the first image's heap (the handover carries it): the last image
+# has both out of service, from their sources.
+BADPAGE, POISON = 0x4000, 0x4100
+WORDS = ("after=halt audit=full bootscrub=on liveupdate=1 domain=16M "
+         f"badpage={BADPAGE:#x} inject=poison:{POISON:#x}")
 ENTRY = r"^keel: x86_64 entry, magic"
 
 
@@ -147,6 +154,21 @@ def _image_clear(rep, elf):
             for fs, fe in _firmware_ranges(rep, 1 << 32) if fs < e and s < fe]
 
 
+def _bad_carried(rep):
+    """The operator's page and the one the first image's heap took out,
+    both out of service in the last image, each under its source."""
+    bm, want = rep["bad_memory"], {BADPAGE, POISON}
+    got = {p for r in bm.get("ranges", [])
+           for p in range(r[0] >> 12, r[1] >> 12)}
+    src = bm.get("by_source", {})
+    if got != want or rep["audit"]["bad_pages"] != 2 or \
+            src.get("option") != 1 or src.get("injection") != 1:
+        return [f"bad_memory {bm}, audit.bad_pages "
+                f"{rep['audit']['bad_pages']}: expected pages "
+                f"{sorted(want)}, option 1 and injection 1"]
+    return []
+
+
 class EfiLuCase:
     """One GRUB-under-OVMF live update (the matrix runs run())."""
 
@@ -232,6 +254,7 @@ class EfiLuCase:
         if errors:
             out.append(f"error lines: {errors}")
         out += _image_clear(rep, self.elf)
+        out += _bad_carried(rep)
         if after:
             out += _modules_intact(b.log, [self.elf, data], after)
             fw, _ = _firmware_intact(rep, before, after)
