@@ -391,16 +391,18 @@ static bool lattice_hits(const struct lattice *l, uint64_t s, uint64_t e,
 }
 
 /**
- * bootinfo_claimed() - does [@s, @e) hold a byte someone has a claim on
- * before bootmem exists: a reserved range, a bad range a handover carried,
- * a page of a badram= lattice? For an arch that must place memory of its
- * own then (x86_64's page tables past the static pool), after
- * fwboot_finish() has read every source. O(reserved + carried records x
- * log ranges + lattices).
- * @skip_to: where the first claim found ends (set when true)
+ * bootinfo_claim() - who has a claim on a byte of [@s, @e) before bootmem
+ * exists: a reserved range, a bad range a handover carried, a page of a
+ * badram= lattice? For an arch that must place or write memory of its own
+ * then (x86_64's page tables past its static pool, its SMP trampoline),
+ * after fwboot_finish() has read every source. O(reserved + carried
+ * records x log ranges + lattices).
+ * @ignore: a reservation name that is no claim here (NULL: none)
+ * @skip_to: where the first claim found ends (set when there is one)
+ * Return: its name, NULL when [@s, @e) is clear.
  */
-bool bootinfo_claimed(const struct bootinfo *bi, uint64_t s, uint64_t e,
-		      uint64_t *skip_to)
+const char *bootinfo_claim(const struct bootinfo *bi, uint64_t s, uint64_t e,
+			   const char *ignore, uint64_t *skip_to)
 {
 	const struct bi_handover *h = &bi->handover;
 	uint64_t end;
@@ -408,9 +410,10 @@ bool bootinfo_claimed(const struct bootinfo *bi, uint64_t s, uint64_t e,
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
 		const struct region *r = &bi->reserved.regions[i];
 
-		if (pa_val(r->start) < e && s < pa_val(r->end)) {
+		if (pa_val(r->start) < e && s < pa_val(r->end) &&
+		    (!ignore || strcmp(r->name, ignore))) {
 			*skip_to = pa_val(r->end);
-			return true;
+			return r->name;
 		}
 	}
 	for (unsigned int i = 0; bootinfo_carried(bi, NULL) && i < h->bad_recs;
@@ -424,14 +427,14 @@ bool bootinfo_claimed(const struct bootinfo *bi, uint64_t s, uint64_t e,
 		r = handover_bad_range(b, at);
 		if (r.start < e) {
 			*skip_to = r.end;
-			return true;
+			return "a bad page the handover carried";
 		}
 	}
 	for (unsigned int i = 0; i < bi->lattice_count; i++)
 		if (lattice_hits(&bi->lattice[i], s >> PAGE_SHIFT,
 				 ALIGN_UP(e, PAGE_SIZE) >> PAGE_SHIFT, &end)) {
 			*skip_to = end << PAGE_SHIFT;
-			return true;
+			return "a page of a badram= pattern";
 		}
-	return false;
+	return NULL;
 }

@@ -138,7 +138,7 @@ static uint64_t pt_missing(const struct bootinfo *bi)
 
 /*
  * Find @pages free pages of RAM in [1 MiB, 4 GiB), clear of every claim
- * the boot knows by now (bootinfo_claimed(): reservations, the bad pages
+ * the boot knows by now (bootinfo_claim(): reservations, the bad pages
  * of every source, a handover's preserved memory). Return: pa or 0.
  */
 static uint64_t find_low_free(const struct bootinfo *bi, uint64_t pages)
@@ -152,7 +152,7 @@ static uint64_t find_low_free(const struct bootinfo *bi, uint64_t pages)
 
 		s = ALIGN_UP(s, PAGE_SIZE);
 		while (s < e && e - s >= size) {
-			if (!bootinfo_claimed(bi, s, s + size, &skip))
+			if (!bootinfo_claim(bi, s, s + size, NULL, &skip))
 				return s;
 			s = ALIGN_UP(MAX(skip, s + PAGE_SIZE), PAGE_SIZE);
 		}

@@ -254,7 +254,7 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	if (rc)
 		boot_fail("the loader gave no usable memory map");
 
-	bootinfo_add_reserved(bi, pa(0), pa(SZ_1M), "low 1M bios/trampoline");
+	bootinfo_add_reserved(bi, pa(0), pa(SZ_1M), X86_LOW_1M_NAME);
 	bootinfo_add_reserved(bi, pa((uintptr_t)_start), pa((uintptr_t)_end),
 			      "kernel");
 	/* Room for a bigger next image, kept by keel, not by its loader. */
@@ -278,5 +278,6 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	fwboot_finish(bi, o);
 	/* Past the static pool: tables placed clear of every claim. */
 	mm_map_rest(bi);
+	x86_tramp_check(bi);
 	keel_main(bi, o);
 }

@@ -77,6 +77,8 @@ extern const uint8_t gdt_ptr[];
 static struct x86_percpu boot_percpu;
 
 static struct x86_tramp_params *tramp;
+/* Why the trampoline page may not be written (x86_tramp_check()); NULL: it may. */
+static const char *tramp_claim;
 /* cpu_count slots from bootmem; [committed, used) await their STARTUP. */
 static struct x86_ap_slot *slots;
 static unsigned int slots_used, slots_committed;
@@ -132,6 +134,19 @@ static uint32_t pick_init_delay(const struct arch_smp_params *p)
 	return us;
 }
 
+void x86_tramp_check(const struct bootinfo *bi)
+{
+	uint64_t skip;
+
+	tramp_claim = "no RAM in the firmware's map";
+	for (unsigned int i = 0; i < bi->ram.count; i++)
+		if (pa_val(bi->ram.regions[i].start) <= TRAMP_PA &&
+		    TRAMP_PA + PAGE_SIZE <= pa_val(bi->ram.regions[i].end))
+			tramp_claim = bootinfo_claim(bi, TRAMP_PA,
+						     TRAMP_PA + PAGE_SIZE,
+						     X86_LOW_1M_NAME, &skip);
+}
+
 /**
  * arch_smp_prepare() - local APIC on (on every boot path), trampoline
  * copied to TRAMP_PA, the AP table allocated, the INIT delay chosen.
@@ -155,6 +170,15 @@ int arch_smp_prepare(const struct arch_smp_params *p)
 	lapic_timer_setup_ap(); /* the boot CPU halts in smp_wait() too */
 	if (!x86_acpi || !(x86_acpi->tables & ACPI_T_MADT))
 		return -ENODEV;
+	/* A page of the firmware's, or a bad one: never written. */
+	if (tramp_claim) {
+		pr_warn("x86_64: the SMP trampoline page [%#x, %#x) holds %s: "
+			"no secondary CPU is started, the boot CPU runs "
+			"alone\n",
+			TRAMP_PA, (unsigned int)(TRAMP_PA + PAGE_SIZE),
+			tramp_claim);
+		return -ENODEV;
+	}
 	if ((size_t)(x86_tramp_end - x86_tramp_params) !=
 		    sizeof(struct x86_tramp_params) ||
 	    len > PAGE_SIZE) {

@@ -351,12 +351,13 @@ const char *bootinfo_distance_problem(uint32_t a, uint32_t b, uint32_t v);
 void bootinfo_sanitise(struct bootinfo *bi);
 
 /*
- * bootinfo_claimed(): does [s, e) (bytes) overlap a reserved range, a
- * carried bad range or a lattice page? *skip_to: where that claim ends.
- * For memory an arch places before bootmem (boot/bootinfo.c).
+ * bootinfo_claim(): who claims a byte of [s, e) (bytes): a reserved range
+ * (but one named @ignore), a carried bad range, a lattice page? Its name,
+ * NULL: none; *skip_to: where that claim ends. For memory an arch places
+ * or writes before bootmem (boot/bootinfo.c).
  */
-bool bootinfo_claimed(const struct bootinfo *bi, uint64_t s, uint64_t e,
-		      uint64_t *skip_to);
+const char *bootinfo_claim(const struct bootinfo *bi, uint64_t s, uint64_t e,
+			   const char *ignore, uint64_t *skip_to);
 
 /* Its queries (RAM bytes, a protocol's name) are the report's: report.h. */
 

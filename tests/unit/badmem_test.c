@@ -341,9 +341,11 @@ static void test_cmdline_badram_lattice(void **state)
 }
 
 /*
- * bootinfo_claimed() (x86_64's page tables past its pool are placed by
- * it): a reservation, a carried bad range and a lattice page each claim
- * their bytes and say where the claim ends; the bytes between are free.
+ * bootinfo_claim() (x86_64's page tables past its pool are placed by it,
+ * its trampoline page checked): a reservation, a carried bad range and a
+ * lattice page each claim their bytes, by name, and say where the claim
+ * ends; the bytes between are free; a reservation of the name ignored is
+ * no claim.
  */
 static void test_claimed(void **state)
 {
@@ -366,20 +368,26 @@ static void test_claimed(void **state)
 	bi.handover.bad_count = 2;
 	bi.carried = true;
 
-	assert_true(bootinfo_claimed(&bi, 0x107000, 0x109000, &skip));
+	assert_string_equal(
+		bootinfo_claim(&bi, 0x107000, 0x109000, NULL, &skip), "kernel");
 	assert_int_equal(skip, 0x108000);
+	assert_null(bootinfo_claim(&bi, 0x100000, 0x105000, "kernel", &skip));
 	/* [0x108000, 0x125000): clear up to the lattice's page 0x125. */
-	assert_false(bootinfo_claimed(&bi, 0x108000, 0x125000, &skip));
-	assert_true(bootinfo_claimed(&bi, 0x108000, 0x125001, &skip));
+	assert_null(bootinfo_claim(&bi, 0x108000, 0x125000, NULL, &skip));
+	assert_string_equal(
+		bootinfo_claim(&bi, 0x108000, 0x125001, NULL, &skip),
+		"a page of a badram= pattern");
 	assert_int_equal(skip, 0x126000);
-	assert_true(bootinfo_claimed(&bi, 0x1ff000, 0x200001, &skip));
+	assert_string_equal(
+		bootinfo_claim(&bi, 0x1ff000, 0x200001, NULL, &skip),
+		"a bad page the handover carried");
 	assert_int_equal(skip, 0x203000);
-	assert_false(bootinfo_claimed(&bi, 0x203000, 0x205000, &skip));
-	assert_true(bootinfo_claimed(&bi, 0x2ff000, 0x301000, &skip));
+	assert_null(bootinfo_claim(&bi, 0x203000, 0x205000, NULL, &skip));
+	assert_non_null(bootinfo_claim(&bi, 0x2ff000, 0x301000, NULL, &skip));
 	assert_int_equal(skip, 0x301000);
 	/* Carried records only count while the handover's are carried. */
 	bi.carried = false;
-	assert_false(bootinfo_claimed(&bi, 0x200000, 0x203000, &skip));
+	assert_null(bootinfo_claim(&bi, 0x200000, 0x203000, NULL, &skip));
 }
 
 /*

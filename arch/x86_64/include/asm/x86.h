@@ -36,6 +36,8 @@
  * multiboot information (0x9000-0x9fff) and the EBDA (0x9fc00-).
  */
 #define TRAMP_PA 0x8000
+/* keel's own reservation of the first MiB (setup.c), the trampoline's. */
+#define X86_LOW_1M_NAME "low 1M bios/trampoline"
 
 /*
  * One slot of the AP table (struct x86_ap_slot in smp.c), searched by
@@ -245,6 +247,13 @@ uint32_t x86_apic_id(void);
 void x86_udelay(uint64_t us);
 /* smp.c: topology from CPUID, for setup.c. */
 void x86_topology_fill(struct bootinfo *bi);
+/*
+ * smp.c: may the trampoline page be written? Checked once every claim on
+ * RAM is read (after fwboot_finish()): RAM in the firmware's map, no
+ * reservation but keel's own first MiB, no bad page. If not, no secondary
+ * CPU is started (arch_smp_prepare() says why).
+ */
+void x86_tramp_check(const struct bootinfo *bi);
 __attribute__((noreturn)) void x86_ap_entry(unsigned int cpu,
 					    struct x86_percpu *pc);
 /*
