@@ -438,3 +438,31 @@ const char *bootinfo_claim(const struct bootinfo *bi, uint64_t s, uint64_t e,
 		}
 	return NULL;
 }
+
+/**
+ * bootinfo_add_room() - reserve, named @name, the pages of [@s, @e) that
+ * nothing claims (bootinfo_claim()): a room keel keeps for later (a
+ * bigger next image) around what lies there. Reserved whole, it would
+ * name the bytes of a bad page inside it (bootmem: the lower start names
+ * them), which then counted as room: a live update wrote the next image
+ * over a page badpage= named. After fwboot_finish(). O(pages x claims).
+ */
+void bootinfo_add_room(struct bootinfo *bi, paddr_t s, paddr_t e,
+		       const char *name)
+{
+	uint64_t p = ALIGN_UP(pa_val(s), PAGE_SIZE), end = pa_val(e), skip;
+
+	while (p < end) {
+		uint64_t q = p;
+
+		while (q < end &&
+		       !bootinfo_claim(bi, q, q + PAGE_SIZE, NULL, &skip))
+			q += PAGE_SIZE;
+		if (q > p)
+			bootinfo_add_reserved(bi, pa(p), pa(q), name);
+		if (q >= end ||
+		    !bootinfo_claim(bi, q, q + PAGE_SIZE, NULL, &skip))
+			break;
+		p = MAX(ALIGN_UP(skip, PAGE_SIZE), q + PAGE_SIZE);
+	}
+}

@@ -354,21 +354,26 @@ static void console_use(const struct console_spec *cs, const char *why)
 }
 
 /*
- * The image and its page-table pool; on a cold boot with liveupdate=, the
- * RAM after them kept free of domains for a bigger next image (keel's own
- * reservation, not part of image_size: common/liveupdate/lu_room.c).
+ * On a cold boot with liveupdate=, the RAM after the image kept free of
+ * domains for a bigger next image (keel's own reservation, not part of
+ * image_size: common/liveupdate/lu_room.c), around the bad pages and
+ * loader data there: after fwboot_finish(), when all are known.
  */
+static void keep_image_room(struct bootinfo *bi)
+{
+	if (boot_opts.liveupdate && !bi->handover.size)
+		bootinfo_add_room(bi, virt_to_phys(_end),
+				  pa_add(virt_to_phys(_end), LU_ROOM_BYTES),
+				  LU_ROOM_NAME);
+}
+
+/* The image and its page-table pool. */
 static void reserve_image(struct bootinfo *bi, paddr_t image_start)
 {
-	paddr_t end = virt_to_phys(_end);
-
 	bootinfo_add_reserved(bi, image_start, virt_to_phys(__pgtables_start),
 			      "kernel");
 	bootinfo_add_reserved(bi, virt_to_phys(__pgtables_start),
 			      virt_to_phys(__pgtables_end), "page tables");
-	if (boot_opts.liveupdate && !bi->handover.size)
-		bootinfo_add_reserved(bi, end, pa_add(end, LU_ROOM_BYTES),
-				      LU_ROOM_NAME);
 }
 
 /*
@@ -530,6 +535,7 @@ void arm64_start(uint64_t dtb, uint64_t entry_ticks, uint64_t el)
 	bi->timer_hz = arch_ticks_hz();
 	arm64_lu_found(bi, dtb); /* a live update's DTB and handover */
 	fwboot_finish(bi, &boot_opts);
+	keep_image_room(bi);
 	keel_main(bi, &boot_opts);
 }
 

@@ -214,6 +214,23 @@ static unsigned int paddr_bits(void)
 	return fwboot_paddr_bits(bits, DIRECT_MAP_BITS);
 }
 
+/*
+ * What waits for every claim on RAM (the firmware's, the command line's
+ * bad pages, a handover's) to be read: the room for a bigger next image
+ * (kept by keel, not by its loader) around the bad pages and loader data
+ * there; the direct map past the static pool, its tables clear of every
+ * claim; whether the SMP trampoline page may be written.
+ */
+static void after_claims(struct bootinfo *bi, const struct keel_options *o)
+{
+	if (o->liveupdate && !x86_lu_started())
+		bootinfo_add_room(bi, pa((uintptr_t)_end),
+				  pa((uintptr_t)_end + LU_ROOM_BYTES),
+				  LU_ROOM_NAME);
+	mm_map_rest(bi);
+	x86_tramp_check(bi);
+}
+
 /**
  * x86_entry() - C entry from head.S.
  * @magic: EAX from the loader.
@@ -257,11 +274,6 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	bootinfo_add_reserved(bi, pa(0), pa(SZ_1M), X86_LOW_1M_NAME);
 	bootinfo_add_reserved(bi, pa((uintptr_t)_start), pa((uintptr_t)_end),
 			      "kernel");
-	/* Room for a bigger next image, kept by keel, not by its loader. */
-	if (o->liveupdate && !x86_lu_started())
-		bootinfo_add_reserved(bi, pa((uintptr_t)_end),
-				      pa((uintptr_t)_end + LU_ROOM_BYTES),
-				      LU_ROOM_NAME);
 	bi->paddr_bits = paddr_bits();
 	bi->el = -1;
 
@@ -276,8 +288,6 @@ void x86_entry(uint32_t magic, uint32_t info_pa)
 	x86_qemu_init();
 	x86_lu_found(bi, magic, info_pa);
 	fwboot_finish(bi, o);
-	/* Past the static pool: tables placed clear of every claim. */
-	mm_map_rest(bi);
-	x86_tramp_check(bi);
+	after_claims(bi, o);
 	keel_main(bi, o);
 }

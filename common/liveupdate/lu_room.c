@@ -12,7 +12,9 @@
  * map says RAM, so that no domain lands there), never reserved for
  * anything else (loader data, a module, the DTB: named in the refusal),
  * none owned by a domain or holding its tables (preserved across the
- * update), none under the handover or the stub's scratch memory. Free
+ * update), none out of service (bad memory: a page the heap offlined,
+ * withheld or still inside a block of keel's), none under the handover
+ * or the stub's scratch memory. Free
  * pages and this image's own anonymous blocks (frame table, page tables,
  * per-CPU data) are dead once the stub jumps, so they are room too.
  *
@@ -23,6 +25,7 @@
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/heap.h>
+#include <keel/heap_check.h>
 #include <keel/liveupdate.h>
 #include <keel/domain.h>
 #include <keel/printk.h>
@@ -88,6 +91,21 @@ static int room_block(uint64_t p, uint64_t *next)
 	if (*next <= p) /* a broken head: do not loop */
 		*next = p + PAGE_SIZE;
 	return who;
+}
+
+/*
+ * A page of keel's anonymous block [@s, @e) offlined while in it (still
+ * the block's until its free withholds it): never room, the new image
+ * would be written over it. The first in *@bad. O(pages of the block).
+ */
+static bool room_held_bad(uint64_t s, uint64_t e, uint64_t *bad)
+{
+	for (uint64_t p = s; p < e; p += PAGE_SIZE)
+		if (heap_page_held_bad(paddr_to_pfn(pa(p)))) {
+			*bad = p;
+			return true;
+		}
+	return false;
 }
 
 static bool in_ram(uint64_t p)
@@ -204,9 +222,21 @@ int liveupdate_room(uint64_t start, uint64_t end, char *why, size_t n)
 				ull(pa_val(room.keep[i].end)));
 	for (; p < end; p = next) {
 		int who = room_block(p, &next);
+		uint64_t bad;
 
-		if (who == HEAP_OWNER_FREE || who == HEAP_OWNER_KEEL)
+		if (who == HEAP_OWNER_FREE)
 			continue;
+		if (who == HEAP_OWNER_KEEL &&
+		    !room_held_bad(p, MIN(next, end), &bad))
+			continue;
+		if (who == HEAP_OWNER_KEEL || who == HEAP_OWNER_BAD)
+			return lu_room_no(
+				why, n,
+				"no room for the new image's [%#llx, %#llx): "
+				"page %#llx there is out of service (bad "
+				"memory)",
+				ull(start), ull(end),
+				ull(who == HEAP_OWNER_BAD ? p : bad));
 		if (who != HEAP_OWNER_NONE && who >= 0)
 			return lu_room_no(
 				why, n,

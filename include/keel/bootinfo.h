@@ -359,6 +359,14 @@ void bootinfo_sanitise(struct bootinfo *bi);
 const char *bootinfo_claim(const struct bootinfo *bi, uint64_t s, uint64_t e,
 			   const char *ignore, uint64_t *skip_to);
 
+/*
+ * bootinfo_add_room(): reserve as @name the pages of [s, e) no one claims
+ * (bootinfo_claim()), in pieces around what does: keel's own room for a
+ * bigger next image, after fwboot_finish() (boot/bootinfo.c).
+ */
+void bootinfo_add_room(struct bootinfo *bi, paddr_t s, paddr_t e,
+		       const char *name);
+
 /* Its queries (RAM bytes, a protocol's name) are the report's: report.h. */
 
 #endif

@@ -507,6 +507,15 @@ def _too_big_refused(rep, log):
 
 _too_big_refused.wants_log = True
 
+
+def _bad_page_named(rep, log):
+    """The refusal names the bad page, which the report counts."""
+    why = rep.get("fail_reason") or ""
+    if "reserved bad option [0x40400000, 0x40401000) is there" not in why \
+            or rep["bad_memory"]["pages"] != 1:
+        return [f"fail_reason {why!r}, bad_memory {rep['bad_memory']}"]
+    return []
+
 # A bigger next build: its Image header needs 1 MiB more than this image.
 # No room is kept past image_size (issue 36 §5); the old image finds it at
 # update time (common/liveupdate/lu_room.c): free heap memory past its end
@@ -523,7 +532,16 @@ _lu_past = case("liveupdate-image-no-room", LU_ARGS, {"fail": True}, el=2,
                 append=LU_WORDS, named=(), checks=[_too_big_refused])
 _lu_past["initrd_of"] = lambda image, work: arm64_image_needing(
     image, os.path.join(work, "no-room.Image"), 256 << 20)
-CASES += [_lu_bigger, _lu_past]
+# The same bigger build with badpage= naming a page of the room past the
+# image (QEMU -kernel: the image ends at 0x403d7000): the room was reserved
+# whole and named the bad page's bytes, so the update wrote the next image
+# over it. Now the old image refuses, naming the bad page. Quiet: 1 s.
+_lu_bad_room = case("liveupdate-bigger-image-bad-room", LU_ARGS,
+                    {"fail": True}, el=2,
+                    append=LU_WORDS + " badpage=0x40400", named=(),
+                    checks=[_too_big_refused, _bad_page_named])
+_lu_bad_room["initrd_of"] = _lu_bigger["initrd_of"]
+CASES += [_lu_bigger, _lu_past, _lu_bad_room]
 
 # make check-scale: the largest machine QEMU virt builds (512 CPUs, the
 # GICv3 redistributor space of virt; 40-76 s on this 2-core host, loaded;

@@ -388,6 +388,14 @@ static void test_claimed(void **state)
 	/* Carried records only count while the handover's are carried. */
 	bi.carried = false;
 	assert_null(bootinfo_claim(&bi, 0x200000, 0x203000, NULL, &skip));
+
+	/* A room reserved around every claim: the kernel, a lattice page. */
+	bootinfo_add_room(&bi, pa(0x100000), pa(0x140000), "image room");
+	assert_true(test_has_reserved(&bi, 0x108000, 0x125000, "image room"));
+	assert_true(test_has_reserved(&bi, 0x126000, 0x140000, "image room"));
+	assert_string_equal(
+		bootinfo_claim(&bi, 0x125000, 0x126000, "image room", &skip),
+		"a page of a badram= pattern");
 }
 
 /*

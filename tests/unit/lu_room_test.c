@@ -103,6 +103,44 @@ static void test_domain_memory_in_the_way(void **state)
 	assert_int_equal(room(p, p + 4096), 0);
 }
 
+/*
+ * Bad memory is never room: a free page offlined (withheld), and a page
+ * offlined inside an anonymous block of keel's (the block is room, the
+ * page is not: the new image would be written over it; before, the whole
+ * block was room). The refusal names the page.
+ */
+static void test_bad_page_in_the_way(void **state)
+{
+	struct page_info *pg;
+	char want[64];
+	uint64_t p;
+
+	machine();
+	pg = heap_alloc(0, 0, 0, HEAP_NO_SCRUB, NULL);
+	assert_non_null(pg);
+	p = pa_val(pfn_to_paddr(page_to_pfn(pg)));
+	heap_free(pg, 0, 0);
+	assert_int_equal(heap_offline(paddr_to_pfn(pa(p)), HEAP_BAD_BROKEN), 0);
+	assert_int_equal(room(p, p + 4096), -EBUSY);
+	assert_non_null(strstr(why, "out of service (bad memory)"));
+
+	machine();
+	pg = heap_alloc(2, 0, 0, HEAP_NO_SCRUB, NULL);
+	assert_non_null(pg);
+	p = pa_val(pfn_to_paddr(page_to_pfn(pg)));
+	assert_int_equal(
+		heap_offline(paddr_to_pfn(pa(p + 2 * 4096)), HEAP_BAD_BROKEN),
+		0);
+	/* The block's pages before the bad one are room. */
+	assert_int_equal(room(p, p + 2 * 4096), 0);
+	assert_int_equal(room(p, p + 4 * 4096), -EBUSY);
+	snprintf(want, sizeof(want), "page %#llx there",
+		 (unsigned long long)(p + 2 * 4096));
+	assert_non_null(strstr(why, want));
+	heap_free(pg, 2, 0);
+	assert_int_equal(room(p + 2 * 4096, p + 3 * 4096), -EBUSY);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -115,6 +153,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_handover_and_stub_kept,
 						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_domain_memory_in_the_way,
+						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_page_in_the_way,
 						test_setup, test_teardown),
 	};
 
