@@ -598,6 +598,26 @@ static paddr_t lu_alloc(uint64_t bytes, unsigned int max_bits)
 }
 
 /*
+ * The largest block lu_alloc() could have had below 2^@max_bits, in
+ * bytes (0: none), for the refusal: on a machine whose free memory is in
+ * small pieces (a badram= pattern leaves 124 KiB between bad pages) the
+ * handover, one block, may not fit. Taken and given back, order by order.
+ */
+static uint64_t lu_largest(unsigned int max_bits)
+{
+	for (int order = MAX_ORDER; order >= 0; order--) {
+		struct page_info *pg = heap_alloc(
+			(unsigned int)order, HEAP_ANY_NODE, max_bits, 0, NULL);
+
+		if (pg) {
+			heap_free(pg, (unsigned int)order, HEAP_FREE_DIRTY);
+			return (uint64_t)PAGE_SIZE << order;
+		}
+	}
+	return 0;
+}
+
+/*
  * An update that failed before any CPU was told to stop for good gives
  * the handover (@cap bytes) and the stub's memory back (issue 36 §0: they
  * were kept, allocated, for the rest of the boot); past LU_GO a CPU that
@@ -643,12 +663,15 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	j->image = bi->handover.image;
 	if (pa_val(j->handover) == pa_val(INVALID_PADDR) ||
 	    pa_val(j->scratch) == pa_val(INVALID_PADDR)) {
-		lu_failed("no memory below 2^%u for the handover (%llu bytes) "
-			  "and the stub (%llu bytes)",
-			  needs.max_bits ? needs.max_bits : 64,
-			  (unsigned long long)*cap,
-			  (unsigned long long)needs.scratch_bytes);
 		lu_give_back(j, *cap);
+		lu_failed(
+			"no memory below 2^%u for the handover (%llu bytes) "
+			"and the stub (%llu bytes), each one block: the "
+			"largest free is %llu KiB",
+			needs.max_bits ? needs.max_bits : 64,
+			(unsigned long long)*cap,
+			(unsigned long long)needs.scratch_bytes,
+			(unsigned long long)(lu_largest(needs.max_bits) >> 10));
 		return -ENOMEM;
 	}
 	/*

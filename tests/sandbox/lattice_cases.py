@@ -38,10 +38,17 @@ by the firmware as 32,768 `bad` lines.
   neighbours there (the RAM between them withheld, never a bad page handed
   out), and the report says how much (bootmem.merged_gap_bytes, one line,
   one warning): the limit that remains, visible.
+- bad-badram-lattice-liveupdate-big: a domain of 256 MiB there (4,096
+  extents of 64 KiB: a handover of 165 KiB, which must be one block, and
+  the pattern leaves 64 KiB at most): the update is refused before the
+  freeze, the refusal naming the largest free block; the domain built and
+  untouched, the audit exact. The limit that remains, visible.
 - bad-lattice-under-image: a pattern over the image's own reservation
   ("kernel", 1M..3M): one error naming the image, the pattern and its
   first page there.
 """
+
+import re
 
 from ..qemu.domains_checks import Ask, domains_built
 from .badmem_cases import GIB, PAGE, _write, check_canary, updated
@@ -84,6 +91,24 @@ def check_lattice(pages, ram_bytes, nodes):
             out.append("no line for the pattern kept or taken")
         return out
     return check
+
+
+def check_lu_refused_big(rep, log):
+    """The update refused for want of one block for the handover, naming
+    the largest free (64 KiB between the pattern's pages), before any
+    CPU stopped: one image, the domain built."""
+    out = []
+    why = rep.get("fail_reason") or ""
+    if not re.match(r"liveupdate: no memory below 2\^64 for the handover "
+                    r"\(\d+ bytes\) and the stub \(\d+ bytes\), each one "
+                    r"block: the largest free is 64 KiB$", why):
+        out.append(f"fail_reason {why!r}")
+    lu = rep["liveupdate"]
+    if lu["generation"] != 0 or lu["state"] != "none":
+        out.append(f"liveupdate {lu['state']} generation {lu['generation']}")
+    if log.count("keel: cmdline ") != 1:
+        out.append("another image was entered")
+    return out
 
 
 def check_withheld(pattern_pages, source):
@@ -195,6 +220,12 @@ def lattice_cases(Case):
              timeout=60),
         Case("bad-firmware-lattice", fwl, ["bootscrub=off", "audit=full"],
              [check_withheld(pages, "firmware")]),
+        Case("bad-badram-lattice-liveupdate-big", fw,
+             ["bootscrub=off", "audit=full", word, "liveupdate=1",
+              "domain=256M"],
+             [check_lattice(pages, 4 * GIB, [pages]), check_lu_refused_big,
+              domains_built([Ask(256 << 20)], exact_extents=False)],
+             {"fail": True}),
         Case("bad-lattice-under-image", "sandbox-liveupdate.fw",
              ["bootscrub=off", word], [check_image_lattice(image_line)]),
     ]
