@@ -112,4 +112,14 @@ void lu_warn_late_unused(uint64_t cpu, void *arg);
 /* This image's frame table placement, the next image's hint (lu_ft.c). */
 void lu_write_ft_place(struct ho_writer *w);
 
+/*
+ * lu_alloc.c: lu_order(), the order of the block lu_alloc() takes for
+ * @bytes; lu_alloc(), 2^order pages for @bytes below 2^@max_bits (0: no
+ * bound), an anonymous heap block (pa, or INVALID_PADDR); lu_largest(),
+ * the largest block it could have had, in bytes (0: none).
+ */
+unsigned int lu_order(uint64_t bytes);
+paddr_t lu_alloc(uint64_t bytes, unsigned int max_bits);
+uint64_t lu_largest(unsigned int max_bits);
+
 #endif
