@@ -354,7 +354,7 @@ void bootinfo_sanitise(struct bootinfo *bi);
  * bootinfo_claim(): who claims a byte of [s, e) (bytes): a reserved range
  * (but one named @ignore), a carried bad range, a lattice page? Its name,
  * NULL: none; *skip_to: where that claim ends. For memory an arch places
- * or writes before bootmem (boot/bootinfo.c).
+ * or writes before bootmem (boot/bootinfo_claim.c).
  */
 const char *bootinfo_claim(const struct bootinfo *bi, uint64_t s, uint64_t e,
 			   const char *ignore, uint64_t *skip_to);
@@ -362,7 +362,7 @@ const char *bootinfo_claim(const struct bootinfo *bi, uint64_t s, uint64_t e,
 /*
  * bootinfo_add_room(): reserve as @name the pages of [s, e) no one claims
  * (bootinfo_claim()), in pieces around what does: keel's own room for a
- * bigger next image, after fwboot_finish() (boot/bootinfo.c).
+ * bigger next image, after fwboot_finish() (boot/bootinfo_claim.c).
  */
 void bootinfo_add_room(struct bootinfo *bi, paddr_t s, paddr_t e,
 		       const char *name);
