@@ -410,6 +410,7 @@ static void load_reserved(const struct bootinfo *bi)
 			    append_above(rs, re, r))
 				continue;
 			load_filled++;
+			bm_bad_over_others(rs, re, r->name);
 			bm_reserve_range(rs, re,
 					 r->name[0] ? r->name : "firmware");
 		}

@@ -2,7 +2,8 @@
 /*
  * bootmem_gap_bad(): the one question the heap's handoff asks of bootmem
  * about bad memory (common/mm/heap_defer.c): is a gap between two free
- * ranges made of bad pages only? Kept apart from common/mm/bootmem.c so
+ * ranges made of bad pages only? And bm_bad_over_others(): the bytes a
+ * bad range and another reservation both hold are the bad one's. Kept apart from common/mm/bootmem.c so
  * that the storage of the reserved table can change under it: it reads
  * bm_rsv (sorted, disjoint, include/keel/range_table.h), the carried
  * ranges beside it (bootmem_carried.c) and the names of
@@ -100,4 +101,37 @@ bool bootmem_gap_bad(paddr_t s, paddr_t e)
 	}
 	gap_cursor = j;
 	return true;
+}
+
+/**
+ * bm_bad_over_others() - [@s, @e), named @name, loaded over another
+ * reservation (x86_64's first MiB, a module, the image): the lower start
+ * would name its bytes, and when @name is a bad one the report lost them
+ * (badpage=0x8 inside x86_64's first MiB: bad_memory said 0 pages). The
+ * bad name takes them: the other's parts of [@s, @e) are cut out first,
+ * but a domain's preserved memory's (its bad pages stay its own,
+ * docs/liveupdate.md) and another bad range's. A cut that needs a slot
+ * the table has not got is left undone: those bytes stay reserved under
+ * the other name, as before.
+ */
+void bm_bad_over_others(uint64_t s, uint64_t e, const char *name)
+{
+	unsigned int i = range_table_first_ending_above(&bm_rsv, pa(s));
+
+	if (badmem_region_source(name) < 0)
+		return;
+	while (i < bm_rsv.count && pa_val(bm_rsv.regions[i].start) < e) {
+		const struct region *o = &bm_rsv.regions[i];
+		uint64_t cs = MAX(s, pa_val(o->start));
+		uint64_t ce = MIN(e, pa_val(o->end));
+
+		if (badmem_region_source(o->name) >= 0 ||
+		    !strncmp(o->name, "preserved", sizeof(o->name))) {
+			i++;
+			continue;
+		}
+		if (range_table_remove(&bm_rsv, pa(cs), pa(ce)))
+			return;
+		i = range_table_first_ending_above(&bm_rsv, pa(ce));
+	}
 }

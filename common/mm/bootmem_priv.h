@@ -133,4 +133,11 @@ uint64_t bm_carried_starts_in(uint64_t s, uint64_t e);
 struct range_table;
 bool bm_carried_join_into(struct range_table *t);
 
+/*
+ * bootmem_gap.c: the load's slow path, before [@s, @e) named @name fills
+ * the table: when @name is a bad one, the parts of other reservations
+ * there (but "preserved" and bad ones) cut out, so that it names them.
+ */
+void bm_bad_over_others(uint64_t s, uint64_t e, const char *name);
+
 #endif

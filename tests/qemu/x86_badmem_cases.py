@@ -99,9 +99,9 @@ def trampoline_kept_off(rep, log):
     """badpage= names the SMP trampoline's page (0x8000): keel once copied
     its trampoline there all the same. Now the page is never written: the
     warning names it, the second CPU is not started (the boot CPU runs
-    alone, both CPUs still described), and nothing is lost. (The page lies
-    inside keel's own reservation of the first MiB, which names its bytes
-    in bootmem: bad_memory does not count it.)"""
+    alone, both CPUs still described), and the page is counted bad (it
+    lies inside keel's own reservation of the first MiB, which named its
+    bytes in bootmem: bad_memory said 0 pages)."""
     out = []
     if "x86_64: the SMP trampoline page [0x8000, 0x9000) holds bad " \
             "option: no secondary CPU is started" not in log:
@@ -110,8 +110,11 @@ def trampoline_kept_off(rep, log):
             [c["online"] for c in rep["cpus"]] != [True, False]:
         out.append(f"cpus online {[c['online'] for c in rep['cpus']]}: "
                    "want the boot CPU alone of 2")
-    if rep["audit"]["lost_pages"] or not rep["audit"]["ok"]:
-        out.append(f"audit {rep['audit']}")
+    bm, a = rep["bad_memory"], rep["audit"]
+    if bm["pages"] != 1 or bm.get("ranges") != [[0x8000, 0x9000, 1,
+                                                 "option"]] or \
+            a["bad_pages"] != 1 or a["lost_pages"] or not a["ok"]:
+        out.append(f"bad_memory {bm}, audit {a}")
     return out
 
 

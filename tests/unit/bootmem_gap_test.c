@@ -5,7 +5,8 @@
  * address order as the handoff asks it and out of order, with the name
  * of the last bad region kept between answers: a region of another name,
  * even one that shares its first bytes, a hole, an empty gap and a gap
- * that is bad and something else all answer false.
+ * that is bad and something else all answer false. And the bytes a bad
+ * range shares with another reservation are the bad one's.
  */
 #include "common.h"
 
@@ -68,11 +69,66 @@ static void test_gap_bad(void **state)
 	assert_false(gap(4 * MiB, 1));
 }
 
+/*
+ * bm_bad_over_others(): a bad range inside or across another reservation
+ * names its own bytes (the other split or cut around it); one inside a
+ * domain's "preserved" memory, or inside another bad range, does not.
+ * Before, the lower start named them all: the bad pages went uncounted.
+ */
+static const struct test_rsv over[] = {
+	{1 * GiB, 1 * GiB + 1 * MiB, "low"},
+	{1 * GiB + 8 * PG, 1 * GiB + 9 * PG, "bad option"},
+	{1 * GiB + 2 * MiB, 1 * GiB + 3 * MiB, "preserved"},
+	{1 * GiB + 2 * MiB + 4 * PG, 1 * GiB + 2 * MiB + 5 * PG, "bad mce"},
+	{1 * GiB + 4 * MiB, 1 * GiB + 4 * MiB + 4 * PG, "module"},
+	{1 * GiB + 4 * MiB + 2 * PG, 1 * GiB + 4 * MiB + 6 * PG,
+	 "bad firmware"},
+	{1 * GiB + 5 * MiB, 1 * GiB + 5 * MiB + 4 * PG, "bad option"},
+	{1 * GiB + 5 * MiB + PG, 1 * GiB + 5 * MiB + 2 * PG, "bad firmware"},
+};
+
+static bool named(uint64_t s, uint64_t e, const char *name)
+{
+	unsigned int count;
+	const struct region *r = bootmem_reserved_regions(&count);
+
+	for (unsigned int i = 0; i < count; i++)
+		if (pa_val(r[i].start) == 1 * GiB + s &&
+		    pa_val(r[i].end) == 1 * GiB + e && !strcmp(r[i].name, name))
+			return true;
+	return false;
+}
+
+static void test_bad_names_its_bytes(void **state)
+{
+	struct test_machine_cfg c = {
+		.ram = ram,
+		.ram_count = 1,
+		.rsv = over,
+		.rsv_count = ARRAY_SIZE(over),
+		.bootmem_only = true,
+	};
+
+	(void)state;
+	test_machine_boot(&c);
+	assert_true(named(0, 8 * PG, "low"));
+	assert_true(named(8 * PG, 9 * PG, "bad option"));
+	assert_true(named(9 * PG, 1 * MiB, "low"));
+	assert_true(named(2 * MiB, 3 * MiB, "preserved"));
+	assert_true(named(4 * MiB, 4 * MiB + 2 * PG, "module"));
+	assert_true(named(4 * MiB + 2 * PG, 4 * MiB + 6 * PG, "bad firmware"));
+	assert_true(named(5 * MiB, 5 * MiB + 4 * PG, "bad option"));
+	assert_true(gap(8 * PG, 1));
+	assert_true(gap(4 * MiB + 2 * PG, 4));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_gap_bad, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_bad_names_its_bytes,
+						test_setup, test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
