@@ -83,7 +83,7 @@ const char *bootinfo_claim(const struct bootinfo *bi, uint64_t s, uint64_t e,
 void bootinfo_add_room(struct bootinfo *bi, paddr_t s, paddr_t e,
 		       const char *name)
 {
-	uint64_t p = ALIGN_UP(pa_val(s), PAGE_SIZE), end = pa_val(e), skip;
+	uint64_t p = ALIGN_UP(pa_val(s), PAGE_SIZE), end = pa_val(e), skip = 0;
 
 	while (p < end) {
 		uint64_t q = p;

@@ -222,7 +222,7 @@ int liveupdate_room(uint64_t start, uint64_t end, char *why, size_t n)
 				ull(pa_val(room.keep[i].end)));
 	for (; p < end; p = next) {
 		int who = room_block(p, &next);
-		uint64_t bad;
+		uint64_t bad = 0;
 
 		if (who == HEAP_OWNER_FREE)
 			continue;

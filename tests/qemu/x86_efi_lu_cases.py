@@ -156,16 +156,17 @@ def _image_clear(rep, elf):
 
 def _bad_carried(rep):
     """The operator's page and the one the first image's heap took out,
-    both out of service in the last image, each under its source."""
+    both out of service in the last image, each under its source (a
+    case that cuts memory with GRUB's cutmem has the firmware's too)."""
     bm, want = rep["bad_memory"], {BADPAGE, POISON}
     got = {p for r in bm.get("ranges", [])
            for p in range(r[0] >> 12, r[1] >> 12)}
     src = bm.get("by_source", {})
-    if got != want or rep["audit"]["bad_pages"] != 2 or \
+    if not want <= got or rep["audit"]["bad_pages"] != bm["pages"] or \
             src.get("option") != 1 or src.get("injection") != 1:
         return [f"bad_memory {bm}, audit.bad_pages "
                 f"{rep['audit']['bad_pages']}: expected pages "
-                f"{sorted(want)}, option 1 and injection 1"]
+                f"{sorted(want)} among them, option 1 and injection 1"]
     return []
 
 
