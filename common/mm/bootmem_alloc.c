@@ -43,12 +43,52 @@ struct fit_cursor {
 };
 
 static struct fit_cursor cursors[MAX_NUMNODES + 1];
+/*
+ * A bound on the widest free gap of a node (slot MAX_NUMNODES: of all),
+ * in bytes, as a walk that found no fit saw the gaps (those above its
+ * cursor narrower than the cursor's shape) (0: not known). It only narrows
+ * until bm_cursors_reset(), for the reason the cursors hold: a request
+ * wider fails at once. A badram= lattice leaves 124 KiB gaps: every
+ * request wider (the scrub's chunk table, heap_check()'s scratch, a
+ * node's frame table) walked all of them, twice, each (30% of a 4 GiB
+ * lattice boot's instructions).
+ */
+static uint64_t widest[MAX_NUMNODES + 1];
 /* Reserved regions the walks stepped over (bootmem_walk_steps()). */
 static uint64_t walk_steps;
 void bm_cursors_reset(void)
 {
-	for (unsigned int i = 0; i <= MAX_NUMNODES; i++)
+	for (unsigned int i = 0; i <= MAX_NUMNODES; i++) {
 		cursors[i].valid = false;
+		widest[i] = 0;
+	}
+}
+
+/* Bound @slot's widest gap by @wide (a tighter bound kept). */
+static void widest_learn(unsigned int slot, uint64_t wide)
+{
+	wide = MAX(wide, 1);
+	widest[slot] = widest[slot] ? MIN(widest[slot], wide) : wide;
+}
+
+/*
+ * The bound for @slot; for the walk over all nodes, when it has none,
+ * the largest of every node's bound once each node with RAM has one.
+ */
+static uint64_t widest_of(unsigned int slot)
+{
+	uint64_t m = 0;
+
+	if (widest[slot] || slot != MAX_NUMNODES)
+		return widest[slot];
+	for (unsigned int i = 0; i < bm_ram->count; i++) {
+		uint32_t n = bm_ram->regions[i].node;
+
+		if (n >= MAX_NUMNODES || !widest[n])
+			return 0;
+		m = MAX(m, widest[n]);
+	}
+	return m;
 }
 
 static struct fit_cursor *cursor_of(uint32_t node)
@@ -161,7 +201,7 @@ bool bootmem_node_free_at_least(uint32_t node, uint64_t bytes)
  * search.
  */
 static bool fit_in_region(const struct region *r, uint64_t top, uint64_t size,
-			  uint64_t align, uint64_t *out)
+			  uint64_t align, uint64_t *out, uint64_t *wide)
 {
 	uint64_t rs = pa_val(r->start);
 
@@ -171,6 +211,8 @@ static bool fit_in_region(const struct region *r, uint64_t top, uint64_t size,
 
 		walk_steps++;
 		gap_start = MAX(rs, gap_start);
+		if (gap_start < top)
+			*wide = MAX(*wide, top - gap_start);
 		if (gap_start < top && top - gap_start >= size) {
 			cand = ALIGN_DOWN(top - size, align);
 			if (cand >= gap_start) {
@@ -193,11 +235,18 @@ static bool fit_on_node(uint32_t node, uint64_t size, uint64_t align,
 			uint64_t *out)
 {
 	struct fit_cursor *c = cursor_of(node);
-	uint64_t top = ~0ULL;
+	uint64_t top = ~0ULL, wide = 0, bound;
+	unsigned int slot = c ? (unsigned int)(c - cursors) : 0;
 	int i;
 
-	if (c && c->valid && size >= c->size && align >= c->align)
+	bound = c ? widest_of(slot) : 0;
+	if (bound && size > bound)
+		return false; /* wider than any gap: no walk */
+	if (c && c->valid && size >= c->size && align >= c->align) {
 		top = c->top;
+		/* Above it no gap held c->size at c->align: none that wide. */
+		wide = c->size + c->align;
+	}
 	i = (int)range_table_first_ending_above(bm_ram, pa(top));
 	if (i >= (int)bm_ram->count || pa_val(bm_ram->regions[i].start) >= top)
 		i--;
@@ -206,9 +255,12 @@ static bool fit_on_node(uint32_t node, uint64_t size, uint64_t align,
 
 		if (node != BOOTMEM_ANY_NODE && r->node != node)
 			continue;
-		if (fit_in_region(r, top, size, align, out))
+		if (fit_in_region(r, top, size, align, out, &wide))
 			break;
 	}
+	/* No fit: every gap was seen, or is below the cursor's bound. */
+	if (c && i < 0)
+		widest_learn(slot, wide);
 	if (c)
 		*c = (struct fit_cursor){.size = size,
 					 .align = align,
@@ -255,7 +307,7 @@ paddr_t bootmem_alloc_try(uint64_t size, uint64_t align, uint32_t node,
 {
 	uint32_t order[MAX_NUMNODES + 1];
 	unsigned int n = 0, i;
-	uint64_t at;
+	uint64_t at = 0;
 
 	if (bm_closed)
 		panic("bootmem closed: allocation of %llu bytes for %s after "
@@ -423,6 +475,8 @@ static bool series_gap(struct bootmem_series *sr, uint64_t gs, uint64_t *top)
  */
 unsigned int bootmem_alloc_series(struct bootmem_series *sr)
 {
+	struct fit_cursor *c = cursor_of(sr->node);
+	uint64_t wide = 0;
 	bool go;
 
 	if (bm_closed)
@@ -439,11 +493,16 @@ unsigned int bootmem_alloc_series(struct bootmem_series *sr)
 			uint64_t gs = rs, below = rs;
 
 			rsv_under(top, &gs, &below);
+			if (MAX(rs, gs) < top)
+				wide = MAX(wide, top - MAX(rs, gs));
 			go = series_gap(sr, MAX(rs, gs), &top);
 			top = MIN(top, MAX(rs, below));
 		}
 		go = go && sr->done < sr->count;
 	}
+	/* Every gap of the node walked, and a piece left: none that wide. */
+	if (go && c)
+		widest_learn((unsigned int)(c - cursors), wide);
 	series_flush();
 	return sr->done;
 }

@@ -5,8 +5,9 @@
  * the top-down walks step over O(1) regions per allocation of one shape
  * (bootmem_walk_steps()), a series of pieces lands disjoint and named, a
  * reserved list in a few sorted runs loads with every range named, the
- * bound on free ranges holds, and a handoff in two steps (a live update's
- * new image) leaves the heap as one handoff does.
+ * bound on free ranges holds, a request wider than every gap walks them
+ * once, and a handoff in two steps (a live update's new image) leaves the
+ * heap as one handoff does.
  */
 #include "common.h"
 
@@ -111,6 +112,60 @@ static void test_walk_amortised(void **state)
 	}
 	steps = bootmem_walk_steps() - steps;
 	assert_true(steps <= 3 * ALLOCS);
+	assert_rsv_table_sound();
+}
+
+/*
+ * Requests wider than any gap (a badram= lattice's machine: every gap 124
+ * KiB, and the scrub's chunk table, heap_check()'s scratch or a node's
+ * frame table asks for more): the first walks the gaps, on its node (the
+ * pass over all nodes knows then too); every later one wider than every
+ * gap, on either pass and whatever its alignment, walks none; a request
+ * that fits still lands. Here gaps of 60 KiB over all of RAM.
+ */
+static void test_too_wide_walks_once(void **state)
+{
+	static const struct test_ram ram[] = {
+		{16 * MiB, 16 * MiB + BAD_COUNT * BAD_STRIDE, 0}};
+	struct test_rsv *rsv = calloc(BAD_COUNT, sizeof(*rsv));
+	struct test_machine_cfg c = {
+		.ram = ram,
+		.ram_count = 1,
+		.rsv = rsv,
+		.rsv_count = BAD_COUNT,
+		.bootmem_only = true,
+	};
+	uint64_t steps;
+	paddr_t p;
+
+	(void)state;
+	assert_non_null(rsv);
+	for (unsigned int i = 0; i < BAD_COUNT; i++) {
+		uint64_t a = 16 * MiB + i * BAD_STRIDE;
+
+		rsv[i] = (struct test_rsv){a, a + 4096, "bad firmware"};
+	}
+	test_machine_boot(&c);
+	free(rsv);
+	steps = bootmem_walk_steps();
+	p = bootmem_alloc_try(128 * 1024, PAGE_SIZE, 0, "wide");
+	assert_int_equal(pa_val(p), pa_val(INVALID_PADDR));
+	steps = bootmem_walk_steps() - steps;
+	assert_true(steps > 0);
+	steps = bootmem_walk_steps();
+	assert_int_equal(
+		pa_val(bootmem_alloc_try(128 * 1024, PAGE_SIZE, 0, "wide")),
+		pa_val(INVALID_PADDR));
+	assert_int_equal(pa_val(bootmem_alloc_try(64 * 1024, PAGE_SIZE,
+						  BOOTMEM_ANY_NODE, "wide")),
+			 pa_val(INVALID_PADDR));
+	assert_int_equal(pa_val(bootmem_alloc_try(1 * MiB, 2 * MiB, 0, "wide")),
+			 pa_val(INVALID_PADDR));
+	assert_int_equal(bootmem_walk_steps() - steps, 0);
+	p = bootmem_alloc_try(32 * 1024, PAGE_SIZE, 0, "fits");
+	assert_int_not_equal(pa_val(p), pa_val(INVALID_PADDR));
+	assert_non_null(rsv_holding(pa_val(p), 32 * 1024));
+	assert_int_equal(named("wide"), 0);
 	assert_rsv_table_sound();
 }
 
@@ -309,6 +364,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_walk_amortised, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_too_wide_walks_once,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_series, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_sort_runs, test_setup,
