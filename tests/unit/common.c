@@ -229,12 +229,7 @@ unsigned int test_machine_boot(const struct test_machine_cfg *cfg)
 		cmdline_parse(&opts, cfg->cmdline, strlen(cfg->cmdline));
 	boot_apply_options(&opts);
 
-	/*
-	 * The early pool is a bump allocator for one boot: a test program
-	 * boots many machines, and one of 20,000 reserved ranges left the
-	 * next one's table nothing to grow into (it merged ranges).
-	 */
-	bootinfo_early_pool_reset();
+	bootinfo_early_pool_reset(); /* one boot's bump allocator */
 	bootinfo_init(bi, BOOT_SANDBOX);
 	bi->paddr_bits = 48;
 	top = cfg->ram ? add_ranges(bi, cfg) : add_nodes(bi, cfg);
