@@ -11,112 +11,76 @@
 #include <keel/compiler.h>
 #include <keel/string.h>
 
-/* The first page of [@s, @e) (pages) lattice @l names: its run's end in @end. */
-static bool lattice_hits(const struct lattice *l, uint64_t s, uint64_t e,
-			 uint64_t *end)
+/* The lowest claim found so far on [s, e): [cs, ce), named. */
+struct claim {
+	uint64_t s, e, cs, ce;
+	const char *name;
+};
+
+/* [@rs, @re), named @name, claims part of @c's range: lowest so far? */
+static void claim_see(struct claim *c, uint64_t rs, uint64_t re,
+		      const char *name)
 {
+	if (rs < c->e && c->s < re && MAX(rs, c->s) < c->cs) {
+		c->cs = MAX(rs, c->s);
+		c->ce = re;
+		c->name = name;
+	}
+}
+
+/* The claim on [c->s, c->e) that starts lowest, into @c (name NULL: none). */
+static void lowest_claim(const struct bootinfo *bi, const char *ignore,
+			 struct claim *c)
+{
+	const struct bi_handover *h = &bi->handover;
 	uint64_t rs, re;
 
-	if (!lattice_run_after(l, s, &rs, &re) || rs >= e)
-		return false;
-	*end = re;
-	return true;
+	c->cs = c->ce = c->e;
+	c->name = NULL;
+	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+		const struct region *r = &bi->reserved.regions[i];
+
+		if (!ignore || strcmp(r->name, ignore))
+			claim_see(c, pa_val(r->start), pa_val(r->end), r->name);
+	}
+	for (unsigned int i = 0; bootinfo_carried(bi, NULL) && i < h->bad_recs;
+	     i++) {
+		const struct bi_handover_bad *b = &h->bad[i];
+		unsigned int at = handover_bad_bound(b, c->s, true);
+		struct handover_range r;
+
+		if (at >= b->count)
+			continue;
+		r = handover_bad_range(b, at);
+		claim_see(c, r.start, r.end, "a bad page the handover carried");
+	}
+	for (unsigned int i = 0; i < bi->lattice_count; i++)
+		if (lattice_run_after(&bi->lattice[i], c->s >> PAGE_SHIFT, &rs,
+				      &re))
+			claim_see(c, rs << PAGE_SHIFT, re << PAGE_SHIFT,
+				  "a page of a badram= pattern");
 }
 
 /**
  * bootinfo_claim() - who has a claim on a byte of [@s, @e) before bootmem
  * exists: a reserved range, a bad range a handover carried, a page of a
- * badram= lattice? For an arch that must place or write memory of its own
- * then (x86_64's page tables past its static pool, its SMP trampoline),
- * after fwboot_finish() has read every source. O(reserved + carried
- * records x log ranges + lattices).
+ * badram= lattice? The one that starts lowest. For an arch that must
+ * place or write memory of its own then (x86_64's page tables past its
+ * static pool, its SMP trampoline), after fwboot_finish() has read every
+ * source. O(reserved + carried records x log ranges + lattices).
  * @ignore: a reservation name that is no claim here (NULL: none)
- * @skip_to: where the first claim found ends (set when there is one)
+ * @skip_to: where that claim ends (set when there is one)
  * Return: its name, NULL when [@s, @e) is clear.
  */
 const char *bootinfo_claim(const struct bootinfo *bi, uint64_t s, uint64_t e,
 			   const char *ignore, uint64_t *skip_to)
 {
-	const struct bi_handover *h = &bi->handover;
-	uint64_t end;
+	struct claim c = {.s = s, .e = e};
 
-	for (unsigned int i = 0; i < bi->reserved.count; i++) {
-		const struct region *r = &bi->reserved.regions[i];
-
-		if (pa_val(r->start) < e && s < pa_val(r->end) &&
-		    (!ignore || strcmp(r->name, ignore))) {
-			*skip_to = pa_val(r->end);
-			return r->name;
-		}
-	}
-	for (unsigned int i = 0; bootinfo_carried(bi, NULL) && i < h->bad_recs;
-	     i++) {
-		const struct bi_handover_bad *b = &h->bad[i];
-		unsigned int at = handover_bad_bound(b, s, true);
-		struct handover_range r;
-
-		if (at >= b->count)
-			continue;
-		r = handover_bad_range(b, at);
-		if (r.start < e) {
-			*skip_to = r.end;
-			return "a bad page the handover carried";
-		}
-	}
-	for (unsigned int i = 0; i < bi->lattice_count; i++)
-		if (lattice_hits(&bi->lattice[i], s >> PAGE_SHIFT,
-				 ALIGN_UP(e, PAGE_SIZE) >> PAGE_SHIFT, &end)) {
-			*skip_to = end << PAGE_SHIFT;
-			return "a page of a badram= pattern";
-		}
-	return NULL;
-}
-
-/*
- * The claim on [@s, @e) that starts lowest (clipped to @s), in [*@cs,
- * *@ce). Return: whether there is one. O(reserved + carried records x
- * log ranges + lattices).
- */
-static bool lowest_claim(const struct bootinfo *bi, uint64_t s, uint64_t e,
-			 uint64_t *cs, uint64_t *ce)
-{
-	const struct bi_handover *h = &bi->handover;
-	uint64_t rs, re;
-
-	*cs = e;
-	*ce = e;
-	for (unsigned int i = 0; i < bi->reserved.count; i++) {
-		const struct region *r = &bi->reserved.regions[i];
-
-		if (pa_val(r->start) < e && s < pa_val(r->end) &&
-		    MAX(pa_val(r->start), s) < *cs) {
-			*cs = MAX(pa_val(r->start), s);
-			*ce = pa_val(r->end);
-		}
-	}
-	for (unsigned int i = 0; bootinfo_carried(bi, NULL) && i < h->bad_recs;
-	     i++) {
-		const struct bi_handover_bad *b = &h->bad[i];
-		unsigned int at = handover_bad_bound(b, s, true);
-		struct handover_range r;
-
-		if (at >= b->count)
-			continue;
-		r = handover_bad_range(b, at);
-		if (r.start < e && MAX(r.start, s) < *cs) {
-			*cs = MAX(r.start, s);
-			*ce = r.end;
-		}
-	}
-	for (unsigned int i = 0; i < bi->lattice_count; i++)
-		if (lattice_run_after(&bi->lattice[i], s >> PAGE_SHIFT, &rs,
-				      &re) &&
-		    rs < ALIGN_UP(e, PAGE_SIZE) >> PAGE_SHIFT &&
-		    MAX(rs << PAGE_SHIFT, s) < *cs) {
-			*cs = MAX(rs << PAGE_SHIFT, s);
-			*ce = re << PAGE_SHIFT;
-		}
-	return *cs < e;
+	lowest_claim(bi, ignore, &c);
+	if (c.name)
+		*skip_to = c.ce;
+	return c.name;
 }
 
 /**
@@ -131,17 +95,18 @@ static bool lowest_claim(const struct bootinfo *bi, uint64_t s, uint64_t e,
 void bootinfo_add_room(struct bootinfo *bi, paddr_t s, paddr_t e,
 		       const char *name)
 {
-	uint64_t p = ALIGN_UP(pa_val(s), PAGE_SIZE);
-	uint64_t end = ALIGN_DOWN(pa_val(e), PAGE_SIZE), cs = 0, ce = 0;
+	struct claim c = {.s = ALIGN_UP(pa_val(s), PAGE_SIZE),
+			  .e = ALIGN_DOWN(pa_val(e), PAGE_SIZE)};
 
-	while (p < end) {
-		if (!lowest_claim(bi, p, end, &cs, &ce)) {
-			bootinfo_add_reserved(bi, pa(p), pa(end), name);
+	while (c.s < c.e) {
+		uint64_t cs;
+
+		lowest_claim(bi, NULL, &c);
+		cs = ALIGN_DOWN(c.cs, PAGE_SIZE);
+		if (cs > c.s)
+			bootinfo_add_reserved(bi, pa(c.s), pa(cs), name);
+		if (!c.name)
 			return;
-		}
-		cs = ALIGN_DOWN(cs, PAGE_SIZE);
-		if (cs > p)
-			bootinfo_add_reserved(bi, pa(p), pa(cs), name);
-		p = MAX(ALIGN_UP(ce, PAGE_SIZE), cs + PAGE_SIZE);
+		c.s = MAX(ALIGN_UP(c.ce, PAGE_SIZE), cs + PAGE_SIZE);
 	}
 }
