@@ -152,3 +152,26 @@ bool bootmem_free_at_least(uint64_t bytes)
 			return true;
 	return false;
 }
+
+/** bootmem_ram_bytes() - Return: bytes of RAM bootmem knows, reserved or not. */
+uint64_t bootmem_ram_bytes(void)
+{
+	uint64_t sum = 0;
+
+	for (unsigned int i = 0; i < bm_ram->count; i++)
+		sum += pa_val(bm_ram->regions[i].end) -
+		       pa_val(bm_ram->regions[i].start);
+	return sum;
+}
+
+/** bootmem_free_bytes() - see bootmem.h. Return: the sum. */
+uint64_t bootmem_free_bytes(void)
+{
+	uint64_t idx, sum = 0;
+	paddr_t s, e;
+	uint32_t node;
+
+	for_each_free_range (idx, &s, &e, &node)
+		sum += pa_val(e) - pa_val(s);
+	return sum;
+}

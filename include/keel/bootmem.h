@@ -141,6 +141,13 @@ uint64_t bootmem_largest_free(void);
  * many ranges).
  */
 bool bootmem_free_at_least(uint64_t bytes);
+/* Bytes of RAM, reserved or not: O(RAM regions). */
+uint64_t bootmem_ram_bytes(void);
+/*
+ * Bytes of the free ranges, a badram= lattice's pages in them: one walk of
+ * every free range (a machine of 100,000 bad pages: as many steps).
+ */
+uint64_t bootmem_free_bytes(void);
 /*
  * Reserved regions the allocations' top-down walks stepped over since
  * bootmem_init(): amortised O(1) per allocation of one shape (a cursor),

@@ -267,6 +267,12 @@ def _check_report(o, rep, log, verdict, reason, cfg):
         bm = rep.get("bootmem", {})
         used = bm.get("allocated_bytes", 0) + \
             bm.get("frametable_left_out_bytes", 0)
+        # Or when what is left is smaller than the heap's state for a
+        # node (the error line names its bytes): 9 free pages, 7 taken.
+        m = re.search(r"no boot memory for node \d+'s state \((\d+) "
+                      r"bytes\)", log)
+        if m and o["free_bytes"] - used < int(m.group(1)):
+            used = o["free_bytes"]
         if rep["heap"]["total_pages"] or o["free_bytes"] > used:
             out.append(f"KEEL: FAIL no usable RAM, but {o['free_bytes']} "
                        f"free bytes and only {used} used by keel")

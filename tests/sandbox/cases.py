@@ -34,7 +34,7 @@ from .checks_report import (SIZE_CMDLINE, check_cmdline_fixup,
 from .firmware import DATA, GIB, PAGE, FwDesc
 from .churn_cases import churn_cases
 from .inject_cases import inject_cases
-from .badmem_cases import badmem_cases
+from .badmem_cases import _write, badmem_cases
 from .lattice_cases import lattice_cases
 from .liveupdate_cases import liveupdate_cases
 from .many_reserved import many_reserved_cases
@@ -385,6 +385,29 @@ def domain_bench_cases():
     ]
 
 
+SMP_STACK = 64 << 10  # SMP_STACK_SIZE, include/keel/smp.h
+
+
+def check_stacks_half(ram, cpus):
+    """CPUs left out rather than stacks over half the free RAM."""
+    def check(rep, log):
+        out = []
+        online = sum(1 for c in rep["cpus"] if c["online"])
+        half = [c for c in rep["cpus"] if "half the free RAM" in
+                (c.get("fail_reason") or "")]
+        if (online - 1) * SMP_STACK > ram // 2:
+            out.append(f"{online} CPUs online: their stacks are over half "
+                       f"of {ram} bytes of RAM")
+        if not half or online + len(half) != cpus:
+            out.append(f"{online} online and {len(half)} left out for the "
+                       f"stacks' half, of {cpus}")
+        if rep["heap"]["total_pages"] * PAGE < ram // 16:
+            out.append(f"heap {rep['heap']['total_pages']} pages: under an "
+                       "sixteenth of RAM")
+        return out
+    return check
+
+
 def big_cases():
     """256 CPUs in 8 nodes and 4096 in 64, when the build has room."""
     out = []
@@ -415,6 +438,15 @@ def big_cases():
                          domains_summarised(64, 12 * mib, 8),
                          bench_like_with_like(12 * mib, 0)],
                         timeout=120))
+    if nr_cpus(firmware.BINARY) >= 1024:
+        # 1024 CPUs on 32 MiB: their stacks (64 MiB) took every byte and
+        # the boot ended `no usable RAM` (fuzz-maps seed 2). Quiet here
+        # (2026-12): 0.6 s; the timeout is 120 s, as for the others.
+        fw1k = _write("cpus-1024-32m.fw", ["ram 0 32M node=0"] +
+                      [f"cpu {i} node=0" for i in range(1024)])
+        out.append(Case("cpus-stacks-half", fw1k, ["bootscrub=off"],
+                        [check_stacks_half(32 * mib, 1024)],
+                        {"online": None}, timeout=120))
     if nr_cpus(firmware.BINARY) >= 4096:
         # Many small nodes: one trace buffer table for all CPUs (80 MiB)
         # fits no 48 MiB node; one piece per node does. Quiet on this

@@ -186,11 +186,16 @@ static void test_free_at_least(void **state)
 	assert_true(bootmem_free_at_least(60 * MiB - 4096));
 	assert_false(bootmem_free_at_least(60 * MiB));
 	assert_int_equal(bootmem_largest_free(), 60 * MiB - 4096);
+	/* The sum of the free ranges, and RAM whatever is reserved. */
+	assert_int_equal(bootmem_free_bytes(), 72 * MiB - 4096);
+	assert_int_equal(bootmem_ram_bytes(), 72 * MiB);
 	/* The largest now last: the walk goes past the smaller ones. */
 	assert_int_equal(bootmem_reserve(pa(24 * MiB), 56 * MiB, "rest"), 0);
 	assert_true(bootmem_free_at_least(8 * MiB));
 	assert_false(bootmem_free_at_least(8 * MiB + 1));
 	assert_true(bootmem_free_at_least(0));
+	assert_int_equal(bootmem_free_bytes(), 16 * MiB - 4096);
+	assert_int_equal(bootmem_ram_bytes(), 72 * MiB);
 }
 
 int main(void)
