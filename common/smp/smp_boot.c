@@ -277,9 +277,10 @@ static uint64_t cpu_deadline(unsigned int cpu, uint64_t deadline,
 }
 
 /*
- * The bytes the secondaries' stacks may take: at most half the free boot
- * memory, so that the heap keeps its own state and the rest (4,096 CPUs
- * described on 73 MiB of RAM took it all: no heap, `no usable RAM`).
+ * The bytes the secondaries' stacks may take: at most three quarters of
+ * the free boot memory, so that the heap keeps a quarter for its own state
+ * and the guests (4,096 CPUs described on 73 MiB of RAM took it all: no
+ * heap, `no usable RAM`).
  * Stacks under a sixteenth of RAM, any real machine's (384 CPUs: 24 MiB),
  * are not counted: no walk of the free ranges in a live update's
  * downtime, which 100,000 carried bad pages cut into as many.
@@ -290,7 +291,7 @@ static uint64_t stack_budget(void)
 
 	if (all <= bootmem_ram_bytes() / 16)
 		return UINT64_MAX;
-	return bootmem_free_bytes() / 2;
+	return bootmem_free_bytes() / 4 * 3;
 }
 
 /*
@@ -310,8 +311,8 @@ static bool start_one(unsigned int cpu, uint64_t *budget)
 		return false;
 	}
 	if (*budget < SMP_STACK_SIZE) {
-		cpu_fail(cpu, "no stack: the CPUs' stacks would take more "
-			      "than half the free RAM");
+		cpu_fail(cpu, "no stack: the CPUs' stacks would leave the "
+			      "heap less than a quarter of the free RAM");
 		return false;
 	}
 	/* No RAM left for a stack: the CPU stays down, the boot goes on (a

@@ -388,22 +388,22 @@ def domain_bench_cases():
 SMP_STACK = 64 << 10  # SMP_STACK_SIZE, include/keel/smp.h
 
 
-def check_stacks_half(ram, cpus):
-    """CPUs left out rather than stacks over half the free RAM."""
+def check_stacks_budget(ram, cpus):
+    """CPUs left out rather than the heap left under a quarter."""
     def check(rep, log):
         out = []
         online = sum(1 for c in rep["cpus"] if c["online"])
-        half = [c for c in rep["cpus"] if "half the free RAM" in
+        left = [c for c in rep["cpus"] if "a quarter of the free RAM" in
                 (c.get("fail_reason") or "")]
-        if (online - 1) * SMP_STACK > ram // 2:
-            out.append(f"{online} CPUs online: their stacks are over half "
+        if (online - 1) * SMP_STACK > ram // 4 * 3:
+            out.append(f"{online} CPUs online: their stacks are over 3/4 "
                        f"of {ram} bytes of RAM")
-        if not half or online + len(half) != cpus:
-            out.append(f"{online} online and {len(half)} left out for the "
-                       f"stacks' half, of {cpus}")
-        if rep["heap"]["total_pages"] * PAGE < ram // 16:
-            out.append(f"heap {rep['heap']['total_pages']} pages: under an "
-                       "sixteenth of RAM")
+        if not left or online + len(left) != cpus:
+            out.append(f"{online} online and {len(left)} left out for the "
+                       f"heap's quarter, of {cpus}")
+        if rep["heap"]["total_pages"] * PAGE < ram // 32:
+            out.append(f"heap {rep['heap']['total_pages']} pages: under "
+                       "1/32 of RAM")
         return out
     return check
 
@@ -444,8 +444,8 @@ def big_cases():
         # (2026-12): 0.6 s; the timeout is 120 s, as for the others.
         fw1k = _write("cpus-1024-32m.fw", ["ram 0 32M node=0"] +
                       [f"cpu {i} node=0" for i in range(1024)])
-        out.append(Case("cpus-stacks-half", fw1k, ["bootscrub=off"],
-                        [check_stacks_half(32 * mib, 1024)],
+        out.append(Case("cpus-stacks-budget", fw1k, ["bootscrub=off"],
+                        [check_stacks_budget(32 * mib, 1024)],
                         {"online": None}, timeout=120))
     if nr_cpus(firmware.BINARY) >= 4096:
         # Many small nodes: one trace buffer table for all CPUs (80 MiB)
