@@ -258,6 +258,22 @@ def check_dead(o, rep, out):
                        f"{cpus[k].get('fail_reason')!r}")
 
 
+def largest_left(rep):
+    """The largest piece of RAM no reserved range of the report holds."""
+    mm = rep.get("memmap", {})
+    rsv = sorted((r[0], r[1]) for r in mm.get("reserved", []))
+    best = 0
+    for s, e, *_ in mm.get("ranges", []):
+        at = s
+        for rs, re_ in rsv:
+            if re_ <= at or rs >= e:
+                continue
+            best = max(best, rs - at)
+            at = max(at, re_)
+        best = max(best, e - at)
+    return best
+
+
 def _check_report(o, rep, log, verdict, reason, cfg):
     """Invariants 2-5 from the report of a boot that did not panic."""
     out = []
@@ -267,11 +283,12 @@ def _check_report(o, rep, log, verdict, reason, cfg):
         bm = rep.get("bootmem", {})
         used = bm.get("allocated_bytes", 0) + \
             bm.get("frametable_left_out_bytes", 0)
-        # Or when what is left is smaller than the heap's state for a
-        # node (the error line names its bytes): 9 free pages, 7 taken.
+        # Or when no piece left holds the heap's state for a node (the
+        # error line names its bytes): 9 free pages, 7 taken; 200 KB in
+        # pieces of 20 KB between 204 reserved ranges.
         m = re.search(r"no boot memory for node \d+'s state \((\d+) "
                       r"bytes\)", log)
-        if m and o["free_bytes"] - used < int(m.group(1)):
+        if m and largest_left(rep) < int(m.group(1)):
             used = o["free_bytes"]
         if rep["heap"]["total_pages"] or o["free_bytes"] > used:
             out.append(f"KEEL: FAIL no usable RAM, but {o['free_bytes']} "
