@@ -103,6 +103,19 @@ def fuzz_maps_synthetic():
           [f"{probs}"] if probs else [])
 
 
+def fuzz_maps_largest_left():
+    """A heap state no piece holds is a right 'no usable RAM' (seed 7
+    case 149): the largest piece between the report's reservations."""
+    rep = {"memmap": {"ranges": [[0, 0x10000, 0], [0x20000, 0x21000, 0]],
+                      "reserved": [[0x8000, 0x9000, "b"],
+                                   [0x1000, 0x2000, "a"],
+                                   [0x1800, 0x3000, "c"],
+                                   [0x1ff000, 0x200000, "above"]]}}
+    got = fuzz_maps.largest_left(rep)
+    check("fuzz-maps: the largest piece left between reservations",
+          [] if got == 0x7000 else [f"{got:#x}, want 0x7000"])
+
+
 def fuzz_maps_rules():
     """The oracle reads a .fw as boot/fwdesc.c does (issue 20): a NUL is
     part of its line, node ids past 0xfffe and numbers past 2^64 refuse

@@ -52,8 +52,8 @@ from . import scripts_base
 from .scripts_base import (FW, PYTHON, SCRIPTS, TIMEOUT, check, run,
                            sandbox_boot)
 from .scripts_report import corrected_checks, stress_refused_test
-from .scripts_fuzz import (fuzz_maps_real, fuzz_maps_rules,
-                           fuzz_maps_synthetic)
+from .scripts_fuzz import (fuzz_maps_largest_left, fuzz_maps_real,
+                           fuzz_maps_rules, fuzz_maps_synthetic)
 from .scripts_trace import (check_chrome, compact_tests, perfetto,
                             picture_ok, synthetic_tests)
 
@@ -754,6 +754,7 @@ def main():
     import_rule_test()
     fuzz_maps_synthetic()
     fuzz_maps_rules()
+    fuzz_maps_largest_left()
     with tempfile.TemporaryDirectory(prefix="keel-scripts-") as tmp:
         boot_fake_tests(tmp)
         hostfreeze_tests(tmp)
