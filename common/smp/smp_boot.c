@@ -276,6 +276,12 @@ static uint64_t cpu_deadline(unsigned int cpu, uint64_t deadline,
 	return MAX(deadline, clk + timeout);
 }
 
+#define STACKS_OVER                                                    \
+	"no stack: the CPUs' stacks would leave the heap less than a " \
+	"quarter of the free RAM"
+/* CPUs left down by the stacks' budget this bring-up, and the first. */
+static unsigned int over_budget, over_first;
+
 /*
  * The bytes the secondaries' stacks may take: at most three quarters of
  * the free boot memory, so that the heap keeps a quarter for its own state
@@ -310,9 +316,10 @@ static bool start_one(unsigned int cpu, uint64_t *budget)
 		cpu_fail(cpu, "CPU_ON refused (injected)");
 		return false;
 	}
-	if (*budget < SMP_STACK_SIZE) {
-		cpu_fail(cpu, "no stack: the CPUs' stacks would leave the "
-			      "heap less than a quarter of the free RAM");
+	if (*budget < SMP_STACK_SIZE) { /* one line for all: smp_boot_cpus() */
+		smp_cpu_failed(cpu, STACKS_OVER);
+		if (!over_budget++)
+			over_first = cpu;
 		return false;
 	}
 	/* No RAM left for a stack: the CPU stays down, the boot goes on (a
@@ -449,12 +456,16 @@ unsigned int smp_boot_cpus(unsigned int timeout_ms, enum smp_start_mode start)
 
 	trace_begin("smp_boot");
 	budget = stack_budget();
+	over_budget = 0;
 	for (unsigned int cpu = 1; cpu < cpu_count; cpu++) {
 		if (start_one(cpu, &budget) && serial) {
 			arch_cpu_start_commit();
 			online += wait_started(cpu, cpu + 1, timeout);
 		}
 	}
+	if (over_budget)
+		pr_warn("smp: %u CPUs left out (cpu %u the first): %s\n",
+			over_budget, over_first, STACKS_OVER);
 	if (!serial) {
 		arch_cpu_start_commit();
 		online += wait_started(1, cpu_count, timeout);

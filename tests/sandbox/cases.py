@@ -401,6 +401,14 @@ def check_stacks_budget(ram, cpus):
         if not left or online + len(left) != cpus:
             out.append(f"{online} online and {len(left)} left out for the "
                        f"heap's quarter, of {cpus}")
+        # One warning for them all, not one a CPU (895 lines on a serial
+        # console).
+        lines = [ln for ln in log.splitlines()
+                 if "left out" in ln and "a quarter of the free RAM" in ln]
+        if len(lines) != 1 or f"smp: {len(left)} CPUs left out" not in \
+                lines[0]:
+            out.append(f"{len(lines)} lines for the CPUs left out: "
+                       f"{lines[:2]}")
         if rep["heap"]["total_pages"] * PAGE < ram // 32:
             out.append(f"heap {rep['heap']['total_pages']} pages: under "
                        "1/32 of RAM")
