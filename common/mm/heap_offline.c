@@ -146,13 +146,18 @@ static uint32_t piece_fd(uint32_t fd, uint64_t off, unsigned int k)
 	return fd <= off ? 0 : (uint32_t)(fd - off);
 }
 
+/*
+ * A clean half of a cut goes back as it is: its buddy is the other half,
+ * which holds a bad page, so no merge is possible (the cut chunk was free
+ * whole, or a block that holds bad pages: never merged above its order).
+ */
 static void put_piece(struct cut *c, uint64_t s, unsigned int k)
 {
 	struct page_info *pg = pfn_to_page(pfn(s));
 
 	write_free_head(pg, s, k, c->l.hn->id, piece_fd(c->fd, s - c->base, k),
 			c->poc);
-	heap_merge_insert_in(c->l, pg, s, k, c->rs, c->re);
+	heap_list_insert(c->l, pg);
 	c->writes++;
 }
 
