@@ -69,6 +69,20 @@ static void run_of(uint64_t u, unsigned int k, uint64_t *s, uint64_t *e)
 	*e = (u + 1) << k;
 }
 
+/** lattice_gap_most() - see lattice.h. Return: the bound, in pages. */
+uint64_t lattice_gap_most(const struct lattice *l)
+{
+	unsigned int b;
+
+	if (!l->mask)
+		return 0;
+	b = 63 - (unsigned int)__builtin_clzll(l->mask);
+	if (b + 1 >= 64 - PAGE_SHIFT)
+		return LATTICE_PAGES;
+	/* Each block holds a whole run of 2^k (k its lowest fixed bit). */
+	return (1ULL << (b + 1)) - (1ULL << run_shift(l));
+}
+
 /** lattice_run_after() - see lattice.h. Return: whether there is one. */
 bool lattice_run_after(const struct lattice *l, uint64_t p, uint64_t *s,
 		       uint64_t *e)

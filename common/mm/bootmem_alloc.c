@@ -171,6 +171,8 @@ static uint64_t gap_end_above(uint64_t x, uint64_t top)
  */
 bool bootmem_node_free_at_least(uint32_t node, uint64_t bytes)
 {
+	if (bytes > bm_lattice_gap_bytes())
+		return false;
 	for (unsigned int i = bm_ram->count; bytes && i--;) {
 		const struct region *r = &bm_ram->regions[i];
 		uint64_t rs = pa_val(r->start), top = pa_val(r->end);
@@ -240,7 +242,7 @@ static bool fit_on_node(uint32_t node, uint64_t size, uint64_t align,
 	int i;
 
 	bound = c ? widest_of(slot) : 0;
-	if (bound && size > bound)
+	if ((bound && size > bound) || size > bm_lattice_gap_bytes())
 		return false; /* wider than any gap: no walk */
 	if (c && c->valid && size >= c->size && align >= c->align) {
 		top = c->top;
@@ -482,7 +484,10 @@ unsigned int bootmem_alloc_series(struct bootmem_series *sr)
 	if (bm_closed)
 		panic("bootmem closed: a series for %s after handoff", sr->why);
 	sr->done = 0;
-	go = series_room();
+	/* Its first piece wider than a lattice leaves any gap: no walk. */
+	go = sr->count && ALIGN_UP(sr->size_of(sr->arg), PAGE_SIZE) <=
+				  bm_lattice_gap_bytes();
+	go = go && series_room();
 	for (int ri = (int)bm_ram->count - 1; go && ri >= 0; ri--) {
 		const struct region *ram = &bm_ram->regions[ri];
 		uint64_t rs = pa_val(ram->start), top = pa_val(ram->end);

@@ -52,6 +52,8 @@ bool bm_lattice_below(uint64_t top, uint64_t *s, uint64_t *e);
 bool bm_lattice_top(uint64_t s, uint64_t e, uint64_t bytes, uint64_t *out);
 uint64_t bm_lattice_largest(uint64_t s, uint64_t e);
 bool bm_lattice_only(uint64_t s, uint64_t e, uint64_t room);
+/* Bytes no free gap reaches for the lattices (~0: none). */
+uint64_t bm_lattice_gap_bytes(void);
 /* bootmem_init(): the allocation side's state forgotten. */
 void bm_alloc_reset(void);
 /*

@@ -37,6 +37,14 @@ bool lattice_next_match(uint64_t x, uint64_t m, uint64_t v, uint64_t *out);
 /* The largest y <= @x with (y & @m) == @v. Return: false when none. */
 bool lattice_prev_match(uint64_t x, uint64_t m, uint64_t v, uint64_t *out);
 /*
+ * A bound on the pages between two runs of @l: the pattern repeats every
+ * 2^(b+1) pages (b the top bit of @mask), each such block holding a whole
+ * run of 2^k pages (k the lowest bit of @mask) at the same offsets, so no
+ * gap is longer than 2^(b+1) - 2^k. 0: every page matches;
+ * LATTICE_PAGES: no bound below 2^52 pages.
+ */
+uint64_t lattice_gap_most(const struct lattice *l);
+/*
  * The run of @l holding page @p, or the first above it: [*@s, *@e) in
  * pages. Return: false when there is none.
  */

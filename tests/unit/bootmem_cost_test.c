@@ -169,6 +169,43 @@ static void test_too_wide_walks_once(void **state)
 	assert_rsv_table_sound();
 }
 
+static void one_lattice(struct bootinfo *bi)
+{
+	bi->lattice[0] = (struct lattice){0x1f, 5}; /* a page in 32 */
+	bi->lattice_count = 1;
+}
+
+/*
+ * A failing column's lattice bounds every gap before any walk (31 pages):
+ * a request wider walks none, from the first (the frame table's sections
+ * walked every gap of the node, in a live update's downtime too); one as
+ * wide as the gaps still lands.
+ */
+static void test_lattice_too_wide_walks_none(void **state)
+{
+	static const struct test_ram ram[] = {{16 * MiB, 80 * MiB, 0}};
+	struct test_machine_cfg c = {.ram = ram,
+				     .ram_count = 1,
+				     .bootmem_only = true,
+				     .before_bootmem = one_lattice};
+	uint64_t steps;
+	paddr_t p;
+
+	(void)state;
+	test_machine_boot(&c);
+	steps = bootmem_walk_steps();
+	assert_int_equal(
+		pa_val(bootmem_alloc_try(128 * 1024, PAGE_SIZE, 0, "wide")),
+		pa_val(INVALID_PADDR));
+	assert_false(bootmem_node_free_at_least(0, 124 * 1024 + 1));
+	assert_int_equal(bootmem_walk_steps() - steps, 0);
+	assert_true(bootmem_node_free_at_least(0, 124 * 1024));
+	p = bootmem_alloc_try(124 * 1024, PAGE_SIZE, 0, "fits");
+	assert_int_not_equal(pa_val(p), pa_val(INVALID_PADDR));
+	assert_int_equal(named("wide"), 0);
+	assert_rsv_table_sound();
+}
+
 /* A series: pieces of two sizes, in order, disjoint, named, all counted. */
 struct series_test {
 	unsigned int i;
@@ -366,6 +403,9 @@ int main(void)
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_too_wide_walks_once,
 						test_setup, test_teardown),
+		cmocka_unit_test_setup_teardown(
+			test_lattice_too_wide_walks_none, test_setup,
+			test_teardown),
 		cmocka_unit_test_setup_teardown(test_series, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_sort_runs, test_setup,

@@ -53,6 +53,23 @@ static bool match(const struct lattice *l, uint64_t y)
 	return (y & l->mask) == l->value;
 }
 
+/*
+ * The longest run of pages between two matches of @l in [0, 4096): four
+ * of its periods at least (masks of 10 bits).
+ */
+static uint64_t gap_most(const struct lattice *l)
+{
+	uint64_t most = 0;
+
+	for (uint64_t q = 0, last = UINT64_MAX; q < 4096; q++)
+		if (match(l, q)) {
+			if (last != UINT64_MAX)
+				most = MAX(most, q - last - 1);
+			last = q;
+		}
+	return most;
+}
+
 static void test_arithmetic(void **state)
 {
 	uint32_t x = 38;
@@ -104,7 +121,13 @@ static void test_arithmetic(void **state)
 			for (uint64_t q = 0; q <= p; q++)
 				assert_false(match(&l, q));
 		}
+		assert_true(gap_most(&l) <= lattice_gap_most(&l));
 	}
+	/* A failing column (a page in 32): 31 pages, exactly. */
+	assert_int_equal(lattice_gap_most(&(struct lattice){0x1f, 5}), 31);
+	assert_int_equal(lattice_gap_most(&(struct lattice){0, 0}), 0);
+	assert_int_equal(lattice_gap_most(&(struct lattice){1ULL << 51, 0}),
+			 LATTICE_PAGES);
 }
 
 static void give_lattices(struct bootinfo *bi)
