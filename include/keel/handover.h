@@ -5,18 +5,26 @@
  * keel image leaves in RAM for the new one, byte by byte, and what the new
  * image's reader (boot/handover.c) makes of it in struct bootinfo.
  *
- * Format, version 6 (version 1 had no vCPU records, version 2 no domain
+ * Format, version 7 (version 1 had no vCPU records, version 2 no domain
  * vCPU count or kernel name, version 3 no bad pages, version 4 no source
- * of a bad page, version 5 no packed bad pages; a reader takes all six),
- * little-endian,
- * every field naturally aligned:
+ * of a bad page, version 5 no packed bad pages, version 6 no pieces; a
+ * reader takes all seven), little-endian, every field naturally aligned:
  *
  *   header (128 bytes, struct handover_header)
  *   records, back to back, each a multiple of 8 bytes:
  *     {u32 type, u32 bytes} then the type's payload
  *
+ * Those bytes, [0, size), are the handover's offsets. Up to version 6,
+ * and in version 7 when piece_count is 0, they lie in one block of
+ * memory. Version 7 may spread them over piece_count (2 or more) blocks
+ * of 2^piece_shift bytes each (a machine whose free memory is in small
+ * pieces, a badram= pattern's: HANDOVER_REC_PIECES); offset x then lies
+ * in piece x >> piece_shift. A record may span two pieces, except a vCPU
+ * record (its state is read in place): the writer puts a pad record
+ * (HANDOVER_REC_PAD) before one that would.
+ *
  * The checksum is the CRC-32 of zlib (IEEE 802.3) over the whole
- * handover, [0, size), with the checksum field read as zero. A record
+ * handover, offsets [0, size), with the checksum field read as zero. A record
  * type with HANDOVER_REC_OPTIONAL set may be skipped by a reader that does
  * not know it; any other unknown type is refused (fail closed: a record a
  * reader skips must never hold memory it would give away).
@@ -32,7 +40,7 @@
 #include <keel/types.h>
 
 #define HANDOVER_MAGIC	      0x31564f484c45454bULL /* "KEELHOV1" */
-#define HANDOVER_VERSION      6 /* written; 1 to 5 are read too */
+#define HANDOVER_VERSION      7 /* written; 1 to 6 are read too */
 #define HANDOVER_VERSION_MIN  1
 #define HANDOVER_HEADER_BYTES 128
 /* The largest handover a reader accepts (room for ~2.7 M extents). */
@@ -52,8 +60,10 @@ struct handover_header {
 	uint64_t freeze_ticks;	/* 64: the freeze began (downtime's start) */
 	uint64_t frozen_ticks;	/* 72: every other CPU stopped */
 	uint64_t written_ticks; /* 80: records written; relocation next */
-	uint64_t flags;		/* 88: 0 in versions 1 to 6 */
-	uint64_t reserved[4];	/* 96: 0 */
+	uint64_t flags;		/* 88: 0 in versions 1 to 7 */
+	uint32_t piece_shift;	/* 96: version 7: log2 of a piece's bytes */
+	uint32_t piece_count;	/* 100: version 7: 0 one block, else 2.. */
+	uint64_t reserved[3];	/* 104: 0 */
 };
 
 /* Record types. */
@@ -62,9 +72,27 @@ struct handover_header {
 #define HANDOVER_REC_VCPU	3u /* a guest's vCPU (version 2 on) */
 #define HANDOVER_REC_BAD	4u /* pages out of service (version 4 on) */
 #define HANDOVER_REC_BAD_PACKED 5u /* the same, 8-byte ranges (version 6) */
+#define HANDOVER_REC_PIECES	7u /* where the pieces lie (version 7) */
 #define HANDOVER_REC_OPTIONAL	0x80000000u /* may be skipped if unknown */
 /* where the writer's frame table lay (optional; written from version 6) */
 #define HANDOVER_REC_FT_PLACE (HANDOVER_REC_OPTIONAL | 6u)
+/* nothing: fills a piece's end before a vCPU record (version 7) */
+#define HANDOVER_REC_PAD (HANDOVER_REC_OPTIONAL | 8u)
+
+/*
+ * HANDOVER_REC_PIECES (version 7, piece_count 2 or more; none else): the
+ * first record, at offset 128, wholly inside piece 0: {head, u32 count,
+ * u32 0} (struct handover_preserved's layout), then count u64s: each
+ * piece's physical address, aligned to its 2^piece_shift bytes. count is
+ * the header's piece_count; piece 0 is where the arch said the handover
+ * lies (x86_64 ECX, arm64 /chosen/keel,handover, the sandbox's
+ * --handover=), and the length the arch passes is piece 0's: 2^piece_shift.
+ * Pieces 0 to count - 2 hold 2^piece_shift bytes of offsets each, the last
+ * the rest (1 to 2^piece_shift). piece_shift is PAGE_SHIFT at least,
+ * HANDOVER_PIECE_SHIFT_MAX at most; every piece lies in RAM, apart from
+ * the others, and is reserved as "handover".
+ */
+#define HANDOVER_PIECE_SHIFT_MAX 30
 
 struct handover_rec {
 	uint32_t type;
@@ -251,6 +279,80 @@ _Static_assert(sizeof(struct handover_header) == HANDOVER_HEADER_BYTES,
 _Static_assert(sizeof(struct handover_domain) == 128, "domain record layout");
 _Static_assert(sizeof(struct handover_preserved) == 16, "preserved layout");
 
+/*
+ * The handover's offsets as memory (writer and reader both): piece 0 at
+ * @head, the others where the pieces record says, each piece's address
+ * + @delta where this image reads it (the arch maps RAM at one offset).
+ * @count 0 or 1: all of [0, size) at @head.
+ */
+struct handover_view {
+	const uint8_t *head;
+	uint64_t size;
+	uintptr_t delta;
+	uint64_t table_off; /* the pieces' addresses, in piece 0 */
+	uint32_t shift, count;
+};
+
+/*
+ * Where offset @off lies (off < size), and in *@run how many bytes from
+ * there are in the same piece (up to the size).
+ */
+static inline const uint8_t *handover_view_at(const struct handover_view *v,
+					      uint64_t off, uint64_t *run)
+{
+	uint64_t pa, in;
+
+	if (v->count <= 1) {
+		*run = v->size - off;
+		return v->head + off;
+	}
+	memcpy(&pa, v->head + v->table_off + (off >> v->shift) * sizeof(pa),
+	       sizeof(pa));
+	in = off & ((1ULL << v->shift) - 1);
+	*run = (1ULL << v->shift) - in;
+	if (*run > v->size - off)
+		*run = v->size - off;
+	return (const uint8_t *)(uintptr_t)(pa + v->delta + in);
+}
+
+/* @n bytes at offset @off (within the size) into @dst, across pieces. */
+static inline void handover_view_read(const struct handover_view *v,
+				      uint64_t off, void *dst, size_t n)
+{
+	uint8_t *d = dst;
+
+	if (v->count <= 1) {
+		memcpy(dst, v->head + off, n);
+		return;
+	}
+	while (n) {
+		uint64_t run;
+		const uint8_t *p = handover_view_at(v, off, &run);
+		size_t k = run < n ? (size_t)run : n;
+
+		memcpy(d, p, k);
+		d += k;
+		off += k;
+		n -= k;
+	}
+}
+
+/* The CRC-32 of offsets [@off, @off + @n), continuing @crc. */
+static inline uint32_t handover_view_crc(const struct handover_view *v,
+					 uint32_t crc, uint64_t off, uint64_t n)
+{
+	while (n) {
+		uint64_t run;
+		const uint8_t *p = handover_view_at(v, off, &run);
+		uint64_t k = run < n ? run : n;
+
+		crc = crc32(crc, p, (size_t)k);
+		off += k;
+		n -= k;
+	}
+	return crc;
+}
+
 /* ---- what the reader keeps (struct bootinfo.handover) ----------------- */
 
 enum handover_state {
@@ -274,7 +376,8 @@ struct bi_handover_domain {
 	uint32_t table_count, extent_count;
 	uint32_t vcpus;			/* the DT's cpus, 0: not given */
 	char kernel[HANDOVER_NAME_MAX]; /* its kernel module, "": none */
-	const uint8_t *rec;		/* the whole record, rec_bytes long */
+	struct handover_view view;	/* the handover it lies in */
+	uint64_t rec;			/* the whole record's offset */
 	uint32_t rec_bytes;
 };
 
@@ -283,7 +386,7 @@ struct bi_handover_vcpu {
 	uint16_t domain, arch;
 	uint32_t cpu;
 	uint64_t stop_ticks, pages_walked, bad_words;
-	const uint8_t *state; /* state_bytes long */
+	const uint8_t *state; /* state_bytes long (in one piece) */
 	uint32_t state_bytes;
 };
 
@@ -306,7 +409,8 @@ struct bi_handover {
 	enum handover_state state;
 	char why[BI_HANDOVER_WHY_MAX]; /* REFUSED: "handover: ..." */
 	struct handover_header hdr;    /* TAKEN: a copy */
-	const uint8_t *preserved;      /* TAKEN: the ranges, in the handover */
+	struct handover_view view;     /* TAKEN: its bytes */
+	uint64_t preserved;	       /* TAKEN: the ranges' offset */
 	unsigned int preserved_count;
 	uint64_t preserved_bytes;
 	struct bi_handover_domain domains[BI_HANDOVER_DOMAINS];
@@ -316,7 +420,8 @@ struct bi_handover {
 	unsigned int vcpu_count;
 	/* TAKEN: the bad-page records, in the order read (ascending source) */
 	struct bi_handover_bad {
-		const uint8_t *ranges; /* count of them, in the handover */
+		struct handover_view view; /* the handover they lie in */
+		uint64_t ranges;	   /* count of them, their offset */
 		unsigned int count;
 		uint32_t source; /* as written (version 4: UNKNOWN) */
 		bool packed;	 /* 8-byte entries (HANDOVER_REC_BAD_PACKED) */
@@ -327,7 +432,7 @@ struct bi_handover {
 	uint32_t bad_unknown_first; /* the first such source */
 	uint64_t bad_pages;
 	/* TAKEN: the frame table's placement (HANDOVER_REC_FT_PLACE) */
-	const uint8_t *ft_pieces; /* ft_count struct handover_ft_piece */
+	uint64_t ft_pieces; /* ft_count struct handover_ft_piece, offset */
 	unsigned int ft_count;
 };
 
@@ -337,7 +442,8 @@ handover_preserved_range(const struct bi_handover *h, unsigned int i)
 {
 	struct handover_range r;
 
-	memcpy(&r, h->preserved + (size_t)i * sizeof(r), sizeof(r));
+	handover_view_read(&h->view, h->preserved + (uint64_t)i * sizeof(r),
+			   &r, sizeof(r));
 	return r;
 }
 
@@ -347,7 +453,8 @@ handover_ft_piece(const struct bi_handover *h, unsigned int i)
 {
 	struct handover_ft_piece f;
 
-	memcpy(&f, h->ft_pieces + (size_t)i * sizeof(f), sizeof(f));
+	handover_view_read(&h->view, h->ft_pieces + (uint64_t)i * sizeof(f),
+			   &f, sizeof(f));
 	return f;
 }
 
@@ -359,10 +466,13 @@ handover_bad_range(const struct bi_handover_bad *b, unsigned int i)
 	uint64_t v;
 
 	if (b->packed) {
-		memcpy(&v, b->ranges + (size_t)i * sizeof(v), sizeof(v));
+		handover_view_read(&b->view,
+				   b->ranges + (uint64_t)i * sizeof(v), &v,
+				   sizeof(v));
 		return handover_unpack(v);
 	}
-	memcpy(&r, b->ranges + (size_t)i * sizeof(r), sizeof(r));
+	handover_view_read(&b->view, b->ranges + (uint64_t)i * sizeof(r), &r,
+			   sizeof(r));
 	return r;
 }
 
@@ -401,11 +511,12 @@ handover_domain_extent(const struct bi_handover_domain *d, uint32_t i)
 {
 	struct handover_extent e;
 
-	memcpy(&e,
-	       d->rec + sizeof(struct handover_domain) +
-		       (size_t)d->table_count * sizeof(struct handover_range) +
-		       (size_t)i * sizeof(e),
-	       sizeof(e));
+	handover_view_read(&d->view,
+			   d->rec + sizeof(struct handover_domain) +
+				   (uint64_t)d->table_count *
+					   sizeof(struct handover_range) +
+				   (uint64_t)i * sizeof(e),
+			   &e, sizeof(e));
 	return e;
 }
 
@@ -415,9 +526,10 @@ handover_domain_tables(const struct bi_handover_domain *d, uint32_t i)
 {
 	struct handover_range r;
 
-	memcpy(&r,
-	       d->rec + sizeof(struct handover_domain) + (size_t)i * sizeof(r),
-	       sizeof(r));
+	handover_view_read(&d->view,
+			   d->rec + sizeof(struct handover_domain) +
+				   (uint64_t)i * sizeof(r),
+			   &r, sizeof(r));
 	return r;
 }
 
