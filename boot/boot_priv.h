@@ -29,11 +29,12 @@ bool bootinfo_grow_rest(struct range_table *t);
 
 /*
  * handover_ft_parse() - record @i, the frame table's placement (@bytes at
- * @rec, inside the handover) into @h (boot/handover_ft.c): a malformed one
- * is one warning and none kept, never a refusal.
+ * offset @off of the handover @h->view, inside it) into @h
+ * (boot/handover_ft.c): a malformed one is one warning and none kept,
+ * never a refusal.
  */
 struct bi_handover;
-void handover_ft_parse(struct bi_handover *h, unsigned int i,
-		       const uint8_t *rec, uint32_t bytes);
+void handover_ft_parse(struct bi_handover *h, unsigned int i, uint64_t off,
+		       uint32_t bytes);
 
 #endif

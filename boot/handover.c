@@ -41,10 +41,11 @@
 struct ho_ctx {
 	struct bootinfo *bi;
 	struct bi_handover *h;
-	const uint8_t *buf;
+	struct handover_view v; /* its bytes: v.head as given, then pieces */
+	uint64_t len;		/* bytes readable at v.head */
 	uint64_t size; /* the header's, checked against what was given */
 	uint64_t pa;
-	const uint8_t *pres; /* the preserved ranges, NULL: none */
+	uint64_t pres; /* the preserved ranges' offset, 0: none */
 	unsigned int pres_count;
 	uint32_t version;	    /* the header's */
 	uint64_t written;	    /* the header's written_ticks */
@@ -113,7 +114,8 @@ static struct handover_range pres_at(const struct ho_ctx *c, unsigned int i)
 {
 	struct handover_range r;
 
-	memcpy(&r, c->pres + (size_t)i * sizeof(r), sizeof(r));
+	handover_view_read(&c->v, c->pres + (uint64_t)i * sizeof(r), &r,
+			   sizeof(r));
 	return r;
 }
 
@@ -147,11 +149,8 @@ static bool in_preserved(const struct ho_ctx *c, uint64_t s, uint64_t e)
 
 /* ---- the header -------------------------------------------------------- */
 
-static int check_header(struct ho_ctx *c, const struct handover_header *hd,
-			uint64_t len)
+static int check_header(struct ho_ctx *c, const struct handover_header *hd)
 {
-	uint32_t sum;
-
 	if (hd->magic != HANDOVER_MAGIC)
 		return refuse(c, "magic %#llx is not \"KEELHOV1\"",
 			      U64(hd->magic));
@@ -169,11 +168,20 @@ static int check_header(struct ho_ctx *c, const struct handover_header *hd,
 	if (hd->size < HANDOVER_HEADER_BYTES || hd->size > HANDOVER_MAX_BYTES)
 		return refuse(c, "size %llu out of [%u, %llu]", U64(hd->size),
 			      HANDOVER_HEADER_BYTES, U64(HANDOVER_MAX_BYTES));
-	if (hd->size > len)
-		return refuse(c, "truncated: size %llu, %llu bytes given",
-			      U64(hd->size), U64(len));
-	sum = handover_checksum_checked(c->buf, hd->size, hd->record_count,
-					hd->version, &c->bi->ram, &c->bad_pre);
+	c->size = hd->size;
+	c->version = hd->version;
+	c->written = hd->written_ticks;
+	c->v.size = hd->size;
+	return 0;
+}
+
+/* After the pieces: the checksum over them all, then the other fields. */
+static int check_sum(struct ho_ctx *c, const struct handover_header *hd)
+{
+	uint32_t sum = handover_checksum_checked(&c->v, hd->record_count,
+						 hd->version, &c->bi->ram,
+						 &c->bad_pre);
+
 	if (sum != hd->checksum)
 		return refuse(c, "checksum %#x, the bytes give %#x",
 			      hd->checksum, sum);
@@ -182,35 +190,142 @@ static int check_header(struct ho_ctx *c, const struct handover_header *hd,
 			      U64(hd->flags), hd->version);
 	if (!hd->generation)
 		return refuse(c, "generation 0 (the first new image is 1)");
-	c->size = hd->size;
-	c->version = hd->version;
-	c->written = hd->written_ticks;
 	return 0;
 }
 
-/* The handover's own pages: aligned, RAM, clear of every reserved range. */
-static int check_self(struct ho_ctx *c)
+/* Block @what [s, e) of the handover: aligned, RAM, clear of reserved. */
+static int check_block(struct ho_ctx *c, const char *what, uint64_t s,
+		       uint64_t e)
 {
-	uint64_t s = c->pa, e = ALIGN_UP(c->pa + c->size, PAGE_SIZE);
 	int r;
 
 	if (!IS_ALIGNED(s, PAGE_SIZE) || e < s)
-		return refuse(c, "address %#llx not page aligned", U64(s));
+		return refuse(c, "%s address %#llx not page aligned", what,
+			      U64(s));
 	if (first_not_ram(c->bi, s, e) != e)
-		return refuse(c, "itself [%#llx, %#llx) lies outside RAM",
+		return refuse(c, "%s [%#llx, %#llx) lies outside RAM", what,
 			      U64(s), U64(e));
 	r = reserved_hit(c->bi, s, e);
 	if (r >= 0)
 		return refuse(c,
-			      "itself [%#llx, %#llx) overlaps %s [%#llx, "
+			      "%s [%#llx, %#llx) overlaps %s [%#llx, "
 			      "%#llx) (%.*s)",
-			      U64(s), U64(e),
+			      what, U64(s), U64(e),
 			      reserved_what(&c->bi->reserved.regions[r]),
 			      U64(pa_val(c->bi->reserved.regions[r].start)),
 			      U64(pa_val(c->bi->reserved.regions[r].end)),
 			      (int)sizeof(c->bi->reserved.regions[r].name),
 			      c->bi->reserved.regions[r].name);
 	return 0;
+}
+
+/* Piece @k's address (k < count: the table is in piece 0, checked). */
+static uint64_t piece_pa(const struct ho_ctx *c, uint32_t k)
+{
+	uint64_t p;
+
+	memcpy(&p, c->v.head + c->v.table_off + (size_t)k * sizeof(p),
+	       sizeof(p));
+	return p;
+}
+
+/* Piece @k's bytes of offsets, rounded up to whole pages. */
+static uint64_t piece_bytes(const struct ho_ctx *c, uint32_t k)
+{
+	uint64_t full = 1ULL << c->v.shift;
+
+	if (k + 1 < c->v.count)
+		return full;
+	return ALIGN_UP(c->size - ((uint64_t)k << c->v.shift), PAGE_SIZE);
+}
+
+/*
+ * Version 7's pieces (HANDOVER_REC_PIECES), before any byte past piece 0
+ * is read: the record in piece 0, piece 0 where the arch said, every
+ * piece aligned, ascending (so apart), in RAM, clear of reserved memory.
+ * One block (piece_count 0, every older version): the size given holds
+ * it, and it is checked as the one piece. O(pieces x RAM ranges).
+ */
+static int check_pieces(struct ho_ctx *c, const struct handover_header *hd)
+{
+	struct handover_preserved p;
+	uint32_t n = hd->piece_count, sh = hd->piece_shift;
+	uint64_t prev = 0;
+	char what[32];
+
+	if (hd->version < 7 && (n || sh))
+		return refuse(c, "piece_count %u, piece_shift %u in version %u "
+			      "(reserved: 0)", n, sh, hd->version);
+	if (!n) {
+		if (sh)
+			return refuse(c, "piece_shift %u with no pieces", sh);
+		if (c->size > c->len)
+			return refuse(c,
+				      "truncated: size %llu, %llu bytes given",
+				      U64(c->size), U64(c->len));
+		return check_block(c, "itself", c->pa,
+				   ALIGN_UP(c->pa + c->size, PAGE_SIZE));
+	}
+	if (n < 2 || sh < PAGE_SHIFT || sh > HANDOVER_PIECE_SHIFT_MAX ||
+	    c->size <= (uint64_t)(n - 1) << sh || c->size > (uint64_t)n << sh)
+		return refuse(c,
+			      "piece_count %u of 2^%u bytes for size %llu (2 "
+			      "or more, 2^%u to 2^%u bytes, the last not "
+			      "empty)",
+			      n, sh, U64(c->size), PAGE_SHIFT,
+			      HANDOVER_PIECE_SHIFT_MAX);
+	if (c->len < 1ULL << sh)
+		return refuse(c, "truncated: piece 0 of %llu bytes, %llu given",
+			      U64(1ULL << sh), U64(c->len));
+	memcpy(&p, c->v.head + HANDOVER_HEADER_BYTES, sizeof(p));
+	if (p.head.type != HANDOVER_REC_PIECES || p.count != n || p.pad ||
+	    p.head.bytes != sizeof(p) + (uint64_t)n * sizeof(uint64_t) ||
+	    HANDOVER_HEADER_BYTES + (uint64_t)p.head.bytes > 1ULL << sh)
+		return refuse(c,
+			      "record 0: type %#x count %u bytes %u is not "
+			      "the pieces record of %u pieces in piece 0",
+			      p.head.type, p.count, p.head.bytes, n);
+	c->v.table_off = HANDOVER_HEADER_BYTES + sizeof(p);
+	c->v.shift = sh;
+	c->v.count = n;
+	for (uint32_t k = 0; k < n; k++) {
+		uint64_t s = piece_pa(c, k);
+		int err;
+
+		if (k ? s <= prev : s != c->pa)
+			return refuse(c,
+				      "piece %u at %#llx (piece 0 where the "
+				      "handover was said to be, %#llx; the "
+				      "rest ascending)",
+				      k, U64(s), U64(c->pa));
+		if (!IS_ALIGNED(s, 1ULL << sh))
+			return refuse(c, "piece %u at %#llx not aligned to its "
+				      "2^%u bytes", k, U64(s), sh);
+		snprintf(what, sizeof(what), "piece %u", k);
+		err = check_block(c, what, s, s + piece_bytes(c, k));
+		if (err)
+			return err;
+		prev = s;
+	}
+	return 0;
+}
+
+/* Does [s, e) overlap a block of the handover? (Pieces ascending.) */
+static bool on_handover(const struct ho_ctx *c, uint64_t s, uint64_t e)
+{
+	uint32_t lo = 0, hi = c->v.count;
+
+	if (c->v.count <= 1)
+		return s < ALIGN_UP(c->pa + c->size, PAGE_SIZE) && c->pa < e;
+	while (lo < hi) { /* the first piece ending above s */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (piece_pa(c, mid) + piece_bytes(c, mid) <= s)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < c->v.count && piece_pa(c, lo) < e;
 }
 
 /* ---- records ----------------------------------------------------------- */
@@ -224,7 +339,7 @@ static int rec_head(struct ho_ctx *c, unsigned int i, uint64_t off,
 			      "record %u at offset %llu truncated (size "
 			      "%llu)",
 			      i, U64(off), U64(c->size));
-	memcpy(rec, c->buf + off, sizeof(*rec));
+	handover_view_read(&c->v, off, rec, sizeof(*rec));
 	if (rec->bytes < sizeof(*rec) || rec->bytes % 8 ||
 	    rec->bytes > c->size - off)
 		return refuse(c,
@@ -261,7 +376,7 @@ static int check_pres_range(struct ho_ctx *c, unsigned int i)
 			      "preserved[%u] [%#llx, %#llx) lies outside "
 			      "RAM at %#llx",
 			      i, U64(r.start), U64(r.end), U64(hole));
-	if (r.start < ALIGN_UP(c->pa + c->size, PAGE_SIZE) && c->pa < r.end)
+	if (on_handover(c, r.start, r.end))
 		return refuse(c,
 			      "preserved[%u] [%#llx, %#llx) overlaps the "
 			      "handover itself at %#llx",
@@ -308,14 +423,14 @@ static int parse_preserved(struct ho_ctx *c, unsigned int i, uint64_t off,
 	if (rec->bytes < sizeof(p))
 		return refuse(c, "record %u: preserved record of %u bytes", i,
 			      rec->bytes);
-	memcpy(&p, c->buf + off, sizeof(p));
+	handover_view_read(&c->v, off, &p, sizeof(p));
 	if ((uint64_t)p.count * sizeof(struct handover_range) !=
 	    rec->bytes - sizeof(p))
 		return refuse(c,
 			      "preserved count %u does not fill its %u "
 			      "bytes",
 			      p.count, rec->bytes);
-	c->pres = c->buf + off + sizeof(p);
+	c->pres = off + sizeof(p);
 	c->pres_count = p.count;
 	for (unsigned int k = 0; k < p.count; k++) {
 		int err = check_pres_range(c, k);
@@ -340,7 +455,7 @@ static int parse_bad(struct ho_ctx *c, unsigned int i, uint64_t off,
 			      "record %u: type %u (bad pages) not in version "
 			      "%u",
 			      i, rec->type, c->version);
-	if (handover_bad_parse_pre(c->h, &c->bi->ram, c->buf + off, rec->bytes,
+	if (handover_bad_parse_pre(c->h, &c->bi->ram, &c->v, off, rec->bytes,
 				   c->version, why, sizeof(why),
 				   handover_bad_pre_at(&c->bad_pre, off)))
 		return refuse(c, "record %u: %s", i, why);
@@ -410,7 +525,7 @@ static int check_dom_fixed(struct ho_ctx *c, unsigned int n,
 
 /* Table ranges in preserved memory, the root inside them. */
 static int check_dom_tables(struct ho_ctx *c, unsigned int n,
-			    const struct handover_domain *d, const uint8_t *arr)
+			    const struct handover_domain *d, uint64_t arr)
 {
 	uint64_t root = d->p2m_root;
 	uint64_t root_end = root + (PAGE_SIZE << (d->p2m_root_order & 31));
@@ -419,7 +534,8 @@ static int check_dom_tables(struct ho_ctx *c, unsigned int n,
 	for (uint32_t k = 0; k < d->table_count; k++) {
 		struct handover_range r;
 
-		memcpy(&r, arr + (size_t)k * sizeof(r), sizeof(r));
+		handover_view_read(&c->v, arr + (uint64_t)k * sizeof(r), &r,
+				   sizeof(r));
 		if (!IS_ALIGNED(r.start, PAGE_SIZE) ||
 		    !IS_ALIGNED(r.end, PAGE_SIZE) || r.start >= r.end ||
 		    !in_preserved(c, r.start, r.end))
@@ -444,8 +560,7 @@ static int check_dom_tables(struct ho_ctx *c, unsigned int n,
 
 /* Extents: whole pages, inside the preserved ranges, adding up to bytes. */
 static int check_dom_extents(struct ho_ctx *c, unsigned int n,
-			     const struct handover_domain *d,
-			     const uint8_t *arr)
+			     const struct handover_domain *d, uint64_t arr)
 {
 	uint64_t sum = 0;
 
@@ -453,7 +568,8 @@ static int check_dom_extents(struct ho_ctx *c, unsigned int n,
 		struct handover_extent x;
 		uint64_t end;
 
-		memcpy(&x, arr + (size_t)k * sizeof(x), sizeof(x));
+		handover_view_read(&c->v, arr + (uint64_t)k * sizeof(x), &x,
+				   sizeof(x));
 		end = x.pa + (x.pages << PAGE_SHIFT);
 		if (!IS_ALIGNED(x.pa | x.gpa, PAGE_SIZE) || !x.pages ||
 		    x.pages >> (64 - PAGE_SHIFT) || end <= x.pa)
@@ -483,7 +599,8 @@ static int parse_domain(struct ho_ctx *c, uint64_t off,
 	unsigned int n = c->h->domain_count;
 	struct bi_handover_domain *bd;
 	struct handover_domain d;
-	const uint8_t *arr;
+	char kernel[HANDOVER_NAME_MAX];
+	uint64_t arr;
 	int err;
 
 	if (rec->bytes < sizeof(d))
@@ -492,19 +609,21 @@ static int parse_domain(struct ho_ctx *c, uint64_t off,
 	if (n >= BI_HANDOVER_DOMAINS)
 		return refuse(c, "domains[%u]: more than %u domains", n,
 			      BI_HANDOVER_DOMAINS);
-	memcpy(&d, c->buf + off, sizeof(d));
-	arr = c->buf + off + sizeof(d);
+	handover_view_read(&c->v, off, &d, sizeof(d));
+	arr = off + sizeof(d);
 	err = check_dom_fixed(c, n, &d, rec->bytes);
 	if (!err)
 		err = check_dom_tables(c, n, &d, arr);
 	if (!err)
 		err = check_dom_extents(
 			c, n, &d,
-			arr + (size_t)d.table_count *
+			arr + (uint64_t)d.table_count *
 					sizeof(struct handover_range));
-	if (!err && d.kernel_bytes &&
-	    !memchr(c->buf + off + rec->bytes - d.kernel_bytes, 0,
-		    d.kernel_bytes))
+	/* kernel_bytes is 0 or the name's size (check_dom_fixed()). */
+	if (!err && d.kernel_bytes)
+		handover_view_read(&c->v, off + rec->bytes - d.kernel_bytes,
+				   kernel, sizeof(kernel));
+	if (!err && d.kernel_bytes && !memchr(kernel, 0, sizeof(kernel)))
 		err = refuse(c,
 			     "domains[%u] (%s): kernel name not "
 			     "NUL-terminated",
@@ -523,9 +642,9 @@ static int parse_domain(struct ho_ctx *c, uint64_t off,
 	bd->vcpus = d.vcpus;
 	memset(bd->kernel, 0, sizeof(bd->kernel));
 	if (d.kernel_bytes)
-		memcpy(bd->kernel, c->buf + off + rec->bytes - d.kernel_bytes,
-		       sizeof(bd->kernel) - 1);
-	bd->rec = c->buf + off;
+		memcpy(bd->kernel, kernel, sizeof(bd->kernel) - 1);
+	bd->view = c->v;
+	bd->rec = off;
 	bd->rec_bytes = rec->bytes;
 	c->h->extent_count += d.extent_count;
 	return 0;
@@ -596,6 +715,8 @@ static int parse_vcpu(struct ho_ctx *c, unsigned int i, uint64_t off,
 	unsigned int n = c->h->vcpu_count;
 	struct bi_handover_vcpu *bv;
 	struct handover_vcpu v;
+	const uint8_t *state = NULL;
+	uint64_t run = 0;
 	int err;
 
 	if (c->version < 2)
@@ -609,8 +730,14 @@ static int parse_vcpu(struct ho_ctx *c, unsigned int i, uint64_t off,
 	if (n >= BI_HANDOVER_VCPUS)
 		return refuse(c, "vcpus[%u]: more than %u vCPUs", n,
 			      BI_HANDOVER_VCPUS);
-	memcpy(&v, c->buf + off, sizeof(v));
-	err = check_vcpu(c, n, &v, rec->bytes, c->buf + off + sizeof(v));
+	handover_view_read(&c->v, off, &v, sizeof(v));
+	/* Read in place by the resume: the writer keeps it in one piece. */
+	if (rec->bytes > sizeof(v))
+		state = handover_view_at(&c->v, off + sizeof(v), &run);
+	if (run < rec->bytes - sizeof(v))
+		return refuse(c, "vcpus[%u]: its record at offset %llu spans "
+			      "two pieces", n, U64(off));
+	err = check_vcpu(c, n, &v, rec->bytes, state);
 	if (err)
 		return err;
 	bv = &c->h->vcpus[c->h->vcpu_count++];
@@ -620,7 +747,7 @@ static int parse_vcpu(struct ho_ctx *c, unsigned int i, uint64_t off,
 	bv->stop_ticks = v.stop_ticks;
 	bv->pages_walked = v.pages_walked;
 	bv->bad_words = v.bad_words;
-	bv->state = c->buf + off + sizeof(v);
+	bv->state = state;
 	bv->state_bytes = v.state_bytes;
 	return 0;
 }
@@ -650,8 +777,15 @@ static int walk_records(struct ho_ctx *c, const struct handover_header *hd,
 			err = pass == 1 ? parse_domain(c, off, &rec) : 0;
 		else if (rec.type == HANDOVER_REC_VCPU)
 			err = pass == 2 ? parse_vcpu(c, i, off, &rec) : 0;
+		else if (rec.type == HANDOVER_REC_PIECES)
+			err = c->v.count && !i ? 0
+					       : refuse(c,
+							"record %u: a pieces "
+							"record not first, or "
+							"with no pieces",
+							i);
 		else if (rec.type == HANDOVER_REC_FT_PLACE && !pass)
-			handover_ft_parse(c->h, i, c->buf + off, rec.bytes);
+			handover_ft_parse(c->h, i, off, rec.bytes);
 		else if (!(rec.type & HANDOVER_REC_OPTIONAL))
 			err = refuse(c, "record %u: type %#x unknown", i,
 				     rec.type);
@@ -669,13 +803,19 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 {
 	struct bi_handover *h = &bi->handover;
 	struct handover_header hd;
-	struct ho_ctx c = {.bi = bi, .h = h, .buf = buf, .pa = pa_val(buf_pa)};
+	struct ho_ctx c = {
+		.bi = bi,
+		.h = h,
+		.v = {.head = buf, .delta = (uintptr_t)buf - pa_val(buf_pa)},
+		.len = len,
+		.pa = pa_val(buf_pa),
+	};
 	char why[160];
 	int err;
 
 	h->state = HANDOVER_NONE;
 	h->why[0] = '\0';
-	h->preserved = NULL;
+	h->preserved = 0;
 	h->preserved_count = 0;
 	h->preserved_bytes = 0;
 	h->domain_count = 0;
@@ -683,7 +823,7 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 	h->vcpu_count = 0;
 	h->bad_recs = h->bad_count = h->bad_unknown = 0;
 	h->bad_pages = 0;
-	h->ft_pieces = NULL;
+	h->ft_pieces = 0;
 	h->ft_count = 0;
 	if (!buf || len < HANDOVER_HEADER_BYTES)
 		return refuse(&c,
@@ -691,9 +831,12 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 			      "%u",
 			      U64(len), HANDOVER_HEADER_BYTES);
 	memcpy(&hd, buf, sizeof(hd));
-	err = check_header(&c, &hd, len);
+	err = check_header(&c, &hd);
 	if (!err)
-		err = check_self(&c);
+		err = check_pieces(&c, &hd);
+	h->view = c.v; /* the records' readers (handover_ft.c) */
+	if (!err)
+		err = check_sum(&c, &hd);
 	if (!err)
 		err = walk_records(&c, &hd, 0);
 	if (!err && hd.record_count && !c.pres)
@@ -707,6 +850,7 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 	if (err)
 		return err;
 	h->hdr = hd;
+	h->view = c.v;
 	h->preserved = c.pres;
 	h->preserved_count = c.pres_count;
 	h->state = HANDOVER_TAKEN;
@@ -744,6 +888,31 @@ static void reserve_all_ram(struct bootinfo *bi)
 	bootinfo_add_reserved(bi, bi->ram.regions[0].start,
 			      bi->ram.regions[bi->ram.count - 1].end,
 			      "handover refused");
+}
+
+/* The handover's own pages, "handover": its one block, or each piece. */
+static void reserve_pieces(struct bootinfo *bi)
+{
+	const struct bi_handover *h = &bi->handover;
+	const struct handover_view *v = &h->view;
+
+	if (v->count <= 1) {
+		bootinfo_add_reserved(bi, h->pa,
+				      pa(ALIGN_UP(pa_val(h->pa) + h->hdr.size,
+						  PAGE_SIZE)),
+				      "handover");
+		return;
+	}
+	for (uint32_t k = 0; k < v->count; k++) {
+		uint64_t s, n = 1ULL << v->shift;
+
+		memcpy(&s, v->head + v->table_off + (size_t)k * sizeof(s),
+		       sizeof(s));
+		if (k + 1 == v->count)
+			n = ALIGN_UP(h->hdr.size - ((uint64_t)k << v->shift),
+				     PAGE_SIZE);
+		bootinfo_add_reserved(bi, pa(s), pa(s + n), "handover");
+	}
 }
 
 void handover_apply(struct bootinfo *bi, bool discard)
@@ -787,13 +956,12 @@ void handover_apply(struct bootinfo *bi, bool discard)
 	}
 	/* After the preserved ranges: a domain keeps its own bad pages. */
 	handover_bad_reserve(bi);
-	bootinfo_add_reserved(
-		bi, h->pa, pa(ALIGN_UP(pa_val(h->pa) + h->hdr.size, PAGE_SIZE)),
-		"handover");
+	reserve_pieces(bi);
 	pr_info("handover: generation %llu from build %016llx: %u preserved "
 		"ranges (%llu MiB), %u domains, %llu extents, %llu bad pages, "
-		"%llu bytes\n",
+		"%llu bytes in %u piece%s\n",
 		U64(h->hdr.generation), U64(h->hdr.build), h->preserved_count,
 		U64(h->preserved_bytes >> 20), h->domain_count,
-		U64(h->extent_count), U64(h->bad_pages), U64(h->hdr.size));
+		U64(h->extent_count), U64(h->bad_pages), U64(h->hdr.size),
+		MAX(h->view.count, 1u), h->view.count > 1 ? "s" : "");
 }

@@ -62,8 +62,8 @@ struct ranges_walk {
 enum { RANGE_OK, RANGE_EMPTY, RANGE_ORDER, RANGE_OUTSIDE };
 
 /*
- * Ranges [@w->i, @w->i + @n) of the record's array @at (8-byte entries
- * when @packed, else 16): aligned, sorted and apart, in RAM; their pages
+ * Ranges [@w->i, @w->i + @n) of the record's array, the first at @at
+ * (8-byte entries when @packed, else 16): aligned, sorted and apart, in RAM; their pages
  * added to @w->pages. One pass in locals (a live update's 100,000
  * ranges): a range inside the RAM range the last one ended in is checked
  * by two compares, ram_up_to() only when it is not. Inlined for each entry
@@ -85,10 +85,12 @@ ranges_walk_as(struct ranges_walk *w, const uint8_t *at, unsigned int n,
 		uint64_t v;
 
 		if (packed) {
-			memcpy(&v, at + (size_t)i * sizeof(v), sizeof(v));
+			memcpy(&v, at + (size_t)(i - w->i) * sizeof(v),
+			       sizeof(v));
 			r = handover_unpack(v);
 		} else {
-			memcpy(&r, at + (size_t)i * sizeof(r), sizeof(r));
+			memcpy(&r, at + (size_t)(i - w->i) * sizeof(r),
+			       sizeof(r));
 			if ((r.start | r.end) & (PAGE_SIZE - 1) ||
 			    r.start >= r.end) {
 				why = RANGE_EMPTY;
@@ -123,7 +125,7 @@ ranges_walk_as(struct ranges_walk *w, const uint8_t *at, unsigned int n,
 }
 
 /*
- * Packed ranges [@w->i, @w->i + @n) taken at once when all pass: sorted
+ * Packed ranges [@w->i, @w->i + @n), the first at @at, taken at once when all pass: sorted
  * and apart by a loop with no branch a range (a live update's 100,000
  * ranges in the sandbox: 97 us, where ranges_walk_as() took 161), inside
  * RAM because the span from the first start to the last end is (sorted:
@@ -141,7 +143,7 @@ static bool packed_at_once(struct ranges_walk *w, const uint8_t *at,
 
 	if (!n || PAGE_SIZE != 1ULL << shift)
 		return false;
-	memcpy(&v, at + (size_t)i * sizeof(v), sizeof(v));
+	memcpy(&v, at, sizeof(v));
 	first = v & HANDOVER_PACKED_PFN_MASK;
 	/* In pages: the last end before (none before range 0), then each. */
 	if (i)
@@ -151,7 +153,7 @@ static bool packed_at_once(struct ranges_walk *w, const uint8_t *at,
 	for (i++; i < end; i++) {
 		uint64_t s, len;
 
-		memcpy(&v, at + (size_t)i * sizeof(v), sizeof(v));
+		memcpy(&v, at + (size_t)(i - w->i) * sizeof(v), sizeof(v));
 		s = v & HANDOVER_PACKED_PFN_MASK;
 		len = (v >> HANDOVER_PACKED_PFN_BITS) + 1;
 		late |= s <= prev;
@@ -194,9 +196,30 @@ static int check_ranges(const struct bi_handover_bad *b, unsigned int rec,
 			char *why, size_t n)
 {
 	struct ranges_walk w = {.ram = ram, .in_s = 1};
-	int r = ranges_walk(&w, b->ranges, b->count, b->packed);
+	const size_t entry = b->packed ? sizeof(uint64_t)
+				       : sizeof(struct handover_range);
 	struct handover_range x;
-	unsigned int i = w.i;
+	unsigned int i;
+	int r = RANGE_OK;
+
+	/* A piece's run at a time; an entry across two pieces copied. */
+	while (r == RANGE_OK && w.i < b->count) {
+		uint64_t off = b->ranges + (uint64_t)w.i * entry, run = 0;
+		const uint8_t *at = b->count ? handover_view_at(&b->view, off,
+								&run)
+					     : NULL;
+		unsigned int m = (unsigned int)MIN(run / entry,
+						   (uint64_t)b->count - w.i);
+		uint8_t one[sizeof(struct handover_range)];
+
+		if (!m) {
+			handover_view_read(&b->view, off, one, entry);
+			at = one;
+			m = 1;
+		}
+		r = ranges_walk(&w, at, m, b->packed);
+	}
+	i = w.i;
 
 	*pages += w.pages;
 	if (r == RANGE_OK)
@@ -243,7 +266,8 @@ static uint32_t crc_and_walk(uint32_t crc, const uint8_t *at,
 		unsigned int m = MIN(chunk, count - k);
 
 		crc = crc32(crc, at + (size_t)k * entry, (size_t)m * entry);
-		ok = ok && ranges_walk(&w, at, m, packed) == RANGE_OK;
+		ok = ok && ranges_walk(&w, at + (size_t)k * entry, m, packed) ==
+				   RANGE_OK;
 	}
 	pre->ok = ok;
 	pre->pages = w.pages;
@@ -264,15 +288,18 @@ static size_t bad_entry_bytes(uint32_t type, uint32_t version)
 	return 0;
 }
 
-uint32_t handover_checksum_checked(const uint8_t *buf, uint64_t size,
+uint32_t handover_checksum_checked(const struct handover_view *v,
 				   uint32_t records, uint32_t version,
 				   const struct range_table *ram,
 				   struct ho_bad_pres *pre)
 {
-	uint64_t off = HANDOVER_HEADER_BYTES, done = off;
+	const uint8_t *buf = v->head;
+	uint64_t off = HANDOVER_HEADER_BYTES, done = off, size = v->size;
 	uint32_t crc = handover_checksum(buf, off);
 
 	pre->n = 0;
+	if (v->count > 1) /* in pieces: the records check their ranges */
+		return handover_view_crc(v, crc, off, size - off);
 	for (uint32_t i = 0;
 	     i < records && size - off >= sizeof(struct handover_preserved);
 	     i++) {
@@ -311,13 +338,16 @@ int handover_bad_parse(struct bi_handover *h, const struct range_table *ram,
 		       const uint8_t *rec, uint32_t bytes, uint32_t version,
 		       char *why, size_t n)
 {
-	return handover_bad_parse_pre(h, ram, rec, bytes, version, why, n,
+	struct handover_view v = {.head = rec, .size = bytes};
+
+	return handover_bad_parse_pre(h, ram, &v, 0, bytes, version, why, n,
 				      NULL);
 }
 
 int handover_bad_parse_pre(struct bi_handover *h, const struct range_table *ram,
-			   const uint8_t *rec, uint32_t bytes, uint32_t version,
-			   char *why, size_t n, const struct ho_bad_pre *pre)
+			   const struct handover_view *v, uint64_t off,
+			   uint32_t bytes, uint32_t version, char *why,
+			   size_t n, const struct ho_bad_pre *pre)
 {
 	struct handover_preserved p;
 	struct bi_handover_bad *b = &h->bad[h->bad_recs];
@@ -328,7 +358,7 @@ int handover_bad_parse_pre(struct bi_handover *h, const struct range_table *ram,
 		snprintf(why, n, "bad-page record of %u bytes", bytes);
 		return -EINVAL;
 	}
-	memcpy(&p, rec, sizeof(p));
+	handover_view_read(v, off, &p, sizeof(p));
 	entry = p.head.type == HANDOVER_REC_BAD_PACKED
 			? sizeof(uint64_t)
 			: sizeof(struct handover_range);
@@ -362,7 +392,8 @@ int handover_bad_parse_pre(struct bi_handover *h, const struct range_table *ram,
 			 HANDOVER_BAD_RECS_MAX);
 		return -EINVAL;
 	}
-	b->ranges = rec + sizeof(p);
+	b->view = *v;
+	b->ranges = off + sizeof(p);
 	b->count = p.count;
 	b->source = src;
 	b->packed = entry == sizeof(uint64_t);

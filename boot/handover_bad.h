@@ -27,13 +27,14 @@ struct ho_bad_pres {
 };
 
 /*
- * handover_checksum_checked() - handover_checksum() of [@buf, @buf +
- * @size) (at least the header), the ranges of each bad-page record
- * (version 4 on, of the first @records, while their heads are sound)
- * checked as handover_bad_parse() does, a piece at a time right after
- * the piece's CRC, into @pre. Return: the checksum.
+ * handover_checksum_checked() - handover_checksum() of the handover @v
+ * (offsets [0, v->size), at least the header), the ranges of each
+ * bad-page record (version 4 on, of the first @records, while their
+ * heads are sound) checked as handover_bad_parse() does, a chunk at a
+ * time right after the chunk's CRC, into @pre; in pieces, the CRC only
+ * (@pre empty: each record checks its own ranges). Return: the checksum.
  */
-uint32_t handover_checksum_checked(const uint8_t *buf, uint64_t size,
+uint32_t handover_checksum_checked(const struct handover_view *v,
 				   uint32_t records, uint32_t version,
 				   const struct range_table *ram,
 				   struct ho_bad_pres *pre);
@@ -45,7 +46,8 @@ const struct ho_bad_pre *handover_bad_pre_at(const struct ho_bad_pres *pre,
  * when every range passed; else they are checked here.
  */
 int handover_bad_parse_pre(struct bi_handover *h, const struct range_table *ram,
-			   const uint8_t *rec, uint32_t bytes, uint32_t version,
-			   char *why, size_t n, const struct ho_bad_pre *pre);
+			   const struct handover_view *v, uint64_t off,
+			   uint32_t bytes, uint32_t version, char *why,
+			   size_t n, const struct ho_bad_pre *pre);
 
 #endif /* BOOT_HANDOVER_BAD_H */

@@ -22,21 +22,22 @@
  * section table, each at most once; whether it is free is bootmem's to
  * say (frametable_init()).
  */
-void handover_ft_parse(struct bi_handover *h, unsigned int i,
-		       const uint8_t *rec, uint32_t bytes)
+void handover_ft_parse(struct bi_handover *h, unsigned int i, uint64_t off,
+		       uint32_t bytes)
 {
 	struct handover_preserved p;
 	uint64_t seen[(MAX_NUMNODES + 64) / 64] = {0};
 	bool sections = false;
 	const char *why = NULL;
 
-	memcpy(&p, rec, MIN((size_t)bytes, sizeof(p)));
+	memset(&p, 0, sizeof(p));
+	handover_view_read(&h->view, off, &p, MIN((size_t)bytes, sizeof(p)));
 	if (bytes < sizeof(p) ||
 	    (uint64_t)p.count * sizeof(struct handover_ft_piece) !=
 		    bytes - sizeof(p) ||
 	    p.count > HANDOVER_FT_PIECES_MAX)
 		why = "its count does not fill its bytes";
-	h->ft_pieces = rec + sizeof(p);
+	h->ft_pieces = off + sizeof(p);
 	h->ft_count = why ? 0 : p.count;
 	for (unsigned int k = 0; !why && k < p.count; k++) {
 		struct handover_ft_piece f = handover_ft_piece(h, k);
@@ -61,7 +62,7 @@ void handover_ft_parse(struct bi_handover *h, unsigned int i,
 		pr_warn("handover: record %u: frame table placement of %u "
 			"bytes skipped (%s): the table is placed afresh\n",
 			i, bytes, why);
-		h->ft_pieces = NULL;
+		h->ft_pieces = 0;
 		h->ft_count = 0;
 	}
 }

@@ -115,7 +115,7 @@ int handover_vcpu_check(const struct handover_vcpu *v, const uint8_t *state,
 	uint64_t pc;
 	int err;
 
-	memcpy(&rec, d->rec, sizeof(rec));
+	handover_view_read(&d->view, d->rec, &rec, sizeof(rec));
 	if (v->arch == HANDOVER_VCPU_ARM64 &&
 	    v->state_bytes >= HANDOVER_ARM64_STATE_BYTES) {
 		err = check_arm64(state, rec.p2m_format, why, n);

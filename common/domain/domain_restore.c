@@ -258,7 +258,7 @@ static int restore_check(struct domain *d, struct restore_walk *w)
 	struct handover_domain rec;
 	unsigned int level, order;
 
-	memcpy(&rec, hd->rec, sizeof(rec));
+	handover_view_read(&hd->view, hd->rec, &rec, sizeof(rec));
 	w->fmt = format_of(rec.p2m_format);
 	if (w->fmt != arch_p2m_format()) {
 		snprintf(w->why, sizeof(w->why),
