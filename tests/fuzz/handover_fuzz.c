@@ -11,10 +11,14 @@
  * in RAM, off the reserved ranges; every extent and table range inside
  * them; every root inside its tables; every vCPU naming a domain record,
  * a CPU of the machine and its arch's tag and size; the frame table's
- * placement inside the bytes, each piece page aligned and not empty. The
- * input is also a new image's
- * file for the header parsers of boot/handover_image.c, whose result must
- * lie inside the file.
+ * placement inside the bytes, each piece page aligned and not empty.
+ * A third time in pieces (version 7): on a second machine whose RAM is
+ * all backed here, [AR_PA, AR_PA + AR_SZ), the input laid at AR_PA, its
+ * checksum made right over the pieces its header and pieces record name
+ * when they all lie in that RAM: a taken handover's pieces lie in RAM,
+ * ascending, and nothing preserved is on one. The input is also a new
+ * image's file for the header parsers of boot/handover_image.c, whose
+ * result must lie inside the file.
  */
 #include <keel/handover.h>
 
@@ -22,9 +26,13 @@
 
 #define HO_PA 0x20000000ull
 #define G4    0x100000000ull
+#define AR_PA 0x40000000ull
+#define AR_SZ (1u << 20)
 
-static struct bootinfo bi;
+static struct bootinfo bi, bi_pieces;
 static uint8_t copy[HANDOVER_MAX_BYTES / 64];
+static uint8_t arena[AR_SZ] __attribute__((aligned(1 << 20)));
+static size_t arena_dirty;
 
 static void machine(void)
 {
@@ -40,6 +48,44 @@ static void machine(void)
 	/* vCPU records (version 2): arm64's tag and 488-byte state. */
 	bi.handover.vcpu_arch = HANDOVER_VCPU_ARM64;
 	bi.handover.vcpu_state_bytes = HANDOVER_ARM64_STATE_BYTES;
+}
+
+/* The pieces' machine: RAM [AR_PA, + AR_SZ) only, all of it backed. */
+static void machine_pieces(void)
+{
+	bootinfo_init(&bi_pieces, BOOT_SANDBOX);
+	bootinfo_add_ram(&bi_pieces, pa(AR_PA), pa(AR_PA + AR_SZ), 0);
+	bootinfo_add_reserved(&bi_pieces, pa(AR_PA + AR_SZ - 0x2000),
+			      pa(AR_PA + AR_SZ - 0x1000), "kernel");
+	bootinfo_add_cpu(&bi_pieces, 0, 0, 0, 0, 0, true);
+	bi_pieces.cpus[0].boot_cpu = true;
+	bootinfo_sanitise(&bi_pieces);
+	bi_pieces.handover.vcpu_arch = HANDOVER_VCPU_ARM64;
+	bi_pieces.handover.vcpu_state_bytes = HANDOVER_ARM64_STATE_BYTES;
+}
+
+/* Piece @k's address (the table is in piece 0: the reader checked it). */
+static uint64_t piece_pa(const struct handover_view *v, uint32_t k)
+{
+	uint64_t p;
+
+	memcpy(&p, v->head + v->table_off + (size_t)k * sizeof(p), sizeof(p));
+	return p;
+}
+
+/* Does [s, e) overlap the handover's own memory (@pa: one block's)? */
+static bool on_handover(const struct bi_handover *h, uint64_t at, uint64_t s,
+			uint64_t e)
+{
+	if (h->view.count <= 1)
+		return s < at + ALIGN_UP(h->hdr.size, PAGE_SIZE) && at < e;
+	for (uint32_t k = 0; k < h->view.count; k++) {
+		uint64_t p = piece_pa(&h->view, k);
+
+		if (s < p + (1ull << h->view.shift) && p < e)
+			return true;
+	}
+	return false;
 }
 
 static bool in_pres(const struct bi_handover *h, uint64_t s, uint64_t e)
@@ -58,10 +104,11 @@ static void check_ft(const struct bi_handover *h, const uint8_t *buf)
 {
 	const size_t bytes = h->ft_count * sizeof(struct handover_ft_piece);
 
+	(void)buf;
 	FUZZ_CHECK(h->ft_count <= HANDOVER_FT_PIECES_MAX);
 	if (h->ft_count)
-		FUZZ_CHECK(h->ft_pieces >= buf &&
-			   h->ft_pieces + bytes <= buf + h->hdr.size);
+		FUZZ_CHECK(h->ft_pieces >= HANDOVER_HEADER_BYTES &&
+			   h->ft_pieces + bytes <= h->hdr.size);
 	for (unsigned int i = 0; i < h->ft_count; i++) {
 		struct handover_ft_piece f = handover_ft_piece(h, i);
 
@@ -72,21 +119,39 @@ static void check_ft(const struct bi_handover *h, const uint8_t *buf)
 	}
 }
 
-static void check_taken(const struct bi_handover *h, const uint8_t *buf)
+/*
+ * @h taken from @buf, which lies at @at; its bytes, its pieces', inside
+ * [@lo, @hi); the machine's RAM below @ram_lo or from @ram_hi is G4's.
+ */
+static void check_taken(const struct bi_handover *h, const uint8_t *buf,
+			uint64_t at, const uint8_t *lo, const uint8_t *hi)
 {
 	uint64_t last = 0;
 
 	FUZZ_CHECK(h->state == HANDOVER_TAKEN);
+	for (uint32_t k = 0; h->view.count > 1 && k < h->view.count; k++) {
+		uint64_t p = piece_pa(&h->view, k);
+
+		FUZZ_CHECK(!k || p > piece_pa(&h->view, k - 1));
+		FUZZ_CHECK(IS_ALIGNED(p, 1ull << h->view.shift));
+		FUZZ_CHECK(p >= AR_PA && p - AR_PA < AR_SZ);
+	}
 	for (unsigned int i = 0; i < h->preserved_count; i++) {
 		struct handover_range r = handover_preserved_range(h, i);
 
 		FUZZ_CHECK(r.start < r.end && r.start >= last);
 		FUZZ_CHECK(IS_ALIGNED(r.start | r.end, PAGE_SIZE));
-		FUZZ_CHECK(r.start >= (3 << 20));
-		FUZZ_CHECK(r.end <= (1ull << 30) ||
-			   (r.start >= G4 && r.end <= G4 + (1ull << 30)));
-		FUZZ_CHECK(r.end <= HO_PA ||
-			   r.start >= HO_PA + ALIGN_UP(h->hdr.size, PAGE_SIZE));
+		if (h->view.count <= 1 && at == HO_PA) {
+			FUZZ_CHECK(r.start >= (3 << 20));
+			FUZZ_CHECK(r.end <= (1ull << 30) ||
+				   (r.start >= G4 &&
+				    r.end <= G4 + (1ull << 30)));
+		} else {
+			FUZZ_CHECK(r.start >= AR_PA && r.end <= AR_PA + AR_SZ);
+			FUZZ_CHECK(r.end <= AR_PA + AR_SZ - 0x2000 ||
+				   r.start >= AR_PA + AR_SZ - 0x1000);
+		}
+		FUZZ_CHECK(!on_handover(h, at, r.start, r.end));
 		last = r.end;
 	}
 	for (unsigned int d = 0; d < h->domain_count; d++) {
@@ -119,9 +184,9 @@ static void check_taken(const struct bi_handover *h, const uint8_t *buf)
 		FUZZ_CHECK(bv->arch == HANDOVER_VCPU_ARM64 &&
 			   bv->state_bytes == HANDOVER_ARM64_STATE_BYTES);
 		FUZZ_CHECK(h->hdr.version >= 2);
-		/* The state lies inside the handover's bytes. */
-		FUZZ_CHECK(bv->state >= buf &&
-			   bv->state + bv->state_bytes <= buf + h->hdr.size);
+		/* The state lies inside the handover's memory. */
+		FUZZ_CHECK(bv->state >= lo &&
+			   bv->state + bv->state_bytes <= hi);
 	}
 	check_ft(h, buf);
 }
@@ -142,18 +207,72 @@ static void check_images(const uint8_t *data, size_t size)
 			   img.load_end <= img.mem_end);
 }
 
+/*
+ * The input at AR_PA on the pieces' machine, its checksum made right over
+ * the pieces its header names when all lie in that RAM, then parsed.
+ */
+static void parse_in_pieces(const uint8_t *data, size_t size)
+{
+	struct handover_header hd;
+	struct handover_view v = {.head = arena};
+	size_t n = MIN(size, (size_t)AR_SZ);
+	uint64_t len = n;
+
+	memset(arena, 0, MAX(arena_dirty, n));
+	memcpy(arena, data, n);
+	arena_dirty = n;
+	if (n < sizeof(hd) + 16)
+		return;
+	memcpy(&hd, arena, sizeof(hd));
+	if (hd.version >= 7 && hd.piece_count >= 2 && hd.piece_shift >= 12 &&
+	    hd.piece_shift <= 20 && hd.size <= (uint64_t)hd.piece_count
+							   << hd.piece_shift &&
+	    128 + 16 + hd.piece_count * 8ull <= (1ull << hd.piece_shift) &&
+	    (1ull << hd.piece_shift) <= n) {
+		bool all = true;
+
+		v.size = hd.size;
+		v.shift = hd.piece_shift;
+		v.count = hd.piece_count;
+		v.table_off = 128 + 16;
+		v.delta = (uintptr_t)arena - AR_PA;
+		for (uint32_t k = 0; k < v.count; k++) {
+			uint64_t p = piece_pa(&v, k);
+
+			all &= p >= AR_PA && IS_ALIGNED(p, 1ull << v.shift) &&
+			       p - AR_PA <= AR_SZ - (1ull << v.shift);
+		}
+		len = 1ull << v.shift;
+		if (all) {
+			hd.checksum = 0;
+			memcpy(arena, &hd, sizeof(hd));
+			hd.checksum = handover_view_crc(&v, 0, 0, hd.size);
+			memcpy(arena, &hd, sizeof(hd));
+		}
+	} else if (hd.size <= n) {
+		hd.checksum = handover_checksum(arena, hd.size);
+		memcpy(arena, &hd, sizeof(hd));
+	}
+	if (!handover_parse(&bi_pieces, arena, len, pa(AR_PA)))
+		check_taken(&bi_pieces.handover, arena, AR_PA, arena,
+			    arena + AR_SZ);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct handover_header hd;
 
 	fuzz_console_quiet();
 	check_images(data, size);
-	if (!bi.ram.count)
+	if (!bi.ram.count) {
 		machine();
+		machine_pieces();
+	}
 	if (!handover_parse(&bi, data, size, pa(HO_PA)))
-		check_taken(&bi.handover, data);
+		check_taken(&bi.handover, data, HO_PA, data, data + size);
 	else
 		FUZZ_CHECK(!strncmp(bi.handover.why, "handover: ", 10));
+	parse_in_pieces(data, size);
 	if (size < sizeof(hd) || size > sizeof(copy))
 		return 0;
 	memcpy(copy, data, size);
@@ -163,6 +282,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memcpy(copy, &hd, sizeof(hd));
 	}
 	if (!handover_parse(&bi, copy, size, pa(HO_PA)))
-		check_taken(&bi.handover, copy);
+		check_taken(&bi.handover, copy, HO_PA, copy, copy + size);
 	return 0;
 }

@@ -241,6 +241,41 @@ static void boot_and_restore(void)
 	FUZZ_CHECK(!a.lost_pages);
 }
 
+/*
+ * The checksum the handover at @ho (physical @at) needs: over its one
+ * block, or (version 7 in pieces: the pieces record's addresses, each in
+ * RAM, the rest of the handover's bytes whatever RAM holds there) over
+ * its pieces; 0 when a piece lies outside RAM (the reader refuses).
+ */
+static uint32_t pieces_checksum(uint8_t *ho, uint64_t at,
+				const struct handover_header *hd)
+{
+	struct handover_header z = *hd;
+	struct handover_view v = {.head = ho, .size = hd->size};
+
+	z.checksum = 0;
+	memcpy(ho, &z, sizeof(z));
+	if (hd->version < 7 || hd->piece_count < 2)
+		return handover_checksum(ho, hd->size);
+	if (hd->piece_shift < PAGE_SHIFT || hd->piece_shift > 28 ||
+	    hd->size > (uint64_t)hd->piece_count << hd->piece_shift ||
+	    144 + hd->piece_count * 8ull > hd->size ||
+	    144 + hd->piece_count * 8ull > 1ull << hd->piece_shift)
+		return 0;
+	v.shift = hd->piece_shift;
+	v.count = hd->piece_count;
+	v.table_off = 144;
+	v.delta = (uintptr_t)ho - at;
+	for (uint32_t k = 0; k < v.count; k++) {
+		uint64_t p;
+
+		memcpy(&p, ho + 144 + k * 8ull, sizeof(p));
+		if (!in_ram(p, 1ull << v.shift))
+			return 0;
+	}
+	return handover_view_crc(&v, 0, 0, hd->size);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static bool ram;
@@ -265,11 +300,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	write_pages(data + 8 + hd.size, size - 8 - hd.size);
 	ho = phys_to_virt(pa(at));
 	memcpy(ho, data + 8, hd.size);
-	hd.checksum = handover_checksum(ho, hd.size);
+	hd.checksum = pieces_checksum(ho, at, &hd);
 	memcpy(ho, &hd, sizeof(hd));
 	/* handover_locate()'s result (in RAM), without its console hold. */
 	bi.handover.pa = pa(at);
-	bi.handover.size = hd.size;
+	bi.handover.size = hd.piece_count >= 2 && hd.piece_shift < 32
+				   ? MIN(hd.size, 1ull << hd.piece_shift)
+				   : hd.size;
 	bi.handover.va = ho;
 	handover_apply(&bi, false);
 	if (bi.handover.state != HANDOVER_TAKEN)

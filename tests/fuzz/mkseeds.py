@@ -368,6 +368,53 @@ def _ho_ft_place():
         b"".join(struct.pack("<QQII", s, e, n, 0) for s, e, n in pieces)
 
 
+AR_PA = 0x40000000  # handover_fuzz.c's pieces' machine: RAM [AR_PA, + 1M)
+
+
+def _ho_pieces(records, preserved, shift=12, gap=1):
+    """A version 7 handover in pieces of 2^@shift bytes (docs/liveupdate.md,
+    "Pieces"), as the pieces' machine's RAM holds it from AR_PA: piece k
+    at AR_PA + k (1 + @gap) 2^@shift, the pieces record after the header,
+    the CRC-32 over the offsets in order."""
+    import zlib
+
+    piece = 1 << shift
+    pres = struct.pack("<IIII", 1, 16 + 16 * len(preserved),
+                       len(preserved), 0) + \
+        b"".join(struct.pack("<QQ", s, e) for s, e in preserved)
+    rest = b"".join(records) + pres
+    n = 2
+    while -(-(128 + 16 + 8 * n + len(rest)) // piece) != n:
+        n = -(-(128 + 16 + 8 * n + len(rest)) // piece)
+    addrs = [AR_PA + k * (1 + gap) * piece for k in range(n)]
+    body = struct.pack("<IIII", 7, 16 + 8 * n, n, 0) + \
+        b"".join(struct.pack("<Q", a) for a in addrs) + rest
+    size = 128 + len(body)
+
+    def head(crc):
+        return struct.pack("<QIIQIIQQQQQQQQII24x", 0x31564f484c45454b, 7,
+                           128, size, crc, len(records) + 2, 1,
+                           0x1122334455667788, 0, 1000000000, 1, 2, 3, 0,
+                           shift, n)
+    flat = head(zlib.crc32(head(0) + body)) + body
+    image = bytearray(addrs[-1] - AR_PA + piece)
+    for k, a in enumerate(addrs):
+        chunk = flat[k * piece:(k + 1) * piece]
+        image[a - AR_PA:a - AR_PA + len(chunk)] = chunk
+    return bytes(image[:addrs[-1] - AR_PA + len(flat) - (n - 1) * piece])
+
+
+def handover_pieces():
+    """Version 7 in pieces on the pieces' machine: a domain of 100
+    one-page extents, every other page, so that its record runs from
+    piece 0 into piece 1 (an extent cut in two)."""
+    base = AR_PA + 0x20000
+    ext = [(i * 4096, base + 0x2000 + i * 8192, 1) for i in range(100)]
+    d = _ho_domain(1, "alpha", 0, base, [(base, base + 0x1000)], ext)
+    pres = [(base, base + 0x1000)] + [(p, p + 4096) for _, p, _ in ext]
+    return {"class-pieces": _ho_pieces([d], pres)}
+
+
 def handover():
     """Valid handovers of the fuzz target's machine (RAM [0, 1G) node 0,
     [4G, 5G) node 1, bios and kernel reserved below 3M) and the classes
@@ -422,6 +469,7 @@ def handover():
             _ho_bad([(0x10201000, 0x10202000), (0x20003000, 0x20004000)], 3),
             _ho_bad_packed([(0x20010000, 0x20011000)], 9)], pres, version=6),
         "class-ft-place": _ho([a, b, _ho_ft_place()], pres, version=6),
+        **handover_pieces(),
         # New images' headers (boot/handover_image.c reads the same input).
         "class-mb1-image": bytes(8) + struct.pack(
             "<IIiIIIII", 0x1BADB002, 0x10003, -(0x1BADB002 + 0x10003),

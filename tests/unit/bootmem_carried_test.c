@@ -57,7 +57,10 @@ static void give_carried(struct bootinfo *bi)
 	h->bad_count = rec_n[0] + rec_n[1];
 	h->bad_pages = rec_pages;
 	for (unsigned int j = 0; j < 2; j++) {
-		h->bad[j].ranges = (const uint8_t *)rec[j];
+		h->bad[j].view = (struct handover_view){
+			.head = (const uint8_t *)rec[j],
+			.size = rec_n[j] * sizeof(struct handover_range)};
+		h->bad[j].ranges = 0;
 		h->bad[j].count = rec_n[j];
 		h->bad[j].source =
 			j ? HANDOVER_BAD_INJECTION : HANDOVER_BAD_MCE;

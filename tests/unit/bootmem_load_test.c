@@ -319,7 +319,10 @@ static void give_carried(struct bootinfo *bi)
 	h->bad_count = carried_n[0] + carried_n[1];
 	h->bad_pages = carried_pages;
 	for (unsigned int j = 0; j < 2; j++) {
-		h->bad[j].ranges = (const uint8_t *)carried[j];
+		h->bad[j].view = (struct handover_view){
+			.head = (const uint8_t *)carried[j],
+			.size = carried_n[j] * sizeof(struct handover_range)};
+		h->bad[j].ranges = 0;
 		h->bad[j].count = carried_n[j];
 		h->bad[j].source =
 			j ? HANDOVER_BAD_INJECTION : HANDOVER_BAD_MCE;

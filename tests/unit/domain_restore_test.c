@@ -174,7 +174,8 @@ static void describe_dom(unsigned int i, uint8_t *buf, uint16_t id,
 		.root = pa(root),
 		.table_count = 1,
 		.extent_count = nx,
-		.rec = buf,
+		.view = {.head = buf, .size = bytes},
+		.rec = 0,
 		.rec_bytes = bytes,
 	};
 	strcpy(h->domains[i].name, name);
@@ -566,7 +567,8 @@ static void many_dom(struct bi_handover *h, unsigned int d, uint8_t *r,
 		.id = (uint16_t)(d + 1),
 		.table_count = MANY_T,
 		.extent_count = MANY,
-		.rec = r,
+		.view = {.head = r, .size = bytes},
+		.rec = 0,
 		.rec_bytes = (uint32_t)bytes,
 	};
 	snprintf(h->domains[d].name, sizeof(h->domains[d].name), "many%u", d);

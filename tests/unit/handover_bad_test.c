@@ -637,7 +637,9 @@ static void test_packed_decode(void **state)
 		UINT64_MAX,
 	};
 	struct bi_handover_bad b = {
-		.ranges = (const uint8_t *)e, .count = 2, .packed = true};
+		.view = {.head = (const uint8_t *)e, .size = sizeof(e)},
+		.count = 2,
+		.packed = true};
 	struct handover_range r;
 
 	(void)state;

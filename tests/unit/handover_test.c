@@ -263,7 +263,7 @@ static void test_header_rules(void **state)
 	hdr()->magic ^= 1;
 	hdr()->version = HANDOVER_VERSION + 1;
 	resum();
-	refused("version 7 unknown (this image reads 1 to 6)");
+	refused("version 8 unknown (this image reads 1 to 7)");
 	hdr()->version = 0;
 	resum();
 	refused("version 0 unknown");
