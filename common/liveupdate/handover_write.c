@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The handover writer (include/keel/liveupdate.h, struct ho_writer): the
- * bytes of include/keel/handover.h, version 6, written in one pass into a
- * buffer the caller sized with a counting pass (buf NULL) first.
+ * bytes of include/keel/handover.h, version 7, written in one pass into a
+ * buffer the caller sized with a counting pass (buf NULL) first: one
+ * block, or pieces (ho_writer_pieces(): a machine whose free memory is in
+ * small blocks), every offset then reached through the view w->v. An
+ * entry (a range, an extent, a packed bad range) or a record may span two
+ * pieces, except a vCPU record (its state is read in place).
  *
  * Invariants: nothing is written past cap (a too small buffer sets
  * overflow and ho_finish() returns 0); records are whole multiples of 8;
@@ -11,7 +15,10 @@
  * corruption (inject=handover-extent), not a writer's slip.
  *
  * Costs: O(extents + table ranges) to write, O(n log n) to sort the
- * preserved and bad ranges (O(n) when they come sorted), O(size) for the checksum. No lock: the boot CPU
+ * preserved and bad ranges (O(n) when they come sorted), O(size) for the
+ * checksum. One block keeps its contiguous fast paths (a quicksort and a
+ * pack in place: 100,000 bad ranges are in a live update's downtime);
+ * pieces sort by a heapsort through the view. No lock: the boot CPU
  * writes while every other CPU is stopped.
  */
 #include <keel/compiler.h>
@@ -26,6 +33,57 @@ void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap)
 	w->cap = cap;
 	w->off = HANDOVER_HEADER_BYTES;
 	w->overflow = buf && cap < HANDOVER_HEADER_BYTES;
+	w->v.head = buf;
+	w->v.size = cap;
+}
+
+static bool pieced(const struct ho_writer *w)
+{
+	return w->v.count >= 2;
+}
+
+/*
+ * Where offset @off (< cap) lies, writable (the view's bytes are this
+ * writer's), and in *@run how many bytes from there are in its piece.
+ */
+static uint8_t *ho_at(const struct ho_writer *w, uint64_t off, uint64_t *run)
+{
+	return (uint8_t *)(uintptr_t)handover_view_at(&w->v, off, run);
+}
+
+/* @n bytes at offset @off into @dst (within cap). */
+static void ho_get(const struct ho_writer *w, uint64_t off, void *dst, size_t n)
+{
+	handover_view_read(&w->v, off, dst, n);
+}
+
+/* [src, src + len) at @off, within cap, across pieces (@src NULL: zeros). */
+static void ho_set(struct ho_writer *w, uint64_t off, const void *src,
+		   uint64_t len)
+{
+	const uint8_t *s = src;
+
+	if (!pieced(w)) {
+		if (s)
+			memcpy(w->buf + off, s, len);
+		else
+			memset(w->buf + off, 0, len);
+		return;
+	}
+	while (len) {
+		uint64_t run;
+		uint8_t *p = ho_at(w, off, &run);
+		uint64_t k = MIN(run, len);
+
+		if (s) {
+			memcpy(p, s, k);
+			s += k;
+		} else {
+			memset(p, 0, k);
+		}
+		off += k;
+		len -= k;
+	}
 }
 
 /* Write [src, src + len) at @off (counting: only room is checked). */
@@ -38,13 +96,59 @@ static void put_at(struct ho_writer *w, uint64_t off, const void *src,
 		w->overflow = true;
 		return;
 	}
-	memcpy(w->buf + off, src, len);
+	ho_set(w, off, src, len);
 }
 
 static void put(struct ho_writer *w, const void *src, uint64_t len)
 {
 	put_at(w, w->off, src, len);
 	w->off += len;
+}
+
+void ho_writer_pieces(struct ho_writer *w, void *head, uintptr_t delta,
+		      unsigned int shift, uint32_t count, const uint64_t *pa)
+{
+	struct handover_preserved p = {
+		{HANDOVER_REC_PIECES, (uint32_t)HO_PIECES_REC_BYTES(count)},
+		count,
+		0};
+	uint64_t table = HANDOVER_HEADER_BYTES + sizeof(p);
+	bool ok = head && count >= 2 && shift >= PAGE_SHIFT &&
+		  shift <= HANDOVER_PIECE_SHIFT_MAX &&
+		  table + (uint64_t)count * sizeof(*pa) <= 1ULL << shift;
+
+	ho_writer_init(w, head, ok ? (uint64_t)count << shift : 0);
+	if (!ok) {
+		w->overflow = true;
+		return;
+	}
+	w->v.delta = delta;
+	w->v.table_off = table;
+	w->v.shift = shift;
+	w->v.count = count;
+	/* Piece 0 is plain memory: the table may already be in place. */
+	memcpy(w->buf + HANDOVER_HEADER_BYTES, &p, sizeof(p));
+	memmove(w->buf + table, pa, (size_t)count * sizeof(*pa));
+	w->off = HANDOVER_HEADER_BYTES + p.head.bytes;
+	w->records = 1;
+}
+
+/*
+ * A pad record (HANDOVER_REC_PAD) of @len bytes (a multiple of 8, at
+ * least 8), zero filled: records may be at most 4 GiB, so more is more
+ * than one.
+ */
+static void put_pad(struct ho_writer *w, uint64_t len)
+{
+	while (len) {
+		uint64_t k = MIN(len, 1ULL << 31);
+		struct handover_rec r = {HANDOVER_REC_PAD, (uint32_t)k};
+
+		put(w, &r, sizeof(r));
+		put(w, NULL, k - sizeof(r));
+		w->records++;
+		len -= k;
+	}
 }
 
 void ho_domain_begin(struct ho_writer *w, const struct handover_domain *d)
@@ -64,7 +168,7 @@ static bool last_entry(const struct ho_writer *w, uint32_t count, void *out,
 {
 	if (!w->buf || !count || w->off > w->cap)
 		return false;
-	memcpy(out, w->buf + w->off - size, size);
+	ho_get(w, w->off - size, out, size);
 	return true;
 }
 
@@ -129,16 +233,27 @@ void ho_domain_end(struct ho_writer *w)
 	w->records++;
 }
 
-void ho_domain_copy(struct ho_writer *w, const uint8_t *rec, uint32_t bytes)
+void ho_domain_copy(struct ho_writer *w, const struct handover_view *src,
+		    uint64_t off, uint32_t bytes)
 {
 	struct handover_domain d;
+	uint64_t left = bytes;
 
 	if (bytes < sizeof(d)) {
 		w->overflow = true;
 		return;
 	}
-	memcpy(&d, rec, sizeof(d));
-	put(w, rec, bytes);
+	handover_view_read(src, off, &d, sizeof(d));
+	while (left && w->buf) { /* a run of the source's piece at a time */
+		uint64_t run;
+		const uint8_t *p = handover_view_at(src, off, &run);
+		uint64_t k = MIN(run, left);
+
+		put(w, p, k);
+		off += k;
+		left -= k;
+	}
+	w->off += left; /* counting */
 	w->records++;
 	w->ranges_max += (uint64_t)d.table_count + d.extent_count;
 }
@@ -156,6 +271,19 @@ void ho_vcpu(struct ho_writer *w, const struct handover_vcpu *v,
 	}
 	h.head.type = HANDOVER_REC_VCPU;
 	h.head.bytes = (uint32_t)sizeof(h) + v->state_bytes + pad;
+	w->vcpu_bytes += h.head.bytes;
+	w->vcpu_max = MAX(w->vcpu_max, h.head.bytes);
+	if (pieced(w)) { /* the reader reads the state in place */
+		uint64_t piece = 1ULL << w->v.shift;
+		uint64_t room = piece - (w->off & (piece - 1));
+
+		if (h.head.bytes > piece) {
+			w->overflow = true;
+			return;
+		}
+		if (h.head.bytes > room)
+			put_pad(w, room);
+	}
 	put(w, &h, sizeof(h));
 	put(w, state, v->state_bytes);
 	put(w, zero, pad);
@@ -273,33 +401,159 @@ static uint64_t sort_join(struct handover_range *r, uint64_t n)
 	return m;
 }
 
-/* Every table range and extent of the domain records, appended at @out. */
-static uint64_t gather(const struct ho_writer *w, struct handover_range *out)
+/* ---- the same through the view, for pieces ------------------------------ */
+
+/* Range @i of the array at offset @base. */
+static struct handover_range range_at(const struct ho_writer *w, uint64_t base,
+				      uint64_t i)
+{
+	struct handover_range r;
+
+	ho_get(w, base + i * sizeof(r), &r, sizeof(r));
+	return r;
+}
+
+static void set_range(struct ho_writer *w, uint64_t base, uint64_t i,
+		      struct handover_range r)
+{
+	ho_set(w, base + i * sizeof(r), &r, sizeof(r));
+}
+
+/* The heap of ranges [0, @n) at @base from @root down (a max-heap by start). */
+static void sift_ranges(struct ho_writer *w, uint64_t base, uint64_t root,
+			uint64_t n)
+{
+	struct handover_range x = range_at(w, base, root);
+
+	for (;;) {
+		uint64_t c = 2 * root + 1;
+		struct handover_range cr, cr2;
+
+		if (c >= n)
+			break;
+		cr = range_at(w, base, c);
+		if (c + 1 < n) {
+			cr2 = range_at(w, base, c + 1);
+			if (cr2.start > cr.start) {
+				c++;
+				cr = cr2;
+			}
+		}
+		if (cr.start <= x.start)
+			break;
+		set_range(w, base, root, cr);
+		root = c;
+	}
+	set_range(w, base, root, x);
+}
+
+/*
+ * sort_join() through the view: sorted by a heapsort (O(n log n), no
+ * room besides) when not already, then joined in place (entry m - 1 is
+ * written only once entry i >= m is read).
+ */
+static uint64_t sort_join_at(struct ho_writer *w, uint64_t base, uint64_t n)
+{
+	struct handover_range last = {0, 0}, r;
+	uint64_t i = 1, m = 0;
+
+	if (!n)
+		return 0;
+	for (last = range_at(w, base, 0); i < n; i++) {
+		r = range_at(w, base, i);
+		if (r.start < last.start)
+			break;
+		last = r;
+	}
+	if (i < n) {
+		for (uint64_t k = n / 2; k-- > 0;)
+			sift_ranges(w, base, k, n);
+		for (uint64_t end = n - 1; end > 0; end--) {
+			struct handover_range top = range_at(w, base, 0);
+
+			set_range(w, base, 0, range_at(w, base, end));
+			set_range(w, base, end, top);
+			sift_ranges(w, base, 0, end);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		r = range_at(w, base, i);
+		if (m && r.start <= last.end) {
+			last.end = MAX(last.end, r.end);
+			continue;
+		}
+		if (m)
+			set_range(w, base, m - 1, last);
+		last = r;
+		m++;
+	}
+	set_range(w, base, m - 1, last);
+	return m;
+}
+
+/* Can @r be a packed entry (HANDOVER_REC_BAD_PACKED)? */
+static bool packs(struct handover_range r)
+{
+	const unsigned int sh = HANDOVER_PACKED_PAGE_SHIFT;
+
+	return !((r.start | r.end) & ((1ULL << sh) - 1)) && r.end > r.start &&
+	       r.start >> sh <= HANDOVER_PACKED_PFN_MASK &&
+	       (r.end - r.start) >> sh <= HANDOVER_PACKED_PAGES_MAX;
+}
+
+static uint64_t pack_one(struct handover_range r)
+{
+	const unsigned int sh = HANDOVER_PACKED_PAGE_SHIFT;
+
+	return r.start >> sh | (((r.end - r.start) >> sh) - 1)
+				       << HANDOVER_PACKED_PFN_BITS;
+}
+
+/* pack_ranges() through the view (the same front-to-back order). */
+static bool pack_at(struct ho_writer *w, uint64_t base, uint64_t n)
+{
+	for (uint64_t k = 0; k < n; k++)
+		if (!packs(range_at(w, base, k)))
+			return false;
+	for (uint64_t k = 0; k < n; k++) {
+		uint64_t v = pack_one(range_at(w, base, k));
+
+		ho_set(w, base + k * sizeof(v), &v, sizeof(v));
+	}
+	return true;
+}
+
+/*
+ * Every table range and extent of the domain records, appended at offset
+ * @out (after them all).
+ */
+static uint64_t gather(struct ho_writer *w, uint64_t out)
 {
 	uint64_t off = HANDOVER_HEADER_BYTES, n = 0;
 
 	while (off < w->off) {
 		struct handover_domain d;
 		struct handover_rec head;
-		const uint8_t *a;
+		uint64_t a;
 
-		memcpy(&head, w->buf + off, sizeof(head));
+		ho_get(w, off, &head, sizeof(head));
 		if (head.type != HANDOVER_REC_DOMAIN) {
 			off += head.bytes; /* bad pages, a vCPU: not kept */
 			continue;
 		}
-		memcpy(&d, w->buf + off, sizeof(d));
-		a = w->buf + off + sizeof(d);
+		ho_get(w, off, &d, sizeof(d));
+		a = off + sizeof(d);
 		for (uint32_t k = 0; k < d.table_count; k++, n++)
-			memcpy(&out[n], a + (size_t)k * sizeof(out[n]),
-			       sizeof(out[n]));
-		a += (size_t)d.table_count * sizeof(struct handover_range);
+			set_range(w, out, n, range_at(w, a, k));
+		a += (uint64_t)d.table_count * sizeof(struct handover_range);
 		for (uint32_t k = 0; k < d.extent_count; k++, n++) {
 			struct handover_extent x;
 
-			memcpy(&x, a + (size_t)k * sizeof(x), sizeof(x));
-			out[n].start = x.pa;
-			out[n].end = x.pa + (x.pages << PAGE_SHIFT);
+			ho_get(w, a + (uint64_t)k * sizeof(x), &x, sizeof(x));
+			set_range(
+				w, out, n,
+				(struct handover_range){
+					x.pa, x.pa + (x.pages << PAGE_SHIFT)});
 		}
 		off += d.head.bytes;
 	}
@@ -311,8 +565,7 @@ void ho_preserved(struct ho_writer *w)
 	struct handover_preserved p = {{HANDOVER_REC_PRESERVED, 0}, 0, 0};
 	uint64_t need =
 		sizeof(p) + w->ranges_max * sizeof(struct handover_range);
-	struct handover_range *r;
-	uint64_t n, m;
+	uint64_t first = w->off + sizeof(p), n, m;
 
 	w->records++;
 	if (!w->buf || w->overflow || w->off + need > w->cap) {
@@ -320,12 +573,15 @@ void ho_preserved(struct ho_writer *w)
 		w->off += need;
 		return;
 	}
+	n = gather(w, first);
 	/* 8-byte aligned: records are multiples of 8, the buffer a page. */
-	r = (struct handover_range *)(void *)(w->buf + w->off + sizeof(p));
-	n = gather(w, r);
-	m = sort_join(r, n);
+	m = pieced(w) ? sort_join_at(w, first, n)
+		      : sort_join((struct handover_range *)(void *)(w->buf +
+								    first),
+				  n);
 	p.count = (uint32_t)m;
-	p.head.bytes = (uint32_t)(sizeof(p) + m * sizeof(*r));
+	p.head.bytes =
+		(uint32_t)(sizeof(p) + m * sizeof(struct handover_range));
 	put_at(w, w->off, &p, sizeof(p));
 	w->off += p.head.bytes;
 }
@@ -368,19 +624,13 @@ void ho_bad_range(struct ho_writer *w, uint64_t start, uint64_t end)
  */
 static bool pack_ranges(struct handover_range *r, uint64_t n)
 {
-	const unsigned int sh = HANDOVER_PACKED_PAGE_SHIFT;
 	uint8_t *out = (uint8_t *)r;
 
 	for (uint64_t k = 0; k < n; k++)
-		if ((r[k].start | r[k].end) & ((1ULL << sh) - 1) ||
-		    r[k].end <= r[k].start ||
-		    r[k].start >> sh > HANDOVER_PACKED_PFN_MASK ||
-		    (r[k].end - r[k].start) >> sh > HANDOVER_PACKED_PAGES_MAX)
+		if (!packs(r[k]))
 			return false;
 	for (uint64_t k = 0; k < n; k++) {
-		struct handover_range x = r[k];
-		uint64_t v = x.start >> sh | (((x.end - x.start) >> sh) -
-					      1) << HANDOVER_PACKED_PFN_BITS;
+		uint64_t v = pack_one(r[k]);
 
 		memcpy(out + k * sizeof(v), &v, sizeof(v));
 	}
@@ -394,6 +644,7 @@ void ho_bad_end(struct ho_writer *w)
 	uint64_t n = (w->off - first) / sizeof(struct handover_range), m;
 	struct handover_range *r;
 	size_t entry = sizeof(*r);
+	bool packed;
 
 	if (!n) { /* none: no record */
 		w->off = w->bad_off;
@@ -402,9 +653,15 @@ void ho_bad_end(struct ho_writer *w)
 	w->records++;
 	if (!w->buf || w->overflow)
 		return; /* counting: 16 bytes a range, an upper bound */
-	r = (struct handover_range *)(void *)(w->buf + first);
-	m = sort_join(r, n);
-	if (pack_ranges(r, m)) {
+	if (pieced(w)) {
+		m = sort_join_at(w, first, n);
+		packed = pack_at(w, first, m);
+	} else {
+		r = (struct handover_range *)(void *)(w->buf + first);
+		m = sort_join(r, n);
+		packed = pack_ranges(r, m);
+	}
+	if (packed) {
 		p.head.type = HANDOVER_REC_BAD_PACKED;
 		entry = sizeof(uint64_t);
 	}
@@ -423,9 +680,17 @@ void ho_bad_end(struct ho_writer *w)
  */
 static uint32_t checksum_around_known(const struct ho_writer *w)
 {
+	static const uint8_t zero[4];
+	const size_t at = __builtin_offsetof(struct handover_header, checksum);
 	uint64_t end = w->known_off + w->known_len;
 	uint32_t crc;
 
+	if (pieced(w)) { /* handover_checksum() through the view */
+		crc = crc32(0, w->buf, at); /* the header: in piece 0 */
+		crc = crc32(crc, zero, sizeof(zero));
+		return handover_view_crc(&w->v, crc, at + sizeof(zero),
+					 w->off - at - sizeof(zero));
+	}
 	if (!w->known_len || w->known_off < HANDOVER_HEADER_BYTES ||
 	    end > w->off)
 		return handover_checksum(w->buf, w->off);
@@ -440,11 +705,21 @@ uint64_t ho_finish(struct ho_writer *w, const struct handover_header *hd)
 
 	if (!w->buf)
 		return w->off;
+	/*
+	 * Pieces: the last one not empty (the reader's rule), however short
+	 * the records came out of the sizing's bound.
+	 */
+	if (pieced(w) && !w->overflow &&
+	    w->off <= (uint64_t)(w->v.count - 1) << w->v.shift)
+		put_pad(w, ((uint64_t)(w->v.count - 1) << w->v.shift) +
+				   sizeof(struct handover_rec) - w->off);
 	if (w->overflow)
 		return 0;
 	h.magic = HANDOVER_MAGIC;
 	h.version = HANDOVER_VERSION;
 	h.header_bytes = HANDOVER_HEADER_BYTES;
+	h.piece_shift = pieced(w) ? w->v.shift : 0;
+	h.piece_count = pieced(w) ? w->v.count : 0;
 	h.size = w->off;
 	h.record_count = w->records;
 	h.checksum = 0;

@@ -312,7 +312,8 @@ static void write_domains(struct ho_writer *w, const struct domain_set *ds)
 
 	if (lu_in) {
 		for (unsigned int i = 0; i < lu_in->domain_count; i++)
-			ho_domain_copy(w, lu_in->domains[i].rec,
+			ho_domain_copy(w, &lu_in->domains[i].view,
+				       lu_in->domains[i].rec,
 				       lu_in->domains[i].rec_bytes);
 		return;
 	}
@@ -575,33 +576,120 @@ static int stop_cpus(const cpumask_t *others)
 }
 
 /*
- * An update that failed before any CPU was told to stop for good gives
- * the handover (@cap bytes) and the stub's memory back (issue 36 §0: they
- * were kept, allocated, for the rest of the boot); past LU_GO a CPU that
- * did not stop may still run in them, so they stay.
+ * The handover's memory (lu_prepare()): one block, or (no block of its
+ * size free) pieces, whose addresses the pieces record's table in piece 0
+ * keeps (lu_alloc_pieces()).
  */
-static void lu_give_back(const struct arch_lu_jump *j, uint64_t cap)
+struct lu_ho {
+	paddr_t head;	    /* the block, or piece 0: j->handover */
+	uint64_t cap;	    /* what the records may take: the block's bytes,
+			       or all the pieces' */
+	unsigned int shift; /* pieces: log2 of a piece's bytes */
+	uint32_t count;	    /* pieces; 0: one block */
+};
+
+/* The pieces of @ho as the writer and the room read them. */
+static struct handover_view lu_ho_view(const struct lu_ho *ho)
+{
+	const uint8_t *h = phys_to_virt(ho->head);
+
+	return (struct handover_view){
+		.head = h,
+		.size = ho->cap,
+		.delta = (uintptr_t)h - (uintptr_t)pa_val(ho->head),
+		.table_off = HANDOVER_HEADER_BYTES +
+			     sizeof(struct handover_preserved),
+		.shift = ho->shift,
+		.count = ho->count,
+	};
+}
+
+/* What the arch passes on: the block's bytes, or piece 0's. */
+static uint64_t lu_ho_passed(const struct lu_ho *ho, uint64_t size)
+{
+	return ho->count ? 1ULL << ho->shift : size;
+}
+
+/*
+ * An update that failed before any CPU was told to stop for good gives
+ * the handover (@ho: a block or every piece) and the stub's memory back
+ * (issue 36 §0: they were kept, allocated, for the rest of the boot);
+ * past LU_GO a CPU that did not stop may still run in them, so they stay.
+ */
+static void lu_give_back(const struct arch_lu_jump *j, const struct lu_ho *ho)
 {
 	struct arch_lu_needs needs = {0, 0};
-	paddr_t p[2] = {j->handover, j->scratch};
-	uint64_t bytes[2] = {cap, 0};
 
 	lu_unstage_bad(); /* the records staged in the handover: forgotten */
 	arch_lu_needs(&needs);
-	bytes[1] = needs.scratch_bytes;
-	for (unsigned int i = 0; i < 2 && !lu_stop_told; i++)
-		if (bytes[i] && pa_val(p[i]) != pa_val(INVALID_PADDR))
-			heap_free(pfn_to_page(paddr_to_pfn(p[i])),
-				  lu_order(bytes[i]), HEAP_FREE_DIRTY);
+	if (lu_stop_told)
+		return;
+	if (pa_val(ho->head) != pa_val(INVALID_PADDR) && ho->count)
+		lu_free_pieces(ho->head, ho->shift, ho->count);
+	else if (pa_val(ho->head) != pa_val(INVALID_PADDR) && ho->cap)
+		heap_free(pfn_to_page(paddr_to_pfn(ho->head)),
+			  lu_order(ho->cap), HEAP_FREE_DIRTY);
+	if (needs.scratch_bytes && pa_val(j->scratch) != pa_val(INVALID_PADDR))
+		heap_free(pfn_to_page(paddr_to_pfn(j->scratch)),
+			  lu_order(needs.scratch_bytes), HEAP_FREE_DIRTY);
+}
+
+/*
+ * The handover's memory for @bytes (the counting pass's, with its slack),
+ * into @ho: one block; else pieces (version 7), for @bytes and a pad
+ * before each vCPU record (@w's counts), each piece at least the largest.
+ * Return: 0, or -ENOMEM with the update failed, saying why.
+ */
+static int lu_take_handover(const struct ho_writer *w, uint64_t bytes,
+			    unsigned int max_bits, struct lu_ho *ho)
+{
+	struct lu_pieces pc;
+	int err;
+
+	memset(ho, 0, sizeof(*ho));
+	ho->cap = bytes;
+	ho->head = lu_alloc(bytes, max_bits);
+	if (pa_val(ho->head) != pa_val(INVALID_PADDR))
+		return 0;
+	err = lu_alloc_pieces(bytes + w->vcpu_bytes, w->vcpu_max, max_bits,
+			      lu_order(bytes), &pc);
+	if (!err) {
+		ho->head = pc.head;
+		ho->shift = pc.shift;
+		ho->count = pc.count;
+		ho->cap = (uint64_t)pc.count << pc.shift;
+		return 0;
+	}
+	if (!pc.shift)
+		lu_failed("no memory below 2^%u for the handover (%llu "
+			  "bytes): not one free block",
+			  max_bits ? max_bits : 64, (unsigned long long)bytes);
+	else if (err == -E2BIG)
+		lu_failed("no memory below 2^%u for the handover (%llu "
+			  "bytes): the largest free block is %llu KiB, too "
+			  "small for the table of %u pieces or a vCPU record "
+			  "of %u bytes",
+			  max_bits ? max_bits : 64, (unsigned long long)bytes,
+			  (unsigned long long)(1ULL << pc.shift >> 10),
+			  pc.count, w->vcpu_max);
+	else
+		lu_failed("no memory below 2^%u for the handover (%llu "
+			  "bytes): the largest free block is %llu KiB, and "
+			  "%u of them were free of the %u pieces it needs",
+			  max_bits ? max_bits : 64, (unsigned long long)bytes,
+			  (unsigned long long)(1ULL << pc.shift >> 10),
+			  pc.taken, pc.count);
+	return -ENOMEM;
 }
 
 /* The handover's size, its memory and the arch's, the arch's checks. */
 static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 		      const struct lu_vcpus *vc, struct arch_lu_jump *j,
-		      uint64_t *cap)
+		      struct lu_ho *ho)
 {
 	struct arch_lu_needs needs = {0, 0};
 	struct handover_header hd = {0};
+	struct handover_view v;
 	struct ho_writer w;
 	char why[128];
 
@@ -611,38 +699,53 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	write_vcpus(&w, vc);
 	lu_write_ft_place(&w);
 	ho_preserved(&w);
-	*cap = ho_finish(&w, &hd) + LU_BAD_SLACK_BYTES;
 	arch_lu_needs(&needs);
-	j->handover = lu_alloc(*cap, needs.max_bits);
+	j->scratch = INVALID_PADDR;
+	if (lu_take_handover(&w, ho_finish(&w, &hd) + LU_BAD_SLACK_BYTES,
+			     needs.max_bits, ho))
+		return -ENOMEM;
+	j->handover = ho->head;
+	j->handover_bytes = lu_ho_passed(ho, ho->cap);
 	j->scratch = needs.scratch_bytes
 			     ? lu_alloc(needs.scratch_bytes, needs.max_bits)
 			     : pa(0);
 	j->image = bi->handover.image;
-	if (pa_val(j->handover) == pa_val(INVALID_PADDR) ||
-	    pa_val(j->scratch) == pa_val(INVALID_PADDR)) {
-		lu_give_back(j, *cap);
+	if (pa_val(j->scratch) == pa_val(INVALID_PADDR)) {
+		lu_give_back(j, ho);
 		lu_failed(
-			"no memory below 2^%u for the handover (%llu bytes) "
-			"and the stub (%llu bytes), each one block: the "
-			"largest free is %llu KiB",
+			"no memory below 2^%u for the stub (%llu bytes), "
+			"one block: the largest free is %llu KiB",
 			needs.max_bits ? needs.max_bits : 64,
-			(unsigned long long)*cap,
 			(unsigned long long)needs.scratch_bytes,
 			(unsigned long long)(lu_largest(needs.max_bits) >> 10));
 		return -ENOMEM;
 	}
-	/*
-	 * Its pages written once now, not first in the freeze (a sandbox
-	 * arena page's first write is a host page fault: 1.6 MB with
-	 * 100,000 bad pages, about 1 ms of the downtime).
-	 */
-	memset(phys_to_virt(j->handover), 0, *cap);
-	/* The bad pages' records now, in place, out of the downtime. */
-	lu_stage_bad(phys_to_virt(j->handover), *cap, lu_in);
-	lu_room_begin(ds, j->handover, *cap, j->scratch, needs.scratch_bytes);
+	if (ho->count) {
+		/*
+		 * Pieces (zeroed by lu_alloc_pieces()): every one kept from
+		 * the next image; no records staged (lu_stage_bad() writes
+		 * one block), the freeze writes them all.
+		 */
+		v = lu_ho_view(ho);
+		lu_room_begin(ds, ho->head, 1ULL << ho->shift, j->scratch,
+			      needs.scratch_bytes);
+		lu_room_pieces(&v);
+	} else {
+		/*
+		 * Its pages written once now, not first in the freeze (a
+		 * sandbox arena page's first write is a host page fault:
+		 * 1.6 MB with 100,000 bad pages, about 1 ms of the
+		 * downtime).
+		 */
+		memset(phys_to_virt(ho->head), 0, ho->cap);
+		/* The bad pages' records now, in place, out of the downtime. */
+		lu_stage_bad(phys_to_virt(ho->head), ho->cap, lu_in);
+		lu_room_begin(ds, ho->head, ho->cap, j->scratch,
+			      needs.scratch_bytes);
+	}
 	if (arch_lu_prepare(j, why, sizeof(why))) {
 		lu_failed("%s", why);
-		lu_give_back(j, *cap);
+		lu_give_back(j, ho);
 		return -EINVAL;
 	}
 	return 0;
@@ -650,13 +753,17 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 
 /* Write the handover; the stamps so far in @hd. Return: its size, or 0. */
 static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
-			 const struct arch_lu_jump *j, uint64_t cap,
-			 struct handover_header *hd)
+			 const struct lu_ho *ho, struct handover_header *hd)
 {
+	struct handover_view v = lu_ho_view(ho);
 	struct ho_writer w;
 	uint64_t size;
 
-	ho_writer_init(&w, phys_to_virt(j->handover), cap);
+	if (ho->count)
+		ho_writer_pieces(&w, phys_to_virt(ho->head), v.delta, ho->shift,
+				 ho->count, lu_pieces_table(ho->head));
+	else
+		ho_writer_init(&w, phys_to_virt(ho->head), ho->cap);
 	lu_put_bad(&w, lu_in);
 	write_domains(&w, ds);
 	write_vcpus(&w, vc);
@@ -666,7 +773,7 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
 	size = ho_finish(&w, hd);
 	if (!size)
 		lu_failed("the handover did not fit its %llu bytes",
-			  (unsigned long long)cap);
+			  (unsigned long long)ho->cap);
 	return size;
 }
 
@@ -680,11 +787,12 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
  */
 static int lu_freeze(const struct domain_set *ds, const struct lu_vcpus *vc,
 		     const struct lu_sample *smp, struct arch_lu_jump *j,
-		     uint64_t cap, struct handover_header *hd)
+		     const struct lu_ho *ho, struct handover_header *hd)
 {
 	uint64_t deadline =
 		hd->freeze_ticks + arch_ticks_hz() / 1000 * lu.freeze_bound_ms;
 	cpumask_t others;
+	uint64_t size;
 	char why[96];
 
 	if (vc && vc->stop(vc->arg, deadline, why, sizeof(why))) {
@@ -700,11 +808,13 @@ static int lu_freeze(const struct domain_set *ds, const struct lu_vcpus *vc,
 	/* The guests' domains, now that no vCPU runs: lu_fill.c. */
 	fill_domains(ds, smp, true);
 	hd->frozen_ticks = arch_ticks();
-	j->handover_bytes = lu_write(ds, vc, j, cap, hd);
-	if (!j->handover_bytes) {
+	size = lu_write(ds, vc, ho, hd);
+	if (!size) {
 		lu_tell(&others, LU_ABORT);
 		goto run_on;
 	}
+	/* The whole size (one block), or piece 0's (pieces). */
+	j->handover_bytes = lu_ho_passed(ho, size);
 	return stop_cpus(&others);
 run_on:
 	if (vc)
@@ -718,8 +828,10 @@ static void lu_run(const struct bootinfo *bi, const struct keel_options *o,
 	struct lu_sample smp = lu_sample_of(o);
 	struct handover_header hd = {0};
 	struct arch_lu_jump j;
-	uint64_t cap, filled;
+	struct lu_ho ho;
+	uint64_t filled;
 	unsigned int guests;
+	char in[48] = "";
 
 	if (lu.generation >= lu.asked)
 		return;
@@ -729,18 +841,21 @@ static void lu_run(const struct bootinfo *bi, const struct keel_options *o,
 			lu.asked);
 		return;
 	}
-	if (lu_prepare(bi, ds, vc, &j, &cap))
+	if (lu_prepare(bi, ds, vc, &j, &ho))
 		return;
+	if (ho.count)
+		snprintf(in, sizeof(in), ", in %u pieces of %llu KiB", ho.count,
+			 (unsigned long long)(1ULL << ho.shift >> 10));
 	pr_info("liveupdate: generation %llu -> %llu: %u domains to the "
 		"image at [%#llx, %#llx), handover at %#llx (at most %llu "
-		"bytes), freeze bound %u ms\n",
+		"bytes%s), freeze bound %u ms\n",
 		(unsigned long long)lu.generation,
 		(unsigned long long)lu.generation + 1,
 		lu_in ? lu_in->domain_count : lu_built_domains(ds),
 		(unsigned long long)pa_val(j.image.start),
 		(unsigned long long)pa_val(j.image.end),
-		(unsigned long long)pa_val(j.handover), (unsigned long long)cap,
-		lu.freeze_bound_ms);
+		(unsigned long long)pa_val(j.handover),
+		(unsigned long long)ho.cap, in, lu.freeze_bound_ms);
 	guests = mark_guest_domains(vc);
 	filled = fill_domains(ds, &smp, false);
 	if (filled || guests)
@@ -756,12 +871,12 @@ static void lu_run(const struct bootinfo *bi, const struct keel_options *o,
 	hd.ticks_hz = arch_ticks_hz();
 	lu_poison_freeze(o); /* inject=poison-, mce-freeze: go bad now */
 	hd.freeze_ticks = arch_ticks();
-	if (lu_freeze(ds, vc, &smp, &j, cap, &hd)) {
-		lu_give_back(&j, cap);
+	if (lu_freeze(ds, vc, &smp, &j, &ho, &hd)) {
+		lu_give_back(&j, &ho);
 		return;
 	}
-	j.handover_bytes =
-		lu_inject(phys_to_virt(j.handover), j.handover_bytes, bi);
+	j.handover_bytes = lu_inject(phys_to_virt(j.handover), j.handover_bytes,
+				     ho.count, bi);
 	arch_lu_jump(&j);
 }
 

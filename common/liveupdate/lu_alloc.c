@@ -2,10 +2,18 @@
 /*
  * A live update's memory from the heap (lu_priv.h): the handover and the
  * stub's scratch, each one block of 2^order pages below the arch's bound,
- * and, when they do not fit, how large a block there was.
+ * and, when they do not fit, how large a block there was. A handover no
+ * one block holds goes into pieces (version 7, include/keel/handover.h):
+ * blocks of the largest order left, their addresses ascending in a table
+ * in the lowest (piece 0), which is also how lu_free_pieces() finds them.
  */
+#include <arch/mm.h>
 #include <keel/compiler.h>
+#include <keel/errno.h>
+#include <keel/frametable.h>
+#include <keel/handover.h>
 #include <keel/heap.h>
+#include <keel/string.h>
 
 #include "lu_priv.h"
 
@@ -50,4 +58,120 @@ uint64_t lu_largest(unsigned int max_bits)
 		}
 	}
 	return 0;
+}
+
+/* Where piece 0 keeps the pieces' addresses (ho_writer_pieces()'s table). */
+#define LU_PIECES_TABLE \
+	(HANDOVER_HEADER_BYTES + sizeof(struct handover_preserved))
+
+/* How many pieces of 2^@shift bytes hold @bytes and their own record. */
+static uint32_t pieces_for(uint64_t bytes, unsigned int shift)
+{
+	uint64_t piece = 1ULL << shift;
+	uint64_t n = (bytes + sizeof(struct handover_preserved) + piece - 9) /
+		     (piece - 8); /* n pieces: n * piece >= bytes + 16 + 8 n */
+
+	n = MAX(n, 2);
+	return n > UINT32_MAX ? UINT32_MAX : (uint32_t)n;
+}
+
+static void free_block(uint64_t p, unsigned int order)
+{
+	heap_free(pfn_to_page(paddr_to_pfn(pa(p))), order, HEAP_FREE_DIRTY);
+}
+
+/*
+ * The table of @count pieces of 2^@shift bytes, kept while they are
+ * taken at the end of the first (@t, which the fit leaves clear of the
+ * table's place in any piece): sorted, copied to its place in the lowest,
+ * piece 0, and every other byte of every piece zeroed (each page written
+ * once now, not first in the freeze).
+ */
+static paddr_t pieces_settle(uint64_t *t, uint64_t first, unsigned int shift,
+			     uint32_t count)
+{
+	uint64_t piece = 1ULL << shift, bytes = (uint64_t)count * sizeof(*t);
+	uint64_t head;
+	uint8_t *h;
+
+	sort(t, count, sizeof(*t), cmp_u64);
+	head = t[0];
+	h = phys_to_virt(pa(head));
+	for (uint32_t k = 0; k < count; k++)
+		if (t[k] != first)
+			memset(phys_to_virt(pa(t[k])), 0, piece);
+	memmove(h + LU_PIECES_TABLE, t, bytes);
+	if (head != first)
+		memset(phys_to_virt(pa(first)), 0, piece);
+	else
+		memset(h + LU_PIECES_TABLE + bytes, 0,
+		       piece - LU_PIECES_TABLE - bytes);
+	memset(h, 0, LU_PIECES_TABLE);
+	return pa(head);
+}
+
+int lu_alloc_pieces(uint64_t bytes, uint64_t min_piece, unsigned int max_bits,
+		    unsigned int below, struct lu_pieces *p)
+{
+	int order = (int)MIN(MIN(below, (unsigned int)MAX_ORDER + 1),
+			     HANDOVER_PIECE_SHIFT_MAX - PAGE_SHIFT + 1);
+	struct page_info *pg = NULL;
+	uint64_t first, piece, *t;
+
+	memset(p, 0, sizeof(*p));
+	p->head = INVALID_PADDR;
+	/* The largest order there is: the first block taken is kept. */
+	while (!pg && --order >= 0)
+		pg = heap_alloc((unsigned int)order, HEAP_ANY_NODE, max_bits, 0,
+				NULL);
+	if (!pg)
+		return -ENOMEM;
+	p->shift = (unsigned int)order + PAGE_SHIFT;
+	p->count = pieces_for(bytes, p->shift);
+	piece = 1ULL << p->shift;
+	first = pa_val(pfn_to_paddr(page_to_pfn(pg)));
+	if (piece < min_piece ||
+	    LU_PIECES_TABLE + (uint64_t)p->count * sizeof(*t) > piece) {
+		free_block(first, (unsigned int)order);
+		return -E2BIG; /* its table, or a vCPU record, not in one */
+	}
+	t = (uint64_t *)((uint8_t *)phys_to_virt(pa(first)) + piece -
+			 (uint64_t)p->count * sizeof(*t));
+	t[0] = first;
+	for (p->taken = 1; p->taken < p->count; p->taken++) {
+		pg = heap_alloc((unsigned int)order, HEAP_ANY_NODE, max_bits, 0,
+				NULL);
+		if (!pg)
+			break;
+		t[p->taken] = pa_val(pfn_to_paddr(page_to_pfn(pg)));
+	}
+	if (p->taken < p->count) {
+		for (uint32_t k = p->taken; k-- > 1;)
+			free_block(t[k], (unsigned int)order);
+		free_block(first, (unsigned int)order); /* the table's last */
+		return -ENOMEM;
+	}
+	p->head = pieces_settle(t, first, p->shift, p->count);
+	return 0;
+}
+
+void lu_free_pieces(paddr_t head, unsigned int shift, uint32_t count)
+{
+	const uint8_t *h = phys_to_virt(head);
+	unsigned int order = shift - PAGE_SHIFT;
+
+	for (uint32_t k = 1; k < count; k++) {
+		uint64_t p;
+
+		memcpy(&p, h + LU_PIECES_TABLE + k * sizeof(p), sizeof(p));
+		free_block(p, order);
+	}
+	free_block(pa_val(head), order); /* the table's last */
+}
+
+const uint64_t *lu_pieces_table(paddr_t head)
+{
+	return (const uint64_t *)(const void *)((const uint8_t *)phys_to_virt(
+							head) +
+						LU_PIECES_TABLE);
 }

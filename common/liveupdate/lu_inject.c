@@ -8,9 +8,10 @@
  * 8 bytes fewer than were written. A kind that finds nothing to break
  * (no domain, no reserved range to overlap) says so and injects nothing.
  *
- * The buffer is the page-aligned handover the writer just finished:
- * header, bad-page records, domain and vCPU records, then the preserved
- * record (last).
+ * The buffer is the page-aligned handover the writer just finished, in
+ * one block: header, bad-page records, domain and vCPU records, then the
+ * preserved record (last). A handover in pieces (version 7) is left as
+ * written, each armed kind saying so.
  */
 #include <keel/bootinfo.h>
 #include <keel/compiler.h>
@@ -251,9 +252,19 @@ static bool change_bytes(struct lu_bufs *b, const struct bootinfo *bi)
  *
  * Return: the size to tell the new image.
  */
-uint64_t lu_inject(uint8_t *buf, uint64_t size, const struct bootinfo *bi)
+uint64_t lu_inject(uint8_t *buf, uint64_t size, uint32_t pieces,
+		   const struct bootinfo *bi)
 {
 	struct lu_bufs b = {.buf = buf, .size = size};
+
+	if (pieces) { /* its records walked in one block only */
+		for (unsigned int i = 0; i < ARRAY_SIZE(lu_kinds); i++)
+			if (inject_has(lu_kinds[i], 0))
+				pr_warn("inject=%s: the handover is in %u "
+					"pieces, nothing injected\n",
+					inject_name(lu_kinds[i]), pieces);
+		return size;
+	}
 
 	if (change_bytes(&b, bi))
 		((struct handover_header *)(void *)buf)->checksum =

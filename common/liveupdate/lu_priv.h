@@ -90,10 +90,13 @@ unsigned int lu_built_domains(const struct domain_set *ds);
 
 /*
  * lu_inject.c: inject=handover-* on the written handover [buf, buf +
- * size) (checksum recomputed after each but handover-checksum). Return:
- * the size the new image is told (8 short with handover-truncate).
+ * size) (checksum recomputed after each but handover-checksum), one
+ * block only: a handover in @pieces (2 or more) is left as written, with
+ * a warning for each kind armed. Return: the size the new image is told
+ * (8 short with handover-truncate).
  */
-uint64_t lu_inject(uint8_t *buf, uint64_t size, const struct bootinfo *bi);
+uint64_t lu_inject(uint8_t *buf, uint64_t size, uint32_t pieces,
+		   const struct bootinfo *bi);
 /* Without liveupdate=: one warning per handover-* word armed. */
 void lu_inject_unused(void);
 
@@ -109,6 +112,12 @@ struct lu_late {
 
 void lu_warn_late_unused(uint64_t cpu, void *arg);
 
+/*
+ * lu_room.c: the handover in pieces (@v, after lu_room_begin(), which
+ * named piece 0): every piece is kept from the next image too.
+ */
+void lu_room_pieces(const struct handover_view *v);
+
 /* This image's frame table placement, the next image's hint (lu_ft.c). */
 void lu_write_ft_place(struct ho_writer *w);
 
@@ -121,5 +130,32 @@ void lu_write_ft_place(struct ho_writer *w);
 unsigned int lu_order(uint64_t bytes);
 paddr_t lu_alloc(uint64_t bytes, unsigned int max_bits);
 uint64_t lu_largest(unsigned int max_bits);
+
+/*
+ * lu_alloc_pieces() - a handover of @bytes (header and records, the
+ * pieces record not counted) in pieces, when no one block held it:
+ * blocks of the largest order left below 2^@max_bits, below order
+ * @below (the one block's, which failed) and 2^HANDOVER_PIECE_SHIFT_MAX
+ * bytes, each at least @min_piece bytes (the largest vCPU record), as
+ * many as hold @bytes and the pieces record, which must fit piece 0. The
+ * pieces' addresses, ascending, are left where ho_writer_pieces() puts
+ * its table in piece 0 (the lowest); every other byte is zeroed.
+ * Return: 0 with @p's head (piece 0), shift, count; or -ENOMEM (a piece
+ * not free: @p says the order tried, how many were needed, how many there
+ * were; shift 0: no block at all) or -E2BIG (the table or a vCPU record
+ * does not fit a piece of the largest order), nothing kept either way.
+ * lu_free_pieces(): every piece back (piece 0's table read first).
+ * lu_pieces_table(): the table in piece 0 at @head.
+ */
+struct lu_pieces {
+	paddr_t head;	    /* piece 0, INVALID_PADDR: failed */
+	unsigned int shift; /* log2 of a piece's bytes */
+	uint32_t count;	    /* pieces needed */
+	uint32_t taken;	    /* of those, there were */
+};
+int lu_alloc_pieces(uint64_t bytes, uint64_t min_piece, unsigned int max_bits,
+		    unsigned int below, struct lu_pieces *p);
+void lu_free_pieces(paddr_t head, unsigned int shift, uint32_t count);
+const uint64_t *lu_pieces_table(paddr_t head);
 
 #endif

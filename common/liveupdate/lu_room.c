@@ -31,6 +31,8 @@
 #include <keel/printk.h>
 #include <keel/string.h>
 
+#include "lu_priv.h"
+
 /*
  * What the update keeps past the jump besides the domains' extents (which
  * the heap says are owned): set by liveupdate_run()'s preparation
@@ -38,7 +40,8 @@
  */
 static struct {
 	const struct domain_set *ds;
-	struct region keep[2]; /* the handover, the stub's scratch */
+	struct region keep[2]; /* the handover (piece 0), the stub's scratch */
+	struct handover_view pieces; /* count 0: the handover is one block */
 } room;
 
 /**
@@ -50,10 +53,16 @@ void lu_room_begin(const struct domain_set *ds, paddr_t ho, uint64_t ho_bytes,
 		   paddr_t scratch, uint64_t scratch_bytes)
 {
 	room.ds = ds;
+	room.pieces.count = 0;
 	room.keep[0] = region_of(ho, pa_add(ho, ho_bytes));
 	strlcpy(room.keep[0].name, "handover", sizeof(room.keep[0].name));
 	room.keep[1] = region_of(scratch, pa_add(scratch, scratch_bytes));
 	strlcpy(room.keep[1].name, "stub scratch", sizeof(room.keep[1].name));
+}
+
+void lu_room_pieces(const struct handover_view *v)
+{
+	room.pieces = *v;
 }
 
 static unsigned long long ull(uint64_t v)
@@ -64,6 +73,23 @@ static unsigned long long ull(uint64_t v)
 static bool overlaps(uint64_t s, uint64_t e, uint64_t s2, uint64_t e2)
 {
 	return s < e2 && s2 < e;
+}
+
+/*
+ * A piece of the handover (after piece 0, lu_room_pieces()) in [@s, @e):
+ * its index, else 0. O(pieces).
+ */
+static uint32_t room_piece(uint64_t s, uint64_t e, uint64_t *ps)
+{
+	const struct handover_view *v = &room.pieces;
+
+	for (uint32_t k = 1; k < v->count; k++) {
+		memcpy(ps, v->head + v->table_off + k * sizeof(*ps),
+		       sizeof(*ps));
+		if (overlaps(s, e, *ps, *ps + (1ULL << v->shift)))
+			return k;
+	}
+	return 0;
 }
 
 static __printf(3, 4) int lu_room_no(char *why, size_t n, const char *fmt, ...)
@@ -208,7 +234,16 @@ static int room_tables(uint64_t start, uint64_t end, char *why, size_t n)
  */
 int liveupdate_room(uint64_t start, uint64_t end, char *why, size_t n)
 {
-	uint64_t p = ALIGN_DOWN(start, PAGE_SIZE), next;
+	uint64_t p = ALIGN_DOWN(start, PAGE_SIZE), next, ps;
+	uint32_t k = room_piece(start, end, &ps);
+
+	if (k)
+		return lu_room_no(why, n,
+				  "no room for the new image's [%#llx, %#llx): "
+				  "the handover's piece %u [%#llx, %#llx) is "
+				  "there",
+				  ull(start), ull(end), k, ull(ps),
+				  ull(ps + (1ULL << room.pieces.shift)));
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(room.keep); i++)
 		if (overlaps(start, end, pa_val(room.keep[i].start),

@@ -127,13 +127,19 @@ uint64_t liveupdate_pattern(uint16_t id, uint64_t pfn, unsigned int word);
 
 /*
  * A handover being written into [buf, buf + cap); buf NULL: counting only
- * (ho_finish() then returns the bytes the writing needs at most). The
- * records go in this order: the bad-page records (ho_bad_begin(), its
+ * (ho_finish() then returns the bytes the writing needs at most). Or, when
+ * no block of cap bytes was free, into pieces (ho_writer_pieces(), version
+ * 7): buf is piece 0, the others where its pieces record says, cap their
+ * sum; offsets go through the view v (v.count 0: one block, v.head buf).
+ * The records go in this order: (pieces: the pieces record, written by
+ * ho_writer_pieces()) the bad-page records (ho_bad_begin(), its
  * ranges, ho_bad_end(), a source at a time; or ho_bad_keep() of those
  * already in place), the domains (ho_domain_begin(), its tables, its
  * extents, ho_domain_end(); or ho_domain_copy() of a record read), the
- * vCPUs (ho_vcpu()), then ho_preserved() computes the preserved ranges
- * from the domains, then ho_finish() writes the header and the checksum.
+ * vCPUs (ho_vcpu(); pieces: a pad record before one that would cross a
+ * piece's end), then ho_preserved() computes the preserved ranges
+ * from the domains, then ho_finish() writes the header and the checksum
+ * (pieces: after a pad record when the last piece would be empty).
  */
 struct ho_writer {
 	uint8_t *buf;
@@ -148,13 +154,35 @@ struct ho_writer {
 	/*
 	 * Bytes [known_off, known_off + known_len) already in place with
 	 * their CRC (ho_bad_keep()): ho_finish() combines it, not reading
-	 * them.
+	 * them (one block only; pieces: read like the rest).
 	 */
 	uint64_t known_off, known_len;
 	uint32_t known_crc;
+	struct handover_view v; /* the offsets as memory (v.size = cap) */
+	/*
+	 * The vCPU records written (counted), their bytes in all and the
+	 * largest: what pieces need more (a pad before each, at most its
+	 * size) and at least (a piece holds the largest whole).
+	 */
+	uint64_t vcpu_bytes;
+	uint32_t vcpu_max;
 };
 
 void ho_writer_init(struct ho_writer *w, void *buf, uint64_t cap);
+/*
+ * ho_writer_pieces() - a handover in @count (2 or more) pieces of
+ * 2^@shift bytes (PAGE_SHIFT to HANDOVER_PIECE_SHIFT_MAX): piece 0 at
+ * @head, piece k at @pa[k] + @delta (@pa[0] piece 0's address, ascending:
+ * the reader's rule). Writes the pieces record at offset 128 (@pa may
+ * point at its table in place, in piece 0); the other records follow.
+ * The table must fit piece 0 (128 + 16 + 8 @count <= 2^@shift): else
+ * overflow (ho_finish() returns 0).
+ */
+void ho_writer_pieces(struct ho_writer *w, void *head, uintptr_t delta,
+		      unsigned int shift, uint32_t count, const uint64_t *pa);
+/* The bytes of the pieces record of @count pieces (ho_writer_pieces()). */
+#define HO_PIECES_REC_BYTES(count) \
+	(sizeof(struct handover_preserved) + (uint64_t)(count)*8)
 /*
  * A bad-page record (version 5: one a source, ascending): ho_bad_begin()
  * with its source (HANDOVER_BAD_*), any number of page ranges [start,
@@ -185,14 +213,21 @@ void ho_domain_table(struct ho_writer *w, uint64_t start, uint64_t end);
 void ho_domain_extent(struct ho_writer *w, uint64_t gpa, uint64_t pa,
 		      uint64_t pages);
 void ho_domain_end(struct ho_writer *w);
-/* A whole domain record (struct handover_domain and its arrays) as read. */
-void ho_domain_copy(struct ho_writer *w, const uint8_t *rec, uint32_t bytes);
+/*
+ * A whole domain record (struct handover_domain and its arrays) as read:
+ * @bytes at offset @off of the handover @src (struct bi_handover_domain's
+ * view, rec, rec_bytes).
+ */
+void ho_domain_copy(struct ho_writer *w, const struct handover_view *src,
+		    uint64_t off, uint32_t bytes);
 /* The frame table's placement (HANDOVER_REC_FT_PLACE): @n pieces, 0 none. */
 void ho_ft_place(struct ho_writer *w, const struct handover_ft_piece *f,
 		 uint32_t n);
 /*
  * A vCPU record: @v's domain, arch, cpu, state_bytes and stop_ticks, then
- * @state (v->state_bytes bytes), padded. After the domains.
+ * @state (v->state_bytes bytes), padded. After the domains. In pieces,
+ * never across a piece's end (the reader reads the state in place): a
+ * pad record (HANDOVER_REC_PAD) first fills the piece when it would be.
  */
 void ho_vcpu(struct ho_writer *w, const struct handover_vcpu *v,
 	     const void *state);

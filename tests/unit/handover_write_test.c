@@ -8,7 +8,10 @@
  * writes before its freeze (lu_stage_bad()): the handover's first
  * records, kept in place by the freeze's writer (ho_bad_keep()), whose
  * checksum combines their CRC without reading them, and which the reader
- * takes as any other handover.
+ * takes as any other handover. And the handover in pieces (version 7,
+ * ho_writer_pieces()): the same records as one block, byte for byte, with
+ * entries and records cut by piece boundaries, no vCPU record across one,
+ * the last piece not empty, the checksum that of the bytes read back.
  */
 #include "common.h"
 #include <keel/handover.h>
@@ -339,6 +342,387 @@ static void test_packed_or_not(void **state)
 	assert_memory_equal(r, high, sizeof(high));
 }
 
+/* ---- pieces (version 7) ------------------------------------------------- */
+
+#define P_BASE	0x40000000ull /* the pieces' "physical" addresses */
+#define P_ARENA (4u << 20)
+#define P_MAX	200u
+#define FLAT_SZ (256u << 10)
+
+static uint8_t flat[FLAT_SZ] __attribute__((aligned(8)));
+static uint8_t logical[P_ARENA];
+
+/* A vCPU state of @n bytes, recognisable. */
+static uint8_t vstate[HANDOVER_VCPU_STATE_MAX];
+
+/*
+ * The records of both writes: bad pages of three sources (one record
+ * not packable, one unsorted, one sorted), @ndom domains of @nx extents
+ * and more (pa apart: none merge) after a few table ranges, a kernel name,
+ * the frame table's place, a vCPU a domain (states of 488, 160 and 100
+ * bytes), then the preserved ranges.
+ */
+static void write_records(struct ho_writer *w, unsigned int ndom,
+			  unsigned int nx)
+{
+	static const uint32_t sbytes[] = {488, 160, 100};
+	const struct handover_ft_piece ft[2] = {{0x1000000, 0x1200000, 0, 0},
+						{0x2000000, 0x2001000, 1, 0}};
+	uint32_t x = 7;
+
+	ho_bad_begin(w, HANDOVER_BAD_OPTION); /* 2^24 + 1 pages: 16 bytes */
+	ho_bad_range(w, 0x900000000ull, 0x900000000ull + (64ull << 30) + 4096);
+	ho_bad_range(w, 0x5000, 0x6000);
+	ho_bad_end(w);
+	ho_bad_begin(w, HANDOVER_BAD_MCE); /* unsorted, some joined */
+	for (unsigned int i = 0; i < 700; i++) {
+		x = x * 1103515245u + 12345u;
+		ho_bad_range(w, (uint64_t)(x >> 12) << 12,
+			     ((uint64_t)(x >> 12) << 12) + 0x2000);
+	}
+	ho_bad_end(w);
+	ho_bad_begin(w, HANDOVER_BAD_INJECTION); /* sorted */
+	for (unsigned int i = 0; i < 60; i++)
+		ho_bad_range(w, 0x800000000ull + i * 0x3000,
+			     0x800000000ull + i * 0x3000 + 0x1000);
+	ho_bad_end(w);
+	for (unsigned int d = 0; d < ndom; d++) {
+		struct handover_domain hd;
+
+		memset(&hd, 0, sizeof(hd));
+		hd.id = (uint16_t)(d + 1);
+		hd.node = d & 1;
+		snprintf(hd.name, sizeof(hd.name), "dom%u", d + 1);
+		hd.p2m_root = 0x10000000ull * (d + 1);
+		hd.p2m_format = HANDOVER_P2M_VMSA;
+		hd.vcpus = 2;
+		ho_domain_begin(w, &hd);
+		for (unsigned int t = 0; t < 3 + d; t++)
+			ho_domain_table(w, hd.p2m_root + t * 0x10000,
+					hd.p2m_root + t * 0x10000 + 0x3000);
+		for (unsigned int i = 0; i < nx + 7 * d; i++) {
+			x = x * 1103515245u + 12345u;
+			ho_domain_extent(w, (uint64_t)i << 21,
+					 0x100000000ull * (d + 1) +
+						 ((uint64_t)(x >> 8) << 21),
+					 1 + (x & 3));
+		}
+		ho_domain_kernel(w, d == 1 ? "linux-6.9" : NULL);
+		ho_domain_end(w);
+	}
+	ho_ft_place(w, ft, 2);
+	for (unsigned int d = 0; d < ndom; d++) {
+		struct handover_vcpu v = {.domain = (uint16_t)(d + 1),
+					  .arch = HANDOVER_VCPU_ARM64,
+					  .cpu = d,
+					  .state_bytes = sbytes[d % 3],
+					  .stop_ticks = 1000 + d};
+
+		ho_vcpu(w, &v, vstate);
+	}
+	ho_preserved(w);
+}
+
+/* The pieces of one write: where they lie, in one arena. */
+struct pieces {
+	uint8_t *arena; /* P_BASE's */
+	unsigned int shift;
+	uint32_t count;
+	uint64_t pa[P_MAX];
+	uint64_t size; /* as written */
+};
+
+static uint8_t *piece_va(const struct pieces *p, uint32_t k)
+{
+	return p->arena + (p->pa[k] - P_BASE);
+}
+
+/*
+ * The pieces for what the counting pass says (lu_alloc_pieces()'s sum:
+ * records, a pad a vCPU, and the pieces record) and @extra more, at
+ * ascending addresses a seeded number of pieces apart, filled with 0xee
+ * (the writer must write every byte it counts).
+ */
+static void place_pieces(struct pieces *p, unsigned int shift, uint64_t bytes,
+			 uint32_t extra, uint32_t seed)
+{
+	uint64_t piece = 1ull << shift, at = 0;
+	uint32_t n = (uint32_t)((bytes + 16 + piece - 9) / (piece - 8));
+
+	p->shift = shift;
+	p->count = MAX(n, 2u) + extra;
+	assert_true(p->count <= P_MAX);
+	for (uint32_t k = 0; k < p->count; k++) {
+		seed = seed * 1103515245u + 12345u;
+		at += ((seed >> 16) % 3) * piece; /* 0 to 2 pieces apart */
+		p->pa[k] = P_BASE + at;
+		at += piece;
+		assert_true(at <= P_ARENA);
+	}
+	memset(p->arena, 0xee, P_ARENA);
+}
+
+/* The handover of @p read back through a view: its size. */
+static uint64_t read_back(const struct pieces *p, uint8_t *out)
+{
+	struct handover_header h;
+	struct handover_view v = {
+		.head = piece_va(p, 0),
+		.delta = (uintptr_t)p->arena - P_BASE,
+		.table_off = HANDOVER_HEADER_BYTES + 16,
+		.shift = p->shift,
+		.count = p->count,
+	};
+
+	memcpy(&h, v.head, sizeof(h));
+	assert_true(h.size <= (uint64_t)p->count << p->shift);
+	v.size = h.size;
+	handover_view_read(&v, 0, out, h.size);
+	return h.size;
+}
+
+/*
+ * The stream @b of @size (pieces @p) against the one block @f of @fsize:
+ * the same records in the same order, byte for byte, but for the pieces
+ * record (first) and pads, each zero filled; a vCPU record never across
+ * a piece's end; the header's fields. Return: the pads before a vCPU.
+ */
+static unsigned int same_records(const uint8_t *f, uint64_t fsize,
+				 const uint8_t *b, uint64_t size,
+				 const struct pieces *p, bool *straddled)
+{
+	struct handover_header hf, hb;
+	struct handover_preserved pr;
+	uint64_t off = HANDOVER_HEADER_BYTES, foff = off;
+	uint64_t piece = 1ull << p->shift;
+	unsigned int pads = 0, vpads = 0, recs = 0;
+
+	memcpy(&hf, f, sizeof(hf));
+	memcpy(&hb, b, sizeof(hb));
+	assert_int_equal(hf.version, 7);
+	assert_int_equal(hf.piece_shift, 0);
+	assert_int_equal(hf.piece_count, 0);
+	assert_int_equal(hf.size, fsize);
+	assert_int_equal(hf.checksum, handover_checksum(f, fsize));
+	assert_int_equal(hb.magic, HANDOVER_MAGIC);
+	assert_int_equal(hb.version, 7);
+	assert_int_equal(hb.piece_shift, p->shift);
+	assert_int_equal(hb.piece_count, p->count);
+	assert_int_equal(hb.size, size);
+	assert_int_equal(hb.generation, hf.generation);
+	assert_int_equal(hb.checksum, handover_checksum(b, size));
+	/* the last piece not empty */
+	assert_true(size > (uint64_t)(p->count - 1) << p->shift);
+	assert_true(size <= (uint64_t)p->count << p->shift);
+	memcpy(&pr, b + off, sizeof(pr));
+	assert_int_equal(pr.head.type, HANDOVER_REC_PIECES);
+	assert_int_equal(pr.head.bytes, 16 + 8 * p->count);
+	assert_int_equal(pr.count, p->count);
+	assert_int_equal(pr.pad, 0);
+	assert_memory_equal(b + off + 16, p->pa, 8 * p->count);
+	off += pr.head.bytes;
+	recs = 1;
+	*straddled = false;
+	while (foff < fsize) {
+		struct handover_rec rf, rb;
+
+		assert_true(off < size);
+		memcpy(&rf, f + foff, sizeof(rf));
+		memcpy(&rb, b + off, sizeof(rb));
+		recs++;
+		if (rb.type == HANDOVER_REC_PAD) {
+			assert_true(rb.bytes >= 8 && rb.bytes % 8 == 0);
+			for (uint32_t i = 8; i < rb.bytes; i++)
+				assert_int_equal(b[off + i], 0);
+			off += rb.bytes;
+			pads++;
+			assert_int_equal(off % piece, 0); /* up to the end */
+			memcpy(&rb, b + off, sizeof(rb));
+			assert_int_equal(rb.type, HANDOVER_REC_VCPU);
+			vpads++;
+			continue;
+		}
+		assert_int_equal(rb.type, rf.type);
+		assert_int_equal(rb.bytes, rf.bytes);
+		assert_memory_equal(b + off, f + foff, rf.bytes);
+		if (rb.type == HANDOVER_REC_VCPU)
+			assert_int_equal(off / piece,
+					 (off + rb.bytes - 1) / piece);
+		else if (off / piece != (off + rb.bytes - 1) / piece)
+			*straddled = true;
+		off += rb.bytes;
+		foff += rf.bytes;
+	}
+	while (off < size) { /* a pad to make the last piece not empty */
+		struct handover_rec rb;
+
+		memcpy(&rb, b + off, sizeof(rb));
+		assert_int_equal(rb.type, HANDOVER_REC_PAD);
+		for (uint32_t i = 8; i < rb.bytes; i++)
+			assert_int_equal(b[off + i], 0);
+		off += rb.bytes;
+		recs++;
+		pads++;
+	}
+	assert_int_equal(off, size);
+	assert_int_equal(hb.record_count, recs);
+	assert_int_equal(hb.record_count, hf.record_count + 1 + pads);
+	return vpads;
+}
+
+/* One block and pieces of 2^@shift for the same records. */
+static unsigned int pieces_case(struct pieces *p, unsigned int shift,
+				unsigned int ndom, unsigned int nx,
+				uint32_t extra, uint32_t seed, bool *straddled)
+{
+	struct handover_header hd = {.generation = 5, .build = 77};
+	struct ho_writer w;
+	uint64_t fsize, need;
+
+	ho_writer_init(&w, NULL, 0);
+	write_records(&w, ndom, nx);
+	need = ho_finish(&w, &hd) + w.vcpu_bytes;
+	memset(flat, 0x5a, sizeof(flat));
+	ho_writer_init(&w, flat, sizeof(flat));
+	write_records(&w, ndom, nx);
+	fsize = ho_finish(&w, &hd);
+	assert_true(fsize > 0);
+	place_pieces(p, shift, need, extra, seed);
+	ho_writer_pieces(&w, piece_va(p, 0), (uintptr_t)p->arena - P_BASE,
+			 shift, p->count, p->pa);
+	write_records(&w, ndom, nx);
+	p->size = ho_finish(&w, &hd);
+	assert_true(p->size > 0);
+	assert_int_equal(read_back(p, logical), p->size);
+	return same_records(flat, fsize, logical, p->size, p, straddled);
+}
+
+/*
+ * 4 and 8 KiB pieces, scattered: records and entries across their ends
+ * (16-, 24- and 8-byte entries, the sorts through the view), the vCPUs
+ * padded to a piece's start where they would cross one, over extent
+ * counts that move them through every position; spare pieces at the end
+ * (the sizing's bound) filled by a pad.
+ */
+static void test_pieces_same_records(void **state)
+{
+	struct pieces p = {.arena = aligned_alloc(1 << 16, P_ARENA)};
+	unsigned int vpads = 0, cases = 0;
+	bool straddled, any_straddled = false;
+
+	(void)state;
+	assert_non_null(p.arena);
+	for (unsigned int i = 0; i < sizeof(vstate); i++)
+		vstate[i] = (uint8_t)(i * 7 + 1);
+	for (unsigned int shift = 12; shift <= 13; shift++)
+		for (unsigned int nx = 100; nx < 100 + 190; nx += 3) {
+			vpads += pieces_case(&p, shift, 3, nx, nx % 3,
+					     nx * 31 + shift, &straddled);
+			any_straddled |= straddled;
+			cases++;
+		}
+	assert_true(any_straddled);
+	assert_true(vpads > cases / 10); /* the pads were exercised */
+	free(p.arena);
+}
+
+/*
+ * A domain record copied out of pieces (ho_domain_copy() of a taken
+ * handover's view, rec, rec_bytes) is the record as written.
+ */
+static void test_pieces_domain_copy(void **state)
+{
+	struct pieces p = {.arena = aligned_alloc(1 << 16, P_ARENA)};
+	struct handover_header hd = {.generation = 6};
+	struct handover_view v;
+	struct ho_writer w;
+	uint64_t off = HANDOVER_HEADER_BYTES, size, n = 0, pres = 0;
+	uint64_t at[8];
+	uint32_t bytes[8];
+	bool straddled;
+
+	(void)state;
+	assert_non_null(p.arena);
+	pieces_case(&p, 12, 4, 150, 0, 3, &straddled);
+	v = (struct handover_view){
+		.head = piece_va(&p, 0),
+		.size = p.size,
+		.delta = (uintptr_t)p.arena - P_BASE,
+		.table_off = HANDOVER_HEADER_BYTES + 16,
+		.shift = p.shift,
+		.count = p.count,
+	};
+	while (off < p.size) {
+		struct handover_rec r;
+
+		memcpy(&r, logical + off, sizeof(r));
+		if (r.type == HANDOVER_REC_DOMAIN) {
+			at[n] = off;
+			bytes[n++] = r.bytes;
+		}
+		if (r.type == HANDOVER_REC_PRESERVED)
+			pres = off;
+		off += r.bytes;
+	}
+	assert_int_equal(n, 4);
+	memset(buf, 0, sizeof(buf));
+	ho_writer_init(&w, buf, sizeof(buf));
+	for (uint64_t i = 0; i < n; i++)
+		ho_domain_copy(&w, &v, at[i], bytes[i]);
+	ho_preserved(&w);
+	size = ho_finish(&w, &hd);
+	assert_true(size > 0);
+	off = HANDOVER_HEADER_BYTES;
+	for (uint64_t i = 0; i < n; i++) {
+		assert_memory_equal(buf + off, logical + at[i], bytes[i]);
+		off += bytes[i];
+	}
+	/* The preserved ranges: the same as the pieces' own record. */
+	assert_true(pres);
+	assert_memory_equal(buf + off, logical + pres, size - off);
+	free(p.arena);
+}
+
+/*
+ * Too few pieces: overflow (ho_finish() 0), nothing past them written;
+ * a table that does not fit piece 0, or one piece: refused.
+ */
+static void test_pieces_refused(void **state)
+{
+	struct pieces p = {.arena = aligned_alloc(1 << 16, P_ARENA)};
+	struct handover_header hd = {.generation = 1};
+	struct ho_writer w;
+	uint64_t need;
+
+	(void)state;
+	assert_non_null(p.arena);
+	ho_writer_init(&w, NULL, 0);
+	write_records(&w, 3, 200);
+	need = ho_finish(&w, &hd);
+	place_pieces(&p, 12, need / 2, 0, 9);
+	ho_writer_pieces(&w, piece_va(&p, 0), (uintptr_t)p.arena - P_BASE, 12,
+			 p.count, p.pa);
+	write_records(&w, 3, 200);
+	assert_int_equal(ho_finish(&w, &hd), 0);
+	for (uint64_t b = 0; b < P_ARENA; b++)
+		if (p.arena[b] != 0xee) {
+			uint64_t a = P_BASE + b;
+			bool in = false;
+
+			for (uint32_t k = 0; k < p.count; k++)
+				in |= a >= p.pa[k] && a < p.pa[k] + 4096;
+			assert_true(in);
+		}
+	/* 4096 - 144 bytes: 494 addresses at most */
+	ho_writer_pieces(&w, p.arena, 0, 12, 495, p.pa);
+	assert_true(w.overflow);
+	ho_writer_pieces(&w, p.arena, 0, 12, 1, p.pa);
+	assert_true(w.overflow);
+	ho_writer_pieces(&w, p.arena, 0, 11, 2, p.pa);
+	assert_true(w.overflow);
+	free(p.arena);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -347,6 +731,9 @@ int main(void)
 		cmocka_unit_test(test_many_orders),
 		cmocka_unit_test(test_kept_first),
 		cmocka_unit_test(test_packed_or_not),
+		cmocka_unit_test(test_pieces_same_records),
+		cmocka_unit_test(test_pieces_domain_copy),
+		cmocka_unit_test(test_pieces_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
