@@ -660,23 +660,25 @@ static int lu_take_handover(const struct ho_writer *w, uint64_t bytes,
 		ho->cap = (uint64_t)pc.count << pc.shift;
 		return 0;
 	}
-	if (!pc.shift)
+	if (!pc.largest)
 		lu_failed("no memory below 2^%u for the handover (%llu "
 			  "bytes): not one free block",
 			  max_bits ? max_bits : 64, (unsigned long long)bytes);
 	else if (err == -E2BIG)
 		lu_failed("no memory below 2^%u for the handover (%llu "
-			  "bytes): the largest free block is %llu KiB, too "
-			  "small for the table of %u pieces or a vCPU record "
-			  "of %u bytes",
+			  "bytes): the largest free block is %llu KiB; "
+			  "pieces of %llu KiB are too small for the table of "
+			  "their %u or a vCPU record of %u bytes",
 			  max_bits ? max_bits : 64, (unsigned long long)bytes,
+			  (unsigned long long)(1ULL << pc.largest >> 10),
 			  (unsigned long long)(1ULL << pc.shift >> 10),
 			  pc.count, w->vcpu_max);
 	else
 		lu_failed("no memory below 2^%u for the handover (%llu "
-			  "bytes): the largest free block is %llu KiB, and "
-			  "%u of them were free of the %u pieces it needs",
+			  "bytes): the largest free block is %llu KiB; in "
+			  "pieces of %llu KiB, %u of the %u needed were free",
 			  max_bits ? max_bits : 64, (unsigned long long)bytes,
+			  (unsigned long long)(1ULL << pc.largest >> 10),
 			  (unsigned long long)(1ULL << pc.shift >> 10),
 			  pc.taken, pc.count);
 	return -ENOMEM;

@@ -110,23 +110,28 @@ static paddr_t pieces_settle(uint64_t *t, uint64_t first, unsigned int shift,
 	return pa(head);
 }
 
-int lu_alloc_pieces(uint64_t bytes, uint64_t min_piece, unsigned int max_bits,
-		    unsigned int below, struct lu_pieces *p)
+/*
+ * lu_alloc_pieces() at the largest order below @below there is (the
+ * first block found is kept: no take and give back per order). None:
+ * -ENOMEM, @p as it was.
+ */
+static int pieces_below(uint64_t bytes, uint64_t min_piece,
+			unsigned int max_bits, unsigned int below,
+			struct lu_pieces *p)
 {
 	int order = (int)MIN(MIN(below, (unsigned int)MAX_ORDER + 1),
 			     HANDOVER_PIECE_SHIFT_MAX - PAGE_SHIFT + 1);
 	struct page_info *pg = NULL;
 	uint64_t first, piece, *t;
 
-	memset(p, 0, sizeof(*p));
-	p->head = INVALID_PADDR;
-	/* The largest order there is: the first block taken is kept. */
 	while (!pg && --order >= 0)
 		pg = heap_alloc((unsigned int)order, HEAP_ANY_NODE, max_bits, 0,
 				NULL);
 	if (!pg)
 		return -ENOMEM;
+	p->taken = 0;
 	p->shift = (unsigned int)order + PAGE_SHIFT;
+	p->largest = p->largest ? p->largest : p->shift;
 	p->count = pieces_for(bytes, p->shift);
 	piece = 1ULL << p->shift;
 	first = pa_val(pfn_to_paddr(page_to_pfn(pg)));
@@ -153,6 +158,26 @@ int lu_alloc_pieces(uint64_t bytes, uint64_t min_piece, unsigned int max_bits,
 	}
 	p->head = pieces_settle(t, first, p->shift, p->count);
 	return 0;
+}
+
+int lu_alloc_pieces(uint64_t bytes, uint64_t min_piece, unsigned int max_bits,
+		    unsigned int below, struct lu_pieces *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->head = INVALID_PADDR;
+	/*
+	 * Too few blocks of the largest order (one 256 KiB block among
+	 * 64 KiB ones): smaller pieces, more of them, until the table or a
+	 * vCPU record no longer fits one, or no smaller block is left.
+	 */
+	for (;;) {
+		unsigned int was = p->shift;
+		int err = pieces_below(bytes, min_piece, max_bits, below, p);
+
+		if (err != -ENOMEM || p->shift == was || p->shift == PAGE_SHIFT)
+			return err;
+		below = p->shift - PAGE_SHIFT;
+	}
 }
 
 void lu_free_pieces(paddr_t head, unsigned int shift, uint32_t count)

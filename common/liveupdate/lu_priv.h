@@ -137,21 +137,24 @@ uint64_t lu_largest(unsigned int max_bits);
  * blocks of the largest order left below 2^@max_bits, below order
  * @below (the one block's, which failed) and 2^HANDOVER_PIECE_SHIFT_MAX
  * bytes, each at least @min_piece bytes (the largest vCPU record), as
- * many as hold @bytes and the pieces record, which must fit piece 0. The
- * pieces' addresses, ascending, are left where ho_writer_pieces() puts
- * its table in piece 0 (the lowest); every other byte is zeroed.
- * Return: 0 with @p's head (piece 0), shift, count; or -ENOMEM (a piece
- * not free: @p says the order tried, how many were needed, how many there
- * were; shift 0: no block at all) or -E2BIG (the table or a vCPU record
- * does not fit a piece of the largest order), nothing kept either way.
+ * many as hold @bytes and the pieces record, which must fit piece 0;
+ * too few of them: the next order down, and so on. The pieces'
+ * addresses, ascending, are left where ho_writer_pieces() puts its table
+ * in piece 0 (the lowest); every other byte is zeroed.
+ * Return: 0 with @p's head (piece 0), shift, count; or -ENOMEM (@p: the
+ * largest block, the last order tried, how many pieces of it were needed
+ * and how many there were; largest 0: no block at all) or -E2BIG (the
+ * table or a vCPU record does not fit a piece of the last order tried),
+ * nothing kept either way.
  * lu_free_pieces(): every piece back (piece 0's table read first).
  * lu_pieces_table(): the table in piece 0 at @head.
  */
 struct lu_pieces {
-	paddr_t head;	    /* piece 0, INVALID_PADDR: failed */
-	unsigned int shift; /* log2 of a piece's bytes */
-	uint32_t count;	    /* pieces needed */
-	uint32_t taken;	    /* of those, there were */
+	paddr_t head;	      /* piece 0, INVALID_PADDR: failed */
+	unsigned int largest; /* log2 of the largest block's bytes, 0: none */
+	unsigned int shift;   /* log2 of a piece's bytes */
+	uint32_t count;	      /* pieces needed */
+	uint32_t taken;	      /* of those, there were */
 };
 int lu_alloc_pieces(uint64_t bytes, uint64_t min_piece, unsigned int max_bits,
 		    unsigned int below, struct lu_pieces *p);

@@ -7,7 +7,8 @@
  * need, ascending in piece 0's table (the lowest), aligned, zeroed; a
  * handover written into them (ho_writer_pieces() on that table in place)
  * reads back through a view; lu_free_pieces() gives every one back. Not
- * enough of them, or a vCPU record larger than one: nothing kept.
+ * enough of them: smaller pieces; none fit, or a vCPU record larger than
+ * a block: nothing kept.
  */
 #include "common.h"
 #include <keel/handover.h>
@@ -136,8 +137,9 @@ static void test_pieces_taken(void **state)
 }
 
 /*
- * More pieces than there are free blocks: -ENOMEM, how many there were;
- * a vCPU record larger than the largest block: -E2BIG. Nothing kept.
+ * More pieces than there are free blocks: smaller ones, until their
+ * table does not fit one (-E2BIG); a vCPU record larger than the largest
+ * block: -E2BIG. Nothing kept.
  */
 static void test_pieces_refused(void **state)
 {
@@ -147,11 +149,13 @@ static void test_pieces_refused(void **state)
 	(void)state;
 	fragment();
 	before = free_pages();
+	/* ~500 blocks: each size one short, until 8 KiB: no table */
+	assert_int_equal(before % 16, 0);
+	assert_true(before / 16 > 400 && before / 16 < 1000);
 	assert_int_equal(lu_alloc_pieces(before * PAGE_SIZE, 0, 0, 20, &p),
-			 -ENOMEM);
-	assert_int_equal(p.shift, 16);
-	assert_int_equal(p.taken, before / 16);
-	assert_true(p.count > p.taken);
+			 -E2BIG);
+	assert_int_equal(p.largest, 16);
+	assert_int_equal(p.shift, 13);
 	assert_int_equal(pa_val(p.head), pa_val(INVALID_PADDR));
 	assert_int_equal(free_pages(), before);
 	assert_int_equal(lu_alloc_pieces(MiB, 65 * KiB, 0, 20, &p), -E2BIG);
@@ -163,12 +167,52 @@ static void test_pieces_refused(void **state)
 	assert_int_equal(free_pages(), before);
 }
 
+/*
+ * Two 64 KiB blocks and one of 32 KiB free: 150 KiB needs three 64 KiB
+ * pieces, so it takes five of 32 KiB; 300 KiB fits no size, down to
+ * 4 KiB pieces (76 needed, 48 there): -ENOMEM, nothing kept.
+ */
+static void test_pieces_smaller(void **state)
+{
+	struct page_info *pg, *mine[HELD_MAX];
+	unsigned int n = 0;
+	struct lu_pieces p;
+	uint64_t before;
+
+	(void)state;
+	fragment();
+	while (free_pages() > 4 * 16)
+		mine[n++] = heap_alloc(4, HEAP_ANY_NODE, 0, 0, NULL);
+	pg = heap_alloc(3, HEAP_ANY_NODE, 0, 0, NULL); /* half of one */
+	assert_non_null(pg);
+	mine[n++] = heap_alloc(4, HEAP_ANY_NODE, 0, 0, NULL);
+	assert_non_null(mine[n - 1]);
+	before = free_pages();
+	assert_int_equal(before, 2 * 16 + 8);
+	assert_int_equal(lu_alloc_pieces(150 * KiB, 0, 0, 20, &p), 0);
+	assert_int_equal(p.largest, 16);
+	assert_int_equal(p.shift, 15);
+	assert_int_equal(p.count, 5);
+	assert_int_equal(free_pages(), 0);
+	lu_free_pieces(p.head, p.shift, p.count);
+	assert_int_equal(free_pages(), before);
+
+	assert_int_equal(lu_alloc_pieces(300 * KiB, 0, 0, 20, &p), -ENOMEM);
+	assert_int_equal(p.largest, 16);
+	assert_int_equal(p.shift, 12);
+	assert_int_equal(p.count, 76);
+	assert_int_equal(p.taken, before);
+	assert_int_equal(free_pages(), before);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_pieces_taken, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_pieces_refused, test_setup,
+						test_teardown),
+		cmocka_unit_test_setup_teardown(test_pieces_smaller, test_setup,
 						test_teardown),
 	};
 
