@@ -576,41 +576,6 @@ static int stop_cpus(const cpumask_t *others)
 }
 
 /*
- * The handover's memory (lu_prepare()): one block, or (no block of its
- * size free) pieces, whose addresses the pieces record's table in piece 0
- * keeps (lu_alloc_pieces()).
- */
-struct lu_ho {
-	paddr_t head;	    /* the block, or piece 0: j->handover */
-	uint64_t cap;	    /* what the records may take: the block's bytes,
-			       or all the pieces' */
-	unsigned int shift; /* pieces: log2 of a piece's bytes */
-	uint32_t count;	    /* pieces; 0: one block */
-};
-
-/* The pieces of @ho as the writer and the room read them. */
-static struct handover_view lu_ho_view(const struct lu_ho *ho)
-{
-	const uint8_t *h = phys_to_virt(ho->head);
-
-	return (struct handover_view){
-		.head = h,
-		.size = ho->cap,
-		.delta = (uintptr_t)h - (uintptr_t)pa_val(ho->head),
-		.table_off = HANDOVER_HEADER_BYTES +
-			     sizeof(struct handover_preserved),
-		.shift = ho->shift,
-		.count = ho->count,
-	};
-}
-
-/* What the arch passes on: the block's bytes, or piece 0's. */
-static uint64_t lu_ho_passed(const struct lu_ho *ho, uint64_t size)
-{
-	return ho->count ? 1ULL << ho->shift : size;
-}
-
-/*
  * An update that failed before any CPU was told to stop for good gives
  * the handover (@ho: a block or every piece) and the stub's memory back
  * (issue 36 §0: they were kept, allocated, for the rest of the boot);
@@ -624,64 +589,10 @@ static void lu_give_back(const struct arch_lu_jump *j, const struct lu_ho *ho)
 	arch_lu_needs(&needs);
 	if (lu_stop_told)
 		return;
-	if (pa_val(ho->head) != pa_val(INVALID_PADDR) && ho->count)
-		lu_free_pieces(ho->head, ho->shift, ho->count);
-	else if (pa_val(ho->head) != pa_val(INVALID_PADDR) && ho->cap)
-		heap_free(pfn_to_page(paddr_to_pfn(ho->head)),
-			  lu_order(ho->cap), HEAP_FREE_DIRTY);
+	lu_ho_free(ho);
 	if (needs.scratch_bytes && pa_val(j->scratch) != pa_val(INVALID_PADDR))
 		heap_free(pfn_to_page(paddr_to_pfn(j->scratch)),
 			  lu_order(needs.scratch_bytes), HEAP_FREE_DIRTY);
-}
-
-/*
- * The handover's memory for @bytes (the counting pass's, with its slack),
- * into @ho: one block; else pieces (version 7), for @bytes and a pad
- * before each vCPU record (@w's counts), each piece at least the largest.
- * Return: 0, or -ENOMEM with the update failed, saying why.
- */
-static int lu_take_handover(const struct ho_writer *w, uint64_t bytes,
-			    unsigned int max_bits, struct lu_ho *ho)
-{
-	struct lu_pieces pc;
-	int err;
-
-	memset(ho, 0, sizeof(*ho));
-	ho->cap = bytes;
-	ho->head = lu_alloc(bytes, max_bits);
-	if (pa_val(ho->head) != pa_val(INVALID_PADDR))
-		return 0;
-	err = lu_alloc_pieces(bytes + w->vcpu_bytes, w->vcpu_max, max_bits,
-			      lu_order(bytes), &pc);
-	if (!err) {
-		ho->head = pc.head;
-		ho->shift = pc.shift;
-		ho->count = pc.count;
-		ho->cap = (uint64_t)pc.count << pc.shift;
-		return 0;
-	}
-	if (!pc.largest)
-		lu_failed("no memory below 2^%u for the handover (%llu "
-			  "bytes): not one free block",
-			  max_bits ? max_bits : 64, (unsigned long long)bytes);
-	else if (err == -E2BIG)
-		lu_failed("no memory below 2^%u for the handover (%llu "
-			  "bytes): the largest free block is %llu KiB; "
-			  "pieces of %llu KiB are too small for the table of "
-			  "their %u or a vCPU record of %u bytes",
-			  max_bits ? max_bits : 64, (unsigned long long)bytes,
-			  (unsigned long long)(1ULL << pc.largest >> 10),
-			  (unsigned long long)(1ULL << pc.shift >> 10),
-			  pc.count, w->vcpu_max);
-	else
-		lu_failed("no memory below 2^%u for the handover (%llu "
-			  "bytes): the largest free block is %llu KiB; in "
-			  "pieces of %llu KiB, %u of the %u needed were free",
-			  max_bits ? max_bits : 64, (unsigned long long)bytes,
-			  (unsigned long long)(1ULL << pc.largest >> 10),
-			  (unsigned long long)(1ULL << pc.shift >> 10),
-			  pc.taken, pc.count);
-	return -ENOMEM;
 }
 
 /* The handover's size, its memory and the arch's, the arch's checks. */
@@ -703,9 +614,11 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	ho_preserved(&w);
 	arch_lu_needs(&needs);
 	j->scratch = INVALID_PADDR;
-	if (lu_take_handover(&w, ho_finish(&w, &hd) + LU_BAD_SLACK_BYTES,
-			     needs.max_bits, ho))
+	if (lu_ho_take(ho_finish(&w, &hd) + LU_BAD_SLACK_BYTES, &w,
+		       needs.max_bits, ho, why, sizeof(why))) {
+		lu_failed("%s", why);
 		return -ENOMEM;
+	}
 	j->handover = ho->head;
 	j->handover_bytes = lu_ho_passed(ho, ho->cap);
 	j->scratch = needs.scratch_bytes

@@ -4,8 +4,11 @@
  * stub's scratch, each one block of 2^order pages below the arch's bound,
  * and, when they do not fit, how large a block there was. A handover no
  * one block holds goes into pieces (version 7, include/keel/handover.h):
- * blocks of the largest order left, their addresses ascending in a table
- * in the lowest (piece 0), which is also how lu_free_pieces() finds them.
+ * blocks of the largest order left (smaller ones when those are too
+ * few), their addresses ascending in a table in the lowest (piece 0),
+ * which is also how lu_free_pieces() finds them. lu_ho_take() chooses
+ * between the two for lu_prepare(), lu_ho_free() gives either back. Boot
+ * CPU, before the freeze (the heap's locks, heap_alloc()'s).
  */
 #include <arch/mm.h>
 #include <keel/compiler.h>
@@ -13,6 +16,7 @@
 #include <keel/frametable.h>
 #include <keel/handover.h>
 #include <keel/heap.h>
+#include <keel/liveupdate.h>
 #include <keel/string.h>
 
 #include "lu_priv.h"
@@ -199,4 +203,83 @@ const uint64_t *lu_pieces_table(paddr_t head)
 	return (const uint64_t *)(const void *)((const uint8_t *)phys_to_virt(
 							head) +
 						LU_PIECES_TABLE);
+}
+
+struct handover_view lu_ho_view(const struct lu_ho *ho)
+{
+	const uint8_t *h = phys_to_virt(ho->head);
+
+	return (struct handover_view){
+		.head = h,
+		.size = ho->cap,
+		.delta = (uintptr_t)h - (uintptr_t)pa_val(ho->head),
+		.table_off = LU_PIECES_TABLE,
+		.shift = ho->shift,
+		.count = ho->count,
+	};
+}
+
+uint64_t lu_ho_passed(const struct lu_ho *ho, uint64_t size)
+{
+	return ho->count ? 1ULL << ho->shift : size;
+}
+
+int lu_ho_take(uint64_t bytes, const struct ho_writer *w, unsigned int max_bits,
+	       struct lu_ho *ho, char *why, size_t n)
+{
+	unsigned int bits = max_bits ? max_bits : 64;
+	struct lu_pieces pc;
+	int err;
+
+	memset(ho, 0, sizeof(*ho));
+	ho->cap = bytes;
+	ho->head = lu_alloc(bytes, max_bits);
+	if (pa_val(ho->head) != pa_val(INVALID_PADDR))
+		return 0;
+	/* A pad before each vCPU record at most; a piece holds the largest. */
+	err = lu_alloc_pieces(bytes + w->vcpu_bytes, w->vcpu_max, max_bits,
+			      lu_order(bytes), &pc);
+	if (!err) {
+		ho->head = pc.head;
+		ho->shift = pc.shift;
+		ho->count = pc.count;
+		ho->cap = (uint64_t)pc.count << pc.shift;
+		return 0;
+	}
+	if (!pc.largest)
+		snprintf(why, n,
+			 "no memory below 2^%u for the handover (%llu bytes): "
+			 "not one free block",
+			 bits, (unsigned long long)bytes);
+	else if (err == -E2BIG)
+		snprintf(why, n,
+			 "no memory below 2^%u for the handover (%llu bytes): "
+			 "the largest free block is %llu KiB; pieces of %llu "
+			 "KiB are too small for the table of their %u or a "
+			 "vCPU record of %u bytes",
+			 bits, (unsigned long long)bytes,
+			 (unsigned long long)(1ULL << pc.largest >> 10),
+			 (unsigned long long)(1ULL << pc.shift >> 10), pc.count,
+			 w->vcpu_max);
+	else
+		snprintf(why, n,
+			 "no memory below 2^%u for the handover (%llu bytes): "
+			 "the largest free block is %llu KiB; in pieces of "
+			 "%llu KiB, %u of the %u needed were free",
+			 bits, (unsigned long long)bytes,
+			 (unsigned long long)(1ULL << pc.largest >> 10),
+			 (unsigned long long)(1ULL << pc.shift >> 10), pc.taken,
+			 pc.count);
+	return -ENOMEM;
+}
+
+void lu_ho_free(const struct lu_ho *ho)
+{
+	if (pa_val(ho->head) == pa_val(INVALID_PADDR))
+		return;
+	if (ho->count)
+		lu_free_pieces(ho->head, ho->shift, ho->count);
+	else if (ho->cap)
+		heap_free(pfn_to_page(paddr_to_pfn(ho->head)),
+			  lu_order(ho->cap), HEAP_FREE_DIRTY);
 }

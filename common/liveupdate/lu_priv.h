@@ -161,4 +161,27 @@ int lu_alloc_pieces(uint64_t bytes, uint64_t min_piece, unsigned int max_bits,
 void lu_free_pieces(paddr_t head, unsigned int shift, uint32_t count);
 const uint64_t *lu_pieces_table(paddr_t head);
 
+/*
+ * The handover's memory (lu_alloc.c), for liveupdate.c's lu_prepare():
+ * lu_ho_take(), for @bytes (the counting pass @w's size and slack), one
+ * block, or (none that size) pieces, with room for a pad before each of
+ * @w's vCPU records and each piece at least the largest of them.
+ * Return: 0, or -ENOMEM with @why (@n bytes) naming the largest free
+ * block (and, pieces, how many of which size were needed and free).
+ * lu_ho_free(): the block or every piece back. lu_ho_view(): the pieces
+ * as the writer and lu_room.c read them. lu_ho_passed(): what the arch
+ * passes on for a handover of @size: @size (one block), piece 0's bytes.
+ */
+struct lu_ho {
+	paddr_t head;	    /* the block, or piece 0 (j->handover) */
+	uint64_t cap;	    /* the records' room: the block's, all pieces' */
+	unsigned int shift; /* pieces: log2 of a piece's bytes */
+	uint32_t count;	    /* pieces; 0: one block */
+};
+int lu_ho_take(uint64_t bytes, const struct ho_writer *w, unsigned int max_bits,
+	       struct lu_ho *ho, char *why, size_t n);
+void lu_ho_free(const struct lu_ho *ho);
+struct handover_view lu_ho_view(const struct lu_ho *ho);
+uint64_t lu_ho_passed(const struct lu_ho *ho, uint64_t size);
+
 #endif
