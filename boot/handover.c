@@ -178,9 +178,8 @@ static int check_header(struct ho_ctx *c, const struct handover_header *hd)
 /* After the pieces: the checksum over them all, then the other fields. */
 static int check_sum(struct ho_ctx *c, const struct handover_header *hd)
 {
-	uint32_t sum = handover_checksum_checked(&c->v, hd->record_count,
-						 hd->version, &c->bi->ram,
-						 &c->bad_pre);
+	uint32_t sum = handover_checksum_checked(
+		&c->v, hd->record_count, hd->version, &c->bi->ram, &c->bad_pre);
 
 	if (sum != hd->checksum)
 		return refuse(c, "checksum %#x, the bytes give %#x",
@@ -254,8 +253,10 @@ static int check_pieces(struct ho_ctx *c, const struct handover_header *hd)
 	char what[32];
 
 	if (hd->version < 7 && (n || sh))
-		return refuse(c, "piece_count %u, piece_shift %u in version %u "
-			      "(reserved: 0)", n, sh, hd->version);
+		return refuse(c,
+			      "piece_count %u, piece_shift %u in version %u "
+			      "(reserved: 0)",
+			      n, sh, hd->version);
 	if (!n) {
 		if (sh)
 			return refuse(c, "piece_shift %u with no pieces", sh);
@@ -299,8 +300,10 @@ static int check_pieces(struct ho_ctx *c, const struct handover_header *hd)
 				      "rest ascending)",
 				      k, U64(s), U64(c->pa));
 		if (!IS_ALIGNED(s, 1ULL << sh))
-			return refuse(c, "piece %u at %#llx not aligned to its "
-				      "2^%u bytes", k, U64(s), sh);
+			return refuse(c,
+				      "piece %u at %#llx not aligned to its "
+				      "2^%u bytes",
+				      k, U64(s), sh);
 		snprintf(what, sizeof(what), "piece %u", k);
 		err = check_block(c, what, s, s + piece_bytes(c, k));
 		if (err)
@@ -735,8 +738,10 @@ static int parse_vcpu(struct ho_ctx *c, unsigned int i, uint64_t off,
 	if (rec->bytes > sizeof(v))
 		state = handover_view_at(&c->v, off + sizeof(v), &run);
 	if (run < rec->bytes - sizeof(v))
-		return refuse(c, "vcpus[%u]: its record at offset %llu spans "
-			      "two pieces", n, U64(off));
+		return refuse(c,
+			      "vcpus[%u]: its record at offset %llu spans "
+			      "two pieces",
+			      n, U64(off));
 	err = check_vcpu(c, n, &v, rec->bytes, state);
 	if (err)
 		return err;
@@ -897,10 +902,10 @@ static void reserve_pieces(struct bootinfo *bi)
 	const struct handover_view *v = &h->view;
 
 	if (v->count <= 1) {
-		bootinfo_add_reserved(bi, h->pa,
-				      pa(ALIGN_UP(pa_val(h->pa) + h->hdr.size,
-						  PAGE_SIZE)),
-				      "handover");
+		bootinfo_add_reserved(
+			bi, h->pa,
+			pa(ALIGN_UP(pa_val(h->pa) + h->hdr.size, PAGE_SIZE)),
+			"handover");
 		return;
 	}
 	for (uint32_t k = 0; k < v->count; k++) {

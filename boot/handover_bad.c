@@ -196,8 +196,8 @@ static int check_ranges(const struct bi_handover_bad *b, unsigned int rec,
 			char *why, size_t n)
 {
 	struct ranges_walk w = {.ram = ram, .in_s = 1};
-	const size_t entry = b->packed ? sizeof(uint64_t)
-				       : sizeof(struct handover_range);
+	const size_t entry =
+		b->packed ? sizeof(uint64_t) : sizeof(struct handover_range);
 	struct handover_range x;
 	unsigned int i;
 	int r = RANGE_OK;
@@ -205,9 +205,8 @@ static int check_ranges(const struct bi_handover_bad *b, unsigned int rec,
 	/* A piece's run at a time; an entry across two pieces copied. */
 	while (r == RANGE_OK && w.i < b->count) {
 		uint64_t off = b->ranges + (uint64_t)w.i * entry, run = 0;
-		const uint8_t *at = b->count ? handover_view_at(&b->view, off,
-								&run)
-					     : NULL;
+		const uint8_t *at =
+			b->count ? handover_view_at(&b->view, off, &run) : NULL;
 		unsigned int m = (unsigned int)MIN(run / entry,
 						   (uint64_t)b->count - w.i);
 		uint8_t one[sizeof(struct handover_range)];

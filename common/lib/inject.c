@@ -65,6 +65,12 @@ const struct inject_kind_desc inject_kinds[] = {
 	{INJECT_HO_IMAGE, "handover-image", INJECT_ARG_NONE, 0},
 	{INJECT_HO_EXTENT, "handover-extent", INJECT_ARG_NONE, 0},
 	/*
+	 * Not a fault: the handover goes in pieces of 4 KiB (version 7)
+	 * even when one block would hold it (common/liveupdate/lu_alloc.c),
+	 * so that every machine's update tests the pieces' path.
+	 */
+	{INJECT_HO_PIECES, "handover-pieces", INJECT_ARG_NONE, 0},
+	/*
 	 * Acted on by the flow once the heap is open, before the scrub
 	 * (common/boot.c): heap_offline() of the page as broken.
 	 */

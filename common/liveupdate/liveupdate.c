@@ -596,6 +596,35 @@ static void lu_give_back(const struct arch_lu_jump *j, const struct lu_ho *ho)
 }
 
 /* The handover's size, its memory and the arch's, the arch's checks. */
+/* Regions the next image's range tables hold beside the domains' ranges. */
+#define LU_TABLE_SLACK 64
+
+/*
+ * Can the next image restore @ranges table ranges and extents? Its heap
+ * adds each as a range of its own to the node's range table
+ * (heap_size_ranges(): beside as many free ranges between them), a table
+ * in one piece of boot memory, and so is bootmem's reserved table. On a
+ * machine with a badram= pattern (a lattice) no piece is wider than the
+ * pattern's gap: past it the next image could not take the domains after
+ * the jump (on a failing column's pattern, 1,408 extents of 64 KiB: "no
+ * room in its node's range table", the domain lost). Checked before the
+ * freeze, the guests running on. Return: 0, or -E2BIG with @why.
+ */
+static int lu_tables_fit(uint64_t ranges, char *why, size_t n)
+{
+	uint64_t gap = bootmem_lattice_gap_bytes();
+	uint64_t need = (2 * ranges + LU_TABLE_SLACK) * sizeof(struct region);
+
+	if (need <= gap)
+		return 0;
+	snprintf(why, n,
+		 "the next image's range table: %llu ranges need %llu KiB in "
+		 "one piece, badram= leaves %llu KiB at most",
+		 (unsigned long long)ranges, (unsigned long long)(need >> 10),
+		 (unsigned long long)(gap >> 10));
+	return -E2BIG;
+}
+
 static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 		      const struct lu_vcpus *vc, struct arch_lu_jump *j,
 		      struct lu_ho *ho)
@@ -604,7 +633,7 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	struct handover_header hd = {0};
 	struct handover_view v;
 	struct ho_writer w;
-	char why[128];
+	char why[256];
 
 	ho_writer_init(&w, NULL, 0);
 	lu_write_bad(&w, lu_in);
@@ -614,6 +643,10 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	ho_preserved(&w);
 	arch_lu_needs(&needs);
 	j->scratch = INVALID_PADDR;
+	if (lu_tables_fit(w.ranges_max, why, sizeof(why))) {
+		lu_failed("%s", why);
+		return -E2BIG;
+	}
 	if (lu_ho_take(ho_finish(&w, &hd) + LU_BAD_SLACK_BYTES, &w,
 		       needs.max_bits, ho, why, sizeof(why))) {
 		lu_failed("%s", why);

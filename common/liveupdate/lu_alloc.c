@@ -16,6 +16,7 @@
 #include <keel/frametable.h>
 #include <keel/handover.h>
 #include <keel/heap.h>
+#include <keel/inject.h>
 #include <keel/liveupdate.h>
 #include <keel/string.h>
 
@@ -228,17 +229,19 @@ int lu_ho_take(uint64_t bytes, const struct ho_writer *w, unsigned int max_bits,
 	       struct lu_ho *ho, char *why, size_t n)
 {
 	unsigned int bits = max_bits ? max_bits : 64;
+	bool forced = inject_has(INJECT_HO_PIECES, 0);
 	struct lu_pieces pc;
 	int err;
 
 	memset(ho, 0, sizeof(*ho));
 	ho->cap = bytes;
-	ho->head = lu_alloc(bytes, max_bits);
+	/* inject=handover-pieces: the smallest pieces, one block or not. */
+	ho->head = forced ? INVALID_PADDR : lu_alloc(bytes, max_bits);
 	if (pa_val(ho->head) != pa_val(INVALID_PADDR))
 		return 0;
 	/* A pad before each vCPU record at most; a piece holds the largest. */
 	err = lu_alloc_pieces(bytes + w->vcpu_bytes, w->vcpu_max, max_bits,
-			      lu_order(bytes), &pc);
+			      forced ? 1 : lu_order(bytes), &pc);
 	if (!err) {
 		ho->head = pc.head;
 		ho->shift = pc.shift;

@@ -31,11 +31,16 @@ static const enum inject_kind lu_kinds[] = {
 
 void lu_inject_unused(void)
 {
-	for (unsigned int i = 0; i < ARRAY_SIZE(lu_kinds); i++)
-		if (inject_has(lu_kinds[i], 0))
+	for (unsigned int i = 0; i <= ARRAY_SIZE(lu_kinds); i++) {
+		enum inject_kind k = i < ARRAY_SIZE(lu_kinds)
+					     ? lu_kinds[i]
+					     : INJECT_HO_PIECES;
+
+		if (inject_has(k, 0))
 			pr_warn("inject=%s: no live update (liveupdate=0), "
 				"nothing injected\n",
-				inject_name(lu_kinds[i]));
+				inject_name(k));
+	}
 }
 
 /* inject=cpu-stop-late, cpu-freeze-late unused (liveupdate.c): said. */

@@ -123,6 +123,32 @@ uint64_t bootmem_free_ranges_at_most(uint32_t node)
 }
 
 /**
+ * bootmem_domain_ranges() - Return: the reserved regions of @node's RAM
+ * named for a domain ("preserved", "static-mem"), whose extents a restore
+ * or a static domain adds to the heap's range table one by one. O(RAM
+ * regions + reserved regions inside them).
+ */
+uint64_t bootmem_domain_ranges(uint32_t node)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < bm_ram->count; i++) {
+		const struct region *r = &bm_ram->regions[i];
+		unsigned int k =
+			range_table_first_ending_above(&bm_rsv, r->start);
+		unsigned int e =
+			range_table_first_ending_above(&bm_rsv, r->end);
+
+		if (r->node != node)
+			continue;
+		for (; k < e + 1 && k < bm_rsv.count; k++)
+			n += !strcmp(bm_rsv.regions[k].name, "preserved") ||
+			     !strcmp(bm_rsv.regions[k].name, "static-mem");
+	}
+	return n;
+}
+
+/**
  * bootmem_largest_free() - Return: bytes of the largest free range clear
  * of the lattices (the largest allocation that fits).
  */

@@ -46,6 +46,11 @@ static uint64_t to_bytes(uint64_t p)
  * failing column: every 124 KiB gap of the node walked, 1.8 ms of a 4 GiB
  * machine's update downtime).
  */
+uint64_t bootmem_lattice_gap_bytes(void)
+{
+	return bm_lattice_gap_bytes();
+}
+
 uint64_t bm_lattice_gap_bytes(void)
 {
 	uint64_t most = ~0ULL;

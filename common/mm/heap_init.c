@@ -150,15 +150,21 @@ static void grow_ranges(uint32_t node, struct region *tab, unsigned int cap)
  * may outnumber its range table gets a table that holds them all, asked
  * of bootmem on the node itself. The count is bootmem's bound (its RAM
  * regions plus the reserved ones inside them: no walk over 100,000 free
- * ranges); each table allocated can split one free range in two (of any
- * node), hence the slack.
+ * ranges), and one more for each region reserved for a domain: a live
+ * update's restore adds each extent as a range of its own (the free
+ * ranges around it come later, heap_handoff_rest()), where a heap whose
+ * free memory is in 64 KiB pieces (a badram= pattern's) has no block to
+ * grow the table into (an update with 1,408 extents failed there:
+ * "no room in its node's range table"). Each table allocated can split
+ * one free range in two (of any node), hence the slack.
  */
 void heap_size_ranges(void)
 {
 	unsigned int slack = heap_nr_nodes + 8;
 
 	for (uint32_t node = 0; node < heap_nr_nodes; node++) {
-		uint64_t want = bootmem_free_ranges_at_most(node) + slack;
+		uint64_t want = bootmem_free_ranges_at_most(node) +
+				bootmem_domain_ranges(node) + slack;
 		unsigned int cap = (unsigned int)MIN(want, 1ULL << 30);
 		paddr_t p;
 

@@ -184,6 +184,13 @@ unsigned int bootmem_alloc_series(struct bootmem_series *sr);
  * its RAM regions plus the reserved regions inside them.
  */
 uint64_t bootmem_free_ranges_at_most(uint32_t node);
+/* @node's reserved regions named for a domain: "preserved", "static-mem". */
+uint64_t bootmem_domain_ranges(uint32_t node);
+/*
+ * The widest free range a badram= pattern (a lattice) leaves anywhere,
+ * in bytes: ~0 with no pattern (include/keel/lattice.h).
+ */
+uint64_t bootmem_lattice_gap_bytes(void);
 /*
  * Is every page of [@s, @e) in a bad reservation (include/keel/badmem.h:
  * a "bad ..." name) and in no other? The heap's handoff hands free ranges

@@ -448,15 +448,17 @@ struct bi_handover;
  * table ranges of every domain of a taken handover must be pairwise
  * disjoint before any is restored. A span: a range, its owner in the low
  * 12 bits of start (domain index << 1 | 1 for table pages).
- * domains_disjoint(): O(n log n) in @scratch (@cap spans, at least
- * handover_span_count()). Return: 0, -EINVAL with @why naming the first
- * overlap, or -ENOMEM when @cap is too small.
+ * domains_disjoint(): O(n log n) in @k runs of @per spans each (k x per
+ * at least handover_span_count()), with @idx 3 x @k words of scratch: each
+ * run sorted, then all merged. Return: 0, -EINVAL with @why naming the
+ * first overlap, or -ENOMEM when the runs are too small.
  */
 struct handover_span {
 	uint64_t start, end;
 };
 uint64_t handover_span_count(const struct bi_handover *h);
-int domains_disjoint(const struct bi_handover *h, struct handover_span *scratch,
-		     uint64_t cap, char *why, size_t n);
+int domains_disjoint(const struct bi_handover *h,
+		     struct handover_span *const *runs, uint32_t k,
+		     uint64_t per, uint64_t *idx, char *why, size_t n);
 
 #endif

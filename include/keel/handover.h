@@ -442,8 +442,8 @@ handover_preserved_range(const struct bi_handover *h, unsigned int i)
 {
 	struct handover_range r;
 
-	handover_view_read(&h->view, h->preserved + (uint64_t)i * sizeof(r),
-			   &r, sizeof(r));
+	handover_view_read(&h->view, h->preserved + (uint64_t)i * sizeof(r), &r,
+			   sizeof(r));
 	return r;
 }
 
@@ -453,8 +453,8 @@ handover_ft_piece(const struct bi_handover *h, unsigned int i)
 {
 	struct handover_ft_piece f;
 
-	handover_view_read(&h->view, h->ft_pieces + (uint64_t)i * sizeof(f),
-			   &f, sizeof(f));
+	handover_view_read(&h->view, h->ft_pieces + (uint64_t)i * sizeof(f), &f,
+			   sizeof(f));
 	return f;
 }
 

@@ -66,6 +66,7 @@ enum inject_kind {
 	INJECT_HO_SELF,	    /* handover-self-overlap: two ranges overlap */
 	INJECT_HO_IMAGE,    /* handover-image: a range over the new image */
 	INJECT_HO_EXTENT,   /* handover-extent: an extent off the ranges */
+	INJECT_HO_PIECES,   /* handover-pieces: written in 4 KiB pieces */
 	INJECT_POISON,	    /* poison:PFN: the page goes bad once the heap
 			       is open, before the scrub (heap_offline()) */
 	INJECT_SEA,	    /* sea: arm64 reads an unassigned page mapped as

@@ -143,9 +143,9 @@ static void check_taken(const struct bi_handover *h, const uint8_t *buf,
 		FUZZ_CHECK(IS_ALIGNED(r.start | r.end, PAGE_SIZE));
 		if (h->view.count <= 1 && at == HO_PA) {
 			FUZZ_CHECK(r.start >= (3 << 20));
-			FUZZ_CHECK(r.end <= (1ull << 30) ||
-				   (r.start >= G4 &&
-				    r.end <= G4 + (1ull << 30)));
+			FUZZ_CHECK(
+				r.end <= (1ull << 30) ||
+				(r.start >= G4 && r.end <= G4 + (1ull << 30)));
 		} else {
 			FUZZ_CHECK(r.start >= AR_PA && r.end <= AR_PA + AR_SZ);
 			FUZZ_CHECK(r.end <= AR_PA + AR_SZ - 0x2000 ||
@@ -225,8 +225,8 @@ static void parse_in_pieces(const uint8_t *data, size_t size)
 		return;
 	memcpy(&hd, arena, sizeof(hd));
 	if (hd.version >= 7 && hd.piece_count >= 2 && hd.piece_shift >= 12 &&
-	    hd.piece_shift <= 20 && hd.size <= (uint64_t)hd.piece_count
-							   << hd.piece_shift &&
+	    hd.piece_shift <= 20 &&
+	    hd.size <= (uint64_t)hd.piece_count << hd.piece_shift &&
 	    128 + 16 + hd.piece_count * 8ull <= (1ull << hd.piece_shift) &&
 	    (1ull << hd.piece_shift) <= n) {
 		bool all = true;

@@ -57,28 +57,3 @@ def lattice_updated(domains):
         return out
     check.wants_log = True
     return check
-
-
-def handover_in_pieces(domain_bytes):
-    """The new image took the handover in pieces of 64 KiB (the largest
-    block the pattern leaves: one bad page in 32 leaves aligned blocks of
-    16 pages; one block held about 100 MiB of domains, and more was
-    refused), as many as its bytes need, at least 40 bytes an extent of
-    64 KiB at most (24 in the domain's record, 16 preserved)."""
-    import re
-
-    def check(rep, log):
-        m = re.search(r"keel: handover: generation 1 from build \S+ .* "
-                      r"(\d+) bytes in (\d+) pieces?\r?\n", log)
-        if not m:
-            return ["no handover line of the new image"]
-        size, n = int(m.group(1)), int(m.group(2))
-        piece = 64 << 10
-        if n < 2 or not (n - 1) * piece < size <= n * piece or \
-                size < 40 * (domain_bytes // piece):
-            return [f"handover of {size} bytes in {n} pieces: want pieces "
-                    f"of {piece} bytes, at least "
-                    f"{40 * (domain_bytes // piece)} bytes"]
-        return []
-    check.wants_log = True
-    return check

@@ -38,12 +38,19 @@ by the firmware as 32,768 `bad` lines.
   neighbours there (the RAM between them withheld, never a bad page handed
   out), and the report says how much (bootmem.merged_gap_bytes, one line,
   one warning): the limit that remains, visible.
-- bad-badram-lattice-liveupdate-big: a domain of 512 MiB there (8,192
-  extents of 64 KiB: a handover of about 330 KiB, where the pattern
-  leaves 64 KiB at most in one block): the handover goes in pieces
-  (version 7), the new image takes it, the domain restored with 0
-  mismatches, the audit exact. Before, the update was refused for want
-  of one block.
+- bad-badram-lattice-liveupdate-72m: a domain of 72 MiB there (1,152
+  extents of 64 KiB): updated, 0 mismatches, the audit exact.
+- bad-badram-lattice-liveupdate-72m: its new image's heap range table
+  is sized for the restore's extents before the handoff.
+- bad-badram-lattice-liveupdate-big: a domain of 88 MiB there (1,408
+  extents of 64 KiB): the next image's heap range table (a range an
+  extent and one a free range between them, 48 bytes each) must lie in
+  one piece, which the pattern's 124 KiB gaps cannot hold: the update is
+  refused before the freeze, naming both sizes; the domain built and
+  untouched, the audit exact. Before, the old image jumped and the new
+  one could not restore the domain ("no room in its node's range
+  table"); at 256 MiB the handover itself had no block (now it would go
+  in pieces, version 7).
 - bad-lattice-under-image: a pattern over the image's own reservation
   ("kernel", 1M..3M): one error naming the image, the pattern and its
   first page there.
@@ -94,26 +101,49 @@ def check_lattice(pages, ram_bytes, nodes):
     return check
 
 
-def check_in_pieces(piece_bytes, domain_bytes):
-    """The new image took a handover in pieces of @piece_bytes (the largest
-    block the pattern leaves: one bad page in 32 leaves aligned blocks of
-    16 pages), as many as its bytes need, and the domain of @domain_bytes
-    in its extents of at most @piece_bytes each: the handover holds at
-    least 40 bytes an extent (24 in the domain's record, 16 preserved)."""
+def check_heap_ranges_sized(rep, log):
+    """The new image sized its heap's range table before the handoff for
+    a range per preserved range beside one per free range between them
+    (48 bytes each): the restore adds each extent as a range of its own,
+    and the pattern leaves no block to grow the table into later."""
+    lu = rep["liveupdate"]
+    got = sum(e - s for s, e, name in rep["memmap"]["reserved"]
+              if name == "heap ranges")
+    want = 2 * lu["preserved_ranges"] * 48
+    if got < want:
+        return [f"heap ranges {got} bytes, want {want} at least for "
+                f"{lu['preserved_ranges']} preserved ranges"]
+    return []
+
+
+def check_lu_refused_tables(extents):
+    """The update refused before the freeze: the next image's heap range
+    table (a range per extent and one per free range between them, 48
+    bytes each, 64 more) must lie in one piece, and the pattern (one bad
+    page in 32) leaves 31 pages, 124 KiB, at most between its pages.
+    Before, the old image jumped and the new one could not restore the
+    domain ("no room in its node's range table"). One image, the domain
+    built and untouched."""
     def check(rep, log):
-        m = re.search(r"keel: handover: generation 1 from build \S+ .* "
-                      r"(\d+) bytes in (\d+) pieces?\n", log)
+        out = []
+        why = rep.get("fail_reason") or ""
+        m = re.match(r"liveupdate: the next image's range table: (\d+) "
+                     r"ranges need (\d+) KiB in one piece, badram= leaves "
+                     r"(\d+) KiB at most$", why)
         if not m:
-            return ["no handover line of the new image"]
-        size, n = int(m.group(1)), int(m.group(2))
-        extents = domain_bytes // piece_bytes
-        if n < 2 or not (n - 1) * piece_bytes < size <= n * piece_bytes or \
-                size < 40 * extents:
-            return [f"handover of {size} bytes in {n} pieces: want pieces "
-                    f"of {piece_bytes} bytes, at least {40 * extents} "
-                    "bytes"]
-        return []
-    check.wants_log = True
+            return [f"fail_reason {why!r}"]
+        ranges, need, gap = (int(g) for g in m.groups())
+        if ranges < extents or need != (2 * ranges + 64) * 48 >> 10 or \
+                gap != 31 * 4:
+            out.append(f"{ranges} ranges, {need} KiB, gap {gap} KiB: want "
+                       f"{extents} extents at least, a 124 KiB gap")
+        lu = rep["liveupdate"]
+        if lu["generation"] != 0 or lu["state"] != "none":
+            out.append(f"liveupdate {lu['state']} generation "
+                       f"{lu['generation']}")
+        if log.count("keel: cmdline ") != 1:
+            out.append("another image was entered")
+        return out
     return check
 
 
@@ -226,12 +256,21 @@ def lattice_cases(Case):
              timeout=60),
         Case("bad-firmware-lattice", fwl, ["bootscrub=off", "audit=full"],
              [check_withheld(pages, "firmware")]),
+        # 72 MiB: 1,152 extents of 64 KiB, 1,158 preserved ranges (the
+        # next image's heap range table 111 KiB): taken, 0 mismatches.
+        Case("bad-badram-lattice-liveupdate-72m", fw,
+             ["bootscrub=off", "audit=full", word, "liveupdate=1",
+              "domain=72M"],
+             [check_lattice(pages, 4 * GIB, [pages]), updated(1, domains=1),
+              check_heap_ranges_sized,
+              domains_built([Ask(72 << 20)], exact_extents=False)]),
         Case("bad-badram-lattice-liveupdate-big", fw,
              ["bootscrub=off", "audit=full", word, "liveupdate=1",
-              "domain=512M"],
-             [check_lattice(pages, 4 * GIB, [pages]), updated(1, domains=1),
-              check_in_pieces(64 << 10, 512 << 20),
-              domains_built([Ask(512 << 20)], exact_extents=False)]),
+              "domain=88M"],
+             [check_lattice(pages, 4 * GIB, [pages]),
+              check_lu_refused_tables((88 << 20) // (64 << 10)),
+              domains_built([Ask(88 << 20)], exact_extents=False)],
+             {"fail": True}),
         Case("bad-lattice-under-image", "sandbox-liveupdate.fw",
              ["bootscrub=off", word], [check_image_lattice(image_line)]),
     ]

@@ -574,6 +574,31 @@ static void many_dom(struct bi_handover *h, unsigned int d, uint8_t *r,
 	snprintf(h->domains[d].name, sizeof(h->domains[d].name), "many%u", d);
 }
 
+/*
+ * domains_disjoint() over runs of @per spans each, as many as @cap spans
+ * need, each its own allocation (ASan catches a run overrun).
+ */
+static int disjoint_in(const struct bi_handover *h, uint64_t cap, uint64_t per,
+		       char *why)
+{
+	uint32_t k = (uint32_t)((cap + per - 1) / per);
+	struct handover_span **runs = calloc(k, sizeof(*runs));
+	uint64_t *idx = calloc(3 * (uint64_t)k, sizeof(*idx));
+	int err;
+
+	assert_non_null(runs && idx);
+	for (uint32_t r = 0; r < k; r++) {
+		runs[r] = calloc(per, sizeof(**runs));
+		assert_non_null(runs[r]);
+	}
+	err = domains_disjoint(h, runs, k, per, idx, why, 256);
+	for (uint32_t r = 0; r < k; r++)
+		free(runs[r]);
+	free(runs);
+	free(idx);
+	return err;
+}
+
 static void test_disjoint_many(void **state)
 {
 	size_t bytes = sizeof(struct handover_domain) +
@@ -581,35 +606,37 @@ static void test_disjoint_many(void **state)
 		       MANY * sizeof(struct handover_extent);
 	uint64_t cap = 2 * (MANY + MANY_T);
 	struct bi_handover *h = calloc(1, sizeof(*h));
-	struct handover_span *scratch = calloc(cap, sizeof(*scratch));
 	uint8_t *buf[2] = {calloc(1, bytes), calloc(1, bytes)};
 	struct handover_extent x = {777ull << PAGE_SHIFT,
 				    M_TBL + (10ull << PAGE_SHIFT), 1};
 	char why[256];
 
 	(void)state;
-	assert_non_null(h && scratch && buf[0] && buf[1]);
+	assert_non_null(h && buf[0] && buf[1]);
 	many_dom(h, 0, buf[0], bytes);
 	many_dom(h, 1, buf[1], bytes);
 	h->domain_count = 2;
 	assert_int_equal(handover_span_count(h), cap);
-	assert_int_equal(domains_disjoint(h, scratch, cap, why, sizeof(why)),
-			 0);
-	assert_int_equal(
-		domains_disjoint(h, scratch, cap - 1, why, sizeof(why)),
-		-ENOMEM);
+	assert_int_equal(disjoint_in(h, cap, cap, why), 0);
+	assert_int_equal(disjoint_in(h, cap - 1, cap - 1, why), -ENOMEM);
+	/* In runs of 4 KiB, as on a heap in small pieces: the same. */
+	assert_int_equal(disjoint_in(h, cap, 256, why), 0);
+	assert_int_equal(disjoint_in(h, cap - 256, 256, why), -ENOMEM);
 	/* Extent 777 of many1 onto table page 5 of many0. */
 	memcpy(buf[1] + sizeof(struct handover_domain) +
 		       MANY_T * sizeof(struct handover_range) + 777 * sizeof(x),
 	       &x, sizeof(x));
-	assert_int_equal(domains_disjoint(h, scratch, cap, why, sizeof(why)),
-			 -EINVAL);
-	assert_non_null(strstr(why, "domains[0] (many0) p2m table pages "
-				    "[0x100000a000, 0x100000b000) overlaps "
-				    "domains[1] (many1) memory"));
+	for (unsigned int per = 1; per <= 4096; per *= 4) {
+		memset(why, 0, sizeof(why));
+		assert_int_equal(disjoint_in(h, cap, per, why), -EINVAL);
+		assert_non_null(strstr(why,
+				       "domains[0] (many0) p2m table pages "
+				       "[0x100000a000, 0x100000b000) "
+				       "overlaps domains[1] (many1) "
+				       "memory"));
+	}
 	free(buf[0]);
 	free(buf[1]);
-	free(scratch);
 	free(h);
 }
 

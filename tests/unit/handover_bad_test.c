@@ -264,7 +264,7 @@ static void test_v5_round_trip(void **state)
 
 	(void)state;
 	write_bad(two, ARRAY_SIZE(two));
-	assert_int_equal(hdr()->version, 6);
+	assert_int_equal(hdr()->version, 7);
 	widen(~0u);
 	hdr()->version = 5; /* as a version 5 writer wrote it */
 	assert_int_equal(rec(0)->pad, HANDOVER_BAD_MCE);
@@ -517,7 +517,7 @@ static void test_packed_round_trip(void **state)
 
 	(void)state;
 	write_bad(two, ARRAY_SIZE(two));
-	assert_int_equal(hdr()->version, 6);
+	assert_int_equal(hdr()->version, 7);
 	assert_int_equal(rec(0)->pad, HANDOVER_BAD_MCE);
 	assert_int_equal(rec(0)->count, 2);
 	assert_int_equal(rec(0)->head.bytes, 16 + 2 * 8);

@@ -228,7 +228,8 @@ static void test_copy_round_trip(void **state)
 	assert_int_equal(parse(), 0);
 	ho_writer_init(&w, again, sizeof(again));
 	for (unsigned int i = 0; i < bi.handover.domain_count; i++)
-		ho_domain_copy(&w, bi.handover.domains[i].rec,
+		ho_domain_copy(&w, &bi.handover.domains[i].view,
+			       bi.handover.domains[i].rec,
 			       bi.handover.domains[i].rec_bytes);
 	ho_preserved(&w);
 	n = ho_finish(&w, &hd);
