@@ -192,3 +192,27 @@ def refused(pattern, entry_line):
         return out
     check.wants_log = True
     return check
+
+
+def in_4k_pieces(generations):
+    """inject=handover-pieces: each new image (generations 1 to
+    @generations) took a handover in pieces of 4 KiB (version 7), as many
+    as its bytes need, at least two: piece 0 where the arch passed it
+    (x86_64 ECX/EDX, arm64 /chosen/keel,handover), the rest through its
+    table; the vCPU records whole in one piece each."""
+    def check(rep, log):
+        lines = re.findall(r"keel: handover: generation (\d+) from build "
+                           r"\S+ .* (\d+) bytes in (\d+) pieces?\r?\n", log)
+        gens = [int(g) for g, _, _ in lines]
+        if gens != list(range(1, generations + 1)):
+            return [f"handover lines of generations {gens}, want 1 to "
+                    f"{generations}"]
+        out = []
+        for g, size, n in lines:
+            size, n = int(size), int(n)
+            if n < 2 or not (n - 1) * 4096 < size <= n * 4096:
+                out.append(f"generation {g}: {size} bytes in {n} pieces, "
+                           "want pieces of 4 KiB")
+        return out
+    check.wants_log = True
+    return check

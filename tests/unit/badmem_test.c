@@ -362,8 +362,12 @@ static void test_claimed(void **state)
 	badmem_apply_cmdline(&bi, line, sizeof(line));
 	assert_int_equal(bi.lattice_count, 1);
 	bootinfo_add_reserved(&bi, pa(0x100000), pa(0x108000), "kernel");
-	*b = (struct bi_handover_bad){(const uint8_t *)carried, 2,
-				      HANDOVER_BAD_MCE, false};
+	*b = (struct bi_handover_bad){
+		.view = {.head = (const uint8_t *)carried,
+			 .size = sizeof(carried)},
+		.count = 2,
+		.source = HANDOVER_BAD_MCE,
+	};
 	bi.handover.bad_recs = 1;
 	bi.handover.bad_count = 2;
 	bi.carried = true;
