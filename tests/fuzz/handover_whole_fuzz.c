@@ -116,7 +116,8 @@ static void check_vcpus(const struct bi_handover *h)
 		for (unsigned int d = 0; d < h->domain_count; d++) {
 			struct handover_domain rec;
 
-			memcpy(&rec, h->domains[d].rec, sizeof(rec));
+			handover_view_read(&h->domains[d].view,
+					   h->domains[d].rec, &rec, sizeof(rec));
 			if (h->domains[d].id == bv->domain)
 				FUZZ_CHECK(rec.p2m_ipa_bits >= 64 ||
 					   !(pc >> rec.p2m_ipa_bits));
