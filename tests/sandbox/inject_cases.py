@@ -108,6 +108,10 @@ EFFECTS.update({k: _line(r"^keel: error: handover: ") for k in (
     "handover-root", "handover-truncate", "handover-version",
     "handover-misalign", "handover-self-overlap", "handover-image",
     "handover-extent")})
+# Not a fault: with liveupdate= the handover goes in 4 KiB pieces
+# (liveupdate_cases.py's liveupdate-pieces); without, a warning.
+EFFECTS["handover-pieces"] = _line(r"handover at 0x[0-9a-f]+ \(at most \d+ "
+                                   r"bytes, in \d+ pieces of 4 KiB\)")
 
 
 def names_word(log, word):
