@@ -33,6 +33,7 @@
 
 #include "boot_priv.h"
 #include "handover_bad.h"
+#include "handover_priv.h"
 
 /* Reserved ranges named so are a domain's own memory (xen,static-mem). */
 #define STATIC_MEM_NAME "static-mem"
@@ -63,51 +64,6 @@ static __printf(2, 3) int refuse(struct ho_ctx *c, const char *fmt, ...)
 	va_end(ap);
 	c->h->state = HANDOVER_REFUSED;
 	return -EINVAL;
-}
-
-/* ---- ranges against the machine ------------------------------------ */
-
-/* The first address of [s, e) no RAM range holds, or @e: RAM is sorted. */
-static uint64_t first_not_ram(const struct bootinfo *bi, uint64_t s, uint64_t e)
-{
-	for (unsigned int i = 0; i < bi->ram.count && s < e; i++) {
-		uint64_t rs = pa_val(bi->ram.regions[i].start);
-		uint64_t re = pa_val(bi->ram.regions[i].end);
-
-		if (re <= s)
-			continue;
-		if (rs > s)
-			return s;
-		s = re;
-	}
-	return s < e ? s : e;
-}
-
-/*
- * The first reserved range (static-mem aside) overlapping [s, e), or -1.
- * The reserved ranges are read in place, never reordered: bootmem loads
- * them in their order and the first to cover a byte names it (a module
- * inside xen,static-mem keeps its name), so the reader must not sort them.
- */
-static int reserved_hit(const struct bootinfo *bi, uint64_t s, uint64_t e)
-{
-	for (unsigned int i = 0; i < bi->reserved.count; i++) {
-		const struct region *r = &bi->reserved.regions[i];
-
-		/* The name only of a range that overlaps: one look each. */
-		if (pa_val(r->start) < e && s < pa_val(r->end) &&
-		    strncmp(r->name, STATIC_MEM_NAME, sizeof(r->name)))
-			return (int)i;
-	}
-	return -1;
-}
-
-/* What a reserved range is, for the error: the new image has a name. */
-static const char *reserved_what(const struct region *r)
-{
-	return !strncmp(r->name, "kernel", sizeof(r->name))
-		       ? "the new image"
-		       : "firmware-reserved";
 }
 
 static struct handover_range pres_at(const struct ho_ctx *c, unsigned int i)
@@ -192,145 +148,6 @@ static int check_sum(struct ho_ctx *c, const struct handover_header *hd)
 	return 0;
 }
 
-/* Block @what [s, e) of the handover: aligned, RAM, clear of reserved. */
-static int check_block(struct ho_ctx *c, const char *what, uint64_t s,
-		       uint64_t e)
-{
-	int r;
-
-	if (!IS_ALIGNED(s, PAGE_SIZE) || e < s)
-		return refuse(c, "%s address %#llx not page aligned", what,
-			      U64(s));
-	if (first_not_ram(c->bi, s, e) != e)
-		return refuse(c, "%s [%#llx, %#llx) lies outside RAM", what,
-			      U64(s), U64(e));
-	r = reserved_hit(c->bi, s, e);
-	if (r >= 0)
-		return refuse(c,
-			      "%s [%#llx, %#llx) overlaps %s [%#llx, "
-			      "%#llx) (%.*s)",
-			      what, U64(s), U64(e),
-			      reserved_what(&c->bi->reserved.regions[r]),
-			      U64(pa_val(c->bi->reserved.regions[r].start)),
-			      U64(pa_val(c->bi->reserved.regions[r].end)),
-			      (int)sizeof(c->bi->reserved.regions[r].name),
-			      c->bi->reserved.regions[r].name);
-	return 0;
-}
-
-/* Piece @k's address (k < count: the table is in piece 0, checked). */
-static uint64_t piece_pa(const struct ho_ctx *c, uint32_t k)
-{
-	uint64_t p;
-
-	memcpy(&p, c->v.head + c->v.table_off + (size_t)k * sizeof(p),
-	       sizeof(p));
-	return p;
-}
-
-/* Piece @k's bytes of offsets, rounded up to whole pages. */
-static uint64_t piece_bytes(const struct ho_ctx *c, uint32_t k)
-{
-	uint64_t full = 1ULL << c->v.shift;
-
-	if (k + 1 < c->v.count)
-		return full;
-	return ALIGN_UP(c->size - ((uint64_t)k << c->v.shift), PAGE_SIZE);
-}
-
-/*
- * Version 7's pieces (HANDOVER_REC_PIECES), before any byte past piece 0
- * is read: the record in piece 0, piece 0 where the arch said, every
- * piece aligned, ascending (so apart), in RAM, clear of reserved memory.
- * One block (piece_count 0, every older version): the size given holds
- * it, and it is checked as the one piece. O(pieces x RAM ranges).
- */
-static int check_pieces(struct ho_ctx *c, const struct handover_header *hd)
-{
-	struct handover_preserved p;
-	uint32_t n = hd->piece_count, sh = hd->piece_shift;
-	uint64_t prev = 0;
-	char what[32];
-
-	if (hd->version < 7 && (n || sh))
-		return refuse(c,
-			      "piece_count %u, piece_shift %u in version %u "
-			      "(reserved: 0)",
-			      n, sh, hd->version);
-	if (!n) {
-		if (sh)
-			return refuse(c, "piece_shift %u with no pieces", sh);
-		if (c->size > c->len)
-			return refuse(c,
-				      "truncated: size %llu, %llu bytes given",
-				      U64(c->size), U64(c->len));
-		return check_block(c, "itself", c->pa,
-				   ALIGN_UP(c->pa + c->size, PAGE_SIZE));
-	}
-	if (n < 2 || sh < PAGE_SHIFT || sh > HANDOVER_PIECE_SHIFT_MAX ||
-	    c->size <= (uint64_t)(n - 1) << sh || c->size > (uint64_t)n << sh)
-		return refuse(c,
-			      "piece_count %u of 2^%u bytes for size %llu (2 "
-			      "or more, 2^%u to 2^%u bytes, the last not "
-			      "empty)",
-			      n, sh, U64(c->size), PAGE_SHIFT,
-			      HANDOVER_PIECE_SHIFT_MAX);
-	if (c->len < 1ULL << sh)
-		return refuse(c, "truncated: piece 0 of %llu bytes, %llu given",
-			      U64(1ULL << sh), U64(c->len));
-	memcpy(&p, c->v.head + HANDOVER_HEADER_BYTES, sizeof(p));
-	if (p.head.type != HANDOVER_REC_PIECES || p.count != n || p.pad ||
-	    p.head.bytes != sizeof(p) + (uint64_t)n * sizeof(uint64_t) ||
-	    HANDOVER_HEADER_BYTES + (uint64_t)p.head.bytes > 1ULL << sh)
-		return refuse(c,
-			      "record 0: type %#x count %u bytes %u is not "
-			      "the pieces record of %u pieces in piece 0",
-			      p.head.type, p.count, p.head.bytes, n);
-	c->v.table_off = HANDOVER_HEADER_BYTES + sizeof(p);
-	c->v.shift = sh;
-	c->v.count = n;
-	for (uint32_t k = 0; k < n; k++) {
-		uint64_t s = piece_pa(c, k);
-		int err;
-
-		if (k ? s <= prev : s != c->pa)
-			return refuse(c,
-				      "piece %u at %#llx (piece 0 where the "
-				      "handover was said to be, %#llx; the "
-				      "rest ascending)",
-				      k, U64(s), U64(c->pa));
-		if (!IS_ALIGNED(s, 1ULL << sh))
-			return refuse(c,
-				      "piece %u at %#llx not aligned to its "
-				      "2^%u bytes",
-				      k, U64(s), sh);
-		snprintf(what, sizeof(what), "piece %u", k);
-		err = check_block(c, what, s, s + piece_bytes(c, k));
-		if (err)
-			return err;
-		prev = s;
-	}
-	return 0;
-}
-
-/* Does [s, e) overlap a block of the handover? (Pieces ascending.) */
-static bool on_handover(const struct ho_ctx *c, uint64_t s, uint64_t e)
-{
-	uint32_t lo = 0, hi = c->v.count;
-
-	if (c->v.count <= 1)
-		return s < ALIGN_UP(c->pa + c->size, PAGE_SIZE) && c->pa < e;
-	while (lo < hi) { /* the first piece ending above s */
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (piece_pa(c, mid) + piece_bytes(c, mid) <= s)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < c->v.count && piece_pa(c, lo) < e;
-}
-
 /* ---- records ----------------------------------------------------------- */
 
 /* Record @i at *@off: its head, within the size. */
@@ -373,13 +190,13 @@ static int check_pres_range(struct ho_ctx *c, unsigned int i)
 			      "precedes preserved[%u] (sorted, disjoint "
 			      "ranges)",
 			      i, U64(r.start), U64(r.end), i - 1);
-	hole = first_not_ram(c->bi, r.start, r.end);
+	hole = ho_first_not_ram(c->bi, r.start, r.end);
 	if (hole != r.end)
 		return refuse(c,
 			      "preserved[%u] [%#llx, %#llx) lies outside "
 			      "RAM at %#llx",
 			      i, U64(r.start), U64(r.end), U64(hole));
-	if (on_handover(c, r.start, r.end))
+	if (ho_on_handover(&c->v, c->pa, r.start, r.end))
 		return refuse(c,
 			      "preserved[%u] [%#llx, %#llx) overlaps the "
 			      "handover itself at %#llx",
@@ -409,7 +226,7 @@ static int check_pres_reserved(struct ho_ctx *c)
 		return refuse(c,
 			      "preserved[%u] [%#llx, %#llx) overlaps %s "
 			      "[%#llx, %#llx) (%.*s)",
-			      i, U64(r.start), U64(r.end), reserved_what(rv),
+			      i, U64(r.start), U64(r.end), ho_reserved_what(rv),
 			      U64(pa_val(rv->start)), U64(pa_val(rv->end)),
 			      (int)sizeof(rv->name), rv->name);
 	}
@@ -837,8 +654,8 @@ int handover_parse(struct bootinfo *bi, const void *buf, uint64_t len,
 			      U64(len), HANDOVER_HEADER_BYTES);
 	memcpy(&hd, buf, sizeof(hd));
 	err = check_header(&c, &hd);
-	if (!err)
-		err = check_pieces(&c, &hd);
+	if (!err && ho_pieces_check(bi, &hd, len, c.pa, &c.v, why, sizeof(why)))
+		err = refuse(&c, "%s", why);
 	h->view = c.v; /* the records' readers (handover_ft.c) */
 	if (!err)
 		err = check_sum(&c, &hd);
@@ -895,31 +712,6 @@ static void reserve_all_ram(struct bootinfo *bi)
 			      "handover refused");
 }
 
-/* The handover's own pages, "handover": its one block, or each piece. */
-static void reserve_pieces(struct bootinfo *bi)
-{
-	const struct bi_handover *h = &bi->handover;
-	const struct handover_view *v = &h->view;
-
-	if (v->count <= 1) {
-		bootinfo_add_reserved(
-			bi, h->pa,
-			pa(ALIGN_UP(pa_val(h->pa) + h->hdr.size, PAGE_SIZE)),
-			"handover");
-		return;
-	}
-	for (uint32_t k = 0; k < v->count; k++) {
-		uint64_t s, n = 1ULL << v->shift;
-
-		memcpy(&s, v->head + v->table_off + (size_t)k * sizeof(s),
-		       sizeof(s));
-		if (k + 1 == v->count)
-			n = ALIGN_UP(h->hdr.size - ((uint64_t)k << v->shift),
-				     PAGE_SIZE);
-		bootinfo_add_reserved(bi, pa(s), pa(s + n), "handover");
-	}
-}
-
 void handover_apply(struct bootinfo *bi, bool discard)
 {
 	struct bi_handover *h = &bi->handover;
@@ -961,7 +753,7 @@ void handover_apply(struct bootinfo *bi, bool discard)
 	}
 	/* After the preserved ranges: a domain keeps its own bad pages. */
 	handover_bad_reserve(bi);
-	reserve_pieces(bi);
+	ho_reserve_self(bi);
 	pr_info("handover: generation %llu from build %016llx: %u preserved "
 		"ranges (%llu MiB), %u domains, %llu extents, %llu bad pages, "
 		"%llu bytes in %u piece%s\n",

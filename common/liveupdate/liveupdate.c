@@ -259,89 +259,6 @@ void liveupdate_verify(const struct bootinfo *bi, const struct keel_options *o)
 			  (unsigned long long)lu.verified_words);
 }
 
-/* ---- the domains into the writer -------------------------------------- */
-
-static void table_cb(paddr_t s, paddr_t e, void *arg)
-{
-	ho_domain_table(arg, pa_val(s), pa_val(e));
-}
-
-static void extent_cb(uint64_t gpa, paddr_t p, uint64_t pages, void *arg)
-{
-	ho_domain_extent(arg, gpa, pa_val(p), pages);
-}
-
-static uint8_t p2m_format_id(const struct p2m *p)
-{
-	if (p->fmt == &p2m_format_ept)
-		return HANDOVER_P2M_EPT;
-	if (p->fmt == &p2m_format_npt)
-		return HANDOVER_P2M_NPT;
-	return p->fmt == &p2m_format_vmsa_s2 ? HANDOVER_P2M_VMSA
-					     : HANDOVER_P2M_NONE;
-}
-
-static void write_view(struct ho_writer *w, const struct domain_view *v)
-{
-	struct handover_domain d;
-
-	memset(&d, 0, sizeof(d));
-	d.id = v->id;
-	d.origin = v->origin;
-	d.node = v->node;
-	strlcpy(d.name, v->name, sizeof(d.name));
-	d.p2m_root = pa_val(v->p2m->root);
-	d.p2m_format = p2m_format_id(v->p2m);
-	d.p2m_start_level = (uint8_t)v->p2m->start_level;
-	d.p2m_root_order = (uint8_t)v->p2m->root_order;
-	d.p2m_ipa_bits = (uint8_t)v->p2m->ipa_bits;
-	d.p2m_vmid = v->p2m->vmid;
-	d.vcpus = v->vcpus;
-	ho_domain_begin(w, &d);
-	if (domain_view_tables(v, table_cb, w) ||
-	    domain_view_extents(v, extent_cb, w))
-		w->overflow = true; /* a broken table: no handover */
-	ho_domain_kernel(w, v->kernel);
-	ho_domain_end(w);
-}
-
-/* Every domain: the handover's when one was taken, else the built ones. */
-static void write_domains(struct ho_writer *w, const struct domain_set *ds)
-{
-	struct domain_view v;
-
-	if (lu_in) {
-		for (unsigned int i = 0; i < lu_in->domain_count; i++)
-			ho_domain_copy(w, &lu_in->domains[i].view,
-				       lu_in->domains[i].rec,
-				       lu_in->domains[i].rec_bytes);
-		return;
-	}
-	for (unsigned int i = 0; i < domain_set_stats(ds)->count; i++)
-		if (domain_view(ds, i, &v) && v.p2m)
-			write_view(w, &v);
-}
-
-/* The vCPU records of @vc, after the domains. */
-static void write_vcpus(struct ho_writer *w, const struct lu_vcpus *vc)
-{
-	struct handover_vcpu rec;
-	const void *state;
-
-	for (unsigned int i = 0; vc && vc->get(vc->arg, i, &rec, &state); i++)
-		ho_vcpu(w, &rec, state);
-}
-
-unsigned int lu_built_domains(const struct domain_set *ds)
-{
-	struct domain_view v;
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < domain_set_stats(ds)->count; i++)
-		n += domain_view(ds, i, &v) && v.p2m;
-	return n;
-}
-
 /* One domain's extents to lu_extent_pages(), the last one known last. */
 struct fill_acc {
 	const struct lu_sample *s;
@@ -596,33 +513,36 @@ static void lu_give_back(const struct arch_lu_jump *j, const struct lu_ho *ho)
 }
 
 /* The handover's size, its memory and the arch's, the arch's checks. */
-/* Regions the next image's range tables hold beside the domains' ranges. */
-#define LU_TABLE_SLACK 64
-
 /*
- * Can the next image restore @ranges table ranges and extents? Its heap
- * adds each as a range of its own to the node's range table
- * (heap_size_ranges(): beside as many free ranges between them), a table
- * in one piece of boot memory, and so is bootmem's reserved table. On a
- * machine with a badram= pattern (a lattice) no piece is wider than the
- * pattern's gap: past it the next image could not take the domains after
- * the jump (on a failing column's pattern, 1,408 extents of 64 KiB: "no
- * room in its node's range table", the domain lost). Checked before the
- * freeze, the guests running on. Return: 0, or -E2BIG with @why.
+ * The handover's memory taken (@ho), the stub's (@j->scratch, @scratch
+ * bytes): kept from the next image's room, and made ready for the freeze.
  */
-static int lu_tables_fit(uint64_t ranges, char *why, size_t n)
+static void ho_ready(const struct domain_set *ds, const struct lu_ho *ho,
+		     const struct arch_lu_jump *j, uint64_t scratch)
 {
-	uint64_t gap = bootmem_lattice_gap_bytes();
-	uint64_t need = (2 * ranges + LU_TABLE_SLACK) * sizeof(struct region);
+	struct handover_view v;
 
-	if (need <= gap)
-		return 0;
-	snprintf(why, n,
-		 "the next image's range table: %llu ranges need %llu KiB in "
-		 "one piece, badram= leaves %llu KiB at most",
-		 (unsigned long long)ranges, (unsigned long long)(need >> 10),
-		 (unsigned long long)(gap >> 10));
-	return -E2BIG;
+	if (ho->count) {
+		/*
+		 * Pieces (zeroed by lu_alloc_pieces()): every one kept from
+		 * the next image; no records staged (lu_stage_bad() writes
+		 * one block), the freeze writes them all.
+		 */
+		v = lu_ho_view(ho);
+		lu_room_begin(ds, ho->head, 1ULL << ho->shift, j->scratch,
+			      scratch);
+		lu_room_pieces(&v);
+		return;
+	}
+	/*
+	 * Its pages written once now, not first in the freeze (a sandbox
+	 * arena page's first write is a host page fault: 1.6 MB with
+	 * 100,000 bad pages, about 1 ms of the downtime).
+	 */
+	memset(phys_to_virt(ho->head), 0, ho->cap);
+	/* The bad pages' records now, in place, out of the downtime. */
+	lu_stage_bad(phys_to_virt(ho->head), ho->cap, lu_in);
+	lu_room_begin(ds, ho->head, ho->cap, j->scratch, scratch);
 }
 
 static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
@@ -631,14 +551,13 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 {
 	struct arch_lu_needs needs = {0, 0};
 	struct handover_header hd = {0};
-	struct handover_view v;
 	struct ho_writer w;
 	char why[256];
 
 	ho_writer_init(&w, NULL, 0);
 	lu_write_bad(&w, lu_in);
-	write_domains(&w, ds);
-	write_vcpus(&w, vc);
+	lu_write_domains(&w, ds, lu_in);
+	lu_write_vcpus(&w, vc);
 	lu_write_ft_place(&w);
 	ho_preserved(&w);
 	arch_lu_needs(&needs);
@@ -668,29 +587,7 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 			(unsigned long long)(lu_largest(needs.max_bits) >> 10));
 		return -ENOMEM;
 	}
-	if (ho->count) {
-		/*
-		 * Pieces (zeroed by lu_alloc_pieces()): every one kept from
-		 * the next image; no records staged (lu_stage_bad() writes
-		 * one block), the freeze writes them all.
-		 */
-		v = lu_ho_view(ho);
-		lu_room_begin(ds, ho->head, 1ULL << ho->shift, j->scratch,
-			      needs.scratch_bytes);
-		lu_room_pieces(&v);
-	} else {
-		/*
-		 * Its pages written once now, not first in the freeze (a
-		 * sandbox arena page's first write is a host page fault:
-		 * 1.6 MB with 100,000 bad pages, about 1 ms of the
-		 * downtime).
-		 */
-		memset(phys_to_virt(ho->head), 0, ho->cap);
-		/* The bad pages' records now, in place, out of the downtime. */
-		lu_stage_bad(phys_to_virt(ho->head), ho->cap, lu_in);
-		lu_room_begin(ds, ho->head, ho->cap, j->scratch,
-			      needs.scratch_bytes);
-	}
+	ho_ready(ds, ho, j, needs.scratch_bytes);
 	if (arch_lu_prepare(j, why, sizeof(why))) {
 		lu_failed("%s", why);
 		lu_give_back(j, ho);
@@ -713,8 +610,8 @@ static uint64_t lu_write(const struct domain_set *ds, const struct lu_vcpus *vc,
 	else
 		ho_writer_init(&w, phys_to_virt(ho->head), ho->cap);
 	lu_put_bad(&w, lu_in);
-	write_domains(&w, ds);
-	write_vcpus(&w, vc);
+	lu_write_domains(&w, ds, lu_in);
+	lu_write_vcpus(&w, vc);
 	lu_write_ft_place(&w);
 	ho_preserved(&w);
 	hd->written_ticks = arch_ticks();

@@ -15,6 +15,7 @@
 #include <keel/errno.h>
 #include <keel/frametable.h>
 #include <keel/handover.h>
+#include <keel/bootmem.h>
 #include <keel/heap.h>
 #include <keel/inject.h>
 #include <keel/liveupdate.h>
@@ -285,4 +286,33 @@ void lu_ho_free(const struct lu_ho *ho)
 	else if (ho->cap)
 		heap_free(pfn_to_page(paddr_to_pfn(ho->head)),
 			  lu_order(ho->cap), HEAP_FREE_DIRTY);
+}
+
+/* Regions the next image's range tables hold beside the domains' ranges. */
+#define LU_TABLE_SLACK 64
+
+/*
+ * Can the next image restore @ranges table ranges and extents? Its heap
+ * adds each as a range of its own to the node's range table
+ * (heap_size_ranges(): beside as many free ranges between them), a table
+ * in one piece of boot memory, and so is bootmem's reserved table. On a
+ * machine with a badram= pattern (a lattice) no piece is wider than the
+ * pattern's gap: past it the next image could not take the domains after
+ * the jump (on a failing column's pattern, 1,408 extents of 64 KiB: "no
+ * room in its node's range table", the domain lost). Checked before the
+ * freeze, the guests running on. Return: 0, or -E2BIG with @why.
+ */
+int lu_tables_fit(uint64_t ranges, char *why, size_t n)
+{
+	uint64_t gap = bootmem_lattice_gap_bytes();
+	uint64_t need = (2 * ranges + LU_TABLE_SLACK) * sizeof(struct region);
+
+	if (need <= gap)
+		return 0;
+	snprintf(why, n,
+		 "the next image's range table: %llu ranges need %llu KiB in "
+		 "one piece, badram= leaves %llu KiB at most",
+		 (unsigned long long)ranges, (unsigned long long)(need >> 10),
+		 (unsigned long long)(gap >> 10));
+	return -E2BIG;
 }

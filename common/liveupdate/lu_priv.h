@@ -87,6 +87,20 @@ unsigned int lu_verify_domains(const struct bi_handover *h,
 /* liveupdate.c: the domains this image built and hands over. */
 struct domain_set;
 unsigned int lu_built_domains(const struct domain_set *ds);
+/*
+ * lu_domains.c: every domain into @w, @in's records when a handover was
+ * taken (NULL: the built domains of @ds); the vCPU records of @vc after.
+ */
+struct bi_handover;
+void lu_write_domains(struct ho_writer *w, const struct domain_set *ds,
+		      const struct bi_handover *in);
+void lu_write_vcpus(struct ho_writer *w, const struct lu_vcpus *vc);
+/*
+ * lu_alloc.c: can the next image's range tables hold @ranges table
+ * ranges and extents in one piece of boot memory? Return: 0, or -E2BIG
+ * with @why (a badram= pattern's gaps too narrow).
+ */
+int lu_tables_fit(uint64_t ranges, char *why, size_t n);
 
 /*
  * lu_inject.c: inject=handover-* on the written handover [buf, buf +

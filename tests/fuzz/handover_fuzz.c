@@ -88,6 +88,18 @@ static bool on_handover(const struct bi_handover *h, uint64_t at, uint64_t s,
 	return false;
 }
 
+/* A taken handover's pieces: ascending, aligned, in the pieces' RAM. */
+static void check_pieces(const struct bi_handover *h)
+{
+	for (uint32_t k = 0; h->view.count > 1 && k < h->view.count; k++) {
+		uint64_t p = piece_pa(&h->view, k);
+
+		FUZZ_CHECK(!k || p > piece_pa(&h->view, k - 1));
+		FUZZ_CHECK(IS_ALIGNED(p, 1ull << h->view.shift));
+		FUZZ_CHECK(p >= AR_PA && p - AR_PA < AR_SZ);
+	}
+}
+
 static bool in_pres(const struct bi_handover *h, uint64_t s, uint64_t e)
 {
 	for (unsigned int i = 0; i < h->preserved_count; i++) {
@@ -129,13 +141,7 @@ static void check_taken(const struct bi_handover *h, const uint8_t *buf,
 	uint64_t last = 0;
 
 	FUZZ_CHECK(h->state == HANDOVER_TAKEN);
-	for (uint32_t k = 0; h->view.count > 1 && k < h->view.count; k++) {
-		uint64_t p = piece_pa(&h->view, k);
-
-		FUZZ_CHECK(!k || p > piece_pa(&h->view, k - 1));
-		FUZZ_CHECK(IS_ALIGNED(p, 1ull << h->view.shift));
-		FUZZ_CHECK(p >= AR_PA && p - AR_PA < AR_SZ);
-	}
+	check_pieces(h);
 	for (unsigned int i = 0; i < h->preserved_count; i++) {
 		struct handover_range r = handover_preserved_range(h, i);
 

@@ -117,7 +117,8 @@ static void check_vcpus(const struct bi_handover *h)
 			struct handover_domain rec;
 
 			handover_view_read(&h->domains[d].view,
-					   h->domains[d].rec, &rec, sizeof(rec));
+					   h->domains[d].rec, &rec,
+					   sizeof(rec));
 			if (h->domains[d].id == bv->domain)
 				FUZZ_CHECK(rec.p2m_ipa_bits >= 64 ||
 					   !(pc >> rec.p2m_ipa_bits));

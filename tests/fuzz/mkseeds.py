@@ -469,7 +469,6 @@ def handover():
             _ho_bad([(0x10201000, 0x10202000), (0x20003000, 0x20004000)], 3),
             _ho_bad_packed([(0x20010000, 0x20011000)], 9)], pres, version=6),
         "class-ft-place": _ho([a, b, _ho_ft_place()], pres, version=6),
-        **handover_pieces(),
         # New images' headers (boot/handover_image.c reads the same input).
         "class-mb1-image": bytes(8) + struct.pack(
             "<IIiIIIII", 0x1BADB002, 0x10003, -(0x1BADB002 + 0x10003),
@@ -558,7 +557,7 @@ def handover_whole():
     }
 
 
-TARGETS = {"handover": handover, "handover_whole": handover_whole, "fwdesc": fwdesc, "fdt": fdt, "multiboot2": multiboot2,
+TARGETS = {"handover": lambda: {**handover(), **handover_pieces()}, "handover_whole": handover_whole, "fwdesc": fwdesc, "fdt": fdt, "multiboot2": multiboot2,
            "multiboot": multiboot1, "uefi": uefi, "acpi_srat": acpi_srat,
            "acpi_madt": acpi_madt, "acpidump": acpidump, "dom0less": dom0less}
 

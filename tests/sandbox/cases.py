@@ -36,7 +36,7 @@ from .churn_cases import churn_cases
 from .inject_cases import inject_cases
 from .badmem_cases import _write, badmem_cases
 from .lattice_cases import lattice_cases
-from .liveupdate_cases import liveupdate_cases
+from .liveupdate_cases import liveupdate_cases, pieces_case
 from .many_reserved import many_reserved_cases
 from .many_ram import many_ram_cases
 from .runtime_cases import runtime_cases
@@ -77,6 +77,7 @@ def cases():
             inject_cases(Case) + churn_cases(Case) + dom0less_cases(Case) +
             dt_banks_cases(Case) +
             domain_bench_cases() + liveupdate_cases(Case) +
+            [pieces_case(Case)] +
             many_reserved_cases(Case) + many_ram_cases(Case) +
             runtime_cases(Case) +
             poison_cases(Case) +

@@ -210,6 +210,28 @@ def check_image_lattice(log_line):
     return check
 
 
+def lu_cases(Case, fw, word, pages):
+    """A live update on the 4 GiB pattern whose domain the next image's
+    range table holds (72 MiB) and one whose it does not (88 MiB)."""
+    return [
+        # 72 MiB: 1,152 extents of 64 KiB, 1,158 preserved ranges (the
+        # next image's heap range table 111 KiB): taken, 0 mismatches.
+        Case("bad-badram-lattice-liveupdate-72m", fw,
+             ["bootscrub=off", "audit=full", word, "liveupdate=1",
+              "domain=72M"],
+             [check_lattice(pages, 4 * GIB, [pages]), updated(1, domains=1),
+              check_heap_ranges_sized,
+              domains_built([Ask(72 << 20)], exact_extents=False)]),
+        Case("bad-badram-lattice-liveupdate-big", fw,
+             ["bootscrub=off", "audit=full", word, "liveupdate=1",
+              "domain=88M"],
+             [check_lattice(pages, 4 * GIB, [pages]),
+              check_lu_refused_tables((88 << 20) // (64 << 10)),
+              domains_built([Ask(88 << 20)], exact_extents=False)],
+             {"fail": True}),
+    ]
+
+
 def lattice_cases(Case):
     """The cases above, as tests/sandbox/cases.py's @Case."""
     fw = _write("bad-4g.fw", ["ram 0 4G node=0", "cpu 0 node=0"])
@@ -256,21 +278,7 @@ def lattice_cases(Case):
              timeout=60),
         Case("bad-firmware-lattice", fwl, ["bootscrub=off", "audit=full"],
              [check_withheld(pages, "firmware")]),
-        # 72 MiB: 1,152 extents of 64 KiB, 1,158 preserved ranges (the
-        # next image's heap range table 111 KiB): taken, 0 mismatches.
-        Case("bad-badram-lattice-liveupdate-72m", fw,
-             ["bootscrub=off", "audit=full", word, "liveupdate=1",
-              "domain=72M"],
-             [check_lattice(pages, 4 * GIB, [pages]), updated(1, domains=1),
-              check_heap_ranges_sized,
-              domains_built([Ask(72 << 20)], exact_extents=False)]),
-        Case("bad-badram-lattice-liveupdate-big", fw,
-             ["bootscrub=off", "audit=full", word, "liveupdate=1",
-              "domain=88M"],
-             [check_lattice(pages, 4 * GIB, [pages]),
-              check_lu_refused_tables((88 << 20) // (64 << 10)),
-              domains_built([Ask(88 << 20)], exact_extents=False)],
-             {"fail": True}),
+        *lu_cases(Case, fw, word, pages),
         Case("bad-lattice-under-image", "sandbox-liveupdate.fw",
              ["bootscrub=off", word], [check_image_lattice(image_line)]),
     ]

@@ -201,12 +201,50 @@ static bool some_cut(uint64_t off, unsigned int count, unsigned int bytes,
 	return false;
 }
 
+/* @h (from pieces) says what @one (from one block) does, entry by entry. */
+static void same_as(const struct bi_handover *h, const struct bi_handover *one)
+{
+	assert_int_equal(h->domain_count, 2);
+	assert_int_equal(h->bad_recs, 1);
+	assert_int_equal(h->bad_count, NBAD);
+	assert_int_equal(h->bad_pages, NBAD);
+	assert_int_equal(h->preserved_count, one->preserved_count);
+	assert_int_equal(h->preserved_bytes, one->preserved_bytes);
+	for (unsigned int i = 0; i < h->preserved_count; i++) {
+		struct handover_range a = handover_preserved_range(h, i);
+		struct handover_range b = handover_preserved_range(one, i);
+
+		assert_memory_equal(&a, &b, sizeof(a));
+	}
+	for (unsigned int i = 0; i < NBAD; i++) {
+		struct handover_range r = handover_bad_range(&h->bad[0], i);
+
+		assert_int_equal(r.start, 0x30000000 + i * 0x2000ull);
+		assert_int_equal(r.end, r.start + 0x1000);
+	}
+	for (unsigned int d = 0; d < 2; d++) {
+		const struct bi_handover_domain *a = &h->domains[d];
+		const struct bi_handover_domain *b = &one->domains[d];
+
+		assert_int_equal(a->extent_count, b->extent_count);
+		assert_int_equal(a->bytes, b->bytes);
+		assert_int_equal(handover_domain_tables(a, 0).start,
+				 handover_domain_tables(b, 0).start);
+		for (uint32_t i = 0; i < a->extent_count; i++) {
+			struct handover_extent x = handover_domain_extent(a, i);
+			struct handover_extent y = handover_domain_extent(b, i);
+
+			assert_memory_equal(&x, &y, sizeof(x));
+		}
+	}
+}
+
+static void reserved_as_pieces(void);
+
 static void test_round_trip(void **state)
 {
 	static struct bi_handover one;
 	const struct bi_handover *h = &bi.handover;
-	uint64_t bytes = 0;
-	unsigned int n = 0;
 
 	/* The one block, parsed where piece 0 will lie. */
 	memcpy(arena, flat, flat_size);
@@ -229,43 +267,18 @@ static void test_round_trip(void **state)
 	 * at 8-aligned offsets, are never cut). */
 	assert_true(some_cut(h->bad[0].ranges, 1, NBAD * 8, 12));
 
-	assert_int_equal(h->domain_count, 2);
-	assert_int_equal(h->bad_recs, 1);
-	assert_int_equal(h->bad_count, NBAD);
-	assert_int_equal(h->bad_pages, NBAD);
-	assert_int_equal(h->preserved_count, one.preserved_count);
-	assert_int_equal(h->preserved_bytes, one.preserved_bytes);
-	for (unsigned int i = 0; i < h->preserved_count; i++) {
-		struct handover_range a = handover_preserved_range(h, i);
-		struct handover_range b = handover_preserved_range(&one, i);
-
-		assert_memory_equal(&a, &b, sizeof(a));
-	}
-	for (unsigned int i = 0; i < NBAD; i++) {
-		struct handover_range r = handover_bad_range(&h->bad[0], i);
-
-		assert_int_equal(r.start, 0x30000000 + i * 0x2000ull);
-		assert_int_equal(r.end, r.start + 0x1000);
-	}
-	for (unsigned int d = 0; d < 2; d++) {
-		const struct bi_handover_domain *a = &h->domains[d];
-		const struct bi_handover_domain *b = &one.domains[d];
-
-		assert_int_equal(a->extent_count, b->extent_count);
-		assert_int_equal(a->bytes, b->bytes);
-		assert_int_equal(handover_domain_tables(a, 0).start,
-				 handover_domain_tables(b, 0).start);
-		for (uint32_t i = 0; i < a->extent_count; i++) {
-			struct handover_extent x = handover_domain_extent(a, i);
-			struct handover_extent y = handover_domain_extent(b, i);
-
-			assert_memory_equal(&x, &y, sizeof(x));
-		}
-	}
+	same_as(h, &one);
 	assert_int_equal(handover_domain_extent(&h->domains[0], NX - 1).pa,
 			 0x10000000 + (NX - 1) * 0x2000ull);
+	reserved_as_pieces();
+}
 
-	/* Applied: each piece reserved as the handover, nothing else. */
+/* Applied: each piece reserved as the handover, nothing else. */
+static void reserved_as_pieces(void)
+{
+	uint64_t bytes = 0;
+	unsigned int n = 0;
+
 	bi.handover.pa = pa(piece[0]);
 	bi.handover.size = 4096;
 	bi.handover.va = arena + (piece[0] - AR_PA);
@@ -286,7 +299,8 @@ static void test_round_trip(void **state)
 	assert_int_equal(bytes, ALIGN_UP(size, 4096));
 }
 
-static void test_rules(void **state)
+/* Piece @k said to lie at @to (its bytes left where they are): refused. */
+static void moved(uint32_t k, uint64_t to, const char *why)
 {
 	struct handover_header hd;
 	struct handover_preserved p;
@@ -295,41 +309,38 @@ static void test_rules(void **state)
 	cut(12, 1);
 	memcpy(&hd, logical, sizeof(hd));
 	memcpy(&p, logical + 128, sizeof(p));
+	memcpy(t, piece, sizeof(t));
+	t[k] = to;
+	rewrite(&hd, &p, t);
+	refused_at(4096, why);
+}
 
+static void test_table_rules(void **state)
+{
+	cut(12, 1);
 	refused_at(4095, "truncated: piece 0 of 4096 bytes");
-	/* Not ascending: pieces 1 and 2 swapped (and their bytes). */
-	memcpy(t, piece, sizeof(t));
-	t[1] = piece[2];
-	t[2] = piece[1];
-	rewrite(&hd, &p, t);
-	refused_at(4096, "piece 2 at");
+	/* Not ascending: piece 2 below piece 1. */
+	moved(2, piece[1] - 0x2000, "piece 2 at");
 	/* Piece 0 not where the arch said. */
-	cut(12, 1);
-	memcpy(t, piece, sizeof(t));
-	t[0] += 0x1000;
-	rewrite(&hd, &p, t);
-	refused_at(4096, "piece 0 at");
+	moved(0, piece[0] + 0x1000, "piece 0 at");
 	/* The last piece outside RAM (never read: ASan would say). */
-	cut(12, 1);
-	memcpy(t, piece, sizeof(t));
-	t[pieces - 1] = 1ull << 30;
-	rewrite(&hd, &p, t);
-	refused_at(4096, "lies outside RAM");
+	moved(pieces - 1, 1ull << 30, "lies outside RAM");
 	/* The last piece on the loader's data. */
-	cut(12, 1);
-	memcpy(t, piece, sizeof(t));
-	t[pieces - 1] = LOADER;
-	rewrite(&hd, &p, t);
-	refused_at(4096, "overlaps firmware-reserved");
+	moved(pieces - 1, LOADER, "overlaps firmware-reserved");
 	/* A piece not aligned to its 4 KiB. */
-	cut(12, 1);
-	memcpy(t, piece, sizeof(t));
-	t[1] += 0x800;
-	rewrite(&hd, &p, t);
-	refused_at(4096, "piece 1 at 0x20002800 not aligned to its 2^12");
+	moved(1, piece[1] + 0x800,
+	      "piece 1 at 0x20002800 not aligned to its 2^12");
+}
+
+static void test_header_rules(void **state)
+{
+	struct handover_header hd;
+	struct handover_preserved p;
+
 	/* A piece count the size does not fill, one piece, a small shift. */
 	cut(12, 1);
 	memcpy(&hd, logical, sizeof(hd));
+	memcpy(&p, logical + 128, sizeof(p));
 	hd.piece_count = pieces + 1;
 	rewrite(&hd, &p, piece);
 	refused_at(4096, "piece_count");
@@ -404,7 +415,8 @@ int main(void)
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, test_teardown)
 	const struct CMUnitTest tests[] = {
 		T(test_round_trip),
-		T(test_rules),
+		T(test_table_rules),
+		T(test_header_rules),
 		T(test_vcpu_in_one_piece),
 	};
 

@@ -482,6 +482,42 @@ static uint64_t read_back(const struct pieces *p, uint8_t *out)
 }
 
 /*
+ * The headers of the one block @f (@fsize bytes) and of the stream @b
+ * (@size, pieces @p), into @hf and @hb, and @b's pieces record.
+ */
+static void same_heads(const uint8_t *f, uint64_t fsize, const uint8_t *b,
+		       uint64_t size, const struct pieces *p,
+		       struct handover_header *hf, struct handover_header *hb)
+{
+	struct handover_preserved pr;
+
+	memcpy(hf, f, sizeof(*hf));
+	memcpy(hb, b, sizeof(*hb));
+	assert_int_equal(hf->version, 7);
+	assert_int_equal(hf->piece_shift, 0);
+	assert_int_equal(hf->piece_count, 0);
+	assert_int_equal(hf->size, fsize);
+	assert_int_equal(hf->checksum, handover_checksum(f, fsize));
+	assert_int_equal(hb->magic, HANDOVER_MAGIC);
+	assert_int_equal(hb->version, 7);
+	assert_int_equal(hb->piece_shift, p->shift);
+	assert_int_equal(hb->piece_count, p->count);
+	assert_int_equal(hb->size, size);
+	assert_int_equal(hb->generation, hf->generation);
+	assert_int_equal(hb->checksum, handover_checksum(b, size));
+	/* the last piece not empty */
+	assert_true(size > (uint64_t)(p->count - 1) << p->shift);
+	assert_true(size <= (uint64_t)p->count << p->shift);
+	memcpy(&pr, b + HANDOVER_HEADER_BYTES, sizeof(pr));
+	assert_int_equal(pr.head.type, HANDOVER_REC_PIECES);
+	assert_int_equal(pr.head.bytes, 16 + 8 * p->count);
+	assert_int_equal(pr.count, p->count);
+	assert_int_equal(pr.pad, 0);
+	assert_memory_equal(b + HANDOVER_HEADER_BYTES + 16, p->pa,
+			    8 * p->count);
+}
+
+/*
  * The stream @b of @size (pieces @p) against the one block @f of @fsize:
  * the same records in the same order, byte for byte, but for the pieces
  * record (first) and pads, each zero filled; a vCPU record never across
@@ -492,35 +528,12 @@ static unsigned int same_records(const uint8_t *f, uint64_t fsize,
 				 const struct pieces *p, bool *straddled)
 {
 	struct handover_header hf, hb;
-	struct handover_preserved pr;
 	uint64_t off = HANDOVER_HEADER_BYTES, foff = off;
 	uint64_t piece = 1ull << p->shift;
 	unsigned int pads = 0, vpads = 0, recs = 0;
 
-	memcpy(&hf, f, sizeof(hf));
-	memcpy(&hb, b, sizeof(hb));
-	assert_int_equal(hf.version, 7);
-	assert_int_equal(hf.piece_shift, 0);
-	assert_int_equal(hf.piece_count, 0);
-	assert_int_equal(hf.size, fsize);
-	assert_int_equal(hf.checksum, handover_checksum(f, fsize));
-	assert_int_equal(hb.magic, HANDOVER_MAGIC);
-	assert_int_equal(hb.version, 7);
-	assert_int_equal(hb.piece_shift, p->shift);
-	assert_int_equal(hb.piece_count, p->count);
-	assert_int_equal(hb.size, size);
-	assert_int_equal(hb.generation, hf.generation);
-	assert_int_equal(hb.checksum, handover_checksum(b, size));
-	/* the last piece not empty */
-	assert_true(size > (uint64_t)(p->count - 1) << p->shift);
-	assert_true(size <= (uint64_t)p->count << p->shift);
-	memcpy(&pr, b + off, sizeof(pr));
-	assert_int_equal(pr.head.type, HANDOVER_REC_PIECES);
-	assert_int_equal(pr.head.bytes, 16 + 8 * p->count);
-	assert_int_equal(pr.count, p->count);
-	assert_int_equal(pr.pad, 0);
-	assert_memory_equal(b + off + 16, p->pa, 8 * p->count);
-	off += pr.head.bytes;
+	same_heads(f, fsize, b, size, p, &hf, &hb);
+	off += 16 + 8 * p->count;
 	recs = 1;
 	*straddled = false;
 	while (foff < fsize) {
