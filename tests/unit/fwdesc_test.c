@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* boot/fwdesc.c: the sandbox firmware description parser. */
+#include <ctype.h>
 #include <stdlib.h>
 
 #include "common.h"
@@ -506,6 +507,49 @@ static void test_fast_lines_match_full(void **state)
 				 (unsigned long long)full.e, full.name,
 				 full.mce, full.console);
 	}
+	/*
+	 * Every byte in a digit's place of START and of END: a hex digit
+	 * of either case reads as the full parse reads it, anything else
+	 * leaves the line to the full parse (the digits go by table).
+	 */
+	for (unsigned int c = 1; c < 256; c++) {
+		for (unsigned int at = 0; at < 2; at++) {
+			/* The digit's value by libc's reading, else -1. */
+			int d = !isxdigit((int)c) ? -1
+				: isdigit((int)c) ? (int)c - '0'
+						  : tolower((int)c) - 'a' + 10;
+			uint64_t want = (at ? 0x6000 : 0x5000) | (uint64_t)d
+									 << 8;
+			char line[32];
+
+			if (c == '\n' || c == '#')
+				continue;
+			snprintf(line, sizeof(line), "bad 0x5%c00 0x6%c00",
+				 at ? '0' : (char)c, at ? (char)c : '0');
+			line_result(line, &fast);
+			snprintf(buf, sizeof(buf), "%s # full path", line);
+			line_result(buf, &full);
+			if (memcmp(&fast, &full, sizeof(fast)))
+				fail_msg("byte %#x in %s: fast %u reserved "
+					 "[%#llx, %#llx), full %u [%#llx, "
+					 "%#llx)",
+					 c, at ? "END" : "START", fast.count,
+					 (unsigned long long)fast.s,
+					 (unsigned long long)fast.e, full.count,
+					 (unsigned long long)full.s,
+					 (unsigned long long)full.e);
+			if (fast.count != (d >= 0) ||
+			    (d >= 0 && (at ? fast.e : fast.s) != want))
+				fail_msg("byte %#x in %s: %u reserved "
+					 "[%#llx, %#llx)",
+					 c, at ? "END" : "START", fast.count,
+					 (unsigned long long)fast.s,
+					 (unsigned long long)fast.e);
+		}
+	}
+	line_result("bad 0x5a00 0x5F00", &fast);
+	assert_int_equal(fast.s, 0x5a00);
+	assert_int_equal(fast.e, 0x5f00);
 	line_result("bad 0x5000 0x6000", &fast);
 	assert_int_equal(fast.count, 1);
 	assert_string_equal(fast.name, "bad firmware");
