@@ -487,10 +487,13 @@ static unsigned int check_firmware(struct bootinfo *bi)
 		uint64_t e = ALIGN_UP(pa_val(r->end), PAGE_SIZE);
 		uint64_t n;
 
-		if (e <= s || badmem_region_source(r->name) != BADMEM_FIRMWARE)
+		/* Bounds before the name: 100,000 bad ranges, all in RAM. */
+		if (e <= s)
 			continue;
 		n = pages_outside_ram_walk(bi, &at, &last, s, e);
-		if (n && !outside) {
+		if (!n || badmem_region_source(r->name) != BADMEM_FIRMWARE)
+			continue;
+		if (!outside) {
 			first_s = s;
 			first_e = e;
 		}

@@ -421,7 +421,9 @@ char *sandbox_read_file(const char *path, size_t *len)
  * sandbox_map_file() - a whole file, mapped: the firmware description a
  * live update's new image reads in its downtime (100,000 `bad` lines are
  * 3 MiB: read() into a fresh buffer faulted in and zeroed 700 host pages,
- * then copied; the page cache's own pages are mapped, 16 a fault).
+ * then copied; the page cache's own pages are mapped, all at once where
+ * the host takes MADV_POPULATE_READ: 16 a fault cost 0.85 ms of the parse,
+ * the advice 0.3).
  * @path: file name
  * @len: out: its size (the mapping has one more byte, a NUL)
  *
@@ -453,6 +455,10 @@ char *sandbox_map_file(const char *path, size_t *len)
 	close(fd);
 	if (buf == MAP_FAILED)
 		return NULL;
+#ifdef MADV_POPULATE_READ
+	if (size)
+		madvise(buf, size, MADV_POPULATE_READ);
+#endif
 	*len = size;
 	return buf;
 }

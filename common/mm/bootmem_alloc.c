@@ -577,22 +577,44 @@ paddr_t bootmem_alloc(uint64_t size, uint64_t align, uint32_t node,
 }
 
 /*
+ * Of run @k of @runs, the last range starting below @t (whole pages), or
+ * NULL: by a binary search.
+ */
+static const struct region *run_last_below(const struct bm_runs *runs,
+					   unsigned int k, uint64_t t)
+{
+	unsigned int lo = runs->at[k], hi = runs->end[k];
+
+	while (lo < hi) {
+		unsigned int mid = lo + (hi - lo) / 2;
+
+		if (ALIGN_DOWN(pa_val(runs->r[mid].start), PAGE_SIZE) < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo > runs->at[k] ? &runs->r[lo - 1] : NULL;
+}
+
+/*
  * Whether one of @bi's reservations (whole pages) overlaps [@c, @t), and
  * the highest start among those that do in *@top: the list's by a look
- * at each (a short list), the carried ones by a binary search in each
- * record (sorted, apart: the last one starting below @t). A taken
+ * at each (a short list) or, @runs given (its runs' ends sorted), by a
+ * binary search in each run (the last range starting below @t reaches
+ * furthest of those before it); the carried ones by a binary search in
+ * each record (sorted, apart: the last one starting below @t). A taken
  * handover's frame table placement is in the way too: bootmem's own
  * table, placed before the frame table, leaves it to the frame table
  * (frametable_init() puts the same storage there).
  */
-static bool in_way(const struct bootinfo *bi, uint64_t c, uint64_t t,
-		   uint64_t *top)
+static bool in_way(const struct bootinfo *bi, const struct bm_runs *runs,
+		   uint64_t c, uint64_t t, uint64_t *top)
 {
 	const struct bi_handover *h = &bi->handover;
 	uint64_t ls, le;
 	bool any = false;
 
-	for (unsigned int i = 0; i < bi->reserved.count; i++) {
+	for (unsigned int i = 0; !runs && i < bi->reserved.count; i++) {
 		const struct region *r = &bi->reserved.regions[i];
 		uint64_t s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
 
@@ -600,6 +622,16 @@ static bool in_way(const struct bootinfo *bi, uint64_t c, uint64_t t,
 			*top = any ? MAX(*top, s) : s;
 			any = true;
 		}
+	}
+	for (unsigned int k = 0; runs && k < runs->k; k++) {
+		const struct region *r = run_last_below(runs, k, t);
+		uint64_t s;
+
+		if (!r || ALIGN_UP(pa_val(r->end), PAGE_SIZE) <= c)
+			continue;
+		s = ALIGN_DOWN(pa_val(r->start), PAGE_SIZE);
+		*top = any ? MAX(*top, s) : s;
+		any = true;
 	}
 	for (unsigned int k = 0; h->state == HANDOVER_TAKEN && k < h->ft_count;
 	     k++) {
@@ -633,20 +665,27 @@ static bool in_way(const struct bootinfo *bi, uint64_t c, uint64_t t,
 /*
  * bm_fit_outside_list() without reading the whole list: from the top of
  * RAM down, the candidate moved below the highest reservation in its way,
- * a few steps at most (100,000 carried bad pages a few MiB apart leave
- * room for a table of a few MiB near the top): the same place the walk
- * finds, the highest. Return: 1 (found, in *@out), 0 (none), -1: the
- * walk decides (a long list, or too many steps).
+ * a few steps at most (100,000 bad pages a few MiB apart, carried or the
+ * firmware's, leave room for a table of a few MiB near the top): the
+ * same place the walk finds, the highest. A long list is looked into by
+ * a binary search a run (one read of it cuts it into runs), when its
+ * runs' ends are sorted. Return: 1 (found, in *@out), 0 (none), -1: the
+ * walk decides (a long list in many runs, or too many steps).
  */
 #define NEAR_TOP_LIST  64
 #define NEAR_TOP_STEPS 128
 static int fit_near_top(const struct bootinfo *bi, uint64_t bytes,
 			uint64_t *out)
 {
+	struct bm_runs runs;
+	const struct bm_runs *by_runs = NULL;
 	unsigned int steps = 0;
 
-	if (bi->reserved.count > NEAR_TOP_LIST)
-		return -1;
+	if (bi->reserved.count > NEAR_TOP_LIST) {
+		if (!bm_runs_init(&runs, &bi->reserved) || !runs.ends_sorted)
+			return -1;
+		by_runs = &runs;
+	}
 	for (unsigned int i = bm_ram->count; i--;) {
 		uint64_t rs = pa_val(bm_ram->regions[i].start);
 		uint64_t t = pa_val(bm_ram->regions[i].end), s;
@@ -654,7 +693,7 @@ static int fit_near_top(const struct bootinfo *bi, uint64_t bytes,
 		while (t - rs >= bytes) {
 			if (++steps > NEAR_TOP_STEPS)
 				return -1;
-			if (!in_way(bi, t - bytes, t, &s)) {
+			if (!in_way(bi, by_runs, t - bytes, t, &s)) {
 				*out = t - bytes;
 				return 1;
 			}

@@ -74,6 +74,13 @@ struct bm_runs {
 	unsigned int at[BM_RUNS_MAX], end[BM_RUNS_MAX];
 	uint64_t lim; /* @next is read on while below it (or at it: @lim_le) */
 	bool lim_le, picked;
+	/*
+	 * In each run no range ends below the one before it (a list of
+	 * disjoint ranges has it): the last range of a run that starts
+	 * below an address reaches furthest of all before it, so one
+	 * binary search a run finds what lies across a place.
+	 */
+	bool ends_sorted;
 };
 bool bm_runs_init(struct bm_runs *it, const struct range_table *t);
 const struct region *bm_runs_next(struct bm_runs *it);

@@ -99,9 +99,13 @@ bool bm_runs_init(struct bm_runs *it, const struct range_table *t)
 	it->picked = false;
 	it->k = t->count ? 1 : 0;
 	it->at[0] = 0;
+	it->ends_sorted = true;
 	for (unsigned int i = 1; i < t->count; i++) {
-		if (pa_val(r[i].start) >= pa_val(r[i - 1].start))
+		if (pa_val(r[i].start) >= pa_val(r[i - 1].start)) {
+			if (pa_val(r[i].end) < pa_val(r[i - 1].end))
+				it->ends_sorted = false;
 			continue;
+		}
 		if (it->k == BM_RUNS_MAX)
 			return false;
 		it->end[it->k - 1] = i;

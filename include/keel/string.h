@@ -36,8 +36,17 @@ int snprintf(char *buf, size_t size, const char *fmt, ...)
  * Return: 0, or -EINVAL (not a number, junk after it) / -ERANGE (overflow).
  */
 int parse_u64(const char *s, size_t len, uint64_t *out);
+/*
+ * Each byte's value as a hex digit plus one, 0 when it is none: one load,
+ * no branch on the digit's class (common/lib/lib.c).
+ */
+extern const uint8_t lib_hex_plus1[256];
+
 /* Value of hex digit @c (0-15), -1 when it is not one. */
-int hex_digit(char c);
+static inline int hex_digit(char c)
+{
+	return (int)lib_hex_plus1[(unsigned char)c] - 1;
+}
 int parse_size(const char *s, size_t len, uint64_t *out);
 
 /* format_size: "512M", "1G", "4K" or "12345" when not a round unit. */

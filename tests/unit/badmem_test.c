@@ -483,14 +483,22 @@ static void test_firmware_outside_ram_walk(void **state)
 	bootinfo_init(&bi, BOOT_SANDBOX);
 	bootinfo_add_ram(&bi, pa(1ULL << 30), pa(2ULL << 30), 0);
 	bootinfo_add_ram(&bi, pa(3ULL << 30), pa(4ULL << 30), 0);
-	for (unsigned int i = 0; i < ARRAY_SIZE(r); i++)
+	/* Not bad memory, outside RAM too: neither counted nor named. */
+	bootinfo_add_reserved(&bi, pa(0x1000), pa(0x9000), "acpi");
+	for (unsigned int i = 0; i < ARRAY_SIZE(r); i++) {
 		bootinfo_add_bad(&bi, pa(r[i].s), pa(r[i].e), BADMEM_FIRMWARE,
 				 false, 0);
+		if (i == 1)
+			bootinfo_add_reserved(&bi, pa(0x90000000),
+					      pa(0xa0000000), "firmware");
+	}
 	bootinfo_sanitise(&bi);
 	sandbox_console_clear();
 	badmem_boot(&bi);
 	/* 16 + (1 GiB / 4 KiB) + 3 + 1 = 262164 pages not RAM. */
-	snprintf(want, sizeof(want), "firmware: %u bad pages are not RAM",
+	snprintf(want, sizeof(want),
+		 "firmware: %u bad pages are not RAM, ignored (the first in "
+		 "[0x3fff0000, 0x40001000))",
 		 16 + 262144 + 3 + 1);
 	assert_true(test_console_contains(want));
 }

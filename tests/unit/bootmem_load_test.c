@@ -294,6 +294,78 @@ static void test_unsorted(void **state)
 }
 
 /*
+ * bootmem's presized table (more ranges than the static table) is at the
+ * highest page-aligned place in RAM that no range of @rsv holds: found
+ * against a map of every page.
+ */
+static void check_table_highest(const struct test_rsv *rsv, unsigned int n)
+{
+	enum { PAGES = 224 * MiB / PAGE };
+	static bool busy[PAGES];
+	unsigned int count, i;
+	const struct region *tab = bootmem_reserved_regions(&count);
+	uint64_t at = pa_val(virt_to_phys(tab)), pages = 0, p, run = 0;
+
+	for (i = 0; i < count; i++)
+		if (pa_val(tab[i].start) == at)
+			break;
+	assert_true(i < count);
+	assert_string_equal(tab[i].name, "bootmem tables");
+	pages = (pa_val(tab[i].end) - at) / PAGE;
+	for (p = 0; p < PAGES; p++)
+		busy[p] = !in_ram(p * PAGE);
+	for (i = 0; i < n; i++)
+		for (p = rsv[i].start / PAGE;
+		     p < (rsv[i].end + PAGE - 1) / PAGE && p < PAGES; p++)
+			busy[p] = true;
+	/* From the top down: the first run of free pages long enough. */
+	for (p = PAGES; p-- > 0;) {
+		run = busy[p] ? 0 : run + 1;
+		if (run == pages)
+			break;
+	}
+	assert_true(run == pages);
+	if (p * PAGE != at)
+		fail_msg("bootmem's table at %#llx, %llu pages: the highest "
+			 "place clear of the list is %#llx",
+			 (unsigned long long)at, (unsigned long long)pages,
+			 (unsigned long long)(p * PAGE));
+}
+
+/*
+ * Two long sorted runs of ranges apart (a firmware's bad pages, then
+ * another list's), each run's ends rising: bootmem's table placed by a
+ * look near the top, a binary search a run (fit_near_top()), at the place
+ * the walk beside the list would find, the highest clear of it.
+ */
+static void test_runs_apart_table(void **state)
+{
+	struct test_rsv *rsv = calloc(N_RSV * 2, sizeof(*rsv));
+	unsigned int n = 0, first;
+	uint32_t x = 11;
+	uint64_t p;
+
+	(void)state;
+	for (p = 1; p < 224 * MiB / PAGE; p += 1 + rnd(&x) % 24) {
+		uint64_t len = 1 + (rnd(&x) % 8 ? 0 : rnd(&x) % 3);
+
+		if (!(rnd(&x) % 100))
+			p += 100 + rnd(&x) % 500; /* room for a table */
+		rsv[n++] =
+			(struct test_rsv){p * PAGE, (p + len) * PAGE, names[0]};
+		p += len;
+	}
+	first = n;
+	assert_true(first > BOOTMEM_STATIC_REGIONS && first < N_RSV * 2 - 400);
+	for (p = 3; n < first + 400; p += 40 + rnd(&x) % 60)
+		rsv[n++] = (struct test_rsv){p * PAGE + 100, p * PAGE + 200,
+					     names[3]};
+	load(rsv, n);
+	check_table_highest(rsv, n);
+	free(rsv);
+}
+
+/*
  * A live update's carried bad ranges, read in place from the handover's
  * records (struct bootinfo's @carried): two records (mce, injection) of
  * sorted ranges apart, N_CARRIED in all, beside a list of 600 ranges that
@@ -483,6 +555,8 @@ int main(void)
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_unsorted, test_setup,
 						test_teardown),
+		cmocka_unit_test_setup_teardown(test_runs_apart_table,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_carried, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_carried_short_list,

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* boot/fwdesc.c: the sandbox firmware description parser. */
+#include <ctype.h>
 #include <stdlib.h>
 
 #include "common.h"
@@ -506,12 +507,74 @@ static void test_fast_lines_match_full(void **state)
 				 (unsigned long long)full.e, full.name,
 				 full.mce, full.console);
 	}
+	line_result("bad 0x5a00 0x5F00", &fast);
+	assert_int_equal(fast.s, 0x5a00);
+	assert_int_equal(fast.e, 0x5f00);
 	line_result("bad 0x5000 0x6000", &fast);
 	assert_int_equal(fast.count, 1);
 	assert_string_equal(fast.name, "bad firmware");
 	line_result("mce 0x5000 0x6000", &fast);
 	assert_int_equal(fast.mce, 1);
 	assert_int_equal(fast.count, 0);
+}
+
+/*
+ * The fast path's hex digits, read two at a time: every byte in each of
+ * the first two digits' places of START and of END (a pair's first and
+ * second) against libc's reading and the full parse.
+ */
+static void test_fast_hex_digits(void **state)
+{
+	struct line_result fast, full;
+	char buf[128];
+
+	(void)state;
+	/*
+	 * A hex digit of either case reads as the full parse reads it,
+	 * anything else leaves the line to the full parse.
+	 */
+	for (unsigned int c = 1; c < 256; c++) {
+		for (unsigned int at = 0; at < 4; at++) {
+			/* The digit's value by libc's reading, else -1. */
+			int d = !isxdigit((int)c) ? -1
+				: isdigit((int)c) ? (int)c - '0'
+						  : tolower((int)c) - 'a' + 10;
+			static const uint64_t base[] = {0x0000, 0x5000, 0x0f000,
+							0x10000};
+			static const unsigned int shift[] = {12, 8, 16, 12};
+			uint64_t want = base[at] | (uint64_t)d << shift[at];
+			char line[32] = "bad 0x5000 0x1f000";
+
+			if (c == '\n' || c == '#')
+				continue;
+			/* START's digits at 6 and 7, END's at 13 and 14. */
+			line[(at < 2 ? 6 : 13) + at % 2] = (char)c;
+			line_result(line, &fast);
+			snprintf(buf, sizeof(buf), "%s # full path", line);
+			line_result(buf, &full);
+			if (memcmp(&fast, &full, sizeof(fast)))
+				fail_msg("\"%s\": fast %u reserved [%#llx, "
+					 "%#llx), full %u [%#llx, %#llx)",
+					 line, fast.count,
+					 (unsigned long long)fast.s,
+					 (unsigned long long)fast.e, full.count,
+					 (unsigned long long)full.s,
+					 (unsigned long long)full.e);
+			if (fast.count != (d >= 0) ||
+			    (d >= 0 && (at < 2 ? fast.s : fast.e) != want))
+				fail_msg("\"%s\": %u reserved [%#llx, %#llx)",
+					 line, fast.count,
+					 (unsigned long long)fast.s,
+					 (unsigned long long)fast.e);
+		}
+	}
+	/* Odd and even counts of digits, up to the 16 the fast path takes. */
+	line_result("bad 0x5 0x12345", &fast);
+	assert_int_equal(fast.s, 0x5);
+	assert_int_equal(fast.e, 0x12345);
+	line_result("bad 0x123456789abcdef 0xfedcba9876543210", &fast);
+	assert_int_equal(fast.s, 0x123456789abcdefULL);
+	assert_int_equal(fast.e, 0xfedcba9876543210ULL);
 }
 
 static void test_long_lines_and_bounds(void **state)
@@ -620,6 +683,7 @@ int main(void)
 		T(test_range_observer),
 		T(test_mce_lines),
 		T(test_fast_lines_match_full),
+		T(test_fast_hex_digits),
 		T(test_file_malformed),
 		T(test_random),
 		T(test_empty_ranges_counted),
