@@ -63,12 +63,12 @@ enum { RANGE_OK, RANGE_EMPTY, RANGE_ORDER, RANGE_OUTSIDE };
 
 /*
  * Ranges [@w->i, @w->i + @n) of the record's array, the first at @at
- * (8-byte entries when @packed, else 16): aligned, sorted and apart, in RAM; their pages
- * added to @w->pages. One pass in locals (a live update's 100,000
- * ranges): a range inside the RAM range the last one ended in is checked
- * by two compares, ram_up_to() only when it is not. Inlined for each entry
- * size (ranges_walk()): a packed entry is a load, a mask and two shifts,
- * never empty nor unaligned. Return: RANGE_OK, or why range @w->i is
+ * (8-byte entries when @packed, else 16): aligned, sorted and apart, in
+ * RAM; their pages added to @w->pages. One pass in locals (a live
+ * update's 100,000 ranges): a range inside the RAM range the last one
+ * ended in is checked by two compares, ram_up_to() only when it is not.
+ * Inlined for each entry size (ranges_walk()): a packed entry is a load,
+ * a mask and two shifts, never empty nor unaligned. Return: RANGE_OK, or why range @w->i is
  * refused (RANGE_OUTSIDE: @w->hole is the first address not RAM).
  */
 static inline __attribute__((always_inline)) int
@@ -125,12 +125,13 @@ ranges_walk_as(struct ranges_walk *w, const uint8_t *at, unsigned int n,
 }
 
 /*
- * Packed ranges [@w->i, @w->i + @n), the first at @at, taken at once when all pass: sorted
- * and apart by a loop with no branch a range (a live update's 100,000
- * ranges in the sandbox: 97 us, where ranges_walk_as() took 161), inside
- * RAM because the span from the first start to the last end is (sorted:
- * every range lies in it). Return: true, @w moved on past them; false, @w unchanged, when
- * any is refused or the span is not all RAM (a hole between two ranges
+ * Packed ranges [@w->i, @w->i + @n), the first at @at, taken at once
+ * when all pass: sorted and apart by a loop with no branch a range (a
+ * live update's 100,000 ranges in the sandbox: 97 us, where
+ * ranges_walk_as() took 161), inside RAM because the span from the
+ * first start to the last end is (sorted: every range lies in it).
+ * Return: true, @w moved on past them; false, @w unchanged, when any is
+ * refused or the span is not all RAM (a hole between two ranges
  * is no fault of theirs): ranges_walk_as() then walks them one by one
  * and names the range.
  */
