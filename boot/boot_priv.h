@@ -5,8 +5,24 @@
 #ifndef BOOT_BOOT_PRIV_H
 #define BOOT_BOOT_PRIV_H
 
+#include <keel/errno.h>
 #include <keel/printk.h> /* U64() */
 #include <keel/range_table.h>
+
+/*
+ * A refusal's reason: @fmt into @why (@n bytes). Return: -EINVAL (the
+ * checks of boot/handover_image.c and boot/handover_pieces.c).
+ */
+static inline __printf(3, 4) int boot_refuse(char *why, size_t n,
+					     const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
 
 /* What every arch names the reservation of its own image (setup.c). */
 #define IMAGE_NAME "kernel"

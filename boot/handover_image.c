@@ -54,16 +54,6 @@ static uint64_t le64(const uint8_t *p)
 	return v;
 }
 
-static __printf(3, 4) int no(char *why, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
 /* The header's address fields against the file: all of it is there. */
 static int mb1_fields(const uint8_t *h, uint64_t off, uint64_t len,
 		      struct lu_image *img, char *why, size_t n)
@@ -72,10 +62,10 @@ static int mb1_fields(const uint8_t *h, uint64_t off, uint64_t len,
 	uint32_t load_end = le32(h + 20), bss_end = le32(h + 24);
 
 	if (header < load || header - load > off)
-		return no(why, n,
-			  "multiboot header_addr %#x below load_addr "
-			  "%#x or past the file's start",
-			  header, load);
+		return boot_refuse(why, n,
+				   "multiboot header_addr %#x below load_addr "
+				   "%#x or past the file's start",
+				   header, load);
 	img->file_off = off - (header - load);
 	img->load = load;
 	img->load_end = load_end ? load_end : load + (len - img->file_off);
@@ -85,23 +75,23 @@ static int mb1_fields(const uint8_t *h, uint64_t off, uint64_t len,
 	if (off + 40 <= len && le32(h + 32) == LU_NEED_MAGIC)
 		img->need_end = le32(h + 36);
 	if (img->need_end < img->load_end || img->need_end > img->mem_end)
-		return no(why, n,
-			  "keel need_end %#llx outside the image's "
-			  "[%#llx, %#llx]",
-			  U64(img->need_end), U64(img->load_end),
-			  U64(img->mem_end));
+		return boot_refuse(why, n,
+				   "keel need_end %#llx outside the image's "
+				   "[%#llx, %#llx]",
+				   U64(img->need_end), U64(img->load_end),
+				   U64(img->mem_end));
 	if (img->load_end < load || img->mem_end < img->load_end ||
 	    img->load_end - load > len - img->file_off)
-		return no(why, n,
-			  "multiboot load [%#x, %#llx) bss to %#llx "
-			  "does not fit the %llu-byte file",
-			  load, U64(img->load_end), U64(img->mem_end),
-			  U64(len));
+		return boot_refuse(why, n,
+				   "multiboot load [%#x, %#llx) bss to %#llx "
+				   "does not fit the %llu-byte file",
+				   load, U64(img->load_end), U64(img->mem_end),
+				   U64(len));
 	if (img->entry < load || img->entry >= img->load_end)
-		return no(why, n,
-			  "multiboot entry_addr %#llx outside the "
-			  "image [%#x, %#llx)",
-			  U64(img->entry), load, U64(img->load_end));
+		return boot_refuse(why, n,
+				   "multiboot entry_addr %#llx outside the "
+				   "image [%#x, %#llx)",
+				   U64(img->entry), load, U64(img->load_end));
 	return 0;
 }
 
@@ -126,16 +116,16 @@ int lu_image_multiboot1(const void *buf, uint64_t len, struct lu_image *img,
 		    (uint32_t)(magic + flags + le32(b + off + 8)))
 			continue;
 		if (!(flags & MB1_FLAG_AOUT))
-			return no(why, n,
-				  "multiboot flags %#x: no address "
-				  "fields (bit 16)",
-				  flags);
+			return boot_refuse(why, n,
+					   "multiboot flags %#x: no address "
+					   "fields (bit 16)",
+					   flags);
 		return mb1_fields(b + off, off, len, img, why, n);
 	}
-	return no(why, n,
-		  "no multiboot1 header in the first %u bytes of the "
-		  "%llu-byte image",
-		  MB1_SEARCH, U64(len));
+	return boot_refuse(why, n,
+			   "no multiboot1 header in the first %u bytes of the "
+			   "%llu-byte image",
+			   MB1_SEARCH, U64(len));
 }
 
 /**
@@ -157,18 +147,18 @@ int lu_image_arm64(const void *buf, uint64_t len, struct lu_image *img,
 
 	memset(img, 0, sizeof(*img));
 	if (len < ARM64_HDR_BYTES || le32(b + 0x38) != ARM64_MAGIC)
-		return no(why, n,
-			  "no arm64 Image header (magic \"ARM\\x64\" "
-			  "at 0x38) in the %llu-byte image",
-			  U64(len));
+		return boot_refuse(why, n,
+				   "no arm64 Image header (magic \"ARM\\x64\" "
+				   "at 0x38) in the %llu-byte image",
+				   U64(len));
 	text = le64(b + 8);
 	size = le64(b + 16);
 	if (text >= (2u << 20) || !IS_ALIGNED(text, 4096) || size < len ||
 	    size > (1ull << 32))
-		return no(why, n,
-			  "arm64 Image text_offset %#llx image_size "
-			  "%llu for a %llu-byte file",
-			  U64(text), U64(size), U64(len));
+		return boot_refuse(why, n,
+				   "arm64 Image text_offset %#llx image_size "
+				   "%llu for a %llu-byte file",
+				   U64(text), U64(size), U64(len));
 	img->load = text;
 	img->load_end = text + len;
 	img->mem_end = text + size;
@@ -177,10 +167,11 @@ int lu_image_arm64(const void *buf, uint64_t len, struct lu_image *img,
 		uint64_t need = le64(b + 0x20);
 
 		if (need < len || need > size)
-			return no(why, n,
-				  "arm64 Image keel need %llu outside [%llu, "
-				  "%llu] (the file, image_size)",
-				  U64(need), U64(len), U64(size));
+			return boot_refuse(
+				why, n,
+				"arm64 Image keel need %llu outside [%llu, "
+				"%llu] (the file, image_size)",
+				U64(need), U64(len), U64(size));
 		img->need_end = text + need;
 	}
 	img->entry = text;

@@ -15,20 +15,11 @@
 #include <keel/printk.h>
 #include <keel/string.h>
 
+#include "boot_priv.h"
 #include "handover_priv.h"
 
 /* Reserved ranges so named are a domain's own memory (xen,static-mem). */
 #define STATIC_MEM_NAME "static-mem"
-
-static __printf(3, 4) int say(char *why, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, n, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
 
 /* The first address of [s, e) no RAM range holds, or @e: RAM is sorted. */
 uint64_t ho_first_not_ram(const struct bootinfo *bi, uint64_t s, uint64_t e)
@@ -80,22 +71,22 @@ static int check_block(const struct bootinfo *bi, const char *what, uint64_t s,
 	int r;
 
 	if (!IS_ALIGNED(s, PAGE_SIZE) || e < s)
-		return say(why, n, "%s address %#llx not page aligned", what,
-			   U64(s));
+		return boot_refuse(why, n, "%s address %#llx not page aligned",
+				   what, U64(s));
 	if (ho_first_not_ram(bi, s, e) != e)
-		return say(why, n, "%s [%#llx, %#llx) lies outside RAM", what,
-			   U64(s), U64(e));
+		return boot_refuse(why, n, "%s [%#llx, %#llx) lies outside RAM",
+				   what, U64(s), U64(e));
 	r = reserved_hit(bi, s, e);
 	if (r >= 0)
-		return say(why, n,
-			   "%s [%#llx, %#llx) overlaps %s [%#llx, "
-			   "%#llx) (%.*s)",
-			   what, U64(s), U64(e),
-			   ho_reserved_what(&bi->reserved.regions[r]),
-			   U64(pa_val(bi->reserved.regions[r].start)),
-			   U64(pa_val(bi->reserved.regions[r].end)),
-			   (int)sizeof(bi->reserved.regions[r].name),
-			   bi->reserved.regions[r].name);
+		return boot_refuse(why, n,
+				   "%s [%#llx, %#llx) overlaps %s [%#llx, "
+				   "%#llx) (%.*s)",
+				   what, U64(s), U64(e),
+				   ho_reserved_what(&bi->reserved.regions[r]),
+				   U64(pa_val(bi->reserved.regions[r].start)),
+				   U64(pa_val(bi->reserved.regions[r].end)),
+				   (int)sizeof(bi->reserved.regions[r].name),
+				   bi->reserved.regions[r].name);
 	return 0;
 }
 
@@ -130,16 +121,18 @@ static int check_table(const struct bootinfo *bi, const struct handover_view *v,
 		int err;
 
 		if (k ? s <= prev : s != pa)
-			return say(why, wn,
-				   "piece %u at %#llx (piece 0 where the "
-				   "handover was said to be, %#llx; the "
-				   "rest ascending)",
-				   k, U64(s), U64(pa));
+			return boot_refuse(
+				why, wn,
+				"piece %u at %#llx (piece 0 where the "
+				"handover was said to be, %#llx; the "
+				"rest ascending)",
+				k, U64(s), U64(pa));
 		if (!IS_ALIGNED(s, 1ULL << v->shift))
-			return say(why, wn,
-				   "piece %u at %#llx not aligned to its "
-				   "2^%u bytes",
-				   k, U64(s), v->shift);
+			return boot_refuse(
+				why, wn,
+				"piece %u at %#llx not aligned to its "
+				"2^%u bytes",
+				k, U64(s), v->shift);
 		snprintf(what, sizeof(what), "piece %u", k);
 		err = check_block(bi, what, s, s + piece_bytes(v, k), why, wn);
 		if (err)
@@ -164,41 +157,45 @@ int ho_pieces_check(const struct bootinfo *bi, const struct handover_header *hd,
 	uint32_t n = hd->piece_count, sh = hd->piece_shift;
 
 	if (hd->version < 7 && (n || sh))
-		return say(why, wn,
-			   "piece_count %u, piece_shift %u in version %u "
-			   "(reserved: 0)",
-			   n, sh, hd->version);
+		return boot_refuse(
+			why, wn,
+			"piece_count %u, piece_shift %u in version %u "
+			"(reserved: 0)",
+			n, sh, hd->version);
 	if (!n) {
 		if (sh)
-			return say(why, wn, "piece_shift %u with no pieces",
-				   sh);
+			return boot_refuse(why, wn,
+					   "piece_shift %u with no pieces", sh);
 		if (v->size > len)
-			return say(why, wn,
-				   "truncated: size %llu, %llu bytes given",
-				   U64(v->size), U64(len));
+			return boot_refuse(
+				why, wn,
+				"truncated: size %llu, %llu bytes given",
+				U64(v->size), U64(len));
 		return check_block(bi, "itself", pa,
 				   ALIGN_UP(pa + v->size, PAGE_SIZE), why, wn);
 	}
 	if (n < 2 || sh < PAGE_SHIFT || sh > HANDOVER_PIECE_SHIFT_MAX ||
 	    v->size <= (uint64_t)(n - 1) << sh || v->size > (uint64_t)n << sh)
-		return say(why, wn,
-			   "piece_count %u of 2^%u bytes for size %llu (2 "
-			   "or more, 2^%u to 2^%u bytes, the last not "
-			   "empty)",
-			   n, sh, U64(v->size), PAGE_SHIFT,
-			   HANDOVER_PIECE_SHIFT_MAX);
+		return boot_refuse(
+			why, wn,
+			"piece_count %u of 2^%u bytes for size %llu (2 "
+			"or more, 2^%u to 2^%u bytes, the last not "
+			"empty)",
+			n, sh, U64(v->size), PAGE_SHIFT,
+			HANDOVER_PIECE_SHIFT_MAX);
 	if (len < 1ULL << sh)
-		return say(why, wn,
-			   "truncated: piece 0 of %llu bytes, %llu given",
-			   U64(1ULL << sh), U64(len));
+		return boot_refuse(
+			why, wn, "truncated: piece 0 of %llu bytes, %llu given",
+			U64(1ULL << sh), U64(len));
 	memcpy(&p, v->head + HANDOVER_HEADER_BYTES, sizeof(p));
 	if (p.head.type != HANDOVER_REC_PIECES || p.count != n || p.pad ||
 	    p.head.bytes != sizeof(p) + (uint64_t)n * sizeof(uint64_t) ||
 	    HANDOVER_HEADER_BYTES + (uint64_t)p.head.bytes > 1ULL << sh)
-		return say(why, wn,
-			   "record 0: type %#x count %u bytes %u is not "
-			   "the pieces record of %u pieces in piece 0",
-			   p.head.type, p.count, p.head.bytes, n);
+		return boot_refuse(
+			why, wn,
+			"record 0: type %#x count %u bytes %u is not "
+			"the pieces record of %u pieces in piece 0",
+			p.head.type, p.count, p.head.bytes, n);
 	v->table_off = HANDOVER_HEADER_BYTES + sizeof(p);
 	v->shift = sh;
 	v->count = n;

@@ -232,6 +232,7 @@ int lu_ho_take(uint64_t bytes, const struct ho_writer *w, unsigned int max_bits,
 	unsigned int bits = max_bits ? max_bits : 64;
 	bool forced = inject_has(INJECT_HO_PIECES, 0);
 	struct lu_pieces pc;
+	size_t k;
 	int err;
 
 	memset(ho, 0, sizeof(*ho));
@@ -250,27 +251,26 @@ int lu_ho_take(uint64_t bytes, const struct ho_writer *w, unsigned int max_bits,
 		ho->cap = (uint64_t)pc.count << pc.shift;
 		return 0;
 	}
+	k = (size_t)snprintf(why, n,
+			     "no memory below 2^%u for the handover (%llu "
+			     "bytes): ",
+			     bits, (unsigned long long)bytes);
+	why += MIN(k, n);
+	n -= MIN(k, n);
 	if (!pc.largest)
-		snprintf(why, n,
-			 "no memory below 2^%u for the handover (%llu bytes): "
-			 "not one free block",
-			 bits, (unsigned long long)bytes);
+		snprintf(why, n, "not one free block");
 	else if (err == -E2BIG)
 		snprintf(why, n,
-			 "no memory below 2^%u for the handover (%llu bytes): "
 			 "the largest free block is %llu KiB; pieces of %llu "
 			 "KiB are too small for the table of their %u or a "
 			 "vCPU record of %u bytes",
-			 bits, (unsigned long long)bytes,
 			 (unsigned long long)(1ULL << pc.largest >> 10),
 			 (unsigned long long)(1ULL << pc.shift >> 10), pc.count,
 			 w->vcpu_max);
 	else
 		snprintf(why, n,
-			 "no memory below 2^%u for the handover (%llu bytes): "
 			 "the largest free block is %llu KiB; in pieces of "
 			 "%llu KiB, %u of the %u needed were free",
-			 bits, (unsigned long long)bytes,
 			 (unsigned long long)(1ULL << pc.largest >> 10),
 			 (unsigned long long)(1ULL << pc.shift >> 10), pc.taken,
 			 pc.count);

@@ -28,6 +28,7 @@ from . import firmware
 from .dom0less import fixture_fw
 
 from ..qemu.guests_checks import guests_unsupported
+from ..qemu.liveupdate_checks import in_4k_pieces
 
 FW = "sandbox-liveupdate.fw"
 DOMAINS = ["domain=64M@0", "domain=32M@1"]
@@ -480,30 +481,13 @@ def check_stop_late(rep, log):
     return out
 
 
-def check_pieces_4k(rep, log):
-    """inject=handover-pieces: each new image took a handover in pieces of
-    4 KiB (version 7), as many as its bytes need, at least two: the
-    records cut by piece ends, read through the pieces' table."""
-    lines = re.findall(r"keel: handover: generation (\d+) from build \S+ "
-                       r".* (\d+) bytes in (\d+) pieces?\n", log)
-    if [int(g) for g, _, _ in lines] != [1, 2]:
-        return [f"handover lines {lines}: want generations 1 and 2"]
-    out = []
-    for g, size, n in lines:
-        size, n = int(size), int(n)
-        if n < 2 or not (n - 1) * 4096 < size <= n * 4096:
-            out.append(f"generation {g}: {size} bytes in {n} pieces, want "
-                       "pieces of 4 KiB")
-    return out
-
-
 def pieces_case(case_class):
     """The handover in 4 KiB pieces (inject=handover-pieces), two updates:
     each new image takes it, the domains whole."""
     return case_class("liveupdate-pieces", FW,
                       ["liveupdate=2", "audit=full",
                        "inject=handover-pieces"] + DOMAINS,
-                      [check_updated(2), check_pieces_4k], {"scrubbed": True})
+                      [check_updated(2), in_4k_pieces(2)], {"scrubbed": True})
 
 
 def liveupdate_cases(case_class):
