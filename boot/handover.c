@@ -35,9 +35,6 @@
 #include "handover_bad.h"
 #include "handover_priv.h"
 
-/* Reserved ranges named so are a domain's own memory (xen,static-mem). */
-#define STATIC_MEM_NAME "static-mem"
-
 /* What one parse walks: the buffer, and the bootinfo it is checked against. */
 struct ho_ctx {
 	struct bootinfo *bi;

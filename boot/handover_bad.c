@@ -299,7 +299,7 @@ uint32_t handover_checksum_checked(const struct handover_view *v,
 
 	pre->n = 0;
 	if (v->count > 1) /* in pieces: the records check their ranges */
-		return handover_view_crc(v, crc, off, size - off);
+		return handover_view_checksum(v);
 	for (uint32_t i = 0;
 	     i < records && size - off >= sizeof(struct handover_preserved);
 	     i++) {

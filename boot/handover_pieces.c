@@ -18,9 +18,6 @@
 #include "boot_priv.h"
 #include "handover_priv.h"
 
-/* Reserved ranges so named are a domain's own memory (xen,static-mem). */
-#define STATIC_MEM_NAME "static-mem"
-
 /* The first address of [s, e) no RAM range holds, or @e: RAM is sorted. */
 uint64_t ho_first_not_ram(const struct bootinfo *bi, uint64_t s, uint64_t e)
 {

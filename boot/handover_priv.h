@@ -10,6 +10,9 @@
 #include <keel/bootinfo.h>
 #include <keel/handover.h>
 
+/* Reserved ranges so named are a domain's own memory (xen,static-mem). */
+#define STATIC_MEM_NAME "static-mem"
+
 /* The first address of [s, e) no RAM range of @bi holds, or @e. */
 uint64_t ho_first_not_ram(const struct bootinfo *bi, uint64_t s, uint64_t e);
 /* What a reserved range is, for an error: "the new image" or firmware's. */

@@ -680,16 +680,14 @@ void ho_bad_end(struct ho_writer *w)
  */
 static uint32_t checksum_around_known(const struct ho_writer *w)
 {
-	static const uint8_t zero[4];
-	const size_t at = __builtin_offsetof(struct handover_header, checksum);
 	uint64_t end = w->known_off + w->known_len;
 	uint32_t crc;
 
-	if (pieced(w)) { /* handover_checksum() through the view */
-		crc = crc32(0, w->buf, at); /* the header: in piece 0 */
-		crc = crc32(crc, zero, sizeof(zero));
-		return handover_view_crc(&w->v, crc, at + sizeof(zero),
-					 w->off - at - sizeof(zero));
+	if (pieced(w)) {
+		struct handover_view v = w->v;
+
+		v.size = w->off;
+		return handover_view_checksum(&v);
 	}
 	if (!w->known_len || w->known_off < HANDOVER_HEADER_BYTES ||
 	    end > w->off)

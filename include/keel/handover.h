@@ -552,6 +552,19 @@ static inline uint32_t handover_checksum(const void *buf, uint64_t size)
 }
 
 /*
+ * handover_view_checksum() - handover_checksum() of the handover @v, its
+ * offsets [0, v->size) in order, one block or pieces (the header, at
+ * least its 128 bytes, lies in piece 0).
+ */
+static inline uint32_t handover_view_checksum(const struct handover_view *v)
+{
+	uint32_t crc = handover_checksum(v->head, HANDOVER_HEADER_BYTES);
+
+	return handover_view_crc(v, crc, HANDOVER_HEADER_BYTES,
+				 v->size - HANDOVER_HEADER_BYTES);
+}
+
+/*
  * The new image, as its loader would read it (boot/handover_image.c):
  * its file from file_off goes to [load, load_end), zeroed to mem_end,
  * entered at entry. arm64: addresses relative to the 2 MiB aligned base.

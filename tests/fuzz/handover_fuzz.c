@@ -250,9 +250,7 @@ static void parse_in_pieces(const uint8_t *data, size_t size)
 		}
 		len = 1ull << v.shift;
 		if (all) {
-			hd.checksum = 0;
-			memcpy(arena, &hd, sizeof(hd));
-			hd.checksum = handover_view_crc(&v, 0, 0, hd.size);
+			hd.checksum = handover_view_checksum(&v);
 			memcpy(arena, &hd, sizeof(hd));
 		}
 	} else if (hd.size <= n) {

@@ -275,7 +275,7 @@ static uint32_t pieces_checksum(uint8_t *ho, uint64_t at,
 		if (!in_ram(p, 1ull << v.shift))
 			return 0;
 	}
-	return handover_view_crc(&v, 0, 0, hd->size);
+	return handover_view_checksum(&v);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
