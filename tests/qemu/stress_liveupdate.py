@@ -32,9 +32,10 @@ from .arm64_cases import CASES as ARM64_CASES
 from .x86_cases import build_cases
 
 # The live-update cases whose guests run across the update.
-X86 = ["guests-liveupdate-svm", "guests-liveupdate2-svm"]
+X86 = ["guests-liveupdate-svm", "guests-liveupdate2-svm",
+       "guests-liveupdate2-svm-pieces"]
 ARM64 = ["guests-liveupdate-el2", "guests-liveupdate2-el2",
-         "guests-liveupdate-1node-el2"]
+         "guests-liveupdate-1node-el2", "guests-liveupdate2-el2-pieces"]
 
 
 def hung(log_path):
