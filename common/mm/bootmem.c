@@ -330,7 +330,8 @@ static void take_ram(struct bootinfo *bi)
 /*
  * @bi's reserved ranges and its carried ones (bm_list_*), trimmed to RAM,
  * into the reserved table (load_reserved()); or only counted
- * (count_reserved()): the pieces they make, at most. A long list in a
+ * (count_reserved()): the regions a table for them needs, at most
+ * (bootmem_presize_need()). A long list in a
  * few sorted runs (@load_merged) is read in address order, merged as it
  * goes; any other in its own order.
  */
@@ -362,7 +363,6 @@ static uint64_t ram_pieces(uint64_t s, uint64_t e)
 static uint64_t count_reserved(const struct bootinfo *bi)
 {
 	uint64_t pieces = 0;
-	unsigned int carried = bootinfo_carried(bi, NULL);
 
 	for (unsigned int i = 0; i < bi->reserved.count; i++) {
 		const struct region *r = &bi->reserved.regions[i];
@@ -370,12 +370,20 @@ static uint64_t count_reserved(const struct bootinfo *bi)
 		pieces += ram_pieces(ALIGN_DOWN(pa_val(r->start), PAGE_SIZE),
 				     ALIGN_UP(pa_val(r->end), PAGE_SIZE));
 	}
+	return bootmem_presize_need(pieces, bootinfo_carried(bi, NULL),
+				    bm_ram->count);
+}
+
+/** bootmem_presize_need() - see keel/bootmem.h. Return: regions. */
+uint64_t bootmem_presize_need(uint64_t pieces, uint64_t carried,
+			      uint64_t ram_ranges)
+{
 	/*
 	 * The carried ones join the table later, in place (bootmem_carried.c):
 	 * the list's regions are moved up and merged down, room for them
-	 * twice.
+	 * twice. And 64 for what the boot reserves first.
 	 */
-	return pieces + (carried ? carried + bm_ram->count + pieces : 0);
+	return pieces + (carried ? carried + ram_ranges + pieces : 0) + 64;
 }
 
 static void load_reserved(const struct bootinfo *bi)
@@ -417,54 +425,77 @@ static void load_reserved(const struct bootinfo *bi)
 	}
 }
 
+/* The bytes of a reserved table's store for @cap regions. */
+static uint64_t store_bytes(unsigned int cap)
+{
+	return ALIGN_UP((uint64_t)cap * sizeof(struct region), PAGE_SIZE);
+}
+
+/*
+ * The reserved table's store for @cap regions, placed where none of
+ * @bi's reservations is (one walk beside the list): the table starts on
+ * it, empty. Return: whether one was found.
+ */
+static bool presize_outside(const struct bootinfo *bi, unsigned int cap)
+{
+	uint64_t at;
+
+	if (!bm_fit_outside_list(bi, store_bytes(cap), &at))
+		return false;
+	bm_rsv.count = 0;
+	range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
+	presized_s = at;
+	presized_e = at + store_bytes(cap);
+	bm_cursors_reset();
+	/* The carried ranges join the table later, in this store. */
+	bm_carried_set(bi);
+	return true;
+}
+
 /*
  * More reserved ranges than the static table holds (a live update's
  * preserved extents, 100,000 bad pages), or carried bad ranges: a table
  * that holds them all, placed where none of them is: found by one walk
  * beside the list when it is sorted (it is, when it is long:
  * bootmem_init_from_bootinfo() sorted it). The carried ranges then stay
- * where they are until they join the table (bootmem_carried.c). Else
- * (they are loaded with the rest then), as nothing can grow into RAM
- * before all are in, first a superset goes in (the static table, its
- * nearest neighbours merged: more reserved, never less), the new store
- * is taken from what that leaves free, and the table starts again,
- * empty, on it. The store is reserved after the list is loaded
- * ("bootmem tables").
+ * where they are until they join the table (bootmem_carried.c). First a
+ * store with room for what the boot reserves next (a frame table cut by
+ * bad pages takes a region per gap it uses: no doubling, and no walk of
+ * every free range to place it, before the heap opens); where no free
+ * piece is that wide (a badram= pattern leaves 124 KiB between its
+ * pages), one with BOOTMEM_PRESIZE_TIGHT_SLACK regions to spare: a live update's
+ * 2,000 preserved extents fit it whole, where merging them withheld the
+ * RAM between them. Else (they are loaded with the rest then), as
+ * nothing can grow into RAM before all are in, first a superset goes in
+ * (the static table, its nearest neighbours merged: more reserved, never
+ * less), the new store is taken from what that leaves free, and the
+ * table starts again, empty, on it. The store is reserved after the list
+ * is loaded ("bootmem tables").
  */
 static void presize_reserved(const struct bootinfo *bi)
 {
-	uint64_t need = count_reserved(bi) + 64;
-	/*
-	 * With room for what the boot reserves next (a frame table cut by
-	 * bad pages takes a region per gap it uses): no doubling, and no
-	 * walk of every free range to place it, before the heap opens.
-	 */
+	uint64_t need = count_reserved(bi);
 	unsigned int cap =
 		(unsigned int)MIN(need + need / 8 + 1024, (uint64_t)bm_rsv.max);
-	uint64_t bytes =
-		ALIGN_UP((uint64_t)cap * sizeof(struct region), PAGE_SIZE);
+	unsigned int tight = (unsigned int)MIN(
+		need + BOOTMEM_PRESIZE_TIGHT_SLACK, (uint64_t)bm_rsv.max);
 	uint64_t at;
 
 	if (need <= bm_rsv.cap && !bootinfo_carried(bi, NULL))
 		return;
-	if (bm_fit_outside_list(bi, bytes, &at)) {
-		bm_rsv.count = 0;
-		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
-		presized_s = at;
-		presized_e = at + bytes;
-		bm_cursors_reset();
-		/* The carried ranges join the table later, in this store. */
-		bm_carried_set(bi);
+	if (presize_outside(bi, cap) ||
+	    (tight < cap && presize_outside(bi, tight)))
 		return;
-	}
 	superset_pass = true;
 	load_reserved(bi);
 	superset_pass = false;
-	if (bm_fit_clear_of(bytes, 0, 0, &at)) {
+	if (!bm_fit_clear_of(store_bytes(cap), 0, 0, &at))
+		cap = tight;
+	if (bm_fit_clear_of(store_bytes(cap), 0, 0, &at)) {
 		bm_rsv.count = 0;
 		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
 		presized_s = at;
-		presized_e = at + bytes;
+		presized_e = at + store_bytes(cap);
 	} else {
 		/* No room: the table as it was, to merge as it must. */
 		bm_rsv.count = 0;

@@ -187,6 +187,18 @@ uint64_t bootmem_free_ranges_at_most(uint32_t node);
 /* @node's reserved regions named for a domain: "preserved", "static-mem". */
 uint64_t bootmem_domain_ranges(uint32_t node);
 /*
+ * The reserved table's first store (bootmem_init_from_bootinfo()), in
+ * regions: bootmem_presize_need() for the list's @pieces in RAM (one a
+ * reservation, more where it spans RAM ranges) and @carried ranges a
+ * handover carried, on @ram_ranges RAM ranges; a store with
+ * BOOTMEM_PRESIZE_TIGHT_SLACK more is the smallest bootmem asks for. A
+ * live update's old image asks it of the next image's list before the
+ * freeze (common/liveupdate/lu_alloc.c), as bootmem will.
+ */
+#define BOOTMEM_PRESIZE_TIGHT_SLACK 128
+uint64_t bootmem_presize_need(uint64_t pieces, uint64_t carried,
+			      uint64_t ram_ranges);
+/*
  * The widest free range a badram= pattern (a lattice) leaves anywhere,
  * in bytes: ~0 with no pattern (include/keel/lattice.h).
  */
