@@ -552,17 +552,21 @@ static int lu_prepare(const struct bootinfo *bi, const struct domain_set *ds,
 	struct arch_lu_needs needs = {0, 0};
 	struct handover_header hd = {0};
 	struct ho_writer w;
+	uint64_t bad_from, bad_max;
 	char why[256];
 
 	ho_writer_init(&w, NULL, 0);
+	bad_from = w.off;
 	lu_write_bad(&w, lu_in);
+	/* At most a range in 8 bytes (packed). */
+	bad_max = (w.off - bad_from) / 8;
 	lu_write_domains(&w, ds, lu_in);
 	lu_write_vcpus(&w, vc);
 	lu_write_ft_place(&w);
 	ho_preserved(&w);
 	arch_lu_needs(&needs);
 	j->scratch = INVALID_PADDR;
-	if (lu_tables_fit(w.ranges_max, why, sizeof(why))) {
+	if (lu_tables_fit(bi, w.ranges_max, bad_max, w.off, why, sizeof(why))) {
 		lu_failed("%s", why);
 		return -E2BIG;
 	}

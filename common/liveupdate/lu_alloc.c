@@ -15,6 +15,7 @@
 #include <keel/errno.h>
 #include <keel/frametable.h>
 #include <keel/handover.h>
+#include <keel/bootinfo.h>
 #include <keel/bootmem.h>
 #include <keel/heap.h>
 #include <keel/inject.h>
@@ -288,31 +289,55 @@ void lu_ho_free(const struct lu_ho *ho)
 			  lu_order(ho->cap), HEAP_FREE_DIRTY);
 }
 
-/* Regions the next image's range tables hold beside the domains' ranges. */
-#define LU_TABLE_SLACK 64
+/*
+ * The old image's reservations the next image's list has again: all but
+ * its own handover and the preserved memory of its domains (the next
+ * image has the new handover's instead).
+ */
+static uint64_t kept_reserved(const struct bootinfo *bi)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < bi->reserved.count; i++)
+		n += strcmp(bi->reserved.regions[i].name, "preserved") &&
+		     strcmp(bi->reserved.regions[i].name, "handover");
+	return n;
+}
 
 /*
- * Can the next image restore @ranges table ranges and extents? Its heap
- * adds each as a range of its own to the node's range table
- * (heap_size_ranges(): beside as many free ranges between them), a table
- * in one piece of boot memory, and so is bootmem's reserved table. On a
- * machine with a badram= pattern (a lattice) no piece is wider than the
- * pattern's gap: past it the next image could not take the domains after
- * the jump (on a failing column's pattern, 1,408 extents of 64 KiB: "no
- * room in its node's range table", the domain lost). Checked before the
- * freeze, the guests running on. Return: 0, or -E2BIG with @why.
+ * Can the next image's bootmem hold the reserved regions of a handover
+ * of @ho_bytes with @ranges table ranges and extents and @carried bad
+ * ranges, each a region of its own, in one piece of boot memory? It
+ * sizes its reserved table for its whole list before anything else
+ * (bootmem_presize_need(), BOOTMEM_PRESIZE_TIGHT_SLACK at the least). On
+ * a machine with a badram= pattern (a lattice) no piece is wider than
+ * the pattern's gap: past it, bootmem merges preserved neighbours with
+ * whatever lies between them, and a domain whose memory is named
+ * "merged" is not restored after the jump. Checked before the freeze,
+ * the guests running. (The heap's range tables come in pieces of their
+ * own: common/mm/heap_ranges.c.) Return: 0, or -E2BIG with @why.
  */
-int lu_tables_fit(uint64_t ranges, char *why, size_t n)
+int lu_tables_fit(const struct bootinfo *bi, uint64_t ranges, uint64_t carried,
+		  uint64_t ho_bytes, char *why, size_t n)
 {
 	uint64_t gap = bootmem_lattice_gap_bytes();
-	uint64_t need = (2 * ranges + LU_TABLE_SLACK) * sizeof(struct region);
+	/* Each region in RAM pieces: one, and one more where RAM ranges
+	 * meet; the handover one a page at most. */
+	uint64_t listed = ranges + kept_reserved(bi) + bi->ram.count +
+			  ((ho_bytes + PAGE_SIZE - 1) >> PAGE_SHIFT);
+	uint64_t need = bootmem_presize_need(listed, carried, bi->ram.count) +
+			BOOTMEM_PRESIZE_TIGHT_SLACK;
 
+	need = ALIGN_UP(need * sizeof(struct region), PAGE_SIZE);
 	if (need <= gap)
 		return 0;
 	snprintf(why, n,
-		 "the next image's range table: %llu ranges need %llu KiB in "
-		 "one piece, badram= leaves %llu KiB at most",
-		 (unsigned long long)ranges, (unsigned long long)(need >> 10),
+		 "the next image's reserved table: %llu ranges of the domains and "
+		 "%llu more need %llu KiB in one piece, badram= leaves %llu "
+		 "KiB at most",
+		 (unsigned long long)ranges,
+		 (unsigned long long)(listed - ranges + carried),
+		 (unsigned long long)(need >> 10),
 		 (unsigned long long)(gap >> 10));
 	return -E2BIG;
 }

@@ -96,11 +96,13 @@ void lu_write_domains(struct ho_writer *w, const struct domain_set *ds,
 		      const struct bi_handover *in);
 void lu_write_vcpus(struct ho_writer *w, const struct lu_vcpus *vc);
 /*
- * lu_alloc.c: can the next image's range tables hold @ranges table
- * ranges and extents in one piece of boot memory? Return: 0, or -E2BIG
- * with @why (a badram= pattern's gaps too narrow).
+ * lu_alloc.c: can the next image's reserved table hold a handover of
+ * @ho_bytes with @ranges table ranges and extents and @carried bad ranges
+ * in one piece of boot memory? Return: 0, or -E2BIG with @why (a
+ * badram= pattern's gaps too narrow).
  */
-int lu_tables_fit(uint64_t ranges, char *why, size_t n);
+int lu_tables_fit(const struct bootinfo *bi, uint64_t ranges, uint64_t carried,
+		  uint64_t ho_bytes, char *why, size_t n);
 
 /*
  * lu_inject.c: inject=handover-* on the written handover [buf, buf +
