@@ -38,19 +38,21 @@ by the firmware as 32,768 `bad` lines.
   neighbours there (the RAM between them withheld, never a bad page handed
   out), and the report says how much (bootmem.merged_gap_bytes, one line,
   one warning): the limit that remains, visible.
-- bad-badram-lattice-liveupdate-72m: a domain of 72 MiB there (1,152
-  extents of 64 KiB): updated, 0 mismatches, the audit exact.
-- bad-badram-lattice-liveupdate-72m: its new image's heap range table
-  is sized for the restore's extents before the handoff.
-- bad-badram-lattice-liveupdate-big: a domain of 88 MiB there (1,408
-  extents of 64 KiB): the next image's heap range table (a range an
-  extent and one a free range between them, 48 bytes each) must lie in
-  one piece, which the pattern's 124 KiB gaps cannot hold: the update is
-  refused before the freeze, naming both sizes; the domain built and
-  untouched, the audit exact. Before, the old image jumped and the new
-  one could not restore the domain ("no room in its node's range
-  table"); at 256 MiB the handover itself had no block (now it would go
-  in pieces, version 7).
+- bad-badram-lattice-liveupdate-144m: a domain of 144 MiB there (2,304
+  extents of 64 KiB): updated, 0 mismatches, the audit exact, and the
+  new image's bootmem merged nothing (its reserved list in a store of
+  114 KiB; before, a store of the list plus an eighth plus 1,024 was
+  asked, found nowhere, and 32 MiB of free RAM between extents was
+  withheld from 88 MiB of domains on). Its heap's ranges are in slices
+  (common/mm/heap_ranges.c): before, one table of a range per extent and
+  one per free range between them had to lie in one piece, and 80 MiB
+  was the most an update could carry here.
+- bad-badram-lattice-liveupdate-big: a domain of 160 MiB there (2,560
+  extents of 64 KiB): the next image's reserved table (a region per
+  preserved range, 48 bytes each) must lie in one piece, which the
+  pattern's 124 KiB gaps cannot hold: the update is refused before the
+  freeze, naming both sizes; the domain built and untouched, the audit
+  exact.
 - bad-lattice-under-image: a pattern over the image's own reservation
   ("kernel", 1M..3M): one error naming the image, the pattern and its
   first page there.
@@ -101,42 +103,41 @@ def check_lattice(pages, ram_bytes, nodes):
     return check
 
 
-def check_heap_ranges_sized(rep, log):
-    """The new image sized its heap's range table before the handoff for
-    a range per preserved range beside one per free range between them
-    (48 bytes each): the restore adds each extent as a range of its own,
-    and the pattern leaves no block to grow the table into later."""
-    lu = rep["liveupdate"]
-    got = sum(e - s for s, e, name in rep["memmap"]["reserved"]
-              if name == "heap ranges")
-    want = 2 * lu["preserved_ranges"] * 48
-    if got < want:
-        return [f"heap ranges {got} bytes, want {want} at least for "
-                f"{lu['preserved_ranges']} preserved ranges"]
+def check_nothing_withheld(rep, log):
+    """The new image's bootmem held every preserved range as a region of
+    its own: none merged with its neighbours (the RAM between them, free,
+    withheld as "preserved" when the store for the list had no room)."""
+    b = rep["bootmem"]
+    if b["merged_regions"] or b["merged_gap_bytes"] or \
+            "keel: warning: bootmem: more than" in log:
+        return [f"bootmem merged {b['merged_regions']} regions, "
+                f"{b['merged_gap_bytes']} bytes withheld"]
     return []
 
 
 def check_lu_refused_tables(extents):
-    """The update refused before the freeze: the next image's heap range
-    table (a range per extent and one per free range between them, 48
-    bytes each, 64 more) must lie in one piece, and the pattern (one bad
-    page in 32) leaves 31 pages, 124 KiB, at most between its pages.
-    Before, the old image jumped and the new one could not restore the
-    domain ("no room in its node's range table"). One image, the domain
-    built and untouched."""
+    """The update refused before the freeze: the next image's reserved
+    table (a region per preserved range beside the rest of its list, 48
+    bytes each, 64 + 128 more: bootmem_presize_need()) must lie in one
+    piece, and the pattern (one bad page in 32) leaves 31 pages, 124 KiB,
+    at most between its pages. Without the check the old image jumped
+    and the new one merged the preserved regions with the RAM between
+    them, or could not restore the domain. One image, the domain built
+    and untouched."""
     def check(rep, log):
         out = []
         why = rep.get("fail_reason") or ""
-        m = re.match(r"liveupdate: the next image's range table: (\d+) "
-                     r"ranges need (\d+) KiB in one piece, badram= leaves "
-                     r"(\d+) KiB at most$", why)
+        m = re.match(r"liveupdate: the next image's reserved table: (\d+) "
+                     r"ranges of the domains and (\d+) more need (\d+) KiB "
+                     r"in one piece, badram= leaves (\d+) KiB at most$", why)
         if not m:
             return [f"fail_reason {why!r}"]
-        ranges, need, gap = (int(g) for g in m.groups())
-        if ranges < extents or need != (2 * ranges + 64) * 48 >> 10 or \
-                gap != 31 * 4:
-            out.append(f"{ranges} ranges, {need} KiB, gap {gap} KiB: want "
-                       f"{extents} extents at least, a 124 KiB gap")
+        ranges, more, need, gap = (int(g) for g in m.groups())
+        if ranges < extents or need * 1024 < (ranges + 64 + 128) * 48 or \
+                need <= gap or gap != 31 * 4:
+            out.append(f"{ranges} ranges (+{more}), {need} KiB, gap {gap} "
+                       f"KiB: want {extents} extents at least, more than a "
+                       "124 KiB gap")
         lu = rep["liveupdate"]
         if lu["generation"] != 0 or lu["state"] != "none":
             out.append(f"liveupdate {lu['state']} generation "
@@ -212,22 +213,23 @@ def check_image_lattice(log_line):
 
 def lu_cases(Case, fw, word, pages):
     """A live update on the 4 GiB pattern whose domain the next image's
-    range table holds (72 MiB) and one whose it does not (88 MiB)."""
+    reserved table holds (144 MiB) and one whose it does not (160 MiB)."""
     return [
-        # 72 MiB: 1,152 extents of 64 KiB, 1,158 preserved ranges (the
-        # next image's heap range table 111 KiB): taken, 0 mismatches.
-        Case("bad-badram-lattice-liveupdate-72m", fw,
+        # 144 MiB: 2,304 extents of 64 KiB, 2,311 preserved ranges (the
+        # next image's reserved table 114 KiB, its heap's ranges in
+        # slices): taken, 0 mismatches, nothing withheld.
+        Case("bad-badram-lattice-liveupdate-144m", fw,
              ["bootscrub=off", "audit=full", word, "liveupdate=1",
-              "domain=72M"],
+              "domain=144M"],
              [check_lattice(pages, 4 * GIB, [pages]), updated(1, domains=1),
-              check_heap_ranges_sized,
-              domains_built([Ask(72 << 20)], exact_extents=False)]),
+              check_nothing_withheld,
+              domains_built([Ask(144 << 20)], exact_extents=False)]),
         Case("bad-badram-lattice-liveupdate-big", fw,
              ["bootscrub=off", "audit=full", word, "liveupdate=1",
-              "domain=88M"],
+              "domain=160M"],
              [check_lattice(pages, 4 * GIB, [pages]),
-              check_lu_refused_tables((88 << 20) // (64 << 10)),
-              domains_built([Ask(88 << 20)], exact_extents=False)],
+              check_lu_refused_tables((160 << 20) // (64 << 10)),
+              domains_built([Ask(160 << 20)], exact_extents=False)],
              {"fail": True}),
     ]
 
