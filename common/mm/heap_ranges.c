@@ -222,47 +222,89 @@ int heap_ranges_install(struct heap_ranges *hr, struct heap_slice *sl,
 
 /* ---- slicing a node (boot: before the handoff, bootmem open) ---------- */
 
-static bool domain_name(const struct region *r)
+/*
+ * The ranges reserved region @r can bring to the heap: the free range
+ * after it and the extents a domain's region holds (as heap_size_ranges()
+ * counts them).
+ */
+static uint64_t ranges_of(const struct region *r)
 {
-	return !strcmp(r->name, "preserved") || !strcmp(r->name, "static-mem");
+	return 1 + bootmem_region_domain_ranges(r);
 }
 
 /*
- * The ranges reserved region @r can bring to the heap: the free range
- * after it and, for a domain's region, its extents. bootmem's bound
- * (bootmem_domain_ranges()) counts one; a region bootmem merged out of
- * many (more than its table holds) may hold one per piece a badram=
- * lattice cuts: one per @gap bytes (~0: no lattice).
+ * plan()'s walk: the slices so far (their starts into @out unless NULL),
+ * the ranges counted into the last since it began (@in) and as bootmem
+ * counts them (@counted).
  */
-static uint64_t ranges_of(const struct region *r, uint64_t gap)
-{
-	uint64_t bytes = pa_val(r->end) - pa_val(r->start);
-
-	if (!domain_name(r))
-		return 1;
-	return 2 + (gap != ~0ULL && gap ? bytes / gap : 0);
-}
-
-/* What plan() found: slices, and the ranges it counted as bootmem does. */
 struct plan {
 	unsigned int slices;
-	uint64_t counted;
+	uint64_t counted, in, last, budget;
+	struct heap_slice *out;
 };
+
+/* A new slice from pfn @p (above the last one's start). */
+static void cut(struct plan *pl, uint64_t p)
+{
+	if (p <= pl->last)
+		return;
+	if (pl->out)
+		pl->out[pl->slices].start_pfn = p;
+	pl->slices++;
+	pl->last = p;
+	pl->in = 0;
+}
+
+/*
+ * A domain's region bootmem merged out of many, whose extents alone
+ * outnumber a slice (@r, its ranges counted across a badram= lattice):
+ * cut inside it at the lattice's pages, one slice per @budget gaps. The
+ * old image took them out of service before it built its domains, so no
+ * extent holds one; an extent that does (a pattern new to this image)
+ * crosses an edge and is refused (-EINVAL), never split.
+ */
+static void cut_inside(struct plan *pl, const struct region *r)
+{
+	uint64_t gap = bootmem_lattice_gap_bytes(), x = pa_val(r->start);
+	uint64_t step = (pl->budget - 2) * gap, s, e;
+
+	while (pl->budget > 2 && pa_val(r->end) - x > step &&
+	       bootmem_lattice_after(x + step - gap - PAGE_SIZE, &s, &e) &&
+	       s < pa_val(r->end) && s > x) {
+		cut(pl, s >> PAGE_SHIFT);
+		x = s;
+	}
+	pl->in += (pa_val(r->end) - x) / gap + 2;
+}
+
+/* Reserved region @r inside the node's RAM from @ram_start. */
+static void count_region(struct plan *pl, const struct region *r,
+			 paddr_t ram_start)
+{
+	uint64_t c = ranges_of(r);
+
+	if (pl->in + c > pl->budget && pa_val(r->start) >= pa_val(ram_start))
+		cut(pl, pa_val(r->start) >> PAGE_SHIFT);
+	pl->counted++;
+	if (c > pl->budget && bootmem_lattice_gap_bytes() != ~0ULL)
+		cut_inside(pl, r);
+	else
+		pl->in += c;
+}
 
 /*
  * Node @node's RAM in slices, in address order: a new one at a reserved
  * region's start when the ranges counted since the last would pass
- * @budget. @out (NULL: count only) gets each slice's start. O(the node's
- * RAM and reserved regions).
+ * @budget (inside a domain's region only at a lattice's pages:
+ * cut_inside()). @out (NULL: count only) gets each slice's start.
+ * O(the node's RAM and reserved regions, and the slices).
  */
-static struct plan plan(uint32_t node, uint64_t budget, uint64_t gap,
-			struct heap_slice *out)
+static struct plan plan(uint32_t node, uint64_t budget, struct heap_slice *out)
 {
 	unsigned int ram_count, rsv_count;
 	const struct region *ram = bootmem_ram_regions(&ram_count);
 	const struct region *rsv = bootmem_reserved_table(&rsv_count);
-	struct plan pl = {.slices = 1};
-	uint64_t in = 0, last = 0;
+	struct plan pl = {.slices = 1, .budget = budget, .out = out};
 
 	if (out)
 		out[0].start_pfn = 0;
@@ -272,25 +314,12 @@ static struct plan plan(uint32_t node, uint64_t budget, uint64_t gap,
 
 		if (ram[i].node != node)
 			continue;
-		in++; /* the free range from the RAM's start */
+		pl.in++; /* the free range from the RAM's start */
 		pl.counted++;
 		for (;
 		     j < rsv_count && pa_val(rsv[j].start) < pa_val(ram[i].end);
-		     j++) {
-			uint64_t c = ranges_of(&rsv[j], gap);
-			uint64_t p = pa_val(rsv[j].start) >> PAGE_SHIFT;
-
-			if (in + c > budget && p > last &&
-			    pa_val(rsv[j].start) >= pa_val(ram[i].start)) {
-				if (out)
-					out[pl.slices].start_pfn = p;
-				pl.slices++;
-				last = p;
-				in = 0;
-			}
-			in += c;
-			pl.counted++;
-		}
+		     j++)
+			count_region(&pl, &rsv[j], ram[i].start);
 	}
 	return pl;
 }
@@ -352,7 +381,7 @@ uint64_t heap_ranges_piece_bytes(void)
  */
 int heap_ranges_split(uint32_t node, uint64_t piece, unsigned int slack)
 {
-	uint64_t cap = piece / sizeof(struct region), gap, budget, carried;
+	uint64_t cap = piece / sizeof(struct region), budget, carried;
 	struct heap_node_locked l;
 	struct heap_slice *sl;
 	struct plan pl;
@@ -360,16 +389,15 @@ int heap_ranges_split(uint32_t node, uint64_t piece, unsigned int slack)
 
 	if (node >= heap_nr_nodes || cap < 4)
 		return -EINVAL;
-	gap = bootmem_lattice_gap_bytes();
-	pl = plan(node, cap / 2, gap, NULL);
+	pl = plan(node, cap / 2, NULL);
 	carried = bootmem_free_ranges_at_most(node);
 	carried = carried > pl.counted ? carried - pl.counted : 0;
 	budget = cap / 2 - MIN(carried + slack, cap / 4);
-	pl = plan(node, budget, gap, NULL);
+	pl = plan(node, budget, NULL);
 	sl = ranges_piece((uint64_t)pl.slices * sizeof(*sl), node);
 	if (!sl)
 		return -ENOMEM;
-	plan(node, budget, gap, sl);
+	plan(node, budget, sl);
 	if (!slice_stores(sl, pl.slices, piece, node))
 		return -ENOMEM;
 	l = heap_lock_node(node);
