@@ -215,6 +215,11 @@ int heap_ranges_install(struct heap_ranges *hr, struct heap_slice *sl,
 		return -EBUSY;
 	for (unsigned int k = 1; k < count; k++)
 		CHECK(sl[k].start_pfn > sl[k - 1].start_pfn);
+	/* One slice stays @one: heap_ranges_table()'s fast path reads it. */
+	if (count == 1) {
+		hr->one.t = sl[0].t;
+		return 0;
+	}
 	hr->slice = sl;
 	hr->count = count;
 	return 0;

@@ -170,6 +170,12 @@ static void test_install_refused_with_ranges(void **state)
 	/* The one slice: anything goes, as one table. */
 	assert_int_equal(heap_ranges_add(&hr, 90, 110), 0);
 	assert_int_equal(heap_ranges_count(&hr), 2);
+	/* One slice installed: the first table, read by the fast path. */
+	heap_ranges_init(&hr, one, ARRAY_SIZE(one));
+	assert_int_equal(heap_ranges_install(&hr, sl, 1), 0);
+	assert_int_equal(hr.count, 1);
+	assert_int_equal(heap_ranges_add(&hr, 90, 110), 0);
+	assert_ptr_equal(heap_ranges_find(&hr, 100), &store[0][0]);
 }
 
 /* [16M, 80M) on node 0, a reserved page every 64 pages from 20 MiB. */
