@@ -96,12 +96,12 @@ uint64_t bad_lattice_take(bool again)
 	uint64_t taken = 0;
 
 	for (unsigned int n = 0; n < heap_node_count(); n++) {
-		unsigned int count = 0;
-		const struct region *r = heap_node_ranges(n, &count);
+		struct heap_range_pos pos = {0};
+		const struct region *r;
 
-		for (unsigned int i = 0; r && i < count; i++)
-			taken += take_range(pa_val(r[i].start),
-					    pa_val(r[i].end), again);
+		while ((r = heap_node_range_next(n, &pos)))
+			taken += take_range(pa_val(r->start), pa_val(r->end),
+					    again);
 	}
 	if (taken)
 		pr_info("heap: %llu pages of badram= patterns taken out of "

@@ -123,10 +123,30 @@ uint64_t bootmem_free_ranges_at_most(uint32_t node)
 }
 
 /**
- * bootmem_domain_ranges() - Return: the reserved regions of @node's RAM
- * named for a domain ("preserved", "static-mem"), whose extents a restore
- * or a static domain adds to the heap's range table one by one. O(RAM
- * regions + reserved regions inside them).
+ * bootmem_region_domain_ranges() - Return: the heap ranges reserved region
+ * @r can hold for a domain: 0 unless it is named for one ("preserved",
+ * "static-mem"); one, and with a badram= lattice one more per gap it
+ * spans: a region merged out of many (more than the table holds) keeps
+ * extents apart that the lattice's pages cut (a live update of 128 MiB of
+ * 64 KiB extents: 1,828 ranges in 1,024 regions).
+ */
+uint64_t bootmem_region_domain_ranges(const struct region *r)
+{
+	uint64_t gap = bm_lattice_gap_bytes();
+
+	if (strcmp(r->name, "preserved") && strcmp(r->name, "static-mem"))
+		return 0;
+	if (gap == ~0ULL || !gap)
+		return 1;
+	return 1 + (pa_val(r->end) - pa_val(r->start)) / gap;
+}
+
+/**
+ * bootmem_domain_ranges() - Return: the heap ranges the reserved regions
+ * of @node's RAM named for a domain can hold
+ * (bootmem_region_domain_ranges()), whose extents a restore or a static
+ * domain adds to the heap's range table one by one. O(RAM regions +
+ * reserved regions inside them).
  */
 uint64_t bootmem_domain_ranges(uint32_t node)
 {
@@ -142,8 +162,7 @@ uint64_t bootmem_domain_ranges(uint32_t node)
 		if (r->node != node)
 			continue;
 		for (; k < e + 1 && k < bm_rsv.count; k++)
-			n += !strcmp(bm_rsv.regions[k].name, "preserved") ||
-			     !strcmp(bm_rsv.regions[k].name, "static-mem");
+			n += bootmem_region_domain_ranges(&bm_rsv.regions[k]);
 	}
 	return n;
 }

@@ -4,7 +4,8 @@
  *
  * Owns, per NUMA node: the free lists [zone][order] (zone = fls64(pfn), so
  * an aligned power-of-two chunk [s, s + 2^k) with s != 0 never crosses a
- * zone), a sorted table of heap ranges (adjacent ranges merged), the node
+ * zone), its heap ranges (sorted tables, adjacent ranges merged, in
+ * slices when no single table fits: common/mm/heap_ranges.c), the node
  * counters, and the node lock.
  *
  * Queries, walks of the free lists and heap_check() are in
@@ -277,7 +278,7 @@ void heap_list_remove(struct heap_node_locked l, struct page_info *pg)
 /* Is [p, p + 2^k) inside one heap range of the locked node? */
 bool heap_owns_locked(struct heap_node_locked l, uint64_t p, unsigned int k)
 {
-	const struct region *r = range_table_find_pfn(&l.hn->ranges, pfn(p));
+	const struct region *r = heap_ranges_find(&l.hn->ranges, p);
 
 	return r && p + (1ULL << k) <= pfn_val(region_end_pfn(r));
 }
@@ -294,7 +295,7 @@ struct page_info *heap_merge_insert(struct heap_node_locked l,
 				    struct page_info *pg, uint64_t p,
 				    unsigned int k)
 {
-	const struct region *r = range_table_find_pfn(&l.hn->ranges, pfn(p));
+	const struct region *r = heap_ranges_find(&l.hn->ranges, p);
 
 	/* Not heap memory: inserted as it is, never merged. */
 	if (!r)
@@ -728,7 +729,7 @@ int heap_free_block(struct page_info *pg, unsigned int order,
 	else if (!why && (p & ((1ULL << order) - 1)))
 		why = "not the head of a block of that order";
 	/* The one range lookup of this free: the merge reuses it. */
-	r = why ? NULL : range_table_find_pfn(&l.hn->ranges, pfn(p));
+	r = why ? NULL : heap_ranges_find(&l.hn->ranges, p);
 	if (!why && (!r || p + (1ULL << order) > pfn_val(region_end_pfn(r))))
 		why = "not owned by the heap";
 	if (!why) {

@@ -148,15 +148,26 @@ unsigned int heap_node_count(void)
 	return heap_nr_nodes;
 }
 
-/** heap_node_ranges() - Return: @node's sorted range table (@count set). */
-const struct region *heap_node_ranges(uint32_t node, unsigned int *count)
+/**
+ * heap_node_range_next() - @node's range at @pos, in address order; @pos
+ * moves past it. No lock: boot or quiescent.
+ *
+ * Return: it, or NULL past the last (or for no such node).
+ */
+const struct region *heap_node_range_next(uint32_t node,
+					  struct heap_range_pos *pos)
 {
-	if (node >= heap_nr_nodes) {
-		*count = 0;
+	if (node >= heap_nr_nodes)
 		return NULL;
-	}
-	*count = heap_nodes[node]->ranges.count;
-	return heap_nodes[node]->ranges.regions;
+	return heap_ranges_next(&heap_nodes[node]->ranges, pos);
+}
+
+/** heap_node_range_count() - Return: @node's ranges (0: no such node). */
+unsigned int heap_node_range_count(uint32_t node)
+{
+	return node < heap_nr_nodes
+		       ? heap_ranges_count(&heap_nodes[node]->ranges)
+		       : 0;
 }
 
 /** heap_owns() - Return: whether [p, p + 2^order) is in one range of @node. */
@@ -250,13 +261,14 @@ static unsigned int walk_range(struct heap_node_locked l, uint64_t s,
 static unsigned int walk_blocks_locked(struct heap_node_locked l, block_fn *fn,
 				       void *arg, uint64_t *deferred)
 {
-	const struct range_table *t = &l.hn->ranges;
+	struct heap_range_pos pos = {0};
+	const struct region *r;
 	unsigned int bad = 0;
 
-	for (unsigned int i = 0; i < t->count; i++)
-		bad += walk_range(l, pfn_val(region_start_pfn(&t->regions[i])),
-				  pfn_val(region_end_pfn(&t->regions[i])), fn,
-				  arg, deferred);
+	while ((r = heap_ranges_next(&l.hn->ranges, &pos)))
+		bad += walk_range(l, pfn_val(region_start_pfn(r)),
+				  pfn_val(region_end_pfn(r)), fn, arg,
+				  deferred);
 	return bad;
 }
 
@@ -475,18 +487,46 @@ static void check_tiling(struct walk *w)
 			(unsigned long long)t.owned);
 }
 
+/*
+ * The node's ranges: within a slice sorted, none overlapping or touching
+ * (the add merges touching ones), each inside its slice; two in
+ * neighbouring slices may touch at the edge.
+ */
+static void check_ranges(struct walk *w, const struct heap_ranges *hr)
+{
+	for (unsigned int k = 0; k < hr->count; k++) {
+		const struct range_table *t = &hr->slice[k].t;
+		uint64_t lo = hr->slice[k].start_pfn << PAGE_SHIFT;
+		uint64_t hi = k + 1 < hr->count
+				      ? hr->slice[k + 1].start_pfn << PAGE_SHIFT
+				      : ~0ULL;
+
+		if (k && hr->slice[k].start_pfn <= hr->slice[k - 1].start_pfn)
+			PROBLEM(w, "slice %u starts at or below slice %u", k,
+				k - 1);
+		for (unsigned int n = 0; n < t->count; n++) {
+			if (n && pa_val(t->regions[n].start) <=
+					 pa_val(t->regions[n - 1].end))
+				PROBLEM(w,
+					"slice %u: ranges %u and %u overlap or "
+					"touch",
+					k, n - 1, n);
+			if (pa_val(t->regions[n].start) < lo ||
+			    pa_val(t->regions[n].end) > hi)
+				PROBLEM(w, "slice %u: range %u outside it", k,
+					n);
+		}
+	}
+}
+
 static unsigned int check_node(struct heap_node_locked l)
 {
 	struct heap_node *hn = l.hn;
 	const struct heap_stats *st = &hn->stats;
 	struct walk w = {.l = l};
-	unsigned int z, k, n;
+	unsigned int z, k;
 
-	for (n = 1; n < hn->ranges.count; n++)
-		if (pa_val(hn->ranges.regions[n].start) <=
-		    pa_val(hn->ranges.regions[n - 1].end))
-			PROBLEM(&w, "ranges %u and %u overlap or touch", n - 1,
-				n);
+	check_ranges(&w, &hn->ranges);
 	w.bad += heap_defer_check(l, &w.ds);
 	w.free = w.ds.pages; /* free memory, off the lists */
 	w.dirty = w.ds.dirty;

@@ -601,16 +601,17 @@ bool heap_defer_holding(struct heap_node_locked l, uint64_t p, uint64_t *s,
 	} while (0)
 
 /* Heap pages of [@s, @e) by the range table (not the gaps: a cross-check). */
-static uint64_t range_pages_in(const struct range_table *t, uint64_t s,
+static uint64_t range_pages_in(const struct heap_ranges *hr, uint64_t s,
 			       uint64_t e)
 {
+	struct heap_range_pos pos;
+	const struct region *r;
 	uint64_t n = 0;
 
-	for (unsigned int i =
-		     range_table_first_ending_above(t, pfn_to_paddr(pfn(s)));
-	     i < t->count; i++) {
-		uint64_t rs = pfn_val(region_start_pfn(&t->regions[i]));
-		uint64_t re = pfn_val(region_end_pfn(&t->regions[i]));
+	heap_ranges_seek(hr, pfn_to_paddr(pfn(s)), &pos);
+	while ((r = heap_ranges_next(hr, &pos))) {
+		uint64_t rs = pfn_val(region_start_pfn(r));
+		uint64_t re = pfn_val(region_end_pfn(r));
 
 		if (rs >= e)
 			break;

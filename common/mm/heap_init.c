@@ -61,8 +61,8 @@ static struct heap_node *node_state(unsigned int n)
 	memset(hn, 0, sizeof(*hn));
 	arch_lock_init(&hn->lock);
 	hn->id = n;
-	hn->ranges = (struct range_table)RANGE_TABLE_INIT(
-		(struct region *)(hn + 1), HEAP_MAX_RANGES, NULL);
+	heap_ranges_init(&hn->ranges, (struct region *)(hn + 1),
+			 HEAP_MAX_RANGES);
 	return hn;
 }
 
@@ -141,7 +141,7 @@ static void grow_ranges(uint32_t node, struct region *tab, unsigned int cap)
 {
 	struct heap_node_locked l = heap_lock_node(node);
 
-	range_table_move(&l.hn->ranges, tab, cap);
+	heap_ranges_grow(&l.hn->ranges, tab, cap);
 	heap_unlock_node(l);
 }
 
@@ -157,24 +157,43 @@ static void grow_ranges(uint32_t node, struct region *tab, unsigned int cap)
  * grow the table into (an update with 1,408 extents failed there:
  * "no room in its node's range table"). Each table allocated can split
  * one free range in two (of any node), hence the slack.
+ *
+ * When bootmem has no piece for one such table (a badram= lattice's
+ * 124 KiB gaps hold 2,600 regions), the node's ranges go in slices, each
+ * table a piece that fits (heap_ranges_split(), common/mm/heap_ranges.c);
+ * a node whose table fits keeps one, exactly as before. A node in slices
+ * already (a test's) is left as it is.
  */
 void heap_size_ranges(void)
 {
 	unsigned int slack = heap_nr_nodes + 8;
 
 	for (uint32_t node = 0; node < heap_nr_nodes; node++) {
+		const struct heap_ranges *hr = &heap_nodes[node]->ranges;
 		uint64_t want = bootmem_free_ranges_at_most(node) +
 				bootmem_domain_ranges(node) + slack;
 		unsigned int cap = (unsigned int)MIN(want, 1ULL << 30);
 		paddr_t p;
+		int n;
 
-		if (cap <= heap_nodes[node]->ranges.cap)
+		if (hr->count > 1 || cap <= hr->one.t.cap)
 			continue;
 		p = bootmem_alloc_try((uint64_t)cap * sizeof(struct region),
 				      PAGE_SIZE, node, "heap ranges");
-		/* No room: the ranges that do not fit are refused later. */
-		if (pa_val(p) != pa_val(INVALID_PADDR))
+		if (pa_val(p) != pa_val(INVALID_PADDR)) {
 			grow_ranges(node, phys_to_virt(p), cap);
+			continue;
+		}
+		/* Slices; no room for them either: ranges refused later. */
+		n = heap_ranges_split(node, heap_ranges_piece_bytes(), slack);
+		if (n < 0)
+			pr_warn("heap: node %u: no boot memory for %u ranges, "
+				"in one table or in slices (%d)\n",
+				node, cap, n);
+		else
+			pr_info("heap: node %u: ranges in %d slices (no "
+				"piece for one table of %u)\n",
+				node, n, cap);
 	}
 }
 
@@ -296,8 +315,7 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
 		write_all_entries(s, e, node, PGS_ALLOCATED);
 
 	l = heap_lock_node(node);
-	err = range_table_add(&l.hn->ranges, pfn_to_paddr(start),
-			      pfn_to_paddr(end), NULL);
+	err = heap_ranges_add(&l.hn->ranges, s, e);
 	if (!err) {
 		l.hn->stats.total_pages += e - s;
 		if (mode == HEAP_INIT_LAZY)
@@ -309,7 +327,8 @@ uint64_t heap_add_range(uint32_t node, pfn_t start, pfn_t end, bool dirty)
 	if (err) {
 		pr_err("heap: range [%#llx, %#llx) on node %u: %s\n",
 		       (unsigned long long)s, (unsigned long long)e, node,
-		       err == -ENOSPC ? "range table full" : "overlaps heap");
+		       err == -ENOSPC ? "range table full"
+				      : "overlaps heap or crosses a slice");
 		return 0;
 	}
 

@@ -191,7 +191,7 @@ static void cut_around(struct cut *c, uint64_t s, unsigned int k,
 static void offline_free(struct heap_node_locked l, struct page_info *head,
 			 uint64_t h, unsigned int k, uint64_t p, uint8_t reason)
 {
-	const struct region *r = range_table_find_pfn(&l.hn->ranges, pfn(h));
+	const struct region *r = heap_ranges_find(&l.hn->ranges, h);
 	struct heap_held one = {.pfn = p, .reason = reason};
 	struct cut c = {
 		.l = l,
@@ -404,7 +404,7 @@ void heap_insert_checked(struct heap_node_locked l, struct page_info *pg,
 		heap_merge_insert(l, pg, p, k);
 		return;
 	}
-	r = range_table_find_pfn(&l.hn->ranges, pfn(p));
+	r = heap_ranges_find(&l.hn->ranges, p);
 	heap_withhold_bad(l, pg, p, k, r ? pfn_val(region_start_pfn(r)) : p,
 			  r ? pfn_val(region_end_pfn(r)) : p + (1ULL << k));
 }
@@ -413,7 +413,7 @@ void heap_insert_checked(struct heap_node_locked l, struct page_info *pg,
 static int node_of(uint64_t p)
 {
 	for (unsigned int n = 0; n < heap_nr_nodes; n++)
-		if (range_table_find_pfn(&heap_nodes[n]->ranges, pfn(p)))
+		if (heap_ranges_find(&heap_nodes[n]->ranges, p))
 			return (int)n;
 	return -1;
 }
@@ -581,7 +581,7 @@ uint64_t heap_offline_chunk(pfn_t pp, heap_next_bad_fn *next, void *arg,
 		return 0;
 	}
 	head = pfn_to_page(h);
-	r = range_table_find_pfn(&l.hn->ranges, h);
+	r = heap_ranges_find(&l.hn->ranges, pfn_val(h));
 	c = (struct cut){
 		.l = l,
 		.base = pfn_val(h),

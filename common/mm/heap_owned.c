@@ -279,15 +279,14 @@ static bool other_nodes_hold(uint32_t node, uint64_t s, uint64_t e)
 
 	for (uint32_t n = 0; n < heap_nr_nodes && !hit; n++) {
 		struct heap_node_locked l;
-		unsigned int i;
+		const struct region *r;
 
 		if (n == node)
 			continue;
 		l = heap_lock_node(n);
-		i = range_table_first_ending_above(&l.hn->ranges,
+		r = heap_ranges_first_ending_above(&l.hn->ranges,
 						   pfn_to_paddr(pfn(s)));
-		hit = i < l.hn->ranges.count &&
-		      pfn_val(region_start_pfn(&l.hn->ranges.regions[i])) < e;
+		hit = r && pfn_val(region_start_pfn(r)) < e;
 		heap_unlock_node(l);
 	}
 	return hit;
@@ -373,8 +372,7 @@ long heap_adopt_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 	if (slot < 0)
 		return -ENOSPC;
 	l = heap_lock_node(node);
-	err = range_table_add(&l.hn->ranges, pfn_to_paddr(start),
-			      pfn_to_paddr(end), NULL);
+	err = heap_ranges_add(&l.hn->ranges, s, e);
 	for (p = s; !err && p < e; p += 1ULL << heap_chunk_order(p, e), n++) {
 		struct page_info *pg = pfn_to_page(pfn(p));
 
@@ -445,8 +443,7 @@ int heap_release_owned(uint32_t node, pfn_t start, pfn_t end, uint16_t owner)
 	l = heap_lock_node(node);
 	why = adopted_check(l, s, e, owner);
 	if (!why)
-		err = range_table_remove(&l.hn->ranges, pfn_to_paddr(start),
-					 pfn_to_paddr(end));
+		err = heap_ranges_remove(&l.hn->ranges, s, e);
 	if (!why && !err)
 		adopted_account(l, heap_owner_slot(owner, false),
 				-(int64_t)(e - s));
@@ -536,7 +533,7 @@ int heap_owner_of(pfn_t pp, pfn_t *head, unsigned int *order)
 	unsigned int n, k;
 
 	for (n = 0; n < heap_nr_nodes && !r; n++)
-		r = range_table_find_pfn(&heap_nodes[n]->ranges, pp);
+		r = heap_ranges_find(&heap_nodes[n]->ranges, p);
 	if (!r)
 		return HEAP_OWNER_NONE;
 	n--;

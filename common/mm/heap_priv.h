@@ -4,8 +4,9 @@
  * allocation), common/mm/heap_owned.c (owned extents, heap_owner_of),
  * common/mm/heap_init.c (init, handoff), common/mm/heap_check.c (queries,
  * walks, the consistency check), common/mm/heap_pcp.c (the per-CPU
- * caches) and common/mm/heap_defer.c, heap_span.c (the deferred chunks
- * across bad pages), the lock helpers, and page_set(), the one writer
+ * caches), common/mm/heap_defer.c, heap_span.c (the deferred chunks
+ * across bad pages) and common/mm/heap_ranges.c (a node's ranges, in
+ * slices), the lock helpers, and page_set(), the one writer
  * of a whole page_info. Not an interface: nothing outside common/mm/heap*.c
  * includes it.
  */
@@ -44,6 +45,75 @@ struct heap_bad_state {
 	uint64_t gen;
 };
 
+/*
+ * A node's heap ranges in slices (common/mm/heap_ranges.c): slice k holds
+ * the ranges inside pfns [slice[k].start_pfn, slice[k + 1].start_pfn), in
+ * its own table. One slice, @one (the node's first table), is the normal
+ * case; more only when no single table fits in boot memory.
+ */
+struct heap_slice {
+	uint64_t start_pfn;
+	struct range_table t;
+};
+
+struct heap_ranges {
+	struct heap_slice *slice; /* @count, sorted by start; &@one if 1 */
+	unsigned int count;
+	struct heap_slice one;
+};
+
+void heap_ranges_init(struct heap_ranges *hr, struct region *store,
+		      unsigned int cap);
+unsigned int heap_ranges_index(const struct heap_ranges *hr, uint64_t p);
+/*
+ * The table of the slice holding pfn @p: one compare and a predictable
+ * branch for a node in one slice, O(log slices) else.
+ */
+static inline const struct range_table *
+heap_ranges_table(const struct heap_ranges *hr, uint64_t p)
+{
+	if (likely(hr->count == 1))
+		return &hr->one.t;
+	return &hr->slice[heap_ranges_index(hr, p)].t;
+}
+
+/* The range holding pfn @p, or NULL. O(log slices + log ranges). */
+static inline const struct region *
+heap_ranges_find(const struct heap_ranges *hr, uint64_t p)
+{
+	return range_table_find_pfn(heap_ranges_table(hr, p), pfn(p));
+}
+
+/*
+ * Add or remove pfns [@s, @e) (0, -EINVAL: empty, overlapping on an add,
+ * or across a slice's edge; -ENOSPC: the slice's table is full); the
+ * first range ending above address @a (NULL: none); the ranges in
+ * address order (heap_ranges_seek(), then heap_ranges_next() until
+ * NULL); their count; the one slice's table moved to larger storage.
+ * Lock: the node's.
+ */
+int heap_ranges_add(struct heap_ranges *hr, uint64_t s, uint64_t e);
+int heap_ranges_remove(struct heap_ranges *hr, uint64_t s, uint64_t e);
+const struct region *
+heap_ranges_first_ending_above(const struct heap_ranges *hr, paddr_t a);
+void heap_ranges_seek(const struct heap_ranges *hr, paddr_t a,
+		      struct heap_range_pos *pos);
+const struct region *heap_ranges_next(const struct heap_ranges *hr,
+				      struct heap_range_pos *pos);
+unsigned int heap_ranges_count(const struct heap_ranges *hr);
+bool heap_ranges_grow(struct heap_ranges *hr, struct region *store,
+		      unsigned int cap);
+/*
+ * Boot (heap_size_ranges(), tests): @count slices replace the one of a
+ * node holding no range (0, -EBUSY); a node's ranges in slices whose
+ * tables are @piece bytes of boot memory (the slice count, or -errno);
+ * the piece heap_size_ranges() gives when no single table fits.
+ */
+int heap_ranges_install(struct heap_ranges *hr, struct heap_slice *sl,
+			unsigned int count);
+int heap_ranges_split(uint32_t node, uint64_t piece, unsigned int slack);
+uint64_t heap_ranges_piece_bytes(void);
+
 struct heap_node {
 	arch_lock_t lock;     /* the host's lock hook (include/arch/lock.h) */
 	uint64_t lock_start;  /* ticks when the lock was taken */
@@ -56,11 +126,12 @@ struct heap_node {
 	struct free_list free[NR_ZONES][MAX_FREE_ORDER + 1];
 	/*
 	 * The node's heap memory: struct region (bytes; read in frames
-	 * through region_start_pfn()/region_end_pfn()), HEAP_MAX_RANGES
-	 * slots after the node's state to begin with. A view derived from
-	 * bootmem's free ranges at the handoff, then kept by the owned extents.
+	 * through region_start_pfn()/region_end_pfn()), one table of
+	 * HEAP_MAX_RANGES slots after the node's state to begin with. A view
+	 * derived from bootmem's free ranges at the handoff, then kept by
+	 * the owned extents.
 	 */
-	struct range_table ranges;
+	struct heap_ranges ranges;
 	struct heap_stats stats;
 	uint32_t fallback[MAX_NUMNODES];
 	unsigned int fallback_count;

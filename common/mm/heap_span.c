@@ -202,22 +202,6 @@ static uint64_t gap_sum(const struct heap_defer *d, uint32_t a, uint32_t b)
 }
 
 /*
- * [@s, @e) (pfns) joins table @t: appended in O(1) when it lies above
- * every range there, not touching the last (a handoff's ranges come in
- * address order), else placed by range_table_add(). Return: its error.
- */
-static int add_range(struct range_table *t, uint64_t s, uint64_t e)
-{
-	struct region r = {0};
-
-	r.start = pfn_to_paddr(pfn(s));
-	r.end = pfn_to_paddr(pfn(e));
-	if (t->count && pa_val(t->regions[t->count - 1].end) < pa_val(r.start))
-		return range_table_append(t, &r);
-	return range_table_add(t, r.start, r.end, NULL);
-}
-
-/*
  * The span's ranges join the node's table, the lock held: range i runs
  * from gap i-1's end (the span's start) to gap i's start (the span's
  * end). One the table refuses ends the span before it: the gaps kept are
@@ -232,13 +216,14 @@ static uint64_t span_register(struct heap_node_locked l)
 
 	for (i = 0; i <= n; i++) {
 		e = i < n ? defer_gap_s(d->gap[span.gap0 + i]) : span.e;
-		err = add_range(&l.hn->ranges, s, e);
+		err = heap_ranges_add(&l.hn->ranges, s, e);
 		if (err) {
 			pr_err("heap: range [%#llx, %#llx) on node %u: %s\n",
 			       (unsigned long long)s, (unsigned long long)e,
 			       l.hn->id,
-			       err == -ENOSPC ? "range table full"
-					      : "overlaps heap");
+			       err == -ENOSPC
+				       ? "range table full"
+				       : "overlaps heap or crosses a slice");
 			break;
 		}
 		l.hn->stats.total_pages += e - s;

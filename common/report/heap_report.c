@@ -83,11 +83,11 @@ void heap_report_json(struct jw *w, unsigned int nodes,
 	jw_u64(w, "dirty_pages", all.dirty_pages);
 	JW_TABLE(w, "per_node", cols);
 	for (unsigned int n = 0; n < nodes; n++) {
-		unsigned int rc = 0;
+		unsigned int rc;
 
 		if (heap_stats(n, 0, &st))
 			continue;
-		heap_node_ranges(n, &rc);
+		rc = heap_node_range_count(n);
 		jw_row(w);
 		jw_u64(w, NULL, n);
 		jw_u64(w, NULL, st.free_pages);

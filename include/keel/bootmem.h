@@ -184,7 +184,12 @@ unsigned int bootmem_alloc_series(struct bootmem_series *sr);
  * its RAM regions plus the reserved regions inside them.
  */
 uint64_t bootmem_free_ranges_at_most(uint32_t node);
-/* @node's reserved regions named for a domain: "preserved", "static-mem". */
+/*
+ * The heap ranges reserved region @r can hold for a domain (0: not named
+ * "preserved" or "static-mem"; more than one across a badram= lattice),
+ * and their sum over @node's reserved regions.
+ */
+uint64_t bootmem_region_domain_ranges(const struct region *r);
 uint64_t bootmem_domain_ranges(uint32_t node);
 /*
  * The reserved table's first store (bootmem_init_from_bootinfo()), in

@@ -94,10 +94,19 @@ unsigned int heap_chunk_order(uint64_t s, uint64_t e);
 /* Chunks inserted at handoff, all nodes. */
 uint64_t heap_chunk_count(void);
 /*
- * @node's sorted range table (@count set): struct region in bytes, frames
- * through region_start_pfn()/region_end_pfn(); no lock: boot or quiescent.
+ * @node's heap ranges in address order: struct region in bytes, frames
+ * through region_start_pfn()/region_end_pfn(); no lock: boot or
+ * quiescent. A node keeps them in slices (common/mm/heap_ranges.c), so
+ * they are read one at a time: struct heap_range_pos pos = {0}, then
+ * heap_node_range_next(node, &pos) until NULL. heap_node_range_count():
+ * how many (O(slices)).
  */
-const struct region *heap_node_ranges(uint32_t node, unsigned int *count);
+struct heap_range_pos {
+	unsigned int slice, i;
+};
+const struct region *heap_node_range_next(uint32_t node,
+					  struct heap_range_pos *pos);
+unsigned int heap_node_range_count(uint32_t node);
 
 /* heap_node_count(): the node count given to heap_init(). */
 unsigned int heap_node_count(void);

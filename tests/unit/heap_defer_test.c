@@ -172,12 +172,12 @@ static struct test_snap eager_chunks(void)
 	struct test_snap s = {0};
 
 	for (uint32_t node = 0; node < heap_node_count(); node++) {
-		unsigned int count;
-		const struct region *r = heap_node_ranges(node, &count);
+		struct heap_range_pos pos = {0};
+		const struct region *r;
 
-		for (unsigned int i = 0; i < count; i++) {
-			uint64_t p = pa_val(r[i].start) / PG;
-			uint64_t e = pa_val(r[i].end) / PG;
+		while ((r = heap_node_range_next(node, &pos))) {
+			uint64_t p = pa_val(r->start) / PG;
+			uint64_t e = pa_val(r->end) / PG;
 
 			while (p < e) {
 				unsigned int k = 0;

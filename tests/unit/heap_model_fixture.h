@@ -75,7 +75,7 @@ static inline uint64_t rnd(void)
 
 static inline void build_reference(void)
 {
-	unsigned int n, i, count;
+	unsigned int n, i;
 	uint64_t p;
 
 	free(ref);
@@ -94,11 +94,12 @@ static inline void build_reference(void)
 		     p < (mach->rsv[i].end + 4095) >> 12; p++)
 			reserved[p] = true;
 	for (n = 0; n < heap_node_count(); n++) {
-		const struct region *r = heap_node_ranges(n, &count);
+		struct heap_range_pos pos = {0};
+		const struct region *r;
 
-		for (i = 0; i < count; i++)
-			for (p = pfn_val(region_start_pfn(&r[i]));
-			     p < pfn_val(region_end_pfn(&r[i])); p++) {
+		while ((r = heap_node_range_next(n, &pos)))
+			for (p = pfn_val(region_start_pfn(r));
+			     p < pfn_val(region_end_pfn(r)); p++) {
 				assert_int_equal(ram_node[p], n + 1);
 				assert_false(reserved[p]);
 				ref[p] = REF_FREE;
@@ -109,15 +110,14 @@ static inline void build_reference(void)
 /* Is there a free aligned 2^k block inside one heap range of @node? */
 static inline bool fit_exists(uint32_t node, unsigned int k, uint64_t limit_pfn)
 {
-	unsigned int count, i;
-	const struct region *r = heap_node_ranges(node, &count);
+	struct heap_range_pos pos = {0};
+	const struct region *r;
 	uint64_t size = 1ULL << k, p, q;
 
-	for (i = 0; i < count; i++) {
-		uint64_t s = ALIGN_UP(pfn_val(region_start_pfn(&r[i])), size);
+	while ((r = heap_node_range_next(node, &pos))) {
+		uint64_t s = ALIGN_UP(pfn_val(region_start_pfn(r)), size);
 
-		for (p = s; p + size <= pfn_val(region_end_pfn(&r[i]));
-		     p += size) {
+		for (p = s; p + size <= pfn_val(region_end_pfn(r)); p += size) {
 			if (p + size > limit_pfn || (p == 0 && k))
 				continue;
 			for (q = p; q < p + size && ref[q] == REF_FREE; q++)

@@ -36,7 +36,6 @@ static void add(uint32_t node, uint64_t s, uint64_t e, bool dirty)
 static void test_bad_ranges_refused(void **state)
 {
 	const struct region *r;
-	unsigned int count;
 
 	manual_machine(HEAP_INIT_LAZY);
 	add(0, PFN_16M, PFN_16M + 100, false);
@@ -63,8 +62,8 @@ static void test_bad_ranges_refused(void **state)
 	assert_int_equal(heap_stats_all(0).total_pages, 200);
 	/* The gap filled exactly: one merged range. */
 	add(0, PFN_16M + 100, PFN_16M + 200, false);
-	r = heap_node_ranges(0, &count);
-	assert_int_equal(count, 1);
+	assert_int_equal(heap_node_range_count(0), 1);
+	r = heap_node_range_next(0, &(struct heap_range_pos){0});
 	assert_int_equal(pfn_val(region_start_pfn(&r[0])), PFN_16M);
 	assert_int_equal(pfn_val(region_end_pfn(&r[0])), PFN_16M + 300);
 	test_heap_check_clean();
@@ -86,7 +85,7 @@ static void test_range_table_grows(void **state)
 		.rsv_count = ARRAY_SIZE(holes),
 	};
 	const struct region *rsv;
-	unsigned int count, n, named = 0;
+	unsigned int n, named = 0;
 
 	/* One reserved page every 32 pages from 16 MiB: 300 free ranges. */
 	for (unsigned int i = 0; i < ARRAY_SIZE(holes); i++)
@@ -94,8 +93,7 @@ static void test_range_table_grows(void **state)
 					     16 * MiB + i * 32 * 4096ULL + 4096,
 					     "hole"};
 	test_machine_boot(&c);
-	heap_node_ranges(0, &count);
-	assert_true(count > HEAP_MAX_RANGES);
+	assert_true(heap_node_range_count(0) > HEAP_MAX_RANGES);
 	/* The table came from bootmem, under the heap's name. */
 	rsv = bootmem_reserved_regions(&n);
 	for (unsigned int i = 0; i < n; i++)
