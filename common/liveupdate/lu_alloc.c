@@ -332,9 +332,9 @@ int lu_tables_fit(const struct bootinfo *bi, uint64_t ranges, uint64_t carried,
 	if (need <= gap)
 		return 0;
 	snprintf(why, n,
-		 "the next image's reserved table: %llu ranges of the domains and "
-		 "%llu more need %llu KiB in one piece, badram= leaves %llu "
-		 "KiB at most",
+		 "the next image's reserved table: %llu ranges of the domains "
+		 "and %llu more need %llu KiB in one piece, badram= leaves "
+		 "%llu KiB at most",
 		 (unsigned long long)ranges,
 		 (unsigned long long)(listed - ranges + carried),
 		 (unsigned long long)(need >> 10),
