@@ -15,7 +15,7 @@ own reservations stay under 5% of RAM, and the one error says QEMU loaded
 keel on one of the pattern's pages. Quiet: about 0.5 s."""
 
 from .arm64_machine import _patched_dtb, case
-from .lattice_checks import WORD, lattice_pages, lattice_updated
+from .lattice_checks import WORD, heap_sliced, lattice_pages, lattice_updated
 
 PAGE = 4096
 BAD_PAGE = 0x48400000             # one page, above the DTB QEMU puts at 0x48000000
@@ -110,3 +110,17 @@ _lattice_lu = case("dt-badram-lattice-liveupdate",
                    checks=[lattice_updated(1)])
 _lattice_lu["initrd_self"] = True
 CASES.append(_lattice_lu)
+
+# The same with a domain of 144 MiB on node 0 (2,304 extents of 64 KiB):
+# the new image's heap keeps its ranges in slices (one table for them
+# all, 230 KiB, fits between no two of the pattern's pages), its bootmem
+# the preserved list in one store of 114 KiB, nothing merged. Before, the
+# update was refused above 80 MiB. Quiet: about 1 s.
+_lattice_lu_big = case("dt-badram-lattice-liveupdate-144m",
+                       ["--smp", "2", "--numa", "2", "--mem", "1G"],
+                       {"cpus": 2},
+                       append=f"bootscrub=off liveupdate=1 domain=144M@0 "
+                              f"{WORD}",
+                       checks=[lattice_updated(1), heap_sliced])
+_lattice_lu_big["initrd_self"] = True
+CASES.append(_lattice_lu_big)

@@ -57,3 +57,20 @@ def lattice_updated(domains):
         return out
     check.wants_log = True
     return check
+
+
+def heap_sliced(rep, log):
+    """The new image's heap kept a node's ranges in slices: no piece
+    between the pattern's pages holds one table for the restore's extents
+    (a range each, and one each free range between them); before, such an
+    update was refused at 80 MiB of 64 KiB extents."""
+    new = log.split("keel: handover: generation 1", 1)[-1]
+    if "generation 1" not in log or not any(
+            "ranges in" in line and "slices (no piece for one table" in line
+            for line in new.splitlines()):
+        return ["no 'heap: node N: ranges in K slices' line in the new "
+                "image's log"]
+    return []
+
+
+heap_sliced.wants_log = True

@@ -9,7 +9,7 @@ TIMEOUT is the safety net. And a live update on a dense pattern (below)."""
 
 import struct
 
-from .lattice_checks import WORD, lattice_updated
+from .lattice_checks import WORD, heap_sliced, lattice_updated
 from .x86_machine import G, M, Case, above_4g, reserved_named
 
 PAGE = 4096
@@ -140,6 +140,17 @@ def badmem_cases(kern, base):
              expect={"boot": "multiboot1", "online": 1},
              qemu_tail=["-initrd", kern[1]],
              checks=[lattice_updated(1)]),
+        # The same with 144 MiB in 2,304 extents of 64 KiB: the new
+        # image's heap keeps its ranges in slices (one table for them
+        # all fits between no two of the pattern's pages), its bootmem
+        # the preserved list in one store, nothing merged. Before, the
+        # update was refused above 80 MiB. Quiet: about 1 s.
+        Case("bad-badram-lattice-liveupdate-144m", kern + ["--mem", "512M"],
+             512 * M,
+             f"{base} bootscrub=off liveupdate=1 domain=144M {WORD}",
+             expect={"boot": "multiboot1", "online": 1},
+             qemu_tail=["-initrd", kern[1]],
+             checks=[lattice_updated(1), heap_sliced]),
     ]
 
 
