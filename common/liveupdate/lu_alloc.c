@@ -321,8 +321,10 @@ int lu_tables_fit(const struct bootinfo *bi, uint64_t ranges, uint64_t carried,
 		  uint64_t ho_bytes, char *why, size_t n)
 {
 	uint64_t gap = bootmem_lattice_gap_bytes();
-	/* Each region in RAM pieces: one, and one more where RAM ranges
-	 * meet; the handover one a page at most. */
+	/*
+	 * Each region a piece in RAM, one more where RAM ranges meet; the
+	 * new handover's pieces a page each at most.
+	 */
 	uint64_t listed = ranges + kept_reserved(bi) + bi->ram.count +
 			  ((ho_bytes + PAGE_SIZE - 1) >> PAGE_SHIFT);
 	uint64_t need = bootmem_presize_need(listed, carried, bi->ram.count) +
