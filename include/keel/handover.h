@@ -554,11 +554,16 @@ static inline uint32_t handover_checksum(const void *buf, uint64_t size)
 /*
  * handover_view_checksum() - handover_checksum() of the handover @v, its
  * offsets [0, v->size) in order, one block or pieces (the header, at
- * least its 128 bytes, lies in piece 0).
+ * least its 128 bytes, lies in piece 0). A size shorter than the header
+ * (never valid; a fuzzer's) is summed in piece 0 alone, not read past it.
  */
 static inline uint32_t handover_view_checksum(const struct handover_view *v)
 {
-	uint32_t crc = handover_checksum(v->head, HANDOVER_HEADER_BYTES);
+	uint32_t crc;
+
+	if (v->size < HANDOVER_HEADER_BYTES)
+		return handover_checksum(v->head, v->size);
+	crc = handover_checksum(v->head, HANDOVER_HEADER_BYTES);
 
 	return handover_view_crc(v, crc, HANDOVER_HEADER_BYTES,
 				 v->size - HANDOVER_HEADER_BYTES);
