@@ -41,9 +41,10 @@ by the firmware as 32,768 `bad` lines.
 - bad-badram-lattice-liveupdate-144m: a domain of 144 MiB there (2,304
   extents of 64 KiB): updated, 0 mismatches, the audit exact, and the
   new image's bootmem merged nothing (its reserved list in a store of
-  114 KiB; before, a store of the list plus an eighth plus 1,024 was
-  asked, found nowhere, and 32 MiB of free RAM between extents was
-  withheld from 88 MiB of domains on). Its heap's ranges are in slices
+  114 KiB; before, only a store of the list plus an eighth plus 1,024
+  was asked, which no piece holds, and bootmem merged its neighbours:
+  with the old check off, 88 MiB of domains withheld 32 MiB of free RAM
+  between extents). Its heap's ranges are in slices
   (common/mm/heap_ranges.c): before, one table of a range per extent and
   one per free range between them had to lie in one piece, and 80 MiB
   was the most an update could carry here.
