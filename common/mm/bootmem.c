@@ -431,6 +431,15 @@ static uint64_t store_bytes(unsigned int cap)
 	return ALIGN_UP((uint64_t)cap * sizeof(struct region), PAGE_SIZE);
 }
 
+/* The reserved table starts again, empty, on a store of @cap at @at. */
+static void presize_at(uint64_t at, unsigned int cap)
+{
+	bm_rsv.count = 0;
+	range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
+	presized_s = at;
+	presized_e = at + store_bytes(cap);
+}
+
 /*
  * The reserved table's store for @cap regions, placed where none of
  * @bi's reservations is (one walk beside the list): the table starts on
@@ -442,10 +451,7 @@ static bool presize_outside(const struct bootinfo *bi, unsigned int cap)
 
 	if (!bm_fit_outside_list(bi, store_bytes(cap), &at))
 		return false;
-	bm_rsv.count = 0;
-	range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
-	presized_s = at;
-	presized_e = at + store_bytes(cap);
+	presize_at(at, cap);
 	bm_cursors_reset();
 	/* The carried ranges join the table later, in this store. */
 	bm_carried_set(bi);
@@ -463,14 +469,14 @@ static bool presize_outside(const struct bootinfo *bi, unsigned int cap)
  * bad pages takes a region per gap it uses: no doubling, and no walk of
  * every free range to place it, before the heap opens); where no free
  * piece is that wide (a badram= pattern leaves 124 KiB between its
- * pages), one with BOOTMEM_PRESIZE_TIGHT_SLACK regions to spare: a live update's
- * 2,000 preserved extents fit it whole, where merging them withheld the
- * RAM between them. Else (they are loaded with the rest then), as
- * nothing can grow into RAM before all are in, first a superset goes in
- * (the static table, its nearest neighbours merged: more reserved, never
- * less), the new store is taken from what that leaves free, and the
- * table starts again, empty, on it. The store is reserved after the list
- * is loaded ("bootmem tables").
+ * pages), one with BOOTMEM_PRESIZE_TIGHT_SLACK regions to spare: a
+ * live update's 2,300 preserved extents fit it whole, where merging them
+ * withheld the RAM between them. Else (they are loaded with the rest
+ * then), as nothing can grow into RAM before all are in, first a superset
+ * goes in (the static table, its nearest neighbours merged: more
+ * reserved, never less), the new store is taken from what that leaves
+ * free, and the table starts again, empty, on it. The store is reserved
+ * after the list is loaded ("bootmem tables").
  */
 static void presize_reserved(const struct bootinfo *bi)
 {
@@ -491,15 +497,11 @@ static void presize_reserved(const struct bootinfo *bi)
 	superset_pass = false;
 	if (!bm_fit_clear_of(store_bytes(cap), 0, 0, &at))
 		cap = tight;
-	if (bm_fit_clear_of(store_bytes(cap), 0, 0, &at)) {
+	/* No room: the table as it was, to merge as it must. */
+	if (bm_fit_clear_of(store_bytes(cap), 0, 0, &at))
+		presize_at(at, cap);
+	else
 		bm_rsv.count = 0;
-		range_table_move(&bm_rsv, phys_to_virt(pa(at)), cap);
-		presized_s = at;
-		presized_e = at + store_bytes(cap);
-	} else {
-		/* No room: the table as it was, to merge as it must. */
-		bm_rsv.count = 0;
-	}
 	bm_cursors_reset(); /* the table starts again: gaps come back */
 	merged_regions = 0;
 	merged_gap_bytes = 0;
