@@ -466,17 +466,15 @@ static bool presize_outside(const struct bootinfo *bi, unsigned int cap)
  * bootmem_init_from_bootinfo() sorted it). The carried ranges then stay
  * where they are until they join the table (bootmem_carried.c). First a
  * store with room for what the boot reserves next (a frame table cut by
- * bad pages takes a region per gap it uses: no doubling, and no walk of
- * every free range to place it, before the heap opens); where no free
- * piece is that wide (a badram= pattern leaves 124 KiB between its
- * pages), one with BOOTMEM_PRESIZE_TIGHT_SLACK regions to spare: a
- * live update's 2,300 preserved extents fit it whole, where merging them
- * withheld the RAM between them. Else (they are loaded with the rest
- * then), as nothing can grow into RAM before all are in, first a superset
- * goes in (the static table, its nearest neighbours merged: more
- * reserved, never less), the new store is taken from what that leaves
- * free, and the table starts again, empty, on it. The store is reserved
- * after the list is loaded ("bootmem tables").
+ * bad pages takes a region per gap it uses: no doubling before the heap
+ * opens); where no free piece is that wide (a badram= pattern's 124 KiB),
+ * one with BOOTMEM_PRESIZE_TIGHT_SLACK regions to spare: 2,300 preserved
+ * extents fit it, where merging withheld the RAM between them. Else (they
+ * are loaded with the rest then), as nothing can grow into RAM before
+ * all are in, first a superset goes in (the static table, its nearest
+ * neighbours merged: more reserved, never less), the new store is taken
+ * from what that leaves free, and the table starts again, empty, on it.
+ * The store is reserved after the list is loaded ("bootmem tables").
  */
 static void presize_reserved(const struct bootinfo *bi)
 {
