@@ -682,8 +682,21 @@ unsigned int fwdesc_parse_files(struct bootinfo *bi, const char *buf,
 		return 0;
 	/* Every byte up to @len counts: a NUL is not the end of the text. */
 	while (pos < len) {
-		const char *nl = memchr(buf + pos, '\n', len - pos);
-		size_t end = nl ? (size_t)(nl - buf) : len;
+		const char *nl;
+		size_t end;
+
+		/*
+		 * An empty line, a step: a live update's condensed text has
+		 * one for each of 100,000 bad lines (arch/sandbox/
+		 * fw_condense.c): a step each, not a parse_line().
+		 */
+		if (buf[pos] == '\n') {
+			ctx.lineno++;
+			pos++;
+			continue;
+		}
+		nl = memchr(buf + pos, '\n', len - pos);
+		end = nl ? (size_t)(nl - buf) : len;
 
 		ctx.lineno++;
 		if (end - pos > FWDESC_LINE_MAX)

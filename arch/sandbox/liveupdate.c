@@ -7,10 +7,12 @@
  * came) whose descriptor stays open across exec(), and the new image is
  * told where it is and where the handover lies in its first argument:
  *
- *   keel --handover=FD:PA:SIZE [--prefault] FILE [command line ...]
+ *   keel --handover=FD:PA:SIZE [--prefault] [--firmware-fd=N] FILE [...]
  *
  * FILE and the command line are this image's own, so the firmware
- * description is read afresh. The old process's address space is held
+ * description is read afresh, but for its `bad` lines when
+ * --firmware-fd=N names it condensed (fw_condense.c): the handover
+ * carries their pages. The old process's address space is held
  * across the exec() by a helper task and let go after the new image's
  * verify (os_lu_hold(), arch_lu_verified()): its teardown, a cost of the
  * host, is not in the downtime. The CPUs stop by ending their host threads;
@@ -19,6 +21,7 @@
  */
 #include <arch/liveupdate.h>
 #include <asm/os.h>
+#include <asm/sandbox.h>
 #include <keel/compiler.h>
 #include <keel/errno.h>
 #include <keel/printk.h>
@@ -31,10 +34,11 @@
 
 static int lu_argc, lu_first;
 static char **lu_argv;
-static bool lu_prefault;
+static bool lu_prefault, lu_condense;
 static int lu_fd = -1;
+static int fw_fd = -1; /* the condensed description (fw_condense.c) */
 static char **next_argv;
-static char next_arg[64];
+static char next_arg[64], fw_arg[40];
 
 /**
  * sandbox_lu_args() - main()'s arguments, for the next image.
@@ -42,13 +46,17 @@ static char next_arg[64];
  * @argv: as main() got it
  * @first: index of the firmware description in @argv
  * @prefault: --prefault was given
+ * @condense: the next image may be given the description condensed
+ *	(fw_condense.c): no canary, no handover=discard
  */
-void sandbox_lu_args(int argc, char **argv, int first, bool prefault)
+void sandbox_lu_args(int argc, char **argv, int first, bool prefault,
+		     bool condense)
 {
 	lu_argc = argc;
 	lu_argv = argv;
 	lu_first = first;
 	lu_prefault = prefault;
+	lu_condense = condense;
 }
 
 /** sandbox_lu_arena_fd() - the arena's memory file (-1: anonymous). */
@@ -92,7 +100,10 @@ static const char *image_path(void)
 	return p && *p ? p : SELF_IMAGE;
 }
 
-/* The next image's argv: the image, --handover=, [--prefault], the rest. */
+/*
+ * The next image's argv: the image, --handover=, [--prefault],
+ * [--firmware-fd=], the rest.
+ */
 int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 {
 	const char *img = image_path();
@@ -117,8 +128,9 @@ int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 			 img, os_errstr());
 		return err;
 	}
+	os_free(next_argv); /* an earlier update's, failed after this */
 	next_argv =
-		os_calloc((size_t)(lu_argc - lu_first) + 4, sizeof(*next_argv));
+		os_calloc((size_t)(lu_argc - lu_first) + 5, sizeof(*next_argv));
 	if (!next_argv) {
 		snprintf(why, why_len, "no host memory for the new argv");
 		return -ENOMEM;
@@ -127,11 +139,20 @@ int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 	next_argv[n++] = next_arg;
 	if (lu_prefault)
 		next_argv[n++] = "--prefault";
+	if (fw_fd >= 0) /* an earlier update's, failed after this */
+		sandbox_close_fd(fw_fd);
+	fw_fd = lu_condense ? sandbox_fw_condensed_fd(lu_argv[lu_first]) : -1;
+	if (fw_fd >= 0) {
+		snprintf(fw_arg, sizeof(fw_arg), "--firmware-fd=%d", fw_fd);
+		next_argv[n++] = fw_arg;
+	}
 	for (int i = lu_first; i < lu_argc; i++)
 		next_argv[n++] = lu_argv[i];
 	pr_info("sandbox: liveupdate: the new image is %s (exec, arena fd "
-		"%d)\n",
-		img, lu_fd);
+		"%d%s)\n",
+		img, lu_fd,
+		fw_fd >= 0 ? ", the firmware description less its bad lines"
+			   : "");
 	/*
 	 * The helper that holds this address space across the exec(), made
 	 * now, out of the downtime: a clone() there cost 50-150 us, and the

@@ -417,6 +417,8 @@ char *sandbox_read_file(const char *path, size_t *len)
 	return buf;
 }
 
+static char *map_fd(int fd, size_t size, size_t *len);
+
 /**
  * sandbox_map_file() - a whole file, mapped: the firmware description a
  * live update's new image reads in its downtime (100,000 `bad` lines are
@@ -436,13 +438,74 @@ char *sandbox_read_file(const char *path, size_t *len)
  */
 char *sandbox_map_file(const char *path, size_t *len)
 {
-	long page = sysconf(_SC_PAGESIZE);
-	size_t size, span;
+	size_t size;
 	char *buf;
 	int fd = open_regular(path, &size);
 
 	if (fd < 0)
 		return NULL;
+	buf = map_fd(fd, size, len);
+	close(fd);
+	return buf;
+}
+
+/*
+ * sandbox_map_fd() - sandbox_map_file() of the open file @fd (left open):
+ * a live update's condensed description (fw_condense.c). Return: the
+ * mapping, or NULL (errno set).
+ */
+char *sandbox_map_fd(int fd, size_t *len)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return NULL;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EISDIR;
+		return NULL;
+	}
+	return map_fd(fd, (size_t)st.st_size, len);
+}
+
+/*
+ * sandbox_memfd_text() - a memory file @name holding @buf's @len bytes, no
+ * close-on-exec. Return: its descriptor, or -1 (errno set).
+ */
+int sandbox_memfd_text(const char *name, const char *buf, size_t len)
+{
+	int fd = (int)syscall(SYS_memfd_create, name, 0);
+	size_t put = 0;
+
+	while (fd >= 0 && put < len) {
+		ssize_t n = write(fd, buf + put, len - put);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			int e = n < 0 ? errno : EIO;
+
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		put += (size_t)n;
+	}
+	return fd;
+}
+
+/** sandbox_close_fd() - close(@fd). */
+void sandbox_close_fd(int fd)
+{
+	close(fd);
+}
+
+/* The mapping of sandbox_map_file() for @fd of @size bytes. */
+static char *map_fd(int fd, size_t size, size_t *len)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	size_t span;
+	char *buf;
+
 	span = (size + (size_t)page) & ~((size_t)page - 1);
 	buf = mmap(NULL, span, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -452,7 +515,6 @@ char *sandbox_map_file(const char *path, size_t *len)
 		munmap(buf, span);
 		buf = MAP_FAILED;
 	}
-	close(fd);
 	if (buf == MAP_FAILED)
 		return NULL;
 #ifdef MADV_POPULATE_READ

@@ -19,7 +19,11 @@ int sandbox_ram_init_fd(uint64_t top, int *fd);
  * liveupdate.c: main()'s arguments and the arena's memory file, for the
  * next image's exec() (@first: the firmware description's index).
  */
-void sandbox_lu_args(int argc, char **argv, int first, bool prefault);
+void sandbox_lu_args(int argc, char **argv, int first, bool prefault,
+		     bool condense);
+/* fw_condense.c: a live update's description less its bad lines. */
+size_t sandbox_fw_condense(const char *buf, size_t len, char *out);
+int sandbox_fw_condensed_fd(const char *path);
 void sandbox_lu_arena_fd(int fd);
 /* The description's mce lines (mce_history.c): kept, replayed or not. */
 void sandbox_mce_history_add(void *arg, bool ram, uint64_t start, uint64_t end);

@@ -12,6 +12,7 @@
  */
 #include <arch/mm.h>
 #include <keel/bad_queue.h>
+#include <keel/badmem.h>
 #include <keel/bootmem.h>
 #include <keel/compiler.h>
 #include <keel/domain.h>
@@ -120,13 +121,43 @@ static bool heap_has_bad(uint32_t source)
 }
 
 /*
+ * The firmware's bad ranges, as bootmem's table names them ("bad
+ * firmware"), carried so that a next image whose loader passes no
+ * firmware map of them (the sandbox's condensed description,
+ * arch/sandbox/fw_condense.c) still keeps them out; one that reads them
+ * again finds them in both, and bootmem's table names the bytes. Written
+ * by an image handed no firmware record (a cold boot's, or one an older
+ * build updated): a later one carries that record as it came, unchanged
+ * (the firmware's map does not change under a running machine), and a
+ * table range written beside it could only add what another source's
+ * record names, which the next reader refuses whole. The table is
+ * disjoint, and a page the heap took out or kept (bad_queue_kept())
+ * never was reserved as bad: no other source names these bytes.
+ */
+static void fw_bad(struct ho_writer *w, const struct bi_handover *in)
+{
+	const char *name = badmem_region_name(BADMEM_FIRMWARE);
+	unsigned int count = 0;
+	const struct region *r;
+
+	for (unsigned int j = 0; in && j < in->bad_recs; j++)
+		if (handover_bad_source(&in->bad[j]) == HANDOVER_BAD_FIRMWARE)
+			return;
+	r = bootmem_reserved_regions(&count);
+	for (unsigned int i = 0; r && i < count; i++)
+		if (!strncmp(r[i].name, name, sizeof(r[i].name)))
+			ho_bad_range(w, pa_val(r[i].start), pa_val(r[i].end));
+}
+
+/*
  * The bad-page records (version 6), one a source (HANDOVER_BAD_*), each
  * page under the source where it first went bad: every page the heap took
  * out of service, every page a take found bad but could not take out
  * (keel's own, still in use, or waiting: bad_queue_kept()), so that the
  * next image puts nothing there, and every range of the records this
  * image was handed
- * (the firmware's and the command line's the next image reads itself).
+ * (the command line's the next image reads itself), and the firmware's
+ * ranges of bootmem's table when @in has none (fw_bad()).
  * The last covers what this image reserved as carried ("bad handover
  * ..."), the pages it marked in restored domains, and those inside a
  * domain whose restore failed: reserved here as "preserved" (the domain's
@@ -144,6 +175,8 @@ void lu_write_bad(struct ho_writer *w, const struct bi_handover *in)
 		bool walk = heap_has_bad(src);
 
 		ho_bad_begin(w, src);
+		if (src == HANDOVER_BAD_FIRMWARE)
+			fw_bad(w, in);
 		for (unsigned int n = 0; walk && n < heap_node_count(); n++)
 			heap_for_each_bad(n, bad_page_cb, &bp);
 		bad_queue_kept(kept_page_cb, &kp);

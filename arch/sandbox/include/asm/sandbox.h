@@ -76,7 +76,11 @@ unsigned int sandbox_host_cpus(void);
 char *sandbox_read_file(const char *path, size_t *len);
 /* The same, mapped (no copy); sandbox_unmap_file() frees it. */
 char *sandbox_map_file(const char *path, size_t *len);
+char *sandbox_map_fd(int fd, size_t *len);
 void sandbox_unmap_file(char *buf, size_t len);
+/* A memory file of @len bytes, kept open across exec(). Return: fd, -1. */
+int sandbox_memfd_text(const char *name, const char *buf, size_t len);
+void sandbox_close_fd(int fd);
 
 /*
  * KEEL_SANDBOX_CANARY=1: check the firmware's reserved RAM pages at exit.
