@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The boot allocator's two files, one room (mm): bootmem.c keeps the
- * tables (RAM, reserved), their loading, growth and iteration;
- * bootmem_alloc.c places allocations in them (top-down walks with a
- * cursor, series of pieces). What they share, and nothing else: the
- * public interface is include/keel/bootmem.h.
+ * The boot allocator's files, one room (mm): bootmem.c keeps the tables
+ * (RAM, reserved), their loading, growth and iteration; bootmem_alloc.c
+ * places allocations in them (top-down walks with a cursor, series of
+ * pieces); bootmem_fit.c places the reserved table's own store before
+ * the table exists. What they share, and nothing else: the public
+ * interface is include/keel/bootmem.h.
  *
  * Lock: none (the boot CPU, before the APs work).
  */

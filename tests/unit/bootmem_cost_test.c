@@ -276,6 +276,60 @@ static void test_series(void **state)
 	}
 }
 
+/* Reserved regions inside [@s, @e). */
+static uint64_t regions_in(uint64_t s, uint64_t e)
+{
+	unsigned int count;
+	const struct region *r = bootmem_reserved_regions(&count);
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < count; i++)
+		n += pa_val(r[i].start) >= s && pa_val(r[i].end) <= e;
+	return n;
+}
+
+/*
+ * After a series, a small piece (it lands in a gap the series left, and
+ * moves the walk's cursor up there), then one wider than every gap the
+ * series left: it lands where the highest fit is, found from the free
+ * ranges, stepping over a few regions, not the series' thousands (a
+ * frame table among 100,000 bad pages, then the heap's range table).
+ */
+static void test_series_then_wide(void **state)
+{
+	static struct series_test t;
+	struct bootmem_series sr = {
+		.node = 0,
+		.count = 3000,
+		.why = "series",
+		.size_of = st_size,
+		.placed = st_placed,
+		.arg = &t,
+	};
+	uint64_t want = 0, idx, steps, below;
+	paddr_t s, e, p;
+	uint32_t node;
+
+	boot_cut(true, false);
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(bootmem_alloc_series(&sr), 3000);
+	/* 1,500 gaps filled, 18,500 left under them. */
+	assert_true(regions_in(t.at[2999], ~0ULL) > 1000);
+	p = bootmem_alloc(4096, PAGE_SIZE, 0, "small");
+	assert_true(pa_val(p) > t.at[2999]);
+	for_each_free_range (idx, &s, &e, &node)
+		if (pa_val(e) - pa_val(s) >= MiB)
+			want = MAX(want, pa_val(e) - MiB);
+	below = regions_in(want, t.at[2999]);
+	steps = bootmem_walk_steps();
+	p = bootmem_alloc(MiB, PAGE_SIZE, 0, "wide");
+	steps = bootmem_walk_steps() - steps;
+	assert_int_equal(pa_val(p), want);
+	/* The gaps under the series only (their bad pages: 18,500). */
+	assert_true(steps <= below + 8);
+	assert_rsv_table_sound();
+}
+
 /*
  * A reserved list in three sorted runs (one range at the top first,
  * 3,000 ascending, 40 ascending below them), as a live update's new
@@ -406,6 +460,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			test_lattice_too_wide_walks_none, test_setup,
 			test_teardown),
+		cmocka_unit_test_setup_teardown(test_series_then_wide,
+						test_setup, test_teardown),
 		cmocka_unit_test_setup_teardown(test_series, test_setup,
 						test_teardown),
 		cmocka_unit_test_setup_teardown(test_sort_runs, test_setup,
