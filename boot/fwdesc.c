@@ -646,6 +646,26 @@ static void parse_line(struct line_ctx *ctx, const char *s, size_t len)
 			  tok_echo(&e, &tok[0]));
 }
 
+/*
+ * Past the run of newlines at @buf[@pos], @lineno counted on by each.
+ * Return: the first byte after it, or @len.
+ */
+static size_t skip_empty(const char *buf, size_t pos, size_t len,
+			 unsigned int *lineno)
+{
+	const uint64_t nl8 = 0x0a0a0a0a0a0a0a0aULL;
+	uint64_t w;
+
+	for (; len - pos >= sizeof(w); pos += sizeof(w), *lineno += 8) {
+		memcpy(&w, buf + pos, sizeof(w));
+		if (w != nl8)
+			break;
+	}
+	for (; pos < len && buf[pos] == '\n'; pos++)
+		(*lineno)++;
+	return pos;
+}
+
 /**
  * fwdesc_parse() - append the description in [buf, buf+len) to @bi.
  * Return: number of warnings printed (bad lines, full tables).
@@ -686,13 +706,12 @@ unsigned int fwdesc_parse_files(struct bootinfo *bi, const char *buf,
 		size_t end;
 
 		/*
-		 * An empty line, a step: a live update's condensed text has
+		 * Empty lines, 8 a step: a live update's condensed text has
 		 * one for each of 100,000 bad lines (arch/sandbox/
-		 * fw_condense.c): a step each, not a parse_line().
+		 * fw_condense.c), not a parse_line() each.
 		 */
 		if (buf[pos] == '\n') {
-			ctx.lineno++;
-			pos++;
+			pos = skip_empty(buf, pos, len, &ctx.lineno);
 			continue;
 		}
 		nl = memchr(buf + pos, '\n', len - pos);

@@ -82,6 +82,22 @@ static void test_line_numbers_kept(void **state)
 	bootinfo_init(&a, BOOT_SANDBOX);
 	fwdesc_parse(&a, out, strlen(out));
 	assert_non_null(strstr(sandbox_console_buffer(), "line 3"));
+
+	/* More than a word of empty lines, then a bad line read on. */
+	static char many[2048];
+	size_t n = 0;
+
+	for (int i = 0; i < 21; i++)
+		n += (size_t)snprintf(many + n, sizeof(many) - n,
+				      "bad %#x %#x\n", (i + 1) << 12,
+				      (i + 2) << 12);
+	snprintf(many + n, sizeof(many) - n, "\n\nram 0 zz\nram 0 yy");
+	condense(many);
+	sandbox_console_clear();
+	bootinfo_init(&a, BOOT_SANDBOX);
+	fwdesc_parse(&a, out, strlen(out));
+	assert_non_null(strstr(sandbox_console_buffer(), "line 24"));
+	assert_non_null(strstr(sandbox_console_buffer(), "line 25"));
 }
 
 static unsigned int named(const struct bootinfo *bi, const char *name)
