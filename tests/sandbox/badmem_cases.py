@@ -18,9 +18,15 @@ memmap=SIZE$START).
   at exit (a bad line left in the heap is scrubbed: 3 of these 4 pages
   were clobbered when the reservation was left out on purpose).
 - bad-liveupdate: the new image of a live update (liveupdate=1, two
-  domains) reads the same `bad` lines and badpage= and cuts the same pages
-  out before its bootmem allocates: all of them in its bad_memory, none
+  domains) is handed the `bad` lines' pages (the old image carries them
+  and gives it the description less those lines, arch/sandbox/
+  fw_condense.c) and reads badpage= again, and cuts the same pages out
+  before its bootmem allocates: all of them in its bad_memory, none
   handed out, 0 mismatches in the domains (0.5 s).
+- bad-liveupdate-runtime-canary: two updates with the canary on, so not
+  condensed: each new image reads the `bad` lines and is handed the same
+  pages; each is counted once, reserved as `bad firmware` (bootmem's
+  table names bytes a carried range also holds), the canary intact.
 - bad-ranges-summary / bad-ranges-full: 40 bad pages: 32 summary rows
   whose pages add up, every page inside a row; report=full lists all 40.
 - bad-under-image: badpage= names two ranges inside the image's own
@@ -208,6 +214,25 @@ def check_carried(pfn, firmware):
     return check
 
 
+def check_read_and_carried(pfn):
+    """Not condensed (the canary wants every line): each new image read
+    the description's `bad` lines itself and was handed the same pages
+    (arch/sandbox/fw_condense.c); bootmem's table names them (`bad
+    firmware`), and bad_memory counts each once (check_bad())."""
+    def check(rep, log):
+        out = []
+        if "the firmware description less its bad lines" in log:
+            out.append("an update gave the description condensed under "
+                       "KEEL_SANDBOX_CANARY=1")
+        names = [n for s, e, n in rep["memmap"]["reserved"]
+                 if s <= pfn * PAGE < e]
+        if names != ["bad firmware"]:
+            out.append(f"pfn {pfn:#x} reserved as {names}: want ['bad "
+                       "firmware'] (read again; the carried copy under it)")
+        return out
+    return check
+
+
 def check_canary(pages):
     def check(rep, log):
         want = f"sandbox: canary: {pages} reserved pages intact, 0 clobbered"
@@ -324,6 +349,19 @@ def badmem_cases(Case):
               check_bad({"firmware": pc, "injection": [0x31000]},
                         lambda p: 0 if p < 0x40000 else 1, 2),
               check_carried(0x31000, len(pc))]),
+        # The same with the canary: the description is not condensed,
+        # so each new image reads the firmware's pages and is handed
+        # them too; each counted once, the handover lines say both.
+        Case("bad-liveupdate-runtime-canary", fwc,
+             ["bootscrub=off", "audit=full", "liveupdate=2", "domain=64M@0",
+              "domain=64M@1", "inject=poison:0x31000"],
+             [updated(2),
+              check_bad({"firmware": pc, "injection": [0x31000]},
+                        lambda p: 0 if p < 0x40000 else 1, 2),
+              check_carried(0x31000, len(pc)),
+              check_read_and_carried(pc[0]),
+              check_canary(len(pc))],
+             env={"KEEL_SANDBOX_CANARY": "1"}),
         Case("bad-ranges-summary", fw40, ["bootscrub=off"],
              [check_bad({"firmware": p40}, lambda p: 0, 1, rows=32)]),
         Case("bad-ranges-full", fw40, ["bootscrub=off", "report=full"],
