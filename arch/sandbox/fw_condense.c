@@ -72,6 +72,39 @@ size_t sandbox_fw_condense(const char *buf, size_t len, char *out)
 	return dropped ? put : len;
 }
 
+#define FW_FD_ENV "KEEL_FIRMWARE_FD"
+
+/** sandbox_fw_fd_pass() - @fd to the next image (-1: none). */
+void sandbox_fw_fd_pass(int fd)
+{
+	char v[16];
+
+	snprintf(v, sizeof(v), "%d", fd);
+	os_setenv(FW_FD_ENV, fd >= 0 ? v : NULL);
+}
+
+/**
+ * sandbox_fw_fd_taken() - the condensed description's descriptor a live
+ * update's old image passed (@handover: this image is one's new image;
+ * else nothing is taken), the variable cleared so that no later exec()
+ * sees it. Return: the descriptor, or -1 (read FILE).
+ */
+int sandbox_fw_fd_taken(bool handover)
+{
+	const char *v = os_getenv(FW_FD_ENV);
+	unsigned long n = 0;
+	const char *c = v;
+
+	if (!v)
+		return -1;
+	for (; *c >= '0' && *c <= '9' && n <= 1u << 20; c++)
+		n = n * 10 + (unsigned long)(*c - '0');
+	os_setenv(FW_FD_ENV, NULL);
+	if (!handover || c == v || *c || n > 1u << 20)
+		return -1;
+	return (int)n;
+}
+
 /**
  * sandbox_fw_condensed_fd() - the description at @path condensed into a
  * memory file that the exec() passes on. Return: its descriptor, or -1

@@ -7,12 +7,15 @@
  * came) whose descriptor stays open across exec(), and the new image is
  * told where it is and where the handover lies in its first argument:
  *
- *   keel --handover=FD:PA:SIZE [--prefault] [--firmware-fd=N] FILE [...]
+ *   keel --handover=FD:PA:SIZE [--prefault] FILE [command line ...]
  *
  * FILE and the command line are this image's own, so the firmware
  * description is read afresh, but for its `bad` lines when
- * --firmware-fd=N names it condensed (fw_condense.c): the handover
- * carries their pages. The old process's address space is held
+ * KEEL_FIRMWARE_FD=N in the environment names it condensed
+ * (fw_condense.c): the handover carries their pages. An environment
+ * variable, not an option: a keel built before it (an update back to an
+ * older build, KEEL_LIVEUPDATE_IMAGE) ignores it and reads FILE, where
+ * an option it does not know would stop it after the freeze. The old process's address space is held
  * across the exec() by a helper task and let go after the new image's
  * verify (os_lu_hold(), arch_lu_verified()): its teardown, a cost of the
  * host, is not in the downtime. The CPUs stop by ending their host threads;
@@ -38,7 +41,7 @@ static bool lu_prefault, lu_condense;
 static int lu_fd = -1;
 static int fw_fd = -1; /* the condensed description (fw_condense.c) */
 static char **next_argv;
-static char next_arg[64], fw_arg[40];
+static char next_arg[64];
 
 /**
  * sandbox_lu_args() - main()'s arguments, for the next image.
@@ -101,8 +104,8 @@ static const char *image_path(void)
 }
 
 /*
- * The next image's argv: the image, --handover=, [--prefault],
- * [--firmware-fd=], the rest.
+ * The next image's argv: the image, --handover=, [--prefault], the rest;
+ * KEEL_FIRMWARE_FD in its environment when the description is condensed.
  */
 int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 {
@@ -130,7 +133,7 @@ int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 	}
 	os_free(next_argv); /* an earlier update's, failed after this */
 	next_argv =
-		os_calloc((size_t)(lu_argc - lu_first) + 5, sizeof(*next_argv));
+		os_calloc((size_t)(lu_argc - lu_first) + 4, sizeof(*next_argv));
 	if (!next_argv) {
 		snprintf(why, why_len, "no host memory for the new argv");
 		return -ENOMEM;
@@ -142,10 +145,7 @@ int arch_lu_prepare(const struct arch_lu_jump *j, char *why, size_t why_len)
 	if (fw_fd >= 0) /* an earlier update's, failed after this */
 		sandbox_close_fd(fw_fd);
 	fw_fd = lu_condense ? sandbox_fw_condensed_fd(lu_argv[lu_first]) : -1;
-	if (fw_fd >= 0) {
-		snprintf(fw_arg, sizeof(fw_arg), "--firmware-fd=%d", fw_fd);
-		next_argv[n++] = fw_arg;
-	}
+	sandbox_fw_fd_pass(fw_fd);
 	for (int i = lu_first; i < lu_argc; i++)
 		next_argv[n++] = lu_argv[i];
 	pr_info("sandbox: liveupdate: the new image is %s (exec, arena fd "

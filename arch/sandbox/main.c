@@ -75,8 +75,7 @@ static void sandbox_set_timer(struct bootinfo *bi)
 static int usage(const char *prog)
 {
 	os_eprintf("usage: %s [--prefault] [--handover=FD:PA:SIZE] "
-		   "[--firmware-fd=N] [--mce-history=HFILE] FILE "
-		   "[keel command line words...]\n"
+		   "[--mce-history=HFILE] FILE [keel command line words...]\n"
 		   "  FILE: sandbox firmware description "
 		   "(ram/reserved/cpu/distance/acpidump/dtb lines)\n"
 		   "  --prefault: fault the RAM in (huge pages where the host "
@@ -84,9 +83,6 @@ static int usage(const char *prog)
 		   "  --handover=FD:PA:SIZE: a live update's new image: RAM is "
 		   "the memory file FD, the handover [PA, PA + SIZE) "
 		   "(docs/liveupdate.md)\n"
-		   "  --firmware-fd=N: a live update's new image: FILE as "
-		   "the old image condensed it, less its bad lines, in the "
-		   "open file N (docs/liveupdate.md)\n"
 		   "  --mce-history=HFILE: `mce START END` lines, pages this "
 		   "host's machine checks took out before this boot; a cold "
 		   "boot offlines them, a live update's new image is not "
@@ -102,7 +98,6 @@ struct sandbox_args {
 	int fd;	       /* its memory file, -1: none */
 	uint64_t pa, size;
 	const char *history; /* --mce-history=HFILE, NULL: none */
-	int fw_fd;	     /* --firmware-fd=N, -1: read FILE */
 	int first;	     /* argv index of FILE */
 };
 
@@ -125,21 +120,9 @@ static int parse_handover(const char *v, struct sandbox_args *a)
 	return 0;
 }
 
-/* --firmware-fd=N. Return: 0, or -EINVAL. */
-static int parse_fd(const char *v, int *fd)
-{
-	char *end;
-	unsigned long n = strtoul(v, &end, 0);
-
-	if (end == v || *end || n > 1u << 20)
-		return -EINVAL;
-	*fd = (int)n;
-	return 0;
-}
-
 static int parse_args(int argc, char **argv, struct sandbox_args *a)
 {
-	a->fd = a->fw_fd = -1;
+	a->fd = -1;
 	for (a->first = 1; a->first < argc; a->first++) {
 		const char *w = argv[a->first];
 
@@ -150,9 +133,6 @@ static int parse_args(int argc, char **argv, struct sandbox_args *a)
 			continue;
 		else if (!strncmp(w, "--mce-history=", 14) && w[14])
 			a->history = w + 14;
-		else if (!strncmp(w, "--firmware-fd=", 14) &&
-			 !parse_fd(w + 14, &a->fw_fd))
-			continue;
 		else if (!strncmp(w, "--", 2))
 			return -EINVAL;
 		else
@@ -263,15 +243,17 @@ int sandbox_main(int argc, char **argv)
 	uint64_t top;
 	size_t len;
 	char *buf;
+	int fw_fd;
 
 	arch_entry_ticks = arch_ticks();
 	if (parse_args(argc, argv, &a))
 		return usage(argc > 0 ? argv[0] : "keel");
 	/* Condensed by the old image: its bad lines are in the handover. */
-	buf = a.fw_fd >= 0 ? sandbox_map_fd(a.fw_fd, &len)
-			   : sandbox_map_file(argv[a.first], &len);
-	if (a.fw_fd >= 0)
-		sandbox_close_fd(a.fw_fd);
+	fw_fd = sandbox_fw_fd_taken(a.handover);
+	buf = fw_fd >= 0 ? sandbox_map_fd(fw_fd, &len)
+			 : sandbox_map_file(argv[a.first], &len);
+	if (fw_fd >= 0)
+		sandbox_close_fd(fw_fd);
 	if (!buf) {
 		os_eprintf("keel: error: cannot read firmware description %s: "
 			   "%s\n",

@@ -320,6 +320,15 @@ const char *os_getenv(const char *name)
 	return getenv(name);
 }
 
+/** os_setenv() - setenv(@name, @value), or unsetenv() when @value is NULL. */
+void os_setenv(const char *name, const char *value)
+{
+	if (value)
+		setenv(name, value, 1);
+	else
+		unsetenv(name);
+}
+
 /** os_atexit() - atexit(). Return: 0, or -ENOMEM. */
 int os_atexit(void (*fn)(void))
 {

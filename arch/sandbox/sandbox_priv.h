@@ -24,6 +24,8 @@ void sandbox_lu_args(int argc, char **argv, int first, bool prefault,
 /* fw_condense.c: a live update's description less its bad lines. */
 size_t sandbox_fw_condense(const char *buf, size_t len, char *out);
 int sandbox_fw_condensed_fd(const char *path);
+void sandbox_fw_fd_pass(int fd);
+int sandbox_fw_fd_taken(bool handover);
 void sandbox_lu_arena_fd(int fd);
 /* The description's mce lines (mce_history.c): kept, replayed or not. */
 void sandbox_mce_history_add(void *arg, bool ram, uint64_t start, uint64_t end);

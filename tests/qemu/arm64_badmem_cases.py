@@ -5,7 +5,9 @@ RAM (256 MiB at 0x40000000) plus one badpage= on the command line; the
 boot scrubs around them (it reads free chunks only) and the audit is
 exact. The report's bad_memory must name exactly these pages, each from
 its source. Quiet on this 2-core host: about 3 s; TIMEOUT (120 s) is
-the matrix's safety net.
+the matrix's safety net. dt-bad-memory-liveupdate: the same through a
+live update, whose new image reads the DT copy's pages again and is
+handed them in the handover too: each counted once.
 
 And dt-badram-lattice: a failing column's badram= (a page in every 128
 KiB, 4,096 of QEMU virt's 512 MiB of 2 nodes), kept as a pattern: the
@@ -57,6 +59,31 @@ def bad_memory_named(rep, log):
     return out
 
 
+def carried_and_read(rep, log):
+    """A live update's new image: the DT copy names the firmware's pages
+    again, and the handover carries them (its source-0 record, with the
+    badpage= page the new image reads again itself not in it): each page
+    counted once, as bad_memory_named() says, reserved as `bad firmware`
+    (bootmem's table names bytes a carried range also holds), the update
+    taken, its domain restored with 0 mismatches."""
+    out = bad_memory_named(rep, log)
+    bm, lu = rep["bad_memory"], rep["liveupdate"]
+    fw = 1 + BAD_RANGE[1] // PAGE
+    if bm.get("handover_pages") != fw:
+        out.append(f"bad_memory.handover_pages {bm.get('handover_pages')}: "
+                   f"want {fw}, the firmware's pages")
+    for pa in (BAD_PAGE, BAD_RANGE[0]):
+        names = [n for s, e, n in rep["memmap"]["reserved"] if s <= pa < e]
+        if names != ["bad firmware"]:
+            out.append(f"{pa:#x} reserved as {names}: want ['bad "
+                       "firmware']")
+    if lu.get("state") != "taken" or lu.get("generation") != 1 or \
+            lu.get("domains_restored") != 1 or lu.get("mismatches"):
+        out.append(f"liveupdate {lu}: want taken, generation 1, 1 "
+                   "restored, 0 mismatches")
+    return out
+
+
 CASES = [
     case("dt-bad-memory", ["--smp", "2", "--mem", "256M"], {"cpus": 2},
          append=f"bootscrub=on badpage={OPT_PFN:#x}",
@@ -64,6 +91,18 @@ CASES = [
          log_has=("bad memory: 514 pages in 3 ranges",),
          checks=[bad_memory_named]),
 ]
+
+# The same through a live update (the Image its own next image): the
+# firmware's pages are read again from the DT copy and carried in the
+# handover too. Quiet: about 1 s (two boots).
+_bad_lu = case("dt-bad-memory-liveupdate", ["--smp", "2", "--mem", "256M"],
+               {"cpus": 2},
+               append=f"bootscrub=off badpage={OPT_PFN:#x} liveupdate=1 "
+                      "domain=16M",
+               setup=make_bad_memory_dtb,
+               checks=[carried_and_read])
+_bad_lu["initrd_self"] = True
+CASES.append(_bad_lu)
 
 
 def lattice_counted(rep, log):

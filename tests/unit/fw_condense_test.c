@@ -100,6 +100,37 @@ static void test_line_numbers_kept(void **state)
 	assert_non_null(strstr(sandbox_console_buffer(), "line 25"));
 }
 
+/* KEEL_FIRMWARE_FD: taken with a handover only, well formed, cleared. */
+static void test_fd_from_environment(void **state)
+{
+	static const struct {
+		const char *v;
+		bool handover;
+		int want;
+	} t[] = {
+		{"12", true, 12},
+		{"12", false, -1},
+		{"", true, -1},
+		{"1x", true, -1},
+		{"-3", true, -1},
+		{"99999999999", true, -1},
+		{"1048576", true, 1048576},
+	};
+
+	(void)state;
+	unsetenv("KEEL_FIRMWARE_FD");
+	assert_int_equal(sandbox_fw_fd_taken(true), -1);
+	for (unsigned int i = 0; i < ARRAY_SIZE(t); i++) {
+		setenv("KEEL_FIRMWARE_FD", t[i].v, 1);
+		assert_int_equal(sandbox_fw_fd_taken(t[i].handover), t[i].want);
+		assert_null(getenv("KEEL_FIRMWARE_FD"));
+	}
+	sandbox_fw_fd_pass(5);
+	assert_string_equal(getenv("KEEL_FIRMWARE_FD"), "5");
+	sandbox_fw_fd_pass(-1);
+	assert_null(getenv("KEEL_FIRMWARE_FD"));
+}
+
 static unsigned int named(const struct bootinfo *bi, const char *name)
 {
 	unsigned int n = 0;
@@ -160,7 +191,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_drops_bad_lines), T(test_nothing_to_drop),
 		T(test_nul_and_crlf),	 T(test_line_numbers_kept),
-		T(test_random),
+		T(test_random),		 T(test_fd_from_environment),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,6 +110,8 @@ const char *os_errstr(void);
 
 /* The environment variable @name, or NULL. */
 const char *os_getenv(const char *name);
+/* setenv(), or unsetenv() when @value is NULL. */
+void os_setenv(const char *name, const char *value);
 /* Run @fn at exit() (not at os_exit_now()). Return: 0 or -ENOMEM. */
 int os_atexit(void (*fn)(void));
 /* Flush stdout and exit with @status: the os_atexit() handlers run. */
