@@ -299,35 +299,9 @@ def _image_cases(Case):
                                       (0x180000, 0x182000)])])]
 
 
-def badmem_cases(Case):
-    """The cases above, as tests/sandbox/cases.py's @Case."""
-    fw, cmd, srcs = _alignments()
-    at4g = (4 * GIB) // PAGE
-    fw40, p40 = _forty()
-    fwbig, pbig = _big()
-    fwc, pc = _canary()
-    half = (512 * GIB) // PAGE
+def _lu_cases(Case, fwc, pc):
+    """badmem_cases()'s live updates over _canary()'s machine."""
     return [
-        Case("bad-1g-alignments", fw, cmd,
-             [check_bad(srcs, lambda p: 0 if p < at4g else 1, 2),
-              check_warnings(count=0)]),
-        Case("bad-words-malformed", "sandbox-2node.fw",
-             ["bootscrub=on", "audit=full", "badpage=0x20000,1-x",
-              "badram=0x1000", "memmap=4K@0", "memmap=0$0x1000",
-              "memmap=8K$0x30000000"],
-             [check_warnings("cmdline: badpage=0x20000,1-x: ",
-                             "cmdline: badram=0x1000: ",
-                             "cmdline: memmap=4K@0: only SIZE$START",
-                             "cmdline: memmap=0$0x1000: SIZE is 0",
-                             count=4),
-              check_bad({"option": [0x20000, 0x30000, 0x30001]},
-                        lambda p: 0, 2)],
-             {"scrubbed": True}),
-        Case("bad-scrub-canary", fwc, ["bootscrub=on", "audit=full"],
-             [check_canary(len(pc)),
-              check_bad({"firmware": pc},
-                        lambda p: 0 if p < 0x40000 else 1, 2)],
-             {"scrubbed": True}, env={"KEEL_SANDBOX_CANARY": "1"}),
         Case("bad-liveupdate", fwc,
              ["bootscrub=off", "audit=full", "liveupdate=1", "domain=64M@0",
               "domain=64M@1", "badpage=0x30000"],
@@ -362,6 +336,38 @@ def badmem_cases(Case):
               check_read_and_carried(pc[0]),
               check_canary(len(pc))],
              env={"KEEL_SANDBOX_CANARY": "1"}),
+    ]
+
+
+def badmem_cases(Case):
+    """The cases above, as tests/sandbox/cases.py's @Case."""
+    fw, cmd, srcs = _alignments()
+    at4g = (4 * GIB) // PAGE
+    fw40, p40 = _forty()
+    fwbig, pbig = _big()
+    fwc, pc = _canary()
+    half = (512 * GIB) // PAGE
+    return [
+        Case("bad-1g-alignments", fw, cmd,
+             [check_bad(srcs, lambda p: 0 if p < at4g else 1, 2),
+              check_warnings(count=0)]),
+        Case("bad-words-malformed", "sandbox-2node.fw",
+             ["bootscrub=on", "audit=full", "badpage=0x20000,1-x",
+              "badram=0x1000", "memmap=4K@0", "memmap=0$0x1000",
+              "memmap=8K$0x30000000"],
+             [check_warnings("cmdline: badpage=0x20000,1-x: ",
+                             "cmdline: badram=0x1000: ",
+                             "cmdline: memmap=4K@0: only SIZE$START",
+                             "cmdline: memmap=0$0x1000: SIZE is 0",
+                             count=4),
+              check_bad({"option": [0x20000, 0x30000, 0x30001]},
+                        lambda p: 0, 2)],
+             {"scrubbed": True}),
+        Case("bad-scrub-canary", fwc, ["bootscrub=on", "audit=full"],
+             [check_canary(len(pc)),
+              check_bad({"firmware": pc},
+                        lambda p: 0 if p < 0x40000 else 1, 2)],
+             {"scrubbed": True}, env={"KEEL_SANDBOX_CANARY": "1"}),
         Case("bad-ranges-summary", fw40, ["bootscrub=off"],
              [check_bad({"firmware": p40}, lambda p: 0, 1, rows=32)]),
         Case("bad-ranges-full", fw40, ["bootscrub=off", "report=full"],
@@ -372,4 +378,4 @@ def badmem_cases(Case):
                         lambda p: 0 if p < half else 1, 2, rows=32),
               check_warnings(count=0)],
              timeout=120),
-    ] + _image_cases(Case)
+    ] + _lu_cases(Case, fwc, pc) + _image_cases(Case)
