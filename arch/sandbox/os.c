@@ -323,10 +323,7 @@ const char *os_getenv(const char *name)
 /** os_setenv() - setenv(@name, @value), or unsetenv() when @value is NULL. */
 void os_setenv(const char *name, const char *value)
 {
-	if (value)
-		setenv(name, value, 1);
-	else
-		unsetenv(name);
+	(void)(value ? setenv(name, value, 1) : unsetenv(name));
 }
 
 /** os_atexit() - atexit(). Return: 0, or -ENOMEM. */
