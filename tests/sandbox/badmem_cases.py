@@ -301,6 +301,8 @@ def _image_cases(Case):
 
 def _lu_cases(Case, fwc, pc):
     """badmem_cases()'s live updates over _canary()'s machine."""
+    runtime = ["bootscrub=off", "audit=full", "liveupdate=2", "domain=64M@0",
+               "domain=64M@1", "inject=poison:0x31000"]
     return [
         Case("bad-liveupdate", fwc,
              ["bootscrub=off", "audit=full", "liveupdate=1", "domain=64M@0",
@@ -316,9 +318,7 @@ def _lu_cases(Case, fwc, pc):
         # counts it once, from the handover, under its first source
         # (injection: version 5 keeps it). Before the record, each new
         # image had the page back in its heap and offlined it again.
-        Case("bad-liveupdate-runtime", fwc,
-             ["bootscrub=off", "audit=full", "liveupdate=2", "domain=64M@0",
-              "domain=64M@1", "inject=poison:0x31000"],
+        Case("bad-liveupdate-runtime", fwc, runtime,
              [updated(2),
               check_bad({"firmware": pc, "injection": [0x31000]},
                         lambda p: 0 if p < 0x40000 else 1, 2),
@@ -326,9 +326,7 @@ def _lu_cases(Case, fwc, pc):
         # The same with the canary: the description is not condensed,
         # so each new image reads the firmware's pages and is handed
         # them too; each counted once, the handover lines say both.
-        Case("bad-liveupdate-runtime-canary", fwc,
-             ["bootscrub=off", "audit=full", "liveupdate=2", "domain=64M@0",
-              "domain=64M@1", "inject=poison:0x31000"],
+        Case("bad-liveupdate-runtime-canary", fwc, runtime,
              [updated(2),
               check_bad({"firmware": pc, "injection": [0x31000]},
                         lambda p: 0 if p < 0x40000 else 1, 2),

@@ -226,17 +226,23 @@ static void st_placed(void *arg, paddr_t at)
 	t->at[t->i++] = pa_val(at);
 }
 
-static void test_series(void **state)
+/* Node 0's series of 3,000 pieces into @t. */
+static struct bootmem_series series_of(struct series_test *t)
 {
-	static struct series_test t;
-	struct bootmem_series sr = {
+	return (struct bootmem_series){
 		.node = 0,
 		.count = 3000,
 		.why = "series",
 		.size_of = st_size,
 		.placed = st_placed,
-		.arg = &t,
+		.arg = t,
 	};
+}
+
+static void test_series(void **state)
+{
+	static struct series_test t;
+	struct bootmem_series sr = series_of(&t);
 	uint64_t free0 = 0, free1 = 0, idx, sum = 0, tables0;
 	paddr_t s, e;
 	uint32_t node;
@@ -298,14 +304,7 @@ static uint64_t regions_in(uint64_t s, uint64_t e)
 static void test_series_then_wide(void **state)
 {
 	static struct series_test t;
-	struct bootmem_series sr = {
-		.node = 0,
-		.count = 3000,
-		.why = "series",
-		.size_of = st_size,
-		.placed = st_placed,
-		.arg = &t,
-	};
+	struct bootmem_series sr = series_of(&t);
 	uint64_t want = 0, idx, steps, below;
 	paddr_t s, e, p;
 	uint32_t node;
