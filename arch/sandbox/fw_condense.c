@@ -1,23 +1,24 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A live update's firmware description, condensed by the old image for
- * the new one (docs/liveupdate.md, "The sandbox's firmware description
- * across an update"): the text less its `bad` lines, each left as an
- * empty line so that every other line keeps its number in the new
- * image's warnings. The handover carries those pages (the cold boot's
- * image writes the firmware's ranges into it, common/liveupdate/lu_bad.c,
- * and each later image the record it was handed), so the new image need
- * not read them again in its downtime: 100,000 lines are 3 MB to map and
- * scan, about twice the whole downtime of an update with none. This is
- * what a kexec loader does with the firmware's map: the old kernel
- * passes the new one a map it made, not the firmware's tables.
+ * the new one (docs/liveupdate.md, "Bad memory"): the text less its `bad`
+ * lines, each left as an empty line so that every other line keeps its
+ * number in the new image's warnings, in a memory file named to the new
+ * image by KEEL_FIRMWARE_FD. The handover carries those pages (an image
+ * handed no firmware record writes the firmware's ranges into it,
+ * common/liveupdate/lu_bad.c, every later one the record it was handed),
+ * so the new image need not read them again in its downtime: 100,000
+ * lines are 3 MB to map and scan, about twice the whole downtime of an
+ * update with none. This is what a kexec loader does with the firmware's
+ * map: the old kernel passes the new one a map it made.
  *
  * Not condensed (the new image reads FILE itself, and finds the same
  * pages carried as well): KEEL_SANDBOX_CANARY=1, whose fill wants the
  * parser's own ranges of every line; handover=discard, where the new
- * image drops the handover and with it the carried pages; a host error.
- * A refused handover reserves all RAM (boot/handover.c): nothing is
- * handed out either way.
+ * image drops the handover and with it the carried pages; no `bad` line;
+ * a host error (and a new image that cannot map the memory file reads
+ * FILE). A refused handover reserves all RAM (boot/handover.c): nothing
+ * is handed out either way.
  *
  * Runs in arch_lu_prepare(), before the freeze, the guests running: the
  * condensing's scan is not in the downtime.

@@ -15,7 +15,8 @@
  * (fw_condense.c): the handover carries their pages. An environment
  * variable, not an option: a keel built before it (an update back to an
  * older build, KEEL_LIVEUPDATE_IMAGE) ignores it and reads FILE, where
- * an option it does not know would stop it after the freeze. The old process's address space is held
+ * an option it does not know would stop it after the freeze. The old
+ * process's address space is held
  * across the exec() by a helper task and let go after the new image's
  * verify (os_lu_hold(), arch_lu_verified()): its teardown, a cost of the
  * host, is not in the downtime. The CPUs stop by ending their host threads;

@@ -248,12 +248,16 @@ int sandbox_main(int argc, char **argv)
 	arch_entry_ticks = arch_ticks();
 	if (parse_args(argc, argv, &a))
 		return usage(argc > 0 ? argv[0] : "keel");
-	/* Condensed by the old image: its bad lines are in the handover. */
+	/*
+	 * Condensed by the old image: its bad lines are in the handover.
+	 * Not readable: FILE itself, whose pages are carried as well.
+	 */
 	fw_fd = sandbox_fw_fd_taken(a.handover);
-	buf = fw_fd >= 0 ? sandbox_map_fd(fw_fd, &len)
-			 : sandbox_map_file(argv[a.first], &len);
+	buf = fw_fd >= 0 ? sandbox_map_fd(fw_fd, &len) : NULL;
 	if (fw_fd >= 0)
 		sandbox_close_fd(fw_fd);
+	if (!buf)
+		buf = sandbox_map_file(argv[a.first], &len);
 	if (!buf) {
 		os_eprintf("keel: error: cannot read firmware description %s: "
 			   "%s\n",
