@@ -10,10 +10,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_xorshift64(&rng);
 }
 
 static unsigned int zone_of(uint64_t p)

@@ -234,4 +234,18 @@ void test_snap_equal(const struct test_snap *a, const struct test_snap *b);
 /* A run of heap_check() that must find nothing (output captured). */
 void test_heap_check_clean(void);
 
+/*
+ * test_xorshift64() - the next value of the xorshift64 sequence in
+ * *@state (not 0): the tests' one reproducible source of random numbers.
+ */
+static inline uint64_t test_xorshift64(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	return *state = x;
+}
+
 #endif

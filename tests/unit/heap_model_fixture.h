@@ -67,10 +67,7 @@ static uint64_t rng;
 
 static inline uint64_t rnd(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_xorshift64(&rng);
 }
 
 static inline void build_reference(void)

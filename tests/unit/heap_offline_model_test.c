@@ -34,10 +34,7 @@ static unsigned int n_offline[2];
 
 static uint64_t next(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_xorshift64(&rng);
 }
 
 static uint8_t *state_of(uint64_t p)

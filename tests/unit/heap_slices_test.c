@@ -20,10 +20,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 
 static uint64_t next_rand(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
+	return test_xorshift64(&rng);
 }
 
 /* The reference's range holding @p: [*s, *e), cut at the slices' edges. */
